@@ -1,0 +1,132 @@
+package formats
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	goversion "github.com/hashicorp/go-version"
+)
+
+// Layout is what a catalog really holds: each static metadata table with its
+// columns in order. Dynamic tables (inlined data and inlined deletes) are left
+// out; IsDynamicTable tells them apart.
+type Layout map[string][]string
+
+// IsDynamicTable reports whether a table name is one of DuckLake's per-table
+// dynamic tables (ducklake_inlined_data_<tid>_<sv>, ducklake_inlined_delete_<tid>).
+func IsDynamicTable(name string) bool {
+	return (strings.HasPrefix(name, "ducklake_inlined_data_") && name != "ducklake_inlined_data_tables") ||
+		strings.HasPrefix(name, "ducklake_inlined_delete_")
+}
+
+// Detect names the format of a catalog from its version row and the tables
+// and columns that are really there. A release stamp must come with exactly
+// that release's layout. A development stamp (written on several layouts)
+// is accepted when every table and column belongs to the development layout
+// or to the older layouts it grew from.
+func Detect(stamp string, layout Layout) (*Version, error) {
+	var v *Version
+	for _, cand := range All {
+		if cand.Stamp == stamp {
+			v = cand
+		}
+	}
+	if v == nil {
+		return nil, unknownStamp(stamp)
+	}
+	if !v.Dev {
+		if diffs := v.LayoutDiff(layout); len(diffs) > 0 {
+			return nil, fmt.Errorf("%w: version row says %q but %s", ErrInconsistentLayout, stamp, strings.Join(diffs, "; "))
+		}
+		return v, nil
+	}
+	known := map[string][]string{}
+	for _, t := range v.Tables {
+		known[t.Name] = append(known[t.Name], t.ColumnNames()...)
+	}
+	for _, name := range v.Older {
+		older, _ := Lookup(name)
+		for _, t := range older.Tables {
+			known[t.Name] = append(known[t.Name], t.ColumnNames()...)
+		}
+	}
+	var diffs []string
+	for _, name := range sortedKeys(layout) {
+		cols, ok := known[name]
+		if !ok {
+			if strings.HasPrefix(name, "ducklake_") {
+				diffs = append(diffs, fmt.Sprintf("unexpected table %s", name))
+			}
+			continue
+		}
+		for _, c := range layout[name] {
+			if !slices.Contains(cols, c) {
+				diffs = append(diffs, fmt.Sprintf("unexpected column %s.%s", name, c))
+			}
+		}
+	}
+	for _, name := range v.Older {
+		older, _ := Lookup(name)
+		for _, t := range older.Tables {
+			if _, ok := layout[t.Name]; !ok && !renamedLater(t.Name, layout) {
+				diffs = append(diffs, fmt.Sprintf("missing table %s", t.Name))
+			}
+		}
+	}
+	if len(diffs) > 0 {
+		return nil, fmt.Errorf("%w: development stamp %q on an unknown layout: %s", ErrInconsistentLayout, stamp, strings.Join(diffs, "; "))
+	}
+	return v, nil
+}
+
+// renamedLater covers the stats table that 0.3 renamed.
+func renamedLater(name string, layout Layout) bool {
+	if name == "ducklake_file_column_statistics" {
+		_, ok := layout["ducklake_file_column_stats"]
+		return ok
+	}
+	return false
+}
+
+// LayoutDiff lists how a real layout differs from this format's tables
+// (missing or extra tables, columns out of place). Empty means identical.
+func (v *Version) LayoutDiff(layout Layout) []string {
+	var diffs []string
+	for _, t := range v.Tables {
+		got, ok := layout[t.Name]
+		if !ok {
+			diffs = append(diffs, fmt.Sprintf("table %s is missing", t.Name))
+			continue
+		}
+		if want := t.ColumnNames(); !slices.Equal(got, want) {
+			diffs = append(diffs, fmt.Sprintf("%s has columns (%s), format %s has (%s)", t.Name, strings.Join(got, ", "), v.Name, strings.Join(want, ", ")))
+		}
+	}
+	for _, name := range sortedKeys(layout) {
+		if _, ok := v.Table(name); !ok && strings.HasPrefix(name, "ducklake_") {
+			diffs = append(diffs, fmt.Sprintf("table %s is not part of format %s", name, v.Name))
+		}
+	}
+	return diffs
+}
+
+func unknownStamp(stamp string) error {
+	newest := All.Releases()[len(All.Releases())-1]
+	sv, err := goversion.NewVersion(strings.TrimPrefix(stamp, "dev-"))
+	nv, _ := goversion.NewVersion(newest.Name)
+	if err == nil && sv.GreaterThan(nv) {
+		return fmt.Errorf("%w: version row says %q, newest known is %s; upgrade fdl-formats", ErrTooNew, stamp, newest.Name)
+	}
+	return fmt.Errorf("%w %q (known: %s)", ErrUnknownVersion, stamp, strings.Join(All.Names(), ", "))
+}
+
+func sortedKeys(m Layout) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,119 @@
+package formats
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestAllValid(t *testing.T) {
+	if err := All.Validate(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestTableCounts(t *testing.T) {
+	// ducklake-formats.md §2.1
+	for _, tc := range []struct {
+		name string
+		want int
+	}{{"0.1", 19}, {"0.2", 21}, {"0.3", 22}, {"0.4", 28}, {"1.0", 28}, {"1.1", 29}, {"1.1-dev1", 29}} {
+		v, err := Lookup(tc.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(v.Tables); got != tc.want {
+			t.Errorf("format %s has %d tables, want %d", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestShapes(t *testing.T) {
+	// Spot checks against the extension's creation scripts (ducklake-formats.md §2.2-2.4).
+	for _, tc := range []struct {
+		format, table, columns string
+	}{
+		{"0.3", "ducklake_data_file", "data_file_id table_id begin_snapshot end_snapshot file_order path path_is_relative file_format record_count file_size_bytes footer_size row_id_start partition_id encryption_key partial_file_info mapping_id"},
+		{"1.0", "ducklake_data_file", "data_file_id table_id begin_snapshot end_snapshot file_order path path_is_relative file_format record_count file_size_bytes footer_size row_id_start partition_id encryption_key mapping_id partial_max"},
+		{"1.1", "ducklake_delete_file", "delete_file_id table_id begin_snapshot end_snapshot data_file_id path path_is_relative format delete_count file_size_bytes footer_size encryption_key partial_max row_group_count"},
+		{"0.4-dev1", "ducklake_data_file", "data_file_id table_id begin_snapshot end_snapshot file_order path path_is_relative file_format record_count file_size_bytes footer_size row_id_start partition_id encryption_key partial_file_info mapping_id partial_max"},
+		{"0.1", "ducklake_metadata", "key value"},
+		{"0.2", "ducklake_file_column_statistics", "data_file_id table_id column_id column_size_bytes value_count null_count min_value max_value contains_nan"},
+		{"1.0", "ducklake_column", "column_id begin_snapshot end_snapshot table_id column_order column_name column_type initial_default default_value nulls_allowed parent_column default_value_type default_value_dialect"},
+		{"0.3", "ducklake_schema_versions", "begin_snapshot schema_version"},
+		{"1.0", "ducklake_schema_versions", "begin_snapshot schema_version table_id"},
+	} {
+		v, _ := Lookup(tc.format)
+		tab, ok := v.Table(tc.table)
+		if !ok {
+			t.Errorf("format %s has no %s", tc.format, tc.table)
+			continue
+		}
+		if got := strings.Join(tab.ColumnNames(), " "); got != tc.columns {
+			t.Errorf("format %s %s:\n got  %s\n want %s", tc.format, tc.table, got, tc.columns)
+		}
+	}
+}
+
+func layoutOf(v *Version) Layout {
+	l := Layout{}
+	for _, t := range v.Tables {
+		l[t.Name] = t.ColumnNames()
+	}
+	return l
+}
+
+func TestDetect(t *testing.T) {
+	for _, v := range All.Releases() {
+		got, err := Detect(v.Stamp, layoutOf(v))
+		if err != nil || got != v {
+			t.Errorf("Detect(%q, own layout) = %v, %v", v.Stamp, got, err)
+		}
+	}
+	// 0.3-dev1 on the v1.3 branch: 0.2 plus commit info.
+	l := layoutOf(V0_2)
+	l["ducklake_snapshot_changes"] = append(l["ducklake_snapshot_changes"], "author", "commit_message", "commit_extra_info")
+	if got, err := Detect("0.3-dev1", l); err != nil || got != V0_3Dev1 {
+		t.Errorf("Detect(0.3-dev1 on 0.2 layout) = %v, %v", got, err)
+	}
+	// 1.1-dev1 stamped on the 1.0 layout (earliest builds).
+	if got, err := Detect("1.1-dev1", layoutOf(V1_0)); err != nil || got != V1_1Dev1 {
+		t.Errorf("Detect(1.1-dev1 on 1.0 layout) = %v, %v", got, err)
+	}
+	// A release stamp on the wrong layout.
+	if _, err := Detect("1.0", layoutOf(V0_3)); !errors.Is(err, ErrInconsistentLayout) {
+		t.Errorf("Detect(1.0 on 0.3 layout) error = %v, want ErrInconsistentLayout", err)
+	}
+	if _, err := Detect("1.7", layoutOf(V1_1)); !errors.Is(err, ErrTooNew) {
+		t.Errorf("Detect(1.7) error = %v, want ErrTooNew", err)
+	}
+	if _, err := Detect("1", layoutOf(V1_1)); !errors.Is(err, ErrUnknownVersion) {
+		t.Errorf("Detect(1) error = %v, want ErrUnknownVersion", err)
+	}
+}
+
+func TestCapabilities(t *testing.T) {
+	if V0_3.Has(CapMacros) || !V0_4.Has(CapMacros) {
+		t.Error("macros arrive in 0.4")
+	}
+	if !V1_0.SupportsTransform("bucket(16)") || V0_4.SupportsTransform("bucket(16)") {
+		t.Error("bucket(N) arrives in 1.0")
+	}
+	if V0_4.SupportsType("variant") != true || V0_3.SupportsType("variant") {
+		t.Error("variant arrives in 0.4")
+	}
+	if !V0_3.SupportsType("DECIMAL(18,3)") {
+		t.Error("decimal(p,s) is a 0.3 type")
+	}
+}
+
+func TestReaderOf(t *testing.T) {
+	for _, tc := range []struct{ duckdb, want string }{
+		{"1.3.0", "0.1"}, {"1.3.2", "0.2"}, {"1.4.3", "0.3"}, {"1.5.1", "0.4"}, {"1.5.2", "1.0"}, {"1.5.6", "1.0"}, {"2.0.0", "1.1"},
+	} {
+		v, err := ReaderOf(tc.duckdb)
+		if err != nil || v.Name != tc.want {
+			t.Errorf("ReaderOf(%s) = %v, %v, want %s", tc.duckdb, v, err, tc.want)
+		}
+	}
+}

@@ -1,0 +1,38 @@
+package formats
+
+import "slices"
+
+// V0_3 is DuckLake 0.3 (DuckDB 1.4): MigrateV02 added commit info, Hive
+// partition mappings, global schema versions and extra stats, and renamed the
+// file stats table. Geometry columns and 'partial_max:N' flushed files appear.
+var V0_3 = &Version{
+	Name: "0.3", Stamp: "0.3",
+	Tables: derive(V0_2.Tables,
+		addColumns("ducklake_name_mapping", fill(boolean("is_partition"), "false")),
+		addColumns("ducklake_snapshot_changes", varchar("author"), varchar("commit_message"), varchar("commit_extra_info")),
+		addTables(Table{Name: "ducklake_schema_versions", Columns: []Column{bigint("begin_snapshot"), bigint("schema_version")}}),
+		renameTable("ducklake_file_column_statistics", "ducklake_file_column_stats"),
+		addColumns("ducklake_file_column_stats", varchar("extra_stats")),
+		addColumns("ducklake_table_column_stats", varchar("extra_stats")),
+	),
+	Caps:         V0_2.Caps | CapHivePartitionMapping | CapCommitInfo | CapSchemaVersions | CapExtraStats | CapPartialMaxInfo,
+	DuckDB:       ">= 1.4.0, < 1.5.0",
+	Storage:      "v1.4.0",
+	Types:        append(slices.Clone(typesV0_1), "geometry"),
+	Transforms:   transformsV0_1,
+	ChangeTokens: append(slices.Clone(tokensV0_1), "inlined_insert", "inlined_delete", "flushed_inlined"),
+}
+
+// V0_3Dev1 is the development stamp '0.3-dev1'. On the v1.3 branch it is the
+// 0.2 layout plus the three commit-info columns; main builds grew it up to the
+// 0.3 layout (ducklake-formats.md §1.2). It converges to 0.3.
+var V0_3Dev1 = &Version{
+	Name: "0.3-dev1", Stamp: "0.3-dev1", Dev: true, Release: "0.3", Older: []string{"0.2"},
+	Tables:       V0_3.Tables,
+	Caps:         V0_3.Caps,
+	DuckDB:       ">= 1.3.2, < 1.4.0",
+	Storage:      "v1.3.0",
+	Types:        V0_3.Types,
+	Transforms:   transformsV0_1,
+	ChangeTokens: V0_3.ChangeTokens,
+}

@@ -1,0 +1,60 @@
+package formats
+
+import "slices"
+
+var tablesV0_4 = derive(V0_3.Tables,
+	addTables(
+		Table{Name: "ducklake_macro", Columns: []Column{bigint("schema_id"), bigint("macro_id"), varchar("macro_name"), bigint("begin_snapshot"), bigint("end_snapshot")}},
+		Table{Name: "ducklake_macro_impl", Columns: []Column{bigint("macro_id"), bigint("impl_id"), varchar("dialect"), varchar("sql"), varchar("type")}},
+		Table{Name: "ducklake_macro_parameters", Columns: []Column{bigint("macro_id"), bigint("impl_id"), bigint("column_id"), varchar("parameter_name"), varchar("parameter_type"), varchar("default_value"), varchar("default_value_type")}},
+	),
+	addColumns("ducklake_column", fill(varchar("default_value_type"), "'literal'"), varchar("default_value_dialect")),
+	addTables(
+		Table{Name: "ducklake_sort_info", Columns: []Column{bigint("sort_id"), bigint("table_id"), bigint("begin_snapshot"), bigint("end_snapshot")}},
+		Table{Name: "ducklake_sort_expression", Columns: []Column{bigint("sort_id"), bigint("table_id"), bigint("sort_key_index"), varchar("expression"), varchar("dialect"), varchar("sort_direction"), varchar("null_order")}},
+		Table{Name: "ducklake_file_variant_stats", Columns: []Column{bigint("data_file_id"), bigint("table_id"), bigint("column_id"), varchar("variant_path"), varchar("shredded_type"), bigint("column_size_bytes"), bigint("value_count"), bigint("null_count"), varchar("min_value"), varchar("max_value"), boolean("contains_nan"), varchar("extra_stats")}},
+	),
+	addColumns("ducklake_schema_versions", bigint("table_id")),
+	addColumns("ducklake_data_file", bigint("partial_max")),
+	addColumns("ducklake_delete_file", bigint("partial_max")),
+	dropColumn("ducklake_data_file", "partial_file_info"),
+)
+
+// capsV0_4 drops the partial_file_info encodings: 0.4 has the partial_max column.
+var capsV0_4 = (V0_3.Caps &^ (CapSplitPartialFiles | CapPartialMaxInfo)) |
+	CapPerTableSchemaVersions | CapPartialMax | CapPartialDeleteFiles | CapInlinedDeletes | CapMacros |
+	CapExpressionDefaults | CapSortHints | CapVariantStats | CapNullDefaultSentinel
+
+var typesV0_4 = append(slices.Clone(V0_3.Types), "variant", "time_ns", "unknown")
+
+var tokensV0_4 = append(slices.Clone(V0_3.ChangeTokens),
+	"inline_flush", "merge_adjacent", "rewrite_delete",
+	"created_scalar_macro", "created_table_macro", "dropped_scalar_macro", "dropped_table_macro")
+
+// V0_4 is DuckLake 0.4 (DuckDB 1.5.0/1.5.1): macros, expression defaults,
+// sort hints, variant stats, per-table schema versions, partial_max, partial
+// deletion files and inlined file deletions. Same DDL as 1.0.
+var V0_4 = &Version{
+	Name: "0.4", Stamp: "0.4",
+	Tables:       tablesV0_4,
+	Caps:         capsV0_4,
+	DuckDB:       ">= 1.5.0, < 1.5.2",
+	Storage:      "v1.5.0",
+	Types:        typesV0_4,
+	Transforms:   transformsV0_1,
+	ChangeTokens: tokensV0_4,
+}
+
+// V0_4Dev1 is the development stamp '0.4-dev1': layouts between 0.3 and 0.4,
+// some with both partial_file_info and partial_max (ducklake-formats.md §1.4).
+// Tables lists the fullest known layout; it converges to 0.4.
+var V0_4Dev1 = &Version{
+	Name: "0.4-dev1", Stamp: "0.4-dev1", Dev: true, Release: "0.4", Older: []string{"0.3"},
+	Tables:       derive(tablesV0_4, insertColumn("ducklake_data_file", "mapping_id", varchar("partial_file_info"))),
+	Caps:         capsV0_4 | CapPartialMaxInfo | CapSplitPartialFiles,
+	DuckDB:       "< 0.0.0",
+	Storage:      "v1.4.0",
+	Types:        typesV0_4,
+	Transforms:   transformsV0_1,
+	ChangeTokens: tokensV0_4,
+}

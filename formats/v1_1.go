@@ -1,0 +1,42 @@
+package formats
+
+import "slices"
+
+var tablesV1_1 = derive(tablesV0_4,
+	addColumns("ducklake_data_file", bigint("row_group_count")),
+	addColumns("ducklake_delete_file", bigint("row_group_count")),
+	addTables(Table{Name: "ducklake_view_column_tag", Columns: []Column{bigint("view_id"), varchar("column_name"), bigint("begin_snapshot"), bigint("end_snapshot"), varchar("key"), varchar("value")}}),
+)
+
+var capsV1_1 = V1_0.Caps | CapPuffinContainers | CapViewColumnComments | CapRowGroupCount |
+	CapPrefixedInlinedColumns | CapReservedDucklakePrefix
+
+var transformsV1_1 = append(slices.Clone(V1_0.Transforms), "epoch_year", "epoch_month", "epoch_day", "epoch_hour")
+
+// V1_1 is DuckLake 1.1 (DuckDB 2.0): row group counts, view column comments,
+// prefixed inlined system columns, epoch transforms, Puffin containers and
+// timestamptz_ns.
+var V1_1 = &Version{
+	Name: "1.1", Stamp: "1.1",
+	Tables:       tablesV1_1,
+	Caps:         capsV1_1,
+	DuckDB:       ">= 2.0.0",
+	Storage:      "v1.5.0",
+	Types:        append(slices.Clone(typesV0_4), "timestamptz_ns"),
+	Transforms:   transformsV1_1,
+	ChangeTokens: tokensV0_4,
+}
+
+// V1_1Dev1 is the development stamp '1.1-dev1' written by DuckDB's 2.0
+// development line. Early builds stamped it on the 1.0 layout and added the
+// 1.1 columns and tables in place (ducklake-formats.md §3.5).
+var V1_1Dev1 = &Version{
+	Name: "1.1-dev1", Stamp: "1.1-dev1", Dev: true, Release: "1.1", Older: []string{"1.0"},
+	Tables:       tablesV1_1,
+	Caps:         capsV1_1,
+	DuckDB:       "< 0.0.0",
+	Storage:      "v1.5.0",
+	Types:        V1_1.Types,
+	Transforms:   transformsV1_1,
+	ChangeTokens: tokensV0_4,
+}

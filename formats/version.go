@@ -1,0 +1,144 @@
+package formats
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Column is one column of a metadata table, in the order DuckLake inserts by
+// position.
+type Column struct {
+	Name       string
+	Type       string // DuckDB type: BIGINT, VARCHAR, BOOLEAN, UUID, TIMESTAMPTZ
+	NotNull    bool
+	PrimaryKey bool
+	// Fill is the SQL expression an upgrade writes into existing rows when the
+	// column first appears (what DuckLake's ALTER TABLE ... ADD COLUMN DEFAULT
+	// gives). Empty means NULL.
+	Fill string
+}
+
+// Table is one static metadata table.
+type Table struct {
+	Name    string
+	Columns []Column
+}
+
+// Column returns the named column and whether the table has it.
+func (t Table) Column(name string) (Column, bool) {
+	for _, c := range t.Columns {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return Column{}, false
+}
+
+// ColumnNames lists the table's columns in order.
+func (t Table) ColumnNames() []string {
+	names := make([]string, len(t.Columns))
+	for i, c := range t.Columns {
+		names[i] = c.Name
+	}
+	return names
+}
+
+// DDL is the CREATE TABLE statement that gives exactly this shape.
+func (t Table) DDL() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "CREATE TABLE %s(", t.Name)
+	for i, c := range t.Columns {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(c.Name + " " + c.Type)
+		if c.NotNull {
+			b.WriteString(" NOT NULL")
+		}
+		if c.PrimaryKey {
+			b.WriteString(" PRIMARY KEY")
+		}
+	}
+	b.WriteString(")")
+	return b.String()
+}
+
+// Version is one DuckLake catalog format.
+type Version struct {
+	Name  string // "1.0"; for a development layout, its stamp ("0.4-dev1")
+	Stamp string // the value of ducklake_metadata key 'version'
+	// Dev marks a development layout: a stamp that builds wrote on several
+	// layouts. Tables then lists the newest layout known under that stamp and
+	// Release names the release the layout converges to.
+	Dev     bool
+	Release string
+	// Older names the formats whose layouts a catalog stamped with this
+	// development string may also have (detection accepts anything between).
+	Older  []string
+	Tables []Table
+	Caps   Capability
+	// DuckDB is the version constraint (hashicorp/go-version syntax) of the
+	// DuckDB releases whose ducklake extension opens this format read-only.
+	DuckDB string
+	// Storage is the default DuckDB storage version written for this format:
+	// the one written by the oldest DuckDB line that reads the format.
+	Storage string
+	// Types are the DuckLake column type names this format can store
+	// (lower case; decimal, struct, list and map are parameterised).
+	Types []string
+	// Transforms are the partition transforms the format's readers accept;
+	// a trailing "(" means a parameterised transform such as bucket(N).
+	Transforms []string
+	// ChangeTokens are the ducklake_snapshot_changes tokens the format's
+	// parser accepts.
+	ChangeTokens []string
+}
+
+// Table returns the named static table and whether the format has it.
+func (v *Version) Table(name string) (Table, bool) {
+	for _, t := range v.Tables {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return Table{}, false
+}
+
+// Has reports whether the format supports every capability in c.
+func (v *Version) Has(c Capability) bool { return v.Caps&c == c }
+
+// SupportsType reports whether a DuckLake column type (as stored in
+// ducklake_column.column_type) is expressible in this format. Nested types
+// are checked one level at a time, since DuckLake stores one row per field.
+func (v *Version) SupportsType(typ string) bool {
+	base := strings.ToLower(strings.TrimSpace(typ))
+	if i := strings.IndexByte(base, '('); i >= 0 {
+		base = base[:i]
+	}
+	return slices.Contains(v.Types, base)
+}
+
+// SupportsTransform reports whether a partition transform is readable by this
+// format's readers.
+func (v *Version) SupportsTransform(transform string) bool {
+	t := strings.ToLower(strings.TrimSpace(transform))
+	for _, known := range v.Transforms {
+		if strings.HasSuffix(known, "(") {
+			if strings.HasPrefix(t, known) && strings.HasSuffix(t, ")") {
+				return true
+			}
+		} else if t == known {
+			return true
+		}
+	}
+	return false
+}
+
+// SupportsChangeToken reports whether the format's change parser accepts a
+// ducklake_snapshot_changes token kind (the part before ':').
+func (v *Version) SupportsChangeToken(kind string) bool {
+	return slices.Contains(v.ChangeTokens, kind)
+}
+
+func (v *Version) String() string { return v.Name }

@@ -1,0 +1,157 @@
+// Package conformance gives tests the real DuckLake lakes in
+// $FDL_CONFORMANCE_DIR (default ../shared/conformance), unpacked once into a
+// cache folder. Tests skip, saying so, when the set is absent.
+package conformance
+
+import (
+	"archive/tar"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// Archives are the tarballs of the conformance set, each unpacking to one
+// top-level folder of the same name.
+var Archives = []string{"lakes", "lakes-0.3", "lakes-1.1-dev1", "migrations"}
+
+// SourceDir is the conformance folder: $FDL_CONFORMANCE_DIR or
+// ../shared/conformance relative to the module root.
+func SourceDir() string {
+	if d := os.Getenv("FDL_CONFORMANCE_DIR"); d != "" {
+		return d
+	}
+	_, file, _, _ := runtime.Caller(0)
+	root := filepath.Join(filepath.Dir(file), "..", "..")
+	return filepath.Join(root, "..", "shared", "conformance")
+}
+
+// Dir returns the unpacked folder of one archive ("lakes", "migrations", ...),
+// skipping the test when the conformance set is absent.
+func Dir(tb testing.TB, archive string) string {
+	tb.Helper()
+	dir, err := Unpack(archive)
+	if err != nil {
+		if os.IsNotExist(err) {
+			tb.Skipf("conformance set not found (%v): set FDL_CONFORMANCE_DIR to ../shared/conformance", err)
+		}
+		tb.Fatalf("unpack conformance %s: %v", archive, err)
+	}
+	return dir
+}
+
+// Unpack unpacks <archive>.tar.gz from SourceDir into the cache (once per
+// archive content) and returns the unpacked folder. Safe for concurrent test
+// binaries: each unpacks into a private folder and renames it into place.
+func Unpack(archive string) (string, error) {
+	src := filepath.Join(SourceDir(), archive+".tar.gz")
+	st, err := os.Stat(src)
+	if err != nil {
+		return "", err
+	}
+	key := sha256.Sum256([]byte(fmt.Sprintf("%s|%d|%d", src, st.Size(), st.ModTime().UnixNano())))
+	cache := os.Getenv("FDL_CONFORMANCE_CACHE")
+	if cache == "" {
+		base, err := os.UserCacheDir()
+		if err != nil {
+			base = os.TempDir()
+		}
+		cache = filepath.Join(base, "fdl-formats", "conformance")
+	}
+	final := filepath.Join(cache, archive+"-"+hex.EncodeToString(key[:6]))
+	if _, err := os.Stat(filepath.Join(final, ".complete")); err == nil {
+		return filepath.Join(final, archive), nil
+	}
+	if err := os.MkdirAll(cache, 0o755); err != nil {
+		return "", err
+	}
+	tmp, err := os.MkdirTemp(cache, archive+".tmp-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp)
+	if err := untar(src, tmp); err != nil {
+		return "", fmt.Errorf("unpack %s: %w", src, err)
+	}
+	if err := os.WriteFile(filepath.Join(tmp, ".complete"), nil, 0o644); err != nil {
+		return "", err
+	}
+	if err := os.Rename(tmp, final); err != nil {
+		// Another test binary won the race; use its copy.
+		if _, statErr := os.Stat(filepath.Join(final, ".complete")); statErr != nil {
+			return "", err
+		}
+	}
+	return filepath.Join(final, archive), nil
+}
+
+func untar(src, dst string) error {
+	f, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	gz, err := gzip.NewReader(f)
+	if err != nil {
+		return err
+	}
+	tr := tar.NewReader(gz)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		name := filepath.Clean(h.Name)
+		if strings.HasPrefix(name, "..") || filepath.IsAbs(name) {
+			return fmt.Errorf("unsafe path %q in archive", h.Name)
+		}
+		target := filepath.Join(dst, name)
+		switch h.Typeflag {
+		case tar.TypeDir:
+			if err := os.MkdirAll(target, 0o755); err != nil {
+				return err
+			}
+		case tar.TypeReg:
+			if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+				return err
+			}
+			out, err := os.OpenFile(target, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+			if err != nil {
+				return err
+			}
+			if _, err := io.Copy(out, tr); err != nil {
+				out.Close()
+				return err
+			}
+			if err := out.Close(); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// Lakes lists the lake folders of an unpacked archive, sorted.
+func Lakes(tb testing.TB, archive string) []string {
+	tb.Helper()
+	dir := Dir(tb, archive)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var out []string
+	for _, e := range entries {
+		if e.IsDir() {
+			out = append(out, filepath.Join(dir, e.Name()))
+		}
+	}
+	return out
+}
