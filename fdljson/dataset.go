@@ -1,0 +1,212 @@
+package fdljson
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+)
+
+// Dataset is dataset.json: what a version holds, in words. Only the parts
+// this tool checks against the catalog are typed; the rest is kept raw.
+type Dataset struct {
+	Name        string                     `json:"name"`
+	Title       string                     `json:"title"`
+	Tables      []DatasetTable             `json:"tables,omitempty"`
+	Annotations map[string]json.RawMessage `json:"annotations,omitempty"`
+	// Other holds the remaining defined keys as written.
+	Other map[string]json.RawMessage `json:"-"`
+}
+
+// DatasetTable is one entry of dataset.json "tables" (a table or a view).
+type DatasetTable struct {
+	Schema string         `json:"schema"`
+	Name   string         `json:"name"`
+	Kind   string         `json:"kind,omitempty"` // "view", or "" for a table
+	Rows   *int64         `json:"rows,omitempty"`
+	Fields []DatasetField `json:"fields,omitempty"`
+}
+
+// DatasetField is one column of a described table.
+type DatasetField struct {
+	Name     string `json:"name"`
+	Type     string `json:"type,omitempty"`
+	Nullable *bool  `json:"nullable,omitempty"`
+}
+
+// Keys dataset.json may use; the specification refuses any other.
+var (
+	datasetKeys = []string{"name", "title", "description", "keywords", "language", "homepage", "issued",
+		"update_frequency", "licenses", "sources", "contributors", "temporal_coverage", "spatial_coverage",
+		"schemas", "tables", "annotations", "extensions"}
+	datasetTableKeys = []string{"schema", "name", "title", "description", "primary_key", "depends_on", "sql",
+		"rows", "fields", "kind", "annotations", "extensions"}
+	datasetFieldKeys = []string{"name", "title", "description", "type", "nullable", "annotations", "extensions"}
+)
+
+// ParseDataset parses and validates dataset.json: name and title are
+// required, keys the specification does not define are refused, and
+// "extensions" (the older name) is read as "annotations".
+func ParseDataset(file string, data []byte) (*Dataset, error) {
+	o, err := decodeObject(file, "", data)
+	if err != nil {
+		return nil, err
+	}
+	if err := onlyKeys(o, datasetKeys); err != nil {
+		return nil, err
+	}
+	d := &Dataset{Other: map[string]json.RawMessage{}}
+	if err := o.req("name", &d.Name); err != nil {
+		return nil, err
+	}
+	if err := o.req("title", &d.Title); err != nil {
+		return nil, err
+	}
+	if d.Annotations, err = annotations(o); err != nil {
+		return nil, err
+	}
+	for k, v := range o.m {
+		if !slices.Contains([]string{"name", "title", "tables", "annotations", "extensions"}, k) {
+			d.Other[k] = v
+		}
+	}
+	if !o.has("tables") {
+		return d, nil
+	}
+	var raws []json.RawMessage
+	if err := o.decode("tables", &raws); err != nil {
+		return nil, err
+	}
+	for i, raw := range raws {
+		t, err := decodeObject(file, fmt.Sprintf("tables[%d]", i), raw)
+		if err != nil {
+			return nil, err
+		}
+		if err := onlyKeys(t, datasetTableKeys); err != nil {
+			return nil, err
+		}
+		var dt DatasetTable
+		if err := t.req("schema", &dt.Schema); err != nil {
+			return nil, err
+		}
+		if err := t.req("name", &dt.Name); err != nil {
+			return nil, err
+		}
+		if _, err := t.opt("kind", &dt.Kind); err != nil {
+			return nil, err
+		}
+		if dt.Kind != "" && dt.Kind != "view" {
+			return nil, fieldErr(file, t.field("kind"), "%q: want \"view\" or no kind", dt.Kind)
+		}
+		var rows int64
+		if ok, err := t.opt("rows", &rows); err != nil {
+			return nil, err
+		} else if ok {
+			dt.Rows = &rows
+		}
+		if t.has("fields") {
+			var fraws []json.RawMessage
+			if err := t.decode("fields", &fraws); err != nil {
+				return nil, err
+			}
+			for j, fraw := range fraws {
+				f, err := decodeObject(file, fmt.Sprintf("%s.fields[%d]", t.path, j), fraw)
+				if err != nil {
+					return nil, err
+				}
+				if err := onlyKeys(f, datasetFieldKeys); err != nil {
+					return nil, err
+				}
+				var df DatasetField
+				if err := f.req("name", &df.Name); err != nil {
+					return nil, err
+				}
+				if _, err := f.opt("type", &df.Type); err != nil {
+					return nil, err
+				}
+				var nullable bool
+				if ok, err := f.opt("nullable", &nullable); err != nil {
+					return nil, err
+				} else if ok {
+					df.Nullable = &nullable
+				}
+				dt.Fields = append(dt.Fields, df)
+			}
+		}
+		d.Tables = append(d.Tables, dt)
+	}
+	return d, nil
+}
+
+func onlyKeys(o *object, allowed []string) error {
+	for _, k := range sortedKeys(o.m) {
+		if !slices.Contains(allowed, k) {
+			return fieldErr(o.file, o.field(k), "unknown key (the specification refuses it; put tool-specific data under \"annotations\")")
+		}
+	}
+	return nil
+}
+
+func annotations(o *object) (map[string]json.RawMessage, error) {
+	var m map[string]json.RawMessage
+	key := "annotations"
+	if !o.has(key) && o.has("extensions") {
+		key = "extensions"
+	}
+	if _, err := o.opt(key, &m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// Diff lists how the described tables differ from what the catalog holds at
+// its last snapshot (want: every table and view, with rows and field types
+// for tables). Tables the description leaves out are not differences (the
+// writer's tool completes them), but described tables or fields the catalog
+// lacks, and row counts or types that disagree, are.
+func (d *Dataset) Diff(want []DatasetTable) []string {
+	byName := map[string]DatasetTable{}
+	for _, t := range want {
+		byName[t.Schema+"."+t.Name] = t
+	}
+	var out []string
+	for _, t := range d.Tables {
+		key := t.Schema + "." + t.Name
+		w, ok := byName[key]
+		if !ok {
+			out = append(out, fmt.Sprintf("%s %s: described, not in the catalog", kindName(t.Kind), key))
+			continue
+		}
+		if t.Kind != w.Kind {
+			out = append(out, fmt.Sprintf("%s: described as a %s, the catalog has a %s", key, kindName(t.Kind), kindName(w.Kind)))
+			continue
+		}
+		if t.Rows != nil && w.Rows != nil && *t.Rows != *w.Rows {
+			out = append(out, fmt.Sprintf("table %s: rows %d, the catalog %d", key, *t.Rows, *w.Rows))
+		}
+		if t.Kind == "view" {
+			continue
+		}
+		for _, f := range t.Fields {
+			i := slices.IndexFunc(w.Fields, func(c DatasetField) bool { return c.Name == f.Name })
+			if i < 0 {
+				out = append(out, fmt.Sprintf("table %s field %s: described, not in the catalog", key, f.Name))
+				continue
+			}
+			c := w.Fields[i]
+			if f.Type != "" && c.Type != "" && f.Type != c.Type {
+				out = append(out, fmt.Sprintf("table %s field %s: type %s, the catalog %s", key, f.Name, f.Type, c.Type))
+			}
+			if f.Nullable != nil && c.Nullable != nil && *f.Nullable != *c.Nullable {
+				out = append(out, fmt.Sprintf("table %s field %s: nullable %v, the catalog %v", key, f.Name, *f.Nullable, *c.Nullable))
+			}
+		}
+	}
+	return out
+}
+
+func kindName(k string) string {
+	if k == "" {
+		return "table"
+	}
+	return k
+}

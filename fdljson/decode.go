@@ -1,0 +1,150 @@
+package fdljson
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// object is one JSON object being validated: it remembers the file and the
+// path so every error names both.
+type object struct {
+	file, path string
+	m          map[string]json.RawMessage
+}
+
+func decodeObject(file, path string, raw []byte) (*object, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '{' {
+		what := "the file"
+		if path != "" {
+			what = "the value"
+		}
+		return nil, fieldErr(file, path, "%s is not a JSON object", what)
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, &Error{File: file, Field: path, Err: fmt.Errorf("parse JSON: %w", err)}
+	}
+	return &object{file: file, path: path, m: m}, nil
+}
+
+func (o *object) field(key string) string {
+	if o.path == "" {
+		return key
+	}
+	return o.path + "." + key
+}
+
+// has reports whether key is present and not null.
+func (o *object) has(key string) bool {
+	raw, ok := o.m[key]
+	return ok && !bytes.Equal(bytes.TrimSpace(raw), []byte("null"))
+}
+
+// req decodes a must-field.
+func (o *object) req(key string, dst any) error {
+	if !o.has(key) {
+		return fieldErr(o.file, o.field(key), "missing (required)")
+	}
+	return o.decode(key, dst)
+}
+
+// opt decodes a may-field and reports whether it was there.
+func (o *object) opt(key string, dst any) (bool, error) {
+	if !o.has(key) {
+		return false, nil
+	}
+	return true, o.decode(key, dst)
+}
+
+func (o *object) decode(key string, dst any) error {
+	if err := json.Unmarshal(o.m[key], dst); err != nil {
+		return fieldErr(o.file, o.field(key), "want %s, got %s", kindOf(dst), short(o.m[key]))
+	}
+	return nil
+}
+
+// sub decodes a nested must-object.
+func (o *object) sub(key string) (*object, error) {
+	if !o.has(key) {
+		return nil, fieldErr(o.file, o.field(key), "missing (required)")
+	}
+	return decodeObject(o.file, o.field(key), o.m[key])
+}
+
+func kindOf(dst any) string {
+	switch dst.(type) {
+	case *string:
+		return "a string"
+	case *int64, *int:
+		return "an integer"
+	case *[]string:
+		return "a list of strings"
+	case *[]int64:
+		return "a list of integers"
+	case *bool:
+		return "true or false"
+	}
+	return "a different JSON type"
+}
+
+func short(raw []byte) string {
+	s := string(bytes.TrimSpace(raw))
+	if len(s) > 40 {
+		s = s[:37] + "..."
+	}
+	return s
+}
+
+var (
+	uuidV7    = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
+	sha256Hex = regexp.MustCompile(`^[0-9a-f]{64}$`)
+)
+
+// IsVersionID reports whether s is a version ID: a UUIDv7 in lower case with
+// hyphens (RFC 9562: version nibble 7, variant bits 10).
+func IsVersionID(s string) bool { return uuidV7.MatchString(s) }
+
+func checkVersionID(file, field, s string) error {
+	if IsVersionID(s) {
+		return nil
+	}
+	if IsVersionID(strings.ToLower(s)) {
+		return fieldErr(file, field, "%q must be lower case", s)
+	}
+	return fieldErr(file, field, "%q is not a UUIDv7 (lower case, with hyphens)", s)
+}
+
+// parseUntil reads an RFC 3339 date ("2026-06-30", meaning 00:00 UTC that
+// day) or date-time.
+func parseUntil(s string) (time.Time, error) {
+	if t, err := time.Parse(time.DateOnly, s); err == nil {
+		return t.UTC(), nil
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%q is neither an RFC 3339 date (2026-06-30) nor date-time (2026-06-30T00:00:00Z)", s)
+	}
+	return t.UTC(), nil
+}
+
+// checkRelPath accepts a slash-separated relative path that stays inside
+// its folder.
+func checkRelPath(file, field, p string) error {
+	if p == "" {
+		return fieldErr(file, field, "empty path")
+	}
+	if strings.HasPrefix(p, "/") || strings.Contains(p, `\`) || strings.Contains(p, "://") {
+		return fieldErr(file, field, "%q must be a relative path with forward slashes", p)
+	}
+	for _, part := range strings.Split(strings.TrimSuffix(p, "/"), "/") {
+		if part == ".." || part == "" {
+			return fieldErr(file, field, "%q must not contain '..' or empty parts", p)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,404 @@
+package fdljson
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+var update = flag.Bool("update", false, "update .golden files")
+
+// golden compares got with testdata/<name>.golden.json.
+func golden(t *testing.T, name string, v any) {
+	t.Helper()
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	got := buf.Bytes()
+	path := filepath.Join("testdata", name+".golden.json")
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read golden: %v (run `go test ./fdljson -update`)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from golden:\n got %s\nwant %s\nrun `go test ./fdljson -update` and review the diff", path, got, want)
+	}
+}
+
+// edit returns base with JSON-path edits applied: a nil value deletes the key.
+func edit(t *testing.T, base string, edits map[string]any) []byte {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(base), &m); err != nil {
+		t.Fatal(err)
+	}
+	for path, v := range edits {
+		parts := strings.Split(path, ".")
+		cur := m
+		for _, p := range parts[:len(parts)-1] {
+			cur = cur[p].(map[string]any)
+		}
+		last := parts[len(parts)-1]
+		if v == nil {
+			delete(cur, last)
+		} else {
+			cur[last] = v
+		}
+	}
+	out, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+const fdlJSON = `{
+  "fdl": "0.1", "data_dir": "data/",
+  "formats": [ { "ducklake": "0.3", "duckdb": ">= 1.4.0, < 1.5.0", "until": "2026-06-30" },
+               { "ducklake": "1.0", "duckdb": ">= 1.5.2" },
+               { "ducklake": "1.1", "duckdb": ">= 2.0.0", "until": "2027-01-01T12:00:00+09:00", "note": "ignored" } ],
+  "publisher": "ignored"
+}`
+
+func TestParseRepo(t *testing.T) {
+	r, err := ParseRepo("fdl.json", []byte(fdlJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "fdl", r)
+	if got, want := r.Formats[0].UntilTime, time.Date(2026, 6, 30, 0, 0, 0, 0, time.UTC); !got.Equal(want) {
+		t.Errorf("until = %v, want %v", got, want)
+	}
+	if got, want := r.Formats[2].UntilTime, time.Date(2027, 1, 1, 3, 0, 0, 0, time.UTC); !got.Equal(want) {
+		t.Errorf("until = %v, want %v", got, want)
+	}
+	if o, _ := r.Oldest(nil); o.DuckLake != "0.3" {
+		t.Errorf("Oldest = %s, want 0.3", o.DuckLake)
+	}
+	june30 := r.Formats[0].UntilTime
+	for _, tc := range []struct {
+		created, now time.Time
+		want         bool
+	}{
+		{june30.Add(-time.Hour), june30.Add(-time.Second), false},
+		{june30.Add(-time.Hour), june30, true},
+		{june30, june30.Add(-time.Second), true},
+		{june30.Add(time.Hour), june30.Add(-time.Second), true},
+	} {
+		if got := r.Formats[0].ExpiredFor(tc.created, tc.now); got != tc.want {
+			t.Errorf("ExpiredFor(%v, %v) = %v, want %v", tc.created, tc.now, got, tc.want)
+		}
+	}
+	if r.Formats[1].ExpiredFor(june30, june30.AddDate(10, 0, 0)) {
+		t.Error("a format without until never expires")
+	}
+}
+
+func TestParseRepoDefaults(t *testing.T) {
+	r, err := ParseRepo("fdl.json", []byte(`{"fdl":"0.1","formats":[{"ducklake":"1.0"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.DataDir != "data/" || r.Formats[0].DuckDB != r.Formats[0].Version.DuckDB || r.Formats[0].DuckDBFrom != "registry" {
+		t.Errorf("defaults not applied: %+v", r)
+	}
+	r, err = ParseRepo("fdl.json", []byte(`{"fdl":"0.1","data_dir":"files","formats":[{"ducklake":"1.0"}]}`))
+	if err != nil || r.DataDir != "files/" {
+		t.Errorf("data_dir = %v, %v; want files/", r, err)
+	}
+}
+
+func TestParseRepoErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, json, want string
+	}{
+		{"not_json", `{`, "fdl.json: parse JSON"},
+		{"not_object", `[]`, "fdl.json: the file is not a JSON object"},
+		{"missing_fdl", `{"formats":[{"ducklake":"1.0"}]}`, "fdl.json: fdl: missing"},
+		{"missing_formats", `{"fdl":"0.1"}`, "fdl.json: formats: missing"},
+		{"empty_formats", `{"fdl":"0.1","formats":[]}`, "formats: empty"},
+		{"formats_not_list", `{"fdl":"0.1","formats":{}}`, "formats: want a list"},
+		{"unknown_format", `{"fdl":"0.1","formats":[{"ducklake":"0.9"}]}`, `formats[0].ducklake: unknown format version "0.9"`},
+		{"dev_format", `{"fdl":"0.1","formats":[{"ducklake":"1.1-dev1"}]}`, `formats[0].ducklake: 1.1-dev1 is a development layout`},
+		{"duplicate_format", `{"fdl":"0.1","formats":[{"ducklake":"1.0"},{"ducklake":"0.4"},{"ducklake":"1.0"}]}`, "formats[2].ducklake: format 1.0 declared twice (also formats[0])"},
+		{"missing_ducklake", `{"fdl":"0.1","formats":[{"duckdb":">= 1.0"}]}`, "formats[0].ducklake: missing"},
+		{"ducklake_number", `{"fdl":"0.1","formats":[{"ducklake":1.0}]}`, "formats[0].ducklake: want a string, got 1.0"},
+		{"bad_constraint", `{"fdl":"0.1","formats":[{"ducklake":"1.0","duckdb":">= banana"}]}`, "formats[0].duckdb: bad version constraint"},
+		{"bad_until", `{"fdl":"0.1","formats":[{"ducklake":"1.0","until":"30/06/2026"}]}`, `formats[0].until: "30/06/2026" is neither`},
+		{"bad_until_day", `{"fdl":"0.1","formats":[{"ducklake":"1.0","until":"2026-02-30"}]}`, `formats[0].until`},
+		{"absolute_data_dir", `{"fdl":"0.1","data_dir":"/srv/data","formats":[{"ducklake":"1.0"}]}`, "data_dir: \"/srv/data\" must be a relative path"},
+		{"escaping_data_dir", `{"fdl":"0.1","data_dir":"../data","formats":[{"ducklake":"1.0"}]}`, "data_dir: \"../data\" must not contain '..'"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseRepo("fdl.json", []byte(tc.json))
+			if err == nil {
+				t.Fatalf("ParseRepo = nil error, want %q", tc.want)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("ParseRepo error = %q, want it to contain %q", err, tc.want)
+			}
+			if !errors.Is(err, ErrInvalid) {
+				t.Errorf("error %v does not match ErrInvalid", err)
+			}
+		})
+	}
+}
+
+const versionJSON = `{
+  "fdl": "0.1",
+  "id": "019a3c4e-7b21-7f3a-9c55-2f0d8e1a4b6c",
+  "seq": 12,
+  "parents": ["019a2f10-0c4d-7e88-a1b2-55c0d9e3f7aa"],
+  "created_at": "2026-10-30T09:00:00Z",
+  "author": {"name": "example", "email": "a@example.org", "team": "ignored"},
+  "message": "Add the final 2025 figures",
+  "catalog": {"path": "ducklake.duckdb", "storage": "duckdb-v1.5.0", "bytes": 4194304,
+              "sha256": "9f2c000000000000000000000000000000000000000000000000000000000000"},
+  "dataset": {"path": "dataset.json", "bytes": 2048,
+              "sha256": "4c1d000000000000000000000000000000000000000000000000000000000000"},
+  "ducklake": {"format": "1.0", "snapshot_id": 345, "snapshots": [301, 345]},
+  "files": {"path": "files.json", "bytes": 1536,
+            "sha256": "7a0e000000000000000000000000000000000000000000000000000000000000"},
+  "changes": [{"table": "main.population", "kind": "add_column", "column": "note", "breaking": false}],
+  "inputs": [{"source_id": "example:population-2025", "url": "https://example.org/population-2025.csv"}],
+  "annotations": {"example-host": {"pinned": true}},
+  "future_field": {"anything": 1}
+}`
+
+const id = "019a3c4e-7b21-7f3a-9c55-2f0d8e1a4b6c"
+
+func TestParseVersion(t *testing.T) {
+	v, err := ParseVersion("versions/"+id+"/version.json", id, []byte(versionJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "version", v)
+	if got, want := v.Parent(), "019a2f10-0c4d-7e88-a1b2-55c0d9e3f7aa"; got != want {
+		t.Errorf("Parent() = %s, want %s", got, want)
+	}
+}
+
+func TestParseVersionAccepts(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		edits map[string]any
+	}{
+		{"no_parents", map[string]any{"parents": []any{}, "seq": 1}},
+		{"merge_parents", map[string]any{"parents": []any{"019a2f10-0c4d-7e88-a1b2-55c0d9e3f7aa", "019a2f10-0c4d-7e88-b1b2-55c0d9e3f7ab", "019a2f10-0c4d-7e88-81b2-55c0d9e3f7ac"}}},
+		{"no_dataset", map[string]any{"dataset": nil}},
+		{"no_files", map[string]any{"files": nil}},
+		{"no_optional", map[string]any{"changes": nil, "inputs": nil, "annotations": nil, "ducklake.snapshots": nil}},
+		{"dev_format", map[string]any{"ducklake.format": "1.1-dev1"}},
+		{"fractional_seconds", map[string]any{"created_at": "2026-10-30T09:00:00.123456Z"}},
+		{"empty_message", map[string]any{"message": ""}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := ParseVersion("version.json", id, edit(t, versionJSON, tc.edits)); err != nil {
+				t.Errorf("ParseVersion: %v", err)
+			}
+		})
+	}
+}
+
+func TestParseVersionErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		edits map[string]any
+		dir   string
+		want  string
+	}{
+		{"missing_fdl", map[string]any{"fdl": nil}, id, "version.json: fdl: missing (required)"},
+		{"missing_id", map[string]any{"id": nil}, id, "id: missing"},
+		{"id_not_dir", nil, "019a3c4e-7b21-7f3a-9c55-2f0d8e1a4b6d", `id: "019a3c4e-7b21-7f3a-9c55-2f0d8e1a4b6c" differs from its folder`},
+		{"id_upper", map[string]any{"id": strings.ToUpper(id)}, "", "id: \"019A3C4E-7B21-7F3A-9C55-2F0D8E1A4B6C\" must be lower case"},
+		{"id_uuid4", map[string]any{"id": "019a3c4e-7b21-4f3a-9c55-2f0d8e1a4b6c"}, "", "is not a UUIDv7"},
+		{"id_bad_variant", map[string]any{"id": "019a3c4e-7b21-7f3a-cc55-2f0d8e1a4b6c"}, "", "is not a UUIDv7"},
+		{"id_no_hyphens", map[string]any{"id": "019a3c4e7b217f3a9c552f0d8e1a4b6c"}, "", "is not a UUIDv7"},
+		{"missing_seq", map[string]any{"seq": nil}, id, "seq: missing"},
+		{"seq_zero", map[string]any{"seq": 0}, id, "seq: 0: must be 1 or more"},
+		{"seq_string", map[string]any{"seq": "12"}, id, `seq: want an integer, got "12"`},
+		{"missing_parents", map[string]any{"parents": nil}, id, "parents: missing"},
+		{"parents_string", map[string]any{"parents": "019a2f10-0c4d-7e88-a1b2-55c0d9e3f7aa"}, id, "parents: want a list of strings"},
+		{"bad_parent", map[string]any{"parents": []any{"019a2f10-0c4d-7e88-a1b2-55c0d9e3f7aa", "x"}}, id, `parents[1]: "x" is not a UUIDv7`},
+		{"self_parent", map[string]any{"parents": []any{id}}, id, "parents[0]: a version cannot be its own parent"},
+		{"missing_created_at", map[string]any{"created_at": nil}, id, "created_at: missing"},
+		{"bad_created_at", map[string]any{"created_at": "yesterday"}, id, `created_at: "yesterday" is not`},
+		{"created_at_not_utc", map[string]any{"created_at": "2026-10-30T09:00:00+09:00"}, id, "must be UTC"},
+		{"missing_author", map[string]any{"author": nil}, id, "author: missing"},
+		{"missing_author_name", map[string]any{"author.name": nil}, id, "author.name: missing"},
+		{"author_string", map[string]any{"author": "me"}, id, "author: the value is not a JSON object"},
+		{"missing_message", map[string]any{"message": nil}, id, "message: missing"},
+		{"missing_catalog", map[string]any{"catalog": nil}, id, "catalog: missing"},
+		{"missing_catalog_sha", map[string]any{"catalog.sha256": nil}, id, "catalog.sha256: missing"},
+		{"bad_catalog_sha", map[string]any{"catalog.sha256": "9f2c…"}, id, "catalog.sha256: \"9f2c…\": want 64 lower-case hex digits"},
+		{"negative_bytes", map[string]any{"catalog.bytes": -1}, id, "catalog.bytes: -1: must not be negative"},
+		{"missing_storage", map[string]any{"catalog.storage": nil}, id, "catalog.storage: missing"},
+		{"catalog_escapes", map[string]any{"catalog.path": "../other/ducklake.duckdb"}, id, "catalog.path"},
+		{"dataset_no_sha", map[string]any{"dataset.sha256": nil}, id, "dataset.sha256: missing"},
+		{"missing_ducklake", map[string]any{"ducklake": nil}, id, "ducklake: missing"},
+		{"unknown_ducklake_format", map[string]any{"ducklake.format": "7.0"}, id, "ducklake.format:"},
+		{"missing_snapshot", map[string]any{"ducklake.snapshot_id": nil}, id, "ducklake.snapshot_id: missing"},
+		{"bad_snapshots", map[string]any{"ducklake.snapshots": []any{345, 301}}, id, "ducklake.snapshots"},
+		{"files_bad_path", map[string]any{"files.path": "/etc/passwd"}, id, "files.path"},
+		{"change_no_kind", map[string]any{"changes": []any{map[string]any{"table": "t"}}}, id, "changes[0].kind: missing"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data := []byte(versionJSON)
+			if tc.edits != nil {
+				data = edit(t, versionJSON, tc.edits)
+			}
+			_, err := ParseVersion("version.json", tc.dir, data)
+			if err == nil {
+				t.Fatalf("ParseVersion = nil error, want %q", tc.want)
+			}
+			if !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "version.json: ") {
+				t.Errorf("ParseVersion error = %q, want it to contain %q", err, tc.want)
+			}
+			if !errors.Is(err, ErrInvalid) {
+				t.Errorf("error %v does not match ErrInvalid", err)
+			}
+		})
+	}
+}
+
+func TestParseExpired(t *testing.T) {
+	for _, tc := range []struct {
+		name, json, reason, err string
+	}{
+		{"empty", `{}`, ReasonExpired, ""},
+		{"withdrawn", `{"reason": "withdrawn", "note": "ignored"}`, ReasonWithdrawn, ""},
+		{"with_time", `{"reason": "expired", "expired_at": "2027-01-01T00:00:00Z"}`, ReasonExpired, ""},
+		{"bad_time", `{"expired_at": "soon"}`, "", "expired.json: expired_at"},
+		{"reason_number", `{"reason": 1}`, "", "expired.json: reason: want a string"},
+		{"not_object", `"withdrawn"`, "", "expired.json: the file is not a JSON object"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e, err := ParseExpired("expired.json", []byte(tc.json))
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("ParseExpired error = %v, want %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e.Reason != tc.reason {
+				t.Errorf("Reason = %q, want %q", e.Reason, tc.reason)
+			}
+		})
+	}
+}
+
+const datasetJSON = `{
+  "name": "population", "title": "Population by town",
+  "licenses": ["CC-BY-4.0", {"id": "x", "url": "https://example.org"}],
+  "extensions": {"old-host": {"a": 1}},
+  "tables": [
+    {"schema": "main", "name": "population", "rows": 3,
+     "fields": [{"name": "town_code", "type": "varchar", "nullable": false}, {"name": "n", "type": "int64"}]},
+    {"schema": "main", "name": "v", "kind": "view", "sql": "SELECT 1", "fields": [{"name": "x", "title": "X"}]}
+  ]
+}`
+
+func TestParseDataset(t *testing.T) {
+	d, err := ParseDataset("dataset.json", []byte(datasetJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "dataset", d)
+	f := false
+	three, four := int64(3), int64(4)
+	catalog := []DatasetTable{
+		{Schema: "main", Name: "population", Rows: &three, Fields: []DatasetField{{Name: "town_code", Type: "varchar", Nullable: &f}, {Name: "n", Type: "int64"}}},
+		{Schema: "main", Name: "v", Kind: "view"},
+		{Schema: "main", Name: "undescribed"},
+	}
+	if diffs := d.Diff(catalog); len(diffs) != 0 {
+		t.Errorf("Diff = %v, want none", diffs)
+	}
+	catalog[0].Rows = &four
+	catalog[0].Fields[1].Type = "int32"
+	catalog[1].Kind = ""
+	if got := d.Diff(catalog); len(got) != 3 {
+		t.Errorf("Diff = %q, want 3 differences (rows, type, kind)", got)
+	}
+	if diffs := d.Diff(nil); len(diffs) != 2 {
+		t.Errorf("Diff(empty catalog) = %q, want both described tables missing", diffs)
+	}
+}
+
+func TestParseDatasetErrors(t *testing.T) {
+	for _, tc := range []struct{ name, json, want string }{
+		{"missing_name", `{"title":"t"}`, "dataset.json: name: missing"},
+		{"missing_title", `{"name":"n"}`, "dataset.json: title: missing"},
+		{"unknown_key", `{"name":"n","title":"t","owner":"me"}`, "dataset.json: owner: unknown key"},
+		{"unknown_table_key", `{"name":"n","title":"t","tables":[{"schema":"main","name":"x","colour":1}]}`, "tables[0].colour: unknown key"},
+		{"unknown_field_key", `{"name":"n","title":"t","tables":[{"schema":"main","name":"x","fields":[{"name":"a","unit":"m"}]}]}`, "tables[0].fields[0].unit: unknown key"},
+		{"bad_kind", `{"name":"n","title":"t","tables":[{"schema":"main","name":"x","kind":"macro"}]}`, "tables[0].kind"},
+		{"table_no_schema", `{"name":"n","title":"t","tables":[{"name":"x"}]}`, "tables[0].schema: missing"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseDataset("dataset.json", []byte(tc.json))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("ParseDataset error = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+const filesJSON = `{"tables": {
+  "main.del": {"files": [
+    {"path": "main/del/a.parquet", "rows": 1000, "bytes": 9097, "footer_bytes": 254,
+     "deletes": {"path": "main/del/a-delete.parquet", "rows": 773, "bytes": 5064}},
+    {"path": "main/del/b.parquet", "rows": 10, "bytes": 237}]},
+  "main.empty": {"files": [], "renamed_columns": true}
+}}`
+
+func TestParseFiles(t *testing.T) {
+	f, err := ParseFiles("files.json", []byte(filesJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "files", f)
+	same, _ := ParseFiles("files.json", []byte(filesJSON))
+	if diffs := f.Diff(same); len(diffs) != 0 {
+		t.Errorf("Diff(self) = %v", diffs)
+	}
+	same.Tables["main.del"].Files[0].Deletes.Rows = 772
+	same.Tables["main.del"].Files[1].Rows = 11
+	delete(same.Tables, "main.empty")
+	same.Tables["main.new"] = &FilesTable{}
+	if got := f.Diff(same); len(got) != 4 {
+		t.Errorf("Diff = %q, want 4 differences", got)
+	}
+	for _, tc := range []struct{ name, json, want string }{
+		{"no_tables", `{}`, "files.json: tables: missing"},
+		{"no_files", `{"tables":{"main.t":{}}}`, `tables["main.t"].files: missing`},
+		{"bad_rows", `{"tables":{"main.t":{"files":[{"path":"a","rows":"1","bytes":1}]}}}`, `tables["main.t"].files[0].rows: want an integer`},
+		{"abs_path", `{"tables":{"main.t":{"files":[{"path":"/a","rows":1,"bytes":1}]}}}`, `files[0].path`},
+		{"bad_deletes", `{"tables":{"main.t":{"files":[{"path":"a","rows":1,"bytes":1,"deletes":{"path":"d"}}]}}}`, `files[0].deletes.rows: missing`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseFiles("files.json", []byte(tc.json))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("ParseFiles error = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
