@@ -1,0 +1,109 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/fdl-formats/fdl-formats/convert"
+	"github.com/fdl-formats/fdl-formats/formats"
+)
+
+func convertCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "convert",
+		Usage:     "write a frozen DuckLake catalog in another DuckLake format",
+		ArgsUsage: "SRC.duckdb",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "to", Required: true, Usage: "target format (" + fmt.Sprint(formats.All.Releases().Names()) + ")"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "destination DuckDB file (never overwritten)"},
+			&cli.BoolFlag{Name: "dry-run", Usage: "analyse and report findings, write nothing"},
+			&cli.StringFlag{Name: "storage", Usage: "DuckDB storage version to write (default: the target format's, e.g. v1.4.0 for 0.3)"},
+			&cli.StringSliceFlag{Name: "allow-lossy", Usage: "drop metadata that changes no row: " + fmt.Sprint(convert.LossyOptions)},
+			&cli.BoolFlag{Name: "allow-inlined", Usage: "convert a catalog that still holds inlined rows"},
+			&cli.BoolFlag{Name: "json", Usage: "print the result as JSON"},
+		},
+		Action: runConvert,
+	}
+}
+
+func runConvert(ctx context.Context, cmd *cli.Command) error {
+	if cmd.Args().Len() != 1 {
+		return usageError{errors.New("convert takes exactly one source catalog")}
+	}
+	src := cmd.Args().First()
+	target, err := formats.Lookup(cmd.String("to"))
+	if err != nil {
+		return usageError{err}
+	}
+	dst := cmd.String("output")
+	if dst == "" && !cmd.Bool("dry-run") {
+		return usageError{errors.New("convert needs -o DST.duckdb (or --dry-run)")}
+	}
+	opts := convert.Options{
+		Storage:      cmd.String("storage"),
+		AllowInlined: cmd.Bool("allow-inlined"),
+		Lossy:        cmd.StringSlice("allow-lossy"),
+		Logger:       logger(cmd),
+	}
+	var res *convert.Result
+	if cmd.Bool("dry-run") {
+		res, err = convert.Check(ctx, src, target, opts)
+	} else {
+		res, err = convert.Catalog(ctx, src, dst, target, opts)
+	}
+	out := cmd.Root().Writer
+	if cmd.Bool("json") && res != nil {
+		report := struct {
+			*convert.Result
+			Output  string            `json:"output,omitempty"`
+			Refused []convert.Finding `json:"refused,omitempty"`
+			Error   string            `json:"error,omitempty"`
+		}{Result: res}
+		if err == nil && !cmd.Bool("dry-run") {
+			report.Output = dst
+		}
+		var refused *convert.RefusedError
+		if errors.As(err, &refused) {
+			report.Refused = refused.Findings
+		}
+		if err != nil {
+			report.Error = err.Error()
+		}
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		if encErr := enc.Encode(report); encErr != nil {
+			return encErr
+		}
+		return err
+	}
+	if err != nil {
+		return err
+	}
+	for _, f := range res.Findings {
+		fmt.Fprintf(out, "%s %s\n", f.Severity, f)
+	}
+	if cmd.Bool("dry-run") {
+		fmt.Fprintf(out, "%s: %s -> %s converts (path %v, storage %s); nothing written\n", src, res.From, res.To, res.Path, res.Storage)
+	} else {
+		fmt.Fprintf(out, "%s: %s -> %s written to %s (storage %s)\n", src, res.From, res.To, dst, res.Storage)
+	}
+	return nil
+}
+
+func classifyConvert(err error) (int, bool) {
+	switch {
+	case errors.Is(err, convert.ErrRefused):
+		return exitRefused, true
+	case errors.Is(err, convert.ErrNotCatalog), errors.Is(err, convert.ErrStorageTooNew),
+		errors.Is(err, formats.ErrUnknownVersion), errors.Is(err, formats.ErrTooNew),
+		errors.Is(err, formats.ErrInconsistentLayout), errors.Is(err, convert.ErrNoPath):
+		return exitInvalid, true
+	case errors.Is(err, convert.ErrExists):
+		return exitFailure, true
+	}
+	return 0, false
+}

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// Exit codes, documented in the README. Only main calls os.Exit.
+const (
+	exitOK           = 0   // success
+	exitFailure      = 1   // runtime failure (I/O, DuckDB, storage)
+	exitUsage        = 2   // bad flags or arguments
+	exitDifferent    = 3   // compare/check proved a difference
+	exitIncomparable = 4   // could not compare: unreadable or missing file, unsupported feature
+	exitMissing      = 5   // check: declared work is missing
+	exitInvalid      = 6   // invalid input: not a catalog, bad fdl.json/version.json, unknown format
+	exitRefused      = 7   // convert: the target format cannot express the catalog
+	exitInterrupted  = 130 // SIGINT/SIGTERM
+)
+
+// usageError marks errors in the command line itself.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// exitClassifiers map package errors to exit codes; each subcommand file
+// adds the sentinels of the package it drives.
+var exitClassifiers = []func(error) (int, bool){
+	classifyConvert,
+}
+
+func exitCode(err error) int {
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, context.Canceled):
+		return exitInterrupted
+	case errors.As(err, new(usageError)):
+		return exitUsage
+	}
+	for _, classify := range exitClassifiers {
+		if code, ok := classify(err); ok {
+			return code
+		}
+	}
+	return exitFailure
+}
+
+// hinted is implemented by errors that know what the user should try next.
+type hinted interface{ Hint() string }
+
+func renderError(err error) string {
+	msg := "Error: " + err.Error()
+	var h hinted
+	if errors.As(err, &h) && h.Hint() != "" {
+		msg += fmt.Sprintf("\nTry: %s", h.Hint())
+	}
+	return msg
+}

@@ -1,0 +1,281 @@
+package convert
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	// DuckDB driver.
+	_ "github.com/duckdb/duckdb-go/v2"
+
+	"github.com/fdl-formats/fdl-formats/formats"
+)
+
+// LossyOptions are the per-feature options that let a conversion drop
+// metadata the target cannot hold and that does not change any row.
+var LossyOptions = []string{"commit-info", "expression-defaults", "extra-stats", "scoped-settings", "sort-hints", "view-column-comments"}
+
+// Options tune a conversion. The zero value refuses everything lossy.
+type Options struct {
+	// Storage is the DuckDB storage version written (STORAGE_VERSION, e.g.
+	// "v1.4.0"); empty means the target format's default (formats.Version.Storage).
+	Storage string
+	// AllowInlined converts a catalog that still holds inlined rows (not a
+	// valid frozen FDL catalog); the inlined tables are converted too.
+	AllowInlined bool
+	// Lossy lists the LossyOptions to apply.
+	Lossy []string
+	// Logger receives debug logs; nil discards them.
+	Logger *slog.Logger
+}
+
+// Result describes a conversion (or, from Check, what one would do).
+type Result struct {
+	Source   *formats.Version `json:"-"`
+	Target   *formats.Version `json:"-"`
+	From     string           `json:"from"`
+	To       string           `json:"to"`
+	Path     []string         `json:"path"` // formats walked
+	Storage  string           `json:"storage"`
+	Findings []Finding        `json:"findings"` // lossy and note findings (refusals come as *RefusedError)
+}
+
+// Catalog converts the catalog src into format target and writes it to dst.
+// src is opened read-only and never changed. Nothing is written unless the
+// whole conversion succeeds; dst is never replaced (ErrExists). Refusals
+// return a *RefusedError listing every reason.
+func Catalog(ctx context.Context, src, dst string, target *formats.Version, opts Options) (*Result, error) {
+	if _, err := os.Lstat(dst); err == nil {
+		return nil, fmt.Errorf("convert %s: %w: %s", src, ErrExists, dst)
+	}
+	return convert(ctx, src, dst, target, opts)
+}
+
+// Check runs the whole conversion in memory and reports its findings
+// without writing anything.
+func Check(ctx context.Context, src string, target *formats.Version, opts Options) (*Result, error) {
+	return convert(ctx, src, "", target, opts)
+}
+
+func convert(ctx context.Context, src, dst string, target *formats.Version, opts Options) (*Result, error) {
+	for _, o := range opts.Lossy {
+		if !slices.Contains(LossyOptions, o) {
+			return nil, fmt.Errorf("convert %s: unknown lossy option %q (known: %s)", src, o, strings.Join(LossyOptions, ", "))
+		}
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	// Never reach the network: the ducklake extension is not needed here.
+	if _, err := conn.ExecContext(ctx, "SET autoinstall_known_extensions = false; SET autoload_known_extensions = false"); err != nil {
+		return nil, err
+	}
+	schema, stamp, layout, dynamic, err := openSource(ctx, conn, src)
+	if err != nil {
+		return nil, err
+	}
+	source, err := formats.Detect(stamp, layout)
+	if err != nil {
+		return nil, fmt.Errorf("convert %s: %w", src, err)
+	}
+	path, err := Plan(source, target)
+	if err != nil {
+		return nil, fmt.Errorf("convert %s: %w", src, err)
+	}
+	storage := opts.Storage
+	if storage == "" {
+		storage = target.Storage
+	}
+	res := &Result{Source: source, Target: target, From: source.Name, To: target.Name, Storage: storage}
+	for _, v := range path {
+		res.Path = append(res.Path, v.Name)
+	}
+	w := &work{conn: conn, schema: schema}
+	if err := w.copyIn(ctx, layout, dynamic); err != nil {
+		return nil, fmt.Errorf("convert %s: %w", src, err)
+	}
+	r := &run{ctx: ctx, w: w, opts: opts, log: log.With("catalog", src)}
+	if err := r.frozenChecks(source); err != nil {
+		return nil, fmt.Errorf("convert %s: %w", src, err)
+	}
+	for i := 1; i < len(path); i++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if err := r.apply(path[i-1], path[i]); err != nil {
+			return nil, fmt.Errorf("convert %s from %s to %s: %w", src, source, target, err)
+		}
+	}
+	if err := r.checkTarget(target); err != nil {
+		return nil, fmt.Errorf("convert %s: %w", src, err)
+	}
+	var refusals []Finding
+	for _, f := range r.findings {
+		if f.Severity == Refuse {
+			refusals = append(refusals, f)
+		} else {
+			res.Findings = append(res.Findings, f)
+		}
+	}
+	if len(refusals) > 0 {
+		return res, &RefusedError{Source: src, From: source.Name, To: target.Name, Findings: refusals}
+	}
+	if dst == "" {
+		return res, nil
+	}
+	if err := write(ctx, conn, w, target, dst, storage); err != nil {
+		return nil, fmt.Errorf("convert %s to %s: %w", src, target, err)
+	}
+	log.Info("converted", "catalog", src, "from_version", source.Name, "to_version", target.Name, "output", dst)
+	return res, nil
+}
+
+// frozenChecks applies the FDL rules for frozen catalogs (versions.en.md):
+// no inlined rows, every data file relative and under the data path.
+func (r *run) frozenChecks(source *formats.Version) error {
+	items, err := inlinedRows(r)
+	if err != nil {
+		return err
+	}
+	if len(items) > 0 {
+		f := Finding{Severity: Refuse, Code: "inlined-rows", Step: source.Name, Table: "ducklake_inlined_data_*", Detail: summarize(items),
+			Reason: "a frozen FDL catalog holds no inlined rows (all data must be in data files); flush them with ducklake_flush_inlined_data before freezing",
+			Option: "--allow-inlined"}
+		if r.opts.AllowInlined {
+			f.Severity = Note
+			f.Reason = "the catalog holds inlined rows (not a valid frozen FDL catalog); converted with them as asked"
+		}
+		r.add(f)
+	}
+	var outside []string
+	for _, t := range []string{"ducklake_data_file", "ducklake_delete_file"} {
+		q := fmt.Sprintf(`SELECT '%s ' || path FROM %s WHERE NOT path_is_relative OR path LIKE '../%%' OR path LIKE '%%/../%%' OR path LIKE '/%%' OR path LIKE '%%://%%' ORDER BY 1`, strings.TrimPrefix(t, "ducklake_"), t)
+		items, err := r.w.strings(r.ctx, q)
+		if err != nil {
+			return err
+		}
+		outside = append(outside, items...)
+	}
+	if len(outside) > 0 {
+		r.add(Finding{Severity: Note, Code: "files-outside-data-path", Step: source.Name, Table: "ducklake_data_file", Detail: summarize(outside),
+			Reason: "a frozen FDL catalog records every data file relative to, and under, its data path; these are not (kept as they are)"})
+	}
+	return nil
+}
+
+// write projects the working tables into a new DuckDB file with exactly the
+// target's shapes, under a temporary name next to dst, then links it into
+// place without replacing anything.
+func write(ctx context.Context, conn *sql.Conn, w *work, target *formats.Version, dst, storage string) (err error) {
+	dir := filepath.Dir(dst)
+	tmpf, err := os.CreateTemp(dir, "."+filepath.Base(dst)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("create temporary file: %w", err)
+	}
+	tmp := tmpf.Name()
+	tmpf.Close()
+	os.Remove(tmp) // DuckDB must create the file itself
+	defer func() {
+		os.Remove(tmp)
+		os.Remove(tmp + ".wal")
+	}()
+	attach := fmt.Sprintf("ATTACH %s AS dst (STORAGE_VERSION %s)", literal(tmp), literal(storage))
+	if _, err := conn.ExecContext(ctx, attach); err != nil {
+		return fmt.Errorf("create %s with storage %s: %w", tmp, storage, err)
+	}
+	detached := false
+	defer func() {
+		if !detached {
+			conn.ExecContext(context.WithoutCancel(ctx), "DETACH dst")
+		}
+	}()
+	schema := "dst." + quote(w.schema)
+	if w.schema != "main" {
+		if _, err := conn.ExecContext(ctx, "CREATE SCHEMA "+schema); err != nil {
+			return err
+		}
+	}
+	layout, dynamic, err := w.layout(ctx)
+	if err != nil {
+		return err
+	}
+	if diffs := target.LayoutDiff(layout); len(diffs) > 0 {
+		return fmt.Errorf("%w: working tables do not have the %s shapes: %s", errInternal, target, strings.Join(diffs, "; "))
+	}
+	for _, t := range target.Tables {
+		ddl := strings.Replace(t.DDL(), "CREATE TABLE "+t.Name, "CREATE TABLE "+schema+"."+quote(t.Name), 1)
+		if _, err := conn.ExecContext(ctx, ddl); err != nil {
+			return fmt.Errorf("create %s: %w", t.Name, err)
+		}
+		cols := make([]string, len(t.Columns))
+		for i, c := range t.Columns {
+			cols[i] = quote(c.Name)
+		}
+		list := strings.Join(cols, ", ")
+		q := fmt.Sprintf("INSERT INTO %s.%s (%s) SELECT %s FROM memory.main.%s", schema, quote(t.Name), list, list, quote(t.Name))
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("write %s: %w", t.Name, err)
+		}
+	}
+	for _, t := range dynamic {
+		q := fmt.Sprintf("CREATE TABLE %s.%s AS SELECT * FROM memory.main.%s", schema, quote(t), quote(t))
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("write %s: %w", t, err)
+		}
+	}
+	if _, err := conn.ExecContext(ctx, "CHECKPOINT dst"); err != nil {
+		return fmt.Errorf("checkpoint %s: %w", tmp, err)
+	}
+	if _, err := conn.ExecContext(ctx, "DETACH dst"); err != nil {
+		return fmt.Errorf("close %s: %w", tmp, err)
+	}
+	detached = true
+	if err := syncFile(tmp); err != nil {
+		return err
+	}
+	// os.Link fails if dst exists: two writers can never replace each other.
+	if err := os.Link(tmp, dst); err != nil {
+		if errors.Is(err, os.ErrExist) {
+			return fmt.Errorf("%w: %s", ErrExists, dst)
+		}
+		return fmt.Errorf("publish %s: %w", dst, err)
+	}
+	return syncDir(dir)
+}
+
+func syncFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Sync()
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	_ = d.Sync() // not supported everywhere; the link itself is atomic
+	return nil
+}

@@ -1,0 +1,300 @@
+package convert
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+
+	"github.com/fdl-formats/fdl-formats/formats"
+)
+
+// Plan returns the chain of formats a conversion walks, from the source's
+// format to the target, both included. A development layout first converges
+// to its release; development layouts are not written.
+func Plan(from, to *formats.Version) ([]*formats.Version, error) {
+	if to.Dev {
+		return nil, fmt.Errorf("%w from %s to %s: development layouts are not written; choose release %s", ErrNoPath, from, to, to.Release)
+	}
+	path := []*formats.Version{from}
+	cur := from
+	if from.Dev {
+		rel, err := formats.Lookup(from.Release)
+		if err != nil {
+			return nil, err
+		}
+		path = append(path, rel)
+		cur = rel
+	}
+	releases := formats.All.Releases()
+	i, j := releases.Index(cur), releases.Index(to)
+	if i < 0 || j < 0 {
+		return nil, fmt.Errorf("%w from %s to %s", ErrNoPath, from, to)
+	}
+	for i != j {
+		if i < j {
+			i++
+		} else {
+			i--
+		}
+		path = append(path, releases[i])
+	}
+	for k := 1; k < len(path); k++ {
+		if _, ok := lookupStep(path[k-1], path[k]); !ok {
+			return nil, fmt.Errorf("%w: no step %s -> %s declared", ErrNoPath, path[k-1], path[k])
+		}
+	}
+	return path, nil
+}
+
+// run is one conversion in progress.
+type run struct {
+	ctx      context.Context
+	w        *work
+	opts     Options
+	log      *slog.Logger
+	findings []Finding
+}
+
+func (r *run) add(f Finding) { r.findings = append(r.findings, f) }
+
+// apply runs one step on the working copy.
+func (r *run) apply(from, to *formats.Version) error {
+	s, _ := lookupStep(from, to)
+	name := from.Name + "->" + to.Name
+	r.log.Debug("step", "from_version", from.Name, "to_version", to.Name)
+	for _, c := range s.checks {
+		if err := r.runCheck(name, c); err != nil {
+			return fmt.Errorf("step %s: check %s: %w", name, c.code, err)
+		}
+	}
+	for _, rn := range s.renames {
+		has, err := r.w.hasTable(r.ctx, rn[0])
+		if err != nil {
+			return err
+		}
+		if has {
+			if err := r.w.exec(r.ctx, fmt.Sprintf("ALTER TABLE %s RENAME TO %s", quote(rn[0]), quote(rn[1]))); err != nil {
+				return fmt.Errorf("step %s: %w", name, err)
+			}
+		}
+	}
+	if err := r.reshape(to); err != nil {
+		return fmt.Errorf("step %s: %w", name, err)
+	}
+	for col, stmts := range s.sqlIf {
+		table, column, _ := strings.Cut(col, ".")
+		has, err := r.w.hasColumn(r.ctx, table, column)
+		if err != nil {
+			return err
+		}
+		if has {
+			for _, q := range stmts {
+				if err := r.w.exec(r.ctx, q); err != nil {
+					return fmt.Errorf("step %s: %w", name, err)
+				}
+			}
+		}
+	}
+	for _, q := range s.sql {
+		if err := r.w.exec(r.ctx, q); err != nil {
+			return fmt.Errorf("step %s: %w", name, err)
+		}
+	}
+	if err := rewriteTokens(r, s.tokens); err != nil {
+		return fmt.Errorf("step %s: %w", name, err)
+	}
+	if s.dynamic != nil {
+		if err := s.dynamic(r); err != nil {
+			return fmt.Errorf("step %s: %w", name, err)
+		}
+	}
+	if err := r.prune(to); err != nil {
+		return fmt.Errorf("step %s: %w", name, err)
+	}
+	return r.stamp(to)
+}
+
+// runCheck evaluates one check and records a finding if anything offends.
+func (r *run) runCheck(stepName string, c check) error {
+	var items []string
+	var err error
+	if c.custom != nil {
+		items, err = c.custom(r)
+	} else {
+		items, err = r.w.strings(r.ctx, c.query)
+	}
+	if err != nil || len(items) == 0 {
+		return err
+	}
+	f := Finding{Severity: Refuse, Code: c.code, Step: stepName, Table: c.table, Detail: summarize(items), Reason: c.reason}
+	if c.option != "" {
+		f.Option = "--allow-lossy " + c.option
+		if slices.Contains(r.opts.Lossy, c.option) {
+			f.Severity = Lossy
+			for _, q := range c.fix {
+				if err := r.w.exec(r.ctx, q); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	r.add(f)
+	return nil
+}
+
+// summarize names the first offending items and how many there are.
+func summarize(items []string) string {
+	const show = 5
+	if len(items) <= show {
+		return strings.Join(items, "; ")
+	}
+	return fmt.Sprintf("%s; and %d more", strings.Join(items[:show], "; "), len(items)-show)
+}
+
+// reshape adds the target's tables and columns the working copy lacks,
+// filled as DuckLake's migrations fill them.
+func (r *run) reshape(to *formats.Version) error {
+	layout, _, err := r.w.layout(r.ctx)
+	if err != nil {
+		return err
+	}
+	for _, t := range to.Tables {
+		cols, ok := layout[t.Name]
+		if !ok {
+			if err := r.w.exec(r.ctx, t.DDL()); err != nil {
+				return fmt.Errorf("create %s: %w", t.Name, err)
+			}
+			continue
+		}
+		for _, c := range t.Columns {
+			if slices.Contains(cols, c.Name) {
+				continue
+			}
+			q := fmt.Sprintf("ALTER TABLE %s ADD COLUMN %s %s", quote(t.Name), quote(c.Name), c.Type)
+			if c.Fill != "" {
+				q += " DEFAULT " + c.Fill
+			}
+			if err := r.w.exec(r.ctx, q); err != nil {
+				return fmt.Errorf("add column %s.%s: %w", t.Name, c.Name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// prune drops what the target format does not have.
+func (r *run) prune(to *formats.Version) error {
+	layout, dynamic, err := r.w.layout(r.ctx)
+	if err != nil {
+		return err
+	}
+	for name, cols := range layout {
+		t, ok := to.Table(name)
+		if !ok {
+			if err := r.w.exec(r.ctx, "DROP TABLE "+quote(name)); err != nil {
+				return err
+			}
+			continue
+		}
+		for _, c := range cols {
+			if _, ok := t.Column(c); !ok {
+				if err := r.w.exec(r.ctx, fmt.Sprintf("ALTER TABLE %s DROP COLUMN %s", quote(name), quote(c))); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if !to.Has(formats.CapInlinedDeletes) {
+		for _, t := range dynamic {
+			if strings.HasPrefix(t, "ducklake_inlined_delete_") {
+				if err := r.w.exec(r.ctx, "DROP TABLE "+quote(t)); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func (r *run) stamp(to *formats.Version) error {
+	q := `UPDATE ducklake_metadata SET value = ? WHERE key = 'version'`
+	if to.Has(formats.CapScopedSettings) {
+		q += ` AND scope IS NULL`
+	}
+	return r.w.exec(r.ctx, q, to.Stamp)
+}
+
+// checkTarget verifies, from the registry alone, that every type, partition
+// transform and change token left in the working copy is one the target's
+// readers accept. It is the last line of defence for steps that miss one.
+func (r *run) checkTarget(to *formats.Version) error {
+	name := "target " + to.Name
+	types, err := r.w.strings(r.ctx, `SELECT DISTINCT lower(column_type) FROM ducklake_column ORDER BY 1`)
+	if err != nil {
+		return err
+	}
+	if has, _ := r.w.hasTable(r.ctx, "ducklake_macro_parameters"); has {
+		more, err := r.w.strings(r.ctx, `SELECT DISTINCT lower(t) FROM (SELECT parameter_type AS t FROM ducklake_macro_parameters UNION SELECT default_value_type FROM ducklake_macro_parameters) WHERE t IS NOT NULL ORDER BY 1`)
+		if err != nil {
+			return err
+		}
+		types = append(types, more...)
+	}
+	var bad []string
+	for _, t := range types {
+		if !to.SupportsType(t) {
+			bad = append(bad, t)
+		}
+	}
+	if len(bad) > 0 {
+		cols, err := r.w.strings(r.ctx, fmt.Sprintf(`SELECT DISTINCT 'table ' || table_id || ' column ' || column_name || ' ' || column_type FROM ducklake_column WHERE lower(column_type) IN (%s) ORDER BY 1`, inList(bad)))
+		if err != nil {
+			return err
+		}
+		r.add(Finding{Severity: Refuse, Code: "types", Step: name, Table: "ducklake_column", Detail: summarize(append(cols, "types: "+strings.Join(bad, ", "))),
+			Reason: fmt.Sprintf("format %s cannot store the types %s", to.Name, strings.Join(bad, ", "))})
+	}
+	transforms, err := r.w.strings(r.ctx, `SELECT DISTINCT 'table ' || table_id || ' partition ' || partition_id || ' ' || transform FROM ducklake_partition_column ORDER BY 1`)
+	if err != nil {
+		return err
+	}
+	var badT []string
+	for _, t := range transforms {
+		parts := strings.Fields(t)
+		if !to.SupportsTransform(parts[len(parts)-1]) {
+			badT = append(badT, t)
+		}
+	}
+	if len(badT) > 0 {
+		r.add(Finding{Severity: Refuse, Code: "partition-transforms", Step: name, Table: "ducklake_partition_column", Detail: summarize(badT),
+			Reason: fmt.Sprintf("format %s readers do not know these partition transforms and fail to load the table", to.Name)})
+	}
+	changes, err := r.w.strings(r.ctx, `SELECT changes_made FROM ducklake_snapshot_changes WHERE changes_made IS NOT NULL`)
+	if err != nil {
+		return err
+	}
+	var badK []string
+	for _, c := range changes {
+		for _, tok := range splitChanges(c) {
+			if k := tokenKind(tok); !to.SupportsChangeToken(k) && !slices.Contains(badK, k) {
+				badK = append(badK, k)
+			}
+		}
+	}
+	if len(badK) > 0 {
+		slices.Sort(badK)
+		r.add(Finding{Severity: Refuse, Code: "change-tokens", Step: name, Table: "ducklake_snapshot_changes", Detail: strings.Join(badK, ", "),
+			Reason: fmt.Sprintf("format %s's change parser rejects these snapshot change kinds", to.Name)})
+	}
+	return nil
+}
+
+func inList(vals []string) string {
+	q := make([]string, len(vals))
+	for i, v := range vals {
+		q[i] = literal(v)
+	}
+	return strings.Join(q, ", ")
+}

@@ -1,0 +1,104 @@
+package convert
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+var (
+	// ErrRefused is matched by the *RefusedError that Catalog and Check
+	// return when the target format cannot express the catalog.
+	ErrRefused = errors.New("target format cannot express the catalog")
+	// ErrNotCatalog is returned by Catalog and Check when the source is not a
+	// readable DuckDB file holding a DuckLake catalog.
+	ErrNotCatalog = errors.New("not a DuckLake catalog")
+	// ErrStorageTooNew is returned when the source DuckDB file uses a storage
+	// version this DuckDB cannot open.
+	ErrStorageTooNew = errors.New("catalog file uses a newer DuckDB storage version")
+	// ErrExists is returned by Catalog when the destination already exists.
+	ErrExists = errors.New("destination exists")
+	// ErrNoPath is returned by Plan when no chain of steps joins two formats.
+	ErrNoPath = errors.New("no conversion path")
+)
+
+// Severity says what a finding does to a conversion.
+type Severity string
+
+const (
+	// Refuse: the target cannot express it; nothing is written.
+	Refuse Severity = "refuse"
+	// Lossy: metadata that does not change rows is dropped, because the
+	// option named in the finding was given.
+	Lossy Severity = "lossy"
+	// Note: reported, converted without loss (or an improvement over
+	// DuckLake's own migration).
+	Note Severity = "note"
+)
+
+// Finding is one thing a conversion had to decide about.
+type Finding struct {
+	Severity Severity `json:"severity"`
+	Code     string   `json:"code"`
+	Step     string   `json:"step"`             // "1.0->0.4"
+	Table    string   `json:"table,omitempty"`  // metadata table concerned
+	Detail   string   `json:"detail,omitempty"` // the rows or columns concerned
+	Reason   string   `json:"reason"`
+	Option   string   `json:"option,omitempty"` // the option that would convert it anyway
+}
+
+func (f Finding) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "[%s] %s: %s", f.Step, f.Code, f.Reason)
+	if f.Table != "" {
+		fmt.Fprintf(&b, " (table %s", f.Table)
+		if f.Detail != "" {
+			fmt.Fprintf(&b, ": %s", f.Detail)
+		}
+		b.WriteString(")")
+	}
+	if f.Option != "" {
+		fmt.Fprintf(&b, "; to convert anyway: %s", f.Option)
+	}
+	return b.String()
+}
+
+// RefusedError lists every reason the target cannot express the source.
+type RefusedError struct {
+	Source, From, To string
+	Findings         []Finding // only Refuse findings
+}
+
+func (e *RefusedError) Error() string {
+	lines := make([]string, len(e.Findings))
+	for i, f := range e.Findings {
+		lines[i] = "  - " + f.String()
+	}
+	return fmt.Sprintf("convert %s from %s to %s: refused, %d reason(s):\n%s", e.Source, e.From, e.To, len(e.Findings), strings.Join(lines, "\n"))
+}
+
+// Is makes a RefusedError match ErrRefused.
+func (e *RefusedError) Is(target error) bool { return target == ErrRefused }
+
+// Hint tells the user what to try next.
+func (e *RefusedError) Hint() string {
+	var opts []string
+	for _, f := range e.Findings {
+		if f.Option != "" && !containsString(opts, f.Option) {
+			opts = append(opts, f.Option)
+		}
+	}
+	if len(opts) == 0 {
+		return "the target format cannot hold this catalog; publish it in a newer format only"
+	}
+	return "some findings can be converted anyway with: " + strings.Join(opts, ", ")
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,191 @@
+package convert
+
+import "github.com/fdl-formats/fdl-formats/formats"
+
+// A step converts the working tables from one format to an adjacent one.
+// Each direction is declared once, here, as data. The engine (engine.go)
+// runs every step the same way:
+//
+//  1. checks, on the step's input: what the target cannot express;
+//  2. table renames;
+//  3. new tables and columns of the target, filled as DuckLake's migration
+//     fills them (formats.Column.Fill);
+//  4. sql, the data migration, while old and new columns both exist;
+//  5. dynamic, the work on per-table inlined tables;
+//  6. tables and columns the target lacks are dropped, and the version row
+//     is stamped.
+//
+// Shapes come from the registry: a step never spells out a column list.
+type step struct {
+	from, to string
+	renames  [][2]string // {old, new}; applied only when old exists
+	checks   []check
+	sql      []string
+	// sqlIf runs statements only when a column exists in the working copy
+	// ("table.column"), for development layouts that may lack it.
+	sqlIf   map[string][]string
+	tokens  map[string]string // change-token kinds rewritten on the way ("" drops the token)
+	dynamic func(r *run) error
+	note    string // documentation of the step for the README's matrix
+}
+
+// check is one thing the target may not be able to express. query returns
+// one text row per offending item (no rows: nothing to report).
+type check struct {
+	code   string
+	table  string
+	query  string
+	reason string
+	// option names the per-feature option that converts it anyway, dropping
+	// metadata that does not change rows (lossy) after running fix. Without an
+	// option the finding always refuses.
+	option string
+	fix    []string
+	// custom checks that need Go (dynamic tables); returns the offending items.
+	custom func(r *run) ([]string, error)
+}
+
+var steps = []step{
+	// 0.1 <-> 0.2 (MigrateV01)
+	{from: "0.1", to: "0.2",
+		sql: []string{sqlPartitionPositionsToFieldIDs},
+		note: "schema and table paths become '' (relative), so file paths keep resolving against data_path; " +
+			"partition column positions become field ids, using the columns alive when the partition spec began " +
+			"(DuckLake's migration uses today's columns, which is wrong for specs of altered or dropped tables)"},
+	{from: "0.2", to: "0.1",
+		checks: []check{
+			{code: "name-mapped-files", table: "ducklake_data_file",
+				query:  `SELECT 'data_file_id ' || data_file_id || ' ' || path || ' (mapping_id ' || mapping_id || ')' FROM ducklake_data_file WHERE mapping_id IS NOT NULL ORDER BY data_file_id`,
+				reason: "format 0.1 matches Parquet columns only by field id; these files were added with a name mapping"},
+			{code: "scoped-settings", table: "ducklake_metadata",
+				query:  `SELECT scope || ' ' || scope_id || ': ' || key || '=' || value FROM ducklake_metadata WHERE scope IS NOT NULL ORDER BY ALL`,
+				reason: "format 0.1 has no schema- or table-scoped settings (kept, they would turn into global settings)",
+				option: "scoped-settings", fix: []string{`DELETE FROM ducklake_metadata WHERE scope IS NOT NULL`}},
+			{code: "partition-column-position", table: "ducklake_partition_column",
+				query:  sqlPartitionFieldIDsWithoutPosition,
+				reason: "format 0.1 stores partition columns as positions among the top-level columns; these field ids are not top-level columns when the partition spec began"},
+		},
+		sql:  []string{sqlPartitionFieldIDsToPositions, sqlFilePathsToDataPath("ducklake_data_file"), sqlFilePathsToDataPath("ducklake_delete_file")},
+		note: "file paths are rewritten relative to data_path (0.1 has no schema/table paths); partition field ids become positions"},
+
+	// 0.2 <-> 0.3 (MigrateV02)
+	{from: "0.2", to: "0.3",
+		renames: [][2]string{{"ducklake_file_column_statistics", "ducklake_file_column_stats"}},
+		sql:     []string{sqlBackfillGlobalSchemaVersions}},
+	{from: "0.3", to: "0.2",
+		renames: [][2]string{{"ducklake_file_column_stats", "ducklake_file_column_statistics"}},
+		checks: []check{
+			{code: "hive-partition-mapping", table: "ducklake_name_mapping",
+				query:  `SELECT 'mapping_id ' || mapping_id || ' column ' || source_name FROM ducklake_name_mapping WHERE is_partition ORDER BY ALL`,
+				reason: "format 0.2 cannot take a column's value from the Hive partition path; it would look for it inside the file"},
+			{code: "flushed-partial-files", table: "ducklake_data_file",
+				query:  `SELECT 'data_file_id ' || data_file_id || ' ' || path || ' (' || partial_file_info || ')' FROM ducklake_data_file WHERE partial_file_info LIKE 'partial_max:%' ORDER BY data_file_id`,
+				reason: "format 0.2 reads partial_file_info only as a merge split list and fails on 'partial_max:N' (files flushed from inlined data)"},
+			{code: "commit-info", table: "ducklake_snapshot_changes",
+				query:  `SELECT 'snapshot ' || snapshot_id FROM ducklake_snapshot_changes WHERE author IS NOT NULL OR commit_message IS NOT NULL OR commit_extra_info IS NOT NULL ORDER BY snapshot_id`,
+				reason: "format 0.2 has no commit author, message or extra info",
+				option: "commit-info"},
+			{code: "extra-stats", table: "ducklake_file_column_stats",
+				query:  `SELECT 'data_file_id ' || data_file_id || ' column ' || column_id FROM ducklake_file_column_stats WHERE extra_stats IS NOT NULL UNION ALL SELECT 'table ' || table_id || ' column ' || column_id FROM ducklake_table_column_stats WHERE extra_stats IS NOT NULL ORDER BY ALL`,
+				reason: "format 0.2 has no extra_stats (geometry and variant pruning statistics)",
+				option: "extra-stats"},
+		},
+		tokens: map[string]string{"inlined_insert": "inserted_into_table", "inlined_delete": "deleted_from_table", "flushed_inlined": "compacted_table"},
+		note:   "ducklake_schema_versions is dropped (0.2 has none; only compaction used it)"},
+	{from: "0.3-dev1", to: "0.3",
+		renames: [][2]string{{"ducklake_file_column_statistics", "ducklake_file_column_stats"}},
+		sql:     []string{sqlBackfillGlobalSchemaVersions + ` WHERE NOT EXISTS (SELECT 1 FROM ducklake_schema_versions)`},
+		note:    "development layouts converge to 0.3: missing columns and tables are added as MigrateV02 adds them"},
+
+	// 0.3 <-> 0.4 (MigrateV03)
+	{from: "0.3", to: "0.4",
+		sql: []string{sqlPartialMaxFromInfo, sqlPartialMaxFromSplitList, sqlExplodeSchemaVersions, sqlDropGlobalSchemaVersions},
+		note: "'partial_max:N' becomes partial_max = N; a merge split list 's1:n1|s2:n2' becomes partial_max = max(si) " +
+			"(DuckLake's migration sets NULL and so shows every merged row at every snapshot); schema versions are exploded per table as MigrateV03 does"},
+	{from: "0.4-dev1", to: "0.4",
+		sqlIf: map[string][]string{"ducklake_data_file.partial_file_info": {sqlPartialMaxFromInfo, sqlPartialMaxFromSplitList}},
+		sql:   []string{sqlExplodeSchemaVersions, sqlDropGlobalSchemaVersions},
+		note:  "development layouts converge to 0.4, also those DuckLake's own migration cannot upgrade (no partial_file_info column)"},
+	{from: "0.4", to: "0.3",
+		checks: []check{
+			{code: "macros", table: "ducklake_macro",
+				query:  `SELECT macro_name || ' (macro_id ' || macro_id || ')' FROM ducklake_macro ORDER BY macro_id, begin_snapshot`,
+				reason: "format 0.3 has no macros"},
+			{code: "geometry", table: "ducklake_column",
+				query:  `SELECT 'table ' || table_id || ' column ' || column_name FROM ducklake_column WHERE lower(column_type) = 'geometry' ORDER BY ALL`,
+				reason: "format 0.4+ writes native GEOMETRY Parquet columns; format 0.3 stores geometry as WKB BLOB and DuckDB 1.4 is not known to read them"},
+			{code: "expression-defaults", table: "ducklake_column",
+				query:  `SELECT 'table ' || table_id || ' column ' || column_name || ' DEFAULT ' || default_value FROM ducklake_column WHERE default_value_type = 'expression' ORDER BY ALL`,
+				reason: "format 0.3 has only literal defaults; it would insert the expression's text (reading is unaffected)",
+				option: "expression-defaults",
+				fix:    []string{`UPDATE ducklake_column SET default_value = NULL, default_value_type = 'literal' WHERE default_value_type = 'expression'`}},
+			{code: "default-dialect", table: "ducklake_column",
+				query:  `SELECT 'table ' || table_id || ' column ' || column_name || ' dialect ' || default_value_dialect FROM ducklake_column WHERE default_value_dialect IS NOT NULL AND default_value_dialect <> 'duckdb' ORDER BY ALL`,
+				reason: "format 0.3 has no default dialect; these defaults are not DuckDB SQL"},
+			{code: "partial-delete-files", table: "ducklake_delete_file",
+				query:  `SELECT 'delete_file_id ' || delete_file_id || ' ' || path || ' (snapshots ' || begin_snapshot || '..' || partial_max || ')' FROM ducklake_delete_file WHERE partial_max IS NOT NULL ORDER BY delete_file_id`,
+				reason: "format 0.3 ignores the per-row snapshot of partial deletion files, so time travel before their last snapshot would lose rows"},
+			{code: "inlined-deletes", table: "ducklake_inlined_delete_<table_id>",
+				custom: inlinedDeleteRows,
+				reason: "format 0.3 never reads inlined file deletions; the deleted rows would reappear"},
+			{code: "sort-hints", table: "ducklake_sort_info",
+				query:  `SELECT 'table ' || table_id || ' sort ' || sort_id FROM ducklake_sort_info ORDER BY ALL`,
+				reason: "format 0.3 has no sort order (a write-side hint: rows are unchanged)",
+				option: "sort-hints"},
+		},
+		sql: []string{
+			`UPDATE ducklake_column SET default_value = NULL WHERE default_value = 'NULL'`,
+			`UPDATE ducklake_data_file SET partial_file_info = 'partial_max:' || partial_max WHERE partial_max IS NOT NULL`,
+			sqlGlobalSchemaVersions,
+		},
+		tokens: map[string]string{"inline_flush": "flushed_inlined", "merge_adjacent": "compacted_table", "rewrite_delete": "compacted_table",
+			"created_scalar_macro": "", "created_table_macro": "", "dropped_scalar_macro": "", "dropped_table_macro": ""},
+		note: "default 'NULL' (0.4's no-default string) becomes SQL NULL; partial_max becomes 'partial_max:N'; " +
+			"schema versions coarsen to one global row per schema version; new change tokens map to their 0.3 names"},
+
+	// 0.4 <-> 1.0 (MigrateV04: version row only)
+	{from: "0.4", to: "1.0"},
+	{from: "1.0", to: "0.4",
+		checks: []check{
+			{code: "deletion-vectors", table: "ducklake_delete_file",
+				query:  `SELECT 'delete_file_id ' || delete_file_id || ' ' || path FROM ducklake_delete_file WHERE format = 'puffin' ORDER BY delete_file_id`,
+				reason: "format 0.4 reads every delete file as Parquet; these are Puffin deletion vectors"},
+		}},
+
+	// 1.0 <-> 1.1 (MigrateV10)
+	{from: "1.0", to: "1.1",
+		checks: []check{
+			{code: "reserved-column-names", table: "ducklake_column",
+				query:  `SELECT DISTINCT 'table ' || table_id || ' column ' || column_name FROM ducklake_column WHERE column_name ILIKE '\_ducklake\_%' ESCAPE '\' ORDER BY ALL`,
+				reason: "format 1.1 reserves column names starting with _ducklake_"},
+		},
+		dynamic: prefixInlinedColumns},
+	{from: "1.1-dev1", to: "1.1",
+		dynamic: prefixInlinedColumns,
+		note:    "development layouts converge to 1.1: row_group_count, ducklake_view_column_tag and prefixed inlined columns are added where missing"},
+	{from: "1.1", to: "1.0",
+		checks: []check{
+			{code: "view-column-comments", table: "ducklake_view_column_tag",
+				query:  `SELECT 'view ' || view_id || ' column ' || column_name || ' ' || key FROM ducklake_view_column_tag ORDER BY ALL`,
+				reason: "format 1.0 has no view column comments",
+				option: "view-column-comments"},
+			{code: "deletion-vector-containers", table: "ducklake_delete_file",
+				query:  `SELECT 'delete_file_id ' || delete_file_id || ' ' || path FROM ducklake_delete_file WHERE format = 'puffin' AND partial_max IS NOT NULL ORDER BY delete_file_id`,
+				reason: "format 1.0 reads only bare deletion vectors; these Puffin containers carry deletions of several snapshots"},
+			{code: "inlined-system-name-collision", table: "ducklake_inlined_data_<table_id>_<schema_version>",
+				custom: inlinedSystemNameCollisions,
+				reason: "format 1.0 names the inlined system columns row_id, begin_snapshot and end_snapshot; these inlined tables have user columns of those names"},
+		},
+		dynamic: unprefixInlinedColumns,
+		note:    "row_group_count is dropped (informational, never read)"},
+}
+
+// lookupStep finds the declared step between two formats.
+func lookupStep(from, to *formats.Version) (step, bool) {
+	for _, s := range steps {
+		if s.from == from.Name && s.to == to.Name {
+			return s, true
+		}
+	}
+	return step{}, false
+}

@@ -1,0 +1,132 @@
+package convert
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Inlined data tables are created per table and schema version, so the steps
+// that touch them need Go rather than one statement.
+
+var (
+	plainSystemColumns    = []string{"row_id", "begin_snapshot", "end_snapshot"}
+	prefixedSystemColumns = []string{"_ducklake_row_id", "_ducklake_begin_snapshot", "_ducklake_end_snapshot"}
+)
+
+// inlinedDataTables lists the working copy's inlined data tables with their
+// columns.
+func inlinedDataTables(r *run) (map[string][]string, error) {
+	_, dynamic, err := r.w.layout(r.ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]string{}
+	for _, t := range dynamic {
+		if !strings.HasPrefix(t, "ducklake_inlined_data_") {
+			continue
+		}
+		cols, err := r.w.strings(r.ctx, fmt.Sprintf(`SELECT column_name FROM duckdb_columns() WHERE database_name = 'memory' AND schema_name = 'main' AND table_name = %s ORDER BY column_index`, literal(t)))
+		if err != nil {
+			return nil, err
+		}
+		out[t] = cols
+	}
+	return out, nil
+}
+
+func renameSystemColumns(r *run, from, to []string) error {
+	tables, err := inlinedDataTables(r)
+	if err != nil {
+		return err
+	}
+	for t, cols := range tables {
+		if len(cols) < 3 {
+			return fmt.Errorf("inlined table %s: %d columns, want at least the 3 system columns", t, len(cols))
+		}
+		if slices.Equal(cols[:3], to) {
+			continue
+		}
+		if !slices.Equal(cols[:3], from) {
+			return fmt.Errorf("inlined table %s: unexpected column layout (%s)", t, strings.Join(cols[:3], ", "))
+		}
+		for i := range from {
+			if slices.ContainsFunc(cols[3:], func(c string) bool { return strings.EqualFold(c, to[i]) }) {
+				return fmt.Errorf("inlined table %s: user column %s collides with system column %s", t, to[i], to[i])
+			}
+			if err := r.w.exec(r.ctx, fmt.Sprintf("ALTER TABLE %s RENAME COLUMN %s TO %s", quote(t), quote(from[i]), quote(to[i]))); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func prefixInlinedColumns(r *run) error {
+	return renameSystemColumns(r, plainSystemColumns, prefixedSystemColumns)
+}
+
+func unprefixInlinedColumns(r *run) error {
+	return renameSystemColumns(r, prefixedSystemColumns, plainSystemColumns)
+}
+
+// inlinedSystemNameCollisions lists inlined tables whose user columns are
+// named like 1.0's unprefixed system columns.
+func inlinedSystemNameCollisions(r *run) ([]string, error) {
+	tables, err := inlinedDataTables(r)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for t, cols := range tables {
+		for _, c := range cols[min(3, len(cols)):] {
+			if slices.ContainsFunc(plainSystemColumns, func(s string) bool { return strings.EqualFold(s, c) }) {
+				out = append(out, t+" column "+c)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// inlinedDeleteRows lists inlined file deletions (0.4+).
+func inlinedDeleteRows(r *run) ([]string, error) {
+	_, dynamic, err := r.w.layout(r.ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, t := range dynamic {
+		if !strings.HasPrefix(t, "ducklake_inlined_delete_") {
+			continue
+		}
+		n, err := r.w.count(r.ctx, "SELECT count(*) FROM "+quote(t))
+		if err != nil {
+			return nil, err
+		}
+		if n > 0 {
+			out = append(out, fmt.Sprintf("%s: %d deleted positions", t, n))
+		}
+	}
+	return out, nil
+}
+
+// inlinedRows counts rows held in inlined data tables and inlined deletes:
+// a frozen FDL catalog holds none.
+func inlinedRows(r *run) ([]string, error) {
+	_, dynamic, err := r.w.layout(r.ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, t := range dynamic {
+		n, err := r.w.count(r.ctx, "SELECT count(*) FROM "+quote(t))
+		if err != nil {
+			return nil, err
+		}
+		if n > 0 {
+			out = append(out, fmt.Sprintf("%s: %d rows", t, n))
+		}
+	}
+	return out, nil
+}
