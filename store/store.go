@@ -1,0 +1,96 @@
+// Package store is the small storage interface an FDL repository lives
+// behind: a local folder today (package store/local), object storage later.
+// Keys are slash-separated paths relative to the repository root
+// ("versions/<id>/version.json").
+//
+// Objects are immutable: Create never replaces an object, and an object is
+// either absent or complete. That is what lets two backfills run at once and
+// write each catalog exactly once.
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// Store holds immutable objects under slash-separated keys. Implementations
+// are safe for concurrent use, also by several processes at once.
+type Store interface {
+	// Open reads an object. The error wraps fs.ErrNotExist if it is absent.
+	Open(ctx context.Context, key string) (io.ReadCloser, error)
+	// Create writes an object from r, atomically: readers see it complete or
+	// not at all, and if r or ctx fails nothing is left behind. It returns an
+	// error wrapping ErrExists if the key is present (also when another
+	// writer created it first: of concurrent creators exactly one wins).
+	Create(ctx context.Context, key string, r io.Reader) error
+	// List returns the objects whose key starts with prefix, at any depth,
+	// sorted by key. A prefix with no objects gives an empty list.
+	List(ctx context.Context, prefix string) ([]ObjectInfo, error)
+	// Stat describes one object. The error wraps fs.ErrNotExist if absent.
+	Stat(ctx context.Context, key string) (ObjectInfo, error)
+}
+
+// PathStore is implemented by stores whose objects are local files, so that
+// DuckDB can open them in place (found by type assertion).
+type PathStore interface {
+	Store
+	// Path returns the local file path of a key (which may not exist yet).
+	Path(key string) (string, error)
+}
+
+// ObjectInfo describes one object.
+type ObjectInfo struct {
+	Key     string    `json:"key"`
+	Size    int64     `json:"size"`
+	ModTime time.Time `json:"mod_time"`
+}
+
+var (
+	// ErrExists is returned (wrapped) by Create when the key is present.
+	ErrExists = errors.New("object already exists")
+	// ErrInvalidKey is returned (wrapped) by every method for a key that is
+	// empty, absolute, or has empty, "." or ".." parts or backslashes.
+	ErrInvalidKey = errors.New("invalid key")
+)
+
+// ValidateKey checks that key is a clean, relative, slash-separated path.
+func ValidateKey(key string) error {
+	if key == "" {
+		return fmt.Errorf("%w: empty", ErrInvalidKey)
+	}
+	if strings.ContainsAny(key, "\\\x00") {
+		return fmt.Errorf("%w %q: backslash or NUL", ErrInvalidKey, key)
+	}
+	for _, part := range strings.Split(key, "/") {
+		if part == "" || part == "." || part == ".." {
+			return fmt.Errorf("%w %q: want a relative path without empty, '.' or '..' parts", ErrInvalidKey, key)
+		}
+	}
+	return nil
+}
+
+// ValidatePrefix checks a List prefix: empty, or a key, optionally ending in "/".
+func ValidatePrefix(prefix string) error {
+	if prefix == "" {
+		return nil
+	}
+	return ValidateKey(strings.TrimSuffix(prefix, "/"))
+}
+
+// ReadAll reads a whole object.
+func ReadAll(ctx context.Context, s Store, key string) ([]byte, error) {
+	rc, err := s.Open(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	data, err := io.ReadAll(rc)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", key, err)
+	}
+	return data, nil
+}
