@@ -1,0 +1,263 @@
+package compare
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// DataFile is a data file visible at a snapshot, with its delete file.
+type DataFile struct {
+	ID            int64   `json:"id"`
+	Path          string  `json:"path"` // resolved (data path override applied)
+	Stored        string  `json:"stored_path"`
+	Relative      bool    `json:"relative"`
+	RecordCount   int64   `json:"record_count"`
+	SizeBytes     int64   `json:"file_size_bytes"`
+	FooterSize    *int64  `json:"footer_size,omitempty"`
+	RowIDStart    *int64  `json:"row_id_start,omitempty"`
+	BeginSnapshot int64   `json:"begin_snapshot"`
+	PartialMax    *int64  `json:"partial_max,omitempty"`
+	PartialInfo   *string `json:"partial_file_info,omitempty"`
+	MappingID     *int64  `json:"mapping_id,omitempty"`
+	encryptionKey *string
+	Delete        *DeleteFile `json:"delete,omitempty"`
+}
+
+// DeleteFile is a delete file visible at a snapshot.
+type DeleteFile struct {
+	ID            int64  `json:"id"`
+	Path          string `json:"path"`
+	Format        string `json:"format"` // parquet or puffin
+	DeleteCount   int64  `json:"delete_count"`
+	SizeBytes     int64  `json:"file_size_bytes"`
+	FooterSize    *int64 `json:"footer_size,omitempty"`
+	BeginSnapshot int64  `json:"begin_snapshot"`
+	PartialMax    *int64 `json:"partial_max,omitempty"`
+	encryptionKey *string
+}
+
+func (r *Reader) resolve(dir, path string, relative bool) string {
+	if relative {
+		return dir + path
+	}
+	return path
+}
+
+// Files lists the data files of a table visible at a snapshot, each with
+// the delete file visible at that snapshot (at most one, §5.3).
+func (r *Reader) Files(ctx context.Context, t Table, snap int64) ([]DataFile, error) {
+	const dt = "ducklake_data_file"
+	q := fmt.Sprintf(`SELECT d.data_file_id, d.path, d.path_is_relative, d.record_count, d.file_size_bytes,
+		d.footer_size, d.row_id_start, d.begin_snapshot, %s, %s, %s, %s
+		FROM cat.ducklake_data_file d WHERE d.table_id = %d AND %s ORDER BY d.data_file_id`,
+		r.col(dt, "d", "partial_max"), r.col(dt, "d", "partial_file_info"), r.col(dt, "d", "mapping_id"),
+		r.col(dt, "d", "encryption_key"), t.ID, visible("d", snap))
+	rows, err := r.conn.QueryContext(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("list data files of %s in %s at snapshot %d: %w", t.FullName(), r.path, snap, err)
+	}
+	var files []DataFile
+	for rows.Next() {
+		var f DataFile
+		var rel sql.NullBool
+		var footer, rowStart, pmax, mapping sql.NullInt64
+		var pinfo, key sql.NullString
+		if err := rows.Scan(&f.ID, &f.Stored, &rel, &f.RecordCount, &f.SizeBytes, &footer, &rowStart, &f.BeginSnapshot, &pmax, &pinfo, &mapping, &key); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("list data files of %s in %s: %w", t.FullName(), r.path, err)
+		}
+		f.Relative = !rel.Valid || rel.Bool
+		f.Path = r.resolve(t.dir, f.Stored, f.Relative)
+		f.FooterSize, f.RowIDStart, f.PartialMax, f.MappingID = nullInt(footer), nullInt(rowStart), nullInt(pmax), nullInt(mapping)
+		f.PartialInfo, f.encryptionKey = nullString(pinfo), nullString(key)
+		files = append(files, f)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	const del = "ducklake_delete_file"
+	q = fmt.Sprintf(`SELECT x.delete_file_id, x.data_file_id, x.path, x.path_is_relative, %s, x.delete_count,
+		x.file_size_bytes, x.footer_size, x.begin_snapshot, %s, %s
+		FROM cat.ducklake_delete_file x WHERE x.table_id = %d AND %s ORDER BY x.delete_file_id`,
+		r.col(del, "x", "format"), r.col(del, "x", "partial_max"), r.col(del, "x", "encryption_key"), t.ID, visible("x", snap))
+	rows, err = r.conn.QueryContext(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("list delete files of %s in %s at snapshot %d: %w", t.FullName(), r.path, snap, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var d DeleteFile
+		var dataID int64
+		var stored string
+		var rel sql.NullBool
+		var format, key sql.NullString
+		var footer, pmax sql.NullInt64
+		if err := rows.Scan(&d.ID, &dataID, &stored, &rel, &format, &d.DeleteCount, &d.SizeBytes, &footer, &d.BeginSnapshot, &pmax, &key); err != nil {
+			return nil, fmt.Errorf("list delete files of %s in %s: %w", t.FullName(), r.path, err)
+		}
+		d.Path = r.resolve(t.dir, stored, !rel.Valid || rel.Bool)
+		d.Format = "parquet"
+		if format.Valid && format.String != "" {
+			d.Format = strings.ToLower(format.String)
+		}
+		d.FooterSize, d.PartialMax, d.encryptionKey = nullInt(footer), nullInt(pmax), nullString(key)
+		i := slices.IndexFunc(files, func(f DataFile) bool { return f.ID == dataID })
+		if i < 0 {
+			continue // delete file of a data file not visible at snap
+		}
+		if files[i].Delete != nil {
+			return nil, fmt.Errorf("%s in %s at snapshot %d: data file %d has two visible delete files (%d, %d)", t.FullName(), r.path, snap, dataID, files[i].Delete.ID, d.ID)
+		}
+		dc := d
+		files[i].Delete = &dc
+	}
+	return files, rows.Err()
+}
+
+func nullInt(v sql.NullInt64) *int64 {
+	if !v.Valid {
+		return nil
+	}
+	n := v.Int64
+	return &n
+}
+
+// checkExists reports a missing file as ErrIncomparable.
+func checkExists(path string) error {
+	if strings.Contains(path, "://") {
+		return nil // remote: let DuckDB report
+	}
+	if _, err := os.Stat(path); err != nil {
+		return fmt.Errorf("%w: %w", ErrIncomparable, err)
+	}
+	return nil
+}
+
+// keyParam returns the read_parquet parameter that decrypts a file ("" when
+// the file is not encrypted). The catalog stores the key base64-encoded;
+// DuckDB takes the raw key bytes as footer_key_value.
+func (r *Reader) keyParam(_ context.Context, key *string) (string, error) {
+	if key == nil || *key == "" {
+		return "", nil
+	}
+	return ", encryption_config = {footer_key_value: from_base64(" + sqlString(*key) + ")}", nil
+}
+
+// DeletedPositions returns the sorted 0-based physical positions of a data
+// file deleted at a snapshot, whichever kind of delete carries them: its
+// delete file (Parquet, partial Parquet, Puffin) and inlined file deletions.
+func (r *Reader) DeletedPositions(ctx context.Context, t Table, f DataFile, snap int64) ([]int64, error) {
+	var pos []int64
+	if d := f.Delete; d != nil {
+		if err := checkExists(d.Path); err != nil {
+			return nil, fmt.Errorf("delete file %s of %s (data file %d): %w", d.Path, t.FullName(), f.ID, err)
+		}
+		var err error
+		switch d.Format {
+		case "parquet":
+			pos, err = r.parquetDeletes(ctx, d, snap)
+		case "puffin":
+			pos, err = puffinDeletes(d.Path, snap)
+		default:
+			err = &UnsupportedError{What: fmt.Sprintf("delete file format %q", d.Format)}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read delete file %s of %s in %s: %w", d.Path, t.FullName(), r.path, err)
+		}
+	}
+	inl := fmt.Sprintf("ducklake_inlined_delete_%d", t.ID)
+	if _, ok := r.dynamic[inl]; ok {
+		q := fmt.Sprintf(`SELECT row_id FROM cat.%s WHERE file_id = %d AND begin_snapshot <= %d`, inl, f.ID, snap)
+		more, err := r.int64s(ctx, q)
+		if err != nil {
+			return nil, fmt.Errorf("read inlined deletions of %s in %s: %w", t.FullName(), r.path, err)
+		}
+		pos = append(pos, more...)
+	}
+	slices.Sort(pos)
+	return slices.Compact(pos), nil
+}
+
+// parquetDeletes reads a positional delete file; a third column named
+// _ducklake_internal_snapshot_id makes it a partial deletion file (§5.6).
+func (r *Reader) parquetDeletes(ctx context.Context, d *DeleteFile, snap int64) ([]int64, error) {
+	kp, err := r.keyParam(ctx, d.encryptionKey)
+	if err != nil {
+		return nil, err
+	}
+	src := fmt.Sprintf("read_parquet(%s%s)", sqlString(d.Path), kp)
+	cols, err := r.strings(ctx, fmt.Sprintf("SELECT column_name FROM (DESCRIBE SELECT * FROM %s)", src))
+	if err != nil {
+		return nil, err
+	}
+	if len(cols) < 2 {
+		return nil, fmt.Errorf("delete file has %d columns, want file_path and pos", len(cols))
+	}
+	q := fmt.Sprintf("SELECT %s FROM %s", ident(cols[1]), src)
+	if len(cols) >= 3 && cols[2] == "_ducklake_internal_snapshot_id" {
+		q += fmt.Sprintf(" WHERE %s <= %d", ident(cols[2]), snap)
+	}
+	return r.int64s(ctx, q)
+}
+
+func (r *Reader) int64s(ctx context.Context, q string) ([]int64, error) {
+	rows, err := r.conn.QueryContext(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var v int64
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+func (r *Reader) strings(ctx context.Context, q string) ([]string, error) {
+	rows, err := r.conn.QueryContext(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var v sql.NullString
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v.String)
+	}
+	return out, rows.Err()
+}
+
+// splitLimit applies a split list 's1:n1|s2:n2|...' at a snapshot: the
+// number of leading physical rows visible (§5.5). ok=false when the value
+// is not a split list.
+func splitLimit(info string, snap int64) (limit int64, ok bool, err error) {
+	limit = 0
+	for _, part := range strings.Split(info, "|") {
+		s, n, found := strings.Cut(part, ":")
+		if !found {
+			return 0, false, fmt.Errorf("bad partial_file_info %q", info)
+		}
+		si, err1 := strconv.ParseInt(s, 10, 64)
+		ni, err2 := strconv.ParseInt(n, 10, 64)
+		if err1 != nil || err2 != nil {
+			return 0, false, fmt.Errorf("bad partial_file_info %q", info)
+		}
+		if si <= snap && ni > limit {
+			limit = ni
+		}
+	}
+	return limit, true, nil
+}

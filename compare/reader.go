@@ -1,0 +1,311 @@
+// Package compare proves two DuckLake catalogs equivalent: the same schema,
+// the same data and delete files, and the same rows at every snapshot. Rows
+// are read by an independent DuckLake reader of our own (Open), which follows
+// the read rules of each catalog's own format (ducklake-formats.md §5) and
+// shares no code with the converter, so that a bug in one cannot hide in the
+// other.
+package compare
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/duckdb/duckdb-go/v2"
+
+	"github.com/fdl-formats/fdl-formats/formats"
+)
+
+var (
+	// ErrNotEquivalent: the catalogs differ (schema, files or rows).
+	ErrNotEquivalent = errors.New("catalogs are not equivalent")
+	// ErrIncomparable: a catalog or file could not be read, a data file is
+	// missing, or the catalog uses a feature this reader does not support.
+	ErrIncomparable = errors.New("catalogs could not be compared")
+)
+
+// ReaderOptions tune Open.
+type ReaderOptions struct {
+	// DataPath overrides the catalog's data_path (a local folder), as
+	// DuckLake's DATA_PATH ... OVERRIDE_DATA_PATH true does.
+	DataPath string
+}
+
+// Reader reads one DuckLake catalog, read-only, with the rules of its format.
+// It holds one DuckDB connection and is not safe for concurrent use.
+type Reader struct {
+	path     string
+	db       *sql.DB
+	conn     *sql.Conn
+	format   *formats.Version
+	layout   formats.Layout
+	dynamic  map[string][]string // inlined data/delete tables and their columns
+	dataPath string
+}
+
+// Open attaches a catalog read-only in a private in-memory DuckDB and detects
+// its format. Errors wrap ErrIncomparable when the catalog cannot be read.
+func Open(ctx context.Context, catalogPath string, opts ReaderOptions) (*Reader, error) {
+	if _, err := os.Stat(catalogPath); err != nil {
+		return nil, fmt.Errorf("%w: catalog %s: %w", ErrIncomparable, catalogPath, err)
+	}
+	connector, err := duckdb.NewConnector("", nil)
+	if err != nil {
+		return nil, fmt.Errorf("open duckdb: %w", err)
+	}
+	db := sql.OpenDB(connector)
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open duckdb: %w", err)
+	}
+	r := &Reader{path: catalogPath, db: db, conn: conn}
+	if err := r.init(ctx, opts); err != nil {
+		r.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+func (r *Reader) init(ctx context.Context, opts ReaderOptions) error {
+	// UTC makes timestamp -> timestamptz promotions and text renderings
+	// independent of the machine's zone.
+	for _, q := range []string{"SET TimeZone = 'UTC'", "SET threads = 2"} {
+		if _, err := r.conn.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("%s: %w", q, err)
+		}
+	}
+	if _, err := r.conn.ExecContext(ctx, fmt.Sprintf("ATTACH %s AS cat (READ_ONLY)", sqlString(r.path))); err != nil {
+		msg := err.Error()
+		if strings.Contains(msg, "storage version") || strings.Contains(msg, "newer version") || strings.Contains(msg, "serialization version") {
+			return fmt.Errorf("%w: catalog %s was saved with a DuckDB storage version that DuckDB %s cannot open: %w", ErrIncomparable, r.path, duckdbVersion(ctx, r.conn), err)
+		}
+		return fmt.Errorf("%w: attach catalog %s: %w", ErrIncomparable, r.path, err)
+	}
+	rows, err := r.conn.QueryContext(ctx, `SELECT table_name, column_name FROM duckdb_columns() WHERE database_name = 'cat' AND schema_name = 'main' ORDER BY table_name, column_index`)
+	if err != nil {
+		return fmt.Errorf("read layout of %s: %w", r.path, err)
+	}
+	r.layout = formats.Layout{}
+	r.dynamic = map[string][]string{}
+	for rows.Next() {
+		var t, c string
+		if err := rows.Scan(&t, &c); err != nil {
+			rows.Close()
+			return fmt.Errorf("read layout of %s: %w", r.path, err)
+		}
+		if formats.IsDynamicTable(t) {
+			r.dynamic[t] = append(r.dynamic[t], c)
+		} else {
+			r.layout[t] = append(r.layout[t], c)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read layout of %s: %w", r.path, err)
+	}
+	if _, ok := r.layout["ducklake_metadata"]; !ok {
+		return fmt.Errorf("%w: %s is not a DuckLake catalog (no ducklake_metadata table)", ErrIncomparable, r.path)
+	}
+	var stamp string
+	if err := r.conn.QueryRowContext(ctx, `SELECT value FROM cat.ducklake_metadata WHERE key = 'version'`+r.globalScope()).Scan(&stamp); err != nil {
+		return fmt.Errorf("%w: read format version of %s: %w", ErrIncomparable, r.path, err)
+	}
+	r.format, err = formats.Detect(stamp, r.layout)
+	if err != nil {
+		return fmt.Errorf("%w: detect format of %s: %w", ErrIncomparable, r.path, err)
+	}
+	dp := opts.DataPath
+	if dp == "" {
+		if err := r.conn.QueryRowContext(ctx, `SELECT value FROM cat.ducklake_metadata WHERE key = 'data_path'`+r.globalScope()).Scan(&dp); err != nil {
+			return fmt.Errorf("read data_path of %s: %w", r.path, err)
+		}
+	} else if abs, err := filepath.Abs(dp); err == nil {
+		dp = abs
+	}
+	if !strings.HasSuffix(dp, "/") {
+		dp += "/"
+	}
+	r.dataPath = dp
+	return nil
+}
+
+// globalScope restricts ducklake_metadata to global rows where scopes exist.
+func (r *Reader) globalScope() string {
+	if r.has("ducklake_metadata", "scope") {
+		return " AND scope IS NULL"
+	}
+	return ""
+}
+
+func duckdbVersion(ctx context.Context, conn *sql.Conn) string {
+	var v string
+	if err := conn.QueryRowContext(ctx, "SELECT version()").Scan(&v); err != nil {
+		return "?"
+	}
+	return strings.TrimPrefix(v, "v")
+}
+
+// Close releases the DuckDB database.
+func (r *Reader) Close() error {
+	if r.conn != nil {
+		r.conn.Close()
+	}
+	return r.db.Close()
+}
+
+// Format is the catalog's detected format.
+func (r *Reader) Format() *formats.Version { return r.format }
+
+// Path is the catalog file.
+func (r *Reader) Path() string { return r.path }
+
+// DataPath is the base folder relative paths resolve against.
+func (r *Reader) DataPath() string { return r.dataPath }
+
+// has reports whether a static metadata table has a column.
+func (r *Reader) has(table, column string) bool {
+	for _, c := range r.layout[table] {
+		if c == column {
+			return true
+		}
+	}
+	return false
+}
+
+// col returns "alias.column" when the table has it, else "NULL" (so queries
+// stay the same across layouts).
+func (r *Reader) col(table, alias, column string) string {
+	if r.has(table, column) {
+		return alias + "." + column
+	}
+	return "NULL"
+}
+
+// Snapshot is one row of ducklake_snapshot.
+type Snapshot struct {
+	ID            int64  `json:"id"`
+	Time          string `json:"time"`
+	SchemaVersion int64  `json:"schema_version"`
+}
+
+// Snapshots lists the catalog's snapshots, oldest first.
+func (r *Reader) Snapshots(ctx context.Context) ([]Snapshot, error) {
+	rows, err := r.conn.QueryContext(ctx, `SELECT snapshot_id, snapshot_time::VARCHAR, schema_version FROM cat.ducklake_snapshot ORDER BY snapshot_id`)
+	if err != nil {
+		return nil, fmt.Errorf("list snapshots of %s: %w", r.path, err)
+	}
+	defer rows.Close()
+	var out []Snapshot
+	for rows.Next() {
+		var s Snapshot
+		if err := rows.Scan(&s.ID, &s.Time, &s.SchemaVersion); err != nil {
+			return nil, fmt.Errorf("list snapshots of %s: %w", r.path, err)
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// Table is a table visible at a snapshot.
+type Table struct {
+	ID            int64
+	Schema, Name  string
+	SchemaID      int64
+	BeginSnapshot int64
+	dir           string // resolved table folder (data and delete files are relative to it)
+}
+
+// FullName is schema.table.
+func (t Table) FullName() string { return t.Schema + "." + t.Name }
+
+// visible is the snapshot filter of §5.2 for a table alias.
+func visible(alias string, snap int64) string {
+	return fmt.Sprintf("%[2]d >= %[1]s.begin_snapshot AND (%[2]d < %[1]s.end_snapshot OR %[1]s.end_snapshot IS NULL)", alias, snap)
+}
+
+// Tables lists the tables visible at a snapshot, sorted by schema and name.
+func (r *Reader) Tables(ctx context.Context, snap int64) ([]Table, error) {
+	q := fmt.Sprintf(`SELECT t.table_id, s.schema_name, t.table_name, s.schema_id, t.begin_snapshot,
+		%s, %s, %s, %s
+		FROM cat.ducklake_table t JOIN cat.ducklake_schema s ON s.schema_id = t.schema_id AND %s
+		WHERE %s ORDER BY s.schema_name, t.table_name`,
+		r.col("ducklake_schema", "s", "path"), r.col("ducklake_schema", "s", "path_is_relative"),
+		r.col("ducklake_table", "t", "path"), r.col("ducklake_table", "t", "path_is_relative"),
+		visible("s", snap), visible("t", snap))
+	rows, err := r.conn.QueryContext(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("list tables of %s at snapshot %d: %w", r.path, snap, err)
+	}
+	defer rows.Close()
+	var out []Table
+	for rows.Next() {
+		var t Table
+		var sPath, tPath sql.NullString
+		var sRel, tRel sql.NullBool
+		if err := rows.Scan(&t.ID, &t.Schema, &t.Name, &t.SchemaID, &t.BeginSnapshot, &sPath, &sRel, &tPath, &tRel); err != nil {
+			return nil, fmt.Errorf("list tables of %s at snapshot %d: %w", r.path, snap, err)
+		}
+		t.dir = r.tableDir(sPath, sRel, tPath, tRel)
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
+// tableDir resolves a table's folder (§6.2). Without table paths (0.1) it
+// is the data path itself.
+func (r *Reader) tableDir(sPath sql.NullString, sRel sql.NullBool, tPath sql.NullString, tRel sql.NullBool) string {
+	if !r.format.Has(formats.CapTablePaths) {
+		return r.dataPath
+	}
+	schemaDir := r.dataPath
+	if sPath.Valid {
+		if !sRel.Valid || sRel.Bool {
+			schemaDir = r.dataPath + sPath.String
+		} else {
+			schemaDir = sPath.String
+		}
+	}
+	tableDir := schemaDir
+	if tPath.Valid {
+		if !tRel.Valid || tRel.Bool {
+			tableDir = schemaDir + tPath.String
+		} else {
+			tableDir = tPath.String
+		}
+	}
+	return tableDir
+}
+
+// Table finds a table by "schema.table" (or a bare name in any schema) at a snapshot.
+func (r *Reader) Table(ctx context.Context, name string, snap int64) (Table, error) {
+	tables, err := r.Tables(ctx, snap)
+	if err != nil {
+		return Table{}, err
+	}
+	for _, t := range tables {
+		if t.FullName() == name || (!strings.Contains(name, ".") && t.Name == name) {
+			return t, nil
+		}
+	}
+	return Table{}, fmt.Errorf("table %s not found in %s at snapshot %d", name, r.path, snap)
+}
+
+// sqlString quotes a Go string as an SQL string literal.
+func sqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// ident quotes an SQL identifier.
+func ident(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+
+// nullString converts a scanned value to *string.
+func nullString(v sql.NullString) *string {
+	if !v.Valid {
+		return nil
+	}
+	s := v.String
+	return &s
+}

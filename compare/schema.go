@@ -1,0 +1,168 @@
+package compare
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Column is a table column (or nested field) visible at a snapshot, as
+// ducklake_column records it; field id = ID at every nesting level.
+type Column struct {
+	ID             int64     `json:"id"`
+	Name           string    `json:"name"`
+	Type           string    `json:"type"` // DuckLake type name as the format stores it
+	InitialDefault *string   `json:"initial_default,omitempty"`
+	DefaultValue   *string   `json:"default_value,omitempty"`
+	NullsAllowed   bool      `json:"nulls_allowed"`
+	Order          int64     `json:"order"`
+	Children       []*Column `json:"children,omitempty"`
+}
+
+// Columns returns the top-level columns of a table at a snapshot, in
+// column_order, with their nested fields.
+func (r *Reader) Columns(ctx context.Context, tableID, snap int64) ([]*Column, error) {
+	return r.columnsAt(ctx, tableID, snap, false)
+}
+
+func (r *Reader) columnsAt(ctx context.Context, tableID, snap int64, topOnly bool) ([]*Column, error) {
+	q := fmt.Sprintf(`SELECT c.column_id, c.column_name, c.column_type, c.initial_default, c.default_value,
+		c.nulls_allowed, c.column_order, c.parent_column
+		FROM cat.ducklake_column c WHERE c.table_id = %d AND %s
+		ORDER BY c.parent_column NULLS FIRST, c.column_order`, tableID, visible("c", snap))
+	rows, err := r.conn.QueryContext(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("read columns of table %d in %s at snapshot %d: %w", tableID, r.path, snap, err)
+	}
+	defer rows.Close()
+	byID := map[int64]*Column{}
+	var top []*Column
+	type pending struct {
+		c      *Column
+		parent int64
+	}
+	var kids []pending
+	for rows.Next() {
+		var c Column
+		var initial, def sql.NullString
+		var nulls sql.NullBool
+		var parent sql.NullInt64
+		if err := rows.Scan(&c.ID, &c.Name, &c.Type, &initial, &def, &nulls, &c.Order, &parent); err != nil {
+			return nil, fmt.Errorf("read columns of table %d in %s: %w", tableID, r.path, err)
+		}
+		c.InitialDefault, c.DefaultValue = nullString(initial), nullString(def)
+		c.NullsAllowed = !nulls.Valid || nulls.Bool
+		cp := &c
+		byID[c.ID] = cp
+		if parent.Valid {
+			kids = append(kids, pending{cp, parent.Int64})
+		} else {
+			top = append(top, cp)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if topOnly {
+		return top, nil
+	}
+	for _, k := range kids {
+		p, ok := byID[k.parent]
+		if !ok {
+			return nil, fmt.Errorf("table %d in %s at snapshot %d: column %d (%s) has unknown parent %d", tableID, r.path, snap, k.c.ID, k.c.Name, k.parent)
+		}
+		p.Children = append(p.Children, k.c)
+	}
+	for _, c := range byID {
+		sort.SliceStable(c.Children, func(i, j int) bool { return c.Children[i].Order < c.Children[j].Order })
+	}
+	return top, nil
+}
+
+// scalarTypes maps DuckLake type names to DuckDB types.
+var scalarTypes = map[string]string{
+	"boolean": "BOOLEAN", "int8": "TINYINT", "int16": "SMALLINT", "int32": "INTEGER", "int64": "BIGINT",
+	"int128": "HUGEINT", "uint8": "UTINYINT", "uint16": "USMALLINT", "uint32": "UINTEGER", "uint64": "UBIGINT",
+	"uint128": "UHUGEINT", "float32": "FLOAT", "float64": "DOUBLE", "time": "TIME", "time_ns": "TIME_NS",
+	"timetz": "TIMETZ", "date": "DATE", "timestamp": "TIMESTAMP", "timestamp_us": "TIMESTAMP",
+	"timestamp_ms": "TIMESTAMP_MS", "timestamp_ns": "TIMESTAMP_NS", "timestamp_s": "TIMESTAMP_S",
+	"timestamptz": "TIMESTAMPTZ", "interval": "INTERVAL", "varchar": "VARCHAR", "blob": "BLOB",
+	"uuid": "UUID", "json": "JSON", "geometry": "GEOMETRY", "variant": "VARIANT",
+}
+
+// UnsupportedError names a feature this reader cannot read; it wraps ErrIncomparable.
+type UnsupportedError struct{ What string }
+
+func (e *UnsupportedError) Error() string { return "unsupported: " + e.What }
+func (e *UnsupportedError) Unwrap() error { return ErrIncomparable }
+
+// DuckType is the DuckDB type of a column, nested fields included.
+func (c *Column) DuckType() (string, error) {
+	t := strings.ToLower(strings.TrimSpace(c.Type))
+	switch {
+	case t == "struct":
+		if len(c.Children) == 0 {
+			return "", fmt.Errorf("struct column %s (id %d) has no fields", c.Name, c.ID)
+		}
+		parts := make([]string, len(c.Children))
+		for i, ch := range c.Children {
+			ct, err := ch.DuckType()
+			if err != nil {
+				return "", err
+			}
+			parts[i] = ident(ch.Name) + " " + ct
+		}
+		return "STRUCT(" + strings.Join(parts, ", ") + ")", nil
+	case t == "list":
+		if len(c.Children) != 1 {
+			return "", fmt.Errorf("list column %s (id %d) has %d element fields", c.Name, c.ID, len(c.Children))
+		}
+		et, err := c.Children[0].DuckType()
+		if err != nil {
+			return "", err
+		}
+		return et + "[]", nil
+	case t == "map":
+		if len(c.Children) != 2 {
+			return "", fmt.Errorf("map column %s (id %d) has %d fields", c.Name, c.ID, len(c.Children))
+		}
+		kt, err := c.Children[0].DuckType()
+		if err != nil {
+			return "", err
+		}
+		vt, err := c.Children[1].DuckType()
+		if err != nil {
+			return "", err
+		}
+		return "MAP(" + kt + ", " + vt + ")", nil
+	case strings.HasPrefix(t, "decimal"):
+		return strings.ToUpper(t), nil
+	}
+	if d, ok := scalarTypes[t]; ok {
+		return d, nil
+	}
+	return "", &UnsupportedError{What: fmt.Sprintf("column %s (id %d) has type %q", c.Name, c.ID, c.Type)}
+}
+
+func (c *Column) nested() bool {
+	switch strings.ToLower(c.Type) {
+	case "struct", "list", "map":
+		return true
+	}
+	return false
+}
+
+// defaultExpr is the value of a column missing from a file: its
+// initial_default cast to the column type, or NULL (§5.4).
+func (c *Column) defaultExpr() (string, error) {
+	dt, err := c.DuckType()
+	if err != nil {
+		return "", err
+	}
+	if c.InitialDefault == nil {
+		return "CAST(NULL AS " + dt + ")", nil
+	}
+	return "CAST(" + sqlString(*c.InitialDefault) + " AS " + dt + ")", nil
+}
