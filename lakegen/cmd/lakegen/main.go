@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"sort"
 	"syscall"
 	"time"
 
@@ -52,8 +53,13 @@ func main() {
 		fmt.Printf("version %d %s snapshots %d..%d\n", v.Seq, v.ID, v.Snapshots[0], v.Snapshots[1])
 	}
 	last := res.Snapshots[len(res.Snapshots)-1]
-	for name, t := range last.Tables {
-		fmt.Printf("  %s: %d rows at snapshot %d\n", name, t.Rows, last.ID)
+	names := make([]string, 0, len(last.Tables))
+	for name := range last.Tables {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		fmt.Printf("  %s: %d rows at snapshot %d\n", name, last.Tables[name].Rows, last.ID)
 	}
 	fmt.Fprintf(os.Stderr, "wrote %s in %s\n", res.Dir, time.Since(start).Round(time.Millisecond))
 }
