@@ -1,0 +1,28 @@
+package repo
+
+import "errors"
+
+var (
+	// ErrNotRepository is returned by Plan, Backfill and Check when the store
+	// has no readable fdl.json.
+	ErrNotRepository = errors.New("not an FDL repository")
+	// ErrBadFilter is returned by Plan, Backfill and Check for a --formats or
+	// --versions value that names nothing in the repository.
+	ErrBadFilter = errors.New("filter names nothing in the repository")
+	// ErrBackfillIncomplete is matched by the *BackfillError Backfill returns
+	// when some missing cell could not be written.
+	ErrBackfillIncomplete = errors.New("backfill incomplete")
+	// ErrDifferences is matched by the *CheckError Check returns when a
+	// published catalog is not equivalent to its source, a file does not
+	// match version.json, or a rule is violated.
+	ErrDifferences = errors.New("repository has differences")
+	// ErrWorkMissing is matched by the *CheckError Check returns when a
+	// declared format that can be written is missing.
+	ErrWorkMissing = errors.New("repository has work missing")
+	// ErrInvalidVersion is matched by the *CheckError Check returns when a
+	// version's files are invalid or unreadable.
+	ErrInvalidVersion = errors.New("repository has invalid versions")
+	// ErrUnverifiable is matched by the *CheckError Check returns when a
+	// catalog could not be compared (unreadable, unsupported feature).
+	ErrUnverifiable = errors.New("repository has catalogs that could not be verified")
+)

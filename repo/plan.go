@@ -1,0 +1,430 @@
+package repo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/fdl-formats/fdl-formats/convert"
+	"github.com/fdl-formats/fdl-formats/fdljson"
+	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/store"
+)
+
+// State is what a cell of the matrix holds or needs.
+type State string
+
+const (
+	// Source: the frozen catalog is already in that format.
+	Source State = "source"
+	// Present: catalogs/<format>.duckdb exists.
+	Present State = "present"
+	// Missing: the catalog can be written and is not there yet.
+	Missing State = "missing"
+	// Refused: the version uses what the format cannot express.
+	Refused State = "refused"
+	// Expired: the format's until has passed, or the version was created at
+	// or after it; the format is no longer written.
+	Expired State = "expired"
+	// Skipped: the version is expired or withdrawn (expired.json).
+	Skipped State = "skipped"
+	// Error: a file is unreadable or does not match version.json.
+	Error State = "error"
+)
+
+// States lists every state in the order reports show them.
+var States = []State{Source, Present, Missing, Refused, Expired, Skipped, Error}
+
+// Cell is one version x format of the matrix.
+type Cell struct {
+	Version  string `json:"version"`
+	Seq      int64  `json:"seq,omitempty"`
+	Format   string `json:"format"`
+	Declared bool   `json:"declared"`
+	State    State  `json:"state"`
+	// Key is the catalog file: present, or to be written.
+	Key      string            `json:"key,omitempty"`
+	Reasons  []string          `json:"reasons,omitempty"`
+	Problem  Problem           `json:"problem,omitempty"`
+	Findings []convert.Finding `json:"findings,omitempty"`
+	// Violation says why a present catalog breaks a rule (written for a
+	// version created at or after the format's until).
+	Violation string `json:"violation,omitempty"`
+
+	source string // key of the frozen catalog
+	target *formats.Version
+	ref    fdljson.FileRef
+}
+
+// VersionPlan is one row of the matrix.
+type VersionPlan struct {
+	ID        string    `json:"id"`
+	Seq       int64     `json:"seq,omitempty"`
+	Parent    string    `json:"parent,omitempty"`
+	CreatedAt time.Time `json:"created_at,omitzero"`
+	// Format is the frozen catalog's DuckLake format.
+	Format  string `json:"format,omitempty"`
+	Catalog string `json:"catalog,omitempty"`
+	// Skipped is expired.json's reason ("expired", "withdrawn").
+	Skipped string `json:"skipped,omitempty"`
+	Error   string `json:"error,omitempty"`
+	// Issues are problems with dataset.json or files.json; they do not stop
+	// the catalogs from being written.
+	Issues []Issue `json:"issues,omitempty"`
+	Cells  []*Cell `json:"cells"`
+
+	v *version
+}
+
+// FormatPlan is one declared format as of the plan's time.
+type FormatPlan struct {
+	DuckLake string `json:"ducklake"`
+	DuckDB   string `json:"duckdb"`
+	Until    string `json:"until,omitempty"`
+	// Expired: until has passed as of now.
+	Expired bool `json:"expired"`
+	// DaysLeft is the number of whole days until it expires (nil: never).
+	DaysLeft *int `json:"days_left,omitempty"`
+}
+
+// Rule is the result of a repository-level rule for one version.
+type Rule struct {
+	Rule    string `json:"rule"`
+	Version string `json:"version,omitempty"`
+	Format  string `json:"format,omitempty"`
+	Status  string `json:"status"` // "ok", "violated", "unknown"
+	Detail  string `json:"detail,omitempty"`
+}
+
+// RuleOldestFormat is "data files must be readable by the oldest declared format".
+const RuleOldestFormat = "data-files-readable-by-oldest-format"
+
+// Matrix is the version x declared-format matrix of a repository (what
+// Plan returns).
+type Matrix struct {
+	FormatVersion int            `json:"format_version"`
+	Now           time.Time      `json:"now"`
+	DataDir       string         `json:"data_dir"`
+	Formats       []FormatPlan   `json:"formats"`
+	Versions      []*VersionPlan `json:"versions"`
+	Rules         []Rule         `json:"rules"`
+	Warnings      []string       `json:"warnings"`
+	Counts        map[State]int  `json:"counts"`
+
+	repo *repository
+}
+
+// ExpiryWarning is how long before a format's until Plan starts warning.
+const ExpiryWarning = 30 * 24 * time.Hour
+
+// Cells lists every cell, row by row.
+func (p *Matrix) Cells() []*Cell {
+	var out []*Cell
+	for _, v := range p.Versions {
+		out = append(out, v.Cells...)
+	}
+	return out
+}
+
+// Cell finds a cell by version ID and format, or nil.
+func (p *Matrix) Cell(id, format string) *Cell {
+	for _, v := range p.Versions {
+		if v.ID != id {
+			continue
+		}
+		for _, c := range v.Cells {
+			if c.Format == format {
+				return c
+			}
+		}
+	}
+	return nil
+}
+
+// Plan reads a repository and builds its matrix. Nothing is written. It
+// returns an error only when the repository itself cannot be read (no or an
+// invalid fdl.json, a bad filter); problems of single versions are cells in
+// state Error.
+func Plan(ctx context.Context, st store.Store, opts Options) (*Matrix, error) {
+	r, err := load(ctx, st, &opts)
+	if err != nil {
+		return nil, err
+	}
+	return r.plan(ctx, &opts)
+}
+
+func (r *repository) plan(ctx context.Context, opts *Options) (*Matrix, error) {
+	now := opts.now()
+	log := opts.log()
+	declared, err := selectFormats(r.cfg, opts.Formats)
+	if err != nil {
+		return nil, err
+	}
+	versions, err := selectVersions(r.versions, opts.Versions)
+	if err != nil {
+		return nil, err
+	}
+	p := &Matrix{FormatVersion: 1, Now: now, DataDir: r.cfg.DataDir, Warnings: []string{}, Rules: []Rule{}, Counts: map[State]int{}, repo: r}
+	for _, f := range r.cfg.Sorted() {
+		fp := FormatPlan{DuckLake: f.DuckLake, DuckDB: f.DuckDB, Until: f.Until, Expired: f.ExpiredAt(now)}
+		if f.HasUntil() {
+			days := int(f.UntilTime.Sub(now) / (24 * time.Hour))
+			fp.DaysLeft = &days
+			if !fp.Expired && f.UntilTime.Sub(now) <= ExpiryWarning {
+				w := fmt.Sprintf("format %s expires on %s (in %d days): no catalogs in it will be written for versions created after that", f.DuckLake, f.Until, days)
+				p.Warnings = append(p.Warnings, w)
+				log.Warn("format expires soon", "format", f.DuckLake, "until", f.Until, "days_left", days)
+			}
+		}
+		p.Formats = append(p.Formats, fp)
+	}
+	work, err := os.MkdirTemp(opts.WorkDir, "fdl-plan-")
+	if err != nil {
+		return nil, fmt.Errorf("create work folder: %w", err)
+	}
+	defer os.RemoveAll(work)
+
+	var checks []*Cell
+	for _, v := range versions {
+		vp := r.planVersion(ctx, v, declared, now)
+		p.Versions = append(p.Versions, vp)
+		for _, c := range vp.Cells {
+			if c.State == Missing {
+				checks = append(checks, c)
+			}
+		}
+	}
+	// A missing cell is refused if the converter cannot express the catalog
+	// in its format; find out without writing anything.
+	if err := r.checkCells(ctx, checks, work, opts); err != nil {
+		return nil, err
+	}
+	for _, vp := range p.Versions {
+		for _, c := range vp.Cells {
+			p.Counts[c.State]++
+		}
+		p.Rules = append(p.Rules, r.oldestFormatRule(vp, declared)...)
+	}
+	return p, nil
+}
+
+func (r *repository) planVersion(ctx context.Context, v *version, declared []fdljson.Format, now time.Time) *VersionPlan {
+	vp := &VersionPlan{ID: v.id, Cells: []*Cell{}, v: v}
+	if v.meta != nil {
+		vp.Seq, vp.Parent, vp.CreatedAt = v.meta.Seq, v.meta.Parent(), v.meta.CreatedAt
+		vp.Format, vp.Catalog = v.meta.DuckLake.Format, v.prefix()+v.meta.Catalog.Path
+	}
+	// Present catalogs of undeclared formats are shown too, so check
+	// verifies every catalogs/*.duckdb.
+	formatsShown := slices.Clone(declared)
+	for _, name := range v.presentFormats() {
+		if !slices.ContainsFunc(formatsShown, func(f fdljson.Format) bool { return f.DuckLake == name }) {
+			if _, ok := r.cfg.Format(name); ok {
+				continue // declared but filtered out
+			}
+			formatsShown = append(formatsShown, fdljson.Format{DuckLake: name})
+		}
+	}
+	problem, verr := v.problem, v.err
+	if v.expired != nil {
+		vp.Skipped = v.expired.Reason
+	} else if verr == nil {
+		problem, verr = r.verifyRef(ctx, v, v.meta.Catalog.FileRef)
+		vp.Issues = r.versionIssues(ctx, v)
+	}
+	if verr != nil {
+		vp.Error = verr.Error()
+	}
+	for _, f := range formatsShown {
+		c := &Cell{Version: v.id, Seq: vp.Seq, Format: f.DuckLake, Declared: f.Version != nil, target: f.Version}
+		if v.meta != nil {
+			c.source, c.ref = vp.Catalog, v.meta.Catalog.FileRef
+		}
+		key := CatalogKey(v.id, f.DuckLake)
+		_, present := v.objects["catalogs/"+f.DuckLake+".duckdb"]
+		switch {
+		case v.expired != nil:
+			c.State = Skipped
+			c.Reasons = []string{fmt.Sprintf("version %s (expired.json)", v.expired.Reason)}
+		case verr != nil:
+			c.State, c.Problem, c.Reasons = Error, problem, []string{verr.Error()}
+		case f.DuckLake == v.meta.DuckLake.Format:
+			c.State, c.Key = Source, vp.Catalog
+		case present:
+			c.State, c.Key = Present, key
+			if !c.Declared {
+				c.Reasons = []string{"format not declared in fdl.json"}
+			}
+			if c.Declared && f.HasUntil() && !v.meta.CreatedAt.Before(f.UntilTime) {
+				c.Violation = fmt.Sprintf("written for a version created %s, at or after the format's until %s", v.meta.CreatedAt.Format(time.RFC3339), f.Until)
+			}
+		case f.ExpiredFor(v.meta.CreatedAt, now):
+			c.State = Expired
+			if !v.meta.CreatedAt.Before(f.UntilTime) {
+				c.Reasons = []string{fmt.Sprintf("version created %s, at or after until %s", v.meta.CreatedAt.Format(time.RFC3339), f.Until)}
+			} else {
+				c.Reasons = []string{fmt.Sprintf("until %s has passed (as of %s)", f.Until, now.Format(time.RFC3339))}
+			}
+		default:
+			c.State, c.Key = Missing, key
+		}
+		vp.Cells = append(vp.Cells, c)
+	}
+	return vp
+}
+
+func (v *version) presentFormats() []string {
+	var out []string
+	for rel := range v.objects {
+		if name, ok := strings.CutPrefix(rel, "catalogs/"); ok && path.Ext(name) == ".duckdb" && !strings.Contains(name, "/") {
+			out = append(out, strings.TrimSuffix(name, ".duckdb"))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Issue is a problem with a file of a version other than its catalogs.
+type Issue struct {
+	Problem Problem `json:"problem"`
+	Detail  string  `json:"detail"`
+}
+
+// versionIssues checks dataset.json and files.json against version.json.
+func (r *repository) versionIssues(ctx context.Context, v *version) []Issue {
+	var issues []Issue
+	for _, ref := range []*fdljson.FileRef{v.meta.Dataset, v.meta.Files} {
+		if ref == nil {
+			continue
+		}
+		if problem, err := r.verifyRef(ctx, v, *ref); err != nil {
+			issues = append(issues, Issue{problem, err.Error()})
+			continue
+		}
+		data, err := storeRead(ctx, r, v.prefix()+ref.Path)
+		if err != nil {
+			issues = append(issues, Issue{ProblemUnreadable, err.Error()})
+			continue
+		}
+		if ref == v.meta.Dataset {
+			_, err = fdljson.ParseDataset(v.prefix()+ref.Path, data)
+		} else {
+			_, err = fdljson.ParseFiles(v.prefix()+ref.Path, data)
+		}
+		if err != nil {
+			issues = append(issues, Issue{ProblemInvalid, err.Error()})
+		}
+	}
+	return issues
+}
+
+func storeRead(ctx context.Context, r *repository, key string) ([]byte, error) {
+	return store.ReadAll(ctx, r.st, key)
+}
+
+// checkCells runs convert.Check for each missing cell, jobs at a time, and
+// turns refusals into Refused cells and unreadable sources into Error cells.
+func (r *repository) checkCells(ctx context.Context, cells []*Cell, work string, opts *Options) error {
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(opts.jobs())
+	var mu sync.Mutex
+	local := map[string]string{} // source key -> local path
+	for _, c := range cells {
+		g.Go(func() error {
+			mu.Lock()
+			src, ok := local[c.source]
+			mu.Unlock()
+			if !ok {
+				var err error
+				if src, err = localFile(gctx, r.st, c.source, work); err != nil {
+					return err
+				}
+				mu.Lock()
+				local[c.source] = src
+				mu.Unlock()
+			}
+			copts := opts.Convert
+			copts.Logger = opts.log()
+			res, err := convert.Check(gctx, src, c.target, copts)
+			if err := gctx.Err(); err != nil {
+				return err
+			}
+			var refused *convert.RefusedError
+			switch {
+			case errors.As(err, &refused):
+				c.State, c.Key = Refused, ""
+				c.Findings = refused.Findings
+				for _, f := range refused.Findings {
+					c.Reasons = append(c.Reasons, f.Code+": "+f.Reason)
+				}
+			case err != nil:
+				c.State, c.Key, c.Problem = Error, "", ProblemUnreadable
+				if errors.Is(err, convert.ErrNotCatalog) {
+					c.Problem = ProblemInvalid
+				}
+				c.Reasons = []string{err.Error()}
+			default:
+				c.Findings = res.Findings
+			}
+			return nil
+		})
+	}
+	return g.Wait()
+}
+
+// dataFileCodes are the refusal codes that concern the data and delete
+// files themselves (not only the catalog's bookkeeping): a format refused
+// for one of these cannot read the version's files.
+var dataFileCodes = []string{"deletion-vectors", "deletion-vector-containers", "partial-delete-files", "geometry", "name-mapped-files"}
+
+// oldestFormatRule checks "data files must be written so that the oldest
+// format declared in fdl.json can read them" for one version, against the
+// oldest declared format that was not expired when the version was created.
+func (r *repository) oldestFormatRule(vp *VersionPlan, declared []fdljson.Format) []Rule {
+	if vp.v.meta == nil || vp.Skipped != "" || vp.Error != "" {
+		return nil
+	}
+	created := vp.v.meta.CreatedAt
+	oldest, ok := r.cfg.Oldest(func(f fdljson.Format) bool { return !f.HasUntil() || created.Before(f.UntilTime) })
+	if !ok {
+		return nil
+	}
+	rule := Rule{Rule: RuleOldestFormat, Version: vp.ID, Format: oldest.DuckLake}
+	var cell *Cell
+	for _, c := range vp.Cells {
+		if c.Format == oldest.DuckLake {
+			cell = c
+		}
+	}
+	switch {
+	case cell == nil:
+		rule.Status, rule.Detail = "unknown", "format filtered out"
+	case cell.State == Refused:
+		var codes []string
+		for _, f := range cell.Findings {
+			if slices.Contains(dataFileCodes, f.Code) && !slices.Contains(codes, f.Code) {
+				codes = append(codes, f.Code)
+			}
+		}
+		if len(codes) > 0 {
+			rule.Status = "violated"
+			rule.Detail = fmt.Sprintf("format %s cannot read this version's data files (%s)", oldest.DuckLake, strings.Join(codes, ", "))
+		} else {
+			rule.Status = "ok"
+			rule.Detail = "the catalog is refused, but not because of its data files"
+		}
+	case cell.State == Expired || cell.State == Error:
+		rule.Status, rule.Detail = "unknown", fmt.Sprintf("cell is %s", cell.State)
+	default:
+		rule.Status = "ok"
+	}
+	return []Rule{rule}
+}

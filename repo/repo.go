@@ -1,0 +1,323 @@
+package repo
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fdl-formats/fdl-formats/convert"
+	"github.com/fdl-formats/fdl-formats/fdljson"
+	"github.com/fdl-formats/fdl-formats/store"
+)
+
+// Options tune Plan, Backfill and Check.
+type Options struct {
+	// Now is the time `until` is evaluated at; zero means time.Now().
+	Now time.Time
+	// Formats limits the work to these declared formats (names as in fdl.json).
+	Formats []string
+	// Versions limits the work to these versions (IDs or seq numbers).
+	Versions []string
+	// Jobs is how many cells run at once; 0 means the number of CPUs.
+	Jobs int
+	// DryRun makes Backfill plan and report without writing anything.
+	DryRun bool
+	// DataPath is the local folder holding the repository's data files (its
+	// data_dir). Empty means the store's own folder for data_dir, which a
+	// store.PathStore provides.
+	DataPath string
+	// WorkDir holds temporary work files; empty means os.TempDir(). It must
+	// be outside the repository's versions/ folder.
+	WorkDir string
+	// Convert passes lossy and inlined-data options to the converter
+	// (Storage and Logger are set per cell).
+	Convert convert.Options
+	// Logger receives structured logs; nil discards them.
+	Logger *slog.Logger
+	// Progress, if set, is called after each cell Backfill or Check finishes.
+	Progress func(Progress)
+	// Hook, if set, is called before each step of a Backfill cell ("verify",
+	// "convert", "compare", "publish"); an error fails the cell there. Tests
+	// use it to inject failures.
+	Hook func(step string, c *Cell) error
+}
+
+// Progress reports one finished cell.
+type Progress struct {
+	Done, Total int
+	Cell        *Cell
+}
+
+func (o *Options) now() time.Time {
+	if o.Now.IsZero() {
+		return time.Now().UTC()
+	}
+	return o.Now.UTC()
+}
+
+func (o *Options) jobs() int {
+	if o.Jobs > 0 {
+		return o.Jobs
+	}
+	return runtime.NumCPU()
+}
+
+func (o *Options) log() *slog.Logger {
+	if o.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return o.Logger
+}
+
+// Keys of a repository.
+const (
+	FDLKey      = "fdl.json"
+	VersionsDir = "versions/"
+)
+
+// CatalogKey is the key of a version's catalog in another format.
+func CatalogKey(id, format string) string {
+	return VersionsDir + id + "/catalogs/" + format + ".duckdb"
+}
+
+// repository is what Plan reads from the store.
+type repository struct {
+	st       store.Store
+	cfg      *fdljson.Repo
+	dataPath string
+	versions []*version
+}
+
+// version is one folder under versions/.
+type version struct {
+	id      string
+	meta    *fdljson.Version
+	expired *fdljson.Expired
+	err     error
+	problem Problem
+	objects map[string]store.ObjectInfo // key relative to the version folder
+}
+
+func (v *version) prefix() string { return VersionsDir + v.id + "/" }
+
+// load reads fdl.json and lists every version.
+func load(ctx context.Context, st store.Store, opts *Options) (*repository, error) {
+	data, err := store.ReadAll(ctx, st, FDLKey)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%w: no %s", ErrNotRepository, FDLKey)
+		}
+		return nil, fmt.Errorf("read %s: %w", FDLKey, err)
+	}
+	cfg, err := fdljson.ParseRepo(FDLKey, data)
+	if err != nil {
+		return nil, err
+	}
+	r := &repository{st: st, cfg: cfg, dataPath: opts.DataPath}
+	if r.dataPath == "" {
+		ps, ok := st.(store.PathStore)
+		if !ok {
+			return nil, fmt.Errorf("repository data: the store has no local folder; set a data path")
+		}
+		if r.dataPath, err = ps.Path(strings.TrimSuffix(cfg.DataDir, "/")); err != nil {
+			return nil, fmt.Errorf("data_dir %s: %w", cfg.DataDir, err)
+		}
+	}
+	if !strings.HasSuffix(r.dataPath, string(os.PathSeparator)) {
+		r.dataPath += string(os.PathSeparator)
+	}
+	objs, err := st.List(ctx, VersionsDir)
+	if err != nil {
+		return nil, fmt.Errorf("list versions: %w", err)
+	}
+	byID := map[string]*version{}
+	for _, o := range objs {
+		id, rest, ok := strings.Cut(strings.TrimPrefix(o.Key, VersionsDir), "/")
+		if !ok {
+			continue // a file directly under versions/ is not a version
+		}
+		v := byID[id]
+		if v == nil {
+			v = &version{id: id, objects: map[string]store.ObjectInfo{}}
+			byID[id] = v
+			r.versions = append(r.versions, v)
+		}
+		v.objects[rest] = o
+	}
+	// UUIDv7 IDs sort by creation time.
+	slices.SortFunc(r.versions, func(a, b *version) int { return strings.Compare(a.id, b.id) })
+	for _, v := range r.versions {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		r.readVersion(ctx, v)
+	}
+	return r, nil
+}
+
+// Problem classifies why a version or cell is in error.
+type Problem string
+
+const (
+	// ProblemInvalid: a version file is missing, not valid JSON, or breaks the spec.
+	ProblemInvalid Problem = "invalid"
+	// ProblemMismatch: a file's size or sha256 differs from version.json.
+	ProblemMismatch Problem = "mismatch"
+	// ProblemUnreadable: a catalog could not be read or compared.
+	ProblemUnreadable Problem = "unreadable"
+	// ProblemNotEquivalent: a published catalog is not equivalent to its source.
+	ProblemNotEquivalent Problem = "not-equivalent"
+	// ProblemViolation: a repository rule is broken.
+	ProblemViolation Problem = "violation"
+)
+
+func (r *repository) readVersion(ctx context.Context, v *version) {
+	if _, ok := v.objects["expired.json"]; ok {
+		data, err := store.ReadAll(ctx, r.st, v.prefix()+"expired.json")
+		if err == nil {
+			v.expired, err = fdljson.ParseExpired(v.prefix()+"expired.json", data)
+		}
+		if err != nil {
+			v.err, v.problem = err, ProblemInvalid
+			return
+		}
+	}
+	if !fdljson.IsVersionID(v.id) {
+		v.err, v.problem = fmt.Errorf("%s: folder name is not a version ID (a lower-case UUIDv7)", v.prefix()), ProblemInvalid
+		return
+	}
+	if _, ok := v.objects["version.json"]; !ok {
+		if v.expired == nil {
+			v.err, v.problem = fmt.Errorf("%sversion.json: missing", v.prefix()), ProblemInvalid
+		}
+		return // withdrawn versions may lose version.json
+	}
+	data, err := store.ReadAll(ctx, r.st, v.prefix()+"version.json")
+	if err != nil {
+		v.err, v.problem = err, ProblemUnreadable
+		return
+	}
+	v.meta, err = fdljson.ParseVersion(v.prefix()+"version.json", v.id, data)
+	if err != nil {
+		v.err, v.problem = err, ProblemInvalid
+	}
+}
+
+// verifyRef checks a file beside version.json against its size and sha256.
+func (r *repository) verifyRef(ctx context.Context, v *version, ref fdljson.FileRef) (Problem, error) {
+	key := v.prefix() + ref.Path
+	info, ok := v.objects[ref.Path]
+	if !ok {
+		return ProblemInvalid, fmt.Errorf("%s: missing (named in version.json)", key)
+	}
+	if info.Size != ref.Bytes {
+		return ProblemMismatch, fmt.Errorf("%s: %d bytes, version.json says %d", key, info.Size, ref.Bytes)
+	}
+	sum, n, err := hashObject(ctx, r.st, key)
+	if err != nil {
+		return ProblemUnreadable, err
+	}
+	if n != ref.Bytes {
+		return ProblemMismatch, fmt.Errorf("%s: %d bytes, version.json says %d", key, n, ref.Bytes)
+	}
+	if sum != ref.SHA256 {
+		return ProblemMismatch, fmt.Errorf("%s: sha256 %s, version.json says %s", key, sum, ref.SHA256)
+	}
+	return "", nil
+}
+
+func hashObject(ctx context.Context, st store.Store, key string) (string, int64, error) {
+	rc, err := st.Open(ctx, key)
+	if err != nil {
+		return "", 0, err
+	}
+	defer rc.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, rc)
+	if err != nil {
+		return "", 0, fmt.Errorf("read %s: %w", key, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), n, nil
+}
+
+// localFile gives a local path for a key: the file itself for a PathStore,
+// else a copy in dir.
+func localFile(ctx context.Context, st store.Store, key, dir string) (string, error) {
+	if ps, ok := st.(store.PathStore); ok {
+		return ps.Path(key)
+	}
+	rc, err := st.Open(ctx, key)
+	if err != nil {
+		return "", err
+	}
+	defer rc.Close()
+	f, err := os.CreateTemp(dir, "src-*-"+path.Base(key))
+	if err != nil {
+		return "", err
+	}
+	if _, err := io.Copy(f, rc); err != nil {
+		f.Close()
+		return "", fmt.Errorf("copy %s: %w", key, err)
+	}
+	return f.Name(), f.Close()
+}
+
+// selectVersions applies the --versions filter (IDs or seq numbers).
+func selectVersions(all []*version, filter []string) ([]*version, error) {
+	if len(filter) == 0 {
+		return all, nil
+	}
+	var out []*version
+	for _, f := range filter {
+		found := false
+		for _, v := range all {
+			match := v.id == f
+			if !match && v.meta != nil {
+				if n, err := strconv.ParseInt(f, 10, 64); err == nil && n == v.meta.Seq {
+					match = true
+				}
+			}
+			if match && !slices.Contains(out, v) {
+				out = append(out, v)
+			}
+			found = found || match
+		}
+		if !found {
+			return nil, fmt.Errorf("%w: no version %q", ErrBadFilter, f)
+		}
+	}
+	slices.SortFunc(out, func(a, b *version) int { return strings.Compare(a.id, b.id) })
+	return out, nil
+}
+
+// selectFormats applies the --formats filter to the declared formats.
+func selectFormats(cfg *fdljson.Repo, filter []string) ([]fdljson.Format, error) {
+	all := cfg.Sorted()
+	if len(filter) == 0 {
+		return all, nil
+	}
+	var out []fdljson.Format
+	for _, f := range all {
+		if slices.Contains(filter, f.DuckLake) {
+			out = append(out, f)
+		}
+	}
+	for _, f := range filter {
+		if _, ok := cfg.Format(f); !ok {
+			return nil, fmt.Errorf("%w: format %q is not declared in fdl.json (declared: %s)", ErrBadFilter, f, strings.Join(cfg.Names(), ", "))
+		}
+	}
+	return out, nil
+}
