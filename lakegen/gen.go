@@ -297,7 +297,7 @@ func (t *table) truth() string { return fmt.Sprintf("main.truth_%d", t.id) }
 // ---------------------------------------------------------------- columns
 
 // newCol builds a column tree, allocating field ids depth first.
-func (t *table) newCol(c Column, top bool) (*col, error) {
+func (t *table) newCol(c Column) (*col, error) {
 	typ := strings.ToUpper(strings.TrimSpace(c.Type))
 	if _, err := duckLakeType(typ); err != nil {
 		return nil, fmt.Errorf("column %s: %w", c.Name, err)
@@ -324,7 +324,7 @@ func (t *table) newCol(c Column, top bool) (*col, error) {
 		}
 	}
 	for _, f := range c.Fields {
-		child, err := t.newCol(f, false)
+		child, err := t.newCol(f)
 		if err != nil {
 			return nil, err
 		}
@@ -459,7 +459,7 @@ func (op CreateTable) apply(ctx context.Context, g *gen) error {
 		t.path = t.uuid + "/"
 	}
 	for _, c := range op.Columns {
-		cc, err := t.newCol(c, true)
+		cc, err := t.newCol(c)
 		if err != nil {
 			return fmt.Errorf("create table %s: %w", op.Table, err)
 		}
@@ -495,7 +495,7 @@ func (op AddColumn) apply(ctx context.Context, g *gen) error {
 	if _, err := t.col(op.Column.Name); err == nil {
 		return fmt.Errorf("add column %s.%s: already exists", t.name, op.Column.Name)
 	}
-	c, err := t.newCol(op.Column, true)
+	c, err := t.newCol(op.Column)
 	if err != nil {
 		return fmt.Errorf("add column %s.%s: %w", t.name, op.Column.Name, err)
 	}

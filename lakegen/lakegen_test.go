@@ -17,6 +17,7 @@ import (
 	_ "github.com/duckdb/duckdb-go/v2"
 	"github.com/google/uuid"
 
+	"github.com/fdl-formats/fdl-formats/fdljson"
 	"github.com/fdl-formats/fdl-formats/formats"
 )
 
@@ -64,11 +65,16 @@ func checkRepository(t *testing.T, dir string, res *Result, name string) {
 	if repo["data_dir"] != "data/" {
 		t.Errorf("fdl.json data_dir = %v", repo["data_dir"])
 	}
+	parse(t, filepath.Join(dir, "fdl.json"), func(f string, b []byte) error { _, err := fdljson.ParseRepo(f, b); return err })
 	var parent string
 	for i, v := range res.Versions {
 		t.Run(fmt.Sprintf("version%d", i+1), func(t *testing.T) {
 			vdir := filepath.Join(dir, "versions", v.ID)
 			checkVersionJSON(t, vdir, v, parent, name)
+			// The project's own parsers of the FDL documents accept them.
+			parse(t, filepath.Join(vdir, "version.json"), func(f string, b []byte) error { _, err := fdljson.ParseVersion(f, v.ID, b); return err })
+			parse(t, filepath.Join(vdir, "dataset.json"), func(f string, b []byte) error { _, err := fdljson.ParseDataset(f, b); return err })
+			parse(t, filepath.Join(vdir, "files.json"), func(f string, b []byte) error { _, err := fdljson.ParseFiles(f, b); return err })
 			cat := filepath.Join(vdir, "ducklake.duckdb")
 			exec(t, db, fmt.Sprintf("ATTACH '%s' AS c (READ_ONLY)", cat))
 			defer exec(t, db, "DETACH c")
@@ -78,6 +84,17 @@ func checkRepository(t *testing.T, dir string, res *Result, name string) {
 			checkRows(t, db, dir, res, v)
 		})
 		parent = v.ID
+	}
+}
+
+func parse(t *testing.T, path string, fn func(string, []byte) error) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fn(path, b); err != nil {
+		t.Errorf("%s: %v", path, err)
 	}
 }
 
@@ -547,5 +564,16 @@ func TestCases(t *testing.T) {
 				t.Errorf("%s\n= %q, want %q", tc.sql, got, tc.want)
 			}
 		})
+	}
+}
+
+// BenchmarkLarge writes the benchmark repository at ten million rows in
+// eight files (go test -run XXX -bench Large ./lakegen).
+func BenchmarkLarge(b *testing.B) {
+	for b.Loop() {
+		dir := b.TempDir()
+		if _, err := Large(context.Background(), dir, 10_000_000, 8); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
