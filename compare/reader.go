@@ -38,13 +38,14 @@ type ReaderOptions struct {
 // Reader reads one DuckLake catalog, read-only, with the rules of its format.
 // It holds one DuckDB connection and is not safe for concurrent use.
 type Reader struct {
-	path     string
-	db       *sql.DB
-	conn     *sql.Conn
-	format   *formats.Version
-	layout   formats.Layout
-	dynamic  map[string][]string // inlined data/delete tables and their columns
-	dataPath string
+	path        string
+	db          *sql.DB
+	conn        *sql.Conn
+	format      *formats.Version
+	layout      formats.Layout
+	dynamic     map[string][]string // inlined data/delete tables and their columns
+	dataPath    string
+	extAttached bool // the ducklake extension attached this catalog as "dl"
 }
 
 // Open attaches a catalog read-only in a private in-memory DuckDB and detects

@@ -1,0 +1,414 @@
+package compare
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Reader names used in reports.
+const (
+	ReaderOwn       = "fdl-formats reader"
+	ReaderExtension = "ducklake extension"
+)
+
+// Options tune Catalogs.
+type Options struct {
+	// DataPath overrides the data_path of both catalogs (a local folder).
+	DataPath string
+	// DataPathB, when set, overrides B's data path instead of DataPath.
+	DataPathB string
+	// MaxRowDiffs caps the differing rows shown per side (default 5).
+	MaxRowDiffs int
+	// Logger receives progress at debug level (default: discard).
+	Logger *slog.Logger
+}
+
+// Report is the result of Catalogs.
+type Report struct {
+	A          CatalogInfo `json:"a"`
+	B          CatalogInfo `json:"b"`
+	Equivalent bool        `json:"equivalent"`
+	// Readers lists the readers whose digests decided; ReaderNotes says why
+	// one was not used.
+	Readers     []string      `json:"readers"`
+	ReaderNotes []string      `json:"reader_notes,omitempty"`
+	Snapshots   []int64       `json:"snapshots_compared"`
+	Differences []Difference  `json:"differences"`
+	Tables      []TableResult `json:"tables"`
+	Timings     Timings       `json:"timings"`
+	// Incomparable is set when the comparison stopped on a read error.
+	Incomparable string `json:"incomparable,omitempty"`
+}
+
+// CatalogInfo describes one side.
+type CatalogInfo struct {
+	Path      string `json:"path"`
+	Format    string `json:"format"`
+	DataPath  string `json:"data_path"`
+	Snapshots int    `json:"snapshots"`
+}
+
+// Difference is one reason the catalogs differ.
+type Difference struct {
+	Kind     string `json:"kind"` // snapshot, schema, files, rows, row_ids
+	Snapshot *int64 `json:"snapshot,omitempty"`
+	Table    string `json:"table,omitempty"`
+	Item     string `json:"item,omitempty"` // the schema entry or file
+	A        string `json:"a,omitempty"`
+	B        string `json:"b,omitempty"`
+	Reason   string `json:"reason"`
+}
+
+func (d Difference) String() string {
+	var b strings.Builder
+	b.WriteString(d.Kind)
+	if d.Snapshot != nil {
+		fmt.Fprintf(&b, " at snapshot %d", *d.Snapshot)
+	}
+	if d.Table != "" {
+		b.WriteString(" in " + d.Table)
+	}
+	b.WriteString(": " + d.Reason)
+	if d.Item != "" {
+		b.WriteString(" [" + d.Item + "]")
+	}
+	if d.A != "" || d.B != "" {
+		fmt.Fprintf(&b, " (A: %s; B: %s)", orNone(d.A), orNone(d.B))
+	}
+	return b.String()
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "absent"
+	}
+	return s
+}
+
+// TableResult is the row comparison of one table at one snapshot.
+type TableResult struct {
+	Snapshot int64    `json:"snapshot"`
+	Table    string   `json:"table"`
+	Status   string   `json:"status"` // matched, differed, only_a, only_b
+	A        *Digest  `json:"a,omitempty"`
+	B        *Digest  `json:"b,omitempty"`
+	Rows     *RowDiff `json:"first_differing_rows,omitempty"`
+}
+
+// Timings are wall-clock durations in milliseconds.
+type Timings struct {
+	TotalMS  int64 `json:"total_ms"`
+	SchemaMS int64 `json:"schema_ms"`
+	FilesMS  int64 `json:"files_ms"`
+	RowsMS   int64 `json:"rows_ms"`
+}
+
+// Catalogs compares two catalogs at every snapshot both hold: schema,
+// files and rows. It returns the report and nil when they are equivalent,
+// an error wrapping ErrNotEquivalent when they differ, and one wrapping
+// ErrIncomparable when something could not be read (the report then holds
+// what was found so far).
+func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
+	start := time.Now()
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if opts.MaxRowDiffs <= 0 {
+		opts.MaxRowDiffs = 5
+	}
+	dpB := opts.DataPath
+	if opts.DataPathB != "" {
+		dpB = opts.DataPathB
+	}
+	ra, err := Open(ctx, a, ReaderOptions{DataPath: opts.DataPath})
+	if err != nil {
+		return nil, incomparable(err)
+	}
+	defer ra.Close()
+	rb, err := Open(ctx, b, ReaderOptions{DataPath: dpB})
+	if err != nil {
+		return nil, incomparable(err)
+	}
+	defer rb.Close()
+	rep := &Report{
+		A:       CatalogInfo{Path: a, Format: ra.Format().Name, DataPath: ra.DataPath()},
+		B:       CatalogInfo{Path: b, Format: rb.Format().Name, DataPath: rb.DataPath()},
+		Readers: []string{ReaderOwn},
+	}
+	c := &comparison{ctx: ctx, a: ra, b: rb, rep: rep, opts: opts, log: log}
+	err = c.run()
+	rep.Timings.TotalMS = time.Since(start).Milliseconds()
+	if err != nil {
+		err = incomparable(err)
+		rep.Incomparable = err.Error()
+		return rep, err
+	}
+	if len(rep.Differences) > 0 {
+		return rep, fmt.Errorf("%w: %s (format %s) and %s (format %s): %d difference(s), first: %s",
+			ErrNotEquivalent, a, rep.A.Format, b, rep.B.Format, len(rep.Differences), rep.Differences[0])
+	}
+	rep.Equivalent = true
+	return rep, nil
+}
+
+// incomparable makes every read failure an ErrIncomparable.
+func incomparable(err error) error {
+	if err == nil || errors.Is(err, ErrIncomparable) || errors.Is(err, context.Canceled) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrIncomparable, err)
+}
+
+type comparison struct {
+	ctx  context.Context
+	a, b *Reader
+	rep  *Report
+	opts Options
+	log  *slog.Logger
+	// ext is set when the ducklake extension loaded: both catalogs are then
+	// also read through it, for the formats it opens natively.
+	ext bool
+}
+
+func (c *comparison) add(d Difference) { c.rep.Differences = append(c.rep.Differences, d) }
+
+func (c *comparison) run() error {
+	sa, err := c.a.Snapshots(c.ctx)
+	if err != nil {
+		return err
+	}
+	sb, err := c.b.Snapshots(c.ctx)
+	if err != nil {
+		return err
+	}
+	c.rep.A.Snapshots, c.rep.B.Snapshots = len(sa), len(sb)
+	inB := map[int64]Snapshot{}
+	for _, s := range sb {
+		inB[s.ID] = s
+	}
+	inA := map[int64]bool{}
+	var common []int64
+	for _, s := range sa {
+		inA[s.ID] = true
+		o, ok := inB[s.ID]
+		if !ok {
+			c.add(Difference{Kind: "snapshot", Snapshot: ptr(s.ID), Reason: fmt.Sprintf("snapshot %d is only in A", s.ID)})
+			continue
+		}
+		if o.Time != s.Time {
+			c.add(Difference{Kind: "snapshot", Snapshot: ptr(s.ID), Reason: "snapshot time differs", A: s.Time, B: o.Time})
+		}
+		common = append(common, s.ID)
+	}
+	for _, s := range sb {
+		if !inA[s.ID] {
+			c.add(Difference{Kind: "snapshot", Snapshot: ptr(s.ID), Reason: fmt.Sprintf("snapshot %d is only in B", s.ID)})
+		}
+	}
+	c.rep.Snapshots = common
+	c.extension()
+	for _, s := range common {
+		if err := c.ctx.Err(); err != nil {
+			return err
+		}
+		c.log.Debug("compare snapshot", "snapshot", s)
+		if err := c.snapshot(s); err != nil {
+			return fmt.Errorf("snapshot %d: %w", s, err)
+		}
+	}
+	return nil
+}
+
+func ptr(v int64) *int64 { return &v }
+
+func (c *comparison) snapshot(s int64) error {
+	t0 := time.Now()
+	ea, err := c.a.schemaEntries(c.ctx, s)
+	if err != nil {
+		return err
+	}
+	eb, err := c.b.schemaEntries(c.ctx, s)
+	if err != nil {
+		return err
+	}
+	c.diffEntries("schema", s, "", ea, eb)
+	c.rep.Timings.SchemaMS += time.Since(t0).Milliseconds()
+
+	ta, err := c.a.Tables(c.ctx, s)
+	if err != nil {
+		return err
+	}
+	tb, err := c.b.Tables(c.ctx, s)
+	if err != nil {
+		return err
+	}
+	byName := map[string]Table{}
+	for _, t := range tb {
+		byName[t.FullName()] = t
+	}
+	seen := map[string]bool{}
+	for _, x := range ta {
+		seen[x.FullName()] = true
+		y, ok := byName[x.FullName()]
+		if !ok {
+			c.rep.Tables = append(c.rep.Tables, TableResult{Snapshot: s, Table: x.FullName(), Status: "only_a"})
+			continue
+		}
+		if err := c.table(s, x, y); err != nil {
+			return fmt.Errorf("table %s: %w", x.FullName(), err)
+		}
+	}
+	for _, y := range tb {
+		if !seen[y.FullName()] {
+			c.rep.Tables = append(c.rep.Tables, TableResult{Snapshot: s, Table: y.FullName(), Status: "only_b"})
+		}
+	}
+	return nil
+}
+
+func (c *comparison) table(s int64, x, y Table) error {
+	t0 := time.Now()
+	fa, pa, err := c.a.fileEntries(c.ctx, x, s)
+	if err != nil {
+		return err
+	}
+	fb, pb, err := c.b.fileEntries(c.ctx, y, s)
+	if err != nil {
+		return err
+	}
+	c.diffEntries("files", s, x.FullName(), fa, fb)
+	for i := range c.rep.Differences {
+		d := &c.rep.Differences[i]
+		if k, ok := strings.CutPrefix(d.Item, "deletes of "); ok && d.Kind == "files" && d.Table == x.FullName() && *d.Snapshot == s {
+			d.Reason += firstPositionDiff(pa[k], pb[k])
+		}
+	}
+	c.rep.Timings.FilesMS += time.Since(t0).Milliseconds()
+
+	t0 = time.Now()
+	defer func() { c.rep.Timings.RowsMS += time.Since(t0).Milliseconds() }()
+	opts := ScanOptions{RowIDs: true}
+	da, _, err := c.a.TableDigest(c.ctx, x, s, opts)
+	if err != nil {
+		return err
+	}
+	db, _, err := c.b.TableDigest(c.ctx, y, s, opts)
+	if err != nil {
+		return err
+	}
+	res := TableResult{Snapshot: s, Table: x.FullName(), Status: "matched", A: &da, B: &db}
+	if da != db {
+		res.Status = "differed"
+		plain := ScanOptions{}
+		ra, err := c.a.RowTexts(c.ctx, x, s, plain)
+		if err != nil {
+			return err
+		}
+		rb, err := c.b.RowTexts(c.ctx, y, s, plain)
+		if err != nil {
+			return err
+		}
+		d := diffRows(ra, rb, c.opts.MaxRowDiffs)
+		if len(d.OnlyA) == 0 && len(d.OnlyB) == 0 {
+			c.add(Difference{Kind: "row_ids", Snapshot: ptr(s), Table: x.FullName(), Reason: "same rows, different row ids"})
+		} else {
+			res.Rows = &d
+			c.add(Difference{Kind: "rows", Snapshot: ptr(s), Table: x.FullName(), Reason: "rows differ", A: da.String(), B: db.String()})
+		}
+	}
+	if err := c.extensionCheck(s, x, y); err != nil {
+		return err
+	}
+	c.rep.Tables = append(c.rep.Tables, res)
+	return nil
+}
+
+// firstPositionDiff names the first delete position present on one side only.
+func firstPositionDiff(a, b []int64) string {
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] == b[j]:
+			i++
+			j++
+		case a[i] < b[j]:
+			return fmt.Sprintf("; position %d deleted only in A", a[i])
+		default:
+			return fmt.Sprintf("; position %d deleted only in B", b[j])
+		}
+	}
+	if i < len(a) {
+		return fmt.Sprintf("; position %d deleted only in A", a[i])
+	}
+	if j < len(b) {
+		return fmt.Sprintf("; position %d deleted only in B", b[j])
+	}
+	return ""
+}
+
+// diffEntries records every entry missing on one side or described differently.
+func (c *comparison) diffEntries(kind string, s int64, table string, a, b entries) {
+	keys := map[string]bool{}
+	for k := range a {
+		keys[k] = true
+	}
+	for k := range b {
+		keys[k] = true
+	}
+	sorted := make([]string, 0, len(keys))
+	for k := range keys {
+		sorted = append(sorted, k)
+	}
+	sort.Strings(sorted)
+	for _, k := range sorted {
+		va, okA := a[k]
+		vb, okB := b[k]
+		var reason string
+		switch {
+		case !okB:
+			reason = "only in A"
+		case !okA:
+			reason = "only in B"
+		case va != vb:
+			reason = "differs: " + attrDiff(va, vb)
+		default:
+			continue
+		}
+		c.add(Difference{Kind: kind, Snapshot: ptr(s), Table: table, Item: k, A: va, B: vb, Reason: k + " " + reason})
+	}
+}
+
+// attrDiff names the attributes (key=value words) that differ.
+func attrDiff(a, b string) string {
+	fa, fb := strings.Fields(a), strings.Fields(b)
+	ma := map[string]string{}
+	for _, f := range fa {
+		k, v, _ := strings.Cut(f, "=")
+		ma[k] = v
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, f := range fb {
+		k, v, _ := strings.Cut(f, "=")
+		seen[k] = true
+		if ma[k] != v {
+			out = append(out, k)
+		}
+	}
+	for k := range ma {
+		if !seen[k] {
+			out = append(out, k)
+		}
+	}
+	if len(out) == 0 {
+		return "value"
+	}
+	sort.Strings(out)
+	return strings.Join(out, ", ")
+}

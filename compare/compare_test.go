@@ -1,0 +1,296 @@
+package compare
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	_ "github.com/duckdb/duckdb-go/v2"
+
+	"github.com/fdl-formats/fdl-formats/internal/conformance"
+)
+
+// lastVersion returns a lake folder and the catalog of its last version.
+func lastVersion(t *testing.T, archive, name string) (lake, catalog string) {
+	t.Helper()
+	lake = filepath.Join(conformance.Dir(t, archive), name)
+	m := readManifest(t, lake)
+	v := m.Versions[len(m.Versions)-1]
+	return lake, filepath.Join(lake, "versions", v.ID, "ducklake.duckdb")
+}
+
+func copyFile(t *testing.T, src, dst string) {
+	t.Helper()
+	in, err := os.Open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out, err := os.Create(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		t.Fatal(err)
+	}
+	if err := out.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.Walk(src, func(p string, info os.FileInfo, err error) error {
+		if err != nil || info.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		copyFile(t, p, filepath.Join(dst, rel))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// tamper copies a catalog and runs SQL against the copy's metadata tables.
+func tamper(t *testing.T, catalog string, stmts ...string) string {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), "tampered.duckdb")
+	copyFile(t, catalog, dst)
+	db, err := sql.Open("duckdb", dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, q := range stmts {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	return dst
+}
+
+func hasDifference(rep *Report, kind, contains string) bool {
+	for _, d := range rep.Differences {
+		if d.Kind == kind && strings.Contains(d.String(), contains) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestCatalogsEquivalentToItself(t *testing.T) {
+	for _, tc := range []struct{ archive, lake string }{
+		{"lakes", "06_deletes"}, {"lakes", "19_add_data_files"}, {"lakes", "24_deletion_vectors"},
+		{"lakes-0.3", "17_compaction"}, {"lakes-1.1-dev1", "16_data_inlining"},
+	} {
+		t.Run(tc.archive+"/"+tc.lake, func(t *testing.T) {
+			lake, catalog := lastVersion(t, tc.archive, tc.lake)
+			other := filepath.Join(t.TempDir(), "copy.duckdb")
+			copyFile(t, catalog, other)
+			rep, err := Catalogs(context.Background(), catalog, other, Options{DataPath: filepath.Join(lake, "data")})
+			if err != nil {
+				t.Fatalf("%v\n%v", err, rep)
+			}
+			if !rep.Equivalent || len(rep.Tables) == 0 || rep.Readers[0] != ReaderOwn {
+				t.Fatalf("report: %+v", rep)
+			}
+			if len(rep.ReaderNotes) == 0 || !strings.Contains(rep.ReaderNotes[0], "LOAD ducklake failed") {
+				t.Errorf("report should say why the ducklake extension was not used: %v", rep.ReaderNotes)
+			}
+		})
+	}
+}
+
+func TestCatalogsFindPlantedDifferences(t *testing.T) {
+	lake, catalog := lastVersion(t, "lakes", "06_deletes")
+	data := filepath.Join(lake, "data")
+	const delFile = "main/del/ducklake-01a229fa-2280-7a87-ac6f-bba0032cc116.parquet"
+	type want struct{ kind, text string }
+	cases := []struct {
+		name  string
+		stmts []string
+		want  []want
+	}{
+		{"data file swapped", []string{`UPDATE ducklake_data_file SET path = (SELECT path FROM ducklake_data_file WHERE data_file_id = 1) WHERE data_file_id = 0`},
+			[]want{{"files", "data file " + delFile + " only in A"}, {"rows", "in main.del: rows differ"}}},
+		{"delete file dropped", []string{`DELETE FROM ducklake_delete_file WHERE data_file_id = 0`},
+			[]want{{"files", "deletes of " + delFile + " only in A"}, {"rows", "in main.del: rows differ"}}},
+		{"delete positions changed", []string{`UPDATE ducklake_delete_file SET path = (SELECT path FROM ducklake_delete_file WHERE data_file_id = 1) WHERE data_file_id = 0`},
+			[]want{{"files", "deletes of " + delFile + " differs"}, {"files", "deleted only in"}}},
+		{"column default altered", []string{`UPDATE ducklake_column SET default_value = '7' WHERE table_id = 1 AND column_id = 1`},
+			[]want{{"schema", "column main.del (id 1) differs: default"}}},
+		{"column type altered", []string{`UPDATE ducklake_column SET column_type = 'int32' WHERE table_id = 1 AND column_id = 1`},
+			[]want{{"schema", "column main.del (id 1) differs: type"}}},
+		{"snapshot removed", []string{`DELETE FROM ducklake_snapshot WHERE snapshot_id = 5`},
+			[]want{{"snapshot", "snapshot 5 is only in A"}}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			b := tamper(t, catalog, tc.stmts...)
+			rep, err := Catalogs(context.Background(), catalog, b, Options{DataPath: data})
+			if !errors.Is(err, ErrNotEquivalent) {
+				t.Fatalf("want ErrNotEquivalent, got %v", err)
+			}
+			for _, w := range tc.want {
+				if rep.Equivalent || !hasDifference(rep, w.kind, w.text) {
+					var all []string
+					for _, d := range rep.Differences {
+						all = append(all, d.String())
+					}
+					t.Fatalf("no %s difference containing %q; got:\n%s", w.kind, w.text, strings.Join(all, "\n"))
+				}
+			}
+		})
+	}
+
+	t.Run("parquet rows changed", func(t *testing.T) {
+		dataB := filepath.Join(t.TempDir(), "data")
+		copyTree(t, data, dataB)
+		target := filepath.Join(dataB, filepath.FromSlash(delFile))
+		db, err := sql.Open("duckdb", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		tmp := target + ".new"
+		if _, err := db.Exec(`COPY (SELECT id, CASE WHEN id = 3 THEN 'changed' ELSE v END AS v FROM read_parquet('` + target + `')) TO '` + tmp + `' (FORMAT parquet, FIELD_IDS {id: 1, v: 2})`); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, target); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := Catalogs(context.Background(), catalog, catalog, Options{DataPath: data, DataPathB: dataB})
+		if !errors.Is(err, ErrNotEquivalent) {
+			t.Fatalf("want ErrNotEquivalent, got %v", err)
+		}
+		if !hasDifference(rep, "files", "data file "+delFile+" differs: size_on_disk") {
+			t.Errorf("size change not reported: %v", rep.Differences)
+		}
+		if !hasDifference(rep, "rows", "main.del: rows differ") {
+			t.Fatalf("row change not reported: %v", rep.Differences)
+		}
+		found := false
+		for _, tr := range rep.Tables {
+			if tr.Status == "differed" && tr.Rows != nil && len(tr.Rows.OnlyB) > 0 && strings.Contains(tr.Rows.OnlyB[0], "changed") {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("first differing rows do not show the changed row: %+v", rep.Tables)
+		}
+	})
+
+	t.Run("missing data file is incomparable", func(t *testing.T) {
+		b := tamper(t, catalog, `UPDATE ducklake_data_file SET path = 'no-such-file.parquet' WHERE data_file_id = 0`)
+		_, err := Catalogs(context.Background(), catalog, b, Options{DataPath: data})
+		if !errors.Is(err, ErrIncomparable) || !strings.Contains(err.Error(), "no-such-file.parquet") {
+			t.Fatalf("want ErrIncomparable naming the file, got %v", err)
+		}
+	})
+}
+
+// TestIndependentOfConvert keeps the proof independent of the converter.
+func TestIndependentOfConvert(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "-test", ".").CombinedOutput()
+	if err != nil {
+		t.Skipf("go list unavailable: %v\n%s", err, out)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		if strings.HasSuffix(dep, "/fdl-formats/convert") || strings.Contains(dep, "/fdl-formats/convert/") {
+			t.Fatalf("package compare depends on %s; the proof must not share code with the converter", dep)
+		}
+	}
+}
+
+func TestDigestMultiset(t *testing.T) {
+	r := openAny(t)
+	ctx := context.Background()
+	d := func(q string) Digest {
+		t.Helper()
+		v, err := digestOf(ctx, r.conn, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	ab := d("SELECT * FROM (VALUES (1, 'a'), (2, 'b')) v(i, s)")
+	ba := d("SELECT * FROM (VALUES (2, 'b'), (1, 'a')) v(i, s)")
+	aab := d("SELECT * FROM (VALUES (1, 'a'), (1, 'a'), (2, 'b')) v(i, s)")
+	abb := d("SELECT * FROM (VALUES (1, 'a'), (2, 'b'), (2, 'b')) v(i, s)")
+	aa := d("SELECT * FROM (VALUES (1, 'a'), (1, 'a')) v(i, s)")
+	none := d("SELECT * FROM (VALUES (1, 'a'), (1, 'a')) v(i, s) WHERE false")
+	if ab != ba {
+		t.Errorf("order changes the digest: %v %v", ab, ba)
+	}
+	if aab == abb || aab == ab || aa == none || aa.Hi == 0 {
+		t.Errorf("duplicates cancel or vanish: %v %v %v %v %v", aab, abb, ab, aa, none)
+	}
+	a := d("SELECT * FROM (VALUES (1, 'a')) v(i, s)")
+	b := d("SELECT * FROM (VALUES (2, 'b')) v(i, s)")
+	if a.Add(b) != ab {
+		t.Errorf("parts do not add up: %v + %v != %v", a, b, ab)
+	}
+	z := d("SELECT * FROM (VALUES (0.0::DOUBLE), ('nan'::DOUBLE)) v(x)")
+	nz := d("SELECT * FROM (VALUES (-0.0::DOUBLE), ('nan'::DOUBLE)) v(x)")
+	if z == nz {
+		t.Errorf("-0.0 and 0.0 give the same digest")
+	}
+}
+
+// TestTableDigestMatchesExpected: the per-file digests of a table add up to
+// the digest of what DuckLake returned.
+func TestTableDigestMatchesExpected(t *testing.T) {
+	lake, catalog := lastVersion(t, "lakes", "06_deletes")
+	ctx := context.Background()
+	r, err := Open(ctx, catalog, ReaderOptions{DataPath: filepath.Join(lake, "data")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	m := readManifest(t, lake)
+	v := m.Versions[len(m.Versions)-1]
+	tb, err := r.Table(ctx, "main.del", v.Snapshot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, parts, err := r.TableDigest(ctx, tb, v.Snapshot, ScanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(parts) < 2 {
+		t.Fatalf("want a part per data file, got %v", parts)
+	}
+	exp := filepath.Join(lake, "expected", v.ID, itoa(v.Snapshot), "main.del.parquet")
+	want, err := digestOf(ctx, r.conn, "SELECT * FROM read_parquet("+sqlString(exp)+")")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != want || got.Rows != v.Snapshots[itoa(v.Snapshot)]["main.del"] {
+		t.Fatalf("digest %v, DuckLake's rows give %v", got, want)
+	}
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+func openAny(t *testing.T) *Reader {
+	t.Helper()
+	lake, catalog := lastVersion(t, "lakes", "06_deletes")
+	r, err := Open(context.Background(), catalog, ReaderOptions{DataPath: filepath.Join(lake, "data")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
+}

@@ -1,0 +1,265 @@
+package compare
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/fdl-formats/fdl-formats/formats"
+)
+
+// entries is a canonical description of part of a catalog at a snapshot:
+// key (what the entry is) -> value (its attributes). Both catalogs are
+// described the same way, with format-specific spellings normalised, and
+// the descriptions are diffed key by key.
+type entries map[string]string
+
+// schemaEntries describes schemas, tables, columns, views, partition specs
+// and tags visible at a snapshot.
+func (r *Reader) schemaEntries(ctx context.Context, snap int64) (entries, error) {
+	e := entries{}
+	rows, err := r.conn.QueryContext(ctx, fmt.Sprintf(`SELECT s.schema_id, s.schema_name FROM cat.ducklake_schema s WHERE %s`, visible("s", snap)))
+	if err != nil {
+		return nil, fmt.Errorf("read schemas of %s at snapshot %d: %w", r.path, snap, err)
+	}
+	schemaName := map[int64]string{}
+	for rows.Next() {
+		var id int64
+		var name string
+		if err := rows.Scan(&id, &name); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		schemaName[id] = name
+		e["schema "+name] = fmt.Sprintf("id=%d", id)
+	}
+	rows.Close()
+	tables, err := r.Tables(ctx, snap)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range tables {
+		e["table "+t.FullName()] = fmt.Sprintf("id=%d", t.ID)
+		cols, err := r.Columns(ctx, t.ID, snap)
+		if err != nil {
+			return nil, err
+		}
+		var walk func(prefix string, cs []*Column, parent int64) error
+		walk = func(prefix string, cs []*Column, parent int64) error {
+			for i, c := range cs {
+				dt, err := c.DuckType()
+				if err != nil {
+					dt = "?" + c.Type
+				}
+				if c.nested() {
+					dt = strings.ToUpper(c.Type) // children are entries of their own
+				}
+				e[fmt.Sprintf("column %s (id %d)", prefix, c.ID)] = fmt.Sprintf("name=%s type=%s position=%d parent=%d nulls_allowed=%t initial_default=%s default=%s",
+					c.Name, dt, i, parent, c.NullsAllowed, optString(c.InitialDefault), optString(r.normDefault(c.DefaultValue)))
+				if err := walk(prefix, c.Children, c.ID); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		if err := walk(t.FullName(), cols, -1); err != nil {
+			return nil, err
+		}
+		if err := r.partitionEntries(ctx, e, t, cols, snap); err != nil {
+			return nil, err
+		}
+		if err := r.kvEntries(ctx, e, fmt.Sprintf(`SELECT column_id::VARCHAR, key, value FROM cat.ducklake_column_tag x WHERE table_id = %d AND %s`, t.ID, visible("x", snap)), "column tag "+t.FullName()+" column "); err != nil {
+			return nil, err
+		}
+		if err := r.kvEntries(ctx, e, fmt.Sprintf(`SELECT '', key, value FROM cat.ducklake_tag x WHERE object_id = %d AND %s`, t.ID, visible("x", snap)), "tag table "+t.FullName()); err != nil {
+			return nil, err
+		}
+	}
+	if _, ok := r.layout["ducklake_view"]; ok {
+		rows, err := r.conn.QueryContext(ctx, fmt.Sprintf(`SELECT view_id, schema_id, view_name, dialect, sql, column_aliases FROM cat.ducklake_view v WHERE %s`, visible("v", snap)))
+		if err != nil {
+			return nil, fmt.Errorf("read views of %s at snapshot %d: %w", r.path, snap, err)
+		}
+		var views []struct {
+			id   int64
+			name string
+		}
+		for rows.Next() {
+			var id, sid int64
+			var name string
+			var dialect, q, aliases sql.NullString
+			if err := rows.Scan(&id, &sid, &name, &dialect, &q, &aliases); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			full := schemaName[sid] + "." + name
+			e["view "+full] = fmt.Sprintf("id=%d dialect=%s sql=%q aliases=%q", id, dialect.String, q.String, aliases.String)
+			views = append(views, struct {
+				id   int64
+				name string
+			}{id, full})
+		}
+		rows.Close()
+		for _, v := range views {
+			if err := r.kvEntries(ctx, e, fmt.Sprintf(`SELECT '', key, value FROM cat.ducklake_tag x WHERE object_id = %d AND %s`, v.id, visible("x", snap)), "tag view "+v.name); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return e, nil
+}
+
+// normDefault folds the 'NULL' sentinel of formats that write it into "no default".
+func (r *Reader) normDefault(v *string) *string {
+	if v != nil && *v == "NULL" && r.format.Has(formats.CapNullDefaultSentinel) {
+		return nil
+	}
+	return v
+}
+
+func optString(v *string) string {
+	if v == nil {
+		return "<none>"
+	}
+	return fmt.Sprintf("%q", *v)
+}
+
+func (r *Reader) kvEntries(ctx context.Context, e entries, q, prefix string) error {
+	for _, t := range []string{"ducklake_column_tag", "ducklake_tag"} {
+		if strings.Contains(q, "cat."+t+" ") {
+			if _, ok := r.layout[t]; !ok {
+				return nil
+			}
+		}
+	}
+	rows, err := r.conn.QueryContext(ctx, q)
+	if err != nil {
+		return fmt.Errorf("read tags of %s: %w", r.path, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var sub, key string
+		var val sql.NullString
+		if err := rows.Scan(&sub, &key, &val); err != nil {
+			return err
+		}
+		e[prefix+sub+" key "+key] = optString(nullString(val))
+	}
+	return rows.Err()
+}
+
+// partitionEntries describes the partition spec of a table; 0.1 stores
+// positions instead of field ids, normalised here to field ids.
+func (r *Reader) partitionEntries(ctx context.Context, e entries, t Table, cols []*Column, snap int64) error {
+	if _, ok := r.layout["ducklake_partition_column"]; !ok {
+		return nil
+	}
+	rows, err := r.conn.QueryContext(ctx, fmt.Sprintf(`SELECT c.partition_key_index, c.column_id, c.transform FROM cat.ducklake_partition_info i
+		JOIN cat.ducklake_partition_column c ON c.partition_id = i.partition_id AND c.table_id = i.table_id
+		WHERE i.table_id = %d AND %s ORDER BY c.partition_key_index`, t.ID, visible("i", snap)))
+	if err != nil {
+		return fmt.Errorf("read partitioning of %s in %s: %w", t.FullName(), r.path, err)
+	}
+	defer rows.Close()
+	var spec []string
+	for rows.Next() {
+		var idx, col int64
+		var transform string
+		if err := rows.Scan(&idx, &col, &transform); err != nil {
+			return err
+		}
+		if !r.format.Has(formats.CapPartitionFieldIDs) && col >= 0 && col < int64(len(cols)) {
+			col = cols[col].ID
+		}
+		spec = append(spec, fmt.Sprintf("%d:%d:%s", idx, col, strings.ToLower(transform)))
+	}
+	if len(spec) > 0 {
+		e["partitioning "+t.FullName()] = strings.Join(spec, ",")
+	}
+	return rows.Err()
+}
+
+// fileEntries describes the data files of a table at a snapshot: path
+// (relative to the data path when under it), size, record count, footer
+// size, row_id_start, name mapping, and the resolved delete positions.
+func (r *Reader) fileEntries(ctx context.Context, t Table, snap int64) (entries, map[string][]int64, error) {
+	files, err := r.Files(ctx, t, snap)
+	if err != nil {
+		return nil, nil, err
+	}
+	e := entries{}
+	positions := map[string][]int64{}
+	for _, f := range files {
+		key := r.relPath(f.Path)
+		mapping := "<none>"
+		if f.MappingID != nil {
+			if mapping, err = r.mappingText(ctx, *f.MappingID); err != nil {
+				return nil, nil, err
+			}
+		}
+		if err := checkExists(f.Path); err != nil {
+			return nil, nil, fmt.Errorf("data file %s of %s at snapshot %d in %s: %w", f.Path, t.FullName(), snap, r.path, err)
+		}
+		// A file rewritten behind the catalog's back shows as a size on
+		// disk other than the recorded one.
+		disk := ""
+		if st, err := os.Stat(f.Path); err == nil && st.Size() != f.SizeBytes {
+			disk = fmt.Sprintf(" size_on_disk=%d", st.Size())
+		}
+		e["data file "+key] = fmt.Sprintf("size=%d records=%d footer=%s row_id_start=%s mapping=%s%s",
+			f.SizeBytes, f.RecordCount, optInt(f.FooterSize), optInt(f.RowIDStart), mapping, disk)
+		pos, err := r.DeletedPositions(ctx, t, f, snap)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(pos) > 0 {
+			positions[key] = pos
+			h := sha256.New()
+			for _, p := range pos {
+				fmt.Fprintf(h, "%d,", p)
+			}
+			e["deletes of "+key] = fmt.Sprintf("%d positions sha256=%s", len(pos), hex.EncodeToString(h.Sum(nil))[:16])
+		}
+	}
+	return e, positions, nil
+}
+
+func (r *Reader) relPath(p string) string {
+	if rel, ok := strings.CutPrefix(p, r.dataPath); ok {
+		return filepath.ToSlash(rel)
+	}
+	return p
+}
+
+func optInt(v *int64) string {
+	if v == nil {
+		return "NULL"
+	}
+	return fmt.Sprint(*v)
+}
+
+// mappingText is a name mapping as sorted (parent path, source, target,
+// partition) triples, independent of mapping ids.
+func (r *Reader) mappingText(ctx context.Context, id int64) (string, error) {
+	root, err := r.nameMapping(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	var parts []string
+	var walk func(prefix string, es []*mapEntry)
+	walk = func(prefix string, es []*mapEntry) {
+		for _, m := range es {
+			parts = append(parts, fmt.Sprintf("%s%s->%d%s", prefix, m.source, m.target, map[bool]string{true: "(partition)"}[m.isPartition]))
+			walk(prefix+m.source+".", m.children)
+		}
+	}
+	walk("", root.children)
+	sort.Strings(parts)
+	return "[" + strings.Join(parts, " ") + "]", nil
+}

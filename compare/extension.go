@@ -1,0 +1,72 @@
+package compare
+
+import (
+	"fmt"
+	"strings"
+)
+
+// extension loads DuckDB's ducklake extension when the local DuckDB has it,
+// attaching each catalog whose format this DuckDB opens natively. Without
+// it our reader alone decides, and the report says so.
+func (c *comparison) extension() {
+	loaded := true
+	for _, r := range []*Reader{c.a, c.b} {
+		if _, err := r.conn.ExecContext(c.ctx, "LOAD ducklake"); err != nil {
+			c.rep.ReaderNotes = append(c.rep.ReaderNotes, fmt.Sprintf("%s not used: LOAD ducklake failed: %s", ReaderExtension, firstLine(err.Error())))
+			return
+		}
+	}
+	for _, r := range []*Reader{c.a, c.b} {
+		v := duckdbVersion(c.ctx, r.conn)
+		if !r.format.Opens(v) {
+			c.rep.ReaderNotes = append(c.rep.ReaderNotes, fmt.Sprintf("%s not used for %s: DuckDB %s does not open format %s", ReaderExtension, r.path, v, r.format))
+			r.extAttached = false
+			continue
+		}
+		q := fmt.Sprintf("ATTACH %s AS dl (READ_ONLY, DATA_PATH %s, OVERRIDE_DATA_PATH true)", sqlString("ducklake:"+r.path), sqlString(r.dataPath))
+		if _, err := r.conn.ExecContext(c.ctx, q); err != nil {
+			c.rep.ReaderNotes = append(c.rep.ReaderNotes, fmt.Sprintf("%s could not attach %s: %s", ReaderExtension, r.path, firstLine(err.Error())))
+			loaded = false
+			continue
+		}
+		r.extAttached = true
+	}
+	if loaded && (c.a.extAttached || c.b.extAttached) {
+		c.ext = true
+		c.rep.Readers = append(c.rep.Readers, ReaderExtension)
+	}
+}
+
+// extensionCheck requires the extension's rows to have our reader's digest.
+func (c *comparison) extensionCheck(s int64, x, y Table) error {
+	if !c.ext {
+		return nil
+	}
+	for _, side := range []struct {
+		r *Reader
+		t Table
+	}{{c.a, x}, {c.b, y}} {
+		if !side.r.extAttached {
+			continue
+		}
+		ours, _, err := side.r.TableDigest(c.ctx, side.t, s, ScanOptions{})
+		if err != nil {
+			return err
+		}
+		q := fmt.Sprintf("SELECT * FROM dl.%s.%s AT (VERSION => %d)", ident(side.t.Schema), ident(side.t.Name), s)
+		theirs, err := digestOf(c.ctx, side.r.conn, q)
+		if err != nil {
+			return fmt.Errorf("read %s at snapshot %d of %s with the ducklake extension: %w", side.t.FullName(), s, side.r.path, err)
+		}
+		if ours != theirs {
+			c.add(Difference{Kind: "reader", Snapshot: ptr(s), Table: side.t.FullName(), Item: side.r.path,
+				Reason: "the ducklake extension returns other rows than our reader", A: ours.String(), B: theirs.String()})
+		}
+	}
+	return nil
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
