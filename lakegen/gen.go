@@ -226,6 +226,10 @@ func (g *gen) commit(ctx context.Context, ops Snapshot) error {
 			return fmt.Errorf("snapshot %d: %w", g.snap, err)
 		}
 	}
+	if len(g.tokens) == 0 {
+		// DuckLake writes no snapshot for a commit that changes nothing.
+		return fmt.Errorf("snapshot %d changes nothing (a delete that matched no row?)", g.snap)
+	}
 	if g.schemaChanged {
 		g.schemaVersion++
 		for _, tid := range g.svTables {

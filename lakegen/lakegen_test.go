@@ -577,3 +577,13 @@ func BenchmarkLarge(b *testing.B) {
 		}
 	}
 }
+
+func TestRefusesEmptySnapshot(t *testing.T) {
+	spec := Spec{Name: "x", Versions: []Version{{Snapshots: []Snapshot{
+		{CreateTable{Table: "t", Columns: []Column{{Name: "i", Type: "INTEGER"}}}},
+		{Delete{Table: "t", Where: "i = 1"}},
+	}}}}
+	if _, err := Repository(context.Background(), t.TempDir(), spec); err == nil || !strings.Contains(err.Error(), "changes nothing") {
+		t.Fatalf("err = %v, want a snapshot that changes nothing refused", err)
+	}
+}
