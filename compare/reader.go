@@ -83,7 +83,7 @@ func (r *Reader) init(ctx context.Context, opts ReaderOptions) error {
 	if _, err := r.conn.ExecContext(ctx, fmt.Sprintf("ATTACH %s AS cat (READ_ONLY)", sqlString(r.path))); err != nil {
 		msg := err.Error()
 		if strings.Contains(msg, "storage version") || strings.Contains(msg, "newer version") || strings.Contains(msg, "serialization version") {
-			return fmt.Errorf("%w: catalog %s was saved with a DuckDB storage version that DuckDB %s cannot open: %w", ErrIncomparable, r.path, duckdbVersion(ctx, r.conn), err)
+			return fmt.Errorf("%w: catalog %s was saved with a newer DuckDB storage version than DuckDB %s can open (e.g. storage v2.0.0): %w", ErrIncomparable, r.path, duckdbVersion(ctx, r.conn), err)
 		}
 		return fmt.Errorf("%w: attach catalog %s: %w", ErrIncomparable, r.path, err)
 	}

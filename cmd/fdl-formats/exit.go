@@ -29,6 +29,7 @@ func (e usageError) Unwrap() error { return e.err }
 // adds the sentinels of the package it drives.
 var exitClassifiers = []func(error) (int, bool){
 	classifyConvert,
+	classifyCompare,
 }
 
 func exitCode(err error) int {

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/fdl-formats/fdl-formats/compare"
+)
+
+func compareCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "compare",
+		Usage:     "prove two frozen DuckLake catalogs equivalent: same schema, files and rows at every snapshot",
+		ArgsUsage: "A.duckdb B.duckdb",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "data", Usage: "local data folder of the lake (overrides both catalogs' data_path)"},
+			&cli.StringFlag{Name: "data-b", Usage: "local data folder for B when it differs from --data"},
+			&cli.IntFlag{Name: "max-rows", Value: 5, Usage: "differing rows shown per side and table"},
+			&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
+		},
+		Action: runCompare,
+	}
+}
+
+func runCompare(ctx context.Context, cmd *cli.Command) error {
+	if cmd.Args().Len() != 2 {
+		return usageError{errors.New("compare takes exactly two catalogs: A.duckdb B.duckdb")}
+	}
+	a, b := cmd.Args().Get(0), cmd.Args().Get(1)
+	rep, err := compare.Catalogs(ctx, a, b, compare.Options{
+		DataPath:    cmd.String("data"),
+		DataPathB:   cmd.String("data-b"),
+		MaxRowDiffs: int(cmd.Int("max-rows")),
+		Logger:      logger(cmd),
+	})
+	out := cmd.Root().Writer
+	if cmd.Bool("json") {
+		doc := struct {
+			*compare.Report
+			Error string `json:"error,omitempty"`
+		}{Report: rep}
+		if rep == nil {
+			doc.Report = &compare.Report{A: compare.CatalogInfo{Path: a}, B: compare.CatalogInfo{Path: b}, Incomparable: errString(err)}
+		}
+		if err != nil {
+			doc.Error = err.Error()
+		}
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		if encErr := enc.Encode(doc); encErr != nil {
+			return encErr
+		}
+		return err
+	}
+	if rep != nil {
+		printReport(cmd, rep)
+	}
+	return err
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// printReport writes the human-readable report: a summary line, then each
+// difference with the first differing rows of the tables that differ.
+func printReport(cmd *cli.Command, rep *compare.Report) {
+	out := cmd.Root().Writer
+	fmt.Fprintf(out, "A: %s (format %s)\nB: %s (format %s)\n", rep.A.Path, rep.A.Format, rep.B.Path, rep.B.Format)
+	fmt.Fprintf(out, "readers: %v\n", rep.Readers)
+	for _, n := range rep.ReaderNotes {
+		fmt.Fprintf(out, "  note: %s\n", n)
+	}
+	matched, differed := 0, 0
+	for _, t := range rep.Tables {
+		if t.Status == "matched" {
+			matched++
+		} else {
+			differed++
+		}
+	}
+	fmt.Fprintf(out, "snapshots compared: %d; tables x snapshots: %d matched, %d differed; %d ms\n",
+		len(rep.Snapshots), matched, differed, rep.Timings.TotalMS)
+	for _, d := range rep.Differences {
+		fmt.Fprintf(out, "DIFF %s\n", d)
+	}
+	for _, t := range rep.Tables {
+		if t.Rows == nil {
+			continue
+		}
+		fmt.Fprintf(out, "rows of %s at snapshot %d:\n", t.Table, t.Snapshot)
+		for _, r := range t.Rows.OnlyA {
+			fmt.Fprintf(out, "  only in A: %s\n", r)
+		}
+		for _, r := range t.Rows.OnlyB {
+			fmt.Fprintf(out, "  only in B: %s\n", r)
+		}
+	}
+	switch {
+	case rep.Incomparable != "":
+		fmt.Fprintln(out, "result: could not compare")
+	case rep.Equivalent:
+		fmt.Fprintln(out, "result: equivalent")
+	default:
+		fmt.Fprintf(out, "result: NOT equivalent (%d differences)\n", len(rep.Differences))
+	}
+}
+
+func classifyCompare(err error) (int, bool) {
+	switch {
+	case errors.Is(err, compare.ErrNotEquivalent):
+		return exitDifferent, true
+	case errors.Is(err, compare.ErrIncomparable):
+		return exitIncomparable, true
+	}
+	return 0, false
+}

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	_ "github.com/duckdb/duckdb-go/v2"
+
+	"github.com/fdl-formats/fdl-formats/internal/conformance"
+)
+
+// runApp runs the CLI in-process and returns stdout, stderr and the exit code.
+func runApp(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	app := newApp()
+	app.Writer, app.ErrWriter = &out, &errOut
+	err := app.Run(context.Background(), append([]string{"fdl-formats"}, args...))
+	return out.String(), errOut.String(), exitCode(err)
+}
+
+func copyCatalog(t *testing.T, src string) string {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), "b.duckdb")
+	in, err := os.Open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	out, err := os.Create(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		t.Fatal(err)
+	}
+	if err := out.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// lakeCatalog returns the first version's catalog of a conformance lake and its data folder.
+func lakeCatalog(t *testing.T, archive, lake string) (catalog, data string) {
+	t.Helper()
+	dir := filepath.Join(conformance.Dir(t, archive), lake)
+	versions, err := filepath.Glob(filepath.Join(dir, "versions", "*", "ducklake.duckdb"))
+	if err != nil || len(versions) == 0 {
+		t.Fatalf("no versions in %s: %v", dir, err)
+	}
+	return versions[0], filepath.Join(dir, "data")
+}
+
+func TestCompareCommand(t *testing.T) {
+	a, data := lakeCatalog(t, "lakes", "06_deletes")
+
+	t.Run("equivalent", func(t *testing.T) {
+		out, _, code := runApp(t, "compare", a, copyCatalog(t, a), "--data", data)
+		if code != exitOK || !strings.Contains(out, "result: equivalent") || !strings.Contains(out, "fdl-formats reader") {
+			t.Fatalf("exit %d\n%s", code, out)
+		}
+	})
+
+	t.Run("different", func(t *testing.T) {
+		b := copyCatalog(t, a)
+		db, err := sql.Open("duckdb", b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Exec(`DELETE FROM ducklake_delete_file`); err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+		out, errOut, code := runApp(t, "compare", a, b, "--data", data, "--json")
+		if code != exitDifferent {
+			t.Fatalf("exit %d, want %d\n%s\n%s", code, exitDifferent, out, errOut)
+		}
+		var rep struct {
+			Equivalent  bool `json:"equivalent"`
+			Differences []struct {
+				Kind   string `json:"kind"`
+				Reason string `json:"reason"`
+			} `json:"differences"`
+			Readers []string `json:"readers"`
+			Error   string   `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("--json output: %v\n%s", err, out)
+		}
+		if rep.Equivalent || len(rep.Differences) == 0 || rep.Error == "" || len(rep.Readers) == 0 {
+			t.Fatalf("report: %+v", rep)
+		}
+	})
+
+	t.Run("incomparable", func(t *testing.T) {
+		b := copyCatalog(t, a)
+		db, err := sql.Open("duckdb", b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Exec(`UPDATE ducklake_data_file SET path = 'gone.parquet' WHERE data_file_id = 0`); err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+		out, _, code := runApp(t, "compare", a, b, "--data", data)
+		if code != exitIncomparable || !strings.Contains(out, "could not compare") {
+			t.Fatalf("exit %d, want %d\n%s", code, exitIncomparable, out)
+		}
+	})
+
+	t.Run("usage", func(t *testing.T) {
+		if _, _, code := runApp(t, "compare", a); code != exitUsage {
+			t.Fatalf("exit %d, want %d", code, exitUsage)
+		}
+	})
+}
