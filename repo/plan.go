@@ -363,7 +363,7 @@ func (r *repository) checkCells(ctx context.Context, cells []*Cell, work string,
 				c.State, c.Key = Refused, ""
 				c.Findings = refused.Findings
 				for _, f := range refused.Findings {
-					c.Reasons = append(c.Reasons, f.Code+": "+f.Reason)
+					c.Reasons = append(c.Reasons, f.String())
 				}
 			case err != nil:
 				c.State, c.Key, c.Problem = Error, "", ProblemUnreadable

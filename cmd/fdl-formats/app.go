@@ -22,6 +22,7 @@ func newApp() *cli.Command {
 		Commands: []*cli.Command{
 			convertCommand(),
 			compareCommand(),
+			planCommand(), backfillCommand(), checkCommand(),
 		},
 		ExitErrHandler: func(context.Context, *cli.Command, error) {},
 		OnUsageError: func(_ context.Context, _ *cli.Command, err error, _ bool) error {

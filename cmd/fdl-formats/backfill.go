@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/fdl-formats/fdl-formats/repo"
+)
+
+func backfillCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "backfill",
+		Usage:     "write every missing catalog of an FDL repository: verify, convert, prove, publish",
+		ArgsUsage: "REPO",
+		Flags: append(repoFlags(),
+			&cli.BoolFlag{Name: "dry-run", Usage: "plan and list what would be written, write nothing"},
+		),
+		Action: runBackfill,
+	}
+}
+
+func runBackfill(ctx context.Context, cmd *cli.Command) error {
+	st, opts, err := openRepo(cmd)
+	if err != nil {
+		return err
+	}
+	opts.DryRun = cmd.Bool("dry-run")
+	stop := progress(cmd, "backfill", &opts)
+	rep, err := repo.Backfill(ctx, st, opts)
+	stop()
+	if rep == nil {
+		return err
+	}
+	out := cmd.Root().Writer
+	if cmd.Bool("json") {
+		if jerr := writeJSON(out, rep); jerr != nil {
+			return jerr
+		}
+		return err
+	}
+	for _, w := range rep.Plan.Warnings {
+		fmt.Fprintln(out, "warning: "+w)
+	}
+	for _, r := range rep.Results {
+		line := fmt.Sprintf("%-13s %s", r.Outcome, r.Key)
+		switch r.Outcome {
+		case repo.Written:
+			line += fmt.Sprintf(" (%d bytes, %.1fs)", r.Bytes, r.Seconds)
+		case repo.AlreadyThere:
+			line += " (written by another run)"
+		case repo.Failed:
+			line += fmt.Sprintf(" (at %s: %s)", r.Step, firstLine(r.Error))
+		}
+		fmt.Fprintln(out, line)
+	}
+	refused := 0
+	for _, c := range rep.Plan.Cells() {
+		if c.State == repo.Refused {
+			refused++
+			fmt.Fprintf(out, "refused       %s %s: %s\n", c.Version, c.Format, strings.Join(c.Reasons, "; "))
+		}
+	}
+	fmt.Fprintf(out, "%d written, %d already there, %d planned, %d failed, %d refused\n",
+		rep.Counts[repo.Written], rep.Counts[repo.AlreadyThere], rep.Counts[repo.Planned], rep.Counts[repo.Failed], refused)
+	return err
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+// progress shows a progress line on a terminal, or logs each finished cell
+// otherwise (structured logs for schedules and CI). The returned function
+// ends the line.
+func progress(cmd *cli.Command, verb string, opts *repo.Options) func() {
+	w := cmd.Root().ErrWriter
+	if w == nil {
+		w = os.Stderr
+	}
+	log := opts.Logger
+	if !isTerminal(w) {
+		opts.Progress = func(p repo.Progress) {
+			log.Info(verb+" cell finished", "version", p.Cell.Version, "to_version", p.Cell.Format, "done", p.Done, "total", p.Total)
+		}
+		return func() {}
+	}
+	var mu sync.Mutex
+	start := time.Now()
+	drawn := false
+	opts.Progress = func(p repo.Progress) {
+		mu.Lock()
+		defer mu.Unlock()
+		const width = 30
+		filled := width * p.Done / max(p.Total, 1)
+		fmt.Fprintf(w, "\r%s [%s%s] %d/%d cells, %s  ", verb, strings.Repeat("#", filled), strings.Repeat(".", width-filled),
+			p.Done, p.Total, time.Since(start).Round(time.Second))
+		drawn = true
+	}
+	return func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if drawn {
+			fmt.Fprintln(w)
+		}
+	}
+}
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/fdl-formats/fdl-formats/repo"
+)
+
+func checkCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "check",
+		Usage: "verify every published catalog of an FDL repository and its rules (the CI command)",
+		Description: "Exit codes: 0 all good; 3 differences found (a published catalog not equivalent to its\n" +
+			"source, a file not matching version.json, a catalog written after its format's until);\n" +
+			"4 a catalog could not be verified; 5 work missing (run backfill); 6 invalid input.",
+		ArgsUsage: "REPO",
+		Flags:     repoFlags(),
+		Action:    runCheck,
+	}
+}
+
+func runCheck(ctx context.Context, cmd *cli.Command) error {
+	st, opts, err := openRepo(cmd)
+	if err != nil {
+		return err
+	}
+	stop := progress(cmd, "check", &opts)
+	rep, err := repo.Check(ctx, st, opts)
+	stop()
+	if rep == nil {
+		return err
+	}
+	out := cmd.Root().Writer
+	if cmd.Bool("json") {
+		if jerr := writeJSON(out, rep); jerr != nil {
+			return jerr
+		}
+		return err
+	}
+	printMatrix(out, cmd.Args().First(), rep.Plan)
+	ok := 0
+	for _, p := range rep.Proofs {
+		if p.OK {
+			ok++
+		}
+	}
+	fmt.Fprintf(out, "\nproofs: %d of %d published catalogs equivalent to their source\n", ok, len(rep.Proofs))
+	for _, f := range rep.Findings {
+		where := f.Version
+		if f.Format != "" {
+			where += " " + f.Format
+		}
+		fmt.Fprintf(out, "%-12s %s: %s\n", f.Kind, where, firstLine(f.Detail))
+	}
+	if rep.OK {
+		fmt.Fprintln(out, "check: ok")
+	}
+	return err
+}

@@ -1,0 +1,237 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/fdl-formats/fdl-formats/fdljson"
+	"github.com/fdl-formats/fdl-formats/repo"
+	"github.com/fdl-formats/fdl-formats/store/local"
+)
+
+// repoFlags are the flags plan, backfill and check share.
+func repoFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
+		&cli.StringSliceFlag{Name: "formats", Usage: "only these declared formats (comma-separated, e.g. 0.4,1.0)"},
+		&cli.StringSliceFlag{Name: "versions", Usage: "only these versions (IDs or seq numbers, comma-separated)"},
+		&cli.StringFlag{Name: "now", Usage: "evaluate `until` as of this RFC 3339 time (default: now)"},
+		&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: 0, Usage: "cells to run at once (default: number of CPUs)"},
+		&cli.StringFlag{Name: "data", Usage: "local folder of the data files (default: REPO/<data_dir from fdl.json>)"},
+	}
+}
+
+func planCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "plan",
+		Usage:     "show the version x declared-format matrix of an FDL repository (writes nothing)",
+		ArgsUsage: "REPO",
+		Flags:     repoFlags(),
+		Action:    runPlan,
+	}
+}
+
+// openRepo parses REPO and the shared flags.
+func openRepo(cmd *cli.Command) (*local.Local, repo.Options, error) {
+	var opts repo.Options
+	if cmd.Args().Len() != 1 {
+		return nil, opts, usageError{fmt.Errorf("%s takes exactly one repository folder", cmd.Name)}
+	}
+	st, err := local.New(cmd.Args().First())
+	if err != nil {
+		return nil, opts, fmt.Errorf("%w: %w", repo.ErrNotRepository, err)
+	}
+	if s := cmd.String("now"); s != "" {
+		t, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			if d, derr := time.Parse(time.DateOnly, s); derr == nil {
+				t, err = d, nil
+			}
+		}
+		if err != nil {
+			return nil, opts, usageError{fmt.Errorf("--now %q: want an RFC 3339 time such as 2026-06-30T00:00:00Z", s)}
+		}
+		opts.Now = t
+	}
+	if j := cmd.Int("jobs"); j < 0 {
+		return nil, opts, usageError{errors.New("--jobs must be 1 or more")}
+	} else {
+		opts.Jobs = int(j)
+	}
+	opts.Formats = splitList(cmd.StringSlice("formats"))
+	opts.Versions = splitList(cmd.StringSlice("versions"))
+	opts.DataPath = cmd.String("data")
+	opts.Logger = logger(cmd)
+	return st, opts, nil
+}
+
+func splitList(vals []string) []string {
+	var out []string
+	for _, v := range vals {
+		for _, p := range strings.Split(v, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+func runPlan(ctx context.Context, cmd *cli.Command) error {
+	st, opts, err := openRepo(cmd)
+	if err != nil {
+		return err
+	}
+	m, err := repo.Plan(ctx, st, opts)
+	if err != nil {
+		return err
+	}
+	if cmd.Bool("json") {
+		return writeJSON(cmd.Root().Writer, m)
+	}
+	printMatrix(cmd.Root().Writer, cmd.Args().First(), m)
+	return nil
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// printMatrix renders the matrix as a table, then the reasons of refused
+// and error cells, the rules and the warnings.
+func printMatrix(w io.Writer, root string, m *repo.Matrix) {
+	fmt.Fprintf(w, "repository %s (data %s), as of %s\n", root, m.DataDir, m.Now.Format(time.RFC3339))
+	var cols []string
+	if len(m.Versions) > 0 {
+		for _, c := range m.Versions[0].Cells {
+			cols = append(cols, c.Format)
+		}
+	}
+	for _, f := range m.Formats {
+		line := fmt.Sprintf("  format %s: DuckDB %s", f.DuckLake, f.DuckDB)
+		if f.Until != "" {
+			state := fmt.Sprintf("%d days left", *f.DaysLeft)
+			if f.Expired {
+				state = "expired"
+			}
+			line += fmt.Sprintf("; until %s (%s)", f.Until, state)
+		}
+		fmt.Fprintln(w, line)
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "seq\tversion\tcatalog\t%s\n", strings.Join(cols, "\t"))
+	var notes []string
+	for _, v := range m.Versions {
+		seq := "-"
+		if v.Seq > 0 {
+			seq = fmt.Sprint(v.Seq)
+		}
+		format := v.Format
+		if format == "" {
+			format = "-"
+		}
+		cells := make([]string, len(cols))
+		for i := range cols {
+			cells[i] = "-"
+		}
+		for _, c := range v.Cells {
+			for i, name := range cols {
+				if name == c.Format {
+					cells[i] = string(c.State)
+					if c.Violation != "" {
+						cells[i] += "!"
+					}
+				}
+			}
+			switch {
+			case c.State == repo.Refused || (c.State == repo.Error && v.Error == ""):
+				notes = append(notes, fmt.Sprintf("seq %s %s %s: %s", seq, c.Format, c.State, strings.Join(c.Reasons, "; ")))
+			case c.Violation != "":
+				notes = append(notes, fmt.Sprintf("seq %s %s present!: %s", seq, c.Format, c.Violation))
+			case c.State == repo.Present && !c.Declared:
+				notes = append(notes, fmt.Sprintf("seq %s %s present: format not declared in fdl.json", seq, c.Format))
+			}
+		}
+		if v.Error != "" {
+			notes = append(notes, fmt.Sprintf("seq %s %s: %s", seq, v.ID, v.Error))
+		}
+		if v.Skipped != "" {
+			format = v.Skipped
+		}
+		for _, is := range v.Issues {
+			notes = append(notes, fmt.Sprintf("seq %s %s: %s", seq, is.Problem, is.Detail))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", seq, v.ID, format, strings.Join(cells, "\t"))
+	}
+	tw.Flush()
+	if len(notes) > 0 {
+		fmt.Fprintln(w, "\nnotes:")
+		for _, n := range notes {
+			fmt.Fprintln(w, "  "+n)
+		}
+	}
+	var rules []string
+	for _, r := range m.Rules {
+		if r.Status != "ok" {
+			rules = append(rules, fmt.Sprintf("  %s version %s format %s: %s %s", r.Rule, r.Version, r.Format, r.Status, r.Detail))
+		}
+	}
+	if len(rules) > 0 {
+		fmt.Fprintln(w, "\nrepository rules:")
+		for _, r := range rules {
+			fmt.Fprintln(w, r)
+		}
+	}
+	for _, warn := range m.Warnings {
+		fmt.Fprintln(w, "\nwarning: "+warn)
+	}
+	var totals []string
+	for _, s := range repo.States {
+		if n := m.Counts[s]; n > 0 {
+			totals = append(totals, fmt.Sprintf("%d %s", n, s))
+		}
+	}
+	fmt.Fprintf(w, "\n%d versions; cells: %s\n", len(m.Versions), strings.Join(totals, ", "))
+}
+
+// classifyRepo maps repository errors to exit codes. It runs before the
+// other classifiers: a backfill that failed is a failure (1) whatever its
+// cells' causes, and check's own verdict decides its code.
+func classifyRepo(err error) (int, bool) {
+	var ce *repo.CheckError
+	switch {
+	case errors.As(err, &ce):
+		switch {
+		case errors.Is(err, repo.ErrDifferences):
+			return exitDifferent, true
+		case errors.Is(err, repo.ErrInvalidVersion):
+			return exitInvalid, true
+		case errors.Is(err, repo.ErrUnverifiable):
+			return exitIncomparable, true
+		default:
+			return exitMissing, true
+		}
+	case errors.Is(err, repo.ErrBackfillIncomplete):
+		if errors.Is(err, context.Canceled) {
+			return exitInterrupted, true
+		}
+		return exitFailure, true
+	case errors.Is(err, repo.ErrBadFilter):
+		return exitUsage, true
+	case errors.Is(err, repo.ErrNotRepository), errors.Is(err, fdljson.ErrInvalid):
+		return exitInvalid, true
+	}
+	return 0, false
+}

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fdl-formats/fdl-formats/internal/conformance"
+)
+
+// copyRepo copies a conformance lake's fdl.json, versions/ and data/ into a
+// private folder.
+func copyRepo(t *testing.T, archive, lake string) string {
+	t.Helper()
+	src := filepath.Join(conformance.Dir(t, archive), lake)
+	dst := t.TempDir()
+	for _, part := range []string{"fdl.json", "versions", "data"} {
+		if err := os.CopyFS(filepath.Join(dst, part), os.DirFS(filepath.Join(src, part))); err != nil {
+			if part == "fdl.json" {
+				data, rerr := os.ReadFile(filepath.Join(src, part))
+				if rerr == nil {
+					err = os.WriteFile(filepath.Join(dst, part), data, 0o644)
+				}
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return dst
+}
+
+// TestRepoCommands runs plan, backfill and check on a conformance
+// repository and checks their output and exit codes.
+func TestRepoCommands(t *testing.T) {
+	if testing.Short() {
+		t.Skip("converts and proves a lake")
+	}
+	repoDir := copyRepo(t, "lakes", "08_partitioning")
+	now := "--now=2026-11-30T00:00:00Z"
+
+	out, errOut, code := runApp(t, "plan", now, repoDir)
+	if code != exitOK {
+		t.Fatalf("plan: exit %d, stderr %s", code, errOut)
+	}
+	for _, want := range []string{"as of 2026-11-30T00:00:00Z", "0.3      0.4      1.0     1.1", "expired  refused  source  missing", "partition-transforms", "cells: 1 source, 1 missing, 1 refused, 1 expired"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("plan output lacks %q:\n%s", want, out)
+		}
+	}
+	if _, _, code := runApp(t, "check", now, repoDir); code != exitMissing {
+		t.Errorf("check before backfill: exit %d, want %d (work missing)", code, exitMissing)
+	}
+	out, _, code = runApp(t, "backfill", "--dry-run", now, repoDir)
+	if code != exitOK || !strings.Contains(out, "1 planned") {
+		t.Errorf("backfill --dry-run: exit %d, output:\n%s", code, out)
+	}
+	if matches, _ := filepath.Glob(filepath.Join(repoDir, "versions", "*", "catalogs")); len(matches) != 0 {
+		t.Errorf("dry run wrote %v", matches)
+	}
+	out, errOut, code = runApp(t, "backfill", "--jobs=2", now, repoDir)
+	if code != exitOK || !strings.Contains(out, "1 written") || !strings.Contains(out, "refused ") {
+		t.Fatalf("backfill: exit %d, output:\n%s\n%s", code, out, errOut)
+	}
+	out, _, code = runApp(t, "check", "--json", now, repoDir)
+	var rep struct {
+		OK     bool `json:"ok"`
+		Proofs []struct {
+			Key string `json:"key"`
+			OK  bool   `json:"ok"`
+		} `json:"proofs"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("check --json: %v\n%s", err, out)
+	}
+	if code != exitOK || !rep.OK || len(rep.Proofs) != 1 || !rep.Proofs[0].OK {
+		t.Fatalf("check after backfill: exit %d, report %+v", code, rep)
+	}
+
+	// Tamper with the published catalog.
+	f, err := os.OpenFile(filepath.Join(repoDir, filepath.FromSlash(rep.Proofs[0].Key)), os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteAt(make([]byte, 8192), 0)
+	f.Close()
+	if out, _, code := runApp(t, "check", now, repoDir); code != exitDifferent {
+		t.Errorf("check after tampering: exit %d, want %d:\n%s", code, exitDifferent, out)
+	}
+}
+
+func TestRepoCommandErrors(t *testing.T) {
+	dir := t.TempDir()
+	if _, _, code := runApp(t, "plan", dir); code != exitInvalid {
+		t.Errorf("plan on a folder without fdl.json: exit %d, want %d", code, exitInvalid)
+	}
+	os.WriteFile(filepath.Join(dir, "fdl.json"), []byte(`{"fdl":"0.1","formats":[{"ducklake":"1.0","until":"soon"}]}`), 0o644)
+	_, errOut, code := runApp(t, "check", dir)
+	if code != exitInvalid {
+		t.Errorf("check with a bad fdl.json: exit %d, want %d", code, exitInvalid)
+	}
+	_ = errOut
+	os.WriteFile(filepath.Join(dir, "fdl.json"), []byte(`{"fdl":"0.1","formats":[{"ducklake":"1.0"}]}`), 0o644)
+	for _, args := range [][]string{
+		{"plan", "--formats=0.4", dir},
+		{"plan", "--versions=3", dir},
+		{"plan", "--now=tomorrow", dir},
+		{"plan", dir, dir},
+		{"backfill"},
+	} {
+		if _, _, code := runApp(t, args...); code != exitUsage {
+			t.Errorf("%v: exit %d, want %d", args, code, exitUsage)
+		}
+	}
+	out, _, code := runApp(t, "check", dir)
+	if code != exitOK || !strings.Contains(out, "check: ok") {
+		t.Errorf("check of an empty repository: exit %d\n%s", code, out)
+	}
+}

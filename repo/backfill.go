@@ -1,0 +1,286 @@
+package repo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/fdl-formats/fdl-formats/compare"
+	"github.com/fdl-formats/fdl-formats/convert"
+	"github.com/fdl-formats/fdl-formats/store"
+)
+
+// Outcome is what Backfill did with one missing cell.
+type Outcome string
+
+const (
+	// Written: converted, proved and published by this run.
+	Written Outcome = "written"
+	// AlreadyThere: another writer published the file first; this run
+	// wrote nothing (files are written exactly once).
+	AlreadyThere Outcome = "already-there"
+	// Planned: a dry run; it would be written.
+	Planned Outcome = "planned"
+	// Failed: verification, conversion, proof or publication failed;
+	// nothing was written.
+	Failed Outcome = "failed"
+)
+
+// Steps of a Backfill cell, in order, as passed to Options.Hook.
+var Steps = []string{"verify", "convert", "compare", "publish"}
+
+// CellResult is the outcome of one cell of a Backfill.
+type CellResult struct {
+	Version  string   `json:"version"`
+	Seq      int64    `json:"seq,omitempty"`
+	Format   string   `json:"format"`
+	Key      string   `json:"key"`
+	Outcome  Outcome  `json:"outcome"`
+	Step     string   `json:"step,omitempty"` // the step that failed
+	Error    string   `json:"error,omitempty"`
+	Problem  Problem  `json:"problem,omitempty"`
+	Bytes    int64    `json:"bytes,omitempty"`
+	Seconds  float64  `json:"duration_seconds"`
+	Findings []string `json:"findings,omitempty"` // lossy and note findings of the conversion
+
+	err error
+}
+
+// BackfillReport is what Backfill did.
+type BackfillReport struct {
+	FormatVersion int             `json:"format_version"`
+	DryRun        bool            `json:"dry_run"`
+	Plan          *Matrix         `json:"plan"`
+	Results       []*CellResult   `json:"results"`
+	Counts        map[Outcome]int `json:"counts"`
+}
+
+// BackfillError lists the cells Backfill could not write.
+type BackfillError struct {
+	Failed []*CellResult
+}
+
+func (e *BackfillError) Error() string {
+	lines := make([]string, 0, len(e.Failed))
+	for _, r := range e.Failed {
+		lines = append(lines, fmt.Sprintf("  - version %s format %s: %s: %s", r.Version, r.Format, r.Step, r.Error))
+	}
+	return fmt.Sprintf("backfill: %d cell(s) not written:\n%s", len(e.Failed), strings.Join(lines, "\n"))
+}
+
+// Is makes a BackfillError match ErrBackfillIncomplete.
+func (e *BackfillError) Is(target error) bool { return target == ErrBackfillIncomplete }
+
+// Unwrap gives the cells' errors, so errors.Is finds e.g. context.Canceled.
+func (e *BackfillError) Unwrap() []error {
+	out := make([]error, 0, len(e.Failed))
+	for _, r := range e.Failed {
+		out = append(out, r.err)
+	}
+	return out
+}
+
+// Hint tells the user what to do next.
+func (e *BackfillError) Hint() string {
+	return "run `fdl-formats plan` to see the cells; a failed cell wrote nothing and is retried by the next backfill"
+}
+
+// Backfill writes every missing cell of the plan: for each, it verifies the
+// frozen catalog against version.json (size and sha256), converts it into a
+// work folder outside the repository, proves the result equivalent with
+// compare, and only then publishes versions/<id>/catalogs/<format>.duckdb
+// with store.Create, which never replaces a file. Cells run Options.Jobs at
+// a time. A cell that fails writes nothing; Backfill then returns its report
+// and a *BackfillError.
+func Backfill(ctx context.Context, st store.Store, opts Options) (*BackfillReport, error) {
+	r, err := load(ctx, st, &opts)
+	if err != nil {
+		return nil, err
+	}
+	m, err := r.plan(ctx, &opts)
+	if err != nil {
+		return nil, err
+	}
+	log := opts.log()
+	for _, w := range m.Warnings {
+		log.Warn(w)
+	}
+	rep := &BackfillReport{FormatVersion: 1, DryRun: opts.DryRun, Plan: m, Results: []*CellResult{}, Counts: map[Outcome]int{}}
+	var todo []*Cell
+	for _, c := range m.Cells() {
+		if c.State == Missing {
+			todo = append(todo, c)
+		}
+	}
+	work, err := os.MkdirTemp(opts.WorkDir, "fdl-backfill-")
+	if err != nil {
+		return nil, fmt.Errorf("create work folder: %w", err)
+	}
+	defer os.RemoveAll(work)
+
+	results := make([]*CellResult, len(todo))
+	var mu sync.Mutex
+	done := 0
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(opts.jobs())
+	for i, c := range todo {
+		g.Go(func() error {
+			var res *CellResult
+			if opts.DryRun {
+				res = &CellResult{Version: c.Version, Seq: c.Seq, Format: c.Format, Key: c.Key, Outcome: Planned}
+			} else {
+				res = r.fill(gctx, c, work, &opts)
+			}
+			results[i] = res
+			mu.Lock()
+			done++
+			if opts.Progress != nil {
+				opts.Progress(Progress{Done: done, Total: len(todo), Cell: c})
+			}
+			mu.Unlock()
+			// Only an interruption stops the other cells; a failed cell
+			// is reported and the rest go on.
+			if errors.Is(res.err, context.Canceled) && ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return nil
+		})
+	}
+	waitErr := g.Wait()
+	var failed []*CellResult
+	for i, res := range results {
+		if res == nil { // never started: interrupted
+			c := todo[i]
+			res = &CellResult{Version: c.Version, Seq: c.Seq, Format: c.Format, Key: c.Key, Outcome: Failed, Step: "start",
+				Error: "interrupted before it started", err: context.Canceled}
+		}
+		rep.Results = append(rep.Results, res)
+		rep.Counts[res.Outcome]++
+		if res.Outcome == Failed {
+			failed = append(failed, res)
+		}
+		if res.Outcome == Written || res.Outcome == AlreadyThere {
+			todo[i].State = Present
+		}
+	}
+	if len(failed) > 0 {
+		return rep, &BackfillError{Failed: failed}
+	}
+	if waitErr != nil {
+		return rep, waitErr
+	}
+	return rep, nil
+}
+
+// fill writes one cell. It never leaves a file under versions/ unless the
+// whole cell succeeded.
+func (r *repository) fill(ctx context.Context, c *Cell, work string, opts *Options) (res *CellResult) {
+	start := time.Now()
+	log := opts.log().With("version", c.Version, "to_version", c.Format)
+	res = &CellResult{Version: c.Version, Seq: c.Seq, Format: c.Format, Key: c.Key}
+	step := ""
+	defer func() {
+		res.Seconds = time.Since(start).Seconds()
+		if res.err != nil {
+			res.Outcome, res.Step, res.Error = Failed, step, res.err.Error()
+			log.Error("cell failed", "step", step, "error", res.err)
+		} else {
+			log.Info("cell done", "outcome", res.Outcome, "duration_seconds", res.Seconds)
+		}
+	}()
+	at := func(s string) error {
+		step = s
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if opts.Hook != nil {
+			return opts.Hook(s, c)
+		}
+		return nil
+	}
+	dir, err := os.MkdirTemp(work, "cell-")
+	if err != nil {
+		res.err = fmt.Errorf("create work folder: %w", err)
+		return res
+	}
+	defer os.RemoveAll(dir)
+
+	if res.err = at("verify"); res.err != nil {
+		return res
+	}
+	v := r.find(c.Version)
+	if problem, err := r.verifyRef(ctx, v, c.ref); err != nil {
+		res.err, res.Problem = err, problem
+		return res
+	}
+	src, err := localFile(ctx, r.st, c.source, dir)
+	if err != nil {
+		res.err, res.Problem = err, ProblemUnreadable
+		return res
+	}
+
+	if res.err = at("convert"); res.err != nil {
+		return res
+	}
+	out := filepath.Join(dir, c.Format+".duckdb")
+	copts := opts.Convert
+	copts.Logger = opts.log()
+	cres, err := convert.Catalog(ctx, src, out, c.target, copts)
+	if err != nil {
+		res.err = err
+		return res
+	}
+	for _, f := range cres.Findings {
+		res.Findings = append(res.Findings, f.String())
+	}
+
+	if res.err = at("compare"); res.err != nil {
+		return res
+	}
+	if _, err := compare.Catalogs(ctx, src, out, compare.Options{DataPath: r.dataPath}); err != nil {
+		res.err = fmt.Errorf("prove %s equivalent to %s: %w", c.Key, c.source, err)
+		res.Problem = ProblemUnreadable
+		if errors.Is(err, compare.ErrNotEquivalent) {
+			res.Problem = ProblemNotEquivalent
+		}
+		return res
+	}
+
+	if res.err = at("publish"); res.err != nil {
+		return res
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		res.err = err
+		return res
+	}
+	defer f.Close()
+	if info, err := f.Stat(); err == nil {
+		res.Bytes = info.Size()
+	}
+	switch err := r.st.Create(ctx, c.Key, f); {
+	case errors.Is(err, store.ErrExists):
+		res.Outcome, res.Bytes = AlreadyThere, 0
+	case err != nil:
+		res.err = err
+	default:
+		res.Outcome = Written
+	}
+	return res
+}
+
+func (r *repository) find(id string) *version {
+	for _, v := range r.versions {
+		if v.id == id {
+			return v
+		}
+	}
+	return nil
+}

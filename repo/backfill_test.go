@@ -1,0 +1,405 @@
+package repo
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	_ "github.com/duckdb/duckdb-go/v2"
+
+	"github.com/fdl-formats/fdl-formats/internal/conformance"
+	"github.com/fdl-formats/fdl-formats/store"
+	"github.com/fdl-formats/fdl-formats/store/local"
+)
+
+// snapshotTree maps every file under root/versions to its sha256.
+func snapshotTree(t *testing.T, root string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(filepath.Join(root, "versions"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(data)
+		rel, _ := filepath.Rel(root, p)
+		out[filepath.ToSlash(rel)] = hex.EncodeToString(sum[:])
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// newFiles lists files in after that are not in before.
+func newFiles(before, after map[string]string) []string {
+	var out []string
+	for k := range after {
+		if _, ok := before[k]; !ok {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func missingKeys(m *Matrix) []string {
+	var out []string
+	for _, c := range m.Cells() {
+		if c.State == Missing {
+			out = append(out, c.Key)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func cellStates(m *Matrix) map[string]State {
+	out := map[string]State{}
+	for _, c := range m.Cells() {
+		out[c.Version+"/"+c.Format] = c.State
+	}
+	return out
+}
+
+// TestBackfillConformance backfills a few conformance repositories: every
+// format the lake can be expressed in is written, the rest refused with
+// reasons; check passes afterwards, a second backfill does nothing, and
+// check fails with ErrDifferences after a published file is tampered with.
+func TestBackfillConformance(t *testing.T) {
+	if testing.Short() {
+		t.Skip("converts and proves whole lakes (minutes)")
+	}
+	ctx := context.Background()
+	for _, tc := range []struct{ archive, lake string }{
+		{"lakes", "06_deletes"},                   // downgrade to 0.4, upgrade to 1.1; three versions
+		{"lakes", "08_partitioning"},              // 0.4 refused (bucket partitions)
+		{"lakes-0.3", "03_renames"},               // 0.3 source: upgrades
+		{"lakes-1.1-dev1", "24_deletion_vectors"}, // 1.1-dev1 source: 0.4 and 1.0 refused
+	} {
+		t.Run(tc.archive+"/"+tc.lake, func(t *testing.T) {
+			st := copyLake(t, filepath.Join(conformance.Dir(t, tc.archive), tc.lake))
+			before := snapshotTree(t, st.Root())
+			plan, err := Plan(ctx, st, Options{Jobs: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := missingKeys(plan)
+			if len(want) == 0 {
+				t.Fatal("nothing to backfill")
+			}
+			rep, err := Backfill(ctx, st, Options{Jobs: 2})
+			if err != nil {
+				t.Fatalf("Backfill: %v", err)
+			}
+			var written []string
+			for _, r := range rep.Results {
+				if r.Outcome != Written {
+					t.Errorf("cell %s/%s: %s %s", r.Version, r.Format, r.Outcome, r.Error)
+				}
+				written = append(written, r.Key)
+			}
+			slices.Sort(written)
+			if !slices.Equal(written, want) {
+				t.Errorf("written %q, want the missing cells %q", written, want)
+			}
+			if got := newFiles(before, snapshotTree(t, st.Root())); !slices.Equal(got, want) {
+				t.Errorf("new files under versions/ %q, want exactly %q", got, want)
+			}
+			after, err := Plan(ctx, st, Options{Jobs: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range after.Cells() {
+				switch before := plan.Cell(c.Version, c.Format); {
+				case before.State == Missing && c.State != Present:
+					t.Errorf("cell %s/%s: %s after backfill, want present", c.Version, c.Format, c.State)
+				case before.State != Missing && c.State != before.State:
+					t.Errorf("cell %s/%s: %s after backfill, was %s", c.Version, c.Format, c.State, before.State)
+				case c.State == Refused && len(c.Reasons) == 0:
+					t.Errorf("cell %s/%s refused without reasons", c.Version, c.Format)
+				}
+			}
+			again, err := Backfill(ctx, st, Options{Jobs: 2})
+			if err != nil || len(again.Results) != 0 {
+				t.Errorf("second Backfill: %d results, %v; want nothing to do", len(again.Results), err)
+			}
+			crep, err := Check(ctx, st, Options{Jobs: 2})
+			if err != nil {
+				t.Fatalf("Check after backfill: %v", err)
+			}
+			if !crep.OK || len(crep.Proofs) != len(want) {
+				t.Errorf("Check: ok=%v proofs=%d, want ok and %d proofs", crep.OK, len(crep.Proofs), len(want))
+			}
+
+			// Tamper with one published catalog: drop its delete files (rows
+			// come back), or rewrite bytes (unreadable).
+			victim, err := st.Path(want[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.lake == "06_deletes" {
+				execDuckDB(t, victim, "DELETE FROM ducklake_delete_file")
+			} else {
+				overwrite(t, victim, 0, make([]byte, 8192))
+			}
+			crep, err = Check(ctx, st, Options{Jobs: 2})
+			if !errors.Is(err, ErrDifferences) {
+				t.Fatalf("Check after tampering: %v, want ErrDifferences", err)
+			}
+			var ce *CheckError
+			if !errors.As(err, &ce) || ce.First.Key != want[0] || crep.OK {
+				t.Errorf("Check after tampering: first finding %+v, want the tampered %s", ce, want[0])
+			}
+		})
+	}
+}
+
+func execDuckDB(t *testing.T, path, stmt string) {
+	t.Helper()
+	db, err := sql.Open("duckdb", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(stmt); err != nil {
+		t.Fatalf("%s on %s: %v", stmt, path, err)
+	}
+}
+
+func overwrite(t *testing.T, path string, off int64, data []byte) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteAt(data, off); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestBackfillConcurrent runs two backfills of one repository at once, as
+// two processes would (two stores on the same folder): each file is written
+// exactly once, and the repository ends as one backfill leaves it.
+func TestBackfillConcurrent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("converts a lake twice at once")
+	}
+	ctx := context.Background()
+	st, root := smallLake(t)
+	other, err := local.New(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Jobs: 2, Formats: []string{"0.4", "1.1"}, Versions: []string{"1", "2"}}
+	plan, err := Plan(ctx, st, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := missingKeys(plan)
+	reps := make([]*BackfillReport, 2)
+	errs := make([]error, 2)
+	var wg sync.WaitGroup
+	for i, s := range []store.Store{st, other} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			reps[i], errs[i] = Backfill(ctx, s, opts)
+		}()
+	}
+	wg.Wait()
+	writes := map[string]int{}
+	for i, rep := range reps {
+		if errs[i] != nil {
+			t.Fatalf("backfill %d: %v", i, errs[i])
+		}
+		for _, r := range rep.Results {
+			switch r.Outcome {
+			case Written:
+				writes[r.Key]++
+			case AlreadyThere:
+			default:
+				t.Errorf("backfill %d cell %s: %s %s", i, r.Key, r.Outcome, r.Error)
+			}
+		}
+	}
+	for _, k := range want {
+		if writes[k] != 1 {
+			t.Errorf("%s written %d times, want exactly once", k, writes[k])
+		}
+	}
+	if len(writes) != len(want) {
+		t.Errorf("written %v, want %v", writes, want)
+	}
+	// Same end state as a single backfill of a fresh copy.
+	single, _ := smallLake(t)
+	if _, err := Backfill(ctx, single, opts); err != nil {
+		t.Fatal(err)
+	}
+	m1, err := Plan(ctx, st, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m2, err := Plan(ctx, single, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := cellStates(m1), cellStates(m2); fmt.Sprint(a) != fmt.Sprint(b) {
+		t.Errorf("concurrent backfills left %v, a single one %v", a, b)
+	}
+	if crep, err := Check(ctx, st, opts); err != nil || !crep.OK {
+		t.Errorf("Check after concurrent backfills: %v", err)
+	}
+}
+
+// failingStore makes Create read half of the object and then fail, like a
+// crash or a full disk in the middle of publishing.
+type failingStore struct{ *local.Local }
+
+func (f failingStore) Create(ctx context.Context, key string, r io.Reader) error {
+	return f.Local.Create(ctx, key, io.MultiReader(io.LimitReader(r, 1<<20), errAfter{}))
+}
+
+type errAfter struct{}
+
+func (errAfter) Read([]byte) (int, error) { return 0, errors.New("disk full (injected)") }
+
+// TestBackfillInterrupted fails a backfill at every step, by an error or by
+// cancelling it, and checks that nothing was created under versions/ (no
+// partial catalog, no temporary file), and that the next run completes.
+func TestBackfillInterrupted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("converts a catalog once per step")
+	}
+	ctx := context.Background()
+	injected := errors.New("injected")
+	type failure struct {
+		name  string
+		hook  func(cancel context.CancelFunc) func(string, *Cell) error
+		store func(*local.Local) store.Store
+		want  error
+	}
+	var cases []failure
+	for _, step := range Steps {
+		cases = append(cases,
+			failure{name: "error_at_" + step, want: injected, hook: func(context.CancelFunc) func(string, *Cell) error {
+				return func(s string, _ *Cell) error {
+					if s == step {
+						return injected
+					}
+					return nil
+				}
+			}},
+			failure{name: "cancel_at_" + step, want: context.Canceled, hook: func(cancel context.CancelFunc) func(string, *Cell) error {
+				return func(s string, _ *Cell) error {
+					if s == step {
+						cancel()
+					}
+					return nil
+				}
+			}})
+	}
+	cases = append(cases, failure{name: "publish_breaks_midway", want: ErrBackfillIncomplete,
+		store: func(l *local.Local) store.Store { return failingStore{l} }})
+
+	st, root := smallLake(t)
+	before := snapshotTree(t, root)
+	opts := Options{Jobs: 1, Formats: []string{"1.1"}, Versions: []string{"1"}}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			o := opts
+			o.WorkDir = t.TempDir()
+			if tc.hook != nil {
+				o.Hook = tc.hook(cancel)
+			}
+			var s store.Store = st
+			if tc.store != nil {
+				s = tc.store(st)
+			}
+			rep, err := Backfill(cctx, s, o)
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("Backfill error = %v, want %v", err, tc.want)
+			}
+			if rep != nil && rep.Counts[Written] != 0 {
+				t.Errorf("a failed backfill wrote %d cells", rep.Counts[Written])
+			}
+			if got := newFiles(before, snapshotTree(t, root)); len(got) != 0 {
+				t.Errorf("files left under versions/: %q", got)
+			}
+			if _, err := os.Stat(filepath.Join(root, local.TempDirName)); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("temporary folder %s left behind (%v)", local.TempDirName, err)
+			}
+			if entries, _ := os.ReadDir(o.WorkDir); len(entries) != 0 {
+				t.Errorf("work files left: %v", entries)
+			}
+		})
+	}
+	rep, err := Backfill(ctx, st, opts)
+	if err != nil || rep.Counts[Written] != 1 {
+		t.Fatalf("Backfill after the failures: %v, %v", rep.Counts, err)
+	}
+}
+
+// TestBackfillUntil writes a format before its until and not at or after it.
+func TestBackfillUntil(t *testing.T) {
+	if testing.Short() {
+		t.Skip("converts a catalog")
+	}
+	ctx := context.Background()
+	st, root := smallLake(t)
+	os.Remove(filepath.Join(root, "fdl.json"))
+	writeFile(t, filepath.Join(root, "fdl.json"), `{"fdl":"0.1","formats":[{"ducklake":"1.0"},{"ducklake":"0.4","until":"2026-12-01"}]}`)
+	opts := Options{Versions: []string{"1"}, DryRun: true}
+	for _, tc := range []struct {
+		now  string
+		want int
+	}{{"2026-11-30T23:59:59Z", 1}, {"2026-12-01T00:00:00Z", 0}} {
+		opts.Now, _ = time.Parse(time.RFC3339, tc.now)
+		rep, err := Backfill(ctx, st, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Counts[Planned] != tc.want || len(rep.Plan.Warnings) != tc.want {
+			t.Errorf("as of %s: %d planned, warnings %q; want %d", tc.now, rep.Counts[Planned], rep.Plan.Warnings, tc.want)
+		}
+	}
+	if got := newFiles(snapshotTree(t, root), snapshotTree(t, root)); len(got) != 0 {
+		t.Error("a dry run wrote files")
+	}
+	opts.DryRun = false
+	opts.Now, _ = time.Parse(time.RFC3339, "2026-11-30T00:00:00Z")
+	rep, err := Backfill(ctx, st, opts)
+	if err != nil || rep.Counts[Written] != 1 {
+		t.Fatalf("backfill before until: %v %v", rep.Counts, err)
+	}
+	if _, err := os.Stat(filepath.Join(root, strings.TrimPrefix(rep.Results[0].Key, ""))); err != nil {
+		t.Error(err)
+	}
+	// A catalog present for a version created at or after until breaks the rule.
+	os.Remove(filepath.Join(root, "fdl.json"))
+	writeFile(t, filepath.Join(root, "fdl.json"), `{"fdl":"0.1","formats":[{"ducklake":"1.0"},{"ducklake":"0.4","until":"2026-10-31"}]}`)
+	_, err = Check(ctx, st, Options{Versions: []string{"1"}, Now: opts.Now})
+	var ce *CheckError
+	if !errors.Is(err, ErrDifferences) || !errors.As(err, &ce) || !strings.Contains(ce.First.Detail, "at or after the format's until") {
+		t.Errorf("Check with a catalog written after until: %v, want a rule violation", err)
+	}
+}
