@@ -32,10 +32,11 @@ func (d Digest) String() string { return fmt.Sprintf("%d rows %016x%016x", d.Row
 // values all take part.
 func rowText(alias string) string { return "CAST(" + alias + " AS VARCHAR)" }
 
-// digestSQL aggregates a row query into (count, sum hi, sum lo); the sums
-// are HUGEINT and reduced modulo 2^64 in Go.
+// digestSQL aggregates a row query into (count, sum hi, sum lo) of the
+// rows' 128-bit MD5; the sums are HUGEINT, reduced modulo 2^64 in Go. The
+// MD5 is computed once per row and split into its two halves.
 func digestSQL(q string) string {
-	return fmt.Sprintf(`SELECT count(*), COALESCE(sum(md5_number_upper(%[1]s)::HUGEINT), 0)::VARCHAR, COALESCE(sum(md5_number_lower(%[1]s)::HUGEINT), 0)::VARCHAR FROM (%[2]s) t`, rowText("t"), q)
+	return fmt.Sprintf(`SELECT count(*), COALESCE(sum((h >> 64)::HUGEINT), 0)::VARCHAR, COALESCE(sum((h & 18446744073709551615::UHUGEINT)::HUGEINT), 0)::VARCHAR FROM (SELECT md5_number(%s) AS h FROM (%s) t)`, rowText("t"), q)
 }
 
 func mod64(s string) (uint64, error) {
@@ -80,9 +81,16 @@ func (r *Reader) TableDigest(ctx context.Context, t Table, snap int64, opts Scan
 	var total Digest
 	out := make([]PartDigest, 0, len(parts))
 	for _, p := range parts {
-		d, err := digestOf(ctx, r.conn, p.SQL)
-		if err != nil {
-			return Digest{}, nil, fmt.Errorf("read %s of %s at snapshot %d in %s: %w", p.Path, t.FullName(), snap, r.path, err)
+		// A part's SQL fixes its rows (file, columns, filters, deletes), so
+		// snapshots that leave a file alone reuse its digest.
+		d, ok := r.digests[p.SQL]
+		if !ok {
+			if d, err = digestOf(ctx, r.conn, p.SQL); err != nil {
+				return Digest{}, nil, fmt.Errorf("read %s of %s at snapshot %d in %s: %w", p.Path, t.FullName(), snap, r.path, err)
+			}
+			if p.Kind == "file" {
+				r.digests[p.SQL] = d
+			}
 		}
 		out = append(out, PartDigest{Kind: p.Kind, FileID: p.FileID, Path: p.Path, Digest: d})
 		total = total.Add(d)

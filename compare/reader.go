@@ -45,7 +45,8 @@ type Reader struct {
 	layout      formats.Layout
 	dynamic     map[string][]string // inlined data/delete tables and their columns
 	dataPath    string
-	extAttached bool // the ducklake extension attached this catalog as "dl"
+	extAttached bool              // the ducklake extension attached this catalog as "dl"
+	digests     map[string]Digest // part SQL -> digest, for unchanged files across snapshots
 }
 
 // Open attaches a catalog read-only in a private in-memory DuckDB and detects
@@ -64,7 +65,7 @@ func Open(ctx context.Context, catalogPath string, opts ReaderOptions) (*Reader,
 		db.Close()
 		return nil, fmt.Errorf("open duckdb: %w", err)
 	}
-	r := &Reader{path: catalogPath, db: db, conn: conn}
+	r := &Reader{path: catalogPath, db: db, conn: conn, digests: map[string]Digest{}}
 	if err := r.init(ctx, opts); err != nil {
 		r.Close()
 		return nil, err
@@ -75,7 +76,7 @@ func Open(ctx context.Context, catalogPath string, opts ReaderOptions) (*Reader,
 func (r *Reader) init(ctx context.Context, opts ReaderOptions) error {
 	// UTC makes timestamp -> timestamptz promotions and text renderings
 	// independent of the machine's zone.
-	for _, q := range []string{"SET TimeZone = 'UTC'", "SET threads = 2"} {
+	for _, q := range []string{"SET TimeZone = 'UTC'"} {
 		if _, err := r.conn.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("%s: %w", q, err)
 		}
