@@ -110,7 +110,8 @@ func (e *CheckError) Hint() string {
 
 // Check verifies a repository: every present catalogs/*.duckdb is proved
 // equivalent to its version's frozen catalog (compare, the full proof),
-// every frozen catalog, dataset.json and files.json matches version.json,
+// every frozen catalog, dataset.json and files.json matches version.json
+// (and files.json and dataset.json agree with the catalog),
 // no catalog was written in a format for a version created at or after the
 // format's until, and no declared format that can be written is missing.
 // Repository rules only the writer can fix are warnings. It returns the
@@ -169,6 +170,19 @@ func Check(ctx context.Context, st store.Store, opts Options) (*CheckReport, err
 		return nil, fmt.Errorf("create work folder: %w", err)
 	}
 	defer os.RemoveAll(work)
+	// files.json and dataset.json against the frozen catalog (only for
+	// versions whose files matched version.json).
+	for _, vp := range m.Versions {
+		if vp.Error != "" || vp.Skipped != "" || len(vp.Issues) > 0 {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		for _, is := range r.checkContents(ctx, vp.v, work) {
+			add(Finding{Kind: problemKind(is.Problem), Version: vp.ID, Detail: is.Detail})
+		}
+	}
 	proofs := make([]*Proof, len(present))
 	var mu sync.Mutex
 	done := 0
