@@ -217,7 +217,9 @@ func write(ctx context.Context, conn *sql.Conn, w *work, target *formats.Version
 	if err != nil {
 		return err
 	}
-	if diffs := target.LayoutDiff(layout); len(diffs) > 0 {
+	// The working copy may hold the columns in any order: rows are inserted
+	// by name below, into tables created with the registry's exact shapes.
+	if diffs := columnSetDiff(layout, target); len(diffs) > 0 {
 		return fmt.Errorf("%w: working tables do not have the %s shapes: %s", errInternal, target, strings.Join(diffs, "; "))
 	}
 	for _, t := range target.Tables {
@@ -278,4 +280,23 @@ func syncDir(dir string) error {
 	defer d.Close()
 	_ = d.Sync() // not supported everywhere; the link itself is atomic
 	return nil
+}
+
+// columnSetDiff lists tables and columns of the working copy that do not
+// match the target's, ignoring column order.
+func columnSetDiff(layout formats.Layout, target *formats.Version) []string {
+	var diffs []string
+	for _, t := range target.Tables {
+		got := slices.Clone(layout[t.Name])
+		want := t.ColumnNames()
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			diffs = append(diffs, fmt.Sprintf("%s has (%s), want (%s)", t.Name, strings.Join(got, ", "), strings.Join(want, ", ")))
+		}
+	}
+	if len(layout) != len(target.Tables) {
+		diffs = append(diffs, fmt.Sprintf("%d tables, want %d", len(layout), len(target.Tables)))
+	}
+	return diffs
 }

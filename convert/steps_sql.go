@@ -43,7 +43,7 @@ func sqlFilePathsToDataPath(table string) string {
 
 // Each schema version starts at the first snapshot that has it (MigrateV02).
 const sqlBackfillGlobalSchemaVersions = `INSERT INTO ducklake_schema_versions (begin_snapshot, schema_version)
-	SELECT MIN(snapshot_id), schema_version FROM ducklake_snapshot GROUP BY schema_version ORDER BY schema_version`
+	SELECT * FROM (SELECT MIN(snapshot_id), schema_version FROM ducklake_snapshot GROUP BY schema_version ORDER BY schema_version)`
 
 // 'partial_max:N' (files flushed from inlined data in 0.3) is kept (MigrateV03).
 const sqlPartialMaxFromInfo = `UPDATE ducklake_data_file SET partial_max = TRY_CAST(regexp_extract(partial_file_info, 'partial_max:(\d+)', 1) AS BIGINT)

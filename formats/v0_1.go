@@ -3,7 +3,7 @@ package formats
 // tablesV0_1 is the layout of DuckLake 0.1 (DuckDB 1.3.0), 19 tables.
 var tablesV0_1 = []Table{
 	{Name: "ducklake_metadata", Columns: []Column{notNull(varchar("key")), notNull(varchar("value"))}},
-	{Name: "ducklake_snapshot", Columns: []Column{pk(bigint("snapshot_id")), {Name: "snapshot_time", Type: "TIMESTAMPTZ"}, bigint("schema_version"), bigint("next_catalog_id"), bigint("next_file_id")}},
+	{Name: "ducklake_snapshot", Columns: []Column{pk(bigint("snapshot_id")), {Name: "snapshot_time", Type: "TIMESTAMP WITH TIME ZONE"}, bigint("schema_version"), bigint("next_catalog_id"), bigint("next_file_id")}},
 	{Name: "ducklake_snapshot_changes", Columns: []Column{pk(bigint("snapshot_id")), varchar("changes_made")}},
 	{Name: "ducklake_schema", Columns: []Column{pk(bigint("schema_id")), {Name: "schema_uuid", Type: "UUID"}, bigint("begin_snapshot"), bigint("end_snapshot"), varchar("schema_name")}},
 	{Name: "ducklake_table", Columns: []Column{bigint("table_id"), {Name: "table_uuid", Type: "UUID"}, bigint("begin_snapshot"), bigint("end_snapshot"), bigint("schema_id"), varchar("table_name")}},
@@ -21,7 +21,7 @@ var tablesV0_1 = []Table{
 	// The earliest 0.1 builds had a PRIMARY KEY on data_file_id, which breaks
 	// multi-key partitions; released builds did not (ducklake-formats.md §2.5).
 	{Name: "ducklake_file_partition_value", Columns: []Column{bigint("data_file_id"), bigint("table_id"), bigint("partition_key_index"), varchar("partition_value")}},
-	{Name: "ducklake_files_scheduled_for_deletion", Columns: []Column{bigint("data_file_id"), varchar("path"), boolean("path_is_relative"), {Name: "schedule_start", Type: "TIMESTAMPTZ"}}},
+	{Name: "ducklake_files_scheduled_for_deletion", Columns: []Column{bigint("data_file_id"), varchar("path"), boolean("path_is_relative"), {Name: "schedule_start", Type: "TIMESTAMP WITH TIME ZONE"}}},
 	{Name: "ducklake_inlined_data_tables", Columns: []Column{bigint("table_id"), varchar("table_name"), bigint("schema_version")}},
 }
 

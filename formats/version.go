@@ -10,7 +10,7 @@ import (
 // position.
 type Column struct {
 	Name       string
-	Type       string // DuckDB type: BIGINT, VARCHAR, BOOLEAN, UUID, TIMESTAMPTZ
+	Type       string // DuckDB type as duckdb_columns() names it: BIGINT, VARCHAR, BOOLEAN, UUID, TIMESTAMP WITH TIME ZONE
 	NotNull    bool
 	PrimaryKey bool
 	// Fill is the SQL expression an upgrade writes into existing rows when the

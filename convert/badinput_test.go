@@ -1,0 +1,65 @@
+package convert
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/conformance"
+)
+
+func TestBadInput(t *testing.T) {
+	lakes := conformance.Dir(t, "lakes")
+	good := versionCatalogs(t, filepath.Join(lakes, "06_deletes"))[0]
+	v2 := versionCatalogs(t, filepath.Join(conformance.Dir(t, "lakes-1.1-dev1"), "zz_storage_v2_unreadable"))[0]
+	goodBytes, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name    string
+		make    func(t *testing.T, path string) // writes the bad source at path
+		wantErr error
+		wantMsg string
+	}{
+		{"missing file", func(t *testing.T, path string) {}, os.ErrNotExist, "no such file"},
+		{"directory", func(t *testing.T, path string) { os.Mkdir(path, 0o755) }, ErrNotCatalog, "directory"},
+		{"empty file", func(t *testing.T, path string) { os.WriteFile(path, nil, 0o644) }, ErrNotCatalog, ""},
+		{"text file", func(t *testing.T, path string) { os.WriteFile(path, []byte("hello\n"), 0o644) }, ErrNotCatalog, "not a DuckDB database file"},
+		{"truncated", func(t *testing.T, path string) { os.WriteFile(path, goodBytes[:100000], 0o644) }, ErrNotCatalog, "truncated"},
+		{"DuckDB but not DuckLake", func(t *testing.T, path string) {
+			execOn(t, path, "CREATE TABLE foo(i INTEGER)")
+		}, ErrNotCatalog, "no ducklake_metadata"},
+		{"inconsistent layout", func(t *testing.T, path string) {
+			copyFile(t, good, path)
+			execOn(t, path, "ALTER TABLE ducklake_data_file DROP COLUMN partial_max")
+		}, formats.ErrInconsistentLayout, "ducklake_data_file"},
+		{"newer than every format", func(t *testing.T, path string) {
+			copyFile(t, good, path)
+			execOn(t, path, "UPDATE ducklake_metadata SET value = '1.7' WHERE key = 'version'")
+		}, formats.ErrTooNew, "1.7"},
+		{"unknown version", func(t *testing.T, path string) {
+			copyFile(t, good, path)
+			execOn(t, path, "UPDATE ducklake_metadata SET value = 'dev-0.4-dev1' WHERE key = 'version'")
+		}, formats.ErrUnknownVersion, "dev-0.4-dev1"},
+		{"storage v2.0.0", func(t *testing.T, path string) { copyFile(t, v2, path) }, ErrStorageTooNew, "STORAGE_VERSION"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := filepath.Join(t.TempDir(), "src.duckdb")
+			tc.make(t, src)
+			out := t.TempDir()
+			_, err := Catalog(context.Background(), src, filepath.Join(out, "dst.duckdb"), formats.V1_0, Options{})
+			if !errors.Is(err, tc.wantErr) {
+				t.Fatalf("err = %v, want %v", err, tc.wantErr)
+			}
+			if !strings.Contains(err.Error(), tc.wantMsg) || !strings.Contains(err.Error(), "src.duckdb") {
+				t.Errorf("error %q should name the file and say %q", err, tc.wantMsg)
+			}
+			assertOnly(t, out)
+		})
+	}
+}

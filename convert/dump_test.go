@@ -1,0 +1,183 @@
+package convert
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// dump reads every DuckLake table of a catalog file as sorted row texts,
+// with the column names in order as the first entry. skip names columns
+// ("table.column") or whole tables ("table") to leave out.
+func dump(t *testing.T, path string, skip ...string) map[string][]string {
+	t.Helper()
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("ATTACH %s AS c (READ_ONLY)", literal(path))); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := conn.QueryContext(ctx, `SELECT table_name, column_name FROM duckdb_columns() WHERE database_name = 'c' AND table_name LIKE 'ducklake_%' ORDER BY table_name, column_index`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cols := map[string][]string{}
+	for rows.Next() {
+		var tab, col string
+		if err := rows.Scan(&tab, &col); err != nil {
+			t.Fatal(err)
+		}
+		if slices.Contains(skip, tab) || slices.Contains(skip, tab+"."+col) {
+			continue
+		}
+		cols[tab] = append(cols[tab], col)
+	}
+	rows.Close()
+	out := map[string][]string{}
+	for tab, cs := range cols {
+		quoted := make([]string, len(cs))
+		for i, c := range cs {
+			quoted[i] = quote(c)
+		}
+		q := fmt.Sprintf("SELECT (%s)::VARCHAR FROM c.%s", strings.Join(append(quoted, "NULL"), ", "), quote(tab))
+		rs, err := conn.QueryContext(ctx, q)
+		if err != nil {
+			t.Fatalf("dump %s: %v", tab, err)
+		}
+		var lines []string
+		for rs.Next() {
+			var s string
+			if err := rs.Scan(&s); err != nil {
+				t.Fatal(err)
+			}
+			lines = append(lines, s)
+		}
+		rs.Close()
+		sort.Strings(lines)
+		out[tab] = append([]string{strings.Join(cs, ",")}, lines...)
+	}
+	return out
+}
+
+// diffDumps describes how two dumps differ, table by table.
+func diffDumps(a, b map[string][]string) []string {
+	var diffs []string
+	names := map[string]bool{}
+	for k := range a {
+		names[k] = true
+	}
+	for k := range b {
+		names[k] = true
+	}
+	var sorted []string
+	for k := range names {
+		sorted = append(sorted, k)
+	}
+	sort.Strings(sorted)
+	for _, tab := range sorted {
+		ra, okA := a[tab]
+		rb, okB := b[tab]
+		switch {
+		case !okA:
+			diffs = append(diffs, "only in second: "+tab)
+		case !okB:
+			diffs = append(diffs, "only in first: "+tab)
+		case !slices.Equal(ra, rb):
+			diffs = append(diffs, fmt.Sprintf("%s differs:\n  first:  %s\n  second: %s", tab, firstDiff(ra, rb), firstDiff(rb, ra)))
+		}
+	}
+	return diffs
+}
+
+func firstDiff(a, b []string) string {
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			return x
+		}
+	}
+	if len(a) != len(b) {
+		return fmt.Sprintf("(%d rows vs %d)", len(a), len(b))
+	}
+	return "(same rows, different multiplicity)"
+}
+
+// query runs a statement against a catalog file attached read-only as c.
+func query(t *testing.T, path, q string) [][]string {
+	t.Helper()
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("ATTACH %s AS c (READ_ONLY)", literal(path))); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := conn.QueryContext(ctx, q)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	var out [][]string
+	for rows.Next() {
+		vals := make([]sql.NullString, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		row := make([]string, len(cols))
+		for i, v := range vals {
+			row[i] = v.String
+			if !v.Valid {
+				row[i] = "NULL"
+			}
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
+// execOn runs statements against a writable catalog file attached as c.
+func execOn(t *testing.T, path string, stmts ...string) {
+	t.Helper()
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("ATTACH %s AS c; USE c", literal(path))); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range stmts {
+		if _, err := conn.ExecContext(ctx, s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+}
