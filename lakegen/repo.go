@@ -81,6 +81,9 @@ func Repository(ctx context.Context, dir string, spec Spec) (*Result, error) {
 	if spec.Title == "" {
 		spec.Title = spec.Name
 	}
+	if len(spec.Formats) == 0 {
+		spec.Formats = DefaultFormats()
+	}
 	if spec.Start.IsZero() {
 		spec.Start = time.Now()
 	}
@@ -98,7 +101,7 @@ func Repository(ctx context.Context, dir string, spec Spec) (*Result, error) {
 			return nil, fmt.Errorf("create %s: %w", d, err)
 		}
 	}
-	if err := writeJSON(filepath.Join(abs, "fdl.json"), repoFile()); err != nil {
+	if err := writeJSON(filepath.Join(abs, "fdl.json"), repoDoc{FDL: "0.1", DataDir: "data/", Formats: spec.Formats}); err != nil {
 		return nil, err
 	}
 	g, err := newGen(ctx, dataDir, res.DataPath, spec.Start, spec.RecordRows)
@@ -305,26 +308,10 @@ type duckLakeRef struct {
 	Snapshots  []int64 `json:"snapshots"`
 }
 
-type repoFormat struct {
-	DuckLake string `json:"ducklake"`
-	DuckDB   string `json:"duckdb"`
-	Until    string `json:"until,omitempty"`
-}
-
 type repoDoc struct {
-	FDL     string       `json:"fdl"`
-	DataDir string       `json:"data_dir"`
-	Formats []repoFormat `json:"formats"`
-}
-
-// repoFile is fdl.json: the formats the conformance repositories declare.
-func repoFile() repoDoc {
-	return repoDoc{FDL: "0.1", DataDir: "data/", Formats: []repoFormat{
-		{DuckLake: "0.3", DuckDB: ">= 1.4.0, < 1.5.0", Until: "2026-06-30"},
-		{DuckLake: "0.4", DuckDB: ">= 1.5.0, < 1.5.2"},
-		{DuckLake: "1.0", DuckDB: ">= 1.5.2"},
-		{DuckLake: "1.1", DuckDB: ">= 2.0.0"},
-	}}
+	FDL     string   `json:"fdl"`
+	DataDir string   `json:"data_dir"`
+	Formats []Format `json:"formats"`
 }
 
 type filesDoc struct {

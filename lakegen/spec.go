@@ -20,9 +20,31 @@ type Spec struct {
 	Start time.Time
 	// Versions are frozen in order; each holds the snapshots it adds.
 	Versions []Version
+	// Formats are the formats fdl.json declares; default DefaultFormats.
+	Formats []Format
 	// RecordRows keeps every table's rows at every snapshot in the Result
 	// (as DuckDB's text of a row struct); leave it off for large lakes.
 	RecordRows bool
+}
+
+// Format is one entry of fdl.json's formats: a DuckLake format, the DuckDB
+// releases that read it and, optionally, the date (YYYY-MM-DD) after which
+// it is no longer written for new versions.
+type Format struct {
+	DuckLake string `json:"ducklake"`
+	DuckDB   string `json:"duckdb"`
+	Until    string `json:"until,omitempty"`
+}
+
+// DefaultFormats is what the conformance repositories declare: 0.3 until
+// 2026-06-30, then 0.4, 1.0 and 1.1.
+func DefaultFormats() []Format {
+	return []Format{
+		{DuckLake: "0.3", DuckDB: ">= 1.4.0, < 1.5.0", Until: "2026-06-30"},
+		{DuckLake: "0.4", DuckDB: ">= 1.5.0, < 1.5.2"},
+		{DuckLake: "1.0", DuckDB: ">= 1.5.2"},
+		{DuckLake: "1.1", DuckDB: ">= 2.0.0"},
+	}
 }
 
 // Version is one FDL version: the snapshots it adds after its parent.
