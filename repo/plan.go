@@ -345,7 +345,11 @@ func (r *repository) checkCells(ctx context.Context, cells []*Cell, work string,
 			if !ok {
 				var err error
 				if src, err = localFile(gctx, r.st, c.source, work); err != nil {
-					return err
+					if ctxErr := gctx.Err(); ctxErr != nil {
+						return ctxErr
+					}
+					c.State, c.Key, c.Problem, c.Reasons = Error, "", ProblemUnreadable, []string{err.Error()}
+					return nil
 				}
 				mu.Lock()
 				local[c.source] = src

@@ -13,6 +13,7 @@ import (
 
 	"github.com/fdl-formats/fdl-formats/fdljson"
 	"github.com/fdl-formats/fdl-formats/internal/conformance"
+	"github.com/fdl-formats/fdl-formats/store"
 	"github.com/fdl-formats/fdl-formats/store/local"
 )
 
@@ -319,5 +320,27 @@ func TestPlanNotRepository(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "fdl.json"), `{"fdl":"0.1","formats":[{"ducklake":"0.9"}]}`)
 	if _, err := Plan(ctx, st, Options{}); !errors.Is(err, fdljson.ErrInvalid) || !strings.Contains(err.Error(), "formats[0].ducklake") {
 		t.Errorf("Plan(bad fdl.json) error = %v, want fdljson.ErrInvalid naming the field", err)
+	}
+}
+
+// TestPlanOpaqueStore plans through a store without local paths (as object
+// storage will be): catalogs are copied to the work folder for analysis.
+func TestPlanOpaqueStore(t *testing.T) {
+	ctx := context.Background()
+	st, _ := smallLake(t, "fdl.json", "versions")
+	opaque := struct{ store.Store }{st}
+	if _, err := Plan(ctx, opaque, Options{}); err == nil || !strings.Contains(err.Error(), "set a data path") {
+		t.Errorf("Plan without a data path on an opaque store: %v", err)
+	}
+	work := t.TempDir()
+	m, err := Plan(ctx, opaque, Options{DataPath: t.TempDir(), WorkDir: work, Formats: []string{"1.0", "1.1"}, Versions: []string{"1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := states(m, "1.1"); !slices.Equal(got, []State{Missing}) {
+		t.Errorf("1.1 cells = %v, want [missing]", got)
+	}
+	if entries, _ := os.ReadDir(work); len(entries) != 0 {
+		t.Errorf("work files left: %v", entries)
 	}
 }
