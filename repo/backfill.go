@@ -142,7 +142,7 @@ func Backfill(ctx context.Context, st store.Store, opts Options) (*BackfillRepor
 			mu.Lock()
 			done++
 			if opts.Progress != nil {
-				opts.Progress(Progress{Done: done, Total: len(todo), Cell: c})
+				opts.Progress(Progress{Done: done, Total: len(todo), Cell: c, Result: string(res.Outcome)})
 			}
 			mu.Unlock()
 			// Only an interruption stops the other cells; a failed cell
@@ -192,7 +192,7 @@ func (r *repository) fill(ctx context.Context, c *Cell, work string, opts *Optio
 			res.Outcome, res.Step, res.Error = Failed, step, res.err.Error()
 			log.Error("cell failed", "step", step, "error", res.err)
 		} else {
-			log.Info("cell done", "outcome", res.Outcome, "duration_seconds", res.Seconds)
+			log.Debug("cell done", "outcome", res.Outcome, "duration_seconds", res.Seconds)
 		}
 	}()
 	at := func(s string) error {
@@ -241,6 +241,7 @@ func (r *repository) fill(ctx context.Context, c *Cell, work string, opts *Optio
 		res.Findings = append(res.Findings, f.String())
 	}
 
+	c.out = out
 	if res.err = at("compare"); res.err != nil {
 		return res
 	}

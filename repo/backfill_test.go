@@ -359,6 +359,33 @@ func TestBackfillInterrupted(t *testing.T) {
 	}
 }
 
+// TestBackfillProofFails changes the converted catalog before the proof:
+// compare finds the difference, the cell fails, and nothing is published.
+func TestBackfillProofFails(t *testing.T) {
+	if testing.Short() {
+		t.Skip("converts a catalog")
+	}
+	ctx := context.Background()
+	st, root := smallLake(t)
+	before := snapshotTree(t, root)
+	opts := Options{Formats: []string{"1.1"}, Versions: []string{"3"}, Hook: func(step string, c *Cell) error {
+		if step == "compare" {
+			execDuckDB(t, c.out, "DELETE FROM ducklake_delete_file")
+		}
+		return nil
+	}}
+	rep, err := Backfill(ctx, st, opts)
+	if !errors.Is(err, ErrBackfillIncomplete) || rep == nil || len(rep.Results) != 1 {
+		t.Fatalf("Backfill = %v, want one failed cell", err)
+	}
+	if r := rep.Results[0]; r.Outcome != Failed || r.Step != "compare" || r.Problem != ProblemNotEquivalent {
+		t.Errorf("result %+v, want failed at compare, not equivalent", r)
+	}
+	if got := newFiles(before, snapshotTree(t, root)); len(got) != 0 {
+		t.Errorf("a cell that failed its proof published %q", got)
+	}
+}
+
 // TestBackfillUntil writes a format before its until and not at or after it.
 func TestBackfillUntil(t *testing.T) {
 	if testing.Short() {

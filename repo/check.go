@@ -202,7 +202,11 @@ func Check(ctx context.Context, st store.Store, opts Options) (*CheckReport, err
 			}
 			done++
 			if opts.Progress != nil {
-				opts.Progress(Progress{Done: done, Total: len(present), Cell: c})
+				result := "proved"
+				if !p.OK {
+					result = "failed"
+				}
+				opts.Progress(Progress{Done: done, Total: len(present), Cell: c, Result: result})
 			}
 			return nil
 		})

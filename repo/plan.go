@@ -62,6 +62,7 @@ type Cell struct {
 	source string // key of the frozen catalog
 	target *formats.Version
 	ref    fdljson.FileRef
+	out    string // Backfill's converted file, from the compare step on (for tests' hooks)
 }
 
 // VersionPlan is one row of the matrix.

@@ -58,6 +58,8 @@ type Options struct {
 type Progress struct {
 	Done, Total int
 	Cell        *Cell
+	// Result is the cell's outcome (backfill) or "proved"/"failed" (check).
+	Result string
 }
 
 func (o *Options) now() time.Time {
