@@ -133,9 +133,9 @@ func Check(ctx context.Context, st store.Store, opts Options) (*CheckReport, err
 	var present []*Cell
 	for _, vp := range m.Versions {
 		if vp.Error != "" {
-			p := vp.Cells[0].Problem
-			if len(vp.Cells) == 0 {
-				p = vp.v.problem
+			p := vp.v.problem
+			if len(vp.Cells) > 0 {
+				p = vp.Cells[0].Problem
 			}
 			add(Finding{Kind: problemKind(p), Version: vp.ID, Key: vp.Catalog, Detail: vp.Error})
 		}

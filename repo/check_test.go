@@ -1,0 +1,63 @@
+package repo
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fdl-formats/fdl-formats/internal/conformance"
+)
+
+// TestCheckKinds: each kind of problem gives its sentinel, and the most
+// serious wins (difference, invalid, unverifiable, missing).
+func TestCheckKinds(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name   string
+		mutate func(t *testing.T, root string, ids []string)
+		want   error
+		detail string
+	}{
+		{"missing", func(*testing.T, string, []string) {}, ErrWorkMissing, "declared format not written yet"},
+		{"invalid_version_json", func(t *testing.T, root string, ids []string) {
+			p := filepath.Join(root, "versions", ids[0], "version.json")
+			os.Remove(p)
+			writeFile(t, p, `{"fdl": "0.1"}`)
+		}, ErrInvalidVersion, "id: missing"},
+		{"catalog_sha_mismatch", func(t *testing.T, root string, ids []string) {
+			overwrite(t, filepath.Join(root, "versions", ids[1], "ducklake.duckdb"), 4096, []byte("tampered"))
+		}, ErrDifferences, "sha256"},
+		{"files_json_mismatch", func(t *testing.T, root string, ids []string) {
+			overwrite(t, filepath.Join(root, "versions", ids[2], "files.json"), 0, []byte(" "))
+		}, ErrDifferences, "files.json: sha256"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st, root := smallLake(t, "fdl.json", "versions")
+			tc.mutate(t, root, versionIDs(t, root))
+			rep, err := Check(ctx, st, Options{Formats: []string{"1.1"}, DataPath: t.TempDir()})
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("Check error = %v, want %v", err, tc.want)
+			}
+			var ce *CheckError
+			if !errors.As(err, &ce) || !strings.Contains(ce.First.Detail, tc.detail) || rep.OK {
+				t.Errorf("first finding %+v, want one about %q", ce.First, tc.detail)
+			}
+		})
+	}
+}
+
+// TestCheckUnverifiable: catalogs saved at a DuckDB storage version this
+// DuckDB cannot open cannot be verified, and check says so.
+func TestCheckUnverifiable(t *testing.T) {
+	ctx := context.Background()
+	lake := filepath.Join(conformance.Dir(t, "lakes-1.1-dev1"), "zz_storage_v2_unreadable")
+	st := copyLake(t, lake, "fdl.json", "versions")
+	_, err := Check(ctx, st, Options{Formats: []string{"1.0"}, Versions: []string{"1"}, DataPath: filepath.Join(lake, "data")})
+	var ce *CheckError
+	if !errors.Is(err, ErrUnverifiable) || !errors.As(err, &ce) || !strings.Contains(ce.First.Detail, "storage") {
+		t.Errorf("Check = %v, want ErrUnverifiable naming the storage version", err)
+	}
+}
