@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -112,10 +113,14 @@ func writeJSON(w io.Writer, v any) error {
 // and error cells, the rules and the warnings.
 func printMatrix(w io.Writer, root string, m *repo.Matrix) {
 	fmt.Fprintf(w, "repository %s (data %s), as of %s\n", root, m.DataDir, m.Now.Format(time.RFC3339))
+	// Declared formats first (every row has them), then undeclared formats
+	// some version carries.
 	var cols []string
-	if len(m.Versions) > 0 {
-		for _, c := range m.Versions[0].Cells {
-			cols = append(cols, c.Format)
+	for _, v := range m.Versions {
+		for _, c := range v.Cells {
+			if !slices.Contains(cols, c.Format) {
+				cols = append(cols, c.Format)
+			}
 		}
 	}
 	for _, f := range m.Formats {

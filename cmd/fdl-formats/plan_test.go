@@ -119,3 +119,24 @@ func TestRepoCommandErrors(t *testing.T) {
 		t.Errorf("check of an empty repository: exit %d\n%s", code, out)
 	}
 }
+
+// TestPlanUndeclaredColumn: a catalog in an undeclared format, present in
+// one version only, gets its own column.
+func TestPlanUndeclaredColumn(t *testing.T) {
+	repoDir := copyRepo(t, "lakes", "06_deletes")
+	ids, _ := filepath.Glob(filepath.Join(repoDir, "versions", "*"))
+	if len(ids) != 3 {
+		t.Fatalf("versions: %v", ids)
+	}
+	os.MkdirAll(filepath.Join(ids[2], "catalogs"), 0o755)
+	os.WriteFile(filepath.Join(ids[2], "catalogs", "0.2.duckdb"), []byte("x"), 0o644)
+	out, errOut, code := runApp(t, "plan", "--formats=1.0", repoDir)
+	if code != exitOK {
+		t.Fatalf("plan: exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"catalog  1.0     0.2", "1.0      source  -\n", "1.0      source  present\n", "0.2 present: format not declared in fdl.json"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("plan output lacks %q:\n%s", want, out)
+		}
+	}
+}
