@@ -32,6 +32,14 @@ type Options struct {
 	AllowInlined bool
 	// Lossy lists the LossyOptions to apply.
 	Lossy []string
+	// RewriteDeletes expresses partial deletion files in formats that
+	// lack them (0.3 and older) by writing cumulative 2-column delete files
+	// beside them in DataPath. Nothing is written unless the conversion
+	// succeeds; the names are deterministic, so a second run reuses them.
+	RewriteDeletes bool
+	// DataPath is the local folder the catalog's data_path stands for
+	// (an FDL repository's data_dir); needed by RewriteDeletes.
+	DataPath string
 	// Logger receives debug logs; nil discards them.
 	Logger *slog.Logger
 }
@@ -112,7 +120,12 @@ func convert(ctx context.Context, src, dst string, target *formats.Version, opts
 	if err := w.copyIn(ctx, layout, dynamic); err != nil {
 		return nil, fmt.Errorf("convert %s: %w", src, err)
 	}
-	r := &run{ctx: ctx, w: w, opts: opts, log: log.With("catalog", src)}
+	tmpDir, err := os.MkdirTemp("", "fdl-convert-*")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmpDir)
+	r := &run{ctx: ctx, w: w, opts: opts, log: log.With("catalog", src), dryRun: dst == "", tmpDir: tmpDir}
 	if err := r.frozenChecks(source); err != nil {
 		return nil, fmt.Errorf("convert %s: %w", src, err)
 	}
@@ -141,7 +154,7 @@ func convert(ctx context.Context, src, dst string, target *formats.Version, opts
 	if dst == "" {
 		return res, nil
 	}
-	if err := write(ctx, conn, w, target, dst, storage); err != nil {
+	if err := write(ctx, conn, w, target, dst, storage, r.pending); err != nil {
 		return nil, fmt.Errorf("convert %s to %s: %w", src, target, err)
 	}
 	log.Info("converted", "catalog", src, "from_version", source.Name, "to_version", target.Name, "output", dst)
@@ -184,7 +197,7 @@ func (r *run) frozenChecks(source *formats.Version) error {
 // write projects the working tables into a new DuckDB file with exactly the
 // target's shapes, under a temporary name next to dst, then links it into
 // place without replacing anything.
-func write(ctx context.Context, conn *sql.Conn, w *work, target *formats.Version, dst, storage string) (err error) {
+func write(ctx context.Context, conn *sql.Conn, w *work, target *formats.Version, dst, storage string, pending []pendingFile) (err error) {
 	dir := filepath.Dir(dst)
 	tmpf, err := os.CreateTemp(dir, "."+filepath.Base(dst)+".tmp-*")
 	if err != nil {
@@ -253,6 +266,10 @@ func write(ctx context.Context, conn *sql.Conn, w *work, target *formats.Version
 	if err := syncFile(tmp); err != nil {
 		return err
 	}
+	// Files the catalog refers to first, then the catalog itself.
+	if err := publishPending(pending); err != nil {
+		return err
+	}
 	// os.Link fails if dst exists: two writers can never replace each other.
 	if err := os.Link(tmp, dst); err != nil {
 		if errors.Is(err, os.ErrExist) {
@@ -299,4 +316,28 @@ func columnSetDiff(layout formats.Layout, target *formats.Version) []string {
 		diffs = append(diffs, fmt.Sprintf("%d tables, want %d", len(layout), len(target.Tables)))
 	}
 	return diffs
+}
+
+// Detect opens a catalog read-only and names its format, from its version
+// row and the tables and columns really present.
+func Detect(ctx context.Context, path string) (*formats.Version, error) {
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	_, stamp, layout, _, err := openSource(ctx, conn, path)
+	if err != nil {
+		return nil, err
+	}
+	v, err := formats.Detect(stamp, layout)
+	if err != nil {
+		return nil, fmt.Errorf("detect format of %s: %w", path, err)
+	}
+	return v, nil
 }

@@ -2,6 +2,7 @@ package convert
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -55,6 +56,9 @@ type run struct {
 	opts     Options
 	log      *slog.Logger
 	findings []Finding
+	dryRun   bool          // Check: analyse, write nothing
+	tmpDir   string        // private folder for files written before publishing
+	pending  []pendingFile // data-directory files to publish with the catalog
 }
 
 func (r *run) add(f Finding) { r.findings = append(r.findings, f) }
@@ -129,6 +133,21 @@ func (r *run) runCheck(stepName string, c check) error {
 		return err
 	}
 	f := Finding{Severity: Refuse, Code: c.code, Step: stepName, Table: c.table, Detail: summarize(items), Reason: c.reason}
+	if c.rewrite != nil {
+		f.Option = "--rewrite-deletes --data DIR"
+		if r.opts.RewriteDeletes {
+			var cannot cannotRewrite
+			switch err := c.rewrite(r); {
+			case errors.As(err, &cannot):
+				f.Reason += "; cannot rewrite: " + cannot.reason
+				f.Option = ""
+			case err != nil:
+				return err
+			default:
+				f.Severity, f.Reason, f.Option = Note, c.rewritten, ""
+			}
+		}
+	}
 	if c.option != "" {
 		f.Option = "--allow-lossy " + c.option
 		if slices.Contains(r.opts.Lossy, c.option) {

@@ -43,6 +43,10 @@ type check struct {
 	fix    []string
 	// custom checks that need Go (dynamic tables); returns the offending items.
 	custom func(r *run) ([]string, error)
+	// rewrite, with Options.RewriteDeletes, expresses the items losslessly in
+	// the target by writing new delete files; rewritten says how.
+	rewrite   func(r *run) error
+	rewritten string
 }
 
 var steps = []step{
@@ -124,7 +128,9 @@ var steps = []step{
 				reason: "format 0.3 has no default dialect; these defaults are not DuckDB SQL"},
 			{code: "partial-delete-files", table: "ducklake_delete_file",
 				query:  `SELECT 'delete_file_id ' || delete_file_id || ' ' || path || ' (snapshots ' || begin_snapshot || '..' || partial_max || ')' FROM ducklake_delete_file WHERE partial_max IS NOT NULL ORDER BY delete_file_id`,
-				reason: "format 0.3 ignores the per-row snapshot of partial deletion files, so time travel before their last snapshot would lose rows"},
+				reason:    "format 0.3 ignores the per-row snapshot of partial deletion files, so time travel before their last snapshot would lose rows",
+				rewrite:   rewritePartialDeletes,
+				rewritten: "partial deletion files rewritten as one cumulative 2-column delete file per snapshot (as a 0.3 writer does), written beside them under the data folder"},
 			{code: "inlined-deletes", table: "ducklake_inlined_delete_<table_id>",
 				custom: inlinedDeleteRows,
 				reason: "format 0.3 never reads inlined file deletions; the deleted rows would reappear"},

@@ -24,6 +24,8 @@ func convertCommand() *cli.Command {
 			&cli.StringFlag{Name: "storage", Usage: "DuckDB storage version to write (default: the target format's, e.g. v1.4.0 for 0.3)"},
 			&cli.StringSliceFlag{Name: "allow-lossy", Usage: "drop metadata that changes no row: " + fmt.Sprint(convert.LossyOptions)},
 			&cli.BoolFlag{Name: "allow-inlined", Usage: "convert a catalog that still holds inlined rows"},
+			&cli.BoolFlag{Name: "rewrite-deletes", Usage: "write partial deletion files as cumulative 2-column delete files (for 0.3 and older; needs --data)"},
+			&cli.StringFlag{Name: "data", Usage: "local folder of the catalog's data_path (the repository's data_dir)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the result as JSON"},
 		},
 		Action: runConvert,
@@ -39,15 +41,20 @@ func runConvert(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return usageError{err}
 	}
+	if cmd.Bool("rewrite-deletes") && cmd.String("data") == "" {
+		return usageError{errors.New("--rewrite-deletes needs --data DIR (the local data folder)")}
+	}
 	dst := cmd.String("output")
 	if dst == "" && !cmd.Bool("dry-run") {
 		return usageError{errors.New("convert needs -o DST.duckdb (or --dry-run)")}
 	}
 	opts := convert.Options{
-		Storage:      cmd.String("storage"),
-		AllowInlined: cmd.Bool("allow-inlined"),
-		Lossy:        cmd.StringSlice("allow-lossy"),
-		Logger:       logger(cmd),
+		Storage:        cmd.String("storage"),
+		AllowInlined:   cmd.Bool("allow-inlined"),
+		Lossy:          cmd.StringSlice("allow-lossy"),
+		RewriteDeletes: cmd.Bool("rewrite-deletes"),
+		DataPath:       cmd.String("data"),
+		Logger:         logger(cmd),
 	}
 	var res *convert.Result
 	if cmd.Bool("dry-run") {

@@ -1,0 +1,115 @@
+package convert
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/fdl-formats/fdl-formats/formats"
+)
+
+var update = flag.Bool("update", false, "rewrite docs/formats.md from the registry and the steps")
+
+// TestFormatsDoc keeps docs/formats.md equal to what the registry and the
+// declared steps say, so the documentation cannot drift from the data.
+func TestFormatsDoc(t *testing.T) {
+	const path = "../docs/formats.md"
+	want := renderFormatsDoc()
+	if *update {
+		if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != want {
+		t.Errorf("%s is stale: run `go test ./convert -run TestFormatsDoc -update` and review the diff", path)
+	}
+}
+
+func renderFormatsDoc() string {
+	var b strings.Builder
+	b.WriteString("# DuckLake formats and conversion steps\n\n")
+	b.WriteString("Generated from `formats/` and `convert/steps.go` by `go test ./convert -run TestFormatsDoc -update`; do not edit.\n\n")
+	b.WriteString("## Formats\n\n| Format | Version row | DuckDB (read-only) | Default storage | Tables | Capabilities |\n| --- | --- | --- | --- | --- | --- |\n")
+	for _, v := range formats.All {
+		name := v.Name
+		if v.Dev {
+			name += fmt.Sprintf(" (development layout, converges to %s)", v.Release)
+		}
+		duck := v.DuckDB
+		if v.Dev {
+			duck = "development builds only"
+		}
+		fmt.Fprintf(&b, "| %s | `%s` | `%s` | `%s` | %d | %s |\n", name, v.Stamp, duck, v.Storage, len(v.Tables), strings.ReplaceAll(v.Caps.String(), "|", ", "))
+	}
+	b.WriteString("\n## Types, partition transforms and change tokens added by each release\n\n")
+	var prev *formats.Version
+	for _, v := range formats.All.Releases() {
+		fmt.Fprintf(&b, "- **%s**:", v.Name)
+		if prev == nil {
+			fmt.Fprintf(&b, " types %s; transforms %s; change tokens %s\n", strings.Join(v.Types, ", "), strings.Join(v.Transforms, ", "), strings.Join(v.ChangeTokens, ", "))
+		} else {
+			fmt.Fprintf(&b, " types +[%s]; transforms +[%s]; change tokens +[%s]\n", strings.Join(added(prev.Types, v.Types), ", "), strings.Join(added(prev.Transforms, v.Transforms), ", "), strings.Join(added(prev.ChangeTokens, v.ChangeTokens), ", "))
+		}
+		prev = v
+	}
+	b.WriteString("\n## Table layouts\n\n")
+	for _, v := range formats.All {
+		fmt.Fprintf(&b, "<details><summary>%s</summary>\n\n```sql\n", v.Name)
+		for _, t := range v.Tables {
+			b.WriteString(t.DDL() + ";\n")
+		}
+		b.WriteString("```\n\n</details>\n\n")
+	}
+	b.WriteString("## Steps\n\nEach step runs its checks on its input, renames tables, adds the target's new tables and columns (filled as DuckLake's migration fills them), runs its data migration, maps change tokens, and drops what the target lacks.\n\n")
+	for _, s := range steps {
+		fmt.Fprintf(&b, "### %s → %s\n\n", s.from, s.to)
+		if s.note != "" {
+			b.WriteString(s.note + ".\n\n")
+		}
+		for _, c := range s.checks {
+			kind := "refuses"
+			if c.option != "" {
+				kind = "drops only with `--allow-lossy " + c.option + "`"
+			}
+			fmt.Fprintf(&b, "- `%s` (%s) %s: %s.\n", c.code, c.table, kind, c.reason)
+		}
+		if len(s.tokens) > 0 {
+			var keys []string
+			for k := range s.tokens {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			var maps []string
+			for _, k := range keys {
+				to := s.tokens[k]
+				if to == "" {
+					to = "(removed)"
+				}
+				maps = append(maps, fmt.Sprintf("`%s`→`%s`", k, to))
+			}
+			fmt.Fprintf(&b, "- change tokens: %s.\n", strings.Join(maps, ", "))
+		}
+		if len(s.checks) == 0 && len(s.tokens) == 0 && s.note == "" {
+			b.WriteString("Version row only.\n")
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+func added(before, after []string) []string {
+	var out []string
+	for _, x := range after {
+		if !slices.Contains(before, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}

@@ -1,0 +1,243 @@
+package convert
+
+import (
+	"bytes"
+	"database/sql"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/google/uuid"
+)
+
+// Partial deletion files (0.4+) carry, per deleted position, the snapshot
+// that deleted it. Format 0.3 readers ignore that column, so a 0.3 catalog
+// gets what a 0.3 writer would have written instead: one cumulative
+// 2-column delete file per snapshot, each visible until the next one. The
+// new files are written beside the original, named after their content's
+// origin so that every run writes the same names, and published only when
+// the whole conversion succeeds (see publishPending).
+
+// Field ids DuckDB's DuckLake writer puts on delete-file columns.
+const (
+	deleteFilePathFieldID = 2147483646
+	deletePosFieldID      = 2147483645
+)
+
+// rewriteNamespace makes the names of rewritten delete files deterministic
+// (UUIDv5 of the original file's path and the snapshot).
+var rewriteNamespace = uuid.NewSHA1(uuid.NameSpaceURL, []byte("https://fdl-formats/rewrite-deletes"))
+
+// pendingFile is a data-directory file a conversion will publish.
+type pendingFile struct {
+	tmp, final string
+}
+
+// rewritePartialDeletes replaces every partial deletion file of the working
+// copy by a chain of cumulative 2-column delete files.
+func rewritePartialDeletes(r *run) error {
+	if r.opts.DataPath == "" {
+		return fmt.Errorf("rewriting deletes needs the local data folder (Options.DataPath, --data DIR)")
+	}
+	rows, err := r.w.conn.QueryContext(r.ctx, `
+		WITH dp AS (SELECT value AS data_path FROM ducklake_metadata WHERE key = 'data_path' AND scope IS NULL),
+		sch AS (SELECT s.schema_id, s.path, s.path_is_relative FROM ducklake_schema s QUALIFY row_number() OVER (PARTITION BY s.schema_id ORDER BY s.begin_snapshot DESC) = 1),
+		tab AS (SELECT t.table_id, t.schema_id, t.path, t.path_is_relative FROM ducklake_table t QUALIFY row_number() OVER (PARTITION BY t.table_id ORDER BY t.begin_snapshot DESC) = 1)
+		SELECT d.delete_file_id, d.data_file_id, d.table_id, d.begin_snapshot, d.end_snapshot, d.path, d.path_is_relative, d.encryption_key,
+			coalesce(sch.path, ''), coalesce(sch.path_is_relative, true), coalesce(tab.path, ''), coalesce(tab.path_is_relative, true)
+		FROM ducklake_delete_file d JOIN tab USING (table_id) JOIN sch USING (schema_id)
+		WHERE d.partial_max IS NOT NULL ORDER BY d.delete_file_id`)
+	if err != nil {
+		return fmt.Errorf("read partial deletion files: %w", err)
+	}
+	type partial struct {
+		id, dataFile, table, begin int64
+		end                        sql.NullInt64
+		path                       string
+		rel                        bool
+		key                        sql.NullString
+		schemaPath, tablePath      string
+		schemaRel, tableRel        bool
+	}
+	var parts []partial
+	for rows.Next() {
+		var p partial
+		if err := rows.Scan(&p.id, &p.dataFile, &p.table, &p.begin, &p.end, &p.path, &p.rel, &p.key, &p.schemaPath, &p.schemaRel, &p.tablePath, &p.tableRel); err != nil {
+			rows.Close()
+			return err
+		}
+		parts = append(parts, p)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	nextID, err := r.w.count(r.ctx, `SELECT greatest((SELECT max(next_file_id) FROM ducklake_snapshot),
+		(SELECT coalesce(max(data_file_id), -1) + 1 FROM ducklake_data_file), (SELECT coalesce(max(delete_file_id), -1) + 1 FROM ducklake_delete_file))`)
+	if err != nil {
+		return err
+	}
+	for _, p := range parts {
+		if !p.rel || !p.schemaRel || !p.tableRel {
+			return fmt.Errorf("delete file %d (%s): not relative to the data path, cannot be rewritten", p.id, p.path)
+		}
+		relDir := p.schemaPath + p.tablePath
+		local := filepath.Join(r.opts.DataPath, filepath.FromSlash(relDir+p.path))
+		keyName := "" // the base64 key the catalog records for the file
+		if p.key.Valid {
+			keyName = p.key.String
+			// DuckDB encrypts Parquet securely only with httpfs's OpenSSL.
+			if err := r.w.exec(r.ctx, "LOAD httpfs"); err != nil {
+				return cannotRewrite{fmt.Sprintf("delete file %d (%s) is encrypted and writing encrypted Parquet needs DuckDB's httpfs extension, which this DuckDB cannot load", p.id, p.path)}
+			}
+		}
+		src := readParquetSQL(local, keyName)
+		snaps, err := r.w.strings(r.ctx, fmt.Sprintf(`SELECT DISTINCT "_ducklake_internal_snapshot_id"::VARCHAR FROM %s ORDER BY "_ducklake_internal_snapshot_id"`, src))
+		if err != nil {
+			return fmt.Errorf("read partial deletion file %s: %w", local, err)
+		}
+		if len(snaps) == 0 {
+			return fmt.Errorf("partial deletion file %s: no rows", local)
+		}
+		dir := filepath.Dir(local)
+		relPrefix := ""
+		if i := strings.LastIndexByte(p.path, '/'); i >= 0 {
+			relPrefix = p.path[:i+1]
+		}
+		for i, s := range snaps {
+			begin := s
+			if i == 0 {
+				begin = fmt.Sprint(p.begin)
+			}
+			end := "NULL"
+			if i+1 < len(snaps) {
+				end = snaps[i+1]
+			} else if p.end.Valid {
+				end = fmt.Sprint(p.end.Int64)
+			}
+			id := uuid.NewSHA1(rewriteNamespace, []byte(relDir+p.path+"|"+s))
+			name := fmt.Sprintf("ducklake-%s-delete.parquet", id)
+			final := filepath.Join(dir, name)
+			var size, footer, count int64
+			if r.dryRun {
+				count, err = r.w.count(r.ctx, fmt.Sprintf(`SELECT count(*) FROM %s WHERE "_ducklake_internal_snapshot_id" <= %s`, src, s))
+				if err != nil {
+					return err
+				}
+			} else if _, statErr := os.Stat(final); statErr == nil {
+				// Written by an earlier run (names are deterministic): use it
+				// if it holds exactly these positions.
+				want := fmt.Sprintf(`SELECT file_path::VARCHAR, pos::BIGINT FROM %s WHERE "_ducklake_internal_snapshot_id" <= %s`, src, s)
+				got := fmt.Sprintf(`SELECT file_path::VARCHAR, pos::BIGINT FROM %s`, readParquetSQL(final, keyName))
+				diff, err := r.w.count(r.ctx, fmt.Sprintf(`SELECT count(*) FROM ((%s EXCEPT ALL %s) UNION ALL (%s EXCEPT ALL %s))`, want, got, got, want))
+				if err != nil {
+					return fmt.Errorf("read existing %s: %w", final, err)
+				}
+				if diff != 0 {
+					return fmt.Errorf("rewrite %s: %w with other positions", final, ErrExists)
+				}
+				if size, footer, err = parquetSizes(final); err != nil {
+					return err
+				}
+				if count, err = r.w.count(r.ctx, fmt.Sprintf("SELECT count(*) FROM %s", readParquetSQL(final, keyName))); err != nil {
+					return err
+				}
+			} else {
+				tmp, err := os.CreateTemp(r.tmpDir, "delete-*.parquet")
+				if err != nil {
+					return err
+				}
+				tmp.Close()
+				os.Remove(tmp.Name())
+				copyTo := fmt.Sprintf(`COPY (SELECT file_path::VARCHAR AS file_path, pos::BIGINT AS pos FROM %s WHERE "_ducklake_internal_snapshot_id" <= %s ORDER BY pos)
+					TO %s (FORMAT parquet, FIELD_IDS {file_path: %d, pos: %d}%s)`,
+					src, s, literal(tmp.Name()), deleteFilePathFieldID, deletePosFieldID, encryptionOption(keyName))
+				if err := r.w.exec(r.ctx, copyTo); err != nil {
+					return fmt.Errorf("write delete file for %s at snapshot %s: %w", local, s, err)
+				}
+				if size, footer, err = parquetSizes(tmp.Name()); err != nil {
+					return err
+				}
+				if count, err = r.w.count(r.ctx, fmt.Sprintf("SELECT count(*) FROM %s", readParquetSQL(tmp.Name(), keyName))); err != nil {
+					return err
+				}
+				r.pending = append(r.pending, pendingFile{tmp: tmp.Name(), final: final})
+			}
+			q := `INSERT INTO ducklake_delete_file (delete_file_id, table_id, begin_snapshot, end_snapshot, data_file_id, path, path_is_relative, format, delete_count, file_size_bytes, footer_size, encryption_key, partial_max)
+				VALUES (?, ?, ` + begin + `, ` + end + `, ?, ?, true, 'parquet', ?, ?, ?, ?, NULL)`
+			var key any
+			if p.key.Valid {
+				key = p.key.String
+			}
+			if err := r.w.exec(r.ctx, q, nextID, p.table, p.dataFile, relPrefix+name, count, size, footer, key); err != nil {
+				return err
+			}
+			nextID++
+		}
+		if err := r.w.exec(r.ctx, `DELETE FROM ducklake_delete_file WHERE delete_file_id = ?`, p.id); err != nil {
+			return err
+		}
+	}
+	// Keep next_file_id ahead of the new ids, in the last snapshot only.
+	return r.w.exec(r.ctx, `UPDATE ducklake_snapshot SET next_file_id = greatest(next_file_id, ?) WHERE snapshot_id = (SELECT max(snapshot_id) FROM ducklake_snapshot)`, nextID)
+}
+
+// readParquetSQL reads a Parquet file, decrypting it with the catalog's
+// base64 encryption key when there is one.
+// cannotRewrite is returned by a rewrite that cannot express the items
+// here; the finding stays a refusal with this reason.
+type cannotRewrite struct{ reason string }
+
+func (e cannotRewrite) Error() string { return e.reason }
+
+func readParquetSQL(path, key string) string {
+	if key == "" {
+		return fmt.Sprintf("read_parquet(%s)", literal(path))
+	}
+	return fmt.Sprintf("read_parquet(%s, encryption_config = {footer_key_value: from_base64(%s)})", literal(path), literal(key))
+}
+
+// encryptionOption encrypts a written Parquet file with the same key.
+func encryptionOption(key string) string {
+	if key == "" {
+		return ""
+	}
+	return fmt.Sprintf(", ENCRYPTION_CONFIG {footer_key_value: from_base64(%s)}", literal(key))
+}
+
+// parquetSizes returns a Parquet file's size and footer length (the
+// little-endian length before the trailing magic).
+func parquetSizes(path string) (size, footer int64, err error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, 0, err
+	}
+	if len(b) < 12 || !(bytes.HasSuffix(b, []byte("PAR1")) || bytes.HasSuffix(b, []byte("PARE"))) {
+		return 0, 0, fmt.Errorf("%s: not a Parquet file", path)
+	}
+	return int64(len(b)), int64(binary.LittleEndian.Uint32(b[len(b)-8:])), nil
+}
+
+// publishPending links rewritten data-directory files into place. A file
+// already there (from an earlier run: names are deterministic) must have
+// the same bytes.
+func publishPending(pending []pendingFile) error {
+	for _, p := range pending {
+		err := os.Link(p.tmp, p.final)
+		if err == nil {
+			continue
+		}
+		if !errors.Is(err, os.ErrExist) {
+			return fmt.Errorf("publish %s: %w", p.final, err)
+		}
+		a, errA := os.ReadFile(p.tmp)
+		b, errB := os.ReadFile(p.final)
+		if errA != nil || errB != nil || !bytes.Equal(a, b) {
+			return fmt.Errorf("publish %s: %w with different content", p.final, ErrExists)
+		}
+	}
+	return nil
+}

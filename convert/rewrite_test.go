@@ -1,0 +1,116 @@
+package convert
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/fdl-formats/fdl-formats/compare"
+	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/conformance"
+)
+
+// copyTree copies a folder (a lake's data files) so tests can write into it.
+func copyTree(t *testing.T, from, to string) {
+	t.Helper()
+	err := filepath.WalkDir(from, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, path)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(to, rel), 0o755)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(to, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func listTree(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			out = append(out, path)
+		}
+		return nil
+	})
+	slices.Sort(out)
+	return out
+}
+
+func TestRewriteDeletes(t *testing.T) {
+	lakes := conformance.Dir(t, "lakes")
+	ctx := context.Background()
+	for _, name := range []string{"06_deletes", "07_updates_merge", "20_time_travel", "23_row_lineage"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			vs := versionCatalogs(t, filepath.Join(lakes, name))
+			src := vs[len(vs)-1]
+			data := filepath.Join(t.TempDir(), "data")
+			copyTree(t, filepath.Join(lakes, name, "data"), data)
+			before := listTree(t, data)
+			opts := Options{RewriteDeletes: true, DataPath: data}
+
+			// Without the option: refused, with the option named.
+			_, err := Check(ctx, src, formats.V0_3, Options{})
+			var refused *RefusedError
+			if !errors.As(err, &refused) || refused.Findings[0].Option != "--rewrite-deletes --data DIR" {
+				t.Fatalf("without --rewrite-deletes: %v, want a refusal naming the option", err)
+			}
+			// A dry run writes nothing.
+			if _, err := Check(ctx, src, formats.V0_3, opts); err != nil {
+				t.Fatal(err)
+			}
+			if got := listTree(t, data); !slices.Equal(got, before) {
+				t.Fatalf("dry run wrote %d files", len(got)-len(before))
+			}
+			out := filepath.Join(t.TempDir(), "0.3.duckdb")
+			res, err := Catalog(ctx, src, out, formats.V0_3, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.ContainsFunc(res.Findings, func(f Finding) bool { return f.Code == "partial-delete-files" && f.Severity == Note }) {
+				t.Errorf("findings %v: want the rewrite reported", res.Findings)
+			}
+			after := listTree(t, data)
+			if len(after) <= len(before) {
+				t.Fatalf("no delete file written")
+			}
+			assertShapes(t, out, formats.V0_3)
+			rep, err := compare.Catalogs(ctx, src, out, compare.Options{DataPath: data})
+			if err != nil || !rep.Equivalent {
+				t.Fatalf("rewritten 0.3 catalog not equivalent: %v %+v", err, rep.Differences)
+			}
+			// A second run reuses the same files.
+			if _, err := Catalog(ctx, src, filepath.Join(t.TempDir(), "again.duckdb"), formats.V0_3, opts); err != nil {
+				t.Fatal(err)
+			}
+			if again := listTree(t, data); !slices.Equal(again, after) {
+				t.Errorf("second run wrote %d more files", len(again)-len(after))
+			}
+		})
+	}
+	t.Run("nothing written when refused for another reason", func(t *testing.T) {
+		vs := versionCatalogs(t, filepath.Join(lakes, "13_variant"))
+		data := filepath.Join(t.TempDir(), "data")
+		copyTree(t, filepath.Join(lakes, "13_variant", "data"), data)
+		before := listTree(t, data)
+		_, err := Catalog(ctx, vs[len(vs)-1], filepath.Join(t.TempDir(), "0.3.duckdb"), formats.V0_3, Options{RewriteDeletes: true, DataPath: data})
+		if !errors.Is(err, ErrRefused) {
+			t.Fatalf("err = %v, want refused (variant)", err)
+		}
+		if got := listTree(t, data); !slices.Equal(got, before) {
+			t.Errorf("a refused conversion wrote %d files into the data folder", len(got)-len(before))
+		}
+	})
+}
