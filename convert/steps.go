@@ -127,7 +127,7 @@ var steps = []step{
 				query:  `SELECT 'table ' || table_id || ' column ' || column_name || ' dialect ' || default_value_dialect FROM ducklake_column WHERE default_value_dialect IS NOT NULL AND default_value_dialect <> 'duckdb' ORDER BY ALL`,
 				reason: "format 0.3 has no default dialect; these defaults are not DuckDB SQL"},
 			{code: "partial-delete-files", table: "ducklake_delete_file",
-				query:  `SELECT 'delete_file_id ' || delete_file_id || ' ' || path || ' (snapshots ' || begin_snapshot || '..' || partial_max || ')' FROM ducklake_delete_file WHERE partial_max IS NOT NULL ORDER BY delete_file_id`,
+				query:     `SELECT 'delete_file_id ' || delete_file_id || ' ' || path || ' (snapshots ' || begin_snapshot || '..' || partial_max || ')' FROM ducklake_delete_file WHERE partial_max IS NOT NULL ORDER BY delete_file_id`,
 				reason:    "format 0.3 ignores the per-row snapshot of partial deletion files, so time travel before their last snapshot would lose rows",
 				rewrite:   rewritePartialDeletes,
 				rewritten: "partial deletion files rewritten as one cumulative 2-column delete file per snapshot (as a 0.3 writer does), written beside them under the data folder"},
