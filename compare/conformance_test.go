@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -76,41 +77,48 @@ func checkLake(t *testing.T, lake string) {
 		if err != nil {
 			t.Fatalf("version %s: %v", v.ID, err)
 		}
-		snaps := make([]int64, 0, len(v.Snapshots))
-		for s := range v.Snapshots {
-			n, err := strconv.ParseInt(s, 10, 64)
-			if err != nil {
-				t.Fatalf("manifest snapshot %q", s)
-			}
-			snaps = append(snaps, n)
-		}
-		sort.Slice(snaps, func(i, j int) bool { return snaps[i] < snaps[j] })
-		for _, s := range snaps {
-			want := v.Snapshots[strconv.FormatInt(s, 10)]
-			tables, err := r.Tables(ctx, s)
-			if err != nil {
-				t.Fatalf("version %s snapshot %d: %v", v.ID, s, err)
-			}
-			got := map[string]bool{}
-			for _, tb := range tables {
-				got[tb.FullName()] = true
-				if _, ok := want[tb.FullName()]; !ok {
-					t.Errorf("version %s snapshot %d: table %s is not in the manifest", v.ID, s, tb.FullName())
-				}
-			}
-			for name := range want {
-				if !got[name] {
-					t.Errorf("version %s snapshot %d: table %s not visible to our reader", v.ID, s, name)
-				}
-			}
-			for _, tb := range tables {
-				expected := filepath.Join(lake, "expected", v.ID, strconv.FormatInt(s, 10), tb.FullName()+".parquet")
-				if err := compareWithExpected(ctx, t, r, tb, s, expected); err != nil {
-					t.Errorf("version %s (format %s) snapshot %d table %s: %v", v.ID, r.Format(), s, tb.FullName(), err)
-				}
-			}
-		}
+		checkVersion(t, r, lake, v.ID, v.Snapshots)
 		r.Close()
+	}
+}
+
+// checkVersion compares every table at every snapshot of one version with
+// DuckLake's rows.
+func checkVersion(t *testing.T, r *Reader, lake, id string, snapshots map[string]map[string]int64) {
+	ctx := context.Background()
+	snaps := make([]int64, 0, len(snapshots))
+	for s := range snapshots {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			t.Fatalf("manifest snapshot %q", s)
+		}
+		snaps = append(snaps, n)
+	}
+	sort.Slice(snaps, func(i, j int) bool { return snaps[i] < snaps[j] })
+	for _, s := range snaps {
+		want := snapshots[strconv.FormatInt(s, 10)]
+		tables, err := r.Tables(ctx, s)
+		if err != nil {
+			t.Fatalf("version %s snapshot %d: %v", id, s, err)
+		}
+		got := map[string]bool{}
+		for _, tb := range tables {
+			got[tb.FullName()] = true
+			if _, ok := want[tb.FullName()]; !ok {
+				t.Errorf("version %s snapshot %d: table %s is not in the manifest", id, s, tb.FullName())
+			}
+		}
+		for name := range want {
+			if !got[name] {
+				t.Errorf("version %s snapshot %d: table %s not visible to our reader", id, s, name)
+			}
+		}
+		for _, tb := range tables {
+			expected := filepath.Join(lake, "expected", id, strconv.FormatInt(s, 10), tb.FullName()+".parquet")
+			if err := compareWithExpected(ctx, t, r, tb, s, expected); err != nil {
+				t.Errorf("version %s (format %s, catalog %s) snapshot %d table %s: %v", id, r.Format(), r.Path(), s, tb.FullName(), err)
+			}
+		}
 	}
 }
 
@@ -159,4 +167,73 @@ func TestStorageV2Unreadable(t *testing.T) {
 		return
 	}
 	t.Skip("lake zz_storage_v2_unreadable not in the set")
+}
+
+// TestConvertedMatchDuckLake converts every conformance catalog to every
+// other released format with the fdl-formats command (built as a binary, so
+// that package compare never imports the converter), then requires our
+// reader to return DuckLake's rows from each converted catalog and Catalogs
+// to find it equivalent to its source. Refusals are logged, not failures.
+// It is slow: set FDL_COMPARE_CONVERTED=1 to run it.
+func TestConvertedMatchDuckLake(t *testing.T) {
+	if os.Getenv("FDL_COMPARE_CONVERTED") == "" {
+		t.Skip("set FDL_COMPARE_CONVERTED=1 to convert every conformance catalog and read the results")
+	}
+	bin := filepath.Join(t.TempDir(), "fdl-formats")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/fdl-formats/fdl-formats/cmd/fdl-formats").CombinedOutput(); err != nil {
+		t.Fatalf("build fdl-formats: %v\n%s", err, out)
+	}
+	filter := os.Getenv("FDL_COMPARE_LAKES")
+	ctx := context.Background()
+	for _, archive := range []string{"lakes", "lakes-0.3", "lakes-1.1-dev1"} {
+		t.Run(archive, func(t *testing.T) {
+			for _, lake := range conformance.Lakes(t, archive) {
+				name := filepath.Base(lake)
+				if (filter != "" && !matchesAny(name, filter)) || name == "zz_storage_v2_unreadable" {
+					continue
+				}
+				t.Run(name, func(t *testing.T) {
+					data := filepath.Join(lake, "data")
+					for _, v := range readManifest(t, lake).Versions {
+						src := filepath.Join(lake, "versions", v.ID, "ducklake.duckdb")
+						for _, target := range []string{"0.3", "0.4", "1.0", "1.1"} {
+							if target == v.Format {
+								continue
+							}
+							dst := filepath.Join(t.TempDir(), target+".duckdb")
+							out, err := exec.Command(bin, "convert", src, "--to", target, "-o", dst).CombinedOutput()
+							if err != nil {
+								if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 7 {
+									t.Logf("version %s -> %s refused: %s", v.ID, target, firstLine(string(out)))
+									continue
+								}
+								t.Errorf("version %s -> %s: convert failed: %v\n%s", v.ID, target, err, out)
+								continue
+							}
+							r, err := Open(ctx, dst, ReaderOptions{DataPath: data})
+							if err != nil {
+								t.Errorf("version %s -> %s: %v", v.ID, target, err)
+								continue
+							}
+							checkVersion(t, r, lake, v.ID, v.Snapshots)
+							r.Close()
+							rep, err := Catalogs(ctx, src, dst, Options{DataPath: data})
+							if err != nil {
+								msg := err.Error()
+								if rep != nil {
+									for i, d := range rep.Differences {
+										if i == 10 {
+											break
+										}
+										msg += "\n  " + d.String()
+									}
+								}
+								t.Errorf("version %s -> %s: %s", v.ID, target, msg)
+							}
+						}
+					}
+				})
+			}
+		})
+	}
 }
