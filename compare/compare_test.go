@@ -294,3 +294,42 @@ func openAny(t *testing.T) *Reader {
 	t.Cleanup(func() { r.Close() })
 	return r
 }
+
+func TestRowsWithRowIDs(t *testing.T) {
+	r := openAny(t)
+	ctx := context.Background()
+	rows, err := r.Rows(ctx, "main.del", 4, ScanOptions{RowIDs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil || strings.Join(cols, ",") != "id,v,"+RowIDColumn {
+		t.Fatalf("columns %v %v", cols, err)
+	}
+	n, seen := 0, map[int64]bool{}
+	for rows.Next() {
+		var id, rid int64
+		var v string
+		if err := rows.Scan(&id, &v, &rid); err != nil {
+			t.Fatal(err)
+		}
+		// 06_deletes inserts ids 0..999 (row ids 0..999), then 15000..15999
+		// (row ids 1000..1999), and never updates.
+		want := id
+		if id >= 15000 {
+			want = id - 15000 + 1000
+		}
+		if rid != want || seen[rid] {
+			t.Fatalf("row id %d for id %d (or repeated)", rid, id)
+		}
+		seen[rid] = true
+		n++
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if n != 666 {
+		t.Fatalf("%d rows at snapshot 4, DuckLake returned 666", n)
+	}
+}

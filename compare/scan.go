@@ -736,3 +736,21 @@ func (r *Reader) schemaVersionSnapshot(ctx context.Context, t Table, sv int64) (
 	}
 	return t.BeginSnapshot, nil
 }
+
+// Rows runs the query of a table ("schema.table") at a snapshot on the
+// reader's connection. Close the rows before using the reader again.
+func (r *Reader) Rows(ctx context.Context, table string, snap int64, opts ScanOptions) (*sql.Rows, error) {
+	t, err := r.Table(ctx, table, snap)
+	if err != nil {
+		return nil, err
+	}
+	q, err := r.Query(ctx, t, snap, opts)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := r.conn.QueryContext(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("read %s at snapshot %d of %s: %w", table, snap, r.path, err)
+	}
+	return rows, nil
+}
