@@ -1,7 +1,8 @@
 GO ?= go
 BIN := bin/fdl-formats
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: build test vet lint demo bench clean
+.PHONY: build test vet fmt lint demo bench clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/fdl-formats
@@ -9,19 +10,24 @@ build:
 vet:
 	$(GO) vet ./...
 
-# The README's test command: vet, then every test (conformance lakes are read
-# from FDL_CONFORMANCE_DIR, default ../shared/conformance, and skipped if absent).
-test: vet
-	$(GO) test -count=1 -timeout 30m ./...
+fmt:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt would change: $$out"; exit 1; fi
 
-lint: vet
-	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
+lint: vet fmt
+	$(GO) run $(STATICCHECK) ./...
+
+# The README's test command: gofmt, vet and staticcheck, then every test
+# (conformance lakes are read from FDL_CONFORMANCE_DIR, default
+# ../shared/conformance, and skipped if absent).
+test: lint
+	$(GO) test -count=1 -timeout 45m ./...
 
 demo: build
 	./scripts/demo.sh
 
 bench:
-	./scripts/bench.sh
+	./scripts/bench-reader.sh
 
 clean:
 	rm -rf bin
