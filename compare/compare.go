@@ -57,24 +57,30 @@ type CatalogInfo struct {
 type Difference struct {
 	Kind     string `json:"kind"` // snapshot, schema, files, rows, row_ids
 	Snapshot *int64 `json:"snapshot,omitempty"`
-	Table    string `json:"table,omitempty"`
-	Item     string `json:"item,omitempty"` // the schema entry or file
-	A        string `json:"a,omitempty"`
-	B        string `json:"b,omitempty"`
-	Reason   string `json:"reason"`
+	// Through, when set, is the last snapshot of a run of compared
+	// snapshots at which the same difference holds.
+	Through *int64 `json:"through_snapshot,omitempty"`
+	Table   string `json:"table,omitempty"`
+	Item    string `json:"item,omitempty"` // the schema entry or file
+	A       string `json:"a,omitempty"`
+	B       string `json:"b,omitempty"`
+	Reason  string `json:"reason"`
 }
 
 func (d Difference) String() string {
 	var b strings.Builder
 	b.WriteString(d.Kind)
-	if d.Snapshot != nil {
+	switch {
+	case d.Snapshot != nil && d.Through != nil:
+		fmt.Fprintf(&b, " at snapshots %d-%d", *d.Snapshot, *d.Through)
+	case d.Snapshot != nil:
 		fmt.Fprintf(&b, " at snapshot %d", *d.Snapshot)
 	}
 	if d.Table != "" {
 		b.WriteString(" in " + d.Table)
 	}
 	b.WriteString(": " + d.Reason)
-	if d.Item != "" {
+	if d.Item != "" && !strings.Contains(d.Reason, d.Item) {
 		b.WriteString(" [" + d.Item + "]")
 	}
 	if d.A != "" || d.B != "" {
@@ -143,6 +149,7 @@ func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
 	}
 	c := &comparison{ctx: ctx, a: ra, b: rb, rep: rep, opts: opts, log: log}
 	err = c.run()
+	rep.Differences = mergeRuns(rep.Differences, rep.Snapshots)
 	rep.Timings.TotalMS = time.Since(start).Milliseconds()
 	if err != nil {
 		err = incomparable(err)
@@ -411,4 +418,39 @@ func attrDiff(a, b string) string {
 	}
 	sort.Strings(out)
 	return strings.Join(out, ", ")
+}
+
+// mergeRuns folds a difference repeated unchanged at consecutive compared
+// snapshots into one entry with a Through snapshot, so that one altered
+// column does not fill the report once per snapshot.
+func mergeRuns(diffs []Difference, snapshots []int64) []Difference {
+	pos := map[int64]int{}
+	for i, s := range snapshots {
+		pos[s] = i
+	}
+	type key struct{ kind, table, item, a, b, reason string }
+	last := map[key]int{} // -> index in out
+	var out []Difference
+	for _, d := range diffs {
+		if d.Snapshot == nil {
+			out = append(out, d)
+			continue
+		}
+		k := key{d.Kind, d.Table, d.Item, d.A, d.B, d.Reason}
+		if i, ok := last[k]; ok {
+			prev := out[i].Snapshot
+			if out[i].Through != nil {
+				prev = out[i].Through
+			}
+			pi, okP := pos[*prev]
+			ci, okC := pos[*d.Snapshot]
+			if okP && okC && ci == pi+1 {
+				out[i].Through = d.Snapshot
+				continue
+			}
+		}
+		last[k] = len(out)
+		out = append(out, d)
+	}
+	return out
 }

@@ -43,6 +43,11 @@ func readManifest(t *testing.T, lake string) manifest {
 // FDL_COMPARE_LAKES (comma-separated substrings) narrows the sweep.
 func TestReaderMatchesDuckLake(t *testing.T) {
 	filter := os.Getenv("FDL_COMPARE_LAKES")
+	if filter == "" && testing.Short() {
+		// -short: one lake per reader feature (deletes, nested, inlining,
+		// encryption, Puffin, mappings, partial files).
+		filter = "06_,12_,15_,16_,17_,19_,24_"
+	}
 	for _, archive := range []string{"lakes", "lakes-0.3", "lakes-1.1-dev1"} {
 		t.Run(archive, func(t *testing.T) {
 			for _, lake := range conformance.Lakes(t, archive) {
