@@ -82,20 +82,11 @@ func convert(ctx context.Context, src, dst string, target *formats.Version, opts
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	db, err := sql.Open("duckdb", "")
+	conn, closeDB, err := openDuckDB(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer db.Close()
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer conn.Close()
-	// Never reach the network: the ducklake extension is not needed here.
-	if _, err := conn.ExecContext(ctx, "SET autoinstall_known_extensions = false; SET autoload_known_extensions = false"); err != nil {
-		return nil, err
-	}
+	defer closeDB()
 	schema, stamp, layout, dynamic, err := openSource(ctx, conn, src)
 	if err != nil {
 		return nil, err
@@ -321,16 +312,11 @@ func columnSetDiff(layout formats.Layout, target *formats.Version) []string {
 // Detect opens a catalog read-only and names its format, from its version
 // row and the tables and columns really present.
 func Detect(ctx context.Context, path string) (*formats.Version, error) {
-	db, err := sql.Open("duckdb", "")
+	conn, closeDB, err := openDuckDB(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer db.Close()
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer conn.Close()
+	defer closeDB()
 	_, stamp, layout, _, err := openSource(ctx, conn, path)
 	if err != nil {
 		return nil, err
@@ -340,4 +326,25 @@ func Detect(ctx context.Context, path string) (*formats.Version, error) {
 		return nil, fmt.Errorf("detect format of %s: %w", path, err)
 	}
 	return v, nil
+}
+
+// openDuckDB opens a private in-memory DuckDB with one connection, so that
+// ATTACH and settings hold for every statement of a conversion.
+func openDuckDB(ctx context.Context) (*sql.Conn, func(), error) {
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		return nil, nil, err
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	// Never reach the network: the ducklake extension is not needed here.
+	if _, err := conn.ExecContext(ctx, "SET autoinstall_known_extensions = false; SET autoload_known_extensions = false"); err != nil {
+		conn.Close()
+		db.Close()
+		return nil, nil, err
+	}
+	return conn, func() { conn.Close(); db.Close() }, nil
 }

@@ -15,20 +15,8 @@ import (
 // ("table.column") or whole tables ("table") to leave out.
 func dump(t *testing.T, path string, skip ...string) map[string][]string {
 	t.Helper()
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
 	ctx := context.Background()
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, fmt.Sprintf("ATTACH %s AS c (READ_ONLY)", literal(path))); err != nil {
-		t.Fatal(err)
-	}
+	conn := attach(t, path, "READ_ONLY")
 	rows, err := conn.QueryContext(ctx, `SELECT table_name, column_name FROM duckdb_columns() WHERE database_name = 'c' AND table_name LIKE 'ducklake_%' ORDER BY table_name, column_index`)
 	if err != nil {
 		t.Fatal(err)
@@ -116,20 +104,8 @@ func firstDiff(a, b []string) string {
 // query runs a statement against a catalog file attached read-only as c.
 func query(t *testing.T, path, q string) [][]string {
 	t.Helper()
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
 	ctx := context.Background()
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, fmt.Sprintf("ATTACH %s AS c (READ_ONLY)", literal(path))); err != nil {
-		t.Fatal(err)
-	}
+	conn := attach(t, path, "READ_ONLY")
 	rows, err := conn.QueryContext(ctx, q)
 	if err != nil {
 		t.Fatalf("%s: %v", q, err)
@@ -161,18 +137,9 @@ func query(t *testing.T, path, q string) [][]string {
 // execOn runs statements against a writable catalog file attached as c.
 func execOn(t *testing.T, path string, stmts ...string) {
 	t.Helper()
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
 	ctx := context.Background()
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, fmt.Sprintf("ATTACH %s AS c; USE c", literal(path))); err != nil {
+	conn := attach(t, path, "")
+	if _, err := conn.ExecContext(ctx, "USE c"); err != nil {
 		t.Fatal(err)
 	}
 	for _, s := range stmts {
@@ -180,4 +147,28 @@ func execOn(t *testing.T, path string, stmts ...string) {
 			t.Fatalf("%s: %v", s, err)
 		}
 	}
+	// Detaching writes everything to the file before anyone reads it.
+	if _, err := conn.ExecContext(ctx, "USE memory; DETACH c"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// attach opens a catalog file as database c on a private connection that is
+// closed when the test ends; mode is "READ_ONLY" or "".
+func attach(t *testing.T, path, mode string) *sql.Conn {
+	t.Helper()
+	ctx := context.Background()
+	conn, closeDB, err := openDuckDB(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(closeDB)
+	q := fmt.Sprintf("ATTACH %s AS c", literal(path))
+	if mode != "" {
+		q += " (" + mode + ")"
+	}
+	if _, err := conn.ExecContext(ctx, q); err != nil {
+		t.Fatal(err)
+	}
+	return conn
 }
