@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"log/slog"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/fdl-formats/fdl-formats/formats"
 )
 
 // Reader names used in reports.
@@ -234,6 +237,14 @@ func (c *comparison) run() error {
 
 func ptr(v int64) *int64 { return &v }
 
+func dropPrefix(e entries, prefix string) {
+	for k := range e {
+		if strings.HasPrefix(k, prefix) {
+			delete(e, k)
+		}
+	}
+}
+
 func (c *comparison) snapshot(s int64) error {
 	t0 := time.Now()
 	ea, err := c.a.schemaEntries(c.ctx, s)
@@ -244,7 +255,24 @@ func (c *comparison) snapshot(s int64) error {
 	if err != nil {
 		return err
 	}
+	if !c.a.format.Has(formats.CapMacros) || !c.b.format.Has(formats.CapMacros) {
+		// Macros exist only from 0.4; a catalog without them cannot differ there.
+		dropPrefix(ea, "macro ")
+		dropPrefix(eb, "macro ")
+	}
 	c.diffEntries("schema", s, "", ea, eb)
+	ca, okA, err := c.a.commitInfo(c.ctx, s)
+	if err != nil {
+		return err
+	}
+	cb, okB, err := c.b.commitInfo(c.ctx, s)
+	if err != nil {
+		return err
+	}
+	if okA && okB && ca != cb {
+		// Commit info exists from 0.3; older formats cannot carry it.
+		c.add(Difference{Kind: "schema", Snapshot: ptr(s), Item: "commit info", A: ca, B: cb, Reason: "commit info differs"})
+	}
 	c.rep.Timings.SchemaMS += time.Since(t0).Milliseconds()
 
 	ta, err := c.a.Tables(c.ctx, s)
@@ -391,25 +419,18 @@ func (c *comparison) diffEntries(kind string, s int64, table string, a, b entrie
 	}
 }
 
-// attrDiff names the attributes (key=value words) that differ.
+// attrDiff names the attributes (key=value, values possibly Go-quoted)
+// that differ.
 func attrDiff(a, b string) string {
-	fa, fb := strings.Fields(a), strings.Fields(b)
-	ma := map[string]string{}
-	for _, f := range fa {
-		k, v, _ := strings.Cut(f, "=")
-		ma[k] = v
-	}
+	ma, mb := attrs(a), attrs(b)
 	var out []string
-	seen := map[string]bool{}
-	for _, f := range fb {
-		k, v, _ := strings.Cut(f, "=")
-		seen[k] = true
-		if ma[k] != v {
+	for k, v := range mb {
+		if w, ok := ma[k]; !ok || w != v {
 			out = append(out, k)
 		}
 	}
 	for k := range ma {
-		if !seen[k] {
+		if _, ok := mb[k]; !ok {
 			out = append(out, k)
 		}
 	}
@@ -418,6 +439,29 @@ func attrDiff(a, b string) string {
 	}
 	sort.Strings(out)
 	return strings.Join(out, ", ")
+}
+
+func attrs(s string) map[string]string {
+	m := map[string]string{}
+	for s = strings.TrimSpace(s); s != ""; s = strings.TrimSpace(s) {
+		k, rest, ok := strings.Cut(s, "=")
+		if !ok || strings.Contains(k, " ") {
+			m[s] = ""
+			break
+		}
+		var v string
+		if strings.HasPrefix(rest, `"`) {
+			if q, err := strconv.QuotedPrefix(rest); err == nil {
+				v, rest = q, rest[len(q):]
+			}
+		}
+		if v == "" {
+			v, rest, _ = strings.Cut(rest, " ")
+		}
+		m[k] = v
+		s = rest
+	}
+	return m
 }
 
 // mergeRuns folds a difference repeated unchanged at consecutive compared

@@ -333,3 +333,31 @@ func TestRowsWithRowIDs(t *testing.T) {
 		t.Fatalf("%d rows at snapshot 4, DuckLake returned 666", n)
 	}
 }
+
+func TestCatalogsFindMetadataDifferences(t *testing.T) {
+	for _, tc := range []struct {
+		lake, stmt, kind, want string
+	}{
+		{"10_macros", `UPDATE ducklake_macro_impl SET sql = '(a + 2)' WHERE macro_id = 2`, "schema", "macro main.add_default impl 0 differs: sql"},
+		{"20_time_travel", `UPDATE ducklake_snapshot_changes SET commit_message = 'rewritten' WHERE snapshot_id = (SELECT min(snapshot_id) FROM ducklake_snapshot_changes WHERE commit_message IS NOT NULL)`, "schema", "commit info differs"},
+		{"09_views", `UPDATE ducklake_view SET sql = sql || ' LIMIT 1'`, "schema", "differs: sql"},
+		{"11_comments_tags", `UPDATE ducklake_column_tag SET value = 'changed'`, "schema", "column tag main.tagged column 1 key comment differs"},
+		{"08_partitioning", `UPDATE ducklake_partition_column SET transform = 'identity' WHERE transform = 'year'`, "schema", "partitioning main."},
+	} {
+		t.Run(tc.lake, func(t *testing.T) {
+			lake, catalog := lastVersion(t, "lakes", tc.lake)
+			b := tamper(t, catalog, tc.stmt)
+			rep, err := Catalogs(context.Background(), catalog, b, Options{DataPath: filepath.Join(lake, "data")})
+			if !errors.Is(err, ErrNotEquivalent) {
+				t.Fatalf("want ErrNotEquivalent, got %v", err)
+			}
+			if !hasDifference(rep, tc.kind, tc.want) {
+				var all []string
+				for _, d := range rep.Differences {
+					all = append(all, d.String())
+				}
+				t.Fatalf("no %s difference containing %q; got:\n%s", tc.kind, tc.want, strings.Join(all, "\n"))
+			}
+		})
+	}
+}

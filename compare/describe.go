@@ -112,7 +112,53 @@ func (r *Reader) schemaEntries(ctx context.Context, snap int64) (entries, error)
 			}
 		}
 	}
+	if err := r.macroEntries(ctx, e, schemaName, snap); err != nil {
+		return nil, err
+	}
 	return e, nil
+}
+
+// macroEntries describes the macros visible at a snapshot (formats with
+// macros only; Catalogs compares them when both formats have them).
+func (r *Reader) macroEntries(ctx context.Context, e entries, schemaName map[int64]string, snap int64) error {
+	if !r.format.Has(formats.CapMacros) {
+		return nil
+	}
+	rows, err := r.conn.QueryContext(ctx, fmt.Sprintf(`SELECT m.schema_id, m.macro_name, m.macro_id, i.impl_id, i.dialect, i.sql, i.type,
+		(SELECT string_agg(p.parameter_name || ':' || coalesce(p.parameter_type, '') || '=' || coalesce(p.default_value, '<none>') || ':' || coalesce(p.default_value_type, ''), ',' ORDER BY p.column_id)
+		 FROM cat.ducklake_macro_parameters p WHERE p.macro_id = m.macro_id AND p.impl_id = i.impl_id)
+		FROM cat.ducklake_macro m JOIN cat.ducklake_macro_impl i ON i.macro_id = m.macro_id WHERE %s`, visible("m", snap)))
+	if err != nil {
+		return fmt.Errorf("read macros of %s at snapshot %d: %w", r.path, snap, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var sid, id, impl int64
+		var name string
+		var dialect, q, typ, params sql.NullString
+		if err := rows.Scan(&sid, &name, &id, &impl, &dialect, &q, &typ, &params); err != nil {
+			return err
+		}
+		e[fmt.Sprintf("macro %s.%s impl %d", schemaName[sid], name, impl)] = fmt.Sprintf("id=%d dialect=%s type=%s sql=%q params=%q", id, dialect.String, typ.String, q.String, params.String)
+	}
+	return rows.Err()
+}
+
+// commitInfo returns author, message and extra info of a snapshot, ok=false
+// when the format has no commit info.
+func (r *Reader) commitInfo(ctx context.Context, snap int64) (string, bool, error) {
+	if !r.has("ducklake_snapshot_changes", "author") {
+		return "", false, nil
+	}
+	var author, msg, extra sql.NullString
+	err := r.conn.QueryRowContext(ctx, fmt.Sprintf(`SELECT author, commit_message, commit_extra_info FROM cat.ducklake_snapshot_changes WHERE snapshot_id = %d`, snap)).Scan(&author, &msg, &extra)
+	if err == sql.ErrNoRows {
+		return "<no snapshot_changes row>", true, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("read commit info of snapshot %d in %s: %w", snap, r.path, err)
+	}
+	return fmt.Sprintf("author=%s message=%s extra=%s", optString(nullString(author)), optString(nullString(msg)), optString(nullString(extra))), true, nil
 }
 
 // normDefault folds the 'NULL' sentinel of formats that write it into "no default".
