@@ -361,3 +361,22 @@ func TestCatalogsFindMetadataDifferences(t *testing.T) {
 		})
 	}
 }
+
+// TestStagedDeletePositions reads a lake with delete lists staged in
+// temporary tables (as long lists are) and still gets DuckLake's rows.
+func TestStagedDeletePositions(t *testing.T) {
+	lake := filepath.Join(conformance.Dir(t, "lakes"), "06_deletes")
+	ctx := context.Background()
+	m := readManifest(t, lake)
+	v := m.Versions[len(m.Versions)-1]
+	r, err := Open(ctx, filepath.Join(lake, "versions", v.ID, "ducklake.duckdb"), ReaderOptions{DataPath: filepath.Join(lake, "data")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	r.maxInlinePositions = 10
+	checkVersion(t, r, lake, v.ID, v.Snapshots)
+	if len(r.tempTables) == 0 {
+		t.Fatal("no delete list was staged")
+	}
+}

@@ -47,6 +47,9 @@ type Reader struct {
 	dataPath    string
 	extAttached bool              // the ducklake extension attached this catalog as "dl"
 	digests     map[string]Digest // part SQL -> digest, for unchanged files across snapshots
+	tempTables  map[string]bool   // staged delete-position sets
+	// maxInlinePositions: longer delete lists are staged in a temp table.
+	maxInlinePositions int
 }
 
 // Open attaches a catalog read-only in a private in-memory DuckDB and detects
@@ -65,7 +68,7 @@ func Open(ctx context.Context, catalogPath string, opts ReaderOptions) (*Reader,
 		db.Close()
 		return nil, fmt.Errorf("open duckdb: %w", err)
 	}
-	r := &Reader{path: catalogPath, db: db, conn: conn, digests: map[string]Digest{}}
+	r := &Reader{path: catalogPath, db: db, conn: conn, digests: map[string]Digest{}, tempTables: map[string]bool{}, maxInlinePositions: 10000}
 	if err := r.init(ctx, opts); err != nil {
 		r.Close()
 		return nil, err

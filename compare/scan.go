@@ -2,7 +2,9 @@ package compare
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"fmt"
 	"strings"
 )
@@ -522,13 +524,38 @@ func (r *Reader) fileSQL(ctx context.Context, t Table, f DataFile, cols []*Colum
 		return "", err
 	}
 	if len(deleted) > 0 {
-		where = append(where, "file_row_number NOT IN (SELECT unnest("+int64List(deleted)+"::BIGINT[]))")
+		set, err := r.positionSet(ctx, deleted)
+		if err != nil {
+			return "", err
+		}
+		where = append(where, "file_row_number NOT IN ("+set+")")
 	}
 	q := "SELECT " + strings.Join(sel, ", ") + " FROM " + from
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
 	return q, nil
+}
+
+// positionSet returns a subquery yielding the positions: a literal list
+// when short, else a temporary table named after the positions' hash (so
+// the part's SQL still determines its rows, and digests can be reused).
+func (r *Reader) positionSet(ctx context.Context, pos []int64) (string, error) {
+	if len(pos) <= r.maxInlinePositions {
+		return "SELECT unnest(" + int64List(pos) + "::BIGINT[])", nil
+	}
+	h := sha256.New()
+	for _, p := range pos {
+		fmt.Fprintf(h, "%d,", p)
+	}
+	name := "fdl_del_" + hex.EncodeToString(h.Sum(nil))[:24]
+	if !r.tempTables[name] {
+		if _, err := r.conn.ExecContext(ctx, "CREATE TEMP TABLE IF NOT EXISTS "+name+" AS SELECT unnest(?::BIGINT[]) AS pos", pos); err != nil {
+			return "", fmt.Errorf("stage %d deleted positions: %w", len(pos), err)
+		}
+		r.tempTables[name] = true
+	}
+	return "SELECT pos FROM " + name, nil
 }
 
 func int64List(v []int64) string {
