@@ -231,7 +231,9 @@ func (r *repository) fill(ctx context.Context, c *Cell, work string, opts *Optio
 	}
 	out := filepath.Join(dir, c.Format+".duckdb")
 	copts := opts.Convert
-	copts.Logger = opts.log()
+	// With RewriteDeletes the converter publishes new delete files into the
+	// data folder (never under versions/) before it returns.
+	copts.Logger, copts.DataPath = opts.log(), r.dataPath
 	cres, err := convert.Catalog(ctx, src, out, c.target, copts)
 	if err != nil {
 		res.err = err

@@ -430,3 +430,36 @@ func TestBackfillUntil(t *testing.T) {
 		t.Errorf("Check with a catalog written after until: %v, want a rule violation", err)
 	}
 }
+
+// TestBackfillRewriteDeletes: partial deletion files refuse 0.3 unless the
+// converter may write cumulative delete files into the data folder; then
+// the catalog is written and proved, and nothing else lands under versions/.
+func TestBackfillRewriteDeletes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("converts a catalog")
+	}
+	ctx := context.Background()
+	st, root := smallLake(t)
+	os.Remove(filepath.Join(root, "fdl.json"))
+	writeFile(t, filepath.Join(root, "fdl.json"), `{"fdl":"0.1","formats":[{"ducklake":"0.3"},{"ducklake":"1.0"}]}`)
+	opts := Options{Versions: []string{"2"}, Formats: []string{"0.3"}}
+	m, err := Plan(ctx, st, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := states(m, "0.3"); !slices.Equal(got, []State{Refused}) || m.Rules[0].Status != "violated" {
+		t.Fatalf("0.3 without rewriting: %v, rule %+v; want refused, violated", got, m.Rules)
+	}
+	before := snapshotTree(t, root)
+	opts.Convert.RewriteDeletes = true
+	rep, err := Backfill(ctx, st, opts)
+	if err != nil || rep.Counts[Written] != 1 {
+		t.Fatalf("Backfill with RewriteDeletes: %v %v", rep, err)
+	}
+	if got := newFiles(before, snapshotTree(t, root)); len(got) != 1 || !strings.HasSuffix(got[0], "/catalogs/0.3.duckdb") {
+		t.Errorf("new files under versions/: %q", got)
+	}
+	if _, err := Check(ctx, st, opts); err != nil {
+		t.Errorf("Check: %v", err)
+	}
+}

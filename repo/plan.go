@@ -357,7 +357,7 @@ func (r *repository) checkCells(ctx context.Context, cells []*Cell, work string,
 				mu.Unlock()
 			}
 			copts := opts.Convert
-			copts.Logger = opts.log()
+			copts.Logger, copts.DataPath = opts.log(), r.dataPath
 			res, err := convert.Check(gctx, src, c.target, copts)
 			if err := gctx.Err(); err != nil {
 				return err

@@ -41,8 +41,9 @@ type Options struct {
 	// WorkDir holds temporary work files; empty means os.TempDir(). It must
 	// be outside the repository's versions/ folder.
 	WorkDir string
-	// Convert passes lossy and inlined-data options to the converter
-	// (Storage and Logger are set per cell).
+	// Convert passes lossy, inlined-data and delete-rewriting options to
+	// the converter (DataPath and Logger are set per cell). Plan, Backfill
+	// and Check must get the same, or they disagree on what is refused.
 	Convert convert.Options
 	// Logger receives structured logs; nil discards them.
 	Logger *slog.Logger

@@ -13,6 +13,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/fdl-formats/fdl-formats/convert"
 	"github.com/fdl-formats/fdl-formats/fdljson"
 	"github.com/fdl-formats/fdl-formats/repo"
 	"github.com/fdl-formats/fdl-formats/store/local"
@@ -27,6 +28,8 @@ func repoFlags() []cli.Flag {
 		&cli.StringFlag{Name: "now", Usage: "evaluate `until` as of this RFC 3339 time (default: now)"},
 		&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: 0, Usage: "cells to run at once (default: number of CPUs)"},
 		&cli.StringFlag{Name: "data", Usage: "local folder of the data files (default: REPO/<data_dir from fdl.json>)"},
+		&cli.StringSliceFlag{Name: "allow-lossy", Usage: "write catalogs that drop metadata changing no row: " + strings.Join(convert.LossyOptions, ", ")},
+		&cli.BoolFlag{Name: "rewrite-deletes", Usage: "express partial deletion files for 0.3 by writing cumulative delete files into the data folder"},
 	}
 }
 
@@ -70,6 +73,8 @@ func openRepo(cmd *cli.Command) (*local.Local, repo.Options, error) {
 	opts.Formats = splitList(cmd.StringSlice("formats"))
 	opts.Versions = splitList(cmd.StringSlice("versions"))
 	opts.DataPath = cmd.String("data")
+	opts.Convert.Lossy = splitList(cmd.StringSlice("allow-lossy"))
+	opts.Convert.RewriteDeletes = cmd.Bool("rewrite-deletes")
 	opts.Logger = logger(cmd)
 	return st, opts, nil
 }
