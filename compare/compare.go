@@ -146,9 +146,10 @@ func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
 	}
 	defer rb.Close()
 	rep := &Report{
-		A:       CatalogInfo{Path: a, Format: ra.Format().Name, DataPath: ra.DataPath()},
-		B:       CatalogInfo{Path: b, Format: rb.Format().Name, DataPath: rb.DataPath()},
-		Readers: []string{ReaderOwn},
+		A:           CatalogInfo{Path: a, Format: ra.Format().Name, DataPath: ra.DataPath()},
+		B:           CatalogInfo{Path: b, Format: rb.Format().Name, DataPath: rb.DataPath()},
+		Readers:     []string{ReaderOwn},
+		Differences: []Difference{},
 	}
 	c := &comparison{ctx: ctx, a: ra, b: rb, rep: rep, opts: opts, log: log}
 	err = c.run()

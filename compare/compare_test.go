@@ -3,6 +3,7 @@ package compare
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -378,5 +379,17 @@ func TestStagedDeletePositions(t *testing.T) {
 	checkVersion(t, r, lake, v.ID, v.Snapshots)
 	if len(r.tempTables) == 0 {
 		t.Fatal("no delete list was staged")
+	}
+}
+
+func TestDigestJSON(t *testing.T) {
+	d := Digest{Rows: 3, Hi: 0xfedcba9876543210, Lo: 1}
+	b, err := json.Marshal(d)
+	if err != nil || string(b) != `{"rows":3,"hash":"fedcba98765432100000000000000001"}` {
+		t.Fatalf("%s %v", b, err)
+	}
+	var back Digest
+	if err := json.Unmarshal(b, &back); err != nil || back != d {
+		t.Fatalf("%v %v", back, err)
 	}
 }

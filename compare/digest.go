@@ -3,9 +3,11 @@ package compare
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"math/big"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -15,9 +17,39 @@ import (
 // twice adds its hash twice), and parts add up: the digest of a table is the
 // sum of the digests of its files.
 type Digest struct {
+	Rows   int64
+	Hi, Lo uint64
+}
+
+type digestJSON struct {
 	Rows int64  `json:"rows"`
-	Hi   uint64 `json:"hi"`
-	Lo   uint64 `json:"lo"`
+	Hash string `json:"hash"` // Hi and Lo as 32 hex digits (JSON numbers lose 64-bit precision)
+}
+
+// MarshalJSON writes {"rows": n, "hash": "<32 hex digits>"}.
+func (d Digest) MarshalJSON() ([]byte, error) {
+	return json.Marshal(digestJSON{Rows: d.Rows, Hash: fmt.Sprintf("%016x%016x", d.Hi, d.Lo)})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (d *Digest) UnmarshalJSON(b []byte) error {
+	var j digestJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	if len(j.Hash) != 32 {
+		return fmt.Errorf("digest hash %q: want 32 hex digits", j.Hash)
+	}
+	hi, err := strconv.ParseUint(j.Hash[:16], 16, 64)
+	if err != nil {
+		return fmt.Errorf("digest hash %q: %w", j.Hash, err)
+	}
+	lo, err := strconv.ParseUint(j.Hash[16:], 16, 64)
+	if err != nil {
+		return fmt.Errorf("digest hash %q: %w", j.Hash, err)
+	}
+	*d = Digest{Rows: j.Rows, Hi: hi, Lo: lo}
+	return nil
 }
 
 // Add combines two digests (multiset union).
