@@ -690,31 +690,32 @@ func (r *Reader) inlinedSQL(ctx context.Context, t Table, cols []*Column, snap i
 		if err != nil {
 			return nil, err
 		}
-		then, err := r.columnsAt(ctx, t.ID, asOf, true)
+		then, err := r.columnsAt(ctx, t.ID, asOf, false)
 		if err != nil {
 			return nil, err
 		}
-		idByName := map[string]int64{}
+		byName := map[string]*Column{}
 		for _, c := range then {
-			idByName[c.Name] = c.ID
+			byName[c.Name] = c
 		}
-		physByID := map[int64]string{}
+		// Inlined columns carry the names and shapes of that schema version;
+		// their field ids come from the columns as they were then.
+		physByID := map[int64]*pnode{}
 		for _, p := range phys[3:] {
-			if id, ok := idByName[p]; ok {
-				physByID[id] = p
+			if c, ok := byName[p]; ok {
+				physByID[c.ID] = columnNode(c)
 			}
 		}
 		var sel []string
 		for _, c := range cols {
 			var e string
 			if p, ok := physByID[c.ID]; ok {
-				dt, err := c.DuckType()
-				if err != nil {
-					return nil, err
-				}
-				e = "CAST(" + ident(p) + " AS " + dt + ")"
-			} else if e, err = c.defaultExpr(); err != nil {
-				return nil, err
+				e, err = valueExpr(ident(p.Name), p, c, byFieldID{}, nil, 0)
+			} else {
+				e, err = c.defaultExpr()
+			}
+			if err != nil {
+				return nil, fmt.Errorf("inlined table %s: %w", g.name, err)
 			}
 			sel = append(sel, e+" AS "+ident(c.Name))
 		}
@@ -729,6 +730,22 @@ func (r *Reader) inlinedSQL(ctx context.Context, t Table, cols []*Column, snap i
 		parts = append(parts, Part{Kind: "inlined", Path: g.name, SQL: q})
 	}
 	return parts, nil
+}
+
+// columnNode describes a column as stored at some schema version, as if it
+// were a Parquet node carrying its field ids.
+func columnNode(c *Column) *pnode {
+	n := &pnode{Name: c.Name, FieldID: &c.ID, Kind: "leaf"}
+	switch strings.ToLower(c.Type) {
+	case "struct", "list", "map":
+		n.Kind = strings.ToLower(c.Type)
+		for _, ch := range c.Children {
+			n.Children = append(n.Children, columnNode(ch))
+		}
+	default:
+		n.DuckType, _ = c.DuckType()
+	}
+	return n
 }
 
 // schemaVersionSnapshot finds a snapshot at which a table had a given
