@@ -387,6 +387,8 @@ func (r *Reader) fileSQL(ctx context.Context, t Table, f DataFile, cols []*Colum
 		if root, err = r.parquetSchema(ctx, f.Path); err != nil {
 			return "", err
 		}
+	} else if err := r.checkEncryptedNested(ctx, t, cols); err != nil {
+		return "", err
 	}
 	var sel []string
 	var from string
@@ -730,6 +732,35 @@ func (r *Reader) inlinedSQL(ctx context.Context, t Table, cols []*Column, snap i
 		parts = append(parts, Part{Kind: "inlined", Path: g.name, SQL: q})
 	}
 	return parts, nil
+}
+
+// checkEncryptedNested refuses what this reader cannot do right: DuckDB's
+// parquet_schema cannot open encrypted files, so their nested fields are
+// matched by name, which is wrong once a nested field was renamed.
+func (r *Reader) checkEncryptedNested(ctx context.Context, t Table, cols []*Column) error {
+	var ids []string
+	var walk func(cs []*Column, nested bool)
+	walk = func(cs []*Column, nested bool) {
+		for _, c := range cs {
+			if nested {
+				ids = append(ids, fmt.Sprint(c.ID))
+			}
+			walk(c.Children, true)
+		}
+	}
+	walk(cols, false)
+	if len(ids) == 0 {
+		return nil
+	}
+	renamed, err := r.strings(ctx, fmt.Sprintf(`SELECT any_value(column_name) FROM cat.ducklake_column WHERE table_id = %d AND column_id IN (%s)
+		GROUP BY column_id HAVING count(DISTINCT column_name) > 1`, t.ID, strings.Join(ids, ", ")))
+	if err != nil {
+		return fmt.Errorf("read column history of %s: %w", t.FullName(), err)
+	}
+	if len(renamed) > 0 {
+		return &UnsupportedError{What: fmt.Sprintf("encrypted data files of %s with renamed nested fields (%s)", t.FullName(), strings.Join(renamed, ", "))}
+	}
+	return nil
 }
 
 // columnNode describes a column as stored at some schema version, as if it
