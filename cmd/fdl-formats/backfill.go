@@ -60,15 +60,20 @@ func runBackfill(ctx context.Context, cmd *cli.Command) error {
 		}
 		fmt.Fprintln(out, line)
 	}
-	refused := 0
+	refused, errored := 0, 0
 	for _, c := range rep.Plan.Cells() {
-		if c.State == repo.Refused {
+		switch c.State {
+		case repo.Refused:
 			refused++
 			fmt.Fprintf(out, "refused       %s %s: %s\n", c.Version, c.Format, strings.Join(c.Reasons, "; "))
+		case repo.Error:
+			// Not backfill's to fix; check reports them with its exit code.
+			errored++
+			fmt.Fprintf(out, "error         %s %s: %s\n", c.Version, c.Format, firstLine(strings.Join(c.Reasons, "; ")))
 		}
 	}
-	fmt.Fprintf(out, "%d written, %d already there, %d planned, %d failed, %d refused\n",
-		rep.Counts[repo.Written], rep.Counts[repo.AlreadyThere], rep.Counts[repo.Planned], rep.Counts[repo.Failed], refused)
+	fmt.Fprintf(out, "%d written, %d already there, %d planned, %d failed, %d refused, %d in error\n",
+		rep.Counts[repo.Written], rep.Counts[repo.AlreadyThere], rep.Counts[repo.Planned], rep.Counts[repo.Failed], refused, errored)
 	return err
 }
 
