@@ -158,18 +158,27 @@ func (r *Reader) DeletedPositions(ctx context.Context, t Table, f DataFile, snap
 		if err := checkExists(d.Path); err != nil {
 			return nil, fmt.Errorf("delete file %s of %s (data file %d): %w", d.Path, t.FullName(), f.ID, err)
 		}
-		var err error
-		switch d.Format {
-		case "parquet":
-			pos, err = r.parquetDeletes(ctx, d, snap)
-		case "puffin":
-			pos, err = puffinDeletes(d.Path, snap)
-		default:
-			err = &UnsupportedError{What: fmt.Sprintf("delete file format %q", d.Format)}
+		if snap != r.deletesSnap {
+			// Keep one snapshot's positions only: memory stays bounded.
+			r.deletes, r.deletesSnap = map[string][]int64{}, snap
 		}
-		if err != nil {
-			return nil, fmt.Errorf("read delete file %s of %s in %s: %w", d.Path, t.FullName(), r.path, err)
+		cached, ok := r.deletes[d.Path]
+		if !ok {
+			var err error
+			switch d.Format {
+			case "parquet":
+				cached, err = r.parquetDeletes(ctx, d, snap)
+			case "puffin":
+				cached, err = puffinDeletes(d.Path, snap)
+			default:
+				err = &UnsupportedError{What: fmt.Sprintf("delete file format %q", d.Format)}
+			}
+			if err != nil {
+				return nil, fmt.Errorf("read delete file %s of %s in %s: %w", d.Path, t.FullName(), r.path, err)
+			}
+			r.deletes[d.Path] = cached
 		}
+		pos = slices.Clone(cached)
 	}
 	inl := fmt.Sprintf("ducklake_inlined_delete_%d", t.ID)
 	if _, ok := r.dynamic[inl]; ok {

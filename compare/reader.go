@@ -45,9 +45,11 @@ type Reader struct {
 	layout      formats.Layout
 	dynamic     map[string][]string // inlined data/delete tables and their columns
 	dataPath    string
-	extAttached bool              // the ducklake extension attached this catalog as "dl"
-	digests     map[string]Digest // part SQL -> digest, for unchanged files across snapshots
-	tempTables  map[string]bool   // staged delete-position sets
+	extAttached bool               // the ducklake extension attached this catalog as "dl"
+	digests     map[string]Digest  // part SQL -> digest, for unchanged files across snapshots
+	tempTables  map[string]bool    // staged delete-position sets
+	deletes     map[string][]int64 // delete file -> positions at deletesSnap
+	deletesSnap int64
 	// maxInlinePositions: longer delete lists are staged in a temp table.
 	maxInlinePositions int
 }
@@ -68,7 +70,7 @@ func Open(ctx context.Context, catalogPath string, opts ReaderOptions) (*Reader,
 		db.Close()
 		return nil, fmt.Errorf("open duckdb: %w", err)
 	}
-	r := &Reader{path: catalogPath, db: db, conn: conn, digests: map[string]Digest{}, tempTables: map[string]bool{}, maxInlinePositions: 10000}
+	r := &Reader{path: catalogPath, db: db, conn: conn, digests: map[string]Digest{}, tempTables: map[string]bool{}, deletes: map[string][]int64{}, maxInlinePositions: 10000}
 	if err := r.init(ctx, opts); err != nil {
 		r.Close()
 		return nil, err
