@@ -111,12 +111,13 @@ func convert(ctx context.Context, src, dst string, target *formats.Version, opts
 	if err := w.copyIn(ctx, layout, dynamic); err != nil {
 		return nil, fmt.Errorf("convert %s: %w", src, err)
 	}
-	tmpDir, err := os.MkdirTemp("", "fdl-convert-*")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(tmpDir)
-	r := &run{ctx: ctx, w: w, opts: opts, log: log.With("catalog", src), dryRun: dst == "", tmpDir: tmpDir}
+	r := &run{ctx: ctx, w: w, opts: opts, log: log.With("catalog", src), dryRun: dst == ""}
+	defer func() {
+		// Rewritten files not published (refusal, error) leave no trace.
+		for _, p := range r.pending {
+			os.Remove(p.tmp)
+		}
+	}()
 	if err := r.frozenChecks(source); err != nil {
 		return nil, fmt.Errorf("convert %s: %w", src, err)
 	}

@@ -50,7 +50,7 @@ func TestPlan(t *testing.T) {
 	}
 }
 
-// latestCatalogs lists each version's frozen catalog of a conformance lake,
+// versionCatalogs lists each version's frozen catalog of a conformance lake,
 // oldest first (version ids are UUIDv7: they sort by creation).
 func versionCatalogs(t *testing.T, lake string) []string {
 	t.Helper()

@@ -57,8 +57,7 @@ type run struct {
 	log      *slog.Logger
 	findings []Finding
 	dryRun   bool          // Check: analyse, write nothing
-	tmpDir   string        // private folder for files written before publishing
-	pending  []pendingFile // data-directory files to publish with the catalog
+	pending  []pendingFile // rewritten data-folder files to publish with the catalog
 }
 
 func (r *run) add(f Finding) { r.findings = append(r.findings, f) }
@@ -131,6 +130,11 @@ func (r *run) runCheck(stepName string, c check) error {
 	}
 	if err != nil || len(items) == 0 {
 		return err
+	}
+	for i, it := range items {
+		if it == "" {
+			items[i] = "(a row with NULL in the fields shown)"
+		}
 	}
 	f := Finding{Severity: Refuse, Code: c.code, Step: stepName, Table: c.table, Detail: summarize(items), Reason: c.reason}
 	if c.rewrite != nil {
@@ -275,16 +279,20 @@ func (r *run) checkTarget(to *formats.Version) error {
 		r.add(Finding{Severity: Refuse, Code: "types", Step: name, Table: "ducklake_column", Detail: summarize(append(cols, "types: "+strings.Join(bad, ", "))),
 			Reason: fmt.Sprintf("format %s cannot store the types %s", to.Name, strings.Join(bad, ", "))})
 	}
-	transforms, err := r.w.strings(r.ctx, `SELECT DISTINCT 'table ' || table_id || ' partition ' || partition_id || ' ' || transform FROM ducklake_partition_column ORDER BY 1`)
+	transforms, err := r.w.strings(r.ctx, `SELECT DISTINCT coalesce(transform, '') FROM ducklake_partition_column ORDER BY 1`)
 	if err != nil {
 		return err
 	}
 	var badT []string
-	for _, t := range transforms {
-		parts := strings.Fields(t)
-		if !to.SupportsTransform(parts[len(parts)-1]) {
-			badT = append(badT, t)
+	for _, tr := range transforms {
+		if to.SupportsTransform(tr) {
+			continue
 		}
+		where, err := r.w.strings(r.ctx, fmt.Sprintf(`SELECT DISTINCT concat_ws(' ', 'table', table_id, 'partition', partition_id, coalesce(transform, 'NULL')) FROM ducklake_partition_column WHERE coalesce(transform, '') = %s ORDER BY 1`, literal(tr)))
+		if err != nil {
+			return err
+		}
+		badT = append(badT, where...)
 	}
 	if len(badT) > 0 {
 		r.add(Finding{Severity: Refuse, Code: "partition-transforms", Step: name, Table: "ducklake_partition_column", Detail: summarize(badT),

@@ -3,6 +3,7 @@ package convert
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -84,7 +85,7 @@ func (e *RefusedError) Is(target error) bool { return target == ErrRefused }
 func (e *RefusedError) Hint() string {
 	var opts []string
 	for _, f := range e.Findings {
-		if f.Option != "" && !containsString(opts, f.Option) {
+		if f.Option != "" && !slices.Contains(opts, f.Option) {
 			opts = append(opts, f.Option)
 		}
 	}
@@ -92,13 +93,4 @@ func (e *RefusedError) Hint() string {
 		return "the target format cannot hold this catalog; publish it in a newer format only"
 	}
 	return "some findings can be converted anyway with: " + strings.Join(opts, ", ")
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

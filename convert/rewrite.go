@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/google/uuid"
@@ -48,8 +49,8 @@ func rewritePartialDeletes(r *run) error {
 		tab AS (SELECT t.table_id, t.schema_id, t.path, t.path_is_relative FROM ducklake_table t QUALIFY row_number() OVER (PARTITION BY t.table_id ORDER BY t.begin_snapshot DESC) = 1)
 		SELECT d.delete_file_id, d.data_file_id, d.table_id, d.begin_snapshot, d.end_snapshot, d.path, d.path_is_relative, d.encryption_key,
 			coalesce(sch.path, ''), coalesce(sch.path_is_relative, true), coalesce(tab.path, ''), coalesce(tab.path_is_relative, true)
-		FROM ducklake_delete_file d JOIN tab USING (table_id) JOIN sch USING (schema_id)
-		WHERE d.partial_max IS NOT NULL ORDER BY d.delete_file_id`)
+		FROM ducklake_delete_file d LEFT JOIN tab USING (table_id) LEFT JOIN sch USING (schema_id)
+		WHERE d.partial_max IS NOT NULL AND d.format IS DISTINCT FROM 'puffin' ORDER BY d.delete_file_id`)
 	if err != nil {
 		return fmt.Errorf("read partial deletion files: %w", err)
 	}
@@ -82,7 +83,7 @@ func rewritePartialDeletes(r *run) error {
 	}
 	for _, p := range parts {
 		if !p.rel || !p.schemaRel || !p.tableRel {
-			return fmt.Errorf("delete file %d (%s): not relative to the data path, cannot be rewritten", p.id, p.path)
+			return cannotRewrite{fmt.Sprintf("delete file %d (%s) is not relative to the data path", p.id, p.path)}
 		}
 		relDir := p.schemaPath + p.tablePath
 		local := filepath.Join(r.opts.DataPath, filepath.FromSlash(relDir+p.path))
@@ -97,10 +98,10 @@ func rewritePartialDeletes(r *run) error {
 		src := readParquetSQL(local, keyName)
 		snaps, err := r.w.strings(r.ctx, fmt.Sprintf(`SELECT DISTINCT "_ducklake_internal_snapshot_id"::VARCHAR FROM %s ORDER BY "_ducklake_internal_snapshot_id"`, src))
 		if err != nil {
-			return fmt.Errorf("read partial deletion file %s: %w", local, err)
+			return cannotRewrite{fmt.Sprintf("partial deletion file %s cannot be read: %v", local, firstLine(err.Error()))}
 		}
-		if len(snaps) == 0 {
-			return fmt.Errorf("partial deletion file %s: no rows", local)
+		if len(snaps) == 0 || slices.Contains(snaps, "") {
+			return cannotRewrite{fmt.Sprintf("partial deletion file %s has no rows or NULL snapshots", local)}
 		}
 		dir := filepath.Dir(local)
 		relPrefix := ""
@@ -123,14 +124,14 @@ func rewritePartialDeletes(r *run) error {
 			final := filepath.Join(dir, name)
 			var size, footer, count int64
 			if r.dryRun {
-				count, err = r.w.count(r.ctx, fmt.Sprintf(`SELECT count(*) FROM %s WHERE "_ducklake_internal_snapshot_id" <= %s`, src, s))
+				count, err = r.w.count(r.ctx, fmt.Sprintf(`SELECT count(DISTINCT pos) FROM %s WHERE "_ducklake_internal_snapshot_id" <= %s`, src, s))
 				if err != nil {
 					return err
 				}
 			} else if _, statErr := os.Stat(final); statErr == nil {
 				// Written by an earlier run (names are deterministic): use it
 				// if it holds exactly these positions.
-				want := fmt.Sprintf(`SELECT file_path::VARCHAR, pos::BIGINT FROM %s WHERE "_ducklake_internal_snapshot_id" <= %s`, src, s)
+				want := fmt.Sprintf(`SELECT DISTINCT file_path::VARCHAR, pos::BIGINT FROM %s WHERE "_ducklake_internal_snapshot_id" <= %s`, src, s)
 				got := fmt.Sprintf(`SELECT file_path::VARCHAR, pos::BIGINT FROM %s`, readParquetSQL(final, keyName))
 				diff, err := r.w.count(r.ctx, fmt.Sprintf(`SELECT count(*) FROM ((%s EXCEPT ALL %s) UNION ALL (%s EXCEPT ALL %s))`, want, got, got, want))
 				if err != nil {
@@ -146,13 +147,14 @@ func rewritePartialDeletes(r *run) error {
 					return err
 				}
 			} else {
-				tmp, err := os.CreateTemp(r.tmpDir, "delete-*.parquet")
+				// Beside its final name: os.Link cannot cross filesystems.
+				tmp, err := os.CreateTemp(dir, "."+name+".tmp-*")
 				if err != nil {
 					return err
 				}
 				tmp.Close()
 				os.Remove(tmp.Name())
-				copyTo := fmt.Sprintf(`COPY (SELECT file_path::VARCHAR AS file_path, pos::BIGINT AS pos FROM %s WHERE "_ducklake_internal_snapshot_id" <= %s ORDER BY pos)
+				copyTo := fmt.Sprintf(`COPY (SELECT DISTINCT file_path::VARCHAR AS file_path, pos::BIGINT AS pos FROM %s WHERE "_ducklake_internal_snapshot_id" <= %s ORDER BY pos)
 					TO %s (FORMAT parquet, FIELD_IDS {file_path: %d, pos: %d}%s)`,
 					src, s, literal(tmp.Name()), deleteFilePathFieldID, deletePosFieldID, encryptionOption(keyName))
 				if err := r.w.exec(r.ctx, copyTo); err != nil {
@@ -185,14 +187,14 @@ func rewritePartialDeletes(r *run) error {
 	return r.w.exec(r.ctx, `UPDATE ducklake_snapshot SET next_file_id = greatest(next_file_id, ?) WHERE snapshot_id = (SELECT max(snapshot_id) FROM ducklake_snapshot)`, nextID)
 }
 
-// readParquetSQL reads a Parquet file, decrypting it with the catalog's
-// base64 encryption key when there is one.
 // cannotRewrite is returned by a rewrite that cannot express the items
 // here; the finding stays a refusal with this reason.
 type cannotRewrite struct{ reason string }
 
 func (e cannotRewrite) Error() string { return e.reason }
 
+// readParquetSQL reads a Parquet file, decrypting it with the catalog's
+// base64 encryption key when there is one.
 func readParquetSQL(path, key string) string {
 	if key == "" {
 		return fmt.Sprintf("read_parquet(%s)", literal(path))
@@ -227,17 +229,14 @@ func parquetSizes(path string) (size, footer int64, err error) {
 func publishPending(pending []pendingFile) error {
 	for _, p := range pending {
 		err := os.Link(p.tmp, p.final)
+		os.Remove(p.tmp)
 		if err == nil {
 			continue
 		}
 		if !errors.Is(err, os.ErrExist) {
 			return fmt.Errorf("publish %s: %w", p.final, err)
 		}
-		a, errA := os.ReadFile(p.tmp)
-		b, errB := os.ReadFile(p.final)
-		if errA != nil || errB != nil || !bytes.Equal(a, b) {
-			return fmt.Errorf("publish %s: %w with different content", p.final, ErrExists)
-		}
+		return fmt.Errorf("publish %s: %w (written by a concurrent run?); run again to reuse it", p.final, ErrExists)
 	}
 	return nil
 }

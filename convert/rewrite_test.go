@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/fdl-formats/fdl-formats/compare"
@@ -64,7 +65,7 @@ func TestRewriteDeletes(t *testing.T) {
 			// Without the option: refused, with the option named.
 			_, err := Check(ctx, src, formats.V0_3, Options{})
 			var refused *RefusedError
-			if !errors.As(err, &refused) || refused.Findings[0].Option != "--rewrite-deletes --data DIR" {
+			if !errors.As(err, &refused) || !slices.ContainsFunc(refused.Findings, func(f Finding) bool { return f.Option == "--rewrite-deletes --data DIR" }) {
 				t.Fatalf("without --rewrite-deletes: %v, want a refusal naming the option", err)
 			}
 			// A dry run writes nothing.
@@ -100,6 +101,22 @@ func TestRewriteDeletes(t *testing.T) {
 			}
 		})
 	}
+	t.Run("encrypted files need a secure encryptor", func(t *testing.T) {
+		lake := filepath.Join(lakes, "15_encryption")
+		vs := versionCatalogs(t, lake)
+		_, err := Check(ctx, vs[len(vs)-1], formats.V0_3, Options{RewriteDeletes: true, DataPath: filepath.Join(lake, "data")})
+		var refused *RefusedError
+		if errors.As(err, &refused) {
+			if !strings.Contains(err.Error(), "httpfs") {
+				t.Errorf("refusal %v should say why the encrypted delete file cannot be rewritten", err)
+			}
+			return
+		}
+		// Where httpfs loads, the rewrite must succeed.
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
 	t.Run("nothing written when refused for another reason", func(t *testing.T) {
 		vs := versionCatalogs(t, filepath.Join(lakes, "13_variant"))
 		data := filepath.Join(t.TempDir(), "data")

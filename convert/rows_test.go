@@ -27,13 +27,16 @@ func TestConvertedLakesReadIdentically(t *testing.T) {
 		{"lakes-1.1-dev1", []*formats.Version{formats.V1_0}},
 		// The publisher on 1.5 writes 0.3 for 1.4 readers and 1.1 for 2.0 readers.
 		{"lakes", []*formats.Version{formats.V0_3, formats.V1_1}},
+		// The oldest formats: paths re-expressed against data_path (0.1),
+		// partition positions, stats table names, change tokens.
+		{"lakes", []*formats.Version{formats.V0_2, formats.V0_1}},
 	} {
 		for _, lake := range conformance.Lakes(t, tc.archive) {
 			name := filepath.Base(lake)
 			if name == "zz_storage_v2_unreadable" {
 				continue
 			}
-			t.Run(tc.archive+"/"+name, func(t *testing.T) {
+			t.Run(tc.archive+"/"+name+"/"+formats.Versions(tc.targets).Names()[0], func(t *testing.T) {
 				t.Parallel()
 				vs := versionCatalogs(t, lake)
 				src := vs[len(vs)-1]

@@ -119,7 +119,8 @@ func firstLine(s string) string {
 	return s
 }
 
-// tables lists the working tables with their columns in order.
+// layout lists the working copy's static tables with their columns in
+// order, and its dynamic (inlined) tables.
 func (w *work) layout(ctx context.Context) (formats.Layout, []string, error) {
 	rows, err := w.conn.QueryContext(ctx, `SELECT table_name, column_name FROM duckdb_columns()
 		WHERE database_name = 'memory' AND schema_name = 'main' ORDER BY table_name, column_index`)

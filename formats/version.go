@@ -3,6 +3,7 @@ package formats
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -120,15 +121,20 @@ func (v *Version) SupportsType(typ string) bool {
 }
 
 // SupportsTransform reports whether a partition transform is readable by this
-// format's readers.
+// format's readers. Readers compare the exact string; a parameterised
+// transform such as bucket(N) needs a positive integer N.
 func (v *Version) SupportsTransform(transform string) bool {
-	t := strings.ToLower(strings.TrimSpace(transform))
 	for _, known := range v.Transforms {
-		if strings.HasSuffix(known, "(") {
-			if strings.HasPrefix(t, known) && strings.HasSuffix(t, ")") {
+		if prefix, ok := strings.CutSuffix(known, "("); ok {
+			arg, found := strings.CutPrefix(transform, prefix+"(")
+			if !found || !strings.HasSuffix(arg, ")") {
+				continue
+			}
+			n, err := strconv.Atoi(strings.TrimSuffix(arg, ")"))
+			if err == nil && n > 0 {
 				return true
 			}
-		} else if t == known {
+		} else if transform == known {
 			return true
 		}
 	}
