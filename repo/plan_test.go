@@ -55,13 +55,6 @@ func expectedCells(archive, lake string) map[string]string {
 	return want
 }
 
-// knownConvertIssue: convert stops with an error instead of a refusal when
-// an inlined table's user column collides with a system column while
-// renaming (the catalog is refused anyway for its inlined rows).
-func knownConvertIssue(c *Cell) bool {
-	return c.State == Error && strings.Contains(strings.Join(c.Reasons, " "), "collides with system column")
-}
-
 func TestPlanConformance(t *testing.T) {
 	if testing.Short() {
 		t.Skip("plans every conformance lake (about a minute)")
@@ -94,10 +87,6 @@ func TestPlanConformance(t *testing.T) {
 						}
 						wantState, wantCode, _ := strings.Cut(w, ":")
 						if string(c.State) != wantState {
-							if wantState == string(Refused) && knownConvertIssue(c) {
-								t.Logf("version %d format %s: known convert issue: %s", v.Seq, c.Format, c.Reasons)
-								continue
-							}
 							t.Errorf("version %d format %s: state %s (%v), want %s", v.Seq, c.Format, c.State, c.Reasons, wantState)
 							continue
 						}
