@@ -1,0 +1,88 @@
+package compare
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+)
+
+// hiveValue takes a partition column's value from the Hive path segment
+// name=value of a data file path (§5.4, is_partition).
+func hiveValue(path, name string, c *Column) (string, error) {
+	dt, err := c.DuckType()
+	if err != nil {
+		return "", err
+	}
+	for _, seg := range strings.Split(path, "/") {
+		k, v, ok := strings.Cut(seg, "=")
+		if ok && k == name {
+			if v == "__HIVE_DEFAULT_PARTITION__" {
+				return "CAST(NULL AS " + dt + ")", nil
+			}
+			return "CAST(url_decode(" + sqlString(v) + ") AS " + dt + ")", nil
+		}
+	}
+	return "", fmt.Errorf("partition column %s: no %s=... segment in %s", c.Name, name, path)
+}
+
+// mapEntry is one node of a name mapping (§5.4).
+type mapEntry struct {
+	id          int64
+	source      string
+	target      int64
+	isPartition bool
+	children    []*mapEntry
+}
+
+// nameMapping loads a mapping as a tree under a synthetic root.
+func (r *Reader) nameMapping(ctx context.Context, mappingID int64) (*mapEntry, error) {
+	var kind sql.NullString
+	if err := r.conn.QueryRowContext(ctx, fmt.Sprintf(`SELECT type FROM cat.ducklake_column_mapping WHERE mapping_id = %d`, mappingID)).Scan(&kind); err != nil {
+		return nil, fmt.Errorf("read column mapping %d: %w", mappingID, err)
+	}
+	if kind.String != "map_by_name" {
+		return nil, &UnsupportedError{What: fmt.Sprintf("column mapping %d of type %q", mappingID, kind.String)}
+	}
+	q := fmt.Sprintf(`SELECT column_id, source_name, target_field_id, parent_column, %s
+		FROM cat.ducklake_name_mapping n WHERE mapping_id = %d ORDER BY parent_column NULLS FIRST, column_id`,
+		r.col("ducklake_name_mapping", "n", "is_partition"), mappingID)
+	rows, err := r.conn.QueryContext(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("read name mapping %d: %w", mappingID, err)
+	}
+	defer rows.Close()
+	root := &mapEntry{id: -1}
+	byID := map[int64]*mapEntry{}
+	type kid struct {
+		e      *mapEntry
+		parent int64
+	}
+	var kids []kid
+	for rows.Next() {
+		e := &mapEntry{}
+		var parent sql.NullInt64
+		var part sql.NullBool
+		if err := rows.Scan(&e.id, &e.source, &e.target, &parent, &part); err != nil {
+			return nil, err
+		}
+		e.isPartition = part.Valid && part.Bool
+		byID[e.id] = e
+		if parent.Valid {
+			kids = append(kids, kid{e, parent.Int64})
+		} else {
+			root.children = append(root.children, e)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	for _, k := range kids {
+		p, ok := byID[k.parent]
+		if !ok {
+			return nil, fmt.Errorf("name mapping %d: entry %d has unknown parent %d", mappingID, k.e.id, k.parent)
+		}
+		p.children = append(p.children, k.e)
+	}
+	return root, nil
+}

@@ -1,0 +1,280 @@
+package compare
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+)
+
+// pnode is a node of a Parquet file's schema, with list and map wrapper
+// groups folded away: a list node has one child (the element), a map node
+// two (key, value).
+type pnode struct {
+	Name     string
+	FieldID  *int64
+	Kind     string // "leaf", "struct", "list", "map"
+	DuckType string // leaf type as DuckDB reads it
+	Children []*pnode
+	repeated bool
+	annot    string // converted and logical type, upper case
+}
+
+type schemaRow struct {
+	name      string
+	fieldID   sql.NullInt64
+	nChildren sql.NullInt64
+	repeat    sql.NullString
+	converted sql.NullString
+	logical   sql.NullString
+	duckType  sql.NullString
+}
+
+// parquetSchema reads a file's schema tree (not possible for encrypted
+// files: DuckDB's parquet_schema cannot decrypt).
+func (r *Reader) parquetSchema(ctx context.Context, path string) (*pnode, error) {
+	rows, err := r.conn.QueryContext(ctx, fmt.Sprintf(`SELECT name, field_id, num_children, repetition_type, converted_type, logical_type::VARCHAR, duckdb_type FROM parquet_schema(%s)`, sqlString(path)))
+	if err != nil {
+		return nil, fmt.Errorf("read parquet schema: %w", err)
+	}
+	defer rows.Close()
+	var list []schemaRow
+	for rows.Next() {
+		var s schemaRow
+		if err := rows.Scan(&s.name, &s.fieldID, &s.nChildren, &s.repeat, &s.converted, &s.logical, &s.duckType); err != nil {
+			return nil, err
+		}
+		list = append(list, s)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(list) == 0 {
+		return nil, fmt.Errorf("empty parquet schema")
+	}
+	i := 0
+	var build func() (*pnode, error)
+	build = func() (*pnode, error) {
+		if i >= len(list) {
+			return nil, fmt.Errorf("truncated parquet schema")
+		}
+		s := list[i]
+		i++
+		n := &pnode{Name: s.name, FieldID: nullInt(s.fieldID), DuckType: s.duckType.String}
+		for k := int64(0); k < s.nChildren.Int64; k++ {
+			c, err := build()
+			if err != nil {
+				return nil, err
+			}
+			n.Children = append(n.Children, c)
+		}
+		n.repeated = s.repeat.String == "REPEATED"
+		n.annot = strings.ToUpper(s.converted.String + " " + s.logical.String)
+		return n, nil
+	}
+	root, err := build()
+	if err != nil {
+		return nil, err
+	}
+	fold(root)
+	return root, nil
+}
+
+// fold classifies nodes top-down and removes Parquet's LIST/MAP wrapper
+// groups, following the Parquet backward-compatibility rules for lists.
+func fold(n *pnode) {
+	switch {
+	case strings.Contains(n.annot, "LIST") && len(n.Children) == 1:
+		w := n.Children[0]
+		el := w
+		if len(w.Children) == 1 && w.Name != "array" && w.Name != n.Name+"_tuple" {
+			el = w.Children[0]
+		} else {
+			cp := *w
+			cp.repeated = false
+			el = &cp
+		}
+		fold(el)
+		n.Kind, n.Children = "list", []*pnode{el}
+	case strings.Contains(n.annot, "MAP") && len(n.Children) == 1 && len(n.Children[0].Children) == 2:
+		kv := n.Children[0]
+		fold(kv.Children[0])
+		fold(kv.Children[1])
+		n.Kind, n.Children = "map", kv.Children
+	case len(n.Children) == 0:
+		n.Kind = "leaf"
+		if n.repeated {
+			// A bare repeated primitive is a list of that primitive.
+			el := &pnode{Name: "element", Kind: "leaf", DuckType: n.DuckType}
+			n.Kind, n.Children = "list", []*pnode{el}
+		}
+	default:
+		for _, c := range n.Children {
+			fold(c)
+		}
+		n.Kind = "struct"
+		if n.repeated {
+			el := &pnode{Name: n.Name, Kind: "struct", Children: n.Children}
+			n.Kind, n.Children = "list", []*pnode{el}
+		}
+	}
+}
+
+// physType is the DuckDB type of a physical node, keeping the file's names.
+func (n *pnode) physType() string {
+	switch n.Kind {
+	case "struct":
+		parts := make([]string, len(n.Children))
+		for i, c := range n.Children {
+			parts[i] = ident(c.Name) + " " + c.physType()
+		}
+		return "STRUCT(" + strings.Join(parts, ", ") + ")"
+	case "list":
+		return n.Children[0].physType() + "[]"
+	case "map":
+		return "MAP(" + n.Children[0].physType() + ", " + n.Children[1].physType() + ")"
+	}
+	if strings.Contains(n.annot, "GEOMETRY") {
+		return "GEOMETRY" // parquet_schema reports the BLOB underneath
+	}
+	return n.DuckType
+}
+
+// childByID finds the physical child with a field id.
+func (n *pnode) childByID(id int64) *pnode {
+	for _, c := range n.Children {
+		if c.FieldID != nil && *c.FieldID == id {
+			return c
+		}
+	}
+	return nil
+}
+
+func (n *pnode) childByName(name string) *pnode {
+	for _, c := range n.Children {
+		if c.Name == name {
+			return c
+		}
+	}
+	for _, c := range n.Children {
+		if strings.EqualFold(c.Name, name) {
+			return c
+		}
+	}
+	return nil
+}
+
+func (n *pnode) hasFieldIDs() bool {
+	for _, c := range n.Children {
+		if c.FieldID != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// matcher finds, for an expected column, the physical node that holds it
+// below a physical parent: by field id, or through a name mapping.
+type matcher interface {
+	match(parent *pnode, c *Column, m *mapEntry) (*pnode, *mapEntry)
+}
+
+type byFieldID struct{}
+
+func (byFieldID) match(parent *pnode, c *Column, _ *mapEntry) (*pnode, *mapEntry) {
+	return parent.childByID(c.ID), nil
+}
+
+type byMapping struct{}
+
+func (byMapping) match(parent *pnode, c *Column, m *mapEntry) (*pnode, *mapEntry) {
+	if m == nil {
+		return nil, nil
+	}
+	for _, e := range m.children {
+		if e.target == c.ID {
+			if parent.Kind == "list" {
+				return parent.Children[0], e
+			}
+			return parent.childByName(e.source), e
+		}
+	}
+	return nil, nil
+}
+
+// valueExpr converts the physical value e (read with phys's own type) to the
+// expected column's type, recursing into nested fields so that renamed,
+// added, dropped and promoted fields follow the catalog.
+func valueExpr(e string, phys *pnode, c *Column, mt matcher, m *mapEntry, depth int) (string, error) {
+	dt, err := c.DuckType()
+	if err != nil {
+		return "", err
+	}
+	if !c.nested() || phys.Kind == "leaf" {
+		if phys.Kind != "leaf" && !c.nested() {
+			return "", fmt.Errorf("column %s (id %d) is %s in the catalog but nested in the file", c.Name, c.ID, c.Type)
+		}
+		return "CAST(" + e + " AS " + dt + ")", nil
+	}
+	v := fmt.Sprintf("x%d", depth)
+	switch strings.ToLower(c.Type) {
+	case "struct":
+		if phys.Kind != "struct" {
+			return "", fmt.Errorf("column %s (id %d) is a struct in the catalog, %s in the file", c.Name, c.ID, phys.Kind)
+		}
+		fields := make([]string, 0, len(c.Children))
+		for _, ch := range c.Children {
+			pc, me := mt.match(phys, ch, m)
+			var fe string
+			if pc == nil {
+				if fe, err = ch.defaultExpr(); err != nil {
+					return "", err
+				}
+			} else if fe, err = valueExpr(e+"."+ident(pc.Name), pc, ch, mt, me, depth+1); err != nil {
+				return "", err
+			}
+			fields = append(fields, ident(ch.Name)+" := "+fe)
+		}
+		return fmt.Sprintf("CASE WHEN %s IS NULL THEN NULL ELSE struct_pack(%s) END", e, strings.Join(fields, ", ")), nil
+	case "list":
+		if phys.Kind != "list" {
+			return "", fmt.Errorf("column %s (id %d) is a list in the catalog, %s in the file", c.Name, c.ID, phys.Kind)
+		}
+		el := c.Children[0]
+		pe := phys.Children[0]
+		var me *mapEntry
+		if m != nil && len(m.children) > 0 {
+			me = m.children[0]
+		}
+		inner, err := valueExpr(v, pe, el, mt, me, depth+1)
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("CAST(list_transform(%s, lambda %s: %s) AS %s)", e, v, inner, dt), nil
+	case "map":
+		if phys.Kind != "map" {
+			return "", fmt.Errorf("column %s (id %d) is a map in the catalog, %s in the file", c.Name, c.ID, phys.Kind)
+		}
+		var kme, vme *mapEntry
+		if m != nil {
+			for _, ch := range m.children {
+				switch ch.target {
+				case c.Children[0].ID:
+					kme = ch
+				case c.Children[1].ID:
+					vme = ch
+				}
+			}
+		}
+		k, err := valueExpr(v+".key", phys.Children[0], c.Children[0], mt, kme, depth+1)
+		if err != nil {
+			return "", err
+		}
+		val, err := valueExpr(v+".value", phys.Children[1], c.Children[1], mt, vme, depth+1)
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("CASE WHEN %[1]s IS NULL THEN NULL ELSE CAST(map_from_entries(list_transform(map_entries(%[1]s), lambda %[2]s: {'key': %[3]s, 'value': %[4]s})) AS %[5]s) END", e, v, k, val, dt), nil
+	}
+	return "", fmt.Errorf("column %s: unexpected type %s", c.Name, c.Type)
+}
