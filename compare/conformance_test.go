@@ -278,6 +278,21 @@ func TestMigrationCatalogs(t *testing.T) {
 					if _, err := r.schemaEntries(ctx, s.ID); err != nil {
 						t.Errorf("format %s snapshot %d: %v", r.Format(), s.ID, err)
 					}
+					tables, err := r.Tables(ctx, s.ID)
+					if err != nil {
+						t.Fatalf("format %s snapshot %d: %v", r.Format(), s.ID, err)
+					}
+					for _, tb := range tables {
+						files, err := r.Files(ctx, tb, s.ID)
+						if err != nil {
+							t.Errorf("format %s snapshot %d table %s: %v", r.Format(), s.ID, tb.FullName(), err)
+						}
+						for _, f := range files {
+							if !strings.HasPrefix(f.Path, r.DataPath()) && f.Relative {
+								t.Errorf("format %s: relative file %s resolved outside the data path %s", r.Format(), f.Path, r.DataPath())
+							}
+						}
+					}
 				}
 				expected := filepath.Join(dir, e.Name(), "expected", "main.test.parquet")
 				if _, err := os.Stat(expected); err != nil {
