@@ -28,9 +28,9 @@ func (e usageError) Unwrap() error { return e.err }
 // exitClassifiers map package errors to exit codes; each subcommand file
 // adds the sentinels of the package it drives.
 var exitClassifiers = []func(error) (int, bool){
-	classifyRepo, // first: a backfill's or check's verdict wins over its cells' causes
+	classifyRepo,    // first: a backfill's or check's verdict wins over its cells' causes
+	classifyCompare, // before convert: a catalog compare cannot read is "could not compare"
 	classifyConvert,
-	classifyCompare,
 }
 
 func exitCode(err error) int {
