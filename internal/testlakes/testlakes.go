@@ -1,7 +1,7 @@
-// Package conformance gives tests the real DuckLake lakes in
+// Package testlakes gives tests the real DuckLake lakes in
 // $FDL_CONFORMANCE_DIR (default ../shared/conformance), unpacked once into a
 // cache folder. Tests skip, saying so, when the set is absent.
-package conformance
+package testlakes
 
 import (
 	"archive/tar"
