@@ -15,13 +15,13 @@ import (
 
 	_ "github.com/duckdb/duckdb-go/v2"
 
-	"github.com/fdl-formats/fdl-formats/internal/conformance"
+	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 )
 
 // lastVersion returns a lake folder and the catalog of its last version.
 func lastVersion(t *testing.T, archive, name string) (lake, catalog string) {
 	t.Helper()
-	lake = filepath.Join(conformance.Dir(t, archive), name)
+	lake = filepath.Join(testlakes.Dir(t, archive), name)
 	m := readManifest(t, lake)
 	v := m.Versions[len(m.Versions)-1]
 	return lake, filepath.Join(lake, "versions", v.ID, "ducklake.duckdb")
@@ -366,7 +366,7 @@ func TestCatalogsFindMetadataDifferences(t *testing.T) {
 // TestStagedDeletePositions reads a lake with delete lists staged in
 // temporary tables (as long lists are) and still gets DuckLake's rows.
 func TestStagedDeletePositions(t *testing.T) {
-	lake := filepath.Join(conformance.Dir(t, "lakes"), "06_deletes")
+	lake := filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes")
 	ctx := context.Background()
 	m := readManifest(t, lake)
 	v := m.Versions[len(m.Versions)-1]

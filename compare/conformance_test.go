@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fdl-formats/fdl-formats/internal/conformance"
+	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 )
 
 type manifest struct {
@@ -50,7 +50,7 @@ func TestReaderMatchesDuckLake(t *testing.T) {
 	}
 	for _, archive := range []string{"lakes", "lakes-0.3", "lakes-1.1-dev1"} {
 		t.Run(archive, func(t *testing.T) {
-			for _, lake := range conformance.Lakes(t, archive) {
+			for _, lake := range testlakes.Lakes(t, archive) {
 				name := filepath.Base(lake)
 				if filter != "" && !matchesAny(name, filter) {
 					continue
@@ -154,7 +154,7 @@ func compareWithExpected(ctx context.Context, t *testing.T, r *Reader, tb Table,
 }
 
 func TestStorageV2Unreadable(t *testing.T) {
-	lakes := conformance.Lakes(t, "lakes-1.1-dev1")
+	lakes := testlakes.Lakes(t, "lakes-1.1-dev1")
 	for _, lake := range lakes {
 		if filepath.Base(lake) != "zz_storage_v2_unreadable" {
 			continue
@@ -192,7 +192,7 @@ func TestConvertedMatchDuckLake(t *testing.T) {
 	ctx := context.Background()
 	for _, archive := range []string{"lakes", "lakes-0.3", "lakes-1.1-dev1"} {
 		t.Run(archive, func(t *testing.T) {
-			for _, lake := range conformance.Lakes(t, archive) {
+			for _, lake := range testlakes.Lakes(t, archive) {
 				name := filepath.Base(lake)
 				if (filter != "" && !matchesAny(name, filter)) || name == "zz_storage_v2_unreadable" {
 					continue
@@ -249,7 +249,7 @@ func TestConvertedMatchDuckLake(t *testing.T) {
 // one with data files returns DuckLake's rows from both the source and the
 // migrated catalog.
 func TestMigrationCatalogs(t *testing.T) {
-	dir := conformance.Dir(t, "migrations")
+	dir := testlakes.Dir(t, "migrations")
 	ctx := context.Background()
 	entries, err := os.ReadDir(dir)
 	if err != nil {

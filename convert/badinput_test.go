@@ -9,13 +9,13 @@ import (
 	"testing"
 
 	"github.com/fdl-formats/fdl-formats/formats"
-	"github.com/fdl-formats/fdl-formats/internal/conformance"
+	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 )
 
 func TestBadInput(t *testing.T) {
-	lakes := conformance.Dir(t, "lakes")
+	lakes := testlakes.Dir(t, "lakes")
 	good := versionCatalogs(t, filepath.Join(lakes, "06_deletes"))[0]
-	v2 := versionCatalogs(t, filepath.Join(conformance.Dir(t, "lakes-1.1-dev1"), "zz_storage_v2_unreadable"))[0]
+	v2 := versionCatalogs(t, filepath.Join(testlakes.Dir(t, "lakes-1.1-dev1"), "zz_storage_v2_unreadable"))[0]
 	goodBytes, err := os.ReadFile(good)
 	if err != nil {
 		t.Fatal(err)

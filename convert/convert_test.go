@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/fdl-formats/fdl-formats/formats"
-	"github.com/fdl-formats/fdl-formats/internal/conformance"
+	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 )
 
 func TestPlan(t *testing.T) {
@@ -136,7 +136,7 @@ func expectedRefusalsIn(archive, lake, target string) string {
 
 func TestConformanceMatrix(t *testing.T) {
 	for _, archive := range []string{"lakes", "lakes-0.3", "lakes-1.1-dev1"} {
-		for _, lake := range conformance.Lakes(t, archive) {
+		for _, lake := range testlakes.Lakes(t, archive) {
 			name := filepath.Base(lake)
 			if name == "zz_storage_v2_unreadable" {
 				continue // TestBadInput
@@ -211,7 +211,7 @@ func TestRoundTrips(t *testing.T) {
 	ctx := context.Background()
 	all := Options{AllowInlined: true, Lossy: LossyOptions}
 	for _, archive := range []string{"lakes", "lakes-0.3", "lakes-1.1-dev1"} {
-		for _, lake := range conformance.Lakes(t, archive) {
+		for _, lake := range testlakes.Lakes(t, archive) {
 			if filepath.Base(lake) == "zz_storage_v2_unreadable" {
 				continue
 			}
@@ -259,7 +259,7 @@ func TestRoundTrips(t *testing.T) {
 }
 
 func TestMigrationsMatchDuckLake(t *testing.T) {
-	dir := conformance.Dir(t, "migrations")
+	dir := testlakes.Dir(t, "migrations")
 	for _, tc := range []struct {
 		name, format string
 		// documented differences from DuckLake's own migration
@@ -342,8 +342,8 @@ func shapes(t *testing.T, path string) map[string][]string {
 }
 
 func TestDowngradeMatchesReal03Shapes(t *testing.T) {
-	lakes := conformance.Dir(t, "lakes")
-	for _, real := range conformance.Lakes(t, "lakes-0.3") {
+	lakes := testlakes.Dir(t, "lakes")
+	for _, real := range testlakes.Lakes(t, "lakes-0.3") {
 		name := filepath.Base(real)
 		t.Run(name, func(t *testing.T) {
 			vs := versionCatalogs(t, filepath.Join(lakes, name))
@@ -374,7 +374,7 @@ func TestDowngradeMatchesReal03Shapes(t *testing.T) {
 }
 
 func TestOutputShapesAndStorage(t *testing.T) {
-	lake := filepath.Join(conformance.Dir(t, "lakes"), "12_nested_types")
+	lake := filepath.Join(testlakes.Dir(t, "lakes"), "12_nested_types")
 	vs := versionCatalogs(t, lake)
 	for _, target := range formats.All.Releases() {
 		t.Run(target.Name, func(t *testing.T) {
@@ -420,7 +420,7 @@ func fileSum(t *testing.T, path string) string {
 }
 
 func TestSourceUntouchedAndNeverOverwritten(t *testing.T) {
-	lake := filepath.Join(conformance.Dir(t, "lakes"), "06_deletes")
+	lake := filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes")
 	vs := versionCatalogs(t, lake)
 	src := filepath.Join(t.TempDir(), "src.duckdb")
 	copyFile(t, vs[len(vs)-1], src)

@@ -11,7 +11,7 @@ import (
 
 	"github.com/fdl-formats/fdl-formats/compare"
 	"github.com/fdl-formats/fdl-formats/formats"
-	"github.com/fdl-formats/fdl-formats/internal/conformance"
+	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 )
 
 // copyTree copies a folder (a lake's data files) so tests can write into it.
@@ -50,7 +50,7 @@ func listTree(t *testing.T, dir string) []string {
 }
 
 func TestRewriteDeletes(t *testing.T) {
-	lakes := conformance.Dir(t, "lakes")
+	lakes := testlakes.Dir(t, "lakes")
 	ctx := context.Background()
 	for _, name := range []string{"06_deletes", "07_updates_merge", "20_time_travel", "23_row_lineage"} {
 		t.Run(name, func(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/fdl-formats/fdl-formats/compare"
 	"github.com/fdl-formats/fdl-formats/formats"
-	"github.com/fdl-formats/fdl-formats/internal/conformance"
+	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 )
 
 // TestConvertedLakesReadIdentically converts real lakes and proves, with the
@@ -31,7 +31,7 @@ func TestConvertedLakesReadIdentically(t *testing.T) {
 		// partition positions, stats table names, change tokens.
 		{"lakes", []*formats.Version{formats.V0_2, formats.V0_1}},
 	} {
-		for _, lake := range conformance.Lakes(t, tc.archive) {
+		for _, lake := range testlakes.Lakes(t, tc.archive) {
 			name := filepath.Base(lake)
 			if name == "zz_storage_v2_unreadable" {
 				continue

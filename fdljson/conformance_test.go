@@ -5,13 +5,13 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/fdl-formats/fdl-formats/internal/conformance"
+	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 )
 
 // TestConformanceLakes parses every JSON file of every conformance lake.
 func TestConformanceLakes(t *testing.T) {
 	for _, archive := range []string{"lakes", "lakes-0.3", "lakes-1.1-dev1"} {
-		for _, lake := range conformance.Lakes(t, archive) {
+		for _, lake := range testlakes.Lakes(t, archive) {
 			t.Run(archive+"/"+filepath.Base(lake), func(t *testing.T) {
 				data, err := os.ReadFile(filepath.Join(lake, "fdl.json"))
 				if err != nil {

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/fdl-formats/fdl-formats/internal/conformance"
+	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 )
 
 // TestMatchesRealCatalog puts the demo's last catalog next to one that the
@@ -19,7 +19,7 @@ import (
 // column, data file and delete file rows, and delete files with the same
 // Parquet schema.
 func TestMatchesRealCatalog(t *testing.T) {
-	lake := filepath.Join(conformance.Dir(t, "lakes"), "06_deletes")
+	lake := filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes")
 	versions, err := os.ReadDir(filepath.Join(lake, "versions"))
 	if err != nil {
 		t.Fatal(err)

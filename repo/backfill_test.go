@@ -19,7 +19,7 @@ import (
 
 	_ "github.com/duckdb/duckdb-go/v2"
 
-	"github.com/fdl-formats/fdl-formats/internal/conformance"
+	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 	"github.com/fdl-formats/fdl-formats/store"
 	"github.com/fdl-formats/fdl-formats/store/local"
 )
@@ -94,7 +94,7 @@ func TestBackfillConformance(t *testing.T) {
 		{"lakes-1.1-dev1", "24_deletion_vectors"}, // 1.1-dev1 source: 0.4 and 1.0 refused
 	} {
 		t.Run(tc.archive+"/"+tc.lake, func(t *testing.T) {
-			st := copyLake(t, filepath.Join(conformance.Dir(t, tc.archive), tc.lake))
+			st := copyLake(t, filepath.Join(testlakes.Dir(t, tc.archive), tc.lake))
 			before := snapshotTree(t, st.Root())
 			plan, err := Plan(ctx, st, Options{Jobs: 2})
 			if err != nil {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fdl-formats/fdl-formats/internal/conformance"
+	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 )
 
 // TestCheckKinds: each kind of problem gives its sentinel, and the most
@@ -53,7 +53,7 @@ func TestCheckKinds(t *testing.T) {
 // DuckDB cannot open cannot be verified, and check says so.
 func TestCheckUnverifiable(t *testing.T) {
 	ctx := context.Background()
-	lake := filepath.Join(conformance.Dir(t, "lakes-1.1-dev1"), "zz_storage_v2_unreadable")
+	lake := filepath.Join(testlakes.Dir(t, "lakes-1.1-dev1"), "zz_storage_v2_unreadable")
 	st := copyLake(t, lake, "fdl.json", "versions")
 	_, err := Check(ctx, st, Options{Formats: []string{"1.0"}, Versions: []string{"1"}, DataPath: filepath.Join(lake, "data")})
 	var ce *CheckError

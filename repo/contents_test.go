@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fdl-formats/fdl-formats/internal/conformance"
+	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 )
 
 // TestContentsConformance: every conformance version's files.json and
@@ -18,7 +18,7 @@ func TestContentsConformance(t *testing.T) {
 	}
 	ctx := context.Background()
 	for _, archive := range []string{"lakes", "lakes-0.3", "lakes-1.1-dev1"} {
-		for _, lake := range conformance.Lakes(t, archive) {
+		for _, lake := range testlakes.Lakes(t, archive) {
 			if strings.HasPrefix(filepath.Base(lake), "zz_") {
 				continue // catalogs this DuckDB cannot open
 			}
@@ -51,7 +51,7 @@ func TestContentsDiffer(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "files.json"), strings.Replace(string(data), `"rows": 1000`, `"rows": 999`, 1))
 	os.Remove(filepath.Join(dir, "dataset.json"))
 	writeFile(t, filepath.Join(dir, "dataset.json"), `{"name":"d","title":"t","tables":[{"schema":"main","name":"del","fields":[{"name":"nope"}]},{"schema":"main","name":"ghost"}]}`)
-	r, err := load(ctx, st, &Options{DataPath: filepath.Join(conformance.Dir(t, "lakes"), "06_deletes", "data")})
+	r, err := load(ctx, st, &Options{DataPath: filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes", "data")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/fdl-formats/fdl-formats/fdljson"
-	"github.com/fdl-formats/fdl-formats/internal/conformance"
+	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 	"github.com/fdl-formats/fdl-formats/store"
 	"github.com/fdl-formats/fdl-formats/store/local"
 )
@@ -61,7 +61,7 @@ func TestPlanConformance(t *testing.T) {
 	}
 	ctx := context.Background()
 	for _, archive := range []string{"lakes", "lakes-0.3", "lakes-1.1-dev1"} {
-		for _, lake := range conformance.Lakes(t, archive) {
+		for _, lake := range testlakes.Lakes(t, archive) {
 			name := filepath.Base(lake)
 			t.Run(archive+"/"+name, func(t *testing.T) {
 				st := copyLake(t, lake, "fdl.json", "versions")
@@ -118,7 +118,7 @@ func TestPlanConformance(t *testing.T) {
 // smallLake is a private copy of a three-version conformance lake.
 func smallLake(t *testing.T, parts ...string) (*local.Local, string) {
 	t.Helper()
-	lake := filepath.Join(conformance.Dir(t, "lakes"), "06_deletes")
+	lake := filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes")
 	if len(parts) == 0 {
 		parts = []string{"fdl.json", "versions", "data"}
 	}

@@ -13,7 +13,7 @@ import (
 
 	_ "github.com/duckdb/duckdb-go/v2"
 
-	"github.com/fdl-formats/fdl-formats/internal/conformance"
+	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 )
 
 // runApp runs the CLI in-process and returns stdout, stderr and the exit code.
@@ -50,7 +50,7 @@ func copyCatalog(t *testing.T, src string) string {
 // lakeCatalog returns the first version's catalog of a conformance lake and its data folder.
 func lakeCatalog(t *testing.T, archive, lake string) (catalog, data string) {
 	t.Helper()
-	dir := filepath.Join(conformance.Dir(t, archive), lake)
+	dir := filepath.Join(testlakes.Dir(t, archive), lake)
 	versions, err := filepath.Glob(filepath.Join(dir, "versions", "*", "ducklake.duckdb"))
 	if err != nil || len(versions) == 0 {
 		t.Fatalf("no versions in %s: %v", dir, err)

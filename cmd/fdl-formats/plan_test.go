@@ -7,14 +7,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fdl-formats/fdl-formats/internal/conformance"
+	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 )
 
 // copyRepo copies a conformance lake's fdl.json, versions/ and data/ into a
 // private folder.
 func copyRepo(t *testing.T, archive, lake string) string {
 	t.Helper()
-	src := filepath.Join(conformance.Dir(t, archive), lake)
+	src := filepath.Join(testlakes.Dir(t, archive), lake)
 	dst := t.TempDir()
 	for _, part := range []string{"fdl.json", "versions", "data"} {
 		if err := os.CopyFS(filepath.Join(dst, part), os.DirFS(filepath.Join(src, part))); err != nil {
