@@ -63,3 +63,20 @@ func TestBadInput(t *testing.T) {
 		})
 	}
 }
+
+// A Puffin container must be refused for 1.0 even when its partial_max was
+// not recorded: with the data folder at hand the file's magic tells.
+func TestPuffinContainerByMagic(t *testing.T) {
+	lake := filepath.Join(testlakes.Dir(t, "lakes-1.1-dev1"), "24_deletion_vectors")
+	vs := versionCatalogs(t, lake)
+	src := filepath.Join(t.TempDir(), "src.duckdb")
+	copyFile(t, vs[len(vs)-1], src)
+	execOn(t, src, "UPDATE ducklake_delete_file SET partial_max = NULL WHERE format = 'puffin'")
+	if got, err := refusalCodes(t, src, formats.V1_0, Options{}); err != nil || got != "" {
+		t.Fatalf("without the data folder: refused for %q (%v), want converted (nothing tells a container)", got, err)
+	}
+	got, err := refusalCodes(t, src, formats.V1_0, Options{DataPath: filepath.Join(lake, "data")})
+	if err != nil || got != "deletion-vector-containers" {
+		t.Fatalf("with the data folder: refused for %q (%v), want deletion-vector-containers", got, err)
+	}
+}

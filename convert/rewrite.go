@@ -43,38 +43,9 @@ func rewritePartialDeletes(r *run) error {
 	if r.opts.DataPath == "" {
 		return fmt.Errorf("rewriting deletes needs the local data folder (Options.DataPath, --data DIR)")
 	}
-	rows, err := r.w.conn.QueryContext(r.ctx, `
-		WITH dp AS (SELECT value AS data_path FROM ducklake_metadata WHERE key = 'data_path' AND scope IS NULL),
-		sch AS (SELECT s.schema_id, s.path, s.path_is_relative FROM ducklake_schema s QUALIFY row_number() OVER (PARTITION BY s.schema_id ORDER BY s.begin_snapshot DESC) = 1),
-		tab AS (SELECT t.table_id, t.schema_id, t.path, t.path_is_relative FROM ducklake_table t QUALIFY row_number() OVER (PARTITION BY t.table_id ORDER BY t.begin_snapshot DESC) = 1)
-		SELECT d.delete_file_id, d.data_file_id, d.table_id, d.begin_snapshot, d.end_snapshot, d.path, d.path_is_relative, d.encryption_key,
-			coalesce(sch.path, ''), coalesce(sch.path_is_relative, true), coalesce(tab.path, ''), coalesce(tab.path_is_relative, true)
-		FROM ducklake_delete_file d LEFT JOIN tab USING (table_id) LEFT JOIN sch USING (schema_id)
-		WHERE d.partial_max IS NOT NULL AND d.format IS DISTINCT FROM 'puffin' ORDER BY d.delete_file_id`)
+	parts, err := deleteFiles(r, `d.partial_max IS NOT NULL AND d.format IS DISTINCT FROM 'puffin'`)
 	if err != nil {
 		return fmt.Errorf("read partial deletion files: %w", err)
-	}
-	type partial struct {
-		id, dataFile, table, begin int64
-		end                        sql.NullInt64
-		path                       string
-		rel                        bool
-		key                        sql.NullString
-		schemaPath, tablePath      string
-		schemaRel, tableRel        bool
-	}
-	var parts []partial
-	for rows.Next() {
-		var p partial
-		if err := rows.Scan(&p.id, &p.dataFile, &p.table, &p.begin, &p.end, &p.path, &p.rel, &p.key, &p.schemaPath, &p.schemaRel, &p.tablePath, &p.tableRel); err != nil {
-			rows.Close()
-			return err
-		}
-		parts = append(parts, p)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
 	}
 	nextID, err := r.w.count(r.ctx, `SELECT greatest((SELECT max(next_file_id) FROM ducklake_snapshot),
 		(SELECT coalesce(max(data_file_id), -1) + 1 FROM ducklake_data_file), (SELECT coalesce(max(delete_file_id), -1) + 1 FROM ducklake_delete_file))`)
@@ -82,10 +53,10 @@ func rewritePartialDeletes(r *run) error {
 		return err
 	}
 	for _, p := range parts {
-		if !p.rel || !p.schemaRel || !p.tableRel {
-			return cannotRewrite{fmt.Sprintf("delete file %d (%s) is not relative to the data path", p.id, p.path)}
+		if !p.local {
+			return cannotRewrite{fmt.Sprintf("delete file %d (%s) is not under the data path", p.id, p.path)}
 		}
-		relDir := p.schemaPath + p.tablePath
+		relDir := p.relDir
 		local := filepath.Join(r.opts.DataPath, filepath.FromSlash(relDir+p.path))
 		keyName := "" // the base64 key the catalog records for the file
 		if p.key.Valid {
@@ -192,6 +163,39 @@ func rewritePartialDeletes(r *run) error {
 type cannotRewrite struct{ reason string }
 
 func (e cannotRewrite) Error() string { return e.reason }
+
+// deleteFile is a delete-file row with where it lies under the data path.
+type deleteFile struct {
+	id, dataFile, table, begin int64
+	end                        sql.NullInt64
+	path                       string
+	key                        sql.NullString
+	// relDir is the table's directory relative to data_path; local says the
+	// file is relative and its table directory lies under data_path.
+	relDir string
+	local  bool
+}
+
+// deleteFiles lists the delete files matching a condition on d.
+func deleteFiles(r *run, where string) ([]deleteFile, error) {
+	rows, err := r.w.conn.QueryContext(r.ctx, `SELECT d.delete_file_id, d.data_file_id, d.table_id, d.begin_snapshot, d.end_snapshot, d.path, d.encryption_key,
+			coalesce(substr(td.dir, length(td.data_path) + 1), ''), coalesce(d.path_is_relative AND starts_with(td.dir, td.data_path), false)
+		FROM ducklake_delete_file d LEFT JOIN (`+sqlTableDirs+`) td USING (table_id)
+		WHERE `+where+` ORDER BY d.delete_file_id`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []deleteFile
+	for rows.Next() {
+		var f deleteFile
+		if err := rows.Scan(&f.id, &f.dataFile, &f.table, &f.begin, &f.end, &f.path, &f.key, &f.relDir, &f.local); err != nil {
+			return nil, err
+		}
+		out = append(out, f)
+	}
+	return out, rows.Err()
+}
 
 // readParquetSQL reads a Parquet file, decrypting it with the catalog's
 // base64 encryption key when there is one.

@@ -176,7 +176,7 @@ var steps = []step{
 				reason: "format 1.0 has no view column comments",
 				option: "view-column-comments"},
 			{code: "deletion-vector-containers", table: "ducklake_delete_file",
-				query:  `SELECT 'delete_file_id ' || delete_file_id || ' ' || path FROM ducklake_delete_file WHERE format = 'puffin' AND partial_max IS NOT NULL ORDER BY delete_file_id`,
+				custom: puffinContainers,
 				reason: "format 1.0 reads only bare deletion vectors; these Puffin containers carry deletions of several snapshots"},
 			{code: "inlined-system-name-collision", table: "ducklake_inlined_data_<table_id>_<schema_version>",
 				custom: inlinedSystemNameCollisions,

@@ -2,6 +2,9 @@ package convert
 
 import (
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -133,4 +136,46 @@ func inlinedRows(r *run) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// puffinContainers lists Puffin delete files that are containers (blobs of
+// several snapshots): those with partial_max set and, when the data folder
+// is at hand, any whose file starts with the container magic "PFA1" (a bare
+// deletion vector starts with its length).
+func puffinContainers(r *run) ([]string, error) {
+	files, err := deleteFiles(r, `d.format = 'puffin'`)
+	if err != nil {
+		return nil, err
+	}
+	withMax, err := r.w.strings(r.ctx, `SELECT delete_file_id::VARCHAR FROM ducklake_delete_file WHERE format = 'puffin' AND partial_max IS NOT NULL`)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, f := range files {
+		container := slices.Contains(withMax, fmt.Sprint(f.id))
+		if !container && r.opts.DataPath != "" && f.local {
+			container, err = startsWith(filepath.Join(r.opts.DataPath, filepath.FromSlash(f.relDir+f.path)), "PFA1")
+			if err != nil {
+				return nil, err
+			}
+		}
+		if container {
+			out = append(out, fmt.Sprintf("delete_file_id %d %s", f.id, f.path))
+		}
+	}
+	return out, nil
+}
+
+func startsWith(path, magic string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, fmt.Errorf("read delete file: %w", err)
+	}
+	defer f.Close()
+	buf := make([]byte, len(magic))
+	if _, err := io.ReadFull(f, buf); err != nil {
+		return false, nil // shorter than the magic: not a container
+	}
+	return string(buf) == magic, nil
 }

@@ -24,21 +24,24 @@ var sqlPartitionFieldIDsWithoutPosition = `SELECT 'partition ' || pc.partition_i
 	WHERE NOT EXISTS (SELECT 1 FROM (` + topLevelColumnsAtSpec + `) p WHERE p.partition_id = pc.partition_id AND p.column_id = pc.column_id)
 	ORDER BY ALL`
 
+// sqlTableDirs gives each table's directory from its latest schema and
+// table rows (ducklake-formats.md §6.2), with the catalog's data_path.
+const sqlTableDirs = `
+	WITH dp AS (SELECT value AS data_path FROM ducklake_metadata WHERE key = 'data_path' AND scope IS NULL),
+	sch AS (SELECT s.schema_id, CASE WHEN s.path IS NULL THEN dp.data_path WHEN s.path_is_relative THEN dp.data_path || s.path ELSE s.path END AS dir
+		FROM ducklake_schema s, dp QUALIFY row_number() OVER (PARTITION BY s.schema_id ORDER BY s.begin_snapshot DESC) = 1)
+	SELECT t.table_id, dp.data_path, CASE WHEN t.path IS NULL THEN sch.dir WHEN t.path_is_relative THEN sch.dir || t.path ELSE t.path END AS dir
+	FROM ducklake_table t JOIN sch USING (schema_id), dp
+	QUALIFY row_number() OVER (PARTITION BY t.table_id ORDER BY t.begin_snapshot DESC) = 1`
+
 // sqlFilePathsToDataPath rewrites relative file paths from "relative to the
 // table's path" (0.2+) to "relative to data_path" (0.1); a file outside
 // data_path is stored absolute.
 func sqlFilePathsToDataPath(table string) string {
 	return fmt.Sprintf(`UPDATE %[1]s f SET path = CASE WHEN starts_with(d.dir || f.path, d.data_path) THEN substr(d.dir || f.path, length(d.data_path) + 1) ELSE d.dir || f.path END,
 		path_is_relative = starts_with(d.dir || f.path, d.data_path)
-	FROM (
-		WITH dp AS (SELECT value AS data_path FROM ducklake_metadata WHERE key = 'data_path' AND scope IS NULL),
-		sch AS (SELECT s.schema_id, CASE WHEN s.path IS NULL THEN dp.data_path WHEN s.path_is_relative THEN dp.data_path || s.path ELSE s.path END AS dir
-			FROM ducklake_schema s, dp QUALIFY row_number() OVER (PARTITION BY s.schema_id ORDER BY s.begin_snapshot DESC) = 1)
-		SELECT t.table_id, dp.data_path, CASE WHEN t.path IS NULL THEN sch.dir WHEN t.path_is_relative THEN sch.dir || t.path ELSE t.path END AS dir
-		FROM ducklake_table t JOIN sch USING (schema_id), dp
-		QUALIFY row_number() OVER (PARTITION BY t.table_id ORDER BY t.begin_snapshot DESC) = 1
-	) d
-	WHERE f.table_id = d.table_id AND f.path_is_relative`, table)
+	FROM (%[2]s) d
+	WHERE f.table_id = d.table_id AND f.path_is_relative`, table, sqlTableDirs)
 }
 
 // Each schema version starts at the first snapshot that has it (MigrateV02).
