@@ -52,7 +52,7 @@ func listTree(t *testing.T, dir string) []string {
 func TestRewriteDeletes(t *testing.T) {
 	lakes := testlakes.Dir(t, "lakes")
 	ctx := context.Background()
-	for _, name := range []string{"06_deletes", "07_updates_merge", "20_time_travel", "23_row_lineage"} {
+	for _, name := range []string{"06_deletes", "07_updates_merge", "20_time_travel", "23_row_lineage", "24_deletion_vectors"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			vs := versionCatalogs(t, filepath.Join(lakes, name))

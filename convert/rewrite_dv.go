@@ -1,0 +1,140 @@
+package convert
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/RoaringBitmap/roaring/v2/roaring64"
+)
+
+// Bare Puffin deletion vectors (1.0, option write_deletion_vectors) are read
+// by no older format: 0.4 opens every delete file as Parquet. Rewritten, each
+// becomes the 2-column Parquet delete file an older writer would have
+// written, with the same id and visibility; only its path, format, size and
+// footer change.
+
+// dvMagic opens an Iceberg deletion-vector-v1 blob, after its length.
+var dvMagic = []byte{0xD1, 0xD3, 0x39, 0x64}
+
+// rewriteDeletionVectors replaces every bare Puffin deletion vector of the
+// working copy by a Parquet delete file.
+func rewriteDeletionVectors(r *run) error {
+	if r.opts.DataPath == "" {
+		return cannotRewrite{"rewriting deletion vectors needs the local data folder (--data DIR)"}
+	}
+	files, err := deleteFiles(r, `d.format = 'puffin'`)
+	if err != nil {
+		return fmt.Errorf("read deletion vectors: %w", err)
+	}
+	for _, f := range files {
+		if !f.local {
+			return cannotRewrite{fmt.Sprintf("delete file %d (%s) is not under the data path", f.id, f.path)}
+		}
+		local := filepath.Join(r.opts.DataPath, filepath.FromSlash(f.relDir+f.path))
+		positions, err := readDeletionVector(local)
+		if err != nil {
+			return cannotRewrite{fmt.Sprintf("delete file %d: %v", f.id, err)}
+		}
+		dataPath, key, err := r.dataFileOf(f.dataFile)
+		if err != nil {
+			return err
+		}
+		if key != "" {
+			return cannotRewrite{fmt.Sprintf("delete file %d belongs to an encrypted data file; its Parquet replacement would need encrypting", f.id)}
+		}
+		name := strings.TrimSuffix(filepath.Base(f.path), ".puffin") + ".parquet"
+		relPath := strings.TrimSuffix(f.path, ".puffin") + ".parquet"
+		final := filepath.Join(filepath.Dir(local), name)
+		values := make([]string, len(positions))
+		for i, p := range positions {
+			values[i] = fmt.Sprint(p)
+		}
+		src := fmt.Sprintf(`(SELECT %s::VARCHAR AS file_path, unnest([%s]::BIGINT[]) AS pos ORDER BY pos)`, literal(dataPath), strings.Join(values, ","))
+		var size, footer int64
+		if r.dryRun {
+			// Nothing is written; the sizes are unknown until then.
+		} else if _, statErr := os.Stat(final); statErr == nil {
+			got, err := r.w.strings(r.ctx, fmt.Sprintf(`SELECT string_agg(pos::VARCHAR, ',' ORDER BY pos) FROM %s`, readParquetSQL(final, "")))
+			if err != nil || len(got) != 1 || got[0] != strings.Join(values, ",") {
+				return fmt.Errorf("rewrite %s: %w with other positions", final, ErrExists)
+			}
+			if size, footer, err = parquetSizes(final); err != nil {
+				return err
+			}
+		} else {
+			tmp, err := os.CreateTemp(filepath.Dir(final), "."+name+".tmp-*")
+			if err != nil {
+				return err
+			}
+			tmp.Close()
+			os.Remove(tmp.Name())
+			q := fmt.Sprintf(`COPY %s TO %s (FORMAT parquet, FIELD_IDS {file_path: %d, pos: %d})`, src, literal(tmp.Name()), deleteFilePathFieldID, deletePosFieldID)
+			if err := r.w.exec(r.ctx, q); err != nil {
+				return fmt.Errorf("write delete file for %s: %w", local, err)
+			}
+			r.pending = append(r.pending, pendingFile{tmp: tmp.Name(), final: final})
+			if size, footer, err = parquetSizes(tmp.Name()); err != nil {
+				return err
+			}
+		}
+		if err := r.w.exec(r.ctx, `UPDATE ducklake_delete_file SET path = ?, format = 'parquet', delete_count = ?, file_size_bytes = ?, footer_size = ?
+			WHERE delete_file_id = ?`, relPath, len(positions), size, footer, f.id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// dataFileOf returns a data file's published path (data_path, table
+// directory and file path) and its encryption key.
+func (r *run) dataFileOf(id int64) (path, key string, err error) {
+	rows, err := r.w.strings(r.ctx, fmt.Sprintf(`SELECT CASE WHEN f.path_is_relative THEN td.dir || f.path ELSE f.path END || chr(31) || coalesce(f.encryption_key, '')
+		FROM ducklake_data_file f LEFT JOIN (%s) td USING (table_id) WHERE f.data_file_id = %d`, sqlTableDirs, id))
+	if err != nil {
+		return "", "", err
+	}
+	if len(rows) != 1 {
+		return "", "", cannotRewrite{fmt.Sprintf("data file %d of a deletion vector is not in the catalog", id)}
+	}
+	path, key, _ = strings.Cut(rows[0], "\x1f")
+	return path, key, nil
+}
+
+// readDeletionVector decodes a bare deletion-vector-v1 blob: a big-endian
+// length of magic+bitmap, the magic, a portable 64-bit Roaring bitmap and a
+// big-endian CRC-32 of magic+bitmap. A Puffin container is refused earlier.
+func readDeletionVector(path string) ([]int64, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if len(b) < 12 {
+		return nil, fmt.Errorf("%s: too short for a deletion vector", path)
+	}
+	n := int(binary.BigEndian.Uint32(b))
+	if n < 4 || 4+n+4 != len(b) {
+		return nil, fmt.Errorf("%s: not a bare deletion vector (length %d, file %d bytes)", path, n, len(b))
+	}
+	body := b[4 : 4+n]
+	if !bytes.Equal(body[:4], dvMagic) {
+		return nil, fmt.Errorf("%s: bad deletion-vector magic %x", path, body[:4])
+	}
+	if crc := binary.BigEndian.Uint32(b[4+n:]); crc != crc32.ChecksumIEEE(body) {
+		return nil, fmt.Errorf("%s: deletion-vector checksum mismatch", path)
+	}
+	bm := roaring64.New()
+	if _, err := bm.ReadFrom(bytes.NewReader(body[4:])); err != nil {
+		return nil, fmt.Errorf("%s: read bitmap: %w", path, err)
+	}
+	out := make([]int64, 0, bm.GetCardinality())
+	it := bm.Iterator()
+	for it.HasNext() {
+		out = append(out, int64(it.Next()))
+	}
+	return out, nil
+}
