@@ -80,3 +80,31 @@ func TestPuffinContainerByMagic(t *testing.T) {
 		t.Fatalf("with the data folder: refused for %q (%v), want deletion-vector-containers", got, err)
 	}
 }
+
+// A partition column whose position among the top-level columns changes
+// while its spec is visible cannot be written in 0.1, which stores positions.
+func TestPartitionPositionMustBeStable(t *testing.T) {
+	lake := filepath.Join(testlakes.Dir(t, "lakes"), "12_nested_types")
+	vs := versionCatalogs(t, lake)
+	src := filepath.Join(t.TempDir(), "src.duckdb")
+	copyFile(t, vs[len(vs)-1], src)
+	if got, err := refusalCodes(t, src, formats.V0_1, Options{}); err != nil || got != "" {
+		t.Fatalf("before: refused for %q (%v), want converted", got, err)
+	}
+	// Partition the first table on its last top-level column from snapshot
+	// 1 on, then add a column before it at a later snapshot: its position
+	// moves while the spec is visible.
+	execOn(t, src,
+		`CREATE TEMP TABLE pick AS SELECT table_id, column_id, column_order FROM ducklake_column
+		 WHERE parent_column IS NULL AND end_snapshot IS NULL AND table_id = (SELECT min(table_id) FROM ducklake_table WHERE end_snapshot IS NULL)
+		 ORDER BY column_order DESC LIMIT 1`,
+		`INSERT INTO ducklake_partition_info SELECT 999, table_id, (SELECT min(begin_snapshot) FROM ducklake_column c WHERE c.table_id = pick.table_id AND c.column_id = pick.column_id), NULL FROM pick`,
+		`INSERT INTO ducklake_partition_column SELECT 999, table_id, 0, column_id, 'identity' FROM pick`,
+		`INSERT INTO ducklake_column (column_id, begin_snapshot, end_snapshot, table_id, column_order, column_name, column_type, nulls_allowed)
+		 SELECT 9999, (SELECT max(snapshot_id) FROM ducklake_snapshot), NULL, table_id, column_order - 1, 'wedge', 'int32', true FROM pick`,
+	)
+	got, err := refusalCodes(t, src, formats.V0_1, Options{})
+	if err != nil || got != "partition-column-position" {
+		t.Fatalf("after: refused for %q (%v), want partition-column-position", got, err)
+	}
+}

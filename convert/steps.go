@@ -67,7 +67,7 @@ var steps = []step{
 				option: "scoped-settings", fix: []string{`DELETE FROM ducklake_metadata WHERE scope IS NOT NULL`}},
 			{code: "partition-column-position", table: "ducklake_partition_column",
 				query:  sqlPartitionFieldIDsWithoutPosition,
-				reason: "format 0.1 stores partition columns as positions among the top-level columns; these field ids are not top-level columns when the partition spec began"},
+				reason: "format 0.1 stores partition columns as positions among the top-level columns; no single position names these columns while their partition spec is visible"},
 		},
 		sql:  []string{sqlPartitionFieldIDsToPositions, sqlFilePathsToDataPath("ducklake_data_file"), sqlFilePathsToDataPath("ducklake_delete_file")},
 		note: "file paths are rewritten relative to data_path (0.1 has no schema/table paths); partition field ids become positions"},

@@ -19,9 +19,21 @@ var sqlPartitionPositionsToFieldIDs = `UPDATE ducklake_partition_column pc SET c
 var sqlPartitionFieldIDsToPositions = `UPDATE ducklake_partition_column pc SET column_id = p.pos
 	FROM (` + topLevelColumnsAtSpec + `) p WHERE p.partition_id = pc.partition_id AND p.column_id = pc.column_id`
 
-var sqlPartitionFieldIDsWithoutPosition = `SELECT 'partition ' || pc.partition_id || ' key ' || pc.partition_key_index || ' column_id ' || pc.column_id
-	FROM ducklake_partition_column pc
+// sqlPartitionFieldIDsWithoutPosition finds partition columns that no single
+// 0.1 position can name: not a top-level column when the spec began, or at
+// another position at some snapshot while the spec is visible (a column
+// added or dropped before it), where a 0.1 reader would pick another column.
+var sqlPartitionFieldIDsWithoutPosition = `
+	WITH spec_snaps AS (
+		SELECT pi.partition_id, pi.table_id, s.snapshot_id FROM ducklake_partition_info pi JOIN ducklake_snapshot s
+		ON s.snapshot_id >= pi.begin_snapshot AND (pi.end_snapshot IS NULL OR s.snapshot_id < pi.end_snapshot)),
+	positions AS (
+		SELECT ss.partition_id, ss.snapshot_id, c.column_id, row_number() OVER (PARTITION BY ss.partition_id, ss.snapshot_id ORDER BY c.column_order) - 1 AS pos
+		FROM spec_snaps ss JOIN ducklake_column c ON c.table_id = ss.table_id AND c.parent_column IS NULL
+		 AND c.begin_snapshot <= ss.snapshot_id AND (c.end_snapshot IS NULL OR c.end_snapshot > ss.snapshot_id))
+	SELECT concat_ws(' ', 'partition', pc.partition_id, 'key', pc.partition_key_index, 'column_id', pc.column_id) FROM ducklake_partition_column pc
 	WHERE NOT EXISTS (SELECT 1 FROM (` + topLevelColumnsAtSpec + `) p WHERE p.partition_id = pc.partition_id AND p.column_id = pc.column_id)
+	   OR (SELECT count(DISTINCT pos) FROM positions p WHERE p.partition_id = pc.partition_id AND p.column_id = pc.column_id) > 1
 	ORDER BY ALL`
 
 // sqlTableDirs gives each table's directory from its latest schema and
