@@ -92,52 +92,10 @@ func rewritePartialDeletes(r *run) error {
 			}
 			id := uuid.NewSHA1(rewriteNamespace, []byte(relDir+p.path+"|"+s))
 			name := fmt.Sprintf("ducklake-%s-delete.parquet", id)
-			final := filepath.Join(dir, name)
-			var size, footer, count int64
-			if r.dryRun {
-				count, err = r.w.count(r.ctx, fmt.Sprintf(`SELECT count(DISTINCT pos) FROM %s WHERE "_ducklake_internal_snapshot_id" <= %s`, src, s))
-				if err != nil {
-					return err
-				}
-			} else if _, statErr := os.Stat(final); statErr == nil {
-				// Written by an earlier run (names are deterministic): use it
-				// if it holds exactly these positions.
-				want := fmt.Sprintf(`SELECT DISTINCT file_path::VARCHAR, pos::BIGINT FROM %s WHERE "_ducklake_internal_snapshot_id" <= %s`, src, s)
-				got := fmt.Sprintf(`SELECT file_path::VARCHAR, pos::BIGINT FROM %s`, readParquetSQL(final, keyName))
-				diff, err := r.w.count(r.ctx, fmt.Sprintf(`SELECT count(*) FROM ((%s EXCEPT ALL %s) UNION ALL (%s EXCEPT ALL %s))`, want, got, got, want))
-				if err != nil {
-					return fmt.Errorf("read existing %s: %w", final, err)
-				}
-				if diff != 0 {
-					return fmt.Errorf("rewrite %s: %w with other positions", final, ErrExists)
-				}
-				if size, footer, err = parquetSizes(final); err != nil {
-					return err
-				}
-				if count, err = r.w.count(r.ctx, fmt.Sprintf("SELECT count(*) FROM %s", readParquetSQL(final, keyName))); err != nil {
-					return err
-				}
-			} else {
-				// Beside its final name: os.Link cannot cross filesystems.
-				tmp, err := os.CreateTemp(dir, "."+name+".tmp-*")
-				if err != nil {
-					return err
-				}
-				tmp.Close()
-				os.Remove(tmp.Name())
-				copyTo := fmt.Sprintf(`COPY (SELECT DISTINCT file_path::VARCHAR AS file_path, pos::BIGINT AS pos FROM %s WHERE "_ducklake_internal_snapshot_id" <= %s ORDER BY pos)
-					TO %s (FORMAT parquet, FIELD_IDS {file_path: %d, pos: %d}%s)`,
-					src, s, literal(tmp.Name()), deleteFilePathFieldID, deletePosFieldID, encryptionOption(keyName))
-				if err := r.w.exec(r.ctx, copyTo); err != nil {
-					return fmt.Errorf("write delete file for %s at snapshot %s: %w", local, s, err)
-				}
-				if size, footer, err = parquetSizes(tmp.Name()); err != nil {
-					return err
-				}
-				if count, err = r.w.count(r.ctx, fmt.Sprintf("SELECT count(*) FROM %s", readParquetSQL(tmp.Name(), keyName))); err != nil {
-					return err
-				}
-				r.pending = append(r.pending, pendingFile{tmp: tmp.Name(), final: final})
+			rows := fmt.Sprintf(`SELECT DISTINCT file_path::VARCHAR AS file_path, pos::BIGINT AS pos FROM %s WHERE "_ducklake_internal_snapshot_id" <= %s`, src, s)
+			size, footer, count, err := r.writeDeleteFile(filepath.Join(dir, name), rows, keyName)
+			if err != nil {
+				return fmt.Errorf("rewrite %s at snapshot %s: %w", local, s, err)
 			}
 			q := `INSERT INTO ducklake_delete_file (delete_file_id, table_id, begin_snapshot, end_snapshot, data_file_id, path, path_is_relative, format, delete_count, file_size_bytes, footer_size, encryption_key, partial_max)
 				VALUES (?, ?, ` + begin + `, ` + end + `, ?, ?, true, 'parquet', ?, ?, ?, ?, NULL)`
@@ -212,6 +170,44 @@ func encryptionOption(key string) string {
 		return ""
 	}
 	return fmt.Sprintf(", ENCRYPTION_CONFIG {footer_key_value: from_base64(%s)}", literal(key))
+}
+
+// writeDeleteFile makes final a 2-column Parquet delete file holding the
+// (file_path, pos) rows of query, encrypted with key when set, and returns
+// its size, footer length and row count. A dry run writes nothing and
+// returns only the count. A file already there (names are deterministic) is
+// reused when it holds exactly these rows; a new one is written beside final
+// (os.Link cannot cross filesystems) and published with the catalog.
+func (r *run) writeDeleteFile(final, query, key string) (size, footer, count int64, err error) {
+	if count, err = r.w.count(r.ctx, "SELECT count(*) FROM ("+query+")"); err != nil || r.dryRun {
+		return 0, 0, count, err
+	}
+	if _, statErr := os.Stat(final); statErr == nil {
+		got := fmt.Sprintf(`SELECT file_path::VARCHAR, pos::BIGINT FROM %s`, readParquetSQL(final, key))
+		diff, err := r.w.count(r.ctx, fmt.Sprintf(`SELECT count(*) FROM ((%s EXCEPT ALL %s) UNION ALL (%s EXCEPT ALL %s))`, query, got, got, query))
+		if err != nil {
+			return 0, 0, 0, fmt.Errorf("read existing %s: %w", final, err)
+		}
+		if diff != 0 {
+			return 0, 0, 0, fmt.Errorf("%s: %w with other positions", final, ErrExists)
+		}
+		size, footer, err = parquetSizes(final)
+		return size, footer, count, err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(final), "."+filepath.Base(final)+".tmp-*")
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	tmp.Close()
+	os.Remove(tmp.Name()) // DuckDB creates the file itself
+	copyTo := fmt.Sprintf(`COPY (%s ORDER BY pos) TO %s (FORMAT parquet, FIELD_IDS {file_path: %d, pos: %d}%s)`,
+		query, literal(tmp.Name()), deleteFilePathFieldID, deletePosFieldID, encryptionOption(key))
+	if err := r.w.exec(r.ctx, copyTo); err != nil {
+		return 0, 0, 0, err
+	}
+	r.pending = append(r.pending, pendingFile{tmp: tmp.Name(), final: final})
+	size, footer, err = parquetSizes(tmp.Name())
+	return size, footer, count, err
 }
 
 // parquetSizes returns a Parquet file's size and footer length (the

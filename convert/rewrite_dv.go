@@ -54,36 +54,13 @@ func rewriteDeletionVectors(r *run) error {
 		for i, p := range positions {
 			values[i] = fmt.Sprint(p)
 		}
-		src := fmt.Sprintf(`(SELECT %s::VARCHAR AS file_path, unnest([%s]::BIGINT[]) AS pos ORDER BY pos)`, literal(dataPath), strings.Join(values, ","))
-		var size, footer int64
-		if r.dryRun {
-			// Nothing is written; the sizes are unknown until then.
-		} else if _, statErr := os.Stat(final); statErr == nil {
-			got, err := r.w.strings(r.ctx, fmt.Sprintf(`SELECT string_agg(pos::VARCHAR, ',' ORDER BY pos) FROM %s`, readParquetSQL(final, "")))
-			if err != nil || len(got) != 1 || got[0] != strings.Join(values, ",") {
-				return fmt.Errorf("rewrite %s: %w with other positions", final, ErrExists)
-			}
-			if size, footer, err = parquetSizes(final); err != nil {
-				return err
-			}
-		} else {
-			tmp, err := os.CreateTemp(filepath.Dir(final), "."+name+".tmp-*")
-			if err != nil {
-				return err
-			}
-			tmp.Close()
-			os.Remove(tmp.Name())
-			q := fmt.Sprintf(`COPY %s TO %s (FORMAT parquet, FIELD_IDS {file_path: %d, pos: %d})`, src, literal(tmp.Name()), deleteFilePathFieldID, deletePosFieldID)
-			if err := r.w.exec(r.ctx, q); err != nil {
-				return fmt.Errorf("write delete file for %s: %w", local, err)
-			}
-			r.pending = append(r.pending, pendingFile{tmp: tmp.Name(), final: final})
-			if size, footer, err = parquetSizes(tmp.Name()); err != nil {
-				return err
-			}
+		rows := fmt.Sprintf(`SELECT %s::VARCHAR AS file_path, unnest([%s]::BIGINT[]) AS pos`, literal(dataPath), strings.Join(values, ","))
+		size, footer, count, err := r.writeDeleteFile(final, rows, "")
+		if err != nil {
+			return fmt.Errorf("rewrite %s: %w", local, err)
 		}
 		if err := r.w.exec(r.ctx, `UPDATE ducklake_delete_file SET path = ?, format = 'parquet', delete_count = ?, file_size_bytes = ?, footer_size = ?
-			WHERE delete_file_id = ?`, relPath, len(positions), size, footer, f.id); err != nil {
+			WHERE delete_file_id = ?`, relPath, count, size, footer, f.id); err != nil {
 			return err
 		}
 	}
