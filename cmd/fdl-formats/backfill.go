@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/fdl-formats/fdl-formats/repo"
+	"github.com/fdl-formats/fdl-formats/store"
 )
 
 func backfillCommand() *cli.Command {
@@ -27,13 +28,25 @@ func backfillCommand() *cli.Command {
 }
 
 func runBackfill(ctx context.Context, cmd *cli.Command) error {
+	dryRun := cmd.Bool("dry-run")
+	return runRepoJob(ctx, cmd, "backfill", func(ctx context.Context, st store.Store, opts repo.Options) (*repo.BackfillReport, error) {
+		opts.DryRun = dryRun
+		return repo.Backfill(ctx, st, opts)
+	}, printBackfill)
+}
+
+// runRepoJob is the skeleton shared by backfill and check: open the
+// repository from the flags, run the job with progress on stderr, then print
+// its report as JSON (--json) or as text. The job's error decides the exit
+// code either way.
+func runRepoJob[R any](ctx context.Context, cmd *cli.Command, verb string,
+	job func(context.Context, store.Store, repo.Options) (*R, error), printText func(io.Writer, string, *R)) error {
 	st, opts, err := openRepo(cmd)
 	if err != nil {
 		return err
 	}
-	opts.DryRun = cmd.Bool("dry-run")
-	stop := progress(cmd, "backfill", &opts)
-	rep, err := repo.Backfill(ctx, st, opts)
+	stop := progress(cmd, verb, &opts)
+	rep, err := job(ctx, st, opts)
 	stop()
 	if rep == nil {
 		return err
@@ -45,6 +58,12 @@ func runBackfill(ctx context.Context, cmd *cli.Command) error {
 		}
 		return err
 	}
+	printText(out, cmd.Args().First(), rep)
+	return err
+}
+
+// printBackfill lists each cell's outcome, then the refused and unusable cells.
+func printBackfill(out io.Writer, _ string, rep *repo.BackfillReport) {
 	for _, w := range rep.Plan.Warnings {
 		fmt.Fprintln(out, "warning: "+w)
 	}
@@ -74,7 +93,6 @@ func runBackfill(ctx context.Context, cmd *cli.Command) error {
 	}
 	fmt.Fprintf(out, "%d written, %d already there, %d planned, %d failed, %d refused, %d in error\n",
 		rep.Counts[repo.Written], rep.Counts[repo.AlreadyThere], rep.Counts[repo.Planned], rep.Counts[repo.Failed], refused, errored)
-	return err
 }
 
 func firstLine(s string) string {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 
 	"github.com/urfave/cli/v3"
 
@@ -23,24 +24,12 @@ func checkCommand() *cli.Command {
 }
 
 func runCheck(ctx context.Context, cmd *cli.Command) error {
-	st, opts, err := openRepo(cmd)
-	if err != nil {
-		return err
-	}
-	stop := progress(cmd, "check", &opts)
-	rep, err := repo.Check(ctx, st, opts)
-	stop()
-	if rep == nil {
-		return err
-	}
-	out := cmd.Root().Writer
-	if cmd.Bool("json") {
-		if jerr := writeJSON(out, rep); jerr != nil {
-			return jerr
-		}
-		return err
-	}
-	printMatrix(out, cmd.Args().First(), rep.Plan)
+	return runRepoJob(ctx, cmd, "check", repo.Check, printCheck)
+}
+
+// printCheck prints the matrix, the proofs and every finding.
+func printCheck(out io.Writer, root string, rep *repo.CheckReport) {
+	printMatrix(out, root, rep.Plan)
 	ok := 0
 	for _, p := range rep.Proofs {
 		if p.OK {
@@ -58,5 +47,4 @@ func runCheck(ctx context.Context, cmd *cli.Command) error {
 	if rep.OK {
 		fmt.Fprintln(out, "check: ok")
 	}
-	return err
 }
