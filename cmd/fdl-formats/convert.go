@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/urfave/cli/v3"
 
@@ -43,6 +45,11 @@ func runConvert(ctx context.Context, cmd *cli.Command) error {
 	}
 	if cmd.Bool("rewrite-deletes") && cmd.String("data") == "" {
 		return usageError{errors.New("--rewrite-deletes needs --data DIR (the local data folder)")}
+	}
+	for _, o := range cmd.StringSlice("allow-lossy") {
+		if !slices.Contains(convert.LossyOptions, o) {
+			return usageError{fmt.Errorf("--allow-lossy %q: known features are %s", o, strings.Join(convert.LossyOptions, ", "))}
+		}
 	}
 	dst := cmd.String("output")
 	if dst == "" && !cmd.Bool("dry-run") {

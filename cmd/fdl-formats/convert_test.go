@@ -1,0 +1,102 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestConvertCommand(t *testing.T) {
+	catalog, _ := lakeCatalog(t, "lakes", "22_sorted_tables")
+	for _, tc := range []struct {
+		name     string
+		args     func(dir string) []string
+		wantCode int
+		wantOut  string // in stdout
+		wantErr  string // in stderr
+		written  bool
+	}{
+		{"converts", func(dir string) []string {
+			return []string{"convert", catalog, "--to", "1.1", "-o", filepath.Join(dir, "out.duckdb")}
+		}, exitOK, "1.0 -> 1.1 written", "", true},
+		{"refuses by default, naming the option", func(dir string) []string {
+			return []string{"convert", catalog, "--to", "0.3", "-o", filepath.Join(dir, "out.duckdb")}
+		}, exitRefused, "", "--allow-lossy sort-hints", false},
+		{"lossy only when asked, and reported", func(dir string) []string {
+			return []string{"convert", catalog, "--to", "0.3", "--allow-lossy", "sort-hints", "-o", filepath.Join(dir, "out.duckdb")}
+		}, exitOK, "lossy [0.4->0.3] sort-hints", "", true},
+		{"dry run writes nothing", func(dir string) []string {
+			return []string{"convert", catalog, "--to", "1.1", "--dry-run"}
+		}, exitOK, "nothing written", "", false},
+		{"unknown format is a usage error", func(dir string) []string {
+			return []string{"convert", catalog, "--to", "0.9", "-o", filepath.Join(dir, "out.duckdb")}
+		}, exitUsage, "", "unknown format version", false},
+		{"no output is a usage error", func(dir string) []string {
+			return []string{"convert", catalog, "--to", "1.1"}
+		}, exitUsage, "", "", false},
+		{"unknown lossy option", func(dir string) []string {
+			return []string{"convert", catalog, "--to", "0.3", "--allow-lossy", "everything", "-o", filepath.Join(dir, "out.duckdb")}
+		}, exitUsage, "", "known features are", false},
+		{"not a catalog is invalid input", func(dir string) []string {
+			bad := filepath.Join(dir, "bad.duckdb")
+			os.WriteFile(bad, []byte("hello"), 0o644)
+			return []string{"convert", bad, "--to", "1.0", "-o", filepath.Join(dir, "out.duckdb")}
+		}, exitInvalid, "", "not a DuckDB database file", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			out, stderr, code := runAppStderr(t, tc.args(dir)...)
+			if code != tc.wantCode {
+				t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tc.wantCode, out, stderr)
+			}
+			if !strings.Contains(out, tc.wantOut) {
+				t.Errorf("stdout %q, want it to contain %q", out, tc.wantOut)
+			}
+			if !strings.Contains(stderr, tc.wantErr) {
+				t.Errorf("stderr %q, want it to say %q", stderr, tc.wantErr)
+			}
+			_, err := os.Stat(filepath.Join(dir, "out.duckdb"))
+			if (err == nil) != tc.written {
+				t.Errorf("output written = %v, want %v", err == nil, tc.written)
+			}
+		})
+	}
+}
+
+// runAppStderr runs the CLI in-process like runApp, with stderr as main
+// would print it: logs, then the rendered error.
+func runAppStderr(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errOut strings.Builder
+	app := newApp()
+	app.Writer, app.ErrWriter = &out, &errOut
+	err := app.Run(t.Context(), append([]string{"fdl-formats", "--log-level", "error"}, args...))
+	if err != nil {
+		errOut.WriteString(renderError(err))
+	}
+	return out.String(), errOut.String(), exitCode(err)
+}
+
+func TestConvertCommandJSON(t *testing.T) {
+	catalog, _ := lakeCatalog(t, "lakes", "10_macros")
+	out, _, code := runApp(t, "convert", catalog, "--to", "0.3", "--dry-run", "--json")
+	if code != exitRefused {
+		t.Fatalf("exit %d, want %d (macros)", code, exitRefused)
+	}
+	var report struct {
+		From, To string
+		Path     []string
+		Refused  []struct{ Code, Table, Reason string }
+	}
+	if err := json.Unmarshal([]byte(out), &report); err != nil {
+		t.Fatalf("stdout is not JSON: %v\n%s", err, out)
+	}
+	if report.From != "1.0" || report.To != "0.3" || strings.Join(report.Path, " ") != "1.0 0.4 0.3" {
+		t.Errorf("report %+v", report)
+	}
+	if len(report.Refused) == 0 || report.Refused[0].Code != "macros" || report.Refused[0].Table != "ducklake_macro" {
+		t.Errorf("refused %+v, want macros in ducklake_macro", report.Refused)
+	}
+}
