@@ -18,8 +18,8 @@ lint: vet fmt
 	$(GO) run $(STATICCHECK) ./...
 
 # The README's test command: gofmt, vet and staticcheck, then every test
-# (conformance lakes are read from FDL_CONFORMANCE_DIR, default
-# ../shared/conformance, and skipped if absent).
+# (the conformance lakes are the archives committed under testdata/conformance,
+# or FDL_CONFORMANCE_DIR; a test that needs a missing one fails).
 test: lint
 	$(GO) test -count=1 -timeout 45m ./...
 

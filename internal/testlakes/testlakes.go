@@ -1,6 +1,8 @@
-// Package testlakes gives tests the real DuckLake lakes in
-// $FDL_CONFORMANCE_DIR (default ../shared/conformance), unpacked once into a
-// cache folder. Tests skip, saying so, when the set is absent.
+// Package testlakes gives tests the real DuckLake lakes of the conformance
+// set, committed as archives under testdata/conformance (or
+// $FDL_CONFORMANCE_DIR, to test against a newer set), unpacked once into a
+// cache folder. A test that needs a missing archive fails: a fresh clone
+// must test itself, never pass by skipping.
 package testlakes
 
 import (
@@ -19,29 +21,26 @@ import (
 
 // Archives are the tarballs of the conformance set, each unpacking to one
 // top-level folder of the same name.
-var Archives = []string{"lakes", "lakes-0.3", "lakes-1.1-dev1", "migrations"}
+var Archives = []string{"lakes", "lakes-0.3", "lakes-1.1-dev1", "migrations", "lakes-0.3-reader", "lakes-0.3-compaction"}
 
-// SourceDir is the conformance folder: $FDL_CONFORMANCE_DIR or
-// ../shared/conformance relative to the module root.
+// SourceDir is the conformance folder: $FDL_CONFORMANCE_DIR or the
+// module's testdata/conformance.
 func SourceDir() string {
 	if d := os.Getenv("FDL_CONFORMANCE_DIR"); d != "" {
 		return d
 	}
 	_, file, _, _ := runtime.Caller(0)
 	root := filepath.Join(filepath.Dir(file), "..", "..")
-	return filepath.Join(root, "..", "shared", "conformance")
+	return filepath.Join(root, "testdata", "conformance")
 }
 
-// Dir returns the unpacked folder of one archive ("lakes", "migrations", ...),
-// skipping the test when the conformance set is absent.
+// Dir returns the unpacked folder of one archive ("lakes", "migrations", ...).
+// The test fails when the archive is absent.
 func Dir(tb testing.TB, archive string) string {
 	tb.Helper()
 	dir, err := Unpack(archive)
 	if err != nil {
-		if os.IsNotExist(err) {
-			tb.Skipf("conformance set not found (%v): set FDL_CONFORMANCE_DIR to ../shared/conformance", err)
-		}
-		tb.Fatalf("unpack conformance %s: %v", archive, err)
+		tb.Fatalf("conformance archive %s: %v (the archives are committed under testdata/conformance; FDL_CONFORMANCE_DIR=%q)", archive, err, os.Getenv("FDL_CONFORMANCE_DIR"))
 	}
 	return dir
 }
