@@ -50,11 +50,12 @@ func Dir(tb testing.TB, archive string) string {
 // binaries: each unpacks into a private folder and renames it into place.
 func Unpack(archive string) (string, error) {
 	src := filepath.Join(SourceDir(), archive+".tar.gz")
-	st, err := os.Stat(src)
+	// Keyed by content, so every checkout of the same archive shares one copy.
+	data, err := os.ReadFile(src)
 	if err != nil {
 		return "", err
 	}
-	key := sha256.Sum256([]byte(fmt.Sprintf("%s|%d|%d", src, st.Size(), st.ModTime().UnixNano())))
+	key := sha256.Sum256(data)
 	cache := os.Getenv("FDL_CONFORMANCE_CACHE")
 	if cache == "" {
 		base, err := os.UserCacheDir()
