@@ -1,0 +1,149 @@
+// Package duckfile reads the header of a DuckDB database file: the storage
+// version it was saved at, and so the oldest DuckDB release that can open it.
+// It reads the first 12 KiB of the file and needs no DuckDB (pure Go).
+//
+// A DuckDB file starts with a main header (block 0: checksum, the magic
+// "DUCK", the storage version number, flags, the writer's version string)
+// and two database headers (at 4096 and 8192 bytes; the one with the higher
+// iteration is current) that carry the serialization compatibility the file
+// was written with. A DuckDB release refuses a file whose storage version
+// number or serialization compatibility is newer than its own.
+package duckfile
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	goversion "github.com/hashicorp/go-version"
+)
+
+// Storage is one DuckDB storage version, as STORAGE_VERSION names it, with
+// the two numbers a file saved at it carries in its headers.
+type Storage struct {
+	// Name is the STORAGE_VERSION value ("v1.5.0"); the oldest DuckDB release
+	// that opens it is the release of that number.
+	Name string
+	// VersionNumber is the main header's storage version number.
+	VersionNumber uint64
+	// Serialization is the database header's serialization compatibility.
+	Serialization uint64
+}
+
+// Storages lists the storage versions this package knows, oldest first.
+// Measured by saving a table with DuckDB 1.5.6 at each STORAGE_VERSION
+// (TestStoragesMatchDuckDB keeps this list honest).
+var Storages = []Storage{
+	{Name: "v0.10.0", VersionNumber: 64, Serialization: 1},
+	{Name: "v1.0.0", VersionNumber: 64, Serialization: 2},
+	{Name: "v1.1.0", VersionNumber: 64, Serialization: 3},
+	{Name: "v1.2.0", VersionNumber: 65, Serialization: 4},
+	{Name: "v1.3.0", VersionNumber: 66, Serialization: 5},
+	{Name: "v1.4.0", VersionNumber: 67, Serialization: 6},
+	{Name: "v1.5.0", VersionNumber: 68, Serialization: 7},
+}
+
+// Header is what the headers of one DuckDB file say.
+type Header struct {
+	// VersionNumber and Serialization are the raw numbers of the file.
+	VersionNumber uint64 `json:"version_number"`
+	Serialization uint64 `json:"serialization"`
+	// Writer is the version string of the DuckDB that wrote the file ("v1.5.6").
+	Writer string `json:"writer,omitempty"`
+	// Storage is the oldest known storage version whose numbers are both at
+	// least the file's: what the file needs. Empty when the file is newer
+	// than every known storage version.
+	Storage string `json:"storage,omitempty"`
+}
+
+var (
+	// ErrNotDuckDB is returned by Read for a file without DuckDB's magic bytes.
+	ErrNotDuckDB = errors.New("not a DuckDB database file")
+	// ErrTruncated is returned by Read for a file shorter than its headers.
+	ErrTruncated = errors.New("DuckDB file shorter than its headers")
+)
+
+const (
+	headerSize   = 4096 // each header occupies one 4 KiB slot
+	magicOffset  = 8
+	writerOffset = 52
+	writerSize   = 32
+	// Offsets inside a database header: checksum, iteration, meta block,
+	// free list, block count, block alloc size, vector size, serialization.
+	iterationOffset     = 8
+	serializationOffset = 56
+)
+
+// Read parses the headers at the start of r (it reads 12 KiB).
+func Read(r io.Reader) (Header, error) {
+	buf := make([]byte, 3*headerSize)
+	n, err := io.ReadFull(r, buf)
+	if n >= magicOffset+4 && !bytes.Equal(buf[magicOffset:magicOffset+4], []byte("DUCK")) {
+		return Header{}, ErrNotDuckDB
+	}
+	if err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+			if n < magicOffset+4 {
+				return Header{}, ErrNotDuckDB
+			}
+			return Header{}, fmt.Errorf("%w (%d bytes)", ErrTruncated, n)
+		}
+		return Header{}, err
+	}
+	le := binary.LittleEndian
+	h := Header{
+		VersionNumber: le.Uint64(buf[magicOffset+4:]),
+		Writer:        string(bytes.TrimRight(buf[writerOffset:writerOffset+writerSize], "\x00")),
+	}
+	db1, db2 := buf[headerSize:2*headerSize], buf[2*headerSize:]
+	current := db1
+	if le.Uint64(db2[iterationOffset:]) > le.Uint64(db1[iterationOffset:]) {
+		current = db2
+	}
+	h.Serialization = le.Uint64(current[serializationOffset:])
+	for _, s := range Storages {
+		if s.VersionNumber >= h.VersionNumber && s.Serialization >= h.Serialization {
+			h.Storage = s.Name
+			break
+		}
+	}
+	return h, nil
+}
+
+// Known reports whether the file's storage version is one this package knows.
+func (h Header) Known() bool { return h.Storage != "" }
+
+// String names the storage version: "v1.5.0", or the raw numbers of a file
+// newer than every known storage version.
+func (h Header) String() string {
+	if h.Known() {
+		return h.Storage
+	}
+	return fmt.Sprintf("newer than %s (storage number %d, serialization %d)", Storages[len(Storages)-1].Name, h.VersionNumber, h.Serialization)
+}
+
+// MinDuckDB is the oldest DuckDB release that opens the file. For a file
+// newer than every known storage version it is the first release after the
+// newest known line (a DuckDB of a known line cannot open it; whether a newer
+// one can is not known here).
+func (h Header) MinDuckDB() *goversion.Version {
+	if h.Known() {
+		return MinDuckDB(h.Storage)
+	}
+	newest := MinDuckDB(Storages[len(Storages)-1].Name).Segments()
+	return goversion.Must(goversion.NewVersion(fmt.Sprintf("%d.%d.0", newest[0], newest[1]+1)))
+}
+
+// MinDuckDB is the oldest DuckDB release that opens a storage version named
+// like STORAGE_VERSION ("v1.5.0") or like version.json's catalog.storage
+// ("duckdb-v1.5.0"); nil if the name is not such a version.
+func MinDuckDB(storage string) *goversion.Version {
+	v, err := goversion.NewVersion(strings.TrimPrefix(storage, "duckdb-"))
+	if err != nil {
+		return nil
+	}
+	return v.Core()
+}

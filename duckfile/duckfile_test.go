@@ -1,0 +1,136 @@
+package duckfile
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	_ "github.com/duckdb/duckdb-go/v2"
+
+	"github.com/fdl-formats/fdl-formats/internal/testlakes"
+)
+
+// TestStoragesMatchDuckDB saves a table at every known STORAGE_VERSION with
+// the linked DuckDB and reads each file's header back: the table of
+// Storages is what DuckDB really writes.
+func TestStoragesMatchDuckDB(t *testing.T) {
+	ctx := context.Background()
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	dir := t.TempDir()
+	for _, s := range Storages {
+		t.Run(s.Name, func(t *testing.T) {
+			p := filepath.Join(dir, s.Name+".duckdb")
+			for _, q := range []string{
+				fmt.Sprintf("ATTACH '%s' AS x (STORAGE_VERSION '%s')", p, s.Name),
+				"CREATE TABLE x.t AS SELECT 42 AS a",
+				"DETACH x",
+			} {
+				if _, err := db.ExecContext(ctx, q); err != nil {
+					t.Fatalf("%s: %v", q, err)
+				}
+			}
+			h := readFile(t, p)
+			if h.Storage != s.Name || h.VersionNumber != s.VersionNumber || h.Serialization != s.Serialization {
+				t.Errorf("header %+v, want storage %+v", h, s)
+			}
+			if !strings.HasPrefix(h.Writer, "v1.") {
+				t.Errorf("writer %q, want the linked DuckDB's version", h.Writer)
+			}
+			if got, want := h.MinDuckDB().String(), strings.TrimPrefix(s.Name, "v"); got != want {
+				t.Errorf("MinDuckDB = %s, want %s", got, want)
+			}
+		})
+	}
+}
+
+func readFile(t *testing.T, p string) Header {
+	t.Helper()
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	h, err := Read(f)
+	if err != nil {
+		t.Fatalf("read %s: %v", p, err)
+	}
+	return h
+}
+
+// TestConformanceCatalogs: the frozen catalogs of the conformance set, as
+// their writers saved them (DuckDB 1.5 at v1.5.0; DuckDB's 2.0 line at its
+// own storage, newer than every known one).
+func TestConformanceCatalogs(t *testing.T) {
+	for _, tc := range []struct {
+		archive, lake string
+		storage       string
+		min           string
+	}{
+		{"lakes", "02_add_drop_columns", "v1.5.0", "1.5.0"},
+		{"lakes-0.3", "02_add_drop_columns", "v0.10.0", "0.10.0"},
+		{"lakes-1.1-dev1", "06_deletes", "v1.5.0", "1.5.0"},
+		{"lakes-1.1-dev1", "zz_storage_v2_unreadable", "", "1.6.0"},
+	} {
+		t.Run(tc.archive+"/"+tc.lake, func(t *testing.T) {
+			files, _ := filepath.Glob(filepath.Join(testlakes.Dir(t, tc.archive), tc.lake, "versions", "*", "ducklake.duckdb"))
+			if len(files) == 0 {
+				t.Fatal("no catalogs")
+			}
+			for _, p := range files {
+				h := readFile(t, p)
+				if h.Storage != tc.storage || h.MinDuckDB().String() != tc.min {
+					t.Errorf("%s: %+v (min %s), want storage %q min %s", p, h, h.MinDuckDB(), tc.storage, tc.min)
+				}
+				if !h.Known() && !strings.Contains(h.String(), "newer than v1.5.0") {
+					t.Errorf("String() = %q", h.String())
+				}
+			}
+		})
+	}
+}
+
+func TestReadBadInput(t *testing.T) {
+	valid, err := os.ReadFile(filepath.Join(testlakes.Dir(t, "lakes"), "02_add_drop_columns", "versions", "01a18f7b-04d1-76eb-8109-44e6a174cbb3", "ducklake.duckdb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want error
+	}{
+		{"empty", nil, ErrNotDuckDB},
+		{"text", []byte(strings.Repeat("not a database\n", 1000)), ErrNotDuckDB},
+		{"parquet", append([]byte("PAR1"), make([]byte, 20000)...), ErrNotDuckDB},
+		{"truncated", valid[:5000], ErrTruncated},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := Read(bytes.NewReader(tc.data)); !errors.Is(err, tc.want) {
+				t.Errorf("Read = %v, want %v", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestMinDuckDBOfNames(t *testing.T) {
+	for in, want := range map[string]string{"duckdb-v1.5.0": "1.5.0", "v1.4.0": "1.4.0", "duckdb-v2.0.0": "2.0.0", "1.3.0": "1.3.0"} {
+		if got := MinDuckDB(in); got == nil || got.String() != want {
+			t.Errorf("MinDuckDB(%q) = %v, want %s", in, got, want)
+		}
+	}
+	for _, in := range []string{"", "duckdb-latest", "sqlite"} {
+		if got := MinDuckDB(in); got != nil {
+			t.Errorf("MinDuckDB(%q) = %v, want nil", in, got)
+		}
+	}
+}
