@@ -61,6 +61,9 @@ type CheckReport struct {
 	Proofs        []*Proof     `json:"proofs"`
 	Findings      []Finding    `json:"findings"`
 	Counts        map[Kind]int `json:"counts"`
+	// Readers is the matrix from the reader's side: per declared DuckDB
+	// range, the versions it can and cannot read.
+	Readers []*ReaderRange `json:"readers"`
 }
 
 // CheckError is returned by Check when it found anything but warnings. It
@@ -163,6 +166,9 @@ func Check(ctx context.Context, st store.Store, opts Options) (*CheckReport, err
 	}
 	for _, w := range m.Warnings {
 		add(Finding{Kind: KindWarning, Detail: w})
+	}
+	if err := r.addReaders(ctx, rep, &opts); err != nil {
+		return nil, err
 	}
 
 	work, err := os.MkdirTemp(opts.WorkDir, "fdl-check-")

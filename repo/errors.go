@@ -25,4 +25,7 @@ var (
 	// ErrUnverifiable is matched by the *CheckError Check returns when a
 	// catalog could not be compared (unreadable, unsupported feature).
 	ErrUnverifiable = errors.New("repository has catalogs that could not be verified")
+	// ErrNoCatalog is matched by the *NoCatalogError Resolve returns when no
+	// catalog of the version opens in the reader's DuckDB.
+	ErrNoCatalog = errors.New("no catalog of the version opens in this DuckDB")
 )

@@ -115,20 +115,14 @@ type version struct {
 
 func (v *version) prefix() string { return VersionsDir + v.id + "/" }
 
-// load reads fdl.json and lists every version.
+// load reads fdl.json, lists every version and finds the local data folder.
 func load(ctx context.Context, st store.Store, opts *Options) (*repository, error) {
-	data, err := store.ReadAll(ctx, st, FDLKey)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%w: no %s", ErrNotRepository, FDLKey)
-		}
-		return nil, fmt.Errorf("read %s: %w", FDLKey, err)
-	}
-	cfg, err := fdljson.ParseRepo(FDLKey, data)
+	r, err := read(ctx, st)
 	if err != nil {
 		return nil, err
 	}
-	r := &repository{st: st, cfg: cfg, dataPath: opts.DataPath}
+	cfg := r.cfg
+	r.dataPath = opts.DataPath
 	if r.dataPath == "" {
 		ps, ok := st.(store.PathStore)
 		if !ok {
@@ -141,6 +135,24 @@ func load(ctx context.Context, st store.Store, opts *Options) (*repository, erro
 	if !strings.HasSuffix(r.dataPath, string(os.PathSeparator)) {
 		r.dataPath += string(os.PathSeparator)
 	}
+	return r, nil
+}
+
+// read reads fdl.json and every version's version.json (and expired.json);
+// it needs no local data folder, so it serves readers of any store.
+func read(ctx context.Context, st store.Store) (*repository, error) {
+	data, err := store.ReadAll(ctx, st, FDLKey)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%w: no %s", ErrNotRepository, FDLKey)
+		}
+		return nil, fmt.Errorf("read %s: %w", FDLKey, err)
+	}
+	cfg, err := fdljson.ParseRepo(FDLKey, data)
+	if err != nil {
+		return nil, err
+	}
+	r := &repository{st: st, cfg: cfg}
 	objs, err := st.List(ctx, VersionsDir)
 	if err != nil {
 		return nil, fmt.Errorf("list versions: %w", err)

@@ -1,0 +1,542 @@
+package repo
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	goversion "github.com/hashicorp/go-version"
+
+	"github.com/fdl-formats/fdl-formats/duckfile"
+	"github.com/fdl-formats/fdl-formats/fdljson"
+	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/store"
+)
+
+// ResolveOptions tune Resolve.
+type ResolveOptions struct {
+	// Version picks the version: its ID, its seq, or "latest" (the default):
+	// the newest version by ID that is not expired or withdrawn.
+	Version string
+	// DuckDB is the reader's DuckDB version ("1.4.3"); empty means the DuckDB
+	// linked into this program (LinkedDuckDB).
+	DuckDB string
+	// Name is the alias of the ATTACH statement; empty means the name in the
+	// version's dataset.json, else "lake".
+	Name string
+	// DataURL is the data folder DATA_PATH names, a local folder or a URL;
+	// empty means the repository's data_dir in the store (its URL for a
+	// store.URLStore, its local folder for a store.PathStore).
+	DataURL string
+}
+
+// Resolution is which catalog of a version a DuckDB opens, and how.
+type Resolution struct {
+	FormatVersion int    `json:"format_version"`
+	Version       string `json:"version"`
+	Seq           int64  `json:"seq,omitempty"`
+	// DuckDB is the reader's DuckDB version.
+	DuckDB string `json:"duckdb"`
+	// OK is false when no catalog of the version opens in that DuckDB.
+	OK bool `json:"ok"`
+	// File is the catalog to open (nil when none opens).
+	File *CatalogFile `json:"file,omitempty"`
+	// CatalogURL and DataURL are what the ATTACH statement names.
+	CatalogURL string `json:"catalog_url,omitempty"`
+	DataURL    string `json:"data_url"`
+	Name       string `json:"name"`
+	// Attach is the statement to run in that DuckDB.
+	Attach string `json:"attach,omitempty"`
+	// Files are the version's catalogs in the order a reader tries them:
+	// catalogs/<format>.duckdb newest format first, then ducklake.duckdb.
+	Files []*CatalogFile `json:"files"`
+	// Error says why nothing opens (when not OK).
+	Error string `json:"error,omitempty"`
+}
+
+// CatalogFile is one catalog of a version, and which DuckDB opens it.
+type CatalogFile struct {
+	Key    string `json:"key"`
+	Format string `json:"format"`
+	// Frozen marks the version's own ducklake.duckdb.
+	Frozen bool `json:"frozen"`
+	// Readers is the DuckDB version constraint of the format's readers, from
+	// fdl.json where the format is declared, else from the format registry
+	// (ReadersFrom).
+	Readers     string `json:"readers,omitempty"`
+	ReadersFrom string `json:"readers_from,omitempty"`
+	// Storage is the file's DuckDB storage version: version.json's
+	// catalog.storage for the frozen catalog, the file's own header for a
+	// published one (StorageFrom). A DuckDB older than MinDuckDB cannot open
+	// the file.
+	Storage     string `json:"storage,omitempty"`
+	StorageFrom string `json:"storage_from,omitempty"`
+	MinDuckDB   string `json:"min_duckdb,omitempty"`
+	// DuckDB are the DuckDB versions that open the file (its readers and its
+	// storage together); empty when no released DuckDB does.
+	DuckDB string `json:"duckdb,omitempty"`
+	// Opens says whether the resolution's DuckDB opens the file; Reason says
+	// why not.
+	Opens  bool   `json:"opens"`
+	Reason string `json:"reason,omitempty"`
+
+	readers goversion.Constraints
+	min     *goversion.Version
+	problem string // the file cannot be used at all (missing, unknown format, unreadable header)
+}
+
+// NoCatalogError is returned by Resolve when no catalog of the version opens
+// in the reader's DuckDB. It matches ErrNoCatalog.
+type NoCatalogError struct {
+	Version string
+	Seq     int64
+	DuckDB  string
+	// Why is set when the version has no catalog at all (expired, withdrawn).
+	Why string
+	// Would are the version's catalogs some other DuckDB opens.
+	Would []*CatalogFile
+}
+
+func (e *NoCatalogError) Error() string {
+	v := e.Version
+	if e.Seq > 0 {
+		v = fmt.Sprintf("%s (seq %d)", e.Version, e.Seq)
+	}
+	if e.Why != "" {
+		return fmt.Sprintf("version %s: %s", v, e.Why)
+	}
+	msg := fmt.Sprintf("no catalog of version %s opens in DuckDB %s", v, e.DuckDB)
+	if len(e.Would) == 0 {
+		return msg + "; none opens in any released DuckDB"
+	}
+	msg += "; these would:"
+	for _, f := range e.Would {
+		msg += fmt.Sprintf("\n  %s (format %s, storage %s): DuckDB %s", f.Key, f.Format, f.Storage, f.DuckDB)
+	}
+	return msg
+}
+
+// Is matches ErrNoCatalog.
+func (e *NoCatalogError) Is(target error) bool { return target == ErrNoCatalog }
+
+// Hint tells the reader what to do.
+func (e *NoCatalogError) Hint() string {
+	if e.Why != "" {
+		return "pick another version (--version ID|SEQ|latest)"
+	}
+	return "open it from one of the DuckDB versions listed, or ask the publisher to declare a format for DuckDB " + e.DuckDB + " in fdl.json and run `fdl-formats backfill`"
+}
+
+// Resolve tells a reader on a given DuckDB which catalog of a version to
+// open, following the FDL rule: the newest format it opens among the
+// version's catalogs/<format>.duckdb, else the frozen ducklake.duckdb if it
+// opens that. A DuckDB opens a file when it is in the format's reader range
+// (fdl.json's, else the registry's) and not older than the file's storage
+// version. The Resolution carries the ATTACH statement for that DuckDB.
+//
+// It reads fdl.json, version.json and the first 12 KiB of each published
+// catalog; it needs no local data folder. When nothing opens it returns the
+// Resolution and a *NoCatalogError naming the DuckDB versions that would.
+// An unknown version is ErrBadFilter; an invalid one ErrInvalidVersion.
+func Resolve(ctx context.Context, st store.Store, opts ResolveOptions) (*Resolution, error) {
+	duckdb := opts.DuckDB
+	if duckdb == "" {
+		var err error
+		if duckdb, err = LinkedDuckDB(ctx); err != nil {
+			return nil, err
+		}
+	}
+	dv, err := duckDBVersion(duckdb)
+	if err != nil {
+		return nil, err
+	}
+	r, err := read(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	v, err := pickVersion(r.versions, opts.Version)
+	if err != nil {
+		return nil, err
+	}
+	res := &Resolution{FormatVersion: 1, Version: v.id, DuckDB: dv.String(), Files: []*CatalogFile{}}
+	if v.meta != nil {
+		res.Seq = v.meta.Seq
+	}
+	if v.expired != nil {
+		e := &NoCatalogError{Version: v.id, Seq: res.Seq, DuckDB: res.DuckDB,
+			Why: fmt.Sprintf("%s (expired.json): its catalogs are deleted, nothing to open", v.expired.Reason)}
+		res.Error = e.Error()
+		return res, e
+	}
+	if v.err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidVersion, v.err)
+	}
+	if res.DataURL, err = dataURL(st, r.cfg, opts.DataURL); err != nil {
+		return nil, err
+	}
+	res.Name = opts.Name
+	if res.Name == "" {
+		res.Name = r.datasetName(ctx, v)
+	}
+	if res.Files, err = r.catalogFiles(ctx, v); err != nil {
+		return nil, err
+	}
+	for _, f := range res.Files {
+		f.Opens, f.Reason = f.opensIn(dv)
+		if f.Opens && res.File == nil {
+			res.File = f
+		}
+	}
+	if res.File == nil {
+		e := &NoCatalogError{Version: v.id, Seq: res.Seq, DuckDB: res.DuckDB}
+		for _, f := range res.Files {
+			if f.DuckDB != "" {
+				e.Would = append(e.Would, f)
+			}
+		}
+		res.Error = e.Error()
+		return res, e
+	}
+	res.OK = true
+	if res.CatalogURL, err = objectURL(st, res.File.Key); err != nil {
+		return nil, err
+	}
+	res.Attach = AttachSQL(res.CatalogURL, res.Name, res.DataURL)
+	return res, nil
+}
+
+// AttachSQL is the statement that attaches a frozen DuckLake catalog
+// read-only, with its data read from dataURL instead of the data_path the
+// catalog records.
+func AttachSQL(catalogURL, name, dataURL string) string {
+	return fmt.Sprintf("ATTACH %s AS %s (READ_ONLY, DATA_PATH %s, OVERRIDE_DATA_PATH true)",
+		sqlString("ducklake:"+catalogURL), sqlIdent(name), sqlString(dataURL))
+}
+
+func sqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+var plainIdent = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
+
+func sqlIdent(s string) string {
+	if plainIdent.MatchString(s) {
+		return s
+	}
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+}
+
+// LinkedDuckDB is the version of the DuckDB linked into this program ("1.5.6").
+func LinkedDuckDB(ctx context.Context) (string, error) {
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		return "", fmt.Errorf("open DuckDB: %w", err)
+	}
+	defer db.Close()
+	var v string
+	if err := db.QueryRowContext(ctx, "SELECT version()").Scan(&v); err != nil {
+		return "", fmt.Errorf("query the linked DuckDB's version: %w", err)
+	}
+	return strings.TrimPrefix(v, "v"), nil
+}
+
+// duckDBVersion parses a reader's DuckDB version; a pre-release or build
+// suffix is dropped (a 1.5.6-dev build reads as 1.5.6).
+func duckDBVersion(s string) (*goversion.Version, error) {
+	v, err := goversion.NewVersion(s)
+	if err != nil {
+		return nil, fmt.Errorf("%w: DuckDB version %q: %w", ErrBadFilter, s, err)
+	}
+	return v.Core(), nil
+}
+
+// pickVersion finds a version by ID, seq or "latest".
+func pickVersion(all []*version, sel string) (*version, error) {
+	if sel == "" || sel == "latest" {
+		for i := len(all) - 1; i >= 0; i-- {
+			if all[i].expired == nil {
+				return all[i], nil
+			}
+		}
+		return nil, fmt.Errorf("%w: no version that is not expired or withdrawn", ErrBadFilter)
+	}
+	var found []*version
+	n, serr := strconv.ParseInt(sel, 10, 64)
+	for _, v := range all {
+		if v.id == sel || (serr == nil && v.meta != nil && v.meta.Seq == n) {
+			found = append(found, v)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return nil, fmt.Errorf("%w: no version %q (give an ID, a seq or latest)", ErrBadFilter, sel)
+	case 1:
+		return found[0], nil
+	}
+	ids := make([]string, len(found))
+	for i, v := range found {
+		ids[i] = v.id
+	}
+	return nil, fmt.Errorf("%w: seq %s names %d versions (%s); give the ID", ErrBadFilter, sel, len(found), strings.Join(ids, ", "))
+}
+
+// catalogFiles lists a version's catalogs in the order a reader tries them:
+// the published ones newest format first, then the frozen one.
+func (r *repository) catalogFiles(ctx context.Context, v *version) ([]*CatalogFile, error) {
+	var out []*CatalogFile
+	for _, name := range v.presentFormats() {
+		f := &CatalogFile{Key: CatalogKey(v.id, name), Format: name, StorageFrom: "file header"}
+		r.setReaders(f)
+		if f.problem == "" {
+			h, err := readHeader(ctx, r.st, f.Key)
+			switch {
+			case err != nil && ctx.Err() != nil:
+				return nil, ctx.Err()
+			case err != nil:
+				f.problem = err.Error()
+			default:
+				f.Storage, f.min = h.String(), h.MinDuckDB()
+			}
+		}
+		out = append(out, f)
+	}
+	slices.SortStableFunc(out, func(a, b *CatalogFile) int { return formatRank(b.Format) - formatRank(a.Format) })
+	frozen := &CatalogFile{Key: v.prefix() + v.meta.Catalog.Path, Format: v.meta.DuckLake.Format, Frozen: true,
+		Storage: v.meta.Catalog.Storage, StorageFrom: "version.json"}
+	r.setReaders(frozen)
+	if _, ok := v.objects[v.meta.Catalog.Path]; !ok {
+		frozen.problem = "missing (named in version.json)"
+	} else if frozen.min = duckfile.MinDuckDB(frozen.Storage); frozen.min == nil {
+		// Not a storage version name: read what the file says.
+		h, err := readHeader(ctx, r.st, frozen.Key)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			frozen.problem = err.Error()
+		} else {
+			frozen.Storage, frozen.StorageFrom, frozen.min = h.String(), "file header (catalog.storage "+strconv.Quote(v.meta.Catalog.Storage)+" is not a storage version)", h.MinDuckDB()
+		}
+	}
+	out = append(out, frozen)
+	points := r.boundaries(out)
+	for _, f := range out {
+		if f.min != nil {
+			f.MinDuckDB = f.min.String()
+		}
+		f.DuckDB = f.openers(points)
+	}
+	return out, nil
+}
+
+// formatRank orders format names newest first; unknown names sort last.
+func formatRank(name string) int {
+	v, err := formats.Lookup(name)
+	if err != nil {
+		return -1
+	}
+	return formats.All.Index(v)
+}
+
+// setReaders takes a format's reader range from fdl.json where declared,
+// else from the registry.
+func (r *repository) setReaders(f *CatalogFile) {
+	if d, ok := r.cfg.Format(f.Format); ok {
+		f.Readers, f.ReadersFrom, f.readers = d.DuckDB, "fdl.json", d.Readers
+		return
+	}
+	v, err := formats.Lookup(f.Format)
+	if err != nil {
+		f.problem = err.Error()
+		return
+	}
+	f.Readers, f.ReadersFrom = v.DuckDB, "registry"
+	f.readers, _ = goversion.NewConstraint(v.DuckDB) // validated by formats.All.Validate
+}
+
+func readHeader(ctx context.Context, st store.Store, key string) (duckfile.Header, error) {
+	rc, err := st.Open(ctx, key)
+	if err != nil {
+		return duckfile.Header{}, err
+	}
+	defer rc.Close()
+	h, err := duckfile.Read(rc)
+	if err != nil {
+		return h, fmt.Errorf("read the header of %s: %w", key, err)
+	}
+	return h, nil
+}
+
+// opensIn says whether DuckDB dv opens the file, and if not, why.
+func (f *CatalogFile) opensIn(dv *goversion.Version) (bool, string) {
+	switch {
+	case f.problem != "":
+		return false, f.problem
+	case !f.readers.Check(dv):
+		return false, fmt.Sprintf("format %s is read by DuckDB %s (%s)", f.Format, f.Readers, f.ReadersFrom)
+	case dv.LessThan(f.min):
+		return false, fmt.Sprintf("saved at DuckDB storage %s, which DuckDB %s cannot open (needs %s or newer)", f.Storage, dv, f.min)
+	}
+	return true, ""
+}
+
+// openers describes the DuckDB versions that open the file: its reader range,
+// narrowed by its storage where the range alone would admit older DuckDBs;
+// "" when none of the boundary versions does (a development format, or a
+// storage newer than the whole range).
+func (f *CatalogFile) openers(points []*goversion.Version) string {
+	if f.problem != "" || f.min == nil {
+		return ""
+	}
+	opens, older := false, false
+	for _, p := range points {
+		if f.readers.Check(p) {
+			if p.LessThan(f.min) {
+				older = true
+			} else {
+				opens = true
+			}
+		}
+	}
+	switch {
+	case !opens:
+		return ""
+	case older:
+		return f.Readers + ", >= " + f.min.String()
+	}
+	return f.Readers
+}
+
+// boundaries are the DuckDB versions at which which-file-opens can change:
+// every version named by a reader range of fdl.json, of the registry or of
+// the given files (and the one just past it for > and <=, the upper end of
+// ~>), and every storage minimum. Between two boundaries every DuckDB
+// opens the same files, so evaluating the boundaries covers every DuckDB.
+func (r *repository) boundaries(files []*CatalogFile) []*goversion.Version {
+	var cs []goversion.Constraints
+	for _, f := range r.cfg.Formats {
+		cs = append(cs, f.Readers)
+	}
+	for _, v := range formats.All {
+		c, _ := goversion.NewConstraint(v.DuckDB)
+		cs = append(cs, c)
+	}
+	var out []*goversion.Version
+	add := func(v *goversion.Version) {
+		if !slices.ContainsFunc(out, v.Equal) {
+			out = append(out, v)
+		}
+	}
+	for _, f := range files {
+		cs = append(cs, f.readers)
+		if f.min != nil {
+			add(f.min)
+		}
+	}
+	for _, c := range cs {
+		for _, one := range c {
+			for _, v := range constraintPoints(one.String()) {
+				add(v)
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b *goversion.Version) int { return a.Compare(b) })
+	return out
+}
+
+var constraintRE = regexp.MustCompile(`^\s*(=|!=|>=|<=|>|<|~>)?\s*(\S+)\s*$`)
+
+// constraintPoints are the versions at which one constraint ("> 1.5.1")
+// changes its answer.
+func constraintPoints(c string) []*goversion.Version {
+	m := constraintRE.FindStringSubmatch(c)
+	if m == nil {
+		return nil
+	}
+	v, err := goversion.NewVersion(m[2])
+	if err != nil {
+		return nil
+	}
+	s := v.Segments()
+	next := func(major, minor, patch int) *goversion.Version {
+		return goversion.Must(goversion.NewVersion(fmt.Sprintf("%d.%d.%d", major, minor, patch)))
+	}
+	v = v.Core()
+	switch m[1] {
+	case ">", "<=", "=", "", "!=":
+		return []*goversion.Version{v, next(s[0], s[1], s[2]+1)}
+	case "~>":
+		if strings.Count(strings.TrimPrefix(m[2], "v"), ".") >= 2 {
+			return []*goversion.Version{v, next(s[0], s[1]+1, 0)}
+		}
+		return []*goversion.Version{v, next(s[0]+1, 0, 0)}
+	}
+	return []*goversion.Version{v}
+}
+
+// datasetName is the ATTACH alias: dataset.json's name made an identifier,
+// else "lake".
+func (r *repository) datasetName(ctx context.Context, v *version) string {
+	if v.meta.Dataset != nil {
+		if d, err := r.parsedDataset(ctx, v, v.meta.Dataset); err == nil {
+			name := strings.Map(func(c rune) rune {
+				switch {
+				case c >= 'a' && c <= 'z', c >= '0' && c <= '9', c == '_':
+					return c
+				case c >= 'A' && c <= 'Z':
+					return c + 'a' - 'A'
+				}
+				return '_'
+			}, d.Name)
+			if name != "" && (name[0] < '0' || name[0] > '9') {
+				return name
+			}
+		}
+	}
+	return "lake"
+}
+
+// objectURL names an object as DuckDB reads it: the store's URL for a
+// store.URLStore, the local file for a store.PathStore.
+func objectURL(st store.Store, key string) (string, error) {
+	if us, ok := st.(store.URLStore); ok {
+		return store.URL(us, key), nil
+	}
+	if ps, ok := st.(store.PathStore); ok {
+		p, err := ps.Path(key)
+		if err != nil {
+			return "", err
+		}
+		return filepath.Abs(p)
+	}
+	return "", errors.New("the store names its objects neither by URL nor by local path; give the data URL and open the catalog by hand")
+}
+
+// dataURL is the DATA_PATH of the statement: the override, else data_dir
+// in the store, ending in a separator.
+func dataURL(st store.Store, cfg *fdljson.Repo, override string) (string, error) {
+	u := override
+	if u == "" {
+		var err error
+		if u, err = objectURL(st, strings.TrimSuffix(cfg.DataDir, "/")); err != nil {
+			return "", fmt.Errorf("data_dir %s: %w", cfg.DataDir, err)
+		}
+	} else if !strings.Contains(u, "://") {
+		var err error
+		if u, err = filepath.Abs(u); err != nil {
+			return "", fmt.Errorf("data folder %s: %w", override, err)
+		}
+	}
+	sep := "/"
+	if !strings.Contains(u, "://") {
+		sep = string(filepath.Separator)
+	}
+	if !strings.HasSuffix(u, sep) {
+		u += sep
+	}
+	return u, nil
+}
