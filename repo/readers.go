@@ -106,12 +106,16 @@ func (r *repository) readerMatrix(ctx context.Context, m *Matrix, opts *Options)
 			rv.Expected = f.ExpiredFor(row.vp.CreatedAt, m.Now)
 			rr.Unreadable = append(rr.Unreadable, rv)
 			if !rv.Expected {
-				gaps = append(gaps, fmt.Sprintf("seq %d %s (DuckDB %s)", rv.Seq, rv.Version, strings.Join(rv.Cannot, ", ")))
+				gap := fmt.Sprintf("seq %d", rv.Seq)
+				if len(rv.Cannot) < len(tried) {
+					gap += " (in DuckDB " + strings.Join(rv.Cannot, ", ") + ")"
+				}
+				gaps = append(gaps, gap)
 			}
 		}
 		if len(gaps) > 0 {
 			warnings = append(warnings, Finding{Kind: KindWarning, Format: f.DuckLake,
-				Detail: fmt.Sprintf("readers: DuckDB %s (format %s) cannot read %d of %d versions: %s", f.DuckDB, f.DuckLake, len(gaps), len(rows), strings.Join(gaps, "; "))})
+				Detail: fmt.Sprintf("readers: DuckDB %s (format %s) cannot read %d of %d versions: %s (see plan: missing catalogs, refusals)", f.DuckDB, f.DuckLake, len(gaps), len(rows), strings.Join(gaps, "; "))})
 		}
 		out = append(out, rr)
 	}

@@ -306,7 +306,7 @@ func (r *repository) catalogFiles(ctx context.Context, v *version) ([]*CatalogFi
 	}
 	slices.SortStableFunc(out, func(a, b *CatalogFile) int { return formatRank(b.Format) - formatRank(a.Format) })
 	frozen := &CatalogFile{Key: v.prefix() + v.meta.Catalog.Path, Format: v.meta.DuckLake.Format, Frozen: true,
-		Storage: v.meta.Catalog.Storage, StorageFrom: "version.json"}
+		Storage: strings.TrimPrefix(v.meta.Catalog.Storage, "duckdb-"), StorageFrom: "version.json"}
 	r.setReaders(frozen)
 	if _, ok := v.objects[v.meta.Catalog.Path]; !ok {
 		frozen.problem = "missing (named in version.json)"

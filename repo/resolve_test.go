@@ -313,7 +313,7 @@ func TestResolveStorage(t *testing.T) {
 		switch {
 		case want == "" && !errors.As(err, &nc):
 			t.Errorf("DuckDB %s: %v, want no catalog", duckdb, err)
-		case want == "" && !strings.Contains(nc.Error(), "ducklake.duckdb (format 1.0, storage duckdb-v1.5.3): DuckDB >= 1.5.2, >= 1.5.3"):
+		case want == "" && !strings.Contains(nc.Error(), "ducklake.duckdb (format 1.0, storage v1.5.3): DuckDB >= 1.5.2, >= 1.5.3"):
 			t.Errorf("DuckDB %s: %v", duckdb, nc)
 		case want != "" && (err != nil || !res.File.Frozen):
 			t.Errorf("DuckDB %s: %v, want the frozen catalog", duckdb, err)

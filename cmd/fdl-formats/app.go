@@ -23,6 +23,7 @@ func newApp() *cli.Command {
 			convertCommand(),
 			compareCommand(),
 			planCommand(), backfillCommand(), checkCommand(),
+			resolveCommand(),
 		},
 		ExitErrHandler: func(context.Context, *cli.Command, error) {},
 		OnUsageError: func(_ context.Context, _ *cli.Command, err error, _ bool) error {

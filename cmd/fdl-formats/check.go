@@ -44,6 +44,7 @@ func printCheck(out io.Writer, root string, rep *repo.CheckReport) {
 		}
 		fmt.Fprintf(out, "%-12s %s: %s\n", f.Kind, where, firstLine(f.Detail))
 	}
+	printReaders(out, rep.Readers)
 	if rep.OK {
 		fmt.Fprintln(out, "check: ok")
 	}

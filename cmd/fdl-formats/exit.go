@@ -16,6 +16,7 @@ const (
 	exitMissing      = 5   // check: declared work is missing
 	exitInvalid      = 6   // invalid input: not a catalog, bad fdl.json/version.json, unknown format
 	exitRefused      = 7   // convert: the target format cannot express the catalog
+	exitNoCatalog    = 8   // resolve: no catalog of the version opens in that DuckDB
 	exitInterrupted  = 130 // SIGINT/SIGTERM
 )
 
@@ -31,6 +32,7 @@ var exitClassifiers = []func(error) (int, bool){
 	classifyRepo,    // first: a backfill's or check's verdict wins over its cells' causes
 	classifyCompare, // before convert: a catalog compare cannot read is "could not compare"
 	classifyConvert,
+	classifyResolve,
 }
 
 func exitCode(err error) int {

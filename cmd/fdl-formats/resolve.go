@@ -1,0 +1,118 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/fdl-formats/fdl-formats/repo"
+	"github.com/fdl-formats/fdl-formats/store/local"
+)
+
+func resolveCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "resolve",
+		Usage: "tell a DuckDB which catalog of a version to open, and print the ATTACH statement",
+		Description: "Picks what the FDL rule picks: the newest format the DuckDB opens among the version's\n" +
+			"catalogs/<format>.duckdb, else the frozen ducklake.duckdb if it opens that. A DuckDB opens a\n" +
+			"file when it is in the format's DuckDB range (fdl.json, else the format registry) and not older\n" +
+			"than the file's storage version. Prints the statement to run (SQL, with a comment line).\n" +
+			"Exit codes: 0 found; 8 no catalog of the version opens in that DuckDB (the error lists the\n" +
+			"DuckDB versions that would); 2 bad arguments or an unknown version; 6 invalid repository.",
+		ArgsUsage: "REPO",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "version", Value: "latest", Usage: "the version: its ID, its seq, or latest (the newest not expired)"},
+			&cli.StringFlag{Name: "duckdb", Usage: "the reader's DuckDB version, e.g. 1.4.3 (default: the DuckDB linked into fdl-formats)"},
+			&cli.StringFlag{Name: "name", Usage: "alias of the attached catalog (default: the name in dataset.json, else lake)"},
+			&cli.StringFlag{Name: "data", Usage: "data folder or URL the statement's DATA_PATH names (default: REPO/<data_dir>)"},
+			&cli.BoolFlag{Name: "json", Usage: "print the resolution as JSON"},
+		},
+		Action: runResolve,
+	}
+}
+
+func runResolve(ctx context.Context, cmd *cli.Command) error {
+	if cmd.Args().Len() != 1 {
+		return usageError{errors.New("resolve takes exactly one repository")}
+	}
+	st, err := local.New(cmd.Args().First())
+	if err != nil {
+		return fmt.Errorf("%w: %w", repo.ErrNotRepository, err)
+	}
+	res, err := repo.Resolve(ctx, st, repo.ResolveOptions{
+		Version: cmd.String("version"),
+		DuckDB:  cmd.String("duckdb"),
+		Name:    cmd.String("name"),
+		DataURL: cmd.String("data"),
+	})
+	if res == nil {
+		return err
+	}
+	out := cmd.Root().Writer
+	if cmd.Bool("json") {
+		if jerr := writeJSON(out, res); jerr != nil {
+			return jerr
+		}
+		return err
+	}
+	if err == nil {
+		printResolution(out, res)
+	}
+	return err
+}
+
+// printResolution prints the statement, after a SQL comment naming the
+// file, so that the output can be given to DuckDB as it is.
+func printResolution(w io.Writer, res *repo.Resolution) {
+	seq := ""
+	if res.Seq > 0 {
+		seq = fmt.Sprintf(" (seq %d)", res.Seq)
+	}
+	f := res.File
+	fmt.Fprintf(w, "-- version %s%s in DuckDB %s: %s (format %s, storage %s)\n", res.Version, seq, res.DuckDB, f.Key, f.Format, f.Storage)
+	fmt.Fprintln(w, res.Attach)
+}
+
+// printReaders prints check's matrix from the reader's side: per declared
+// DuckDB range, the versions it reads and those it cannot.
+func printReaders(w io.Writer, ranges []*repo.ReaderRange) {
+	if len(ranges) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nreaders (per declared DuckDB range):")
+	for _, rr := range ranges {
+		total := len(rr.Readable) + len(rr.Unreadable)
+		line := fmt.Sprintf("  DuckDB %s (format %s): ", rr.DuckDB, rr.Format)
+		if len(rr.Unreadable) == 0 {
+			fmt.Fprintf(w, "%sreads all %d versions\n", line, total)
+			continue
+		}
+		var cannot []string
+		for _, v := range rr.Unreadable {
+			s := fmt.Sprintf("seq %d", v.Seq)
+			if v.Expected {
+				s += " (past until)"
+			}
+			if len(v.Cannot) < len(rr.Tried) {
+				s += " (in DuckDB " + strings.Join(v.Cannot, ", ") + ")"
+			}
+			cannot = append(cannot, s)
+		}
+		fmt.Fprintf(w, "%sreads %d of %d versions; cannot read %s\n", line, len(rr.Readable), total, strings.Join(cannot, ", "))
+	}
+}
+
+// classifyResolve maps Resolve's errors to exit codes.
+func classifyResolve(err error) (int, bool) {
+	switch {
+	case errors.Is(err, repo.ErrNoCatalog):
+		return exitNoCatalog, true
+	case errors.Is(err, repo.ErrInvalidVersion):
+		return exitInvalid, true
+	}
+	return 0, false
+}
