@@ -101,6 +101,9 @@ type NoCatalogError struct {
 	Why string
 	// Would are the version's catalogs some other DuckDB opens.
 	Would []*CatalogFile
+	// Declared names the formats fdl.json declares for this DuckDB, which
+	// the version has no catalog in.
+	Declared []string
 }
 
 func (e *NoCatalogError) Error() string {
@@ -129,6 +132,9 @@ func (e *NoCatalogError) Is(target error) bool { return target == ErrNoCatalog }
 func (e *NoCatalogError) Hint() string {
 	if e.Why != "" {
 		return "pick another version (--version ID|SEQ|latest)"
+	}
+	if len(e.Declared) > 0 {
+		return fmt.Sprintf("fdl.json declares format %s for DuckDB %s, but this version has no catalog in it: the publisher runs `fdl-formats backfill` (`fdl-formats plan` says if it is refused or past its until)", strings.Join(e.Declared, ", "), e.DuckDB)
 	}
 	return "open it from one of the DuckDB versions listed, or ask the publisher to declare a format for DuckDB " + e.DuckDB + " in fdl.json and run `fdl-formats backfill`"
 }
@@ -198,6 +204,11 @@ func Resolve(ctx context.Context, st store.Store, opts ResolveOptions) (*Resolut
 		for _, f := range res.Files {
 			if f.DuckDB != "" {
 				e.Would = append(e.Would, f)
+			}
+		}
+		for _, f := range r.cfg.Sorted() {
+			if f.Readers.Check(dv) {
+				e.Declared = append(e.Declared, f.DuckLake)
 			}
 		}
 		res.Error = e.Error()

@@ -35,11 +35,14 @@ func TestResolveCommand(t *testing.T) {
 		t.Errorf("resolve printed\n%s\nwant\n%s", out, want)
 	}
 
-	for _, args := range [][]string{
-		{"resolve", "--duckdb", "1.4.3", repoDir},
-		{"resolve", "--duckdb", "1.3.2", "--version", "1", repoDir},
+	for hint, args := range map[string][]string{
+		"fdl.json declares format 0.3 for DuckDB 1.4.3, but this version has no catalog in it":                      {"resolve", "--duckdb", "1.4.3", repoDir},
+		"open it from one of the DuckDB versions listed, or ask the publisher to declare a format for DuckDB 1.3.2": {"resolve", "--duckdb", "1.3.2", "--version", "1", repoDir},
 	} {
 		out, errOut, code := runAppStderr(t, args...)
+		if !strings.Contains(errOut, "Try: "+hint) {
+			t.Errorf("%v: stderr lacks the hint %q:\n%s", args, hint, errOut)
+		}
 		if code != exitNoCatalog || out != "" {
 			t.Errorf("%v: exit %d, stdout %q; want exit %d and nothing on stdout", args, code, out, exitNoCatalog)
 		}
