@@ -200,17 +200,7 @@ func Resolve(ctx context.Context, st store.Store, opts ResolveOptions) (*Resolut
 		}
 	}
 	if res.File == nil {
-		e := &NoCatalogError{Version: v.id, Seq: res.Seq, DuckDB: res.DuckDB}
-		for _, f := range res.Files {
-			if f.DuckDB != "" {
-				e.Would = append(e.Would, f)
-			}
-		}
-		for _, f := range r.cfg.Sorted() {
-			if f.Readers.Check(dv) {
-				e.Declared = append(e.Declared, f.DuckLake)
-			}
-		}
+		e := r.noCatalog(res, dv)
 		res.Error = e.Error()
 		return res, e
 	}
@@ -220,6 +210,23 @@ func Resolve(ctx context.Context, st store.Store, opts ResolveOptions) (*Resolut
 	}
 	res.Attach = AttachSQL(res.CatalogURL, res.Name, res.DataURL)
 	return res, nil
+}
+
+// noCatalog says which catalogs of the version other DuckDBs open, and which
+// declared formats this one would.
+func (r *repository) noCatalog(res *Resolution, dv *goversion.Version) *NoCatalogError {
+	e := &NoCatalogError{Version: res.Version, Seq: res.Seq, DuckDB: res.DuckDB}
+	for _, f := range res.Files {
+		if f.DuckDB != "" {
+			e.Would = append(e.Would, f)
+		}
+	}
+	for _, f := range r.cfg.Sorted() {
+		if f.Readers.Check(dv) {
+			e.Declared = append(e.Declared, f.DuckLake)
+		}
+	}
+	return e
 }
 
 // AttachSQL is the statement that attaches a frozen DuckLake catalog
