@@ -2,22 +2,30 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v3"
 )
 
+// Values of the global log flags.
+var (
+	logLevels  = []string{"debug", "info", "warn", "error"}
+	logFormats = []string{"text", "json"}
+)
+
 // newApp builds the command tree. Every subcommand lives in its own file.
 func newApp() *cli.Command {
-	return &cli.Command{
+	app := &cli.Command{
 		Name:  "fdl-formats",
 		Usage: "keep every version of a Frozen DuckLake repository readable by every declared DuckDB",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "log-level", Value: "info", Usage: "debug, info, warn or error"},
-			&cli.StringFlag{Name: "log-format", Value: "text", Usage: "text or json (logs go to stderr)"},
+			&cli.StringFlag{Name: "log-level", Value: "info", Usage: strings.Join(logLevels, ", ")},
+			&cli.StringFlag{Name: "log-format", Value: "text", Usage: strings.Join(logFormats, " or ") + " (logs go to stderr)"},
 		},
 		Commands: []*cli.Command{
 			convertCommand(),
@@ -25,24 +33,78 @@ func newApp() *cli.Command {
 			planCommand(), backfillCommand(), checkCommand(),
 			resolveCommand(),
 		},
-		ExitErrHandler: func(context.Context, *cli.Command, error) {},
-		OnUsageError: func(_ context.Context, _ *cli.Command, err error, _ bool) error {
-			return usageError{err}
+		// The global flags are checked before any command runs.
+		Before: func(ctx context.Context, cmd *cli.Command) (context.Context, error) {
+			_, _, err := logSettings(cmd)
+			return ctx, err
 		},
+		// Reached only without a command, or with one that does not exist
+		// (a known command runs its own Action).
+		Action: func(_ context.Context, cmd *cli.Command) error {
+			if name := cmd.Args().First(); name != "" {
+				return usageError{err: fmt.Errorf("unknown command %q (commands: %s)", name, strings.Join(commandNames(cmd), ", "))}
+			}
+			return usageError{err: fmt.Errorf("no command given (commands: %s)", strings.Join(commandNames(cmd), ", "))}
+		},
+		ExitErrHandler: func(context.Context, *cli.Command, error) {},
 	}
+	// Every command, not only the root, turns a bad flag, a bad flag value
+	// or a missing required flag into a usage error (exit 2) with a short
+	// hint instead of the whole help text.
+	app.OnUsageError = onUsageError
+	for _, c := range app.Commands {
+		c.OnUsageError = onUsageError
+		action := c.Action
+		c.Action = func(ctx context.Context, cmd *cli.Command) error {
+			err := action(ctx, cmd)
+			if ue, ok := err.(usageError); ok && ue.command == "" {
+				ue.command = cmd.FullName()
+				return ue
+			}
+			return err
+		}
+	}
+	return app
 }
 
-// logger builds the slog logger from the global flags; logs go to stderr so
-// that stdout carries only results.
+func onUsageError(_ context.Context, cmd *cli.Command, err error, _ bool) error {
+	return usageError{err: err, command: cmd.FullName()}
+}
+
+func commandNames(cmd *cli.Command) []string {
+	var names []string
+	for _, c := range cmd.Commands {
+		if !c.Hidden {
+			names = append(names, c.Name)
+		}
+	}
+	return names
+}
+
+// logSettings reads the global log flags; a value outside the documented
+// ones is a usage error, never silently replaced by the default.
+func logSettings(cmd *cli.Command) (slog.Level, string, error) {
+	var level slog.Level
+	lv, format := strings.ToLower(cmd.String("log-level")), strings.ToLower(cmd.String("log-format"))
+	if !slices.Contains(logLevels, lv) || level.UnmarshalText([]byte(lv)) != nil {
+		return 0, "", usageError{err: fmt.Errorf("--log-level %q: want one of %s", cmd.String("log-level"), strings.Join(logLevels, ", "))}
+	}
+	if !slices.Contains(logFormats, format) {
+		return 0, "", usageError{err: fmt.Errorf("--log-format %q: want one of %s", cmd.String("log-format"), strings.Join(logFormats, ", "))}
+	}
+	return level, format, nil
+}
+
+// logger builds the slog logger from the global flags (checked before any
+// command runs); logs go to stderr so that stdout carries only results.
 func logger(cmd *cli.Command) *slog.Logger {
 	var w io.Writer = os.Stderr
 	if cmd.Root().ErrWriter != nil {
 		w = cmd.Root().ErrWriter
 	}
-	var level slog.Level
-	_ = level.UnmarshalText([]byte(cmd.String("log-level")))
+	level, format, _ := logSettings(cmd)
 	opts := &slog.HandlerOptions{Level: level}
-	if strings.EqualFold(cmd.String("log-format"), "json") {
+	if format == "json" {
 		return slog.New(slog.NewJSONHandler(w, opts))
 	}
 	return slog.New(slog.NewTextHandler(w, opts))

@@ -28,7 +28,7 @@ func compareCommand() *cli.Command {
 
 func runCompare(ctx context.Context, cmd *cli.Command) error {
 	if cmd.Args().Len() != 2 {
-		return usageError{errors.New("compare takes exactly two catalogs: A.duckdb B.duckdb")}
+		return usageError{err: errors.New("compare takes exactly two catalogs: A.duckdb B.duckdb")}
 	}
 	a, b := cmd.Args().Get(0), cmd.Args().Get(1)
 	rep, err := compare.Catalogs(ctx, a, b, compare.Options{

@@ -36,24 +36,24 @@ func convertCommand() *cli.Command {
 
 func runConvert(ctx context.Context, cmd *cli.Command) error {
 	if cmd.Args().Len() != 1 {
-		return usageError{errors.New("convert takes exactly one source catalog")}
+		return usageError{err: errors.New("convert takes exactly one source catalog")}
 	}
 	src := cmd.Args().First()
 	target, err := formats.Lookup(cmd.String("to"))
 	if err != nil {
-		return usageError{err}
+		return usageError{err: err}
 	}
 	if cmd.Bool("rewrite-deletes") && cmd.String("data") == "" {
-		return usageError{errors.New("--rewrite-deletes needs --data DIR (the local data folder)")}
+		return usageError{err: errors.New("--rewrite-deletes needs --data DIR (the local data folder)")}
 	}
 	for _, o := range cmd.StringSlice("allow-lossy") {
 		if !slices.Contains(convert.LossyOptions, o) {
-			return usageError{fmt.Errorf("--allow-lossy %q: known features are %s", o, strings.Join(convert.LossyOptions, ", "))}
+			return usageError{err: fmt.Errorf("--allow-lossy %q: known features are %s", o, strings.Join(convert.LossyOptions, ", "))}
 		}
 	}
 	dst := cmd.String("output")
 	if dst == "" && !cmd.Bool("dry-run") {
-		return usageError{errors.New("convert needs -o DST.duckdb (or --dry-run)")}
+		return usageError{err: errors.New("convert needs -o DST.duckdb (or --dry-run)")}
 	}
 	opts := convert.Options{
 		Storage:        cmd.String("storage"),

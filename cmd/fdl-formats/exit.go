@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/urfave/cli/v3"
 )
 
 // Exit codes, documented in the README. Only main calls os.Exit.
@@ -21,10 +23,21 @@ const (
 )
 
 // usageError marks errors in the command line itself.
-type usageError struct{ err error }
+type usageError struct {
+	err     error
+	command string // the command whose help explains the usage ("fdl-formats convert")
+}
 
 func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
+
+// Hint points to the help of the command concerned instead of printing it.
+func (e usageError) Hint() string {
+	if e.command == "" {
+		return "fdl-formats --help"
+	}
+	return e.command + " --help"
+}
 
 // exitClassifiers map package errors to exit codes; each subcommand file
 // adds the sentinels of the package it drives.
@@ -43,6 +56,9 @@ func exitCode(err error) int {
 		return exitInterrupted
 	case errors.As(err, new(usageError)):
 		return exitUsage
+	case errors.As(err, new(cli.ExitCoder)):
+		// Only the CLI library's own errors ("help nosuch") are ExitCoders.
+		return exitUsage
 	}
 	for _, classify := range exitClassifiers {
 		if code, ok := classify(err); ok {
@@ -58,8 +74,11 @@ type hinted interface{ Hint() string }
 func renderError(err error) string {
 	msg := "Error: " + err.Error()
 	var h hinted
-	if errors.As(err, &h) && h.Hint() != "" {
+	switch {
+	case errors.As(err, &h) && h.Hint() != "":
 		msg += fmt.Sprintf("\nTry: %s", h.Hint())
+	case errors.As(err, new(cli.ExitCoder)):
+		msg += "\nTry: fdl-formats --help"
 	}
 	return msg
 }

@@ -47,7 +47,7 @@ func planCommand() *cli.Command {
 func openRepo(cmd *cli.Command) (*local.Local, repo.Options, error) {
 	var opts repo.Options
 	if cmd.Args().Len() != 1 {
-		return nil, opts, usageError{fmt.Errorf("%s takes exactly one repository folder", cmd.Name)}
+		return nil, opts, usageError{err: fmt.Errorf("%s takes exactly one repository folder", cmd.Name)}
 	}
 	st, err := local.New(cmd.Args().First())
 	if err != nil {
@@ -61,12 +61,12 @@ func openRepo(cmd *cli.Command) (*local.Local, repo.Options, error) {
 			}
 		}
 		if err != nil {
-			return nil, opts, usageError{fmt.Errorf("--now %q: want an RFC 3339 time such as 2026-06-30T00:00:00Z", s)}
+			return nil, opts, usageError{err: fmt.Errorf("--now %q: want an RFC 3339 time such as 2026-06-30T00:00:00Z", s)}
 		}
 		opts.Now = t
 	}
 	if j := cmd.Int("jobs"); j < 0 {
-		return nil, opts, usageError{errors.New("--jobs must be 1 or more")}
+		return nil, opts, usageError{err: errors.New("--jobs must be 1 or more")}
 	} else {
 		opts.Jobs = int(j)
 	}

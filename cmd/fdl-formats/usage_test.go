@@ -1,0 +1,62 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestUsageErrors: every kind of command-line mistake, on every command,
+// exits 2 with one short error and a pointer to the help, never the whole
+// help text, and runs nothing.
+func TestUsageErrors(t *testing.T) {
+	repoDir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(repoDir, "fdl.json"), []byte(`{"fdl":"0.1","formats":[{"ducklake":"1.0"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	catalog := filepath.Join(repoDir, "a.duckdb") // never opened: the usage is checked first
+	out := filepath.Join(t.TempDir(), "out.duckdb")
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string // in stderr
+	}{
+		{"unknown flag on plan", []string{"plan", "--bogus", repoDir}, "flag provided but not defined: -bogus"},
+		{"unknown flag on backfill", []string{"backfill", "--bogus", repoDir}, "-bogus"},
+		{"unknown flag on check", []string{"check", "--bogus", repoDir}, "-bogus"},
+		{"unknown flag on convert", []string{"convert", "--bogus", catalog, "--to", "1.0", "-o", out}, "-bogus"},
+		{"unknown flag on compare", []string{"compare", "--bogus", catalog, catalog}, "-bogus"},
+		{"unknown global flag", []string{"--bogus", "plan", repoDir}, "-bogus"},
+		{"convert without --to", []string{"convert", catalog, "-o", out}, `Required flag "to" not set`},
+		{"--jobs not a number", []string{"plan", "--jobs", "abc", repoDir}, `invalid value "abc" for flag -jobs`},
+		{"--jobs not a number on backfill", []string{"backfill", "--jobs=abc", repoDir}, `invalid value "abc"`},
+		{"--max-rows not a number", []string{"compare", "--max-rows", "x", catalog, catalog}, `invalid value "x"`},
+		{"unknown command", []string{"nosuch", repoDir}, `unknown command "nosuch"`},
+		{"no command", nil, "no command given"},
+		{"help on an unknown command", []string{"help", "nosuch"}, "No help topic"},
+		{"--log-level loud", []string{"--log-level", "loud", "plan", repoDir}, `--log-level "loud"`},
+		{"--log-format xml", []string{"--log-format", "xml", "plan", repoDir}, `--log-format "xml"`},
+		{"--log-format xml after the command", []string{"check", "--log-format=xml", repoDir}, `--log-format "xml"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var errOut strings.Builder
+			app := newApp()
+			app.Writer, app.ErrWriter = &strings.Builder{}, &errOut
+			err := app.Run(t.Context(), append([]string{"fdl-formats"}, tc.args...))
+			if code := exitCode(err); code != exitUsage {
+				t.Fatalf("exit %d, want %d (error %v)", code, exitUsage, err)
+			}
+			stderr := errOut.String() + renderError(err)
+			if !strings.Contains(stderr, tc.want) {
+				t.Errorf("stderr %q, want it to say %q", stderr, tc.want)
+			}
+			if !strings.Contains(stderr, "--help") || strings.Contains(stderr, "OPTIONS:") || strings.Count(stderr, "\n") > 2 {
+				t.Errorf("stderr should be one error and a pointer to --help, not the help text:\n%s", stderr)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Error("a usage error wrote the output")
+			}
+		})
+	}
+}
