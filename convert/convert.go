@@ -109,7 +109,7 @@ func convert(ctx context.Context, src, dst string, target *formats.Version, opts
 	}
 	w := &work{conn: conn, schema: schema}
 	if err := w.copyIn(ctx, layout, dynamic); err != nil {
-		return nil, fmt.Errorf("convert %s: %w", src, err)
+		return nil, sourceReadError(src, "convert", err)
 	}
 	r := &run{ctx: ctx, w: w, opts: opts, log: log.With("catalog", src), dryRun: dst == ""}
 	defer func() {

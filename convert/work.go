@@ -34,6 +34,9 @@ func openSource(ctx context.Context, conn *sql.Conn, src string) (schema, stamp 
 	} else if st.IsDir() {
 		return "", "", nil, nil, fmt.Errorf("open catalog %s: %w: it is a directory", src, ErrNotCatalog)
 	}
+	if err := checkComplete(src); err != nil {
+		return "", "", nil, nil, err
+	}
 	if _, err := conn.ExecContext(ctx, fmt.Sprintf("ATTACH %s AS src (READ_ONLY)", literal(src))); err != nil {
 		msg := err.Error()
 		switch {
@@ -48,7 +51,7 @@ func openSource(ctx context.Context, conn *sql.Conn, src string) (schema, stamp 
 	rows, err := conn.QueryContext(ctx, `SELECT schema_name, table_name, column_name FROM duckdb_columns()
 		WHERE database_name = 'src' AND table_name LIKE 'ducklake\_%' ESCAPE '\' ORDER BY schema_name, table_name, column_index`)
 	if err != nil {
-		return "", "", nil, nil, fmt.Errorf("read tables of %s: %w", src, err)
+		return "", "", nil, nil, sourceReadError(src, "read tables of", err)
 	}
 	defer rows.Close()
 	bySchema := map[string]formats.Layout{}
@@ -87,7 +90,7 @@ func openSource(ctx context.Context, conn *sql.Conn, src string) (schema, stamp 
 	var stamps []string
 	vrows, err := conn.QueryContext(ctx, q)
 	if err != nil {
-		return "", "", nil, nil, fmt.Errorf("read version of %s: %w", src, err)
+		return "", "", nil, nil, sourceReadError(src, "read version of", err)
 	}
 	defer vrows.Close()
 	for vrows.Next() {

@@ -2,10 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 )
 
 func TestConvertCommand(t *testing.T) {
@@ -98,5 +102,53 @@ func TestConvertCommandJSON(t *testing.T) {
 	}
 	if len(report.Refused) == 0 || report.Refused[0].Code != "macros" || report.Refused[0].Table != "ducklake_macro" {
 		t.Errorf("refused %+v, want macros in ducklake_macro", report.Refused)
+	}
+}
+
+// TestConvertTruncatedOrCorrupt cuts a real catalog at many sizes, and
+// flips a byte in a block the conversion reads: every one is invalid input
+// (exit 6, "truncated or corrupt"), never a raw IO failure (exit 1), and
+// nothing is written.
+func TestConvertTruncatedOrCorrupt(t *testing.T) {
+	versions, err := filepath.Glob(filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes", "versions", "*", "ducklake.duckdb"))
+	if err != nil || len(versions) == 0 {
+		t.Fatalf("no catalogs: %v", err)
+	}
+	whole, err := os.ReadFile(versions[len(versions)-1]) // 8.9 MB, 34 blocks of 256 KiB
+	if err != nil {
+		t.Fatal(err)
+	}
+	size := len(whole)
+	type damage struct {
+		name string
+		file func() []byte
+	}
+	var cases []damage
+	for _, cut := range []int{0, 100, 4096, 12288, 12289, 262144, 300000, 524288, 524289, 1 << 20, 4500000, size - 262144, size - 4096, size - 1} {
+		cases = append(cases, damage{fmt.Sprintf("cut_at_%d", cut), func() []byte { return whole[:cut] }})
+	}
+	cases = append(cases, damage{"byte_flipped_at_300000", func() []byte {
+		b := slices.Clone(whole)
+		b[300000] ^= 0xff
+		return b
+	}})
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			src, dst := filepath.Join(dir, "ducklake.duckdb"), filepath.Join(dir, "out.duckdb")
+			if err := os.WriteFile(src, tc.file(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, stderr, code := runAppStderr(t, "convert", src, "--to", "1.1", "-o", dst)
+			if code != exitInvalid {
+				t.Fatalf("exit %d, want %d:\n%s", code, exitInvalid, stderr)
+			}
+			if !strings.Contains(stderr, "not a DuckLake catalog") || !strings.Contains(stderr, src) {
+				t.Errorf("stderr %q, want it to name the file as not a DuckLake catalog", stderr)
+			}
+			if _, err := os.Stat(dst); err == nil {
+				t.Error("output written")
+			}
+		})
 	}
 }
