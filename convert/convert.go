@@ -40,8 +40,25 @@ type Options struct {
 	// DataPath is the local folder the catalog's data_path stands for
 	// (an FDL repository's data_dir); needed by RewriteDeletes.
 	DataPath string
+	// TempDir holds rewritten delete files until they are published. It
+	// must be on DataPath's file system and outside it, where readers
+	// never look; empty means ".fdl-tmp" beside DataPath (for a repository
+	// whose data_dir is "data/", its store.TempDir). Each run uses its own
+	// "convert-<owner>-*" folder there and removes it.
+	TempDir string
 	// Logger receives debug logs; nil discards them.
 	Logger *slog.Logger
+}
+
+// ScratchPrefix starts the name of a conversion's folder in Options.TempDir.
+const ScratchPrefix = "convert-"
+
+// tempDir is TempDir, or ".fdl-tmp" beside the data folder.
+func (o Options) tempDir() string {
+	if o.TempDir != "" {
+		return o.TempDir
+	}
+	return filepath.Join(filepath.Dir(filepath.Clean(o.DataPath)), ".fdl-tmp")
 }
 
 // Result describes a conversion (or, from Check, what one would do).
@@ -112,12 +129,8 @@ func convert(ctx context.Context, src, dst string, target *formats.Version, opts
 		return nil, sourceReadError(src, "convert", err)
 	}
 	r := &run{ctx: ctx, w: w, opts: opts, log: log.With("catalog", src), dryRun: dst == ""}
-	defer func() {
-		// Rewritten files not published (refusal, error) leave no trace.
-		for _, p := range r.pending {
-			os.Remove(p.tmp)
-		}
-	}()
+	// Rewritten files not published (refusal, error) leave no trace.
+	defer r.removeScratch()
 	if err := r.frozenChecks(source); err != nil {
 		return nil, fmt.Errorf("convert %s: %w", src, err)
 	}
@@ -146,7 +159,11 @@ func convert(ctx context.Context, src, dst string, target *formats.Version, opts
 	if dst == "" {
 		return res, nil
 	}
-	if err := write(ctx, conn, w, target, dst, storage, r.pending); err != nil {
+	// Files the catalog refers to first, then the catalog itself.
+	if err := r.publishRewritten(); err != nil {
+		return nil, fmt.Errorf("convert %s to %s: %w", src, target, err)
+	}
+	if err := write(ctx, conn, w, target, dst, storage); err != nil {
 		return nil, fmt.Errorf("convert %s to %s: %w", src, target, err)
 	}
 	log.Info("converted", "catalog", src, "from_version", source.Name, "to_version", target.Name, "output", dst)
@@ -189,7 +206,7 @@ func (r *run) frozenChecks(source *formats.Version) error {
 // write projects the working tables into a new DuckDB file with exactly the
 // target's shapes, under a temporary name next to dst, then links it into
 // place without replacing anything.
-func write(ctx context.Context, conn *sql.Conn, w *work, target *formats.Version, dst, storage string, pending []pendingFile) (err error) {
+func write(ctx context.Context, conn *sql.Conn, w *work, target *formats.Version, dst, storage string) (err error) {
 	dir := filepath.Dir(dst)
 	tmpf, err := os.CreateTemp(dir, "."+filepath.Base(dst)+".tmp-*")
 	if err != nil {
@@ -256,10 +273,6 @@ func write(ctx context.Context, conn *sql.Conn, w *work, target *formats.Version
 	}
 	detached = true
 	if err := syncFile(tmp); err != nil {
-		return err
-	}
-	// Files the catalog refers to first, then the catalog itself.
-	if err := publishPending(pending); err != nil {
 		return err
 	}
 	// os.Link fails if dst exists: two writers can never replace each other.

@@ -58,6 +58,7 @@ type run struct {
 	findings []Finding
 	dryRun   bool          // Check: analyse, write nothing
 	pending  []pendingFile // rewritten data-folder files to publish with the catalog
+	scratch  string        // the run's folder for them, once made
 }
 
 func (r *run) add(f Finding) { r.findings = append(r.findings, f) }

@@ -6,12 +6,16 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/google/uuid"
+
+	"github.com/fdl-formats/fdl-formats/internal/faults"
+	"github.com/fdl-formats/fdl-formats/internal/scratch"
 )
 
 // Partial deletion files (0.4+) carry, per deleted position, the snapshot
@@ -20,7 +24,7 @@ import (
 // 2-column delete file per snapshot, each visible until the next one. The
 // new files are written beside the original, named after their content's
 // origin so that every run writes the same names, and published only when
-// the whole conversion succeeds (see publishPending).
+// the whole conversion succeeds (see publishRewritten).
 
 // Field ids DuckDB's DuckLake writer puts on delete-file columns.
 const (
@@ -32,9 +36,12 @@ const (
 // (UUIDv5 of the original file's path and the snapshot).
 var rewriteNamespace = uuid.NewSHA1(uuid.NameSpaceURL, []byte("https://fdl-formats/rewrite-deletes"))
 
-// pendingFile is a data-directory file a conversion will publish.
+// pendingFile is a data-directory file a conversion will publish: tmp in
+// the run's scratch folder, linked to final; id is its delete_file_id in the
+// working catalog and key its encryption key.
 type pendingFile struct {
-	tmp, final string
+	id              int64
+	tmp, final, key string
 }
 
 // rewritePartialDeletes replaces every partial deletion file of the working
@@ -93,7 +100,7 @@ func rewritePartialDeletes(r *run) error {
 			id := uuid.NewSHA1(rewriteNamespace, []byte(relDir+p.path+"|"+s))
 			name := fmt.Sprintf("ducklake-%s-delete.parquet", id)
 			rows := fmt.Sprintf(`SELECT DISTINCT file_path::VARCHAR AS file_path, pos::BIGINT AS pos FROM %s WHERE "_ducklake_internal_snapshot_id" <= %s`, src, s)
-			size, footer, count, err := r.writeDeleteFile(filepath.Join(dir, name), rows, keyName)
+			size, footer, count, err := r.writeDeleteFile(nextID, filepath.Join(dir, name), rows, keyName)
 			if err != nil {
 				return fmt.Errorf("rewrite %s at snapshot %s: %w", local, s, err)
 			}
@@ -174,40 +181,78 @@ func encryptionOption(key string) string {
 
 // writeDeleteFile makes final a 2-column Parquet delete file holding the
 // (file_path, pos) rows of query, encrypted with key when set, and returns
-// its size, footer length and row count. A dry run writes nothing and
-// returns only the count. A file already there (names are deterministic) is
-// reused when it holds exactly these rows; a new one is written beside final
-// (os.Link cannot cross filesystems) and published with the catalog.
-func (r *run) writeDeleteFile(final, query, key string) (size, footer, count int64, err error) {
+// its size, footer length and row count; id is the delete_file_id the
+// working catalog records it under. A dry run writes nothing and returns
+// only the count. A file already there (names are deterministic) is reused
+// when it holds exactly these rows; a new one is written into the run's
+// scratch folder, where readers never look, and published with the catalog
+// (publishRewritten).
+func (r *run) writeDeleteFile(id int64, final, query, key string) (size, footer, count int64, err error) {
 	if count, err = r.w.count(r.ctx, "SELECT count(*) FROM ("+query+")"); err != nil || r.dryRun {
 		return 0, 0, count, err
 	}
 	if _, statErr := os.Stat(final); statErr == nil {
-		got := fmt.Sprintf(`SELECT file_path::VARCHAR, pos::BIGINT FROM %s`, readParquetSQL(final, key))
-		diff, err := r.w.count(r.ctx, fmt.Sprintf(`SELECT count(*) FROM ((%s EXCEPT ALL %s) UNION ALL (%s EXCEPT ALL %s))`, query, got, got, query))
-		if err != nil {
-			return 0, 0, 0, fmt.Errorf("read existing %s: %w", final, err)
-		}
-		if diff != 0 {
-			return 0, 0, 0, fmt.Errorf("%s: %w with other positions", final, ErrExists)
+		if err := r.sameDeleteRows(query, final, key); err != nil {
+			return 0, 0, 0, err
 		}
 		size, footer, err = parquetSizes(final)
 		return size, footer, count, err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(final), "."+filepath.Base(final)+".tmp-*")
+	dir, err := r.scratchDir()
 	if err != nil {
 		return 0, 0, 0, err
 	}
-	tmp.Close()
-	os.Remove(tmp.Name()) // DuckDB creates the file itself
+	tmp := filepath.Join(dir, fmt.Sprintf("%d-%s", len(r.pending), filepath.Base(final)))
 	copyTo := fmt.Sprintf(`COPY (%s ORDER BY pos) TO %s (FORMAT parquet, FIELD_IDS {file_path: %d, pos: %d}%s)`,
-		query, literal(tmp.Name()), deleteFilePathFieldID, deletePosFieldID, encryptionOption(key))
+		query, literal(tmp), deleteFilePathFieldID, deletePosFieldID, encryptionOption(key))
 	if err := r.w.exec(r.ctx, copyTo); err != nil {
 		return 0, 0, 0, err
 	}
-	r.pending = append(r.pending, pendingFile{tmp: tmp.Name(), final: final})
-	size, footer, err = parquetSizes(tmp.Name())
+	r.pending = append(r.pending, pendingFile{id: id, tmp: tmp, final: final, key: key})
+	size, footer, err = parquetSizes(tmp)
 	return size, footer, count, err
+}
+
+// sameDeleteRows fails with ErrExists unless the delete file at path holds
+// exactly the rows of query.
+func (r *run) sameDeleteRows(query, path, key string) error {
+	got := fmt.Sprintf(`SELECT file_path::VARCHAR, pos::BIGINT FROM %s`, readParquetSQL(path, key))
+	diff, err := r.w.count(r.ctx, fmt.Sprintf(`SELECT count(*) FROM ((%s EXCEPT ALL %s) UNION ALL (%s EXCEPT ALL %s))`, query, got, got, query))
+	if err != nil {
+		return fmt.Errorf("read existing %s: %w", path, err)
+	}
+	if diff != 0 {
+		return fmt.Errorf("%s: %w with other positions", path, ErrExists)
+	}
+	return nil
+}
+
+// scratchDir is the run's private folder for rewritten files before they
+// are published: a "convert-<owner>-*" folder in Options.TempDir, or in
+// ".fdl-tmp" beside the data folder. It must be on the data folder's file
+// system (files are published with link(2)); a run killed before its
+// cleanup leaves it there, outside the data folder, for the next backfill
+// to remove (internal/scratch).
+func (r *run) scratchDir() (string, error) {
+	if r.scratch != "" {
+		return r.scratch, nil
+	}
+	dir, err := scratch.MkdirTemp(r.opts.tempDir(), ScratchPrefix)
+	if err != nil {
+		return "", fmt.Errorf("create scratch folder for rewritten delete files: %w", err)
+	}
+	r.scratch = dir
+	return dir, nil
+}
+
+// removeScratch removes the run's scratch folder, and the temp folder
+// holding it when nothing else is left there.
+func (r *run) removeScratch() {
+	if r.scratch == "" {
+		return
+	}
+	os.RemoveAll(r.scratch)
+	_ = os.Remove(filepath.Dir(r.scratch)) // only if empty
 }
 
 // parquetSizes returns a Parquet file's size and footer length (the
@@ -223,20 +268,60 @@ func parquetSizes(path string) (size, footer int64, err error) {
 	return int64(len(b)), int64(binary.LittleEndian.Uint32(b[len(b)-8:])), nil
 }
 
-// publishPending links rewritten data-directory files into place. A file
-// already there (from an earlier run: names are deterministic) must have
-// the same bytes.
-func publishPending(pending []pendingFile) error {
-	for _, p := range pending {
+// publishRewritten links the rewritten delete files into place, before the
+// catalog that names them is written. A file another job or run published
+// first (names are deterministic) is already there, not a failure, when its
+// content is the same: the same bytes, or the same rows (another DuckDB
+// build may encode them differently; the working catalog then records that
+// file's size and footer). Different rows under the same name fail with
+// ErrExists. A catalog write that fails afterwards leaves the published
+// files, unreferenced, for the next run to reuse.
+func (r *run) publishRewritten() error {
+	if err := faults.At(r.ctx, "convert/publish", r.scratch); err != nil {
+		return err
+	}
+	for _, p := range r.pending {
+		if err := faults.AtPoint(r.ctx, faults.Point{Name: "convert/link", Path: p.final, From: p.tmp}); err != nil {
+			return err
+		}
 		err := os.Link(p.tmp, p.final)
-		os.Remove(p.tmp)
 		if err == nil {
 			continue
 		}
-		if !errors.Is(err, os.ErrExist) {
+		if !errors.Is(err, fs.ErrExist) {
 			return fmt.Errorf("publish %s: %w", p.final, err)
 		}
-		return fmt.Errorf("publish %s: %w (written by a concurrent run?); run again to reuse it", p.final, ErrExists)
+		same, err := sameBytes(p.tmp, p.final)
+		if err != nil {
+			return fmt.Errorf("publish %s: compare with the file already there: %w", p.final, err)
+		}
+		if same {
+			continue
+		}
+		rows := fmt.Sprintf(`SELECT file_path::VARCHAR AS file_path, pos::BIGINT AS pos FROM %s`, readParquetSQL(p.tmp, p.key))
+		if err := r.sameDeleteRows(rows, p.final, p.key); err != nil {
+			return fmt.Errorf("publish: %w", err)
+		}
+		size, footer, err := parquetSizes(p.final)
+		if err != nil {
+			return err
+		}
+		if err := r.w.exec(r.ctx, `UPDATE ducklake_delete_file SET file_size_bytes = ?, footer_size = ? WHERE delete_file_id = ?`, size, footer, p.id); err != nil {
+			return fmt.Errorf("publish %s: record the size of the file already there: %w", p.final, err)
+		}
 	}
 	return nil
+}
+
+// sameBytes reports whether two files have the same content.
+func sameBytes(a, b string) (bool, error) {
+	fa, err := os.ReadFile(a)
+	if err != nil {
+		return false, err
+	}
+	fb, err := os.ReadFile(b)
+	if err != nil {
+		return false, err
+	}
+	return bytes.Equal(fa, fb), nil
 }

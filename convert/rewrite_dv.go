@@ -55,7 +55,7 @@ func rewriteDeletionVectors(r *run) error {
 			values[i] = fmt.Sprint(p)
 		}
 		rows := fmt.Sprintf(`SELECT %s::VARCHAR AS file_path, unnest([%s]::BIGINT[]) AS pos`, literal(dataPath), strings.Join(values, ","))
-		size, footer, count, err := r.writeDeleteFile(final, rows, "")
+		size, footer, count, err := r.writeDeleteFile(f.id, final, rows, "")
 		if err != nil {
 			return fmt.Errorf("rewrite %s: %w", local, err)
 		}

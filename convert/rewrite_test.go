@@ -2,7 +2,9 @@ package convert
 
 import (
 	"context"
+	"database/sql"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/fdl-formats/fdl-formats/compare"
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/faults"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 )
 
@@ -130,4 +133,110 @@ func TestRewriteDeletes(t *testing.T) {
 			t.Errorf("a refused conversion wrote %d files into the data folder", len(got)-len(before))
 		}
 	})
+}
+
+// TestRewritePublishRace: another job or run publishes a rewritten delete
+// file under the same deterministic name between this run's write and its
+// publication. The same content is already there (the same bytes, or the
+// same rows encoded differently, whose size and footer the catalog then
+// records); other rows under that name are refused and nothing is written.
+func TestRewritePublishRace(t *testing.T) {
+	lake := filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes")
+	vs := versionCatalogs(t, lake)
+	src := vs[len(vs)-1]
+	ctx := context.Background()
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	copyParquet := func(query, to string) error {
+		_, err := db.Exec(fmt.Sprintf(`COPY (%s) TO %s (FORMAT parquet, COMPRESSION uncompressed, FIELD_IDS {file_path: %d, pos: %d})`,
+			query, literal(to), deleteFilePathFieldID, deletePosFieldID))
+		return err
+	}
+	for _, tc := range []struct {
+		name  string
+		plant func(from, to string) error // what the other writer published first
+		want  error
+	}{
+		{"same bytes", func(from, to string) error {
+			b, err := os.ReadFile(from)
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(to, b, 0o644)
+		}, nil},
+		{"same rows, other encoding", func(from, to string) error {
+			return copyParquet(fmt.Sprintf("SELECT * FROM read_parquet(%s) ORDER BY pos", literal(from)), to)
+		}, nil},
+		{"other rows", func(from, to string) error {
+			return copyParquet(fmt.Sprintf("SELECT * FROM read_parquet(%s) ORDER BY pos OFFSET 1", literal(from)), to)
+		}, ErrExists},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data := filepath.Join(t.TempDir(), "data")
+			copyTree(t, filepath.Join(lake, "data"), data)
+			planted := map[string]int64{} // final path -> size of what was planted
+			fctx := faults.With(ctx, func(p faults.Point) error {
+				if p.Name != "convert/link" {
+					return nil
+				}
+				if err := tc.plant(p.From, p.Path); err != nil {
+					return err
+				}
+				st, err := os.Stat(p.Path)
+				if err != nil {
+					return err
+				}
+				planted[p.Path] = st.Size()
+				a, _ := os.ReadFile(p.From)
+				b, _ := os.ReadFile(p.Path)
+				if same := string(a) == string(b); same != (tc.name == "same bytes") {
+					t.Errorf("planted file has the same bytes = %v", same)
+				}
+				return nil
+			})
+			out := filepath.Join(t.TempDir(), "0.3.duckdb")
+			_, err := Catalog(fctx, src, out, formats.V0_3, Options{RewriteDeletes: true, DataPath: data})
+			if len(planted) == 0 {
+				t.Fatal("no rewritten delete file was published")
+			}
+			if tc.want != nil {
+				if !errors.Is(err, tc.want) {
+					t.Fatalf("err = %v, want %v", err, tc.want)
+				}
+				if _, statErr := os.Stat(out); statErr == nil {
+					t.Error("catalog written despite the conflict")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("a file already there with the same content failed the conversion: %v", err)
+			}
+			// The catalog records the files really there.
+			rows := query(t, out, `SELECT path, file_size_bytes FROM c.ducklake_delete_file`)
+			for final, size := range planted {
+				found := false
+				for _, r := range rows {
+					if strings.HasSuffix(final, "/"+filepath.Base(r[0])) {
+						found = true
+						if r[1] != fmt.Sprint(size) {
+							t.Errorf("%s: catalog says %s bytes, the file has %d", r[0], r[1], size)
+						}
+					}
+				}
+				if !found {
+					t.Errorf("%s is not in the catalog", final)
+				}
+			}
+			rep, err := compare.Catalogs(ctx, src, out, compare.Options{DataPath: data})
+			if err != nil || !rep.Equivalent {
+				t.Fatalf("not equivalent: %v %+v", err, rep.Differences)
+			}
+			if _, err := os.Stat(filepath.Join(filepath.Dir(data), ".fdl-tmp")); err == nil {
+				t.Error("temporary folder left behind")
+			}
+		})
+	}
 }

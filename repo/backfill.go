@@ -14,6 +14,8 @@ import (
 
 	"github.com/fdl-formats/fdl-formats/compare"
 	"github.com/fdl-formats/fdl-formats/convert"
+	"github.com/fdl-formats/fdl-formats/internal/faults"
+	"github.com/fdl-formats/fdl-formats/internal/scratch"
 	"github.com/fdl-formats/fdl-formats/store"
 )
 
@@ -33,7 +35,8 @@ const (
 	Failed Outcome = "failed"
 )
 
-// Steps of a Backfill cell, in order, as passed to Options.Hook.
+// Steps of a Backfill cell, in order (CellResult.Step names the one that
+// failed).
 var Steps = []string{"verify", "convert", "compare", "publish"}
 
 // CellResult is the outcome of one cell of a Backfill.
@@ -60,6 +63,9 @@ type BackfillReport struct {
 	Plan          *Matrix         `json:"plan"`
 	Results       []*CellResult   `json:"results"`
 	Counts        map[Outcome]int `json:"counts"`
+	// Removed lists the temporary files and work folders of killed runs
+	// this run removed before starting.
+	Removed []scratch.Removed `json:"removed_temporaries"`
 }
 
 // BackfillError lists the cells Backfill could not write.
@@ -112,14 +118,17 @@ func Backfill(ctx context.Context, st store.Store, opts Options) (*BackfillRepor
 	for _, w := range m.Warnings {
 		log.Warn(w)
 	}
-	rep := &BackfillReport{FormatVersion: 1, DryRun: opts.DryRun, Plan: m, Results: []*CellResult{}, Counts: map[Outcome]int{}}
+	rep := &BackfillReport{FormatVersion: 1, DryRun: opts.DryRun, Plan: m, Results: []*CellResult{}, Counts: map[Outcome]int{}, Removed: []scratch.Removed{}}
+	if !opts.DryRun {
+		rep.Removed = append(rep.Removed, r.sweep(&opts)...)
+	}
 	var todo []*Cell
 	for _, c := range m.Cells() {
 		if c.State == Missing {
 			todo = append(todo, c)
 		}
 	}
-	work, err := os.MkdirTemp(opts.WorkDir, "fdl-backfill-")
+	work, err := scratch.MkdirTemp(opts.workDir(), backfillWorkPrefix)
 	if err != nil {
 		return nil, fmt.Errorf("create work folder: %w", err)
 	}
@@ -195,15 +204,13 @@ func (r *repository) fill(ctx context.Context, c *Cell, work string, opts *Optio
 			log.Debug("cell done", "outcome", res.Outcome, "duration_seconds", res.Seconds)
 		}
 	}()
+	out := "" // the converted catalog, from the compare step on
 	at := func(s string) error {
 		step = s
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if opts.Hook != nil {
-			return opts.Hook(s, c)
-		}
-		return nil
+		return faults.At(ctx, "backfill/"+s, out)
 	}
 	dir, err := os.MkdirTemp(work, "cell-")
 	if err != nil {
@@ -229,12 +236,13 @@ func (r *repository) fill(ctx context.Context, c *Cell, work string, opts *Optio
 	if res.err = at("convert"); res.err != nil {
 		return res
 	}
-	out := filepath.Join(dir, c.Format+".duckdb")
+	converted := filepath.Join(dir, c.Format+".duckdb")
 	copts := opts.Convert
 	// With RewriteDeletes the converter publishes new delete files into the
-	// data folder (never under versions/) before it returns.
-	copts.Logger, copts.DataPath = opts.log(), r.dataPath
-	cres, err := convert.Catalog(ctx, src, out, c.target, copts)
+	// data folder (never under versions/) before it returns, from its own
+	// folder in the repository's temp folder.
+	copts.Logger, copts.DataPath, copts.TempDir = opts.log(), r.dataPath, r.tempDir()
+	cres, err := convert.Catalog(ctx, src, converted, c.target, copts)
 	if err != nil {
 		res.err = err
 		return res
@@ -243,7 +251,7 @@ func (r *repository) fill(ctx context.Context, c *Cell, work string, opts *Optio
 		res.Findings = append(res.Findings, f.String())
 	}
 
-	c.out = out
+	out = converted
 	if res.err = at("compare"); res.err != nil {
 		return res
 	}

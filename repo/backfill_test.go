@@ -19,6 +19,7 @@ import (
 
 	_ "github.com/duckdb/duckdb-go/v2"
 
+	"github.com/fdl-formats/fdl-formats/internal/faults"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 	"github.com/fdl-formats/fdl-formats/store"
 	"github.com/fdl-formats/fdl-formats/store/local"
@@ -292,24 +293,24 @@ func TestBackfillInterrupted(t *testing.T) {
 	injected := errors.New("injected")
 	type failure struct {
 		name  string
-		hook  func(cancel context.CancelFunc) func(string, *Cell) error
+		hook  func(cancel context.CancelFunc) faults.Func
 		store func(*local.Local) store.Store
 		want  error
 	}
 	var cases []failure
 	for _, step := range Steps {
 		cases = append(cases,
-			failure{name: "error_at_" + step, want: injected, hook: func(context.CancelFunc) func(string, *Cell) error {
-				return func(s string, _ *Cell) error {
-					if s == step {
+			failure{name: "error_at_" + step, want: injected, hook: func(context.CancelFunc) faults.Func {
+				return func(p faults.Point) error {
+					if p.Name == "backfill/"+step {
 						return injected
 					}
 					return nil
 				}
 			}},
-			failure{name: "cancel_at_" + step, want: context.Canceled, hook: func(cancel context.CancelFunc) func(string, *Cell) error {
-				return func(s string, _ *Cell) error {
-					if s == step {
+			failure{name: "cancel_at_" + step, want: context.Canceled, hook: func(cancel context.CancelFunc) faults.Func {
+				return func(p faults.Point) error {
+					if p.Name == "backfill/"+step {
 						cancel()
 					}
 					return nil
@@ -329,7 +330,7 @@ func TestBackfillInterrupted(t *testing.T) {
 			o := opts
 			o.WorkDir = t.TempDir()
 			if tc.hook != nil {
-				o.Hook = tc.hook(cancel)
+				cctx = faults.With(cctx, tc.hook(cancel))
 			}
 			var s store.Store = st
 			if tc.store != nil {
@@ -368,13 +369,13 @@ func TestBackfillProofFails(t *testing.T) {
 	ctx := context.Background()
 	st, root := smallLake(t)
 	before := snapshotTree(t, root)
-	opts := Options{Formats: []string{"1.1"}, Versions: []string{"3"}, Hook: func(step string, c *Cell) error {
-		if step == "compare" {
-			execDuckDB(t, c.out, "DELETE FROM ducklake_delete_file")
+	opts := Options{Formats: []string{"1.1"}, Versions: []string{"3"}}
+	rep, err := Backfill(faults.With(ctx, func(p faults.Point) error {
+		if p.Name == "backfill/compare" {
+			execDuckDB(t, p.Path, "DELETE FROM ducklake_delete_file")
 		}
 		return nil
-	}}
-	rep, err := Backfill(ctx, st, opts)
+	}), st, opts)
 	if !errors.Is(err, ErrBackfillIncomplete) || rep == nil || len(rep.Results) != 1 {
 		t.Fatalf("Backfill = %v, want one failed cell", err)
 	}

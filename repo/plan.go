@@ -16,6 +16,7 @@ import (
 	"github.com/fdl-formats/fdl-formats/convert"
 	"github.com/fdl-formats/fdl-formats/fdljson"
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/scratch"
 	"github.com/fdl-formats/fdl-formats/store"
 )
 
@@ -62,7 +63,6 @@ type Cell struct {
 	source string // key of the frozen catalog
 	target *formats.Version
 	ref    fdljson.FileRef
-	out    string // Backfill's converted file, from the compare step on (for tests' hooks)
 }
 
 // VersionPlan is one row of the matrix.
@@ -187,7 +187,7 @@ func (r *repository) plan(ctx context.Context, opts *Options) (*Matrix, error) {
 		}
 		p.Formats = append(p.Formats, fp)
 	}
-	work, err := os.MkdirTemp(opts.WorkDir, "fdl-plan-")
+	work, err := scratch.MkdirTemp(opts.workDir(), planWorkPrefix)
 	if err != nil {
 		return nil, fmt.Errorf("create work folder: %w", err)
 	}

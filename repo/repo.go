@@ -38,8 +38,10 @@ type Options struct {
 	// data_dir). Empty means the store's own folder for data_dir, which a
 	// store.PathStore provides.
 	DataPath string
-	// WorkDir holds temporary work files; empty means os.TempDir(). It must
-	// be outside the repository's versions/ folder.
+	// WorkDir holds temporary work folders ("fdl-plan-*", "fdl-backfill-*",
+	// "fdl-check-*", named after their process); empty means os.TempDir().
+	// It must be outside the repository's versions/ folder. Backfill removes
+	// the folders there that killed runs left behind.
 	WorkDir string
 	// Convert passes lossy, inlined-data and delete-rewriting options to
 	// the converter (DataPath and Logger are set per cell). Plan, Backfill
@@ -49,10 +51,6 @@ type Options struct {
 	Logger *slog.Logger
 	// Progress, if set, is called after each cell Backfill or Check finishes.
 	Progress func(Progress)
-	// Hook, if set, is called before each step of a Backfill cell ("verify",
-	// "convert", "compare", "publish"); an error fails the cell there. Tests
-	// use it to inject failures.
-	Hook func(step string, c *Cell) error
 }
 
 // Progress reports one finished cell.

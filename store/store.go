@@ -42,6 +42,14 @@ type PathStore interface {
 	Path(key string) (string, error)
 }
 
+// TempDir is the folder, directly under a local repository's root, where
+// writers keep their temporary files (named after the process that owns
+// them; see internal/scratch). It sits beside versions/ and data/, on the
+// same file system, and is no object: List never shows it, and readers,
+// who open only fdl.json, versions/ and the data files a catalog names,
+// never look there.
+const TempDir = ".fdl-tmp"
+
 // ObjectInfo describes one object.
 type ObjectInfo struct {
 	Key     string    `json:"key"`

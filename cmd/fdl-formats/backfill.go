@@ -67,6 +67,9 @@ func printBackfill(out io.Writer, _ string, rep *repo.BackfillReport) {
 	for _, w := range rep.Plan.Warnings {
 		fmt.Fprintln(out, "warning: "+w)
 	}
+	for _, rm := range rep.Removed {
+		fmt.Fprintf(out, "removed stale temporary %s\n", rm)
+	}
 	for _, r := range rep.Results {
 		line := fmt.Sprintf("%-13s %s", r.Outcome, r.Key)
 		switch r.Outcome {

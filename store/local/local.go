@@ -13,20 +13,22 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/fdl-formats/fdl-formats/internal/faults"
+	"github.com/fdl-formats/fdl-formats/internal/scratch"
 	"github.com/fdl-formats/fdl-formats/store"
 )
 
-// TempDirName is the folder, directly under the root, where Create writes
-// its temporary files. It sits beside versions/, never inside it, and List
-// does not show it; Create removes it again when it is empty.
-const TempDirName = ".fdl-tmp"
+// TempDirName is store.TempDir, the folder directly under the root where
+// Create writes its temporary files ("create-<owner>-*.tmp"). List does not
+// show it; Create removes it again when it is empty.
+const TempDirName = store.TempDir
+
+// TempPrefix starts the names of Create's temporary files in TempDirName.
+const TempPrefix = "create-"
 
 // Local stores objects as files under a root folder.
 type Local struct {
 	root string
-	// failAt, set by tests, injects a failure at a named step of Create
-	// ("temp", "write", "sync", "close", "link").
-	failAt func(step string) error
 }
 
 var (
@@ -182,7 +184,7 @@ func (l *Local) Create(ctx context.Context, key string, r io.Reader) (err error)
 		if err != nil {
 			return fmt.Errorf("create %s: %w", key, err)
 		}
-		if err = l.fail("link"); err == nil {
+		if err = faults.At(ctx, "local/link", tmp); err == nil {
 			err = os.Link(tmp, final)
 		}
 		if err == nil {
@@ -208,20 +210,10 @@ func (l *Local) Create(ctx context.Context, key string, r io.Reader) (err error)
 // on error it removes the file.
 func (l *Local) writeTemp(ctx context.Context, r io.Reader) (path string, err error) {
 	dir := filepath.Join(l.root, TempDirName)
-	var f *os.File
-	for attempt := 0; ; attempt++ {
-		if err := l.fail("temp"); err != nil {
-			return "", err
-		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return "", err
-		}
-		f, err = os.CreateTemp(dir, "create-*.tmp")
-		// Another writer may remove the empty folder between the two calls.
-		if err == nil || !errors.Is(err, fs.ErrNotExist) || attempt == 3 {
-			break
-		}
+	if err := faults.At(ctx, "local/temp", dir); err != nil {
+		return "", err
 	}
+	f, err := scratch.CreateTemp(dir, TempPrefix, ".tmp")
 	if err != nil {
 		return "", err
 	}
@@ -239,29 +231,21 @@ func (l *Local) writeTemp(ctx context.Context, r io.Reader) (path string, err er
 	if _, err := io.Copy(f, ctxReader{ctx, r}); err != nil {
 		return "", fmt.Errorf("write: %w", err)
 	}
-	if err := l.fail("write"); err != nil {
-		return "", err
-	}
-	if err := l.fail("sync"); err != nil {
-		return "", err
+	for _, step := range []string{"write", "sync"} {
+		if err := faults.At(ctx, "local/"+step, f.Name()); err != nil {
+			return "", err
+		}
 	}
 	if err := f.Sync(); err != nil {
 		return "", fmt.Errorf("sync: %w", err)
 	}
-	if err := l.fail("close"); err != nil {
+	if err := faults.At(ctx, "local/close", f.Name()); err != nil {
 		return "", err
 	}
 	if err := f.Close(); err != nil {
 		return "", fmt.Errorf("close: %w", err)
 	}
 	return f.Name(), nil
-}
-
-func (l *Local) fail(step string) error {
-	if l.failAt == nil {
-		return nil
-	}
-	return l.failAt(step)
 }
 
 // ctxReader stops a copy when the context is done.

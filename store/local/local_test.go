@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fdl-formats/fdl-formats/internal/faults"
 	"github.com/fdl-formats/fdl-formats/store"
 	"github.com/fdl-formats/fdl-formats/store/storetest"
 )
@@ -57,20 +58,19 @@ func TestCreateInjectedFailures(t *testing.T) {
 			if err := os.MkdirAll(filepath.Join(l.Root(), "versions", "v"), 0o755); err != nil {
 				t.Fatal(err)
 			}
-			l.failAt = func(s string) error {
-				if s == step {
+			fctx := faults.With(ctx, func(p faults.Point) error {
+				if p.Name == "local/"+step {
 					return boom
 				}
 				return nil
-			}
-			err := l.Create(ctx, "versions/v/catalogs/1.0.duckdb", strings.NewReader("catalog"))
+			})
+			err := l.Create(fctx, "versions/v/catalogs/1.0.duckdb", strings.NewReader("catalog"))
 			if !errors.Is(err, boom) {
 				t.Fatalf("Create error = %v, want the injected failure", err)
 			}
 			if got := allFiles(t, l.Root()); len(got) != 2 || got[0] != "versions" || got[1] != "versions/v" {
 				t.Errorf("after a failure at %s the root holds %q, want only versions/v", step, got)
 			}
-			l.failAt = nil
 			if err := l.Create(ctx, "versions/v/catalogs/1.0.duckdb", strings.NewReader("catalog")); err != nil {
 				t.Fatalf("Create after the failure: %v", err)
 			}
