@@ -2,7 +2,6 @@ package repo
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -271,5 +270,3 @@ func newNames(before, after []string) []string {
 	}
 	return out
 }
-
-var _ = fmt.Sprint
