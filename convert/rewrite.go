@@ -296,6 +296,7 @@ func (r *run) publishRewritten() error {
 			return fmt.Errorf("publish %s: compare with the file already there: %w", p.final, err)
 		}
 		if same {
+			r.log.Debug("rewritten delete file already there", "path", p.final, "same", "bytes")
 			continue
 		}
 		rows := fmt.Sprintf(`SELECT file_path::VARCHAR AS file_path, pos::BIGINT AS pos FROM %s`, readParquetSQL(p.tmp, p.key))
@@ -309,6 +310,7 @@ func (r *run) publishRewritten() error {
 		if err := r.w.exec(r.ctx, `UPDATE ducklake_delete_file SET file_size_bytes = ?, footer_size = ? WHERE delete_file_id = ?`, size, footer, p.id); err != nil {
 			return fmt.Errorf("publish %s: record the size of the file already there: %w", p.final, err)
 		}
+		r.log.Debug("rewritten delete file already there", "path", p.final, "same", "rows")
 	}
 	return nil
 }
