@@ -22,9 +22,10 @@ import (
 // that deleted it. Format 0.3 readers ignore that column, so a 0.3 catalog
 // gets what a 0.3 writer would have written instead: one cumulative
 // 2-column delete file per snapshot, each visible until the next one. The
-// new files are written beside the original, named after their content's
-// origin so that every run writes the same names, and published only when
-// the whole conversion succeeds (see publishRewritten).
+// new files are named after their content's origin, so that every run
+// writes the same names, written in the run's scratch folder and linked
+// beside the original only when the conversion is accepted (see
+// publishRewritten).
 
 // Field ids DuckDB's DuckLake writer puts on delete-file columns.
 const (

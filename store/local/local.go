@@ -23,8 +23,8 @@ import (
 // show it; Create removes it again when it is empty.
 const TempDirName = store.TempDir
 
-// TempPrefix starts the names of Create's temporary files in TempDirName.
-const TempPrefix = "create-"
+// tempPrefix starts the names of Create's temporary files in TempDirName.
+const tempPrefix = "create-"
 
 // Local stores objects as files under a root folder.
 type Local struct {
@@ -213,7 +213,7 @@ func (l *Local) writeTemp(ctx context.Context, r io.Reader) (path string, err er
 	if err := faults.At(ctx, "local/temp", dir); err != nil {
 		return "", err
 	}
-	f, err := scratch.CreateTemp(dir, TempPrefix, ".tmp")
+	f, err := scratch.CreateTemp(dir, tempPrefix, ".tmp")
 	if err != nil {
 		return "", err
 	}
