@@ -57,6 +57,9 @@ type Header struct {
 	// least the file's: what the file needs. Empty when the file is newer
 	// than every known storage version.
 	Storage string `json:"storage,omitempty"`
+	// length is what the current database header promises the file holds:
+	// the three headers and every block (0 when it does not say).
+	length uint64
 }
 
 var (
@@ -74,7 +77,13 @@ const (
 	// Offsets inside a database header: checksum, iteration, meta block,
 	// free list, block count, block alloc size, vector size, serialization.
 	iterationOffset     = 8
+	blockCountOffset    = 32
+	blockSizeOffset     = 40
 	serializationOffset = 56
+	// Bounds past which a block size or count is not one DuckDB writes.
+	minBlockSize = 4096
+	maxBlockSize = 1 << 30
+	maxFileSize  = 1 << 50
 )
 
 // Read parses the headers at the start of r (it reads 12 KiB).
@@ -104,6 +113,10 @@ func Read(r io.Reader) (Header, error) {
 		current = db2
 	}
 	h.Serialization = le.Uint64(current[serializationOffset:])
+	blocks, blockSize := le.Uint64(current[blockCountOffset:]), le.Uint64(current[blockSizeOffset:])
+	if blockSize >= minBlockSize && blockSize <= maxBlockSize && blocks <= maxFileSize/blockSize {
+		h.length = uint64(len(buf)) + blocks*blockSize
+	}
 	for _, s := range Storages {
 		if s.VersionNumber >= h.VersionNumber && s.Serialization >= h.Serialization {
 			h.Storage = s.Name
@@ -112,6 +125,12 @@ func Read(r io.Reader) (Header, error) {
 	}
 	return h, nil
 }
+
+// Length is how long the file must be by its current database header: the
+// headers, then the header's block count times its block size; 0 when the
+// header does not say. A shorter file was cut (DuckDB notices only when a
+// query reads a missing block).
+func (h Header) Length() int64 { return int64(h.length) }
 
 // Known reports whether the file's storage version is one this package knows.
 func (h Header) Known() bool { return h.Storage != "" }

@@ -94,6 +94,10 @@ func TestConformanceCatalogs(t *testing.T) {
 				if !h.Known() && !strings.Contains(h.String(), "newer than v1.5.0") {
 					t.Errorf("String() = %q", h.String())
 				}
+				// A complete file is exactly as long as its header says.
+				if st, err := os.Stat(p); err != nil || st.Size() != h.Length() {
+					t.Errorf("%s: Length() = %d, file has %v bytes (%v)", p, h.Length(), st.Size(), err)
+				}
 			}
 		})
 	}

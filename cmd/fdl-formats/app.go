@@ -32,6 +32,7 @@ func newApp() *cli.Command {
 			compareCommand(),
 			planCommand(), backfillCommand(), checkCommand(),
 			resolveCommand(),
+			helpCommand(),
 		},
 		// The global flags are checked before any command runs.
 		Before: func(ctx context.Context, cmd *cli.Command) (context.Context, error) {
@@ -58,7 +59,7 @@ func newApp() *cli.Command {
 		c.Action = func(ctx context.Context, cmd *cli.Command) error {
 			err := action(ctx, cmd)
 			if ue, ok := err.(usageError); ok && ue.command == "" {
-				ue.command = cmd.FullName()
+				ue.command = helpOf(cmd)
 				return ue
 			}
 			return err
@@ -67,8 +68,41 @@ func newApp() *cli.Command {
 	return app
 }
 
+// helpCommand replaces the CLI library's own, so that its usage errors
+// ("help --bogus", "help nosuch") exit 2 like every other command's.
+func helpCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "help",
+		Aliases:   []string{"h"},
+		Usage:     "show the commands, or one command's options",
+		ArgsUsage: "[command]",
+		HideHelp:  true,
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			root := cmd.Root()
+			switch name := cmd.Args().First(); {
+			case cmd.Args().Len() > 1:
+				return usageError{err: fmt.Errorf("help takes at most one command")}
+			case name == "":
+				return cli.ShowRootCommandHelp(root)
+			case root.Command(name) == nil:
+				return usageError{err: fmt.Errorf("no help topic for %q (commands: %s)", name, strings.Join(commandNames(root), ", "))}
+			default:
+				return cli.ShowCommandHelp(ctx, root, name)
+			}
+		},
+	}
+}
+
 func onUsageError(_ context.Context, cmd *cli.Command, err error, _ bool) error {
-	return usageError{err: err, command: cmd.FullName()}
+	return usageError{err: err, command: helpOf(cmd)}
+}
+
+// helpOf is the command whose --help explains cmd's usage.
+func helpOf(cmd *cli.Command) string {
+	if cmd.Name == "help" {
+		return cmd.Root().Name
+	}
+	return cmd.FullName()
 }
 
 func commandNames(cmd *cli.Command) []string {

@@ -37,7 +37,7 @@ func resolveCommand() *cli.Command {
 
 func runResolve(ctx context.Context, cmd *cli.Command) error {
 	if cmd.Args().Len() != 1 {
-		return usageError{errors.New("resolve takes exactly one repository")}
+		return usageError{err: errors.New("resolve takes exactly one repository")}
 	}
 	st, err := local.New(cmd.Args().First())
 	if err != nil {
