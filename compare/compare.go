@@ -29,6 +29,10 @@ type Options struct {
 	MaxRowDiffs int
 	// Logger receives progress at debug level (default: discard).
 	Logger *slog.Logger
+	// Disk checks data and delete files against the catalogs' records
+	// (size, footer size); share one across the proofs of a run so that
+	// each file is checked once. Nil: a new one per call.
+	Disk *DiskCheck
 }
 
 // Report is the result of Catalogs.
@@ -38,10 +42,13 @@ type Report struct {
 	Equivalent bool        `json:"equivalent"`
 	// Readers lists the readers whose digests decided; ReaderNotes says why
 	// one was not used.
-	Readers     []string      `json:"readers"`
-	ReaderNotes []string      `json:"reader_notes,omitempty"`
-	Snapshots   []int64       `json:"snapshots_compared"`
-	Differences []Difference  `json:"differences"`
+	Readers     []string     `json:"readers"`
+	ReaderNotes []string     `json:"reader_notes,omitempty"`
+	Snapshots   []int64      `json:"snapshots_compared"`
+	Differences []Difference `json:"differences"`
+	// NotCompared names the statistics one of the two formats cannot hold
+	// (table or column), which are therefore not compared.
+	NotCompared []string      `json:"not_compared,omitempty"`
 	Tables      []TableResult `json:"tables"`
 	Timings     Timings       `json:"timings"`
 	// Incomparable is set when the comparison stopped on a read error.
@@ -118,10 +125,13 @@ type Timings struct {
 }
 
 // Catalogs compares two catalogs at every snapshot both hold: schema,
-// files and rows. It returns the report and nil when they are equivalent,
-// an error wrapping ErrNotEquivalent when they differ, and one wrapping
-// ErrIncomparable when something could not be read (the report then holds
-// what was found so far).
+// files and rows, and once their statistics. Both catalog files are first
+// read whole (ReadEveryTable); one that cannot be read while the other can
+// is a difference. Every data and delete file is checked against each
+// catalog's record of it (Options.Disk). It returns the report and nil when
+// they are equivalent, an error wrapping ErrNotEquivalent when they differ,
+// and one wrapping ErrIncomparable when something could not be read (the
+// report then holds what was found so far).
 func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
 	start := time.Now()
 	log := opts.Logger
@@ -135,24 +145,51 @@ func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
 	if opts.DataPathB != "" {
 		dpB = opts.DataPathB
 	}
-	ra, err := Open(ctx, a, ReaderOptions{DataPath: opts.DataPath})
-	if err != nil {
-		return nil, incomparable(err)
+	if opts.Disk == nil {
+		opts.Disk = NewDiskCheck()
 	}
-	defer ra.Close()
-	rb, err := Open(ctx, b, ReaderOptions{DataPath: dpB})
-	if err != nil {
-		return nil, incomparable(err)
+	ra, errA := openWhole(ctx, a, opts.DataPath)
+	if ra != nil {
+		defer ra.Close()
 	}
-	defer rb.Close()
+	rb, errB := openWhole(ctx, b, dpB)
+	if rb != nil {
+		defer rb.Close()
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	rep := &Report{
-		A:           CatalogInfo{Path: a, Format: ra.Format().Name, DataPath: ra.DataPath()},
-		B:           CatalogInfo{Path: b, Format: rb.Format().Name, DataPath: rb.DataPath()},
+		A:           CatalogInfo{Path: a, DataPath: opts.DataPath},
+		B:           CatalogInfo{Path: b, DataPath: dpB},
 		Readers:     []string{ReaderOwn},
 		Differences: []Difference{},
 	}
+	for _, side := range []struct {
+		info *CatalogInfo
+		r    *Reader
+	}{{&rep.A, ra}, {&rep.B, rb}} {
+		if side.r != nil {
+			side.info.Format, side.info.DataPath = side.r.Format().Name, side.r.DataPath()
+		}
+	}
+	switch {
+	case errA != nil && errB != nil:
+		return nil, incomparable(fmt.Errorf("neither catalog can be read: A: %w; B: %w", errA, errB))
+	case errA != nil || errB != nil:
+		// A file that cannot be read while the other one can is the
+		// difference: its readers fail where the other's succeed.
+		bad, good, err := "A", "B", errA
+		if errB != nil {
+			bad, good, err = "B", "A", errB
+		}
+		rep.Differences = append(rep.Differences, Difference{Kind: "catalog", Item: bad,
+			Reason: fmt.Sprintf("%s cannot be read while %s can: %v", bad, good, err)})
+		rep.Timings.TotalMS = time.Since(start).Milliseconds()
+		return rep, fmt.Errorf("%w: %s and %s: %s", ErrNotEquivalent, a, b, rep.Differences[0])
+	}
 	c := &comparison{ctx: ctx, a: ra, b: rb, rep: rep, opts: opts, log: log}
-	err = c.run()
+	err := c.run()
 	rep.Differences = mergeRuns(rep.Differences, rep.Snapshots)
 	rep.Timings.TotalMS = time.Since(start).Milliseconds()
 	if err != nil {
@@ -166,6 +203,18 @@ func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
 	}
 	rep.Equivalent = true
 	return rep, nil
+}
+
+// openWhole opens a catalog and reads it whole (ReadEveryTable).
+func openWhole(ctx context.Context, path, dataPath string) (*Reader, error) {
+	r, err := Open(ctx, path, ReaderOptions{DataPath: dataPath})
+	if err != nil {
+		return nil, err
+	}
+	if err := r.ReadEveryTable(ctx); err != nil {
+		return r, err
+	}
+	return r, nil
 }
 
 // incomparable makes every read failure an ErrIncomparable.
@@ -185,6 +234,8 @@ type comparison struct {
 	// ext is set when the ducklake extension loaded: both catalogs are then
 	// also read through it, for the formats it opens natively.
 	ext bool
+	// diskSeen: "side path" of files whose on-disk disagreement is reported.
+	diskSeen map[string]bool
 }
 
 func (c *comparison) add(d Difference) { c.rep.Differences = append(c.rep.Differences, d) }
@@ -223,6 +274,9 @@ func (c *comparison) run() error {
 		}
 	}
 	c.rep.Snapshots = common
+	if err := c.stats(); err != nil {
+		return err
+	}
 	c.extension()
 	for _, s := range common {
 		if err := c.ctx.Err(); err != nil {
@@ -261,7 +315,7 @@ func (c *comparison) snapshot(s int64) error {
 		dropPrefix(ea, "macro ")
 		dropPrefix(eb, "macro ")
 	}
-	c.diffEntries("schema", s, "", ea, eb)
+	c.diffEntries("schema", ptr(s), "", ea, eb)
 	ca, okA, err := c.a.commitInfo(c.ctx, s)
 	if err != nil {
 		return err
@@ -310,15 +364,15 @@ func (c *comparison) snapshot(s int64) error {
 
 func (c *comparison) table(s int64, x, y Table) error {
 	t0 := time.Now()
-	fa, pa, err := c.a.fileEntries(c.ctx, x, s)
+	fa, pa, err := c.a.fileEntries(c.ctx, x, s, c.onDisk("A", x.FullName()))
 	if err != nil {
 		return err
 	}
-	fb, pb, err := c.b.fileEntries(c.ctx, y, s)
+	fb, pb, err := c.b.fileEntries(c.ctx, y, s, c.onDisk("B", y.FullName()))
 	if err != nil {
 		return err
 	}
-	c.diffEntries("files", s, x.FullName(), fa, fb)
+	c.diffEntries("files", ptr(s), x.FullName(), fa, fb)
 	for i := range c.rep.Differences {
 		d := &c.rep.Differences[i]
 		if k, ok := strings.CutPrefix(d.Item, "deletes of "); ok && d.Kind == "files" && d.Table == x.FullName() && *d.Snapshot == s {
@@ -388,8 +442,29 @@ func firstPositionDiff(a, b []int64) string {
 	return ""
 }
 
+// onDisk checks one side's record of a data or delete file against the file
+// on disk, and reports a disagreement once per side and file.
+func (c *comparison) onDisk(side, table string) func(path string, size int64, footer *int64, format string) error {
+	return func(path string, size int64, footer *int64, format string) error {
+		problem, err := c.opts.Disk.Check(path, size, footer, format)
+		if err != nil || problem == "" {
+			return err
+		}
+		key := side + " " + path
+		if c.diskSeen[key] {
+			return nil
+		}
+		if c.diskSeen == nil {
+			c.diskSeen = map[string]bool{}
+		}
+		c.diskSeen[key] = true
+		c.add(Difference{Kind: "files", Table: table, Item: c.a.relPath(path), Reason: fmt.Sprintf("catalog %s: %s", side, problem)})
+		return nil
+	}
+}
+
 // diffEntries records every entry missing on one side or described differently.
-func (c *comparison) diffEntries(kind string, s int64, table string, a, b entries) {
+func (c *comparison) diffEntries(kind string, s *int64, table string, a, b entries) {
 	keys := map[string]bool{}
 	for k := range a {
 		keys[k] = true
@@ -416,7 +491,7 @@ func (c *comparison) diffEntries(kind string, s int64, table string, a, b entrie
 		default:
 			continue
 		}
-		c.add(Difference{Kind: kind, Snapshot: ptr(s), Table: table, Item: k, A: va, B: vb, Reason: k + " " + reason})
+		c.add(Difference{Kind: kind, Snapshot: s, Table: table, Item: k, A: va, B: vb, Reason: k + " " + reason})
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -234,7 +233,8 @@ func (r *Reader) partitionEntries(ctx context.Context, e entries, t Table, cols 
 // fileEntries describes the data files of a table at a snapshot: path
 // (relative to the data path when under it), size, record count, footer
 // size, row_id_start, name mapping, and the resolved delete positions.
-func (r *Reader) fileEntries(ctx context.Context, t Table, snap int64) (entries, map[string][]int64, error) {
+// onDisk is called with the catalog's record of every data and delete file.
+func (r *Reader) fileEntries(ctx context.Context, t Table, snap int64, onDisk func(path string, size int64, footer *int64, format string) error) (entries, map[string][]int64, error) {
 	files, err := r.Files(ctx, t, snap)
 	if err != nil {
 		return nil, nil, err
@@ -249,17 +249,16 @@ func (r *Reader) fileEntries(ctx context.Context, t Table, snap int64) (entries,
 				return nil, nil, err
 			}
 		}
-		if err := checkExists(f.Path); err != nil {
+		if err := onDisk(f.Path, f.SizeBytes, f.FooterSize, "parquet"); err != nil {
 			return nil, nil, fmt.Errorf("data file %s of %s at snapshot %d in %s: %w", f.Path, t.FullName(), snap, r.path, err)
 		}
-		// A file rewritten behind the catalog's back shows as a size on
-		// disk other than the recorded one.
-		disk := ""
-		if st, err := os.Stat(f.Path); err == nil && st.Size() != f.SizeBytes {
-			disk = fmt.Sprintf(" size_on_disk=%d", st.Size())
+		if d := f.Delete; d != nil {
+			if err := onDisk(d.Path, d.SizeBytes, d.FooterSize, d.Format); err != nil {
+				return nil, nil, fmt.Errorf("delete file %s of %s at snapshot %d in %s: %w", d.Path, t.FullName(), snap, r.path, err)
+			}
 		}
-		e["data file "+key] = fmt.Sprintf("size=%d records=%d footer=%s row_id_start=%s mapping=%s%s",
-			f.SizeBytes, f.RecordCount, optInt(f.FooterSize), optInt(f.RowIDStart), mapping, disk)
+		e["data file "+key] = fmt.Sprintf("size=%d records=%d footer=%s row_id_start=%s mapping=%s",
+			f.SizeBytes, f.RecordCount, optInt(f.FooterSize), optInt(f.RowIDStart), mapping)
 		pos, err := r.DeletedPositions(ctx, t, f, snap)
 		if err != nil {
 			return nil, nil, err

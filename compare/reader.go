@@ -55,10 +55,17 @@ type Reader struct {
 }
 
 // Open attaches a catalog read-only in a private in-memory DuckDB and detects
-// its format. Errors wrap ErrIncomparable when the catalog cannot be read.
+// its format. Errors wrap ErrIncomparable when the catalog cannot be read,
+// or when a write-ahead log (<catalog>.wal) lies beside it, which DuckDB
+// would replay on top of the file.
 func Open(ctx context.Context, catalogPath string, opts ReaderOptions) (*Reader, error) {
 	if _, err := os.Stat(catalogPath); err != nil {
 		return nil, fmt.Errorf("%w: catalog %s: %w", ErrIncomparable, catalogPath, err)
+	}
+	// DuckDB replays a write-ahead log beside the file, even read-only:
+	// what would be read is then not the file alone.
+	if _, err := os.Lstat(catalogPath + ".wal"); err == nil {
+		return nil, fmt.Errorf("%w: catalog %s has a write-ahead log beside it (%s.wal): DuckDB would replay changes that are not in the file; compare a copy of the file alone", ErrIncomparable, catalogPath, filepath.Base(catalogPath))
 	}
 	connector, err := duckdb.NewConnector("", nil)
 	if err != nil {

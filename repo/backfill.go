@@ -222,14 +222,10 @@ func (r *repository) fill(ctx context.Context, c *Cell, work string, opts *Optio
 	if res.err = at("verify"); res.err != nil {
 		return res
 	}
-	v := r.find(c.Version)
-	if problem, err := r.verifyRef(ctx, v, c.ref); err != nil {
-		res.err, res.Problem = err, problem
-		return res
-	}
-	src, err := localFile(ctx, r.st, c.source, dir)
+	// Convert and prove from a private copy of exactly the verified bytes.
+	src, problem, err := r.copyFrozen(ctx, r.find(c.Version), dir)
 	if err != nil {
-		res.err, res.Problem = err, ProblemUnreadable
+		res.err, res.Problem = err, problem
 		return res
 	}
 
@@ -278,7 +274,16 @@ func (r *repository) fill(ctx context.Context, c *Cell, work string, opts *Optio
 	}
 	switch err := r.st.Create(ctx, c.Key, f); {
 	case errors.Is(err, store.ErrExists):
-		res.Outcome, res.Bytes = AlreadyThere, 0
+		// Only a catalog file is "already there"; check proves it.
+		switch kind, kerr := r.entryKind(ctx, c.Key); {
+		case kerr != nil:
+			res.err = kerr
+		case kind != entryFile:
+			res.err = fmt.Errorf("%s exists but is a %s, not a catalog file; remove it and run backfill again", c.Key, kind)
+			res.Problem = ProblemViolation
+		default:
+			res.Outcome, res.Bytes = AlreadyThere, 0
+		}
 	case err != nil:
 		res.err = err
 	default:

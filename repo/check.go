@@ -2,15 +2,9 @@ package repo
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
-	"sync"
-	"time"
-
-	"golang.org/x/sync/errgroup"
 
 	"github.com/fdl-formats/fdl-formats/compare"
 	"github.com/fdl-formats/fdl-formats/store"
@@ -111,12 +105,22 @@ func (e *CheckError) Hint() string {
 	return "see the report (--json) for every finding"
 }
 
-// Check verifies a repository: every present catalogs/*.duckdb is proved
-// equivalent to its version's frozen catalog (compare, the full proof),
-// every frozen catalog, dataset.json and files.json matches version.json
-// (and files.json and dataset.json agree with the catalog),
-// no catalog was written in a format for a version created at or after the
-// format's until, and no declared format that can be written is missing.
+// Check verifies a repository; docs/repository.md says what exit 0
+// guarantees. It checks, in three parts:
+//
+//   - rules (from the plan): every frozen catalog, dataset.json and
+//     files.json matches version.json; catalogs/ holds only regular files
+//     catalogs/<declared format>.duckdb other than the source's own format,
+//     no write-ahead log lies beside any catalog, no catalog was written for
+//     a version created at or after its format's until, and no declared
+//     format that can be written is missing;
+//   - contents: files.json and dataset.json agree with the frozen catalog,
+//     and every data and delete file it references has the size and footer
+//     size it records;
+//   - proofs: every published catalog holds the format its name says and is
+//     equivalent to its version's frozen catalog (compare, the full proof,
+//     reading both files whole), both opened from private copies.
+//
 // Repository rules only the writer can fix are warnings. It returns the
 // report and, unless everything is fine, a *CheckError.
 func Check(ctx context.Context, st store.Store, opts Options) (*CheckReport, error) {
@@ -129,98 +133,40 @@ func Check(ctx context.Context, st store.Store, opts Options) (*CheckReport, err
 		return nil, err
 	}
 	rep := &CheckReport{FormatVersion: 1, Plan: m, Proofs: []*Proof{}, Findings: []Finding{}, Counts: map[Kind]int{}}
-	add := func(f Finding) {
-		rep.Findings = append(rep.Findings, f)
-		rep.Counts[f.Kind]++
-	}
-	var present []*Cell
-	for _, vp := range m.Versions {
-		if vp.Error != "" {
-			p := vp.v.problem
-			if len(vp.Cells) > 0 {
-				p = vp.Cells[0].Problem
-			}
-			add(Finding{Kind: problemKind(p), Version: vp.ID, Key: vp.Catalog, Detail: vp.Error})
-		}
-		for _, is := range vp.Issues {
-			add(Finding{Kind: problemKind(is.Problem), Version: vp.ID, Detail: is.Detail})
-		}
-		for _, c := range vp.Cells {
-			switch {
-			case c.State == Present:
-				present = append(present, c)
-				if c.Violation != "" {
-					add(Finding{Kind: KindDifference, Version: c.Version, Format: c.Format, Key: c.Key, Detail: "rule broken: " + c.Violation})
-				}
-			case c.State == Missing:
-				add(Finding{Kind: KindMissing, Version: c.Version, Format: c.Format, Key: c.Key, Detail: "declared format not written yet"})
-			case c.State == Error && vp.Error == "":
-				add(Finding{Kind: problemKind(c.Problem), Version: c.Version, Format: c.Format, Detail: strings.Join(c.Reasons, "; ")})
-			}
-		}
-	}
-	for _, rule := range m.Rules {
-		if rule.Status == "violated" {
-			add(Finding{Kind: KindWarning, Version: rule.Version, Format: rule.Format, Detail: rule.Rule + ": " + rule.Detail})
-		}
-	}
-	for _, w := range m.Warnings {
-		add(Finding{Kind: KindWarning, Detail: w})
-	}
+	rep.add(ruleFindings(m)...)
 	if err := r.addReaders(ctx, rep, &opts); err != nil {
 		return nil, err
 	}
-
 	work, err := os.MkdirTemp(opts.WorkDir, "fdl-check-")
 	if err != nil {
 		return nil, fmt.Errorf("create work folder: %w", err)
 	}
 	defer os.RemoveAll(work)
-	// files.json and dataset.json against the frozen catalog (only for
-	// versions whose files matched version.json).
-	for _, vp := range m.Versions {
-		if vp.Error != "" || vp.Skipped != "" || len(vp.Issues) > 0 {
-			continue
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		for _, is := range r.checkContents(ctx, vp.v, work) {
-			add(Finding{Kind: problemKind(is.Problem), Version: vp.ID, Detail: is.Detail})
-		}
+	disk := compare.NewDiskCheck() // each data file is checked once per run
+	contents, err := r.contentFindings(ctx, m, work, disk)
+	if err != nil {
+		return nil, err
 	}
-	proofs := make([]*Proof, len(present))
-	var mu sync.Mutex
-	done := 0
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(opts.jobs())
-	for i, c := range present {
-		g.Go(func() error {
-			p, kind := r.prove(gctx, c, work)
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			proofs[i] = p
-			if !p.OK {
-				add(Finding{Kind: kind, Version: c.Version, Format: c.Format, Key: c.Key, Detail: p.Error})
-			}
-			done++
-			if opts.Progress != nil {
-				result := "proved"
-				if !p.OK {
-					result = "failed"
-				}
-				opts.Progress(Progress{Done: done, Total: len(present), Cell: c, Result: result})
-			}
-			return nil
-		})
-	}
-	if err := g.Wait(); err != nil {
+	rep.add(contents...)
+	proofs, findings, err := r.proveAll(ctx, m, work, disk, &opts)
+	if err != nil {
 		return nil, err
 	}
 	rep.Proofs = append(rep.Proofs, proofs...)
+	rep.add(findings...)
+	return rep, rep.result()
+}
+
+func (rep *CheckReport) add(fs ...Finding) {
+	for _, f := range fs {
+		rep.Findings = append(rep.Findings, f)
+		rep.Counts[f.Kind]++
+	}
+}
+
+// result is nil when nothing but warnings was found, else a *CheckError
+// naming the most serious finding.
+func (rep *CheckReport) result() error {
 	var first *Finding
 	for i, f := range rep.Findings {
 		if f.Kind != KindWarning && (first == nil || kindRank(f.Kind) < kindRank(first.Kind)) {
@@ -229,78 +175,7 @@ func Check(ctx context.Context, st store.Store, opts Options) (*CheckReport, err
 	}
 	if first == nil {
 		rep.OK = true
-		return rep, nil
+		return nil
 	}
-	return rep, &CheckError{Counts: rep.Counts, First: *first}
-}
-
-// prove compares one published catalog with its version's frozen catalog.
-func (r *repository) prove(ctx context.Context, c *Cell, work string) (*Proof, Kind) {
-	start := time.Now()
-	p := &Proof{Version: c.Version, Format: c.Format, Key: c.Key}
-	defer func() { p.Seconds = time.Since(start).Seconds() }()
-	dir, err := os.MkdirTemp(work, "proof-")
-	if err != nil {
-		p.Error = err.Error()
-		return p, KindUnverifiable
-	}
-	defer os.RemoveAll(dir)
-	src, err := localFile(ctx, r.st, c.source, dir)
-	if err != nil {
-		p.Error = err.Error()
-		return p, KindUnverifiable
-	}
-	pub, err := localFile(ctx, r.st, c.Key, filepath.Join(dir))
-	if err != nil {
-		p.Error = err.Error()
-		return p, KindUnverifiable
-	}
-	_, err = compare.Catalogs(ctx, src, pub, compare.Options{DataPath: r.dataPath})
-	switch {
-	case err == nil:
-		p.OK = true
-		return p, ""
-	case errors.Is(err, compare.ErrNotEquivalent):
-		p.Error = err.Error()
-		return p, KindDifference
-	case errors.Is(err, context.Canceled):
-		p.Error = err.Error()
-		return p, KindUnverifiable
-	}
-	p.Error = err.Error()
-	// The source matched its sha256 when planned; if it opens and the
-	// published file does not, the published file is what is wrong.
-	if rs, serr := compare.Open(ctx, src, compare.ReaderOptions{DataPath: r.dataPath}); serr == nil {
-		rs.Close()
-		rp, perr := compare.Open(ctx, pub, compare.ReaderOptions{DataPath: r.dataPath})
-		if perr != nil {
-			p.Error = "published catalog unreadable: " + perr.Error()
-			return p, KindDifference
-		}
-		rp.Close()
-	}
-	return p, KindUnverifiable
-}
-
-func problemKind(p Problem) Kind {
-	switch p {
-	case ProblemMismatch, ProblemNotEquivalent, ProblemViolation:
-		return KindDifference
-	case ProblemInvalid:
-		return KindInvalid
-	default:
-		return KindUnverifiable
-	}
-}
-
-func kindRank(k Kind) int {
-	switch k {
-	case KindDifference:
-		return 0
-	case KindInvalid:
-		return 1
-	case KindUnverifiable:
-		return 2
-	}
-	return 3
+	return &CheckError{Counts: rep.Counts, First: *first}
 }

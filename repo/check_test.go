@@ -37,7 +37,7 @@ func TestCheckKinds(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			st, root := smallLake(t, "fdl.json", "versions")
 			tc.mutate(t, root, versionIDs(t, root))
-			rep, err := Check(ctx, st, Options{Formats: []string{"1.1"}, DataPath: t.TempDir()})
+			rep, err := Check(ctx, st, Options{Formats: []string{"1.1"}, DataPath: filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes", "data")})
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("Check error = %v, want %v", err, tc.want)
 			}

@@ -11,36 +11,66 @@ import (
 	"github.com/fdl-formats/fdl-formats/store"
 )
 
-// checkContents compares files.json and dataset.json with what the frozen
-// catalog holds at its snapshot (read with compare's reader): for
-// files.json the live tables, their data files in order, rows, bytes,
-// footer sizes and delete files; for dataset.json the described tables and
-// their fields' types and nullability. The catalog wins; every disagreement
-// is an issue.
-func (r *repository) checkContents(ctx context.Context, v *version, work string) []Issue {
-	if v.meta == nil || (v.meta.Files == nil && v.meta.Dataset == nil) {
-		return nil
+// contentFindings checks, for every version whose frozen catalog matched
+// version.json, what the catalog says against the rest of the version:
+// files.json and dataset.json (checkContents), and every data and delete
+// file the catalog references at any snapshot against the size and footer
+// size it records (each file once per run, through disk).
+func (r *repository) contentFindings(ctx context.Context, m *Matrix, work string, disk *compare.DiskCheck) ([]Finding, error) {
+	var out []Finding
+	for _, vp := range m.Versions {
+		if vp.Error != "" || vp.Skipped != "" {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		for _, is := range r.checkContents(ctx, vp.v, work, disk, len(vp.Issues) == 0) {
+			out = append(out, Finding{Kind: problemKind(is.Problem), Version: vp.ID, Detail: is.Detail})
+		}
 	}
+	return out, nil
+}
+
+// checkContents reads a version's frozen catalog (a private verified copy)
+// and checks every data and delete file it references against disk and,
+// when jsonFiles, compares files.json and dataset.json with what the
+// catalog holds at its snapshot: for files.json the live tables, their data
+// files in order, rows, bytes, footer sizes and delete files; for
+// dataset.json the described tables and their fields' types and
+// nullability. The catalog wins; every disagreement is an issue.
+func (r *repository) checkContents(ctx context.Context, v *version, work string, disk *compare.DiskCheck, jsonFiles bool) []Issue {
 	dir, err := os.MkdirTemp(work, "contents-")
 	if err != nil {
 		return []Issue{{ProblemUnreadable, err.Error()}}
 	}
 	defer os.RemoveAll(dir)
-	src, err := localFile(ctx, r.st, v.prefix()+v.meta.Catalog.Path, dir)
+	src, problem, err := r.copyFrozen(ctx, v, dir)
 	if err != nil {
-		return []Issue{{ProblemUnreadable, err.Error()}}
+		return []Issue{{problem, err.Error()}}
 	}
+	key := v.prefix() + v.meta.Catalog.Path
 	rd, err := compare.Open(ctx, src, compare.ReaderOptions{DataPath: r.dataPath})
 	if err != nil {
-		return []Issue{{ProblemUnreadable, fmt.Sprintf("read %s to check files.json and dataset.json: %v", v.prefix()+v.meta.Catalog.Path, err)}}
+		return []Issue{{ProblemUnreadable, fmt.Sprintf("read %s: %v", key, err)}}
 	}
 	defer rd.Close()
+	var issues []Issue
+	bad, err := rd.CheckFiles(ctx, disk)
+	if err != nil {
+		issues = append(issues, Issue{ProblemUnreadable, fmt.Sprintf("check the data files of %s: %v", key, err)})
+	}
+	for _, b := range bad {
+		issues = append(issues, Issue{ProblemMismatch, fmt.Sprintf("data file disagrees with %s: %s", key, r.relData(b))})
+	}
+	if !jsonFiles || (v.meta.Files == nil && v.meta.Dataset == nil) {
+		return issues
+	}
 	snap := v.meta.DuckLake.SnapshotID
 	tables, err := rd.Tables(ctx, snap)
 	if err != nil {
-		return []Issue{{ProblemUnreadable, err.Error()}}
+		return append(issues, Issue{ProblemUnreadable, err.Error()})
 	}
-	var issues []Issue
 	if ref := v.meta.Files; ref != nil {
 		if got, err := r.parsedFiles(ctx, v, ref); err == nil {
 			want := &fdljson.Files{Tables: map[string]*fdljson.FilesTable{}}

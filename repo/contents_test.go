@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fdl-formats/fdl-formats/compare"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 )
 
@@ -29,7 +30,7 @@ func TestContentsConformance(t *testing.T) {
 					t.Fatal(err)
 				}
 				for _, v := range r.versions {
-					for _, is := range r.checkContents(ctx, v, t.TempDir()) {
+					for _, is := range r.checkContents(ctx, v, t.TempDir(), compare.NewDiskCheck(), true) {
 						t.Errorf("version %s: %s: %s", v.id, is.Problem, is.Detail)
 					}
 				}
@@ -55,7 +56,7 @@ func TestContentsDiffer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	issues := r.checkContents(ctx, r.versions[2], t.TempDir())
+	issues := r.checkContents(ctx, r.versions[2], t.TempDir(), compare.NewDiskCheck(), true)
 	var got []string
 	for _, is := range issues {
 		got = append(got, is.Detail)

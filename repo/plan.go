@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path"
 	"slices"
 	"strings"
 	"sync"
@@ -80,7 +79,10 @@ type VersionPlan struct {
 	// Issues are problems with dataset.json or files.json; they do not stop
 	// the catalogs from being written.
 	Issues []Issue `json:"issues,omitempty"`
-	Cells  []*Cell `json:"cells"`
+	// Violations are entries of the version folder that break the rules
+	// (see Violation); catalogs of undeclared formats are cells instead.
+	Violations []Violation `json:"violations,omitempty"`
+	Cells      []*Cell     `json:"cells"`
 
 	v *version
 }
@@ -223,14 +225,18 @@ func (r *repository) planVersion(ctx context.Context, v *version, declared []fdl
 		vp.Seq, vp.Parent, vp.CreatedAt = v.meta.Seq, v.meta.Parent(), v.meta.CreatedAt
 		vp.Format, vp.Catalog = v.meta.DuckLake.Format, v.prefix()+v.meta.Catalog.Path
 	}
-	// Present catalogs of undeclared formats are shown too, so check
-	// verifies every catalogs/*.duckdb.
+	entries, err := r.catalogEntries(v)
+	if err != nil {
+		vp.Issues = append(vp.Issues, Issue{ProblemUnreadable, err.Error()})
+	}
+	vp.Violations = r.folderViolations(ctx, v, entries)
+	byName := map[string]catalogEntry{}
+	// Catalogs of undeclared formats are shown too (each a violation).
 	formatsShown := slices.Clone(declared)
-	for _, name := range v.presentFormats() {
-		if !slices.ContainsFunc(formatsShown, func(f fdljson.Format) bool { return f.DuckLake == name }) {
-			if _, ok := r.cfg.Format(name); ok {
-				continue // declared but filtered out
-			}
+	for _, e := range entries {
+		byName[e.name] = e
+		name, ok := strings.CutSuffix(e.name, ".duckdb")
+		if _, declared := r.cfg.Format(name); ok && !declared && e.kind == entryFile {
 			formatsShown = append(formatsShown, fdljson.Format{DuckLake: name})
 		}
 	}
@@ -239,7 +245,7 @@ func (r *repository) planVersion(ctx context.Context, v *version, declared []fdl
 		vp.Skipped = v.expired.Reason
 	} else if verr == nil {
 		problem, verr = r.verifyRef(ctx, v, v.meta.Catalog.FileRef)
-		vp.Issues = r.versionIssues(ctx, v)
+		vp.Issues = append(vp.Issues, r.versionIssues(ctx, v)...)
 	}
 	if verr != nil {
 		vp.Error = verr.Error()
@@ -250,7 +256,8 @@ func (r *repository) planVersion(ctx context.Context, v *version, declared []fdl
 			c.source, c.ref = vp.Catalog, v.meta.Catalog.FileRef
 		}
 		key := CatalogKey(v.id, f.DuckLake)
-		_, present := v.objects["catalogs/"+f.DuckLake+".duckdb"]
+		entry, exists := byName[f.DuckLake+".duckdb"]
+		present := exists && entry.kind == entryFile
 		switch {
 		case v.expired != nil:
 			c.State = Skipped
@@ -259,10 +266,16 @@ func (r *repository) planVersion(ctx context.Context, v *version, declared []fdl
 			c.State, c.Problem, c.Reasons = Error, problem, []string{verr.Error()}
 		case f.DuckLake == v.meta.DuckLake.Format:
 			c.State, c.Key = Source, vp.Catalog
+		case exists && !present:
+			// Not "already there": nothing a reader can open is, and
+			// backfill cannot replace it.
+			c.State, c.Key, c.Problem = Error, key, ProblemViolation
+			c.Reasons = []string{fmt.Sprintf("%s is a %s, not a catalog file; remove it (backfill then writes the catalog)", key, entry.kind)}
 		case present:
 			c.State, c.Key = Present, key
 			if !c.Declared {
 				c.Reasons = []string{"format not declared in fdl.json"}
+				c.Violation = fmt.Sprintf("format %s is not declared in fdl.json, yet its readers would open %s; remove it or declare the format", f.DuckLake, key)
 			}
 			if c.Declared && f.HasUntil() && !v.meta.CreatedAt.Before(f.UntilTime) {
 				c.Violation = fmt.Sprintf("written for a version created %s, at or after the format's until %s", v.meta.CreatedAt.Format(time.RFC3339), f.Until)
@@ -280,17 +293,6 @@ func (r *repository) planVersion(ctx context.Context, v *version, declared []fdl
 		vp.Cells = append(vp.Cells, c)
 	}
 	return vp
-}
-
-func (v *version) presentFormats() []string {
-	var out []string
-	for rel := range v.objects {
-		if name, ok := strings.CutPrefix(rel, "catalogs/"); ok && path.Ext(name) == ".duckdb" && !strings.Contains(name, "/") {
-			out = append(out, strings.TrimSuffix(name, ".duckdb"))
-		}
-	}
-	slices.Sort(out)
-	return out
 }
 
 // Issue is a problem with a file of a version other than its catalogs.
@@ -345,11 +347,12 @@ func (r *repository) checkCells(ctx context.Context, cells []*Cell, work string,
 			mu.Unlock()
 			if !ok {
 				var err error
-				if src, err = localFile(gctx, r.st, c.source, work); err != nil {
+				var problem Problem
+				if src, problem, err = r.copyFrozen(gctx, r.find(c.Version), work); err != nil {
 					if ctxErr := gctx.Err(); ctxErr != nil {
 						return ctxErr
 					}
-					c.State, c.Key, c.Problem, c.Reasons = Error, "", ProblemUnreadable, []string{err.Error()}
+					c.State, c.Key, c.Problem, c.Reasons = Error, "", problem, []string{err.Error()}
 					return nil
 				}
 				mu.Lock()

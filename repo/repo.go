@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
-	"path"
 	"runtime"
 	"slices"
 	"strconv"
@@ -242,13 +241,7 @@ func (r *repository) verifyRef(ctx context.Context, v *version, ref fdljson.File
 	if err != nil {
 		return ProblemUnreadable, err
 	}
-	if n != ref.Bytes {
-		return ProblemMismatch, fmt.Errorf("%s: %d bytes, version.json says %d", key, n, ref.Bytes)
-	}
-	if sum != ref.SHA256 {
-		return ProblemMismatch, fmt.Errorf("%s: sha256 %s, version.json says %s", key, sum, ref.SHA256)
-	}
-	return "", nil
+	return matchRef(key, ref.Bytes, ref.SHA256, n, sum)
 }
 
 func hashObject(ctx context.Context, st store.Store, key string) (string, int64, error) {
@@ -263,28 +256,6 @@ func hashObject(ctx context.Context, st store.Store, key string) (string, int64,
 		return "", 0, fmt.Errorf("read %s: %w", key, err)
 	}
 	return hex.EncodeToString(h.Sum(nil)), n, nil
-}
-
-// localFile gives a local path for a key: the file itself for a PathStore,
-// else a copy in dir.
-func localFile(ctx context.Context, st store.Store, key, dir string) (string, error) {
-	if ps, ok := st.(store.PathStore); ok {
-		return ps.Path(key)
-	}
-	rc, err := st.Open(ctx, key)
-	if err != nil {
-		return "", err
-	}
-	defer rc.Close()
-	f, err := os.CreateTemp(dir, "src-*-"+path.Base(key))
-	if err != nil {
-		return "", err
-	}
-	if _, err := io.Copy(f, rc); err != nil {
-		f.Close()
-		return "", fmt.Errorf("copy %s: %w", key, err)
-	}
-	return f.Name(), f.Close()
 }
 
 // selectVersions applies the --versions filter (IDs or seq numbers).

@@ -1,0 +1,165 @@
+package compare
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// DiskCheck verifies data and delete files against what a catalog records
+// for them: the size on disk (file_size_bytes) and, where recorded, the
+// footer size (footer_size: a Parquet file's footer metadata length, stored
+// in its last 8 bytes; a Puffin container's whole footer, magic included).
+// Both catalogs of a proof append the same on-disk file, so only this
+// check, against the catalog's own record, sees a file rewritten behind the
+// catalog's back. Each (path, size, footer) is checked once and remembered,
+// so one DiskCheck can serve a whole run; it is safe for concurrent use.
+type DiskCheck struct {
+	mu   sync.Mutex
+	done map[diskKey]diskResult
+}
+
+type diskKey struct {
+	path   string
+	size   int64
+	footer int64 // -1: not recorded
+	format string
+}
+
+type diskResult struct {
+	problem string
+	err     error
+}
+
+// NewDiskCheck returns an empty DiskCheck.
+func NewDiskCheck() *DiskCheck { return &DiskCheck{done: map[diskKey]diskResult{}} }
+
+// Check compares one file with its catalog record. It returns "" when they
+// agree, a description of the disagreement, or an error wrapping
+// ErrIncomparable when the file is missing or cannot be read (the operator
+// can restore it). Remote paths are not checked.
+func (d *DiskCheck) Check(path string, size int64, footer *int64, format string) (string, error) {
+	k := diskKey{path: path, size: size, footer: -1, format: format}
+	if footer != nil && *footer > 0 { // 0: not recorded (bare deletion vectors)
+		k.footer = *footer
+	}
+	d.mu.Lock()
+	res, ok := d.done[k]
+	d.mu.Unlock()
+	if ok {
+		return res.problem, res.err
+	}
+	res.problem, res.err = checkOnDisk(k)
+	d.mu.Lock()
+	d.done[k] = res
+	d.mu.Unlock()
+	return res.problem, res.err
+}
+
+func checkOnDisk(k diskKey) (string, error) {
+	if strings.Contains(k.path, "://") {
+		return "", nil
+	}
+	f, err := os.Open(k.path)
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", ErrIncomparable, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", ErrIncomparable, err)
+	}
+	if !st.Mode().IsRegular() {
+		return fmt.Sprintf("%s is not a regular file (%s)", k.path, st.Mode().Type()), nil
+	}
+	if st.Size() != k.size {
+		return fmt.Sprintf("%s is %d bytes on disk, the catalog records %d", k.path, st.Size(), k.size), nil
+	}
+	if k.footer < 0 {
+		return "", nil
+	}
+	got, err := footerSize(f, st.Size(), k.format)
+	if err != nil {
+		return fmt.Sprintf("%s: the catalog records a %d-byte footer, the file has none readable: %v", k.path, k.footer, err), nil
+	}
+	if got != k.footer {
+		return fmt.Sprintf("%s has a %d-byte footer, the catalog records %d", k.path, got, k.footer), nil
+	}
+	return "", nil
+}
+
+// footerSize reads a file's footer size as DuckLake records it.
+func footerSize(f io.ReaderAt, size int64, format string) (int64, error) {
+	if size < 12 {
+		return 0, fmt.Errorf("%d bytes is too short for a footer", size)
+	}
+	tail := make([]byte, 12)
+	if _, err := f.ReadAt(tail, size-12); err != nil {
+		return 0, err
+	}
+	switch format {
+	case "puffin":
+		if !bytes.Equal(tail[8:], puffinMagic) {
+			return 0, fmt.Errorf("no Puffin footer magic")
+		}
+		// magic, payload, payload size, flags, magic
+		return int64(binary.LittleEndian.Uint32(tail[0:4])) + 16, nil
+	default:
+		// Plain (PAR1) or encrypted-footer (PARE) Parquet.
+		if m := string(tail[8:]); m != "PAR1" && m != "PARE" {
+			return 0, fmt.Errorf("no Parquet footer magic")
+		}
+		return int64(binary.LittleEndian.Uint32(tail[4:8])), nil
+	}
+}
+
+// CheckFiles checks every data and delete file the catalog references at
+// any of its snapshots against the catalog's record of it (see DiskCheck)
+// and returns the disagreements, each naming the file. A missing or
+// unreadable file is an error wrapping ErrIncomparable.
+func (r *Reader) CheckFiles(ctx context.Context, d *DiskCheck) ([]string, error) {
+	snaps, err := r.Snapshots(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var problems []string
+	check := func(what, path string, size int64, footer *int64, format string) error {
+		problem, err := d.Check(path, size, footer, format)
+		if err != nil {
+			return fmt.Errorf("%s %s of catalog %s: %w", what, path, r.path, err)
+		}
+		if problem != "" && !slices.Contains(problems, problem) {
+			problems = append(problems, problem)
+		}
+		return nil
+	}
+	for _, s := range snaps {
+		tables, err := r.Tables(ctx, s.ID)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range tables {
+			files, err := r.Files(ctx, t, s.ID)
+			if err != nil {
+				return nil, err
+			}
+			for _, f := range files {
+				if err := check("data file", f.Path, f.SizeBytes, f.FooterSize, "parquet"); err != nil {
+					return nil, err
+				}
+				if x := f.Delete; x != nil {
+					if err := check("delete file", x.Path, x.SizeBytes, x.FooterSize, x.Format); err != nil {
+						return nil, err
+					}
+				}
+			}
+		}
+	}
+	return problems, nil
+}

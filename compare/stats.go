@@ -1,0 +1,128 @@
+package compare
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// statsTable is a metadata table of statistics that readers use to skip
+// files and row groups (min/max, null and NaN flags, counts). Its rows are
+// not versioned by snapshot: they are compared once, keyed by the key
+// columns, on every other column both formats have.
+type statsTable struct {
+	names []string // the table's name in each format, newest first
+	keys  []string
+}
+
+// statsTables is every statistics table of every format.
+var statsTables = []statsTable{
+	{names: []string{"ducklake_table_stats"}, keys: []string{"table_id"}},
+	{names: []string{"ducklake_table_column_stats"}, keys: []string{"table_id", "column_id"}},
+	// 0.3 renamed ducklake_file_column_statistics.
+	{names: []string{"ducklake_file_column_stats", "ducklake_file_column_statistics"}, keys: []string{"data_file_id", "column_id"}},
+	{names: []string{"ducklake_file_variant_stats"}, keys: []string{"data_file_id", "column_id", "variant_path"}},
+}
+
+// statsName is the name a stats table has in this catalog ("" if absent).
+func (r *Reader) statsName(t statsTable) string {
+	for _, n := range t.names {
+		if _, ok := r.layout[n]; ok {
+			return n
+		}
+	}
+	return ""
+}
+
+// statsEntries describes the rows of one stats table, on the given columns.
+func (r *Reader) statsEntries(ctx context.Context, table string, keys, cols []string) (entries, error) {
+	all := append(slices.Clone(keys), cols...)
+	sel := make([]string, len(all))
+	for i, c := range all {
+		sel[i] = "CAST(" + ident(c) + " AS VARCHAR)"
+	}
+	q := fmt.Sprintf("SELECT %s FROM cat.%s ORDER BY ALL", strings.Join(sel, ", "), ident(table))
+	rows, err := r.conn.QueryContext(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("read %s of %s: %w", table, r.path, err)
+	}
+	defer rows.Close()
+	e := entries{}
+	vals := make([]sql.NullString, len(all))
+	ptrs := make([]any, len(all))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, fmt.Errorf("read %s of %s: %w", table, r.path, err)
+		}
+		var key, val []string
+		for i, v := range vals {
+			s := "NULL"
+			if v.Valid {
+				s = strconv.Quote(v.String)
+			}
+			if i < len(keys) {
+				key = append(key, all[i]+"="+s)
+			} else {
+				val = append(val, all[i]+"="+s)
+			}
+		}
+		k := table + " " + strings.Join(key, " ")
+		if prev, ok := e[k]; ok {
+			e[k] = prev + " | " + strings.Join(val, " ")
+		} else {
+			e[k] = strings.Join(val, " ")
+		}
+	}
+	return e, rows.Err()
+}
+
+// stats compares the statistics both catalogs hold. What one format cannot
+// hold is not compared, and the report says so per table and column.
+func (c *comparison) stats() error {
+	for _, t := range statsTables {
+		na, nb := c.a.statsName(t), c.b.statsName(t)
+		label := t.names[0]
+		switch {
+		case na == "" && nb == "":
+			continue
+		case na == "" || nb == "":
+			missing := c.rep.A.Format
+			if nb == "" {
+				missing = c.rep.B.Format
+			}
+			c.rep.NotCompared = append(c.rep.NotCompared, fmt.Sprintf("%s: format %s has no such table", label, missing))
+			continue
+		}
+		var cols []string
+		for _, col := range c.a.layout[na] {
+			switch {
+			case slices.Contains(t.keys, col):
+			case c.b.has(nb, col):
+				cols = append(cols, col)
+			default:
+				c.rep.NotCompared = append(c.rep.NotCompared, fmt.Sprintf("%s.%s: format %s has no such column", label, col, c.rep.B.Format))
+			}
+		}
+		for _, col := range c.b.layout[nb] {
+			if !slices.Contains(t.keys, col) && !c.a.has(na, col) {
+				c.rep.NotCompared = append(c.rep.NotCompared, fmt.Sprintf("%s.%s: format %s has no such column", label, col, c.rep.A.Format))
+			}
+		}
+		ea, err := c.a.statsEntries(c.ctx, na, t.keys, cols)
+		if err != nil {
+			return err
+		}
+		eb, err := c.b.statsEntries(c.ctx, nb, t.keys, cols)
+		if err != nil {
+			return err
+		}
+		c.diffEntries("stats", nil, "", ea, eb)
+	}
+	return nil
+}

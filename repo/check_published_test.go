@@ -1,0 +1,313 @@
+package repo
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fdl-formats/fdl-formats/store/local"
+)
+
+// publishedLake backfills the last version of 06_deletes (source 1.0) with
+// 0.4 and 1.1 catalogs and returns the repository's root and the options
+// that check exactly that version. Callers copy the root before changing it.
+func publishedLake(t *testing.T) (root string, opts Options) {
+	t.Helper()
+	st, root := smallLake(t)
+	opts = Options{Versions: []string{"3"}, Formats: []string{"0.4", "1.0", "1.1"}, Jobs: 2}
+	rep, err := Backfill(context.Background(), st, opts)
+	if err != nil || rep.Counts[Written] != 2 {
+		t.Fatalf("Backfill: %v (%v), want 2 catalogs written", err, rep.Counts)
+	}
+	if _, err := Check(context.Background(), st, opts); err != nil {
+		t.Fatalf("Check after backfill: %v", err)
+	}
+	return root, opts
+}
+
+// cloneRepo copies a repository folder and returns the copy's store.
+func cloneRepo(t *testing.T, root string) (*local.Local, string) {
+	t.Helper()
+	dst := t.TempDir()
+	if err := copyTree(root, dst); err != nil {
+		t.Fatal(err)
+	}
+	st, err := local.New(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, dst
+}
+
+// usedBlockOffset is the file offset of the block that holds a table's
+// first column in a DuckDB file.
+func usedBlockOffset(t *testing.T, path, table string) int64 {
+	t.Helper()
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(fmt.Sprintf("ATTACH '%s' AS f (READ_ONLY)", path)); err != nil {
+		t.Fatal(err)
+	}
+	var block, size int64
+	q := fmt.Sprintf("SELECT block_id, (SELECT block_size FROM pragma_database_size() WHERE database_name = 'f') FROM pragma_storage_info('f.%s') WHERE block_id >= 0 LIMIT 1", table)
+	if err := db.QueryRow(q).Scan(&block, &size); err != nil {
+		t.Fatal(err)
+	}
+	return 3*4096 + block*size + 100
+}
+
+func flipByte(t *testing.T, path string, off int64) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	b := make([]byte, 1)
+	if _, err := f.ReadAt(b, off); err != nil {
+		t.Fatal(err)
+	}
+	b[0] ^= 0xff
+	if _, err := f.WriteAt(b, off); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// rewriteDataFile rewrites a data file of main.del with one value changed
+// (a different size on disk than the catalog records).
+func rewriteDataFile(t *testing.T, path string) {
+	t.Helper()
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	tmp := path + ".new"
+	if _, err := db.Exec(fmt.Sprintf(`COPY (SELECT id, CASE WHEN id = 3 THEN 'changed' ELSE v END AS v FROM read_parquet('%s')) TO '%s' (FORMAT parquet, FIELD_IDS {id: 1, v: 2})`, path, tmp)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func copyFile(t *testing.T, src, dst string) {
+	t.Helper()
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCheckPublishedFiles tampers with a backfilled repository in every way
+// a reader would notice and requires check to fail with the right exit
+// class, naming the file: the format in a file must be the one in its name,
+// every entry under catalogs/ is checked, every byte of a published catalog
+// is read, a corrupt published catalog is a difference wherever the damage
+// is, a write-ahead log beside a catalog is a violation, and data files
+// must match the catalog's record.
+func TestCheckPublishedFiles(t *testing.T) {
+	ctx := context.Background()
+	golden, all := publishedLake(t)
+	// Most cases need one published catalog (1.1); those about 0.4 prove both.
+	one := all
+	one.Formats = []string{"1.0", "1.1"}
+	id := versionIDs(t, golden)[2]
+	const delFile = "data/main/del/ducklake-01a229fa-2280-7a87-ac6f-bba0032cc116.parquet"
+	for _, tc := range []struct {
+		name   string
+		mutate func(t *testing.T, root, v, c string)
+		want   error
+		detail string
+		all    bool // prove 0.4 too
+	}{
+		{"swapped 0.4 and 1.1", func(t *testing.T, _, _, c string) {
+			os.Rename(filepath.Join(c, "0.4.duckdb"), filepath.Join(c, "x"))
+			os.Rename(filepath.Join(c, "1.1.duckdb"), filepath.Join(c, "0.4.duckdb"))
+			os.Rename(filepath.Join(c, "x"), filepath.Join(c, "1.1.duckdb"))
+		}, ErrDifferences, "holds DuckLake format", true},
+		{"frozen catalog as 0.4", func(t *testing.T, _, v, c string) {
+			os.Remove(filepath.Join(c, "0.4.duckdb"))
+			copyFile(t, filepath.Join(v, "ducklake.duckdb"), filepath.Join(c, "0.4.duckdb"))
+		}, ErrDifferences, "holds DuckLake format 1.0 (detected from its version row and tables), not 0.4", true},
+		{"garbage in the source format", func(t *testing.T, _, _, c string) {
+			garbage := make([]byte, 5000)
+			rand.Read(garbage)
+			os.WriteFile(filepath.Join(c, "1.0.duckdb"), garbage, 0o644)
+		}, ErrDifferences, "own format 1.0", false},
+		{"undeclared 9.9", func(t *testing.T, _, _, c string) {
+			copyFile(t, filepath.Join(c, "1.1.duckdb"), filepath.Join(c, "9.9.duckdb"))
+		}, ErrDifferences, "format 9.9 is not declared", false},
+		{"undeclared 1.1-dev1", func(t *testing.T, _, _, c string) {
+			copyFile(t, filepath.Join(c, "1.1.duckdb"), filepath.Join(c, "1.1-dev1.duckdb"))
+		}, ErrDifferences, "format 1.1-dev1 is not declared", false},
+		{"not a .duckdb file", func(t *testing.T, _, _, c string) {
+			os.WriteFile(filepath.Join(c, "README.txt"), []byte("hello"), 0o644)
+		}, ErrDifferences, "catalogs/README.txt: not a catalog", false},
+		{"a folder", func(t *testing.T, _, _, c string) {
+			os.Mkdir(filepath.Join(c, "old"), 0o755)
+		}, ErrDifferences, "a folder in catalogs/", false},
+		{"a folder named like a catalog", func(t *testing.T, _, _, c string) {
+			os.Mkdir(filepath.Join(c, "9.9.duckdb"), 0o755)
+		}, ErrDifferences, "catalogs/9.9.duckdb: a folder in catalogs/", false},
+		{"a valid symlink", func(t *testing.T, _, _, c string) {
+			os.Symlink("1.1.duckdb", filepath.Join(c, "latest.duckdb"))
+		}, ErrDifferences, "a symbolic link in catalogs/", false},
+		{"a dangling symlink at a catalog path", func(t *testing.T, _, _, c string) {
+			os.Remove(filepath.Join(c, "1.1.duckdb"))
+			os.Symlink("nowhere.duckdb", filepath.Join(c, "1.1.duckdb"))
+		}, ErrDifferences, "catalogs/1.1.duckdb is a symbolic link, not a catalog file", false},
+		{"wal beside a published catalog", func(t *testing.T, _, _, c string) {
+			os.WriteFile(filepath.Join(c, "1.1.duckdb.wal"), []byte("wal"), 0o644)
+		}, ErrDifferences, "write-ahead log in catalogs/", false},
+		{"wal beside the frozen catalog", func(t *testing.T, _, v, _ string) {
+			os.WriteFile(filepath.Join(v, "ducklake.duckdb.wal"), []byte("wal"), 0o644)
+		}, ErrDifferences, "write-ahead log beside the frozen catalog", false},
+		{"published catalog without its last block", func(t *testing.T, _, _, c string) {
+			p := filepath.Join(c, "1.1.duckdb")
+			st, _ := os.Stat(p)
+			os.Truncate(p, st.Size()-256*1024)
+		}, ErrDifferences, "B cannot be read while A can", false},
+		{"published catalog cut to two thirds", func(t *testing.T, _, _, c string) {
+			p := filepath.Join(c, "1.1.duckdb")
+			st, _ := os.Stat(p)
+			os.Truncate(p, st.Size()*2/3)
+		}, ErrDifferences, "B cannot be read while A can", false},
+		{"byte flipped in ducklake_table_stats", func(t *testing.T, _, _, c string) {
+			p := filepath.Join(c, "1.1.duckdb")
+			flipByte(t, p, usedBlockOffset(t, p, "ducklake_table_stats"))
+		}, ErrDifferences, "B cannot be read while A can", false},
+		{"byte flipped in ducklake_column", func(t *testing.T, _, _, c string) {
+			p := filepath.Join(c, "0.4.duckdb")
+			flipByte(t, p, usedBlockOffset(t, p, "ducklake_column"))
+		}, ErrDifferences, "B cannot be read while A can", true},
+		{"data file rewritten", func(t *testing.T, root, _, _ string) {
+			rewriteDataFile(t, filepath.Join(root, delFile))
+		}, ErrDifferences, "bytes on disk, the catalog records", false},
+		{"data file missing", func(t *testing.T, root, _, _ string) {
+			os.Remove(filepath.Join(root, delFile))
+		}, ErrUnverifiable, "no such file", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st, root := cloneRepo(t, golden)
+			v := filepath.Join(root, "versions", id)
+			tc.mutate(t, root, v, filepath.Join(v, "catalogs"))
+			opts := one
+			if tc.all {
+				opts = all
+			}
+			rep, err := Check(ctx, st, opts)
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("Check = %v, want %v", err, tc.want)
+			}
+			var details []string
+			for _, f := range rep.Findings {
+				details = append(details, fmt.Sprintf("%s %s: %s", f.Kind, f.Key, f.Detail))
+			}
+			if all := strings.Join(details, "\n"); !strings.Contains(all, tc.detail) {
+				t.Errorf("no finding about %q:\n%s", tc.detail, all)
+			}
+		})
+	}
+}
+
+// TestBackfillReadsOnlyVerifiedBytes plants a real write-ahead log beside a
+// frozen catalog whose sha256 still matches version.json: DuckDB would
+// replay its edits on open. Backfill must publish catalogs without them,
+// and check must report the log.
+func TestBackfillReadsOnlyVerifiedBytes(t *testing.T) {
+	ctx := context.Background()
+	st, root := smallLake(t)
+	id := versionIDs(t, root)[2]
+	frozen := filepath.Join(root, "versions", id, "ducklake.duckdb")
+	// Edit a byte-identical copy without a checkpoint, then move its log
+	// beside the frozen catalog.
+	edited := filepath.Join(t.TempDir(), "ducklake.duckdb")
+	copyFile(t, frozen, edited)
+	db, err := sql.Open("duckdb", edited)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"PRAGMA disable_checkpoint_on_shutdown", "SET wal_autocheckpoint = '1TB'", "UPDATE ducklake_snapshot_changes SET author = 'mallory'"} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	db.Close()
+	if err := os.Rename(edited+".wal", frozen+".wal"); err != nil {
+		t.Fatalf("no write-ahead log was left to plant: %v", err)
+	}
+
+	opts := Options{Versions: []string{"3"}, Formats: []string{"1.0", "1.1"}, Jobs: 1}
+	if _, err := Backfill(ctx, st, opts); err != nil {
+		t.Fatalf("Backfill: %v", err)
+	}
+	pub := filepath.Join(root, "versions", id, "catalogs", "1.1.duckdb")
+	check, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer check.Close()
+	var n int
+	if _, err := check.Exec(fmt.Sprintf("ATTACH '%s' AS pub (READ_ONLY)", pub)); err != nil {
+		t.Fatal(err)
+	}
+	if err := check.QueryRow("SELECT count(*) FROM pub.ducklake_snapshot_changes WHERE author = 'mallory'").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Errorf("the published catalog holds %d edits that are only in the write-ahead log", n)
+	}
+	_, err = Check(ctx, st, opts)
+	if !errors.Is(err, ErrDifferences) || !strings.Contains(err.Error(), "write-ahead log beside the frozen catalog") {
+		t.Errorf("Check = %v, want a difference naming the write-ahead log", err)
+	}
+}
+
+// TestBackfillNonRegularCatalogPath: a symlink at a catalog's path is not
+// "already there", before the run (plan) or when it appears during it.
+func TestBackfillNonRegularCatalogPath(t *testing.T) {
+	ctx := context.Background()
+	st, root := smallLake(t)
+	id := versionIDs(t, root)[2]
+	catalogs := filepath.Join(root, "versions", id, "catalogs")
+	if err := os.MkdirAll(catalogs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("nowhere.duckdb", filepath.Join(catalogs, "1.1.duckdb")); err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Versions: []string{"3"}, Formats: []string{"1.0", "1.1"}, Jobs: 1}
+	rep, err := Backfill(ctx, st, opts)
+	if err != nil || rep.Counts[AlreadyThere] != 0 || rep.Counts[Written] != 0 {
+		t.Errorf("Backfill with a dangling symlink at 1.1: %v %v, want nothing written and nothing already there", rep.Counts, err)
+	}
+	if c := rep.Plan.Cell(id, "1.1"); c.State != Error || c.Problem != ProblemViolation {
+		t.Errorf("cell 1.1 = %s/%s, want error/violation", c.State, c.Problem)
+	}
+
+	// The same link appearing while the cell is converted.
+	os.Remove(filepath.Join(catalogs, "1.1.duckdb"))
+	opts.Hook = func(step string, c *Cell) error {
+		if step == "publish" {
+			return os.Symlink("nowhere.duckdb", filepath.Join(catalogs, "1.1.duckdb"))
+		}
+		return nil
+	}
+	rep, err = Backfill(ctx, st, opts)
+	if !errors.Is(err, ErrBackfillIncomplete) || rep.Counts[AlreadyThere] != 0 || !strings.Contains(err.Error(), "is a symbolic link, not a catalog file") {
+		t.Errorf("Backfill racing a symlink: %v %v, want a failure naming the symlink", rep.Counts, err)
+	}
+}

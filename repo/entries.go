@@ -1,0 +1,165 @@
+package repo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/fdl-formats/fdl-formats/store"
+)
+
+// Kinds of entry a path in a version folder can hold.
+const (
+	entryFile    = "regular file"
+	entryFolder  = "folder"
+	entrySymlink = "symbolic link"
+	entryOther   = "special file"
+)
+
+// catalogEntry is one entry of a version's catalogs/ folder.
+type catalogEntry struct {
+	name string // relative to catalogs/
+	kind string
+}
+
+// key is the entry's key in the store.
+func (e catalogEntry) key(v *version) string { return v.prefix() + "catalogs/" + e.name }
+
+// catalogEntries lists every entry directly under a version's catalogs/
+// folder, whatever its kind: readers look at everything there, so every
+// entry is checked. A store with local files is read with lstat (the store's
+// List shows regular files only); others are derived from their keys.
+func (r *repository) catalogEntries(v *version) ([]catalogEntry, error) {
+	if ps, ok := r.st.(store.PathStore); ok {
+		dir, err := ps.Path(v.prefix() + "catalogs")
+		if err != nil {
+			return nil, err
+		}
+		des, err := os.ReadDir(dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("list %scatalogs/: %w", v.prefix(), err)
+		}
+		out := make([]catalogEntry, 0, len(des))
+		for _, d := range des {
+			out = append(out, catalogEntry{name: d.Name(), kind: modeKind(d.Type())})
+		}
+		return out, nil
+	}
+	var out []catalogEntry
+	for rel := range v.objects {
+		name, ok := strings.CutPrefix(rel, "catalogs/")
+		if !ok {
+			continue
+		}
+		e := catalogEntry{name: name, kind: entryFile}
+		if first, _, nested := strings.Cut(name, "/"); nested {
+			e = catalogEntry{name: first, kind: entryFolder}
+		}
+		if !slices.Contains(out, e) {
+			out = append(out, e)
+		}
+	}
+	slices.SortFunc(out, func(a, b catalogEntry) int { return strings.Compare(a.name, b.name) })
+	return out, nil
+}
+
+// entryKind says what is at a key ("" when nothing is).
+func (r *repository) entryKind(ctx context.Context, key string) (string, error) {
+	if ps, ok := r.st.(store.PathStore); ok {
+		p, err := ps.Path(key)
+		if err != nil {
+			return "", err
+		}
+		st, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", nil
+		}
+		if err != nil {
+			return "", fmt.Errorf("lstat %s: %w", key, err)
+		}
+		return modeKind(st.Mode().Type()), nil
+	}
+	if _, err := r.st.Stat(ctx, key); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", nil
+		}
+		return "", err
+	}
+	return entryFile, nil
+}
+
+func modeKind(m fs.FileMode) string {
+	switch {
+	case m.IsRegular():
+		return entryFile
+	case m&fs.ModeSymlink != 0:
+		return entrySymlink
+	case m.IsDir():
+		return entryFolder
+	}
+	return entryOther
+}
+
+// Violation is an entry of a version folder that breaks the repository
+// rules: under catalogs/ only regular files catalogs/<declared format>.duckdb
+// other than the frozen catalog's own format may exist, and no catalog may
+// have a DuckDB write-ahead log beside it.
+type Violation struct {
+	Key    string `json:"key"`
+	Detail string `json:"detail"`
+}
+
+// folderViolations checks the entries of a version folder that are not
+// cells of the matrix: catalogs of formats fdl.json does not declare are
+// cells (shown, with their violation), everything else is listed here.
+// Entries named after a declared format filtered out of this run are left
+// alone.
+func (r *repository) folderViolations(ctx context.Context, v *version, entries []catalogEntry) []Violation {
+	var out []Violation
+	var source string
+	if v.meta != nil {
+		source = v.meta.DuckLake.Format
+		wal := v.prefix() + v.meta.Catalog.Path + ".wal"
+		if kind, err := r.entryKind(ctx, wal); err != nil || kind != "" {
+			out = append(out, Violation{wal, "a DuckDB write-ahead log beside the frozen catalog: DuckDB replays it when it opens the catalog, so readers would see changes that are not in the hashed file; remove it"})
+		}
+	}
+	for _, e := range entries {
+		format, isCatalog := strings.CutSuffix(e.name, ".duckdb")
+		_, declared := r.cfg.Format(format)
+		switch {
+		case isCatalog && declared && format == source:
+			out = append(out, Violation{e.key(v), fmt.Sprintf("a catalog in the frozen catalog's own format %s: readers of %s open catalogs/%s before the frozen %s, and it is never proved; remove it", format, format, e.name, v.meta.Catalog.Path)})
+		case isCatalog && (declared || e.kind == entryFile):
+			// a cell of the matrix
+		case path.Ext(e.name) == ".wal":
+			out = append(out, Violation{e.key(v), "a DuckDB write-ahead log in catalogs/: DuckDB replays it when it opens the catalog beside it, so readers would see changes that were never proved; remove it"})
+		case e.kind != entryFile:
+			out = append(out, Violation{e.key(v), fmt.Sprintf("a %s in catalogs/, where only regular files catalogs/<format>.duckdb may be; remove it", e.kind)})
+		default:
+			out = append(out, Violation{e.key(v), "not a catalog: only catalogs/<format>.duckdb files may be in catalogs/; remove it"})
+		}
+	}
+	return out
+}
+
+// presentFormats lists the formats of the regular files
+// catalogs/<format>.duckdb of a version (listed by the store).
+func (v *version) presentFormats() []string {
+	var out []string
+	for rel := range v.objects {
+		if name, ok := strings.CutPrefix(rel, "catalogs/"); ok && path.Ext(name) == ".duckdb" && !strings.Contains(name, "/") {
+			out = append(out, strings.TrimSuffix(name, ".duckdb"))
+		}
+	}
+	slices.Sort(out)
+	return out
+}

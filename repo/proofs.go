@@ -1,0 +1,102 @@
+package repo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/fdl-formats/fdl-formats/compare"
+)
+
+// proveAll proves every present catalog of a declared format, jobs at a
+// time, and returns the proofs (in matrix order) and a finding per failed
+// proof.
+func (r *repository) proveAll(ctx context.Context, m *Matrix, work string, disk *compare.DiskCheck, opts *Options) ([]*Proof, []Finding, error) {
+	var present []*Cell
+	for _, c := range m.Cells() {
+		// A catalog of an undeclared format is a violation already; it
+		// has no format to be proved in.
+		if c.State == Present && c.Declared {
+			present = append(present, c)
+		}
+	}
+	proofs := make([]*Proof, len(present))
+	var findings []Finding
+	var mu sync.Mutex
+	done := 0
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(opts.jobs())
+	for i, c := range present {
+		g.Go(func() error {
+			p, kind := r.prove(gctx, c, work, disk)
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			proofs[i] = p
+			if !p.OK {
+				findings = append(findings, Finding{Kind: kind, Version: c.Version, Format: c.Format, Key: c.Key, Detail: p.Error})
+			}
+			done++
+			if opts.Progress != nil {
+				result := "proved"
+				if !p.OK {
+					result = "failed"
+				}
+				opts.Progress(Progress{Done: done, Total: len(present), Cell: c, Result: result})
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, nil, err
+	}
+	return proofs, findings, nil
+}
+
+// prove compares one published catalog with its version's frozen catalog,
+// both opened from private copies (the frozen one verified against
+// version.json as it is copied), and checks that the published file holds
+// the format its name says.
+func (r *repository) prove(ctx context.Context, c *Cell, work string, disk *compare.DiskCheck) (*Proof, Kind) {
+	start := time.Now()
+	p := &Proof{Version: c.Version, Format: c.Format, Key: c.Key}
+	defer func() { p.Seconds = time.Since(start).Seconds() }()
+	fail := func(kind Kind, err error) (*Proof, Kind) {
+		p.Error = err.Error()
+		return p, kind
+	}
+	dir, err := os.MkdirTemp(work, "proof-")
+	if err != nil {
+		return fail(KindUnverifiable, err)
+	}
+	defer os.RemoveAll(dir)
+	src, problem, err := r.copyFrozen(ctx, r.find(c.Version), dir)
+	if err != nil {
+		return fail(problemKind(problem), err)
+	}
+	pub, _, _, err := copyObject(ctx, r, c.Key, dir)
+	if err != nil {
+		return fail(KindUnverifiable, err)
+	}
+	rep, err := compare.Catalogs(ctx, src, pub, compare.Options{DataPath: r.dataPath, Disk: disk})
+	if rep != nil && rep.B.Format != "" && rep.B.Format != c.Format {
+		// Readers pick the file by its name: one holding another format
+		// is one they cannot open.
+		return fail(KindDifference, fmt.Errorf("%s holds DuckLake format %s (detected from its version row and tables), not %s as its name says", c.Key, rep.B.Format, c.Format))
+	}
+	switch {
+	case err == nil:
+		p.OK = true
+		return p, ""
+	case errors.Is(err, compare.ErrNotEquivalent):
+		return fail(KindDifference, err)
+	}
+	return fail(KindUnverifiable, err)
+}

@@ -1,0 +1,76 @@
+package repo
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path"
+)
+
+// Catalogs are opened only from private copies: DuckDB reads a catalog
+// together with any write-ahead log beside it (<file>.wal) and replays it,
+// so opening a catalog in place could read bytes that were never hashed.
+// A copy in a private folder has nothing beside it, and the frozen
+// catalog's copy is hashed as it is written, so what is opened is exactly
+// what matched version.json.
+
+// copyFrozen copies a version's frozen catalog into dir and returns the
+// copy, if its size and sha256 match version.json.
+func (r *repository) copyFrozen(ctx context.Context, v *version, dir string) (string, Problem, error) {
+	ref := v.meta.Catalog.FileRef
+	key := v.prefix() + ref.Path
+	if info, ok := v.objects[ref.Path]; ok && info.Size != ref.Bytes {
+		return "", ProblemMismatch, fmt.Errorf("%s: %d bytes, version.json says %d", key, info.Size, ref.Bytes)
+	}
+	local, sum, n, err := copyObject(ctx, r, key, dir)
+	if err != nil {
+		return "", ProblemUnreadable, err
+	}
+	if problem, err := matchRef(key, ref.Bytes, ref.SHA256, n, sum); err != nil {
+		os.Remove(local)
+		return "", problem, err
+	}
+	return local, "", nil
+}
+
+// copyObject copies an object into a new file in dir, and returns the
+// file's path, the sha256 of the bytes copied and their number.
+func copyObject(ctx context.Context, r *repository, key, dir string) (local, sum string, n int64, err error) {
+	rc, err := r.st.Open(ctx, key)
+	if err != nil {
+		return "", "", 0, err
+	}
+	defer rc.Close()
+	f, err := os.CreateTemp(dir, "*-"+path.Base(key))
+	if err != nil {
+		return "", "", 0, fmt.Errorf("copy %s: %w", key, err)
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	h := sha256.New()
+	if n, err = io.Copy(io.MultiWriter(f, h), rc); err != nil {
+		return "", "", 0, fmt.Errorf("copy %s: %w", key, err)
+	}
+	if err = f.Close(); err != nil {
+		return "", "", 0, fmt.Errorf("copy %s: %w", key, err)
+	}
+	return f.Name(), hex.EncodeToString(h.Sum(nil)), n, nil
+}
+
+// matchRef compares what was read of a file with version.json's record.
+func matchRef(key string, wantBytes int64, wantSum string, n int64, sum string) (Problem, error) {
+	if n != wantBytes {
+		return ProblemMismatch, fmt.Errorf("%s: %d bytes, version.json says %d", key, n, wantBytes)
+	}
+	if sum != wantSum {
+		return ProblemMismatch, fmt.Errorf("%s: sha256 %s, version.json says %s", key, sum, wantSum)
+	}
+	return "", nil
+}
