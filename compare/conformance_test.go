@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 )
 
@@ -209,7 +210,7 @@ func TestConvertedMatchDuckLake(t *testing.T) {
 							out, err := exec.Command(bin, "convert", src, "--to", target, "-o", dst).CombinedOutput()
 							if err != nil {
 								if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 7 {
-									t.Logf("version %s -> %s refused: %s", v.ID, target, firstLine(string(out)))
+									t.Logf("version %s -> %s refused: %s", v.ID, target, oneline.First(string(out)))
 									continue
 								}
 								t.Errorf("version %s -> %s: convert failed: %v\n%s", v.ID, target, err, out)

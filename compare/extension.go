@@ -2,7 +2,7 @@ package compare
 
 import (
 	"fmt"
-	"strings"
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 )
 
 // extension loads DuckDB's ducklake extension when the local DuckDB has it,
@@ -13,11 +13,11 @@ func (c *comparison) extension() {
 	for _, r := range []*Reader{c.a, c.b} {
 		// Never download during a proof: only an installed extension counts.
 		if _, err := r.conn.ExecContext(c.ctx, "SET autoinstall_known_extensions = false"); err != nil {
-			c.rep.ReaderNotes = append(c.rep.ReaderNotes, fmt.Sprintf("%s not used: %s", ReaderExtension, firstLine(err.Error())))
+			c.rep.ReaderNotes = append(c.rep.ReaderNotes, fmt.Sprintf("%s not used: %s", ReaderExtension, oneline.First(err.Error())))
 			return
 		}
 		if _, err := r.conn.ExecContext(c.ctx, "LOAD ducklake"); err != nil {
-			c.rep.ReaderNotes = append(c.rep.ReaderNotes, fmt.Sprintf("%s not used: LOAD ducklake failed: %s", ReaderExtension, firstLine(err.Error())))
+			c.rep.ReaderNotes = append(c.rep.ReaderNotes, fmt.Sprintf("%s not used: LOAD ducklake failed: %s", ReaderExtension, oneline.First(err.Error())))
 			return
 		}
 	}
@@ -30,7 +30,7 @@ func (c *comparison) extension() {
 		}
 		q := fmt.Sprintf("ATTACH %s AS dl (READ_ONLY, DATA_PATH %s, OVERRIDE_DATA_PATH true)", sqlString("ducklake:"+r.path), sqlString(r.dataPath))
 		if _, err := r.conn.ExecContext(c.ctx, q); err != nil {
-			c.rep.ReaderNotes = append(c.rep.ReaderNotes, fmt.Sprintf("%s could not attach %s: %s", ReaderExtension, r.path, firstLine(err.Error())))
+			c.rep.ReaderNotes = append(c.rep.ReaderNotes, fmt.Sprintf("%s could not attach %s: %s", ReaderExtension, r.path, oneline.First(err.Error())))
 			loaded = false
 			continue
 		}
@@ -69,9 +69,4 @@ func (c *comparison) extensionCheck(s int64, x, y Table) error {
 		}
 	}
 	return nil
-}
-
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	return line
 }

@@ -143,7 +143,7 @@ func TestDiskCheck(t *testing.T) {
 	parquet := filepath.Join(lake, "data", "main", "whole", "ducklake-01a229fa-2580-70e1-b02f-847f6012f71f.parquet") // 237 bytes, footer 160
 	dv, _ := lastVersion(t, "lakes-1.1-dev1", "24_deletion_vectors")
 	puffin := filepath.Join(dv, "data", "main", "dv", "ducklake-01a22a02-c813-7d4a-9839-7953a892b6ab-delete.puffin") // 3239 bytes, footer 985
-	bare := filepath.Join(dv, "data", "main", "dv", "ducklake-01a22a02-c7f5-7501-af78-8ae06753e9c3-delete.puffin") // 1040 bytes, no footer
+	bare := filepath.Join(dv, "data", "main", "dv", "ducklake-01a22a02-c7f5-7501-af78-8ae06753e9c3-delete.puffin")   // 1040 bytes, no footer
 	footerTampered := filepath.Join(t.TempDir(), "f.parquet")
 	copyFile(t, parquet, footerTampered)
 	raw, _ := os.ReadFile(footerTampered)

@@ -16,6 +16,7 @@ import (
 	_ "github.com/duckdb/duckdb-go/v2"
 
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/durable"
 )
 
 // LossyOptions are the per-feature options that let a conversion drop
@@ -272,7 +273,7 @@ func write(ctx context.Context, conn *sql.Conn, w *work, target *formats.Version
 		return fmt.Errorf("close %s: %w", tmp, err)
 	}
 	detached = true
-	if err := syncFile(tmp); err != nil {
+	if err := durable.SyncFile(tmp); err != nil {
 		return err
 	}
 	// os.Link fails if dst exists: two writers can never replace each other.
@@ -282,26 +283,7 @@ func write(ctx context.Context, conn *sql.Conn, w *work, target *formats.Version
 		}
 		return fmt.Errorf("publish %s: %w", dst, err)
 	}
-	return syncDir(dir)
-}
-
-func syncFile(path string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return f.Sync()
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	_ = d.Sync() // not supported everywhere; the link itself is atomic
-	return nil
+	return durable.SyncDir(dir)
 }
 
 // columnSetDiff lists tables and columns of the working copy that do not

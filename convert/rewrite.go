@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 	"github.com/google/uuid"
 
 	"github.com/fdl-formats/fdl-formats/internal/faults"
@@ -77,7 +78,7 @@ func rewritePartialDeletes(r *run) error {
 		src := readParquetSQL(local, keyName)
 		snaps, err := r.w.strings(r.ctx, fmt.Sprintf(`SELECT DISTINCT "_ducklake_internal_snapshot_id"::VARCHAR FROM %s ORDER BY "_ducklake_internal_snapshot_id"`, src))
 		if err != nil {
-			return cannotRewrite{fmt.Sprintf("partial deletion file %s cannot be read: %v", local, firstLine(err.Error()))}
+			return cannotRewrite{fmt.Sprintf("partial deletion file %s cannot be read: %v", local, oneline.First(err.Error()))}
 		}
 		if len(snaps) == 0 || slices.Contains(snaps, "") {
 			return cannotRewrite{fmt.Sprintf("partial deletion file %s has no rows or NULL snapshots", local)}

@@ -8,6 +8,7 @@ import (
 	"github.com/duckdb/duckdb-go/v2"
 
 	"github.com/fdl-formats/fdl-formats/duckfile"
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 )
 
 // checkComplete fails with ErrNotCatalog when a DuckDB file is shorter than
@@ -43,7 +44,7 @@ func checkComplete(path string) error {
 func sourceReadError(src, doing string, err error) error {
 	var de *duckdb.Error
 	if errors.As(err, &de) && de.Type == duckdb.ErrorTypeIO {
-		return fmt.Errorf("%s %s: %w: unreadable DuckDB file (truncated or corrupt): %s", doing, src, ErrNotCatalog, firstLine(de.Msg))
+		return fmt.Errorf("%s %s: %w: unreadable DuckDB file (truncated or corrupt): %s", doing, src, ErrNotCatalog, oneline.First(de.Msg))
 	}
 	return fmt.Errorf("%s %s: %w", doing, src, err)
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 )
 
 // work is the in-memory working copy of a catalog's metadata tables. All
@@ -41,11 +42,11 @@ func openSource(ctx context.Context, conn *sql.Conn, src string) (schema, stamp 
 		msg := err.Error()
 		switch {
 		case strings.Contains(msg, "newer version of DuckDB"):
-			return "", "", nil, nil, fmt.Errorf("open catalog %s: %w: DuckDB %s cannot open it (%s); re-save it with an older STORAGE_VERSION such as v1.5.0", src, ErrStorageTooNew, duckdbVersion(ctx, conn), firstLine(msg))
+			return "", "", nil, nil, fmt.Errorf("open catalog %s: %w: DuckDB %s cannot open it (%s); re-save it with an older STORAGE_VERSION such as v1.5.0", src, ErrStorageTooNew, duckdbVersion(ctx, conn), oneline.First(msg))
 		case strings.Contains(msg, "not a valid DuckDB database file"):
 			return "", "", nil, nil, fmt.Errorf("open catalog %s: %w: not a DuckDB database file", src, ErrNotCatalog)
 		default:
-			return "", "", nil, nil, fmt.Errorf("open catalog %s: %w: unreadable DuckDB file (truncated or corrupt?): %s", src, ErrNotCatalog, firstLine(msg))
+			return "", "", nil, nil, fmt.Errorf("open catalog %s: %w: unreadable DuckDB file (truncated or corrupt?): %s", src, ErrNotCatalog, oneline.First(msg))
 		}
 	}
 	rows, err := conn.QueryContext(ctx, `SELECT schema_name, table_name, column_name FROM duckdb_columns()
@@ -115,13 +116,6 @@ func duckdbVersion(ctx context.Context, conn *sql.Conn) string {
 	return v
 }
 
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
-}
-
 // layout lists the working copy's static tables with their columns in
 // order, and its dynamic (inlined) tables.
 func (w *work) layout(ctx context.Context) (formats.Layout, []string, error) {
@@ -151,7 +145,7 @@ func (w *work) layout(ctx context.Context) (formats.Layout, []string, error) {
 
 func (w *work) exec(ctx context.Context, query string, args ...any) error {
 	if _, err := w.conn.ExecContext(ctx, query, args...); err != nil {
-		return fmt.Errorf("%s: %w", firstLine(strings.TrimSpace(query)), err)
+		return fmt.Errorf("%s: %w", oneline.First(strings.TrimSpace(query)), err)
 	}
 	return nil
 }
@@ -160,7 +154,7 @@ func (w *work) exec(ctx context.Context, query string, args ...any) error {
 func (w *work) strings(ctx context.Context, query string) ([]string, error) {
 	rows, err := w.conn.QueryContext(ctx, query)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", firstLine(strings.TrimSpace(query)), err)
+		return nil, fmt.Errorf("%s: %w", oneline.First(strings.TrimSpace(query)), err)
 	}
 	defer rows.Close()
 	var out []string
@@ -177,7 +171,7 @@ func (w *work) strings(ctx context.Context, query string) ([]string, error) {
 func (w *work) count(ctx context.Context, query string) (int64, error) {
 	var n int64
 	if err := w.conn.QueryRowContext(ctx, query).Scan(&n); err != nil {
-		return 0, fmt.Errorf("%s: %w", firstLine(strings.TrimSpace(query)), err)
+		return 0, fmt.Errorf("%s: %w", oneline.First(strings.TrimSpace(query)), err)
 	}
 	return n, nil
 }

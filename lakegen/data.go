@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/duckdb/duckdb-go/v2"
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 	"github.com/google/uuid"
 )
 
@@ -141,7 +142,7 @@ func (t *table) colIndex(c *col) int {
 func (g *gen) columnNames(ctx context.Context, query string) ([]string, error) {
 	rows, err := g.conn.QueryContext(ctx, query)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", firstLine(query), err)
+		return nil, fmt.Errorf("%s: %w", oneline.Brief(query, 120), err)
 	}
 	defer rows.Close()
 	return rows.Columns()

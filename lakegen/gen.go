@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 )
 
 // gen holds the state of one generation: a private in-memory DuckDB whose
@@ -156,19 +157,9 @@ func (g *gen) close() {
 
 func (g *gen) exec(ctx context.Context, query string, args ...any) error {
 	if _, err := g.conn.ExecContext(ctx, query, args...); err != nil {
-		return fmt.Errorf("%s: %w", firstLine(query), err)
+		return fmt.Errorf("%s: %w", oneline.Brief(query, 120), err)
 	}
 	return nil
-}
-
-func firstLine(q string) string {
-	if i := strings.IndexByte(q, '\n'); i >= 0 {
-		q = q[:i]
-	}
-	if len(q) > 120 {
-		q = q[:120] + "…"
-	}
-	return q
 }
 
 // init creates the metadata tables and the rows DuckLake writes when it

@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 	"github.com/fdl-formats/fdl-formats/repo"
 	"github.com/fdl-formats/fdl-formats/store"
 )
@@ -78,7 +79,7 @@ func printBackfill(out io.Writer, _ string, rep *repo.BackfillReport) {
 		case repo.AlreadyThere:
 			line += " (written by another run)"
 		case repo.Failed:
-			line += fmt.Sprintf(" (at %s: %s)", r.Step, firstLine(r.Error))
+			line += fmt.Sprintf(" (at %s: %s)", r.Step, oneline.First(r.Error))
 		}
 		fmt.Fprintln(out, line)
 	}
@@ -91,16 +92,11 @@ func printBackfill(out io.Writer, _ string, rep *repo.BackfillReport) {
 		case repo.Error:
 			// Not backfill's to fix; check reports them with its exit code.
 			errored++
-			fmt.Fprintf(out, "error         %s %s: %s\n", c.Version, c.Format, firstLine(strings.Join(c.Reasons, "; ")))
+			fmt.Fprintf(out, "error         %s %s: %s\n", c.Version, c.Format, oneline.First(strings.Join(c.Reasons, "; ")))
 		}
 	}
 	fmt.Fprintf(out, "%d written, %d already there, %d planned, %d failed, %d refused, %d in error\n",
 		rep.Counts[repo.Written], rep.Counts[repo.AlreadyThere], rep.Counts[repo.Planned], rep.Counts[repo.Failed], refused, errored)
-}
-
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	return line
 }
 
 // progress shows a progress line on a terminal, or logs each finished cell

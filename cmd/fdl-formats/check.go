@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 	"github.com/fdl-formats/fdl-formats/repo"
 )
 
@@ -42,7 +43,7 @@ func printCheck(out io.Writer, root string, rep *repo.CheckReport) {
 		if f.Format != "" {
 			where += " " + f.Format
 		}
-		fmt.Fprintf(out, "%-12s %s: %s\n", f.Kind, where, firstLine(f.Detail))
+		fmt.Fprintf(out, "%-12s %s: %s\n", f.Kind, where, oneline.First(f.Detail))
 	}
 	printReaders(out, rep.Readers)
 	if rep.OK {

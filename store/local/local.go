@@ -11,8 +11,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 
+	"github.com/fdl-formats/fdl-formats/internal/durable"
 	"github.com/fdl-formats/fdl-formats/internal/faults"
 	"github.com/fdl-formats/fdl-formats/internal/scratch"
 	"github.com/fdl-formats/fdl-formats/store"
@@ -200,7 +200,7 @@ func (l *Local) Create(ctx context.Context, key string, r io.Reader) (err error)
 		return fmt.Errorf("create %s: %w", key, err)
 	}
 	// Make the new name durable.
-	if err := syncDir(filepath.Dir(final)); err != nil {
+	if err := durable.SyncDir(filepath.Dir(final)); err != nil {
 		return fmt.Errorf("create %s: sync folder: %w", key, err)
 	}
 	return nil
@@ -287,16 +287,4 @@ func removeDirs(dirs []string) {
 			return
 		}
 	}
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) {
-		return err
-	}
-	return nil
 }
