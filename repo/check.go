@@ -15,11 +15,14 @@ type Kind string
 
 const (
 	// KindDifference: a published catalog is not equivalent to its source,
-	// a file does not match version.json, or a catalog breaks the until rule.
+	// holds another format than its name, or cannot be read while its
+	// source can; a file does not match version.json or its catalog; or a
+	// rule is broken (catalogs/ entries, write-ahead logs, until).
 	KindDifference Kind = "difference"
 	// KindInvalid: a version's files are missing or invalid.
 	KindInvalid Kind = "invalid"
-	// KindUnverifiable: a catalog could not be read or compared.
+	// KindUnverifiable: an input the operator can restore is missing or
+	// unreadable (a data file, a catalog this DuckDB cannot open).
 	KindUnverifiable Kind = "unverifiable"
 	// KindMissing: a declared format that can be written is missing.
 	KindMissing Kind = "missing"

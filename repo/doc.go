@@ -6,5 +6,7 @@
 // The repository is reached through a store.Store; only catalogs/<format>.duckdb
 // files are ever created under versions/, through store.Create, which never
 // replaces an object. Work files live in a temporary folder outside the
-// repository.
+// repository. Catalogs are only ever opened from private copies there (the
+// frozen one hashed as it is copied), never in place, so no write-ahead log
+// or later change beside them is read.
 package repo

@@ -13,8 +13,10 @@ var (
 	// when some missing cell could not be written.
 	ErrBackfillIncomplete = errors.New("backfill incomplete")
 	// ErrDifferences is matched by the *CheckError Check returns when a
-	// published catalog is not equivalent to its source, a file does not
-	// match version.json, or a rule is violated.
+	// published catalog is not equivalent to its source (or holds another
+	// format than its name, or cannot be read while its source can), a
+	// file does not match version.json or its catalog, or a rule is
+	// violated.
 	ErrDifferences = errors.New("repository has differences")
 	// ErrWorkMissing is matched by the *CheckError Check returns when a
 	// declared format that can be written is missing.
@@ -22,8 +24,9 @@ var (
 	// ErrInvalidVersion is matched by the *CheckError Check returns when a
 	// version's files are invalid or unreadable.
 	ErrInvalidVersion = errors.New("repository has invalid versions")
-	// ErrUnverifiable is matched by the *CheckError Check returns when a
-	// catalog could not be compared (unreadable, unsupported feature).
+	// ErrUnverifiable is matched by the *CheckError Check returns when an
+	// input the operator can restore is missing or unreadable (a data file,
+	// a catalog this DuckDB cannot open) or a feature is unsupported.
 	ErrUnverifiable = errors.New("repository has catalogs that could not be verified")
 	// ErrNoCatalog is matched by the *NoCatalogError Resolve returns when no
 	// catalog of the version opens in the reader's DuckDB.

@@ -56,12 +56,12 @@ type Cell struct {
 	Problem  Problem           `json:"problem,omitempty"`
 	Findings []convert.Finding `json:"findings,omitempty"`
 	// Violation says why a present catalog breaks a rule (written for a
-	// version created at or after the format's until).
+	// version created at or after the format's until, or in a format
+	// fdl.json does not declare).
 	Violation string `json:"violation,omitempty"`
 
 	source string // key of the frozen catalog
 	target *formats.Version
-	ref    fdljson.FileRef
 }
 
 // VersionPlan is one row of the matrix.
@@ -253,7 +253,7 @@ func (r *repository) planVersion(ctx context.Context, v *version, declared []fdl
 	for _, f := range formatsShown {
 		c := &Cell{Version: v.id, Seq: vp.Seq, Format: f.DuckLake, Declared: f.Version != nil, target: f.Version}
 		if v.meta != nil {
-			c.source, c.ref = vp.Catalog, v.meta.Catalog.FileRef
+			c.source = vp.Catalog
 		}
 		key := CatalogKey(v.id, f.DuckLake)
 		entry, exists := byName[f.DuckLake+".duckdb"]
