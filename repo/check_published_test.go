@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fdl-formats/fdl-formats/lakegen"
 	"github.com/fdl-formats/fdl-formats/store/local"
 )
 
@@ -309,5 +310,30 @@ func TestBackfillNonRegularCatalogPath(t *testing.T) {
 	rep, err = Backfill(ctx, st, opts)
 	if !errors.Is(err, ErrBackfillIncomplete) || rep.Counts[AlreadyThere] != 0 || !strings.Contains(err.Error(), "is a symbolic link, not a catalog file") {
 		t.Errorf("Backfill racing a symlink: %v %v, want a failure naming the symlink", rep.Counts, err)
+	}
+}
+
+// TestCheckDemoContents: a repository made by the project's generator
+// (lakegen, plain DuckDB) passes every content check: its data and delete
+// files have the sizes and footers its catalogs record, and only the
+// declared formats not yet written are reported.
+func TestCheckDemoContents(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	if _, err := lakegen.Repository(ctx, dir, lakegen.Demo()); err != nil {
+		t.Fatal(err)
+	}
+	st, err := local.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Check(ctx, st, Options{Jobs: 2})
+	if !errors.Is(err, ErrWorkMissing) {
+		t.Fatalf("Check = %v, want only work missing", err)
+	}
+	for _, f := range rep.Findings {
+		if f.Kind != KindMissing && f.Kind != KindWarning {
+			t.Errorf("%s %s %s: %s", f.Kind, f.Version, f.Key, f.Detail)
+		}
 	}
 }
