@@ -37,8 +37,9 @@ func (r *Reader) statsName(t statsTable) string {
 	return ""
 }
 
-// statsEntries describes the rows of one stats table, on the given columns.
-func (r *Reader) statsEntries(ctx context.Context, table string, keys, cols []string) (entries, error) {
+// statsEntries describes the rows of one stats table, on the given
+// columns, keyed by label (the table's newest name) and the key columns.
+func (r *Reader) statsEntries(ctx context.Context, label, table string, keys, cols []string) (entries, error) {
 	all := append(slices.Clone(keys), cols...)
 	sel := make([]string, len(all))
 	for i, c := range all {
@@ -72,7 +73,7 @@ func (r *Reader) statsEntries(ctx context.Context, table string, keys, cols []st
 				val = append(val, all[i]+"="+s)
 			}
 		}
-		k := table + " " + strings.Join(key, " ")
+		k := label + " " + strings.Join(key, " ")
 		if prev, ok := e[k]; ok {
 			e[k] = prev + " | " + strings.Join(val, " ")
 		} else {
@@ -114,11 +115,11 @@ func (c *comparison) stats() error {
 				c.rep.NotCompared = append(c.rep.NotCompared, fmt.Sprintf("%s.%s: format %s has no such column", label, col, c.rep.A.Format))
 			}
 		}
-		ea, err := c.a.statsEntries(c.ctx, na, t.keys, cols)
+		ea, err := c.a.statsEntries(c.ctx, label, na, t.keys, cols)
 		if err != nil {
 			return err
 		}
-		eb, err := c.b.statsEntries(c.ctx, nb, t.keys, cols)
+		eb, err := c.b.statsEntries(c.ctx, label, nb, t.keys, cols)
 		if err != nil {
 			return err
 		}
