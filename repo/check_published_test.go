@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -299,18 +300,27 @@ func TestBackfillNonRegularCatalogPath(t *testing.T) {
 		t.Errorf("cell 1.1 = %s/%s, want error/violation", c.State, c.Problem)
 	}
 
-	// The same link appearing while the cell is converted.
+	// The same link appearing just before the catalog is published.
 	os.Remove(filepath.Join(catalogs, "1.1.duckdb"))
-	opts.Hook = func(step string, c *Cell) error {
-		if step == "publish" {
-			return os.Symlink("nowhere.duckdb", filepath.Join(catalogs, "1.1.duckdb"))
-		}
-		return nil
-	}
-	rep, err = Backfill(ctx, st, opts)
+	rep, err = Backfill(ctx, symlinkFirst{st}, opts)
 	if !errors.Is(err, ErrBackfillIncomplete) || rep.Counts[AlreadyThere] != 0 || !strings.Contains(err.Error(), "is a symbolic link, not a catalog file") {
 		t.Errorf("Backfill racing a symlink: %v %v, want a failure naming the symlink", rep.Counts, err)
 	}
+}
+
+// symlinkFirst is a store where a dangling symlink appears at every key
+// just before it is created (as another writer could make one).
+type symlinkFirst struct{ *local.Local }
+
+func (s symlinkFirst) Create(ctx context.Context, key string, r io.Reader) error {
+	p, err := s.Path(key)
+	if err != nil {
+		return err
+	}
+	if err := os.Symlink("nowhere.duckdb", p); err != nil {
+		return err
+	}
+	return s.Local.Create(ctx, key, r)
 }
 
 // TestCheckDemoContents: a repository made by the project's generator
