@@ -16,8 +16,11 @@ func checkCommand() *cli.Command {
 		Name:  "check",
 		Usage: "verify every published catalog of an FDL repository and its rules (the CI command)",
 		Description: "Exit codes: 0 all good; 3 differences found (a published catalog not equivalent to its\n" +
-			"source, a file not matching version.json, a catalog written after its format's until);\n" +
-			"4 a catalog could not be verified; 5 work missing (run backfill); 6 invalid input.",
+			"source, in another format than its name or unreadable while its source reads; a file not\n" +
+			"matching version.json or its catalog; a broken rule: an entry catalogs/ may not hold, a .wal\n" +
+			"beside a catalog, a catalog written after its format's until); 4 a missing or unreadable\n" +
+			"input to restore (a data file, a catalog this DuckDB cannot open); 5 work missing (run\n" +
+			"backfill); 6 invalid input. See docs/repository.md for what exit 0 guarantees.",
 		ArgsUsage: "REPO",
 		Flags:     repoFlags(),
 		Action:    runCheck,
