@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/fdl-formats/fdl-formats/compare"
+	"github.com/fdl-formats/fdl-formats/internal/scratch"
 	"github.com/fdl-formats/fdl-formats/store"
 )
 
@@ -140,7 +141,7 @@ func Check(ctx context.Context, st store.Store, opts Options) (*CheckReport, err
 	if err := r.addReaders(ctx, rep, &opts); err != nil {
 		return nil, err
 	}
-	work, err := os.MkdirTemp(opts.WorkDir, "fdl-check-")
+	work, err := scratch.MkdirTemp(opts.workDir(), checkWorkPrefix)
 	if err != nil {
 		return nil, fmt.Errorf("create work folder: %w", err)
 	}
