@@ -4,11 +4,9 @@ import (
 	"context"
 	"fmt"
 	"os"
-)
 
-// fileHeaderSize is the three 4 KiB headers at the start of a DuckDB file;
-// blocks follow.
-const fileHeaderSize = 3 * 4096
+	"github.com/fdl-formats/fdl-formats/duckfile"
+)
 
 // ReadEveryTable reads every column of every row of every table in the
 // catalog file, so that DuckDB verifies the checksum of every block that
@@ -18,16 +16,8 @@ const fileHeaderSize = 3 * 4096
 // it certify every byte a reader can reach. Errors wrap ErrIncomparable and
 // name the file and the table.
 func (r *Reader) ReadEveryTable(ctx context.Context) error {
-	var blocks, blockSize int64
-	if err := r.conn.QueryRowContext(ctx, `SELECT total_blocks, block_size FROM pragma_database_size() WHERE database_name = 'cat'`).Scan(&blocks, &blockSize); err != nil {
-		return fmt.Errorf("%w: read the block count of %s: %w", ErrIncomparable, r.path, err)
-	}
-	st, err := os.Stat(r.path)
-	if err != nil {
-		return fmt.Errorf("%w: %w", ErrIncomparable, err)
-	}
-	if want := fileHeaderSize + blocks*blockSize; st.Size() < want {
-		return fmt.Errorf("%w: catalog %s is truncated: %d bytes, its header lists %d blocks of %d bytes (%d bytes)", ErrIncomparable, r.path, st.Size(), blocks, blockSize, want)
+	if err := checkLength(r.path); err != nil {
+		return err
 	}
 	schemas, err := r.strings(ctx, `SELECT schema_name FROM duckdb_tables() WHERE database_name = 'cat' ORDER BY schema_name, table_name`)
 	if err != nil {
@@ -48,6 +38,28 @@ func (r *Reader) ReadEveryTable(ctx context.Context) error {
 			}
 			return fmt.Errorf("%w: catalog %s: read table %s: %w", ErrIncomparable, r.path, t, err)
 		}
+	}
+	return nil
+}
+
+// checkLength fails when a DuckDB file is shorter than its current header
+// says (the headers, then block count times block size).
+func checkLength(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrIncomparable, err)
+	}
+	defer f.Close()
+	h, err := duckfile.Read(f)
+	if err != nil {
+		return fmt.Errorf("%w: catalog %s: %w", ErrIncomparable, path, err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrIncomparable, err)
+	}
+	if want := h.Length(); st.Size() < want {
+		return fmt.Errorf("%w: catalog %s is truncated: %d bytes, its header says %d", ErrIncomparable, path, st.Size(), want)
 	}
 	return nil
 }

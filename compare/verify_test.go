@@ -27,7 +27,7 @@ func blockOffset(t *testing.T, path, table string) int64 {
 	if err := db.QueryRow(q).Scan(&block, &size); err != nil {
 		t.Fatal(err)
 	}
-	return fileHeaderSize + block*size + 100
+	return 3*4096 + block*size + 100 // after the three 4 KiB file headers
 }
 
 func damage(t *testing.T, catalog string, how func(t *testing.T, path string)) string {
