@@ -121,7 +121,7 @@ func TestRepoCommandErrors(t *testing.T) {
 }
 
 // TestPlanUndeclaredColumn: a catalog in an undeclared format, present in
-// one version only, gets its own column.
+// one version only, gets its own column, marked as breaking a rule.
 func TestPlanUndeclaredColumn(t *testing.T) {
 	repoDir := copyRepo(t, "lakes", "06_deletes")
 	ids, _ := filepath.Glob(filepath.Join(repoDir, "versions", "*"))
@@ -134,7 +134,7 @@ func TestPlanUndeclaredColumn(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("plan: exit %d: %s", code, errOut)
 	}
-	for _, want := range []string{"catalog  1.0     0.2", "1.0      source  -\n", "1.0      source  present\n", "0.2 present: format not declared in fdl.json"} {
+	for _, want := range []string{"catalog  1.0     0.2", "1.0      source  -\n", "1.0      source  present!\n", "0.2 present!: format 0.2 is not declared in fdl.json"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("plan output lacks %q:\n%s", want, out)
 		}
