@@ -47,9 +47,9 @@ func TestReaderMatchesDuckLake(t *testing.T) {
 	if filter == "" && testing.Short() {
 		// -short: one lake per reader feature (deletes, nested, inlining,
 		// encryption, Puffin, mappings, partial files).
-		filter = "06_,12_,15_,16_,17_,19_,24_"
+		filter = "06_,12_,15_,16_,17_,19_,24_,c_compaction,c_rewrite"
 	}
-	for _, archive := range []string{"lakes", "lakes-0.3", "lakes-1.1-dev1"} {
+	for _, archive := range []string{"lakes", "lakes-0.3", "lakes-1.1-dev1", "lakes-0.3-compaction"} {
 		t.Run(archive, func(t *testing.T) {
 			for _, lake := range testlakes.Lakes(t, archive) {
 				name := filepath.Base(lake)

@@ -103,13 +103,16 @@ var steps = []step{
 
 	// 0.3 <-> 0.4 (MigrateV03)
 	{from: "0.3", to: "0.4",
-		sql: []string{sqlPartialMaxFromInfo, sqlPartialMaxFromSplitList, sqlExplodeSchemaVersions, sqlDropGlobalSchemaVersions},
+		checks: []check{mergedFileCheck},
+		sql:    []string{sqlPartialMaxFromInfo, sqlPartialMaxFromSplitList, sqlExplodeSchemaVersions, sqlDropGlobalSchemaVersions},
 		note: "'partial_max:N' becomes partial_max = N; a merge split list 's1:n1|s2:n2' becomes partial_max = max(si) " +
-			"(DuckLake's migration sets NULL and so shows every merged row at every snapshot); schema versions are exploded per table as MigrateV03 does"},
+			"where every row's stored snapshot id gives the same rows as the list (DuckLake's migration sets NULL and so shows every merged row at every snapshot); " +
+			"schema versions are exploded per table as MigrateV03 does"},
 	{from: "0.4-dev1", to: "0.4",
-		sqlIf: map[string][]string{"ducklake_data_file.partial_file_info": {sqlPartialMaxFromInfo, sqlPartialMaxFromSplitList}},
-		sql:   []string{sqlExplodeSchemaVersions, sqlDropGlobalSchemaVersions},
-		note:  "development layouts converge to 0.4, also those DuckLake's own migration cannot upgrade (no partial_file_info column)"},
+		checks: []check{mergedFileCheck},
+		sqlIf:  map[string][]string{"ducklake_data_file.partial_file_info": {sqlPartialMaxFromInfo, sqlPartialMaxFromSplitList}},
+		sql:    []string{sqlExplodeSchemaVersions, sqlDropGlobalSchemaVersions},
+		note:   "development layouts converge to 0.4, also those DuckLake's own migration cannot upgrade (no partial_file_info column)"},
 	{from: "0.4", to: "0.3",
 		checks: []check{
 			{code: "macros", table: "ducklake_macro",
@@ -187,6 +190,15 @@ var steps = []step{
 		dynamic: unprefixInlinedColumns,
 		note:    "row_group_count is dropped (informational, never read)"},
 }
+
+// mergedFileCheck: merged files of 0.1-0.3 whose rows' stored snapshot ids
+// disagree with their split list (merged.go).
+var mergedFileCheck = check{code: "merged-file-snapshots", table: "ducklake_data_file",
+	custom: mergedFileSnapshots,
+	reason: "format 0.4+ shows a merged file's rows by the snapshot id stored in each row, format 0.3 by the file's split list (partial_file_info); " +
+		"in these files rows of a rewritten file keep the snapshot of their first insert, so 0.4+ would show them before the rewrite, next to the rows they replace",
+	rewrite:   rewriteMergedFiles,
+	rewritten: "merged files whose rows' stored snapshots disagree with their split list are read without the per-row filter, each with a chain of 2-column delete files hiding, at every snapshot, the rows 0.3 did not show (its own delete files merged in), written beside them under the data folder"}
 
 // lookupStep finds the declared step between two formats.
 func lookupStep(from, to *formats.Version) (step, bool) {

@@ -1,0 +1,204 @@
+package convert
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/fdl-formats/fdl-formats/compare"
+	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/testlakes"
+)
+
+// lakeVersion is one version of a conformance lake with what DuckLake
+// returned at each of its snapshots (expected/manifest.json).
+type lakeVersion struct {
+	ID        string                      `json:"id"`
+	Snapshots map[string]map[string]int64 `json:"snapshots"`
+}
+
+func lakeVersions(t *testing.T, lake string) []lakeVersion {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(lake, "expected", "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct{ Versions []lakeVersion }
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("manifest of %s: %v", lake, err)
+	}
+	return m.Versions
+}
+
+// multiset reads rows as text with their multiplicities.
+func multiset(rows *sql.Rows) (map[string]int, error) {
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]int{}
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, err
+		}
+		out[fmt.Sprintf("%#v", vals)]++
+	}
+	return out, rows.Err()
+}
+
+// readsExpected requires our reader to return, from catalog, exactly the
+// rows DuckLake returned at every snapshot of a lake version (expected/).
+func readsExpected(t *testing.T, catalog, data, lake string, v lakeVersion) {
+	t.Helper()
+	ctx := context.Background()
+	r, err := compare.Open(ctx, catalog, compare.ReaderOptions{DataPath: data})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	snaps := make([]string, 0, len(v.Snapshots))
+	for s := range v.Snapshots {
+		snaps = append(snaps, s)
+	}
+	sort.Slice(snaps, func(i, j int) bool { return len(snaps[i]) < len(snaps[j]) || len(snaps[i]) == len(snaps[j]) && snaps[i] < snaps[j] })
+	for _, s := range snaps {
+		snap, _ := strconv.ParseInt(s, 10, 64)
+		for table, count := range v.Snapshots[s] {
+			rows, err := r.Rows(ctx, table, snap, compare.ScanOptions{})
+			if err != nil {
+				t.Fatalf("%s snapshot %d: %v", table, snap, err)
+			}
+			got, err := multiset(rows)
+			if err != nil {
+				t.Fatalf("%s snapshot %d: %v", table, snap, err)
+			}
+			rows, err = db.QueryContext(ctx, "SELECT * FROM read_parquet("+literal(filepath.Join(lake, "expected", v.ID, s, table+".parquet"))+")")
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := multiset(rows)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for _, k := range got {
+				n += k
+			}
+			if n != int(count) || !mapsEqual(got, want) {
+				t.Errorf("version %s snapshot %d %s: our reader returns %d rows of %s, DuckLake 0.3 returned %d (rows equal: %v)",
+					v.ID, snap, table, n, filepath.Base(catalog), count, mapsEqual(got, want))
+			}
+		}
+	}
+}
+
+func mapsEqual(a, b map[string]int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, n := range a {
+		if b[k] != n {
+			return false
+		}
+	}
+	return true
+}
+
+var compactionLakes = []string{"c_compaction__merge_rewrite_partial_file_info", "c_rewrite_data_files__test_rewrite_merge_adjacent"}
+
+// TestCompactedLakesUpgrade: the real 0.3 lakes whose merged files hold
+// rows of rewritten files (issue 12). A plain upgrade is refused, before
+// anything is written, naming the files and rows; with --rewrite-deletes
+// the upgrade to 1.0 and 1.1 reads exactly what DuckLake 0.3 returned at
+// every snapshot, and compare finds it equivalent to its source.
+func TestCompactedLakesUpgrade(t *testing.T) {
+	ctx := context.Background()
+	dir := testlakes.Dir(t, "lakes-0.3-compaction")
+	for _, name := range compactionLakes {
+		for _, target := range []*formats.Version{formats.V1_0, formats.V1_1} {
+			t.Run(name+"/"+target.Name, func(t *testing.T) {
+				t.Parallel()
+				lake := filepath.Join(dir, name)
+				versions := lakeVersions(t, lake)
+				for i, v := range versions {
+					src := filepath.Join(lake, "versions", v.ID, "ducklake.duckdb")
+					tmp := t.TempDir()
+					data := filepath.Join(tmp, "data")
+					copyTree(t, filepath.Join(lake, "data"), data)
+					before := listTree(t, data)
+
+					plain := filepath.Join(tmp, "plain.duckdb")
+					_, err := Catalog(ctx, src, plain, target, Options{DataPath: data})
+					var refused *RefusedError
+					switch {
+					case errors.As(err, &refused):
+						if len(refused.Findings) != 1 || refused.Findings[0].Code != "merged-file-snapshots" || refused.Findings[0].Step != "0.3->0.4" {
+							t.Fatalf("version %s: refused for %v, want only merged-file-snapshots", v.ID, refused.Findings)
+						}
+						f := refused.Findings[0]
+						if !strings.Contains(f.Detail, "data_file_id ") || !strings.Contains(f.Detail, "would from snapshot") || f.Option != "--rewrite-deletes --data DIR" {
+							t.Errorf("version %s: imprecise refusal: %s", v.ID, f)
+						}
+						if _, err := os.Stat(plain); !errors.Is(err, os.ErrNotExist) {
+							t.Errorf("version %s: refused conversion wrote %s", v.ID, plain)
+						}
+						if after := listTree(t, data); !slices.Equal(before, after) {
+							t.Errorf("version %s: refused conversion wrote into the data folder", v.ID)
+						}
+					case err != nil:
+						t.Fatalf("version %s: %v", v.ID, err)
+					case i == len(versions)-1:
+						t.Fatalf("last version %s converts field for field; DuckLake 1.0 reads it differently from 0.3", v.ID)
+					default:
+						readsExpected(t, plain, data, lake, v)
+					}
+
+					out := filepath.Join(tmp, target.Name+".duckdb")
+					res, err := Catalog(ctx, src, out, target, Options{DataPath: data, RewriteDeletes: true})
+					if err != nil {
+						t.Fatalf("version %s with --rewrite-deletes: %v", v.ID, err)
+					}
+					if refused != nil && !slices.ContainsFunc(res.Findings, func(f Finding) bool { return f.Code == "merged-file-snapshots" && f.Severity == Note }) {
+						t.Errorf("version %s: no note of the rewritten merged files in %v", v.ID, res.Findings)
+					}
+					readsExpected(t, out, data, lake, v)
+					rep, err := compare.Catalogs(ctx, src, out, compare.Options{DataPath: data})
+					if err != nil {
+						var lines []string
+						if rep != nil {
+							for _, d := range rep.Differences {
+								lines = append(lines, d.String())
+							}
+						}
+						t.Errorf("version %s: compare with the source: %v\n%s", v.ID, err, strings.Join(lines, "\n"))
+					}
+					// A second run reuses the delete files it wrote.
+					again := filepath.Join(tmp, "again.duckdb")
+					if _, err := Catalog(ctx, src, again, target, Options{DataPath: data, RewriteDeletes: true}); err != nil {
+						t.Errorf("version %s: second run: %v", v.ID, err)
+					}
+				}
+			})
+		}
+	}
+}
