@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -232,7 +233,8 @@ func (r *Reader) partitionEntries(ctx context.Context, e entries, t Table, cols 
 
 // fileEntries describes the data files of a table at a snapshot: path
 // (relative to the data path when under it), size, record count, footer
-// size, row_id_start, name mapping, and the resolved delete positions.
+// size, row_id_start, name mapping, and the positions not visible (deleted,
+// or hidden by the file's split list or per-row snapshot ids).
 // onDisk is called with the catalog's record of every data and delete file.
 func (r *Reader) fileEntries(ctx context.Context, t Table, snap int64, onDisk func(path string, size int64, footer *int64, format string) error) (entries, map[string][]int64, error) {
 	files, err := r.Files(ctx, t, snap)
@@ -262,6 +264,15 @@ func (r *Reader) fileEntries(ctx context.Context, t Table, snap int64, onDisk fu
 		pos, err := r.DeletedPositions(ctx, t, f, snap)
 		if err != nil {
 			return nil, nil, err
+		}
+		// Rows a partial file's own rule hides count as deleted: formats
+		// express the same visibility either way.
+		hidden, err := r.hiddenPositions(ctx, f, snap)
+		if err != nil {
+			return nil, nil, fmt.Errorf("data file %s of %s at snapshot %d in %s: %w", f.Path, t.FullName(), snap, r.path, err)
+		}
+		if len(hidden) > 0 {
+			pos = slices.Compact(slices.Sorted(slices.Values(append(pos, hidden...))))
 		}
 		if len(pos) > 0 {
 			positions[key] = pos

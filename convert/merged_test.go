@@ -80,7 +80,9 @@ func readsExpected(t *testing.T, catalog, data, lake string, v lakeVersion) {
 	for s := range v.Snapshots {
 		snaps = append(snaps, s)
 	}
-	sort.Slice(snaps, func(i, j int) bool { return len(snaps[i]) < len(snaps[j]) || len(snaps[i]) == len(snaps[j]) && snaps[i] < snaps[j] })
+	sort.Slice(snaps, func(i, j int) bool {
+		return len(snaps[i]) < len(snaps[j]) || len(snaps[i]) == len(snaps[j]) && snaps[i] < snaps[j]
+	})
 	for _, s := range snaps {
 		snap, _ := strconv.ParseInt(s, 10, 64)
 		for table, count := range v.Snapshots[s] {

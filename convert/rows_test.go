@@ -42,7 +42,7 @@ func TestConvertedLakesReadIdentically(t *testing.T) {
 				src := vs[len(vs)-1]
 				for _, target := range tc.targets {
 					out := filepath.Join(t.TempDir(), target.Name+".duckdb")
-					_, err := Catalog(context.Background(), src, out, target, Options{AllowInlined: true})
+					_, err := Catalog(context.Background(), src, out, target, Options{AllowInlined: true, DataPath: filepath.Join(lake, "data")})
 					if errors.Is(err, ErrRefused) {
 						if want := expectedRefusalsIn(tc.archive, name, target.Name); want == "" {
 							t.Errorf("to %s: unexpectedly refused: %v", target, err)

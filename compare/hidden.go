@@ -1,0 +1,51 @@
+package compare
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// hiddenPositions returns the positions of a data file that a partial file's
+// own rule hides at a snapshot (§5.5): past the split list's limit (merged
+// files of 0.1-0.3), or whose stored snapshot id is later than the snapshot
+// (partial_max, 'partial_max:N'). A file converted from one rule to the
+// other, or to delete files hiding the same rows, then describes the same
+// invisible positions (fileEntries).
+func (r *Reader) hiddenPositions(ctx context.Context, f DataFile, snap int64) ([]int64, error) {
+	partialMax := f.PartialMax
+	if f.PartialInfo != nil && *f.PartialInfo != "" {
+		info := *f.PartialInfo
+		rest, ok := strings.CutPrefix(info, "partial_max:")
+		if !ok {
+			limit, _, err := splitLimit(info, snap)
+			if err != nil {
+				return nil, err
+			}
+			var out []int64
+			for p := limit; p < f.RecordCount; p++ {
+				out = append(out, p)
+			}
+			return out, nil
+		}
+		var n int64
+		if _, err := fmt.Sscan(rest, &n); err != nil {
+			return nil, fmt.Errorf("bad partial_file_info %q", info)
+		}
+		partialMax = &n
+	}
+	if partialMax == nil || *partialMax <= snap {
+		return nil, nil
+	}
+	kp, err := r.keyParam(ctx, f.encryptionKey)
+	if err != nil {
+		return nil, err
+	}
+	q := fmt.Sprintf(`SELECT file_row_number FROM read_parquet(%s, file_row_number = true%s) WHERE NOT coalesce("_ducklake_internal_snapshot_id" <= %d, false) ORDER BY 1`,
+		sqlString(f.Path), kp, snap)
+	pos, err := r.int64s(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("read snapshot ids of partial file %s: %w", f.Path, err)
+	}
+	return pos, nil
+}
