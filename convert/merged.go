@@ -168,21 +168,37 @@ func (m mergedFile) String() string {
 	return fmt.Sprintf("data_file_id %d %s (split list %s)", m.id, m.path, m.info)
 }
 
+// mergedFilesUnchecked lists the merged files when the data folder, where
+// their rows' stored snapshots are read, is not at hand.
+func mergedFilesUnchecked(r *run) ([]string, error) {
+	if r.opts.DataPath != "" {
+		return nil, nil
+	}
+	files, err := mergedFiles(r)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(files))
+	for i, m := range files {
+		out[i] = m.String()
+	}
+	return out, nil
+}
+
 // mergedFileSnapshots lists the merged files that 0.4+ would read
-// otherwise than 0.3 does. Without the data folder the rows' stored
-// snapshots cannot be read, so every merged file is listed.
+// otherwise than 0.3 does (mergedFilesUnchecked covers a missing data
+// folder).
 func mergedFileSnapshots(r *run) ([]string, error) {
+	if r.opts.DataPath == "" {
+		return nil, nil
+	}
 	files, err := mergedFiles(r)
 	if err != nil {
 		return nil, err
 	}
 	var out []string
 	for _, m := range files {
-		switch {
-		case r.opts.DataPath == "":
-			out = append(out, m.String()+": not checked, its rows' stored snapshots are read from the data folder (--data DIR)")
-			continue
-		case !m.local:
+		if !m.local {
 			out = append(out, m.String()+": not checked, the file is not under the data path")
 			continue
 		}
@@ -338,7 +354,7 @@ func (r *run) writeSpanDeletes(m mergedFile, sp span, id int64) error {
 	if i := strings.LastIndexByte(m.path, '/'); i >= 0 {
 		relPrefix = m.path[:i+1]
 	}
-	size, footer, count, err := r.writeDeleteFile(filepath.Join(filepath.Dir(local), name), rows, m.key.String)
+	size, footer, count, err := r.writeDeleteFile(id, filepath.Join(filepath.Dir(local), name), rows, m.key.String)
 	if err != nil {
 		return fmt.Errorf("write delete file of data file %d (%s) from snapshot %d: %w", m.id, m.path, sp.from, err)
 	}

@@ -107,7 +107,7 @@ func readsExpected(t *testing.T, catalog, data, lake string, v lakeVersion) {
 				n += k
 			}
 			if n != int(count) || !mapsEqual(got, want) {
-				t.Errorf("version %s snapshot %d %s: our reader returns %d rows of %s, DuckLake 0.3 returned %d (rows equal: %v)",
+				t.Errorf("version %s snapshot %d %s: our reader returns %d rows of %s, DuckLake returned %d (rows equal: %v)",
 					v.ID, snap, table, n, filepath.Base(catalog), count, mapsEqual(got, want))
 			}
 		}
@@ -149,6 +149,12 @@ func TestCompactedLakesUpgrade(t *testing.T) {
 					copyTree(t, filepath.Join(lake, "data"), data)
 					before := listTree(t, data)
 
+					if i == len(versions)-1 {
+						// Without the data folder the stored snapshots cannot be read.
+						if got, err := refusalCodes(t, src, target, Options{}); err != nil || got != "merged-files-unchecked" {
+							t.Errorf("version %s without the data folder: refused for %q (%v), want merged-files-unchecked", v.ID, got, err)
+						}
+					}
 					plain := filepath.Join(tmp, "plain.duckdb")
 					_, err := Catalog(ctx, src, plain, target, Options{DataPath: data})
 					var refused *RefusedError
@@ -203,4 +209,54 @@ func TestCompactedLakesUpgrade(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestCompactedLakesDowngrade gives downgrades of the same shapes the same
+// scrutiny: 1.0 lakes with merged and rewritten files go down to 0.3, and
+// our reader, reading them with DuckLake 0.3's rules, must return at every
+// snapshot exactly what DuckLake returned. Two sources: the 0.3 compaction
+// lakes upgraded to 1.0 (merged files now read through delete-file chains),
+// and 17_compaction, merged and rewritten by DuckLake 1.0 itself (merged
+// files with partial_max, which 0.3 reads as 'partial_max:N' by the same
+// per-row snapshot filter).
+func TestCompactedLakesDowngrade(t *testing.T) {
+	ctx := context.Background()
+	t.Run("0.3-compaction-upgraded", func(t *testing.T) {
+		dir := testlakes.Dir(t, "lakes-0.3-compaction")
+		for _, name := range compactionLakes {
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				lake := filepath.Join(dir, name)
+				versions := lakeVersions(t, lake)
+				v := versions[len(versions)-1]
+				src := filepath.Join(lake, "versions", v.ID, "ducklake.duckdb")
+				tmp := t.TempDir()
+				data := filepath.Join(tmp, "data")
+				copyTree(t, filepath.Join(lake, "data"), data)
+				up := filepath.Join(tmp, "1.0.duckdb")
+				if _, err := Catalog(ctx, src, up, formats.V1_0, Options{DataPath: data, RewriteDeletes: true}); err != nil {
+					t.Fatal(err)
+				}
+				down := filepath.Join(tmp, "0.3.duckdb")
+				if _, err := Catalog(ctx, up, down, formats.V0_3, Options{DataPath: data}); err != nil {
+					t.Fatalf("1.0 -> 0.3: %v", err)
+				}
+				readsExpected(t, down, data, lake, v)
+				if _, err := compare.Catalogs(ctx, up, down, compare.Options{DataPath: data}); err != nil {
+					t.Errorf("compare 1.0 with its 0.3 downgrade: %v", err)
+				}
+			})
+		}
+	})
+	t.Run("17_compaction", func(t *testing.T) {
+		lake := filepath.Join(testlakes.Dir(t, "lakes"), "17_compaction")
+		for _, v := range lakeVersions(t, lake) {
+			src := filepath.Join(lake, "versions", v.ID, "ducklake.duckdb")
+			down := filepath.Join(t.TempDir(), "0.3.duckdb")
+			if _, err := Catalog(ctx, src, down, formats.V0_3, Options{DataPath: filepath.Join(lake, "data")}); err != nil {
+				t.Fatalf("version %s to 0.3: %v", v.ID, err)
+			}
+			readsExpected(t, down, filepath.Join(lake, "data"), lake, v)
+		}
+	})
 }

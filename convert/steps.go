@@ -103,13 +103,13 @@ var steps = []step{
 
 	// 0.3 <-> 0.4 (MigrateV03)
 	{from: "0.3", to: "0.4",
-		checks: []check{mergedFileCheck},
+		checks: []check{mergedFileCheck, mergedFilesUncheckedCheck},
 		sql:    []string{sqlPartialMaxFromInfo, sqlPartialMaxFromSplitList, sqlExplodeSchemaVersions, sqlDropGlobalSchemaVersions},
 		note: "'partial_max:N' becomes partial_max = N; a merge split list 's1:n1|s2:n2' becomes partial_max = max(si) " +
 			"where every row's stored snapshot id gives the same rows as the list (DuckLake's migration sets NULL and so shows every merged row at every snapshot); " +
 			"schema versions are exploded per table as MigrateV03 does"},
 	{from: "0.4-dev1", to: "0.4",
-		checks: []check{mergedFileCheck},
+		checks: []check{mergedFileCheck, mergedFilesUncheckedCheck},
 		sqlIf:  map[string][]string{"ducklake_data_file.partial_file_info": {sqlPartialMaxFromInfo, sqlPartialMaxFromSplitList}},
 		sql:    []string{sqlExplodeSchemaVersions, sqlDropGlobalSchemaVersions},
 		note:   "development layouts converge to 0.4, also those DuckLake's own migration cannot upgrade (no partial_file_info column)"},
@@ -199,6 +199,13 @@ var mergedFileCheck = check{code: "merged-file-snapshots", table: "ducklake_data
 		"in these files rows of a rewritten file keep the snapshot of their first insert, so 0.4+ would show them before the rewrite, next to the rows they replace",
 	rewrite:   rewriteMergedFiles,
 	rewritten: "merged files whose rows' stored snapshots disagree with their split list are read without the per-row filter, each with a chain of 2-column delete files hiding, at every snapshot, the rows 0.3 did not show (its own delete files merged in), written beside them under the data folder"}
+
+// mergedFilesUncheckedCheck: without the data folder, merged files cannot
+// be checked.
+var mergedFilesUncheckedCheck = check{code: "merged-files-unchecked", table: "ducklake_data_file",
+	custom: mergedFilesUnchecked,
+	reason: "format 0.4+ shows a merged file's rows by the snapshot id stored in each row, format 0.3 by the file's split list (partial_file_info); " +
+		"whether they agree is read from the data files: give the data folder (--data DIR)"}
 
 // lookupStep finds the declared step between two formats.
 func lookupStep(from, to *formats.Version) (step, bool) {
