@@ -18,6 +18,12 @@ var update = flag.Bool("update", false, "rewrite docs/formats.md from the regist
 func TestFormatsDoc(t *testing.T) {
 	const path = "../docs/formats.md"
 	want := renderFormatsDoc()
+	// The sections after handWritten are prose, kept as they are.
+	if cur, err := os.ReadFile(path); err == nil {
+		if i := strings.Index(string(cur), handWritten); i >= 0 {
+			want += string(cur[i:])
+		}
+	}
 	if *update {
 		if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
 			t.Fatal(err)
@@ -32,10 +38,14 @@ func TestFormatsDoc(t *testing.T) {
 	}
 }
 
+// handWritten starts the prose sections at the end of docs/formats.md,
+// which -update keeps.
+const handWritten = "<!-- Written by hand from here on: kept by -update. -->"
+
 func renderFormatsDoc() string {
 	var b strings.Builder
 	b.WriteString("# DuckLake formats and conversion steps\n\n")
-	b.WriteString("Generated from `formats/` and `convert/steps.go` by `go test ./convert -run TestFormatsDoc -update`; do not edit.\n\n")
+	b.WriteString("Generated from `formats/` and `convert/steps.go` by `go test ./convert -run TestFormatsDoc -update`; do not edit, except the sections written by hand at the end.\n\n")
 	b.WriteString("## Formats\n\n| Format | Version row | DuckDB (read-only) | Default storage | Tables | Capabilities |\n| --- | --- | --- | --- | --- | --- |\n")
 	for _, v := range formats.All {
 		name := v.Name
@@ -78,7 +88,11 @@ func renderFormatsDoc() string {
 			if c.option != "" {
 				kind = "drops only with `--allow-lossy " + c.option + "`"
 			}
-			fmt.Fprintf(&b, "- `%s` (%s) %s: %s.\n", c.code, c.table, kind, c.reason)
+			fmt.Fprintf(&b, "- `%s` (%s) %s: %s.", c.code, c.table, kind, c.reason)
+			if c.rewrite != nil {
+				fmt.Fprintf(&b, " With `--rewrite-deletes --data DIR`: %s.", c.rewritten)
+			}
+			b.WriteString("\n")
 		}
 		if len(s.tokens) > 0 {
 			var keys []string
