@@ -196,7 +196,8 @@ var steps = []step{
 var mergedFileCheck = check{code: "merged-file-snapshots", table: "ducklake_data_file",
 	custom: mergedFileSnapshots,
 	reason: "format 0.4+ shows a merged file's rows by the snapshot id stored in each row, format 0.3 by the file's split list (partial_file_info); " +
-		"in these files rows of a rewritten file keep the snapshot of their first insert, so 0.4+ would show them before the rewrite, next to the rows they replace",
+		"in these files rows are stored with other snapshots than the split list gives them (rows of a rewritten file keep the snapshot of their first insert), " +
+		"so 0.4+ would show them at other snapshots than 0.3 did (before the rewrite, next to the rows they replace)",
 	rewrite:   rewriteMergedFiles,
 	rewritten: "merged files whose rows' stored snapshots disagree with their split list are read without the per-row filter, each with a chain of 2-column delete files hiding, at every snapshot, the rows 0.3 did not show (its own delete files merged in), written beside them under the data folder"}
 

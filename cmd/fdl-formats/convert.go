@@ -26,7 +26,7 @@ func convertCommand() *cli.Command {
 			&cli.StringFlag{Name: "storage", Usage: "DuckDB storage version to write (default: the target format's, e.g. v1.4.0 for 0.3)"},
 			&cli.StringSliceFlag{Name: "allow-lossy", Usage: "drop metadata that changes no row: " + fmt.Sprint(convert.LossyOptions)},
 			&cli.BoolFlag{Name: "allow-inlined", Usage: "convert a catalog that still holds inlined rows"},
-			&cli.BoolFlag{Name: "rewrite-deletes", Usage: "write the delete files older formats read (Parquet for Puffin deletion vectors, cumulative files for partial deletion files); needs --data"},
+			&cli.BoolFlag{Name: "rewrite-deletes", Usage: "write the delete files older formats read (Parquet for Puffin deletion vectors, cumulative files for partial deletion files, delete-file chains for 0.3 merged files holding rewritten rows); needs --data"},
 			&cli.StringFlag{Name: "data", Usage: "local folder of the catalog's data_path (the repository's data_dir)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the result as JSON"},
 		},
