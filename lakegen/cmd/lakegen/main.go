@@ -1,8 +1,10 @@
-// Command lakegen writes the demo FDL repository (or, with -rows, the large
-// benchmark repository) into a folder that must be absent or empty.
+// Command lakegen writes the demo FDL repository, or one of the benchmark
+// repositories, into a folder that must be absent or empty.
 //
 //	go run ./lakegen/cmd/lakegen DIR
-//	go run ./lakegen/cmd/lakegen -rows 10000000 -files 8 DIR
+//	go run ./lakegen/cmd/lakegen -rows 10000000 -files 8 DIR   # one large version
+//	go run ./lakegen/cmd/lakegen -history 20 DIR               # 20 versions, 10M rows, 40 files
+//	go run ./lakegen/cmd/lakegen -wide 300 DIR                 # 300 tables, ~3,500 snapshots
 package main
 
 import (
@@ -21,8 +23,11 @@ import (
 func main() {
 	rows := flag.Int("rows", 0, "write the large benchmark repository with this many rows instead of the demo")
 	files := flag.Int("files", 8, "data files of the large repository")
+	history := flag.Int("history", 0, "write the history benchmark repository with this many versions (each appends -history-rows rows in 2 files; every 5th deletes id % 997 = v)")
+	historyRows := flag.Int("history-rows", 500_000, "rows each version of the history repository appends")
+	wide := flag.Int("wide", 0, "write the wide benchmark repository with this many tables (8 single-row inserts each; every third also 4 ADD COLUMNs and 4 deletes)")
 	flag.Usage = func() {
-		fmt.Fprintf(flag.CommandLine.Output(), "usage: lakegen [-rows N [-files F]] DIR\n")
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: lakegen [-rows N [-files F] | -history V [-history-rows N] | -wide T] DIR\n")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -37,9 +42,14 @@ func main() {
 		res *lakegen.Result
 		err error
 	)
-	if *rows > 0 {
+	switch {
+	case *history > 0:
+		res, err = lakegen.History(ctx, flag.Arg(0), lakegen.HistoryOptions{Versions: *history, RowsPerVersion: *historyRows})
+	case *wide > 0:
+		res, err = lakegen.Wide(ctx, flag.Arg(0), lakegen.WideOptions{Tables: *wide})
+	case *rows > 0:
 		res, err = lakegen.Large(ctx, flag.Arg(0), *rows, *files)
-	} else {
+	default:
 		res, err = lakegen.Repository(ctx, flag.Arg(0), lakegen.Demo())
 	}
 	if err != nil {
