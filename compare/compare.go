@@ -33,6 +33,9 @@ type Options struct {
 	// (size, footer size); share one across the proofs of a run so that
 	// each file is checked once. Nil: a new one per call.
 	Disk *DiskCheck
+	// DigestCache, when set, keeps the digests of data files (by file and
+	// read plan) across comparisons and runs; see package digestcache.
+	DigestCache DigestStore
 }
 
 // Report is the result of Catalogs.
@@ -51,6 +54,10 @@ type Report struct {
 	NotCompared []string      `json:"not_compared,omitempty"`
 	Tables      []TableResult `json:"tables"`
 	Timings     Timings       `json:"timings"`
+	// Digests counts the data-file digests computed, reused within this
+	// comparison (another snapshot, or the same read plan on both sides)
+	// and found in the digest cache.
+	Digests DigestStats `json:"digests"`
 	// Incomparable is set when the comparison stopped on a read error.
 	Incomparable string `json:"incomparable,omitempty"`
 }
@@ -188,9 +195,14 @@ func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
 		rep.Timings.TotalMS = time.Since(start).Milliseconds()
 		return rep, fmt.Errorf("%w: %s and %s: %s", ErrNotEquivalent, a, b, rep.Differences[0])
 	}
+	// One memo for both sides: a file read under the same plan by both
+	// catalogs is digested once and counted on both sides.
+	ra.memo = newDigestMemo(opts.DigestCache)
+	rb.memo = ra.memo
 	c := &comparison{ctx: ctx, a: ra, b: rb, rep: rep, opts: opts, log: log}
 	err := c.run()
 	rep.Differences = mergeRuns(rep.Differences, rep.Snapshots)
+	rep.Digests = ra.memo.snapshot()
 	rep.Timings.TotalMS = time.Since(start).Milliseconds()
 	if err != nil {
 		err = incomparable(err)
@@ -276,6 +288,10 @@ func (c *comparison) run() error {
 	c.rep.Snapshots = common
 	if err := c.stats(); err != nil {
 		return err
+	}
+	if len(common) > 0 {
+		c.a.hintDeletes(c.ctx, common[len(common)-1])
+		c.b.hintDeletes(c.ctx, common[len(common)-1])
 	}
 	c.extension()
 	for _, s := range common {

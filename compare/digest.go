@@ -2,20 +2,26 @@ package compare
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math/big"
+	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Digest is an order-independent fingerprint of a multiset of rows: the row
-// count and, per row, the MD5 of its canonical text split into two 64-bit
-// halves, each summed modulo 2^64. Sums do not cancel duplicates (a row
-// twice adds its hash twice), and parts add up: the digest of a table is the
-// sum of the digests of its files.
+// count and two 64-bit row hashes (rowHashes: DuckDB's vectorised hash() of
+// the typed row, encoded so that no two different rows are alike by
+// construction), each summed over the rows modulo 2^64. Sums do not cancel
+// duplicates (a row twice adds its hash twice), and parts add up: the digest
+// of a table is the sum of the digests of its files.
 type Digest struct {
 	Rows   int64
 	Hi, Lo uint64
@@ -59,16 +65,38 @@ func (d Digest) Add(o Digest) Digest {
 
 func (d Digest) String() string { return fmt.Sprintf("%d rows %016x%016x", d.Rows, d.Hi, d.Lo) }
 
-// rowText is the canonical text of a row: the whole row as a DuckDB STRUCT
-// cast to VARCHAR, so column names, NULLs, NaN, -0.0, infinities and nested
-// values all take part.
+// rowText is the canonical text of a row, for the report of differing
+// rows: the whole row as a DuckDB STRUCT cast to VARCHAR.
 func rowText(alias string) string { return "CAST(" + alias + " AS VARCHAR)" }
 
-// digestSQL aggregates a row query into (count, sum hi, sum lo) of the
-// rows' 128-bit MD5; the sums are HUGEINT, reduced modulo 2^64 in Go. The
-// MD5 is computed once per row and split into its two halves.
-func digestSQL(q string) string {
-	return fmt.Sprintf(`SELECT count(*), COALESCE(sum((h >> 64)::HUGEINT), 0)::VARCHAR, COALESCE(sum((h & 18446744073709551615::UHUGEINT)::HUGEINT), 0)::VARCHAR FROM (SELECT md5_number(%s) AS h FROM (%s) t)`, rowText("t"), q)
+// Sub removes a digest's rows (multiset difference of a sub-multiset).
+func (d Digest) Sub(o Digest) Digest {
+	return Digest{Rows: d.Rows - o.Rows, Hi: d.Hi - o.Hi, Lo: d.Lo - o.Lo}
+}
+
+// hashSQL is a row query's two row hashes, h1 and h2, for columns of the
+// given names and DuckDB types, followed by the query's columns keep.
+func hashSQL(q string, names, types []string, keep ...string) (string, error) {
+	h1, h2, err := rowHashes(names, types)
+	if err != nil {
+		return "", err
+	}
+	extra := ""
+	for _, k := range keep {
+		extra += ", t." + ident(k)
+	}
+	return fmt.Sprintf("SELECT %s AS h1, %s AS h2%s FROM (%s) t", h1, h2, extra, q), nil
+}
+
+// digestSQL aggregates a row query whose columns have the given names and
+// DuckDB types into (count, sum h1, sum h2); the sums are HUGEINT, reduced
+// modulo 2^64 in Go.
+func digestSQL(q string, names, types []string) (string, error) {
+	hq, err := hashSQL(q, names, types)
+	if err != nil {
+		return "", err
+	}
+	return "SELECT count(*), COALESCE(sum(h1), 0)::VARCHAR, COALESCE(sum(h2), 0)::VARCHAR FROM (" + hq + ")", nil
 }
 
 func mod64(s string) (uint64, error) {
@@ -79,13 +107,54 @@ func mod64(s string) (uint64, error) {
 	return new(big.Int).And(n, new(big.Int).SetUint64(^uint64(0))).Uint64(), nil
 }
 
-// digestOf runs a row query and returns its digest.
+// describe returns the names and DuckDB types of a query's columns.
+func describe(ctx context.Context, conn *sql.Conn, q string) (names, types []string, err error) {
+	rows, err := conn.QueryContext(ctx, "SELECT column_name, column_type FROM (DESCRIBE "+q+")")
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var n, t string
+		if err := rows.Scan(&n, &t); err != nil {
+			return nil, nil, err
+		}
+		names, types = append(names, n), append(types, t)
+	}
+	return names, types, rows.Err()
+}
+
+// digestOf runs any row query and returns its digest; the column types are
+// those DuckDB gives the query.
 func digestOf(ctx context.Context, conn *sql.Conn, q string) (Digest, error) {
-	var d Digest
-	var hi, lo string
-	if err := conn.QueryRowContext(ctx, digestSQL(q)).Scan(&d.Rows, &hi, &lo); err != nil {
+	names, types, err := describe(ctx, conn, q)
+	if err != nil {
 		return Digest{}, err
 	}
+	return digestTyped(ctx, conn, q, names, types)
+}
+
+// digestTyped digests a row query with known column names and types.
+func digestTyped(ctx context.Context, conn *sql.Conn, q string, names, types []string) (Digest, error) {
+	dq, err := digestSQL(q, names, types)
+	if err != nil {
+		return Digest{}, err
+	}
+	return runDigest(ctx, conn, dq)
+}
+
+// runDigest runs a digestSQL query.
+func runDigest(ctx context.Context, conn *sql.Conn, dq string) (Digest, error) {
+	var rows int64
+	var hi, lo string
+	if err := conn.QueryRowContext(ctx, dq).Scan(&rows, &hi, &lo); err != nil {
+		return Digest{}, err
+	}
+	return sums(rows, hi, lo)
+}
+
+func sums(rows int64, hi, lo string) (Digest, error) {
+	d := Digest{Rows: rows}
 	var err error
 	if d.Hi, err = mod64(hi); err != nil {
 		return Digest{}, err
@@ -96,6 +165,77 @@ func digestOf(ctx context.Context, conn *sql.Conn, q string) (Digest, error) {
 	return d, nil
 }
 
+// maxBatch caps the file scans of one query: enough for DuckDB to read
+// files in parallel and plan once, few enough to bound memory.
+const maxBatch = 8
+
+// maxRowHashes caps the deleted rows whose hashes a file scan keeps one by
+// one; a file with more deletes has its deleted rows read per delete state.
+const maxRowHashes = 200_000
+
+// scan is one file scan of a digest batch: a row query with the position
+// column, grouped by position for the positions in group (a temp-table or
+// literal subquery, "" for none) and all other rows into group -1.
+type scan struct {
+	query string // hashSQL with positionColumn kept
+	group string // subquery of the positions to keep one by one
+	only  bool   // every row is in group: no "other rows" group
+}
+
+// runScans runs scans maxBatch at a time and returns, per scan, the digest
+// of each kept position and, under -1, of the other rows.
+func runScans(ctx context.Context, conn *sql.Conn, scans []scan) ([]map[int64]Digest, error) {
+	out := make([]map[int64]Digest, len(scans))
+	for start := 0; start < len(scans); start += maxBatch {
+		batch := scans[start:min(start+maxBatch, len(scans))]
+		var b strings.Builder
+		b.WriteString("SELECT k, g, count(*), sum(h1)::VARCHAR, sum(h2)::VARCHAR FROM (")
+		for i, sc := range batch {
+			if i > 0 {
+				b.WriteString("\nUNION ALL ")
+			}
+			g := "-1"
+			switch {
+			case sc.only:
+				g = positionColumn
+			case sc.group != "":
+				g = fmt.Sprintf("CASE WHEN %[1]s IN (%[2]s) THEN %[1]s ELSE -1 END", positionColumn, sc.group)
+			}
+			fmt.Fprintf(&b, "SELECT %d AS k, %s AS g, h1, h2 FROM (%s)", i, g, sc.query)
+		}
+		b.WriteString(") GROUP BY k, g")
+		rows, err := conn.QueryContext(ctx, b.String())
+		if err != nil {
+			return nil, err
+		}
+		for i := range batch {
+			out[start+i] = map[int64]Digest{}
+		}
+		for rows.Next() {
+			var k int
+			var g, n int64
+			var hi, lo string
+			if err := rows.Scan(&k, &g, &n, &hi, &lo); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			if k < 0 || k >= len(batch) {
+				rows.Close()
+				return nil, fmt.Errorf("digest batch returned scan %d of %d", k, len(batch))
+			}
+			if out[start+k][g], err = sums(n, hi, lo); err != nil {
+				rows.Close()
+				return nil, err
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
 // PartDigest is the digest of one part (a data file or the inlined rows).
 type PartDigest struct {
 	Kind   string `json:"kind"`
@@ -104,30 +244,418 @@ type PartDigest struct {
 	Digest Digest `json:"digest"`
 }
 
-// TableDigest digests a table at a snapshot, part by part.
+// TableDigest digests a table at a snapshot, part by part: one part per
+// data file and one per inlined data table. A data file's digest is the
+// digest of all its rows (its read plan without deletes, computed once
+// however many snapshots, versions and formats share the plan) minus the
+// digest of its deleted rows, which reads only the deleted positions' rows.
 func (r *Reader) TableDigest(ctx context.Context, t Table, snap int64, opts ScanOptions) (Digest, []PartDigest, error) {
-	parts, err := r.Scan(ctx, t, snap, opts)
+	cols, err := r.Columns(ctx, t.ID, snap)
+	if err != nil {
+		return Digest{}, nil, err
+	}
+	if len(cols) == 0 {
+		return Digest{}, nil, fmt.Errorf("%s in %s at snapshot %d has no columns", t.FullName(), r.path, snap)
+	}
+	names, types := make([]string, 0, len(cols)+1), make([]string, 0, len(cols)+1)
+	for _, c := range cols {
+		dt, err := c.DuckType()
+		if err != nil {
+			return Digest{}, nil, fmt.Errorf("%s: %w", t.FullName(), err)
+		}
+		names, types = append(names, c.Name), append(types, dt)
+	}
+	if opts.RowIDs {
+		names, types = append(names, RowIDColumn), append(types, "BIGINT")
+	}
+	files, err := r.Files(ctx, t, snap)
+	if err != nil {
+		return Digest{}, nil, err
+	}
+	parts, err := r.fileDigests(ctx, t, files, cols, snap, opts, names, types)
 	if err != nil {
 		return Digest{}, nil, err
 	}
 	var total Digest
 	out := make([]PartDigest, 0, len(parts))
 	for _, p := range parts {
-		// A part's SQL fixes its rows (file, columns, filters, deletes), so
-		// snapshots that leave a file alone reuse its digest.
-		d, ok := r.digests[p.SQL]
-		if !ok {
-			if d, err = digestOf(ctx, r.conn, p.SQL); err != nil {
-				return Digest{}, nil, fmt.Errorf("read %s of %s at snapshot %d in %s: %w", p.Path, t.FullName(), snap, r.path, err)
-			}
-			if p.Kind == "file" {
-				r.digests[p.SQL] = d
-			}
+		out = append(out, p)
+		total = total.Add(p.Digest)
+	}
+	inl, err := r.inlinedSQL(ctx, t, cols, snap, opts)
+	if err != nil {
+		return Digest{}, nil, fmt.Errorf("%s at snapshot %d, inlined data: %w", t.FullName(), snap, err)
+	}
+	for _, p := range inl {
+		// Inlined rows live in this catalog: never shared or cached.
+		d, err := digestTyped(ctx, r.conn, p.SQL, names, types)
+		if err != nil {
+			return Digest{}, nil, fmt.Errorf("read %s of %s at snapshot %d in %s: %w", p.Path, t.FullName(), snap, r.path, err)
 		}
-		out = append(out, PartDigest{Kind: p.Kind, FileID: p.FileID, Path: p.Path, Digest: d})
+		r.memo.count(&r.memo.stats.Computed)
+		out = append(out, PartDigest{Kind: p.Kind, Path: p.Path, Digest: d})
 		total = total.Add(d)
 	}
 	return total, out, nil
+}
+
+// fileDigests digests the data files of a table at a snapshot. A file's
+// digest is the digest of its read plan without deletes (all its rows)
+// minus the digest of its deleted rows. The scan that digests all rows also
+// keeps the hashes of the rows deleted now or at the last compared snapshot
+// (hints) one by one, so that every delete state of the file is a sum of
+// kept row hashes: untouched rows are hashed once per plan, not once per
+// delete state. Digests the memo or cache hold are not read again.
+func (r *Reader) fileDigests(ctx context.Context, t Table, files []DataFile, cols []*Column, snap int64, opts ScanOptions, names, types []string) ([]PartDigest, error) {
+	type need struct {
+		all, gone string  // plan keys: all rows, deleted rows ("" if none)
+		deleted   []int64 // deleted positions at snap
+	}
+	needs := make([]need, len(files))
+	planSQL := func(f DataFile, mode deleteMode, positions bool) (string, error) {
+		o := opts
+		o.deletes, o.positions = mode, positions
+		q, err := r.fileSQL(ctx, t, f, cols, snap, o)
+		if err != nil {
+			return "", err
+		}
+		if positions {
+			return hashSQL(q, names, types, positionColumn)
+		}
+		return hashSQL(q, names, types)
+	}
+	var scans []scan
+	type target struct {
+		all   string  // rows(all) receives the kept positions
+		whole bool    // the scan also gives the all-rows digest
+		gone  string  // the scan gives this deleted-rows digest (group -1)
+		kept  []int64 // positions the scan keeps one by one
+	}
+	var targets []target
+	queued := map[string]bool{}
+	for i, f := range files {
+		err := func() error {
+			id, err := fileIdentity(f)
+			if err != nil {
+				return err
+			}
+			q, err := planSQL(f, deletesIgnored, false)
+			if err != nil {
+				return err
+			}
+			n := &needs[i]
+			n.all = planKey(q, id)
+			if n.deleted, err = r.DeletedPositions(ctx, t, f, snap); err != nil {
+				return err
+			}
+			var haveGone bool
+			if len(n.deleted) > 0 {
+				if q, err = planSQL(f, deletesOnly, false); err != nil {
+					return err
+				}
+				n.gone = planKey(q, id)
+				_, haveGone = r.memo.lookup(n.gone)
+			}
+			_, haveAll := r.memo.lookup(n.all)
+			if haveAll && (n.gone == "" || haveGone || r.memo.covers(n.all, n.deleted)) || queued[n.all] {
+				return nil
+			}
+			queued[n.all] = true
+			if !haveAll {
+				// One scan: all rows, keeping deleted and hinted rows apart.
+				keep := mergeSorted(n.deleted, r.hints[f.ID])
+				if len(keep) > maxRowHashes {
+					keep = n.deleted
+				}
+				sc := scan{}
+				if sc.query, err = planSQL(f, deletesIgnored, true); err != nil {
+					return err
+				}
+				if len(keep) > 0 && len(keep) <= maxRowHashes {
+					if sc.group, err = r.positionSet(ctx, keep); err != nil {
+						return err
+					}
+				} else {
+					keep = nil
+				}
+				scans, targets = append(scans, sc), append(targets, target{all: n.all, whole: true, kept: keep})
+				if len(keep) > 0 || len(n.deleted) == 0 {
+					return nil
+				}
+			}
+			// The deleted rows alone: one by one, or as one digest when
+			// there are too many to keep.
+			sc := scan{only: len(n.deleted) <= maxRowHashes}
+			if sc.query, err = planSQL(f, deletesOnly, true); err != nil {
+				return err
+			}
+			tg := target{all: n.all, kept: n.deleted}
+			if !sc.only {
+				tg = target{gone: n.gone}
+			}
+			scans, targets = append(scans, sc), append(targets, tg)
+			return nil
+		}()
+		if err != nil {
+			return nil, fmt.Errorf("%s at snapshot %d, data file %s: %w", t.FullName(), snap, f.Path, err)
+		}
+	}
+	if len(scans) > 0 {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		res, err := runScans(ctx, r.conn, scans)
+		if err != nil {
+			return nil, fmt.Errorf("read data files of %s at snapshot %d in %s: %w", t.FullName(), snap, r.path, err)
+		}
+		for i, g := range res {
+			tg := targets[i]
+			if tg.whole {
+				var all Digest
+				for _, d := range g {
+					all = all.Add(d)
+				}
+				r.memo.put(tg.all, all)
+			}
+			if tg.gone != "" {
+				r.memo.put(tg.gone, g[-1])
+				continue
+			}
+			r.memo.keepRows(tg.all, tg.kept, g)
+		}
+	}
+	out := make([]PartDigest, 0, len(files))
+	for i, f := range files {
+		n := needs[i]
+		d := r.memo.peek(n.all)
+		if n.gone != "" {
+			gone, ok := r.memo.get(n.gone)
+			if !ok {
+				if gone, ok = r.memo.sumRows(n.all, n.deleted); !ok {
+					return nil, fmt.Errorf("%s at snapshot %d, data file %s: deleted rows not digested", t.FullName(), snap, f.Path)
+				}
+				r.memo.putDerived(n.gone, gone)
+			}
+			d = d.Sub(gone)
+		}
+		out = append(out, PartDigest{Kind: "file", FileID: f.ID, Path: f.Path, Digest: d})
+	}
+	return out, nil
+}
+
+// hintDeletes records, per data file, the positions deleted at snap (the
+// last snapshot a comparison reads), so that the first scan of a file
+// keeps the rows every later delete state removes. Hints only save reads:
+// a file they miss is read again for its deleted rows.
+func (r *Reader) hintDeletes(ctx context.Context, snap int64) {
+	hints := map[int64][]int64{}
+	tables, err := r.Tables(ctx, snap)
+	if err != nil {
+		return
+	}
+	for _, t := range tables {
+		files, err := r.Files(ctx, t, snap)
+		if err != nil {
+			continue
+		}
+		for _, f := range files {
+			if pos, err := r.DeletedPositions(ctx, t, f, snap); err == nil && len(pos) > 0 {
+				hints[f.ID] = pos
+			}
+		}
+	}
+	r.hints = hints
+}
+
+// mergeSorted is the sorted union of two sorted position lists.
+func mergeSorted(a, b []int64) []int64 {
+	if len(b) == 0 {
+		return a
+	}
+	out := make([]int64, 0, len(a)+len(b))
+	out = append(append(out, a...), b...)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// fileIdentity names a data file's bytes: its catalog record (id, size,
+// footer size) and, for a local file, its size and modification time on
+// disk, so that a file rewritten in place is digested again.
+func fileIdentity(f DataFile) (string, error) {
+	id := fmt.Sprintf("file %d size %d footer %s", f.ID, f.SizeBytes, optInt(f.FooterSize))
+	if strings.Contains(f.Path, "://") {
+		return id, nil
+	}
+	st, err := os.Stat(f.Path)
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", ErrIncomparable, err)
+	}
+	return id + fmt.Sprintf(" disk %d %d", st.Size(), st.ModTime().UnixNano()), nil
+}
+
+// planKey identifies a file digest: the digest query (the read plan: path,
+// schema mapping, types, defaults, partition values, partial-file filter,
+// deleted positions, and the row encoding) and the file's identity.
+func planKey(digestQuery, identity string) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "fdl-formats file digest v2\x00%s\x00%s", identity, digestQuery)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// DigestStore keeps file digests across comparisons and runs (see the
+// digestcache package). Values are opaque bytes; Get misses on any error.
+type DigestStore interface {
+	Get(key string) ([]byte, bool)
+	Put(key string, val []byte) error
+}
+
+// DigestStats counts how file digests were obtained.
+type DigestStats struct {
+	// Computed: digests read from the data (file plans and inlined tables).
+	Computed int `json:"computed"`
+	// Reused: plans seen before in this comparison (another snapshot, or
+	// the other catalog with the same plan).
+	Reused int `json:"reused"`
+	// Cached: plans found in the digest cache (--cache).
+	Cached int `json:"cached"`
+}
+
+// digestMemo holds the file digests of one comparison, shared by both
+// readers, in front of an optional DigestStore.
+type digestMemo struct {
+	mu    sync.Mutex
+	mem   map[string]Digest
+	rows  map[string]map[int64]Digest // plan key -> digests of kept rows by position
+	store DigestStore
+	stats DigestStats
+}
+
+func newDigestMemo(store DigestStore) *digestMemo {
+	return &digestMemo{mem: map[string]Digest{}, rows: map[string]map[int64]Digest{}, store: store}
+}
+
+// keepRows records the row digests a scan kept by position; a kept
+// position the scan did not return has no row (zero digest).
+func (m *digestMemo) keepRows(key string, kept []int64, got map[int64]Digest) {
+	if len(kept) == 0 {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	rows := m.rows[key]
+	if rows == nil {
+		rows = map[int64]Digest{}
+		m.rows[key] = rows
+	}
+	for _, p := range kept {
+		rows[p] = got[p]
+	}
+}
+
+// covers reports whether every position has a kept row digest.
+func (m *digestMemo) covers(key string, pos []int64) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	rows := m.rows[key]
+	for _, p := range pos {
+		if _, ok := rows[p]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// sumRows adds up the kept row digests of positions.
+func (m *digestMemo) sumRows(key string, pos []int64) (Digest, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	rows := m.rows[key]
+	var d Digest
+	for _, p := range pos {
+		r, ok := rows[p]
+		if !ok {
+			return Digest{}, false
+		}
+		d = d.Add(r)
+	}
+	return d, true
+}
+
+// get returns a digest held in the memo, without counting.
+func (m *digestMemo) get(key string) (Digest, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	d, ok := m.mem[key]
+	return d, ok
+}
+
+// putDerived records a digest summed from kept rows (not read, not counted).
+func (m *digestMemo) putDerived(key string, d Digest) {
+	m.mu.Lock()
+	m.mem[key] = d
+	m.mu.Unlock()
+	m.save(key, d)
+}
+
+func (m *digestMemo) save(key string, d Digest) {
+	if m.store == nil {
+		return
+	}
+	if b, err := json.Marshal(d); err == nil {
+		_ = m.store.Put(key, b) // a cache that cannot be written only costs time
+	}
+}
+
+func (m *digestMemo) snapshot() DigestStats {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.stats
+}
+
+func (m *digestMemo) count(n *int) {
+	m.mu.Lock()
+	*n++
+	m.mu.Unlock()
+}
+
+// lookup finds a digest in the memo, then in the store. It counts a find
+// once per call as reused or cached.
+func (m *digestMemo) lookup(key string) (Digest, bool) {
+	m.mu.Lock()
+	d, ok := m.mem[key]
+	m.mu.Unlock()
+	if ok {
+		m.count(&m.stats.Reused)
+		return d, true
+	}
+	if m.store == nil {
+		return Digest{}, false
+	}
+	b, ok := m.store.Get(key)
+	if !ok || json.Unmarshal(b, &d) != nil {
+		return Digest{}, false
+	}
+	m.mu.Lock()
+	m.mem[key] = d
+	m.stats.Cached++
+	m.mu.Unlock()
+	return d, true
+}
+
+// peek returns a digest lookup or put has brought into the memo.
+func (m *digestMemo) peek(key string) Digest {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.mem[key]
+}
+
+// put records a computed digest in the memo and the store.
+func (m *digestMemo) put(key string, d Digest) {
+	m.mu.Lock()
+	m.mem[key] = d
+	m.stats.Computed++
+	m.mu.Unlock()
+	m.save(key, d)
 }
 
 // RowTexts returns the canonical texts of a table's rows at a snapshot with

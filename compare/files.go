@@ -195,24 +195,72 @@ func (r *Reader) DeletedPositions(ctx context.Context, t Table, f DataFile, snap
 
 // parquetDeletes reads a positional delete file; a third column named
 // _ducklake_internal_snapshot_id makes it a partial deletion file (§5.6).
+// A file is read once: its positions (and their snapshots) are kept and
+// filtered per snapshot.
 func (r *Reader) parquetDeletes(ctx context.Context, d *DeleteFile, snap int64) ([]int64, error) {
+	raw, ok := r.rawDeletes[d.Path]
+	if !ok {
+		var err error
+		if raw, err = r.readParquetDeletes(ctx, d); err != nil {
+			return nil, err
+		}
+		if r.rawCount += len(raw.pos); r.rawCount > maxRawDeletes {
+			r.rawDeletes, r.rawCount = map[string]rawDeletes{}, len(raw.pos) // bound memory
+		}
+		r.rawDeletes[d.Path] = raw
+	}
+	if raw.snaps == nil {
+		return slices.Clone(raw.pos), nil
+	}
+	var out []int64
+	for i, p := range raw.pos {
+		if raw.snaps[i] <= snap {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// maxRawDeletes caps the delete positions a Reader keeps across snapshots.
+const maxRawDeletes = 4_000_000
+
+// rawDeletes is a Parquet delete file's content: positions and, for a
+// partial deletion file, the snapshot that deleted each.
+type rawDeletes struct {
+	pos, snaps []int64
+}
+
+func (r *Reader) readParquetDeletes(ctx context.Context, d *DeleteFile) (rawDeletes, error) {
 	kp, err := r.keyParam(ctx, d.encryptionKey)
 	if err != nil {
-		return nil, err
+		return rawDeletes{}, err
 	}
 	src := fmt.Sprintf("read_parquet(%s%s)", sqlString(d.Path), kp)
 	cols, err := r.strings(ctx, fmt.Sprintf("SELECT column_name FROM (DESCRIBE SELECT * FROM %s)", src))
 	if err != nil {
-		return nil, err
+		return rawDeletes{}, err
 	}
 	if len(cols) < 2 {
-		return nil, fmt.Errorf("delete file has %d columns, want file_path and pos", len(cols))
+		return rawDeletes{}, fmt.Errorf("delete file has %d columns, want file_path and pos", len(cols))
 	}
-	q := fmt.Sprintf("SELECT %s FROM %s", ident(cols[1]), src)
-	if len(cols) >= 3 && cols[2] == "_ducklake_internal_snapshot_id" {
-		q += fmt.Sprintf(" WHERE %s <= %d", ident(cols[2]), snap)
+	if len(cols) < 3 || cols[2] != "_ducklake_internal_snapshot_id" {
+		pos, err := r.int64s(ctx, fmt.Sprintf("SELECT %s FROM %s", ident(cols[1]), src))
+		return rawDeletes{pos: pos}, err
 	}
-	return r.int64s(ctx, q)
+	rows, err := r.conn.QueryContext(ctx, fmt.Sprintf("SELECT %s, %s FROM %s", ident(cols[1]), ident(cols[2]), src))
+	if err != nil {
+		return rawDeletes{}, err
+	}
+	defer rows.Close()
+	raw := rawDeletes{snaps: []int64{}}
+	for rows.Next() {
+		var p, s int64
+		if err := rows.Scan(&p, &s); err != nil {
+			return rawDeletes{}, err
+		}
+		raw.pos, raw.snaps = append(raw.pos, p), append(raw.snaps, s)
+	}
+	return raw, rows.Err()
 }
 
 func (r *Reader) int64s(ctx context.Context, q string) ([]int64, error) {

@@ -33,6 +33,17 @@ type schemaRow struct {
 // parquetSchema reads a file's schema tree (not possible for encrypted
 // files: DuckDB's parquet_schema cannot decrypt).
 func (r *Reader) parquetSchema(ctx context.Context, path string) (*pnode, error) {
+	if n, ok := r.schemas[path]; ok {
+		return n, nil // data files never change: one read per file
+	}
+	n, err := r.readParquetSchema(ctx, path)
+	if err == nil {
+		r.schemas[path] = n
+	}
+	return n, err
+}
+
+func (r *Reader) readParquetSchema(ctx context.Context, path string) (*pnode, error) {
 	rows, err := r.conn.QueryContext(ctx, fmt.Sprintf(`SELECT name, field_id, num_children, repetition_type, converted_type, logical_type::VARCHAR, duckdb_type FROM parquet_schema(%s)`, sqlString(path)))
 	if err != nil {
 		return nil, fmt.Errorf("read parquet schema: %w", err)

@@ -33,6 +33,8 @@ type ReaderOptions struct {
 	// DataPath overrides the catalog's data_path (a local folder), as
 	// DuckLake's DATA_PATH ... OVERRIDE_DATA_PATH true does.
 	DataPath string
+	// DigestCache, when set, keeps file digests across readers and runs.
+	DigestCache DigestStore
 }
 
 // Reader reads one DuckLake catalog, read-only, with the rules of its format.
@@ -45,10 +47,14 @@ type Reader struct {
 	layout      formats.Layout
 	dynamic     map[string][]string // inlined data/delete tables and their columns
 	dataPath    string
-	extAttached bool               // the ducklake extension attached this catalog as "dl"
-	digests     map[string]Digest  // part SQL -> digest, for unchanged files across snapshots
-	tempTables  map[string]bool    // staged delete-position sets
-	deletes     map[string][]int64 // delete file -> positions at deletesSnap
+	extAttached bool                  // the ducklake extension attached this catalog as "dl"
+	memo        *digestMemo           // file digests by read plan (shared by both sides of a comparison)
+	hints       map[int64][]int64     // data file id -> deleted positions at the last compared snapshot
+	schemas     map[string]*pnode     // data file path -> its Parquet schema (read-only once built)
+	rawDeletes  map[string]rawDeletes // Parquet delete file path -> its positions (and snapshots)
+	rawCount    int                   // positions held in rawDeletes
+	tempTables  map[string]bool       // staged delete-position sets
+	deletes     map[string][]int64    // delete file -> positions at deletesSnap
 	deletesSnap int64
 	// maxInlinePositions: longer delete lists are staged in a temp table.
 	maxInlinePositions int
@@ -77,7 +83,7 @@ func Open(ctx context.Context, catalogPath string, opts ReaderOptions) (*Reader,
 		db.Close()
 		return nil, fmt.Errorf("open duckdb: %w", err)
 	}
-	r := &Reader{path: catalogPath, db: db, conn: conn, digests: map[string]Digest{}, tempTables: map[string]bool{}, deletes: map[string][]int64{}, maxInlinePositions: 10000}
+	r := &Reader{path: catalogPath, db: db, conn: conn, memo: newDigestMemo(opts.DigestCache), schemas: map[string]*pnode{}, rawDeletes: map[string]rawDeletes{}, tempTables: map[string]bool{}, deletes: map[string][]int64{}, maxInlinePositions: 10000}
 	if err := r.init(ctx, opts); err != nil {
 		r.Close()
 		return nil, err

@@ -22,7 +22,25 @@ const RowIDColumn = "__fdl_row_id"
 type ScanOptions struct {
 	// RowIDs adds the row id (§5.7) as a last column named RowIDColumn.
 	RowIDs bool
+	// deletes says how a data file's deleted positions apply: digests read
+	// a file without its deletes once and subtract its deleted rows.
+	deletes deleteMode
+	// positions adds the physical row position as a last column named
+	// positionColumn (data files only; digests group deleted rows by it).
+	positions bool
 }
+
+// positionColumn is the name of the physical-position column of positions.
+const positionColumn = "__fdl_pos"
+
+// deleteMode is how fileSQL applies a data file's deleted positions.
+type deleteMode int
+
+const (
+	deletesApplied deleteMode = iota // the rows not deleted (what a reader sees)
+	deletesIgnored                   // every row, deleted or not
+	deletesOnly                      // only the deleted rows
+)
 
 // Part is the SQL of one source of a table's rows at a snapshot: one data
 // file (with its deletes applied) or the table's inlined rows. Digests are
@@ -221,6 +239,9 @@ func (r *Reader) fileSQL(ctx context.Context, t Table, f DataFile, cols []*Colum
 		}
 		sel = append(sel, e+" AS "+RowIDColumn)
 	}
+	if opts.positions {
+		sel = append(sel, "file_row_number AS "+positionColumn)
+	}
 	var where []string
 	switch {
 	case f.PartialMax != nil && *f.PartialMax > snap:
@@ -253,12 +274,20 @@ func (r *Reader) fileSQL(ctx context.Context, t Table, f DataFile, cols []*Colum
 	if err != nil {
 		return "", err
 	}
-	if len(deleted) > 0 {
+	switch {
+	case opts.deletes == deletesOnly && len(deleted) == 0:
+		where = append(where, "false")
+	case opts.deletes == deletesIgnored || len(deleted) == 0:
+	default:
 		set, err := r.positionSet(ctx, deleted)
 		if err != nil {
 			return "", err
 		}
-		where = append(where, "file_row_number NOT IN ("+set+")")
+		op := "NOT IN"
+		if opts.deletes == deletesOnly {
+			op = "IN"
+		}
+		where = append(where, "file_row_number "+op+" ("+set+")")
 	}
 	q := "SELECT " + strings.Join(sel, ", ") + " FROM " + from
 	if len(where) > 0 {

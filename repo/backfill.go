@@ -251,7 +251,7 @@ func (r *repository) fill(ctx context.Context, c *Cell, work string, opts *Optio
 	if res.err = at("compare"); res.err != nil {
 		return res
 	}
-	if _, err := compare.Catalogs(ctx, src, out, compare.Options{DataPath: r.dataPath}); err != nil {
+	if _, err := compare.Catalogs(ctx, src, out, compare.Options{DataPath: r.dataPath, DigestCache: r.digestCache}); err != nil {
 		res.err = fmt.Errorf("prove %s equivalent to %s: %w", c.Key, c.source, err)
 		res.Problem = ProblemUnreadable
 		if errors.Is(err, compare.ErrNotEquivalent) {

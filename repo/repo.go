@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fdl-formats/fdl-formats/compare"
 	"github.com/fdl-formats/fdl-formats/convert"
 	"github.com/fdl-formats/fdl-formats/fdljson"
 	"github.com/fdl-formats/fdl-formats/store"
@@ -50,6 +51,12 @@ type Options struct {
 	Logger *slog.Logger
 	// Progress, if set, is called after each cell Backfill or Check finishes.
 	Progress func(Progress)
+	// DigestCache, when set, keeps the proofs' data-file digests across
+	// cells and runs (compare.Options.DigestCache).
+	DigestCache compare.DigestStore
+	// Shard, when set, limits the work to a deterministic 1/N of the
+	// versions (see Shard).
+	Shard Shard
 }
 
 // Progress reports one finished cell.
@@ -94,10 +101,11 @@ func CatalogKey(id, format string) string {
 
 // repository is what Plan reads from the store.
 type repository struct {
-	st       store.Store
-	cfg      *fdljson.Repo
-	dataPath string
-	versions []*version
+	st          store.Store
+	digestCache compare.DigestStore
+	cfg         *fdljson.Repo
+	dataPath    string
+	versions    []*version
 }
 
 // version is one folder under versions/.
@@ -119,7 +127,7 @@ func load(ctx context.Context, st store.Store, opts *Options) (*repository, erro
 		return nil, err
 	}
 	cfg := r.cfg
-	r.dataPath = opts.DataPath
+	r.dataPath, r.digestCache = opts.DataPath, opts.DigestCache
 	if r.dataPath == "" {
 		ps, ok := st.(store.PathStore)
 		if !ok {
@@ -256,6 +264,57 @@ func hashObject(ctx context.Context, st store.Store, key string) (string, int64,
 		return "", 0, fmt.Errorf("read %s: %w", key, err)
 	}
 	return hex.EncodeToString(h.Sum(nil)), n, nil
+}
+
+// Shard is one of N shards of a repository's versions: shard K (1-based)
+// holds the versions at positions K-1, K-1+N, K-1+2N, ... of the
+// repository's versions in ID order (UUIDv7: creation order), before any
+// --versions filter. The zero Shard is the whole repository. Runs of shards
+// 1..N on separate machines cover every cell exactly once.
+type Shard struct {
+	K, N int
+}
+
+// ParseShard reads "K/N" (1 <= K <= N).
+func ParseShard(s string) (Shard, error) {
+	k, n, ok := strings.Cut(s, "/")
+	var sh Shard
+	var err1, err2 error
+	if ok {
+		sh.K, err1 = strconv.Atoi(strings.TrimSpace(k))
+		sh.N, err2 = strconv.Atoi(strings.TrimSpace(n))
+	}
+	if !ok || err1 != nil || err2 != nil || sh.N < 1 || sh.K < 1 || sh.K > sh.N {
+		return Shard{}, fmt.Errorf("shard %q: want K/N with 1 <= K <= N, e.g. 2/4", s)
+	}
+	return sh, nil
+}
+
+func (s Shard) String() string {
+	if s.N == 0 {
+		return "all"
+	}
+	return fmt.Sprintf("%d/%d", s.K, s.N)
+}
+
+// selectShard keeps the versions of one shard.
+func selectShard(all, selected []*version, s Shard) []*version {
+	if s.N <= 1 {
+		return selected
+	}
+	mine := map[*version]bool{}
+	for i, v := range all {
+		if i%s.N == s.K-1 {
+			mine[v] = true
+		}
+	}
+	var out []*version
+	for _, v := range selected {
+		if mine[v] {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // selectVersions applies the --versions filter (IDs or seq numbers).

@@ -16,12 +16,12 @@ func compareCommand() *cli.Command {
 		Name:      "compare",
 		Usage:     "prove two frozen DuckLake catalogs equivalent: same schema, files and rows at every snapshot",
 		ArgsUsage: "A.duckdb B.duckdb",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "data", Usage: "local data folder of the lake (overrides both catalogs' data_path)"},
 			&cli.StringFlag{Name: "data-b", Usage: "local data folder for B when it differs from --data"},
 			&cli.IntFlag{Name: "max-rows", Value: 5, Usage: "differing rows shown per side and table"},
 			&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
-		},
+		}, cacheFlags()...),
 		Action: runCompare,
 	}
 }
@@ -31,7 +31,12 @@ func runCompare(ctx context.Context, cmd *cli.Command) error {
 		return usageError{err: errors.New("compare takes exactly two catalogs: A.duckdb B.duckdb")}
 	}
 	a, b := cmd.Args().Get(0), cmd.Args().Get(1)
+	cache, err := digestStore(cmd)
+	if err != nil {
+		return err
+	}
 	rep, err := compare.Catalogs(ctx, a, b, compare.Options{
+		DigestCache: cache,
 		DataPath:    cmd.String("data"),
 		DataPathB:   cmd.String("data-b"),
 		MaxRowDiffs: int(cmd.Int("max-rows")),

@@ -21,7 +21,7 @@ import (
 
 // repoFlags are the flags plan, backfill and check share.
 func repoFlags() []cli.Flag {
-	return []cli.Flag{
+	return append([]cli.Flag{
 		&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
 		&cli.StringSliceFlag{Name: "formats", Usage: "only these declared formats (comma-separated, e.g. 0.4,1.0)"},
 		&cli.StringSliceFlag{Name: "versions", Usage: "only these versions (IDs or seq numbers, comma-separated)"},
@@ -30,7 +30,8 @@ func repoFlags() []cli.Flag {
 		&cli.StringFlag{Name: "data", Usage: "local folder of the data files (default: REPO/<data_dir from fdl.json>)"},
 		&cli.StringSliceFlag{Name: "allow-lossy", Usage: "write catalogs that drop metadata changing no row: " + strings.Join(convert.LossyOptions, ", ")},
 		&cli.BoolFlag{Name: "rewrite-deletes", Usage: "write the delete files older formats read (Parquet for Puffin deletion vectors, cumulative files for partial deletion files, delete-file chains for 0.3 merged files holding rewritten rows) into the data folder"},
-	}
+		&cli.StringFlag{Name: "shard", Usage: "only shard `K/N` of the versions (every N-th version from the K-th, in creation order), for N machines sharing the work"},
+	}, cacheFlags()...)
 }
 
 func planCommand() *cli.Command {
@@ -75,6 +76,14 @@ func openRepo(cmd *cli.Command) (*local.Local, repo.Options, error) {
 	opts.DataPath = cmd.String("data")
 	opts.Convert.Lossy = splitList(cmd.StringSlice("allow-lossy"))
 	opts.Convert.RewriteDeletes = cmd.Bool("rewrite-deletes")
+	if s := cmd.String("shard"); s != "" {
+		if opts.Shard, err = repo.ParseShard(s); err != nil {
+			return nil, opts, usageError{err: err}
+		}
+	}
+	if opts.DigestCache, err = digestStore(cmd); err != nil {
+		return nil, opts, err
+	}
 	opts.Logger = logger(cmd)
 	return st, opts, nil
 }

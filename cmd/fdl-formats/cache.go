@@ -1,0 +1,51 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/fdl-formats/fdl-formats/compare"
+	"github.com/fdl-formats/fdl-formats/digestcache"
+)
+
+// cacheFlags are the cache folder flags, declared once for every command
+// that uses the cache (compare, plan, backfill, check). The folder is
+// shared: digests go to <cache>/digests/, other caches to their own
+// subfolders.
+func cacheFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "cache", Usage: "cache folder, shared by runs and machines on one volume: proof digests go to DIR/digests/ (default: the user cache folder, e.g. ~/.cache/fdl-formats)"},
+		&cli.BoolFlag{Name: "no-cache", Usage: "neither read nor write the cache folder: every data file is read again"},
+	}
+}
+
+// cacheRoot is the cache folder of the flags ("" with --no-cache).
+func cacheRoot(cmd *cli.Command) (string, error) {
+	if cmd.Bool("no-cache") {
+		return "", nil
+	}
+	if dir := cmd.String("cache"); dir != "" {
+		return dir, nil
+	}
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no cache folder (set --cache DIR or --no-cache): %w", err)
+	}
+	return filepath.Join(base, "fdl-formats"), nil
+}
+
+// digestStore opens the digest cache of the flags; nil with --no-cache.
+func digestStore(cmd *cli.Command) (compare.DigestStore, error) {
+	root, err := cacheRoot(cmd)
+	if err != nil || root == "" {
+		return nil, err
+	}
+	c, err := digestcache.Open(root, 0)
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}

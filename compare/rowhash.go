@@ -1,0 +1,285 @@
+package compare
+
+import (
+	"fmt"
+	"strings"
+)
+
+// A row's hash is DuckDB's vectorised hash() of a flat list of scalar
+// values that encodes the row without ambiguity. hash() alone is built for
+// hash tables, not fingerprints: it hashes -0.0 like 0.0, a NULL struct like
+// a struct of NULLs, NULL, [] and [NULL] alike, [1, 2], [] like [1], [2]
+// (list elements are chained without their boundaries), INTERVAL '1 month'
+// like '30 days', and VARIANT values by their physical shape. The encoding
+// adds what hash() drops: the sign bit of every float, a NULL flag and the
+// length of every struct, list and map, one hash per list element, and the
+// text of VARIANT and INTERVAL values. See docs/compare.md.
+
+// dtype is a parsed DuckDB type.
+type dtype struct {
+	base   string   // upper-case name: STRUCT, LIST, MAP, or a scalar type
+	fields []dfield // STRUCT
+	elem   *dtype   // LIST and fixed-size ARRAY
+	key    *dtype   // MAP
+	val    *dtype   // MAP
+}
+
+type dfield struct {
+	name string
+	typ  *dtype
+}
+
+// parseType parses a DuckDB type as DESCRIBE and Column.DuckType spell it:
+// scalars with optional parameters, STRUCT(name type, ...), MAP(k, v) and
+// t[] / t[n] suffixes.
+func parseType(s string) (*dtype, error) {
+	p := &typeParser{s: s}
+	t, err := p.typ()
+	if err != nil {
+		return nil, fmt.Errorf("type %q: %w", s, err)
+	}
+	p.space()
+	if p.i != len(p.s) {
+		return nil, fmt.Errorf("type %q: unexpected %q", s, p.s[p.i:])
+	}
+	return t, nil
+}
+
+type typeParser struct {
+	s string
+	i int
+}
+
+func (p *typeParser) space() {
+	for p.i < len(p.s) && p.s[p.i] == ' ' {
+		p.i++
+	}
+}
+
+func (p *typeParser) peek() byte {
+	p.space()
+	if p.i < len(p.s) {
+		return p.s[p.i]
+	}
+	return 0
+}
+
+func (p *typeParser) expect(c byte) error {
+	if p.peek() != c {
+		return fmt.Errorf("want %q at %d", c, p.i)
+	}
+	p.i++
+	return nil
+}
+
+// name reads an identifier, quoted ("a ""b""") or bare.
+func (p *typeParser) name() (string, error) {
+	p.space()
+	if p.i < len(p.s) && p.s[p.i] == '"' {
+		var b strings.Builder
+		for p.i++; p.i < len(p.s); p.i++ {
+			if p.s[p.i] == '"' {
+				if p.i+1 < len(p.s) && p.s[p.i+1] == '"' {
+					b.WriteByte('"')
+					p.i++
+					continue
+				}
+				p.i++
+				return b.String(), nil
+			}
+			b.WriteByte(p.s[p.i])
+		}
+		return "", fmt.Errorf("unterminated quoted name")
+	}
+	start := p.i
+	for p.i < len(p.s) && !strings.ContainsRune(" (),[]", rune(p.s[p.i])) {
+		p.i++
+	}
+	if p.i == start {
+		return "", fmt.Errorf("want a name at %d", p.i)
+	}
+	return p.s[start:p.i], nil
+}
+
+// skipArgs skips a balanced parameter list such as (18, 3) or ('OGC:CRS84').
+func (p *typeParser) skipArgs() error {
+	depth := 0
+	inStr := false
+	for ; p.i < len(p.s); p.i++ {
+		switch c := p.s[p.i]; {
+		case inStr:
+			inStr = c != '\''
+		case c == '\'':
+			inStr = true
+		case c == '(':
+			depth++
+		case c == ')':
+			depth--
+			if depth == 0 {
+				p.i++
+				return nil
+			}
+		}
+	}
+	return fmt.Errorf("unbalanced parentheses")
+}
+
+func (p *typeParser) typ() (*dtype, error) {
+	n, err := p.name()
+	if err != nil {
+		return nil, err
+	}
+	// Multi-word names: TIMESTAMP WITH TIME ZONE, TIME WITH TIME ZONE.
+	for c := p.peek(); c != 0 && !strings.ContainsRune("(),[]\"", rune(c)); c = p.peek() {
+		w, err := p.name()
+		if err != nil {
+			return nil, err
+		}
+		n += " " + w
+	}
+	t := &dtype{base: strings.ToUpper(n)}
+	switch t.base {
+	case "STRUCT", "ROW":
+		t.base = "STRUCT"
+		if err := p.expect('('); err != nil {
+			return nil, err
+		}
+		for {
+			fn, err := p.name()
+			if err != nil {
+				return nil, err
+			}
+			ft, err := p.typ()
+			if err != nil {
+				return nil, err
+			}
+			t.fields = append(t.fields, dfield{fn, ft})
+			if p.peek() == ',' {
+				p.i++
+				continue
+			}
+			if err := p.expect(')'); err != nil {
+				return nil, err
+			}
+			break
+		}
+	case "MAP":
+		if err := p.expect('('); err != nil {
+			return nil, err
+		}
+		if t.key, err = p.typ(); err != nil {
+			return nil, err
+		}
+		if err := p.expect(','); err != nil {
+			return nil, err
+		}
+		if t.val, err = p.typ(); err != nil {
+			return nil, err
+		}
+		if err := p.expect(')'); err != nil {
+			return nil, err
+		}
+	default:
+		if p.peek() == '(' {
+			if err := p.skipArgs(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for p.peek() == '[' {
+		for p.i < len(p.s) && p.s[p.i] != ']' {
+			p.i++
+		}
+		if p.i == len(p.s) {
+			return nil, fmt.Errorf("unterminated [")
+		}
+		p.i++
+		t = &dtype{base: "LIST", elem: t}
+	}
+	return t, nil
+}
+
+// hashKind says how a scalar type is hashed.
+func (t *dtype) hashKind() string {
+	switch t.base {
+	case "FLOAT", "DOUBLE", "REAL", "FLOAT4", "FLOAT8":
+		return "float" // hash() maps -0.0 to 0.0: add the sign bit
+	case "VARIANT", "INTERVAL", "UNION":
+		// VARIANT: equal values may differ in physical shape; INTERVAL:
+		// hash() normalises 1 month = 30 days; UNION: by its text too.
+		return "text"
+	}
+	return "plain"
+}
+
+// encode returns the scalar expressions that encode value e of type t.
+// depth names lambda variables.
+func encode(e string, t *dtype, depth int) []string {
+	switch t.base {
+	case "STRUCT":
+		out := []string{e + " IS NULL"}
+		for _, f := range t.fields {
+			out = append(out, encode("struct_extract("+e+", "+sqlString(f.name)+")", f.typ, depth)...)
+		}
+		return out
+	case "LIST":
+		return []string{e + " IS NULL", "len(" + e + ")", elementHashes(e, t.elem, depth)}
+	case "MAP":
+		v := fmt.Sprintf("x%d", depth)
+		inner := append(encode(v+".key", t.key, depth+1), encode(v+".value", t.val, depth+1)...)
+		return []string{e + " IS NULL", "cardinality(" + e + ")",
+			fmt.Sprintf("list_transform(map_entries(%s), lambda %s: hash(%s))", e, v, strings.Join(inner, ", "))}
+	}
+	switch t.hashKind() {
+	case "float":
+		return []string{e, "signbit(" + e + ")"}
+	case "text":
+		return []string{"CAST(" + e + " AS VARCHAR)"}
+	}
+	return []string{e}
+}
+
+// elementHashes is a list's elements as one hash each (so that element
+// boundaries count), or the list itself when its elements are plain
+// scalars, which hash() already hashes one by one.
+func elementHashes(e string, el *dtype, depth int) string {
+	if el.base != "STRUCT" && el.base != "LIST" && el.base != "MAP" && el.hashKind() == "plain" {
+		return e
+	}
+	v := fmt.Sprintf("x%d", depth)
+	return fmt.Sprintf("list_transform(%s, lambda %s: hash(%s))", e, v, strings.Join(encode(v, el, depth+1), ", "))
+}
+
+// hashSalt starts the second row hash, so that it chains the values from
+// another starting point than the first.
+const hashSalt = "'fdl-formats digest v2'"
+
+// rowHashes returns the two 64-bit row hash expressions over the columns
+// (names and DuckDB types) of a row query aliased t. The first chains the
+// encoded values in column order; the second starts from a salt, chains
+// them in reverse order, and adds a NULL flag per top-level scalar column
+// (hash() gives NULL a fixed value that one value of each type shares).
+func rowHashes(names, types []string) (h1, h2 string, err error) {
+	var enc, flags []string
+	for i, n := range names {
+		t, err := parseType(types[i])
+		if err != nil {
+			return "", "", fmt.Errorf("column %s: %w", n, err)
+		}
+		e := "t." + ident(n)
+		enc = append(enc, encode(e, t, 0)...)
+		if t.base != "STRUCT" && t.base != "LIST" && t.base != "MAP" {
+			flags = append(flags, e+" IS NULL")
+		}
+	}
+	if len(enc) == 0 {
+		return "", "", fmt.Errorf("a row query without columns")
+	}
+	rev := make([]string, 0, len(enc)+len(flags)+1)
+	rev = append(rev, hashSalt)
+	for i := len(enc) - 1; i >= 0; i-- {
+		rev = append(rev, enc[i])
+	}
+	rev = append(rev, flags...)
+	return "hash(" + strings.Join(enc, ", ") + ")", "hash(" + strings.Join(rev, ", ") + ")", nil
+}
