@@ -26,8 +26,11 @@ test: lint
 demo: build
 	./scripts/demo.sh
 
+# Printed figures, not timed tests: the reader against read_parquet, then the
+# proof, backfill, memory and wide-conversion benchmarks (tens of minutes).
 bench:
 	./scripts/bench-reader.sh
+	./scripts/bench-proof.sh
 
 clean:
 	rm -rf bin

@@ -151,3 +151,54 @@ func TestRowHashesSeparateRealValues(t *testing.T) {
 		})
 	}
 }
+
+// memStore is an in-memory DigestStore.
+type memStore map[string][]byte
+
+func (m memStore) Get(key string) ([]byte, bool) { b, ok := m[key]; return b, ok }
+func (m memStore) Put(key string, val []byte) error {
+	m[key] = val
+	return nil
+}
+
+// TestCatalogsShareAndCacheDigests: a plan both catalogs give is read once
+// (B reuses A's digests), a warm cache reads nothing again and decides the
+// same, and a plan over other files (B's own data folder) is read again.
+func TestCatalogsShareAndCacheDigests(t *testing.T) {
+	lake, catalog := lastVersion(t, "lakes", "06_deletes")
+	data := filepath.Join(lake, "data")
+	ctx := context.Background()
+	store := memStore{}
+	cold, err := Catalogs(ctx, catalog, catalog, Options{DataPath: data, DigestCache: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cold.Digests.Computed == 0 || cold.Digests.Reused < cold.Digests.Computed || cold.Digests.Cached != 0 {
+		t.Errorf("cold: %+v; want every plan computed once and reused by B", cold.Digests)
+	}
+	if len(store) == 0 {
+		t.Fatal("nothing stored")
+	}
+	warm, err := Catalogs(ctx, catalog, catalog, Options{DataPath: data, DigestCache: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if warm.Digests.Computed != 0 || warm.Digests.Cached == 0 {
+		t.Errorf("warm: %+v; want nothing computed", warm.Digests)
+	}
+	for i := range cold.Tables {
+		if *cold.Tables[i].A != *warm.Tables[i].A || *cold.Tables[i].B != *warm.Tables[i].B {
+			t.Errorf("table %s at %d: cold %v/%v, warm %v/%v", cold.Tables[i].Table, cold.Tables[i].Snapshot,
+				cold.Tables[i].A, cold.Tables[i].B, warm.Tables[i].A, warm.Tables[i].B)
+		}
+	}
+	dataB := filepath.Join(t.TempDir(), "data")
+	copyTree(t, data, dataB)
+	other, err := Catalogs(ctx, catalog, catalog, Options{DataPath: data, DataPathB: dataB, DigestCache: memStore{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if other.Digests.Computed != 2*cold.Digests.Computed {
+		t.Errorf("B on its own files: %+v; want twice the %d plans of one side", other.Digests, cold.Digests.Computed)
+	}
+}

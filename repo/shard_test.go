@@ -1,0 +1,130 @@
+package repo
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/fdl-formats/fdl-formats/digestcache"
+)
+
+func TestParseShard(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want Shard
+		ok   bool
+	}{
+		{"1/1", Shard{1, 1}, true},
+		{"2/4", Shard{2, 4}, true},
+		{" 3 / 3 ", Shard{3, 3}, true},
+		{"0/2", Shard{}, false},
+		{"3/2", Shard{}, false},
+		{"1/0", Shard{}, false},
+		{"a/b", Shard{}, false},
+		{"2", Shard{}, false},
+		{"", Shard{}, false},
+	} {
+		got, err := ParseShard(tc.in)
+		if (err == nil) != tc.ok || got != tc.want {
+			t.Errorf("ParseShard(%q) = %v, %v; want %v ok=%v", tc.in, got, err, tc.want, tc.ok)
+		}
+	}
+}
+
+// TestShardsCoverEveryVersionOnce: shards 1..N of a plan hold every
+// version exactly once, the same on every run, whatever N.
+func TestShardsCoverEveryVersionOnce(t *testing.T) {
+	ctx := context.Background()
+	st, root := smallLake(t, "fdl.json", "versions")
+	all := versionIDs(t, root)
+	for n := 1; n <= len(all)+1; n++ {
+		var union []string
+		for k := 1; k <= n; k++ {
+			var ids [2][]string
+			for run := range ids {
+				m, err := Plan(ctx, st, Options{Jobs: 2, Shard: Shard{k, n}, DataPath: t.TempDir()})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, v := range m.Versions {
+					ids[run] = append(ids[run], v.ID)
+				}
+			}
+			if !slices.Equal(ids[0], ids[1]) {
+				t.Errorf("shard %d/%d: %v then %v", k, n, ids[0], ids[1])
+			}
+			for i, id := range all {
+				if mine := slices.Contains(ids[0], id); mine != (i%n == k-1) {
+					t.Errorf("shard %d/%d: version %d (%s) in=%v", k, n, i, id, mine)
+				}
+			}
+			union = append(union, ids[0]...)
+		}
+		slices.Sort(union)
+		if !slices.Equal(union, all) {
+			t.Errorf("%d shards cover %v, want each of %v once", n, union, all)
+		}
+	}
+}
+
+// countingStore counts what a digest cache is asked.
+type countingStore struct {
+	*digestcache.Cache
+	mu         sync.Mutex
+	hits, puts int
+}
+
+func (c *countingStore) Get(key string) ([]byte, bool) {
+	b, ok := c.Cache.Get(key)
+	c.mu.Lock()
+	if ok {
+		c.hits++
+	}
+	c.mu.Unlock()
+	return b, ok
+}
+
+func (c *countingStore) Put(key string, val []byte) error {
+	c.mu.Lock()
+	c.puts++
+	c.mu.Unlock()
+	return c.Cache.Put(key, val)
+}
+
+// TestCheckReusesBackfillDigests: a check after a backfill with the same
+// cache reads no data file again; a check without the cache still proves.
+func TestCheckReusesBackfillDigests(t *testing.T) {
+	if testing.Short() {
+		t.Skip("backfills and checks a lake (a minute)")
+	}
+	ctx := context.Background()
+	st, _ := smallLake(t)
+	dir := filepath.Join(t.TempDir(), "cache")
+	open := func() *countingStore {
+		c, err := digestcache.Open(dir, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &countingStore{Cache: c}
+	}
+	bc := open()
+	if _, err := Backfill(ctx, st, Options{Jobs: 2, DigestCache: bc}); err != nil {
+		t.Fatal(err)
+	}
+	if bc.puts == 0 || bc.Len() == 0 {
+		t.Fatalf("backfill stored %d digests (%d entries)", bc.puts, bc.Len())
+	}
+	cc := open()
+	rep, err := Check(ctx, st, Options{Jobs: 2, DigestCache: cc})
+	if err != nil || !rep.OK || len(rep.Proofs) == 0 {
+		t.Fatalf("check with the cache: %v (ok=%v, %d proofs)", err, rep != nil && rep.OK, len(rep.Proofs))
+	}
+	if cc.puts != 0 || cc.hits == 0 {
+		t.Errorf("check after backfill: %d digests computed and stored, %d found; want none computed", cc.puts, cc.hits)
+	}
+	if _, err := Check(ctx, st, Options{Jobs: 2}); err != nil {
+		t.Errorf("check without a cache: %v", err)
+	}
+}

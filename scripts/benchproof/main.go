@@ -1,0 +1,296 @@
+// Command benchproof prints the proof benchmarks of docs/compare.md: it
+// generates the lakegen repositories it needs (once, under -dir), then times
+// in one run, rounds interleaved so that machine load affects every figure
+// alike, and prints medians:
+//
+//  1. the proof of the newest version of the history repository (compare
+//     of its catalog with its 1.1 conversion, no cache) against a plain
+//     DuckDB scan `SELECT count(*), sum(hash(t)) FROM read_parquet([...])`
+//     of all its data files;
+//  2. a backfill of every version to the two missing formats (cold cache)
+//     against that proof, and a check with the warm cache against a check
+//     with a cold one;
+//  3. the peak RSS of a backfill of -rss-rows-per-version repositories of 20
+//     and 40 versions;
+//  4. the conversion of the wide repository to 0.4 and to 1.1 against
+//     DuckDB's COPY FROM DATABASE of the same catalog into a fresh file.
+//
+//	go run ./scripts/benchproof -bin bin/fdl-formats -dir /tmp/fdl-bench
+package main
+
+import (
+	"context"
+	"database/sql"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	_ "github.com/duckdb/duckdb-go/v2"
+
+	"github.com/fdl-formats/fdl-formats/lakegen"
+)
+
+func main() {
+	bin := flag.String("bin", "bin/fdl-formats", "the fdl-formats binary to measure")
+	dir := flag.String("dir", filepath.Join(os.TempDir(), "fdl-bench"), "folder of the generated repositories (kept between runs)")
+	rounds := flag.Int("rounds", 3, "rounds per figure (medians are printed)")
+	versions := flag.Int("versions", 20, "versions of the history repository")
+	rssRows := flag.Int("rss-rows-per-version", 100_000, "rows per version of the two repositories of the RSS figure")
+	jobs := flag.Int("jobs", 2, "backfill and check --jobs")
+	only := flag.String("only", "proof,backfill,rss,wide", "figures to measure")
+	flag.Parse()
+	b := &bench{bin: mustAbs(*bin), dir: mustAbs(*dir), jobs: *jobs}
+	ctx := context.Background()
+	fmt.Printf("machine: %d cores, load average %s; DuckDB via duckdb-go; binary %s\n", runtime.NumCPU(), loadavg(), *bin)
+	want := func(s string) bool { return slices.Contains(strings.Split(*only, ","), s) }
+	if want("proof") || want("backfill") {
+		hist := b.repo(ctx, fmt.Sprintf("history-%d", *versions), func(d string) error {
+			_, err := lakegen.History(ctx, d, lakegen.HistoryOptions{Versions: *versions})
+			return err
+		})
+		b.proofAndBackfill(ctx, hist, *rounds, want("backfill"))
+	}
+	if want("rss") {
+		var rss []float64
+		for _, v := range []int{20, 40} {
+			d := b.repo(ctx, fmt.Sprintf("history-%d-%d", v, *rssRows), func(d string) error {
+				_, err := lakegen.History(ctx, d, lakegen.HistoryOptions{Versions: v, RowsPerVersion: *rssRows})
+				return err
+			})
+			var peaks, secs []float64
+			for i := 0; i < *rounds; i++ {
+				clean(d)
+				cache := b.freshCache()
+				s, kb := b.run("backfill", "--jobs", fmt.Sprint(b.jobs), "--cache", cache, d)
+				peaks, secs = append(peaks, kb/1024), append(secs, s)
+			}
+			fmt.Printf("3. backfill of %d versions (%d rows each) to 0.4 and 1.1: %.1f s, peak RSS %.0f MB (median of %d)\n", v, *rssRows, median(secs), median(peaks), *rounds)
+			rss = append(rss, median(peaks))
+		}
+		fmt.Printf("3. peak RSS 40 versions / 20 versions: %.2f (target within 10%%)\n", rss[1]/rss[0])
+	}
+	if want("wide") {
+		d := b.repo(ctx, "wide-300", func(d string) error {
+			_, err := lakegen.Wide(ctx, d, lakegen.WideOptions{})
+			return err
+		})
+		b.wide(ctx, d, *rounds)
+	}
+}
+
+type bench struct {
+	bin, dir string
+	jobs     int
+}
+
+func mustAbs(p string) string {
+	a, err := filepath.Abs(p)
+	if err != nil {
+		fail(err)
+	}
+	return a
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "benchproof:", err)
+	os.Exit(1)
+}
+
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	return strings.Join(strings.Fields(string(b))[:3], " ")
+}
+
+// repo generates a repository once (a .complete marker says it is whole).
+func (b *bench) repo(ctx context.Context, name string, gen func(string) error) string {
+	d := filepath.Join(b.dir, name)
+	if _, err := os.Stat(filepath.Join(d, ".complete")); err == nil {
+		return d
+	}
+	os.RemoveAll(d)
+	start := time.Now()
+	if err := gen(d); err != nil {
+		fail(fmt.Errorf("generate %s: %w", name, err))
+	}
+	if err := os.WriteFile(filepath.Join(d, ".complete"), nil, 0o644); err != nil {
+		fail(err)
+	}
+	fmt.Printf("generated %s in %s\n", d, time.Since(start).Round(time.Second))
+	return d
+}
+
+// run runs the binary and returns its wall time (s) and peak RSS (KB).
+// Exit codes are checked: every run here must succeed.
+func (b *bench) run(args ...string) (float64, float64) {
+	cmd := exec.Command(b.bin, append([]string{"--log-level", "error"}, args...)...)
+	cmd.Stderr = os.Stderr
+	start := time.Now()
+	out, err := cmd.Output()
+	s := time.Since(start).Seconds()
+	if err != nil {
+		fail(fmt.Errorf("%s %s: %w\n%s", b.bin, strings.Join(args, " "), err, out))
+	}
+	var kb float64
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		kb = float64(ru.Maxrss)
+	}
+	return s, kb
+}
+
+func (b *bench) freshCache() string {
+	d, err := os.MkdirTemp(b.dir, "cache-")
+	if err != nil {
+		fail(err)
+	}
+	return d
+}
+
+// clean removes what a backfill wrote, so that the next one starts over.
+func clean(repo string) {
+	cats, _ := filepath.Glob(filepath.Join(repo, "versions", "*", "catalogs"))
+	for _, c := range cats {
+		os.RemoveAll(c)
+	}
+	caches, _ := filepath.Glob(filepath.Join(filepath.Dir(repo), "cache-*"))
+	for _, c := range caches {
+		os.RemoveAll(c)
+	}
+}
+
+func newest(repo string) string {
+	cats, _ := filepath.Glob(filepath.Join(repo, "versions", "*", "ducklake.duckdb"))
+	if len(cats) == 0 {
+		fail(fmt.Errorf("no version in %s", repo))
+	}
+	slices.Sort(cats)
+	return cats[len(cats)-1]
+}
+
+// dataFiles lists the repository's Parquet data files (not delete files).
+func dataFiles(repo string) []string {
+	var out []string
+	_ = filepath.Walk(filepath.Join(repo, "data"), func(p string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() && strings.HasSuffix(p, ".parquet") && !strings.HasSuffix(p, "-delete.parquet") {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out
+}
+
+// sqlTime times one DuckDB statement in a fresh in-memory database.
+func sqlTime(ctx context.Context, stmts ...string) float64 {
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		fail(err)
+	}
+	defer db.Close()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		fail(err)
+	}
+	defer conn.Close()
+	start := time.Now()
+	for _, q := range stmts {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			fail(fmt.Errorf("%s: %w", q, err))
+		}
+	}
+	return time.Since(start).Seconds()
+}
+
+func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+func (b *bench) proofAndBackfill(ctx context.Context, repo string, rounds int, backfill bool) {
+	data := filepath.Join(repo, "data")
+	src := newest(repo)
+	conv := filepath.Join(b.dir, "newest-1.1.duckdb")
+	os.Remove(conv)
+	b.run("convert", "--to", "1.1", "--output", conv, src)
+	files := dataFiles(repo)
+	q := make([]string, len(files))
+	for i, f := range files {
+		q[i] = quote(f)
+	}
+	scanSQL := "CREATE TEMP TABLE r AS SELECT count(*), sum(hash(t)) FROM read_parquet([" + strings.Join(q, ", ") + "]) t"
+	var scan, proof, bf, checkCold, checkWarm, bfRSS []float64
+	for i := 0; i < rounds; i++ {
+		scan = append(scan, sqlTime(ctx, scanSQL))
+		s, _ := b.run("compare", "--no-cache", "--data", data, src, conv)
+		proof = append(proof, s)
+		if !backfill {
+			continue
+		}
+		clean(repo)
+		cache := b.freshCache()
+		s, kb := b.run("backfill", "--jobs", fmt.Sprint(b.jobs), "--cache", cache, repo)
+		bf, bfRSS = append(bf, s), append(bfRSS, kb/1024)
+		s, _ = b.run("check", "--jobs", fmt.Sprint(b.jobs), "--cache", b.freshCache(), repo)
+		checkCold = append(checkCold, s)
+		s, _ = b.run("check", "--jobs", fmt.Sprint(b.jobs), "--cache", cache, repo)
+		checkWarm = append(checkWarm, s)
+		fmt.Printf("  round %d: scan %.2f s, proof %.1f s, backfill %.1f s (%.0f MB), check cold %.1f s, warm %.1f s; load %s\n",
+			i+1, scan[i], proof[i], bf[i], bfRSS[i], checkCold[i], checkWarm[i], loadavg())
+	}
+	fmt.Printf("1. proof of the newest version (%d data files): %.1f s; plain count(*), sum(hash(t)) scan: %.2f s; ratio %.1f (target <= 2)\n",
+		len(files), median(proof), median(scan), ratio(proof, scan))
+	if backfill {
+		fmt.Printf("2. backfill of every version to 0.4 and 1.1 (cold cache, --jobs %d): %.1f s, %.0f MB; / proof: %.2f (target <= 1.5)\n",
+			b.jobs, median(bf), median(bfRSS), ratio(bf, proof))
+		fmt.Printf("2. check, cold cache: %.1f s; warm cache (after the backfill): %.1f s; warm / cold check: %.2f, warm check / cold backfill: %.2f (target <= 0.2)\n",
+			median(checkCold), median(checkWarm), ratio(checkWarm, checkCold), ratio(checkWarm, bf))
+	}
+}
+
+func (b *bench) wide(ctx context.Context, repo string, rounds int) {
+	src := newest(repo)
+	var copyDB, to04, to11 []float64
+	for i := 0; i < rounds; i++ {
+		dst := filepath.Join(b.dir, "wide-copy.duckdb")
+		os.Remove(dst)
+		copyDB = append(copyDB, sqlTime(ctx, "ATTACH "+quote(src)+" AS src (READ_ONLY)", "ATTACH "+quote(dst)+" AS dst",
+			"COPY FROM DATABASE src TO dst", "DETACH dst"))
+		for _, to := range []string{"0.4", "1.1"} {
+			out := filepath.Join(b.dir, "wide-"+to+".duckdb")
+			os.Remove(out)
+			s, _ := b.run("convert", "--to", to, "--output", out, src)
+			if to == "0.4" {
+				to04 = append(to04, s)
+			} else {
+				to11 = append(to11, s)
+			}
+		}
+	}
+	fmt.Printf("4. wide catalog: COPY FROM DATABASE %.2f s; convert to 0.4 %.2f s (ratio %.1f), to 1.1 %.2f s (ratio %.1f) (target <= 2)\n",
+		median(copyDB), median(to04), ratio(to04, copyDB), median(to11), ratio(to11, copyDB))
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// ratio is the median of per-round ratios (each round's pair ran together).
+func ratio(a, b []float64) float64 {
+	r := make([]float64, 0, len(a))
+	for i := range a {
+		if i < len(b) && b[i] > 0 {
+			r = append(r, a[i]/b[i])
+		}
+	}
+	return median(r)
+}
