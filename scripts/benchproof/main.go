@@ -7,15 +7,18 @@
 //     of its catalog with its 1.1 conversion, no cache) against a plain
 //     DuckDB scan `SELECT count(*), sum(hash(t)) FROM read_parquet([...])`
 //     of all its data files;
+//
 //  2. a backfill of every version to the two missing formats (cold cache)
 //     against that proof, and a check with the warm cache against a check
 //     with a cold one;
+//
 //  3. the peak RSS of a backfill of -rss-rows-per-version repositories of 20
 //     and 40 versions;
+//
 //  4. the conversion of the wide repository to 0.4 and to 1.1 against
 //     DuckDB's COPY FROM DATABASE of the same catalog into a fresh file.
 //
-//	go run ./scripts/benchproof -bin bin/fdl-formats -dir /tmp/fdl-bench
+//     go run ./scripts/benchproof -bin bin/fdl-formats -dir /tmp/fdl-bench
 package main
 
 import (
