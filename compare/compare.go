@@ -58,6 +58,9 @@ type Report struct {
 	// comparison (another snapshot, or the same read plan on both sides)
 	// and found in the digest cache.
 	Digests DigestStats `json:"digests"`
+	// ProofCached is set when the digest cache held a proof of these very
+	// catalogs over these very data files (nothing was read again).
+	ProofCached bool `json:"proof_cached,omitempty"`
 	// Incomparable is set when the comparison stopped on a read error.
 	Incomparable string `json:"incomparable,omitempty"`
 }
@@ -199,6 +202,16 @@ func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
 	// catalogs is digested once and counted on both sides.
 	ra.memo = newDigestMemo(opts.DigestCache)
 	rb.memo = ra.memo
+	key := ""
+	if opts.DigestCache != nil {
+		key = proofKey(ctx, ra, rb)
+		if kept, ok := cachedProof(opts.DigestCache, key); ok {
+			kept.A.Path, kept.B.Path = a, b
+			kept.ProofCached = true
+			kept.Timings = Timings{TotalMS: time.Since(start).Milliseconds()}
+			return kept, nil
+		}
+	}
 	c := &comparison{ctx: ctx, a: ra, b: rb, rep: rep, opts: opts, log: log}
 	err := c.run()
 	rep.Differences = mergeRuns(rep.Differences, rep.Snapshots)
@@ -214,6 +227,7 @@ func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
 			ErrNotEquivalent, a, rep.A.Format, b, rep.B.Format, len(rep.Differences), rep.Differences[0])
 	}
 	rep.Equivalent = true
+	keepProof(opts.DigestCache, key, rep)
 	return rep, nil
 }
 

@@ -159,6 +159,12 @@ func TestCatalogsFindPlantedDifferences(t *testing.T) {
 	t.Run("parquet rows changed", func(t *testing.T) {
 		dataB := filepath.Join(t.TempDir(), "data")
 		copyTree(t, data, dataB)
+		// A warm cache (digests and the proof of the untouched copy) must
+		// not hide the change.
+		store := memStore{}
+		if _, err := Catalogs(context.Background(), catalog, catalog, Options{DataPath: data, DataPathB: dataB, DigestCache: store}); err != nil {
+			t.Fatal(err)
+		}
 		target := filepath.Join(dataB, filepath.FromSlash(delFile))
 		db, err := sql.Open("duckdb", "")
 		if err != nil {
@@ -172,7 +178,7 @@ func TestCatalogsFindPlantedDifferences(t *testing.T) {
 		if err := os.Rename(tmp, target); err != nil {
 			t.Fatal(err)
 		}
-		rep, err := Catalogs(context.Background(), catalog, catalog, Options{DataPath: data, DataPathB: dataB})
+		rep, err := Catalogs(context.Background(), catalog, catalog, Options{DataPath: data, DataPathB: dataB, DigestCache: store})
 		if !errors.Is(err, ErrNotEquivalent) {
 			t.Fatalf("want ErrNotEquivalent, got %v", err)
 		}

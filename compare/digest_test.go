@@ -162,10 +162,13 @@ func (m memStore) Put(key string, val []byte) error {
 }
 
 // TestCatalogsShareAndCacheDigests: a plan both catalogs give is read once
-// (B reuses A's digests), a warm cache reads nothing again and decides the
-// same, and a plan over other files (B's own data folder) is read again.
+// (B reuses A's digests); the same comparison again returns the kept proof;
+// another version of the lake reads nothing its plans share with the first
+// comparison; a plan over other files (B's own data folder) is read again.
 func TestCatalogsShareAndCacheDigests(t *testing.T) {
 	lake, catalog := lastVersion(t, "lakes", "06_deletes")
+	m := readManifest(t, lake)
+	older := filepath.Join(lake, "versions", m.Versions[len(m.Versions)-2].ID, "ducklake.duckdb")
 	data := filepath.Join(lake, "data")
 	ctx := context.Background()
 	store := memStore{}
@@ -173,23 +176,31 @@ func TestCatalogsShareAndCacheDigests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cold.Digests.Computed == 0 || cold.Digests.Reused < cold.Digests.Computed || cold.Digests.Cached != 0 {
+	if cold.Digests.Computed == 0 || cold.Digests.Reused < cold.Digests.Computed || cold.Digests.Cached != 0 || cold.ProofCached {
 		t.Errorf("cold: %+v; want every plan computed once and reused by B", cold.Digests)
 	}
-	if len(store) == 0 {
-		t.Fatal("nothing stored")
+	again, err := Catalogs(ctx, catalog, catalog, Options{DataPath: data, DigestCache: store})
+	if err != nil || !again.ProofCached || !again.Equivalent {
+		t.Fatalf("same comparison again: cached=%v equivalent=%v err=%v; want the kept proof", again.ProofCached, again.Equivalent, err)
 	}
-	warm, err := Catalogs(ctx, catalog, catalog, Options{DataPath: data, DigestCache: store})
+	if len(again.Tables) != len(cold.Tables) || *again.Tables[0].A != *cold.Tables[0].A {
+		t.Errorf("kept proof differs from the proof made")
+	}
+	warm, err := Catalogs(ctx, older, older, Options{DataPath: data, DigestCache: store})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if warm.Digests.Computed != 0 || warm.Digests.Cached == 0 {
-		t.Errorf("warm: %+v; want nothing computed", warm.Digests)
+	if warm.ProofCached || warm.Digests.Computed != 0 || warm.Digests.Cached == 0 {
+		t.Errorf("older version: %+v (proof cached %v); want every plan from the cache", warm.Digests, warm.ProofCached)
 	}
-	for i := range cold.Tables {
-		if *cold.Tables[i].A != *warm.Tables[i].A || *cold.Tables[i].B != *warm.Tables[i].B {
-			t.Errorf("table %s at %d: cold %v/%v, warm %v/%v", cold.Tables[i].Table, cold.Tables[i].Snapshot,
-				cold.Tables[i].A, cold.Tables[i].B, warm.Tables[i].A, warm.Tables[i].B)
+	nocache, err := Catalogs(ctx, older, older, Options{DataPath: data})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range warm.Tables {
+		if *nocache.Tables[i].A != *warm.Tables[i].A || *nocache.Tables[i].B != *warm.Tables[i].B {
+			t.Errorf("table %s at %d: read %v/%v, cached %v/%v", warm.Tables[i].Table, warm.Tables[i].Snapshot,
+				nocache.Tables[i].A, nocache.Tables[i].B, warm.Tables[i].A, warm.Tables[i].B)
 		}
 	}
 	dataB := filepath.Join(t.TempDir(), "data")

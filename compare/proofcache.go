@@ -1,0 +1,122 @@
+package compare
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// A proof, once made, holds as long as neither catalog nor any file of the
+// data folders changed. With a DigestCache, Catalogs keeps each
+// equivalence it proved under a key naming all of that: the catalogs'
+// contents (sha256) and, per data folder, every file's path, size and
+// modification time. A later comparison of the same pair over the same
+// files (check after backfill: the published catalog is the file the
+// backfill proved) returns the kept report instead of reading again. Only
+// proofs of equivalence are kept; differences are always found anew.
+
+// proofVersion changes whenever what a proof checks changes.
+const proofVersion = "fdl-formats proof v2"
+
+// proofKey names a comparison's inputs, or "" when they cannot be named
+// (a remote data folder, or catalog paths outside the data folder).
+func proofKey(ctx context.Context, a, b *Reader) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00", proofVersion)
+	for _, r := range []*Reader{a, b} {
+		if strings.Contains(r.dataPath, "://") || !r.allPathsRelative(ctx) {
+			return ""
+		}
+		sum, err := fileSHA256(r.path)
+		if err != nil {
+			return ""
+		}
+		fmt.Fprintf(h, "catalog %s format %s data %s\x00", sum, r.format.Name, r.dataPath)
+	}
+	seen := map[string]bool{}
+	for _, r := range []*Reader{a, b} {
+		if seen[r.dataPath] {
+			continue
+		}
+		seen[r.dataPath] = true
+		err := filepath.WalkDir(r.dataPath, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() {
+				return nil
+			}
+			info, err := d.Info()
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(h, "%s %d %d\x00", p, info.Size(), info.ModTime().UnixNano())
+			return nil
+		})
+		if err != nil {
+			return ""
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// allPathsRelative reports whether every schema, table, data and delete
+// file path of the catalog is relative (so its files are in the data folder).
+func (r *Reader) allPathsRelative(ctx context.Context) bool {
+	for _, t := range []string{"ducklake_schema", "ducklake_table", "ducklake_data_file", "ducklake_delete_file"} {
+		if !r.has(t, "path_is_relative") {
+			continue
+		}
+		var n int64
+		if err := r.conn.QueryRowContext(ctx, fmt.Sprintf("SELECT count(*) FROM cat.%s WHERE path_is_relative = false", t)).Scan(&n); err != nil || n > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// cachedProof returns the report of an earlier proof of the same inputs.
+func cachedProof(store DigestStore, key string) (*Report, bool) {
+	if store == nil || key == "" {
+		return nil, false
+	}
+	b, ok := store.Get(key)
+	if !ok {
+		return nil, false
+	}
+	var rep Report
+	if err := json.Unmarshal(b, &rep); err != nil || !rep.Equivalent {
+		return nil, false
+	}
+	return &rep, true
+}
+
+// keepProof stores the report of a proof of equivalence.
+func keepProof(store DigestStore, key string, rep *Report) {
+	if store == nil || key == "" || !rep.Equivalent {
+		return
+	}
+	if b, err := json.Marshal(rep); err == nil {
+		_ = store.Put(key, b) // a cache that cannot be written only costs time
+	}
+}
