@@ -97,6 +97,9 @@ func TestRowHashesSeparateRealValues(t *testing.T) {
 			// The comparison's hint: deletes of the last snapshot.
 			r.hintDeletes(ctx, snaps[len(snaps)-1].ID)
 			rows := 0
+			if testing.Short() && l.name != "06_deletes" {
+				snaps = snaps[len(snaps)-1:] // -short: every snapshot of one lake, the last of the others
+			}
 			for _, s := range snaps {
 				tables, err := r.Tables(ctx, s.ID)
 				if err != nil {

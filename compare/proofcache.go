@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 )
 
@@ -29,7 +30,7 @@ const proofVersion = "fdl-formats proof v2"
 // (a remote data folder, or catalog paths outside the data folder).
 func proofKey(ctx context.Context, a, b *Reader) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00", proofVersion)
+	fmt.Fprintf(h, "%s %s\x00", proofVersion, buildID())
 	for _, r := range []*Reader{a, b} {
 		if strings.Contains(r.dataPath, "://") || !r.allPathsRelative(ctx) {
 			return ""
@@ -65,6 +66,27 @@ func proofKey(ctx context.Context, a, b *Reader) string {
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// buildID names the running program's build (its VCS revision, or the
+// executable's size and time), so that a new build of the tool proves
+// again instead of trusting an older build's proofs.
+func buildID() string {
+	id := ""
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		id = bi.Main.Version
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" || s.Key == "vcs.modified" {
+				id += " " + s.Value
+			}
+		}
+	}
+	if exe, err := os.Executable(); err == nil {
+		if st, err := os.Stat(exe); err == nil {
+			id += fmt.Sprintf(" exe %d %d", st.Size(), st.ModTime().UnixNano())
+		}
+	}
+	return id
 }
 
 // allPathsRelative reports whether every schema, table, data and delete
