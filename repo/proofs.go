@@ -85,7 +85,7 @@ func (r *repository) prove(ctx context.Context, c *Cell, work string, disk *comp
 	if err != nil {
 		return fail(KindUnverifiable, err)
 	}
-	rep, err := compare.Catalogs(ctx, src, pub, compare.Options{DataPath: r.dataPath, Disk: disk})
+	rep, err := compare.Catalogs(ctx, src, pub, compare.Options{DataPath: r.dataPath, Disk: disk, DigestCache: r.digestCache})
 	if rep != nil && rep.B.Format != "" && rep.B.Format != c.Format {
 		// Readers pick the file by its name: one holding another format
 		// is one they cannot open.
