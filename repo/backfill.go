@@ -66,6 +66,8 @@ type BackfillReport struct {
 	// Removed lists the temporary files and work folders of killed runs
 	// this run removed before starting.
 	Removed []scratch.Removed `json:"removed_temporaries"`
+	// Transfer is what the run downloaded and uploaded (remote stores only).
+	Transfer *Transfer `json:"transfer,omitempty"`
 }
 
 // BackfillError lists the cells Backfill could not write.
@@ -105,11 +107,15 @@ func (e *BackfillError) Hint() string {
 // with store.Create, which never replaces a file. Cells run Options.Jobs at
 // a time. A cell that fails writes nothing; Backfill then returns its report
 // and a *BackfillError.
-func Backfill(ctx context.Context, st store.Store, opts Options) (*BackfillReport, error) {
+func Backfill(ctx context.Context, st store.Store, opts Options) (_ *BackfillReport, err error) {
+	if !opts.DryRun && store.IsReadOnly(st) {
+		return nil, fmt.Errorf("backfill %s: %w: backfill writes catalogs; run it on the repository's bucket or folder (plan and check read web sites)", location(st), store.ErrReadOnly)
+	}
 	r, err := load(ctx, st, &opts)
 	if err != nil {
 		return nil, err
 	}
+	defer r.close()
 	m, err := r.plan(ctx, &opts)
 	if err != nil {
 		return nil, err
@@ -122,10 +128,18 @@ func Backfill(ctx context.Context, st store.Store, opts Options) (*BackfillRepor
 	if !opts.DryRun {
 		rep.Removed = append(rep.Removed, r.sweep(&opts)...)
 	}
+	defer func() { rep.Transfer = r.transfer() }()
 	var todo []*Cell
 	for _, c := range m.Cells() {
 		if c.State == Missing {
 			todo = append(todo, c)
+		}
+	}
+	// A server that ignores conditional writes could let this run replace
+	// another's object: find out before publishing anything.
+	if p, ok := st.(store.Prober); ok && !opts.DryRun && len(todo) > 0 {
+		if err := p.Probe(ctx); err != nil {
+			return nil, &UnsafeStoreError{err}
 		}
 	}
 	work, err := scratch.MkdirTemp(opts.workDir(), backfillWorkPrefix)
@@ -228,6 +242,10 @@ func (r *repository) fill(ctx context.Context, c *Cell, work string, opts *Optio
 		res.err, res.Problem = err, problem
 		return res
 	}
+	if err := r.ensureData(ctx, src, false); err != nil {
+		res.err, res.Problem = err, ProblemUnreadable
+		return res
+	}
 
 	if res.err = at("convert"); res.err != nil {
 		return res
@@ -262,6 +280,13 @@ func (r *repository) fill(ctx context.Context, c *Cell, work string, opts *Optio
 
 	if res.err = at("publish"); res.err != nil {
 		return res
+	}
+	// Files --rewrite-deletes wrote go up before the catalog naming them.
+	if r.remote != nil {
+		if err := r.remote.uploadNew(ctx, src, out); err != nil {
+			res.err = fmt.Errorf("publish the data files %s names: %w", c.Key, err)
+			return res
+		}
 	}
 	f, err := os.Open(out)
 	if err != nil {

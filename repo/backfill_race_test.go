@@ -78,7 +78,7 @@ func rewriteOptions(format string) Options {
 // deletesLake is 06_deletes with 0.3 declared without until: every version
 // needs partial deletion files rewritten, and its three versions share
 // them, so concurrent cells write the same deterministic files.
-func deletesLake(t *testing.T) (*local.Local, string) {
+func deletesLake(t *testing.T) (*local.Store, string) {
 	t.Helper()
 	st, root := smallLake(t)
 	os.Remove(filepath.Join(root, "fdl.json"))
@@ -115,9 +115,9 @@ func TestBackfillRewriteDeletesConcurrent(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name string
-		run  func(t *testing.T, st *local.Local, root string) []*BackfillReport
+		run  func(t *testing.T, st *local.Store, root string) []*BackfillReport
 	}{
-		{"one run, 8 jobs", func(t *testing.T, st *local.Local, _ string) []*BackfillReport {
+		{"one run, 8 jobs", func(t *testing.T, st *local.Store, _ string) []*BackfillReport {
 			opts := rewriteOptions("0.3")
 			opts.Jobs = 8
 			rep, err := Backfill(ctx, st, opts)
@@ -126,7 +126,7 @@ func TestBackfillRewriteDeletesConcurrent(t *testing.T) {
 			}
 			return []*BackfillReport{rep}
 		}},
-		{"two runs at once", func(t *testing.T, st *local.Local, _ string) []*BackfillReport {
+		{"two runs at once", func(t *testing.T, st *local.Store, _ string) []*BackfillReport {
 			reps := make([]*BackfillReport, 2)
 			var wg sync.WaitGroup
 			for i := range reps {
@@ -143,7 +143,7 @@ func TestBackfillRewriteDeletesConcurrent(t *testing.T) {
 			wg.Wait()
 			return reps
 		}},
-		{"two processes at once", func(t *testing.T, _ *local.Local, root string) []*BackfillReport {
+		{"two processes at once", func(t *testing.T, _ *local.Store, root string) []*BackfillReport {
 			a, b := startChild(t, root, t.TempDir(), "0.3", ""), startChild(t, root, t.TempDir(), "0.3", "")
 			for i, c := range []*exec.Cmd{a, b} {
 				if err := c.Wait(); err != nil {

@@ -272,10 +272,10 @@ func TestBackfillConcurrent(t *testing.T) {
 
 // failingStore makes Create read half of the object and then fail, like a
 // crash or a full disk in the middle of publishing.
-type failingStore struct{ *local.Local }
+type failingStore struct{ *local.Store }
 
 func (f failingStore) Create(ctx context.Context, key string, r io.Reader) error {
-	return f.Local.Create(ctx, key, io.MultiReader(io.LimitReader(r, 1<<20), errAfter{}))
+	return f.Store.Create(ctx, key, io.MultiReader(io.LimitReader(r, 1<<20), errAfter{}))
 }
 
 type errAfter struct{}
@@ -294,7 +294,7 @@ func TestBackfillInterrupted(t *testing.T) {
 	type failure struct {
 		name  string
 		hook  func(cancel context.CancelFunc) faults.Func
-		store func(*local.Local) store.Store
+		store func(*local.Store) store.Store
 		want  error
 	}
 	var cases []failure
@@ -318,7 +318,7 @@ func TestBackfillInterrupted(t *testing.T) {
 			}})
 	}
 	cases = append(cases, failure{name: "publish_breaks_midway", want: ErrBackfillIncomplete,
-		store: func(l *local.Local) store.Store { return failingStore{l} }})
+		store: func(l *local.Store) store.Store { return failingStore{l} }})
 
 	st, root := smallLake(t)
 	before := snapshotTree(t, root)

@@ -62,6 +62,8 @@ type CheckReport struct {
 	// Readers is the matrix from the reader's side: per declared DuckDB
 	// range, the versions it can and cannot read.
 	Readers []*ReaderRange `json:"readers"`
+	// Transfer is what the run downloaded (remote stores only).
+	Transfer *Transfer `json:"transfer,omitempty"`
 }
 
 // CheckError is returned by Check when it found anything but warnings. It
@@ -132,11 +134,13 @@ func Check(ctx context.Context, st store.Store, opts Options) (*CheckReport, err
 	if err != nil {
 		return nil, err
 	}
+	defer r.close()
 	m, err := r.plan(ctx, &opts)
 	if err != nil {
 		return nil, err
 	}
 	rep := &CheckReport{FormatVersion: 1, Plan: m, Proofs: []*Proof{}, Findings: []Finding{}, Counts: map[Kind]int{}}
+	defer func() { rep.Transfer = r.transfer() }()
 	rep.add(ruleFindings(m)...)
 	if err := r.addReaders(ctx, rep, &opts); err != nil {
 		return nil, err

@@ -34,7 +34,7 @@ func publishedLake(t *testing.T) (root string, opts Options) {
 }
 
 // cloneRepo copies a repository folder and returns the copy's store.
-func cloneRepo(t *testing.T, root string) (*local.Local, string) {
+func cloneRepo(t *testing.T, root string) (*local.Store, string) {
 	t.Helper()
 	dst := t.TempDir()
 	if err := copyTree(root, dst); err != nil {
@@ -310,7 +310,7 @@ func TestBackfillNonRegularCatalogPath(t *testing.T) {
 
 // symlinkFirst is a store where a dangling symlink appears at every key
 // just before it is created (as another writer could make one).
-type symlinkFirst struct{ *local.Local }
+type symlinkFirst struct{ *local.Store }
 
 func (s symlinkFirst) Create(ctx context.Context, key string, r io.Reader) error {
 	p, err := s.Path(key)
@@ -320,7 +320,7 @@ func (s symlinkFirst) Create(ctx context.Context, key string, r io.Reader) error
 	if err := os.Symlink("nowhere.duckdb", p); err != nil {
 		return err
 	}
-	return s.Local.Create(ctx, key, r)
+	return s.Store.Create(ctx, key, r)
 }
 
 // TestCheckDemoContents: a repository made by the project's generator

@@ -56,12 +56,18 @@ func (r *repository) checkContents(ctx context.Context, v *version, work string,
 	}
 	defer rd.Close()
 	var issues []Issue
-	bad, err := rd.CheckFiles(ctx, disk)
-	if err != nil {
-		issues = append(issues, Issue{ProblemUnreadable, fmt.Sprintf("check the data files of %s: %v", key, err)})
-	}
-	for _, b := range bad {
-		issues = append(issues, Issue{ProblemMismatch, fmt.Sprintf("data file disagrees with %s: %s", key, r.relData(b))})
+	// A remote store's data files come into the cache first (verified by
+	// the size the catalog records); a folder's are checked in place.
+	if err := r.ensureData(ctx, src, false); err != nil {
+		issues = append(issues, Issue{ProblemUnreadable, fmt.Sprintf("fetch the data files of %s: %v", key, err)})
+	} else {
+		bad, err := rd.CheckFiles(ctx, disk)
+		if err != nil {
+			issues = append(issues, Issue{ProblemUnreadable, fmt.Sprintf("check the data files of %s: %v", key, err)})
+		}
+		for _, b := range bad {
+			issues = append(issues, Issue{ProblemMismatch, fmt.Sprintf("data file disagrees with %s: %s", key, r.relData(b))})
+		}
 	}
 	if !jsonFiles || (v.meta.Files == nil && v.meta.Dataset == nil) {
 		return issues

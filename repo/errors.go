@@ -32,3 +32,18 @@ var (
 	// catalog of the version opens in the reader's DuckDB.
 	ErrNoCatalog = errors.New("no catalog of the version opens in this DuckDB")
 )
+
+// UnsafeStoreError is returned by Backfill, before it writes anything, when
+// the store's probe finds that the server does not honour the conditional
+// writes publishing relies on (it matches store.ErrUnsafe).
+type UnsafeStoreError struct{ Err error }
+
+func (e *UnsafeStoreError) Error() string { return "backfill refused: " + e.Err.Error() }
+
+// Unwrap gives the probe's error.
+func (e *UnsafeStoreError) Unwrap() error { return e.Err }
+
+// Hint tells the user what to do next.
+func (e *UnsafeStoreError) Hint() string {
+	return "publish to a service that honours If-None-Match: * on PutObject (AWS S3, Cloudflare R2, MinIO, versitygw; see the README), or backfill a local copy"
+}

@@ -13,7 +13,7 @@ import (
 // copyLake copies parts of a conformance lake (default fdl.json, versions/
 // and data/) into a private folder (the cache is never written) and returns
 // its store.
-func copyLake(t testing.TB, lake string, parts ...string) *local.Local {
+func copyLake(t testing.TB, lake string, parts ...string) *local.Store {
 	t.Helper()
 	dst := t.TempDir()
 	if len(parts) == 0 {

@@ -121,6 +121,9 @@ type Matrix struct {
 	Rules         []Rule         `json:"rules"`
 	Warnings      []string       `json:"warnings"`
 	Counts        map[State]int  `json:"counts"`
+	// Transfer is what Plan downloaded (remote stores only; Backfill and
+	// Check report theirs beside the plan).
+	Transfer *Transfer `json:"transfer,omitempty"`
 
 	repo *repository
 }
@@ -161,7 +164,13 @@ func Plan(ctx context.Context, st store.Store, opts Options) (*Matrix, error) {
 	if err != nil {
 		return nil, err
 	}
-	return r.plan(ctx, &opts)
+	defer r.close()
+	m, err := r.plan(ctx, &opts)
+	if err != nil {
+		return nil, err
+	}
+	m.Transfer = r.transfer()
+	return m, nil
 }
 
 func (r *repository) plan(ctx context.Context, opts *Options) (*Matrix, error) {
@@ -349,7 +358,13 @@ func (r *repository) checkCells(ctx context.Context, cells []*Cell, work string,
 			if !ok {
 				var err error
 				var problem Problem
-				if src, problem, err = r.copyFrozen(gctx, r.find(c.Version), work); err != nil {
+				if src, problem, err = r.copyFrozen(gctx, r.find(c.Version), work); err == nil {
+					// The converter reads delete files to tell containers.
+					if err = r.ensureData(gctx, src, true); err != nil {
+						problem = ProblemUnreadable
+					}
+				}
+				if err != nil {
 					if ctxErr := gctx.Err(); ctxErr != nil {
 						return ctxErr
 					}

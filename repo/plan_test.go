@@ -116,7 +116,7 @@ func TestPlanConformance(t *testing.T) {
 }
 
 // smallLake is a private copy of a three-version conformance lake.
-func smallLake(t *testing.T, parts ...string) (*local.Local, string) {
+func smallLake(t *testing.T, parts ...string) (*local.Store, string) {
 	t.Helper()
 	lake := filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes")
 	if len(parts) == 0 {
@@ -313,16 +313,27 @@ func TestPlanNotRepository(t *testing.T) {
 }
 
 // TestPlanOpaqueStore plans through a store without local paths (as object
-// storage will be): catalogs are copied to the work folder for analysis.
+// storage): catalogs are downloaded to the work folder, data files the
+// converter reads into the cache, and the plan says how much came down.
 func TestPlanOpaqueStore(t *testing.T) {
 	ctx := context.Background()
-	st, _ := smallLake(t, "fdl.json", "versions")
+	st, _ := smallLake(t)
 	opaque := struct{ store.Store }{st}
-	if _, err := Plan(ctx, opaque, Options{}); err == nil || !strings.Contains(err.Error(), "set a data path") {
-		t.Errorf("Plan without a data path on an opaque store: %v", err)
+	work, cache := t.TempDir(), t.TempDir()
+	m, err := Plan(ctx, opaque, Options{WorkDir: work, Cache: cache})
+	if err != nil {
+		t.Fatalf("Plan without a data path on an opaque store: %v", err)
 	}
-	work := t.TempDir()
-	m, err := Plan(ctx, opaque, Options{DataPath: t.TempDir(), WorkDir: work, Formats: []string{"1.0", "1.1"}, Versions: []string{"1"}})
+	if m.Counts[Error] != 0 || m.Counts[Missing] == 0 {
+		t.Errorf("counts = %v, want missing cells and no errors", m.Counts)
+	}
+	if m.Transfer == nil || m.Transfer.Downloaded == 0 {
+		t.Errorf("transfer = %+v, want bytes downloaded", m.Transfer)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(cache, "objects")); len(entries) != 1 {
+		t.Errorf("cache objects/ = %v, want one folder for the store", entries)
+	}
+	m, err = Plan(ctx, opaque, Options{DataPath: t.TempDir(), WorkDir: work, Formats: []string{"1.0", "1.1"}, Versions: []string{"1"}})
 	if err != nil {
 		t.Fatal(err)
 	}

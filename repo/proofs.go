@@ -85,6 +85,12 @@ func (r *repository) prove(ctx context.Context, c *Cell, work string, disk *comp
 	if err != nil {
 		return fail(KindUnverifiable, err)
 	}
+	// A remote store's data files, into the cache (a no-op for a folder).
+	for _, cat := range []string{src, pub} {
+		if err := r.ensureData(ctx, cat, false); err != nil {
+			return fail(KindUnverifiable, err)
+		}
+	}
 	rep, err := compare.Catalogs(ctx, src, pub, compare.Options{DataPath: r.dataPath, Disk: disk, DigestCache: r.digestCache})
 	if rep != nil && rep.B.Format != "" && rep.B.Format != c.Format {
 		// Readers pick the file by its name: one holding another format

@@ -36,8 +36,19 @@ type Options struct {
 	DryRun bool
 	// DataPath is the local folder holding the repository's data files (its
 	// data_dir). Empty means the store's own folder for data_dir, which a
-	// store.PathStore provides.
+	// store.PathStore provides, or for other stores (S3, HTTP) the data
+	// cache, filled from the store.
 	DataPath string
+	// Cache is the folder of the data cache of stores without local paths
+	// (objects/ inside it); empty means <user cache folder>/fdl-formats.
+	Cache string
+	// NoDataCache keeps downloaded data files in the run's work folder,
+	// removed at its end, instead of Cache.
+	NoDataCache bool
+	// Downloads is how many data files are downloaded at once; 0 means 4.
+	Downloads int
+	// OnDownload, if set, is called after each data file downloaded.
+	OnDownload func(DownloadProgress)
 	// WorkDir holds temporary work folders ("fdl-plan-*", "fdl-backfill-*",
 	// "fdl-check-*", named after their process); empty means os.TempDir().
 	// It must be outside the repository's versions/ folder. Backfill removes
@@ -106,6 +117,33 @@ type repository struct {
 	cfg         *fdljson.Repo
 	dataPath    string
 	versions    []*version
+	paths       store.PathStore // the store, when its objects are local files
+	remote      *remote         // else: downloads, cache, byte counts
+}
+
+// close removes the run's work files.
+func (r *repository) close() {
+	if r.remote != nil {
+		r.remote.close()
+	}
+}
+
+// transfer is what the run moved to and from a remote store (nil for a
+// local one).
+func (r *repository) transfer() *Transfer {
+	if r.remote == nil {
+		return nil
+	}
+	return r.remote.transfer()
+}
+
+// ensureData makes the data files a catalog references readable at
+// r.dataPath: a no-op for a local store, downloads into the cache else.
+func (r *repository) ensureData(ctx context.Context, catalog string, deletesOnly bool) error {
+	if r.remote == nil {
+		return nil
+	}
+	return r.remote.ensureData(ctx, catalog, deletesOnly)
 }
 
 // version is one folder under versions/.
@@ -120,20 +158,38 @@ type version struct {
 
 func (v *version) prefix() string { return VersionsDir + v.id + "/" }
 
-// load reads fdl.json, lists every version and finds the local data folder.
-func load(ctx context.Context, st store.Store, opts *Options) (*repository, error) {
+// load reads fdl.json, lists every version and finds the local data folder:
+// the store's own for a store.PathStore, else the data cache (or
+// Options.DataPath). The caller closes the repository.
+func load(ctx context.Context, st store.Store, opts *Options) (_ *repository, err error) {
+	var counter *store.Counter
+	if _, ok := st.(store.PathStore); !ok {
+		counter = store.NewCounter(st) // reports count every byte read
+		st = counter
+	}
 	r, err := read(ctx, st)
 	if err != nil {
 		return nil, err
 	}
 	cfg := r.cfg
 	r.dataPath, r.digestCache = opts.DataPath, opts.DigestCache
-	if r.dataPath == "" {
-		ps, ok := st.(store.PathStore)
-		if !ok {
-			return nil, fmt.Errorf("repository data: the store has no local folder; set a data path")
+	if counter == nil {
+		r.paths = st.(store.PathStore)
+	} else {
+		if r.remote, err = newRemote(counter, cfg, opts); err != nil {
+			return nil, err
 		}
-		if r.dataPath, err = ps.Path(strings.TrimSuffix(cfg.DataDir, "/")); err != nil {
+		defer func() {
+			if err != nil {
+				r.close()
+			}
+		}()
+		if r.dataPath == "" {
+			r.dataPath = r.remote.dataPath()
+		}
+	}
+	if r.dataPath == "" {
+		if r.dataPath, err = r.paths.Path(strings.TrimSuffix(cfg.DataDir, "/")); err != nil {
 			return nil, fmt.Errorf("data_dir %s: %w", cfg.DataDir, err)
 		}
 	}
@@ -244,6 +300,13 @@ func (r *repository) verifyRef(ctx context.Context, v *version, ref fdljson.File
 	}
 	if info.Size != ref.Bytes {
 		return ProblemMismatch, fmt.Errorf("%s: %d bytes, version.json says %d", key, info.Size, ref.Bytes)
+	}
+	if r.remote != nil && key == v.prefix()+v.meta.Catalog.Path {
+		// The frozen catalog of a remote store is downloaded once per run
+		// into the private work folder, verified as it is written; later
+		// steps use that copy (copyFrozen).
+		_, problem, err := r.remote.catalog(ctx, key, &ref)
+		return problem, err
 	}
 	sum, n, err := hashObject(ctx, r.st, key)
 	if err != nil {

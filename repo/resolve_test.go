@@ -22,7 +22,7 @@ import (
 // storage v1.5.0) and declares its formats without an until, so that a
 // backfill writes them: 0.3 (DuckDB 1.4), 0.4 (1.5.0-1.5.1), 1.0 (1.5.2+),
 // 1.1 (2.0+).
-func readerLake(t *testing.T) (*local.Local, []string) {
+func readerLake(t *testing.T) (*local.Store, []string) {
 	t.Helper()
 	st := copyLake(t, filepath.Join(testlakes.Dir(t, "lakes"), "02_add_drop_columns"))
 	fdl := filepath.Join(st.Root(), "fdl.json")
@@ -129,7 +129,7 @@ func seqs(vs []*ReaderVersion) []int64 {
 	return out
 }
 
-func runResolveCases(ctx context.Context, t *testing.T, st *local.Local, phase, id string, cases []resolveCase) {
+func runResolveCases(ctx context.Context, t *testing.T, st *local.Store, phase, id string, cases []resolveCase) {
 	t.Helper()
 	for _, tc := range cases {
 		t.Run(fmt.Sprintf("%s/%s/%s", phase, id[len(id)-4:], tc.duckdb), func(t *testing.T) {
@@ -400,7 +400,7 @@ func TestResolveVersions(t *testing.T) {
 // urlStore is a local store that also names its objects by URL, as an
 // s3:// or https:// store does.
 type urlStore struct {
-	*local.Local
+	*local.Store
 	base string
 }
 

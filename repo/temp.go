@@ -15,6 +15,8 @@ const (
 	planWorkPrefix     = "fdl-plan-"
 	backfillWorkPrefix = "fdl-backfill-"
 	checkWorkPrefix    = "fdl-check-"
+	// remoteWorkPrefix names the run's folder of a remote store's catalogs.
+	remoteWorkPrefix = "fdl-remote-"
 )
 
 func (o *Options) workDir() string {
@@ -49,7 +51,7 @@ func (r *repository) sweep(opts *Options) []scratch.Removed {
 		dir      string
 		prefixes []string
 	}{
-		{opts.workDir(), []string{planWorkPrefix, backfillWorkPrefix, checkWorkPrefix}},
+		{opts.workDir(), []string{planWorkPrefix, backfillWorkPrefix, checkWorkPrefix, remoteWorkPrefix}},
 		// Only writers of this module use the temp folder: every entry.
 		{r.tempDir(), []string{""}},
 	} {

@@ -25,6 +25,11 @@ func (r *repository) copyFrozen(ctx context.Context, v *version, dir string) (st
 	if info, ok := v.objects[ref.Path]; ok && info.Size != ref.Bytes {
 		return "", ProblemMismatch, fmt.Errorf("%s: %d bytes, version.json says %d", key, info.Size, ref.Bytes)
 	}
+	if r.remote != nil {
+		// Downloaded once per run into the run's private work folder,
+		// hashed as it was written (nothing else is ever written there).
+		return r.remote.catalog(ctx, key, &ref)
+	}
 	local, sum, n, err := copyObject(ctx, r, key, dir)
 	if err != nil {
 		return "", ProblemUnreadable, err

@@ -1,5 +1,7 @@
 // Package store is the small storage interface an FDL repository lives
-// behind: a local folder today (package store/local), object storage later.
+// behind: a local folder (package store/local), an S3-compatible bucket
+// (store/s3) or a read-only HTTP(S) site (store/httpstore). Package
+// store/open picks one from a repository argument.
 // Keys are slash-separated paths relative to the repository root
 // ("versions/<id>/version.json").
 //
@@ -55,6 +57,35 @@ type ObjectInfo struct {
 	Key     string    `json:"key"`
 	Size    int64     `json:"size"`
 	ModTime time.Time `json:"mod_time"`
+	// ETag is the server's entity tag, quotes removed, where the store has
+	// one (object stores and most HTTP servers); empty otherwise.
+	ETag string `json:"etag,omitempty"`
+}
+
+// Location is implemented by stores that can name where they are, for
+// reports and logs. The result never holds credentials.
+type Location interface {
+	Location() string
+}
+
+// ReadOnly is implemented by stores whose Create always fails with
+// ErrReadOnly (a web site); IsReadOnly tells them apart.
+type ReadOnly interface {
+	ReadOnly() bool
+}
+
+// IsReadOnly reports whether st cannot be written.
+func IsReadOnly(st Store) bool {
+	ro, ok := st.(ReadOnly)
+	return ok && ro.ReadOnly()
+}
+
+// Prober is implemented by stores that must check, once per run before
+// anything is published, that Create's guarantee holds on the server (an
+// object store that may ignore conditional writes). Probe returns an error
+// wrapping ErrUnsafe when it does not.
+type Prober interface {
+	Probe(ctx context.Context) error
 }
 
 var (
@@ -63,6 +94,13 @@ var (
 	// ErrInvalidKey is returned (wrapped) by every method for a key that is
 	// empty, absolute, or has empty, "." or ".." parts or backslashes.
 	ErrInvalidKey = errors.New("invalid key")
+	// ErrReadOnly is returned (wrapped) by Create on a store that cannot be
+	// written (an HTTP site).
+	ErrReadOnly = errors.New("store is read-only")
+	// ErrUnsafe is returned (wrapped) by Prober.Probe when the server does
+	// not honour the conditions Create relies on, so publishing could
+	// replace another writer's object.
+	ErrUnsafe = errors.New("store cannot create objects safely")
 )
 
 // ValidateKey checks that key is a clean, relative, slash-separated path.

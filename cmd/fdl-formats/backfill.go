@@ -31,8 +31,15 @@ func backfillCommand() *cli.Command {
 func runBackfill(ctx context.Context, cmd *cli.Command) error {
 	dryRun := cmd.Bool("dry-run")
 	return runRepoJob(ctx, cmd, "backfill", func(ctx context.Context, st store.Store, opts repo.Options) (*repo.BackfillReport, error) {
+		if store.IsReadOnly(st) {
+			return nil, usageError{err: fmt.Errorf("backfill %s: %w: backfill writes catalogs, so it takes a folder or an s3:// bucket; a web site is read by plan and check only", cmd.Args().First(), store.ErrReadOnly)}
+		}
 		opts.DryRun = dryRun
-		return repo.Backfill(ctx, st, opts)
+		rep, err := repo.Backfill(ctx, st, opts)
+		if rep != nil {
+			logTransfer(opts.Logger, "backfill", rep.Transfer)
+		}
+		return rep, err
 	}, printBackfill)
 }
 
@@ -42,7 +49,7 @@ func runBackfill(ctx context.Context, cmd *cli.Command) error {
 // code either way.
 func runRepoJob[R any](ctx context.Context, cmd *cli.Command, verb string,
 	job func(context.Context, store.Store, repo.Options) (*R, error), printText func(io.Writer, string, *R)) error {
-	st, opts, err := openRepo(cmd)
+	st, opts, err := openRepo(ctx, cmd)
 	if err != nil {
 		return err
 	}
@@ -97,6 +104,7 @@ func printBackfill(out io.Writer, _ string, rep *repo.BackfillReport) {
 	}
 	fmt.Fprintf(out, "%d written, %d already there, %d planned, %d failed, %d refused, %d in error\n",
 		rep.Counts[repo.Written], rep.Counts[repo.AlreadyThere], rep.Counts[repo.Planned], rep.Counts[repo.Failed], refused, errored)
+	printTransfer(out, rep.Transfer)
 }
 
 // progress shows a progress line on a terminal, or logs each finished cell
@@ -117,14 +125,29 @@ func progress(cmd *cli.Command, verb string, opts *repo.Options) func() {
 	var mu sync.Mutex
 	start := time.Now()
 	drawn := false
+	var last repo.Progress
+	var downloaded int64
+	draw := func() {
+		const width = 30
+		filled := width * last.Done / max(last.Total, 1)
+		line := fmt.Sprintf("\r%s [%s%s] %d/%d cells", verb, strings.Repeat("#", filled), strings.Repeat(".", width-filled), last.Done, last.Total)
+		if downloaded > 0 {
+			line += fmt.Sprintf(", %.1f MB downloaded", float64(downloaded)/1e6)
+		}
+		fmt.Fprintf(w, "%s, %s  ", line, time.Since(start).Round(time.Second))
+		drawn = true
+	}
 	opts.Progress = func(p repo.Progress) {
 		mu.Lock()
 		defer mu.Unlock()
-		const width = 30
-		filled := width * p.Done / max(p.Total, 1)
-		fmt.Fprintf(w, "\r%s [%s%s] %d/%d cells, %s  ", verb, strings.Repeat("#", filled), strings.Repeat(".", width-filled),
-			p.Done, p.Total, time.Since(start).Round(time.Second))
-		drawn = true
+		last = p
+		draw()
+	}
+	opts.OnDownload = func(d repo.DownloadProgress) {
+		mu.Lock()
+		defer mu.Unlock()
+		downloaded = d.Downloaded
+		draw()
 	}
 	return func() {
 		mu.Lock()

@@ -17,7 +17,7 @@ import (
 // subfolders.
 func cacheFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "cache", Usage: "cache folder, shared by runs and machines on one volume: proof digests go to DIR/digests/ (default: the user cache folder, e.g. ~/.cache/fdl-formats)"},
+		&cli.StringFlag{Name: "cache", Usage: "cache folder, shared by runs and machines on one volume: proof digests go to DIR/digests/, data files of s3:// and https:// repositories to DIR/objects/ (default: the user cache folder, e.g. ~/.cache/fdl-formats)"},
 		&cli.BoolFlag{Name: "no-cache", Usage: "neither read nor write the cache folder: every data file is read again"},
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fdl-formats/fdl-formats/internal/oneline"
 	"github.com/fdl-formats/fdl-formats/repo"
+	"github.com/fdl-formats/fdl-formats/store"
 )
 
 func checkCommand() *cli.Command {
@@ -28,7 +29,13 @@ func checkCommand() *cli.Command {
 }
 
 func runCheck(ctx context.Context, cmd *cli.Command) error {
-	return runRepoJob(ctx, cmd, "check", repo.Check, printCheck)
+	return runRepoJob(ctx, cmd, "check", func(ctx context.Context, st store.Store, opts repo.Options) (*repo.CheckReport, error) {
+		rep, err := repo.Check(ctx, st, opts)
+		if rep != nil {
+			logTransfer(opts.Logger, "check", rep.Transfer)
+		}
+		return rep, err
+	}, printCheck)
 }
 
 // printCheck prints the matrix, the proofs and every finding.
@@ -49,6 +56,7 @@ func printCheck(out io.Writer, root string, rep *repo.CheckReport) {
 		fmt.Fprintf(out, "%-12s %s: %s\n", f.Kind, where, oneline.First(f.Detail))
 	}
 	printReaders(out, rep.Readers)
+	printTransfer(out, rep.Transfer)
 	if rep.OK {
 		fmt.Fprintln(out, "check: ok")
 	}

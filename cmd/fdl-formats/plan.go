@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -16,7 +17,9 @@ import (
 	"github.com/fdl-formats/fdl-formats/convert"
 	"github.com/fdl-formats/fdl-formats/fdljson"
 	"github.com/fdl-formats/fdl-formats/repo"
-	"github.com/fdl-formats/fdl-formats/store/local"
+	"github.com/fdl-formats/fdl-formats/store"
+	"github.com/fdl-formats/fdl-formats/store/open"
+	"github.com/fdl-formats/fdl-formats/store/s3"
 )
 
 // repoFlags are the flags plan, backfill and check share.
@@ -27,7 +30,9 @@ func repoFlags() []cli.Flag {
 		&cli.StringSliceFlag{Name: "versions", Usage: "only these versions (IDs or seq numbers, comma-separated)"},
 		&cli.StringFlag{Name: "now", Usage: "evaluate `until` as of this RFC 3339 time (default: now)"},
 		&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: 0, Usage: "cells to run at once (default: number of CPUs)"},
-		&cli.StringFlag{Name: "data", Usage: "local folder of the data files (default: REPO/<data_dir from fdl.json>)"},
+		&cli.StringFlag{Name: "data", Usage: "local folder of the data files (default: REPO/<data_dir from fdl.json>, or for s3:// and https:// repositories the cache)"},
+		&cli.StringFlag{Name: "endpoint", Usage: "S3 endpoint URL of a non-AWS service (default: $AWS_ENDPOINT_URL_S3, then $AWS_ENDPOINT_URL)"},
+		&cli.BoolFlag{Name: "virtual-hosted", Usage: "address the bucket as BUCKET.HOST at --endpoint instead of HOST/BUCKET (path style)"},
 		&cli.StringSliceFlag{Name: "allow-lossy", Usage: "write catalogs that drop metadata changing no row: " + strings.Join(convert.LossyOptions, ", ")},
 		&cli.BoolFlag{Name: "rewrite-deletes", Usage: "write the delete files older formats read (Parquet for Puffin deletion vectors, cumulative files for partial deletion files, delete-file chains for 0.3 merged files holding rewritten rows) into the data folder"},
 		&cli.StringFlag{Name: "shard", Usage: "only shard `K/N` of the versions (every N-th version from the K-th, in creation order), for N machines sharing the work"},
@@ -44,13 +49,16 @@ func planCommand() *cli.Command {
 	}
 }
 
-// openRepo parses REPO and the shared flags.
-func openRepo(cmd *cli.Command) (*local.Local, repo.Options, error) {
+// openRepo parses REPO (a folder, s3://BUCKET/PREFIX or https://HOST/PREFIX;
+// see store/open) and the shared flags.
+func openRepo(ctx context.Context, cmd *cli.Command) (store.Store, repo.Options, error) {
 	var opts repo.Options
 	if cmd.Args().Len() != 1 {
-		return nil, opts, usageError{err: fmt.Errorf("%s takes exactly one repository folder", cmd.Name)}
+		return nil, opts, usageError{err: fmt.Errorf("%s takes exactly one repository (a folder, s3://BUCKET/PREFIX or https://HOST/PREFIX)", cmd.Name)}
 	}
-	st, err := local.New(cmd.Args().First())
+	st, err := open.Repository(ctx, cmd.Args().First(), open.Options{
+		S3: s3.Options{Endpoint: cmd.String("endpoint"), VirtualHosted: cmd.Bool("virtual-hosted")},
+	})
 	if err != nil {
 		return nil, opts, fmt.Errorf("%w: %w", repo.ErrNotRepository, err)
 	}
@@ -74,6 +82,12 @@ func openRepo(cmd *cli.Command) (*local.Local, repo.Options, error) {
 	opts.Formats = splitList(cmd.StringSlice("formats"))
 	opts.Versions = splitList(cmd.StringSlice("versions"))
 	opts.DataPath = cmd.String("data")
+	// Data files of s3:// and https:// repositories go to <cache>/objects/;
+	// with --no-cache, to the run's work folder (gone after the run).
+	if opts.Cache, err = cacheRoot(cmd); err != nil {
+		return nil, opts, err
+	}
+	opts.NoDataCache = cmd.Bool("no-cache")
 	opts.Convert.Lossy = splitList(cmd.StringSlice("allow-lossy"))
 	opts.Convert.RewriteDeletes = cmd.Bool("rewrite-deletes")
 	if s := cmd.String("shard"); s != "" {
@@ -101,7 +115,7 @@ func splitList(vals []string) []string {
 }
 
 func runPlan(ctx context.Context, cmd *cli.Command) error {
-	st, opts, err := openRepo(cmd)
+	st, opts, err := openRepo(ctx, cmd)
 	if err != nil {
 		return err
 	}
@@ -109,6 +123,7 @@ func runPlan(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
+	logTransfer(opts.Logger, "plan", m.Transfer)
 	if cmd.Bool("json") {
 		return writeJSON(cmd.Root().Writer, m)
 	}
@@ -223,6 +238,25 @@ func printMatrix(w io.Writer, root string, m *repo.Matrix) {
 		}
 	}
 	fmt.Fprintf(w, "\n%d versions; cells: %s\n", len(m.Versions), strings.Join(totals, ", "))
+	printTransfer(w, m.Transfer)
+}
+
+// printTransfer prints what a run moved to and from a remote store.
+func printTransfer(w io.Writer, t *repo.Transfer) {
+	if t == nil {
+		return
+	}
+	fmt.Fprintf(w, "transfer: %d bytes downloaded in %.1fs (%d data files, %d reused from the cache), %d bytes uploaded\n",
+		t.Downloaded, t.DownloadSeconds, t.DataFiles, t.Cached, t.Uploaded)
+}
+
+// logTransfer logs the same for schedules and CI.
+func logTransfer(log *slog.Logger, verb string, t *repo.Transfer) {
+	if t == nil {
+		return
+	}
+	log.Info(verb+" transfer", "store", t.Store, "bytes_downloaded", t.Downloaded, "bytes_uploaded", t.Uploaded,
+		"download_seconds", t.DownloadSeconds, "data_files_downloaded", t.DataFiles, "data_files_cached", t.Cached)
 }
 
 // classifyRepo maps repository errors to exit codes. It runs before the

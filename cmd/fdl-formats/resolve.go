@@ -10,7 +10,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/fdl-formats/fdl-formats/repo"
-	"github.com/fdl-formats/fdl-formats/store/local"
+	"github.com/fdl-formats/fdl-formats/store/open"
 )
 
 func resolveCommand() *cli.Command {
@@ -39,7 +39,7 @@ func runResolve(ctx context.Context, cmd *cli.Command) error {
 	if cmd.Args().Len() != 1 {
 		return usageError{err: errors.New("resolve takes exactly one repository")}
 	}
-	st, err := local.New(cmd.Args().First())
+	st, err := open.Repository(ctx, cmd.Args().First(), open.Options{})
 	if err != nil {
 		return fmt.Errorf("%w: %w", repo.ErrNotRepository, err)
 	}

@@ -26,18 +26,18 @@ const TempDirName = store.TempDir
 // tempPrefix starts the names of Create's temporary files in TempDirName.
 const tempPrefix = "create-"
 
-// Local stores objects as files under a root folder.
-type Local struct {
+// Store stores objects as files under a root folder.
+type Store struct {
 	root string
 }
 
 var (
-	_ store.Store     = (*Local)(nil)
-	_ store.PathStore = (*Local)(nil)
+	_ store.Store     = (*Store)(nil)
+	_ store.PathStore = (*Store)(nil)
 )
 
 // New returns the store of the folder root, which must exist.
-func New(root string) (*Local, error) {
+func New(root string) (*Store, error) {
 	abs, err := filepath.Abs(root)
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", root, err)
@@ -49,14 +49,14 @@ func New(root string) (*Local, error) {
 	if !st.IsDir() {
 		return nil, fmt.Errorf("open store %s: not a folder", root)
 	}
-	return &Local{root: abs}, nil
+	return &Store{root: abs}, nil
 }
 
 // Root is the store's folder.
-func (l *Local) Root() string { return l.root }
+func (l *Store) Root() string { return l.root }
 
 // Path implements store.PathStore.
-func (l *Local) Path(key string) (string, error) {
+func (l *Store) Path(key string) (string, error) {
 	if err := store.ValidateKey(key); err != nil {
 		return "", err
 	}
@@ -64,7 +64,7 @@ func (l *Local) Path(key string) (string, error) {
 }
 
 // Open implements store.Store.
-func (l *Local) Open(ctx context.Context, key string) (io.ReadCloser, error) {
+func (l *Store) Open(ctx context.Context, key string) (io.ReadCloser, error) {
 	p, err := l.Path(key)
 	if err != nil {
 		return nil, err
@@ -84,7 +84,7 @@ func (l *Local) Open(ctx context.Context, key string) (io.ReadCloser, error) {
 }
 
 // Stat implements store.Store.
-func (l *Local) Stat(ctx context.Context, key string) (store.ObjectInfo, error) {
+func (l *Store) Stat(ctx context.Context, key string) (store.ObjectInfo, error) {
 	p, err := l.Path(key)
 	if err != nil {
 		return store.ObjectInfo{}, err
@@ -103,7 +103,7 @@ func (l *Local) Stat(ctx context.Context, key string) (store.ObjectInfo, error) 
 }
 
 // List implements store.Store. It walks only the folder the prefix names.
-func (l *Local) List(ctx context.Context, prefix string) ([]store.ObjectInfo, error) {
+func (l *Store) List(ctx context.Context, prefix string) ([]store.ObjectInfo, error) {
 	if err := store.ValidatePrefix(prefix); err != nil {
 		return nil, err
 	}
@@ -155,7 +155,7 @@ func (l *Local) List(ctx context.Context, prefix string) ([]store.ObjectInfo, er
 // exists, so of concurrent creators exactly one wins and no object is ever
 // replaced or seen half-written. Every error path removes the temporary
 // file and any folder Create made.
-func (l *Local) Create(ctx context.Context, key string, r io.Reader) (err error) {
+func (l *Store) Create(ctx context.Context, key string, r io.Reader) (err error) {
 	final, err := l.Path(key)
 	if err != nil {
 		return err
@@ -208,7 +208,7 @@ func (l *Local) Create(ctx context.Context, key string, r io.Reader) (err error)
 
 // writeTemp copies r into a new synced temporary file and returns its path;
 // on error it removes the file.
-func (l *Local) writeTemp(ctx context.Context, r io.Reader) (path string, err error) {
+func (l *Store) writeTemp(ctx context.Context, r io.Reader) (path string, err error) {
 	dir := filepath.Join(l.root, TempDirName)
 	if err := faults.At(ctx, "local/temp", dir); err != nil {
 		return "", err

@@ -14,7 +14,7 @@ import (
 	"github.com/fdl-formats/fdl-formats/store/storetest"
 )
 
-func newLocal(t *testing.T) *Local {
+func newLocal(t *testing.T) *Store {
 	t.Helper()
 	l, err := New(t.TempDir())
 	if err != nil {

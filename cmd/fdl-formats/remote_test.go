@@ -1,0 +1,468 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	neturl "net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/fdl-formats/fdl-formats/internal/faults"
+	"github.com/fdl-formats/fdl-formats/internal/s3test"
+	"github.com/fdl-formats/fdl-formats/repo"
+	"github.com/fdl-formats/fdl-formats/store"
+	"github.com/fdl-formats/fdl-formats/store/s3"
+)
+
+// remoteNow pins `until` for the remote tests.
+const remoteNow = "--now=2026-11-30T00:00:00Z"
+
+// uploadRepo puts a local repository folder into s3://bucket/prefix with
+// the store's own Create, and returns the store.
+func uploadRepo(t *testing.T, dir, bucket, prefix string) *s3.Store {
+	t.Helper()
+	ctx := context.Background()
+	st, err := s3.New(ctx, bucket, prefix, s3.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		f, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		return st.Create(ctx, filepath.ToSlash(rel), f)
+	})
+	if err != nil {
+		t.Fatalf("upload %s: %v", dir, err)
+	}
+	return st
+}
+
+func backfillJSON(t *testing.T, args ...string) (*repo.BackfillReport, string, int) {
+	t.Helper()
+	out, errOut, code := runApp(t, append([]string{"--log-level", "error", "backfill", "--json", remoteNow}, args...)...)
+	var rep repo.BackfillReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("backfill %v: exit %d, no JSON report: %v\nstdout %s\nstderr %s", args, code, err, out, errOut)
+	}
+	return &rep, errOut, code
+}
+
+// TestS3Repository runs plan, backfill and check on a conformance lake in a
+// bucket of a real S3 server (versitygw), by s3:// URL.
+func TestS3Repository(t *testing.T) {
+	if testing.Short() {
+		t.Skip("converts and proves a lake")
+	}
+	srv := s3test.Start(t)
+	bucket := srv.Bucket(t)
+	uploadRepo(t, copyRepo(t, "lakes", "06_deletes"), bucket, "lake")
+	url := "s3://" + bucket + "/lake"
+	cache := "--cache=" + t.TempDir()
+
+	out, errOut, code := runApp(t, "--log-level", "error", "plan", remoteNow, cache, url)
+	if code != exitOK || !strings.Contains(out, "missing") || !strings.Contains(out, "bytes downloaded") {
+		t.Fatalf("plan %s: exit %d\n%s\n%s", url, code, out, errOut)
+	}
+	if _, _, code := runApp(t, "check", remoteNow, cache, url); code != exitMissing {
+		t.Errorf("check before backfill: exit %d, want %d", code, exitMissing)
+	}
+
+	rep, errOut, code := backfillJSON(t, cache, url)
+	if code != exitOK || rep.Counts[repo.Written] == 0 || rep.Counts[repo.Failed] != 0 {
+		t.Fatalf("backfill: exit %d, counts %v\n%s", code, rep.Counts, errOut)
+	}
+	written := rep.Counts[repo.Written]
+	if tr := rep.Transfer; tr == nil || tr.Downloaded == 0 || tr.Uploaded == 0 || tr.DataFiles == 0 {
+		t.Errorf("backfill transfer = %+v, want bytes both ways and data files downloaded", tr)
+	}
+	for _, r := range rep.Results {
+		if !slices.Contains(srv.Keys(t, bucket), "lake/"+r.Key) {
+			t.Errorf("%s not in the bucket after backfill", r.Key)
+		}
+	}
+
+	// Nothing left to do: nothing written, nothing uploaded, and the data
+	// cache is reused (no data file downloaded again).
+	rep, _, code = backfillJSON(t, cache, url)
+	if code != exitOK || len(rep.Results) != 0 || rep.Transfer.Uploaded != 0 || rep.Transfer.DataFiles != 0 {
+		t.Errorf("second backfill: exit %d, %d results, transfer %+v; want nothing", code, len(rep.Results), rep.Transfer)
+	}
+
+	out, errOut, code = runApp(t, "check", remoteNow, cache, url)
+	if code != exitOK || !strings.Contains(out, "check: ok") {
+		t.Fatalf("check after backfill: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if !strings.Contains(out, "proofs: "+itoa(written)+" of "+itoa(written)) {
+		t.Errorf("check proved other than the %d written catalogs:\n%s", written, out)
+	}
+
+	// A data file replaced in the bucket by one of the same size: the cached
+	// copy is stale (its ETag no longer matches), so it is downloaded again,
+	// and only it. (Both sides of a proof read the same data files, so the
+	// proof itself cannot tell; the cache must not hide the change.)
+	client := srv.Client()
+	var dataKey string
+	for _, k := range srv.Keys(t, bucket) {
+		if strings.HasPrefix(k, "lake/data/") && strings.HasSuffix(k, ".parquet") {
+			dataKey = k
+			break
+		}
+	}
+	if dataKey == "" {
+		t.Fatal("no data file in the bucket")
+	}
+	orig := getObject(t, client, bucket, dataKey)
+	bad := []byte(orig)
+	bad[len(bad)/2] ^= 0xff
+	for _, body := range []string{string(bad), orig} {
+		putObject(t, client, bucket, dataKey, body)
+		out, _, _ := runApp(t, "--log-level", "error", "check", "--json", remoteNow, cache, url)
+		var crep repo.CheckReport
+		if err := json.Unmarshal([]byte(out), &crep); err != nil || crep.Transfer == nil {
+			t.Fatalf("check --json: %v\n%s", err, out)
+		}
+		if crep.Transfer.DataFiles != 1 || crep.Transfer.Cached == 0 {
+			t.Errorf("check after %s changed in the bucket: transfer %+v, want exactly that data file downloaded again", dataKey, crep.Transfer)
+		}
+	}
+
+	// Replace a published catalog behind our back (an unconditional put):
+	// check proves it differs.
+	cat := rep.Plan.Cells()[0]
+	var present *repo.Cell
+	for _, c := range rep.Plan.Cells() {
+		if c.State == repo.Present {
+			present = c
+		}
+	}
+	if present == nil {
+		t.Fatalf("no present cell after backfill (first cell %+v)", cat)
+	}
+	var source string
+	for _, v := range rep.Plan.Versions {
+		if v.ID == present.Version {
+			source = v.Catalog
+		}
+	}
+	for _, v := range rep.Plan.Versions {
+		if v.ID != present.Version && v.Catalog != "" {
+			// Another version's frozen catalog: a valid catalog with other rows.
+			putObject(t, client, bucket, "lake/"+present.Key, getObject(t, client, bucket, "lake/"+v.Catalog))
+			break
+		}
+	}
+	_ = source
+	out, _, code = runApp(t, "check", remoteNow, "--cache="+t.TempDir(), url)
+	if code != exitDifferent {
+		t.Errorf("check of a tampered catalog: exit %d, want %d\n%s", code, exitDifferent, out)
+	}
+}
+
+func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+// getObject and putObject go around the store: a plain, unconditional
+// client, as another tool (or an attacker) would.
+func getObject(t *testing.T, c *awss3.Client, bucket, key string) string {
+	t.Helper()
+	out, err := c.GetObject(context.Background(), &awss3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Body.Close()
+	b, err := io.ReadAll(out.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func putObject(t *testing.T, c *awss3.Client, bucket, key, body string) {
+	t.Helper()
+	if _, err := c.PutObject(context.Background(), &awss3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String(key), Body: strings.NewReader(body)}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestS3RewriteDeletes: with --rewrite-deletes the delete files a 0.3
+// catalog needs go up to the bucket with the catalog, so that a check on
+// another machine (an empty cache) proves it.
+func TestS3RewriteDeletes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("converts and proves a lake")
+	}
+	srv := s3test.Start(t)
+	bucket := srv.Bucket(t)
+	dir := copyRepo(t, "lakes", "06_deletes")
+	if err := os.WriteFile(filepath.Join(dir, "fdl.json"), []byte(`{"fdl":"0.1","formats":[{"ducklake":"0.3"},{"ducklake":"1.0"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	uploadRepo(t, dir, bucket, "lake")
+	before := srv.Keys(t, bucket)
+	url := "s3://" + bucket + "/lake"
+	args := []string{"--versions=2", "--formats=0.3", "--cache=" + t.TempDir()}
+	rep, errOut, code := backfillJSON(t, append(args, "--rewrite-deletes", url)...)
+	if code != exitOK || rep.Counts[repo.Written] != 1 {
+		t.Fatalf("backfill --rewrite-deletes: exit %d, counts %v\n%s", code, rep.Counts, errOut)
+	}
+	var added []string
+	for _, k := range srv.Keys(t, bucket) {
+		if !slices.Contains(before, k) {
+			added = append(added, k)
+		}
+	}
+	var data, catalogs int
+	for _, k := range added {
+		switch {
+		case strings.HasPrefix(k, "lake/data/"):
+			data++
+		case strings.HasSuffix(k, "/catalogs/0.3.duckdb"):
+			catalogs++
+		default:
+			t.Errorf("unexpected new object %s", k)
+		}
+	}
+	if data == 0 || catalogs != 1 {
+		t.Errorf("new objects %q: want rewritten delete files under data/ and one catalog", added)
+	}
+	if rep.Transfer.Uploaded == 0 {
+		t.Errorf("transfer %+v: want bytes uploaded", rep.Transfer)
+	}
+	out, errOut, code := runApp(t, append([]string{"check", remoteNow, "--versions=2", "--formats=0.3", "--cache=" + t.TempDir()}, url)...)
+	if code != exitOK {
+		t.Errorf("check with an empty cache: exit %d\n%s\n%s", code, out, errOut)
+	}
+}
+
+// TestS3ConcurrentBackfills runs two backfills of one bucket at once: every
+// catalog is written exactly once, by one of them.
+func TestS3ConcurrentBackfills(t *testing.T) {
+	if testing.Short() {
+		t.Skip("converts and proves a lake")
+	}
+	srv := s3test.Start(t)
+	bucket := srv.Bucket(t)
+	uploadRepo(t, copyRepo(t, "lakes", "06_deletes"), bucket, "lake")
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	reps := make([]*repo.BackfillReport, 2)
+	errs := make([]error, 2)
+	for i := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			st, err := s3.New(ctx, bucket, "lake", s3.Options{})
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			// Separate caches: two machines.
+			reps[i], errs[i] = repo.Backfill(ctx, st, repo.Options{Cache: t.TempDir(), Jobs: 2})
+		}()
+	}
+	wg.Wait()
+	byKey := map[string][]repo.Outcome{}
+	for i := range 2 {
+		if errs[i] != nil {
+			t.Fatalf("backfill %d: %v", i, errs[i])
+		}
+		for _, r := range reps[i].Results {
+			byKey[r.Key] = append(byKey[r.Key], r.Outcome)
+		}
+	}
+	if len(byKey) == 0 {
+		t.Fatal("nothing to backfill")
+	}
+	for key, outcomes := range byKey {
+		if n := count(outcomes, repo.Written); n != 1 {
+			t.Errorf("%s: outcomes %v, want exactly one written", key, outcomes)
+		}
+	}
+	if _, _, code := runApp(t, "check", remoteNow, "--cache="+t.TempDir(), "s3://"+bucket+"/lake"); code != exitOK {
+		t.Errorf("check after concurrent backfills: exit %d", code)
+	}
+}
+
+func count[T comparable](s []T, v T) int {
+	n := 0
+	for _, x := range s {
+		if x == v {
+			n++
+		}
+	}
+	return n
+}
+
+// TestS3KilledUpload stops the server as a backfill publishes: check then
+// finds work missing and nothing published half-written, and a rerun
+// completes.
+func TestS3KilledUpload(t *testing.T) {
+	if testing.Short() {
+		t.Skip("converts and proves a lake")
+	}
+	srv := s3test.Start(t)
+	bucket := srv.Bucket(t)
+	uploadRepo(t, copyRepo(t, "lakes", "06_deletes"), bucket, "lake")
+	ctx := context.Background()
+	st, err := s3.New(ctx, bucket, "lake", s3.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	stopAtPublish := faults.With(ctx, func(p faults.Point) error {
+		if p.Name == "backfill/publish" {
+			once.Do(srv.Stop)
+		}
+		return nil
+	})
+	_, err = repo.Backfill(stopAtPublish, st, repo.Options{Cache: t.TempDir(), Jobs: 1})
+	if !errors.Is(err, repo.ErrBackfillIncomplete) {
+		t.Fatalf("backfill with the server stopped: %v, want ErrBackfillIncomplete", err)
+	}
+	srv.Restart()
+	for _, k := range srv.Keys(t, bucket) {
+		if strings.Contains(k, "/catalogs/") {
+			t.Errorf("%s was published by the killed run", k)
+		}
+	}
+	url := "s3://" + bucket + "/lake"
+	if _, _, code := runApp(t, "check", remoteNow, "--cache="+t.TempDir(), url); code != exitMissing {
+		t.Errorf("check after the killed run: exit %d, want %d (work missing, nothing broken)", code, exitMissing)
+	}
+	rep, errOut, code := backfillJSON(t, "--cache="+t.TempDir(), url)
+	if code != exitOK || rep.Counts[repo.Written] == 0 {
+		t.Fatalf("rerun: exit %d, counts %v\n%s", code, rep.Counts, errOut)
+	}
+	if _, _, code := runApp(t, "check", remoteNow, "--cache="+t.TempDir(), url); code != exitOK {
+		t.Errorf("check after the rerun: exit %d", code)
+	}
+}
+
+// TestS3RefusesUnsafeServer: a server that ignores If-None-Match is found
+// by the probe, and backfill publishes nothing there.
+func TestS3RefusesUnsafeServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("converts and proves a lake")
+	}
+	srv := s3test.Start(t)
+	bucket := srv.Bucket(t)
+	uploadRepo(t, copyRepo(t, "lakes", "06_deletes"), bucket, "lake")
+	// A gateway in front of the real server that drops the condition, as
+	// a server without conditional writes behaves.
+	proxy := httptest.NewServer(dropCondition(srv.Endpoint))
+	defer proxy.Close()
+	out, errOut, code := runAppStderr(t, "backfill", remoteNow, "--endpoint="+proxy.URL, "--cache="+t.TempDir(), "s3://"+bucket+"/lake")
+	if code != exitFailure || !strings.Contains(errOut, "ignored If-None-Match") {
+		t.Errorf("backfill through a server ignoring conditions: exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, k := range srv.Keys(t, bucket) {
+		if strings.Contains(k, "/catalogs/") || strings.Contains(k, s3.PrivatePrefix) {
+			t.Errorf("%s left in the bucket", k)
+		}
+	}
+}
+
+// TestHTTPRepository checks a backfilled lake served by Go's file server.
+func TestHTTPRepository(t *testing.T) {
+	if testing.Short() {
+		t.Skip("converts and proves a lake")
+	}
+	dir := copyRepo(t, "lakes", "06_deletes")
+	if _, errOut, code := runApp(t, "backfill", remoteNow, dir); code != exitOK {
+		t.Fatalf("local backfill: exit %d\n%s", code, errOut)
+	}
+	root := t.TempDir()
+	if err := os.Rename(dir, filepath.Join(root, "lake")); err != nil {
+		t.Fatal(err)
+	}
+	dir = filepath.Join(root, "lake")
+	srv := httptest.NewServer(http.FileServer(http.Dir(root)))
+	defer srv.Close()
+	url := srv.URL + "/lake"
+	cache := "--cache=" + t.TempDir()
+
+	out, errOut, code := runApp(t, "check", remoteNow, cache, url)
+	if code != exitOK || !strings.Contains(out, "bytes downloaded") {
+		t.Fatalf("check %s: exit %d\n%s\n%s", url, code, out, errOut)
+	}
+	if _, errOut, code := runAppStderr(t, "backfill", remoteNow, cache, url); code != exitUsage || !strings.Contains(errOut, "read-only") {
+		t.Errorf("backfill of a web site: exit %d, want %d\n%s", code, exitUsage, errOut)
+	}
+
+	// A data file the server no longer has: the proofs cannot be made.
+	var data []string
+	filepath.WalkDir(filepath.Join(dir, "data"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".parquet") {
+			data = append(data, p)
+		}
+		return nil
+	})
+	if len(data) == 0 {
+		t.Fatal("no data files")
+	}
+	hidden := data[0] + ".hidden"
+	if err := os.Rename(data[0], hidden); err != nil {
+		t.Fatal(err)
+	}
+	if out, _, code := runApp(t, "check", remoteNow, cache, url); code != exitIncomparable {
+		t.Errorf("check with a data file 404: exit %d, want %d\n%s", code, exitIncomparable, out)
+	}
+	if err := os.Rename(hidden, data[0]); err != nil {
+		t.Fatal(err)
+	}
+
+	// A frozen catalog changed on the server: its sha256 differs.
+	cats, _ := filepath.Glob(filepath.Join(dir, "versions", "*", "ducklake.duckdb"))
+	if len(cats) == 0 {
+		t.Fatal("no frozen catalogs")
+	}
+	f, err := os.OpenFile(cats[0], os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write([]byte{0})
+	f.Close()
+	if out, _, code := runApp(t, "check", remoteNow, cache, url); code != exitDifferent {
+		t.Errorf("check of a tampered catalog: exit %d, want %d\n%s", code, exitDifferent, out)
+	}
+}
+
+// Compile-time: the e2e tests use the store interfaces they document.
+var _ store.Prober = (*s3.Store)(nil)
+
+// dropCondition is a reverse proxy to an S3 endpoint that answers a
+// refused conditional PutObject (412) with success, as a server that
+// ignores If-None-Match does.
+func dropCondition(endpoint string) http.Handler {
+	target, _ := neturl.Parse(endpoint)
+	p := httputil.NewSingleHostReverseProxy(target)
+	p.ModifyResponse = func(resp *http.Response) error {
+		if resp.Request.Method == http.MethodPut && resp.StatusCode == http.StatusPreconditionFailed {
+			resp.StatusCode, resp.Status = http.StatusOK, "200 OK"
+			resp.Body = io.NopCloser(strings.NewReader(""))
+			resp.ContentLength = 0
+			resp.Header.Del("Content-Length")
+			resp.Header.Set("ETag", `"0"`)
+		}
+		return nil
+	}
+	return p
+}

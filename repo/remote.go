@@ -1,0 +1,432 @@
+package repo
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fdl-formats/fdl-formats/compare"
+	"github.com/fdl-formats/fdl-formats/fdljson"
+	"github.com/fdl-formats/fdl-formats/internal/scratch"
+	"github.com/fdl-formats/fdl-formats/store"
+)
+
+// A repository whose store has no local folder (an S3 bucket, a web site)
+// is read through two local folders:
+//
+//   - the run's private work folder, which holds the catalogs the run opens:
+//     each downloaded once, and a frozen catalog used only after its size and
+//     sha256 match version.json;
+//   - the data cache, <Options.Cache>/objects/<store>/, which mirrors the data
+//     files proofs and conversions read, keyed by their path in the store,
+//     each downloaded at most once per run and kept between runs; a cached
+//     file is reused only when its size is the one the catalog records and,
+//     where the store has ETags, its ETag is still the object's.
+
+// Transfer counts what a run moved between the store and this machine.
+type Transfer struct {
+	// Store names the repository (no credentials).
+	Store string `json:"store"`
+	// Downloaded and Uploaded are bytes read from and written to the store.
+	Downloaded int64 `json:"bytes_downloaded"`
+	Uploaded   int64 `json:"bytes_uploaded"`
+	// DataFiles is how many data files were downloaded into the cache;
+	// Cached how many were already there and reused.
+	DataFiles int `json:"data_files_downloaded"`
+	Cached    int `json:"data_files_cached"`
+	// DownloadSeconds is the time spent downloading, summed over the
+	// downloads (parallel ones overlap, so it can exceed the run's time).
+	DownloadSeconds float64 `json:"download_seconds"`
+}
+
+// DownloadProgress reports one finished data-file download.
+type DownloadProgress struct {
+	Key   string
+	Bytes int64 // this file's
+	// Downloaded is every byte read from the store so far in the run.
+	Downloaded int64
+}
+
+// remote is the state of a run over a store without local paths.
+type remote struct {
+	counter  *store.Counter
+	work     string // the run's private folder for catalogs
+	cacheDir string // data cache root for this store, "" when DataPath was given
+	local    string // the local folder standing for data_dir: in the cache, or DataPath
+	dataKey  string // data_dir as a key prefix ("data/")
+	slots    chan struct{}
+	onFile   func(DownloadProgress)
+
+	mu       sync.Mutex
+	catalogs map[string]*fetch // key -> local copy in work
+	files    map[string]*fetch // key -> cached data file
+	stats    Transfer
+}
+
+// fetch is one download shared by every caller that needs the same key.
+type fetch struct {
+	done    chan struct{}
+	path    string
+	problem Problem
+	err     error
+}
+
+func newRemote(counter *store.Counter, cfg *fdljson.Repo, opts *Options) (*remote, error) {
+	work, err := scratch.MkdirTemp(opts.workDir(), remoteWorkPrefix)
+	if err != nil {
+		return nil, fmt.Errorf("create work folder: %w", err)
+	}
+	rm := &remote{
+		counter: counter, work: work,
+		dataKey:  strings.TrimSuffix(cfg.DataDir, "/") + "/",
+		slots:    make(chan struct{}, max(opts.Downloads, 1)),
+		onFile:   opts.OnDownload,
+		catalogs: map[string]*fetch{}, files: map[string]*fetch{},
+	}
+	if opts.Downloads == 0 {
+		rm.slots = make(chan struct{}, 4)
+	}
+	rm.stats.Store = location(counter.Unwrap())
+	if opts.DataPath != "" {
+		if rm.local, err = filepath.Abs(opts.DataPath); err != nil {
+			os.RemoveAll(work)
+			return nil, err
+		}
+	} else if opts.NoDataCache {
+		rm.cacheDir = filepath.Join(work, "objects")
+		rm.local = filepath.Join(rm.cacheDir, filepath.FromSlash(strings.TrimSuffix(rm.dataKey, "/")))
+	} else {
+		cache := opts.Cache
+		if cache == "" {
+			if cache, err = os.UserCacheDir(); err != nil {
+				os.RemoveAll(work)
+				return nil, fmt.Errorf("no data cache folder: %w (set --cache DIR)", err)
+			}
+			cache = filepath.Join(cache, "fdl-formats")
+		}
+		sum := sha256.Sum256([]byte(rm.stats.Store))
+		rm.cacheDir = filepath.Join(cache, "objects", hex.EncodeToString(sum[:8]))
+		if err := os.MkdirAll(rm.cacheDir, 0o755); err != nil {
+			os.RemoveAll(work)
+			return nil, fmt.Errorf("create data cache %s: %w", rm.cacheDir, err)
+		}
+		rm.local = filepath.Join(rm.cacheDir, filepath.FromSlash(strings.TrimSuffix(rm.dataKey, "/")))
+	}
+	return rm, nil
+}
+
+func location(st store.Store) string {
+	if l, ok := st.(store.Location); ok {
+		return l.Location()
+	}
+	return fmt.Sprintf("%T", st)
+}
+
+// dataPath is the local folder that stands for data_dir.
+func (rm *remote) dataPath() string { return rm.local }
+
+// localPath is where the data file key is at hand.
+func (rm *remote) localPath(key string) string {
+	return filepath.Join(rm.local, filepath.FromSlash(strings.TrimPrefix(key, rm.dataKey)))
+}
+
+func (rm *remote) close() { os.RemoveAll(rm.work) }
+
+func (rm *remote) transfer() *Transfer {
+	rm.mu.Lock()
+	defer rm.mu.Unlock()
+	t := rm.stats
+	t.Downloaded, t.Uploaded = rm.counter.Downloaded(), rm.counter.Uploaded()
+	return &t
+}
+
+// once runs get for key at most once per run; every caller gets its result.
+func (rm *remote) once(m map[string]*fetch, key string, get func(*fetch)) *fetch {
+	rm.mu.Lock()
+	f, ok := m[key]
+	if !ok {
+		f = &fetch{done: make(chan struct{})}
+		m[key] = f
+	}
+	rm.mu.Unlock()
+	if !ok {
+		get(f)
+		close(f.done)
+	}
+	<-f.done
+	return f
+}
+
+// catalog downloads a catalog into the work folder once per run. With ref,
+// the copy is hashed while it is written and refused unless its size and
+// sha256 match.
+func (rm *remote) catalog(ctx context.Context, key string, ref *fdljson.FileRef) (string, Problem, error) {
+	f := rm.once(rm.catalogs, key, func(f *fetch) {
+		f.path = filepath.Join(rm.work, filepath.FromSlash(key))
+		sum, n, err := rm.download(ctx, key, f.path)
+		switch {
+		case err != nil:
+			f.problem, f.err = ProblemUnreadable, err
+			if errors.Is(err, fs.ErrNotExist) {
+				f.problem = ProblemInvalid
+			}
+		case ref != nil && n != ref.Bytes:
+			f.problem, f.err = ProblemMismatch, fmt.Errorf("%s: %d bytes, version.json says %d", key, n, ref.Bytes)
+		case ref != nil && sum != ref.SHA256:
+			f.problem, f.err = ProblemMismatch, fmt.Errorf("%s: sha256 %s, version.json says %s", key, sum, ref.SHA256)
+		}
+		if f.err != nil {
+			os.Remove(f.path)
+		}
+	})
+	return f.path, f.problem, f.err
+}
+
+// download copies an object to dst (through a temporary file beside it)
+// and returns its sha256 and size, retrying transient failures.
+func (rm *remote) download(ctx context.Context, key, dst string) (string, int64, error) {
+	start := time.Now()
+	defer func() {
+		rm.mu.Lock()
+		rm.stats.DownloadSeconds += time.Since(start).Seconds()
+		rm.mu.Unlock()
+	}()
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return "", 0, err
+	}
+	var err error
+	for attempt, wait := 0, 200*time.Millisecond; ; attempt, wait = attempt+1, wait*2 {
+		var sum string
+		var n int64
+		sum, n, err = rm.downloadOnce(ctx, key, dst)
+		if err == nil {
+			return sum, n, nil
+		}
+		if errors.Is(err, fs.ErrNotExist) || ctx.Err() != nil || attempt == 2 {
+			return "", 0, err
+		}
+		select {
+		case <-ctx.Done():
+			return "", 0, ctx.Err()
+		case <-time.After(wait):
+		}
+	}
+}
+
+func (rm *remote) downloadOnce(ctx context.Context, key, dst string) (string, int64, error) {
+	rc, err := rm.counter.Open(ctx, key)
+	if err != nil {
+		return "", 0, err
+	}
+	defer rc.Close()
+	tmp, err := os.CreateTemp(filepath.Dir(dst), ".download-*")
+	if err != nil {
+		return "", 0, err
+	}
+	defer os.Remove(tmp.Name())
+	h := sha256.New()
+	n, err := io.Copy(io.MultiWriter(tmp, h), rc)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", 0, fmt.Errorf("download %s: %w", key, err)
+	}
+	if err := os.Rename(tmp.Name(), dst); err != nil {
+		return "", 0, err
+	}
+	return hex.EncodeToString(h.Sum(nil)), n, nil
+}
+
+// ensureData puts the data files a catalog references into the cache (only
+// its delete files with deletesOnly), at most Options.Downloads at a time.
+func (rm *remote) ensureData(ctx context.Context, catalog string, deletesOnly bool) error {
+	if rm.cacheDir == "" {
+		return nil // a local --data folder was given
+	}
+	files, err := rm.needed(ctx, catalog)
+	if err != nil {
+		return err
+	}
+	errs := make([]error, len(files))
+	var wg sync.WaitGroup
+	for i, f := range files {
+		if deletesOnly && !f.Delete {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = rm.dataFile(ctx, f)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// cachedFile is a data file of the store: its key and the size its
+// catalog records.
+type cachedFile struct {
+	key    string
+	size   int64
+	Delete bool
+}
+
+// needed lists the files of a catalog that live under data_dir.
+func (rm *remote) needed(ctx context.Context, catalog string) ([]cachedFile, error) {
+	rd, err := compare.Open(ctx, catalog, compare.ReaderOptions{DataPath: rm.dataPath()})
+	if err != nil {
+		return nil, err
+	}
+	defer rd.Close()
+	all, err := rd.AllFiles(ctx)
+	if err != nil {
+		return nil, err
+	}
+	root := rm.dataPath() + string(os.PathSeparator)
+	var out []cachedFile
+	for _, f := range all {
+		rel, ok := strings.CutPrefix(f.Path, root)
+		if !ok {
+			continue // outside the repository's data folder: not ours to fetch
+		}
+		out = append(out, cachedFile{key: rm.dataKey + filepath.ToSlash(rel), size: f.SizeBytes, Delete: f.Delete})
+	}
+	return out, nil
+}
+
+// dataFile makes one data file present and verified in the cache.
+func (rm *remote) dataFile(ctx context.Context, cf cachedFile) error {
+	f := rm.once(rm.files, cf.key, func(f *fetch) {
+		f.err = rm.fillCache(ctx, cf)
+	})
+	return f.err
+}
+
+func (rm *remote) fillCache(ctx context.Context, cf cachedFile) error {
+	select {
+	case rm.slots <- struct{}{}:
+		defer func() { <-rm.slots }()
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	path := rm.localPath(cf.key)
+	info, err := rm.counter.Stat(ctx, cf.key)
+	if err != nil {
+		return fmt.Errorf("data file %s: %w", cf.key, err)
+	}
+	if info.Size != cf.size {
+		return fmt.Errorf("data file %s: %d bytes in the store, the catalog records %d", cf.key, info.Size, cf.size)
+	}
+	if st, err := os.Stat(path); err == nil && st.Size() == cf.size {
+		tag, _ := os.ReadFile(path + ".etag")
+		if info.ETag == "" || string(tag) == info.ETag {
+			rm.mu.Lock()
+			rm.stats.Cached++
+			rm.mu.Unlock()
+			return nil
+		}
+	}
+	_, n, err := rm.download(ctx, cf.key, path)
+	if err != nil {
+		return fmt.Errorf("data file %s: %w", cf.key, err)
+	}
+	if n != cf.size {
+		os.Remove(path)
+		return fmt.Errorf("data file %s: downloaded %d bytes, the catalog records %d", cf.key, n, cf.size)
+	}
+	if info.ETag != "" {
+		if err := os.WriteFile(path+".etag", []byte(info.ETag), 0o644); err != nil {
+			return err
+		}
+	} else {
+		os.Remove(path + ".etag")
+	}
+	rm.mu.Lock()
+	rm.stats.DataFiles++
+	rm.mu.Unlock()
+	if rm.onFile != nil {
+		rm.onFile(DownloadProgress{Key: cf.key, Bytes: n, Downloaded: rm.counter.Downloaded()})
+	}
+	return nil
+}
+
+// uploadNew puts into the store the data files the converted catalog out
+// references and the source does not (delete files that --rewrite-deletes
+// wrote into the local data folder), each with the store's Create, which
+// never replaces an object. A file already there must have the same bytes.
+func (rm *remote) uploadNew(ctx context.Context, src, out string) error {
+	before, err := rm.needed(ctx, src)
+	if err != nil {
+		return err
+	}
+	after, err := rm.needed(ctx, out)
+	if err != nil {
+		return err
+	}
+	known := map[string]bool{}
+	for _, f := range before {
+		known[f.key] = true
+	}
+	for _, f := range after {
+		if known[f.key] {
+			continue
+		}
+		if err := rm.upload(ctx, f.key); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (rm *remote) upload(ctx context.Context, key string) error {
+	path := rm.localPath(key)
+	file, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("upload %s: %w", key, err)
+	}
+	defer file.Close()
+	err = rm.counter.Create(ctx, key, file)
+	if !errors.Is(err, store.ErrExists) {
+		return err
+	}
+	// Names are deterministic: an earlier or concurrent run wrote it.
+	local, _, err := hashFile(path)
+	if err != nil {
+		return err
+	}
+	other := path + ".remote"
+	theirs, _, err := rm.download(ctx, key, other)
+	if err != nil {
+		return err
+	}
+	if theirs == local {
+		os.Remove(other)
+		return nil
+	}
+	// Keep the store's bytes so that the next run reuses them.
+	if err := os.Rename(other, path); err != nil {
+		return err
+	}
+	return fmt.Errorf("upload %s: %w with other bytes (written by a concurrent run?); run again to reuse it", key, store.ErrExists)
+}
+
+func hashFile(path string) (string, int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", 0, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	return hex.EncodeToString(h.Sum(nil)), n, err
+}

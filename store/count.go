@@ -1,0 +1,72 @@
+package store
+
+import (
+	"context"
+	"io"
+	"os"
+	"sync/atomic"
+)
+
+// Counter wraps a Store and counts the bytes read through Open and written
+// through Create, for the "bytes downloaded and uploaded" of a run's report.
+// It hides any optional interface of the wrapped store; use Unwrap to reach
+// them.
+type Counter struct {
+	Store
+	down, up atomic.Int64
+}
+
+// NewCounter wraps s.
+func NewCounter(s Store) *Counter { return &Counter{Store: s} }
+
+// Unwrap returns the wrapped store.
+func (c *Counter) Unwrap() Store { return c.Store }
+
+// Downloaded is the number of bytes read through Open so far.
+func (c *Counter) Downloaded() int64 { return c.down.Load() }
+
+// Uploaded is the number of bytes of objects Create has written so far.
+func (c *Counter) Uploaded() int64 { return c.up.Load() }
+
+// Open implements Store.
+func (c *Counter) Open(ctx context.Context, key string) (io.ReadCloser, error) {
+	rc, err := c.Store.Open(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	return &countingReader{ReadCloser: rc, n: &c.down}, nil
+}
+
+// Create implements Store; only an object actually written counts. A
+// regular file is passed on as it is (stores may seek it) and counted by
+// its size.
+func (c *Counter) Create(ctx context.Context, key string, r io.Reader) error {
+	if f, ok := r.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			if pos, err := f.Seek(0, io.SeekCurrent); err == nil {
+				err := c.Store.Create(ctx, key, f)
+				if err == nil {
+					c.up.Add(st.Size() - pos)
+				}
+				return err
+			}
+		}
+	}
+	var n atomic.Int64
+	err := c.Store.Create(ctx, key, &countingReader{ReadCloser: io.NopCloser(r), n: &n})
+	if err == nil {
+		c.up.Add(n.Load())
+	}
+	return err
+}
+
+type countingReader struct {
+	io.ReadCloser
+	n *atomic.Int64
+}
+
+func (r *countingReader) Read(p []byte) (int, error) {
+	n, err := r.ReadCloser.Read(p)
+	r.n.Add(int64(n))
+	return n, err
+}

@@ -1,0 +1,383 @@
+// Package s3 is the store.Store of a prefix in an S3-compatible bucket (AWS
+// S3, Cloudflare R2, MinIO, versitygw and others), on the AWS SDK for Go v2.
+//
+// Create never replaces an object: it is a PutObject with
+// "If-None-Match: *", which the server refuses with 412 when the key is
+// there (store.ErrExists). A 409 ConditionalRequestConflict (another write
+// of the key in flight) is retried with backoff. A server that ignores the
+// condition would let two writers replace each other's objects, so Probe
+// checks once per run that it is honoured.
+package s3
+
+import (
+	"context"
+	"crypto/md5"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+	smithy "github.com/aws/smithy-go"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
+
+	"github.com/fdl-formats/fdl-formats/store"
+)
+
+// PrivatePrefix is the folder, directly under the store's prefix, that holds
+// the conditional-write probe's objects. List does not show it.
+const PrivatePrefix = ".fdl-formats/"
+
+// Options configure New. The zero value is AWS S3 with the SDK's default
+// credential chain and region.
+type Options struct {
+	// Endpoint is the base URL of a non-AWS service (R2, MinIO, ...). Empty
+	// means AWS_ENDPOINT_URL_S3, then AWS_ENDPOINT_URL, then AWS itself.
+	Endpoint string
+	// VirtualHosted turns path-style addressing off when an endpoint is
+	// given (bucket.host instead of host/bucket).
+	VirtualHosted bool
+	// Region overrides the SDK's region; with an endpoint and no region
+	// anywhere, "auto" is used (what R2 wants; MinIO and most gateways
+	// accept any).
+	Region string
+	// HTTPClient, if set, replaces the SDK's HTTP client.
+	HTTPClient *http.Client
+	// Getenv reads the environment; nil means os.Getenv.
+	Getenv func(string) string
+}
+
+// Store is a prefix of a bucket.
+type Store struct {
+	client   *s3.Client
+	bucket   string
+	prefix   string // "" or ending in "/"
+	endpoint string
+}
+
+var (
+	_ store.Store    = (*Store)(nil)
+	_ store.Prober   = (*Store)(nil)
+	_ store.Location = (*Store)(nil)
+	_ store.URLStore = (*Store)(nil)
+)
+
+// New returns the store of s3://bucket/prefix.
+func New(ctx context.Context, bucket, prefix string, opts Options) (*Store, error) {
+	if bucket == "" {
+		return nil, fmt.Errorf("s3: no bucket")
+	}
+	prefix = strings.Trim(prefix, "/")
+	if prefix != "" {
+		if err := store.ValidateKey(prefix); err != nil {
+			return nil, fmt.Errorf("s3://%s/%s: %w", bucket, prefix, err)
+		}
+		prefix += "/"
+	}
+	getenv := opts.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	endpoint := opts.Endpoint
+	for _, name := range []string{"AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL"} {
+		if endpoint == "" {
+			endpoint = getenv(name)
+		}
+	}
+	var loadOpts []func(*config.LoadOptions) error
+	if opts.Region != "" {
+		loadOpts = append(loadOpts, config.WithRegion(opts.Region))
+	}
+	if opts.HTTPClient != nil {
+		loadOpts = append(loadOpts, config.WithHTTPClient(opts.HTTPClient))
+	}
+	cfg, err := config.LoadDefaultConfig(ctx, loadOpts...)
+	if err != nil {
+		return nil, fmt.Errorf("s3://%s: load AWS configuration: %w", bucket, err)
+	}
+	if cfg.Region == "" {
+		if endpoint == "" {
+			return nil, fmt.Errorf("s3://%s: no region: set AWS_REGION (or a profile's region)", bucket)
+		}
+		cfg.Region = "auto"
+	}
+	client := s3.NewFromConfig(cfg, func(o *s3.Options) {
+		if endpoint != "" {
+			o.BaseEndpoint = aws.String(endpoint)
+			o.UsePathStyle = !opts.VirtualHosted
+		}
+		// Plain signed payloads: what every S3-compatible server accepts
+		// (the SDK's default CRC trailers are not understood everywhere).
+		o.RequestChecksumCalculation = aws.RequestChecksumCalculationWhenRequired
+		o.ResponseChecksumValidation = aws.ResponseChecksumValidationWhenRequired
+	})
+	return &Store{client: client, bucket: bucket, prefix: prefix, endpoint: endpoint}, nil
+}
+
+// Location implements store.Location: s3://bucket/prefix, and the endpoint
+// when one is set (never credentials).
+func (s *Store) Location() string {
+	loc := "s3://" + s.bucket + "/" + strings.TrimSuffix(s.prefix, "/")
+	if s.endpoint != "" {
+		loc += " at " + s.endpoint
+	}
+	return loc
+}
+
+// BaseURL implements store.URLStore: s3://bucket/prefix/, as DuckDB's
+// httpfs reads it.
+func (s *Store) BaseURL() string { return "s3://" + s.bucket + "/" + s.prefix }
+
+func (s *Store) key(k string) *string { return aws.String(s.prefix + k) }
+
+// Open implements store.Store.
+func (s *Store) Open(ctx context.Context, key string) (io.ReadCloser, error) {
+	if err := store.ValidateKey(key); err != nil {
+		return nil, err
+	}
+	out, err := s.client.GetObject(ctx, &s3.GetObjectInput{Bucket: &s.bucket, Key: s.key(key)})
+	if err != nil {
+		return nil, s.wrap("open", key, err)
+	}
+	return out.Body, nil
+}
+
+// Stat implements store.Store.
+func (s *Store) Stat(ctx context.Context, key string) (store.ObjectInfo, error) {
+	if err := store.ValidateKey(key); err != nil {
+		return store.ObjectInfo{}, err
+	}
+	out, err := s.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &s.bucket, Key: s.key(key)})
+	if err != nil {
+		return store.ObjectInfo{}, s.wrap("stat", key, err)
+	}
+	info := store.ObjectInfo{Key: key, Size: aws.ToInt64(out.ContentLength), ETag: unquote(aws.ToString(out.ETag))}
+	if out.LastModified != nil {
+		info.ModTime = *out.LastModified
+	}
+	return info, nil
+}
+
+// List implements store.Store.
+func (s *Store) List(ctx context.Context, prefix string) ([]store.ObjectInfo, error) {
+	if err := store.ValidatePrefix(prefix); err != nil {
+		return nil, err
+	}
+	out := []store.ObjectInfo{}
+	pages := s3.NewListObjectsV2Paginator(s.client, &s3.ListObjectsV2Input{Bucket: &s.bucket, Prefix: aws.String(s.prefix + prefix)})
+	for pages.HasMorePages() {
+		page, err := pages.NextPage(ctx)
+		if err != nil {
+			return nil, s.wrap("list", prefix, err)
+		}
+		for _, o := range page.Contents {
+			key := strings.TrimPrefix(aws.ToString(o.Key), s.prefix)
+			if strings.HasPrefix(key, PrivatePrefix) || store.ValidateKey(key) != nil {
+				continue // the probe's, or a name no store key can have
+			}
+			info := store.ObjectInfo{Key: key, Size: aws.ToInt64(o.Size), ETag: unquote(aws.ToString(o.ETag))}
+			if o.LastModified != nil {
+				info.ModTime = *o.LastModified
+			}
+			out = append(out, info)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	return out, nil
+}
+
+// Create implements store.Store with a conditional PutObject. The body is
+// spooled to a temporary file first unless r can seek, so that a failing
+// reader or a canceled context never sends a partial object, and the SDK
+// can sign and resend it.
+func (s *Store) Create(ctx context.Context, key string, r io.Reader) error {
+	if err := store.ValidateKey(key); err != nil {
+		return err
+	}
+	body, size, cleanup, err := seekable(ctx, r)
+	if err != nil {
+		return fmt.Errorf("create %s: %w", key, err)
+	}
+	defer cleanup()
+	return s.put(ctx, key, body, size)
+}
+
+// put sends a conditional PutObject until its outcome is known. A 409 is
+// retried with backoff. A request whose answer was lost (connection reset:
+// servers may refuse a conditional write before reading the body, and
+// close the connection) is ambiguous: the object's ETag then tells whether
+// the object there is this body (its MD5, the ETag of a single-part put)
+// or another writer's.
+func (s *Store) put(ctx context.Context, key string, body io.ReadSeeker, size int64) error {
+	backoff := 50 * time.Millisecond
+	ambiguous := false
+	for attempt := 0; ; attempt++ {
+		if _, err := body.Seek(0, io.SeekStart); err != nil {
+			return fmt.Errorf("create %s: %w", key, err)
+		}
+		_, err := s.client.PutObject(ctx, &s3.PutObjectInput{
+			Bucket: &s.bucket, Key: s.key(key), Body: body, ContentLength: aws.Int64(size),
+			IfNoneMatch: aws.String("*"),
+		}, func(o *s3.Options) { o.RetryMaxAttempts = 1 }) // retried here, knowing the outcome
+		code := status(err)
+		switch {
+		case err == nil:
+			return nil
+		case code == http.StatusPreconditionFailed && !ambiguous:
+			return fmt.Errorf("create %s: %w", key, store.ErrExists)
+		case code == http.StatusConflict && attempt < 10:
+			// ConditionalRequestConflict: a concurrent write of the key is
+			// in flight; its outcome decides ours.
+		case code == http.StatusPreconditionFailed, ctx.Err() == nil && (code == 0 || code >= 500) && attempt < 5:
+			ambiguous = true
+			mine, present, herr := s.holds(ctx, key, body)
+			switch {
+			case herr != nil:
+				return fmt.Errorf("create %s: %w (and then: %w)", key, err, herr)
+			case present && mine:
+				return nil
+			case present:
+				return fmt.Errorf("create %s: %w", key, store.ErrExists)
+			case code == http.StatusPreconditionFailed:
+				return fmt.Errorf("create %s: refused (412) but absent: %w", key, err)
+			}
+		default:
+			if ctx.Err() != nil {
+				return fmt.Errorf("create %s: %w", key, ctx.Err())
+			}
+			return s.wrap("create", key, err)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("create %s: %w", key, ctx.Err())
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, 2*time.Second)
+	}
+}
+
+// holds reports whether key is present and whether it holds body (by the
+// MD5 ETag of a single-part put).
+func (s *Store) holds(ctx context.Context, key string, body io.ReadSeeker) (mine, present bool, err error) {
+	info, err := s.Stat(ctx, key)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, false, nil
+	}
+	if err != nil {
+		return false, false, err
+	}
+	if _, err := body.Seek(0, io.SeekStart); err != nil {
+		return false, true, err
+	}
+	h := md5.New()
+	if _, err := io.Copy(h, body); err != nil {
+		return false, true, err
+	}
+	return strings.EqualFold(info.ETag, hex.EncodeToString(h.Sum(nil))), true, nil
+}
+
+// Probe implements store.Prober: it creates an object under PrivatePrefix,
+// creates it again, and expects the second write refused with 412; then it
+// deletes the object (which needs s3:DeleteObject; without it the few
+// bytes stay and an error says so only if the probe itself failed).
+func (s *Store) Probe(ctx context.Context) error {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	key := PrivatePrefix + "probe-" + hex.EncodeToString(b[:])
+	defer func() {
+		// Best effort, with its own deadline: the run may be over.
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		_, _ = s.client.DeleteObject(dctx, &s3.DeleteObjectInput{Bucket: &s.bucket, Key: s.key(key)})
+	}()
+	for i, want := range []error{nil, store.ErrExists} {
+		err := s.put(ctx, key, strings.NewReader("fdl-formats conditional write probe\n"), 36)
+		switch {
+		case i == 0 && status(err) == http.StatusNotImplemented:
+			return fmt.Errorf("%w: %s does not implement conditional writes (If-None-Match: *): %v", store.ErrUnsafe, s.Location(), err)
+		case i == 0 && err != nil:
+			return fmt.Errorf("probe conditional writes on %s: %w", s.Location(), err)
+		case i == 1 && err == nil:
+			return fmt.Errorf("%w: %s ignored If-None-Match: * (a second write of %s replaced the first); publishing there could replace another writer's object", store.ErrUnsafe, s.Location(), key)
+		case i == 1 && !errors.Is(err, want):
+			return fmt.Errorf("probe conditional writes on %s: %w", s.Location(), err)
+		}
+	}
+	return nil
+}
+
+// wrap turns SDK errors into the store's: a missing object wraps
+// fs.ErrNotExist.
+func (s *Store) wrap(op, key string, err error) error {
+	var nsk *types.NoSuchKey
+	var nf *types.NotFound
+	if errors.As(err, &nsk) || errors.As(err, &nf) || status(err) == http.StatusNotFound {
+		var api smithy.APIError
+		if errors.As(err, &api) && api.ErrorCode() == "NoSuchBucket" {
+			return fmt.Errorf("%s %s: bucket %s: %w", op, key, s.bucket, err)
+		}
+		return fmt.Errorf("%s %s: %w", op, key, fs.ErrNotExist)
+	}
+	return fmt.Errorf("%s %s in %s: %w", op, key, s.Location(), err)
+}
+
+func status(err error) int {
+	var re *smithyhttp.ResponseError
+	if errors.As(err, &re) {
+		return re.HTTPStatusCode()
+	}
+	return 0
+}
+
+func unquote(etag string) string { return strings.Trim(etag, `"`) }
+
+// seekable returns r as a ReadSeeker and its size: r itself when it is a
+// regular file, else a spooled temporary copy (removed by cleanup).
+func seekable(ctx context.Context, r io.Reader) (io.ReadSeeker, int64, func(), error) {
+	if f, ok := r.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			pos, err := f.Seek(0, io.SeekCurrent)
+			if err == nil {
+				sec := io.NewSectionReader(f, pos, st.Size()-pos)
+				return sec, sec.Size(), func() {}, nil
+			}
+		}
+	}
+	tmp, err := os.CreateTemp("", "fdl-s3-put-*")
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	cleanup := func() { tmp.Close(); os.Remove(tmp.Name()) }
+	n, err := io.Copy(tmp, ctxReader{ctx, r})
+	if err != nil {
+		cleanup()
+		return nil, 0, nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		cleanup()
+		return nil, 0, nil, err
+	}
+	return tmp, n, cleanup, nil
+}
+
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
