@@ -404,6 +404,10 @@ func TestHTTPRepository(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, "bytes downloaded") {
 		t.Fatalf("check %s: exit %d\n%s\n%s", url, code, out, errOut)
 	}
+	// --no-cache: the data files go to the run's work folder, gone after it.
+	if out, errOut, code := runApp(t, "check", remoteNow, "--no-cache", url); code != exitOK || !strings.Contains(out, "12 data files") {
+		t.Errorf("check --no-cache %s: exit %d\n%s\n%s", url, code, out, errOut)
+	}
 	if _, errOut, code := runAppStderr(t, "backfill", remoteNow, cache, url); code != exitUsage || !strings.Contains(errOut, "read-only") {
 		t.Errorf("backfill of a web site: exit %d, want %d\n%s", code, exitUsage, errOut)
 	}
