@@ -75,7 +75,7 @@ type CatalogInfo struct {
 
 // Difference is one reason the catalogs differ.
 type Difference struct {
-	Kind     string `json:"kind"` // snapshot, schema, files, rows, row_ids
+	Kind     string `json:"kind"` // snapshot, schema, files, rows, row_ids, reader, unreadable
 	Snapshot *int64 `json:"snapshot,omitempty"`
 	// Through, when set, is the last snapshot of a run of compared
 	// snapshots at which the same difference holds.
@@ -120,7 +120,7 @@ func orNone(s string) string {
 type TableResult struct {
 	Snapshot int64    `json:"snapshot"`
 	Table    string   `json:"table"`
-	Status   string   `json:"status"` // matched, differed, only_a, only_b
+	Status   string   `json:"status"` // matched, differed, only_a, only_b, unreadable
 	A        *Digest  `json:"a,omitempty"`
 	B        *Digest  `json:"b,omitempty"`
 	Rows     *RowDiff `json:"first_differing_rows,omitempty"`
@@ -414,12 +414,9 @@ func (c *comparison) table(s int64, x, y Table) error {
 	t0 = time.Now()
 	defer func() { c.rep.Timings.RowsMS += time.Since(t0).Milliseconds() }()
 	opts := ScanOptions{RowIDs: true}
-	da, _, err := c.a.TableDigest(c.ctx, x, s, opts)
-	if err != nil {
-		return err
-	}
-	db, _, err := c.b.TableDigest(c.ctx, y, s, opts)
-	if err != nil {
+	da, _, errA := c.a.TableDigest(c.ctx, x, s, opts)
+	db, _, errB := c.b.TableDigest(c.ctx, y, s, opts)
+	if done, err := c.unreadable(s, x, errA, errB); done || err != nil {
 		return err
 	}
 	res := TableResult{Snapshot: s, Table: x.FullName(), Status: "matched", A: &da, B: &db}
@@ -447,6 +444,35 @@ func (c *comparison) table(s int64, x, y Table) error {
 	}
 	c.rep.Tables = append(c.rep.Tables, res)
 	return nil
+}
+
+// unreadable reports a table that the real reader of one side's format
+// cannot read (UnreadableError, a modelled reader quirk) as a difference of
+// kind "unreadable": a reader of that catalog gets an error, not the rows.
+// done says the table's rows were not compared; err is any other failure.
+func (c *comparison) unreadable(s int64, x Table, errA, errB error) (done bool, err error) {
+	ua, okA := AsUnreadable(errA)
+	ub, okB := AsUnreadable(errB)
+	if (errA != nil && !okA) || (errB != nil && !okB) {
+		return true, errors.Join(errA, errB)
+	}
+	if !okA && !okB {
+		return false, nil
+	}
+	d := Difference{Kind: "unreadable", Snapshot: ptr(s), Table: x.FullName()}
+	var side []string
+	if okA {
+		d.A = "cannot read: " + ua.Quirk.Name
+		side = append(side, "A: "+ua.Error())
+	}
+	if okB {
+		d.B = "cannot read: " + ub.Quirk.Name
+		side = append(side, "B: "+ub.Error())
+	}
+	d.Reason = "the reader of a catalog's format cannot read this table (" + strings.Join(side, "; ") + ")"
+	c.add(d)
+	c.rep.Tables = append(c.rep.Tables, TableResult{Snapshot: s, Table: x.FullName(), Status: "unreadable"})
+	return true, nil
 }
 
 // firstPositionDiff names the first delete position present on one side only.

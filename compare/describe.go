@@ -61,7 +61,7 @@ func (r *Reader) schemaEntries(ctx context.Context, snap int64) (entries, error)
 					dt = strings.ToUpper(c.Type) // children are entries of their own
 				}
 				e[fmt.Sprintf("column %s (id %d)", prefix, c.ID)] = fmt.Sprintf("name=%s type=%s position=%d parent=%d nulls_allowed=%t initial_default=%s default=%s",
-					c.Name, dt, i, parent, c.NullsAllowed, optString(c.InitialDefault), optString(r.normDefault(c.DefaultValue)))
+					c.Name, dt, i, parent, c.NullsAllowed, optString(c.readDefault()), optString(r.normDefault(c.DefaultValue)))
 				if err := walk(prefix, c.Children, c.ID); err != nil {
 					return err
 				}

@@ -4,27 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strings"
 )
-
-// hiveValue takes a partition column's value from the Hive path segment
-// name=value of a data file path (§5.4, is_partition).
-func hiveValue(path, name string, c *Column) (string, error) {
-	dt, err := c.DuckType()
-	if err != nil {
-		return "", err
-	}
-	for _, seg := range strings.Split(path, "/") {
-		k, v, ok := strings.Cut(seg, "=")
-		if ok && k == name {
-			if v == "__HIVE_DEFAULT_PARTITION__" {
-				return "CAST(NULL AS " + dt + ")", nil
-			}
-			return "CAST(url_decode(" + sqlString(v) + ") AS " + dt + ")", nil
-		}
-	}
-	return "", fmt.Errorf("partition column %s: no %s=... segment in %s", c.Name, name, path)
-}
 
 // mapEntry is one node of a name mapping (§5.4).
 type mapEntry struct {

@@ -58,6 +58,10 @@ type Reader struct {
 	deletesSnap int64
 	// maxInlinePositions: longer delete lists are staged in a temp table.
 	maxInlinePositions int
+	// statsChecked and statsBadTables cache the check of
+	// formats.QuirkTableStatsNeedColumnStats (catalog-wide).
+	statsChecked   bool
+	statsBadTables []int64
 }
 
 // Open attaches a catalog read-only in a private in-memory DuckDB and detects

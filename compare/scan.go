@@ -63,6 +63,9 @@ func (r *Reader) Scan(ctx context.Context, t Table, snap int64, opts ScanOptions
 	if len(cols) == 0 {
 		return nil, fmt.Errorf("%s in %s at snapshot %d has no columns", t.FullName(), r.path, snap)
 	}
+	if err := r.statsFailure(ctx, t); err != nil {
+		return nil, err
+	}
 	files, err := r.Files(ctx, t, snap)
 	if err != nil {
 		return nil, err
@@ -119,7 +122,9 @@ func (r *Reader) emptySQL(ctx context.Context, t Table, snap int64, opts ScanOpt
 	return "SELECT " + strings.Join(sel, ", ") + " WHERE false", nil
 }
 
-// fileSQL builds the query of one data file at a snapshot (§5.4–5.7).
+// fileSQL builds the query of one data file at a snapshot (§5.4–5.7): the
+// projection of the file's columns onto the table's (project*), the row id,
+// the partial-file filter and the deletes.
 func (r *Reader) fileSQL(ctx context.Context, t Table, f DataFile, cols []*Column, snap int64, opts ScanOptions) (string, error) {
 	if err := checkExists(f.Path); err != nil {
 		return "", err
@@ -136,164 +141,116 @@ func (r *Reader) fileSQL(ctx context.Context, t Table, f DataFile, cols []*Colum
 	} else if err := r.checkEncryptedNested(ctx, t, cols); err != nil {
 		return "", err
 	}
-	var sel []string
-	var from string
-	var snapCol, rowCol string
+	var p projection
 	switch {
 	case f.MappingID != nil:
-		mapping, err := r.nameMapping(ctx, *f.MappingID)
-		if err != nil {
-			return "", err
-		}
-		if root == nil {
-			return "", &UnsupportedError{What: "encrypted file with a name mapping"}
-		}
-		from = fmt.Sprintf("read_parquet(%s, file_row_number = true, hive_partitioning = false%s)", sqlString(f.Path), kp)
-		for _, c := range cols {
-			pc, me := byMapping{}.match(root, c, mapping)
-			var e string
-			switch {
-			case me != nil && me.isPartition:
-				e, err = hiveValue(f.Path, me.source, c)
-			case pc == nil:
-				e, err = c.defaultExpr()
-			default:
-				e, err = valueExpr(ident(pc.Name), pc, c, byMapping{}, me, 0)
-			}
-			if err != nil {
-				return "", err
-			}
-			sel = append(sel, e+" AS "+ident(c.Name))
-		}
-		if root.childByName("_ducklake_internal_row_id") != nil {
-			rowCol = ident("_ducklake_internal_row_id")
-		}
-		if root.childByName("_ducklake_internal_snapshot_id") != nil {
-			snapCol = ident("_ducklake_internal_snapshot_id")
-		}
+		p, err = r.projectByMapping(ctx, t, f, root, cols, kp)
 	case root != nil && !root.hasFieldIDs():
-		// Reader leniency: no field ids and no mapping -> by position.
-		from = fmt.Sprintf("read_parquet(%s, file_row_number = true%s)", sqlString(f.Path), kp)
-		for i, c := range cols {
-			var e string
-			if i < len(root.Children) {
-				e, err = valueExpr(ident(root.Children[i].Name), root.Children[i], c, byFieldID{}, nil, 0)
-			} else {
-				e, err = c.defaultExpr()
-			}
-			if err != nil {
-				return "", err
-			}
-			sel = append(sel, e+" AS "+ident(c.Name))
-		}
+		p, err = r.projectUnmapped(f, root, cols, kp)
 	default:
-		// Field ids: DuckDB maps them to names, types and defaults through
-		// read_parquet's schema parameter; nested columns are read with the
-		// file's own shape and rebuilt field by field by valueExpr.
-		var entries []string
-		for _, c := range cols {
-			dt, err := c.DuckType()
-			if err != nil {
-				return "", err
-			}
-			name := fmt.Sprintf("c%d", c.ID)
-			var pc *pnode
-			if root != nil {
-				pc = root.childByID(c.ID)
-			}
-			typ := dt
-			if pc != nil && c.nested() {
-				typ = pc.physType()
-			}
-			def := "NULL"
-			if c.InitialDefault != nil && pc == nil {
-				def = sqlString(*c.InitialDefault)
-			}
-			entries = append(entries, fmt.Sprintf("%d: {name: %s, type: %s, default_value: %s}", c.ID, sqlString(name), sqlString(typ), def))
-			e := ident(name)
-			if pc != nil && c.nested() {
-				if e, err = valueExpr(e, pc, c, byFieldID{}, nil, 0); err != nil {
-					return "", err
-				}
-			} else if pc == nil && root != nil {
-				if e, err = c.defaultExpr(); err != nil {
-					return "", err
-				}
-			}
-			sel = append(sel, e+" AS "+ident(c.Name))
-		}
-		entries = append(entries,
-			fmt.Sprintf("%d: {name: '__fdl_rid', type: 'BIGINT', default_value: NULL}", rowIDFieldID),
-			fmt.Sprintf("%d: {name: '__fdl_snap', type: 'BIGINT', default_value: NULL}", snapshotFieldID))
-		from = fmt.Sprintf("read_parquet(%s, schema = MAP {%s}, file_row_number = true%s)", sqlString(f.Path), strings.Join(entries, ", "), kp)
-		rowCol, snapCol = "__fdl_rid", "__fdl_snap"
+		p, err = projectByFieldID(f, root, cols, kp)
+	}
+	if err != nil {
+		return "", err
 	}
 	if opts.RowIDs {
-		start := "NULL"
-		if f.RowIDStart != nil {
-			start = fmt.Sprintf("%d", *f.RowIDStart)
-		}
-		e := fmt.Sprintf("CAST(%s + file_row_number AS BIGINT)", start)
-		if rowCol != "" {
-			e = fmt.Sprintf("COALESCE(%s, %s)", rowCol, e)
-		}
-		sel = append(sel, e+" AS "+RowIDColumn)
+		p.sel = append(p.sel, rowIDExpr(f, p.rowCol)+" AS "+RowIDColumn)
 	}
 	if opts.positions {
-		sel = append(sel, "file_row_number AS "+positionColumn)
+		p.sel = append(p.sel, "file_row_number AS "+positionColumn)
 	}
-	var where []string
+	where, err := partialFilter(f, p.snapCol, snap)
+	if err != nil {
+		return "", err
+	}
+	del, err := r.deleteFilter(ctx, t, f, snap, opts.deletes)
+	if err != nil {
+		return "", err
+	}
+	if del != "" {
+		where = append(where, del)
+	}
+	q := "SELECT " + strings.Join(p.sel, ", ") + " FROM " + p.from
+	if len(where) > 0 {
+		q += " WHERE " + strings.Join(where, " AND ")
+	}
+	return q, nil
+}
+
+// rowIDExpr is a file row's id (§5.7): the stored row id when the file has
+// one, else row_id_start + position.
+func rowIDExpr(f DataFile, rowCol string) string {
+	start := "NULL"
+	if f.RowIDStart != nil {
+		start = fmt.Sprintf("%d", *f.RowIDStart)
+	}
+	e := fmt.Sprintf("CAST(%s + file_row_number AS BIGINT)", start)
+	if rowCol != "" {
+		e = fmt.Sprintf("COALESCE(%s, %s)", rowCol, e)
+	}
+	return e
+}
+
+// partialFilter keeps the rows of a partial file visible at snap: by the
+// per-row snapshot column (partial_max, 'partial_max:N') or by position
+// (split lists 's:n|...').
+func partialFilter(f DataFile, snapCol string, snap int64) ([]string, error) {
+	bySnapshot := func(what string) ([]string, error) {
+		if snapCol == "" {
+			return nil, fmt.Errorf("partial file (%s) has no _ducklake_internal_snapshot_id column", what)
+		}
+		return []string{fmt.Sprintf("%s <= %d", snapCol, snap)}, nil
+	}
 	switch {
 	case f.PartialMax != nil && *f.PartialMax > snap:
-		if snapCol == "" {
-			return "", fmt.Errorf("partial file (partial_max %d) has no _ducklake_internal_snapshot_id column", *f.PartialMax)
-		}
-		where = append(where, fmt.Sprintf("%s <= %d", snapCol, snap))
+		return bySnapshot(fmt.Sprintf("partial_max %d", *f.PartialMax))
 	case f.PartialInfo != nil && *f.PartialInfo != "":
 		info := *f.PartialInfo
 		if rest, ok := strings.CutPrefix(info, "partial_max:"); ok {
 			var n int64
 			if _, err := fmt.Sscan(rest, &n); err != nil {
-				return "", fmt.Errorf("bad partial_file_info %q", info)
+				return nil, fmt.Errorf("bad partial_file_info %q", info)
 			}
 			if n > snap {
-				if snapCol == "" {
-					return "", fmt.Errorf("partial file (%s) has no _ducklake_internal_snapshot_id column", info)
-				}
-				where = append(where, fmt.Sprintf("%s <= %d", snapCol, snap))
+				return bySnapshot(info)
 			}
-		} else {
-			limit, _, err := splitLimit(info, snap)
-			if err != nil {
-				return "", err
-			}
-			where = append(where, fmt.Sprintf("file_row_number < %d", limit))
+			return nil, nil
 		}
+		limit, _, err := splitLimit(info, snap)
+		if err != nil {
+			return nil, err
+		}
+		return []string{fmt.Sprintf("file_row_number < %d", limit)}, nil
+	}
+	return nil, nil
+}
+
+// deleteFilter applies the positions deleted at snap as opts.deletes says:
+// excluded (what a reader sees), ignored, or the only rows kept ("" when
+// nothing is filtered).
+func (r *Reader) deleteFilter(ctx context.Context, t Table, f DataFile, snap int64, mode deleteMode) (string, error) {
+	if mode == deletesIgnored {
+		return "", nil
 	}
 	deleted, err := r.DeletedPositions(ctx, t, f, snap)
 	if err != nil {
 		return "", err
 	}
-	switch {
-	case opts.deletes == deletesOnly && len(deleted) == 0:
-		where = append(where, "false")
-	case opts.deletes == deletesIgnored || len(deleted) == 0:
-	default:
-		set, err := r.positionSet(ctx, deleted)
-		if err != nil {
-			return "", err
+	if len(deleted) == 0 {
+		if mode == deletesOnly {
+			return "false", nil
 		}
-		op := "NOT IN"
-		if opts.deletes == deletesOnly {
-			op = "IN"
-		}
-		where = append(where, "file_row_number "+op+" ("+set+")")
+		return "", nil
 	}
-	q := "SELECT " + strings.Join(sel, ", ") + " FROM " + from
-	if len(where) > 0 {
-		q += " WHERE " + strings.Join(where, " AND ")
+	set, err := r.positionSet(ctx, deleted)
+	if err != nil {
+		return "", err
 	}
-	return q, nil
+	op := "NOT IN"
+	if mode == deletesOnly {
+		op = "IN"
+	}
+	return "file_row_number " + op + " (" + set + ")", nil
 }
 
 // positionSet returns a subquery yielding the positions: a literal list

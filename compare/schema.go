@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/fdl-formats/fdl-formats/formats"
 )
 
 // Column is a table column (or nested field) visible at a snapshot, as
@@ -19,6 +21,9 @@ type Column struct {
 	NullsAllowed   bool      `json:"nulls_allowed"`
 	Order          int64     `json:"order"`
 	Children       []*Column `json:"children,omitempty"`
+	// quirks are the reader quirks of the catalog's format (how its real
+	// reader reads this column).
+	quirks formats.ReaderQuirk
 }
 
 // Columns returns the top-level columns of a table at a snapshot, in
@@ -54,6 +59,7 @@ func (r *Reader) columnsAt(ctx context.Context, tableID, snap int64, topOnly boo
 		}
 		c.InitialDefault, c.DefaultValue = nullString(initial), nullString(def)
 		c.NullsAllowed = !nulls.Valid || nulls.Bool
+		c.quirks = r.format.Quirks
 		cp := &c
 		byID[c.ID] = cp
 		if parent.Valid {
@@ -155,14 +161,16 @@ func (c *Column) nested() bool {
 }
 
 // defaultExpr is the value of a column missing from a file: its
-// initial_default cast to the column type, or NULL (§5.4).
+// initial_default cast to the column type, or NULL (§5.4), as the format's
+// reader parses it (readDefault).
 func (c *Column) defaultExpr() (string, error) {
 	dt, err := c.DuckType()
 	if err != nil {
 		return "", err
 	}
-	if c.InitialDefault == nil {
+	def := c.readDefault()
+	if def == nil {
 		return "CAST(NULL AS " + dt + ")", nil
 	}
-	return "CAST(" + sqlString(*c.InitialDefault) + " AS " + dt + ")", nil
+	return "CAST(" + sqlString(*def) + " AS " + dt + ")", nil
 }

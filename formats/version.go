@@ -79,6 +79,9 @@ type Version struct {
 	Older  []string
 	Tables []Table
 	Caps   Capability
+	// Quirks are the behaviours of the format's real reader that the
+	// specification does not state (reader.go); the proof reads with them.
+	Quirks ReaderQuirk
 	// DuckDB is the version constraint (hashicorp/go-version syntax) of the
 	// DuckDB releases whose ducklake extension opens this format read-only.
 	DuckDB string

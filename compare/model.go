@@ -1,0 +1,178 @@
+package compare
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/fdl-formats/fdl-formats/formats"
+)
+
+// This file applies the model of a format's real reader (formats.ReaderQuirk,
+// declared beside each format) to what the reader returns: rows a real
+// reader of that format returns differently, and tables it cannot read.
+
+// UnreadableError says that the real reader of the catalog's format fails
+// on a table (a modelled quirk). It does not wrap ErrIncomparable: the
+// comparison goes on and reports the table as a difference of kind
+// "unreadable".
+type UnreadableError struct {
+	Format string
+	Quirk  formats.QuirkInfo
+	Table  string
+	Detail string
+}
+
+func (e *UnreadableError) Error() string {
+	msg := fmt.Sprintf("format %s readers cannot read %s (%s): %s", e.Format, e.Table, e.Quirk.Name, e.Detail)
+	if e.Quirk.Error != "" {
+		msg += "; they fail with " + strconv.Quote(e.Quirk.Error+"...")
+	}
+	return msg
+}
+
+// AsUnreadable returns the UnreadableError in err's chain, if any.
+func AsUnreadable(err error) (*UnreadableError, bool) {
+	var u *UnreadableError
+	ok := errors.As(err, &u)
+	return u, ok
+}
+
+func (r *Reader) unreadable(q formats.ReaderQuirk, t Table, format string, args ...any) error {
+	return &UnreadableError{Format: r.format.Name, Quirk: q.Info(), Table: t.FullName(), Detail: fmt.Sprintf(format, args...)}
+}
+
+// statsFailure applies QuirkTableStatsNeedColumnStats: the reader loads the
+// statistics of every table at once, and a table_stats row without column
+// stats fails that load, whichever table is read. Checked once per reader.
+func (r *Reader) statsFailure(ctx context.Context, t Table) error {
+	if !r.format.ReadsWith(formats.QuirkTableStatsNeedColumnStats) {
+		return nil
+	}
+	if !r.statsChecked {
+		r.statsChecked = true
+		if _, ok := r.layout["ducklake_table_stats"]; ok {
+			if _, ok := r.layout["ducklake_table_column_stats"]; ok {
+				ids, err := r.int64s(ctx, `SELECT s.table_id FROM cat.ducklake_table_stats s
+					WHERE s.record_count IS NOT NULL AND s.file_size_bytes IS NOT NULL
+					AND NOT EXISTS (SELECT 1 FROM cat.ducklake_table_column_stats c WHERE c.table_id = s.table_id) ORDER BY 1`)
+				if err != nil {
+					return fmt.Errorf("read table statistics of %s: %w", r.path, err)
+				}
+				r.statsBadTables = ids
+			}
+		}
+	}
+	if len(r.statsBadTables) == 0 {
+		return nil
+	}
+	return r.unreadable(formats.QuirkTableStatsNeedColumnStats, t, "ducklake_table_stats has rows without column statistics for table id(s) %s", int64Text(r.statsBadTables))
+}
+
+func int64Text(v []int64) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = strconv.FormatInt(x, 10)
+	}
+	return strings.Join(s, ", ")
+}
+
+// hiveDefault is the Hive path value that stands for NULL.
+const hiveDefault = "__HIVE_DEFAULT_PARTITION__"
+
+// hiveValue takes a partition column's value from the Hive path segment
+// name=value of a data file path (§5.4, is_partition): URL-decoded, and
+// __HIVE_DEFAULT_PARTITION__ as NULL, except for readers with
+// QuirkHiveValuesRaw, which cast the raw text (and fail where it does not
+// cast).
+func (r *Reader) hiveValue(ctx context.Context, t Table, path, name string, c *Column) (string, error) {
+	dt, err := c.DuckType()
+	if err != nil {
+		return "", err
+	}
+	for _, seg := range strings.Split(path, "/") {
+		k, v, ok := strings.Cut(seg, "=")
+		if !ok || k != name {
+			continue
+		}
+		if !r.format.ReadsWith(formats.QuirkHiveValuesRaw) {
+			if v == hiveDefault {
+				return "CAST(NULL AS " + dt + ")", nil
+			}
+			return "CAST(url_decode(" + sqlString(v) + ") AS " + dt + ")", nil
+		}
+		e := "CAST(" + sqlString(v) + " AS " + dt + ")"
+		var casts bool
+		if err := r.conn.QueryRowContext(ctx, "SELECT TRY_CAST("+sqlString(v)+" AS "+dt+") IS NOT NULL").Scan(&casts); err != nil {
+			return "", fmt.Errorf("partition column %s: cast %q to %s: %w", c.Name, v, dt, err)
+		}
+		if !casts {
+			return "", r.unreadable(formats.QuirkHiveValuesRaw, t, "partition column %s (%s) of %s: the path value %q does not cast", c.Name, dt, path, v)
+		}
+		return e, nil
+	}
+	return "", fmt.Errorf("partition column %s: no %s=... segment in %s", c.Name, name, path)
+}
+
+// timetzDefault is the TIMETZ initial default as the reader returns it: the
+// instant at +00, as Parquet stores every TIMETZ value, or, with
+// QuirkTimeTZDefaultOffset, the wall-clock time at +00 (offset dropped). A
+// literal that does not parse is returned unchanged.
+func timetzDefault(lit string, dropOffset bool) string {
+	s := strings.TrimSpace(lit)
+	i := strings.IndexAny(s, "+-")
+	clock, off := s, ""
+	if i > 0 {
+		clock, off = s[:i], s[i:]
+	}
+	hms := strings.Split(clock, ":")
+	if len(hms) != 3 {
+		return lit
+	}
+	h, err1 := strconv.Atoi(hms[0])
+	m, err2 := strconv.Atoi(hms[1])
+	sec, frac, _ := strings.Cut(hms[2], ".")
+	sc, err3 := strconv.Atoi(sec)
+	if err1 != nil || err2 != nil || err3 != nil {
+		return lit
+	}
+	total := h*3600 + m*60 + sc
+	if off != "" && !dropOffset {
+		sign := 1
+		if off[0] == '-' {
+			sign = -1
+		}
+		parts := strings.Split(off[1:], ":")
+		mult := []int{3600, 60, 1}
+		if len(parts) > 3 {
+			return lit
+		}
+		o := 0
+		for j, p := range parts {
+			n, err := strconv.Atoi(p)
+			if err != nil {
+				return lit
+			}
+			o += n * mult[j]
+		}
+		total -= sign * o
+	}
+	total = ((total % 86400) + 86400) % 86400
+	out := fmt.Sprintf("%02d:%02d:%02d", total/3600, total/60%60, total%60)
+	if frac != "" {
+		out += "." + frac
+	}
+	return out + "+00"
+}
+
+// readDefault is a column's initial default as the catalog's reader
+// returns it, as text (nil: none).
+func (c *Column) readDefault() *string {
+	if c.InitialDefault == nil || strings.ToLower(strings.TrimSpace(c.Type)) != "timetz" {
+		return c.InitialDefault
+	}
+	v := timetzDefault(*c.InitialDefault, c.quirks&formats.QuirkTimeTZDefaultOffset != 0)
+	return &v
+}

@@ -1,0 +1,124 @@
+package compare
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/fdl-formats/fdl-formats/formats"
+)
+
+// projection is how one data file's columns become the table's columns.
+type projection struct {
+	from    string   // the read_parquet call
+	sel     []string // one aliased expression per table column, in order
+	rowCol  string   // the column holding stored row ids ("" if none)
+	snapCol string   // the column holding per-row snapshot ids ("" if none)
+}
+
+// projectByMapping reads a file added with a name mapping (mapping_id,
+// ducklake_add_data_files): columns by source name, partition columns from
+// the Hive path.
+func (r *Reader) projectByMapping(ctx context.Context, t Table, f DataFile, root *pnode, cols []*Column, kp string) (projection, error) {
+	mapping, err := r.nameMapping(ctx, *f.MappingID)
+	if err != nil {
+		return projection{}, err
+	}
+	if root == nil {
+		return projection{}, &UnsupportedError{What: "encrypted file with a name mapping"}
+	}
+	p := projection{from: fmt.Sprintf("read_parquet(%s, file_row_number = true, hive_partitioning = false%s)", sqlString(f.Path), kp)}
+	for _, c := range cols {
+		pc, me := byMapping{}.match(root, c, mapping)
+		var e string
+		switch {
+		case me != nil && me.isPartition:
+			e, err = r.hiveValue(ctx, t, f.Path, me.source, c)
+		case pc == nil:
+			e, err = c.defaultExpr()
+		default:
+			e, err = valueExpr(ident(pc.Name), pc, c, byMapping{}, me, 0)
+		}
+		if err != nil {
+			return projection{}, err
+		}
+		p.sel = append(p.sel, e+" AS "+ident(c.Name))
+	}
+	if root.childByName("_ducklake_internal_row_id") != nil {
+		p.rowCol = ident("_ducklake_internal_row_id")
+	}
+	if root.childByName("_ducklake_internal_snapshot_id") != nil {
+		p.snapCol = ident("_ducklake_internal_snapshot_id")
+	}
+	return p, nil
+}
+
+// projectUnmapped reads a file with neither field ids nor a name mapping:
+// by position, as DuckLake 1.0 does, or, for readers with
+// formats.QuirkUnmappedFilesNull, as nothing but defaults (no field id
+// matches).
+func (r *Reader) projectUnmapped(f DataFile, root *pnode, cols []*Column, kp string) (projection, error) {
+	p := projection{from: fmt.Sprintf("read_parquet(%s, file_row_number = true%s)", sqlString(f.Path), kp)}
+	byPosition := !r.format.ReadsWith(formats.QuirkUnmappedFilesNull)
+	for i, c := range cols {
+		var e string
+		var err error
+		if byPosition && i < len(root.Children) {
+			e, err = valueExpr(ident(root.Children[i].Name), root.Children[i], c, byFieldID{}, nil, 0)
+		} else {
+			e, err = c.defaultExpr()
+		}
+		if err != nil {
+			return projection{}, err
+		}
+		p.sel = append(p.sel, e+" AS "+ident(c.Name))
+	}
+	return p, nil
+}
+
+// projectByFieldID reads a file by Parquet field id: DuckDB maps the ids to
+// names, types and defaults through read_parquet's schema parameter; nested
+// columns are read with the file's own shape and rebuilt field by field by
+// valueExpr. root is nil for encrypted files (their schema cannot be read).
+func projectByFieldID(f DataFile, root *pnode, cols []*Column, kp string) (projection, error) {
+	var p projection
+	var entries []string
+	for _, c := range cols {
+		dt, err := c.DuckType()
+		if err != nil {
+			return projection{}, err
+		}
+		name := fmt.Sprintf("c%d", c.ID)
+		var pc *pnode
+		if root != nil {
+			pc = root.childByID(c.ID)
+		}
+		typ := dt
+		if pc != nil && c.nested() {
+			typ = pc.physType()
+		}
+		def := "NULL"
+		if d := c.readDefault(); d != nil && pc == nil {
+			def = sqlString(*d)
+		}
+		entries = append(entries, fmt.Sprintf("%d: {name: %s, type: %s, default_value: %s}", c.ID, sqlString(name), sqlString(typ), def))
+		e := ident(name)
+		switch {
+		case pc != nil && c.nested():
+			if e, err = valueExpr(e, pc, c, byFieldID{}, nil, 0); err != nil {
+				return projection{}, err
+			}
+		case pc == nil && root != nil:
+			if e, err = c.defaultExpr(); err != nil {
+				return projection{}, err
+			}
+		}
+		p.sel = append(p.sel, e+" AS "+ident(c.Name))
+	}
+	entries = append(entries,
+		fmt.Sprintf("%d: {name: '__fdl_rid', type: 'BIGINT', default_value: NULL}", rowIDFieldID),
+		fmt.Sprintf("%d: {name: '__fdl_snap', type: 'BIGINT', default_value: NULL}", snapshotFieldID))
+	p.from = fmt.Sprintf("read_parquet(%s, schema = MAP {%s}, file_row_number = true%s)", sqlString(f.Path), strings.Join(entries, ", "), kp)
+	p.rowCol, p.snapCol = "__fdl_rid", "__fdl_snap"
+	return p, nil
+}

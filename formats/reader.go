@@ -1,0 +1,123 @@
+package formats
+
+import "strings"
+
+// ReaderQuirk is a behaviour of the real reader of a format (the DuckLake
+// release whose DuckDB line opens it) that the specification does not state
+// and that makes it return other rows than the newest reader, or fail, on
+// catalogs that carry exactly the same metadata rows. The proof (package
+// compare) reads a catalog with its format's quirks, and the converter
+// refuses or normalises what a target's quirks would read differently.
+type ReaderQuirk uint64
+
+const (
+	// QuirkUnmappedFilesNull: a data file with no mapping_id whose Parquet
+	// has no field ids is matched by field id only, so every column reads as
+	// its initial default (NULL). Newer readers map such a file by position.
+	QuirkUnmappedFilesNull ReaderQuirk = 1 << iota
+	// QuirkTimeTZDefaultOffset: a TIMETZ initial_default is read as its
+	// wall-clock time at offset +00; its own offset is ignored.
+	QuirkTimeTZDefaultOffset
+	// QuirkHiveValuesRaw: a partition value taken from a Hive path segment
+	// (name mapping is_partition) is cast from the raw text: it is not
+	// URL-decoded, and __HIVE_DEFAULT_PARTITION__ is not NULL (it stays that
+	// string in a VARCHAR column; the cast fails for other types).
+	QuirkHiveValuesRaw
+	// QuirkTableStatsNeedColumnStats: a ducklake_table_stats row (with
+	// record_count and file_size_bytes) of a table without any
+	// ducklake_table_column_stats row makes loading the catalog's statistics
+	// fail, so every table read fails.
+	QuirkTableStatsNeedColumnStats
+)
+
+// QuirkInfo documents one ReaderQuirk: what the real reader does, where in
+// DuckLake's source it comes from, and what shows it.
+type QuirkInfo struct {
+	Quirk ReaderQuirk
+	// Name is the stable name used in reports, refusals and docs.
+	Name string
+	// Family is the audit family (files without field ids, initial
+	// defaults, Hive partition values, statistics).
+	Family string
+	// Behaviour is what the real reader does.
+	Behaviour string
+	// Source names the DuckLake branch, file and function (and the commit
+	// that changed it for newer readers).
+	Source string
+	// Error is the start of the real reader's error message when the
+	// behaviour is a failure ("" when it returns other rows).
+	Error string
+	// Evidence names the conformance lake that shows it.
+	Evidence string
+}
+
+// AllQuirks documents every ReaderQuirk, in bit order.
+var AllQuirks = []QuirkInfo{
+	{Quirk: QuirkUnmappedFilesNull, Name: "unmapped-files-read-null", Family: "files without field ids or mapping",
+		Behaviour: "a data file without mapping_id whose Parquet columns carry no field ids is matched by field id only: no column matches, every column reads as its initial default (NULL)",
+		Source:    "DuckLakeMultiFileReader::CreateMapping (src/storage/ducklake_multi_file_reader.cpp) maps by field id unless the file has a mapping_id, in v1.3-ossivalis and v1.4-andium and in v1.5-variegata up to 1dcdba8f (2026-04-08, \"Support reading files without positional id\", DuckLake 1.0), which maps such files by position",
+		Evidence:  "lakes-0.3-reader/q_delete__delete_legacy_missing_mapping_after_rename_add_files (0.3 and 0.4 read every column NULL)"},
+	{Quirk: QuirkTimeTZDefaultOffset, Name: "timetz-default-offset-ignored", Family: "initial defaults",
+		Behaviour: "a TIMETZ initial_default such as '12:34:56+02' reads as 12:34:56+00 (the offset is dropped), where 1.0 reads the instant 10:34:56+00; every other type of the all-types lake parses the same",
+		Source:    "TransformColumnType (src/storage/ducklake_catalog.cpp) casts initial_default with Value::DefaultCastAs on the DuckDB line of the release (1.3/1.4/1.5.0-1.5.1); same code in v1.3-ossivalis, v1.4-andium and v1.5-variegata, the difference is the DuckDB cast",
+		Evidence:  "lakes-0.3-reader/q_default__all_types_column_default_stats (0.3 and 0.4 return 12:34:56+00 for the old rows; 0.1/0.2 not observed, modelled from the same code path)"},
+	{Quirk: QuirkHiveValuesRaw, Name: "hive-values-cast-raw", Family: "partition values from paths",
+		Behaviour: "a Hive partition value (name mapping is_partition) is cast from the raw path text: not URL-decoded, and __HIVE_DEFAULT_PARTITION__ is not NULL (a VARCHAR column gets that string, any other type fails to cast)",
+		Source:    "MapColumns (src/storage/ducklake_multi_file_reader.cpp) in v1.4-andium: Value(partition).DefaultCastAs(type); v1.5-variegata a99ff824 (2026-03-03, \"Handle null and cast types when reading Hive keys\") uses HivePartitioning::GetValue",
+		Error:     "Invalid Input Error: Failed to cast value",
+		Evidence:  "lakes-0.3-reader/q_add_files__add_files_hive_partition_cast (0.3 fails on DATE, DECIMAL, TIMESTAMP and DOUBLE partitions and returns other VARCHAR values; 0.4 reads the same as 1.0)"},
+	{Quirk: QuirkTableStatsNeedColumnStats, Name: "table-stats-need-column-stats", Family: "statistics the reader requires",
+		Behaviour: "a ducklake_table_stats row (record_count and file_size_bytes set) of a table with no ducklake_table_column_stats row makes the global statistics query return a NULL column_id, which the reader reads as a number: every table read fails",
+		Source:    "DuckLakeMetadataManager::GetGlobalTableStats / TransformGlobalStatsRow (src/storage/ducklake_metadata_manager.cpp, LEFT JOIN ducklake_table_column_stats) in v1.3-ossivalis and v1.4-andium and in v1.5-variegata up to db9cb183 (2026-05-31, \"Fix for table_stats column stats\")",
+		Error:     "INTERNAL Error: Calling GetValueInternal on a value that is NULL",
+		Evidence:  "lakes-0.3-reader/q_stats__table_stats_without_column_stats (0.3 and 0.4 fail)"},
+}
+
+// Info returns the documentation of a single quirk.
+func (q ReaderQuirk) Info() QuirkInfo {
+	for _, i := range AllQuirks {
+		if i.Quirk == q {
+			return i
+		}
+	}
+	return QuirkInfo{Quirk: q, Name: "unknown"}
+}
+
+// String lists the quirk names joined by '|'.
+func (q ReaderQuirk) String() string {
+	var names []string
+	for _, i := range AllQuirks {
+		if q&i.Quirk != 0 {
+			names = append(names, i.Name)
+		}
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, "|")
+}
+
+// List returns the single quirks set in q, in bit order.
+func (q ReaderQuirk) List() []ReaderQuirk {
+	var out []ReaderQuirk
+	for _, i := range AllQuirks {
+		if q&i.Quirk != 0 {
+			out = append(out, i.Quirk)
+		}
+	}
+	return out
+}
+
+// Quirk sets of each release line's reader.
+const (
+	// quirksV1_3: DuckLake v1.3-ossivalis (DuckDB 1.3), formats 0.1 and 0.2
+	// (no Hive partition mappings exist in these formats).
+	quirksV1_3 = QuirkUnmappedFilesNull | QuirkTimeTZDefaultOffset | QuirkTableStatsNeedColumnStats
+	// quirksV1_4: DuckLake v1.4-andium (DuckDB 1.4), format 0.3.
+	quirksV1_4 = QuirkUnmappedFilesNull | QuirkTimeTZDefaultOffset | QuirkHiveValuesRaw | QuirkTableStatsNeedColumnStats
+	// quirksV1_5_0: DuckLake on DuckDB 1.5.0-1.5.1, format 0.4.
+	quirksV1_5_0 = QuirkUnmappedFilesNull | QuirkTimeTZDefaultOffset | QuirkTableStatsNeedColumnStats
+)
+
+// ReadsWith reports whether the format's real reader has every quirk in q.
+func (v *Version) ReadsWith(q ReaderQuirk) bool { return q != 0 && v.Quirks&q == q }
