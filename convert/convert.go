@@ -49,6 +49,11 @@ type Options struct {
 	TempDir string
 	// Logger receives debug logs; nil discards them.
 	Logger *slog.Logger
+	// faithful (tests only) skips the reader checks: the output carries
+	// exactly the source's rows, even where the target's real reader reads
+	// them differently (what the conformance set's expected-0.3-reader/
+	// shows DuckLake 0.3 reading).
+	faithful bool
 }
 
 // ScratchPrefix starts the name of a conversion's folder in Options.TempDir.
@@ -134,6 +139,9 @@ func convert(ctx context.Context, src, dst string, target *formats.Version, opts
 	defer r.removeScratch()
 	if err := r.frozenChecks(source); err != nil {
 		return nil, fmt.Errorf("convert %s: %w", src, err)
+	}
+	if err := r.readerChecks(source, target); err != nil {
+		return nil, fmt.Errorf("convert %s: reader checks for %s: %w", src, target, err)
 	}
 	for i := 1; i < len(path); i++ {
 		if err := ctx.Err(); err != nil {

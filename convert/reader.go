@@ -1,0 +1,238 @@
+package convert
+
+import (
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/fdl-formats/fdl-formats/formats"
+)
+
+// readerChecks applies the model of the source's and the target's real
+// readers (formats.ReaderQuirk): where they would read the same metadata
+// rows differently, the catalog is rewritten into what both read the same,
+// or the conversion is refused naming the behaviour and the table. It runs
+// on the working copy before the steps, while it has the source's layout.
+func (r *run) readerChecks(source, target *formats.Version) error {
+	if r.opts.faithful {
+		return nil
+	}
+	step := "reader " + target.Name
+	differ := func(q formats.ReaderQuirk) bool { return source.ReadsWith(q) != target.ReadsWith(q) }
+	if differ(formats.QuirkTimeTZDefaultOffset) {
+		if err := r.normaliseTimeTZDefaults(step, source.ReadsWith(formats.QuirkTimeTZDefaultOffset)); err != nil {
+			return fmt.Errorf("%s: %w", formats.QuirkTimeTZDefaultOffset.Info().Name, err)
+		}
+	}
+	if differ(formats.QuirkUnmappedFilesNull) {
+		items, err := r.unmappedFilesWithoutFieldIDs()
+		if err != nil {
+			return fmt.Errorf("%s: %w", formats.QuirkUnmappedFilesNull.Info().Name, err)
+		}
+		r.refuseQuirk(step, formats.QuirkUnmappedFilesNull, source, target, "ducklake_data_file", items)
+	}
+	if differ(formats.QuirkHiveValuesRaw) {
+		items, err := r.hiveValuesReadDifferently()
+		if err != nil {
+			return fmt.Errorf("%s: %w", formats.QuirkHiveValuesRaw.Info().Name, err)
+		}
+		r.refuseQuirk(step, formats.QuirkHiveValuesRaw, source, target, "ducklake_name_mapping", items)
+	}
+	if target.ReadsWith(formats.QuirkTableStatsNeedColumnStats) {
+		items, err := r.w.strings(r.ctx, `SELECT 'table ' || s.table_id || ' ' || coalesce((SELECT any_value(t.table_name) FROM ducklake_table t WHERE t.table_id = s.table_id), '?')
+			FROM ducklake_table_stats s
+			WHERE s.record_count IS NOT NULL AND s.file_size_bytes IS NOT NULL
+			AND NOT EXISTS (SELECT 1 FROM ducklake_table_column_stats c WHERE c.table_id = s.table_id) ORDER BY s.table_id`)
+		if err != nil {
+			return fmt.Errorf("%s: %w", formats.QuirkTableStatsNeedColumnStats.Info().Name, err)
+		}
+		r.refuseQuirk(step, formats.QuirkTableStatsNeedColumnStats, source, target, "ducklake_table_stats", items)
+	}
+	return nil
+}
+
+// refuseQuirk records a refusal naming the reader behaviour and the items.
+func (r *run) refuseQuirk(step string, q formats.ReaderQuirk, source, target *formats.Version, table string, items []string) {
+	if len(items) == 0 {
+		return
+	}
+	info := q.Info()
+	who := "format " + target.Name + " readers"
+	if source.ReadsWith(q) && !target.ReadsWith(q) {
+		who = "format " + source.Name + " readers (the source's)"
+	}
+	r.add(Finding{Severity: Refuse, Code: info.Name, Step: step, Table: table, Detail: summarize(items),
+		Reason: fmt.Sprintf("%s read this differently from format %s readers: %s (%s)", who, otherSide(q, source, target), info.Behaviour, info.Source)})
+}
+
+// otherSide names the format of the pair whose reader lacks the quirk.
+func otherSide(q formats.ReaderQuirk, source, target *formats.Version) string {
+	if target.ReadsWith(q) {
+		return source.Name
+	}
+	return target.Name
+}
+
+// normaliseTimeTZDefaults rewrites every TIMETZ initial_default whose offset
+// is not +00 into the value the source's reader returns, written at +00, so
+// that a reader that drops the offset and one that keeps it both read it
+// the same: the instant in UTC, or (sourceDrops) the wall-clock time.
+func (r *run) normaliseTimeTZDefaults(step string, sourceDrops bool) error {
+	items, err := r.w.strings(r.ctx, `SELECT table_id || chr(31) || column_id || chr(31) || begin_snapshot || chr(31) || column_name || chr(31) || initial_default
+		FROM ducklake_column WHERE lower(trim(column_type)) = 'timetz' AND initial_default IS NOT NULL ORDER BY table_id, column_id, begin_snapshot`)
+	if err != nil {
+		return err
+	}
+	var changed []string
+	for _, it := range items {
+		f := strings.Split(it, "\x1f")
+		old := f[4]
+		v, ok := timetzAtUTC(old, sourceDrops)
+		if !ok || v == old {
+			continue
+		}
+		if err := r.w.exec(r.ctx, `UPDATE ducklake_column SET initial_default = ? WHERE table_id = ? AND column_id = ? AND begin_snapshot = ?`, v, f[0], f[1], f[2]); err != nil {
+			return err
+		}
+		changed = append(changed, fmt.Sprintf("table %s column %s: %q -> %q", f[0], f[3], old, v))
+	}
+	if len(changed) > 0 {
+		info := formats.QuirkTimeTZDefaultOffset.Info()
+		r.add(Finding{Severity: Note, Code: info.Name, Step: step, Table: "ducklake_column", Detail: summarize(changed),
+			Reason: "TIMETZ initial defaults written at +00 as the value the source's reader returns, so that readers that drop the offset read it the same (" + info.Source + ")"})
+	}
+	return nil
+}
+
+// timetzAtUTC parses a TIMETZ literal HH:MM:SS[.f][±HH[:MM[:SS]]] and writes
+// it at +00: the same instant, or, with dropOffset, the same wall-clock
+// time. ok is false when the literal does not parse.
+func timetzAtUTC(lit string, dropOffset bool) (string, bool) {
+	s := strings.TrimSpace(lit)
+	clock, off := s, ""
+	if i := strings.IndexAny(s, "+-"); i > 0 {
+		clock, off = s[:i], s[i:]
+	}
+	var h, m, sec int
+	frac := ""
+	whole, fr, hasFrac := strings.Cut(clock, ".")
+	if _, err := fmt.Sscanf(whole, "%d:%d:%d", &h, &m, &sec); err != nil {
+		return "", false
+	}
+	if hasFrac {
+		frac = "." + fr
+	}
+	total := h*3600 + m*60 + sec
+	if off != "" && !dropOffset {
+		sign := 1
+		if off[0] == '-' {
+			sign = -1
+		}
+		parts := strings.Split(off[1:], ":")
+		if len(parts) > 3 {
+			return "", false
+		}
+		o, unit := 0, 3600
+		for _, p := range parts {
+			var n int
+			if _, err := fmt.Sscanf(p, "%d", &n); err != nil {
+				return "", false
+			}
+			o += n * unit
+			unit /= 60
+		}
+		total -= sign * o
+	}
+	total = ((total % 86400) + 86400) % 86400
+	return fmt.Sprintf("%02d:%02d:%02d%s+00", total/3600, total/60%60, total%60, frac), true
+}
+
+// unmappedFilesWithoutFieldIDs lists the data files without a name mapping
+// whose Parquet columns carry no field ids (read from the footers in the
+// local data folder; without one nothing can be checked here, and the
+// proof in compare catches them). Encrypted files are DuckLake's own
+// (written with field ids).
+func (r *run) unmappedFilesWithoutFieldIDs() ([]string, error) {
+	if r.opts.DataPath == "" {
+		return nil, nil
+	}
+	mapped := "false"
+	if ok, err := r.w.hasColumn(r.ctx, "ducklake_data_file", "mapping_id"); err != nil {
+		return nil, err
+	} else if ok {
+		mapped = "f.mapping_id IS NOT NULL"
+	}
+	dirs := `SELECT table_id, (SELECT value FROM ducklake_metadata WHERE key = 'data_path'` + r.globalScope() + `) AS data_path, data_path AS dir FROM (SELECT DISTINCT table_id FROM ducklake_table)`
+	if ok, err := r.w.hasColumn(r.ctx, "ducklake_table", "path"); err != nil {
+		return nil, err
+	} else if ok {
+		dirs = sqlTableDirs
+	}
+	rows, err := r.w.strings(r.ctx, `SELECT f.table_id || chr(31) || coalesce(t.table_name, '?') || chr(31) || f.data_file_id || chr(31) ||
+			CASE WHEN NOT f.path_is_relative THEN f.path WHEN starts_with(td.dir, td.data_path) THEN 'rel:' || substr(td.dir, length(td.data_path) + 1) || f.path ELSE '' END
+		FROM ducklake_data_file f LEFT JOIN (`+dirs+`) td USING (table_id)
+		LEFT JOIN (SELECT table_id, any_value(table_name ORDER BY begin_snapshot DESC) AS table_name FROM ducklake_table GROUP BY table_id) t USING (table_id)
+		WHERE NOT (`+mapped+`) AND f.encryption_key IS NULL ORDER BY f.data_file_id`)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, row := range rows {
+		f := strings.Split(row, "\x1f")
+		local := f[3]
+		if rel, ok := strings.CutPrefix(local, "rel:"); ok {
+			local = filepath.Join(r.opts.DataPath, filepath.FromSlash(rel))
+		}
+		if _, err := os.Stat(local); local == "" || err != nil {
+			continue // outside the data folder or missing: the proof reports it
+		}
+		n, err := r.w.count(r.ctx, "SELECT count(field_id) FROM parquet_schema("+literal(local)+")")
+		if err != nil {
+			return nil, fmt.Errorf("read the footer of data file %s (table %s): %w", local, f[1], err)
+		}
+		if n == 0 {
+			out = append(out, fmt.Sprintf("table %s %s: data_file_id %s %s has no field ids and no name mapping", f[0], f[1], f[2], local))
+		}
+	}
+	return out, nil
+}
+
+// globalScope restricts ducklake_metadata to global rows where scopes exist.
+func (r *run) globalScope() string {
+	if ok, _ := r.w.hasColumn(r.ctx, "ducklake_metadata", "scope"); ok {
+		return " AND scope IS NULL"
+	}
+	return ""
+}
+
+// hiveValuesReadDifferently lists Hive partition values (name mapping
+// entries with is_partition) of data files whose raw path text differs
+// from the value it stands for: URL-encoded text, or the NULL marker.
+func (r *run) hiveValuesReadDifferently() ([]string, error) {
+	if ok, err := r.w.hasColumn(r.ctx, "ducklake_name_mapping", "is_partition"); err != nil || !ok {
+		return nil, err
+	}
+	rows, err := r.w.strings(r.ctx, `SELECT f.table_id || chr(31) || coalesce(t.table_name, '?') || chr(31) || f.data_file_id || chr(31) || f.path || chr(31) || n.source_name
+		FROM ducklake_data_file f JOIN ducklake_name_mapping n ON n.mapping_id = f.mapping_id AND n.is_partition
+		LEFT JOIN (SELECT table_id, any_value(table_name ORDER BY begin_snapshot DESC) AS table_name FROM ducklake_table GROUP BY table_id) t USING (table_id)
+		ORDER BY f.data_file_id, n.source_name`)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, row := range rows {
+		f := strings.Split(row, "\x1f")
+		for _, seg := range strings.Split(f[3], "/") {
+			k, v, ok := strings.Cut(seg, "=")
+			if !ok || k != f[4] {
+				continue
+			}
+			if d, err := url.PathUnescape(v); v == "__HIVE_DEFAULT_PARTITION__" || err != nil || d != v {
+				out = append(out, fmt.Sprintf("table %s %s: data_file_id %s partition %s=%s", f[0], f[1], f[2], k, v))
+			}
+		}
+	}
+	return out, nil
+}
