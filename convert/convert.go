@@ -21,7 +21,7 @@ import (
 
 // LossyOptions are the per-feature options that let a conversion drop
 // metadata the target cannot hold and that does not change any row.
-var LossyOptions = []string{"commit-info", "expression-defaults", "extra-stats", "scoped-settings", "sort-hints", "view-column-comments"}
+var LossyOptions = []string{"commit-info", "expression-defaults", "extra-stats", "scoped-settings", "sort-hints", "table-stats", "view-column-comments"}
 
 // Options tune a conversion. The zero value refuses everything lossy.
 type Options struct {

@@ -41,14 +41,20 @@ func (r *run) readerChecks(source, target *formats.Version) error {
 		r.refuseQuirk(step, formats.QuirkHiveValuesRaw, source, target, "ducklake_name_mapping", items)
 	}
 	if target.ReadsWith(formats.QuirkTableStatsNeedColumnStats) {
-		items, err := r.w.strings(r.ctx, `SELECT 'table ' || s.table_id || ' ' || coalesce((SELECT any_value(t.table_name) FROM ducklake_table t WHERE t.table_id = s.table_id), '?')
-			FROM ducklake_table_stats s
-			WHERE s.record_count IS NOT NULL AND s.file_size_bytes IS NOT NULL
-			AND NOT EXISTS (SELECT 1 FROM ducklake_table_column_stats c WHERE c.table_id = s.table_id) ORDER BY s.table_id`)
-		if err != nil {
-			return fmt.Errorf("%s: %w", formats.QuirkTableStatsNeedColumnStats.Info().Name, err)
+		info := formats.QuirkTableStatsNeedColumnStats.Info()
+		const offending = `record_count IS NOT NULL AND file_size_bytes IS NOT NULL
+			AND NOT EXISTS (SELECT 1 FROM ducklake_table_column_stats c WHERE c.table_id = s.table_id)`
+		c := check{code: info.Name, table: "ducklake_table_stats",
+			query: `SELECT 'table ' || s.table_id || ' ' || coalesce((SELECT any_value(t.table_name) FROM ducklake_table t WHERE t.table_id = s.table_id), '?')
+				FROM ducklake_table_stats s WHERE ` + offending + ` ORDER BY s.table_id`,
+			reason: fmt.Sprintf("format %s readers fail to read any table of this catalog: %s (%s); dropping these statistics rows (a table without them reads the same, as an empty table does) makes it readable",
+				target.Name, info.Behaviour, info.Source),
+			option: "table-stats",
+			fix:    []string{`DELETE FROM ducklake_table_stats WHERE table_id IN (SELECT s.table_id FROM ducklake_table_stats s WHERE ` + offending + `)`},
 		}
-		r.refuseQuirk(step, formats.QuirkTableStatsNeedColumnStats, source, target, "ducklake_table_stats", items)
+		if err := r.runCheck(step, c); err != nil {
+			return fmt.Errorf("%s: %w", info.Name, err)
+		}
 	}
 	return nil
 }

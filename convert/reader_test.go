@@ -168,6 +168,33 @@ func TestConvertRefusesOrNormalisesReaderQuirks(t *testing.T) {
 	}
 }
 
+// TestTableStatsDroppedWithOption: with --allow-lossy table-stats the
+// statistics rows that every reader before 1.0 fails on are dropped, and
+// the 0.3 catalog reads as DuckLake 1.0 reads the source.
+func TestTableStatsDroppedWithOption(t *testing.T) {
+	ctx := context.Background()
+	for _, lk := range readerLakes(t) {
+		if lk.name != "q_stats__table_stats_without_column_stats" {
+			continue
+		}
+		out := filepath.Join(t.TempDir(), "out.duckdb")
+		res, err := Catalog(ctx, lk.src, out, formats.V0_3, Options{DataPath: lk.data, Lossy: []string{"table-stats"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Findings) != 1 || res.Findings[0].Severity != Lossy || res.Findings[0].Code != "table-stats-need-column-stats" {
+			t.Errorf("findings %v, want one lossy table-stats-need-column-stats", res.Findings)
+		}
+		if got := query(t, out, "SELECT count(*) FROM c.ducklake_table_stats"); got[0][0] != "0" {
+			t.Errorf("%s table_stats rows left", got[0][0])
+		}
+		checkAgainstExpected(t, out, lk.data, filepath.Join(lk.dir, "expected", lk.version), false)
+		if _, err := compare.Catalogs(ctx, lk.src, out, compare.Options{DataPath: lk.data}); err != nil {
+			t.Errorf("compare: %v", err)
+		}
+	}
+}
+
 // TestTimeTZDefaultNormalised: TIMETZ literals are rewritten at +00 as the
 // same instant, or (for a source whose reader drops the offset) as the same
 // wall-clock time.
