@@ -200,6 +200,8 @@ var inherent = map[string][]string{
 	"0.2|0.3": {"ducklake_schema_versions", "ducklake_snapshot_changes", "ducklake_file_column_stats.extra_stats", "ducklake_table_column_stats.extra_stats"},
 	"0.3|0.4": {"ducklake_schema_versions", "ducklake_column.default_value", "ducklake_column.default_value_dialect", "ducklake_column.default_value_type",
 		"ducklake_snapshot_changes.changes_made", "ducklake_data_file.partial_file_info", "ducklake_sort_info", "ducklake_sort_expression"},
+	// Only the rows --allow-lossy table-stats drops for readers before 1.0.
+	"0.4|1.0": {"ducklake_table_stats"},
 	"1.0|1.1": {"ducklake_data_file.row_group_count", "ducklake_delete_file.row_group_count", "ducklake_view_column_tag"},
 }
 
