@@ -140,9 +140,6 @@ func convert(ctx context.Context, src, dst string, target *formats.Version, opts
 	if err := r.frozenChecks(source); err != nil {
 		return nil, fmt.Errorf("convert %s: %w", src, err)
 	}
-	if err := r.readerChecks(source, target); err != nil {
-		return nil, fmt.Errorf("convert %s: reader checks for %s: %w", src, target, err)
-	}
 	for i := 1; i < len(path); i++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -153,6 +150,9 @@ func convert(ctx context.Context, src, dst string, target *formats.Version, opts
 	}
 	if err := r.checkTarget(target); err != nil {
 		return nil, fmt.Errorf("convert %s: %w", src, err)
+	}
+	if err := r.readerChecks(source, target); err != nil {
+		return nil, fmt.Errorf("convert %s: reader checks for %s: %w", src, target, err)
 	}
 	var refusals []Finding
 	for _, f := range r.findings {

@@ -14,7 +14,9 @@ import (
 // readers (formats.ReaderQuirk): where they would read the same metadata
 // rows differently, the catalog is rewritten into what both read the same,
 // or the conversion is refused naming the behaviour and the table. It runs
-// on the working copy before the steps, while it has the source's layout.
+// on the working copy after the steps (target layout); every query adapts to
+// the columns present (mapping_id from 0.2, is_partition from 0.3, table
+// paths from 0.2).
 func (r *run) readerChecks(source, target *formats.Version) error {
 	if r.opts.faithful {
 		return nil
