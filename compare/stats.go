@@ -123,6 +123,11 @@ func (c *comparison) stats() error {
 		if err != nil {
 			return err
 		}
+		if label == "ducklake_table_stats" {
+			if err := c.dropUnreadableTableStats(label, ea, eb); err != nil {
+				return err
+			}
+		}
 		c.diffEntries("stats", nil, "", ea, eb)
 	}
 	return nil
