@@ -140,6 +140,9 @@ func convert(ctx context.Context, src, dst string, target *formats.Version, opts
 	if err := r.frozenChecks(source); err != nil {
 		return nil, fmt.Errorf("convert %s: %w", src, err)
 	}
+	if err := r.unmappedFilesCheck(source, target); err != nil {
+		return nil, fmt.Errorf("convert %s: reader checks for %s: %w", src, target, err)
+	}
 	for i := 1; i < len(path); i++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err

@@ -28,13 +28,6 @@ func (r *run) readerChecks(source, target *formats.Version) error {
 			return fmt.Errorf("%s: %w", formats.QuirkTimeTZDefaultOffset.Info().Name, err)
 		}
 	}
-	if differ(formats.QuirkUnmappedFilesNull) {
-		items, err := r.unmappedFilesWithoutFieldIDs()
-		if err != nil {
-			return fmt.Errorf("%s: %w", formats.QuirkUnmappedFilesNull.Info().Name, err)
-		}
-		r.refuseQuirk(step, formats.QuirkUnmappedFilesNull, source, target, "ducklake_data_file", items)
-	}
 	if differ(formats.QuirkHiveValuesRaw) {
 		items, err := r.hiveValuesReadDifferently()
 		if err != nil {
@@ -58,6 +51,22 @@ func (r *run) readerChecks(source, target *formats.Version) error {
 			return fmt.Errorf("%s: %w", info.Name, err)
 		}
 	}
+	return nil
+}
+
+// unmappedFilesCheck refuses data files without field ids and without a
+// name mapping when the source's and the target's readers read them
+// differently (formats.QuirkUnmappedFilesNull). It runs before the steps,
+// while mapping_id still says which files are mapped (0.1 has no mappings).
+func (r *run) unmappedFilesCheck(source, target *formats.Version) error {
+	if r.opts.faithful || source.ReadsWith(formats.QuirkUnmappedFilesNull) == target.ReadsWith(formats.QuirkUnmappedFilesNull) {
+		return nil
+	}
+	items, err := r.unmappedFilesWithoutFieldIDs()
+	if err != nil {
+		return fmt.Errorf("%s: %w", formats.QuirkUnmappedFilesNull.Info().Name, err)
+	}
+	r.refuseQuirk("reader "+target.Name, formats.QuirkUnmappedFilesNull, source, target, "ducklake_data_file", items)
 	return nil
 }
 
@@ -172,7 +181,9 @@ func (r *run) unmappedFilesWithoutFieldIDs() ([]string, error) {
 	} else if ok {
 		mapped = "f.mapping_id IS NOT NULL"
 	}
-	dirs := `SELECT table_id, (SELECT value FROM ducklake_metadata WHERE key = 'data_path'` + r.globalScope() + `) AS data_path, data_path AS dir FROM (SELECT DISTINCT table_id FROM ducklake_table)`
+	// 0.1: no table paths, files are relative to data_path itself.
+	dirs := `SELECT t.table_id, dp.value AS data_path, dp.value AS dir FROM (SELECT DISTINCT table_id FROM ducklake_table) t,
+		(SELECT value FROM ducklake_metadata WHERE key = 'data_path'` + r.globalScope() + `) dp`
 	if ok, err := r.w.hasColumn(r.ctx, "ducklake_table", "path"); err != nil {
 		return nil, err
 	} else if ok {
