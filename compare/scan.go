@@ -229,11 +229,8 @@ func partialFilter(f DataFile, snapCol string, snap int64) ([]string, error) {
 // excluded (what a reader sees), ignored, or the only rows kept ("" when
 // nothing is filtered).
 func (r *Reader) deleteFilter(ctx context.Context, t Table, f DataFile, snap int64, mode deleteMode) (string, error) {
-	if mode == deletesIgnored {
-		return "", nil
-	}
 	deleted, err := r.DeletedPositions(ctx, t, f, snap)
-	if err != nil {
+	if err != nil || mode == deletesIgnored {
 		return "", err
 	}
 	if len(deleted) == 0 {
