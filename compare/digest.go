@@ -250,6 +250,10 @@ type PartDigest struct {
 // however many snapshots, versions and formats share the plan) minus the
 // digest of its deleted rows, which reads only the deleted positions' rows.
 func (r *Reader) TableDigest(ctx context.Context, t Table, snap int64, opts ScanOptions) (Digest, []PartDigest, error) {
+	// The format's real reader may fail before reading any file (reader model).
+	if err := r.statsFailure(ctx, t); err != nil {
+		return Digest{}, nil, err
+	}
 	cols, err := r.Columns(ctx, t.ID, snap)
 	if err != nil {
 		return Digest{}, nil, err
