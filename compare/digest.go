@@ -169,6 +169,15 @@ func sums(rows int64, hi, lo string) (Digest, error) {
 // files in parallel and plan once, few enough to bound memory.
 const maxBatch = 8
 
+// maxDeletedBatch caps the deleted-rows scans of one query. When a delete
+// state reaches every file of a table (a backfill's cell of a version that
+// deletes, with every file's all-rows digest cached), each file is read
+// again for its deleted rows only. Eight such scans in one UNION ALL
+// raised one comparison's peak RSS from about 94 MB (one per query) to
+// 145-148 MB; a backfill runs two comparisons at once, and its peak grew
+// with the number of files (versions). See docs/compare.md, "Memory".
+const maxDeletedBatch = 1
+
 // maxRowHashes caps the deleted rows whose hashes a file scan keeps one by
 // one; a file with more deletes has its deleted rows read per delete state.
 const maxRowHashes = 200_000
@@ -180,14 +189,37 @@ type scan struct {
 	query string // hashSQL with positionColumn kept
 	group string // subquery of the positions to keep one by one
 	only  bool   // every row is in group: no "other rows" group
+	// deleted: the scan reads a file's deleted rows only (maxDeletedBatch
+	// per query).
+	deleted bool
 }
 
-// runScans runs scans maxBatch at a time and returns, per scan, the digest
-// of each kept position and, under -1, of the other rows.
+// batches splits scans into the queries runScans runs: consecutive scans,
+// at most maxBatch per query, or maxDeletedBatch while they are
+// deleted-rows scans.
+func batches(scans []scan) [][]scan {
+	var out [][]scan
+	for start := 0; start < len(scans); {
+		limit := maxBatch
+		if scans[start].deleted {
+			limit = maxDeletedBatch
+		}
+		end := start + 1
+		for end < len(scans) && end-start < limit && scans[end].deleted == scans[start].deleted {
+			end++
+		}
+		out = append(out, scans[start:end])
+		start = end
+	}
+	return out
+}
+
+// runScans runs scans in batches (see batches) and returns, per scan, the
+// digest of each kept position and, under -1, of the other rows.
 func runScans(ctx context.Context, conn *sql.Conn, scans []scan) ([]map[int64]Digest, error) {
 	out := make([]map[int64]Digest, len(scans))
-	for start := 0; start < len(scans); start += maxBatch {
-		batch := scans[start:min(start+maxBatch, len(scans))]
+	start := 0
+	for _, batch := range batches(scans) {
 		var b strings.Builder
 		b.WriteString("SELECT k, g, count(*), sum(h1)::VARCHAR, sum(h2)::VARCHAR FROM (")
 		for i, sc := range batch {
@@ -232,6 +264,7 @@ func runScans(ctx context.Context, conn *sql.Conn, scans []scan) ([]map[int64]Di
 		if err := rows.Err(); err != nil {
 			return nil, err
 		}
+		start += len(batch)
 	}
 	return out, nil
 }
@@ -389,7 +422,7 @@ func (r *Reader) fileDigests(ctx context.Context, t Table, files []DataFile, col
 			}
 			// The deleted rows alone: one by one, or as one digest when
 			// there are too many to keep.
-			sc := scan{only: len(n.deleted) <= maxRowHashes}
+			sc := scan{only: len(n.deleted) <= maxRowHashes, deleted: true}
 			if sc.query, err = planSQL(f, deletesOnly, true); err != nil {
 				return err
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -214,5 +215,47 @@ func TestCatalogsShareAndCacheDigests(t *testing.T) {
 	}
 	if other.Digests.Computed != 2*cold.Digests.Computed {
 		t.Errorf("B on its own files: %+v; want twice the %d plans of one side", other.Digests, cold.Digests.Computed)
+	}
+}
+
+// TestBatches checks how runScans groups file scans into queries: all-rows
+// scans up to maxBatch per query, deleted-rows scans one per query (eight
+// of them in one UNION ALL raised the peak RSS of a backfill with the
+// number of versions).
+func TestBatches(t *testing.T) {
+	all, del := scan{query: "all"}, scan{query: "deleted", deleted: true}
+	rep := func(s scan, n int) []scan {
+		out := make([]scan, n)
+		for i := range out {
+			out[i] = s
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name  string
+		scans []scan
+		sizes []int
+	}{
+		{"none", nil, nil},
+		{"all rows, up to maxBatch per query", rep(all, 2*maxBatch+1), []int{maxBatch, maxBatch, 1}},
+		{"deleted rows, one per query", rep(del, 3), []int{1, 1, 1}},
+		{"mixed keeps order", append(append(rep(all, 2), rep(del, 2)...), rep(all, 1)...), []int{2, 1, 1, 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var sizes []int
+			n := 0
+			for _, b := range batches(tc.scans) {
+				sizes = append(sizes, len(b))
+				for _, sc := range b {
+					if sc.query != tc.scans[n].query {
+						t.Fatalf("scan %d out of order", n)
+					}
+					n++
+				}
+			}
+			if !slices.Equal(sizes, tc.sizes) || n != len(tc.scans) {
+				t.Fatalf("batch sizes %v (%d scans), want %v", sizes, n, tc.sizes)
+			}
+		})
 	}
 }
