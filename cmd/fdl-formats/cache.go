@@ -11,13 +11,17 @@ import (
 	"github.com/fdl-formats/fdl-formats/digestcache"
 )
 
+// cacheEnv names the environment variable that sets --cache (a CI job points
+// it at a folder it keeps between runs; the tests at a private one).
+const cacheEnv = "FDL_FORMATS_CACHE"
+
 // cacheFlags are the cache folder flags, declared once for every command
 // that uses the cache (compare, plan, backfill, check). The folder is
 // shared: digests go to <cache>/digests/, other caches to their own
 // subfolders.
 func cacheFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "cache", Usage: "cache folder, shared by runs and machines on one volume: proof digests go to DIR/digests/, data files of s3:// and https:// repositories to DIR/objects/ (default: the user cache folder, e.g. ~/.cache/fdl-formats)"},
+		&cli.StringFlag{Name: "cache", Sources: cli.EnvVars(cacheEnv), Usage: "cache folder, shared by runs and machines on one volume: proof digests go to DIR/digests/, data files of s3:// and https:// repositories to DIR/objects/ (default: $" + cacheEnv + ", else the user cache folder, e.g. ~/.cache/fdl-formats)"},
 		&cli.BoolFlag{Name: "no-cache", Usage: "neither read nor write the cache folder: every data file is read again"},
 	}
 }

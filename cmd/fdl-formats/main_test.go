@@ -1,0 +1,52 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/urfave/cli/v3"
+)
+
+// TestMain gives the tests a private cache folder, so that they never read
+// or fill the user's own (~/.cache/fdl-formats).
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "fdl-formats-cmd-test-cache-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv(cacheEnv, dir)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// The cache folder comes from --cache, else $FDL_FORMATS_CACHE, else the
+// user cache folder; --no-cache turns it off.
+func TestCacheRoot(t *testing.T) {
+	env := t.TempDir()
+	t.Setenv(cacheEnv, env)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, env},
+		{[]string{"--cache", "/srv/cache"}, "/srv/cache"},
+		{[]string{"--no-cache"}, ""},
+	} {
+		var got string
+		cmd := &cli.Command{Name: "x", Flags: cacheFlags(), Action: func(_ context.Context, c *cli.Command) error {
+			var err error
+			got, err = cacheRoot(c)
+			return err
+		}}
+		if err := cmd.Run(context.Background(), append([]string{"x"}, tc.args...)); err != nil {
+			t.Fatalf("%v: %v", tc.args, err)
+		}
+		if got != tc.want {
+			t.Errorf("%v: cache folder %q, want %q", tc.args, got, tc.want)
+		}
+	}
+}
