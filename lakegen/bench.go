@@ -87,6 +87,10 @@ type WideOptions struct {
 // ADD COLUMN and a single-row delete, opts.Inserts/2 times each. The
 // defaults give 300 tables and about 3,500 snapshots.
 func Wide(ctx context.Context, dir string, opts WideOptions) (*Result, error) {
+	return Repository(ctx, dir, wideSpec(opts))
+}
+
+func wideSpec(opts WideOptions) Spec {
 	if opts.Tables <= 0 {
 		opts.Tables = 300
 	}
@@ -114,10 +118,9 @@ func Wide(ctx context.Context, dir string, opts WideOptions) (*Result, error) {
 			}
 		}
 	}
-	spec := Spec{
+	return Spec{
 		Name:     "wide",
 		Title:    fmt.Sprintf("Wide: %d tables, %d snapshots", opts.Tables, len(snaps)),
 		Versions: []Version{{Message: "many small tables", Snapshots: snaps}},
 	}
-	return Repository(ctx, dir, spec)
 }

@@ -126,6 +126,7 @@ func (op Insert) apply(ctx context.Context, g *gen) error {
 			return fmt.Errorf("insert into %s: %w", t.name, err)
 		}
 	}
+	g.touch(t)
 	g.change(rankInserted, fmt.Sprintf("inserted_into_table:%d", t.id))
 	return nil
 }
@@ -348,7 +349,8 @@ func numeric(dl string) bool {
 }
 
 // writeTableStats rewrites ducklake_table_stats and
-// ducklake_table_column_stats from the tables' running totals.
+// ducklake_table_column_stats from the tables' running totals, in table
+// order; it runs once per version, before the catalog is frozen.
 func (g *gen) writeTableStats(ctx context.Context) error {
 	if err := g.exec(ctx, "DELETE FROM cat.ducklake_table_stats"); err != nil {
 		return err
@@ -421,6 +423,7 @@ func (op Delete) apply(ctx context.Context, g *gen) error {
 			return fmt.Errorf("delete from %s: %w", t.name, err)
 		}
 	}
+	g.touch(t)
 	g.change(rankDeleted, fmt.Sprintf("deleted_from_table:%d", t.id))
 	return nil
 }

@@ -43,6 +43,7 @@ type gen struct {
 	tokens        []token
 	schemaChanged bool
 	svTables      []int64
+	touched       []*table // tables whose rows or columns the commit changed
 
 	snapshots []SnapshotResult
 }
@@ -208,7 +209,7 @@ func (g *gen) commit(ctx context.Context, ops Snapshot) error {
 	}
 	g.snap++
 	g.snapTime = g.snapTime.Add(time.Second)
-	g.tokens, g.schemaChanged, g.svTables = nil, false, nil
+	g.tokens, g.schemaChanged, g.svTables, g.touched = nil, false, nil, nil
 	for _, op := range ops {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -236,10 +237,18 @@ func (g *gen) commit(ctx context.Context, ops Snapshot) error {
 	if err := g.exec(ctx, "INSERT INTO cat.ducklake_snapshot_changes VALUES (?, ?, NULL, NULL, NULL)", g.snap, g.changes()); err != nil {
 		return err
 	}
-	if err := g.writeTableStats(ctx); err != nil {
-		return err
-	}
+	// The table statistics are written when a version is frozen: they are
+	// running totals kept in memory, and rewriting them on every commit
+	// made a commit cost as much as all tables together.
 	return g.recordSnapshot(ctx)
+}
+
+// touch marks a table as changed by the current commit: its rows or columns
+// are read again when the snapshot is recorded.
+func (g *gen) touch(t *table) {
+	if !slices.Contains(g.touched, t) {
+		g.touched = append(g.touched, t)
+	}
 }
 
 func (g *gen) changes() string {
@@ -477,6 +486,7 @@ func (op CreateTable) apply(ctx context.Context, g *gen) error {
 		return fmt.Errorf("create table folder: %w", err)
 	}
 	g.tables = append(g.tables, t)
+	g.touch(t)
 	g.change(rankCreatedTable, fmt.Sprintf("created_table:%s.%s", quoteName("main"), quoteName(t.name)))
 	g.schemaChange(t.id)
 	return nil
@@ -507,6 +517,7 @@ func (op AddColumn) apply(ctx context.Context, g *gen) error {
 			return err
 		}
 	}
+	g.touch(t)
 	g.change(rankAlteredTable, fmt.Sprintf("altered_table:%d", t.id))
 	g.schemaChange(t.id)
 	return nil
@@ -543,6 +554,7 @@ func (op RenameColumn) apply(ctx context.Context, g *gen) error {
 		return err
 	}
 	t.renamed = true
+	g.touch(t)
 	g.change(rankAlteredTable, fmt.Sprintf("altered_table:%d", t.id))
 	g.schemaChange(t.id)
 	return nil
@@ -567,6 +579,7 @@ func (op DropColumn) apply(ctx context.Context, g *gen) error {
 		return err
 	}
 	t.cols = slices.DeleteFunc(t.cols, func(x *col) bool { return x == c })
+	g.touch(t)
 	g.change(rankAlteredTable, fmt.Sprintf("altered_table:%d", t.id))
 	g.schemaChange(t.id)
 	return nil
@@ -603,6 +616,7 @@ func (op PartitionBy) apply(ctx context.Context, g *gen) error {
 			return err
 		}
 	}
+	g.touch(t)
 	g.change(rankAlteredTable, fmt.Sprintf("altered_table:%d", t.id))
 	g.schemaChange(t.id)
 	return nil
@@ -652,6 +666,7 @@ func (op Comment) apply(ctx context.Context, g *gen) error {
 		}
 	}
 	// A comment changes the schema version but adds no schema_versions row.
+	g.touch(t)
 	g.change(rankAlteredTable, fmt.Sprintf("altered_table:%d", t.id))
 	g.schemaChange(-1)
 	return nil
