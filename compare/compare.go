@@ -199,9 +199,12 @@ func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
 		return rep, fmt.Errorf("%w: %s and %s: %s", ErrNotEquivalent, a, b, rep.Differences[0])
 	}
 	// One memo for both sides: a file read under the same plan by both
-	// catalogs is digested once and counted on both sides.
+	// catalogs is digested once and counted on both sides; its Parquet
+	// schema and its delete files are read once too.
 	ra.memo = newDigestMemo(opts.DigestCache)
 	rb.memo = ra.memo
+	rb.rawDeletes = ra.rawDeletes
+	rb.schemas = ra.schemas // both catalogs name the same files on disk
 	key := ""
 	if opts.DigestCache != nil {
 		key = proofKey(ctx, ra, rb)

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -23,6 +24,22 @@ type entries map[string]string
 // schemaEntries describes schemas, tables, columns, views, partition specs
 // and tags visible at a snapshot.
 func (r *Reader) schemaEntries(ctx context.Context, snap int64) (entries, error) {
+	ep, err := r.epoch(ctx, snap, 0, r.schemaTables()...)
+	if err != nil {
+		return nil, err
+	}
+	if e, ok := r.meta.schema[ep]; ok {
+		return maps.Clone(e), nil
+	}
+	e, err := r.readSchemaEntries(ctx, snap)
+	if err != nil {
+		return nil, err
+	}
+	r.meta.schema[ep] = e
+	return maps.Clone(e), nil
+}
+
+func (r *Reader) readSchemaEntries(ctx context.Context, snap int64) (entries, error) {
 	e := entries{}
 	rows, err := r.conn.QueryContext(ctx, fmt.Sprintf(`SELECT s.schema_id, s.schema_name FROM cat.ducklake_schema s WHERE %s`, visible("s", snap)))
 	if err != nil {
@@ -150,15 +167,30 @@ func (r *Reader) commitInfo(ctx context.Context, snap int64) (string, bool, erro
 	if !r.has("ducklake_snapshot_changes", "author") {
 		return "", false, nil
 	}
-	var author, msg, extra sql.NullString
-	err := r.conn.QueryRowContext(ctx, fmt.Sprintf(`SELECT author, commit_message, commit_extra_info FROM cat.ducklake_snapshot_changes WHERE snapshot_id = %d`, snap)).Scan(&author, &msg, &extra)
-	if err == sql.ErrNoRows {
-		return "<no snapshot_changes row>", true, nil
+	if r.meta.commits == nil {
+		commits := map[int64]string{}
+		rows, err := r.conn.QueryContext(ctx, `SELECT snapshot_id, author, commit_message, commit_extra_info FROM cat.ducklake_snapshot_changes`)
+		if err != nil {
+			return "", false, fmt.Errorf("read commit info of %s: %w", r.path, err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id int64
+			var author, msg, extra sql.NullString
+			if err := rows.Scan(&id, &author, &msg, &extra); err != nil {
+				return "", false, fmt.Errorf("read commit info of %s: %w", r.path, err)
+			}
+			commits[id] = fmt.Sprintf("author=%s message=%s extra=%s", optString(nullString(author)), optString(nullString(msg)), optString(nullString(extra)))
+		}
+		if err := rows.Err(); err != nil {
+			return "", false, fmt.Errorf("read commit info of %s: %w", r.path, err)
+		}
+		r.meta.commits = commits
 	}
-	if err != nil {
-		return "", false, fmt.Errorf("read commit info of snapshot %d in %s: %w", snap, r.path, err)
+	if c, ok := r.meta.commits[snap]; ok {
+		return c, true, nil
 	}
-	return fmt.Sprintf("author=%s message=%s extra=%s", optString(nullString(author)), optString(nullString(msg)), optString(nullString(extra))), true, nil
+	return "<no snapshot_changes row>", true, nil
 }
 
 // normDefault folds the 'NULL' sentinel of formats that write it into "no default".

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // DataFile is a data file visible at a snapshot, with its delete file.
@@ -51,23 +52,97 @@ func (r *Reader) resolve(dir, path string, relative bool) string {
 // Files lists the data files of a table visible at a snapshot, each with
 // the delete file visible at that snapshot (at most one, §5.3).
 func (r *Reader) Files(ctx context.Context, t Table, snap int64) ([]DataFile, error) {
-	const dt = "ducklake_data_file"
-	q := fmt.Sprintf(`SELECT d.data_file_id, d.path, d.path_is_relative, d.record_count, d.file_size_bytes,
-		d.footer_size, d.row_id_start, d.begin_snapshot, %s, %s, %s, %s
-		FROM cat.ducklake_data_file d WHERE d.table_id = %d AND %s ORDER BY d.data_file_id`,
-		r.col(dt, "d", "partial_max"), r.col(dt, "d", "partial_file_info"), r.col(dt, "d", "mapping_id"),
-		r.col(dt, "d", "encryption_key"), t.ID, visible("d", snap))
-	rows, err := r.conn.QueryContext(ctx, q)
+	e, err := r.epoch(ctx, snap, t.ID, filesEpoch...)
 	if err != nil {
-		return nil, fmt.Errorf("list data files of %s in %s at snapshot %d: %w", t.FullName(), r.path, snap, err)
+		return nil, err
+	}
+	key := fmt.Sprintf("%d %d %s", t.ID, e, t.dir)
+	if fs, ok := r.meta.files[key]; ok {
+		return slices.Clone(fs), nil
+	}
+	fs, err := r.readFiles(ctx, t, snap)
+	if err != nil {
+		return nil, err
+	}
+	r.meta.files[key] = fs
+	return slices.Clone(fs), nil
+}
+
+// tableFiles is every data and delete file row of a table, whatever its
+// snapshots: read once per reader, filtered per snapshot in Go.
+type tableFiles struct {
+	data []fileRow[DataFile]
+	dels []fileRow[DeleteFile]
+}
+
+// fileRow is a file with its data file id (delete files) and end snapshot.
+type fileRow[F any] struct {
+	file   F
+	dataID int64
+	end    *int64
+}
+
+// visibleAt reports whether a row with these snapshots is visible at snap (visible).
+func visibleAt(begin int64, end *int64, snap int64) bool {
+	return begin <= snap && (end == nil || snap < *end)
+}
+
+// readFiles lists the data files of a table visible at a snapshot, each
+// with its delete file.
+func (r *Reader) readFiles(ctx context.Context, t Table, snap int64) ([]DataFile, error) {
+	all, err := r.allTableFiles(ctx, t)
+	if err != nil {
+		return nil, err
 	}
 	var files []DataFile
+	index := map[int64]int{}
+	for _, row := range all.data {
+		if visibleAt(row.file.BeginSnapshot, row.end, snap) {
+			index[row.file.ID] = len(files)
+			files = append(files, row.file)
+		}
+	}
+	for _, row := range all.dels {
+		d := row.file
+		if !visibleAt(d.BeginSnapshot, row.end, snap) {
+			continue
+		}
+		i, ok := index[row.dataID]
+		if !ok {
+			continue // delete file of a data file not visible at snap
+		}
+		if files[i].Delete != nil {
+			return nil, fmt.Errorf("%s in %s at snapshot %d: data file %d has two visible delete files (%d, %d)", t.FullName(), r.path, snap, row.dataID, files[i].Delete.ID, d.ID)
+		}
+		files[i].Delete = &d
+	}
+	return files, nil
+}
+
+// allTableFiles reads every data and delete file row of a table (once per
+// reader and table folder).
+func (r *Reader) allTableFiles(ctx context.Context, t Table) (*tableFiles, error) {
+	key := fmt.Sprintf("%d %s", t.ID, t.dir)
+	if all, ok := r.meta.tableFiles[key]; ok {
+		return all, nil
+	}
+	all := &tableFiles{}
+	const dt = "ducklake_data_file"
+	q := fmt.Sprintf(`SELECT d.data_file_id, d.path, d.path_is_relative, d.record_count, d.file_size_bytes,
+		d.footer_size, d.row_id_start, d.begin_snapshot, d.end_snapshot, %s, %s, %s, %s
+		FROM cat.ducklake_data_file d WHERE d.table_id = %d ORDER BY d.data_file_id`,
+		r.col(dt, "d", "partial_max"), r.col(dt, "d", "partial_file_info"), r.col(dt, "d", "mapping_id"),
+		r.col(dt, "d", "encryption_key"), t.ID)
+	rows, err := r.conn.QueryContext(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("list data files of %s in %s: %w", t.FullName(), r.path, err)
+	}
 	for rows.Next() {
 		var f DataFile
 		var rel sql.NullBool
-		var footer, rowStart, pmax, mapping sql.NullInt64
+		var footer, rowStart, end, pmax, mapping sql.NullInt64
 		var pinfo, key sql.NullString
-		if err := rows.Scan(&f.ID, &f.Stored, &rel, &f.RecordCount, &f.SizeBytes, &footer, &rowStart, &f.BeginSnapshot, &pmax, &pinfo, &mapping, &key); err != nil {
+		if err := rows.Scan(&f.ID, &f.Stored, &rel, &f.RecordCount, &f.SizeBytes, &footer, &rowStart, &f.BeginSnapshot, &end, &pmax, &pinfo, &mapping, &key); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("list data files of %s in %s: %w", t.FullName(), r.path, err)
 		}
@@ -75,20 +150,20 @@ func (r *Reader) Files(ctx context.Context, t Table, snap int64) ([]DataFile, er
 		f.Path = r.resolve(t.dir, f.Stored, f.Relative)
 		f.FooterSize, f.RowIDStart, f.PartialMax, f.MappingID = nullInt(footer), nullInt(rowStart), nullInt(pmax), nullInt(mapping)
 		f.PartialInfo, f.encryptionKey = nullString(pinfo), nullString(key)
-		files = append(files, f)
+		all.data = append(all.data, fileRow[DataFile]{file: f, end: nullInt(end)})
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("list data files of %s in %s: %w", t.FullName(), r.path, err)
 	}
 	const del = "ducklake_delete_file"
 	q = fmt.Sprintf(`SELECT x.delete_file_id, x.data_file_id, x.path, x.path_is_relative, %s, x.delete_count,
-		x.file_size_bytes, x.footer_size, x.begin_snapshot, %s, %s
-		FROM cat.ducklake_delete_file x WHERE x.table_id = %d AND %s ORDER BY x.delete_file_id`,
-		r.col(del, "x", "format"), r.col(del, "x", "partial_max"), r.col(del, "x", "encryption_key"), t.ID, visible("x", snap))
+		x.file_size_bytes, x.footer_size, x.begin_snapshot, x.end_snapshot, %s, %s
+		FROM cat.ducklake_delete_file x WHERE x.table_id = %d ORDER BY x.delete_file_id`,
+		r.col(del, "x", "format"), r.col(del, "x", "partial_max"), r.col(del, "x", "encryption_key"), t.ID)
 	rows, err = r.conn.QueryContext(ctx, q)
 	if err != nil {
-		return nil, fmt.Errorf("list delete files of %s in %s at snapshot %d: %w", t.FullName(), r.path, snap, err)
+		return nil, fmt.Errorf("list delete files of %s in %s: %w", t.FullName(), r.path, err)
 	}
 	defer rows.Close()
 	for rows.Next() {
@@ -97,8 +172,8 @@ func (r *Reader) Files(ctx context.Context, t Table, snap int64) ([]DataFile, er
 		var stored string
 		var rel sql.NullBool
 		var format, key sql.NullString
-		var footer, pmax sql.NullInt64
-		if err := rows.Scan(&d.ID, &dataID, &stored, &rel, &format, &d.DeleteCount, &d.SizeBytes, &footer, &d.BeginSnapshot, &pmax, &key); err != nil {
+		var footer, end, pmax sql.NullInt64
+		if err := rows.Scan(&d.ID, &dataID, &stored, &rel, &format, &d.DeleteCount, &d.SizeBytes, &footer, &d.BeginSnapshot, &end, &pmax, &key); err != nil {
 			return nil, fmt.Errorf("list delete files of %s in %s: %w", t.FullName(), r.path, err)
 		}
 		d.Path = r.resolve(t.dir, stored, !rel.Valid || rel.Bool)
@@ -107,17 +182,13 @@ func (r *Reader) Files(ctx context.Context, t Table, snap int64) ([]DataFile, er
 			d.Format = strings.ToLower(format.String)
 		}
 		d.FooterSize, d.PartialMax, d.encryptionKey = nullInt(footer), nullInt(pmax), nullString(key)
-		i := slices.IndexFunc(files, func(f DataFile) bool { return f.ID == dataID })
-		if i < 0 {
-			continue // delete file of a data file not visible at snap
-		}
-		if files[i].Delete != nil {
-			return nil, fmt.Errorf("%s in %s at snapshot %d: data file %d has two visible delete files (%d, %d)", t.FullName(), r.path, snap, dataID, files[i].Delete.ID, d.ID)
-		}
-		dc := d
-		files[i].Delete = &dc
+		all.dels = append(all.dels, fileRow[DeleteFile]{file: d, dataID: dataID, end: nullInt(end)})
 	}
-	return files, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list delete files of %s in %s: %w", t.FullName(), r.path, err)
+	}
+	r.meta.tableFiles[key] = all
+	return all, nil
 }
 
 func nullInt(v sql.NullInt64) *int64 {
@@ -198,16 +269,13 @@ func (r *Reader) DeletedPositions(ctx context.Context, t Table, f DataFile, snap
 // A file is read once: its positions (and their snapshots) are kept and
 // filtered per snapshot.
 func (r *Reader) parquetDeletes(ctx context.Context, d *DeleteFile, snap int64) ([]int64, error) {
-	raw, ok := r.rawDeletes[d.Path]
+	raw, ok := r.rawDeletes.get(d.Path)
 	if !ok {
 		var err error
 		if raw, err = r.readParquetDeletes(ctx, d); err != nil {
 			return nil, err
 		}
-		if r.rawCount += len(raw.pos); r.rawCount > maxRawDeletes {
-			r.rawDeletes, r.rawCount = map[string]rawDeletes{}, len(raw.pos) // bound memory
-		}
-		r.rawDeletes[d.Path] = raw
+		r.rawDeletes.put(d.Path, raw)
 	}
 	if raw.snaps == nil {
 		return slices.Clone(raw.pos), nil
@@ -221,7 +289,7 @@ func (r *Reader) parquetDeletes(ctx context.Context, d *DeleteFile, snap int64) 
 	return out, nil
 }
 
-// maxRawDeletes caps the delete positions a Reader keeps across snapshots.
+// maxRawDeletes caps the delete positions kept across snapshots.
 const maxRawDeletes = 4_000_000
 
 // rawDeletes is a Parquet delete file's content: positions and, for a
@@ -230,35 +298,74 @@ type rawDeletes struct {
 	pos, snaps []int64
 }
 
+// deleteFiles keeps the Parquet delete files read, by path, so that each is
+// read once per comparison (both catalogs name the same files on disk).
+type deleteFiles struct {
+	mu    sync.Mutex
+	files map[string]rawDeletes
+	count int // positions held
+}
+
+func newDeleteFiles() *deleteFiles { return &deleteFiles{files: map[string]rawDeletes{}} }
+
+func (c *deleteFiles) get(path string) (rawDeletes, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	raw, ok := c.files[path]
+	return raw, ok
+}
+
+func (c *deleteFiles) put(path string, raw rawDeletes) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.count += len(raw.pos); c.count > maxRawDeletes {
+		c.files, c.count = map[string]rawDeletes{}, len(raw.pos) // bound memory
+	}
+	c.files[path] = raw
+}
+
+// readParquetDeletes reads a delete file in one query: its second column
+// holds the positions; a third named _ducklake_internal_snapshot_id makes
+// it a partial deletion file.
 func (r *Reader) readParquetDeletes(ctx context.Context, d *DeleteFile) (rawDeletes, error) {
 	kp, err := r.keyParam(ctx, d.encryptionKey)
 	if err != nil {
 		return rawDeletes{}, err
 	}
-	src := fmt.Sprintf("read_parquet(%s%s)", sqlString(d.Path), kp)
-	cols, err := r.strings(ctx, fmt.Sprintf("SELECT column_name FROM (DESCRIBE SELECT * FROM %s)", src))
+	rows, err := r.conn.QueryContext(ctx, fmt.Sprintf("SELECT * FROM read_parquet(%s%s)", sqlString(d.Path), kp))
+	if err != nil {
+		return rawDeletes{}, err
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
 	if err != nil {
 		return rawDeletes{}, err
 	}
 	if len(cols) < 2 {
 		return rawDeletes{}, fmt.Errorf("delete file has %d columns, want file_path and pos", len(cols))
 	}
-	if len(cols) < 3 || cols[2] != "_ducklake_internal_snapshot_id" {
-		pos, err := r.int64s(ctx, fmt.Sprintf("SELECT %s FROM %s", ident(cols[1]), src))
-		return rawDeletes{pos: pos}, err
+	partial := len(cols) >= 3 && cols[2] == "_ducklake_internal_snapshot_id"
+	var p, s sql.NullInt64
+	dest := make([]any, len(cols))
+	for i := range dest {
+		dest[i] = new(any)
 	}
-	rows, err := r.conn.QueryContext(ctx, fmt.Sprintf("SELECT %s, %s FROM %s", ident(cols[1]), ident(cols[2]), src))
-	if err != nil {
-		return rawDeletes{}, err
+	dest[1] = &p
+	raw := rawDeletes{}
+	if partial {
+		dest[2], raw.snaps = &s, []int64{}
 	}
-	defer rows.Close()
-	raw := rawDeletes{snaps: []int64{}}
 	for rows.Next() {
-		var p, s int64
-		if err := rows.Scan(&p, &s); err != nil {
+		if err := rows.Scan(dest...); err != nil {
 			return rawDeletes{}, err
 		}
-		raw.pos, raw.snaps = append(raw.pos, p), append(raw.snaps, s)
+		if !p.Valid || (partial && !s.Valid) {
+			return rawDeletes{}, fmt.Errorf("delete file has a NULL %s", cols[1])
+		}
+		raw.pos = append(raw.pos, p.Int64)
+		if partial {
+			raw.snaps = append(raw.snaps, s.Int64)
+		}
 	}
 	return raw, rows.Err()
 }

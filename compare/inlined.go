@@ -12,25 +12,8 @@ func (r *Reader) inlinedSQL(ctx context.Context, t Table, cols []*Column, snap i
 	if _, ok := r.layout["ducklake_inlined_data_tables"]; !ok {
 		return nil, nil
 	}
-	rows, err := r.conn.QueryContext(ctx, fmt.Sprintf(`SELECT table_name, schema_version FROM cat.ducklake_inlined_data_tables WHERE table_id = %d ORDER BY schema_version`, t.ID))
+	regs, err := r.inlinedTables(ctx, t.ID)
 	if err != nil {
-		return nil, fmt.Errorf("list inlined data tables: %w", err)
-	}
-	type reg struct {
-		name string
-		sv   int64
-	}
-	var regs []reg
-	for rows.Next() {
-		var g reg
-		if err := rows.Scan(&g.name, &g.sv); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		regs = append(regs, g)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 	var parts []Part
@@ -131,6 +114,38 @@ func columnNode(c *Column) *pnode {
 		n.DuckType, _ = c.DuckType()
 	}
 	return n
+}
+
+// inlinedReg is a table's inlined data table and its schema version.
+type inlinedReg struct {
+	name string
+	sv   int64
+}
+
+// inlinedTables lists a table's inlined data tables (registered ones; the
+// registrations have no snapshot range, so they are read once).
+func (r *Reader) inlinedTables(ctx context.Context, tableID int64) ([]inlinedReg, error) {
+	if regs, ok := r.meta.inlined[tableID]; ok {
+		return regs, nil
+	}
+	rows, err := r.conn.QueryContext(ctx, fmt.Sprintf(`SELECT table_name, schema_version FROM cat.ducklake_inlined_data_tables WHERE table_id = %d ORDER BY schema_version`, tableID))
+	if err != nil {
+		return nil, fmt.Errorf("list inlined data tables of table %d in %s: %w", tableID, r.path, err)
+	}
+	defer rows.Close()
+	regs := []inlinedReg{}
+	for rows.Next() {
+		var g inlinedReg
+		if err := rows.Scan(&g.name, &g.sv); err != nil {
+			return nil, err
+		}
+		regs = append(regs, g)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	r.meta.inlined[tableID] = regs
+	return regs, nil
 }
 
 // schemaVersionSnapshot finds a snapshot at which a table had a given

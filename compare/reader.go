@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/duckdb/duckdb-go/v2"
@@ -47,15 +48,15 @@ type Reader struct {
 	layout      formats.Layout
 	dynamic     map[string][]string // inlined data/delete tables and their columns
 	dataPath    string
-	extAttached bool                  // the ducklake extension attached this catalog as "dl"
-	memo        *digestMemo           // file digests by read plan (shared by both sides of a comparison)
-	hints       map[int64][]int64     // data file id -> deleted positions at the last compared snapshot
-	schemas     map[string]*pnode     // data file path -> its Parquet schema (read-only once built)
-	rawDeletes  map[string]rawDeletes // Parquet delete file path -> its positions (and snapshots)
-	rawCount    int                   // positions held in rawDeletes
-	tempTables  map[string]bool       // staged delete-position sets
-	deletes     map[string][]int64    // delete file -> positions at deletesSnap
+	extAttached bool               // the ducklake extension attached this catalog as "dl"
+	memo        *digestMemo        // file digests by read plan (shared by both sides of a comparison)
+	hints       map[int64][]int64  // data file id -> deleted positions at the last compared snapshot
+	schemas     map[string]*pnode  // data file path -> its Parquet schema (read-only once built)
+	rawDeletes  *deleteFiles       // Parquet delete files read (shared by both sides of a comparison)
+	tempTables  map[string]bool    // staged delete-position sets
+	deletes     map[string][]int64 // delete file -> positions at deletesSnap
 	deletesSnap int64
+	meta        *metaMemo // metadata answers by epoch (see epochs.go)
 	// maxInlinePositions: longer delete lists are staged in a temp table.
 	maxInlinePositions int
 	// statsChecked and statsBadTables cache the check of
@@ -87,7 +88,7 @@ func Open(ctx context.Context, catalogPath string, opts ReaderOptions) (*Reader,
 		db.Close()
 		return nil, fmt.Errorf("open duckdb: %w", err)
 	}
-	r := &Reader{path: catalogPath, db: db, conn: conn, memo: newDigestMemo(opts.DigestCache), schemas: map[string]*pnode{}, rawDeletes: map[string]rawDeletes{}, tempTables: map[string]bool{}, deletes: map[string][]int64{}, maxInlinePositions: 10000}
+	r := &Reader{path: catalogPath, db: db, conn: conn, memo: newDigestMemo(opts.DigestCache), schemas: map[string]*pnode{}, rawDeletes: newDeleteFiles(), tempTables: map[string]bool{}, deletes: map[string][]int64{}, meta: newMetaMemo(), maxInlinePositions: 10000}
 	if err := r.init(ctx, opts); err != nil {
 		r.Close()
 		return nil, err
@@ -254,6 +255,22 @@ func visible(alias string, snap int64) string {
 
 // Tables lists the tables visible at a snapshot, sorted by schema and name.
 func (r *Reader) Tables(ctx context.Context, snap int64) ([]Table, error) {
+	e, err := r.epoch(ctx, snap, 0, tablesEpoch...)
+	if err != nil {
+		return nil, err
+	}
+	if ts, ok := r.meta.tables[e]; ok {
+		return slices.Clone(ts), nil
+	}
+	ts, err := r.readTables(ctx, snap)
+	if err != nil {
+		return nil, err
+	}
+	r.meta.tables[e] = ts
+	return slices.Clone(ts), nil
+}
+
+func (r *Reader) readTables(ctx context.Context, snap int64) ([]Table, error) {
 	q := fmt.Sprintf(`SELECT t.table_id, s.schema_name, t.table_name, s.schema_id, t.begin_snapshot,
 		%s, %s, %s, %s
 		FROM cat.ducklake_table t JOIN cat.ducklake_schema s ON s.schema_id = t.schema_id AND %s

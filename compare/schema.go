@@ -27,12 +27,33 @@ type Column struct {
 }
 
 // Columns returns the top-level columns of a table at a snapshot, in
-// column_order, with their nested fields.
+// column_order, with their nested fields. They are shared with later calls
+// (see metaMemo): read them, do not modify them.
 func (r *Reader) Columns(ctx context.Context, tableID, snap int64) ([]*Column, error) {
 	return r.columnsAt(ctx, tableID, snap, false)
 }
 
 func (r *Reader) columnsAt(ctx context.Context, tableID, snap int64, topOnly bool) ([]*Column, error) {
+	if topOnly {
+		return r.readColumns(ctx, tableID, snap, true)
+	}
+	e, err := r.epoch(ctx, snap, tableID, columnsEpoch...)
+	if err != nil {
+		return nil, err
+	}
+	key := [2]int64{tableID, e}
+	if cs, ok := r.meta.columns[key]; ok {
+		return cs, nil
+	}
+	cs, err := r.readColumns(ctx, tableID, snap, false)
+	if err != nil {
+		return nil, err
+	}
+	r.meta.columns[key] = cs
+	return cs, nil
+}
+
+func (r *Reader) readColumns(ctx context.Context, tableID, snap int64, topOnly bool) ([]*Column, error) {
 	q := fmt.Sprintf(`SELECT c.column_id, c.column_name, c.column_type, c.initial_default, c.default_value,
 		c.nulls_allowed, c.column_order, c.parent_column
 		FROM cat.ducklake_column c WHERE c.table_id = %d AND %s

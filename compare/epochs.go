@@ -1,0 +1,141 @@
+package compare
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"sort"
+)
+
+// Catalog metadata rows are visible at snapshot s when begin_snapshot <= s
+// and (end_snapshot IS NULL or s < end_snapshot) (see visible). What a query
+// over such rows returns can therefore change only at a snapshot where one
+// of them begins or ends: a change point. A comparison reads every snapshot,
+// so answers that depend only on visibility (tables, columns, data and delete
+// files, the schema description) are kept per epoch, the last change point
+// at or before the snapshot, and reused until the next change point: a long
+// history costs a read per change, not a read per snapshot and question.
+// Change points come from the rows themselves, not from schema_version, so
+// a catalog whose bookkeeping is wrong is still read row by row.
+
+// metaMemo holds a reader's answers by epoch. Values are shared: callers
+// must not modify them (Tables and Files hand out copies of their slices;
+// columns and entries are read-only once built).
+type metaMemo struct {
+	points  map[string]map[int64][]int64 // "table column" -> key value -> sorted change points
+	tables  map[int64][]Table
+	columns map[[2]int64][]*Column // (table id, epoch)
+	files   map[string][]DataFile  // table id, dir, epoch
+	// tableFiles: every file row of a table, by table id and dir.
+	tableFiles map[string]*tableFiles
+	schema     map[int64]entries
+	commits    map[int64]string       // snapshot -> commit info (nil until read)
+	inlined    map[int64][]inlinedReg // table id -> its inlined data tables
+}
+
+func newMetaMemo() *metaMemo {
+	return &metaMemo{
+		points:     map[string]map[int64][]int64{},
+		tables:     map[int64][]Table{},
+		columns:    map[[2]int64][]*Column{},
+		files:      map[string][]DataFile{},
+		tableFiles: map[string]*tableFiles{},
+		schema:     map[int64]entries{},
+		inlined:    map[int64][]inlinedReg{},
+	}
+}
+
+// wholeTable keys the change points of a metadata table taken as a whole.
+const wholeTable = math.MinInt64
+
+// changePoints returns the change points of a metadata table's rows, by the
+// value of column by (wholeTable for the table as a whole when by is "").
+// Each table is read once per reader.
+func (r *Reader) changePoints(ctx context.Context, table, by string) (map[int64][]int64, error) {
+	key := table + " " + by
+	if p, ok := r.meta.points[key]; ok {
+		return p, nil
+	}
+	group := fmt.Sprintf("%d", int64(wholeTable))
+	if by != "" {
+		group = ident(by)
+	}
+	ends := ""
+	if r.has(table, "end_snapshot") {
+		ends = fmt.Sprintf(" UNION ALL SELECT %s, end_snapshot FROM cat.%s WHERE end_snapshot IS NOT NULL", group, table)
+	}
+	q := fmt.Sprintf(`SELECT k, p FROM (SELECT %[1]s AS k, begin_snapshot AS p FROM cat.%[2]s WHERE begin_snapshot IS NOT NULL%[3]s)
+		WHERE k IS NOT NULL GROUP BY k, p ORDER BY k, p`, group, table, ends)
+	rows, err := r.conn.QueryContext(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("read change points of %s in %s: %w", table, r.path, err)
+	}
+	defer rows.Close()
+	out := map[int64][]int64{}
+	for rows.Next() {
+		var k, p int64
+		if err := rows.Scan(&k, &p); err != nil {
+			return nil, fmt.Errorf("read change points of %s in %s: %w", table, r.path, err)
+		}
+		out[k] = append(out[k], p)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read change points of %s in %s: %w", table, r.path, err)
+	}
+	r.meta.points[key] = out
+	return out, nil
+}
+
+// epoch is the last change point at or before snap of the given metadata
+// tables (rows whose column by equals id, or all rows when by is ""), or
+// math.MinInt64 before the first one. Two snapshots with the same epoch see
+// the same rows of those tables.
+func (r *Reader) epoch(ctx context.Context, snap int64, id int64, tables ...[2]string) (int64, error) {
+	e := int64(math.MinInt64)
+	for _, tb := range tables {
+		if _, ok := r.layout[tb[0]]; !ok {
+			continue
+		}
+		byKey, err := r.changePoints(ctx, tb[0], tb[1])
+		if err != nil {
+			return 0, err
+		}
+		k := id
+		if tb[1] == "" {
+			k = wholeTable
+		}
+		pts := byKey[k]
+		// The last point <= snap.
+		if i := sort.Search(len(pts), func(i int) bool { return pts[i] > snap }); i > 0 {
+			e = max(e, pts[i-1])
+		}
+	}
+	return e, nil
+}
+
+// schemaTables are the metadata tables a schema description reads: every
+// table of the catalog with a begin_snapshot column except the data and
+// delete files (which change at nearly every snapshot and are described per
+// table by fileEntries). Taking every such table is conservative: a table
+// the description does not read only splits epochs.
+func (r *Reader) schemaTables() [][2]string {
+	var out [][2]string
+	for _, t := range slices.Sorted(maps.Keys(r.layout)) {
+		if t == "ducklake_data_file" || t == "ducklake_delete_file" || !r.has(t, "begin_snapshot") {
+			continue
+		}
+		out = append(out, [2]string{t, ""})
+	}
+	return out
+}
+
+// tablesEpoch keys Tables: the schemas and tables visible.
+var tablesEpoch = [][2]string{{"ducklake_schema", ""}, {"ducklake_table", ""}}
+
+// columnsEpoch keys a table's columns.
+var columnsEpoch = [][2]string{{"ducklake_column", "table_id"}}
+
+// filesEpoch keys a table's data and delete files.
+var filesEpoch = [][2]string{{"ducklake_data_file", "table_id"}, {"ducklake_delete_file", "table_id"}}
