@@ -36,6 +36,10 @@ type Options struct {
 	// DigestCache, when set, keeps the digests of data files (by file and
 	// read plan) across comparisons and runs; see package digestcache.
 	DigestCache DigestStore
+	// Digests, when set, shares file digests and kept row hashes with other
+	// comparisons (a backfill's or check's proofs; see Digests.HintFrom).
+	// Make it with NewDigests(DigestCache).
+	Digests *Digests
 }
 
 // Report is the result of Catalogs.
@@ -201,7 +205,11 @@ func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
 	// One memo for both sides: a file read under the same plan by both
 	// catalogs is digested once and counted on both sides; its Parquet
 	// schema and its delete files are read once too.
-	ra.memo = newDigestMemo(opts.DigestCache)
+	shared := opts.Digests
+	if shared == nil {
+		shared = NewDigests(opts.DigestCache)
+	}
+	ra.memo = newDigestMemo(shared)
 	rb.memo = ra.memo
 	rb.rawDeletes = ra.rawDeletes
 	rb.schemas = ra.schemas // both catalogs name the same files on disk

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/big"
 	"os"
 	"slices"
@@ -400,7 +401,7 @@ func (r *Reader) fileDigests(ctx context.Context, t Table, files []DataFile, col
 			queued[n.all] = true
 			if !haveAll {
 				// One scan: all rows, keeping deleted and hinted rows apart.
-				keep := mergeSorted(n.deleted, r.hints[f.ID])
+				keep := mergeSorted(n.deleted, mergeSorted(r.hints[f.Path], r.memo.hint(f.Path)))
 				if len(keep) > maxRowHashes {
 					keep = n.deleted
 				}
@@ -442,6 +443,9 @@ func (r *Reader) fileDigests(ctx context.Context, t Table, files []DataFile, col
 			return nil, err
 		}
 		res, err := runScans(ctx, r.conn, scans)
+		r.memo.statsMu.Lock()
+		r.memo.stats.Reads += len(scans)
+		r.memo.statsMu.Unlock()
 		if err != nil {
 			return nil, fmt.Errorf("read data files of %s at snapshot %d in %s: %w", t.FullName(), snap, r.path, err)
 		}
@@ -485,7 +489,7 @@ func (r *Reader) fileDigests(ctx context.Context, t Table, files []DataFile, col
 // keeps the rows every later delete state removes. Hints only save reads:
 // a file they miss is read again for its deleted rows.
 func (r *Reader) hintDeletes(ctx context.Context, snap int64) {
-	hints := map[int64][]int64{}
+	hints := map[string][]int64{}
 	tables, err := r.Tables(ctx, snap)
 	if err != nil {
 		return
@@ -497,7 +501,7 @@ func (r *Reader) hintDeletes(ctx context.Context, snap int64) {
 		}
 		for _, f := range files {
 			if pos, err := r.DeletedPositions(ctx, t, f, snap); err == nil && len(pos) > 0 {
-				hints[f.ID] = pos
+				hints[f.Path] = pos
 			}
 		}
 	}
@@ -555,21 +559,44 @@ type DigestStats struct {
 	Reused int `json:"reused"`
 	// Cached: plans found in the digest cache (--cache).
 	Cached int `json:"cached"`
+	// Reads: data file scans run (all rows, or a file's deleted rows).
+	Reads int `json:"reads"`
 }
 
-// digestMemo holds the file digests of one comparison, shared by both
-// readers, in front of an optional DigestStore.
-type digestMemo struct {
+// Digests holds file digests and kept row hashes for every comparison that
+// shares it (Options.Digests): both sides of one comparison, or all the
+// proofs of a backfill or check, which then read each file once however
+// many versions and formats share it. It sits in front of an optional
+// DigestStore and is safe for concurrent comparisons.
+type Digests struct {
 	mu    sync.Mutex
 	mem   map[string]Digest
 	rows  map[string]map[int64]Digest // plan key -> digests of kept rows by position
+	hints map[string][]int64          // data file path -> positions some snapshot deletes
 	store DigestStore
-	stats DigestStats
 }
 
-func newDigestMemo(store DigestStore) *digestMemo {
-	return &digestMemo{mem: map[string]Digest{}, rows: map[string]map[int64]Digest{}, store: store}
+// NewDigests returns an empty Digests in front of store (nil: memory only).
+func NewDigests(store DigestStore) *Digests {
+	return &Digests{mem: map[string]Digest{}, rows: map[string]map[int64]Digest{}, hints: map[string][]int64{}, store: store}
 }
+
+// hint returns the positions Hint recorded for a data file.
+func (d *Digests) hint(path string) []int64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.hints[path]
+}
+
+// digestMemo is one comparison's view of a Digests: it counts how that
+// comparison's digests were obtained.
+type digestMemo struct {
+	*Digests
+	statsMu sync.Mutex
+	stats   DigestStats
+}
+
+func newDigestMemo(shared *Digests) *digestMemo { return &digestMemo{Digests: shared} }
 
 // keepRows records the row digests a scan kept by position; a kept
 // position the scan did not return has no row (zero digest).
@@ -644,15 +671,15 @@ func (m *digestMemo) save(key string, d Digest) {
 }
 
 func (m *digestMemo) snapshot() DigestStats {
-	m.mu.Lock()
-	defer m.mu.Unlock()
+	m.statsMu.Lock()
+	defer m.statsMu.Unlock()
 	return m.stats
 }
 
 func (m *digestMemo) count(n *int) {
-	m.mu.Lock()
+	m.statsMu.Lock()
 	*n++
-	m.mu.Unlock()
+	m.statsMu.Unlock()
 }
 
 // lookup finds a digest in the memo, then in the store. It counts a find
@@ -674,8 +701,8 @@ func (m *digestMemo) lookup(key string) (Digest, bool) {
 	}
 	m.mu.Lock()
 	m.mem[key] = d
-	m.stats.Cached++
 	m.mu.Unlock()
+	m.count(&m.stats.Cached)
 	return d, true
 }
 
@@ -690,8 +717,8 @@ func (m *digestMemo) peek(key string) Digest {
 func (m *digestMemo) put(key string, d Digest) {
 	m.mu.Lock()
 	m.mem[key] = d
-	m.stats.Computed++
 	m.mu.Unlock()
+	m.count(&m.stats.Computed)
 	m.save(key, d)
 }
 
@@ -762,4 +789,66 @@ func (d RowDiff) String() string {
 		b.WriteString("  only in B: " + s + "\n")
 	}
 	return b.String()
+}
+
+// HintFrom records, for every data file of a catalog, the positions that
+// any of its delete files deletes at any snapshot. Given the newest version
+// of a repository (whose history holds every older one's), the first scan
+// of each data file then keeps the hashes of every row a version ever
+// deletes, and every delete state of every version is a sum of kept hashes:
+// no proof reads a file again for its deleted rows. Hints only save reads;
+// a file they miss is read again.
+func (d *Digests) HintFrom(ctx context.Context, catalog, dataPath string) error {
+	r, err := Open(ctx, catalog, ReaderOptions{DataPath: dataPath})
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	snaps, err := r.Snapshots(ctx)
+	if err != nil || len(snaps) == 0 {
+		return err
+	}
+	tables, err := r.Tables(ctx, snaps[len(snaps)-1].ID)
+	if err != nil {
+		return err
+	}
+	hints := map[string][]int64{}
+	for _, t := range tables {
+		all, err := r.allTableFiles(ctx, t)
+		if err != nil {
+			return err
+		}
+		paths := map[int64]string{}
+		for _, f := range all.data {
+			paths[f.file.ID] = f.file.Path
+		}
+		for _, del := range all.dels {
+			path, ok := paths[del.dataID]
+			if !ok {
+				continue
+			}
+			var pos []int64
+			switch del.file.Format {
+			case "parquet":
+				pos, err = r.parquetDeletes(ctx, &del.file, math.MaxInt64)
+			case "puffin":
+				pos, err = puffinDeletes(del.file.Path, math.MaxInt64)
+			default:
+				continue
+			}
+			if err != nil {
+				return fmt.Errorf("hints from %s: delete file %s: %w", catalog, del.file.Path, err)
+			}
+			slices.Sort(pos)
+			hints[path] = mergeSorted(hints[path], slices.Compact(pos))
+		}
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for path, pos := range hints {
+		if len(pos) <= maxRowHashes {
+			d.hints[path] = mergeSorted(d.hints[path], pos)
+		}
+	}
+	return nil
 }

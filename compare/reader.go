@@ -50,7 +50,7 @@ type Reader struct {
 	dataPath    string
 	extAttached bool               // the ducklake extension attached this catalog as "dl"
 	memo        *digestMemo        // file digests by read plan (shared by both sides of a comparison)
-	hints       map[int64][]int64  // data file id -> deleted positions at the last compared snapshot
+	hints       map[string][]int64 // data file path -> deleted positions at the last compared snapshot
 	schemas     map[string]*pnode  // data file path -> its Parquet schema (read-only once built)
 	rawDeletes  *deleteFiles       // Parquet delete files read (shared by both sides of a comparison)
 	tempTables  map[string]bool    // staged delete-position sets
@@ -88,7 +88,7 @@ func Open(ctx context.Context, catalogPath string, opts ReaderOptions) (*Reader,
 		db.Close()
 		return nil, fmt.Errorf("open duckdb: %w", err)
 	}
-	r := &Reader{path: catalogPath, db: db, conn: conn, memo: newDigestMemo(opts.DigestCache), schemas: map[string]*pnode{}, rawDeletes: newDeleteFiles(), tempTables: map[string]bool{}, deletes: map[string][]int64{}, meta: newMetaMemo(), maxInlinePositions: 10000}
+	r := &Reader{path: catalogPath, db: db, conn: conn, memo: newDigestMemo(NewDigests(opts.DigestCache)), schemas: map[string]*pnode{}, rawDeletes: newDeleteFiles(), tempTables: map[string]bool{}, deletes: map[string][]int64{}, meta: newMetaMemo(), maxInlinePositions: 10000}
 	if err := r.init(ctx, opts); err != nil {
 		r.Close()
 		return nil, err

@@ -147,6 +147,9 @@ func Backfill(ctx context.Context, st store.Store, opts Options) (_ *BackfillRep
 		return nil, fmt.Errorf("create work folder: %w", err)
 	}
 	defer os.RemoveAll(work)
+	if !opts.DryRun && len(todo) > 1 {
+		r.hintDeletes(ctx, work, log)
+	}
 
 	results := make([]*CellResult, len(todo))
 	var mu sync.Mutex
@@ -269,7 +272,7 @@ func (r *repository) fill(ctx context.Context, c *Cell, work string, opts *Optio
 	if res.err = at("compare"); res.err != nil {
 		return res
 	}
-	if _, err := compare.Catalogs(ctx, src, out, compare.Options{DataPath: r.dataPath, DigestCache: r.digestCache}); err != nil {
+	if _, err := compare.Catalogs(ctx, src, out, compare.Options{DataPath: r.dataPath, DigestCache: r.digestCache, Digests: r.digests}); err != nil {
 		res.err = fmt.Errorf("prove %s equivalent to %s: %w", c.Key, c.source, err)
 		res.Problem = ProblemUnreadable
 		if errors.Is(err, compare.ErrNotEquivalent) {

@@ -25,6 +25,9 @@ func (r *repository) proveAll(ctx context.Context, m *Matrix, work string, disk 
 			present = append(present, c)
 		}
 	}
+	if len(present) > 1 {
+		r.hintDeletes(ctx, work, opts.log())
+	}
 	proofs := make([]*Proof, len(present))
 	var findings []Finding
 	var mu sync.Mutex
@@ -91,7 +94,7 @@ func (r *repository) prove(ctx context.Context, c *Cell, work string, disk *comp
 			return fail(KindUnverifiable, err)
 		}
 	}
-	rep, err := compare.Catalogs(ctx, src, pub, compare.Options{DataPath: r.dataPath, Disk: disk, DigestCache: r.digestCache})
+	rep, err := compare.Catalogs(ctx, src, pub, compare.Options{DataPath: r.dataPath, Disk: disk, DigestCache: r.digestCache, Digests: r.digests})
 	if rep != nil && rep.B.Format != "" && rep.B.Format != c.Format {
 		// Readers pick the file by its name: one holding another format
 		// is one they cannot open.

@@ -114,6 +114,7 @@ func CatalogKey(id, format string) string {
 type repository struct {
 	st          store.Store
 	digestCache compare.DigestStore
+	digests     *compare.Digests // shared by the run's proofs
 	cfg         *fdljson.Repo
 	dataPath    string
 	versions    []*version
@@ -173,6 +174,7 @@ func load(ctx context.Context, st store.Store, opts *Options) (_ *repository, er
 	}
 	cfg := r.cfg
 	r.dataPath, r.digestCache = opts.DataPath, opts.DigestCache
+	r.digests = compare.NewDigests(opts.DigestCache)
 	if counter == nil {
 		r.paths = st.(store.PathStore)
 	} else {
