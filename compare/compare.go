@@ -162,16 +162,34 @@ func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
 	if opts.Disk == nil {
 		opts.Disk = NewDiskCheck()
 	}
-	ra, errA := openWhole(ctx, a, opts.DataPath)
+	ra, errA := Open(ctx, a, ReaderOptions{DataPath: opts.DataPath})
 	if ra != nil {
 		defer ra.Close()
 	}
-	rb, errB := openWhole(ctx, b, dpB)
+	rb, errB := Open(ctx, b, ReaderOptions{DataPath: dpB})
 	if rb != nil {
 		defer rb.Close()
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	// A proof kept for these very bytes (catalogs and data files) stands:
+	// both catalogs were read whole when it was made.
+	key := ""
+	if errA == nil && errB == nil && opts.DigestCache != nil {
+		key = proofKey(ctx, ra, rb)
+		if kept, ok := cachedProof(opts.DigestCache, key); ok {
+			kept.A.Path, kept.B.Path = a, b
+			kept.ProofCached = true
+			kept.Timings = Timings{TotalMS: time.Since(start).Milliseconds()}
+			return kept, nil
+		}
+	}
+	if errA == nil {
+		errA = ra.ReadEveryTable(ctx)
+	}
+	if errB == nil {
+		errB = rb.ReadEveryTable(ctx)
 	}
 	rep := &Report{
 		A:           CatalogInfo{Path: a, DataPath: opts.DataPath},
@@ -213,16 +231,6 @@ func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
 	rb.memo = ra.memo
 	rb.rawDeletes = ra.rawDeletes
 	rb.schemas = ra.schemas // both catalogs name the same files on disk
-	key := ""
-	if opts.DigestCache != nil {
-		key = proofKey(ctx, ra, rb)
-		if kept, ok := cachedProof(opts.DigestCache, key); ok {
-			kept.A.Path, kept.B.Path = a, b
-			kept.ProofCached = true
-			kept.Timings = Timings{TotalMS: time.Since(start).Milliseconds()}
-			return kept, nil
-		}
-	}
 	c := &comparison{ctx: ctx, a: ra, b: rb, rep: rep, opts: opts, log: log}
 	err := c.run()
 	rep.Differences = mergeRuns(rep.Differences, rep.Snapshots)
@@ -240,18 +248,6 @@ func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
 	rep.Equivalent = true
 	keepProof(opts.DigestCache, key, rep)
 	return rep, nil
-}
-
-// openWhole opens a catalog and reads it whole (ReadEveryTable).
-func openWhole(ctx context.Context, path, dataPath string) (*Reader, error) {
-	r, err := Open(ctx, path, ReaderOptions{DataPath: dataPath})
-	if err != nil {
-		return nil, err
-	}
-	if err := r.ReadEveryTable(ctx); err != nil {
-		return r, err
-	}
-	return r, nil
 }
 
 // incomparable makes every read failure an ErrIncomparable.
