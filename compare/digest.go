@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"math/big"
 	"os"
@@ -845,10 +846,21 @@ func (d *Digests) HintFrom(ctx context.Context, catalog, dataPath string) error 
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	for path, pos := range hints {
-		if len(pos) <= maxRowHashes {
-			d.hints[path] = mergeSorted(d.hints[path], pos)
+	total := 0
+	for _, pos := range d.hints {
+		total += len(pos)
+	}
+	for _, path := range slices.Sorted(maps.Keys(hints)) {
+		pos := hints[path]
+		if len(pos) > maxRowHashes || total+len(pos) > maxHintedRows {
+			continue // read again for its deleted rows instead
 		}
+		total += len(pos)
+		d.hints[path] = mergeSorted(d.hints[path], pos)
 	}
 	return nil
 }
+
+// maxHintedRows caps the row hashes a run keeps because of hints (about
+// 40 bytes each): past it, files are read again for their deleted rows.
+const maxHintedRows = 2_000_000
