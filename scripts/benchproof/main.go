@@ -149,8 +149,18 @@ func (b *bench) run(args ...string) (float64, float64) {
 	var stdout strings.Builder
 	cmd.Stdout = &stdout
 	start := time.Now()
+	kb, err := peakRSS(cmd)
+	s := time.Since(start).Seconds()
+	if err != nil {
+		fail(fmt.Errorf("%s %s: %w\n%s", b.bin, strings.Join(args, " "), err, stdout.String()))
+	}
+	return s, kb
+}
+
+// peakRSS runs cmd to its end and returns its peak RSS in KB (see run).
+func peakRSS(cmd *exec.Cmd) (float64, error) {
 	if err := cmd.Start(); err != nil {
-		fail(fmt.Errorf("%s %s: %w", b.bin, strings.Join(args, " "), err))
+		return 0, err
 	}
 	done := make(chan struct{})
 	peak := make(chan float64, 1)
@@ -170,16 +180,12 @@ func (b *bench) run(args ...string) (float64, float64) {
 		}
 	}()
 	err := cmd.Wait()
-	s := time.Since(start).Seconds()
 	close(done)
 	kb := <-peak
-	if err != nil {
-		fail(fmt.Errorf("%s %s: %w\n%s", b.bin, strings.Join(args, " "), err, stdout.String()))
-	}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && kb == 0 {
 		kb = float64(ru.Maxrss)
 	}
-	return s, kb
+	return kb, err
 }
 
 // vmHWM reads the peak resident set size (KB) from a /proc/PID/status file.
