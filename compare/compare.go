@@ -162,6 +162,16 @@ func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
 	if opts.Disk == nil {
 		opts.Disk = NewDiskCheck()
 	}
+	// A proof kept for these very bytes (catalogs and data files) stands:
+	// both catalogs were read whole when it was made. With the data
+	// folders given, it is found without opening either catalog.
+	key := ""
+	if opts.DigestCache != nil && opts.DataPath != "" {
+		key = inputsKey(a, b, overridePath(opts.DataPath), overridePath(dpB))
+		if kept, ok := cachedProof(opts.DigestCache, key); ok {
+			return keptReport(kept, a, b, start), nil
+		}
+	}
 	ra, errA := Open(ctx, a, ReaderOptions{DataPath: opts.DataPath})
 	if ra != nil {
 		defer ra.Close()
@@ -173,17 +183,16 @@ func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	// A proof kept for these very bytes (catalogs and data files) stands:
-	// both catalogs were read whole when it was made.
-	key := ""
-	if errA == nil && errB == nil && opts.DigestCache != nil {
+	switch {
+	case errA != nil || errB != nil || opts.DigestCache == nil:
+		key = ""
+	case key == "":
 		key = proofKey(ctx, ra, rb)
 		if kept, ok := cachedProof(opts.DigestCache, key); ok {
-			kept.A.Path, kept.B.Path = a, b
-			kept.ProofCached = true
-			kept.Timings = Timings{TotalMS: time.Since(start).Milliseconds()}
-			return kept, nil
+			return keptReport(kept, a, b, start), nil
 		}
+	case !ra.allPathsRelative(ctx) || !rb.allPathsRelative(ctx):
+		key = "" // files outside the data folders: the key does not name them
 	}
 	if errA == nil {
 		errA = ra.ReadEveryTable(ctx)
@@ -248,6 +257,14 @@ func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
 	rep.Equivalent = true
 	keepProof(opts.DigestCache, key, rep)
 	return rep, nil
+}
+
+// keptReport is a kept proof's report, for catalogs a and b now.
+func keptReport(kept *Report, a, b string, start time.Time) *Report {
+	kept.A.Path, kept.B.Path = a, b
+	kept.ProofCached = true
+	kept.Timings = Timings{TotalMS: time.Since(start).Milliseconds()}
+	return kept
 }
 
 // incomparable makes every read failure an ErrIncomparable.

@@ -3,6 +3,7 @@ package compare
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -189,6 +190,19 @@ func TestCatalogsShareAndCacheDigests(t *testing.T) {
 	}
 	if len(again.Tables) != len(cold.Tables) || *again.Tables[0].A != *cold.Tables[0].A {
 		t.Errorf("kept proof differs from the proof made")
+	}
+	// A kept proof is found before the catalogs are opened, but never for
+	// a catalog with a write-ahead log beside it, which Open refuses.
+	wal := catalog + ".wal"
+	if err := os.WriteFile(wal, []byte("not replayed"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	withWAL, err := Catalogs(ctx, catalog, catalog, Options{DataPath: data, DigestCache: store})
+	if err == nil || (withWAL != nil && withWAL.ProofCached) {
+		t.Errorf("catalog with a .wal beside it: proof cached %v, err %v; want it refused", withWAL != nil && withWAL.ProofCached, err)
+	}
+	if err := os.Remove(wal); err != nil {
+		t.Fatal(err)
 	}
 	warm, err := Catalogs(ctx, older, older, Options{DataPath: data, DigestCache: store})
 	if err != nil {

@@ -155,14 +155,26 @@ func (r *Reader) init(ctx context.Context, opts ReaderOptions) error {
 		if err := r.conn.QueryRowContext(ctx, `SELECT value FROM cat.ducklake_metadata WHERE key = 'data_path'`+r.globalScope()).Scan(&dp); err != nil {
 			return fmt.Errorf("read data_path of %s: %w", r.path, err)
 		}
-	} else if abs, err := filepath.Abs(dp); err == nil {
+		if !strings.HasSuffix(dp, "/") {
+			dp += "/"
+		}
+	} else {
+		dp = overridePath(dp)
+	}
+	r.dataPath = dp
+	return nil
+}
+
+// overridePath is a data-path override as readers use it: absolute, with a
+// trailing slash.
+func overridePath(dp string) string {
+	if abs, err := filepath.Abs(dp); err == nil {
 		dp = abs
 	}
 	if !strings.HasSuffix(dp, "/") {
 		dp += "/"
 	}
-	r.dataPath = dp
-	return nil
+	return dp
 }
 
 // globalScope restricts ducklake_metadata to global rows where scopes exist.
