@@ -45,6 +45,7 @@ func main() {
 	dir := flag.String("dir", filepath.Join(os.TempDir(), "fdl-bench"), "folder of the generated repositories (kept between runs)")
 	rounds := flag.Int("rounds", 3, "rounds per figure (medians are printed)")
 	versions := flag.Int("versions", 20, "versions of the history repository")
+	rows := flag.Int("rows-per-version", 500_000, "rows each version of the history repository appends")
 	rssRows := flag.Int("rss-rows-per-version", 100_000, "rows per version of the two repositories of the RSS figure")
 	jobs := flag.Int("jobs", 2, "backfill and check --jobs")
 	wideTables := flag.Int("wide-tables", 300, "tables of the wide repository")
@@ -55,8 +56,12 @@ func main() {
 	fmt.Printf("machine: %d cores, load average %s; DuckDB via duckdb-go; binary %s\n", runtime.NumCPU(), loadavg(), *bin)
 	want := func(s string) bool { return slices.Contains(strings.Split(*only, ","), s) }
 	if want("proof") || want("backfill") {
-		hist := b.repo(ctx, fmt.Sprintf("history-%d", *versions), func(d string) error {
-			_, err := lakegen.History(ctx, d, lakegen.HistoryOptions{Versions: *versions})
+		name := fmt.Sprintf("history-%d", *versions)
+		if *rows != 500_000 {
+			name = fmt.Sprintf("history-%d-%d", *versions, *rows)
+		}
+		hist := b.repo(ctx, name, func(d string) error {
+			_, err := lakegen.History(ctx, d, lakegen.HistoryOptions{Versions: *versions, RowsPerVersion: *rows})
 			return err
 		})
 		b.proofAndBackfill(ctx, hist, *rounds, want("backfill"))
