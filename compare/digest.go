@@ -574,12 +574,14 @@ type Digests struct {
 	mem   map[string]Digest
 	rows  map[string]map[int64]Digest // plan key -> digests of kept rows by position
 	hints map[string][]int64          // data file path -> positions some snapshot deletes
-	store DigestStore
+	// hintCap caps the hinted positions (maxHintedRows; tests lower it).
+	hintCap int
+	store   DigestStore
 }
 
 // NewDigests returns an empty Digests in front of store (nil: memory only).
 func NewDigests(store DigestStore) *Digests {
-	return &Digests{mem: map[string]Digest{}, rows: map[string]map[int64]Digest{}, hints: map[string][]int64{}, store: store}
+	return &Digests{mem: map[string]Digest{}, rows: map[string]map[int64]Digest{}, hints: map[string][]int64{}, hintCap: maxHintedRows, store: store}
 }
 
 // hint returns the positions Hint recorded for a data file.
@@ -852,7 +854,7 @@ func (d *Digests) HintFrom(ctx context.Context, catalog, dataPath string) error 
 	}
 	for _, path := range slices.Sorted(maps.Keys(hints)) {
 		pos := hints[path]
-		if len(pos) > maxRowHashes || total+len(pos) > maxHintedRows {
+		if len(pos) > maxRowHashes || total+len(pos) > d.hintCap {
 			continue // read again for its deleted rows instead
 		}
 		total += len(pos)

@@ -21,13 +21,13 @@ import (
 // a catalog whose bookkeeping is wrong is still read row by row.
 
 // metaMemo holds a reader's answers by epoch. Values are shared: callers
-// must not modify them (Tables and Files hand out copies of their slices;
-// columns and entries are read-only once built).
+// must not modify them (Tables hands out copies of its slices; columns and
+// entries are read-only once built). A table's data and delete files are
+// read whole once (tableFiles) and filtered per snapshot.
 type metaMemo struct {
 	points  map[string]map[int64][]int64 // "table column" -> key value -> sorted change points
 	tables  map[int64][]Table
 	columns map[[2]int64][]*Column // (table id, epoch)
-	files   map[string][]DataFile  // table id, dir, epoch
 	// tableFiles: every file row of a table, by table id and dir.
 	tableFiles map[string]*tableFiles
 	schema     map[int64]entries
@@ -40,7 +40,6 @@ func newMetaMemo() *metaMemo {
 		points:     map[string]map[int64][]int64{},
 		tables:     map[int64][]Table{},
 		columns:    map[[2]int64][]*Column{},
-		files:      map[string][]DataFile{},
 		tableFiles: map[string]*tableFiles{},
 		schema:     map[int64]entries{},
 		inlined:    map[int64][]inlinedReg{},
@@ -136,6 +135,3 @@ var tablesEpoch = [][2]string{{"ducklake_schema", ""}, {"ducklake_table", ""}}
 
 // columnsEpoch keys a table's columns.
 var columnsEpoch = [][2]string{{"ducklake_column", "table_id"}}
-
-// filesEpoch keys a table's data and delete files.
-var filesEpoch = [][2]string{{"ducklake_data_file", "table_id"}, {"ducklake_delete_file", "table_id"}}

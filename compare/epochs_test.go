@@ -77,61 +77,62 @@ func checkEpochs(ctx context.Context, t *testing.T, catalog, data string) {
 	}
 }
 
+// keptMatchesRead compares an answer kept by epoch with a direct read.
+func keptMatchesRead[T any](what string, kept, read func() (T, error)) error {
+	k, err := kept()
+	if err != nil {
+		return err
+	}
+	d, err := read()
+	if err != nil {
+		return err
+	}
+	if !reflect.DeepEqual(k, d) {
+		return fmt.Errorf("%s: kept %v, read %v", what, k, d)
+	}
+	return nil
+}
+
 func sameAsDirect(ctx context.Context, r *Reader, s int64) error {
+	if err := keptMatchesRead("tables",
+		func() ([]Table, error) { return r.Tables(ctx, s) },
+		func() ([]Table, error) { return r.readTables(ctx, s) }); err != nil {
+		return err
+	}
+	if err := keptMatchesRead("schema description",
+		func() (entries, error) { return r.schemaEntries(ctx, s) },
+		func() (entries, error) { return r.readSchemaEntries(ctx, s) }); err != nil {
+		return err
+	}
 	tables, err := r.Tables(ctx, s)
 	if err != nil {
 		return err
 	}
-	direct, err := r.readTables(ctx, s)
-	if err != nil {
-		return err
-	}
-	if !reflect.DeepEqual(tables, direct) {
-		return fmt.Errorf("tables: kept %v, read %v", tables, direct)
-	}
-	kept, err := r.schemaEntries(ctx, s)
-	if err != nil {
-		return err
-	}
-	read, err := r.readSchemaEntries(ctx, s)
-	if err != nil {
-		return err
-	}
-	if !reflect.DeepEqual(kept, read) {
-		return fmt.Errorf("schema description: kept %v, read %v", kept, read)
-	}
 	for _, tb := range tables {
-		cols, err := r.Columns(ctx, tb.ID, s)
-		if err != nil {
+		if err := keptMatchesRead("columns of "+tb.FullName(),
+			func() ([]*Column, error) { return r.Columns(ctx, tb.ID, s) },
+			func() ([]*Column, error) { return r.readColumns(ctx, tb.ID, s, false) }); err != nil {
 			return err
 		}
-		dc, err := r.readColumns(ctx, tb.ID, s, false)
-		if err != nil {
+		if err := keptMatchesRead("files of "+tb.FullName(),
+			func() ([]string, error) {
+				files, err := r.Files(ctx, tb, s)
+				var ids []string
+				for _, f := range files {
+					d := "-"
+					if f.Delete != nil {
+						d = fmt.Sprint(f.Delete.ID)
+					}
+					ids = append(ids, fmt.Sprintf("%d:%s", f.ID, d))
+				}
+				return ids, err
+			},
+			func() ([]string, error) {
+				return r.strings(ctx, fmt.Sprintf(`SELECT d.data_file_id::VARCHAR || ':' || coalesce((SELECT x.delete_file_id::VARCHAR FROM cat.ducklake_delete_file x
+					WHERE x.data_file_id = d.data_file_id AND x.table_id = %[1]d AND %[2]s), '-')
+					FROM cat.ducklake_data_file d WHERE d.table_id = %[1]d AND %[3]s ORDER BY d.data_file_id`, tb.ID, visible("x", s), visible("d", s)))
+			}); err != nil {
 			return err
-		}
-		if !reflect.DeepEqual(cols, dc) {
-			return fmt.Errorf("columns of %s differ from a direct read", tb.FullName())
-		}
-		files, err := r.Files(ctx, tb, s)
-		if err != nil {
-			return err
-		}
-		var got []string
-		for _, f := range files {
-			d := "-"
-			if f.Delete != nil {
-				d = fmt.Sprint(f.Delete.ID)
-			}
-			got = append(got, fmt.Sprintf("%d:%s", f.ID, d))
-		}
-		want, err := r.strings(ctx, fmt.Sprintf(`SELECT d.data_file_id::VARCHAR || ':' || coalesce((SELECT x.delete_file_id::VARCHAR FROM cat.ducklake_delete_file x
-			WHERE x.data_file_id = d.data_file_id AND x.table_id = %[1]d AND %[2]s), '-')
-			FROM cat.ducklake_data_file d WHERE d.table_id = %[1]d AND %[3]s ORDER BY d.data_file_id`, tb.ID, visible("x", s), visible("d", s)))
-		if err != nil {
-			return err
-		}
-		if !slices.Equal(got, want) {
-			return fmt.Errorf("files of %s: kept %v, read %v", tb.FullName(), got, want)
 		}
 	}
 	return nil

@@ -52,44 +52,6 @@ func (r *Reader) resolve(dir, path string, relative bool) string {
 // Files lists the data files of a table visible at a snapshot, each with
 // the delete file visible at that snapshot (at most one, §5.3).
 func (r *Reader) Files(ctx context.Context, t Table, snap int64) ([]DataFile, error) {
-	e, err := r.epoch(ctx, snap, t.ID, filesEpoch...)
-	if err != nil {
-		return nil, err
-	}
-	key := fmt.Sprintf("%d %d %s", t.ID, e, t.dir)
-	if fs, ok := r.meta.files[key]; ok {
-		return slices.Clone(fs), nil
-	}
-	fs, err := r.readFiles(ctx, t, snap)
-	if err != nil {
-		return nil, err
-	}
-	r.meta.files[key] = fs
-	return slices.Clone(fs), nil
-}
-
-// tableFiles is every data and delete file row of a table, whatever its
-// snapshots: read once per reader, filtered per snapshot in Go.
-type tableFiles struct {
-	data []fileRow[DataFile]
-	dels []fileRow[DeleteFile]
-}
-
-// fileRow is a file with its data file id (delete files) and end snapshot.
-type fileRow[F any] struct {
-	file   F
-	dataID int64
-	end    *int64
-}
-
-// visibleAt reports whether a row with these snapshots is visible at snap (visible).
-func visibleAt(begin int64, end *int64, snap int64) bool {
-	return begin <= snap && (end == nil || snap < *end)
-}
-
-// readFiles lists the data files of a table visible at a snapshot, each
-// with its delete file.
-func (r *Reader) readFiles(ctx context.Context, t Table, snap int64) ([]DataFile, error) {
 	all, err := r.allTableFiles(ctx, t)
 	if err != nil {
 		return nil, err
@@ -117,6 +79,25 @@ func (r *Reader) readFiles(ctx context.Context, t Table, snap int64) ([]DataFile
 		files[i].Delete = &d
 	}
 	return files, nil
+}
+
+// tableFiles is every data and delete file row of a table, whatever its
+// snapshots: read once per reader, filtered per snapshot in Go.
+type tableFiles struct {
+	data []fileRow[DataFile]
+	dels []fileRow[DeleteFile]
+}
+
+// fileRow is a file with its data file id (delete files) and end snapshot.
+type fileRow[F any] struct {
+	file   F
+	dataID int64
+	end    *int64
+}
+
+// visibleAt reports whether a row with these snapshots is visible at snap (visible).
+func visibleAt(begin int64, end *int64, snap int64) bool {
+	return begin <= snap && (end == nil || snap < *end)
 }
 
 // allTableFiles reads every data and delete file row of a table (once per

@@ -15,6 +15,7 @@ import (
 // again for its deleted rows; with hints from the newest version, the first
 // scan of each file kept those rows' hashes, so every version reads its new
 // files only, and every proof still holds (the same digests either way).
+// Hints past the run's cap are dropped: those files are read again.
 func TestHintsSaveDeletedRowReads(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -31,9 +32,13 @@ func TestHintsSaveDeletedRowReads(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		hints bool
-	}{{"without hints", false}, {"with hints", true}} {
+		cap   int // hinted positions kept at most (0: the default)
+	}{{"without hints", false, 0}, {"with hints", true, 0}, {"hints past the cap", true, 1}} {
 		t.Run(tc.name, func(t *testing.T) {
 			shared := NewDigests(nil)
+			if tc.cap > 0 {
+				shared.hintCap = tc.cap
+			}
 			if tc.hints {
 				if err := shared.HintFrom(ctx, cats[len(cats)-1], data); err != nil {
 					t.Fatal(err)
@@ -50,12 +55,16 @@ func TestHintsSaveDeletedRowReads(t *testing.T) {
 				if extra := rep.Digests.Reads - filesPerVersion; extra > 0 {
 					rereads += extra
 				}
-				if tc.hints && rep.Digests.Reads != filesPerVersion {
+				if tc.hints && tc.cap == 0 && rep.Digests.Reads != filesPerVersion {
 					t.Errorf("version %d: %d file reads, want %d (its new files only): %+v", i+1, rep.Digests.Reads, filesPerVersion, rep.Digests)
 				}
 			}
-			if !tc.hints && rereads == 0 {
-				t.Errorf("without hints no version read an older file again: the test does not exercise deletes")
+			hinted := tc.hints && tc.cap == 0
+			switch {
+			case hinted && rereads != 0:
+				t.Errorf("with hints, %d reads of older files; want each version to read its new files only", rereads)
+			case !hinted && rereads == 0:
+				t.Errorf("no version read an older file again: the test does not exercise deletes (or the cap was not applied)")
 			}
 			t.Logf("%s: %d reads of older files", tc.name, rereads)
 		})

@@ -35,16 +35,13 @@ func (r *repository) hintDeletes(ctx context.Context, work string, log *slog.Log
 	}
 }
 
-// newest is the readable version with the highest sequence number.
+// newest is the last readable version (versions are in ID order, UUIDv7:
+// oldest first, as pickVersion's "latest").
 func (r *repository) newest() *version {
-	var best *version
-	for _, v := range r.versions {
-		if v.err != nil || v.meta == nil {
-			continue
-		}
-		if best == nil || v.meta.Seq > best.meta.Seq || (v.meta.Seq == best.meta.Seq && v.id > best.id) {
-			best = v
+	for i := len(r.versions) - 1; i >= 0; i-- {
+		if v := r.versions[i]; v.err == nil && v.meta != nil {
+			return v
 		}
 	}
-	return best
+	return nil
 }
