@@ -67,11 +67,9 @@ func BenchmarkBackfillS3(b *testing.B) {
 	for i := 0; b.Loop(); i++ {
 		b.StopTimer()
 		prefix := fmt.Sprintf("repo%d", i)
+		srv.Upload(b, dir, bucket, prefix)
 		st, err := s3.New(ctx, bucket, prefix, s3.Options{})
 		if err != nil {
-			b.Fatal(err)
-		}
-		if err := uploadDir(ctx, st, dir); err != nil {
 			b.Fatal(err)
 		}
 		opts := repo.Options{Cache: b.TempDir(), Now: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)}
@@ -89,19 +87,4 @@ func BenchmarkBackfillS3(b *testing.B) {
 		b.ReportMetric(float64(tr.Uploaded), "up-bytes/op")
 		b.ReportMetric(tr.DownloadSeconds, "download-s/op")
 	}
-}
-
-func uploadDir(ctx context.Context, st *s3.Store, dir string) error {
-	return filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		f, err := os.Open(p)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		return st.Create(ctx, filepath.ToSlash(rel), f)
-	})
 }

@@ -29,31 +29,14 @@ import (
 // remoteNow pins `until` for the remote tests.
 const remoteNow = "--now=2026-11-30T00:00:00Z"
 
-// uploadRepo puts a local repository folder into s3://bucket/prefix with
-// the store's own Create, and returns the store.
-func uploadRepo(t *testing.T, dir, bucket, prefix string) *s3.Store {
+// s3Lake starts an S3 server with lake 06_deletes of the conformance lakes
+// at s3://bucket/lake, and returns the server and the bucket.
+func s3Lake(t *testing.T) (*s3test.Server, string) {
 	t.Helper()
-	ctx := context.Background()
-	st, err := s3.New(ctx, bucket, prefix, s3.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		f, err := os.Open(p)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		return st.Create(ctx, filepath.ToSlash(rel), f)
-	})
-	if err != nil {
-		t.Fatalf("upload %s: %v", dir, err)
-	}
-	return st
+	srv := s3test.Start(t)
+	bucket := srv.Bucket(t)
+	srv.Upload(t, copyRepo(t, "lakes", "06_deletes"), bucket, "lake")
+	return srv, bucket
 }
 
 func backfillJSON(t *testing.T, args ...string) (*repo.BackfillReport, string, int) {
@@ -72,9 +55,7 @@ func TestS3Repository(t *testing.T) {
 	if testing.Short() {
 		t.Skip("converts and proves a lake")
 	}
-	srv := s3test.Start(t)
-	bucket := srv.Bucket(t)
-	uploadRepo(t, copyRepo(t, "lakes", "06_deletes"), bucket, "lake")
+	srv, bucket := s3Lake(t)
 	url := "s3://" + bucket + "/lake"
 	cache := "--cache=" + t.TempDir()
 
@@ -216,7 +197,7 @@ func TestS3RewriteDeletes(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "fdl.json"), []byte(`{"fdl":"0.1","formats":[{"ducklake":"0.3"},{"ducklake":"1.0"}]}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	uploadRepo(t, dir, bucket, "lake")
+	srv.Upload(t, dir, bucket, "lake")
 	before := srv.Keys(t, bucket)
 	url := "s3://" + bucket + "/lake"
 	args := []string{"--versions=2", "--formats=0.3", "--cache=" + t.TempDir()}
@@ -259,9 +240,7 @@ func TestS3ConcurrentBackfills(t *testing.T) {
 	if testing.Short() {
 		t.Skip("converts and proves a lake")
 	}
-	srv := s3test.Start(t)
-	bucket := srv.Bucket(t)
-	uploadRepo(t, copyRepo(t, "lakes", "06_deletes"), bucket, "lake")
+	_, bucket := s3Lake(t)
 	ctx := context.Background()
 	var wg sync.WaitGroup
 	reps := make([]*repo.BackfillReport, 2)
@@ -319,9 +298,7 @@ func TestS3KilledUpload(t *testing.T) {
 	if testing.Short() {
 		t.Skip("converts and proves a lake")
 	}
-	srv := s3test.Start(t)
-	bucket := srv.Bucket(t)
-	uploadRepo(t, copyRepo(t, "lakes", "06_deletes"), bucket, "lake")
+	srv, bucket := s3Lake(t)
 	ctx := context.Background()
 	st, err := s3.New(ctx, bucket, "lake", s3.Options{})
 	if err != nil {
@@ -363,9 +340,7 @@ func TestS3RefusesUnsafeServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("converts and proves a lake")
 	}
-	srv := s3test.Start(t)
-	bucket := srv.Bucket(t)
-	uploadRepo(t, copyRepo(t, "lakes", "06_deletes"), bucket, "lake")
+	srv, bucket := s3Lake(t)
 	// A gateway in front of the real server that drops the condition, as
 	// a server without conditional writes behaves.
 	proxy := httptest.NewServer(dropCondition(srv.Endpoint))

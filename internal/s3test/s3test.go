@@ -236,3 +236,30 @@ func (s *Server) Keys(t testing.TB, bucket string) []string {
 	}
 	return keys
 }
+
+// Upload puts every file under dir into s3://bucket/prefix/ (keys are the
+// files' paths relative to dir), for test setup.
+func (s *Server) Upload(t testing.TB, dir, bucket, prefix string) {
+	t.Helper()
+	ctx := context.Background()
+	client := s.Client()
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		_, err = client.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String(prefix + "/" + filepath.ToSlash(rel)), Body: f})
+		return err
+	})
+	if err != nil {
+		t.Fatalf("upload %s to s3://%s/%s: %v", dir, bucket, prefix, err)
+	}
+}

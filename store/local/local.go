@@ -228,7 +228,7 @@ func (l *Store) writeTemp(ctx context.Context, r io.Reader) (path string, err er
 	if err := f.Chmod(0o644); err != nil {
 		return "", err
 	}
-	if _, err := io.Copy(f, ctxReader{ctx, r}); err != nil {
+	if _, err := io.Copy(f, store.ContextReader(ctx, r)); err != nil {
 		return "", fmt.Errorf("write: %w", err)
 	}
 	for _, step := range []string{"write", "sync"} {
@@ -246,19 +246,6 @@ func (l *Store) writeTemp(ctx context.Context, r io.Reader) (path string, err er
 		return "", fmt.Errorf("close: %w", err)
 	}
 	return f.Name(), nil
-}
-
-// ctxReader stops a copy when the context is done.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
 }
 
 // mkdirAll is os.MkdirAll that returns the folders it made, deepest first.

@@ -358,7 +358,7 @@ func seekable(ctx context.Context, r io.Reader) (io.ReadSeeker, int64, func(), e
 		return nil, 0, nil, err
 	}
 	cleanup := func() { tmp.Close(); os.Remove(tmp.Name()) }
-	n, err := io.Copy(tmp, ctxReader{ctx, r})
+	n, err := io.Copy(tmp, store.ContextReader(ctx, r))
 	if err != nil {
 		cleanup()
 		return nil, 0, nil, err
@@ -368,16 +368,4 @@ func seekable(ctx context.Context, r io.Reader) (io.ReadSeeker, int64, func(), e
 		return nil, 0, nil, err
 	}
 	return tmp, n, cleanup, nil
-}
-
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
 }
