@@ -2,20 +2,17 @@ package convert
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/fdl-formats/fdl-formats/compare"
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/expectedrows"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 )
 
@@ -37,93 +34,6 @@ func lakeVersions(t *testing.T, lake string) []lakeVersion {
 		t.Fatalf("manifest of %s: %v", lake, err)
 	}
 	return m.Versions
-}
-
-// multiset reads rows as text with their multiplicities.
-func multiset(rows *sql.Rows) (map[string]int, error) {
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]int{}
-	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			return nil, err
-		}
-		out[fmt.Sprintf("%#v", vals)]++
-	}
-	return out, rows.Err()
-}
-
-// readsExpected requires our reader to return, from catalog, exactly the
-// rows DuckLake returned at every snapshot of a lake version (expected/).
-func readsExpected(t *testing.T, catalog, data, lake string, v lakeVersion) {
-	t.Helper()
-	ctx := context.Background()
-	r, err := compare.Open(ctx, catalog, compare.ReaderOptions{DataPath: data})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	snaps := make([]string, 0, len(v.Snapshots))
-	for s := range v.Snapshots {
-		snaps = append(snaps, s)
-	}
-	sort.Slice(snaps, func(i, j int) bool {
-		return len(snaps[i]) < len(snaps[j]) || len(snaps[i]) == len(snaps[j]) && snaps[i] < snaps[j]
-	})
-	for _, s := range snaps {
-		snap, _ := strconv.ParseInt(s, 10, 64)
-		for table, count := range v.Snapshots[s] {
-			rows, err := r.Rows(ctx, table, snap, compare.ScanOptions{})
-			if err != nil {
-				t.Fatalf("%s snapshot %d: %v", table, snap, err)
-			}
-			got, err := multiset(rows)
-			if err != nil {
-				t.Fatalf("%s snapshot %d: %v", table, snap, err)
-			}
-			rows, err = db.QueryContext(ctx, "SELECT * FROM read_parquet("+literal(filepath.Join(lake, "expected", v.ID, s, table+".parquet"))+")")
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := multiset(rows)
-			if err != nil {
-				t.Fatal(err)
-			}
-			n := 0
-			for _, k := range got {
-				n += k
-			}
-			if n != int(count) || !mapsEqual(got, want) {
-				t.Errorf("version %s snapshot %d %s: our reader returns %d rows of %s, DuckLake returned %d (rows equal: %v)",
-					v.ID, snap, table, n, filepath.Base(catalog), count, mapsEqual(got, want))
-			}
-		}
-	}
-}
-
-func mapsEqual(a, b map[string]int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, n := range a {
-		if b[k] != n {
-			return false
-		}
-	}
-	return true
 }
 
 var compactionLakes = []string{"c_compaction__merge_rewrite_partial_file_info", "c_rewrite_data_files__test_rewrite_merge_adjacent"}
@@ -178,7 +88,7 @@ func TestCompactedLakesUpgrade(t *testing.T) {
 					case i == len(versions)-1:
 						t.Fatalf("last version %s converts field for field; DuckLake 1.0 reads it differently from 0.3", v.ID)
 					default:
-						readsExpected(t, plain, data, lake, v)
+						expectedrows.Check(t, plain, data, filepath.Join(lake, "expected", v.ID), expectedrows.Options{Counts: v.Snapshots, Typed: true})
 					}
 
 					out := filepath.Join(tmp, target.Name+".duckdb")
@@ -189,7 +99,7 @@ func TestCompactedLakesUpgrade(t *testing.T) {
 					if refused != nil && !slices.ContainsFunc(res.Findings, func(f Finding) bool { return f.Code == "merged-file-snapshots" && f.Severity == Note }) {
 						t.Errorf("version %s: no note of the rewritten merged files in %v", v.ID, res.Findings)
 					}
-					readsExpected(t, out, data, lake, v)
+					expectedrows.Check(t, out, data, filepath.Join(lake, "expected", v.ID), expectedrows.Options{Counts: v.Snapshots, Typed: true})
 					rep, err := compare.Catalogs(ctx, src, out, compare.Options{DataPath: data})
 					if err != nil {
 						var lines []string
@@ -241,7 +151,7 @@ func TestCompactedLakesDowngrade(t *testing.T) {
 				if _, err := Catalog(ctx, up, down, formats.V0_3, Options{DataPath: data}); err != nil {
 					t.Fatalf("1.0 -> 0.3: %v", err)
 				}
-				readsExpected(t, down, data, lake, v)
+				expectedrows.Check(t, down, data, filepath.Join(lake, "expected", v.ID), expectedrows.Options{Counts: v.Snapshots, Typed: true})
 				if _, err := compare.Catalogs(ctx, up, down, compare.Options{DataPath: data}); err != nil {
 					t.Errorf("compare 1.0 with its 0.3 downgrade: %v", err)
 				}
@@ -256,7 +166,7 @@ func TestCompactedLakesDowngrade(t *testing.T) {
 			if _, err := Catalog(ctx, src, down, formats.V0_3, Options{DataPath: filepath.Join(lake, "data")}); err != nil {
 				t.Fatalf("version %s to 0.3: %v", v.ID, err)
 			}
-			readsExpected(t, down, filepath.Join(lake, "data"), lake, v)
+			expectedrows.Check(t, down, filepath.Join(lake, "data"), filepath.Join(lake, "expected", v.ID), expectedrows.Options{Counts: v.Snapshots, Typed: true})
 		}
 	})
 }

@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/fdl-formats/fdl-formats/compare"
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/expectedrows"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 )
 
@@ -64,7 +64,7 @@ func TestReaderModelMatchesRealReaders(t *testing.T) {
 					t.Fatalf("faithful conversion: %v", err)
 				}
 				expected := filepath.Join(lk.dir, "expected-"+target.Name+"-reader", lk.version)
-				checkAgainstExpected(t, out, lk.data, expected, true)
+				expectedrows.Check(t, out, lk.data, expected, expectedrows.Options{Failures: true})
 
 				rep, err := compare.Catalogs(ctx, lk.src, out, compare.Options{DataPath: lk.data})
 				if readsSame(t, filepath.Dir(expected)) {
@@ -152,7 +152,7 @@ func TestConvertRefusesOrNormalisesReaderQuirks(t *testing.T) {
 				if code != "" {
 					t.Fatalf("converted, want refused for %s", code)
 				}
-				checkAgainstExpected(t, out, lk.data, filepath.Join(lk.dir, "expected", lk.version), false)
+				expectedrows.Check(t, out, lk.data, filepath.Join(lk.dir, "expected", lk.version), expectedrows.Options{})
 				rep, err := compare.Catalogs(ctx, lk.src, out, compare.Options{DataPath: lk.data})
 				if err != nil {
 					var lines []string
@@ -188,7 +188,7 @@ func TestTableStatsDroppedWithOption(t *testing.T) {
 		if got := query(t, out, "SELECT count(*) FROM c.ducklake_table_stats"); got[0][0] != "0" {
 			t.Errorf("%s table_stats rows left", got[0][0])
 		}
-		checkAgainstExpected(t, out, lk.data, filepath.Join(lk.dir, "expected", lk.version), false)
+		expectedrows.Check(t, out, lk.data, filepath.Join(lk.dir, "expected", lk.version), expectedrows.Options{})
 		if _, err := compare.Catalogs(ctx, lk.src, out, compare.Options{DataPath: lk.data}); err != nil {
 			t.Errorf("compare: %v", err)
 		}
@@ -216,99 +216,5 @@ func TestTimeTZDefaultNormalised(t *testing.T) {
 	}
 	if _, ok := timetzAtUTC("noon", false); ok {
 		t.Error("timetzAtUTC parsed \"noon\"")
-	}
-}
-
-// checkAgainstExpected reads every table at every snapshot of expected
-// (<snapshot>/<table>.parquet or .error.txt) from the catalog with compare's
-// reader and requires the same rows, or, where the real reader failed (only
-// allowed when failures is set), a modelled failure with the same message.
-func checkAgainstExpected(t *testing.T, catalog, data, expected string, failures bool) {
-	t.Helper()
-	ctx := context.Background()
-	r, err := compare.Open(ctx, catalog, compare.ReaderOptions{DataPath: data})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	conn := attach(t, catalog, "READ_ONLY")
-	if _, err := conn.ExecContext(ctx, "DETACH c; SET TimeZone = 'UTC'; ATTACH "+literal(catalog)+" AS cat (READ_ONLY)"); err != nil {
-		t.Fatal(err)
-	}
-	snaps, err := os.ReadDir(expected)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checked := 0
-	for _, sd := range snaps {
-		snap, err := strconv.ParseInt(sd.Name(), 10, 64)
-		if err != nil {
-			continue
-		}
-		files, err := os.ReadDir(filepath.Join(expected, sd.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		failed := map[string]bool{}
-		for _, f := range files {
-			if table, ok := strings.CutSuffix(f.Name(), ".error.txt"); ok {
-				failed[table] = true
-			}
-		}
-		for _, f := range files {
-			path := filepath.Join(expected, sd.Name(), f.Name())
-			table, isErr := strings.CutSuffix(f.Name(), ".error.txt")
-			if !isErr {
-				table = strings.TrimSuffix(f.Name(), ".parquet")
-				if failed[table] {
-					continue // an empty placeholder beside the failure
-				}
-			}
-			where := fmt.Sprintf("snapshot %d table %s", snap, table)
-			tb, err := r.Table(ctx, table, snap)
-			if err != nil {
-				t.Errorf("%s: %v", where, err)
-				continue
-			}
-			checked++
-			q, qerr := r.Query(ctx, tb, snap, compare.ScanOptions{})
-			if isErr {
-				msg, err := os.ReadFile(path)
-				if err != nil {
-					t.Fatal(err)
-				}
-				u, ok := compare.AsUnreadable(qerr)
-				switch {
-				case !failures:
-					t.Errorf("%s: expected rows hold a failure", where)
-				case !ok:
-					t.Errorf("%s: real reader failed with %q; our model read it (err %v)", where, strings.TrimSpace(string(msg)), qerr)
-				case u.Quirk.Error == "" || !strings.HasPrefix(string(msg), u.Quirk.Error):
-					t.Errorf("%s: real reader failed with %q; our model fails with %q", where, strings.TrimSpace(string(msg)), u.Quirk.Error)
-				}
-				continue
-			}
-			if qerr != nil {
-				t.Errorf("%s: %v", where, qerr)
-				continue
-			}
-			ours := filepath.Join(t.TempDir(), "ours.parquet")
-			if _, err := conn.ExecContext(ctx, fmt.Sprintf("COPY (%s) TO %s (FORMAT parquet)", q, literal(ours))); err != nil {
-				t.Errorf("%s: %v\n%s", where, err, q)
-				continue
-			}
-			diff := query(t, catalog, fmt.Sprintf(`SELECT side, row, n FROM (
-				(SELECT 'ours' AS side, t::VARCHAR AS row, count(*) AS n FROM read_parquet(%[1]s) t GROUP BY ALL
-				 EXCEPT SELECT 'ours', t::VARCHAR, count(*) FROM read_parquet(%[2]s) t GROUP BY ALL)
-				UNION ALL
-				(SELECT 'real', t::VARCHAR, count(*) FROM read_parquet(%[2]s) t GROUP BY ALL
-				 EXCEPT SELECT 'real', t::VARCHAR, count(*) FROM read_parquet(%[1]s) t GROUP BY ALL)) ORDER BY ALL LIMIT 6`, literal(ours), literal(path)))
-			if len(diff) > 0 {
-				t.Errorf("%s: rows differ from the real reader's (%s): %v", where, path, diff)
-			}
-		}
-	}
-	if checked == 0 {
-		t.Errorf("nothing checked in %s", expected)
 	}
 }

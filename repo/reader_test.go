@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fdl-formats/fdl-formats/compare"
+	"github.com/fdl-formats/fdl-formats/internal/expectedrows"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 )
 
@@ -70,7 +70,7 @@ func TestBackfill03ReaderLakes(t *testing.T) {
 							t.Errorf("newest version published, want refused for %s", want[name])
 						}
 						cat := filepath.Join(root, "versions", v.ID, "catalogs", "0.3.duckdb")
-						readsExpected(t, cat, filepath.Join(root, "data"), filepath.Join(lake, "expected", v.ID))
+						expectedrows.Check(t, cat, filepath.Join(root, "data"), filepath.Join(lake, "expected", v.ID), expectedrows.Options{})
 					default:
 						t.Errorf("version %d: 0.3 is %s: %v", i+1, c.State, c.Reasons)
 					}
@@ -131,74 +131,5 @@ func relocate(t *testing.T, root, name string) {
 		if err := os.WriteFile(filepath.Join(dir, "version.json"), out, 0o644); err != nil {
 			t.Fatal(err)
 		}
-	}
-}
-
-// readsExpected requires the catalog, read with its format's reader model,
-// to return expected/<snapshot>/<table>.parquet for every table and snapshot.
-func readsExpected(t *testing.T, catalog, data, expected string) {
-	t.Helper()
-	ctx := context.Background()
-	r, err := compare.Open(ctx, catalog, compare.ReaderOptions{DataPath: data})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, fmt.Sprintf("SET TimeZone = 'UTC'; ATTACH '%s' AS cat (READ_ONLY)", catalog)); err != nil {
-		t.Fatal(err)
-	}
-	snaps, err := os.ReadDir(expected)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, sd := range snaps {
-		var snap int64
-		if _, err := fmt.Sscan(sd.Name(), &snap); err != nil {
-			continue
-		}
-		files, _ := filepath.Glob(filepath.Join(expected, sd.Name(), "*.parquet"))
-		for _, f := range files {
-			table := strings.TrimSuffix(filepath.Base(f), ".parquet")
-			tb, err := r.Table(ctx, table, snap)
-			if err != nil {
-				t.Errorf("snapshot %d: %v", snap, err)
-				continue
-			}
-			q, err := r.Query(ctx, tb, snap, compare.ScanOptions{})
-			if err != nil {
-				t.Errorf("snapshot %d table %s: %v", snap, table, err)
-				continue
-			}
-			ours := filepath.Join(t.TempDir(), "ours.parquet")
-			if _, err := conn.ExecContext(ctx, fmt.Sprintf("COPY (%s) TO '%s' (FORMAT parquet)", q, ours)); err != nil {
-				t.Errorf("snapshot %d table %s: %v", snap, table, err)
-				continue
-			}
-			var diff int64
-			if err := conn.QueryRowContext(ctx, fmt.Sprintf(`SELECT count(*) FROM (
-				(SELECT t::VARCHAR, count(*) FROM read_parquet('%[1]s') t GROUP BY ALL EXCEPT SELECT t::VARCHAR, count(*) FROM read_parquet('%[2]s') t GROUP BY ALL)
-				UNION ALL
-				(SELECT t::VARCHAR, count(*) FROM read_parquet('%[2]s') t GROUP BY ALL EXCEPT SELECT t::VARCHAR, count(*) FROM read_parquet('%[1]s') t GROUP BY ALL))`, ours, f)).Scan(&diff); err != nil {
-				t.Fatal(err)
-			}
-			if diff != 0 {
-				t.Errorf("snapshot %d table %s: %d row groups differ from DuckLake 1.0's rows (%s)", snap, table, diff, f)
-			}
-			n++
-		}
-	}
-	if n == 0 {
-		t.Errorf("nothing read from %s", expected)
 	}
 }
