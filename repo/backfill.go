@@ -54,6 +54,10 @@ type CellResult struct {
 	Findings []string `json:"findings,omitempty"` // lossy and note findings of the conversion
 
 	err error
+	// settled: the conversion found the cell refused or its source in
+	// error, as the plan's check would have; the cell's state says which,
+	// and it is no result of the run.
+	settled bool
 }
 
 // BackfillReport is what Backfill did.
@@ -116,7 +120,10 @@ func Backfill(ctx context.Context, st store.Store, opts Options) (_ *BackfillRep
 		return nil, err
 	}
 	defer r.close()
-	m, err := r.plan(ctx, &opts)
+	// A run that writes leaves its missing cells unchecked: each cell's
+	// conversion runs the checks convert.Check would (and refuses the same
+	// way), so checking first converted every cell twice.
+	m, err := r.plan(ctx, &opts, opts.DryRun)
 	if err != nil {
 		return nil, err
 	}
@@ -151,6 +158,7 @@ func Backfill(ctx context.Context, st store.Store, opts Options) (_ *BackfillRep
 		r.hintDeletes(ctx, work, log)
 	}
 
+	frozen := newFrozenCopies(r, work, todo)
 	results := make([]*CellResult, len(todo))
 	var mu sync.Mutex
 	done := 0
@@ -162,13 +170,17 @@ func Backfill(ctx context.Context, st store.Store, opts Options) (_ *BackfillRep
 			if opts.DryRun {
 				res = &CellResult{Version: c.Version, Seq: c.Seq, Format: c.Format, Key: c.Key, Outcome: Planned}
 			} else {
-				res = r.fill(gctx, c, work, &opts)
+				res = r.fill(gctx, c, work, frozen, &opts)
 			}
 			results[i] = res
 			mu.Lock()
 			done++
 			if opts.Progress != nil {
-				opts.Progress(Progress{Done: done, Total: len(todo), Cell: c, Result: string(res.Outcome)})
+				result := string(res.Outcome)
+				if res.settled {
+					result = string(c.State)
+				}
+				opts.Progress(Progress{Done: done, Total: len(todo), Cell: c, Result: result})
 			}
 			mu.Unlock()
 			// Only an interruption stops the other cells; a failed cell
@@ -180,12 +192,18 @@ func Backfill(ctx context.Context, st store.Store, opts Options) (_ *BackfillRep
 		})
 	}
 	waitErr := g.Wait()
+	if !opts.DryRun {
+		r.tally(m) // cells the conversion refused, or found in error
+	}
 	var failed []*CellResult
 	for i, res := range results {
 		if res == nil { // never started: interrupted
 			c := todo[i]
 			res = &CellResult{Version: c.Version, Seq: c.Seq, Format: c.Format, Key: c.Key, Outcome: Failed, Step: "start",
 				Error: "interrupted before it started", err: context.Canceled}
+		}
+		if res.settled {
+			continue // not a missing cell after all: the plan shows it
 		}
 		rep.Results = append(rep.Results, res)
 		rep.Counts[res.Outcome]++
@@ -207,17 +225,21 @@ func Backfill(ctx context.Context, st store.Store, opts Options) (_ *BackfillRep
 
 // fill writes one cell. It never leaves a file under versions/ unless the
 // whole cell succeeded.
-func (r *repository) fill(ctx context.Context, c *Cell, work string, opts *Options) (res *CellResult) {
+func (r *repository) fill(ctx context.Context, c *Cell, work string, frozen *frozenCopies, opts *Options) (res *CellResult) {
+	defer frozen.release(c.Version)
 	start := time.Now()
 	log := opts.log().With("version", c.Version, "to_version", c.Format)
 	res = &CellResult{Version: c.Version, Seq: c.Seq, Format: c.Format, Key: c.Key}
 	step := ""
 	defer func() {
 		res.Seconds = time.Since(start).Seconds()
-		if res.err != nil {
+		switch {
+		case res.settled:
+			log.Debug("cell not written", "state", c.State, "reasons", c.Reasons)
+		case res.err != nil:
 			res.Outcome, res.Step, res.Error = Failed, step, res.err.Error()
 			log.Error("cell failed", "step", step, "error", res.err)
-		} else {
+		default:
 			log.Debug("cell done", "outcome", res.Outcome, "duration_seconds", res.Seconds)
 		}
 	}()
@@ -239,14 +261,11 @@ func (r *repository) fill(ctx context.Context, c *Cell, work string, opts *Optio
 	if res.err = at("verify"); res.err != nil {
 		return res
 	}
-	// Convert and prove from a private copy of exactly the verified bytes.
-	src, problem, err := r.copyFrozen(ctx, r.find(c.Version), dir)
+	// Convert and prove from a private copy of exactly the verified bytes
+	// (one per version, shared by its cells).
+	src, problem, err := frozen.get(ctx, r.find(c.Version))
 	if err != nil {
 		res.err, res.Problem = err, problem
-		return res
-	}
-	if err := r.ensureData(ctx, src, false); err != nil {
-		res.err, res.Problem = err, ProblemUnreadable
 		return res
 	}
 
@@ -262,8 +281,10 @@ func (r *repository) fill(ctx context.Context, c *Cell, work string, opts *Optio
 	cres, err := convert.Catalog(ctx, src, converted, c.target, copts)
 	if err != nil {
 		res.err = err
+		res.settled = settleConversion(ctx, c, src, err, copts)
 		return res
 	}
+	applyCheck(c, cres, nil) // its findings: the plan left it unchecked
 	for _, f := range cres.Findings {
 		res.Findings = append(res.Findings, f.String())
 	}
@@ -318,6 +339,25 @@ func (r *repository) fill(ctx context.Context, c *Cell, work string, opts *Optio
 		res.Outcome = Written
 	}
 	return res
+}
+
+// settleConversion classifies a failed conversion of a cell the plan left
+// unchecked, as the plan's convert.Check would have: refused, or in error
+// when Check fails on the source too (then the cell is not backfill's to
+// fix, as before). It reports whether it did; otherwise the cell failed.
+func settleConversion(ctx context.Context, c *Cell, src string, err error, copts convert.Options) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	var refused *convert.RefusedError
+	if !errors.As(err, &refused) {
+		// Writing can fail where checking does not; only Check tells.
+		if _, err = convert.Check(ctx, src, c.target, copts); err == nil || ctx.Err() != nil {
+			return false
+		}
+	}
+	applyCheck(c, nil, err)
+	return true
 }
 
 func (r *repository) find(id string) *version {

@@ -5,12 +5,15 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -120,6 +123,9 @@ func TestBackfillConformance(t *testing.T) {
 			if !slices.Equal(written, want) {
 				t.Errorf("written %q, want the missing cells %q", written, want)
 			}
+			// Backfill converts unchecked cells and settles refusals
+			// itself: its plan must say what Plan said.
+			samePlan(t, rep.Plan, plan)
 			if got := newFiles(before, snapshotTree(t, st.Root())); !slices.Equal(got, want) {
 				t.Errorf("new files under versions/ %q, want exactly %q", got, want)
 			}
@@ -170,6 +176,42 @@ func TestBackfillConformance(t *testing.T) {
 			}
 		})
 	}
+}
+
+// samePlan fails unless got (a Backfill's plan, whose written cells are
+// present) holds the states, reasons, findings, counts and rules of want.
+func samePlan(t *testing.T, got, want *Matrix) {
+	t.Helper()
+	if !reflect.DeepEqual(got.Counts, want.Counts) || !reflect.DeepEqual(got.Rules, want.Rules) {
+		t.Errorf("backfill's plan: counts %v, rules %+v; Plan: %v, %+v", got.Counts, got.Rules, want.Counts, want.Rules)
+	}
+	for _, w := range want.Cells() {
+		g := got.Cell(w.Version, w.Format)
+		if g == nil {
+			t.Errorf("cell %s/%s missing from the backfill's plan", w.Version, w.Format)
+			continue
+		}
+		state := g.State
+		if w.State == Missing && state == Present {
+			state = Missing // written by the backfill
+		}
+		if state != w.State || g.Key != w.Key || g.Problem != w.Problem || !slices.Equal(maskCopies(g.Reasons), maskCopies(w.Reasons)) || !reflect.DeepEqual(g.Findings, w.Findings) {
+			t.Errorf("cell %s/%s: backfill's plan %s %q %q %q %v, Plan %s %q %q %q %v", w.Version, w.Format,
+				g.State, g.Key, g.Problem, g.Reasons, g.Findings, w.State, w.Key, w.Problem, w.Reasons, w.Findings)
+		}
+	}
+}
+
+// privateCopy matches the path of a run's private copy of a frozen catalog.
+var privateCopy = regexp.MustCompile(`\S*/[0-9]+-ducklake\.duckdb`)
+
+// maskCopies replaces the paths of private copies (different in each run).
+func maskCopies(reasons []string) []string {
+	out := make([]string, len(reasons))
+	for i, r := range reasons {
+		out[i] = privateCopy.ReplaceAllString(r, "<copy>")
+	}
+	return out
 }
 
 func execDuckDB(t *testing.T, path, stmt string) {
@@ -452,15 +494,84 @@ func TestBackfillRewriteDeletes(t *testing.T) {
 		t.Fatalf("0.3 without rewriting: %v, rule %+v; want refused, violated", got, m.Rules)
 	}
 	before := snapshotTree(t, root)
-	opts.Convert.RewriteDeletes = true
+	// Backfill finds the refusal by converting (its plan leaves missing
+	// cells unchecked): refused, not failed, and reported as Plan does.
 	rep, err := Backfill(ctx, st, opts)
+	if err != nil || len(rep.Results) != 0 {
+		t.Fatalf("Backfill without rewriting: %+v, %v; want no result and no error", rep.Results, err)
+	}
+	samePlan(t, rep.Plan, m)
+	if got := newFiles(before, snapshotTree(t, root)); len(got) != 0 {
+		t.Errorf("a refused cell wrote %q", got)
+	}
+	opts.Convert.RewriteDeletes = true
+	if m, err = Plan(ctx, st, opts); err != nil {
+		t.Fatal(err)
+	}
+	rep, err = Backfill(ctx, st, opts)
 	if err != nil || rep.Counts[Written] != 1 {
 		t.Fatalf("Backfill with RewriteDeletes: %v %v", rep, err)
 	}
+	// The conversion's findings (delete files rewritten) are the plan's.
+	if c := rep.Plan.Cells()[0]; len(c.Findings) == 0 {
+		t.Errorf("cell %s/%s: no findings, want the rewritten delete files noted", c.Version, c.Format)
+	}
+	samePlan(t, rep.Plan, m)
 	if got := newFiles(before, snapshotTree(t, root)); len(got) != 1 || !strings.HasSuffix(got[0], "/catalogs/0.3.duckdb") {
 		t.Errorf("new files under versions/: %q", got)
 	}
 	if _, err := Check(ctx, st, opts); err != nil {
 		t.Errorf("Check: %v", err)
 	}
+}
+
+// TestBackfillSettlesUnconvertible: a frozen catalog that matches
+// version.json but is no DuckLake catalog is a cell in error (not backfill's
+// to fix), as Plan says, when Backfill finds it by converting instead of
+// checking first; a version beside it is still written.
+func TestBackfillSettlesUnconvertible(t *testing.T) {
+	if testing.Short() {
+		t.Skip("converts a catalog")
+	}
+	ctx := context.Background()
+	st, root := smallLake(t)
+	id := versionIDs(t, root)[0]
+	frozen := filepath.Join(root, "versions", id, "ducklake.duckdb")
+	os.Remove(frozen)
+	execDuckDB(t, frozen, "CREATE TABLE not_a_lake AS SELECT 42 AS answer")
+	data, err := os.ReadFile(frozen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta := filepath.Join(root, "versions", id, "version.json")
+	raw, err := os.ReadFile(meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v map[string]any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(data)
+	cat := v["catalog"].(map[string]any)
+	cat["bytes"], cat["sha256"] = len(data), hex.EncodeToString(sum[:])
+	if raw, err = json.Marshal(v); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(meta)
+	writeFile(t, meta, string(raw))
+
+	opts := Options{Versions: []string{"1", "2"}, Formats: []string{"1.1"}, Jobs: 2}
+	m, err := Plan(ctx, st, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := m.Cell(id, "1.1"); c.State != Error || c.Problem != ProblemInvalid {
+		t.Fatalf("Plan: cell %s/1.1 %s/%s %q, want error/invalid", id, c.State, c.Problem, c.Reasons)
+	}
+	rep, err := Backfill(ctx, st, opts)
+	if err != nil || len(rep.Results) != 1 || rep.Results[0].Outcome != Written || rep.Results[0].Version == id {
+		t.Fatalf("Backfill: %+v, %v; want only the other version written", rep.Results, err)
+	}
+	samePlan(t, rep.Plan, m)
 }

@@ -135,7 +135,7 @@ func Check(ctx context.Context, st store.Store, opts Options) (*CheckReport, err
 		return nil, err
 	}
 	defer r.close()
-	m, err := r.plan(ctx, &opts)
+	m, err := r.plan(ctx, &opts, true)
 	if err != nil {
 		return nil, err
 	}

@@ -125,7 +125,8 @@ type Matrix struct {
 	// Check report theirs beside the plan).
 	Transfer *Transfer `json:"transfer,omitempty"`
 
-	repo *repository
+	repo     *repository
+	declared []fdljson.Format
 }
 
 // ExpiryWarning is how long before a format's until Plan starts warning.
@@ -165,7 +166,7 @@ func Plan(ctx context.Context, st store.Store, opts Options) (*Matrix, error) {
 		return nil, err
 	}
 	defer r.close()
-	m, err := r.plan(ctx, &opts)
+	m, err := r.plan(ctx, &opts, true)
 	if err != nil {
 		return nil, err
 	}
@@ -173,7 +174,12 @@ func Plan(ctx context.Context, st store.Store, opts Options) (*Matrix, error) {
 	return m, nil
 }
 
-func (r *repository) plan(ctx context.Context, opts *Options) (*Matrix, error) {
+// plan builds the matrix. With check, every missing cell is checked with
+// convert.Check (refused, or in error when its source cannot be converted);
+// without, missing cells stay unchecked, for a Backfill that converts them
+// anyway and classifies each conversion the same way (settleConversion),
+// then counts the matrix again (tally).
+func (r *repository) plan(ctx context.Context, opts *Options, check bool) (*Matrix, error) {
 	now := opts.now()
 	log := opts.log()
 	declared, err := selectFormats(r.cfg, opts.Formats)
@@ -185,7 +191,7 @@ func (r *repository) plan(ctx context.Context, opts *Options) (*Matrix, error) {
 		return nil, err
 	}
 	versions = selectShard(r.versions, versions, opts.Shard)
-	p := &Matrix{FormatVersion: 1, Now: now, DataDir: r.cfg.DataDir, Warnings: []string{}, Rules: []Rule{}, Counts: map[State]int{}, repo: r}
+	p := &Matrix{FormatVersion: 1, Now: now, DataDir: r.cfg.DataDir, Warnings: []string{}, Rules: []Rule{}, Counts: map[State]int{}, repo: r, declared: declared}
 	for _, f := range r.cfg.Sorted() {
 		fp := FormatPlan{DuckLake: f.DuckLake, DuckDB: f.DuckDB, Until: f.Until, Expired: f.ExpiredAt(now)}
 		if f.HasUntil() {
@@ -217,16 +223,25 @@ func (r *repository) plan(ctx context.Context, opts *Options) (*Matrix, error) {
 	}
 	// A missing cell is refused if the converter cannot express the catalog
 	// in its format; find out without writing anything.
-	if err := r.checkCells(ctx, checks, work, opts); err != nil {
-		return nil, err
+	if check {
+		if err := r.checkCells(ctx, checks, work, opts); err != nil {
+			return nil, err
+		}
 	}
+	r.tally(p)
+	return p, nil
+}
+
+// tally counts the matrix's cells by state and evaluates the rules that
+// depend on them (again, after a Backfill settled its unchecked cells).
+func (r *repository) tally(p *Matrix) {
+	p.Counts, p.Rules = map[State]int{}, []Rule{}
 	for _, vp := range p.Versions {
 		for _, c := range vp.Cells {
 			p.Counts[c.State]++
 		}
-		p.Rules = append(p.Rules, r.oldestFormatRule(vp, declared)...)
+		p.Rules = append(p.Rules, r.oldestFormatRule(vp, p.declared)...)
 	}
-	return p, nil
 }
 
 func (r *repository) planVersion(ctx context.Context, v *version, declared []fdljson.Format, now time.Time) *VersionPlan {
@@ -381,27 +396,35 @@ func (r *repository) checkCells(ctx context.Context, cells []*Cell, work string,
 			if err := gctx.Err(); err != nil {
 				return err
 			}
-			var refused *convert.RefusedError
-			switch {
-			case errors.As(err, &refused):
-				c.State, c.Key = Refused, ""
-				c.Findings = refused.Findings
-				for _, f := range refused.Findings {
-					c.Reasons = append(c.Reasons, f.String())
-				}
-			case err != nil:
-				c.State, c.Key, c.Problem = Error, "", ProblemUnreadable
-				if errors.Is(err, convert.ErrNotCatalog) {
-					c.Problem = ProblemInvalid
-				}
-				c.Reasons = []string{err.Error()}
-			default:
-				c.Findings = res.Findings
-			}
+			applyCheck(c, res, err)
 			return nil
 		})
 	}
 	return g.Wait()
+}
+
+// applyCheck records what convert.Check (or a conversion, which runs the
+// same checks) said about a missing cell: refused with its reasons, in
+// error when the source cannot be converted, else missing with its
+// findings.
+func applyCheck(c *Cell, res *convert.Result, err error) {
+	var refused *convert.RefusedError
+	switch {
+	case errors.As(err, &refused):
+		c.State, c.Key = Refused, ""
+		c.Findings = refused.Findings
+		for _, f := range refused.Findings {
+			c.Reasons = append(c.Reasons, f.String())
+		}
+	case err != nil:
+		c.State, c.Key, c.Problem = Error, "", ProblemUnreadable
+		if errors.Is(err, convert.ErrNotCatalog) {
+			c.Problem = ProblemInvalid
+		}
+		c.Reasons = []string{err.Error()}
+	default:
+		c.Findings = res.Findings
+	}
 }
 
 // dataFileCodes are the refusal codes that concern the data and delete

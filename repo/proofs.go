@@ -28,6 +28,7 @@ func (r *repository) proveAll(ctx context.Context, m *Matrix, work string, disk 
 	if len(present) > 1 {
 		r.hintDeletes(ctx, work, opts.log())
 	}
+	frozen := newFrozenCopies(r, work, present)
 	proofs := make([]*Proof, len(present))
 	var findings []Finding
 	var mu sync.Mutex
@@ -36,7 +37,7 @@ func (r *repository) proveAll(ctx context.Context, m *Matrix, work string, disk 
 	g.SetLimit(opts.jobs())
 	for i, c := range present {
 		g.Go(func() error {
-			p, kind := r.prove(gctx, c, work, disk)
+			p, kind := r.prove(gctx, c, work, frozen, disk)
 			if err := ctx.Err(); err != nil {
 				return err
 			}
@@ -65,9 +66,10 @@ func (r *repository) proveAll(ctx context.Context, m *Matrix, work string, disk 
 
 // prove compares one published catalog with its version's frozen catalog,
 // both opened from private copies (the frozen one verified against
-// version.json as it is copied), and checks that the published file holds
-// the format its name says.
-func (r *repository) prove(ctx context.Context, c *Cell, work string, disk *compare.DiskCheck) (*Proof, Kind) {
+// version.json as it is copied, and shared by the version's cells), and
+// checks that the published file holds the format its name says.
+func (r *repository) prove(ctx context.Context, c *Cell, work string, frozen *frozenCopies, disk *compare.DiskCheck) (*Proof, Kind) {
+	defer frozen.release(c.Version)
 	start := time.Now()
 	p := &Proof{Version: c.Version, Format: c.Format, Key: c.Key}
 	defer func() { p.Seconds = time.Since(start).Seconds() }()
@@ -80,7 +82,7 @@ func (r *repository) prove(ctx context.Context, c *Cell, work string, disk *comp
 		return fail(KindUnverifiable, err)
 	}
 	defer os.RemoveAll(dir)
-	src, problem, err := r.copyFrozen(ctx, r.find(c.Version), dir)
+	src, problem, err := frozen.get(ctx, r.find(c.Version))
 	if err != nil {
 		return fail(problemKind(problem), err)
 	}
@@ -89,10 +91,8 @@ func (r *repository) prove(ctx context.Context, c *Cell, work string, disk *comp
 		return fail(KindUnverifiable, err)
 	}
 	// A remote store's data files, into the cache (a no-op for a folder).
-	for _, cat := range []string{src, pub} {
-		if err := r.ensureData(ctx, cat, false); err != nil {
-			return fail(KindUnverifiable, err)
-		}
+	if err := r.ensureData(ctx, pub, false); err != nil {
+		return fail(KindUnverifiable, err)
 	}
 	rep, err := compare.Catalogs(ctx, src, pub, compare.Options{DataPath: r.dataPath, Disk: disk, DigestCache: r.digestCache, Digests: r.digests})
 	if rep != nil && rep.B.Format != "" && rep.B.Format != c.Format {
