@@ -30,9 +30,11 @@ type metaMemo struct {
 	columns map[[2]int64][]*Column // (table id, epoch)
 	// tableFiles: every file row of a table, by table id and dir.
 	tableFiles map[string]*tableFiles
-	schema     map[int64]entries
-	commits    map[int64]string       // snapshot -> commit info (nil until read)
-	inlined    map[int64][]inlinedReg // table id -> its inlined data tables
+	// tableOf: a data file's path -> its table's file rows.
+	tableOf map[string]*tableFiles
+	schema  map[int64]entries
+	commits map[int64]string       // snapshot -> commit info (nil until read)
+	inlined map[int64][]inlinedReg // table id -> its inlined data tables
 }
 
 func newMetaMemo() *metaMemo {
@@ -41,6 +43,7 @@ func newMetaMemo() *metaMemo {
 		tables:     map[int64][]Table{},
 		columns:    map[[2]int64][]*Column{},
 		tableFiles: map[string]*tableFiles{},
+		tableOf:    map[string]*tableFiles{},
 		schema:     map[int64]entries{},
 		inlined:    map[int64][]inlinedReg{},
 	}

@@ -169,6 +169,12 @@ func (r *Reader) allTableFiles(ctx context.Context, t Table) (*tableFiles, error
 		return nil, fmt.Errorf("list delete files of %s in %s: %w", t.FullName(), r.path, err)
 	}
 	r.meta.tableFiles[key] = all
+	for _, row := range all.data {
+		r.meta.tableOf[row.file.Path] = all
+	}
+	for _, row := range all.dels {
+		r.meta.tableOf[row.file.Path] = all
+	}
 	return all, nil
 }
 
@@ -248,9 +254,14 @@ func (r *Reader) DeletedPositions(ctx context.Context, t Table, f DataFile, snap
 // parquetDeletes reads a positional delete file; a third column named
 // _ducklake_internal_snapshot_id makes it a partial deletion file (§5.6).
 // A file is read once: its positions (and their snapshots) are kept and
-// filtered per snapshot.
+// filtered per snapshot. The first one of a table read brings the others
+// its lifetime overlaps (prefetchDeletes).
 func (r *Reader) parquetDeletes(ctx context.Context, d *DeleteFile, snap int64) ([]int64, error) {
 	raw, ok := r.rawDeletes.get(d.Path)
+	if !ok {
+		r.prefetchDeletes(ctx, d.Path)
+		raw, ok = r.rawDeletes.get(d.Path)
+	}
 	if !ok {
 		var err error
 		if raw, err = r.readParquetDeletes(ctx, d); err != nil {

@@ -31,10 +31,16 @@ type schemaRow struct {
 }
 
 // parquetSchema reads a file's schema tree (not possible for encrypted
-// files: DuckDB's parquet_schema cannot decrypt).
+// files: DuckDB's parquet_schema cannot decrypt). The first file of a
+// table asked for brings the schemas of its table's other data files in
+// the same query (prefetchSchemas): a proof reads them all.
 func (r *Reader) parquetSchema(ctx context.Context, path string) (*pnode, error) {
 	if n, ok := r.schemas[path]; ok {
 		return n, nil // data files never change: one read per file
+	}
+	r.prefetchSchemas(ctx, path)
+	if n, ok := r.schemas[path]; ok {
+		return n, nil
 	}
 	n, err := r.readParquetSchema(ctx, path)
 	if err == nil {
@@ -43,8 +49,10 @@ func (r *Reader) parquetSchema(ctx context.Context, path string) (*pnode, error)
 	return n, err
 }
 
+const schemaColumns = `name, field_id, num_children, repetition_type, converted_type, logical_type::VARCHAR, duckdb_type`
+
 func (r *Reader) readParquetSchema(ctx context.Context, path string) (*pnode, error) {
-	rows, err := r.conn.QueryContext(ctx, fmt.Sprintf(`SELECT name, field_id, num_children, repetition_type, converted_type, logical_type::VARCHAR, duckdb_type FROM parquet_schema(%s)`, sqlString(path)))
+	rows, err := r.conn.QueryContext(ctx, fmt.Sprintf(`SELECT %s FROM parquet_schema(%s)`, schemaColumns, sqlString(path)))
 	if err != nil {
 		return nil, fmt.Errorf("read parquet schema: %w", err)
 	}
@@ -60,6 +68,113 @@ func (r *Reader) readParquetSchema(ctx context.Context, path string) (*pnode, er
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
+	return schemaTree(list)
+}
+
+// maxSchemaBatch caps the files of one parquet_schema query.
+const maxSchemaBatch = 512
+
+// prefetchSchemas reads, in one parquet_schema query, the schemas of the
+// data files of path's table whose lifetime overlaps path's (every file a
+// reader of one of path's snapshots reads, and the files a comparison reads
+// next), that are not encrypted and not read yet. One query over N files
+// costs a fraction of N queries. It never fails: a file the batch cannot
+// read (missing, not Parquet) is read alone when asked for, which reports
+// its error as before.
+func (r *Reader) prefetchSchemas(ctx context.Context, path string) {
+	all, ok := r.meta.tableOf[path]
+	if !ok {
+		return
+	}
+	var self fileRow[DataFile]
+	for _, row := range all.data {
+		if row.file.Path == path {
+			self = row
+			break
+		}
+	}
+	if self.file.Path == "" {
+		return
+	}
+	paths := []string{path}
+	for _, row := range all.data {
+		f := row.file
+		if len(paths) == maxSchemaBatch {
+			break
+		}
+		if f.Path == path || (f.encryptionKey != nil && *f.encryptionKey != "") || r.schemaTried[f.Path] || !lifetimesOverlap(self.file.BeginSnapshot, self.end, f.BeginSnapshot, row.end) {
+			continue
+		}
+		if _, ok := r.schemas[f.Path]; ok {
+			continue
+		}
+		paths = append(paths, f.Path)
+	}
+	if len(paths) < 2 {
+		return
+	}
+	for _, p := range paths {
+		r.schemaTried[p] = true
+	}
+	trees, err := r.readParquetSchemas(ctx, paths)
+	if err != nil {
+		return
+	}
+	for p, n := range trees {
+		r.schemas[p] = n
+	}
+}
+
+// readParquetSchemas reads the schemas of several files in one query. It
+// fails when any file cannot be read; a file it returns no rows for is
+// left out.
+func (r *Reader) readParquetSchemas(ctx context.Context, paths []string) (map[string]*pnode, error) {
+	list := make([]string, len(paths))
+	want := make(map[string]bool, len(paths))
+	for i, p := range paths {
+		list[i], want[p] = sqlString(p), true
+	}
+	rows, err := r.conn.QueryContext(ctx, fmt.Sprintf(`SELECT file_name, %s FROM parquet_schema([%s])`, schemaColumns, strings.Join(list, ", ")))
+	if err != nil {
+		return nil, fmt.Errorf("read parquet schemas: %w", err)
+	}
+	defer rows.Close()
+	byFile := map[string][]schemaRow{}
+	last := ""
+	for rows.Next() {
+		var file string
+		var s schemaRow
+		if err := rows.Scan(&file, &s.name, &s.fieldID, &s.nChildren, &s.repeat, &s.converted, &s.logical, &s.duckType); err != nil {
+			return nil, err
+		}
+		if !want[file] {
+			return nil, fmt.Errorf("read parquet schemas: unexpected file %s", file)
+		}
+		// A file's rows come together and in order; a file seen again
+		// after another one would make its tree unreliable.
+		if file != last && byFile[file] != nil {
+			return nil, fmt.Errorf("read parquet schemas: rows of %s are not contiguous", file)
+		}
+		last = file
+		byFile[file] = append(byFile[file], s)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	out := make(map[string]*pnode, len(byFile))
+	for file, l := range byFile {
+		n, err := schemaTree(l)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
+		out[file] = n
+	}
+	return out, nil
+}
+
+// schemaTree builds a file's schema tree from its parquet_schema rows
+// (depth first, each node followed by its children).
+func schemaTree(list []schemaRow) (*pnode, error) {
 	if len(list) == 0 {
 		return nil, fmt.Errorf("empty parquet schema")
 	}
@@ -86,6 +201,9 @@ func (r *Reader) readParquetSchema(ctx context.Context, path string) (*pnode, er
 	root, err := build()
 	if err != nil {
 		return nil, err
+	}
+	if i != len(list) {
+		return nil, fmt.Errorf("parquet schema has %d nodes past its root's tree", len(list)-i)
 	}
 	fold(root)
 	return root, nil

@@ -1,0 +1,193 @@
+package compare
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+)
+
+// This file reads many Parquet delete files in a few queries. A comparison
+// reads every delete file of every snapshot; one read_parquet over N files
+// costs a fraction of N queries (docs/compare.md, "Proof benchmarks").
+
+// maxDeleteBatch caps the positions (as the catalogs record them) one
+// prefetchDeletes reads ahead, well under maxRawDeletes.
+const maxDeleteBatch = maxRawDeletes / 4
+
+// prefetchDeletes reads the Parquet delete files of path's table whose
+// lifetime overlaps path's, that are not encrypted and not read yet,
+// grouped by their columns (names and types): one parquet_schema query,
+// then one read_parquet per group. It never fails: a file the batch cannot
+// read is read alone when asked for (readParquetDeletes), which reports its
+// error as before.
+func (r *Reader) prefetchDeletes(ctx context.Context, path string) {
+	all, ok := r.meta.tableOf[path]
+	if !ok {
+		return
+	}
+	var self fileRow[DeleteFile]
+	for _, row := range all.dels {
+		if row.file.Path == path {
+			self = row
+			break
+		}
+	}
+	if self.file.Path == "" {
+		return
+	}
+	batch := []string{path}
+	total := self.file.DeleteCount
+	for _, row := range all.dels {
+		d := row.file
+		if d.Path == path || d.Format != "parquet" || (d.encryptionKey != nil && *d.encryptionKey != "") || r.deleteTried[d.Path] || !lifetimesOverlap(self.file.BeginSnapshot, self.end, d.BeginSnapshot, row.end) {
+			continue
+		}
+		if total+d.DeleteCount > maxDeleteBatch || len(batch) == maxSchemaBatch {
+			break
+		}
+		if _, ok := r.rawDeletes.get(d.Path); ok {
+			continue
+		}
+		batch, total = append(batch, d.Path), total+d.DeleteCount
+	}
+	if len(batch) < 2 {
+		return
+	}
+	for _, p := range batch {
+		r.deleteTried[p] = true
+	}
+	got, err := r.readDeleteBatch(ctx, batch)
+	if err != nil {
+		return
+	}
+	for p, raw := range got {
+		r.rawDeletes.put(p, raw)
+	}
+}
+
+// lifetimesOverlap reports whether two rows' [begin, end) snapshot ranges
+// share a snapshot (end nil: still visible).
+func lifetimesOverlap(aBegin int64, aEnd *int64, bBegin int64, bEnd *int64) bool {
+	return (aEnd == nil || bBegin < *aEnd) && (bEnd == nil || aBegin < *bEnd)
+}
+
+// readDeleteBatch reads several delete files as readParquetDeletes reads
+// each: the second column holds the positions, a third one named
+// _ducklake_internal_snapshot_id the snapshot that deleted each. Files are
+// grouped by their top-level columns and each group read in one query. A
+// file left out of the result (fewer than two columns, a NULL, a column
+// named like read_parquet's filename column) is read alone when asked for.
+func (r *Reader) readDeleteBatch(ctx context.Context, paths []string) (map[string]rawDeletes, error) {
+	trees, err := r.readParquetSchemas(ctx, paths)
+	if err != nil {
+		return nil, err
+	}
+	type group struct {
+		cols  []string // position column, and the snapshot column of a partial file
+		paths []string
+	}
+	groups := map[string]*group{}
+	var order []string
+	for _, p := range paths {
+		root, ok := trees[p]
+		if !ok || len(root.Children) < 2 {
+			continue
+		}
+		sig := make([]string, len(root.Children))
+		clash := false
+		for i, c := range root.Children {
+			sig[i] = ident(c.Name) + " " + c.DuckType + " " + c.Kind
+			clash = clash || strings.EqualFold(c.Name, "filename")
+		}
+		if clash {
+			continue
+		}
+		cols := []string{root.Children[1].Name}
+		if len(root.Children) >= 3 && root.Children[2].Name == "_ducklake_internal_snapshot_id" {
+			cols = append(cols, root.Children[2].Name)
+		}
+		k := strings.Join(sig, ", ")
+		g, ok := groups[k]
+		if !ok {
+			g = &group{cols: cols}
+			groups[k], order = g, append(order, k)
+		}
+		g.paths = append(g.paths, p)
+	}
+	out := map[string]rawDeletes{}
+	for _, k := range order {
+		g := groups[k]
+		if err := r.readDeleteGroup(ctx, g.paths, g.cols, out); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// readDeleteGroup reads delete files with the same columns in one query
+// into out.
+func (r *Reader) readDeleteGroup(ctx context.Context, paths, cols []string, out map[string]rawDeletes) error {
+	list := make([]string, len(paths))
+	want := make(map[string]bool, len(paths))
+	for i, p := range paths {
+		list[i], want[p] = sqlString(p), true
+	}
+	partial := len(cols) == 2
+	sel := ident(cols[0])
+	if partial {
+		sel += ", " + ident(cols[1])
+	} else {
+		sel += ", NULL"
+	}
+	rows, err := r.conn.QueryContext(ctx, fmt.Sprintf("SELECT filename, %s FROM read_parquet([%s], filename = true, hive_partitioning = false)", sel, strings.Join(list, ", ")))
+	if err != nil {
+		return fmt.Errorf("read delete files: %w", err)
+	}
+	defer rows.Close()
+	got := map[string]*rawDeletes{}
+	bad := map[string]bool{}
+	var file string
+	var p, s sql.NullInt64
+	for rows.Next() {
+		if err := rows.Scan(&file, &p, &s); err != nil {
+			return fmt.Errorf("read delete files: %w", err)
+		}
+		if !want[file] {
+			return fmt.Errorf("read delete files: unexpected file %s", file)
+		}
+		if !p.Valid || (partial && !s.Valid) {
+			bad[file] = true // readParquetDeletes reports it
+			continue
+		}
+		raw := got[file]
+		if raw == nil {
+			raw = &rawDeletes{}
+			if partial {
+				raw.snaps = []int64{}
+			}
+			got[file] = raw
+		}
+		raw.pos = append(raw.pos, p.Int64)
+		if partial {
+			raw.snaps = append(raw.snaps, s.Int64)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read delete files: %w", err)
+	}
+	for _, path := range paths {
+		if bad[path] {
+			continue
+		}
+		raw := got[path]
+		if raw == nil {
+			raw = &rawDeletes{} // a file without rows deletes nothing
+			if partial {
+				raw.snaps = []int64{}
+			}
+		}
+		out[path] = *raw
+	}
+	return nil
+}
