@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/fdl-formats/fdl-formats/formats"
@@ -98,7 +99,7 @@ func (r *Reader) readSchemaEntries(ctx context.Context, snap int64) (entries, er
 			return nil, err
 		}
 	}
-	if _, ok := r.layout["ducklake_view"]; ok {
+	if !r.empty("ducklake_view") {
 		rows, err := r.conn.QueryContext(ctx, fmt.Sprintf(`SELECT view_id, schema_id, view_name, dialect, sql, column_aliases FROM cat.ducklake_view v WHERE %s`, visible("v", snap)))
 		if err != nil {
 			return nil, fmt.Errorf("read views of %s at snapshot %d: %w", r.path, snap, err)
@@ -138,7 +139,7 @@ func (r *Reader) readSchemaEntries(ctx context.Context, snap int64) (entries, er
 // macroEntries describes the macros visible at a snapshot (formats with
 // macros only; Catalogs compares them when both formats have them).
 func (r *Reader) macroEntries(ctx context.Context, e entries, schemaName map[int64]string, snap int64) error {
-	if !r.format.Has(formats.CapMacros) {
+	if !r.format.Has(formats.CapMacros) || r.empty("ducklake_macro") || r.empty("ducklake_macro_impl") {
 		return nil
 	}
 	rows, err := r.conn.QueryContext(ctx, fmt.Sprintf(`SELECT m.schema_id, m.macro_name, m.macro_id, i.impl_id, i.dialect, i.sql, i.type,
@@ -210,10 +211,8 @@ func optString(v *string) string {
 
 func (r *Reader) kvEntries(ctx context.Context, e entries, q, prefix string) error {
 	for _, t := range []string{"ducklake_column_tag", "ducklake_tag"} {
-		if strings.Contains(q, "cat."+t+" ") {
-			if _, ok := r.layout[t]; !ok {
-				return nil
-			}
+		if strings.Contains(q, "cat."+t+" ") && r.empty(t) {
+			return nil // absent, or without rows
 		}
 	}
 	rows, err := r.conn.QueryContext(ctx, q)
@@ -235,7 +234,7 @@ func (r *Reader) kvEntries(ctx context.Context, e entries, q, prefix string) err
 // partitionEntries describes the partition spec of a table; 0.1 stores
 // positions instead of field ids, normalised here to field ids.
 func (r *Reader) partitionEntries(ctx context.Context, e entries, t Table, cols []*Column, snap int64) error {
-	if _, ok := r.layout["ducklake_partition_column"]; !ok {
+	if r.empty("ducklake_partition_column") || r.empty("ducklake_partition_info") {
 		return nil
 	}
 	rows, err := r.conn.QueryContext(ctx, fmt.Sprintf(`SELECT c.partition_key_index, c.column_id, c.transform FROM cat.ducklake_partition_info i
@@ -308,14 +307,27 @@ func (r *Reader) fileEntries(ctx context.Context, t Table, snap int64, onDisk fu
 		}
 		if len(pos) > 0 {
 			positions[key] = pos
-			h := sha256.New()
-			for _, p := range pos {
-				fmt.Fprintf(h, "%d,", p)
-			}
-			e["deletes of "+key] = fmt.Sprintf("%d positions sha256=%s", len(pos), hex.EncodeToString(h.Sum(nil))[:16])
+			e["deletes of "+key] = fmt.Sprintf("%d positions sha256=%s", len(pos), positionsHash(pos))
 		}
 	}
 	return e, positions, nil
+}
+
+// positionsHash is the SHA-256 of positions written "p1,p2,...," (hex, 16
+// digits).
+func positionsHash(pos []int64) string {
+	h := sha256.New()
+	buf := make([]byte, 0, 4096)
+	for _, p := range pos {
+		buf = strconv.AppendInt(buf, p, 10)
+		buf = append(buf, ',')
+		if len(buf) > 4000 {
+			h.Write(buf)
+			buf = buf[:0]
+		}
+	}
+	h.Write(buf)
+	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
 func (r *Reader) relPath(p string) string {

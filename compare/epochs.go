@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strings"
 )
 
 // Catalog metadata rows are visible at snapshot s when begin_snapshot <= s
@@ -54,40 +55,92 @@ const wholeTable = math.MinInt64
 
 // changePoints returns the change points of a metadata table's rows, by the
 // value of column by (wholeTable for the table as a whole when by is "").
-// Each table is read once per reader.
+// Each table is read once per reader; the first call reads, in the same
+// query, every table the epochs of a comparison ask for (epochTables).
 func (r *Reader) changePoints(ctx context.Context, table, by string) (map[int64][]int64, error) {
 	key := table + " " + by
 	if p, ok := r.meta.points[key]; ok {
 		return p, nil
 	}
-	group := fmt.Sprintf("%d", int64(wholeTable))
-	if by != "" {
-		group = ident(by)
+	want := [][2]string{{table, by}}
+	for _, tb := range r.epochTables() {
+		if _, ok := r.meta.points[tb[0]+" "+tb[1]]; !ok && tb != want[0] {
+			want = append(want, tb)
+		}
 	}
-	ends := ""
-	if r.has(table, "end_snapshot") {
-		ends = fmt.Sprintf(" UNION ALL SELECT %s, end_snapshot FROM cat.%s WHERE end_snapshot IS NOT NULL", group, table)
+	if err := r.readChangePoints(ctx, want); err != nil {
+		return nil, err
 	}
-	q := fmt.Sprintf(`SELECT k, p FROM (SELECT %[1]s AS k, begin_snapshot AS p FROM cat.%[2]s WHERE begin_snapshot IS NOT NULL%[3]s)
-		WHERE k IS NOT NULL GROUP BY k, p ORDER BY k, p`, group, table, ends)
+	return r.meta.points[key], nil
+}
+
+// epochTables are the (table, by) pairs whose change points the reader's
+// epochs use: the schema description's tables, the tables' and the
+// columns'.
+func (r *Reader) epochTables() [][2]string {
+	return append(append(r.schemaTables(), tablesEpoch...), columnsEpoch...)
+}
+
+// readChangePoints reads the change points of several (table, by) pairs in
+// one query into r.meta.points (tables absent or known empty: none).
+func (r *Reader) readChangePoints(ctx context.Context, want [][2]string) error {
+	var parts []string
+	var names []string
+	for i, tb := range want {
+		table, by := tb[0], tb[1]
+		key := table + " " + by
+		if _, ok := r.layout[table]; !ok || r.empty(table) {
+			r.meta.points[key] = map[int64][]int64{} // no rows: no change points
+			continue
+		}
+		group := fmt.Sprintf("%d", int64(wholeTable))
+		if by != "" {
+			group = ident(by)
+		}
+		ends := ""
+		if r.has(table, "end_snapshot") {
+			ends = fmt.Sprintf(" UNION ALL SELECT %s, end_snapshot FROM cat.%s WHERE end_snapshot IS NOT NULL", group, table)
+		}
+		parts = append(parts, fmt.Sprintf(`SELECT %[4]d AS q, k, p FROM (SELECT %[1]s AS k, begin_snapshot AS p FROM cat.%[2]s WHERE begin_snapshot IS NOT NULL%[3]s)
+		WHERE k IS NOT NULL GROUP BY k, p`, group, table, ends, i))
+		names = append(names, table)
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	q := strings.Join(parts, " UNION ALL ") + " ORDER BY q, k, p"
 	rows, err := r.conn.QueryContext(ctx, q)
 	if err != nil {
-		return nil, fmt.Errorf("read change points of %s in %s: %w", table, r.path, err)
+		return fmt.Errorf("read change points of %s in %s: %w", strings.Join(names, ", "), r.path, err)
 	}
 	defer rows.Close()
-	out := map[int64][]int64{}
+	got := map[int]map[int64][]int64{}
 	for rows.Next() {
+		var i int
 		var k, p int64
-		if err := rows.Scan(&k, &p); err != nil {
-			return nil, fmt.Errorf("read change points of %s in %s: %w", table, r.path, err)
+		if err := rows.Scan(&i, &k, &p); err != nil {
+			return fmt.Errorf("read change points of %s in %s: %w", strings.Join(names, ", "), r.path, err)
 		}
-		out[k] = append(out[k], p)
+		if got[i] == nil {
+			got[i] = map[int64][]int64{}
+		}
+		got[i][k] = append(got[i][k], p)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read change points of %s in %s: %w", table, r.path, err)
+		return fmt.Errorf("read change points of %s in %s: %w", strings.Join(names, ", "), r.path, err)
 	}
-	r.meta.points[key] = out
-	return out, nil
+	for i, tb := range want {
+		key := tb[0] + " " + tb[1]
+		if _, done := r.meta.points[key]; done {
+			continue
+		}
+		out := got[i]
+		if out == nil {
+			out = map[int64][]int64{}
+		}
+		r.meta.points[key] = out
+	}
+	return nil
 }
 
 // epoch is the last change point at or before snap of the given metadata

@@ -234,21 +234,28 @@ func (r *Reader) DeletedPositions(ctx context.Context, t Table, f DataFile, snap
 			if err != nil {
 				return nil, fmt.Errorf("read delete file %s of %s in %s: %w", d.Path, t.FullName(), r.path, err)
 			}
+			// Kept sorted: the callers of every file at this snapshot
+			// (files, plans, digests) get them without sorting again.
+			slices.Sort(cached)
+			cached = slices.Compact(cached)
 			r.deletes[d.Path] = cached
 		}
 		pos = slices.Clone(cached)
 	}
 	inl := fmt.Sprintf("ducklake_inlined_delete_%d", t.ID)
-	if _, ok := r.dynamic[inl]; ok {
+	if _, ok := r.dynamic[inl]; ok && !r.empty(inl) {
 		q := fmt.Sprintf(`SELECT row_id FROM cat.%s WHERE file_id = %d AND begin_snapshot <= %d`, inl, f.ID, snap)
 		more, err := r.int64s(ctx, q)
 		if err != nil {
 			return nil, fmt.Errorf("read inlined deletions of %s in %s: %w", t.FullName(), r.path, err)
 		}
-		pos = append(pos, more...)
+		if len(more) > 0 {
+			pos = append(pos, more...)
+			slices.Sort(pos)
+			pos = slices.Compact(pos)
+		}
 	}
-	slices.Sort(pos)
-	return slices.Compact(pos), nil
+	return pos, nil
 }
 
 // parquetDeletes reads a positional delete file; a third column named

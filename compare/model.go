@@ -68,7 +68,7 @@ func (r *Reader) statsFailure(ctx context.Context, t Table) error {
 // (record_count and file_size_bytes set) but no ducklake_table_column_stats
 // row: what QuirkTableStatsNeedColumnStats readers fail on.
 func (r *Reader) tablesWithoutColumnStats(ctx context.Context) ([]int64, error) {
-	if _, ok := r.layout["ducklake_table_stats"]; !ok {
+	if r.empty("ducklake_table_stats") {
 		return nil, nil
 	}
 	if _, ok := r.layout["ducklake_table_column_stats"]; !ok {

@@ -59,6 +59,10 @@ type Reader struct {
 	deletes     map[string][]int64 // delete file -> positions at deletesSnap
 	deletesSnap int64
 	meta        *metaMemo // metadata answers by epoch (see epochs.go)
+	// rowCounts: rows of each metadata table (main schema), once
+	// ReadEveryTable has read them all (nil before); queries of tables
+	// without rows are skipped.
+	rowCounts map[string]int64
 	// maxInlinePositions: longer delete lists are staged in a temp table.
 	maxInlinePositions int
 	// statsChecked and statsBadTables cache the check of
@@ -107,10 +111,9 @@ func (r *Reader) init(ctx context.Context, opts ReaderOptions) error {
 	// page cache serves a file read again, so that cache only held memory:
 	// it grew with the files a proof reads, and with it a backfill's peak
 	// RSS with the number of versions (docs/compare.md, "Memory").
-	for _, q := range []string{"SET TimeZone = 'UTC'", "SET enable_external_file_cache = false"} {
-		if _, err := r.conn.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("%s: %w", q, err)
-		}
+	const settings = "SET TimeZone = 'UTC'; SET enable_external_file_cache = false"
+	if _, err := r.conn.ExecContext(ctx, settings); err != nil {
+		return fmt.Errorf("%s: %w", settings, err)
 	}
 	if _, err := r.conn.ExecContext(ctx, fmt.Sprintf("ATTACH %s AS cat (READ_ONLY)", sqlString(r.path))); err != nil {
 		msg := err.Error()
@@ -144,8 +147,12 @@ func (r *Reader) init(ctx context.Context, opts ReaderOptions) error {
 	if _, ok := r.layout["ducklake_metadata"]; !ok {
 		return fmt.Errorf("%w: %s is not a DuckLake catalog (no ducklake_metadata table)", ErrIncomparable, r.path)
 	}
-	var stamp string
-	if err := r.conn.QueryRowContext(ctx, `SELECT value FROM cat.ducklake_metadata WHERE key = 'version'`+r.globalScope()).Scan(&stamp); err != nil {
+	meta, err := r.globalMetadata(ctx)
+	if err != nil {
+		return fmt.Errorf("%w: read format version of %s: %w", ErrIncomparable, r.path, err)
+	}
+	stamp, err := meta.value("version")
+	if err != nil {
 		return fmt.Errorf("%w: read format version of %s: %w", ErrIncomparable, r.path, err)
 	}
 	r.format, err = formats.Detect(stamp, r.layout)
@@ -154,7 +161,7 @@ func (r *Reader) init(ctx context.Context, opts ReaderOptions) error {
 	}
 	dp := opts.DataPath
 	if dp == "" {
-		if err := r.conn.QueryRowContext(ctx, `SELECT value FROM cat.ducklake_metadata WHERE key = 'data_path'`+r.globalScope()).Scan(&dp); err != nil {
+		if dp, err = meta.value("data_path"); err != nil {
 			return fmt.Errorf("read data_path of %s: %w", r.path, err)
 		}
 		if !strings.HasSuffix(dp, "/") {
@@ -165,6 +172,44 @@ func (r *Reader) init(ctx context.Context, opts ReaderOptions) error {
 	}
 	r.dataPath = dp
 	return nil
+}
+
+// globalMetadata reads the global version and data_path rows of
+// ducklake_metadata in one query (the first row of each key, as a
+// single-row read of each takes it).
+func (r *Reader) globalMetadata(ctx context.Context) (metadataRows, error) {
+	rows, err := r.conn.QueryContext(ctx, `SELECT key, value FROM cat.ducklake_metadata WHERE key IN ('version', 'data_path')`+r.globalScope())
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := metadataRows{}
+	for rows.Next() {
+		var k string
+		var v sql.NullString
+		if err := rows.Scan(&k, &v); err != nil {
+			return nil, err
+		}
+		if _, seen := out[k]; !seen {
+			out[k] = v
+		}
+	}
+	return out, rows.Err()
+}
+
+// metadataRows are ducklake_metadata values by key.
+type metadataRows map[string]sql.NullString
+
+// value is a key's value; an error when it has no row or a NULL value.
+func (m metadataRows) value(key string) (string, error) {
+	v, ok := m[key]
+	switch {
+	case !ok:
+		return "", fmt.Errorf("no %s row in ducklake_metadata: %w", key, sql.ErrNoRows)
+	case !v.Valid:
+		return "", fmt.Errorf("ducklake_metadata %s is NULL", key)
+	}
+	return v.String, nil
 }
 
 // overridePath is a data-path override as readers use it: absolute, with a
@@ -211,6 +256,22 @@ func (r *Reader) Path() string { return r.path }
 
 // DataPath is the base folder relative paths resolve against.
 func (r *Reader) DataPath() string { return r.dataPath }
+
+// empty reports whether a metadata table is known to hold no row (known
+// once ReadEveryTable has counted them): a query of its rows can be
+// skipped. A table absent from the catalog is empty.
+func (r *Reader) empty(table string) bool {
+	if _, ok := r.layout[table]; !ok {
+		if _, ok := r.dynamic[table]; !ok {
+			return true
+		}
+	}
+	if r.rowCounts == nil {
+		return false
+	}
+	n, ok := r.rowCounts[table]
+	return ok && n == 0
+}
 
 // has reports whether a static metadata table has a column.
 func (r *Reader) has(table, column string) bool {

@@ -40,6 +40,9 @@ func (r *Reader) statsName(t statsTable) string {
 // statsEntries describes the rows of one stats table, on the given
 // columns, keyed by label (the table's newest name) and the key columns.
 func (r *Reader) statsEntries(ctx context.Context, label, table string, keys, cols []string) (entries, error) {
+	if r.empty(table) {
+		return entries{}, nil
+	}
 	all := append(slices.Clone(keys), cols...)
 	sel := make([]string, len(all))
 	for i, c := range all {
