@@ -354,3 +354,41 @@ func TestOpenPair(t *testing.T) {
 	}
 	closePair(nil, nil)
 }
+
+// TestWarmPair: metadata read for both sides at once is what each reader
+// reads alone at every snapshot (run with -race: the readers share
+// nothing while warming).
+func TestWarmPair(t *testing.T) {
+	ctx := context.Background()
+	for _, l := range fixedCostLakes[:6] {
+		t.Run(l.archive+"/"+l.name, func(t *testing.T) {
+			lake, catalog := lastVersion(t, l.archive, l.name)
+			opts := ReaderOptions{DataPath: filepath.Join(lake, "data")}
+			ra, rb, errA, errB := OpenPair(ctx, catalog, catalog, opts, opts)
+			defer closePair(ra, rb)
+			if errA, errB = readEveryTablePair(ctx, ra, rb, errA, errB); errA != nil || errB != nil {
+				t.Fatal(errA, errB)
+			}
+			rb.schemas, rb.rawDeletes = ra.schemas, ra.rawDeletes // as Catalogs shares them
+			snaps, err := ra.Snapshots(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids := make([]int64, len(snaps))
+			for i, s := range snaps {
+				ids[i] = s.ID
+			}
+			warmPair(ctx, ra, rb, ids)
+			for _, r := range []*Reader{ra, rb} {
+				if len(r.meta.schema) == 0 || len(r.meta.tables) == 0 || r.meta.commits == nil && r.has("ducklake_snapshot_changes", "author") {
+					t.Fatalf("nothing kept after warming: %d schema epochs, %d table epochs", len(r.meta.schema), len(r.meta.tables))
+				}
+				for _, s := range ids {
+					if err := sameAsDirect(ctx, r, s); err != nil {
+						t.Fatalf("snapshot %d: %v", s, err)
+					}
+				}
+			}
+		})
+	}
+}

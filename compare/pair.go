@@ -54,3 +54,40 @@ func both(f, g func()) {
 	g()
 	wg.Wait()
 }
+
+// warmPair reads, on both readers at the same time, the metadata a
+// comparison asks for at each of snaps (schema description, commit info,
+// tables, columns, files), so that the comparison's own calls find it
+// kept (see epochs.go). It touches only each reader's own memo (r.meta),
+// never what the two readers share (schemas, delete files, digests), and
+// reports nothing: a read that fails here fails again, and is reported,
+// when the comparison asks.
+func warmPair(ctx context.Context, ra, rb *Reader, snaps []int64) {
+	both(func() { ra.warm(ctx, snaps) }, func() { rb.warm(ctx, snaps) })
+}
+
+func (r *Reader) warm(ctx context.Context, snaps []int64) {
+	if _, _, err := r.commitInfo(ctx, 0); err != nil {
+		return
+	}
+	for _, s := range snaps {
+		if ctx.Err() != nil {
+			return
+		}
+		if _, err := r.schemaEntries(ctx, s); err != nil {
+			return
+		}
+		tables, err := r.Tables(ctx, s)
+		if err != nil {
+			return
+		}
+		for _, t := range tables {
+			if _, err := r.Columns(ctx, t.ID, s); err != nil {
+				return
+			}
+			if _, err := r.allTableFiles(ctx, t); err != nil {
+				return
+			}
+		}
+	}
+}

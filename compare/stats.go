@@ -89,6 +89,12 @@ func (r *Reader) statsEntries(ctx context.Context, label, table string, keys, co
 // stats compares the statistics both catalogs hold. What one format cannot
 // hold is not compared, and the report says so per table and column.
 func (c *comparison) stats() error {
+	type read struct {
+		label, na, nb string
+		keys, cols    []string
+		ea, eb        entries
+	}
+	var reads []*read
 	for _, t := range statsTables {
 		na, nb := c.a.statsName(t), c.b.statsName(t)
 		label := t.names[0]
@@ -118,20 +124,36 @@ func (c *comparison) stats() error {
 				c.rep.NotCompared = append(c.rep.NotCompared, fmt.Sprintf("%s.%s: format %s has no such column", label, col, c.rep.A.Format))
 			}
 		}
-		ea, err := c.a.statsEntries(c.ctx, label, na, t.keys, cols)
-		if err != nil {
-			return err
+		reads = append(reads, &read{label: label, na: na, nb: nb, keys: t.keys, cols: cols})
+	}
+	// Each reader has its own DuckDB: both sides are read at the same time.
+	var errA, errB error
+	both(func() {
+		for _, rd := range reads {
+			if rd.ea, errA = c.a.statsEntries(c.ctx, rd.label, rd.na, rd.keys, rd.cols); errA != nil {
+				return
+			}
 		}
-		eb, err := c.b.statsEntries(c.ctx, label, nb, t.keys, cols)
-		if err != nil {
-			return err
+	}, func() {
+		for _, rd := range reads {
+			if rd.eb, errB = c.b.statsEntries(c.ctx, rd.label, rd.nb, rd.keys, rd.cols); errB != nil {
+				return
+			}
 		}
-		if label == "ducklake_table_stats" {
-			if err := c.dropUnreadableTableStats(label, ea, eb); err != nil {
+	})
+	if errA != nil {
+		return errA
+	}
+	if errB != nil {
+		return errB
+	}
+	for _, rd := range reads {
+		if rd.label == "ducklake_table_stats" {
+			if err := c.dropUnreadableTableStats(rd.label, rd.ea, rd.eb); err != nil {
 				return err
 			}
 		}
-		c.diffEntries("stats", nil, "", ea, eb)
+		c.diffEntries("stats", nil, "", rd.ea, rd.eb)
 	}
 	return nil
 }
