@@ -197,6 +197,21 @@ func checkExists(path string) error {
 	return nil
 }
 
+// exists is checkExists once per reader and file: a file found once is
+// not looked up again at every snapshot (DiskCheck checks each file's
+// size and footer once per run the same way). A missing file is looked up
+// at every call, and reported every time.
+func (r *Reader) exists(path string) error {
+	if r.existing[path] {
+		return nil
+	}
+	if err := checkExists(path); err != nil {
+		return err
+	}
+	r.existing[path] = true
+	return nil
+}
+
 // keyParam returns the read_parquet parameter that decrypts a file ("" when
 // the file is not encrypted). The catalog stores the key base64-encoded;
 // DuckDB takes the raw key bytes as footer_key_value.
@@ -213,7 +228,7 @@ func (r *Reader) keyParam(_ context.Context, key *string) (string, error) {
 func (r *Reader) DeletedPositions(ctx context.Context, t Table, f DataFile, snap int64) ([]int64, error) {
 	var pos []int64
 	if d := f.Delete; d != nil {
-		if err := checkExists(d.Path); err != nil {
+		if err := r.exists(d.Path); err != nil {
 			return nil, fmt.Errorf("delete file %s of %s (data file %d): %w", d.Path, t.FullName(), f.ID, err)
 		}
 		if snap != r.deletesSnap {

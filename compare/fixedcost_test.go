@@ -392,3 +392,39 @@ func TestWarmPair(t *testing.T) {
 		})
 	}
 }
+
+// TestExistsOncePerReader: a file found is not looked up again; a missing
+// one is reported at every call.
+func TestExistsOncePerReader(t *testing.T) {
+	ctx := context.Background()
+	lake, catalog := lastVersion(t, "lakes", "06_deletes")
+	r, err := Open(ctx, catalog, ReaderOptions{DataPath: filepath.Join(lake, "data")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	dir := t.TempDir()
+	found, missing := filepath.Join(dir, "found.parquet"), filepath.Join(dir, "missing.parquet")
+	if err := os.WriteFile(found, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for i, tc := range []struct {
+		path    string
+		wantErr bool
+		before  func()
+	}{
+		{found, false, nil},
+		{missing, true, nil},
+		{found, false, func() { os.Remove(found) }}, // found once: not looked up again
+		{missing, true, nil},
+		{"s3://bucket/remote.parquet", false, nil}, // remote: DuckDB reports
+	} {
+		if tc.before != nil {
+			tc.before()
+		}
+		err := r.exists(tc.path)
+		if (err != nil) != tc.wantErr || (err != nil && !errors.Is(err, ErrIncomparable)) {
+			t.Errorf("call %d, exists(%s) = %v, want error %t", i, filepath.Base(tc.path), err, tc.wantErr)
+		}
+	}
+}

@@ -54,6 +54,7 @@ type Reader struct {
 	schemas     map[string]*pnode  // data file path -> its Parquet schema (read-only once built)
 	schemaTried map[string]bool    // data files prefetchSchemas asked for
 	deleteTried map[string]bool    // delete files prefetchDeletes asked for
+	existing    map[string]bool    // files exists found
 	rawDeletes  *deleteFiles       // Parquet delete files read (shared by both sides of a comparison)
 	tempTables  map[string]bool    // staged delete-position sets
 	deletes     map[string][]int64 // delete file -> positions at deletesSnap
@@ -94,7 +95,7 @@ func Open(ctx context.Context, catalogPath string, opts ReaderOptions) (*Reader,
 		db.Close()
 		return nil, fmt.Errorf("open duckdb: %w", err)
 	}
-	r := &Reader{path: catalogPath, db: db, conn: conn, memo: newDigestMemo(NewDigests(opts.DigestCache)), schemas: map[string]*pnode{}, schemaTried: map[string]bool{}, deleteTried: map[string]bool{}, rawDeletes: newDeleteFiles(), tempTables: map[string]bool{}, deletes: map[string][]int64{}, meta: newMetaMemo(), maxInlinePositions: 10000}
+	r := &Reader{path: catalogPath, db: db, conn: conn, memo: newDigestMemo(NewDigests(opts.DigestCache)), schemas: map[string]*pnode{}, schemaTried: map[string]bool{}, deleteTried: map[string]bool{}, existing: map[string]bool{}, rawDeletes: newDeleteFiles(), tempTables: map[string]bool{}, deletes: map[string][]int64{}, meta: newMetaMemo(), maxInlinePositions: 10000}
 	if err := r.init(ctx, opts); err != nil {
 		r.Close()
 		return nil, err
