@@ -2,6 +2,7 @@ package compare
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"maps"
 	"math"
@@ -82,34 +83,33 @@ func (r *Reader) epochTables() [][2]string {
 }
 
 // readChangePoints reads the change points of several (table, by) pairs in
-// one query into r.meta.points (tables absent or known empty: none).
+// one query into r.meta.points (tables absent or known empty: none). The
+// rows' snapshots are sorted and deduplicated here: metadata tables are
+// small, and a plain scan plans faster than grouping in DuckDB.
 func (r *Reader) readChangePoints(ctx context.Context, want [][2]string) error {
 	var parts []string
 	var names []string
 	for i, tb := range want {
 		table, by := tb[0], tb[1]
-		key := table + " " + by
 		if _, ok := r.layout[table]; !ok || r.empty(table) {
-			r.meta.points[key] = map[int64][]int64{} // no rows: no change points
+			r.meta.points[table+" "+by] = map[int64][]int64{} // no rows: no change points
 			continue
 		}
 		group := fmt.Sprintf("%d", int64(wholeTable))
 		if by != "" {
 			group = ident(by)
 		}
-		ends := ""
+		end := "NULL"
 		if r.has(table, "end_snapshot") {
-			ends = fmt.Sprintf(" UNION ALL SELECT %s, end_snapshot FROM cat.%s WHERE end_snapshot IS NOT NULL", group, table)
+			end = "end_snapshot"
 		}
-		parts = append(parts, fmt.Sprintf(`SELECT %[4]d AS q, k, p FROM (SELECT %[1]s AS k, begin_snapshot AS p FROM cat.%[2]s WHERE begin_snapshot IS NOT NULL%[3]s)
-		WHERE k IS NOT NULL GROUP BY k, p`, group, table, ends, i))
+		parts = append(parts, fmt.Sprintf(`SELECT %d, %s, begin_snapshot, %s FROM cat.%s`, i, group, end, table))
 		names = append(names, table)
 	}
 	if len(parts) == 0 {
 		return nil
 	}
-	q := strings.Join(parts, " UNION ALL ") + " ORDER BY q, k, p"
-	rows, err := r.conn.QueryContext(ctx, q)
+	rows, err := r.conn.QueryContext(ctx, strings.Join(parts, " UNION ALL "))
 	if err != nil {
 		return fmt.Errorf("read change points of %s in %s: %w", strings.Join(names, ", "), r.path, err)
 	}
@@ -117,14 +117,21 @@ func (r *Reader) readChangePoints(ctx context.Context, want [][2]string) error {
 	got := map[int]map[int64][]int64{}
 	for rows.Next() {
 		var i int
-		var k, p int64
-		if err := rows.Scan(&i, &k, &p); err != nil {
+		var k, begin, end sql.NullInt64
+		if err := rows.Scan(&i, &k, &begin, &end); err != nil {
 			return fmt.Errorf("read change points of %s in %s: %w", strings.Join(names, ", "), r.path, err)
+		}
+		if !k.Valid {
+			continue
 		}
 		if got[i] == nil {
 			got[i] = map[int64][]int64{}
 		}
-		got[i][k] = append(got[i][k], p)
+		for _, p := range []sql.NullInt64{begin, end} {
+			if p.Valid {
+				got[i][k.Int64] = append(got[i][k.Int64], p.Int64)
+			}
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("read change points of %s in %s: %w", strings.Join(names, ", "), r.path, err)
@@ -137,6 +144,10 @@ func (r *Reader) readChangePoints(ctx context.Context, want [][2]string) error {
 		out := got[i]
 		if out == nil {
 			out = map[int64][]int64{}
+		}
+		for k, pts := range out {
+			slices.Sort(pts)
+			out[k] = slices.Compact(pts)
 		}
 		r.meta.points[key] = out
 	}
