@@ -2,7 +2,6 @@ package compare
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"strings"
 )
@@ -76,8 +75,9 @@ func lifetimesOverlap(aBegin int64, aEnd *int64, bBegin int64, bEnd *int64) bool
 // each: the second column holds the positions, a third one named
 // _ducklake_internal_snapshot_id the snapshot that deleted each. Files are
 // grouped by their top-level columns and each group read in one query. A
-// file left out of the result (fewer than two columns, a NULL, a column
-// named like read_parquet's filename column) is read alone when asked for.
+// file left out of the result (fewer than two columns, no rows, a NULL, a
+// column named like read_parquet's filename column, positions that are not
+// BIGINT) is read alone when asked for.
 func (r *Reader) readDeleteBatch(ctx context.Context, paths []string) (map[string]rawDeletes, error) {
 	trees, err := r.readParquetSchemas(ctx, paths)
 	if err != nil {
@@ -126,7 +126,9 @@ func (r *Reader) readDeleteBatch(ctx context.Context, paths []string) (map[strin
 }
 
 // readDeleteGroup reads delete files with the same columns in one query
-// into out.
+// into out: one row per file, its positions (and their snapshots) as lists
+// built by one aggregate, so that they pair up in the same order (lists
+// cost DuckDB and the driver about half of one row per position).
 func (r *Reader) readDeleteGroup(ctx context.Context, paths, cols []string, out map[string]rawDeletes) error {
 	list := make([]string, len(paths))
 	want := make(map[string]bool, len(paths))
@@ -134,60 +136,65 @@ func (r *Reader) readDeleteGroup(ctx context.Context, paths, cols []string, out 
 		list[i], want[p] = sqlString(p), true
 	}
 	partial := len(cols) == 2
-	sel := ident(cols[0])
+	sel := "list(" + ident(cols[0]) + ")"
 	if partial {
-		sel += ", " + ident(cols[1])
+		sel += ", list(" + ident(cols[1]) + ")"
 	} else {
 		sel += ", NULL"
 	}
-	rows, err := r.conn.QueryContext(ctx, fmt.Sprintf("SELECT filename, %s FROM read_parquet([%s], filename = true, hive_partitioning = false)", sel, strings.Join(list, ", ")))
+	rows, err := r.conn.QueryContext(ctx, fmt.Sprintf("SELECT filename, %s FROM read_parquet([%s], filename = true, hive_partitioning = false) GROUP BY filename", sel, strings.Join(list, ", ")))
 	if err != nil {
 		return fmt.Errorf("read delete files: %w", err)
 	}
 	defer rows.Close()
-	got := map[string]*rawDeletes{}
-	bad := map[string]bool{}
-	var file string
-	var p, s sql.NullInt64
+	got := map[string]rawDeletes{}
 	for rows.Next() {
-		if err := rows.Scan(&file, &p, &s); err != nil {
+		var file string
+		var ps, ss any
+		if err := rows.Scan(&file, &ps, &ss); err != nil {
 			return fmt.Errorf("read delete files: %w", err)
 		}
 		if !want[file] {
 			return fmt.Errorf("read delete files: unexpected file %s", file)
 		}
-		if !p.Valid || (partial && !s.Valid) {
-			bad[file] = true // readParquetDeletes reports it
-			continue
-		}
-		raw := got[file]
-		if raw == nil {
-			raw = &rawDeletes{}
-			if partial {
-				raw.snaps = []int64{}
-			}
-			got[file] = raw
-		}
-		raw.pos = append(raw.pos, p.Int64)
+		pos, okP := int64s(ps)
+		raw := rawDeletes{pos: pos}
+		okS := true
 		if partial {
-			raw.snaps = append(raw.snaps, s.Int64)
+			raw.snaps, okS = int64s(ss)
 		}
+		if !okP || !okS || (partial && len(raw.snaps) != len(raw.pos)) {
+			continue // a NULL: readParquetDeletes reports it
+		}
+		got[file] = raw
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("read delete files: %w", err)
 	}
 	for _, path := range paths {
-		if bad[path] {
-			continue
+		raw, ok := got[path]
+		if !ok {
+			continue // no rows, or a NULL: read alone
 		}
-		raw := got[path]
-		if raw == nil {
-			raw = &rawDeletes{} // a file without rows deletes nothing
-			if partial {
-				raw.snaps = []int64{}
-			}
-		}
-		out[path] = *raw
+		out[path] = raw
 	}
 	return nil
+}
+
+// int64s converts a scanned BIGINT list; ok=false when it is not one or
+// holds a NULL.
+func int64s(v any) ([]int64, bool) {
+	l, ok := v.([]any)
+	if !ok {
+		return nil, false
+	}
+	out := make([]int64, len(l))
+	for i, x := range l {
+		n, ok := x.(int64)
+		if !ok {
+			return nil, false
+		}
+		out[i] = n
+	}
+	return out, true
 }
