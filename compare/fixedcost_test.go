@@ -266,6 +266,11 @@ func TestEmptyTablesSkipped(t *testing.T) {
 					if fmt.Sprint(errA) != fmt.Sprint(errB) || !reflect.DeepEqual(fa, fb) || !reflect.DeepEqual(pa, pb) {
 						t.Fatalf("snapshot %d, %s: files %v (%v), without skips %v (%v)", s.ID, tb.FullName(), fa, errA, fb, errB)
 					}
+					da, _, errA := counted.TableDigest(ctx, tb, s.ID, ScanOptions{RowIDs: true})
+					db, _, errB := plain.TableDigest(ctx, tb, s.ID, ScanOptions{RowIDs: true})
+					if fmt.Sprint(errA) != fmt.Sprint(errB) || da != db {
+						t.Fatalf("snapshot %d, %s: rows %v (%v), without skips %v (%v)", s.ID, tb.FullName(), da, errA, db, errB)
+					}
 				}
 			}
 			for _, st := range statsTables {

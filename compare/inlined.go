@@ -9,8 +9,8 @@ import (
 
 // inlinedSQL builds the queries over the table's inlined data tables (§5.8).
 func (r *Reader) inlinedSQL(ctx context.Context, t Table, cols []*Column, snap int64, opts ScanOptions) ([]Part, error) {
-	if _, ok := r.layout["ducklake_inlined_data_tables"]; !ok {
-		return nil, nil
+	if r.empty("ducklake_inlined_data_tables") {
+		return nil, nil // absent, or without registrations
 	}
 	regs, err := r.inlinedTables(ctx, t.ID)
 	if err != nil {
