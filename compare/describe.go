@@ -307,10 +307,28 @@ func (r *Reader) fileEntries(ctx context.Context, t Table, snap int64, onDisk fu
 		}
 		if len(pos) > 0 {
 			positions[key] = pos
-			e["deletes of "+key] = fmt.Sprintf("%d positions sha256=%s", len(pos), positionsHash(pos))
+			e["deletes of "+key] = fmt.Sprintf("%d positions sha256=%s", len(pos), r.keptPositionsHash(f.Path, pos))
 		}
 	}
 	return e, positions, nil
+}
+
+// keptPositionsHash is positionsHash of a data file's invisible positions,
+// kept per file: a file's deletes change at few snapshots, and comparing
+// the positions with the last ones costs far less than hashing them again.
+func (r *Reader) keptPositionsHash(path string, pos []int64) string {
+	if k, ok := r.posHashes[path]; ok && slices.Equal(k.pos, pos) {
+		return k.hash
+	}
+	h := positionsHash(pos)
+	r.posHashes[path] = keptHash{pos: pos, hash: h}
+	return h
+}
+
+// keptHash is a file's last hashed positions and their hash.
+type keptHash struct {
+	pos  []int64
+	hash string
 }
 
 // positionsHash is the SHA-256 of positions written "p1,p2,...," (hex, 16

@@ -433,3 +433,25 @@ func TestExistsOncePerReader(t *testing.T) {
 		}
 	}
 }
+
+// TestKeptPositionsHash: a file's kept hash is reused only for the very
+// same positions; any change (same length included) is hashed again.
+func TestKeptPositionsHash(t *testing.T) {
+	r := &Reader{posHashes: map[string]keptHash{}}
+	for i, tc := range []struct {
+		path string
+		pos  []int64
+	}{
+		{"a", []int64{1, 2, 3}},
+		{"a", []int64{1, 2, 3}},
+		{"a", []int64{1, 2, 4}}, // same length, other positions
+		{"b", []int64{1, 2, 4}},
+		{"a", []int64{1, 2}},
+		{"a", nil},
+		{"a", []int64{1, 2, 3}},
+	} {
+		if got, want := r.keptPositionsHash(tc.path, tc.pos), positionsHash(tc.pos); got != want {
+			t.Errorf("call %d (%s %v): %s, want %s", i, tc.path, tc.pos, got, want)
+		}
+	}
+}
