@@ -126,21 +126,20 @@ func (c *comparison) stats() error {
 		}
 		reads = append(reads, &read{label: label, na: na, nb: nb, keys: t.keys, cols: cols})
 	}
-	// Each reader has its own DuckDB: both sides are read at the same time.
 	var errA, errB error
-	both(func() {
-		for _, rd := range reads {
-			if rd.ea, errA = c.a.statsEntries(c.ctx, rd.label, rd.na, rd.keys, rd.cols); errA != nil {
-				return
-			}
+	for _, rd := range reads {
+		if rd.ea, errA = c.a.statsEntries(c.ctx, rd.label, rd.na, rd.keys, rd.cols); errA != nil {
+			break
 		}
-	}, func() {
-		for _, rd := range reads {
-			if rd.eb, errB = c.b.statsEntries(c.ctx, rd.label, rd.nb, rd.keys, rd.cols); errB != nil {
-				return
-			}
+	}
+	for _, rd := range reads {
+		if errA != nil {
+			break
 		}
-	})
+		if rd.eb, errB = c.b.statsEntries(c.ctx, rd.label, rd.nb, rd.keys, rd.cols); errB != nil {
+			break
+		}
+	}
 	if errA != nil {
 		return errA
 	}
