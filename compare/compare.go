@@ -327,10 +327,10 @@ func (c *comparison) run() error {
 	if err := c.stats(); err != nil {
 		return err
 	}
-	if len(common) > 0 {
-		c.a.hintDeletes(c.ctx, common[len(common)-1])
-		c.b.hintDeletes(c.ctx, common[len(common)-1])
-	}
+	// Every data file plan of every compared snapshot, read up front in
+	// one query per plan shape; the walk below then reads no data rows.
+	c.a.prefetch(c.ctx, common, rowOptions())
+	c.b.prefetch(c.ctx, common, rowOptions())
 	c.extension()
 	for _, s := range common {
 		if err := c.ctx.Err(); err != nil {
@@ -343,6 +343,10 @@ func (c *comparison) run() error {
 	}
 	return nil
 }
+
+// rowOptions are the scan options of the rows a comparison digests: the
+// columns and the row id.
+func rowOptions() ScanOptions { return ScanOptions{RowIDs: true} }
 
 func ptr(v int64) *int64 { return &v }
 
@@ -437,9 +441,8 @@ func (c *comparison) table(s int64, x, y Table) error {
 
 	t0 = time.Now()
 	defer func() { c.rep.Timings.RowsMS += time.Since(t0).Milliseconds() }()
-	opts := ScanOptions{RowIDs: true}
-	da, _, errA := c.a.TableDigest(c.ctx, x, s, opts)
-	db, _, errB := c.b.TableDigest(c.ctx, y, s, opts)
+	da, _, errA := c.a.TableDigest(c.ctx, x, s, rowOptions())
+	db, _, errB := c.b.TableDigest(c.ctx, y, s, rowOptions())
 	if done, err := c.unreadable(s, x, errA, errB); done || err != nil {
 		return err
 	}

@@ -167,108 +167,43 @@ func sums(rows int64, hi, lo string) (Digest, error) {
 	return d, nil
 }
 
-// maxBatch caps the file scans of one query: enough for DuckDB to read
-// files in parallel and plan once, few enough to bound memory.
-const maxBatch = 8
-
-// maxDeletedBatch caps the deleted-rows scans of one query. When a delete
-// state reaches every file of a table (a backfill's cell of a version that
-// deletes, with every file's all-rows digest cached), each file is read
-// again for its deleted rows only. Eight such scans in one UNION ALL
-// raised one comparison's peak RSS from about 94 MB (one per query) to
-// 145-148 MB; a backfill runs two comparisons at once, and its peak grew
-// with the number of files (versions). See docs/compare.md, "Memory".
-const maxDeletedBatch = 1
-
 // maxRowHashes caps the deleted rows whose hashes a file scan keeps one by
 // one; a file with more deletes has its deleted rows read per delete state.
 const maxRowHashes = 200_000
 
-// scan is one file scan of a digest batch: a row query with the position
-// column, grouped by position for the positions in group (a temp-table or
-// literal subquery, "" for none) and all other rows into group -1.
-type scan struct {
+// deletedScan reads one data file's deleted rows (the rows its kept row
+// digests do not cover), one query each: several in one UNION ALL raised a
+// backfill's peak RSS with the number of versions (docs/compare.md,
+// "Memory"). Its rows are grouped by position (each) or all into group -1
+// (one digest, when there are too many to keep).
+type deletedScan struct {
 	query string // hashSQL with positionColumn kept
-	group string // subquery of the positions to keep one by one
-	only  bool   // every row is in group: no "other rows" group
-	// deleted: the scan reads a file's deleted rows only (maxDeletedBatch
-	// per query).
-	deleted bool
+	each  bool   // group by position
 }
 
-// batches splits scans into the queries runScans runs: consecutive scans,
-// at most maxBatch per query, or maxDeletedBatch while they are
-// deleted-rows scans.
-func batches(scans []scan) [][]scan {
-	var out [][]scan
-	for start := 0; start < len(scans); {
-		limit := maxBatch
-		if scans[start].deleted {
-			limit = maxDeletedBatch
-		}
-		end := start + 1
-		for end < len(scans) && end-start < limit && scans[end].deleted == scans[start].deleted {
-			end++
-		}
-		out = append(out, scans[start:end])
-		start = end
+// run returns the digest of each position, or under -1 of all rows.
+func (sc deletedScan) run(ctx context.Context, conn *sql.Conn) (map[int64]Digest, error) {
+	g := "-1"
+	if sc.each {
+		g = positionColumn
 	}
-	return out
-}
-
-// runScans runs scans in batches (see batches) and returns, per scan, the
-// digest of each kept position and, under -1, of the other rows.
-func runScans(ctx context.Context, conn *sql.Conn, scans []scan) ([]map[int64]Digest, error) {
-	out := make([]map[int64]Digest, len(scans))
-	start := 0
-	for _, batch := range batches(scans) {
-		var b strings.Builder
-		b.WriteString("SELECT k, g, count(*), sum(h1)::VARCHAR, sum(h2)::VARCHAR FROM (")
-		for i, sc := range batch {
-			if i > 0 {
-				b.WriteString("\nUNION ALL ")
-			}
-			g := "-1"
-			switch {
-			case sc.only:
-				g = positionColumn
-			case sc.group != "":
-				g = fmt.Sprintf("CASE WHEN %[1]s IN (%[2]s) THEN %[1]s ELSE -1 END", positionColumn, sc.group)
-			}
-			fmt.Fprintf(&b, "SELECT %d AS k, %s AS g, h1, h2 FROM (%s)", i, g, sc.query)
-		}
-		b.WriteString(") GROUP BY k, g")
-		rows, err := conn.QueryContext(ctx, b.String())
-		if err != nil {
+	rows, err := conn.QueryContext(ctx, fmt.Sprintf("SELECT %s AS g, count(*), sum(h1)::VARCHAR, sum(h2)::VARCHAR FROM (%s) GROUP BY g", g, sc.query))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[int64]Digest{}
+	for rows.Next() {
+		var g, n int64
+		var hi, lo string
+		if err := rows.Scan(&g, &n, &hi, &lo); err != nil {
 			return nil, err
 		}
-		for i := range batch {
-			out[start+i] = map[int64]Digest{}
-		}
-		for rows.Next() {
-			var k int
-			var g, n int64
-			var hi, lo string
-			if err := rows.Scan(&k, &g, &n, &hi, &lo); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			if k < 0 || k >= len(batch) {
-				rows.Close()
-				return nil, fmt.Errorf("digest batch returned scan %d of %d", k, len(batch))
-			}
-			if out[start+k][g], err = sums(n, hi, lo); err != nil {
-				rows.Close()
-				return nil, err
-			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+		if out[g], err = sums(n, hi, lo); err != nil {
 			return nil, err
 		}
-		start += len(batch)
 	}
-	return out, nil
+	return out, rows.Err()
 }
 
 // PartDigest is the digest of one part (a data file or the inlined rows).
@@ -289,23 +224,9 @@ func (r *Reader) TableDigest(ctx context.Context, t Table, snap int64, opts Scan
 	if err := r.statsFailure(ctx, t); err != nil {
 		return Digest{}, nil, err
 	}
-	cols, err := r.Columns(ctx, t.ID, snap)
+	cols, names, types, err := r.rowColumns(ctx, t, snap, opts)
 	if err != nil {
 		return Digest{}, nil, err
-	}
-	if len(cols) == 0 {
-		return Digest{}, nil, fmt.Errorf("%s in %s at snapshot %d has no columns", t.FullName(), r.path, snap)
-	}
-	names, types := make([]string, 0, len(cols)+1), make([]string, 0, len(cols)+1)
-	for _, c := range cols {
-		dt, err := c.DuckType()
-		if err != nil {
-			return Digest{}, nil, fmt.Errorf("%s: %w", t.FullName(), err)
-		}
-		names, types = append(names, c.Name), append(types, dt)
-	}
-	if opts.RowIDs {
-		names, types = append(names, RowIDColumn), append(types, "BIGINT")
 	}
 	files, err := r.Files(ctx, t, snap)
 	if err != nil {
@@ -338,132 +259,110 @@ func (r *Reader) TableDigest(ctx context.Context, t Table, snap int64, opts Scan
 	return total, out, nil
 }
 
+// rowColumns returns a table's columns at a snapshot and the names and
+// DuckDB types of the rows a digest hashes (with the row id if asked).
+func (r *Reader) rowColumns(ctx context.Context, t Table, snap int64, opts ScanOptions) (cols []*Column, names, types []string, err error) {
+	if cols, err = r.Columns(ctx, t.ID, snap); err != nil {
+		return nil, nil, nil, err
+	}
+	if len(cols) == 0 {
+		return nil, nil, nil, fmt.Errorf("%s in %s at snapshot %d has no columns", t.FullName(), r.path, snap)
+	}
+	for _, c := range cols {
+		dt, err := c.DuckType()
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("%s: %w", t.FullName(), err)
+		}
+		names, types = append(names, c.Name), append(types, dt)
+	}
+	if opts.RowIDs {
+		names, types = append(names, RowIDColumn), append(types, "BIGINT")
+	}
+	return cols, names, types, nil
+}
+
 // fileDigests digests the data files of a table at a snapshot. A file's
 // digest is the digest of its read plan without deletes (all its rows)
 // minus the digest of its deleted rows. The scan that digests all rows also
-// keeps the hashes of the rows deleted now or at the last compared snapshot
-// (hints) one by one, so that every delete state of the file is a sum of
-// kept row hashes: untouched rows are hashed once per plan, not once per
-// delete state. Digests the memo or cache hold are not read again.
+// keeps the hashes of the rows deleted now, at any compared snapshot
+// (prefetch) or at any snapshot of a run's newest version (hints) one by
+// one, so that every delete state of the file is a sum of kept row hashes:
+// untouched rows are hashed once per plan, not once per delete state.
+// Digests the memo or cache hold are not read again.
 func (r *Reader) fileDigests(ctx context.Context, t Table, files []DataFile, cols []*Column, snap int64, opts ScanOptions, names, types []string) ([]PartDigest, error) {
 	type need struct {
 		all, gone string  // plan keys: all rows, deleted rows ("" if none)
 		deleted   []int64 // deleted positions at snap
 	}
 	needs := make([]need, len(files))
-	planSQL := func(f DataFile, mode deleteMode, positions bool) (string, error) {
-		o := opts
-		o.deletes, o.positions = mode, positions
-		q, err := r.fileSQL(ctx, t, f, cols, snap, o)
-		if err != nil {
-			return "", err
-		}
-		if positions {
-			return hashSQL(q, names, types, positionColumn)
-		}
-		return hashSQL(q, names, types)
+	fail := func(f DataFile, err error) error {
+		return fmt.Errorf("%s at snapshot %d, data file %s: %w", t.FullName(), snap, f.Path, err)
 	}
-	var scans []scan
-	type target struct {
-		all   string  // rows(all) receives the kept positions
-		whole bool    // the scan also gives the all-rows digest
-		gone  string  // the scan gives this deleted-rows digest (group -1)
-		kept  []int64 // positions the scan keeps one by one
-	}
-	var targets []target
+	// First every row of the files no digest covers, in one query per shape.
+	var wholes []wholeScan
 	queued := map[string]bool{}
 	for i, f := range files {
-		err := func() error {
-			id, err := fileIdentity(f)
-			if err != nil {
-				return err
-			}
-			q, err := planSQL(f, deletesIgnored, false)
-			if err != nil {
-				return err
-			}
-			n := &needs[i]
-			n.all = planKey(q, id)
-			if n.deleted, err = r.DeletedPositions(ctx, t, f, snap); err != nil {
-				return err
-			}
-			var haveGone bool
-			if len(n.deleted) > 0 {
-				if q, err = planSQL(f, deletesOnly, false); err != nil {
-					return err
-				}
-				n.gone = planKey(q, id)
-				_, haveGone = r.memo.lookup(n.gone)
-			}
-			_, haveAll := r.memo.lookup(n.all)
-			if haveAll && (n.gone == "" || haveGone || r.memo.covers(n.all, n.deleted)) || queued[n.all] {
-				return nil
-			}
-			queued[n.all] = true
-			if !haveAll {
-				// One scan: all rows, keeping deleted and hinted rows apart.
-				keep := mergeSorted(n.deleted, mergeSorted(r.hints[f.Path], r.memo.hint(f.Path)))
-				if len(keep) > maxRowHashes {
-					keep = n.deleted
-				}
-				sc := scan{}
-				if sc.query, err = planSQL(f, deletesIgnored, true); err != nil {
-					return err
-				}
-				if len(keep) > 0 && len(keep) <= maxRowHashes {
-					if sc.group, err = r.positionSet(ctx, keep); err != nil {
-						return err
-					}
-				} else {
-					keep = nil
-				}
-				scans, targets = append(scans, sc), append(targets, target{all: n.all, whole: true, kept: keep})
-				if len(keep) > 0 || len(n.deleted) == 0 {
-					return nil
-				}
-			}
-			// The deleted rows alone: one by one, or as one digest when
-			// there are too many to keep.
-			sc := scan{only: len(n.deleted) <= maxRowHashes, deleted: true}
-			if sc.query, err = planSQL(f, deletesOnly, true); err != nil {
-				return err
-			}
-			tg := target{all: n.all, kept: n.deleted}
-			if !sc.only {
-				tg = target{gone: n.gone}
-			}
-			scans, targets = append(scans, sc), append(targets, tg)
-			return nil
-		}()
-		if err != nil {
-			return nil, fmt.Errorf("%s at snapshot %d, data file %s: %w", t.FullName(), snap, f.Path, err)
+		n := &needs[i]
+		var err error
+		if n.all, err = r.planKeyOf(ctx, t, f, cols, snap, opts, names, types, deletesIgnored); err != nil {
+			return nil, fail(f, err)
 		}
+		if n.deleted, err = r.DeletedPositions(ctx, t, f, snap); err != nil {
+			return nil, fail(f, err)
+		}
+		if len(n.deleted) > 0 {
+			if n.gone, err = r.planKeyOf(ctx, t, f, cols, snap, opts, names, types, deletesOnly); err != nil {
+				return nil, fail(f, err)
+			}
+		}
+		if _, ok := r.memo.lookup(n.all); ok || queued[n.all] {
+			continue
+		}
+		queued[n.all] = true
+		w, err := r.planWhole(ctx, t, f, cols, snap, opts, names, types, n.all)
+		if err != nil {
+			return nil, fail(f, err)
+		}
+		if w.keep = mergeSorted(n.deleted, r.memo.hint(f.Path)); len(w.keep) > maxRowHashes {
+			w.keep = n.deleted
+			if len(w.keep) > maxRowHashes {
+				w.keep = nil
+			}
+		}
+		wholes = append(wholes, w)
 	}
-	if len(scans) > 0 {
+	if err := r.runWholes(ctx, wholes); err != nil {
+		return nil, fmt.Errorf("read data files of %s at snapshot %d in %s: %w", t.FullName(), snap, r.path, err)
+	}
+	// Then the deleted rows of files whose kept rows do not cover them:
+	// one by one, or as one digest when there are too many to keep.
+	for i, f := range files {
+		n := needs[i]
+		if n.gone == "" || queued[n.gone] {
+			continue
+		}
+		if _, ok := r.memo.lookup(n.gone); ok || r.memo.covers(n.all, n.deleted) {
+			continue
+		}
+		queued[n.gone] = true
+		sc := deletedScan{each: len(n.deleted) <= maxRowHashes}
+		var err error
+		if sc.query, err = r.planSQL(ctx, t, f, cols, snap, opts, names, types, deletesOnly, true); err != nil {
+			return nil, fail(f, err)
+		}
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		res, err := runScans(ctx, r.conn, scans)
-		r.memo.statsMu.Lock()
-		r.memo.stats.Reads += len(scans)
-		r.memo.statsMu.Unlock()
+		got, err := sc.run(ctx, r.conn)
+		r.memo.count(&r.memo.stats.Reads)
+		r.memo.count(&r.memo.stats.Queries)
 		if err != nil {
-			return nil, fmt.Errorf("read data files of %s at snapshot %d in %s: %w", t.FullName(), snap, r.path, err)
+			return nil, fmt.Errorf("read deleted rows of %s at snapshot %d in %s, data file %s: %w", t.FullName(), snap, r.path, f.Path, err)
 		}
-		for i, g := range res {
-			tg := targets[i]
-			if tg.whole {
-				var all Digest
-				for _, d := range g {
-					all = all.Add(d)
-				}
-				r.memo.put(tg.all, all)
-			}
-			if tg.gone != "" {
-				r.memo.put(tg.gone, g[-1])
-				continue
-			}
-			r.memo.keepRows(tg.all, tg.kept, g)
+		if sc.each {
+			r.memo.keepRows(n.all, n.deleted, got)
+		} else {
+			r.memo.put(n.gone, got[-1])
 		}
 	}
 	out := make([]PartDigest, 0, len(files))
@@ -474,7 +373,7 @@ func (r *Reader) fileDigests(ctx context.Context, t Table, files []DataFile, col
 			gone, ok := r.memo.get(n.gone)
 			if !ok {
 				if gone, ok = r.memo.sumRows(n.all, n.deleted); !ok {
-					return nil, fmt.Errorf("%s at snapshot %d, data file %s: deleted rows not digested", t.FullName(), snap, f.Path)
+					return nil, fail(f, fmt.Errorf("deleted rows not digested"))
 				}
 				r.memo.putDerived(n.gone, gone)
 			}
@@ -485,28 +384,88 @@ func (r *Reader) fileDigests(ctx context.Context, t Table, files []DataFile, col
 	return out, nil
 }
 
-// hintDeletes records, per data file, the positions deleted at snap (the
-// last snapshot a comparison reads), so that the first scan of a file
-// keeps the rows every later delete state removes. Hints only save reads:
-// a file they miss is read again for its deleted rows.
-func (r *Reader) hintDeletes(ctx context.Context, snap int64) {
-	hints := map[string][]int64{}
-	tables, err := r.Tables(ctx, snap)
+// planSQL is the row-hash query of a data file's plan at a snapshot, with
+// deletes applied as mode says and, if positions, the position column kept.
+func (r *Reader) planSQL(ctx context.Context, t Table, f DataFile, cols []*Column, snap int64, opts ScanOptions, names, types []string, mode deleteMode, positions bool) (string, error) {
+	opts.deletes, opts.positions = mode, positions
+	q, err := r.fileSQL(ctx, t, f, cols, snap, opts)
 	if err != nil {
-		return
+		return "", err
 	}
-	for _, t := range tables {
-		files, err := r.Files(ctx, t, snap)
+	if positions {
+		return hashSQL(q, names, types, positionColumn)
+	}
+	return hashSQL(q, names, types)
+}
+
+// planKeyOf is the plan key of a data file's rows at a snapshot (all rows,
+// or the deleted ones): its row-hash query and the file's identity.
+func (r *Reader) planKeyOf(ctx context.Context, t Table, f DataFile, cols []*Column, snap int64, opts ScanOptions, names, types []string, mode deleteMode) (string, error) {
+	id, err := fileIdentity(f)
+	if err != nil {
+		return "", err
+	}
+	q, err := r.planSQL(ctx, t, f, cols, snap, opts, names, types, mode, false)
+	if err != nil {
+		return "", err
+	}
+	return planKey(q, id), nil
+}
+
+// prefetch reads, before a comparison walks its snapshots, every row of
+// every data file plan the snapshots read, in one query per plan shape
+// (runWholes), keeping apart the rows any compared snapshot deletes. The
+// walk then finds every digest in the memo. It only saves reads: what it
+// cannot plan or read is planned and read again, with its error, by the
+// walk.
+func (r *Reader) prefetch(ctx context.Context, snaps []int64, opts ScanOptions) {
+	var wholes []wholeScan
+	queued := map[string]int{}
+	for _, s := range snaps {
+		tables, err := r.Tables(ctx, s)
 		if err != nil {
-			continue
+			return
 		}
-		for _, f := range files {
-			if pos, err := r.DeletedPositions(ctx, t, f, snap); err == nil && len(pos) > 0 {
-				hints[f.Path] = pos
+		for _, t := range tables {
+			if r.statsFailure(ctx, t) != nil {
+				continue
+			}
+			cols, names, types, err := r.rowColumns(ctx, t, s, opts)
+			if err != nil {
+				continue
+			}
+			files, err := r.Files(ctx, t, s)
+			if err != nil {
+				continue
+			}
+			for _, f := range files {
+				key, err := r.planKeyOf(ctx, t, f, cols, s, opts, names, types, deletesIgnored)
+				if err != nil || r.memo.holds(key) {
+					continue
+				}
+				deleted, err := r.DeletedPositions(ctx, t, f, s)
+				if err != nil {
+					continue
+				}
+				if i, ok := queued[key]; ok {
+					wholes[i].keep = mergeSorted(wholes[i].keep, deleted)
+					continue
+				}
+				w, err := r.planWhole(ctx, t, f, cols, s, opts, names, types, key)
+				if err != nil {
+					continue
+				}
+				w.keep = mergeSorted(slices.Clone(deleted), r.memo.hint(f.Path))
+				queued[key], wholes = len(wholes), append(wholes, w)
 			}
 		}
 	}
-	r.hints = hints
+	for i := range wholes {
+		if len(wholes[i].keep) > maxRowHashes {
+			wholes[i].keep = nil // the walk reads its deleted rows apart
+		}
+	}
+	_ = r.runWholes(ctx, wholes) // the walk reads what failed again, and reports it
 }
 
 // mergeSorted is the sorted union of two sorted position lists.
@@ -562,6 +521,9 @@ type DigestStats struct {
 	Cached int `json:"cached"`
 	// Reads: data file scans run (all rows, or a file's deleted rows).
 	Reads int `json:"reads"`
+	// Queries: the DuckDB queries those scans ran in (files that share a
+	// read plan's shape are read in one query).
+	Queries int `json:"queries"`
 }
 
 // Digests holds file digests and kept row hashes for every comparison that
@@ -707,6 +669,19 @@ func (m *digestMemo) lookup(key string) (Digest, bool) {
 	m.mu.Unlock()
 	m.count(&m.stats.Cached)
 	return d, true
+}
+
+// holds reports whether the memo or the store has a digest, without
+// counting it (lookup counts it when the digest is used).
+func (m *digestMemo) holds(key string) bool {
+	m.mu.Lock()
+	_, ok := m.mem[key]
+	m.mu.Unlock()
+	if ok || m.store == nil {
+		return ok
+	}
+	_, ok = m.store.Get(key)
+	return ok
 }
 
 // peek returns a digest lookup or put has brought into the memo.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 )
 
@@ -76,84 +75,112 @@ func TestDigestValues(t *testing.T) {
 // at every snapshot of the newest version, two rows have the same pair of
 // row hashes exactly when they have the same text, and a table's digest
 // (file plans without deletes minus deleted rows, plus inlined rows) equals
-// the digest of its rows read in one query with deletes applied.
+// the digest of its rows read in one query with deletes applied, file by
+// file. It holds whether the files were read one by one as the walk meets
+// them or up front, those of a plan shape in one query (prefetch); the
+// lakes with schema changes, type promotions, defaults, partitions, merged
+// files, registered files and encrypted files check that grouped reads read
+// each file as it is read alone.
 func TestRowHashesSeparateRealValues(t *testing.T) {
-	lakes := []struct{ archive, name string }{
-		{"lakes", "01_primitive_types"}, {"lakes", "12_nested_types"}, {"lakes", "13_variant"},
-		{"lakes", "14_geometry"}, {"lakes", "06_deletes"}, {"lakes", "24_deletion_vectors"},
-		{"lakes", "16_data_inlining"}, {"lakes-1.1-dev1", "24_deletion_vectors"},
+	lakes := []struct {
+		archive, name string
+		prefetchOnly  bool
+	}{
+		{"lakes", "01_primitive_types", false}, {"lakes", "12_nested_types", false}, {"lakes", "13_variant", false},
+		{"lakes", "14_geometry", false}, {"lakes", "06_deletes", false}, {"lakes", "24_deletion_vectors", false},
+		{"lakes", "16_data_inlining", false}, {"lakes-1.1-dev1", "24_deletion_vectors", false},
+		{"lakes", "02_add_drop_columns", true}, {"lakes", "04_type_promotion", true},
+		{"lakes", "05_defaults_not_null", true}, {"lakes", "08_partitioning", true},
+		{"lakes", "15_encryption", true}, {"lakes", "17_compaction", true},
+		{"lakes", "19_add_data_files", true}, {"lakes", "23_row_lineage", true},
 	}
 	ctx := context.Background()
 	for _, l := range lakes {
-		t.Run(l.archive+"/"+l.name, func(t *testing.T) {
-			lake, catalog := lastVersion(t, l.archive, l.name)
-			r, err := Open(ctx, catalog, ReaderOptions{DataPath: filepath.Join(lake, "data")})
-			if err != nil {
-				t.Fatal(err)
+		for _, prefetched := range []bool{false, true} {
+			if l.prefetchOnly && !prefetched {
+				continue
 			}
-			defer r.Close()
-			snaps, err := r.Snapshots(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			// The comparison's hint: deletes of the last snapshot.
-			r.hintDeletes(ctx, snaps[len(snaps)-1].ID)
-			rows := 0
-			if testing.Short() && l.name != "06_deletes" {
-				snaps = snaps[len(snaps)-1:] // -short: every snapshot of one lake, the last of the others
-			}
-			for _, s := range snaps {
-				tables, err := r.Tables(ctx, s.ID)
+			t.Run(fmt.Sprintf("%s/%s/prefetched=%v", l.archive, l.name, prefetched), func(t *testing.T) {
+				lake, catalog := lastVersion(t, l.archive, l.name)
+				r, err := Open(ctx, catalog, ReaderOptions{DataPath: filepath.Join(lake, "data")})
 				if err != nil {
 					t.Fatal(err)
 				}
-				for _, tb := range tables {
-					opts := ScanOptions{RowIDs: true}
-					got, _, err := r.TableDigest(ctx, tb, s.ID, opts)
-					if err != nil {
-						t.Fatalf("snapshot %d %s: %v", s.ID, tb.FullName(), err)
+				defer r.Close()
+				snaps, err := r.Snapshots(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				rows := 0
+				if testing.Short() && l.name != "06_deletes" {
+					snaps = snaps[len(snaps)-1:] // -short: every snapshot of one lake, the last of the others
+				}
+				if prefetched {
+					// As a comparison does: every file plan read up front, in
+					// one query per shape; the walk below then reads nothing.
+					var ids []int64
+					for _, s := range snaps {
+						ids = append(ids, s.ID)
 					}
-					q, err := r.Query(ctx, tb, s.ID, opts)
-					if err != nil {
-						t.Fatal(err)
-					}
-					want, err := digestOf(ctx, r.conn, q)
-					if err != nil {
-						t.Fatalf("snapshot %d %s: %v", s.ID, tb.FullName(), err)
-					}
-					if got != want {
-						t.Errorf("snapshot %d %s: digest by parts %v, of the whole query %v", s.ID, tb.FullName(), got, want)
-					}
-					rows += int(got.Rows)
-					if s.ID != snaps[len(snaps)-1].ID {
-						continue
-					}
-					plain, err := r.Query(ctx, tb, s.ID, ScanOptions{})
-					if err != nil {
-						t.Fatal(err)
-					}
-					names, types, err := describe(ctx, r.conn, plain)
+					r.prefetch(ctx, ids, ScanOptions{RowIDs: true})
+				}
+				prefetchReads := r.memo.snapshot().Reads
+				for _, s := range snaps {
+					tables, err := r.Tables(ctx, s.ID)
 					if err != nil {
 						t.Fatal(err)
 					}
-					h1, h2, err := rowHashes(names, types)
-					if err != nil {
-						t.Fatal(err)
-					}
-					var texts, hashes, both int64
-					if err := r.conn.QueryRowContext(ctx, fmt.Sprintf(`SELECT count(DISTINCT txt), count(DISTINCT (h1, h2)), count(DISTINCT (txt, h1, h2))
+					for _, tb := range tables {
+						opts := ScanOptions{RowIDs: true}
+						got, _, err := r.TableDigest(ctx, tb, s.ID, opts)
+						if err != nil {
+							t.Fatalf("snapshot %d %s: %v", s.ID, tb.FullName(), err)
+						}
+						q, err := r.Query(ctx, tb, s.ID, opts)
+						if err != nil {
+							t.Fatal(err)
+						}
+						want, err := digestOf(ctx, r.conn, q)
+						if err != nil {
+							t.Fatalf("snapshot %d %s: %v", s.ID, tb.FullName(), err)
+						}
+						if got != want {
+							t.Errorf("snapshot %d %s: digest by parts %v, of the whole query %v", s.ID, tb.FullName(), got, want)
+						}
+						rows += int(got.Rows)
+						if s.ID != snaps[len(snaps)-1].ID {
+							continue
+						}
+						plain, err := r.Query(ctx, tb, s.ID, ScanOptions{})
+						if err != nil {
+							t.Fatal(err)
+						}
+						names, types, err := describe(ctx, r.conn, plain)
+						if err != nil {
+							t.Fatal(err)
+						}
+						h1, h2, err := rowHashes(names, types)
+						if err != nil {
+							t.Fatal(err)
+						}
+						var texts, hashes, both int64
+						if err := r.conn.QueryRowContext(ctx, fmt.Sprintf(`SELECT count(DISTINCT txt), count(DISTINCT (h1, h2)), count(DISTINCT (txt, h1, h2))
 						FROM (SELECT CAST(t AS VARCHAR) AS txt, %s AS h1, %s AS h2 FROM (%s) t)`, h1, h2, plain)).Scan(&texts, &hashes, &both); err != nil {
-						t.Fatal(err)
-					}
-					if texts != hashes || texts != both {
-						t.Errorf("%s: %d distinct row texts, %d distinct row hashes, %d distinct pairs", tb.FullName(), texts, hashes, both)
+							t.Fatal(err)
+						}
+						if texts != hashes || texts != both {
+							t.Errorf("%s: %d distinct row texts, %d distinct row hashes, %d distinct pairs", tb.FullName(), texts, hashes, both)
+						}
 					}
 				}
-			}
-			if rows == 0 {
-				t.Fatal("no rows read")
-			}
-		})
+				if rows == 0 {
+					t.Fatal("no rows read")
+				}
+				if walkReads := r.memo.snapshot().Reads - prefetchReads; prefetched && (prefetchReads == 0 || walkReads != 0) {
+					t.Errorf("prefetch read %d files, the walk %d more; want all read up front", prefetchReads, walkReads)
+				}
+			})
+		}
 	}
 }
 
@@ -229,47 +256,5 @@ func TestCatalogsShareAndCacheDigests(t *testing.T) {
 	}
 	if other.Digests.Computed != 2*cold.Digests.Computed {
 		t.Errorf("B on its own files: %+v; want twice the %d plans of one side", other.Digests, cold.Digests.Computed)
-	}
-}
-
-// TestBatches checks how runScans groups file scans into queries: all-rows
-// scans up to maxBatch per query, deleted-rows scans one per query (eight
-// of them in one UNION ALL raised the peak RSS of a backfill with the
-// number of versions).
-func TestBatches(t *testing.T) {
-	all, del := scan{query: "all"}, scan{query: "deleted", deleted: true}
-	rep := func(s scan, n int) []scan {
-		out := make([]scan, n)
-		for i := range out {
-			out[i] = s
-		}
-		return out
-	}
-	for _, tc := range []struct {
-		name  string
-		scans []scan
-		sizes []int
-	}{
-		{"none", nil, nil},
-		{"all rows, up to maxBatch per query", rep(all, 2*maxBatch+1), []int{maxBatch, maxBatch, 1}},
-		{"deleted rows, one per query", rep(del, 3), []int{1, 1, 1}},
-		{"mixed keeps order", append(append(rep(all, 2), rep(del, 2)...), rep(all, 1)...), []int{2, 1, 1, 1}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var sizes []int
-			n := 0
-			for _, b := range batches(tc.scans) {
-				sizes = append(sizes, len(b))
-				for _, sc := range b {
-					if sc.query != tc.scans[n].query {
-						t.Fatalf("scan %d out of order", n)
-					}
-					n++
-				}
-			}
-			if !slices.Equal(sizes, tc.sizes) || n != len(tc.scans) {
-				t.Fatalf("batch sizes %v (%d scans), want %v", sizes, n, tc.sizes)
-			}
-		})
 	}
 }

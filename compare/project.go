@@ -9,6 +9,8 @@ import (
 )
 
 // projection is how one data file's columns become the table's columns.
+// The project functions take src, read_parquet's first argument: the
+// file's path as a string literal, or filesPlaceholder (see groupScan).
 type projection struct {
 	from    string   // the read_parquet call
 	sel     []string // one aliased expression per table column, in order
@@ -19,7 +21,7 @@ type projection struct {
 // projectByMapping reads a file added with a name mapping (mapping_id,
 // ducklake_add_data_files): columns by source name, partition columns from
 // the Hive path.
-func (r *Reader) projectByMapping(ctx context.Context, t Table, f DataFile, root *pnode, cols []*Column, kp string) (projection, error) {
+func (r *Reader) projectByMapping(ctx context.Context, t Table, f DataFile, src string, root *pnode, cols []*Column, kp string) (projection, error) {
 	mapping, err := r.nameMapping(ctx, *f.MappingID)
 	if err != nil {
 		return projection{}, err
@@ -27,7 +29,7 @@ func (r *Reader) projectByMapping(ctx context.Context, t Table, f DataFile, root
 	if root == nil {
 		return projection{}, &UnsupportedError{What: "encrypted file with a name mapping"}
 	}
-	p := projection{from: fmt.Sprintf("read_parquet(%s, file_row_number = true, hive_partitioning = false%s)", sqlString(f.Path), kp)}
+	p := projection{from: fmt.Sprintf("read_parquet(%s, file_row_number = true, hive_partitioning = false%s)", src, kp)}
 	for _, c := range cols {
 		pc, me := byMapping{}.match(root, c, mapping)
 		var e string
@@ -57,8 +59,8 @@ func (r *Reader) projectByMapping(ctx context.Context, t Table, f DataFile, root
 // by position, as DuckLake 1.0 does, or, for readers with
 // formats.QuirkUnmappedFilesNull, as nothing but defaults (no field id
 // matches).
-func (r *Reader) projectUnmapped(f DataFile, root *pnode, cols []*Column, kp string) (projection, error) {
-	p := projection{from: fmt.Sprintf("read_parquet(%s, file_row_number = true%s)", sqlString(f.Path), kp)}
+func (r *Reader) projectUnmapped(src string, root *pnode, cols []*Column, kp string) (projection, error) {
+	p := projection{from: fmt.Sprintf("read_parquet(%s, file_row_number = true%s)", src, kp)}
 	byPosition := !r.format.ReadsWith(formats.QuirkUnmappedFilesNull)
 	for i, c := range cols {
 		var e string
@@ -80,7 +82,7 @@ func (r *Reader) projectUnmapped(f DataFile, root *pnode, cols []*Column, kp str
 // names, types and defaults through read_parquet's schema parameter; nested
 // columns are read with the file's own shape and rebuilt field by field by
 // valueExpr. root is nil for encrypted files (their schema cannot be read).
-func projectByFieldID(f DataFile, root *pnode, cols []*Column, kp string) (projection, error) {
+func projectByFieldID(src string, root *pnode, cols []*Column, kp string) (projection, error) {
 	var p projection
 	var entries []string
 	for _, c := range cols {
@@ -118,7 +120,7 @@ func projectByFieldID(f DataFile, root *pnode, cols []*Column, kp string) (proje
 	entries = append(entries,
 		fmt.Sprintf("%d: {name: '__fdl_rid', type: 'BIGINT', default_value: NULL}", rowIDFieldID),
 		fmt.Sprintf("%d: {name: '__fdl_snap', type: 'BIGINT', default_value: NULL}", snapshotFieldID))
-	p.from = fmt.Sprintf("read_parquet(%s, schema = MAP {%s}, file_row_number = true%s)", sqlString(f.Path), strings.Join(entries, ", "), kp)
+	p.from = fmt.Sprintf("read_parquet(%s, schema = MAP {%s}, file_row_number = true%s)", src, strings.Join(entries, ", "), kp)
 	p.rowCol, p.snapCol = "__fdl_rid", "__fdl_snap"
 	return p, nil
 }

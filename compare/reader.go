@@ -50,7 +50,6 @@ type Reader struct {
 	dataPath    string
 	extAttached bool                // the ducklake extension attached this catalog as "dl"
 	memo        *digestMemo         // file digests by read plan (shared by both sides of a comparison)
-	hints       map[string][]int64  // data file path -> deleted positions at the last compared snapshot
 	schemas     map[string]*pnode   // data file path -> its Parquet schema (read-only once built)
 	schemaTried map[string]bool     // data files prefetchSchemas asked for
 	deleteTried map[string]bool     // delete files prefetchDeletes asked for

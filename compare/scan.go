@@ -28,6 +28,11 @@ type ScanOptions struct {
 	// positions adds the physical row position as a last column named
 	// positionColumn (data files only; digests group deleted rows by it).
 	positions bool
+	// shape builds a data file's query as a shape shared by files read
+	// together (see groupScan): the path is filesPlaceholder, the row-id
+	// start startPlaceholder, and the file's index in the list is a last
+	// column named fileColumn.
+	shape bool
 }
 
 // positionColumn is the name of the physical-position column of positions.
@@ -141,23 +146,33 @@ func (r *Reader) fileSQL(ctx context.Context, t Table, f DataFile, cols []*Colum
 	} else if err := r.checkEncryptedNested(ctx, t, cols); err != nil {
 		return "", err
 	}
+	src, start := sqlString(f.Path), "NULL"
+	if f.RowIDStart != nil {
+		start = fmt.Sprintf("%d", *f.RowIDStart)
+	}
+	if opts.shape {
+		src, start = filesPlaceholder, startPlaceholder
+	}
 	var p projection
 	switch {
 	case f.MappingID != nil:
-		p, err = r.projectByMapping(ctx, t, f, root, cols, kp)
+		p, err = r.projectByMapping(ctx, t, f, src, root, cols, kp)
 	case root != nil && !root.hasFieldIDs():
-		p, err = r.projectUnmapped(f, root, cols, kp)
+		p, err = r.projectUnmapped(src, root, cols, kp)
 	default:
-		p, err = projectByFieldID(f, root, cols, kp)
+		p, err = projectByFieldID(src, root, cols, kp)
 	}
 	if err != nil {
 		return "", err
 	}
 	if opts.RowIDs {
-		p.sel = append(p.sel, rowIDExpr(f, p.rowCol)+" AS "+RowIDColumn)
+		p.sel = append(p.sel, rowIDExpr(start, p.rowCol)+" AS "+RowIDColumn)
 	}
 	if opts.positions {
 		p.sel = append(p.sel, "file_row_number AS "+positionColumn)
+	}
+	if opts.shape {
+		p.sel = append(p.sel, "file_index AS "+fileColumn)
 	}
 	where, err := partialFilter(f, p.snapCol, snap)
 	if err != nil {
@@ -178,12 +193,8 @@ func (r *Reader) fileSQL(ctx context.Context, t Table, f DataFile, cols []*Colum
 }
 
 // rowIDExpr is a file row's id (§5.7): the stored row id when the file has
-// one, else row_id_start + position.
-func rowIDExpr(f DataFile, rowCol string) string {
-	start := "NULL"
-	if f.RowIDStart != nil {
-		start = fmt.Sprintf("%d", *f.RowIDStart)
-	}
+// one, else row_id_start + position (start: the file's row_id_start as SQL).
+func rowIDExpr(start, rowCol string) string {
 	e := fmt.Sprintf("CAST(%s + file_row_number AS BIGINT)", start)
 	if rowCol != "" {
 		e = fmt.Sprintf("COALESCE(%s, %s)", rowCol, e)

@@ -1,0 +1,208 @@
+package compare
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// Files that share a read plan's shape are read in one read_parquet call
+// over the list of their paths, told apart by its file_index column: one
+// scan of many files costs about one plain scan of their rows, where a
+// query per file costs two to three times that (docs/compare.md).
+const (
+	// filesPlaceholder stands for read_parquet's list of paths in a shape.
+	filesPlaceholder = "\x00fdl files\x00"
+	// startPlaceholder stands for a file's row_id_start in a shape.
+	startPlaceholder = "\x00fdl row-id start\x00"
+	// fileColumn is the name of a shape's file-index column.
+	fileColumn = "__fdl_file"
+	// maxGroupFiles caps the files of one query (the SQL lists them all).
+	maxGroupFiles = 512
+	// positionBits: a kept row is named (file index << positionBits) +
+	// position in a group's set of kept rows.
+	positionBits = 40
+)
+
+// wholeScan reads every row of one data file under its read plan, deletes
+// ignored, and keeps the row digests at some positions apart (rows deleted
+// at a compared snapshot, or hinted), so that every delete state of the
+// file is its all-rows digest minus a sum of kept rows.
+type wholeScan struct {
+	key   string // the all-rows plan key (planKey)
+	group string // scans with the same group are read in one query
+	shape string // the row-hash query of the plan's shape (ScanOptions.shape)
+	path  string
+	start *int64  // the file's row_id_start
+	keep  []int64 // sorted positions whose row digests are kept
+}
+
+// planWhole builds the whole scan of a data file at a snapshot. Files are
+// grouped only when their shapes and Parquet schemas are identical, so that
+// read_parquet reads each of them as it reads the file alone.
+func (r *Reader) planWhole(ctx context.Context, t Table, f DataFile, cols []*Column, snap int64, opts ScanOptions, names, types []string, key string) (wholeScan, error) {
+	opts.deletes, opts.positions, opts.shape = deletesIgnored, true, true
+	q, err := r.fileSQL(ctx, t, f, cols, snap, opts)
+	if err != nil {
+		return wholeScan{}, err
+	}
+	shape, err := hashSQL(q, names, types, positionColumn, fileColumn)
+	if err != nil {
+		return wholeScan{}, err
+	}
+	w := wholeScan{key: key, shape: shape, path: f.Path, start: f.RowIDStart}
+	switch {
+	case f.encryptionKey != nil || strings.ContainsAny(f.Path, "*?[{"):
+		// An encrypted file's schema cannot be read; a path read_parquet
+		// would expand as a glob must stay alone in its list.
+		w.group = "alone\x00" + f.Path + "\x00" + shape
+	default:
+		root, err := r.parquetSchema(ctx, f.Path)
+		if err != nil {
+			return wholeScan{}, err
+		}
+		w.group = root.signature() + "\x00" + shape
+	}
+	return w, nil
+}
+
+// signature describes a Parquet schema completely (names, field ids, kinds,
+// types, annotations, nesting): files with equal signatures are read alike.
+func (n *pnode) signature() string {
+	var b strings.Builder
+	var walk func(n *pnode)
+	walk = func(n *pnode) {
+		fmt.Fprintf(&b, "(%q %s %q %q %t", n.Name, optInt(n.FieldID), n.Kind, n.DuckType+" "+n.annot, n.repeated)
+		for _, c := range n.Children {
+			walk(c)
+		}
+		b.WriteByte(')')
+	}
+	walk(n)
+	return b.String()
+}
+
+// runWholes reads whole scans, the files of a group in one query (at most
+// maxGroupFiles, each path once per query), and records each file's
+// all-rows digest and kept row digests in the memo.
+func (r *Reader) runWholes(ctx context.Context, scans []wholeScan) error {
+	var order []string
+	byGroup := map[string][]int{}
+	for i, w := range scans {
+		if _, ok := byGroup[w.group]; !ok {
+			order = append(order, w.group)
+		}
+		byGroup[w.group] = append(byGroup[w.group], i)
+	}
+	for _, g := range order {
+		var chunk []int
+		paths := map[string]bool{}
+		for _, i := range byGroup[g] {
+			if len(chunk) == maxGroupFiles || paths[scans[i].path] {
+				if err := r.runGroup(ctx, scans, chunk); err != nil {
+					return err
+				}
+				chunk, paths = nil, map[string]bool{}
+			}
+			chunk, paths[scans[i].path] = append(chunk, i), true
+		}
+		if err := r.runGroup(ctx, scans, chunk); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runGroup reads the files of one group (scans[idx...], one shape) in one
+// read_parquet call. When that fails, each file is read alone, so that the
+// error names the file.
+func (r *Reader) runGroup(ctx context.Context, scans []wholeScan, idx []int) error {
+	err := r.readGroup(ctx, scans, idx)
+	if err == nil || len(idx) < 2 || ctx.Err() != nil {
+		return err
+	}
+	for _, i := range idx {
+		if err := r.readGroup(ctx, scans, []int{i}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readGroup runs one group query; it records nothing unless all succeeds.
+func (r *Reader) readGroup(ctx context.Context, scans []wholeScan, idx []int) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	paths, starts := make([]string, len(idx)), make([]string, len(idx))
+	var kept []int64
+	for k, i := range idx {
+		w := scans[i]
+		paths[k], starts[k] = sqlString(w.path), "NULL"
+		if w.start != nil {
+			starts[k] = fmt.Sprint(*w.start)
+		}
+		for _, p := range w.keep {
+			if p < 0 || p >= 1<<positionBits {
+				return fmt.Errorf("data file %s: position %d out of range", w.path, p)
+			}
+			kept = append(kept, int64(k)<<positionBits+p)
+		}
+	}
+	q := strings.ReplaceAll(scans[idx[0]].shape, filesPlaceholder, "["+strings.Join(paths, ", ")+"]")
+	q = strings.ReplaceAll(q, startPlaceholder, "(["+strings.Join(starts, ", ")+"]::BIGINT[])[file_index::BIGINT + 1]")
+	g := "-1"
+	if len(kept) > 0 {
+		set, err := r.positionSet(ctx, kept)
+		if err != nil {
+			return err
+		}
+		g = fmt.Sprintf("CASE WHEN (%[1]s::BIGINT << %[2]d) + %[3]s IN (%[4]s) THEN %[3]s ELSE -1 END", fileColumn, positionBits, positionColumn, set)
+	}
+	rows, err := r.conn.QueryContext(ctx, fmt.Sprintf("SELECT %s AS k, %s AS g, count(*), sum(h1)::VARCHAR, sum(h2)::VARCHAR FROM (%s) GROUP BY k, g", fileColumn, g, q))
+	if err != nil {
+		return fmt.Errorf("read %s: %w", describePaths(scans, idx), err)
+	}
+	defer rows.Close()
+	got := make([]map[int64]Digest, len(idx))
+	for k := range got {
+		got[k] = map[int64]Digest{}
+	}
+	for rows.Next() {
+		var k, g, n int64
+		var hi, lo string
+		if err := rows.Scan(&k, &g, &n, &hi, &lo); err != nil {
+			return err
+		}
+		if k < 0 || k >= int64(len(idx)) {
+			return fmt.Errorf("read %s: file index %d of %d", describePaths(scans, idx), k, len(idx))
+		}
+		if got[k][g], err = sums(n, hi, lo); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read %s: %w", describePaths(scans, idx), err)
+	}
+	r.memo.statsMu.Lock()
+	r.memo.stats.Reads += len(idx)
+	r.memo.stats.Queries++
+	r.memo.statsMu.Unlock()
+	for k, i := range idx {
+		var all Digest
+		for _, d := range got[k] {
+			all = all.Add(d)
+		}
+		r.memo.put(scans[i].key, all)
+		r.memo.keepRows(scans[i].key, scans[i].keep, got[k])
+	}
+	return nil
+}
+
+// describePaths names the files of a group for an error message.
+func describePaths(scans []wholeScan, idx []int) string {
+	if len(idx) == 1 {
+		return "data file " + scans[idx[0]].path
+	}
+	return fmt.Sprintf("%d data files (%s, ...)", len(idx), scans[idx[0]].path)
+}
