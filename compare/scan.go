@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -268,11 +269,7 @@ func (r *Reader) positionSet(ctx context.Context, pos []int64) (string, error) {
 	if len(pos) <= r.maxInlinePositions {
 		return "SELECT unnest(" + int64List(pos) + "::BIGINT[])", nil
 	}
-	h := sha256.New()
-	for _, p := range pos {
-		fmt.Fprintf(h, "%d,", p)
-	}
-	name := "fdl_del_" + hex.EncodeToString(h.Sum(nil))[:24]
+	name := "fdl_del_" + positionsHash(pos)[:24]
 	if !r.tempTables[name] {
 		if _, err := r.conn.ExecContext(ctx, "CREATE TEMP TABLE IF NOT EXISTS "+name+" AS SELECT unnest(?::BIGINT[]) AS pos", pos); err != nil {
 			return "", fmt.Errorf("stage %d deleted positions: %w", len(pos), err)
@@ -283,16 +280,31 @@ func (r *Reader) positionSet(ctx context.Context, pos []int64) (string, error) {
 }
 
 func int64List(v []int64) string {
-	var b strings.Builder
-	b.WriteByte('[')
+	b := make([]byte, 0, 2+8*len(v))
+	b = append(b, '[')
 	for i, x := range v {
 		if i > 0 {
-			b.WriteByte(',')
+			b = append(b, ',')
 		}
-		fmt.Fprintf(&b, "%d", x)
+		b = strconv.AppendInt(b, x, 10)
 	}
-	b.WriteByte(']')
-	return b.String()
+	return string(append(b, ']'))
+}
+
+// positionsHash is the sha256 (hex) of positions written "p1,p2,...,":
+// it names a set of positions (millions, in big lakes: no fmt per value).
+func positionsHash(pos []int64) string {
+	h := sha256.New()
+	buf := make([]byte, 0, 4096)
+	for _, p := range pos {
+		buf = append(strconv.AppendInt(buf, p, 10), ',')
+		if len(buf) > 4000 {
+			h.Write(buf)
+			buf = buf[:0]
+		}
+	}
+	h.Write(buf)
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // Rows runs the query of a table ("schema.table") at a snapshot on the
