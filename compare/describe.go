@@ -2,15 +2,12 @@ package compare
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"fmt"
 	"maps"
 	"path/filepath"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/fdl-formats/fdl-formats/formats"
@@ -320,7 +317,7 @@ func (r *Reader) keptPositionsHash(path string, pos []int64) string {
 	if k, ok := r.posHashes[path]; ok && slices.Equal(k.pos, pos) {
 		return k.hash
 	}
-	h := positionsHash(pos)
+	h := positionsHash(pos)[:16]
 	r.posHashes[path] = keptHash{pos: pos, hash: h}
 	return h
 }
@@ -329,23 +326,6 @@ func (r *Reader) keptPositionsHash(path string, pos []int64) string {
 type keptHash struct {
 	pos  []int64
 	hash string
-}
-
-// positionsHash is the SHA-256 of positions written "p1,p2,...," (hex, 16
-// digits).
-func positionsHash(pos []int64) string {
-	h := sha256.New()
-	buf := make([]byte, 0, 4096)
-	for _, p := range pos {
-		buf = strconv.AppendInt(buf, p, 10)
-		buf = append(buf, ',')
-		if len(buf) > 4000 {
-			h.Write(buf)
-			buf = buf[:0]
-		}
-	}
-	h.Write(buf)
-	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
 func (r *Reader) relPath(p string) string {

@@ -399,8 +399,26 @@ func (r *Reader) planSQL(ctx context.Context, t Table, f DataFile, cols []*Colum
 }
 
 // planKeyOf is the plan key of a data file's rows at a snapshot (all rows,
-// or the deleted ones): its row-hash query and the file's identity.
+// or the deleted ones): its row-hash query and the file's identity. A
+// comparison asks for the all-rows key of every file at every snapshot
+// (twice: prefetch, then the walk), so those are kept per reader by what
+// the query depends on: the file's catalog row, the table's columns (their
+// epoch), the row options, and the snapshot only for partial files.
 func (r *Reader) planKeyOf(ctx context.Context, t Table, f DataFile, cols []*Column, snap int64, opts ScanOptions, names, types []string, mode deleteMode) (string, error) {
+	var kid allRowsKeyID
+	if mode == deletesIgnored {
+		e, err := r.epoch(ctx, snap, t.ID, columnsEpoch...)
+		if err != nil {
+			return "", err
+		}
+		kid = allRowsKeyID{table: t.ID, columns: e, file: rowOf(f), rowIDs: opts.RowIDs}
+		if f.PartialMax != nil || f.PartialInfo != nil {
+			kid.snap = snap
+		}
+		if k, ok := r.allRowsKeys[kid]; ok {
+			return k, nil
+		}
+	}
 	id, err := fileIdentity(f)
 	if err != nil {
 		return "", err
@@ -409,7 +427,37 @@ func (r *Reader) planKeyOf(ctx context.Context, t Table, f DataFile, cols []*Col
 	if err != nil {
 		return "", err
 	}
-	return planKey(q, id), nil
+	k := planKey(q, id)
+	if mode == deletesIgnored {
+		r.allRowsKeys[kid] = k
+	}
+	return k, nil
+}
+
+// allRowsKeyID is what a data file's all-rows plan key depends on within
+// one reader (see planKeyOf).
+type allRowsKeyID struct {
+	table, columns int64
+	file           fileCatalogRow
+	rowIDs         bool
+	snap           int64 // partial files only
+}
+
+// fileCatalogRow is a data file's catalog row as a comparable value.
+type fileCatalogRow struct {
+	id, size                                        int64
+	path, footer, rowIDStart, mapping, key, partial string
+}
+
+func rowOf(f DataFile) fileCatalogRow {
+	r := fileCatalogRow{id: f.ID, size: f.SizeBytes, path: f.Path, footer: optInt(f.FooterSize), rowIDStart: optInt(f.RowIDStart), mapping: optInt(f.MappingID), partial: optInt(f.PartialMax)}
+	if f.encryptionKey != nil {
+		r.key = "key " + *f.encryptionKey
+	}
+	if f.PartialInfo != nil {
+		r.partial += " info " + *f.PartialInfo
+	}
+	return r
 }
 
 // prefetch reads, before a comparison walks its snapshots, every row of

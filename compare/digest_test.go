@@ -2,8 +2,6 @@ package compare
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -259,23 +257,5 @@ func TestCatalogsShareAndCacheDigests(t *testing.T) {
 	}
 	if other.Digests.Computed != 2*cold.Digests.Computed {
 		t.Errorf("B on its own files: %+v; want twice the %d plans of one side", other.Digests, cold.Digests.Computed)
-	}
-}
-
-// TestPositionsHash: the name of a position set is the sha256 of its
-// positions written "p1,p2,...," (the key of staged sets and delete
-// fingerprints), also past the writer's buffer.
-func TestPositionsHash(t *testing.T) {
-	for _, n := range []int{0, 1, 3, 1000, 5000} {
-		pos := make([]int64, n)
-		var want strings.Builder
-		for i := range pos {
-			pos[i] = int64(i*7919) - 3
-			fmt.Fprintf(&want, "%d,", pos[i])
-		}
-		sum := sha256.Sum256([]byte(want.String()))
-		if got := positionsHash(pos); got != hex.EncodeToString(sum[:]) {
-			t.Errorf("%d positions: %s, want %x", n, got, sum)
-		}
 	}
 }
