@@ -132,7 +132,7 @@ func (r *Reader) emptySQL(ctx context.Context, t Table, snap int64, opts ScanOpt
 // projection of the file's columns onto the table's (project*), the row id,
 // the partial-file filter and the deletes.
 func (r *Reader) fileSQL(ctx context.Context, t Table, f DataFile, cols []*Column, snap int64, opts ScanOptions) (string, error) {
-	if err := checkExists(f.Path); err != nil {
+	if err := r.exists(f.Path); err != nil {
 		return "", err
 	}
 	kp, err := r.keyParam(ctx, f.encryptionKey)
