@@ -110,10 +110,11 @@ func convert(ctx context.Context, src, dst string, target *formats.Version, opts
 		return nil, err
 	}
 	defer closeDB()
-	schema, stamp, layout, dynamic, err := openSource(ctx, conn, src)
+	schema, stamp, tables, err := openSource(ctx, conn, src)
 	if err != nil {
 		return nil, err
 	}
+	layout, _ := splitLayout(tables)
 	source, err := formats.Detect(stamp, layout)
 	if err != nil {
 		return nil, fmt.Errorf("convert %s: %w", src, err)
@@ -131,7 +132,7 @@ func convert(ctx context.Context, src, dst string, target *formats.Version, opts
 		res.Path = append(res.Path, v.Name)
 	}
 	w := &work{conn: conn, schema: schema}
-	if err := oneThread(ctx, conn, func() error { return w.copyIn(ctx, layout, dynamic) }); err != nil {
+	if err := oneThread(ctx, conn, func() error { return w.copyIn(ctx, tables) }); err != nil {
 		return nil, sourceReadError(src, "convert", err)
 	}
 	r := &run{ctx: ctx, w: w, opts: opts, log: log.With("catalog", src), dryRun: dst == ""}
@@ -341,10 +342,11 @@ func Detect(ctx context.Context, path string) (*formats.Version, error) {
 		return nil, err
 	}
 	defer closeDB()
-	_, stamp, layout, _, err := openSource(ctx, conn, path)
+	_, stamp, tables, err := openSource(ctx, conn, path)
 	if err != nil {
 		return nil, err
 	}
+	layout, _ := splitLayout(tables)
 	v, err := formats.Detect(stamp, layout)
 	if err != nil {
 		return nil, fmt.Errorf("detect format of %s: %w", path, err)

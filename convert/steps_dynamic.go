@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/fdl-formats/fdl-formats/formats"
 )
 
 // Inlined data tables are created per table and schema version, so the steps
@@ -20,20 +22,15 @@ var (
 // inlinedDataTables lists the working copy's inlined data tables with their
 // columns.
 func inlinedDataTables(r *run) (map[string][]string, error) {
-	_, dynamic, err := r.w.layout(r.ctx)
+	tables, err := r.w.workingTables(r.ctx)
 	if err != nil {
 		return nil, err
 	}
 	out := map[string][]string{}
-	for _, t := range dynamic {
-		if !strings.HasPrefix(t, "ducklake_inlined_data_") {
-			continue
+	for _, t := range tables {
+		if formats.IsDynamicTable(t.name) && strings.HasPrefix(t.name, "ducklake_inlined_data_") {
+			out[t.name] = slices.Clone(t.columns)
 		}
-		cols, err := r.w.strings(r.ctx, fmt.Sprintf(`SELECT column_name FROM duckdb_columns() WHERE database_name = 'memory' AND schema_name = 'main' AND table_name = %s ORDER BY column_index`, literal(t)))
-		if err != nil {
-			return nil, err
-		}
-		out[t] = cols
 	}
 	return out, nil
 }

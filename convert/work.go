@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/fdl-formats/fdl-formats/formats"
@@ -17,7 +17,8 @@ import (
 // steps run against it; the source file is only ever attached read-only.
 type work struct {
 	conn   *sql.Conn
-	schema string // metadata schema of the source ("main" unless METADATA_SCHEMA)
+	schema string  // metadata schema of the source ("main" unless METADATA_SCHEMA)
+	tables []table // the working tables as last listed; nil once a statement may have changed them
 }
 
 // quote quotes an identifier for DuckDB.
@@ -27,85 +28,67 @@ func quote(id string) string { return `"` + strings.ReplaceAll(id, `"`, `""`) + 
 func literal(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 // openSource attaches src read-only on conn and returns the metadata schema,
-// the version row and the layout of its static tables. Errors say which of
-// "missing", "not DuckDB", "newer storage", "truncated" or "not DuckLake" it is.
-func openSource(ctx context.Context, conn *sql.Conn, src string) (schema, stamp string, layout formats.Layout, dynamic []string, err error) {
+// the version row and its DuckLake tables (static and dynamic, by name).
+// Errors say which of "missing", "not DuckDB", "newer storage", "truncated"
+// or "not DuckLake" it is.
+func openSource(ctx context.Context, conn *sql.Conn, src string) (schema, stamp string, tables []table, err error) {
 	if st, statErr := os.Stat(src); statErr != nil {
-		return "", "", nil, nil, fmt.Errorf("open catalog %s: %w", src, statErr)
+		return "", "", nil, fmt.Errorf("open catalog %s: %w", src, statErr)
 	} else if st.IsDir() {
-		return "", "", nil, nil, fmt.Errorf("open catalog %s: %w: it is a directory", src, ErrNotCatalog)
+		return "", "", nil, fmt.Errorf("open catalog %s: %w: it is a directory", src, ErrNotCatalog)
 	}
 	if err := checkComplete(src); err != nil {
-		return "", "", nil, nil, err
+		return "", "", nil, err
 	}
 	if _, err := conn.ExecContext(ctx, fmt.Sprintf("ATTACH %s AS src (READ_ONLY)", literal(src))); err != nil {
 		msg := err.Error()
 		switch {
 		case strings.Contains(msg, "newer version of DuckDB"):
-			return "", "", nil, nil, fmt.Errorf("open catalog %s: %w: DuckDB %s cannot open it (%s); re-save it with an older STORAGE_VERSION such as v1.5.0", src, ErrStorageTooNew, duckdbVersion(ctx, conn), oneline.First(msg))
+			return "", "", nil, fmt.Errorf("open catalog %s: %w: DuckDB %s cannot open it (%s); re-save it with an older STORAGE_VERSION such as v1.5.0", src, ErrStorageTooNew, duckdbVersion(ctx, conn), oneline.First(msg))
 		case strings.Contains(msg, "not a valid DuckDB database file"):
-			return "", "", nil, nil, fmt.Errorf("open catalog %s: %w: not a DuckDB database file", src, ErrNotCatalog)
+			return "", "", nil, fmt.Errorf("open catalog %s: %w: not a DuckDB database file", src, ErrNotCatalog)
 		default:
-			return "", "", nil, nil, fmt.Errorf("open catalog %s: %w: unreadable DuckDB file (truncated or corrupt?): %s", src, ErrNotCatalog, oneline.First(msg))
+			return "", "", nil, fmt.Errorf("open catalog %s: %w: unreadable DuckDB file (truncated or corrupt?): %s", src, ErrNotCatalog, oneline.First(msg))
 		}
 	}
-	rows, err := conn.QueryContext(ctx, `SELECT schema_name, table_name, column_name FROM duckdb_columns()
-		WHERE database_name = 'src' AND table_name LIKE 'ducklake\_%' ESCAPE '\' ORDER BY schema_name, table_name, column_index`)
+	all, err := columnsOf(ctx, conn, "src", "ducklake_")
 	if err != nil {
-		return "", "", nil, nil, sourceReadError(src, "read tables of", err)
+		return "", "", nil, sourceReadError(src, "read tables of", err)
 	}
-	defer rows.Close()
-	bySchema := map[string]formats.Layout{}
-	dyn := map[string][]string{}
-	for rows.Next() {
-		var s, t, c string
-		if err := rows.Scan(&s, &t, &c); err != nil {
-			return "", "", nil, nil, err
-		}
-		if bySchema[s] == nil {
-			bySchema[s] = formats.Layout{}
-		}
-		if formats.IsDynamicTable(t) {
-			if len(dyn[s]) == 0 || dyn[s][len(dyn[s])-1] != t {
-				dyn[s] = append(dyn[s], t)
-			}
-			continue
-		}
-		bySchema[s][t] = append(bySchema[s][t], c)
-	}
-	if err := rows.Err(); err != nil {
-		return "", "", nil, nil, err
-	}
-	for s, l := range bySchema {
-		if _, ok := l["ducklake_metadata"]; ok {
+	for _, t := range all {
+		if t.name == "ducklake_metadata" {
 			if schema != "" {
-				return "", "", nil, nil, fmt.Errorf("open catalog %s: %w: DuckLake tables in schemas %s and %s", src, ErrNotCatalog, schema, s)
+				return "", "", nil, fmt.Errorf("open catalog %s: %w: DuckLake tables in schemas %s and %s", src, ErrNotCatalog, schema, t.schema)
 			}
-			schema, layout, dynamic = s, l, dyn[s]
+			schema = t.schema
+		}
+	}
+	for _, t := range all {
+		if t.schema == schema {
+			tables = append(tables, t)
 		}
 	}
 	if schema == "" {
-		return "", "", nil, nil, fmt.Errorf("open catalog %s: %w: no ducklake_metadata table", src, ErrNotCatalog)
+		return "", "", nil, fmt.Errorf("open catalog %s: %w: no ducklake_metadata table", src, ErrNotCatalog)
 	}
 	q := fmt.Sprintf("SELECT value FROM src.%s.ducklake_metadata WHERE key = 'version'", quote(schema))
 	var stamps []string
 	vrows, err := conn.QueryContext(ctx, q)
 	if err != nil {
-		return "", "", nil, nil, sourceReadError(src, "read version of", err)
+		return "", "", nil, sourceReadError(src, "read version of", err)
 	}
 	defer vrows.Close()
 	for vrows.Next() {
 		var v string
 		if err := vrows.Scan(&v); err != nil {
-			return "", "", nil, nil, err
+			return "", "", nil, err
 		}
 		stamps = append(stamps, v)
 	}
 	if len(stamps) != 1 {
-		return "", "", nil, nil, fmt.Errorf("open catalog %s: %w: %d version rows in ducklake_metadata, want 1", src, ErrNotCatalog, len(stamps))
+		return "", "", nil, fmt.Errorf("open catalog %s: %w: %d version rows in ducklake_metadata, want 1", src, ErrNotCatalog, len(stamps))
 	}
-	sort.Strings(dynamic)
-	return schema, stamps[0], layout, dynamic, nil
+	return schema, stamps[0], tables, nil
 }
 
 func duckdbVersion(ctx context.Context, conn *sql.Conn) string {
@@ -119,31 +102,139 @@ func duckdbVersion(ctx context.Context, conn *sql.Conn) string {
 // layout lists the working copy's static tables with their columns in
 // order, and its dynamic (inlined) tables.
 func (w *work) layout(ctx context.Context) (formats.Layout, []string, error) {
-	rows, err := w.conn.QueryContext(ctx, `SELECT table_name, column_name FROM duckdb_columns()
-		WHERE database_name = 'memory' AND schema_name = 'main' ORDER BY table_name, column_index`)
+	tables, err := w.workingTables(ctx)
 	if err != nil {
-		return nil, nil, fmt.Errorf("read working tables: %w", err)
+		return nil, nil, err
 	}
-	defer rows.Close()
+	layout, dynamic := splitLayout(tables)
+	return layout, dynamic, nil
+}
+
+// splitLayout returns the static tables with their columns, and the names
+// of the dynamic (inlined) tables in the order given.
+func splitLayout(tables []table) (formats.Layout, []string) {
 	layout := formats.Layout{}
 	var dynamic []string
-	for rows.Next() {
-		var t, c string
-		if err := rows.Scan(&t, &c); err != nil {
-			return nil, nil, err
-		}
-		if formats.IsDynamicTable(t) {
-			if len(dynamic) == 0 || dynamic[len(dynamic)-1] != t {
-				dynamic = append(dynamic, t)
-			}
+	for _, t := range tables {
+		if formats.IsDynamicTable(t.name) {
+			dynamic = append(dynamic, t.name)
 			continue
 		}
-		layout[t] = append(layout[t], c)
+		layout[t.name] = slices.Clone(t.columns)
 	}
-	return layout, dynamic, rows.Err()
+	return layout, dynamic
+}
+
+// workingTables lists the working copy's tables in name order, with their
+// columns in order. The answer is kept until the next statement through
+// exec that may change them: the steps ask again and again (issue 9).
+// Statements that only change rows keep it (changesTables).
+func (w *work) workingTables(ctx context.Context) ([]table, error) {
+	if w.tables != nil {
+		return w.tables, nil
+	}
+	tables, err := columnsOf(ctx, w.conn, "memory", "")
+	if err != nil {
+		return nil, fmt.Errorf("read working tables: %w", err)
+	}
+	w.tables = make([]table, 0, len(tables))
+	for _, t := range tables {
+		if t.schema == "main" {
+			w.tables = append(w.tables, t)
+		}
+	}
+	return w.tables, nil
+}
+
+// table is a table of an attached database with its columns in order.
+type table struct {
+	schema, name string
+	columns      []string
+}
+
+// columnsOf lists the tables of database db whose names start with prefix,
+// ordered by schema and name, with their columns in order. It asks
+// duckdb_tables() for the names and pragma_table_info for the columns, in
+// two statements: duckdb_columns() binds every view of every attached
+// database the first time it runs (the system catalog's
+// information_schema and pg_catalog ones too), which took longer than the
+// whole copy of the issue 9 wide catalog.
+func columnsOf(ctx context.Context, conn *sql.Conn, db, prefix string) ([]table, error) {
+	rows, err := conn.QueryContext(ctx, `SELECT schema_name, table_name FROM duckdb_tables()
+		WHERE database_name = ? AND starts_with(table_name, ?) ORDER BY schema_name, table_name`, db, prefix)
+	if err != nil {
+		return nil, err
+	}
+	var tables []table
+	for rows.Next() {
+		var t table
+		if err := rows.Scan(&t.schema, &t.name); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		tables = append(tables, t)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(tables) == 0 {
+		return nil, nil
+	}
+	parts := make([]string, len(tables))
+	for i, t := range tables {
+		if strings.Contains(t.schema+t.name, `"`) {
+			// pragma_table_info's name parser drops a doubled quote.
+			return columnsOfAll(ctx, conn, db, prefix)
+		}
+		name := fmt.Sprintf(`"%s"."%s"."%s"`, db, t.schema, t.name)
+		parts[i] = fmt.Sprintf("SELECT %d AS i, cid, name FROM pragma_table_info(%s)", i, literal(name))
+	}
+	crows, err := conn.QueryContext(ctx, "SELECT i, name FROM ("+strings.Join(parts, " UNION ALL ")+") ORDER BY i, cid")
+	if err != nil {
+		return nil, err
+	}
+	defer crows.Close()
+	for crows.Next() {
+		var i int
+		var c string
+		if err := crows.Scan(&i, &c); err != nil {
+			return nil, err
+		}
+		tables[i].columns = append(tables[i].columns, c)
+	}
+	return tables, crows.Err()
+}
+
+// columnsOfAll is columnsOf through duckdb_columns() (tables only, as
+// duckdb_tables() lists them), for names pragma_table_info cannot take.
+func columnsOfAll(ctx context.Context, conn *sql.Conn, db, prefix string) ([]table, error) {
+	rows, err := conn.QueryContext(ctx, `SELECT schema_name, table_name, column_name FROM duckdb_columns()
+		WHERE database_name = ? AND starts_with(table_name, ?)
+		AND (schema_name, table_name) IN (SELECT (schema_name, table_name) FROM duckdb_tables() WHERE database_name = ?)
+		ORDER BY schema_name, table_name, column_index`, db, prefix, db)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var tables []table
+	for rows.Next() {
+		var s, t, c string
+		if err := rows.Scan(&s, &t, &c); err != nil {
+			return nil, err
+		}
+		if n := len(tables); n == 0 || tables[n-1].schema != s || tables[n-1].name != t {
+			tables = append(tables, table{schema: s, name: t})
+		}
+		tables[len(tables)-1].columns = append(tables[len(tables)-1].columns, c)
+	}
+	return tables, rows.Err()
 }
 
 func (w *work) exec(ctx context.Context, query string, args ...any) error {
+	if changesTables(query) {
+		w.tables = nil
+	}
 	if _, err := w.conn.ExecContext(ctx, query, args...); err != nil {
 		return fmt.Errorf("%s: %w", oneline.First(strings.TrimSpace(query)), err)
 	}
@@ -177,30 +268,53 @@ func (w *work) count(ctx context.Context, query string) (int64, error) {
 }
 
 func (w *work) hasTable(ctx context.Context, name string) (bool, error) {
-	n, err := w.count(ctx, fmt.Sprintf(`SELECT count(*) FROM duckdb_tables() WHERE database_name = 'memory' AND schema_name = 'main' AND table_name = %s`, literal(name)))
-	return n > 0, err
+	_, ok, err := w.columns(ctx, name)
+	return ok, err
 }
 
 func (w *work) hasColumn(ctx context.Context, table, column string) (bool, error) {
-	n, err := w.count(ctx, fmt.Sprintf(`SELECT count(*) FROM duckdb_columns() WHERE database_name = 'memory' AND schema_name = 'main' AND table_name = %s AND column_name = %s`, literal(table), literal(column)))
-	return n > 0, err
+	cols, _, err := w.columns(ctx, table)
+	return slices.Contains(cols, column), err
 }
 
-// copyIn copies every DuckLake table of the attached source into the
-// working database, keeping column types and row order.
-func (w *work) copyIn(ctx context.Context, layout formats.Layout, dynamic []string) error {
-	names := make([]string, 0, len(layout)+len(dynamic))
-	for t := range layout {
-		names = append(names, t)
+// columns returns a working table's columns in order, and whether it exists.
+func (w *work) columns(ctx context.Context, name string) ([]string, bool, error) {
+	tables, err := w.workingTables(ctx)
+	if err != nil {
+		return nil, false, err
 	}
-	names = append(names, dynamic...)
-	sort.Strings(names)
-	for _, t := range names {
-		q := fmt.Sprintf("CREATE TABLE main.%s AS SELECT * FROM src.%s.%s", quote(t), quote(w.schema), quote(t))
-		if err := w.exec(ctx, q); err != nil {
-			return fmt.Errorf("copy table %s: %w", t, err)
+	for _, t := range tables {
+		if t.name == name {
+			return t.columns, true, nil
 		}
 	}
+	return nil, false, nil
+}
+
+// changesTables tells whether a statement may create, drop or reshape
+// tables: anything but a query or a statement that only changes rows.
+func changesTables(query string) bool {
+	first, _, _ := strings.Cut(strings.TrimSpace(query), " ")
+	switch strings.ToUpper(strings.TrimSpace(first)) {
+	case "SELECT", "UPDATE", "INSERT", "DELETE":
+		return false
+	}
+	return true
+}
+
+// copyIn copies the source's DuckLake tables (from openSource) into the
+// working database, keeping column types and row order.
+func (w *work) copyIn(ctx context.Context, tables []table) error {
+	copied := make([]table, 0, len(tables))
+	for _, t := range tables {
+		q := fmt.Sprintf("CREATE TABLE main.%s AS SELECT * FROM src.%s.%s", quote(t.name), quote(w.schema), quote(t.name))
+		if err := w.exec(ctx, q); err != nil {
+			return fmt.Errorf("copy table %s: %w", t.name, err)
+		}
+		copied = append(copied, table{schema: "main", name: t.name, columns: t.columns})
+	}
+	// The copies have the source's columns: no need to list them again.
+	w.tables = copied
 	return nil
 }
 

@@ -1,0 +1,127 @@
+package convert
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestColumnsOf checks the cheap listing of tables and columns against
+// DuckDB's own duckdb_columns(), on schemas whose names pragma_table_info
+// parses (dots, spaces) and on one it cannot (a double quote), where the
+// listing falls back to duckdb_columns().
+func TestColumnsOf(t *testing.T) {
+	ctx := context.Background()
+	cases := []struct {
+		name, schema string
+	}{
+		{"main schema", "main"},
+		{"metadata schema with dots and spaces", "my lake.meta"},
+		{"metadata schema with a double quote", `meta"data`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			conn, closeDB, err := openDuckDB(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer closeDB()
+			s := quote(tc.schema)
+			stmts := []string{
+				`CREATE TABLE ducklake_a (x INTEGER, "y z" VARCHAR, "Q" BIGINT)`,
+				`CREATE TABLE ducklake_inlined_data_1_2 (row_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT, v DOUBLE)`,
+				`CREATE TABLE other (u INTEGER)`,
+				`CREATE VIEW ducklake_view AS SELECT 1 AS one`,
+			}
+			if tc.schema != "main" {
+				stmts = append([]string{"CREATE SCHEMA " + s}, stmts...)
+				for i := 1; i < len(stmts); i++ {
+					stmts[i] = strings.Replace(stmts[i], "ducklake_", s+".ducklake_", 1)
+					stmts[i] = strings.Replace(stmts[i], "TABLE other", "TABLE "+s+".other", 1)
+				}
+			}
+			for _, q := range stmts {
+				if _, err := conn.ExecContext(ctx, q); err != nil {
+					t.Fatalf("%s: %v", q, err)
+				}
+			}
+			got, err := columnsOf(ctx, conn, "memory", "ducklake_")
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []table{
+				{schema: tc.schema, name: "ducklake_a", columns: []string{"x", "y z", "Q"}},
+				{schema: tc.schema, name: "ducklake_inlined_data_1_2", columns: []string{"row_id", "begin_snapshot", "end_snapshot", "v"}},
+			}
+			if !slices.EqualFunc(got, want, equalTable) {
+				t.Errorf("columnsOf = %v, want %v", got, want)
+			}
+			all, err := columnsOfAll(ctx, conn, "memory", "ducklake_")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.EqualFunc(all, want, equalTable) {
+				t.Errorf("columnsOfAll = %v, want %v", all, want)
+			}
+		})
+	}
+}
+
+func equalTable(a, b table) bool {
+	return a.schema == b.schema && a.name == b.name && slices.Equal(a.columns, b.columns)
+}
+
+// TestWorkingTablesFollowStatements checks that the kept listing of the
+// working tables follows every statement that changes tables (created,
+// renamed, reshaped, dropped, replaced) and is kept across statements that
+// only change rows.
+func TestWorkingTablesFollowStatements(t *testing.T) {
+	ctx := context.Background()
+	conn, closeDB, err := openDuckDB(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeDB()
+	w := &work{conn: conn, schema: "main"}
+	steps := []struct {
+		stmt    string
+		table   string
+		columns []string // nil: the table does not exist
+		relist  bool     // the statement may change tables
+	}{
+		{"CREATE TABLE ducklake_t (a INTEGER, b VARCHAR)", "ducklake_t", []string{"a", "b"}, true},
+		{"INSERT INTO ducklake_t VALUES (1, 'x')", "ducklake_t", []string{"a", "b"}, false},
+		{"\n\tUPDATE ducklake_t SET b = 'y'", "ducklake_t", []string{"a", "b"}, false},
+		{"ALTER TABLE ducklake_t ADD COLUMN c BIGINT DEFAULT 7", "ducklake_t", []string{"a", "b", "c"}, true},
+		{"alter table ducklake_t drop column a", "ducklake_t", []string{"b", "c"}, true},
+		{"ALTER TABLE ducklake_t RENAME COLUMN b TO bb", "ducklake_t", []string{"bb", "c"}, true},
+		{"CREATE OR REPLACE TABLE ducklake_t AS SELECT c, bb FROM ducklake_t", "ducklake_t", []string{"c", "bb"}, true},
+		{"DELETE FROM ducklake_t", "ducklake_t", []string{"c", "bb"}, false},
+		{"ALTER TABLE ducklake_t RENAME TO ducklake_u", "ducklake_u", []string{"c", "bb"}, true},
+		{"SELECT 1", "ducklake_t", nil, false},
+		{"DROP TABLE ducklake_u", "ducklake_u", nil, true},
+	}
+	for _, s := range steps {
+		if got := changesTables(s.stmt); got != s.relist {
+			t.Errorf("changesTables(%q) = %v, want %v", s.stmt, got, s.relist)
+		}
+		if err := w.exec(ctx, s.stmt); err != nil {
+			t.Fatal(err)
+		}
+		cols, ok, err := w.columns(ctx, s.table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok != (s.columns != nil) || !slices.Equal(cols, s.columns) {
+			t.Errorf("after %q: %s has %v (exists %v), want %v", s.stmt, s.table, cols, ok, s.columns)
+		}
+		fresh, err := columnsOf(ctx, conn, "memory", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if kept, _ := w.workingTables(ctx); !slices.EqualFunc(kept, fresh, equalTable) {
+			t.Errorf("after %q: kept listing %v, DuckDB has %v", s.stmt, kept, fresh)
+		}
+	}
+}
