@@ -245,7 +245,14 @@ func write(ctx context.Context, conn *sql.Conn, w *work, target *formats.Version
 	// One transaction for all tables: in autocommit mode every CREATE and
 	// INSERT commits to the file on its own, appending to and syncing its
 	// write-ahead log; on a catalog of a few dozen tables that was most of
-	// a conversion's time (issue 9, wide catalogs).
+	// a conversion's time (issue 9, wide catalogs). With no checkpoint
+	// threshold, the commit writes the tables into the file directly
+	// instead of writing them to a write-ahead log first (two syncs, then
+	// a checkpoint that rewrites them and removes the log).
+	if _, err := conn.ExecContext(ctx, "SET checkpoint_threshold = '0b'"); err != nil {
+		return fmt.Errorf("write %s: %w", tmp, err)
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), "RESET checkpoint_threshold") //nolint:errcheck // a setting of this private database
 	if _, err := conn.ExecContext(ctx, "BEGIN TRANSACTION"); err != nil {
 		return fmt.Errorf("write %s: %w", tmp, err)
 	}
@@ -295,6 +302,7 @@ func write(ctx context.Context, conn *sql.Conn, w *work, target *formats.Version
 		return fmt.Errorf("commit %s: %w", tmp, err)
 	}
 	committed = true
+	// Whatever the commit did, the file holds everything after this.
 	if _, err := conn.ExecContext(ctx, "CHECKPOINT dst"); err != nil {
 		return fmt.Errorf("checkpoint %s: %w", tmp, err)
 	}
