@@ -277,10 +277,23 @@ func write(ctx context.Context, conn *sql.Conn, w *work, target *formats.Version
 	if diffs := columnSetDiff(layout, target); len(diffs) > 0 {
 		return fmt.Errorf("%w: working tables do not have the %s shapes: %s", errInternal, target, strings.Join(diffs, "; "))
 	}
+	// Most tables of a catalog are empty (views, tags, macros, partitions,
+	// ...): only the others are copied, a statement each.
+	names := make([]string, len(target.Tables))
+	for i, t := range target.Tables {
+		names[i] = t.Name
+	}
+	filled, err := w.nonEmpty(ctx, names)
+	if err != nil {
+		return err
+	}
 	for _, t := range target.Tables {
 		ddl := strings.Replace(t.DDL(), "CREATE TABLE "+t.Name, "CREATE TABLE "+schema+"."+quote(t.Name), 1)
 		if _, err := conn.ExecContext(ctx, ddl); err != nil {
 			return fmt.Errorf("create %s: %w", t.Name, err)
+		}
+		if !filled[t.Name] {
+			continue
 		}
 		cols := make([]string, len(t.Columns))
 		for i, c := range t.Columns {

@@ -291,6 +291,32 @@ func (w *work) columns(ctx context.Context, name string) ([]string, bool, error)
 	return nil, false, nil
 }
 
+// nonEmpty tells which of the named working tables hold a row, in one
+// statement.
+func (w *work) nonEmpty(ctx context.Context, names []string) (map[string]bool, error) {
+	if len(names) == 0 {
+		return nil, nil
+	}
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = fmt.Sprintf("SELECT %d AS i FROM (SELECT 1 FROM memory.main.%s LIMIT 1)", i, quote(n))
+	}
+	rows, err := w.conn.QueryContext(ctx, strings.Join(parts, " UNION ALL "))
+	if err != nil {
+		return nil, fmt.Errorf("find the working tables that hold rows: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var i int
+		if err := rows.Scan(&i); err != nil {
+			return nil, err
+		}
+		out[names[i]] = true
+	}
+	return out, rows.Err()
+}
+
 // changesTables tells whether a statement may create, drop or reshape
 // tables: anything but a query or a statement that only changes rows.
 func changesTables(query string) bool {

@@ -125,3 +125,50 @@ func TestWorkingTablesFollowStatements(t *testing.T) {
 		}
 	}
 }
+
+// TestNonEmpty checks which working tables write copies rows from: a table
+// whose rows were all deleted is empty, one with a row is not.
+func TestNonEmpty(t *testing.T) {
+	ctx := context.Background()
+	conn, closeDB, err := openDuckDB(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeDB()
+	w := &work{conn: conn, schema: "main"}
+	for _, q := range []string{
+		"CREATE TABLE ducklake_empty (a INTEGER)",
+		"CREATE TABLE ducklake_one (a INTEGER)",
+		"INSERT INTO ducklake_one VALUES (1)",
+		"CREATE TABLE ducklake_emptied AS SELECT range AS a FROM range(5000)",
+		"DELETE FROM ducklake_emptied",
+		`CREATE TABLE "ducklake_we""ird" AS SELECT NULL AS a`,
+	} {
+		if err := w.exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cases := []struct {
+		names []string
+		want  map[string]bool
+	}{
+		{nil, nil},
+		{[]string{"ducklake_empty"}, map[string]bool{}},
+		{[]string{"ducklake_empty", "ducklake_one", "ducklake_emptied", `ducklake_we"ird`},
+			map[string]bool{"ducklake_one": true, `ducklake_we"ird`: true}},
+	}
+	for _, tc := range cases {
+		got, err := w.nonEmpty(ctx, tc.names)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(tc.want) {
+			t.Errorf("nonEmpty(%v) = %v, want %v", tc.names, got, tc.want)
+		}
+		for k := range tc.want {
+			if !got[k] {
+				t.Errorf("nonEmpty(%v) = %v, want %v", tc.names, got, tc.want)
+			}
+		}
+	}
+}
