@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -354,8 +355,7 @@ func (r *Reader) fileDigests(ctx context.Context, t Table, files []DataFile, col
 			return nil, err
 		}
 		got, err := sc.run(ctx, r.conn)
-		r.memo.count(&r.memo.stats.Reads)
-		r.memo.count(&r.memo.stats.Queries)
+		r.memo.countReads(1, 1)
 		if err != nil {
 			return nil, fmt.Errorf("read deleted rows of %s at snapshot %d in %s, data file %s: %w", t.FullName(), snap, r.path, f.Path, err)
 		}
@@ -373,7 +373,7 @@ func (r *Reader) fileDigests(ctx context.Context, t Table, files []DataFile, col
 			gone, ok := r.memo.get(n.gone)
 			if !ok {
 				if gone, ok = r.memo.sumRows(n.all, n.deleted); !ok {
-					return nil, fail(f, fmt.Errorf("deleted rows not digested"))
+					return nil, fail(f, errors.New("deleted rows not digested"))
 				}
 				r.memo.putDerived(n.gone, gone)
 			}
@@ -449,6 +449,7 @@ type fileCatalogRow struct {
 	path, footer, rowIDStart, mapping, key, partial string
 }
 
+// rowOf is a data file's catalog row (what its plan is built from).
 func rowOf(f DataFile) fileCatalogRow {
 	r := fileCatalogRow{id: f.ID, size: f.SizeBytes, path: f.Path, footer: optInt(f.FooterSize), rowIDStart: optInt(f.RowIDStart), mapping: optInt(f.MappingID), partial: optInt(f.PartialMax)}
 	if f.encryptionKey != nil {
@@ -547,7 +548,7 @@ func fileIdentity(f DataFile) (string, error) {
 // deleted positions, and the row encoding) and the file's identity.
 func planKey(digestQuery, identity string) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "fdl-formats file digest v2\x00%s\x00%s", identity, digestQuery)
+	fmt.Fprintf(h, "fdl-formats file digest v3\x00%s\x00%s", identity, digestQuery)
 	return hex.EncodeToString(h.Sum(nil))
 }
 
@@ -687,6 +688,14 @@ func (m *digestMemo) snapshot() DigestStats {
 	m.statsMu.Lock()
 	defer m.statsMu.Unlock()
 	return m.stats
+}
+
+// countReads counts file scans and the queries they ran in.
+func (m *digestMemo) countReads(files, queries int) {
+	m.statsMu.Lock()
+	m.stats.Reads += files
+	m.stats.Queries += queries
+	m.statsMu.Unlock()
 }
 
 func (m *digestMemo) count(n *int) {

@@ -15,6 +15,11 @@ const (
 	filesPlaceholder = "\x00fdl files\x00"
 	// startPlaceholder stands for a file's row_id_start in a shape.
 	startPlaceholder = "\x00fdl row-id start\x00"
+	// indexPlaceholder stands for a row's file index in a shape:
+	// read_parquet's file_index column when files are read together, 0
+	// for a file read alone (a data column named file_index hides the
+	// virtual one, so such files are read alone).
+	indexPlaceholder = "\x00fdl file index\x00"
 	// fileColumn is the name of a shape's file-index column.
 	fileColumn = "__fdl_file"
 	// maxGroupFiles caps the files of one query (the SQL lists them all).
@@ -51,23 +56,41 @@ func (r *Reader) planWhole(ctx context.Context, t Table, f DataFile, cols []*Col
 		return wholeScan{}, err
 	}
 	w := wholeScan{key: key, shape: shape, path: f.Path, start: f.RowIDStart}
-	switch {
-	case f.encryptionKey != nil || strings.ContainsAny(f.Path, "*?[{"):
-		// An encrypted file's schema cannot be read; a path read_parquet
-		// would expand as a glob must stay alone in its list.
-		w.group = "alone\x00" + f.Path + "\x00" + shape
-	default:
-		root, err := r.parquetSchema(ctx, f.Path)
-		if err != nil {
+	var root *pnode
+	if f.encryptionKey == nil {
+		if root, err = r.parquetSchema(ctx, f.Path); err != nil {
 			return wholeScan{}, err
 		}
+	}
+	if readAlone(f, root) {
+		w.group = "alone\x00" + f.Path + "\x00" + shape
+	} else {
 		w.group = root.signature() + "\x00" + shape
 	}
 	return w, nil
 }
 
-// signature describes a Parquet schema completely (names, field ids, kinds,
-// types, annotations, nesting): files with equal signatures are read alike.
+// readAlone reports whether a data file must be read alone, not in a list:
+// an encrypted file (its schema cannot be read, root is nil), a path
+// read_parquet would expand as a glob, and a file with a column named
+// file_index (DuckDB then returns that column, not the file's index).
+func readAlone(f DataFile, root *pnode) bool {
+	if root == nil || strings.ContainsAny(f.Path, "*?[{") {
+		return true
+	}
+	for _, c := range root.Children {
+		if strings.EqualFold(c.Name, "file_index") {
+			return true
+		}
+	}
+	return false
+}
+
+// signature describes a Parquet schema's columns (names, field ids, kinds,
+// types, annotations, nesting). Files are grouped only when their
+// signatures are equal; what it leaves out (key-value metadata such as
+// GeoParquet's) can only make a group's query fail, and its files are then
+// read alone (runGroup).
 func (n *pnode) signature() string {
 	var b strings.Builder
 	var walk func(n *pnode)
@@ -143,19 +166,26 @@ func (r *Reader) readGroup(ctx context.Context, scans []wholeScan, idx []int) er
 			starts[k] = fmt.Sprint(*w.start)
 		}
 		for _, p := range w.keep {
-			if p < 0 || p >= 1<<positionBits {
-				return fmt.Errorf("data file %s: position %d out of range", w.path, p)
+			// A position no row has (a bad delete file) matches no row:
+			// keepRows records it as an empty digest.
+			if p >= 0 && p < 1<<positionBits {
+				kept = append(kept, int64(k)<<positionBits+p)
 			}
-			kept = append(kept, int64(k)<<positionBits+p)
 		}
 	}
+	index, start := "0", starts[0]
+	if len(idx) > 1 {
+		index = "file_index"
+		start = "([" + strings.Join(starts, ", ") + "]::BIGINT[])[file_index::BIGINT + 1]"
+	}
 	q := strings.ReplaceAll(scans[idx[0]].shape, filesPlaceholder, "["+strings.Join(paths, ", ")+"]")
-	q = strings.ReplaceAll(q, startPlaceholder, "(["+strings.Join(starts, ", ")+"]::BIGINT[])[file_index::BIGINT + 1]")
+	q = strings.ReplaceAll(q, startPlaceholder, start)
+	q = strings.ReplaceAll(q, indexPlaceholder, index)
 	g := "-1"
 	if len(kept) > 0 {
 		set, err := r.positionSet(ctx, kept)
 		if err != nil {
-			return err
+			return fmt.Errorf("read %s: %w", describePaths(scans, idx), err)
 		}
 		g = fmt.Sprintf("CASE WHEN (%[1]s::BIGINT << %[2]d) + %[3]s IN (%[4]s) THEN %[3]s ELSE -1 END", fileColumn, positionBits, positionColumn, set)
 	}
@@ -172,22 +202,19 @@ func (r *Reader) readGroup(ctx context.Context, scans []wholeScan, idx []int) er
 		var k, g, n int64
 		var hi, lo string
 		if err := rows.Scan(&k, &g, &n, &hi, &lo); err != nil {
-			return err
+			return fmt.Errorf("read %s: %w", describePaths(scans, idx), err)
 		}
 		if k < 0 || k >= int64(len(idx)) {
 			return fmt.Errorf("read %s: file index %d of %d", describePaths(scans, idx), k, len(idx))
 		}
 		if got[k][g], err = sums(n, hi, lo); err != nil {
-			return err
+			return fmt.Errorf("read %s: %w", describePaths(scans, idx), err)
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("read %s: %w", describePaths(scans, idx), err)
 	}
-	r.memo.statsMu.Lock()
-	r.memo.stats.Reads += len(idx)
-	r.memo.stats.Queries++
-	r.memo.statsMu.Unlock()
+	r.memo.countReads(len(idx), 1)
 	for k, i := range idx {
 		var all Digest
 		for _, d := range got[k] {

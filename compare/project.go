@@ -10,7 +10,7 @@ import (
 
 // projection is how one data file's columns become the table's columns.
 // The project functions take src, read_parquet's first argument: the
-// file's path as a string literal, or filesPlaceholder (see groupScan).
+// file's path as a string literal, or filesPlaceholder (see runWholes).
 type projection struct {
 	from    string   // the read_parquet call
 	sel     []string // one aliased expression per table column, in order
@@ -60,7 +60,7 @@ func (r *Reader) projectByMapping(ctx context.Context, t Table, f DataFile, src 
 // formats.QuirkUnmappedFilesNull, as nothing but defaults (no field id
 // matches).
 func (r *Reader) projectUnmapped(src string, root *pnode, cols []*Column, kp string) (projection, error) {
-	p := projection{from: fmt.Sprintf("read_parquet(%s, file_row_number = true%s)", src, kp)}
+	p := projection{from: fmt.Sprintf("read_parquet(%s, file_row_number = true, hive_partitioning = false%s)", src, kp)}
 	byPosition := !r.format.ReadsWith(formats.QuirkUnmappedFilesNull)
 	for i, c := range cols {
 		var e string
@@ -120,7 +120,7 @@ func projectByFieldID(src string, root *pnode, cols []*Column, kp string) (proje
 	entries = append(entries,
 		fmt.Sprintf("%d: {name: '__fdl_rid', type: 'BIGINT', default_value: NULL}", rowIDFieldID),
 		fmt.Sprintf("%d: {name: '__fdl_snap', type: 'BIGINT', default_value: NULL}", snapshotFieldID))
-	p.from = fmt.Sprintf("read_parquet(%s, schema = MAP {%s}, file_row_number = true%s)", src, strings.Join(entries, ", "), kp)
+	p.from = fmt.Sprintf("read_parquet(%s, schema = MAP {%s}, file_row_number = true, hive_partitioning = false%s)", src, strings.Join(entries, ", "), kp)
 	p.rowCol, p.snapCol = "__fdl_rid", "__fdl_snap"
 	return p, nil
 }

@@ -30,9 +30,9 @@ type ScanOptions struct {
 	// positionColumn (data files only; digests group deleted rows by it).
 	positions bool
 	// shape builds a data file's query as a shape shared by files read
-	// together (see groupScan): the path is filesPlaceholder, the row-id
-	// start startPlaceholder, and the file's index in the list is a last
-	// column named fileColumn.
+	// together (see runWholes): the path is filesPlaceholder, the row-id
+	// start startPlaceholder, and the file's index in the list
+	// (indexPlaceholder) is a last column named fileColumn.
 	shape bool
 }
 
@@ -173,7 +173,7 @@ func (r *Reader) fileSQL(ctx context.Context, t Table, f DataFile, cols []*Colum
 		p.sel = append(p.sel, "file_row_number AS "+positionColumn)
 	}
 	if opts.shape {
-		p.sel = append(p.sel, "file_index AS "+fileColumn)
+		p.sel = append(p.sel, indexPlaceholder+" AS "+fileColumn)
 	}
 	where, err := partialFilter(f, p.snapCol, snap)
 	if err != nil {
