@@ -40,6 +40,11 @@ type Options struct {
 	// comparisons (a backfill's or check's proofs; see Digests.HintFrom).
 	// Make it with NewDigests(DigestCache).
 	Digests *Digests
+	// SumA and SumB are the sha256 (lowercase hex) of catalog A's and B's
+	// bytes when the caller hashed them as it wrote them (a private copy
+	// nothing else writes), so that the proof cache's key does not read
+	// them again; "" reads the file.
+	SumA, SumB string
 }
 
 // Report is the result of Catalogs.
@@ -170,7 +175,7 @@ func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
 	// folders given, it is found without opening either catalog.
 	key := ""
 	if opts.DigestCache != nil && opts.DataPath != "" {
-		key = inputsKey(a, b, overridePath(opts.DataPath), overridePath(dpB))
+		key = inputsKey(a, b, overridePath(opts.DataPath), overridePath(dpB), opts.SumA, opts.SumB)
 		if kept, ok := cachedProof(opts.DigestCache, key); ok {
 			return keptReport(kept, a, b, start), nil
 		}
@@ -190,7 +195,7 @@ func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
 	case errA != nil || errB != nil || opts.DigestCache == nil:
 		key = ""
 	case key == "":
-		key = proofKey(ctx, ra, rb)
+		key = proofKey(ctx, ra, rb, opts.SumA, opts.SumB)
 		if kept, ok := cachedProof(opts.DigestCache, key); ok {
 			return keptReport(kept, a, b, start), nil
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -256,5 +257,28 @@ func TestCatalogsShareAndCacheDigests(t *testing.T) {
 	}
 	if other.Digests.Computed != 2*cold.Digests.Computed {
 		t.Errorf("B on its own files: %+v; want twice the %d plans of one side", other.Digests, cold.Digests.Computed)
+	}
+}
+
+// TestProofKeyWithKnownSums: a proof's key is the same whether the caller
+// gives the catalogs' sums (it hashed its private copies as it wrote them)
+// or the key hashes the files; a wrong sum names other bytes, so a kept
+// proof is never found for them.
+func TestProofKeyWithKnownSums(t *testing.T) {
+	lake, catalog := lastVersion(t, "lakes", "06_deletes")
+	data := overridePath(filepath.Join(lake, "data"))
+	sum, err := fileSHA256(catalog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := inputsKey(catalog, catalog, data, data, "", "")
+	if read == "" {
+		t.Fatal("no key")
+	}
+	if given := inputsKey(catalog, catalog, data, data, sum, sum); given != read {
+		t.Errorf("key with known sums %s, read %s", given, read)
+	}
+	if other := inputsKey(catalog, catalog, data, data, sum, strings.Repeat("0", 64)); other == read {
+		t.Error("a different sum gave the same key")
 	}
 }

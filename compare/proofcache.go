@@ -28,33 +28,37 @@ const proofVersion = "fdl-formats proof v3"
 
 // proofKey names a comparison's inputs, or "" when they cannot be named
 // (a remote data folder, or catalog paths outside the data folder).
-func proofKey(ctx context.Context, a, b *Reader) string {
+func proofKey(ctx context.Context, a, b *Reader, sumA, sumB string) string {
 	for _, r := range []*Reader{a, b} {
 		if !r.allPathsRelative(ctx) {
 			return ""
 		}
 	}
-	return inputsKey(a.path, b.path, a.dataPath, b.dataPath)
+	return inputsKey(a.path, b.path, a.dataPath, b.dataPath, sumA, sumB)
 }
 
 // inputsKey names both catalogs' bytes and every file of their data
 // folders. Everything else a proof depends on (the formats, whether every
 // path is relative) is a function of those bytes, so a proof kept under
 // this key can be found without opening the catalogs, when the data
-// folders are given (the override repositories always pass).
-func inputsKey(catA, catB, dataA, dataB string) string {
+// folders are given (the override repositories always pass). sumA and
+// sumB, when not "", are the catalogs' sha256 as their caller hashed them.
+func inputsKey(catA, catB, dataA, dataB, sumA, sumB string) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s %s\x00", proofVersion, buildID())
-	for _, c := range [][2]string{{catA, dataA}, {catB, dataB}} {
+	for _, c := range [][3]string{{catA, dataA, sumA}, {catB, dataB, sumB}} {
 		if c[1] == "" || strings.Contains(c[1], "://") {
 			return ""
 		}
 		if _, err := os.Lstat(c[0] + ".wal"); err == nil {
 			return "" // Open refuses it: never answer for it from the cache
 		}
-		sum, err := fileSHA256(c[0])
-		if err != nil {
-			return ""
+		sum := c[2]
+		if sum == "" {
+			var err error
+			if sum, err = fileSHA256(c[0]); err != nil {
+				return ""
+			}
 		}
 		fmt.Fprintf(h, "catalog %s data %s\x00", sum, c[1])
 	}

@@ -263,7 +263,8 @@ func (r *repository) fill(ctx context.Context, c *Cell, work string, frozen *fro
 	}
 	// Convert and prove from a private copy of exactly the verified bytes
 	// (one per version, shared by its cells).
-	src, problem, err := frozen.get(ctx, r.find(c.Version))
+	v := r.find(c.Version)
+	src, problem, err := frozen.get(ctx, v)
 	if err != nil {
 		res.err, res.Problem = err, problem
 		return res
@@ -293,7 +294,8 @@ func (r *repository) fill(ctx context.Context, c *Cell, work string, frozen *fro
 	if res.err = at("compare"); res.err != nil {
 		return res
 	}
-	if _, err := compare.Catalogs(ctx, src, out, compare.Options{DataPath: r.dataPath, DigestCache: r.digestCache, Digests: r.digests}); err != nil {
+	// The frozen copy's sum is version.json's, which it matched.
+	if _, err := compare.Catalogs(ctx, src, out, compare.Options{DataPath: r.dataPath, DigestCache: r.digestCache, Digests: r.digests, SumA: v.meta.Catalog.FileRef.SHA256}); err != nil {
 		res.err = fmt.Errorf("prove %s equivalent to %s: %w", c.Key, c.source, err)
 		res.Problem = ProblemUnreadable
 		if errors.Is(err, compare.ErrNotEquivalent) {

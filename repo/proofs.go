@@ -82,11 +82,12 @@ func (r *repository) prove(ctx context.Context, c *Cell, work string, frozen *fr
 		return fail(KindUnverifiable, err)
 	}
 	defer os.RemoveAll(dir)
-	src, problem, err := frozen.get(ctx, r.find(c.Version))
+	v := r.find(c.Version)
+	src, problem, err := frozen.get(ctx, v)
 	if err != nil {
 		return fail(problemKind(problem), err)
 	}
-	pub, _, _, err := copyObject(ctx, r, c.Key, dir)
+	pub, pubSum, _, err := copyObject(ctx, r, c.Key, dir)
 	if err != nil {
 		return fail(KindUnverifiable, err)
 	}
@@ -94,7 +95,11 @@ func (r *repository) prove(ctx context.Context, c *Cell, work string, frozen *fr
 	if err := r.ensureData(ctx, pub, false); err != nil {
 		return fail(KindUnverifiable, err)
 	}
-	rep, err := compare.Catalogs(ctx, src, pub, compare.Options{DataPath: r.dataPath, Disk: disk, DigestCache: r.digestCache, Digests: r.digests})
+	// Both copies' sums are known, so the proof's key reads neither again:
+	// the frozen copy matched version.json's sum, the published one was
+	// hashed as it was copied.
+	rep, err := compare.Catalogs(ctx, src, pub, compare.Options{DataPath: r.dataPath, Disk: disk, DigestCache: r.digestCache, Digests: r.digests,
+		SumA: v.meta.Catalog.FileRef.SHA256, SumB: pubSum})
 	if rep != nil && rep.B.Format != "" && rep.B.Format != c.Format {
 		// Readers pick the file by its name: one holding another format
 		// is one they cannot open.
