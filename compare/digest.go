@@ -300,8 +300,7 @@ func (r *Reader) fileDigests(ctx context.Context, t Table, files []DataFile, col
 		return fmt.Errorf("%s at snapshot %d, data file %s: %w", t.FullName(), snap, f.Path, err)
 	}
 	// First every row of the files no digest covers, in one query per shape.
-	var wholes []wholeScan
-	queued := map[string]bool{}
+	q := newWholeQueue()
 	for i, f := range files {
 		n := &needs[i]
 		var err error
@@ -316,27 +315,19 @@ func (r *Reader) fileDigests(ctx context.Context, t Table, files []DataFile, col
 				return nil, fail(f, err)
 			}
 		}
-		if _, ok := r.memo.lookup(n.all); ok || queued[n.all] {
+		if _, ok := r.memo.lookup(n.all); ok {
 			continue
 		}
-		queued[n.all] = true
-		w, err := r.planWhole(ctx, t, f, cols, snap, opts, names, types, n.all)
-		if err != nil {
+		if err := r.queueWhole(ctx, q, t, f, cols, snap, opts, names, types, n.all, n.deleted); err != nil {
 			return nil, fail(f, err)
 		}
-		if w.keep = mergeSorted(n.deleted, r.memo.hint(f.Path)); len(w.keep) > maxRowHashes {
-			w.keep = n.deleted
-			if len(w.keep) > maxRowHashes {
-				w.keep = nil
-			}
-		}
-		wholes = append(wholes, w)
 	}
-	if err := r.runWholes(ctx, wholes); err != nil {
+	if err := r.runQueue(ctx, q); err != nil {
 		return nil, fmt.Errorf("read data files of %s at snapshot %d in %s: %w", t.FullName(), snap, r.path, err)
 	}
 	// Then the deleted rows of files whose kept rows do not cover them:
 	// one by one, or as one digest when there are too many to keep.
+	queued := map[string]bool{}
 	for i, f := range files {
 		n := needs[i]
 		if n.gone == "" || queued[n.gone] {
@@ -468,8 +459,7 @@ func rowOf(f DataFile) fileCatalogRow {
 // cannot plan or read is planned and read again, with its error, by the
 // walk.
 func (r *Reader) prefetch(ctx context.Context, snaps []int64, opts ScanOptions) {
-	var wholes []wholeScan
-	queued := map[string]int{}
+	q := newWholeQueue()
 	for _, s := range snaps {
 		tables, err := r.Tables(ctx, s)
 		if err != nil {
@@ -492,29 +482,13 @@ func (r *Reader) prefetch(ctx context.Context, snaps []int64, opts ScanOptions) 
 				if err != nil || r.memo.holds(key) {
 					continue
 				}
-				deleted, err := r.DeletedPositions(ctx, t, f, s)
-				if err != nil {
-					continue
+				if deleted, err := r.DeletedPositions(ctx, t, f, s); err == nil {
+					_ = r.queueWhole(ctx, q, t, f, cols, s, opts, names, types, key, deleted)
 				}
-				if i, ok := queued[key]; ok {
-					wholes[i].keep = mergeSorted(wholes[i].keep, deleted)
-					continue
-				}
-				w, err := r.planWhole(ctx, t, f, cols, s, opts, names, types, key)
-				if err != nil {
-					continue
-				}
-				w.keep = mergeSorted(slices.Clone(deleted), r.memo.hint(f.Path))
-				queued[key], wholes = len(wholes), append(wholes, w)
 			}
 		}
 	}
-	for i := range wholes {
-		if len(wholes[i].keep) > maxRowHashes {
-			wholes[i].keep = nil // the walk reads its deleted rows apart
-		}
-	}
-	_ = r.runWholes(ctx, wholes) // the walk reads what failed again, and reports it
+	_ = r.runQueue(ctx, q) // the walk reads what failed again, and reports it
 }
 
 // mergeSorted is the sorted union of two sorted position lists.

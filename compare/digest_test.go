@@ -112,76 +112,90 @@ func TestRowHashesSeparateRealValues(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				rows := 0
 				if testing.Short() && l.name != "06_deletes" {
 					snaps = snaps[len(snaps)-1:] // -short: every snapshot of one lake, the last of the others
 				}
-				if prefetched {
-					// As a comparison does: every file plan read up front, in
-					// one query per shape; the walk below then reads nothing.
-					var ids []int64
-					for _, s := range snaps {
-						ids = append(ids, s.ID)
+				last := snaps[len(snaps)-1].ID
+				checkDigestsByParts(t, r, snaps, prefetched, func(tb Table, snap int64) {
+					if snap != last {
+						return
 					}
-					r.prefetch(ctx, ids, ScanOptions{RowIDs: true})
-				}
-				prefetchReads := r.memo.snapshot().Reads
-				for _, s := range snaps {
-					tables, err := r.Tables(ctx, s.ID)
+					plain, err := r.Query(ctx, tb, snap, ScanOptions{})
 					if err != nil {
 						t.Fatal(err)
 					}
-					for _, tb := range tables {
-						opts := ScanOptions{RowIDs: true}
-						got, _, err := r.TableDigest(ctx, tb, s.ID, opts)
-						if err != nil {
-							t.Fatalf("snapshot %d %s: %v", s.ID, tb.FullName(), err)
-						}
-						q, err := r.Query(ctx, tb, s.ID, opts)
-						if err != nil {
-							t.Fatal(err)
-						}
-						want, err := digestOf(ctx, r.conn, q)
-						if err != nil {
-							t.Fatalf("snapshot %d %s: %v", s.ID, tb.FullName(), err)
-						}
-						if got != want {
-							t.Errorf("snapshot %d %s: digest by parts %v, of the whole query %v", s.ID, tb.FullName(), got, want)
-						}
-						rows += int(got.Rows)
-						if s.ID != snaps[len(snaps)-1].ID {
-							continue
-						}
-						plain, err := r.Query(ctx, tb, s.ID, ScanOptions{})
-						if err != nil {
-							t.Fatal(err)
-						}
-						names, types, err := describe(ctx, r.conn, plain)
-						if err != nil {
-							t.Fatal(err)
-						}
-						h1, h2, err := rowHashes(names, types)
-						if err != nil {
-							t.Fatal(err)
-						}
-						var texts, hashes, both int64
-						if err := r.conn.QueryRowContext(ctx, fmt.Sprintf(`SELECT count(DISTINCT txt), count(DISTINCT (h1, h2)), count(DISTINCT (txt, h1, h2))
-						FROM (SELECT CAST(t AS VARCHAR) AS txt, %s AS h1, %s AS h2 FROM (%s) t)`, h1, h2, plain)).Scan(&texts, &hashes, &both); err != nil {
-							t.Fatal(err)
-						}
-						if texts != hashes || texts != both {
-							t.Errorf("%s: %d distinct row texts, %d distinct row hashes, %d distinct pairs", tb.FullName(), texts, hashes, both)
-						}
+					names, types, err := describe(ctx, r.conn, plain)
+					if err != nil {
+						t.Fatal(err)
 					}
-				}
-				if rows == 0 {
-					t.Fatal("no rows read")
-				}
-				if walkReads := r.memo.snapshot().Reads - prefetchReads; prefetched && (prefetchReads == 0 || walkReads != 0) {
-					t.Errorf("prefetch read %d files, the walk %d more; want all read up front", prefetchReads, walkReads)
-				}
+					h1, h2, err := rowHashes(names, types)
+					if err != nil {
+						t.Fatal(err)
+					}
+					var texts, hashes, both int64
+					if err := r.conn.QueryRowContext(ctx, fmt.Sprintf(`SELECT count(DISTINCT txt), count(DISTINCT (h1, h2)), count(DISTINCT (txt, h1, h2))
+						FROM (SELECT CAST(t AS VARCHAR) AS txt, %s AS h1, %s AS h2 FROM (%s) t)`, h1, h2, plain)).Scan(&texts, &hashes, &both); err != nil {
+						t.Fatal(err)
+					}
+					if texts != hashes || texts != both {
+						t.Errorf("%s: %d distinct row texts, %d distinct row hashes, %d distinct pairs", tb.FullName(), texts, hashes, both)
+					}
+				})
 			})
 		}
+	}
+}
+
+// checkDigestsByParts requires, at each of snaps and for every table, the
+// table's digest by parts (file plans without deletes minus deleted rows,
+// plus inlined rows) to equal the digest of its rows read file by file
+// with deletes applied, then calls each (if not nil). With prefetched, the
+// files are first read up front, one query per plan shape, as a
+// comparison reads them, and the walk must read none again.
+func checkDigestsByParts(t *testing.T, r *Reader, snaps []Snapshot, prefetched bool, each func(tb Table, snap int64)) {
+	t.Helper()
+	ctx := context.Background()
+	if prefetched {
+		ids := make([]int64, len(snaps))
+		for i, s := range snaps {
+			ids[i] = s.ID
+		}
+		r.prefetch(ctx, ids, rowOptions())
+	}
+	prefetchReads := r.memo.snapshot().Reads
+	rows := 0
+	for _, s := range snaps {
+		tables, err := r.Tables(ctx, s.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tb := range tables {
+			got, _, err := r.TableDigest(ctx, tb, s.ID, rowOptions())
+			if err != nil {
+				t.Fatalf("snapshot %d %s: %v", s.ID, tb.FullName(), err)
+			}
+			q, err := r.Query(ctx, tb, s.ID, rowOptions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := digestOf(ctx, r.conn, q)
+			if err != nil {
+				t.Fatalf("snapshot %d %s: %v", s.ID, tb.FullName(), err)
+			}
+			if got != want {
+				t.Errorf("snapshot %d %s: digest by parts %v, rows read file by file %v", s.ID, tb.FullName(), got, want)
+			}
+			rows += int(want.Rows)
+			if each != nil {
+				each(tb, s.ID)
+			}
+		}
+	}
+	if rows == 0 {
+		t.Fatal("no rows read")
+	}
+	if walkReads := r.memo.snapshot().Reads - prefetchReads; prefetched && (prefetchReads == 0 || walkReads != 0) {
+		t.Errorf("prefetch read %d files, the walk %d more; want all read up front", prefetchReads, walkReads)
 	}
 }
 

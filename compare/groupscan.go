@@ -3,6 +3,7 @@ package compare
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -40,6 +41,48 @@ type wholeScan struct {
 	path  string
 	start *int64  // the file's row_id_start
 	keep  []int64 // sorted positions whose row digests are kept
+}
+
+// wholeQueue collects whole scans, one per all-rows plan key, with the
+// positions each file's rows are deleted at in the snapshots queued.
+type wholeQueue struct {
+	scans   []wholeScan
+	deleted [][]int64 // per scan: positions deleted at any queued snapshot
+	index   map[string]int
+}
+
+func newWholeQueue() *wholeQueue { return &wholeQueue{index: map[string]int{}} }
+
+// queueWhole queues the whole scan of data file f at snap under its
+// all-rows plan key (once per key), to keep the rows deleted there.
+func (r *Reader) queueWhole(ctx context.Context, q *wholeQueue, t Table, f DataFile, cols []*Column, snap int64, opts ScanOptions, names, types []string, key string, deleted []int64) error {
+	if i, ok := q.index[key]; ok {
+		q.deleted[i] = mergeSorted(q.deleted[i], deleted)
+		return nil
+	}
+	w, err := r.planWhole(ctx, t, f, cols, snap, opts, names, types, key)
+	if err != nil {
+		return err
+	}
+	q.index[key], q.scans, q.deleted = len(q.scans), append(q.scans, w), append(q.deleted, deleted)
+	return nil
+}
+
+// runQueue reads the queued scans (runWholes). Each keeps its deleted and
+// hinted rows; past maxRowHashes its deleted rows only, or none (the walk
+// then reads the deleted rows apart).
+func (r *Reader) runQueue(ctx context.Context, q *wholeQueue) error {
+	for i := range q.scans {
+		keep := mergeSorted(q.deleted[i], r.memo.hint(q.scans[i].path))
+		if len(keep) > maxRowHashes {
+			keep = q.deleted[i]
+		}
+		if len(keep) > maxRowHashes {
+			keep = nil
+		}
+		q.scans[i].keep = keep
+	}
+	return r.runWholes(ctx, q.scans)
 }
 
 // planWhole builds the whole scan of a data file at a snapshot. Files are
@@ -106,8 +149,9 @@ func (n *pnode) signature() string {
 }
 
 // runWholes reads whole scans, the files of a group in one query (at most
-// maxGroupFiles, each path once per query), and records each file's
-// all-rows digest and kept row digests in the memo.
+// maxGroupFiles; a path listed twice is read twice, each under its own
+// file_index), and records each file's all-rows digest and kept row
+// digests in the memo.
 func (r *Reader) runWholes(ctx context.Context, scans []wholeScan) error {
 	var order []string
 	byGroup := map[string][]int{}
@@ -118,19 +162,10 @@ func (r *Reader) runWholes(ctx context.Context, scans []wholeScan) error {
 		byGroup[w.group] = append(byGroup[w.group], i)
 	}
 	for _, g := range order {
-		var chunk []int
-		paths := map[string]bool{}
-		for _, i := range byGroup[g] {
-			if len(chunk) == maxGroupFiles || paths[scans[i].path] {
-				if err := r.runGroup(ctx, scans, chunk); err != nil {
-					return err
-				}
-				chunk, paths = nil, map[string]bool{}
+		for idx := range slices.Chunk(byGroup[g], maxGroupFiles) {
+			if err := r.runGroup(ctx, scans, idx); err != nil {
+				return err
 			}
-			chunk, paths[scans[i].path] = append(chunk, i), true
-		}
-		if err := r.runGroup(ctx, scans, chunk); err != nil {
-			return err
 		}
 	}
 	return nil
