@@ -2,6 +2,7 @@ package convert
 
 import (
 	"context"
+	"database/sql"
 	"slices"
 	"strings"
 	"testing"
@@ -68,6 +69,18 @@ func TestColumnsOf(t *testing.T) {
 	}
 }
 
+// newTestWork opens a private DuckDB (closed when the test ends) and a
+// working database on it, as a conversion has.
+func newTestWork(t *testing.T) (*sql.Conn, *work) {
+	t.Helper()
+	conn, closeDB, err := openDuckDB(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(closeDB)
+	return conn, &work{conn: conn, schema: "main"}
+}
+
 func equalTable(a, b table) bool {
 	return a.schema == b.schema && a.name == b.name && slices.Equal(a.columns, b.columns)
 }
@@ -78,12 +91,7 @@ func equalTable(a, b table) bool {
 // only change rows.
 func TestWorkingTablesFollowStatements(t *testing.T) {
 	ctx := context.Background()
-	conn, closeDB, err := openDuckDB(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer closeDB()
-	w := &work{conn: conn, schema: "main"}
+	conn, w := newTestWork(t)
 	steps := []struct {
 		stmt    string
 		table   string
@@ -130,12 +138,7 @@ func TestWorkingTablesFollowStatements(t *testing.T) {
 // whose rows were all deleted is empty, one with a row is not.
 func TestNonEmpty(t *testing.T) {
 	ctx := context.Background()
-	conn, closeDB, err := openDuckDB(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer closeDB()
-	w := &work{conn: conn, schema: "main"}
+	_, w := newTestWork(t)
 	for _, q := range []string{
 		"CREATE TABLE ducklake_empty (a INTEGER)",
 		"CREATE TABLE ducklake_one (a INTEGER)",
