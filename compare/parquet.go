@@ -86,14 +86,8 @@ func (r *Reader) prefetchSchemas(ctx context.Context, path string) {
 	if !ok {
 		return
 	}
-	var self fileRow[DataFile]
-	for _, row := range all.data {
-		if row.file.Path == path {
-			self = row
-			break
-		}
-	}
-	if self.file.Path == "" {
+	self, ok := rowAt(all.data, path, func(f DataFile) string { return f.Path })
+	if !ok {
 		return
 	}
 	paths := []string{path}

@@ -25,14 +25,8 @@ func (r *Reader) prefetchDeletes(ctx context.Context, path string) {
 	if !ok {
 		return
 	}
-	var self fileRow[DeleteFile]
-	for _, row := range all.dels {
-		if row.file.Path == path {
-			self = row
-			break
-		}
-	}
-	if self.file.Path == "" {
+	self, ok := rowAt(all.dels, path, func(f DeleteFile) string { return f.Path })
+	if !ok {
 		return
 	}
 	batch := []string{path}
@@ -63,6 +57,16 @@ func (r *Reader) prefetchDeletes(ctx context.Context, path string) {
 	for p, raw := range got {
 		r.rawDeletes.put(p, raw)
 	}
+}
+
+// rowAt returns the row of the file at path among a table's file rows.
+func rowAt[F any](rows []fileRow[F], path string, pathOf func(F) string) (fileRow[F], bool) {
+	for _, row := range rows {
+		if pathOf(row.file) == path {
+			return row, true
+		}
+	}
+	return fileRow[F]{}, false
 }
 
 // lifetimesOverlap reports whether two rows' [begin, end) snapshot ranges
