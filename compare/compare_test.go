@@ -27,6 +27,23 @@ func lastVersion(t *testing.T, archive, name string) (lake, catalog string) {
 	return lake, filepath.Join(lake, "versions", v.ID, "ducklake.duckdb")
 }
 
+// openWithSnapshots opens a catalog for the test (closed when it ends)
+// with its data folder, and lists its snapshots.
+func openWithSnapshots(t *testing.T, catalog, data string) (*Reader, []Snapshot) {
+	t.Helper()
+	ctx := context.Background()
+	r, err := Open(ctx, catalog, ReaderOptions{DataPath: data})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	snaps, err := r.Snapshots(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, snaps
+}
+
 func copyFile(t *testing.T, src, dst string) {
 	t.Helper()
 	in, err := os.Open(src)

@@ -103,15 +103,7 @@ func TestRowHashesSeparateRealValues(t *testing.T) {
 			}
 			t.Run(fmt.Sprintf("%s/%s/prefetched=%v", l.archive, l.name, prefetched), func(t *testing.T) {
 				lake, catalog := lastVersion(t, l.archive, l.name)
-				r, err := Open(ctx, catalog, ReaderOptions{DataPath: filepath.Join(lake, "data")})
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer r.Close()
-				snaps, err := r.Snapshots(ctx)
-				if err != nil {
-					t.Fatal(err)
-				}
+				r, snaps := openWithSnapshots(t, catalog, filepath.Join(lake, "data"))
 				if testing.Short() && l.name != "06_deletes" {
 					snaps = snaps[len(snaps)-1:] // -short: every snapshot of one lake, the last of the others
 				}

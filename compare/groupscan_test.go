@@ -27,17 +27,8 @@ func TestGroupedReadsOfFilesWithoutFieldIDs(t *testing.T) {
 		{"Hive folders", "", []string{"id=7", "other=1"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx := context.Background()
 			catalog, data := lakeWithoutFieldIDs(t, "06_deletes", tc.rename, tc.dirs)
-			r, err := Open(ctx, catalog, ReaderOptions{DataPath: data})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer r.Close()
-			snaps, err := r.Snapshots(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
+			r, snaps := openWithSnapshots(t, catalog, data)
 			checkDigestsByParts(t, r, snaps, true, nil)
 			if st := r.memo.snapshot(); tc.rename == "" && st.Queries >= st.Reads {
 				t.Errorf("%d files read in %d queries; want files read together", st.Reads, st.Queries)

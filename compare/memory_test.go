@@ -15,15 +15,7 @@ func TestReaderKeepsNoFileBytes(t *testing.T) {
 	for _, name := range []string{"06_deletes", "03_renames"} {
 		t.Run(name, func(t *testing.T) {
 			lake, catalog := lastVersion(t, "lakes", name)
-			r, err := Open(ctx, catalog, ReaderOptions{DataPath: filepath.Join(lake, "data")})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer r.Close()
-			snaps, err := r.Snapshots(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
+			r, snaps := openWithSnapshots(t, catalog, filepath.Join(lake, "data"))
 			parts := 0
 			for _, s := range snaps {
 				tables, err := r.Tables(ctx, s.ID)
