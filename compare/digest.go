@@ -169,7 +169,8 @@ func sums(rows int64, hi, lo string) (Digest, error) {
 }
 
 // maxRowHashes caps the deleted rows whose hashes a file scan keeps one by
-// one; a file with more deletes has its deleted rows read per delete state.
+// one (Digests.rowCap); a file with more deletes has its deleted rows read
+// per delete state.
 const maxRowHashes = 200_000
 
 // deletedScan reads one data file's deleted rows (the rows its kept row
@@ -337,7 +338,7 @@ func (r *Reader) fileDigests(ctx context.Context, t Table, files []DataFile, col
 			continue
 		}
 		queued[n.gone] = true
-		sc := deletedScan{each: len(n.deleted) <= maxRowHashes}
+		sc := deletedScan{each: len(n.deleted) <= r.memo.rowCap}
 		var err error
 		if sc.query, err = r.planSQL(ctx, t, f, cols, snap, opts, names, types, deletesOnly, true); err != nil {
 			return nil, fail(f, err)
@@ -561,12 +562,15 @@ type Digests struct {
 	hints map[string][]int64          // data file path -> positions some snapshot deletes
 	// hintCap caps the hinted positions (maxHintedRows; tests lower it).
 	hintCap int
-	store   DigestStore
+	// rowCap caps the row digests kept one by one per data file scan
+	// (maxRowHashes; tests lower it to reach the fallbacks past it).
+	rowCap int
+	store  DigestStore
 }
 
 // NewDigests returns an empty Digests in front of store (nil: memory only).
 func NewDigests(store DigestStore) *Digests {
-	return &Digests{mem: map[string]Digest{}, rows: map[string]map[int64]Digest{}, hints: map[string][]int64{}, hintCap: maxHintedRows, store: store}
+	return &Digests{mem: map[string]Digest{}, rows: map[string]map[int64]Digest{}, hints: map[string][]int64{}, hintCap: maxHintedRows, rowCap: maxRowHashes, store: store}
 }
 
 // hint returns the positions Hint recorded for a data file.
@@ -860,7 +864,7 @@ func (d *Digests) HintFrom(ctx context.Context, catalog, dataPath string) error 
 	}
 	for _, path := range slices.Sorted(maps.Keys(hints)) {
 		pos := hints[path]
-		if len(pos) > maxRowHashes || total+len(pos) > d.hintCap {
+		if len(pos) > d.rowCap || total+len(pos) > d.hintCap {
 			continue // read again for its deleted rows instead
 		}
 		total += len(pos)

@@ -69,15 +69,15 @@ func (r *Reader) queueWhole(ctx context.Context, q *wholeQueue, t Table, f DataF
 }
 
 // runQueue reads the queued scans (runWholes). Each keeps its deleted and
-// hinted rows; past maxRowHashes its deleted rows only, or none (the walk
-// then reads the deleted rows apart).
+// hinted rows; past the memo's rowCap (maxRowHashes) its deleted rows only,
+// or none (the walk then reads the deleted rows apart).
 func (r *Reader) runQueue(ctx context.Context, q *wholeQueue) error {
 	for i := range q.scans {
 		keep := mergeSorted(q.deleted[i], r.memo.hint(q.scans[i].path))
-		if len(keep) > maxRowHashes {
+		if len(keep) > r.memo.rowCap {
 			keep = q.deleted[i]
 		}
-		if len(keep) > maxRowHashes {
+		if len(keep) > r.memo.rowCap {
 			keep = nil
 		}
 		q.scans[i].keep = keep
@@ -196,7 +196,7 @@ func (r *Reader) readGroup(ctx context.Context, scans []wholeScan, idx []int) er
 	var kept []int64
 	for k, i := range idx {
 		w := scans[i]
-		paths[k], starts[k] = sqlString(w.path), "NULL"
+		paths[k], starts[k] = pathSQL(w.path), "NULL"
 		if w.start != nil {
 			starts[k] = fmt.Sprint(*w.start)
 		}

@@ -7,6 +7,22 @@ import (
 	"strings"
 )
 
+// pathSQL is a local data or delete file's path as the argument of
+// read_parquet or parquet_schema: a string literal with DuckDB's glob
+// characters escaped (`*` as `[*]`, `?` as `[?]`, `[` as `[[]`), so that
+// DuckDB reads the file of that very name and no other, as DuckLake's own
+// reader does (it hands DuckDB its list of files unexpanded). A path
+// without them is unchanged. Remote paths ("://") are left as they are:
+// not every remote file system expands globs (http does not).
+func pathSQL(p string) string {
+	if strings.Contains(p, "://") {
+		return sqlString(p)
+	}
+	// Each glob character becomes a one-character class, which matches
+	// that character only.
+	return sqlString(strings.NewReplacer("*", "[*]", "?", "[?]", "[", "[[]").Replace(p))
+}
+
 // pnode is a node of a Parquet file's schema, with list and map wrapper
 // groups folded away: a list node has one child (the element), a map node
 // two (key, value).
@@ -52,7 +68,7 @@ func (r *Reader) parquetSchema(ctx context.Context, path string) (*pnode, error)
 const schemaColumns = `name, field_id, num_children, repetition_type, converted_type, logical_type::VARCHAR, duckdb_type`
 
 func (r *Reader) readParquetSchema(ctx context.Context, path string) (*pnode, error) {
-	rows, err := r.conn.QueryContext(ctx, fmt.Sprintf(`SELECT %s FROM parquet_schema(%s)`, schemaColumns, sqlString(path)))
+	rows, err := r.conn.QueryContext(ctx, fmt.Sprintf(`SELECT %s FROM parquet_schema(%s)`, schemaColumns, pathSQL(path)))
 	if err != nil {
 		return nil, fmt.Errorf("read parquet schema: %w", err)
 	}
@@ -126,7 +142,7 @@ func (r *Reader) readParquetSchemas(ctx context.Context, paths []string) (map[st
 	list := make([]string, len(paths))
 	want := make(map[string]bool, len(paths))
 	for i, p := range paths {
-		list[i], want[p] = sqlString(p), true
+		list[i], want[p] = pathSQL(p), true
 	}
 	rows, err := r.conn.QueryContext(ctx, fmt.Sprintf(`SELECT file_name, %s FROM parquet_schema([%s])`, schemaColumns, strings.Join(list, ", ")))
 	if err != nil {

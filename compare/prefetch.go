@@ -137,7 +137,7 @@ func (r *Reader) readDeleteGroup(ctx context.Context, paths, cols []string, out 
 	list := make([]string, len(paths))
 	want := make(map[string]bool, len(paths))
 	for i, p := range paths {
-		list[i], want[p] = sqlString(p), true
+		list[i], want[p] = pathSQL(p), true
 	}
 	partial := len(cols) == 2
 	sel := "list(" + ident(cols[0]) + ")"

@@ -147,7 +147,7 @@ func (r *Reader) fileSQL(ctx context.Context, t Table, f DataFile, cols []*Colum
 	} else if err := r.checkEncryptedNested(ctx, t, cols); err != nil {
 		return "", err
 	}
-	src, start := sqlString(f.Path), "NULL"
+	src, start := pathSQL(f.Path), "NULL"
 	if f.RowIDStart != nil {
 		start = fmt.Sprintf("%d", *f.RowIDStart)
 	}
