@@ -120,7 +120,15 @@ func projectByFieldID(src string, root *pnode, cols []*Column, kp string) (proje
 	entries = append(entries,
 		fmt.Sprintf("%d: {name: '__fdl_rid', type: 'BIGINT', default_value: NULL}", rowIDFieldID),
 		fmt.Sprintf("%d: {name: '__fdl_snap', type: 'BIGINT', default_value: NULL}", snapshotFieldID))
-	p.from = fmt.Sprintf("read_parquet(%s, schema = MAP {%s}, file_row_number = true, hive_partitioning = false%s)", src, strings.Join(entries, ", "), kp)
+	// The row-number option makes DuckDB refuse a file with a column named
+	// file_row_number (any case), even one the schema map renames; without
+	// it, read_parquet's virtual file_row_number column is the position, and
+	// the map renames the data column out of its way (docs/compare.md).
+	rowNumber := " file_row_number = true,"
+	if root != nil && root.childByName("file_row_number") != nil {
+		rowNumber = ""
+	}
+	p.from = fmt.Sprintf("read_parquet(%s, schema = MAP {%s},%s hive_partitioning = false%s)", src, strings.Join(entries, ", "), rowNumber, kp)
 	p.rowCol, p.snapCol = "__fdl_rid", "__fdl_snap"
 	return p, nil
 }
