@@ -166,7 +166,7 @@ func TestReportCountsScanTimeAndQueries(t *testing.T) {
 				t.Fatal(err)
 			}
 			if got.Timings.ScanMS == nil || *got.Timings.ScanMS <= 0 || *got.Timings.ScanMS > rep.Timings.TotalMS {
-				t.Errorf("timings %s; want a positive scan_ms within total_ms", b)
+				t.Errorf("timings %+v; want a positive scan_ms within total_ms", rep.Timings)
 			}
 			if got.Digests.Reads == nil || got.Digests.Queries == nil {
 				t.Fatalf("report %s; want digests.reads and digests.queries", b)
