@@ -348,23 +348,7 @@ func TestDeletesOutOfRange(t *testing.T) {
 			}
 			rewriteDeleteFile(t, catalog, del, tc.extra)
 			for _, prefetched := range []bool{false, true} {
-				shared := NewDigests(nil)
-				r, snaps := openWithSnapshots(t, catalog, dir)
-				r.memo = newDigestMemo(shared)
-				if tc.cap == 0 {
-					checkDigestsByParts(t, r, snaps, prefetched, nil)
-					continue
-				}
-				// Past the cap the walk reads deleted rows again.
-				shared.rowCap = tc.cap
-				if prefetched {
-					ids := make([]int64, len(snaps))
-					for i, s := range snaps {
-						ids[i] = s.ID
-					}
-					r.prefetch(ctx, ids, rowOptions())
-				}
-				checkDigestsByParts(t, r, snaps, false, nil)
+				checkDigestsWithCap(t, catalog, dir, prefetched, tc.cap)
 			}
 			got, _ := tableDigests(t, catalog, dir)
 			if len(got) != len(want) {
@@ -391,6 +375,28 @@ func TestDeletesOutOfRange(t *testing.T) {
 			}
 		})
 	}
+}
+
+// checkDigestsWithCap is checkDigestsByParts on a new reader of catalog
+// whose scans keep at most rowCap row digests (0: the default). Past the
+// cap the walk reads deleted rows again, so it may read files after the
+// scan up front (prefetched).
+func checkDigestsWithCap(t *testing.T, catalog, data string, prefetched bool, rowCap int) {
+	t.Helper()
+	r, snaps := openWithSnapshots(t, catalog, data)
+	if rowCap == 0 {
+		checkDigestsByParts(t, r, snaps, prefetched, nil)
+		return
+	}
+	r.memo.rowCap = rowCap // the reader's own Digests
+	if prefetched {
+		ids := make([]int64, len(snaps))
+		for i, s := range snaps {
+			ids[i] = s.ID
+		}
+		r.prefetch(context.Background(), ids, rowOptions())
+	}
+	checkDigestsByParts(t, r, snaps, false, nil)
 }
 
 // openDB opens a private in-memory DuckDB for the test.
@@ -469,8 +475,13 @@ func TestColumnNamedFileRowNumber(t *testing.T) {
 			}
 			catalog := filepath.Join(dir, "versions", res.Versions[len(res.Versions)-1].ID, "ducklake.duckdb")
 			data := filepath.Join(dir, "data")
+			for _, c := range []struct {
+				prefetched bool
+				cap        int
+			}{{false, 0}, {true, 0}, {false, 1}, {true, 1}} {
+				checkDigestsWithCap(t, catalog, data, c.prefetched, c.cap)
+			}
 			r, snaps := openWithSnapshots(t, catalog, data)
-			checkDigestsByParts(t, r, snaps, true, nil)
 			checked := 0
 			for _, s := range snaps {
 				state, ok := res.Snapshot(s.ID)
