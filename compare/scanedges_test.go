@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -287,9 +288,7 @@ func rewriteDeleteFile(t *testing.T, catalog, path string, extra []int64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	footer := binary.LittleEndian.Uint32(b[len(b)-8:])
-	execCatalog(t, catalog, fmt.Sprintf("UPDATE ducklake_delete_file SET file_size_bytes = %d, footer_size = %d, delete_count = delete_count + %d WHERE path = %s",
-		len(b), footer, len(extra), sqlString(filepath.Base(path))))
+	updateDeleteFile(t, catalog, path, len(b), binary.LittleEndian.Uint32(b[len(b)-8:]), len(extra))
 }
 
 // describeDB is describe on a *sql.DB.
@@ -311,50 +310,63 @@ func describeDB(ctx context.Context, db *sql.DB, q string) (names, types []strin
 // whether the deleted rows' digests are kept by the up-front scan, kept by
 // the walk, or read as one digest (past the cap), and must find the lake
 // equivalent to itself and, against the lake without those positions, the
-// delete files different but not the rows.
+// delete files different but not the rows. Delete files of each kind: a
+// two-column and a partial Parquet file (a generated history: 4 versions,
+// files of 2,000 rows, deletes at versions 2 and 4) and a Puffin deletion
+// vector (the conformance lake 24_deletion_vectors).
 func TestDeletesOutOfRange(t *testing.T) {
 	ctx := context.Background()
-	cats, data := historyLake(t, lakegen.HistoryOptions{Versions: 4, RowsPerVersion: 4000, FilesPerVersion: 2, DeleteEvery: 2})
-	source := cats[len(cats)-1]
-	want, _ := tableDigests(t, source, data)
+	type lake struct {
+		catalog, data string
+		want          map[string]Digest
+	}
+	lakes := map[string]*lake{}
+	source := func(name string) *lake {
+		if l := lakes[name]; l != nil {
+			return l
+		}
+		l := &lake{}
+		if name == "history" {
+			cats, data := historyLake(t, lakegen.HistoryOptions{Versions: 4, RowsPerVersion: 4000, FilesPerVersion: 2, DeleteEvery: 2})
+			l.catalog, l.data = cats[len(cats)-1], data
+		} else {
+			dir, catalog := lastVersion(t, "lakes", name)
+			l.catalog, l.data = catalog, filepath.Join(dir, "data")
+		}
+		l.want, _ = tableDigests(t, l.catalog, l.data)
+		lakes[name] = l
+		return l
+	}
 	for _, tc := range []struct {
-		name    string
-		partial bool    // rewrite a partial deletion file (else a two-column one)
-		extra   []int64 // positions added, past the file's rows
-		cap     int     // row digests kept at most (0: the default)
+		name  string
+		lake  string
+		kind  string  // the delete file rewritten: parquet, partial or puffin
+		extra []int64 // positions added, past the file's rows
+		cap   int     // row digests kept at most (0: the default)
 	}{
-		{"just past the last row", false, []int64{2000, 2001}, 0},
-		{"past 2^40", false, []int64{1 << 40, 1<<40 + 3, 1 << 62}, 0},
-		{"partial deletion file", true, []int64{2000, 1<<40 + 1}, 0},
-		{"past the cap", true, []int64{5000, 1<<40 + 1}, 1},
+		{"just past the last row", "history", "parquet", []int64{2000, 2001}, 0},
+		{"past 2^40", "history", "parquet", []int64{1 << 40, 1<<40 + 3, 1 << 62}, 0},
+		{"partial deletion file", "history", "partial", []int64{2000, 1<<40 + 1}, 0},
+		{"past the cap", "history", "partial", []int64{5000, 1<<40 + 1}, 1},
+		{"deletion vector", "24_deletion_vectors", "puffin", []int64{1 << 20, 1<<40 + 7}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			catalog, dir := copyLake(t, source, data)
-			_, dels := lakeFilesOf(t, catalog, dir)
-			db := openDB(t)
-			var del string
-			for _, d := range dels {
-				names, _, err := describeDB(ctx, db, "SELECT * FROM read_parquet("+sqlString(d)+")")
-				if err != nil {
-					t.Fatal(err)
-				}
-				if (len(names) == 3) == tc.partial {
-					del = d
-					break
-				}
+			src := source(tc.lake)
+			catalog, dir := copyLake(t, src.catalog, src.data)
+			del := deleteFileOfKind(t, catalog, dir, tc.kind)
+			if tc.kind == "puffin" {
+				rewritePuffin(t, catalog, del, tc.extra)
+			} else {
+				rewriteDeleteFile(t, catalog, del, tc.extra)
 			}
-			if del == "" {
-				t.Fatalf("no delete file with partial=%v among %d", tc.partial, len(dels))
-			}
-			rewriteDeleteFile(t, catalog, del, tc.extra)
 			for _, prefetched := range []bool{false, true} {
 				checkDigestsWithCap(t, catalog, dir, prefetched, tc.cap)
 			}
 			got, _ := tableDigests(t, catalog, dir)
-			if len(got) != len(want) {
-				t.Fatalf("%d table digests, want %d", len(got), len(want))
+			if len(got) != len(src.want) {
+				t.Fatalf("%d table digests, want %d", len(got), len(src.want))
 			}
-			for k, d := range want {
+			for k, d := range src.want {
 				if got[k] != d {
 					t.Errorf("%s: %v with positions past the file's rows, %v without", k, got[k], d)
 				}
@@ -364,7 +376,7 @@ func TestDeletesOutOfRange(t *testing.T) {
 			if rep, err := Catalogs(ctx, catalog, other, Options{DataPath: dir}); err != nil || !rep.Equivalent {
 				t.Fatalf("lake against a copy of itself: %v", err)
 			}
-			rep, err := Catalogs(ctx, source, catalog, Options{DataPath: data, DataPathB: dir})
+			rep, err := Catalogs(ctx, src.catalog, catalog, Options{DataPath: src.data, DataPathB: dir})
 			if err == nil || !hasDifference(rep, "files", "deletes of") {
 				t.Fatalf("against the lake without those positions: %v; want the delete files different", err)
 			}
@@ -375,6 +387,69 @@ func TestDeletesOutOfRange(t *testing.T) {
 			}
 		})
 	}
+}
+
+// deleteFileOfKind returns a delete file of a lake: a two-column Parquet
+// file (parquet), a partial deletion file (partial) or a Puffin file.
+func deleteFileOfKind(t *testing.T, catalog, data, kind string) string {
+	t.Helper()
+	_, dels := lakeFilesOf(t, catalog, data)
+	db := openDB(t)
+	for _, d := range dels {
+		if strings.HasSuffix(d, ".puffin") {
+			if kind == "puffin" {
+				return d
+			}
+			continue
+		}
+		names, _, err := describeDB(context.Background(), db, "SELECT * FROM read_parquet("+sqlString(d)+")")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (len(names) == 3) == (kind == "partial") && kind != "puffin" {
+			return d
+		}
+	}
+	t.Fatalf("no %s delete file among %d", kind, len(dels))
+	return ""
+}
+
+// updateDeleteFile sets a delete file's catalog record after its bytes
+// changed (footer 0 when it has none), so that the disk check still holds.
+func updateDeleteFile(t *testing.T, catalog, path string, size int, footer uint32, added int) {
+	t.Helper()
+	db, err := sql.Open("duckdb", catalog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	res, err := db.Exec(fmt.Sprintf("UPDATE ducklake_delete_file SET file_size_bytes = %d, footer_size = %d, delete_count = delete_count + %d WHERE path = %s",
+		size, footer, added, sqlString(filepath.Base(path))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n != 1 {
+		t.Fatalf("delete file %s: %d catalog rows (%v); want one", path, n, err)
+	}
+}
+
+// rewritePuffin rewrites a bare deletion-vector Puffin file with more
+// positions.
+func rewritePuffin(t *testing.T, catalog, path string, extra []int64) {
+	t.Helper()
+	pos, err := puffinDeletes(path, math.MaxInt64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []uint64
+	for _, p := range append(pos, extra...) {
+		all = append(all, uint64(p))
+	}
+	b := dvBlob(t, all...)
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	updateDeleteFile(t, catalog, path, len(b), 0, len(extra))
 }
 
 // checkDigestsWithCap is checkDigestsByParts on a new reader of catalog
