@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"math/big"
 	"os"
 	"slices"
 	"sort"
@@ -92,23 +91,19 @@ func hashSQL(q string, names, types []string, keep ...string) (string, error) {
 }
 
 // digestSQL aggregates a row query whose columns have the given names and
-// DuckDB types into (count, sum h1, sum h2); the sums are HUGEINT, reduced
-// modulo 2^64 in Go.
+// DuckDB types into a digest (digestColumns).
 func digestSQL(q string, names, types []string) (string, error) {
 	hq, err := hashSQL(q, names, types)
 	if err != nil {
 		return "", err
 	}
-	return "SELECT count(*), COALESCE(sum(h1), 0)::VARCHAR, COALESCE(sum(h2), 0)::VARCHAR FROM (" + hq + ")", nil
+	return "SELECT " + digestColumns + " FROM (" + hq + ")", nil
 }
 
-func mod64(s string) (uint64, error) {
-	n, ok := new(big.Int).SetString(s, 10)
-	if !ok {
-		return 0, fmt.Errorf("bad sum %q", s)
-	}
-	return new(big.Int).And(n, new(big.Int).SetUint64(^uint64(0))).Uint64(), nil
-}
+// digestColumns aggregates rows of h1 and h2 into a Digest's row count and
+// two sums modulo 2^64 (DuckDB sums UBIGINT into a HUGEINT, reduced here in
+// SQL so that no sum goes through text).
+const digestColumns = "count(*), (COALESCE(sum(h1), 0) & 18446744073709551615::HUGEINT)::UBIGINT, (COALESCE(sum(h2), 0) & 18446744073709551615::HUGEINT)::UBIGINT"
 
 // describe returns the names and DuckDB types of a query's columns.
 func describe(ctx context.Context, conn *sql.Conn, q string) (names, types []string, err error) {
@@ -148,21 +143,8 @@ func digestTyped(ctx context.Context, conn *sql.Conn, q string, names, types []s
 
 // runDigest runs a digestSQL query.
 func runDigest(ctx context.Context, conn *sql.Conn, dq string) (Digest, error) {
-	var rows int64
-	var hi, lo string
-	if err := conn.QueryRowContext(ctx, dq).Scan(&rows, &hi, &lo); err != nil {
-		return Digest{}, err
-	}
-	return sums(rows, hi, lo)
-}
-
-func sums(rows int64, hi, lo string) (Digest, error) {
-	d := Digest{Rows: rows}
-	var err error
-	if d.Hi, err = mod64(hi); err != nil {
-		return Digest{}, err
-	}
-	if d.Lo, err = mod64(lo); err != nil {
+	var d Digest
+	if err := conn.QueryRowContext(ctx, dq).Scan(&d.Rows, &d.Hi, &d.Lo); err != nil {
 		return Digest{}, err
 	}
 	return d, nil
@@ -189,21 +171,19 @@ func (sc deletedScan) run(ctx context.Context, conn *sql.Conn) (map[int64]Digest
 	if sc.each {
 		g = positionColumn
 	}
-	rows, err := conn.QueryContext(ctx, fmt.Sprintf("SELECT %s AS g, count(*), sum(h1)::VARCHAR, sum(h2)::VARCHAR FROM (%s) GROUP BY g", g, sc.query))
+	rows, err := conn.QueryContext(ctx, fmt.Sprintf("SELECT %s AS g, %s FROM (%s) GROUP BY g", g, digestColumns, sc.query))
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	out := map[int64]Digest{}
 	for rows.Next() {
-		var g, n int64
-		var hi, lo string
-		if err := rows.Scan(&g, &n, &hi, &lo); err != nil {
+		var g int64
+		var d Digest
+		if err := rows.Scan(&g, &d.Rows, &d.Hi, &d.Lo); err != nil {
 			return nil, err
 		}
-		if out[g], err = sums(n, hi, lo); err != nil {
-			return nil, err
-		}
+		out[g] = d
 	}
 	return out, rows.Err()
 }

@@ -229,7 +229,7 @@ func (r *Reader) readGroup(ctx context.Context, scans []wholeScan, idx []int) er
 		key := fmt.Sprintf("(%s::BIGINT << %d) | %s", fileColumn, positionBits, positionColumn)
 		g = fmt.Sprintf("CASE WHEN %[1]s IN (%[2]s) THEN %[1]s ELSE %[3]s END", key, set, g)
 	}
-	rows, err := r.conn.QueryContext(ctx, fmt.Sprintf("SELECT %s AS g, count(*), sum(h1)::VARCHAR, sum(h2)::VARCHAR FROM (%s) GROUP BY g", g, q))
+	rows, err := r.conn.QueryContext(ctx, fmt.Sprintf("SELECT %s AS g, %s FROM (%s) GROUP BY g", g, digestColumns, q))
 	if err != nil {
 		return fmt.Errorf("read %s: %w", describePaths(scans, idx), err)
 	}
@@ -239,9 +239,9 @@ func (r *Reader) readGroup(ctx context.Context, scans []wholeScan, idx []int) er
 		got[k] = map[int64]Digest{}
 	}
 	for rows.Next() {
-		var g, n int64
-		var hi, lo string
-		if err := rows.Scan(&g, &n, &hi, &lo); err != nil {
+		var g int64
+		var d Digest
+		if err := rows.Scan(&g, &d.Rows, &d.Hi, &d.Lo); err != nil {
 			return fmt.Errorf("read %s: %w", describePaths(scans, idx), err)
 		}
 		k, pos := -1-g, int64(-1)
@@ -251,9 +251,7 @@ func (r *Reader) readGroup(ctx context.Context, scans []wholeScan, idx []int) er
 		if k < 0 || k >= int64(len(idx)) {
 			return fmt.Errorf("read %s: file index %d of %d", describePaths(scans, idx), k, len(idx))
 		}
-		if got[k][pos], err = sums(n, hi, lo); err != nil {
-			return fmt.Errorf("read %s: %w", describePaths(scans, idx), err)
-		}
+		got[k][pos] = d
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("read %s: %w", describePaths(scans, idx), err)
