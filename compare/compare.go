@@ -45,6 +45,9 @@ type Options struct {
 	// nothing else writes), so that the proof cache's key does not read
 	// them again; "" reads the file.
 	SumA, SumB string
+	// Engines, when set, lends both readers DuckDB databases to reuse
+	// (see Engines); share one across the proofs of a run.
+	Engines *Engines
 }
 
 // Report is the result of Catalogs.
@@ -180,11 +183,11 @@ func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
 			return keptReport(kept, a, b, start), nil
 		}
 	}
-	ra, errA := Open(ctx, a, ReaderOptions{DataPath: opts.DataPath})
+	ra, errA := Open(ctx, a, ReaderOptions{DataPath: opts.DataPath, Engines: opts.Engines})
 	if ra != nil {
 		defer ra.Close()
 	}
-	rb, errB := Open(ctx, b, ReaderOptions{DataPath: dpB})
+	rb, errB := Open(ctx, b, ReaderOptions{DataPath: dpB, Engines: opts.Engines})
 	if rb != nil {
 		defer rb.Close()
 	}

@@ -16,8 +16,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/duckdb/duckdb-go/v2"
-
 	"github.com/fdl-formats/fdl-formats/formats"
 )
 
@@ -36,6 +34,9 @@ type ReaderOptions struct {
 	DataPath string
 	// DigestCache, when set, keeps file digests across readers and runs.
 	DigestCache DigestStore
+	// Engines, when set, lends the reader a DuckDB database that an earlier
+	// reader closed, and takes it back on Close; nil starts one per reader.
+	Engines *Engines
 }
 
 // Reader reads one DuckLake catalog, read-only, with the rules of its format.
@@ -43,6 +44,7 @@ type ReaderOptions struct {
 type Reader struct {
 	path        string
 	db          *sql.DB
+	engines     *Engines // where db goes back on Close (nil: closed)
 	conn        *sql.Conn
 	format      *formats.Version
 	layout      formats.Layout
@@ -86,17 +88,16 @@ func Open(ctx context.Context, catalogPath string, opts ReaderOptions) (*Reader,
 	if _, err := os.Lstat(catalogPath + ".wal"); err == nil {
 		return nil, fmt.Errorf("%w: catalog %s has a write-ahead log beside it (%s.wal): DuckDB would replay changes that are not in the file; compare a copy of the file alone", ErrIncomparable, catalogPath, filepath.Base(catalogPath))
 	}
-	connector, err := duckdb.NewConnector("", nil)
+	db, err := opts.Engines.get()
 	if err != nil {
-		return nil, fmt.Errorf("open duckdb: %w", err)
+		return nil, err
 	}
-	db := sql.OpenDB(connector)
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open duckdb: %w", err)
 	}
-	r := &Reader{path: catalogPath, db: db, conn: conn, memo: newDigestMemo(NewDigests(opts.DigestCache)), allRowsKeys: map[allRowsKeyID]string{}, schemas: map[string]*pnode{}, schemaTried: map[string]bool{}, deleteTried: map[string]bool{}, existing: map[string]bool{}, posHashes: map[string]keptHash{}, rawDeletes: newDeleteFiles(), tempTables: map[string]bool{}, deletes: map[string][]int64{}, meta: newMetaMemo(), maxInlinePositions: 10000}
+	r := &Reader{path: catalogPath, db: db, engines: opts.Engines, conn: conn, memo: newDigestMemo(NewDigests(opts.DigestCache)), allRowsKeys: map[allRowsKeyID]string{}, schemas: map[string]*pnode{}, schemaTried: map[string]bool{}, deleteTried: map[string]bool{}, existing: map[string]bool{}, posHashes: map[string]keptHash{}, rawDeletes: newDeleteFiles(), tempTables: map[string]bool{}, deletes: map[string][]int64{}, meta: newMetaMemo(), maxInlinePositions: 10000}
 	if err := r.init(ctx, opts); err != nil {
 		r.Close()
 		return nil, err
@@ -242,8 +243,12 @@ func duckdbVersion(ctx context.Context, conn *sql.Conn) string {
 	return strings.TrimPrefix(v, "v")
 }
 
-// Close releases the DuckDB database.
+// Close releases the DuckDB database: it goes back to ReaderOptions.Engines
+// with the catalog detached, or is closed.
 func (r *Reader) Close() error {
+	if r.engines != nil && release(r.conn, []string{"dl", "cat"}) {
+		return r.engines.put(r.db)
+	}
 	if r.conn != nil {
 		r.conn.Close()
 	}

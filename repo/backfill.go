@@ -295,7 +295,7 @@ func (r *repository) fill(ctx context.Context, c *Cell, work string, frozen *fro
 		return res
 	}
 	// The frozen copy's sum is version.json's, which it matched.
-	if _, err := compare.Catalogs(ctx, src, out, compare.Options{DataPath: r.dataPath, DigestCache: r.digestCache, Digests: r.digests, SumA: v.meta.Catalog.FileRef.SHA256}); err != nil {
+	if _, err := compare.Catalogs(ctx, src, out, compare.Options{DataPath: r.dataPath, DigestCache: r.digestCache, Digests: r.digests, Engines: r.engines, SumA: v.meta.Catalog.FileRef.SHA256}); err != nil {
 		res.err = fmt.Errorf("prove %s equivalent to %s: %w", c.Key, c.source, err)
 		res.Problem = ProblemUnreadable
 		if errors.Is(err, compare.ErrNotEquivalent) {

@@ -98,7 +98,7 @@ func (r *repository) prove(ctx context.Context, c *Cell, work string, frozen *fr
 	// Both copies' sums are known, so the proof's key reads neither again:
 	// the frozen copy matched version.json's sum, the published one was
 	// hashed as it was copied.
-	rep, err := compare.Catalogs(ctx, src, pub, compare.Options{DataPath: r.dataPath, Disk: disk, DigestCache: r.digestCache, Digests: r.digests,
+	rep, err := compare.Catalogs(ctx, src, pub, compare.Options{DataPath: r.dataPath, Disk: disk, DigestCache: r.digestCache, Digests: r.digests, Engines: r.engines,
 		SumA: v.meta.Catalog.FileRef.SHA256, SumB: pubSum})
 	if rep != nil && rep.B.Format != "" && rep.B.Format != c.Format {
 		// Readers pick the file by its name: one holding another format

@@ -115,6 +115,7 @@ type repository struct {
 	st          store.Store
 	digestCache compare.DigestStore
 	digests     *compare.Digests // shared by the run's proofs
+	engines     *compare.Engines // DuckDB databases the run's readers reuse
 	cfg         *fdljson.Repo
 	dataPath    string
 	versions    []*version
@@ -124,6 +125,9 @@ type repository struct {
 
 // close removes the run's work files.
 func (r *repository) close() {
+	if r.engines != nil {
+		r.engines.Close()
+	}
 	if r.remote != nil {
 		r.remote.close()
 	}
@@ -175,6 +179,8 @@ func load(ctx context.Context, st store.Store, opts *Options) (_ *repository, er
 	cfg := r.cfg
 	r.dataPath, r.digestCache = opts.DataPath, opts.DigestCache
 	r.digests = compare.NewDigests(opts.DigestCache)
+	// Each running proof holds two readers.
+	r.engines = compare.NewEngines(2 * opts.jobs())
 	if counter == nil {
 		r.paths = st.(store.PathStore)
 	} else {
