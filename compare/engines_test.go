@@ -57,13 +57,13 @@ func TestEnginesReusedClean(t *testing.T) {
 			r.maxInlinePositions = tc.maxInline
 			checkVersion(t, r, lake, v.ID, v.Snapshots)
 			staged := len(r.tempTables)
+			last = r.db
 			if err := r.Close(); err != nil {
 				t.Fatal(err)
 			}
-			if len(engines.idle) != 1 {
-				t.Fatalf("%s/%s: %d idle databases after Close, want 1", tc.archive, tc.lake, len(engines.idle))
+			if engines.Idle() != 1 {
+				t.Fatalf("%s/%s: %d idle databases after Close, want 1", tc.archive, tc.lake, engines.Idle())
 			}
-			last = engines.idle[0]
 			if attached, temp := engineState(t, last); attached != 0 || temp != 0 {
 				t.Errorf("%s/%s version %s (%d position sets staged): the closed reader left %d attached databases and %d temporary tables", tc.archive, tc.lake, v.ID, staged, attached, temp)
 			}
@@ -90,8 +90,8 @@ func TestEnginesProofs(t *testing.T) {
 		if rep == nil || rep.Equivalent != tc.want || (err == nil) != tc.want {
 			t.Fatalf("proof %d: equivalent %v, want %v (error %v)", i, rep != nil && rep.Equivalent, tc.want, err)
 		}
-		if len(engines.idle) != 2 {
-			t.Fatalf("proof %d: %d idle databases, want 2", i, len(engines.idle))
+		if engines.Idle() != 2 {
+			t.Fatalf("proof %d: %d idle databases, want 2", i, engines.Idle())
 		}
 	}
 }

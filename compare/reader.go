@@ -88,7 +88,7 @@ func Open(ctx context.Context, catalogPath string, opts ReaderOptions) (*Reader,
 	if _, err := os.Lstat(catalogPath + ".wal"); err == nil {
 		return nil, fmt.Errorf("%w: catalog %s has a write-ahead log beside it (%s.wal): DuckDB would replay changes that are not in the file; compare a copy of the file alone", ErrIncomparable, catalogPath, filepath.Base(catalogPath))
 	}
-	db, err := opts.Engines.get()
+	db, err := opts.Engines.Get()
 	if err != nil {
 		return nil, err
 	}
@@ -247,7 +247,7 @@ func duckdbVersion(ctx context.Context, conn *sql.Conn) string {
 // with the catalog detached, or is closed.
 func (r *Reader) Close() error {
 	if r.engines != nil && release(r.conn, []string{"dl", "cat"}) {
-		return r.engines.put(r.db)
+		return r.engines.Put(r.db)
 	}
 	if r.conn != nil {
 		r.conn.Close()

@@ -1,0 +1,98 @@
+// Package duckpool keeps private in-memory DuckDB databases for reuse.
+// Starting a DuckDB database (and binding its system catalog on a first
+// catalog listing) costs about as much CPU as a reader reading a whole
+// DuckLake catalog; a backfill opens three per cell (a conversion and the
+// two sides of its proof), so it reuses them.
+//
+// A database serves one user at a time: the user leaves it as it found it
+// (nothing attached but its own, no connection open, no table of its own)
+// before putting it back, or closes it. Its connections are closed, not
+// kept, when released, so that temporary tables and session state go with
+// them. Package compare and package convert each keep their own pool: they
+// share no database, so that neither's settings reach the other.
+package duckpool
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/duckdb/duckdb-go/v2"
+)
+
+// Pool keeps idle databases. Safe for concurrent use; a nil *Pool keeps
+// none (Get starts a database, Put closes it).
+type Pool struct {
+	mu      sync.Mutex
+	idle    []*sql.DB
+	maxIdle int
+	closed  bool
+}
+
+// New keeps at most maxIdle idle databases (at least one).
+func New(maxIdle int) *Pool {
+	return &Pool{maxIdle: max(maxIdle, 1)}
+}
+
+// Open starts a private in-memory DuckDB database whose connections are
+// closed, not kept, when released.
+func Open() (*sql.DB, error) {
+	connector, err := duckdb.NewConnector("", nil)
+	if err != nil {
+		return nil, fmt.Errorf("open duckdb: %w", err)
+	}
+	db := sql.OpenDB(connector)
+	db.SetMaxIdleConns(0)
+	return db, nil
+}
+
+// Get hands out an idle database, or a new one.
+func (p *Pool) Get() (*sql.DB, error) {
+	if p != nil {
+		p.mu.Lock()
+		if n := len(p.idle); n > 0 {
+			db := p.idle[n-1]
+			p.idle = p.idle[:n-1]
+			p.mu.Unlock()
+			return db, nil
+		}
+		p.mu.Unlock()
+	}
+	return Open()
+}
+
+// Put takes back a database nothing uses any more; it is closed when the
+// pool is full or closed, or when there is no pool.
+func (p *Pool) Put(db *sql.DB) error {
+	if p != nil {
+		p.mu.Lock()
+		if !p.closed && len(p.idle) < p.maxIdle {
+			p.idle = append(p.idle, db)
+			p.mu.Unlock()
+			return nil
+		}
+		p.mu.Unlock()
+	}
+	return db.Close()
+}
+
+// Idle is the number of idle databases.
+func (p *Pool) Idle() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.idle)
+}
+
+// Close closes the idle databases; one put back later is closed then.
+func (p *Pool) Close() error {
+	p.mu.Lock()
+	idle := p.idle
+	p.idle, p.closed = nil, true
+	p.mu.Unlock()
+	var errs []error
+	for _, db := range idle {
+		errs = append(errs, db.Close())
+	}
+	return errors.Join(errs...)
+}
