@@ -16,6 +16,7 @@ import (
 	_ "github.com/duckdb/duckdb-go/v2"
 
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/duckpool"
 	"github.com/fdl-formats/fdl-formats/internal/durable"
 )
 
@@ -49,6 +50,10 @@ type Options struct {
 	TempDir string
 	// Logger receives debug logs; nil discards them.
 	Logger *slog.Logger
+	// Engines, when set, lends the conversion a DuckDB database that an
+	// earlier one left clean, and takes it back (see NewEngines); nil starts
+	// one per conversion.
+	Engines *Engines
 	// faithful (tests only) skips the reader checks: the output carries
 	// exactly the source's rows, even where the target's real reader reads
 	// them differently (what the conformance set's expected-0.3-reader/
@@ -105,7 +110,7 @@ func convert(ctx context.Context, src, dst string, target *formats.Version, opts
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	conn, closeDB, err := openDuckDB(ctx)
+	conn, closeDB, err := openWork(ctx, opts.Engines)
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +136,7 @@ func convert(ctx context.Context, src, dst string, target *formats.Version, opts
 	for _, v := range path {
 		res.Path = append(res.Path, v.Name)
 	}
-	w := &work{conn: conn, schema: schema}
+	w := &work{conn: conn, db: workDB, schema: schema}
 	if err := oneThread(ctx, conn, func() error { return w.copyIn(ctx, tables) }); err != nil {
 		return nil, sourceReadError(src, "convert", err)
 	}
@@ -300,13 +305,13 @@ func write(ctx context.Context, conn *sql.Conn, w *work, target *formats.Version
 			cols[i] = quote(c.Name)
 		}
 		list := strings.Join(cols, ", ")
-		q := fmt.Sprintf("INSERT INTO %s.%s (%s) SELECT %s FROM memory.main.%s", schema, quote(t.Name), list, list, quote(t.Name))
+		q := fmt.Sprintf("INSERT INTO %s.%s (%s) SELECT %s FROM %s.main.%s", schema, quote(t.Name), list, list, quote(w.db), quote(t.Name))
 		if _, err := conn.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("write %s: %w", t.Name, err)
 		}
 	}
 	for _, t := range dynamic {
-		q := fmt.Sprintf("CREATE TABLE %s.%s AS SELECT * FROM memory.main.%s", schema, quote(t), quote(t))
+		q := fmt.Sprintf("CREATE TABLE %s.%s AS SELECT * FROM %s.main.%s", schema, quote(t), quote(w.db), quote(t))
 		if _, err := conn.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("write %s: %w", t, err)
 		}
@@ -414,4 +419,66 @@ func openDuckDB(ctx context.Context) (*sql.Conn, func(), error) {
 		return nil, nil, err
 	}
 	return conn, func() { conn.Close(); db.Close() }, nil
+}
+
+// Engines keeps the in-memory DuckDB databases of finished conversions for
+// later ones to reuse (package duckpool): a backfill converts one catalog
+// per cell. A conversion works in a database of its own attached to it
+// (workDB) and detaches everything before the database goes back; one that
+// is not left clean is closed instead. Safe for concurrent use.
+type Engines = duckpool.Pool
+
+// NewEngines keeps at most maxIdle idle databases (a run converting jobs
+// catalogs at once needs jobs).
+func NewEngines(maxIdle int) *Engines { return duckpool.New(maxIdle) }
+
+// workDB is the in-memory database a conversion attaches and works in:
+// detaching it drops every table the conversion made.
+const workDB = "fdl_work"
+
+// openWork opens a connection on a database from engines (or a new one)
+// with workDB attached as its default database, and the settings of
+// openDuckDB. Its closer detaches what the conversion attached and gives
+// the database back when nothing of the conversion is left in it.
+func openWork(ctx context.Context, engines *Engines) (*sql.Conn, func(), error) {
+	db, err := engines.Get()
+	if err != nil {
+		return nil, nil, err
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	setup := "SET autoinstall_known_extensions = false; SET autoload_known_extensions = false; ATTACH ':memory:' AS " + workDB + "; USE " + workDB
+	if _, err := conn.ExecContext(ctx, setup); err != nil {
+		conn.Close()
+		db.Close()
+		return nil, nil, fmt.Errorf("open working database: %w", err)
+	}
+	return conn, func() {
+		if leftClean(conn) {
+			engines.Put(db) //nolint:errcheck // closing an unused database
+			return
+		}
+		db.Close()
+	}, nil
+}
+
+// leftClean detaches every database a conversion attached (the source, the
+// output, the working database) and closes the connection; it reports
+// whether the database then holds nothing but what a new one holds.
+func leftClean(conn *sql.Conn) bool {
+	ctx := context.Background() // a cancelled conversion still cleans up
+	defer conn.Close()
+	const q = "USE memory; DETACH DATABASE IF EXISTS src; DETACH DATABASE IF EXISTS dst; DETACH DATABASE IF EXISTS " + workDB
+	if _, err := conn.ExecContext(ctx, q); err != nil {
+		return false
+	}
+	var left int
+	err := conn.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM duckdb_databases() WHERE NOT internal AND database_name <> 'memory')
+		+ (SELECT count(*) FROM duckdb_tables() WHERE database_name = 'memory' OR temporary)
+		+ (SELECT count(*) FROM duckdb_views() WHERE NOT internal AND database_name = 'memory')
+		+ (SELECT count(*) FROM duckdb_sequences() WHERE database_name = 'memory')`).Scan(&left)
+	return err == nil && left == 0
 }

@@ -17,6 +17,7 @@ import (
 // steps run against it; the source file is only ever attached read-only.
 type work struct {
 	conn   *sql.Conn
+	db     string  // the working database (the connection's default one)
 	schema string  // metadata schema of the source ("main" unless METADATA_SCHEMA)
 	tables []table // the working tables as last listed; nil once a statement may have changed them
 }
@@ -133,7 +134,7 @@ func (w *work) workingTables(ctx context.Context) ([]table, error) {
 	if w.tables != nil {
 		return w.tables, nil
 	}
-	tables, err := columnsOf(ctx, w.conn, "memory", "")
+	tables, err := columnsOf(ctx, w.conn, w.db, "")
 	if err != nil {
 		return nil, fmt.Errorf("read working tables: %w", err)
 	}
@@ -299,7 +300,7 @@ func (w *work) nonEmpty(ctx context.Context, names []string) (map[string]bool, e
 	}
 	parts := make([]string, len(names))
 	for i, n := range names {
-		parts[i] = fmt.Sprintf("SELECT %d AS i FROM (SELECT 1 FROM memory.main.%s LIMIT 1)", i, quote(n))
+		parts[i] = fmt.Sprintf("SELECT %d AS i FROM (SELECT 1 FROM %s.main.%s LIMIT 1)", i, quote(w.db), quote(n))
 	}
 	rows, err := w.conn.QueryContext(ctx, strings.Join(parts, " UNION ALL "))
 	if err != nil {

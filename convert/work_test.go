@@ -78,7 +78,7 @@ func newTestWork(t *testing.T) (*sql.Conn, *work) {
 		t.Fatal(err)
 	}
 	t.Cleanup(closeDB)
-	return conn, &work{conn: conn, schema: "main"}
+	return conn, &work{conn: conn, db: "memory", schema: "main"}
 }
 
 func equalTable(a, b table) bool {

@@ -278,7 +278,7 @@ func (r *repository) fill(ctx context.Context, c *Cell, work string, frozen *fro
 	// With RewriteDeletes the converter publishes new delete files into the
 	// data folder (never under versions/) before it returns, from its own
 	// folder in the repository's temp folder.
-	copts.Logger, copts.DataPath, copts.TempDir = opts.log(), r.dataPath, r.tempDir()
+	copts.Logger, copts.DataPath, copts.TempDir, copts.Engines = opts.log(), r.dataPath, r.tempDir(), r.convEngines
 	cres, err := convert.Catalog(ctx, src, converted, c.target, copts)
 	if err != nil {
 		res.err = err

@@ -116,6 +116,7 @@ type repository struct {
 	digestCache compare.DigestStore
 	digests     *compare.Digests // shared by the run's proofs
 	engines     *compare.Engines // DuckDB databases the run's readers reuse
+	convEngines *convert.Engines // and its conversions (a pool of their own)
 	cfg         *fdljson.Repo
 	dataPath    string
 	versions    []*version
@@ -127,6 +128,7 @@ type repository struct {
 func (r *repository) close() {
 	if r.engines != nil {
 		r.engines.Close()
+		r.convEngines.Close()
 	}
 	if r.remote != nil {
 		r.remote.close()
@@ -181,6 +183,7 @@ func load(ctx context.Context, st store.Store, opts *Options) (_ *repository, er
 	r.digests = compare.NewDigests(opts.DigestCache)
 	// Each running proof holds two readers.
 	r.engines = compare.NewEngines(2 * opts.jobs())
+	r.convEngines = convert.NewEngines(opts.jobs())
 	if counter == nil {
 		r.paths = st.(store.PathStore)
 	} else {

@@ -1,0 +1,87 @@
+package convert
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/testlakes"
+)
+
+// TestEnginesReused converts catalogs of several formats to every release
+// through one pooled DuckDB database and through a database of their own:
+// each conversion gets the database the last one gave back (refused ones
+// too) and writes the same catalog as one with a database of its own.
+func TestEnginesReused(t *testing.T) {
+	ctx := context.Background()
+	engines := NewEngines(1)
+	defer engines.Close()
+	for _, tc := range []struct{ archive, lake string }{
+		{"lakes", "06_deletes"}, {"lakes-0.3", "17_compaction"}, {"lakes-1.1-dev1", "16_data_inlining"},
+	} {
+		lake := filepath.Join(testlakes.Dir(t, tc.archive), tc.lake)
+		vs := versionCatalogs(t, lake)
+		src := vs[len(vs)-1]
+		tmp := t.TempDir()
+		for _, target := range formats.All.Releases() {
+			opts := Options{DataPath: filepath.Join(lake, "data"), AllowInlined: true}
+			own := filepath.Join(tmp, "own-"+target.Name+".duckdb")
+			_, errOwn := Catalog(ctx, src, own, target, opts)
+			opts.Engines = engines
+			pooled := filepath.Join(tmp, "pooled-"+target.Name+".duckdb")
+			_, err := Catalog(ctx, src, pooled, target, opts)
+			name := tc.archive + "/" + tc.lake + " -> " + target.Name
+			if (err == nil) != (errOwn == nil) || (err != nil && errors.Is(err, ErrRefused) != errors.Is(errOwn, ErrRefused)) {
+				t.Fatalf("%s: pooled %v, own database %v", name, err, errOwn)
+			}
+			if engines.Idle() != 1 {
+				t.Fatalf("%s: %d idle databases after the conversion, want 1", name, engines.Idle())
+			}
+			if err != nil {
+				continue
+			}
+			if diffs := diffDumps(dump(t, own), dump(t, pooled)); len(diffs) > 0 {
+				t.Errorf("%s: the pooled conversion wrote another catalog:\n%s", name, strings.Join(diffs, "\n"))
+			}
+		}
+	}
+}
+
+// TestLeftClean checks what a conversion's database must not keep to be
+// reused: anything attached, any table, view or sequence.
+func TestLeftClean(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name  string
+		stmts []string
+		clean bool
+	}{
+		{"nothing made", nil, true},
+		{"working tables", []string{"CREATE TABLE t (x INTEGER)", "CREATE VIEW v AS SELECT 1"}, true},
+		{"table in the default database", []string{"CREATE TABLE memory.main.t (x INTEGER)"}, false},
+		{"view in the default database", []string{"CREATE VIEW memory.main.v AS SELECT 1"}, false},
+		{"sequence in the default database", []string{"CREATE SEQUENCE memory.main.s"}, false},
+		{"another database attached", []string{"ATTACH ':memory:' AS other"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			engines := NewEngines(1)
+			defer engines.Close()
+			conn, release, err := openWork(ctx, engines)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, q := range tc.stmts {
+				if _, err := conn.ExecContext(ctx, q); err != nil {
+					t.Fatalf("%s: %v", q, err)
+				}
+			}
+			release()
+			if got := engines.Idle() == 1; got != tc.clean {
+				t.Errorf("database reused: %v, want %v", got, tc.clean)
+			}
+		})
+	}
+}
