@@ -48,6 +48,9 @@ type Options struct {
 	// Engines, when set, lends both readers DuckDB databases to reuse
 	// (see Engines); share one across the proofs of a run.
 	Engines *Engines
+	// Source, when set, keeps catalog A's reader for the next proof of the
+	// same catalog A (see Source).
+	Source *Source
 }
 
 // Report is the result of Catalogs.
@@ -183,8 +186,8 @@ func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
 			return keptReport(kept, a, b, start), nil
 		}
 	}
-	ra, errA := Open(ctx, a, ReaderOptions{DataPath: opts.DataPath, Engines: opts.Engines})
-	if ra != nil {
+	ra, ownA, errA := opts.Source.reader(ctx, a, ReaderOptions{DataPath: opts.DataPath, Engines: opts.Engines})
+	if ra != nil && ownA {
 		defer ra.Close()
 	}
 	rb, errB := Open(ctx, b, ReaderOptions{DataPath: dpB, Engines: opts.Engines})
@@ -205,8 +208,11 @@ func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
 	case !ra.allPathsRelative(ctx) || !rb.allPathsRelative(ctx):
 		key = "" // files outside the data folders: the key does not name them
 	}
-	if errA == nil {
+	switch {
+	case errA == nil && ownA:
 		errA = ra.ReadEveryTable(ctx)
+	case errA == nil:
+		errA = opts.Source.readEveryTable(ctx)
 	}
 	if errB == nil {
 		errB = rb.ReadEveryTable(ctx)

@@ -28,6 +28,9 @@ func (c *comparison) extension() {
 			r.extAttached = false
 			continue
 		}
+		if r.extAttached {
+			continue // a Source's reader, attached by an earlier proof
+		}
 		q := fmt.Sprintf("ATTACH %s AS dl (READ_ONLY, DATA_PATH %s, OVERRIDE_DATA_PATH true)", sqlString("ducklake:"+r.path), sqlString(r.dataPath))
 		if _, err := r.conn.ExecContext(c.ctx, q); err != nil {
 			c.rep.ReaderNotes = append(c.rep.ReaderNotes, fmt.Sprintf("%s could not attach %s: %s", ReaderExtension, r.path, oneline.First(err.Error())))

@@ -164,29 +164,42 @@ func Backfill(ctx context.Context, st store.Store, opts Options) (_ *BackfillRep
 	done := 0
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(opts.jobs())
-	for i, c := range todo {
+	for _, group := range cellGroups(todo, opts.jobs()) {
 		g.Go(func() error {
-			var res *CellResult
-			if opts.DryRun {
-				res = &CellResult{Version: c.Version, Seq: c.Seq, Format: c.Format, Key: c.Key, Outcome: Planned}
-			} else {
-				res = r.fill(gctx, c, work, frozen, &opts)
-			}
-			results[i] = res
-			mu.Lock()
-			done++
-			if opts.Progress != nil {
-				result := string(res.Outcome)
-				if res.settled {
-					result = string(c.State)
+			// The cells of a group share their version's frozen catalog
+			// and its reader (compare.Source), one after the other; the
+			// copy goes once the reader is closed.
+			source := compare.NewSource()
+			defer func() {
+				source.Close()
+				for _, i := range group {
+					frozen.release(todo[i].Version)
 				}
-				opts.Progress(Progress{Done: done, Total: len(todo), Cell: c, Result: result})
-			}
-			mu.Unlock()
-			// Only an interruption stops the other cells; a failed cell
-			// is reported and the rest go on.
-			if errors.Is(res.err, context.Canceled) && ctx.Err() != nil {
-				return ctx.Err()
+			}()
+			for _, i := range group {
+				c := todo[i]
+				var res *CellResult
+				if opts.DryRun {
+					res = &CellResult{Version: c.Version, Seq: c.Seq, Format: c.Format, Key: c.Key, Outcome: Planned}
+				} else {
+					res = r.fill(gctx, c, work, frozen, source, &opts)
+				}
+				results[i] = res
+				mu.Lock()
+				done++
+				if opts.Progress != nil {
+					result := string(res.Outcome)
+					if res.settled {
+						result = string(c.State)
+					}
+					opts.Progress(Progress{Done: done, Total: len(todo), Cell: c, Result: result})
+				}
+				mu.Unlock()
+				// Only an interruption stops the other cells; a failed cell
+				// is reported and the rest go on.
+				if errors.Is(res.err, context.Canceled) && ctx.Err() != nil {
+					return ctx.Err()
+				}
 			}
 			return nil
 		})
@@ -223,10 +236,39 @@ func Backfill(ctx context.Context, st store.Store, opts Options) (_ *BackfillRep
 	return rep, nil
 }
 
+// cellGroups splits the cells (indexes into cells) into the groups a
+// Backfill runs, each one after the other: the cells of one version
+// together, which then open and read the version's catalog once for all
+// their proofs, when there are at least as many versions as jobs; else
+// every cell alone, so that the jobs run at once (a version's cells in one
+// group would leave jobs idle).
+func cellGroups(cells []*Cell, jobs int) [][]int {
+	byVersion := map[string]int{} // version -> its group
+	var groups [][]int
+	for i, c := range cells {
+		g, ok := byVersion[c.Version]
+		if !ok {
+			g = len(groups)
+			byVersion[c.Version] = g
+			groups = append(groups, nil)
+		}
+		groups[g] = append(groups[g], i)
+	}
+	if len(groups) >= jobs {
+		return groups
+	}
+	alone := make([][]int, len(cells))
+	for i := range cells {
+		alone[i] = []int{i}
+	}
+	return alone
+}
+
 // fill writes one cell. It never leaves a file under versions/ unless the
-// whole cell succeeded.
-func (r *repository) fill(ctx context.Context, c *Cell, work string, frozen *frozenCopies, opts *Options) (res *CellResult) {
-	defer frozen.release(c.Version)
+// whole cell succeeded. source keeps the version's frozen catalog open for
+// the proof of the version's next cell in the same group; the group closes
+// it and releases the frozen copy.
+func (r *repository) fill(ctx context.Context, c *Cell, work string, frozen *frozenCopies, source *compare.Source, opts *Options) (res *CellResult) {
 	start := time.Now()
 	log := opts.log().With("version", c.Version, "to_version", c.Format)
 	res = &CellResult{Version: c.Version, Seq: c.Seq, Format: c.Format, Key: c.Key}
@@ -295,7 +337,7 @@ func (r *repository) fill(ctx context.Context, c *Cell, work string, frozen *fro
 		return res
 	}
 	// The frozen copy's sum is version.json's, which it matched.
-	if _, err := compare.Catalogs(ctx, src, out, compare.Options{DataPath: r.dataPath, DigestCache: r.digestCache, Digests: r.digests, Engines: r.engines, SumA: v.meta.Catalog.FileRef.SHA256}); err != nil {
+	if _, err := compare.Catalogs(ctx, src, out, compare.Options{DataPath: r.dataPath, DigestCache: r.digestCache, Digests: r.digests, Engines: r.engines, Source: source, SumA: v.meta.Catalog.FileRef.SHA256}); err != nil {
 		res.err = fmt.Errorf("prove %s equivalent to %s: %w", c.Key, c.source, err)
 		res.Problem = ProblemUnreadable
 		if errors.Is(err, compare.ErrNotEquivalent) {

@@ -575,3 +575,35 @@ func TestBackfillSettlesUnconvertible(t *testing.T) {
 	}
 	samePlan(t, rep.Plan, m)
 }
+
+// TestCellGroups: a version's cells run together (sharing its catalog's
+// reader) when there are at least as many versions as jobs; else each cell
+// alone, so that every job has work.
+func TestCellGroups(t *testing.T) {
+	cells := func(versions ...string) []*Cell {
+		out := make([]*Cell, len(versions))
+		for i, v := range versions {
+			out[i] = &Cell{Version: v, Format: fmt.Sprint(i)}
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name     string
+		versions []string
+		jobs     int
+		want     [][]int
+	}{
+		{"as many versions as jobs", []string{"a", "a", "b", "b"}, 2, [][]int{{0, 1}, {2, 3}}},
+		{"more versions than jobs, cells not in version order", []string{"a", "b", "a", "c", "b"}, 2, [][]int{{0, 2}, {1, 4}, {3}}},
+		{"fewer versions than jobs", []string{"a", "a", "b", "b"}, 3, [][]int{{0}, {1}, {2}, {3}}},
+		{"one version, one job", []string{"a", "a"}, 1, [][]int{{0, 1}}},
+		{"no cell", nil, 2, [][]int{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := cellGroups(cells(tc.versions...), tc.jobs)
+			if len(got) != len(tc.want) || (len(got) > 0 && !reflect.DeepEqual(got, tc.want)) {
+				t.Errorf("cellGroups = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,67 @@
+package compare
+
+import "context"
+
+// Source is catalog A of proofs that run one after the other: a version's
+// frozen catalog proved against each of its conversions (Options.Source).
+// The first proof opens it and reads it whole; the later ones use the same
+// reader, with the answers it keeps (metadata by epoch, read plans, Parquet
+// schemas, delete files), so that each proof still compares every snapshot
+// and every table's rows of both catalogs but A is opened, checked and
+// listed once. A proof of another catalog A opens its own reader. Not safe
+// for concurrent use; Close it after the last proof.
+type Source struct {
+	path    string
+	r       *Reader
+	errOpen error // Open's error, kept
+	read    bool  // ReadEveryTable ran to its end
+	errRead error // and its error
+}
+
+// NewSource makes a Source for the proofs that pass it; it binds to the
+// catalog A of the first.
+func NewSource() *Source { return &Source{} }
+
+// reader opens catalog a, once per Source (own is false), or a reader the
+// caller closes (own is true) when there is no Source or it holds another
+// catalog. A failure caused by ctx is not kept.
+func (s *Source) reader(ctx context.Context, a string, opts ReaderOptions) (r *Reader, own bool, err error) {
+	if s == nil || (s.path != "" && s.path != a) {
+		r, err = Open(ctx, a, opts)
+		return r, true, err
+	}
+	if s.path == "" {
+		r, err = Open(ctx, a, opts)
+		if err != nil && ctx.Err() != nil {
+			if r != nil {
+				r.Close()
+			}
+			return nil, false, err
+		}
+		s.path, s.r, s.errOpen = a, r, err
+	}
+	return s.r, false, s.errOpen
+}
+
+// readEveryTable reads catalog A whole (Reader.ReadEveryTable) once per
+// Source.
+func (s *Source) readEveryTable(ctx context.Context) error {
+	if s.read {
+		return s.errRead
+	}
+	err := s.r.ReadEveryTable(ctx)
+	if ctx.Err() == nil {
+		s.read, s.errRead = true, err
+	}
+	return err
+}
+
+// Close closes the reader of catalog A.
+func (s *Source) Close() error {
+	if s.r == nil {
+		return nil
+	}
+	r := s.r
+	s.r = nil
+	return r.Close()
+}

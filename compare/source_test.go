@@ -1,0 +1,86 @@
+package compare
+
+import (
+	"context"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestSourceSharedByProofs proves one catalog A against several catalogs B
+// one after the other, with one Source and without: every proof gives the
+// same verdict, differences, snapshots and table digests either way, and
+// with the Source catalog A is opened once.
+func TestSourceSharedByProofs(t *testing.T) {
+	lake, catalog := lastVersion(t, "lakes", "06_deletes")
+	data := filepath.Join(lake, "data")
+	same := filepath.Join(t.TempDir(), "copy.duckdb")
+	copyFile(t, catalog, same)
+	bs := []struct{ name, path string }{
+		{"copy", same},
+		{"data file swapped", tamper(t, catalog, `UPDATE ducklake_data_file SET path = (SELECT path FROM ducklake_data_file WHERE data_file_id = 1) WHERE data_file_id = 0`)},
+		{"delete file dropped", tamper(t, catalog, `DELETE FROM ducklake_delete_file WHERE data_file_id = 0`)},
+		{"column type altered", tamper(t, catalog, `UPDATE ducklake_column SET column_type = 'int32' WHERE table_id = 1 AND column_id = 1`)},
+		{"snapshot removed", tamper(t, catalog, `DELETE FROM ducklake_snapshot WHERE snapshot_id = 5`)},
+		{"copy again", same},
+	}
+	ctx := context.Background()
+	src := NewSource()
+	defer src.Close()
+	engines := NewEngines(2)
+	defer engines.Close()
+	var first *Reader
+	for _, b := range bs {
+		want, wantErr := Catalogs(ctx, catalog, b.path, Options{DataPath: data})
+		got, err := Catalogs(ctx, catalog, b.path, Options{DataPath: data, Source: src, Engines: engines})
+		if (err == nil) != (wantErr == nil) || got.Equivalent != want.Equivalent {
+			t.Fatalf("%s: with a Source %v, without %v", b.name, err, wantErr)
+		}
+		if !reflect.DeepEqual(got.Differences, want.Differences) || !reflect.DeepEqual(got.Snapshots, want.Snapshots) || !reflect.DeepEqual(got.Tables, want.Tables) {
+			t.Errorf("%s: with a Source\n%v\n%v\nwithout\n%v\n%v", b.name, got.Differences, got.Tables, want.Differences, want.Tables)
+		}
+		if first == nil {
+			first = src.r
+		}
+		if src.r != first || src.r == nil {
+			t.Fatalf("%s: catalog A opened again", b.name)
+		}
+	}
+	// Another catalog A opens its own reader, and leaves the Source's.
+	if _, err := Catalogs(ctx, same, catalog, Options{DataPath: data, Source: src}); err != nil {
+		t.Fatal(err)
+	}
+	if src.r != first {
+		t.Fatal("a proof of another catalog A replaced the Source's reader")
+	}
+}
+
+// TestSourceUnreadable: a catalog A that cannot be read whole is the
+// difference of every proof that shares it, as of a proof alone.
+func TestSourceUnreadable(t *testing.T) {
+	lake, catalog := lastVersion(t, "lakes", "06_deletes")
+	data := filepath.Join(lake, "data")
+	for _, tc := range []struct {
+		name string
+		how  func(t *testing.T, path string)
+	}{
+		{"A without its last block", cut(256 * 1024)},
+		{"A with a byte flipped in ducklake_data_file", flipIn("ducklake_data_file")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := damage(t, catalog, tc.how)
+			src := NewSource()
+			defer src.Close()
+			for i := range 2 {
+				rep, err := Catalogs(context.Background(), a, catalog, Options{DataPath: data, Source: src})
+				if err == nil || rep == nil || !hasDifference(rep, "catalog", "A cannot be read while B can") {
+					t.Fatalf("proof %d: %v, %+v", i, err, rep)
+				}
+				if !strings.Contains(err.Error(), "A cannot be read") {
+					t.Errorf("proof %d: %v", i, err)
+				}
+			}
+		})
+	}
+}
