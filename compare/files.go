@@ -346,7 +346,7 @@ func (r *Reader) readParquetDeletes(ctx context.Context, d *DeleteFile) (rawDele
 	if err != nil {
 		return rawDeletes{}, err
 	}
-	rows, err := r.conn.QueryContext(ctx, fmt.Sprintf("SELECT * FROM read_parquet(%s%s)", pathSQL(d.Path), kp))
+	rows, err := r.conn.QueryContext(ctx, fmt.Sprintf("SELECT * FROM read_parquet(%s, hive_partitioning = false%s)", pathSQL(d.Path), kp))
 	if err != nil {
 		return rawDeletes{}, err
 	}

@@ -25,8 +25,8 @@ const (
 	fileColumn = "__fdl_file"
 	// maxGroupFiles caps the files of one query (the SQL lists them all).
 	maxGroupFiles = 512
-	// positionBits: a kept row is named (file index << positionBits) +
-	// position in a group's set of kept rows.
+	// positionBits: a kept row is named (file index << positionBits) |
+	// position in a group's set of kept rows (no data file has 2^40 rows).
 	positionBits = 40
 )
 
@@ -193,7 +193,7 @@ func (r *Reader) readGroup(ctx context.Context, scans []wholeScan, idx []int) er
 		return err
 	}
 	paths, starts := make([]string, len(idx)), make([]string, len(idx))
-	var kept []int64
+	var keptKeys []int64
 	for k, i := range idx {
 		w := scans[i]
 		paths[k], starts[k] = pathSQL(w.path), "NULL"
@@ -204,7 +204,7 @@ func (r *Reader) readGroup(ctx context.Context, scans []wholeScan, idx []int) er
 			// A position no row has (a bad delete file) matches no row:
 			// keepRows records it as an empty digest.
 			if p >= 0 && p < 1<<positionBits {
-				kept = append(kept, int64(k)<<positionBits+p)
+				keptKeys = append(keptKeys, int64(k)<<positionBits|p)
 			}
 		}
 	}
@@ -221,8 +221,8 @@ func (r *Reader) readGroup(ctx context.Context, scans []wholeScan, idx []int) er
 	// BIGINT key groups about 10% cheaper than (file, position) pairs, and
 	// | has no overflow check to pay on every row.
 	g := "-1 - " + fileColumn + "::BIGINT"
-	if len(kept) > 0 {
-		set, err := r.positionSet(ctx, kept)
+	if len(keptKeys) > 0 {
+		set, err := r.positionSet(ctx, keptKeys)
 		if err != nil {
 			return fmt.Errorf("read %s: %w", describePaths(scans, idx), err)
 		}
@@ -234,9 +234,13 @@ func (r *Reader) readGroup(ctx context.Context, scans []wholeScan, idx []int) er
 		return fmt.Errorf("read %s: %w", describePaths(scans, idx), err)
 	}
 	defer rows.Close()
-	got := make([]map[int64]Digest, len(idx))
-	for k := range got {
-		got[k] = map[int64]Digest{}
+	// Per file: the digest of every row, and of each kept row by position
+	// (a position no row has, negative included, stays out of kept and is
+	// recorded by keepRows as deleting nothing).
+	all := make([]Digest, len(idx))
+	kept := make([]map[int64]Digest, len(idx))
+	for k := range kept {
+		kept[k] = map[int64]Digest{}
 	}
 	for rows.Next() {
 		var g int64
@@ -244,26 +248,25 @@ func (r *Reader) readGroup(ctx context.Context, scans []wholeScan, idx []int) er
 		if err := rows.Scan(&g, &d.Rows, &d.Hi, &d.Lo); err != nil {
 			return fmt.Errorf("read %s: %w", describePaths(scans, idx), err)
 		}
-		k, pos := -1-g, int64(-1)
+		k := -1 - g
 		if g >= 0 {
-			k, pos = g>>positionBits, g&(1<<positionBits-1)
+			k = g >> positionBits
 		}
 		if k < 0 || k >= int64(len(idx)) {
 			return fmt.Errorf("read %s: file index %d of %d", describePaths(scans, idx), k, len(idx))
 		}
-		got[k][pos] = d
+		all[k] = all[k].Add(d)
+		if g >= 0 {
+			kept[k][g&(1<<positionBits-1)] = d
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("read %s: %w", describePaths(scans, idx), err)
 	}
 	r.memo.countReads(len(idx), 1)
 	for k, i := range idx {
-		var all Digest
-		for _, d := range got[k] {
-			all = all.Add(d)
-		}
-		r.memo.put(scans[i].key, all)
-		r.memo.keepRows(scans[i].key, scans[i].keep, got[k])
+		r.memo.put(scans[i].key, all[k])
+		r.memo.keepRows(scans[i].key, scans[i].keep, kept[k])
 	}
 	return nil
 }

@@ -5,23 +5,13 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
+
+	"github.com/fdl-formats/fdl-formats/internal/parquetsql"
 )
 
-// pathSQL is a local data or delete file's path as the argument of
-// read_parquet or parquet_schema: a string literal with DuckDB's glob
-// characters escaped (`*` as `[*]`, `?` as `[?]`, `[` as `[[]`), so that
-// DuckDB reads the file of that very name and no other, as DuckLake's own
-// reader does (it hands DuckDB its list of files unexpanded). A path
-// without them is unchanged. Remote paths ("://") are left as they are:
-// not every remote file system expands globs (http does not).
-func pathSQL(p string) string {
-	if strings.Contains(p, "://") {
-		return sqlString(p)
-	}
-	// Each glob character becomes a one-character class, which matches
-	// that character only.
-	return sqlString(strings.NewReplacer("*", "[*]", "?", "[?]", "[", "[[]").Replace(p))
-}
+// pathSQL is a data or delete file's path as the argument of read_parquet
+// or parquet_schema, glob characters escaped (parquetsql.Path).
+func pathSQL(p string) string { return parquetsql.Path(p) }
 
 // pnode is a node of a Parquet file's schema, with list and map wrapper
 // groups folded away: a list node has one child (the element), a map node

@@ -302,8 +302,9 @@ func describeDB(ctx context.Context, db *sql.DB, q string) (names, types []strin
 }
 
 // TestDeletesOutOfRange: a delete file may name positions its data file
-// does not have (just past its last row, or past 2^40, where a group's
-// kept-row numbering would run into the next file). DuckLake's reader
+// does not have (just past its last row, past 2^40, the width of a kept
+// row's position in a grouped scan, or negative, which a grouped scan once
+// confused with the digest of the rows it did not keep). DuckLake's reader
 // applies deletes by position while it scans a file's rows
 // (DuckLakeDeleteData::Filter), so such a position deletes nothing: the
 // rows read are those of the lake without it. The proof must read them so,
@@ -346,6 +347,7 @@ func TestDeletesOutOfRange(t *testing.T) {
 	}{
 		{"just past the last row", "history", "parquet", []int64{2000, 2001}, 0},
 		{"past 2^40", "history", "parquet", []int64{1 << 40, 1<<40 + 3, 1 << 62}, 0},
+		{"negative", "history", "parquet", []int64{-1, -2}, 0},
 		{"partial deletion file", "history", "partial", []int64{2000, 1<<40 + 1}, 0},
 		{"past the cap", "history", "partial", []int64{5000, 1<<40 + 1}, 1},
 		{"deletion vector", "24_deletion_vectors", "puffin", []int64{1 << 20, 1<<40 + 7}, 0},

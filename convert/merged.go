@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fdl-formats/fdl-formats/internal/parquetsql"
 	"github.com/google/uuid"
 )
 
@@ -117,9 +118,9 @@ func mergedFiles(r *run) ([]mergedFile, error) {
 // parquetRows reads a Parquet file with its row positions.
 func parquetRows(path, key string) string {
 	if key == "" {
-		return fmt.Sprintf("read_parquet(%s, file_row_number = true)", literal(path))
+		return fmt.Sprintf("read_parquet(%s, file_row_number = true, hive_partitioning = false)", parquetsql.Path(path))
 	}
-	return fmt.Sprintf("read_parquet(%s, file_row_number = true, encryption_config = {footer_key_value: from_base64(%s)})", literal(path), literal(key))
+	return fmt.Sprintf("read_parquet(%s, file_row_number = true, hive_partitioning = false, encryption_config = {footer_key_value: from_base64(%s)})", parquetsql.Path(path), literal(key))
 }
 
 // disagreement is where a merged file's stored snapshots and its split

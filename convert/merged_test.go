@@ -55,7 +55,7 @@ func TestCompactedLakesUpgrade(t *testing.T) {
 				for i, v := range versions {
 					src := filepath.Join(lake, "versions", v.ID, "ducklake.duckdb")
 					tmp := t.TempDir()
-					data := filepath.Join(tmp, "data")
+					data := columnNamedFolder(t, tmp)
 					copyTree(t, filepath.Join(lake, "data"), data)
 					before := listTree(t, data)
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/parquetsql"
 )
 
 // readerChecks applies the model of the source's and the target's real
@@ -207,7 +208,7 @@ func (r *run) unmappedFilesWithoutFieldIDs() ([]string, error) {
 		if _, err := os.Stat(local); local == "" || err != nil {
 			continue // outside the data folder or missing: the proof reports it
 		}
-		n, err := r.w.count(r.ctx, "SELECT count(field_id) FROM parquet_schema("+literal(local)+")")
+		n, err := r.w.count(r.ctx, "SELECT count(field_id) FROM parquet_schema("+parquetsql.Path(local)+")")
 		if err != nil {
 			return nil, fmt.Errorf("read the footer of data file %s (table %s): %w", local, f[1], err)
 		}

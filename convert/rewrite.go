@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/fdl-formats/fdl-formats/internal/faults"
+	"github.com/fdl-formats/fdl-formats/internal/parquetsql"
 	"github.com/fdl-formats/fdl-formats/internal/scratch"
 )
 
@@ -168,9 +169,9 @@ func deleteFiles(r *run, where string) ([]deleteFile, error) {
 // base64 encryption key when there is one.
 func readParquetSQL(path, key string) string {
 	if key == "" {
-		return fmt.Sprintf("read_parquet(%s)", literal(path))
+		return fmt.Sprintf("read_parquet(%s, hive_partitioning = false)", parquetsql.Path(path))
 	}
-	return fmt.Sprintf("read_parquet(%s, encryption_config = {footer_key_value: from_base64(%s)})", literal(path), literal(key))
+	return fmt.Sprintf("read_parquet(%s, hive_partitioning = false, encryption_config = {footer_key_value: from_base64(%s)})", parquetsql.Path(path), literal(key))
 }
 
 // encryptionOption encrypts a written Parquet file with the same key.

@@ -39,6 +39,16 @@ func copyTree(t *testing.T, from, to string) {
 	}
 }
 
+// columnNamedFolder is a data folder under dir whose parents are named like
+// the columns of delete files and merged files (_ducklake_internal_snapshot_id=1,
+// pos=0): a Parquet read that detected Hive partitions would take them for
+// those columns' values. DuckLake reads no values from paths; neither may
+// a conversion.
+func columnNamedFolder(t *testing.T, dir string) string {
+	t.Helper()
+	return filepath.Join(dir, "_ducklake_internal_snapshot_id=1", "pos=0", "data")
+}
+
 func listTree(t *testing.T, dir string) []string {
 	t.Helper()
 	var out []string
@@ -60,7 +70,7 @@ func TestRewriteDeletes(t *testing.T) {
 			t.Parallel()
 			vs := versionCatalogs(t, filepath.Join(lakes, name))
 			src := vs[len(vs)-1]
-			data := filepath.Join(t.TempDir(), "data")
+			data := columnNamedFolder(t, t.TempDir())
 			copyTree(t, filepath.Join(lakes, name, "data"), data)
 			before := listTree(t, data)
 			opts := Options{RewriteDeletes: true, DataPath: data}

@@ -1,0 +1,33 @@
+// Package parquetsql writes a Parquet file's path as the argument of
+// DuckDB's read_parquet and parquet_schema, so that DuckDB reads the file
+// of that very name and no other. compare and convert both read the data
+// and delete files a catalog lists; neither may let DuckDB expand a glob.
+package parquetsql
+
+import (
+	"runtime"
+	"strings"
+)
+
+// Path returns p as a SQL string literal with DuckDB's glob characters
+// escaped as one-character classes (`*` as `[*]`, `?` as `[?]`, `[` as
+// `[[]`): DuckDB expands them in any path given to read_parquet or
+// parquet_schema, even alone in a list (`a*b.parquet` also reads
+// `axxb.parquet`, `[1].parquet` reads `1.parquet`), where DuckLake hands
+// DuckDB its list of files unexpanded. A path without them is unchanged.
+//
+// Left as it is: an http(s) URL (DuckDB does not expand globs there, so an
+// escaped name would not exist), and, outside Windows, a path with a
+// backslash (DuckDB's glob then matches nothing and opens the literal
+// path, which the escaped name would not be). file:// paths are escaped:
+// DuckDB expands globs in them.
+func Path(p string) string {
+	lower := strings.ToLower(p)
+	if strings.HasPrefix(lower, "http://") || strings.HasPrefix(lower, "https://") ||
+		(runtime.GOOS != "windows" && strings.Contains(p, `\`)) {
+		return literal(p)
+	}
+	return literal(strings.NewReplacer("*", "[*]", "?", "[?]", "[", "[[]").Replace(p))
+}
+
+func literal(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
