@@ -44,6 +44,16 @@ func openWithSnapshots(t *testing.T, catalog, data string) (*Reader, []Snapshot)
 	return r, snaps
 }
 
+// prefetchAll reads up front, as a comparison does, every data file plan of
+// every snapshot listed.
+func prefetchAll(r *Reader, snaps []Snapshot) {
+	ids := make([]int64, len(snaps))
+	for i, s := range snaps {
+		ids[i] = s.ID
+	}
+	r.prefetch(context.Background(), ids, rowOptions())
+}
+
 func copyFile(t *testing.T, src, dst string) {
 	t.Helper()
 	in, err := os.Open(src)

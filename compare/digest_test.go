@@ -148,11 +148,7 @@ func checkDigestsByParts(t *testing.T, r *Reader, snaps []Snapshot, prefetched b
 	t.Helper()
 	ctx := context.Background()
 	if prefetched {
-		ids := make([]int64, len(snaps))
-		for i, s := range snaps {
-			ids[i] = s.ID
-		}
-		r.prefetch(ctx, ids, rowOptions())
+		prefetchAll(r, snaps)
 	}
 	prefetchReads := r.memo.snapshot().Reads
 	rows := 0

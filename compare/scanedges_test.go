@@ -99,11 +99,7 @@ func tableDigests(t *testing.T, catalog, data string) (map[string]Digest, Digest
 	t.Helper()
 	ctx := context.Background()
 	r, snaps := openWithSnapshots(t, catalog, data)
-	ids := make([]int64, len(snaps))
-	for i, s := range snaps {
-		ids[i] = s.ID
-	}
-	r.prefetch(ctx, ids, rowOptions())
+	prefetchAll(r, snaps)
 	out := map[string]Digest{}
 	for _, s := range snaps {
 		tables, err := r.Tables(ctx, s.ID)
@@ -232,11 +228,7 @@ func TestRowHashCapFallbacks(t *testing.T) {
 			}
 			r, snaps := openWithSnapshots(t, tc.catalog, data)
 			r.memo = newDigestMemo(shared)
-			ids := make([]int64, len(snaps))
-			for i, s := range snaps {
-				ids[i] = s.ID
-			}
-			r.prefetch(ctx, ids, rowOptions())
+			prefetchAll(r, snaps)
 			scanned := r.memo.snapshot().Reads
 			checkDigestsByParts(t, r, snaps, false, nil)
 			if walk := r.memo.snapshot().Reads - scanned; (walk > 0) != tc.walkReads {
@@ -467,11 +459,7 @@ func checkDigestsWithCap(t *testing.T, catalog, data string, prefetched bool, ro
 	}
 	r.memo.rowCap = rowCap // the reader's own Digests
 	if prefetched {
-		ids := make([]int64, len(snaps))
-		for i, s := range snaps {
-			ids[i] = s.ID
-		}
-		r.prefetch(context.Background(), ids, rowOptions())
+		prefetchAll(r, snaps)
 	}
 	checkDigestsByParts(t, r, snaps, false, nil)
 }
