@@ -95,3 +95,35 @@ func TestEnginesProofs(t *testing.T) {
 		}
 	}
 }
+
+// TestReaderClosedTwice: closing a reader again does nothing, even when its
+// database already serves another reader.
+func TestReaderClosedTwice(t *testing.T) {
+	lake, catalog := lastVersion(t, "lakes", "06_deletes")
+	ctx := context.Background()
+	engines := NewEngines(1)
+	defer engines.Close()
+	opts := ReaderOptions{DataPath: filepath.Join(lake, "data"), Engines: engines}
+	r1, err := Open(ctx, catalog, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := r1.db
+	if err := r1.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r2, err := Open(ctx, catalog, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r2.Close()
+	if r2.db != db {
+		t.Fatal("the pool did not hand the database back out")
+	}
+	if err := r1.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := r2.db.PingContext(ctx); err != nil {
+		t.Fatalf("the second reader's database after the first reader closed again: %v", err)
+	}
+}

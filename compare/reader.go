@@ -245,14 +245,21 @@ func duckdbVersion(ctx context.Context, conn *sql.Conn) string {
 
 // Close releases the DuckDB database: it goes back to ReaderOptions.Engines
 // with the catalog detached, or is closed.
+// Closing a reader again does nothing: its database may already serve
+// another reader.
 func (r *Reader) Close() error {
-	if r.engines != nil && release(r.conn, []string{"dl", "cat"}) {
-		return r.engines.Put(r.db)
+	db, conn, engines := r.db, r.conn, r.engines
+	if db == nil {
+		return nil
 	}
-	if r.conn != nil {
-		r.conn.Close()
+	r.db, r.conn, r.engines = nil, nil, nil
+	if engines != nil && release(conn, []string{"dl", "cat"}) {
+		return engines.Put(db)
 	}
-	return r.db.Close()
+	if conn != nil {
+		conn.Close()
+	}
+	return db.Close()
 }
 
 // Format is the catalog's detected format.

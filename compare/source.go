@@ -11,7 +11,8 @@ import "context"
 // listed once. A proof of another catalog A opens its own reader. Not safe
 // for concurrent use; Close it after the last proof.
 type Source struct {
-	path    string
+	path    string // catalog A
+	data    string // and its data path (ReaderOptions.DataPath)
 	r       *Reader
 	errOpen error // Open's error, kept
 	read    bool  // ReadEveryTable ran to its end
@@ -24,21 +25,18 @@ func NewSource() *Source { return &Source{} }
 
 // reader opens catalog a, once per Source (own is false), or a reader the
 // caller closes (own is true) when there is no Source or it holds another
-// catalog. A failure caused by ctx is not kept.
+// catalog or data path. A failure caused by ctx is not kept.
 func (s *Source) reader(ctx context.Context, a string, opts ReaderOptions) (r *Reader, own bool, err error) {
-	if s == nil || (s.path != "" && s.path != a) {
+	if s == nil || (s.path != "" && (s.path != a || s.data != opts.DataPath)) {
 		r, err = Open(ctx, a, opts)
 		return r, true, err
 	}
 	if s.path == "" {
 		r, err = Open(ctx, a, opts)
 		if err != nil && ctx.Err() != nil {
-			if r != nil {
-				r.Close()
-			}
 			return nil, false, err
 		}
-		s.path, s.r, s.errOpen = a, r, err
+		s.path, s.data, s.r, s.errOpen = a, opts.DataPath, r, err
 	}
 	return s.r, false, s.errOpen
 }
@@ -56,12 +54,13 @@ func (s *Source) readEveryTable(ctx context.Context) error {
 	return err
 }
 
-// Close closes the reader of catalog A.
+// Close closes the reader of catalog A. The Source is then empty again: a
+// later proof binds it to its own catalog A.
 func (s *Source) Close() error {
-	if s.r == nil {
+	r := s.r
+	*s = Source{}
+	if r == nil {
 		return nil
 	}
-	r := s.r
-	s.r = nil
 	return r.Close()
 }

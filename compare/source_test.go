@@ -84,3 +84,41 @@ func TestSourceUnreadable(t *testing.T) {
 		})
 	}
 }
+
+// TestSourceAfterClose: a closed Source is empty again, and binds to the
+// catalog A of the next proof that passes it; a Source does not serve a
+// proof of its catalog A over another data folder.
+func TestSourceAfterClose(t *testing.T) {
+	lake, catalog := lastVersion(t, "lakes", "06_deletes")
+	data := filepath.Join(lake, "data")
+	ctx := context.Background()
+	src := NewSource()
+	defer src.Close()
+	for i := 0; i < 2; i++ {
+		rep, err := Catalogs(ctx, catalog, catalog, Options{DataPath: data, Source: src})
+		if err != nil || !rep.Equivalent {
+			t.Fatalf("proof %d: %v", i, err)
+		}
+		if src.r == nil {
+			t.Fatalf("proof %d: the Source holds no reader", i)
+		}
+		if err := src.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if src.r != nil || src.path != "" {
+			t.Fatalf("a closed Source still holds %s", src.path)
+		}
+	}
+	if _, err := Catalogs(ctx, catalog, catalog, Options{DataPath: data, Source: src}); err != nil {
+		t.Fatal(err)
+	}
+	held := src.r
+	other := filepath.Join(t.TempDir(), "data")
+	copyTree(t, data, other)
+	if _, err := Catalogs(ctx, catalog, catalog, Options{DataPath: other, Source: src}); err != nil {
+		t.Fatal(err)
+	}
+	if src.r != held || src.data != data {
+		t.Fatalf("a proof over another data folder used or replaced the Source's reader (data %s)", src.data)
+	}
+}

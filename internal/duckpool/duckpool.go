@@ -35,10 +35,20 @@ func New(maxIdle int) *Pool {
 	return &Pool{maxIdle: max(maxIdle, 1)}
 }
 
+// config is every database's startup configuration, the same for each
+// user and each reuse: no extension is ever installed or loaded behind a
+// user's back (a proof or a conversion never reaches the network; the
+// ducklake oracle and httpfs are loaded explicitly), and DuckDB's external
+// file cache is off. That cache keeps the bytes of every file a database
+// read until it closes: a pooled database would carry them from one
+// conversion or proof to the next for the whole run, and a proof's peak
+// memory grew with the files it read (docs/compare.md, "Memory").
+const config = "?autoinstall_known_extensions=false&autoload_known_extensions=false&enable_external_file_cache=false"
+
 // Open starts a private in-memory DuckDB database whose connections are
 // closed, not kept, when released.
 func Open() (*sql.DB, error) {
-	connector, err := duckdb.NewConnector("", nil)
+	connector, err := duckdb.NewConnector(config, nil)
 	if err != nil {
 		return nil, fmt.Errorf("open duckdb: %w", err)
 	}
@@ -104,6 +114,9 @@ func (p *Pool) Put(db *sql.DB) error {
 
 // Idle is the number of idle databases.
 func (p *Pool) Idle() int {
+	if p == nil {
+		return 0
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return len(p.idle)
@@ -111,6 +124,9 @@ func (p *Pool) Idle() int {
 
 // Close closes the idle databases; one put back later is closed then.
 func (p *Pool) Close() error {
+	if p == nil {
+		return nil
+	}
 	p.mu.Lock()
 	idle := p.idle
 	p.idle, p.closed = nil, true

@@ -76,3 +76,33 @@ func TestIdleWithoutWorkers(t *testing.T) {
 		t.Error("the database a closed pool got back is still open")
 	}
 }
+
+// TestOpenConfig: every database starts with extension autoloading and
+// autoinstalling off and DuckDB's external file cache off, and keeps them
+// when reused.
+func TestOpenConfig(t *testing.T) {
+	p := New(1)
+	defer p.Close()
+	for round := 0; round < 2; round++ {
+		db, err := p.Get()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range []string{"autoinstall_known_extensions", "autoload_known_extensions", "enable_external_file_cache"} {
+			var v string
+			if err := db.QueryRow("SELECT current_setting('" + name + "')::VARCHAR").Scan(&v); err != nil {
+				t.Fatal(err)
+			}
+			if v != "false" {
+				t.Errorf("round %d: %s = %s", round, name, v)
+			}
+		}
+		if err := p.Put(db); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var nilPool *Pool
+	if nilPool.Idle() != 0 || nilPool.Close() != nil {
+		t.Error("a nil pool")
+	}
+}
