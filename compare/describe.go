@@ -289,7 +289,7 @@ func (r *Reader) fileEntries(ctx context.Context, t Table, snap int64, onDisk fu
 		}
 		e["data file "+key] = fmt.Sprintf("size=%d records=%d footer=%s row_id_start=%s mapping=%s",
 			f.SizeBytes, f.RecordCount, optInt(f.FooterSize), optInt(f.RowIDStart), mapping)
-		pos, err := r.DeletedPositions(ctx, t, f, snap)
+		pos, err := r.deletedPositions(ctx, t, f, snap)
 		if err != nil {
 			return nil, nil, err
 		}

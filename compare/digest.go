@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"database/sql"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -288,7 +289,7 @@ func (r *Reader) fileDigests(ctx context.Context, t Table, files []DataFile, col
 		if n.all, err = r.planKeyOf(ctx, t, f, cols, snap, opts, names, types, deletesIgnored); err != nil {
 			return nil, fail(f, err)
 		}
-		if n.deleted, err = r.DeletedPositions(ctx, t, f, snap); err != nil {
+		if n.deleted, err = r.deletedPositions(ctx, t, f, snap); err != nil {
 			return nil, fail(f, err)
 		}
 		if len(n.deleted) > 0 {
@@ -373,12 +374,18 @@ func (r *Reader) planSQL(ctx context.Context, t Table, f DataFile, cols []*Colum
 // planKeyOf is the plan key of a data file's rows at a snapshot (all rows,
 // or the deleted ones): its row-hash query and the file's identity. A
 // comparison asks for the all-rows key of every file at every snapshot
-// (twice: prefetch, then the walk), so those are kept per reader by what
+// (twice: prefetch, then the walk), and for the deleted-rows key of every
+// file with deletes at every snapshot, so both are kept per reader by what
 // the query depends on: the file's catalog row, the table's columns (their
-// epoch), the row options, and the snapshot only for partial files.
+// epoch), the row options, the snapshot only for partial files, and for
+// deleted rows the deleted positions (their count and sha256). Building
+// the deleted rows' query (its list of positions) at every snapshot was
+// half of what a backfill allocated, and raised its peak RSS with the
+// number of versions (docs/compare.md, "Memory").
 func (r *Reader) planKeyOf(ctx context.Context, t Table, f DataFile, cols []*Column, snap int64, opts ScanOptions, names, types []string, mode deleteMode) (string, error) {
 	var kid allRowsKeyID
-	if mode == deletesIgnored {
+	var gid goneKeyID
+	if mode == deletesIgnored || mode == deletesOnly {
 		e, err := r.epoch(ctx, snap, t.ID, columnsEpoch...)
 		if err != nil {
 			return "", err
@@ -387,7 +394,19 @@ func (r *Reader) planKeyOf(ctx context.Context, t Table, f DataFile, cols []*Col
 		if f.PartialMax != nil || f.PartialInfo != nil {
 			kid.snap = snap
 		}
+	}
+	switch mode {
+	case deletesIgnored:
 		if k, ok := r.allRowsKeys[kid]; ok {
+			return k, nil
+		}
+	case deletesOnly:
+		pos, err := r.deletedPositions(ctx, t, f, snap)
+		if err != nil {
+			return "", err
+		}
+		gid = goneKeyID{all: kid, n: len(pos), sum: positionsSum(pos)}
+		if k, ok := r.goneKeys[gid]; ok {
 			return k, nil
 		}
 	}
@@ -400,10 +419,41 @@ func (r *Reader) planKeyOf(ctx context.Context, t Table, f DataFile, cols []*Col
 		return "", err
 	}
 	k := planKey(q, id)
-	if mode == deletesIgnored {
+	r.keysBuilt++
+	switch mode {
+	case deletesIgnored:
 		r.allRowsKeys[kid] = k
+	case deletesOnly:
+		r.goneKeys[gid] = k
 	}
 	return k, nil
+}
+
+// goneKeyID is what a data file's deleted-rows plan key depends on within
+// one reader: what its all-rows key depends on, and the deleted positions.
+type goneKeyID struct {
+	all allRowsKeyID
+	n   int
+	sum [sha256.Size]byte
+}
+
+// positionsSum is the sha256 of sorted positions as 8-byte little-endian
+// integers (a memo key: no text per value, unlike positionsHash).
+func positionsSum(pos []int64) [sha256.Size]byte {
+	h := sha256.New()
+	var buf [4096]byte
+	b := buf[:0]
+	for _, p := range pos {
+		b = binary.LittleEndian.AppendUint64(b, uint64(p))
+		if len(b) == len(buf) {
+			h.Write(b)
+			b = buf[:0]
+		}
+	}
+	h.Write(b)
+	var out [sha256.Size]byte
+	h.Sum(out[:0])
+	return out
 }
 
 // allRowsKeyID is what a data file's all-rows plan key depends on within
@@ -463,7 +513,7 @@ func (r *Reader) prefetch(ctx context.Context, snaps []int64, opts ScanOptions) 
 				if err != nil || r.memo.holds(key) {
 					continue
 				}
-				if deleted, err := r.DeletedPositions(ctx, t, f, s); err == nil {
+				if deleted, err := r.deletedPositions(ctx, t, f, s); err == nil {
 					_ = r.queueWhole(ctx, q, t, f, cols, s, opts, names, types, key, deleted)
 				}
 			}

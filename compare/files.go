@@ -226,6 +226,16 @@ func (r *Reader) keyParam(_ context.Context, key *string) (string, error) {
 // file deleted at a snapshot, whichever kind of delete carries them: its
 // delete file (Parquet, partial Parquet, Puffin) and inlined file deletions.
 func (r *Reader) DeletedPositions(ctx context.Context, t Table, f DataFile, snap int64) ([]int64, error) {
+	pos, err := r.deletedPositions(ctx, t, f, snap)
+	return slices.Clone(pos), err
+}
+
+// deletedPositions is DeletedPositions without a copy: the slice may be
+// the one the reader keeps for this snapshot, so callers only read it (its
+// capacity is its length: an append copies). A comparison asks for every
+// file's positions several times per snapshot (plans, digests, entries),
+// and a copy each time was a tenth of what a backfill allocated.
+func (r *Reader) deletedPositions(ctx context.Context, t Table, f DataFile, snap int64) ([]int64, error) {
 	var pos []int64
 	if d := f.Delete; d != nil {
 		if err := r.exists(d.Path); err != nil {
@@ -255,7 +265,7 @@ func (r *Reader) DeletedPositions(ctx context.Context, t Table, f DataFile, snap
 			cached = slices.Compact(cached)
 			r.deletes[d.Path] = cached
 		}
-		pos = slices.Clone(cached)
+		pos = slices.Clip(cached)
 	}
 	inl := fmt.Sprintf("ducklake_inlined_delete_%d", t.ID)
 	if _, ok := r.dynamic[inl]; ok && !r.empty(inl) {

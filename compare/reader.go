@@ -53,6 +53,8 @@ type Reader struct {
 	extAttached bool                    // the ducklake extension attached this catalog as "dl"
 	memo        *digestMemo             // file digests by read plan (shared by both sides of a comparison)
 	allRowsKeys map[allRowsKeyID]string // all-rows plan keys (see planKeyOf)
+	goneKeys    map[goneKeyID]string    // deleted-rows plan keys (see planKeyOf)
+	keysBuilt   int                     // plan keys planKeyOf built (not found in its memos)
 	schemas     map[string]*pnode       // data file path -> its Parquet schema (read-only once built)
 	schemaTried map[string]bool         // data files prefetchSchemas asked for
 	deleteTried map[string]bool         // delete files prefetchDeletes asked for
@@ -97,7 +99,7 @@ func Open(ctx context.Context, catalogPath string, opts ReaderOptions) (*Reader,
 		db.Close()
 		return nil, fmt.Errorf("open duckdb: %w", err)
 	}
-	r := &Reader{path: catalogPath, db: db, engines: opts.Engines, conn: conn, memo: newDigestMemo(NewDigests(opts.DigestCache)), allRowsKeys: map[allRowsKeyID]string{}, schemas: map[string]*pnode{}, schemaTried: map[string]bool{}, deleteTried: map[string]bool{}, existing: map[string]bool{}, posHashes: map[string]keptHash{}, rawDeletes: newDeleteFiles(), tempTables: map[string]bool{}, deletes: map[string][]int64{}, meta: newMetaMemo(), maxInlinePositions: 10000}
+	r := &Reader{path: catalogPath, db: db, engines: opts.Engines, conn: conn, memo: newDigestMemo(NewDigests(opts.DigestCache)), allRowsKeys: map[allRowsKeyID]string{}, goneKeys: map[goneKeyID]string{}, schemas: map[string]*pnode{}, schemaTried: map[string]bool{}, deleteTried: map[string]bool{}, existing: map[string]bool{}, posHashes: map[string]keptHash{}, rawDeletes: newDeleteFiles(), tempTables: map[string]bool{}, deletes: map[string][]int64{}, meta: newMetaMemo(), maxInlinePositions: 10000}
 	if err := r.init(ctx, opts); err != nil {
 		r.Close()
 		return nil, err

@@ -241,7 +241,7 @@ func partialFilter(f DataFile, snapCol string, snap int64) ([]string, error) {
 // excluded (what a reader sees), ignored, or the only rows kept ("" when
 // nothing is filtered).
 func (r *Reader) deleteFilter(ctx context.Context, t Table, f DataFile, snap int64, mode deleteMode) (string, error) {
-	deleted, err := r.DeletedPositions(ctx, t, f, snap)
+	deleted, err := r.deletedPositions(ctx, t, f, snap)
 	if err != nil || mode == deletesIgnored {
 		return "", err
 	}

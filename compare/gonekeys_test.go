@@ -1,0 +1,103 @@
+package compare
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/fdl-formats/fdl-formats/lakegen"
+)
+
+// TestDeletedRowsKeysPerDeleteState walks every snapshot of a history whose
+// files gain deletes over time, asking for each file's deleted-rows plan
+// key as a comparison does. The keys are those built from the plan's query
+// (planSQL), and they are built once per delete state of a file, not once
+// per snapshot: before, every snapshot built the query with its list of
+// positions again, and a backfill's memory grew with versions x files.
+func TestDeletedRowsKeysPerDeleteState(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	if _, err := lakegen.History(ctx, dir, lakegen.HistoryOptions{Versions: 6, RowsPerVersion: 3000, FilesPerVersion: 2, DeleteEvery: 2}); err != nil {
+		t.Fatal(err)
+	}
+	cats, _ := filepath.Glob(filepath.Join(dir, "versions", "*", "ducklake.duckdb"))
+	slices.Sort(cats) // UUIDv7 folders: oldest first
+	data := filepath.Join(dir, "data")
+	for _, tc := range []struct {
+		name string
+		opts ScanOptions
+	}{{"rows", ScanOptions{}}, {"rows with row ids", ScanOptions{RowIDs: true}}} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := Open(ctx, cats[len(cats)-1], ReaderOptions{DataPath: data})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			snaps, err := r.Snapshots(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			type state struct {
+				file int64
+				n    int
+				sum  [32]byte
+			}
+			states := map[state]string{}
+			asked := 0
+			for _, s := range snaps {
+				tables, err := r.Tables(ctx, s.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, tb := range tables {
+					cols, names, types, err := r.rowColumns(ctx, tb, s.ID, tc.opts)
+					if err != nil {
+						t.Fatal(err)
+					}
+					files, err := r.Files(ctx, tb, s.ID)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, f := range files {
+						pos, err := r.DeletedPositions(ctx, tb, f, s.ID)
+						if err != nil || len(pos) == 0 {
+							if err != nil {
+								t.Fatal(err)
+							}
+							continue
+						}
+						got, err := r.planKeyOf(ctx, tb, f, cols, s.ID, tc.opts, names, types, deletesOnly)
+						if err != nil {
+							t.Fatal(err)
+						}
+						asked++
+						id, err := fileIdentity(f)
+						if err != nil {
+							t.Fatal(err)
+						}
+						q, err := r.planSQL(ctx, tb, f, cols, s.ID, tc.opts, names, types, deletesOnly, false)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if want := planKey(q, id); got != want {
+							t.Errorf("snapshot %d, file %d (%d deleted): key %s, want %s (built from its query)", s.ID, f.ID, len(pos), got, want)
+						}
+						st := state{f.ID, len(pos), positionsSum(pos)}
+						if k, ok := states[st]; ok && k != got {
+							t.Errorf("snapshot %d, file %d: two keys for one delete state", s.ID, f.ID)
+						}
+						states[st] = got
+					}
+				}
+			}
+			if asked <= len(states) {
+				t.Fatalf("%d keys asked for %d delete states: the history does not repeat a delete state across snapshots", asked, len(states))
+			}
+			if r.keysBuilt != len(states) {
+				t.Errorf("%d deleted-rows keys built for %d delete states (%d asked): want one per delete state", r.keysBuilt, len(states), asked)
+			}
+			t.Logf("%d keys asked, %d delete states, %d built", asked, len(states), r.keysBuilt)
+		})
+	}
+}
