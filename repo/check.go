@@ -151,15 +151,11 @@ func Check(ctx context.Context, st store.Store, opts Options) (*CheckReport, err
 	}
 	defer os.RemoveAll(work)
 	disk := compare.NewDiskCheck() // each data file is checked once per run
-	contents, err := r.contentFindings(ctx, m, work, disk)
+	contents, proofs, findings, err := r.checkAll(ctx, m, work, disk, &opts)
 	if err != nil {
 		return nil, err
 	}
 	rep.add(contents...)
-	proofs, findings, err := r.proveAll(ctx, m, work, disk, &opts)
-	if err != nil {
-		return nil, err
-	}
 	rep.Proofs = append(rep.Proofs, proofs...)
 	rep.add(findings...)
 	return rep, rep.result()

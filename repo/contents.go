@@ -11,27 +11,6 @@ import (
 	"github.com/fdl-formats/fdl-formats/store"
 )
 
-// contentFindings checks, for every version whose frozen catalog matched
-// version.json, what the catalog says against the rest of the version:
-// files.json and dataset.json (checkContents), and every data and delete
-// file the catalog references at any snapshot against the size and footer
-// size it records (each file once per run, through disk).
-func (r *repository) contentFindings(ctx context.Context, m *Matrix, work string, disk *compare.DiskCheck) ([]Finding, error) {
-	var out []Finding
-	for _, vp := range m.Versions {
-		if vp.Error != "" || vp.Skipped != "" {
-			continue
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		for _, is := range r.checkContents(ctx, vp.v, work, disk, len(vp.Issues) == 0) {
-			out = append(out, Finding{Kind: problemKind(is.Problem), Version: vp.ID, Detail: is.Detail})
-		}
-	}
-	return out, nil
-}
-
 // checkContents reads a version's frozen catalog (a private verified copy)
 // and checks every data and delete file it references against disk and,
 // when jsonFiles, compares files.json and dataset.json with what the
@@ -39,18 +18,14 @@ func (r *repository) contentFindings(ctx context.Context, m *Matrix, work string
 // files in order, rows, bytes, footer sizes and delete files; for
 // dataset.json the described tables and their fields' types and
 // nullability. The catalog wins; every disagreement is an issue.
-func (r *repository) checkContents(ctx context.Context, v *version, work string, disk *compare.DiskCheck, jsonFiles bool) []Issue {
-	dir, err := os.MkdirTemp(work, "contents-")
-	if err != nil {
-		return []Issue{{ProblemUnreadable, err.Error()}}
-	}
-	defer os.RemoveAll(dir)
-	src, problem, err := r.copyFrozen(ctx, v, dir)
+func (r *repository) checkContents(ctx context.Context, v *version, frozen *frozenCopies, disk *compare.DiskCheck, jsonFiles bool) []Issue {
+	defer frozen.release(v.id)
+	src, problem, err := frozen.copy(ctx, v)
 	if err != nil {
 		return []Issue{{problem, err.Error()}}
 	}
 	key := v.prefix() + v.meta.Catalog.Path
-	rd, err := compare.Open(ctx, src, compare.ReaderOptions{DataPath: r.dataPath})
+	rd, err := compare.Open(ctx, src, compare.ReaderOptions{DataPath: r.dataPath, Engines: r.engines})
 	if err != nil {
 		return []Issue{{ProblemUnreadable, fmt.Sprintf("read %s: %v", key, err)}}
 	}

@@ -30,7 +30,8 @@ func TestContentsConformance(t *testing.T) {
 					t.Fatal(err)
 				}
 				for _, v := range r.versions {
-					for _, is := range r.checkContents(ctx, v, t.TempDir(), compare.NewDiskCheck(), true) {
+					frozen := newFrozenCopies(r, t.TempDir(), nil, v.id)
+					for _, is := range r.checkContents(ctx, v, frozen, compare.NewDiskCheck(), true) {
 						t.Errorf("version %s: %s: %s", v.id, is.Problem, is.Detail)
 					}
 				}
@@ -56,7 +57,7 @@ func TestContentsDiffer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	issues := r.checkContents(ctx, r.versions[2], t.TempDir(), compare.NewDiskCheck(), true)
+	issues := r.checkContents(ctx, r.versions[2], newFrozenCopies(r, t.TempDir(), nil, r.versions[2].id), compare.NewDiskCheck(), true)
 	var got []string
 	for _, is := range issues {
 		got = append(got, is.Detail)

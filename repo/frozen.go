@@ -7,11 +7,12 @@ import (
 	"sync"
 )
 
-// frozenCopies hands the cells of a Backfill the verified private copy of
-// their version's frozen catalog (copyFrozen): made once per version by the
-// first cell that needs it, opened read-only by every cell of the version
-// (the converter and the proof), and removed when the version's last cell
-// is done. Before, each cell made and hashed its own copy of the same
+// frozenCopies hands the cells of a Backfill or a Check (and a Check's
+// content pass) the verified private copy of their version's frozen
+// catalog (copyFrozen): made once per version by the first user that needs
+// it, opened read-only by every user of the version (the converter, the
+// proofs, the content pass), and removed when the version's last user is
+// done. Before, each cell made and hashed its own copy of the same
 // bytes. Each copy is alone in its own folder, so nothing (such as a
 // write-ahead log) ever lies beside it.
 type frozenCopies struct {
@@ -25,54 +26,81 @@ type frozenCopy struct {
 	mu    sync.Mutex // held while the copy is made
 	dir   string     // the copy's own folder ("" until made)
 	path  string
-	users int // cells of the version not yet released
+	ready bool // the data files it references are readable (ensureData)
+	users int  // users of the version not yet released
 }
 
-// newFrozenCopies prepares the copies of the versions of cells, in work.
-func newFrozenCopies(r *repository, work string, cells []*Cell) *frozenCopies {
+// newFrozenCopies prepares the copies of the versions of cells, in work;
+// each of others (version ids) is one more user of its version's copy.
+func newFrozenCopies(r *repository, work string, cells []*Cell, others ...string) *frozenCopies {
 	f := &frozenCopies{r: r, work: work, byID: map[string]*frozenCopy{}}
-	for _, c := range cells {
-		fc := f.byID[c.Version]
+	use := func(id string) {
+		fc := f.byID[id]
 		if fc == nil {
 			fc = &frozenCopy{}
-			f.byID[c.Version] = fc
+			f.byID[id] = fc
 		}
 		fc.users++
+	}
+	for _, c := range cells {
+		use(c.Version)
+	}
+	for _, id := range others {
+		use(id)
 	}
 	return f
 }
 
 // get returns the verified copy of v's frozen catalog, with the data files
-// it references readable at the repository's data path. A failed copy is
-// not kept: the next cell tries again.
+// it references readable at the repository's data path.
 func (f *frozenCopies) get(ctx context.Context, v *version) (string, Problem, error) {
+	fc, src, problem, err := f.copyOf(ctx, v)
+	if err != nil {
+		return "", problem, err
+	}
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	if !fc.ready {
+		if err := f.r.ensureData(ctx, src, false); err != nil {
+			return "", ProblemUnreadable, err
+		}
+		fc.ready = true
+	}
+	return src, "", nil
+}
+
+// copy returns the verified copy of v's frozen catalog, its data files not
+// yet fetched (a content pass reports a fetch failure on its own).
+func (f *frozenCopies) copy(ctx context.Context, v *version) (string, Problem, error) {
+	_, src, problem, err := f.copyOf(ctx, v)
+	return src, problem, err
+}
+
+// copyOf makes v's copy once. A failed copy is not kept: the next user
+// tries again.
+func (f *frozenCopies) copyOf(ctx context.Context, v *version) (*frozenCopy, string, Problem, error) {
 	f.mu.Lock()
 	fc := f.byID[v.id]
 	f.mu.Unlock()
 	if fc == nil {
-		return "", ProblemUnreadable, fmt.Errorf("version %s: no cell of this run", v.id)
+		return nil, "", ProblemUnreadable, fmt.Errorf("version %s: no cell of this run", v.id)
 	}
 	fc.mu.Lock()
 	defer fc.mu.Unlock()
 	if fc.path != "" {
-		return fc.path, "", nil
+		return fc, fc.path, "", nil
 	}
 	dir, err := os.MkdirTemp(f.work, "frozen-")
 	if err != nil {
-		return "", ProblemUnreadable, fmt.Errorf("create work folder: %w", err)
+		return nil, "", ProblemUnreadable, fmt.Errorf("create work folder: %w", err)
 	}
 	src, problem, err := f.r.copyFrozen(ctx, v, dir)
-	if err == nil {
-		if err = f.r.ensureData(ctx, src, false); err != nil {
-			problem = ProblemUnreadable
-		}
-	}
 	if err != nil {
 		os.RemoveAll(dir)
-		return "", problem, err
+		return nil, "", problem, err
 	}
 	fc.dir, fc.path = dir, src
-	return src, "", nil
+	return fc, src, "", nil
 }
 
 // release says that one cell of version id is done with its copy; the last
@@ -88,6 +116,6 @@ func (f *frozenCopies) release(id string) {
 	defer fc.mu.Unlock()
 	if fc.users--; fc.users == 0 && fc.dir != "" {
 		os.RemoveAll(fc.dir)
-		fc.dir, fc.path = "", ""
+		fc.dir, fc.path, fc.ready = "", "", false
 	}
 }

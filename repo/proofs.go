@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -13,30 +14,66 @@ import (
 	"github.com/fdl-formats/fdl-formats/compare"
 )
 
-// proveAll proves every present catalog of a declared format, jobs at a
-// time, and returns the proofs (in matrix order) and a finding per failed
-// proof.
-func (r *repository) proveAll(ctx context.Context, m *Matrix, work string, disk *compare.DiskCheck, opts *Options) ([]*Proof, []Finding, error) {
+// checkAll runs a Check's content pass (checkContents, for every version
+// whose frozen catalog matched version.json) and proves every present
+// catalog of a declared format, jobs at a time, version after version, so
+// that a version's content pass and proofs share one verified copy of its
+// frozen catalog, made once and removed when the version is done. It
+// returns the content findings (in version order), the proofs (in matrix
+// order) and a finding per failed proof.
+func (r *repository) checkAll(ctx context.Context, m *Matrix, work string, disk *compare.DiskCheck, opts *Options) ([]Finding, []*Proof, []Finding, error) {
+	type task struct {
+		content *VersionPlan // a content pass, or
+		proof   int          // a proof: index in present
+	}
 	var present []*Cell
-	for _, c := range m.Cells() {
-		// A catalog of an undeclared format is a violation already; it
-		// has no format to be proved in.
-		if c.State == Present && c.Declared {
-			present = append(present, c)
+	var tasks []task
+	var contentOf []string // versions with a content pass
+	for _, vp := range m.Versions {
+		if vp.Error == "" && vp.Skipped == "" {
+			tasks = append(tasks, task{content: vp})
+			contentOf = append(contentOf, vp.ID)
+		}
+		for _, c := range vp.Cells {
+			// A catalog of an undeclared format is a violation already;
+			// it has no format to be proved in.
+			if c.State == Present && c.Declared {
+				tasks = append(tasks, task{proof: len(present)})
+				present = append(present, c)
+			}
 		}
 	}
 	if len(present) > 1 {
 		r.hintDeletes(ctx, work, opts.log())
 	}
-	frozen := newFrozenCopies(r, work, present)
+	frozen := newFrozenCopies(r, work, present, contentOf...)
+	contents := make([][]Finding, len(m.Versions))
+	versionIndex := map[string]int{}
+	for i, vp := range m.Versions {
+		versionIndex[vp.ID] = i
+	}
 	proofs := make([]*Proof, len(present))
 	var findings []Finding
 	var mu sync.Mutex
 	done := 0
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(opts.jobs())
-	for i, c := range present {
+	for _, tk := range tasks {
 		g.Go(func() error {
+			if vp := tk.content; vp != nil {
+				var out []Finding
+				for _, is := range r.checkContents(gctx, vp.v, frozen, disk, len(vp.Issues) == 0) {
+					out = append(out, Finding{Kind: problemKind(is.Problem), Version: vp.ID, Detail: is.Detail})
+				}
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				mu.Lock()
+				contents[versionIndex[vp.ID]] = out
+				mu.Unlock()
+				return nil
+			}
+			i, c := tk.proof, present[tk.proof]
 			p, kind := r.prove(gctx, c, work, frozen, disk)
 			if err := ctx.Err(); err != nil {
 				return err
@@ -59,9 +96,9 @@ func (r *repository) proveAll(ctx context.Context, m *Matrix, work string, disk 
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return proofs, findings, nil
+	return slices.Concat(contents...), proofs, findings, nil
 }
 
 // prove compares one published catalog with its version's frozen catalog,
