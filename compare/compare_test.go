@@ -96,16 +96,7 @@ func tamper(t *testing.T, catalog string, stmts ...string) string {
 	t.Helper()
 	dst := filepath.Join(t.TempDir(), "tampered.duckdb")
 	copyFile(t, catalog, dst)
-	db, err := sql.Open("duckdb", dst)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	for _, q := range stmts {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
+	execCatalog(t, dst, stmts...)
 	return dst
 }
 
