@@ -23,7 +23,7 @@ type frozenCopies struct {
 }
 
 type frozenCopy struct {
-	mu    sync.Mutex // held while the copy is made
+	mu    sync.Mutex // held while the copy is made or its data files fetched
 	dir   string     // the copy's own folder ("" until made)
 	path  string
 	ready bool // the data files it references are readable (ensureData)
@@ -83,7 +83,7 @@ func (f *frozenCopies) copyOf(ctx context.Context, v *version) (*frozenCopy, str
 	fc := f.byID[v.id]
 	f.mu.Unlock()
 	if fc == nil {
-		return nil, "", ProblemUnreadable, fmt.Errorf("version %s: no cell of this run", v.id)
+		return nil, "", ProblemUnreadable, fmt.Errorf("version %s: no cell or content pass of this run", v.id)
 	}
 	fc.mu.Lock()
 	defer fc.mu.Unlock()
@@ -103,7 +103,7 @@ func (f *frozenCopies) copyOf(ctx context.Context, v *version) (*frozenCopy, str
 	return fc, src, "", nil
 }
 
-// release says that one cell of version id is done with its copy; the last
+// release says that one user of version id is done with its copy; the last
 // one removes it.
 func (f *frozenCopies) release(id string) {
 	f.mu.Lock()
