@@ -20,7 +20,7 @@ import (
 // nullability. The catalog wins; every disagreement is an issue.
 func (r *repository) checkContents(ctx context.Context, v *version, frozen *frozenCopies, disk *compare.DiskCheck, jsonFiles bool) []Issue {
 	defer frozen.release(v.id)
-	src, problem, err := frozen.copy(ctx, v)
+	src, problem, err := frozen.catalog(ctx, v)
 	if err != nil {
 		return []Issue{{problem, err.Error()}}
 	}
@@ -33,7 +33,7 @@ func (r *repository) checkContents(ctx context.Context, v *version, frozen *froz
 	var issues []Issue
 	// A remote store's data files come into the cache first (verified by
 	// the size the catalog records); a folder's are checked in place.
-	if err := r.ensureData(ctx, src, false); err != nil {
+	if err := frozen.fetch(ctx, v); err != nil {
 		issues = append(issues, Issue{ProblemUnreadable, fmt.Sprintf("fetch the data files of %s: %v", key, err)})
 	} else {
 		bad, err := rd.CheckFiles(ctx, disk)

@@ -54,26 +54,40 @@ func newFrozenCopies(r *repository, work string, cells []*Cell, others ...string
 // get returns the verified copy of v's frozen catalog, with the data files
 // it references readable at the repository's data path.
 func (f *frozenCopies) get(ctx context.Context, v *version) (string, Problem, error) {
-	fc, src, problem, err := f.copyOf(ctx, v)
+	src, problem, err := f.catalog(ctx, v)
 	if err != nil {
 		return "", problem, err
+	}
+	if err := f.fetch(ctx, v); err != nil {
+		return "", ProblemUnreadable, err
+	}
+	return src, "", nil
+}
+
+// catalog returns the verified copy of v's frozen catalog, its data files
+// not yet fetched (a content pass reports a fetch failure on its own).
+func (f *frozenCopies) catalog(ctx context.Context, v *version) (string, Problem, error) {
+	_, src, problem, err := f.copyOf(ctx, v)
+	return src, problem, err
+}
+
+// fetch makes the data files v's copy references readable at the
+// repository's data path (ensureData: a remote store's into the cache), once
+// per copy; a failure is not kept. The copy must have been made (catalog).
+func (f *frozenCopies) fetch(ctx context.Context, v *version) error {
+	fc, src, _, err := f.copyOf(ctx, v)
+	if err != nil {
+		return err
 	}
 	fc.mu.Lock()
 	defer fc.mu.Unlock()
 	if !fc.ready {
 		if err := f.r.ensureData(ctx, src, false); err != nil {
-			return "", ProblemUnreadable, err
+			return err
 		}
 		fc.ready = true
 	}
-	return src, "", nil
-}
-
-// copy returns the verified copy of v's frozen catalog, its data files not
-// yet fetched (a content pass reports a fetch failure on its own).
-func (f *frozenCopies) copy(ctx context.Context, v *version) (string, Problem, error) {
-	_, src, problem, err := f.copyOf(ctx, v)
-	return src, problem, err
+	return nil
 }
 
 // copyOf makes v's copy once. A failed copy is not kept: the next user

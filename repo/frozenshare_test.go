@@ -3,10 +3,14 @@ package repo
 import (
 	"context"
 	"io"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/fdl-formats/fdl-formats/store"
 	"github.com/fdl-formats/fdl-formats/store/local"
 )
 
@@ -58,6 +62,50 @@ func TestCheckCopiesEachFrozenCatalogOnce(t *testing.T) {
 		for key, n := range counted.opens {
 			if strings.HasPrefix(key, "versions/") && strings.Contains(key, "/catalogs/") && n != 2 {
 				t.Errorf("jobs %d: published catalog %s read %d times", jobs, key, n)
+			}
+		}
+	}
+}
+
+// TestCheckOpaqueStoreMissingDataFile: through a store without local paths
+// (as object storage), a data file gone from the store is reported by each
+// version's content pass as a failed fetch, naming the catalog, and every
+// proof that needs it is unverifiable; the rest of the check still runs.
+func TestCheckOpaqueStoreMissingDataFile(t *testing.T) {
+	ctx := context.Background()
+	st, root := smallLake(t)
+	if _, err := Backfill(ctx, st, Options{Jobs: 2}); err != nil {
+		t.Fatal(err)
+	}
+	files, err := filepath.Glob(filepath.Join(root, "data", "main", "del", "*.parquet"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("data files: %v %v", files, err)
+	}
+	slices.Sort(files)
+	if err := os.Remove(files[0]); err != nil {
+		t.Fatal(err)
+	}
+	opaque := struct{ store.Store }{st}
+	for _, jobs := range []int{1, 3} {
+		rep, err := Check(ctx, opaque, Options{Jobs: jobs, WorkDir: t.TempDir(), Cache: t.TempDir()})
+		if err == nil || rep == nil || rep.OK {
+			t.Fatalf("jobs %d: check passed without a data file: %v", jobs, err)
+		}
+		fetch := 0
+		for _, f := range rep.Findings {
+			if strings.Contains(f.Detail, "fetch the data files of versions/") {
+				fetch++
+			}
+		}
+		if fetch == 0 {
+			t.Errorf("jobs %d: no content finding names the failed fetch: %+v", jobs, rep.Findings)
+		}
+		for _, p := range rep.Proofs {
+			if p.OK {
+				continue
+			}
+			if !strings.Contains(p.Error, filepath.Base(files[0])) && !strings.Contains(p.Error, "not found") && !strings.Contains(p.Error, "no such") {
+				t.Errorf("jobs %d: proof %s %s failed for another reason: %s", jobs, p.Version, p.Format, p.Error)
 			}
 		}
 	}
