@@ -109,14 +109,13 @@ func Open(ctx context.Context, catalogPath string, opts ReaderOptions) (*Reader,
 
 func (r *Reader) init(ctx context.Context, opts ReaderOptions) error {
 	// UTC makes timestamp -> timestamptz promotions and text renderings
-	// independent of the machine's zone. DuckDB's external file cache
-	// keeps the bytes a database read from data files in memory until the
-	// database closes (up to memory_limit, 80% of RAM by default). A proof
-	// reads a file's rows once per read plan, and the operating system's
-	// page cache serves a file read again, so that cache only held memory:
-	// it grew with the files a proof reads, and with it a backfill's peak
-	// RSS with the number of versions (docs/compare.md, "Memory").
-	const settings = "SET TimeZone = 'UTC'; SET enable_external_file_cache = false"
+	// independent of the machine's zone. The database itself comes from
+	// package duckpool, configured once for every user: no extension
+	// downloaded or loaded behind the reader's back, and no external file
+	// cache (it only held memory: a proof reads a file's rows once per read
+	// plan, and a backfill's peak RSS grew with it; docs/compare.md,
+	// "Memory").
+	const settings = "SET TimeZone = 'UTC'"
 	if _, err := r.conn.ExecContext(ctx, settings); err != nil {
 		return fmt.Errorf("%s: %w", settings, err)
 	}

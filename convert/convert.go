@@ -401,20 +401,15 @@ func oneThread(ctx context.Context, conn *sql.Conn, fn func() error) error {
 }
 
 // openDuckDB opens a private in-memory DuckDB with one connection, so that
-// ATTACH and settings hold for every statement of a conversion.
+// ATTACH and settings hold for every statement of a conversion. The
+// database never reaches the network (duckpool.Open's configuration).
 func openDuckDB(ctx context.Context) (*sql.Conn, func(), error) {
-	db, err := sql.Open("duckdb", "")
+	db, err := duckpool.Open()
 	if err != nil {
 		return nil, nil, err
 	}
 	conn, err := db.Conn(ctx)
 	if err != nil {
-		db.Close()
-		return nil, nil, err
-	}
-	// Never reach the network: the ducklake extension is not needed here.
-	if _, err := conn.ExecContext(ctx, "SET autoinstall_known_extensions = false; SET autoload_known_extensions = false"); err != nil {
-		conn.Close()
 		db.Close()
 		return nil, nil, err
 	}
@@ -436,9 +431,8 @@ func NewEngines(maxIdle int) *Engines { return duckpool.New(maxIdle) }
 // detaching it drops every table the conversion made.
 const workDB = "fdl_work"
 
-// openWork opens a connection on a database from engines (or a new one)
-// with workDB attached as its default database, and the settings of
-// openDuckDB. Its closer detaches what the conversion attached and gives
+// openWork opens a connection on a database from engines (or a new one,
+// configured as openDuckDB's) with workDB attached as its default database. Its closer detaches what the conversion attached and gives
 // the database back when nothing of the conversion is left in it.
 func openWork(ctx context.Context, engines *Engines) (*sql.Conn, func(), error) {
 	db, err := engines.Get()
@@ -450,7 +444,7 @@ func openWork(ctx context.Context, engines *Engines) (*sql.Conn, func(), error) 
 		db.Close()
 		return nil, nil, err
 	}
-	setup := "SET autoinstall_known_extensions = false; SET autoload_known_extensions = false; ATTACH ':memory:' AS " + workDB + "; USE " + workDB
+	setup := "ATTACH ':memory:' AS " + workDB + "; USE " + workDB
 	if _, err := conn.ExecContext(ctx, setup); err != nil {
 		conn.Close()
 		db.Close()

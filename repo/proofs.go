@@ -23,15 +23,16 @@ import (
 // order) and a finding per failed proof.
 func (r *repository) checkAll(ctx context.Context, m *Matrix, work string, disk *compare.DiskCheck, opts *Options) ([]Finding, []*Proof, []Finding, error) {
 	type task struct {
-		content *VersionPlan // a content pass, or
-		proof   int          // a proof: index in present
+		content *VersionPlan // a content pass (of m.Versions[version]), or
+		version int
+		proof   int // a proof: index in present
 	}
 	var present []*Cell
 	var tasks []task
 	var contentOf []string // versions with a content pass
-	for _, vp := range m.Versions {
+	for i, vp := range m.Versions {
 		if vp.Error == "" && vp.Skipped == "" {
-			tasks = append(tasks, task{content: vp})
+			tasks = append(tasks, task{content: vp, version: i})
 			contentOf = append(contentOf, vp.ID)
 		}
 		for _, c := range vp.Cells {
@@ -48,10 +49,6 @@ func (r *repository) checkAll(ctx context.Context, m *Matrix, work string, disk 
 	}
 	frozen := newFrozenCopies(r, work, present, contentOf...)
 	contents := make([][]Finding, len(m.Versions))
-	versionIndex := map[string]int{}
-	for i, vp := range m.Versions {
-		versionIndex[vp.ID] = i
-	}
 	proofs := make([]*Proof, len(present))
 	var findings []Finding
 	var mu sync.Mutex
@@ -69,7 +66,7 @@ func (r *repository) checkAll(ctx context.Context, m *Matrix, work string, disk 
 					return err
 				}
 				mu.Lock()
-				contents[versionIndex[vp.ID]] = out
+				contents[tk.version] = out
 				mu.Unlock()
 				return nil
 			}
