@@ -391,7 +391,7 @@ func (r *repository) checkCells(ctx context.Context, cells []*Cell, work string,
 				mu.Unlock()
 			}
 			copts := opts.Convert
-			copts.Logger, copts.DataPath = opts.log(), r.dataPath
+			copts.Logger, copts.DataPath, copts.Engines = opts.log(), r.dataPath, r.convEngines
 			res, err := convert.Check(gctx, src, c.target, copts)
 			if err := gctx.Err(); err != nil {
 				return err
