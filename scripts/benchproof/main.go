@@ -297,7 +297,7 @@ func (b *bench) proofAndBackfill(ctx context.Context, repo string, rounds int, b
 		q[i] = quote(f)
 	}
 	scanSQL := "CREATE TEMP TABLE r AS SELECT count(*), sum(hash(t)) FROM read_parquet([" + strings.Join(q, ", ") + "]) t"
-	var scan, proof, bf, checkCold, checkWarm, bfRSS []float64
+	var scan, proof, plan, bf, checkCold, checkWarm, bfRSS []float64
 	for i := 0; i < rounds; i++ {
 		scan = append(scan, sqlTime(ctx, scanSQL))
 		s, _ := b.run("compare", "--no-cache", "--data", data, src, conv)
@@ -306,6 +306,8 @@ func (b *bench) proofAndBackfill(ctx context.Context, repo string, rounds int, b
 			continue
 		}
 		clean(repo)
+		s, _ = b.run("plan", "--jobs", fmt.Sprint(b.jobs), repo)
+		plan = append(plan, s)
 		cache := b.freshCache()
 		s, kb := b.run("backfill", "--jobs", fmt.Sprint(b.jobs), "--cache", cache, repo)
 		bf, bfRSS = append(bf, s), append(bfRSS, kb/1024)
@@ -313,14 +315,16 @@ func (b *bench) proofAndBackfill(ctx context.Context, repo string, rounds int, b
 		checkCold = append(checkCold, s)
 		s, _ = b.run("check", "--jobs", fmt.Sprint(b.jobs), "--cache", cache, repo)
 		checkWarm = append(checkWarm, s)
-		fmt.Printf("  round %d: scan %.2f s, proof %.1f s, backfill %.1f s (%.0f MB), check cold %.1f s, warm %.1f s; load %s\n",
-			i+1, scan[i], proof[i], bf[i], bfRSS[i], checkCold[i], checkWarm[i], loadavg())
+		fmt.Printf("  round %d: scan %.2f s, proof %.1f s, plan %.1f s, backfill %.1f s (%.0f MB), check cold %.1f s, warm %.1f s; load %s\n",
+			i+1, scan[i], proof[i], plan[i], bf[i], bfRSS[i], checkCold[i], checkWarm[i], loadavg())
 	}
 	fmt.Printf("1. proof of the newest version (%d data files): %.1f s; plain count(*), sum(hash(t)) scan: %.2f s; ratio %.1f (target <= 2)\n",
 		len(files), median(proof), median(scan), ratio(proof, scan))
 	if backfill {
 		fmt.Printf("2. backfill of every version to 0.4 and 1.1 (cold cache, --jobs %d): %.1f s, %.0f MB; / proof: %.2f (target <= 1.5)\n",
 			b.jobs, median(bf), median(bfRSS), ratio(bf, proof))
+		fmt.Printf("2. plan of the same repository (every cell missing, each checked with convert.Check): %.1f s; / proof: %.2f\n",
+			median(plan), ratio(plan, proof))
 		fmt.Printf("2. check, cold cache: %.1f s; warm cache (after the backfill): %.1f s; warm / cold check: %.2f, warm check / cold backfill: %.2f (target <= 0.2)\n",
 			median(checkCold), median(checkWarm), ratio(checkWarm, checkCold), ratio(checkWarm, bf))
 	}
