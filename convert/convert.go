@@ -137,7 +137,7 @@ func convert(ctx context.Context, src, dst string, target *formats.Version, opts
 		res.Path = append(res.Path, v.Name)
 	}
 	w := &work{conn: conn, db: workDB, schema: schema}
-	if err := oneThread(ctx, conn, func() error { return w.copyIn(ctx, tables) }); err != nil {
+	if err := w.copyIn(ctx, tables); err != nil {
 		return nil, sourceReadError(src, "convert", err)
 	}
 	r := &run{ctx: ctx, w: w, opts: opts, log: log.With("catalog", src), dryRun: dst == ""}
@@ -181,7 +181,7 @@ func convert(ctx context.Context, src, dst string, target *formats.Version, opts
 	if err := r.publishRewritten(); err != nil {
 		return nil, fmt.Errorf("convert %s to %s: %w", src, target, err)
 	}
-	if err := oneThread(ctx, conn, func() error { return write(ctx, conn, w, target, dst, storage) }); err != nil {
+	if err := write(ctx, conn, w, target, dst, storage); err != nil {
 		return nil, fmt.Errorf("convert %s to %s: %w", src, target, err)
 	}
 	log.Info("converted", "catalog", src, "from_version", source.Name, "to_version", target.Name, "output", dst)
@@ -380,22 +380,24 @@ func Detect(ctx context.Context, path string) (*formats.Version, error) {
 	return v, nil
 }
 
-// oneThread runs fn with DuckDB limited to one thread. Copying the
-// metadata tables in and out is a few dozen small statements; with worker
-// threads DuckDB spent about a third more CPU coordinating them than one
-// thread takes to do the work (measured on the issue 9 wide catalog). The
-// steps, which may read data files, keep every thread.
-func oneThread(ctx context.Context, conn *sql.Conn, fn func() error) error {
-	var threads int64
-	if err := conn.QueryRowContext(ctx, "SELECT current_setting('threads')").Scan(&threads); err != nil {
-		return fmt.Errorf("read DuckDB threads: %w", err)
-	}
-	if _, err := conn.ExecContext(ctx, "SET threads = 1"); err != nil {
-		return fmt.Errorf("limit DuckDB to one thread: %w", err)
+// A conversion runs DuckDB on one thread (openWork): copying the metadata
+// tables in and out, the steps and the checks are about a hundred small
+// statements, and with worker threads DuckDB spent about a third more CPU
+// coordinating them than one thread takes to do the work (measured on the
+// issue 9 wide catalog); each change of the setting also stops or starts
+// the worker threads. Only what reads data files (merged-file checks,
+// rewritten delete files) gets every thread back, through allThreads.
+const oneThreadSetting = "SET threads = 1"
+
+// allThreads runs fn with DuckDB's default number of threads, then puts
+// the connection back on one thread, also when fn fails.
+func allThreads(ctx context.Context, conn *sql.Conn, fn func() error) error {
+	if _, err := conn.ExecContext(ctx, "RESET threads"); err != nil {
+		return fmt.Errorf("give DuckDB its threads: %w", err)
 	}
 	err := fn()
-	if _, rerr := conn.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf("SET threads = %d", threads)); rerr != nil && err == nil {
-		err = fmt.Errorf("restore DuckDB threads: %w", rerr)
+	if _, rerr := conn.ExecContext(context.WithoutCancel(ctx), oneThreadSetting); rerr != nil && err == nil {
+		err = fmt.Errorf("limit DuckDB to one thread: %w", rerr)
 	}
 	return err
 }
@@ -432,8 +434,10 @@ func NewEngines(maxIdle int) *Engines { return duckpool.New(maxIdle) }
 const workDB = "fdl_work"
 
 // openWork opens a connection on a database from engines (or a new one,
-// configured as openDuckDB's) with workDB attached as its default database. Its closer detaches what the conversion attached and gives
-// the database back when nothing of the conversion is left in it.
+// configured as openDuckDB's) with workDB attached as its default database,
+// on one thread (oneThreadSetting). Its closer detaches what the
+// conversion attached and gives the database back when nothing of the
+// conversion is left in it.
 func openWork(ctx context.Context, engines *Engines) (*sql.Conn, func(), error) {
 	db, err := engines.Get()
 	if err != nil {
@@ -444,7 +448,7 @@ func openWork(ctx context.Context, engines *Engines) (*sql.Conn, func(), error) 
 		db.Close()
 		return nil, nil, err
 	}
-	setup := "ATTACH ':memory:' AS " + workDB + "; USE " + workDB
+	setup := "ATTACH ':memory:' AS " + workDB + "; USE " + workDB + "; " + oneThreadSetting
 	if _, err := conn.ExecContext(ctx, setup); err != nil {
 		conn.Close()
 		db.Close()

@@ -79,7 +79,7 @@ func (r *run) apply(from, to *formats.Version) error {
 			return err
 		}
 		if has {
-			if err := r.w.exec(r.ctx, fmt.Sprintf("ALTER TABLE %s RENAME TO %s", quote(rn[0]), quote(rn[1]))); err != nil {
+			if err := r.w.execShape(r.ctx, fmt.Sprintf("ALTER TABLE %s RENAME TO %s", quote(rn[0]), quote(rn[1])), tableRenamed(rn[0], rn[1])); err != nil {
 				return fmt.Errorf("step %s: %w", name, err)
 			}
 		}
@@ -124,9 +124,12 @@ func (r *run) apply(from, to *formats.Version) error {
 func (r *run) runCheck(stepName string, c check) error {
 	var items []string
 	var err error
-	if c.custom != nil {
+	switch {
+	case c.custom != nil && c.readsData:
+		err = allThreads(r.ctx, r.w.conn, func() (err error) { items, err = c.custom(r); return err })
+	case c.custom != nil:
 		items, err = c.custom(r)
-	} else {
+	default:
 		items, err = r.w.strings(r.ctx, c.query)
 	}
 	if err != nil || len(items) == 0 {
@@ -142,7 +145,7 @@ func (r *run) runCheck(stepName string, c check) error {
 		f.Option = "--rewrite-deletes --data DIR"
 		if r.opts.RewriteDeletes {
 			var cannot cannotRewrite
-			switch err := c.rewrite(r); {
+			switch err := allThreads(r.ctx, r.w.conn, func() error { return c.rewrite(r) }); {
 			case errors.As(err, &cannot):
 				f.Reason += "; cannot rewrite: " + cannot.reason
 				f.Option = ""
@@ -187,7 +190,7 @@ func (r *run) reshape(to *formats.Version) error {
 	for _, t := range to.Tables {
 		cols, ok := layout[t.Name]
 		if !ok {
-			if err := r.w.exec(r.ctx, t.DDL()); err != nil {
+			if err := r.w.execShape(r.ctx, t.DDL(), tableCreated(t.Name, t.ColumnNames())); err != nil {
 				return fmt.Errorf("create %s: %w", t.Name, err)
 			}
 			continue
@@ -200,7 +203,7 @@ func (r *run) reshape(to *formats.Version) error {
 			if c.Fill != "" {
 				q += " DEFAULT " + c.Fill
 			}
-			if err := r.w.exec(r.ctx, q); err != nil {
+			if err := r.w.execShape(r.ctx, q, columnAdded(t.Name, c.Name)); err != nil {
 				return fmt.Errorf("add column %s.%s: %w", t.Name, c.Name, err)
 			}
 		}
@@ -217,14 +220,14 @@ func (r *run) prune(to *formats.Version) error {
 	for name, cols := range layout {
 		t, ok := to.Table(name)
 		if !ok {
-			if err := r.w.exec(r.ctx, "DROP TABLE "+quote(name)); err != nil {
+			if err := r.w.execShape(r.ctx, "DROP TABLE "+quote(name), tableDropped(name)); err != nil {
 				return err
 			}
 			continue
 		}
 		for _, c := range cols {
 			if _, ok := t.Column(c); !ok {
-				if err := r.w.exec(r.ctx, fmt.Sprintf("ALTER TABLE %s DROP COLUMN %s", quote(name), quote(c))); err != nil {
+				if err := r.w.execShape(r.ctx, fmt.Sprintf("ALTER TABLE %s DROP COLUMN %s", quote(name), quote(c)), columnDropped(name, c)); err != nil {
 					return err
 				}
 			}
@@ -233,7 +236,7 @@ func (r *run) prune(to *formats.Version) error {
 	if !to.Has(formats.CapInlinedDeletes) {
 		for _, t := range dynamic {
 			if strings.HasPrefix(t, "ducklake_inlined_delete_") {
-				if err := r.w.exec(r.ctx, "DROP TABLE "+quote(t)); err != nil {
+				if err := r.w.execShape(r.ctx, "DROP TABLE "+quote(t), tableDropped(t)); err != nil {
 					return err
 				}
 			}

@@ -43,6 +43,8 @@ type check struct {
 	fix    []string
 	// custom checks that need Go (dynamic tables); returns the offending items.
 	custom func(r *run) ([]string, error)
+	// readsData: custom reads data files (it then runs on every thread).
+	readsData bool
 	// rewrite, with Options.RewriteDeletes, expresses the items losslessly in
 	// the target by writing new delete files; rewritten says how.
 	rewrite   func(r *run) error
@@ -194,7 +196,7 @@ var steps = []step{
 // mergedFileCheck: merged files of 0.1-0.3 whose rows' stored snapshot ids
 // disagree with their split list (merged.go).
 var mergedFileCheck = check{code: "merged-file-snapshots", table: "ducklake_data_file",
-	custom: mergedFileSnapshots,
+	custom: mergedFileSnapshots, readsData: true,
 	reason: "format 0.4+ shows a merged file's rows by the snapshot id stored in each row, format 0.3 by the file's split list (partial_file_info); " +
 		"in these files rows are stored with other snapshots than the split list gives them (rows of a rewritten file keep the snapshot of their first insert), " +
 		"so 0.4+ would show them at other snapshots than 0.3 did (before the rewrite, next to the rows they replace)",

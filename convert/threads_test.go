@@ -6,47 +6,57 @@ import (
 	"testing"
 )
 
-// TestOneThread checks that oneThread runs its function with DuckDB on one
-// thread and gives the connection its threads back, also when the function
-// fails, so the steps after the copy-in still read data files in parallel.
-func TestOneThread(t *testing.T) {
+// TestAllThreads checks that a conversion's connection runs on one thread
+// and that allThreads gives fn DuckDB's default threads (what a fresh
+// database has) and puts the connection back on one thread, also when fn
+// fails, so the statements after a data-reading check stay on one thread.
+func TestAllThreads(t *testing.T) {
 	ctx := context.Background()
 	boom := errors.New("boom")
-	cases := []struct {
-		name    string
-		threads int64
-		err     error
+	for _, tc := range []struct {
+		name string
+		err  error
 	}{
-		{"succeeds", 3, nil},
-		{"fails", 2, boom},
-	}
-	for _, tc := range cases {
+		{"succeeds", nil},
+		{"fails", boom},
+	} {
 		t.Run(tc.name, func(t *testing.T) {
-			conn, closeDB, err := openDuckDB(ctx)
+			engines := NewEngines(1)
+			defer engines.Close()
+			fresh, closeFresh, err := openDuckDB(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer closeDB()
-			if _, err := conn.ExecContext(ctx, "SET threads = ?", tc.threads); err != nil {
+			var want int64
+			if err := fresh.QueryRowContext(ctx, "SELECT current_setting('threads')").Scan(&want); err != nil {
 				t.Fatal(err)
 			}
-			threads := func() int64 {
+			closeFresh()
+			conn, release, err := openWork(ctx, engines)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer release()
+			current := func() int64 {
 				var n int64
 				if err := conn.QueryRowContext(ctx, "SELECT current_setting('threads')").Scan(&n); err != nil {
 					t.Fatal(err)
 				}
 				return n
 			}
+			if got := current(); got != 1 {
+				t.Fatalf("threads of a conversion's connection = %d, want 1", got)
+			}
 			var inside int64
-			err = oneThread(ctx, conn, func() error { inside = threads(); return tc.err })
+			err = allThreads(ctx, conn, func() error { inside = current(); return tc.err })
 			if !errors.Is(err, tc.err) {
-				t.Errorf("oneThread = %v, want %v", err, tc.err)
+				t.Errorf("allThreads = %v, want %v", err, tc.err)
 			}
-			if inside != 1 {
-				t.Errorf("threads inside = %d, want 1", inside)
+			if inside != want {
+				t.Errorf("threads inside = %d, want %d (a fresh database's)", inside, want)
 			}
-			if got := threads(); got != tc.threads {
-				t.Errorf("threads after = %d, want %d", got, tc.threads)
+			if got := current(); got != 1 {
+				t.Errorf("threads after = %d, want 1", got)
 			}
 		})
 	}

@@ -242,6 +242,75 @@ func (w *work) exec(ctx context.Context, query string, args ...any) error {
 	return nil
 }
 
+// execShape runs a statement that creates, drops or reshapes a working
+// table, and makes the same change to the listing workingTables keeps, so
+// that the next step need not read it again (two statements of about 8 ms
+// CPU on a catalog of 28 tables, issue 9). change gets a copy of the
+// listing and must not modify the column slices in it.
+func (w *work) execShape(ctx context.Context, query string, change func([]table) []table) error {
+	kept := w.tables
+	if err := w.exec(ctx, query); err != nil {
+		return err
+	}
+	if kept != nil {
+		w.tables = change(slices.Clone(kept))
+	}
+	return nil
+}
+
+// tableCreated, tableDropped, tableRenamed, columnAdded and columnDropped
+// are execShape changes.
+func tableCreated(name string, columns []string) func([]table) []table {
+	return func(ts []table) []table {
+		return sortTables(append(ts, table{schema: "main", name: name, columns: slices.Clone(columns)}))
+	}
+}
+
+func tableDropped(name string) func([]table) []table {
+	return func(ts []table) []table {
+		return slices.DeleteFunc(ts, func(t table) bool { return t.name == name })
+	}
+}
+
+func tableRenamed(from, to string) func([]table) []table {
+	return func(ts []table) []table {
+		for i := range ts {
+			if ts[i].name == from {
+				ts[i].name = to
+			}
+		}
+		return sortTables(ts)
+	}
+}
+
+func columnAdded(name, column string) func([]table) []table {
+	return func(ts []table) []table {
+		for i := range ts {
+			if ts[i].name == name {
+				ts[i].columns = append(slices.Clip(ts[i].columns), column)
+			}
+		}
+		return ts
+	}
+}
+
+func columnDropped(name, column string) func([]table) []table {
+	return func(ts []table) []table {
+		for i := range ts {
+			if ts[i].name == name {
+				ts[i].columns = slices.DeleteFunc(slices.Clone(ts[i].columns), func(c string) bool { return c == column })
+			}
+		}
+		return ts
+	}
+}
+
+// sortTables orders a listing as columnsOf does (by name: all are in main).
+func sortTables(ts []table) []table {
+	slices.SortFunc(ts, func(a, b table) int { return strings.Compare(a.name, b.name) })
+	return ts
+}
+
 // strings runs a query returning one text column.
 func (w *work) strings(ctx context.Context, query string) ([]string, error) {
 	rows, err := w.conn.QueryContext(ctx, query)
@@ -330,15 +399,21 @@ func changesTables(query string) bool {
 }
 
 // copyIn copies the source's DuckLake tables (from openSource) into the
-// working database, keeping column types and row order.
+// working database, keeping column types and row order. The copies are
+// made in one transaction, sent as one string: a statement and a commit
+// each cost about a third more CPU (issue 9).
 func (w *work) copyIn(ctx context.Context, tables []table) error {
+	var b strings.Builder
+	b.WriteString("BEGIN TRANSACTION;\n")
 	copied := make([]table, 0, len(tables))
 	for _, t := range tables {
-		q := fmt.Sprintf("CREATE TABLE main.%s AS SELECT * FROM src.%s.%s", quote(t.name), quote(w.schema), quote(t.name))
-		if err := w.exec(ctx, q); err != nil {
-			return fmt.Errorf("copy table %s: %w", t.name, err)
-		}
+		fmt.Fprintf(&b, "CREATE TABLE main.%s AS SELECT * FROM src.%s.%s;\n", quote(t.name), quote(w.schema), quote(t.name))
 		copied = append(copied, table{schema: "main", name: t.name, columns: t.columns})
+	}
+	b.WriteString("COMMIT")
+	if _, err := w.conn.ExecContext(ctx, b.String()); err != nil {
+		w.conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK") //nolint:errcheck // already failing; fails when nothing is open
+		return fmt.Errorf("copy the DuckLake tables: %w", err)
 	}
 	// The copies have the source's columns: no need to list them again.
 	w.tables = copied

@@ -175,3 +175,56 @@ func TestNonEmpty(t *testing.T) {
 		}
 	}
 }
+
+// TestExecShapeKeepsListing checks that the engine's own table statements
+// (reshape, prune, renames) keep the listing of the working tables, changed
+// as DuckDB changes the tables, instead of making the next step read it
+// again.
+func TestExecShapeKeepsListing(t *testing.T) {
+	ctx := context.Background()
+	conn, w := newTestWork(t)
+	for _, q := range []string{
+		"CREATE TABLE ducklake_b (a INTEGER, b VARCHAR)",
+		"CREATE TABLE ducklake_m (x BIGINT)",
+	} {
+		if err := w.exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := w.workingTables(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []struct {
+		stmt   string
+		change func([]table) []table
+	}{
+		{"CREATE TABLE ducklake_a (k VARCHAR NOT NULL, v VARCHAR)", tableCreated("ducklake_a", []string{"k", "v"})},
+		{"CREATE TABLE ducklake_z (q BIGINT PRIMARY KEY)", tableCreated("ducklake_z", []string{"q"})},
+		{`ALTER TABLE "ducklake_b" ADD COLUMN "c" BIGINT DEFAULT 7`, columnAdded("ducklake_b", "c")},
+		{`ALTER TABLE "ducklake_b" ADD COLUMN "d" VARCHAR`, columnAdded("ducklake_b", "d")},
+		{`ALTER TABLE "ducklake_b" DROP COLUMN "b"`, columnDropped("ducklake_b", "b")},
+		{`ALTER TABLE "ducklake_m" RENAME TO "ducklake_c"`, tableRenamed("ducklake_m", "ducklake_c")},
+		{`DROP TABLE "ducklake_a"`, tableDropped("ducklake_a")},
+	} {
+		if err := w.execShape(ctx, s.stmt, s.change); err != nil {
+			t.Fatal(err)
+		}
+		if w.tables == nil {
+			t.Fatalf("after %q: the listing was dropped, not kept", s.stmt)
+		}
+		fresh, err := columnsOf(ctx, conn, "memory", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.EqualFunc(w.tables, fresh, equalTable) {
+			t.Errorf("after %q: kept listing %v, DuckDB has %v", s.stmt, w.tables, fresh)
+		}
+	}
+	// A failing statement leaves nothing kept: the next step reads again.
+	if err := w.execShape(ctx, `DROP TABLE "ducklake_missing"`, tableDropped("ducklake_missing")); err == nil {
+		t.Fatal("dropping a missing table succeeded")
+	}
+	if w.tables != nil {
+		t.Error("a failed statement kept the listing")
+	}
+}

@@ -1,0 +1,45 @@
+package convert
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/fdl-formats/fdl-formats/formats"
+)
+
+// BenchmarkCatalog converts the catalogs named in $FDL_BENCH_CATALOGS
+// (a filepath.SplitList list, e.g. frozen catalogs of the issue 9
+// history repository) to 0.4 and 1.1 through one pooled database, as a
+// backfill does. It is skipped without them.
+func BenchmarkCatalog(b *testing.B) {
+	srcs := filepath.SplitList(os.Getenv("FDL_BENCH_CATALOGS"))
+	if len(srcs) == 0 {
+		b.Skip("FDL_BENCH_CATALOGS not set")
+	}
+	ctx := context.Background()
+	engines := NewEngines(1)
+	defer engines.Close()
+	for i, src := range srcs {
+		for _, to := range []string{"0.4", "1.1"} {
+			target, err := formats.Lookup(to)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Run(fmt.Sprintf("catalog%d-to-%s", i, to), func(b *testing.B) {
+				dir := b.TempDir()
+				n := 0
+				for b.Loop() {
+					n++
+					dst := filepath.Join(dir, fmt.Sprintf("%d.duckdb", n))
+					if _, err := Catalog(ctx, src, dst, target, Options{Engines: engines}); err != nil {
+						b.Fatal(err)
+					}
+					os.Remove(dst)
+				}
+			})
+		}
+	}
+}
