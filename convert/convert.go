@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	// DuckDB driver.
 	_ "github.com/duckdb/duckdb-go/v2"
@@ -181,7 +182,7 @@ func convert(ctx context.Context, src, dst string, target *formats.Version, opts
 	if err := r.publishRewritten(); err != nil {
 		return nil, fmt.Errorf("convert %s to %s: %w", src, target, err)
 	}
-	if err := write(ctx, conn, w, target, dst, storage); err != nil {
+	if err := write(ctx, conn, w, opts.Engines, target, dst, storage); err != nil {
 		return nil, fmt.Errorf("convert %s to %s: %w", src, target, err)
 	}
 	log.Info("converted", "catalog", src, "from_version", source.Name, "to_version", target.Name, "output", dst)
@@ -224,20 +225,38 @@ func (r *run) frozenChecks(source *formats.Version) error {
 // write projects the working tables into a new DuckDB file with exactly the
 // target's shapes, under a temporary name next to dst, then links it into
 // place without replacing anything.
-func write(ctx context.Context, conn *sql.Conn, w *work, target *formats.Version, dst, storage string) (err error) {
+func write(ctx context.Context, conn *sql.Conn, w *work, engines *Engines, target *formats.Version, dst, storage string) (err error) {
 	dir := filepath.Dir(dst)
+	// With Engines, the file starts as a copy of the target's empty
+	// catalog, made once (template); otherwise DuckDB creates it and the
+	// tables are created below.
+	tmpl, err := engines.template(ctx, conn, templateKey{target: target.Name, storage: storage, schema: w.schema}, dir)
+	if err != nil {
+		return err
+	}
 	tmpf, err := os.CreateTemp(dir, "."+filepath.Base(dst)+".tmp-*")
 	if err != nil {
 		return fmt.Errorf("create temporary file: %w", err)
 	}
 	tmp := tmpf.Name()
-	tmpf.Close()
-	os.Remove(tmp) // DuckDB must create the file itself
 	defer func() {
 		os.Remove(tmp)
 		os.Remove(tmp + ".wal")
 	}()
 	attach := fmt.Sprintf("ATTACH %s AS dst (STORAGE_VERSION %s)", literal(tmp), literal(storage))
+	if tmpl != nil {
+		_, err = tmpf.Write(tmpl)
+		if cerr := tmpf.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("write %s: %w", tmp, err)
+		}
+		attach = fmt.Sprintf("ATTACH %s AS dst", literal(tmp))
+	} else {
+		tmpf.Close()
+		os.Remove(tmp) // DuckDB must create the file itself
+	}
 	if _, err := conn.ExecContext(ctx, attach); err != nil {
 		return fmt.Errorf("create %s with storage %s: %w", tmp, storage, err)
 	}
@@ -268,8 +287,8 @@ func write(ctx context.Context, conn *sql.Conn, w *work, target *formats.Version
 		}
 	}()
 	schema := "dst." + quote(w.schema)
-	if w.schema != "main" {
-		if _, err := conn.ExecContext(ctx, "CREATE SCHEMA "+schema); err != nil {
+	if tmpl == nil {
+		if err := createTables(ctx, conn, "dst", w.schema, target); err != nil {
 			return err
 		}
 	}
@@ -293,10 +312,6 @@ func write(ctx context.Context, conn *sql.Conn, w *work, target *formats.Version
 		return err
 	}
 	for _, t := range target.Tables {
-		ddl := strings.Replace(t.DDL(), "CREATE TABLE "+t.Name, "CREATE TABLE "+schema+"."+quote(t.Name), 1)
-		if _, err := conn.ExecContext(ctx, ddl); err != nil {
-			return fmt.Errorf("create %s: %w", t.Name, err)
-		}
 		if !filled[t.Name] {
 			continue
 		}
@@ -339,6 +354,107 @@ func write(ctx context.Context, conn *sql.Conn, w *work, target *formats.Version
 		return fmt.Errorf("publish %s: %w", dst, err)
 	}
 	return durable.SyncDir(dir)
+}
+
+// createTables creates the target's tables, empty, in schema of database
+// db (and the schema unless it is main).
+func createTables(ctx context.Context, conn *sql.Conn, db, schema string, target *formats.Version) error {
+	s := quote(db) + "." + quote(schema)
+	if schema != "main" {
+		if _, err := conn.ExecContext(ctx, "CREATE SCHEMA "+s); err != nil {
+			return fmt.Errorf("create schema %s: %w", schema, err)
+		}
+	}
+	for _, t := range target.Tables {
+		ddl := strings.Replace(t.DDL(), "CREATE TABLE "+t.Name, "CREATE TABLE "+s+"."+quote(t.Name), 1)
+		if _, err := conn.ExecContext(ctx, ddl); err != nil {
+			return fmt.Errorf("create %s: %w", t.Name, err)
+		}
+	}
+	return nil
+}
+
+// templateKey names an empty output catalog: the target format, the DuckDB
+// storage version and the metadata schema.
+type templateKey struct{ target, storage, schema string }
+
+// template returns the bytes of an empty DuckDB file holding the target's
+// tables in the key's schema, written with the key's storage version; the
+// first call for a key makes it in a temporary file in dir, on conn. A
+// DuckDB file that was detached is complete (checkpointed, no write-ahead
+// log), so a copy of its bytes is a database of its own. Without Engines
+// it returns nil: a single conversion creates its tables itself.
+func (e *Engines) template(ctx context.Context, conn *sql.Conn, key templateKey, dir string) ([]byte, error) {
+	if e == nil {
+		return nil, nil
+	}
+	e.mu.Lock()
+	b, ok := e.templates[key]
+	e.mu.Unlock()
+	if ok {
+		return b, nil
+	}
+	b, err := makeTemplate(ctx, conn, key, dir)
+	if err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if kept, ok := e.templates[key]; ok {
+		return kept, nil // made at the same time by another conversion
+	}
+	e.templates[key] = b
+	return b, nil
+}
+
+// templateDB is the alias a template is attached under while it is made.
+const templateDB = "fdl_template"
+
+func makeTemplate(ctx context.Context, conn *sql.Conn, key templateKey, dir string) (b []byte, err error) {
+	target, err := formats.Lookup(key.target)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.CreateTemp(dir, ".template-*.duckdb")
+	if err != nil {
+		return nil, fmt.Errorf("create template file: %w", err)
+	}
+	path := f.Name()
+	f.Close()
+	os.Remove(path) // DuckDB must create the file itself
+	defer func() {
+		os.Remove(path)
+		os.Remove(path + ".wal")
+	}()
+	attach := fmt.Sprintf("ATTACH %s AS %s (STORAGE_VERSION %s)", literal(path), templateDB, literal(key.storage))
+	if _, err := conn.ExecContext(ctx, attach); err != nil {
+		return nil, fmt.Errorf("create template %s with storage %s: %w", path, key.storage, err)
+	}
+	detached := false
+	defer func() {
+		if !detached {
+			conn.ExecContext(context.WithoutCancel(ctx), "DETACH "+templateDB) //nolint:errcheck // already failing
+		}
+	}()
+	if _, err := conn.ExecContext(ctx, "BEGIN TRANSACTION"); err != nil {
+		return nil, fmt.Errorf("template for %s: %w", target, err)
+	}
+	if err := createTables(ctx, conn, templateDB, key.schema, target); err != nil {
+		conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK") //nolint:errcheck // already failing
+		return nil, fmt.Errorf("template for %s: %w", target, err)
+	}
+	if _, err := conn.ExecContext(ctx, "COMMIT; CHECKPOINT "+templateDB); err != nil {
+		return nil, fmt.Errorf("template for %s: %w", target, err)
+	}
+	if _, err := conn.ExecContext(ctx, "DETACH "+templateDB); err != nil {
+		return nil, fmt.Errorf("close template %s: %w", path, err)
+	}
+	detached = true
+	b, err = os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read template: %w", err)
+	}
+	return b, nil
 }
 
 // columnSetDiff lists tables and columns of the working copy that do not
@@ -422,12 +538,36 @@ func openDuckDB(ctx context.Context) (*sql.Conn, func(), error) {
 // later ones to reuse (package duckpool): a backfill converts one catalog
 // per cell. A conversion works in a database of its own attached to it
 // (workDB) and detaches everything before the database goes back; one that
-// is not left clean is closed instead. Safe for concurrent use.
-type Engines = duckpool.Pool
+// is not left clean is closed instead. Engines also keep, per target
+// format, storage version and metadata schema, an empty output catalog
+// (template) that each write copies instead of creating its tables again.
+// Safe for concurrent use; a nil *Engines keeps nothing.
+type Engines struct {
+	pool      *duckpool.Pool
+	mu        sync.Mutex
+	templates map[templateKey][]byte
+}
 
 // NewEngines keeps at most maxIdle idle databases (a run converting jobs
 // catalogs at once needs jobs).
-func NewEngines(maxIdle int) *Engines { return duckpool.New(maxIdle) }
+func NewEngines(maxIdle int) *Engines {
+	return &Engines{pool: duckpool.New(maxIdle), templates: map[templateKey][]byte{}}
+}
+
+// dbs is the pool of databases; nil (start and close one per conversion)
+// without Engines.
+func (e *Engines) dbs() *duckpool.Pool {
+	if e == nil {
+		return nil
+	}
+	return e.pool
+}
+
+// Idle is the number of idle databases.
+func (e *Engines) Idle() int { return e.dbs().Idle() }
+
+// Close closes the idle databases; one given back later is closed then.
+func (e *Engines) Close() error { return e.dbs().Close() }
 
 // workDB is the in-memory database a conversion attaches and works in:
 // detaching it drops every table the conversion made.
@@ -439,7 +579,7 @@ const workDB = "fdl_work"
 // conversion attached and gives the database back when nothing of the
 // conversion is left in it.
 func openWork(ctx context.Context, engines *Engines) (*sql.Conn, func(), error) {
-	db, err := engines.Get()
+	db, err := engines.dbs().Get()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -456,7 +596,7 @@ func openWork(ctx context.Context, engines *Engines) (*sql.Conn, func(), error) 
 	}
 	return conn, func() {
 		if leftClean(conn) {
-			engines.Put(db) //nolint:errcheck // closing an unused database
+			engines.dbs().Put(db) //nolint:errcheck // closing an unused database
 			return
 		}
 		db.Close()
@@ -469,7 +609,7 @@ func openWork(ctx context.Context, engines *Engines) (*sql.Conn, func(), error) 
 func leftClean(conn *sql.Conn) bool {
 	ctx := context.Background() // a cancelled conversion still cleans up
 	defer conn.Close()
-	const q = "USE memory; DETACH DATABASE IF EXISTS src; DETACH DATABASE IF EXISTS dst; DETACH DATABASE IF EXISTS " + workDB
+	const q = "USE memory; DETACH DATABASE IF EXISTS src; DETACH DATABASE IF EXISTS dst; DETACH DATABASE IF EXISTS " + templateDB + "; DETACH DATABASE IF EXISTS " + workDB
 	if _, err := conn.ExecContext(ctx, q); err != nil {
 		return false
 	}

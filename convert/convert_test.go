@@ -396,36 +396,60 @@ func TestDowngradeMatchesReal03Shapes(t *testing.T) {
 	}
 }
 
+// TestOutputShapesAndStorage checks every release's output: its shapes,
+// storage version and version row, written by a conversion of its own and,
+// twice, through Engines (the second write copies the empty catalog the
+// first one made): the copies have the same tables, constraints and rows.
 func TestOutputShapesAndStorage(t *testing.T) {
 	lake := filepath.Join(testlakes.Dir(t, "lakes"), "12_nested_types")
 	vs := versionCatalogs(t, lake)
-	for _, target := range formats.All.Releases() {
-		t.Run(target.Name, func(t *testing.T) {
-			out := filepath.Join(t.TempDir(), "c.duckdb")
-			res, err := Catalog(context.Background(), vs[len(vs)-1], out, target, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			assertShapes(t, out, target)
-			tags := query(t, out, `SELECT tags['storage_version'] FROM duckdb_databases() WHERE database_name = 'c'`)
-			if got := tags[0][0]; !strings.HasPrefix(got, target.Storage) || res.Storage != target.Storage {
-				t.Errorf("storage %s (result %s), want %s", got, res.Storage, target.Storage)
-			}
-			version := query(t, out, `SELECT value FROM c.ducklake_metadata WHERE key = 'version'`)
-			if version[0][0] != target.Stamp {
-				t.Errorf("version row %q, want %q", version[0][0], target.Stamp)
-			}
-		})
+	engines := NewEngines(1)
+	defer engines.Close()
+	ddl := func(t *testing.T, path string) [][]string {
+		return query(t, path, `SELECT table_name, sql FROM duckdb_tables() WHERE database_name = 'c' UNION ALL
+			SELECT table_name || ' ' || constraint_type, constraint_text FROM duckdb_constraints() WHERE database_name = 'c' ORDER BY ALL`)
 	}
-	t.Run("storage option", func(t *testing.T) {
-		out := filepath.Join(t.TempDir(), "c.duckdb")
-		if _, err := Catalog(context.Background(), vs[len(vs)-1], out, formats.V0_3, Options{Storage: "v1.0.0"}); err != nil {
-			t.Fatal(err)
+	for _, target := range formats.All.Releases() {
+		for _, storage := range []string{"", "v1.0.0"} {
+			if storage != "" && target.Storage == storage {
+				continue
+			}
+			t.Run(target.Name+" "+storage, func(t *testing.T) {
+				want := storage
+				if want == "" {
+					want = target.Storage
+				}
+				dir := t.TempDir()
+				var own string
+				for i, e := range []*Engines{nil, engines, engines} {
+					out := filepath.Join(dir, fmt.Sprintf("c%d.duckdb", i))
+					res, err := Catalog(context.Background(), vs[len(vs)-1], out, target, Options{Storage: storage, Engines: e})
+					if err != nil {
+						t.Fatal(err)
+					}
+					assertShapes(t, out, target)
+					tags := query(t, out, `SELECT tags['storage_version'] FROM duckdb_databases() WHERE database_name = 'c'`)
+					if got := tags[0][0]; !strings.HasPrefix(got, want) || res.Storage != want {
+						t.Errorf("write %d: storage %s (result %s), want %s", i, got, res.Storage, want)
+					}
+					version := query(t, out, `SELECT value FROM c.ducklake_metadata WHERE key = 'version'`)
+					if version[0][0] != target.Stamp {
+						t.Errorf("write %d: version row %q, want %q", i, version[0][0], target.Stamp)
+					}
+					if i == 0 {
+						own = out
+						continue
+					}
+					if got, want := ddl(t, out), ddl(t, own); !slices.EqualFunc(got, want, slices.Equal) {
+						t.Errorf("write %d through Engines: tables and constraints\n%v\nwant (own database)\n%v", i, got, want)
+					}
+					if diffs := diffDumps(dump(t, own), dump(t, out)); len(diffs) > 0 {
+						t.Errorf("write %d through Engines wrote other rows:\n%s", i, strings.Join(diffs, "\n"))
+					}
+				}
+			})
 		}
-		if got := query(t, out, `SELECT tags['storage_version'] FROM duckdb_databases() WHERE database_name = 'c'`)[0][0]; !strings.HasPrefix(got, "v1.0.0") {
-			t.Errorf("storage %s, want v1.0.0", got)
-		}
-	})
+	}
 }
 
 func fileSum(t *testing.T, path string) string {

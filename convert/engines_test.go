@@ -3,7 +3,9 @@ package convert
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -83,5 +85,59 @@ func TestLeftClean(t *testing.T) {
 				t.Errorf("database reused: %v, want %v", got, tc.clean)
 			}
 		})
+	}
+}
+
+// TestMetadataSchemaThroughEngines converts a catalog kept in a metadata
+// schema other than main (DuckLake's METADATA_SCHEMA) through Engines, twice
+// (the second write copies the empty catalog the first made for that
+// schema), and with a database of its own: all three write the same tables,
+// constraints and rows in that schema, and nothing in main.
+func TestMetadataSchemaThroughEngines(t *testing.T) {
+	ctx := context.Background()
+	lake := filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes")
+	vs := versionCatalogs(t, lake)
+	dir := t.TempDir()
+	src := filepath.Join(dir, "schema.duckdb")
+	const schema = `my "lake".meta`
+	stmts := []string{"CREATE SCHEMA " + quote(schema), "ATTACH " + literal(vs[len(vs)-1]) + " AS orig (READ_ONLY)"}
+	for _, tab := range query(t, vs[len(vs)-1], `SELECT table_name FROM duckdb_tables() WHERE database_name = 'c' ORDER BY 1`) {
+		stmts = append(stmts, fmt.Sprintf("CREATE TABLE %s.%s AS SELECT * FROM orig.main.%s", quote(schema), quote(tab[0]), quote(tab[0])))
+	}
+	execOn(t, src, append(stmts, "DETACH orig")...)
+	engines := NewEngines(1)
+	defer engines.Close()
+	content := func(t *testing.T, path string) [][]string {
+		out := query(t, path, `SELECT schema_name, table_name, sql FROM duckdb_tables() WHERE database_name = 'c' UNION ALL
+			SELECT schema_name, table_name || ' ' || constraint_type, constraint_text FROM duckdb_constraints() WHERE database_name = 'c' ORDER BY ALL`)
+		for _, tab := range query(t, path, `SELECT table_name FROM duckdb_tables() WHERE database_name = 'c' ORDER BY 1`) {
+			rows := query(t, path, fmt.Sprintf("SELECT t::VARCHAR FROM c.%s.%s t ORDER BY 1", quote(schema), quote(tab[0])))
+			for _, r := range rows {
+				out = append(out, append([]string{tab[0]}, r...))
+			}
+		}
+		return out
+	}
+	for _, target := range []*formats.Version{formats.V0_4, formats.All.Releases()[len(formats.All.Releases())-1]} {
+		var want [][]string
+		for i, e := range []*Engines{nil, engines, engines} {
+			out := filepath.Join(dir, fmt.Sprintf("%s-%d.duckdb", target.Name, i))
+			if _, err := Catalog(ctx, src, out, target, Options{Engines: e}); err != nil {
+				t.Fatalf("%s, write %d: %v", target.Name, i, err)
+			}
+			got := content(t, out)
+			for _, r := range got {
+				if r[0] != schema && len(r) == 3 {
+					t.Fatalf("%s, write %d: %v outside schema %s", target.Name, i, r, schema)
+				}
+			}
+			if i == 0 {
+				want = got
+				continue
+			}
+			if !slices.EqualFunc(got, want, slices.Equal) {
+				t.Errorf("%s, write %d through Engines:\n%v\nwant (own database)\n%v", target.Name, i, got, want)
+			}
+		}
 	}
 }
