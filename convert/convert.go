@@ -116,7 +116,7 @@ func convert(ctx context.Context, src, dst string, target *formats.Version, opts
 		return nil, err
 	}
 	defer closeDB()
-	schema, stamp, tables, err := openSource(ctx, conn, src)
+	schema, stamp, tables, err := openSource(ctx, conn, src, opts.Engines)
 	if err != nil {
 		return nil, err
 	}
@@ -484,7 +484,7 @@ func Detect(ctx context.Context, path string) (*formats.Version, error) {
 		return nil, err
 	}
 	defer closeDB()
-	_, stamp, tables, err := openSource(ctx, conn, path)
+	_, stamp, tables, err := openSource(ctx, conn, path, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -546,12 +546,67 @@ type Engines struct {
 	pool      *duckpool.Pool
 	mu        sync.Mutex
 	templates map[templateKey][]byte
+	sources   map[string]keptSource // by path
 }
 
 // NewEngines keeps at most maxIdle idle databases (a run converting jobs
 // catalogs at once needs jobs).
 func NewEngines(maxIdle int) *Engines {
-	return &Engines{pool: duckpool.New(maxIdle), templates: map[templateKey][]byte{}}
+	return &Engines{pool: duckpool.New(maxIdle), templates: map[templateKey][]byte{}, sources: map[string]keptSource{}}
+}
+
+// sourceInfo is what openSource reads of a catalog file besides attaching
+// it: its metadata schema, version row and tables with their columns.
+type sourceInfo struct {
+	schema, stamp string
+	tables        []table
+}
+
+// keptSource is a sourceInfo with the file it was read from.
+type keptSource struct {
+	file os.FileInfo
+	info sourceInfo
+}
+
+// maxKeptSources bounds Engines' sources (a few KB each).
+const maxKeptSources = 256
+
+// source returns what openSource read of the file at path, if it read the
+// same file (same inode and device, size and modification time) before.
+func (e *Engines) source(path string, file os.FileInfo) (sourceInfo, bool) {
+	if e == nil {
+		return sourceInfo{}, false
+	}
+	e.mu.Lock()
+	k, ok := e.sources[path]
+	e.mu.Unlock()
+	if !ok || !os.SameFile(k.file, file) || k.file.Size() != file.Size() || !k.file.ModTime().Equal(file.ModTime()) {
+		return sourceInfo{}, false
+	}
+	return k.info.clone(), true
+}
+
+// keepSource keeps what openSource read of a file for the next conversion.
+func (e *Engines) keepSource(path string, file os.FileInfo, info sourceInfo) {
+	if e == nil {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.sources) >= maxKeptSources {
+		clear(e.sources)
+	}
+	e.sources[path] = keptSource{file: file, info: info.clone()}
+}
+
+// clone copies the tables and their columns: a conversion may change its
+// own listing.
+func (s sourceInfo) clone() sourceInfo {
+	s.tables = slices.Clone(s.tables)
+	for i := range s.tables {
+		s.tables[i].columns = slices.Clone(s.tables[i].columns)
+	}
+	return s
 }
 
 // dbs is the pool of databases; nil (start and close one per conversion)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -138,6 +139,52 @@ func TestMetadataSchemaThroughEngines(t *testing.T) {
 			if !slices.EqualFunc(got, want, slices.Equal) {
 				t.Errorf("%s, write %d through Engines:\n%v\nwant (own database)\n%v", target.Name, i, got, want)
 			}
+		}
+	}
+}
+
+// TestEnginesKeepSourceOfSameFile checks that Engines reuse what a
+// conversion read of a source file only for that same file: a catalog
+// replaced at the same path (another file, of another format) is read
+// again, and a second conversion of an unchanged file reuses it.
+func TestEnginesKeepSourceOfSameFile(t *testing.T) {
+	ctx := context.Background()
+	v03 := versionCatalogs(t, filepath.Join(testlakes.Dir(t, "lakes-0.3"), "06_deletes"))
+	v10 := versionCatalogs(t, filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes"))
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src.duckdb")
+	engines := NewEngines(1)
+	defer engines.Close()
+	for i, tc := range []struct {
+		from     string // copied to src ("" keeps the file)
+		wantFrom string
+		kept     bool // what the conversion reads was kept before it
+	}{
+		{v10[len(v10)-1], "1.0", false},
+		{"", "1.0", true},
+		{v03[len(v03)-1], "0.3", false},
+		{"", "0.3", true},
+	} {
+		if tc.from != "" {
+			tmp := filepath.Join(dir, "next.duckdb")
+			copyFile(t, tc.from, tmp)
+			if err := os.Rename(tmp, src); err != nil {
+				t.Fatal(err)
+			}
+		}
+		st, err := os.Stat(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, kept := engines.source(src, st); kept != tc.kept {
+			t.Errorf("conversion %d: source kept = %v, want %v", i, kept, tc.kept)
+		}
+		res, err := Catalog(ctx, src, filepath.Join(dir, fmt.Sprintf("out-%d.duckdb", i)), formats.V0_4, Options{Engines: engines})
+		if err != nil {
+			t.Fatalf("conversion %d: %v", i, err)
+		}
+		if res.From != tc.wantFrom {
+			t.Errorf("conversion %d: converted from %s, want %s", i, res.From, tc.wantFrom)
 		}
 	}
 }

@@ -31,10 +31,13 @@ func literal(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + 
 // openSource attaches src read-only on conn and returns the metadata schema,
 // the version row and its DuckLake tables (static and dynamic, by name).
 // Errors say which of "missing", "not DuckDB", "newer storage", "truncated"
-// or "not DuckLake" it is.
-func openSource(ctx context.Context, conn *sql.Conn, src string) (schema, stamp string, tables []table, err error) {
-	if st, statErr := os.Stat(src); statErr != nil {
-		return "", "", nil, fmt.Errorf("open catalog %s: %w", src, statErr)
+// or "not DuckLake" it is. With engines, what it read of a file is kept for
+// the next conversion of the same file (a backfill converts each version
+// to several formats).
+func openSource(ctx context.Context, conn *sql.Conn, src string, engines *Engines) (schema, stamp string, tables []table, err error) {
+	st, err := os.Stat(src)
+	if err != nil {
+		return "", "", nil, fmt.Errorf("open catalog %s: %w", src, err)
 	} else if st.IsDir() {
 		return "", "", nil, fmt.Errorf("open catalog %s: %w: it is a directory", src, ErrNotCatalog)
 	}
@@ -52,6 +55,14 @@ func openSource(ctx context.Context, conn *sql.Conn, src string) (schema, stamp 
 			return "", "", nil, fmt.Errorf("open catalog %s: %w: unreadable DuckDB file (truncated or corrupt?): %s", src, ErrNotCatalog, oneline.First(msg))
 		}
 	}
+	if kept, ok := engines.source(src, st); ok {
+		return kept.schema, kept.stamp, kept.tables, nil
+	}
+	defer func() {
+		if err == nil {
+			engines.keepSource(src, st, sourceInfo{schema: schema, stamp: stamp, tables: tables})
+		}
+	}()
 	all, err := columnsOf(ctx, conn, "src", "ducklake_")
 	if err != nil {
 		return "", "", nil, sourceReadError(src, "read tables of", err)
