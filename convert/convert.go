@@ -51,6 +51,12 @@ type Options struct {
 	TempDir string
 	// Logger receives debug logs; nil discards them.
 	Logger *slog.Logger
+	// NoSync leaves the written catalog and its folder to the operating
+	// system instead of syncing them to disk (DuckDB's own checkpoint still
+	// syncs the file's blocks), for a caller that copies the catalog
+	// somewhere durable before anything relies on it: a backfill publishes
+	// it through the repository's store, which syncs its own copy.
+	NoSync bool
 	// Engines, when set, lends the conversion a DuckDB database that an
 	// earlier one left clean, and takes it back (see NewEngines); nil starts
 	// one per conversion.
@@ -182,7 +188,7 @@ func convert(ctx context.Context, src, dst string, target *formats.Version, opts
 	if err := r.publishRewritten(); err != nil {
 		return nil, fmt.Errorf("convert %s to %s: %w", src, target, err)
 	}
-	if err := write(ctx, conn, w, opts.Engines, target, dst, storage); err != nil {
+	if err := write(ctx, conn, w, opts, target, dst, storage); err != nil {
 		return nil, fmt.Errorf("convert %s to %s: %w", src, target, err)
 	}
 	log.Info("converted", "catalog", src, "from_version", source.Name, "to_version", target.Name, "output", dst)
@@ -206,14 +212,15 @@ func (r *run) frozenChecks(source *formats.Version) error {
 		}
 		r.add(f)
 	}
-	var outside []string
+	// Both tables in one statement ('data_file ...' sorts before
+	// 'delete_file ...', as the two lists came one after the other).
+	var parts []string
 	for _, t := range []string{"ducklake_data_file", "ducklake_delete_file"} {
-		q := fmt.Sprintf(`SELECT '%s ' || path FROM %s WHERE NOT path_is_relative OR path LIKE '../%%' OR path LIKE '%%/../%%' OR path LIKE '/%%' OR path LIKE '%%://%%' ORDER BY 1`, strings.TrimPrefix(t, "ducklake_"), t)
-		items, err := r.w.strings(r.ctx, q)
-		if err != nil {
-			return err
-		}
-		outside = append(outside, items...)
+		parts = append(parts, fmt.Sprintf(`SELECT '%s ' || path FROM %s WHERE NOT path_is_relative OR path LIKE '../%%' OR path LIKE '%%/../%%' OR path LIKE '/%%' OR path LIKE '%%://%%'`, strings.TrimPrefix(t, "ducklake_"), t))
+	}
+	outside, err := r.w.strings(r.ctx, strings.Join(parts, " UNION ALL ")+" ORDER BY 1")
+	if err != nil {
+		return err
 	}
 	if len(outside) > 0 {
 		r.add(Finding{Severity: Note, Code: "files-outside-data-path", Step: source.Name, Table: "ducklake_data_file", Detail: summarize(outside),
@@ -225,12 +232,12 @@ func (r *run) frozenChecks(source *formats.Version) error {
 // write projects the working tables into a new DuckDB file with exactly the
 // target's shapes, under a temporary name next to dst, then links it into
 // place without replacing anything.
-func write(ctx context.Context, conn *sql.Conn, w *work, engines *Engines, target *formats.Version, dst, storage string) (err error) {
+func write(ctx context.Context, conn *sql.Conn, w *work, opts Options, target *formats.Version, dst, storage string) (err error) {
 	dir := filepath.Dir(dst)
 	// With Engines, the file starts as a copy of the target's empty
 	// catalog, made once (template); otherwise DuckDB creates it and the
 	// tables are created below.
-	tmpl, err := engines.template(ctx, conn, templateKey{target: target.Name, storage: storage, schema: w.schema}, dir)
+	tmpl, err := opts.Engines.template(ctx, conn, templateKey{target: target.Name, storage: storage, schema: w.schema}, dir)
 	if err != nil {
 		return err
 	}
@@ -273,11 +280,8 @@ func write(ctx context.Context, conn *sql.Conn, w *work, engines *Engines, targe
 	// threshold, the commit writes the tables into the file directly
 	// instead of writing them to a write-ahead log first (two syncs, then
 	// a checkpoint that rewrites them and removes the log).
-	if _, err := conn.ExecContext(ctx, "SET checkpoint_threshold = '0b'"); err != nil {
-		return fmt.Errorf("write %s: %w", tmp, err)
-	}
 	defer conn.ExecContext(context.WithoutCancel(ctx), "RESET checkpoint_threshold") //nolint:errcheck // a setting of this private database
-	if _, err := conn.ExecContext(ctx, "BEGIN TRANSACTION"); err != nil {
+	if _, err := conn.ExecContext(ctx, "SET checkpoint_threshold = '0b'; BEGIN TRANSACTION"); err != nil {
 		return fmt.Errorf("write %s: %w", tmp, err)
 	}
 	committed := false
@@ -336,15 +340,14 @@ func write(ctx context.Context, conn *sql.Conn, w *work, engines *Engines, targe
 	}
 	committed = true
 	// Whatever the commit did, the file holds everything after this.
-	if _, err := conn.ExecContext(ctx, "CHECKPOINT dst"); err != nil {
-		return fmt.Errorf("checkpoint %s: %w", tmp, err)
-	}
-	if _, err := conn.ExecContext(ctx, "DETACH dst"); err != nil {
-		return fmt.Errorf("close %s: %w", tmp, err)
+	if _, err := conn.ExecContext(ctx, "CHECKPOINT dst; DETACH dst"); err != nil {
+		return fmt.Errorf("checkpoint and close %s: %w", tmp, err)
 	}
 	detached = true
-	if err := durable.SyncFile(tmp); err != nil {
-		return err
+	if !opts.NoSync {
+		if err := durable.SyncFile(tmp); err != nil {
+			return err
+		}
 	}
 	// os.Link fails if dst exists: two writers can never replace each other.
 	if err := os.Link(tmp, dst); err != nil {
@@ -352,6 +355,9 @@ func write(ctx context.Context, conn *sql.Conn, w *work, engines *Engines, targe
 			return fmt.Errorf("%w: %s", ErrExists, dst)
 		}
 		return fmt.Errorf("publish %s: %w", dst, err)
+	}
+	if opts.NoSync {
+		return nil
 	}
 	return durable.SyncDir(dir)
 }

@@ -2,6 +2,7 @@ package convert
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -258,16 +259,40 @@ func (r *run) stamp(to *formats.Version) error {
 // readers accept. It is the last line of defence for steps that miss one.
 func (r *run) checkTarget(to *formats.Version) error {
 	name := "target " + to.Name
-	types, err := r.w.strings(r.ctx, `SELECT DISTINCT lower(column_type) FROM ducklake_column ORDER BY 1`)
-	if err != nil {
-		return err
+	// The column and macro types, partition transforms and change lists in
+	// one statement (kind, value), each kind's values distinct and sorted.
+	parts := []string{
+		`SELECT 0 AS kind, lower(column_type) AS v FROM ducklake_column`,
+		`SELECT 2, coalesce(transform, '') FROM ducklake_partition_column`,
+		`SELECT 3, changes_made FROM ducklake_snapshot_changes WHERE changes_made IS NOT NULL`,
 	}
 	if has, _ := r.w.hasTable(r.ctx, "ducklake_macro_parameters"); has {
-		more, err := r.w.strings(r.ctx, `SELECT DISTINCT lower(t) FROM (SELECT parameter_type AS t FROM ducklake_macro_parameters UNION SELECT default_value_type FROM ducklake_macro_parameters) WHERE t IS NOT NULL ORDER BY 1`)
-		if err != nil {
+		parts = append(parts, `SELECT 1, lower(t) FROM (SELECT parameter_type AS t FROM ducklake_macro_parameters UNION SELECT default_value_type FROM ducklake_macro_parameters) WHERE t IS NOT NULL`)
+	}
+	rows, err := r.w.conn.QueryContext(r.ctx, strings.Join(parts, " UNION ")+" ORDER BY kind, v")
+	if err != nil {
+		return fmt.Errorf("read the target's types, transforms and changes: %w", err)
+	}
+	var types, transforms, changes []string
+	for rows.Next() {
+		var kind int
+		var v sql.NullString // a NULL type is no type the target supports
+		if err := rows.Scan(&kind, &v); err != nil {
+			rows.Close()
 			return err
 		}
-		types = append(types, more...)
+		switch kind {
+		case 0, 1:
+			types = append(types, v.String)
+		case 2:
+			transforms = append(transforms, v.String)
+		default:
+			changes = append(changes, v.String)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
 	}
 	var bad []string
 	for _, t := range types {
@@ -283,10 +308,6 @@ func (r *run) checkTarget(to *formats.Version) error {
 		r.add(Finding{Severity: Refuse, Code: "types", Step: name, Table: "ducklake_column", Detail: summarize(append(cols, "types: "+strings.Join(bad, ", "))),
 			Reason: fmt.Sprintf("format %s cannot store the types %s", to.Name, strings.Join(bad, ", "))})
 	}
-	transforms, err := r.w.strings(r.ctx, `SELECT DISTINCT coalesce(transform, '') FROM ducklake_partition_column ORDER BY 1`)
-	if err != nil {
-		return err
-	}
 	var badT []string
 	for _, tr := range transforms {
 		if to.SupportsTransform(tr) {
@@ -301,10 +322,6 @@ func (r *run) checkTarget(to *formats.Version) error {
 	if len(badT) > 0 {
 		r.add(Finding{Severity: Refuse, Code: "partition-transforms", Step: name, Table: "ducklake_partition_column", Detail: summarize(badT),
 			Reason: fmt.Sprintf("format %s readers do not know these partition transforms and fail to load the table", to.Name)})
-	}
-	changes, err := r.w.strings(r.ctx, `SELECT changes_made FROM ducklake_snapshot_changes WHERE changes_made IS NOT NULL`)
-	if err != nil {
-		return err
 	}
 	var badK []string
 	for _, c := range changes {
