@@ -188,3 +188,61 @@ func TestEnginesKeepSourceOfSameFile(t *testing.T) {
 		}
 	}
 }
+
+// TestEnginesReusedAfterCorruptSource converts copies of a catalog with one
+// block's bytes damaged through one pooled database: every copy fails
+// (ErrNotCatalog when DuckDB cannot read a block), some while copying the
+// tables in (inside the copies' transaction), and the database is still
+// reused, clean: the intact catalog then converts as it does alone.
+func TestEnginesReusedAfterCorruptSource(t *testing.T) {
+	ctx := context.Background()
+	good := versionCatalogs(t, filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes"))[0]
+	b, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const header, block = 3 * 4096, 256 * 1024
+	engines := NewEngines(1)
+	defer engines.Close()
+	dir := t.TempDir()
+	inCopy := 0
+	for off := header + 64; off < len(b); off += block {
+		bad := filepath.Join(dir, fmt.Sprintf("bad-%d.duckdb", off))
+		damaged := slices.Clone(b)
+		for i := off; i < min(off+512, len(b)); i++ {
+			damaged[i] ^= 0xff
+		}
+		if err := os.WriteFile(bad, damaged, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Catalog(ctx, bad, filepath.Join(dir, fmt.Sprintf("out-%d.duckdb", off)), formats.V0_4, Options{Engines: engines})
+		if err == nil {
+			continue // a block no conversion reads (free space)
+		}
+		if !errors.Is(err, ErrNotCatalog) {
+			t.Errorf("block at %d: %v, want ErrNotCatalog", off, err)
+		}
+		// The copy's IO errors come back as "convert SRC: not a DuckLake
+		// catalog: unreadable ..." (sourceReadError).
+		if strings.HasPrefix(err.Error(), "convert "+bad+": ") {
+			inCopy++
+		}
+		if engines.Idle() != 1 {
+			t.Fatalf("block at %d: %d idle databases after the failed conversion (%v), want 1", off, engines.Idle(), err)
+		}
+	}
+	if inCopy == 0 {
+		t.Fatal("no damaged block failed the copy of the tables: the test does not reach it")
+	}
+	own := filepath.Join(dir, "own.duckdb")
+	if _, err := Catalog(ctx, good, own, formats.V0_4, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	pooled := filepath.Join(dir, "pooled.duckdb")
+	if _, err := Catalog(ctx, good, pooled, formats.V0_4, Options{Engines: engines}); err != nil {
+		t.Fatal(err)
+	}
+	if diffs := diffDumps(dump(t, own), dump(t, pooled)); len(diffs) > 0 {
+		t.Errorf("after the failures the pooled database wrote another catalog:\n%s", strings.Join(diffs, "\n"))
+	}
+}
