@@ -319,8 +319,11 @@ func (r *repository) fill(ctx context.Context, c *Cell, work string, frozen *fro
 	copts := opts.Convert
 	// With RewriteDeletes the converter publishes new delete files into the
 	// data folder (never under versions/) before it returns, from its own
-	// folder in the repository's temp folder.
+	// folder in the repository's temp folder. The converted catalog itself
+	// is a work file: the store syncs the copy it publishes, so the
+	// converter does not sync it (NoSync).
 	copts.Logger, copts.DataPath, copts.TempDir, copts.Engines = opts.log(), r.dataPath, r.tempDir(), r.convEngines
+	copts.NoSync = true
 	cres, err := convert.Catalog(ctx, src, converted, c.target, copts)
 	if err != nil {
 		res.err = err
