@@ -327,7 +327,11 @@ func (r *Reader) fileDigests(ctx context.Context, t Table, files []DataFile, col
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		got, err := sc.run(ctx, r.conn)
+		var got map[int64]Digest
+		err = r.scanning(ctx, func() (err error) {
+			got, err = sc.run(ctx, r.conn)
+			return err
+		})
 		r.memo.countReads(1, 1)
 		if err != nil {
 			return nil, fmt.Errorf("read deleted rows of %s at snapshot %d in %s, data file %s: %w", t.FullName(), snap, r.path, f.Path, err)
@@ -616,6 +620,9 @@ type digestMemo struct {
 	*Digests
 	statsMu sync.Mutex
 	stats   DigestStats
+	// fromStore: digests holds found in the store, not yet counted (lookup
+	// counts them as cached), so that the store is read once per key.
+	fromStore map[string]Digest
 }
 
 func newDigestMemo(shared *Digests) *digestMemo { return &digestMemo{Digests: shared} }
@@ -722,12 +729,14 @@ func (m *digestMemo) lookup(key string) (Digest, bool) {
 		m.count(&m.stats.Reused)
 		return d, true
 	}
-	if m.store == nil {
-		return Digest{}, false
-	}
-	b, ok := m.store.Get(key)
-	if !ok || json.Unmarshal(b, &d) != nil {
-		return Digest{}, false
+	m.statsMu.Lock()
+	d, ok = m.fromStore[key]
+	delete(m.fromStore, key)
+	m.statsMu.Unlock()
+	if !ok {
+		if d, ok = m.stored(key); !ok {
+			return Digest{}, false
+		}
 	}
 	m.mu.Lock()
 	m.mem[key] = d
@@ -736,16 +745,46 @@ func (m *digestMemo) lookup(key string) (Digest, bool) {
 	return d, true
 }
 
+// stored reads a digest from the store.
+func (m *digestMemo) stored(key string) (Digest, bool) {
+	if m.store == nil {
+		return Digest{}, false
+	}
+	var d Digest
+	b, ok := m.store.Get(key)
+	if !ok || json.Unmarshal(b, &d) != nil {
+		return Digest{}, false
+	}
+	return d, true
+}
+
 // holds reports whether the memo or the store has a digest, without
-// counting it (lookup counts it when the digest is used).
+// counting it (lookup counts it when the digest is used). A digest found
+// in the store is kept for lookup: a comparison asks for every file's
+// digest at every snapshot, and read the store twice per key each time
+// (holds, then lookup) until the walk's lookup brought it into the memo.
 func (m *digestMemo) holds(key string) bool {
 	m.mu.Lock()
 	_, ok := m.mem[key]
 	m.mu.Unlock()
-	if ok || m.store == nil {
-		return ok
+	if ok {
+		return true
 	}
-	_, ok = m.store.Get(key)
+	m.statsMu.Lock()
+	_, ok = m.fromStore[key]
+	m.statsMu.Unlock()
+	if ok {
+		return true
+	}
+	d, ok := m.stored(key)
+	if ok {
+		m.statsMu.Lock()
+		if m.fromStore == nil {
+			m.fromStore = map[string]Digest{}
+		}
+		m.fromStore[key] = d
+		m.statsMu.Unlock()
+	}
 	return ok
 }
 
@@ -772,7 +811,12 @@ func (r *Reader) RowTexts(ctx context.Context, t Table, snap int64, opts ScanOpt
 	if err != nil {
 		return nil, err
 	}
-	return rowCounts(ctx, r.conn, q)
+	var texts map[string]int64
+	err = r.scanning(ctx, func() (err error) {
+		texts, err = rowCounts(ctx, r.conn, q)
+		return err
+	})
+	return texts, err
 }
 
 func rowCounts(ctx context.Context, conn *sql.Conn, q string) (map[string]int64, error) {

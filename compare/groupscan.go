@@ -82,7 +82,10 @@ func (r *Reader) runQueue(ctx context.Context, q *wholeQueue) error {
 		}
 		q.scans[i].keep = keep
 	}
-	return r.runWholes(ctx, q.scans)
+	if len(q.scans) == 0 {
+		return nil
+	}
+	return r.scanning(ctx, func() error { return r.runWholes(ctx, q.scans) })
 }
 
 // planWhole builds the whole scan of a data file at a snapshot. Files are

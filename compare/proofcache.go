@@ -3,6 +3,7 @@ package compare
 import (
 	"context"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -111,18 +112,30 @@ func buildID() string {
 }
 
 // allPathsRelative reports whether every schema, table, data and delete
-// file path of the catalog is relative (so its files are in the data folder).
+// file path of the catalog is relative (so its files are in the data
+// folder): one query, once per reader (a Source's reader answers every
+// proof it serves).
 func (r *Reader) allPathsRelative(ctx context.Context) bool {
+	if r.relative != nil {
+		return *r.relative
+	}
+	var parts []string
 	for _, t := range []string{"ducklake_schema", "ducklake_table", "ducklake_data_file", "ducklake_delete_file"} {
-		if !r.has(t, "path_is_relative") {
-			continue
-		}
-		var n int64
-		if err := r.conn.QueryRowContext(ctx, fmt.Sprintf("SELECT count(*) FROM cat.%s WHERE path_is_relative = false", t)).Scan(&n); err != nil || n > 0 {
-			return false
+		if r.has(t, "path_is_relative") {
+			parts = append(parts, fmt.Sprintf("SELECT count(*) AS n FROM cat.%s WHERE path_is_relative = false", t))
 		}
 	}
-	return true
+	all := true
+	if len(parts) > 0 {
+		var n sql.NullInt64
+		err := r.conn.QueryRowContext(ctx, "SELECT sum(n) FROM ("+strings.Join(parts, " UNION ALL ")+")").Scan(&n)
+		if err != nil {
+			return false // not kept: a cancelled query is asked again
+		}
+		all = n.Int64 == 0
+	}
+	r.relative = &all
+	return all
 }
 
 func fileSHA256(path string) (string, error) {

@@ -75,6 +75,8 @@ type Reader struct {
 	// formats.QuirkTableStatsNeedColumnStats (catalog-wide).
 	statsChecked   bool
 	statsBadTables []int64
+	// relative caches allPathsRelative (nil: not asked yet).
+	relative *bool
 }
 
 // Open attaches a catalog read-only in a private in-memory DuckDB and detects
@@ -109,13 +111,13 @@ func Open(ctx context.Context, catalogPath string, opts ReaderOptions) (*Reader,
 
 func (r *Reader) init(ctx context.Context, opts ReaderOptions) error {
 	// UTC makes timestamp -> timestamptz promotions and text renderings
-	// independent of the machine's zone. The database itself comes from
-	// package duckpool, configured once for every user: no extension
-	// downloaded or loaded behind the reader's back, and no external file
-	// cache (it only held memory: a proof reads a file's rows once per read
-	// plan, and a backfill's peak RSS grew with it; docs/compare.md,
-	// "Memory").
-	const settings = "SET TimeZone = 'UTC'"
+	// independent of the machine's zone; metadata is read on one thread
+	// (see scanning). The database itself comes from package duckpool,
+	// configured once for every user: no extension downloaded or loaded
+	// behind the reader's back, and no external file cache (it only held
+	// memory: a proof reads a file's rows once per read plan, and a
+	// backfill's peak RSS grew with it; docs/compare.md, "Memory").
+	const settings = "SET TimeZone = 'UTC'; " + metadataThreads
 	if _, err := r.conn.ExecContext(ctx, settings); err != nil {
 		return fmt.Errorf("%s: %w", settings, err)
 	}
@@ -176,6 +178,32 @@ func (r *Reader) init(ctx context.Context, opts ReaderOptions) error {
 	}
 	r.dataPath = dp
 	return nil
+}
+
+// A reader runs its many small metadata queries (catalog tables, Parquet
+// schemas, delete files) on one DuckDB thread, and its data scans with
+// DuckDB's default threads. DuckDB hands every query's pipelines to its
+// worker threads; for queries of a few milliseconds, waking them, handing
+// over and waiting cost more CPU than the work: with one thread a proof's
+// fixed costs took about 30% less CPU (docs/compare.md, "Proof
+// benchmarks").
+const (
+	metadataThreads = "SET threads = 1"
+	scanThreads     = "RESET threads"
+)
+
+// scanning runs scan, which reads data files' rows, with DuckDB's default
+// number of threads, then goes back to one thread for metadata.
+func (r *Reader) scanning(ctx context.Context, scan func() error) error {
+	if _, err := r.conn.ExecContext(ctx, scanThreads); err != nil {
+		return fmt.Errorf("%s: %w", scanThreads, err)
+	}
+	err := scan()
+	// Not ctx: a cancelled scan still leaves the database as it was.
+	if _, errSet := r.conn.ExecContext(context.WithoutCancel(ctx), metadataThreads); errSet != nil {
+		err = errors.Join(err, fmt.Errorf("%s: %w", metadataThreads, errSet))
+	}
+	return err
 }
 
 // globalMetadata reads the global version and data_path rows of
