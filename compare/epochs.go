@@ -37,6 +37,7 @@ type metaMemo struct {
 	schema  map[int64]entries
 	commits map[int64]string       // snapshot -> commit info (nil until read)
 	inlined map[int64][]inlinedReg // table id -> its inlined data tables
+	stats   map[string]entries     // statistics entries by table and columns (statsEntries)
 }
 
 func newMetaMemo() *metaMemo {
@@ -48,6 +49,7 @@ func newMetaMemo() *metaMemo {
 		tableOf:    map[string]*tableFiles{},
 		schema:     map[int64]entries{},
 		inlined:    map[int64][]inlinedReg{},
+		stats:      map[string]entries{},
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"sync"
 	"testing"
 )
@@ -112,5 +114,76 @@ func TestStoreReadOncePerDigest(t *testing.T) {
 	}
 	if len(store.hits) != warm.Digests.Cached {
 		t.Errorf("%d digests read from the store, %d counted as cached; want the same", len(store.hits), warm.Digests.Cached)
+	}
+}
+
+// TestStatisticsReadOncePerReader: a reader answers the statistics
+// comparison's questions (each table's entries, the tables without column
+// statistics) once, so a Source's reader serves the proofs of every format
+// from the first answers: with its catalog detached it still answers.
+func TestStatisticsReadOncePerReader(t *testing.T) {
+	ctx := context.Background()
+	lake, catalog := lastVersion(t, "lakes", "06_deletes")
+	r, err := Open(ctx, catalog, ReaderOptions{DataPath: filepath.Join(lake, "data")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if err := r.ReadEveryTable(ctx); err != nil {
+		t.Fatal(err)
+	}
+	type answer struct {
+		e   entries
+		ids []int64
+	}
+	ask := func() (map[string]answer, error) {
+		out := map[string]answer{}
+		for _, st := range statsTables {
+			name := r.statsName(st)
+			if name == "" {
+				continue
+			}
+			cols := slices.DeleteFunc(slices.Clone(r.layout[name]), func(c string) bool { return slices.Contains(st.keys, c) })
+			e, err := r.statsEntries(ctx, st.names[0], name, st.keys, cols)
+			if err != nil {
+				return nil, err
+			}
+			out[name] = answer{e: e}
+		}
+		ids, err := r.tablesWithoutColumnStats(ctx)
+		out["without column stats"] = answer{ids: ids}
+		return out, err
+	}
+	first, err := ask()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(first["ducklake_table_stats"].e) == 0 || len(first["ducklake_file_column_stats"].e) == 0 {
+		t.Fatalf("statistics: %v; want rows in this lake", first)
+	}
+	for _, a := range first {
+		for k := range a.e {
+			delete(a.e, k) // callers may change what they get
+		}
+	}
+	if _, err := r.conn.ExecContext(ctx, "DETACH cat"); err != nil {
+		t.Fatal(err)
+	}
+	again, err := ask()
+	if err != nil {
+		t.Fatalf("asked again, catalog detached: %v; want the first answers", err)
+	}
+	r2, err := Open(ctx, catalog, ReaderOptions{DataPath: filepath.Join(lake, "data")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r2.Close()
+	r, r2 = r2, r
+	want, err := ask()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(again, want) {
+		t.Errorf("answers kept: %v; read anew: %v", again, want)
 	}
 }

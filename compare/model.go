@@ -51,35 +51,36 @@ func (r *Reader) statsFailure(ctx context.Context, t Table) error {
 	if !r.format.ReadsWith(formats.QuirkTableStatsNeedColumnStats) {
 		return nil
 	}
-	if !r.statsChecked {
-		ids, err := r.tablesWithoutColumnStats(ctx)
-		if err != nil {
-			return err
-		}
-		r.statsChecked, r.statsBadTables = true, ids
+	ids, err := r.tablesWithoutColumnStats(ctx)
+	if err != nil {
+		return err
 	}
-	if len(r.statsBadTables) == 0 {
+	if len(ids) == 0 {
 		return nil
 	}
-	return r.unreadable(formats.QuirkTableStatsNeedColumnStats, t, "ducklake_table_stats has rows without column statistics for table id(s) %s", int64Text(r.statsBadTables))
+	return r.unreadable(formats.QuirkTableStatsNeedColumnStats, t, "ducklake_table_stats has rows without column statistics for table id(s) %s", int64Text(ids))
 }
 
 // tablesWithoutColumnStats lists the tables with a ducklake_table_stats row
 // (record_count and file_size_bytes set) but no ducklake_table_column_stats
-// row: what QuirkTableStatsNeedColumnStats readers fail on.
+// row: what QuirkTableStatsNeedColumnStats readers fail on. Read once per
+// reader (the statistics comparison asks too, and a Source's reader serves
+// several proofs).
 func (r *Reader) tablesWithoutColumnStats(ctx context.Context) ([]int64, error) {
-	if r.empty("ducklake_table_stats") {
-		return nil, nil
+	if r.statsChecked {
+		return r.statsBadTables, nil
 	}
-	if _, ok := r.layout["ducklake_table_column_stats"]; !ok {
-		return nil, nil
-	}
-	ids, err := r.int64s(ctx, `SELECT s.table_id FROM cat.ducklake_table_stats s
+	var ids []int64
+	if _, ok := r.layout["ducklake_table_column_stats"]; ok && !r.empty("ducklake_table_stats") {
+		var err error
+		ids, err = r.int64s(ctx, `SELECT s.table_id FROM cat.ducklake_table_stats s
 		WHERE s.record_count IS NOT NULL AND s.file_size_bytes IS NOT NULL
 		AND NOT EXISTS (SELECT 1 FROM cat.ducklake_table_column_stats c WHERE c.table_id = s.table_id) ORDER BY 1`)
-	if err != nil {
-		return nil, fmt.Errorf("read table statistics of %s: %w", r.path, err)
+		if err != nil {
+			return nil, fmt.Errorf("read table statistics of %s: %w", r.path, err)
+		}
 	}
+	r.statsChecked, r.statsBadTables = true, ids
 	return ids, nil
 }
 

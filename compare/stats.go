@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -39,10 +40,25 @@ func (r *Reader) statsName(t statsTable) string {
 
 // statsEntries describes the rows of one stats table, on the given
 // columns, keyed by label (the table's newest name) and the key columns.
+// The entries are kept per reader, table and columns: a Source's reader
+// serves the proofs of several formats.
 func (r *Reader) statsEntries(ctx context.Context, label, table string, keys, cols []string) (entries, error) {
 	if r.empty(table) {
 		return entries{}, nil
 	}
+	memo := strings.Join(append([]string{label, table}, append(slices.Clone(keys), cols...)...), "\x00")
+	if e, ok := r.meta.stats[memo]; ok {
+		return maps.Clone(e), nil
+	}
+	e, err := r.readStatsEntries(ctx, label, table, keys, cols)
+	if err != nil {
+		return nil, err
+	}
+	r.meta.stats[memo] = e
+	return maps.Clone(e), nil
+}
+
+func (r *Reader) readStatsEntries(ctx context.Context, label, table string, keys, cols []string) (entries, error) {
 	all := append(slices.Clone(keys), cols...)
 	sel := make([]string, len(all))
 	for i, c := range all {
