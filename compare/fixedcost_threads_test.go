@@ -178,7 +178,7 @@ func TestStatisticsReadOncePerReader(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r2.Close()
-	r, r2 = r2, r
+	r = r2 // ask reads through the second reader
 	want, err := ask()
 	if err != nil {
 		t.Fatal(err)
