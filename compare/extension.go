@@ -60,7 +60,11 @@ func (c *comparison) extensionCheck(s int64, x, y Table) error {
 			return err
 		}
 		q := fmt.Sprintf("SELECT * FROM dl.%s.%s AT (VERSION => %d)", ident(side.t.Schema), ident(side.t.Name), s)
-		theirs, err := digestOf(c.ctx, side.r.conn, q)
+		var theirs Digest
+		err = side.r.scanning(c.ctx, func() (err error) {
+			theirs, err = digestOf(c.ctx, side.r.conn, q)
+			return err
+		})
 		if err != nil {
 			return fmt.Errorf("read %s at snapshot %d of %s with the ducklake extension: %w", side.t.FullName(), s, side.r.path, err)
 		}

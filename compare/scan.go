@@ -308,7 +308,8 @@ func positionsHash(pos []int64) string {
 }
 
 // Rows runs the query of a table ("schema.table") at a snapshot on the
-// reader's connection. Close the rows before using the reader again.
+// reader's connection. Close the rows before using the reader again. The
+// rows stream on the reader's one metadata thread (see scanning).
 func (r *Reader) Rows(ctx context.Context, table string, snap int64, opts ScanOptions) (*sql.Rows, error) {
 	t, err := r.Table(ctx, table, snap)
 	if err != nil {
