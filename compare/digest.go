@@ -418,7 +418,12 @@ func (r *Reader) planKeyOf(ctx context.Context, t Table, f DataFile, cols []*Col
 	if err != nil {
 		return "", err
 	}
-	q, err := r.planSQL(ctx, t, f, cols, snap, opts, names, types, mode, false)
+	var q string
+	if mode == deletesOnly {
+		q, err = r.goneSQL(ctx, t, f, cols, snap, opts, names, types, kid)
+	} else {
+		q, err = r.planSQL(ctx, t, f, cols, snap, opts, names, types, mode, false)
+	}
 	if err != nil {
 		return "", err
 	}
@@ -431,6 +436,43 @@ func (r *Reader) planKeyOf(ctx context.Context, t Table, f DataFile, cols []*Col
 		r.goneKeys[gid] = k
 	}
 	return k, nil
+}
+
+// goneHead is a file plan's deleted-rows query (planSQL, deletesOnly)
+// without its delete filter: the row hashes around the file's base query
+// and its partial-file filters.
+type goneHead struct {
+	prefix, base, suffix string
+	where                []string
+}
+
+// goneSQL is planSQL of a file's deleted rows (deletesOnly, no position
+// column), the same text, built from the part that depends only on the
+// file's plan (kid), kept per reader, and the delete filter: each new
+// delete state of a file (every few snapshots) builds only the list of
+// its positions, not the projection and row hashes again.
+func (r *Reader) goneSQL(ctx context.Context, t Table, f DataFile, cols []*Column, snap int64, opts ScanOptions, names, types []string, kid allRowsKeyID) (string, error) {
+	h, ok := r.goneHeads[kid]
+	if !ok {
+		opts.deletes, opts.positions = deletesOnly, false
+		base, where, err := r.fileBase(ctx, t, f, cols, snap, opts)
+		if err != nil {
+			return "", err
+		}
+		const hole = "\x00"
+		around, err := hashSQL(hole, names, types)
+		if err != nil {
+			return "", err
+		}
+		i := strings.LastIndex(around, hole)
+		h = goneHead{prefix: around[:i], base: base, suffix: around[i+len(hole):], where: where}
+		r.goneHeads[kid] = h
+	}
+	del, err := r.deleteFilter(ctx, t, f, snap, deletesOnly)
+	if err != nil {
+		return "", err
+	}
+	return h.prefix + withWhere(h.base, h.where, del) + h.suffix, nil
 }
 
 // goneKeyID is what a data file's deleted-rows plan key depends on within

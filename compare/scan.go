@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -132,20 +133,46 @@ func (r *Reader) emptySQL(ctx context.Context, t Table, snap int64, opts ScanOpt
 // projection of the file's columns onto the table's (project*), the row id,
 // the partial-file filter and the deletes.
 func (r *Reader) fileSQL(ctx context.Context, t Table, f DataFile, cols []*Column, snap int64, opts ScanOptions) (string, error) {
-	if err := r.exists(f.Path); err != nil {
+	base, where, err := r.fileBase(ctx, t, f, cols, snap, opts)
+	if err != nil {
 		return "", err
+	}
+	del, err := r.deleteFilter(ctx, t, f, snap, opts.deletes)
+	if err != nil {
+		return "", err
+	}
+	return withWhere(base, where, del), nil
+}
+
+// withWhere adds to a file's base query its filters and a delete filter
+// ("": none).
+func withWhere(base string, where []string, del string) string {
+	if del != "" {
+		where = append(slices.Clip(where), del)
+	}
+	if len(where) > 0 {
+		base += " WHERE " + strings.Join(where, " AND ")
+	}
+	return base
+}
+
+// fileBase is fileSQL without the deletes: the query's SELECT and FROM,
+// and its filters of a partial file.
+func (r *Reader) fileBase(ctx context.Context, t Table, f DataFile, cols []*Column, snap int64, opts ScanOptions) (base string, where []string, err error) {
+	if err := r.exists(f.Path); err != nil {
+		return "", nil, err
 	}
 	kp, err := r.keyParam(ctx, f.encryptionKey)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	var root *pnode
 	if kp == "" {
 		if root, err = r.parquetSchema(ctx, f.Path); err != nil {
-			return "", err
+			return "", nil, err
 		}
 	} else if err := r.checkEncryptedNested(ctx, t, cols); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	src, start := pathSQL(f.Path), "NULL"
 	if f.RowIDStart != nil {
@@ -164,7 +191,7 @@ func (r *Reader) fileSQL(ctx context.Context, t Table, f DataFile, cols []*Colum
 		p, err = projectByFieldID(src, root, cols, kp)
 	}
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if opts.RowIDs {
 		p.sel = append(p.sel, rowIDExpr(start, p.rowCol)+" AS "+RowIDColumn)
@@ -175,22 +202,10 @@ func (r *Reader) fileSQL(ctx context.Context, t Table, f DataFile, cols []*Colum
 	if opts.shape {
 		p.sel = append(p.sel, indexPlaceholder+" AS "+fileColumn)
 	}
-	where, err := partialFilter(f, p.snapCol, snap)
-	if err != nil {
-		return "", err
+	if where, err = partialFilter(f, p.snapCol, snap); err != nil {
+		return "", nil, err
 	}
-	del, err := r.deleteFilter(ctx, t, f, snap, opts.deletes)
-	if err != nil {
-		return "", err
-	}
-	if del != "" {
-		where = append(where, del)
-	}
-	q := "SELECT " + strings.Join(p.sel, ", ") + " FROM " + p.from
-	if len(where) > 0 {
-		q += " WHERE " + strings.Join(where, " AND ")
-	}
-	return q, nil
+	return "SELECT " + strings.Join(p.sel, ", ") + " FROM " + p.from, where, nil
 }
 
 // rowIDExpr is a file row's id (§5.7): the stored row id when the file has
