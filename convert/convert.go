@@ -55,7 +55,8 @@ type Options struct {
 	// system instead of syncing them to disk (DuckDB's own checkpoint still
 	// syncs the file's blocks), for a caller that copies the catalog
 	// somewhere durable before anything relies on it: a backfill publishes
-	// it through the repository's store, which syncs its own copy.
+	// it through the repository's store, which syncs its own copy. Delete
+	// files RewriteDeletes publishes are synced either way.
 	NoSync bool
 	// Engines, when set, lends the conversion a DuckDB database that an
 	// earlier one left clean, and takes it back (see NewEngines); nil starts
@@ -234,36 +235,22 @@ func (r *run) frozenChecks(source *formats.Version) error {
 // place without replacing anything.
 func write(ctx context.Context, conn *sql.Conn, w *work, opts Options, target *formats.Version, dst, storage string) (err error) {
 	dir := filepath.Dir(dst)
-	// With Engines, the file starts as a copy of the target's empty
-	// catalog, made once (template); otherwise DuckDB creates it and the
-	// tables are created below.
-	tmpl, err := opts.Engines.template(ctx, conn, templateKey{target: target.Name, storage: storage, schema: w.schema}, dir)
-	if err != nil {
-		return err
-	}
 	tmpf, err := os.CreateTemp(dir, "."+filepath.Base(dst)+".tmp-*")
 	if err != nil {
 		return fmt.Errorf("create temporary file: %w", err)
 	}
 	tmp := tmpf.Name()
+	tmpf.Close()
+	os.Remove(tmp) // DuckDB must create the file itself
 	defer func() {
 		os.Remove(tmp)
 		os.Remove(tmp + ".wal")
 	}()
+	// DuckDB creates every output file itself, not a copy of an empty one
+	// made earlier: a DuckDB file of storage 1.4.0 and later carries a
+	// random identifier in its header, by which DuckDB refuses another
+	// database's write-ahead log, and a copy would share it.
 	attach := fmt.Sprintf("ATTACH %s AS dst (STORAGE_VERSION %s)", literal(tmp), literal(storage))
-	if tmpl != nil {
-		_, err = tmpf.Write(tmpl)
-		if cerr := tmpf.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return fmt.Errorf("write %s: %w", tmp, err)
-		}
-		attach = fmt.Sprintf("ATTACH %s AS dst", literal(tmp))
-	} else {
-		tmpf.Close()
-		os.Remove(tmp) // DuckDB must create the file itself
-	}
 	if _, err := conn.ExecContext(ctx, attach); err != nil {
 		return fmt.Errorf("create %s with storage %s: %w", tmp, storage, err)
 	}
@@ -291,10 +278,8 @@ func write(ctx context.Context, conn *sql.Conn, w *work, opts Options, target *f
 		}
 	}()
 	schema := "dst." + quote(w.schema)
-	if tmpl == nil {
-		if err := createTables(ctx, conn, "dst", w.schema, target); err != nil {
-			return err
-		}
+	if err := createTables(ctx, conn, "dst", w.schema, target); err != nil {
+		return err
 	}
 	layout, dynamic, err := w.layout(ctx)
 	if err != nil {
@@ -380,89 +365,6 @@ func createTables(ctx context.Context, conn *sql.Conn, db, schema string, target
 	return nil
 }
 
-// templateKey names an empty output catalog: the target format, the DuckDB
-// storage version and the metadata schema.
-type templateKey struct{ target, storage, schema string }
-
-// template returns the bytes of an empty DuckDB file holding the target's
-// tables in the key's schema, written with the key's storage version; the
-// first call for a key makes it in a temporary file in dir, on conn. A
-// DuckDB file that was detached is complete (checkpointed, no write-ahead
-// log), so a copy of its bytes is a database of its own. Without Engines
-// it returns nil: a single conversion creates its tables itself.
-func (e *Engines) template(ctx context.Context, conn *sql.Conn, key templateKey, dir string) ([]byte, error) {
-	if e == nil {
-		return nil, nil
-	}
-	e.mu.Lock()
-	b, ok := e.templates[key]
-	e.mu.Unlock()
-	if ok {
-		return b, nil
-	}
-	b, err := makeTemplate(ctx, conn, key, dir)
-	if err != nil {
-		return nil, err
-	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if kept, ok := e.templates[key]; ok {
-		return kept, nil // made at the same time by another conversion
-	}
-	e.templates[key] = b
-	return b, nil
-}
-
-// templateDB is the alias a template is attached under while it is made.
-const templateDB = "fdl_template"
-
-func makeTemplate(ctx context.Context, conn *sql.Conn, key templateKey, dir string) (b []byte, err error) {
-	target, err := formats.Lookup(key.target)
-	if err != nil {
-		return nil, err
-	}
-	f, err := os.CreateTemp(dir, ".template-*.duckdb")
-	if err != nil {
-		return nil, fmt.Errorf("create template file: %w", err)
-	}
-	path := f.Name()
-	f.Close()
-	os.Remove(path) // DuckDB must create the file itself
-	defer func() {
-		os.Remove(path)
-		os.Remove(path + ".wal")
-	}()
-	attach := fmt.Sprintf("ATTACH %s AS %s (STORAGE_VERSION %s)", literal(path), templateDB, literal(key.storage))
-	if _, err := conn.ExecContext(ctx, attach); err != nil {
-		return nil, fmt.Errorf("create template %s with storage %s: %w", path, key.storage, err)
-	}
-	detached := false
-	defer func() {
-		if !detached {
-			conn.ExecContext(context.WithoutCancel(ctx), "DETACH "+templateDB) //nolint:errcheck // already failing
-		}
-	}()
-	if _, err := conn.ExecContext(ctx, "BEGIN TRANSACTION"); err != nil {
-		return nil, fmt.Errorf("template for %s: %w", target, err)
-	}
-	if err := createTables(ctx, conn, templateDB, key.schema, target); err != nil {
-		conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK") //nolint:errcheck // already failing
-		return nil, fmt.Errorf("template for %s: %w", target, err)
-	}
-	if _, err := conn.ExecContext(ctx, "COMMIT; CHECKPOINT "+templateDB); err != nil {
-		return nil, fmt.Errorf("template for %s: %w", target, err)
-	}
-	if _, err := conn.ExecContext(ctx, "DETACH "+templateDB); err != nil {
-		return nil, fmt.Errorf("close template %s: %w", path, err)
-	}
-	detached = true
-	b, err = os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("read template: %w", err)
-	}
-	return b, nil
-}
-
 // columnSetDiff lists tables and columns of the working copy that do not
 // match the target's, ignoring column order.
 func columnSetDiff(layout formats.Layout, target *formats.Version) []string {
@@ -544,21 +446,19 @@ func openDuckDB(ctx context.Context) (*sql.Conn, func(), error) {
 // later ones to reuse (package duckpool): a backfill converts one catalog
 // per cell. A conversion works in a database of its own attached to it
 // (workDB) and detaches everything before the database goes back; one that
-// is not left clean is closed instead. Engines also keep, per target
-// format, storage version and metadata schema, an empty output catalog
-// (template) that each write copies instead of creating its tables again.
+// is not left clean is closed instead. Engines also keep what a conversion
+// read of its source file, for the next conversion of the same file.
 // Safe for concurrent use; a nil *Engines keeps nothing.
 type Engines struct {
-	pool      *duckpool.Pool
-	mu        sync.Mutex
-	templates map[templateKey][]byte
-	sources   map[string]keptSource // by path
+	pool    *duckpool.Pool
+	mu      sync.Mutex
+	sources map[string]keptSource // by path
 }
 
 // NewEngines keeps at most maxIdle idle databases (a run converting jobs
 // catalogs at once needs jobs).
 func NewEngines(maxIdle int) *Engines {
-	return &Engines{pool: duckpool.New(maxIdle), templates: map[templateKey][]byte{}, sources: map[string]keptSource{}}
+	return &Engines{pool: duckpool.New(maxIdle), sources: map[string]keptSource{}}
 }
 
 // sourceInfo is what openSource reads of a catalog file besides attaching
@@ -670,7 +570,7 @@ func openWork(ctx context.Context, engines *Engines) (*sql.Conn, func(), error) 
 func leftClean(conn *sql.Conn) bool {
 	ctx := context.Background() // a cancelled conversion still cleans up
 	defer conn.Close()
-	const q = "USE memory; DETACH DATABASE IF EXISTS src; DETACH DATABASE IF EXISTS dst; DETACH DATABASE IF EXISTS " + templateDB + "; DETACH DATABASE IF EXISTS " + workDB
+	const q = "USE memory; DETACH DATABASE IF EXISTS src; DETACH DATABASE IF EXISTS dst; DETACH DATABASE IF EXISTS " + workDB
 	if _, err := conn.ExecContext(ctx, q); err != nil {
 		return false
 	}

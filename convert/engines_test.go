@@ -91,8 +91,8 @@ func TestLeftClean(t *testing.T) {
 
 // TestMetadataSchemaThroughEngines converts a catalog kept in a metadata
 // schema other than main (DuckLake's METADATA_SCHEMA) through Engines, twice
-// (the second write copies the empty catalog the first made for that
-// schema), and with a database of its own: all three write the same tables,
+// (the second with the source's listing kept from the first), and with a
+// database of its own: all three write the same tables,
 // constraints and rows in that schema, and nothing in main.
 func TestMetadataSchemaThroughEngines(t *testing.T) {
 	ctx := context.Background()
@@ -226,6 +226,9 @@ func TestEnginesReusedAfterCorruptSource(t *testing.T) {
 		// catalog: unreadable ..." (sourceReadError).
 		if strings.HasPrefix(err.Error(), "convert "+bad+": ") {
 			inCopy++
+			if !strings.Contains(err.Error(), "copy table main.ducklake_") {
+				t.Errorf("block at %d: %v; want the table whose copy failed named", off, err)
+			}
 		}
 		if engines.Idle() != 1 {
 			t.Fatalf("block at %d: %d idle databases after the failed conversion (%v), want 1", off, engines.Idle(), err)
@@ -244,5 +247,117 @@ func TestEnginesReusedAfterCorruptSource(t *testing.T) {
 	}
 	if diffs := diffDumps(dump(t, own), dump(t, pooled)); len(diffs) > 0 {
 		t.Errorf("after the failures the pooled database wrote another catalog:\n%s", strings.Join(diffs, "\n"))
+	}
+}
+
+// TestOutputsRefuseEachOthersWAL: every catalog written through one Engines
+// is a database of its own, as DuckDB tells them apart: a write-ahead log
+// left by one (a DuckDB that crashed while writing to it) is refused beside
+// another, for every release. Output files once were copies of one empty
+// catalog per target, and shared the identifier in its header; DuckDB then
+// replayed the other file's log into it. (Targets of DuckDB storage older
+// than 1.4.0, 0.1 to 0.3, have no such identifier: DuckDB cannot tell their
+// logs apart, whoever made the files.)
+func TestOutputsRefuseEachOthersWAL(t *testing.T) {
+	ctx := context.Background()
+	lake := filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes")
+	vs := versionCatalogs(t, lake)
+	src := vs[len(vs)-1]
+	engines := NewEngines(1)
+	defer engines.Close()
+	for _, target := range []*formats.Version{formats.V0_4, formats.V1_0, formats.V1_1} {
+		t.Run(target.Name, func(t *testing.T) {
+			dir := t.TempDir()
+			a, b := filepath.Join(dir, "a.duckdb"), filepath.Join(dir, "b.duckdb")
+			for _, out := range []string{a, b} {
+				if _, err := Catalog(ctx, src, out, target, Options{Engines: engines}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			conn, closeDB, err := openDuckDB(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, q := range []string{"ATTACH " + literal(a) + " AS a", "SET checkpoint_threshold = '1GB'",
+				"INSERT INTO a.ducklake_metadata (key, value) VALUES ('only_in_a', 'wal')", "PRAGMA disable_checkpoint_on_shutdown"} {
+				if _, err := conn.ExecContext(ctx, q); err != nil {
+					closeDB()
+					t.Fatalf("%s: %v", q, err)
+				}
+			}
+			closeDB()
+			wal, err := os.ReadFile(a + ".wal")
+			if err != nil {
+				t.Fatalf("no write-ahead log left on %s: %v", a, err)
+			}
+			if err := os.WriteFile(b+".wal", wal, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			conn, closeDB, err = openDuckDB(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer closeDB()
+			_, err = conn.ExecContext(ctx, "ATTACH "+literal(b)+" AS b (READ_ONLY)")
+			var n int
+			if err == nil {
+				err = conn.QueryRowContext(ctx, "SELECT count(*) FROM b.ducklake_metadata WHERE key = 'only_in_a'").Scan(&n)
+				if err == nil {
+					t.Errorf("%s opened with the log of %s (%d of its rows replayed); want the log refused", b, a, n)
+				}
+			}
+		})
+	}
+}
+
+// TestEnginesSourceWithWAL: a catalog with a write-ahead log beside it
+// changes without its file changing (DuckDB replays the log when it
+// attaches the file), so what was read of it is not reused: a conversion
+// through Engines after a change that only the log holds ends as one with
+// a database of its own does.
+func TestEnginesSourceWithWAL(t *testing.T) {
+	ctx := context.Background()
+	v10 := versionCatalogs(t, filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes"))
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src.duckdb")
+	copyFile(t, v10[len(v10)-1], src)
+	engines := NewEngines(1)
+	defer engines.Close()
+	if _, err := Catalog(ctx, src, filepath.Join(dir, "first.duckdb"), formats.V0_4, Options{Engines: engines}); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.Stat(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A writer that stopped before its checkpoint: the change is in the log only.
+	conn, closeDB, err := openDuckDB(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"ATTACH " + literal(src) + " AS s", "SET checkpoint_threshold = '1GB'",
+		"ALTER TABLE s.ducklake_snapshot ADD COLUMN only_in_log INTEGER", "PRAGMA disable_checkpoint_on_shutdown"} {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			closeDB()
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	closeDB()
+	if _, err := os.Stat(src + ".wal"); err != nil {
+		t.Fatalf("no write-ahead log: %v", err)
+	}
+	if err := os.Chtimes(src, before.ModTime(), before.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if after, err := os.Stat(src); err != nil || after.Size() != before.Size() || !os.SameFile(before, after) {
+		t.Fatalf("the writer changed the file itself (%v); the test needs the change in the log only", err)
+	}
+	_, errOwn := Catalog(ctx, src, filepath.Join(dir, "own.duckdb"), formats.V0_4, Options{})
+	_, errPooled := Catalog(ctx, src, filepath.Join(dir, "pooled.duckdb"), formats.V0_4, Options{Engines: engines})
+	if errOwn == nil {
+		t.Fatal("a conversion of its own converted a catalog with an unknown column; want it refused")
+	}
+	if errPooled == nil || errPooled.Error() != errOwn.Error() {
+		t.Errorf("through Engines: %v\nwith a database of its own: %v", errPooled, errOwn)
 	}
 }

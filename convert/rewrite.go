@@ -15,6 +15,7 @@ import (
 	"github.com/fdl-formats/fdl-formats/internal/oneline"
 	"github.com/google/uuid"
 
+	"github.com/fdl-formats/fdl-formats/internal/durable"
 	"github.com/fdl-formats/fdl-formats/internal/faults"
 	"github.com/fdl-formats/fdl-formats/internal/parquetsql"
 	"github.com/fdl-formats/fdl-formats/internal/scratch"
@@ -278,17 +279,31 @@ func parquetSizes(path string) (size, footer int64, err error) {
 // build may encode them differently; the working catalog then records that
 // file's size and footer). Different rows under the same name fail with
 // ErrExists. A catalog write that fails afterwards leaves the published
-// files, unreferenced, for the next run to reuse.
-func (r *run) publishRewritten() error {
+// files, unreferenced, for the next run to reuse. Each file and its folder
+// are synced before the catalog naming them is written: a catalog that
+// survives a crash never names a file that did not.
+func (r *run) publishRewritten() (retErr error) {
 	if err := faults.At(r.ctx, "convert/publish", r.scratch); err != nil {
 		return err
 	}
+	linked := map[string]bool{} // folders of the files linked
+	defer func() {
+		for dir := range linked {
+			if err := durable.SyncDir(dir); err != nil && retErr == nil {
+				retErr = fmt.Errorf("publish into %s: sync folder: %w", dir, err)
+			}
+		}
+	}()
 	for _, p := range r.pending {
 		if err := faults.AtPoint(r.ctx, faults.Point{Name: "convert/link", Path: p.final, From: p.tmp}); err != nil {
 			return err
 		}
+		if err := durable.SyncFile(p.tmp); err != nil {
+			return fmt.Errorf("publish %s: %w", p.final, err)
+		}
 		err := os.Link(p.tmp, p.final)
 		if err == nil {
+			linked[filepath.Dir(p.final)] = true
 			continue
 		}
 		if !errors.Is(err, fs.ErrExist) {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/duckdb/duckdb-go/v2"
 
@@ -44,7 +45,9 @@ func checkComplete(path string) error {
 func sourceReadError(src, doing string, err error) error {
 	var de *duckdb.Error
 	if errors.As(err, &de) && de.Type == duckdb.ErrorTypeIO {
-		return fmt.Errorf("%s %s: %w: unreadable DuckDB file (truncated or corrupt): %s", doing, src, ErrNotCatalog, oneline.First(de.Msg))
+		// Keep what the error was wrapped with (e.g. the table being read).
+		context, _ := strings.CutSuffix(err.Error(), de.Error())
+		return fmt.Errorf("%s %s: %w: unreadable DuckDB file (truncated or corrupt): %s%s", doing, src, ErrNotCatalog, context, oneline.First(de.Msg))
 	}
 	return fmt.Errorf("%s %s: %w", doing, src, err)
 }

@@ -55,12 +55,19 @@ func openSource(ctx context.Context, conn *sql.Conn, src string, engines *Engine
 			return "", "", nil, fmt.Errorf("open catalog %s: %w: unreadable DuckDB file (truncated or corrupt?): %s", src, ErrNotCatalog, oneline.First(msg))
 		}
 	}
-	if kept, ok := engines.source(src, st); ok {
-		return kept.schema, kept.stamp, kept.tables, nil
+	// A write-ahead log beside the file changes the catalog without
+	// changing the file (ATTACH replays it): what was read of such a
+	// catalog is neither reused nor kept.
+	keeper := engines
+	if _, err := os.Lstat(src + ".wal"); err == nil {
+		keeper = nil
+	}
+	if info, ok := keeper.source(src, st); ok {
+		return info.schema, info.stamp, info.tables, nil
 	}
 	defer func() {
 		if err == nil {
-			engines.keepSource(src, st, sourceInfo{schema: schema, stamp: stamp, tables: tables})
+			keeper.keepSource(src, st, sourceInfo{schema: schema, stamp: stamp, tables: tables})
 		}
 	}()
 	all, err := columnsOf(ctx, conn, "src", "ducklake_")
@@ -424,11 +431,28 @@ func (w *work) copyIn(ctx context.Context, tables []table) error {
 	b.WriteString("COMMIT")
 	if _, err := w.conn.ExecContext(ctx, b.String()); err != nil {
 		w.conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK") //nolint:errcheck // already failing; fails when nothing is open
-		return fmt.Errorf("copy the DuckLake tables: %w", err)
+		return w.copyError(ctx, tables, err)
 	}
 	// The copies have the source's columns: no need to list them again.
 	w.tables = copied
 	return nil
+}
+
+// copyError names the table whose copy failed: each copy again on its own,
+// in a transaction rolled back, until one fails (err when none does).
+func (w *work) copyError(ctx context.Context, tables []table, err error) error {
+	for _, t := range tables {
+		if ctx.Err() != nil {
+			break
+		}
+		q := fmt.Sprintf("BEGIN TRANSACTION; CREATE TABLE main.%s AS SELECT * FROM src.%s.%s", quote(t.name), quote(w.schema), quote(t.name))
+		_, tErr := w.conn.ExecContext(ctx, q)
+		w.conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK") //nolint:errcheck // nothing kept either way
+		if tErr != nil {
+			return fmt.Errorf("copy table %s.%s: %w", w.schema, t.name, tErr)
+		}
+	}
+	return fmt.Errorf("copy the DuckLake tables: %w", err)
 }
 
 var errInternal = errors.New("internal error")
