@@ -8,8 +8,10 @@
 // (nothing attached but its own, no connection open, no table of its own)
 // before putting it back, or closes it. Its connections are closed, not
 // kept, when released, so that temporary tables and session state go with
-// them. Package compare and package convert each keep their own pool: they
-// share no database, so that neither's settings reach the other.
+// them. A database serves at most MaxUses users, then is closed: a reused
+// database holds on to a little more memory after each user. Package
+// compare and package convert each keep their own pool: they share no
+// database, so that neither's settings reach the other.
 package duckpool
 
 import (
@@ -26,9 +28,21 @@ import (
 type Pool struct {
 	mu      sync.Mutex
 	idle    []*sql.DB
+	uses    map[*sql.DB]int // users served so far, by database this pool got back
 	maxIdle int
 	closed  bool
 }
+
+// MaxUses is how many users a database serves before Put closes it
+// instead of keeping it. DuckDB keeps some memory a user allocated outside
+// its buffer manager until the database closes (glibc heap memory, not
+// freed by DETACH or by closing the user's connection): about 0.1 MB per
+// conversion and 0.02 MB per reader of the issue 9 history repositories,
+// so a database reused for a whole backfill grew with the number of cells,
+// and the backfill's peak RSS with the number of versions
+// (docs/compare.md, "Memory"). Starting a database again after 16 users
+// costs about 1/16 of what the pool saves.
+const MaxUses = 16
 
 // New keeps at most maxIdle idle databases (at least one).
 func New(maxIdle int) *Pool {
@@ -80,6 +94,7 @@ func (p *Pool) Get() (*sql.DB, error) {
 		p.idle = p.idle[:n-1]
 		p.mu.Unlock()
 		if _, err := db.Exec(activeSetting); err != nil {
+			p.forget(db)
 			db.Close()
 			continue
 		}
@@ -89,27 +104,44 @@ func (p *Pool) Get() (*sql.DB, error) {
 }
 
 // Put takes back a database nothing uses any more; it is closed when the
-// pool is full or closed, or when there is no pool.
+// pool is full or closed, when it has served MaxUses users, or when there
+// is no pool.
 func (p *Pool) Put(db *sql.DB) error {
 	if p == nil {
 		return db.Close()
 	}
 	p.mu.Lock()
-	keep := !p.closed && len(p.idle) < p.maxIdle
+	if p.uses == nil {
+		p.uses = map[*sql.DB]int{}
+	}
+	p.uses[db]++
+	keep := !p.closed && len(p.idle) < p.maxIdle && p.uses[db] < MaxUses
+	if !keep {
+		delete(p.uses, db)
+	}
 	p.mu.Unlock()
 	if !keep {
 		return db.Close()
 	}
 	if _, err := db.Exec(idleSetting); err != nil {
+		p.forget(db)
 		return errors.Join(fmt.Errorf("idle duckdb: %w", err), db.Close())
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed || len(p.idle) >= p.maxIdle {
+		delete(p.uses, db)
 		return db.Close()
 	}
 	p.idle = append(p.idle, db)
 	return nil
+}
+
+// forget drops the count of a database closed outside Put's bookkeeping.
+func (p *Pool) forget(db *sql.DB) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.uses, db)
 }
 
 // Idle is the number of idle databases.
@@ -130,6 +162,9 @@ func (p *Pool) Close() error {
 	p.mu.Lock()
 	idle := p.idle
 	p.idle, p.closed = nil, true
+	for _, db := range idle {
+		delete(p.uses, db)
+	}
 	p.mu.Unlock()
 	var errs []error
 	for _, db := range idle {

@@ -106,3 +106,56 @@ func TestOpenConfig(t *testing.T) {
 		t.Error("a nil pool")
 	}
 }
+
+// TestRetiredAfterMaxUses: a database serves MaxUses users, whatever the
+// pool's size, then Put closes it and the next Get starts another; the
+// pool forgets the closed one's count.
+func TestRetiredAfterMaxUses(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		maxIdle int
+		users   int // users in turn, each getting and putting back one database
+	}{
+		{"one idle", 1, 2*MaxUses + 1},
+		{"several idle", 4, MaxUses + 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := New(tc.maxIdle)
+			defer p.Close()
+			served := map[*sql.DB]int{}
+			var order []*sql.DB
+			for i := 0; i < tc.users; i++ {
+				db, err := p.Get()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if served[db] == 0 {
+					order = append(order, db)
+				}
+				served[db]++
+				if err := p.Put(db); err != nil {
+					t.Fatalf("user %d: %v", i, err)
+				}
+			}
+			want := (tc.users + MaxUses - 1) / MaxUses
+			if len(order) != want {
+				t.Fatalf("%d users were served by %d databases, want %d", tc.users, len(order), want)
+			}
+			for i, db := range order {
+				retired := served[db] == MaxUses
+				if !retired && i != len(order)-1 {
+					t.Errorf("database %d served %d users, want %d", i, served[db], MaxUses)
+				}
+				if err := db.Ping(); (err != nil) != retired {
+					t.Errorf("database %d, %d users: ping %v, want closed %v", i, served[db], err, retired)
+				}
+			}
+			p.mu.Lock()
+			counted := len(p.uses)
+			p.mu.Unlock()
+			if counted != p.Idle() {
+				t.Errorf("the pool counts the uses of %d databases, %d idle", counted, p.Idle())
+			}
+		})
+	}
+}
