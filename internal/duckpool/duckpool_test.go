@@ -108,8 +108,8 @@ func TestOpenConfig(t *testing.T) {
 }
 
 // TestRetiredAfterMaxUses: a database serves MaxUses users, whatever the
-// pool's size, then Put closes it and the next Get starts another; the
-// pool forgets the closed one's count.
+// pool's size, then Put closes it and keeps a new one in its place (the
+// pool stays as full as before); the pool forgets the closed one's count.
 func TestRetiredAfterMaxUses(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
@@ -136,6 +136,9 @@ func TestRetiredAfterMaxUses(t *testing.T) {
 				if err := p.Put(db); err != nil {
 					t.Fatalf("user %d: %v", i, err)
 				}
+				if p.Idle() != 1 {
+					t.Fatalf("user %d: %d idle databases after Put, want 1", i, p.Idle())
+				}
 			}
 			want := (tc.users + MaxUses - 1) / MaxUses
 			if len(order) != want {
@@ -150,12 +153,23 @@ func TestRetiredAfterMaxUses(t *testing.T) {
 					t.Errorf("database %d, %d users: ping %v, want closed %v", i, served[db], err, retired)
 				}
 			}
+			if tc.users%MaxUses == 0 {
+				return
+			}
+			again, err := p.Get()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if again != order[len(order)-1] {
+				t.Error("the idle database was not handed out again")
+			}
 			p.mu.Lock()
 			counted := len(p.uses)
 			p.mu.Unlock()
-			if counted != p.Idle() {
-				t.Errorf("the pool counts the uses of %d databases, %d idle", counted, p.Idle())
+			if counted != 1 {
+				t.Errorf("the pool counts the uses of %d databases, want 1 (the one in use)", counted)
 			}
+			p.Put(again) //nolint:errcheck // test cleanup
 		})
 	}
 }
