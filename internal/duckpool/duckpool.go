@@ -10,9 +10,8 @@
 // kept, when released, so that temporary tables and session state go with
 // them. A database serves at most MaxUses users, then is closed and a new
 // one takes its place: a reused database holds on to a little more memory
-// after each user. Package
-// compare and package convert each keep their own pool: they share no
-// database, so that neither's settings reach the other.
+// after each user. Package compare and package convert each keep their own
+// pool: they share no database, so that neither's settings reach the other.
 package duckpool
 
 import (
@@ -35,15 +34,15 @@ type Pool struct {
 }
 
 // MaxUses is how many users a database serves before Put closes it and
-// keeps a new one in its place. DuckDB keeps some memory of each user outside its
-// buffer manager until the database closes (glibc heap memory that neither
-// DETACH nor closing the connection frees; e.g. about 1.6 KB per table
-// written into an attached DuckDB file): about 0.1 MB per conversion and
-// 0.02 MB per reader of the issue 9 history repositories, so a database
-// reused for a whole backfill grew with its cells, and the backfill's
-// memory with the number of versions (docs/compare.md, "Memory").
-// Starting a database again after 16 users gives back about 1/16 of what
-// reusing it saves.
+// keeps a new one in its place. DuckDB keeps some memory of each user
+// outside its buffer manager until the database closes (glibc heap memory
+// that neither DETACH nor closing the connection frees; e.g. about 1.6 KB
+// per table written into an attached DuckDB file): about 0.1 MB per
+// conversion and 0.02 MB per reader of the issue 9 history repositories,
+// so a database reused for a whole backfill grew with its cells, and the
+// backfill's memory with the number of versions (docs/compare.md,
+// "Memory"). Starting a database again after 16 users gives back about
+// 1/16 of what reusing it saves.
 const MaxUses = 16
 
 // New keeps at most maxIdle idle databases (at least one).
