@@ -75,31 +75,24 @@ func Open() (*sql.DB, error) {
 // Idle databases run no worker thread: DuckDB's worker threads keep the
 // memory they allocated (their allocator caches) while they live, about
 // 6 MB for each idle database after a reader of the issue 9 history
-// repository, and stopping them gives it back. A database handed out
-// again gets DuckDB's default number of threads back.
-const (
-	idleSetting   = "SET threads = 1"
-	activeSetting = "RESET threads"
-)
+// repository, and stopping them gives it back. A database is handed out
+// as it idled, on one thread: its user sets the threads it needs (readers
+// and conversions run their metadata statements on one thread, and give
+// their data scans DuckDB's default with RESET threads), so Get does not
+// start worker threads that its user would stop at once.
+const idleSetting = "SET threads = 1"
 
 // Get hands out an idle database, or a new one.
 func (p *Pool) Get() (*sql.DB, error) {
-	for p != nil {
+	if p != nil {
 		p.mu.Lock()
-		n := len(p.idle)
-		if n == 0 {
+		if n := len(p.idle); n > 0 {
+			db := p.idle[n-1]
+			p.idle = p.idle[:n-1]
 			p.mu.Unlock()
-			break
+			return db, nil
 		}
-		db := p.idle[n-1]
-		p.idle = p.idle[:n-1]
 		p.mu.Unlock()
-		if _, err := db.Exec(activeSetting); err != nil {
-			p.forget(db)
-			db.Close()
-			continue
-		}
-		return db, nil
 	}
 	return Open()
 }
