@@ -117,26 +117,30 @@ func TestStoreReadOncePerDigest(t *testing.T) {
 	}
 }
 
-// TestStatisticsReadOncePerReader: a reader answers the statistics
-// comparison's questions (each table's entries, the tables without column
-// statistics) once, so a Source's reader serves the proofs of every format
-// from the first answers: with its catalog detached it still answers.
+// TestStatisticsReadOncePerReader: a Source's reader answers the
+// statistics comparison's questions (each table's entries, the tables
+// without column statistics) once, so it serves the proofs of every format
+// from the first answers: with its catalog detached it still answers. A
+// reader of one proof does not keep the entries (they would stay alive
+// through its data scans).
 func TestStatisticsReadOncePerReader(t *testing.T) {
 	ctx := context.Background()
 	lake, catalog := lastVersion(t, "lakes", "06_deletes")
-	r, err := Open(ctx, catalog, ReaderOptions{DataPath: filepath.Join(lake, "data")})
-	if err != nil {
-		t.Fatal(err)
+	opts := ReaderOptions{DataPath: filepath.Join(lake, "data")}
+	src := NewSource()
+	defer src.Close()
+	shared, own, err := src.reader(ctx, catalog, opts)
+	if err != nil || own {
+		t.Fatalf("source reader: own %v, %v", own, err)
 	}
-	defer r.Close()
-	if err := r.ReadEveryTable(ctx); err != nil {
+	if err := src.readEveryTable(ctx); err != nil {
 		t.Fatal(err)
 	}
 	type answer struct {
 		e   entries
 		ids []int64
 	}
-	ask := func() (map[string]answer, error) {
+	ask := func(r *Reader) (map[string]answer, error) {
 		out := map[string]answer{}
 		for _, st := range statsTables {
 			name := r.statsName(st)
@@ -154,7 +158,7 @@ func TestStatisticsReadOncePerReader(t *testing.T) {
 		out["without column stats"] = answer{ids: ids}
 		return out, err
 	}
-	first, err := ask()
+	first, err := ask(shared)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,24 +170,29 @@ func TestStatisticsReadOncePerReader(t *testing.T) {
 			delete(a.e, k) // callers may change what they get
 		}
 	}
-	if _, err := r.conn.ExecContext(ctx, "DETACH cat"); err != nil {
+	if _, err := shared.conn.ExecContext(ctx, "DETACH cat"); err != nil {
 		t.Fatal(err)
 	}
-	again, err := ask()
+	again, err := ask(shared)
 	if err != nil {
 		t.Fatalf("asked again, catalog detached: %v; want the first answers", err)
 	}
-	r2, err := Open(ctx, catalog, ReaderOptions{DataPath: filepath.Join(lake, "data")})
+	single, err := Open(ctx, catalog, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r2.Close()
-	r = r2 // ask reads through the second reader
-	want, err := ask()
+	defer single.Close()
+	if err := single.ReadEveryTable(ctx); err != nil {
+		t.Fatal(err)
+	}
+	want, err := ask(single)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(again, want) {
 		t.Errorf("answers kept: %v; read anew: %v", again, want)
+	}
+	if n := len(single.meta.stats); n != 0 {
+		t.Errorf("a reader of one proof kept %d statistics answers; want none", n)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/duckpool"
 )
 
 var (
@@ -66,6 +67,9 @@ type Reader struct {
 	deletes     map[string][]int64        // delete file -> positions at deletesSnap
 	deletesSnap int64
 	meta        *metaMemo // metadata answers by epoch (see epochs.go)
+	// keepStats: statistics entries are kept once read (statsEntries), for
+	// a Source's reader, which serves several proofs.
+	keepStats bool
 	// rowCounts: rows of each metadata table (main schema), once
 	// ReadEveryTable has read them all (nil before); queries of tables
 	// without rows are skipped.
@@ -118,7 +122,7 @@ func (r *Reader) init(ctx context.Context, opts ReaderOptions) error {
 	// behind the reader's back, and no external file cache (it only held
 	// memory: a proof reads a file's rows once per read plan, and a
 	// backfill's peak RSS grew with it; docs/compare.md, "Memory").
-	const settings = "SET TimeZone = 'UTC'; " + metadataThreads
+	const settings = "SET TimeZone = 'UTC'; " + duckpool.OneThread
 	if _, err := r.conn.ExecContext(ctx, settings); err != nil {
 		return fmt.Errorf("%s: %w", settings, err)
 	}
@@ -182,29 +186,14 @@ func (r *Reader) init(ctx context.Context, opts ReaderOptions) error {
 }
 
 // A reader runs its many small metadata queries (catalog tables, Parquet
-// schemas, delete files) on one DuckDB thread, and its data scans with
-// DuckDB's default threads. DuckDB hands every query's pipelines to its
-// worker threads; for queries of a few milliseconds, waking them, handing
-// over and waiting cost more CPU than the work: with one thread a proof's
-// fixed costs took about 30% less CPU (docs/compare.md, "Proof
-// benchmarks").
-const (
-	metadataThreads = "SET threads = 1"
-	scanThreads     = "RESET threads"
-)
+// schemas, delete files) on one DuckDB thread (duckpool.OneThread), and its
+// data scans with DuckDB's default threads: with one thread a proof's fixed
+// costs took about 30% less CPU (docs/compare.md, "Proof benchmarks").
 
 // scanning runs scan, which reads data files' rows, with DuckDB's default
 // number of threads, then goes back to one thread for metadata.
 func (r *Reader) scanning(ctx context.Context, scan func() error) error {
-	if _, err := r.conn.ExecContext(ctx, scanThreads); err != nil {
-		return fmt.Errorf("%s: %w", scanThreads, err)
-	}
-	err := scan()
-	// Not ctx: a cancelled scan still leaves the database as it was.
-	if _, errSet := r.conn.ExecContext(context.WithoutCancel(ctx), metadataThreads); errSet != nil {
-		err = errors.Join(err, fmt.Errorf("%s: %w", metadataThreads, errSet))
-	}
-	return err
+	return duckpool.AllThreads(ctx, r.conn, scan)
 }
 
 // globalMetadata reads the global version and data_path rows of

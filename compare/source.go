@@ -36,6 +36,9 @@ func (s *Source) reader(ctx context.Context, a string, opts ReaderOptions) (r *R
 		if err != nil && ctx.Err() != nil {
 			return nil, false, err
 		}
+		if r != nil {
+			r.keepStats = true
+		}
 		s.path, s.data, s.r, s.errOpen = a, opts.DataPath, r, err
 	}
 	return s.r, false, s.errOpen

@@ -404,27 +404,13 @@ func Detect(ctx context.Context, path string) (*formats.Version, error) {
 	return v, nil
 }
 
-// A conversion runs DuckDB on one thread (openWork): copying the metadata
-// tables in and out, the steps and the checks are about a hundred small
-// statements, and with worker threads DuckDB spent about a third more CPU
-// coordinating them than one thread takes to do the work (measured on the
-// issue 9 wide catalog); each change of the setting also stops or starts
-// the worker threads. Only what reads data files (merged-file checks,
-// rewritten delete files) gets every thread back, through allThreads.
-const oneThreadSetting = "SET threads = 1"
-
-// allThreads runs fn with DuckDB's default number of threads, then puts
-// the connection back on one thread, also when fn fails.
-func allThreads(ctx context.Context, conn *sql.Conn, fn func() error) error {
-	if _, err := conn.ExecContext(ctx, "RESET threads"); err != nil {
-		return fmt.Errorf("give DuckDB its threads: %w", err)
-	}
-	err := fn()
-	if _, rerr := conn.ExecContext(context.WithoutCancel(ctx), oneThreadSetting); rerr != nil && err == nil {
-		err = fmt.Errorf("limit DuckDB to one thread: %w", rerr)
-	}
-	return err
-}
+// A conversion runs DuckDB on one thread (openWork, duckpool.OneThread):
+// copying the metadata tables in and out, the steps and the checks are
+// about a hundred small statements, and with worker threads DuckDB spent
+// about a third more CPU coordinating them than one thread takes to do the
+// work (measured on the issue 9 wide catalog). Only what reads data files
+// (merged-file checks, rewritten delete files) gets every thread back,
+// through duckpool.AllThreads.
 
 // openDuckDB opens a private in-memory DuckDB with one connection, so that
 // ATTACH and settings hold for every statement of a conversion. The
@@ -536,7 +522,7 @@ const workDB = "fdl_work"
 
 // openWork opens a connection on a database from engines (or a new one,
 // configured as openDuckDB's) with workDB attached as its default database,
-// on one thread (oneThreadSetting). Its closer detaches what the
+// on one thread (duckpool.OneThread). Its closer detaches what the
 // conversion attached and gives the database back when nothing of the
 // conversion is left in it.
 func openWork(ctx context.Context, engines *Engines) (*sql.Conn, func(), error) {
@@ -549,7 +535,7 @@ func openWork(ctx context.Context, engines *Engines) (*sql.Conn, func(), error) 
 		db.Close()
 		return nil, nil, err
 	}
-	setup := "ATTACH ':memory:' AS " + workDB + "; USE " + workDB + "; " + oneThreadSetting
+	setup := "ATTACH ':memory:' AS " + workDB + "; USE " + workDB + "; " + duckpool.OneThread
 	if _, err := conn.ExecContext(ctx, setup); err != nil {
 		conn.Close()
 		db.Close()

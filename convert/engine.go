@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/duckpool"
 )
 
 // Plan returns the chain of formats a conversion walks, from the source's
@@ -127,7 +128,7 @@ func (r *run) runCheck(stepName string, c check) error {
 	var err error
 	switch {
 	case c.custom != nil && c.readsData:
-		err = allThreads(r.ctx, r.w.conn, func() (err error) { items, err = c.custom(r); return err })
+		err = duckpool.AllThreads(r.ctx, r.w.conn, func() (err error) { items, err = c.custom(r); return err })
 	case c.custom != nil:
 		items, err = c.custom(r)
 	default:
@@ -146,7 +147,7 @@ func (r *run) runCheck(stepName string, c check) error {
 		f.Option = "--rewrite-deletes --data DIR"
 		if r.opts.RewriteDeletes {
 			var cannot cannotRewrite
-			switch err := allThreads(r.ctx, r.w.conn, func() error { return c.rewrite(r) }); {
+			switch err := duckpool.AllThreads(r.ctx, r.w.conn, func() error { return c.rewrite(r) }); {
 			case errors.As(err, &cannot):
 				f.Reason += "; cannot rewrite: " + cannot.reason
 				f.Option = ""

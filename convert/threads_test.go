@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"testing"
+
+	"github.com/fdl-formats/fdl-formats/internal/duckpool"
 )
 
 // TestAllThreads checks that a conversion's connection runs on one thread
-// and that allThreads gives fn DuckDB's default threads (what a fresh
+// and that duckpool.AllThreads gives fn DuckDB's default threads (what a fresh
 // database has) and puts the connection back on one thread, also when fn
 // fails, so the statements after a data-reading check stay on one thread.
 func TestAllThreads(t *testing.T) {
@@ -48,9 +50,9 @@ func TestAllThreads(t *testing.T) {
 				t.Fatalf("threads of a conversion's connection = %d, want 1", got)
 			}
 			var inside int64
-			err = allThreads(ctx, conn, func() error { inside = current(); return tc.err })
+			err = duckpool.AllThreads(ctx, conn, func() error { inside = current(); return tc.err })
 			if !errors.Is(err, tc.err) {
-				t.Errorf("allThreads = %v, want %v", err, tc.err)
+				t.Errorf("AllThreads = %v, want %v", err, tc.err)
 			}
 			if inside != want {
 				t.Errorf("threads inside = %d, want %d (a fresh database's)", inside, want)

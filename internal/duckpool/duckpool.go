@@ -15,6 +15,7 @@
 package duckpool
 
 import (
+	"context"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -80,7 +81,28 @@ func Open() (*sql.DB, error) {
 // and conversions run their metadata statements on one thread, and give
 // their data scans DuckDB's default with RESET threads), so Get does not
 // start worker threads that its user would stop at once.
-const idleSetting = "SET threads = 1"
+const idleSetting = OneThread
+
+// OneThread puts a database on one thread. Readers and conversions run
+// their many small statements on one thread: for statements of a few
+// milliseconds, waking DuckDB's worker threads, handing over and waiting
+// cost more CPU than the work (docs/compare.md, "Proof benchmarks").
+const OneThread = "SET threads = 1"
+
+// AllThreads runs fn, which reads data files' rows, with DuckDB's default
+// number of threads on conn, then puts conn back on one thread, also when
+// fn fails, panics or its context is cancelled.
+func AllThreads(ctx context.Context, conn *sql.Conn, fn func() error) (err error) {
+	if _, err := conn.ExecContext(ctx, "RESET threads"); err != nil {
+		return fmt.Errorf("give DuckDB its threads: %w", err)
+	}
+	defer func() {
+		if _, errSet := conn.ExecContext(context.WithoutCancel(ctx), OneThread); errSet != nil {
+			err = errors.Join(err, fmt.Errorf("put DuckDB back on one thread: %w", errSet))
+		}
+	}()
+	return fn()
+}
 
 // Get hands out an idle database, or a new one.
 func (p *Pool) Get() (*sql.DB, error) {

@@ -1,6 +1,7 @@
 package duckpool
 
 import (
+	"context"
 	"database/sql"
 	"testing"
 )
@@ -171,5 +172,39 @@ func TestRetiredAfterMaxUses(t *testing.T) {
 			}
 			p.Put(again) //nolint:errcheck // test cleanup
 		})
+	}
+}
+
+// TestAllThreadsAfterPanic: AllThreads puts the connection back on one
+// thread even when fn panics (a caller may recover and go on using it).
+func TestAllThreadsAfterPanic(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, OneThread); err != nil {
+		t.Fatal(err)
+	}
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Fatal("fn's panic did not reach the caller")
+			}
+		}()
+		_ = AllThreads(ctx, conn, func() error { panic("boom") })
+	}()
+	var threads string
+	if err := conn.QueryRowContext(ctx, "SELECT current_setting('threads')::VARCHAR").Scan(&threads); err != nil {
+		t.Fatal(err)
+	}
+	if threads != "1" {
+		t.Errorf("threads after a panic in fn: %s, want 1", threads)
 	}
 }
