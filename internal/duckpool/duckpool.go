@@ -123,6 +123,12 @@ func (p *Pool) Get() (*sql.DB, error) {
 // pool is full or closed, or when there is no pool. One that has served
 // MaxUses users is closed too, and a new database is kept in its place.
 func (p *Pool) Put(db *sql.DB) error {
+	// Whatever the database's user allocated and freed on the C heap
+	// (glibc's, where DuckDB's statements and catalogs live; its buffer
+	// memory is jemalloc's) goes back to the operating system: the heap
+	// otherwise kept the free memory of every finished user, and a
+	// backfill's peak grew with its versions (docs/compare.md, "Memory").
+	defer trimHeap()
 	if p == nil {
 		return db.Close()
 	}
