@@ -41,28 +41,18 @@ func TestAllFiles(t *testing.T) {
 					got[f.Path] = f.SizeBytes
 				}
 				want := map[string]int64{}
-				snaps, err := r.Snapshots(ctx)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, s := range snaps {
-					tables, err := r.Tables(ctx, s.ID)
+				eachTable(t, r, func(s Snapshot, tb Table) {
+					files, err := r.Files(ctx, tb, s.ID)
 					if err != nil {
 						t.Fatal(err)
 					}
-					for _, tb := range tables {
-						files, err := r.Files(ctx, tb, s.ID)
-						if err != nil {
-							t.Fatal(err)
-						}
-						for _, f := range files {
-							want[f.Path] = f.SizeBytes
-							if f.Delete != nil {
-								want[f.Delete.Path] = f.Delete.SizeBytes
-							}
+					for _, f := range files {
+						want[f.Path] = f.SizeBytes
+						if f.Delete != nil {
+							want[f.Delete.Path] = f.Delete.SizeBytes
 						}
 					}
-				}
+				})
 				for p, size := range want {
 					if g, ok := got[p]; !ok || g != size {
 						t.Errorf("%s (%d bytes) visible at a snapshot: AllFiles has %d, %v", p, size, g, ok)

@@ -367,3 +367,22 @@ func TestKeptPositionsHash(t *testing.T) {
 		}
 	}
 }
+
+// eachTable calls fn with every table of r at every snapshot.
+func eachTable(t *testing.T, r *Reader, fn func(s Snapshot, tb Table)) {
+	t.Helper()
+	ctx := context.Background()
+	snaps, err := r.Snapshots(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range snaps {
+		tables, err := r.Tables(ctx, s.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tb := range tables {
+			fn(s, tb)
+		}
+	}
+}

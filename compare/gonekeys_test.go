@@ -35,10 +35,6 @@ func TestDeletedRowsKeysPerDeleteState(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer r.Close()
-			snaps, err := r.Snapshots(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
 			type state struct {
 				file int64
 				n    int
@@ -46,52 +42,46 @@ func TestDeletedRowsKeysPerDeleteState(t *testing.T) {
 			}
 			states := map[state]string{}
 			asked := 0
-			for _, s := range snaps {
-				tables, err := r.Tables(ctx, s.ID)
+			eachTable(t, r, func(s Snapshot, tb Table) {
+				cols, names, types, err := r.rowColumns(ctx, tb, s.ID, tc.opts)
 				if err != nil {
 					t.Fatal(err)
 				}
-				for _, tb := range tables {
-					cols, names, types, err := r.rowColumns(ctx, tb, s.ID, tc.opts)
-					if err != nil {
-						t.Fatal(err)
-					}
-					files, err := r.Files(ctx, tb, s.ID)
-					if err != nil {
-						t.Fatal(err)
-					}
-					for _, f := range files {
-						pos, err := r.DeletedPositions(ctx, tb, f, s.ID)
-						if err != nil || len(pos) == 0 {
-							if err != nil {
-								t.Fatal(err)
-							}
-							continue
-						}
-						got, err := r.planKeyOf(ctx, tb, f, cols, s.ID, tc.opts, names, types, deletesOnly)
-						if err != nil {
-							t.Fatal(err)
-						}
-						asked++
-						id, err := fileIdentity(f)
-						if err != nil {
-							t.Fatal(err)
-						}
-						q, err := r.planSQL(ctx, tb, f, cols, s.ID, tc.opts, names, types, deletesOnly, false)
-						if err != nil {
-							t.Fatal(err)
-						}
-						if want := planKey(q, id); got != want {
-							t.Errorf("snapshot %d, file %d (%d deleted): key %s, want %s (built from its query)", s.ID, f.ID, len(pos), got, want)
-						}
-						st := state{f.ID, len(pos), positionsSum(pos)}
-						if k, ok := states[st]; ok && k != got {
-							t.Errorf("snapshot %d, file %d: two keys for one delete state", s.ID, f.ID)
-						}
-						states[st] = got
-					}
+				files, err := r.Files(ctx, tb, s.ID)
+				if err != nil {
+					t.Fatal(err)
 				}
-			}
+				for _, f := range files {
+					pos, err := r.DeletedPositions(ctx, tb, f, s.ID)
+					if err != nil || len(pos) == 0 {
+						if err != nil {
+							t.Fatal(err)
+						}
+						continue
+					}
+					got, err := r.planKeyOf(ctx, tb, f, cols, s.ID, tc.opts, names, types, deletesOnly)
+					if err != nil {
+						t.Fatal(err)
+					}
+					asked++
+					id, err := fileIdentity(f)
+					if err != nil {
+						t.Fatal(err)
+					}
+					q, err := r.planSQL(ctx, tb, f, cols, s.ID, tc.opts, names, types, deletesOnly, false)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if want := planKey(q, id); got != want {
+						t.Errorf("snapshot %d, file %d (%d deleted): key %s, want %s (built from its query)", s.ID, f.ID, len(pos), got, want)
+					}
+					st := state{f.ID, len(pos), positionsSum(pos)}
+					if k, ok := states[st]; ok && k != got {
+						t.Errorf("snapshot %d, file %d: two keys for one delete state", s.ID, f.ID)
+					}
+					states[st] = got
+				}
+			})
 			if asked <= len(states) {
 				t.Fatalf("%d keys asked for %d delete states: the history does not repeat a delete state across snapshots", asked, len(states))
 			}
@@ -125,51 +115,41 @@ func TestDeletedRowsQueryPerPlan(t *testing.T) {
 				}
 				defer r.Close()
 				r.maxInlinePositions = inline
-				snaps, err := r.Snapshots(ctx)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, s := range snaps {
-					tables, err := r.Tables(ctx, s.ID)
+				eachTable(t, r, func(s Snapshot, tb Table) {
+					cols, names, types, err := r.rowColumns(ctx, tb, s.ID, rowOptions())
+					if err != nil {
+						return // a table the proof reports unreadable
+					}
+					files, err := r.Files(ctx, tb, s.ID)
 					if err != nil {
 						t.Fatal(err)
 					}
-					for _, tb := range tables {
-						cols, names, types, err := r.rowColumns(ctx, tb, s.ID, rowOptions())
-						if err != nil {
-							continue // a table the proof reports unreadable
+					for _, f := range files {
+						pos, err := r.deletedPositions(ctx, tb, f, s.ID)
+						if err != nil || len(pos) == 0 {
+							continue
 						}
-						files, err := r.Files(ctx, tb, s.ID)
+						q, err := r.planSQL(ctx, tb, f, cols, s.ID, rowOptions(), names, types, deletesOnly, false)
+						if err != nil {
+							continue // planSQL's own error: not this test's
+						}
+						kid := allRowsKeyID{table: tb.ID, file: rowOf(f), rowIDs: true}
+						if f.PartialMax != nil || f.PartialInfo != nil {
+							kid.snap = s.ID // as planKeyOf keys them
+						}
+						if kid.columns, err = r.epoch(ctx, s.ID, tb.ID, columnsEpoch...); err != nil {
+							t.Fatal(err)
+						}
+						got, err := r.goneSQL(ctx, tb, f, cols, s.ID, rowOptions(), names, types, kid)
 						if err != nil {
 							t.Fatal(err)
 						}
-						for _, f := range files {
-							pos, err := r.deletedPositions(ctx, tb, f, s.ID)
-							if err != nil || len(pos) == 0 {
-								continue
-							}
-							q, err := r.planSQL(ctx, tb, f, cols, s.ID, rowOptions(), names, types, deletesOnly, false)
-							if err != nil {
-								continue // planSQL's own error: not this test's
-							}
-							kid := allRowsKeyID{table: tb.ID, file: rowOf(f), rowIDs: true}
-							if f.PartialMax != nil || f.PartialInfo != nil {
-								kid.snap = s.ID // as planKeyOf keys them
-							}
-							if kid.columns, err = r.epoch(ctx, s.ID, tb.ID, columnsEpoch...); err != nil {
-								t.Fatal(err)
-							}
-							got, err := r.goneSQL(ctx, tb, f, cols, s.ID, rowOptions(), names, types, kid)
-							if err != nil {
-								t.Fatal(err)
-							}
-							if got != q {
-								t.Errorf("snapshot %d, file %d: goneSQL\n%s\nplanSQL\n%s", s.ID, f.ID, got, q)
-							}
-							checked++
+						if got != q {
+							t.Errorf("snapshot %d, file %d: goneSQL\n%s\nplanSQL\n%s", s.ID, f.ID, got, q)
 						}
+						checked++
 					}
-				}
+				})
 			})
 		}
 	}
