@@ -153,8 +153,9 @@ func (n *pnode) signature() string {
 
 // runWholes reads whole scans, the files of a group in one query (at most
 // maxGroupFiles; a path listed twice is read twice, each under its own
-// file_index; files that keep rows in a query of their own), and records
-// each file's all-rows digest and kept row digests in the memo.
+// file_index; files that keep rows and files that keep none are never read
+// in one query), and records each file's all-rows digest and kept row
+// digests in the memo.
 func (r *Reader) runWholes(ctx context.Context, scans []wholeScan) error {
 	var order []string
 	byGroup := map[string][]int{}

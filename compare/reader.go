@@ -103,7 +103,7 @@ func Open(ctx context.Context, catalogPath string, opts ReaderOptions) (*Reader,
 	}
 	conn, err := db.Conn(ctx)
 	if err != nil {
-		db.Close()
+		opts.Engines.Discard(db) //nolint:errcheck // already failing
 		return nil, fmt.Errorf("open duckdb: %w", err)
 	}
 	r := &Reader{path: catalogPath, db: db, engines: opts.Engines, conn: conn, memo: newDigestMemo(NewDigests(opts.DigestCache)), allRowsKeys: map[allRowsKeyID]string{}, goneKeys: map[goneKeyID]string{}, goneHeads: map[allRowsKeyID]goneHead{}, schemas: map[string]*pnode{}, schemaTried: map[string]bool{}, deleteTried: map[string]bool{}, existing: map[string]bool{}, posHashes: map[string]keptHash{}, rawDeletes: newDeleteFiles(), tempTables: map[string]bool{}, deletes: map[string][]int64{}, meta: newMetaMemo(), maxInlinePositions: 10000}
@@ -278,7 +278,7 @@ func (r *Reader) Close() error {
 	if conn != nil {
 		conn.Close()
 	}
-	return db.Close()
+	return engines.Discard(db)
 }
 
 // Format is the catalog's detected format.

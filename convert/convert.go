@@ -530,23 +530,26 @@ func openWork(ctx context.Context, engines *Engines) (*sql.Conn, func(), error) 
 	if err != nil {
 		return nil, nil, err
 	}
+	pool := engines.dbs()
 	conn, err := db.Conn(ctx)
 	if err != nil {
-		db.Close()
+		pool.Discard(db) //nolint:errcheck // already failing
 		return nil, nil, err
 	}
 	setup := "ATTACH ':memory:' AS " + workDB + "; USE " + workDB + "; " + duckpool.OneThread
 	if _, err := conn.ExecContext(ctx, setup); err != nil {
 		conn.Close()
-		db.Close()
+		pool.Discard(db) //nolint:errcheck // already failing
 		return nil, nil, fmt.Errorf("open working database: %w", err)
 	}
 	return conn, func() {
+		// The conversion's result is out: the pool's errors (closing a
+		// database it does not keep) change nothing for it.
 		if leftClean(conn) {
-			engines.dbs().Put(db) //nolint:errcheck // closing an unused database
+			pool.Put(db) //nolint:errcheck // see above
 			return
 		}
-		db.Close()
+		pool.Discard(db) //nolint:errcheck // see above
 	}, nil
 }
 

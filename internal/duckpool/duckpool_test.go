@@ -208,3 +208,42 @@ func TestAllThreadsAfterPanic(t *testing.T) {
 		t.Errorf("threads after a panic in fn: %s, want 1", threads)
 	}
 }
+
+// TestDiscardForgets: a database its user closes instead of giving back
+// (Discard) leaves no count in the pool, reused or new, and is closed.
+func TestDiscardForgets(t *testing.T) {
+	p := New(1)
+	defer p.Close()
+	for i := range 5 {
+		db, err := p.Get()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Put(db); err != nil {
+			t.Fatal(err)
+		}
+		if db, err = p.Get(); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Discard(db); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.Ping(); err == nil {
+			t.Fatalf("round %d: a discarded database is still open", i)
+		}
+	}
+	p.mu.Lock()
+	n := len(p.uses)
+	p.mu.Unlock()
+	if n != 0 {
+		t.Errorf("the pool counts %d databases its users discarded, want 0", n)
+	}
+	var nilPool *Pool
+	db, err := nilPool.Get()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := nilPool.Discard(db); err != nil || db.Ping() == nil {
+		t.Errorf("no pool: Discard = %v, database still open: %v", err, db.Ping() == nil)
+	}
+}

@@ -2,5 +2,5 @@
 
 package duckpool
 
-// trimHeap does nothing where the C library's heap is not glibc's.
+// trimHeap does nothing where the C heap is not glibc's.
 func trimHeap() {}
