@@ -280,7 +280,7 @@ func (r *run) checkTarget(to *formats.Version) error {
 		var v sql.NullString // a NULL type is no type the target supports
 		if err := rows.Scan(&kind, &v); err != nil {
 			rows.Close()
-			return err
+			return fmt.Errorf("read the target's types, transforms and changes: %w", err)
 		}
 		switch kind {
 		case 0, 1:
@@ -293,7 +293,7 @@ func (r *run) checkTarget(to *formats.Version) error {
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return err
+		return fmt.Errorf("read the target's types, transforms and changes: %w", err)
 	}
 	var bad []string
 	for _, t := range types {
