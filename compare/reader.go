@@ -272,7 +272,7 @@ func (r *Reader) Close() error {
 		return nil
 	}
 	r.db, r.conn, r.engines = nil, nil, nil
-	if engines != nil && release(conn, []string{"dl", "cat"}) {
+	if engines != nil && duckpool.Release(conn, "dl", "cat") {
 		return engines.Put(db)
 	}
 	if conn != nil {

@@ -523,8 +523,9 @@ const workDB = "fdl_work"
 // openWork opens a connection on a database from engines (or a new one,
 // configured as openDuckDB's) with workDB attached as its default database,
 // on one thread (duckpool.OneThread). Its closer detaches what the
-// conversion attached and gives the database back when nothing of the
-// conversion is left in it.
+// conversion attached (the source, the output, the working database) and
+// gives the database back when nothing of the conversion is left in it
+// (duckpool.Release).
 func openWork(ctx context.Context, engines *Engines) (*sql.Conn, func(), error) {
 	db, err := engines.dbs().Get()
 	if err != nil {
@@ -545,28 +546,10 @@ func openWork(ctx context.Context, engines *Engines) (*sql.Conn, func(), error) 
 	return conn, func() {
 		// The conversion's result is out: the pool's errors (closing a
 		// database it does not keep) change nothing for it.
-		if leftClean(conn) {
+		if duckpool.Release(conn, "src", "dst", workDB) {
 			pool.Put(db) //nolint:errcheck // see above
 			return
 		}
 		pool.Discard(db) //nolint:errcheck // see above
 	}, nil
-}
-
-// leftClean detaches every database a conversion attached (the source, the
-// output, the working database) and closes the connection; it reports
-// whether the database then holds nothing but what a new one holds.
-func leftClean(conn *sql.Conn) bool {
-	ctx := context.Background() // a cancelled conversion still cleans up
-	defer conn.Close()
-	const q = "USE memory; DETACH DATABASE IF EXISTS src; DETACH DATABASE IF EXISTS dst; DETACH DATABASE IF EXISTS " + workDB
-	if _, err := conn.ExecContext(ctx, q); err != nil {
-		return false
-	}
-	var left int
-	err := conn.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM duckdb_databases() WHERE NOT internal AND database_name <> 'memory')
-		+ (SELECT count(*) FROM duckdb_tables() WHERE database_name = 'memory' OR temporary)
-		+ (SELECT count(*) FROM duckdb_views() WHERE NOT internal AND database_name = 'memory')
-		+ (SELECT count(*) FROM duckdb_sequences() WHERE database_name = 'memory')`).Scan(&left)
-	return err == nil && left == 0
 }

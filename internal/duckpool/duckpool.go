@@ -172,6 +172,31 @@ func (p *Pool) Put(db *sql.DB) error {
 	return nil
 }
 
+// Release ends a user's connection so that its database can go back: it
+// detaches the databases the user attached (attached, by name), checks that
+// nothing else of the user's is left (another attached database, a table,
+// view or sequence in the default database; temporary tables go with the
+// connection), and closes the connection, also when ctx-less cleanup
+// fails. It reports whether the database holds nothing but what a new one
+// holds: then Put, else Discard.
+func Release(conn *sql.Conn, attached ...string) bool {
+	ctx := context.Background() // a cancelled user still cleans up
+	defer conn.Close()
+	q := "USE memory"
+	for _, name := range attached {
+		q += "; DETACH DATABASE IF EXISTS " + name
+	}
+	if _, err := conn.ExecContext(ctx, q); err != nil {
+		return false
+	}
+	var left int
+	err := conn.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM duckdb_databases() WHERE NOT internal AND database_name <> 'memory')
+		+ (SELECT count(*) FROM duckdb_tables() WHERE database_name = 'memory' AND NOT temporary)
+		+ (SELECT count(*) FROM duckdb_views() WHERE NOT internal AND database_name = 'memory')
+		+ (SELECT count(*) FROM duckdb_sequences() WHERE database_name = 'memory')`).Scan(&left)
+	return err == nil && left == 0
+}
+
 // Discard closes a database its user got from Get and does not give back
 // (it could not be left clean); the pool forgets it.
 func (p *Pool) Discard(db *sql.DB) error {

@@ -247,3 +247,47 @@ func TestDiscardForgets(t *testing.T) {
 		t.Errorf("no pool: Discard = %v, database still open: %v", err, db.Ping() == nil)
 	}
 }
+
+// TestRelease: a connection whose user detached what it attached (and
+// made only temporary tables) leaves its database as a new one; anything
+// else left (a table in the default database, another attached database)
+// makes Release say so. The connection is closed either way.
+func TestRelease(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name     string
+		stmts    []string
+		attached []string
+		clean    bool
+	}{
+		{"nothing done", nil, nil, true},
+		{"attached and named", []string{"ATTACH ':memory:' AS w", "USE w", "CREATE TABLE t (a INT)"}, []string{"w"}, true},
+		{"temporary table", []string{"CREATE TEMP TABLE tmp AS SELECT 1 AS a"}, nil, true},
+		{"table left in the default database", []string{"CREATE TABLE memory.main.t (a INT)"}, nil, false},
+		{"attached, not named", []string{"ATTACH ':memory:' AS other"}, nil, false},
+		{"view left", []string{"CREATE VIEW memory.main.v AS SELECT 1"}, nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db, err := Open()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			conn, err := db.Conn(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, q := range tc.stmts {
+				if _, err := conn.ExecContext(ctx, q); err != nil {
+					t.Fatalf("%s: %v", q, err)
+				}
+			}
+			if got := Release(conn, tc.attached...); got != tc.clean {
+				t.Errorf("Release = %v, want %v", got, tc.clean)
+			}
+			if err := conn.PingContext(ctx); err == nil {
+				t.Error("the connection is still open")
+			}
+		})
+	}
+}
