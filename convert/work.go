@@ -425,7 +425,7 @@ func (w *work) copyIn(ctx context.Context, tables []table) error {
 	b.WriteString("BEGIN TRANSACTION;\n")
 	copied := make([]table, 0, len(tables))
 	for _, t := range tables {
-		fmt.Fprintf(&b, "CREATE TABLE main.%s AS SELECT * FROM src.%s.%s;\n", quote(t.name), quote(w.schema), quote(t.name))
+		b.WriteString(w.copySQL(t.name) + ";\n")
 		copied = append(copied, table{schema: "main", name: t.name, columns: t.columns})
 	}
 	b.WriteString("COMMIT")
@@ -438,6 +438,11 @@ func (w *work) copyIn(ctx context.Context, tables []table) error {
 	return nil
 }
 
+// copySQL copies the source's table name into the working database.
+func (w *work) copySQL(name string) string {
+	return fmt.Sprintf("CREATE TABLE main.%s AS SELECT * FROM src.%s.%s", quote(name), quote(w.schema), quote(name))
+}
+
 // copyError names the table whose copy failed: each copy again on its own,
 // in a transaction rolled back, until one fails (err when none does).
 func (w *work) copyError(ctx context.Context, tables []table, err error) error {
@@ -445,8 +450,7 @@ func (w *work) copyError(ctx context.Context, tables []table, err error) error {
 		if ctx.Err() != nil {
 			break
 		}
-		q := fmt.Sprintf("BEGIN TRANSACTION; CREATE TABLE main.%s AS SELECT * FROM src.%s.%s", quote(t.name), quote(w.schema), quote(t.name))
-		_, tErr := w.conn.ExecContext(ctx, q)
+		_, tErr := w.conn.ExecContext(ctx, "BEGIN TRANSACTION; "+w.copySQL(t.name))
 		w.conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK") //nolint:errcheck // nothing kept either way
 		if tErr != nil {
 			return fmt.Errorf("copy table %s.%s: %w", w.schema, t.name, tErr)

@@ -82,7 +82,6 @@ func Open() (*sql.DB, error) {
 // run their metadata statements on one thread, and give their data scans
 // DuckDB's default with AllThreads), so Get starts no worker thread that
 // its user would stop at once.
-const idleSetting = OneThread
 
 // OneThread puts a database on one thread. Readers and conversions run
 // their many small statements on one thread: for statements of a few
@@ -158,7 +157,7 @@ func (p *Pool) Put(db *sql.DB) error {
 		}
 		db = fresh
 	}
-	if _, err := db.Exec(idleSetting); err != nil {
+	if _, err := db.Exec(OneThread); err != nil {
 		p.forget(db)
 		return errors.Join(fmt.Errorf("idle duckdb: %w", err), db.Close())
 	}
