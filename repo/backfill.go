@@ -154,11 +154,12 @@ func Backfill(ctx context.Context, st store.Store, opts Options) (_ *BackfillRep
 		return nil, fmt.Errorf("create work folder: %w", err)
 	}
 	defer os.RemoveAll(work)
-	if !opts.DryRun && len(todo) > 1 {
-		r.hintDeletes(ctx, work, log)
+	var hints []string
+	if !opts.DryRun {
+		hints = r.hintVersions(len(todo))
 	}
-
-	frozen := newFrozenCopies(r, work, todo)
+	frozen := newFrozenCopies(r, work, todo, hints...)
+	r.hintDeletes(ctx, frozen, hints, log)
 	results := make([]*CellResult, len(todo))
 	var mu sync.Mutex
 	done := 0

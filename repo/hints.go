@@ -3,7 +3,6 @@ package repo
 import (
 	"context"
 	"log/slog"
-	"os"
 )
 
 // hintDeletes gives the run's shared digests the positions that the newest
@@ -11,28 +10,34 @@ import (
 // compare.Digests.HintFrom). Versions extend their parents' history, so
 // the first proof that reads a data file keeps the hashes of every row any
 // version deletes, and no later proof reads the file again for them. It
-// only saves reads: on any failure the proofs read what they need.
-func (r *repository) hintDeletes(ctx context.Context, work string, log *slog.Logger) {
-	v := r.newest()
-	if v == nil {
-		return
+// only saves reads: on any failure the proofs read what they need. The
+// newest version's verified copy comes from frozen, where the run counted
+// one more user of it (hintVersions), so that its cells and proofs use the
+// same copy.
+func (r *repository) hintDeletes(ctx context.Context, frozen *frozenCopies, ids []string, log *slog.Logger) {
+	for _, id := range ids {
+		v := r.find(id)
+		src, _, err := frozen.catalog(ctx, v)
+		if err == nil {
+			err = r.ensureData(ctx, src, true)
+		}
+		if err == nil {
+			err = r.digests.HintFrom(ctx, src, r.dataPath)
+		}
+		if err != nil {
+			log.Debug("no delete hints", "version", v.id, "error", err)
+		}
+		frozen.release(id)
 	}
-	dir, err := os.MkdirTemp(work, "hints-")
-	if err != nil {
-		log.Debug("no delete hints", "error", err)
-		return
+}
+
+// hintVersions is the version whose deletes a run hints at (hintDeletes):
+// the newest, when the run proves more than one cell; else none.
+func (r *repository) hintVersions(cells int) []string {
+	if v := r.newest(); v != nil && cells > 1 {
+		return []string{v.id}
 	}
-	defer os.RemoveAll(dir)
-	src, _, err := r.copyFrozen(ctx, v, dir)
-	if err == nil {
-		err = r.ensureData(ctx, src, true)
-	}
-	if err == nil {
-		err = r.digests.HintFrom(ctx, src, r.dataPath)
-	}
-	if err != nil {
-		log.Debug("no delete hints", "version", v.id, "error", err)
-	}
+	return nil
 }
 
 // newest is the last readable version (versions are in ID order, UUIDv7:

@@ -44,10 +44,9 @@ func (r *repository) checkAll(ctx context.Context, m *Matrix, work string, disk 
 			}
 		}
 	}
-	if len(present) > 1 {
-		r.hintDeletes(ctx, work, opts.log())
-	}
-	frozen := newFrozenCopies(r, work, present, contentOf...)
+	hints := r.hintVersions(len(present))
+	frozen := newFrozenCopies(r, work, present, append(contentOf, hints...)...)
+	r.hintDeletes(ctx, frozen, hints, opts.log())
 	contents := make([][]Finding, len(m.Versions))
 	proofs := make([]*Proof, len(present))
 	var findings []Finding
