@@ -80,15 +80,24 @@ func (d Digest) Sub(o Digest) Digest {
 // hashSQL is a row query's two row hashes, h1 and h2, for columns of the
 // given names and DuckDB types, followed by the query's columns keep.
 func hashSQL(q string, names, types []string, keep ...string) (string, error) {
-	h1, h2, err := rowHashes(names, types)
+	prefix, suffix, err := hashParts(names, types, keep...)
 	if err != nil {
 		return "", err
+	}
+	return prefix + q + suffix, nil
+}
+
+// hashParts is hashSQL's text before and after its row query q.
+func hashParts(names, types []string, keep ...string) (prefix, suffix string, err error) {
+	h1, h2, err := rowHashes(names, types)
+	if err != nil {
+		return "", "", err
 	}
 	extra := ""
 	for _, k := range keep {
 		extra += ", t." + ident(k)
 	}
-	return fmt.Sprintf("SELECT %s AS h1, %s AS h2%s FROM (%s) t", h1, h2, extra, q), nil
+	return fmt.Sprintf("SELECT %s AS h1, %s AS h2%s FROM (", h1, h2, extra), ") t", nil
 }
 
 // digestSQL aggregates a row query whose columns have the given names and
@@ -438,10 +447,10 @@ func (r *Reader) planKeyOf(ctx context.Context, t Table, f DataFile, cols []*Col
 	return k, nil
 }
 
-// goneHead is a file plan's deleted-rows query (planSQL, deletesOnly)
+// goneParts is a file plan's deleted-rows query (planSQL, deletesOnly)
 // without its delete filter: the row hashes around the file's base query
-// and its partial-file filters.
-type goneHead struct {
+// (hashParts) and its partial-file filters.
+type goneParts struct {
 	prefix, base, suffix string
 	where                []string
 }
@@ -452,21 +461,19 @@ type goneHead struct {
 // delete state of a file (every few snapshots) builds only the list of
 // its positions, not the projection and row hashes again.
 func (r *Reader) goneSQL(ctx context.Context, t Table, f DataFile, cols []*Column, snap int64, opts ScanOptions, names, types []string, kid allRowsKeyID) (string, error) {
-	h, ok := r.goneHeads[kid]
+	h, ok := r.goneParts[kid]
 	if !ok {
 		opts.deletes, opts.positions = deletesOnly, false
 		base, where, err := r.fileBase(ctx, t, f, cols, snap, opts)
 		if err != nil {
 			return "", err
 		}
-		const hole = "\x00"
-		around, err := hashSQL(hole, names, types)
+		prefix, suffix, err := hashParts(names, types)
 		if err != nil {
 			return "", err
 		}
-		i := strings.LastIndex(around, hole)
-		h = goneHead{prefix: around[:i], base: base, suffix: around[i+len(hole):], where: where}
-		r.goneHeads[kid] = h
+		h = goneParts{prefix: prefix, base: base, suffix: suffix, where: where}
+		r.goneParts[kid] = h
 	}
 	del, err := r.deleteFilter(ctx, t, f, snap, deletesOnly)
 	if err != nil {
@@ -660,8 +667,8 @@ func (d *Digests) hint(path string) []int64 {
 // comparison's digests were obtained.
 type digestMemo struct {
 	*Digests
-	statsMu sync.Mutex
-	stats   DigestStats
+	ownMu sync.Mutex // guards stats and fromStore (mu is the shared Digests')
+	stats DigestStats
 	// fromStore: digests holds found in the store, not yet counted (lookup
 	// counts them as cached), so that the store is read once per key.
 	fromStore map[string]Digest
@@ -742,23 +749,23 @@ func (m *digestMemo) save(key string, d Digest) {
 }
 
 func (m *digestMemo) snapshot() DigestStats {
-	m.statsMu.Lock()
-	defer m.statsMu.Unlock()
+	m.ownMu.Lock()
+	defer m.ownMu.Unlock()
 	return m.stats
 }
 
 // countReads counts file scans and the queries they ran in.
 func (m *digestMemo) countReads(files, queries int) {
-	m.statsMu.Lock()
+	m.ownMu.Lock()
 	m.stats.Reads += files
 	m.stats.Queries += queries
-	m.statsMu.Unlock()
+	m.ownMu.Unlock()
 }
 
 func (m *digestMemo) count(n *int) {
-	m.statsMu.Lock()
+	m.ownMu.Lock()
 	*n++
-	m.statsMu.Unlock()
+	m.ownMu.Unlock()
 }
 
 // lookup finds a digest in the memo, then in the store. It counts a find
@@ -771,10 +778,10 @@ func (m *digestMemo) lookup(key string) (Digest, bool) {
 		m.count(&m.stats.Reused)
 		return d, true
 	}
-	m.statsMu.Lock()
+	m.ownMu.Lock()
 	d, ok = m.fromStore[key]
 	delete(m.fromStore, key)
-	m.statsMu.Unlock()
+	m.ownMu.Unlock()
 	if !ok {
 		if d, ok = m.stored(key); !ok {
 			return Digest{}, false
@@ -812,20 +819,20 @@ func (m *digestMemo) holds(key string) bool {
 	if ok {
 		return true
 	}
-	m.statsMu.Lock()
+	m.ownMu.Lock()
 	_, ok = m.fromStore[key]
-	m.statsMu.Unlock()
+	m.ownMu.Unlock()
 	if ok {
 		return true
 	}
 	d, ok := m.stored(key)
 	if ok {
-		m.statsMu.Lock()
+		m.ownMu.Lock()
 		if m.fromStore == nil {
 			m.fromStore = map[string]Digest{}
 		}
 		m.fromStore[key] = d
-		m.statsMu.Unlock()
+		m.ownMu.Unlock()
 	}
 	return ok
 }

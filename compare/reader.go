@@ -51,20 +51,20 @@ type Reader struct {
 	layout      formats.Layout
 	dynamic     map[string][]string // inlined data/delete tables and their columns
 	dataPath    string
-	extAttached bool                      // the ducklake extension attached this catalog as "dl"
-	memo        *digestMemo               // file digests by read plan (shared by both sides of a comparison)
-	allRowsKeys map[allRowsKeyID]string   // all-rows plan keys (see planKeyOf)
-	goneKeys    map[goneKeyID]string      // deleted-rows plan keys (see planKeyOf)
-	goneHeads   map[allRowsKeyID]goneHead // deleted-rows queries less their positions (goneSQL)
-	keysBuilt   int                       // plan keys planKeyOf built (not found in its memos)
-	schemas     map[string]*pnode         // data file path -> its Parquet schema (read-only once built)
-	schemaTried map[string]bool           // data files prefetchSchemas asked for
-	deleteTried map[string]bool           // delete files prefetchDeletes asked for
-	existing    map[string]bool           // files exists found
-	posHashes   map[string]keptHash       // data file -> its last described invisible positions
-	rawDeletes  *deleteFiles              // Parquet delete files read (shared by both sides of a comparison)
-	tempTables  map[string]bool           // staged delete-position sets
-	deletes     map[string][]int64        // delete file -> positions at deletesSnap
+	extAttached bool                       // the ducklake extension attached this catalog as "dl"
+	memo        *digestMemo                // file digests by read plan (shared by both sides of a comparison)
+	allRowsKeys map[allRowsKeyID]string    // all-rows plan keys (see planKeyOf)
+	goneKeys    map[goneKeyID]string       // deleted-rows plan keys (see planKeyOf)
+	goneParts   map[allRowsKeyID]goneParts // deleted-rows queries less their positions (goneSQL)
+	keysBuilt   int                        // plan keys planKeyOf built (not found in its memos)
+	schemas     map[string]*pnode          // data file path -> its Parquet schema (read-only once built)
+	schemaTried map[string]bool            // data files prefetchSchemas asked for
+	deleteTried map[string]bool            // delete files prefetchDeletes asked for
+	existing    map[string]bool            // files exists found
+	posHashes   map[string]keptHash        // data file -> its last described invisible positions
+	rawDeletes  *deleteFiles               // Parquet delete files read (shared by both sides of a comparison)
+	tempTables  map[string]bool            // staged delete-position sets
+	deletes     map[string][]int64         // delete file -> positions at deletesSnap
 	deletesSnap int64
 	meta        *metaMemo // metadata answers by epoch (see epochs.go)
 	// keepStats: statistics entries are kept once read (statsEntries), for
@@ -106,7 +106,7 @@ func Open(ctx context.Context, catalogPath string, opts ReaderOptions) (*Reader,
 		opts.Engines.Discard(db) //nolint:errcheck // already failing
 		return nil, fmt.Errorf("open duckdb: %w", err)
 	}
-	r := &Reader{path: catalogPath, db: db, engines: opts.Engines, conn: conn, memo: newDigestMemo(NewDigests(opts.DigestCache)), allRowsKeys: map[allRowsKeyID]string{}, goneKeys: map[goneKeyID]string{}, goneHeads: map[allRowsKeyID]goneHead{}, schemas: map[string]*pnode{}, schemaTried: map[string]bool{}, deleteTried: map[string]bool{}, existing: map[string]bool{}, posHashes: map[string]keptHash{}, rawDeletes: newDeleteFiles(), tempTables: map[string]bool{}, deletes: map[string][]int64{}, meta: newMetaMemo(), maxInlinePositions: 10000}
+	r := &Reader{path: catalogPath, db: db, engines: opts.Engines, conn: conn, memo: newDigestMemo(NewDigests(opts.DigestCache)), allRowsKeys: map[allRowsKeyID]string{}, goneKeys: map[goneKeyID]string{}, goneParts: map[allRowsKeyID]goneParts{}, schemas: map[string]*pnode{}, schemaTried: map[string]bool{}, deleteTried: map[string]bool{}, existing: map[string]bool{}, posHashes: map[string]keptHash{}, rawDeletes: newDeleteFiles(), tempTables: map[string]bool{}, deletes: map[string][]int64{}, meta: newMetaMemo(), maxInlinePositions: 10000}
 	if err := r.init(ctx, opts); err != nil {
 		r.Close()
 		return nil, err
