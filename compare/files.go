@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/fdl-formats/fdl-formats/internal/parquetsql"
 )
 
 // DataFile is a data file visible at a snapshot, with its delete file.
@@ -356,7 +358,7 @@ func (r *Reader) readParquetDeletes(ctx context.Context, d *DeleteFile) (rawDele
 	if err != nil {
 		return rawDeletes{}, err
 	}
-	rows, err := r.conn.QueryContext(ctx, fmt.Sprintf("SELECT * FROM read_parquet(%s, hive_partitioning = false%s)", pathSQL(d.Path), kp))
+	rows, err := r.conn.QueryContext(ctx, fmt.Sprintf("SELECT * FROM read_parquet(%s, hive_partitioning = false%s)", parquetsql.Path(d.Path), kp))
 	if err != nil {
 		return rawDeletes{}, err
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/fdl-formats/fdl-formats/internal/parquetsql"
 )
 
 // Files that share a read plan's shape are read in one read_parquet call
@@ -208,7 +210,7 @@ func (r *Reader) readGroup(ctx context.Context, scans []wholeScan, idx []int) er
 	var keptKeys []int64
 	for k, i := range idx {
 		w := scans[i]
-		paths[k], starts[k] = pathSQL(w.path), "NULL"
+		paths[k], starts[k] = parquetsql.Path(w.path), "NULL"
 		if w.start != nil {
 			starts[k] = fmt.Sprint(*w.start)
 		}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/fdl-formats/fdl-formats/internal/parquetsql"
 )
 
 // hiddenPositions returns the positions of a data file that a partial file's
@@ -42,7 +44,7 @@ func (r *Reader) hiddenPositions(ctx context.Context, f DataFile, snap int64) ([
 		return nil, err
 	}
 	q := fmt.Sprintf(`SELECT file_row_number FROM read_parquet(%s, file_row_number = true, hive_partitioning = false%s) WHERE NOT coalesce("_ducklake_internal_snapshot_id" <= %d, false) ORDER BY 1`,
-		pathSQL(f.Path), kp, snap)
+		parquetsql.Path(f.Path), kp, snap)
 	pos, err := r.int64s(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("read snapshot ids of partial file %s: %w", f.Path, err)

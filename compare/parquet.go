@@ -9,10 +9,6 @@ import (
 	"github.com/fdl-formats/fdl-formats/internal/parquetsql"
 )
 
-// pathSQL is a data or delete file's path as the argument of read_parquet
-// or parquet_schema, glob characters escaped (parquetsql.Path).
-func pathSQL(p string) string { return parquetsql.Path(p) }
-
 // pnode is a node of a Parquet file's schema, with list and map wrapper
 // groups folded away: a list node has one child (the element), a map node
 // two (key, value).
@@ -58,7 +54,7 @@ func (r *Reader) parquetSchema(ctx context.Context, path string) (*pnode, error)
 const schemaColumns = `name, field_id, num_children, repetition_type, converted_type, logical_type::VARCHAR, duckdb_type`
 
 func (r *Reader) readParquetSchema(ctx context.Context, path string) (*pnode, error) {
-	rows, err := r.conn.QueryContext(ctx, fmt.Sprintf(`SELECT %s FROM parquet_schema(%s)`, schemaColumns, pathSQL(path)))
+	rows, err := r.conn.QueryContext(ctx, fmt.Sprintf(`SELECT %s FROM parquet_schema(%s)`, schemaColumns, parquetsql.Path(path)))
 	if err != nil {
 		return nil, fmt.Errorf("read parquet schema: %w", err)
 	}
@@ -132,7 +128,7 @@ func (r *Reader) readParquetSchemas(ctx context.Context, paths []string) (map[st
 	list := make([]string, len(paths))
 	want := make(map[string]bool, len(paths))
 	for i, p := range paths {
-		list[i], want[p] = pathSQL(p), true
+		list[i], want[p] = parquetsql.Path(p), true
 	}
 	rows, err := r.conn.QueryContext(ctx, fmt.Sprintf(`SELECT file_name, %s FROM parquet_schema([%s])`, schemaColumns, strings.Join(list, ", ")))
 	if err != nil {

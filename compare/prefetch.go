@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/fdl-formats/fdl-formats/internal/parquetsql"
 )
 
 // This file reads many Parquet delete files in a few queries. A comparison
@@ -137,7 +139,7 @@ func (r *Reader) readDeleteGroup(ctx context.Context, paths, cols []string, out 
 	list := make([]string, len(paths))
 	want := make(map[string]bool, len(paths))
 	for i, p := range paths {
-		list[i], want[p] = pathSQL(p), true
+		list[i], want[p] = parquetsql.Path(p), true
 	}
 	partial := len(cols) == 2
 	sel := "list(" + ident(cols[0]) + ")"

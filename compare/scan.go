@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/fdl-formats/fdl-formats/internal/parquetsql"
 )
 
 // Reserved field ids of DuckLake's internal columns in data files (§5.4).
@@ -174,7 +176,7 @@ func (r *Reader) fileBase(ctx context.Context, t Table, f DataFile, cols []*Colu
 	} else if err := r.checkEncryptedNested(ctx, t, cols); err != nil {
 		return "", nil, err
 	}
-	src, start := pathSQL(f.Path), "NULL"
+	src, start := parquetsql.Path(f.Path), "NULL"
 	if f.RowIDStart != nil {
 		start = fmt.Sprintf("%d", *f.RowIDStart)
 	}
