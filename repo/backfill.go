@@ -165,7 +165,11 @@ func Backfill(ctx context.Context, st store.Store, opts Options) (_ *BackfillRep
 	done := 0
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(opts.jobs())
-	for _, group := range cellGroups(todo, opts.jobs()) {
+	cells := make([]int, len(todo)) // indexes into todo
+	for i := range todo {
+		cells[i] = i
+	}
+	for _, group := range versionGroups(cells, func(i int) string { return todo[i].Version }, opts.jobs()) {
 		g.Go(func() error {
 			// The cells of a group share their version's frozen catalog
 			// and its reader (compare.Source), one after the other; the
@@ -237,30 +241,31 @@ func Backfill(ctx context.Context, st store.Store, opts Options) (_ *BackfillRep
 	return rep, nil
 }
 
-// cellGroups splits the cells (indexes into cells) into the groups a
-// Backfill runs, each one after the other: the cells of one version
-// together, which then open and read the version's catalog once for all
-// their proofs, when there are at least as many versions as jobs; else
-// every cell alone, so that the jobs run at once (a version's cells in one
-// group would leave jobs idle).
-func cellGroups(cells []*Cell, jobs int) [][]int {
+// versionGroups splits items into the groups a run works through, each one
+// item after the other: the items of one version together (a Backfill's
+// cells, a Check's content pass and proofs), which then copy, open and
+// read the version's frozen catalog once for all of them, when there are
+// at least as many versions as jobs; else every item alone, so that the
+// jobs run at once (a version's items in one group would leave jobs idle).
+// Groups come in the order of their versions' first items.
+func versionGroups[T any](items []T, version func(T) string, jobs int) [][]T {
 	byVersion := map[string]int{} // version -> its group
-	var groups [][]int
-	for i, c := range cells {
-		g, ok := byVersion[c.Version]
+	var groups [][]T
+	for _, it := range items {
+		g, ok := byVersion[version(it)]
 		if !ok {
 			g = len(groups)
-			byVersion[c.Version] = g
+			byVersion[version(it)] = g
 			groups = append(groups, nil)
 		}
-		groups[g] = append(groups[g], i)
+		groups[g] = append(groups[g], it)
 	}
 	if len(groups) >= jobs {
 		return groups
 	}
-	alone := make([][]int, len(cells))
-	for i := range cells {
-		alone[i] = []int{i}
+	alone := make([][]T, len(items))
+	for i, it := range items {
+		alone[i] = []T{it}
 	}
 	return alone
 }

@@ -576,17 +576,11 @@ func TestBackfillSettlesUnconvertible(t *testing.T) {
 	samePlan(t, rep.Plan, m)
 }
 
-// TestCellGroups: a version's cells run together (sharing its catalog's
-// reader) when there are at least as many versions as jobs; else each cell
-// alone, so that every job has work.
-func TestCellGroups(t *testing.T) {
-	cells := func(versions ...string) []*Cell {
-		out := make([]*Cell, len(versions))
-		for i, v := range versions {
-			out[i] = &Cell{Version: v, Format: fmt.Sprint(i)}
-		}
-		return out
-	}
+// TestVersionGroups: a version's items (a backfill's cells, a check's
+// content pass and proofs) run together, sharing its catalog's reader, when
+// there are at least as many versions as jobs; else each alone, so that
+// every job has work.
+func TestVersionGroups(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		versions []string
@@ -600,9 +594,13 @@ func TestCellGroups(t *testing.T) {
 		{"no cell", nil, 2, [][]int{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := cellGroups(cells(tc.versions...), tc.jobs)
+			items := make([]int, len(tc.versions)) // indexes into versions
+			for i := range items {
+				items[i] = i
+			}
+			got := versionGroups(items, func(i int) string { return tc.versions[i] }, tc.jobs)
 			if len(got) != len(tc.want) || (len(got) > 0 && !reflect.DeepEqual(got, tc.want)) {
-				t.Errorf("cellGroups = %v, want %v", got, tc.want)
+				t.Errorf("versionGroups = %v, want %v", got, tc.want)
 			}
 		})
 	}

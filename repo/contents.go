@@ -17,9 +17,9 @@ import (
 // catalog holds at its snapshot: for files.json the live tables, their data
 // files in order, rows, bytes, footer sizes and delete files; for
 // dataset.json the described tables and their fields' types and
-// nullability. The catalog wins; every disagreement is an issue.
+// nullability. The catalog wins; every disagreement is an issue. The
+// caller releases v's frozen copy.
 func (r *repository) checkContents(ctx context.Context, v *version, frozen *frozenCopies, disk *compare.DiskCheck, jsonFiles bool) []Issue {
-	defer frozen.release(v.id)
 	src, problem, err := frozen.catalog(ctx, v)
 	if err != nil {
 		return []Issue{{problem, err.Error()}}

@@ -16,11 +16,12 @@ import (
 
 // checkAll runs a Check's content pass (checkContents, for every version
 // whose frozen catalog matched version.json) and proves every present
-// catalog of a declared format, jobs at a time, version after version, so
-// that a version's content pass and proofs share one verified copy of its
-// frozen catalog, made once and removed when the version is done. It
-// returns the content findings (in version order), the proofs (in matrix
-// order) and a finding per failed proof.
+// catalog of a declared format, jobs at a time, version after version: a
+// version's content pass and proofs run one after the other and share one
+// verified copy of its frozen catalog, made once, and one reader of it
+// (compare.Source) for all its proofs; the copy goes once they are done
+// (versionGroups). It returns the content findings (in version order), the
+// proofs (in matrix order) and a finding per failed proof.
 func (r *repository) checkAll(ctx context.Context, m *Matrix, work string, disk *compare.DiskCheck, opts *Options) ([]Finding, []*Proof, []Finding, error) {
 	type task struct {
 		content *VersionPlan // a content pass (of m.Versions[version]), or
@@ -44,6 +45,13 @@ func (r *repository) checkAll(ctx context.Context, m *Matrix, work string, disk 
 			}
 		}
 	}
+	versionOf := func(t task) string {
+		if t.content != nil {
+			return t.content.ID
+		}
+		return present[t.proof].Version
+	}
+	groups := versionGroups(tasks, versionOf, opts.jobs())
 	hints := r.hintVersions(len(present))
 	frozen := newFrozenCopies(r, work, present, append(contentOf, hints...)...)
 	r.hintDeletes(ctx, frozen, hints, opts.log())
@@ -54,39 +62,48 @@ func (r *repository) checkAll(ctx context.Context, m *Matrix, work string, disk 
 	done := 0
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(opts.jobs())
-	for _, tk := range tasks {
+	for _, group := range groups {
 		g.Go(func() error {
-			if vp := tk.content; vp != nil {
-				var out []Finding
-				for _, is := range r.checkContents(gctx, vp.v, frozen, disk, len(vp.Issues) == 0) {
-					out = append(out, Finding{Kind: problemKind(is.Problem), Version: vp.ID, Detail: is.Detail})
+			source := compare.NewSource()
+			defer func() {
+				source.Close()
+				for _, t := range group {
+					frozen.release(versionOf(t))
 				}
+			}()
+			for _, tk := range group {
+				if vp := tk.content; vp != nil {
+					var out []Finding
+					for _, is := range r.checkContents(gctx, vp.v, frozen, disk, len(vp.Issues) == 0) {
+						out = append(out, Finding{Kind: problemKind(is.Problem), Version: vp.ID, Detail: is.Detail})
+					}
+					if err := ctx.Err(); err != nil {
+						return err
+					}
+					mu.Lock()
+					contents[tk.version] = out
+					mu.Unlock()
+					continue
+				}
+				i, c := tk.proof, present[tk.proof]
+				p, kind := r.prove(gctx, c, work, frozen, source, disk)
 				if err := ctx.Err(); err != nil {
 					return err
 				}
 				mu.Lock()
-				contents[tk.version] = out
-				mu.Unlock()
-				return nil
-			}
-			i, c := tk.proof, present[tk.proof]
-			p, kind := r.prove(gctx, c, work, frozen, disk)
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			proofs[i] = p
-			if !p.OK {
-				findings = append(findings, Finding{Kind: kind, Version: c.Version, Format: c.Format, Key: c.Key, Detail: p.Error})
-			}
-			done++
-			if opts.Progress != nil {
-				result := "proved"
+				proofs[i] = p
 				if !p.OK {
-					result = "failed"
+					findings = append(findings, Finding{Kind: kind, Version: c.Version, Format: c.Format, Key: c.Key, Detail: p.Error})
 				}
-				opts.Progress(Progress{Done: done, Total: len(present), Cell: c, Result: result})
+				done++
+				if opts.Progress != nil {
+					result := "proved"
+					if !p.OK {
+						result = "failed"
+					}
+					opts.Progress(Progress{Done: done, Total: len(present), Cell: c, Result: result})
+				}
+				mu.Unlock()
 			}
 			return nil
 		})
@@ -100,9 +117,10 @@ func (r *repository) checkAll(ctx context.Context, m *Matrix, work string, disk 
 // prove compares one published catalog with its version's frozen catalog,
 // both opened from private copies (the frozen one verified against
 // version.json as it is copied, and shared by the version's cells), and
-// checks that the published file holds the format its name says.
-func (r *repository) prove(ctx context.Context, c *Cell, work string, frozen *frozenCopies, disk *compare.DiskCheck) (*Proof, Kind) {
-	defer frozen.release(c.Version)
+// checks that the published file holds the format its name says. source
+// keeps the frozen catalog's reader for the version's next proof; the
+// caller closes it, then releases the frozen copy.
+func (r *repository) prove(ctx context.Context, c *Cell, work string, frozen *frozenCopies, source *compare.Source, disk *compare.DiskCheck) (*Proof, Kind) {
 	start := time.Now()
 	p := &Proof{Version: c.Version, Format: c.Format, Key: c.Key}
 	defer func() { p.Seconds = time.Since(start).Seconds() }()
@@ -132,7 +150,7 @@ func (r *repository) prove(ctx context.Context, c *Cell, work string, frozen *fr
 	// the frozen copy matched version.json's sum, the published one was
 	// hashed as it was copied.
 	rep, err := compare.Catalogs(ctx, src, pub, compare.Options{DataPath: r.dataPath, Disk: disk, DigestCache: r.digestCache, Digests: r.digests, Engines: r.engines,
-		SumA: v.meta.Catalog.FileRef.SHA256, SumB: pubSum})
+		Source: source, SumA: v.meta.Catalog.FileRef.SHA256, SumB: pubSum})
 	if rep != nil && rep.B.Format != "" && rep.B.Format != c.Format {
 		// Readers pick the file by its name: one holding another format
 		// is one they cannot open.
