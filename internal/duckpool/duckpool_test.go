@@ -179,15 +179,7 @@ func TestRetiredAfterMaxUses(t *testing.T) {
 // thread even when fn panics (a caller may recover and go on using it).
 func TestAllThreadsAfterPanic(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn := openConn(t)
 	defer conn.Close()
 	if _, err := conn.ExecContext(ctx, OneThread); err != nil {
 		t.Fatal(err)
@@ -268,15 +260,7 @@ func TestRelease(t *testing.T) {
 		{"view left", []string{"CREATE VIEW memory.main.v AS SELECT 1"}, nil, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			db, err := Open()
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
-			conn, err := db.Conn(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
+			conn := openConn(t)
 			for _, q := range tc.stmts {
 				if _, err := conn.ExecContext(ctx, q); err != nil {
 					t.Fatalf("%s: %v", q, err)
@@ -290,4 +274,19 @@ func TestRelease(t *testing.T) {
 			}
 		})
 	}
+}
+
+// openConn opens a connection on a new database, closed with the test.
+func openConn(t *testing.T) *sql.Conn {
+	t.Helper()
+	db, err := Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return conn
 }
