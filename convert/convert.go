@@ -16,6 +16,7 @@ import (
 	// DuckDB driver.
 	_ "github.com/duckdb/duckdb-go/v2"
 
+	"github.com/fdl-formats/fdl-formats/duckfile"
 	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/internal/duckpool"
 	"github.com/fdl-formats/fdl-formats/internal/durable"
@@ -233,6 +234,32 @@ func (r *run) frozenChecks(source *formats.Version) error {
 // write projects the working tables into a new DuckDB file with exactly the
 // target's shapes, under a temporary name next to dst, then links it into
 // place without replacing anything.
+// outputBlockSize is the DuckDB block size of every catalog written, the
+// smallest DuckDB allows. A catalog is a few dozen small tables, each in
+// blocks of its own: at the default 256 KiB a small catalog takes 4.4 MB,
+// at 16 KiB about 0.4 MB, and a commit writes and syncs that much less.
+// Every DuckDB from 1.2 on reads the block size from the file's header
+// (readers must not pass BLOCK_SIZE); the tests open our outputs with real
+// DuckDB 1.3, 1.4 and 1.5 releases.
+const outputBlockSize = 16384
+
+// smallBlocksFrom is the oldest storage version written with
+// outputBlockSize: a file asked for at an older one is meant for a DuckDB
+// older than 1.2, which we cannot test, and keeps DuckDB's default.
+const smallBlocksFrom = "v1.2.0"
+
+// blockSize is the block size a catalog of a storage version is written with.
+func blockSize(storage string) int {
+	v := duckfile.MinDuckDB(storage)
+	if v == nil || v.LessThan(duckfile.MinDuckDB(smallBlocksFrom)) {
+		return defaultBlockSize
+	}
+	return outputBlockSize
+}
+
+// defaultBlockSize is DuckDB's own block size.
+const defaultBlockSize = 262144
+
 func write(ctx context.Context, conn *sql.Conn, w *work, opts Options, target *formats.Version, dst, storage string) (err error) {
 	dir := filepath.Dir(dst)
 	tmpf, err := os.CreateTemp(dir, "."+filepath.Base(dst)+".tmp-*")
@@ -250,7 +277,7 @@ func write(ctx context.Context, conn *sql.Conn, w *work, opts Options, target *f
 	// made earlier: a DuckDB file of storage 1.4.0 and later carries a
 	// random identifier in its header, by which DuckDB refuses another
 	// database's write-ahead log, and a copy would share it.
-	attach := fmt.Sprintf("ATTACH %s AS dst (STORAGE_VERSION %s)", literal(tmp), literal(storage))
+	attach := fmt.Sprintf("ATTACH %s AS dst (STORAGE_VERSION %s, BLOCK_SIZE %d)", literal(tmp), literal(storage), blockSize(storage))
 	if _, err := conn.ExecContext(ctx, attach); err != nil {
 		return fmt.Errorf("create %s with storage %s: %w", tmp, storage, err)
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fdl-formats/fdl-formats/duckfile"
 	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 )
@@ -432,6 +433,14 @@ func TestOutputShapesAndStorage(t *testing.T) {
 					if got := tags[0][0]; !strings.HasPrefix(got, want) || res.Storage != want {
 						t.Errorf("write %d: storage %s (result %s), want %s", i, got, res.Storage, want)
 					}
+					// 16 KiB blocks from storage v1.2.0 on; DuckDB's default below it.
+					wantBlock := uint64(16384)
+					if storage == "v1.0.0" {
+						wantBlock = 262144
+					}
+					if got, want := headerOf(t, out).BlockSize, wantBlock; got != want {
+						t.Errorf("write %d: block size %d, want %d", i, got, want)
+					}
 					version := query(t, out, `SELECT value FROM c.ducklake_metadata WHERE key = 'version'`)
 					if version[0][0] != target.Stamp {
 						t.Errorf("write %d: version row %q, want %q", i, version[0][0], target.Stamp)
@@ -450,6 +459,21 @@ func TestOutputShapesAndStorage(t *testing.T) {
 			})
 		}
 	}
+}
+
+// headerOf reads the DuckDB headers of a file.
+func headerOf(t *testing.T, path string) duckfile.Header {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	h, err := duckfile.Read(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
 }
 
 func fileSum(t *testing.T, path string) string {

@@ -57,6 +57,9 @@ type Header struct {
 	// least the file's: what the file needs. Empty when the file is newer
 	// than every known storage version.
 	Storage string `json:"storage,omitempty"`
+	// BlockSize is the file's block size in bytes (DuckDB's default is
+	// 262144; fdl-formats writes 16384); 0 when the header does not say.
+	BlockSize uint64 `json:"block_size,omitempty"`
 	// length is what the current database header promises the file holds:
 	// the three headers and every block (0 when it does not say).
 	length uint64
@@ -116,6 +119,7 @@ func Read(r io.Reader) (Header, error) {
 	blocks, blockSize := le.Uint64(current[blockCountOffset:]), le.Uint64(current[blockSizeOffset:])
 	if blockSize >= minBlockSize && blockSize <= maxBlockSize && blocks <= maxFileSize/blockSize {
 		h.length = uint64(len(buf)) + blocks*blockSize
+		h.BlockSize = blockSize
 	}
 	for _, s := range Storages {
 		if s.VersionNumber >= h.VersionNumber && s.Serialization >= h.Serialization {

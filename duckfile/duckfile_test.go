@@ -138,3 +138,46 @@ func TestMinDuckDBOfNames(t *testing.T) {
 		}
 	}
 }
+
+func TestBlockSize(t *testing.T) {
+	ctx := context.Background()
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name   string
+		option string
+		want   uint64
+	}{
+		{"default", "", 262144},
+		{"16 KiB", ", BLOCK_SIZE 16384", 16384},
+		{"64 KiB", ", BLOCK_SIZE 65536", 65536},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "")+".duckdb")
+			for _, q := range []string{
+				fmt.Sprintf("ATTACH '%s' AS x (STORAGE_VERSION 'v1.3.0'%s)", p, tc.option),
+				"CREATE TABLE x.t AS SELECT range AS a FROM range(100000)",
+				"DETACH x",
+			} {
+				if _, err := db.ExecContext(ctx, q); err != nil {
+					t.Fatalf("%s: %v", q, err)
+				}
+			}
+			h := readFile(t, p)
+			if h.BlockSize != tc.want {
+				t.Errorf("block size %d, want %d", h.BlockSize, tc.want)
+			}
+			info, err := os.Stat(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if info.Size() != h.Length() {
+				t.Errorf("file of %d bytes, header says %d", info.Size(), h.Length())
+			}
+		})
+	}
+}
