@@ -7,8 +7,12 @@
 // written to a temporary file in the same folder and renamed into place, so
 // concurrent processes (a CI matrix on a shared volume, two backfills) never
 // see a partial value; two writers of one key write the same value. The
-// folder is bounded: when it holds more than the maximum number of entries,
-// the least recently used are removed (a hit refreshes an entry's time).
+// folder is bounded in entries and in bytes: when it holds more than either
+// bound, the least recently used entries are removed (a hit refreshes an
+// entry's time). A process checks the bounds at its first write, then
+// every pruneEvery writes or pruneBytes of its bound, so many short runs
+// sharing the folder keep it bounded too (each may overshoot by what it
+// writes before its next check).
 package digestcache
 
 import (
@@ -26,35 +30,59 @@ import (
 // Subdir is the cache's folder inside the shared cache folder.
 const Subdir = "digests"
 
-// DefaultMaxEntries bounds a cache opened with max <= 0: about 100,000
-// small files (tens of MB on disk).
-const DefaultMaxEntries = 100_000
+// Limits bound a cache folder; a zero field takes its default.
+type Limits struct {
+	// Entries is the most entries kept (DefaultMaxEntries).
+	Entries int
+	// Bytes is the most bytes kept, each entry counted as the 4 KiB blocks
+	// it takes on disk (DefaultMaxBytes). Kept proof reports grow with a
+	// catalog's tables and snapshots (1.6 MB for 40 tables of a long
+	// history), so a bound on entries alone does not bound the disk.
+	Bytes int64
+}
+
+const (
+	// DefaultMaxEntries: about 100,000 small files.
+	DefaultMaxEntries = 100_000
+	// DefaultMaxBytes: 1 GiB on disk.
+	DefaultMaxBytes = 1 << 30
+	// diskBlock is what a small file takes on disk at least.
+	diskBlock = 4096
+)
 
 // Cache is a digest cache folder. It is safe for concurrent use by
 // goroutines and processes.
 type Cache struct {
 	dir string
-	max int
+	lim Limits
 
-	mu   sync.Mutex
-	puts int
+	mu sync.Mutex
+	// puts and written count this process's writes since its last Prune
+	// (puts < 0 before its first write).
+	puts    int
+	written int64
 }
 
-// Open creates (if needed) and opens <root>/digests, holding at most max
-// entries (DefaultMaxEntries when max <= 0).
-func Open(root string, max int) (*Cache, error) {
+// Open creates (if needed) and opens <root>/digests within lim.
+func Open(root string, lim Limits) (*Cache, error) {
 	if root == "" {
 		return nil, errors.New("digest cache: no folder")
 	}
-	if max <= 0 {
-		max = DefaultMaxEntries
+	if lim.Entries <= 0 {
+		lim.Entries = DefaultMaxEntries
+	}
+	if lim.Bytes <= 0 {
+		lim.Bytes = DefaultMaxBytes
 	}
 	dir := filepath.Join(root, Subdir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("digest cache %s: %w", dir, err)
 	}
-	return &Cache{dir: dir, max: max}, nil
+	return &Cache{dir: dir, lim: lim, puts: -1}, nil
 }
+
+// onDisk is what a file of n bytes takes on disk, in whole blocks.
+func onDisk(n int64) int64 { return max(diskBlock, (n+diskBlock-1)/diskBlock*diskBlock) }
 
 // Dir is the cache's folder (<root>/digests).
 func (c *Cache) Dir() string { return c.dir }
@@ -106,8 +134,13 @@ func (c *Cache) Put(key string, val []byte) error {
 		return fmt.Errorf("digest cache: %w", err)
 	}
 	c.mu.Lock()
+	first := c.puts < 0
 	c.puts++
-	due := c.puts%pruneEvery == 0
+	c.written += onDisk(int64(len(val)))
+	due := first || c.puts >= pruneEvery || c.written >= c.lim.Bytes/pruneBytes
+	if due {
+		c.puts, c.written = 0, 0
+	}
 	c.mu.Unlock()
 	if due {
 		return c.Prune()
@@ -115,17 +148,24 @@ func (c *Cache) Put(key string, val []byte) error {
 	return nil
 }
 
-// pruneEvery is how many Puts of one process pass between two Prunes.
-const pruneEvery = 256
+const (
+	// pruneEvery is how many Puts of one process pass between two Prunes.
+	pruneEvery = 256
+	// pruneBytes: a process also prunes after writing 1/pruneBytes of the
+	// byte bound since its last Prune.
+	pruneBytes = 16
+)
 
 // Prune removes the least recently used entries (and stale temporary
-// files) while the cache holds more than its bound, down to 90% of it.
+// files) while the cache holds more than a bound, down to 90% of both.
 func (c *Cache) Prune() error {
 	type entry struct {
 		path string
 		mod  time.Time
+		size int64
 	}
 	var entries []entry
+	var total int64
 	err := filepath.WalkDir(c.dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return nil // a folder removed under us is no error
@@ -140,18 +180,24 @@ func (c *Cache) Prune() error {
 			}
 			return nil
 		}
-		entries = append(entries, entry{p, info.ModTime()})
+		e := entry{p, info.ModTime(), onDisk(info.Size())}
+		entries, total = append(entries, e), total+e.size
 		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("digest cache: %w", err)
 	}
-	if len(entries) <= c.max {
+	if len(entries) <= c.lim.Entries && total <= c.lim.Bytes {
 		return nil
 	}
 	slices.SortFunc(entries, func(a, b entry) int { return a.mod.Compare(b.mod) })
-	for _, e := range entries[:len(entries)-c.max*9/10] {
+	n, keepEntries, keepBytes := len(entries), c.lim.Entries*9/10, c.lim.Bytes*9/10
+	for _, e := range entries {
+		if n <= keepEntries && total <= keepBytes {
+			break
+		}
 		os.Remove(e.path) // another process may have removed it first
+		n, total = n-1, total-e.size
 	}
 	return nil
 }

@@ -12,7 +12,7 @@ import (
 func key(i int) string { return fmt.Sprintf("%064x", i+1) }
 
 func TestGetPut(t *testing.T) {
-	c, err := Open(t.TempDir(), 0)
+	c, err := Open(t.TempDir(), Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +49,7 @@ func TestConcurrentWriters(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c, err := Open(root, 0) // each writer opens its own, like a process
+			c, err := Open(root, Limits{}) // each writer opens its own, like a process
 			if err != nil {
 				errs <- err
 				return
@@ -71,7 +71,7 @@ func TestConcurrentWriters(t *testing.T) {
 	for err := range errs {
 		t.Fatal(err)
 	}
-	c, _ := Open(root, 0)
+	c, _ := Open(root, Limits{})
 	if n := c.Len(); n != 50 {
 		t.Fatalf("%d entries, want 50", n)
 	}
@@ -80,7 +80,7 @@ func TestConcurrentWriters(t *testing.T) {
 // TestBounded: past its bound the cache drops the least recently used
 // entries, and a Get keeps an entry young.
 func TestBounded(t *testing.T) {
-	c, err := Open(t.TempDir(), 10)
+	c, err := Open(t.TempDir(), Limits{Entries: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,5 +109,75 @@ func TestBounded(t *testing.T) {
 	}
 	if _, ok := c.Get(key(1)); ok {
 		t.Error("the least recently used entry survived")
+	}
+}
+
+// Every CLI run opens its own Cache; runs that each write fewer than
+// pruneEvery entries must still keep the folder within its bounds.
+func TestBoundedAcrossShortRuns(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		lim     Limits
+		value   int // bytes per entry
+		perRun  int
+		maxLeft int // entries the folder may hold after the last run
+	}{
+		{"entries", Limits{Entries: 100}, 1, 200, 100 + 200},
+		{"bytes", Limits{Bytes: 100 * diskBlock}, 3 * diskBlock, 20, (100*diskBlock)/(3*diskBlock) + 20},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			val := make([]byte, tc.value)
+			for run := 0; run < 20; run++ {
+				c, err := Open(dir, tc.lim)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := 0; i < tc.perRun; i++ {
+					if err := c.Put(key(run*1000+i), val); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			c, err := Open(dir, tc.lim)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Over the bound by at most one run's writes (its first write prunes).
+			if n := c.Len(); n > tc.maxLeft {
+				t.Errorf("%d entries after 20 runs of %d writes, want at most %d", n, tc.perRun, tc.maxLeft)
+			}
+		})
+	}
+}
+
+func TestPruneByBytes(t *testing.T) {
+	c, err := Open(t.TempDir(), Limits{Bytes: 10 * diskBlock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := make([]byte, 2*diskBlock+1) // three blocks on disk
+	for i := 0; i < 6; i++ {
+		if err := c.Put(key(i), big); err != nil {
+			t.Fatal(err)
+		}
+		p, _ := c.path(key(i))
+		ts := time.Now().Add(time.Duration(i-10) * time.Minute)
+		if err := os.Chtimes(p, ts, ts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.Prune(); err != nil {
+		t.Fatal(err)
+	}
+	// 90% of 10 blocks holds 3 entries of 3 blocks: the 3 newest.
+	if n := c.Len(); n != 3 {
+		t.Errorf("%d entries left, want 3", n)
+	}
+	for i := 0; i < 6; i++ {
+		_, ok := c.Get(key(i))
+		if want := i >= 3; ok != want {
+			t.Errorf("entry %d kept %v, want %v", i, ok, want)
+		}
 	}
 }

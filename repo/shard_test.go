@@ -103,7 +103,7 @@ func TestCheckReusesBackfillDigests(t *testing.T) {
 	st, _ := smallLake(t)
 	dir := filepath.Join(t.TempDir(), "cache")
 	open := func() *countingStore {
-		c, err := digestcache.Open(dir, 0)
+		c, err := digestcache.Open(dir, digestcache.Limits{})
 		if err != nil {
 			t.Fatal(err)
 		}

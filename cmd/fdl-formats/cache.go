@@ -47,7 +47,7 @@ func digestStore(cmd *cli.Command) (compare.DigestStore, error) {
 	if err != nil || root == "" {
 		return nil, err
 	}
-	c, err := digestcache.Open(root, 0)
+	c, err := digestcache.Open(root, digestcache.Limits{})
 	if err != nil {
 		return nil, err
 	}
