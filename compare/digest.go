@@ -12,11 +12,14 @@ import (
 	"maps"
 	"math"
 	"os"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+
+	bindings "github.com/duckdb/duckdb-go-bindings"
 )
 
 // Digest is an order-independent fingerprint of a multiset of rows: the row
@@ -606,9 +609,32 @@ func fileIdentity(f DataFile) (string, error) {
 // deleted positions, and the row encoding) and the file's identity.
 func planKey(digestQuery, identity string) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "fdl-formats file digest v3\x00%s\x00%s", identity, digestQuery)
+	fmt.Fprintf(h, "fdl-formats file digest v3\x00%s\x00%s\x00%s", duckdbBuild(), identity, digestQuery)
 	return hex.EncodeToString(h.Sum(nil))
 }
+
+// duckdbBuild names the DuckDB this binary links (its Go modules and
+// versions). A digest is DuckDB's hash() of the rows, which a DuckDB
+// release may change; a cache shared by two builds must not compare the
+// digests of one with those of the other (a false difference). It is a
+// fact of the binary, computed once.
+var duckdbBuild = sync.OnceValue(func() string {
+	mods := []string{"duckdb " + bindings.LibraryVersion()}
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return mods[0]
+	}
+	for _, d := range bi.Deps { // empty in test binaries
+		if strings.HasPrefix(d.Path, "github.com/duckdb/") {
+			if d.Replace != nil {
+				d = d.Replace
+			}
+			mods = append(mods, d.Path+"@"+d.Version)
+		}
+	}
+	slices.Sort(mods)
+	return strings.Join(mods, " ")
+})
 
 // DigestStore keeps file digests across comparisons and runs (see the
 // digestcache package). Values are opaque bytes; Get misses on any error.

@@ -2,6 +2,8 @@ package compare
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -282,5 +284,17 @@ func TestProofKeyWithKnownSums(t *testing.T) {
 	}
 	if other := inputsKey(catalog, catalog, data, data, sum, strings.Repeat("0", 64)); other == read {
 		t.Error("a different sum gave the same key")
+	}
+}
+
+func TestPlanKeyNamesDuckDB(t *testing.T) {
+	b := duckdbBuild()
+	if !strings.HasPrefix(b, "duckdb v1.") {
+		t.Fatalf("duckdbBuild() = %q, want the linked DuckDB's version", b)
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "fdl-formats file digest v3\x00%s\x00%s", "id", "q")
+	if planKey("q", "id") == hex.EncodeToString(h.Sum(nil)) {
+		t.Error("planKey does not depend on the DuckDB build")
 	}
 }
