@@ -30,7 +30,9 @@ type Store interface {
 	// writer created it first: of concurrent creators exactly one wins).
 	Create(ctx context.Context, key string, r io.Reader) error
 	// List returns the objects whose key starts with prefix, at any depth,
-	// sorted by key. A prefix with no objects gives an empty list.
+	// sorted by key. A prefix with no objects gives an empty list, except
+	// on a store that lists through folder listings, which returns an
+	// error wrapping ErrNoListing when it cannot tell (see ErrNoListing).
 	List(ctx context.Context, prefix string) ([]ObjectInfo, error)
 	// Stat describes one object. The error wraps fs.ErrNotExist if absent.
 	Stat(ctx context.Context, key string) (ObjectInfo, error)
@@ -101,6 +103,13 @@ var (
 	// not honour the conditions Create relies on, so publishing could
 	// replace another writer's object.
 	ErrUnsafe = errors.New("store cannot create objects safely")
+	// ErrNoListing is returned (wrapped) by List on a store that finds
+	// its objects through folder listings (a web site) when a folder it
+	// must walk has none it understands: the folder answers 404, or a page
+	// that is not a listing, or one that links nothing below the folder.
+	// Such a store cannot tell an absent folder from an unlisted one, so
+	// it never answers "nothing there" for it.
+	ErrNoListing = errors.New("no folder listing")
 )
 
 // ValidateKey checks that key is a clean, relative, slash-separated path.

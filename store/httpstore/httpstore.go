@@ -4,16 +4,21 @@
 // Open is a plain GET and Stat a HEAD (a GET of the first byte where HEAD is
 // refused). List walks the server's folder listings: the HTML index pages
 // that static servers give for a folder (Go's net/http.FileServer, nginx and
-// Apache autoindex, Caddy's browse, python -m http.server), following the
-// relative links that end in "/" as subfolders. The FDL specification has
-// no file that names every version (version.json's parents point backwards
-// only), so a listing is what tells a reader which versions exist.
+// Apache autoindex, Caddy's browse, python -m http.server, Jetty, Tomcat,
+// IIS, node http-server), taking the links to the folder's entries whether
+// relative, absolute paths or full URLs of the same origin; a link ending
+// in "/" is a subfolder, as is one the server redirects to its slash form.
+// The FDL specification has no file that names every version
+// (version.json's parents point backwards only), so a listing is what tells
+// a reader which versions exist, and a folder without a usable listing is
+// an error (store.ErrNoListing), never an empty folder.
 package httpstore
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"html"
 	"io"
 	"io/fs"
 	"net/http"
@@ -101,6 +106,14 @@ func (s *Store) Stat(ctx context.Context, key string) (store.ObjectInfo, error) 
 	if err := store.ValidateKey(key); err != nil {
 		return store.ObjectInfo{}, err
 	}
+	info, _, err := s.stat(ctx, key)
+	return info, err
+}
+
+// stat is Stat; folder tells that key is a folder (the server answered
+// with its listing, redirecting to the slash form), then err wraps
+// fs.ErrNotExist.
+func (s *Store) stat(ctx context.Context, key string) (_ store.ObjectInfo, folder bool, _ error) {
 	resp, err := s.do(ctx, http.MethodHead, s.url(key), nil)
 	if err == nil && (resp.StatusCode == http.StatusMethodNotAllowed || resp.StatusCode == http.StatusNotImplemented) {
 		resp.Body.Close()
@@ -108,14 +121,14 @@ func (s *Store) Stat(ctx context.Context, key string) (store.ObjectInfo, error) 
 		resp, err = s.do(ctx, http.MethodGet, s.url(key), http.Header{"Range": {"bytes=0-0"}})
 	}
 	if err != nil {
-		return store.ObjectInfo{}, fmt.Errorf("stat %s: %w", key, err)
+		return store.ObjectInfo{}, false, fmt.Errorf("stat %s: %w", key, err)
 	}
 	defer resp.Body.Close()
 	if err := check(resp, key); err != nil {
-		return store.ObjectInfo{}, fmt.Errorf("stat %s: %w", key, err)
+		return store.ObjectInfo{}, false, fmt.Errorf("stat %s: %w", key, err)
 	}
 	if isListing(resp) {
-		return store.ObjectInfo{}, fmt.Errorf("stat %s: a folder: %w", key, fs.ErrNotExist)
+		return store.ObjectInfo{}, true, fmt.Errorf("stat %s: a folder: %w", key, fs.ErrNotExist)
 	}
 	info := store.ObjectInfo{Key: key, Size: resp.ContentLength, ETag: strings.Trim(strings.TrimPrefix(resp.Header.Get("ETag"), "W/"), `"`)}
 	if resp.StatusCode == http.StatusPartialContent {
@@ -124,12 +137,12 @@ func (s *Store) Stat(ctx context.Context, key string) (store.ObjectInfo, error) 
 		}
 	}
 	if info.Size < 0 {
-		return store.ObjectInfo{}, fmt.Errorf("stat %s: the server gives no size", key)
+		return store.ObjectInfo{}, false, fmt.Errorf("stat %s: the server gives no size", key)
 	}
 	if t, err := http.ParseTime(resp.Header.Get("Last-Modified")); err == nil {
 		info.ModTime = t
 	}
-	return info, nil
+	return info, false, nil
 }
 
 // ReadOnly implements store.ReadOnly.
@@ -145,6 +158,11 @@ func (s *Store) Create(_ context.Context, key string, _ io.Reader) error {
 
 // List implements store.Store by walking the folder listings below the
 // folder part of prefix. Sizes come from a HEAD of each object found.
+//
+// A folder it must walk that answers 404, a page that is not a listing,
+// or a listing that links nothing below its folder is an error wrapping
+// store.ErrNoListing (a *ListingError), never an empty answer: a web
+// server cannot tell an absent folder from an unlisted one.
 func (s *Store) List(ctx context.Context, prefix string) ([]store.ObjectInfo, error) {
 	if err := store.ValidatePrefix(prefix); err != nil {
 		return nil, err
@@ -153,30 +171,37 @@ func (s *Store) List(ctx context.Context, prefix string) ([]store.ObjectInfo, er
 	if i := strings.LastIndex(prefix, "/"); i >= 0 {
 		dir = prefix[:i+1]
 	}
-	var keys []string
-	if err := s.walk(ctx, dir, prefix, &keys, 0); err != nil {
-		return nil, fmt.Errorf("list %s in %s: %w", prefix, s.Location(), err)
-	}
 	out := []store.ObjectInfo{}
-	for _, k := range keys {
-		info, err := s.Stat(ctx, k)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue // a folder link without a slash, or gone meanwhile
-		}
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, info)
+	if err := s.walk(ctx, dir, prefix, &out, 0); err != nil {
+		return nil, fmt.Errorf("list %s in %s: %w", prefix, s.Location(), err)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
 	return out, nil
 }
 
+// ListingError is a folder List must walk whose listing it cannot use.
+type ListingError struct {
+	URL    string // the folder's URL (no credentials)
+	Reason string
+}
+
+func (e *ListingError) Error() string { return e.URL + ": " + e.Reason }
+
+// Unwrap matches store.ErrNoListing.
+func (e *ListingError) Unwrap() error { return store.ErrNoListing }
+
+// Hint tells the publisher how to make the repository listable.
+func (e *ListingError) Hint() string {
+	return "serve the repository with folder listings on (nginx `autoindex on`, Apache `Options +Indexes`, Caddy `file_server browse`), " +
+		"or an index.html in each folder linking its entries; hosts without listings (GitHub Pages, S3 website hosting, Netlify, Cloudflare Pages) " +
+		"cannot serve one: check the bucket by s3:// with read-only credentials instead"
+}
+
 const maxDepth = 16
 
-// walk adds the keys under dir (a "" or "/"-ended key prefix) that start
-// with prefix.
-func (s *Store) walk(ctx context.Context, dir, prefix string, keys *[]string, depth int) error {
+// walk adds the objects under dir (a "" or "/"-ended key prefix) whose
+// keys start with prefix.
+func (s *Store) walk(ctx context.Context, dir, prefix string, out *[]store.ObjectInfo, depth int) error {
 	if depth > maxDepth {
 		return fmt.Errorf("%s: folders nested more than %d deep", dir, maxDepth)
 	}
@@ -189,57 +214,102 @@ func (s *Store) walk(ctx context.Context, dir, prefix string, keys *[]string, de
 		return err
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode == http.StatusNotFound {
-		return nil // no such folder: nothing under it
+	if resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone {
+		return &ListingError{URL: u, Reason: "the folder answers " + resp.Status + ": the server gives no folder listing (or the folder does not exist)"}
 	}
 	if err := check(resp, dir); err != nil {
 		return err
 	}
 	if !isListing(resp) {
-		return fmt.Errorf("%s gives no folder listing (%s); serve the repository with folder listings on (autoindex)", u, resp.Header.Get("Content-Type"))
+		return &ListingError{URL: u, Reason: fmt.Sprintf("gives no folder listing (%s, not an HTML index page)", resp.Header.Get("Content-Type"))}
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
 	if err != nil {
-		return err
+		return fmt.Errorf("read the listing %s: %w", u, err)
 	}
-	for _, name := range links(string(body)) {
+	names, stray := links(string(body), resp.Request.URL)
+	if len(names) == 0 && stray != "" {
+		return &ListingError{URL: u, Reason: fmt.Sprintf("the listing links nothing below the folder (it links %s)", stray)}
+	}
+	for _, name := range names {
 		key := dir + name
 		if sub, ok := strings.CutSuffix(key, "/"); ok {
 			if store.ValidateKey(sub) != nil || !(strings.HasPrefix(key, prefix) || strings.HasPrefix(prefix, key)) {
 				continue
 			}
-			if err := s.walk(ctx, key, prefix, keys, depth+1); err != nil {
+			if err := s.walk(ctx, key, prefix, out, depth+1); err != nil {
 				return err
 			}
 			continue
 		}
-		if store.ValidateKey(key) == nil && strings.HasPrefix(key, prefix) {
-			*keys = append(*keys, key)
+		// A link without a slash is a file, or a folder that the server
+		// redirects to its slash form.
+		if store.ValidateKey(key) != nil || !(strings.HasPrefix(key, prefix) || strings.HasPrefix(prefix, key+"/")) {
+			continue
+		}
+		info, folder, err := s.stat(ctx, key)
+		switch {
+		case folder:
+			if err := s.walk(ctx, key+"/", prefix, out, depth+1); err != nil {
+				return err
+			}
+		case errors.Is(err, fs.ErrNotExist):
+			// gone meanwhile
+		case err != nil:
+			return err
+		case strings.HasPrefix(key, prefix):
+			*out = append(*out, info)
 		}
 	}
 	return nil
 }
 
-var hrefRE = regexp.MustCompile(`(?i)<a\s[^>]*href\s*=\s*["']([^"'#?]+)["']`)
+var hrefRE = regexp.MustCompile(`(?i)<a\s[^>]*href\s*=\s*(?:"([^"]*)"|'([^']*)')`)
 
-// links returns the names an index page links to directly below itself:
-// relative links without "..", schemes or query strings, unescaped.
-func links(page string) []string {
+// links returns the names an index page at page links to directly below
+// its folder ("name" or "name/"), from relative links, absolute paths and
+// full URLs of the same origin alike. Links to the folder itself, to its
+// ancestors, with a query (sort orders) or a fragment, or to other sites
+// are not entries; stray is the first other link of the same origin (one
+// to a sibling path: a listing whose links do not point below the folder
+// it lists), "" if none.
+func links(page string, base *url.URL) (names []string, stray string) {
+	dirPath := base.Path
+	if !strings.HasSuffix(dirPath, "/") {
+		dirPath += "/"
+	}
 	seen := map[string]bool{}
-	var out []string
 	for _, m := range hrefRE.FindAllStringSubmatch(page, -1) {
-		h := strings.TrimPrefix(m[1], "./")
-		if h == "" || strings.HasPrefix(h, "/") || strings.Contains(h, ":") || strings.HasPrefix(h, "..") {
+		h := strings.TrimSpace(html.UnescapeString(m[1] + m[2]))
+		ref, err := url.Parse(h)
+		if h == "" || err != nil || ref.RawQuery != "" || ref.ForceQuery || ref.Fragment != "" || strings.HasPrefix(h, "#") {
 			continue
 		}
-		name, err := url.PathUnescape(strings.ReplaceAll(h, "&amp;", "&"))
-		if err != nil || strings.Contains(strings.TrimSuffix(name, "/"), "/") || seen[name] {
+		abs := base.ResolveReference(ref)
+		if abs.Scheme != base.Scheme || !strings.EqualFold(abs.Host, base.Host) {
+			continue // another site
+		}
+		p := abs.Path
+		if p == "" {
+			p = "/"
+		}
+		if (strings.HasSuffix(p, "/") && strings.HasPrefix(dirPath, p)) || strings.HasPrefix(dirPath, p+"/") {
+			continue // the folder itself or an ancestor
+		}
+		name, ok := strings.CutPrefix(p, dirPath)
+		if !ok {
+			if stray == "" {
+				stray = h
+			}
 			continue
+		}
+		if strings.Contains(strings.TrimSuffix(name, "/"), "/") || seen[name] {
+			continue // deeper: its own folder's listing names it
 		}
 		seen[name] = true
-		out = append(out, name)
+		names = append(names, name)
 	}
-	return out
+	return names, stray
 }
 
 func (s *Store) do(ctx context.Context, method, u string, h http.Header) (*http.Response, error) {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fdl-formats/fdl-formats/internal/webtest"
 	"github.com/fdl-formats/fdl-formats/store"
 	"github.com/fdl-formats/fdl-formats/store/httpstore"
 )
@@ -78,7 +79,6 @@ func TestHTTPStore(t *testing.T) {
 		{"versions/", []string{"versions/a/catalogs/1.0.duckdb", "versions/a/version.json", "versions/b c/version.json"}},
 		{"versions", []string{"versions/a/catalogs/1.0.duckdb", "versions/a/version.json", "versions/b c/version.json", "versionsx"}},
 		{"versions/a/v", []string{"versions/a/version.json"}},
-		{"nothing/", []string{}},
 	} {
 		list, err := st.List(ctx, tc.prefix)
 		if err != nil {
@@ -91,6 +91,11 @@ func TestHTTPStore(t *testing.T) {
 		if !slices.Equal(keys, tc.want) && !(len(keys) == 0 && len(tc.want) == 0) {
 			t.Errorf("List(%q) = %q, want %q", tc.prefix, keys, tc.want)
 		}
+	}
+	// A folder that answers 404 may be unlisted rather than absent: an
+	// error, never "nothing there".
+	if list, err := st.List(ctx, "nothing/"); !errors.Is(err, store.ErrNoListing) || !strings.Contains(err.Error(), "/site/lake/nothing/") {
+		t.Errorf("List(nothing/) = %v, %v; want ErrNoListing naming the folder", list, err)
 	}
 	if err := st.Create(ctx, "new", strings.NewReader("x")); !errors.Is(err, store.ErrReadOnly) {
 		t.Errorf("Create = %v, want ErrReadOnly", err)
@@ -105,5 +110,76 @@ func TestNewRejects(t *testing.T) {
 		if _, err := httpstore.New(u, nil); err == nil || strings.Contains(err.Error(), "pw") {
 			t.Errorf("New(%q) = %v, want an error without the password", u, err)
 		}
+	}
+}
+
+// TestListings lists a repository through the folder listings of the
+// servers repositories are published on: links relative, absolute, full
+// URLs or without a folder's slash are understood; a server whose folders
+// answer 404, or whose listing links nothing below the folder, is an error
+// naming the folder (store.ErrNoListing) rather than an empty repository.
+func TestListings(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	for k, v := range map[string]string{
+		"lake/fdl.json":                       "{}",
+		"lake/versions/a/version.json":        "va",
+		"lake/versions/a/catalogs/1.0.duckdb": "cat",
+		"lake/versions/b c:d/version.json":    "vb",
+		"lake/versionsx":                      "x",
+		"lake/data/main/t/f.parquet":          "PAR1",
+		"other/versions/c/version.json":       "vc",
+	} {
+		p := filepath.Join(root, filepath.FromSlash(k))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(v), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []string{"versions/a/catalogs/1.0.duckdb", "versions/a/version.json", "versions/b c:d/version.json"}
+	for _, tc := range []struct {
+		name    string
+		listing webtest.Listing
+		noList  string // "": lists want; else the error names this folder
+	}{
+		{"relative links", webtest.Relative, ""},
+		{"absolute paths", webtest.AbsolutePath, ""},
+		{"full URLs", webtest.FullURL, ""},
+		{"folders without slash", webtest.NoSlash, ""},
+		{"404 for folders", webtest.None, "/lake/versions/"},
+		{"links elsewhere", webtest.Stray, "/lake/versions/"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st, err := httpstore.New(webtest.Serve(t, root, webtest.Options{Listing: tc.listing})+"/lake", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := st.Stat(ctx, "versions/a/version.json"); err != nil {
+				t.Fatalf("the version is served: %v", err)
+			}
+			list, err := st.List(ctx, "versions/")
+			if tc.noList != "" {
+				var le *httpstore.ListingError
+				if !errors.Is(err, store.ErrNoListing) || !errors.As(err, &le) || !strings.HasSuffix(le.URL, tc.noList) || le.Hint() == "" {
+					t.Fatalf("List(versions/) = %v, %v; want ErrNoListing naming %s", list, err, tc.noList)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("List(versions/): %v", err)
+			}
+			var keys []string
+			for _, o := range list {
+				keys = append(keys, o.Key)
+			}
+			if !slices.Equal(keys, want) {
+				t.Errorf("List(versions/) = %q, want %q", keys, want)
+			}
+			if list[1].Size != 2 || list[1].ModTime.IsZero() {
+				t.Errorf("List: %+v, want size 2 and a modification time", list[1])
+			}
+		})
 	}
 }

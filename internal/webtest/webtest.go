@@ -1,0 +1,164 @@
+// Package webtest serves a folder over HTTP on 127.0.0.1 the way the web
+// servers FDL repositories are published on do: their folder listings
+// (links relative, absolute or full URLs, or no listing at all) and their
+// cache validators (ETag, Last-Modified, or neither). Tests only.
+package webtest
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"html"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Listing is how a server answers for a folder.
+type Listing int
+
+const (
+	// Relative links ("name/"): Go's http.FileServer, nginx and Apache
+	// autoindex, python -m http.server.
+	Relative Listing = iota
+	// AbsolutePath links ("/lake/versions/name/"): Jetty, IIS, Tomcat,
+	// node http-server, some Apache configurations.
+	AbsolutePath
+	// FullURL links ("http://127.0.0.1:PORT/lake/versions/name/").
+	FullURL
+	// NoSlash links to folders without their trailing slash ("name"); the
+	// server redirects them to the slash form, as servers do.
+	NoSlash
+	// None: folders answer 404 (GitHub Pages, S3 website hosting, Netlify,
+	// Cloudflare Pages, Caddy without browse).
+	None
+	// Stray links point under another path ("/elsewhere/lake/versions/
+	// name/"): a proxy in front of a server that lists under its own path.
+	Stray
+)
+
+// Validators are the cache validators a server sends with a file.
+type Validators int
+
+const (
+	// LastModified only, as Go's http.FileServer sends.
+	LastModified Validators = iota
+	// NoValidators: neither ETag nor Last-Modified.
+	NoValidators
+	// ETag (strong, from the content) and Last-Modified.
+	ETag
+)
+
+// Options choose the server's behaviour.
+type Options struct {
+	Listing    Listing
+	Validators Validators
+}
+
+// Serve serves root at the returned URL (no trailing slash) until the
+// test ends.
+func Serve(t testing.TB, root string, opts Options) string {
+	t.Helper()
+	srv := httptest.NewServer(Handler(root, opts))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// Handler is the server of Serve.
+func Handler(root string, opts Options) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		clean := path.Clean("/" + r.URL.Path)
+		p := filepath.Join(root, filepath.FromSlash(clean))
+		st, err := os.Stat(p)
+		if err != nil {
+			http.NotFound(w, r)
+			return
+		}
+		if st.IsDir() {
+			if opts.Listing == None {
+				http.NotFound(w, r)
+				return
+			}
+			if !strings.HasSuffix(r.URL.Path, "/") {
+				http.Redirect(w, r, (&url.URL{Path: clean + "/"}).EscapedPath(), http.StatusMovedPermanently)
+				return
+			}
+			listing(w, r, p, strings.TrimSuffix(clean, "/")+"/", opts.Listing)
+			return
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		defer f.Close()
+		w.Header().Set("Content-Type", "application/octet-stream")
+		mod := st.ModTime()
+		switch opts.Validators {
+		case NoValidators:
+			mod = time.Time{} // ServeContent then sends no Last-Modified
+		case ETag:
+			h := sha256.New()
+			if _, err := io.Copy(h, f); err != nil {
+				http.Error(w, err.Error(), http.StatusInternalServerError)
+				return
+			}
+			w.Header().Set("ETag", `"`+hex.EncodeToString(h.Sum(nil))[:32]+`"`)
+		}
+		http.ServeContent(w, r, st.Name(), mod, f)
+	})
+}
+
+// listing writes an index page of folder dir (its URL path, "/"-ended).
+func listing(w http.ResponseWriter, r *http.Request, dir, urlPath string, mode Listing) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		n := e.Name()
+		if e.IsDir() {
+			n += "/"
+		}
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	var b strings.Builder
+	b.WriteString("<html><head><title>Index of " + html.EscapeString(urlPath) + "</title></head><body>\n")
+	// What listings carry besides entries: sort orders, the parent folder.
+	b.WriteString(`<a href="?C=N;O=D">Name</a> <a href="?C=M;O=A">Last modified</a>` + "\n")
+	b.WriteString(`<a href="` + html.EscapeString(path.Dir(strings.TrimSuffix(urlPath, "/"))+"/") + `">Parent Directory</a>` + "\n")
+	for _, n := range names {
+		esc := (&url.URL{Path: n}).EscapedPath()
+		if strings.Contains(n, ":") {
+			esc = "./" + esc // not a scheme
+		}
+		var href string
+		switch mode {
+		case AbsolutePath:
+			href = (&url.URL{Path: urlPath + n}).EscapedPath()
+		case FullURL:
+			href = "http://" + r.Host + (&url.URL{Path: urlPath + n}).EscapedPath()
+		case NoSlash:
+			href = strings.TrimSuffix(esc, "/")
+		case Stray:
+			href = (&url.URL{Path: "/elsewhere" + urlPath + n}).EscapedPath()
+		default:
+			href = esc
+		}
+		fmt.Fprintf(&b, "<a href=\"%s\">%s</a>\n", html.EscapeString(href), html.EscapeString(n))
+	}
+	b.WriteString("</body></html>\n")
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	io.WriteString(w, b.String())
+}
