@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/fdl-formats/fdl-formats/compare"
@@ -102,6 +103,9 @@ func (e *CheckError) Is(target error) bool { return target == e.sentinel() }
 
 // Hint tells the user what to do next.
 func (e *CheckError) Hint() string {
+	if e.First.Key == VersionsDir && e.First.Kind == KindUnverifiable {
+		return "check the repository's location (and, on a web server, that " + VersionsDir + " is listed); a repository with no version yet passes with --allow-empty"
+	}
 	switch e.sentinel() {
 	case ErrWorkMissing:
 		return "run `fdl-formats backfill REPO` to write the missing catalogs"
@@ -142,6 +146,9 @@ func Check(ctx context.Context, st store.Store, opts Options) (*CheckReport, err
 	rep := &CheckReport{FormatVersion: 1, Plan: m, Proofs: []*Proof{}, Findings: []Finding{}, Counts: map[Kind]int{}}
 	defer func() { rep.Transfer = r.transfer() }()
 	rep.add(ruleFindings(m)...)
+	if len(r.versions) == 0 {
+		rep.add(emptyFinding(r.st, opts.AllowEmpty))
+	}
 	if err := r.addReaders(ctx, rep, &opts); err != nil {
 		return nil, err
 	}
@@ -159,6 +166,36 @@ func Check(ctx context.Context, st store.Store, opts Options) (*CheckReport, err
 	rep.Proofs = append(rep.Proofs, proofs...)
 	rep.add(findings...)
 	return rep, rep.result()
+}
+
+// emptyFinding is the finding of a repository with no version at all:
+// nothing was checked. It fails the check (unverifiable) unless allowed:
+// the FDL specification has no file that declares how many versions a
+// repository has, so an empty versions/ looks the same as a wrong prefix
+// or a listing that hides them, and exit 0 must not mean "proved nothing".
+func emptyFinding(st store.Store, allowed bool) Finding {
+	f := Finding{Kind: KindUnverifiable, Key: VersionsDir,
+		Detail: "no version found under " + VersionsDir + " of " + storeName(st) + ": nothing was checked"}
+	if allowed {
+		f.Kind, f.Detail = KindWarning, f.Detail+" (allowed by --allow-empty)"
+	}
+	return f
+}
+
+// storeName names a store for a message: its location, or its type.
+func storeName(st store.Store) string {
+	if c, ok := st.(*store.Counter); ok {
+		st = c.Unwrap()
+	}
+	if l, ok := st.(store.Location); ok {
+		return l.Location()
+	}
+	if p, ok := st.(store.PathStore); ok {
+		if f, err := p.Path(FDLKey); err == nil {
+			return filepath.Dir(f)
+		}
+	}
+	return "the repository"
 }
 
 func (rep *CheckReport) add(fs ...Finding) {

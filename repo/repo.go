@@ -68,6 +68,9 @@ type Options struct {
 	// Shard, when set, limits the work to a deterministic 1/N of the
 	// versions (see Shard).
 	Shard Shard
+	// AllowEmpty lets Check pass a repository with no version at all (a
+	// warning); otherwise that is an unverifiable finding.
+	AllowEmpty bool
 }
 
 // Progress reports one finished cell.

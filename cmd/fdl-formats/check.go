@@ -21,15 +21,19 @@ func checkCommand() *cli.Command {
 			"matching version.json or its catalog; a broken rule: an entry catalogs/ may not hold, a .wal\n" +
 			"beside a catalog, a catalog written after its format's until); 4 a missing or unreadable\n" +
 			"input to restore (a data file, a catalog this DuckDB cannot open); 5 work missing (run\n" +
-			"backfill); 6 invalid input. See docs/repository.md for what exit 0 guarantees.",
+			"backfill); 6 invalid input. A repository with no version at all, or a web server whose\n" +
+			"folders give no usable listing, exits 4: nothing could be checked. See docs/repository.md\n" +
+			"for what exit 0 guarantees, docs/remote.md for web servers.",
 		ArgsUsage: "REPO",
-		Flags:     repoFlags(),
+		Flags: append(repoFlags(), &cli.BoolFlag{Name: "allow-empty",
+			Usage: "pass a repository with no version at all (a warning); without it that exits 4, since nothing was checked"}),
 		Action:    runCheck,
 	}
 }
 
 func runCheck(ctx context.Context, cmd *cli.Command) error {
 	return runRepoJob(ctx, cmd, "check", func(ctx context.Context, st store.Store, opts repo.Options) (*repo.CheckReport, error) {
+		opts.AllowEmpty = cmd.Bool("allow-empty")
 		rep, err := repo.Check(ctx, st, opts)
 		if rep != nil {
 			logTransfer(opts.Logger, "check", rep.Transfer)

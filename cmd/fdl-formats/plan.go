@@ -285,6 +285,9 @@ func classifyRepo(err error) (int, bool) {
 		return exitUsage, true
 	case errors.Is(err, repo.ErrNotRepository), errors.Is(err, fdljson.ErrInvalid):
 		return exitInvalid, true
+	case errors.Is(err, store.ErrNoListing):
+		// A web server that lists no folder: nothing could be checked.
+		return exitIncomparable, true
 	}
 	return 0, false
 }

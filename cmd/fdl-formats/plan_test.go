@@ -114,9 +114,15 @@ func TestRepoCommandErrors(t *testing.T) {
 			t.Errorf("%v: exit %d, want %d", args, code, exitUsage)
 		}
 	}
-	out, _, code := runApp(t, "check", dir)
-	if code != exitOK || !strings.Contains(out, "check: ok") {
-		t.Errorf("check of an empty repository: exit %d\n%s", code, out)
+	// No version at all: nothing was checked, which exit 0 must not hide
+	// (a wrong path, a listing that hides them), unless allowed.
+	out, errOut, code := runAppStderr(t, "check", dir)
+	if code != exitIncomparable || !strings.Contains(out, "no version found under versions/ of "+dir) || !strings.Contains(errOut, "--allow-empty") {
+		t.Errorf("check of an empty repository: exit %d, want %d\n%s\n%s", code, exitIncomparable, out, errOut)
+	}
+	out, _, code = runApp(t, "check", "--allow-empty", dir)
+	if code != exitOK || !strings.Contains(out, "check: ok") || !strings.Contains(out, "warning") {
+		t.Errorf("check --allow-empty of an empty repository: exit %d\n%s", code, out)
 	}
 }
 
