@@ -27,7 +27,7 @@ func checkCommand() *cli.Command {
 		ArgsUsage: "REPO",
 		Flags: append(repoFlags(), &cli.BoolFlag{Name: "allow-empty",
 			Usage: "pass a repository with no version at all (a warning); without it that exits 4, since nothing was checked"}),
-		Action:    runCheck,
+		Action: runCheck,
 	}
 }
 
