@@ -143,7 +143,9 @@ func (r *repository) prove(ctx context.Context, c *Cell, work string, frozen *fr
 		return fail(KindUnverifiable, err)
 	}
 	// A remote store's data files, into the cache (a no-op for a folder).
-	if err := r.ensureData(ctx, pub, false); err != nil {
+	// A published catalog that cannot be read is the proof's to judge, as
+	// for a folder: unreadable while its source reads is a difference.
+	if err := r.ensureData(ctx, pub, false); err != nil && !errors.Is(err, errListFiles) {
 		return fail(KindUnverifiable, err)
 	}
 	// Both copies' sums are known, so the proof's key reads neither again:

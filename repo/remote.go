@@ -29,8 +29,9 @@ import (
 //   - the data cache, <Options.Cache>/objects/<store>/, which mirrors the data
 //     files proofs and conversions read, keyed by their path in the store,
 //     each downloaded at most once per run and kept between runs; a cached
-//     file is reused only when its size is the one the catalog records and,
-//     where the store has ETags, its ETag is still the object's.
+//     file is reused only when the object's validator is the one it was
+//     downloaded with: its ETag, else its Last-Modified time and size; an
+//     object with neither is downloaded again on every run.
 
 // Transfer counts what a run moved between the store and this machine.
 type Transfer struct {
@@ -273,24 +274,27 @@ func (rm *remote) ensureData(ctx context.Context, catalog string, deletesOnly bo
 	return errors.Join(errs...)
 }
 
-// cachedFile is a data file of the store: its key and the size its
-// catalog records.
+// cachedFile is a data file of the store: its key, and whether it is a
+// delete file.
 type cachedFile struct {
 	key    string
-	size   int64
 	Delete bool
 }
+
+// errListFiles is matched by the errors of needed that come from reading
+// the catalog itself rather than from the store.
+var errListFiles = errors.New("list the data files of")
 
 // needed lists the files of a catalog that live under data_dir.
 func (rm *remote) needed(ctx context.Context, catalog string) ([]cachedFile, error) {
 	rd, err := compare.Open(ctx, catalog, compare.ReaderOptions{DataPath: rm.dataPath()})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w %s: %w", errListFiles, catalog, err)
 	}
 	defer rd.Close()
 	all, err := rd.AllFiles(ctx)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w %s: %w", errListFiles, catalog, err)
 	}
 	root := rm.dataPath() + string(os.PathSeparator)
 	var out []cachedFile
@@ -299,7 +303,7 @@ func (rm *remote) needed(ctx context.Context, catalog string) ([]cachedFile, err
 		if !ok {
 			continue // outside the repository's data folder: not ours to fetch
 		}
-		out = append(out, cachedFile{key: rm.dataKey + filepath.ToSlash(rel), size: f.SizeBytes, Delete: f.Delete})
+		out = append(out, cachedFile{key: rm.dataKey + filepath.ToSlash(rel), Delete: f.Delete})
 	}
 	return out, nil
 }
@@ -324,33 +328,33 @@ func (rm *remote) fillCache(ctx context.Context, cf cachedFile) error {
 	if err != nil {
 		return fmt.Errorf("data file %s: %w", cf.key, err)
 	}
-	if info.Size != cf.size {
-		return fmt.Errorf("data file %s: %d bytes in the store, the catalog records %d", cf.key, info.Size, cf.size)
-	}
-	if st, err := os.Stat(path); err == nil && st.Size() == cf.size {
-		tag, _ := os.ReadFile(path + ".etag")
-		if info.ETag == "" || string(tag) == info.ETag {
+	// The cache mirrors the store's bytes, also where their size is not
+	// the one the catalog records: that is for the checks to find, as in
+	// a local folder (a difference, not a failed download).
+	want := validator(info)
+	if st, err := os.Stat(path); err == nil && st.Size() == info.Size && want != "" {
+		if got, _ := os.ReadFile(path + validatorSuffix); string(got) == want {
 			rm.mu.Lock()
 			rm.stats.Cached++
 			rm.mu.Unlock()
 			return nil
 		}
 	}
+	os.Remove(path + validatorSuffix) // the copy is not proven until written again
 	_, n, err := rm.download(ctx, cf.key, path)
 	if err != nil {
 		return fmt.Errorf("data file %s: %w", cf.key, err)
 	}
-	if n != cf.size {
+	if n != info.Size {
 		os.Remove(path)
-		return fmt.Errorf("data file %s: downloaded %d bytes, the catalog records %d", cf.key, n, cf.size)
+		return fmt.Errorf("data file %s: downloaded %d bytes, the store gave its size as %d (changed while read?)", cf.key, n, info.Size)
 	}
-	if info.ETag != "" {
-		if err := os.WriteFile(path+".etag", []byte(info.ETag), 0o644); err != nil {
-			return err
+	if want != "" {
+		if err := os.WriteFile(path+validatorSuffix, []byte(want), 0o644); err != nil {
+			return fmt.Errorf("data file %s: %w", cf.key, err)
 		}
-	} else {
-		os.Remove(path + ".etag")
 	}
+	os.Remove(path + ".etag") // the sidecar of earlier releases
 	rm.mu.Lock()
 	rm.stats.DataFiles++
 	rm.mu.Unlock()
@@ -358,6 +362,25 @@ func (rm *remote) fillCache(ctx context.Context, cf cachedFile) error {
 		rm.onFile(DownloadProgress{Key: cf.key, Bytes: n, Downloaded: rm.counter.Downloaded()})
 	}
 	return nil
+}
+
+// validatorSuffix names the file beside a cached data file that holds the
+// validator of the object it was downloaded from.
+const validatorSuffix = ".validator"
+
+// validator is what proves that an object still has the bytes of a copy
+// downloaded when it had the same validator: its ETag (S3, most web
+// servers), else its Last-Modified time and size (weaker: a change within
+// the same second that keeps the size goes unseen), else nothing ("":
+// the cached copy is never reused).
+func validator(info store.ObjectInfo) string {
+	switch {
+	case info.ETag != "":
+		return "etag " + info.ETag
+	case !info.ModTime.IsZero():
+		return fmt.Sprintf("last-modified %s size %d", info.ModTime.UTC().Format(time.RFC3339Nano), info.Size)
+	}
+	return ""
 }
 
 // uploadNew puts into the store the data files the converted catalog out
