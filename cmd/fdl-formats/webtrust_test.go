@@ -1,0 +1,304 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/fdl-formats/fdl-formats/internal/s3test"
+	"github.com/fdl-formats/fdl-formats/internal/webtest"
+	"github.com/fdl-formats/fdl-formats/repo"
+)
+
+// backfilledOnce is lake 06_deletes backfilled once for every test of this
+// file (each works on its own copy).
+var backfilledOnce struct {
+	sync.Mutex
+	dir string
+}
+
+// backfilledLake returns root, a private folder holding lake/, a copy of
+// the backfilled lake 06_deletes.
+func backfilledLake(t *testing.T) string {
+	t.Helper()
+	backfilledOnce.Lock()
+	defer backfilledOnce.Unlock()
+	if backfilledOnce.dir == "" {
+		dir := copyRepo(t, "lakes", "06_deletes")
+		if _, errOut, code := runApp(t, "backfill", remoteNow, dir); code != exitOK {
+			t.Fatalf("local backfill: exit %d\n%s", code, errOut)
+		}
+		// The first test's temporary folder goes with it: keep a copy in
+		// the tests' private cache folder (TestMain removes it).
+		keep, err := os.MkdirTemp(os.Getenv(cacheEnv), "webtrust-lake-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.CopyFS(keep, os.DirFS(dir)); err != nil {
+			t.Fatal(err)
+		}
+		backfilledOnce.dir = keep
+	}
+	root := t.TempDir()
+	if err := os.CopyFS(filepath.Join(root, "lake"), os.DirFS(backfilledOnce.dir)); err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+
+// checkReport runs check --json and returns its report (nil if it printed
+// none) and exit code.
+func checkReport(t *testing.T, args ...string) (*repo.CheckReport, string, int) {
+	t.Helper()
+	out, errOut, code := runAppStderr(t, append([]string{"check", "--json", remoteNow}, args...)...)
+	var rep repo.CheckReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		return nil, errOut, code
+	}
+	return &rep, errOut, code
+}
+
+// TestWebListings: check of a repository on web servers that list folders
+// in each way servers do proves every published catalog; on a server that
+// lists none (404 for folders) or whose listings link elsewhere, it exits
+// 4 naming the folder, never 0 having checked nothing; an empty versions/
+// exits 4 too unless --allow-empty.
+func TestWebListings(t *testing.T) {
+	if testing.Short() {
+		t.Skip("proves a lake")
+	}
+	root := backfilledLake(t)
+	local, _, code := checkReport(t, filepath.Join(root, "lake"))
+	if code != exitOK || len(local.Proofs) == 0 {
+		t.Fatalf("local check: exit %d, report %+v", code, local)
+	}
+	for _, tc := range []struct {
+		name    string
+		listing webtest.Listing
+		want    int
+	}{
+		{"relative links (Go, nginx, Apache, python)", webtest.Relative, exitOK},
+		{"absolute paths (Jetty, IIS, Tomcat, node)", webtest.AbsolutePath, exitOK},
+		{"full URLs", webtest.FullURL, exitOK},
+		{"folder links without slash", webtest.NoSlash, exitOK},
+		{"404 for folders (GitHub Pages, S3 website, Netlify)", webtest.None, exitIncomparable},
+		{"listings linking elsewhere", webtest.Stray, exitIncomparable},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			url := webtest.Serve(t, root, webtest.Options{Listing: tc.listing}) + "/lake"
+			rep, errOut, code := checkReport(t, "--cache="+t.TempDir(), url)
+			if code != tc.want {
+				t.Fatalf("check %s: exit %d, want %d\n%s", url, code, tc.want, errOut)
+			}
+			if tc.want != exitOK {
+				if !strings.Contains(errOut, url+"/versions/") || !strings.Contains(errOut, "folder listing") || !strings.Contains(errOut, "Try: serve the repository with folder listings on") {
+					t.Errorf("check %s: the error does not name the folder and the fix:\n%s", url, errOut)
+				}
+				return
+			}
+			if len(rep.Proofs) != len(local.Proofs) || len(rep.Plan.Versions) != len(local.Plan.Versions) {
+				t.Errorf("check %s: %d versions, %d proofs; a local check has %d, %d", url, len(rep.Plan.Versions), len(rep.Proofs), len(local.Plan.Versions), len(local.Proofs))
+			}
+		})
+	}
+
+	// A listed, empty versions/: nothing to check.
+	empty := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(empty, "lake", "versions"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(empty, "lake", "fdl.json"), []byte(`{"fdl":"0.1","formats":[{"ducklake":"1.0"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	url := webtest.Serve(t, empty, webtest.Options{}) + "/lake"
+	rep, errOut, code := checkReport(t, "--cache="+t.TempDir(), url)
+	if code != exitIncomparable || rep == nil || len(rep.Findings) != 1 || rep.Findings[0].Key != "versions/" || !strings.Contains(rep.Findings[0].Detail, url) {
+		t.Errorf("check of an empty repository: exit %d, want %d; report %+v\n%s", code, exitIncomparable, rep, errOut)
+	}
+	if _, errOut, code := checkReport(t, "--allow-empty", "--cache="+t.TempDir(), url); code != exitOK {
+		t.Errorf("check --allow-empty of an empty repository: exit %d\n%s", code, errOut)
+	}
+}
+
+// TestWebCacheValidators: a data file changed on the server, same size,
+// is downloaded again by a warm check and found (exit 3, as a local check
+// finds it) whatever validators the server sends: none (always downloaded
+// again), Last-Modified only (Go's file server), or an ETag.
+func TestWebCacheValidators(t *testing.T) {
+	if testing.Short() {
+		t.Skip("proves a lake")
+	}
+	for _, tc := range []struct {
+		name       string
+		validators webtest.Validators
+		reuse      bool // an unchanged file is reused from the cache
+	}{
+		{"no validators", webtest.NoValidators, false},
+		{"Last-Modified only", webtest.LastModified, true},
+		{"ETag", webtest.ETag, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := backfilledLake(t)
+			dir := filepath.Join(root, "lake")
+			url := webtest.Serve(t, root, webtest.Options{Validators: tc.validators}) + "/lake"
+			cache := "--cache=" + t.TempDir()
+			rep, errOut, code := checkReport(t, cache, url)
+			if code != exitOK || rep.Transfer.DataFiles == 0 {
+				t.Fatalf("cold check: exit %d, transfer %+v\n%s", code, rep.Transfer, errOut)
+			}
+			files := rep.Transfer.DataFiles
+			rep, errOut, code = checkReport(t, cache, url)
+			if code != exitOK {
+				t.Fatalf("warm check: exit %d\n%s", code, errOut)
+			}
+			if tc.reuse && (rep.Transfer.DataFiles != 0 || rep.Transfer.Cached != files) {
+				t.Errorf("warm check: transfer %+v, want the %d data files reused", rep.Transfer, files)
+			}
+			if !tc.reuse && (rep.Transfer.DataFiles != files || rep.Transfer.Cached != 0) {
+				t.Errorf("warm check: transfer %+v, want the %d data files downloaded again (nothing proves the cache current)", rep.Transfer, files)
+			}
+
+			// Zero the last 8 bytes (footer length and magic) of a data
+			// file: same size, another modification time (a second later
+			// than the copy: Last-Modified has whole seconds).
+			data := dataFiles(t, dir)[0]
+			f, err := os.OpenFile(data, os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, _ := f.Stat()
+			if _, err := f.WriteAt(make([]byte, 8), st.Size()-8); err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
+			later := st.ModTime().Add(time.Hour)
+			if err := os.Chtimes(data, later, later); err != nil {
+				t.Fatal(err)
+			}
+			_, _, localCode := checkReport(t, dir)
+			rep, errOut, code = checkReport(t, cache, url)
+			if localCode != exitDifferent || code != localCode {
+				t.Fatalf("warm check after a data file changed: exit %d, local check %d, want %d\n%s", code, localCode, exitDifferent, errOut)
+			}
+			if rep.Transfer.DataFiles == 0 {
+				t.Errorf("warm check after a data file changed: transfer %+v, want it downloaded again", rep.Transfer)
+			}
+		})
+	}
+}
+
+// dataFiles lists the Parquet files under dir/data.
+func dataFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	filepath.WalkDir(filepath.Join(dir, "data"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".parquet") {
+			out = append(out, p)
+		}
+		return nil
+	})
+	if len(out) == 0 {
+		t.Fatal("no data files")
+	}
+	return out
+}
+
+// TestRemoteExitCodesMatchLocal: the same defect gives the same exit code
+// whether the repository is a folder, on a web server or in a bucket.
+func TestRemoteExitCodesMatchLocal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("proves a lake")
+	}
+	var srv *s3test.Server
+	if os.Getenv("FDL_SKIP_S3") == "" {
+		srv = s3test.Start(t)
+	}
+	for _, tc := range []struct {
+		name   string
+		want   int
+		defect func(t *testing.T, dir string)
+	}{
+		{"corrupt published catalog", exitDifferent, func(t *testing.T, dir string) {
+			cats, _ := filepath.Glob(filepath.Join(dir, "versions", "*", "catalogs", "*.duckdb"))
+			if len(cats) == 0 {
+				t.Fatal("no published catalogs")
+			}
+			f, err := os.OpenFile(cats[0], os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if _, err := f.WriteAt(make([]byte, 8192), 0); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"data file longer than its catalog records", exitDifferent, func(t *testing.T, dir string) {
+			f, err := os.OpenFile(dataFiles(t, dir)[0], os.O_WRONLY|os.O_APPEND, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if _, err := f.Write([]byte("extra")); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"data file footer changed", exitDifferent, func(t *testing.T, dir string) {
+			data := dataFiles(t, dir)[0]
+			f, err := os.OpenFile(data, os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			st, _ := f.Stat()
+			if _, err := f.WriteAt(make([]byte, 8), st.Size()-8); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"data file missing", exitIncomparable, func(t *testing.T, dir string) {
+			if err := os.Remove(dataFiles(t, dir)[0]); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"frozen catalog changed", exitDifferent, func(t *testing.T, dir string) {
+			cats, _ := filepath.Glob(filepath.Join(dir, "versions", "*", "ducklake.duckdb"))
+			if len(cats) == 0 {
+				t.Fatal("no frozen catalogs")
+			}
+			f, err := os.OpenFile(cats[0], os.O_WRONLY|os.O_APPEND, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if _, err := f.Write([]byte{0}); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := backfilledLake(t)
+			dir := filepath.Join(root, "lake")
+			tc.defect(t, dir)
+			_, errOut, local := checkReport(t, dir)
+			if local != tc.want {
+				t.Fatalf("local check: exit %d, want %d\n%s", local, tc.want, errOut)
+			}
+			url := webtest.Serve(t, root, webtest.Options{}) + "/lake"
+			if _, errOut, code := checkReport(t, "--cache="+t.TempDir(), url); code != local {
+				t.Errorf("check %s: exit %d, a local check %d\n%s", url, code, local, errOut)
+			}
+			if srv == nil {
+				return
+			}
+			bucket := srv.Bucket(t)
+			srv.Upload(t, dir, bucket, "lake")
+			if _, errOut, code := checkReport(t, "--cache="+t.TempDir(), "s3://"+bucket+"/lake"); code != local {
+				t.Errorf("check s3://%s/lake: exit %d, a local check %d\n%s", bucket, code, local, errOut)
+			}
+		})
+	}
+}
