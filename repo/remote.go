@@ -122,6 +122,13 @@ func newRemote(counter *store.Counter, cfg *fdljson.Repo, opts *Options) (*remot
 		}
 		rm.local = filepath.Join(rm.cacheDir, filepath.FromSlash(strings.TrimSuffix(rm.dataKey, "/")))
 	}
+	// Catalogs resolve data paths to absolute ones, which the checks then
+	// match against this folder: a relative --cache or work folder would
+	// match nothing (every file reported as differing).
+	if rm.local, err = filepath.Abs(rm.local); err != nil {
+		os.RemoveAll(work)
+		return nil, err
+	}
 	return rm, nil
 }
 
