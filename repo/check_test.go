@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
+	"github.com/fdl-formats/fdl-formats/store"
 )
 
 // TestCheckKinds: each kind of problem gives its sentinel, and the most
@@ -59,5 +60,29 @@ func TestCheckUnverifiable(t *testing.T) {
 	var ce *CheckError
 	if !errors.Is(err, ErrUnverifiable) || !errors.As(err, &ce) || !strings.Contains(ce.First.Detail, "storage") {
 		t.Errorf("Check = %v, want ErrUnverifiable naming the storage version", err)
+	}
+}
+
+// TestCheckEmpty: a repository with no version at all checks nothing,
+// which is unverifiable unless allowed (then a warning), in any store.
+func TestCheckEmpty(t *testing.T) {
+	ctx := context.Background()
+	st := store.NewMem()
+	if err := st.Create(ctx, FDLKey, strings.NewReader(`{"fdl":"0.1","formats":[{"ducklake":"1.0"}]}`)); err != nil {
+		t.Fatal(err)
+	}
+	for _, allow := range []bool{false, true} {
+		rep, err := Check(ctx, st, Options{AllowEmpty: allow, Cache: t.TempDir()})
+		if rep == nil || len(rep.Findings) != 1 || rep.Findings[0].Key != VersionsDir {
+			t.Fatalf("AllowEmpty %v: report %+v, %v; want one finding about %s", allow, rep, err, VersionsDir)
+		}
+		f := rep.Findings[0]
+		if allow && (err != nil || !rep.OK || f.Kind != KindWarning) {
+			t.Errorf("AllowEmpty: %v, finding %+v; want ok with a warning", err, f)
+		}
+		var ce *CheckError
+		if !allow && (!errors.Is(err, ErrUnverifiable) || !errors.As(err, &ce) || !strings.Contains(ce.Hint(), "--allow-empty") || rep.OK) {
+			t.Errorf("Check of an empty repository = %v, want ErrUnverifiable with a hint", err)
+		}
 	}
 }
