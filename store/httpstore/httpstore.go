@@ -267,8 +267,9 @@ func (s *Store) walk(ctx context.Context, dir, prefix string, out *[]store.Objec
 var hrefRE = regexp.MustCompile(`(?i)<a\s[^>]*href\s*=\s*(?:"([^"]*)"|'([^']*)')`)
 
 // links returns the names an index page at page links to directly below
-// its folder ("name" or "name/"), from relative links, absolute paths and
-// full URLs of the same origin alike. Links to the folder itself, to its
+// its folder ("name" or "name/"; a link further down names the subfolder
+// it is in), from relative links, absolute paths and full URLs of the same
+// origin alike. Links to the folder itself, to its
 // ancestors, with a query (sort orders) or a fragment, or to other sites
 // are not entries; stray is the first other link of the same origin (one
 // to a sibling path: a listing whose links do not point below the folder
@@ -303,8 +304,13 @@ func links(page string, base *url.URL) (names []string, stray string) {
 			}
 			continue
 		}
-		if strings.Contains(strings.TrimSuffix(name, "/"), "/") || seen[name] {
-			continue // deeper: its own folder's listing names it
+		if first, _, deeper := strings.Cut(name, "/"); deeper {
+			// A link further down ("x/index.html", "x/y/z.json") shows
+			// the subfolder x/, whose own listing names its entries.
+			name = first + "/"
+		}
+		if seen[name] {
+			continue
 		}
 		seen[name] = true
 		names = append(names, name)

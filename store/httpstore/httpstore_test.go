@@ -183,3 +183,41 @@ func TestListings(t *testing.T) {
 		})
 	}
 }
+
+// TestListingLinksDeeper: an index page that links files further down
+// ("b/index.html", "c/d/e.json") shows its subfolders, which are walked
+// through their own listings.
+func TestListingLinksDeeper(t *testing.T) {
+	pages := map[string]string{
+		"/lake/versions/":     `<a href="a/index.html">a</a> <a href="/lake/versions/b/c/version.json">b</a>`,
+		"/lake/versions/a/":   `<a href="version.json">v</a>`,
+		"/lake/versions/b/":   `<a href="c/">c</a>`,
+		"/lake/versions/b/c/": `<a href="version.json">v</a>`,
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if page, ok := pages[r.URL.Path]; ok {
+			w.Header().Set("Content-Type", "text/html")
+			io.WriteString(w, page)
+			return
+		}
+		if strings.HasSuffix(r.URL.Path, "/version.json") {
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, "{}")
+			return
+		}
+		http.NotFound(w, r)
+	}))
+	defer srv.Close()
+	st, err := httpstore.New(srv.URL+"/lake", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := st.List(context.Background(), "versions/")
+	var keys []string
+	for _, o := range list {
+		keys = append(keys, o.Key)
+	}
+	if want := []string{"versions/a/version.json", "versions/b/c/version.json"}; err != nil || !slices.Equal(keys, want) {
+		t.Errorf("List(versions/) = %q, %v; want %q", keys, err, want)
+	}
+}
