@@ -50,7 +50,6 @@ func backfilledLake(t *testing.T) string {
 	return root
 }
 
-
 // checkReport runs check --json and returns its report (nil if it printed
 // none) and exit code.
 func checkReport(t *testing.T, args ...string) (*repo.CheckReport, string, int) {
