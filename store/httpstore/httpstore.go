@@ -107,13 +107,29 @@ func (s *Store) Stat(ctx context.Context, key string) (store.ObjectInfo, error) 
 		return store.ObjectInfo{}, err
 	}
 	info, _, err := s.stat(ctx, key)
-	return info, err
+	return info.ObjectInfo, err
+}
+
+// objectInfo is what stat tells of an object.
+type objectInfo struct {
+	store.ObjectInfo
+	html bool // served as an HTML page
+}
+
+// listable tells whether dir (a "/"-ended key) answers with a listing.
+func (s *Store) listable(ctx context.Context, dir string) bool {
+	resp, err := s.do(ctx, http.MethodGet, s.url(strings.TrimSuffix(dir, "/"))+"/", nil)
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return resp.StatusCode == http.StatusOK && isListing(resp)
 }
 
 // stat is Stat; folder tells that key is a folder (the server answered
 // with its listing, redirecting to the slash form), then err wraps
 // fs.ErrNotExist.
-func (s *Store) stat(ctx context.Context, key string) (_ store.ObjectInfo, folder bool, _ error) {
+func (s *Store) stat(ctx context.Context, key string) (_ objectInfo, folder bool, _ error) {
 	resp, err := s.do(ctx, http.MethodHead, s.url(key), nil)
 	if err == nil && (resp.StatusCode == http.StatusMethodNotAllowed || resp.StatusCode == http.StatusNotImplemented) {
 		resp.Body.Close()
@@ -121,14 +137,14 @@ func (s *Store) stat(ctx context.Context, key string) (_ store.ObjectInfo, folde
 		resp, err = s.do(ctx, http.MethodGet, s.url(key), http.Header{"Range": {"bytes=0-0"}})
 	}
 	if err != nil {
-		return store.ObjectInfo{}, false, fmt.Errorf("stat %s: %w", key, err)
+		return objectInfo{}, false, fmt.Errorf("stat %s: %w", key, err)
 	}
 	defer resp.Body.Close()
 	if err := check(resp, key); err != nil {
-		return store.ObjectInfo{}, false, fmt.Errorf("stat %s: %w", key, err)
+		return objectInfo{}, false, fmt.Errorf("stat %s: %w", key, err)
 	}
 	if isListing(resp) {
-		return store.ObjectInfo{}, true, fmt.Errorf("stat %s: a folder: %w", key, fs.ErrNotExist)
+		return objectInfo{}, true, fmt.Errorf("stat %s: a folder: %w", key, fs.ErrNotExist)
 	}
 	info := store.ObjectInfo{Key: key, Size: resp.ContentLength, ETag: strings.Trim(strings.TrimPrefix(resp.Header.Get("ETag"), "W/"), `"`)}
 	if resp.StatusCode == http.StatusPartialContent {
@@ -137,12 +153,12 @@ func (s *Store) stat(ctx context.Context, key string) (_ store.ObjectInfo, folde
 		}
 	}
 	if info.Size < 0 {
-		return store.ObjectInfo{}, false, fmt.Errorf("stat %s: the server gives no size", key)
+		return objectInfo{}, false, fmt.Errorf("stat %s: the server gives no size", key)
 	}
 	if t, err := http.ParseTime(resp.Header.Get("Last-Modified")); err == nil {
 		info.ModTime = t
 	}
-	return info, false, nil
+	return objectInfo{ObjectInfo: info, html: strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html")}, false, nil
 }
 
 // ReadOnly implements store.ReadOnly.
@@ -248,6 +264,12 @@ func (s *Store) walk(ctx context.Context, dir, prefix string, out *[]store.Objec
 			continue
 		}
 		info, folder, err := s.stat(ctx, key)
+		if err == nil && info.html {
+			// An HTML page at a link without a slash: a folder whose
+			// listing the server gives at both addresses, if it gives
+			// one at key/ (repository files are never HTML).
+			folder = s.listable(ctx, key+"/")
+		}
 		switch {
 		case folder:
 			if err := s.walk(ctx, key+"/", prefix, out, depth+1); err != nil {
@@ -258,7 +280,7 @@ func (s *Store) walk(ctx context.Context, dir, prefix string, out *[]store.Objec
 		case err != nil:
 			return err
 		case strings.HasPrefix(key, prefix):
-			*out = append(*out, info)
+			*out = append(*out, info.ObjectInfo)
 		}
 	}
 	return nil

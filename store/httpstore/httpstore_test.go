@@ -186,10 +186,15 @@ func TestListings(t *testing.T) {
 
 // TestListingLinksDeeper: an index page that links files further down
 // ("b/index.html", "c/d/e.json") shows its subfolders, which are walked
-// through their own listings.
+// through their own listings, as is a folder linked without its slash and
+// served at both addresses.
 func TestListingLinksDeeper(t *testing.T) {
 	pages := map[string]string{
-		"/lake/versions/":     `<a href="a/index.html">a</a> <a href="/lake/versions/b/c/version.json">b</a>`,
+		"/lake/versions/": `<a href="a/index.html">a</a> <a href="/lake/versions/b/c/version.json">b</a> <a href="d">d</a>`,
+		// A folder linked without its slash, whose listing the server
+		// gives at both addresses, without redirecting.
+		"/lake/versions/d":    `<a href="d/version.json">v</a>`,
+		"/lake/versions/d/":   `<a href="version.json">v</a>`,
 		"/lake/versions/a/":   `<a href="version.json">v</a>`,
 		"/lake/versions/b/":   `<a href="c/">c</a>`,
 		"/lake/versions/b/c/": `<a href="version.json">v</a>`,
@@ -217,7 +222,7 @@ func TestListingLinksDeeper(t *testing.T) {
 	for _, o := range list {
 		keys = append(keys, o.Key)
 	}
-	if want := []string{"versions/a/version.json", "versions/b/c/version.json"}; err != nil || !slices.Equal(keys, want) {
+	if want := []string{"versions/a/version.json", "versions/b/c/version.json", "versions/d/version.json"}; err != nil || !slices.Equal(keys, want) {
 		t.Errorf("List(versions/) = %q, %v; want %q", keys, err, want)
 	}
 }
