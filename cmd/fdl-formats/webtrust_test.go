@@ -219,10 +219,7 @@ func TestRemoteExitCodesMatchLocal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("proves a lake")
 	}
-	var srv *s3test.Server
-	if os.Getenv("FDL_SKIP_S3") == "" {
-		srv = s3test.Start(t)
-	}
+	srv := s3test.Start(t)
 	for _, tc := range []struct {
 		name   string
 		want   int
@@ -295,9 +292,6 @@ func TestRemoteExitCodesMatchLocal(t *testing.T) {
 			url := webtest.Serve(t, root, webtest.Options{}) + "/lake"
 			if _, errOut, code := checkReport(t, "--cache="+t.TempDir(), url); code != local {
 				t.Errorf("check %s: exit %d, a local check %d\n%s", url, code, local, errOut)
-			}
-			if srv == nil {
-				return
 			}
 			bucket := srv.Bucket(t)
 			srv.Upload(t, dir, bucket, "lake")

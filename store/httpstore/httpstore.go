@@ -288,14 +288,13 @@ func (s *Store) walk(ctx context.Context, dir, prefix string, out *[]store.Objec
 
 var hrefRE = regexp.MustCompile(`(?i)<a\s[^>]*href\s*=\s*(?:"([^"]*)"|'([^']*)')`)
 
-// links returns the names an index page at page links to directly below
+// links returns the names an index page at base links to directly below
 // its folder ("name" or "name/"; a link further down names the subfolder
 // it is in), from relative links, absolute paths and full URLs of the same
-// origin alike. Links to the folder itself, to its
-// ancestors, with a query (sort orders) or a fragment, or to other sites
-// are not entries; stray is the first other link of the same origin (one
-// to a sibling path: a listing whose links do not point below the folder
-// it lists), "" if none.
+// origin alike. Links to the folder itself, to its ancestors, with a query
+// (sort orders) or a fragment, or to other sites are not entries; stray is
+// the first other link of the same origin (one to a sibling path: a
+// listing whose links do not point below the folder it lists), "" if none.
 func links(page string, base *url.URL) (names []string, stray string) {
 	dirPath := base.Path
 	if !strings.HasSuffix(dirPath, "/") {
