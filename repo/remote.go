@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -66,6 +67,8 @@ type remote struct {
 	dataKey  string // data_dir as a key prefix ("data/")
 	slots    chan struct{}
 	onFile   func(DownloadProgress)
+	cacheMax int64 // bound of the data cache folder (objects/), bytes
+	log      *slog.Logger
 
 	mu       sync.Mutex
 	catalogs map[string]*fetch // key -> local copy in work
@@ -121,6 +124,10 @@ func newRemote(counter *store.Counter, cfg *fdljson.Repo, opts *Options) (*remot
 			return nil, fmt.Errorf("create data cache %s: %w", rm.cacheDir, err)
 		}
 		rm.local = filepath.Join(rm.cacheDir, filepath.FromSlash(strings.TrimSuffix(rm.dataKey, "/")))
+		rm.cacheMax, rm.log = opts.DataCacheMax, opts.log()
+		if rm.cacheMax == 0 {
+			rm.cacheMax = DefaultDataCacheMax
+		}
 	}
 	// Catalogs resolve data paths to absolute ones, which the checks then
 	// match against this folder: a relative --cache or work folder would
@@ -147,7 +154,21 @@ func (rm *remote) localPath(key string) string {
 	return filepath.Join(rm.local, filepath.FromSlash(strings.TrimPrefix(key, rm.dataKey)))
 }
 
-func (rm *remote) close() { os.RemoveAll(rm.work) }
+// close removes the run's work folder and keeps the data cache within its
+// bound (pruneObjects), sparing the files this run used.
+func (rm *remote) close() {
+	os.RemoveAll(rm.work)
+	if rm.cacheMax <= 0 || rm.cacheDir == "" || strings.HasPrefix(rm.cacheDir, rm.work) {
+		return
+	}
+	rm.mu.Lock()
+	used := map[string]bool{}
+	for key := range rm.files {
+		used[rm.localPath(key)] = true
+	}
+	rm.mu.Unlock()
+	pruneObjects(filepath.Dir(rm.cacheDir), rm.cacheMax, used, rm.log)
+}
 
 func (rm *remote) transfer() *Transfer {
 	rm.mu.Lock()
@@ -341,6 +362,8 @@ func (rm *remote) fillCache(ctx context.Context, cf cachedFile) error {
 	want := validator(info)
 	if st, err := os.Stat(path); err == nil && st.Size() == info.Size && want != "" {
 		if got, _ := os.ReadFile(path + validatorSuffix); string(got) == want {
+			now := time.Now()
+			_ = os.Chtimes(path, now, now) // used: the data cache removes the least recently used first
 			rm.mu.Lock()
 			rm.stats.Cached++
 			rm.mu.Unlock()

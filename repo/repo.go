@@ -45,6 +45,11 @@ type Options struct {
 	// NoDataCache keeps downloaded data files in the run's work folder,
 	// removed at its end, instead of Cache.
 	NoDataCache bool
+	// DataCacheMax bounds the data cache folder (<Cache>/objects/, every
+	// repository's data files) in bytes: at the end of a run the least
+	// recently used files go first, never those the run used or any run
+	// used within the last hour. 0 means DefaultDataCacheMax; < 0, no bound.
+	DataCacheMax int64
 	// Downloads is how many data files are downloaded at once; 0 means 4.
 	Downloads int
 	// OnDownload, if set, is called after each data file downloaded.

@@ -2,8 +2,11 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/urfave/cli/v3"
 
@@ -52,4 +55,30 @@ func digestStore(cmd *cli.Command) (compare.DigestStore, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// parseSize reads a size in bytes: a number with an optional unit (B, KB,
+// MB, GB, TB in powers of 1000; KiB, MiB, GiB, TiB in powers of 1024), or
+// "unlimited" (-1).
+func parseSize(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	if strings.EqualFold(t, "unlimited") {
+		return -1, nil
+	}
+	units := []struct {
+		suffix string
+		mult   int64
+	}{{"kib", 1 << 10}, {"mib", 1 << 20}, {"gib", 1 << 30}, {"tib", 1 << 40}, {"kb", 1e3}, {"mb", 1e6}, {"gb", 1e9}, {"tb", 1e12}, {"b", 1}}
+	num, mult := strings.ToLower(t), int64(1)
+	for _, u := range units {
+		if n, ok := strings.CutSuffix(num, u.suffix); ok {
+			num, mult = strings.TrimSpace(n), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseFloat(num, 64)
+	if err != nil || n <= 0 || n*float64(mult) > math.MaxInt64 {
+		return 0, fmt.Errorf("size %q: want a positive number with an optional unit (500MB, 10GiB) or unlimited", s)
+	}
+	return int64(n * float64(mult)), nil
 }

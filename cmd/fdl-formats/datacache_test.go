@@ -1,0 +1,70 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/fdl-formats/fdl-formats/internal/webtest"
+)
+
+func TestParseSize(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int64
+		bad  bool
+	}{
+		{"10GiB", 10 << 30, false},
+		{"500MB", 500e6, false},
+		{"1.5 KiB", 1536, false},
+		{"42", 42, false},
+		{"7b", 7, false},
+		{"unlimited", -1, false},
+		{"0", 0, true},
+		{"-1GB", 0, true},
+		{"ten", 0, true},
+		{"", 0, true},
+	} {
+		got, err := parseSize(tc.in)
+		if (err != nil) != tc.bad || got != tc.want {
+			t.Errorf("parseSize(%q) = %d, %v; want %d, error %v", tc.in, got, err, tc.want, tc.bad)
+		}
+	}
+}
+
+// TestDataCacheBounded: after a check of a web repository with a small
+// --data-cache-max, a stale file of another repository's cache folder is
+// gone and the files the run used are kept (a second check reuses them).
+func TestDataCacheBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("proves a lake")
+	}
+	root := backfilledLake(t)
+	url := webtest.Serve(t, root, webtest.Options{Validators: webtest.ETag}) + "/lake"
+	cacheDir := t.TempDir()
+	stale := filepath.Join(cacheDir, "objects", "0123456789abcdef", "data", "old.parquet")
+	if err := os.MkdirAll(filepath.Dir(stale), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(stale, make([]byte, 4096), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-48 * time.Hour)
+	if err := os.Chtimes(stale, old, old); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"--cache=" + cacheDir, "--data-cache-max=1B", url}
+	rep, errOut, code := checkReport(t, args...)
+	if code != exitOK || rep.Transfer.DataFiles == 0 {
+		t.Fatalf("check: exit %d, transfer %+v\n%s", code, rep.Transfer, errOut)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("stale cached file of another repository kept past the bound (%v)", err)
+	}
+	files := rep.Transfer.DataFiles
+	rep, errOut, code = checkReport(t, args...)
+	if code != exitOK || rep.Transfer.Cached != files || rep.Transfer.DataFiles != 0 {
+		t.Errorf("second check: exit %d, transfer %+v, want the %d files the first run used reused\n%s", code, rep.Transfer, files, errOut)
+	}
+}
