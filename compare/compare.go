@@ -51,6 +51,10 @@ type Options struct {
 	// Source, when set, keeps catalog A's reader for the next proof of the
 	// same catalog A (see Source).
 	Source *Source
+	// Listings, when set, lists the data folders for the proof cache's
+	// key once per run (see Listings); share one across the proofs of a
+	// run. Nil: each comparison lists them.
+	Listings *Listings
 }
 
 // Report is the result of Catalogs.
@@ -181,7 +185,7 @@ func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
 	// folders given, it is found without opening either catalog.
 	key := ""
 	if opts.DigestCache != nil && opts.DataPath != "" {
-		key = inputsKey(a, b, overridePath(opts.DataPath), overridePath(dpB), opts.SumA, opts.SumB)
+		key = inputsKey(a, b, overridePath(opts.DataPath), overridePath(dpB), opts.SumA, opts.SumB, opts.Listings)
 		if kept, ok := cachedProof(opts.DigestCache, key); ok {
 			return keptReport(kept, a, b, start), nil
 		}
@@ -201,7 +205,7 @@ func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
 	case errA != nil || errB != nil || opts.DigestCache == nil:
 		key = ""
 	case key == "":
-		key = proofKey(ctx, ra, rb, opts.SumA, opts.SumB)
+		key = proofKey(ctx, ra, rb, opts.SumA, opts.SumB, opts.Listings)
 		if kept, ok := cachedProof(opts.DigestCache, key); ok {
 			return keptReport(kept, a, b, start), nil
 		}

@@ -275,14 +275,14 @@ func TestProofKeyWithKnownSums(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	read := inputsKey(catalog, catalog, data, data, "", "")
+	read := inputsKey(catalog, catalog, data, data, "", "", nil)
 	if read == "" {
 		t.Fatal("no key")
 	}
-	if given := inputsKey(catalog, catalog, data, data, sum, sum); given != read {
+	if given := inputsKey(catalog, catalog, data, data, sum, sum, nil); given != read {
 		t.Errorf("key with known sums %s, read %s", given, read)
 	}
-	if other := inputsKey(catalog, catalog, data, data, sum, strings.Repeat("0", 64)); other == read {
+	if other := inputsKey(catalog, catalog, data, data, sum, strings.Repeat("0", 64), nil); other == read {
 		t.Error("a different sum gave the same key")
 	}
 }

@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"database/sql"
@@ -13,6 +14,8 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"sync"
+	"time"
 )
 
 // A proof, once made, holds as long as neither catalog nor any file of the
@@ -29,13 +32,13 @@ const proofVersion = "fdl-formats proof v3"
 
 // proofKey names a comparison's inputs, or "" when they cannot be named
 // (a remote data folder, or catalog paths outside the data folder).
-func proofKey(ctx context.Context, a, b *Reader, sumA, sumB string) string {
+func proofKey(ctx context.Context, a, b *Reader, sumA, sumB string, l *Listings) string {
 	for _, r := range []*Reader{a, b} {
 		if !r.allPathsRelative(ctx) {
 			return ""
 		}
 	}
-	return inputsKey(a.path, b.path, a.dataPath, b.dataPath, sumA, sumB)
+	return inputsKey(a.path, b.path, a.dataPath, b.dataPath, sumA, sumB, l)
 }
 
 // inputsKey names both catalogs' bytes and every file of their data
@@ -44,50 +47,156 @@ func proofKey(ctx context.Context, a, b *Reader, sumA, sumB string) string {
 // this key can be found without opening the catalogs, when the data
 // folders are given (the override repositories always pass). sumA and
 // sumB, when not "", are the catalogs' sha256 as their caller hashed them.
-func inputsKey(catA, catB, dataA, dataB, sumA, sumB string) string {
-	h := sha256.New()
-	fmt.Fprintf(h, "%s %s\x00", proofVersion, buildID())
-	for _, c := range [][3]string{{catA, dataA, sumA}, {catB, dataB, sumB}} {
-		if c[1] == "" || strings.Contains(c[1], "://") {
-			return ""
+func inputsKey(catA, catB, dataA, dataB, sumA, sumB string, l *Listings) string {
+	for _, dir := range []string{dataA, dataB} {
+		if dir == "" || strings.Contains(dir, "://") {
+			return "" // not a local folder: its files cannot be listed
 		}
-		if _, err := os.Lstat(c[0] + ".wal"); err == nil {
+	}
+	sums := [2]string{sumA, sumB}
+	for i, cat := range []string{catA, catB} {
+		if _, err := os.Lstat(cat + ".wal"); err == nil {
 			return "" // Open refuses it: never answer for it from the cache
 		}
-		sum := c[2]
-		if sum == "" {
+		if sums[i] == "" {
 			var err error
-			if sum, err = fileSHA256(c[0]); err != nil {
+			if sums[i], err = fileSHA256(cat); err != nil {
 				return ""
 			}
 		}
-		fmt.Fprintf(h, "catalog %s data %s\x00", sum, c[1])
 	}
-	seen := map[string]bool{}
-	for _, dir := range []string{dataA, dataB} {
-		if seen[dir] {
-			continue
+	return sumsKey(sums[0], sums[1], dataA, dataB, l)
+}
+
+// sumsKey names catalogs by their sha256 and every file of their data
+// folders (local folders; "" for any other), listed through l.
+func sumsKey(sumA, sumB, dataA, dataB string, l *Listings) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s %s\x00", proofVersion, buildID())
+	for _, c := range [][2]string{{sumA, dataA}, {sumB, dataB}} {
+		if c[0] == "" || c[1] == "" || strings.Contains(c[1], "://") {
+			return ""
 		}
-		seen[dir] = true
-		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.IsDir() {
-				return nil
-			}
-			info, err := d.Info()
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(h, "%s %d %d\x00", p, info.Size(), info.ModTime().UnixNano())
-			return nil
-		})
+		fmt.Fprintf(h, "catalog %s data %s\x00", c[0], c[1])
+	}
+	for i, dir := range []string{dataA, dataB} {
+		if i == 1 && dir == dataA {
+			break
+		}
+		text, err := l.list(dir)
 		if err != nil {
 			return ""
 		}
+		h.Write(text)
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Listings lists the data folders that name a kept proof (every file's
+// path, size and modification time) once per run instead of once per
+// proof: share one across the proofs of a run. A run that writes into a
+// data folder (a backfill's --rewrite-deletes, a remote store's data
+// cache) calls Changed after each write; every later key lists again, so
+// a key never misses a file its own run wrote before asking. A nil
+// *Listings lists for every key.
+type Listings struct {
+	mu    sync.Mutex
+	gen   uint64 // Changed calls so far
+	byDir map[string]listing
+	walks int // folders listed (tests)
+}
+
+type listing struct {
+	gen  uint64 // the generation its walk began in
+	text []byte
+}
+
+// NewListings returns an empty Listings.
+func NewListings() *Listings { return &Listings{byDir: map[string]listing{}} }
+
+// Changed says the run wrote into a data folder: the listings made so far
+// are not used again.
+func (l *Listings) Changed() {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	l.gen++
+	l.mu.Unlock()
+}
+
+// list returns the listing of dir: the run's, unless the run wrote into a
+// data folder since it was made.
+func (l *Listings) list(dir string) ([]byte, error) {
+	if l == nil {
+		return walkListing(dir)
+	}
+	l.mu.Lock()
+	gen := l.gen
+	if got, ok := l.byDir[dir]; ok && got.gen == gen {
+		l.mu.Unlock()
+		return got.text, nil
+	}
+	l.walks++
+	l.mu.Unlock()
+	text, err := walkListing(dir)
+	if err != nil {
+		return nil, err
+	}
+	l.mu.Lock()
+	if l.gen == gen { // else a write since the walk began: not kept
+		l.byDir[dir] = listing{gen: gen, text: text}
+	}
+	l.mu.Unlock()
+	return text, nil
+}
+
+// walkListing lists every file under dir with its size and modification
+// time.
+func walkListing(dir string) ([]byte, error) {
+	var b bytes.Buffer
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&b, "%s %d %d\x00", p, info.Size(), info.ModTime().UnixNano())
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", dir, err)
+	}
+	return b.Bytes(), nil
+}
+
+// KeptProof returns the report of a proof kept in opts.DigestCache for
+// catalogs whose bytes have the sha256 opts.SumA and opts.SumB, over the
+// data folders of opts (DataPath, DataPathB) as they are now (through
+// opts.Listings), without opening or reading either catalog: a and b only
+// name them in the report. The caller vouches that readers open exactly
+// those bytes: hashed as they were read, with nothing beside them (a
+// write-ahead log) that DuckDB would replay.
+func KeptProof(a, b string, opts Options) (*Report, bool) {
+	start := time.Now()
+	if opts.DigestCache == nil || opts.DataPath == "" {
+		return nil, false
+	}
+	dpB := opts.DataPath
+	if opts.DataPathB != "" {
+		dpB = opts.DataPathB
+	}
+	key := sumsKey(opts.SumA, opts.SumB, overridePath(opts.DataPath), overridePath(dpB), opts.Listings)
+	kept, ok := cachedProof(opts.DigestCache, key)
+	if !ok {
+		return nil, false
+	}
+	return keptReport(kept, a, b, start), true
 }
 
 // buildID names the running program's build (its VCS revision, or the
