@@ -331,6 +331,11 @@ func (r *repository) fill(ctx context.Context, c *Cell, work string, frozen *fro
 	copts.Logger, copts.DataPath, copts.TempDir, copts.Engines = opts.log(), r.dataPath, r.tempDir(), r.convEngines
 	copts.NoSync = true
 	cres, err := convert.Catalog(ctx, src, converted, c.target, copts)
+	if copts.RewriteDeletes {
+		// It may have written delete files, even if it failed: every
+		// later proof key lists the data folder again.
+		r.listings.Changed()
+	}
 	if err != nil {
 		res.err = err
 		res.settled = settleConversion(ctx, c, src, err, copts)
@@ -346,7 +351,7 @@ func (r *repository) fill(ctx context.Context, c *Cell, work string, frozen *fro
 		return res
 	}
 	// The frozen copy's sum is version.json's, which it matched.
-	if _, err := compare.Catalogs(ctx, src, out, compare.Options{DataPath: r.dataPath, DigestCache: r.digestCache, Digests: r.digests, Engines: r.engines, Source: source, SumA: v.meta.Catalog.FileRef.SHA256}); err != nil {
+	if _, err := compare.Catalogs(ctx, src, out, compare.Options{DataPath: r.dataPath, DigestCache: r.digestCache, Digests: r.digests, Engines: r.engines, Source: source, Listings: r.listings, SumA: v.meta.Catalog.FileRef.SHA256}); err != nil {
 		res.err = fmt.Errorf("prove %s equivalent to %s: %w", c.Key, c.source, err)
 		res.Problem = ProblemUnreadable
 		if errors.Is(err, compare.ErrNotEquivalent) {

@@ -44,10 +44,14 @@ type Finding struct {
 
 // Proof is the verification of one published catalog.
 type Proof struct {
-	Version string  `json:"version"`
-	Format  string  `json:"format"`
-	Key     string  `json:"key"`
-	OK      bool    `json:"ok"`
+	Version string `json:"version"`
+	Format  string `json:"format"`
+	Key     string `json:"key"`
+	OK      bool   `json:"ok"`
+	// Cached is set when a proof kept in the digest cache for the very
+	// bytes of both catalogs and of the data files stood for this one
+	// (nothing was compared again).
+	Cached  bool    `json:"cached,omitempty"`
 	Error   string  `json:"error,omitempty"`
 	Seconds float64 `json:"duration_seconds"`
 }

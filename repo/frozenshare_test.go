@@ -2,15 +2,20 @@ package repo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/fdl-formats/fdl-formats/digestcache"
 	"github.com/fdl-formats/fdl-formats/store"
 	"github.com/fdl-formats/fdl-formats/store/local"
 )
@@ -112,5 +117,134 @@ func TestCheckOpaqueStoreMissingDataFile(t *testing.T) {
 				t.Errorf("jobs %d: proof %s %s failed for another reason: %s", jobs, p.Version, p.Format, p.Error)
 			}
 		}
+	}
+}
+
+// copyCounter counts, per published catalog, the reads of a real folder
+// store (a store.PathStore still) that left a copy of it in the run's work
+// folder: when such a read ends, a file named after the catalog under the
+// work folder is its copy. Exact with one proof at a time (Jobs 1).
+type copyCounter struct {
+	*local.Store
+	work   string
+	mu     sync.Mutex
+	copies map[string]int
+}
+
+func (s *copyCounter) Open(ctx context.Context, key string) (io.ReadCloser, error) {
+	rc, err := s.Store.Open(ctx, key)
+	if err != nil || !strings.Contains(key, "/catalogs/") {
+		return rc, err
+	}
+	return &closeHook{ReadCloser: rc, hook: func() {
+		if s.copied(key) {
+			s.mu.Lock()
+			s.copies[path.Base(key)]++
+			s.mu.Unlock()
+		}
+	}}, nil
+}
+
+func (s *copyCounter) copied(key string) bool {
+	found := false
+	filepath.WalkDir(s.work, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() && strings.HasSuffix(d.Name(), "-"+path.Base(key)) {
+			found = true
+		}
+		return nil
+	})
+	return found
+}
+
+type closeHook struct {
+	io.ReadCloser
+	hook func()
+}
+
+func (c *closeHook) Close() error {
+	c.hook()
+	return c.ReadCloser.Close()
+}
+
+// TestWarmCheckCopiesNoPublishedCatalog: with a warm digest cache, a check
+// certifies a published catalog from the proof kept for its very bytes
+// without copying it (it is hashed where it lies); a catalog whose bytes,
+// name or data files changed after its proof was kept is copied once and
+// proved again, or refused: the cache never certifies bytes it did not
+// prove.
+func TestWarmCheckCopiesNoPublishedCatalog(t *testing.T) {
+	ctx := context.Background()
+	golden, opts := publishedLake(t)
+	opts.Jobs = 1
+	id := versionIDs(t, golden)[2]
+	const delFile = "data/main/del/ducklake-01a229fa-2280-7a87-ac6f-bba0032cc116.parquet"
+	for _, tc := range []struct {
+		name   string
+		warm   bool // a check filled the cache first
+		mutate func(t *testing.T, root, c string)
+		want   error
+		detail string
+		copies map[string]int
+		cached int // proofs from the cache
+	}{
+		{"cold cache", false, nil, nil, "", map[string]int{"0.4.duckdb": 1, "1.1.duckdb": 1}, 0},
+		{"warm cache", true, nil, nil, "", map[string]int{}, 2},
+		{"byte flipped in a published catalog", true, func(t *testing.T, _, c string) {
+			p := filepath.Join(c, "1.1.duckdb")
+			flipByte(t, p, usedBlockOffset(t, p, "ducklake_column"))
+		}, ErrDifferences, "B cannot be read while A can", map[string]int{"1.1.duckdb": 1}, 1},
+		{"published catalogs swapped (each a kept proof's bytes)", true, func(t *testing.T, _, c string) {
+			os.Rename(filepath.Join(c, "0.4.duckdb"), filepath.Join(c, "x"))
+			os.Rename(filepath.Join(c, "1.1.duckdb"), filepath.Join(c, "0.4.duckdb"))
+			os.Rename(filepath.Join(c, "x"), filepath.Join(c, "1.1.duckdb"))
+		}, ErrDifferences, "holds DuckLake format", map[string]int{}, 0},
+		{"data file rewritten", true, func(t *testing.T, root, _ string) {
+			rewriteDataFile(t, filepath.Join(root, delFile))
+		}, ErrDifferences, "bytes on disk, the catalog records", map[string]int{"0.4.duckdb": 1, "1.1.duckdb": 1}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st, root := cloneRepo(t, golden)
+			cache, err := digestcache.Open(filepath.Join(t.TempDir(), "cache"), digestcache.Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts := opts
+			opts.DigestCache = cache
+			if tc.warm {
+				if _, err := Check(ctx, st, opts); err != nil {
+					t.Fatalf("check that fills the cache: %v", err)
+				}
+			}
+			if tc.mutate != nil {
+				tc.mutate(t, root, filepath.Join(root, "versions", id, "catalogs"))
+			}
+			opts.WorkDir = t.TempDir()
+			counted := &copyCounter{Store: st, work: opts.WorkDir, copies: map[string]int{}}
+			rep, err := Check(ctx, counted, opts)
+			if !errors.Is(err, tc.want) || (tc.want == nil && err != nil) {
+				t.Fatalf("Check = %v, want %v", err, tc.want)
+			}
+			if !maps.Equal(counted.copies, tc.copies) {
+				t.Errorf("published catalogs copied %v, want %v", counted.copies, tc.copies)
+			}
+			cached := 0
+			for _, p := range rep.Proofs {
+				if p.Cached {
+					cached++
+				}
+			}
+			if cached != tc.cached || len(rep.Proofs) != 2 {
+				t.Errorf("%d of %d proofs from the cache, want %d of 2", cached, len(rep.Proofs), tc.cached)
+			}
+			if tc.detail != "" {
+				var details []string
+				for _, f := range rep.Findings {
+					details = append(details, fmt.Sprintf("%s %s: %s", f.Kind, f.Key, f.Detail))
+				}
+				if all := strings.Join(details, "\n"); !strings.Contains(all, tc.detail) {
+					t.Errorf("no finding about %q:\n%s", tc.detail, all)
+				}
+			}
+		})
 	}
 }

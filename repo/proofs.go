@@ -117,9 +117,12 @@ func (r *repository) checkAll(ctx context.Context, m *Matrix, work string, disk 
 // prove compares one published catalog with its version's frozen catalog,
 // both opened from private copies (the frozen one verified against
 // version.json as it is copied, and shared by the version's cells), and
-// checks that the published file holds the format its name says. source
-// keeps the frozen catalog's reader for the version's next proof; the
-// caller closes it, then releases the frozen copy.
+// checks that the published file holds the format its name says. With a
+// digest cache, a proof kept for the very bytes of both catalogs (and the
+// data folder as it is) is found first, and a folder's published catalog
+// is then not copied at all (keptProof). source keeps the frozen catalog's
+// reader for the version's next proof; the caller closes it, then
+// releases the frozen copy.
 func (r *repository) prove(ctx context.Context, c *Cell, work string, frozen *frozenCopies, source *compare.Source, disk *compare.DiskCheck) (*Proof, Kind) {
 	start := time.Now()
 	p := &Proof{Version: c.Version, Format: c.Format, Key: c.Key}
@@ -128,42 +131,80 @@ func (r *repository) prove(ctx context.Context, c *Cell, work string, frozen *fr
 		p.Error = err.Error()
 		return p, kind
 	}
-	dir, err := os.MkdirTemp(work, "proof-")
-	if err != nil {
-		return fail(KindUnverifiable, err)
-	}
-	defer os.RemoveAll(dir)
 	v := r.find(c.Version)
 	src, problem, err := frozen.get(ctx, v)
 	if err != nil {
 		return fail(problemKind(problem), err)
 	}
-	pub, pubSum, _, err := copyObject(ctx, r, c.Key, dir)
+	// The frozen copy's sum is version.json's, which it matched.
+	opts := compare.Options{DataPath: r.dataPath, Disk: disk, DigestCache: r.digestCache, Digests: r.digests, Engines: r.engines,
+		Source: source, Listings: r.listings, SumA: v.meta.Catalog.FileRef.SHA256}
+	rep := r.keptProof(ctx, c, src, opts)
+	if rep == nil {
+		dir, err := os.MkdirTemp(work, "proof-")
+		if err != nil {
+			return fail(KindUnverifiable, err)
+		}
+		defer os.RemoveAll(dir)
+		pub, pubSum, _, err := copyObject(ctx, r, c.Key, dir)
+		if err != nil {
+			return fail(KindUnverifiable, err)
+		}
+		// A remote store's data files, into the cache (a no-op for a folder).
+		// A published catalog that cannot be read is the proof's to judge,
+		// as for a folder: unreadable while its source reads is a difference.
+		if err := r.ensureData(ctx, pub, false); err != nil && !errors.Is(err, errListFiles) {
+			return fail(KindUnverifiable, err)
+		}
+		// The published copy was hashed as it was copied: the proof's key
+		// does not read it again, and what is proved is what was hashed.
+		opts.SumB = pubSum
+		rep, err = compare.Catalogs(ctx, src, pub, opts)
+		if rep != nil && rep.B.Format != "" && rep.B.Format != c.Format {
+			// Readers pick the file by its name: one holding another format
+			// is one they cannot open.
+			return fail(KindDifference, wrongFormat(c, rep))
+		}
+		switch {
+		case err == nil:
+		case errors.Is(err, compare.ErrNotEquivalent):
+			return fail(KindDifference, err)
+		default:
+			return fail(KindUnverifiable, err)
+		}
+	} else if rep.B.Format != c.Format {
+		return fail(KindDifference, wrongFormat(c, rep))
+	}
+	p.OK, p.Cached = true, rep.ProofCached
+	return p, ""
+}
+
+func wrongFormat(c *Cell, rep *compare.Report) error {
+	return fmt.Errorf("%s holds DuckLake format %s (detected from its version row and tables), not %s as its name says", c.Key, rep.B.Format, c.Format)
+}
+
+// keptProof returns the proof kept in the digest cache for c's published
+// catalog as it is in a folder store, or nil: the catalog is hashed where it
+// lies, without a copy, and the kept proof of exactly those bytes (with the
+// frozen catalog's and the data folder's as they are) certifies them; on a
+// miss prove copies the catalog, hashing the copy, and proves that. An
+// object store's catalog is not looked up here: its download is the copy
+// (hashed as it streams into the work folder, and needed to fetch the data
+// files it names, verified against the store, before the data folder can
+// name a kept proof), so it is downloaded once, and compare.Catalogs looks
+// for the kept proof of its sum before it opens either file.
+func (r *repository) keptProof(ctx context.Context, c *Cell, src string, opts compare.Options) *compare.Report {
+	if r.remote != nil || opts.DigestCache == nil {
+		return nil
+	}
+	sum, _, err := hashObject(ctx, r.st, c.Key)
 	if err != nil {
-		return fail(KindUnverifiable, err)
+		return nil // the copy fails too, and says why
 	}
-	// A remote store's data files, into the cache (a no-op for a folder).
-	// A published catalog that cannot be read is the proof's to judge, as
-	// for a folder: unreadable while its source reads is a difference.
-	if err := r.ensureData(ctx, pub, false); err != nil && !errors.Is(err, errListFiles) {
-		return fail(KindUnverifiable, err)
+	opts.SumB = sum
+	rep, ok := compare.KeptProof(src, c.Key, opts)
+	if !ok {
+		return nil
 	}
-	// Both copies' sums are known, so the proof's key reads neither again:
-	// the frozen copy matched version.json's sum, the published one was
-	// hashed as it was copied.
-	rep, err := compare.Catalogs(ctx, src, pub, compare.Options{DataPath: r.dataPath, Disk: disk, DigestCache: r.digestCache, Digests: r.digests, Engines: r.engines,
-		Source: source, SumA: v.meta.Catalog.FileRef.SHA256, SumB: pubSum})
-	if rep != nil && rep.B.Format != "" && rep.B.Format != c.Format {
-		// Readers pick the file by its name: one holding another format
-		// is one they cannot open.
-		return fail(KindDifference, fmt.Errorf("%s holds DuckLake format %s (detected from its version row and tables), not %s as its name says", c.Key, rep.B.Format, c.Format))
-	}
-	switch {
-	case err == nil:
-		p.OK = true
-		return p, ""
-	case errors.Is(err, compare.ErrNotEquivalent):
-		return fail(KindDifference, err)
-	}
-	return fail(KindUnverifiable, err)
+	return rep
 }

@@ -69,6 +69,8 @@ type remote struct {
 	onFile   func(DownloadProgress)
 	cacheMax int64 // bound of the data cache folder (objects/), bytes
 	log      *slog.Logger
+	// listings is told of every data file written into the cache.
+	listings *compare.Listings
 
 	mu       sync.Mutex
 	catalogs map[string]*fetch // key -> local copy in work
@@ -84,16 +86,16 @@ type fetch struct {
 	err     error
 }
 
-func newRemote(counter *store.Counter, cfg *fdljson.Repo, opts *Options) (*remote, error) {
+func newRemote(counter *store.Counter, cfg *fdljson.Repo, opts *Options, listings *compare.Listings) (*remote, error) {
 	work, err := scratch.MkdirTemp(opts.workDir(), remoteWorkPrefix)
 	if err != nil {
 		return nil, fmt.Errorf("create work folder: %w", err)
 	}
 	rm := &remote{
 		counter: counter, work: work,
-		dataKey:  strings.TrimSuffix(cfg.DataDir, "/") + "/",
-		slots:    make(chan struct{}, max(opts.Downloads, 1)),
-		onFile:   opts.OnDownload,
+		dataKey: strings.TrimSuffix(cfg.DataDir, "/") + "/",
+		slots:   make(chan struct{}, max(opts.Downloads, 1)),
+		onFile:  opts.OnDownload, listings: listings,
 		catalogs: map[string]*fetch{}, files: map[string]*fetch{},
 	}
 	if opts.Downloads == 0 {
@@ -372,6 +374,9 @@ func (rm *remote) fillCache(ctx context.Context, cf cachedFile) error {
 	}
 	os.Remove(path + validatorSuffix) // the copy is not proven until written again
 	_, n, err := rm.download(ctx, cf.key, path)
+	// The data folder changed (a file in place, or one removed below):
+	// the next proof key lists it again.
+	defer rm.listings.Changed()
 	if err != nil {
 		return fmt.Errorf("data file %s: %w", cf.key, err)
 	}
@@ -470,6 +475,7 @@ func (rm *remote) upload(ctx context.Context, key string) error {
 	if err := os.Rename(other, path); err != nil {
 		return err
 	}
+	rm.listings.Changed()
 	return fmt.Errorf("upload %s: %w with other bytes (written by a concurrent run?); run again to reuse it", key, store.ErrExists)
 }
 

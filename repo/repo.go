@@ -123,6 +123,9 @@ type repository struct {
 	st          store.Store
 	digestCache compare.DigestStore
 	digests     *compare.Digests // shared by the run's proofs
+	// listings lists the data folder for the run's proof keys once, again
+	// after the run writes into it (rewritten delete files, downloads).
+	listings    *compare.Listings
 	engines     *compare.Engines // DuckDB databases the run's readers reuse
 	convEngines *convert.Engines // and its conversions (a pool of their own)
 	cfg         *fdljson.Repo
@@ -189,13 +192,14 @@ func load(ctx context.Context, st store.Store, opts *Options) (_ *repository, er
 	cfg := r.cfg
 	r.dataPath, r.digestCache = opts.DataPath, opts.DigestCache
 	r.digests = compare.NewDigests(opts.DigestCache)
+	r.listings = compare.NewListings()
 	// Each running proof holds two readers.
 	r.engines = compare.NewEngines(2 * opts.jobs())
 	r.convEngines = convert.NewEngines(opts.jobs())
 	if counter == nil {
 		r.paths = st.(store.PathStore)
 	} else {
-		if r.remote, err = newRemote(counter, cfg, opts); err != nil {
+		if r.remote, err = newRemote(counter, cfg, opts, r.listings); err != nil {
 			return nil, err
 		}
 		defer func() {
