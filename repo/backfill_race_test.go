@@ -2,6 +2,7 @@ package repo
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fdl-formats/fdl-formats/digestcache"
 	"github.com/fdl-formats/fdl-formats/internal/faults"
 	"github.com/fdl-formats/fdl-formats/store"
 	"github.com/fdl-formats/fdl-formats/store/local"
@@ -269,4 +271,50 @@ func newNames(before, after []string) []string {
 		}
 	}
 	return out
+}
+
+// TestBackfillRewriteDeletesKeysNameWrittenFiles: the delete files a
+// backfill's conversions write into the data folder are in the keys of the
+// proofs it keeps after them, though the run lists the data folder once for
+// its keys (it lists again after each write). A proof's key names every
+// file of the data folder, so a proof kept before a later cell wrote its
+// files names a folder that is gone; the proof kept after the last write
+// names the folder as it now is, and a check with the same cache finds it.
+func TestBackfillRewriteDeletesKeysNameWrittenFiles(t *testing.T) {
+	if testing.Short() {
+		t.Skip("converts and proves three catalogs per case")
+	}
+	ctx := context.Background()
+	for _, jobs := range []int{1, 2} {
+		t.Run(fmt.Sprintf("jobs %d", jobs), func(t *testing.T) {
+			st, root := deletesLake(t)
+			cache, err := digestcache.Open(filepath.Join(t.TempDir(), "cache"), 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			before := listFiles(t, filepath.Join(root, "data"))
+			opts := rewriteOptions("0.3")
+			opts.Jobs, opts.DigestCache = jobs, cache
+			rep, err := Backfill(ctx, st, opts)
+			if err != nil || rep.Counts[Written] != 3 {
+				t.Fatalf("Backfill: %v (%v), want 3 catalogs written", err, rep.Counts)
+			}
+			if after := listFiles(t, filepath.Join(root, "data")); len(after) <= len(before) {
+				t.Fatalf("no delete file written into the data folder (%d entries, then %d)", len(before), len(after))
+			}
+			check, err := Check(ctx, st, Options{Formats: []string{"0.3"}, Jobs: jobs, DigestCache: cache})
+			if err != nil || len(check.Proofs) != 3 {
+				t.Fatalf("Check: %v (%d proofs)", err, len(check.Proofs))
+			}
+			cached := 0
+			for _, p := range check.Proofs {
+				if p.Cached {
+					cached++
+				}
+			}
+			if cached == 0 {
+				t.Errorf("check found none of the backfill's proofs kept; want the one proved after the last write")
+			}
+		})
+	}
 }
