@@ -151,6 +151,30 @@ func (l *Listings) list(dir string) ([]byte, error) {
 	return text, nil
 }
 
+// InputsKey names a result that is a function of parts and of the local
+// data folder dataPath as it is now (every file's path, size and
+// modification time, listed through l, nil for now), made by this build
+// (as a kept proof's key): a key under which a caller keeps in a
+// DigestStore what it verified, to be found only while none of that
+// changed. kind names what is kept. "" when the folder cannot be listed.
+func (l *Listings) InputsKey(kind, dataPath string, parts ...string) string {
+	if dataPath == "" || strings.Contains(dataPath, "://") {
+		return ""
+	}
+	dir := overridePath(dataPath)
+	text, err := l.list(dir)
+	if err != nil {
+		return ""
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s %s\x00data %s\x00", kind, proofVersion, buildID(), dir)
+	for _, p := range parts {
+		fmt.Fprintf(h, "%d:%s\x00", len(p), p)
+	}
+	h.Write(text)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
 // walkListing lists every file under dir with its size and modification
 // time.
 func walkListing(dir string) ([]byte, error) {
@@ -219,6 +243,11 @@ func buildID() string {
 	}
 	return id
 }
+
+// AllPathsRelative reports whether every schema, table, data and delete
+// file path of the catalog is relative, so that every file it references is
+// in its data folder (and named by InputsKey's listing of it).
+func (r *Reader) AllPathsRelative(ctx context.Context) bool { return r.allPathsRelative(ctx) }
 
 // allPathsRelative reports whether every schema, table, data and delete
 // file path of the catalog is relative (so its files are in the data

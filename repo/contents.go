@@ -11,25 +11,72 @@ import (
 	"github.com/fdl-formats/fdl-formats/store"
 )
 
-// checkContents reads a version's frozen catalog (a private verified copy)
+// checkContents runs a version's content pass (contentIssues), unless the
+// digest cache holds a clean pass over the very same inputs (contentsKey):
+// then it reads nothing, and needs no copy of the frozen catalog. A clean
+// pass is kept; issues are always found anew. The caller releases v's
+// frozen copy.
+func (r *repository) checkContents(ctx context.Context, v *version, frozen *frozenCopies, disk *compare.DiskCheck, jsonFiles bool) []Issue {
+	key := r.contentsKey(v, jsonFiles)
+	if key != "" {
+		if _, ok := r.digestCache.Get(key); ok {
+			return nil
+		}
+	}
+	issues, inDataFolder := r.contentIssues(ctx, v, frozen, disk, jsonFiles)
+	if key != "" && len(issues) == 0 && inDataFolder && ctx.Err() == nil {
+		_ = r.digestCache.Put(key, []byte("clean")) // a cache that cannot be written only costs time
+	}
+	return issues
+}
+
+// contentsKeyKind changes whenever what a content pass checks changes.
+const contentsKeyKind = "fdl-formats content pass v1"
+
+// contentsKey names everything a content pass of v reads, or "" (no digest
+// cache, or an object store, whose data files the pass fetches and
+// verifies against the store): the frozen catalog's bytes by version.json's
+// sha256, which the plan matched the catalog against where it lies (a
+// version whose catalog did not match gets no content pass), the snapshot
+// and the files.json and dataset.json it compares (by their sha256 too,
+// which the plan matched, or jsonFiles is false), and every file of the
+// data folder as it is (compare.Listings.InputsKey).
+func (r *repository) contentsKey(v *version, jsonFiles bool) string {
+	if r.remote != nil || r.digestCache == nil {
+		return ""
+	}
+	parts := []string{"catalog " + v.meta.Catalog.SHA256, fmt.Sprintf("snapshot %d json %t", v.meta.DuckLake.SnapshotID, jsonFiles)}
+	for _, ref := range []*fdljson.FileRef{v.meta.Files, v.meta.Dataset} {
+		if ref == nil {
+			parts = append(parts, "none")
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s %d %s", ref.Path, ref.Bytes, ref.SHA256))
+	}
+	return r.listings.InputsKey(contentsKeyKind, r.dataPath, parts...)
+}
+
+// contentIssues reads a version's frozen catalog (a private verified copy)
 // and checks every data and delete file it references against disk and,
 // when jsonFiles, compares files.json and dataset.json with what the
 // catalog holds at its snapshot: for files.json the live tables, their data
 // files in order, rows, bytes, footer sizes and delete files; for
 // dataset.json the described tables and their fields' types and
-// nullability. The catalog wins; every disagreement is an issue. The
-// caller releases v's frozen copy.
-func (r *repository) checkContents(ctx context.Context, v *version, frozen *frozenCopies, disk *compare.DiskCheck, jsonFiles bool) []Issue {
+// nullability. The catalog wins; every disagreement is an issue.
+// inDataFolder reports that every file the catalog references is in the
+// data folder (all its paths are relative).
+func (r *repository) contentIssues(ctx context.Context, v *version, frozen *frozenCopies, disk *compare.DiskCheck, jsonFiles bool) (_ []Issue, inDataFolder bool) {
 	src, problem, err := frozen.catalog(ctx, v)
 	if err != nil {
-		return []Issue{{problem, err.Error()}}
+		return []Issue{{problem, err.Error()}}, false
 	}
 	key := v.prefix() + v.meta.Catalog.Path
 	rd, err := compare.Open(ctx, src, compare.ReaderOptions{DataPath: r.dataPath, Engines: r.engines})
 	if err != nil {
-		return []Issue{{ProblemUnreadable, fmt.Sprintf("read %s: %v", key, err)}}
+		return []Issue{{ProblemUnreadable, fmt.Sprintf("read %s: %v", key, err)}}, false
 	}
 	defer rd.Close()
+	inDataFolder = rd.AllPathsRelative(ctx)
 	var issues []Issue
 	// A remote store's data files come into the cache first (verified by
 	// the size the catalog records); a folder's are checked in place.
@@ -45,12 +92,12 @@ func (r *repository) checkContents(ctx context.Context, v *version, frozen *froz
 		}
 	}
 	if !jsonFiles || (v.meta.Files == nil && v.meta.Dataset == nil) {
-		return issues
+		return issues, inDataFolder
 	}
 	snap := v.meta.DuckLake.SnapshotID
 	tables, err := rd.Tables(ctx, snap)
 	if err != nil {
-		return append(issues, Issue{ProblemUnreadable, err.Error()})
+		return append(issues, Issue{ProblemUnreadable, err.Error()}), false
 	}
 	if ref := v.meta.Files; ref != nil {
 		if got, err := r.parsedFiles(ctx, v, ref); err == nil {
@@ -58,7 +105,7 @@ func (r *repository) checkContents(ctx context.Context, v *version, frozen *froz
 			for _, t := range tables {
 				files, err := rd.Files(ctx, t, snap)
 				if err != nil {
-					return append(issues, Issue{ProblemUnreadable, err.Error()})
+					return append(issues, Issue{ProblemUnreadable, err.Error()}), false
 				}
 				ft := &fdljson.FilesTable{Files: []fdljson.DataFile{}}
 				for _, f := range files {
@@ -81,7 +128,7 @@ func (r *repository) checkContents(ctx context.Context, v *version, frozen *froz
 			for _, t := range tables {
 				cols, err := rd.Columns(ctx, t.ID, snap)
 				if err != nil {
-					return append(issues, Issue{ProblemUnreadable, err.Error()})
+					return append(issues, Issue{ProblemUnreadable, err.Error()}), false
 				}
 				dt := fdljson.DatasetTable{Schema: t.Schema, Name: t.Name}
 				for _, c := range cols {
@@ -103,7 +150,7 @@ func (r *repository) checkContents(ctx context.Context, v *version, frozen *froz
 			}
 		}
 	}
-	return issues
+	return issues, inDataFolder
 }
 
 // relData makes a resolved data file path relative to data_dir.

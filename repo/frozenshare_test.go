@@ -120,10 +120,11 @@ func TestCheckOpaqueStoreMissingDataFile(t *testing.T) {
 	}
 }
 
-// copyCounter counts, per published catalog, the reads of a real folder
-// store (a store.PathStore still) that left a copy of it in the run's work
-// folder: when such a read ends, a file named after the catalog under the
-// work folder is its copy. Exact with one proof at a time (Jobs 1).
+// copyCounter counts, per catalog file name, the reads of a real folder
+// store (a store.PathStore still) that left a copy of a catalog in the
+// run's work folder: when such a read ends, a file named after the catalog
+// under the work folder is its copy. Exact with one version at a time
+// (Jobs 1).
 type copyCounter struct {
 	*local.Store
 	work   string
@@ -133,7 +134,7 @@ type copyCounter struct {
 
 func (s *copyCounter) Open(ctx context.Context, key string) (io.ReadCloser, error) {
 	rc, err := s.Store.Open(ctx, key)
-	if err != nil || !strings.Contains(key, "/catalogs/") {
+	if err != nil || !strings.HasSuffix(key, ".duckdb") {
 		return rc, err
 	}
 	return &closeHook{ReadCloser: rc, hook: func() {
@@ -168,10 +169,11 @@ func (c *closeHook) Close() error {
 
 // TestWarmCheckCopiesNoPublishedCatalog: with a warm digest cache, a check
 // certifies a published catalog from the proof kept for its very bytes
-// without copying it (it is hashed where it lies); a catalog whose bytes,
-// name or data files changed after its proof was kept is copied once and
-// proved again, or refused: the cache never certifies bytes it did not
-// prove.
+// without copying it (it is hashed where it lies), and keeps its version's
+// clean content pass, so that the frozen catalog is not copied either; a
+// catalog whose bytes, name or data files changed after its proof was kept
+// is copied once and proved again, or refused: the cache never certifies
+// bytes it did not prove.
 func TestWarmCheckCopiesNoPublishedCatalog(t *testing.T) {
 	ctx := context.Background()
 	golden, opts := publishedLake(t)
@@ -187,12 +189,12 @@ func TestWarmCheckCopiesNoPublishedCatalog(t *testing.T) {
 		copies map[string]int
 		cached int // proofs from the cache
 	}{
-		{"cold cache", false, nil, nil, "", map[string]int{"0.4.duckdb": 1, "1.1.duckdb": 1}, 0},
+		{"cold cache", false, nil, nil, "", map[string]int{"0.4.duckdb": 1, "1.1.duckdb": 1, "ducklake.duckdb": 1}, 0},
 		{"warm cache", true, nil, nil, "", map[string]int{}, 2},
 		{"byte flipped in a published catalog", true, func(t *testing.T, _, c string) {
 			p := filepath.Join(c, "1.1.duckdb")
 			flipByte(t, p, usedBlockOffset(t, p, "ducklake_column"))
-		}, ErrDifferences, "B cannot be read while A can", map[string]int{"1.1.duckdb": 1}, 1},
+		}, ErrDifferences, "B cannot be read while A can", map[string]int{"1.1.duckdb": 1, "ducklake.duckdb": 1}, 1},
 		{"published catalogs swapped (each a kept proof's bytes)", true, func(t *testing.T, _, c string) {
 			os.Rename(filepath.Join(c, "0.4.duckdb"), filepath.Join(c, "x"))
 			os.Rename(filepath.Join(c, "1.1.duckdb"), filepath.Join(c, "0.4.duckdb"))
@@ -200,7 +202,7 @@ func TestWarmCheckCopiesNoPublishedCatalog(t *testing.T) {
 		}, ErrDifferences, "holds DuckLake format", map[string]int{}, 0},
 		{"data file rewritten", true, func(t *testing.T, root, _ string) {
 			rewriteDataFile(t, filepath.Join(root, delFile))
-		}, ErrDifferences, "bytes on disk, the catalog records", map[string]int{"0.4.duckdb": 1, "1.1.duckdb": 1}, 0},
+		}, ErrDifferences, "bytes on disk, the catalog records", map[string]int{"0.4.duckdb": 1, "1.1.duckdb": 1, "ducklake.duckdb": 1}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st, root := cloneRepo(t, golden)

@@ -18,7 +18,8 @@ import (
 // whose frozen catalog matched version.json) and proves every present
 // catalog of a declared format, jobs at a time, version after version: a
 // version's content pass and proofs run one after the other and share one
-// verified copy of its frozen catalog, made once, and one reader of it
+// verified copy of its frozen catalog, made once if any of them reads it
+// (with a warm digest cache none may), and one reader of it
 // (compare.Source) for all its proofs; the copy goes once they are done
 // (versionGroups). It returns the content findings (in version order), the
 // proofs (in matrix order) and a finding per failed proof.
@@ -54,7 +55,16 @@ func (r *repository) checkAll(ctx context.Context, m *Matrix, work string, disk 
 	groups := versionGroups(tasks, versionOf, opts.jobs())
 	hints := r.hintVersions(len(present))
 	frozen := newFrozenCopies(r, work, present, append(contentOf, hints...)...)
-	r.hintDeletes(ctx, frozen, hints, opts.log())
+	// Hints only save reads: given before the first proof that reads
+	// (none, when every proof was kept), and their copy's user released
+	// in any case.
+	var hinted sync.Once
+	hint := func() { hinted.Do(func() { r.hintDeletes(ctx, frozen, hints, opts.log()) }) }
+	defer hinted.Do(func() {
+		for _, id := range hints {
+			frozen.release(id)
+		}
+	})
 	contents := make([][]Finding, len(m.Versions))
 	proofs := make([]*Proof, len(present))
 	var findings []Finding
@@ -86,7 +96,7 @@ func (r *repository) checkAll(ctx context.Context, m *Matrix, work string, disk 
 					continue
 				}
 				i, c := tk.proof, present[tk.proof]
-				p, kind := r.prove(gctx, c, work, frozen, source, disk)
+				p, kind := r.prove(gctx, c, work, frozen, source, disk, hint)
 				if err := ctx.Err(); err != nil {
 					return err
 				}
@@ -119,11 +129,12 @@ func (r *repository) checkAll(ctx context.Context, m *Matrix, work string, disk 
 // version.json as it is copied, and shared by the version's cells), and
 // checks that the published file holds the format its name says. With a
 // digest cache, a proof kept for the very bytes of both catalogs (and the
-// data folder as it is) is found first, and a folder's published catalog
-// is then not copied at all (keptProof). source keeps the frozen catalog's
-// reader for the version's next proof; the caller closes it, then
-// releases the frozen copy.
-func (r *repository) prove(ctx context.Context, c *Cell, work string, frozen *frozenCopies, source *compare.Source, disk *compare.DiskCheck) (*Proof, Kind) {
+// data folder as it is) is found first, and then neither a folder's
+// published catalog nor the frozen one is copied (keptProof). Before the
+// first proof that reads, hint gives the run its delete hints. source
+// keeps the frozen catalog's reader for the version's next proof; the
+// caller closes it, then releases the frozen copy.
+func (r *repository) prove(ctx context.Context, c *Cell, work string, frozen *frozenCopies, source *compare.Source, disk *compare.DiskCheck, hint func()) (*Proof, Kind) {
 	start := time.Now()
 	p := &Proof{Version: c.Version, Format: c.Format, Key: c.Key}
 	defer func() { p.Seconds = time.Since(start).Seconds() }()
@@ -132,15 +143,17 @@ func (r *repository) prove(ctx context.Context, c *Cell, work string, frozen *fr
 		return p, kind
 	}
 	v := r.find(c.Version)
-	src, problem, err := frozen.get(ctx, v)
-	if err != nil {
-		return fail(problemKind(problem), err)
-	}
-	// The frozen copy's sum is version.json's, which it matched.
+	// The frozen catalog's sum is version.json's, which the plan matched
+	// it against where it lies, and its copy matches as it is made.
 	opts := compare.Options{DataPath: r.dataPath, Disk: disk, DigestCache: r.digestCache, Digests: r.digests, Engines: r.engines,
 		Source: source, Listings: r.listings, SumA: v.meta.Catalog.FileRef.SHA256}
-	rep := r.keptProof(ctx, c, src, opts)
+	rep := r.keptProof(ctx, c, opts)
 	if rep == nil {
+		hint() // the run's delete hints, before its first proof that reads
+		src, problem, err := frozen.get(ctx, v)
+		if err != nil {
+			return fail(problemKind(problem), err)
+		}
 		dir, err := os.MkdirTemp(work, "proof-")
 		if err != nil {
 			return fail(KindUnverifiable, err)
@@ -193,16 +206,17 @@ func wrongFormat(c *Cell, rep *compare.Report) error {
 // files it names, verified against the store, before the data folder can
 // name a kept proof), so it is downloaded once, and compare.Catalogs looks
 // for the kept proof of its sum before it opens either file.
-func (r *repository) keptProof(ctx context.Context, c *Cell, src string, opts compare.Options) *compare.Report {
+func (r *repository) keptProof(ctx context.Context, c *Cell, opts compare.Options) *compare.Report {
 	if r.remote != nil || opts.DigestCache == nil {
 		return nil
 	}
+	v := r.find(c.Version)
 	sum, _, err := hashObject(ctx, r.st, c.Key)
 	if err != nil {
 		return nil // the copy fails too, and says why
 	}
 	opts.SumB = sum
-	rep, ok := compare.KeptProof(src, c.Key, opts)
+	rep, ok := compare.KeptProof(v.prefix()+v.meta.Catalog.Path, c.Key, opts)
 	if !ok {
 		return nil
 	}
