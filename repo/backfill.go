@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -160,6 +161,7 @@ func Backfill(ctx context.Context, st store.Store, opts Options) (_ *BackfillRep
 	}
 	frozen := newFrozenCopies(r, work, todo, hints...)
 	r.hintDeletes(ctx, frozen, hints, log)
+	contents := r.contentPasses(m, todo, &opts)
 	results := make([]*CellResult, len(todo))
 	var mu sync.Mutex
 	done := 0
@@ -190,6 +192,7 @@ func Backfill(ctx context.Context, st store.Store, opts Options) (_ *BackfillRep
 					res = r.fill(gctx, c, work, frozen, source, &opts)
 				}
 				results[i] = res
+				contents.run(gctx, c.Version, frozen, log)
 				mu.Lock()
 				done++
 				if opts.Progress != nil {
@@ -239,6 +242,48 @@ func Backfill(ctx context.Context, st store.Store, opts Options) (_ *BackfillRep
 		return rep, waitErr
 	}
 	return rep, nil
+}
+
+// contentPasses runs, once per version a backfill writes for, the content
+// pass a check runs (checkContents), while the version's frozen copy is at
+// hand, so that it is kept in the digest cache and the check after the
+// backfill finds it, as it finds the backfill's proofs; what the pass finds
+// is the check's to report. Only where a content pass can be kept (a
+// folder, a digest cache): else nil, which runs nothing.
+type contentPasses struct {
+	r         *repository
+	disk      *compare.DiskCheck
+	jsonFiles map[string]bool // version -> its files.json and dataset.json matched
+	once      map[string]*sync.Once
+}
+
+func (r *repository) contentPasses(m *Matrix, todo []*Cell, opts *Options) *contentPasses {
+	if opts.DryRun || r.remote != nil || r.digestCache == nil {
+		return nil
+	}
+	cp := &contentPasses{r: r, disk: compare.NewDiskCheck(), jsonFiles: map[string]bool{}, once: map[string]*sync.Once{}}
+	for _, vp := range m.Versions {
+		cp.jsonFiles[vp.ID] = len(vp.Issues) == 0
+	}
+	for _, c := range todo {
+		if cp.once[c.Version] == nil {
+			cp.once[c.Version] = new(sync.Once)
+		}
+	}
+	return cp
+}
+
+// run runs version id's content pass, the first time only; the caller
+// holds a user of its frozen copy.
+func (cp *contentPasses) run(ctx context.Context, id string, frozen *frozenCopies, log *slog.Logger) {
+	if cp == nil || cp.once[id] == nil {
+		return
+	}
+	cp.once[id].Do(func() {
+		if issues := cp.r.checkContents(ctx, cp.r.find(id), frozen, cp.disk, cp.jsonFiles[id]); len(issues) > 0 {
+			log.Debug("content pass not kept; check reports it", "version", id, "first", issues[0].Detail)
+		}
+	})
 }
 
 // versionGroups splits items into the groups a run works through, each one
