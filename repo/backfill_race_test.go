@@ -288,7 +288,7 @@ func TestBackfillRewriteDeletesKeysNameWrittenFiles(t *testing.T) {
 	for _, jobs := range []int{1, 2} {
 		t.Run(fmt.Sprintf("jobs %d", jobs), func(t *testing.T) {
 			st, root := deletesLake(t)
-			cache, err := digestcache.Open(filepath.Join(t.TempDir(), "cache"), 0)
+			cache, err := digestcache.Open(filepath.Join(t.TempDir(), "cache"), digestcache.Limits{})
 			if err != nil {
 				t.Fatal(err)
 			}
