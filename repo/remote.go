@@ -372,11 +372,11 @@ func (rm *remote) fillCache(ctx context.Context, cf cachedFile) error {
 			return nil
 		}
 	}
+	// From here the data folder changes (files written or removed): the
+	// next proof key lists it again.
+	defer rm.listings.Changed()
 	os.Remove(path + validatorSuffix) // the copy is not proven until written again
 	_, n, err := rm.download(ctx, cf.key, path)
-	// The data folder changed (a file in place, or one removed below):
-	// the next proof key lists it again.
-	defer rm.listings.Changed()
 	if err != nil {
 		return fmt.Errorf("data file %s: %w", cf.key, err)
 	}
