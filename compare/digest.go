@@ -316,9 +316,11 @@ func (r *Reader) fileDigests(ctx context.Context, t Table, files []DataFile, col
 			return nil, fail(f, err)
 		}
 	}
-	if err := r.runQueue(ctx, q); err != nil {
+	reused, err := r.runQueue(ctx, q)
+	if err != nil {
 		return nil, fmt.Errorf("read data files of %s at snapshot %d in %s: %w", t.FullName(), snap, r.path, err)
 	}
+	r.memo.countReused(reused) // read by another comparison meanwhile
 	// Then the deleted rows of files whose kept rows do not cover them:
 	// one by one, or as one digest when there are too many to keep.
 	queued := map[string]bool{}
@@ -575,7 +577,9 @@ func (r *Reader) prefetch(ctx context.Context, snaps []int64, opts ScanOptions) 
 			}
 		}
 	}
-	_ = r.runQueue(ctx, q) // the walk reads what failed again, and reports it
+	// The walk reads what failed again, and reports it; it also counts
+	// the digests read by another comparison as reused, when it finds them.
+	_, _ = r.runQueue(ctx, q)
 }
 
 // mergeSorted is the sorted union of two sorted position lists.
@@ -675,11 +679,17 @@ type Digests struct {
 	// (maxRowHashes; tests lower it to reach the fallbacks past it).
 	rowCap int
 	store  DigestStore
+	// flights are the all-rows plan keys a comparison is reading now
+	// (claim, see inflight.go).
+	flights map[string]*flight
+	// claimedHook, when set (tests), runs after a comparison claimed the
+	// keys of a queue, before it reads those it owns.
+	claimedHook func(owned, waits int)
 }
 
 // NewDigests returns an empty Digests in front of store (nil: memory only).
 func NewDigests(store DigestStore) *Digests {
-	return &Digests{mem: map[string]Digest{}, rows: map[string]map[int64]Digest{}, hints: map[string][]int64{}, hintCap: maxHintedRows, rowCap: maxRowHashes, store: store}
+	return &Digests{mem: map[string]Digest{}, rows: map[string]map[int64]Digest{}, hints: map[string][]int64{}, hintCap: maxHintedRows, rowCap: maxRowHashes, store: store, flights: map[string]*flight{}}
 }
 
 // hint returns the positions Hint recorded for a data file.
@@ -785,6 +795,13 @@ func (m *digestMemo) countReads(files, queries int) {
 	m.ownMu.Lock()
 	m.stats.Reads += files
 	m.stats.Queries += queries
+	m.ownMu.Unlock()
+}
+
+// countReused counts n digests as reused.
+func (m *digestMemo) countReused(n int) {
+	m.ownMu.Lock()
+	m.stats.Reused += n
 	m.ownMu.Unlock()
 }
 

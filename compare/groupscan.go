@@ -70,26 +70,6 @@ func (r *Reader) queueWhole(ctx context.Context, q *wholeQueue, t Table, f DataF
 	return nil
 }
 
-// runQueue reads the queued scans (runWholes). Each keeps its deleted and
-// hinted rows; past the memo's rowCap (maxRowHashes) its deleted rows only,
-// or none (the walk then reads the deleted rows apart).
-func (r *Reader) runQueue(ctx context.Context, q *wholeQueue) error {
-	for i := range q.scans {
-		keep := mergeSorted(q.deleted[i], r.memo.hint(q.scans[i].path))
-		if len(keep) > r.memo.rowCap {
-			keep = q.deleted[i]
-		}
-		if len(keep) > r.memo.rowCap {
-			keep = nil
-		}
-		q.scans[i].keep = keep
-	}
-	if len(q.scans) == 0 {
-		return nil
-	}
-	return r.scanning(ctx, func() error { return r.runWholes(ctx, q.scans) })
-}
-
 // planWhole builds the whole scan of a data file at a snapshot. Files are
 // grouped only when their shapes and Parquet schemas are identical, so that
 // read_parquet reads each of them as it reads the file alone.
