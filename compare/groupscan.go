@@ -259,8 +259,10 @@ func (r *Reader) readGroup(ctx context.Context, scans []wholeScan, idx []int) er
 	}
 	r.memo.countReads(len(idx), 1)
 	for k, i := range idx {
-		r.memo.put(scans[i].key, all[k])
+		// Kept rows first: whoever finds the digest finds them too
+		// (another comparison's claim reuses a digest with its rows).
 		r.memo.keepRows(scans[i].key, scans[i].keep, kept[k])
+		r.memo.put(scans[i].key, all[k])
 	}
 	return nil
 }
