@@ -56,7 +56,7 @@ func TestBackfillJobsReadEachFileOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cache, err := digestcache.Open(filepath.Join(t.TempDir(), "cache"), 0)
+	cache, err := digestcache.Open(filepath.Join(t.TempDir(), "cache"), digestcache.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
