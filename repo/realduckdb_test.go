@@ -1,0 +1,215 @@
+package repo
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	goversion "github.com/hashicorp/go-version"
+
+	"github.com/fdl-formats/fdl-formats/internal/realduckdb"
+	"github.com/fdl-formats/fdl-formats/internal/testlakes"
+	"github.com/fdl-formats/fdl-formats/lakegen"
+	"github.com/fdl-formats/fdl-formats/store/local"
+)
+
+// everyFormat declares every released format up to 1.0 with the registry's
+// reader ranges and no until, so that a backfill writes each one it can.
+const everyFormat = `{"fdl": "0.1", "data_dir": "data/", "formats": [
+	{"ducklake": "0.1", "duckdb": ">= 1.3.0, < 1.3.1"},
+	{"ducklake": "0.2", "duckdb": ">= 1.3.1, < 1.4.0"},
+	{"ducklake": "0.3", "duckdb": ">= 1.4.0, < 1.5.0"},
+	{"ducklake": "0.4", "duckdb": ">= 1.5.0, < 1.5.2"},
+	{"ducklake": "1.0", "duckdb": ">= 1.5.2"}]}`
+
+// TestRealOldDuckDBsReadOutputs opens backfilled catalogs with real older
+// DuckDB releases (internal/realduckdb: one small program per release, built
+// from the Go module proxy; a build that fails fails the test). For real
+// lakes (two conformance lakes, one frozen in 1.0 and one in 0.3, and a
+// lakegen repository), backfilled to every format up to 1.0, and each
+// release:
+//
+//   - the file Resolve picks for that release opens in it, plain and
+//     read-only, and every table reads the same rows (count and content
+//     digest) as in the linked DuckDB 1.5.6;
+//   - every other catalog of the version opens exactly when the release is
+//     not older than the file's storage (the MinDuckDB resolve tells), and
+//     then reads the same as well.
+func TestRealOldDuckDBsReadOutputs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a program per DuckDB release and backfills three lakes")
+	}
+	ctx := context.Background()
+	start := time.Now()
+
+	// Build the probes while the lakes are backfilled, two at a time.
+	bins := make([]string, len(realduckdb.Releases))
+	errs := make([]error, len(realduckdb.Releases))
+	took := make([]time.Duration, len(realduckdb.Releases))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 2)
+	for i, rel := range realduckdb.Releases {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			t0 := time.Now()
+			bins[i], errs[i] = realduckdb.Build(ctx, rel)
+			took[i] = time.Since(t0)
+		}()
+	}
+
+	stores := map[string]*local.Store{
+		"lakes/06_deletes":     copyLake(t, filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes")),
+		"lakes-0.3/03_renames": copyLake(t, filepath.Join(testlakes.Dir(t, "lakes-0.3"), "03_renames")),
+	}
+	demo := filepath.Join(t.TempDir(), "demo")
+	spec := lakegen.Demo()
+	spec.RecordRows = false
+	if _, err := lakegen.Repository(ctx, demo, spec); err != nil {
+		t.Fatal(err)
+	}
+	st, err := local.New(demo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stores["lakegen/demo"] = st
+	names := make([]string, 0, len(stores))
+	for name, st := range stores {
+		names = append(names, name)
+		fdl := filepath.Join(st.Root(), "fdl.json")
+		if err := os.Remove(fdl); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, fdl, everyFormat)
+		rep, err := Backfill(ctx, st, Options{Jobs: 2})
+		if err != nil {
+			t.Fatalf("%s: Backfill: %v", name, err)
+		}
+		for _, r := range rep.Results {
+			t.Logf("%s: backfill %s/%s: %s %s", name, r.Version, r.Format, r.Outcome, r.Error)
+		}
+	}
+	slices.Sort(names)
+	backfilled := time.Since(start)
+
+	// Every catalog of every version, and which one each release opens.
+	type version struct{ lake, id string }
+	var versions []version
+	var paths []string
+	for _, name := range names {
+		for _, id := range versionIDs(t, stores[name].Root()) {
+			versions = append(versions, version{name, id})
+			res, err := Resolve(ctx, stores[name], ResolveOptions{Version: id, DuckDB: "1.5.6"})
+			if err != nil {
+				t.Fatalf("%s %s: Resolve: %v", name, id, err)
+			}
+			for _, f := range res.Files {
+				paths = append(paths, filePath(t, stores[name], f.Key))
+			}
+		}
+	}
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ref, err := realduckdb.ReadLinked(ctx, db, paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range ref.Files {
+		if f.Error != "" || len(f.Tables) == 0 {
+			t.Errorf("DuckDB %s (linked): %s: %d tables, error %q", ref.DuckDB, f.Path, len(f.Tables), f.Error)
+		}
+	}
+
+	wg.Wait()
+	for i, rel := range realduckdb.Releases {
+		if errs[i] != nil {
+			t.Fatalf("DuckDB %s: %v", rel.DuckDB, errs[i])
+		}
+		t.Logf("DuckDB %s probe (%s): ready in %v", rel.DuckDB, rel.Binding, took[i].Round(time.Millisecond))
+	}
+	for i, rel := range realduckdb.Releases {
+		t.Run(rel.DuckDB, func(t *testing.T) {
+			got, err := realduckdb.Read(ctx, bins[i], paths)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.DuckDB != rel.DuckDB {
+				t.Fatalf("the probe of %s runs DuckDB %s", rel.Module, got.DuckDB)
+			}
+			dv := goversion.Must(goversion.NewVersion(rel.DuckDB))
+			resolved := 0
+			for _, v := range versions {
+				st := stores[v.lake]
+				res, err := Resolve(ctx, st, ResolveOptions{Version: v.id, DuckDB: rel.DuckDB})
+				if res == nil {
+					t.Fatalf("%s %s: Resolve: %v", v.lake, v.id, err)
+				}
+				for _, cf := range res.Files {
+					p := filePath(t, st, cf.Key)
+					where := fmt.Sprintf("%s %s (format %s, storage %s)", v.lake, cf.Key, cf.Format, cf.Storage)
+					g, w := got.File(p), ref.File(p)
+					picked := res.File == cf
+					if picked {
+						resolved++
+					}
+					wantOpen := cf.MinDuckDB != "" && !dv.LessThan(goversion.Must(goversion.NewVersion(cf.MinDuckDB)))
+					switch {
+					case g.Error != "" && (wantOpen || picked):
+						t.Errorf("%s: DuckDB %s cannot open it (resolve picked it: %v; storage needs %s): %s", where, rel.DuckDB, picked, cf.MinDuckDB, g.Error)
+					case g.Error != "":
+						t.Logf("%s: DuckDB %s refuses it, as its storage (needs %s) says: %s", where, rel.DuckDB, cf.MinDuckDB, firstLine(g.Error))
+					case !wantOpen:
+						t.Errorf("%s: DuckDB %s opens it, but resolve says its storage needs DuckDB %s", where, rel.DuckDB, cf.MinDuckDB)
+					default:
+						for _, d := range realduckdb.Diff(g, w) {
+							t.Errorf("%s: DuckDB %s reads it differently from %s: %s", where, rel.DuckDB, ref.DuckDB, d)
+						}
+						t.Logf("%s: DuckDB %s opens it (block size %s, %d tables), reads as %s (resolve picked it: %v)", where, rel.DuckDB, g.BlockSize, len(g.Tables), ref.DuckDB, picked)
+					}
+				}
+			}
+			if resolved == 0 {
+				t.Errorf("no version of any lake has a catalog DuckDB %s opens: nothing tested", rel.DuckDB)
+			}
+		})
+	}
+	t.Logf("backfill %v, whole test %v (load %s)", backfilled.Round(time.Millisecond), time.Since(start).Round(time.Millisecond), loadavg())
+}
+
+func filePath(t *testing.T, st *local.Store, key string) string {
+	t.Helper()
+	p, err := st.Path(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return abs
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+func loadavg() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	return strings.Join(strings.Fields(string(data))[:3], " ")
+}

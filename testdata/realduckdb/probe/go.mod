@@ -1,0 +1,3 @@
+module fdl-formats.test/realduckdb/probe
+
+go 1.24
