@@ -15,6 +15,7 @@ import (
 
 	// DuckDB driver.
 	_ "github.com/duckdb/duckdb-go/v2"
+	goversion "github.com/hashicorp/go-version"
 
 	"github.com/fdl-formats/fdl-formats/duckfile"
 	"github.com/fdl-formats/fdl-formats/formats"
@@ -295,6 +296,17 @@ func write(ctx context.Context, conn *sql.Conn, w *work, opts Options, target *f
 	// instead of writing them to a write-ahead log first (two syncs, then
 	// a checkpoint that rewrites them and removes the log).
 	defer conn.ExecContext(context.WithoutCancel(ctx), "RESET checkpoint_threshold") //nolint:errcheck // a setting of this private database
+	// DuckDB 1.5.6 writes VARCHAR columns with NULLs at storage v1.3.0 as
+	// dictionary-FSST segments whose dictionary covers the validity mask
+	// ("Empty Validity"); DuckDB 1.3.2 reads those NULL in every row (a 0.2
+	// catalog's initial_default and default_value: the test of
+	// internal/realduckdb). Below v1.4.0 that compression stays off.
+	if noDictFSST(storage) {
+		defer conn.ExecContext(context.WithoutCancel(ctx), "RESET disabled_compression_methods") //nolint:errcheck // a setting of this private database
+		if _, err := conn.ExecContext(ctx, "SET disabled_compression_methods = 'dict_fsst'"); err != nil {
+			return fmt.Errorf("write %s: %w", tmp, err)
+		}
+	}
 	if _, err := conn.ExecContext(ctx, "SET checkpoint_threshold = '0b'; BEGIN TRANSACTION"); err != nil {
 		return fmt.Errorf("write %s: %w", tmp, err)
 	}
@@ -579,4 +591,12 @@ func openWork(ctx context.Context, engines *Engines) (*sql.Conn, func(), error) 
 		}
 		pool.Discard(db) //nolint:errcheck // see above
 	}, nil
+}
+
+// noDictFSST says whether a file of this storage version must be written
+// without dictionary-FSST compression: DuckDB releases before 1.4 misread
+// what DuckDB 1.5 writes with it (see write).
+func noDictFSST(storage string) bool {
+	v := duckfile.MinDuckDB(storage)
+	return v != nil && v.LessThan(goversion.Must(goversion.NewVersion("1.4.0")))
 }
