@@ -298,9 +298,9 @@ func write(ctx context.Context, conn *sql.Conn, w *work, opts Options, target *f
 	defer conn.ExecContext(context.WithoutCancel(ctx), "RESET checkpoint_threshold") //nolint:errcheck // a setting of this private database
 	// DuckDB 1.5.6 writes VARCHAR columns with NULLs at storage v1.3.0 as
 	// dictionary-FSST segments whose dictionary covers the validity mask
-	// ("Empty Validity"); DuckDB 1.3.2 reads those NULL in every row (a 0.2
-	// catalog's initial_default and default_value: the test of
-	// internal/realduckdb). Below v1.4.0 that compression stays off.
+	// ("Empty Validity"); DuckDB 1.3.0 and 1.3.2 read every row of those as
+	// NULL (a 0.1 or 0.2 catalog's initial_default and default_value:
+	// TestRealOldDuckDBsReadOutputs). Below v1.4.0 that compression stays off.
 	if noDictFSST(storage) {
 		defer conn.ExecContext(context.WithoutCancel(ctx), "RESET disabled_compression_methods") //nolint:errcheck // a setting of this private database
 		if _, err := conn.ExecContext(ctx, "SET disabled_compression_methods = 'dict_fsst'"); err != nil {

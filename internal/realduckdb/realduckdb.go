@@ -37,6 +37,7 @@ type Release struct {
 
 // Releases are the older DuckDBs the tests read with, oldest first.
 var Releases = []Release{
+	{"1.3.0", "duckdb-1.3.0", "duckdb-go-bindings/linux-amd64 v0.1.10 (raw C API)"},
 	{"1.3.2", "duckdb-1.3.2", "duckdb-go-bindings/linux-amd64 v0.1.12 (raw C API)"},
 	{"1.4.3", "duckdb-1.4.3", "duckdb-go/v2 v2.5.4"},
 	{"1.5.0", "duckdb-1.5.0", "duckdb-go/v2 v2.10500.0"},
