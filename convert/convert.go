@@ -15,7 +15,6 @@ import (
 
 	// DuckDB driver.
 	_ "github.com/duckdb/duckdb-go/v2"
-	goversion "github.com/hashicorp/go-version"
 
 	"github.com/fdl-formats/fdl-formats/duckfile"
 	"github.com/fdl-formats/fdl-formats/formats"
@@ -598,5 +597,5 @@ func openWork(ctx context.Context, engines *Engines) (*sql.Conn, func(), error) 
 // what DuckDB 1.5 writes with it (see write).
 func noDictFSST(storage string) bool {
 	v := duckfile.MinDuckDB(storage)
-	return v != nil && v.LessThan(goversion.Must(goversion.NewVersion("1.4.0")))
+	return v != nil && v.LessThan(duckfile.MinDuckDB("v1.4.0"))
 }
