@@ -33,8 +33,8 @@ const everyFormat = `{"fdl": "0.1", "data_dir": "data/", "formats": [
 // DuckDB releases (internal/realduckdb: one small program per release, built
 // from the Go module proxy; a build that fails fails the test). For real
 // lakes (two conformance lakes, one frozen in 1.0 and one in 0.3, and a
-// lakegen repository), backfilled to every format up to 1.0, and each
-// release:
+// lakegen repository), backfilled to every format up to 1.0 (partial
+// deletion files rewritten, so that 0.1-0.3 hold deletes), and each release:
 //
 //   - the file Resolve picks for that release opens in it, plain and
 //     read-only, and every table reads the same rows (count and content
@@ -90,12 +90,21 @@ func TestRealOldDuckDBsReadOutputs(t *testing.T) {
 			t.Fatal(err)
 		}
 		writeFile(t, fdl, everyFormat)
-		rep, err := Backfill(ctx, st, Options{Jobs: 2})
+		// Partial deletion files are rewritten (into the data folder) so
+		// that the older formats hold deletes too.
+		opts := Options{Jobs: 2}
+		opts.Convert.RewriteDeletes = true
+		rep, err := Backfill(ctx, st, opts)
 		if err != nil {
 			t.Fatalf("%s: Backfill: %v", name, err)
 		}
 		for _, r := range rep.Results {
 			t.Logf("%s: backfill %s/%s: %s %s", name, r.Version, r.Format, r.Outcome, r.Error)
+		}
+		for _, c := range rep.Plan.Cells() {
+			if c.State == Refused {
+				t.Logf("%s: backfill %s/%s: refused: %s", name, c.Version, c.Format, firstLine(strings.Join(c.Reasons, "; ")))
+			}
 		}
 	}
 	slices.Sort(names)
