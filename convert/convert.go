@@ -231,16 +231,13 @@ func (r *run) frozenChecks(source *formats.Version) error {
 	return nil
 }
 
-// write projects the working tables into a new DuckDB file with exactly the
-// target's shapes, under a temporary name next to dst, then links it into
-// place without replacing anything.
 // outputBlockSize is the DuckDB block size of every catalog written, the
 // smallest DuckDB allows. A catalog is a few dozen small tables, each in
 // blocks of its own: at the default 256 KiB a small catalog takes 4.4 MB,
 // at 16 KiB about 0.4 MB, and a commit writes and syncs that much less.
 // Every DuckDB from 1.2 on reads the block size from the file's header
-// (readers must not pass BLOCK_SIZE); the tests open our outputs with real
-// DuckDB 1.3, 1.4 and 1.5 releases.
+// (readers must not pass BLOCK_SIZE); TestRealOldDuckDBsReadOutputs opens
+// our outputs with real DuckDB 1.3, 1.4 and 1.5 releases.
 const outputBlockSize = 16384
 
 // smallBlocksFrom is the oldest storage version written with
@@ -260,6 +257,9 @@ func blockSize(storage string) int {
 // defaultBlockSize is DuckDB's own block size.
 const defaultBlockSize = 262144
 
+// write projects the working tables into a new DuckDB file with exactly the
+// target's shapes, under a temporary name next to dst, then links it into
+// place without replacing anything.
 func write(ctx context.Context, conn *sql.Conn, w *work, opts Options, target *formats.Version, dst, storage string) (err error) {
 	dir := filepath.Dir(dst)
 	tmpf, err := os.CreateTemp(dir, "."+filepath.Base(dst)+".tmp-*")
