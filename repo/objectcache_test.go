@@ -16,31 +16,42 @@ func TestPruneObjects(t *testing.T) {
 		size int
 		mod  time.Time
 	}
-	// Two repositories' folders; sizes in bytes; validators beside data files.
+	// Four repositories' mirrors (100 bytes of data each), their markers,
+	// and debris.
 	files := []file{
-		{"a/data/old.parquet", 100, hours(5)},
-		{"a/data/old.parquet" + validatorSuffix, 10, hours(5)},
-		{"a/data/mid.parquet", 100, hours(3)},
-		{"a/data/mid.parquet" + validatorSuffix, 10, hours(3)},
-		{"b/data/used.parquet", 100, hours(9)}, // used by this run, however old
-		{"b/data/recent.parquet", 100, now},    // another run's, within the grace
-		{"b/data/.download-123", 50, hours(2)}, // a killed run's temporary file
-		{"b/data/.download-456", 50, now},      // a running download
-		{"b/data/gone.parquet" + validatorSuffix, 10, hours(1)},
+		{"old/data/a.parquet", 90, hours(1)}, // files keep their download times
+		{"old/data/a.parquet" + validatorSuffix, 10, hours(1)},
+		{"old" + lastUsedSuffix, 0, hours(5)},
+		{"mid/data/a.parquet", 100, hours(9)},
+		{"mid" + lastUsedSuffix, 0, hours(3)},
+		{"cur/data/a.parquet", 100, hours(9)}, // this run's, however old
+		{"cur" + lastUsedSuffix, 0, hours(9)},
+		{"recent/data/a.parquet", 100, hours(9)}, // another run's, within the grace
+		{"recent" + lastUsedSuffix, 0, now},
+		{"nomarker/data/a.parquet", 100, hours(7)}, // a mirror of a release without markers
+		{"nomarker/data/.download-1", 5, hours(2)}, // left in place by such a release
+		{"nomarker/data/gone.parquet" + validatorSuffix, 10, hours(7)},
+		{"cur.tmp/.download-2", 50, hours(2)}, // a killed run's download
+		{"cur.tmp/.download-3", 50, now},      // a running download
+	}
+	all := []string{"cur.last-used", "cur.tmp/.download-3", "cur/data/a.parquet",
+		"mid.last-used", "mid/data/a.parquet", "nomarker/data/a.parquet",
+		"old.last-used", "old/data/a.parquet", "old/data/a.parquet" + validatorSuffix,
+		"recent.last-used", "recent/data/a.parquet"}
+	without := func(drop ...string) []string {
+		return slices.DeleteFunc(slices.Clone(all), func(s string) bool {
+			return slices.ContainsFunc(drop, func(d string) bool { return s == d+lastUsedSuffix || len(s) > len(d) && s[:len(d)+1] == d+"/" })
+		})
 	}
 	for _, tc := range []struct {
 		name string
 		max  int64
 		left []string
 	}{
-		{"within the bound: only debris goes", 1000, []string{
-			"a/data/mid.parquet", "a/data/mid.parquet" + validatorSuffix, "a/data/old.parquet", "a/data/old.parquet" + validatorSuffix,
-			"b/data/.download-456", "b/data/recent.parquet", "b/data/used.parquet"}},
-		{"the least recently used first", 300, []string{
-			"a/data/mid.parquet", "a/data/mid.parquet" + validatorSuffix,
-			"b/data/.download-456", "b/data/recent.parquet", "b/data/used.parquet"}},
-		{"never the used or recent ones", 1, []string{
-			"b/data/.download-456", "b/data/recent.parquet", "b/data/used.parquet"}},
+		{"within the bound: only debris goes", 1000, all},
+		{"the least recently used mirror first", 400, without("nomarker")},
+		{"then the next", 300, without("nomarker", "old")},
+		{"never the run's own or a recent one", 1, without("nomarker", "old", "mid")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -56,8 +67,7 @@ func TestPruneObjects(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			used := map[string]bool{filepath.Join(dir, "b", "data", "used.parquet"): true}
-			pruneObjects(dir, tc.max, used, nil)
+			pruneObjects(dir, filepath.Join(dir, "cur"), tc.max, nil)
 			var left []string
 			filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 				if err == nil && !d.IsDir() {

@@ -67,7 +67,8 @@ type remote struct {
 	dataKey  string // data_dir as a key prefix ("data/")
 	slots    chan struct{}
 	onFile   func(DownloadProgress)
-	cacheMax int64 // bound of the data cache folder (objects/), bytes
+	tmpDir   string // downloads in progress into the cache, outside it
+	cacheMax int64  // bound of the data cache folder (objects/), bytes
 	log      *slog.Logger
 	// listings is told of every data file written into the cache.
 	listings *compare.Listings
@@ -120,8 +121,14 @@ func newRemote(counter *store.Counter, cfg *fdljson.Repo, opts *Options, listing
 			cache = filepath.Join(cache, "fdl-formats")
 		}
 		sum := sha256.Sum256([]byte(rm.stats.Store))
+		if cache, err = filepath.Abs(cache); err != nil {
+			os.RemoveAll(work)
+			return nil, err
+		}
 		rm.cacheDir = filepath.Join(cache, "objects", hex.EncodeToString(sum[:8]))
-		if err := os.MkdirAll(rm.cacheDir, 0o755); err != nil {
+		rm.tmpDir = rm.cacheDir + tmpSuffix
+		touch(rm.cacheDir + lastUsedSuffix) // before any download: a concurrent prune spares it
+		if err := errors.Join(os.MkdirAll(rm.cacheDir, 0o755), os.MkdirAll(rm.tmpDir, 0o755)); err != nil {
 			os.RemoveAll(work)
 			return nil, fmt.Errorf("create data cache %s: %w", rm.cacheDir, err)
 		}
@@ -157,19 +164,14 @@ func (rm *remote) localPath(key string) string {
 }
 
 // close removes the run's work folder and keeps the data cache within its
-// bound (pruneObjects), sparing the files this run used.
+// bound (pruneObjects), sparing this repository's mirror.
 func (rm *remote) close() {
 	os.RemoveAll(rm.work)
 	if rm.cacheMax <= 0 || rm.cacheDir == "" || strings.HasPrefix(rm.cacheDir, rm.work) {
 		return
 	}
-	rm.mu.Lock()
-	used := map[string]bool{}
-	for key := range rm.files {
-		used[rm.localPath(key)] = true
-	}
-	rm.mu.Unlock()
-	pruneObjects(filepath.Dir(rm.cacheDir), rm.cacheMax, used, rm.log)
+	touch(rm.cacheDir + lastUsedSuffix)
+	pruneObjects(filepath.Dir(rm.cacheDir), rm.cacheDir, rm.cacheMax, rm.log)
 }
 
 func (rm *remote) transfer() *Transfer {
@@ -259,7 +261,14 @@ func (rm *remote) downloadOnce(ctx context.Context, key, dst string) (string, in
 		return "", 0, err
 	}
 	defer rc.Close()
-	tmp, err := os.CreateTemp(filepath.Dir(dst), ".download-*")
+	// Into the cache through its own temporary folder, outside the mirror
+	// whose listing keys proofs (same file system: the rename stays atomic);
+	// elsewhere (catalogs, into the work folder) beside dst.
+	dir := filepath.Dir(dst)
+	if rm.tmpDir != "" && strings.HasPrefix(dst, rm.cacheDir+string(filepath.Separator)) {
+		dir = rm.tmpDir
+	}
+	tmp, err := os.CreateTemp(dir, ".download-*")
 	if err != nil {
 		return "", 0, err
 	}
@@ -364,8 +373,7 @@ func (rm *remote) fillCache(ctx context.Context, cf cachedFile) error {
 	want := validator(info)
 	if st, err := os.Stat(path); err == nil && st.Size() == info.Size && want != "" {
 		if got, _ := os.ReadFile(path + validatorSuffix); string(got) == want {
-			now := time.Now()
-			_ = os.Chtimes(path, now, now) // used: the data cache removes the least recently used first
+			touch(rm.cacheDir + lastUsedSuffix) // the file keeps its time: proof keys name it
 			rm.mu.Lock()
 			rm.stats.Cached++
 			rm.mu.Unlock()
