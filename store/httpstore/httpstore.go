@@ -301,6 +301,7 @@ func links(page string, base *url.URL) (names []string, stray string) {
 		dirPath += "/"
 	}
 	seen := map[string]bool{}
+	other := "" // the first link to another site
 	for _, m := range hrefRE.FindAllStringSubmatch(page, -1) {
 		h := strings.TrimSpace(html.UnescapeString(m[1] + m[2]))
 		ref, err := url.Parse(h)
@@ -308,8 +309,11 @@ func links(page string, base *url.URL) (names []string, stray string) {
 			continue
 		}
 		abs := base.ResolveReference(ref)
-		if abs.Scheme != base.Scheme || !strings.EqualFold(abs.Host, base.Host) {
-			continue // another site
+		if !sameSite(abs, base) {
+			if other == "" {
+				other = h
+			}
+			continue
 		}
 		p := abs.Path
 		if p == "" {
@@ -336,7 +340,35 @@ func links(page string, base *url.URL) (names []string, stray string) {
 		seen[name] = true
 		names = append(names, name)
 	}
+	if len(names) == 0 && stray == "" {
+		stray = other // a listing linking only elsewhere is no empty folder
+	}
 	return names, stray
+}
+
+// sameSite reports whether a link points to the server of base: the same
+// host name, and the same port once defaults are filled in. A link that
+// differs only by scheme, with no port given (http:// links written by a
+// server behind a TLS proxy), is the same site too.
+func sameSite(link, base *url.URL) bool {
+	if !strings.EqualFold(link.Hostname(), base.Hostname()) {
+		return false
+	}
+	if link.Scheme != base.Scheme && link.Port() == "" && base.Port() == "" {
+		return true
+	}
+	return portOf(link) == portOf(base)
+}
+
+// portOf is a URL's port, its scheme's default when it gives none.
+func portOf(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	if u.Scheme == "https" {
+		return "443"
+	}
+	return "80"
 }
 
 func (s *Store) do(ctx context.Context, method, u string, h http.Header) (*http.Response, error) {
