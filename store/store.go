@@ -30,9 +30,12 @@ type Store interface {
 	// writer created it first: of concurrent creators exactly one wins).
 	Create(ctx context.Context, key string, r io.Reader) error
 	// List returns the objects whose key starts with prefix, at any depth,
-	// sorted by key. A prefix with no objects gives an empty list, except
-	// on a store that lists through folder listings, which returns an
-	// error wrapping ErrNoListing when it cannot tell (see ErrNoListing).
+	// sorted by key: every object Open can open under that prefix, since a
+	// check that trusts List must never miss one a reader reaches (a local
+	// folder follows symbolic links). A prefix with no objects gives an
+	// empty list, except on a store that lists through folder listings,
+	// which returns an error wrapping ErrNoListing when it cannot tell (see
+	// ErrNoListing).
 	List(ctx context.Context, prefix string) ([]ObjectInfo, error)
 	// Stat describes one object. The error wraps fs.ErrNotExist if absent.
 	Stat(ctx context.Context, key string) (ObjectInfo, error)

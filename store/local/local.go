@@ -8,9 +8,12 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/fdl-formats/fdl-formats/internal/durable"
 	"github.com/fdl-formats/fdl-formats/internal/faults"
@@ -22,6 +25,15 @@ import (
 // Create writes its temporary files ("create-<owner>-*.tmp"). List does not
 // show it; Create removes it again when it is empty.
 const TempDirName = store.TempDir
+
+var (
+	// ErrBrokenLink is returned (wrapped) by List for a symbolic link whose
+	// target does not exist.
+	ErrBrokenLink = errors.New("broken symbolic link")
+	// ErrLinkLoop is returned (wrapped) by List for a symbolic link to a
+	// folder that contains it.
+	ErrLinkLoop = errors.New("symbolic link loop")
+)
 
 // tempPrefix starts the names of Create's temporary files in TempDirName.
 const tempPrefix = "create-"
@@ -103,51 +115,158 @@ func (l *Store) Stat(ctx context.Context, key string) (store.ObjectInfo, error) 
 }
 
 // List implements store.Store. It walks only the folder the prefix names.
+//
+// It follows symbolic links, to folders and to files, wherever they point
+// (a publisher may keep a big folder on another disk): readers, Open and
+// Stat go through links, so List shows every object they can reach. A link
+// whose target is missing, and a link to a folder that contains the link
+// (a loop), are errors naming the link, never skipped: a version readers
+// can reach must never be left out of a check. Other special files
+// (sockets, pipes, devices) are no objects and are not listed.
 func (l *Store) List(ctx context.Context, prefix string) ([]store.ObjectInfo, error) {
 	if err := store.ValidatePrefix(prefix); err != nil {
 		return nil, err
 	}
-	start := l.root
+	// The folder the prefix names, and every folder above it up to the
+	// root: the walk's ancestors, for finding loops.
+	dirKey := ""
 	if i := strings.LastIndex(prefix, "/"); i >= 0 {
-		start = filepath.Join(l.root, filepath.FromSlash(prefix[:i]))
+		dirKey = prefix[:i]
 	}
-	out := []store.ObjectInfo{}
-	err := filepath.WalkDir(start, func(p string, d fs.DirEntry, err error) error {
+	ancestors, err := l.ancestors(dirKey)
+	if err != nil || ancestors == nil {
 		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) && p == start {
-				return filepath.SkipAll
-			}
-			return err
+			err = fmt.Errorf("list %s: %w", prefix, err)
 		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(l.root, p)
-		key := filepath.ToSlash(rel)
-		if d.IsDir() {
-			if key == TempDirName {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasPrefix(key, prefix) || !d.Type().IsRegular() {
-			return nil
-		}
-		info, err := d.Info()
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil
-			}
-			return err
-		}
-		out = append(out, store.ObjectInfo{Key: key, Size: info.Size(), ModTime: info.ModTime()})
-		return nil
-	})
-	if err != nil {
+		return []store.ObjectInfo{}, err
+	}
+	w := walker{ctx: ctx, prefix: prefix, out: []store.ObjectInfo{}}
+	if err := w.walk(filepath.Join(l.root, filepath.FromSlash(dirKey)), dirKey, ancestors); err != nil {
 		return nil, fmt.Errorf("list %s: %w", prefix, err)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	sort.Slice(w.out, func(i, j int) bool { return w.out[i].Key < w.out[j].Key })
+	return w.out, nil
+}
+
+// ancestors stats the root and each folder on the way to the folder dirKey
+// names, following links; nil (no error) when that folder does not exist.
+func (l *Store) ancestors(dirKey string) ([]fs.FileInfo, error) {
+	st, err := os.Stat(l.root)
+	if err != nil {
+		return nil, err
+	}
+	out := []fs.FileInfo{st}
+	if dirKey == "" {
+		return out, nil
+	}
+	p, key := l.root, ""
+	for _, part := range strings.Split(dirKey, "/") {
+		p, key = filepath.Join(p, part), path.Join(key, part)
+		st, err := statFollow(p, key)
+		switch {
+		case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
+			return nil, nil
+		case err != nil:
+			return nil, err
+		case !st.IsDir():
+			return nil, nil
+		}
+		if err := checkLoop(key, st, out); err != nil {
+			return nil, err
+		}
+		out = append(out, st)
+	}
 	return out, nil
+}
+
+// walker lists the objects under a folder whose key starts with prefix.
+type walker struct {
+	ctx    context.Context
+	prefix string
+	out    []store.ObjectInfo
+}
+
+// walk lists the folder dir (key dirKey, "" for the root); ancestors are
+// the folders from the root down to dir, itself included.
+func (w *walker) walk(dir, dirKey string, ancestors []fs.FileInfo) error {
+	if err := w.ctx.Err(); err != nil {
+		return err
+	}
+	des, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // removed meanwhile (a failed Create's new folder)
+	}
+	if err != nil {
+		return err
+	}
+	for _, d := range des {
+		key := path.Join(dirKey, d.Name())
+		if key == TempDirName {
+			continue
+		}
+		// Only entries that can hold or be a key with the prefix.
+		if !strings.HasPrefix(key, w.prefix) && !strings.HasPrefix(w.prefix, key+"/") {
+			continue
+		}
+		p := filepath.Join(dir, d.Name())
+		var info fs.FileInfo
+		if d.Type()&fs.ModeSymlink != 0 {
+			if info, err = statFollow(p, key); errors.Is(err, fs.ErrNotExist) {
+				continue // the link itself was removed meanwhile
+			} else if err != nil {
+				return err
+			}
+		} else if d.IsDir() || d.Type().IsRegular() {
+			if info, err = d.Info(); errors.Is(err, fs.ErrNotExist) {
+				continue // removed meanwhile
+			} else if err != nil {
+				return err
+			}
+		} else {
+			continue // a socket, pipe or device: no object
+		}
+		switch {
+		case info.IsDir():
+			if err := checkLoop(key, info, ancestors); err != nil {
+				return err
+			}
+			if err := w.walk(p, key, append(slices.Clip(ancestors), info)); err != nil {
+				return err
+			}
+		case info.Mode().IsRegular() && strings.HasPrefix(key, w.prefix):
+			w.out = append(w.out, store.ObjectInfo{Key: key, Size: info.Size(), ModTime: info.ModTime()})
+		}
+	}
+	return nil
+}
+
+// statFollow stats p through any links; a link whose target is missing (or
+// that loops on itself) is an error that says so.
+func statFollow(p, key string) (fs.FileInfo, error) {
+	st, err := os.Stat(p)
+	if err == nil {
+		return st, nil
+	}
+	lst, lerr := os.Lstat(p)
+	if lerr != nil || lst.Mode()&fs.ModeSymlink == 0 {
+		return nil, err
+	}
+	target, _ := os.Readlink(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s: symbolic link to %s, which does not exist: %w", key, target, ErrBrokenLink)
+	}
+	return nil, fmt.Errorf("%s: symbolic link to %s: %w", key, target, err)
+}
+
+// checkLoop fails when the folder st (at key) is one of its own ancestors:
+// a link that leads back up would make the walk endless.
+func checkLoop(key string, st fs.FileInfo, ancestors []fs.FileInfo) error {
+	for _, a := range ancestors {
+		if os.SameFile(a, st) {
+			return fmt.Errorf("%s: a symbolic link back to a folder that contains it: %w", key, ErrLinkLoop)
+		}
+	}
+	return nil
 }
 
 // Create implements store.Store: it writes a temporary file in TempDirName,
@@ -199,11 +318,36 @@ func (l *Store) Create(ctx context.Context, key string, r io.Reader) (err error)
 		}
 		return fmt.Errorf("create %s: %w", key, err)
 	}
-	// Make the new name durable.
-	if err := durable.SyncDir(filepath.Dir(final)); err != nil {
-		return fmt.Errorf("create %s: sync folder: %w", key, err)
+	// Make the new name durable, and the name of each folder above it up to
+	// the root (each folder's name lives in its parent): else a crash could
+	// lose a new catalogs/ folder, and with it the file Create reported
+	// written. All of them, not only those this call made: another writer
+	// may have made a folder and not synced its parent yet. Syncing a folder
+	// with nothing new is cheap, and keys are a few folders deep.
+	for _, dir := range l.syncDirs(filepath.Dir(final)) {
+		if err := faults.At(ctx, "local/syncdir", dir); err != nil {
+			return fmt.Errorf("create %s: sync folder %s: %w", key, dir, err)
+		}
+		if err := durable.SyncDir(dir); err != nil {
+			return fmt.Errorf("create %s: sync folder %s: %w", key, dir, err)
+		}
 	}
 	return nil
+}
+
+// syncDirs lists dir (a folder under the root) and every folder above it
+// up to the root, deepest first.
+func (l *Store) syncDirs(dir string) []string {
+	out := []string{dir}
+	for d := dir; d != l.root; {
+		parent := filepath.Dir(d)
+		if parent == d { // not under the root: cannot happen for a valid key
+			break
+		}
+		d = parent
+		out = append(out, d)
+	}
+	return out
 }
 
 // writeTemp copies r into a new synced temporary file and returns its path;

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/fdl-formats/fdl-formats/internal/faults"
@@ -118,5 +119,169 @@ func TestNew(t *testing.T) {
 	os.WriteFile(f, nil, 0o644)
 	if _, err := New(f); err == nil {
 		t.Error("New(file) = nil error, want not a folder")
+	}
+}
+
+// TestListFollowsLinks: List shows every object Open reaches, through
+// symbolic links to folders and files wherever they point (a publisher may
+// keep a version or the whole versions/ folder on another disk), and fails,
+// naming the link, on a link whose target is missing or that loops back:
+// a version readers reach is never left out silently.
+func TestListFollowsLinks(t *testing.T) {
+	ctx := context.Background()
+	const id = "019a3c4e-7b21-7f3a-9c55-2f0d8e1a4b6c"
+	version := []string{"versions/" + id + "/catalogs/1.0.duckdb", "versions/" + id + "/version.json"}
+	// fill writes the files of a version into dir (its folder).
+	fill := func(t *testing.T, dir string) {
+		t.Helper()
+		for _, name := range []string{"catalogs/1.0.duckdb", "version.json"} {
+			if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(name), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	link := func(t *testing.T, target, name string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		name   string
+		layout func(t *testing.T, root, elsewhere string)
+		prefix string
+		want   []string // nil: want an error
+		err    error
+	}{
+		{"version folder linked", func(t *testing.T, root, elsewhere string) {
+			fill(t, filepath.Join(elsewhere, id))
+			link(t, filepath.Join(elsewhere, id), filepath.Join(root, "versions", id))
+		}, "versions/", version, nil},
+		{"versions/ linked", func(t *testing.T, root, elsewhere string) {
+			fill(t, filepath.Join(elsewhere, "versions", id))
+			link(t, filepath.Join(elsewhere, "versions"), filepath.Join(root, "versions"))
+		}, "versions/", version, nil},
+		{"versions/ linked, listed from the root", func(t *testing.T, root, elsewhere string) {
+			fill(t, filepath.Join(elsewhere, "versions", id))
+			link(t, filepath.Join(elsewhere, "versions"), filepath.Join(root, "versions"))
+		}, "", version, nil},
+		{"relative link inside the root", func(t *testing.T, root, elsewhere string) {
+			fill(t, filepath.Join(root, "store", id))
+			link(t, filepath.Join("..", "store", id), filepath.Join(root, "versions", id))
+		}, "versions/" + id + "/", version, nil},
+		{"catalog file linked", func(t *testing.T, root, elsewhere string) {
+			fill(t, filepath.Join(root, "versions", id))
+			os.Remove(filepath.Join(root, "versions", id, "catalogs", "1.0.duckdb"))
+			fill(t, filepath.Join(elsewhere, "v"))
+			link(t, filepath.Join(elsewhere, "v", "catalogs", "1.0.duckdb"), filepath.Join(root, "versions", id, "catalogs", "1.0.duckdb"))
+		}, "versions/", version, nil},
+		{"broken link to a version", func(t *testing.T, root, elsewhere string) {
+			link(t, filepath.Join(elsewhere, "gone"), filepath.Join(root, "versions", id))
+		}, "versions/", nil, ErrBrokenLink},
+		{"broken versions/ link", func(t *testing.T, root, elsewhere string) {
+			link(t, filepath.Join(elsewhere, "gone"), filepath.Join(root, "versions"))
+		}, "versions/", nil, ErrBrokenLink},
+		{"link back to an ancestor", func(t *testing.T, root, elsewhere string) {
+			fill(t, filepath.Join(root, "versions", id))
+			link(t, filepath.Join(root, "versions"), filepath.Join(root, "versions", id, "loop"))
+		}, "versions/", nil, ErrLinkLoop},
+		{"link to itself", func(t *testing.T, root, elsewhere string) {
+			link(t, filepath.Join(root, "versions", id), filepath.Join(root, "versions", id))
+		}, "versions/", nil, syscall.ELOOP},
+		{"broken link outside the prefix is not looked at", func(t *testing.T, root, elsewhere string) {
+			fill(t, filepath.Join(root, "versions", id))
+			link(t, filepath.Join(elsewhere, "gone"), filepath.Join(root, "data", "x.parquet"))
+		}, "versions/", version, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root, elsewhere := t.TempDir(), t.TempDir()
+			tc.layout(t, root, elsewhere)
+			l, err := New(root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			list, err := l.List(ctx, tc.prefix)
+			if tc.want == nil {
+				if !errors.Is(err, tc.err) {
+					t.Fatalf("List(%q) = %v, %v; want an error wrapping %v", tc.prefix, keysOf(list), err, tc.err)
+				}
+				if !strings.Contains(err.Error(), "versions") {
+					t.Errorf("error %q does not name the link", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("List(%q): %v", tc.prefix, err)
+			}
+			if got := keysOf(list); strings.Join(got, " ") != strings.Join(tc.want, " ") {
+				t.Errorf("List(%q) = %q, want %q (what Open reaches)", tc.prefix, got, tc.want)
+			}
+			for _, o := range list {
+				data, err := store.ReadAll(ctx, l, o.Key)
+				if err != nil {
+					t.Fatalf("Open(%s): %v", o.Key, err)
+				}
+				if int64(len(data)) != o.Size {
+					t.Errorf("%s: List says %d bytes, Open reads %d", o.Key, o.Size, len(data))
+				}
+			}
+		})
+	}
+}
+
+func keysOf(list []store.ObjectInfo) []string {
+	var out []string
+	for _, o := range list {
+		out = append(out, o.Key)
+	}
+	return out
+}
+
+// TestCreateSyncsEveryFolder: Create syncs the folder of the new file and
+// every folder above it up to the root, so that the folders it made (a new
+// catalogs/) survive a crash with the file. The sync itself cannot be
+// observed without cutting the power; the test sees the folders Create
+// syncs through the fault point before each sync.
+func TestCreateSyncsEveryFolder(t *testing.T) {
+	for _, tc := range []struct {
+		name, existing, key string
+		want                []string // relative to the root, "." for it
+	}{
+		{"new catalogs folder", "versions/v", "versions/v/catalogs/1.0.duckdb", []string{"versions/v/catalogs", "versions/v", "versions", "."}},
+		{"existing folders", "versions/v/catalogs", "versions/v/catalogs/1.0.duckdb", []string{"versions/v/catalogs", "versions/v", "versions", "."}},
+		{"new tree", "", "data/main/t/f.parquet", []string{"data/main/t", "data/main", "data", "."}},
+		{"at the root", "", "fdl.json", []string{"."}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := newLocal(t)
+			if tc.existing != "" {
+				if err := os.MkdirAll(filepath.Join(l.Root(), tc.existing), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var synced []string
+			ctx := faults.With(context.Background(), func(p faults.Point) error {
+				if p.Name == "local/syncdir" {
+					rel, err := filepath.Rel(l.Root(), p.Path)
+					if err != nil {
+						return err
+					}
+					synced = append(synced, filepath.ToSlash(rel))
+				}
+				return nil
+			})
+			if err := l.Create(ctx, tc.key, strings.NewReader("x")); err != nil {
+				t.Fatal(err)
+			}
+			if strings.Join(synced, " ") != strings.Join(tc.want, " ") {
+				t.Errorf("Create synced %q, want %q", synced, tc.want)
+			}
+		})
 	}
 }
