@@ -4,6 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/fdl-formats/fdl-formats/formats"
 )
 
 // StoredFile is a data or delete file a catalog references at some snapshot.
@@ -13,44 +18,175 @@ type StoredFile struct {
 	SizeBytes int64  `json:"file_size_bytes"`
 	// Delete is true for a delete file.
 	Delete bool `json:"delete,omitempty"`
+	// ID is the file's data_file_id, or its delete_file_id for a delete
+	// file; DataFileID is the data file a delete file belongs to.
+	ID         int64 `json:"id"`
+	DataFileID int64 `json:"data_file_id,omitempty"`
+	// Table is the file's table (schema.table) at the snapshot that added
+	// it; empty when the catalog has no such table row.
+	Table string `json:"table,omitempty"`
+	// Stored is the path as the catalog records it.
+	Stored string `json:"stored_path"`
+	// Relative is true when Path is the data path followed by relative
+	// parts only: the file's own path and its schema's and table's folders
+	// (where the format has them) are all recorded relative. A file
+	// recorded by absolute path, or under a schema or table folder recorded
+	// by absolute path, is not.
+	Relative bool `json:"relative"`
+}
+
+// UnderDataPath tells whether a file is under the data path it resolves
+// against (dataPath, as the reader's DataPath): recorded relative all the
+// way (Relative), and its relative path (schema and table folders and the
+// file's own path) without ".." or empty parts. It returns the path
+// relative to dataPath, or why the file is not under it. Any "..", even
+// one that stays inside lexically, is refused: a local reader resolves it
+// through symbolic links and a web reader by cutting the URL, so the two
+// could open different files. An empty part comes from a part recorded
+// with a leading "/" or holding "://", which some readers take as absolute
+// (the converter notes both as files-outside-data-path too).
+func (f StoredFile) UnderDataPath(dataPath string) (rel, reason string) {
+	if !f.Relative {
+		return "", "recorded by absolute path (path_is_relative is false for the file, its table or its schema)"
+	}
+	rel, ok := strings.CutPrefix(f.Path, dataPath)
+	if !ok {
+		return "", "not under the data path " + dataPath
+	}
+	rel = filepath.ToSlash(rel)
+	for _, part := range strings.Split(rel, "/") {
+		switch part {
+		case "..":
+			return "", "its relative path has a .. part"
+		case "":
+			return "", "its relative path has an empty part (a part recorded with a leading / or holding ://)"
+		}
+	}
+	return path.Clean(rel), ""
+}
+
+// OutsideDataPathError lists the data and delete files a catalog names
+// outside its data path (see StoredFile.UnderDataPath).
+type OutsideDataPathError struct {
+	// Catalog is the catalog's file.
+	Catalog string
+	// Files describes each file: kind, id, table, stored and resolved
+	// path, and why it is outside (StoredFile.DescribeOutside).
+	Files []string
+}
+
+func (e *OutsideDataPathError) Error() string {
+	const shown = 3
+	msg := fmt.Sprintf("%s names %d data or delete file(s) outside its data path: %s", e.Catalog, len(e.Files), strings.Join(e.Files[:min(len(e.Files), shown)], "; "))
+	if n := len(e.Files) - shown; n > 0 {
+		msg += fmt.Sprintf("; and %d more", n)
+	}
+	return msg
+}
+
+// Outside is an *OutsideDataPathError naming the files that are not under
+// dataPath, or nil when every file is.
+func Outside(files []StoredFile, dataPath, catalog string) *OutsideDataPathError {
+	var out []string
+	for _, f := range files {
+		if _, why := f.UnderDataPath(dataPath); why != "" {
+			out = append(out, f.DescribeOutside(why))
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return &OutsideDataPathError{Catalog: catalog, Files: out}
+}
+
+// DescribeOutside names a file outside the data path for a report: kind,
+// id, table, the path as stored and resolved, and why (from
+// UnderDataPath).
+func (f StoredFile) DescribeOutside(why string) string {
+	what := fmt.Sprintf("data file %d", f.ID)
+	if f.Delete {
+		what = fmt.Sprintf("delete file %d (of data file %d)", f.ID, f.DataFileID)
+	}
+	table := f.Table
+	if table == "" {
+		table = "a dropped table"
+	}
+	return fmt.Sprintf("%s of %s is outside the data path (data_dir): path %q (resolved %s), %s", what, table, f.Stored, f.Path, why)
 }
 
 // AllFiles lists every data and delete file any snapshot of the catalog
-// references, each once, with the size the catalog records: what a reader
-// of the whole history needs at hand (a remote repository's local cache
-// fetches these before a proof). Each file is resolved against its table's
-// and schema's folders as they were at the snapshot that added it.
+// references, each once (by resolved path), with the size the catalog
+// records: what a reader of the whole history needs at hand (a remote
+// repository's local cache fetches these before a proof). Each file is
+// resolved against its table's and schema's folders as they were at the
+// snapshot that added it.
 func (r *Reader) AllFiles(ctx context.Context) ([]StoredFile, error) {
-	part := func(table string, del bool) string {
-		return fmt.Sprintf(`SELECT %t, f.path, %s, f.file_size_bytes, %s, %s, %s, %s
-		FROM cat.%s f
-		LEFT JOIN cat.ducklake_table t ON t.table_id = f.table_id AND f.begin_snapshot >= t.begin_snapshot AND (f.begin_snapshot < t.end_snapshot OR t.end_snapshot IS NULL)
-		LEFT JOIN cat.ducklake_schema s ON s.schema_id = t.schema_id AND f.begin_snapshot >= s.begin_snapshot AND (f.begin_snapshot < s.end_snapshot OR s.end_snapshot IS NULL)`,
-			del, r.col(table, "f", "path_is_relative"),
-			r.col("ducklake_schema", "s", "path"), r.col("ducklake_schema", "s", "path_is_relative"),
-			r.col("ducklake_table", "t", "path"), r.col("ducklake_table", "t", "path_is_relative"), table)
-	}
-	q := part("ducklake_data_file", false) + " UNION ALL " + part("ducklake_delete_file", true)
-	rows, err := r.conn.QueryContext(ctx, q)
+	all, err := r.StoredFiles(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("list the files of %s: %w", r.path, err)
+		return nil, err
 	}
-	defer rows.Close()
 	seen := map[string]bool{}
 	var out []StoredFile
-	for rows.Next() {
-		var f StoredFile
-		var stored string
-		var rel, sRel, tRel sql.NullBool
-		var sPath, tPath sql.NullString
-		if err := rows.Scan(&f.Delete, &stored, &rel, &f.SizeBytes, &sPath, &sRel, &tPath, &tRel); err != nil {
-			return nil, fmt.Errorf("list the files of %s: %w", r.path, err)
-		}
-		f.Path = r.resolve(r.tableDir(sPath, sRel, tPath, tRel), stored, !rel.Valid || rel.Bool)
+	for _, f := range all {
 		if !seen[f.Path] {
 			seen[f.Path] = true
 			out = append(out, f)
 		}
 	}
+	return out, nil
+}
+
+// StoredFiles lists every row of ducklake_data_file and
+// ducklake_delete_file, data files first, each by id: AllFiles without
+// merging rows that name the same path.
+func (r *Reader) StoredFiles(ctx context.Context) ([]StoredFile, error) {
+	part := func(table string, del bool) string {
+		id, dataID := "f.data_file_id", "NULL::BIGINT"
+		if del {
+			id, dataID = "f.delete_file_id", "f.data_file_id"
+		}
+		return fmt.Sprintf(`SELECT %t, %s, %s, s.schema_name, t.table_name, f.path, %s, f.file_size_bytes, %s, %s, %s, %s
+		FROM cat.%s f
+		LEFT JOIN cat.ducklake_table t ON t.table_id = f.table_id AND f.begin_snapshot >= t.begin_snapshot AND (f.begin_snapshot < t.end_snapshot OR t.end_snapshot IS NULL)
+		LEFT JOIN cat.ducklake_schema s ON s.schema_id = t.schema_id AND f.begin_snapshot >= s.begin_snapshot AND (f.begin_snapshot < s.end_snapshot OR s.end_snapshot IS NULL)`,
+			del, id, dataID, r.col(table, "f", "path_is_relative"),
+			r.col("ducklake_schema", "s", "path"), r.col("ducklake_schema", "s", "path_is_relative"),
+			r.col("ducklake_table", "t", "path"), r.col("ducklake_table", "t", "path_is_relative"), table)
+	}
+	q := part("ducklake_data_file", false) + " UNION ALL " + part("ducklake_delete_file", true) + " ORDER BY 1, 2"
+	rows, err := r.conn.QueryContext(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("list the files of %s: %w", r.path, err)
+	}
+	defer rows.Close()
+	var out []StoredFile
+	for rows.Next() {
+		var f StoredFile
+		var dataID sql.NullInt64
+		var schema, table sql.NullString
+		var rel, sRel, tRel sql.NullBool
+		var sPath, tPath sql.NullString
+		if err := rows.Scan(&f.Delete, &f.ID, &dataID, &schema, &table, &f.Stored, &rel, &f.SizeBytes, &sPath, &sRel, &tPath, &tRel); err != nil {
+			return nil, fmt.Errorf("list the files of %s: %w", r.path, err)
+		}
+		f.DataFileID = dataID.Int64
+		if schema.Valid && table.Valid {
+			f.Table = schema.String + "." + table.String
+		}
+		relative := !rel.Valid || rel.Bool
+		f.Path = r.resolve(r.tableDir(sPath, sRel, tPath, tRel), f.Stored, relative)
+		f.Relative = relative && r.tableDirRelative(sPath, sRel, tPath, tRel)
+		out = append(out, f)
+	}
 	return out, rows.Err()
+}
+
+// tableDirRelative tells whether tableDir is the data path followed by
+// relative folders only.
+func (r *Reader) tableDirRelative(sPath sql.NullString, sRel sql.NullBool, tPath sql.NullString, tRel sql.NullBool) bool {
+	if !r.format.Has(formats.CapTablePaths) {
+		return true
+	}
+	relative := func(p sql.NullString, rel sql.NullBool) bool { return !p.Valid || !rel.Valid || rel.Bool }
+	return relative(sPath, sRel) && relative(tPath, tRel)
 }

@@ -73,3 +73,33 @@ func TestAllFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestUnderDataPath: a file is under the data path only when recorded
+// relative all the way, with no ".." and no empty part.
+func TestUnderDataPath(t *testing.T) {
+	const dp = "/repo/data/"
+	for _, tc := range []struct {
+		name     string
+		path     string
+		relative bool
+		want     string // the relative path, or "" when outside
+		reason   string
+	}{
+		{"relative", dp + "main/t/f.parquet", true, "main/t/f.parquet", ""},
+		{"dot part", dp + "main/./t/f.parquet", true, "main/t/f.parquet", ""},
+		{"absolute", "/elsewhere/f.parquet", false, "", "absolute"},
+		{"absolute inside the data path", dp + "main/t/f.parquet", false, "", "absolute"},
+		{"climbing out", dp + "main/t/../../../x/f.parquet", true, "", ".."},
+		{"climbing in and back", dp + "main/t/../t/f.parquet", true, "", ".."},
+		{"leading slash", dp + "main/t//x/f.parquet", true, "", "empty part"},
+		{"url", dp + "main/t/s3://b/f.parquet", true, "", "empty part"},
+		{"not under it", "/other/f.parquet", true, "", "not under"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rel, reason := StoredFile{Path: tc.path, Relative: tc.relative}.UnderDataPath(dp)
+			if rel != tc.want || (tc.reason == "") != (reason == "") || !strings.Contains(reason, tc.reason) {
+				t.Errorf("UnderDataPath = %q, %q; want %q and a reason with %q", rel, reason, tc.want, tc.reason)
+			}
+		})
+	}
+}

@@ -2,6 +2,8 @@ package compare
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -23,6 +25,13 @@ const (
 type Options struct {
 	// DataPath overrides the data_path of both catalogs (a local folder).
 	DataPath string
+	// BUnderDataPath requires every data and delete file B names to be
+	// under its data path (StoredFile.UnderDataPath): when A and B are
+	// equivalent and B names one that is not, Catalogs returns an
+	// *OutsideDataPathError. Equivalence pins B's data files to A's paths
+	// relative to the data path, not how B records them (by absolute path)
+	// nor B's delete file paths. A kept proof was made with it.
+	BUnderDataPath bool
 	// DataPathB, when set, overrides B's data path instead of DataPath.
 	DataPathB string
 	// MaxRowDiffs caps the differing rows shown per side (default 5).
@@ -185,7 +194,7 @@ func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
 	// folders given, it is found without opening either catalog.
 	key := ""
 	if opts.DigestCache != nil && opts.DataPath != "" {
-		key = inputsKey(a, b, overridePath(opts.DataPath), overridePath(dpB), opts.SumA, opts.SumB, opts.Listings)
+		key = withRules(inputsKey(a, b, overridePath(opts.DataPath), overridePath(dpB), opts.SumA, opts.SumB, opts.Listings), opts)
 		if kept, ok := cachedProof(opts.DigestCache, key); ok {
 			return keptReport(kept, a, b, start), nil
 		}
@@ -205,7 +214,7 @@ func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
 	case errA != nil || errB != nil || opts.DigestCache == nil:
 		key = ""
 	case key == "":
-		key = proofKey(ctx, ra, rb, opts.SumA, opts.SumB, opts.Listings)
+		key = withRules(proofKey(ctx, ra, rb, opts.SumA, opts.SumB, opts.Listings), opts)
 		if kept, ok := cachedProof(opts.DigestCache, key); ok {
 			return keptReport(kept, a, b, start), nil
 		}
@@ -275,9 +284,31 @@ func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
 		return rep, fmt.Errorf("%w: %s (format %s) and %s (format %s): %d difference(s), first: %s",
 			ErrNotEquivalent, a, rep.A.Format, b, rep.B.Format, len(rep.Differences), rep.Differences[0])
 	}
+	if opts.BUnderDataPath {
+		files, err := rb.StoredFiles(ctx)
+		if err != nil {
+			err = incomparable(err)
+			rep.Incomparable = err.Error()
+			return rep, err
+		}
+		if outside := Outside(files, rb.DataPath(), b); outside != nil {
+			return rep, outside
+		}
+	}
 	rep.Equivalent = true
 	keepProof(opts.DigestCache, key, rep)
 	return rep, nil
+}
+
+// withRules is a proof key that also names the options that add checks to
+// the proof (BUnderDataPath), so that a proof kept without them does not
+// answer for one with them.
+func withRules(key string, opts Options) string {
+	if key == "" || !opts.BUnderDataPath {
+		return key
+	}
+	sum := sha256.Sum256([]byte(key + " b-under-data-path"))
+	return hex.EncodeToString(sum[:])
 }
 
 // keptReport is a kept proof's report, for catalogs a and b now.

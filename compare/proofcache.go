@@ -215,7 +215,7 @@ func KeptProof(a, b string, opts Options) (*Report, bool) {
 	if opts.DataPathB != "" {
 		dpB = opts.DataPathB
 	}
-	key := sumsKey(opts.SumA, opts.SumB, overridePath(opts.DataPath), overridePath(dpB), opts.Listings)
+	key := withRules(sumsKey(opts.SumA, opts.SumB, overridePath(opts.DataPath), overridePath(dpB), opts.Listings), opts)
 	kept, ok := cachedProof(opts.DigestCache, key)
 	if !ok {
 		return nil, false

@@ -2,6 +2,7 @@ package repo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -31,7 +32,7 @@ func (r *repository) checkContents(ctx context.Context, v *version, frozen *froz
 }
 
 // contentsKeyKind changes whenever what a content pass checks changes.
-const contentsKeyKind = "fdl-formats content pass v1"
+const contentsKeyKind = "fdl-formats content pass v2" // v2: files under data_dir
 
 // contentsKey names everything a content pass of v reads, or "" (no digest
 // cache, or an object store, whose data files the pass fetches and
@@ -78,9 +79,34 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 	defer rd.Close()
 	inDataFolder = rd.AllPathsRelative(ctx)
 	var issues []Issue
-	// A remote store's data files come into the cache first (verified by
-	// the size the catalog records); a folder's are checked in place.
-	if err := frozen.fetch(ctx, v); err != nil {
+	// Every data file must be under data_dir: one violation per file that
+	// is not. A remote store's data files come into the cache first
+	// (verified by the size the catalog records); a folder's are checked in
+	// place.
+	if r.remote == nil {
+		// A folder's files need no fetching: the rule is checked with
+		// this reader, and the copy's other users (the version's proofs)
+		// get the result without opening the catalog again.
+		files, err := rd.StoredFiles(ctx)
+		if err != nil {
+			return []Issue{{ProblemUnreadable, fmt.Sprintf("list the data files of %s: %v", key, err)}}, false
+		}
+		_, outside := splitOutside(files, rd.DataPath(), key)
+		if outside != nil {
+			frozen.checked(v, outside)
+		} else {
+			frozen.checked(v, nil)
+		}
+	}
+	err = frozen.fetch(ctx, v)
+	var outside *OutsideError
+	if errors.As(err, &outside) {
+		for _, f := range outside.Files {
+			issues = append(issues, Issue{ProblemViolation, fmt.Sprintf("%s: %s; every data file a catalog names must be under data_dir, recorded relative to the catalog's data path (FDL 0.1, Versions: The frozen catalog)", key, f)})
+		}
+		err = outside.Other
+	}
+	if err != nil {
 		issues = append(issues, Issue{ProblemUnreadable, fmt.Sprintf("fetch the data files of %s: %v", key, err)})
 	} else {
 		bad, err := rd.CheckFiles(ctx, disk)

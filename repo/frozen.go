@@ -2,6 +2,7 @@ package repo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"sync"
@@ -27,7 +28,10 @@ type frozenCopy struct {
 	dir   string     // the copy's own folder ("" until made)
 	path  string
 	ready bool // the data files it references are readable (ensureData)
-	users int  // users of the version not yet released
+	// outside is the *OutsideError of a ready copy that names files
+	// outside data_dir (kept: it is found again every time).
+	outside error
+	users   int // users of the version not yet released
 }
 
 // newFrozenCopies prepares the copies of the versions of cells, in work;
@@ -59,7 +63,7 @@ func (f *frozenCopies) get(ctx context.Context, v *version) (string, Problem, er
 		return "", problem, err
 	}
 	if err := f.fetch(ctx, v); err != nil {
-		return "", ProblemUnreadable, err
+		return "", dataProblem(err), err
 	}
 	return src, "", nil
 }
@@ -73,7 +77,8 @@ func (f *frozenCopies) catalog(ctx context.Context, v *version) (string, Problem
 
 // fetch makes the data files v's copy references readable at the
 // repository's data path (ensureData: a remote store's into the cache), once
-// per copy; a failure is not kept. The copy must have been made (catalog).
+// per copy; a failure is not kept, except an *OutsideError (files outside
+// data_dir), returned to every user. The copy must have been made (catalog).
 func (f *frozenCopies) fetch(ctx context.Context, v *version) error {
 	fc, src, _, err := f.copyOf(ctx, v)
 	if err != nil {
@@ -82,12 +87,31 @@ func (f *frozenCopies) fetch(ctx context.Context, v *version) error {
 	fc.mu.Lock()
 	defer fc.mu.Unlock()
 	if !fc.ready {
-		if err := f.r.ensureData(ctx, src, false); err != nil {
+		err := f.r.ensureData(ctx, src, v.prefix()+v.meta.Catalog.Path, false)
+		var oe *OutsideError
+		if err != nil && !(errors.As(err, &oe) && oe.Other == nil) {
 			return err
 		}
-		fc.ready = true
+		fc.ready, fc.outside = true, err
 	}
-	return nil
+	return fc.outside
+}
+
+// checked records that v's copy was checked for files outside data_dir by
+// another reader of it (outside: what was found, or nil), in a local
+// repository, where no file needs fetching: fetch then opens nothing.
+func (f *frozenCopies) checked(v *version, outside error) {
+	f.mu.Lock()
+	fc := f.byID[v.id]
+	f.mu.Unlock()
+	if fc == nil || f.r.remote != nil {
+		return
+	}
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	if fc.path != "" {
+		fc.ready, fc.outside = true, outside
+	}
 }
 
 // copyOf makes v's copy once. A failed copy is not kept: the next user
@@ -130,6 +154,6 @@ func (f *frozenCopies) release(id string) {
 	defer fc.mu.Unlock()
 	if fc.users--; fc.users == 0 && fc.dir != "" {
 		os.RemoveAll(fc.dir)
-		fc.dir, fc.path, fc.ready = "", "", false
+		fc.dir, fc.path, fc.ready, fc.outside = "", "", false, nil
 	}
 }

@@ -19,7 +19,7 @@ func (r *repository) hintDeletes(ctx context.Context, frozen *frozenCopies, ids 
 		v := r.find(id)
 		src, _, err := frozen.catalog(ctx, v)
 		if err == nil {
-			err = r.ensureData(ctx, src, true)
+			err = r.ensureData(ctx, src, v.prefix()+v.meta.Catalog.Path, true)
 		}
 		if err == nil {
 			err = r.digests.HintFrom(ctx, src, r.dataPath)

@@ -375,8 +375,8 @@ func (r *repository) checkCells(ctx context.Context, cells []*Cell, work string,
 				var problem Problem
 				if src, problem, err = r.copyFrozen(gctx, r.find(c.Version), work); err == nil {
 					// The converter reads delete files to tell containers.
-					if err = r.ensureData(gctx, src, true); err != nil {
-						problem = ProblemUnreadable
+					if err = r.ensureData(gctx, src, c.source, true); err != nil {
+						problem = dataProblem(err)
 					}
 				}
 				if err != nil {

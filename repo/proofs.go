@@ -145,7 +145,10 @@ func (r *repository) prove(ctx context.Context, c *Cell, work string, frozen *fr
 	v := r.find(c.Version)
 	// The frozen catalog's sum is version.json's, which the plan matched
 	// it against where it lies, and its copy matches as it is made.
-	opts := compare.Options{DataPath: r.dataPath, Disk: disk, DigestCache: r.digestCache, Digests: r.digests, Engines: r.engines,
+	// BUnderDataPath: the proof also checks that the published catalog
+	// names only files under data_dir (equivalence does not pin how it
+	// records paths); a proof kept in the cache was made with it.
+	opts := compare.Options{DataPath: r.dataPath, BUnderDataPath: true, Disk: disk, DigestCache: r.digestCache, Digests: r.digests, Engines: r.engines,
 		Source: source, Listings: r.listings, SumA: v.meta.Catalog.FileRef.SHA256}
 	rep := r.keptProof(ctx, c, opts)
 	if rep == nil {
@@ -163,11 +166,15 @@ func (r *repository) prove(ctx context.Context, c *Cell, work string, frozen *fr
 		if err != nil {
 			return fail(KindUnverifiable, err)
 		}
-		// A remote store's data files, into the cache (a no-op for a folder).
-		// A published catalog that cannot be read is the proof's to judge,
-		// as for a folder: unreadable while its source reads is a difference.
-		if err := r.ensureData(ctx, pub, false); err != nil && !errors.Is(err, errListFiles) {
-			return fail(KindUnverifiable, err)
+		// A remote store's data files, into the cache; files outside
+		// data_dir fail the proof (a folder's are found by the proof
+		// itself). A published catalog that cannot be read is the proof's
+		// to judge, as for a folder: unreadable while its source reads is
+		// a difference.
+		if r.remote != nil {
+			if err := r.ensureData(ctx, pub, c.Key, false); err != nil && !errors.Is(err, errListFiles) {
+				return fail(problemKind(dataProblem(err)), err)
+			}
 		}
 		// The published copy was hashed as it was copied: the proof's key
 		// does not read it again, and what is proved is what was hashed.
@@ -178,7 +185,10 @@ func (r *repository) prove(ctx context.Context, c *Cell, work string, frozen *fr
 			// is one they cannot open.
 			return fail(KindDifference, wrongFormat(c, rep))
 		}
+		var outside *compare.OutsideDataPathError
 		switch {
+		case errors.As(err, &outside):
+			return fail(KindDifference, &OutsideError{Key: c.Key, Files: outside.Files})
 		case err == nil:
 		case errors.Is(err, compare.ErrNotEquivalent):
 			return fail(KindDifference, err)

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -80,35 +81,104 @@ func TestBackfill03ReaderLakes(t *testing.T) {
 	}
 }
 
-// relocate points the data files that the writer recorded by absolute path
-// on its machine (…/<lake>/data/…) at the copied lake, in each version's
-// catalog and files.json, and updates version.json's sizes and hashes (a
-// relocated copy of the repository, as its publisher would have it).
+// relocate makes the data files that the writer recorded by absolute path
+// on its machine (…/<lake>/data/main/ext/…, added with add_files) what a
+// publisher must have: files under data_dir recorded relative to the
+// catalog's data path (FDL 0.1, Versions: The frozen catalog). Each such
+// file is copied into its table's folder (data/<schema>/<table>/ext/…, the
+// hive key=value folders kept) and recorded relative to it, in each
+// version's catalog and files.json; version.json's sizes and hashes are
+// updated.
 func relocate(t *testing.T, root, name string) {
 	t.Helper()
-	data := filepath.Join(root, "data") + "/"
+	data := filepath.Join(root, "data")
 	for _, id := range versionIDs(t, root) {
 		dir := filepath.Join(root, "versions", id)
+		// table -> absolute path -> path relative to data_dir
+		moved := map[string]map[string]string{}
 		db, err := sql.Open("duckdb", "")
 		if err != nil {
 			t.Fatal(err)
 		}
-		q := fmt.Sprintf(`ATTACH '%s' AS c; UPDATE c.ducklake_data_file SET path = '%s' || regexp_extract(path, '/%s/data/(.*)$', 1)
-			WHERE NOT path_is_relative AND path LIKE '%%/%s/data/%%'; DETACH c`, filepath.Join(dir, "ducklake.duckdb"), data, name, name)
-		if _, err := db.Exec(q); err != nil {
+		if _, err := db.Exec(fmt.Sprintf("ATTACH '%s' AS c", filepath.Join(dir, "ducklake.duckdb"))); err != nil {
 			t.Fatal(err)
 		}
-		db.Close()
-		files, err := os.ReadFile(filepath.Join(dir, "files.json"))
+		rows, err := db.Query(`SELECT f.data_file_id, f.path, s.schema_name || '.' || t.table_name, coalesce(s.path, ''), coalesce(t.path, '')
+			FROM c.ducklake_data_file f
+			JOIN c.ducklake_table t ON t.table_id = f.table_id AND f.begin_snapshot >= t.begin_snapshot AND (f.begin_snapshot < t.end_snapshot OR t.end_snapshot IS NULL)
+			JOIN c.ducklake_schema s ON s.schema_id = t.schema_id AND f.begin_snapshot >= s.begin_snapshot AND (f.begin_snapshot < s.end_snapshot OR s.end_snapshot IS NULL)
+			WHERE NOT f.path_is_relative`)
 		if err != nil {
 			t.Fatal(err)
 		}
-		fixed := []byte(strings.ReplaceAll(string(files), "/fdl-writer/lakes/"+name+"/data/main/ext//", data+"main/ext/"))
+		type update struct {
+			id     int64
+			stored string
+		}
+		var updates []update
+		for rows.Next() {
+			var fileID int64
+			var abs, table, sPath, tPath string
+			if err := rows.Scan(&fileID, &abs, &table, &sPath, &tPath); err != nil {
+				t.Fatal(err)
+			}
+			_, rest, ok := strings.Cut(abs, "/"+name+"/data/main/ext/")
+			if !ok {
+				t.Fatalf("unexpected absolute path %s", abs)
+			}
+			rest = path.Clean(strings.TrimLeft(rest, "/")) // the writer recorded some with "//"
+			stored := "ext/" + rest
+			rel := sPath + tPath + stored
+			if _, err := os.Stat(filepath.Join(data, filepath.FromSlash(rel))); err != nil {
+				if err := os.MkdirAll(filepath.Dir(filepath.Join(data, filepath.FromSlash(rel))), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				copyFile(t, filepath.Join(data, "main", "ext", filepath.FromSlash(rest)), filepath.Join(data, filepath.FromSlash(rel)))
+			}
+			if moved[table] == nil {
+				moved[table] = map[string]string{}
+			}
+			moved[table][abs] = rel
+			updates = append(updates, update{fileID, stored})
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		rows.Close()
+		for _, u := range updates {
+			if _, err := db.Exec("UPDATE c.ducklake_data_file SET path = ?, path_is_relative = true WHERE data_file_id = ?", u.stored, u.id); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := db.Exec("DETACH c"); err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+		raw, err := os.ReadFile(filepath.Join(dir, "files.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var files map[string]any
+		if err := json.Unmarshal(raw, &files); err != nil {
+			t.Fatal(err)
+		}
+		for table, entry := range files["tables"].(map[string]any) {
+			for _, f := range entry.(map[string]any)["files"].([]any) {
+				f := f.(map[string]any)
+				if rel, ok := moved[table][f["path"].(string)]; ok {
+					f["path"] = rel
+				}
+			}
+		}
+		fixed, err := json.MarshalIndent(files, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
 		if err := os.WriteFile(filepath.Join(dir, "files.json"), fixed, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		var vj map[string]any
-		raw, err := os.ReadFile(filepath.Join(dir, "version.json"))
+		raw, err = os.ReadFile(filepath.Join(dir, "version.json"))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -287,16 +287,14 @@ func (rm *remote) downloadOnce(ctx context.Context, key, dst string) (string, in
 	return hex.EncodeToString(h.Sum(nil)), n, nil
 }
 
-// ensureData puts the data files a catalog references into the cache (only
-// its delete files with deletesOnly), at most Options.Downloads at a time.
-func (rm *remote) ensureData(ctx context.Context, catalog string, deletesOnly bool) error {
+// ensureFiles puts data files of a catalog, all under data_dir, into the
+// cache (only the delete files with deletesOnly), at most Options.Downloads
+// at a time.
+func (rm *remote) ensureFiles(ctx context.Context, stored []compare.StoredFile, deletesOnly bool) error {
 	if rm.cacheDir == "" {
 		return nil // a local --data folder was given
 	}
-	files, err := rm.needed(ctx, catalog)
-	if err != nil {
-		return err
-	}
+	files := rm.cached(stored)
 	errs := make([]error, len(files))
 	var wg sync.WaitGroup
 	for i, f := range files {
@@ -320,11 +318,12 @@ type cachedFile struct {
 	Delete bool
 }
 
-// errListFiles is matched by the errors of needed that come from reading
-// the catalog itself rather than from the store.
+// errListFiles is matched by the errors that come from reading a catalog
+// itself rather than from the store.
 var errListFiles = errors.New("list the data files of")
 
-// needed lists the files of a catalog that live under data_dir.
+// needed lists the files of a catalog that live under data_dir (for
+// uploadNew: the catalogs it compares passed ensureData).
 func (rm *remote) needed(ctx context.Context, catalog string) ([]cachedFile, error) {
 	rd, err := compare.Open(ctx, catalog, compare.ReaderOptions{DataPath: rm.dataPath()})
 	if err != nil {
@@ -335,16 +334,23 @@ func (rm *remote) needed(ctx context.Context, catalog string) ([]cachedFile, err
 	if err != nil {
 		return nil, fmt.Errorf("%w %s: %w", errListFiles, catalog, err)
 	}
+	return rm.cached(all), nil
+}
+
+// cached is the cache entries of files under the repository's data folder;
+// it leaves out the others, which ensureData refuses (OutsideError) before
+// anything is proved or published.
+func (rm *remote) cached(files []compare.StoredFile) []cachedFile {
 	root := rm.dataPath() + string(os.PathSeparator)
 	var out []cachedFile
-	for _, f := range all {
+	for _, f := range files {
 		rel, ok := strings.CutPrefix(f.Path, root)
 		if !ok {
-			continue // outside the repository's data folder: not ours to fetch
+			continue
 		}
 		out = append(out, cachedFile{key: rm.dataKey + filepath.ToSlash(rel), Delete: f.Delete})
 	}
-	return out, nil
+	return out
 }
 
 // dataFile makes one data file present and verified in the cache.

@@ -155,15 +155,6 @@ func (r *repository) transfer() *Transfer {
 	return r.remote.transfer()
 }
 
-// ensureData makes the data files a catalog references readable at
-// r.dataPath: a no-op for a local store, downloads into the cache else.
-func (r *repository) ensureData(ctx context.Context, catalog string, deletesOnly bool) error {
-	if r.remote == nil {
-		return nil
-	}
-	return r.remote.ensureData(ctx, catalog, deletesOnly)
-}
-
 // version is one folder under versions/.
 type version struct {
 	id      string

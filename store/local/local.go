@@ -26,14 +26,9 @@ import (
 // show it; Create removes it again when it is empty.
 const TempDirName = store.TempDir
 
-var (
-	// ErrBrokenLink is returned (wrapped) by List for a symbolic link whose
-	// target does not exist.
-	ErrBrokenLink = errors.New("broken symbolic link")
-	// ErrLinkLoop is returned (wrapped) by List for a symbolic link to a
-	// folder that contains it.
-	ErrLinkLoop = errors.New("symbolic link loop")
-)
+// ErrLinkLoop is returned (wrapped) by List for a symbolic link to a
+// folder that contains it.
+var ErrLinkLoop = errors.New("symbolic link loop")
 
 // tempPrefix starts the names of Create's temporary files in TempDirName.
 const tempPrefix = "create-"
@@ -118,11 +113,11 @@ func (l *Store) Stat(ctx context.Context, key string) (store.ObjectInfo, error) 
 //
 // It follows symbolic links, to folders and to files, wherever they point
 // (a publisher may keep a big folder on another disk): readers, Open and
-// Stat go through links, so List shows every object they can reach. A link
-// whose target is missing, and a link to a folder that contains the link
-// (a loop), are errors naming the link, never skipped: a version readers
-// can reach must never be left out of a check. Other special files
-// (sockets, pipes, devices) are no objects and are not listed.
+// Stat go through links, so List shows every object they can reach, and a
+// version readers can reach is never left out of a check. A link to a
+// folder that contains the link (a loop) is an error naming it. A link
+// whose target is missing is no object (Open fails on it too) and is not
+// listed, like sockets, pipes and devices.
 func (l *Store) List(ctx context.Context, prefix string) ([]store.ObjectInfo, error) {
 	if err := store.ValidatePrefix(prefix); err != nil {
 		return nil, err
@@ -212,7 +207,7 @@ func (w *walker) walk(dir, dirKey string, ancestors []fs.FileInfo) error {
 		var info fs.FileInfo
 		if d.Type()&fs.ModeSymlink != 0 {
 			if info, err = statFollow(p, key); errors.Is(err, fs.ErrNotExist) {
-				continue // the link itself was removed meanwhile
+				continue // a broken link, or removed meanwhile: no object
 			} else if err != nil {
 				return err
 			}
@@ -240,22 +235,19 @@ func (w *walker) walk(dir, dirKey string, ancestors []fs.FileInfo) error {
 	return nil
 }
 
-// statFollow stats p through any links; a link whose target is missing (or
-// that loops on itself) is an error that says so.
+// statFollow stats p through any links. Its error wraps fs.ErrNotExist
+// when p or its target is missing; a link that cannot be followed for
+// another reason (one that loops on itself) is an error naming it.
 func statFollow(p, key string) (fs.FileInfo, error) {
 	st, err := os.Stat(p)
-	if err == nil {
-		return st, nil
+	if err == nil || errors.Is(err, fs.ErrNotExist) {
+		return st, err
 	}
-	lst, lerr := os.Lstat(p)
-	if lerr != nil || lst.Mode()&fs.ModeSymlink == 0 {
-		return nil, err
+	if lst, lerr := os.Lstat(p); lerr == nil && lst.Mode()&fs.ModeSymlink != 0 {
+		target, _ := os.Readlink(p)
+		return nil, fmt.Errorf("%s: symbolic link to %s: %w", key, target, err)
 	}
-	target, _ := os.Readlink(p)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s: symbolic link to %s, which does not exist: %w", key, target, ErrBrokenLink)
-	}
-	return nil, fmt.Errorf("%s: symbolic link to %s: %w", key, target, err)
+	return nil, err
 }
 
 // checkLoop fails when the folder st (at key) is one of its own ancestors:

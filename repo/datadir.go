@@ -1,0 +1,124 @@
+package repo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/fdl-formats/fdl-formats/compare"
+)
+
+// OutsideError is returned (wrapped) when a catalog names data or delete
+// files outside the repository's data_dir: recorded by absolute path (for
+// the file, its table or its schema), or with a ".." part. The
+// specification (Versions, "The frozen catalog") says "every data file it
+// names is under data_dir, recorded relative to the catalog's data path";
+// a reader opens such a file from its own machine or another site, never
+// from the repository, so no check can prove what readers get. It is a
+// violation (ProblemViolation): check reports it as a difference, backfill
+// writes no catalog from such a version, plan shows its cells in error.
+type OutsideError struct {
+	// Key is the catalog's key in the repository.
+	Key string
+	// Files describes each file outside data_dir: kind, id, table, path.
+	Files []string
+	// Other is a failure fetching the files that are under data_dir (a
+	// remote store's), if any.
+	Other error
+}
+
+func (e *OutsideError) Error() string {
+	const shown = 3
+	lines := e.Files[:min(len(e.Files), shown)]
+	msg := fmt.Sprintf("%s names %d data or delete file(s) outside data_dir, where readers would not find them in the repository: %s", e.Key, len(e.Files), strings.Join(lines, "; "))
+	if n := len(e.Files) - shown; n > 0 {
+		msg += fmt.Sprintf("; and %d more", n)
+	}
+	if e.Other != nil {
+		msg += "; " + e.Other.Error()
+	}
+	return msg
+}
+
+// Unwrap gives the fetch failure, so that errors.Is finds e.g. a canceled
+// context.
+func (e *OutsideError) Unwrap() error { return e.Other }
+
+// dataProblem is the Problem of an ensureData failure: a violation for
+// files outside data_dir, else unreadable.
+func dataProblem(err error) Problem {
+	var oe *OutsideError
+	var ce *compare.OutsideDataPathError
+	if errors.As(err, &oe) || errors.As(err, &ce) {
+		return ProblemViolation
+	}
+	return ProblemUnreadable
+}
+
+// ensureData checks that every data and delete file the catalog (a local
+// copy of the object key) names is under data_dir (see OutsideError), and
+// makes those that are readable at r.dataPath: nothing more for a local
+// store, downloads into the cache for a remote one (only the delete files
+// with deletesOnly). Files outside data_dir make an *OutsideError, after
+// the others were fetched. A catalog that cannot be read is an error for a
+// remote store (its files cannot be fetched); for a local one it is left
+// to the step that reads the catalog next (a conversion, a proof), which
+// tells why, as it did when nothing was read here: it names no file.
+func (r *repository) ensureData(ctx context.Context, catalog, key string, deletesOnly bool) error {
+	files, dataPath, err := r.storedFiles(ctx, catalog, key)
+	if err != nil {
+		if r.remote == nil && ctx.Err() == nil {
+			return nil
+		}
+		return err
+	}
+	inside, outside := splitOutside(files, dataPath, key)
+	if r.remote != nil {
+		if err := r.remote.ensureFiles(ctx, inside, deletesOnly); err != nil {
+			if outside != nil {
+				outside.Other = err
+				return outside
+			}
+			return err
+		}
+	}
+	if outside != nil {
+		return outside
+	}
+	return nil
+}
+
+// splitOutside parts a catalog's files (at key) into those under the data
+// path and an *OutsideError describing the others (nil when there are
+// none).
+func splitOutside(files []compare.StoredFile, dataPath, key string) ([]compare.StoredFile, *OutsideError) {
+	var outside []string
+	inside := make([]compare.StoredFile, 0, len(files))
+	for _, f := range files {
+		if _, why := f.UnderDataPath(dataPath); why != "" {
+			outside = append(outside, f.DescribeOutside(why))
+			continue
+		}
+		inside = append(inside, f)
+	}
+	if len(outside) == 0 {
+		return inside, nil
+	}
+	return inside, &OutsideError{Key: key, Files: outside}
+}
+
+// storedFiles lists every data and delete file a catalog names, and the
+// data path they resolve against.
+func (r *repository) storedFiles(ctx context.Context, catalog, key string) ([]compare.StoredFile, string, error) {
+	rd, err := compare.Open(ctx, catalog, compare.ReaderOptions{DataPath: r.dataPath, Engines: r.engines})
+	if err != nil {
+		return nil, "", fmt.Errorf("%w %s: %w", errListFiles, key, err)
+	}
+	defer rd.Close()
+	files, err := rd.StoredFiles(ctx)
+	if err != nil {
+		return nil, "", fmt.Errorf("%w %s: %w", errListFiles, key, err)
+	}
+	return files, rd.DataPath(), nil
+}
