@@ -89,9 +89,13 @@ const (
 	maxFileSize  = 1 << 50
 )
 
-// Read parses the headers at the start of r (it reads 12 KiB).
+// HeadersSize is how many bytes at the start of a file Read needs: the main
+// header and the two database headers.
+const HeadersSize = 3 * headerSize
+
+// Read parses the headers at the start of r (it reads HeadersSize bytes, 12 KiB).
 func Read(r io.Reader) (Header, error) {
-	buf := make([]byte, 3*headerSize)
+	buf := make([]byte, HeadersSize)
 	n, err := io.ReadFull(r, buf)
 	if n >= magicOffset+4 && !bytes.Equal(buf[magicOffset:magicOffset+4], []byte("DUCK")) {
 		return Header{}, ErrNotDuckDB

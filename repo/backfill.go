@@ -214,6 +214,13 @@ func Backfill(ctx context.Context, st store.Store, opts Options) (_ *BackfillRep
 	}
 	waitErr := g.Wait()
 	if !opts.DryRun {
+		// A version whose frozen catalog a conversion found breaking
+		// version.json's claims is in error, all its cells.
+		for _, vp := range m.Versions {
+			if err := frozen.falseClaim(vp.ID); err != nil {
+				refuseVersion(vp, ProblemMismatch, err)
+			}
+		}
 		r.tally(m) // cells the conversion refused, or found in error
 	}
 	var failed []*CellResult
@@ -380,6 +387,15 @@ func (r *repository) fill(ctx context.Context, c *Cell, work string, frozen *fro
 		// It may have written delete files, even if it failed: every
 		// later proof key lists the data folder again.
 		r.listings.Changed()
+	}
+	// The conversion detected the frozen catalog's format: a version.json
+	// that says another is refused before anything is proved or published.
+	if d := sourceFormat(cres, err); d != "" && ctx.Err() == nil {
+		if cerr := formatClaim(v, d); cerr != nil {
+			frozen.refuse(v.id, cerr)
+			res.err, res.Problem = cerr, ProblemMismatch
+			return res
+		}
 	}
 	if err != nil {
 		res.err = err

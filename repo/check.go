@@ -153,9 +153,6 @@ func Check(ctx context.Context, st store.Store, opts Options) (*CheckReport, err
 	if len(r.versions) == 0 {
 		rep.add(emptyFinding(r.st, opts.AllowEmpty))
 	}
-	if err := r.addReaders(ctx, rep, &opts); err != nil {
-		return nil, err
-	}
 	work, err := scratch.MkdirTemp(opts.workDir(), checkWorkPrefix)
 	if err != nil {
 		return nil, fmt.Errorf("create work folder: %w", err)
@@ -169,6 +166,10 @@ func Check(ctx context.Context, st store.Store, opts Options) (*CheckReport, err
 	rep.add(contents...)
 	rep.Proofs = append(rep.Proofs, proofs...)
 	rep.add(findings...)
+	// After the content pass, which found each frozen catalog's real format.
+	if err := r.addReaders(ctx, rep, &opts); err != nil {
+		return nil, err
+	}
 	return rep, rep.result()
 }
 

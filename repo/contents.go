@@ -79,6 +79,15 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 	defer rd.Close()
 	inDataFolder = rd.AllPathsRelative(ctx)
 	var issues []Issue
+	// The one pass that opens every version's frozen catalog checks
+	// version.json's ducklake.format with it (the reader matrix, evaluated
+	// after, uses what it found).
+	if f := rd.Format(); f != nil {
+		v.detected = f.Name
+		if err := formatClaim(v, f.Name); err != nil {
+			issues = append(issues, Issue{ProblemMismatch, err.Error()})
+		}
+	}
 	// Every data file must be under data_dir: one violation per file that
 	// is not. A remote store's data files come into the cache first
 	// (verified by the size the catalog records); a folder's are checked in

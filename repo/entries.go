@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fdl-formats/fdl-formats/fdljson"
 	"github.com/fdl-formats/fdl-formats/store"
 )
 
@@ -110,8 +111,9 @@ func modeKind(m fs.FileMode) string {
 
 // Violation is an entry of a version folder that breaks the repository
 // rules: under catalogs/ only regular files catalogs/<declared format>.duckdb
-// other than the frozen catalog's own format may exist, and no catalog may
-// have a DuckDB write-ahead log beside it.
+// other than the frozen catalog's own format may exist, no catalog may
+// have a DuckDB write-ahead log beside it, and a dataset.json or files.json
+// must be named in version.json (unnamedFiles).
 type Violation struct {
 	Key    string `json:"key"`
 	Detail string `json:"detail"`
@@ -131,6 +133,7 @@ func (r *repository) folderViolations(ctx context.Context, v *version, entries [
 		if kind, err := r.entryKind(ctx, wal); err != nil || kind != "" {
 			out = append(out, Violation{wal, "a DuckDB write-ahead log beside the frozen catalog: DuckDB replays it when it opens the catalog, so readers would see changes that are not in the hashed file; remove it"})
 		}
+		out = append(out, unnamedFiles(v)...)
 	}
 	for _, e := range entries {
 		format, isCatalog := strings.CutSuffix(e.name, ".duckdb")
@@ -161,5 +164,33 @@ func (v *version) presentFormats() []string {
 		}
 	}
 	slices.Sort(out)
+	return out
+}
+
+// unnamedFiles reports a dataset.json or files.json in a version folder
+// that version.json does not name. The spec has version.json record the
+// dataset.json beside the catalog (`dataset`, required since it exists;
+// the file is written once, with the version) and, when one is written,
+// the files.json (`files`), each with its size and sha256: one it does not
+// name was added later or left by a failed write, and nothing vouches for
+// what readers would take from it.
+func unnamedFiles(v *version) []Violation {
+	named := func(ref *fdljson.FileRef, name string) bool { return ref != nil && ref.Path == name }
+	var out []Violation
+	for _, f := range []struct {
+		name, field string
+		ref         *fdljson.FileRef
+	}{{"dataset.json", "dataset", v.meta.Dataset}, {"files.json", "files", v.meta.Files}} {
+		if _, ok := v.objects[f.name]; !ok || named(f.ref, f.name) || v.meta.Catalog.Path == f.name {
+			continue
+		}
+		detail := fmt.Sprintf("not named in version.json (its %q field ", f.field)
+		if f.ref == nil {
+			detail += "is absent"
+		} else {
+			detail += "names " + f.ref.Path
+		}
+		out = append(out, Violation{v.prefix() + f.name, detail + "): version.json records the " + f.name + " of a version with its size and sha256, so nothing vouches for this one; remove it"})
+	}
 	return out
 }

@@ -32,6 +32,9 @@ type frozenCopy struct {
 	// outside data_dir (kept: it is found again every time).
 	outside error
 	users   int // users of the version not yet released
+	// claim is set once a user found the copy breaking a claim of
+	// version.json (formatClaim): the version's later users stop there.
+	claim error
 }
 
 // newFrozenCopies prepares the copies of the versions of cells, in work;
@@ -58,6 +61,9 @@ func newFrozenCopies(r *repository, work string, cells []*Cell, others ...string
 // get returns the verified copy of v's frozen catalog, with the data files
 // it references readable at the repository's data path.
 func (f *frozenCopies) get(ctx context.Context, v *version) (string, Problem, error) {
+	if err := f.falseClaim(v.id); err != nil {
+		return "", ProblemMismatch, err
+	}
 	src, problem, err := f.catalog(ctx, v)
 	if err != nil {
 		return "", problem, err
@@ -156,4 +162,24 @@ func (f *frozenCopies) release(id string) {
 		os.RemoveAll(fc.dir)
 		fc.dir, fc.path, fc.ready, fc.outside = "", "", false, nil
 	}
+}
+
+// refuse records that v's frozen catalog breaks a claim of version.json.
+func (f *frozenCopies) refuse(id string, err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if fc := f.byID[id]; fc != nil && fc.claim == nil {
+		fc.claim = err
+	}
+}
+
+// falseClaim is the claim of version.json a user found v's frozen catalog
+// breaking, or nil.
+func (f *frozenCopies) falseClaim(id string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if fc := f.byID[id]; fc != nil {
+		return fc.claim
+	}
+	return nil
 }

@@ -224,8 +224,19 @@ func (r *repository) plan(ctx context.Context, opts *Options, check bool) (*Matr
 	// A missing cell is refused if the converter cannot express the catalog
 	// in its format; find out without writing anything.
 	if check {
-		if err := r.checkCells(ctx, checks, work, opts); err != nil {
+		detected, err := r.checkCells(ctx, checks, work, opts)
+		if err != nil {
 			return nil, err
+		}
+		// A version whose frozen catalog is not in the format version.json
+		// says gets no cell planned from that claim.
+		for _, vp := range p.Versions {
+			if d, ok := detected[vp.ID]; ok {
+				vp.v.detected = d
+				if err := formatClaim(vp.v, d); err != nil {
+					refuseVersion(vp, ProblemMismatch, err)
+				}
+			}
 		}
 	}
 	r.tally(p)
@@ -270,6 +281,9 @@ func (r *repository) planVersion(ctx context.Context, v *version, declared []fdl
 		vp.Skipped = v.expired.Reason
 	} else if verr == nil {
 		problem, verr = r.verifyRef(ctx, v, v.meta.Catalog.FileRef)
+		if verr == nil {
+			problem, verr = storageClaim(v)
+		}
 		vp.Issues = append(vp.Issues, r.versionIssues(ctx, v)...)
 	}
 	if verr != nil {
@@ -360,11 +374,14 @@ func storeRead(ctx context.Context, r *repository, key string) ([]byte, error) {
 
 // checkCells runs convert.Check for each missing cell, jobs at a time, and
 // turns refusals into Refused cells and unreadable sources into Error cells.
-func (r *repository) checkCells(ctx context.Context, cells []*Cell, work string, opts *Options) error {
+// It returns the format each checked version's frozen catalog was detected
+// in, by version ID.
+func (r *repository) checkCells(ctx context.Context, cells []*Cell, work string, opts *Options) (map[string]string, error) {
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(opts.jobs())
 	var mu sync.Mutex
 	local := map[string]string{} // source key -> local path
+	detected := map[string]string{}
 	for _, c := range cells {
 		g.Go(func() error {
 			mu.Lock()
@@ -396,11 +413,19 @@ func (r *repository) checkCells(ctx context.Context, cells []*Cell, work string,
 			if err := gctx.Err(); err != nil {
 				return err
 			}
+			if d := sourceFormat(res, err); d != "" {
+				mu.Lock()
+				detected[c.Version] = d
+				mu.Unlock()
+			}
 			applyCheck(c, res, err)
 			return nil
 		})
 	}
-	return g.Wait()
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return detected, nil
 }
 
 // applyCheck records what convert.Check (or a conversion, which runs the

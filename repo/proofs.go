@@ -221,7 +221,7 @@ func (r *repository) keptProof(ctx context.Context, c *Cell, opts compare.Option
 		return nil
 	}
 	v := r.find(c.Version)
-	sum, _, err := hashObject(ctx, r.st, c.Key)
+	sum, _, err := hashObject(ctx, r.st, c.Key, nil)
 	if err != nil {
 		return nil // the copy fails too, and says why
 	}

@@ -70,7 +70,7 @@ func (r *repository) readerMatrix(ctx context.Context, m *Matrix, opts *Options)
 		if vp.v.meta == nil || vp.Skipped != "" || vp.Error != "" {
 			continue
 		}
-		files, err := r.catalogFiles(ctx, vp.v)
+		files, err := r.catalogFiles(ctx, vp.v, false)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/fdl-formats/fdl-formats/compare"
+	"github.com/fdl-formats/fdl-formats/duckfile"
 	"github.com/fdl-formats/fdl-formats/fdljson"
 	"github.com/fdl-formats/fdl-formats/internal/scratch"
 	"github.com/fdl-formats/fdl-formats/store"
@@ -83,6 +84,7 @@ type remote struct {
 type fetch struct {
 	done    chan struct{}
 	path    string
+	header  *duckfile.Header // a catalog's headers, from the bytes downloaded
 	problem Problem
 	err     error
 }
@@ -201,11 +203,16 @@ func (rm *remote) once(m map[string]*fetch, key string, get func(*fetch)) *fetch
 
 // catalog downloads a catalog into the work folder once per run. With ref,
 // the copy is hashed while it is written and refused unless its size and
-// sha256 match.
-func (rm *remote) catalog(ctx context.Context, key string, ref *fdljson.FileRef) (string, Problem, error) {
+// sha256 match. It returns the copy and what its DuckDB headers say (nil
+// for a file that is not a DuckDB file), taken from the bytes downloaded.
+func (rm *remote) catalog(ctx context.Context, key string, ref *fdljson.FileRef) (string, *duckfile.Header, Problem, error) {
 	f := rm.once(rm.catalogs, key, func(f *fetch) {
 		f.path = filepath.Join(rm.work, filepath.FromSlash(key))
-		sum, n, err := rm.download(ctx, key, f.path)
+		hd := &head{}
+		sum, n, err := rm.download(ctx, key, f.path, hd)
+		if err == nil {
+			f.header = hd.header()
+		}
 		switch {
 		case err != nil:
 			f.problem, f.err = ProblemUnreadable, err
@@ -221,12 +228,13 @@ func (rm *remote) catalog(ctx context.Context, key string, ref *fdljson.FileRef)
 			os.Remove(f.path)
 		}
 	})
-	return f.path, f.problem, f.err
+	return f.path, f.header, f.problem, f.err
 }
 
 // download copies an object to dst (through a temporary file beside it)
-// and returns its sha256 and size, retrying transient failures.
-func (rm *remote) download(ctx context.Context, key, dst string) (string, int64, error) {
+// and returns its sha256 and size, retrying transient failures; hd, when
+// not nil, keeps the first bytes of the attempt that succeeded.
+func (rm *remote) download(ctx context.Context, key, dst string, hd *head) (string, int64, error) {
 	start := time.Now()
 	defer func() {
 		rm.mu.Lock()
@@ -240,7 +248,7 @@ func (rm *remote) download(ctx context.Context, key, dst string) (string, int64,
 	for attempt, wait := 0, 200*time.Millisecond; ; attempt, wait = attempt+1, wait*2 {
 		var sum string
 		var n int64
-		sum, n, err = rm.downloadOnce(ctx, key, dst)
+		sum, n, err = rm.downloadOnce(ctx, key, dst, hd)
 		if err == nil {
 			return sum, n, nil
 		}
@@ -255,7 +263,7 @@ func (rm *remote) download(ctx context.Context, key, dst string) (string, int64,
 	}
 }
 
-func (rm *remote) downloadOnce(ctx context.Context, key, dst string) (string, int64, error) {
+func (rm *remote) downloadOnce(ctx context.Context, key, dst string, hd *head) (string, int64, error) {
 	rc, err := rm.counter.Open(ctx, key)
 	if err != nil {
 		return "", 0, err
@@ -274,7 +282,12 @@ func (rm *remote) downloadOnce(ctx context.Context, key, dst string) (string, in
 	}
 	defer os.Remove(tmp.Name())
 	h := sha256.New()
-	n, err := io.Copy(io.MultiWriter(tmp, h), rc)
+	w := io.MultiWriter(tmp, h)
+	if hd != nil {
+		hd.buf = hd.buf[:0]
+		w = io.MultiWriter(tmp, h, hd)
+	}
+	n, err := io.Copy(w, rc)
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
@@ -290,10 +303,12 @@ func (rm *remote) downloadOnce(ctx context.Context, key, dst string) (string, in
 // ensureFiles puts data files of a catalog, all under data_dir, into the
 // cache (only the delete files with deletesOnly), at most Options.Downloads
 // at a time.
+//
+// With a local --data folder (Options.DataPath) nothing is downloaded: the
+// folder's files are what is read and checked, and the store is asked only
+// whether it holds each file at the size the catalog records (inStore), so
+// that a run does not pass on files the store's readers cannot get.
 func (rm *remote) ensureFiles(ctx context.Context, stored []compare.StoredFile, deletesOnly bool) error {
-	if rm.cacheDir == "" {
-		return nil // a local --data folder was given
-	}
 	files := rm.cached(stored)
 	errs := make([]error, len(files))
 	var wg sync.WaitGroup
@@ -304,17 +319,22 @@ func (rm *remote) ensureFiles(ctx context.Context, stored []compare.StoredFile, 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = rm.dataFile(ctx, f)
+			if rm.cacheDir == "" {
+				errs[i] = rm.inStore(ctx, f)
+			} else {
+				errs[i] = rm.dataFile(ctx, f)
+			}
 		}()
 	}
 	wg.Wait()
 	return errors.Join(errs...)
 }
 
-// cachedFile is a data file of the store: its key, and whether it is a
-// delete file.
+// cachedFile is a data file of the store: its key, the size its catalog
+// records, and whether it is a delete file.
 type cachedFile struct {
 	key    string
+	size   int64 // what the catalog records (inStore compares it)
 	Delete bool
 }
 
@@ -348,7 +368,7 @@ func (rm *remote) cached(files []compare.StoredFile) []cachedFile {
 		if !ok {
 			continue
 		}
-		out = append(out, cachedFile{key: rm.dataKey + filepath.ToSlash(rel), Delete: f.Delete})
+		out = append(out, cachedFile{key: rm.dataKey + filepath.ToSlash(rel), size: f.SizeBytes, Delete: f.Delete})
 	}
 	return out
 }
@@ -357,6 +377,29 @@ func (rm *remote) cached(files []compare.StoredFile) []cachedFile {
 func (rm *remote) dataFile(ctx context.Context, cf cachedFile) error {
 	f := rm.once(rm.files, cf.key, func(f *fetch) {
 		f.err = rm.fillCache(ctx, cf)
+	})
+	return f.err
+}
+
+// inStore checks, once per run, that the store holds a data file at the
+// size its catalog records (a local --data folder stands in for the files
+// themselves).
+func (rm *remote) inStore(ctx context.Context, cf cachedFile) error {
+	f := rm.once(rm.files, cf.key, func(f *fetch) {
+		select {
+		case rm.slots <- struct{}{}:
+			defer func() { <-rm.slots }()
+		case <-ctx.Done():
+			f.err = ctx.Err()
+			return
+		}
+		info, err := rm.counter.Stat(ctx, cf.key)
+		switch {
+		case err != nil:
+			f.err = fmt.Errorf("data file %s (read from the --data folder): %w", cf.key, err)
+		case info.Size != cf.size:
+			f.err = fmt.Errorf("data file %s: %d bytes in the store, the catalog records %d (the --data folder's copy is not what readers get)", cf.key, info.Size, cf.size)
+		}
 	})
 	return f.err
 }
@@ -390,7 +433,7 @@ func (rm *remote) fillCache(ctx context.Context, cf cachedFile) error {
 	// next proof key lists it again.
 	defer rm.listings.Changed()
 	os.Remove(path + validatorSuffix) // the copy is not proven until written again
-	_, n, err := rm.download(ctx, cf.key, path)
+	_, n, err := rm.download(ctx, cf.key, path, nil)
 	if err != nil {
 		return fmt.Errorf("data file %s: %w", cf.key, err)
 	}
@@ -477,7 +520,7 @@ func (rm *remote) upload(ctx context.Context, key string) error {
 		return err
 	}
 	other := path + ".remote"
-	theirs, _, err := rm.download(ctx, key, other)
+	theirs, _, err := rm.download(ctx, key, other, nil)
 	if err != nil {
 		return err
 	}

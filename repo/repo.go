@@ -18,6 +18,7 @@ import (
 
 	"github.com/fdl-formats/fdl-formats/compare"
 	"github.com/fdl-formats/fdl-formats/convert"
+	"github.com/fdl-formats/fdl-formats/duckfile"
 	"github.com/fdl-formats/fdl-formats/fdljson"
 	"github.com/fdl-formats/fdl-formats/store"
 )
@@ -163,6 +164,13 @@ type version struct {
 	err     error
 	problem Problem
 	objects map[string]store.ObjectInfo // key relative to the version folder
+	// header is what the frozen catalog's DuckDB headers say, taken from
+	// the bytes the plan hashed against version.json (nil when they were
+	// not read or are not a DuckDB file's); see storageClaim.
+	header *duckfile.Header
+	// detected is the frozen catalog's DuckLake format as a run that opened
+	// it detected it ("" when none did); see formatClaim.
+	detected string
 }
 
 func (v *version) prefix() string { return VersionsDir + v.id + "/" }
@@ -315,28 +323,50 @@ func (r *repository) verifyRef(ctx context.Context, v *version, ref fdljson.File
 	if info.Size != ref.Bytes {
 		return ProblemMismatch, fmt.Errorf("%s: %d bytes, version.json says %d", key, info.Size, ref.Bytes)
 	}
-	if r.remote != nil && key == v.prefix()+v.meta.Catalog.Path {
+	frozen := key == v.prefix()+v.meta.Catalog.Path
+	if r.remote != nil && frozen {
 		// The frozen catalog of a remote store is downloaded once per run
 		// into the private work folder, verified as it is written; later
 		// steps use that copy (copyFrozen).
-		_, problem, err := r.remote.catalog(ctx, key, &ref)
+		_, h, problem, err := r.remote.catalog(ctx, key, &ref)
+		if err == nil {
+			v.header = h
+		}
 		return problem, err
 	}
-	sum, n, err := hashObject(ctx, r.st, key)
+	// The frozen catalog's headers come from the bytes hashed: checking
+	// catalog.storage reads nothing more (storageClaim).
+	var hd *head
+	if frozen {
+		hd = &head{}
+	}
+	sum, n, err := hashObject(ctx, r.st, key, hd)
 	if err != nil {
 		return ProblemUnreadable, err
 	}
-	return matchRef(key, ref.Bytes, ref.SHA256, n, sum)
+	if problem, err := matchRef(key, ref.Bytes, ref.SHA256, n, sum); err != nil {
+		return problem, err
+	}
+	if frozen {
+		v.header = hd.header()
+	}
+	return "", nil
 }
 
-func hashObject(ctx context.Context, st store.Store, key string) (string, int64, error) {
+// hashObject reads an object whole and returns its sha256 and size; hd,
+// when not nil, keeps its first bytes.
+func hashObject(ctx context.Context, st store.Store, key string, hd *head) (string, int64, error) {
 	rc, err := st.Open(ctx, key)
 	if err != nil {
 		return "", 0, err
 	}
 	defer rc.Close()
 	h := sha256.New()
-	n, err := io.Copy(h, rc)
+	var w io.Writer = h
+	if hd != nil {
+		w = io.MultiWriter(h, hd)
+	}
+	n, err := io.Copy(w, rc)
 	if err != nil {
 		return "", 0, fmt.Errorf("read %s: %w", key, err)
 	}

@@ -64,6 +64,9 @@ type Resolution struct {
 type CatalogFile struct {
 	Key    string `json:"key"`
 	Format string `json:"format"`
+	// FormatFrom is set when Format is not the name's or version.json's:
+	// check detected another format in the frozen catalog.
+	FormatFrom string `json:"format_from,omitempty"`
 	// Frozen marks the version's own ducklake.duckdb.
 	Frozen bool `json:"frozen"`
 	// Readers is the DuckDB version constraint of the format's readers, from
@@ -190,7 +193,7 @@ func Resolve(ctx context.Context, st store.Store, opts ResolveOptions) (*Resolut
 	if res.Name == "" {
 		res.Name = r.datasetName(ctx, v)
 	}
-	if res.Files, err = r.catalogFiles(ctx, v); err != nil {
+	if res.Files, err = r.catalogFiles(ctx, v, true); err != nil {
 		return nil, err
 	}
 	for _, f := range res.Files {
@@ -303,8 +306,12 @@ func pickVersion(all []*version, sel string) (*version, error) {
 }
 
 // catalogFiles lists a version's catalogs in the order a reader tries them:
-// the published ones newest format first, then the frozen one.
-func (r *repository) catalogFiles(ctx context.Context, v *version) ([]*CatalogFile, error) {
+// the published ones newest format first, then the frozen one. With
+// readHeaders the frozen catalog's headers are read when the run has not
+// read them yet, and a storage newer than version.json's claim wins over
+// it (see storageClaim); else the claim is used as it is, unless it names
+// no storage version.
+func (r *repository) catalogFiles(ctx context.Context, v *version, readHeaders bool) ([]*CatalogFile, error) {
 	var out []*CatalogFile
 	for _, name := range v.presentFormats() {
 		f := &CatalogFile{Key: CatalogKey(v.id, name), Format: name, StorageFrom: "file header"}
@@ -325,22 +332,48 @@ func (r *repository) catalogFiles(ctx context.Context, v *version) ([]*CatalogFi
 	slices.SortStableFunc(out, func(a, b *CatalogFile) int { return formatRank(b.Format) - formatRank(a.Format) })
 	frozen := &CatalogFile{Key: v.prefix() + v.meta.Catalog.Path, Format: v.meta.DuckLake.Format, Frozen: true,
 		Storage: strings.TrimPrefix(v.meta.Catalog.Storage, "duckdb-"), StorageFrom: "version.json"}
+	if v.detected != "" && v.detected != frozen.Format {
+		// Check's content pass opened it: readers get what it holds.
+		frozen.Format, frozen.FormatFrom = v.detected, "detected (version.json's ducklake.format says "+v.meta.DuckLake.Format+")"
+	}
 	r.setReaders(frozen)
 	if _, ok := v.objects[v.meta.Catalog.Path]; !ok {
 		frozen.problem = "missing (named in version.json)"
-	} else if frozen.min = duckfile.MinDuckDB(frozen.Storage); frozen.min == nil {
-		// Not a storage version name: read what the file says.
-		h, err := readHeader(ctx, r.st, frozen.Key)
+		out = append(out, frozen)
+		return r.finishFiles(out), nil
+	}
+	h := v.header
+	claimed := duckfile.MinDuckDB(frozen.Storage)
+	if h == nil && (readHeaders || claimed == nil) {
+		// Resolve reads the headers (12 KiB) rather than trust the claim; a
+		// run's plan kept them from the bytes it hashed.
+		hd, err := readHeader(ctx, r.st, frozen.Key)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
 			frozen.problem = err.Error()
-		} else {
-			frozen.Storage, frozen.StorageFrom, frozen.min = h.String(), "file header (catalog.storage "+strconv.Quote(v.meta.Catalog.Storage)+" is not a storage version)", h.MinDuckDB()
+			out = append(out, frozen)
+			return r.finishFiles(out), nil
 		}
+		h = &hd
+	}
+	frozen.min = claimed
+	switch {
+	case claimed == nil:
+		frozen.Storage, frozen.StorageFrom, frozen.min = h.String(), "file header (catalog.storage "+strconv.Quote(v.meta.Catalog.Storage)+" is not a storage version)", h.MinDuckDB()
+	case h != nil && h.MinDuckDB().GreaterThan(claimed):
+		// A DuckDB the claim admits cannot open the file (storageClaim):
+		// only those its header admits are pointed at it.
+		frozen.Storage, frozen.StorageFrom, frozen.min = h.String(), "file header (version.json's catalog.storage "+strconv.Quote(v.meta.Catalog.Storage)+" is older)", h.MinDuckDB()
 	}
 	out = append(out, frozen)
+	return r.finishFiles(out), nil
+}
+
+// finishFiles fills in, for each catalog of a version, the DuckDB versions
+// that open it.
+func (r *repository) finishFiles(out []*CatalogFile) []*CatalogFile {
 	points := r.boundaries(out)
 	for _, f := range out {
 		if f.min != nil {
@@ -348,7 +381,7 @@ func (r *repository) catalogFiles(ctx context.Context, v *version) ([]*CatalogFi
 		}
 		f.DuckDB = f.openers(points)
 	}
-	return out, nil
+	return out
 }
 
 // formatRank orders format names newest first; unknown names sort last.

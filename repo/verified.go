@@ -28,7 +28,8 @@ func (r *repository) copyFrozen(ctx context.Context, v *version, dir string) (st
 	if r.remote != nil {
 		// Downloaded once per run into the run's private work folder,
 		// hashed as it was written (nothing else is ever written there).
-		return r.remote.catalog(ctx, key, &ref)
+		local, _, problem, err := r.remote.catalog(ctx, key, &ref)
+		return local, problem, err
 	}
 	local, sum, n, err := copyObject(ctx, r, key, dir)
 	if err != nil {

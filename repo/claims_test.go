@@ -1,0 +1,269 @@
+package repo
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fdl-formats/fdl-formats/duckfile"
+	"github.com/fdl-formats/fdl-formats/internal/testlakes"
+)
+
+// editVersion rewrites a version's version.json through edit, then records
+// the frozen catalog's real size and sha256 in it (so that only the claims
+// edit makes are false).
+func editVersion(t *testing.T, vdir string, edit func(m map[string]any)) {
+	t.Helper()
+	p := filepath.Join(vdir, "version.json")
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	if edit != nil {
+		edit(m)
+	}
+	cat := m["catalog"].(map[string]any)
+	body, err := os.ReadFile(filepath.Join(vdir, cat["path"].(string)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(body)
+	cat["bytes"], cat["sha256"] = len(body), hex.EncodeToString(sum[:])
+	if data, err = json.MarshalIndent(m, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// saveAtStorage replaces a DuckDB file by a copy of its tables saved at
+// DuckDB storage version storage (COPY FROM DATABASE, the real DuckDB).
+func saveAtStorage(t *testing.T, path, storage string) {
+	t.Helper()
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	tmp := path + ".new"
+	for _, stmt := range []string{
+		fmt.Sprintf("ATTACH '%s' AS src (READ_ONLY)", path),
+		fmt.Sprintf("ATTACH '%s' AS dst (STORAGE_VERSION '%s')", tmp, storage),
+		"COPY FROM DATABASE src TO dst",
+		"DETACH dst", "DETACH src",
+	} {
+		if _, err := db.Exec(stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if h, err := duckfile.Read(f); err != nil || h.Storage != storage {
+		t.Fatalf("%s saved at %s, header says %v (%v)", path, storage, h, err)
+	}
+}
+
+func setClaim(section, field, value string) func(m map[string]any) {
+	return func(m map[string]any) { m[section].(map[string]any)[field] = value }
+}
+
+// TestCheckFalseClaims: check compares version.json's claims with the files
+// they describe: the frozen catalog's DuckLake format (found by the content
+// pass, which opens it anyway) and its storage version (from the headers
+// of the bytes hashed), and a dataset.json or files.json version.json does
+// not name. Each false claim is a difference naming the version, the file,
+// the claim and the truth; the readers table follows the truth. A storage
+// older than claimed is no finding (every DuckDB the claim admits opens
+// the file). Before, every case but the last passed the check.
+func TestCheckFalseClaims(t *testing.T) {
+	ctx := context.Background()
+	golden, opts := publishedLake(t)
+	id := versionIDs(t, golden)[2]
+	for _, tc := range []struct {
+		name   string
+		mutate func(t *testing.T, v string)
+		want   error
+		detail string
+		// unreadBy names a declared format whose readers must not be told
+		// they read the version.
+		unreadBy string
+	}{
+		{"frozen catalog in 1.1, version.json says 1.0", func(t *testing.T, v string) {
+			copyFile(t, filepath.Join(v, "catalogs", "1.1.duckdb"), filepath.Join(v, "ducklake.duckdb.new"))
+			os.Rename(filepath.Join(v, "ducklake.duckdb.new"), filepath.Join(v, "ducklake.duckdb"))
+			editVersion(t, v, nil)
+		}, ErrDifferences, "versions/" + id + "/ducklake.duckdb holds DuckLake format 1.1 (detected from its version row and tables), but version.json's ducklake.format says 1.0", "1.0"},
+		{"storage v1.5.0, version.json says v1.4.0", func(t *testing.T, v string) {
+			editVersion(t, v, setClaim("catalog", "storage", "duckdb-v1.4.0"))
+		}, ErrDifferences, "versions/" + id + `/ducklake.duckdb: its DuckDB header says storage v1.5.0 (DuckDB 1.5.0 or newer opens it), but version.json's catalog.storage says "duckdb-v1.4.0"`, ""},
+		{"files.json not named", func(t *testing.T, v string) {
+			editVersion(t, v, func(m map[string]any) { delete(m, "files") })
+		}, ErrDifferences, "versions/" + id + `/files.json: not named in version.json (its "files" field is absent)`, ""},
+		{"dataset.json not named, another path named", func(t *testing.T, v string) {
+			os.Link(filepath.Join(v, "dataset.json"), filepath.Join(v, "about.json"))
+			editVersion(t, v, setClaim("dataset", "path", "about.json"))
+		}, ErrDifferences, "versions/" + id + `/dataset.json: not named in version.json (its "dataset" field names about.json)`, ""},
+		{"storage v1.4.0, version.json says v1.5.0", func(t *testing.T, v string) {
+			saveAtStorage(t, filepath.Join(v, "ducklake.duckdb"), "v1.4.0")
+			editVersion(t, v, nil)
+		}, nil, "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st, root := cloneRepo(t, golden)
+			tc.mutate(t, filepath.Join(root, "versions", id))
+			rep, err := Check(ctx, st, opts)
+			if !errors.Is(err, tc.want) || (tc.want == nil && err != nil) {
+				t.Fatalf("Check = %v, want %v", err, tc.want)
+			}
+			var details []string
+			for _, f := range rep.Findings {
+				details = append(details, fmt.Sprintf("%s %s %s: %s", f.Kind, f.Version, f.Key, f.Detail))
+				if f.Kind != KindWarning && f.Kind != KindDifference {
+					t.Errorf("finding of kind %s: %s", f.Kind, f.Detail)
+				}
+			}
+			all := strings.Join(details, "\n")
+			if tc.detail != "" && !strings.Contains(all, "difference "+id) || !strings.Contains(all, tc.detail) {
+				t.Errorf("no difference of version %s about %q:\n%s", id, tc.detail, all)
+			}
+			for _, rr := range rep.Readers {
+				if rr.Format != tc.unreadBy {
+					continue
+				}
+				for _, rv := range rr.Readable {
+					if rv.Version == id {
+						t.Errorf("readers of %s (DuckDB %s) told they read version %s: %v", rr.Format, rr.DuckDB, id, rv.Opens)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestPlanBackfillRefuseFalseClaims: a version whose frozen catalog breaks
+// version.json's claims gets no cell planned or written: the plan puts the
+// version and all its cells in error, naming the claim and the truth, and
+// backfill writes nothing for it (before, the plan offered a 0.4 catalog
+// and backfill wrote it, from a catalog in another format than version.json
+// says, or at a storage version.json's readers cannot open).
+func TestPlanBackfillRefuseFalseClaims(t *testing.T) {
+	ctx := context.Background()
+	base, root := smallLake(t)
+	id := versionIDs(t, root)[2]
+	// The golden lake: version 3 also in 1.1, a proved conversion.
+	if _, err := Backfill(ctx, base, Options{Versions: []string{"3"}, Formats: []string{"1.1"}, Jobs: 2}); err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Versions: []string{"3"}, Formats: []string{"0.4", "1.0"}, Jobs: 2}
+	for _, tc := range []struct {
+		name   string
+		mutate func(t *testing.T, v string)
+		detail string
+		failed bool // backfill fails (the conversion found it), else the plan did
+	}{
+		{"frozen catalog in 1.1, version.json says 1.0", func(t *testing.T, v string) {
+			os.Rename(filepath.Join(v, "catalogs", "1.1.duckdb"), filepath.Join(v, "ducklake.duckdb"))
+			editVersion(t, v, nil)
+		}, "holds DuckLake format 1.1 (detected from its version row and tables), but version.json's ducklake.format says 1.0", true},
+		{"storage v1.5.0, version.json says v1.4.0", func(t *testing.T, v string) {
+			editVersion(t, v, setClaim("catalog", "storage", "duckdb-v1.4.0"))
+		}, `its DuckDB header says storage v1.5.0 (DuckDB 1.5.0 or newer opens it), but version.json's catalog.storage says "duckdb-v1.4.0"`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st, root := cloneRepo(t, root)
+			v := filepath.Join(root, "versions", id)
+			tc.mutate(t, v)
+			refused := func(what string, m *Matrix) {
+				t.Helper()
+				vp := m.Versions[0]
+				if vp.ID != id || !strings.Contains(vp.Error, tc.detail) {
+					t.Errorf("%s: version %s error %q, want one about %q", what, vp.ID, vp.Error, tc.detail)
+				}
+				for _, c := range vp.Cells {
+					if c.State != Error || c.Problem != ProblemMismatch {
+						t.Errorf("%s: cell %s is %s (%s), want error (mismatch)", what, c.Format, c.State, c.Problem)
+					}
+				}
+			}
+			m, err := Plan(ctx, st, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			refused("plan", m)
+			before := snapshotTree(t, root)
+			rep, err := Backfill(ctx, st, opts)
+			if tc.failed != (err != nil) {
+				t.Fatalf("Backfill = %v, want failed=%v", err, tc.failed)
+			}
+			if err != nil && !strings.Contains(err.Error(), tc.detail) {
+				t.Errorf("Backfill = %v, want an error about %q", err, tc.detail)
+			}
+			refused("backfill", rep.Plan)
+			if added := newFiles(before, snapshotTree(t, root)); len(added) > 0 {
+				t.Errorf("backfill wrote %v for a version with a false claim", added)
+			}
+		})
+	}
+}
+
+// TestResolveHeaderNewerThanClaim: resolve reads the frozen catalog's
+// headers (12 KiB) and does not send a DuckDB that version.json's
+// catalog.storage admits, but the file's storage does not, to that file.
+// The lake is a real 0.3 lake (DuckDB 1.4 readers) whose frozen catalog is
+// saved again at storage v1.5.0 while version.json still says v1.0.0:
+// before, DuckDB 1.4.3 was pointed at it.
+func TestResolveHeaderNewerThanClaim(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name    string
+		storage string // the frozen catalog's storage ("": as the lake has it)
+		duckdb  string
+		opens   bool
+	}{
+		{"as made", "", "1.4.3", true},
+		{"saved at v1.5.0", "v1.5.0", "1.4.3", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := copyLake(t, filepath.Join(testlakes.Dir(t, "lakes-0.3"), "06_deletes"))
+			id := versionIDs(t, st.Root())[0]
+			v := filepath.Join(st.Root(), "versions", id)
+			if tc.storage != "" {
+				saveAtStorage(t, filepath.Join(v, "ducklake.duckdb"), tc.storage)
+				editVersion(t, v, nil)
+			}
+			res, err := Resolve(ctx, st, ResolveOptions{Version: id, DuckDB: tc.duckdb})
+			if tc.opens {
+				if err != nil || res.File == nil || !res.File.Frozen {
+					t.Fatalf("Resolve = %v, want the frozen catalog", err)
+				}
+				return
+			}
+			if !errors.Is(err, ErrNoCatalog) {
+				t.Fatalf("Resolve = %v (file %+v), want ErrNoCatalog", err, res.File)
+			}
+			frozen := res.Files[len(res.Files)-1]
+			if frozen.Storage != tc.storage || !strings.Contains(frozen.StorageFrom, "file header") || !strings.Contains(frozen.Reason, "needs 1.5.0 or newer") {
+				t.Errorf("frozen catalog: storage %s from %q, reason %q", frozen.Storage, frozen.StorageFrom, frozen.Reason)
+			}
+		})
+	}
+}
