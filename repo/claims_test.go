@@ -15,6 +15,7 @@ import (
 
 	"github.com/fdl-formats/fdl-formats/duckfile"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
+	"github.com/fdl-formats/fdl-formats/store"
 )
 
 // editVersion rewrites a version's version.json through edit, then records
@@ -263,6 +264,69 @@ func TestResolveHeaderNewerThanClaim(t *testing.T) {
 			frozen := res.Files[len(res.Files)-1]
 			if frozen.Storage != tc.storage || !strings.Contains(frozen.StorageFrom, "file header") || !strings.Contains(frozen.Reason, "needs 1.5.0 or newer") {
 				t.Errorf("frozen catalog: storage %s from %q, reason %q", frozen.Storage, frozen.StorageFrom, frozen.Reason)
+			}
+		})
+	}
+}
+
+// TestCheckDataFolderOverBucket: with a local --data folder (DataPath)
+// over a store without local paths (a bucket), check reads the data files
+// from the folder but asks the store whether it holds each one, at the size
+// the catalog records: before, a bucket without the files passed the check
+// as long as the folder had them.
+func TestCheckDataFolderOverBucket(t *testing.T) {
+	ctx := context.Background()
+	golden, root := smallLake(t)
+	if _, err := Backfill(ctx, golden, Options{Jobs: 2, Formats: []string{"1.1"}}); err != nil {
+		t.Fatal(err)
+	}
+	files, err := filepath.Glob(filepath.Join(root, "data", "main", "del", "*.parquet"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("data files: %v %v", files, err)
+	}
+	victim, _ := filepath.Rel(root, files[0])
+	for _, tc := range []struct {
+		name   string
+		mutate func(t *testing.T, p string)
+		want   error
+		detail string
+	}{
+		{"bucket holds every file", func(*testing.T, string) {}, nil, ""},
+		{"data file missing from the bucket", func(t *testing.T, p string) {
+			if err := os.Remove(p); err != nil {
+				t.Fatal(err)
+			}
+		}, ErrUnverifiable, "(read from the --data folder)"},
+		{"data file of another size in the bucket", func(t *testing.T, p string) {
+			if err := os.Truncate(p, 10); err != nil {
+				t.Fatal(err)
+			}
+		}, ErrUnverifiable, "10 bytes in the store, the catalog records"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st, root := cloneRepo(t, root)
+			data := t.TempDir()
+			if err := copyTree(filepath.Join(root, "data"), data); err != nil {
+				t.Fatal(err)
+			}
+			tc.mutate(t, filepath.Join(root, victim))
+			bucket := struct{ store.Store }{st} // no local paths
+			rep, err := Check(ctx, bucket, Options{Jobs: 2, Formats: []string{"1.1"}, DataPath: data, WorkDir: t.TempDir(), Cache: t.TempDir()})
+			if tc.want == nil {
+				if err != nil {
+					t.Fatalf("Check = %v", err)
+				}
+				return
+			}
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("Check = %v, want %v", err, tc.want)
+			}
+			var details []string
+			for _, f := range rep.Findings {
+				details = append(details, f.Detail)
+			}
+			if all := strings.Join(details, "\n"); !strings.Contains(all, filepath.ToSlash(victim)) || !strings.Contains(all, tc.detail) {
+				t.Errorf("no finding naming %s and %q:\n%s", victim, tc.detail, all)
 			}
 		})
 	}
