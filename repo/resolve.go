@@ -149,8 +149,12 @@ func (e *NoCatalogError) Hint() string {
 // (fdl.json's, else the registry's) and not older than the file's storage
 // version. The Resolution carries the ATTACH statement for that DuckDB.
 //
-// It reads fdl.json, version.json and the first 12 KiB of each published
-// catalog; it needs no local data folder. When nothing opens it returns the
+// It reads fdl.json, version.json and the first 12 KiB of each catalog,
+// the frozen one too: a frozen catalog whose header needs a newer storage
+// than version.json's catalog.storage opens only in the DuckDBs its header
+// admits. It opens no catalog, so it takes version.json's ducklake.format
+// and the published files' names as they are (Check verifies both). It
+// needs no local data folder. When nothing opens it returns the
 // Resolution and a *NoCatalogError naming the DuckDB versions that would.
 // An unknown version is ErrBadFilter; an invalid one ErrInvalidVersion.
 func Resolve(ctx context.Context, st store.Store, opts ResolveOptions) (*Resolution, error) {
