@@ -331,3 +331,62 @@ func TestCheckDataFolderOverBucket(t *testing.T) {
 		})
 	}
 }
+
+// TestResolveVerify: without Verify, Resolve reads only headers and takes
+// version.json's ducklake.format and the published files' names as they
+// are; with it, the file it would choose is opened first, and one that is
+// not what version.json or its name says is passed over, naming why (the
+// version's frozen catalog is its 1.1 conversion while version.json says
+// 1.0; a catalogs/0.4.duckdb holds 1.0).
+func TestResolveVerify(t *testing.T) {
+	ctx := context.Background()
+	golden, _ := publishedLake(t)
+	id := versionIDs(t, golden)[2]
+	frozenIn11 := func(t *testing.T, v string) {
+		copyFile(t, filepath.Join(v, "catalogs", "1.1.duckdb"), filepath.Join(v, "ducklake.duckdb.new"))
+		os.Rename(filepath.Join(v, "ducklake.duckdb.new"), filepath.Join(v, "ducklake.duckdb"))
+		editVersion(t, v, nil)
+	}
+	v04Holds10 := func(t *testing.T, v string) {
+		os.Remove(filepath.Join(v, "catalogs", "0.4.duckdb"))
+		copyFile(t, filepath.Join(v, "ducklake.duckdb"), filepath.Join(v, "catalogs", "0.4.duckdb"))
+	}
+	for _, tc := range []struct {
+		name   string
+		mutate func(t *testing.T, v string)
+		duckdb string
+		verify bool
+		file   string // chosen, "" for none
+		reason string // of the file passed over
+	}{
+		{"honest, verified", nil, "1.5.3", true, "ducklake.duckdb", ""},
+		{"format claim false, not verified", frozenIn11, "1.5.3", false, "ducklake.duckdb", ""},
+		{"format claim false, verified", frozenIn11, "1.5.3", true, "", "holds DuckLake format 1.1 (detected from its version row and tables), but version.json's ducklake.format says 1.0"},
+		{"format claim false, DuckDB 2.0 verified", frozenIn11, "2.0.0", true, "catalogs/1.1.duckdb", ""},
+		{"0.4 holds 1.0, verified", v04Holds10, "1.5.0", true, "", "catalogs/0.4.duckdb holds DuckLake format 1.0 (detected from its version row and tables), not 0.4 as its name says"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st, root := cloneRepo(t, golden)
+			if tc.mutate != nil {
+				tc.mutate(t, filepath.Join(root, "versions", id))
+			}
+			res, err := Resolve(ctx, st, ResolveOptions{Version: id, DuckDB: tc.duckdb, Verify: tc.verify})
+			if tc.file != "" {
+				if err != nil || res.File == nil || res.File.Key != "versions/"+id+"/"+tc.file || res.File.Verified != tc.verify {
+					t.Fatalf("Resolve = %v, file %+v; want %s (verified %v)", err, res.File, tc.file, tc.verify)
+				}
+				return
+			}
+			if !errors.Is(err, ErrNoCatalog) {
+				t.Fatalf("Resolve = %v (file %+v), want ErrNoCatalog", err, res.File)
+			}
+			var reasons []string
+			for _, f := range res.Files {
+				reasons = append(reasons, f.Key+": "+f.Reason)
+			}
+			if all := strings.Join(reasons, "\n"); !strings.Contains(all, tc.reason) {
+				t.Errorf("no file passed over for %q:\n%s", tc.reason, all)
+			}
+		})
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -13,9 +14,11 @@ import (
 
 	goversion "github.com/hashicorp/go-version"
 
+	"github.com/fdl-formats/fdl-formats/convert"
 	"github.com/fdl-formats/fdl-formats/duckfile"
 	"github.com/fdl-formats/fdl-formats/fdljson"
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/scratch"
 	"github.com/fdl-formats/fdl-formats/store"
 )
 
@@ -34,6 +37,12 @@ type ResolveOptions struct {
 	// empty means the repository's data_dir in the store (its URL for a
 	// store.URLStore, its local folder for a store.PathStore).
 	DataURL string
+	// Verify opens each file before choosing it, from a private copy read
+	// whole: the frozen catalog must match version.json's sha256 and hold
+	// the DuckLake format its ducklake.format says, a published one the
+	// format its name says. A file that does not is passed over (its
+	// Reason says why). Without it Resolve reads only the files' headers.
+	Verify bool
 }
 
 // Resolution is which catalog of a version a DuckDB opens, and how.
@@ -88,6 +97,9 @@ type CatalogFile struct {
 	// why not.
 	Opens  bool   `json:"opens"`
 	Reason string `json:"reason,omitempty"`
+	// Verified: ResolveOptions.Verify opened the file and found it what
+	// version.json or its name says.
+	Verified bool `json:"verified,omitempty"`
 
 	readers goversion.Constraints
 	min     *goversion.Version
@@ -203,6 +215,17 @@ func Resolve(ctx context.Context, st store.Store, opts ResolveOptions) (*Resolut
 	for _, f := range res.Files {
 		f.Opens, f.Reason = f.opensIn(dv)
 		if f.Opens && res.File == nil {
+			if opts.Verify {
+				if err := r.verifyFile(ctx, v, f); err != nil {
+					if ctx.Err() != nil {
+						return nil, ctx.Err()
+					}
+					// No DuckDB is sent to it, nor told it would open it.
+					f.problem, f.Opens, f.Reason, f.DuckDB = err.Error(), false, err.Error(), ""
+					continue
+				}
+				f.Verified = true
+			}
 			res.File = f
 		}
 	}
@@ -217,6 +240,38 @@ func Resolve(ctx context.Context, st store.Store, opts ResolveOptions) (*Resolut
 	}
 	res.Attach = AttachSQL(res.CatalogURL, res.Name, res.DataURL)
 	return res, nil
+}
+
+// verifyFile opens a catalog of v from a private copy and checks that it is
+// what version.json (the frozen catalog: sha256 and ducklake.format) or its
+// name (a published one) says.
+func (r *repository) verifyFile(ctx context.Context, v *version, f *CatalogFile) error {
+	dir, err := scratch.MkdirTemp(os.TempDir(), resolveWorkPrefix)
+	if err != nil {
+		return fmt.Errorf("create work folder: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	local, sum, n, err := copyObject(ctx, r, f.Key, dir)
+	if err != nil {
+		return err
+	}
+	if f.Frozen {
+		ref := v.meta.Catalog.FileRef
+		if _, err := matchRef(f.Key, ref.Bytes, ref.SHA256, n, sum); err != nil {
+			return err
+		}
+	}
+	detected, err := convert.Detect(ctx, local)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", f.Key, err)
+	}
+	switch {
+	case f.Frozen:
+		return formatClaim(v, detected.Name)
+	case detected.Name != f.Format:
+		return fmt.Errorf("%s holds DuckLake format %s (detected from its version row and tables), not %s as its name says", f.Key, detected.Name, f.Format)
+	}
+	return nil
 }
 
 // noCatalog says which catalogs of the version other DuckDBs open, and which

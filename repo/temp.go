@@ -17,6 +17,8 @@ const (
 	checkWorkPrefix    = "fdl-check-"
 	// remoteWorkPrefix names the run's folder of a remote store's catalogs.
 	remoteWorkPrefix = "fdl-remote-"
+	// resolveWorkPrefix names the folder of a file Resolve verifies.
+	resolveWorkPrefix = "fdl-resolve-"
 )
 
 func (o *Options) workDir() string {
@@ -51,7 +53,7 @@ func (r *repository) sweep(opts *Options) []scratch.Removed {
 		dir      string
 		prefixes []string
 	}{
-		{opts.workDir(), []string{planWorkPrefix, backfillWorkPrefix, checkWorkPrefix, remoteWorkPrefix}},
+		{opts.workDir(), []string{planWorkPrefix, backfillWorkPrefix, checkWorkPrefix, remoteWorkPrefix, resolveWorkPrefix}},
 		// Only writers of this module use the temp folder: every entry.
 		{r.tempDir(), []string{""}},
 	} {
