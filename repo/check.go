@@ -18,8 +18,10 @@ type Kind string
 const (
 	// KindDifference: a published catalog is not equivalent to its source,
 	// holds another format than its name, or cannot be read while its
-	// source can; a file does not match version.json or its catalog; or a
-	// rule is broken (catalogs/ entries, write-ahead logs, until).
+	// source can; a file does not match version.json or its catalog; a
+	// frozen catalog breaks version.json's claims (ducklake.format,
+	// catalog.storage); or a rule is broken (catalogs/ entries, write-ahead
+	// logs, unnamed dataset.json/files.json, until).
 	KindDifference Kind = "difference"
 	// KindInvalid: a version's files are missing or invalid.
 	KindInvalid Kind = "invalid"
@@ -123,20 +125,25 @@ func (e *CheckError) Hint() string {
 // guarantees. It checks, in three parts:
 //
 //   - rules (from the plan): every frozen catalog, dataset.json and
-//     files.json matches version.json; catalogs/ holds only regular files
-//     catalogs/<declared format>.duckdb other than the source's own format,
-//     no write-ahead log lies beside any catalog, no catalog was written for
-//     a version created at or after its format's until, and no declared
-//     format that can be written is missing;
-//   - contents: files.json and dataset.json agree with the frozen catalog,
-//     and every data and delete file it references has the size and footer
-//     size it records;
+//     files.json matches version.json, and the frozen catalog's headers
+//     need no newer storage than catalog.storage says (storageClaim); no
+//     dataset.json or files.json lies unnamed beside them; catalogs/ holds
+//     only regular files catalogs/<declared format>.duckdb other than the
+//     source's own format, no write-ahead log lies beside any catalog, no
+//     catalog was written for a version created at or after its format's
+//     until, and no declared format that can be written is missing;
+//   - contents: the frozen catalog holds the format ducklake.format says
+//     (formatClaim), files.json and dataset.json agree with it, and every
+//     data and delete file it references has the size and footer size it
+//     records;
 //   - proofs: every published catalog holds the format its name says and is
 //     equivalent to its version's frozen catalog (compare, the full proof,
 //     reading both files whole), both opened from private copies.
 //
-// Repository rules only the writer can fix are warnings. It returns the
-// report and, unless everything is fine, a *CheckError.
+// The reader matrix (Readers) is evaluated last, with the formats the
+// content pass found. Repository rules only the writer can fix are
+// warnings. It returns the report and, unless everything is fine, a
+// *CheckError.
 func Check(ctx context.Context, st store.Store, opts Options) (*CheckReport, error) {
 	r, err := load(ctx, st, &opts)
 	if err != nil {
