@@ -108,3 +108,35 @@ func TestPartitionPositionMustBeStable(t *testing.T) {
 		t.Fatalf("after: refused for %q (%v), want partition-column-position", got, err)
 	}
 }
+
+// TestSourceFormat: with Options.SourceFormat, a source in another format
+// is refused with a *SourceFormatError naming both, and nothing is written;
+// the format it holds converts as before.
+func TestSourceFormat(t *testing.T) {
+	src := versionCatalogs(t, filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes"))[0] // format 1.0
+	for _, tc := range []struct {
+		claim    string
+		detected string // "" when it converts
+	}{
+		{"", ""},
+		{"1.0", ""},
+		{"1.1", "1.0"},
+		{"0.4", "1.0"},
+	} {
+		t.Run("claim "+tc.claim, func(t *testing.T) {
+			out := t.TempDir()
+			_, err := Catalog(context.Background(), src, filepath.Join(out, "dst.duckdb"), formats.V1_1, Options{SourceFormat: tc.claim})
+			var other *SourceFormatError
+			if tc.detected == "" {
+				if err != nil {
+					t.Fatalf("Catalog = %v", err)
+				}
+				return
+			}
+			if !errors.As(err, &other) || other.Detected != tc.detected || other.Expected != tc.claim || !strings.Contains(err.Error(), src) {
+				t.Fatalf("Catalog = %v, want a *SourceFormatError (%s, not %s) naming %s", err, tc.detected, tc.claim, src)
+			}
+			assertOnly(t, out)
+		})
+	}
+}

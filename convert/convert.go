@@ -63,6 +63,11 @@ type Options struct {
 	// earlier one left clean, and takes it back (see NewEngines); nil starts
 	// one per conversion.
 	Engines *Engines
+	// SourceFormat, when set, is the format the caller was told the source
+	// is in (an FDL version.json's ducklake.format): a source detected in
+	// another is refused with a *SourceFormatError as soon as its format is
+	// known, before anything is converted or written.
+	SourceFormat string
 	// faithful (tests only) skips the reader checks: the output carries
 	// exactly the source's rows, even where the target's real reader reads
 	// them differently (what the conformance set's expected-0.3-reader/
@@ -132,6 +137,9 @@ func convert(ctx context.Context, src, dst string, target *formats.Version, opts
 	source, err := formats.Detect(stamp, layout)
 	if err != nil {
 		return nil, fmt.Errorf("convert %s: %w", src, err)
+	}
+	if opts.SourceFormat != "" && source.Name != opts.SourceFormat {
+		return nil, &SourceFormatError{Source: src, Detected: source.Name, Expected: opts.SourceFormat}
 	}
 	path, err := Plan(source, target)
 	if err != nil {

@@ -23,6 +23,16 @@ var (
 	ErrNoPath = errors.New("no conversion path")
 )
 
+// SourceFormatError is returned by Catalog and Check when the source is not
+// in the format Options.SourceFormat says.
+type SourceFormatError struct {
+	Source, Detected, Expected string
+}
+
+func (e *SourceFormatError) Error() string {
+	return fmt.Sprintf("convert %s: the source holds DuckLake format %s (detected from its version row and tables), not %s as the caller says", e.Source, e.Detected, e.Expected)
+}
+
 // Severity says what a finding does to a conversion.
 type Severity string
 

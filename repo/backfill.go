@@ -382,6 +382,9 @@ func (r *repository) fill(ctx context.Context, c *Cell, work string, frozen *fro
 	// converter does not sync it (NoSync).
 	copts.Logger, copts.DataPath, copts.TempDir, copts.Engines = opts.log(), r.dataPath, r.tempDir(), r.convEngines
 	copts.NoSync = true
+	// A frozen catalog in another format than version.json says stops the
+	// conversion before it writes anything (rewritten delete files too).
+	copts.SourceFormat = v.meta.DuckLake.Format
 	cres, err := convert.Catalog(ctx, src, converted, c.target, copts)
 	if copts.RewriteDeletes {
 		// It may have written delete files, even if it failed: every

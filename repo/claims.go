@@ -81,12 +81,17 @@ func formatClaim(v *version, detected string) error {
 }
 
 // sourceFormat is the format a conversion (or convert.Check) detected in
-// its source, or "" when it failed before it knew.
+// its source, or "" when it failed before it knew. Given
+// convert.Options.SourceFormat, a conversion stops as soon as it finds
+// another (*convert.SourceFormatError): nothing is converted or written.
 func sourceFormat(res *convert.Result, err error) string {
 	var refused *convert.RefusedError
+	var other *convert.SourceFormatError
 	switch {
 	case res != nil && res.Source != nil:
 		return res.Source.Name
+	case errors.As(err, &other):
+		return other.Detected
 	case errors.As(err, &refused):
 		return refused.From
 	}

@@ -163,18 +163,21 @@ func TestCheckFalseClaims(t *testing.T) {
 // TestPlanBackfillRefuseFalseClaims: a version whose frozen catalog breaks
 // version.json's claims gets no cell planned or written: the plan puts the
 // version and all its cells in error, naming the claim and the truth, and
-// backfill writes nothing for it (before, the plan offered a 0.4 catalog
-// and backfill wrote it, from a catalog in another format than version.json
-// says, or at a storage version.json's readers cannot open).
+// backfill writes nothing for it, not even the delete files
+// --rewrite-deletes writes for 0.3 (before, the plan offered a 0.3 catalog
+// and backfill wrote it with its delete files, from a catalog in another
+// format than version.json says, or at a storage version.json's readers
+// cannot open).
 func TestPlanBackfillRefuseFalseClaims(t *testing.T) {
 	ctx := context.Background()
-	base, root := smallLake(t)
+	base, root := deletesLake(t)
 	id := versionIDs(t, root)[2]
 	// The golden lake: version 3 also in 1.1, a proved conversion.
 	if _, err := Backfill(ctx, base, Options{Versions: []string{"3"}, Formats: []string{"1.1"}, Jobs: 2}); err != nil {
 		t.Fatal(err)
 	}
-	opts := Options{Versions: []string{"3"}, Formats: []string{"0.4", "1.0"}, Jobs: 2}
+	opts := Options{Versions: []string{"3"}, Formats: []string{"0.3", "1.0"}, Jobs: 2}
+	opts.Convert.RewriteDeletes = true
 	for _, tc := range []struct {
 		name   string
 		mutate func(t *testing.T, v string)
@@ -210,7 +213,7 @@ func TestPlanBackfillRefuseFalseClaims(t *testing.T) {
 				t.Fatal(err)
 			}
 			refused("plan", m)
-			before := snapshotTree(t, root)
+			before := listFiles(t, root)
 			rep, err := Backfill(ctx, st, opts)
 			if tc.failed != (err != nil) {
 				t.Fatalf("Backfill = %v, want failed=%v", err, tc.failed)
@@ -219,7 +222,7 @@ func TestPlanBackfillRefuseFalseClaims(t *testing.T) {
 				t.Errorf("Backfill = %v, want an error about %q", err, tc.detail)
 			}
 			refused("backfill", rep.Plan)
-			if added := newFiles(before, snapshotTree(t, root)); len(added) > 0 {
+			if added := newNames(before, listFiles(t, root)); len(added) > 0 {
 				t.Errorf("backfill wrote %v for a version with a false claim", added)
 			}
 		})
