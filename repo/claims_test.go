@@ -304,7 +304,7 @@ func TestCheckDataFolderOverBucket(t *testing.T) {
 			if err := os.Truncate(p, 10); err != nil {
 				t.Fatal(err)
 			}
-		}, ErrUnverifiable, "10 bytes in the store, the catalog records"},
+		}, ErrDifferences, "10 bytes in the store, the catalog records"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st, root := cloneRepo(t, root)

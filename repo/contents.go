@@ -116,7 +116,11 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 		err = outside.Other
 	}
 	if err != nil {
-		issues = append(issues, Issue{ProblemUnreadable, fmt.Sprintf("fetch the data files of %s: %v", key, err)})
+		problem := ProblemUnreadable
+		if errors.Is(err, errStoreDiffers) {
+			problem = ProblemMismatch
+		}
+		issues = append(issues, Issue{problem, fmt.Sprintf("fetch the data files of %s: %v", key, err)})
 	} else {
 		bad, err := rd.CheckFiles(ctx, disk)
 		if err != nil {

@@ -381,6 +381,11 @@ func (rm *remote) dataFile(ctx context.Context, cf cachedFile) error {
 	return f.err
 }
 
+// errStoreDiffers is matched by the errors of inStore for a file the store
+// holds at another size than its catalog records: a difference, not an
+// input to restore.
+var errStoreDiffers = errors.New("the store's file differs from the catalog's record")
+
 // inStore checks, once per run, that the store holds a data file at the
 // size its catalog records (a local --data folder stands in for the files
 // themselves).
@@ -398,7 +403,7 @@ func (rm *remote) inStore(ctx context.Context, cf cachedFile) error {
 		case err != nil:
 			f.err = fmt.Errorf("data file %s (read from the --data folder): %w", cf.key, err)
 		case info.Size != cf.size:
-			f.err = fmt.Errorf("data file %s: %d bytes in the store, the catalog records %d (the --data folder's copy is not what readers get)", cf.key, info.Size, cf.size)
+			f.err = fmt.Errorf("data file %s: %d bytes in the store, the catalog records %d (the --data folder's copy is not what readers get): %w", cf.key, info.Size, cf.size, errStoreDiffers)
 		}
 	})
 	return f.err
