@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fdl-formats/fdl-formats/digestcache"
 	"github.com/fdl-formats/fdl-formats/duckfile"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 	"github.com/fdl-formats/fdl-formats/store"
@@ -391,5 +392,50 @@ func TestResolveVerify(t *testing.T) {
 				t.Errorf("no file passed over for %q:\n%s", tc.reason, all)
 			}
 		})
+	}
+}
+
+// TestCheckKeptContentPassNamesTheClaim: a clean content pass kept in the
+// digest cache certifies the format version.json claimed when it ran: a
+// version.json that later claims another format for the same frozen
+// catalog (the same bytes, the same sha256) misses the kept pass, and the
+// check finds the false claim. The first run keeps the pass; the second
+// differs only in the claim.
+func TestCheckKeptContentPassNamesTheClaim(t *testing.T) {
+	ctx := context.Background()
+	st, root := smallLake(t)
+	id := versionIDs(t, root)[2]
+	cache, err := digestcache.Open(filepath.Join(t.TempDir(), "cache"), digestcache.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Versions: []string{"3"}, Formats: []string{"1.1"}, Jobs: 2, DigestCache: cache}
+	if _, err := Backfill(ctx, st, opts); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		claim string
+		want  error
+	}{
+		{"1.0", nil},
+		{"1.0", nil}, // from the kept pass
+		{"0.4", ErrDifferences},
+	} {
+		editVersion(t, filepath.Join(root, "versions", id), setClaim("ducklake", "format", tc.claim))
+		rep, err := Check(ctx, st, opts)
+		if !errors.Is(err, tc.want) || (tc.want == nil && err != nil) {
+			t.Fatalf("claim %s: Check = %v, want %v", tc.claim, err, tc.want)
+		}
+		if tc.want == nil {
+			continue
+		}
+		detail := "holds DuckLake format 1.0 (detected from its version row and tables), but version.json's ducklake.format says 0.4"
+		found := false
+		for _, f := range rep.Findings {
+			found = found || (f.Kind == KindDifference && f.Version == id && strings.Contains(f.Detail, detail))
+		}
+		if !found {
+			t.Errorf("claim %s: no difference about %q: %+v", tc.claim, detail, rep.Findings)
+		}
 	}
 }

@@ -32,13 +32,16 @@ func (r *repository) checkContents(ctx context.Context, v *version, frozen *froz
 }
 
 // contentsKeyKind changes whenever what a content pass checks changes.
-const contentsKeyKind = "fdl-formats content pass v2" // v2: files under data_dir
+// v2: files under data_dir; v3: version.json's ducklake.format, which the
+// key names.
+const contentsKeyKind = "fdl-formats content pass v3"
 
 // contentsKey names everything a content pass of v reads, or "" (no digest
 // cache, or an object store, whose data files the pass fetches and
 // verifies against the store): the frozen catalog's bytes by version.json's
 // sha256, which the plan matched the catalog against where it lies (a
-// version whose catalog did not match gets no content pass), the snapshot
+// version whose catalog did not match gets no content pass), the format
+// version.json claims for it (a clean pass proved the claim), the snapshot
 // and the files.json and dataset.json it compares (by their sha256 too,
 // which the plan matched, or jsonFiles is false), and every file of the
 // data folder as it is (compare.Listings.InputsKey).
@@ -46,7 +49,7 @@ func (r *repository) contentsKey(v *version, jsonFiles bool) string {
 	if r.remote != nil || r.digestCache == nil {
 		return ""
 	}
-	parts := []string{"catalog " + v.meta.Catalog.SHA256, fmt.Sprintf("snapshot %d json %t", v.meta.DuckLake.SnapshotID, jsonFiles)}
+	parts := []string{"catalog " + v.meta.Catalog.SHA256, "format " + v.meta.DuckLake.Format, fmt.Sprintf("snapshot %d json %t", v.meta.DuckLake.SnapshotID, jsonFiles)}
 	for _, ref := range []*fdljson.FileRef{v.meta.Files, v.meta.Dataset} {
 		if ref == nil {
 			parts = append(parts, "none")
