@@ -479,18 +479,66 @@ func openDuckDB(ctx context.Context) (*sql.Conn, func(), error) {
 // per cell. A conversion works in a database of its own attached to it
 // (workDB) and detaches everything before the database goes back; one that
 // is not left clean is closed instead. Engines also keep what a conversion
-// read of its source file, for the next conversion of the same file.
-// Safe for concurrent use; a nil *Engines keeps nothing.
+// read of its source file, for the next conversion of the same file, and
+// whether the data files it read the footers of carry field ids, for the
+// next conversion naming the same files (a backfill's versions share most
+// of their data files). Safe for concurrent use; a nil *Engines keeps
+// nothing.
 type Engines struct {
 	pool    *duckpool.Pool
 	mu      sync.Mutex
 	sources map[string]keptSource // by path
+	footers map[string]keptFooter // by local path
 }
 
 // NewEngines keeps at most maxIdle idle databases (a run converting jobs
 // catalogs at once needs jobs).
 func NewEngines(maxIdle int) *Engines {
-	return &Engines{pool: duckpool.New(maxIdle), sources: map[string]keptSource{}}
+	return &Engines{pool: duckpool.New(maxIdle), sources: map[string]keptSource{}, footers: map[string]keptFooter{}}
+}
+
+// keptFooter is whether a data file's Parquet columns carry field ids,
+// with the file it was read from.
+type keptFooter struct {
+	file     os.FileInfo
+	fieldIDs bool
+}
+
+// maxKeptFooters bounds Engines' footers (a hundred bytes or so each).
+const maxKeptFooters = 1 << 16
+
+// sameFile tells whether two stats are of the same file, unchanged: same
+// inode and device, size and modification time.
+func sameFile(a, b os.FileInfo) bool {
+	return os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
+}
+
+// footer returns whether the data file at path carries field ids, if a
+// conversion read the same file (sameFile) before.
+func (e *Engines) footer(path string, file os.FileInfo) (fieldIDs, ok bool) {
+	if e == nil {
+		return false, false
+	}
+	e.mu.Lock()
+	k, ok := e.footers[path]
+	e.mu.Unlock()
+	if !ok || !sameFile(k.file, file) {
+		return false, false
+	}
+	return k.fieldIDs, true
+}
+
+// keepFooter keeps whether the data file at path carries field ids.
+func (e *Engines) keepFooter(path string, file os.FileInfo, fieldIDs bool) {
+	if e == nil {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.footers) >= maxKeptFooters {
+		clear(e.footers)
+	}
+	e.footers[path] = keptFooter{file: file, fieldIDs: fieldIDs}
 }
 
 // sourceInfo is what openSource reads of a catalog file besides attaching
@@ -518,7 +566,7 @@ func (e *Engines) source(path string, file os.FileInfo) (sourceInfo, bool) {
 	e.mu.Lock()
 	k, ok := e.sources[path]
 	e.mu.Unlock()
-	if !ok || !os.SameFile(k.file, file) || k.file.Size() != file.Size() || !k.file.ModTime().Equal(file.ModTime()) {
+	if !ok || !sameFile(k.file, file) {
 		return sourceInfo{}, false
 	}
 	return k.info.clone(), true

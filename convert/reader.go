@@ -198,22 +198,126 @@ func (r *run) unmappedFilesWithoutFieldIDs() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []string
+	type unmapped struct {
+		table, name, id, local string
+	}
+	var files []unmapped
+	stats := map[string]os.FileInfo{} // by local path; nil when missing
+	hasIDs := map[string]bool{}       // by local path, once known
+	var unread []string               // local paths whose footers are not known yet
 	for _, row := range rows {
 		f := strings.Split(row, "\x1f")
 		local := f[3]
 		if rel, ok := strings.CutPrefix(local, "rel:"); ok {
 			local = filepath.Join(r.opts.DataPath, filepath.FromSlash(rel))
 		}
-		if _, err := os.Stat(local); local == "" || err != nil {
-			continue // outside the data folder or missing: the proof reports it
+		if local == "" {
+			continue // outside the data folder: the proof reports it
 		}
+		st, seen := stats[local]
+		if !seen {
+			st, _ = os.Stat(local) // nil when missing
+			stats[local] = st
+			if st != nil {
+				if ids, known := r.opts.Engines.footer(local, st); known {
+					hasIDs[local] = ids
+				} else {
+					unread = append(unread, local)
+				}
+			}
+		}
+		if st == nil {
+			continue // missing: the proof reports it
+		}
+		files = append(files, unmapped{table: f[0], name: f[1], id: f[2], local: local})
+	}
+	tableOf := func(local string) string {
+		for _, f := range files {
+			if f.local == local {
+				return f.name
+			}
+		}
+		return "?"
+	}
+	read, err := r.fieldIDs(unread, tableOf)
+	if err != nil {
+		return nil, err
+	}
+	for local, ids := range read {
+		hasIDs[local] = ids
+		r.opts.Engines.keepFooter(local, stats[local], ids)
+	}
+	var out []string
+	for _, f := range files {
+		if !hasIDs[f.local] {
+			out = append(out, fmt.Sprintf("table %s %s: data_file_id %s %s has no field ids and no name mapping", f.table, f.name, f.id, f.local))
+		}
+	}
+	return out, nil
+}
+
+// fieldIDs reads the footers of the local data files and tells, for each,
+// whether its Parquet columns carry field ids: one statement for all of
+// them (parquet_schema of the list, by file_name). A file the answer does
+// not name (DuckDB spelled its path otherwise), or all of them when the
+// statement fails, are read one by one, so that an error names the file
+// and its table (tableOf).
+func (r *run) fieldIDs(locals []string, tableOf func(string) string) (map[string]bool, error) {
+	out := make(map[string]bool, len(locals))
+	if len(locals) == 0 {
+		return out, nil
+	}
+	one := func(local string) error {
 		n, err := r.w.count(r.ctx, "SELECT count(field_id) FROM parquet_schema("+parquetsql.Path(local)+")")
 		if err != nil {
-			return nil, fmt.Errorf("read the footer of data file %s (table %s): %w", local, f[1], err)
+			return fmt.Errorf("read the footer of data file %s (table %s): %w", local, tableOf(local), err)
 		}
-		if n == 0 {
-			out = append(out, fmt.Sprintf("table %s %s: data_file_id %s %s has no field ids and no name mapping", f[0], f[1], f[2], local))
+		out[local] = n > 0
+		return nil
+	}
+	if len(locals) == 1 {
+		return out, one(locals[0])
+	}
+	list := make([]string, len(locals))
+	for i, l := range locals {
+		list[i] = parquetsql.Path(l)
+	}
+	rows, err := r.w.conn.QueryContext(r.ctx, "SELECT file_name, count(field_id) FROM parquet_schema(["+strings.Join(list, ", ")+"]) GROUP BY file_name")
+	if err == nil {
+		asked := make(map[string]bool, len(locals))
+		for _, l := range locals {
+			asked[l] = true
+		}
+		for rows.Next() {
+			var name string
+			var n int64
+			if err = rows.Scan(&name, &n); err != nil {
+				break
+			}
+			if asked[name] {
+				out[name] = n > 0
+			}
+		}
+		rows.Close()
+		if err == nil {
+			err = rows.Err()
+		}
+	}
+	if err != nil {
+		// Name the file it failed on.
+		clear(out)
+		for _, l := range locals {
+			if err := one(l); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	}
+	for _, l := range locals {
+		if _, ok := out[l]; !ok {
+			if err := one(l); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return out, nil

@@ -1,0 +1,216 @@
+package convert
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fdl-formats/fdl-formats/formats"
+)
+
+// statementLog turns on DuckDB's query log in the one database engines
+// keeps (NewEngines(1)) and returns a function that gives, and then
+// forgets, the statements the database ran since: DuckDB's own count of
+// what a conversion asked of it.
+func statementLog(t *testing.T, engines *Engines) func() []string {
+	t.Helper()
+	ctx := context.Background()
+	db, err := engines.pool.Get()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, "CALL enable_logging('QueryLog')"); err != nil {
+		t.Fatal(err)
+	}
+	if err := engines.pool.Put(db); err != nil {
+		t.Fatal(err)
+	}
+	return func() []string {
+		t.Helper()
+		db, err := engines.pool.Get()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer engines.pool.Put(db) //nolint:errcheck // the test reads what it needs first
+		rows, err := db.QueryContext(ctx, "SELECT message FROM duckdb_logs() WHERE type = 'QueryLog' AND NOT contains(message, 'duckdb_logs')")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var out []string
+		for rows.Next() {
+			var m string
+			if err := rows.Scan(&m); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, strings.TrimSpace(m))
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.ExecContext(ctx, "CALL truncate_duckdb_logs()"); err != nil {
+			t.Fatal(err)
+		}
+		// A conversion attaches its source: a log without it is not the
+		// conversion's database (the pool started another).
+		attached := false
+		for _, m := range out {
+			attached = attached || strings.HasPrefix(m, "ATTACH ")
+		}
+		if !attached {
+			t.Fatalf("the query log holds no ATTACH: not the database the conversions ran in (%d statements)", len(out))
+		}
+		return out
+	}
+}
+
+// containing counts the statements that contain s.
+func containing(stmts []string, s string) int {
+	n := 0
+	for _, q := range stmts {
+		if strings.Contains(q, s) {
+			n++
+		}
+	}
+	return n
+}
+
+// unmappedLake is the lakes-0.3-reader lake whose data file has neither
+// field ids nor a name mapping, with more such data files beside it:
+// copies of its file (one under a name with glob characters, one named by
+// two data files) and a file with field ids. It returns the catalog, its
+// data folder and the path of the file with field ids.
+func unmappedLake(t *testing.T) (src, data, withIDs string) {
+	t.Helper()
+	var lk *readerLake
+	for _, l := range readerLakes(t) {
+		if l.name == "q_delete__delete_legacy_missing_mapping_after_rename_add_files" {
+			lk = &l
+		}
+	}
+	if lk == nil {
+		t.Fatal("lakes-0.3-reader has no q_delete__delete_legacy_missing_mapping_after_rename_add_files")
+	}
+	orig := query(t, lk.src, "SELECT path FROM c.ducklake_data_file WHERE data_file_id = 1")[0][0]
+	dir := t.TempDir()
+	plain, odd := filepath.Join(dir, "plain.parquet"), filepath.Join(dir, "odd[1]*.parquet")
+	withIDs = filepath.Join(dir, "ids.parquet")
+	copyFile(t, orig, plain)
+	copyFile(t, orig, odd)
+	src = filepath.Join(dir, "catalog.duckdb")
+	copyFile(t, lk.src, src)
+	// Data files 2 and 5 are the same file; 4 has field ids.
+	var stmts []string
+	for id, p := range map[int]string{2: plain, 3: odd, 4: withIDs, 5: plain} {
+		stmts = append(stmts, fmt.Sprintf("INSERT INTO ducklake_data_file SELECT * REPLACE (%d AS data_file_id, %s AS path) FROM ducklake_data_file WHERE data_file_id = 1", id, literal(p)))
+	}
+	stmts = append(stmts, fmt.Sprintf("COPY (SELECT * FROM read_parquet(%s)) TO %s (FORMAT parquet, FIELD_IDS 'auto')", literal(orig), literal(withIDs)))
+	execOn(t, src, stmts...)
+	return src, lk.data, withIDs
+}
+
+// unmappedRefusal converts src to 0.4 and returns the detail of its
+// unmapped-files-read-null refusal, the only one it must have.
+func unmappedRefusal(t *testing.T, src string, opts Options) string {
+	t.Helper()
+	_, err := Catalog(context.Background(), src, filepath.Join(t.TempDir(), "out.duckdb"), formats.V0_4, opts)
+	var refused *RefusedError
+	if !errors.As(err, &refused) {
+		t.Fatalf("converted to 0.4: %v, want refused for unmapped-files-read-null", err)
+	}
+	if len(refused.Findings) != 1 || refused.Findings[0].Code != "unmapped-files-read-null" {
+		t.Fatalf("refused with %v, want unmapped-files-read-null alone", refused.Findings)
+	}
+	return refused.Findings[0].Detail
+}
+
+// TestUnmappedFilesFooterReads: the footers of the unmapped data files are
+// read in one statement for all of them, and not again by a later
+// conversion of the same run (Engines) while the files are unchanged; the
+// refusal names the same data files whichever way they were read, and a
+// file changed since is read again.
+func TestUnmappedFilesFooterReads(t *testing.T) {
+	src, data, withIDs := unmappedLake(t)
+	item := func(id int, path string) string {
+		return fmt.Sprintf("data_file_id %d %s has no field ids and no name mapping", id, path)
+	}
+	alone := unmappedRefusal(t, src, Options{DataPath: data})
+	for _, id := range []int{1, 2, 3, 5} {
+		if !strings.Contains(alone, fmt.Sprintf("data_file_id %d ", id)) {
+			t.Errorf("refusal does not name data file %d: %s", id, alone)
+		}
+	}
+	if strings.Contains(alone, item(4, withIDs)) || strings.Contains(alone, "data_file_id 4 ") {
+		t.Errorf("refusal names data file 4, which has field ids: %s", alone)
+	}
+
+	engines := NewEngines(1)
+	defer engines.Close()
+	statements := statementLog(t, engines)
+	for _, tc := range []struct {
+		name    string
+		change  func(t *testing.T) // before the conversion
+		reads   int                // parquet_schema statements
+		without []int              // data files refused for lacking field ids, when not alone's
+	}{
+		{name: "first", reads: 1},
+		{name: "again", reads: 0},
+		{name: "file-4-rewritten-without-ids", change: func(t *testing.T) {
+			tmp := filepath.Join(t.TempDir(), "plain.parquet")
+			execOn(t, filepath.Join(t.TempDir(), "scratch.duckdb"), fmt.Sprintf("COPY (SELECT * FROM read_parquet(%s)) TO %s (FORMAT parquet)", literal(withIDs), literal(tmp)))
+			if err := os.Rename(tmp, withIDs); err != nil {
+				t.Fatal(err)
+			}
+			// A different modification time even on a coarse clock.
+			if err := os.Chtimes(withIDs, time.Now(), time.Now().Add(time.Hour)); err != nil {
+				t.Fatal(err)
+			}
+		}, reads: 1, without: []int{1, 2, 3, 4, 5}},
+		{name: "again-after-change", reads: 0, without: []int{1, 2, 3, 4, 5}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.change != nil {
+				tc.change(t)
+			}
+			detail := unmappedRefusal(t, src, Options{DataPath: data, Engines: engines})
+			if got := containing(statements(), "parquet_schema("); got != tc.reads {
+				t.Errorf("%d parquet_schema statements, want %d", got, tc.reads)
+			}
+			if tc.without == nil {
+				if detail != alone {
+					t.Errorf("refusal detail\n%s\nwant (as without Engines)\n%s", detail, alone)
+				}
+				return
+			}
+			for _, id := range tc.without {
+				if !strings.Contains(detail, fmt.Sprintf("data_file_id %d ", id)) {
+					t.Errorf("refusal does not name data file %d: %s", id, detail)
+				}
+			}
+		})
+	}
+}
+
+// TestUnmappedFilesFooterError: a data file whose footer cannot be read
+// fails the conversion naming the file and its table, though its footer
+// is read in one statement with the others.
+func TestUnmappedFilesFooterError(t *testing.T) {
+	src, data, _ := unmappedLake(t)
+	bad := query(t, src, "SELECT path FROM c.ducklake_data_file WHERE data_file_id = 2")[0][0]
+	if err := os.WriteFile(bad, []byte("not a Parquet file"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, engines := range []*Engines{nil, NewEngines(1)} {
+		_, err := Catalog(context.Background(), src, filepath.Join(t.TempDir(), "out.duckdb"), formats.V0_4, Options{DataPath: data, Engines: engines})
+		want := fmt.Sprintf("read the footer of data file %s (table t): ", bad)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v, want one containing %q", err, want)
+		}
+		engines.Close()
+	}
+}
