@@ -323,10 +323,6 @@ func write(ctx context.Context, conn *sql.Conn, w *work, opts Options, target *f
 			conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK") //nolint:errcheck // already failing
 		}
 	}()
-	schema := "dst." + quote(w.schema)
-	if err := createTables(ctx, conn, "dst", w.schema, target); err != nil {
-		return err
-	}
 	layout, dynamic, err := w.layout(ctx)
 	if err != nil {
 		return err
@@ -346,6 +342,8 @@ func write(ctx context.Context, conn *sql.Conn, w *work, opts Options, target *f
 	if err != nil {
 		return err
 	}
+	stmts := createTables("dst", w.schema, target)
+	schema := "dst." + quote(w.schema)
 	for _, t := range target.Tables {
 		if !filled[t.Name] {
 			continue
@@ -355,16 +353,13 @@ func write(ctx context.Context, conn *sql.Conn, w *work, opts Options, target *f
 			cols[i] = quote(c.Name)
 		}
 		list := strings.Join(cols, ", ")
-		q := fmt.Sprintf("INSERT INTO %s.%s (%s) SELECT %s FROM %s.main.%s", schema, quote(t.Name), list, list, quote(w.db), quote(t.Name))
-		if _, err := conn.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("write %s: %w", t.Name, err)
-		}
+		stmts = append(stmts, namedStmt{"write " + t.Name, fmt.Sprintf("INSERT INTO %s.%s (%s) SELECT %s FROM %s.main.%s", schema, quote(t.Name), list, list, quote(w.db), quote(t.Name))})
 	}
 	for _, t := range dynamic {
-		q := fmt.Sprintf("CREATE TABLE %s.%s AS SELECT * FROM %s.main.%s", schema, quote(t), quote(w.db), quote(t))
-		if _, err := conn.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("write %s: %w", t, err)
-		}
+		stmts = append(stmts, namedStmt{"write " + t, fmt.Sprintf("CREATE TABLE %s.%s AS SELECT * FROM %s.main.%s", schema, quote(t), quote(w.db), quote(t))})
+	}
+	if err := execInTransaction(ctx, conn, stmts); err != nil {
+		return err
 	}
 	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
 		return fmt.Errorf("commit %s: %w", tmp, err)
@@ -393,22 +388,19 @@ func write(ctx context.Context, conn *sql.Conn, w *work, opts Options, target *f
 	return durable.SyncDir(dir)
 }
 
-// createTables creates the target's tables, empty, in schema of database
-// db (and the schema unless it is main).
-func createTables(ctx context.Context, conn *sql.Conn, db, schema string, target *formats.Version) error {
+// createTables returns the statements that create the target's tables,
+// empty, in schema of database db (and the schema unless it is main).
+func createTables(db, schema string, target *formats.Version) []namedStmt {
 	s := quote(db) + "." + quote(schema)
+	var stmts []namedStmt
 	if schema != "main" {
-		if _, err := conn.ExecContext(ctx, "CREATE SCHEMA "+s); err != nil {
-			return fmt.Errorf("create schema %s: %w", schema, err)
-		}
+		stmts = append(stmts, namedStmt{"create schema " + schema, "CREATE SCHEMA " + s})
 	}
 	for _, t := range target.Tables {
 		ddl := strings.Replace(t.DDL(), "CREATE TABLE "+t.Name, "CREATE TABLE "+s+"."+quote(t.Name), 1)
-		if _, err := conn.ExecContext(ctx, ddl); err != nil {
-			return fmt.Errorf("create %s: %w", t.Name, err)
-		}
+		stmts = append(stmts, namedStmt{"create " + t.Name, ddl})
 	}
-	return nil
+	return stmts
 }
 
 // columnSetDiff lists tables and columns of the working copy that do not

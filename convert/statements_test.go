@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 )
 
 // statementLog turns on DuckDB's query log in the one database engines
@@ -212,5 +213,37 @@ func TestUnmappedFilesFooterError(t *testing.T) {
 			t.Errorf("error %v, want one containing %q", err, want)
 		}
 		engines.Close()
+	}
+}
+
+// TestWriteErrorNamesTable: the output's tables are created and filled in
+// one batch; when it fails, the error still names the table, nothing is
+// written, and the pooled database is clean for the next conversion.
+func TestWriteErrorNamesTable(t *testing.T) {
+	ctx := context.Background()
+	vs := versionCatalogs(t, filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes"))
+	good := vs[len(vs)-1]
+	bad := filepath.Join(t.TempDir(), "bad.duckdb")
+	copyFile(t, good, bad)
+	// snapshot_id is the output's primary key: a second row of the last
+	// snapshot, in a copy of the table without the key, violates it there.
+	execOn(t, bad, "CREATE TABLE s AS SELECT * FROM ducklake_snapshot", "DROP TABLE ducklake_snapshot", "ALTER TABLE s RENAME TO ducklake_snapshot",
+		"INSERT INTO ducklake_snapshot SELECT * FROM ducklake_snapshot WHERE snapshot_id = (SELECT max(snapshot_id) FROM ducklake_snapshot)")
+	engines := NewEngines(1)
+	defer engines.Close()
+	for _, engines := range []*Engines{nil, engines} {
+		for _, target := range []*formats.Version{formats.V0_4, formats.V1_1} {
+			dst := filepath.Join(t.TempDir(), "out.duckdb")
+			_, err := Catalog(ctx, bad, dst, target, Options{Engines: engines})
+			if err == nil || !strings.Contains(err.Error(), "write ducklake_snapshot: ") {
+				t.Errorf("to %s: error %v, want one naming ducklake_snapshot", target, err)
+			}
+			if _, err := os.Lstat(dst); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("to %s: %s written (%v)", target, dst, err)
+			}
+			if _, err := Catalog(ctx, good, dst, target, Options{Engines: engines}); err != nil {
+				t.Errorf("to %s after the failure: %v", target, err)
+			}
+		}
 	}
 }
