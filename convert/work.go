@@ -481,7 +481,7 @@ func execInTransaction(ctx context.Context, conn *sql.Conn, stmts []namedStmt) e
 			return fmt.Errorf("%s: %w", s.what, sErr)
 		}
 	}
-	return err
+	return fmt.Errorf("%d statements in one batch (each alone ran): %w", len(stmts), err)
 }
 
 // copySQL copies the source's table name into the working database.
