@@ -103,7 +103,7 @@ type CatalogInfo struct {
 
 // Difference is one reason the catalogs differ.
 type Difference struct {
-	Kind     string `json:"kind"` // snapshot, schema, files, rows, row_ids, reader, unreadable
+	Kind     string `json:"kind"` // snapshot, schema, files, rows, row_ids, reader, unreadable, misread
 	Snapshot *int64 `json:"snapshot,omitempty"`
 	// Through, when set, is the last snapshot of a run of compared
 	// snapshots at which the same difference holds.
@@ -258,6 +258,16 @@ func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
 			Reason: fmt.Sprintf("%s cannot be read while %s can: %v", bad, good, err)})
 		rep.Timings.TotalMS = time.Since(start).Milliseconds()
 		return rep, fmt.Errorf("%w: %s and %s: %s", ErrNotEquivalent, a, b, rep.Differences[0])
+	}
+	// B is the file under proof (a conversion's output, a published
+	// catalog): readers of the older DuckDB releases its storage admits
+	// must read what DuckDB 1.5.6 reads.
+	misread, merr := misreadColumns(ctx, rb.conn, rb.path)
+	if merr != nil {
+		return nil, incomparable(merr)
+	}
+	for _, m := range misread {
+		rep.Differences = append(rep.Differences, Difference{Kind: DiffMisread, Table: m.Table, Item: m.Table + "." + m.Column, Reason: m.Reason()})
 	}
 	// One memo for both sides: a file read under the same plan by both
 	// catalogs is digested once and counted on both sides; its Parquet

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -191,6 +192,9 @@ func (r *repository) prove(ctx context.Context, c *Cell, work string, frozen *fr
 			return fail(KindDifference, &OutsideError{Key: c.Key, Files: outside.Files})
 		case err == nil:
 		case errors.Is(err, compare.ErrNotEquivalent):
+			if d := misreadDetail(c, rep); d != "" {
+				return fail(KindDifference, errors.New(d))
+			}
 			return fail(KindDifference, err)
 		default:
 			return fail(KindUnverifiable, err)
@@ -200,6 +204,41 @@ func (r *repository) prove(ctx context.Context, c *Cell, work string, frozen *fr
 	}
 	p.OK, p.Cached = true, rep.ProofCached
 	return p, ""
+}
+
+// misreadDetail says, for a published catalog whose proof found columns
+// that the older DuckDB releases its storage admits read wrongly
+// (compare.DiffMisread: a 0.1 or 0.2 catalog written with dictionary-FSST
+// compression, as fdl-formats did before it turned that off below storage
+// v1.4.0), what they read and how to write it again; "" when the proof
+// found no such column.
+func misreadDetail(c *Cell, rep *compare.Report) string {
+	if rep == nil {
+		return ""
+	}
+	var cols []string
+	for _, d := range rep.Differences {
+		if d.Kind == compare.DiffMisread {
+			cols = append(cols, d.Reason)
+		}
+	}
+	if len(cols) == 0 {
+		return ""
+	}
+	s := fmt.Sprintf("%s (version %s, format %s) is misread by the DuckDB releases it is published for: %s", c.Key, c.Version, c.Format, strings.Join(cols, "; "))
+	if n := len(rep.Differences) - len(cols); n > 0 {
+		s += fmt.Sprintf("; and %d other difference(s), first: %s", n, firstOther(rep.Differences))
+	}
+	return s + fmt.Sprintf("; an fdl-formats release before the dict_fsst fix wrote it with dictionary-FSST compression: delete %s and run `fdl-formats backfill` again, which writes it without", c.Key)
+}
+
+func firstOther(ds []compare.Difference) compare.Difference {
+	for _, d := range ds {
+		if d.Kind != compare.DiffMisread {
+			return d
+		}
+	}
+	return compare.Difference{}
 }
 
 func wrongFormat(c *Cell, rep *compare.Report) error {
