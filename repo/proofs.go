@@ -217,28 +217,24 @@ func misreadDetail(c *Cell, rep *compare.Report) string {
 		return ""
 	}
 	var cols []string
-	for _, d := range rep.Differences {
-		if d.Kind == compare.DiffMisread {
-			cols = append(cols, d.Reason)
+	other := -1
+	for i, d := range rep.Differences {
+		switch {
+		case d.Kind == compare.DiffMisread:
+			cols = append(cols, d.Item)
+		case other < 0:
+			other = i
 		}
 	}
 	if len(cols) == 0 {
 		return ""
 	}
-	s := fmt.Sprintf("%s (version %s, format %s) is misread by the DuckDB releases it is published for: %s", c.Key, c.Version, c.Format, strings.Join(cols, "; "))
-	if n := len(rep.Differences) - len(cols); n > 0 {
-		s += fmt.Sprintf("; and %d other difference(s), first: %s", n, firstOther(rep.Differences))
+	s := fmt.Sprintf("%s: DuckDB 1.3, which its format %s is published for (storage older than v1.4.0), reads column(s) %s as NULL, with no error, in every row of their dictionary-FSST segments with an 'Empty Validity' mask (DuckDB 1.4 and later read the values)",
+		c.Key, c.Format, strings.Join(cols, ", "))
+	if other >= 0 {
+		s += fmt.Sprintf("; and %d other difference(s), first: %s", len(rep.Differences)-len(cols), rep.Differences[other])
 	}
-	return s + fmt.Sprintf("; an fdl-formats release before the dict_fsst fix wrote it with dictionary-FSST compression: delete %s and run `fdl-formats backfill` again, which writes it without", c.Key)
-}
-
-func firstOther(ds []compare.Difference) compare.Difference {
-	for _, d := range ds {
-		if d.Kind != compare.DiffMisread {
-			return d
-		}
-	}
-	return compare.Difference{}
+	return s + fmt.Sprintf("; fdl-formats releases before the dict_fsst fix wrote storage v1.3.0 so: delete %s and run `fdl-formats backfill` again, which writes it without dictionary-FSST", c.Key)
 }
 
 func wrongFormat(c *Cell, rep *compare.Report) error {
