@@ -58,7 +58,7 @@ func writeWithDictFSST(t *testing.T, ctx context.Context, path string) {
 // mends it. The real DuckDB 1.3.2 confirms the reading.
 func TestCheckFindsCatalogsOldDuckDBsMisread(t *testing.T) {
 	if testing.Short() {
-		t.Skip("backfills lakegen's demo and checks it four times")
+		t.Skip("backfills lakegen's demo twice and checks it five times")
 	}
 	ctx := context.Background()
 	root := filepath.Join(t.TempDir(), "demo")
