@@ -594,8 +594,12 @@ func mergeSorted(a, b []int64) []int64 {
 }
 
 // fileIdentity names a data file's bytes: its catalog record (id, size,
-// footer size) and, for a local file, its size and modification time on
-// disk, so that a file rewritten in place is digested again.
+// footer size) and, for a local file, what it is on disk as readers open
+// it (os.Stat follows a symbolic link, as DuckDB does): its size,
+// modification time and, where the system has them, its inode change time,
+// device and inode (inodeIdentity), so that a file rewritten in place is
+// digested again, even at the same size with its modification time set
+// back.
 func fileIdentity(f DataFile) (string, error) {
 	id := fmt.Sprintf("file %d size %d footer %s", f.ID, f.SizeBytes, optInt(f.FooterSize))
 	if strings.Contains(f.Path, "://") {
@@ -605,7 +609,7 @@ func fileIdentity(f DataFile) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%w: %w", ErrIncomparable, err)
 	}
-	return id + fmt.Sprintf(" disk %d %d", st.Size(), st.ModTime().UnixNano()), nil
+	return id + fmt.Sprintf(" disk %d %d", st.Size(), st.ModTime().UnixNano()) + inodeIdentity(st), nil
 }
 
 // planKey identifies a file digest: the digest query (the read plan: path,

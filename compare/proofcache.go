@@ -5,8 +5,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"database/sql"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -175,22 +177,55 @@ func (l *Listings) InputsKey(kind, dataPath string, parts ...string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// walkListing lists every file under dir with its size and modification
-// time.
+// errLinkedFolder makes a listing fail (and so a key "", nothing kept or
+// reused) for a data folder holding a symbolic link to a folder.
+var errLinkedFolder = errors.New("a symbolic link to a folder: not listed, nothing kept")
+
+// walkListing lists every file under dir as readers read it: the folder
+// itself resolved (a data folder that is a symbolic link is walked at its
+// target, which WalkDir would not enter), and each file by what it names
+// (a symbolic link by its target's stat, followed as DuckDB and DiskCheck
+// follow it, and its target text): size, modification time and, where the
+// system has them, the inode change time, device and inode
+// (inodeIdentity). A symbolic link to a folder fails the listing: its
+// files would not be listed (WalkDir does not enter it) and walking into
+// it would need loop guards for a layout no writer makes; the folder gets
+// no key, so every check of it reads (cold) instead of trusting a listing
+// that misses files.
 func walkListing(dir string) ([]byte, error) {
+	root, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", dir, err)
+	}
 	var b bytes.Buffer
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	fmt.Fprintf(&b, "root %s\x00", root)
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		if d.IsDir() {
 			return nil
 		}
-		info, err := d.Info()
-		if err != nil {
+		link := ""
+		var info fs.FileInfo
+		if d.Type()&fs.ModeSymlink != 0 {
+			if link, err = os.Readlink(p); err != nil {
+				return err
+			}
+			if info, err = os.Stat(p); err != nil {
+				return err // a dangling link: readers fail on it too
+			}
+			if info.IsDir() {
+				return fmt.Errorf("%s: %w", p, errLinkedFolder)
+			}
+		} else if info, err = d.Info(); err != nil {
 			return err
 		}
-		fmt.Fprintf(&b, "%s %d %d\x00", p, info.Size(), info.ModTime().UnixNano())
+		fmt.Fprintf(&b, "%s %d %d%s", p, info.Size(), info.ModTime().UnixNano(), inodeIdentity(info))
+		if link != "" {
+			fmt.Fprintf(&b, " -> %d:%s", len(link), link)
+		}
+		b.WriteByte(0)
 		return nil
 	})
 	if err != nil {
@@ -223,10 +258,19 @@ func KeptProof(a, b string, opts Options) (*Report, bool) {
 	return keptReport(kept, a, b, start), true
 }
 
-// buildID names the running program's build (its VCS revision, or the
-// executable's size and time), so that a new build of the tool proves
-// again instead of trusting an older build's proofs.
-func buildID() string {
+// buildID names the running program's build, so that a new build of the
+// tool proves again instead of trusting an older build's proofs: the Go
+// build ID the linker wrote into the executable (a hash of its inputs,
+// different for any two builds that differ), else its module version, VCS
+// revision and the executable's size and time. A fact of the binary,
+// computed once.
+var buildID = sync.OnceValue(func() string {
+	exe, err := os.Executable()
+	if err == nil {
+		if id, err := executableBuildID(exe); err == nil && id != "" {
+			return "go build id " + id
+		}
+	}
 	id := ""
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		id = bi.Main.Version
@@ -236,12 +280,92 @@ func buildID() string {
 			}
 		}
 	}
-	if exe, err := os.Executable(); err == nil {
+	if err == nil {
 		if st, err := os.Stat(exe); err == nil {
 			id += fmt.Sprintf(" exe %d %d", st.Size(), st.ModTime().UnixNano())
 		}
 	}
 	return id
+})
+
+// The Go linker writes the build ID near the start of the executable: in
+// an ELF file as a note (owner "Go", type 4) in its first pages, and in
+// the text as `\xff Go build ID: "<id>"\n \xff`, at the start of the text
+// when Go links the program itself (with cgo the system linker may place
+// the text megabytes further, so the note is read first).
+var (
+	buildIDStart = []byte("\xff Go build ID: \"")
+	buildIDEnd   = []byte("\"\n \xff")
+	elfGoNote    = []byte("Go\x00\x00")
+)
+
+const (
+	buildIDWindow = 64 << 10 // how much of the executable is read
+	buildIDMax    = 1 << 10  // longer is not a build ID
+	elfNoteGoID   = 4        // the Go build ID note's type
+)
+
+// executableBuildID returns the Go build ID written in the first 64 KiB
+// of the executable at path, or "" when there is none.
+func executableBuildID(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("read the build ID of %s: %w", path, err)
+	}
+	defer f.Close()
+	buf := make([]byte, buildIDWindow)
+	n, err := io.ReadFull(f, buf)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return "", fmt.Errorf("read the build ID of %s: %w", path, err)
+	}
+	buf = buf[:n]
+	if id := elfNoteBuildID(buf); id != "" {
+		return id, nil
+	}
+	_, rest, ok := bytes.Cut(buf, buildIDStart)
+	if !ok {
+		return "", nil
+	}
+	id, _, ok := bytes.Cut(rest, buildIDEnd)
+	if !ok || len(id) == 0 || len(id) > buildIDMax || bytes.ContainsAny(id, "\"\n\x00") {
+		return "", nil
+	}
+	return string(id), nil
+}
+
+// elfNoteBuildID finds the Go build ID note in buf, the start of an ELF
+// file: name size 4, description size, type 4, the name "Go\0\0", then
+// the ID (each field a 4-byte integer in the file's byte order).
+func elfNoteBuildID(buf []byte) string {
+	if len(buf) < 6 || !bytes.HasPrefix(buf, []byte("\x7fELF")) {
+		return ""
+	}
+	var order binary.ByteOrder
+	switch buf[5] { // EI_DATA
+	case 1:
+		order = binary.LittleEndian
+	case 2:
+		order = binary.BigEndian
+	default:
+		return ""
+	}
+	for from := 0; ; {
+		i := bytes.Index(buf[from:], elfGoNote)
+		if i < 0 {
+			return ""
+		}
+		i += from
+		from = i + 1
+		if i < 12 {
+			continue
+		}
+		nameSize, descSize, typ := order.Uint32(buf[i-12:]), order.Uint32(buf[i-8:]), order.Uint32(buf[i-4:])
+		end := i + len(elfGoNote) + int(descSize)
+		if nameSize != 4 || typ != elfNoteGoID || descSize == 0 || descSize > buildIDMax || end > len(buf) {
+			continue
+		}
+		return string(buf[i+len(elfGoNote) : end])
+	}
 }
 
 // AllPathsRelative reports whether every schema, table, data and delete

@@ -1,0 +1,19 @@
+//go:build darwin || freebsd || netbsd
+
+package compare
+
+import (
+	"fmt"
+	"io/fs"
+	"syscall"
+)
+
+// inodeIdentity names what a user cannot set back on a file: its inode
+// change time and its device and inode numbers (see fileid_linux.go).
+func inodeIdentity(info fs.FileInfo) string {
+	st, ok := info.Sys().(*syscall.Stat_t)
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf(" ctime %d.%09d dev %d ino %d", st.Ctimespec.Sec, st.Ctimespec.Nsec, uint64(st.Dev), uint64(st.Ino))
+}
