@@ -2,6 +2,7 @@ package compare
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -95,22 +96,27 @@ func TestListingSeesWhatReadersRead(t *testing.T) {
 				t.Fatal(err)
 			}
 			before := NewListings().InputsKey("test", dp)
+			rawBefore, errBefore := walkListing(dp) // as given: no trailing slash
 			tc.change(t, file)
 			after := NewListings().InputsKey("test", dp)
+			rawAfter, errAfter := walkListing(dp)
 			idAfter, err := fileIdentity(df)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if tc.noKey {
-				if before != "" || after != "" {
+				if before != "" || after != "" || !errors.Is(errBefore, errLinkedFolder) {
 					t.Fatalf("keys %q, %q; want none for a folder holding a link to a folder", before, after)
 				}
 				return
 			}
-			if before == "" {
-				t.Fatal("no key")
+			if before == "" || errBefore != nil || errAfter != nil {
+				t.Fatalf("no key, or listing: %v, %v", errBefore, errAfter)
 			}
 			unchanged := tc.name == "unchanged"
+			if bytes.Equal(rawBefore, rawAfter) != unchanged {
+				t.Errorf("listing of %s same after the change: %v, want %v", dp, bytes.Equal(rawBefore, rawAfter), unchanged)
+			}
 			if (before == after) != unchanged {
 				t.Errorf("listing key same after the change: %v, want %v", before == after, unchanged)
 			}

@@ -2,6 +2,8 @@ package repo
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -142,7 +144,17 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 		return append(issues, Issue{ProblemUnreadable, err.Error()}), false
 	}
 	if ref := v.meta.Files; ref != nil {
-		if got, err := r.parsedFiles(ctx, v, ref); err == nil {
+		// files.json and dataset.json are read again here: bytes that
+		// cannot be read or parsed, or are not those version.json names
+		// (and the key of a clean pass names), are an issue, so that a pass
+		// over them is never kept as clean.
+		got, changed, err := r.parsedFiles(ctx, v, ref)
+		if changed != nil {
+			issues = append(issues, *changed)
+		}
+		if err != nil {
+			issues = append(issues, Issue{ProblemUnreadable, err.Error()})
+		} else {
 			want := &fdljson.Files{Tables: map[string]*fdljson.FilesTable{}}
 			for _, t := range tables {
 				files, err := rd.Files(ctx, t, snap)
@@ -165,7 +177,13 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 		}
 	}
 	if ref := v.meta.Dataset; ref != nil {
-		if got, err := r.parsedDataset(ctx, v, ref); err == nil {
+		got, changed, err := r.parsedDataset(ctx, v, ref)
+		if changed != nil {
+			issues = append(issues, *changed)
+		}
+		if err != nil {
+			issues = append(issues, Issue{ProblemUnreadable, err.Error()})
+		} else {
 			var want []fdljson.DatasetTable
 			for _, t := range tables {
 				cols, err := rd.Columns(ctx, t.ID, snap)
@@ -203,18 +221,39 @@ func (r *repository) relData(p string) string {
 	return p
 }
 
-func (r *repository) parsedFiles(ctx context.Context, v *version, ref *fdljson.FileRef) (*fdljson.Files, error) {
-	data, err := store.ReadAll(ctx, r.st, v.prefix()+ref.Path)
+// readRef reads the file ref names in v. changed is an issue when its
+// bytes are not those ref names (size and sha256): not those the plan
+// matched, and the key of a clean content pass names; the bytes read are
+// still compared, and the issue keeps the pass from being kept as clean.
+func (r *repository) readRef(ctx context.Context, v *version, ref *fdljson.FileRef) (data []byte, changed *Issue, err error) {
+	key := v.prefix() + ref.Path
+	data, err = store.ReadAll(ctx, r.st, key)
 	if err != nil {
-		return nil, err
+		return nil, nil, fmt.Errorf("read %s: %w", key, err)
 	}
-	return fdljson.ParseFiles(v.prefix()+ref.Path, data)
+	sum := sha256.Sum256(data)
+	if int64(len(data)) != ref.Bytes || !strings.EqualFold(hex.EncodeToString(sum[:]), ref.SHA256) {
+		changed = &Issue{ProblemMismatch, fmt.Sprintf("%s is not the file version.json names: %d bytes, sha256 %x; version.json records %d bytes, sha256 %s", key, len(data), sum, ref.Bytes, ref.SHA256)}
+	}
+	return data, changed, nil
 }
 
-func (r *repository) parsedDataset(ctx context.Context, v *version, ref *fdljson.FileRef) (*fdljson.Dataset, error) {
-	data, err := store.ReadAll(ctx, r.st, v.prefix()+ref.Path)
+// parsedFiles reads and parses files.json (changed: see readRef).
+func (r *repository) parsedFiles(ctx context.Context, v *version, ref *fdljson.FileRef) (*fdljson.Files, *Issue, error) {
+	data, changed, err := r.readRef(ctx, v, ref)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return fdljson.ParseDataset(v.prefix()+ref.Path, data)
+	f, err := fdljson.ParseFiles(v.prefix()+ref.Path, data)
+	return f, changed, err
+}
+
+// parsedDataset reads and parses dataset.json (changed: see readRef).
+func (r *repository) parsedDataset(ctx context.Context, v *version, ref *fdljson.FileRef) (*fdljson.Dataset, *Issue, error) {
+	data, changed, err := r.readRef(ctx, v, ref)
+	if err != nil {
+		return nil, nil, err
+	}
+	d, err := fdljson.ParseDataset(v.prefix()+ref.Path, data)
+	return d, changed, err
 }

@@ -592,7 +592,7 @@ func constraintPoints(c string) []*goversion.Version {
 // else "lake".
 func (r *repository) datasetName(ctx context.Context, v *version) string {
 	if v.meta.Dataset != nil {
-		if d, err := r.parsedDataset(ctx, v, v.meta.Dataset); err == nil {
+		if d, _, err := r.parsedDataset(ctx, v, v.meta.Dataset); err == nil {
 			name := strings.Map(func(c rune) rune {
 				switch {
 				case c >= 'a' && c <= 'z', c >= '0' && c <= '9', c == '_':
