@@ -54,6 +54,10 @@ type Options struct {
 	// nothing else writes), so that the proof cache's key does not read
 	// them again; "" reads the file.
 	SumA, SumB string
+	// Deletes, when set, keeps the Parquet delete files the comparison
+	// reads for the next ones, which then read each file once per run
+	// (see Deletes); share one across the proofs of a run.
+	Deletes *Deletes
 	// Engines, when set, lends both readers DuckDB databases to reuse
 	// (see Engines); share one across the proofs of a run.
 	Engines *Engines
@@ -86,6 +90,9 @@ type Report struct {
 	// comparison (another snapshot, or the same read plan on both sides)
 	// and found in the digest cache.
 	Digests DigestStats `json:"digests"`
+	// DeleteFiles counts the Parquet delete files read, and those another
+	// proof of the run had read (Options.Deletes).
+	DeleteFiles DeleteFileStats `json:"delete_files"`
 	// ProofCached is set when the digest cache held a proof of these very
 	// catalogs over these very data files (nothing was read again).
 	ProofCached bool `json:"proof_cached,omitempty"`
@@ -280,10 +287,14 @@ func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
 	rb.memo = ra.memo
 	rb.rawDeletes = ra.rawDeletes
 	rb.schemas = ra.schemas // both catalogs name the same files on disk
+	// The counts so far: A's reader may have served other proofs (Source).
+	dels := ra.rawDeletes.useRun(opts.Deletes)
 	c := &comparison{ctx: ctx, a: ra, b: rb, rep: rep, opts: opts, log: log}
 	err := c.run()
 	rep.Differences = mergeRuns(rep.Differences, rep.Snapshots)
 	rep.Digests = ra.memo.snapshot()
+	now := ra.rawDeletes.counts()
+	rep.DeleteFiles = DeleteFileStats{Read: now.Read - dels.Read, Shared: now.Shared - dels.Shared}
 	rep.Timings.TotalMS = time.Since(start).Milliseconds()
 	if err != nil {
 		err = incomparable(err)

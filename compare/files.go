@@ -287,21 +287,22 @@ func (r *Reader) deletedPositions(ctx context.Context, t Table, f DataFile, snap
 
 // parquetDeletes reads a positional delete file; a third column named
 // _ducklake_internal_snapshot_id makes it a partial deletion file (§5.6).
-// A file is read once: its positions (and their snapshots) are kept and
-// filtered per snapshot. The first one of a table read brings the others
+// A file is read once per comparison, or once per run with Options.Deletes:
+// its positions (and their snapshots) are kept and filtered per snapshot. The first one of a table read brings the others
 // its lifetime overlaps (prefetchDeletes).
 func (r *Reader) parquetDeletes(ctx context.Context, d *DeleteFile, snap int64) ([]int64, error) {
-	raw, ok := r.rawDeletes.get(d.Path)
+	raw, ok := r.rawDeletes.get(d.Path, keyOf(d.encryptionKey))
 	if !ok {
 		r.prefetchDeletes(ctx, d.Path)
-		raw, ok = r.rawDeletes.get(d.Path)
+		raw, ok = r.rawDeletes.get(d.Path, keyOf(d.encryptionKey))
 	}
 	if !ok {
+		before, stamped := r.rawDeletes.stamp(d.Path, keyOf(d.encryptionKey))
 		var err error
 		if raw, err = r.readParquetDeletes(ctx, d); err != nil {
 			return nil, err
 		}
-		r.rawDeletes.put(d.Path, raw)
+		r.rawDeletes.put(d.Path, keyOf(d.encryptionKey), before, stamped, raw)
 	}
 	if raw.snaps == nil {
 		return slices.Clone(raw.pos), nil
@@ -325,25 +326,96 @@ type rawDeletes struct {
 }
 
 // deleteFiles keeps the Parquet delete files read, by path, so that each is
-// read once per comparison (both catalogs name the same files on disk).
+// read once per comparison (both catalogs name the same files on disk),
+// in front of the run's Deletes when there is one.
 type deleteFiles struct {
 	mu    sync.Mutex
 	files map[string]rawDeletes
-	count int // positions held
+	count int      // positions held
+	run   *Deletes // Options.Deletes (nil: none)
+	stats DeleteFileStats
 }
 
 func newDeleteFiles() *deleteFiles { return &deleteFiles{files: map[string]rawDeletes{}} }
 
-func (c *deleteFiles) get(path string) (rawDeletes, bool) {
+// useRun puts the run's Deletes (nil: none) behind c and returns c's
+// counts so far.
+func (c *deleteFiles) useRun(run *Deletes) DeleteFileStats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	raw, ok := c.files[path]
-	return raw, ok
+	c.run = run
+	return c.stats
 }
 
-func (c *deleteFiles) put(path string, raw rawDeletes) {
+func (c *deleteFiles) counts() DeleteFileStats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return c.stats
+}
+
+// get returns the content kept for the delete file at path: this
+// comparison's, else the run's for the file as it is on disk now (key: the
+// file's encryption key, "" if none).
+func (c *deleteFiles) get(path, key string) (rawDeletes, bool) {
+	c.mu.Lock()
+	raw, ok := c.files[path]
+	run := c.run
+	c.mu.Unlock()
+	if ok || run == nil {
+		return raw, ok
+	}
+	id, ok := deleteIDOf(path, key)
+	if !ok {
+		return rawDeletes{}, false
+	}
+	if raw, ok = run.get(id); !ok {
+		return rawDeletes{}, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.keep(path, raw)
+	c.stats.Shared++
+	return raw, true
+}
+
+// stamp is the identity of the delete file at path before it is read, for
+// put (ok=false: there is no run to share it with, or no identity).
+func (c *deleteFiles) stamp(path, key string) (id deleteID, ok bool) {
+	c.mu.Lock()
+	run := c.run
+	c.mu.Unlock()
+	if run == nil {
+		return deleteID{}, false
+	}
+	return deleteIDOf(path, key)
+}
+
+// put keeps what was just read from the delete file at path, and gives it
+// to the run when the file's identity is still before (its stamp).
+func (c *deleteFiles) put(path, key string, before deleteID, stamped bool, raw rawDeletes) {
+	c.mu.Lock()
+	c.keep(path, raw)
+	c.stats.Read++
+	run := c.run
+	c.mu.Unlock()
+	if run == nil || !stamped {
+		return
+	}
+	if after, ok := deleteIDOf(path, key); ok && after == before {
+		run.put(before, raw)
+	}
+}
+
+// keyOf is a catalog's encryption key, "" when there is none.
+func keyOf(key *string) string {
+	if key == nil {
+		return ""
+	}
+	return *key
+}
+
+// keep holds raw for path; c.mu is held.
+func (c *deleteFiles) keep(path string, raw rawDeletes) {
 	if c.count += len(raw.pos); c.count > maxRawDeletes {
 		c.files, c.count = map[string]rawDeletes{}, len(raw.pos) // bound memory
 	}

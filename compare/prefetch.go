@@ -41,7 +41,7 @@ func (r *Reader) prefetchDeletes(ctx context.Context, path string) {
 		if total+d.DeleteCount > maxDeleteBatch || len(batch) == maxSchemaBatch {
 			break
 		}
-		if _, ok := r.rawDeletes.get(d.Path); ok {
+		if _, ok := r.rawDeletes.get(d.Path, ""); ok {
 			continue
 		}
 		batch, total = append(batch, d.Path), total+d.DeleteCount
@@ -49,15 +49,26 @@ func (r *Reader) prefetchDeletes(ctx context.Context, path string) {
 	if len(batch) < 2 {
 		return
 	}
-	for _, p := range batch {
+	type stamp struct {
+		id deleteID
+		ok bool
+	}
+	stamps := make(map[string]stamp, len(batch))
+	for i, p := range batch {
 		r.deleteTried[p] = true
+		key := "" // the others are not encrypted
+		if i == 0 {
+			key = keyOf(self.file.encryptionKey)
+		}
+		id, ok := r.rawDeletes.stamp(p, key)
+		stamps[p] = stamp{id, ok}
 	}
 	got, err := r.readDeleteBatch(ctx, batch)
 	if err != nil {
 		return
 	}
 	for p, raw := range got {
-		r.rawDeletes.put(p, raw)
+		r.rawDeletes.put(p, stamps[p].id.key, stamps[p].id, stamps[p].ok, raw)
 	}
 }
 

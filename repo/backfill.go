@@ -417,7 +417,7 @@ func (r *repository) fill(ctx context.Context, c *Cell, work string, frozen *fro
 	// The frozen copy's sum is version.json's, which it matched. The
 	// converted catalog's files are checked to be under data_dir as check
 	// does, so that check finds this very proof in the cache.
-	if _, err := compare.Catalogs(ctx, src, out, compare.Options{DataPath: r.dataPath, BUnderDataPath: true, DigestCache: r.digestCache, Digests: r.digests, Engines: r.engines, Source: source, Listings: r.listings, SumA: v.meta.Catalog.FileRef.SHA256}); err != nil {
+	if _, err := compare.Catalogs(ctx, src, out, compare.Options{DataPath: r.dataPath, BUnderDataPath: true, DigestCache: r.digestCache, Digests: r.digests, Deletes: r.deletes, Engines: r.engines, Source: source, Listings: r.listings, SumA: v.meta.Catalog.FileRef.SHA256}); err != nil {
 		res.err = fmt.Errorf("prove %s equivalent to %s: %w", c.Key, c.source, err)
 		res.Problem = dataProblem(err)
 		if errors.Is(err, compare.ErrNotEquivalent) {

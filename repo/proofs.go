@@ -149,7 +149,7 @@ func (r *repository) prove(ctx context.Context, c *Cell, work string, frozen *fr
 	// BUnderDataPath: the proof also checks that the published catalog
 	// names only files under data_dir (equivalence does not pin how it
 	// records paths); a proof kept in the cache was made with it.
-	opts := compare.Options{DataPath: r.dataPath, BUnderDataPath: true, Disk: disk, DigestCache: r.digestCache, Digests: r.digests, Engines: r.engines,
+	opts := compare.Options{DataPath: r.dataPath, BUnderDataPath: true, Disk: disk, DigestCache: r.digestCache, Digests: r.digests, Deletes: r.deletes, Engines: r.engines,
 		Source: source, Listings: r.listings, SumA: v.meta.Catalog.FileRef.SHA256}
 	rep := r.keptProof(ctx, c, opts)
 	if rep == nil {

@@ -127,6 +127,7 @@ type repository struct {
 	// listings lists the data folder for the run's proof keys once, again
 	// after the run writes into it (rewritten delete files, downloads).
 	listings    *compare.Listings
+	deletes     *compare.Deletes // delete files the run's proofs read
 	engines     *compare.Engines // DuckDB databases the run's readers reuse
 	convEngines *convert.Engines // and its conversions (a pool of their own)
 	cfg         *fdljson.Repo
@@ -192,6 +193,7 @@ func load(ctx context.Context, st store.Store, opts *Options) (_ *repository, er
 	r.dataPath, r.digestCache = opts.DataPath, opts.DigestCache
 	r.digests = compare.NewDigests(opts.DigestCache)
 	r.listings = compare.NewListings()
+	r.deletes = compare.NewDeletes()
 	// Each running proof holds two readers.
 	r.engines = compare.NewEngines(2 * opts.jobs())
 	r.convEngines = convert.NewEngines(opts.jobs())
