@@ -39,22 +39,21 @@ func (r *Reader) schemaEntries(ctx context.Context, snap int64) (entries, error)
 
 func (r *Reader) readSchemaEntries(ctx context.Context, snap int64) (entries, error) {
 	e := entries{}
-	rows, err := r.conn.QueryContext(ctx, fmt.Sprintf(`SELECT s.schema_id, s.schema_name FROM cat.ducklake_schema s WHERE %s`, visible("s", snap)))
+	schemas, _, err := r.schemaRows(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("read schemas of %s at snapshot %d: %w", r.path, snap, err)
+		return nil, err
 	}
 	schemaName := map[int64]string{}
-	for rows.Next() {
-		var id int64
-		var name string
-		if err := rows.Scan(&id, &name); err != nil {
-			rows.Close()
-			return nil, err
+	for _, s := range schemas {
+		if !visibleRow(s.begin, s.end, snap) {
+			continue
 		}
-		schemaName[id] = name
-		e["schema "+name] = fmt.Sprintf("id=%d", id)
+		if !s.id.Valid || !s.name.Valid {
+			return nil, fmt.Errorf("read schemas of %s at snapshot %d: a schema has a NULL id or name", r.path, snap)
+		}
+		schemaName[s.id.Int64] = s.name.String
+		e["schema "+s.name.String] = fmt.Sprintf("id=%d", s.id.Int64)
 	}
-	rows.Close()
 	tables, err := r.Tables(ctx, snap)
 	if err != nil {
 		return nil, err

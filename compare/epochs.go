@@ -38,6 +38,10 @@ type metaMemo struct {
 	commits map[int64]string       // snapshot -> commit info (nil until read)
 	inlined map[int64][]inlinedReg // table id -> its inlined data tables
 	stats   map[string]entries     // statistics entries by table and columns (statsEntries)
+	// schemaRows and tableRows: every row of ducklake_schema and
+	// ducklake_table (nil until read; see Reader.schemaRows).
+	schemaRows []catSchemaRow
+	tableRows  []catTableRow
 }
 
 func newMetaMemo() *metaMemo {

@@ -96,7 +96,7 @@ func keptMatchesRead[T any](what string, kept, read func() (T, error)) error {
 func sameAsDirect(ctx context.Context, r *Reader, s int64) error {
 	if err := keptMatchesRead("tables",
 		func() ([]Table, error) { return r.Tables(ctx, s) },
-		func() ([]Table, error) { return r.readTables(ctx, s) }); err != nil {
+		func() ([]Table, error) { return tablesBySQL(ctx, r, s) }); err != nil {
 		return err
 	}
 	if err := keptMatchesRead("schema description",

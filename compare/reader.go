@@ -7,6 +7,7 @@
 package compare
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -376,7 +377,7 @@ func (r *Reader) Tables(ctx context.Context, snap int64) ([]Table, error) {
 	if ts, ok := r.meta.tables[e]; ok {
 		return slices.Clone(ts), nil
 	}
-	ts, err := r.readTables(ctx, snap)
+	ts, err := r.tablesAt(ctx, snap)
 	if err != nil {
 		return nil, err
 	}
@@ -384,31 +385,115 @@ func (r *Reader) Tables(ctx context.Context, snap int64) ([]Table, error) {
 	return slices.Clone(ts), nil
 }
 
-func (r *Reader) readTables(ctx context.Context, snap int64) ([]Table, error) {
-	q := fmt.Sprintf(`SELECT t.table_id, s.schema_name, t.table_name, s.schema_id, t.begin_snapshot,
-		%s, %s, %s, %s
-		FROM cat.ducklake_table t JOIN cat.ducklake_schema s ON s.schema_id = t.schema_id AND %s
-		WHERE %s ORDER BY s.schema_name, t.table_name`,
-		r.col("ducklake_schema", "s", "path"), r.col("ducklake_schema", "s", "path_is_relative"),
-		r.col("ducklake_table", "t", "path"), r.col("ducklake_table", "t", "path_is_relative"),
-		visible("s", snap), visible("t", snap))
+// catSchemaRow and catTableRow are rows of ducklake_schema and
+// ducklake_table, read whole once per reader (schemaRows): which are
+// visible at a snapshot is decided here, as visible decides in SQL, so that
+// a catalog whose tables change at many snapshots costs one query per
+// table, not one per epoch.
+type catSchemaRow struct {
+	id         sql.NullInt64
+	name       sql.NullString
+	begin, end sql.NullInt64
+	path       sql.NullString
+	rel        sql.NullBool
+}
+
+type catTableRow struct {
+	id, schemaID sql.NullInt64
+	name         sql.NullString
+	begin, end   sql.NullInt64
+	path         sql.NullString
+	rel          sql.NullBool
+}
+
+// visibleRow is visible's test for one row: a NULL begin_snapshot is never
+// visible, a NULL end_snapshot never ends.
+func visibleRow(begin, end sql.NullInt64, snap int64) bool {
+	return begin.Valid && snap >= begin.Int64 && (!end.Valid || snap < end.Int64)
+}
+
+// schemaRows reads every row of ducklake_schema and ducklake_table once
+// per reader.
+func (r *Reader) schemaRows(ctx context.Context) ([]catSchemaRow, []catTableRow, error) {
+	if r.meta.schemaRows != nil {
+		return r.meta.schemaRows, r.meta.tableRows, nil
+	}
+	schemas := []catSchemaRow{}
+	err := r.eachRow(ctx, fmt.Sprintf(`SELECT schema_id, schema_name, begin_snapshot, end_snapshot, %s, %s FROM cat.ducklake_schema s`,
+		r.col("ducklake_schema", "s", "path"), r.col("ducklake_schema", "s", "path_is_relative")),
+		func(rows *sql.Rows) error {
+			var x catSchemaRow
+			if err := rows.Scan(&x.id, &x.name, &x.begin, &x.end, &x.path, &x.rel); err != nil {
+				return err
+			}
+			schemas = append(schemas, x)
+			return nil
+		})
+	if err != nil {
+		return nil, nil, fmt.Errorf("read the schemas of %s: %w", r.path, err)
+	}
+	var tables []catTableRow
+	err = r.eachRow(ctx, fmt.Sprintf(`SELECT table_id, schema_id, table_name, begin_snapshot, end_snapshot, %s, %s FROM cat.ducklake_table t`,
+		r.col("ducklake_table", "t", "path"), r.col("ducklake_table", "t", "path_is_relative")),
+		func(rows *sql.Rows) error {
+			var x catTableRow
+			if err := rows.Scan(&x.id, &x.schemaID, &x.name, &x.begin, &x.end, &x.path, &x.rel); err != nil {
+				return err
+			}
+			tables = append(tables, x)
+			return nil
+		})
+	if err != nil {
+		return nil, nil, fmt.Errorf("read the tables of %s: %w", r.path, err)
+	}
+	r.meta.schemaRows, r.meta.tableRows = schemas, tables
+	return schemas, tables, nil
+}
+
+// eachRow runs q and calls fn on each row.
+func (r *Reader) eachRow(ctx context.Context, q string, fn func(*sql.Rows) error) error {
 	rows, err := r.conn.QueryContext(ctx, q)
 	if err != nil {
-		return nil, fmt.Errorf("list tables of %s at snapshot %d: %w", r.path, snap, err)
+		return err
 	}
 	defer rows.Close()
-	var out []Table
 	for rows.Next() {
-		var t Table
-		var sPath, tPath sql.NullString
-		var sRel, tRel sql.NullBool
-		if err := rows.Scan(&t.ID, &t.Schema, &t.Name, &t.SchemaID, &t.BeginSnapshot, &sPath, &sRel, &tPath, &tRel); err != nil {
-			return nil, fmt.Errorf("list tables of %s at snapshot %d: %w", r.path, snap, err)
+		if err := fn(rows); err != nil {
+			return err
 		}
-		t.dir = r.tableDir(sPath, sRel, tPath, tRel)
-		out = append(out, t)
 	}
-	return out, rows.Err()
+	return rows.Err()
+}
+
+// tablesAt is the tables visible at snap joined with their schemas visible
+// at snap, sorted by schema and table name: what a query of both tables
+// filtered by visible returns.
+func (r *Reader) tablesAt(ctx context.Context, snap int64) ([]Table, error) {
+	schemas, tables, err := r.schemaRows(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []Table
+	for _, t := range tables {
+		if !visibleRow(t.begin, t.end, snap) {
+			continue
+		}
+		for _, s := range schemas {
+			if !s.id.Valid || !t.schemaID.Valid || s.id.Int64 != t.schemaID.Int64 || !visibleRow(s.begin, s.end, snap) {
+				continue
+			}
+			if !t.id.Valid || !t.name.Valid || !s.name.Valid {
+				return nil, fmt.Errorf("list tables of %s at snapshot %d: table %s of schema %s has a NULL id or name", r.path, snap, optString(nullString(t.name)), optString(nullString(s.name)))
+			}
+			x := Table{ID: t.id.Int64, Schema: s.name.String, Name: t.name.String, SchemaID: s.id.Int64, BeginSnapshot: t.begin.Int64}
+			x.dir = r.tableDir(s.path, s.rel, t.path, t.rel)
+			out = append(out, x)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Table) int {
+		return cmp.Or(strings.Compare(a.Schema, b.Schema), strings.Compare(a.Name, b.Name))
+	})
+	return out, nil
 }
 
 // tableDir resolves a table's folder (§6.2). Without table paths (0.1) it
