@@ -343,8 +343,10 @@ func TestPlanOpaqueStore(t *testing.T) {
 	if m.Transfer == nil || m.Transfer.Downloaded == 0 {
 		t.Errorf("transfer = %+v, want bytes downloaded", m.Transfer)
 	}
-	if entries, _ := os.ReadDir(filepath.Join(cache, "objects")); len(entries) != 1 {
-		t.Errorf("cache objects/ = %v, want one folder for the store", entries)
+	// One mirror for the store, with its marker and download folder beside it.
+	if entries, _ := os.ReadDir(filepath.Join(cache, "objects")); len(entries) != 3 ||
+		!entries[0].IsDir() || entries[1].Name() != entries[0].Name()+lastUsedSuffix || entries[2].Name() != entries[0].Name()+tmpSuffix {
+		t.Errorf("cache objects/ = %v, want one folder for the store, its %s marker and its %s folder", entries, lastUsedSuffix, tmpSuffix)
 	}
 	m, err = Plan(ctx, opaque, Options{DataPath: t.TempDir(), WorkDir: work, Formats: []string{"1.0", "1.1"}, Versions: []string{"1"}})
 	if err != nil {
