@@ -20,9 +20,9 @@ import (
 )
 
 // editVersion rewrites a version's version.json through edit, then records
-// the frozen catalog's real size and sha256 in it (so that only the claims
-// edit makes are false).
-func editVersion(t *testing.T, vdir string, edit func(m map[string]any)) {
+// the real size and sha256 of the files it names under reseal (default: the
+// frozen catalog) in it, so that only the claims edit makes are false.
+func editVersion(t *testing.T, vdir string, edit func(m map[string]any), reseal ...string) {
 	t.Helper()
 	p := filepath.Join(vdir, "version.json")
 	data, err := os.ReadFile(p)
@@ -36,13 +36,18 @@ func editVersion(t *testing.T, vdir string, edit func(m map[string]any)) {
 	if edit != nil {
 		edit(m)
 	}
-	cat := m["catalog"].(map[string]any)
-	body, err := os.ReadFile(filepath.Join(vdir, cat["path"].(string)))
-	if err != nil {
-		t.Fatal(err)
+	if len(reseal) == 0 {
+		reseal = []string{"catalog"}
 	}
-	sum := sha256.Sum256(body)
-	cat["bytes"], cat["sha256"] = len(body), hex.EncodeToString(sum[:])
+	for _, key := range reseal {
+		ref := m[key].(map[string]any)
+		body, err := os.ReadFile(filepath.Join(vdir, ref["path"].(string)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(body)
+		ref["bytes"], ref["sha256"] = len(body), hex.EncodeToString(sum[:])
+	}
 	if data, err = json.MarshalIndent(m, "", "  "); err != nil {
 		t.Fatal(err)
 	}

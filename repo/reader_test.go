@@ -2,9 +2,7 @@ package repo
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -177,29 +175,6 @@ func relocate(t *testing.T, root, name string) {
 		if err := os.WriteFile(filepath.Join(dir, "files.json"), fixed, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		var vj map[string]any
-		raw, err = os.ReadFile(filepath.Join(dir, "version.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(raw, &vj); err != nil {
-			t.Fatal(err)
-		}
-		for key, file := range map[string]string{"catalog": "ducklake.duckdb", "files": "files.json"} {
-			b, err := os.ReadFile(filepath.Join(dir, file))
-			if err != nil {
-				t.Fatal(err)
-			}
-			sum := sha256.Sum256(b)
-			entry := vj[key].(map[string]any)
-			entry["bytes"], entry["sha256"] = len(b), hex.EncodeToString(sum[:])
-		}
-		out, err := json.MarshalIndent(vj, "", "  ")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, "version.json"), out, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		editVersion(t, dir, nil, "catalog", "files")
 	}
 }
