@@ -37,6 +37,7 @@ func NewDeletes() *Deletes {
 type deleteID struct {
 	path, key   string
 	size, mtime int64
+	inode       string // inodeIdentity: change time, device, inode (a same-size rewrite with its mtime set back)
 }
 
 // deleteIDOf stats a delete file (key: the one that decrypts it, "" if
@@ -50,7 +51,7 @@ func deleteIDOf(path, key string) (deleteID, bool) {
 	if err != nil || !st.Mode().IsRegular() {
 		return deleteID{}, false
 	}
-	return deleteID{path: path, key: key, size: st.Size(), mtime: st.ModTime().UnixNano()}, true
+	return deleteID{path: path, key: key, size: st.Size(), mtime: st.ModTime().UnixNano(), inode: inodeIdentity(st)}, true
 }
 
 func (d *Deletes) get(id deleteID) (rawDeletes, bool) {

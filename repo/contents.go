@@ -103,7 +103,7 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 		// get the result without opening the catalog again.
 		files, err := rd.StoredFiles(ctx)
 		if err != nil {
-			return []Issue{{ProblemUnreadable, fmt.Sprintf("list the data files of %s: %v", key, err)}}, false
+			return append(issues, Issue{ProblemUnreadable, fmt.Sprintf("list the data files of %s: %v", key, err)}), false
 		}
 		_, outside := splitOutside(files, rd.DataPath(), key)
 		if outside != nil {

@@ -53,6 +53,9 @@ func dataProblem(err error) Problem {
 	if errors.As(err, &oe) || errors.As(err, &ce) {
 		return ProblemViolation
 	}
+	if errors.Is(err, errStoreDiffers) {
+		return ProblemMismatch // as the content pass says of it
+	}
 	return ProblemUnreadable
 }
 

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -191,6 +192,13 @@ func load(ctx context.Context, st store.Store, opts *Options) (_ *repository, er
 	}
 	cfg := r.cfg
 	r.dataPath, r.digestCache = opts.DataPath, opts.DigestCache
+	// Readers resolve data paths to absolute ones, which the checks then
+	// match against this folder: a relative --data matched nothing.
+	if r.dataPath != "" {
+		if r.dataPath, err = filepath.Abs(r.dataPath); err != nil {
+			return nil, fmt.Errorf("data folder %s: %w", opts.DataPath, err)
+		}
+	}
 	r.digests = compare.NewDigests(opts.DigestCache)
 	r.listings = compare.NewListings()
 	r.deletes = compare.NewDeletes()
