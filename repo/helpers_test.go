@@ -1,12 +1,14 @@
 package repo
 
 import (
+	"context"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/fdl-formats/fdl-formats/lakegen"
 	"github.com/fdl-formats/fdl-formats/store/local"
 )
 
@@ -56,4 +58,21 @@ func copyTree(src, dst string) error {
 		}
 		return out.Close()
 	})
+}
+
+// demoRepo generates lakegen's demo repository (without recorded rows) in a
+// private folder and opens it.
+func demoRepo(ctx context.Context, t *testing.T) (string, *local.Store) {
+	t.Helper()
+	root := filepath.Join(t.TempDir(), "demo")
+	spec := lakegen.Demo()
+	spec.RecordRows = false
+	if _, err := lakegen.Repository(ctx, root, spec); err != nil {
+		t.Fatal(err)
+	}
+	st, err := local.New(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root, st
 }

@@ -11,8 +11,6 @@ import (
 
 	"github.com/fdl-formats/fdl-formats/digestcache"
 	"github.com/fdl-formats/fdl-formats/internal/realduckdb"
-	"github.com/fdl-formats/fdl-formats/lakegen"
-	"github.com/fdl-formats/fdl-formats/store/local"
 )
 
 // writeWithDictFSST writes the catalog at path again as fdl-formats did
@@ -61,16 +59,7 @@ func TestCheckFindsCatalogsOldDuckDBsMisread(t *testing.T) {
 		t.Skip("backfills lakegen's demo twice and checks it five times")
 	}
 	ctx := context.Background()
-	root := filepath.Join(t.TempDir(), "demo")
-	spec := lakegen.Demo()
-	spec.RecordRows = false
-	if _, err := lakegen.Repository(ctx, root, spec); err != nil {
-		t.Fatal(err)
-	}
-	st, err := local.New(root)
-	if err != nil {
-		t.Fatal(err)
-	}
+	root, st := demoRepo(ctx, t)
 	if err := os.Remove(filepath.Join(root, "fdl.json")); err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,6 @@ import (
 
 	"github.com/fdl-formats/fdl-formats/internal/realduckdb"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
-	"github.com/fdl-formats/fdl-formats/lakegen"
 	"github.com/fdl-formats/fdl-formats/store/local"
 )
 
@@ -71,17 +70,7 @@ func TestRealOldDuckDBsReadOutputs(t *testing.T) {
 		"lakes/06_deletes":     copyLake(t, filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes")),
 		"lakes-0.3/03_renames": copyLake(t, filepath.Join(testlakes.Dir(t, "lakes-0.3"), "03_renames")),
 	}
-	demo := filepath.Join(t.TempDir(), "demo")
-	spec := lakegen.Demo()
-	spec.RecordRows = false
-	if _, err := lakegen.Repository(ctx, demo, spec); err != nil {
-		t.Fatal(err)
-	}
-	st, err := local.New(demo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	stores["lakegen/demo"] = st
+	_, stores["lakegen/demo"] = demoRepo(ctx, t)
 	names := make([]string, 0, len(stores))
 	for name, st := range stores {
 		names = append(names, name)
