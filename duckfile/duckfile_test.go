@@ -30,15 +30,7 @@ func TestStoragesMatchDuckDB(t *testing.T) {
 	for _, s := range Storages {
 		t.Run(s.Name, func(t *testing.T) {
 			p := filepath.Join(dir, s.Name+".duckdb")
-			for _, q := range []string{
-				fmt.Sprintf("ATTACH '%s' AS x (STORAGE_VERSION '%s')", p, s.Name),
-				"CREATE TABLE x.t AS SELECT 42 AS a",
-				"DETACH x",
-			} {
-				if _, err := db.ExecContext(ctx, q); err != nil {
-					t.Fatalf("%s: %v", q, err)
-				}
-			}
+			saveTable(ctx, t, db, p, fmt.Sprintf("STORAGE_VERSION '%s'", s.Name), "SELECT 42 AS a")
 			h := readFile(t, p)
 			if h.Storage != s.Name || h.VersionNumber != s.VersionNumber || h.Serialization != s.Serialization {
 				t.Errorf("header %+v, want storage %+v", h, s)
@@ -50,6 +42,21 @@ func TestStoragesMatchDuckDB(t *testing.T) {
 				t.Errorf("MinDuckDB = %s, want %s", got, want)
 			}
 		})
+	}
+}
+
+// saveTable has the linked DuckDB save a file at p, attached with options,
+// holding one table of the rows of query.
+func saveTable(ctx context.Context, t *testing.T, db *sql.DB, p, options, query string) {
+	t.Helper()
+	for _, q := range []string{
+		fmt.Sprintf("ATTACH '%s' AS x (%s)", p, options),
+		"CREATE TABLE x.t AS " + query,
+		"DETACH x",
+	} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
 	}
 }
 
@@ -158,15 +165,7 @@ func TestBlockSize(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "")+".duckdb")
-			for _, q := range []string{
-				fmt.Sprintf("ATTACH '%s' AS x (STORAGE_VERSION 'v1.3.0'%s)", p, tc.option),
-				"CREATE TABLE x.t AS SELECT range AS a FROM range(100000)",
-				"DETACH x",
-			} {
-				if _, err := db.ExecContext(ctx, q); err != nil {
-					t.Fatalf("%s: %v", q, err)
-				}
-			}
+			saveTable(ctx, t, db, p, "STORAGE_VERSION 'v1.3.0'"+tc.option, "SELECT range AS a FROM range(100000)")
 			h := readFile(t, p)
 			if h.BlockSize != tc.want {
 				t.Errorf("block size %d, want %d", h.BlockSize, tc.want)
