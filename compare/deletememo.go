@@ -4,6 +4,8 @@ import (
 	"os"
 	"strings"
 	"sync"
+
+	"github.com/fdl-formats/fdl-formats/internal/fileid"
 )
 
 // maxRunDeletes caps the values (positions, and the snapshots of partial
@@ -37,7 +39,7 @@ func NewDeletes() *Deletes {
 type deleteID struct {
 	path, key   string
 	size, mtime int64
-	inode       string // inodeIdentity: change time, device, inode (a same-size rewrite with its mtime set back)
+	inode       string // fileid.Inode: change time, device, inode (a same-size rewrite with its mtime set back)
 }
 
 // deleteIDOf stats a delete file (key: the one that decrypts it, "" if
@@ -51,7 +53,7 @@ func deleteIDOf(path, key string) (deleteID, bool) {
 	if err != nil || !st.Mode().IsRegular() {
 		return deleteID{}, false
 	}
-	return deleteID{path: path, key: key, size: st.Size(), mtime: st.ModTime().UnixNano(), inode: inodeIdentity(st)}, true
+	return deleteID{path: path, key: key, size: st.Size(), mtime: st.ModTime().UnixNano(), inode: fileid.Inode(st)}, true
 }
 
 func (d *Deletes) get(id deleteID) (rawDeletes, bool) {

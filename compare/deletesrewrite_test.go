@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/fdl-formats/fdl-formats/internal/fileid"
 )
 
 // A delete file rewritten in place at the same size with its
@@ -40,12 +42,12 @@ func TestDeletesSameSizeRewriteReadAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	after, _ := os.Stat(path)
-	if inodeIdentity(before) == inodeIdentity(after) {
+	if fileid.Inode(before) == fileid.Inode(after) {
 		t.Fatal("inode identity unchanged: repro invalid")
 	}
 	c2 := newDeleteFiles()
 	c2.useRun(run)
 	if got, ok := c2.get(path, ""); ok && reflect.DeepEqual(got, old) {
-		t.Errorf("rewritten delete file served from the run's Deletes with its old positions %v (inode identity %q -> %q)", got.pos, inodeIdentity(before), inodeIdentity(after))
+		t.Errorf("rewritten delete file served from the run's Deletes with its old positions %v (inode identity %q -> %q)", got.pos, fileid.Inode(before), fileid.Inode(after))
 	}
 }

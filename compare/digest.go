@@ -20,6 +20,8 @@ import (
 	"sync"
 
 	bindings "github.com/duckdb/duckdb-go-bindings"
+
+	"github.com/fdl-formats/fdl-formats/internal/fileid"
 )
 
 // Digest is an order-independent fingerprint of a multiset of rows: the row
@@ -597,7 +599,7 @@ func mergeSorted(a, b []int64) []int64 {
 // footer size) and, for a local file, what it is on disk as readers open
 // it (os.Stat follows a symbolic link, as DuckDB does): its size,
 // modification time and, where the system has them, its inode change time,
-// device and inode (inodeIdentity), so that a file rewritten in place is
+// device and inode (fileid.Inode), so that a file rewritten in place is
 // digested again, even at the same size with its modification time set
 // back.
 func fileIdentity(f DataFile) (string, error) {
@@ -609,7 +611,7 @@ func fileIdentity(f DataFile) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%w: %w", ErrIncomparable, err)
 	}
-	return id + fmt.Sprintf(" disk %d %d", st.Size(), st.ModTime().UnixNano()) + inodeIdentity(st), nil
+	return id + fmt.Sprintf(" disk %d %d", st.Size(), st.ModTime().UnixNano()) + fileid.Inode(st), nil
 }
 
 // planKey identifies a file digest: the digest query (the read plan: path,

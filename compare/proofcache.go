@@ -18,6 +18,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/fdl-formats/fdl-formats/internal/fileid"
 )
 
 // A proof, once made, holds as long as neither catalog nor any file of the
@@ -187,7 +189,7 @@ var errLinkedFolder = errors.New("a symbolic link to a folder: not listed, nothi
 // (a symbolic link by its target's stat, followed as DuckDB and DiskCheck
 // follow it, and its target text): size, modification time and, where the
 // system has them, the inode change time, device and inode
-// (inodeIdentity). A symbolic link to a folder fails the listing: its
+// (fileid.Inode). A symbolic link to a folder fails the listing: its
 // files would not be listed (WalkDir does not enter it) and walking into
 // it would need loop guards for a layout no writer makes; the folder gets
 // no key, so every check of it reads (cold) instead of trusting a listing
@@ -221,7 +223,7 @@ func walkListing(dir string) ([]byte, error) {
 		} else if info, err = d.Info(); err != nil {
 			return err
 		}
-		fmt.Fprintf(&b, "%s %d %d%s", p, info.Size(), info.ModTime().UnixNano(), inodeIdentity(info))
+		fmt.Fprintf(&b, "%s %d %d%s", p, info.Size(), info.ModTime().UnixNano(), fileid.Inode(info))
 		if link != "" {
 			fmt.Fprintf(&b, " -> %d:%s", len(link), link)
 		}

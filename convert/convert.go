@@ -19,6 +19,7 @@ import (
 	"github.com/fdl-formats/fdl-formats/duckfile"
 	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/internal/duckpool"
+	"github.com/fdl-formats/fdl-formats/internal/fileid"
 	"github.com/fdl-formats/fdl-formats/internal/durable"
 )
 
@@ -500,9 +501,10 @@ type keptFooter struct {
 const maxKeptFooters = 1 << 16
 
 // sameFile tells whether two stats are of the same file, unchanged: same
-// inode and device, size and modification time.
+// inode and device, size, modification time and change time (fileid: a
+// same-size rewrite with its modification time set back is another file).
 func sameFile(a, b os.FileInfo) bool {
-	return os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
+	return os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime()) && fileid.Inode(a) == fileid.Inode(b)
 }
 
 // footer returns whether the data file at path carries field ids, if a

@@ -1,12 +1,12 @@
 //go:build !linux && !darwin && !freebsd && !netbsd
 
-package compare
+package fileid
 
 import "io/fs"
 
-// inodeIdentity is empty where the file's change time and inode are not
+// Inode is empty where the file's change time and inode are not
 // read (Windows, among others): a listing and a file identity name only
 // the path, size and modification time there, and a same-size rewrite
 // that restores the modification time is not seen by a warm check (see
 // docs/repository.md).
-func inodeIdentity(fs.FileInfo) string { return "" }
+func Inode(fs.FileInfo) string { return "" }

@@ -1,6 +1,6 @@
 //go:build linux
 
-package compare
+package fileid
 
 import (
 	"fmt"
@@ -8,12 +8,12 @@ import (
 	"syscall"
 )
 
-// inodeIdentity names what a user cannot set back on a file: its inode
+// Inode names what a user cannot set back on a file: its inode
 // change time and its device and inode numbers. A rewrite that keeps the
 // size and restores the modification time (cp -p, rsync -a, tar x,
 // touch -r) still changes the change time, or the inode when the file is
 // replaced; either makes a listing or a file identity differ.
-func inodeIdentity(info fs.FileInfo) string {
+func Inode(info fs.FileInfo) string {
 	st, ok := info.Sys().(*syscall.Stat_t)
 	if !ok {
 		return ""

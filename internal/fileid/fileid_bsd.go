@@ -1,6 +1,6 @@
 //go:build darwin || freebsd || netbsd
 
-package compare
+package fileid
 
 import (
 	"fmt"
@@ -8,9 +8,9 @@ import (
 	"syscall"
 )
 
-// inodeIdentity names what a user cannot set back on a file: its inode
+// Inode names what a user cannot set back on a file: its inode
 // change time and its device and inode numbers (see fileid_linux.go).
-func inodeIdentity(info fs.FileInfo) string {
+func Inode(info fs.FileInfo) string {
 	st, ok := info.Sys().(*syscall.Stat_t)
 	if !ok {
 		return ""
