@@ -740,13 +740,7 @@ func (m *digestMemo) keepRows(key string, kept []int64, got map[int64]Digest) {
 func (m *digestMemo) covers(key string, pos []int64) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	rows := m.rows[key]
-	for _, p := range pos {
-		if _, ok := rows[p]; !ok {
-			return false
-		}
-	}
-	return true
+	return m.coversLocked(key, pos)
 }
 
 // sumRows adds up the kept row digests of positions.

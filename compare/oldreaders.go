@@ -5,9 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"os"
-	"strings"
-
-	goversion "github.com/hashicorp/go-version"
 
 	"github.com/fdl-formats/fdl-formats/duckfile"
 )
@@ -16,10 +13,6 @@ import (
 // DuckDB releases a catalog's storage admits read differently from DuckDB
 // 1.5.6 (see misreadColumns).
 const DiffMisread = "misread"
-
-// dictFSSTFixed is the first DuckDB release that reads what DuckDB 1.5
-// writes with dictionary-FSST compression at an older storage version.
-var dictFSSTFixed = goversion.Must(goversion.NewVersion("1.4.0"))
 
 // Misread is a column of a catalog that DuckDB releases before 1.4 read as
 // NULL although it holds values.
@@ -57,7 +50,7 @@ func misreadColumns(ctx context.Context, conn *sql.Conn, path string) ([]Misread
 	if err != nil {
 		return nil, fmt.Errorf("read the header of %s: %w", path, err)
 	}
-	if !h.MinDuckDB().LessThan(dictFSSTFixed) {
+	if !h.MinDuckDB().LessThan(duckfile.MinDuckDB(duckfile.DictFSSTReadable)) {
 		return nil, nil
 	}
 	rows, err := conn.QueryContext(ctx, `SELECT schema_name, table_name FROM duckdb_tables() WHERE database_name = 'cat' ORDER BY ALL`)
@@ -79,7 +72,7 @@ func misreadColumns(ctx context.Context, conn *sql.Conn, path string) ([]Misread
 	}
 	var out []Misread
 	for _, t := range tables {
-		name := "cat." + quoteIdent(t[0]) + "." + quoteIdent(t[1])
+		name := "cat." + ident(t[0]) + "." + ident(t[1])
 		q := `SELECT column_name, sum(count)::BIGINT FROM pragma_storage_info(` + sqlString(name) + `)
 			WHERE segment_type = 'VALIDITY' AND compression = 'Empty Validity' GROUP BY column_name ORDER BY column_name`
 		rows, err := conn.QueryContext(ctx, q)
@@ -107,5 +100,3 @@ func misreadColumns(ctx context.Context, conn *sql.Conn, path string) ([]Misread
 	}
 	return out, nil
 }
-
-func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }

@@ -19,8 +19,8 @@ import (
 	"github.com/fdl-formats/fdl-formats/duckfile"
 	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/internal/duckpool"
-	"github.com/fdl-formats/fdl-formats/internal/fileid"
 	"github.com/fdl-formats/fdl-formats/internal/durable"
+	"github.com/fdl-formats/fdl-formats/internal/fileid"
 )
 
 // LossyOptions are the per-feature options that let a conversion drop
@@ -256,8 +256,7 @@ const smallBlocksFrom = "v1.2.0"
 
 // blockSize is the block size a catalog of a storage version is written with.
 func blockSize(storage string) int {
-	v := duckfile.MinDuckDB(storage)
-	if v == nil || v.LessThan(duckfile.MinDuckDB(smallBlocksFrom)) {
+	if older, known := duckfile.Older(storage, smallBlocksFrom); older || !known {
 		return defaultBlockSize
 	}
 	return outputBlockSize
@@ -646,6 +645,6 @@ func openWork(ctx context.Context, engines *Engines) (*sql.Conn, func(), error) 
 // without dictionary-FSST compression: DuckDB releases before 1.4 misread
 // what DuckDB 1.5 writes with it (see write).
 func noDictFSST(storage string) bool {
-	v := duckfile.MinDuckDB(storage)
-	return v != nil && v.LessThan(duckfile.MinDuckDB("v1.4.0"))
+	older, _ := duckfile.Older(storage, duckfile.DictFSSTReadable)
+	return older
 }

@@ -164,6 +164,21 @@ func (h Header) MinDuckDB() *goversion.Version {
 	return goversion.Must(goversion.NewVersion(fmt.Sprintf("%d.%d.0", newest[0], newest[1]+1)))
 }
 
+// DictFSSTReadable is the oldest storage version whose DuckDB releases (1.4
+// on) read the dictionary-FSST segments DuckDB 1.5 writes; at older ones
+// DuckDB 1.3 reads some of their values as NULL, with no error.
+const DictFSSTReadable = "v1.4.0"
+
+// Older reports whether storage is opened by DuckDB releases older than
+// those of storage than; known is false when storage names no version.
+func Older(storage, than string) (older, known bool) {
+	v := MinDuckDB(storage)
+	if v == nil {
+		return false, false
+	}
+	return v.LessThan(MinDuckDB(than)), true
+}
+
 // MinDuckDB is the oldest DuckDB release that opens a storage version named
 // like STORAGE_VERSION ("v1.5.0") or like version.json's catalog.storage
 // ("duckdb-v1.5.0"); nil if the name is not such a version.

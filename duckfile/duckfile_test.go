@@ -180,3 +180,21 @@ func TestBlockSize(t *testing.T) {
 		})
 	}
 }
+
+func TestOlder(t *testing.T) {
+	for _, tc := range []struct {
+		storage, than string
+		older, known  bool
+	}{
+		{"v1.3.0", DictFSSTReadable, true, true},
+		{"duckdb-v1.3.0", DictFSSTReadable, true, true},
+		{"v1.4.0", DictFSSTReadable, false, true},
+		{"v1.5.0", "v1.2.0", false, true},
+		{"v1.0.0", "v1.2.0", true, true},
+		{"latest", "v1.2.0", false, false},
+	} {
+		if older, known := Older(tc.storage, tc.than); older != tc.older || known != tc.known {
+			t.Errorf("Older(%q, %q) = %v, %v; want %v, %v", tc.storage, tc.than, older, known, tc.older, tc.known)
+		}
+	}
+}
