@@ -360,6 +360,18 @@ func TestResolveVerify(t *testing.T) {
 		os.Remove(filepath.Join(v, "catalogs", "0.4.duckdb"))
 		copyFile(t, filepath.Join(v, "ducklake.duckdb"), filepath.Join(v, "catalogs", "0.4.duckdb"))
 	}
+	// A byte of the frozen catalog's header changed, version.json not
+	// resealed: not the file version.json names.
+	tampered := func(t *testing.T, v string) {
+		f, err := os.OpenFile(filepath.Join(v, "ducklake.duckdb"), os.O_RDWR, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if _, err := f.WriteAt([]byte{0xff}, 100); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, tc := range []struct {
 		name   string
 		mutate func(t *testing.T, v string)
@@ -369,6 +381,8 @@ func TestResolveVerify(t *testing.T) {
 		reason string // of the file passed over
 	}{
 		{"honest, verified", nil, "1.5.3", true, "ducklake.duckdb", ""},
+		{"frozen catalog changed, not verified", tampered, "1.5.3", false, "ducklake.duckdb", ""},
+		{"frozen catalog changed, verified", tampered, "1.5.3", true, "", "sha256"},
 		{"format claim false, not verified", frozenIn11, "1.5.3", false, "ducklake.duckdb", ""},
 		{"format claim false, verified", frozenIn11, "1.5.3", true, "", "holds DuckLake format 1.1 (detected from its version row and tables), but version.json's ducklake.format says 1.0"},
 		{"format claim false, DuckDB 2.0 verified", frozenIn11, "2.0.0", true, "catalogs/1.1.duckdb", ""},

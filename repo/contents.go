@@ -232,8 +232,8 @@ func (r *repository) readRef(ctx context.Context, v *version, ref *fdljson.FileR
 		return nil, nil, fmt.Errorf("read %s: %w", key, err)
 	}
 	sum := sha256.Sum256(data)
-	if int64(len(data)) != ref.Bytes || !strings.EqualFold(hex.EncodeToString(sum[:]), ref.SHA256) {
-		changed = &Issue{ProblemMismatch, fmt.Sprintf("%s is not the file version.json names: %d bytes, sha256 %x; version.json records %d bytes, sha256 %s", key, len(data), sum, ref.Bytes, ref.SHA256)}
+	if p, err := matchRef(key, ref.Bytes, ref.SHA256, int64(len(data)), hex.EncodeToString(sum[:])); err != nil {
+		changed = &Issue{p, err.Error()}
 	}
 	return data, changed, nil
 }

@@ -18,7 +18,10 @@ func (r *repository) hintDeletes(ctx context.Context, frozen *frozenCopies, ids 
 	for _, id := range ids {
 		v := r.find(id)
 		src, _, err := frozen.catalog(ctx, v)
-		if err == nil {
+		if err == nil && r.remote != nil {
+			// Only a remote store's delete files must be fetched first; a
+			// folder's are read in place (its data_dir rule is the
+			// content pass's and the cells' business, not the hints').
 			err = r.ensureData(ctx, src, v.prefix()+v.meta.Catalog.Path, true)
 		}
 		if err == nil {

@@ -81,3 +81,31 @@ func TestDataCacheBounded(t *testing.T) {
 		t.Errorf("objects/ holds %v (%v), want the repository's mirror, its marker and its download folder", entries, err)
 	}
 }
+
+// TestDataCacheUnlimited: with --data-cache-max unlimited nothing is
+// pruned, however old.
+func TestDataCacheUnlimited(t *testing.T) {
+	if testing.Short() {
+		t.Skip("proves a lake")
+	}
+	root := backfilledLake(t)
+	url := webtest.Serve(t, root, webtest.Options{Validators: webtest.ETag}) + "/lake"
+	cacheDir := t.TempDir()
+	stale := filepath.Join(cacheDir, "objects", "0123456789abcdef", "data", "old.parquet")
+	if err := os.MkdirAll(filepath.Dir(stale), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(stale, make([]byte, 4096), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-48 * time.Hour)
+	if err := os.Chtimes(stale, old, old); err != nil {
+		t.Fatal(err)
+	}
+	if rep, errOut, code := checkReport(t, "--cache="+cacheDir, "--data-cache-max=unlimited", url); code != exitOK || rep.Transfer.DataFiles == 0 {
+		t.Fatalf("check: exit %d\n%s", code, errOut)
+	}
+	if _, err := os.Stat(stale); err != nil {
+		t.Errorf("an unlimited data cache lost a file: %v", err)
+	}
+}
