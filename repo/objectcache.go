@@ -89,7 +89,10 @@ func pruneObjects(objects, current string, max int64, log *slog.Logger) int64 {
 					os.Remove(f)
 				}
 				return nil
-			case strings.HasSuffix(name, validatorSuffix) || strings.HasSuffix(name, ".etag"):
+			case strings.HasSuffix(name, ".etag"): // the validator of releases before .validator
+				os.Remove(f)
+				return nil
+			case strings.HasSuffix(name, validatorSuffix):
 				validators[f] = true
 			default:
 				present[f] = true
@@ -101,7 +104,7 @@ func pruneObjects(objects, current string, max int64, log *slog.Logger) int64 {
 			return nil
 		})
 		for v := range validators {
-			if !present[strings.TrimSuffix(strings.TrimSuffix(v, validatorSuffix), ".etag")] {
+			if !present[strings.TrimSuffix(v, validatorSuffix)] {
 				os.Remove(v) // a data file without a validator is never reused; this is its converse
 			}
 		}

@@ -31,8 +31,9 @@ func TestPruneObjects(t *testing.T) {
 		{"nomarker/data/a.parquet", 100, hours(7)}, // a mirror of a release without markers
 		{"nomarker/data/.download-1", 5, hours(2)}, // left in place by such a release
 		{"nomarker/data/gone.parquet" + validatorSuffix, 10, hours(7)},
-		{"cur.tmp/.download-2", 50, hours(2)}, // a killed run's download
-		{"cur.tmp/.download-3", 50, now},      // a running download
+		{"nomarker/data/a.parquet.etag", 10, hours(7)}, // an earlier release's validator
+		{"cur.tmp/.download-2", 50, hours(2)},          // a killed run's download
+		{"cur.tmp/.download-3", 50, now},               // a running download
 	}
 	all := []string{"cur.last-used", "cur.tmp/.download-3", "cur/data/a.parquet",
 		"mid.last-used", "mid/data/a.parquet", "nomarker/data/a.parquet",

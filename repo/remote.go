@@ -451,7 +451,6 @@ func (rm *remote) fillCache(ctx context.Context, cf cachedFile) error {
 			return fmt.Errorf("data file %s: %w", cf.key, err)
 		}
 	}
-	os.Remove(path + ".etag") // the sidecar of earlier releases
 	rm.mu.Lock()
 	rm.stats.DataFiles++
 	rm.mu.Unlock()
