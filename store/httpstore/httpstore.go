@@ -116,16 +116,6 @@ type objectInfo struct {
 	html bool // served as an HTML page
 }
 
-// listable tells whether dir (a "/"-ended key) answers with a listing.
-func (s *Store) listable(ctx context.Context, dir string) bool {
-	resp, err := s.do(ctx, http.MethodGet, s.url(strings.TrimSuffix(dir, "/"))+"/", nil)
-	if err != nil {
-		return false
-	}
-	resp.Body.Close()
-	return resp.StatusCode == http.StatusOK && isListing(resp)
-}
-
 // stat is Stat; folder tells that key is a folder (the server answered
 // with its listing, redirecting to the slash form), then err wraps
 // fs.ErrNotExist.
@@ -221,32 +211,49 @@ func (s *Store) walk(ctx context.Context, dir, prefix string, out *[]store.Objec
 	if depth > maxDepth {
 		return fmt.Errorf("%s: folders nested more than %d deep", dir, maxDepth)
 	}
+	names, _, err := s.listing(ctx, dir)
+	if err != nil {
+		return err
+	}
+	return s.entries(ctx, dir, names, prefix, out, depth)
+}
+
+// listing fetches the index page of dir (a "" or "/"-ended key prefix) and
+// returns the names it links. listed tells that the server answered with a
+// listing (200 OK, an HTML page at the folder's address); an error with
+// listed false is a folder without one (or no folder at all).
+func (s *Store) listing(ctx context.Context, dir string) (names []string, listed bool, _ error) {
 	u := s.base.String()
 	if dir != "" {
 		u = s.url(strings.TrimSuffix(dir, "/")) + "/"
 	}
 	resp, err := s.do(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return err
+		return nil, false, err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone {
-		return &ListingError{URL: u, Reason: "the folder answers " + resp.Status + ": the server gives no folder listing (or the folder does not exist)"}
+		return nil, false, &ListingError{URL: u, Reason: "the folder answers " + resp.Status + ": the server gives no folder listing (or the folder does not exist)"}
 	}
 	if err := check(resp, dir); err != nil {
-		return err
+		return nil, false, err
 	}
 	if !isListing(resp) {
-		return &ListingError{URL: u, Reason: fmt.Sprintf("gives no folder listing (%s, not an HTML index page)", resp.Header.Get("Content-Type"))}
+		return nil, false, &ListingError{URL: u, Reason: fmt.Sprintf("gives no folder listing (%s, not an HTML index page)", resp.Header.Get("Content-Type"))}
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
 	if err != nil {
-		return fmt.Errorf("read the listing %s: %w", u, err)
+		return nil, true, fmt.Errorf("read the listing %s: %w", u, err)
 	}
 	names, stray := links(string(body), resp.Request.URL)
 	if len(names) == 0 && stray != "" {
-		return &ListingError{URL: u, Reason: fmt.Sprintf("the listing links nothing below the folder (it links %s)", stray)}
+		return nil, true, &ListingError{URL: u, Reason: fmt.Sprintf("the listing links nothing below the folder (it links %s)", stray)}
 	}
+	return names, true, nil
+}
+
+// entries adds the objects below the names a listing of dir links.
+func (s *Store) entries(ctx context.Context, dir string, names []string, prefix string, out *[]store.ObjectInfo, depth int) error {
 	for _, name := range names {
 		key := dir + name
 		if sub, ok := strings.CutSuffix(key, "/"); ok {
@@ -267,8 +274,21 @@ func (s *Store) walk(ctx context.Context, dir, prefix string, out *[]store.Objec
 		if err == nil && info.html {
 			// An HTML page at a link without a slash: a folder whose
 			// listing the server gives at both addresses, if it gives
-			// one at key/ (repository files are never HTML).
-			folder = s.listable(ctx, key+"/")
+			// one at key/ (repository files are never HTML). That
+			// listing, fetched once, is the folder's walk.
+			names, listed, lerr := s.listing(ctx, key+"/")
+			if listed {
+				if lerr != nil {
+					return lerr
+				}
+				if depth+1 > maxDepth {
+					return fmt.Errorf("%s/: folders nested more than %d deep", key, maxDepth)
+				}
+				if err := s.entries(ctx, key+"/", names, prefix, out, depth+1); err != nil {
+					return err
+				}
+				continue
+			}
 		}
 		switch {
 		case folder:

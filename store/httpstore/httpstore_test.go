@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/fdl-formats/fdl-formats/internal/webtest"
@@ -187,7 +188,7 @@ func TestListings(t *testing.T) {
 // TestListingLinksDeeper: an index page that links files further down
 // ("b/index.html", "c/d/e.json") shows its subfolders, which are walked
 // through their own listings, as is a folder linked without its slash and
-// served at both addresses.
+// served at both addresses, whose listing is fetched once.
 func TestListingLinksDeeper(t *testing.T) {
 	pages := map[string]string{
 		"/lake/versions/": `<a href="a/index.html">a</a> <a href="/lake/versions/b/c/version.json">b</a> <a href="d">d</a>`,
@@ -199,7 +200,14 @@ func TestListingLinksDeeper(t *testing.T) {
 		"/lake/versions/b/":   `<a href="c/">c</a>`,
 		"/lake/versions/b/c/": `<a href="version.json">v</a>`,
 	}
+	var mu sync.Mutex
+	gets := map[string]int{} // path -> GET requests
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			mu.Lock()
+			gets[r.URL.Path]++
+			mu.Unlock()
+		}
 		if page, ok := pages[r.URL.Path]; ok {
 			w.Header().Set("Content-Type", "text/html")
 			io.WriteString(w, page)
@@ -224,5 +232,12 @@ func TestListingLinksDeeper(t *testing.T) {
 	}
 	if want := []string{"versions/a/version.json", "versions/b/c/version.json", "versions/d/version.json"}; err != nil || !slices.Equal(keys, want) {
 		t.Errorf("List(versions/) = %q, %v; want %q", keys, err, want)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for page := range pages {
+		if strings.HasSuffix(page, "/") && gets[page] != 1 {
+			t.Errorf("GET %s: %d requests, want the listing fetched once", page, gets[page])
+		}
 	}
 }
