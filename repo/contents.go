@@ -96,23 +96,17 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 	// Every data file must be under data_dir: one violation per file that
 	// is not. A remote store's data files come into the cache first
 	// (verified by the size the catalog records); a folder's are checked in
-	// place.
-	if r.remote == nil {
-		// A folder's files need no fetching: the rule is checked with
-		// this reader, and the copy's other users (the version's proofs)
-		// get the result without opening the catalog again.
+	// place. The files are listed with this reader, unless the copy's
+	// other users (the version's proofs) listed them already.
+	var listErr error
+	err = frozen.fetch(ctx, v, func(ctx context.Context) ([]compare.StoredFile, string, error) {
 		files, err := rd.StoredFiles(ctx)
-		if err != nil {
-			return append(issues, Issue{ProblemUnreadable, fmt.Sprintf("list the data files of %s: %v", key, err)}), false
-		}
-		_, outside := splitOutside(files, rd.DataPath(), key)
-		if outside != nil {
-			frozen.checked(v, outside)
-		} else {
-			frozen.checked(v, nil)
-		}
+		listErr = err
+		return files, rd.DataPath(), err
+	})
+	if listErr != nil {
+		return append(issues, Issue{ProblemUnreadable, fmt.Sprintf("list the data files of %s: %v", key, listErr)}), false
 	}
-	err = frozen.fetch(ctx, v)
 	var outside *OutsideError
 	if errors.As(err, &outside) {
 		for _, f := range outside.Files {

@@ -69,7 +69,20 @@ func dataProblem(err error) Problem {
 // to the step that reads the catalog next (a conversion, a proof), which
 // tells why, as it did when nothing was read here: it names no file.
 func (r *repository) ensureData(ctx context.Context, catalog, key string, deletesOnly bool) error {
-	files, dataPath, err := r.storedFiles(ctx, catalog, key)
+	return r.ensureListed(ctx, func(ctx context.Context) ([]compare.StoredFile, string, error) {
+		return r.storedFiles(ctx, catalog, key)
+	}, key, deletesOnly)
+}
+
+// fileLister lists every data and delete file a catalog names and the data
+// path they resolve against (storedFiles, or a reader's StoredFiles and
+// DataPath).
+type fileLister func(ctx context.Context) (files []compare.StoredFile, dataPath string, _ error)
+
+// ensureListed is ensureData over the files list gives, for a caller that
+// holds a reader of the catalog already.
+func (r *repository) ensureListed(ctx context.Context, list fileLister, key string, deletesOnly bool) error {
+	files, dataPath, err := list(ctx)
 	if err != nil {
 		if r.remote == nil && ctx.Err() == nil {
 			return nil

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"sync"
+
+	"github.com/fdl-formats/fdl-formats/compare"
 )
 
 // frozenCopies hands the cells of a Backfill or a Check (and a Check's
@@ -68,7 +70,7 @@ func (f *frozenCopies) get(ctx context.Context, v *version) (string, Problem, er
 	if err != nil {
 		return "", problem, err
 	}
-	if err := f.fetch(ctx, v); err != nil {
+	if err := f.fetch(ctx, v, nil); err != nil {
 		return "", dataProblem(err), err
 	}
 	return src, "", nil
@@ -85,7 +87,11 @@ func (f *frozenCopies) catalog(ctx context.Context, v *version) (string, Problem
 // repository's data path (ensureData: a remote store's into the cache), once
 // per copy; a failure is not kept, except an *OutsideError (files outside
 // data_dir), returned to every user. The copy must have been made (catalog).
-func (f *frozenCopies) fetch(ctx context.Context, v *version) error {
+// list, when not nil, lists the copy's files through a reader its caller
+// holds open (the content pass), called only if the files are not fetched
+// yet: the copy's list is read once, for every store; nil opens the copy to
+// list them.
+func (f *frozenCopies) fetch(ctx context.Context, v *version, list fileLister) error {
 	fc, src, _, err := f.copyOf(ctx, v)
 	if err != nil {
 		return err
@@ -93,7 +99,13 @@ func (f *frozenCopies) fetch(ctx context.Context, v *version) error {
 	fc.mu.Lock()
 	defer fc.mu.Unlock()
 	if !fc.ready {
-		err := f.r.ensureData(ctx, src, v.prefix()+v.meta.Catalog.Path, false)
+		key := v.prefix() + v.meta.Catalog.Path
+		if list == nil {
+			list = func(ctx context.Context) ([]compare.StoredFile, string, error) {
+				return f.r.storedFiles(ctx, src, key)
+			}
+		}
+		err := f.r.ensureListed(ctx, list, key, false)
 		var oe *OutsideError
 		if err != nil && !(errors.As(err, &oe) && oe.Other == nil) {
 			return err
@@ -101,23 +113,6 @@ func (f *frozenCopies) fetch(ctx context.Context, v *version) error {
 		fc.ready, fc.outside = true, err
 	}
 	return fc.outside
-}
-
-// checked records that v's copy was checked for files outside data_dir by
-// another reader of it (outside: what was found, or nil), in a local
-// repository, where no file needs fetching: fetch then opens nothing.
-func (f *frozenCopies) checked(v *version, outside error) {
-	f.mu.Lock()
-	fc := f.byID[v.id]
-	f.mu.Unlock()
-	if fc == nil || f.r.remote != nil {
-		return
-	}
-	fc.mu.Lock()
-	defer fc.mu.Unlock()
-	if fc.path != "" {
-		fc.ready, fc.outside = true, outside
-	}
 }
 
 // copyOf makes v's copy once. A failed copy is not kept: the next user

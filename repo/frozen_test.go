@@ -5,6 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/fdl-formats/fdl-formats/compare"
+	"github.com/fdl-formats/fdl-formats/store"
 )
 
 // TestFrozenCopies: the cells of a version get one verified copy of its
@@ -64,5 +67,68 @@ func TestFrozenCopies(t *testing.T) {
 	f.release(ids[1])
 	if entries, _ := os.ReadDir(work); len(entries) != 0 {
 		t.Errorf("work folder holds %d entries after every release", len(entries))
+	}
+}
+
+// TestFrozenCopiesListOnce: the content pass hands the copy its own
+// reader's list of the catalog's files, which fetch uses (the files are
+// then readable at the data path, from the cache for a store without local
+// paths); the version's later users list nothing again. Before, a remote
+// store's content pass listed the files and fetch opened the copy to list
+// them once more.
+func TestFrozenCopiesListOnce(t *testing.T) {
+	ctx := context.Background()
+	st, root := smallLake(t)
+	for _, tc := range []struct {
+		name  string
+		store store.Store
+	}{
+		{"folder", st},
+		{"object store", struct{ store.Store }{st}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := load(ctx, tc.store, &Options{WorkDir: t.TempDir(), Cache: t.TempDir()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.close()
+			id := versionIDs(t, root)[2]
+			v := r.find(id)
+			f := newFrozenCopies(r, t.TempDir(), []*Cell{{Version: id, Format: "1.1"}, {Version: id, Format: "1.0"}})
+			src, _, err := f.catalog(ctx, v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rd, err := compare.Open(ctx, src, compare.ReaderOptions{DataPath: r.dataPath, Engines: r.engines})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rd.Close()
+			lists := 0
+			var listed []compare.StoredFile
+			list := func(ctx context.Context) ([]compare.StoredFile, string, error) {
+				lists++
+				files, err := rd.StoredFiles(ctx)
+				listed = files
+				return files, rd.DataPath(), err
+			}
+			if err := f.fetch(ctx, v, list); err != nil {
+				t.Fatalf("fetch: %v", err)
+			}
+			if lists != 1 || len(listed) == 0 {
+				t.Fatalf("fetch listed %d times (%d files), want once", lists, len(listed))
+			}
+			for _, file := range listed {
+				if _, err := os.Stat(file.Path); err != nil {
+					t.Errorf("a listed file is not readable at the data path: %v", err)
+				}
+			}
+			if _, _, err := f.get(ctx, v); err != nil {
+				t.Fatalf("get: %v", err)
+			}
+			if err := f.fetch(ctx, v, list); err != nil || lists != 1 {
+				t.Errorf("fetch again: %v, listed %d times, want once in all", err, lists)
+			}
+		})
 	}
 }
