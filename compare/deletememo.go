@@ -42,14 +42,14 @@ type deleteID struct {
 	inode       string // fileid.Inode: change time, device, inode (a same-size rewrite with its mtime set back)
 }
 
-// deleteIDOf stats a delete file (key: the one that decrypts it, "" if
-// none); ok is false for a remote file or one
-// that cannot be stat'ed (reading it reports why).
-func deleteIDOf(path, key string) (deleteID, bool) {
+// deleteIDOf stats a delete file with stat (os.Stat; key: the one that
+// decrypts it, "" if none); ok is false for a remote file or one that
+// cannot be stat'ed (reading it reports why).
+func deleteIDOf(stat func(string) (os.FileInfo, error), path, key string) (deleteID, bool) {
 	if strings.Contains(path, "://") {
 		return deleteID{}, false
 	}
-	st, err := os.Stat(path)
+	st, err := stat(path)
 	if err != nil || !st.Mode().IsRegular() {
 		return deleteID{}, false
 	}

@@ -132,10 +132,10 @@ func TestDeletesRewrittenFileReadAgain(t *testing.T) {
 			}
 			r2, _ := openWithSnapshots(t, catalog, data)
 			r2.rawDeletes.useRun(memo)
-			if _, ok := r2.rawDeletes.get(dels[1], ""); !ok {
+			if _, _, ok := r2.rawDeletes.get(dels[1], ""); !ok {
 				t.Errorf("%s, unchanged, is not shared", filepath.Base(dels[1]))
 			}
-			if _, ok := r2.rawDeletes.get(path, ""); ok {
+			if _, _, ok := r2.rawDeletes.get(path, ""); ok {
 				t.Fatalf("%s, rewritten, is still shared", filepath.Base(path))
 			}
 			got, err := r2.parquetDeletes(ctx, &DeleteFile{Path: path}, 1<<62)
@@ -147,6 +147,54 @@ func TestDeletesRewrittenFileReadAgain(t *testing.T) {
 			}
 			if c := r2.rawDeletes.counts(); c.Read == 0 {
 				t.Errorf("counts %+v: the rewritten file was not read", c)
+			}
+		})
+	}
+}
+
+// TestDeletesStatTwice: a Parquet delete file a comparison reads, with a
+// run's Deletes to share it with, is stat'ed twice (its identity before
+// the read, which the lookup takes, and after it, before the run keeps
+// it), and one the run shares once; before, the lookup, a second lookup, a
+// stamp and the put each stat'ed it (three or four times).
+func TestDeletesStatTwice(t *testing.T) {
+	ctx := context.Background()
+	for _, l := range deleteLakes {
+		t.Run(l.archive+"/"+l.name, func(t *testing.T) {
+			lake, catalog := lastVersion(t, l.archive, l.name)
+			data := filepath.Join(t.TempDir(), "data")
+			copyTree(t, filepath.Join(lake, "data"), data)
+			run := NewDeletes()
+			for _, tc := range []struct {
+				name  string
+				stats int             // per delete file
+				want  DeleteFileStats // per delete file
+			}{
+				{"read", 2, DeleteFileStats{Read: 1}},
+				{"shared", 1, DeleteFileStats{Shared: 1}},
+			} {
+				r, _ := openWithSnapshots(t, catalog, data)
+				_, dels := lakeFiles(ctx, t, r)
+				r.rawDeletes.useRun(run)
+				stats := map[string]int{}
+				r.rawDeletes.stat = func(p string) (os.FileInfo, error) {
+					stats[p]++
+					return os.Stat(p)
+				}
+				for _, p := range dels {
+					if _, err := r.parquetDeletes(ctx, &DeleteFile{Path: p}, 1<<62); err != nil {
+						t.Fatal(err)
+					}
+				}
+				for _, p := range dels {
+					if stats[p] != tc.stats {
+						t.Errorf("%s: %s stat'ed %d times, want %d", tc.name, filepath.Base(p), stats[p], tc.stats)
+					}
+				}
+				n := len(dels)
+				if got, want := r.rawDeletes.counts(), (DeleteFileStats{Read: tc.want.Read * n, Shared: tc.want.Shared * n}); got != want {
+					t.Errorf("%s: counts %+v, want %+v", tc.name, got, want)
+				}
 			}
 		})
 	}

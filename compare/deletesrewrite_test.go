@@ -23,12 +23,12 @@ func TestDeletesSameSizeRewriteReadAgain(t *testing.T) {
 	run := NewDeletes()
 	c1 := newDeleteFiles()
 	c1.useRun(run)
-	id, ok := c1.stamp(path, "")
-	if !ok {
-		t.Fatal("no stamp")
+	_, before1, ok := c1.get(path, "")
+	if ok || !before1.ok {
+		t.Fatal("no identity")
 	}
 	old := rawDeletes{pos: []int64{1, 2, 3}}
-	c1.put(path, "", id, ok, old)
+	c1.put(path, before1, old)
 
 	// Rewritten in place: same size, other bytes, mtime restored.
 	tmp := filepath.Join(dir, "new")
@@ -47,7 +47,7 @@ func TestDeletesSameSizeRewriteReadAgain(t *testing.T) {
 	}
 	c2 := newDeleteFiles()
 	c2.useRun(run)
-	if got, ok := c2.get(path, ""); ok && reflect.DeepEqual(got, old) {
+	if got, _, ok := c2.get(path, ""); ok && reflect.DeepEqual(got, old) {
 		t.Errorf("rewritten delete file served from the run's Deletes with its old positions %v (inode identity %q -> %q)", got.pos, fileid.Inode(before), fileid.Inode(after))
 	}
 }

@@ -291,18 +291,17 @@ func (r *Reader) deletedPositions(ctx context.Context, t Table, f DataFile, snap
 // its positions (and their snapshots) are kept and filtered per snapshot. The first one of a table read brings the others
 // its lifetime overlaps (prefetchDeletes).
 func (r *Reader) parquetDeletes(ctx context.Context, d *DeleteFile, snap int64) ([]int64, error) {
-	raw, ok := r.rawDeletes.get(d.Path, keyOf(d.encryptionKey))
+	raw, before, ok := r.rawDeletes.get(d.Path, keyOf(d.encryptionKey))
 	if !ok {
-		r.prefetchDeletes(ctx, d.Path)
-		raw, ok = r.rawDeletes.get(d.Path, keyOf(d.encryptionKey))
+		r.prefetchDeletes(ctx, d.Path, before)
+		raw, ok = r.rawDeletes.kept(d.Path)
 	}
 	if !ok {
-		before, stamped := r.rawDeletes.stamp(d.Path, keyOf(d.encryptionKey))
 		var err error
 		if raw, err = r.readParquetDeletes(ctx, d); err != nil {
 			return nil, err
 		}
-		r.rawDeletes.put(d.Path, keyOf(d.encryptionKey), before, stamped, raw)
+		r.rawDeletes.put(d.Path, before, raw)
 	}
 	if raw.snaps == nil {
 		return slices.Clone(raw.pos), nil
@@ -334,9 +333,12 @@ type deleteFiles struct {
 	count int      // positions held
 	run   *Deletes // Options.Deletes (nil: none)
 	stats DeleteFileStats
+	stat  func(string) (os.FileInfo, error) // os.Stat (tests count the calls)
 }
 
-func newDeleteFiles() *deleteFiles { return &deleteFiles{files: map[string]rawDeletes{}} }
+func newDeleteFiles() *deleteFiles {
+	return &deleteFiles{files: map[string]rawDeletes{}, stat: os.Stat}
+}
 
 // useRun puts the run's Deletes (nil: none) behind c and returns c's
 // counts so far.
@@ -353,56 +355,62 @@ func (c *deleteFiles) counts() DeleteFileStats {
 	return c.stats
 }
 
+// deleteStamp is a delete file's identity before it is read (ok false:
+// there is no run to share it with, or no identity), for put.
+type deleteStamp struct {
+	id deleteID
+	ok bool
+}
+
 // get returns the content kept for the delete file at path: this
 // comparison's, else the run's for the file as it is on disk now (key: the
-// file's encryption key, "" if none).
-func (c *deleteFiles) get(path, key string) (rawDeletes, bool) {
+// file's encryption key, "" if none). On a miss, before is the identity
+// the file had (one stat), for put after the file is read.
+func (c *deleteFiles) get(path, key string) (_ rawDeletes, before deleteStamp, _ bool) {
 	c.mu.Lock()
 	raw, ok := c.files[path]
 	run := c.run
 	c.mu.Unlock()
 	if ok || run == nil {
-		return raw, ok
+		return raw, deleteStamp{}, ok
 	}
-	id, ok := deleteIDOf(path, key)
+	id, ok := deleteIDOf(c.stat, path, key)
 	if !ok {
-		return rawDeletes{}, false
+		return rawDeletes{}, deleteStamp{}, false
 	}
+	before = deleteStamp{id, true}
 	if raw, ok = run.get(id); !ok {
-		return rawDeletes{}, false
+		return rawDeletes{}, before, false
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.keep(path, raw)
 	c.stats.Shared++
-	return raw, true
+	return raw, before, true
 }
 
-// stamp is the identity of the delete file at path before it is read, for
-// put (ok=false: there is no run to share it with, or no identity).
-func (c *deleteFiles) stamp(path, key string) (id deleteID, ok bool) {
+// kept returns this comparison's content of the delete file at path,
+// without asking the run.
+func (c *deleteFiles) kept(path string) (rawDeletes, bool) {
 	c.mu.Lock()
-	run := c.run
-	c.mu.Unlock()
-	if run == nil {
-		return deleteID{}, false
-	}
-	return deleteIDOf(path, key)
+	defer c.mu.Unlock()
+	raw, ok := c.files[path]
+	return raw, ok
 }
 
 // put keeps what was just read from the delete file at path, and gives it
-// to the run when the file's identity is still before (its stamp).
-func (c *deleteFiles) put(path, key string, before deleteID, stamped bool, raw rawDeletes) {
+// to the run when the file's identity is still before (from get).
+func (c *deleteFiles) put(path string, before deleteStamp, raw rawDeletes) {
 	c.mu.Lock()
 	c.keep(path, raw)
 	c.stats.Read++
 	run := c.run
 	c.mu.Unlock()
-	if run == nil || !stamped {
+	if run == nil || !before.ok {
 		return
 	}
-	if after, ok := deleteIDOf(path, key); ok && after == before {
-		run.put(before, raw)
+	if after, ok := deleteIDOf(c.stat, path, before.id.key); ok && after == before.id {
+		run.put(before.id, raw)
 	}
 }
 

@@ -21,8 +21,8 @@ const maxDeleteBatch = maxRawDeletes / 4
 // grouped by their columns (names and types): one parquet_schema query,
 // then one read_parquet per group. It never fails: a file the batch cannot
 // read is read alone when asked for (readParquetDeletes), which reports its
-// error as before.
-func (r *Reader) prefetchDeletes(ctx context.Context, path string) {
+// error as before. before is path's identity (from deleteFiles.get).
+func (r *Reader) prefetchDeletes(ctx context.Context, path string, before deleteStamp) {
 	all, ok := r.meta.tableOf[path]
 	if !ok {
 		return
@@ -32,6 +32,7 @@ func (r *Reader) prefetchDeletes(ctx context.Context, path string) {
 		return
 	}
 	batch := []string{path}
+	stamps := map[string]deleteStamp{path: before}
 	total := self.file.DeleteCount
 	for _, row := range all.dels {
 		d := row.file
@@ -41,34 +42,25 @@ func (r *Reader) prefetchDeletes(ctx context.Context, path string) {
 		if total+d.DeleteCount > maxDeleteBatch || len(batch) == maxSchemaBatch {
 			break
 		}
-		if _, ok := r.rawDeletes.get(d.Path, ""); ok {
+		_, stamp, ok := r.rawDeletes.get(d.Path, "")
+		if ok {
 			continue
 		}
 		batch, total = append(batch, d.Path), total+d.DeleteCount
+		stamps[d.Path] = stamp
 	}
 	if len(batch) < 2 {
 		return
 	}
-	type stamp struct {
-		id deleteID
-		ok bool
-	}
-	stamps := make(map[string]stamp, len(batch))
-	for i, p := range batch {
+	for _, p := range batch {
 		r.deleteTried[p] = true
-		key := "" // the others are not encrypted
-		if i == 0 {
-			key = keyOf(self.file.encryptionKey)
-		}
-		id, ok := r.rawDeletes.stamp(p, key)
-		stamps[p] = stamp{id, ok}
 	}
 	got, err := r.readDeleteBatch(ctx, batch)
 	if err != nil {
 		return
 	}
 	for p, raw := range got {
-		r.rawDeletes.put(p, stamps[p].id.key, stamps[p].id, stamps[p].ok, raw)
+		r.rawDeletes.put(p, stamps[p], raw)
 	}
 }
 
