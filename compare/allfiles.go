@@ -7,8 +7,6 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-
-	"github.com/fdl-formats/fdl-formats/formats"
 )
 
 // StoredFile is a data or delete file a catalog references at some snapshot.
@@ -84,19 +82,23 @@ func (e *OutsideDataPathError) Error() string {
 	return msg
 }
 
-// Outside is an *OutsideDataPathError naming the files that are not under
-// dataPath, or nil when every file is.
-func Outside(files []StoredFile, dataPath, catalog string) *OutsideDataPathError {
+// Outside parts files into those under dataPath (inside) and an
+// *OutsideDataPathError naming the others, nil when every file is under
+// it. catalog names the catalog in the error.
+func Outside(files []StoredFile, dataPath, catalog string) (inside []StoredFile, outside *OutsideDataPathError) {
 	var out []string
+	inside = make([]StoredFile, 0, len(files))
 	for _, f := range files {
 		if _, why := f.UnderDataPath(dataPath); why != "" {
 			out = append(out, f.DescribeOutside(why))
+			continue
 		}
+		inside = append(inside, f)
 	}
 	if len(out) == 0 {
-		return nil
+		return inside, nil
 	}
-	return &OutsideDataPathError{Catalog: catalog, Files: out}
+	return inside, &OutsideDataPathError{Catalog: catalog, Files: out}
 }
 
 // DescribeOutside names a file outside the data path for a report: kind,
@@ -174,19 +176,10 @@ func (r *Reader) StoredFiles(ctx context.Context) ([]StoredFile, error) {
 			f.Table = schema.String + "." + table.String
 		}
 		relative := !rel.Valid || rel.Bool
-		f.Path = r.resolve(r.tableDir(sPath, sRel, tPath, tRel), f.Stored, relative)
-		f.Relative = relative && r.tableDirRelative(sPath, sRel, tPath, tRel)
+		dir, dirRelative := r.tableDir(sPath, sRel, tPath, tRel)
+		f.Path = r.resolve(dir, f.Stored, relative)
+		f.Relative = relative && dirRelative
 		out = append(out, f)
 	}
 	return out, rows.Err()
-}
-
-// tableDirRelative tells whether tableDir is the data path followed by
-// relative folders only.
-func (r *Reader) tableDirRelative(sPath sql.NullString, sRel sql.NullBool, tPath sql.NullString, tRel sql.NullBool) bool {
-	if !r.format.Has(formats.CapTablePaths) {
-		return true
-	}
-	relative := func(p sql.NullString, rel sql.NullBool) bool { return !p.Valid || !rel.Valid || rel.Bool }
-	return relative(sPath, sRel) && relative(tPath, tRel)
 }

@@ -2,11 +2,14 @@ package compare
 
 import (
 	"context"
+	"database/sql"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 )
 
@@ -78,7 +81,7 @@ func TestAllFiles(t *testing.T) {
 // relative all the way, with no ".." and no empty part.
 func TestUnderDataPath(t *testing.T) {
 	const dp = "/repo/data/"
-	for _, tc := range []struct {
+	cases := []struct {
 		name     string
 		path     string
 		relative bool
@@ -94,11 +97,70 @@ func TestUnderDataPath(t *testing.T) {
 		{"leading slash", dp + "main/t//x/f.parquet", true, "", "empty part"},
 		{"url", dp + "main/t/s3://b/f.parquet", true, "", "empty part"},
 		{"not under it", "/other/f.parquet", true, "", "not under"},
-	} {
+	}
+	var files, inside []StoredFile
+	outside := 0
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			rel, reason := StoredFile{Path: tc.path, Relative: tc.relative}.UnderDataPath(dp)
 			if rel != tc.want || (tc.reason == "") != (reason == "") || !strings.Contains(reason, tc.reason) {
 				t.Errorf("UnderDataPath = %q, %q; want %q and a reason with %q", rel, reason, tc.want, tc.reason)
+			}
+		})
+		f := StoredFile{Path: tc.path, Relative: tc.relative, ID: int64(len(files))}
+		files = append(files, f)
+		if tc.want != "" {
+			inside = append(inside, f)
+		} else {
+			outside++
+		}
+	}
+	// Outside parts the same files: those under the data path in order,
+	// the others described in one error naming the catalog.
+	gotIn, err := Outside(files, dp, "cat.duckdb")
+	if !slices.Equal(gotIn, inside) {
+		t.Errorf("Outside: inside %v, want %v", gotIn, inside)
+	}
+	if err == nil || len(err.Files) != outside || err.Catalog != "cat.duckdb" || !strings.Contains(err.Error(), "cat.duckdb names 7 data or delete file(s) outside its data path") {
+		t.Errorf("Outside: %v, want the %d files outside", err, outside)
+	}
+	if in, err := Outside(inside, dp, "cat.duckdb"); err != nil || len(in) != len(inside) {
+		t.Errorf("Outside of the files inside: %d, %v; want all, nil", len(in), err)
+	}
+}
+
+// TestTableDir: a table's folder is the data path followed by its schema's
+// and its own path, each relative unless recorded absolute (the folder
+// then starts there and is not relative); without table paths (0.1) it is
+// the data path.
+func TestTableDir(t *testing.T) {
+	str := func(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }
+	rel := func(b bool) sql.NullBool { return sql.NullBool{Bool: b, Valid: true} }
+	null := sql.NullBool{}
+	for _, tc := range []struct {
+		name         string
+		format       *formats.Version
+		sPath        string
+		sRel         sql.NullBool
+		tPath        string
+		tRel         sql.NullBool
+		want         string
+		wantRelative bool
+	}{
+		{"0.1", formats.V0_1, "s/", rel(false), "t/", rel(false), "/d/", true},
+		{"no paths", formats.V1_1, "", null, "", null, "/d/", true},
+		{"relative", formats.V1_1, "s/", rel(true), "t/", rel(true), "/d/s/t/", true},
+		{"relative unset", formats.V1_1, "s/", null, "t/", null, "/d/s/t/", true},
+		{"absolute schema", formats.V1_1, "/x/", rel(false), "t/", rel(true), "/x/t/", false},
+		{"absolute table", formats.V1_1, "s/", rel(true), "/y/", rel(false), "/y/", false},
+		{"both absolute", formats.V1_1, "/x/", rel(false), "/y/", rel(false), "/y/", false},
+		{"no schema path", formats.V1_1, "", rel(false), "t/", rel(true), "/d/t/", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &Reader{format: tc.format, dataPath: "/d/"}
+			dir, relative := r.tableDir(str(tc.sPath), tc.sRel, str(tc.tPath), tc.tRel)
+			if dir != tc.want || relative != tc.wantRelative {
+				t.Errorf("tableDir = %q, %t; want %q, %t", dir, relative, tc.want, tc.wantRelative)
 			}
 		})
 	}

@@ -312,7 +312,7 @@ func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
 			rep.Incomparable = err.Error()
 			return rep, err
 		}
-		if outside := Outside(files, rb.DataPath(), b); outside != nil {
+		if _, outside := Outside(files, rb.DataPath(), b); outside != nil {
 			return rep, outside
 		}
 	}

@@ -486,7 +486,7 @@ func (r *Reader) tablesAt(ctx context.Context, snap int64) ([]Table, error) {
 				return nil, fmt.Errorf("list tables of %s at snapshot %d: table %s of schema %s has a NULL id or name", r.path, snap, optString(nullString(t.name)), optString(nullString(s.name)))
 			}
 			x := Table{ID: t.id.Int64, Schema: s.name.String, Name: t.name.String, SchemaID: s.id.Int64, BeginSnapshot: t.begin.Int64}
-			x.dir = r.tableDir(s.path, s.rel, t.path, t.rel)
+			x.dir, _ = r.tableDir(s.path, s.rel, t.path, t.rel)
 			out = append(out, x)
 		}
 	}
@@ -497,28 +497,28 @@ func (r *Reader) tablesAt(ctx context.Context, snap int64) ([]Table, error) {
 }
 
 // tableDir resolves a table's folder (§6.2). Without table paths (0.1) it
-// is the data path itself.
-func (r *Reader) tableDir(sPath sql.NullString, sRel sql.NullBool, tPath sql.NullString, tRel sql.NullBool) string {
+// is the data path itself. relative tells whether it is the data path
+// followed by relative folders only (the schema's and table's paths are
+// NULL or recorded relative).
+func (r *Reader) tableDir(sPath sql.NullString, sRel sql.NullBool, tPath sql.NullString, tRel sql.NullBool) (dir string, relative bool) {
 	if !r.format.Has(formats.CapTablePaths) {
-		return r.dataPath
+		return r.dataPath, true
 	}
-	schemaDir := r.dataPath
-	if sPath.Valid {
-		if !sRel.Valid || sRel.Bool {
-			schemaDir = r.dataPath + sPath.String
+	dir, relative = r.dataPath, true
+	for _, part := range []struct {
+		path sql.NullString
+		rel  sql.NullBool
+	}{{sPath, sRel}, {tPath, tRel}} {
+		if !part.path.Valid {
+			continue
+		}
+		if !part.rel.Valid || part.rel.Bool {
+			dir += part.path.String
 		} else {
-			schemaDir = sPath.String
+			dir, relative = part.path.String, false
 		}
 	}
-	tableDir := schemaDir
-	if tPath.Valid {
-		if !tRel.Valid || tRel.Bool {
-			tableDir = schemaDir + tPath.String
-		} else {
-			tableDir = tPath.String
-		}
-	}
-	return tableDir
+	return dir, relative
 }
 
 // Table finds a table by "schema.table" (or a bare name in any schema) at a snapshot.

@@ -32,7 +32,7 @@ func tablesBySQL(ctx context.Context, r *Reader, snap int64) ([]Table, error) {
 		if err := rows.Scan(&x.ID, &x.Schema, &x.Name, &x.SchemaID, &x.BeginSnapshot, &sPath, &sRel, &tPath, &tRel); err != nil {
 			return err
 		}
-		x.dir = r.tableDir(sPath, sRel, tPath, tRel)
+		x.dir, _ = r.tableDir(sPath, sRel, tPath, tRel)
 		out = append(out, x)
 		return nil
 	})

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/fdl-formats/fdl-formats/compare"
 )
@@ -19,22 +18,16 @@ import (
 // violation (ProblemViolation): check reports it as a difference, backfill
 // writes no catalog from such a version, plan shows its cells in error.
 type OutsideError struct {
-	// Key is the catalog's key in the repository.
-	Key string
-	// Files describes each file outside data_dir: kind, id, table, path.
-	Files []string
+	// OutsideDataPathError names the catalog by its key in the repository
+	// and describes each file outside data_dir (compare.Outside).
+	*compare.OutsideDataPathError
 	// Other is a failure fetching the files that are under data_dir (a
 	// remote store's), if any.
 	Other error
 }
 
 func (e *OutsideError) Error() string {
-	const shown = 3
-	lines := e.Files[:min(len(e.Files), shown)]
-	msg := fmt.Sprintf("%s names %d data or delete file(s) outside data_dir, where readers would not find them in the repository: %s", e.Key, len(e.Files), strings.Join(lines, "; "))
-	if n := len(e.Files) - shown; n > 0 {
-		msg += fmt.Sprintf("; and %d more", n)
-	}
+	msg := e.OutsideDataPathError.Error() + "; readers would not find them in the repository"
 	if e.Other != nil {
 		msg += "; " + e.Other.Error()
 	}
@@ -89,39 +82,15 @@ func (r *repository) ensureListed(ctx context.Context, list fileLister, key stri
 		}
 		return err
 	}
-	inside, outside := splitOutside(files, dataPath, key)
+	inside, outside := compare.Outside(files, dataPath, key)
+	var fetchErr error
 	if r.remote != nil {
-		if err := r.remote.ensureFiles(ctx, inside, deletesOnly); err != nil {
-			if outside != nil {
-				outside.Other = err
-				return outside
-			}
-			return err
-		}
+		fetchErr = r.remote.ensureFiles(ctx, inside, dataPath, deletesOnly)
 	}
 	if outside != nil {
-		return outside
+		return &OutsideError{OutsideDataPathError: outside, Other: fetchErr}
 	}
-	return nil
-}
-
-// splitOutside parts a catalog's files (at key) into those under the data
-// path and an *OutsideError describing the others (nil when there are
-// none).
-func splitOutside(files []compare.StoredFile, dataPath, key string) ([]compare.StoredFile, *OutsideError) {
-	var outside []string
-	inside := make([]compare.StoredFile, 0, len(files))
-	for _, f := range files {
-		if _, why := f.UnderDataPath(dataPath); why != "" {
-			outside = append(outside, f.DescribeOutside(why))
-			continue
-		}
-		inside = append(inside, f)
-	}
-	if len(outside) == 0 {
-		return inside, nil
-	}
-	return inside, &OutsideError{Key: key, Files: outside}
+	return fetchErr
 }
 
 // storedFiles lists every data and delete file a catalog names, and the

@@ -189,7 +189,7 @@ func (r *repository) prove(ctx context.Context, c *Cell, work string, frozen *fr
 		var outside *compare.OutsideDataPathError
 		switch {
 		case errors.As(err, &outside):
-			return fail(KindDifference, &OutsideError{Key: c.Key, Files: outside.Files})
+			return fail(KindDifference, &OutsideError{OutsideDataPathError: &compare.OutsideDataPathError{Catalog: c.Key, Files: outside.Files}})
 		case err == nil:
 		case errors.Is(err, compare.ErrNotEquivalent):
 			if d := misreadDetail(c, rep); d != "" {

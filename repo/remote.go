@@ -300,16 +300,16 @@ func (rm *remote) downloadOnce(ctx context.Context, key, dst string, hd *head) (
 	return hex.EncodeToString(h.Sum(nil)), n, nil
 }
 
-// ensureFiles puts data files of a catalog, all under data_dir, into the
-// cache (only the delete files with deletesOnly), at most Options.Downloads
-// at a time.
+// ensureFiles puts data files of a catalog, all under data_dir (the inside
+// of compare.Outside, resolved against dataPath), into the cache (only the
+// delete files with deletesOnly), at most Options.Downloads at a time.
 //
 // With a local --data folder (Options.DataPath) nothing is downloaded: the
 // folder's files are what is read and checked, and the store is asked only
 // whether it holds each file at the size the catalog records (inStore), so
 // that a run does not pass on files the store's readers cannot get.
-func (rm *remote) ensureFiles(ctx context.Context, stored []compare.StoredFile, deletesOnly bool) error {
-	files := rm.cached(stored)
+func (rm *remote) ensureFiles(ctx context.Context, stored []compare.StoredFile, dataPath string, deletesOnly bool) error {
+	files := rm.cached(stored, dataPath)
 	errs := make([]error, len(files))
 	var wg sync.WaitGroup
 	for i, f := range files {
@@ -354,21 +354,18 @@ func (rm *remote) needed(ctx context.Context, catalog string) ([]cachedFile, err
 	if err != nil {
 		return nil, fmt.Errorf("%w %s: %w", errListFiles, catalog, err)
 	}
-	return rm.cached(all), nil
+	inside, _ := compare.Outside(all, rd.DataPath(), catalog)
+	return rm.cached(inside, rd.DataPath()), nil
 }
 
-// cached is the cache entries of files under the repository's data folder;
-// it leaves out the others, which ensureData refuses (OutsideError) before
-// anything is proved or published.
-func (rm *remote) cached(files []compare.StoredFile) []cachedFile {
-	root := rm.dataPath() + string(os.PathSeparator)
-	var out []cachedFile
+// cached is the cache entries of files under data_dir, resolved against
+// dataPath (the inside of compare.Outside: the others ensureData refuses,
+// with an OutsideError, before anything is proved or published).
+func (rm *remote) cached(files []compare.StoredFile, dataPath string) []cachedFile {
+	out := make([]cachedFile, 0, len(files))
 	for _, f := range files {
-		rel, ok := strings.CutPrefix(f.Path, root)
-		if !ok {
-			continue
-		}
-		out = append(out, cachedFile{key: rm.dataKey + filepath.ToSlash(rel), size: f.SizeBytes, Delete: f.Delete})
+		rel := filepath.ToSlash(strings.TrimPrefix(f.Path, dataPath))
+		out = append(out, cachedFile{key: rm.dataKey + rel, size: f.SizeBytes, Delete: f.Delete})
 	}
 	return out
 }
