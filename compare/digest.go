@@ -324,7 +324,13 @@ func (r *Reader) fileDigests(ctx context.Context, t Table, files []DataFile, col
 	}
 	r.memo.countReused(reused) // read by another comparison meanwhile
 	// Then the deleted rows of files whose kept rows do not cover them:
-	// one by one, or as one digest when there are too many to keep.
+	// one by one, or as one digest when there are too many to keep; their
+	// queries are built first, then run in one stretch of scanning.
+	type goneScan struct {
+		sc deletedScan
+		i  int // in files
+	}
+	var gones []goneScan
 	queued := map[string]bool{}
 	for i, f := range files {
 		n := needs[i]
@@ -340,22 +346,30 @@ func (r *Reader) fileDigests(ctx context.Context, t Table, files []DataFile, col
 		if sc.query, err = r.planSQL(ctx, t, f, cols, snap, opts, names, types, deletesOnly, true); err != nil {
 			return nil, fail(f, err)
 		}
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		var got map[int64]Digest
-		err = r.scanning(ctx, func() (err error) {
-			got, err = sc.run(ctx, r.conn)
-			return err
+		gones = append(gones, goneScan{sc, i})
+	}
+	if len(gones) > 0 {
+		err := r.scanning(ctx, func() error {
+			for _, g := range gones {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				n, f := needs[g.i], files[g.i]
+				got, err := g.sc.run(ctx, r.conn)
+				r.memo.countReads(1, 1)
+				if err != nil {
+					return fmt.Errorf("read deleted rows of %s at snapshot %d in %s, data file %s: %w", t.FullName(), snap, r.path, f.Path, err)
+				}
+				if g.sc.each {
+					r.memo.keepRows(n.all, n.deleted, got)
+				} else {
+					r.memo.put(n.gone, got[-1])
+				}
+			}
+			return nil
 		})
-		r.memo.countReads(1, 1)
 		if err != nil {
-			return nil, fmt.Errorf("read deleted rows of %s at snapshot %d in %s, data file %s: %w", t.FullName(), snap, r.path, f.Path, err)
-		}
-		if sc.each {
-			r.memo.keepRows(n.all, n.deleted, got)
-		} else {
-			r.memo.put(n.gone, got[-1])
+			return nil, err
 		}
 	}
 	out := make([]PartDigest, 0, len(files))

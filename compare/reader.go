@@ -58,6 +58,7 @@ type Reader struct {
 	goneKeys    map[goneKeyID]string       // deleted-rows plan keys (see planKeyOf)
 	goneParts   map[allRowsKeyID]goneParts // deleted-rows queries less their positions (goneSQL)
 	keysBuilt   int                        // plan keys planKeyOf built (not found in its memos)
+	scans       int                        // scanning calls: switches to all threads and back
 	schemas     map[string]*pnode          // data file path -> its Parquet schema (read-only once built)
 	schemaTried map[string]bool            // data files prefetchSchemas asked for
 	deleteTried map[string]bool            // delete files prefetchDeletes asked for
@@ -194,6 +195,7 @@ func (r *Reader) init(ctx context.Context, opts ReaderOptions) error {
 // scanning runs scan, which reads data files' rows, with DuckDB's default
 // number of threads, then goes back to one thread for metadata.
 func (r *Reader) scanning(ctx context.Context, scan func() error) error {
+	r.scans++
 	return duckpool.AllThreads(ctx, r.conn, scan)
 }
 

@@ -245,6 +245,39 @@ func TestRowHashCapFallbacks(t *testing.T) {
 	}
 }
 
+// TestDeletedRowsOneScanning: the deleted rows a table's digest at a
+// snapshot reads (here every delete state past the row cap, its files'
+// rows all read up front) are read in one stretch of DuckDB's threads, not
+// one switch to all threads and back per file.
+func TestDeletedRowsOneScanning(t *testing.T) {
+	ctx := context.Background()
+	cats, data := historyLake(t, lakegen.HistoryOptions{Versions: 4, RowsPerVersion: 20_000, FilesPerVersion: 2, DeleteEvery: 2})
+	r, snaps := openWithSnapshots(t, cats[3], data)
+	r.memo.rowCap = 1
+	prefetchAll(r, snaps)
+	most := 0
+	for _, s := range snaps {
+		tables, err := r.Tables(ctx, s.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tb := range tables {
+			scans, reads := r.scans, r.memo.snapshot().Reads
+			if _, _, err := r.TableDigest(ctx, tb, s.ID, rowOptions()); err != nil {
+				t.Fatal(err)
+			}
+			read := r.memo.snapshot().Reads - reads
+			if switches := r.scans - scans; switches != min(read, 1) {
+				t.Errorf("snapshot %d %s: %d deleted-rows scans in %d switches to all threads, want %d", s.ID, tb.FullName(), read, switches, min(read, 1))
+			}
+			most = max(most, read)
+		}
+	}
+	if most < 2 {
+		t.Fatalf("at most %d files' deleted rows read at a snapshot, want several", most)
+	}
+}
+
 // rewriteDeleteFile rewrites a Parquet delete file with more positions and
 // updates its catalog row (size, footer size, delete count) so that the
 // disk check still holds. A partial deletion file's added positions get
