@@ -478,22 +478,55 @@ func openDuckDB(ctx context.Context) (*sql.Conn, func(), error) {
 // nothing.
 type Engines struct {
 	pool    *duckpool.Pool
-	mu      sync.Mutex
-	sources map[string]keptSource // by path
-	footers map[string]keptFooter // by local path
+	sources *fileMemo[sourceInfo] // by path
+	footers *fileMemo[bool]       // field ids, by local path
 }
 
 // NewEngines keeps at most maxIdle idle databases (a run converting jobs
 // catalogs at once needs jobs).
 func NewEngines(maxIdle int) *Engines {
-	return &Engines{pool: duckpool.New(maxIdle), sources: map[string]keptSource{}, footers: map[string]keptFooter{}}
+	return &Engines{pool: duckpool.New(maxIdle), sources: newFileMemo[sourceInfo](maxKeptSources), footers: newFileMemo[bool](maxKeptFooters)}
 }
 
-// keptFooter is whether a data file's Parquet columns carry field ids,
-// with the file it was read from.
-type keptFooter struct {
-	file     os.FileInfo
-	fieldIDs bool
+// fileMemo keeps what was read of files, by path, for as long as each file
+// is unchanged (sameFile); at most limit of them (all dropped when full).
+// Safe for concurrent use.
+type fileMemo[V any] struct {
+	mu    sync.Mutex
+	limit int
+	kept  map[string]keptFile[V]
+}
+
+// keptFile is a value with the file it was read from.
+type keptFile[V any] struct {
+	file os.FileInfo
+	v    V
+}
+
+func newFileMemo[V any](limit int) *fileMemo[V] {
+	return &fileMemo[V]{limit: limit, kept: map[string]keptFile[V]{}}
+}
+
+// get returns what was kept of the file at path, if it is the same file
+// (sameFile) as file.
+func (m *fileMemo[V]) get(path string, file os.FileInfo) (v V, ok bool) {
+	m.mu.Lock()
+	k, ok := m.kept[path]
+	m.mu.Unlock()
+	if !ok || !sameFile(k.file, file) {
+		return v, false
+	}
+	return k.v, true
+}
+
+// put keeps v, read of the file at path (file: its stat).
+func (m *fileMemo[V]) put(path string, file os.FileInfo, v V) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.kept) >= m.limit {
+		clear(m.kept)
+	}
+	m.kept[path] = keptFile[V]{file: file, v: v}
 }
 
 // maxKeptFooters bounds Engines' footers (a hundred bytes or so each).
@@ -512,26 +545,14 @@ func (e *Engines) footer(path string, file os.FileInfo) (fieldIDs, ok bool) {
 	if e == nil {
 		return false, false
 	}
-	e.mu.Lock()
-	k, ok := e.footers[path]
-	e.mu.Unlock()
-	if !ok || !sameFile(k.file, file) {
-		return false, false
-	}
-	return k.fieldIDs, true
+	return e.footers.get(path, file)
 }
 
 // keepFooter keeps whether the data file at path carries field ids.
 func (e *Engines) keepFooter(path string, file os.FileInfo, fieldIDs bool) {
-	if e == nil {
-		return
+	if e != nil {
+		e.footers.put(path, file, fieldIDs)
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if len(e.footers) >= maxKeptFooters {
-		clear(e.footers)
-	}
-	e.footers[path] = keptFooter{file: file, fieldIDs: fieldIDs}
 }
 
 // sourceInfo is what openSource reads of a catalog file besides attaching
@@ -541,41 +562,24 @@ type sourceInfo struct {
 	tables        []table
 }
 
-// keptSource is a sourceInfo with the file it was read from.
-type keptSource struct {
-	file os.FileInfo
-	info sourceInfo
-}
-
 // maxKeptSources bounds Engines' sources (a few KB each).
 const maxKeptSources = 256
 
 // source returns what openSource read of the file at path, if it read the
-// same file (same inode and device, size and modification time) before.
+// same file (sameFile) before.
 func (e *Engines) source(path string, file os.FileInfo) (sourceInfo, bool) {
 	if e == nil {
 		return sourceInfo{}, false
 	}
-	e.mu.Lock()
-	k, ok := e.sources[path]
-	e.mu.Unlock()
-	if !ok || !sameFile(k.file, file) {
-		return sourceInfo{}, false
-	}
-	return k.info.clone(), true
+	info, ok := e.sources.get(path, file)
+	return info.clone(), ok
 }
 
 // keepSource keeps what openSource read of a file for the next conversion.
 func (e *Engines) keepSource(path string, file os.FileInfo, info sourceInfo) {
-	if e == nil {
-		return
+	if e != nil {
+		e.sources.put(path, file, info.clone())
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if len(e.sources) >= maxKeptSources {
-		clear(e.sources)
-	}
-	e.sources[path] = keptSource{file: file, info: info.clone()}
 }
 
 // clone copies the tables and their columns: a conversion may change its

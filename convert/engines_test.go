@@ -361,3 +361,49 @@ func TestEnginesSourceWithWAL(t *testing.T) {
 		t.Errorf("through Engines: %v\nwith a database of its own: %v", errPooled, errOwn)
 	}
 }
+
+// TestFileMemo: what was kept of a file is given back for that same file
+// only (not once it is replaced at its path), and a memo at its limit
+// starts afresh rather than growing.
+func TestFileMemo(t *testing.T) {
+	dir := t.TempDir()
+	stat := func(name, content string) (string, os.FileInfo) {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		tmp := p + ".tmp"
+		if err := os.WriteFile(tmp, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, p); err != nil {
+			t.Fatal(err)
+		}
+		st, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p, st
+	}
+	m := newFileMemo[int](2)
+	a, aSt := stat("a", "x")
+	m.put(a, aSt, 1)
+	if v, ok := m.get(a, aSt); !ok || v != 1 {
+		t.Errorf("same file: %d, %v; want 1, true", v, ok)
+	}
+	_, aNew := stat("a", "y")
+	if _, ok := m.get(a, aNew); ok {
+		t.Error("a file replaced at its path: kept value given back")
+	}
+	b, bSt := stat("b", "x")
+	m.put(b, bSt, 2)
+	c, cSt := stat("c", "x")
+	m.put(c, cSt, 3) // past the limit: a and b dropped
+	for _, tc := range []struct {
+		path string
+		st   os.FileInfo
+		want bool
+	}{{a, aSt, false}, {b, bSt, false}, {c, cSt, true}} {
+		if _, ok := m.get(tc.path, tc.st); ok != tc.want {
+			t.Errorf("after the limit: %s kept %v, want %v", filepath.Base(tc.path), ok, tc.want)
+		}
+	}
+}
