@@ -418,20 +418,26 @@ func changesTables(query string) bool {
 
 // copyIn copies the source's DuckLake tables (from openSource) into the
 // working database, keeping column types and row order. The copies are
-// made in one transaction, sent as one string (execBatch): a statement and
-// a commit each cost about a third more CPU (issue 9).
+// made in one transaction, sent as one string (execInTransaction, which
+// names the table whose copy failed): a statement and a commit each cost
+// about a third more CPU (issue 9).
 func (w *work) copyIn(ctx context.Context, tables []table) error {
-	var b strings.Builder
-	b.WriteString("BEGIN TRANSACTION;\n")
+	stmts := make([]namedStmt, 0, len(tables))
 	copied := make([]table, 0, len(tables))
 	for _, t := range tables {
-		b.WriteString(w.copySQL(t.name) + ";\n")
+		stmts = append(stmts, namedStmt{what: fmt.Sprintf("copy table %s.%s", w.schema, t.name), sql: w.copySQL(t.name)})
 		copied = append(copied, table{schema: "main", name: t.name, columns: t.columns})
 	}
-	b.WriteString("COMMIT")
-	if err := execBatch(ctx, w.conn, []string{b.String()}); err != nil {
+	if _, err := w.conn.ExecContext(ctx, "BEGIN TRANSACTION"); err != nil {
+		return fmt.Errorf("copy the DuckLake tables: %w", err)
+	}
+	err := execInTransaction(ctx, w.conn, stmts)
+	if err == nil {
+		_, err = w.conn.ExecContext(ctx, "COMMIT")
+	}
+	if err != nil {
 		w.conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK") //nolint:errcheck // already failing; fails when nothing is open
-		return w.copyError(ctx, tables, err)
+		return fmt.Errorf("copy the DuckLake tables: %w", err)
 	}
 	// The copies have the source's columns: no need to list them again.
 	w.tables = copied
@@ -487,22 +493,6 @@ func execInTransaction(ctx context.Context, conn *sql.Conn, stmts []namedStmt) e
 // copySQL copies the source's table name into the working database.
 func (w *work) copySQL(name string) string {
 	return fmt.Sprintf("CREATE TABLE main.%s AS SELECT * FROM src.%s.%s", quote(name), quote(w.schema), quote(name))
-}
-
-// copyError names the table whose copy failed: each copy again on its own,
-// in a transaction rolled back, until one fails (err when none does).
-func (w *work) copyError(ctx context.Context, tables []table, err error) error {
-	for _, t := range tables {
-		if ctx.Err() != nil {
-			break
-		}
-		_, tErr := w.conn.ExecContext(ctx, "BEGIN TRANSACTION; "+w.copySQL(t.name))
-		w.conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK") //nolint:errcheck // nothing kept either way
-		if tErr != nil {
-			return fmt.Errorf("copy table %s.%s: %w", w.schema, t.name, tErr)
-		}
-	}
-	return fmt.Errorf("copy the DuckLake tables: %w", err)
 }
 
 var errInternal = errors.New("internal error")
