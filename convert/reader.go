@@ -264,63 +264,48 @@ func (r *run) unmappedFilesWithoutFieldIDs() ([]string, error) {
 // and its table (tableOf).
 func (r *run) fieldIDs(locals []string, tableOf func(string) string) (map[string]bool, error) {
 	out := make(map[string]bool, len(locals))
-	if len(locals) == 0 {
-		return out, nil
-	}
-	one := func(local string) error {
-		n, err := r.w.count(r.ctx, "SELECT count(field_id) FROM parquet_schema("+parquetsql.Path(local)+")")
-		if err != nil {
-			return fmt.Errorf("read the footer of data file %s (table %s): %w", local, tableOf(local), err)
+	if len(locals) > 1 {
+		if err := r.fieldIDsAtOnce(locals, out); err != nil {
+			clear(out) // each file alone names the one it failed on
 		}
-		out[local] = n > 0
-		return nil
-	}
-	if len(locals) == 1 {
-		return out, one(locals[0])
-	}
-	list := make([]string, len(locals))
-	for i, l := range locals {
-		list[i] = parquetsql.Path(l)
-	}
-	rows, err := r.w.conn.QueryContext(r.ctx, "SELECT file_name, count(field_id) FROM parquet_schema(["+strings.Join(list, ", ")+"]) GROUP BY file_name")
-	if err == nil {
-		asked := make(map[string]bool, len(locals))
-		for _, l := range locals {
-			asked[l] = true
-		}
-		for rows.Next() {
-			var name string
-			var n int64
-			if err = rows.Scan(&name, &n); err != nil {
-				break
-			}
-			if asked[name] {
-				out[name] = n > 0
-			}
-		}
-		rows.Close()
-		if err == nil {
-			err = rows.Err()
-		}
-	}
-	if err != nil {
-		// Name the file it failed on.
-		clear(out)
-		for _, l := range locals {
-			if err := one(l); err != nil {
-				return nil, err
-			}
-		}
-		return out, nil
 	}
 	for _, l := range locals {
-		if _, ok := out[l]; !ok {
-			if err := one(l); err != nil {
-				return nil, err
-			}
+		if _, ok := out[l]; ok {
+			continue
 		}
+		n, err := r.w.count(r.ctx, "SELECT count(field_id) FROM parquet_schema("+parquetsql.Path(l)+")")
+		if err != nil {
+			return nil, fmt.Errorf("read the footer of data file %s (table %s): %w", l, tableOf(l), err)
+		}
+		out[l] = n > 0
 	}
 	return out, nil
+}
+
+// fieldIDsAtOnce is fieldIDs' one statement: it fills out for the files the
+// answer names.
+func (r *run) fieldIDsAtOnce(locals []string, out map[string]bool) error {
+	list := make([]string, len(locals))
+	asked := make(map[string]bool, len(locals))
+	for i, l := range locals {
+		list[i], asked[l] = parquetsql.Path(l), true
+	}
+	rows, err := r.w.conn.QueryContext(r.ctx, "SELECT file_name, count(field_id) FROM parquet_schema(["+strings.Join(list, ", ")+"]) GROUP BY file_name")
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name string
+		var n int64
+		if err := rows.Scan(&name, &n); err != nil {
+			return err
+		}
+		if asked[name] {
+			out[name] = n > 0
+		}
+	}
+	return rows.Err()
 }
 
 // globalScope restricts ducklake_metadata to global rows where scopes exist.
