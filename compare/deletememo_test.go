@@ -17,6 +17,16 @@ var deleteLakes = []struct{ archive, name string }{
 	{"lakes", "17_compaction"},
 }
 
+// deleteLake is the newest catalog of a test lake and a copy of its data
+// folder, whose delete files a test may touch.
+func deleteLake(t *testing.T, archive, name string) (catalog, data string) {
+	t.Helper()
+	lake, catalog := lastVersion(t, archive, name)
+	data = filepath.Join(t.TempDir(), "data")
+	copyTree(t, filepath.Join(lake, "data"), data)
+	return catalog, data
+}
+
 // TestDeletesSharedAcrossProofs: two comparisons that share a Deletes read
 // each Parquet delete file once between them; without one, or past its
 // cap, each reads them all; a file touched on disk in between is read
@@ -25,9 +35,7 @@ func TestDeletesSharedAcrossProofs(t *testing.T) {
 	ctx := context.Background()
 	for _, l := range deleteLakes {
 		t.Run(l.archive+"/"+l.name, func(t *testing.T) {
-			lake, catalog := lastVersion(t, l.archive, l.name)
-			data := filepath.Join(t.TempDir(), "data")
-			copyTree(t, filepath.Join(lake, "data"), data)
+			catalog, data := deleteLake(t, l.archive, l.name)
 			r, _ := openWithSnapshots(t, catalog, data)
 			_, dels := lakeFiles(ctx, t, r)
 			n := len(dels)
@@ -101,9 +109,7 @@ func TestDeletesRewrittenFileReadAgain(t *testing.T) {
 	ctx := context.Background()
 	for _, l := range deleteLakes {
 		t.Run(l.archive+"/"+l.name, func(t *testing.T) {
-			lake, catalog := lastVersion(t, l.archive, l.name)
-			data := filepath.Join(t.TempDir(), "data")
-			copyTree(t, filepath.Join(lake, "data"), data)
+			catalog, data := deleteLake(t, l.archive, l.name)
 			memo := NewDeletes()
 			if _, err := Catalogs(ctx, catalog, catalog, Options{DataPath: data, Deletes: memo}); err != nil {
 				t.Fatal(err)
@@ -161,9 +167,7 @@ func TestDeletesStatTwice(t *testing.T) {
 	ctx := context.Background()
 	for _, l := range deleteLakes {
 		t.Run(l.archive+"/"+l.name, func(t *testing.T) {
-			lake, catalog := lastVersion(t, l.archive, l.name)
-			data := filepath.Join(t.TempDir(), "data")
-			copyTree(t, filepath.Join(lake, "data"), data)
+			catalog, data := deleteLake(t, l.archive, l.name)
 			run := NewDeletes()
 			for _, tc := range []struct {
 				name  string
