@@ -53,6 +53,9 @@ type CellResult struct {
 	Bytes    int64    `json:"bytes,omitempty"`
 	Seconds  float64  `json:"duration_seconds"`
 	Findings []string `json:"findings,omitempty"` // lossy and note findings of the conversion
+	// DeleteFiles counts the Parquet delete files the cell's proof read,
+	// and those an earlier proof of the run had read (see Proof).
+	DeleteFiles *compare.DeleteFileStats `json:"delete_files,omitempty"`
 
 	err error
 	// settled: the conversion found the cell refused or its source in
@@ -417,7 +420,11 @@ func (r *repository) fill(ctx context.Context, c *Cell, work string, frozen *fro
 	// The frozen copy's sum is version.json's, which it matched. The
 	// converted catalog's files are checked to be under data_dir as check
 	// does, so that check finds this very proof in the cache.
-	if _, err := compare.Catalogs(ctx, src, out, compare.Options{DataPath: r.dataPath, BUnderDataPath: true, DigestCache: r.digestCache, Digests: r.digests, Deletes: r.deletes, Engines: r.engines, Source: source, Listings: r.listings, SumA: v.meta.Catalog.FileRef.SHA256}); err != nil {
+	proof, err := compare.Catalogs(ctx, src, out, compare.Options{DataPath: r.dataPath, BUnderDataPath: true, DigestCache: r.digestCache, Digests: r.digests, Deletes: r.deletes, Engines: r.engines, Source: source, Listings: r.listings, SumA: v.meta.Catalog.FileRef.SHA256})
+	if proof != nil && !proof.ProofCached {
+		res.DeleteFiles = &proof.DeleteFiles
+	}
+	if err != nil {
 		res.err = fmt.Errorf("prove %s equivalent to %s: %w", c.Key, c.source, err)
 		res.Problem = dataProblem(err)
 		if errors.Is(err, compare.ErrNotEquivalent) {

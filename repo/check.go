@@ -53,9 +53,13 @@ type Proof struct {
 	// Cached is set when a proof kept in the digest cache for the very
 	// bytes of both catalogs and of the data files stood for this one
 	// (nothing was compared again).
-	Cached  bool    `json:"cached,omitempty"`
-	Error   string  `json:"error,omitempty"`
-	Seconds float64 `json:"duration_seconds"`
+	Cached bool   `json:"cached,omitempty"`
+	Error  string `json:"error,omitempty"`
+	// DeleteFiles counts the Parquet delete files the proof read, and
+	// those an earlier proof of the run had read (the run shares them);
+	// nil for a proof kept in the digest cache or one that did not compare.
+	DeleteFiles *compare.DeleteFileStats `json:"delete_files,omitempty"`
+	Seconds     float64                  `json:"duration_seconds"`
 }
 
 // CheckReport is what Check found.
