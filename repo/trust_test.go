@@ -2,10 +2,19 @@ package repo
 
 import (
 	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/fdl-formats/fdl-formats/compare"
+	"github.com/fdl-formats/fdl-formats/store"
+	"github.com/fdl-formats/fdl-formats/store/httpstore"
 )
 
 // deleteFilesOf lists the distinct delete files (resolved paths) the
@@ -88,4 +97,151 @@ func TestRunSharesDeleteFiles(t *testing.T) {
 		t.Fatalf("check made %d proofs, want 3", len(stats))
 	}
 	sum("check", stats)
+}
+
+// execCatalog runs statements on a DuckDB catalog file (attached as c).
+func execCatalog(t *testing.T, catalog string, stmts ...string) {
+	t.Helper()
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, s := range append(append([]string{fmt.Sprintf("ATTACH '%s' AS c", catalog)}, stmts...), "DETACH c") {
+		if _, err := db.Exec(s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+}
+
+// TestTableSchemaOutsideDataDir: a frozen catalog whose table or schema
+// folder is recorded by absolute path (path_is_relative false), or with a
+// ".." part, names every file under it outside data_dir, though each
+// file's own path is relative: readers elsewhere resolve the folder on
+// their machine (or cut a URL at ".."), not in the repository. Check
+// reports a violation (a difference, exit 3) naming the version, the file
+// and why; backfill writes nothing (no catalog, no file anywhere in the
+// repository) and fails the cells with a violation. The absolute folders
+// are this machine's own data folder, so every file is readable and
+// nothing else differs.
+func TestTableSchemaOutsideDataDir(t *testing.T) {
+	ctx := context.Background()
+	opts := Options{Versions: []string{"3"}, Formats: []string{"0.4", "1.1"}, Jobs: 2}
+	for _, tc := range []struct {
+		name string
+		// stmts rewrite the catalog (root: the repository's folder).
+		stmts func(root string) []string
+		why   string
+	}{
+		{"table by absolute path", func(root string) []string {
+			return []string{fmt.Sprintf("UPDATE c.ducklake_table SET path = '%s/', path_is_relative = false WHERE table_name = 'del'", filepath.Join(root, "data", "main", "del"))}
+		}, "recorded by absolute path (path_is_relative is false for the file, its table or its schema)"},
+		{"schema by absolute path", func(root string) []string {
+			return []string{fmt.Sprintf("UPDATE c.ducklake_schema SET path = '%s/', path_is_relative = false WHERE schema_name = 'main'", filepath.Join(root, "data", "main"))}
+		}, "recorded by absolute path (path_is_relative is false for the file, its table or its schema)"},
+		{"table with ..", func(string) []string {
+			return []string{"UPDATE c.ducklake_table SET path = 'x/../del/' WHERE table_name = 'del'"}
+		}, "its relative path has a .. part"},
+		{"schema with ..", func(string) []string {
+			return []string{"UPDATE c.ducklake_schema SET path = 'x/../main/' WHERE schema_name = 'main'"}
+		}, "its relative path has a .. part"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st, root := smallLake(t)
+			id := versionIDs(t, root)[2]
+			dir := filepath.Join(root, "versions", id)
+			// The ".." cases climb out of a folder that exists, so that a
+			// local reader would open the files.
+			for _, d := range []string{filepath.Join(root, "data", "x"), filepath.Join(root, "data", "main", "x")} {
+				if err := os.MkdirAll(d, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			execCatalog(t, filepath.Join(dir, "ducklake.duckdb"), tc.stmts(root)...)
+			editVersion(t, dir, nil)
+			before := snapshotTree(t, root)
+
+			rep, err := Backfill(ctx, st, opts)
+			if !errors.Is(err, ErrBackfillIncomplete) || rep.Counts[Written] != 0 {
+				t.Fatalf("Backfill = %v (%v), want nothing written", err, rep.Counts)
+			}
+			if added := newFiles(before, snapshotTree(t, root)); len(added) > 0 {
+				t.Errorf("backfill wrote %q", added)
+			}
+			for _, r := range rep.Results {
+				if r.Outcome != Failed || r.Problem != ProblemViolation || !strings.Contains(r.Error, "of main.del is outside the data path") || !strings.Contains(r.Error, tc.why) {
+					t.Errorf("cell %s: %s %s: %s; want failed, a violation naming main.del's files and %q", r.Format, r.Outcome, r.Problem, r.Error, tc.why)
+				}
+			}
+
+			srv := httptest.NewServer(http.FileServer(http.Dir(root)))
+			defer srv.Close()
+			site, err := httpstore.New(srv.URL+"/", srv.Client())
+			if err != nil {
+				t.Fatal(err)
+			}
+			// 1.0, the source's own format, alone: no cell to plan, so
+			// the content pass alone must find it; 0.4 and 1.1: the plan
+			// of the missing cells finds it too.
+			for _, formats := range [][]string{{"1.0"}, opts.Formats} {
+				for name, st := range map[string]store.Store{"folder": st, "web site": site} {
+					copts := opts
+					copts.Formats, copts.Cache = formats, t.TempDir()
+					rep, err := Check(ctx, st, copts)
+					if !errors.Is(err, ErrDifferences) {
+						t.Fatalf("%s, formats %v: Check = %v, want a difference", name, formats, err)
+					}
+					found := false
+					for _, f := range rep.Findings {
+						found = found || (f.Kind == KindDifference && f.Version == id && strings.Contains(f.Detail, "versions/"+id+"/ducklake.duckdb") &&
+							strings.Contains(f.Detail, "of main.del is outside the data path") && strings.Contains(f.Detail, tc.why))
+					}
+					if !found {
+						t.Errorf("%s, formats %v: no difference of version %s naming main.del's files and %q in %+v", name, formats, id, tc.why, rep.Findings)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestFalseFormatClaimUnlistedFiles: a frozen catalog whose version.json
+// claims another DuckLake format than the file holds, and whose data files
+// cannot be listed (a delete file's recorded size is NULL), is a
+// difference (exit 3) naming the claim and the truth, as it is when the
+// files can be listed, beside the unreadable listing; before 68ca657 the
+// listing's failure replaced the claim's finding and check exited 4. The
+// claim (1.1) is the only format checked, so no cell of the version is
+// missing and the plan does not open the catalog: only the content pass
+// sees the claim.
+func TestFalseFormatClaimUnlistedFiles(t *testing.T) {
+	ctx := context.Background()
+	st, root := smallLake(t)
+	id := versionIDs(t, root)[2]
+	dir := filepath.Join(root, "versions", id)
+	execCatalog(t, filepath.Join(dir, "ducklake.duckdb"), "UPDATE c.ducklake_delete_file SET file_size_bytes = NULL")
+	editVersion(t, dir, setClaim("ducklake", "format", "1.1"))
+	srv := httptest.NewServer(http.FileServer(http.Dir(root)))
+	defer srv.Close()
+	site, err := httpstore.New(srv.URL+"/", srv.Client())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "versions/" + id + "/ducklake.duckdb holds DuckLake format 1.0 (detected from its version row and tables), but version.json's ducklake.format says 1.1"
+	for name, st := range map[string]store.Store{"folder": st, "web site": site} {
+		t.Run(name, func(t *testing.T) {
+			rep, err := Check(ctx, st, Options{Versions: []string{"3"}, Formats: []string{"1.1"}, Jobs: 2, Cache: t.TempDir()})
+			if !errors.Is(err, ErrDifferences) {
+				t.Fatalf("Check = %v, want a difference", err)
+			}
+			var claim, listing bool
+			for _, f := range rep.Findings {
+				claim = claim || (f.Kind == KindDifference && f.Version == id && strings.Contains(f.Detail, want))
+				listing = listing || (f.Kind == KindUnverifiable && f.Version == id && strings.Contains(f.Detail, "list the data files of versions/"+id+"/ducklake.duckdb"))
+			}
+			if !claim || !listing {
+				t.Errorf("findings %+v: want the false claim (%q) and the unlisted files", rep.Findings, want)
+			}
+		})
+	}
 }
