@@ -299,7 +299,15 @@ func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
 	if err != nil {
 		err = incomparable(err)
 		rep.Incomparable = err.Error()
-		return rep, err
+		// A difference found before the comparison stopped is proved,
+		// whatever the rest would show: e.g. a delete file of another size
+		// than its catalog records (Options.Disk), which then cannot be
+		// read, is a file that does not match its catalog.
+		if len(rep.Differences) == 0 || ctx.Err() != nil {
+			return rep, err
+		}
+		return rep, fmt.Errorf("%w: %s (format %s) and %s (format %s): %d difference(s) before the comparison stopped (%v), first: %s",
+			ErrNotEquivalent, a, rep.A.Format, b, rep.B.Format, len(rep.Differences), err, rep.Differences[0])
 	}
 	if len(rep.Differences) > 0 {
 		return rep, fmt.Errorf("%w: %s (format %s) and %s (format %s): %d difference(s), first: %s",
