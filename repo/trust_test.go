@@ -245,3 +245,46 @@ func TestFalseFormatClaimUnlistedFiles(t *testing.T) {
 		})
 	}
 }
+
+// TestPublishedTableOutsideDataDir: a published catalog whose table
+// folder is recorded by absolute path (this machine's own data folder)
+// reads the same rows as its frozen catalog, and is proved equivalent, but
+// readers elsewhere would look elsewhere: its proof fails with a violation
+// naming the files (compare's BUnderDataPath, Outside). One whose schema
+// folder has a ".." names its data files by other paths than the frozen
+// catalog: a difference naming them. Check exits 3 either way.
+func TestPublishedTableOutsideDataDir(t *testing.T) {
+	ctx := context.Background()
+	golden, opts := publishedLake(t)
+	opts.Formats = []string{"1.1"}
+	for _, tc := range []struct {
+		name  string
+		stmts func(root string) []string
+		want  []string // what the failed proof says
+	}{
+		{"table by absolute path", func(root string) []string {
+			return []string{fmt.Sprintf("UPDATE c.ducklake_table SET path = '%s/', path_is_relative = false WHERE table_name = 'del'", filepath.Join(root, "data", "main", "del"))}
+		}, []string{"of main.del is outside the data path", "recorded by absolute path"}},
+		{"schema with ..", func(string) []string {
+			return []string{"UPDATE c.ducklake_schema SET path = 'main/../main/' WHERE schema_name = 'main'"}
+		}, []string{"not equivalent", "data file main/../main/del/" + delData + " only in B"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st, root := cloneRepo(t, golden)
+			id := versionIDs(t, root)[2]
+			execCatalog(t, filepath.Join(root, "versions", id, "catalogs", "1.1.duckdb"), tc.stmts(root)...)
+			rep, err := Check(ctx, st, opts)
+			if !errors.Is(err, ErrDifferences) {
+				t.Fatalf("Check = %v, want a difference", err)
+			}
+			if len(rep.Proofs) != 1 || rep.Proofs[0].OK {
+				t.Fatalf("proofs %+v, want the 1.1 proof failed", rep.Proofs)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(rep.Proofs[0].Error, w) {
+					t.Errorf("proof error %q, want it to say %q", rep.Proofs[0].Error, w)
+				}
+			}
+		})
+	}
+}
