@@ -177,9 +177,11 @@ type Timings struct {
 // read whole (ReadEveryTable); one that cannot be read while the other can
 // is a difference. Every data and delete file is checked against each
 // catalog's record of it (Options.Disk). It returns the report and nil when
-// they are equivalent, an error wrapping ErrNotEquivalent when they differ,
-// and one wrapping ErrIncomparable when something could not be read (the
-// report then holds what was found so far).
+// they are equivalent, an error wrapping ErrNotEquivalent when they differ
+// (also when a difference was found before something could not be read:
+// Report.Incomparable then says what), and one wrapping ErrIncomparable
+// when something could not be read before any difference (the report then
+// holds what was found so far).
 func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
 	start := time.Now()
 	log := opts.Logger
@@ -306,8 +308,8 @@ func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
 		if len(rep.Differences) == 0 || ctx.Err() != nil {
 			return rep, err
 		}
-		return rep, fmt.Errorf("%w: %s (format %s) and %s (format %s): %d difference(s) before the comparison stopped (%v), first: %s",
-			ErrNotEquivalent, a, rep.A.Format, b, rep.B.Format, len(rep.Differences), err, rep.Differences[0])
+		return rep, fmt.Errorf("%w: %s (format %s) and %s (format %s): %d difference(s) before the comparison stopped, first: %s; then: %v",
+			ErrNotEquivalent, a, rep.A.Format, b, rep.B.Format, len(rep.Differences), rep.Differences[0], err)
 	}
 	if len(rep.Differences) > 0 {
 		return rep, fmt.Errorf("%w: %s (format %s) and %s (format %s): %d difference(s), first: %s",

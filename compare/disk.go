@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -85,6 +86,12 @@ func checkOnDisk(k diskKey) (string, error) {
 		return "", nil
 	}
 	got, err := footerSize(f, st.Size(), k.format)
+	var unreadable *readError
+	if errors.As(err, &unreadable) {
+		// An I/O error (a failing disk or mount) says nothing about the
+		// file's bytes: the operator can restore it, it is no difference.
+		return "", fmt.Errorf("%w: read the footer of %s: %w", ErrIncomparable, k.path, unreadable.err)
+	}
 	if err != nil {
 		return fmt.Sprintf("%s: the catalog records a %d-byte footer, the file has none readable: %v", k.path, k.footer, err), nil
 	}
@@ -94,6 +101,13 @@ func checkOnDisk(k diskKey) (string, error) {
 	return "", nil
 }
 
+// readError is footerSize's failure to read the file at all, as opposed to
+// bytes that hold no footer.
+type readError struct{ err error }
+
+func (e *readError) Error() string { return e.err.Error() }
+func (e *readError) Unwrap() error { return e.err }
+
 // footerSize reads a file's footer size as DuckLake records it.
 func footerSize(f io.ReaderAt, size int64, format string) (int64, error) {
 	if size < 12 {
@@ -101,7 +115,7 @@ func footerSize(f io.ReaderAt, size int64, format string) (int64, error) {
 	}
 	tail := make([]byte, 12)
 	if _, err := f.ReadAt(tail, size-12); err != nil {
-		return 0, err
+		return 0, &readError{err}
 	}
 	switch format {
 	case "puffin":

@@ -62,9 +62,10 @@ func dataProblem(err error) Problem {
 // to the step that reads the catalog next (a conversion, a proof), which
 // tells why, as it did when nothing was read here: it names no file.
 func (r *repository) ensureData(ctx context.Context, catalog, key string, deletesOnly bool) error {
-	return r.ensureListed(ctx, func(ctx context.Context) ([]compare.StoredFile, string, error) {
+	_, err := r.ensureListed(ctx, func(ctx context.Context) ([]compare.StoredFile, string, error) {
 		return r.storedFiles(ctx, catalog, key)
 	}, key, deletesOnly)
+	return err
 }
 
 // fileLister lists every data and delete file a catalog names and the data
@@ -73,14 +74,16 @@ func (r *repository) ensureData(ctx context.Context, catalog, key string, delete
 type fileLister func(ctx context.Context) (files []compare.StoredFile, dataPath string, _ error)
 
 // ensureListed is ensureData over the files list gives, for a caller that
-// holds a reader of the catalog already.
-func (r *repository) ensureListed(ctx context.Context, list fileLister, key string, deletesOnly bool) error {
+// holds a reader of the catalog already. listed is false when a local
+// store's listing failed and was left to the next step (ensureData), so
+// that a caller keeping the result (frozenCopies.fetch) lists again later.
+func (r *repository) ensureListed(ctx context.Context, list fileLister, key string, deletesOnly bool) (listed bool, _ error) {
 	files, dataPath, err := list(ctx)
 	if err != nil {
 		if r.remote == nil && ctx.Err() == nil {
-			return nil
+			return false, nil
 		}
-		return err
+		return false, err
 	}
 	inside, outside := compare.Outside(files, dataPath, key)
 	var fetchErr error
@@ -88,9 +91,9 @@ func (r *repository) ensureListed(ctx context.Context, list fileLister, key stri
 		fetchErr = r.remote.ensureFiles(ctx, inside, dataPath, deletesOnly)
 	}
 	if outside != nil {
-		return &OutsideError{OutsideDataPathError: outside, Other: fetchErr}
+		return true, &OutsideError{OutsideDataPathError: outside, Other: fetchErr}
 	}
-	return fetchErr
+	return true, fetchErr
 }
 
 // storedFiles lists every data and delete file a catalog names, and the

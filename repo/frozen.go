@@ -105,10 +105,15 @@ func (f *frozenCopies) fetch(ctx context.Context, v *version, list fileLister) e
 				return f.r.storedFiles(ctx, src, key)
 			}
 		}
-		err := f.r.ensureListed(ctx, list, key, false)
+		listed, err := f.r.ensureListed(ctx, list, key, false)
 		var oe *OutsideError
 		if err != nil && !(errors.As(err, &oe) && oe.Other == nil) {
 			return err
+		}
+		if !listed {
+			// Not kept: the content pass, listing with its own reader,
+			// must still check the files against data_dir.
+			return nil
 		}
 		fc.ready, fc.outside = true, err
 	}

@@ -2,6 +2,7 @@ package repo
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -130,5 +131,38 @@ func TestFrozenCopiesListOnce(t *testing.T) {
 				t.Errorf("fetch again: %v, listed %d times, want once in all", err, lists)
 			}
 		})
+	}
+}
+
+// TestFrozenCopiesFailedListingNotKept: a folder's listing that fails (a
+// proof's, left to the step that reads the catalog next) is not kept as
+// done, so the content pass listing with its own reader still finds the
+// files outside data_dir.
+func TestFrozenCopiesFailedListingNotKept(t *testing.T) {
+	ctx := context.Background()
+	st, root := smallLake(t)
+	r, err := load(ctx, st, &Options{WorkDir: t.TempDir(), Cache: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.close()
+	id := versionIDs(t, root)[2]
+	v := r.find(id)
+	f := newFrozenCopies(r, t.TempDir(), []*Cell{{Version: id, Format: "1.1"}})
+	if _, _, err := f.catalog(ctx, v); err != nil {
+		t.Fatal(err)
+	}
+	failing := func(context.Context) ([]compare.StoredFile, string, error) {
+		return nil, "", errors.New("too many open files")
+	}
+	if err := f.fetch(ctx, v, failing); err != nil {
+		t.Fatalf("fetch with a failing listing on a folder: %v, want nil (left to the next step)", err)
+	}
+	outside := func(context.Context) ([]compare.StoredFile, string, error) {
+		return []compare.StoredFile{{Path: "/elsewhere/x.parquet"}}, r.dataPath, nil
+	}
+	var oe *OutsideError
+	if err := f.fetch(ctx, v, outside); !errors.As(err, &oe) {
+		t.Fatalf("fetch after a failed listing: %v, want the files outside data_dir", err)
 	}
 }

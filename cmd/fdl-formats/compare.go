@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/urfave/cli/v3"
 
@@ -109,6 +110,8 @@ func printReport(cmd *cli.Command, rep *compare.Report) {
 		}
 	}
 	switch {
+	case len(rep.Differences) > 0 && rep.Incomparable != "":
+		fmt.Fprintf(out, "result: NOT equivalent (%d differences before the comparison stopped: %s)\n", len(rep.Differences), firstLine(rep.Incomparable))
 	case rep.Incomparable != "":
 		fmt.Fprintln(out, "result: could not compare")
 	case rep.Equivalent:
@@ -126,4 +129,12 @@ func classifyCompare(err error) (int, bool) {
 		return exitIncomparable, true
 	}
 	return 0, false
+}
+
+// firstLine is an error's first line (DuckDB's errors add the query).
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
 }

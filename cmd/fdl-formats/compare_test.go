@@ -115,6 +115,36 @@ func TestCompareCommand(t *testing.T) {
 		}
 	})
 
+	t.Run("difference before an unreadable file", func(t *testing.T) {
+		// Delete files longer than recorded: a difference (the disk
+		// check), then unreadable (no footer where the catalog says):
+		// exit 3, and the result line says NOT equivalent.
+		own := t.TempDir()
+		if err := os.CopyFS(own, os.DirFS(data)); err != nil {
+			t.Fatal(err)
+		}
+		deletes, err := filepath.Glob(filepath.Join(own, "*", "*", "*-delete.parquet"))
+		if err != nil || len(deletes) == 0 {
+			t.Fatalf("no delete file under %s: %v", own, err)
+		}
+		for _, d := range deletes {
+			f, err := os.OpenFile(d, os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := f.Write([]byte("extra!")); err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
+		}
+		versions, _ := filepath.Glob(filepath.Join(filepath.Dir(filepath.Dir(a)), "*", "ducklake.duckdb"))
+		newest := versions[len(versions)-1] // uuidv7: the newest sorts last
+		out, errOut, code := runApp(t, "compare", newest, copyCatalog(t, newest), "--data", own)
+		if code != exitDifferent || !strings.Contains(out, "result: NOT equivalent") || !strings.Contains(out, "bytes on disk, the catalog records") {
+			t.Fatalf("exit %d, want %d and NOT equivalent naming a longer delete file\n%s\n%s", code, exitDifferent, out, errOut)
+		}
+	})
+
 	t.Run("usage", func(t *testing.T) {
 		if _, _, code := runApp(t, "compare", a); code != exitUsage {
 			t.Fatalf("exit %d, want %d", code, exitUsage)
