@@ -691,8 +691,8 @@ type DigestStats struct {
 type Digests struct {
 	mu    sync.Mutex
 	mem   map[string]Digest
-	rows  map[string]map[int64]Digest // plan key -> digests of kept rows by position
-	hints map[string][]int64          // data file path -> positions some snapshot deletes
+	rows  map[string]*keptRows // plan key -> digests of kept rows by position
+	hints map[string][]int64   // data file path -> positions some snapshot deletes
 	// hintCap caps the hinted positions (maxHintedRows; tests lower it).
 	hintCap int
 	// rowCap caps the row digests kept one by one per data file scan
@@ -709,7 +709,7 @@ type Digests struct {
 
 // NewDigests returns an empty Digests in front of store (nil: memory only).
 func NewDigests(store DigestStore) *Digests {
-	return &Digests{mem: map[string]Digest{}, rows: map[string]map[int64]Digest{}, hints: map[string][]int64{}, hintCap: maxHintedRows, rowCap: maxRowHashes, store: store, flights: map[string]*flight{}}
+	return &Digests{mem: map[string]Digest{}, rows: map[string]*keptRows{}, hints: map[string][]int64{}, hintCap: maxHintedRows, rowCap: maxRowHashes, store: store, flights: map[string]*flight{}}
 }
 
 // hint returns the positions Hint recorded for a data file.
@@ -740,14 +740,7 @@ func (m *digestMemo) keepRows(key string, kept []int64, got map[int64]Digest) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	rows := m.rows[key]
-	if rows == nil {
-		rows = map[int64]Digest{}
-		m.rows[key] = rows
-	}
-	for _, p := range kept {
-		rows[p] = got[p]
-	}
+	m.rows[key] = m.rows[key].with(kept, got)
 }
 
 // covers reports whether every position has a kept row digest.
@@ -764,7 +757,7 @@ func (m *digestMemo) sumRows(key string, pos []int64) (Digest, bool) {
 	rows := m.rows[key]
 	var d Digest
 	for _, p := range pos {
-		r, ok := rows[p]
+		r, ok := rows.get(p)
 		if !ok {
 			return Digest{}, false
 		}
@@ -1023,17 +1016,19 @@ func (d *Digests) HintFrom(ctx context.Context, catalog, dataPath string) error 
 			var pos []int64
 			switch del.file.Format {
 			case "parquet":
-				pos, err = r.parquetDeletes(ctx, &del.file, math.MaxInt64)
+				pos, err = r.parquetDeletes(ctx, &del.file, math.MaxInt64) // sorted, shared
 			case "puffin":
-				pos, err = puffinDeletes(del.file.Path, math.MaxInt64)
+				if pos, err = puffinDeletes(del.file.Path, math.MaxInt64); err == nil {
+					slices.Sort(pos)
+					pos = slices.Compact(pos)
+				}
 			default:
 				continue
 			}
 			if err != nil {
 				return fmt.Errorf("hints from %s: delete file %s: %w", catalog, del.file.Path, err)
 			}
-			slices.Sort(pos)
-			hints[path] = mergeSorted(hints[path], slices.Compact(pos))
+			hints[path] = mergeSorted(hints[path], pos)
 		}
 	}
 	d.mu.Lock()

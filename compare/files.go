@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
@@ -58,17 +59,34 @@ func (r *Reader) Files(ctx context.Context, t Table, snap int64) ([]DataFile, er
 	if err != nil {
 		return nil, err
 	}
-	var files []DataFile
-	index := map[int64]int{}
+	// Sized exactly: a comparison lists every table's files at every
+	// snapshot several times, and growing these was a fifth of what a
+	// backfill allocated (docs/compare.md, "Memory").
+	nFiles, nDels := 0, 0
+	for _, row := range all.data {
+		if visibleAt(row.file.BeginSnapshot, row.end, snap) {
+			nFiles++
+		}
+	}
+	for _, row := range all.dels {
+		if visibleAt(row.file.BeginSnapshot, row.end, snap) {
+			nDels++
+		}
+	}
+	if nFiles == 0 {
+		return nil, nil
+	}
+	files := make([]DataFile, 0, nFiles)
+	index := make(map[int64]int, nFiles)
 	for _, row := range all.data {
 		if visibleAt(row.file.BeginSnapshot, row.end, snap) {
 			index[row.file.ID] = len(files)
 			files = append(files, row.file)
 		}
 	}
+	dels := make([]DeleteFile, 0, nDels) // the copies files point to
 	for _, row := range all.dels {
-		d := row.file
-		if !visibleAt(d.BeginSnapshot, row.end, snap) {
+		if !visibleAt(row.file.BeginSnapshot, row.end, snap) {
 			continue
 		}
 		i, ok := index[row.dataID]
@@ -76,9 +94,10 @@ func (r *Reader) Files(ctx context.Context, t Table, snap int64) ([]DataFile, er
 			continue // delete file of a data file not visible at snap
 		}
 		if files[i].Delete != nil {
-			return nil, fmt.Errorf("%s in %s at snapshot %d: data file %d has two visible delete files (%d, %d)", t.FullName(), r.path, snap, row.dataID, files[i].Delete.ID, d.ID)
+			return nil, fmt.Errorf("%s in %s at snapshot %d: data file %d has two visible delete files (%d, %d)", t.FullName(), r.path, snap, row.dataID, files[i].Delete.ID, row.file.ID)
 		}
-		files[i].Delete = &d
+		dels = append(dels, row.file)
+		files[i].Delete = &dels[len(dels)-1]
 	}
 	return files, nil
 }
@@ -250,21 +269,22 @@ func (r *Reader) deletedPositions(ctx context.Context, t Table, f DataFile, snap
 		cached, ok := r.deletes[d.Path]
 		if !ok {
 			var err error
+			// Kept sorted: the callers of every file at this snapshot
+			// (files, plans, digests) get them without sorting again.
 			switch d.Format {
 			case "parquet":
-				cached, err = r.parquetDeletes(ctx, d, snap)
+				cached, err = r.parquetDeletes(ctx, d, snap) // sorted, shared
 			case "puffin":
-				cached, err = puffinDeletes(d.Path, snap)
+				if cached, err = puffinDeletes(d.Path, snap); err == nil {
+					slices.Sort(cached)
+					cached = slices.Compact(cached)
+				}
 			default:
 				err = &UnsupportedError{What: fmt.Sprintf("delete file format %q", d.Format)}
 			}
 			if err != nil {
 				return nil, fmt.Errorf("read delete file %s of %s in %s: %w", d.Path, t.FullName(), r.path, err)
 			}
-			// Kept sorted: the callers of every file at this snapshot
-			// (files, plans, digests) get them without sorting again.
-			slices.Sort(cached)
-			cached = slices.Compact(cached)
 			r.deletes[d.Path] = cached
 		}
 		pos = slices.Clip(cached)
@@ -290,6 +310,13 @@ func (r *Reader) deletedPositions(ctx context.Context, t Table, f DataFile, snap
 // A file is read once per comparison, or once per run with Options.Deletes:
 // its positions (and their snapshots) are kept and filtered per snapshot. The first one of a table read brings the others
 // its lifetime overlaps (prefetchDeletes).
+//
+// The positions are sorted and without duplicates, and callers only read
+// them: unless a partial deletion file deletes some after snap, they are
+// the kept content itself, shared with the comparison and the run. A copy
+// per call (every file at every snapshot a comparison walks) was the
+// largest part of a backfill's live Go heap at its peak, and grew with the
+// versions (docs/compare.md, "Memory").
 func (r *Reader) parquetDeletes(ctx context.Context, d *DeleteFile, snap int64) ([]int64, error) {
 	raw, before, ok := r.rawDeletes.get(d.Path, keyOf(d.encryptionKey))
 	if !ok {
@@ -304,24 +331,86 @@ func (r *Reader) parquetDeletes(ctx context.Context, d *DeleteFile, snap int64) 
 		r.rawDeletes.put(d.Path, before, raw)
 	}
 	if raw.snaps == nil {
-		return slices.Clone(raw.pos), nil
+		return slices.Clip(raw.pos), nil
 	}
-	var out []int64
+	// A partial deletion file: the positions deleted at snap or before.
+	// As snap grows they only gain positions, so their count names them.
+	n := 0
+	for _, s := range raw.snaps {
+		if s <= snap {
+			n++
+		}
+	}
+	if n == len(raw.pos) {
+		return slices.Clip(raw.pos), nil
+	}
+	if c, ok := r.partialCuts[d.Path]; ok && c.n == n && sameSlice(c.from, raw.pos) {
+		return c.pos, nil
+	}
+	out := make([]int64, 0, n)
 	for i, p := range raw.pos {
 		if raw.snaps[i] <= snap {
 			out = append(out, p)
 		}
 	}
+	r.partialCuts[d.Path] = partialCut{from: raw.pos, n: n, pos: out}
 	return out, nil
+}
+
+// partialCut is the positions a partial deletion file deletes at some
+// snapshot (the first n of its positions by snapshot, pos, in the order
+// of from, its kept content). A reader keeps the last one per file: the
+// snapshots a comparison walks in order mostly see the same ones.
+type partialCut struct {
+	from []int64
+	n    int
+	pos  []int64
+}
+
+// sameSlice reports whether a and b are the same slice (same elements in
+// memory, same length).
+func sameSlice(a, b []int64) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // maxRawDeletes caps the delete positions kept across snapshots.
 const maxRawDeletes = 4_000_000
 
 // rawDeletes is a Parquet delete file's content: positions and, for a
-// partial deletion file, the snapshot that deleted each.
+// partial deletion file, the snapshot that deleted each. Once read it is
+// sorted (sorted) and never written again: comparisons share it.
 type rawDeletes struct {
 	pos, snaps []int64
+}
+
+// sorted returns raw sorted by position, without duplicates: a position a
+// partial deletion file names at several snapshots is deleted from the
+// first on, so it keeps the smallest.
+func (raw rawDeletes) sorted() rawDeletes {
+	if raw.snaps == nil {
+		slices.Sort(raw.pos)
+		raw.pos = slices.Clip(slices.Compact(raw.pos))
+		return raw
+	}
+	idx := make([]int, len(raw.pos))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int {
+		if c := cmp.Compare(raw.pos[a], raw.pos[b]); c != 0 {
+			return c
+		}
+		return cmp.Compare(raw.snaps[a], raw.snaps[b])
+	})
+	out := rawDeletes{pos: make([]int64, 0, len(idx)), snaps: make([]int64, 0, len(idx))}
+	for _, i := range idx {
+		if n := len(out.pos); n > 0 && out.pos[n-1] == raw.pos[i] {
+			continue
+		}
+		out.pos, out.snaps = append(out.pos, raw.pos[i]), append(out.snaps, raw.snaps[i])
+	}
+	out.pos, out.snaps = slices.Clip(out.pos), slices.Clip(out.snaps)
+	return out
 }
 
 // deleteFiles keeps the Parquet delete files read, by path, so that each is
@@ -473,7 +562,10 @@ func (r *Reader) readParquetDeletes(ctx context.Context, d *DeleteFile) (rawDele
 			raw.snaps = append(raw.snaps, s.Int64)
 		}
 	}
-	return raw, rows.Err()
+	if err := rows.Err(); err != nil {
+		return rawDeletes{}, err
+	}
+	return raw.sorted(), nil
 }
 
 func (r *Reader) int64s(ctx context.Context, q string) ([]int64, error) {

@@ -83,7 +83,7 @@ func (m *digestMemo) release(q *wholeQueue, own []int, flights []*flight) {
 func (m *digestMemo) coversLocked(key string, pos []int64) bool {
 	rows := m.rows[key]
 	for _, p := range pos {
-		if _, ok := rows[p]; !ok {
+		if _, ok := rows.get(p); !ok {
 			return false
 		}
 	}

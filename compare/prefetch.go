@@ -175,7 +175,7 @@ func (r *Reader) readDeleteGroup(ctx context.Context, paths, cols []string, out 
 		if !okP || !okS || (partial && len(raw.snaps) != len(raw.pos)) {
 			continue // a NULL: readParquetDeletes reports it
 		}
-		got[file] = raw
+		got[file] = raw.sorted()
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("read delete files: %w", err)

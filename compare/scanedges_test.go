@@ -237,8 +237,8 @@ func TestRowHashCapFallbacks(t *testing.T) {
 				t.Errorf("the walk read %d files again after %d up front; want rereads %v", walk, scanned, tc.walkReads)
 			}
 			for key, rows := range shared.rows {
-				if len(rows) > shared.rowCap {
-					t.Errorf("plan %s: %d row digests kept, past the cap %d", key[:12], len(rows), shared.rowCap)
+				if rows.len() > shared.rowCap {
+					t.Errorf("plan %s: %d row digests kept, past the cap %d", key[:12], rows.len(), shared.rowCap)
 				}
 			}
 		})
