@@ -1048,6 +1048,7 @@ func (d *Digests) HintFrom(ctx context.Context, catalog, dataPath string) error 
 	return nil
 }
 
-// maxHintedRows caps the row hashes a run keeps because of hints (about
-// 40 bytes each): past it, files are read again for their deleted rows.
+// maxHintedRows caps the row hashes a run keeps because of hints (32 bytes
+// each: the hinted position, and the kept row, keptRows): past it, files
+// are read again for their deleted rows.
 const maxHintedRows = 2_000_000

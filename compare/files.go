@@ -59,9 +59,9 @@ func (r *Reader) Files(ctx context.Context, t Table, snap int64) ([]DataFile, er
 	if err != nil {
 		return nil, err
 	}
-	// Sized exactly: a comparison lists every table's files at every
-	// snapshot several times, and growing these was a fifth of what a
-	// backfill allocated (docs/compare.md, "Memory").
+	// Sized exactly, nothing grown: a comparison lists every table's
+	// files at every snapshot several times, a fifth of what a backfill
+	// allocated (docs/compare.md, "Memory").
 	nFiles, nDels := 0, 0
 	for _, row := range all.data {
 		if visibleAt(row.file.BeginSnapshot, row.end, snap) {
@@ -357,10 +357,10 @@ func (r *Reader) parquetDeletes(ctx context.Context, d *DeleteFile, snap int64) 
 	return out, nil
 }
 
-// partialCut is the positions a partial deletion file deletes at some
-// snapshot (the first n of its positions by snapshot, pos, in the order
-// of from, its kept content). A reader keeps the last one per file: the
-// snapshots a comparison walks in order mostly see the same ones.
+// partialCut is what parquetDeletes last cut from a partial deletion
+// file's kept positions (from): the n of them deleted by some snapshot
+// (pos). A reader keeps one per file: the snapshots a comparison walks in
+// order mostly cut the same ones.
 type partialCut struct {
 	from []int64
 	n    int
@@ -378,7 +378,7 @@ const maxRawDeletes = 4_000_000
 
 // rawDeletes is a Parquet delete file's content: positions and, for a
 // partial deletion file, the snapshot that deleted each. Once read it is
-// sorted (sorted) and never written again: comparisons share it.
+// sorted (rawDeletes.sorted) and never written again: comparisons share it.
 type rawDeletes struct {
 	pos, snaps []int64
 }

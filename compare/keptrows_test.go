@@ -1,0 +1,171 @@
+package compare
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// TestKeptRowsAsMap: the kept row digests (sorted 24-byte rows, positions
+// without a row apart) answer every lookup, cover and sum as the map by
+// position they replace did, through scans that keep overlapping,
+// unsorted or repeated positions, positions without a row, and digests of
+// more than one row; a scan's later digest replaces an earlier one.
+func TestKeptRowsAsMap(t *testing.T) {
+	row := func(h uint64) Digest { return Digest{Rows: 1, Hi: h, Lo: ^h} }
+	type scan struct {
+		kept []int64
+		got  map[int64]Digest
+	}
+	cases := []struct {
+		name  string
+		scans []scan
+	}{
+		{"one scan", []scan{{[]int64{3, 7, 9}, map[int64]Digest{3: row(3), 7: row(7), 9: row(9)}}}},
+		{"nothing kept", []scan{{nil, map[int64]Digest{1: row(1)}}}},
+		{"merged, later scans win", []scan{
+			{[]int64{1, 4, 8}, map[int64]Digest{1: row(1), 4: row(4), 8: row(8)}},
+			{[]int64{2, 4, 9}, map[int64]Digest{2: row(2), 4: row(40), 9: row(9)}},
+			{[]int64{0, 10}, map[int64]Digest{0: row(0), 10: row(10)}},
+		}},
+		{"unsorted and repeated positions", []scan{
+			{[]int64{9, 2, 9, 5, 2}, map[int64]Digest{2: row(2), 5: row(5), 9: row(9)}},
+			{[]int64{6, 1, 6}, map[int64]Digest{1: row(1), 6: row(6)}},
+		}},
+		{"positions without a row", []scan{
+			{[]int64{-3, 2, 1 << 41}, map[int64]Digest{2: row(2)}},
+			{[]int64{5, -3}, map[int64]Digest{5: row(5)}},
+		}},
+		{"a row where there was none, and none where there was one", []scan{
+			{[]int64{1, 2}, map[int64]Digest{2: row(2)}},
+			{[]int64{1, 2}, map[int64]Digest{1: row(1)}},
+		}},
+		{"digests of more than one row", []scan{
+			{[]int64{1, 2, 3}, map[int64]Digest{1: {Rows: 2, Hi: 5, Lo: 6}, 2: row(2), 3: {Rows: -1, Hi: 7}}},
+			{[]int64{3, 4}, map[int64]Digest{3: row(3), 4: {Rows: 3}}},
+		}},
+		{"a zero hash is still a row", []scan{{[]int64{1, 2}, map[int64]Digest{1: {Rows: 1}}}}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newDigestMemo(NewDigests(nil))
+			model := map[int64]Digest{} // what the map by position held
+			const key = "plan"
+			for _, s := range tc.scans {
+				kept := slices.Clone(s.kept)
+				m.keepRows(key, s.kept, s.got)
+				if !slices.Equal(kept, s.kept) {
+					t.Fatalf("keepRows changed its positions: %v, was %v", s.kept, kept)
+				}
+				for _, p := range s.kept {
+					model[p] = s.got[p]
+				}
+			}
+			rows := m.rows[key]
+			if rows.len() != len(model) {
+				t.Errorf("%d positions kept, want %d", rows.len(), len(model))
+			}
+			all := slices.Sorted(maps.Keys(model))
+			for _, p := range all {
+				if d, ok := rows.get(p); !ok || d != model[p] {
+					t.Errorf("position %d: %v %v, want %v", p, d, ok, model[p])
+				}
+			}
+			for _, p := range []int64{-100, -1, 11, 100, 1 << 42} {
+				if _, ok := model[p]; ok {
+					continue
+				}
+				if d, ok := rows.get(p); ok {
+					t.Errorf("position %d, never kept, has %v", p, d)
+				}
+			}
+			var want Digest
+			for _, p := range all {
+				want = want.Add(model[p])
+			}
+			if got, ok := m.sumRows(key, all); !ok || got != want {
+				t.Errorf("sum of every kept row %v %v, want %v", got, ok, want)
+			}
+			if !m.covers(key, all) {
+				t.Error("the kept positions are not covered")
+			}
+			if m.covers(key, append(slices.Clone(all), 1<<50)) {
+				t.Error("a position never kept is covered")
+			}
+			if _, ok := m.sumRows(key, []int64{1 << 50}); ok {
+				t.Error("a position never kept has a sum")
+			}
+			if len(all) > 0 && m.covers("another plan", all[:1]) {
+				t.Error("another plan's key covers this plan's rows")
+			}
+		})
+	}
+}
+
+// TestPartialDeletesPerSnapshot: a partial deletion file's positions,
+// sorted once when read (the delete file holds them in any order, some
+// at several snapshots) and shared, are at each snapshot those deleted at
+// or before it, sorted and without duplicates, whether the file is read
+// alone or in a batch, and a reader handing out its kept cut again does
+// not hand out another snapshot's.
+func TestPartialDeletesPerSnapshot(t *testing.T) {
+	ctx := context.Background()
+	lake, catalog := lastVersion(t, "lakes", "06_deletes")
+	r, _ := openWithSnapshots(t, catalog, filepath.Join(lake, "data"))
+	// (position, snapshot): out of order, 4 at snapshots 3 and 7, 9 twice at 5.
+	pairs := [][2]int64{{9, 5}, {4, 7}, {1, 3}, {4, 3}, {6, 7}, {9, 5}, {0, 9}, {2, 5}}
+	cases := []struct {
+		snap int64
+		want []int64
+	}{
+		{2, []int64{}},
+		{3, []int64{1, 4}},
+		{4, []int64{1, 4}},
+		{5, []int64{1, 2, 4, 9}},
+		{3, []int64{1, 4}},
+		{7, []int64{1, 2, 4, 6, 9}},
+		{9, []int64{0, 1, 2, 4, 6, 9}},
+		{100, []int64{0, 1, 2, 4, 6, 9}},
+		{6, []int64{1, 2, 4, 9}},
+	}
+	values := ""
+	for i, p := range pairs {
+		if i > 0 {
+			values += ", "
+		}
+		values += fmt.Sprintf("('f.parquet', %d::BIGINT, %d::BIGINT)", p[0], p[1])
+	}
+	path := filepath.Join(t.TempDir(), "partial-delete.parquet")
+	q := "COPY (SELECT * FROM (VALUES " + values + ") v(file_path, pos, _ducklake_internal_snapshot_id)) TO " + sqlString(path) + " (FORMAT parquet)"
+	if _, err := r.conn.ExecContext(ctx, q); err != nil {
+		t.Fatal(err)
+	}
+	alone, err := r.readParquetDeletes(ctx, &DeleteFile{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch, err := r.readDeleteBatch(ctx, []string{path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, raw := range map[string]rawDeletes{"alone": alone, "batch": batch[path]} {
+		if want := []int64{0, 1, 2, 4, 6, 9}; !slices.Equal(raw.pos, want) {
+			t.Errorf("%s: positions %v, want %v", name, raw.pos, want)
+		}
+		if want := []int64{9, 3, 5, 3, 7, 5}; !slices.Equal(raw.snaps, want) {
+			t.Errorf("%s: snapshots %v, want %v (each position's first)", name, raw.snaps, want)
+		}
+	}
+	for _, tc := range cases {
+		got, err := r.parquetDeletes(ctx, &DeleteFile{Path: path}, tc.snap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(tc.want) || !slices.Equal(got, tc.want) {
+			t.Errorf("snapshot %d: %v, want %v", tc.snap, got, tc.want)
+		}
+	}
+}
