@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -140,8 +141,22 @@ func (r *Reader) AllFiles(ctx context.Context) ([]StoredFile, error) {
 
 // StoredFiles lists every row of ducklake_data_file and
 // ducklake_delete_file, data files first, each by id: AllFiles without
-// merging rows that name the same path.
+// merging rows that name the same path. The list is read once per reader
+// (the catalog is read-only), so that the users of a shared reader (a
+// version's frozen catalog: the listing of its files, its content pass)
+// ask DuckDB once; each call returns its own copy.
 func (r *Reader) StoredFiles(ctx context.Context) ([]StoredFile, error) {
+	if r.stored == nil {
+		files, err := r.readStoredFiles(ctx)
+		if err != nil {
+			return nil, err
+		}
+		r.stored = &files
+	}
+	return slices.Clone(*r.stored), nil
+}
+
+func (r *Reader) readStoredFiles(ctx context.Context) ([]StoredFile, error) {
 	part := func(table string, del bool) string {
 		id, dataID := "f.data_file_id", "NULL::BIGINT"
 		if del {

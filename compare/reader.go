@@ -70,6 +70,7 @@ type Reader struct {
 	deletesSnap int64
 	partialCuts map[string]partialCut // delete file -> its last positions cut at a snapshot (parquetDeletes)
 	meta        *metaMemo             // metadata answers by epoch (see epochs.go)
+	stored      *[]StoredFile         // StoredFiles' answer, once read
 	// keepStats: statistics entries are kept once read (statsEntries), for
 	// a Source's reader, which serves several proofs.
 	keepStats bool

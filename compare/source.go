@@ -44,6 +44,28 @@ func (s *Source) reader(ctx context.Context, a string, opts ReaderOptions) (r *R
 	return s.r, false, s.errOpen
 }
 
+// Reader lends the Source's reader of catalog (opening it, and binding
+// the Source to catalog, if it is not yet bound) to another user of the
+// same catalog, such as a content pass over a version's frozen catalog or
+// the listing of its files, so that the catalog is opened once for those
+// users and the proofs that follow; done gives nothing back (Close closes
+// the reader). With no Source, or one bound to another catalog or data
+// path, the reader is the caller's own and done closes it. The caller
+// must not use the reader at the same time as the Source's proofs.
+func (s *Source) Reader(ctx context.Context, catalog string, opts ReaderOptions) (r *Reader, done func() error, err error) {
+	r, own, err := s.reader(ctx, catalog, opts)
+	if err != nil {
+		if own && r != nil {
+			r.Close()
+		}
+		return nil, nil, err
+	}
+	if own {
+		return r, r.Close, nil
+	}
+	return r, func() error { return nil }, nil
+}
+
 // readEveryTable reads catalog A whole (Reader.ReadEveryTable) once per
 // Source.
 func (s *Source) readEveryTable(ctx context.Context) error {

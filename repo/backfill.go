@@ -195,7 +195,7 @@ func Backfill(ctx context.Context, st store.Store, opts Options) (_ *BackfillRep
 					res = r.fill(gctx, c, work, frozen, source, &opts)
 				}
 				results[i] = res
-				contents.run(gctx, c.Version, frozen, log)
+				contents.run(gctx, c.Version, frozen, source, log)
 				mu.Lock()
 				done++
 				if opts.Progress != nil {
@@ -285,12 +285,12 @@ func (r *repository) contentPasses(m *Matrix, todo []*Cell, opts *Options) *cont
 
 // run runs version id's content pass, the first time only; the caller
 // holds a user of its frozen copy.
-func (cp *contentPasses) run(ctx context.Context, id string, frozen *frozenCopies, log *slog.Logger) {
+func (cp *contentPasses) run(ctx context.Context, id string, frozen *frozenCopies, source *compare.Source, log *slog.Logger) {
 	if cp == nil || cp.once[id] == nil {
 		return
 	}
 	cp.once[id].Do(func() {
-		if issues := cp.r.checkContents(ctx, cp.r.find(id), frozen, cp.disk, cp.jsonFiles[id]); len(issues) > 0 {
+		if issues := cp.r.checkContents(ctx, cp.r.find(id), frozen, source, cp.disk, cp.jsonFiles[id]); len(issues) > 0 {
 			log.Debug("content pass not kept; check reports it", "version", id, "first", issues[0].Detail)
 		}
 	})
@@ -367,7 +367,7 @@ func (r *repository) fill(ctx context.Context, c *Cell, work string, frozen *fro
 	// Convert and prove from a private copy of exactly the verified bytes
 	// (one per version, shared by its cells).
 	v := r.find(c.Version)
-	src, problem, err := frozen.get(ctx, v)
+	src, problem, err := frozen.get(ctx, v, source)
 	if err != nil {
 		res.err, res.Problem = err, problem
 		return res

@@ -18,15 +18,16 @@ import (
 // digest cache holds a clean pass over the very same inputs (contentsKey):
 // then it reads nothing, and needs no copy of the frozen catalog. A clean
 // pass is kept; issues are always found anew. The caller releases v's
-// frozen copy.
-func (r *repository) checkContents(ctx context.Context, v *version, frozen *frozenCopies, disk *compare.DiskCheck, jsonFiles bool) []Issue {
+// frozen copy. source (may be nil) is the reader of the frozen copy that
+// the version's proofs share: the pass reads the catalog with it.
+func (r *repository) checkContents(ctx context.Context, v *version, frozen *frozenCopies, source *compare.Source, disk *compare.DiskCheck, jsonFiles bool) []Issue {
 	key := r.contentsKey(v, jsonFiles)
 	if key != "" {
 		if _, ok := r.digestCache.Get(key); ok {
 			return nil
 		}
 	}
-	issues, inDataFolder := r.contentIssues(ctx, v, frozen, disk, jsonFiles)
+	issues, inDataFolder := r.contentIssues(ctx, v, frozen, source, disk, jsonFiles)
 	if key != "" && len(issues) == 0 && inDataFolder && ctx.Err() == nil {
 		_ = r.digestCache.Put(key, []byte("clean")) // a cache that cannot be written only costs time
 	}
@@ -71,17 +72,17 @@ func (r *repository) contentsKey(v *version, jsonFiles bool) string {
 // nullability. The catalog wins; every disagreement is an issue.
 // inDataFolder reports that every file the catalog references is in the
 // data folder (all its paths are relative).
-func (r *repository) contentIssues(ctx context.Context, v *version, frozen *frozenCopies, disk *compare.DiskCheck, jsonFiles bool) (_ []Issue, inDataFolder bool) {
+func (r *repository) contentIssues(ctx context.Context, v *version, frozen *frozenCopies, source *compare.Source, disk *compare.DiskCheck, jsonFiles bool) (_ []Issue, inDataFolder bool) {
 	src, problem, err := frozen.catalog(ctx, v)
 	if err != nil {
 		return []Issue{{problem, err.Error()}}, false
 	}
 	key := v.prefix() + v.meta.Catalog.Path
-	rd, err := compare.Open(ctx, src, compare.ReaderOptions{DataPath: r.dataPath, Engines: r.engines})
+	rd, done, err := source.Reader(ctx, src, compare.ReaderOptions{DataPath: r.dataPath, Engines: r.engines})
 	if err != nil {
 		return []Issue{{ProblemUnreadable, fmt.Sprintf("read %s: %v", key, err)}}, false
 	}
-	defer rd.Close()
+	defer done()
 	inDataFolder = rd.AllPathsRelative(ctx)
 	var issues []Issue
 	// The one pass that opens every version's frozen catalog checks

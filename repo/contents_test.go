@@ -31,7 +31,7 @@ func TestContentsConformance(t *testing.T) {
 				}
 				for _, v := range r.versions {
 					frozen := newFrozenCopies(r, t.TempDir(), nil, v.id)
-					for _, is := range r.checkContents(ctx, v, frozen, compare.NewDiskCheck(), true) {
+					for _, is := range r.checkContents(ctx, v, frozen, nil, compare.NewDiskCheck(), true) {
 						t.Errorf("version %s: %s: %s", v.id, is.Problem, is.Detail)
 					}
 				}
@@ -57,7 +57,7 @@ func TestContentsDiffer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	issues := r.checkContents(ctx, r.versions[2], newFrozenCopies(r, t.TempDir(), nil, r.versions[2].id), compare.NewDiskCheck(), true)
+	issues := r.checkContents(ctx, r.versions[2], newFrozenCopies(r, t.TempDir(), nil, r.versions[2].id), nil, compare.NewDiskCheck(), true)
 	var got []string
 	for _, is := range issues {
 		got = append(got, is.Detail)

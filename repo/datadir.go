@@ -63,7 +63,7 @@ func dataProblem(err error) Problem {
 // tells why, as it did when nothing was read here: it names no file.
 func (r *repository) ensureData(ctx context.Context, catalog, key string, deletesOnly bool) error {
 	_, err := r.ensureListed(ctx, func(ctx context.Context) ([]compare.StoredFile, string, error) {
-		return r.storedFiles(ctx, catalog, key)
+		return r.storedFiles(ctx, catalog, key, nil)
 	}, key, deletesOnly)
 	return err
 }
@@ -97,13 +97,15 @@ func (r *repository) ensureListed(ctx context.Context, list fileLister, key stri
 }
 
 // storedFiles lists every data and delete file a catalog names, and the
-// data path they resolve against.
-func (r *repository) storedFiles(ctx context.Context, catalog, key string) ([]compare.StoredFile, string, error) {
-	rd, err := compare.Open(ctx, catalog, compare.ReaderOptions{DataPath: r.dataPath, Engines: r.engines})
+// data path they resolve against. With a Source (a version's frozen
+// catalog, whose proofs follow), the catalog is read with the Source's
+// reader, which the proofs then use: it is opened once for all of them.
+func (r *repository) storedFiles(ctx context.Context, catalog, key string, source *compare.Source) ([]compare.StoredFile, string, error) {
+	rd, done, err := source.Reader(ctx, catalog, compare.ReaderOptions{DataPath: r.dataPath, Engines: r.engines})
 	if err != nil {
 		return nil, "", fmt.Errorf("%w %s: %w", errListFiles, key, err)
 	}
-	defer rd.Close()
+	defer done()
 	files, err := rd.StoredFiles(ctx)
 	if err != nil {
 		return nil, "", fmt.Errorf("%w %s: %w", errListFiles, key, err)

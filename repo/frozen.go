@@ -61,8 +61,11 @@ func newFrozenCopies(r *repository, work string, cells []*Cell, others ...string
 }
 
 // get returns the verified copy of v's frozen catalog, with the data files
-// it references readable at the repository's data path.
-func (f *frozenCopies) get(ctx context.Context, v *version) (string, Problem, error) {
+// it references readable at the repository's data path. The files are
+// listed (if not yet) with source's reader of the copy, binding source to
+// it when not yet bound (nil: a reader of its own), so that the version's
+// proofs that pass the same Source do not open the copy again.
+func (f *frozenCopies) get(ctx context.Context, v *version, source *compare.Source) (string, Problem, error) {
 	if err := f.falseClaim(v.id); err != nil {
 		return "", ProblemMismatch, err
 	}
@@ -70,7 +73,11 @@ func (f *frozenCopies) get(ctx context.Context, v *version) (string, Problem, er
 	if err != nil {
 		return "", problem, err
 	}
-	if err := f.fetch(ctx, v, nil); err != nil {
+	key := v.prefix() + v.meta.Catalog.Path
+	list := func(ctx context.Context) ([]compare.StoredFile, string, error) {
+		return f.r.storedFiles(ctx, src, key, source)
+	}
+	if err := f.fetch(ctx, v, list); err != nil {
 		return "", dataProblem(err), err
 	}
 	return src, "", nil
@@ -88,9 +95,9 @@ func (f *frozenCopies) catalog(ctx context.Context, v *version) (string, Problem
 // per copy; a failure is not kept, except an *OutsideError (files outside
 // data_dir), returned to every user. The copy must have been made (catalog).
 // list, when not nil, lists the copy's files through a reader its caller
-// holds open (the content pass), called only if the files are not fetched
-// yet: the copy's list is read once, for every store; nil opens the copy to
-// list them.
+// holds open (the content pass, or a cell's compare.Source), called only
+// if the files are not fetched yet: the copy's list is read once, for
+// every store; nil opens the copy to list them.
 func (f *frozenCopies) fetch(ctx context.Context, v *version, list fileLister) error {
 	fc, src, _, err := f.copyOf(ctx, v)
 	if err != nil {
@@ -102,7 +109,7 @@ func (f *frozenCopies) fetch(ctx context.Context, v *version, list fileLister) e
 		key := v.prefix() + v.meta.Catalog.Path
 		if list == nil {
 			list = func(ctx context.Context) ([]compare.StoredFile, string, error) {
-				return f.r.storedFiles(ctx, src, key)
+				return f.r.storedFiles(ctx, src, key, nil)
 			}
 		}
 		listed, err := f.r.ensureListed(ctx, list, key, false)

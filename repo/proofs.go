@@ -85,7 +85,7 @@ func (r *repository) checkAll(ctx context.Context, m *Matrix, work string, disk 
 			for _, tk := range group {
 				if vp := tk.content; vp != nil {
 					var out []Finding
-					for _, is := range r.checkContents(gctx, vp.v, frozen, disk, len(vp.Issues) == 0) {
+					for _, is := range r.checkContents(gctx, vp.v, frozen, source, disk, len(vp.Issues) == 0) {
 						out = append(out, Finding{Kind: problemKind(is.Problem), Version: vp.ID, Detail: is.Detail})
 					}
 					if err := ctx.Err(); err != nil {
@@ -154,7 +154,7 @@ func (r *repository) prove(ctx context.Context, c *Cell, work string, frozen *fr
 	rep := r.keptProof(ctx, c, opts)
 	if rep == nil {
 		hint() // the run's delete hints, before its first proof that reads
-		src, problem, err := frozen.get(ctx, v)
+		src, problem, err := frozen.get(ctx, v, source)
 		if err != nil {
 			return fail(problemKind(problem), err)
 		}

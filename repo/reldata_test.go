@@ -26,7 +26,7 @@ func TestRelativeDataPath(t *testing.T) {
 			defer r.close()
 			for _, v := range r.versions {
 				frozen := newFrozenCopies(r, t.TempDir(), nil, v.id)
-				for _, is := range r.checkContents(ctx, v, frozen, compare.NewDiskCheck(), true) {
+				for _, is := range r.checkContents(ctx, v, frozen, nil, compare.NewDiskCheck(), true) {
 					t.Errorf("DataPath %q version %s: %s: %.300s", dp, v.id, is.Problem, is.Detail)
 				}
 			}

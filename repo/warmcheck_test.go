@@ -167,7 +167,7 @@ func TestContentPassJSONChanged(t *testing.T) {
 				t.Fatal("no content pass key")
 			}
 			tc.change(t, filepath.Join(root, "versions", v.id, tc.file))
-			issues := r.checkContents(ctx, v, newFrozenCopies(r, t.TempDir(), nil, v.id), compare.NewDiskCheck(), true)
+			issues := r.checkContents(ctx, v, newFrozenCopies(r, t.TempDir(), nil, v.id), nil, compare.NewDiskCheck(), true)
 			found := false
 			for _, is := range issues {
 				found = found || (is.Problem == tc.want && strings.Contains(is.Detail, tc.file))
