@@ -2,6 +2,7 @@ package compare
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -120,5 +121,77 @@ func TestSourceAfterClose(t *testing.T) {
 	}
 	if src.r != held || src.data != data {
 		t.Fatalf("a proof over another data folder used or replaced the Source's reader (data %s)", src.data)
+	}
+}
+
+// TestSourceReaderLent: Source.Reader lends the Source's reader to another
+// user of the same catalog (done does not close it, and the next proof
+// uses it: a proof with a Source bound by Reader opens no reader of A), and
+// gives a reader of its own, closed by done, for another catalog or data
+// path, or without a Source. The lent reader lists its files once
+// (StoredFiles), each call a copy of its own.
+func TestSourceReaderLent(t *testing.T) {
+	lake, frozen := lastVersion(t, "lakes", "06_deletes")
+	data := filepath.Join(lake, "data")
+	catalog := filepath.Join(t.TempDir(), "a.duckdb") // a log is put beside it
+	copyFile(t, frozen, catalog)
+	other := filepath.Join(t.TempDir(), "other.duckdb")
+	copyFile(t, frozen, other)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name     string
+		noSource bool
+		path     string
+		dataPath string
+		wantLent bool
+	}{
+		{"the Source's catalog", false, catalog, data, true},
+		{"no Source", true, catalog, data, false},
+		{"another catalog", false, other, data, false},
+		{"another data path", false, catalog, t.TempDir(), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var src *Source
+			if !tc.noSource {
+				src = NewSource()
+				defer src.Close()
+				if _, _, err := src.Reader(ctx, catalog, ReaderOptions{DataPath: data}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r, done, err := src.Reader(ctx, tc.path, ReaderOptions{DataPath: tc.dataPath})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if lent := src != nil && r == src.r; lent != tc.wantLent {
+				t.Fatalf("lent %t, want %t", lent, tc.wantLent)
+			}
+			files, err := r.StoredFiles(ctx)
+			if err != nil || len(files) == 0 {
+				t.Fatalf("stored files: %d, %v", len(files), err)
+			}
+			files[0].Path = "changed by the caller"
+			again, err := r.StoredFiles(ctx)
+			if err != nil || again[0].Path == files[0].Path {
+				t.Fatalf("second listing %v, %v: want its own copy", again, err)
+			}
+			if err := done(); err != nil {
+				t.Fatal(err)
+			}
+			if closed := r.db == nil; closed == tc.wantLent {
+				t.Errorf("reader closed %t after done, want %t", closed, !tc.wantLent)
+			}
+			if tc.wantLent {
+				// A proof with this Source uses the lent reader: a log
+				// beside A, which Open refuses, does not stop it.
+				if err := os.WriteFile(catalog+".wal", nil, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				defer os.Remove(catalog + ".wal")
+				if _, err := Catalogs(ctx, catalog, other, Options{DataPath: data, Source: src}); err != nil {
+					t.Fatalf("proof with the lent reader: %v", err)
+				}
+			}
+		})
 	}
 }
