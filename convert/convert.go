@@ -358,6 +358,10 @@ func write(ctx context.Context, conn *sql.Conn, w *work, opts Options, target *f
 	for _, t := range dynamic {
 		stmts = append(stmts, namedStmt{"write " + t, fmt.Sprintf("CREATE TABLE %s.%s AS SELECT * FROM %s.main.%s", schema, quote(t), quote(w.db), quote(t))})
 	}
+	// Plain copies, planned without the optimizer (optimizerOff): it is
+	// back on before the commit and checkpoint; a failure leaves the
+	// conversion, whose connection goes with it.
+	stmts = append(append([]namedStmt{{"plan without the optimizer", optimizerOff}}, stmts...), namedStmt{"plan with the optimizer", optimizerOn})
 	if err := execInTransaction(ctx, conn, stmts); err != nil {
 		return err
 	}

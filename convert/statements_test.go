@@ -254,3 +254,62 @@ func TestWriteErrorNamesTable(t *testing.T) {
 		}
 	}
 }
+
+// TestCopiesPlannedWithoutOptimizer: a conversion plans its plain table
+// copies (the copy-in and the output's rows) without DuckDB's optimizer,
+// and every other statement with it: the statements that read data files
+// (Parquet footers, merged files) above all, and the connection has it
+// back on when the conversion ends. DuckDB's own query log of the
+// conversions' database, read in order.
+func TestCopiesPlannedWithoutOptimizer(t *testing.T) {
+	ctx := context.Background()
+	vs := versionCatalogs(t, filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes"))
+	unmapped, unmappedData, _ := unmappedLake(t)
+	engines := NewEngines(1)
+	defer engines.Close()
+	statements := statementLog(t, engines)
+	for _, tc := range []struct {
+		name, src, data string
+		target          *formats.Version
+		wantParquet     bool // the conversion reads data files (and is refused)
+	}{
+		{"newest to 0.4", vs[len(vs)-1], "", formats.V0_4, false},
+		{"newest to 1.1", vs[len(vs)-1], "", formats.V1_1, false},
+		{"unmapped files to 0.4 (footers read, refused)", unmapped, unmappedData, formats.V0_4, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dst := filepath.Join(t.TempDir(), "out.duckdb")
+			_, err := Catalog(ctx, tc.src, dst, tc.target, Options{Engines: engines, DataPath: tc.data})
+			var refused *RefusedError
+			if (err != nil) != tc.wantParquet || (err != nil && !errors.As(err, &refused)) {
+				t.Fatalf("conversion: %v", err)
+			}
+			off, copies, parquet := false, 0, 0
+			for _, q := range statements() {
+				switch {
+				case strings.HasPrefix(q, optimizerOff):
+					off = true
+				case strings.HasPrefix(q, optimizerOn):
+					off = false
+				case strings.HasPrefix(q, "CREATE TABLE main.") && strings.Contains(q, " AS SELECT * FROM src."),
+					strings.HasPrefix(q, "INSERT INTO dst."):
+					copies++
+					if !off {
+						t.Errorf("planned with the optimizer: %s", q)
+					}
+				case strings.Contains(q, "parquet"):
+					parquet++
+					if off {
+						t.Errorf("reads data files without the optimizer: %s", q)
+					}
+				}
+			}
+			if copies == 0 || (parquet > 0) != tc.wantParquet {
+				t.Errorf("%d copies and %d statements reading data files logged; want copies, and data files read %t", copies, parquet, tc.wantParquet)
+			}
+			if off {
+				t.Error("the conversion ended with the optimizer off")
+			}
+		})
+	}
+}
