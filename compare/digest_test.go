@@ -52,6 +52,13 @@ func TestDigestValues(t *testing.T) {
 		{"variant NULL inside is not NULL", "[NULL]::INTEGER[]::VARIANT AS x", "NULL::VARIANT AS x", false},
 		{"blob bytes", "'\\x00'::BLOB AS x", "''::BLOB AS x", false},
 		{"decimal scale is in the type, values compare", "1.10::DECIMAL(9,2) AS x", "1.01::DECIMAL(9,2) AS x", false},
+		// hash() xors the hashes of a 128-bit value's two halves.
+		{"hugeint halves swapped", "((2::HUGEINT << 64) + 1) AS x", "((1::HUGEINT << 64) + 2) AS x", false},
+		{"uhugeint halves swapped", "UHUGEINT '36893488147419103233' AS x", "UHUGEINT '18446744073709551618' AS x", false},
+		{"uuid halves swapped", "'80000000-0000-0001-0000-000000000002'::UUID AS x", "'80000000-0000-0002-0000-000000000001'::UUID AS x", false},
+		{"wide decimal halves swapped", "36893488147419103233::DECIMAL(38,0) AS x", "18446744073709551618::DECIMAL(38,0) AS x", false},
+		{"hugeint halves swapped in a list", "[(2::HUGEINT << 64) + 1] AS x", "[(1::HUGEINT << 64) + 2] AS x", false},
+		{"equal 128-bit values", "-5::HUGEINT AS h, '80000000-0000-0001-0000-000000000002'::UUID AS u, 1.10::DECIMAL(38,2) AS d", "-5::HUGEINT AS h, '80000000-0000-0001-0000-000000000002'::UUID AS u, 1.1::DECIMAL(38,2) AS d", true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -2,6 +2,7 @@ package compare
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -10,14 +11,17 @@ import (
 // hash tables, not fingerprints: it hashes -0.0 like 0.0, a NULL struct like
 // a struct of NULLs, NULL, [] and [NULL] alike, [1, 2], [] like [1], [2]
 // (list elements are chained without their boundaries), INTERVAL '1 month'
-// like '30 days', and VARIANT values by their physical shape. The encoding
-// adds what hash() drops: the sign bit of every float, a NULL flag and the
-// length of every struct, list and map, one hash per list element, and the
-// text of VARIANT and INTERVAL values. See docs/compare.md.
+// like '30 days', VARIANT values by their physical shape, and a 128-bit
+// value (HUGEINT, UUID, DECIMAL wider than 18 digits) like the one with its
+// two 64-bit halves swapped. The encoding adds what hash() drops: the sign
+// bit of every float, a NULL flag and the length of every struct, list and
+// map, one hash per list element, the text of VARIANT, INTERVAL, UUID and
+// wide DECIMAL values, and the upper half of a HUGEINT. See docs/compare.md.
 
 // dtype is a parsed DuckDB type.
 type dtype struct {
 	base   string   // upper-case name: STRUCT, LIST, MAP, or a scalar type
+	args   string   // a scalar's parameters as written, e.g. "(38, 2)"
 	fields []dfield // STRUCT
 	elem   *dtype   // LIST and fixed-size ARRAY
 	key    *dtype   // MAP
@@ -181,9 +185,11 @@ func (p *typeParser) typ() (*dtype, error) {
 		}
 	default:
 		if p.peek() == '(' {
+			start := p.i
 			if err := p.skipArgs(); err != nil {
 				return nil, err
 			}
+			t.args = p.s[start:p.i]
 		}
 	}
 	for p.peek() == '[' {
@@ -204,12 +210,33 @@ func (t *dtype) hashKind() string {
 	switch t.base {
 	case "FLOAT", "DOUBLE", "REAL", "FLOAT4", "FLOAT8":
 		return "float" // hash() maps -0.0 to 0.0: add the sign bit
-	case "VARIANT", "INTERVAL", "UNION":
+	case "VARIANT", "INTERVAL", "UNION", "UUID":
 		// VARIANT: equal values may differ in physical shape; INTERVAL:
-		// hash() normalises 1 month = 30 days; UNION: by its text too.
+		// hash() normalises 1 month = 30 days; UNION: by its text too;
+		// UUID: a 128-bit value (below).
 		return "text"
+	case "HUGEINT", "UHUGEINT", "INT128", "UINT128":
+		// hash() xors the hashes of a 128-bit value's two 64-bit halves,
+		// so values with their halves swapped hash alike: add the upper
+		// half.
+		return "wide"
+	case "DECIMAL", "NUMERIC":
+		if decimalPrecision(t.args) > 18 {
+			return "text" // stored as a 128-bit integer
+		}
 	}
 	return "plain"
+}
+
+// decimalPrecision is the precision of DECIMAL parameters such as
+// "(38, 2)" (DuckDB's default DECIMAL is DECIMAL(18, 3)).
+func decimalPrecision(args string) int {
+	p, _, _ := strings.Cut(strings.Trim(args, "() "), ",")
+	n, err := strconv.Atoi(strings.TrimSpace(p))
+	if err != nil {
+		return 18
+	}
+	return n
 }
 
 // encode returns the scalar expressions that encode value e of type t.
@@ -235,6 +262,8 @@ func encode(e string, t *dtype, depth int) []string {
 		return []string{e, "signbit(" + e + ")"}
 	case "text":
 		return []string{"CAST(" + e + " AS VARCHAR)"}
+	case "wide":
+		return []string{e, "(" + e + " >> 64)"}
 	}
 	return []string{e}
 }
@@ -252,7 +281,7 @@ func elementHashes(e string, el *dtype, depth int) string {
 
 // hashSalt starts the second row hash, so that it chains the values from
 // another starting point than the first.
-const hashSalt = "'fdl-formats digest v2'"
+const hashSalt = "'fdl-formats digest v3'"
 
 // rowHashes returns the two 64-bit row hash expressions over the columns
 // (names and DuckDB types) of a row query aliased t. The first chains the

@@ -76,6 +76,8 @@ func TestRowHashesBothChains(t *testing.T) {
 		{"string in a struct in a list", "[{'k': 'x', 'v': 1}] AS l", "[{'k': 'y', 'v': 1}] AS l", false},
 		{"map value", "MAP {'a': 'x'} AS m", "MAP {'a': 'y'} AS m", false},
 		{"nested list boundary", "[[1, 2], [3]] AS l", "[[1], [2, 3]] AS l", false},
+		{"hugeint halves swapped", "((2::HUGEINT << 64) + 1) AS x", "((1::HUGEINT << 64) + 2) AS x", false},
+		{"uuid halves swapped", "'80000000-0000-0001-0000-000000000002'::UUID AS x", "'80000000-0000-0002-0000-000000000001'::UUID AS x", false},
 		{"float sign", "1 AS i, -0.0::DOUBLE AS f", "1 AS i, 0.0::DOUBLE AS f", false},
 		{"interval text", "INTERVAL 1 MONTH AS v", "INTERVAL 30 DAYS AS v", false},
 		{"swapped strings", "'a' AS x, 'b' AS y", "'b' AS x, 'a' AS y", false},
