@@ -353,6 +353,12 @@ func (r *Reader) parquetDeletes(ctx context.Context, d *DeleteFile, snap int64) 
 			out = append(out, p)
 		}
 	}
+	// The cuts keep their files' positions alive (from) after the run's
+	// delete-file cache may have dropped them: bounded like that cache.
+	if r.cutPositions += len(raw.pos) + n; r.cutPositions > r.cutCap {
+		clear(r.partialCuts)
+		r.cutPositions = len(raw.pos) + n
+	}
 	r.partialCuts[d.Path] = partialCut{from: raw.pos, n: n, pos: out}
 	return out, nil
 }

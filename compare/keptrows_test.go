@@ -159,13 +159,21 @@ func TestPartialDeletesPerSnapshot(t *testing.T) {
 			t.Errorf("%s: snapshots %v, want %v (each position's first)", name, raw.snaps, want)
 		}
 	}
-	for _, tc := range cases {
-		got, err := r.parquetDeletes(ctx, &DeleteFile{Path: path}, tc.snap)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(got) != len(tc.want) || !slices.Equal(got, tc.want) {
-			t.Errorf("snapshot %d: %v, want %v", tc.snap, got, tc.want)
+	// Then with the cuts' bound reached at every cut: the same positions,
+	// and the reader keeps no more than the one cut it just made.
+	for _, limit := range []int{maxRawDeletes, 1} {
+		r.cutCap = limit
+		for _, tc := range cases {
+			got, err := r.parquetDeletes(ctx, &DeleteFile{Path: path}, tc.snap)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(tc.want) || !slices.Equal(got, tc.want) {
+				t.Errorf("cut bound %d, snapshot %d: %v, want %v", limit, tc.snap, got, tc.want)
+			}
+			if limit == 1 && r.cutPositions > 2*len(pairs) {
+				t.Errorf("cut bound 1: %d positions kept alive by cuts", r.cutPositions)
+			}
 		}
 	}
 }

@@ -69,8 +69,12 @@ type Reader struct {
 	deletes     map[string][]int64         // delete file -> positions at deletesSnap
 	deletesSnap int64
 	partialCuts map[string]partialCut // delete file -> its last positions cut at a snapshot (parquetDeletes)
-	meta        *metaMemo             // metadata answers by epoch (see epochs.go)
-	stored      *[]StoredFile         // StoredFiles' answer, once read
+	// cutPositions counts the positions partialCuts keeps alive, from and
+	// cut (about, a replaced cut still counts): past maxRawDeletes it is
+	// cleared (cutCap: maxRawDeletes; tests lower it).
+	cutPositions, cutCap int
+	meta                 *metaMemo     // metadata answers by epoch (see epochs.go)
+	stored               *[]StoredFile // StoredFiles' answer, once read
 	// keepStats: statistics entries are kept once read (statsEntries), for
 	// a Source's reader, which serves several proofs.
 	keepStats bool
@@ -110,7 +114,7 @@ func Open(ctx context.Context, catalogPath string, opts ReaderOptions) (*Reader,
 		opts.Engines.Discard(db) //nolint:errcheck // already failing
 		return nil, fmt.Errorf("open duckdb: %w", err)
 	}
-	r := &Reader{path: catalogPath, db: db, engines: opts.Engines, conn: conn, memo: newDigestMemo(NewDigests(opts.DigestCache)), allRowsKeys: map[allRowsKeyID]string{}, goneKeys: map[goneKeyID]string{}, goneParts: map[allRowsKeyID]goneParts{}, schemas: map[string]*pnode{}, schemaTried: map[string]bool{}, deleteTried: map[string]bool{}, existing: map[string]bool{}, posHashes: map[string]keptHash{}, rawDeletes: newDeleteFiles(), tempTables: map[string]bool{}, deletes: map[string][]int64{}, partialCuts: map[string]partialCut{}, meta: newMetaMemo(), maxInlinePositions: 10000}
+	r := &Reader{path: catalogPath, db: db, engines: opts.Engines, conn: conn, memo: newDigestMemo(NewDigests(opts.DigestCache)), allRowsKeys: map[allRowsKeyID]string{}, goneKeys: map[goneKeyID]string{}, goneParts: map[allRowsKeyID]goneParts{}, schemas: map[string]*pnode{}, schemaTried: map[string]bool{}, deleteTried: map[string]bool{}, existing: map[string]bool{}, posHashes: map[string]keptHash{}, rawDeletes: newDeleteFiles(), tempTables: map[string]bool{}, deletes: map[string][]int64{}, partialCuts: map[string]partialCut{}, cutCap: maxRawDeletes, meta: newMetaMemo(), maxInlinePositions: 10000}
 	if err := r.init(ctx, opts); err != nil {
 		r.Close()
 		return nil, err
