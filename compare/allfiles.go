@@ -4,10 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"path"
-	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/fdl-formats/fdl-formats/internal/datapath"
 )
 
 // StoredFile is a data or delete file a catalog references at some snapshot.
@@ -42,26 +42,18 @@ type StoredFile struct {
 // one that stays inside lexically, is refused: a local reader resolves it
 // through symbolic links and a web reader by cutting the URL, so the two
 // could open different files. An empty part comes from a part recorded
-// with a leading "/" or holding "://", which some readers take as absolute
-// (the converter notes both as files-outside-data-path too).
+// with a leading "/" or holding "://", which some readers take as absolute.
+// The converter notes the same files as files-outside-data-path: both
+// apply internal/datapath's rule.
 func (f StoredFile) UnderDataPath(dataPath string) (rel, reason string) {
 	if !f.Relative {
-		return "", "recorded by absolute path (path_is_relative is false for the file, its table or its schema)"
+		return datapath.Under(false, "")
 	}
 	rel, ok := strings.CutPrefix(f.Path, dataPath)
 	if !ok {
 		return "", "not under the data path " + dataPath
 	}
-	rel = filepath.ToSlash(rel)
-	for _, part := range strings.Split(rel, "/") {
-		switch part {
-		case "..":
-			return "", "its relative path has a .. part"
-		case "":
-			return "", "its relative path has an empty part (a part recorded with a leading / or holding ://)"
-		}
-	}
-	return path.Clean(rel), ""
+	return datapath.Under(true, rel)
 }
 
 // OutsideDataPathError lists the data and delete files a catalog names

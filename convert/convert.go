@@ -18,6 +18,7 @@ import (
 
 	"github.com/fdl-formats/fdl-formats/duckfile"
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/datapath"
 	"github.com/fdl-formats/fdl-formats/internal/duckpool"
 	"github.com/fdl-formats/fdl-formats/internal/durable"
 	"github.com/fdl-formats/fdl-formats/internal/fileid"
@@ -223,13 +224,7 @@ func (r *run) frozenChecks(source *formats.Version) error {
 		}
 		r.add(f)
 	}
-	// Both tables in one statement ('data_file ...' sorts before
-	// 'delete_file ...', as the two lists came one after the other).
-	var parts []string
-	for _, t := range []string{"ducklake_data_file", "ducklake_delete_file"} {
-		parts = append(parts, fmt.Sprintf(`SELECT '%s ' || path FROM %s WHERE NOT path_is_relative OR path LIKE '../%%' OR path LIKE '%%/../%%' OR path LIKE '/%%' OR path LIKE '%%://%%'`, strings.TrimPrefix(t, "ducklake_"), t))
-	}
-	outside, err := r.w.strings(r.ctx, strings.Join(parts, " UNION ALL ")+" ORDER BY 1")
+	outside, err := r.filesOutsideDataPath()
 	if err != nil {
 		return err
 	}
@@ -238,6 +233,71 @@ func (r *run) frozenChecks(source *formats.Version) error {
 			Reason: "a frozen FDL catalog records every data file relative to, and under, its data path; these are not (kept as they are)"})
 	}
 	return nil
+}
+
+// filesOutsideDataPath lists the data and delete files the catalog records
+// outside its data path, each as "data_file <path>: <why>" (or
+// "delete_file ..."), sorted: the rule the repository's checks apply
+// (internal/datapath, as compare.StoredFile.UnderDataPath), so that a file
+// under a schema or table folder recorded by absolute path or with a ".."
+// part is named too. Each file is resolved against its table's and
+// schema's folders as they were at the snapshot that added it.
+func (r *run) filesOutsideDataPath() ([]string, error) {
+	folders, err := r.w.hasColumn(r.ctx, "ducklake_table", "path")
+	if err != nil {
+		return nil, err
+	}
+	if folders {
+		if folders, err = r.w.hasColumn(r.ctx, "ducklake_schema", "path"); err != nil {
+			return nil, err
+		}
+	}
+	var parts []string
+	for _, t := range []string{"ducklake_data_file", "ducklake_delete_file"} {
+		dirs := "NULL, NULL, NULL, NULL FROM " + t + " f"
+		if folders {
+			dirs = `s.path, s.path_is_relative, t.path, t.path_is_relative
+			FROM ` + t + ` f
+			LEFT JOIN ducklake_table t ON t.table_id = f.table_id AND f.begin_snapshot >= t.begin_snapshot AND (f.begin_snapshot < t.end_snapshot OR t.end_snapshot IS NULL)
+			LEFT JOIN ducklake_schema s ON s.schema_id = t.schema_id AND f.begin_snapshot >= s.begin_snapshot AND (f.begin_snapshot < s.end_snapshot OR s.end_snapshot IS NULL)`
+		}
+		parts = append(parts, fmt.Sprintf("SELECT '%s', f.path, f.path_is_relative, %s", strings.TrimPrefix(t, "ducklake_"), dirs))
+	}
+	q := strings.Join(parts, " UNION ALL ")
+	rows, err := r.w.conn.QueryContext(r.ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("list the data and delete files: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var kind, stored string
+		var rel, sRel, tRel sql.NullBool
+		var sPath, tPath sql.NullString
+		if err := rows.Scan(&kind, &stored, &rel, &sPath, &sRel, &tPath, &tRel); err != nil {
+			return nil, fmt.Errorf("list the data and delete files: %w", err)
+		}
+		// NULL path_is_relative reads as relative, as DuckLake and
+		// compare read it; a folder left NULL adds nothing.
+		relative, joined := !rel.Valid || rel.Bool, ""
+		for _, d := range []struct {
+			path sql.NullString
+			rel  sql.NullBool
+		}{{sPath, sRel}, {tPath, tRel}} {
+			if d.path.Valid {
+				relative = relative && (!d.rel.Valid || d.rel.Bool)
+				joined += d.path.String
+			}
+		}
+		if _, why := datapath.Under(relative, joined+stored); why != "" {
+			out = append(out, fmt.Sprintf("%s %s: %s", kind, stored, why))
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list the data and delete files: %w", err)
+	}
+	slices.Sort(out)
+	return out, nil
 }
 
 // outputBlockSize is the DuckDB block size of every catalog written, the

@@ -1,0 +1,67 @@
+package convert
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/datapath"
+	"github.com/fdl-formats/fdl-formats/internal/testlakes"
+)
+
+// The files-outside-data-path note applies the repository's rule
+// (internal/datapath, as compare.StoredFile.UnderDataPath): a file under a
+// table or schema folder recorded by absolute path or with a ".." part is
+// outside the data path too, not only a file whose own path is.
+func TestFilesOutsideDataPathNote(t *testing.T) {
+	good := versionCatalogs(t, filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes"))[0] // format 1.0: schema and table folders
+	for _, tc := range []struct {
+		name  string
+		stmts []string
+		why   string // "" for no note
+	}{
+		{"all relative", nil, ""},
+		{"table by absolute path", []string{"UPDATE ducklake_table SET path = '/elsewhere/' || path, path_is_relative = false"}, datapath.ReasonAbsolute},
+		{"schema by absolute path", []string{"UPDATE ducklake_schema SET path = '/elsewhere/' || path, path_is_relative = false"}, datapath.ReasonAbsolute},
+		{"table with ..", []string{"UPDATE ducklake_table SET path = 'x/../' || path"}, datapath.ReasonDotDot},
+		{"schema with ..", []string{"UPDATE ducklake_schema SET path = 'x/../' || path"}, datapath.ReasonDotDot},
+		{"table path with a leading /, still relative", []string{"UPDATE ducklake_table SET path = '/' || path"}, datapath.ReasonEmpty},
+		{"file with ..", []string{"UPDATE ducklake_data_file SET path = '../' || path"}, datapath.ReasonDotDot},
+		{"file by absolute path", []string{"UPDATE ducklake_data_file SET path = '/elsewhere/' || path, path_is_relative = false"}, datapath.ReasonAbsolute},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := filepath.Join(t.TempDir(), "src.duckdb")
+			copyFile(t, good, src)
+			if len(tc.stmts) > 0 {
+				execOn(t, src, tc.stmts...)
+			}
+			var first string
+			conn := attach(t, src, "")
+			if err := conn.QueryRowContext(context.Background(), "SELECT min(path) FROM c.ducklake_data_file").Scan(&first); err != nil {
+				t.Fatal(err)
+			}
+			conn.Close()
+			res, err := Catalog(context.Background(), src, "", formats.V1_0, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var note *Finding
+			for i, f := range res.Findings {
+				if f.Code == "files-outside-data-path" {
+					note = &res.Findings[i]
+				}
+			}
+			switch {
+			case tc.why == "" && note != nil:
+				t.Fatalf("note %q, want none", note.Detail)
+			case tc.why == "":
+			case note == nil:
+				t.Fatalf("no files-outside-data-path note in %+v", res.Findings)
+			case !strings.Contains(note.Detail, "data_file "+first+": "+tc.why):
+				t.Errorf("note %q, want it to name data_file %s: %s", note.Detail, first, tc.why)
+			}
+		})
+	}
+}

@@ -1,0 +1,45 @@
+// Package datapath holds the one rule for whether a data or delete file a
+// DuckLake catalog records is under the catalog's data path: the rule the
+// repository's checks apply (compare.StoredFile.UnderDataPath) and the
+// converter notes (files-outside-data-path), shared so that the two cannot
+// drift apart.
+package datapath
+
+import (
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// Reasons Under gives for a file that is not under the data path.
+const (
+	ReasonAbsolute = "recorded by absolute path (path_is_relative is false for the file, its table or its schema)"
+	ReasonDotDot   = "its relative path has a .. part"
+	ReasonEmpty    = "its relative path has an empty part (a part recorded with a leading / or holding ://)"
+)
+
+// Under tells whether a file is under the data path it resolves against.
+// relative is whether the file's path and its schema's and table's folders
+// (where the format has them) are all recorded relative; rel is the file's
+// path relative to the data path: those parts joined as the catalog
+// records them. It returns rel cleaned, or why the file is not under the
+// data path. Any "..", even one that stays inside lexically, is refused: a
+// local reader resolves it through symbolic links and a web reader by
+// cutting the URL, so the two could open different files. An empty part
+// comes from a part recorded with a leading "/" or holding "://", which
+// some readers take as absolute.
+func Under(relative bool, rel string) (clean, reason string) {
+	if !relative {
+		return "", ReasonAbsolute
+	}
+	rel = filepath.ToSlash(rel)
+	for _, part := range strings.Split(rel, "/") {
+		switch part {
+		case "..":
+			return "", ReasonDotDot
+		case "":
+			return "", ReasonEmpty
+		}
+	}
+	return path.Clean(rel), ""
+}
