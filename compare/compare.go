@@ -91,8 +91,10 @@ type Report struct {
 	// and found in the digest cache.
 	Digests DigestStats `json:"digests"`
 	// DeleteFiles counts the Parquet delete files read, and those another
-	// proof of the run had read (Options.Deletes).
-	DeleteFiles DeleteFileStats `json:"delete_files"`
+	// proof of the run had read (Options.Deletes); nil, and omitted, when
+	// no comparison ran: a catalog could not be read, or a kept proof
+	// stood (ProofCached: nothing was read).
+	DeleteFiles *DeleteFileStats `json:"delete_files,omitempty"`
 	// ProofCached is set when the digest cache held a proof of these very
 	// catalogs over these very data files (nothing was read again).
 	ProofCached bool `json:"proof_cached,omitempty"`
@@ -296,7 +298,7 @@ func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
 	rep.Differences = mergeRuns(rep.Differences, rep.Snapshots)
 	rep.Digests = ra.memo.snapshot()
 	now := ra.rawDeletes.counts()
-	rep.DeleteFiles = DeleteFileStats{Read: now.Read - dels.Read, Shared: now.Shared - dels.Shared}
+	rep.DeleteFiles = &DeleteFileStats{Read: now.Read - dels.Read, Shared: now.Shared - dels.Shared}
 	rep.Timings.TotalMS = time.Since(start).Milliseconds()
 	if err != nil {
 		err = incomparable(err)
@@ -346,6 +348,7 @@ func withRules(key string, opts Options) string {
 func keptReport(kept *Report, a, b string, start time.Time) *Report {
 	kept.A.Path, kept.B.Path = a, b
 	kept.ProofCached = true
+	kept.DeleteFiles = nil // nothing read now; the kept count was another run's
 	kept.Timings = Timings{TotalMS: time.Since(start).Milliseconds()}
 	return kept
 }

@@ -79,7 +79,7 @@ func TestDeletesSharedAcrossProofs(t *testing.T) {
 						if err != nil {
 							t.Fatal(err)
 						}
-						if rep.DeleteFiles != want {
+						if rep.DeleteFiles == nil || *rep.DeleteFiles != want {
 							t.Errorf("comparison %d: delete files %+v, want %+v", i+1, rep.DeleteFiles, want)
 						}
 					}

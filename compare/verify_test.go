@@ -3,6 +3,7 @@ package compare
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -105,6 +106,17 @@ func TestCatalogsReadWholeFiles(t *testing.T) {
 			}
 			if rep != nil && rep.Equivalent {
 				t.Error("report says equivalent")
+			}
+			// No comparison ran: the report counts no delete files, not
+			// zero of them.
+			if rep != nil {
+				js, err := json.Marshal(rep)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if rep.DeleteFiles != nil || strings.Contains(string(js), `"delete_files"`) {
+					t.Errorf("delete files %+v in a report of no comparison: %s", rep.DeleteFiles, js)
+				}
 			}
 		})
 	}

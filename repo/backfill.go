@@ -421,8 +421,8 @@ func (r *repository) fill(ctx context.Context, c *Cell, work string, frozen *fro
 	// converted catalog's files are checked to be under data_dir as check
 	// does, so that check finds this very proof in the cache.
 	proof, err := compare.Catalogs(ctx, src, out, compare.Options{DataPath: r.dataPath, BUnderDataPath: true, DigestCache: r.digestCache, Digests: r.digests, Deletes: r.deletes, Engines: r.engines, Source: source, Listings: r.listings, SumA: v.meta.Catalog.FileRef.SHA256})
-	if proof != nil && !proof.ProofCached {
-		res.DeleteFiles = &proof.DeleteFiles
+	if proof != nil {
+		res.DeleteFiles = proof.DeleteFiles // nil when no comparison ran
 	}
 	if err != nil {
 		res.err = fmt.Errorf("prove %s equivalent to %s: %w", c.Key, c.source, err)

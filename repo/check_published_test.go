@@ -221,6 +221,13 @@ func TestCheckPublishedFiles(t *testing.T) {
 			if all := strings.Join(details, "\n"); !strings.Contains(all, tc.detail) {
 				t.Errorf("no finding about %q:\n%s", tc.detail, all)
 			}
+			// A proof whose catalog could not be read compared nothing:
+			// it counts no delete files, not zero of them.
+			for _, p := range rep.Proofs {
+				if strings.Contains(p.Error, "cannot be read while") && p.DeleteFiles != nil {
+					t.Errorf("proof of %s: delete files %+v, want none (no comparison ran)", p.Key, *p.DeleteFiles)
+				}
+			}
 		})
 	}
 }

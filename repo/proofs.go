@@ -181,8 +181,8 @@ func (r *repository) prove(ctx context.Context, c *Cell, work string, frozen *fr
 		// does not read it again, and what is proved is what was hashed.
 		opts.SumB = pubSum
 		rep, err = compare.Catalogs(ctx, src, pub, opts)
-		if rep != nil && !rep.ProofCached {
-			p.DeleteFiles = &rep.DeleteFiles
+		if rep != nil {
+			p.DeleteFiles = rep.DeleteFiles // nil when no comparison ran
 		}
 		if rep != nil && rep.B.Format != "" && rep.B.Format != c.Format {
 			// Readers pick the file by its name: one holding another format
