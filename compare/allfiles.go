@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/fdl-formats/fdl-formats/internal/datapath"
+	"github.com/fdl-formats/fdl-formats/internal/faults"
 )
 
 // StoredFile is a data or delete file a catalog references at some snapshot.
@@ -149,6 +150,9 @@ func (r *Reader) StoredFiles(ctx context.Context) ([]StoredFile, error) {
 }
 
 func (r *Reader) readStoredFiles(ctx context.Context) ([]StoredFile, error) {
+	if err := faults.At(ctx, "compare/list", r.path); err != nil {
+		return nil, err
+	}
 	part := func(table string, del bool) string {
 		id, dataID := "f.data_file_id", "NULL::BIGINT"
 		if del {

@@ -990,6 +990,14 @@ func (d *Digests) HintFrom(ctx context.Context, catalog, dataPath string) error 
 		return err
 	}
 	defer r.Close()
+	return d.HintFromReader(ctx, r)
+}
+
+// HintFromReader is HintFrom with a reader of the catalog the caller holds
+// open (and closes), such as the one that listed its files to fetch them:
+// the catalog is then opened once for both.
+func (d *Digests) HintFromReader(ctx context.Context, r *Reader) error {
+	catalog := r.path
 	snaps, err := r.Snapshots(ctx)
 	if err != nil || len(snaps) == 0 {
 		return err

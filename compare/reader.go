@@ -19,6 +19,7 @@ import (
 
 	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/internal/duckpool"
+	"github.com/fdl-formats/fdl-formats/internal/faults"
 )
 
 var (
@@ -97,6 +98,9 @@ type Reader struct {
 // or when a write-ahead log (<catalog>.wal) lies beside it, which DuckDB
 // would replay on top of the file.
 func Open(ctx context.Context, catalogPath string, opts ReaderOptions) (*Reader, error) {
+	if err := faults.At(ctx, "compare/open", catalogPath); err != nil {
+		return nil, err
+	}
 	if _, err := os.Stat(catalogPath); err != nil {
 		return nil, fmt.Errorf("%w: catalog %s: %w", ErrIncomparable, catalogPath, err)
 	}

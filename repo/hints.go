@@ -2,7 +2,10 @@ package repo
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+
+	"github.com/fdl-formats/fdl-formats/compare"
 )
 
 // hintDeletes gives the run's shared digests the positions that the newest
@@ -13,25 +16,46 @@ import (
 // only saves reads: on any failure the proofs read what they need. The
 // newest version's verified copy comes from frozen, where the run counted
 // one more user of it (hintVersions), so that its cells and proofs use the
-// same copy.
+// same copy. The copy is opened once for the hints: the reader that lists
+// a remote store's delete files to fetch them reads the hints too.
 func (r *repository) hintDeletes(ctx context.Context, frozen *frozenCopies, ids []string, log *slog.Logger) {
 	for _, id := range ids {
 		v := r.find(id)
-		src, _, err := frozen.catalog(ctx, v)
-		if err == nil && r.remote != nil {
-			// Only a remote store's delete files must be fetched first; a
-			// folder's are read in place (its data_dir rule is the
-			// content pass's and the cells' business, not the hints').
-			err = r.ensureData(ctx, src, v.prefix()+v.meta.Catalog.Path, true)
-		}
-		if err == nil {
-			err = r.digests.HintFrom(ctx, src, r.dataPath)
-		}
-		if err != nil {
+		if err := r.hintFrom(ctx, frozen, v); err != nil {
 			log.Debug("no delete hints", "version", v.id, "error", err)
 		}
 		frozen.release(id)
 	}
+}
+
+// hintFrom gives the run's digests the hints of v's verified copy, read
+// with one reader.
+func (r *repository) hintFrom(ctx context.Context, frozen *frozenCopies, v *version) error {
+	src, _, err := frozen.catalog(ctx, v)
+	if err != nil {
+		return err
+	}
+	rd, err := compare.Open(ctx, src, compare.ReaderOptions{DataPath: r.dataPath, Engines: r.engines})
+	if err != nil {
+		return err
+	}
+	defer rd.Close()
+	if r.remote != nil {
+		// Only a remote store's delete files must be fetched first; a
+		// folder's are read in place (its data_dir rule is the content
+		// pass's and the cells' business, not the hints').
+		list := func(ctx context.Context) ([]compare.StoredFile, string, error) {
+			files, err := rd.StoredFiles(ctx)
+			if err != nil {
+				return nil, "", fmt.Errorf("%w %s: %w", errListFiles, v.prefix()+v.meta.Catalog.Path, err)
+			}
+			return files, rd.DataPath(), nil
+		}
+		if _, err := r.ensureListed(ctx, list, v.prefix()+v.meta.Catalog.Path, true); err != nil {
+			return err
+		}
+	}
+	return r.digests.HintFromReader(ctx, rd)
 }
 
 // hintVersions is the version whose deletes a run hints at (hintDeletes):
