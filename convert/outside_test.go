@@ -16,24 +16,35 @@ import (
 // table or schema folder recorded by absolute path or with a ".." part is
 // outside the data path too, not only a file whose own path is.
 func TestFilesOutsideDataPathNote(t *testing.T) {
-	good := versionCatalogs(t, filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes"))[0] // format 1.0: schema and table folders
+	lakes := testlakes.Dir(t, "lakes")
+	good := versionCatalogs(t, filepath.Join(lakes, "06_deletes"))[0]           // format 1.0: schema and table folders
+	plain := versionCatalogs(t, filepath.Join(lakes, "02_add_drop_columns"))[0] // converts to 0.1
 	for _, tc := range []struct {
 		name  string
+		old   bool // the source in format 0.1: no schema or table folders
 		stmts []string
 		why   string // "" for no note
 	}{
-		{"all relative", nil, ""},
-		{"table by absolute path", []string{"UPDATE ducklake_table SET path = '/elsewhere/' || path, path_is_relative = false"}, datapath.ReasonAbsolute},
-		{"schema by absolute path", []string{"UPDATE ducklake_schema SET path = '/elsewhere/' || path, path_is_relative = false"}, datapath.ReasonAbsolute},
-		{"table with ..", []string{"UPDATE ducklake_table SET path = 'x/../' || path"}, datapath.ReasonDotDot},
-		{"schema with ..", []string{"UPDATE ducklake_schema SET path = 'x/../' || path"}, datapath.ReasonDotDot},
-		{"table path with a leading /, still relative", []string{"UPDATE ducklake_table SET path = '/' || path"}, datapath.ReasonEmpty},
-		{"file with ..", []string{"UPDATE ducklake_data_file SET path = '../' || path"}, datapath.ReasonDotDot},
-		{"file by absolute path", []string{"UPDATE ducklake_data_file SET path = '/elsewhere/' || path, path_is_relative = false"}, datapath.ReasonAbsolute},
+		{"all relative", false, nil, ""},
+		{"table by absolute path", false, []string{"UPDATE ducklake_table SET path = '/elsewhere/' || path, path_is_relative = false"}, datapath.ReasonAbsolute},
+		{"schema by absolute path", false, []string{"UPDATE ducklake_schema SET path = '/elsewhere/' || path, path_is_relative = false"}, datapath.ReasonAbsolute},
+		{"table with ..", false, []string{"UPDATE ducklake_table SET path = 'x/../' || path"}, datapath.ReasonDotDot},
+		{"schema with ..", false, []string{"UPDATE ducklake_schema SET path = 'x/../' || path"}, datapath.ReasonDotDot},
+		{"table path with a leading /, still relative", false, []string{"UPDATE ducklake_table SET path = '/' || path"}, datapath.ReasonEmpty},
+		{"file with ..", false, []string{"UPDATE ducklake_data_file SET path = '../' || path"}, datapath.ReasonDotDot},
+		{"file by absolute path", false, []string{"UPDATE ducklake_data_file SET path = '/elsewhere/' || path, path_is_relative = false"}, datapath.ReasonAbsolute},
+		{"0.1, all relative", true, nil, ""},
+		{"0.1, file with ..", true, []string{"UPDATE ducklake_data_file SET path = 'x/../' || path"}, datapath.ReasonDotDot},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := filepath.Join(t.TempDir(), "src.duckdb")
-			copyFile(t, good, src)
+			if tc.old {
+				if _, err := Catalog(context.Background(), plain, src, formats.V0_1, Options{}); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				copyFile(t, good, src)
+			}
 			if len(tc.stmts) > 0 {
 				execOn(t, src, tc.stmts...)
 			}
