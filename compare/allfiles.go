@@ -134,7 +134,9 @@ func (r *Reader) AllFiles(ctx context.Context) ([]StoredFile, error) {
 
 // StoredFiles lists every row of ducklake_data_file and
 // ducklake_delete_file, data files first, each by id: AllFiles without
-// merging rows that name the same path. The list is read once per reader
+// merging rows that name the same path. A file is resolved against every
+// table and schema folder recorded while it was visible (a reader resolves
+// it against the folder of the snapshot it reads): one entry per folder. The list is read once per reader
 // (the catalog is read-only), so that the users of a shared reader (a
 // version's frozen catalog: the listing of its files, its content pass)
 // ask DuckDB once; each call returns its own copy.
@@ -160,8 +162,7 @@ func (r *Reader) readStoredFiles(ctx context.Context) ([]StoredFile, error) {
 		}
 		return fmt.Sprintf(`SELECT %t, %s, %s, s.schema_name, t.table_name, f.path, %s, f.file_size_bytes, %s, %s, %s, %s
 		FROM cat.%s f
-		LEFT JOIN cat.ducklake_table t ON t.table_id = f.table_id AND f.begin_snapshot >= t.begin_snapshot AND (f.begin_snapshot < t.end_snapshot OR t.end_snapshot IS NULL)
-		LEFT JOIN cat.ducklake_schema s ON s.schema_id = t.schema_id AND f.begin_snapshot >= s.begin_snapshot AND (f.begin_snapshot < s.end_snapshot OR s.end_snapshot IS NULL)`,
+		`+datapath.FolderJoins("cat.")+``,
 			del, id, dataID, r.col(table, "f", "path_is_relative"),
 			r.col("ducklake_schema", "s", "path"), r.col("ducklake_schema", "s", "path_is_relative"),
 			r.col("ducklake_table", "t", "path"), r.col("ducklake_table", "t", "path_is_relative"), table)
@@ -173,6 +174,14 @@ func (r *Reader) readStoredFiles(ctx context.Context) ([]StoredFile, error) {
 	}
 	defer rows.Close()
 	var out []StoredFile
+	// A file whose table or schema folder changed while it was visible
+	// comes once per folder (datapath.FolderJoins): one entry per path.
+	type entry struct {
+		del  bool
+		id   int64
+		path string
+	}
+	seen := map[entry]bool{}
 	for rows.Next() {
 		var f StoredFile
 		var dataID sql.NullInt64
@@ -190,7 +199,10 @@ func (r *Reader) readStoredFiles(ctx context.Context) ([]StoredFile, error) {
 		dir, dirRelative := r.tableDir(sPath, sRel, tPath, tRel)
 		f.Path = r.resolve(dir, f.Stored, relative)
 		f.Relative = relative && dirRelative
-		out = append(out, f)
+		if e := (entry{f.Delete, f.ID, f.Path}); !seen[e] {
+			seen[e] = true
+			out = append(out, f)
+		}
 	}
 	return out, rows.Err()
 }

@@ -240,8 +240,8 @@ func (r *run) frozenChecks(source *formats.Version) error {
 // "delete_file ..."), sorted: the rule the repository's checks apply
 // (internal/datapath, as compare.StoredFile.UnderDataPath), so that a file
 // under a schema or table folder recorded by absolute path or with a ".."
-// part is named too. Each file is resolved against its table's and
-// schema's folders as they were at the snapshot that added it.
+// part is named too. Each file is resolved against every table and schema
+// folder recorded while it was visible (datapath.FolderJoins).
 func (r *run) filesOutsideDataPath() ([]string, error) {
 	folders, err := r.w.hasColumn(r.ctx, "ducklake_table", "path")
 	if err != nil {
@@ -258,8 +258,7 @@ func (r *run) filesOutsideDataPath() ([]string, error) {
 		if folders {
 			dirs = `s.path, s.path_is_relative, t.path, t.path_is_relative
 			FROM ` + t + ` f
-			LEFT JOIN ducklake_table t ON t.table_id = f.table_id AND f.begin_snapshot >= t.begin_snapshot AND (f.begin_snapshot < t.end_snapshot OR t.end_snapshot IS NULL)
-			LEFT JOIN ducklake_schema s ON s.schema_id = t.schema_id AND f.begin_snapshot >= s.begin_snapshot AND (f.begin_snapshot < s.end_snapshot OR s.end_snapshot IS NULL)`
+			` + datapath.FolderJoins("")
 		}
 		parts = append(parts, fmt.Sprintf("SELECT '%s', f.path, f.path_is_relative, %s", strings.TrimPrefix(t, "ducklake_"), dirs))
 	}

@@ -33,6 +33,13 @@ func TestFilesOutsideDataPathNote(t *testing.T) {
 		{"table path with a leading /, still relative", false, []string{"UPDATE ducklake_table SET path = '/' || path"}, datapath.ReasonEmpty},
 		{"file with ..", false, []string{"UPDATE ducklake_data_file SET path = '../' || path"}, datapath.ReasonDotDot},
 		{"file by absolute path", false, []string{"UPDATE ducklake_data_file SET path = '/elsewhere/' || path, path_is_relative = false"}, datapath.ReasonAbsolute},
+		// Readers resolve a file against the folder of the snapshot they
+		// read: a table moved away at the last snapshot, its files still
+		// visible, is named though the folder at the files' start was fine.
+		{"table moved by absolute path while its files are visible", false, []string{
+			"UPDATE ducklake_table SET end_snapshot = (SELECT max(snapshot_id) FROM ducklake_snapshot) WHERE end_snapshot IS NULL",
+			"INSERT INTO ducklake_table SELECT * REPLACE (end_snapshot AS begin_snapshot, NULL AS end_snapshot, '/elsewhere/' AS path, false AS path_is_relative) FROM ducklake_table WHERE end_snapshot = (SELECT max(snapshot_id) FROM ducklake_snapshot)",
+		}, datapath.ReasonAbsolute},
 		{"0.1, all relative", true, nil, ""},
 		{"0.1, file with ..", true, []string{"UPDATE ducklake_data_file SET path = 'x/../' || path"}, datapath.ReasonDotDot},
 	} {

@@ -43,3 +43,19 @@ func Under(relative bool, rel string) (clean, reason string) {
 	}
 	return path.Clean(rel), ""
 }
+
+// FolderJoins is the SQL that joins a data or delete file row f (FROM
+// <prefix>ducklake_data_file f, or ducklake_delete_file) with every row t of
+// its table and s of its schema whose lifetime overlaps the file's (and the
+// table row's): a reader resolves a file against the folders recorded at
+// the snapshot it reads, so a file visible while its table's or schema's
+// folder changed resolves against each of them. prefix names the catalog
+// ("cat." or "").
+func FolderJoins(prefix string) string {
+	const forever = "9223372036854775807"
+	return `LEFT JOIN ` + prefix + `ducklake_table t ON t.table_id = f.table_id
+			AND t.begin_snapshot < COALESCE(f.end_snapshot, ` + forever + `) AND COALESCE(t.end_snapshot, ` + forever + `) > f.begin_snapshot
+		LEFT JOIN ` + prefix + `ducklake_schema s ON s.schema_id = t.schema_id
+			AND s.begin_snapshot < LEAST(COALESCE(f.end_snapshot, ` + forever + `), COALESCE(t.end_snapshot, ` + forever + `))
+			AND COALESCE(s.end_snapshot, ` + forever + `) > GREATEST(f.begin_snapshot, t.begin_snapshot)`
+}
