@@ -22,8 +22,9 @@ type StoredFile struct {
 	// file; DataFileID is the data file a delete file belongs to.
 	ID         int64 `json:"id"`
 	DataFileID int64 `json:"data_file_id,omitempty"`
-	// Table is the file's table (schema.table) at the snapshot that added
-	// it; empty when the catalog has no such table row.
+	// Table is the file's table (schema.table): the earliest name it had
+	// while the file was visible; empty when the catalog has no such table
+	// row.
 	Table string `json:"table,omitempty"`
 	// Stored is the path as the catalog records it.
 	Stored string `json:"stored_path"`
@@ -114,8 +115,8 @@ func (f StoredFile) DescribeOutside(why string) string {
 // references, each once (by resolved path), with the size the catalog
 // records: what a reader of the whole history needs at hand (a remote
 // repository's local cache fetches these before a proof). Each file is
-// resolved against its table's and schema's folders as they were at the
-// snapshot that added it.
+// resolved against every table and schema folder recorded while it was
+// visible (see StoredFiles).
 func (r *Reader) AllFiles(ctx context.Context) ([]StoredFile, error) {
 	all, err := r.StoredFiles(ctx)
 	if err != nil {
@@ -160,14 +161,14 @@ func (r *Reader) readStoredFiles(ctx context.Context) ([]StoredFile, error) {
 		if del {
 			id, dataID = "f.delete_file_id", "f.data_file_id"
 		}
-		return fmt.Sprintf(`SELECT %t, %s, %s, s.schema_name, t.table_name, f.path, %s, f.file_size_bytes, %s, %s, %s, %s
+		return fmt.Sprintf(`SELECT %t, %s, %s, s.schema_name, t.table_name, f.path, %s, f.file_size_bytes, %s, %s, %s, %s, t.begin_snapshot, s.begin_snapshot
 		FROM cat.%s f
 		`+datapath.FolderJoins("cat.")+``,
 			del, id, dataID, r.col(table, "f", "path_is_relative"),
 			r.col("ducklake_schema", "s", "path"), r.col("ducklake_schema", "s", "path_is_relative"),
 			r.col("ducklake_table", "t", "path"), r.col("ducklake_table", "t", "path_is_relative"), table)
 	}
-	q := part("ducklake_data_file", false) + " UNION ALL " + part("ducklake_delete_file", true) + " ORDER BY 1, 2"
+	q := part("ducklake_data_file", false) + " UNION ALL " + part("ducklake_delete_file", true) + " ORDER BY 1, 2, 13 NULLS FIRST, 14 NULLS FIRST"
 	rows, err := r.conn.QueryContext(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("list the files of %s: %w", r.path, err)
@@ -175,20 +176,23 @@ func (r *Reader) readStoredFiles(ctx context.Context) ([]StoredFile, error) {
 	defer rows.Close()
 	var out []StoredFile
 	// A file whose table or schema folder changed while it was visible
-	// comes once per folder (datapath.FolderJoins): one entry per path.
+	// comes once per folder (datapath.FolderJoins): one entry per path,
+	// relative only if every row giving that path is (a folder recorded by
+	// absolute path that resolves to the same place is still absolute).
 	type entry struct {
 		del  bool
 		id   int64
 		path string
 	}
-	seen := map[entry]bool{}
+	seen := map[entry]int{}
 	for rows.Next() {
 		var f StoredFile
 		var dataID sql.NullInt64
 		var schema, table sql.NullString
 		var rel, sRel, tRel sql.NullBool
 		var sPath, tPath sql.NullString
-		if err := rows.Scan(&f.Delete, &f.ID, &dataID, &schema, &table, &f.Stored, &rel, &f.SizeBytes, &sPath, &sRel, &tPath, &tRel); err != nil {
+		var tBegin, sBegin sql.NullInt64
+		if err := rows.Scan(&f.Delete, &f.ID, &dataID, &schema, &table, &f.Stored, &rel, &f.SizeBytes, &sPath, &sRel, &tPath, &tRel, &tBegin, &sBegin); err != nil {
 			return nil, fmt.Errorf("list the files of %s: %w", r.path, err)
 		}
 		f.DataFileID = dataID.Int64
@@ -199,10 +203,13 @@ func (r *Reader) readStoredFiles(ctx context.Context) ([]StoredFile, error) {
 		dir, dirRelative := r.tableDir(sPath, sRel, tPath, tRel)
 		f.Path = r.resolve(dir, f.Stored, relative)
 		f.Relative = relative && dirRelative
-		if e := (entry{f.Delete, f.ID, f.Path}); !seen[e] {
-			seen[e] = true
-			out = append(out, f)
+		e := entry{f.Delete, f.ID, f.Path}
+		if i, ok := seen[e]; ok {
+			out[i].Relative = out[i].Relative && f.Relative
+			continue
 		}
+		seen[e] = len(out)
+		out = append(out, f)
 	}
 	return out, rows.Err()
 }

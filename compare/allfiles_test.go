@@ -168,9 +168,11 @@ func TestTableDir(t *testing.T) {
 
 // TestStoredFilesFollowMovedFolders: a reader resolves a file against its
 // table's folder at the snapshot it reads, so a table whose folder moves
-// (here by absolute path, out of data_dir) while its files stay visible
-// has them listed at the new folder too, and Outside names them; the
-// check once looked only at the folder of the snapshot that added a file.
+// (by absolute path: out of data_dir, or to the same place) while its
+// files stay visible has them listed at the new folder too, and Outside
+// names them; the check once looked only at the folder of the snapshot
+// that added a file, then dropped an absolute folder resolving to the
+// same path as a relative one.
 func TestStoredFilesFollowMovedFolders(t *testing.T) {
 	ctx := context.Background()
 	lake := filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes")
@@ -178,53 +180,62 @@ func TestStoredFilesFollowMovedFolders(t *testing.T) {
 	if len(cats) == 0 {
 		t.Fatal("no versions of 06_deletes")
 	}
-	catalog := filepath.Join(t.TempDir(), "moved.duckdb")
-	copyFile(t, cats[0], catalog)
-	db, err := sql.Open("duckdb", catalog)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range []string{
-		"UPDATE ducklake_table SET end_snapshot = (SELECT max(snapshot_id) FROM ducklake_snapshot) WHERE end_snapshot IS NULL",
-		"INSERT INTO ducklake_table SELECT * REPLACE (end_snapshot AS begin_snapshot, NULL AS end_snapshot, '/elsewhere/' AS path, false AS path_is_relative) FROM ducklake_table WHERE end_snapshot = (SELECT max(snapshot_id) FROM ducklake_snapshot)",
-	} {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	db.Close()
 	data := filepath.Join(lake, "data")
-	r, err := Open(ctx, catalog, ReaderOptions{DataPath: data})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	stored, err := r.StoredFiles(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	listed := map[string]bool{}
-	for _, f := range stored {
-		listed[f.Path] = true
-	}
-	read := 0
-	eachTable(t, r, func(s Snapshot, tb Table) {
-		files, err := r.Files(ctx, tb, s.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range files {
-			read++
-			if !listed[f.Path] {
-				t.Errorf("snapshot %d reads %s, which StoredFiles does not list", s.ID, f.Path)
+	for _, tc := range []struct {
+		name, folder, want string
+	}{
+		{"out of data_dir", "/elsewhere/", "/elsewhere/"},
+		{"to the same place by absolute path", data + "/main/del/", "recorded by absolute path"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			catalog := filepath.Join(t.TempDir(), "moved.duckdb")
+			copyFile(t, cats[0], catalog)
+			db, err := sql.Open("duckdb", catalog)
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
-	})
-	if read == 0 {
-		t.Fatal("no file read at any snapshot")
-	}
-	_, outside := Outside(stored, r.DataPath(), catalog)
-	if outside == nil || !strings.Contains(outside.Error(), "/elsewhere/") {
-		t.Fatalf("Outside: %v, want the files under /elsewhere/", outside)
+			for _, q := range []string{
+				"UPDATE ducklake_table SET end_snapshot = (SELECT max(snapshot_id) FROM ducklake_snapshot) WHERE end_snapshot IS NULL",
+				"INSERT INTO ducklake_table SELECT * REPLACE (end_snapshot AS begin_snapshot, NULL AS end_snapshot, " + sqlString(tc.folder) + " AS path, false AS path_is_relative) FROM ducklake_table WHERE end_snapshot = (SELECT max(snapshot_id) FROM ducklake_snapshot)",
+			} {
+				if _, err := db.Exec(q); err != nil {
+					t.Fatal(err)
+				}
+			}
+			db.Close()
+			r, err := Open(ctx, catalog, ReaderOptions{DataPath: data})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			stored, err := r.StoredFiles(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			listed := map[string]bool{}
+			for _, f := range stored {
+				listed[f.Path] = true
+			}
+			read := 0
+			eachTable(t, r, func(s Snapshot, tb Table) {
+				files, err := r.Files(ctx, tb, s.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, f := range files {
+					read++
+					if !listed[f.Path] {
+						t.Errorf("snapshot %d reads %s, which StoredFiles does not list", s.ID, f.Path)
+					}
+				}
+			})
+			if read == 0 {
+				t.Fatal("no file read at any snapshot")
+			}
+			_, outside := Outside(stored, r.DataPath(), catalog)
+			if outside == nil || !strings.Contains(outside.Error(), tc.want) || !strings.Contains(outside.Error(), "data file 0 ") {
+				t.Fatalf("Outside: %v, want data file 0 named with %q", outside, tc.want)
+			}
+		})
 	}
 }

@@ -295,8 +295,10 @@ func (r *run) filesOutsideDataPath() ([]string, error) {
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("list the data and delete files: %w", err)
 	}
+	// A file visible under several table or schema rows (a rename, a
+	// moved folder) comes once per row: name it once per reason.
 	slices.Sort(out)
-	return out, nil
+	return slices.Compact(out), nil
 }
 
 // outputBlockSize is the DuckDB block size of every catalog written, the

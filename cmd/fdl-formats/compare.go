@@ -63,7 +63,7 @@ func runCompare(ctx context.Context, cmd *cli.Command) error {
 		return err
 	}
 	if rep != nil {
-		printReport(cmd, rep)
+		printReport(cmd, rep, err)
 	}
 	return err
 }
@@ -77,7 +77,7 @@ func errString(err error) string {
 
 // printReport writes the human-readable report: a summary line, then each
 // difference with the first differing rows of the tables that differ.
-func printReport(cmd *cli.Command, rep *compare.Report) {
+func printReport(cmd *cli.Command, rep *compare.Report, err error) {
 	out := cmd.Root().Writer
 	fmt.Fprintf(out, "A: %s (format %s)\nB: %s (format %s)\n", rep.A.Path, rep.A.Format, rep.B.Path, rep.B.Format)
 	fmt.Fprintf(out, "readers: %v\n", rep.Readers)
@@ -110,7 +110,7 @@ func printReport(cmd *cli.Command, rep *compare.Report) {
 		}
 	}
 	switch {
-	case len(rep.Differences) > 0 && rep.Incomparable != "":
+	case errors.Is(err, compare.ErrNotEquivalent) && rep.Incomparable != "":
 		fmt.Fprintf(out, "result: NOT equivalent (%d differences before the comparison stopped: %s)\n", len(rep.Differences), firstLine(rep.Incomparable))
 	case rep.Incomparable != "":
 		fmt.Fprintln(out, "result: could not compare")
