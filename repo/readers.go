@@ -54,7 +54,9 @@ func (r *repository) addReaders(ctx context.Context, rep *CheckReport, opts *Opt
 // readerMatrix evaluates, for each declared format's DuckDB range, which of
 // the plan's versions (those with a valid version.json, not expired) that
 // range can read, and returns the warnings for the versions it cannot
-// (except where the format is past its until for them).
+// (except where the format is past its until for them), and a difference
+// per published catalog saved at a storage its range cannot open
+// (tooNewStorage).
 func (r *repository) readerMatrix(ctx context.Context, m *Matrix, opts *Options) ([]*ReaderRange, []Finding, error) {
 	declared, err := selectFormats(r.cfg, opts.Formats)
 	if err != nil {
@@ -80,6 +82,9 @@ func (r *repository) readerMatrix(ctx context.Context, m *Matrix, opts *Options)
 	points := r.boundaries(all)
 	out := []*ReaderRange{}
 	var warnings []Finding
+	for _, row := range rows {
+		warnings = append(warnings, tooNewStorage(row.vp, row.files, points)...)
+	}
 	for _, f := range declared {
 		rr := &ReaderRange{Format: f.DuckLake, DuckDB: f.DuckDB, Tried: []string{}, Readable: []*ReaderVersion{}, Unreadable: []*ReaderVersion{}}
 		var tried []*goversion.Version
@@ -120,6 +125,29 @@ func (r *repository) readerMatrix(ctx context.Context, m *Matrix, opts *Options)
 		out = append(out, rr)
 	}
 	return out, warnings, nil
+}
+
+// tooNewStorage is a difference per published catalog saved at a DuckDB
+// storage version that some DuckDB of its format's reader range cannot
+// open: that reader picks the file by its format's name (FDL 0.1,
+// Versions: Catalogs in other formats) and fails on it, where backfill
+// would have written it at the oldest storage the range opens. The frozen
+// catalog is as made (its storage claim is checked against version.json).
+func tooNewStorage(vp *VersionPlan, files []*CatalogFile, points []*goversion.Version) []Finding {
+	var out []Finding
+	for _, f := range files {
+		if f.Frozen || f.problem != "" || f.min == nil {
+			continue
+		}
+		for _, p := range points {
+			if f.readers.Check(p) && p.LessThan(f.min) {
+				out = append(out, Finding{Kind: KindDifference, Version: vp.ID, Format: f.Format, Key: f.Key,
+					Detail: fmt.Sprintf("%s is saved at DuckDB storage %s, which DuckDB %s, a reader of format %s (DuckDB %s), cannot open: delete it and run backfill, which writes it at the oldest storage the range opens", f.Key, f.Storage, p, f.Format, f.Readers)})
+				break
+			}
+		}
+	}
+	return out
 }
 
 // firstOpening is the key of the catalog DuckDB p opens, or "".
