@@ -376,6 +376,33 @@ type comparison struct {
 
 func (c *comparison) add(d Difference) { c.rep.Differences = append(c.rep.Differences, d) }
 
+// schemaVersions compares how the two catalogs group their common
+// snapshots by schema_version. Real DuckLake readers cache a snapshot's
+// whole schema (tables, columns, partitioning, inlined tables) under its
+// schema_version, so snapshots sharing one are read with one schema: the
+// grouping, not the numbers (a migration may renumber), must agree. A
+// snapshot's group is named by the first snapshot with its schema_version.
+func (c *comparison) schemaVersions(sa, sb []Snapshot, common []int64) {
+	group := func(snaps []Snapshot) map[int64]int64 {
+		first := map[int64]int64{}
+		out := map[int64]int64{}
+		for _, s := range snaps {
+			if _, ok := first[s.SchemaVersion]; !ok {
+				first[s.SchemaVersion] = s.ID
+			}
+			out[s.ID] = first[s.SchemaVersion]
+		}
+		return out
+	}
+	ga, gb := group(sa), group(sb)
+	for _, id := range common {
+		if ga[id] != gb[id] {
+			c.add(Difference{Kind: "snapshot", Snapshot: ptr(id), Reason: "schema_version groups the snapshot differently (DuckLake readers read it with the schema of the first snapshot sharing its schema_version)",
+				A: fmt.Sprintf("as snapshot %d", ga[id]), B: fmt.Sprintf("as snapshot %d", gb[id])})
+		}
+	}
+}
+
 func (c *comparison) run() error {
 	sa, err := c.a.Snapshots(c.ctx)
 	if err != nil {
@@ -409,6 +436,7 @@ func (c *comparison) run() error {
 			c.add(Difference{Kind: "snapshot", Snapshot: ptr(s.ID), Reason: fmt.Sprintf("snapshot %d is only in B", s.ID)})
 		}
 	}
+	c.schemaVersions(sa, sb, common)
 	c.rep.Snapshots = common
 	if err := c.stats(); err != nil {
 		return err

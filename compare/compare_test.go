@@ -154,6 +154,10 @@ func TestCatalogsFindPlantedDifferences(t *testing.T) {
 			[]want{{"schema", "column main.del (id 1) differs: type"}}},
 		{"snapshot removed", []string{`DELETE FROM ducklake_snapshot WHERE snapshot_id = 5`},
 			[]want{{"snapshot", "snapshot 5 is only in A"}}},
+		// Real readers cache a schema by schema_version: one number for
+		// every snapshot reads all of them with one schema.
+		{"schema versions merged", []string{`UPDATE ducklake_snapshot SET schema_version = 0`},
+			[]want{{"snapshot", "schema_version groups the snapshot differently"}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
