@@ -36,8 +36,9 @@ func (r *repository) checkContents(ctx context.Context, v *version, frozen *froz
 
 // contentsKeyKind changes whenever what a content pass checks changes.
 // v2: files under data_dir; v3: version.json's ducklake.format, which the
-// key names.
-const contentsKeyKind = "fdl-formats content pass v3"
+// key names; v4: files judged against every table and schema folder
+// recorded while they are visible.
+const contentsKeyKind = "fdl-formats content pass v4"
 
 // contentsKey names everything a content pass of v reads, or "" (no digest
 // cache, or an object store, whose data files the pass fetches and
