@@ -154,6 +154,9 @@ func TestCatalogsFindPlantedDifferences(t *testing.T) {
 			[]want{{"schema", "column main.del (id 1) differs: type"}}},
 		{"snapshot removed", []string{`DELETE FROM ducklake_snapshot WHERE snapshot_id = 5`},
 			[]want{{"snapshot", "snapshot 5 is only in A"}}},
+		// DuckLake 1.5.5+ prunes bucket partitions by these values.
+		{"partition value changed", []string{`INSERT INTO ducklake_file_partition_value VALUES (0, 1, 0, '3')`},
+			[]want{{"files", "data file " + delFile + " differs"}}},
 		// Real readers cache a schema by schema_version: one number for
 		// every snapshot reads all of them with one schema.
 		{"schema versions merged", []string{`UPDATE ducklake_snapshot SET schema_version = 0`},

@@ -286,8 +286,12 @@ func (r *Reader) fileEntries(ctx context.Context, t Table, snap int64, onDisk fu
 				return nil, nil, fmt.Errorf("delete file %s of %s at snapshot %d in %s: %w", d.Path, t.FullName(), snap, r.path, err)
 			}
 		}
-		e["data file "+key] = fmt.Sprintf("size=%d records=%d footer=%s row_id_start=%s mapping=%s",
-			f.SizeBytes, f.RecordCount, optInt(f.FooterSize), optInt(f.RowIDStart), mapping)
+		parts, err := r.partitionValues(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		e["data file "+key] = fmt.Sprintf("size=%d records=%d footer=%s row_id_start=%s mapping=%s partition_values=%s",
+			f.SizeBytes, f.RecordCount, optInt(f.FooterSize), optInt(f.RowIDStart), mapping, parts[f.ID])
 		pos, err := r.deletedPositions(ctx, t, f, snap)
 		if err != nil {
 			return nil, nil, err
@@ -307,6 +311,36 @@ func (r *Reader) fileEntries(ctx context.Context, t Table, snap int64, onDisk fu
 		}
 	}
 	return e, positions, nil
+}
+
+// partitionValues is every data file's ducklake_file_partition_value rows
+// ("key index=quoted value", by key index), read once per reader: DuckLake
+// 1.5.5+ prunes files of bucket partitions by them, so a file with other
+// values is read by other queries.
+func (r *Reader) partitionValues(ctx context.Context) (map[int64]string, error) {
+	if r.partValues != nil {
+		return r.partValues, nil
+	}
+	rows, err := r.conn.QueryContext(ctx, `SELECT data_file_id, string_agg(partition_key_index::VARCHAR || '=' || COALESCE('"' || replace(partition_value, '"', '""') || '"', 'NULL'), ',' ORDER BY partition_key_index, partition_value)
+		FROM cat.ducklake_file_partition_value GROUP BY data_file_id`)
+	if err != nil {
+		return nil, fmt.Errorf("read the partition values of %s: %w", r.path, err)
+	}
+	defer rows.Close()
+	out := map[int64]string{}
+	for rows.Next() {
+		var id int64
+		var v string
+		if err := rows.Scan(&id, &v); err != nil {
+			return nil, fmt.Errorf("read the partition values of %s: %w", r.path, err)
+		}
+		out[id] = v
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read the partition values of %s: %w", r.path, err)
+	}
+	r.partValues = out
+	return out, nil
 }
 
 // keptPositionsHash is positionsHash of a data file's invisible positions,

@@ -74,6 +74,8 @@ type Reader struct {
 	// cut (about, a replaced cut still counts): past maxRawDeletes it is
 	// cleared (cutCap: maxRawDeletes; tests lower it).
 	cutPositions, cutCap int
+	// partValues: every data file's partition values (partitionValues).
+	partValues map[int64]string
 	meta                 *metaMemo     // metadata answers by epoch (see epochs.go)
 	stored               *[]StoredFile // StoredFiles' answer, once read
 	// keepStats: statistics entries are kept once read (statsEntries), for
