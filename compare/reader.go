@@ -76,8 +76,8 @@ type Reader struct {
 	cutPositions, cutCap int
 	// partValues: every data file's partition values (partitionValues).
 	partValues map[int64]string
-	meta                 *metaMemo     // metadata answers by epoch (see epochs.go)
-	stored               *[]StoredFile // StoredFiles' answer, once read
+	meta       *metaMemo     // metadata answers by epoch (see epochs.go)
+	stored     *[]StoredFile // StoredFiles' answer, once read
 	// keepStats: statistics entries are kept once read (statsEntries), for
 	// a Source's reader, which serves several proofs.
 	keepStats bool
