@@ -134,6 +134,7 @@ func (r *repository) folderViolations(ctx context.Context, v *version, entries [
 			out = append(out, Violation{wal, "a DuckDB write-ahead log beside the frozen catalog: DuckDB replays it when it opens the catalog, so readers would see changes that are not in the hashed file; remove it"})
 		}
 		out = append(out, unnamedFiles(v)...)
+		out = append(out, strayCatalogs(v)...)
 	}
 	for _, e := range entries {
 		format, isCatalog := strings.CutSuffix(e.name, ".duckdb")
@@ -164,6 +165,39 @@ func (v *version) presentFormats() []string {
 		}
 	}
 	slices.Sort(out)
+	return out
+}
+
+// strayCatalogs reports a DuckDB file (*.duckdb) or write-ahead log
+// (*.wal) in a version folder, outside catalogs/, other than the frozen
+// catalog version.json names and the log beside it (reported on its own).
+// The spec's layout names ducklake.duckdb as the catalog as made and has
+// readers fall back to it by name, so when catalog.path names another file
+// a ducklake.duckdb there (say another version's catalog) is what those
+// readers open, never hashed or proved; and DuckDB replays a .wal beside
+// any file it opens. The spec has version.json record the catalog's file
+// name, so catalog.path itself may differ from ducklake.duckdb.
+func strayCatalogs(v *version) []Violation {
+	frozen := v.meta.Catalog.Path
+	var out []Violation
+	for rel := range v.objects {
+		ext := path.Ext(rel)
+		if ext != ".duckdb" && ext != ".wal" || strings.HasPrefix(rel, "catalogs/") || rel == frozen || rel == frozen+".wal" {
+			continue
+		}
+		detail := fmt.Sprintf("a DuckDB write-ahead log in the version folder, not beside the frozen catalog %s: DuckDB replays it when it opens the file beside it; remove it", frozen)
+		if ext == ".duckdb" {
+			detail = fmt.Sprintf("a DuckDB file in the version folder that is not the frozen catalog (version.json names %s)", frozen)
+			if rel == "ducklake.duckdb" {
+				detail += ": readers that fall back to ducklake.duckdb by name, as the spec's layout has them, open this file, which is never hashed or proved"
+			} else {
+				detail += ": nothing vouches for it"
+			}
+			detail += "; remove it"
+		}
+		out = append(out, Violation{v.prefix() + rel, detail})
+	}
+	slices.SortFunc(out, func(a, b Violation) int { return strings.Compare(a.Key, b.Key) })
 	return out
 }
 

@@ -1,0 +1,100 @@
+package repo
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fdl-formats/fdl-formats/internal/testlakes"
+)
+
+// TestStrayCatalogFiles: a DuckDB file or write-ahead log in a version
+// folder other than the frozen catalog version.json names (and catalogs/)
+// is a violation naming the version and the file, whatever catalog.path
+// says: the spec's layout names ducklake.duckdb as the catalog as made and
+// readers fall back to it by name, so with catalog.path set to another
+// file a ducklake.duckdb beside it (another version's catalog) was ignored
+// and check exited 0.
+func TestStrayCatalogFiles(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name     string
+		frozen   string // catalog.path ("" keeps ducklake.duckdb)
+		mutate   func(t *testing.T, v, other string)
+		want     []string // keys relative to the version folder, in order; none means check passes
+		detailOf string   // a phrase of the first violation's detail
+	}{
+		{"renamed frozen catalog alone", "frozen.duckdb", nil, nil, ""},
+		{"another version's catalog at ducklake.duckdb", "frozen.duckdb", func(t *testing.T, v, other string) {
+			copyFile(t, filepath.Join(other, "ducklake.duckdb"), filepath.Join(v, "ducklake.duckdb"))
+		}, []string{"ducklake.duckdb"}, "fall back to ducklake.duckdb"},
+		{"junk ducklake.duckdb.wal beside it", "frozen.duckdb", func(t *testing.T, v, other string) {
+			copyFile(t, filepath.Join(other, "ducklake.duckdb"), filepath.Join(v, "ducklake.duckdb"))
+			writeFile(t, filepath.Join(v, "ducklake.duckdb.wal"), "junk")
+		}, []string{"ducklake.duckdb", "ducklake.duckdb.wal"}, "never hashed or proved"},
+		{"a lone wal", "frozen.duckdb", func(t *testing.T, v, _ string) {
+			writeFile(t, filepath.Join(v, "ducklake.duckdb.wal"), "junk")
+		}, []string{"ducklake.duckdb.wal"}, "write-ahead log in the version folder"},
+		{"an old catalog beside ducklake.duckdb", "", func(t *testing.T, v, other string) {
+			copyFile(t, filepath.Join(other, "ducklake.duckdb"), filepath.Join(v, "old.duckdb"))
+		}, []string{"old.duckdb"}, "not the frozen catalog (version.json names ducklake.duckdb)"},
+		{"a catalog in a subfolder", "", func(t *testing.T, v, other string) {
+			if err := os.Mkdir(filepath.Join(v, "backup"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			copyFile(t, filepath.Join(other, "ducklake.duckdb"), filepath.Join(v, "backup", "ducklake.duckdb"))
+		}, []string{"backup/ducklake.duckdb"}, "not the frozen catalog"},
+		{"a non-DuckDB file is left alone", "frozen.duckdb", func(t *testing.T, v, _ string) {
+			writeFile(t, filepath.Join(v, "README.txt"), "notes")
+		}, nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st, root := smallLake(t, "fdl.json", "versions")
+			ids := versionIDs(t, root)
+			v, other := filepath.Join(root, "versions", ids[2]), filepath.Join(root, "versions", ids[1])
+			if tc.frozen != "" {
+				if err := os.Rename(filepath.Join(v, "ducklake.duckdb"), filepath.Join(v, tc.frozen)); err != nil {
+					t.Fatal(err)
+				}
+				editVersion(t, v, func(m map[string]any) { m["catalog"].(map[string]any)["path"] = tc.frozen })
+			}
+			if tc.mutate != nil {
+				tc.mutate(t, v, other)
+			}
+			rep, err := Check(ctx, st, Options{Formats: []string{"1.0"}, Versions: []string{"3"},
+				DataPath: filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes", "data"), Cache: t.TempDir()})
+			var got []Finding
+			if rep != nil {
+				for _, f := range rep.Findings {
+					if f.Kind != KindWarning {
+						got = append(got, f)
+					}
+				}
+			}
+			if len(tc.want) == 0 {
+				if err != nil {
+					t.Fatalf("Check = %v (%+v), want nil", err, got)
+				}
+				return
+			}
+			if !errors.Is(err, ErrDifferences) {
+				t.Fatalf("Check = %v, want ErrDifferences", err)
+			}
+			if len(got) != len(tc.want) {
+				t.Fatalf("findings %+v, want %d about %v", got, len(tc.want), tc.want)
+			}
+			prefix := "versions/" + ids[2] + "/"
+			for i, f := range got {
+				if f.Key != prefix+tc.want[i] {
+					t.Errorf("finding %d key %s, want %s", i, f.Key, prefix+tc.want[i])
+				}
+			}
+			if !strings.Contains(got[0].Detail, tc.detailOf) {
+				t.Errorf("detail %q, want it to say %q", got[0].Detail, tc.detailOf)
+			}
+		})
+	}
+}
