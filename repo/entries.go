@@ -9,8 +9,10 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/fdl-formats/fdl-formats/fdljson"
+	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/store"
 )
 
@@ -153,6 +155,73 @@ func (r *repository) folderViolations(ctx context.Context, v *version, entries [
 		}
 	}
 	return out
+}
+
+// probeJobs bounds the Stat requests of hiddenCatalogs in flight at once.
+const probeJobs = 4
+
+// hiddenCatalogs finds, on a store whose listing may leave files out (a web
+// site's index pages, store.ListsPartially), the catalogs/<format>.duckdb
+// and catalogs/<format>.duckdb.wal of a version that readers fetch by name
+// but the listing did not show, for every format of the registry (declared
+// formats filtered out of this run are left alone, as listed ones are): a
+// reader that can open a format tries its file whether listed or not, so a
+// hidden one is read and was never proved. It costs two Stat requests per
+// format not listed, and none on other stores. An answer other than "absent"
+// is an error: the file cannot be ruled out.
+func (r *repository) hiddenCatalogs(ctx context.Context, v *version, run []fdljson.Format) ([]Violation, error) {
+	if !store.ListsPartially(r.st) {
+		return nil, nil
+	}
+	var names []string
+	for _, f := range formats.All {
+		_, declared := r.cfg.Format(f.Name)
+		inRun := slices.ContainsFunc(run, func(d fdljson.Format) bool { return d.DuckLake == f.Name })
+		if declared && !inRun {
+			continue
+		}
+		for _, name := range []string{f.Name + ".duckdb", f.Name + ".duckdb.wal"} {
+			if _, listed := v.objects["catalogs/"+name]; !listed {
+				names = append(names, name)
+			}
+		}
+	}
+	found := make([]bool, len(names))
+	errs := make([]error, len(names))
+	sem := make(chan struct{}, probeJobs)
+	var wg sync.WaitGroup
+	for i, name := range names {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			key := v.prefix() + "catalogs/" + name
+			_, err := r.st.Stat(ctx, key)
+			switch {
+			case err == nil:
+				found[i] = true
+			case !errors.Is(err, fs.ErrNotExist):
+				errs[i] = fmt.Errorf("probe %s, which the server's listing does not show: %w", key, err)
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	var out []Violation
+	for i, name := range names {
+		if !found[i] {
+			continue
+		}
+		key := v.prefix() + "catalogs/" + name
+		if format, ok := strings.CutSuffix(name, ".duckdb"); ok {
+			out = append(out, Violation{key, fmt.Sprintf("a catalog hidden by the server's folder listing: readers of format %s fetch catalogs/%s by name (newest format first) and open it, but check learns catalogs/ from the listing and never proved it; remove it, or list it so that check proves it", format, name)})
+		} else {
+			out = append(out, Violation{key, "a DuckDB write-ahead log in catalogs/ hidden by the server's folder listing: readers fetch it by name beside the catalog and DuckDB replays it, so they would see changes that were never proved; remove it"})
+		}
+	}
+	return out, nil
 }
 
 // presentFormats lists the formats of the regular files

@@ -82,7 +82,11 @@ type VersionPlan struct {
 	// Violations are entries of the version folder that break the rules
 	// (see Violation); catalogs of undeclared formats are cells instead.
 	Violations []Violation `json:"violations,omitempty"`
-	Cells      []*Cell     `json:"cells"`
+	// Unprobed are catalogs/ names a store that lists only part of its
+	// files (a web site) could not rule out by name (see Violation); kept
+	// apart from Issues, which say whether dataset.json and files.json hold.
+	Unprobed []Issue `json:"unprobed,omitempty"`
+	Cells    []*Cell `json:"cells"`
 
 	v *version
 }
@@ -266,6 +270,11 @@ func (r *repository) planVersion(ctx context.Context, v *version, declared []fdl
 		vp.Issues = append(vp.Issues, Issue{ProblemUnreadable, err.Error()})
 	}
 	vp.Violations = r.folderViolations(ctx, v, entries)
+	hidden, err := r.hiddenCatalogs(ctx, v, declared)
+	if err != nil {
+		vp.Unprobed = append(vp.Unprobed, Issue{ProblemUnreadable, err.Error()})
+	}
+	vp.Violations = append(vp.Violations, hidden...)
 	byName := map[string]catalogEntry{}
 	// Catalogs of undeclared formats are shown too (each a violation).
 	formatsShown := slices.Clone(declared)

@@ -1,6 +1,9 @@
 package repo
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // ruleFindings turns what the plan found into findings: versions and cells
 // in error, version-file issues, folder violations, present catalogs that
@@ -16,7 +19,7 @@ func ruleFindings(m *Matrix) []Finding {
 			}
 			out = append(out, Finding{Kind: problemKind(p), Version: vp.ID, Key: vp.Catalog, Detail: vp.Error})
 		}
-		for _, is := range vp.Issues {
+		for _, is := range slices.Concat(vp.Issues, vp.Unprobed) {
 			out = append(out, Finding{Kind: problemKind(is.Problem), Version: vp.ID, Detail: is.Detail})
 		}
 		for _, v := range vp.Violations {

@@ -35,7 +35,8 @@ type Store interface {
 	// folder follows symbolic links). A prefix with no objects gives an
 	// empty list, except on a store that lists through folder listings,
 	// which returns an error wrapping ErrNoListing when it cannot tell (see
-	// ErrNoListing).
+	// ErrNoListing); such a store shows only what its listings link and says
+	// so (PartialLister).
 	List(ctx context.Context, prefix string) ([]ObjectInfo, error)
 	// Stat describes one object. The error wraps fs.ErrNotExist if absent.
 	Stat(ctx context.Context, key string) (ObjectInfo, error)
@@ -83,6 +84,30 @@ type ReadOnly interface {
 func IsReadOnly(st Store) bool {
 	ro, ok := st.(ReadOnly)
 	return ok && ro.ReadOnly()
+}
+
+// PartialLister is implemented by stores whose List shows only what a
+// server chooses to list (a web site's index pages): Open may reach an
+// object List never shows, and readers that fetch files by name (catalogs)
+// reach it. A check that must see every such file probes its names with
+// Stat on these stores.
+type PartialLister interface {
+	ListsPartially() bool
+}
+
+// ListsPartially tells whether st, or the store a wrapper (Counter) wraps,
+// lists only part of what Open reaches (PartialLister).
+func ListsPartially(st Store) bool {
+	for {
+		if p, ok := st.(PartialLister); ok {
+			return p.ListsPartially()
+		}
+		w, ok := st.(interface{ Unwrap() Store })
+		if !ok {
+			return false
+		}
+		st = w.Unwrap()
+	}
 }
 
 // Prober is implemented by stores that must check, once per run before

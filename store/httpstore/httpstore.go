@@ -151,6 +151,11 @@ func (s *Store) stat(ctx context.Context, key string) (_ objectInfo, folder bool
 	return objectInfo{ObjectInfo: info, html: strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html")}, false, nil
 }
 
+// ListsPartially implements store.PartialLister: List shows what the
+// server's index pages link, and a page may leave out a file a GET by
+// name returns.
+func (s *Store) ListsPartially() bool { return true }
+
 // ReadOnly implements store.ReadOnly.
 func (s *Store) ReadOnly() bool { return true }
 

@@ -241,3 +241,26 @@ func TestListingLinksDeeper(t *testing.T) {
 		}
 	}
 }
+
+// TestListsPartially: a web site lists only what its index pages link, and
+// says so through the wrappers a run puts around it; other stores do not.
+func TestListsPartially(t *testing.T) {
+	site, err := httpstore.New("https://example.org/lake/", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		st   store.Store
+		want bool
+	}{
+		{"web site", site, true},
+		{"web site behind a counter", store.NewCounter(site), true},
+		{"memory", store.NewMem(), false},
+		{"memory behind a counter", store.NewCounter(store.NewMem()), false},
+	} {
+		if got := store.ListsPartially(tc.st); got != tc.want {
+			t.Errorf("%s: ListsPartially = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,125 @@
+package repo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/store/httpstore"
+)
+
+// TestHiddenCatalogs: over http(s), check learns catalogs/ from the
+// server's folder listing, but readers fetch catalogs/<format>.duckdb by
+// name, newest format first, so a catalog or write-ahead log the listing
+// leaves out is read by them; check probes every registry format's names
+// the listing did not show (two requests each, declared formats filtered
+// out of the run left alone, as listed ones are) and reports a hit as a
+// violation naming the version and the file. Before, a catalogs/1.0.duckdb
+// hidden by a hand-written index page was never proved and check exited 0.
+func TestHiddenCatalogs(t *testing.T) {
+	ctx := context.Background()
+	// Check runs 1.0 (the source's own format) alone: the declared 0.3,
+	// 0.4 and 1.1 are filtered out, every other registry format probed.
+	probes := 2 * (len(formats.All) - 3)
+	for _, tc := range []struct {
+		name   string
+		files  []string // under the version's catalogs/ (a copy of its frozen catalog, or junk for a .wal)
+		listed bool     // the server's own listing, which shows catalogs/
+		fail   string   // a name under catalogs/ the server answers 500 for
+		want   []string // keys of findings (under catalogs/), in order
+		detail string   // a phrase of the first finding
+		probes int      // requests under catalogs/
+	}{
+		{"nothing there", nil, false, "", nil, "", probes},
+		{"a probe the server fails", nil, false, "1.0.duckdb", []string{""}, "probe versions/", -1},
+		{"a hidden catalog in the source's format", []string{"1.0.duckdb"}, false, "", []string{"1.0.duckdb"}, "hidden by the server's folder listing: readers of format 1.0 fetch catalogs/1.0.duckdb by name", probes},
+		{"a hidden catalog of a development layout", []string{"1.1-dev1.duckdb"}, false, "", []string{"1.1-dev1.duckdb"}, "readers of format 1.1-dev1", probes},
+		{"a hidden write-ahead log", []string{"0.2.duckdb.wal"}, false, "", []string{"0.2.duckdb.wal"}, "write-ahead log in catalogs/ hidden by the server's folder listing", probes},
+		{"a hidden catalog of a declared format left out of the run", []string{"1.1.duckdb"}, false, "", nil, "", probes},
+		{"a listed catalog is checked as listed, not probed", []string{"1.0.duckdb"}, true, "", []string{"1.0.duckdb"}, "a catalog in the frozen catalog's own format 1.0", -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, root := smallLake(t)
+			id := versionIDs(t, root)[2]
+			v := filepath.Join(root, "versions", id)
+			for _, f := range tc.files {
+				if strings.HasSuffix(f, ".wal") {
+					writeFile(t, filepath.Join(v, "catalogs", f), "junk")
+				} else {
+					writeFile(t, filepath.Join(v, "catalogs", f), "")
+					copyFile(t, filepath.Join(v, "ducklake.duckdb"), filepath.Join(v, "catalogs", f))
+				}
+			}
+			var probed atomic.Int64
+			files := http.FileServer(http.Dir(root))
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if strings.HasPrefix(r.URL.Path, "/versions/"+id+"/catalogs/") {
+					probed.Add(1)
+				}
+				if tc.fail != "" && r.URL.Path == "/versions/"+id+"/catalogs/"+tc.fail {
+					http.Error(w, "overloaded", http.StatusInternalServerError)
+					return
+				}
+				if !tc.listed && r.URL.Path == "/versions/"+id+"/" {
+					// A hand-written index page that leaves catalogs/ out.
+					w.Header().Set("Content-Type", "text/html; charset=utf-8")
+					fmt.Fprint(w, `<pre><a href="dataset.json">dataset.json</a> <a href="ducklake.duckdb">ducklake.duckdb</a> <a href="files.json">files.json</a> <a href="version.json">version.json</a></pre>`)
+					return
+				}
+				files.ServeHTTP(w, r)
+			}))
+			defer srv.Close()
+			site, err := httpstore.New(srv.URL+"/", srv.Client())
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := Check(ctx, site, Options{Versions: []string{"3"}, Formats: []string{"1.0"}, Jobs: 2, Cache: t.TempDir()})
+			var got []Finding
+			if rep != nil {
+				for _, f := range rep.Findings {
+					if f.Kind != KindWarning {
+						got = append(got, f)
+					}
+				}
+			}
+			if len(tc.want) == 0 {
+				if err != nil {
+					t.Fatalf("Check = %v (%+v), want nil", err, got)
+				}
+			} else {
+				want := ErrDifferences
+				if tc.fail != "" {
+					want = ErrUnverifiable
+				}
+				if !errors.Is(err, want) {
+					t.Fatalf("Check = %v, want %v", err, want)
+				}
+				if len(got) != len(tc.want) {
+					t.Fatalf("findings %+v, want %d about %v", got, len(tc.want), tc.want)
+				}
+				for i, f := range got {
+					key := "versions/" + id + "/catalogs/" + tc.want[i]
+					if tc.want[i] == "" {
+						key = ""
+					}
+					if f.Key != key || f.Version != id {
+						t.Errorf("finding %d: version %s key %s, want version %s key %s", i, f.Version, f.Key, id, key)
+					}
+				}
+				if !strings.Contains(got[0].Detail, tc.detail) {
+					t.Errorf("detail %q, want it to say %q", got[0].Detail, tc.detail)
+				}
+			}
+			if tc.probes >= 0 && probed.Load() != int64(tc.probes) {
+				t.Errorf("%d requests under catalogs/, want %d (two per registry format probed)", probed.Load(), tc.probes)
+			}
+		})
+	}
+}
