@@ -157,6 +157,10 @@ func (r *repository) folderViolations(ctx context.Context, v *version, entries [
 	return out
 }
 
+// fallbackCatalog is the frozen catalog's name in the spec's layout, which
+// readers fall back to when no catalogs/<format>.duckdb opens.
+const fallbackCatalog = "ducklake.duckdb"
+
 // probeJobs bounds the Stat requests of hiddenCatalogs in flight at once.
 const probeJobs = 4
 
@@ -167,8 +171,10 @@ const probeJobs = 4
 // formats filtered out of this run are left alone, as listed ones are): a
 // reader that can open a format tries its file whether listed or not, so a
 // hidden one is read and was never proved. It costs two Stat requests per
-// format not listed, and none on other stores. An answer other than "absent"
-// is an error: the file cannot be ruled out.
+// format not listed, and none on other stores. When catalog.path names
+// another file than ducklake.duckdb, the ducklake.duckdb readers fall back
+// to by name and its .wal are probed too (see strayCatalogs). An answer
+// other than "absent" is an error: the file cannot be ruled out.
 func (r *repository) hiddenCatalogs(ctx context.Context, v *version, run []fdljson.Format) ([]Violation, error) {
 	if !store.ListsPartially(r.st) {
 		return nil, nil
@@ -182,6 +188,13 @@ func (r *repository) hiddenCatalogs(ctx context.Context, v *version, run []fdljs
 		}
 		for _, name := range []string{f.Name + ".duckdb", f.Name + ".duckdb.wal"} {
 			if _, listed := v.objects["catalogs/"+name]; !listed {
+				names = append(names, "catalogs/"+name)
+			}
+		}
+	}
+	if v.meta != nil && v.meta.Catalog.Path != fallbackCatalog {
+		for _, name := range []string{fallbackCatalog, fallbackCatalog + ".wal"} {
+			if _, listed := v.objects[name]; !listed {
 				names = append(names, name)
 			}
 		}
@@ -195,7 +208,7 @@ func (r *repository) hiddenCatalogs(ctx context.Context, v *version, run []fdljs
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			key := v.prefix() + "catalogs/" + name
+			key := v.prefix() + name
 			_, err := r.st.Stat(ctx, key)
 			switch {
 			case err == nil:
@@ -214,10 +227,14 @@ func (r *repository) hiddenCatalogs(ctx context.Context, v *version, run []fdljs
 		if !found[i] {
 			continue
 		}
-		key := v.prefix() + "catalogs/" + name
-		if format, ok := strings.CutSuffix(name, ".duckdb"); ok {
+		key := v.prefix() + name
+		name, inCatalogs := strings.CutPrefix(name, "catalogs/")
+		switch format, isCatalog := strings.CutSuffix(name, ".duckdb"); {
+		case !inCatalogs:
+			out = append(out, Violation{key, fmt.Sprintf("a DuckDB file hidden by the server's folder listing, not the frozen catalog (version.json names %s): readers that fall back to %s by name, as the spec's layout has them, fetch it (DuckDB replays a .wal beside it), and it is never hashed or proved; remove it", v.meta.Catalog.Path, fallbackCatalog)})
+		case isCatalog:
 			out = append(out, Violation{key, fmt.Sprintf("a catalog hidden by the server's folder listing: readers of format %s fetch catalogs/%s by name (newest format first) and open it, but check learns catalogs/ from the listing and never proved it; remove it, or list it so that check proves it", format, name)})
-		} else {
+		default:
 			out = append(out, Violation{key, "a DuckDB write-ahead log in catalogs/ hidden by the server's folder listing: readers fetch it by name beside the catalog and DuckDB replays it, so they would see changes that were never proved; remove it"})
 		}
 	}
@@ -257,7 +274,7 @@ func strayCatalogs(v *version) []Violation {
 		detail := fmt.Sprintf("a DuckDB write-ahead log in the version folder, not beside the frozen catalog %s: DuckDB replays it when it opens the file beside it; remove it", frozen)
 		if ext == ".duckdb" {
 			detail = fmt.Sprintf("a DuckDB file in the version folder that is not the frozen catalog (version.json names %s)", frozen)
-			if rel == "ducklake.duckdb" {
+			if rel == fallbackCatalog {
 				detail += ": readers that fall back to ducklake.duckdb by name, as the spec's layout has them, open this file, which is never hashed or proved"
 			} else {
 				detail += ": nothing vouches for it"

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -33,17 +34,19 @@ func TestHiddenCatalogs(t *testing.T) {
 		files  []string // under the version's catalogs/ (a copy of its frozen catalog, or junk for a .wal)
 		listed bool     // the server's own listing, which shows catalogs/
 		fail   string   // a name under catalogs/ the server answers 500 for
-		want   []string // keys of findings (under catalogs/), in order
+		frozen string   // catalog.path, with a ducklake.duckdb (the first version's catalog) and its .wal beside it, hidden
+		want   []string // keys of findings (in the version folder), in order
 		detail string   // a phrase of the first finding
 		probes int      // requests under catalogs/
 	}{
-		{"nothing there", nil, false, "", nil, "", probes},
-		{"a probe the server fails", nil, false, "1.0.duckdb", []string{""}, "probe versions/", -1},
-		{"a hidden catalog in the source's format", []string{"1.0.duckdb"}, false, "", []string{"1.0.duckdb"}, "hidden by the server's folder listing: readers of format 1.0 fetch catalogs/1.0.duckdb by name", probes},
-		{"a hidden catalog of a development layout", []string{"1.1-dev1.duckdb"}, false, "", []string{"1.1-dev1.duckdb"}, "readers of format 1.1-dev1", probes},
-		{"a hidden write-ahead log", []string{"0.2.duckdb.wal"}, false, "", []string{"0.2.duckdb.wal"}, "write-ahead log in catalogs/ hidden by the server's folder listing", probes},
-		{"a hidden catalog of a declared format left out of the run", []string{"1.1.duckdb"}, false, "", nil, "", probes},
-		{"a listed catalog is checked as listed, not probed", []string{"1.0.duckdb"}, true, "", []string{"1.0.duckdb"}, "a catalog in the frozen catalog's own format 1.0", -1},
+		{"nothing there", nil, false, "", "", nil, "", probes},
+		{"a probe the server fails", nil, false, "1.0.duckdb", "", []string{""}, "probe versions/", -1},
+		{"a hidden catalog in the source's format", []string{"1.0.duckdb"}, false, "", "", []string{"catalogs/1.0.duckdb"}, "hidden by the server's folder listing: readers of format 1.0 fetch catalogs/1.0.duckdb by name", probes},
+		{"a hidden catalog of a development layout", []string{"1.1-dev1.duckdb"}, false, "", "", []string{"catalogs/1.1-dev1.duckdb"}, "readers of format 1.1-dev1", probes},
+		{"a hidden write-ahead log", []string{"0.2.duckdb.wal"}, false, "", "", []string{"catalogs/0.2.duckdb.wal"}, "write-ahead log in catalogs/ hidden by the server's folder listing", probes},
+		{"a hidden catalog of a declared format left out of the run", []string{"1.1.duckdb"}, false, "", "", nil, "", probes},
+		{"a hidden ducklake.duckdb beside a renamed frozen catalog", nil, false, "", "frozen.duckdb", []string{"ducklake.duckdb", "ducklake.duckdb.wal"}, "readers that fall back to ducklake.duckdb by name", probes},
+		{"a listed catalog is checked as listed, not probed", []string{"1.0.duckdb"}, true, "", "", []string{"catalogs/1.0.duckdb"}, "a catalog in the frozen catalog's own format 1.0", -1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, root := smallLake(t)
@@ -56,6 +59,16 @@ func TestHiddenCatalogs(t *testing.T) {
 					writeFile(t, filepath.Join(v, "catalogs", f), "")
 					copyFile(t, filepath.Join(v, "ducklake.duckdb"), filepath.Join(v, "catalogs", f))
 				}
+			}
+			frozen := "ducklake.duckdb"
+			if tc.frozen != "" {
+				frozen = tc.frozen
+				if err := os.Rename(filepath.Join(v, "ducklake.duckdb"), filepath.Join(v, frozen)); err != nil {
+					t.Fatal(err)
+				}
+				editVersion(t, v, func(m map[string]any) { m["catalog"].(map[string]any)["path"] = frozen })
+				copyFile(t, filepath.Join(root, "versions", versionIDs(t, root)[0], "ducklake.duckdb"), filepath.Join(v, "ducklake.duckdb"))
+				writeFile(t, filepath.Join(v, "ducklake.duckdb.wal"), "junk")
 			}
 			var probed atomic.Int64
 			files := http.FileServer(http.Dir(root))
@@ -70,7 +83,7 @@ func TestHiddenCatalogs(t *testing.T) {
 				if !tc.listed && r.URL.Path == "/versions/"+id+"/" {
 					// A hand-written index page that leaves catalogs/ out.
 					w.Header().Set("Content-Type", "text/html; charset=utf-8")
-					fmt.Fprint(w, `<pre><a href="dataset.json">dataset.json</a> <a href="ducklake.duckdb">ducklake.duckdb</a> <a href="files.json">files.json</a> <a href="version.json">version.json</a></pre>`)
+					fmt.Fprintf(w, `<pre><a href="dataset.json">dataset.json</a> <a href="%[1]s">%[1]s</a> <a href="files.json">files.json</a> <a href="version.json">version.json</a></pre>`, frozen)
 					return
 				}
 				files.ServeHTTP(w, r)
@@ -105,7 +118,7 @@ func TestHiddenCatalogs(t *testing.T) {
 					t.Fatalf("findings %+v, want %d about %v", got, len(tc.want), tc.want)
 				}
 				for i, f := range got {
-					key := "versions/" + id + "/catalogs/" + tc.want[i]
+					key := "versions/" + id + "/" + tc.want[i]
 					if tc.want[i] == "" {
 						key = ""
 					}
