@@ -437,6 +437,10 @@ func (c *comparison) run() error {
 		}
 	}
 	c.schemaVersions(sa, sb, common)
+	if c.a.encrypted != c.b.encrypted {
+		// DuckLake passes the data files' keys only when it is 'true'.
+		c.add(Difference{Kind: "schema", Item: "ducklake_metadata encrypted", Reason: "the encrypted option differs (DuckLake reads the files' encryption keys only when it is 'true')", A: c.a.encrypted, B: c.b.encrypted})
+	}
 	c.rep.Snapshots = common
 	if err := c.stats(); err != nil {
 		return err

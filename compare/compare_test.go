@@ -154,6 +154,8 @@ func TestCatalogsFindPlantedDifferences(t *testing.T) {
 			[]want{{"schema", "column main.del (id 1) differs: type"}}},
 		{"snapshot removed", []string{`DELETE FROM ducklake_snapshot WHERE snapshot_id = 5`},
 			[]want{{"snapshot", "snapshot 5 is only in A"}}},
+		{"encrypted option changed", []string{`UPDATE ducklake_metadata SET value = 'true' WHERE key = 'encrypted'`, `INSERT INTO ducklake_metadata SELECT * REPLACE ('encrypted' AS key, 'true' AS value) FROM ducklake_metadata WHERE key = 'version' AND NOT EXISTS (SELECT 1 FROM ducklake_metadata WHERE key = 'encrypted')`},
+			[]want{{"schema", "the encrypted option differs"}}},
 		// DuckLake 1.5.5+ prunes bucket partitions by these values.
 		{"partition value changed", []string{`INSERT INTO ducklake_file_partition_value VALUES (0, 1, 0, '3')`},
 			[]want{{"files", "data file " + delFile + " differs"}}},

@@ -74,6 +74,8 @@ type Reader struct {
 	// cut (about, a replaced cut still counts): past maxRawDeletes it is
 	// cleared (cutCap: maxRawDeletes; tests lower it).
 	cutPositions, cutCap int
+	// encrypted is the global encrypted option of ducklake_metadata.
+	encrypted string
 	// partValues: every data file's partition values (partitionValues).
 	partValues map[int64]string
 	meta       *metaMemo     // metadata answers by epoch (see epochs.go)
@@ -180,6 +182,12 @@ func (r *Reader) init(ctx context.Context, opts ReaderOptions) error {
 	if err != nil {
 		return fmt.Errorf("%w: read format version of %s: %w", ErrIncomparable, r.path, err)
 	}
+	// The encrypted option decides whether DuckLake passes the files'
+	// keys at all: read as the real reader does ("false" when absent).
+	r.encrypted = "false"
+	if v, ok := meta["encrypted"]; ok && v.Valid {
+		r.encrypted = v.String
+	}
 	r.format, err = formats.Detect(stamp, r.layout)
 	if err != nil {
 		return fmt.Errorf("%w: detect format of %s: %w", ErrIncomparable, r.path, err)
@@ -211,11 +219,11 @@ func (r *Reader) scanning(ctx context.Context, scan func() error) error {
 	return duckpool.AllThreads(ctx, r.conn, scan)
 }
 
-// globalMetadata reads the global version and data_path rows of
+// globalMetadata reads the global version, data_path and encrypted rows of
 // ducklake_metadata in one query (the first row of each key, as a
 // single-row read of each takes it).
 func (r *Reader) globalMetadata(ctx context.Context) (metadataRows, error) {
-	rows, err := r.conn.QueryContext(ctx, `SELECT key, value FROM cat.ducklake_metadata WHERE key IN ('version', 'data_path')`+r.globalScope())
+	rows, err := r.conn.QueryContext(ctx, `SELECT key, value FROM cat.ducklake_metadata WHERE key IN ('version', 'data_path', 'encrypted')`+r.globalScope())
 	if err != nil {
 		return nil, err
 	}
