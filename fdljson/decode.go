@@ -17,6 +17,7 @@ type object struct {
 }
 
 func decodeObject(file, path string, raw []byte) (*object, error) {
+	top := path == ""
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || raw[0] != '{' {
 		what := "the file"
@@ -28,6 +29,11 @@ func decodeObject(file, path string, raw []byte) (*object, error) {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return nil, &Error{File: file, Field: path, Err: fmt.Errorf("parse JSON: %w", err)}
+	}
+	if top {
+		if err := checkDuplicateKeys(file, raw); err != nil {
+			return nil, err
+		}
 	}
 	return &object{file: file, path: path, m: m}, nil
 }

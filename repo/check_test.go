@@ -28,6 +28,16 @@ func TestCheckKinds(t *testing.T) {
 			os.Remove(p)
 			writeFile(t, p, `{"fdl": "0.1"}`)
 		}, ErrInvalidVersion, "id: missing"},
+		{"duplicate_key_version_json", func(t *testing.T, root string, ids []string) {
+			// encoding/json would read the last catalog, DuckDB's JSON the first.
+			p := filepath.Join(root, "versions", ids[0], "version.json")
+			data, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			os.Remove(p)
+			writeFile(t, p, strings.Replace(string(data), "{", `{"catalog": {"path": "elsewhere.duckdb"}, `, 1))
+		}, ErrInvalidVersion, `version.json: catalog: duplicate key "catalog"`},
 		{"catalog_sha_mismatch", func(t *testing.T, root string, ids []string) {
 			overwrite(t, filepath.Join(root, "versions", ids[1], "ducklake.duckdb"), 4096, []byte("tampered"))
 		}, ErrDifferences, "sha256"},

@@ -146,3 +146,24 @@ func TestPlanUndeclaredColumn(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckStrictFDLJSON: an fdl.json other readers read differently from
+// encoding/json is invalid input (exit 6), and the error names the file and
+// the field.
+func TestCheckStrictFDLJSON(t *testing.T) {
+	for _, tc := range []struct{ name, json, want string }{
+		{"duplicate_data_dir", `{"fdl":"0.1","data_dir":"elsewhere/","data_dir":"data/","formats":[{"ducklake":"1.0"}]}`, `fdl.json: data_dir: duplicate key "data_dir"`},
+		{"duplicate_nested", `{"fdl":"0.1","formats":[{"ducklake":"1.0","until":"2020-01-01","until":"2099-01-01"}]}`, `fdl.json: formats[0].until: duplicate key "until"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "fdl.json"), []byte(tc.json), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, errOut, code := runAppStderr(t, "check", "--allow-empty", dir)
+			if code != exitInvalid || !strings.Contains(errOut, tc.want) {
+				t.Errorf("check: exit %d, want %d with %q:\n%s", code, exitInvalid, tc.want, errOut)
+			}
+		})
+	}
+}
