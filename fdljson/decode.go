@@ -18,6 +18,11 @@ type object struct {
 
 func decodeObject(file, path string, raw []byte) (*object, error) {
 	top := path == ""
+	if top {
+		if err := checkUTF8(file, raw); err != nil {
+			return nil, err
+		}
+	}
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || raw[0] != '{' {
 		what := "the file"

@@ -8,11 +8,32 @@ import (
 	"io"
 	"regexp"
 	"strconv"
+	"unicode/utf8"
 )
 
 // The checks below reject what encoding/json accepts but other readers of
 // the same file read differently. They run on the whole file, so every
 // nesting level is covered.
+
+// checkUTF8 rejects invalid UTF-8: encoding/json replaces it with U+FFFD,
+// DuckDB's JSON refuses the file.
+func checkUTF8(file string, data []byte) error {
+	if !utf8.Valid(data) {
+		return fieldErr(file, "", "invalid UTF-8 at byte offset %d (FDL files are UTF-8 JSON)", invalidUTF8Offset(data))
+	}
+	return nil
+}
+
+func invalidUTF8Offset(data []byte) int {
+	for i := 0; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && size == 1 {
+			return i
+		}
+		i += size
+	}
+	return len(data)
+}
 
 // checkDuplicateKeys rejects an object key given twice: encoding/json keeps
 // the last value, DuckDB's ->> the first, and its read_json fails. data is

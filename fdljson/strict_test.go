@@ -2,8 +2,10 @@ package fdljson
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // parsers maps each FDL file to its Parse function, so one table covers all.
@@ -84,5 +86,33 @@ func TestParseRejectsDuplicateKeys(t *testing.T) {
 		if err := parsers[file]([]byte(base)); err != nil {
 			t.Errorf("%s: %v", file, err)
 		}
+	}
+}
+
+// TestParseRejectsInvalidUTF8: bytes that are not UTF-8, in a value or a
+// key, make the file invalid: encoding/json would read U+FFFD in their place
+// and DuckDB's JSON refuses the file. The error gives the byte offset.
+func TestParseRejectsInvalidUTF8(t *testing.T) {
+	for _, tc := range []struct {
+		name, file, base, old, bad string
+	}{
+		{"fdl_in_data_dir", "fdl.json", fdlJSON, `"data/"`, "\"dat\xffa/\""},
+		{"fdl_in_ignored_key", "fdl.json", fdlJSON, `"publisher"`, "\"publ\xc3isher\""},
+		{"version_message_overlong", "version.json", versionJSON, `"Add the`, "\"\xc0\xafAdd the"},
+		{"version_surrogate", "version.json", versionJSON, `"example"`, "\"ex\xed\xa0\x80ample\""},
+		{"files_path_truncated", "files.json", filesJSON, `"main/del/b.parquet"`, "\"main/del/b\xe2\x82.parquet\""},
+		{"dataset_title", "dataset.json", datasetJSON, `"Population by town"`, "\"Population by t\xf8wn\""},
+		{"expired_reason", "expired.json", `{"reason": "withdrawn"}`, `"withdrawn"`, "\"withdrawn\x80\""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data := replaceOnce(t, tc.base, tc.old, tc.bad)
+			i := strings.Index(tc.base, tc.old)
+			offset := i + strings.IndexFunc(tc.bad, func(r rune) bool { return r == utf8.RuneError })
+			err := parsers[tc.file](data)
+			want := fmt.Sprintf("%s: invalid UTF-8 at byte offset %d", tc.file, offset)
+			if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), want) {
+				t.Errorf("error = %v, want ErrInvalid containing %q", err, want)
+			}
+		})
 	}
 }

@@ -154,6 +154,7 @@ func TestCheckStrictFDLJSON(t *testing.T) {
 	for _, tc := range []struct{ name, json, want string }{
 		{"duplicate_data_dir", `{"fdl":"0.1","data_dir":"elsewhere/","data_dir":"data/","formats":[{"ducklake":"1.0"}]}`, `fdl.json: data_dir: duplicate key "data_dir"`},
 		{"duplicate_nested", `{"fdl":"0.1","formats":[{"ducklake":"1.0","until":"2020-01-01","until":"2099-01-01"}]}`, `fdl.json: formats[0].until: duplicate key "until"`},
+		{"invalid_utf8", "{\"fdl\":\"0.1\",\"data_dir\":\"d\xe9/\",\"formats\":[{\"ducklake\":\"1.0\"}]}", "fdl.json: invalid UTF-8 at byte offset 26"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
