@@ -21,7 +21,8 @@ const (
 	// source can; a file does not match version.json or its catalog; a
 	// frozen catalog breaks version.json's claims (ducklake.format,
 	// catalog.storage); or a rule is broken (catalogs/ entries, write-ahead
-	// logs, unnamed dataset.json/files.json, until).
+	// logs, unnamed dataset.json/files.json, until, a parent that is not in
+	// the repository).
 	KindDifference Kind = "difference"
 	// KindInvalid: a version's files are missing or invalid.
 	KindInvalid Kind = "invalid"

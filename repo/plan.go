@@ -79,6 +79,10 @@ type VersionPlan struct {
 	// Issues are problems with dataset.json or files.json; they do not stop
 	// the catalogs from being written.
 	Issues []Issue `json:"issues,omitempty"`
+	// ParentIssues are parents (version.json) not in the repository; kept
+	// apart from Issues, which say whether dataset.json and files.json can
+	// be trusted.
+	ParentIssues []Issue `json:"parent_issues,omitempty"`
 	// Violations are entries of the version folder that break the rules
 	// (see Violation); catalogs of undeclared formats are cells instead.
 	Violations []Violation `json:"violations,omitempty"`
@@ -294,6 +298,7 @@ func (r *repository) planVersion(ctx context.Context, v *version, declared []fdl
 			problem, verr = storageClaim(v)
 		}
 		vp.Issues = append(vp.Issues, r.versionIssues(ctx, v)...)
+		vp.ParentIssues = r.parentIssues(ctx, v)
 	}
 	if verr != nil {
 		vp.Error = verr.Error()

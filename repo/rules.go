@@ -19,7 +19,7 @@ func ruleFindings(m *Matrix) []Finding {
 			}
 			out = append(out, Finding{Kind: problemKind(p), Version: vp.ID, Key: vp.Catalog, Detail: vp.Error})
 		}
-		for _, is := range slices.Concat(vp.Issues, vp.Unprobed) {
+		for _, is := range slices.Concat(vp.Issues, vp.Unprobed, vp.ParentIssues) {
 			out = append(out, Finding{Kind: problemKind(is.Problem), Version: vp.ID, Detail: is.Detail})
 		}
 		for _, v := range vp.Violations {

@@ -208,7 +208,7 @@ func printMatrix(w io.Writer, root string, m *repo.Matrix) {
 		if v.Skipped != "" {
 			format = v.Skipped
 		}
-		for _, is := range slices.Concat(v.Issues, v.Unprobed) {
+		for _, is := range slices.Concat(v.Issues, v.Unprobed, v.ParentIssues) {
 			notes = append(notes, fmt.Sprintf("seq %s %s: %s", seq, is.Problem, is.Detail))
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", seq, v.ID, format, strings.Join(cells, "\t"))
