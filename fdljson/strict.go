@@ -1,13 +1,12 @@
 package fdljson
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"regexp"
+	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -36,73 +35,124 @@ func invalidUTF8Offset(data []byte) int {
 }
 
 // checkDuplicateKeys rejects an object key given twice: encoding/json keeps
-// the last value, DuckDB's ->> the first, and its read_json fails. data is
-// valid JSON (json.Unmarshal accepted it).
+// the last value, DuckDB's ->> the first, and its read_json fails. Keys are
+// compared unescaped ("seq" and "s\u0065q" are one key). data must be valid
+// JSON (json.Unmarshal accepted it): the scan relies on it, and is a plain
+// pass over the bytes. On a files.json of 100,000 files (8 MB) it takes
+// 0.05 s, a twentieth of ParseFiles; a walk with json.Decoder.Token took
+// 0.76 s.
 func checkDuplicateKeys(file string, data []byte) error {
-	return walkValue(file, json.NewDecoder(bytes.NewReader(data)), "")
-}
-
-// walkValue reads one JSON value from dec; path is its JSON path.
-func walkValue(file string, dec *json.Decoder, path string) error {
-	tok, err := dec.Token()
-	if err != nil {
-		return syntaxErr(file, path, err)
-	}
-	delim, ok := tok.(json.Delim)
-	if !ok {
-		return nil
-	}
-	switch delim {
-	case '{':
-		seen := map[string]bool{}
-		for dec.More() {
-			tok, err := dec.Token()
-			if err != nil {
-				return syntaxErr(file, path, err)
-			}
-			key, ok := tok.(string)
-			if !ok {
-				return fieldErr(file, path, "parse JSON: want an object key, got %v", tok)
-			}
-			child := joinKey(path, key)
-			if seen[key] {
-				return fieldErr(file, child, "duplicate key %q (readers disagree on which value counts: each key must appear once per object)", key)
-			}
-			seen[key] = true
-			if err := walkValue(file, dec, child); err != nil {
-				return err
-			}
+	var stack []*scope
+	expectKey := false
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		if (c == '}' || c == ']' || c == ',') && len(stack) == 0 {
+			return &Error{File: file, Err: fmt.Errorf("parse JSON: unbalanced %q at byte offset %d", c, i)}
 		}
-	case '[':
-		for i := 0; dec.More(); i++ {
-			if err := walkValue(file, dec, path+"["+strconv.Itoa(i)+"]"); err != nil {
-				return err
+		switch c {
+		case '{':
+			stack = append(stack, &scope{object: true})
+			expectKey = true
+		case '[':
+			stack = append(stack, &scope{})
+			expectKey = false
+		case '}', ']':
+			stack = stack[:len(stack)-1]
+			expectKey = false
+		case ',':
+			top := stack[len(stack)-1]
+			expectKey = top.object
+			if !top.object {
+				top.index++
 			}
+		case ':':
+			expectKey = false
+		case '"':
+			end, escaped := stringEnd(data, i)
+			if expectKey {
+				raw := data[i+1 : end]
+				key := string(raw)
+				if escaped {
+					if err := json.Unmarshal(data[i:end+1], &key); err != nil {
+						return &Error{File: file, Err: fmt.Errorf("parse JSON: %w", err)}
+					}
+				}
+				top := stack[len(stack)-1]
+				if top.seen(key) {
+					top.keys = append(top.keys, key) // the path names it
+					return fieldErr(file, scopePath(stack), "duplicate key %q (readers disagree on which value counts: each key must appear once per object)", key)
+				}
+			}
+			i = end
 		}
-	}
-	if _, err := dec.Token(); err != nil { // the closing delimiter
-		return syntaxErr(file, path, err)
 	}
 	return nil
 }
 
+// scope is an object or array being scanned.
+type scope struct {
+	object bool
+	index  int      // an array's current element
+	keys   []string // an object's keys so far, the last the current one
+	set    map[string]bool
+}
+
+// seen records key and reports whether the object had it already.
+func (s *scope) seen(key string) bool {
+	if s.set != nil {
+		if s.set[key] {
+			return true
+		}
+		s.set[key] = true
+	} else if slices.Contains(s.keys, key) {
+		return true
+	} else if len(s.keys) == 32 { // many keys (files.json's tables): a set
+		s.set = make(map[string]bool, 64)
+		for _, k := range s.keys {
+			s.set[k] = true
+		}
+		s.set[key] = true
+	}
+	s.keys = append(s.keys, key)
+	return false
+}
+
+// stringEnd returns the index of the quote closing the string opening at
+// data[start], and whether it holds a backslash escape.
+func stringEnd(data []byte, start int) (int, bool) {
+	escaped := false
+	for i := start + 1; i < len(data); i++ {
+		switch data[i] {
+		case '\\':
+			escaped = true
+			i++
+		case '"':
+			return i, escaped
+		}
+	}
+	return len(data), escaped
+}
+
+// scopePath names the current key of the innermost object the way the
+// parse errors name fields: catalog.path, formats[0].until, or
+// tables["main.t"] for a key that is not an identifier.
+func scopePath(stack []*scope) string {
+	var b strings.Builder
+	for _, s := range stack {
+		switch {
+		case !s.object:
+			fmt.Fprintf(&b, "[%d]", s.index)
+		case len(s.keys) == 0:
+		case plainKey.MatchString(s.keys[len(s.keys)-1]):
+			if b.Len() > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(s.keys[len(s.keys)-1])
+		default:
+			b.WriteString("[" + strconv.Quote(s.keys[len(s.keys)-1]) + "]")
+		}
+	}
+	return b.String()
+}
+
 var plainKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-
-// joinKey extends a JSON path the way the parse errors name fields:
-// catalog.path, or tables["main.t"] for a key that is not an identifier.
-func joinKey(path, key string) string {
-	if !plainKey.MatchString(key) {
-		return path + "[" + strconv.Quote(key) + "]"
-	}
-	if path == "" {
-		return key
-	}
-	return path + "." + key
-}
-
-func syntaxErr(file, path string, err error) error {
-	if errors.Is(err, io.EOF) {
-		err = io.ErrUnexpectedEOF
-	}
-	return &Error{File: file, Field: path, Err: fmt.Errorf("parse JSON: %w", err)}
-}

@@ -1,8 +1,11 @@
 package fdljson
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -70,6 +73,24 @@ func TestParseRejectsDuplicateKeys(t *testing.T) {
 		{"field_type", "dataset.json", func(t *testing.T) []byte {
 			return replaceOnce(t, datasetJSON, `"type": "int64"`, `"type": "int64", "type": "int32"`)
 		}, `dataset.json: tables[0].fields[1].type: duplicate key "type"`},
+		{"after_tricky_strings", "expired.json", func(*testing.T) []byte {
+			return []byte(`{"note": "a \\\" {\"reason\": 1, [", "x": [[{}], {"reason": ","}], "reason": "expired", "reason": "withdrawn"}`)
+		}, `expired.json: reason: duplicate key "reason"`},
+		{"escaped_quote_key", "expired.json", func(*testing.T) []byte {
+			return []byte(`{"a\"b": 1, "a\u0022b": 2}`)
+		}, `expired.json: ["a\"b"]: duplicate key "a\"b"`},
+		{"many_keys", "expired.json", func(*testing.T) []byte {
+			var b strings.Builder
+			b.WriteString(`{"annotations": {`)
+			for i := range 100 {
+				fmt.Fprintf(&b, `"k%d": %d, `, i, i)
+			}
+			b.WriteString(`"k7": 0}}`)
+			return []byte(b.String())
+		}, `expired.json: annotations.k7: duplicate key "k7"`},
+		{"in_nested_arrays", "expired.json", func(*testing.T) []byte {
+			return []byte(`{"x": [[1, {"a": 1}], [{"a": 1}, {"a": 1, "b": [], "a": 2}]]}`)
+		}, `expired.json: x[1][1].a: duplicate key "a"`},
 		{"reason", "expired.json", func(*testing.T) []byte {
 			return []byte(`{"reason": "withdrawn", "reason": "expired"}`)
 		}, `expired.json: reason: duplicate key "reason"`},
@@ -81,8 +102,9 @@ func TestParseRejectsDuplicateKeys(t *testing.T) {
 			}
 		})
 	}
-	// The same keys in different objects are not duplicates.
-	for file, base := range map[string]string{"fdl.json": fdlJSON, "version.json": versionJSON, "files.json": filesJSON, "dataset.json": datasetJSON, "expired.json": `{"reason": "withdrawn"}`} {
+	// The same keys in different objects, or as values, are not duplicates.
+	for file, base := range map[string]string{"fdl.json": fdlJSON, "version.json": versionJSON, "files.json": filesJSON, "dataset.json": datasetJSON,
+		"expired.json": `{"reason": "withdrawn", "x": {"reason": "reason", "y": [{"reason": 1}, {"reason": "\\\"reason\\\":"}]}, "a\"b": 1, "a\\\"b": 2, "z": [{}, "a", "a", [], "b", "b", {"c": 1}, "c", "c"]}`} {
 		if err := parsers[file]([]byte(base)); err != nil {
 			t.Errorf("%s: %v", file, err)
 		}
@@ -114,5 +136,80 @@ func TestParseRejectsInvalidUTF8(t *testing.T) {
 				t.Errorf("error = %v, want ErrInvalid containing %q", err, want)
 			}
 		})
+	}
+}
+
+// refHasDuplicate is the reference for checkDuplicateKeys: a walk with
+// json.Decoder.Token, which decodes keys itself.
+func refHasDuplicate(t *testing.T, dec *json.Decoder) bool {
+	tok, err := dec.Token()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, ok := tok.(json.Delim)
+	if !ok {
+		return false
+	}
+	dup, seen := false, map[string]bool{}
+	for dec.More() {
+		if d == '{' {
+			k, err := dec.Token()
+			if err != nil {
+				t.Fatal(err)
+			}
+			dup = dup || seen[k.(string)]
+			seen[k.(string)] = true
+		}
+		dup = refHasDuplicate(t, dec) || dup
+	}
+	if _, err := dec.Token(); err != nil {
+		t.Fatal(err)
+	}
+	return dup
+}
+
+// randomJSON makes a JSON value of keys and strings that share text, hold
+// escapes and the characters the scan steers by.
+func randomJSON(r *rand.Rand, depth int) string {
+	strs := []string{`"a"`, `"b"`, `"\u0061"`, `"a\"b"`, `"{"`, `"}"`, `"["`, `","`, `":"`, `"\\"`, `"a\\"`, `"é"`}
+	list := func(n int, item func() string) string {
+		parts := make([]string, n)
+		for i := range parts {
+			parts[i] = item()
+		}
+		return strings.Join(parts, ", ")
+	}
+	switch k := r.IntN(6); {
+	case depth > 4 || k == 0:
+		return strs[r.IntN(len(strs))]
+	case k == 1:
+		return fmt.Sprint(r.IntN(100))
+	case k <= 3:
+		return "{" + list(r.IntN(4), func() string { return strs[r.IntN(len(strs))] + ": " + randomJSON(r, depth+1) }) + "}"
+	default:
+		return "[" + list(r.IntN(4), func() string { return randomJSON(r, depth+1) }) + "]"
+	}
+}
+
+// TestDuplicateKeysMatchesDecoder: the byte scan finds a duplicate exactly
+// when a json.Decoder walk does, on random documents.
+func TestDuplicateKeysMatchesDecoder(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	dups := 0
+	for range 20000 {
+		doc := []byte(`{"root": ` + randomJSON(r, 0) + `}`)
+		if !json.Valid(doc) {
+			t.Fatalf("generated invalid JSON %s", doc)
+		}
+		want := refHasDuplicate(t, json.NewDecoder(bytes.NewReader(doc)))
+		if want {
+			dups++
+		}
+		if got := checkDuplicateKeys("f.json", doc) != nil; got != want {
+			t.Fatalf("%s: duplicate found %v, want %v", doc, got, want)
+		}
+	}
+	if dups == 0 || dups == 20000 {
+		t.Fatalf("%d of 20000 documents have duplicates: the generator tests nothing", dups)
 	}
 }
