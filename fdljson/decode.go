@@ -36,7 +36,7 @@ func decodeObject(file, path string, raw []byte) (*object, error) {
 		return nil, &Error{File: file, Field: path, Err: fmt.Errorf("parse JSON: %w", err)}
 	}
 	if top {
-		if err := checkDuplicateKeys(file, raw); err != nil {
+		if err := checkKeysAndEscapes(file, raw); err != nil {
 			return nil, err
 		}
 	}

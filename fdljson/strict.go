@@ -34,14 +34,16 @@ func invalidUTF8Offset(data []byte) int {
 	return len(data)
 }
 
-// checkDuplicateKeys rejects an object key given twice: encoding/json keeps
+// checkKeysAndEscapes rejects an object key given twice: encoding/json keeps
 // the last value, DuckDB's ->> the first, and its read_json fails. Keys are
-// compared unescaped ("seq" and "s\u0065q" are one key). data must be valid
+// compared unescaped ("seq" and "s\u0065q" are one key). It also rejects a
+// \u escape of half a UTF-16 surrogate pair (a lone \ud800): encoding/json
+// reads U+FFFD, DuckDB refuses the file ("no low surrogate"). data must be valid
 // JSON (json.Unmarshal accepted it): the scan relies on it, and is a plain
 // pass over the bytes. On a files.json of 100,000 files (8 MB) it takes
 // 0.05 s, a twentieth of ParseFiles; a walk with json.Decoder.Token took
 // 0.76 s.
-func checkDuplicateKeys(file string, data []byte) error {
+func checkKeysAndEscapes(file string, data []byte) error {
 	var stack []*scope
 	expectKey := false
 	for i := 0; i < len(data); i++ {
@@ -69,6 +71,11 @@ func checkDuplicateKeys(file string, data []byte) error {
 			expectKey = false
 		case '"':
 			end, escaped := stringEnd(data, i)
+			if escaped {
+				if at := loneSurrogate(data[:end], i+1); at >= 0 {
+					return fieldErr(file, scopePath(stack), "lone UTF-16 surrogate %s at byte offset %d (write the character itself, or a high and low surrogate pair)", data[at:at+6], at)
+				}
+			}
 			if expectKey {
 				raw := data[i+1 : end]
 				key := string(raw)
@@ -131,6 +138,54 @@ func stringEnd(data []byte, start int) (int, bool) {
 		}
 	}
 	return len(data), escaped
+}
+
+// loneSurrogate returns the offset of the first \u escape in data[from:]
+// that is half a surrogate pair without its other half, or -1. data ends
+// before the string's closing quote.
+func loneSurrogate(data []byte, from int) int {
+	for i := from; i < len(data); i++ {
+		if data[i] != '\\' {
+			continue
+		}
+		if data[i+1] != 'u' {
+			i++ // a one-character escape
+			continue
+		}
+		r := hex4(data[i+2 : i+6])
+		switch {
+		case r >= 0xdc00 && r <= 0xdfff:
+			return i
+		case r >= 0xd800 && r <= 0xdbff:
+			if i+12 > len(data) || data[i+6] != '\\' || data[i+7] != 'u' {
+				return i
+			}
+			if low := hex4(data[i+8 : i+12]); low < 0xdc00 || low > 0xdfff {
+				return i
+			}
+			i += 11
+		default:
+			i += 5
+		}
+	}
+	return -1
+}
+
+// hex4 reads four hex digits (valid JSON guarantees them).
+func hex4(b []byte) rune {
+	var r rune
+	for _, c := range b {
+		r <<= 4
+		switch {
+		case c >= '0' && c <= '9':
+			r |= rune(c - '0')
+		case c >= 'a' && c <= 'f':
+			r |= rune(c - 'a' + 10)
+		case c >= 'A' && c <= 'F':
+			r |= rune(c - 'A' + 10)
+		}
+	}
+	return r
 }
 
 // scopePath names the current key of the innermost object the way the

@@ -139,7 +139,7 @@ func TestParseRejectsInvalidUTF8(t *testing.T) {
 	}
 }
 
-// refHasDuplicate is the reference for checkDuplicateKeys: a walk with
+// refHasDuplicate is the reference for checkKeysAndEscapes: a walk with
 // json.Decoder.Token, which decodes keys itself.
 func refHasDuplicate(t *testing.T, dec *json.Decoder) bool {
 	tok, err := dec.Token()
@@ -205,11 +205,38 @@ func TestDuplicateKeysMatchesDecoder(t *testing.T) {
 		if want {
 			dups++
 		}
-		if got := checkDuplicateKeys("f.json", doc) != nil; got != want {
+		if got := checkKeysAndEscapes("f.json", doc) != nil; got != want {
 			t.Fatalf("%s: duplicate found %v, want %v", doc, got, want)
 		}
 	}
 	if dups == 0 || dups == 20000 {
 		t.Fatalf("%d of 20000 documents have duplicates: the generator tests nothing", dups)
+	}
+}
+
+// TestParseRejectsLoneSurrogates: a \u escape of half a UTF-16 surrogate
+// pair is invalid: encoding/json reads U+FFFD, DuckDB refuses the file
+// ("no low surrogate in string"; json_valid is false for each case below).
+func TestParseRejectsLoneSurrogates(t *testing.T) {
+	for _, tc := range []struct{ name, json, want string }{
+		{"high", `{"reason": "withdrawn", "note": "\ud800"}`, `expired.json: note: lone UTF-16 surrogate \ud800 at byte offset 33`},
+		{"low", `{"note": "ab\uDC00"}`, `expired.json: note: lone UTF-16 surrogate \uDC00 at byte offset 12`},
+		{"high_then_letter", `{"x": [1, "\ud800\u0041"]}`, `expired.json: x[1]: lone UTF-16 surrogate \ud800 at byte offset 11`},
+		{"high_then_high", `{"x": {"y": "\ud800\ud800"}}`, `expired.json: x.y: lone UTF-16 surrogate \ud800 at byte offset 13`},
+		{"high_at_end", `{"x": "\n\ud83d"}`, `lone UTF-16 surrogate \ud83d at byte offset 9`},
+		{"in_a_key", `{"\udfff": 1}`, `lone UTF-16 surrogate \udfff at byte offset 2`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseExpired("expired.json", []byte(tc.json))
+			if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error = %v, want ErrInvalid containing %q", err, tc.want)
+			}
+		})
+	}
+	// Pairs, and text that only looks like an escape, are fine.
+	for _, doc := range []string{`{"a": "\ud83d\ude00"}`, `{"a": "\uD83D\uDE00x"}`, `{"a": "\\ud800"}`, `{"a": "\\\ud83d\ude00\""}`, `{"\ud83d\ude00": "\u00e9\n"}`} {
+		if _, err := ParseExpired("expired.json", []byte(doc)); err != nil {
+			t.Errorf("%s: %v", doc, err)
+		}
 	}
 }
