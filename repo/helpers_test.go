@@ -76,3 +76,17 @@ func demoRepo(ctx context.Context, t *testing.T) (string, *local.Store) {
 	}
 	return root, st
 }
+
+// nonWarnings is a check report's findings other than warnings (none for
+// a nil report).
+func nonWarnings(rep *CheckReport) []Finding {
+	var out []Finding
+	if rep != nil {
+		for _, f := range rep.Findings {
+			if f.Kind != KindWarning {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}

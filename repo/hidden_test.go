@@ -94,14 +94,7 @@ func TestHiddenCatalogs(t *testing.T) {
 				t.Fatal(err)
 			}
 			rep, err := Check(ctx, site, Options{Versions: []string{"3"}, Formats: []string{"1.0"}, Jobs: 2, Cache: t.TempDir()})
-			var got []Finding
-			if rep != nil {
-				for _, f := range rep.Findings {
-					if f.Kind != KindWarning {
-						got = append(got, f)
-					}
-				}
-			}
+			got := nonWarnings(rep)
 			if len(tc.want) == 0 {
 				if err != nil {
 					t.Fatalf("Check = %v (%+v), want nil", err, got)

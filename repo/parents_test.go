@@ -2,7 +2,6 @@ package repo
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -36,26 +35,11 @@ func (s *hidingStore) List(ctx context.Context, prefix string) ([]store.ObjectIn
 	return out, nil
 }
 
-// setParents rewrites a version.json's parents (version.json is hashed by
-// nothing, so the rest of the version still matches).
+// setParents rewrites a version.json's parents (editVersion; the rest of
+// the version still matches).
 func setParents(t *testing.T, root, id string, parents ...string) {
 	t.Helper()
-	p := filepath.Join(root, "versions", id, "version.json")
-	data, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(data, &m); err != nil {
-		t.Fatal(err)
-	}
-	m["parents"] = parents
-	out, err := json.Marshal(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.Remove(p)
-	writeFile(t, p, string(out))
+	editVersion(t, filepath.Join(root, "versions", id), func(m map[string]any) { m["parents"] = parents })
 }
 
 // TestCheckParents: a parent in version.json that is not in the repository

@@ -66,14 +66,7 @@ func TestStrayCatalogFiles(t *testing.T) {
 			}
 			rep, err := Check(ctx, st, Options{Formats: []string{"1.0"}, Versions: []string{"3"},
 				DataPath: filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes", "data"), Cache: t.TempDir()})
-			var got []Finding
-			if rep != nil {
-				for _, f := range rep.Findings {
-					if f.Kind != KindWarning {
-						got = append(got, f)
-					}
-				}
-			}
+			got := nonWarnings(rep)
 			if len(tc.want) == 0 {
 				if err != nil {
 					t.Fatalf("Check = %v (%+v), want nil", err, got)
