@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/fdl-formats/fdl-formats/formats"
 	"os"
 	"slices"
 	"strconv"
@@ -290,7 +291,9 @@ func (r *Reader) deletedPositions(ctx context.Context, t Table, f DataFile, snap
 		pos = slices.Clip(cached)
 	}
 	inl := fmt.Sprintf("ducklake_inlined_delete_%d", t.ID)
-	if _, ok := r.dynamic[inl]; ok && !r.empty(inl) {
+	// Formats before 0.4 have no inlined deletions: their DuckLake never
+	// reads such a table (DuckDB 1.3/1.4), so neither does this reader.
+	if _, ok := r.dynamic[inl]; ok && r.format.Has(formats.CapInlinedDeletes) && !r.empty(inl) {
 		q := fmt.Sprintf(`SELECT row_id FROM cat.%s WHERE file_id = %d AND begin_snapshot <= %d`, inl, f.ID, snap)
 		more, err := r.int64s(ctx, q)
 		if err != nil {
@@ -330,7 +333,10 @@ func (r *Reader) parquetDeletes(ctx context.Context, d *DeleteFile, snap int64) 
 		}
 		r.rawDeletes.put(d.Path, before, raw)
 	}
-	if raw.snaps == nil {
+	// Formats before 0.4 have no partial deletion files: their DuckLake
+	// (DuckDB 1.3/1.4) reads only the positions of a 3-column delete file
+	// and deletes every one of them, whatever snapshot it names.
+	if raw.snaps == nil || !r.format.Has(formats.CapPartialDeleteFiles) {
 		return slices.Clip(raw.pos), nil
 	}
 	// A partial deletion file: the positions deleted at snap or before.
