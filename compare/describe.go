@@ -268,6 +268,10 @@ func (r *Reader) fileEntries(ctx context.Context, t Table, snap int64, onDisk fu
 	if err != nil {
 		return nil, nil, err
 	}
+	parts, err := r.partitionValues(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
 	e := entries{}
 	positions := map[string][]int64{}
 	for _, f := range files {
@@ -285,10 +289,6 @@ func (r *Reader) fileEntries(ctx context.Context, t Table, snap int64, onDisk fu
 			if err := onDisk(d.Path, d.SizeBytes, d.FooterSize, d.Format); err != nil {
 				return nil, nil, fmt.Errorf("delete file %s of %s at snapshot %d in %s: %w", d.Path, t.FullName(), snap, r.path, err)
 			}
-		}
-		parts, err := r.partitionValues(ctx)
-		if err != nil {
-			return nil, nil, err
 		}
 		e["data file "+key] = fmt.Sprintf("size=%d records=%d footer=%s row_id_start=%s mapping=%s partition_values=%s",
 			f.SizeBytes, f.RecordCount, optInt(f.FooterSize), optInt(f.RowIDStart), mapping, parts[f.ID])

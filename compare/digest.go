@@ -977,25 +977,15 @@ func (d RowDiff) String() string {
 	return b.String()
 }
 
-// HintFrom records, for every data file of a catalog, the positions that
-// any of its delete files deletes at any snapshot. Given the newest version
-// of a repository (whose history holds every older one's), the first scan
-// of each data file then keeps the hashes of every row a version ever
-// deletes, and every delete state of every version is a sum of kept hashes:
-// no proof reads a file again for its deleted rows. Hints only save reads;
-// a file they miss is read again.
-func (d *Digests) HintFrom(ctx context.Context, catalog, dataPath string) error {
-	r, err := Open(ctx, catalog, ReaderOptions{DataPath: dataPath})
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	return d.HintFromReader(ctx, r)
-}
-
-// HintFromReader is HintFrom with a reader of the catalog the caller holds
-// open (and closes), such as the one that listed its files to fetch them:
-// the catalog is then opened once for both.
+// HintFromReader records, for every data file of the catalog r reads, the
+// positions that any of its delete files deletes at any snapshot. Given the
+// newest version of a repository (whose history holds every older one's),
+// the first scan of each data file then keeps the hashes of every row a
+// version ever deletes, and every delete state of every version is a sum of
+// kept hashes: no proof reads a file again for its deleted rows. Hints only
+// save reads; a file they miss is read again. The caller holds r open (and
+// closes it), such as the reader that listed the catalog's files to fetch
+// them: the catalog is then opened once for both.
 func (d *Digests) HintFromReader(ctx context.Context, r *Reader) error {
 	catalog := r.path
 	snaps, err := r.Snapshots(ctx)
@@ -1026,10 +1016,7 @@ func (d *Digests) HintFromReader(ctx context.Context, r *Reader) error {
 			case "parquet":
 				pos, err = r.parquetDeletes(ctx, &del.file, math.MaxInt64) // sorted, shared
 			case "puffin":
-				if pos, err = puffinDeletes(del.file.Path, math.MaxInt64); err == nil {
-					slices.Sort(pos)
-					pos = slices.Compact(pos)
-				}
+				pos, err = puffinDeletes(del.file.Path, math.MaxInt64) // a bitmap's: sorted, unique
 			default:
 				continue
 			}

@@ -5,13 +5,13 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"github.com/fdl-formats/fdl-formats/formats"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/internal/parquetsql"
 )
 
@@ -276,10 +276,7 @@ func (r *Reader) deletedPositions(ctx context.Context, t Table, f DataFile, snap
 			case "parquet":
 				cached, err = r.parquetDeletes(ctx, d, snap) // sorted, shared
 			case "puffin":
-				if cached, err = puffinDeletes(d.Path, snap); err == nil {
-					slices.Sort(cached)
-					cached = slices.Compact(cached)
-				}
+				cached, err = puffinDeletes(d.Path, snap) // a bitmap's: sorted, unique
 			default:
 				err = &UnsupportedError{What: fmt.Sprintf("delete file format %q", d.Format)}
 			}

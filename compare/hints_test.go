@@ -40,7 +40,7 @@ func TestHintsSaveDeletedRowReads(t *testing.T) {
 				shared.hintCap = tc.cap
 			}
 			if tc.hints {
-				if err := shared.HintFrom(ctx, cats[len(cats)-1], data); err != nil {
+				if err := hintFrom(ctx, shared, cats[len(cats)-1], data); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -69,4 +69,14 @@ func TestHintsSaveDeletedRowReads(t *testing.T) {
 			t.Logf("%s: %d reads of older files", tc.name, rereads)
 		})
 	}
+}
+
+// hintFrom opens a catalog and gives d its delete hints (HintFromReader).
+func hintFrom(ctx context.Context, d *Digests, catalog, dataPath string) error {
+	r, err := Open(ctx, catalog, ReaderOptions{DataPath: dataPath})
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	return d.HintFromReader(ctx, r)
 }

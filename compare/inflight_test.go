@@ -66,7 +66,7 @@ func TestConcurrentComparisonsReadSharedFilesOnce(t *testing.T) {
 			ctx := context.Background()
 			shared := NewDigests(nil)
 			if tc.hints {
-				if err := shared.HintFrom(ctx, cats[len(cats)-1], data); err != nil {
+				if err := hintFrom(ctx, shared, cats[len(cats)-1], data); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -158,7 +158,7 @@ func TestWaiterReadsWhatTheOwnerDidNotRead(t *testing.T) {
 			}
 			shared := NewDigests(nil)
 			if tc.hints {
-				if err := shared.HintFrom(context.Background(), cats[len(cats)-1], data); err != nil {
+				if err := hintFrom(context.Background(), shared, cats[len(cats)-1], data); err != nil {
 					t.Fatal(err)
 				}
 			}

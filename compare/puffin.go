@@ -135,6 +135,7 @@ func decodeDV(b []byte) (*roaring64.Bitmap, error) {
 	return bm, nil
 }
 
+// bitmapPositions lists a bitmap's positions, sorted and unique.
 func bitmapPositions(bm *roaring64.Bitmap) []int64 {
 	out := make([]int64, 0, bm.GetCardinality())
 	it := bm.Iterator()

@@ -211,7 +211,7 @@ func TestRowHashCapFallbacks(t *testing.T) {
 				shared.rowCap = tc.cap
 			}
 			if tc.hints {
-				if err := shared.HintFrom(ctx, newest, data); err != nil {
+				if err := hintFrom(ctx, shared, newest, data); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -55,10 +55,7 @@ func (s *Source) reader(ctx context.Context, a string, opts ReaderOptions) (r *R
 func (s *Source) Reader(ctx context.Context, catalog string, opts ReaderOptions) (r *Reader, done func() error, err error) {
 	r, own, err := s.reader(ctx, catalog, opts)
 	if err != nil {
-		if own && r != nil {
-			r.Close()
-		}
-		return nil, nil, err
+		return nil, nil, err // Open closes what it opened
 	}
 	if own {
 		return r, r.Close, nil

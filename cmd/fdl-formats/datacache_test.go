@@ -42,18 +42,7 @@ func TestDataCacheBounded(t *testing.T) {
 	}
 	root := backfilledLake(t)
 	url := webtest.Serve(t, root, webtest.Options{Validators: webtest.ETag}) + "/lake"
-	cacheDir := t.TempDir()
-	stale := filepath.Join(cacheDir, "objects", "0123456789abcdef", "data", "old.parquet")
-	if err := os.MkdirAll(filepath.Dir(stale), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(stale, make([]byte, 4096), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	old := time.Now().Add(-48 * time.Hour)
-	if err := os.Chtimes(stale, old, old); err != nil {
-		t.Fatal(err)
-	}
+	cacheDir, stale := cacheWithStaleFile(t)
 	args := []string{"--cache=" + cacheDir, "--data-cache-max=1B", url}
 	rep, errOut, code := checkReport(t, args...)
 	if code != exitOK || rep.Transfer.DataFiles == 0 {
@@ -90,8 +79,21 @@ func TestDataCacheUnlimited(t *testing.T) {
 	}
 	root := backfilledLake(t)
 	url := webtest.Serve(t, root, webtest.Options{Validators: webtest.ETag}) + "/lake"
-	cacheDir := t.TempDir()
-	stale := filepath.Join(cacheDir, "objects", "0123456789abcdef", "data", "old.parquet")
+	cacheDir, stale := cacheWithStaleFile(t)
+	if rep, errOut, code := checkReport(t, "--cache="+cacheDir, "--data-cache-max=unlimited", url); code != exitOK || rep.Transfer.DataFiles == 0 {
+		t.Fatalf("check: exit %d\n%s", code, errOut)
+	}
+	if _, err := os.Stat(stale); err != nil {
+		t.Errorf("an unlimited data cache lost a file: %v", err)
+	}
+}
+
+// cacheWithStaleFile is a cache folder holding one file of another
+// repository's mirror, last used two days ago.
+func cacheWithStaleFile(t *testing.T) (cacheDir, stale string) {
+	t.Helper()
+	cacheDir = t.TempDir()
+	stale = filepath.Join(cacheDir, "objects", "0123456789abcdef", "data", "old.parquet")
 	if err := os.MkdirAll(filepath.Dir(stale), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -102,10 +104,5 @@ func TestDataCacheUnlimited(t *testing.T) {
 	if err := os.Chtimes(stale, old, old); err != nil {
 		t.Fatal(err)
 	}
-	if rep, errOut, code := checkReport(t, "--cache="+cacheDir, "--data-cache-max=unlimited", url); code != exitOK || rep.Transfer.DataFiles == 0 {
-		t.Fatalf("check: exit %d\n%s", code, errOut)
-	}
-	if _, err := os.Stat(stale); err != nil {
-		t.Errorf("an unlimited data cache lost a file: %v", err)
-	}
+	return cacheDir, stale
 }

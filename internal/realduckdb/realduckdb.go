@@ -17,6 +17,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/fdl-formats/fdl-formats/internal/testbin"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -130,32 +131,16 @@ func Build(ctx context.Context, rel Release) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("build the DuckDB %s probe: %w", rel.DuckDB, err)
 	}
-	cache, err := os.UserCacheDir()
+	bin, err := testbin.Cached(filepath.Join("realduckdb", rel.Module+"-"+key), "probe", func(dir string) error {
+		cmd := exec.CommandContext(ctx, goBin, "build", "-o", filepath.Join(dir, "probe"), ".")
+		cmd.Dir = src
+		cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=readonly -buildvcs=false", "CGO_ENABLED=1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("%s, %s: %w\n%s", src, rel.Binding, err, out)
+		}
+		return nil
+	})
 	if err != nil {
-		cache = os.TempDir()
-	}
-	dir := filepath.Join(cache, "fdl-formats-test", "realduckdb", rel.Module+"-"+key)
-	bin := filepath.Join(dir, "probe")
-	if st, err := os.Stat(bin); err == nil && st.Mode().IsRegular() {
-		return bin, nil
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	// Build beside and rename: a concurrent test binary never runs a
-	// half-written file.
-	tmp, err := os.MkdirTemp(dir, "build-")
-	if err != nil {
-		return "", err
-	}
-	defer os.RemoveAll(tmp)
-	cmd := exec.CommandContext(ctx, goBin, "build", "-o", filepath.Join(tmp, "probe"), ".")
-	cmd.Dir = src
-	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=readonly -buildvcs=false", "CGO_ENABLED=1")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("build the DuckDB %s probe (%s, %s): %w\n%s", rel.DuckDB, src, rel.Binding, err, out)
-	}
-	if err := os.Rename(filepath.Join(tmp, "probe"), bin); err != nil {
 		return "", fmt.Errorf("build the DuckDB %s probe: %w", rel.DuckDB, err)
 	}
 	return bin, nil

@@ -9,6 +9,7 @@ package s3test
 import (
 	"context"
 	"fmt"
+	"github.com/fdl-formats/fdl-formats/internal/testbin"
 	"net"
 	"os"
 	"os/exec"
@@ -46,39 +47,19 @@ func build() (string, error) {
 	if p := os.Getenv("FDL_VERSITYGW"); p != "" {
 		return p, nil
 	}
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		cache = os.TempDir()
-	}
-	dir := filepath.Join(cache, "fdl-formats-test", "versitygw-"+Version)
-	bin := filepath.Join(dir, "versitygw")
-	if st, err := os.Stat(bin); err == nil && st.Mode().IsRegular() {
-		return bin, nil
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	// Build into a private folder and rename, so that concurrent test
-	// binaries never run a half-written file.
-	tmp, err := os.MkdirTemp(dir, "build-")
-	if err != nil {
-		return "", err
-	}
-	defer os.RemoveAll(tmp)
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		return "", fmt.Errorf("build versitygw: no go command on PATH (or set FDL_VERSITYGW): %w", err)
-	}
-	cmd := exec.Command(goBin, "install", Module+"@"+Version)
-	cmd.Dir = tmp
-	cmd.Env = append(os.Environ(), "GOBIN="+tmp, "GOWORK=off", "GOFLAGS=-buildvcs=false", "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("build %s@%s: %w\n%s", Module, Version, err, out)
-	}
-	if err := os.Rename(filepath.Join(tmp, "versitygw"), bin); err != nil {
-		return "", err
-	}
-	return bin, nil
+	return testbin.Cached("versitygw-"+Version, "versitygw", func(dir string) error {
+		goBin, err := exec.LookPath("go")
+		if err != nil {
+			return fmt.Errorf("build versitygw: no go command on PATH (or set FDL_VERSITYGW): %w", err)
+		}
+		cmd := exec.Command(goBin, "install", Module+"@"+Version)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GOBIN="+dir, "GOWORK=off", "GOFLAGS=-buildvcs=false", "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("build %s@%s: %w\n%s", Module, Version, err, out)
+		}
+		return nil
+	})
 }
 
 // Server is a running versitygw.
