@@ -9,7 +9,8 @@ import (
 	"path"
 	"slices"
 	"strings"
-	"sync"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/fdl-formats/fdl-formats/fdljson"
 	"github.com/fdl-formats/fdl-formats/formats"
@@ -200,26 +201,22 @@ func (r *repository) hiddenCatalogs(ctx context.Context, v *version, run []fdljs
 		}
 	}
 	found := make([]bool, len(names))
-	errs := make([]error, len(names))
-	sem := make(chan struct{}, probeJobs)
-	var wg sync.WaitGroup
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(probeJobs)
 	for i, name := range names {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
+		g.Go(func() error {
 			key := v.prefix() + name
-			_, err := r.st.Stat(ctx, key)
+			_, err := r.st.Stat(gctx, key)
 			switch {
 			case err == nil:
 				found[i] = true
 			case !errors.Is(err, fs.ErrNotExist):
-				errs[i] = fmt.Errorf("probe %s, which the server's listing does not show: %w", key, err)
+				return fmt.Errorf("probe %s, which the server's listing does not show: %w", key, err)
 			}
-		}()
+			return nil
+		})
 	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	if err := g.Wait(); err != nil {
 		return nil, err
 	}
 	var out []Violation
@@ -230,6 +227,8 @@ func (r *repository) hiddenCatalogs(ctx context.Context, v *version, run []fdljs
 		key := v.prefix() + name
 		name, inCatalogs := strings.CutPrefix(name, "catalogs/")
 		switch format, isCatalog := strings.CutSuffix(name, ".duckdb"); {
+		case !inCatalogs && strings.HasSuffix(name, ".wal"):
+			out = append(out, Violation{key, fmt.Sprintf("a DuckDB write-ahead log hidden by the server's folder listing beside %s, which version.json does not name (it names %s): readers that fall back to %s by name fetch it and DuckDB replays it, so they would see changes that were never proved; remove it", fallbackCatalog, v.meta.Catalog.Path, fallbackCatalog)})
 		case !inCatalogs:
 			out = append(out, Violation{key, fmt.Sprintf("a DuckDB file hidden by the server's folder listing, not the frozen catalog (version.json names %s): readers that fall back to %s by name, as the spec's layout has them, fetch it (DuckDB replays a .wal beside it), and it is never hashed or proved; remove it", v.meta.Catalog.Path, fallbackCatalog)})
 		case isCatalog:

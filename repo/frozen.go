@@ -94,12 +94,11 @@ func (f *frozenCopies) catalog(ctx context.Context, v *version) (string, Problem
 // repository's data path (ensureData: a remote store's into the cache), once
 // per copy; a failure is not kept, except an *OutsideError (files outside
 // data_dir), returned to every user. The copy must have been made (catalog).
-// list, when not nil, lists the copy's files through a reader its caller
-// holds open (the content pass, or a cell's compare.Source), called only
-// if the files are not fetched yet: the copy's list is read once, for
-// every store; nil opens the copy to list them.
+// list lists the copy's files through a reader its caller holds open (the
+// content pass, or a cell's compare.Source), called only if the files are
+// not fetched yet: the copy's list is read once, for every store.
 func (f *frozenCopies) fetch(ctx context.Context, v *version, list fileLister) error {
-	fc, src, _, err := f.copyOf(ctx, v)
+	fc, _, _, err := f.copyOf(ctx, v)
 	if err != nil {
 		return err
 	}
@@ -107,11 +106,6 @@ func (f *frozenCopies) fetch(ctx context.Context, v *version, list fileLister) e
 	defer fc.mu.Unlock()
 	if !fc.ready {
 		key := v.prefix() + v.meta.Catalog.Path
-		if list == nil {
-			list = func(ctx context.Context) ([]compare.StoredFile, string, error) {
-				return f.r.storedFiles(ctx, src, key, nil)
-			}
-		}
 		listed, err := f.r.ensureListed(ctx, list, key, false)
 		var oe *OutsideError
 		if err != nil && !(errors.As(err, &oe) && oe.Other == nil) {
