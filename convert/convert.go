@@ -422,7 +422,7 @@ func write(ctx context.Context, conn *sql.Conn, w *work, opts Options, target *f
 	// Plain copies, planned without the optimizer (optimizerOff): it is
 	// back on before the commit and checkpoint; a failure leaves the
 	// conversion, whose connection goes with it.
-	stmts = append(append([]namedStmt{{"plan without the optimizer", optimizerOff}}, stmts...), namedStmt{"plan with the optimizer", optimizerOn})
+	stmts = withoutOptimizer(stmts)
 	if err := execInTransaction(ctx, conn, stmts); err != nil {
 		return err
 	}

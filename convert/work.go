@@ -429,21 +429,26 @@ const (
 	optimizerOn  = "PRAGMA enable_optimizer"
 )
 
+// withoutOptimizer brackets statements of plain copies with optimizerOff
+// and optimizerOn.
+func withoutOptimizer(stmts []namedStmt) []namedStmt {
+	return slices.Concat([]namedStmt{{"plan without the optimizer", optimizerOff}}, stmts, []namedStmt{{"plan with the optimizer", optimizerOn}})
+}
+
 // copyIn copies the source's DuckLake tables (from openSource) into the
 // working database, keeping column types and row order. The copies are
-// made in one transaction, sent as one string (execInTransaction, which
-// names the table whose copy failed): a statement and a commit each cost
-// about a third more CPU (issue 9); and planned without the optimizer
-// (optimizerOff).
+// made in one transaction, the copies sent as one batch
+// (execInTransaction, which names the table whose copy failed, and runs
+// them one by one only when the batch fails), planned without the
+// optimizer (withoutOptimizer).
 func (w *work) copyIn(ctx context.Context, tables []table) error {
-	stmts := make([]namedStmt, 0, len(tables)+2)
-	stmts = append(stmts, namedStmt{what: "plan without the optimizer", sql: optimizerOff})
+	stmts := make([]namedStmt, 0, len(tables))
 	copied := make([]table, 0, len(tables))
 	for _, t := range tables {
 		stmts = append(stmts, namedStmt{what: fmt.Sprintf("copy table %s.%s", w.schema, t.name), sql: w.copySQL(t.name)})
 		copied = append(copied, table{schema: "main", name: t.name, columns: t.columns})
 	}
-	stmts = append(stmts, namedStmt{what: "plan with the optimizer", sql: optimizerOn})
+	stmts = withoutOptimizer(stmts)
 	if _, err := w.conn.ExecContext(ctx, "BEGIN TRANSACTION"); err != nil {
 		return fmt.Errorf("copy the DuckLake tables: %w", err)
 	}
