@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/datapath"
 	"github.com/fdl-formats/fdl-formats/internal/duckpool"
 	"github.com/fdl-formats/fdl-formats/internal/faults"
 )
@@ -526,21 +527,7 @@ func (r *Reader) tableDir(sPath sql.NullString, sRel sql.NullBool, tPath sql.Nul
 	if !r.format.Has(formats.CapTablePaths) {
 		return r.dataPath, true
 	}
-	dir, relative = r.dataPath, true
-	for _, part := range []struct {
-		path sql.NullString
-		rel  sql.NullBool
-	}{{sPath, sRel}, {tPath, tRel}} {
-		if !part.path.Valid {
-			continue
-		}
-		if !part.rel.Valid || part.rel.Bool {
-			dir += part.path.String
-		} else {
-			dir, relative = part.path.String, false
-		}
-	}
-	return dir, relative
+	return datapath.Join(r.dataPath, datapath.Folder{Path: sPath, Relative: sRel}, datapath.Folder{Path: tPath, Relative: tRel})
 }
 
 // Table finds a table by "schema.table" (or a bare name in any schema) at a snapshot.

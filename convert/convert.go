@@ -277,17 +277,9 @@ func (r *run) filesOutsideDataPath() ([]string, error) {
 			return nil, fmt.Errorf("list the data and delete files: %w", err)
 		}
 		// NULL path_is_relative reads as relative, as DuckLake and
-		// compare read it; a folder left NULL adds nothing.
-		relative, joined := !rel.Valid || rel.Bool, ""
-		for _, d := range []struct {
-			path sql.NullString
-			rel  sql.NullBool
-		}{{sPath, sRel}, {tPath, tRel}} {
-			if d.path.Valid {
-				relative = relative && (!d.rel.Valid || d.rel.Bool)
-				joined += d.path.String
-			}
-		}
+		// compare read it.
+		joined, foldersRelative := datapath.Join("", datapath.Folder{Path: sPath, Relative: sRel}, datapath.Folder{Path: tPath, Relative: tRel})
+		relative := (!rel.Valid || rel.Bool) && foldersRelative
 		if _, why := datapath.Under(relative, joined+stored); why != "" {
 			out = append(out, fmt.Sprintf("%s %s: %s", kind, stored, why))
 		}

@@ -6,6 +6,7 @@
 package datapath
 
 import (
+	"database/sql"
 	"path"
 	"path/filepath"
 	"strings"
@@ -42,6 +43,34 @@ func Under(relative bool, rel string) (clean, reason string) {
 		}
 	}
 	return path.Clean(rel), ""
+}
+
+// Folder is a schema's or table's folder as a catalog records it (its
+// path and path_is_relative columns).
+type Folder struct {
+	Path     sql.NullString
+	Relative sql.NullBool
+}
+
+// Join resolves a table's folder from the data path (base) and the folders
+// recorded for its schema and table, in that order: a NULL folder adds
+// nothing, one recorded relative (or with a NULL path_is_relative, which
+// DuckLake reads as relative) is appended, and one recorded by absolute
+// path replaces what came before. relative tells whether every folder
+// given was relative.
+func Join(base string, folders ...Folder) (dir string, relative bool) {
+	dir, relative = base, true
+	for _, f := range folders {
+		if !f.Path.Valid {
+			continue
+		}
+		if !f.Relative.Valid || f.Relative.Bool {
+			dir += f.Path.String
+		} else {
+			dir, relative = f.Path.String, false
+		}
+	}
+	return dir, relative
 }
 
 // FolderJoins is the SQL that joins a data or delete file row f (FROM

@@ -1,6 +1,9 @@
 package datapath
 
-import "testing"
+import (
+	"database/sql"
+	"testing"
+)
 
 func TestUnder(t *testing.T) {
 	for _, tc := range []struct {
@@ -23,6 +26,29 @@ func TestUnder(t *testing.T) {
 		clean, why := Under(tc.relative, tc.rel)
 		if clean != tc.clean || why != tc.why {
 			t.Errorf("Under(%t, %q) = %q, %q; want %q, %q", tc.relative, tc.rel, clean, why, tc.clean, tc.why)
+		}
+	}
+}
+
+func TestJoin(t *testing.T) {
+	str := func(s string) sql.NullString { return sql.NullString{String: s, Valid: true} }
+	yes, no := sql.NullBool{Bool: true, Valid: true}, sql.NullBool{Bool: false, Valid: true}
+	for _, tc := range []struct {
+		name     string
+		folders  []Folder
+		dir      string
+		relative bool
+	}{
+		{"no folders", nil, "data/", true},
+		{"NULL folders add nothing", []Folder{{}, {}}, "data/", true},
+		{"relative schema and table", []Folder{{str("main/"), yes}, {str("t/"), yes}}, "data/main/t/", true},
+		{"NULL path_is_relative reads as relative", []Folder{{str("main/"), sql.NullBool{}}, {str("t/"), yes}}, "data/main/t/", true},
+		{"absolute table replaces", []Folder{{str("main/"), yes}, {str("/elsewhere/t/"), no}}, "/elsewhere/t/", false},
+		{"absolute schema, relative table", []Folder{{str("/elsewhere/"), no}, {str("t/"), yes}}, "/elsewhere/t/", false},
+	} {
+		dir, relative := Join("data/", tc.folders...)
+		if dir != tc.dir || relative != tc.relative {
+			t.Errorf("%s: Join = %q, %t; want %q, %t", tc.name, dir, relative, tc.dir, tc.relative)
 		}
 	}
 }
