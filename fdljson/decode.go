@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/fdl-formats/fdl-formats/internal/datapath"
 )
 
 // object is one JSON object being validated: it remembers the file and the
@@ -144,7 +146,8 @@ func parseUntil(s string) (time.Time, error) {
 }
 
 // checkRelPath accepts a slash-separated relative path that stays inside
-// its folder.
+// its folder and that every reader reads as the same file (no character of
+// datapath.Unsafe).
 func checkRelPath(file, field, p string) error {
 	if p == "" {
 		return fieldErr(file, field, "empty path")
@@ -152,10 +155,28 @@ func checkRelPath(file, field, p string) error {
 	if strings.HasPrefix(p, "/") || strings.Contains(p, `\`) || strings.Contains(p, "://") {
 		return fieldErr(file, field, "%q must be a relative path with forward slashes", p)
 	}
+	if strings.ContainsAny(p, datapath.Unsafe) {
+		return fieldErr(file, field, "%q must not hold ? or #: readers over HTTP or S3 take them as a query or fragment, so they would open another file than a local reader", p)
+	}
 	for _, part := range strings.Split(strings.TrimSuffix(p, "/"), "/") {
 		if part == ".." || part == "" {
 			return fieldErr(file, field, "%q must not contain '..' or empty parts", p)
 		}
+	}
+	return nil
+}
+
+// checkOwnPath is checkRelPath for a name the repository's writer chooses
+// (data_dir, a version's catalog, dataset.json and files.json), which must
+// not hold a "%" either: a web server decodes it while a folder and S3 do
+// not, and no writer needs one there (data file paths may: DuckDB escapes
+// hive partition values so).
+func checkOwnPath(file, field, p string) error {
+	if err := checkRelPath(file, field, p); err != nil {
+		return err
+	}
+	if strings.Contains(p, "%") {
+		return fieldErr(file, field, "%q must not hold %%: a web server decodes it, a folder and S3 do not, so readers would open different files", p)
 	}
 	return nil
 }

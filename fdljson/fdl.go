@@ -94,7 +94,7 @@ func ParseRepo(file string, data []byte) (*Repo, error) {
 	if _, err := o.opt("data_dir", &r.DataDir); err != nil {
 		return nil, err
 	}
-	if err := checkRelPath(file, "data_dir", r.DataDir); err != nil {
+	if err := checkOwnPath(file, "data_dir", r.DataDir); err != nil {
 		return nil, err
 	}
 	if !strings.HasSuffix(r.DataDir, "/") {

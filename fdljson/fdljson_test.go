@@ -143,6 +143,8 @@ func TestParseRepoErrors(t *testing.T) {
 		{"bad_until_day", `{"fdl":"0.1","formats":[{"ducklake":"1.0","until":"2026-02-30"}]}`, `formats[0].until`},
 		{"absolute_data_dir", `{"fdl":"0.1","data_dir":"/srv/data","formats":[{"ducklake":"1.0"}]}`, "data_dir: \"/srv/data\" must be a relative path"},
 		{"escaping_data_dir", `{"fdl":"0.1","data_dir":"../data","formats":[{"ducklake":"1.0"}]}`, "data_dir: \"../data\" must not contain '..'"},
+		{"percent_data_dir", `{"fdl":"0.1","data_dir":"x/%2e%2e/data/","formats":[{"ducklake":"1.0"}]}`, "data_dir: \"x/%2e%2e/data/\" must not hold %"},
+		{"query_data_dir", `{"fdl":"0.1","data_dir":"data?x/","formats":[{"ducklake":"1.0"}]}`, "data_dir: \"data?x/\" must not hold ? or #"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParseRepo("fdl.json", []byte(tc.json))
@@ -249,6 +251,10 @@ func TestParseVersionErrors(t *testing.T) {
 		{"negative_bytes", map[string]any{"catalog.bytes": -1}, id, "catalog.bytes: -1: must not be negative"},
 		{"missing_storage", map[string]any{"catalog.storage": nil}, id, "catalog.storage: missing"},
 		{"catalog_escapes", map[string]any{"catalog.path": "../other/ducklake.duckdb"}, id, "catalog.path"},
+		{"catalog_query", map[string]any{"catalog.path": "cat.db?x"}, id, `catalog.path: "cat.db?x" must not hold ? or #`},
+		{"catalog_fragment", map[string]any{"catalog.path": "cat.db#x"}, id, `catalog.path: "cat.db#x" must not hold ? or #`},
+		{"catalog_percent", map[string]any{"catalog.path": "cat%2Edb"}, id, `catalog.path: "cat%2Edb" must not hold %`},
+		{"dataset_percent", map[string]any{"dataset.path": "data%73et.json"}, id, `dataset.path: "data%73et.json" must not hold %`},
 		{"dataset_no_sha", map[string]any{"dataset.sha256": nil}, id, "dataset.sha256: missing"},
 		{"missing_ducklake", map[string]any{"ducklake": nil}, id, "ducklake: missing"},
 		{"unknown_ducklake_format", map[string]any{"ducklake.format": "7.0"}, id, "ducklake.format:"},
@@ -387,11 +393,17 @@ func TestParseFiles(t *testing.T) {
 	if got := f.Diff(same); len(got) != 4 {
 		t.Errorf("Diff = %q, want 4 differences", got)
 	}
+	// A data file path may hold a "%": DuckDB escapes hive partition
+	// values so (name=hello%20world).
+	if _, err := ParseFiles("files.json", []byte(`{"tables":{"main.t":{"files":[{"path":"name=hello%20world/a.parquet","rows":1,"bytes":1}]}}}`)); err != nil {
+		t.Errorf("ParseFiles of a %%-escaped hive folder: %v", err)
+	}
 	for _, tc := range []struct{ name, json, want string }{
 		{"no_tables", `{}`, "files.json: tables: missing"},
 		{"no_files", `{"tables":{"main.t":{}}}`, `tables["main.t"].files: missing`},
 		{"bad_rows", `{"tables":{"main.t":{"files":[{"path":"a","rows":"1","bytes":1}]}}}`, `tables["main.t"].files[0].rows: want an integer`},
 		{"abs_path", `{"tables":{"main.t":{"files":[{"path":"/a","rows":1,"bytes":1}]}}}`, `files[0].path`},
+		{"query_path", `{"tables":{"main.t":{"files":[{"path":"a.parquet?x","rows":1,"bytes":1}]}}}`, `files[0].path: "a.parquet?x" must not hold ? or #`},
 		{"bad_deletes", `{"tables":{"main.t":{"files":[{"path":"a","rows":1,"bytes":1,"deletes":{"path":"d"}}]}}}`, `files[0].deletes.rows: missing`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

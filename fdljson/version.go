@@ -235,7 +235,7 @@ func parseFileRef(o *object) (FileRef, error) {
 	if err := o.req("path", &r.Path); err != nil {
 		return r, err
 	}
-	if err := checkRelPath(o.file, o.field("path"), r.Path); err != nil {
+	if err := checkOwnPath(o.file, o.field("path"), r.Path); err != nil {
 		return r, err
 	}
 	if err := o.req("bytes", &r.Bytes); err != nil {

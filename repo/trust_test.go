@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/fdl-formats/fdl-formats/compare"
+	"github.com/fdl-formats/fdl-formats/internal/datapath"
 	"github.com/fdl-formats/fdl-formats/store"
 	"github.com/fdl-formats/fdl-formats/store/httpstore"
 )
@@ -132,19 +133,30 @@ func TestTableSchemaOutsideDataDir(t *testing.T) {
 		// stmts rewrite the catalog (root: the repository's folder).
 		stmts func(root string) []string
 		why   string
+		// link, if set, is a folder of data/main made a link to
+		// data/main/del, so that a local reader opens the files.
+		link string
 	}{
 		{"table by absolute path", func(root string) []string {
 			return []string{fmt.Sprintf("UPDATE c.ducklake_table SET path = '%s/', path_is_relative = false WHERE table_name = 'del'", filepath.Join(root, "data", "main", "del"))}
-		}, "recorded by absolute path (path_is_relative is false for the file, its table or its schema)"},
+		}, "recorded by absolute path (path_is_relative is false for the file, its table or its schema)", ""},
 		{"schema by absolute path", func(root string) []string {
 			return []string{fmt.Sprintf("UPDATE c.ducklake_schema SET path = '%s/', path_is_relative = false WHERE schema_name = 'main'", filepath.Join(root, "data", "main"))}
-		}, "recorded by absolute path (path_is_relative is false for the file, its table or its schema)"},
+		}, "recorded by absolute path (path_is_relative is false for the file, its table or its schema)", ""},
 		{"table with ..", func(string) []string {
 			return []string{"UPDATE c.ducklake_table SET path = 'x/../del/' WHERE table_name = 'del'"}
-		}, "its relative path has a .. part"},
+		}, "its relative path has a .. part", ""},
 		{"schema with ..", func(string) []string {
 			return []string{"UPDATE c.ducklake_schema SET path = 'x/../main/' WHERE schema_name = 'main'"}
-		}, "its relative path has a .. part"},
+		}, "its relative path has a .. part", ""},
+		// DuckDB over HTTP or S3 reads "del?x/" as "del/" (a query
+		// follows), a folder as "del?x/"; "#" likewise.
+		{"table with ?", func(string) []string {
+			return []string{"UPDATE c.ducklake_table SET path = 'del?x/' WHERE table_name = 'del'"}
+		}, datapath.ReasonChar, "del?x"},
+		{"table with #", func(string) []string {
+			return []string{"UPDATE c.ducklake_table SET path = 'del#x/' WHERE table_name = 'del'"}
+		}, datapath.ReasonChar, "del#x"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st, root := smallLake(t)
@@ -154,6 +166,11 @@ func TestTableSchemaOutsideDataDir(t *testing.T) {
 			// local reader would open the files.
 			for _, d := range []string{filepath.Join(root, "data", "x"), filepath.Join(root, "data", "main", "x")} {
 				if err := os.MkdirAll(d, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tc.link != "" {
+				if err := os.Symlink(filepath.Join(root, "data", "main", "del"), filepath.Join(root, "data", "main", tc.link)); err != nil {
 					t.Fatal(err)
 				}
 			}

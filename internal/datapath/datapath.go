@@ -8,7 +8,6 @@ package datapath
 import (
 	"database/sql"
 	"path"
-	"path/filepath"
 	"strings"
 )
 
@@ -17,7 +16,19 @@ const (
 	ReasonAbsolute = "recorded by absolute path (path_is_relative is false for the file, its table or its schema)"
 	ReasonDotDot   = "its relative path has a .. part"
 	ReasonEmpty    = "its relative path has an empty part (a part recorded with a leading / or holding ://)"
+	ReasonChar     = "its relative path holds a ?, # or \\, which readers over HTTP or S3 (?, #) or on Windows (\\) resolve to another file than a local reader"
 )
+
+// Unsafe are the characters no path a catalog records may hold: DuckDB
+// sends a path over HTTP as it is and its S3 client splits it, so "?" and
+// "#" start a query or fragment there while a folder (and our web client)
+// read them as part of the name; "\" is a folder separator to Windows and
+// to web servers such as IIS, a plain character elsewhere. Either lets two
+// readers open different files for one path. "%" is not among them: DuckDB
+// writes hive partition folders with %-escapes (name=hello%20world), which
+// folders and S3 read as named and which a web client asks for as DuckDB
+// does (store/httpstore).
+const Unsafe = "?#\\"
 
 // Under tells whether a file is under the data path it resolves against.
 // relative is whether the file's path and its schema's and table's folders
@@ -28,12 +39,15 @@ const (
 // local reader resolves it through symbolic links and a web reader by
 // cutting the URL, so the two could open different files. An empty part
 // comes from a part recorded with a leading "/" or holding "://", which
-// some readers take as absolute.
+// some readers take as absolute. A path holding a character of Unsafe is
+// refused too.
 func Under(relative bool, rel string) (clean, reason string) {
 	if !relative {
 		return "", ReasonAbsolute
 	}
-	rel = filepath.ToSlash(rel)
+	if strings.ContainsAny(rel, Unsafe) {
+		return "", ReasonChar
+	}
 	for _, part := range strings.Split(rel, "/") {
 		switch part {
 		case "..":

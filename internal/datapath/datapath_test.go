@@ -22,6 +22,10 @@ func TestUnder(t *testing.T) {
 		{true, "main//f.parquet", "", ReasonEmpty},
 		{true, "s3://b/f.parquet", "", ReasonEmpty},
 		{true, "main/t/", "", ReasonEmpty},
+		{true, "main/t/f.parquet?x", "", ReasonChar},
+		{true, "main/t/f.parquet#x", "", ReasonChar},
+		{true, `..\..\t\f.parquet`, "", ReasonChar},
+		{true, "main/t/name=hello%20world/f.parquet", "main/t/name=hello%20world/f.parquet", ""},
 	} {
 		clean, why := Under(tc.relative, tc.rel)
 		if clean != tc.clean || why != tc.why {

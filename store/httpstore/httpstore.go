@@ -77,6 +77,11 @@ func (s *Store) BaseURL() string { return s.base.String() }
 // Location implements store.Location.
 func (s *Store) Location() string { return s.base.String() }
 
+// url is the URL of a key. url.JoinPath takes each part as escaped, so a
+// "%XX" in a key (DuckDB escapes hive partition values so) is sent as it
+// is, as DuckDB sends it, and the server decodes it as it does for DuckDB;
+// "?" and "#" are escaped, but no key the checks accept holds them
+// (datapath.Unsafe).
 func (s *Store) url(key string) string {
 	return s.base.JoinPath(strings.Split(key, "/")...).String()
 }

@@ -264,3 +264,45 @@ func TestListsPartially(t *testing.T) {
 		}
 	}
 }
+
+// TestPercentSentAsDuckDBSendsIt pins how a key holding a "%" (DuckDB
+// escapes hive partition values so: name=hello%20world) is asked for: as
+// DuckDB asks for it, the escape sent as it is (url.JoinPath takes its
+// parts as escaped), so the web server decodes it and the check opens the
+// file readers open, not the one a folder holds under the literal name.
+func TestPercentSentAsDuckDBSendsIt(t *testing.T) {
+	ctx := context.Background()
+	st, err := httpstore.New(serve(t, map[string]string{
+		"data/name=hello world/f.parquet":   "decoded",
+		"data/name=hello%20world/f.parquet": "literal",
+	}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc, err := st.Open(ctx, "data/name=hello%20world/f.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(rc)
+	rc.Close()
+	if string(got) != "decoded" {
+		t.Errorf("Open(name=hello%%20world) = %q, want the file readers open, %q", got, "decoded")
+	}
+	// The base URL's own escapes are kept as they are.
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "a%b"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "a%b", "fdl.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.FileServer(http.Dir(root)))
+	t.Cleanup(srv.Close)
+	st, err = httpstore.New(srv.URL+"/a%25b/", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info, err := st.Stat(ctx, "fdl.json"); err != nil || info.Size != 2 {
+		t.Errorf("Stat(fdl.json) under a base URL holding %%25 = %+v, %v", info, err)
+	}
+}
