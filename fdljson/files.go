@@ -123,6 +123,13 @@ func (f *Files) Diff(want *Files) []string {
 			out = append(out, fmt.Sprintf("table %s: in files.json, not alive in the catalog", name))
 			continue
 		}
+		if got.RenamedColumns != w.RenamedColumns {
+			why := "no column of the table was renamed"
+			if w.RenamedColumns {
+				why = "a column of the table was renamed, and readers without DuckLake rely on the flag"
+			}
+			out = append(out, fmt.Sprintf("table %s: renamed_columns is %t in files.json, %t in the catalog (%s)", name, got.RenamedColumns, w.RenamedColumns, why))
+		}
 		if len(got.Files) != len(w.Files) {
 			out = append(out, fmt.Sprintf("table %s: files.json lists %d files, the catalog %d", name, len(got.Files), len(w.Files)))
 			continue

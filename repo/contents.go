@@ -157,7 +157,11 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 				if err != nil {
 					return append(issues, Issue{ProblemUnreadable, err.Error()}), false
 				}
-				ft := &fdljson.FilesTable{Files: []fdljson.DataFile{}}
+				renamed, err := rd.RenamedColumns(ctx, t.ID, snap)
+				if err != nil {
+					return append(issues, Issue{ProblemUnreadable, err.Error()}), false
+				}
+				ft := &fdljson.FilesTable{Files: []fdljson.DataFile{}, RenamedColumns: len(renamed) > 0}
 				for _, f := range files {
 					df := fdljson.DataFile{Path: r.relData(f.Path), Rows: f.RecordCount, Bytes: f.SizeBytes, FooterBytes: f.FooterSize}
 					if d := f.Delete; d != nil {

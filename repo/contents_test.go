@@ -18,12 +18,19 @@ func TestContentsConformance(t *testing.T) {
 		t.Skip("reads every conformance catalog")
 	}
 	ctx := context.Background()
+	// The conformance lakes' files.json never set renamed_columns, though
+	// the spec has it true for a table a column of which was ever renamed
+	// (readers without DuckLake rely on it): check reports each such
+	// table, and nothing else.
+	const unflagged = "renamed_columns is false in files.json, true in the catalog"
+	flagged := map[string]bool{}
 	for _, archive := range []string{"lakes", "lakes-0.3", "lakes-1.1-dev1"} {
 		for _, lake := range testlakes.Lakes(t, archive) {
 			if strings.HasPrefix(filepath.Base(lake), "zz_") {
 				continue // catalogs this DuckDB cannot open
 			}
-			t.Run(archive+"/"+filepath.Base(lake), func(t *testing.T) {
+			name := archive + "/" + filepath.Base(lake)
+			t.Run(name, func(t *testing.T) {
 				st := copyLake(t, lake, "fdl.json", "versions")
 				r, err := load(ctx, st, &Options{DataPath: filepath.Join(lake, "data")})
 				if err != nil {
@@ -32,10 +39,19 @@ func TestContentsConformance(t *testing.T) {
 				for _, v := range r.versions {
 					frozen := newFrozenCopies(r, t.TempDir(), nil, v.id)
 					for _, is := range r.checkContents(ctx, v, frozen, nil, compare.NewDiskCheck(), true) {
+						if is.Problem == ProblemMismatch && strings.Contains(is.Detail, unflagged) {
+							flagged[name] = true
+							continue
+						}
 						t.Errorf("version %s: %s: %s", v.id, is.Problem, is.Detail)
 					}
 				}
 			})
+		}
+	}
+	for _, lake := range []string{"lakes/03_renames", "lakes-0.3/03_renames", "lakes/12_nested_types"} {
+		if !flagged[lake] {
+			t.Errorf("%s renames columns and its files.json does not say so; check did not report it (reported: %v)", lake, flagged)
 		}
 	}
 }
@@ -50,7 +66,9 @@ func TestContentsDiffer(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.Remove(filepath.Join(dir, "files.json"))
-	writeFile(t, filepath.Join(dir, "files.json"), strings.Replace(string(data), `"rows": 1000`, `"rows": 999`, 1))
+	// One file's rows changed, and main.del (never renamed) said renamed.
+	edited := strings.Replace(strings.Replace(string(data), `"rows": 1000`, `"rows": 999`, 1), `"main.del": {`, `"main.del": {"renamed_columns": true,`, 1)
+	writeFile(t, filepath.Join(dir, "files.json"), edited)
 	os.Remove(filepath.Join(dir, "dataset.json"))
 	writeFile(t, filepath.Join(dir, "dataset.json"), `{"name":"d","title":"t","tables":[{"schema":"main","name":"del","fields":[{"name":"nope"}]},{"schema":"main","name":"ghost"}]}`)
 	r, err := load(ctx, st, &Options{DataPath: filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes", "data")})
@@ -63,7 +81,7 @@ func TestContentsDiffer(t *testing.T) {
 		got = append(got, is.Detail)
 	}
 	joined := strings.Join(got, "\n")
-	for _, want := range []string{"files.json: table main.del file 0: files.json has", "field nope: described, not in the catalog", "table main.ghost: described, not in the catalog"} {
+	for _, want := range []string{"files.json: table main.del file 0: files.json has", "files.json: table main.del: renamed_columns is true in files.json, false in the catalog", "field nope: described, not in the catalog", "table main.ghost: described, not in the catalog"} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("issues lack %q:\n%s", want, joined)
 		}
