@@ -19,10 +19,12 @@ type Dataset struct {
 
 // DatasetTable is one entry of dataset.json "tables" (a table or a view).
 type DatasetTable struct {
-	Schema string         `json:"schema"`
-	Name   string         `json:"name"`
-	Kind   string         `json:"kind,omitempty"` // "view", or "" for a table
-	Rows   *int64         `json:"rows,omitempty"`
+	Schema string `json:"schema"`
+	Name   string `json:"name"`
+	Kind   string `json:"kind,omitempty"` // "view", or "" for a table
+	Rows   *int64 `json:"rows,omitempty"`
+	// SQL is the view's SQL (for a table, the writer's own).
+	SQL    *string        `json:"sql,omitempty"`
 	Fields []DatasetField `json:"fields,omitempty"`
 }
 
@@ -72,6 +74,7 @@ func ParseDataset(file string, data []byte) (*Dataset, error) {
 	if !o.has("tables") {
 		return d, nil
 	}
+	d.Tables = []DatasetTable{} // given, so it lists every table (Diff)
 	var raws []json.RawMessage
 	if err := o.decode("tables", &raws); err != nil {
 		return nil, err
@@ -96,6 +99,12 @@ func ParseDataset(file string, data []byte) (*Dataset, error) {
 		}
 		if dt.Kind != "" && dt.Kind != "view" {
 			return nil, fieldErr(file, t.field("kind"), "%q: want \"view\" or no kind", dt.Kind)
+		}
+		var q string
+		if ok, err := t.opt("sql", &q); err != nil {
+			return nil, err
+		} else if ok {
+			dt.SQL = &q
 		}
 		var rows int64
 		if ok, err := t.opt("rows", &rows); err != nil {
@@ -159,18 +168,23 @@ func annotations(o *object) (map[string]json.RawMessage, error) {
 }
 
 // Diff lists how the described tables differ from what the catalog holds at
-// its last snapshot (want: every table and view, with rows and field types
-// for tables). Tables the description leaves out are not differences (the
-// writer's tool completes them), but described tables or fields the catalog
-// lacks, and row counts or types that disagree, are.
+// its last snapshot (want: every table, with its rows and field types, and
+// every view, with its SQL). When the description has "tables" it must
+// list every table and view (the specification has the writer's tool
+// complete it from the catalog), so one left out is a difference, as are
+// described tables, views or fields the catalog lacks, a table described as
+// a view or the reverse, and rows, types, nullability or a view's SQL that
+// disagree. A view's fields are the writer's: not compared.
 func (d *Dataset) Diff(want []DatasetTable) []string {
 	byName := map[string]DatasetTable{}
 	for _, t := range want {
 		byName[t.Schema+"."+t.Name] = t
 	}
 	var out []string
+	described := map[string]bool{}
 	for _, t := range d.Tables {
 		key := t.Schema + "." + t.Name
+		described[key] = true
 		w, ok := byName[key]
 		if !ok {
 			out = append(out, fmt.Sprintf("%s %s: described, not in the catalog", kindName(t.Kind), key))
@@ -184,6 +198,9 @@ func (d *Dataset) Diff(want []DatasetTable) []string {
 			out = append(out, fmt.Sprintf("table %s: rows %d, the catalog %d", key, *t.Rows, *w.Rows))
 		}
 		if t.Kind == "view" {
+			if t.SQL != nil && w.SQL != nil && *t.SQL != *w.SQL {
+				out = append(out, fmt.Sprintf("view %s: sql %q, the catalog %q", key, *t.SQL, *w.SQL))
+			}
 			continue
 		}
 		for _, f := range t.Fields {
@@ -198,6 +215,13 @@ func (d *Dataset) Diff(want []DatasetTable) []string {
 			}
 			if f.Nullable != nil && c.Nullable != nil && *f.Nullable != *c.Nullable {
 				out = append(out, fmt.Sprintf("table %s field %s: nullable %v, the catalog %v", key, f.Name, *f.Nullable, *c.Nullable))
+			}
+		}
+	}
+	if d.Tables != nil {
+		for _, w := range want {
+			if key := w.Schema + "." + w.Name; !described[key] {
+				out = append(out, fmt.Sprintf("%s %s: in the catalog, not in tables (which lists every table and view of the catalog's last snapshot)", kindName(w.Kind), key))
 			}
 		}
 	}

@@ -330,19 +330,36 @@ func TestParseDataset(t *testing.T) {
 	golden(t, "dataset", d)
 	f := false
 	three, four := int64(3), int64(4)
+	one, other := "SELECT 1", "SELECT 2"
 	catalog := []DatasetTable{
 		{Schema: "main", Name: "population", Rows: &three, Fields: []DatasetField{{Name: "town_code", Type: "varchar", Nullable: &f}, {Name: "n", Type: "int64"}}},
-		{Schema: "main", Name: "v", Kind: "view"},
-		{Schema: "main", Name: "undescribed"},
+		{Schema: "main", Name: "v", Kind: "view", SQL: &one},
 	}
 	if diffs := d.Diff(catalog); len(diffs) != 0 {
 		t.Errorf("Diff = %v, want none", diffs)
 	}
+	// "tables" lists every table and view: one the catalog has beyond them
+	// is a difference; so is a view's SQL.
+	catalog = append(catalog, DatasetTable{Schema: "main", Name: "undescribed"})
+	catalog[1].SQL = &other
+	if got := d.Diff(catalog); len(got) != 2 || !strings.Contains(got[0], `view main.v: sql "SELECT 1", the catalog "SELECT 2"`) || !strings.Contains(got[1], "table main.undescribed: in the catalog, not in tables") {
+		t.Errorf("Diff = %q, want the view's SQL and main.undescribed", got)
+	}
+	catalog = catalog[:2]
+	catalog[1].SQL = &one
 	catalog[0].Rows = &four
 	catalog[0].Fields[1].Type = "int32"
 	catalog[1].Kind = ""
 	if got := d.Diff(catalog); len(got) != 3 {
 		t.Errorf("Diff = %q, want 3 differences (rows, type, kind)", got)
+	}
+	// Without "tables", nothing is listed and nothing is missing.
+	bare, err := ParseDataset("dataset.json", []byte(`{"name":"d","title":"t"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diffs := bare.Diff(catalog); len(diffs) != 0 {
+		t.Errorf("Diff without tables = %q, want none", diffs)
 	}
 	if diffs := d.Diff(nil); len(diffs) != 2 {
 		t.Errorf("Diff(empty catalog) = %q, want both described tables missing", diffs)

@@ -139,6 +139,12 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 	if err != nil {
 		return append(issues, Issue{ProblemUnreadable, err.Error()}), false
 	}
+	tableFiles := map[int64][]compare.DataFile{}
+	for _, t := range tables {
+		if tableFiles[t.ID], err = rd.Files(ctx, t, snap); err != nil {
+			return append(issues, Issue{ProblemUnreadable, err.Error()}), false
+		}
+	}
 	if ref := v.meta.Files; ref != nil {
 		// files.json and dataset.json are read again here: bytes that
 		// cannot be read or parsed, or are not those version.json names
@@ -153,16 +159,12 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 		} else {
 			want := &fdljson.Files{Tables: map[string]*fdljson.FilesTable{}}
 			for _, t := range tables {
-				files, err := rd.Files(ctx, t, snap)
-				if err != nil {
-					return append(issues, Issue{ProblemUnreadable, err.Error()}), false
-				}
 				renamed, err := rd.RenamedColumns(ctx, t.ID, snap)
 				if err != nil {
 					return append(issues, Issue{ProblemUnreadable, err.Error()}), false
 				}
 				ft := &fdljson.FilesTable{Files: []fdljson.DataFile{}, RenamedColumns: len(renamed) > 0}
-				for _, f := range files {
+				for _, f := range tableFiles[t.ID] {
 					df := fdljson.DataFile{Path: r.relData(f.Path), Rows: f.RecordCount, Bytes: f.SizeBytes, FooterBytes: f.FooterSize}
 					if d := f.Delete; d != nil {
 						df.Deletes = &fdljson.DeleteFile{Path: r.relData(d.Path), Rows: d.DeleteCount, Bytes: d.SizeBytes}
@@ -190,22 +192,30 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 				if err != nil {
 					return append(issues, Issue{ProblemUnreadable, err.Error()}), false
 				}
-				dt := fdljson.DatasetTable{Schema: t.Schema, Name: t.Name}
+				// A table's rows at the snapshot, as the catalog records
+				// them: each live data file's rows less its delete file's.
+				var rows int64
+				for _, f := range tableFiles[t.ID] {
+					rows += f.RecordCount
+					if f.Delete != nil {
+						rows -= f.Delete.DeleteCount
+					}
+				}
+				dt := fdljson.DatasetTable{Schema: t.Schema, Name: t.Name, Rows: &rows}
 				for _, c := range cols {
 					nullable := c.NullsAllowed
 					dt.Fields = append(dt.Fields, fdljson.DatasetField{Name: c.Name, Type: c.Type, Nullable: &nullable})
 				}
 				want = append(want, dt)
 			}
-			// The reader lists tables only; views are not checked.
-			described := *got
-			described.Tables = nil
-			for _, t := range got.Tables {
-				if t.Kind == "" {
-					described.Tables = append(described.Tables, t)
-				}
+			views, err := rd.Views(ctx, snap)
+			if err != nil {
+				return append(issues, Issue{ProblemUnreadable, err.Error()}), false
 			}
-			for _, d := range described.Diff(want) {
+			for _, vw := range views {
+				want = append(want, fdljson.DatasetTable{Schema: vw.Schema, Name: vw.Name, Kind: "view", SQL: &vw.SQL})
+			}
+			for _, d := range got.Diff(want) {
 				issues = append(issues, Issue{ProblemMismatch, v.prefix() + ref.Path + ": " + d})
 			}
 		}

@@ -70,7 +70,10 @@ func TestContentsDiffer(t *testing.T) {
 	edited := strings.Replace(strings.Replace(string(data), `"rows": 1000`, `"rows": 999`, 1), `"main.del": {`, `"main.del": {"renamed_columns": true,`, 1)
 	writeFile(t, filepath.Join(dir, "files.json"), edited)
 	os.Remove(filepath.Join(dir, "dataset.json"))
-	writeFile(t, filepath.Join(dir, "dataset.json"), `{"name":"d","title":"t","tables":[{"schema":"main","name":"del","fields":[{"name":"nope"}]},{"schema":"main","name":"ghost"}]}`)
+	// main.del with a field it lacks and a wrong row count, main.whole
+	// (a table) as a view, a table the catalog lacks; main.kill_list and
+	// main.trunc left out.
+	writeFile(t, filepath.Join(dir, "dataset.json"), `{"name":"d","title":"t","tables":[{"schema":"main","name":"del","rows":1,"fields":[{"name":"nope"}]},{"schema":"main","name":"whole","kind":"view"},{"schema":"main","name":"ghost"}]}`)
 	r, err := load(ctx, st, &Options{DataPath: filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes", "data")})
 	if err != nil {
 		t.Fatal(err)
@@ -81,7 +84,37 @@ func TestContentsDiffer(t *testing.T) {
 		got = append(got, is.Detail)
 	}
 	joined := strings.Join(got, "\n")
-	for _, want := range []string{"files.json: table main.del file 0: files.json has", "files.json: table main.del: renamed_columns is true in files.json, false in the catalog", "field nope: described, not in the catalog", "table main.ghost: described, not in the catalog"} {
+	for _, want := range []string{"files.json: table main.del file 0: files.json has", "files.json: table main.del: renamed_columns is true in files.json, false in the catalog", "field nope: described, not in the catalog", "table main.ghost: described, not in the catalog",
+		"dataset.json: table main.del: rows 1, the catalog ", "dataset.json: main.whole: described as a view, the catalog has a table",
+		"dataset.json: table main.kill_list: in the catalog, not in tables", "dataset.json: table main.trunc: in the catalog, not in tables"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("issues lack %q:\n%s", want, joined)
+		}
+	}
+}
+
+// TestContentsDatasetViews: dataset.json lists the catalog's views with
+// "kind": "view" and their SQL from the catalog; a view left out of a
+// given "tables", or described with other SQL, is a difference.
+func TestContentsDatasetViews(t *testing.T) {
+	ctx := context.Background()
+	lake := filepath.Join(testlakes.Dir(t, "lakes"), "09_views")
+	st := copyLake(t, lake, "fdl.json", "versions")
+	ids := versionIDs(t, st.Root())
+	dir := filepath.Join(st.Root(), "versions", ids[len(ids)-1])
+	os.Remove(filepath.Join(dir, "dataset.json"))
+	writeFile(t, filepath.Join(dir, "dataset.json"), `{"name":"d","title":"t","tables":[{"schema":"main","name":"v_const","kind":"view","sql":"SELECT 1"}]}`)
+	r, err := load(ctx, st, &Options{DataPath: filepath.Join(lake, "data")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := r.versions[len(r.versions)-1]
+	var got []string
+	for _, is := range r.checkContents(ctx, v, newFrozenCopies(r, t.TempDir(), nil, v.id), nil, compare.NewDiskCheck(), true) {
+		got = append(got, is.Detail)
+	}
+	joined := strings.Join(got, "\n")
+	for _, want := range []string{`dataset.json: view main.v_const: sql "SELECT 1", the catalog "`, "dataset.json: view main.v_renamed: in the catalog, not in tables"} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("issues lack %q:\n%s", want, joined)
 		}
