@@ -12,6 +12,10 @@ import (
 	"github.com/fdl-formats/fdl-formats/formats"
 )
 
+// SpecVersion is the FDL specification version whose rules this package
+// and the repository checks implement ("fdl" in fdl.json and version.json).
+const SpecVersion = "0.1"
+
 // DefaultDataDir is the data folder when fdl.json does not name one.
 const DefaultDataDir = "data/"
 

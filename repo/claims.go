@@ -54,12 +54,21 @@ func (h *head) header() *duckfile.Header {
 // the spec asks to be the oldest the declared readers open; DuckDB writes
 // headers at its storage-compatibility default, older than the release
 // writing them), so readers keep the claim. A claim that names no storage
-// version, or headers that could not be read, are not compared (readers
-// then use the headers; opening the file reports a file that is not a
-// DuckDB file).
+// version ("duckdb-v1.5.0") is a mismatch too: the spec has readers tell
+// from version.json alone whether they open a version. Headers that could
+// not be read are not compared (opening the file reports a file that is
+// not a DuckDB file).
 func storageClaim(v *version) (Problem, error) {
 	claimed := duckfile.MinDuckDB(v.meta.Catalog.Storage)
-	if v.header == nil || claimed == nil {
+	if claimed == nil {
+		header := "its header could not be read"
+		if v.header != nil {
+			header = fmt.Sprintf("its DuckDB header says storage %s", v.header)
+		}
+		return ProblemMismatch, fmt.Errorf("%s: version.json's catalog.storage %q names no DuckDB storage version (like \"duckdb-v1.5.0\"), so readers cannot tell from version.json whether they open the file (%s)",
+			v.prefix()+v.meta.Catalog.Path, v.meta.Catalog.Storage, header)
+	}
+	if v.header == nil {
 		return "", nil
 	}
 	needs := v.header.MinDuckDB()

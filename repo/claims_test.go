@@ -133,6 +133,17 @@ func TestCheckFalseClaims(t *testing.T) {
 			saveAtStorage(t, filepath.Join(v, "ducklake.duckdb"), "v1.4.0")
 			editVersion(t, v, nil)
 		}, nil, "", ""},
+		// A claim that names no storage version (upper case, a trailing
+		// space, another engine's) tells readers nothing.
+		{"version.json says DuckDB-v1.5.0", func(t *testing.T, v string) {
+			editVersion(t, v, setClaim("catalog", "storage", "DuckDB-v1.5.0"))
+		}, ErrDifferences, "versions/" + id + `/ducklake.duckdb: version.json's catalog.storage "DuckDB-v1.5.0" names no DuckDB storage version`, ""},
+		{"version.json says duckdb-v1.5.0 and a space", func(t *testing.T, v string) {
+			editVersion(t, v, setClaim("catalog", "storage", "duckdb-v1.5.0 "))
+		}, ErrDifferences, `catalog.storage "duckdb-v1.5.0 " names no DuckDB storage version (like "duckdb-v1.5.0"), so readers cannot tell from version.json whether they open the file (its DuckDB header says storage v1.5.0)`, ""},
+		{"version.json says sqlite3", func(t *testing.T, v string) {
+			editVersion(t, v, setClaim("catalog", "storage", "sqlite3"))
+		}, ErrDifferences, `catalog.storage "sqlite3" names no DuckDB storage version`, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st, root := cloneRepo(t, golden)
@@ -456,5 +467,27 @@ func TestCheckKeptContentPassNamesTheClaim(t *testing.T) {
 		if !found {
 			t.Errorf("claim %s: no difference about %q: %+v", tc.claim, detail, rep.Findings)
 		}
+	}
+}
+
+// TestCheckWarnsOtherFDLVersions: a repository or version written for
+// another FDL version than the one whose rules the tool implements is
+// checked by those rules, and says so as a warning naming the file.
+func TestCheckWarnsOtherFDLVersions(t *testing.T) {
+	ctx := context.Background()
+	st, root := smallLake(t)
+	id := versionIDs(t, root)[2]
+	editVersion(t, filepath.Join(root, "versions", id), func(m map[string]any) { m["fdl"] = "9.0" })
+	rep, err := Check(ctx, st, Options{Versions: []string{"3"}, Formats: []string{"1.0"}, Jobs: 2, Cache: t.TempDir()})
+	if err != nil {
+		t.Fatalf("Check = %v", err)
+	}
+	want := "version " + id + ": version.json is written for FDL 9.0; this tool checks FDL 0.1's rules only"
+	var found bool
+	for _, f := range rep.Findings {
+		found = found || (f.Kind == KindWarning && f.Detail == want)
+	}
+	if !found {
+		t.Errorf("no warning %q in %+v", want, rep.Findings)
 	}
 }

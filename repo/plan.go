@@ -219,10 +219,16 @@ func (r *repository) plan(ctx context.Context, opts *Options, check bool) (*Matr
 	}
 	defer os.RemoveAll(work)
 
+	if r.cfg.FDL != fdljson.SpecVersion {
+		p.Warnings = append(p.Warnings, fmt.Sprintf("fdl.json is written for FDL %s; this tool checks FDL %s's rules only", r.cfg.FDL, fdljson.SpecVersion))
+	}
 	var checks []*Cell
 	for _, v := range versions {
 		vp := r.planVersion(ctx, v, declared, now)
 		p.Versions = append(p.Versions, vp)
+		if v.meta != nil && v.meta.FDL != fdljson.SpecVersion {
+			p.Warnings = append(p.Warnings, fmt.Sprintf("version %s: version.json is written for FDL %s; this tool checks FDL %s's rules only", v.id, v.meta.FDL, fdljson.SpecVersion))
+		}
 		for _, c := range vp.Cells {
 			if c.State == Missing {
 				checks = append(checks, c)
