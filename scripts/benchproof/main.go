@@ -6,7 +6,11 @@
 //  1. the proof of the newest version of the history repository (compare
 //     of its catalog with its 1.1 conversion, no cache) against a plain
 //     DuckDB scan `SELECT count(*), sum(hash(t)) FROM read_parquet([...])`
-//     of all its data files;
+//     of all its data files, wall and CPU time (the proof's user + system
+//     time as a process, the scan's as this process's own while it runs);
+//     with -against OLD, the proof of a second binary runs in the same
+//     rounds, the two binaries alternating which goes first, and the two
+//     are set side by side (before/after figures of one run);
 //
 //  2. a backfill of every version to the two missing formats (cold cache)
 //     against that proof, and a check with the warm cache against a check
@@ -24,6 +28,7 @@
 //     printed beside them.
 //
 //     go run ./scripts/benchproof -bin bin/fdl-formats -dir /tmp/fdl-bench
+//     go run ./scripts/benchproof -bin NEW -against OLD -only proof -rounds 5
 package main
 
 import (
@@ -53,6 +58,7 @@ func main() {
 		return
 	}
 	bin := flag.String("bin", "bin/fdl-formats", "the fdl-formats binary to measure")
+	against := flag.String("against", "", "a second fdl-formats binary whose proof (figure 1) runs in the same rounds, alternating with -bin's")
 	dir := flag.String("dir", filepath.Join(os.TempDir(), "fdl-bench"), "folder of the generated repositories (kept between runs)")
 	rounds := flag.Int("rounds", 3, "rounds per figure (medians are printed)")
 	versions := flag.Int("versions", 20, "versions of the history repository")
@@ -63,8 +69,14 @@ func main() {
 	only := flag.String("only", "proof,backfill,rss,wide", "figures to measure")
 	flag.Parse()
 	b := &bench{bin: mustAbs(*bin), dir: mustAbs(*dir), jobs: *jobs}
+	if *against != "" {
+		b.against = mustAbs(*against)
+	}
 	ctx := context.Background()
 	fmt.Printf("machine: %d cores, load average %s; DuckDB via duckdb-go; binary %s\n", runtime.NumCPU(), loadavg(), *bin)
+	if *against != "" {
+		fmt.Printf("figure 1 against binary %s, alternating\n", *against)
+	}
 	want := func(s string) bool { return slices.Contains(strings.Split(*only, ","), s) }
 	if want("proof") || want("backfill") {
 		name := fmt.Sprintf("history-%d", *versions)
@@ -88,7 +100,7 @@ func main() {
 			for i := 0; i < *rounds; i++ {
 				clean(d)
 				cache := b.freshCache()
-				s, kb := b.run("backfill", "--jobs", fmt.Sprint(b.jobs), "--cache", cache, d)
+				s, kb, _ := b.run("backfill", "--jobs", fmt.Sprint(b.jobs), "--cache", cache, d)
 				peaks, secs = append(peaks, kb/1024), append(secs, s)
 			}
 			fmt.Printf("3. backfill of %d versions (%d rows each) to 0.4 and 1.1: %.1f s, peak RSS %.0f MB (median of %d)\n", v, *rssRows, median(secs), median(peaks), *rounds)
@@ -107,6 +119,7 @@ func main() {
 
 type bench struct {
 	bin, dir string
+	against  string // a second binary for figure 1, or ""
 	jobs     int
 }
 
@@ -149,8 +162,9 @@ func (b *bench) repo(ctx context.Context, name string, gen func(string) error) s
 	return d
 }
 
-// run runs the binary and returns its wall time (s) and peak RSS (KB).
-// Exit codes are checked: every run here must succeed.
+// run runs the binary and returns its wall time (s), peak RSS (KB) and CPU
+// time (user + system, s). Exit codes are checked: every run here must
+// succeed.
 //
 // The peak is the child's VmHWM, read from /proc every 50 ms while it runs,
 // not the rusage Maxrss of wait4: Linux starts a child's Maxrss at the peak
@@ -159,18 +173,46 @@ func (b *bench) repo(ctx context.Context, name string, gen func(string) error) s
 // this program generated a repository with DuckDB in-process every child
 // reported this program's peak (e.g. 562 MB for a backfill whose own peak
 // was 155 MB). Where /proc is missing, Maxrss is the fallback.
-func (b *bench) run(args ...string) (float64, float64) {
-	cmd := exec.Command(b.bin, append([]string{"--log-level", "error"}, args...)...)
+func (b *bench) run(args ...string) (wall, kb, cpu float64) {
+	return runBin(b.bin, args...)
+}
+
+// runBin is run with another binary.
+func runBin(bin string, args ...string) (wall, kb, cpu float64) {
+	cmd := exec.Command(bin, append([]string{"--log-level", "error"}, args...)...)
 	cmd.Stderr = os.Stderr
 	var stdout strings.Builder
 	cmd.Stdout = &stdout
 	start := time.Now()
 	kb, err := peakRSS(cmd)
-	s := time.Since(start).Seconds()
+	wall = time.Since(start).Seconds()
 	if err != nil {
-		fail(fmt.Errorf("%s %s: %w\n%s", b.bin, strings.Join(args, " "), err, stdout.String()))
+		fail(fmt.Errorf("%s %s: %w\n%s", bin, strings.Join(args, " "), err, stdout.String()))
 	}
-	return s, kb
+	return wall, kb, (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()
+}
+
+// selfCPU is this process's CPU time so far (user + system, s), which
+// counts DuckDB's worker threads of an in-process scan.
+func selfCPU() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+}
+
+// proofOrder is the order the binaries' proofs run in round i: the first
+// binary first in even rounds, the other first in odd ones, so that neither
+// always runs right after the scan (page cache, load) or right after the
+// other.
+func proofOrder(round int, bins []string) []string {
+	if round%2 == 0 {
+		return bins
+	}
+	out := slices.Clone(bins)
+	slices.Reverse(out)
+	return out
 }
 
 // peakRSS runs cmd to its end and returns its peak RSS in KB (see run).
@@ -291,35 +333,55 @@ func (b *bench) proofAndBackfill(ctx context.Context, repo string, rounds int, b
 	conv := filepath.Join(b.dir, "newest-1.1.duckdb")
 	os.Remove(conv)
 	b.run("convert", "--to", "1.1", "--output", conv, src)
+	bins := []string{b.bin}
+	if b.against != "" {
+		bins = append(bins, b.against)
+	}
 	files := dataFiles(repo)
 	q := make([]string, len(files))
 	for i, f := range files {
 		q[i] = quote(f)
 	}
 	scanSQL := "CREATE TEMP TABLE r AS SELECT count(*), sum(hash(t)) FROM read_parquet([" + strings.Join(q, ", ") + "]) t"
-	var scan, proof, plan, bf, checkCold, checkWarm, bfRSS []float64
+	var scan, scanCPU, proof, plan, bf, checkCold, checkWarm, bfRSS []float64
+	proofs, proofsCPU := map[string][]float64{}, map[string][]float64{}
 	for i := 0; i < rounds; i++ {
+		c0 := selfCPU()
 		scan = append(scan, sqlTime(ctx, scanSQL))
-		s, _ := b.run("compare", "--no-cache", "--data", data, src, conv)
-		proof = append(proof, s)
+		scanCPU = append(scanCPU, selfCPU()-c0)
+		for _, bin := range proofOrder(i, bins) {
+			s, _, c := runBin(bin, "compare", "--no-cache", "--data", data, src, conv)
+			proofs[bin], proofsCPU[bin] = append(proofs[bin], s), append(proofsCPU[bin], c)
+		}
+		proof = proofs[b.bin]
+		line := fmt.Sprintf("  round %d: scan %.2f s (CPU %.2f s), proof %.2f s (CPU %.2f s)", i+1, scan[i], scanCPU[i], proof[i], proofsCPU[b.bin][i])
+		if b.against != "" {
+			line += fmt.Sprintf(", against %.2f s (CPU %.2f s)", proofs[b.against][i], proofsCPU[b.against][i])
+		}
 		if !backfill {
+			fmt.Printf("%s; load %s\n", line, loadavg())
 			continue
 		}
 		clean(repo)
-		s, _ = b.run("plan", "--jobs", fmt.Sprint(b.jobs), repo)
+		s, _, _ := b.run("plan", "--jobs", fmt.Sprint(b.jobs), repo)
 		plan = append(plan, s)
 		cache := b.freshCache()
-		s, kb := b.run("backfill", "--jobs", fmt.Sprint(b.jobs), "--cache", cache, repo)
+		s, kb, _ := b.run("backfill", "--jobs", fmt.Sprint(b.jobs), "--cache", cache, repo)
 		bf, bfRSS = append(bf, s), append(bfRSS, kb/1024)
-		s, _ = b.run("check", "--jobs", fmt.Sprint(b.jobs), "--cache", b.freshCache(), repo)
+		s, _, _ = b.run("check", "--jobs", fmt.Sprint(b.jobs), "--cache", b.freshCache(), repo)
 		checkCold = append(checkCold, s)
-		s, _ = b.run("check", "--jobs", fmt.Sprint(b.jobs), "--cache", cache, repo)
+		s, _, _ = b.run("check", "--jobs", fmt.Sprint(b.jobs), "--cache", cache, repo)
 		checkWarm = append(checkWarm, s)
-		fmt.Printf("  round %d: scan %.2f s, proof %.1f s, plan %.1f s, backfill %.1f s (%.0f MB), check cold %.1f s, warm %.1f s; load %s\n",
-			i+1, scan[i], proof[i], plan[i], bf[i], bfRSS[i], checkCold[i], checkWarm[i], loadavg())
+		fmt.Printf("%s, plan %.1f s, backfill %.1f s (%.0f MB), check cold %.1f s, warm %.1f s; load %s\n",
+			line, plan[i], bf[i], bfRSS[i], checkCold[i], checkWarm[i], loadavg())
 	}
-	fmt.Printf("1. proof of the newest version (%d data files): %.1f s; plain count(*), sum(hash(t)) scan: %.2f s; ratio %.1f (target <= 2)\n",
-		len(files), median(proof), median(scan), ratio(proof, scan))
+	fmt.Printf("1. proof of the newest version (%d data files): %.1f s (CPU %.2f s); plain count(*), sum(hash(t)) scan: %.2f s (CPU %.2f s); ratio %.1f (CPU %.1f) (target <= 2)\n",
+		len(files), median(proof), median(proofsCPU[b.bin]), median(scan), median(scanCPU), ratio(proof, scan), ratio(proofsCPU[b.bin], scanCPU))
+	if b.against != "" {
+		o, oc := proofs[b.against], proofsCPU[b.against]
+		fmt.Printf("1. the same with %s: %.1f s (CPU %.2f s); ratio %.1f (CPU %.1f); this binary / that one, per round: wall %.2f, CPU %.2f\n",
+			filepath.Base(b.against), median(o), median(oc), ratio(o, scan), ratio(oc, scanCPU), ratio(proof, o), ratio(proofsCPU[b.bin], oc))
+	}
 	if backfill {
 		fmt.Printf("2. backfill of every version to 0.4 and 1.1 (cold cache, --jobs %d): %.1f s, %.0f MB; / proof: %.2f (target <= 1.5)\n",
 			b.jobs, median(bf), median(bfRSS), ratio(bf, proof))

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"testing"
 )
@@ -112,5 +113,50 @@ func TestCopyDatabaseHelper(t *testing.T) {
 	}
 	if err := copyDatabase(context.Background(), args[0], args[1]); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestProofOrderAlternates: with -against, the binary that runs first
+// changes every round, and the list given is not changed.
+func TestProofOrderAlternates(t *testing.T) {
+	bins := []string{"new", "old"}
+	for i, want := range [][]string{{"new", "old"}, {"old", "new"}, {"new", "old"}, {"old", "new"}} {
+		if got := proofOrder(i, bins); !slices.Equal(got, want) {
+			t.Errorf("round %d: %v, want %v", i, got, want)
+		}
+	}
+	if !slices.Equal(bins, []string{"new", "old"}) {
+		t.Errorf("proofOrder changed its argument: %v", bins)
+	}
+	if got := proofOrder(1, []string{"only"}); !slices.Equal(got, []string{"only"}) {
+		t.Errorf("one binary: %v", got)
+	}
+}
+
+// TestRunBinCountsChildCPU: a proof's CPU time is the child's (user +
+// system), and this process's own CPU time grows with its own work, as an
+// in-process scan's does.
+func TestRunBinCountsChildCPU(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "busy")
+	// Ignores its arguments (run passes --log-level error first).
+	script := "#!/bin/sh\ni=0\nwhile [ $i -lt 200000 ]; do i=$((i+1)); done\n"
+	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c0 := selfCPU()
+	wall, _, cpu := runBin(bin, "compare")
+	if own := selfCPU() - c0; own >= cpu {
+		t.Errorf("this process spent %.3f s of CPU running a child that spent %.3f s: the child's time is not its own", own, cpu)
+	}
+	if cpu <= 0.01 || cpu > wall*2.5 {
+		t.Errorf("child CPU %.3f s for %.3f s of wall time, want a busy child's", cpu, wall)
+	}
+	c0 = selfCPU()
+	x := 0
+	for i := 0; i < 200_000_000; i++ {
+		x += i & 3
+	}
+	if own := selfCPU() - c0; own <= 0 || x == 0 {
+		t.Errorf("selfCPU grew by %.3f s over a busy loop", own)
 	}
 }
