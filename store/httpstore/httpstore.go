@@ -213,19 +213,30 @@ func (e *ListingError) Hint() string {
 		"cannot serve one: check the bucket by s3:// with read-only credentials instead"
 }
 
+// maxDepth bounds how deep folders nest below the walk's start: a server
+// whose listings link ever deeper folders (a link loop) stops the walk.
 const maxDepth = 16
 
 // walk adds the objects under dir (a "" or "/"-ended key prefix) whose
 // keys start with prefix.
 func (s *Store) walk(ctx context.Context, dir, prefix string, out *[]store.ObjectInfo, depth int) error {
-	if depth > maxDepth {
-		return fmt.Errorf("%s: folders nested more than %d deep", dir, maxDepth)
+	if err := checkDepth(dir, depth); err != nil {
+		return err
 	}
 	names, _, err := s.listing(ctx, dir)
 	if err != nil {
 		return err
 	}
 	return s.entries(ctx, dir, names, prefix, out, depth)
+}
+
+// checkDepth fails a walk into dir (a "/"-ended key prefix) at depth
+// folders below its start beyond maxDepth, before its listing is fetched.
+func checkDepth(dir string, depth int) error {
+	if depth > maxDepth {
+		return fmt.Errorf("%s: folders nested more than %d deep", dir, maxDepth)
+	}
+	return nil
 }
 
 // listing fetches the index page of dir (a "" or "/"-ended key prefix) and
@@ -291,8 +302,8 @@ func (s *Store) entries(ctx context.Context, dir string, names []string, prefix 
 				if lerr != nil {
 					return lerr
 				}
-				if depth+1 > maxDepth {
-					return fmt.Errorf("%s/: folders nested more than %d deep", key, maxDepth)
+				if err := checkDepth(key+"/", depth+1); err != nil {
+					return err
 				}
 				if err := s.entries(ctx, key+"/", names, prefix, out, depth+1); err != nil {
 					return err

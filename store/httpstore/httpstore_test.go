@@ -306,3 +306,47 @@ func TestPercentSentAsDuckDBSendsIt(t *testing.T) {
 		t.Errorf("Stat(fdl.json) under a base URL holding %%25 = %+v, %v", info, err)
 	}
 }
+
+// TestListingDepth: a site whose listings link ever deeper folders (a link
+// loop on the server) stops the walk at 16 folders below its start, with
+// an error naming the folder, whether it links folders with their slash or
+// without (served as listings at both addresses), and fetches no listing
+// far past that depth.
+func TestListingDepth(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		link string
+	}{{"slash", `<a href="x/">x</a>`}, {"no slash", `<a href="x">x</a>`}} {
+		t.Run(tc.name, func(t *testing.T) {
+			var mu sync.Mutex
+			listings := 0
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if !strings.HasPrefix(r.URL.Path, "/lake/versions") {
+					http.NotFound(w, r)
+					return
+				}
+				if r.Method == http.MethodGet {
+					mu.Lock()
+					listings++
+					mu.Unlock()
+				}
+				w.Header().Set("Content-Type", "text/html")
+				io.WriteString(w, tc.link)
+			}))
+			defer srv.Close()
+			st, err := httpstore.New(srv.URL+"/lake", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			list, err := st.List(context.Background(), "versions/")
+			want := "versions/" + strings.Repeat("x/", 17) + ": folders nested more than 16 deep"
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Fatalf("List(versions/) = %d objects, %v; want an error saying %q", len(list), err, want)
+			}
+			if mu.Lock(); listings > 18 {
+				t.Errorf("%d listings fetched, want at most 18 (16 folders deep, and the start)", listings)
+			}
+			mu.Unlock()
+		})
+	}
+}
