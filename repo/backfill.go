@@ -273,7 +273,7 @@ func (r *repository) contentPasses(m *Matrix, todo []*Cell, opts *Options) *cont
 	}
 	cp := &contentPasses{r: r, disk: compare.NewDiskCheck(), jsonFiles: map[string]bool{}, once: map[string]*sync.Once{}}
 	for _, vp := range m.Versions {
-		cp.jsonFiles[vp.ID] = len(vp.Issues) == 0
+		cp.jsonFiles[vp.ID] = vp.filesTrusted
 	}
 	for _, c := range todo {
 		if cp.once[c.Version] == nil {
@@ -489,13 +489,4 @@ func settleConversion(ctx context.Context, c *Cell, src string, err error, copts
 	}
 	applyCheck(c, nil, err)
 	return true
-}
-
-func (r *repository) find(id string) *version {
-	for _, v := range r.versions {
-		if v.id == id {
-			return v
-		}
-	}
-	return nil
 }

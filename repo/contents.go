@@ -100,14 +100,17 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 	// (verified by the size the catalog records); a folder's are checked in
 	// place. The files are listed with this reader, unless the copy's
 	// other users (the version's proofs) listed them already.
+	// A folder's listing that fails is left to later steps by
+	// ensureListed; this pass reports it.
 	var listErr error
+	list := readerLister(rd, key)
 	err = frozen.fetch(ctx, v, func(ctx context.Context) ([]compare.StoredFile, string, error) {
-		files, err := rd.StoredFiles(ctx)
+		files, dataPath, err := list(ctx)
 		listErr = err
-		return files, rd.DataPath(), err
+		return files, dataPath, err
 	})
 	if listErr != nil {
-		return append(issues, Issue{ProblemUnreadable, fmt.Sprintf("list the data files of %s: %v", key, listErr)}), false
+		return append(issues, Issue{ProblemUnreadable, listErr.Error()}), false
 	}
 	var outside *OutsideError
 	if errors.As(err, &outside) {

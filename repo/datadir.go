@@ -106,9 +106,17 @@ func (r *repository) storedFiles(ctx context.Context, catalog, key string, sourc
 		return nil, "", fmt.Errorf("%w %s: %w", errListFiles, key, err)
 	}
 	defer done()
-	files, err := rd.StoredFiles(ctx)
-	if err != nil {
-		return nil, "", fmt.Errorf("%w %s: %w", errListFiles, key, err)
+	return readerLister(rd, key)(ctx)
+}
+
+// readerLister lists the files of the catalog rd reads (key names it in
+// errors, which match errListFiles).
+func readerLister(rd *compare.Reader, key string) fileLister {
+	return func(ctx context.Context) ([]compare.StoredFile, string, error) {
+		files, err := rd.StoredFiles(ctx)
+		if err != nil {
+			return nil, "", fmt.Errorf("%w %s: %w", errListFiles, key, err)
+		}
+		return files, rd.DataPath(), nil
 	}
-	return files, rd.DataPath(), nil
 }

@@ -174,31 +174,42 @@ const probeJobs = 4
 // hidden one is read and was never proved. It costs two Stat requests per
 // format not listed, and none on other stores. When catalog.path names
 // another file than ducklake.duckdb, the ducklake.duckdb readers fall back
-// to by name and its .wal are probed too (see strayCatalogs). An answer
-// other than "absent" is an error: the file cannot be ruled out.
-func (r *repository) hiddenCatalogs(ctx context.Context, v *version, run []fdljson.Format) ([]Violation, error) {
+// to by name and its .wal are probed too (see strayCatalogs); in an expired
+// or withdrawn version, whose catalogs must be gone (leftCatalogs), so are
+// ducklake.duckdb and the frozen catalog, with their .wal. It returns the
+// names found, relative to the version folder. An answer other than
+// "absent" is an error: the file cannot be ruled out.
+func (r *repository) hiddenCatalogs(ctx context.Context, v *version, run []fdljson.Format) ([]string, error) {
 	if !store.ListsPartially(r.st) {
 		return nil, nil
 	}
 	var names []string
+	unlisted := func(name string) {
+		if _, listed := v.objects[name]; !listed && !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
 	for _, f := range formats.All {
 		_, declared := r.cfg.Format(f.Name)
 		inRun := slices.ContainsFunc(run, func(d fdljson.Format) bool { return d.DuckLake == f.Name })
 		if declared && !inRun {
 			continue
 		}
-		for _, name := range []string{f.Name + ".duckdb", f.Name + ".duckdb.wal"} {
-			if _, listed := v.objects["catalogs/"+name]; !listed {
-				names = append(names, "catalogs/"+name)
-			}
-		}
+		unlisted("catalogs/" + f.Name + ".duckdb")
+		unlisted("catalogs/" + f.Name + ".duckdb.wal")
 	}
-	if v.meta != nil && v.meta.Catalog.Path != fallbackCatalog {
-		for _, name := range []string{fallbackCatalog, fallbackCatalog + ".wal"} {
-			if _, listed := v.objects[name]; !listed {
-				names = append(names, name)
-			}
-		}
+	var frozen []string
+	switch {
+	case v.expired != nil && v.meta != nil:
+		frozen = []string{fallbackCatalog, v.meta.Catalog.Path}
+	case v.expired != nil:
+		frozen = []string{fallbackCatalog}
+	case v.meta != nil && v.meta.Catalog.Path != fallbackCatalog:
+		frozen = []string{fallbackCatalog}
+	}
+	for _, name := range frozen {
+		unlisted(name)
+		unlisted(name + ".wal")
 	}
 	found := make([]bool, len(names))
 	g, gctx := errgroup.WithContext(ctx)
@@ -219,11 +230,20 @@ func (r *repository) hiddenCatalogs(ctx context.Context, v *version, run []fdljs
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	var out []Violation
+	var out []string
 	for i, name := range names {
-		if !found[i] {
-			continue
+		if found[i] {
+			out = append(out, name)
 		}
+	}
+	return out, nil
+}
+
+// hiddenViolations reports the files hiddenCatalogs found in a version
+// that is not expired.
+func hiddenViolations(v *version, names []string) []Violation {
+	var out []Violation
+	for _, name := range names {
 		key := v.prefix() + name
 		name, inCatalogs := strings.CutPrefix(name, "catalogs/")
 		switch format, isCatalog := strings.CutSuffix(name, ".duckdb"); {
@@ -237,7 +257,49 @@ func (r *repository) hiddenCatalogs(ctx context.Context, v *version, run []fdljs
 			out = append(out, Violation{key, "a DuckDB write-ahead log in catalogs/ hidden by the server's folder listing: readers fetch it by name beside the catalog and DuckDB replays it, so they would see changes that were never proved; remove it"})
 		}
 	}
-	return out, nil
+	return out
+}
+
+// leftCatalogs reports, in an expired or withdrawn version (expired.json),
+// every catalog still there: the frozen catalog, catalogs/*.duckdb, any
+// other DuckDB file or write-ahead log at any depth, listed or found by
+// hiddenCatalogs, and an entry of catalogs/ named so that is not a regular
+// file (a dangling link). The spec deletes a version's catalogs when
+// expired.json is added (Versions: "expired.json is added and the catalogs
+// deleted"), on withdrawal too. Readers refuse the version, but whoever
+// opens the file by name still reads the data the version gave up, which
+// for a withdrawal may be data that must be gone. Nothing is deleted here.
+func leftCatalogs(v *version, entries []catalogEntry, hidden []string) []Violation {
+	var names []string
+	for rel := range v.objects {
+		if ext := path.Ext(rel); ext == ".duckdb" || ext == ".wal" {
+			names = append(names, rel)
+		}
+	}
+	for _, e := range entries {
+		if ext := path.Ext(e.name); (ext == ".duckdb" || ext == ".wal") && e.kind != entryFile {
+			names = append(names, "catalogs/"+e.name)
+		}
+	}
+	for _, name := range hidden {
+		if !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	names = slices.Compact(names)
+	out := make([]Violation, 0, len(names))
+	for _, name := range names {
+		what := "a catalog"
+		if path.Ext(name) == ".wal" {
+			what = "a DuckDB write-ahead log"
+		}
+		if slices.Contains(hidden, name) {
+			what += " hidden by the server's folder listing"
+		}
+		out = append(out, Violation{v.prefix() + name, fmt.Sprintf("%s left in a version marked %s (expired.json): the spec deletes a version's catalogs when expired.json is added (FDL 0.1, Versions); readers refuse the version, but the file still holds what it gave up; remove it", what, v.expired.Reason)})
+	}
+	return out
 }
 
 // presentFormats lists the formats of the regular files

@@ -2,7 +2,6 @@ package repo
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 
 	"github.com/fdl-formats/fdl-formats/compare"
@@ -44,14 +43,8 @@ func (r *repository) hintFrom(ctx context.Context, frozen *frozenCopies, v *vers
 		// Only a remote store's delete files must be fetched first; a
 		// folder's are read in place (its data_dir rule is the content
 		// pass's and the cells' business, not the hints').
-		list := func(ctx context.Context) ([]compare.StoredFile, string, error) {
-			files, err := rd.StoredFiles(ctx)
-			if err != nil {
-				return nil, "", fmt.Errorf("%w %s: %w", errListFiles, v.prefix()+v.meta.Catalog.Path, err)
-			}
-			return files, rd.DataPath(), nil
-		}
-		if _, err := r.ensureListed(ctx, list, v.prefix()+v.meta.Catalog.Path, true); err != nil {
+		key := v.prefix() + v.meta.Catalog.Path
+		if _, err := r.ensureListed(ctx, readerLister(rd, key), key, true); err != nil {
 			return err
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -14,12 +15,16 @@ import (
 )
 
 // hidingStore is a local store whose listing leaves out the keys under
-// hide, as a remote listing (eventual consistency, a partial web-server
-// index) can; Open and Stat still reach them.
+// hide; Open and Stat still reach them. With partial it says so, as a web
+// site (whose index pages may leave files out) does; without, it stands
+// for a store whose listing is whole, where an unlisted key is absent.
 type hidingStore struct {
 	*local.Store
-	hide string
+	hide    string
+	partial bool
 }
+
+func (s *hidingStore) ListsPartially() bool { return s.partial }
 
 func (s *hidingStore) List(ctx context.Context, prefix string) ([]store.ObjectInfo, error) {
 	objs, err := s.Store.List(ctx, prefix)
@@ -42,78 +47,186 @@ func setParents(t *testing.T, root, id string, parents ...string) {
 	editVersion(t, filepath.Join(root, "versions", id), func(m map[string]any) { m["parents"] = parents })
 }
 
-// TestCheckParents: a parent in version.json that is not in the repository
-// is a difference naming the version and the parent (readers follow the
-// first parent for history); an expired or withdrawn parent is there; one
-// the listing hides but readers reach is unverifiable. The 06_deletes lake's
-// versions each name the one before.
+// setSeq rewrites a version.json's seq.
+func setSeq(t *testing.T, root, id string, seq int) {
+	t.Helper()
+	editVersion(t, filepath.Join(root, "versions", id), func(m map[string]any) { m["seq"] = seq })
+}
+
+// withdraw makes a version withdrawn as the spec allows at its most: its
+// catalogs and version.json deleted, expired.json added.
+func withdraw(t *testing.T, root, id string) {
+	t.Helper()
+	dir := filepath.Join(root, "versions", id)
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "expired.json"), `{"reason": "withdrawn"}`)
+}
+
+// TestCheckParents: what a version.json says of its history is checked
+// against the repository. A parent that is not in it is a difference
+// naming the version and the parent (readers follow the first parent for
+// history); an expired or withdrawn parent is there; one a web site's
+// listing hides but readers reach is unverifiable, while on a store whose
+// listing is whole an unlisted parent is absent (no probe). seq must be 1
+// without parents and the first parent's plus 1 after: otherwise the
+// version.json is invalid, naming the seq and the one expected; against a
+// parent whose version.json a withdrawal deleted it is not checked, which
+// a warning says. First parents that come back to a version (a cycle) make
+// each version on it invalid, naming the cycle; the run, and Resolve of
+// the latest version, end. The 06_deletes lake's versions (seq 1, 2, 3)
+// each name the one before.
 func TestCheckParents(t *testing.T) {
 	ctx := context.Background()
 	const gone = "0190a000-0000-7000-8000-000000000001"
 	for _, tc := range []struct {
-		name   string
-		mutate func(t *testing.T, root string, ids []string) (hide string)
-		want   error
-		detail func(ids []string) string // "" when no finding may name a parent
+		name    string
+		mutate  func(t *testing.T, root string, ids []string) (hide string)
+		partial bool // the store says its listing may leave files out
+		want    error
+		// findings about parents, seq or history ("kind: phrase"), each
+		// matched by exactly one finding
+		detail func(ids []string) []string
 	}{
-		{"all_present", func(*testing.T, string, []string) string { return "" }, ErrWorkMissing, nil},
+		{"all_present", func(*testing.T, string, []string) string { return "" }, false, ErrWorkMissing, nil},
 		{"first_parent_unknown", func(t *testing.T, root string, ids []string) string {
 			setParents(t, root, ids[2], gone)
 			return ""
-		}, ErrDifferences, func(ids []string) string {
-			return "versions/" + ids[2] + "/version.json: parents[0]: version " + gone + " is not in the repository"
+		}, false, ErrDifferences, func(ids []string) []string {
+			return []string{"difference: versions/" + ids[2] + "/version.json: parents[0]: version " + gone + " is not in the repository"}
 		}},
 		{"second_parent_unknown", func(t *testing.T, root string, ids []string) string {
 			setParents(t, root, ids[2], ids[1], gone)
 			return ""
-		}, ErrDifferences, func(ids []string) string {
-			return "versions/" + ids[2] + "/version.json: parents[1]: version " + gone + " is not in the repository"
+		}, false, ErrDifferences, func(ids []string) []string {
+			return []string{"difference: versions/" + ids[2] + "/version.json: parents[1]: version " + gone + " is not in the repository"}
 		}},
 		{"parent_folder_removed", func(t *testing.T, root string, ids []string) string {
 			if err := os.RemoveAll(filepath.Join(root, "versions", ids[0])); err != nil {
 				t.Fatal(err)
 			}
 			return ""
-		}, ErrDifferences, func(ids []string) string {
-			return "versions/" + ids[1] + "/version.json: parents[0]: version " + ids[0] + " is not in the repository"
+		}, false, ErrDifferences, func(ids []string) []string {
+			return []string{"difference: versions/" + ids[1] + "/version.json: parents[0]: version " + ids[0] + " is not in the repository"}
 		}},
 		{"parent_withdrawn", func(t *testing.T, root string, ids []string) string {
-			// A withdrawn version may lose everything but expired.json.
-			dir := filepath.Join(root, "versions", ids[0])
-			if err := os.RemoveAll(dir); err != nil {
-				t.Fatal(err)
-			}
-			writeFile(t, filepath.Join(dir, "expired.json"), `{"reason": "withdrawn"}`)
+			withdraw(t, root, ids[0])
 			return ""
-		}, ErrWorkMissing, nil},
+		}, false, ErrWorkMissing, func(ids []string) []string {
+			return []string{"warning: versions/" + ids[1] + "/version.json: seq: 2 not checked: its first parent " + ids[0] + " is withdrawn and its version.json is gone"}
+		}},
 		{"parent_hidden_by_listing", func(t *testing.T, root string, ids []string) string {
 			return "versions/" + ids[0] + "/"
-		}, ErrUnverifiable, func(ids []string) string {
-			return "versions/" + ids[1] + "/version.json: parents[0]: version " + ids[0] + " is not listed under versions/, yet versions/" + ids[0] + "/version.json exists"
+		}, true, ErrUnverifiable, func(ids []string) []string {
+			return []string{"unverifiable: versions/" + ids[1] + "/version.json: parents[0]: version " + ids[0] + " is not listed under versions/, yet versions/" + ids[0] + "/version.json exists"}
+		}},
+		{"parent_unlisted_by_a_whole_listing", func(t *testing.T, root string, ids []string) string {
+			return "versions/" + ids[0] + "/"
+		}, false, ErrDifferences, func(ids []string) []string {
+			return []string{"difference: versions/" + ids[1] + "/version.json: parents[0]: version " + ids[0] + " is not in the repository"}
+		}},
+		{"seq_not_first_parents_plus_one", func(t *testing.T, root string, ids []string) string {
+			setSeq(t, root, ids[2], 5)
+			return ""
+		}, false, ErrInvalidVersion, func(ids []string) []string {
+			return []string{"invalid: versions/" + ids[2] + "/version.json: seq: 5, want 3: its first parent " + ids[1] + " has seq 2"}
+		}},
+		{"seq_of_a_first_version_not_1", func(t *testing.T, root string, ids []string) string {
+			setSeq(t, root, ids[0], 2)
+			return ""
+		}, false, ErrInvalidVersion, func(ids []string) []string {
+			return []string{
+				"invalid: versions/" + ids[0] + "/version.json: seq: 2 for a version without parents, want 1",
+				"invalid: versions/" + ids[1] + "/version.json: seq: 2, want 3: its first parent " + ids[0] + " has seq 2",
+			}
+		}},
+		{"seq_after_an_expired_parent_that_kept_its_version_json", func(t *testing.T, root string, ids []string) string {
+			dir := filepath.Join(root, "versions", ids[0])
+			if err := os.Remove(filepath.Join(dir, "ducklake.duckdb")); err != nil {
+				t.Fatal(err)
+			}
+			writeFile(t, filepath.Join(dir, "expired.json"), `{"reason": "expired"}`)
+			setSeq(t, root, ids[1], 4)
+			setSeq(t, root, ids[2], 5) // only the first edge is wrong
+			return ""
+		}, false, ErrInvalidVersion, func(ids []string) []string {
+			return []string{"invalid: versions/" + ids[1] + "/version.json: seq: 4, want 2"}
+		}},
+		{"seq_after_a_hidden_parent", func(t *testing.T, root string, ids []string) string {
+			setSeq(t, root, ids[1], 9) // not checked against the hidden parent
+			setSeq(t, root, ids[2], 10)
+			return "versions/" + ids[0] + "/"
+		}, true, ErrUnverifiable, func(ids []string) []string {
+			return []string{"unverifiable: versions/" + ids[1] + "/version.json: parents[0]: version " + ids[0] + " is not listed"}
+		}},
+		{"cycle_of_two", func(t *testing.T, root string, ids []string) string {
+			setParents(t, root, ids[0], ids[1])
+			return ""
+		}, false, ErrInvalidVersion, func(ids []string) []string {
+			return []string{
+				"invalid: versions/" + ids[0] + "/version.json: seq: 1, want 3",
+				"invalid: versions/" + ids[0] + "/version.json: parents[0]: its history comes back to it (" + ids[0] + " -> " + ids[1] + " -> " + ids[0] + ")",
+				"invalid: versions/" + ids[1] + "/version.json: parents[0]: its history comes back to it (" + ids[1] + " -> " + ids[0] + " -> " + ids[1] + ")",
+			}
+		}},
+		{"cycle_of_three", func(t *testing.T, root string, ids []string) string {
+			setParents(t, root, ids[0], ids[2])
+			setSeq(t, root, ids[0], 4)
+			return ""
+		}, false, ErrInvalidVersion, func(ids []string) []string {
+			return []string{
+				"invalid: versions/" + ids[0] + "/version.json: parents[0]: its history comes back to it (" + ids[0] + " -> " + ids[2] + " -> " + ids[1] + " -> " + ids[0] + ")",
+				"invalid: versions/" + ids[1] + "/version.json: seq: 2, want 5",
+				"invalid: versions/" + ids[1] + "/version.json: parents[0]: its history comes back to it (" + ids[1] + " -> " + ids[0] + " -> " + ids[2] + " -> " + ids[1] + ")",
+				"invalid: versions/" + ids[2] + "/version.json: parents[0]: its history comes back to it (" + ids[2] + " -> " + ids[1] + " -> " + ids[0] + " -> " + ids[2] + ")",
+			}
+		}},
+		{"history_into_a_cycle", func(t *testing.T, root string, ids []string) string {
+			setParents(t, root, ids[1], ids[0])
+			setParents(t, root, ids[0], ids[1])
+			setSeq(t, root, ids[0], 3) // ids[1] then says 2, want 4; ids[2] (3) follows ids[1]
+			return ""
+		}, false, ErrInvalidVersion, func(ids []string) []string {
+			// ids[2] leads into the cycle and is not on it: reported on
+			// the versions that are.
+			return []string{
+				"invalid: versions/" + ids[0] + "/version.json: parents[0]: its history comes back to it",
+				"invalid: versions/" + ids[1] + "/version.json: seq: 2, want 4",
+				"invalid: versions/" + ids[1] + "/version.json: parents[0]: its history comes back to it",
+			}
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st, root := smallLake(t, "fdl.json", "versions")
 			ids := versionIDs(t, root)
-			hs := &hidingStore{Store: st, hide: tc.mutate(t, root, ids)}
+			hs := &hidingStore{Store: st, hide: tc.mutate(t, root, ids), partial: tc.partial}
 			rep, err := Check(ctx, hs, Options{Formats: []string{"1.1"}, DataPath: filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes", "data")})
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("Check error = %v, want %v", err, tc.want)
 			}
 			var named []string
 			for _, f := range rep.Findings {
-				if strings.Contains(f.Detail, "parents[") {
-					named = append(named, f.Detail)
+				if strings.Contains(f.Detail, "parents[") || strings.Contains(f.Detail, "version.json: seq") {
+					named = append(named, string(f.Kind)+": "+f.Detail)
 				}
 			}
-			if tc.detail == nil {
-				if len(named) > 0 {
-					t.Errorf("findings about parents %q, want none", named)
-				}
-				return
+			var want []string
+			if tc.detail != nil {
+				want = tc.detail(ids)
 			}
-			if want := tc.detail(ids); len(named) != 1 || !strings.Contains(named[0], want) {
-				t.Errorf("findings about parents %q, want one containing %q", named, want)
+			if len(named) != len(want) {
+				t.Fatalf("findings about parents and seq %q, want %d: %q", named, len(want), want)
+			}
+			for _, w := range want {
+				if n := len(slices.DeleteFunc(slices.Clone(named), func(d string) bool { return !strings.Contains(d, w) })); n != 1 {
+					t.Errorf("%d findings contain %q, want 1 (findings %q)", n, w, named)
+				}
+			}
+			// Readers pick the latest version without walking history.
+			res, err := Resolve(ctx, hs, ResolveOptions{DuckDB: "1.5.6"})
+			if err != nil || res.Version != ids[2] {
+				t.Errorf("Resolve(latest) = %+v, %v; want version %s", res, err, ids[2])
 			}
 		})
 	}

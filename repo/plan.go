@@ -76,23 +76,24 @@ type VersionPlan struct {
 	// Skipped is expired.json's reason ("expired", "withdrawn").
 	Skipped string `json:"skipped,omitempty"`
 	Error   string `json:"error,omitempty"`
-	// Issues are problems with dataset.json or files.json; they do not stop
-	// the catalogs from being written.
+	// Issues are the version's problems other than its catalogs: with
+	// dataset.json or files.json, its parents, seq and history, or a
+	// listing or probe of the folder that failed. They do not stop the
+	// catalogs from being written.
 	Issues []Issue `json:"issues,omitempty"`
-	// ParentIssues are parents (version.json) not in the repository; kept
-	// apart from Issues, which say whether dataset.json and files.json can
-	// be trusted.
-	ParentIssues []Issue `json:"parent_issues,omitempty"`
+	// Notes say what could not be checked and fails nothing (a seq whose
+	// parent's version.json a withdrawal deleted).
+	Notes []string `json:"notes,omitempty"`
 	// Violations are entries of the version folder that break the rules
 	// (see Violation); catalogs of undeclared formats are cells instead.
 	Violations []Violation `json:"violations,omitempty"`
-	// Unprobed are catalogs/ names a store that lists only part of its
-	// files (a web site) could not rule out by name (see Violation); kept
-	// apart from Issues, which say whether dataset.json and files.json hold.
-	Unprobed []Issue `json:"unprobed,omitempty"`
-	Cells    []*Cell `json:"cells"`
+	Cells      []*Cell     `json:"cells"`
 
 	v *version
+	// filesTrusted: dataset.json and files.json match version.json and
+	// parse, and catalogs/ was listed; the content pass then compares them
+	// with the catalog.
+	filesTrusted bool
 }
 
 // FormatPlan is one declared format as of the plan's time.
@@ -279,12 +280,18 @@ func (r *repository) planVersion(ctx context.Context, v *version, declared []fdl
 	if err != nil {
 		vp.Issues = append(vp.Issues, Issue{ProblemUnreadable, err.Error()})
 	}
+	hidden, hiddenErr := r.hiddenCatalogs(ctx, v, declared)
 	vp.Violations = r.folderViolations(ctx, v, entries)
-	hidden, err := r.hiddenCatalogs(ctx, v, declared)
-	if err != nil {
-		vp.Unprobed = append(vp.Unprobed, Issue{ProblemUnreadable, err.Error()})
+	if v.expired != nil {
+		// Every catalog left is one violation, which the folder's rules
+		// (a .wal, a stray DuckDB file) would name again.
+		left := leftCatalogs(v, entries, hidden)
+		vp.Violations = append(left, slices.DeleteFunc(vp.Violations, func(x Violation) bool {
+			return slices.ContainsFunc(left, func(l Violation) bool { return l.Key == x.Key })
+		})...)
+	} else {
+		vp.Violations = append(vp.Violations, hiddenViolations(v, hidden)...)
 	}
-	vp.Violations = append(vp.Violations, hidden...)
 	byName := map[string]catalogEntry{}
 	// Catalogs of undeclared formats are shown too (each a violation).
 	formatsShown := slices.Clone(declared)
@@ -303,8 +310,16 @@ func (r *repository) planVersion(ctx context.Context, v *version, declared []fdl
 		if verr == nil {
 			problem, verr = storageClaim(v)
 		}
-		vp.Issues = append(vp.Issues, r.versionIssues(ctx, v)...)
-		vp.ParentIssues = r.parentIssues(ctx, v)
+		fileIssues := r.versionIssues(ctx, v)
+		vp.filesTrusted = len(vp.Issues) == 0 && len(fileIssues) == 0
+		vp.Issues = append(vp.Issues, fileIssues...)
+	}
+	if hiddenErr != nil {
+		vp.Issues = append(vp.Issues, Issue{ProblemUnreadable, hiddenErr.Error()})
+	}
+	if v.expired == nil && v.err == nil {
+		parents, notes := r.parentIssues(ctx, v)
+		vp.Issues, vp.Notes = append(vp.Issues, parents...), notes
 	}
 	if verr != nil {
 		vp.Error = verr.Error()

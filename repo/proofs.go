@@ -85,7 +85,7 @@ func (r *repository) checkAll(ctx context.Context, m *Matrix, work string, disk 
 			for _, tk := range group {
 				if vp := tk.content; vp != nil {
 					var out []Finding
-					for _, is := range r.checkContents(gctx, vp.v, frozen, source, disk, len(vp.Issues) == 0) {
+					for _, is := range r.checkContents(gctx, vp.v, frozen, source, disk, vp.filesTrusted) {
 						out = append(out, Finding{Kind: problemKind(is.Problem), Version: vp.ID, Detail: is.Detail})
 					}
 					if err := ctx.Err(); err != nil {

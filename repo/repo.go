@@ -275,6 +275,16 @@ func read(ctx context.Context, st store.Store) (*repository, error) {
 	return r, nil
 }
 
+// find gives the version of the repository with that ID, or nil.
+func (r *repository) find(id string) *version {
+	// r.versions is sorted by ID (read).
+	i, ok := slices.BinarySearchFunc(r.versions, id, func(v *version, id string) int { return strings.Compare(v.id, id) })
+	if !ok {
+		return nil
+	}
+	return r.versions[i]
+}
+
 // Problem classifies why a version or cell is in error.
 type Problem string
 

@@ -1,7 +1,6 @@
 package repo
 
 import (
-	"slices"
 	"strings"
 )
 
@@ -19,8 +18,11 @@ func ruleFindings(m *Matrix) []Finding {
 			}
 			out = append(out, Finding{Kind: problemKind(p), Version: vp.ID, Key: vp.Catalog, Detail: vp.Error})
 		}
-		for _, is := range slices.Concat(vp.Issues, vp.Unprobed, vp.ParentIssues) {
+		for _, is := range vp.Issues {
 			out = append(out, Finding{Kind: problemKind(is.Problem), Version: vp.ID, Detail: is.Detail})
+		}
+		for _, n := range vp.Notes {
+			out = append(out, Finding{Kind: KindWarning, Version: vp.ID, Detail: n})
 		}
 		for _, v := range vp.Violations {
 			out = append(out, Finding{Kind: KindDifference, Version: vp.ID, Key: v.Key, Detail: "rule broken: " + v.Key + ": " + v.Detail})

@@ -208,8 +208,11 @@ func printMatrix(w io.Writer, root string, m *repo.Matrix) {
 		if v.Skipped != "" {
 			format = v.Skipped
 		}
-		for _, is := range slices.Concat(v.Issues, v.Unprobed, v.ParentIssues) {
+		for _, is := range v.Issues {
 			notes = append(notes, fmt.Sprintf("seq %s %s: %s", seq, is.Problem, is.Detail))
+		}
+		for _, n := range v.Notes {
+			notes = append(notes, fmt.Sprintf("seq %s note: %s", seq, n))
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", seq, v.ID, format, strings.Join(cells, "\t"))
 	}
