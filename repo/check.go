@@ -22,9 +22,11 @@ const (
 	// frozen catalog breaks version.json's claims (ducklake.format,
 	// catalog.storage); or a rule is broken (catalogs/ entries, write-ahead
 	// logs, unnamed dataset.json/files.json, until, a parent that is not in
-	// the repository).
+	// the repository, a catalog left in a version with expired.json).
 	KindDifference Kind = "difference"
-	// KindInvalid: a version's files are missing or invalid.
+	// KindInvalid: a version's files are missing or invalid, or its
+	// version.json breaks the spec against the repository (a seq that does
+	// not follow its first parent's, first parents that come back to it).
 	KindInvalid Kind = "invalid"
 	// KindUnverifiable: an input the operator can restore is missing or
 	// unreadable (a data file, a catalog this DuckDB cannot open).

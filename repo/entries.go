@@ -264,12 +264,13 @@ func hiddenViolations(v *version, names []string) []Violation {
 // every catalog still there: the frozen catalog, catalogs/*.duckdb, any
 // other DuckDB file or write-ahead log at any depth, listed or found by
 // hiddenCatalogs, and an entry of catalogs/ named so that is not a regular
-// file (a dangling link). The spec deletes a version's catalogs when
+// file (a dangling link). As elsewhere, catalogs/<format>.duckdb (and its
+// .wal) of a declared format filtered out of this run is left alone. The spec deletes a version's catalogs when
 // expired.json is added (Versions: "expired.json is added and the catalogs
 // deleted"), on withdrawal too. Readers refuse the version, but whoever
 // opens the file by name still reads the data the version gave up, which
 // for a withdrawal may be data that must be gone. Nothing is deleted here.
-func leftCatalogs(v *version, entries []catalogEntry, hidden []string) []Violation {
+func (r *repository) leftCatalogs(v *version, entries []catalogEntry, hidden []string, run []fdljson.Format) []Violation {
 	var names []string
 	for rel := range v.objects {
 		if ext := path.Ext(rel); ext == ".duckdb" || ext == ".wal" {
@@ -281,13 +282,15 @@ func leftCatalogs(v *version, entries []catalogEntry, hidden []string) []Violati
 			names = append(names, "catalogs/"+e.name)
 		}
 	}
-	for _, name := range hidden {
-		if !slices.Contains(names, name) {
-			names = append(names, name)
-		}
-	}
+	names = append(names, hidden...)
 	slices.Sort(names)
 	names = slices.Compact(names)
+	names = slices.DeleteFunc(names, func(name string) bool {
+		format, ok := strings.CutPrefix(strings.TrimSuffix(name, ".wal"), "catalogs/")
+		format, isCatalog := strings.CutSuffix(format, ".duckdb")
+		_, declared := r.cfg.Format(format)
+		return ok && isCatalog && declared && !slices.ContainsFunc(run, func(d fdljson.Format) bool { return d.DuckLake == format })
+	})
 	out := make([]Violation, 0, len(names))
 	for _, name := range names {
 		what := "a catalog"

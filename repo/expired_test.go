@@ -21,7 +21,8 @@ import (
 // expired.json is added (retention and withdrawal alike), so every catalog
 // left in an expired or withdrawn version (the frozen one, catalogs/, a
 // .wal, a link that points nowhere) is a difference naming it, whether the
-// folder lists it or a web site's listing hides it; nothing is deleted.
+// folder lists it or a web site's listing hides it; nothing is deleted. A
+// catalog of a declared format filtered out of the run is left alone.
 // Before, such a version was skipped and check passed. The first version
 // of the 06_deletes lake is the one expired.
 func TestCheckExpiredCatalogs(t *testing.T) {
@@ -44,11 +45,17 @@ func TestCheckExpiredCatalogs(t *testing.T) {
 			expire(t, dir, "withdrawn", "version.json")
 		}, false, []string{"catalogs/1.1.duckdb", "catalogs/1.1.duckdb.wal", "ducklake.duckdb"}},
 		{"withdrawn_with_a_dangling_link_left", func(t *testing.T, dir string) {
-			if err := os.Symlink(filepath.Join(dir, "gone.duckdb"), filepath.Join(dir, "catalogs", "1.0.duckdb")); err != nil {
+			if err := os.Symlink(filepath.Join(dir, "gone.duckdb"), filepath.Join(dir, "catalogs", "1.1.duckdb")); err != nil {
 				t.Fatal(err)
 			}
 			expire(t, dir, "withdrawn", "version.json", "ducklake.duckdb")
-		}, false, []string{"catalogs/1.0.duckdb"}},
+		}, false, []string{"catalogs/1.1.duckdb"}},
+		{"catalog_of_a_format_left_out_of_the_run", func(t *testing.T, dir string) {
+			// The run checks 1.1 only: catalogs/0.4.duckdb is another
+			// run's, as for versions that are not expired.
+			copyFile(t, filepath.Join(dir, "ducklake.duckdb"), filepath.Join(dir, "catalogs", "0.4.duckdb"))
+			expire(t, dir, "expired", "ducklake.duckdb")
+		}, false, nil},
 		{"frozen_catalog_hidden_by_a_web_listing", func(t *testing.T, dir string) {
 			copyFile(t, filepath.Join(dir, "ducklake.duckdb"), filepath.Join(dir, "catalogs", "1.1.duckdb"))
 			expire(t, dir, "withdrawn", "version.json")

@@ -3,6 +3,9 @@ package repo
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +14,7 @@ import (
 
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 	"github.com/fdl-formats/fdl-formats/store"
+	"github.com/fdl-formats/fdl-formats/store/httpstore"
 	"github.com/fdl-formats/fdl-formats/store/local"
 )
 
@@ -227,6 +231,59 @@ func TestCheckParents(t *testing.T) {
 			res, err := Resolve(ctx, hs, ResolveOptions{DuckDB: "1.5.6"})
 			if err != nil || res.Version != ids[2] {
 				t.Errorf("Resolve(latest) = %+v, %v; want version %s", res, err, ids[2])
+			}
+		})
+	}
+}
+
+// TestCheckParentProbes: on a web site whose listing of versions/ leaves
+// a parent out, check asks the server for the parent's version.json and
+// expired.json: an answer other than "absent" (500) makes the version
+// unverifiable, naming the parent and the error, never a parent that is
+// not there; 404 for both is a parent not in the repository; a parent the
+// server gives is one the listing hides.
+func TestCheckParentProbes(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name   string
+		status int // the server's answer for the parent's files (0: the files)
+		want   error
+		detail string
+	}{
+		{"server_error", http.StatusInternalServerError, ErrUnverifiable, "is not listed under versions/ and probing it failed: stat versions/%s/version.json"},
+		{"absent", http.StatusNotFound, ErrDifferences, "version %s is not in the repository"},
+		{"hidden", 0, ErrUnverifiable, "is not listed under versions/, yet versions/%s/version.json exists"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, root := smallLake(t)
+			ids := versionIDs(t, root)
+			files := http.FileServer(http.Dir(root))
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				switch {
+				case r.URL.Path == "/versions/":
+					// A hand-written index page that leaves the first version out.
+					w.Header().Set("Content-Type", "text/html; charset=utf-8")
+					fmt.Fprintf(w, `<pre><a href="%[1]s/">%[1]s/</a> <a href="%[2]s/">%[2]s/</a></pre>`, ids[1], ids[2])
+					return
+				case tc.status != 0 && strings.HasPrefix(r.URL.Path, "/versions/"+ids[0]+"/"):
+					http.Error(w, http.StatusText(tc.status), tc.status)
+					return
+				}
+				files.ServeHTTP(w, r)
+			}))
+			defer srv.Close()
+			site, err := httpstore.New(srv.URL+"/", srv.Client())
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := Check(ctx, site, Options{Versions: []string{ids[1]}, Formats: []string{"1.0"}, Cache: t.TempDir()})
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("Check = %v, want %v", err, tc.want)
+			}
+			got := nonWarnings(rep)
+			want := "versions/" + ids[1] + "/version.json: parents[0]: "
+			if len(got) != 1 || !strings.HasPrefix(got[0].Detail, want) || !strings.Contains(got[0].Detail, fmt.Sprintf(tc.detail, ids[0])) {
+				t.Fatalf("findings %+v, want one starting %q and saying %q", got, want, fmt.Sprintf(tc.detail, ids[0]))
 			}
 		})
 	}

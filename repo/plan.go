@@ -285,7 +285,7 @@ func (r *repository) planVersion(ctx context.Context, v *version, declared []fdl
 	if v.expired != nil {
 		// Every catalog left is one violation, which the folder's rules
 		// (a .wal, a stray DuckDB file) would name again.
-		left := leftCatalogs(v, entries, hidden)
+		left := r.leftCatalogs(v, entries, hidden, declared)
 		vp.Violations = append(left, slices.DeleteFunc(vp.Violations, func(x Violation) bool {
 			return slices.ContainsFunc(left, func(l Violation) bool { return l.Key == x.Key })
 		})...)
