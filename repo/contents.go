@@ -99,9 +99,9 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 	// is not. A remote store's data files come into the cache first
 	// (verified by the size the catalog records); a folder's are checked in
 	// place. The files are listed with this reader, unless the copy's
-	// other users (the version's proofs) listed them already.
-	// A folder's listing that fails is left to later steps by
-	// ensureListed; this pass reports it.
+	// other users (the version's proofs) listed them already. A failed
+	// listing is reported here (ensureListed leaves a folder's to later
+	// steps).
 	var listErr error
 	list := readerLister(rd, key)
 	err = frozen.fetch(ctx, v, func(ctx context.Context) ([]compare.StoredFile, string, error) {
