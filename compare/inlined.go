@@ -5,9 +5,17 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
+
+	"github.com/fdl-formats/fdl-formats/formats"
 )
 
-// inlinedSQL builds the queries over the table's inlined data tables (§5.8).
+// inlinedSQL builds the queries over the table's inlined data tables (§5.8)
+// as the real reader of the catalog's format reads them: each with the
+// table's columns as of the snapshot that reader looks up for its schema
+// version (inlinedSchemaSnapshot), user and system columns taken by name.
+// A column of that schema the inlined table lacks, or holds with another
+// type, is what the real reader fails on (a binder error, or rows of the
+// wrong type): an UnreadableError.
 func (r *Reader) inlinedSQL(ctx context.Context, t Table, cols []*Column, snap int64, opts ScanOptions) ([]Part, error) {
 	if r.empty("ducklake_inlined_data_tables") {
 		return nil, nil // absent, or without registrations
@@ -22,28 +30,35 @@ func (r *Reader) inlinedSQL(ctx context.Context, t Table, cols []*Column, snap i
 		if !ok {
 			continue // registered but dropped
 		}
-		if len(phys) < 3 {
-			return nil, fmt.Errorf("inlined table %s has %d columns", g.name, len(phys))
+		byName := map[string]int{} // lower-cased name -> position (DuckDB binds names case-insensitively)
+		for i, p := range phys {
+			byName[strings.ToLower(p)] = i
 		}
-		asOf, err := r.schemaVersionSnapshot(ctx, t, g.sv)
-		if err != nil {
-			return nil, err
-		}
-		then, err := r.columnsAt(ctx, t.ID, asOf, false)
-		if err != nil {
-			return nil, err
-		}
-		byName := map[string]*Column{}
-		for _, c := range then {
-			byName[c.Name] = c
-		}
-		// Inlined columns carry the names and shapes of that schema version;
-		// their field ids come from the columns as they were then.
-		physByID := map[int64]*pnode{}
-		for _, p := range phys[3:] {
-			if c, ok := byName[p]; ok {
-				physByID[c.ID] = columnNode(c)
+		rowID, begin, end := r.inlinedSystemNames()
+		var sys [3]string
+		for i, n := range []string{rowID, begin, end} {
+			j, ok := byName[n]
+			if !ok {
+				return nil, &UnreadableError{Format: r.format.Name, Quirk: inlinedColumnMissing, Table: t.FullName(),
+					Detail: fmt.Sprintf("inlined table %s has no system column %s (its columns: %s)", g.name, n, strings.Join(phys, ", "))}
 			}
+			sys[i] = ident(phys[j])
+		}
+		asOf, err := r.inlinedSchemaSnapshot(ctx, t, g.sv, snap)
+		if err != nil {
+			return nil, err
+		}
+		then, err := r.inlinedReadColumns(ctx, t, g, asOf)
+		if err != nil {
+			return nil, err
+		}
+		// Inlined columns carry the names of the schema read; their field
+		// ids come from the columns as they were then.
+		physByID := map[int64]*pnode{}
+		for _, c := range then {
+			n := columnNode(c)
+			n.Name = phys[byName[strings.ToLower(c.Name)]]
+			physByID[c.ID] = n
 		}
 		var sel []string
 		for _, c := range cols {
@@ -58,17 +73,133 @@ func (r *Reader) inlinedSQL(ctx context.Context, t Table, cols []*Column, snap i
 			}
 			sel = append(sel, e+" AS "+ident(c.Name))
 		}
-		// The first three columns are the system columns, whatever their
-		// names (unprefixed up to 1.0, _ducklake_-prefixed in 1.1).
-		rid, begin, end := ident(phys[0]), ident(phys[1]), ident(phys[2])
 		if opts.RowIDs {
-			sel = append(sel, rid+" AS "+RowIDColumn)
+			sel = append(sel, sys[0]+" AS "+RowIDColumn)
 		}
 		q := fmt.Sprintf("SELECT %s FROM cat.%s WHERE %d >= %s AND (%d < %s OR %s IS NULL)",
-			strings.Join(sel, ", "), ident(g.name), snap, begin, snap, end, end)
+			strings.Join(sel, ", "), ident(g.name), snap, sys[1], snap, sys[2], sys[2])
 		parts = append(parts, Part{Kind: "inlined", Path: g.name, SQL: q})
 	}
 	return parts, nil
+}
+
+// inlinedColumnMissing is what every DuckLake reader does with an inlined
+// data table that lacks a column it asks for by name: it fails.
+var inlinedColumnMissing = formats.QuirkInfo{Name: "inlined-column-missing", Family: "inlined data",
+	Behaviour: "the reader selects the inlined table's system columns (row_id, begin_snapshot, end_snapshot; _ducklake_-prefixed in 1.1) and the user columns of the schema it reads by name, and fails when one is missing or has another type",
+	Source:    "DuckLakeInlinedDataReader::TryInitializeScan and DuckLakeMetadataManager::ReadInlinedData (src/storage/ducklake_inlined_data_reader.cpp, ducklake_metadata_manager.cpp), every release branch",
+	Error:     "Binder Error"}
+
+// inlinedSystemNames are the system columns of an inlined data table as
+// the format's readers name them in their queries.
+func (r *Reader) inlinedSystemNames() (rowID, begin, end string) {
+	if r.format.Has(formats.CapPrefixedInlinedColumns) {
+		return "_ducklake_row_id", "_ducklake_begin_snapshot", "_ducklake_end_snapshot"
+	}
+	return "row_id", "begin_snapshot", "end_snapshot"
+}
+
+// inlinedReadColumns is the table's columns as of asOf, the schema the real
+// reader reads inlined table g with, after checking that g holds each of
+// them by name and with its type (else an UnreadableError naming the
+// column). Checked once per inlined table and snapshot of the schema.
+func (r *Reader) inlinedReadColumns(ctx context.Context, t Table, g inlinedReg, asOf int64) ([]*Column, error) {
+	exists, err := r.tableExistsAt(ctx, t.ID, asOf)
+	if err != nil {
+		return nil, err
+	}
+	if !exists {
+		q := formats.QuirkInlinedAtSnapshotZero.Info()
+		if !r.format.ReadsWith(formats.QuirkInlinedAtSnapshotZero) {
+			q = inlinedColumnMissing
+		}
+		return nil, &UnreadableError{Format: r.format.Name, Quirk: q, Table: t.FullName(),
+			Detail: fmt.Sprintf("inlined table %s (schema version %d) is read with the table as of snapshot %d, where it does not exist", g.name, g.sv, asOf)}
+	}
+	then, err := r.columnsAt(ctx, t.ID, asOf, false)
+	if err != nil {
+		return nil, err
+	}
+	key := fmt.Sprintf("%s@%d", g.name, asOf)
+	if msg, ok := r.inl.checked[key]; ok {
+		if msg != "" {
+			return nil, r.inlinedMisread(t, g, asOf, msg)
+		}
+		return then, nil
+	}
+	types, err := r.inlinedTypes(ctx, g.name)
+	if err != nil {
+		return nil, err
+	}
+	var msg string
+	var decl, stored []string
+	var names []string
+	for _, c := range then {
+		st, ok := types[strings.ToLower(c.Name)]
+		if !ok {
+			msg = fmt.Sprintf("column %s (id %d) is not in it", c.Name, c.ID)
+			break
+		}
+		dt, err := c.DuckType()
+		if err != nil {
+			return nil, err
+		}
+		decl, stored, names = append(decl, "typeof(NULL::"+dt+")"), append(stored, st), append(names, c.Name)
+	}
+	if msg == "" && len(decl) > 0 {
+		var got []any
+		if err := r.conn.QueryRowContext(ctx, "SELECT ["+strings.Join(decl, ", ")+"]").Scan(&got); err != nil {
+			return nil, fmt.Errorf("types of the columns of %s as of snapshot %d: %w", t.FullName(), asOf, err)
+		}
+		for i, v := range got {
+			if s, _ := v.(string); s != stored[i] {
+				msg = fmt.Sprintf("column %s is read as %v but stored as %s", names[i], v, stored[i])
+				break
+			}
+		}
+	}
+	r.inl.checked[key] = msg
+	if msg != "" {
+		return nil, r.inlinedMisread(t, g, asOf, msg)
+	}
+	return then, nil
+}
+
+// inlinedMisread is the UnreadableError of an inlined table whose columns
+// are not those of the schema its reader reads it with.
+func (r *Reader) inlinedMisread(t Table, g inlinedReg, asOf int64, msg string) error {
+	q := inlinedColumnMissing
+	if r.format.ReadsWith(formats.QuirkInlinedAtFirstSnapshot) {
+		q = formats.QuirkInlinedAtFirstSnapshot.Info()
+	}
+	return &UnreadableError{Format: r.format.Name, Quirk: q, Table: t.FullName(),
+		Detail: fmt.Sprintf("inlined table %s (schema version %d) is read with the table's columns as of snapshot %d: %s", g.name, g.sv, asOf, msg)}
+}
+
+// inlinedTypes is the stored DuckDB type of each column of an inlined
+// table, by lower-cased name.
+func (r *Reader) inlinedTypes(ctx context.Context, name string) (map[string]string, error) {
+	if m, ok := r.inl.types[name]; ok {
+		return m, nil
+	}
+	rows, err := r.conn.QueryContext(ctx, `SELECT column_name, data_type FROM duckdb_columns() WHERE database_name = 'cat' AND schema_name = 'main' AND table_name = `+sqlString(name))
+	if err != nil {
+		return nil, fmt.Errorf("read the columns of %s in %s: %w", name, r.path, err)
+	}
+	defer rows.Close()
+	m := map[string]string{}
+	for rows.Next() {
+		var c, ty string
+		if err := rows.Scan(&c, &ty); err != nil {
+			return nil, fmt.Errorf("read the columns of %s in %s: %w", name, r.path, err)
+		}
+		m[strings.ToLower(c)] = ty
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read the columns of %s in %s: %w", name, r.path, err)
+	}
+	r.inl.types[name] = m
+	return m, nil
 }
 
 // checkEncryptedNested refuses what this reader cannot do right: DuckDB's
@@ -148,35 +279,150 @@ func (r *Reader) inlinedTables(ctx context.Context, tableID int64) ([]inlinedReg
 	return regs, nil
 }
 
-// schemaVersionSnapshot finds a snapshot at which a table had a given
-// schema version: ducklake_schema_versions when it names it, else the first
-// snapshot with that schema version, else the latest before it.
-func (r *Reader) schemaVersionSnapshot(ctx context.Context, t Table, sv int64) (int64, error) {
-	if _, ok := r.layout["ducklake_schema_versions"]; ok {
-		q := fmt.Sprintf(`SELECT min(begin_snapshot) FROM cat.ducklake_schema_versions s WHERE schema_version = %d`, sv)
-		if r.has("ducklake_schema_versions", "table_id") {
-			q += fmt.Sprintf(" AND (table_id = %d OR table_id IS NULL)", t.ID)
-		}
-		var s sql.NullInt64
-		if err := r.conn.QueryRowContext(ctx, q).Scan(&s); err != nil {
+// inlinedMemo keeps what the model of inlined reads asks the catalog,
+// which does not change with the snapshot read.
+type inlinedMemo struct {
+	// svOf: each snapshot's schema_version.
+	svOf map[int64]int64
+	// first: each table's first snapshot as GetBeginSnapshotForTable
+	// reads it (valid false: the row's begin_snapshot is NULL).
+	first map[int64]sql.NullInt64
+	// versionRows: ducklake_schema_versions' first begin_snapshot per
+	// (table id, schema version), as GetBeginSnapshotForSchemaVersion reads it.
+	versionRows  map[[2]int64]sql.NullInt64
+	versionsRead bool
+	// types: the stored types of an inlined table's columns.
+	types map[string]map[string]string
+	// checked: "table@snapshot" -> why the inlined table does not hold that
+	// schema's columns ("" when it does).
+	checked map[string]string
+}
+
+func newInlinedMemo() inlinedMemo {
+	return inlinedMemo{svOf: map[int64]int64{}, first: map[int64]sql.NullInt64{}, versionRows: map[[2]int64]sql.NullInt64{},
+		types: map[string]map[string]string{}, checked: map[string]string{}}
+}
+
+// inlinedSchemaSnapshot is the snapshot whose schema of table t the real
+// reader of the catalog's format reads an inlined table of schema version
+// sv with, reading at snapshot snap. Every reader caches a catalog's
+// schema by schema version, so when sv is snap's schema version it is
+// snap's schema (a fresh session: the schema of snap was just loaded).
+// Otherwise:
+//
+//   - 1.0 and 1.1 (GetBeginSnapshotForSchemaVersion): the begin_snapshot of
+//     the first ducklake_schema_versions row with table_id = t and
+//     schema_version = sv, else the table's first snapshot;
+//   - 0.3 and 0.4 (formats.QuirkInlinedAtFirstSnapshot): the table's first
+//     snapshot;
+//   - 0.1 and 0.2 (formats.QuirkInlinedAtSnapshotZero): snapshot 0.
+//
+// The table's first snapshot is the begin_snapshot of its first
+// ducklake_table row (GetBeginSnapshotForTable, no ORDER BY: storage
+// order). A NULL begin_snapshot there is an UnreadableError (the real
+// reader reads it as a number and fails).
+func (r *Reader) inlinedSchemaSnapshot(ctx context.Context, t Table, sv, snap int64) (int64, error) {
+	cur, err := r.snapshotSchemaVersion(ctx, snap)
+	if err != nil {
+		return 0, err
+	}
+	if cur == sv {
+		return snap, nil
+	}
+	switch {
+	case r.format.ReadsWith(formats.QuirkInlinedAtSnapshotZero):
+		return 0, nil
+	case !r.format.ReadsWith(formats.QuirkInlinedAtFirstSnapshot):
+		s, ok, err := r.schemaVersionRow(ctx, t.ID, sv)
+		if err != nil {
 			return 0, err
 		}
-		if s.Valid {
+		if ok {
+			if !s.Valid {
+				return 0, &UnreadableError{Format: r.format.Name, Quirk: inlinedColumnMissing, Table: t.FullName(),
+					Detail: fmt.Sprintf("the ducklake_schema_versions row of schema version %d has no begin_snapshot", sv)}
+			}
 			return s.Int64, nil
 		}
 	}
-	var s sql.NullInt64
-	if err := r.conn.QueryRowContext(ctx, fmt.Sprintf(`SELECT min(snapshot_id) FROM cat.ducklake_snapshot WHERE schema_version = %d`, sv)).Scan(&s); err != nil {
-		return 0, err
+	return r.tableFirstSnapshot(ctx, t)
+}
+
+// snapshotSchemaVersion is a snapshot's schema_version.
+func (r *Reader) snapshotSchemaVersion(ctx context.Context, snap int64) (int64, error) {
+	if len(r.inl.svOf) == 0 {
+		snaps, err := r.Snapshots(ctx)
+		if err != nil {
+			return 0, err
+		}
+		for _, s := range snaps {
+			r.inl.svOf[s.ID] = s.SchemaVersion
+		}
 	}
-	if s.Valid {
-		return s.Int64, nil
+	sv, ok := r.inl.svOf[snap]
+	if !ok {
+		return 0, fmt.Errorf("snapshot %d is not in %s", snap, r.path)
 	}
-	if err := r.conn.QueryRowContext(ctx, fmt.Sprintf(`SELECT max(snapshot_id) FROM cat.ducklake_snapshot WHERE schema_version < %d`, sv)).Scan(&s); err != nil {
-		return 0, err
+	return sv, nil
+}
+
+// tableFirstSnapshot is GetBeginSnapshotForTable: the begin_snapshot of
+// the table's first ducklake_table row in storage order.
+func (r *Reader) tableFirstSnapshot(ctx context.Context, t Table) (int64, error) {
+	s, ok := r.inl.first[t.ID]
+	if !ok {
+		err := r.conn.QueryRowContext(ctx, fmt.Sprintf(`SELECT begin_snapshot FROM cat.ducklake_table WHERE table_id = %d ORDER BY rowid LIMIT 1`, t.ID)).Scan(&s)
+		if err != nil {
+			return 0, fmt.Errorf("read the first snapshot of %s in %s: %w", t.FullName(), r.path, err)
+		}
+		r.inl.first[t.ID] = s
 	}
-	if s.Valid && s.Int64 >= t.BeginSnapshot {
-		return s.Int64, nil
+	if !s.Valid {
+		return 0, &UnreadableError{Format: r.format.Name, Quirk: inlinedColumnMissing, Table: t.FullName(),
+			Detail: fmt.Sprintf("the first ducklake_table row of table %d has no begin_snapshot", t.ID)}
 	}
-	return t.BeginSnapshot, nil
+	return s.Int64, nil
+}
+
+// schemaVersionRow is GetBeginSnapshotForSchemaVersion's lookup: the
+// begin_snapshot of the first ducklake_schema_versions row (storage
+// order) with exactly this table_id and schema_version; ok is false when
+// there is none (or the table has no table_id column).
+func (r *Reader) schemaVersionRow(ctx context.Context, tableID, sv int64) (sql.NullInt64, bool, error) {
+	if !r.inl.versionsRead {
+		if r.has("ducklake_schema_versions", "table_id") && !r.empty("ducklake_schema_versions") {
+			rows, err := r.conn.QueryContext(ctx, `SELECT table_id, schema_version, begin_snapshot FROM cat.ducklake_schema_versions
+				WHERE table_id IS NOT NULL AND schema_version IS NOT NULL ORDER BY rowid`)
+			if err != nil {
+				return sql.NullInt64{}, false, fmt.Errorf("read ducklake_schema_versions of %s: %w", r.path, err)
+			}
+			defer rows.Close()
+			for rows.Next() {
+				var k [2]int64
+				var b sql.NullInt64
+				if err := rows.Scan(&k[0], &k[1], &b); err != nil {
+					return sql.NullInt64{}, false, fmt.Errorf("read ducklake_schema_versions of %s: %w", r.path, err)
+				}
+				if _, seen := r.inl.versionRows[k]; !seen {
+					r.inl.versionRows[k] = b
+				}
+			}
+			if err := rows.Err(); err != nil {
+				return sql.NullInt64{}, false, fmt.Errorf("read ducklake_schema_versions of %s: %w", r.path, err)
+			}
+		}
+		r.inl.versionsRead = true
+	}
+	s, ok := r.inl.versionRows[[2]int64{tableID, sv}]
+	return s, ok, nil
+}
+
+// tableExistsAt reports whether the table has a ducklake_table row visible
+// at a snapshot.
+func (r *Reader) tableExistsAt(ctx context.Context, tableID, snap int64) (bool, error) {
+	var n int64
+	if err := r.conn.QueryRowContext(ctx, fmt.Sprintf(`SELECT count(*) FROM cat.ducklake_table t WHERE t.table_id = %d AND %s`, tableID, visible("t", snap))).Scan(&n); err != nil {
+		return false, fmt.Errorf("read table %d of %s at snapshot %d: %w", tableID, r.path, snap, err)
+	}
+	return n > 0, nil
 }

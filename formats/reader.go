@@ -28,6 +28,17 @@ const (
 	// ducklake_table_column_stats row makes loading the catalog's statistics
 	// fail, so every table read fails.
 	QuirkTableStatsNeedColumnStats
+	// QuirkInlinedAtFirstSnapshot: an inlined data table of schema version
+	// sv is read with the table's columns as of the table's first snapshot
+	// (ducklake_table.begin_snapshot), not as of sv, unless sv is the schema
+	// version of the snapshot read (cached): a column renamed since is not
+	// found (binder error), one added since reads NULL.
+	QuirkInlinedAtFirstSnapshot
+	// QuirkInlinedAtSnapshotZero: an inlined data table of schema version sv
+	// is read with the table as of snapshot 0, where it does not exist,
+	// unless sv is the schema version of the snapshot read (cached): the
+	// read fails.
+	QuirkInlinedAtSnapshotZero
 )
 
 // QuirkInfo documents one ReaderQuirk: what the real reader does, where in
@@ -71,6 +82,16 @@ var AllQuirks = []QuirkInfo{
 		Source:    "DuckLakeMetadataManager::GetGlobalTableStats / TransformGlobalStatsRow (src/storage/ducklake_metadata_manager.cpp, LEFT JOIN ducklake_table_column_stats) in v1.3-ossivalis and v1.4-andium and in v1.5-variegata up to db9cb183 (2026-05-31, \"Fix for table_stats column stats\")",
 		Error:     "INTERNAL Error: Calling GetValueInternal on a value that is NULL",
 		Evidence:  "lakes-0.3-reader/q_stats__table_stats_without_column_stats (0.3 and 0.4 fail)"},
+	{Quirk: QuirkInlinedAtFirstSnapshot, Name: "inlined-read-at-first-snapshot", Family: "inlined data",
+		Behaviour: "an inlined data table (ducklake_inlined_data_<table>_<schema version>) is read with the table's columns as of the table's first snapshot, unless its schema version is the one of the snapshot read (the catalog caches schemas by schema version): a column renamed since then is not found in it, a column added since then reads NULL (or its initial default), a column whose type changed is read as the old type",
+		Source:    "DuckLakeMultiFileReader::TryCreateInlinedDataReader (src/storage/ducklake_multi_file_reader.cpp) builds DuckLakeSnapshot(GetBeginSnapshotForTable(table), schema_version) and DuckLakeCatalog::GetSchemaForSnapshot caches by schema_version, in v1.4-andium and in v1.5-variegata up to 7addd33f (2026-03-18, \"Fix BeginSanpshot for tables with different schema versions\", DuckLake 1.0), which looks the snapshot up in ducklake_schema_versions (table_id and schema_version)",
+		Error:     "Binder Error: Referenced column",
+		Evidence:  "lakes-0.3 README: 16_data_inlining has no 0.3 lake because DuckLake 0.3 fails with a binder error reading its inlined data after a rename"},
+	{Quirk: QuirkInlinedAtSnapshotZero, Name: "inlined-read-at-snapshot-zero", Family: "inlined data",
+		Behaviour: "an inlined data table is read with the table as of snapshot 0, where no table exists, unless its schema version is the one of the snapshot read (cached): the read fails",
+		Source:    "DuckLakeMultiFileReader::TryCreateInlinedDataReader (src/storage/ducklake_multi_file_reader.cpp) in v1.3-ossivalis: DuckLakeSnapshot(0, schema_version), then Cast on the entry GetEntryById returns (none); 7bb38b90 (2025-10-01, \"Get correct snapshot_id\") uses the table's first snapshot in v1.4-andium",
+		Error:     "INTERNAL Error: Attempting to dereference an optional pointer that is not set",
+		Evidence:  "modelled from the source; no conformance lake of 0.1/0.2 holds inlined data read at another schema version"},
 }
 
 // Info returns the documentation of a single quirk.
@@ -112,11 +133,11 @@ func (q ReaderQuirk) List() []ReaderQuirk {
 const (
 	// quirksV1_3: DuckLake v1.3-ossivalis (DuckDB 1.3), formats 0.1 and 0.2
 	// (no Hive partition mappings exist in these formats).
-	quirksV1_3 = QuirkUnmappedFilesNull | QuirkTimeTZDefaultOffset | QuirkTableStatsNeedColumnStats
+	quirksV1_3 = QuirkUnmappedFilesNull | QuirkTimeTZDefaultOffset | QuirkTableStatsNeedColumnStats | QuirkInlinedAtSnapshotZero
 	// quirksV1_4: DuckLake v1.4-andium (DuckDB 1.4), format 0.3.
-	quirksV1_4 = QuirkUnmappedFilesNull | QuirkTimeTZDefaultOffset | QuirkHiveValuesRaw | QuirkTableStatsNeedColumnStats
+	quirksV1_4 = QuirkUnmappedFilesNull | QuirkTimeTZDefaultOffset | QuirkHiveValuesRaw | QuirkTableStatsNeedColumnStats | QuirkInlinedAtFirstSnapshot
 	// quirksV1_5_0: DuckLake on DuckDB 1.5.0-1.5.1, format 0.4.
-	quirksV1_5_0 = QuirkUnmappedFilesNull | QuirkTimeTZDefaultOffset | QuirkTableStatsNeedColumnStats
+	quirksV1_5_0 = QuirkUnmappedFilesNull | QuirkTimeTZDefaultOffset | QuirkTableStatsNeedColumnStats | QuirkInlinedAtFirstSnapshot
 )
 
 // ReadsWith reports whether the format's real reader has every quirk in q.
