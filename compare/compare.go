@@ -437,6 +437,9 @@ func (c *comparison) run() error {
 		}
 	}
 	c.schemaVersions(sa, sb, common)
+	if err := c.schemaVersionRows(); err != nil {
+		return err
+	}
 	if c.a.encrypted != c.b.encrypted {
 		// DuckLake passes the data files' keys only when it is 'true'.
 		c.add(Difference{Kind: "schema", Item: "ducklake_metadata encrypted", Reason: "the encrypted option differs (DuckLake reads the files' encryption keys only when it is 'true')", A: c.a.encrypted, B: c.b.encrypted})

@@ -426,3 +426,47 @@ func (r *Reader) tableExistsAt(ctx context.Context, tableID, snap int64) (bool, 
 	}
 	return n > 0, nil
 }
+
+// schemaVersionRows compares the ducklake_schema_versions rows of two
+// catalogs whose formats both record them per table (0.4 and later; the
+// converter copies them unchanged between these formats): DuckLake 1.0 and
+// 1.1 readers look up the schema of an inlined data table in them
+// (inlinedSchemaSnapshot). Per (table_id, schema_version) the
+// begin_snapshots in storage order (the reader takes the first). Formats
+// with global rows (0.3) or none are not compared: their readers never
+// read them, and a conversion to or from them rewrites the rows.
+func (c *comparison) schemaVersionRows() error {
+	if !c.a.has("ducklake_schema_versions", "table_id") || !c.b.has("ducklake_schema_versions", "table_id") {
+		return nil
+	}
+	ea, err := c.a.schemaVersionEntries(c.ctx)
+	if err != nil {
+		return err
+	}
+	eb, err := c.b.schemaVersionEntries(c.ctx)
+	if err != nil {
+		return err
+	}
+	c.diffEntries("schema", nil, "", ea, eb)
+	return nil
+}
+
+// schemaVersionEntries describes the ducklake_schema_versions rows by
+// table_id and schema_version.
+func (r *Reader) schemaVersionEntries(ctx context.Context) (entries, error) {
+	out := entries{}
+	if r.empty("ducklake_schema_versions") {
+		return out, nil
+	}
+	rows, err := r.strings(ctx, `SELECT 'ducklake_schema_versions table_id=' || coalesce(table_id::VARCHAR, 'NULL') || ' schema_version=' || coalesce(schema_version::VARCHAR, 'NULL')
+		|| chr(31) || 'begin_snapshot=' || string_agg(coalesce(begin_snapshot::VARCHAR, 'NULL'), ',' ORDER BY rowid)
+		FROM cat.ducklake_schema_versions GROUP BY table_id, schema_version ORDER BY 1`)
+	if err != nil {
+		return nil, fmt.Errorf("read ducklake_schema_versions of %s: %w", r.path, err)
+	}
+	for _, row := range rows {
+		k, v, _ := strings.Cut(row, "\x1f")
+		out[k] = v
+	}
+	return out, nil
+}

@@ -168,6 +168,10 @@ func convert(ctx context.Context, src, dst string, target *formats.Version, opts
 	if err := r.unmappedFilesCheck(source, target); err != nil {
 		return nil, fmt.Errorf("convert %s: reader checks for %s: %w", src, target, err)
 	}
+	inlinedReads, err := r.inlinedSchemaReads(source)
+	if err != nil {
+		return nil, fmt.Errorf("convert %s: reader checks for %s: %w", src, target, err)
+	}
 	for i := 1; i < len(path); i++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -180,6 +184,9 @@ func convert(ctx context.Context, src, dst string, target *formats.Version, opts
 		return nil, fmt.Errorf("convert %s: %w", src, err)
 	}
 	if err := r.readerChecks(source, target); err != nil {
+		return nil, fmt.Errorf("convert %s: reader checks for %s: %w", src, target, err)
+	}
+	if err := r.inlinedSchemaCheck(source, target, inlinedReads); err != nil {
 		return nil, fmt.Errorf("convert %s: reader checks for %s: %w", src, target, err)
 	}
 	var refusals []Finding

@@ -1,0 +1,159 @@
+package convert
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/fdl-formats/fdl-formats/formats"
+)
+
+// Inlined data tables (ducklake_inlined_data_<table>_<schema version>) are
+// read with the columns of their table as of a snapshot that each format's
+// real reader looks up its own way (compare's inlinedSchemaSnapshot):
+// 1.0 and 1.1 in ducklake_schema_versions (table_id and schema_version,
+// else the table's first snapshot), 0.3 and 0.4 at the table's first
+// snapshot (formats.QuirkInlinedAtFirstSnapshot), 0.1 and 0.2 at snapshot 0
+// (formats.QuirkInlinedAtSnapshotZero), except when the table's schema
+// version is the one of the snapshot read (both read it right). Where the
+// source's and the target's lookups land on snapshots at which the table's
+// columns differ, their readers read the inlined rows differently (a
+// column not found, NULL for a column added since, another type), so the
+// conversion is refused.
+
+// inlinedSchemaRead is the snapshot a format's reader reads one inlined
+// data table's rows with the schema of (-1: none, the read fails).
+type inlinedSchemaRead struct {
+	name    string
+	tableID int64
+	sv      int64
+	snap    int64
+}
+
+// inlinedSchemaReads lists, for every inlined data table present in the
+// working copy, the snapshot reader v looks up its schema at, on the
+// working copy as it is (the source before the steps, the target after).
+func (r *run) inlinedSchemaReads(v *formats.Version) (map[string]inlinedSchemaRead, error) {
+	if ok, err := r.w.hasTable(r.ctx, "ducklake_inlined_data_tables"); err != nil || !ok {
+		return nil, err
+	}
+	tables, err := inlinedDataTables(r)
+	if err != nil {
+		return nil, err
+	}
+	if len(tables) == 0 {
+		return nil, nil
+	}
+	// GetBeginSnapshotForTable: the first ducklake_table row, storage order.
+	first := `(SELECT t.begin_snapshot FROM ducklake_table t WHERE t.table_id = i.table_id ORDER BY t.rowid LIMIT 1)`
+	lookup := first
+	switch {
+	case v.ReadsWith(formats.QuirkInlinedAtSnapshotZero):
+		lookup = "0"
+	case v.ReadsWith(formats.QuirkInlinedAtFirstSnapshot):
+	default:
+		if ok, err := r.w.hasColumn(r.ctx, "ducklake_schema_versions", "table_id"); err != nil {
+			return nil, err
+		} else if ok {
+			lookup = `coalesce((SELECT s.begin_snapshot FROM ducklake_schema_versions s
+				WHERE s.table_id = i.table_id AND s.schema_version = i.schema_version ORDER BY s.rowid LIMIT 1), ` + first + `)`
+		}
+	}
+	rows, err := r.w.strings(r.ctx, `SELECT i.table_name || chr(31) || i.table_id || chr(31) || i.schema_version || chr(31) || coalesce(`+lookup+`, -1)
+		FROM ducklake_inlined_data_tables i ORDER BY i.table_id, i.schema_version, i.table_name`)
+	if err != nil {
+		return nil, fmt.Errorf("inlined data tables: %w", err)
+	}
+	out := map[string]inlinedSchemaRead{}
+	for _, row := range rows {
+		f := strings.Split(row, "\x1f")
+		if _, ok := tables[f[0]]; !ok {
+			continue // registered, dropped: not read
+		}
+		g := inlinedSchemaRead{name: f[0]}
+		for i, p := range []*int64{&g.tableID, &g.sv, &g.snap} {
+			n, err := strconv.ParseInt(f[i+1], 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("inlined data table %s: %w", f[0], err)
+			}
+			*p = n
+		}
+		out[g.name] = g
+	}
+	return out, nil
+}
+
+// inlinedSchemaCheck refuses the inlined data tables that the source's
+// reader (lookups in source, taken before the steps) and the target's
+// reader read with different columns. It runs on the working copy after
+// the steps, whose ducklake_column rows still say what each snapshot's
+// columns are.
+func (r *run) inlinedSchemaCheck(source, target *formats.Version, src map[string]inlinedSchemaRead) error {
+	if r.opts.faithful || len(src) == 0 {
+		return nil
+	}
+	tgt, err := r.inlinedSchemaReads(target)
+	if err != nil {
+		return err
+	}
+	var items []string
+	for _, name := range slices.Sorted(maps.Keys(src)) {
+		a, b := src[name], tgt[name]
+		if _, ok := tgt[name]; !ok || a.snap == b.snap {
+			continue
+		}
+		ca, err := r.columnsAsOf(a.tableID, a.snap)
+		if err != nil {
+			return err
+		}
+		cb, err := r.columnsAsOf(b.tableID, b.snap)
+		if err != nil {
+			return err
+		}
+		if ca == cb {
+			continue
+		}
+		items = append(items, fmt.Sprintf("table %d: %s (schema version %d) read as of snapshot %d %s by format %s readers, as of snapshot %d %s by format %s readers",
+			a.tableID, name, a.sv, a.snap, ca, source.Name, b.snap, cb, target.Name))
+	}
+	if len(items) == 0 {
+		return nil
+	}
+	q := formats.QuirkInlinedAtFirstSnapshot
+	if target.ReadsWith(formats.QuirkInlinedAtSnapshotZero) || source.ReadsWith(formats.QuirkInlinedAtSnapshotZero) && !target.ReadsWith(q) {
+		q = formats.QuirkInlinedAtSnapshotZero
+	}
+	info := q.Info()
+	who, other := target.Name, source.Name
+	if !target.ReadsWith(q) {
+		who, other = source.Name+" (the source's)", target.Name
+	}
+	r.add(Finding{Severity: Refuse, Code: info.Name, Step: "reader " + target.Name, Table: "ducklake_inlined_data_tables", Detail: summarize(items),
+		Reason: fmt.Sprintf("format %s readers read these inlined rows with other columns of their table than format %s readers, so the rows read differ or the read fails: %s (%s)",
+			who, other, info.Behaviour, info.Source)})
+	return nil
+}
+
+// columnsAsOf describes a table's columns at a snapshot as an inlined read
+// uses them (id, name, type, parent), or says the table does not exist.
+func (r *run) columnsAsOf(tableID, snap int64) (string, error) {
+	if snap < 0 {
+		return "(no snapshot: the read fails)", nil
+	}
+	vis := fmt.Sprintf("%[1]d >= begin_snapshot AND (%[1]d < end_snapshot OR end_snapshot IS NULL)", snap)
+	n, err := r.w.count(r.ctx, fmt.Sprintf(`SELECT count(*) FROM ducklake_table WHERE table_id = %d AND %s`, tableID, vis))
+	if err != nil {
+		return "", fmt.Errorf("table %d at snapshot %d: %w", tableID, snap, err)
+	}
+	if n == 0 {
+		return "(no such table then: the read fails)", nil
+	}
+	rows, err := r.w.strings(r.ctx, fmt.Sprintf(`SELECT lower(column_name) || ' ' || lower(trim(column_type)) || ' #' || column_id || coalesce(' in #' || parent_column, '')
+		FROM ducklake_column WHERE table_id = %d AND %s ORDER BY parent_column NULLS FIRST, column_order, column_id`, tableID, vis))
+	if err != nil {
+		return "", fmt.Errorf("columns of table %d at snapshot %d: %w", tableID, snap, err)
+	}
+	return "(" + strings.Join(rows, ", ") + ")", nil
+}
