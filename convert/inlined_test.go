@@ -1,0 +1,105 @@
+package convert
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fdl-formats/fdl-formats/compare"
+	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/testlakes"
+)
+
+// TestInlinedReadAtFirstSnapshot is the session-8 review's reproduction: a
+// copy of 16_data_inlining without its inlined file deletions (which 0.3
+// never reads) converted with --allow-inlined. DuckLake 0.3 and 0.4 read an
+// inlined table with the columns its table had at its first snapshot
+// (formats.QuirkInlinedAtFirstSnapshot), 0.1 and 0.2 at snapshot 0
+// (QuirkInlinedAtSnapshotZero): table 1's ducklake_inlined_data_1_4 (i,
+// j_renamed, k) is then read asking for j (a binder error) and _1_3 without
+// k (NULL). Each such conversion is refused naming the inlined tables, and
+// the same conversion written without the reader checks is not proved
+// equivalent (the proof, the safety net); 1.1 reads them as 1.0 does and
+// converts, proved equivalent. Before, 0.3 and 0.4 converted and were
+// proved equivalent.
+func TestInlinedReadAtFirstSnapshot(t *testing.T) {
+	ctx := context.Background()
+	lake := filepath.Join(testlakes.Dir(t, "lakes"), "16_data_inlining")
+	vs := versionCatalogs(t, lake)
+	src := filepath.Join(t.TempDir(), "src.duckdb")
+	copyFile(t, vs[len(vs)-1], src)
+	execOn(t, src, "DROP TABLE ducklake_inlined_delete_1")
+	data := filepath.Join(lake, "data")
+	opts := Options{AllowInlined: true, DataPath: data}
+	for _, tc := range []struct {
+		target *formats.Version
+		code   string // "": converts
+		detail string
+	}{
+		{formats.V0_2, "inlined-read-at-snapshot-zero", "ducklake_inlined_data_1_2 (schema version 2) read as of snapshot 1 (i int32 #1, j varchar #2) by format 1.0 readers, as of snapshot 0 (no such table then: the read fails)"},
+		{formats.V0_3, "inlined-read-at-first-snapshot", "ducklake_inlined_data_1_4 (schema version 4) read as of snapshot 10 (i int32 #1, j_renamed varchar #2, k float64 #3) by format 1.0 readers, as of snapshot 1 (i int32 #1, j varchar #2) by format 0.3 readers"},
+		{formats.V0_4, "inlined-read-at-first-snapshot", "ducklake_inlined_data_1_3 (schema version 3) read as of snapshot 6"},
+		{formats.V1_1, "", ""},
+	} {
+		t.Run(tc.target.Name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out.duckdb")
+			_, err := Catalog(ctx, src, out, tc.target, opts)
+			if tc.code == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := compare.Catalogs(ctx, src, out, compare.Options{DataPath: data}); err != nil {
+					t.Fatalf("compare with the %s conversion: %v, want equivalent", tc.target, err)
+				}
+				return
+			}
+			var refused *RefusedError
+			if !errors.As(err, &refused) {
+				t.Fatalf("converted (%v), want refused for %s", err, tc.code)
+			}
+			found := false
+			for _, f := range refused.Findings {
+				if f.Code == tc.code && strings.Contains(f.Detail, tc.detail) {
+					found = true
+				}
+			}
+			if !found {
+				t.Fatalf("refused for %v, want %s naming %q", refused.Findings, tc.code, tc.detail)
+			}
+
+			// Written without the reader checks, the proof must not pass it.
+			faithful := filepath.Join(t.TempDir(), "faithful.duckdb")
+			if _, err := Catalog(ctx, src, faithful, tc.target, Options{AllowInlined: true, DataPath: data, faithful: true}); err != nil {
+				if errors.Is(err, ErrRefused) {
+					return // refused for what the target cannot hold at all (0.2: flushed-partial-files)
+				}
+				t.Fatal(err)
+			}
+			rep, err := compare.Catalogs(ctx, src, faithful, compare.Options{DataPath: data})
+			if !errors.Is(err, compare.ErrNotEquivalent) {
+				t.Fatalf("compare with the faithful %s conversion: %v, want not equivalent", tc.target, err)
+			}
+			var unreadable, rows bool
+			for _, d := range rep.Differences {
+				if d.Table != "main.inl" {
+					continue
+				}
+				switch {
+				case d.Kind == "unreadable" && *d.Snapshot <= 24 && (d.Through == nil || *d.Through >= 24) && strings.Contains(d.String(), "ducklake_inlined_data_1_4"):
+					unreadable = true // j is not in _1_4
+				case d.Kind == "rows" && *d.Snapshot <= 10 && (d.Through == nil || *d.Through >= 10):
+					rows = true // k of _1_3's row reads NULL
+				}
+			}
+			if !unreadable || !rows {
+				var all []string
+				for _, d := range rep.Differences {
+					all = append(all, d.String())
+				}
+				t.Errorf("want main.inl unreadable at snapshot 24 and its rows different at 10; got:\n%s", strings.Join(all, "\n"))
+			}
+		})
+	}
+}
