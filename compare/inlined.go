@@ -420,11 +420,16 @@ func (r *Reader) schemaVersionRow(ctx context.Context, tableID, sv int64) (sql.N
 // tableExistsAt reports whether the table has a ducklake_table row visible
 // at a snapshot.
 func (r *Reader) tableExistsAt(ctx context.Context, tableID, snap int64) (bool, error) {
-	var n int64
-	if err := r.conn.QueryRowContext(ctx, fmt.Sprintf(`SELECT count(*) FROM cat.ducklake_table t WHERE t.table_id = %d AND %s`, tableID, visible("t", snap))).Scan(&n); err != nil {
+	_, tables, err := r.schemaRows(ctx)
+	if err != nil {
 		return false, fmt.Errorf("read table %d of %s at snapshot %d: %w", tableID, r.path, snap, err)
 	}
-	return n > 0, nil
+	for _, t := range tables {
+		if t.id.Valid && t.id.Int64 == tableID && visibleRow(t.begin, t.end, snap) {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // schemaVersionRows compares the ducklake_schema_versions rows of two
