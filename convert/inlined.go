@@ -62,7 +62,8 @@ func (r *run) inlinedSchemaReads(v *formats.Version) (map[string]inlinedSchemaRe
 		}
 	}
 	rows, err := r.w.strings(r.ctx, `SELECT i.table_name || chr(31) || i.table_id || chr(31) || i.schema_version || chr(31) || coalesce(`+lookup+`, -1)
-		FROM ducklake_inlined_data_tables i ORDER BY i.table_id, i.schema_version, i.table_name`)
+		FROM ducklake_inlined_data_tables i WHERE i.table_name IS NOT NULL AND i.table_id IS NOT NULL AND i.schema_version IS NOT NULL
+		ORDER BY i.table_id, i.schema_version, i.table_name`)
 	if err != nil {
 		return nil, fmt.Errorf("inlined data tables: %w", err)
 	}
