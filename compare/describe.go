@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/fdl-formats/fdl-formats/formats"
@@ -69,13 +71,20 @@ func (r *Reader) readSchemaEntries(ctx context.Context, snap int64) (entries, er
 			for i, c := range cs {
 				dt, err := c.DuckType()
 				if err != nil {
-					dt = "?" + c.Type
+					dt = strconv.Quote("?" + c.Type) // as stored: the reader refuses it
 				}
 				if c.nested() {
 					dt = strings.ToUpper(c.Type) // children are entries of their own
 				}
-				e[fmt.Sprintf("column %s (id %d)", prefix, c.ID)] = fmt.Sprintf("name=%s type=%s position=%d parent=%d nulls_allowed=%t initial_default=%s default=%s",
-					c.Name, dt, i, parent, c.NullsAllowed, optString(c.readDefault()), optString(r.normDefault(c.DefaultValue)))
+				nulls := strconv.FormatBool(c.NullsAllowed)
+				if c.nullsNull {
+					nulls = "NULL" // every reader fails on it (refused.go)
+				}
+				// default_kind: how the reader takes the default (a
+				// constant or SQL), derived for formats without
+				// default_value_type (their defaults are literals).
+				e[fmt.Sprintf("column %s (id %d)", prefix, c.ID)] = fmt.Sprintf("name=%s type=%s position=%d parent=%d nulls_allowed=%s initial_default=%s default=%s default_kind=%s",
+					c.Name, dt, i, parent, nulls, optString(c.readDefault()), optString(r.normDefault(c.DefaultValue)), cmp.Or(r.defaultKind(c), "<none>"))
 				if err := walk(prefix, c.Children, c.ID); err != nil {
 					return err
 				}
@@ -316,13 +325,20 @@ func (r *Reader) fileEntries(ctx context.Context, t Table, snap int64, onDisk fu
 // partitionValues is every data file's ducklake_file_partition_value rows
 // ("key index=quoted value", by key index), read once per reader: DuckLake
 // 1.5.5+ prunes files of bucket partitions by them, so a file with other
-// values is read by other queries.
+// values is read by other queries. It prunes with the row's table_id
+// (WHERE table_id = <the table read>), so a row naming another table than
+// its data file's is shown with it ("key index@table id=value"): it
+// prunes nothing for the file's own table.
 func (r *Reader) partitionValues(ctx context.Context) (map[int64]string, error) {
 	if r.partValues != nil {
 		return r.partValues, nil
 	}
-	rows, err := r.conn.QueryContext(ctx, `SELECT data_file_id, string_agg(partition_key_index::VARCHAR || '=' || COALESCE('"' || replace(partition_value, '"', '""') || '"', 'NULL'), ',' ORDER BY partition_key_index, partition_value)
-		FROM cat.ducklake_file_partition_value GROUP BY data_file_id`)
+	rows, err := r.conn.QueryContext(ctx, `SELECT p.data_file_id, string_agg(p.partition_key_index::VARCHAR
+			|| CASE WHEN p.table_id IS NOT DISTINCT FROM d.table_id THEN '' ELSE '@' || COALESCE(p.table_id::VARCHAR, 'NULL') END
+			|| '=' || COALESCE('"' || replace(p.partition_value, '"', '""') || '"', 'NULL'), ',' ORDER BY p.partition_key_index, p.partition_value, p.table_id)
+		FROM cat.ducklake_file_partition_value p
+		LEFT JOIN (SELECT DISTINCT data_file_id, table_id FROM cat.ducklake_data_file) d ON d.data_file_id = p.data_file_id
+		GROUP BY p.data_file_id`)
 	if err != nil {
 		return nil, fmt.Errorf("read the partition values of %s: %w", r.path, err)
 	}

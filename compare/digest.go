@@ -221,6 +221,9 @@ func (r *Reader) TableDigest(ctx context.Context, t Table, snap int64, opts Scan
 	if err := r.statsFailure(ctx, t); err != nil {
 		return Digest{}, nil, err
 	}
+	if err := r.refusal(ctx, t, snap); err != nil {
+		return Digest{}, nil, err
+	}
 	cols, names, types, err := r.rowColumns(ctx, t, snap, opts)
 	if err != nil {
 		return Digest{}, nil, err
@@ -571,7 +574,7 @@ func (r *Reader) prefetch(ctx context.Context, snaps []int64, opts ScanOptions) 
 			return
 		}
 		for _, t := range tables {
-			if r.statsFailure(ctx, t) != nil {
+			if r.statsFailure(ctx, t) != nil || r.refusal(ctx, t, s) != nil {
 				continue
 			}
 			cols, names, types, err := r.rowColumns(ctx, t, s, opts)

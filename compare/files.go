@@ -31,6 +31,9 @@ type DataFile struct {
 	MappingID     *int64  `json:"mapping_id,omitempty"`
 	encryptionKey *string
 	Delete        *DeleteFile `json:"delete,omitempty"`
+	// relNull: path_is_relative is NULL, which every real reader fails on
+	// (refused.go); the file is located as relative all the same.
+	relNull bool
 }
 
 // DeleteFile is a delete file visible at a snapshot.
@@ -44,6 +47,7 @@ type DeleteFile struct {
 	BeginSnapshot int64  `json:"begin_snapshot"`
 	PartialMax    *int64 `json:"partial_max,omitempty"`
 	encryptionKey *string
+	relNull       bool // as DataFile.relNull
 }
 
 func (r *Reader) resolve(dir, path string, relative bool) string {
@@ -149,7 +153,7 @@ func (r *Reader) allTableFiles(ctx context.Context, t Table) (*tableFiles, error
 			rows.Close()
 			return nil, fmt.Errorf("list data files of %s in %s: %w", t.FullName(), r.path, err)
 		}
-		f.Relative = !rel.Valid || rel.Bool
+		f.Relative, f.relNull = !rel.Valid || rel.Bool, !rel.Valid
 		f.Path = r.resolve(t.dir, f.Stored, f.Relative)
 		f.FooterSize, f.RowIDStart, f.PartialMax, f.MappingID = nullInt(footer), nullInt(rowStart), nullInt(pmax), nullInt(mapping)
 		f.PartialInfo, f.encryptionKey = nullString(pinfo), nullString(key)
@@ -179,7 +183,7 @@ func (r *Reader) allTableFiles(ctx context.Context, t Table) (*tableFiles, error
 		if err := rows.Scan(&d.ID, &dataID, &stored, &rel, &format, &d.DeleteCount, &d.SizeBytes, &footer, &d.BeginSnapshot, &end, &pmax, &key); err != nil {
 			return nil, fmt.Errorf("list delete files of %s in %s: %w", t.FullName(), r.path, err)
 		}
-		d.Path = r.resolve(t.dir, stored, !rel.Valid || rel.Bool)
+		d.Path, d.relNull = r.resolve(t.dir, stored, !rel.Valid || rel.Bool), !rel.Valid
 		d.Format = "parquet"
 		if format.Valid && format.String != "" {
 			d.Format = strings.ToLower(format.String)

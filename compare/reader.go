@@ -383,6 +383,9 @@ type Table struct {
 	SchemaID      int64
 	BeginSnapshot int64
 	dir           string // resolved table folder (data and delete files are relative to it)
+	// folderRefusal says why the real reader fails on the table's or its
+	// schema's folder (a path with a NULL path_is_relative; refused.go).
+	folderRefusal string
 }
 
 // FullName is schema.table.
@@ -512,6 +515,16 @@ func (r *Reader) tablesAt(ctx context.Context, snap int64) ([]Table, error) {
 			}
 			x := Table{ID: t.id.Int64, Schema: s.name.String, Name: t.name.String, SchemaID: s.id.Int64, BeginSnapshot: t.begin.Int64}
 			x.dir, _ = r.tableDir(s.path, s.rel, t.path, t.rel)
+			if r.format.Has(formats.CapTablePaths) {
+				// Readers take path_is_relative only where a path is
+				// recorded, and fail on a NULL one.
+				switch {
+				case s.path.Valid && !s.rel.Valid:
+					x.folderRefusal = fmt.Sprintf("schema %s records path %q with a NULL path_is_relative", s.name.String, s.path.String)
+				case t.path.Valid && !t.rel.Valid:
+					x.folderRefusal = fmt.Sprintf("the table records path %q with a NULL path_is_relative", t.path.String)
+				}
+			}
 			out = append(out, x)
 		}
 	}

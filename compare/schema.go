@@ -13,17 +13,23 @@ import (
 // Column is a table column (or nested field) visible at a snapshot, as
 // ducklake_column records it; field id = ID at every nesting level.
 type Column struct {
-	ID             int64     `json:"id"`
-	Name           string    `json:"name"`
-	Type           string    `json:"type"` // DuckLake type name as the format stores it
-	InitialDefault *string   `json:"initial_default,omitempty"`
-	DefaultValue   *string   `json:"default_value,omitempty"`
-	NullsAllowed   bool      `json:"nulls_allowed"`
-	Order          int64     `json:"order"`
-	Children       []*Column `json:"children,omitempty"`
+	ID             int64   `json:"id"`
+	Name           string  `json:"name"`
+	Type           string  `json:"type"` // DuckLake type name as the format stores it
+	InitialDefault *string `json:"initial_default,omitempty"`
+	DefaultValue   *string `json:"default_value,omitempty"`
+	NullsAllowed   bool    `json:"nulls_allowed"`
+	// DefaultType is default_value_type (0.4+; nil where the format or
+	// the row has none).
+	DefaultType *string   `json:"default_value_type,omitempty"`
+	Order       int64     `json:"order"`
+	Children    []*Column `json:"children,omitempty"`
 	// quirks are the reader quirks of the catalog's format (how its real
 	// reader reads this column).
 	quirks formats.ReaderQuirk
+	// nullsNull: nulls_allowed is NULL, which every DuckLake reader fails
+	// on (see refused.go).
+	nullsNull bool
 }
 
 // Columns returns the top-level columns of a table at a snapshot, in
@@ -55,9 +61,9 @@ func (r *Reader) columnsAt(ctx context.Context, tableID, snap int64, topOnly boo
 
 func (r *Reader) readColumns(ctx context.Context, tableID, snap int64, topOnly bool) ([]*Column, error) {
 	q := fmt.Sprintf(`SELECT c.column_id, c.column_name, c.column_type, c.initial_default, c.default_value,
-		c.nulls_allowed, c.column_order, c.parent_column
+		c.nulls_allowed, c.column_order, c.parent_column, %s
 		FROM cat.ducklake_column c WHERE c.table_id = %d AND %s
-		ORDER BY c.parent_column NULLS FIRST, c.column_order`, tableID, visible("c", snap))
+		ORDER BY c.parent_column NULLS FIRST, c.column_order`, r.col("ducklake_column", "c", "default_value_type"), tableID, visible("c", snap))
 	rows, err := r.conn.QueryContext(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("read columns of table %d in %s at snapshot %d: %w", tableID, r.path, snap, err)
@@ -72,14 +78,16 @@ func (r *Reader) readColumns(ctx context.Context, tableID, snap int64, topOnly b
 	var kids []pending
 	for rows.Next() {
 		var c Column
-		var initial, def sql.NullString
+		var initial, def, defType sql.NullString
 		var nulls sql.NullBool
 		var parent sql.NullInt64
-		if err := rows.Scan(&c.ID, &c.Name, &c.Type, &initial, &def, &nulls, &c.Order, &parent); err != nil {
+		if err := rows.Scan(&c.ID, &c.Name, &c.Type, &initial, &def, &nulls, &c.Order, &parent, &defType); err != nil {
 			return nil, fmt.Errorf("read columns of table %d in %s: %w", tableID, r.path, err)
 		}
-		c.InitialDefault, c.DefaultValue = nullString(initial), nullString(def)
-		c.NullsAllowed = !nulls.Valid || nulls.Bool
+		c.InitialDefault, c.DefaultValue, c.DefaultType = nullString(initial), nullString(def), nullString(defType)
+		// A NULL nulls_allowed fails every real reader (refused.go); it
+		// reads as true here only so that the rest of the walk goes on.
+		c.NullsAllowed, c.nullsNull = !nulls.Valid || nulls.Bool, !nulls.Valid
 		c.quirks = r.format.Quirks
 		cp := &c
 		byID[c.ID] = cp
@@ -125,11 +133,17 @@ type UnsupportedError struct{ What string }
 func (e *UnsupportedError) Error() string { return "unsupported: " + e.What }
 func (e *UnsupportedError) Unwrap() error { return ErrIncomparable }
 
-// DuckType is the DuckDB type of a column, nested fields included.
+// DuckType is the DuckDB type of a column, nested fields included. The
+// column_type text is read as DuckLake's type parser reads it
+// (DuckLakeTypes::FromString, the same in every release): a type name
+// matches case-insensitively and is not trimmed, and a decimal is only
+// "decimal(W,S)" with that lower-case prefix (formats.DecimalArgs). A text
+// the parser refuses is an *UnsupportedError here; refusal (refused.go)
+// reports the table as unreadable before its rows are asked for.
 func (c *Column) DuckType() (string, error) {
-	t := strings.ToLower(strings.TrimSpace(c.Type))
+	t := c.Type
 	switch {
-	case t == "struct":
+	case strings.EqualFold(t, "struct"):
 		if len(c.Children) == 0 {
 			return "", fmt.Errorf("struct column %s (id %d) has no fields", c.Name, c.ID)
 		}
@@ -142,7 +156,7 @@ func (c *Column) DuckType() (string, error) {
 			parts[i] = ident(ch.Name) + " " + ct
 		}
 		return "STRUCT(" + strings.Join(parts, ", ") + ")", nil
-	case t == "list":
+	case strings.EqualFold(t, "list"):
 		if len(c.Children) != 1 {
 			return "", fmt.Errorf("list column %s (id %d) has %d element fields", c.Name, c.ID, len(c.Children))
 		}
@@ -151,7 +165,7 @@ func (c *Column) DuckType() (string, error) {
 			return "", err
 		}
 		return et + "[]", nil
-	case t == "map":
+	case strings.EqualFold(t, "map"):
 		if len(c.Children) != 2 {
 			return "", fmt.Errorf("map column %s (id %d) has %d fields", c.Name, c.ID, len(c.Children))
 		}
@@ -164,21 +178,18 @@ func (c *Column) DuckType() (string, error) {
 			return "", err
 		}
 		return "MAP(" + kt + ", " + vt + ")", nil
-	case strings.HasPrefix(t, "decimal"):
-		return strings.ToUpper(t), nil
 	}
-	if d, ok := scalarTypes[t]; ok {
+	if w, s, ok := formats.DecimalArgs(t); ok {
+		return fmt.Sprintf("DECIMAL(%d,%d)", w, s), nil
+	}
+	if d, ok := scalarTypes[strings.ToLower(t)]; ok {
 		return d, nil
 	}
 	return "", &UnsupportedError{What: fmt.Sprintf("column %s (id %d) has type %q", c.Name, c.ID, c.Type)}
 }
 
 func (c *Column) nested() bool {
-	switch strings.ToLower(c.Type) {
-	case "struct", "list", "map":
-		return true
-	}
-	return false
+	return strings.EqualFold(c.Type, "struct") || strings.EqualFold(c.Type, "list") || strings.EqualFold(c.Type, "map")
 }
 
 // defaultExpr is the value of a column missing from a file: its

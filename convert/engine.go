@@ -263,12 +263,14 @@ func (r *run) checkTarget(to *formats.Version) error {
 	// The column and macro types, partition transforms and change lists in
 	// one statement (kind, value), each kind's values distinct and sorted.
 	parts := []string{
-		`SELECT 0 AS kind, lower(column_type) AS v FROM ducklake_column`,
+		// Types as stored: the target's readers parse them case-sensitively
+		// for decimal( and untrimmed (formats.Version.SupportsType).
+		`SELECT 0 AS kind, column_type AS v FROM ducklake_column`,
 		`SELECT 2, coalesce(transform, '') FROM ducklake_partition_column`,
 		`SELECT 3, changes_made FROM ducklake_snapshot_changes WHERE changes_made IS NOT NULL`,
 	}
 	if has, _ := r.w.hasTable(r.ctx, "ducklake_macro_parameters"); has {
-		parts = append(parts, `SELECT 1, lower(t) FROM (SELECT parameter_type AS t FROM ducklake_macro_parameters UNION SELECT default_value_type FROM ducklake_macro_parameters) WHERE t IS NOT NULL`)
+		parts = append(parts, `SELECT 1, t FROM (SELECT parameter_type AS t FROM ducklake_macro_parameters UNION SELECT default_value_type FROM ducklake_macro_parameters) WHERE t IS NOT NULL`)
 	}
 	rows, err := r.w.conn.QueryContext(r.ctx, strings.Join(parts, " UNION ")+" ORDER BY kind, v")
 	if err != nil {
@@ -302,7 +304,7 @@ func (r *run) checkTarget(to *formats.Version) error {
 		}
 	}
 	if len(bad) > 0 {
-		cols, err := r.w.strings(r.ctx, fmt.Sprintf(`SELECT DISTINCT 'table ' || table_id || ' column ' || column_name || ' ' || column_type FROM ducklake_column WHERE lower(column_type) IN (%s) ORDER BY 1`, inList(bad)))
+		cols, err := r.w.strings(r.ctx, fmt.Sprintf(`SELECT DISTINCT 'table ' || table_id || ' column ' || column_name || ' ' || column_type FROM ducklake_column WHERE column_type IN (%s) ORDER BY 1`, inList(bad)))
 		if err != nil {
 			return err
 		}

@@ -102,8 +102,18 @@ func TestCapabilities(t *testing.T) {
 	if V0_4.SupportsType("variant") != true || V0_3.SupportsType("variant") {
 		t.Error("variant arrives in 0.4")
 	}
-	if !V0_3.SupportsType("DECIMAL(18,3)") {
-		t.Error("decimal(p,s) is a 0.3 type")
+	for _, tc := range []struct {
+		typ  string
+		want bool
+	}{
+		{"decimal(18,3)", true}, {"decimal(18, 3)", true}, {"INT64", true}, {"Struct", true},
+		// DuckLake's parser: decimal( is case-sensitive, nothing is trimmed.
+		{"DECIMAL(18,3)", false}, {" int64 ", false}, {"int64 ", false}, {"decimal", false},
+		{"decimal(18)", false}, {"decimal(39,2)", false}, {"decimal(4,5)", false}, {"decimal(x,1)", false},
+	} {
+		if got := V0_3.SupportsType(tc.typ); got != tc.want {
+			t.Errorf("V0_3.SupportsType(%q) = %t, want %t", tc.typ, got, tc.want)
+		}
 	}
 }
 

@@ -113,14 +113,61 @@ func (v *Version) Table(name string) (Table, bool) {
 func (v *Version) Has(c Capability) bool { return v.Caps&c == c }
 
 // SupportsType reports whether a DuckLake column type (as stored in
-// ducklake_column.column_type) is expressible in this format. Nested types
-// are checked one level at a time, since DuckLake stores one row per field.
+// ducklake_column.column_type) is one this format's readers parse. Nested
+// types are checked one level at a time, since DuckLake stores one row per
+// field. The rule is DuckLake's type parser (DuckLakeTypes::FromString, the
+// same code in v1.3-ossivalis, v1.4-andium, v1.5-variegata and main): a
+// type name matches case-insensitively but is not trimmed (" int64 " is
+// refused), and a decimal is only "decimal(W,S)" with that lower-case
+// prefix ("DECIMAL(18,3)" is refused; a bare "decimal" gives no width).
 func (v *Version) SupportsType(typ string) bool {
-	base := strings.ToLower(strings.TrimSpace(typ))
-	if i := strings.IndexByte(base, '('); i >= 0 {
-		base = base[:i]
+	if _, _, ok := DecimalArgs(typ); ok {
+		return slices.Contains(v.Types, "decimal")
 	}
-	return slices.Contains(v.Types, base)
+	for _, t := range v.Types {
+		if t != "decimal" && strings.EqualFold(t, typ) {
+			return true
+		}
+	}
+	return false
+}
+
+// DecimalArgs parses a DuckLake decimal type "decimal(W,S)" as DuckLake's
+// type parser does: the prefix "decimal(" in lower case and a closing ")",
+// two comma-separated members, each read as an unsigned integer after
+// leading white space (std::stoull: digits after it are ignored from the
+// first non-digit). ok is false for anything else, and for a width outside
+// 1-38 or a scale above the width, which DuckDB's DECIMAL cannot hold.
+func DecimalArgs(typ string) (width, scale int, ok bool) {
+	inner, found := strings.CutPrefix(typ, "decimal(")
+	if !found || !strings.HasSuffix(inner, ")") {
+		return 0, 0, false
+	}
+	members := strings.Split(strings.TrimSuffix(inner, ")"), ",")
+	if len(members) != 2 {
+		return 0, 0, false
+	}
+	var n [2]int
+	for i, m := range members {
+		m = strings.TrimLeft(m, " \t\n\v\f\r")
+		m = strings.TrimPrefix(m, "+")
+		digits := 0
+		for digits < len(m) && m[digits] >= '0' && m[digits] <= '9' {
+			digits++
+		}
+		if digits == 0 || digits > 18 {
+			return 0, 0, false
+		}
+		x, err := strconv.Atoi(m[:digits])
+		if err != nil {
+			return 0, 0, false
+		}
+		n[i] = x
+	}
+	if n[0] < 1 || n[0] > 38 || n[1] > n[0] {
+		return 0, 0, false
+	}
+	return n[0], n[1], true
 }
 
 // SupportsTransform reports whether a partition transform is readable by this

@@ -1,0 +1,116 @@
+package compare
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/fdl-formats/fdl-formats/formats"
+)
+
+// This file models the metadata every DuckLake release's reader refuses
+// (v1.3-ossivalis, v1.4-andium, v1.5-variegata and main read it alike):
+// loading a snapshot's schema, or a table's file list, fails on it, so a
+// reader of that catalog gets an error where a reader of the other catalog
+// may get rows. Such a table is reported unreadable (UnreadableError, a
+// difference of kind "unreadable"), whichever side has it: a catalog whose
+// reader throws is never equivalent to one that reads.
+
+// Refusals of the real reader's metadata load, as UnreadableError names
+// them (they are not format quirks: every format's reader refuses them).
+var (
+	refusedType = formats.QuirkInfo{Name: "unparsable-column-type",
+		Behaviour: "DuckLakeTypes::FromString: type names match case-insensitively but are not trimmed; a decimal is only decimal(W,S) in lower case",
+		Error:     "Failed to parse DuckLake type - unsupported type"}
+	refusedNested = formats.QuirkInfo{Name: "unrecognized-nested-type",
+		Behaviour: "TransformColumnType: a column with fields must be struct, list or map (case-insensitive, untrimmed)",
+		Error:     "Unrecognized nested type"}
+	refusedDefaultType = formats.QuirkInfo{Name: "unknown-default-value-type",
+		Behaviour: "TransformColumnType (0.4+): a default_value other than NULL must have default_value_type 'literal' or 'expression'",
+		Error:     "Column type"}
+	refusedNull = formats.QuirkInfo{Name: "null-metadata-flag",
+		Behaviour: "the metadata manager reads nulls_allowed, and path_is_relative where a path is recorded, with GetValue<bool>, which fails on NULL",
+		Error:     "Attempting to get value of a NULL"}
+)
+
+// refusal returns an *UnreadableError when the real reader of every format
+// fails to load table t at snap: a column type it cannot parse, a
+// default_value_type it does not know, a NULL nulls_allowed, or a NULL
+// path_is_relative beside a recorded path (the table's or its schema's
+// folder, a visible data file or its delete file). Nil when it loads.
+func (r *Reader) refusal(ctx context.Context, t Table, snap int64) error {
+	if t.folderRefusal != "" {
+		return r.refused(refusedNull, t, "%s", t.folderRefusal)
+	}
+	cols, err := r.Columns(ctx, t.ID, snap)
+	if err != nil {
+		return err
+	}
+	if q, what := r.columnsRefusal(cols); what != "" {
+		return r.refused(q, t, "%s", what)
+	}
+	files, err := r.Files(ctx, t, snap)
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		if f.relNull {
+			return r.refused(refusedNull, t, "data file %s (id %d) has a NULL path_is_relative", f.Stored, f.ID)
+		}
+		if d := f.Delete; d != nil && d.relNull {
+			return r.refused(refusedNull, t, "delete file %s (id %d) of data file %d has a NULL path_is_relative", d.Path, d.ID, f.ID)
+		}
+	}
+	return nil
+}
+
+func (r *Reader) refused(q formats.QuirkInfo, t Table, format string, args ...any) error {
+	return &UnreadableError{Format: r.format.Name, Quirk: q, Table: t.FullName(), Detail: fmt.Sprintf(format, args...)}
+}
+
+// columnsRefusal names the first column (nested fields included) the real
+// reader refuses, and why; "" when every column loads.
+func (r *Reader) columnsRefusal(cols []*Column) (formats.QuirkInfo, string) {
+	for _, c := range cols {
+		name := fmt.Sprintf("column %s (id %d)", c.Name, c.ID)
+		switch {
+		case c.nullsNull:
+			return refusedNull, name + " has a NULL nulls_allowed"
+		case len(c.Children) > 0 && !c.nested():
+			return refusedNested, fmt.Sprintf("%s has fields but type %q", name, c.Type)
+		case len(c.Children) == 0 && !r.format.SupportsType(c.Type):
+			return refusedType, fmt.Sprintf("%s has type %q, which format %s readers cannot parse", name, c.Type, r.format.Name)
+		}
+		if kind := r.defaultKind(c); strings.HasPrefix(kind, "refused") {
+			return refusedDefaultType, fmt.Sprintf("%s has default %q with default_value_type %s", name, *c.DefaultValue, optString(c.DefaultType))
+		}
+		if q, what := r.columnsRefusal(c.Children); what != "" {
+			return q, what
+		}
+	}
+	return formats.QuirkInfo{}, ""
+}
+
+// defaultKind is how the catalog's reader takes a column's default_value
+// for new rows: "" without one (NULL, or 0.4+'s 'NULL' sentinel),
+// "literal" (a constant: every default before 0.4, whose readers cast the
+// text to the column type) or "expression" (0.4+ parses it as SQL), and
+// "refused(...)" for a default_value_type 0.4+ readers do not know (they
+// compare it case-sensitively; a NULL one is refused too). Nested columns'
+// defaults are not read.
+func (r *Reader) defaultKind(c *Column) string {
+	if len(c.Children) > 0 || r.normDefault(c.DefaultValue) == nil {
+		return ""
+	}
+	if !r.format.Has(formats.CapExpressionDefaults) {
+		return "literal"
+	}
+	if c.DefaultType != nil && (*c.DefaultType == "literal" || *c.DefaultType == "expression") {
+		return *c.DefaultType
+	}
+	if c.DefaultType == nil {
+		return "refused(NULL)"
+	}
+	return "refused(" + strconv.Quote(*c.DefaultType) + ")"
+}

@@ -1,0 +1,96 @@
+package compare
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCatalogsFindRefusedMetadata plants, in copies of conformance
+// catalogs, metadata the real DuckLake readers read otherwise or refuse
+// (adversarial review, session 8: default_value_type, partition values'
+// table_id, column type spelling, NULL flags): each copy must differ from
+// its original, and the spellings the real reader reads alike must not.
+func TestCatalogsFindRefusedMetadata(t *testing.T) {
+	type want struct{ kind, text string }
+	cases := []struct {
+		lake, name string
+		stmts      []string
+		want       []want // none: still equivalent
+	}{
+		// default_value_type (0.4+): a literal is a constant, an
+		// expression is parsed; another value fails the schema load.
+		{"05_defaults_not_null", "default literal becomes expression",
+			[]string{`UPDATE ducklake_column SET default_value_type = 'expression' WHERE table_id = 2 AND column_id = 2 AND default_value = 'random()'`},
+			[]want{{"schema", "column main.d2 (id 2) differs: default_kind"}}},
+		{"05_defaults_not_null", "default expression becomes literal",
+			[]string{`UPDATE ducklake_column SET default_value_type = 'literal' WHERE table_id = 1 AND column_id = 5 AND default_value_type = 'expression'`},
+			[]want{{"schema", "(id 5) differs: default_kind"}}},
+		{"05_defaults_not_null", "default type unknown",
+			[]string{`UPDATE ducklake_column SET default_value_type = 'bogus' WHERE table_id = 3 AND column_id = 4`},
+			[]want{{"schema", "(id 4) differs: default_kind"}, {"unreadable", "unknown-default-value-type"}}},
+		{"05_defaults_not_null", "default type NULL",
+			[]string{`UPDATE ducklake_column SET default_value_type = NULL WHERE table_id = 3 AND column_id = 4`},
+			[]want{{"unreadable", "default_value_type <none>"}}},
+		{"05_defaults_not_null", "default type of no default",
+			[]string{`UPDATE ducklake_column SET default_value_type = 'bogus' WHERE table_id = 4`}, nil},
+		// Column types: DuckLake's parser does not trim, and decimal( is
+		// case-sensitive; other names are not.
+		{"05_defaults_not_null", "decimal in upper case",
+			[]string{`UPDATE ducklake_column SET column_type = 'DECIMAL(18,6)' WHERE column_type = 'decimal(18,6)'`},
+			[]want{{"unreadable", `has type "DECIMAL(18,6)"`}}},
+		{"05_defaults_not_null", "type with spaces",
+			[]string{`UPDATE ducklake_column SET column_type = ' int64 ' WHERE column_type = 'int64'`},
+			[]want{{"unreadable", `has type " int64 "`}, {"schema", "differs: type"}}},
+		{"05_defaults_not_null", "type name in upper case",
+			[]string{`UPDATE ducklake_column SET column_type = 'INT64' WHERE column_type = 'int64'`}, nil},
+		{"05_defaults_not_null", "decimal members spaced",
+			[]string{`UPDATE ducklake_column SET column_type = 'decimal(18, 6)' WHERE column_type = 'decimal(18,6)'`}, nil},
+		// NULL flags: every reader reads them with GetValue<bool>.
+		{"05_defaults_not_null", "nulls_allowed NULL",
+			[]string{`UPDATE ducklake_column SET nulls_allowed = NULL WHERE table_id = 4 AND column_id = 1`},
+			[]want{{"unreadable", "NULL nulls_allowed"}, {"schema", "differs: nulls_allowed"}}},
+		{"08_partitioning", "data file path_is_relative NULL",
+			[]string{`UPDATE ducklake_data_file SET path_is_relative = NULL WHERE data_file_id = 5`},
+			[]want{{"unreadable", "data file bucket=0/"}}},
+		{"08_partitioning", "table path_is_relative NULL",
+			[]string{`UPDATE ducklake_table SET path_is_relative = NULL WHERE table_id = 6`},
+			[]want{{"unreadable", `records path "mk/" with a NULL path_is_relative`}}},
+		{"08_partitioning", "schema path_is_relative NULL",
+			[]string{`UPDATE ducklake_schema SET path_is_relative = NULL`},
+			[]want{{"unreadable", `schema main records path "main/"`}}},
+		// Bucket pruning selects partition values WHERE table_id = <table>.
+		{"08_partitioning", "partition value of another table",
+			[]string{`UPDATE ducklake_file_partition_value SET table_id = 6 WHERE data_file_id = 5`},
+			[]want{{"files", "partition_values"}}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			lake, catalog := lastVersion(t, "lakes", tc.lake)
+			b := tamper(t, catalog, tc.stmts...)
+			rep, err := Catalogs(context.Background(), catalog, b, Options{DataPath: filepath.Join(lake, "data")})
+			var all []string
+			if rep != nil {
+				for _, d := range rep.Differences {
+					all = append(all, d.String())
+				}
+			}
+			if tc.want == nil {
+				if err != nil {
+					t.Fatalf("want equivalent, got %v\n%s", err, strings.Join(all, "\n"))
+				}
+				return
+			}
+			if !errors.Is(err, ErrNotEquivalent) {
+				t.Fatalf("want ErrNotEquivalent, got %v", err)
+			}
+			for _, w := range tc.want {
+				if rep.Equivalent || !hasDifference(rep, w.kind, w.text) {
+					t.Fatalf("no %s difference containing %q; got:\n%s", w.kind, w.text, strings.Join(all, "\n"))
+				}
+			}
+		})
+	}
+}
