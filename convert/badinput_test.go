@@ -140,3 +140,30 @@ func TestSourceFormat(t *testing.T) {
 		})
 	}
 }
+
+// TestTypesTheTargetCannotParse: a column type stored in a spelling the
+// target's DuckLake type parser refuses (it does not trim, and decimal( is
+// case-sensitive) is refused, not copied into a catalog no reader loads;
+// the spellings it accepts (type names in any case) convert.
+func TestTypesTheTargetCannotParse(t *testing.T) {
+	lake := filepath.Join(testlakes.Dir(t, "lakes"), "05_defaults_not_null")
+	vs := versionCatalogs(t, lake)
+	for _, tc := range []struct {
+		name, stmt, want string
+	}{
+		{"decimal in upper case", `UPDATE ducklake_column SET column_type = 'DECIMAL(18,6)' WHERE column_type = 'decimal(18,6)'`, "types"},
+		{"padded name", `UPDATE ducklake_column SET column_type = ' int64 ' WHERE column_type = 'int64'`, "types"},
+		{"name in upper case", `UPDATE ducklake_column SET column_type = 'INT64' WHERE column_type = 'int64'`, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := filepath.Join(t.TempDir(), "src.duckdb")
+			copyFile(t, vs[len(vs)-1], src)
+			execOn(t, src, tc.stmt)
+			for _, to := range []*formats.Version{formats.V0_4, formats.V1_1} {
+				if got, err := refusalCodes(t, src, to, Options{}); err != nil || got != tc.want {
+					t.Errorf("to %s: refused for %q (%v), want %q", to.Name, got, err, tc.want)
+				}
+			}
+		})
+	}
+}
