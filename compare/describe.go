@@ -54,14 +54,14 @@ func (r *Reader) readSchemaEntries(ctx context.Context, snap int64) (entries, er
 			return nil, fmt.Errorf("read schemas of %s at snapshot %d: a schema has a NULL id or name", r.path, snap)
 		}
 		schemaName[s.id.Int64] = s.name.String
-		e["schema "+s.name.String] = fmt.Sprintf("id=%d", s.id.Int64)
+		e["schema "+s.name.String] = fmt.Sprintf("id=%d uuid=%s", s.id.Int64, optString(nullString(s.uuid)))
 	}
 	tables, err := r.Tables(ctx, snap)
 	if err != nil {
 		return nil, err
 	}
 	for _, t := range tables {
-		e["table "+t.FullName()] = fmt.Sprintf("id=%d", t.ID)
+		e["table "+t.FullName()] = fmt.Sprintf("id=%d uuid=%s", t.ID, cmp.Or(t.uuid, "<none>"))
 		cols, err := r.Columns(ctx, t.ID, snap)
 		if err != nil {
 			return nil, err
@@ -105,7 +105,7 @@ func (r *Reader) readSchemaEntries(ctx context.Context, snap int64) (entries, er
 		}
 	}
 	if !r.empty("ducklake_view") {
-		rows, err := r.conn.QueryContext(ctx, fmt.Sprintf(`SELECT view_id, schema_id, view_name, dialect, sql, column_aliases FROM cat.ducklake_view v WHERE %s`, visible("v", snap)))
+		rows, err := r.conn.QueryContext(ctx, fmt.Sprintf(`SELECT view_id, view_uuid::VARCHAR, schema_id, view_name, dialect, sql, column_aliases FROM cat.ducklake_view v WHERE %s`, visible("v", snap)))
 		if err != nil {
 			return nil, fmt.Errorf("read views of %s at snapshot %d: %w", r.path, snap, err)
 		}
@@ -116,13 +116,13 @@ func (r *Reader) readSchemaEntries(ctx context.Context, snap int64) (entries, er
 		for rows.Next() {
 			var id, sid int64
 			var name string
-			var dialect, q, aliases sql.NullString
-			if err := rows.Scan(&id, &sid, &name, &dialect, &q, &aliases); err != nil {
+			var uuid, dialect, q, aliases sql.NullString
+			if err := rows.Scan(&id, &uuid, &sid, &name, &dialect, &q, &aliases); err != nil {
 				rows.Close()
 				return nil, err
 			}
 			full := schemaName[sid] + "." + name
-			e["view "+full] = fmt.Sprintf("id=%d dialect=%s sql=%q aliases=%q", id, dialect.String, q.String, aliases.String)
+			e["view "+full] = fmt.Sprintf("id=%d uuid=%s dialect=%s sql=%q aliases=%q", id, optString(nullString(uuid)), dialect.String, q.String, aliases.String)
 			views = append(views, struct {
 				id   int64
 				name string
@@ -299,8 +299,12 @@ func (r *Reader) fileEntries(ctx context.Context, t Table, snap int64, onDisk fu
 				return nil, nil, fmt.Errorf("delete file %s of %s at snapshot %d in %s: %w", d.Path, t.FullName(), snap, r.path, err)
 			}
 		}
-		e["data file "+key] = fmt.Sprintf("size=%d records=%d footer=%s row_id_start=%s mapping=%s partition_values=%s",
-			f.SizeBytes, f.RecordCount, optInt(f.FooterSize), optInt(f.RowIDStart), mapping, parts[f.ID])
+		// begin_snapshot is also what the snapshot_id virtual column
+		// returns for the file's rows (the reader passes it as a constant
+		// unless the file stores per-row snapshot ids), so it is compared
+		// even where both catalogs see the file at every compared snapshot.
+		e["data file "+key] = fmt.Sprintf("size=%d records=%d footer=%s row_id_start=%s begin_snapshot=%d mapping=%s partition_values=%s",
+			f.SizeBytes, f.RecordCount, optInt(f.FooterSize), optInt(f.RowIDStart), f.BeginSnapshot, mapping, parts[f.ID])
 		pos, err := r.deletedPositions(ctx, t, f, snap)
 		if err != nil {
 			return nil, nil, err

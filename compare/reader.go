@@ -383,8 +383,13 @@ type Table struct {
 	SchemaID      int64
 	BeginSnapshot int64
 	dir           string // resolved table folder (data and delete files are relative to it)
+	// uuid and schemaUUID are table_uuid and schema_uuid as text ("" when
+	// NULL): DuckLake returns them (ducklake_table_info()), so they are
+	// compared.
+	uuid, schemaUUID string
 	// folderRefusal says why the real reader fails on the table's or its
-	// schema's folder (a path with a NULL path_is_relative; refused.go).
+	// schema's rows (a NULL uuid, or a path with a NULL path_is_relative;
+	// refused.go).
 	folderRefusal string
 }
 
@@ -420,6 +425,7 @@ func (r *Reader) Tables(ctx context.Context, snap int64) ([]Table, error) {
 // table, not one per epoch.
 type catSchemaRow struct {
 	id         sql.NullInt64
+	uuid       sql.NullString
 	name       sql.NullString
 	begin, end sql.NullInt64
 	path       sql.NullString
@@ -428,6 +434,7 @@ type catSchemaRow struct {
 
 type catTableRow struct {
 	id, schemaID sql.NullInt64
+	uuid         sql.NullString
 	name         sql.NullString
 	begin, end   sql.NullInt64
 	path         sql.NullString
@@ -447,11 +454,11 @@ func (r *Reader) schemaRows(ctx context.Context) ([]catSchemaRow, []catTableRow,
 		return r.meta.schemaRows, r.meta.tableRows, nil
 	}
 	schemas := []catSchemaRow{}
-	err := r.eachRow(ctx, fmt.Sprintf(`SELECT schema_id, schema_name, begin_snapshot, end_snapshot, %s, %s FROM cat.ducklake_schema s`,
+	err := r.eachRow(ctx, fmt.Sprintf(`SELECT schema_id, schema_uuid::VARCHAR, schema_name, begin_snapshot, end_snapshot, %s, %s FROM cat.ducklake_schema s`,
 		r.col("ducklake_schema", "s", "path"), r.col("ducklake_schema", "s", "path_is_relative")),
 		func(rows *sql.Rows) error {
 			var x catSchemaRow
-			if err := rows.Scan(&x.id, &x.name, &x.begin, &x.end, &x.path, &x.rel); err != nil {
+			if err := rows.Scan(&x.id, &x.uuid, &x.name, &x.begin, &x.end, &x.path, &x.rel); err != nil {
 				return err
 			}
 			schemas = append(schemas, x)
@@ -461,11 +468,11 @@ func (r *Reader) schemaRows(ctx context.Context) ([]catSchemaRow, []catTableRow,
 		return nil, nil, fmt.Errorf("read the schemas of %s: %w", r.path, err)
 	}
 	var tables []catTableRow
-	err = r.eachRow(ctx, fmt.Sprintf(`SELECT table_id, schema_id, table_name, begin_snapshot, end_snapshot, %s, %s FROM cat.ducklake_table t`,
+	err = r.eachRow(ctx, fmt.Sprintf(`SELECT table_id, schema_id, table_uuid::VARCHAR, table_name, begin_snapshot, end_snapshot, %s, %s FROM cat.ducklake_table t`,
 		r.col("ducklake_table", "t", "path"), r.col("ducklake_table", "t", "path_is_relative")),
 		func(rows *sql.Rows) error {
 			var x catTableRow
-			if err := rows.Scan(&x.id, &x.schemaID, &x.name, &x.begin, &x.end, &x.path, &x.rel); err != nil {
+			if err := rows.Scan(&x.id, &x.schemaID, &x.uuid, &x.name, &x.begin, &x.end, &x.path, &x.rel); err != nil {
 				return err
 			}
 			tables = append(tables, x)
@@ -513,17 +520,22 @@ func (r *Reader) tablesAt(ctx context.Context, snap int64) ([]Table, error) {
 			if !t.id.Valid || !t.name.Valid || !s.name.Valid {
 				return nil, fmt.Errorf("list tables of %s at snapshot %d: table %s of schema %s has a NULL id or name", r.path, snap, optString(nullString(t.name)), optString(nullString(s.name)))
 			}
-			x := Table{ID: t.id.Int64, Schema: s.name.String, Name: t.name.String, SchemaID: s.id.Int64, BeginSnapshot: t.begin.Int64}
+			x := Table{ID: t.id.Int64, Schema: s.name.String, Name: t.name.String, SchemaID: s.id.Int64, BeginSnapshot: t.begin.Int64,
+				uuid: t.uuid.String, schemaUUID: s.uuid.String}
 			x.dir, _ = r.tableDir(s.path, s.rel, t.path, t.rel)
-			if r.format.Has(formats.CapTablePaths) {
-				// Readers take path_is_relative only where a path is
-				// recorded, and fail on a NULL one.
-				switch {
-				case s.path.Valid && !s.rel.Valid:
-					x.folderRefusal = fmt.Sprintf("schema %s records path %q with a NULL path_is_relative", s.name.String, s.path.String)
-				case t.path.Valid && !t.rel.Valid:
-					x.folderRefusal = fmt.Sprintf("the table records path %q with a NULL path_is_relative", t.path.String)
-				}
+			// Readers read the uuids with GetValue<string>, and
+			// path_is_relative only where a path is recorded, with
+			// GetValue<bool>: either fails on NULL.
+			paths := r.format.Has(formats.CapTablePaths)
+			switch {
+			case !s.uuid.Valid:
+				x.folderRefusal = fmt.Sprintf("schema %s has a NULL schema_uuid", s.name.String)
+			case !t.uuid.Valid:
+				x.folderRefusal = "the table has a NULL table_uuid"
+			case paths && s.path.Valid && !s.rel.Valid:
+				x.folderRefusal = fmt.Sprintf("schema %s records path %q with a NULL path_is_relative", s.name.String, s.path.String)
+			case paths && t.path.Valid && !t.rel.Valid:
+				x.folderRefusal = fmt.Sprintf("the table records path %q with a NULL path_is_relative", t.path.String)
 			}
 			out = append(out, x)
 		}

@@ -29,16 +29,17 @@ var (
 	refusedDefaultType = formats.QuirkInfo{Name: "unknown-default-value-type",
 		Behaviour: "TransformColumnType (0.4+): a default_value other than NULL must have default_value_type 'literal' or 'expression'",
 		Error:     "Column type"}
-	refusedNull = formats.QuirkInfo{Name: "null-metadata-flag",
-		Behaviour: "the metadata manager reads nulls_allowed, and path_is_relative where a path is recorded, with GetValue<bool>, which fails on NULL",
+	refusedNull = formats.QuirkInfo{Name: "null-metadata-value",
+		Behaviour: "the metadata manager reads nulls_allowed, and path_is_relative where a path is recorded, with GetValue<bool>, and schema_uuid and table_uuid with GetValue<string>, which fail on NULL",
 		Error:     "Attempting to get value of a NULL"}
 )
 
 // refusal returns an *UnreadableError when the real reader of every format
 // fails to load table t at snap: a column type it cannot parse, a
-// default_value_type it does not know, a NULL nulls_allowed, or a NULL
-// path_is_relative beside a recorded path (the table's or its schema's
-// folder, a visible data file or its delete file). Nil when it loads.
+// default_value_type it does not know, a NULL nulls_allowed, a NULL
+// table_uuid or schema_uuid, or a NULL path_is_relative beside a recorded
+// path (the table's or its schema's folder, a visible data file or its
+// delete file). Nil when it loads.
 func (r *Reader) refusal(ctx context.Context, t Table, snap int64) error {
 	if t.folderRefusal != "" {
 		return r.refused(refusedNull, t, "%s", t.folderRefusal)

@@ -11,8 +11,9 @@ import (
 // TestCatalogsFindRefusedMetadata plants, in copies of conformance
 // catalogs, metadata the real DuckLake readers read otherwise or refuse
 // (adversarial review, session 8: default_value_type, partition values'
-// table_id, column type spelling, NULL flags): each copy must differ from
-// its original, and the spellings the real reader reads alike must not.
+// table_id, column type spelling, NULL flags and uuids, data files'
+// begin_snapshot, uuids): each copy must differ from its original, and what
+// the real reader reads alike (or only compaction reads) must not.
 func TestCatalogsFindRefusedMetadata(t *testing.T) {
 	type want struct{ kind, text string }
 	cases := []struct {
@@ -61,6 +62,24 @@ func TestCatalogsFindRefusedMetadata(t *testing.T) {
 		{"08_partitioning", "schema path_is_relative NULL",
 			[]string{`UPDATE ducklake_schema SET path_is_relative = NULL`},
 			[]want{{"unreadable", `schema main records path "main/"`}}},
+		{"08_partitioning", "table_uuid NULL",
+			[]string{`UPDATE ducklake_table SET table_uuid = NULL WHERE table_id = 6`},
+			[]want{{"unreadable", "NULL table_uuid"}}},
+		// ducklake_table_info() returns table_uuid.
+		{"08_partitioning", "table_uuid changed",
+			[]string{`UPDATE ducklake_table SET table_uuid = uuid() WHERE table_id = 6`},
+			[]want{{"schema", "table main.mk differs: uuid"}}},
+		{"08_partitioning", "schema_uuid changed",
+			[]string{`UPDATE ducklake_schema SET schema_uuid = uuid()`},
+			[]want{{"schema", "schema main differs: uuid"}}},
+		// partition_id is read by compaction only.
+		{"08_partitioning", "partition_id changed",
+			[]string{`UPDATE ducklake_data_file SET partition_id = 2 WHERE data_file_id = 5`}, nil},
+		// The snapshot_id virtual column returns the data file's
+		// begin_snapshot: 2 and 3 are both expired here.
+		{"18_expire_cleanup", "data file begin_snapshot changed",
+			[]string{`UPDATE ducklake_data_file SET begin_snapshot = 2 WHERE data_file_id = 1`},
+			[]want{{"files", "differs: begin_snapshot"}}},
 		// Bucket pruning selects partition values WHERE table_id = <table>.
 		{"08_partitioning", "partition value of another table",
 			[]string{`UPDATE ducklake_file_partition_value SET table_id = 6 WHERE data_file_id = 5`},

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 )
 
@@ -18,7 +19,7 @@ import (
 // tables joined with their visible schemas.
 func tablesBySQL(ctx context.Context, r *Reader, snap int64) ([]Table, error) {
 	q := fmt.Sprintf(`SELECT t.table_id, s.schema_name, t.table_name, s.schema_id, t.begin_snapshot,
-		%s, %s, %s, %s
+		t.table_uuid::VARCHAR, s.schema_uuid::VARCHAR, %s, %s, %s, %s
 		FROM cat.ducklake_table t JOIN cat.ducklake_schema s ON s.schema_id = t.schema_id AND %s
 		WHERE %s ORDER BY s.schema_name, t.table_name`,
 		r.col("ducklake_schema", "s", "path"), r.col("ducklake_schema", "s", "path_is_relative"),
@@ -29,10 +30,24 @@ func tablesBySQL(ctx context.Context, r *Reader, snap int64) ([]Table, error) {
 		var x Table
 		var sPath, tPath sql.NullString
 		var sRel, tRel sql.NullBool
-		if err := rows.Scan(&x.ID, &x.Schema, &x.Name, &x.SchemaID, &x.BeginSnapshot, &sPath, &sRel, &tPath, &tRel); err != nil {
+		var tUUID, sUUID sql.NullString
+		if err := rows.Scan(&x.ID, &x.Schema, &x.Name, &x.SchemaID, &x.BeginSnapshot, &tUUID, &sUUID, &sPath, &sRel, &tPath, &tRel); err != nil {
 			return err
 		}
 		x.dir, _ = r.tableDir(sPath, sRel, tPath, tRel)
+		x.uuid, x.schemaUUID = tUUID.String, sUUID.String
+		// What the real reader refuses (refused.go), found by SQL.
+		paths := r.format.Has(formats.CapTablePaths)
+		switch {
+		case !sUUID.Valid:
+			x.folderRefusal = fmt.Sprintf("schema %s has a NULL schema_uuid", x.Schema)
+		case !tUUID.Valid:
+			x.folderRefusal = "the table has a NULL table_uuid"
+		case paths && sPath.Valid && !sRel.Valid:
+			x.folderRefusal = fmt.Sprintf("schema %s records path %q with a NULL path_is_relative", x.Schema, sPath.String)
+		case paths && tPath.Valid && !tRel.Valid:
+			x.folderRefusal = fmt.Sprintf("the table records path %q with a NULL path_is_relative", tPath.String)
+		}
 		out = append(out, x)
 		return nil
 	})
@@ -43,7 +58,7 @@ func tablesBySQL(ctx context.Context, r *Reader, snap int64) ([]Table, error) {
 // per snapshot read it.
 func schemasBySQL(ctx context.Context, t *testing.T, r *Reader, snap int64) entries {
 	t.Helper()
-	rows, err := r.conn.QueryContext(ctx, fmt.Sprintf(`SELECT s.schema_id, s.schema_name FROM cat.ducklake_schema s WHERE %s`, visible("s", snap)))
+	rows, err := r.conn.QueryContext(ctx, fmt.Sprintf(`SELECT s.schema_id, s.schema_name, s.schema_uuid::VARCHAR FROM cat.ducklake_schema s WHERE %s`, visible("s", snap)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,10 +67,11 @@ func schemasBySQL(ctx context.Context, t *testing.T, r *Reader, snap int64) entr
 	for rows.Next() {
 		var id int64
 		var name string
-		if err := rows.Scan(&id, &name); err != nil {
+		var uuid sql.NullString
+		if err := rows.Scan(&id, &name, &uuid); err != nil {
 			t.Fatal(err)
 		}
-		e["schema "+name] = fmt.Sprintf("id=%d", id)
+		e["schema "+name] = fmt.Sprintf("id=%d uuid=%s", id, optString(nullString(uuid)))
 	}
 	return e
 }
@@ -143,6 +159,9 @@ func TestTablesMatchSQLTampered(t *testing.T) {
 		{"table ends early", []string{"UPDATE ducklake_table SET end_snapshot = begin_snapshot + 1"}},
 		{"schema begins late", []string{"UPDATE ducklake_schema SET begin_snapshot = begin_snapshot + 2"}},
 		{"NULL begin", []string{"UPDATE ducklake_table SET begin_snapshot = NULL WHERE table_id = (SELECT min(table_id) FROM ducklake_table)"}},
+		{"NULL path_is_relative and uuids", []string{"UPDATE ducklake_table SET path_is_relative = NULL WHERE table_id = (SELECT min(table_id) FROM ducklake_table)",
+			"UPDATE ducklake_table SET table_uuid = NULL WHERE table_id = (SELECT max(table_id) FROM ducklake_table)",
+			"UPDATE ducklake_schema SET schema_uuid = NULL WHERE schema_id = (SELECT max(schema_id) FROM ducklake_schema)"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cat := tamper(t, catalog, tc.stmts...)
