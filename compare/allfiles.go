@@ -199,6 +199,9 @@ func (r *Reader) readStoredFiles(ctx context.Context) ([]StoredFile, error) {
 		if schema.Valid && table.Valid {
 			f.Table = schema.String + "." + table.String
 		}
+		// A NULL path_is_relative, which the real readers fail on (the
+		// proof reports the table unreadable, refused.go), locates the
+		// file as relative, as datapath.Join does for folders.
 		relative := !rel.Valid || rel.Bool
 		dir, dirRelative := r.tableDir(sPath, sRel, tPath, tRel)
 		f.Path = r.resolve(dir, f.Stored, relative)

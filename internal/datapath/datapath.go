@@ -68,10 +68,13 @@ type Folder struct {
 
 // Join resolves a table's folder from the data path (base) and the folders
 // recorded for its schema and table, in that order: a NULL folder adds
-// nothing, one recorded relative (or with a NULL path_is_relative, which
-// DuckLake reads as relative) is appended, and one recorded by absolute
-// path replaces what came before. relative tells whether every folder
-// given was relative.
+// nothing, one recorded relative (or with a NULL path_is_relative) is
+// appended, and one recorded by absolute path replaces what came before.
+// relative tells whether every folder given was relative. DuckLake's
+// readers fail on a NULL path_is_relative beside a path (GetValue<bool>;
+// the proof reports such a table unreadable, compare/refused.go); here it
+// locates the folder where a reader taking it as relative would look, so
+// that the files' rules (data_dir, outside the data path) still judge it.
 func Join(base string, folders ...Folder) (dir string, relative bool) {
 	dir, relative = base, true
 	for _, f := range folders {
