@@ -323,6 +323,13 @@ func (r *Reader) fileEntries(ctx context.Context, t Table, snap int64, onDisk fu
 			e["deletes of "+key] = fmt.Sprintf("%d positions sha256=%s", len(pos), r.keptPositionsHash(f.Path, pos))
 		}
 	}
+	begins, err := r.inlinedBegins(ctx, t, snap)
+	if err != nil {
+		return nil, nil, err
+	}
+	if begins != "" {
+		e["inlined rows"] = begins
+	}
 	return e, positions, nil
 }
 

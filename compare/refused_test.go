@@ -80,6 +80,11 @@ func TestCatalogsFindRefusedMetadata(t *testing.T) {
 		{"18_expire_cleanup", "data file begin_snapshot changed",
 			[]string{`UPDATE ducklake_data_file SET begin_snapshot = 2 WHERE data_file_id = 1`},
 			[]want{{"files", "differs: begin_snapshot"}}},
+		// ... and an inlined row's begin_snapshot (snapshot 2 expired in
+		// both catalogs, see the loop: the row is visible at the same ones).
+		{"16_data_inlining", "inlined row begin_snapshot changed",
+			[]string{`UPDATE ducklake_inlined_data_1_2 SET begin_snapshot = 3 WHERE row_id = 0`},
+			[]want{{"files", "inlined rows differs: begin_snapshots"}}},
 		// Bucket pruning selects partition values WHERE table_id = <table>.
 		{"08_partitioning", "partition value of another table",
 			[]string{`UPDATE ducklake_file_partition_value SET table_id = 6 WHERE data_file_id = 5`},
@@ -88,6 +93,9 @@ func TestCatalogsFindRefusedMetadata(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			lake, catalog := lastVersion(t, "lakes", tc.lake)
+			if tc.lake == "16_data_inlining" {
+				catalog = tamper(t, catalog, `DELETE FROM ducklake_snapshot WHERE snapshot_id = 2`)
+			}
 			b := tamper(t, catalog, tc.stmts...)
 			rep, err := Catalogs(context.Background(), catalog, b, Options{DataPath: filepath.Join(lake, "data")})
 			var all []string
