@@ -11,8 +11,7 @@ import (
 // pair, "" without any. The snapshot_id virtual column returns an inlined
 // row's begin_snapshot, so two catalogs whose rows are visible at the same
 // compared snapshots but begin at other (expired) ones read differently.
-// The system columns are taken as inlinedSQL takes them (the first three:
-// row id, begin, end).
+// The system columns are found by name as inlinedSQL finds them.
 func (r *Reader) inlinedBegins(ctx context.Context, t Table, snap int64) (string, error) {
 	if r.empty("ducklake_inlined_data_tables") {
 		return "", nil
@@ -22,14 +21,25 @@ func (r *Reader) inlinedBegins(ctx context.Context, t Table, snap int64) (string
 		return "", err
 	}
 	var parts []string
+	rowID, begin, end := r.inlinedSystemNames()
 	for _, g := range regs {
 		phys, ok := r.dynamic[g.name]
-		if !ok || len(phys) < 3 {
-			continue // dropped, or refused where its rows are read
+		if !ok {
+			continue // registered but dropped
 		}
-		rid, begin, end := ident(phys[0]), ident(phys[1]), ident(phys[2])
+		var sys [3]string
+		for i, n := range []string{rowID, begin, end} {
+			for _, p := range phys {
+				if strings.EqualFold(p, n) { // DuckDB binds names case-insensitively
+					sys[i] = ident(p)
+				}
+			}
+		}
+		if sys[0] == "" || sys[1] == "" || sys[2] == "" {
+			continue // the rows' read reports the table unreadable (inlinedSQL)
+		}
 		parts = append(parts, fmt.Sprintf("SELECT %s::BIGINT AS rid, %s::BIGINT AS b FROM cat.%s WHERE %d >= %s AND (%d < %s OR %s IS NULL)",
-			rid, begin, ident(g.name), snap, begin, snap, end, end))
+			sys[0], sys[1], ident(g.name), snap, sys[1], snap, sys[2], sys[2]))
 	}
 	if len(parts) == 0 {
 		return "", nil
