@@ -112,7 +112,7 @@ type CatalogInfo struct {
 
 // Difference is one reason the catalogs differ.
 type Difference struct {
-	Kind     string `json:"kind"` // snapshot, schema, files, rows, row_ids, reader, unreadable, misread
+	Kind     string `json:"kind"` // snapshot, schema, files, rows, row_ids, count, reader, unreadable, misread
 	Snapshot *int64 `json:"snapshot,omitempty"`
 	// Through, when set, is the last snapshot of a run of compared
 	// snapshots at which the same difference holds.
@@ -372,6 +372,9 @@ type comparison struct {
 	ext bool
 	// diskSeen: "side path" of files whose on-disk disagreement is reported.
 	diskSeen map[string]bool
+	// lastA, lastB: each catalog's latest snapshot, at which its real
+	// reader may answer count(*) from the catalog (counts.go).
+	lastA, lastB int64
 }
 
 func (c *comparison) add(d Difference) { c.rep.Differences = append(c.rep.Differences, d) }
@@ -413,6 +416,7 @@ func (c *comparison) run() error {
 		return err
 	}
 	c.rep.A.Snapshots, c.rep.B.Snapshots = len(sa), len(sb)
+	c.lastA, c.lastB = latestSnapshot(sa), latestSnapshot(sb)
 	inB := map[int64]Snapshot{}
 	for _, s := range sb {
 		inB[s.ID] = s
@@ -545,12 +549,9 @@ func (c *comparison) snapshot(s int64) error {
 
 func (c *comparison) table(s int64, x, y Table) error {
 	t0 := time.Now()
-	fa, pa, err := c.a.fileEntries(c.ctx, x, s, c.onDisk("A", x.FullName()))
-	if err != nil {
-		return err
-	}
-	fb, pb, err := c.b.fileEntries(c.ctx, y, s, c.onDisk("B", y.FullName()))
-	if err != nil {
+	fa, pa, errA := c.a.fileEntries(c.ctx, x, s, c.onDisk("A", x.FullName()))
+	fb, pb, errB := c.b.fileEntries(c.ctx, y, s, c.onDisk("B", y.FullName()))
+	if done, err := c.refusedDeleteFiles(s, x, errA, errB); done || err != nil {
 		return err
 	}
 	c.diffEntries("files", ptr(s), x.FullName(), fa, fb)
@@ -564,9 +565,12 @@ func (c *comparison) table(s int64, x, y Table) error {
 
 	t0 = time.Now()
 	defer func() { c.rep.Timings.RowsMS += time.Since(t0).Milliseconds() }()
-	da, _, errA := c.a.TableDigest(c.ctx, x, s, rowOptions())
-	db, _, errB := c.b.TableDigest(c.ctx, y, s, rowOptions())
+	da, partsA, errA := c.a.TableDigest(c.ctx, x, s, rowOptions())
+	db, partsB, errB := c.b.TableDigest(c.ctx, y, s, rowOptions())
 	if done, err := c.unreadable(s, x, errA, errB); done || err != nil {
+		return err
+	}
+	if err := c.counts(s, x, y, da, db, partsA, partsB); err != nil {
 		return err
 	}
 	res := TableResult{Snapshot: s, Table: x.FullName(), Status: "matched", A: &da, B: &db}
@@ -620,6 +624,49 @@ func (c *comparison) unreadable(s int64, x Table, errA, errB error) (done bool, 
 		side = append(side, "B: "+ub.Error())
 	}
 	d.Reason = "the reader of a catalog's format cannot read this table (" + strings.Join(side, "; ") + ")"
+	c.add(d)
+	c.rep.Tables = append(c.rep.Tables, TableResult{Snapshot: s, Table: x.FullName(), Status: "unreadable"})
+	return true, nil
+}
+
+// refusedDeleteFiles handles the file listings of one table at snapshot s
+// that failed on a delete file every DuckLake reader refuses
+// (DeleteFileError): on one side only, that catalog's readers fail where
+// the other's read, a difference of kind "unreadable" (done: the table is
+// not compared further); on both, neither can be read, as when neither
+// catalog opens: could not compare (ErrIncomparable). Any other failure is
+// returned as it is.
+func (c *comparison) refusedDeleteFiles(s int64, x Table, errA, errB error) (done bool, err error) {
+	if errA == nil && errB == nil {
+		return false, nil
+	}
+	ua, okA := AsDeleteFileError(errA)
+	ub, okB := AsDeleteFileError(errB)
+	switch {
+	case (errA != nil && !okA) || (errB != nil && !okB):
+		return true, errors.Join(errA, errB)
+	case okA && okB:
+		what := fmt.Sprintf("A: %v; B: %v", ua, ub)
+		if ua.Path == ub.Path {
+			what = ua.Error()
+		}
+		return true, fmt.Errorf("%w: %s at snapshot %d: both catalogs name a delete file DuckLake readers refuse, neither can be read (%s)", ErrIncomparable, x.FullName(), s, what)
+	}
+	d := Difference{Kind: "unreadable", Snapshot: ptr(s), Table: x.FullName()}
+	bad, good, e := "A", "B", ua
+	if okB {
+		bad, good, e = "B", "A", ub
+	}
+	d.Item = c.a.relPath(e.Path)
+	if okB {
+		d.Item = c.b.relPath(e.Path)
+	}
+	if okA {
+		d.A = "cannot read: delete file refused"
+	} else {
+		d.B = "cannot read: delete file refused"
+	}
+	d.Reason = fmt.Sprintf("%s's readers cannot read this table while %s's can: %v", bad, good, e)
 	c.add(d)
 	c.rep.Tables = append(c.rep.Tables, TableResult{Snapshot: s, Table: x.FullName(), Status: "unreadable"})
 	return true, nil

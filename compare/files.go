@@ -1,9 +1,9 @@
 package compare
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -262,6 +262,34 @@ func (r *Reader) DeletedPositions(ctx context.Context, t Table, f DataFile, snap
 // file's positions several times per snapshot (plans, digests, entries),
 // and a copy each time was a tenth of what a backfill allocated.
 func (r *Reader) deletedPositions(ctx context.Context, t Table, f DataFile, snap int64) ([]int64, error) {
+	pos, err := r.deleteFilePositions(ctx, t, f, snap)
+	if err != nil {
+		return nil, err
+	}
+	inl := fmt.Sprintf("ducklake_inlined_delete_%d", t.ID)
+	// Formats before 0.4 have no inlined deletions: their DuckLake never
+	// reads such a table (DuckDB 1.3/1.4), so neither does this reader.
+	// Newer readers read a file's inlined deletions as a set (a row given
+	// twice deletes once) and merge them with the delete file's positions:
+	// what count(*) counts instead is compared apart (counts.go).
+	if _, ok := r.dynamic[inl]; ok && r.format.Has(formats.CapInlinedDeletes) && !r.empty(inl) {
+		q := fmt.Sprintf(`SELECT row_id FROM cat.%s WHERE file_id = %d AND begin_snapshot <= %d`, inl, f.ID, snap)
+		more, err := r.int64s(ctx, q)
+		if err != nil {
+			return nil, fmt.Errorf("read inlined deletions of %s in %s: %w", t.FullName(), r.path, err)
+		}
+		if len(more) > 0 {
+			pos = append(pos, more...)
+			slices.Sort(pos)
+			pos = slices.Compact(pos)
+		}
+	}
+	return pos, nil
+}
+
+// deleteFilePositions is the part of deletedPositions its delete file
+// gives (none without one), shared as deletedPositions' is.
+func (r *Reader) deleteFilePositions(ctx context.Context, t Table, f DataFile, snap int64) ([]int64, error) {
 	var pos []int64
 	if d := f.Delete; d != nil {
 		if err := r.exists(d.Path); err != nil {
@@ -290,21 +318,6 @@ func (r *Reader) deletedPositions(ctx context.Context, t Table, f DataFile, snap
 			r.deletes[d.Path] = cached
 		}
 		pos = slices.Clip(cached)
-	}
-	inl := fmt.Sprintf("ducklake_inlined_delete_%d", t.ID)
-	// Formats before 0.4 have no inlined deletions: their DuckLake never
-	// reads such a table (DuckDB 1.3/1.4), so neither does this reader.
-	if _, ok := r.dynamic[inl]; ok && r.format.Has(formats.CapInlinedDeletes) && !r.empty(inl) {
-		q := fmt.Sprintf(`SELECT row_id FROM cat.%s WHERE file_id = %d AND begin_snapshot <= %d`, inl, f.ID, snap)
-		more, err := r.int64s(ctx, q)
-		if err != nil {
-			return nil, fmt.Errorf("read inlined deletions of %s in %s: %w", t.FullName(), r.path, err)
-		}
-		if len(more) > 0 {
-			pos = append(pos, more...)
-			slices.Sort(pos)
-			pos = slices.Compact(pos)
-		}
 	}
 	return pos, nil
 }
@@ -339,6 +352,9 @@ func (r *Reader) parquetDeletes(ctx context.Context, d *DeleteFile, snap int64) 
 	// and deletes every one of them, whatever snapshot it names.
 	if raw.snaps == nil || !r.format.Has(formats.CapPartialDeleteFiles) {
 		return slices.Clip(raw.pos), nil
+	}
+	if raw.nullSnap {
+		return nil, &DeleteFileError{Path: d.Path, Detail: "Invalid delete data - snapshot_id cannot be NULL"}
 	}
 	// A partial deletion file: the positions deleted at snap or before.
 	// As snap grows they only gain positions, so their count names them.
@@ -389,41 +405,15 @@ func sameSlice(a, b []int64) bool {
 // maxRawDeletes caps the delete positions kept across snapshots.
 const maxRawDeletes = 4_000_000
 
-// rawDeletes is a Parquet delete file's content: positions and, for a
+// rawDeletes is a Parquet delete file's content: positions, strictly
+// increasing as every real reader requires (readParquetDeletes) and, for a
 // partial deletion file, the snapshot that deleted each. Once read it is
-// sorted (rawDeletes.sorted) and never written again: comparisons share it.
+// never written again: comparisons share it.
 type rawDeletes struct {
 	pos, snaps []int64
-}
-
-// sorted returns raw sorted by position, without duplicates: a position a
-// partial deletion file names at several snapshots is deleted from the
-// first on, so it keeps the smallest.
-func (raw rawDeletes) sorted() rawDeletes {
-	if raw.snaps == nil {
-		slices.Sort(raw.pos)
-		raw.pos = slices.Clip(slices.Compact(raw.pos))
-		return raw
-	}
-	idx := make([]int, len(raw.pos))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortFunc(idx, func(a, b int) int {
-		if c := cmp.Compare(raw.pos[a], raw.pos[b]); c != 0 {
-			return c
-		}
-		return cmp.Compare(raw.snaps[a], raw.snaps[b])
-	})
-	out := rawDeletes{pos: make([]int64, 0, len(idx)), snaps: make([]int64, 0, len(idx))}
-	for _, i := range idx {
-		if n := len(out.pos); n > 0 && out.pos[n-1] == raw.pos[i] {
-			continue
-		}
-		out.pos, out.snaps = append(out.pos, raw.pos[i]), append(out.snaps, raw.snaps[i])
-	}
-	out.pos, out.snaps = slices.Clip(out.pos), slices.Clip(out.snaps)
-	return out
+	// nullSnap: a partial deletion file with a NULL snapshot, which the
+	// readers that read snapshots (0.4+) refuse and older ones ignore.
+	nullSnap bool
 }
 
 // deleteFiles keeps the Parquet delete files read, by path, so that each is
@@ -532,14 +522,60 @@ func (c *deleteFiles) keep(path string, raw rawDeletes) {
 	c.files[path] = raw
 }
 
-// readParquetDeletes reads a delete file in one query: its second column
-// holds the positions; a third named _ducklake_internal_snapshot_id makes
-// it a partial deletion file.
+// DeleteFileError is a Parquet delete file that every DuckLake reader
+// refuses (DuckLakeDeleteFilter::ScanDeleteFile, src/storage/
+// ducklake_delete_filter.cpp, the same checks in v1.3-ossivalis,
+// v1.4-andium, v1.5-variegata and main): columns other than file_path
+// VARCHAR, pos BIGINT and at most one more, a NULL position, or positions
+// not strictly increasing in file order (unsorted or repeated). A reader of
+// a catalog naming it fails the scan with Detail, the real reader's
+// message. The comparison reports it as a difference (kind "unreadable")
+// when only one catalog's reader fails, and as could not compare
+// (ErrIncomparable) when both do: the input itself is unreadable.
+type DeleteFileError struct {
+	Path   string
+	Detail string
+}
+
+func (e *DeleteFileError) Error() string {
+	return fmt.Sprintf("DuckLake readers refuse delete file %s: %s", e.Path, e.Detail)
+}
+
+// AsDeleteFileError returns the DeleteFileError in err's chain, if any.
+func AsDeleteFileError(err error) (*DeleteFileError, bool) {
+	var d *DeleteFileError
+	ok := errors.As(err, &d)
+	return d, ok
+}
+
+// deleteFileSchema checks a Parquet delete file's columns as every DuckLake
+// reader does: file_path VARCHAR, pos BIGINT, and at most a third column of
+// any type (a partial deletion file's snapshots, or Iceberg's row).
+func deleteFileSchema(path string, types []string) error {
+	if (len(types) == 2 || len(types) == 3) && types[0] == "VARCHAR" && types[1] == "BIGINT" {
+		return nil
+	}
+	return &DeleteFileError{Path: path, Detail: fmt.Sprintf("Invalid schema contained in the delete file %s - expected file_name/position/[snapshot_id or row] (its columns: %s)", path, strings.Join(types, ", "))}
+}
+
+// unsortedDelete is the real reader's error for position p read after last.
+func unsortedDelete(path string, p, last int64) error {
+	return &DeleteFileError{Path: path, Detail: fmt.Sprintf("Invalid delete data - row ids must be sorted and strictly increasing - but found %d after %d", p, last)}
+}
+
+// readParquetDeletes reads a delete file in one query, in file order: its
+// second column holds the positions; a third BIGINT named
+// _ducklake_internal_snapshot_id makes it a partial deletion file. What
+// every real reader refuses (deleteFileSchema, NULL or unsorted positions)
+// is a *DeleteFileError; a NULL snapshot is refused only by readers that
+// read the snapshots (rawDeletes.nullSnap).
 func (r *Reader) readParquetDeletes(ctx context.Context, d *DeleteFile) (rawDeletes, error) {
 	kp, err := r.keyParam(ctx, d.encryptionKey)
 	if err != nil {
 		return rawDeletes{}, err
 	}
+	// DuckDB keeps a plain scan in file order (preserve_insertion_order,
+	// on by default): the order the real reader checks.
 	rows, err := r.conn.QueryContext(ctx, fmt.Sprintf("SELECT * FROM read_parquet(%s, hive_partitioning = false%s)", parquetsql.Path(d.Path), kp))
 	if err != nil {
 		return rawDeletes{}, err
@@ -549,10 +585,18 @@ func (r *Reader) readParquetDeletes(ctx context.Context, d *DeleteFile) (rawDele
 	if err != nil {
 		return rawDeletes{}, err
 	}
-	if len(cols) < 2 {
-		return rawDeletes{}, fmt.Errorf("delete file has %d columns, want file_path and pos", len(cols))
+	cts, err := rows.ColumnTypes()
+	if err != nil {
+		return rawDeletes{}, err
 	}
-	partial := len(cols) >= 3 && cols[2] == "_ducklake_internal_snapshot_id"
+	types := make([]string, len(cts))
+	for i, ct := range cts {
+		types[i] = strings.ToUpper(ct.DatabaseTypeName())
+	}
+	if err := deleteFileSchema(d.Path, types); err != nil {
+		return rawDeletes{}, err
+	}
+	partial := len(cols) == 3 && cols[2] == "_ducklake_internal_snapshot_id" && types[2] == "BIGINT"
 	var p, s sql.NullInt64
 	dest := make([]any, len(cols))
 	for i := range dest {
@@ -563,22 +607,29 @@ func (r *Reader) readParquetDeletes(ctx context.Context, d *DeleteFile) (rawDele
 	if partial {
 		dest[2], raw.snaps = &s, []int64{}
 	}
+	last := int64(-1)
 	for rows.Next() {
 		if err := rows.Scan(dest...); err != nil {
 			return rawDeletes{}, err
 		}
-		if !p.Valid || (partial && !s.Valid) {
-			return rawDeletes{}, fmt.Errorf("delete file has a NULL %s", cols[1])
+		if !p.Valid {
+			return rawDeletes{}, &DeleteFileError{Path: d.Path, Detail: "Invalid delete data - delete data cannot have NULL values"}
 		}
+		if p.Int64 <= last {
+			return rawDeletes{}, unsortedDelete(d.Path, p.Int64, last)
+		}
+		last = p.Int64
 		raw.pos = append(raw.pos, p.Int64)
 		if partial {
+			raw.nullSnap = raw.nullSnap || !s.Valid
 			raw.snaps = append(raw.snaps, s.Int64)
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return rawDeletes{}, err
 	}
-	return raw.sorted(), nil
+	raw.pos, raw.snaps = slices.Clip(raw.pos), slices.Clip(raw.snaps)
+	return raw, nil
 }
 
 func (r *Reader) int64s(ctx context.Context, q string) ([]int64, error) {

@@ -100,20 +100,22 @@ func (r *Reader) readDeleteBatch(ctx context.Context, paths []string) (map[strin
 	var order []string
 	for _, p := range paths {
 		root, ok := trees[p]
-		if !ok || len(root.Children) < 2 {
+		// What every real reader refuses (deleteFileSchema) is read alone,
+		// which reports it.
+		if !ok || len(root.Children) < 2 || len(root.Children) > 3 || root.Children[0].DuckType != "VARCHAR" || root.Children[1].DuckType != "BIGINT" {
 			continue
 		}
 		sig := make([]string, len(root.Children))
 		clash := false
 		for i, c := range root.Children {
 			sig[i] = ident(c.Name) + " " + c.DuckType + " " + c.Kind
-			clash = clash || strings.EqualFold(c.Name, "filename")
+			clash = clash || strings.EqualFold(c.Name, "filename") || strings.EqualFold(c.Name, "file_row_number")
 		}
 		if clash {
 			continue
 		}
 		cols := []string{root.Children[1].Name}
-		if len(root.Children) >= 3 && root.Children[2].Name == "_ducklake_internal_snapshot_id" {
+		if len(root.Children) == 3 && root.Children[2].Name == "_ducklake_internal_snapshot_id" && root.Children[2].DuckType == "BIGINT" {
 			cols = append(cols, root.Children[2].Name)
 		}
 		k := strings.Join(sig, ", ")
@@ -145,9 +147,11 @@ func (r *Reader) readDeleteGroup(ctx context.Context, paths, cols []string, out 
 		list[i], want[p] = parquetsql.Path(p), true
 	}
 	partial := len(cols) == 2
-	sel := "list(" + ident(cols[0]) + ")"
+	// In file order (the virtual file_row_number; no file of a group has
+	// a column of that name): the order the real reader checks.
+	sel := "list(" + ident(cols[0]) + " ORDER BY file_row_number)"
 	if partial {
-		sel += ", list(" + ident(cols[1]) + ")"
+		sel += ", list(" + ident(cols[1]) + " ORDER BY file_row_number)"
 	} else {
 		sel += ", NULL"
 	}
@@ -172,10 +176,10 @@ func (r *Reader) readDeleteGroup(ctx context.Context, paths, cols []string, out 
 		if partial {
 			raw.snaps, okS = int64s(ss)
 		}
-		if !okP || !okS || (partial && len(raw.snaps) != len(raw.pos)) {
-			continue // a NULL: readParquetDeletes reports it
+		if !okP || !okS || (partial && len(raw.snaps) != len(raw.pos)) || !increasing(raw.pos) || (len(raw.pos) > 0 && raw.pos[0] < 0) {
+			continue // a NULL, unsorted positions: readParquetDeletes reports them
 		}
-		got[file] = raw.sorted()
+		got[file] = raw
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("read delete files: %w", err)
