@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fdl-formats/fdl-formats/formats"
 )
 
 // deleteTarget is a data file with a Parquet delete file visible at a
@@ -299,5 +301,18 @@ func queryRow(t *testing.T, catalog, q string, dest any) {
 	defer db.Close()
 	if err := db.QueryRow(q).Scan(dest); err != nil {
 		t.Fatalf("%s: %v", q, err)
+	}
+}
+
+// TestTwoColumnDeletesFormats: DuckLake on DuckDB 1.3 (v1.3-ossivalis,
+// ScanDeleteFile) accepts delete files of exactly two columns; the readers
+// of 0.3 (DuckDB 1.4) and later accept a third. Which formats' readers are
+// the 1.3 line's comes from each format's DuckDB range in the registry.
+func TestTwoColumnDeletesFormats(t *testing.T) {
+	want := map[string]bool{"0.1": true, "0.2": true, "0.3-dev1": true}
+	for _, v := range formats.All {
+		if got := twoColumnDeletes(v); got != want[v.Name] {
+			t.Errorf("format %s (DuckDB %s): two-column delete files only = %v, want %v", v.Name, v.DuckDB, got, want[v.Name])
+		}
 	}
 }

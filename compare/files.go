@@ -347,6 +347,9 @@ func (r *Reader) parquetDeletes(ctx context.Context, d *DeleteFile, snap int64) 
 		}
 		r.rawDeletes.put(d.Path, before, raw)
 	}
+	if raw.cols != 2 && r.twoColumnDeletes {
+		return nil, &DeleteFileError{Path: d.Path, Detail: fmt.Sprintf("Invalid schema contained in the delete file %s - expected file_name/position (format %s readers, DuckDB 1.3, read two columns only; it has %d)", d.Path, r.format.Name, raw.cols)}
+	}
 	// Formats before 0.4 have no partial deletion files: their DuckLake
 	// (DuckDB 1.3/1.4) reads only the positions of a 3-column delete file
 	// and deletes every one of them, whatever snapshot it names.
@@ -411,6 +414,8 @@ const maxRawDeletes = 4_000_000
 // never written again: comparisons share it.
 type rawDeletes struct {
 	pos, snaps []int64
+	// cols is the file's number of columns (2 or 3).
+	cols int
 	// nullSnap: a partial deletion file with a NULL snapshot, which the
 	// readers that read snapshots (0.4+) refuse and older ones ignore.
 	nullSnap bool
@@ -558,6 +563,13 @@ func deleteFileSchema(path string, types []string) error {
 	return &DeleteFileError{Path: path, Detail: fmt.Sprintf("Invalid schema contained in the delete file %s - expected file_name/position/[snapshot_id or row] (its columns: %s)", path, strings.Join(types, ", "))}
 }
 
+// twoColumnDeletes reports whether v's readers are DuckLake on DuckDB 1.3
+// (v1.3-ossivalis: formats 0.1, 0.2 and the 1.3 line's 0.3-dev1), whose
+// ScanDeleteFile accepts exactly two columns; later readers accept a third.
+func twoColumnDeletes(v *formats.Version) bool {
+	return !v.Opens("1.4.0") && (v.Opens("1.3.0") || v.Opens("1.3.1") || v.Opens("1.3.2"))
+}
+
 // unsortedDelete is the real reader's error for position p read after last.
 func unsortedDelete(path string, p, last int64) error {
 	return &DeleteFileError{Path: path, Detail: fmt.Sprintf("Invalid delete data - row ids must be sorted and strictly increasing - but found %d after %d", p, last)}
@@ -603,7 +615,7 @@ func (r *Reader) readParquetDeletes(ctx context.Context, d *DeleteFile) (rawDele
 		dest[i] = new(any)
 	}
 	dest[1] = &p
-	raw := rawDeletes{}
+	raw := rawDeletes{cols: len(cols)}
 	if partial {
 		dest[2], raw.snaps = &s, []int64{}
 	}

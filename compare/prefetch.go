@@ -94,6 +94,7 @@ func (r *Reader) readDeleteBatch(ctx context.Context, paths []string) (map[strin
 	}
 	type group struct {
 		cols  []string // position column, and the snapshot column of a partial file
+		n     int      // the files' number of columns
 		paths []string
 	}
 	groups := map[string]*group{}
@@ -121,7 +122,7 @@ func (r *Reader) readDeleteBatch(ctx context.Context, paths []string) (map[strin
 		k := strings.Join(sig, ", ")
 		g, ok := groups[k]
 		if !ok {
-			g = &group{cols: cols}
+			g = &group{cols: cols, n: len(root.Children)}
 			groups[k], order = g, append(order, k)
 		}
 		g.paths = append(g.paths, p)
@@ -129,7 +130,7 @@ func (r *Reader) readDeleteBatch(ctx context.Context, paths []string) (map[strin
 	out := map[string]rawDeletes{}
 	for _, k := range order {
 		g := groups[k]
-		if err := r.readDeleteGroup(ctx, g.paths, g.cols, out); err != nil {
+		if err := r.readDeleteGroup(ctx, g.paths, g.cols, g.n, out); err != nil {
 			return nil, err
 		}
 	}
@@ -140,7 +141,7 @@ func (r *Reader) readDeleteBatch(ctx context.Context, paths []string) (map[strin
 // into out: one row per file, its positions (and their snapshots) as lists
 // built by one aggregate, so that they pair up in the same order (lists
 // cost DuckDB and the driver about half of one row per position).
-func (r *Reader) readDeleteGroup(ctx context.Context, paths, cols []string, out map[string]rawDeletes) error {
+func (r *Reader) readDeleteGroup(ctx context.Context, paths, cols []string, ncols int, out map[string]rawDeletes) error {
 	list := make([]string, len(paths))
 	want := make(map[string]bool, len(paths))
 	for i, p := range paths {
@@ -171,7 +172,7 @@ func (r *Reader) readDeleteGroup(ctx context.Context, paths, cols []string, out 
 			return fmt.Errorf("read delete files: unexpected file %s", file)
 		}
 		pos, okP := int64s(ps)
-		raw := rawDeletes{pos: pos}
+		raw := rawDeletes{pos: pos, cols: ncols}
 		okS := true
 		if partial {
 			raw.snaps, okS = int64s(ss)

@@ -98,6 +98,9 @@ type Reader struct {
 	relative *bool
 	// inl: what the model of inlined reads asked the catalog (inlined.go).
 	inl inlinedMemo
+	// twoColumnDeletes: the format's readers refuse a delete file of
+	// three columns (twoColumnDeletes).
+	twoColumnDeletes bool
 }
 
 // Open attaches a catalog read-only in a private in-memory DuckDB and detects
@@ -195,6 +198,7 @@ func (r *Reader) init(ctx context.Context, opts ReaderOptions) error {
 	if err != nil {
 		return fmt.Errorf("%w: detect format of %s: %w", ErrIncomparable, r.path, err)
 	}
+	r.twoColumnDeletes = twoColumnDeletes(r.format)
 	dp := opts.DataPath
 	if dp == "" {
 		if dp, err = meta.value("data_path"); err != nil {
