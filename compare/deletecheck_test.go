@@ -100,6 +100,7 @@ func TestDeleteFilesRealReadersRefuse(t *testing.T) {
 	lake, catalog := lastVersion(t, "lakes", "06_deletes")
 	data := filepath.Join(lake, "data")
 	target := latestDelete(t, catalog, data)
+	r, _ := openWithSnapshots(t, catalog, data)
 	for _, tc := range []struct {
 		name, query, detail string
 	}{
@@ -113,6 +114,15 @@ func TestDeleteFilesRealReadersRefuse(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			bad, stmt := writeDeleteFile(t, target.file.Delete.Path, target.file.Delete.ID, tc.query)
+			// Read ahead with another file (prefetchDeletes), it is left
+			// out, so that it is read alone and refused.
+			batch, err := r.readDeleteBatch(ctx, []string{target.file.Delete.Path, bad})
+			if _, ok := batch[bad]; ok || err != nil {
+				t.Errorf("batched read: %v, kept %v; want it left out", err, ok)
+			}
+			if _, ok := batch[target.file.Delete.Path]; !ok {
+				t.Errorf("batched read left out the good file %s", target.file.Delete.Path)
+			}
 			b := tamper(t, catalog, stmt)
 			rep, err := Catalogs(ctx, catalog, b, Options{DataPath: data})
 			if !errors.Is(err, ErrNotEquivalent) || !hasDifference(rep, "unreadable", tc.detail) || !hasDifference(rep, "unreadable", filepath.Base(bad)) {
