@@ -630,46 +630,62 @@ func (c *comparison) unreadable(s int64, x Table, errA, errB error) (done bool, 
 }
 
 // refusedDeleteFiles handles the file listings of one table at snapshot s
-// that failed on a delete file every DuckLake reader refuses
-// (DeleteFileError): on one side only, that catalog's readers fail where
-// the other's read, a difference of kind "unreadable" (done: the table is
-// not compared further); on both, neither can be read, as when neither
-// catalog opens: could not compare (ErrIncomparable). Any other failure is
-// returned as it is.
+// that failed on deletes the real readers read otherwise than this reader
+// can: a delete file every DuckLake reader refuses (DeleteFileError), or a
+// data file with two visible delete files, which they read twice
+// (TwoDeleteFilesError). On one side only, that catalog's readers fail, or
+// return other rows, where the other's read: a difference (kind
+// "unreadable", or "files"; done: the table is not compared further). On
+// both, neither can be read, as when neither catalog opens: could not
+// compare (ErrIncomparable). Any other failure is returned as it is.
 func (c *comparison) refusedDeleteFiles(s int64, x Table, errA, errB error) (done bool, err error) {
 	if errA == nil && errB == nil {
 		return false, nil
 	}
-	ua, okA := AsDeleteFileError(errA)
-	ub, okB := AsDeleteFileError(errB)
+	okA, okB := deleteReadFailure(errA), deleteReadFailure(errB)
 	switch {
 	case (errA != nil && !okA) || (errB != nil && !okB):
 		return true, errors.Join(errA, errB)
 	case okA && okB:
-		what := fmt.Sprintf("A: %v; B: %v", ua, ub)
-		if ua.Path == ub.Path {
-			what = ua.Error()
+		what := fmt.Sprintf("A: %v; B: %v", errA, errB)
+		if ua, ok := AsDeleteFileError(errA); ok {
+			if ub, ok := AsDeleteFileError(errB); ok && ua.Path == ub.Path {
+				what = ua.Error()
+			}
 		}
-		return true, fmt.Errorf("%w: %s at snapshot %d: both catalogs name a delete file DuckLake readers refuse, neither can be read (%s)", ErrIncomparable, x.FullName(), s, what)
+		return true, fmt.Errorf("%w: %s at snapshot %d: both catalogs name deletes DuckLake readers refuse or read twice, neither can be compared (%s)", ErrIncomparable, x.FullName(), s, what)
+	}
+	bad, good, r, e := "A", "B", c.a, errA
+	if okB {
+		bad, good, r, e = "B", "A", c.b, errB
 	}
 	d := Difference{Kind: "unreadable", Snapshot: ptr(s), Table: x.FullName()}
-	bad, good, e := "A", "B", ua
-	if okB {
-		bad, good, e = "B", "A", ub
-	}
-	d.Item = c.a.relPath(e.Path)
-	if okB {
-		d.Item = c.b.relPath(e.Path)
+	val := "cannot read: delete file refused"
+	if u, ok := AsDeleteFileError(e); ok {
+		d.Item = r.relPath(u.Path)
+		d.Reason = fmt.Sprintf("%s's readers cannot read this table while %s's can: %v", bad, good, u)
+	} else {
+		var two *TwoDeleteFilesError
+		errors.As(e, &two)
+		d.Kind, d.Item, val = "files", "delete files of "+r.relPath(two.DataFile), fmt.Sprintf("delete files %d and %d", two.First, two.Second)
+		d.Reason = fmt.Sprintf("catalog %s: data file %s has two visible delete files (ids %d, %d): DuckLake readers read it once per delete file, its rows twice", bad, r.relPath(two.DataFile), two.First, two.Second)
 	}
 	if okA {
-		d.A = "cannot read: delete file refused"
+		d.A = val
 	} else {
-		d.B = "cannot read: delete file refused"
+		d.B = val
 	}
-	d.Reason = fmt.Sprintf("%s's readers cannot read this table while %s's can: %v", bad, good, e)
 	c.add(d)
 	c.rep.Tables = append(c.rep.Tables, TableResult{Snapshot: s, Table: x.FullName(), Status: "unreadable"})
 	return true, nil
+}
+
+// deleteReadFailure reports whether err is one refusedDeleteFiles turns
+// into a difference.
+func deleteReadFailure(err error) bool {
+	var two *TwoDeleteFilesError
+	_, refused := AsDeleteFileError(err)
+	return refused || errors.As(err, &two)
 }
 
 // firstPositionDiff names the first delete position present on one side only.

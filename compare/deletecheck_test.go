@@ -326,3 +326,28 @@ func TestTwoColumnDeletesFormats(t *testing.T) {
 		}
 	}
 }
+
+// TestTwoVisibleDeleteFiles: with two delete files of one data file
+// visible at a snapshot, DuckLake readers (GetFilesForTable's LEFT JOIN)
+// read the data file once per delete file, its rows twice. This reader
+// does not model it; it stopped, could not compare, also when only B had
+// them. Now B alone: a difference naming the data file and both delete
+// files; both: could not compare. An edit of lakes/06_deletes (format
+// 1.0): a second row for its latest delete file.
+func TestTwoVisibleDeleteFiles(t *testing.T) {
+	ctx := context.Background()
+	lake, catalog := lastVersion(t, "lakes", "06_deletes")
+	data := filepath.Join(lake, "data")
+	target := latestDelete(t, catalog, data)
+	second := fmt.Sprintf("INSERT INTO ducklake_delete_file SELECT * REPLACE (delete_file_id + 1000 AS delete_file_id) FROM ducklake_delete_file WHERE delete_file_id = %d", target.file.Delete.ID)
+	b := tamper(t, catalog, second)
+	rep, err := Catalogs(ctx, catalog, b, Options{DataPath: data})
+	want := fmt.Sprintf("has two visible delete files (ids %d, %d)", target.file.Delete.ID, target.file.Delete.ID+1000)
+	if !errors.Is(err, ErrNotEquivalent) || !hasDifference(rep, "files", want) || !hasDifference(rep, "files", "catalog B") {
+		t.Fatalf("B has them: %v; want a files difference of catalog B with %q", err, want)
+	}
+	_, err = Catalogs(ctx, b, tamper(t, b), Options{DataPath: data})
+	if !errors.Is(err, ErrIncomparable) || errors.Is(err, ErrNotEquivalent) {
+		t.Fatalf("both have them: %v; want could not compare", err)
+	}
+}
