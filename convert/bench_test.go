@@ -49,3 +49,58 @@ func BenchmarkCatalog(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCatalogs converts each catalog of $FDL_BENCH_CATALOGS (as
+// BenchmarkCatalog) to 0.4 and 1.1, as a backfill converts a version: two
+// Catalog calls ("alone") against one Catalogs pass ("pass"), through one
+// pooled database; cpu-ms/op is per version (both formats).
+func BenchmarkCatalogs(b *testing.B) {
+	srcs := filepath.SplitList(os.Getenv("FDL_BENCH_CATALOGS"))
+	if len(srcs) == 0 {
+		b.Skip("FDL_BENCH_CATALOGS not set")
+	}
+	ctx := context.Background()
+	engines := NewEngines(1)
+	defer engines.Close()
+	var targets []*formats.Version
+	for _, to := range []string{"0.4", "1.1"} {
+		target, err := formats.Lookup(to)
+		if err != nil {
+			b.Fatal(err)
+		}
+		targets = append(targets, target)
+	}
+	opts := Options{Engines: engines, DataPath: os.Getenv("FDL_BENCH_DATA")}
+	for i, src := range srcs {
+		for _, mode := range []string{"alone", "pass"} {
+			b.Run(fmt.Sprintf("catalog%d-%s", i, mode), func(b *testing.B) {
+				dir := b.TempDir()
+				n := 0
+				cpu0 := processCPU(b)
+				for b.Loop() {
+					n++
+					outs := make([]Output, len(targets))
+					for j, target := range targets {
+						outs[j] = Output{Target: target, Dst: filepath.Join(dir, fmt.Sprintf("%d-%s.duckdb", n, target.Name))}
+					}
+					var got []Converted
+					if mode == "pass" {
+						got = Catalogs(ctx, src, outs, opts)
+					} else {
+						for _, o := range outs {
+							res, err := Catalog(ctx, src, o.Dst, o.Target, opts)
+							got = append(got, Converted{Result: res, Err: err})
+						}
+					}
+					for j, c := range got {
+						if c.Err != nil {
+							b.Fatal(c.Err)
+						}
+						os.Remove(outs[j].Dst)
+					}
+				}
+				b.ReportMetric(float64((processCPU(b)-cpu0).Microseconds())/1000/float64(n), "cpu-ms/op")
+			})
+		}
+	}
+}

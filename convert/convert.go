@@ -104,22 +104,126 @@ type Result struct {
 // whole conversion succeeds; dst is never replaced (ErrExists). Refusals
 // return a *RefusedError listing every reason.
 func Catalog(ctx context.Context, src, dst string, target *formats.Version, opts Options) (*Result, error) {
-	if _, err := os.Lstat(dst); err == nil {
-		return nil, fmt.Errorf("convert %s: %w: %s", src, ErrExists, dst)
+	out := Catalogs(ctx, src, []Output{{Target: target, Dst: dst}}, opts)[0]
+	return out.Result, out.Err
+}
+
+// Output is one catalog Catalogs writes: the format, and the file.
+type Output struct {
+	Target *formats.Version
+	Dst    string
+}
+
+// Converted is what became of one Output: Catalog's result and error.
+type Converted struct {
+	Result *Result
+	Err    error
+}
+
+// Catalogs converts the catalog src into each output's format, as Catalog
+// would one at a time, in one pass (issue 9: a backfill writes each version
+// in two formats): one DuckDB database, the source attached, listed, its
+// format detected and its frozen checks run once for all outputs. Each
+// output still gets a working copy of its own, copied in from the source
+// (a conversion's steps change the working tables), its own steps,
+// checks, refusals and file; one output's refusal or error leaves the
+// others as they are. The answer has one Converted per output, in order.
+func Catalogs(ctx context.Context, src string, outs []Output, opts Options) []Converted {
+	res := make([]Converted, len(outs))
+	var todo []int // outputs that can be tried
+	for i, o := range outs {
+		if _, err := os.Lstat(o.Dst); err == nil {
+			res[i].Err = fmt.Errorf("convert %s: %w: %s", src, ErrExists, o.Dst)
+			continue
+		}
+		todo = append(todo, i)
 	}
-	return convert(ctx, src, dst, target, opts)
+	if len(todo) == 0 {
+		return res
+	}
+	p, closeDB, err := prepare(ctx, src, opts)
+	if err != nil {
+		for _, i := range todo {
+			res[i].Err = err
+		}
+		return res
+	}
+	defer func() { closeDB() }()
+	for n, i := range todo {
+		if n > 0 && !p.reusable(ctx, res[todo[n-1]].Err) {
+			// The database is not known clean after the last output (an
+			// error, not a refusal, may have left a setting or a
+			// transaction): the next starts over in a database of its own.
+			closeDB()
+			closeDB = func() {}
+			if p, closeDB, err = prepare(ctx, src, opts); err != nil {
+				closeDB = func() {}
+				for _, j := range todo[n:] {
+					res[j].Err = err
+				}
+				return res
+			}
+		}
+		res[i].Result, res[i].Err = p.convert(ctx, outs[i].Dst, outs[i].Target)
+	}
+	return res
+}
+
+// reusable tells whether the next output of the pass can be converted in
+// the same database after the last one ended with err (nil or a refusal:
+// everything it ran completed), and if so gives it a new, empty working
+// database.
+func (p *pass) reusable(ctx context.Context, err error) bool {
+	var refused *RefusedError
+	if err != nil && !errors.As(err, &refused) {
+		return false
+	}
+	q := "USE memory; DETACH " + workDB + "; ATTACH ':memory:' AS " + workDB + "; USE " + workDB
+	_, err = p.conn.ExecContext(ctx, q)
+	return err == nil
 }
 
 // Check runs the whole conversion in memory and reports its findings
 // without writing anything.
 func Check(ctx context.Context, src string, target *formats.Version, opts Options) (*Result, error) {
-	return convert(ctx, src, "", target, opts)
+	p, closeDB, err := prepare(ctx, src, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer closeDB()
+	return p.convert(ctx, "", target)
 }
 
-func convert(ctx context.Context, src, dst string, target *formats.Version, opts Options) (*Result, error) {
+// pass is what the conversions of one source share (Catalogs): the
+// working database's connection with the source attached, what was read
+// of the source, and its frozen checks once run.
+type pass struct {
+	src    string
+	opts   Options
+	log    *slog.Logger
+	conn   *sql.Conn
+	schema string
+	tables []table
+	source *formats.Version
+	// frozen holds the frozen checks' findings and error, once the first
+	// conversion ran them: they read the source's rows as copied in,
+	// before any step, the same for every output.
+	frozen *frozenOutcome
+}
+
+// frozenOutcome is what frozenChecks found: its findings, or its error.
+type frozenOutcome struct {
+	findings []Finding
+	err      error
+}
+
+// prepare opens the working database, attaches and reads the source, and
+// detects its format (refused against Options.SourceFormat). The closer
+// gives the database back.
+func prepare(ctx context.Context, src string, opts Options) (*pass, func(), error) {
 	for _, o := range opts.Lossy {
 		if !slices.Contains(LossyOptions, o) {
-			return nil, fmt.Errorf("convert %s: unknown lossy option %q (known: %s)", src, o, strings.Join(LossyOptions, ", "))
+			return nil, nil, fmt.Errorf("convert %s: unknown lossy option %q (known: %s)", src, o, strings.Join(LossyOptions, ", "))
 		}
 	}
 	log := opts.Logger
@@ -128,21 +232,30 @@ func convert(ctx context.Context, src, dst string, target *formats.Version, opts
 	}
 	conn, closeDB, err := openWork(ctx, opts.Engines)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	defer closeDB()
 	schema, stamp, tables, err := openSource(ctx, conn, src, opts.Engines)
 	if err != nil {
-		return nil, err
+		closeDB()
+		return nil, nil, err
 	}
 	layout, _ := splitLayout(tables)
 	source, err := formats.Detect(stamp, layout)
 	if err != nil {
-		return nil, fmt.Errorf("convert %s: %w", src, err)
+		closeDB()
+		return nil, nil, fmt.Errorf("convert %s: %w", src, err)
 	}
 	if opts.SourceFormat != "" && source.Name != opts.SourceFormat {
-		return nil, &SourceFormatError{Source: src, Detected: source.Name, Expected: opts.SourceFormat}
+		closeDB()
+		return nil, nil, &SourceFormatError{Source: src, Detected: source.Name, Expected: opts.SourceFormat}
 	}
+	return &pass{src: src, opts: opts, log: log, conn: conn, schema: schema, tables: tables, source: source}, closeDB, nil
+}
+
+// convert converts the pass's source into target in the (empty) working
+// database, and writes it to dst unless dst is empty (Check).
+func (p *pass) convert(ctx context.Context, dst string, target *formats.Version) (*Result, error) {
+	src, source, opts, log := p.src, p.source, p.opts, p.log
 	path, err := Plan(source, target)
 	if err != nil {
 		return nil, fmt.Errorf("convert %s: %w", src, err)
@@ -155,14 +268,20 @@ func convert(ctx context.Context, src, dst string, target *formats.Version, opts
 	for _, v := range path {
 		res.Path = append(res.Path, v.Name)
 	}
-	w := &work{conn: conn, db: workDB, schema: schema}
-	if err := w.copyIn(ctx, tables); err != nil {
+	w := &work{conn: p.conn, db: workDB, schema: p.schema}
+	if err := w.copyIn(ctx, p.tables); err != nil {
 		return nil, sourceReadError(src, "convert", err)
 	}
 	r := &run{ctx: ctx, w: w, opts: opts, log: log.With("catalog", src), dryRun: dst == ""}
 	// Rewritten files not published (refusal, error) leave no trace.
 	defer r.removeScratch()
-	if err := r.frozenChecks(source); err != nil {
+	if p.frozen == nil {
+		err := r.frozenChecks(source)
+		p.frozen = &frozenOutcome{findings: slices.Clone(r.findings), err: err}
+	} else {
+		r.findings = append(r.findings, p.frozen.findings...)
+	}
+	if err := p.frozen.err; err != nil {
 		return nil, fmt.Errorf("convert %s: %w", src, err)
 	}
 	if err := r.unmappedFilesCheck(source, target); err != nil {
@@ -207,7 +326,7 @@ func convert(ctx context.Context, src, dst string, target *formats.Version, opts
 	if err := r.publishRewritten(); err != nil {
 		return nil, fmt.Errorf("convert %s to %s: %w", src, target, err)
 	}
-	if err := write(ctx, conn, w, opts, target, dst, storage); err != nil {
+	if err := write(ctx, p.conn, w, opts, target, dst, storage); err != nil {
 		return nil, fmt.Errorf("convert %s to %s: %w", src, target, err)
 	}
 	log.Info("converted", "catalog", src, "from_version", source.Name, "to_version", target.Name, "output", dst)
