@@ -180,7 +180,13 @@ func Backfill(ctx context.Context, st store.Store, opts Options) (_ *BackfillRep
 			// and its reader (compare.Source), one after the other; the
 			// copy goes once the reader is closed.
 			source := compare.NewSource()
+			groupCells := make([]*Cell, len(group))
+			for n, i := range group {
+				groupCells[n] = todo[i]
+			}
+			conv := newGroupConversions(groupCells, work)
 			defer func() {
+				conv.close()
 				source.Close()
 				for _, i := range group {
 					frozen.release(todo[i].Version)
@@ -192,7 +198,7 @@ func Backfill(ctx context.Context, st store.Store, opts Options) (_ *BackfillRep
 				if opts.DryRun {
 					res = &CellResult{Version: c.Version, Seq: c.Seq, Format: c.Format, Key: c.Key, Outcome: Planned}
 				} else {
-					res = r.fill(gctx, c, work, frozen, source, &opts)
+					res = r.fill(gctx, c, work, frozen, source, conv, &opts)
 				}
 				results[i] = res
 				contents.run(gctx, c.Version, frozen, source, log)
@@ -327,9 +333,10 @@ func versionGroups[T any](items []T, version func(T) string, jobs int) [][]T {
 
 // fill writes one cell. It never leaves a file under versions/ unless the
 // whole cell succeeded. source keeps the version's frozen catalog open for
-// the proof of the version's next cell in the same group; the group closes
-// it and releases the frozen copy.
-func (r *repository) fill(ctx context.Context, c *Cell, work string, frozen *frozenCopies, source *compare.Source, opts *Options) (res *CellResult) {
+// the proof of the version's next cell in the same group, and conv its
+// conversion, made with the first's (groupConversions); the group closes
+// both and releases the frozen copy.
+func (r *repository) fill(ctx context.Context, c *Cell, work string, frozen *frozenCopies, source *compare.Source, conv *groupConversions, opts *Options) (res *CellResult) {
 	start := time.Now()
 	log := opts.log().With("version", c.Version, "to_version", c.Format)
 	res = &CellResult{Version: c.Version, Seq: c.Seq, Format: c.Format, Key: c.Key}
@@ -376,7 +383,6 @@ func (r *repository) fill(ctx context.Context, c *Cell, work string, frozen *fro
 	if res.err = at("convert"); res.err != nil {
 		return res
 	}
-	converted := filepath.Join(dir, c.Format+".duckdb")
 	copts := opts.Convert
 	// With RewriteDeletes the converter publishes new delete files into the
 	// data folder (never under versions/) before it returns, from its own
@@ -388,7 +394,7 @@ func (r *repository) fill(ctx context.Context, c *Cell, work string, frozen *fro
 	// A frozen catalog in another format than version.json says stops the
 	// conversion before it writes anything (rewritten delete files too).
 	copts.SourceFormat = v.meta.DuckLake.Format
-	cres, err := convert.Catalog(ctx, src, converted, c.target, copts)
+	converted, cres, err := conv.convert(ctx, c, src, dir, copts)
 	if copts.RewriteDeletes {
 		// It may have written delete files, even if it failed: every
 		// later proof key lists the data folder again.
@@ -470,6 +476,85 @@ func (r *repository) fill(ctx context.Context, c *Cell, work string, frozen *fro
 		res.Outcome = Written
 	}
 	return res
+}
+
+// groupConversions converts the cells of a group (a version's cells, run
+// one after the other) in one pass (convert.Catalogs: one database, the
+// frozen catalog attached, read and checked once, then one working copy
+// and one file per format), the first time one of them reaches its
+// conversion; each later cell takes its own outcome. Every cell is still
+// converted, proved and published on its own: a cell that stops before its
+// conversion (a fault, an interruption) leaves its file unused, and the
+// group removes it.
+type groupConversions struct {
+	cells []*Cell
+	work  string // the backfill's work folder
+	dir   string // the pass's outputs, until close
+	src   string // the frozen copy the pass converted
+	done  map[*Cell]groupConverted
+}
+
+// groupConverted is a cell's conversion made by the pass: its file and
+// outcome.
+type groupConverted struct {
+	path string
+	convert.Converted
+}
+
+func newGroupConversions(cells []*Cell, work string) *groupConversions {
+	return &groupConversions{cells: cells, work: work}
+}
+
+// convert returns cell c's converted catalog (a file in dir, or in the
+// pass's folder) with convert.Catalog's result and error. The first call
+// converts c and every later cell of the group from src in one pass.
+func (g *groupConversions) convert(ctx context.Context, c *Cell, src, dir string, copts convert.Options) (string, *convert.Result, error) {
+	if got, ok := g.done[c]; ok && src == g.src {
+		delete(g.done, c)
+		return got.path, got.Result, got.Err
+	}
+	later := g.after(c)
+	if g.done != nil || len(later) == 0 {
+		// A pass ran already (c is not in it) or c is alone: c on its own.
+		path := filepath.Join(dir, c.Format+".duckdb")
+		res, err := convert.Catalog(ctx, src, path, c.target, copts)
+		return path, res, err
+	}
+	g.done, g.src = map[*Cell]groupConverted{}, src
+	d, err := os.MkdirTemp(g.work, "group-")
+	if err != nil {
+		return "", nil, fmt.Errorf("create work folder: %w", err)
+	}
+	g.dir = d
+	cells := append([]*Cell{c}, later...)
+	outs := make([]convert.Output, len(cells))
+	paths := make([]string, len(cells))
+	for i, lc := range cells {
+		paths[i] = filepath.Join(d, fmt.Sprintf("%d-%s.duckdb", i, lc.Format))
+		outs[i] = convert.Output{Target: lc.target, Dst: paths[i]}
+	}
+	got := convert.Catalogs(ctx, src, outs, copts)
+	for i, lc := range later {
+		g.done[lc] = groupConverted{path: paths[i+1], Converted: got[i+1]}
+	}
+	return paths[0], got[0].Result, got[0].Err
+}
+
+// after lists the group's cells after c.
+func (g *groupConversions) after(c *Cell) []*Cell {
+	for i, gc := range g.cells {
+		if gc == c {
+			return g.cells[i+1:]
+		}
+	}
+	return nil
+}
+
+// close removes the outputs no cell took.
+func (g *groupConversions) close() {
+	if g.dir != "" {
+		os.RemoveAll(g.dir)
+	}
 }
 
 // settleConversion classifies a failed conversion of a cell the plan left
