@@ -550,7 +550,8 @@ func (g *groupConversions) after(c *Cell) []*Cell {
 	return nil
 }
 
-// close removes the outputs no cell took.
+// close removes the pass's folder: the files the cells published from, and
+// any no cell took.
 func (g *groupConversions) close() {
 	if g.dir != "" {
 		os.RemoveAll(g.dir)
