@@ -179,8 +179,13 @@ func (p *pass) reusable(ctx context.Context, err error) bool {
 		return false
 	}
 	q := "USE memory; DETACH " + workDB + "; ATTACH ':memory:' AS " + workDB + "; USE " + workDB
-	_, err = p.conn.ExecContext(ctx, q)
-	return err == nil
+	if _, err = p.conn.ExecContext(ctx, q); err != nil {
+		return false
+	}
+	// What the last output's working copy and output freed goes back, as
+	// when a database is given back between two conversions.
+	duckpool.TrimHeap()
+	return true
 }
 
 // Check runs the whole conversion in memory and reports its findings

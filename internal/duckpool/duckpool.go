@@ -240,3 +240,8 @@ func (p *Pool) Close() error {
 	}
 	return errors.Join(errs...)
 }
+
+// TrimHeap gives the C heap's free memory back to the operating system, as
+// Put does, for a user that frees much and goes on with its database (a
+// conversion pass between its outputs).
+func TrimHeap() { trimHeap() }
