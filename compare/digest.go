@@ -217,22 +217,91 @@ type PartDigest struct {
 // however many snapshots, versions and formats share the plan) minus the
 // digest of its deleted rows, which reads only the deleted positions' rows.
 func (r *Reader) TableDigest(ctx context.Context, t Table, snap int64, opts ScanOptions) (Digest, []PartDigest, error) {
-	// The format's real reader may fail before reading any file (reader model).
-	if err := r.statsFailure(ctx, t); err != nil {
+	tp, err := r.tablePlan(ctx, t, snap, opts)
+	if err != nil {
 		return Digest{}, nil, err
 	}
+	return r.planDigest(ctx, t, snap, opts, tp, nil)
+}
+
+// filePlan is a data file's read plan at a snapshot, by its plan keys: all
+// its rows (all) and its deleted rows (gone, "" when nothing is deleted).
+// Equal keys read equal rows: a key names the file's query (path, schema
+// map, types, defaults, partition values, partial-file filter, row ids,
+// deleted positions, row encoding) and the file's bytes (planKey).
+type filePlan struct {
+	f         DataFile
+	all, gone string
+	deleted   []int64 // deleted positions at the snapshot
+}
+
+// samePlan is the whole plan of a file at a snapshot as one value: two
+// files with equal ones contribute equal digests.
+func (p filePlan) samePlan() string { return p.all + "\x00" + p.gone }
+
+// tablePlan is what a table's rows at a snapshot are read from: its
+// columns and its data files' plans (inlined rows are planned when read).
+type tablePlan struct {
+	cols         []*Column
+	names, types []string
+	files        []filePlan
+}
+
+// tablePlan plans a table's data files at a snapshot.
+func (r *Reader) tablePlan(ctx context.Context, t Table, snap int64, opts ScanOptions) (*tablePlan, error) {
+	// The format's real reader may fail before reading any file (reader model).
+	if err := r.statsFailure(ctx, t); err != nil {
+		return nil, err
+	}
 	if err := r.refusal(ctx, t, snap); err != nil {
-		return Digest{}, nil, err
+		return nil, err
 	}
 	cols, names, types, err := r.rowColumns(ctx, t, snap, opts)
 	if err != nil {
-		return Digest{}, nil, err
+		return nil, err
 	}
 	files, err := r.Files(ctx, t, snap)
 	if err != nil {
-		return Digest{}, nil, err
+		return nil, err
 	}
-	parts, err := r.fileDigests(ctx, t, files, cols, snap, opts, names, types)
+	tp := &tablePlan{cols: cols, names: names, types: types, files: make([]filePlan, len(files))}
+	for i, f := range files {
+		n := &tp.files[i]
+		n.f = f
+		fail := func(err error) error {
+			return fmt.Errorf("%s at snapshot %d, data file %s: %w", t.FullName(), snap, f.Path, err)
+		}
+		if n.all, err = r.planKeyOf(ctx, t, f, cols, snap, opts, names, types, deletesIgnored); err != nil {
+			return nil, fail(err)
+		}
+		if n.deleted, err = r.deletedPositions(ctx, t, f, snap); err != nil {
+			return nil, fail(err)
+		}
+		if len(n.deleted) > 0 {
+			if n.gone, err = r.planKeyOf(ctx, t, f, cols, snap, opts, names, types, deletesOnly); err != nil {
+				return nil, fail(err)
+			}
+		}
+	}
+	return tp, nil
+}
+
+// planDigest digests a planned table at a snapshot, part by part, leaving
+// out the data files skip marks (skip[i] for tp.files[i]; nil: none): the
+// files both sides of a comparison read under the same plan, which add
+// the same digest to both sides (comparison.samePlans). Inlined rows are
+// always read.
+func (r *Reader) planDigest(ctx context.Context, t Table, snap int64, opts ScanOptions, tp *tablePlan, skip []bool) (Digest, []PartDigest, error) {
+	files := tp.files
+	if skip != nil {
+		files = nil
+		for i, fp := range tp.files {
+			if !skip[i] {
+				files = append(files, fp)
+			}
+		}
+	}
+	parts, err := r.fileDigests(ctx, t, files, tp.cols, snap, opts, tp.names, tp.types)
 	if err != nil {
 		return Digest{}, nil, err
 	}
@@ -242,13 +311,13 @@ func (r *Reader) TableDigest(ctx context.Context, t Table, snap int64, opts Scan
 		out = append(out, p)
 		total = total.Add(p.Digest)
 	}
-	inl, err := r.inlinedSQL(ctx, t, cols, snap, opts)
+	inl, err := r.inlinedSQL(ctx, t, tp.cols, snap, opts)
 	if err != nil {
 		return Digest{}, nil, fmt.Errorf("%s at snapshot %d, inlined data: %w", t.FullName(), snap, err)
 	}
 	for _, p := range inl {
 		// Inlined rows live in this catalog: never shared or cached.
-		d, err := digestTyped(ctx, r.conn, p.SQL, names, types)
+		d, err := digestTyped(ctx, r.conn, p.SQL, tp.names, tp.types)
 		if err != nil {
 			return Digest{}, nil, fmt.Errorf("read %s of %s at snapshot %d in %s: %w", p.Path, t.FullName(), snap, r.path, err)
 		}
@@ -289,36 +358,18 @@ func (r *Reader) rowColumns(ctx context.Context, t Table, snap int64, opts ScanO
 // one, so that every delete state of the file is a sum of kept row hashes:
 // untouched rows are hashed once per plan, not once per delete state.
 // Digests the memo or cache hold are not read again.
-func (r *Reader) fileDigests(ctx context.Context, t Table, files []DataFile, cols []*Column, snap int64, opts ScanOptions, names, types []string) ([]PartDigest, error) {
-	type need struct {
-		all, gone string  // plan keys: all rows, deleted rows ("" if none)
-		deleted   []int64 // deleted positions at snap
-	}
-	needs := make([]need, len(files))
+func (r *Reader) fileDigests(ctx context.Context, t Table, needs []filePlan, cols []*Column, snap int64, opts ScanOptions, names, types []string) ([]PartDigest, error) {
 	fail := func(f DataFile, err error) error {
 		return fmt.Errorf("%s at snapshot %d, data file %s: %w", t.FullName(), snap, f.Path, err)
 	}
 	// First every row of the files no digest covers, in one query per shape.
 	q := newWholeQueue()
-	for i, f := range files {
-		n := &needs[i]
-		var err error
-		if n.all, err = r.planKeyOf(ctx, t, f, cols, snap, opts, names, types, deletesIgnored); err != nil {
-			return nil, fail(f, err)
-		}
-		if n.deleted, err = r.deletedPositions(ctx, t, f, snap); err != nil {
-			return nil, fail(f, err)
-		}
-		if len(n.deleted) > 0 {
-			if n.gone, err = r.planKeyOf(ctx, t, f, cols, snap, opts, names, types, deletesOnly); err != nil {
-				return nil, fail(f, err)
-			}
-		}
+	for _, n := range needs {
 		if _, ok := r.memo.lookup(n.all); ok {
 			continue
 		}
-		if err := r.queueWhole(ctx, q, t, f, cols, snap, opts, names, types, n.all, n.deleted); err != nil {
-			return nil, fail(f, err)
+		if err := r.queueWhole(ctx, q, t, n.f, cols, snap, opts, names, types, n.all, n.deleted); err != nil {
+			return nil, fail(n.f, err)
 		}
 	}
 	reused, err := r.runQueue(ctx, q)
@@ -331,12 +382,12 @@ func (r *Reader) fileDigests(ctx context.Context, t Table, files []DataFile, col
 	// queries are built first, then run in one stretch of scanning.
 	type goneScan struct {
 		sc deletedScan
-		i  int // in files
+		i  int // in needs
 	}
 	var gones []goneScan
 	queued := map[string]bool{}
-	for i, f := range files {
-		n := needs[i]
+	for i, n := range needs {
+		f := n.f
 		if n.gone == "" || queued[n.gone] {
 			continue
 		}
@@ -357,7 +408,8 @@ func (r *Reader) fileDigests(ctx context.Context, t Table, files []DataFile, col
 				if err := ctx.Err(); err != nil {
 					return err
 				}
-				n, f := needs[g.i], files[g.i]
+				n := needs[g.i]
+				f := n.f
 				got, err := g.sc.run(ctx, r.conn)
 				r.memo.countReads(1, 1)
 				if err != nil {
@@ -375,9 +427,9 @@ func (r *Reader) fileDigests(ctx context.Context, t Table, files []DataFile, col
 			return nil, err
 		}
 	}
-	out := make([]PartDigest, 0, len(files))
-	for i, f := range files {
-		n := needs[i]
+	out := make([]PartDigest, 0, len(needs))
+	for _, n := range needs {
+		f := n.f
 		d := r.memo.peek(n.all)
 		if n.gone != "" {
 			gone, ok := r.memo.get(n.gone)
@@ -679,6 +731,13 @@ type DigestStats struct {
 	Reused int `json:"reused"`
 	// Cached: plans found in the digest cache (--cache).
 	Cached int `json:"cached"`
+	// Checked: plans read by a check scan only, without a digest: files
+	// both sides read under the same plan (their digests cancel).
+	Checked int `json:"checked"`
+	// SamePlan: data files, summed over tables and snapshots, whose
+	// digests were not needed because both sides read them under the same
+	// plan.
+	SamePlan int `json:"same_plan"`
 	// Reads: data file scans run (all rows, or a file's deleted rows).
 	Reads int `json:"reads"`
 	// Queries: the DuckDB queries those scans ran in (files that share a
@@ -692,10 +751,13 @@ type DigestStats struct {
 // many versions and formats share it. It sits in front of an optional
 // DigestStore and is safe for concurrent comparisons.
 type Digests struct {
-	mu    sync.Mutex
-	mem   map[string]Digest
-	rows  map[string]*keptRows // plan key -> digests of kept rows by position
-	hints map[string][]int64   // data file path -> positions some snapshot deletes
+	mu   sync.Mutex
+	mem  map[string]Digest
+	rows map[string]*keptRows // plan key -> digests of kept rows by position
+	// checked: all-rows plan keys read by a check scan (no digest), with
+	// the rows they read (see sameplan.go).
+	checked map[string]int64
+	hints   map[string][]int64 // data file path -> positions some snapshot deletes
 	// hintCap caps the hinted positions (maxHintedRows; tests lower it).
 	hintCap int
 	// rowCap caps the row digests kept one by one per data file scan
@@ -712,7 +774,7 @@ type Digests struct {
 
 // NewDigests returns an empty Digests in front of store (nil: memory only).
 func NewDigests(store DigestStore) *Digests {
-	return &Digests{mem: map[string]Digest{}, rows: map[string]*keptRows{}, hints: map[string][]int64{}, hintCap: maxHintedRows, rowCap: maxRowHashes, store: store, flights: map[string]*flight{}}
+	return &Digests{mem: map[string]Digest{}, checked: map[string]int64{}, rows: map[string]*keptRows{}, hints: map[string][]int64{}, hintCap: maxHintedRows, rowCap: maxRowHashes, store: store, flights: map[string]*flight{}}
 }
 
 // hint returns the positions Hint recorded for a data file.

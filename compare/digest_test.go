@@ -205,7 +205,8 @@ func (m memStore) Put(key string, val []byte) error {
 	return nil
 }
 
-// TestCatalogsShareAndCacheDigests: a plan both catalogs give is read once
+// TestCatalogsShareAndCacheDigests (every file digested, as for plans that
+// differ; see TestSamePlans): a plan both catalogs give is read once
 // (B reuses A's digests); the same comparison again returns the kept proof;
 // another version of the lake reads nothing its plans share with the first
 // comparison; a plan over other files (B's own data folder) is read again.
@@ -216,14 +217,14 @@ func TestCatalogsShareAndCacheDigests(t *testing.T) {
 	data := filepath.Join(lake, "data")
 	ctx := context.Background()
 	store := memStore{}
-	cold, err := Catalogs(ctx, catalog, catalog, Options{DataPath: data, DigestCache: store})
+	cold, err := Catalogs(ctx, catalog, catalog, Options{DataPath: data, DigestCache: store, everyDigest: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if cold.Digests.Computed == 0 || cold.Digests.Reused < cold.Digests.Computed || cold.Digests.Cached != 0 || cold.ProofCached {
 		t.Errorf("cold: %+v; want every plan computed once and reused by B", cold.Digests)
 	}
-	again, err := Catalogs(ctx, catalog, catalog, Options{DataPath: data, DigestCache: store})
+	again, err := Catalogs(ctx, catalog, catalog, Options{DataPath: data, DigestCache: store, everyDigest: true})
 	if err != nil || !again.ProofCached || !again.Equivalent {
 		t.Fatalf("same comparison again: cached=%v equivalent=%v err=%v; want the kept proof", again.ProofCached, again.Equivalent, err)
 	}
@@ -236,21 +237,21 @@ func TestCatalogsShareAndCacheDigests(t *testing.T) {
 	if err := os.WriteFile(wal, []byte("not replayed"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	withWAL, err := Catalogs(ctx, catalog, catalog, Options{DataPath: data, DigestCache: store})
+	withWAL, err := Catalogs(ctx, catalog, catalog, Options{DataPath: data, DigestCache: store, everyDigest: true})
 	if err == nil || (withWAL != nil && withWAL.ProofCached) {
 		t.Errorf("catalog with a .wal beside it: proof cached %v, err %v; want it refused", withWAL != nil && withWAL.ProofCached, err)
 	}
 	if err := os.Remove(wal); err != nil {
 		t.Fatal(err)
 	}
-	warm, err := Catalogs(ctx, older, older, Options{DataPath: data, DigestCache: store})
+	warm, err := Catalogs(ctx, older, older, Options{DataPath: data, DigestCache: store, everyDigest: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if warm.ProofCached || warm.Digests.Computed != 0 || warm.Digests.Cached == 0 {
 		t.Errorf("older version: %+v (proof cached %v); want every plan from the cache", warm.Digests, warm.ProofCached)
 	}
-	nocache, err := Catalogs(ctx, older, older, Options{DataPath: data})
+	nocache, err := Catalogs(ctx, older, older, Options{DataPath: data, everyDigest: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,7 +263,7 @@ func TestCatalogsShareAndCacheDigests(t *testing.T) {
 	}
 	dataB := filepath.Join(t.TempDir(), "data")
 	copyTree(t, data, dataB)
-	other, err := Catalogs(ctx, catalog, catalog, Options{DataPath: data, DataPathB: dataB, DigestCache: memStore{}})
+	other, err := Catalogs(ctx, catalog, catalog, Options{DataPath: data, DataPathB: dataB, DigestCache: memStore{}, everyDigest: true})
 	if err != nil {
 		t.Fatal(err)
 	}

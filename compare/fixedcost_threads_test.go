@@ -96,11 +96,11 @@ func TestStoreReadOncePerDigest(t *testing.T) {
 	data := filepath.Join(lake, "data")
 	ctx := context.Background()
 	store := &countingStore{DigestStore: memStore{}, hits: map[string]int{}}
-	if _, err := Catalogs(ctx, catalog, catalog, Options{DataPath: data, DigestCache: store}); err != nil {
+	if _, err := Catalogs(ctx, catalog, catalog, Options{DataPath: data, DigestCache: store, everyDigest: true}); err != nil {
 		t.Fatal(err)
 	}
 	store.hits = map[string]int{}
-	warm, err := Catalogs(ctx, older, older, Options{DataPath: data, DigestCache: store})
+	warm, err := Catalogs(ctx, older, older, Options{DataPath: data, DigestCache: store, everyDigest: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -186,14 +186,11 @@ func (r *Reader) readGroup(ctx context.Context, scans []wholeScan, idx []int) er
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	paths, starts := make([]string, len(idx)), make([]string, len(idx))
+	paths, starts := make([]string, len(idx)), make([]*int64, len(idx))
 	var keptKeys []int64
 	for k, i := range idx {
 		w := scans[i]
-		paths[k], starts[k] = parquetsql.Path(w.path), "NULL"
-		if w.start != nil {
-			starts[k] = fmt.Sprint(*w.start)
-		}
+		paths[k], starts[k] = w.path, w.start
 		for _, p := range w.keep {
 			// A position no row has (a bad delete file) matches no row:
 			// keepRows records it as an empty digest.
@@ -202,14 +199,7 @@ func (r *Reader) readGroup(ctx context.Context, scans []wholeScan, idx []int) er
 			}
 		}
 	}
-	index, start := "0", starts[0]
-	if len(idx) > 1 {
-		index = "file_index"
-		start = "([" + strings.Join(starts, ", ") + "]::BIGINT[])[file_index::BIGINT + 1]"
-	}
-	q := strings.ReplaceAll(scans[idx[0]].shape, filesPlaceholder, "["+strings.Join(paths, ", ")+"]")
-	q = strings.ReplaceAll(q, startPlaceholder, start)
-	q = strings.ReplaceAll(q, indexPlaceholder, index)
+	q := fillShape(scans[idx[0]].shape, paths, starts)
 	// One grouping key per row: -1 - file index for the rows not kept, and
 	// (file index << positionBits) | position for a kept row. A single
 	// BIGINT key groups about 10% cheaper than (file, position) pairs, and
@@ -265,6 +255,27 @@ func (r *Reader) readGroup(ctx context.Context, scans []wholeScan, idx []int) er
 		r.memo.put(scans[i].key, all[k])
 	}
 	return nil
+}
+
+// fillShape is a shape's query (ScanOptions.shape) over the files at paths,
+// with their row-id starts: read_parquet of the list, each row's start
+// looked up by its file_index (a file read alone: its own start, index 0).
+func fillShape(shape string, paths []string, starts []*int64) string {
+	quoted, ss := make([]string, len(paths)), make([]string, len(paths))
+	for k, p := range paths {
+		quoted[k], ss[k] = parquetsql.Path(p), "NULL"
+		if starts[k] != nil {
+			ss[k] = fmt.Sprint(*starts[k])
+		}
+	}
+	index, start := "0", ss[0]
+	if len(paths) > 1 {
+		index = "file_index"
+		start = "([" + strings.Join(ss, ", ") + "]::BIGINT[])[file_index::BIGINT + 1]"
+	}
+	q := strings.ReplaceAll(shape, filesPlaceholder, "["+strings.Join(quoted, ", ")+"]")
+	q = strings.ReplaceAll(q, startPlaceholder, start)
+	return strings.ReplaceAll(q, indexPlaceholder, index)
 }
 
 // describePaths names the files of a group for an error message.

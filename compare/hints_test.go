@@ -46,7 +46,7 @@ func TestHintsSaveDeletedRowReads(t *testing.T) {
 			}
 			var rereads int
 			for i, cat := range cats {
-				rep, err := Catalogs(ctx, cat, cat, Options{DataPath: data, Digests: shared})
+				rep, err := Catalogs(ctx, cat, cat, Options{DataPath: data, Digests: shared, everyDigest: true})
 				if err != nil {
 					t.Fatalf("version %d: %v", i+1, err)
 				}

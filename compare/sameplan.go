@@ -1,0 +1,376 @@
+package compare
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// A comparison decides, per table and snapshot, whether the sums of both
+// sides' part digests are equal. A data file both sides read under the same
+// plan at a snapshot (the same all-rows and deleted-rows plan keys, which
+// name the file's query, its deleted positions and its bytes: planKey)
+// adds the same digest to both sums: equal plans cancel, and only the
+// files whose plans differ, and the inlined rows, are digested. Each
+// distinct plan is still read once: a file read under the same plan on
+// both sides is read by a check scan, the plan's own query (column map,
+// casts, defaults, row ids) with one hash() of each row's columns, so that
+// a file its plan cannot read still fails the proof, and its row count is
+// held to the catalog's record_count.
+
+// samePlans marks the data files of two sides' plans of a table at a
+// snapshot that cancel: as many of each side's files as the other side has
+// with the same whole plan (a multiset intersection), partial files left
+// out. n is the number of files cancelled on each side.
+func samePlans(a, b *tablePlan) (skipA, skipB []bool, n int) {
+	skipA, skipB = make([]bool, len(a.files)), make([]bool, len(b.files))
+	free := map[string][]int{} // whole plan -> B's files not matched yet
+	for j, fp := range b.files {
+		free[fp.samePlan()] = append(free[fp.samePlan()], j)
+	}
+	for i, fp := range a.files {
+		if fp.f.partial() {
+			continue // digested: its rows are not its positions (samePlanRows)
+		}
+		k := fp.samePlan()
+		if js := free[k]; len(js) > 0 {
+			skipA[i], skipB[js[0]] = true, true
+			free[k] = js[1:]
+			n++
+		}
+	}
+	return skipA, skipB, n
+}
+
+// checkKey is the digest cache's key of a plan's check (checkScan): a key
+// of its own, so that a check, which holds no digest, is never found as
+// one.
+func checkKey(all string) string {
+	sum := sha256.Sum256([]byte("fdl-formats plan check v1\x00" + all))
+	return hex.EncodeToString(sum[:])
+}
+
+// checkEntry is a check's cache entry: the rows the plan read.
+type checkEntry struct {
+	Rows    int64 `json:"rows"`
+	Checked bool  `json:"checked"`
+}
+
+// planRows returns the rows a plan's all-rows read returned, when it was
+// read: digested (the digest's row count) or checked. Nothing is counted.
+func (m *digestMemo) planRows(all string) (int64, bool) {
+	m.mu.Lock()
+	d, ok := m.mem[all]
+	n, okC := m.checked[all]
+	m.mu.Unlock()
+	switch {
+	case ok:
+		return d.Rows, true
+	case okC:
+		return n, true
+	}
+	if m.holds(all) {
+		m.ownMu.Lock()
+		d := m.fromStore[all]
+		m.ownMu.Unlock()
+		return d.Rows, true
+	}
+	if m.store == nil {
+		return 0, false
+	}
+	b, ok := m.store.Get(checkKey(all))
+	var e checkEntry
+	if !ok || json.Unmarshal(b, &e) != nil || !e.Checked {
+		return 0, false
+	}
+	m.mu.Lock()
+	m.checked[all] = e.Rows
+	m.mu.Unlock()
+	m.count(&m.stats.Cached)
+	return e.Rows, true
+}
+
+// putChecked records a plan read by a check scan, with its row count.
+func (m *digestMemo) putChecked(all string, rows int64) {
+	m.mu.Lock()
+	m.checked[all] = rows
+	m.mu.Unlock()
+	m.count(&m.stats.Checked)
+	if m.store == nil {
+		return
+	}
+	if b, err := json.Marshal(checkEntry{Rows: rows, Checked: true}); err == nil {
+		_ = m.store.Put(checkKey(all), b) // a cache that cannot be written only costs time
+	}
+}
+
+// checkScan reads one data file under its all-rows plan without a digest:
+// count(*) and one hash() of each row's columns (so that every column is
+// read, mapped and cast as the plan says).
+type checkScan struct {
+	key   string // the all-rows plan key
+	group string // scans with the same group are read in one query
+	shape string
+	path  string
+	start *int64
+}
+
+// planCheck builds the check scan of a data file's all-rows plan.
+func (r *Reader) planCheck(ctx context.Context, t Table, f DataFile, cols []*Column, snap int64, opts ScanOptions, names []string, key string) (checkScan, error) {
+	opts.deletes, opts.positions, opts.shape = deletesIgnored, false, true
+	q, err := r.fileSQL(ctx, t, f, cols, snap, opts)
+	if err != nil {
+		return checkScan{}, err
+	}
+	hashed := make([]string, len(names))
+	for i, n := range names {
+		hashed[i] = "t." + ident(n)
+	}
+	shape := fmt.Sprintf("SELECT hash(%s) AS h, t.%s FROM (%s) t", strings.Join(hashed, ", "), fileColumn, q)
+	c := checkScan{key: key, shape: shape, path: f.Path, start: f.RowIDStart}
+	var root *pnode
+	if f.encryptionKey == nil {
+		if root, err = r.parquetSchema(ctx, f.Path); err != nil {
+			return checkScan{}, err
+		}
+	}
+	if readAlone(f, root) {
+		c.group = "alone\x00" + f.Path + "\x00" + shape
+	} else {
+		c.group = root.signature() + "\x00" + shape
+	}
+	return c, nil
+}
+
+// runChecks reads check scans, the files of a group in one query (when it
+// fails, each file alone, so that the error names the file), and records
+// each plan's row count.
+func (r *Reader) runChecks(ctx context.Context, scans []checkScan) error {
+	var order []string
+	byGroup := map[string][]int{}
+	for i, c := range scans {
+		if _, ok := byGroup[c.group]; !ok {
+			order = append(order, c.group)
+		}
+		byGroup[c.group] = append(byGroup[c.group], i)
+	}
+	return r.scanning(ctx, func() error {
+		for _, g := range order {
+			for idx := range slices.Chunk(byGroup[g], maxGroupFiles) {
+				err := r.readChecks(ctx, scans, idx)
+				if err == nil || len(idx) < 2 || ctx.Err() != nil {
+					if err != nil {
+						return err
+					}
+					continue
+				}
+				for _, i := range idx {
+					if err := r.readChecks(ctx, scans, []int{i}); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// readChecks runs one check query; it records nothing unless all succeeds.
+func (r *Reader) readChecks(ctx context.Context, scans []checkScan, idx []int) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	paths, starts := make([]string, len(idx)), make([]*int64, len(idx))
+	for k, i := range idx {
+		paths[k], starts[k] = scans[i].path, scans[i].start
+	}
+	what := "data file " + paths[0]
+	if len(idx) > 1 {
+		what = fmt.Sprintf("%d data files (%s, ...)", len(idx), paths[0])
+	}
+	q := fillShape(scans[idx[0]].shape, paths, starts)
+	rows, err := r.conn.QueryContext(ctx, fmt.Sprintf("SELECT %s, count(*), bit_xor(h) FROM (%s) GROUP BY %s", fileColumn, q, fileColumn))
+	if err != nil {
+		return fmt.Errorf("read %s: %w", what, err)
+	}
+	defer rows.Close()
+	counts := make([]int64, len(idx))
+	for rows.Next() {
+		var k, n int64
+		var h uint64 // computed so that every column is read and cast; not kept
+		if err := rows.Scan(&k, &n, &h); err != nil {
+			return fmt.Errorf("read %s: %w", what, err)
+		}
+		if k < 0 || k >= int64(len(idx)) {
+			return fmt.Errorf("read %s: file index %d of %d", what, k, len(idx))
+		}
+		counts[k] += n
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read %s: %w", what, err)
+	}
+	r.memo.countReads(len(idx), 1)
+	for k, i := range idx {
+		r.memo.putChecked(scans[i].key, counts[k])
+	}
+	return nil
+}
+
+// checkPlans reads, with a check scan, the files skip marks whose plan was
+// neither digested nor checked yet (the up-front scan read them all unless
+// it failed), and then holds every file's row count under its all-rows
+// plan to its record_count: files of one side that disagree are returned.
+// A partial file's plan reads its rows visible at the snapshot, which
+// record_count does not count: it is not held to it.
+func (r *Reader) checkPlans(ctx context.Context, t Table, snap int64, opts ScanOptions, tp *tablePlan, skip []bool) ([]DataFile, error) {
+	var scans []checkScan
+	seen := map[string]bool{}
+	for i, fp := range tp.files {
+		if !skip[i] || seen[fp.all] {
+			continue
+		}
+		seen[fp.all] = true
+		if _, ok := r.memo.planRows(fp.all); ok {
+			continue
+		}
+		c, err := r.planCheck(ctx, t, fp.f, tp.cols, snap, opts, tp.names, fp.all)
+		if err != nil {
+			return nil, fmt.Errorf("%s at snapshot %d, data file %s: %w", t.FullName(), snap, fp.f.Path, err)
+		}
+		scans = append(scans, c)
+	}
+	if len(scans) > 0 {
+		if err := r.runChecks(ctx, scans); err != nil {
+			return nil, fmt.Errorf("read data files of %s at snapshot %d in %s: %w", t.FullName(), snap, r.path, err)
+		}
+	}
+	var wrong []DataFile
+	for _, fp := range tp.files {
+		if fp.f.PartialMax != nil || fp.f.PartialInfo != nil {
+			continue
+		}
+		if n, ok := r.memo.planRows(fp.all); ok && n != fp.f.RecordCount {
+			wrong = append(wrong, fp.f)
+		}
+	}
+	return wrong, nil
+}
+
+// prefetch reads, before the comparison walks its snapshots, every plan the
+// walk will need (Reader.prefetch, one query per plan shape): the digests
+// of the files whose plans differ between the sides, on each side, and
+// check scans of the files both read under the same plan. It only saves
+// reads: what it cannot plan or read is planned and read again, with its
+// error, by the walk.
+func (c *comparison) prefetch(snaps []int64, opts ScanOptions) {
+	if c.opts.everyDigest {
+		c.a.prefetch(c.ctx, snaps, opts)
+		c.b.prefetch(c.ctx, snaps, opts)
+		return
+	}
+	qa, qb := newWholeQueue(), newWholeQueue()
+	var checks []checkScan
+	queuedCheck := map[string]bool{}
+	for _, s := range snaps {
+		ta, err := c.a.Tables(c.ctx, s)
+		if err != nil {
+			return
+		}
+		tb, err := c.b.Tables(c.ctx, s)
+		if err != nil {
+			return
+		}
+		byName := map[string]Table{}
+		for _, y := range tb {
+			byName[y.FullName()] = y
+		}
+		for _, x := range ta {
+			y, ok := byName[x.FullName()]
+			if !ok {
+				continue
+			}
+			pa, errA := c.a.tablePlan(c.ctx, x, s, opts)
+			pb, errB := c.b.tablePlan(c.ctx, y, s, opts)
+			if errA != nil || errB != nil {
+				continue
+			}
+			skipA, skipB, _ := samePlans(pa, pb)
+			for _, side := range []struct {
+				r    *Reader
+				t    Table
+				tp   *tablePlan
+				skip []bool
+				q    *wholeQueue
+			}{{c.a, x, pa, skipA, qa}, {c.b, y, pb, skipB, qb}} {
+				for i, fp := range side.tp.files {
+					switch {
+					case !side.skip[i]:
+						if !side.r.memo.holds(fp.all) {
+							_ = side.r.queueWhole(c.ctx, side.q, side.t, fp.f, side.tp.cols, s, opts, side.tp.names, side.tp.types, fp.all, fp.deleted)
+						}
+					case side.r == c.a && !queuedCheck[fp.all]:
+						queuedCheck[fp.all] = true
+						if _, ok := c.a.memo.planRows(fp.all); ok {
+							continue
+						}
+						if sc, err := c.a.planCheck(c.ctx, x, fp.f, pa.cols, s, opts, pa.names, fp.all); err == nil {
+							checks = append(checks, sc)
+						}
+					}
+				}
+			}
+		}
+	}
+	// The walk reads what failed again, and reports it.
+	_, _ = c.a.runQueue(c.ctx, qa)
+	_, _ = c.b.runQueue(c.ctx, qb)
+	// A plan one side digests somewhere is read there: not checked too.
+	checks = slices.DeleteFunc(checks, func(sc checkScan) bool {
+		_, inA := qa.index[sc.key]
+		_, inB := qb.index[sc.key]
+		return inA || inB
+	})
+	if len(checks) > 0 {
+		_ = c.a.runChecks(c.ctx, checks)
+	}
+}
+
+// countSamePlan counts data files proved by identical plans.
+func (m *digestMemo) countSamePlan(n int) {
+	m.ownMu.Lock()
+	m.stats.SamePlan += n
+	m.ownMu.Unlock()
+}
+
+// samePlanRows is the number of rows the files skip marks return at their
+// snapshot: each file's rows under its all-rows plan (read by then, see
+// checkPlans) less its deleted positions that have a row. Such files have
+// no partial-file filter (samePlans), so their rows are the positions 0 to
+// n-1.
+func (r *Reader) samePlanRows(tp *tablePlan, skip []bool) int64 {
+	var total int64
+	for i, fp := range tp.files {
+		if skip == nil || !skip[i] {
+			continue
+		}
+		n, _ := r.memo.planRows(fp.all)
+		total += n
+		for _, p := range fp.deleted {
+			if p >= 0 && p < n {
+				total--
+			}
+		}
+	}
+	return total
+}
+
+// partial reports whether a data file is a partial file (partial_max, or
+// partial_file_info): its plan may read only the rows visible at a
+// snapshot.
+func (f DataFile) partial() bool {
+	return f.PartialMax != nil || (f.PartialInfo != nil && *f.PartialInfo != "")
+}
