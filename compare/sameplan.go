@@ -250,7 +250,7 @@ func (r *Reader) checkPlans(ctx context.Context, t Table, snap int64, opts ScanO
 	}
 	var wrong []DataFile
 	for _, fp := range tp.files {
-		if fp.f.PartialMax != nil || fp.f.PartialInfo != nil {
+		if fp.f.PartialMax != nil || (fp.f.PartialInfo != nil && *fp.f.PartialInfo != "") {
 			continue
 		}
 		if n, ok := r.memo.planRows(fp.all); ok && n != fp.f.RecordCount {
