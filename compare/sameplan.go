@@ -244,7 +244,7 @@ func (r *Reader) checkPlans(ctx context.Context, t Table, snap int64, opts ScanO
 		scans = append(scans, c)
 	}
 	if len(scans) > 0 {
-		if err := r.runChecks(ctx, scans); err != nil {
+		if err := r.runChecksShared(ctx, scans); err != nil {
 			return nil, fmt.Errorf("read data files of %s at snapshot %d in %s: %w", t.FullName(), snap, r.path, err)
 		}
 	}
@@ -335,7 +335,7 @@ func (c *comparison) prefetch(snaps []int64, opts ScanOptions) {
 		return inA || inB
 	})
 	if len(checks) > 0 {
-		_ = c.a.runChecks(c.ctx, checks)
+		_ = c.a.runChecksShared(c.ctx, checks)
 	}
 }
 
@@ -373,4 +373,71 @@ func (r *Reader) samePlanRows(tp *tablePlan, skip []bool) int64 {
 // snapshot.
 func (f DataFile) partial() bool {
 	return f.PartialMax != nil || (f.PartialInfo != nil && *f.PartialInfo != "")
+}
+
+// runChecksShared runs check scans as runChecks, sharing them with the
+// comparisons that share the Digests (see inflight.go): a plan another
+// comparison is checking now is waited for, not read again (two proofs of
+// a backfill with --jobs 2 check the files their versions share). It
+// claims all it can, reads what it owns, releases it, and only then waits.
+func (r *Reader) runChecksShared(ctx context.Context, scans []checkScan) error {
+	pending := scans
+	for len(pending) > 0 {
+		own, flights, wait, waitOn := r.memo.claimChecks(pending)
+		if len(own) > 0 {
+			err := r.runChecks(ctx, own)
+			r.memo.releaseChecks(own, flights)
+			if err != nil {
+				return err
+			}
+		}
+		for _, f := range waitOn {
+			select {
+			case <-f.done:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		// Read by their owner, or claimed again (the owner failed).
+		pending = wait
+	}
+	return nil
+}
+
+// claimChecks sorts check scans: a plan read already (digested or checked)
+// is dropped, a plan another comparison is checking is waited for, and
+// every other plan is claimed (under its checkKey) for this comparison.
+func (m *digestMemo) claimChecks(scans []checkScan) (own []checkScan, flights []*flight, wait []checkScan, waitOn []*flight) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, sc := range scans {
+		if _, ok := m.mem[sc.key]; ok {
+			continue
+		}
+		if _, ok := m.checked[sc.key]; ok {
+			continue
+		}
+		k := checkKey(sc.key)
+		if f, ok := m.flights[k]; ok {
+			wait, waitOn = append(wait, sc), append(waitOn, f)
+			continue
+		}
+		f := &flight{done: make(chan struct{})}
+		m.flights[k] = f
+		own, flights = append(own, sc), append(flights, f)
+	}
+	return own, flights, wait, waitOn
+}
+
+// releaseChecks ends this comparison's claims of check scans.
+func (m *digestMemo) releaseChecks(own []checkScan, flights []*flight) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for i, sc := range own {
+		k := checkKey(sc.key)
+		if m.flights[k] == flights[i] {
+			delete(m.flights, k)
+		}
+		close(flights[i].done)
+	}
 }

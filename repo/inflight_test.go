@@ -14,7 +14,8 @@ import (
 
 // fileDigestCounter counts, per key, the digests stored with a given row
 // count: a data file's all-rows digest (its rows are read to compute it),
-// not a deleted-rows digest summed from kept rows.
+// or its check (read under a plan both sides share, not digested), not a
+// deleted-rows digest summed from kept rows.
 type fileDigestCounter struct {
 	*digestcache.Cache
 	rows int64
