@@ -123,6 +123,7 @@ func TestSamePlansOnlyWhenEqual(t *testing.T) {
 				if !errors.Is(err, ErrIncomparable) || rep.Equivalent {
 					t.Fatalf("got %v; want the proof to fail on the file its plan cannot read\n%s", err, differences(rep))
 				}
+				t.Logf("proof failed as it must: %v", err)
 				return
 			}
 			if !errors.Is(err, ErrNotEquivalent) || !hasDifference(rep, tc.kind, tc.text) {
