@@ -87,7 +87,7 @@ func TestSamePlansOnlyWhenEqual(t *testing.T) {
 		table    = `(SELECT table_id FROM ducklake_table WHERE table_name = 'events')`
 		firstDel = `(SELECT min(delete_file_id) FROM ducklake_delete_file)`
 		first    = `(SELECT min(data_file_id) FROM ducklake_data_file)`
-		addExtra = `INSERT INTO ducklake_column BY NAME SELECT 99 AS column_id, begin_snapshot, table_id, 99 AS column_order, 'extra' AS column_name, 'int32' AS column_type, '%s' AS initial_default, '%s' AS default_value, true AS nulls_allowed FROM ducklake_column WHERE column_name = 'id'`
+		addExtra = `INSERT INTO ducklake_column BY NAME SELECT 99 AS column_id, begin_snapshot, table_id, 99 AS column_order, 'extra' AS column_name, 'int32' AS column_type, '%s' AS initial_default, '%s' AS default_value, 'literal' AS default_value_type, true AS nulls_allowed FROM ducklake_column WHERE column_name = 'id'`
 	)
 	for _, tc := range []struct {
 		name           string
