@@ -33,6 +33,14 @@ type Options struct {
 	// relative to the data path, not how B records them (by absolute path)
 	// nor B's delete file paths. A kept proof was made with it.
 	BUnderDataPath bool
+	// BBookkeeping requires B to hold bookkeeping rows up to its last
+	// snapshot and none after, and no inlined rows (what the FDL
+	// specification asks of a frozen catalog; Bookkeeping.Breaches): when
+	// A and B are equivalent and B breaks either, Catalogs returns a
+	// *BookkeepingError. Equivalence compares the rows visible at A's
+	// snapshots, so it sees neither rows that name a later snapshot nor
+	// inlined rows no snapshot shows. A kept proof was made with it.
+	BBookkeeping bool
 	// DataPathB, when set, overrides B's data path instead of DataPath.
 	DataPathB string
 	// MaxRowDiffs caps the differing rows shown per side (default 5).
@@ -277,7 +285,7 @@ func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
 		rep.Differences = append(rep.Differences, Difference{Kind: "catalog", Item: bad,
 			Reason: fmt.Sprintf("%s cannot be read while %s can: %v", bad, good, err)})
 		rep.Timings.TotalMS = time.Since(start).Milliseconds()
-		return rep, fmt.Errorf("%w: %s and %s: %s", ErrNotEquivalent, a, b, rep.Differences[0])
+		return rep, fmt.Errorf("%w: %s and %s: catalog: %s cannot be read while %s can: %w", ErrNotEquivalent, a, b, bad, good, err)
 	}
 	// B is the file under proof (a conversion's output, a published
 	// catalog): readers of the older DuckDB releases its storage admits
@@ -337,19 +345,36 @@ func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
 			return rep, outside
 		}
 	}
+	if opts.BBookkeeping {
+		bk, err := rb.Bookkeeping(ctx)
+		if err != nil {
+			err = incomparable(err)
+			rep.Incomparable = err.Error()
+			return rep, err
+		}
+		if breaches := bk.Breaches(); len(breaches) > 0 {
+			return rep, &BookkeepingError{Catalog: b, Breaches: breaches}
+		}
+	}
 	rep.Equivalent = true
 	keepProof(opts.DigestCache, key, rep)
 	return rep, nil
 }
 
 // withRules is a proof key that also names the options that add checks to
-// the proof (BUnderDataPath), so that a proof kept without them does not
+// the proof (BUnderDataPath, BBookkeeping), so that a proof kept without them does not
 // answer for one with them.
 func withRules(key string, opts Options) string {
-	if key == "" || !opts.BUnderDataPath {
+	if key == "" || (!opts.BUnderDataPath && !opts.BBookkeeping) {
 		return key
 	}
-	sum := sha256.Sum256([]byte(key + " b-under-data-path"))
+	if opts.BUnderDataPath {
+		key += " b-under-data-path"
+	}
+	if opts.BBookkeeping {
+		key += " b-bookkeeping"
+	}
+	sum := sha256.Sum256([]byte(key))
 	return hex.EncodeToString(sum[:])
 }
 

@@ -177,6 +177,16 @@ func (r *Reader) init(ctx context.Context, opts ReaderOptions) error {
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("read layout of %s: %w", r.path, err)
 	}
+	// The layout above lists views too: a view (or a macro, a sequence, a
+	// table of another schema) named like a DuckLake table is refused, as
+	// it would answer DuckLake's queries in the table's place.
+	objs, err := formats.ReadObjects(ctx, r.conn, "cat")
+	if err != nil {
+		return fmt.Errorf("read objects of %s: %w", r.path, err)
+	}
+	if err := formats.CheckObjects(r.path, objs, "main"); err != nil {
+		return fmt.Errorf("%w: %w", ErrIncomparable, err)
+	}
 	if _, ok := r.layout["ducklake_metadata"]; !ok {
 		return fmt.Errorf("%w: %s is not a DuckLake catalog (no ducklake_metadata table)", ErrIncomparable, r.path)
 	}

@@ -1,6 +1,7 @@
 package convert
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -86,6 +87,16 @@ func openSource(ctx context.Context, conn *sql.Conn, src string, engines *Engine
 		if t.schema == schema {
 			tables = append(tables, t)
 		}
+	}
+	// A view (or another object) named like a DuckLake table would answer
+	// DuckLake's queries in its place: the catalog is not what its tables
+	// say. Without a ducklake_metadata table, main is where readers look.
+	objs, err := formats.ReadObjects(ctx, conn, "src")
+	if err != nil {
+		return "", "", nil, sourceReadError(src, "read objects of", err)
+	}
+	if err := formats.CheckObjects(src, objs, cmp.Or(schema, "main")); err != nil {
+		return "", "", nil, fmt.Errorf("open %w: %w", err, ErrNotCatalog)
 	}
 	if schema == "" {
 		return "", "", nil, fmt.Errorf("open catalog %s: %w: no ducklake_metadata table", src, ErrNotCatalog)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/fdl-formats/fdl-formats/compare"
 	"github.com/fdl-formats/fdl-formats/fdljson"
+	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/store"
 )
 
@@ -37,15 +38,18 @@ func (r *repository) checkContents(ctx context.Context, v *version, frozen *froz
 // contentsKeyKind changes whenever what a content pass checks changes.
 // v2: files under data_dir; v3: version.json's ducklake.format, which the
 // key names; v4: files judged against every table and schema folder
-// recorded while they are visible.
-const contentsKeyKind = "fdl-formats content pass v4"
+// recorded while they are visible; v5: the catalog's snapshots and
+// bookkeeping against ducklake.snapshot_id and ducklake.snapshots (with
+// the parent's snapshot_id, which the key names), and no inlined rows.
+const contentsKeyKind = "fdl-formats content pass v5"
 
 // contentsKey names everything a content pass of v reads, or "" (no digest
 // cache, or an object store, whose data files the pass fetches and
 // verifies against the store): the frozen catalog's bytes by version.json's
 // sha256, which the plan matched the catalog against where it lies (a
 // version whose catalog did not match gets no content pass), the format
-// version.json claims for it (a clean pass proved the claim), the snapshot
+// version.json claims for it (a clean pass proved the claim), the snapshot,
+// the snapshots range with the parent's snapshot_id it was checked with,
 // and the files.json and dataset.json it compares (by their sha256 too,
 // which the plan matched, or jsonFiles is false), and every file of the
 // data folder as it is (compare.Listings.InputsKey).
@@ -53,7 +57,9 @@ func (r *repository) contentsKey(v *version, jsonFiles bool) string {
 	if r.remote != nil || r.digestCache == nil {
 		return ""
 	}
-	parts := []string{"catalog " + v.meta.Catalog.SHA256, "format " + v.meta.DuckLake.Format, fmt.Sprintf("snapshot %d json %t", v.meta.DuckLake.SnapshotID, jsonFiles)}
+	parent, known := r.parentSnapshot(v)
+	parts := []string{"catalog " + v.meta.Catalog.SHA256, "format " + v.meta.DuckLake.Format, fmt.Sprintf("snapshot %d json %t", v.meta.DuckLake.SnapshotID, jsonFiles),
+		snapshotsPart(v.meta.DuckLake.Snapshots, parent, known)}
 	for _, ref := range []*fdljson.FileRef{v.meta.Files, v.meta.Dataset} {
 		if ref == nil {
 			parts = append(parts, "none")
@@ -81,6 +87,12 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 	key := v.prefix() + v.meta.Catalog.Path
 	rd, done, err := source.Reader(ctx, src, compare.ReaderOptions{DataPath: r.dataPath, Engines: r.engines})
 	if err != nil {
+		// A view (or the like) standing for a bookkeeping table: the
+		// frozen catalog is not the DuckLake catalog its tables say.
+		var impostor *formats.NotBaseTableError
+		if errors.As(err, &impostor) {
+			return []Issue{{ProblemViolation, key + ": " + impostor.Detail()}}, false
+		}
 		return []Issue{{ProblemUnreadable, fmt.Sprintf("read %s: %v", key, err)}}, false
 	}
 	defer done()
@@ -95,6 +107,7 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 			issues = append(issues, Issue{ProblemMismatch, err.Error()})
 		}
 	}
+	issues = append(issues, r.bookkeepingIssues(ctx, v, rd, key)...)
 	// Every data file must be under data_dir: one violation per file that
 	// is not. A remote store's data files come into the cache first
 	// (verified by the size the catalog records); a folder's are checked in

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/fdl-formats/fdl-formats/compare"
+	"github.com/fdl-formats/fdl-formats/formats"
 )
 
 // checkAll runs a Check's content pass (checkContents, for every version
@@ -148,8 +149,11 @@ func (r *repository) prove(ctx context.Context, c *Cell, work string, frozen *fr
 	// it against where it lies, and its copy matches as it is made.
 	// BUnderDataPath: the proof also checks that the published catalog
 	// names only files under data_dir (equivalence does not pin how it
-	// records paths); a proof kept in the cache was made with it.
-	opts := compare.Options{DataPath: r.dataPath, BUnderDataPath: true, Disk: disk, DigestCache: r.digestCache, Digests: r.digests, Deletes: r.deletes, Engines: r.engines,
+	// records paths); BBookkeeping, that it holds no inlined rows and no
+	// row naming a snapshot after its last (equivalence reads the rows
+	// visible at the frozen catalog's snapshots); a proof kept in the
+	// cache was made with both.
+	opts := compare.Options{DataPath: r.dataPath, BUnderDataPath: true, BBookkeeping: true, Disk: disk, DigestCache: r.digestCache, Digests: r.digests, Deletes: r.deletes, Engines: r.engines,
 		Source: source, Listings: r.listings, SumA: v.meta.Catalog.FileRef.SHA256}
 	rep := r.keptProof(ctx, c, opts)
 	if rep == nil {
@@ -190,9 +194,15 @@ func (r *repository) prove(ctx context.Context, c *Cell, work string, frozen *fr
 			return fail(KindDifference, wrongFormat(c, rep))
 		}
 		var outside *compare.OutsideDataPathError
+		var bk *compare.BookkeepingError
+		var impostor *formats.NotBaseTableError
 		switch {
+		case errors.As(err, &impostor) && impostor.Catalog == pub:
+			return fail(KindDifference, fmt.Errorf("%s is not the DuckLake catalog its tables say: %s", c.Key, impostor.Detail()))
 		case errors.As(err, &outside):
 			return fail(KindDifference, &OutsideError{OutsideDataPathError: &compare.OutsideDataPathError{Catalog: c.Key, Files: outside.Files}})
+		case errors.As(err, &bk):
+			return fail(KindDifference, &compare.BookkeepingError{Catalog: c.Key, Breaches: bk.Breaches})
 		case err == nil:
 		case errors.Is(err, compare.ErrNotEquivalent):
 			if d := misreadDetail(c, rep); d != "" {

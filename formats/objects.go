@@ -1,0 +1,116 @@
+package formats
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// ErrNotBaseTable is returned (wrapped) for a catalog in which an object
+// named like a DuckLake bookkeeping table is not a base table of its
+// metadata schema (CheckObjects).
+var ErrNotBaseTable = errors.New("an object named like a DuckLake table is not a base table of the catalog's metadata schema")
+
+// Object is a named object of a DuckDB database: a base table, a view, a
+// macro, a table macro or a sequence.
+type Object struct {
+	Schema, Name string
+	// Kind is "table", "view", "macro", "table macro" or "sequence".
+	Kind string
+}
+
+// objectsSQL lists the objects of one attached database (its name is the
+// query's one parameter, given four times) whose name starts with
+// "ducklake_" in any letter case, as DuckDB resolves names: the base tables
+// outside schema main are listed too, the caller keeps those of the
+// metadata schema. Types and indexes are left out: no query of DuckLake's
+// names them in place of a table.
+const objectsSQL = `WITH d AS (SELECT ?::VARCHAR AS db)
+	SELECT schema_name, table_name, 'table' FROM duckdb_tables(), d WHERE database_name = d.db AND starts_with(lower(table_name), 'ducklake_')
+	UNION ALL SELECT schema_name, view_name, 'view' FROM duckdb_views(), d WHERE database_name = d.db AND starts_with(lower(view_name), 'ducklake_')
+	UNION ALL SELECT schema_name, function_name, CASE function_type WHEN 'table_macro' THEN 'table macro' ELSE function_type END
+		FROM duckdb_functions(), d WHERE database_name = d.db AND function_type IN ('macro', 'table_macro') AND starts_with(lower(function_name), 'ducklake_')
+	UNION ALL SELECT schema_name, sequence_name, 'sequence' FROM duckdb_sequences(), d WHERE database_name = d.db AND starts_with(lower(sequence_name), 'ducklake_')
+	ORDER BY 1, 2, 3`
+
+// Querier is what ReadObjects needs of a DuckDB connection.
+type Querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// ReadObjects lists the objects of attached database db named like DuckLake
+// tables (case-insensitively "ducklake_..."), in schema and name order.
+func ReadObjects(ctx context.Context, q Querier, db string) ([]Object, error) {
+	rows, err := q.QueryContext(ctx, objectsSQL, db)
+	if err != nil {
+		return nil, fmt.Errorf("list the objects of %s: %w", db, err)
+	}
+	defer rows.Close()
+	var out []Object
+	for rows.Next() {
+		var o Object
+		if err := rows.Scan(&o.Schema, &o.Name, &o.Kind); err != nil {
+			return nil, fmt.Errorf("list the objects of %s: %w", db, err)
+		}
+		out = append(out, o)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list the objects of %s: %w", db, err)
+	}
+	return out, nil
+}
+
+// NotBaseTableError is a catalog in which objects named like DuckLake
+// tables are not base tables of its metadata schema (CheckObjects). It
+// matches ErrNotBaseTable.
+type NotBaseTableError struct {
+	// Catalog names the catalog's file.
+	Catalog string
+	// Objects describes each object: schema, name and kind.
+	Objects []string
+}
+
+func (e *NotBaseTableError) Error() string {
+	return "catalog " + e.Catalog + ": " + e.Detail()
+}
+
+// Detail is the error without the catalog's name.
+func (e *NotBaseTableError) Detail() string {
+	return fmt.Sprintf("%s: %s (DuckLake reads its tables with SQL by name: such an object answers in a table's place, or beside it for a reader of another metadata schema)", ErrNotBaseTable, strings.Join(e.Objects, "; "))
+}
+
+// Is matches ErrNotBaseTable.
+func (e *NotBaseTableError) Is(target error) bool { return target == ErrNotBaseTable }
+
+// CheckObjects refuses catalog (a file name, for the error) when an object
+// named like a DuckLake bookkeeping table is anything but a base table of
+// its metadata schema (main, unless the catalog keeps its tables in
+// another one): DuckLake reads its tables with SQL by name, and DuckDB
+// resolves names without regard to letter case, so a view called
+// ducklake_data_file answers DuckLake's queries in the table's place, with
+// rows that may depend on the DuckDB release, the date or anything else a
+// view can compute; a base table of that name in another schema is what a
+// reader attached with another metadata schema reads. Macros, table macros
+// and sequences of such names are no part of any DuckLake catalog either.
+// The error is a *NotBaseTableError naming every such object with its kind.
+func CheckObjects(catalog string, objs []Object, metadataSchema string) error {
+	var bad []string
+	for _, o := range objs {
+		if !strings.HasPrefix(strings.ToLower(o.Name), "ducklake_") {
+			continue
+		}
+		switch {
+		case o.Kind == "table" && o.Schema == metadataSchema:
+		case o.Kind == "table":
+			bad = append(bad, fmt.Sprintf("%s.%s is a table outside the metadata schema %s", o.Schema, o.Name, metadataSchema))
+		default:
+			bad = append(bad, fmt.Sprintf("%s.%s is a %s", o.Schema, o.Name, o.Kind))
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	return &NotBaseTableError{Catalog: catalog, Objects: bad}
+}

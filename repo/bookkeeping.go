@@ -1,0 +1,99 @@
+package repo
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/fdl-formats/fdl-formats/compare"
+)
+
+// bookkeepingIssues checks a version's frozen catalog (read by rd; key names
+// it) against what the FDL specification asks of it ("The frozen catalog")
+// and against version.json's ducklake claims, whatever formats fdl.json
+// declares:
+//
+//   - "It holds bookkeeping rows up to ducklake.snapshot_id and none
+//     after": its last snapshot (ducklake_snapshot) is
+//     ducklake.snapshot_id, and no bookkeeping row names a later snapshot
+//     (begin_snapshot, end_snapshot, snapshot_id). files.json is compared
+//     at ducklake.snapshot_id, and readers attach the catalog without a
+//     snapshot, so a claim short of the catalog's last snapshot gives the
+//     readers of files.json other rows than DuckDB's;
+//   - "It holds no inlined rows": no ducklake_inlined_data_* or
+//     ducklake_inlined_delete_* table holds a row;
+//   - ducklake.snapshots, "the range of snapshots this version adds after
+//     its parent (first and last)": last is the catalog's last snapshot,
+//     and, where the first parent's version.json is at hand, first comes
+//     after the parent's snapshot_id and no later than the catalog's first
+//     snapshot after it (a snapshot expired before freezing may leave a gap
+//     there).
+//
+// A claim the catalog contradicts is a mismatch, a catalog breaking a rule
+// a violation: both are differences (exit 3).
+func (r *repository) bookkeepingIssues(ctx context.Context, v *version, rd *compare.Reader, key string) []Issue {
+	bk, err := rd.Bookkeeping(ctx)
+	if err != nil {
+		return []Issue{{ProblemUnreadable, err.Error()}}
+	}
+	var issues []Issue
+	claim := v.prefix() + "version.json: ducklake"
+	last, ok := bk.Last()
+	switch {
+	case !ok:
+		issues = append(issues, Issue{ProblemMismatch, fmt.Sprintf("%s.snapshot_id is %d, but %s holds no snapshot (ducklake_snapshot is empty)", claim, v.meta.DuckLake.SnapshotID, key)})
+	case last != v.meta.DuckLake.SnapshotID:
+		issues = append(issues, Issue{ProblemMismatch, fmt.Sprintf("%s.snapshot_id is %d, but the last snapshot of %s is %d: the frozen catalog holds bookkeeping rows up to ducklake.snapshot_id and none after (readers of the catalog read snapshot %d, readers of files.json snapshot %d)",
+			claim, v.meta.DuckLake.SnapshotID, key, last, last, v.meta.DuckLake.SnapshotID)})
+	}
+	for _, b := range bk.Breaches() {
+		issues = append(issues, Issue{ProblemViolation, key + ": " + b})
+	}
+	if s := v.meta.DuckLake.Snapshots; len(s) == 2 && ok {
+		if s[1] != last {
+			issues = append(issues, Issue{ProblemMismatch, fmt.Sprintf("%s.snapshots is [%d, %d], but the last snapshot of %s is %d", claim, s[0], s[1], key, last)})
+		}
+		if parent, known := r.parentSnapshot(v); known {
+			after := "after its parent's snapshot_id " + fmt.Sprint(parent)
+			if parent < 0 {
+				after = "(the version has no parent)"
+			}
+			first, found := int64(0), false
+			for _, id := range bk.Snapshots {
+				if id > parent {
+					first, found = id, true
+					break
+				}
+			}
+			switch {
+			case !found:
+				issues = append(issues, Issue{ProblemMismatch, fmt.Sprintf("%s.snapshots is [%d, %d], but %s holds no snapshot %s", claim, s[0], s[1], key, after)})
+			case s[0] <= parent || s[0] > first:
+				issues = append(issues, Issue{ProblemMismatch, fmt.Sprintf("%s.snapshots is [%d, %d], but the first snapshot of %s %s is %d", claim, s[0], s[1], key, after, first)})
+			}
+		}
+	}
+	return issues
+}
+
+// parentSnapshot is the ducklake.snapshot_id of v's first parent, -1 for a
+// version with no parent; known is false when the parent's version.json is
+// not at hand (not in the repository, or unreadable).
+func (r *repository) parentSnapshot(v *version) (snap int64, known bool) {
+	if len(v.meta.Parents) == 0 {
+		return -1, true
+	}
+	p := r.find(v.meta.Parents[0])
+	if p == nil || p.meta == nil {
+		return 0, false
+	}
+	return p.meta.DuckLake.SnapshotID, true
+}
+
+// snapshotsPart names, in a content pass's key, the ducklake.snapshots
+// claim and the parent's snapshot_id it is checked with.
+func snapshotsPart(claim []int64, parent int64, known bool) string {
+	if !known {
+		return fmt.Sprintf("snapshots %v, parent unknown", claim)
+	}
+	return fmt.Sprintf("snapshots %v after %d", claim, parent)
+}
