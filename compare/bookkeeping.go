@@ -88,18 +88,34 @@ func (r *Reader) Bookkeeping(ctx context.Context) (*Bookkeeping, error) {
 	// One part per snapshot column (its largest value) and per inlined
 	// table (its row count, column "").
 	var parts []string
-	add := func(table string, cols []string) {
+	add := func(table string, cols ...string) {
 		for _, c := range cols {
-			if slices.Contains(snapshotColumns, c) && (table != "ducklake_snapshot" || c != "snapshot_id") {
-				parts = append(parts, fmt.Sprintf(`SELECT %s, %s, max(%s)::BIGINT FROM cat.main.%s`, sqlString(table), sqlString(c), ident(c), ident(table)))
-			}
+			parts = append(parts, fmt.Sprintf(`SELECT %s, %s, max(%s)::BIGINT FROM cat.main.%s`, sqlString(table), sqlString(c), ident(c), ident(table)))
 		}
 	}
 	for _, t := range sortedNames(r.layout) {
-		add(t, r.layout[t])
+		for _, c := range r.layout[t] {
+			if slices.Contains(snapshotColumns, c) && (t != "ducklake_snapshot" || c != "snapshot_id") {
+				add(t, c)
+			}
+		}
 	}
 	for _, t := range sortedNames(r.dynamic) {
-		add(t, r.dynamic[t])
+		cols := r.dynamic[t]
+		switch {
+		case strings.HasPrefix(t, "ducklake_inlined_data_") && len(cols) >= 3:
+			// The first three columns are the system columns (row id,
+			// begin and end snapshot), whatever their names: unprefixed
+			// up to 1.0, _ducklake_-prefixed in 1.1, where a user column
+			// may be called begin_snapshot.
+			add(t, cols[1], cols[2])
+		default:
+			for _, c := range cols {
+				if slices.Contains(snapshotColumns, strings.TrimPrefix(c, "_ducklake_")) {
+					add(t, c)
+				}
+			}
+		}
 		parts = append(parts, fmt.Sprintf(`SELECT %s, '', count(*) FROM cat.main.%s`, sqlString(t), ident(t)))
 	}
 	last, haveLast := b.Last()

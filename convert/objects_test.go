@@ -1,0 +1,83 @@
+package convert
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fdl-formats/fdl-formats/compare"
+	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/testlakes"
+)
+
+// TestImpostorObjects: DuckLake reads its bookkeeping tables with SQL by
+// name (in any letter case), so a view named ducklake_data_file answers in
+// the table's place. The converter saw only base tables (the view's table
+// "missing", a layout error); the proof's reader listed the view's columns
+// as a table's and read the catalog as the view said. Both now refuse a
+// catalog in which an object named like a DuckLake table is not a base
+// table of its metadata schema, naming the file, the object and its kind:
+// views, macros, table macros, sequences, tables of another schema. Types
+// and indexes of such names answer no query and pass, as do other objects.
+func TestImpostorObjects(t *testing.T) {
+	ctx := context.Background()
+	vs := versionCatalogs(t, filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes"))
+	orig := vs[len(vs)-1]
+	cases := []struct {
+		name  string
+		stmts []string
+		want  string // "" converts
+	}{
+		{"view", []string{
+			"ALTER TABLE ducklake_data_file RENAME TO zz_data_file",
+			"CREATE VIEW ducklake_data_file AS SELECT * FROM zz_data_file WHERE version() = 'v1.5.6' OR data_file_id <> 0",
+		}, "main.ducklake_data_file is a view"},
+		{"view in other letter case", []string{
+			"ALTER TABLE ducklake_delete_file RENAME TO zz_delete_file",
+			`CREATE VIEW "DUCKLAKE_DELETE_FILE" AS SELECT * FROM zz_delete_file`,
+		}, "main.DUCKLAKE_DELETE_FILE is a view"},
+		{"view beside the tables", []string{"CREATE VIEW ducklake_extra AS SELECT 1 AS x"}, "main.ducklake_extra is a view"},
+		{"view in another schema", []string{"CREATE SCHEMA other", "CREATE VIEW other.ducklake_snapshot AS SELECT * FROM main.ducklake_snapshot"}, "other.ducklake_snapshot is a view"},
+		{"macro", []string{"CREATE MACRO ducklake_now() AS now()"}, "main.ducklake_now is a macro"},
+		{"table macro", []string{"CREATE MACRO ducklake_files() AS TABLE SELECT * FROM ducklake_data_file"}, "main.ducklake_files is a table macro"},
+		{"sequence", []string{"CREATE SEQUENCE ducklake_ids"}, "main.ducklake_ids is a sequence"},
+		{"table of another schema", []string{"CREATE SCHEMA meta", "CREATE TABLE meta.ducklake_snapshot AS SELECT * FROM main.ducklake_snapshot"},
+			"meta.ducklake_snapshot is a table outside the metadata schema main"},
+		{"type, index and other objects", []string{
+			"CREATE TYPE ducklake_kind AS ENUM ('a', 'b')", "CREATE INDEX ducklake_idx ON ducklake_tag(key)",
+			"CREATE VIEW my_view AS SELECT 1 AS x", "CREATE MACRO my_macro(a) AS a + 1", "CREATE SEQUENCE my_ids",
+		}, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			src := filepath.Join(t.TempDir(), "src.duckdb")
+			copyFile(t, orig, src)
+			execOn(t, src, tc.stmts...)
+			_, err := Check(ctx, src, formats.V1_1, Options{})
+			rd, rerr := compare.Open(ctx, src, compare.ReaderOptions{})
+			if rd != nil {
+				rd.Close()
+			}
+			if tc.want == "" {
+				if err != nil || rerr != nil {
+					t.Fatalf("convert: %v; reader: %v; want both to read it", err, rerr)
+				}
+				return
+			}
+			for who, err := range map[string]error{"convert": err, "reader": rerr} {
+				var nb *formats.NotBaseTableError
+				switch {
+				case !errors.Is(err, formats.ErrNotBaseTable) || !errors.As(err, &nb):
+					t.Errorf("%s: %v, want ErrNotBaseTable", who, err)
+				case nb.Catalog != src || !strings.Contains(err.Error(), tc.want):
+					t.Errorf("%s: %v, want it to name %s and %q", who, err, src, tc.want)
+				}
+			}
+			if !errors.Is(err, ErrNotCatalog) {
+				t.Errorf("convert: %v, want ErrNotCatalog (exit 6)", err)
+			}
+		})
+	}
+}
