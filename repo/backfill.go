@@ -424,17 +424,22 @@ func (r *repository) fill(ctx context.Context, c *Cell, work string, frozen *fro
 		return res
 	}
 	// The frozen copy's sum is version.json's, which it matched. The
-	// converted catalog's files are checked to be under data_dir as check
-	// does, so that check finds this very proof in the cache.
-	proof, err := compare.Catalogs(ctx, src, out, compare.Options{DataPath: r.dataPath, BUnderDataPath: true, DigestCache: r.digestCache, Digests: r.digests, Deletes: r.deletes, Engines: r.engines, Source: source, Listings: r.listings, SumA: v.meta.Catalog.FileRef.SHA256})
+	// converted catalog's files are checked to be under data_dir, and its
+	// bookkeeping as a frozen catalog's, as check does, so that check
+	// finds this very proof in the cache.
+	proof, err := compare.Catalogs(ctx, src, out, compare.Options{DataPath: r.dataPath, BUnderDataPath: true, BBookkeeping: true, DigestCache: r.digestCache, Digests: r.digests, Deletes: r.deletes, Engines: r.engines, Source: source, Listings: r.listings, SumA: v.meta.Catalog.FileRef.SHA256})
 	if proof != nil {
 		res.DeleteFiles = proof.DeleteFiles // nil when no comparison ran
 	}
 	if err != nil {
 		res.err = fmt.Errorf("prove %s equivalent to %s: %w", c.Key, c.source, err)
 		res.Problem = dataProblem(err)
-		if errors.Is(err, compare.ErrNotEquivalent) {
+		var bk *compare.BookkeepingError
+		switch {
+		case errors.Is(err, compare.ErrNotEquivalent):
 			res.Problem = ProblemNotEquivalent
+		case errors.As(err, &bk):
+			res.Problem = ProblemViolation
 		}
 		return res
 	}

@@ -20,7 +20,10 @@ const (
 	// holds another format than its name, or cannot be read while its
 	// source can; a file does not match version.json or its catalog; a
 	// frozen catalog breaks version.json's claims (ducklake.format,
-	// catalog.storage); or a rule is broken (catalogs/ entries, write-ahead
+	// ducklake.snapshot_id and snapshots, catalog.storage); a frozen or
+	// published catalog is not a DuckLake catalog (an object named like a
+	// DuckLake table is not a base table) or holds inlined rows or rows
+	// naming a snapshot after its last; or a rule is broken (catalogs/ entries, write-ahead
 	// logs, unnamed dataset.json/files.json, until, a parent that is not in
 	// the repository, a catalog left in a version with expired.json).
 	KindDifference Kind = "difference"
@@ -139,13 +142,19 @@ func (e *CheckError) Hint() string {
 //     source's own format, no write-ahead log lies beside any catalog, no
 //     catalog was written for a version created at or after its format's
 //     until, and no declared format that can be written is missing;
-//   - contents: the frozen catalog holds the format ducklake.format says
-//     (formatClaim), files.json and dataset.json agree with it, and every
+//   - contents: the frozen catalog is a DuckLake catalog (no view or other
+//     object named like a DuckLake table: formats.CheckObjects), holds the
+//     format ducklake.format says (formatClaim), its last snapshot is
+//     ducklake.snapshot_id, ducklake.snapshots is the range it adds after
+//     its parent, it holds no inlined rows nor rows naming a later snapshot
+//     (bookkeepingIssues), files.json and dataset.json agree with it, and every
 //     data and delete file it references has the size and footer size it
 //     records;
-//   - proofs: every published catalog holds the format its name says and is
-//     equivalent to its version's frozen catalog (compare, the full proof,
-//     reading both files whole), both opened from private copies.
+//   - proofs: every published catalog is a DuckLake catalog, holds the
+//     format its name says, no inlined rows and no rows naming a snapshot
+//     after its last (compare.Options.BBookkeeping), and is equivalent to
+//     its version's frozen catalog (compare, the full proof, reading both
+//     files whole), both opened from private copies.
 //
 // The reader matrix (Readers) is evaluated last, with the formats the
 // content pass found. Repository rules only the writer can fix are
