@@ -20,11 +20,11 @@ func TestCheckObjects(t *testing.T) {
 		want   []string // nil: accepted
 	}{
 		{"base tables only", "main", nil, nil},
-		{"other names", "main", []Object{{"main", "my_view", "view"}, {"other", "ducklakes", "table"}, {"main", "x_ducklake_y", "macro"}}, nil},
+		{"other names", "main", []Object{{"main", "my_view", "view"}, {"other", "ducklakes", "table"}, {"main", "x_ducklake_y", "sequence"}}, nil},
 		{"view", "main", []Object{{"main", "ducklake_data_file", "view"}}, []string{"main.ducklake_data_file is a view"}},
 		{"letter case", "main", []Object{{"main", "DuckLake_Data_File", "view"}}, []string{"main.DuckLake_Data_File is a view"}},
-		{"macros and sequences", "main", []Object{{"main", "ducklake_f", "macro"}, {"s", "ducklake_t", "table macro"}, {"main", "ducklake_seq", "sequence"}},
-			[]string{"main.ducklake_f is a macro", "s.ducklake_t is a table macro", "main.ducklake_seq is a sequence"}},
+		{"views and sequences", "main", []Object{{"s", "ducklake_v", "view"}, {"main", "ducklake_seq", "sequence"}},
+			[]string{"s.ducklake_v is a view", "main.ducklake_seq is a sequence"}},
 		{"table of another schema", "main", []Object{{"meta", "ducklake_snapshot", "table"}}, []string{"meta.ducklake_snapshot is a table outside the metadata schema main"}},
 		{"metadata schema other than main", "meta", []Object{{"meta", "ducklake_snapshot", "table"}},
 			[]string{"main.ducklake_metadata is a table outside the metadata schema meta", "main.ducklake_snapshot is a table outside"}},
