@@ -119,6 +119,11 @@ func TestCheckPublishedBookkeeping(t *testing.T) {
 		{"a tag after the last snapshot", "catalogs/0.4.duckdb", []string{
 			"INSERT INTO c.ducklake_tag (object_id, begin_snapshot, key, value) SELECT 1, max(snapshot_id) + 1, 'k', 'v' FROM c.ducklake_snapshot",
 		}, []string{"catalogs/0.4.duckdb", "ducklake_tag.begin_snapshot names snapshot", "after the catalog's last snapshot"}},
+		// Held before: the proof compares the snapshots themselves, so a
+		// published catalog's last snapshot is the frozen catalog's.
+		{"a snapshot after the frozen catalog's last", "catalogs/1.1.duckdb", []string{
+			"INSERT INTO c.ducklake_snapshot SELECT snapshot_id + 1, snapshot_time, schema_version, next_catalog_id, next_file_id FROM c.ducklake_snapshot ORDER BY snapshot_id DESC LIMIT 1",
+		}, []string{"catalogs are not equivalent", "is only in B"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
