@@ -23,10 +23,10 @@ import (
 //     ducklake_inlined_delete_* table holds a row;
 //   - ducklake.snapshots, "the range of snapshots this version adds after
 //     its parent (first and last)": last is the catalog's last snapshot,
-//     and, where the first parent's version.json is at hand, first comes
-//     after the parent's snapshot_id and no later than the catalog's first
-//     snapshot after it (a snapshot expired before freezing may leave a gap
-//     there).
+//     and, where the first parent's version.json is at hand and its
+//     snapshot_id is below this version's, first comes after the parent's
+//     snapshot_id and no later than the catalog's first snapshot after it
+//     (a snapshot expired before freezing may leave a gap there).
 //
 // A claim the catalog contradicts is a mismatch, a catalog breaking a rule
 // a violation: both are differences (exit 3).
@@ -52,7 +52,10 @@ func (r *repository) bookkeepingIssues(ctx context.Context, v *version, rd *comp
 		if s[1] != last {
 			issues = append(issues, Issue{ProblemMismatch, fmt.Sprintf("%s.snapshots is [%d, %d], but the last snapshot of %s is %d", claim, s[0], s[1], key, last)})
 		}
-		if parent, known := r.parentSnapshot(v); known {
+		// A parent frozen at this version's snapshot or later (a cycle of
+		// parents, or history going back) leaves no range to check: the
+		// history rules report it.
+		if parent, known := r.parentSnapshot(v); known && parent < v.meta.DuckLake.SnapshotID {
 			after := "after its parent's snapshot_id " + fmt.Sprint(parent)
 			if parent < 0 {
 				after = "(the version has no parent)"
