@@ -158,6 +158,9 @@ func checkRelPath(file, field, p string) error {
 	if strings.ContainsAny(p, datapath.Unsafe) {
 		return fieldErr(file, field, "%q must not hold ? or #: readers over HTTP or S3 take them as a query or fragment, so they would open another file than a local reader", p)
 	}
+	if !datapath.ValidEscapes(p) {
+		return fieldErr(file, field, "%q holds a %% not followed by two hex digits, which no reader over HTTP can ask for", p)
+	}
 	for _, part := range strings.Split(strings.TrimSuffix(p, "/"), "/") {
 		if part == ".." || part == "" {
 			return fieldErr(file, field, "%q must not contain '..' or empty parts", p)

@@ -422,6 +422,7 @@ func TestParseFiles(t *testing.T) {
 		{"bad_rows", `{"tables":{"main.t":{"files":[{"path":"a","rows":"1","bytes":1}]}}}`, `tables["main.t"].files[0].rows: want an integer`},
 		{"abs_path", `{"tables":{"main.t":{"files":[{"path":"/a","rows":1,"bytes":1}]}}}`, `files[0].path`},
 		{"query_path", `{"tables":{"main.t":{"files":[{"path":"a.parquet?x","rows":1,"bytes":1}]}}}`, `files[0].path: "a.parquet?x" must not hold ? or #`},
+		{"bare_percent_path", `{"tables":{"main.t":{"files":[{"path":"100%.parquet","rows":1,"bytes":1}]}}}`, `files[0].path: "100%.parquet" holds a % not followed by two hex digits`},
 		{"bad_deletes", `{"tables":{"main.t":{"files":[{"path":"a","rows":1,"bytes":1,"deletes":{"path":"d"}}]}}}`, `files[0].deletes.rows: missing`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -7,6 +7,7 @@ package datapath
 
 import (
 	"database/sql"
+	"net/url"
 	"path"
 	"strings"
 )
@@ -17,6 +18,7 @@ const (
 	ReasonDotDot   = "its relative path has a .. part"
 	ReasonEmpty    = "its relative path has an empty part (a part recorded with a leading / or holding ://)"
 	ReasonChar     = "its relative path holds a ?, # or \\, which readers over HTTP or S3 (?, #) or on Windows (\\) resolve to another file than a local reader"
+	ReasonEscape   = "its relative path holds a % not followed by two hex digits, which no reader over HTTP can ask for"
 )
 
 // Unsafe are the characters no path a catalog records may hold: DuckDB
@@ -29,6 +31,14 @@ const (
 // folders and S3 read as named and which a web client asks for as DuckDB
 // does (store/httpstore).
 const Unsafe = "?#\\"
+
+// ValidEscapes tells whether every "%" in p starts a %-escape (two hex
+// digits): DuckDB sends p to a web server as it is, and the server refuses
+// or misreads a bare "%".
+func ValidEscapes(p string) bool {
+	_, err := url.PathUnescape(p)
+	return err == nil
+}
 
 // Under tells whether a file is under the data path it resolves against.
 // relative is whether the file's path and its schema's and table's folders
@@ -47,6 +57,9 @@ func Under(relative bool, rel string) (clean, reason string) {
 	}
 	if strings.ContainsAny(rel, Unsafe) {
 		return "", ReasonChar
+	}
+	if !ValidEscapes(rel) {
+		return "", ReasonEscape
 	}
 	for _, part := range strings.Split(rel, "/") {
 		switch part {

@@ -26,6 +26,8 @@ func TestUnder(t *testing.T) {
 		{true, "main/t/f.parquet#x", "", ReasonChar},
 		{true, `..\..\t\f.parquet`, "", ReasonChar},
 		{true, "main/t/name=hello%20world/f.parquet", "main/t/name=hello%20world/f.parquet", ""},
+		{true, "main/t/x%zz.parquet", "", ReasonEscape},
+		{true, "main/t/100%.parquet", "", ReasonEscape},
 	} {
 		clean, why := Under(tc.relative, tc.rel)
 		if clean != tc.clean || why != tc.why {

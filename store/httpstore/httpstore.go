@@ -81,9 +81,16 @@ func (s *Store) Location() string { return s.base.String() }
 // "%XX" in a key (DuckDB escapes hive partition values so) is sent as it
 // is, as DuckDB sends it, and the server decodes it as it does for DuckDB;
 // "?" and "#" are escaped, but no key the checks accept holds them
-// (datapath.Unsafe).
-func (s *Store) url(key string) string {
-	return s.base.JoinPath(strings.Split(key, "/")...).String()
+// (datapath.Unsafe). A "%" not followed by two hex digits is an error:
+// no reader can ask for it (url.JoinPath would quietly give the base URL).
+func (s *Store) url(key string) (string, error) {
+	parts := strings.Split(key, "/")
+	for _, p := range parts {
+		if _, err := url.PathUnescape(p); err != nil {
+			return "", fmt.Errorf("%w %q: an invalid %%-escape, which no reader over HTTP can ask for", store.ErrInvalidKey, key)
+		}
+	}
+	return s.base.JoinPath(parts...).String(), nil
 }
 
 // Open implements store.Store.
@@ -91,7 +98,11 @@ func (s *Store) Open(ctx context.Context, key string) (io.ReadCloser, error) {
 	if err := store.ValidateKey(key); err != nil {
 		return nil, err
 	}
-	resp, err := s.do(ctx, http.MethodGet, s.url(key), nil)
+	u, err := s.url(key)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := s.do(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", key, err)
 	}
@@ -125,11 +136,15 @@ type objectInfo struct {
 // with its listing, redirecting to the slash form), then err wraps
 // fs.ErrNotExist.
 func (s *Store) stat(ctx context.Context, key string) (_ objectInfo, folder bool, _ error) {
-	resp, err := s.do(ctx, http.MethodHead, s.url(key), nil)
+	u, err := s.url(key)
+	if err != nil {
+		return objectInfo{}, false, err
+	}
+	resp, err := s.do(ctx, http.MethodHead, u, nil)
 	if err == nil && (resp.StatusCode == http.StatusMethodNotAllowed || resp.StatusCode == http.StatusNotImplemented) {
 		resp.Body.Close()
 		// No HEAD: the first byte tells the size in Content-Range.
-		resp, err = s.do(ctx, http.MethodGet, s.url(key), http.Header{"Range": {"bytes=0-0"}})
+		resp, err = s.do(ctx, http.MethodGet, u, http.Header{"Range": {"bytes=0-0"}})
 	}
 	if err != nil {
 		return objectInfo{}, false, fmt.Errorf("stat %s: %w", key, err)
@@ -246,7 +261,11 @@ func checkDepth(dir string, depth int) error {
 func (s *Store) listing(ctx context.Context, dir string) (names []string, listed bool, _ error) {
 	u := s.base.String()
 	if dir != "" {
-		u = s.url(strings.TrimSuffix(dir, "/")) + "/"
+		d, err := s.url(strings.TrimSuffix(dir, "/"))
+		if err != nil {
+			return nil, false, err
+		}
+		u = d + "/"
 	}
 	resp, err := s.do(ctx, http.MethodGet, u, nil)
 	if err != nil {

@@ -288,6 +288,16 @@ func TestPercentSentAsDuckDBSendsIt(t *testing.T) {
 	if string(got) != "decoded" {
 		t.Errorf("Open(name=hello%%20world) = %q, want the file readers open, %q", got, "decoded")
 	}
+	// A "%" that starts no escape is no key: url.JoinPath would give the
+	// repository's own address (its index page) instead.
+	for _, k := range []string{"data/x%zz.parquet", "data/100%.parquet"} {
+		if _, err := st.Open(ctx, k); !errors.Is(err, store.ErrInvalidKey) {
+			t.Errorf("Open(%q) = %v, want ErrInvalidKey", k, err)
+		}
+		if _, err := st.Stat(ctx, k); !errors.Is(err, store.ErrInvalidKey) {
+			t.Errorf("Stat(%q) = %v, want ErrInvalidKey", k, err)
+		}
+	}
 	// The base URL's own escapes are kept as they are.
 	root := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(root, "a%b"), 0o755); err != nil {
