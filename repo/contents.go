@@ -155,10 +155,12 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 	if err != nil {
 		return append(issues, Issue{ProblemUnreadable, err.Error()}), false
 	}
+	// Both files.json and dataset.json (its rows) are checked against
+	// each table's files at the snapshot.
 	tableFiles := map[int64][]compare.DataFile{}
 	for _, t := range tables {
 		if tableFiles[t.ID], err = rd.Files(ctx, t, snap); err != nil {
-			return append(issues, Issue{ProblemUnreadable, err.Error()}), false
+			return append(issues, Issue{ProblemUnreadable, fmt.Sprintf("list the data files of %s at snapshot %d to check files.json and dataset.json: %v", key, snap, err)}), false
 		}
 	}
 	if ref := v.meta.Files; ref != nil {
@@ -173,13 +175,13 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 		if err != nil {
 			issues = append(issues, Issue{ProblemUnreadable, err.Error()})
 		} else {
+			renamed, err := rd.RenamedColumns(ctx, snap)
+			if err != nil {
+				return append(issues, Issue{ProblemUnreadable, err.Error()}), false
+			}
 			want := &fdljson.Files{Tables: map[string]*fdljson.FilesTable{}}
 			for _, t := range tables {
-				renamed, err := rd.RenamedColumns(ctx, t.ID, snap)
-				if err != nil {
-					return append(issues, Issue{ProblemUnreadable, err.Error()}), false
-				}
-				ft := &fdljson.FilesTable{Files: []fdljson.DataFile{}, RenamedColumns: len(renamed) > 0}
+				ft := &fdljson.FilesTable{Files: []fdljson.DataFile{}, RenamedColumns: len(renamed[t.ID]) > 0}
 				for _, f := range tableFiles[t.ID] {
 					df := fdljson.DataFile{Path: r.relData(f.Path), Rows: f.RecordCount, Bytes: f.SizeBytes, FooterBytes: f.FooterSize}
 					if d := f.Delete; d != nil {
