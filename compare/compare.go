@@ -732,8 +732,10 @@ func (c *comparison) refusedDeleteFiles(s int64, x Table, errA, errB error) (don
 	}
 	okA, okB := deleteReadFailure(errA), deleteReadFailure(errB)
 	switch {
-	case (errA != nil && !okA) || (errB != nil && !okB):
-		return true, errors.Join(errA, errB)
+	case errA != nil && !okA:
+		return true, errA
+	case errB != nil && !okB:
+		return true, errB
 	case okA && okB:
 		what := fmt.Sprintf("A: %v; B: %v", errA, errB)
 		if ua, ok := AsDeleteFileError(errA); ok {

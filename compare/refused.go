@@ -60,7 +60,7 @@ func (r *Reader) refusal(ctx context.Context, t Table, snap int64) error {
 			return r.refused(refusedNull, t, "data file %s (id %d) has a NULL path_is_relative", f.Stored, f.ID)
 		}
 		if d := f.Delete; d != nil && d.relNull {
-			return r.refused(refusedNull, t, "delete file %s (id %d) of data file %d has a NULL path_is_relative", d.Path, d.ID, f.ID)
+			return r.refused(refusedNull, t, "delete file %s (id %d) of data file %s (id %d) has a NULL path_is_relative", r.relPath(d.Path), d.ID, f.Stored, f.ID)
 		}
 	}
 	return nil

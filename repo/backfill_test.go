@@ -232,30 +232,13 @@ func flagRenamedColumns(t *testing.T, root string) {
 		if err := json.Unmarshal(data, &files); err != nil {
 			t.Fatal(err)
 		}
-		db, err := sql.Open("duckdb", "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		rows, err := db.Query(fmt.Sprintf(`ATTACH '%s' AS c (READ_ONLY);
-			SELECT DISTINCT s.schema_name || '.' || t.table_name FROM c.ducklake_column x
-			JOIN c.ducklake_table t ON t.table_id = x.table_id AND t.end_snapshot IS NULL
-			JOIN c.ducklake_schema s ON s.schema_id = t.schema_id AND s.end_snapshot IS NULL
-			GROUP BY 1, x.column_id HAVING count(DISTINCT x.column_name) > 1`, filepath.Join(vdir, "ducklake.duckdb")))
-		if err != nil {
-			t.Fatal(err)
-		}
+		renamed := renamedTables(t, filepath.Join(vdir, "ducklake.duckdb"))
 		changed := false
-		for rows.Next() {
-			var name string
-			if err := rows.Scan(&name); err != nil {
-				t.Fatal(err)
-			}
+		for _, name := range renamed {
 			if ft, ok := files["tables"][name]; ok {
 				ft["renamed_columns"], changed = true, true
 			}
 		}
-		rows.Close()
-		db.Close()
 		if !changed {
 			continue
 		}
@@ -267,6 +250,38 @@ func flagRenamedColumns(t *testing.T, root string) {
 		}
 		editVersion(t, vdir, nil, "catalog", "files")
 	}
+}
+
+// renamedTables lists the tables alive at a catalog's last snapshot a
+// column of which had another name before.
+func renamedTables(t *testing.T, catalog string) []string {
+	t.Helper()
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query(fmt.Sprintf(`ATTACH '%s' AS c (READ_ONLY);
+		SELECT DISTINCT s.schema_name || '.' || t.table_name FROM c.ducklake_column x
+		JOIN c.ducklake_table t ON t.table_id = x.table_id AND t.end_snapshot IS NULL
+		JOIN c.ducklake_schema s ON s.schema_id = t.schema_id AND s.end_snapshot IS NULL
+		GROUP BY 1, x.column_id HAVING count(DISTINCT x.column_name) > 1`, catalog))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, name)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 func execDuckDB(t *testing.T, path, stmt string) {

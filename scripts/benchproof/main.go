@@ -71,6 +71,10 @@ func main() {
 	b := &bench{bin: mustAbs(*bin), dir: mustAbs(*dir), jobs: *jobs}
 	if *against != "" {
 		b.against = mustAbs(*against)
+		if b.against == b.bin {
+			// Rounds are kept by binary: give an A/A run a copy.
+			fail(fmt.Errorf("-against names -bin itself (%s): copy the binary to run it against itself", b.bin))
+		}
 	}
 	ctx := context.Background()
 	fmt.Printf("machine: %d cores, load average %s; DuckDB via duckdb-go; binary %s\n", runtime.NumCPU(), loadavg(), *bin)
