@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/internal/parquetsql"
 )
 
@@ -16,6 +17,11 @@ import (
 // invisible positions (fileEntries).
 func (r *Reader) hiddenPositions(ctx context.Context, f DataFile, snap int64) ([]int64, error) {
 	partialMax := f.PartialMax
+	if f.PartialInfo != nil && !partialInfoParses(*f.PartialInfo, r.format.Has(formats.CapPartialMaxInfo)) {
+		// The format's reader cannot parse it: its table is reported
+		// unreadable (refusal), not compared.
+		return nil, nil
+	}
 	if f.PartialInfo != nil && *f.PartialInfo != "" {
 		info := *f.PartialInfo
 		rest, ok := strings.CutPrefix(info, "partial_max:")

@@ -32,6 +32,9 @@ var (
 	refusedNull = formats.QuirkInfo{Name: "null-metadata-value",
 		Behaviour: "the metadata manager reads nulls_allowed, and path_is_relative where a path is recorded, with GetValue<bool>, and schema_uuid and table_uuid with GetValue<string>, which fail on NULL",
 		Error:     "Attempting to get value of a NULL"}
+	refusedPartialInfo = formats.QuirkInfo{Name: "unparsable-partial-file-info",
+		Behaviour: "ParsePartialFileInfo (formats with a partial_file_info column, 0.1-0.3): a value is a list 'snapshot:rows|...' of unsigned integers, or, in 0.3 (DuckDB 1.4), 'partial_max:N'; any other, the empty string included, fails the file list",
+		Error:     "stoull / Invalid partial file info"}
 )
 
 // refusal returns an *UnreadableError when the real reader of every format
@@ -62,8 +65,35 @@ func (r *Reader) refusal(ctx context.Context, t Table, snap int64) error {
 		if d := f.Delete; d != nil && d.relNull {
 			return r.refused(refusedNull, t, "delete file %s (id %d) of data file %s (id %d) has a NULL path_is_relative", r.relPath(d.Path), d.ID, f.Stored, f.ID)
 		}
+		if f.PartialInfo != nil && !partialInfoParses(*f.PartialInfo, r.format.Has(formats.CapPartialMaxInfo)) {
+			return r.refused(refusedPartialInfo, t, "data file %s (id %d) has partial_file_info %q, which the reader of format %s cannot parse", f.Stored, f.ID, *f.PartialInfo, r.format.Name)
+		}
 	}
 	return nil
+}
+
+// partialInfoParses tells whether a reader parses a partial_file_info
+// value: a split list, or 'partial_max:N' where the format has it
+// (partialMax). Every value such a reader stores parses; the empty string,
+// which this reader once read as "not partial", does not.
+func partialInfoParses(info string, partialMax bool) bool {
+	if rest, ok := strings.CutPrefix(info, "partial_max:"); ok && partialMax {
+		_, err := strconv.ParseUint(rest, 10, 64)
+		return err == nil
+	}
+	for _, part := range strings.Split(info, "|") {
+		s, n, ok := strings.Cut(part, ":")
+		if !ok {
+			return false
+		}
+		if _, err := strconv.ParseUint(s, 10, 64); err != nil {
+			return false
+		}
+		if _, err := strconv.ParseUint(n, 10, 64); err != nil {
+			return false
+		}
+	}
+	return true
 }
 
 func (r *Reader) refused(q formats.QuirkInfo, t Table, format string, args ...any) error {

@@ -121,3 +121,53 @@ func TestCatalogsFindRefusedMetadata(t *testing.T) {
 		})
 	}
 }
+
+// TestPartialFileInfoRefused: a partial_file_info the reader of the
+// catalog's format cannot parse fails its file list in DuckDB 1.3 and 1.4
+// (std::stoull on each part): the empty string, which this reader once
+// read as "not partial", and 'partial_max:N' in formats older than 0.3.
+// Planted on the 0.3 conformance lake (its data files are not partial).
+func TestPartialFileInfoRefused(t *testing.T) {
+	for _, tc := range []struct {
+		name, info string
+		refused    bool
+	}{
+		{"empty", "", true},
+		{"not a list", "x", true},
+		{"a split list with a bad count", "1:x", true},
+		// Visible from the file's first snapshot on: the same rows.
+		{"partial_max at the first snapshot", "partial_max:' || begin_snapshot || '", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lake, catalog := lastVersion(t, "lakes-0.3", "06_deletes")
+			b := tamper(t, catalog, `UPDATE ducklake_data_file SET partial_file_info = '`+tc.info+`' WHERE data_file_id = (SELECT min(data_file_id) FROM ducklake_data_file)`)
+			rep, err := Catalogs(context.Background(), catalog, b, Options{DataPath: filepath.Join(lake, "data")})
+			if !tc.refused {
+				if err != nil {
+					t.Fatalf("want equivalent, got %v", err)
+				}
+				return
+			}
+			if !errors.Is(err, ErrNotEquivalent) || !hasDifference(rep, "unreadable", "unparsable-partial-file-info") {
+				t.Fatalf("want an unreadable difference (unparsable-partial-file-info), got %v", err)
+			}
+		})
+	}
+	for _, tc := range []struct {
+		info       string
+		partialMax bool
+		parses     bool
+	}{
+		{"1:10|3:20", false, true},
+		{"partial_max:7", true, true},
+		{"partial_max:7", false, false}, // DuckDB 1.3 reads it as a split list
+		{"", true, false},
+		{"partial_max:", true, false},
+		{"1:10|", false, false},
+		{"-1:10", false, false},
+	} {
+		if got := partialInfoParses(tc.info, tc.partialMax); got != tc.parses {
+			t.Errorf("partialInfoParses(%q, %t) = %t, want %t", tc.info, tc.partialMax, got, tc.parses)
+		}
+	}
+}
