@@ -190,9 +190,7 @@ func (r *repository) hiddenCatalogs(ctx context.Context, v *version, run []fdljs
 		}
 	}
 	for _, f := range formats.All {
-		_, declared := r.cfg.Format(f.Name)
-		inRun := slices.ContainsFunc(run, func(d fdljson.Format) bool { return d.DuckLake == f.Name })
-		if declared && !inRun {
+		if r.otherRunFormat(f.Name, run) {
 			continue
 		}
 		unlisted("catalogs/" + f.Name + ".duckdb")
@@ -261,7 +259,8 @@ func hiddenViolations(v *version, names []string) []Violation {
 }
 
 // leftCatalogs reports, in an expired or withdrawn version (expired.json),
-// every catalog still there: the frozen catalog, catalogs/*.duckdb, any
+// every catalog still there: the frozen catalog (by the name catalog.path
+// gives it, say catalog.db) and its .wal, catalogs/*.duckdb, any
 // other DuckDB file or write-ahead log at any depth, listed or found by
 // hiddenCatalogs, and an entry of catalogs/ named so that is not a regular
 // file (a dangling link). As elsewhere, catalogs/<format>.duckdb (and its
@@ -277,6 +276,15 @@ func (r *repository) leftCatalogs(v *version, entries []catalogEntry, hidden []s
 			names = append(names, rel)
 		}
 	}
+	if v.meta != nil {
+		// The frozen catalog may have any name (catalog.path), say
+		// catalog.db, and DuckDB's log beside it is that name plus .wal.
+		for _, name := range []string{v.meta.Catalog.Path, v.meta.Catalog.Path + ".wal"} {
+			if _, listed := v.objects[name]; listed {
+				names = append(names, name)
+			}
+		}
+	}
 	for _, e := range entries {
 		if ext := path.Ext(e.name); (ext == ".duckdb" || ext == ".wal") && e.kind != entryFile {
 			names = append(names, "catalogs/"+e.name)
@@ -288,8 +296,7 @@ func (r *repository) leftCatalogs(v *version, entries []catalogEntry, hidden []s
 	names = slices.DeleteFunc(names, func(name string) bool {
 		format, ok := strings.CutPrefix(strings.TrimSuffix(name, ".wal"), "catalogs/")
 		format, isCatalog := strings.CutSuffix(format, ".duckdb")
-		_, declared := r.cfg.Format(format)
-		return ok && isCatalog && declared && !slices.ContainsFunc(run, func(d fdljson.Format) bool { return d.DuckLake == format })
+		return ok && isCatalog && r.otherRunFormat(format, run)
 	})
 	out := make([]Violation, 0, len(names))
 	for _, name := range names {
@@ -303,6 +310,15 @@ func (r *repository) leftCatalogs(v *version, entries []catalogEntry, hidden []s
 		out = append(out, Violation{v.prefix() + name, fmt.Sprintf("%s left in a version marked %s (expired.json): the spec deletes a version's catalogs when expired.json is added (FDL 0.1, Versions); readers refuse the version, but the file still holds what it gave up; remove it", what, v.expired.Reason)})
 	}
 	return out
+}
+
+// otherRunFormat reports whether format is declared in fdl.json but
+// filtered out of this run (run: the formats checked): its
+// catalogs/<format>.duckdb and .wal are another run's to check, so this
+// run leaves them alone, listed or not, expired or not.
+func (r *repository) otherRunFormat(format string, run []fdljson.Format) bool {
+	_, declared := r.cfg.Format(format)
+	return declared && !slices.ContainsFunc(run, func(d fdljson.Format) bool { return d.DuckLake == format })
 }
 
 // presentFormats lists the formats of the regular files

@@ -50,6 +50,16 @@ func TestCheckExpiredCatalogs(t *testing.T) {
 			}
 			expire(t, dir, "withdrawn", "version.json", "ducklake.duckdb")
 		}, false, []string{"catalogs/1.1.duckdb"}},
+		{"frozen_catalog_named_otherwise_left", func(t *testing.T, dir string) {
+			// catalog.path names catalog.db: found by that name, not by
+			// its extension.
+			if err := os.Rename(filepath.Join(dir, "ducklake.duckdb"), filepath.Join(dir, "catalog.db")); err != nil {
+				t.Fatal(err)
+			}
+			editVersion(t, dir, func(m map[string]any) { m["catalog"].(map[string]any)["path"] = "catalog.db" })
+			writeFile(t, filepath.Join(dir, "catalog.db.wal"), "junk")
+			expire(t, dir, "withdrawn")
+		}, false, []string{"catalog.db", "catalog.db.wal"}},
 		{"catalog_of_a_format_left_out_of_the_run", func(t *testing.T, dir string) {
 			// The run checks 1.1 only: catalogs/0.4.duckdb is another
 			// run's, as for versions that are not expired.
