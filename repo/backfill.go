@@ -490,7 +490,12 @@ func (r *repository) fill(ctx context.Context, c *Cell, work string, frozen *fro
 // conversion; each later cell takes its own outcome. Every cell is still
 // converted, proved and published on its own: a cell that stops before its
 // conversion (a fault, an interruption) leaves its file unused, and the
-// group removes it.
+// group removes it. With RewriteDeletes the pass publishes the rewritten
+// delete files of every cell of the group into the data folder when the
+// first cell converts, so a later cell that stops before its own
+// conversion leaves its rewritten delete files there, referenced by no
+// catalog. That is harmless: their names derive from their content, so
+// the next backfill of that cell writes the same names and uses them.
 type groupConversions struct {
 	cells []*Cell
 	work  string // the backfill's work folder
