@@ -494,8 +494,10 @@ func (r *repository) fill(ctx context.Context, c *Cell, work string, frozen *fro
 // delete files of every cell of the group into the data folder when the
 // first cell converts, so a later cell that stops before its own
 // conversion leaves its rewritten delete files there, referenced by no
-// catalog. That is harmless: their names derive from their content, so
-// the next backfill of that cell writes the same names and uses them.
+// catalog. That is harmless: their names derive from what they are made
+// from (the original delete file and the snapshot, see convert's
+// rewriteNamespace), so the next backfill of that cell writes the same
+// names and uses them.
 type groupConversions struct {
 	cells []*Cell
 	work  string // the backfill's work folder
