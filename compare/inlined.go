@@ -34,15 +34,10 @@ func (r *Reader) inlinedSQL(ctx context.Context, t Table, cols []*Column, snap i
 		for i, p := range phys {
 			byName[strings.ToLower(p)] = i
 		}
-		rowID, begin, end := r.inlinedSystemNames()
-		var sys [3]string
-		for i, n := range []string{rowID, begin, end} {
-			j, ok := byName[n]
-			if !ok {
-				return nil, &UnreadableError{Format: r.format.Name, Quirk: inlinedColumnMissing, Table: t.FullName(),
-					Detail: fmt.Sprintf("inlined table %s has no system column %s (its columns: %s)", g.name, n, strings.Join(phys, ", "))}
-			}
-			sys[i] = ident(phys[j])
+		sys, missing := r.inlinedSystemColumns(phys)
+		if missing != "" {
+			return nil, &UnreadableError{Format: r.format.Name, Quirk: inlinedColumnMissing, Table: t.FullName(),
+				Detail: fmt.Sprintf("inlined table %s has no system column %s (its columns: %s)", g.name, missing, strings.Join(phys, ", "))}
 		}
 		asOf, err := r.inlinedSchemaSnapshot(ctx, t, g.sv, snap)
 		if err != nil {
@@ -97,6 +92,26 @@ func (r *Reader) inlinedSystemNames() (rowID, begin, end string) {
 		return "_ducklake_row_id", "_ducklake_begin_snapshot", "_ducklake_end_snapshot"
 	}
 	return "row_id", "begin_snapshot", "end_snapshot"
+}
+
+// inlinedSystemColumns finds the row id, begin_snapshot and end_snapshot
+// columns (inlinedSystemNames) among an inlined table's columns phys, by
+// name as DuckDB binds them (case-insensitively; the last of equal names),
+// and returns them quoted for SQL. missing names the first one phys lacks
+// ("" when it has all three): the real reader's read fails on it.
+func (r *Reader) inlinedSystemColumns(phys []string) (sys [3]string, missing string) {
+	rowID, begin, end := r.inlinedSystemNames()
+	for i, n := range []string{rowID, begin, end} {
+		for _, p := range phys {
+			if strings.EqualFold(p, n) {
+				sys[i] = ident(p)
+			}
+		}
+		if sys[i] == "" {
+			return [3]string{}, n
+		}
+	}
+	return sys, ""
 }
 
 // inlinedReadColumns is the table's columns as of asOf, the schema the real
@@ -317,10 +332,12 @@ func newInlinedMemo() inlinedMemo {
 //     snapshot;
 //   - 0.1 and 0.2 (formats.QuirkInlinedAtSnapshotZero): snapshot 0.
 //
+// formats.InlinedSchemaSourceOf makes that choice, for the converter too.
 // The table's first snapshot is the begin_snapshot of its first
 // ducklake_table row (GetBeginSnapshotForTable, no ORDER BY: storage
-// order). A NULL begin_snapshot there is an UnreadableError (the real
-// reader reads it as a number and fails).
+// order). A NULL begin_snapshot in the value taken (that row, or the
+// ducklake_schema_versions row found) is an UnreadableError (the real
+// reader reads it as a number and fails), never a fallback.
 func (r *Reader) inlinedSchemaSnapshot(ctx context.Context, t Table, sv, snap int64) (int64, error) {
 	cur, err := r.snapshotSchemaVersion(ctx, snap)
 	if err != nil {
@@ -329,21 +346,22 @@ func (r *Reader) inlinedSchemaSnapshot(ctx context.Context, t Table, sv, snap in
 	if cur == sv {
 		return snap, nil
 	}
-	switch {
-	case r.format.ReadsWith(formats.QuirkInlinedAtSnapshotZero):
-		return 0, nil
-	case !r.format.ReadsWith(formats.QuirkInlinedAtFirstSnapshot):
-		s, ok, err := r.schemaVersionRow(ctx, t.ID, sv)
-		if err != nil {
+	var row sql.NullInt64
+	found := false
+	if r.format.InlinedSchemaSourceOf(true) == formats.InlinedSchemaFromVersionRow { // else the row is never read
+		if row, found, err = r.schemaVersionRow(ctx, t.ID, sv); err != nil {
 			return 0, err
 		}
-		if ok {
-			if !s.Valid {
-				return 0, &UnreadableError{Format: r.format.Name, Quirk: inlinedColumnMissing, Table: t.FullName(),
-					Detail: fmt.Sprintf("the ducklake_schema_versions row of schema version %d has no begin_snapshot", sv)}
-			}
-			return s.Int64, nil
+	}
+	switch r.format.InlinedSchemaSourceOf(found) {
+	case formats.InlinedSchemaFromSnapshotZero:
+		return 0, nil
+	case formats.InlinedSchemaFromVersionRow:
+		if !row.Valid {
+			return 0, &UnreadableError{Format: r.format.Name, Quirk: inlinedColumnMissing, Table: t.FullName(),
+				Detail: fmt.Sprintf("the ducklake_schema_versions row of schema version %d has no begin_snapshot", sv)}
 		}
+		return row.Int64, nil
 	}
 	return r.tableFirstSnapshot(ctx, t)
 }

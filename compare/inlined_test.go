@@ -59,6 +59,12 @@ func TestInlinedReadAsRealReaders(t *testing.T) {
 		{"lakes", "schema_versions row moved", []string{`UPDATE ducklake_schema_versions SET begin_snapshot = 6 WHERE schema_version = 4 AND table_id = 1`},
 			[]want{{"unreadable", "ducklake_inlined_data_1_4 (schema version 4) is read with the table's columns as of snapshot 6: column j (id 2) is not in it"},
 				{"schema", "ducklake_schema_versions table_id=1 schema_version=4 differs"}}},
+		// A NULL begin_snapshot in the row found fails the read (the real
+		// reader reads it as a number): no fallback to the first snapshot,
+		// the rule formats.InlinedSchemaSourceOf states for the converter
+		// too (convert's TestInlinedSchemaVersionRowNull).
+		{"lakes", "schema_versions row without begin_snapshot", []string{`UPDATE ducklake_schema_versions SET begin_snapshot = NULL WHERE schema_version = 4 AND table_id = 1`},
+			[]want{{"unreadable", "the ducklake_schema_versions row of schema version 4 has no begin_snapshot"}}},
 		// A row no inlined table is read by still differs (compaction reads them).
 		{"lakes", "schema_versions row added", []string{`INSERT INTO ducklake_schema_versions VALUES (2, 2, 1)`},
 			[]want{{"schema", "ducklake_schema_versions table_id=1 schema_version=2 only in B"}}},

@@ -21,21 +21,13 @@ func (r *Reader) inlinedBegins(ctx context.Context, t Table, snap int64) (string
 		return "", err
 	}
 	var parts []string
-	rowID, begin, end := r.inlinedSystemNames()
 	for _, g := range regs {
 		phys, ok := r.dynamic[g.name]
 		if !ok {
 			continue // registered but dropped
 		}
-		var sys [3]string
-		for i, n := range []string{rowID, begin, end} {
-			for _, p := range phys {
-				if strings.EqualFold(p, n) { // DuckDB binds names case-insensitively
-					sys[i] = ident(p)
-				}
-			}
-		}
-		if sys[0] == "" || sys[1] == "" || sys[2] == "" {
+		sys, missing := r.inlinedSystemColumns(phys)
+		if missing != "" {
 			continue // the rows' read reports the table unreadable (inlinedSQL)
 		}
 		parts = append(parts, fmt.Sprintf("SELECT %s::BIGINT AS rid, %s::BIGINT AS b FROM cat.%s WHERE %d >= %s AND (%d < %s OR %s IS NULL)",

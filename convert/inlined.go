@@ -16,7 +16,9 @@ import (
 // 1.0 and 1.1 in ducklake_schema_versions (table_id and schema_version,
 // else the table's first snapshot), 0.3 and 0.4 at the table's first
 // snapshot (formats.QuirkInlinedAtFirstSnapshot), 0.1 and 0.2 at snapshot 0
-// (formats.QuirkInlinedAtSnapshotZero), except when the table's schema
+// (formats.QuirkInlinedAtSnapshotZero), as formats.InlinedSchemaSourceOf
+// says for both; a NULL begin_snapshot in the value taken makes the read
+// fail (no fallback to the first snapshot), except when the table's schema
 // version is the one of the snapshot read (both read it right). Where the
 // source's and the target's lookups land on snapshots at which the table's
 // columns differ, their readers read the inlined rows differently (a
@@ -48,20 +50,20 @@ func (r *run) inlinedSchemaReads(v *formats.Version) (map[string]inlinedSchemaRe
 	}
 	// GetBeginSnapshotForTable: the first ducklake_table row, storage order.
 	first := `(SELECT t.begin_snapshot FROM ducklake_table t WHERE t.table_id = i.table_id ORDER BY t.rowid LIMIT 1)`
-	lookup := first
-	switch {
-	case v.ReadsWith(formats.QuirkInlinedAtSnapshotZero):
-		lookup = "0"
-	case v.ReadsWith(formats.QuirkInlinedAtFirstSnapshot):
-	default:
+	// GetBeginSnapshotForSchemaVersion: the first matching row, storage
+	// order; whether there is one and its begin_snapshot (NULL or not).
+	hasRow, row := "'0'", "NULL"
+	if v.InlinedSchemaSourceOf(true) == formats.InlinedSchemaFromVersionRow {
 		if ok, err := r.w.hasColumn(r.ctx, "ducklake_schema_versions", "table_id"); err != nil {
 			return nil, err
 		} else if ok {
-			lookup = `coalesce((SELECT s.begin_snapshot FROM ducklake_schema_versions s
-				WHERE s.table_id = i.table_id AND s.schema_version = i.schema_version ORDER BY s.rowid LIMIT 1), ` + first + `)`
+			match := `FROM ducklake_schema_versions s WHERE s.table_id = i.table_id AND s.schema_version = i.schema_version`
+			hasRow = `CASE WHEN EXISTS (SELECT 1 ` + match + `) THEN '1' ELSE '0' END`
+			row = `(SELECT s.begin_snapshot ` + match + ` ORDER BY s.rowid LIMIT 1)`
 		}
 	}
-	rows, err := r.w.strings(r.ctx, `SELECT i.table_name || chr(31) || i.table_id || chr(31) || i.schema_version || chr(31) || coalesce(`+lookup+`, -1)
+	rows, err := r.w.strings(r.ctx, `SELECT i.table_name || chr(31) || i.table_id || chr(31) || i.schema_version || chr(31) || `+hasRow+`
+		|| chr(31) || coalesce(`+row+`, -1) || chr(31) || coalesce(`+first+`, -1)
 		FROM ducklake_inlined_data_tables i WHERE i.table_name IS NOT NULL AND i.table_id IS NOT NULL AND i.schema_version IS NOT NULL
 		ORDER BY i.table_id, i.schema_version, i.table_name`)
 	if err != nil {
@@ -74,12 +76,24 @@ func (r *run) inlinedSchemaReads(v *formats.Version) (map[string]inlinedSchemaRe
 			continue // registered, dropped: not read
 		}
 		g := inlinedSchemaRead{name: f[0]}
-		for i, p := range []*int64{&g.tableID, &g.sv, &g.snap} {
-			n, err := strconv.ParseInt(f[i+1], 10, 64)
+		var rowSnap, firstSnap int64 // -1: NULL, the read fails
+		for _, p := range []struct {
+			text string
+			n    *int64
+		}{{f[1], &g.tableID}, {f[2], &g.sv}, {f[4], &rowSnap}, {f[5], &firstSnap}} {
+			n, err := strconv.ParseInt(p.text, 10, 64)
 			if err != nil {
 				return nil, fmt.Errorf("inlined data table %s: %w", f[0], err)
 			}
-			*p = n
+			*p.n = n
+		}
+		switch v.InlinedSchemaSourceOf(f[3] == "1") {
+		case formats.InlinedSchemaFromSnapshotZero:
+			g.snap = 0
+		case formats.InlinedSchemaFromVersionRow:
+			g.snap = rowSnap
+		default:
+			g.snap = firstSnap
 		}
 		out[g.name] = g
 	}

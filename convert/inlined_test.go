@@ -103,3 +103,51 @@ func TestInlinedReadAtFirstSnapshot(t *testing.T) {
 		})
 	}
 }
+
+// TestInlinedSchemaVersionRowNull: a ducklake_schema_versions row of table
+// 1 and schema version 4 whose begin_snapshot is NULL makes the 1.0
+// reader's lookup of ducklake_inlined_data_1_4's schema fail (it reads the
+// NULL as a number), as compare's model has it, while 0.3 reads it at the
+// table's first snapshot: the conversion to 0.3 is refused naming _1_4.
+// Before, the converter fell back to the first snapshot for the NULL, the
+// snapshot 0.3 reads too, and saw no difference. Without the row, 1.0 does
+// fall back to the first snapshot, and _1_4 is not named.
+func TestInlinedSchemaVersionRowNull(t *testing.T) {
+	ctx := context.Background()
+	lake := filepath.Join(testlakes.Dir(t, "lakes"), "16_data_inlining")
+	vs := versionCatalogs(t, lake)
+	data := filepath.Join(lake, "data")
+	for _, tc := range []struct {
+		name   string
+		sql    string
+		detail string // "": _1_4 not named
+	}{
+		{"begin_snapshot NULL", `UPDATE ducklake_schema_versions SET begin_snapshot = NULL WHERE table_id = 1 AND schema_version = 4`,
+			"ducklake_inlined_data_1_4 (schema version 4) read as of snapshot -1 (no snapshot: the read fails) by format 1.0 readers, as of snapshot 1 (i int32 #1, j varchar #2) by format 0.3 readers"},
+		{"no row", `DELETE FROM ducklake_schema_versions WHERE table_id = 1 AND schema_version = 4`, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := filepath.Join(t.TempDir(), "src.duckdb")
+			copyFile(t, vs[len(vs)-1], src)
+			execOn(t, src, "DROP TABLE ducklake_inlined_delete_1")
+			execOn(t, src, tc.sql)
+			_, err := Catalog(ctx, src, filepath.Join(t.TempDir(), "out.duckdb"), formats.V0_3, Options{AllowInlined: true, DataPath: data})
+			var refused *RefusedError
+			if !errors.As(err, &refused) {
+				t.Fatalf("converted (%v), want refused (ducklake_inlined_data_1_3 is read differently in every case)", err)
+			}
+			var named []string
+			for _, f := range refused.Findings {
+				if f.Code == "inlined-read-at-first-snapshot" && strings.Contains(f.Detail, "ducklake_inlined_data_1_4") {
+					named = append(named, f.Detail)
+				}
+			}
+			switch {
+			case tc.detail == "" && len(named) > 0:
+				t.Errorf("refused naming _1_4: %q, want it not named", named)
+			case tc.detail != "" && (len(named) != 1 || !strings.Contains(named[0], tc.detail)):
+				t.Errorf("refused naming _1_4 in %q, want %q", named, tc.detail)
+			}
+		})
+	}
+}

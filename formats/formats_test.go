@@ -127,3 +127,26 @@ func TestReaderOf(t *testing.T) {
 		}
 	}
 }
+
+// TestInlinedSchemaSourceOf: the lookup the converter and the proof both
+// take for an inlined table read at another schema version.
+func TestInlinedSchemaSourceOf(t *testing.T) {
+	for _, tc := range []struct {
+		v              *Version
+		withRow, noRow InlinedSchemaSource
+	}{
+		{V0_1, InlinedSchemaFromSnapshotZero, InlinedSchemaFromSnapshotZero},
+		{V0_2, InlinedSchemaFromSnapshotZero, InlinedSchemaFromSnapshotZero},
+		{V0_3, InlinedSchemaFromFirstSnapshot, InlinedSchemaFromFirstSnapshot},
+		{V0_4, InlinedSchemaFromFirstSnapshot, InlinedSchemaFromFirstSnapshot},
+		{V1_0, InlinedSchemaFromVersionRow, InlinedSchemaFromFirstSnapshot},
+		{V1_1, InlinedSchemaFromVersionRow, InlinedSchemaFromFirstSnapshot},
+	} {
+		if got := tc.v.InlinedSchemaSourceOf(true); got != tc.withRow {
+			t.Errorf("%s with a ducklake_schema_versions row: %d, want %d", tc.v.Name, got, tc.withRow)
+		}
+		if got := tc.v.InlinedSchemaSourceOf(false); got != tc.noRow {
+			t.Errorf("%s without a ducklake_schema_versions row: %d, want %d", tc.v.Name, got, tc.noRow)
+		}
+	}
+}

@@ -142,3 +142,46 @@ const (
 
 // ReadsWith reports whether the format's real reader has every quirk in q.
 func (v *Version) ReadsWith(q ReaderQuirk) bool { return q != 0 && v.Quirks&q == q }
+
+// InlinedSchemaSource names the catalog value a format's real reader takes
+// as the snapshot whose schema of a table it reads an inlined data table
+// with, when the inlined table's schema version is not the one of the
+// snapshot read (then it reads that snapshot's schema, cached by schema
+// version). The converter (its refusal of inlined reads that differ) and
+// the proof (its model of each reader) both ask InlinedSchemaSourceOf and
+// follow one NULL rule: where the value taken is NULL, the real reader
+// reads it as a number and fails, so the read fails; it never falls back
+// to another value.
+type InlinedSchemaSource int
+
+const (
+	// InlinedSchemaFromVersionRow: the begin_snapshot of the first
+	// ducklake_schema_versions row (storage order) with the table's
+	// table_id and the inlined table's schema_version
+	// (GetBeginSnapshotForSchemaVersion, 1.0 and 1.1).
+	InlinedSchemaFromVersionRow InlinedSchemaSource = iota + 1
+	// InlinedSchemaFromFirstSnapshot: the table's first snapshot, the
+	// begin_snapshot of its first ducklake_table row in storage order
+	// (GetBeginSnapshotForTable).
+	InlinedSchemaFromFirstSnapshot
+	// InlinedSchemaFromSnapshotZero: snapshot 0, whatever the catalog holds
+	// (QuirkInlinedAtSnapshotZero).
+	InlinedSchemaFromSnapshotZero
+)
+
+// InlinedSchemaSourceOf says which value v's reader takes for an inlined
+// table; versionRow reports whether ducklake_schema_versions has a table_id
+// column and a row with the table's id and the inlined table's schema
+// version, whatever its begin_snapshot. 0.1 and 0.2 take snapshot 0
+// (QuirkInlinedAtSnapshotZero), 0.3 and 0.4 the table's first snapshot
+// (QuirkInlinedAtFirstSnapshot), newer formats the row, else the table's
+// first snapshot.
+func (v *Version) InlinedSchemaSourceOf(versionRow bool) InlinedSchemaSource {
+	switch {
+	case v.ReadsWith(QuirkInlinedAtSnapshotZero):
+		return InlinedSchemaFromSnapshotZero
+	case !v.ReadsWith(QuirkInlinedAtFirstSnapshot) && versionRow:
+		return InlinedSchemaFromVersionRow
+	}
+	return InlinedSchemaFromFirstSnapshot
+}
