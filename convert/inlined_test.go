@@ -151,3 +151,65 @@ func TestInlinedSchemaVersionRowNull(t *testing.T) {
 		})
 	}
 }
+
+// TestInlinedLookupsThatReadAlike: two cases where the source's and the
+// target's lookups land on snapshots with other columns, yet both readers
+// read the inlined table alike, so nothing is refused: every snapshot at
+// which the table exists has the inlined table's own schema version (the
+// readers have it cached: the 0.4 migration fixture, to 0.1 and 0.2), and
+// a flushed (empty) inlined table from which no reader selects a missing
+// column (16_data_inlining emptied, to 0.4). An emptied table whose column
+// was renamed is still refused: the 0.4 reader selects the old name.
+func TestInlinedLookupsThatReadAlike(t *testing.T) {
+	ctx := context.Background()
+	mig := filepath.Join(testlakes.Dir(t, "migrations"), "v04", "source.duckdb")
+	lake := filepath.Join(testlakes.Dir(t, "lakes"), "16_data_inlining")
+	vs := versionCatalogs(t, lake)
+	flushed := filepath.Join(t.TempDir(), "flushed.duckdb")
+	copyFile(t, vs[len(vs)-1], flushed)
+	tables := []string{"ducklake_inlined_data_1_2", "ducklake_inlined_data_1_3", "ducklake_inlined_data_1_4", "ducklake_inlined_data_2_6", "ducklake_inlined_data_4_8", "ducklake_inlined_data_5_11"}
+	stmts := []string{"DROP TABLE ducklake_inlined_delete_1"}
+	for _, tb := range tables {
+		stmts = append(stmts, "DELETE FROM "+tb)
+	}
+	execOn(t, flushed, stmts...)
+	withoutRename := filepath.Join(t.TempDir(), "norename.duckdb")
+	copyFile(t, flushed, withoutRename)
+	execOn(t, withoutRename, "DROP TABLE ducklake_inlined_data_1_4", "DELETE FROM ducklake_inlined_data_tables WHERE table_name = 'ducklake_inlined_data_1_4'")
+	for _, tc := range []struct {
+		name, src string
+		target    *formats.Version
+		refused   string // the inlined table still refused, "" for none
+	}{
+		{"cached, to 0.1", mig, formats.V0_1, ""},
+		{"cached, to 0.2", mig, formats.V0_2, ""},
+		{"flushed, to 0.4", withoutRename, formats.V0_4, ""},
+		{"flushed with a renamed column, to 0.4", flushed, formats.V0_4, "ducklake_inlined_data_1_4"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := Check(ctx, tc.src, tc.target, Options{AllowInlined: true, DataPath: filepath.Join(lake, "data")})
+			var findings []Finding
+			if res != nil {
+				findings = res.Findings
+			}
+			var refused *RefusedError
+			if errors.As(err, &refused) {
+				findings = refused.Findings
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			var inl []string
+			for _, f := range findings {
+				if strings.HasPrefix(f.Code, "inlined-read-at") {
+					inl = append(inl, f.Detail)
+				}
+			}
+			switch {
+			case tc.refused == "" && len(inl) > 0:
+				t.Errorf("refused for %q, want no inlined-read refusal", inl)
+			case tc.refused != "" && (len(inl) != 1 || !strings.Contains(inl[0], tc.refused)):
+				t.Errorf("inlined-read refusals %q, want one naming %s", inl, tc.refused)
+			}
+		})
+	}
+}

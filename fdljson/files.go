@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 )
 
 // Files is files.json: each live table's data files at the frozen snapshot.
@@ -15,6 +16,9 @@ type Files struct {
 type FilesTable struct {
 	Files          []DataFile `json:"files"`
 	RenamedColumns bool       `json:"renamed_columns,omitempty"`
+	// Renamed names the renamed columns, when known (from a catalog), for
+	// Diff's message; not part of files.json.
+	Renamed []string `json:"-"`
 }
 
 // DataFile is one data file, relative to the repository's data_dir.
@@ -127,6 +131,9 @@ func (f *Files) Diff(want *Files) []string {
 			why := "no column of the table was renamed"
 			if w.RenamedColumns {
 				why = "a column of the table was renamed, and readers without DuckLake rely on the flag"
+				if len(w.Renamed) > 0 {
+					why = fmt.Sprintf("column(s) %s of the table were renamed, and readers without DuckLake rely on the flag", strings.Join(w.Renamed, ", "))
+				}
 			}
 			out = append(out, fmt.Sprintf("table %s: renamed_columns is %t in files.json, %t in the catalog (%s)", name, got.RenamedColumns, w.RenamedColumns, why))
 		}

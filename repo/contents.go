@@ -181,7 +181,7 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 			}
 			want := &fdljson.Files{Tables: map[string]*fdljson.FilesTable{}}
 			for _, t := range tables {
-				ft := &fdljson.FilesTable{Files: []fdljson.DataFile{}, RenamedColumns: len(renamed[t.ID]) > 0}
+				ft := &fdljson.FilesTable{Files: []fdljson.DataFile{}, RenamedColumns: len(renamed[t.ID]) > 0, Renamed: renamed[t.ID]}
 				for _, f := range tableFiles[t.ID] {
 					df := fdljson.DataFile{Path: r.relData(f.Path), Rows: f.RecordCount, Bytes: f.SizeBytes, FooterBytes: f.FooterSize}
 					if d := f.Delete; d != nil {
