@@ -201,6 +201,17 @@ func (d *Dataset) Diff(want []DatasetTable) []string {
 			if t.SQL != nil && w.SQL != nil && *t.SQL != *w.SQL {
 				out = append(out, fmt.Sprintf("view %s: sql %q, the catalog %q", key, *t.SQL, *w.SQL))
 			}
+			// The catalog records no rows or columns of a view: the
+			// specification has a view's entry without rows, and its
+			// fields without type or nullable.
+			if t.Rows != nil {
+				out = append(out, fmt.Sprintf("view %s: rows %d given, but the catalog records no rows of a view (leave rows out)", key, *t.Rows))
+			}
+			for _, f := range t.Fields {
+				if f.Type != "" || f.Nullable != nil {
+					out = append(out, fmt.Sprintf("view %s field %s: type or nullable given, but the catalog records no columns of a view (leave them out)", key, f.Name))
+				}
+			}
 			continue
 		}
 		for _, f := range t.Fields {

@@ -353,6 +353,14 @@ func TestParseDataset(t *testing.T) {
 	if got := d.Diff(catalog); len(got) != 3 {
 		t.Errorf("Diff = %q, want 3 differences (rows, type, kind)", got)
 	}
+	// A view's entry carries no rows, and its fields no type or nullable.
+	withRows, err := ParseDataset("dataset.json", []byte(`{"name":"d","title":"t","tables":[{"schema":"main","name":"v","kind":"view","rows":9,"fields":[{"name":"x","type":"int64"}]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := withRows.Diff([]DatasetTable{{Schema: "main", Name: "v", Kind: "view"}}); len(got) != 2 || !strings.Contains(got[0], "view main.v: rows 9 given") || !strings.Contains(got[1], "view main.v field x: type or nullable given") {
+		t.Errorf("Diff of a view with rows and a typed field = %q", got)
+	}
 	// Without "tables", nothing is listed and nothing is missing.
 	bare, err := ParseDataset("dataset.json", []byte(`{"name":"d","title":"t"}`))
 	if err != nil {

@@ -147,7 +147,7 @@ func (r *repository) folderViolations(ctx context.Context, v *version, entries [
 			out = append(out, Violation{e.key(v), fmt.Sprintf("a catalog in the frozen catalog's own format %s: readers of %s open catalogs/%s before the frozen %s, and it is never proved; remove it", format, format, e.name, v.meta.Catalog.Path)})
 		case isCatalog && (declared || e.kind == entryFile):
 			// a cell of the matrix
-		case path.Ext(e.name) == ".wal":
+		case strings.EqualFold(path.Ext(e.name), ".wal"):
 			out = append(out, Violation{e.key(v), "a DuckDB write-ahead log in catalogs/: DuckDB replays it when it opens the catalog beside it, so readers would see changes that were never proved; remove it"})
 		case e.kind != entryFile:
 			out = append(out, Violation{e.key(v), fmt.Sprintf("a %s in catalogs/, where only regular files catalogs/<format>.duckdb may be; remove it", e.kind)})
@@ -272,7 +272,7 @@ func hiddenViolations(v *version, names []string) []Violation {
 func (r *repository) leftCatalogs(v *version, entries []catalogEntry, hidden []string, run []fdljson.Format) []Violation {
 	var names []string
 	for rel := range v.objects {
-		if ext := path.Ext(rel); ext == ".duckdb" || ext == ".wal" {
+		if ext := strings.ToLower(path.Ext(rel)); ext == ".duckdb" || ext == ".wal" {
 			names = append(names, rel)
 		}
 	}
@@ -286,7 +286,7 @@ func (r *repository) leftCatalogs(v *version, entries []catalogEntry, hidden []s
 		}
 	}
 	for _, e := range entries {
-		if ext := path.Ext(e.name); (ext == ".duckdb" || ext == ".wal") && e.kind != entryFile {
+		if ext := strings.ToLower(path.Ext(e.name)); (ext == ".duckdb" || ext == ".wal") && e.kind != entryFile {
 			names = append(names, "catalogs/"+e.name)
 		}
 	}
@@ -347,11 +347,16 @@ func strayCatalogs(v *version) []Violation {
 	frozen := v.meta.Catalog.Path
 	var out []Violation
 	for rel := range v.objects {
-		ext := path.Ext(rel)
+		// Extensions in any letter case: a file system that ignores case
+		// (macOS, Windows) opens ducklake.duckdb.WAL as the catalog's log.
+		ext := strings.ToLower(path.Ext(rel))
 		if ext != ".duckdb" && ext != ".wal" || strings.HasPrefix(rel, "catalogs/") || rel == frozen || rel == frozen+".wal" {
 			continue
 		}
 		detail := fmt.Sprintf("a DuckDB write-ahead log in the version folder, not beside the frozen catalog %s: DuckDB replays it when it opens the file beside it; remove it", frozen)
+		if strings.EqualFold(rel, frozen+".wal") {
+			detail = fmt.Sprintf("a DuckDB write-ahead log beside the frozen catalog %s in another letter case: on a file system that ignores case (macOS, Windows) DuckDB replays it when it opens the catalog; remove it", frozen)
+		}
 		if ext == ".duckdb" {
 			detail = fmt.Sprintf("a DuckDB file in the version folder that is not the frozen catalog (version.json names %s)", frozen)
 			if rel == fallbackCatalog {

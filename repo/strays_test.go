@@ -47,6 +47,9 @@ func TestStrayCatalogFiles(t *testing.T) {
 			}
 			copyFile(t, filepath.Join(other, "ducklake.duckdb"), filepath.Join(v, "backup", "ducklake.duckdb"))
 		}, []string{"backup/ducklake.duckdb"}, "not the frozen catalog"},
+		{"the frozen catalog's log in upper case", "", func(t *testing.T, v, _ string) {
+			writeFile(t, filepath.Join(v, "ducklake.duckdb.WAL"), "junk")
+		}, []string{"ducklake.duckdb.WAL"}, "in another letter case: on a file system that ignores case"},
 		{"a non-DuckDB file is left alone", "frozen.duckdb", func(t *testing.T, v, _ string) {
 			writeFile(t, filepath.Join(v, "README.txt"), "notes")
 		}, nil, ""},

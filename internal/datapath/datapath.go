@@ -15,7 +15,7 @@ import (
 // Reasons Under gives for a file that is not under the data path.
 const (
 	ReasonAbsolute = "recorded by absolute path (path_is_relative is false for the file, its table or its schema)"
-	ReasonDotDot   = "its relative path has a .. part"
+	ReasonDotDot   = "its relative path has a .. part (or one a web server decodes to .., such as %2e%2e)"
 	ReasonEmpty    = "its relative path has an empty part (a part recorded with a leading / or holding ://)"
 	ReasonChar     = "its relative path holds a ?, # or \\, which readers over HTTP or S3 (?, #) or on Windows (\\) resolve to another file than a local reader"
 	ReasonEscape   = "its relative path holds a % not followed by two hex digits, which no reader over HTTP can ask for"
@@ -58,15 +58,23 @@ func Under(relative bool, rel string) (clean, reason string) {
 	if strings.ContainsAny(rel, Unsafe) {
 		return "", ReasonChar
 	}
-	if !ValidEscapes(rel) {
+	decoded, err := url.PathUnescape(rel)
+	if err != nil {
 		return "", ReasonEscape
 	}
-	for _, part := range strings.Split(rel, "/") {
-		switch part {
-		case "..":
-			return "", ReasonDotDot
-		case "":
-			return "", ReasonEmpty
+	// A web server decodes the path DuckDB sends as it is, so the rules
+	// hold for the decoded path too: "%2e%2e" is a "..", "%3F" a "?".
+	for _, p := range []string{rel, decoded} {
+		if strings.ContainsAny(p, Unsafe) {
+			return "", ReasonChar
+		}
+		for _, part := range strings.Split(p, "/") {
+			switch part {
+			case "..":
+				return "", ReasonDotDot
+			case "":
+				return "", ReasonEmpty
+			}
 		}
 	}
 	return path.Clean(rel), ""

@@ -28,6 +28,10 @@ func TestUnder(t *testing.T) {
 		{true, "main/t/name=hello%20world/f.parquet", "main/t/name=hello%20world/f.parquet", ""},
 		{true, "main/t/x%zz.parquet", "", ReasonEscape},
 		{true, "main/t/100%.parquet", "", ReasonEscape},
+		{true, "%2e%2e/%2e%2e/evil/f.parquet", "", ReasonDotDot},
+		{true, "main/t/a%2F%2Fb.parquet", "", ReasonEmpty},
+		{true, "main/t/f.parquet%3Fx", "", ReasonChar},
+		{true, "main/t/a%5Cb.parquet", "", ReasonChar},
 	} {
 		clean, why := Under(tc.relative, tc.rel)
 		if clean != tc.clean || why != tc.why {
