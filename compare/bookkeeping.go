@@ -21,9 +21,10 @@ type Bookkeeping struct {
 	// last of Snapshots (any snapshot, when there is none), with the
 	// largest it names; in table and column order.
 	Later []SnapshotRef
-	// Inlined lists the inlined data and inlined delete tables
-	// (ducklake_inlined_data_*, ducklake_inlined_delete_*) that hold rows,
-	// in name order.
+	// Inlined lists the inlined data and inlined delete tables that hold
+	// rows, in name order: those named ducklake_inlined_data_* or
+	// ducklake_inlined_delete_* in any letter case, and any other table
+	// ducklake_inlined_data_tables registers (the readers read those).
 	Inlined []TableRows
 }
 
@@ -103,7 +104,7 @@ func (r *Reader) Bookkeeping(ctx context.Context) (*Bookkeeping, error) {
 	for _, t := range sortedNames(r.dynamic) {
 		cols := r.dynamic[t]
 		switch {
-		case strings.HasPrefix(t, "ducklake_inlined_data_") && len(cols) >= 3:
+		case strings.HasPrefix(strings.ToLower(t), "ducklake_inlined_data_") && len(cols) >= 3:
 			// The first three columns are the system columns (row id,
 			// begin and end snapshot), whatever their names: unprefixed
 			// up to 1.0, _ducklake_-prefixed in 1.1, where a user column

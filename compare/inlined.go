@@ -26,10 +26,12 @@ func (r *Reader) inlinedSQL(ctx context.Context, t Table, cols []*Column, snap i
 	}
 	var parts []Part
 	for _, g := range regs {
-		phys, ok := r.dynamic[g.name]
+		name, ok := r.dynamicName(g.name)
 		if !ok {
-			continue // registered but dropped
+			return nil, r.refused(refusedInlinedMissing, t, "inlined data table %s (schema version %d) is registered in ducklake_inlined_data_tables but is not a table of the catalog", g.name, g.sv)
 		}
+		g.name = name
+		phys := r.dynamic[name]
 		byName := map[string]int{} // lower-cased name -> position (DuckDB binds names case-insensitively)
 		for i, p := range phys {
 			byName[strings.ToLower(p)] = i

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fdl-formats/fdl-formats/formats"
 )
 
 // TestInlinedReadAsRealReaders plants edits on the inlined tables and on
@@ -65,6 +67,23 @@ func TestInlinedReadAsRealReaders(t *testing.T) {
 		// too (convert's TestInlinedSchemaVersionRowNull).
 		{"lakes", "schema_versions row without begin_snapshot", []string{`UPDATE ducklake_schema_versions SET begin_snapshot = NULL WHERE schema_version = 4 AND table_id = 1`},
 			[]want{{"unreadable", "the ducklake_schema_versions row of schema version 4 has no begin_snapshot"}}},
+		// The readers read every table a registration names, whatever its
+		// name (review r2 #1): a registered copy of _1_4 under new row ids
+		// doubles the rows, also in another letter case.
+		{"lakes", "table registered under another name", []string{
+			`CREATE TABLE zz_inl AS SELECT * REPLACE (row_id + 1000 AS row_id) FROM ducklake_inlined_data_1_4`,
+			`INSERT INTO ducklake_inlined_data_tables VALUES (1, 'zz_inl', 4)`},
+			[]want{{"rows", "in main.inl: rows differ"}}},
+		{"lakes", "table registered in other letters", []string{
+			`CREATE TABLE "Zz_Inl" AS SELECT * REPLACE (row_id + 1000 AS row_id) FROM ducklake_inlined_data_1_4`,
+			`INSERT INTO ducklake_inlined_data_tables VALUES (1, 'zz_INL', 4)`},
+			[]want{{"rows", "in main.inl: rows differ"}}},
+		// A registered table that is not there fails the reader's read
+		// (TransformInlinedData; review r2 #2): before, it was skipped.
+		{"lakes", "registered table missing", []string{`INSERT INTO ducklake_inlined_data_tables VALUES (1, 'ducklake_inlined_data_1_9', 4)`},
+			[]want{{"unreadable", "inlined data table ducklake_inlined_data_1_9 (schema version 4) is registered in ducklake_inlined_data_tables but is not a table of the catalog"}}},
+		{"lakes", "registered table dropped", []string{`DROP TABLE ducklake_inlined_data_1_3`},
+			[]want{{"unreadable", "ducklake_inlined_data_1_3 (schema version 3) is registered"}}},
 		// A row no inlined table is read by still differs (compaction reads them).
 		{"lakes", "schema_versions row added", []string{`INSERT INTO ducklake_schema_versions VALUES (2, 2, 1)`},
 			[]want{{"schema", "ducklake_schema_versions table_id=1 schema_version=2 only in B"}}},
@@ -125,5 +144,20 @@ func TestInlinedSchemaSnapshot(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("schema version %d read at snapshot %d: as of snapshot %d, want %d", tc.sv, tc.snap, got, tc.want)
 		}
+	}
+}
+
+// TestInlinedRegisteredView registers a view as an inlined data table
+// (review r2 #1): its rows may depend on the date or the DuckDB release,
+// so the catalog is refused as a view named like a DuckLake table is.
+func TestInlinedRegisteredView(t *testing.T) {
+	lake, catalog := lastVersion(t, "lakes", "16_data_inlining")
+	b := tamper(t, catalog,
+		`CREATE VIEW zz_inl AS SELECT * FROM ducklake_inlined_data_1_4 WHERE now() > TIMESTAMP '2000-01-01'`,
+		`INSERT INTO ducklake_inlined_data_tables VALUES (1, 'zz_inl', 4)`)
+	_, err := Catalogs(context.Background(), catalog, b, Options{DataPath: filepath.Join(lake, "data")})
+	var nb *formats.NotBaseTableError
+	if !errors.Is(err, ErrIncomparable) || !errors.As(err, &nb) || !strings.Contains(err.Error(), "main.zz_inl, registered as an inlined data table, is a view") {
+		t.Fatalf("want ErrIncomparable with a NotBaseTableError naming the view, got %v", err)
 	}
 }

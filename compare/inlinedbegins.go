@@ -22,10 +22,12 @@ func (r *Reader) inlinedBegins(ctx context.Context, t Table, snap int64) (string
 	}
 	var parts []string
 	for _, g := range regs {
-		phys, ok := r.dynamic[g.name]
+		name, ok := r.dynamicName(g.name)
 		if !ok {
-			continue // registered but dropped
+			continue // the rows' read reports the table unreadable (inlinedSQL)
 		}
+		g.name = name
+		phys := r.dynamic[name]
 		sys, missing := r.inlinedSystemColumns(phys)
 		if missing != "" {
 			continue // the rows' read reports the table unreadable (inlinedSQL)

@@ -167,7 +167,7 @@ func (r *Reader) init(ctx context.Context, opts ReaderOptions) error {
 			rows.Close()
 			return fmt.Errorf("read layout of %s: %w", r.path, err)
 		}
-		if formats.IsDynamicTable(t) {
+		if isInlinedName(t) {
 			r.dynamic[t] = append(r.dynamic[t], c)
 		} else {
 			r.layout[t] = append(r.layout[t], c)
@@ -176,6 +176,9 @@ func (r *Reader) init(ctx context.Context, opts ReaderOptions) error {
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("read layout of %s: %w", r.path, err)
+	}
+	if err := r.registeredTables(ctx); err != nil {
+		return err
 	}
 	// The layout above lists views too: a view (or a macro, a sequence, a
 	// table of another schema) named like a DuckLake table is refused, as
@@ -222,6 +225,84 @@ func (r *Reader) init(ctx context.Context, opts ReaderOptions) error {
 	}
 	r.dataPath = dp
 	return nil
+}
+
+// isInlinedName reports whether a table of the metadata schema is named
+// like one of DuckLake's per-table inlined tables, in any letter case
+// (DuckDB binds the readers' unquoted names case-insensitively):
+// ducklake_inlined_data_<table>_<schema version> or
+// ducklake_inlined_delete_<table>.
+func isInlinedName(name string) bool {
+	return formats.IsDynamicTable(strings.ToLower(name))
+}
+
+// registeredTables adds to r.dynamic every table a registration of
+// ducklake_inlined_data_tables names, whatever its name: the real readers
+// read the registered name, not a name pattern (DuckLakeMetadataManager
+// loads a table's registrations with its schema, and ReadInlinedData
+// selects FROM the metadata catalog's table of that name, unquoted, so
+// case-insensitively). A registered name that is a view (or any object
+// but a base table of the metadata schema) is refused, as for the
+// ducklake_ names (formats.CheckObjects): its rows could depend on the
+// date or the DuckDB release. A registered table that does not exist is
+// left out: reading it fails (inlinedSQL).
+func (r *Reader) registeredTables(ctx context.Context) error {
+	if _, ok := r.layout["ducklake_inlined_data_tables"]; !ok {
+		return nil
+	}
+	names, err := r.strings(ctx, `SELECT DISTINCT table_name FROM cat.main.ducklake_inlined_data_tables WHERE table_name IS NOT NULL ORDER BY 1`)
+	if err != nil {
+		return fmt.Errorf("%w: read the inlined data tables of %s: %w", ErrIncomparable, r.path, err)
+	}
+	var bad []string
+	for _, n := range names {
+		if _, ok := r.dynamicName(n); ok {
+			continue
+		}
+		var kind, actual string
+		err := r.conn.QueryRowContext(ctx, `SELECT kind, name FROM (
+	SELECT 'table' AS kind, table_name AS name, schema_name AS s FROM duckdb_tables() WHERE database_name = 'cat'
+	UNION ALL SELECT 'view', view_name, schema_name FROM duckdb_views() WHERE database_name = 'cat'
+	UNION ALL SELECT 'sequence', sequence_name, schema_name FROM duckdb_sequences() WHERE database_name = 'cat')
+WHERE s = 'main' AND lower(name) = lower(?) LIMIT 1`, n).Scan(&kind, &actual)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			continue // read as unreadable
+		case err != nil:
+			return fmt.Errorf("read the inlined data tables of %s: %w", r.path, err)
+		case kind != "table":
+			bad = append(bad, fmt.Sprintf("main.%s, registered as an inlined data table, is a %s", actual, kind))
+			continue
+		}
+		cols, ok := r.layout[actual]
+		if !ok {
+			continue
+		}
+		// A DuckLake table registered as inlined data stays one too: the
+		// readers read it as both.
+		if !strings.HasPrefix(strings.ToLower(actual), "ducklake_") {
+			delete(r.layout, actual)
+		}
+		r.dynamic[actual] = cols
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("%w: %w", ErrIncomparable, &formats.NotBaseTableError{Catalog: r.path, Objects: bad})
+	}
+	return nil
+}
+
+// dynamicName finds an inlined table of the catalog by name as DuckDB
+// binds an unquoted name, case-insensitively: its name as stored.
+func (r *Reader) dynamicName(name string) (string, bool) {
+	if _, ok := r.dynamic[name]; ok {
+		return name, true
+	}
+	for n := range r.dynamic {
+		if strings.EqualFold(n, name) {
+			return n, true
+		}
+	}
+	return "", false
 }
 
 // A reader runs its many small metadata queries (catalog tables, Parquet

@@ -32,6 +32,9 @@ var (
 	refusedNull = formats.QuirkInfo{Name: "null-metadata-value",
 		Behaviour: "the metadata manager reads nulls_allowed, and path_is_relative where a path is recorded, with GetValue<bool>, and schema_uuid and table_uuid with GetValue<string>, which fail on NULL",
 		Error:     "Attempting to get value of a NULL"}
+	refusedInlinedMissing = formats.QuirkInfo{Name: "registered-inlined-table-missing",
+		Behaviour: "a table's inlined data tables are those ducklake_inlined_data_tables registers; the reader selects FROM each registered name (DuckLakeMetadataManager::ReadInlinedData) and fails when it is not there",
+		Error:     "Failed to read inlined data from DuckLake"}
 	refusedPartialInfo = formats.QuirkInfo{Name: "unparsable-partial-file-info",
 		Behaviour: "ParsePartialFileInfo (formats with a partial_file_info column, 0.1-0.3): a value is a list 'snapshot:rows|...' of unsigned integers, or, in 0.3 (DuckDB 1.4), 'partial_max:N'; any other, the empty string included, fails the file list",
 		Error:     "stoull / Invalid partial file info"}

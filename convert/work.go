@@ -101,6 +101,18 @@ func openSource(ctx context.Context, conn *sql.Conn, src string, engines *Engine
 	if schema == "" {
 		return "", "", nil, fmt.Errorf("open catalog %s: %w: no ducklake_metadata table", src, ErrNotCatalog)
 	}
+	// The inlined tables are copied by name: the readers' (any name a
+	// registration gives, inlined deletions in any letter case) must be
+	// DuckLake's own.
+	var regs []formats.Registration
+	if slices.ContainsFunc(tables, func(t table) bool { return t.name == "ducklake_inlined_data_tables" }) {
+		if regs, err = formats.ReadRegistrations(ctx, conn, "src", schema); err != nil {
+			return "", "", nil, sourceReadError(src, "read the inlined data tables of", err)
+		}
+	}
+	if err := formats.CheckInlined(src, objs, regs, schema); err != nil {
+		return "", "", nil, fmt.Errorf("open %w: %w", err, ErrNotCatalog)
+	}
 	q := fmt.Sprintf("SELECT value FROM src.%s.ducklake_metadata WHERE key = 'version'", quote(schema))
 	var stamps []string
 	vrows, err := conn.QueryContext(ctx, q)

@@ -116,3 +116,83 @@ func CheckObjects(catalog string, objs []Object, metadataSchema string) error {
 	}
 	return &NotBaseTableError{Catalog: catalog, Objects: bad}
 }
+
+// ErrInlinedRegistration is returned (wrapped) for a catalog whose inlined
+// tables a converter cannot carry by name (CheckInlined).
+var ErrInlinedRegistration = errors.New("the catalog's inlined tables are not where DuckLake writes them")
+
+// Registration is a row of ducklake_inlined_data_tables.
+type Registration struct {
+	TableID       int64
+	Name          string
+	SchemaVersion int64
+}
+
+// ReadRegistrations reads the rows of ducklake_inlined_data_tables in
+// schema schema of attached database db.
+func ReadRegistrations(ctx context.Context, q Querier, db, schema string) ([]Registration, error) {
+	quote := func(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+	rows, err := q.QueryContext(ctx, fmt.Sprintf(`SELECT table_id, table_name, schema_version FROM %s.%s.ducklake_inlined_data_tables ORDER BY ALL`, quote(db), quote(schema)))
+	if err != nil {
+		return nil, fmt.Errorf("read the inlined data tables of %s: %w", db, err)
+	}
+	defer rows.Close()
+	var out []Registration
+	for rows.Next() {
+		var id, sv sql.NullInt64
+		var name sql.NullString
+		if err := rows.Scan(&id, &name, &sv); err != nil {
+			return nil, fmt.Errorf("read the inlined data tables of %s: %w", db, err)
+		}
+		out = append(out, Registration{TableID: id.Int64, Name: name.String, SchemaVersion: sv.Int64})
+		if !id.Valid || !name.Valid || !sv.Valid {
+			out[len(out)-1].Name = "\x00" // never a table's name: refused below
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read the inlined data tables of %s: %w", db, err)
+	}
+	return out, nil
+}
+
+// CheckInlined refuses catalog (a file name, for the error) when its
+// inlined tables are not all where DuckLake writes them, lower-case base
+// tables of metadataSchema, as a converter that copies them by name
+// needs: the readers read each table a registration of
+// ducklake_inlined_data_tables names, whatever that name, and find
+// ducklake_inlined_delete_<table id> in any letter case (DuckDB binds
+// their unquoted names case-insensitively). So a registration must name
+// ducklake_inlined_data_<table id>_<schema version>, a base table of the
+// metadata schema, and no object is named like an inlined table in other
+// letters. objs are the catalog's objects (ReadObjects). The error
+// matches ErrInlinedRegistration.
+func CheckInlined(catalog string, objs []Object, regs []Registration, metadataSchema string) error {
+	var bad []string
+	tables := map[string]bool{}
+	for _, o := range objs {
+		if o.Schema != metadataSchema {
+			continue
+		}
+		if o.Kind == "table" {
+			tables[o.Name] = true
+		}
+		if lower := strings.ToLower(o.Name); lower != o.Name && IsDynamicTable(lower) {
+			bad = append(bad, fmt.Sprintf("%s.%s is named like an inlined table in other letters (readers find it; DuckLake writes %s)", o.Schema, o.Name, lower))
+		}
+	}
+	for _, g := range regs {
+		want := fmt.Sprintf("ducklake_inlined_data_%d_%d", g.TableID, g.SchemaVersion)
+		switch {
+		case g.Name == "\x00":
+			bad = append(bad, "a row of ducklake_inlined_data_tables holds a NULL")
+		case g.Name != want:
+			bad = append(bad, fmt.Sprintf("ducklake_inlined_data_tables registers %q for table %d, schema version %d (DuckLake names it %s)", g.Name, g.TableID, g.SchemaVersion, want))
+		case !tables[g.Name]:
+			bad = append(bad, fmt.Sprintf("ducklake_inlined_data_tables registers %s, which is not a base table of schema %s (readers fail to read it)", g.Name, metadataSchema))
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	return fmt.Errorf("catalog %s: %w: %s", catalog, ErrInlinedRegistration, strings.Join(bad, "; "))
+}

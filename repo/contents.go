@@ -40,8 +40,10 @@ func (r *repository) checkContents(ctx context.Context, v *version, frozen *froz
 // key names; v4: files judged against every table and schema folder
 // recorded while they are visible; v5: the catalog's snapshots and
 // bookkeeping against ducklake.snapshot_id and ducklake.snapshots (with
-// the parent's snapshot_id, which the key names), and no inlined rows.
-const contentsKeyKind = "fdl-formats content pass v5"
+// the parent's snapshot_id, which the key names), and no inlined rows;
+// v6: inlined tables are those ducklake_inlined_data_tables registers
+// and inlined tables named in any letter case.
+const contentsKeyKind = "fdl-formats content pass v6"
 
 // contentsKey names everything a content pass of v reads, or "" (no digest
 // cache, or an object store, whose data files the pass fetches and
