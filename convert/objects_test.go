@@ -81,3 +81,51 @@ func TestImpostorObjects(t *testing.T) {
 		})
 	}
 }
+
+// TestInlinedRegistrations: the real readers read every table a row of
+// ducklake_inlined_data_tables names, whatever its name, and find
+// ducklake_inlined_delete_<table id> in any letter case; the converter
+// copies inlined tables by their lower-case names, so a registered zz_inl
+// (or a registration of a table that is not there, or in other letters)
+// was dropped from the converted catalog. Such a catalog is refused,
+// naming the registration (review r2 #1-#3).
+func TestInlinedRegistrations(t *testing.T) {
+	ctx := context.Background()
+	vs := versionCatalogs(t, filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes"))
+	orig := vs[len(vs)-1]
+	cases := []struct {
+		name  string
+		stmts []string
+		want  string // "" converts
+	}{
+		{"table registered under another name", []string{
+			"CREATE TABLE zz_inl AS SELECT 999::BIGINT AS row_id, 1::BIGINT AS begin_snapshot, NULL::BIGINT AS end_snapshot",
+			"INSERT INTO ducklake_inlined_data_tables VALUES (1, 'zz_inl', 1)",
+		}, `registers "zz_inl" for table 1, schema version 1 (DuckLake names it ducklake_inlined_data_1_1)`},
+		{"registered table missing", []string{"INSERT INTO ducklake_inlined_data_tables VALUES (1, 'ducklake_inlined_data_1_1', 1)"},
+			"registers ducklake_inlined_data_1_1, which is not a base table of schema main"},
+		{"inlined deletions in other letters", []string{`CREATE TABLE "DuckLake_Inlined_Delete_1"(file_id BIGINT, row_id BIGINT, begin_snapshot BIGINT)`},
+			"main.DuckLake_Inlined_Delete_1 is named like an inlined table in other letters"},
+		{"table registered as DuckLake names it", []string{
+			"CREATE TABLE ducklake_inlined_data_1_1 AS SELECT 999::BIGINT AS row_id, 1::BIGINT AS begin_snapshot, NULL::BIGINT AS end_snapshot, 1::BIGINT AS id, 'x'::VARCHAR AS v LIMIT 0",
+			"INSERT INTO ducklake_inlined_data_tables VALUES (1, 'ducklake_inlined_data_1_1', 1)",
+		}, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			src := filepath.Join(t.TempDir(), "src.duckdb")
+			copyFile(t, orig, src)
+			execOn(t, src, tc.stmts...)
+			_, err := Check(ctx, src, formats.V1_1, Options{})
+			if tc.want == "" {
+				if errors.Is(err, formats.ErrInlinedRegistration) {
+					t.Fatalf("convert: %v; want no registration refused", err)
+				}
+				return
+			}
+			if !errors.Is(err, formats.ErrInlinedRegistration) || !errors.Is(err, ErrNotCatalog) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), src) {
+				t.Fatalf("convert: %v, want ErrInlinedRegistration and ErrNotCatalog naming %s and %q", err, src, tc.want)
+			}
+		})
+	}
+}
