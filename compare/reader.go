@@ -53,6 +53,7 @@ type Reader struct {
 	format      *formats.Version
 	layout      formats.Layout
 	dynamic     map[string][]string // inlined data/delete tables and their columns
+	dynamicOf   map[string]string   // lower-cased name -> its key in dynamic
 	dataPath    string
 	extAttached bool                       // the ducklake extension attached this catalog as "dl"
 	memo        *digestMemo                // file digests by read plan (shared by both sides of a comparison)
@@ -180,6 +181,10 @@ func (r *Reader) init(ctx context.Context, opts ReaderOptions) error {
 	if err := r.registeredTables(ctx); err != nil {
 		return err
 	}
+	r.dynamicOf = make(map[string]string, len(r.dynamic))
+	for n := range r.dynamic {
+		r.dynamicOf[strings.ToLower(n)] = n // DuckDB allows one object per name in any letter case
+	}
 	// The layout above lists views too: a view (or a macro, a sequence, a
 	// table of another schema) named like a DuckLake table is refused, as
 	// it would answer DuckLake's queries in the table's place.
@@ -294,15 +299,16 @@ WHERE s = 'main' AND lower(name) = lower(?) LIMIT 1`, n).Scan(&kind, &actual)
 // dynamicName finds an inlined table of the catalog by name as DuckDB
 // binds an unquoted name, case-insensitively: its name as stored.
 func (r *Reader) dynamicName(name string) (string, bool) {
-	if _, ok := r.dynamic[name]; ok {
-		return name, true
-	}
-	for n := range r.dynamic {
-		if strings.EqualFold(n, name) {
-			return n, true
+	if r.dynamicOf == nil { // still in init
+		for n := range r.dynamic {
+			if strings.EqualFold(n, name) {
+				return n, true
+			}
 		}
+		return "", false
 	}
-	return "", false
+	n, ok := r.dynamicOf[strings.ToLower(name)]
+	return n, ok
 }
 
 // A reader runs its many small metadata queries (catalog tables, Parquet
