@@ -104,12 +104,20 @@ func (r *Reader) Bookkeeping(ctx context.Context) (*Bookkeeping, error) {
 	for _, t := range sortedNames(r.dynamic) {
 		cols := r.dynamic[t]
 		switch {
-		case strings.HasPrefix(strings.ToLower(t), "ducklake_inlined_data_") && len(cols) >= 3:
-			// The first three columns are the system columns (row id,
-			// begin and end snapshot), whatever their names: unprefixed
-			// up to 1.0, _ducklake_-prefixed in 1.1, where a user column
-			// may be called begin_snapshot.
-			add(t, cols[1], cols[2])
+		case strings.HasPrefix(strings.ToLower(t), "ducklake_inlined_data_"):
+			// The begin and end snapshot columns by name, as the reader
+			// finds them (unprefixed up to 1.0, _ducklake_-prefixed in
+			// 1.1, where a user column may be called begin_snapshot); a
+			// table without them is reported unreadable where its rows
+			// are read.
+			_, begin, end := r.inlinedSystemNames()
+			for _, want := range []string{begin, end} {
+				for _, c := range cols {
+					if strings.EqualFold(c, want) {
+						add(t, c)
+					}
+				}
+			}
 		default:
 			for _, c := range cols {
 				if slices.Contains(snapshotColumns, strings.TrimPrefix(c, "_ducklake_")) {

@@ -161,10 +161,10 @@ func checkRelPath(file, field, p string) error {
 	if !datapath.ValidEscapes(p) {
 		return fieldErr(file, field, "%q holds a %% not followed by two hex digits, which no reader over HTTP can ask for", p)
 	}
-	for _, part := range strings.Split(strings.TrimSuffix(p, "/"), "/") {
-		if part == ".." || part == "" {
-			return fieldErr(file, field, "%q must not contain '..' or empty parts", p)
-		}
+	// The data path rule: ".." and empty parts, also once a web server
+	// decodes the escapes ("%2e%2e").
+	if _, why := datapath.Under(true, strings.TrimSuffix(p, "/")); why != "" {
+		return fieldErr(file, field, "%q must not contain '..' or empty parts, plain or escaped: %s", p, why)
 	}
 	return nil
 }

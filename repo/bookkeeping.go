@@ -52,10 +52,14 @@ func (r *repository) bookkeepingIssues(ctx context.Context, v *version, rd *comp
 		if s[1] != last {
 			issues = append(issues, Issue{ProblemMismatch, fmt.Sprintf("%s.snapshots is [%d, %d], but the last snapshot of %s is %d", claim, s[0], s[1], key, last)})
 		}
-		// A parent frozen at this version's snapshot or later (a cycle of
-		// parents, or history going back) leaves no range to check: the
-		// history rules report it.
-		if parent, known := r.parentSnapshot(v); known && parent < v.meta.DuckLake.SnapshotID {
+		// A parent frozen at this version's snapshot or later leaves no
+		// range to check: in a cycle of parents the history rules report
+		// it; otherwise history goes back, which is a false claim here.
+		parent, known := r.parentSnapshot(v)
+		if known && parent >= v.meta.DuckLake.SnapshotID && r.historyCycle(v) == nil {
+			issues = append(issues, Issue{ProblemMismatch, fmt.Sprintf("%s.snapshot_id is %d, not after its first parent %s's snapshot_id %d: a version adds snapshots after its parent's", claim, v.meta.DuckLake.SnapshotID, v.meta.Parents[0], parent)})
+		}
+		if known && parent < v.meta.DuckLake.SnapshotID {
 			after := "after its parent's snapshot_id " + fmt.Sprint(parent)
 			if parent < 0 {
 				after = "(the version has no parent)"

@@ -215,6 +215,9 @@ func TestCheckSnapshotClaims(t *testing.T) {
 		{"snapshots starting after the first added", func(t *testing.T, dir string) {
 			withoutFiles(dir, v2, func(dl map[string]any) { dl["snapshots"] = []int64{v2.Snapshots[0] + 1, last2} })
 		}, []string{v2.ID, "the first snapshot of versions/" + v2.ID + "/ducklake.duckdb after its parent's snapshot_id " + itoa(last1) + " is " + itoa(last1+1)}},
+		{"snapshot_id not after the parent's", func(t *testing.T, dir string) {
+			withoutFiles(dir, v2, func(dl map[string]any) { dl["snapshot_id"], dl["snapshots"] = last1, []int64{last1, last1} })
+		}, []string{v2.ID, "ducklake.snapshot_id is " + itoa(last1) + ", not after its first parent " + v1.ID + "'s snapshot_id " + itoa(last1)}},
 		{"snapshots starting at the parent's", func(t *testing.T, dir string) {
 			withoutFiles(dir, v2, func(dl map[string]any) { dl["snapshots"] = []int64{last1, last2} })
 		}, []string{v2.ID, "ducklake.snapshots is [" + itoa(last1) + ", " + itoa(last2) + "], but the first snapshot"}},

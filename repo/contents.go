@@ -179,7 +179,7 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 		} else {
 			renamed, err := rd.RenamedColumns(ctx, snap)
 			if err != nil {
-				return append(issues, Issue{ProblemUnreadable, err.Error()}), false
+				return append(issues, Issue{ProblemUnreadable, fmt.Sprintf("%s: %v", key, err)}), false
 			}
 			want := &fdljson.Files{Tables: map[string]*fdljson.FilesTable{}}
 			for _, t := range tables {
@@ -230,7 +230,7 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 			}
 			views, err := rd.Views(ctx, snap)
 			if err != nil {
-				return append(issues, Issue{ProblemUnreadable, err.Error()}), false
+				return append(issues, Issue{ProblemUnreadable, fmt.Sprintf("%s: %v", key, err)}), false
 			}
 			for _, vw := range views {
 				want = append(want, fdljson.DatasetTable{Schema: vw.Schema, Name: vw.Name, Kind: "view", SQL: &vw.SQL})

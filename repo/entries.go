@@ -301,7 +301,7 @@ func (r *repository) leftCatalogs(v *version, entries []catalogEntry, hidden []s
 	out := make([]Violation, 0, len(names))
 	for _, name := range names {
 		what := "a catalog"
-		if path.Ext(name) == ".wal" {
+		if strings.EqualFold(path.Ext(name), ".wal") {
 			what = "a DuckDB write-ahead log"
 		}
 		if slices.Contains(hidden, name) {

@@ -45,13 +45,14 @@ func (r *repository) parentIssues(ctx context.Context, v *version) (issues []Iss
 		}
 		issues = append(issues, Issue{ProblemViolation, fmt.Sprintf("%s: version %s is not in the repository (no folder %s%s/): readers following its history find nothing", field, id, VersionsDir, id)})
 	}
-	if is, note := r.seqIssue(v); is != nil {
+	// On a cycle of first parents no seq can follow its parent's all the
+	// way round: the cycle is the finding, not the seqs.
+	if cycle := r.historyCycle(v); cycle != nil {
+		issues = append(issues, Issue{ProblemInvalid, fmt.Sprintf("%sversion.json: parents[0]: its history comes back to it (%s): following first parents, as readers do for history, never reaches a first version; a version cannot be its own ancestor", v.prefix(), strings.Join(append(cycle, v.id), " -> "))})
+	} else if is, note := r.seqIssue(v); is != nil {
 		issues = append(issues, *is)
 	} else if note != "" {
 		notes = append(notes, note)
-	}
-	if cycle := r.historyCycle(v); cycle != nil {
-		issues = append(issues, Issue{ProblemInvalid, fmt.Sprintf("%sversion.json: parents[0]: its history comes back to it (%s): following first parents, as readers do for history, never reaches a first version; a version cannot be its own ancestor", v.prefix(), strings.Join(append(cycle, v.id), " -> "))})
 	}
 	return issues, notes
 }
@@ -76,7 +77,7 @@ func (r *repository) seqIssue(v *version) (_ *Issue, note string) {
 	case p == nil:
 		return nil, ""
 	case p.meta == nil && p.expired != nil && p.err == nil:
-		return nil, fmt.Sprintf("%s: %d not checked: its first parent %s is %s and its version.json is gone (the spec lets a withdrawal delete it)", field, v.meta.Seq, pid, p.expired.Reason)
+		return nil, fmt.Sprintf("%s: %d not checked: its first parent %s is %s and its version.json is gone (expired.json lets it go)", field, v.meta.Seq, pid, p.expired.Reason)
 	case p.meta == nil:
 		return nil, fmt.Sprintf("%s: %d not checked: the version.json of its first parent %s cannot be used (%v)", field, v.meta.Seq, pid, p.err)
 	case v.meta.Seq != p.meta.Seq+1:

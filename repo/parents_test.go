@@ -169,7 +169,6 @@ func TestCheckParents(t *testing.T) {
 			return ""
 		}, false, ErrInvalidVersion, func(ids []string) []string {
 			return []string{
-				"invalid: versions/" + ids[0] + "/version.json: seq: 1, want 3",
 				"invalid: versions/" + ids[0] + "/version.json: parents[0]: its history comes back to it (" + ids[0] + " -> " + ids[1] + " -> " + ids[0] + ")",
 				"invalid: versions/" + ids[1] + "/version.json: parents[0]: its history comes back to it (" + ids[1] + " -> " + ids[0] + " -> " + ids[1] + ")",
 			}
@@ -181,7 +180,6 @@ func TestCheckParents(t *testing.T) {
 		}, false, ErrInvalidVersion, func(ids []string) []string {
 			return []string{
 				"invalid: versions/" + ids[0] + "/version.json: parents[0]: its history comes back to it (" + ids[0] + " -> " + ids[2] + " -> " + ids[1] + " -> " + ids[0] + ")",
-				"invalid: versions/" + ids[1] + "/version.json: seq: 2, want 5",
 				"invalid: versions/" + ids[1] + "/version.json: parents[0]: its history comes back to it (" + ids[1] + " -> " + ids[0] + " -> " + ids[2] + " -> " + ids[1] + ")",
 				"invalid: versions/" + ids[2] + "/version.json: parents[0]: its history comes back to it (" + ids[2] + " -> " + ids[1] + " -> " + ids[0] + " -> " + ids[2] + ")",
 			}
@@ -189,14 +187,13 @@ func TestCheckParents(t *testing.T) {
 		{"history_into_a_cycle", func(t *testing.T, root string, ids []string) string {
 			setParents(t, root, ids[1], ids[0])
 			setParents(t, root, ids[0], ids[1])
-			setSeq(t, root, ids[0], 3) // ids[1] then says 2, want 4; ids[2] (3) follows ids[1]
+			setSeq(t, root, ids[0], 3) // ids[1] says 2, want 4: not reported on a cycle; ids[2] (3) follows ids[1]
 			return ""
 		}, false, ErrInvalidVersion, func(ids []string) []string {
 			// ids[2] leads into the cycle and is not on it: reported on
-			// the versions that are.
+			// the versions that are, whose seqs cannot all follow.
 			return []string{
 				"invalid: versions/" + ids[0] + "/version.json: parents[0]: its history comes back to it",
-				"invalid: versions/" + ids[1] + "/version.json: seq: 2, want 4",
 				"invalid: versions/" + ids[1] + "/version.json: parents[0]: its history comes back to it",
 			}
 		}},
