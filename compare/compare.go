@@ -681,7 +681,7 @@ func (c *comparison) recordCounts(s int64, x Table, opts ScanOptions, pa, pb *ta
 			}
 			c.diskSeen[key] = true
 			n, _ := side.r.memo.planRows(side.tp.files[slices.IndexFunc(side.tp.files, func(fp filePlan) bool { return fp.f.ID == f.ID })].all)
-			c.add(Difference{Kind: "files", Table: x.FullName(), Item: c.a.relPath(f.Path),
+			c.add(Difference{Kind: "files", Table: x.FullName(), Item: side.r.relPath(f.Path),
 				Reason: fmt.Sprintf("catalog %s: record_count is %d, the file has %d rows", side.name, f.RecordCount, n)})
 		}
 	}

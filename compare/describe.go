@@ -128,7 +128,11 @@ func (r *Reader) readSchemaEntries(ctx context.Context, snap int64) (entries, er
 				name string
 			}{id, full})
 		}
+		err = rows.Err()
 		rows.Close()
+		if err != nil {
+			return nil, fmt.Errorf("read views of %s at snapshot %d: %w", r.path, snap, err)
+		}
 		for _, v := range views {
 			if err := r.kvEntries(ctx, e, fmt.Sprintf(`SELECT '', key, value FROM cat.ducklake_tag x WHERE object_id = %d AND %s`, v.id, visible("x", snap)), "tag view "+v.name); err != nil {
 				return nil, err

@@ -185,9 +185,9 @@ func (r *Reader) init(ctx context.Context, opts ReaderOptions) error {
 	for n := range r.dynamic {
 		r.dynamicOf[strings.ToLower(n)] = n // DuckDB allows one object per name in any letter case
 	}
-	// The layout above lists views too: a view (or a macro, a sequence, a
-	// table of another schema) named like a DuckLake table is refused, as
-	// it would answer DuckLake's queries in the table's place.
+	// The layout above lists views too: a view (or a sequence, a table of
+	// another schema) named like a DuckLake table is refused, as it would
+	// answer DuckLake's queries in the table's place.
 	objs, err := formats.ReadObjects(ctx, r.conn, "cat")
 	if err != nil {
 		return fmt.Errorf("read objects of %s: %w", r.path, err)
