@@ -178,22 +178,23 @@ func (r *Reader) init(ctx context.Context, opts ReaderOptions) error {
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("read layout of %s: %w", r.path, err)
 	}
-	if err := r.registeredTables(ctx); err != nil {
-		return err
-	}
-	r.dynamicOf = make(map[string]string, len(r.dynamic))
-	for n := range r.dynamic {
-		r.dynamicOf[strings.ToLower(n)] = n // DuckDB allows one object per name in any letter case
-	}
-	// The layout above lists views too: a view (or a sequence, a table of
-	// another schema) named like a DuckLake table is refused, as it would
-	// answer DuckLake's queries in the table's place.
+	// The layout above lists views too (checked before any is queried,
+	// the registrations included): a view (or a sequence, a table of another
+	// schema) named like a DuckLake table is refused, as it would answer
+	// DuckLake's queries in the table's place.
 	objs, err := formats.ReadObjects(ctx, r.conn, "cat")
 	if err != nil {
 		return fmt.Errorf("read objects of %s: %w", r.path, err)
 	}
 	if err := formats.CheckObjects(r.path, objs, "main"); err != nil {
 		return fmt.Errorf("%w: %w", ErrIncomparable, err)
+	}
+	if err := r.registeredTables(ctx); err != nil {
+		return err
+	}
+	r.dynamicOf = make(map[string]string, len(r.dynamic))
+	for n := range r.dynamic {
+		r.dynamicOf[strings.ToLower(n)] = n // DuckDB allows one object per name in any letter case
 	}
 	if _, ok := r.layout["ducklake_metadata"]; !ok {
 		return fmt.Errorf("%w: %s is not a DuckLake catalog (no ducklake_metadata table)", ErrIncomparable, r.path)
