@@ -52,8 +52,7 @@ func (r *Reader) countAnswer(ctx context.Context, t Table, snap int64, d Digest,
 		}
 		ids = append(ids, fmt.Sprint(f.ID))
 	}
-	inl, ok := r.dynamicName(fmt.Sprintf("ducklake_inlined_delete_%d", t.ID))
-	if ok && len(ids) > 0 && !r.empty(inl) {
+	if inl, ok := r.inlinedDeleteTable(t); ok && len(ids) > 0 {
 		rows, err := r.int64s(ctx, fmt.Sprintf(`SELECT count(*) FROM cat.%s WHERE begin_snapshot <= %d AND file_id IN (%s)`, ident(inl), snap, strings.Join(ids, ", ")))
 		if err != nil {
 			return 0, true, fmt.Errorf("count the inlined deletions of %s in %s: %w", t.FullName(), r.path, err)

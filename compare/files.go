@@ -266,14 +266,10 @@ func (r *Reader) deletedPositions(ctx context.Context, t Table, f DataFile, snap
 	if err != nil {
 		return nil, err
 	}
-	// Found as DuckDB binds the reader's unquoted name: in any letter case.
-	inl, _ := r.dynamicName(fmt.Sprintf("ducklake_inlined_delete_%d", t.ID))
-	// Formats before 0.4 have no inlined deletions: their DuckLake never
-	// reads such a table (DuckDB 1.3/1.4), so neither does this reader.
-	// Newer readers read a file's inlined deletions as a set (a row given
-	// twice deletes once) and merge them with the delete file's positions:
-	// what count(*) counts instead is compared apart (counts.go).
-	if _, ok := r.dynamic[inl]; ok && r.format.Has(formats.CapInlinedDeletes) && !r.empty(inl) {
+	// Readers read a file's inlined deletions as a set (a row given twice
+	// deletes once) and merge them with the delete file's positions: what
+	// count(*) counts instead is compared apart (counts.go).
+	if inl, ok := r.inlinedDeleteTable(t); ok {
 		q := fmt.Sprintf(`SELECT row_id FROM cat.%s WHERE file_id = %d AND begin_snapshot <= %d`, ident(inl), f.ID, snap)
 		more, err := r.int64s(ctx, q)
 		if err != nil {
@@ -286,6 +282,16 @@ func (r *Reader) deletedPositions(ctx context.Context, t Table, f DataFile, snap
 		}
 	}
 	return pos, nil
+}
+
+// inlinedDeleteTable names table t's inlined deletion table, when the
+// catalog has one holding rows that its format's reader reads: found as
+// DuckDB binds the reader's unquoted name, in any letter case. Formats
+// before 0.4 have none: their DuckLake (DuckDB 1.3/1.4) never reads such a
+// table, so neither does this reader.
+func (r *Reader) inlinedDeleteTable(t Table) (string, bool) {
+	inl, ok := r.dynamicName(fmt.Sprintf("ducklake_inlined_delete_%d", t.ID))
+	return inl, ok && r.format.Has(formats.CapInlinedDeletes) && !r.empty(inl)
 }
 
 // deleteFilePositions is the part of deletedPositions its delete file

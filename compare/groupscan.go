@@ -166,15 +166,20 @@ func (r *Reader) runWholes(ctx context.Context, scans []wholeScan) error {
 }
 
 // runGroup reads the files of one group (scans[idx...], one shape) in one
-// read_parquet call. When that fails, each file is read alone, so that the
-// error names the file.
+// read_parquet call (orEachAlone).
 func (r *Reader) runGroup(ctx context.Context, scans []wholeScan, idx []int) error {
-	err := r.readGroup(ctx, scans, idx)
+	return orEachAlone(ctx, idx, func(idx []int) error { return r.readGroup(ctx, scans, idx) })
+}
+
+// orEachAlone reads the files idx in one query; when that fails, it reads
+// each file alone, so that the error names the file.
+func orEachAlone(ctx context.Context, idx []int, read func([]int) error) error {
+	err := read(idx)
 	if err == nil || len(idx) < 2 || ctx.Err() != nil {
 		return err
 	}
 	for _, i := range idx {
-		if err := r.readGroup(ctx, scans, []int{i}); err != nil {
+		if err := read([]int{i}); err != nil {
 			return err
 		}
 	}

@@ -17,29 +17,19 @@ import (
 // type, is what the real reader fails on (a binder error, or rows of the
 // wrong type): an UnreadableError.
 func (r *Reader) inlinedSQL(ctx context.Context, t Table, cols []*Column, snap int64, opts ScanOptions) ([]Part, error) {
-	if r.empty("ducklake_inlined_data_tables") {
-		return nil, nil // absent, or without registrations
-	}
-	regs, err := r.inlinedTables(ctx, t.ID)
+	srcs, err := r.inlinedSources(ctx, t)
 	if err != nil {
 		return nil, err
 	}
 	var parts []Part
-	for _, g := range regs {
-		name, ok := r.dynamicName(g.name)
-		if !ok {
-			return nil, r.refused(refusedInlinedMissing, t, "inlined data table %s (schema version %d) is registered in ducklake_inlined_data_tables but is not a table of the catalog", g.name, g.sv)
+	for _, src := range srcs {
+		if src.unreadable != nil {
+			return nil, src.unreadable
 		}
-		g.name = name
-		phys := r.dynamic[name]
+		g, phys, sys := src.reg, src.phys, src.sys
 		byName := map[string]int{} // lower-cased name -> position (DuckDB binds names case-insensitively)
 		for i, p := range phys {
 			byName[strings.ToLower(p)] = i
-		}
-		sys, missing := r.inlinedSystemColumns(phys)
-		if missing != "" {
-			return nil, &UnreadableError{Format: r.format.Name, Quirk: inlinedColumnMissing, Table: t.FullName(),
-				Detail: fmt.Sprintf("inlined table %s has no system column %s (its columns: %s)", g.name, missing, strings.Join(phys, ", "))}
 		}
 		asOf, err := r.inlinedSchemaSnapshot(ctx, t, g.sv, snap)
 		if err != nil {
@@ -73,11 +63,58 @@ func (r *Reader) inlinedSQL(ctx context.Context, t Table, cols []*Column, snap i
 		if opts.RowIDs {
 			sel = append(sel, sys[0]+" AS "+RowIDColumn)
 		}
-		q := fmt.Sprintf("SELECT %s FROM cat.%s WHERE %d >= %s AND (%d < %s OR %s IS NULL)",
-			strings.Join(sel, ", "), ident(g.name), snap, sys[1], snap, sys[2], sys[2])
+		q := fmt.Sprintf("SELECT %s FROM cat.%s WHERE %s", strings.Join(sel, ", "), ident(g.name), inlinedVisible(sys, snap))
 		parts = append(parts, Part{Kind: "inlined", Path: g.name, SQL: q})
 	}
 	return parts, nil
+}
+
+// inlinedSource is one registered inlined data table of a table, as the
+// real reader finds it: its registration (with the table's name as the
+// catalog spells it), its columns and its system columns (row id, begin
+// and end snapshot, quoted), or why that reader cannot read it.
+type inlinedSource struct {
+	reg        inlinedReg
+	phys       []string
+	sys        [3]string
+	unreadable error // an *UnreadableError
+}
+
+// inlinedSources lists a table's registered inlined data tables
+// (inlinedTables) as inlinedSQL and inlinedBegins read them: a
+// registration naming no table of the catalog, or a table without one of
+// the format's system columns, is unreadable for the real reader.
+func (r *Reader) inlinedSources(ctx context.Context, t Table) ([]inlinedSource, error) {
+	if r.empty("ducklake_inlined_data_tables") {
+		return nil, nil // absent, or without registrations
+	}
+	regs, err := r.inlinedTables(ctx, t.ID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]inlinedSource, 0, len(regs))
+	for _, g := range regs {
+		name, ok := r.dynamicName(g.name)
+		if !ok {
+			out = append(out, inlinedSource{reg: g, unreadable: r.refused(refusedInlinedMissing, t, "inlined data table %s (schema version %d) is registered in ducklake_inlined_data_tables but is not a table of the catalog", g.name, g.sv)})
+			continue
+		}
+		g.name = name
+		src := inlinedSource{reg: g, phys: r.dynamic[name]}
+		var missing string
+		if src.sys, missing = r.inlinedSystemColumns(src.phys); missing != "" {
+			src.unreadable = &UnreadableError{Format: r.format.Name, Quirk: inlinedColumnMissing, Table: t.FullName(),
+				Detail: fmt.Sprintf("inlined table %s has no system column %s (its columns: %s)", g.name, missing, strings.Join(src.phys, ", "))}
+		}
+		out = append(out, src)
+	}
+	return out, nil
+}
+
+// inlinedVisible is the condition on an inlined table's rows (sys: its
+// system columns, quoted) visible at snap.
+func inlinedVisible(sys [3]string, snap int64) string {
+	return fmt.Sprintf("%d >= %s AND (%d < %s OR %s IS NULL)", snap, sys[1], snap, sys[2], sys[2])
 }
 
 // inlinedColumnMissing is what every DuckLake reader does with an inlined

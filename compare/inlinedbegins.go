@@ -13,27 +13,17 @@ import (
 // compared snapshots but begin at other (expired) ones read differently.
 // The system columns are found by name as inlinedSQL finds them.
 func (r *Reader) inlinedBegins(ctx context.Context, t Table, snap int64) (string, error) {
-	if r.empty("ducklake_inlined_data_tables") {
-		return "", nil
-	}
-	regs, err := r.inlinedTables(ctx, t.ID)
+	srcs, err := r.inlinedSources(ctx, t)
 	if err != nil {
 		return "", err
 	}
 	var parts []string
-	for _, g := range regs {
-		name, ok := r.dynamicName(g.name)
-		if !ok {
+	for _, src := range srcs {
+		if src.unreadable != nil {
 			continue // the rows' read reports the table unreadable (inlinedSQL)
 		}
-		g.name = name
-		phys := r.dynamic[name]
-		sys, missing := r.inlinedSystemColumns(phys)
-		if missing != "" {
-			continue // the rows' read reports the table unreadable (inlinedSQL)
-		}
-		parts = append(parts, fmt.Sprintf("SELECT %s::BIGINT AS rid, %s::BIGINT AS b FROM cat.%s WHERE %d >= %s AND (%d < %s OR %s IS NULL)",
-			sys[0], sys[1], ident(g.name), snap, sys[1], snap, sys[2], sys[2]))
+		parts = append(parts, fmt.Sprintf("SELECT %s::BIGINT AS rid, %s::BIGINT AS b FROM cat.%s WHERE %s",
+			src.sys[0], src.sys[1], ident(src.reg.name), inlinedVisible(src.sys, snap)))
 	}
 	if len(parts) == 0 {
 		return "", nil

@@ -161,17 +161,8 @@ func (r *Reader) runChecks(ctx context.Context, scans []checkScan) error {
 	return r.scanning(ctx, func() error {
 		for _, g := range order {
 			for idx := range slices.Chunk(byGroup[g], maxGroupFiles) {
-				err := r.readChecks(ctx, scans, idx)
-				if err == nil || len(idx) < 2 || ctx.Err() != nil {
-					if err != nil {
-						return err
-					}
-					continue
-				}
-				for _, i := range idx {
-					if err := r.readChecks(ctx, scans, []int{i}); err != nil {
-						return err
-					}
+				if err := orEachAlone(ctx, idx, func(idx []int) error { return r.readChecks(ctx, scans, idx) }); err != nil {
+					return err
 				}
 			}
 		}
