@@ -6,14 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/fdl-formats/fdl-formats/store"
-	"github.com/fdl-formats/fdl-formats/store/httpstore"
 )
 
 // Files of main.del in the last version of 06_deletes, as its frozen
@@ -160,12 +158,7 @@ func TestDataOutsideDataDir(t *testing.T) {
 				t.Errorf("plan: cell 1.1 = %s/%s %q, want error/violation naming %q", c.State, c.Problem, c.Reasons, want)
 			}
 
-			srv := httptest.NewServer(http.FileServer(http.Dir(root)))
-			defer srv.Close()
-			site, err := httpstore.New(srv.URL+"/", srv.Client())
-			if err != nil {
-				t.Fatal(err)
-			}
+			site := webSite(t, http.FileServer(http.Dir(root)))
 			for name, st := range map[string]store.Store{"folder": st, "web site": site} {
 				copts := opts
 				if name == "web site" {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 	"github.com/fdl-formats/fdl-formats/store"
-	"github.com/fdl-formats/fdl-formats/store/httpstore"
 )
 
 // TestCheckExpiredCatalogs: the spec deletes a version's catalogs when
@@ -82,7 +80,7 @@ func TestCheckExpiredCatalogs(t *testing.T) {
 			var s store.Store = st
 			if tc.web {
 				files := http.FileServer(http.Dir(root))
-				srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				site := webSite(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 					if r.URL.Path == "/versions/"+id+"/" {
 						// A hand-written index page that shows only the JSON files.
 						w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -91,11 +89,6 @@ func TestCheckExpiredCatalogs(t *testing.T) {
 					}
 					files.ServeHTTP(w, r)
 				}))
-				defer srv.Close()
-				site, err := httpstore.New(srv.URL+"/", srv.Client())
-				if err != nil {
-					t.Fatal(err)
-				}
 				s = site
 			}
 			rep, err := Check(ctx, s, Options{Versions: []string{id}, Formats: []string{"1.1"}, Cache: t.TempDir(), DataPath: filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes", "data")})

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/fdl-formats/fdl-formats/formats"
-	"github.com/fdl-formats/fdl-formats/store/httpstore"
 )
 
 // TestHiddenCatalogs: over http(s), check learns catalogs/ from the
@@ -72,7 +70,7 @@ func TestHiddenCatalogs(t *testing.T) {
 			}
 			var probed atomic.Int64
 			files := http.FileServer(http.Dir(root))
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			site := webSite(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				if strings.HasPrefix(r.URL.Path, "/versions/"+id+"/catalogs/") {
 					probed.Add(1)
 				}
@@ -88,11 +86,6 @@ func TestHiddenCatalogs(t *testing.T) {
 				}
 				files.ServeHTTP(w, r)
 			}))
-			defer srv.Close()
-			site, err := httpstore.New(srv.URL+"/", srv.Client())
-			if err != nil {
-				t.Fatal(err)
-			}
 			rep, err := Check(ctx, site, Options{Versions: []string{"3"}, Formats: []string{"1.0"}, Jobs: 2, Cache: t.TempDir()})
 			got := nonWarnings(rep)
 			if len(tc.want) == 0 {

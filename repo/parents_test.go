@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 	"github.com/fdl-formats/fdl-formats/store"
-	"github.com/fdl-formats/fdl-formats/store/httpstore"
 	"github.com/fdl-formats/fdl-formats/store/local"
 )
 
@@ -255,7 +253,7 @@ func TestCheckParentProbes(t *testing.T) {
 			_, root := smallLake(t)
 			ids := versionIDs(t, root)
 			files := http.FileServer(http.Dir(root))
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			site := webSite(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				switch {
 				case r.URL.Path == "/versions/":
 					// A hand-written index page that leaves the first version out.
@@ -268,11 +266,6 @@ func TestCheckParentProbes(t *testing.T) {
 				}
 				files.ServeHTTP(w, r)
 			}))
-			defer srv.Close()
-			site, err := httpstore.New(srv.URL+"/", srv.Client())
-			if err != nil {
-				t.Fatal(err)
-			}
 			rep, err := Check(ctx, site, Options{Versions: []string{ids[1]}, Formats: []string{"1.0"}, Cache: t.TempDir()})
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("Check = %v, want %v", err, tc.want)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +16,7 @@ import (
 	"github.com/fdl-formats/fdl-formats/fdljson"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 	"github.com/fdl-formats/fdl-formats/store"
+	"github.com/fdl-formats/fdl-formats/store/httpstore"
 	"github.com/fdl-formats/fdl-formats/store/local"
 )
 
@@ -137,6 +140,19 @@ func smallLake(t *testing.T, parts ...string) (*local.Store, string) {
 	}
 	st := copyLake(t, lake, parts...)
 	return st, st.Root()
+}
+
+// webSite serves h on a local test server (closed when the test ends) and
+// opens it as a repository on a web site.
+func webSite(t *testing.T, h http.Handler) *httpstore.Store {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	site, err := httpstore.New(srv.URL+"/", srv.Client())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return site
 }
 
 func writeFile(t *testing.T, path, body string) {

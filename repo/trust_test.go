@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,7 +14,6 @@ import (
 	"github.com/fdl-formats/fdl-formats/compare"
 	"github.com/fdl-formats/fdl-formats/internal/datapath"
 	"github.com/fdl-formats/fdl-formats/store"
-	"github.com/fdl-formats/fdl-formats/store/httpstore"
 )
 
 // deleteFilesOf lists the distinct delete files (resolved paths) the
@@ -191,12 +189,7 @@ func TestTableSchemaOutsideDataDir(t *testing.T) {
 				}
 			}
 
-			srv := httptest.NewServer(http.FileServer(http.Dir(root)))
-			defer srv.Close()
-			site, err := httpstore.New(srv.URL+"/", srv.Client())
-			if err != nil {
-				t.Fatal(err)
-			}
+			site := webSite(t, http.FileServer(http.Dir(root)))
 			// 1.0, the source's own format, alone: no cell to plan, so
 			// the content pass alone must find it; 0.4 and 1.1: the plan
 			// of the missing cells finds it too.
@@ -238,12 +231,7 @@ func TestFalseFormatClaimUnlistedFiles(t *testing.T) {
 	dir := filepath.Join(root, "versions", id)
 	execCatalog(t, filepath.Join(dir, "ducklake.duckdb"), "UPDATE c.ducklake_delete_file SET file_size_bytes = NULL")
 	editVersion(t, dir, setClaim("ducklake", "format", "1.1"))
-	srv := httptest.NewServer(http.FileServer(http.Dir(root)))
-	defer srv.Close()
-	site, err := httpstore.New(srv.URL+"/", srv.Client())
-	if err != nil {
-		t.Fatal(err)
-	}
+	site := webSite(t, http.FileServer(http.Dir(root)))
 	want := "versions/" + id + "/ducklake.duckdb holds DuckLake format 1.0 (detected from its version row and tables), but version.json's ducklake.format says 1.1"
 	for name, st := range map[string]store.Store{"folder": st, "web site": site} {
 		t.Run(name, func(t *testing.T) {
