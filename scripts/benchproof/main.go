@@ -57,6 +57,9 @@ func main() {
 		}
 		return
 	}
+	if copyVersionsMain(os.Args) {
+		return
+	}
 	bin := flag.String("bin", "bin/fdl-formats", "the fdl-formats binary to measure")
 	against := flag.String("against", "", "a second fdl-formats binary whose proof (figure 1) runs in the same rounds, alternating with -bin's")
 	dir := flag.String("dir", filepath.Join(os.TempDir(), "fdl-bench"), "folder of the generated repositories (kept between runs)")
@@ -347,7 +350,11 @@ func (b *bench) proofAndBackfill(ctx context.Context, repo string, rounds int, b
 		q[i] = quote(f)
 	}
 	scanSQL := "CREATE TEMP TABLE r AS SELECT count(*), sum(hash(t)) FROM read_parquet([" + strings.Join(q, ", ") + "]) t"
-	var scan, scanCPU, proof, plan, bf, checkCold, checkWarm, bfRSS []float64
+	var scan, scanCPU, proof, plan, bf, bfCPU, floor, floorCPU, checkCold, checkWarm, bfRSS []float64
+	self, err := os.Executable()
+	if err != nil {
+		fail(err)
+	}
 	proofs, proofsCPU := map[string][]float64{}, map[string][]float64{}
 	for i := 0; i < rounds; i++ {
 		c0 := selfCPU()
@@ -370,14 +377,16 @@ func (b *bench) proofAndBackfill(ctx context.Context, repo string, rounds int, b
 		s, _, _ := b.run("plan", "--jobs", fmt.Sprint(b.jobs), repo)
 		plan = append(plan, s)
 		cache := b.freshCache()
-		s, kb, _ := b.run("backfill", "--jobs", fmt.Sprint(b.jobs), "--cache", cache, repo)
-		bf, bfRSS = append(bf, s), append(bfRSS, kb/1024)
+		s, kb, c := b.run("backfill", "--jobs", fmt.Sprint(b.jobs), "--cache", cache, repo)
+		bf, bfRSS, bfCPU = append(bf, s), append(bfRSS, kb/1024), append(bfCPU, c)
+		w, c := processTime(exec.Command(self, copyVersionsCmd, repo, filepath.Join(b.dir, "floor-copies"), fmt.Sprint(b.jobs)))
+		floor, floorCPU = append(floor, w), append(floorCPU, c)
 		s, _, _ = b.run("check", "--jobs", fmt.Sprint(b.jobs), "--cache", b.freshCache(), repo)
 		checkCold = append(checkCold, s)
 		s, _, _ = b.run("check", "--jobs", fmt.Sprint(b.jobs), "--cache", cache, repo)
 		checkWarm = append(checkWarm, s)
-		fmt.Printf("%s, plan %.1f s, backfill %.1f s (%.0f MB), check cold %.1f s, warm %.1f s; load %s\n",
-			line, plan[i], bf[i], bfRSS[i], checkCold[i], checkWarm[i], loadavg())
+		fmt.Printf("%s, plan %.1f s, backfill %.1f s (CPU %.1f s, %.0f MB), floor %.1f s (CPU %.1f s), check cold %.1f s, warm %.1f s; load %s\n",
+			line, plan[i], bf[i], bfCPU[i], bfRSS[i], floor[i], floorCPU[i], checkCold[i], checkWarm[i], loadavg())
 	}
 	fmt.Printf("1. proof of the newest version (%d data files): %.1f s (CPU %.2f s); plain count(*), sum(hash(t)) scan: %.2f s (CPU %.2f s); ratio %.1f (CPU %.1f) (target <= 2)\n",
 		len(files), median(proof), median(proofsCPU[b.bin]), median(scan), median(scanCPU), ratio(proof, scan), ratio(proofsCPU[b.bin], scanCPU))
@@ -389,6 +398,8 @@ func (b *bench) proofAndBackfill(ctx context.Context, repo string, rounds int, b
 	if backfill {
 		fmt.Printf("2. backfill of every version to 0.4 and 1.1 (cold cache, --jobs %d): %.1f s, %.0f MB; / proof: %.2f (target <= 1.5)\n",
 			b.jobs, median(bf), median(bfRSS), ratio(bf, proof))
+		fmt.Printf("2. floor (DuckDB alone: every version's catalog copied %d times by COPY FROM DATABASE and read back whole, then one hashed scan of the data; --jobs %d): %.1f s (CPU %.1f s); floor / proof: %.2f; backfill / floor: %.2f (CPU %.2f)\n",
+			outputsPerVersion, b.jobs, median(floor), median(floorCPU), ratio(floor, proof), ratio(bf, floor), ratio(bfCPU, floorCPU))
 		fmt.Printf("2. plan of the same repository (every cell missing, each checked with convert.Check): %.1f s; / proof: %.2f\n",
 			median(plan), ratio(plan, proof))
 		fmt.Printf("2. check, cold cache: %.1f s; warm cache (after the backfill): %.1f s; warm / cold check: %.2f, warm check / cold backfill: %.2f (target <= 0.2)\n",
