@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -33,6 +34,7 @@ func TestContentsConformance(t *testing.T) {
 	// table, and nothing else.
 	const unflagged = "renamed_columns is false in files.json, true in the catalog"
 	flagged := map[string]bool{}
+	details := map[string][]string{}
 	for _, archive := range []string{"lakes", "lakes-0.3", "lakes-1.1-dev1"} {
 		for _, lake := range testlakes.Lakes(t, archive) {
 			if strings.HasPrefix(filepath.Base(lake), "zz_") {
@@ -52,6 +54,7 @@ func TestContentsConformance(t *testing.T) {
 						switch {
 						case is.Problem == ProblemMismatch && strings.Contains(is.Detail, unflagged):
 							flagged[name] = true
+							details[name] = append(details[name], is.Detail)
 						case inlinedLakes[name] && is.Problem == ProblemViolation && strings.Contains(is.Detail, "ducklake.duckdb: inlined rows in ducklake_inlined_"):
 							inlined = true
 						default:
@@ -68,6 +71,17 @@ func TestContentsConformance(t *testing.T) {
 	for _, lake := range []string{"lakes/03_renames", "lakes-0.3/03_renames", "lakes/12_nested_types"} {
 		if !flagged[lake] {
 			t.Errorf("%s renames columns and its files.json does not say so; check did not report it (reported: %v)", lake, flagged)
+		}
+	}
+	// The finding names the renamed columns, as the catalog's history has
+	// them (03_renames renames a column of MixedCase to "New Name", and
+	// columns of r several times).
+	for _, want := range []string{
+		"table main.MixedCase: renamed_columns is false in files.json, true in the catalog (column(s) New Name of the table were renamed",
+		"table main.r: renamed_columns is false in files.json, true in the catalog (column(s) col2, id, label of the table were renamed",
+	} {
+		if !slices.ContainsFunc(details["lakes/03_renames"], func(d string) bool { return strings.Contains(d, want) }) {
+			t.Errorf("lakes/03_renames: no finding %q among %q", want, details["lakes/03_renames"])
 		}
 	}
 }
