@@ -19,6 +19,7 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
+	"net/url"
 	"os"
 	"sort"
 	"strings"
@@ -94,6 +95,9 @@ func New(ctx context.Context, bucket, prefix string, opts Options) (*Store, erro
 			endpoint = getenv(name)
 		}
 	}
+	if err := checkEndpoint(endpoint); err != nil {
+		return nil, fmt.Errorf("s3://%s: %w", bucket, err)
+	}
 	var loadOpts []func(*config.LoadOptions) error
 	if opts.Region != "" {
 		loadOpts = append(loadOpts, config.WithRegion(opts.Region))
@@ -122,6 +126,29 @@ func New(ctx context.Context, bucket, prefix string, opts Options) (*Store, erro
 		o.ResponseChecksumValidation = aws.ResponseChecksumValidationWhenRequired
 	})
 	return &Store{client: client, bucket: bucket, prefix: prefix, endpoint: endpoint}, nil
+}
+
+// checkEndpoint refuses an endpoint URL that is not an absolute http(s)
+// URL, or that carries credentials: the SDK would ignore them (and sign
+// with the environment's), while the endpoint is printed in every log line,
+// report and error naming the store. The message never repeats the URL as
+// given: not its credentials, and nothing when it does not parse.
+func checkEndpoint(endpoint string) error {
+	if endpoint == "" {
+		return nil
+	}
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		return fmt.Errorf("endpoint: not a URL (--endpoint, AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL)")
+	}
+	if u.User != nil {
+		u.User = nil
+		return fmt.Errorf("endpoint %s: credentials in the endpoint URL are not supported (they would be printed wherever the endpoint is named); give them as AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY or a profile", u)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("endpoint %s: not an http:// or https:// URL", u.Redacted())
+	}
+	return nil
 }
 
 // Location implements store.Location: s3://bucket/prefix, and the endpoint

@@ -55,3 +55,35 @@ func TestNoBucket(t *testing.T) {
 		t.Errorf("Create in a missing bucket: %v, want an error", err)
 	}
 }
+
+// An endpoint with credentials is refused, from the flag or the
+// environment, and the error does not repeat them: the endpoint is printed
+// in logs and reports, and the SDK would ignore them anyway.
+func TestEndpointCredentials(t *testing.T) {
+	const secret = "S3CRETzzz123"
+	for _, tc := range []struct {
+		name string
+		opts s3.Options
+		want string
+	}{
+		{"flag", s3.Options{Endpoint: "http://KEYID:" + secret + "@127.0.0.1:9000"}, "endpoint http://127.0.0.1:9000: credentials in the endpoint URL are not supported"},
+		{"env", s3.Options{Getenv: func(k string) string {
+			if k == "AWS_ENDPOINT_URL_S3" {
+				return "https://KEYID:" + secret + "@r2.example.com"
+			}
+			return ""
+		}}, "endpoint https://r2.example.com: credentials"},
+		{"no_scheme", s3.Options{Endpoint: "minio.local:9000"}, "not an http:// or https:// URL"},
+		{"unparsable", s3.Options{Endpoint: "http://KEYID:" + secret + "@[::1"}, "endpoint: not a URL"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := s3.New(context.Background(), "bucket", "lake", tc.opts)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("New: %v, want an error containing %q", err, tc.want)
+			}
+			if strings.Contains(err.Error(), secret) || strings.Contains(err.Error(), "KEYID") {
+				t.Errorf("the error repeats the credentials: %v", err)
+			}
+		})
+	}
+}
