@@ -122,3 +122,50 @@ func TestHiddenCatalogs(t *testing.T) {
 		})
 	}
 }
+
+// TestSoftNotFoundHost: hosts that answer every missing path with a page
+// (200 and their index.html: single-page-app fallbacks) seemed to hold
+// every catalog and write-ahead log check probes for; a sound repository
+// got one "hidden catalog, remove it" difference per probe (51 on the demo
+// repository). A page is no repository file: check passes, as on a host
+// that answers 404. A real file the server types as HTML (a wrong
+// Content-Type) is still read.
+func TestSoftNotFoundHost(t *testing.T) {
+	ctx := context.Background()
+	const page = "<!DOCTYPE html><html><head><title>Population</title></head><body><div id=app></div></body></html>"
+	for _, tc := range []struct {
+		name      string
+		allAsHTML bool // every file typed text/html
+	}{
+		{"missing paths answered with a page", false},
+		{"and every file typed as HTML", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, root := smallLake(t)
+			files := http.FileServer(http.Dir(root))
+			var pages atomic.Int64
+			site := webSite(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(r.URL.Path))); err != nil {
+					pages.Add(1)
+					w.Header().Set("Content-Type", "text/html; charset=utf-8")
+					fmt.Fprint(w, page)
+					return
+				}
+				if tc.allAsHTML {
+					w.Header().Set("Content-Type", "text/html")
+				}
+				files.ServeHTTP(w, r)
+			}))
+			rep, err := Check(ctx, site, Options{Formats: []string{"1.0"}, Jobs: 2, Cache: t.TempDir()})
+			if err != nil {
+				t.Fatalf("Check = %v (%+v), want nil", err, nonWarnings(rep))
+			}
+			if pages.Load() == 0 {
+				t.Fatal("no missing path was asked for: the test tests nothing")
+			}
+			if got := len(rep.Proofs); got != 0 {
+				t.Errorf("%d proofs, want none (no published catalog)", got)
+			}
+		})
+	}
+}

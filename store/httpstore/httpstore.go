@@ -15,6 +15,7 @@
 package httpstore
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -114,16 +115,85 @@ func (s *Store) Open(ctx context.Context, key string) (io.ReadCloser, error) {
 		resp.Body.Close()
 		return nil, fmt.Errorf("open %s: a folder: %w", key, fs.ErrNotExist)
 	}
-	return resp.Body, nil
+	if !isHTML(resp) {
+		return resp.Body, nil
+	}
+	// Served as a page: a page, or a file under the wrong type?
+	head := make([]byte, sniffLen)
+	n, err := io.ReadFull(resp.Body, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		resp.Body.Close()
+		return nil, fmt.Errorf("open %s: %w", key, err)
+	}
+	if looksLikeHTML(head[:n]) {
+		resp.Body.Close()
+		return nil, fmt.Errorf("open %s: %s: %w", key, softNotFound, fs.ErrNotExist)
+	}
+	return struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(bytes.NewReader(head[:n]), resp.Body), resp.Body}, nil
 }
 
-// Stat implements store.Store.
+// softNotFound says why an HTML page at a file's address (typed as HTML
+// and starting like a page) counts as no file: repository files are never
+// HTML, and hosts that answer every
+// unknown path with a page (200 and index.html: single-page-app fallbacks
+// of Netlify, Cloudflare Pages, Firebase, nginx try_files) would
+// otherwise seem to hold every file a check probes for (a catalog of each
+// format, a .wal beside each catalog). A reader that asks for such a path
+// gets a page, not a DuckDB or Parquet file, as it would get nothing from
+// a 404.
+const softNotFound = "the server answered with an HTML page, which no repository file is (a host that answers every missing path with a page)"
+
+// Stat implements store.Store. An HTML page at key is no object (see
+// softNotFound).
 func (s *Store) Stat(ctx context.Context, key string) (store.ObjectInfo, error) {
 	if err := store.ValidateKey(key); err != nil {
 		return store.ObjectInfo{}, err
 	}
 	info, _, err := s.stat(ctx, key)
+	if err == nil && info.html {
+		page, perr := s.isPage(ctx, key)
+		if perr != nil {
+			return store.ObjectInfo{}, perr
+		}
+		if page {
+			return store.ObjectInfo{}, fmt.Errorf("stat %s: %s: %w", key, softNotFound, fs.ErrNotExist)
+		}
+	}
 	return info.ObjectInfo, err
+}
+
+// sniffLen is how many leading bytes tell a page from a file.
+const sniffLen = 512
+
+// isPage tells whether the object at key, which the server types as HTML,
+// starts like an HTML page (not a DuckDB, Parquet or JSON file served under
+// the wrong type).
+func (s *Store) isPage(ctx context.Context, key string) (bool, error) {
+	u, err := s.url(key)
+	if err != nil {
+		return false, err
+	}
+	resp, err := s.do(ctx, http.MethodGet, u, http.Header{"Range": {fmt.Sprintf("bytes=0-%d", sniffLen-1)}})
+	if err != nil {
+		return false, fmt.Errorf("stat %s: %w", key, err)
+	}
+	defer resp.Body.Close()
+	if err := check(resp, key); err != nil {
+		return false, fmt.Errorf("stat %s: %w", key, err)
+	}
+	head, err := io.ReadAll(io.LimitReader(resp.Body, sniffLen))
+	if err != nil {
+		return false, fmt.Errorf("stat %s: %w", key, err)
+	}
+	return looksLikeHTML(head), nil
+}
+
+// looksLikeHTML tells an HTML page by its first bytes, as browsers sniff.
+func looksLikeHTML(head []byte) bool {
+	return strings.HasPrefix(http.DetectContentType(head), "text/html")
 }
 
 // objectInfo is what stat tells of an object.
@@ -168,7 +238,7 @@ func (s *Store) stat(ctx context.Context, key string) (_ objectInfo, folder bool
 	if t, err := http.ParseTime(resp.Header.Get("Last-Modified")); err == nil {
 		info.ModTime = t
 	}
-	return objectInfo{ObjectInfo: info, html: strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html")}, false, nil
+	return objectInfo{ObjectInfo: info, html: isHTML(resp)}, false, nil
 }
 
 // ListsPartially implements store.PartialLister: List shows what the
@@ -482,9 +552,14 @@ func check(resp *http.Response, key string) error {
 
 func redact(u *url.URL) string { return u.Redacted() }
 
+// isHTML tells that a response is an HTML page.
+func isHTML(resp *http.Response) bool {
+	return strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html")
+}
+
 // isListing tells a folder's index page from a file: servers redirect a
 // folder without its slash and answer with HTML. Repository files are
 // never HTML.
 func isListing(resp *http.Response) bool {
-	return strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") && strings.HasSuffix(resp.Request.URL.Path, "/")
+	return isHTML(resp) && strings.HasSuffix(resp.Request.URL.Path, "/")
 }
