@@ -235,6 +235,14 @@ func (rm *remote) catalog(ctx context.Context, key string, ref *fdljson.FileRef)
 // and returns its sha256 and size, retrying transient failures; hd, when
 // not nil, keeps the first bytes of the attempt that succeeded.
 func (rm *remote) download(ctx context.Context, key, dst string, hd *head) (string, int64, error) {
+	sum, n, _, err := rm.downloadDescribed(ctx, key, dst, hd)
+	return sum, n, err
+}
+
+// downloadDescribed is download, and also returns the validator of the
+// response that delivered the bytes ("" when it gave none, or the store
+// cannot tell): what a cached copy may be reused under.
+func (rm *remote) downloadDescribed(ctx context.Context, key, dst string, hd *head) (string, int64, string, error) {
 	start := time.Now()
 	defer func() {
 		rm.mu.Lock()
@@ -242,31 +250,31 @@ func (rm *remote) download(ctx context.Context, key, dst string, hd *head) (stri
 		rm.mu.Unlock()
 	}()
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return "", 0, err
+		return "", 0, "", err
 	}
 	var err error
 	for attempt, wait := 0, 200*time.Millisecond; ; attempt, wait = attempt+1, wait*2 {
-		var sum string
+		var sum, valid string
 		var n int64
-		sum, n, err = rm.downloadOnce(ctx, key, dst, hd)
+		sum, n, valid, err = rm.downloadOnce(ctx, key, dst, hd)
 		if err == nil {
-			return sum, n, nil
+			return sum, n, valid, nil
 		}
 		if errors.Is(err, fs.ErrNotExist) || ctx.Err() != nil || attempt == 2 {
-			return "", 0, err
+			return "", 0, "", err
 		}
 		select {
 		case <-ctx.Done():
-			return "", 0, ctx.Err()
+			return "", 0, "", ctx.Err()
 		case <-time.After(wait):
 		}
 	}
 }
 
-func (rm *remote) downloadOnce(ctx context.Context, key, dst string, hd *head) (string, int64, error) {
-	rc, err := rm.counter.Open(ctx, key)
+func (rm *remote) downloadOnce(ctx context.Context, key, dst string, hd *head) (string, int64, string, error) {
+	rc, info, described, err := rm.counter.OpenInfo(ctx, key)
 	if err != nil {
-		return "", 0, err
+		return "", 0, "", err
 	}
 	defer rc.Close()
 	// Into the cache through its own temporary folder, outside the mirror
@@ -278,7 +286,7 @@ func (rm *remote) downloadOnce(ctx context.Context, key, dst string, hd *head) (
 	}
 	tmp, err := os.CreateTemp(dir, ".download-*")
 	if err != nil {
-		return "", 0, err
+		return "", 0, "", err
 	}
 	defer os.Remove(tmp.Name())
 	h := sha256.New()
@@ -292,12 +300,19 @@ func (rm *remote) downloadOnce(ctx context.Context, key, dst string, hd *head) (
 		err = cerr
 	}
 	if err != nil {
-		return "", 0, fmt.Errorf("download %s: %w", key, err)
+		return "", 0, "", fmt.Errorf("download %s: %w", key, err)
 	}
 	if err := os.Rename(tmp.Name(), dst); err != nil {
-		return "", 0, err
+		return "", 0, "", err
 	}
-	return hex.EncodeToString(h.Sum(nil)), n, nil
+	valid := ""
+	if described {
+		if info.Size < 0 {
+			info.Size = n // a response without a length (chunked)
+		}
+		valid = validator(info)
+	}
+	return hex.EncodeToString(h.Sum(nil)), n, valid, nil
 }
 
 // ensureFiles puts data files of a catalog, all under data_dir (the inside
@@ -435,7 +450,7 @@ func (rm *remote) fillCache(ctx context.Context, cf cachedFile) error {
 	// next proof key lists it again.
 	defer rm.listings.Changed()
 	os.Remove(path + validatorSuffix) // the copy is not proven until written again
-	_, n, err := rm.download(ctx, cf.key, path, nil)
+	_, n, got, err := rm.downloadDescribed(ctx, cf.key, path, nil)
 	if err != nil {
 		return fmt.Errorf("data file %s: %w", cf.key, err)
 	}
@@ -443,8 +458,13 @@ func (rm *remote) fillCache(ctx context.Context, cf cachedFile) error {
 		os.Remove(path)
 		return fmt.Errorf("data file %s: downloaded %d bytes, the store gave its size as %d (changed while read?)", cf.key, n, info.Size)
 	}
-	if want != "" {
-		if err := os.WriteFile(path+validatorSuffix, []byte(want), 0o644); err != nil {
+	// The copy is kept under the validator of the response that delivered
+	// its bytes, never the HEAD's: a HEAD answered by the origin and a GET
+	// by a stale copy (a CDN edge, a replica) would otherwise bind the new
+	// validator to the old bytes, and every later run would reuse them.
+	// Where the GET gives none, the copy is not reused.
+	if got != "" {
+		if err := os.WriteFile(path+validatorSuffix, []byte(got), 0o644); err != nil {
 			return fmt.Errorf("data file %s: %w", cf.key, err)
 		}
 	}

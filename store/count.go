@@ -37,6 +37,22 @@ func (c *Counter) Open(ctx context.Context, key string) (io.ReadCloser, error) {
 	return &countingReader{ReadCloser: rc, n: &c.down}, nil
 }
 
+// OpenInfo is Open with the description of the object read from the same
+// response, where the store gives one (InfoOpener); ok is false where it
+// does not (the info is then empty).
+func (c *Counter) OpenInfo(ctx context.Context, key string) (_ io.ReadCloser, _ ObjectInfo, ok bool, _ error) {
+	io_, ok := c.Store.(InfoOpener)
+	if !ok {
+		rc, err := c.Open(ctx, key)
+		return rc, ObjectInfo{}, false, err
+	}
+	rc, info, err := io_.OpenInfo(ctx, key)
+	if err != nil {
+		return nil, ObjectInfo{}, true, err
+	}
+	return &countingReader{ReadCloser: rc, n: &c.down}, info, true, nil
+}
+
 // Create implements Store; only an object actually written counts. A
 // regular file is passed on as it is (stores may seek it) and counted by
 // its size.

@@ -68,6 +68,15 @@ type ObjectInfo struct {
 	ETag string `json:"etag,omitempty"`
 }
 
+// InfoOpener is implemented by stores that can describe the object a read
+// delivers from the same response (a GET's ETag, Last-Modified and
+// length), so that a cache binds a validator to the bytes it got: a HEAD
+// before the GET may be answered by another copy (a CDN edge, a replica)
+// than the GET.
+type InfoOpener interface {
+	OpenInfo(ctx context.Context, key string) (io.ReadCloser, ObjectInfo, error)
+}
+
 // Location is implemented by stores that can name where they are, for
 // reports and logs. The result never holds credentials.
 type Location interface {

@@ -96,43 +96,67 @@ func (s *Store) url(key string) (string, error) {
 
 // Open implements store.Store.
 func (s *Store) Open(ctx context.Context, key string) (io.ReadCloser, error) {
+	rc, _, err := s.OpenInfo(ctx, key)
+	return rc, err
+}
+
+// OpenInfo implements store.InfoOpener: the GET's own ETag, Last-Modified
+// and length (-1 when the server sends none).
+func (s *Store) OpenInfo(ctx context.Context, key string) (io.ReadCloser, store.ObjectInfo, error) {
 	if err := store.ValidateKey(key); err != nil {
-		return nil, err
+		return nil, store.ObjectInfo{}, err
 	}
 	u, err := s.url(key)
 	if err != nil {
-		return nil, err
+		return nil, store.ObjectInfo{}, err
 	}
 	resp, err := s.do(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", key, err)
+		return nil, store.ObjectInfo{}, fmt.Errorf("open %s: %w", key, err)
 	}
 	if err := check(resp, key); err != nil {
 		resp.Body.Close()
-		return nil, fmt.Errorf("open %s: %w", key, err)
+		return nil, store.ObjectInfo{}, fmt.Errorf("open %s: %w", key, err)
 	}
 	if isListing(resp) {
 		resp.Body.Close()
-		return nil, fmt.Errorf("open %s: a folder: %w", key, fs.ErrNotExist)
+		return nil, store.ObjectInfo{}, fmt.Errorf("open %s: a folder: %w", key, fs.ErrNotExist)
 	}
+	info := responseInfo(resp, key)
 	if !isHTML(resp) {
-		return resp.Body, nil
+		return resp.Body, info, nil
 	}
 	// Served as a page: a page, or a file under the wrong type?
 	head := make([]byte, sniffLen)
 	n, err := io.ReadFull(resp.Body, head)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
 		resp.Body.Close()
-		return nil, fmt.Errorf("open %s: %w", key, err)
+		return nil, store.ObjectInfo{}, fmt.Errorf("open %s: %w", key, err)
 	}
 	if looksLikeHTML(head[:n]) {
 		resp.Body.Close()
-		return nil, fmt.Errorf("open %s: %s: %w", key, softNotFound, fs.ErrNotExist)
+		return nil, store.ObjectInfo{}, fmt.Errorf("open %s: %s: %w", key, softNotFound, fs.ErrNotExist)
 	}
 	return struct {
 		io.Reader
 		io.Closer
-	}{io.MultiReader(bytes.NewReader(head[:n]), resp.Body), resp.Body}, nil
+	}{io.MultiReader(bytes.NewReader(head[:n]), resp.Body), resp.Body}, info, nil
+}
+
+// responseInfo describes the object a response (to a HEAD, or a GET of
+// the whole object or of a range) is about: its ETag (a weak one's
+// value), its size (-1 when the server gives none) and its Last-Modified.
+func responseInfo(resp *http.Response, key string) store.ObjectInfo {
+	info := store.ObjectInfo{Key: key, Size: resp.ContentLength, ETag: strings.Trim(strings.TrimPrefix(resp.Header.Get("ETag"), "W/"), `"`)}
+	if resp.StatusCode == http.StatusPartialContent {
+		if _, total, ok := strings.Cut(resp.Header.Get("Content-Range"), "/"); ok {
+			fmt.Sscan(total, &info.Size)
+		}
+	}
+	if t, err := http.ParseTime(resp.Header.Get("Last-Modified")); err == nil {
+		info.ModTime = t
+	}
+	return info
 }
 
 // softNotFound says why an HTML page at a file's address (typed as HTML
@@ -226,17 +250,9 @@ func (s *Store) stat(ctx context.Context, key string) (_ objectInfo, folder bool
 	if isListing(resp) {
 		return objectInfo{}, true, fmt.Errorf("stat %s: a folder: %w", key, fs.ErrNotExist)
 	}
-	info := store.ObjectInfo{Key: key, Size: resp.ContentLength, ETag: strings.Trim(strings.TrimPrefix(resp.Header.Get("ETag"), "W/"), `"`)}
-	if resp.StatusCode == http.StatusPartialContent {
-		if _, total, ok := strings.Cut(resp.Header.Get("Content-Range"), "/"); ok {
-			fmt.Sscan(total, &info.Size)
-		}
-	}
+	info := responseInfo(resp, key)
 	if info.Size < 0 {
 		return objectInfo{}, false, fmt.Errorf("stat %s: the server gives no size", key)
-	}
-	if t, err := http.ParseTime(resp.Header.Get("Last-Modified")); err == nil {
-		info.ModTime = t
 	}
 	return objectInfo{ObjectInfo: info, html: isHTML(resp)}, false, nil
 }

@@ -65,6 +65,16 @@ func TestHTTPStore(t *testing.T) {
 	if err != nil || info.Size != 4 {
 		t.Errorf("Stat = %+v, %v; want size 4", info, err)
 	}
+	// The GET describes the object as the HEAD does (Go's file server:
+	// Last-Modified and length, no ETag).
+	rc, got2, err := st.OpenInfo(ctx, "data/main/t/f.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc.Close()
+	if got2 != info || info.ModTime.IsZero() {
+		t.Errorf("OpenInfo describes %+v, Stat %+v", got2, info)
+	}
 	for _, k := range []string{"nope", "versions/a", "versions/a/nope.json"} {
 		if _, err := st.Open(ctx, k); !errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("Open(%q) = %v, want fs.ErrNotExist", k, err)

@@ -172,11 +172,25 @@ func (s *Store) Open(ctx context.Context, key string) (io.ReadCloser, error) {
 	if err := store.ValidateKey(key); err != nil {
 		return nil, err
 	}
+	rc, _, err := s.OpenInfo(ctx, key)
+	return rc, err
+}
+
+// OpenInfo implements store.InfoOpener: the GetObject's own ETag, time and
+// length.
+func (s *Store) OpenInfo(ctx context.Context, key string) (io.ReadCloser, store.ObjectInfo, error) {
+	if err := store.ValidateKey(key); err != nil {
+		return nil, store.ObjectInfo{}, err
+	}
 	out, err := s.client.GetObject(ctx, &s3.GetObjectInput{Bucket: &s.bucket, Key: s.key(key)})
 	if err != nil {
-		return nil, s.wrap("open", key, err)
+		return nil, store.ObjectInfo{}, s.wrap("open", key, err)
 	}
-	return out.Body, nil
+	info := store.ObjectInfo{Key: key, Size: aws.ToInt64(out.ContentLength), ETag: unquote(aws.ToString(out.ETag))}
+	if out.LastModified != nil {
+		info.ModTime = *out.LastModified
+	}
+	return out.Body, info, nil
 }
 
 // Stat implements store.Store.

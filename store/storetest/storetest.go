@@ -34,6 +34,23 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		if info.Key != "versions/a/version.json" || info.Size != 5 {
 			t.Errorf("Stat = %+v, want key versions/a/version.json size 5", info)
 		}
+		// A store that describes what a read delivers describes it as
+		// Stat does, while the object is unchanged (a cache binds the
+		// read's validator to the bytes, and compares Stat's with it).
+		if o, ok := s.(store.InfoOpener); ok {
+			rc, got, err := o.OpenInfo(ctx, "versions/a/version.json")
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, err := io.ReadAll(rc)
+			rc.Close()
+			if err != nil || string(body) != "hello" {
+				t.Errorf("OpenInfo read %q, %v; want %q", body, err, "hello")
+			}
+			if got.Key != info.Key || got.Size != info.Size || got.ETag != info.ETag || !got.ModTime.Equal(info.ModTime) {
+				t.Errorf("OpenInfo describes %+v, Stat %+v", got, info)
+			}
+		}
 	})
 
 	t.Run("empty_object", func(t *testing.T) {
