@@ -199,7 +199,7 @@ func (r *repository) plan(ctx context.Context, opts *Options, check bool) (*Matr
 	if err != nil {
 		return nil, err
 	}
-	versions = selectShard(r.versions, versions, opts.Shard)
+	versions = selectShard(versions, opts.Shard)
 	p := &Matrix{FormatVersion: 1, Now: now, DataDir: r.cfg.DataDir, Warnings: []string{}, Rules: []Rule{}, Counts: map[State]int{}, repo: r, declared: declared}
 	for _, f := range r.cfg.Sorted() {
 		fp := FormatPlan{DuckLake: f.DuckLake, DuckDB: f.DuckDB, Until: f.Until, Expired: f.ExpiredAt(now)}

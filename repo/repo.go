@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -394,10 +395,13 @@ func hashObject(ctx context.Context, st store.Store, key string, hd *head) (stri
 }
 
 // Shard is one of N shards of a repository's versions: shard K (1-based)
-// holds the versions at positions K-1, K-1+N, K-1+2N, ... of the
-// repository's versions in ID order (UUIDv7: creation order), before any
-// --versions filter. The zero Shard is the whole repository. Runs of shards
-// 1..N on separate machines cover every cell exactly once.
+// holds the versions whose ID hashes to K-1 modulo N (FNV-1a of the ID),
+// before any --versions filter. The zero Shard is the whole repository.
+// Runs of shards 1..N on separate machines cover every cell exactly once,
+// also when a version is published between their runs: a version's shard
+// depends on its ID alone, not on the versions each machine happened to
+// see (by position in the list, a version published meanwhile moved the
+// others between shards, and one could be checked by no shard).
 type Shard struct {
 	K, N int
 }
@@ -425,23 +429,24 @@ func (s Shard) String() string {
 }
 
 // selectShard keeps the versions of one shard.
-func selectShard(all, selected []*version, s Shard) []*version {
+func selectShard(selected []*version, s Shard) []*version {
 	if s.N <= 1 {
 		return selected
 	}
-	mine := map[*version]bool{}
-	for i, v := range all {
-		if i%s.N == s.K-1 {
-			mine[v] = true
-		}
-	}
 	var out []*version
 	for _, v := range selected {
-		if mine[v] {
+		if s.holds(v.id) {
 			out = append(out, v)
 		}
 	}
 	return out
+}
+
+// holds tells whether the version id belongs to the shard.
+func (s Shard) holds(id string) bool {
+	h := fnv.New64a()
+	h.Write([]byte(id))
+	return h.Sum64()%uint64(s.N) == uint64(s.K-1)
 }
 
 // selectVersions applies the --versions filter (IDs or seq numbers).

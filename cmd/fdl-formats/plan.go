@@ -36,7 +36,7 @@ func repoFlags() []cli.Flag {
 		&cli.StringSliceFlag{Name: "allow-lossy", Usage: "write catalogs that drop metadata changing no row: " + strings.Join(convert.LossyOptions, ", ")},
 		&cli.BoolFlag{Name: "rewrite-deletes", Usage: "write the delete files older formats read (Parquet for Puffin deletion vectors, cumulative files for partial deletion files, delete-file chains for 0.3 merged files holding rewritten rows) into the data folder"},
 		&cli.StringFlag{Name: "data-cache-max", Value: fmt.Sprintf("%dGiB", repo.DefaultDataCacheMax>>30), Usage: "bound of the data cache (`SIZE`, e.g. 500MB, 10GiB, or unlimited): after a run, the least recently used s3:// and https:// repositories' data files go first (never the run's own repository)"},
-		&cli.StringFlag{Name: "shard", Usage: "only shard `K/N` of the versions (every N-th version from the K-th, in creation order), for N machines sharing the work"},
+		&cli.StringFlag{Name: "shard", Usage: "only shard `K/N` of the versions (those whose ID hashes to K of N), for N machines sharing the work"},
 	}, cacheFlags()...)
 }
 
