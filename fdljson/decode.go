@@ -164,7 +164,7 @@ func checkRelPath(file, field, p string) error {
 	// The data path rule: ".." and empty parts, also once a web server
 	// decodes the escapes ("%2e%2e").
 	if _, why := datapath.Under(true, strings.TrimSuffix(p, "/")); why != "" {
-		return fieldErr(file, field, "%q must not contain '..' or empty parts, plain or escaped: %s", p, why)
+		return fieldErr(file, field, "%q must not contain '.', '..' or empty parts, plain or escaped: %s", p, why)
 	}
 	return nil
 }

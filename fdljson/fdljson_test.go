@@ -142,9 +142,10 @@ func TestParseRepoErrors(t *testing.T) {
 		{"bad_until", `{"fdl":"0.1","formats":[{"ducklake":"1.0","until":"30/06/2026"}]}`, `formats[0].until: "30/06/2026" is neither`},
 		{"bad_until_day", `{"fdl":"0.1","formats":[{"ducklake":"1.0","until":"2026-02-30"}]}`, `formats[0].until`},
 		{"absolute_data_dir", `{"fdl":"0.1","data_dir":"/srv/data","formats":[{"ducklake":"1.0"}]}`, "data_dir: \"/srv/data\" must be a relative path"},
-		{"escaping_data_dir", `{"fdl":"0.1","data_dir":"../data","formats":[{"ducklake":"1.0"}]}`, "data_dir: \"../data\" must not contain '..'"},
+		{"escaping_data_dir", `{"fdl":"0.1","data_dir":"../data","formats":[{"ducklake":"1.0"}]}`, "data_dir: \"../data\" must not contain '.', '..' or empty parts"},
 		{"percent_data_dir", `{"fdl":"0.1","data_dir":"x%20y/data/","formats":[{"ducklake":"1.0"}]}`, "data_dir: \"x%20y/data/\" must not hold %"},
-		{"escaped_dotdot_data_dir", `{"fdl":"0.1","data_dir":"x/%2e%2e/data/","formats":[{"ducklake":"1.0"}]}`, "data_dir: \"x/%2e%2e/data/\" must not contain '..' or empty parts, plain or escaped"},
+		{"escaped_dotdot_data_dir", `{"fdl":"0.1","data_dir":"x/%2e%2e/data/","formats":[{"ducklake":"1.0"}]}`, "data_dir: \"x/%2e%2e/data/\" must not contain '.', '..' or empty parts, plain or escaped"},
+		{"dot_data_dir", `{"fdl":"0.1","data_dir":"./data/","formats":[{"ducklake":"1.0"}]}`, "data_dir: \"./data/\" must not contain '.', '..' or empty parts, plain or escaped: its relative path has a . part"},
 		{"query_data_dir", `{"fdl":"0.1","data_dir":"data?x/","formats":[{"ducklake":"1.0"}]}`, "data_dir: \"data?x/\" must not hold ? or #"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

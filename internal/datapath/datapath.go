@@ -17,6 +17,7 @@ const (
 	ReasonAbsolute = "recorded by absolute path (path_is_relative is false for the file, its table or its schema)"
 	ReasonDotDot   = "its relative path has a .. part (or one a web server decodes to .., such as %2e%2e)"
 	ReasonEmpty    = "its relative path has an empty part (a part recorded with a leading / or holding ://)"
+	ReasonDot      = "its relative path has a . part (or one a web server decodes to .), which a folder and a web server skip and S3 keeps as part of the key"
 	ReasonChar     = "its relative path holds a ?, # or \\, which readers over HTTP or S3 (?, #) or on Windows (\\) resolve to another file than a local reader"
 	ReasonEscape   = "its relative path holds a % not followed by two hex digits, which no reader over HTTP can ask for"
 )
@@ -49,8 +50,9 @@ func ValidEscapes(p string) bool {
 // local reader resolves it through symbolic links and a web reader by
 // cutting the URL, so the two could open different files. An empty part
 // comes from a part recorded with a leading "/" or holding "://", which
-// some readers take as absolute. A path holding a character of Unsafe is
-// refused too.
+// some readers take as absolute. A "." part is refused: a folder and a web
+// server skip it, S3 keeps it in the key. A path holding a character of
+// Unsafe is refused too.
 func Under(relative bool, rel string) (clean, reason string) {
 	if !relative {
 		return "", ReasonAbsolute
@@ -72,6 +74,8 @@ func Under(relative bool, rel string) (clean, reason string) {
 			switch part {
 			case "..":
 				return "", ReasonDotDot
+			case ".":
+				return "", ReasonDot
 			case "":
 				return "", ReasonEmpty
 			}

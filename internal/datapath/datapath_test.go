@@ -13,7 +13,8 @@ func TestUnder(t *testing.T) {
 	}{
 		{true, "main/t/f.parquet", "main/t/f.parquet", ""},
 		{true, "f.parquet", "f.parquet", ""},
-		{true, "./main/f.parquet", "main/f.parquet", ""},
+		{true, "./main/f.parquet", "", ReasonDot},
+		{true, "main/%2e/f.parquet", "", ReasonDot},
 		{false, "main/t/f.parquet", "", ReasonAbsolute},
 		{true, "x/../main/t/f.parquet", "", ReasonDotDot},
 		{true, "../f.parquet", "", ReasonDotDot},
