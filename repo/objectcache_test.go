@@ -84,3 +84,40 @@ func TestPruneObjects(t *testing.T) {
 		})
 	}
 }
+
+// TestMarkInUse: a run keeps its mirror's last-used marker fresh while it
+// lives, not only at its start and on cache hits: a cold run downloading or
+// proving for longer than dataCacheGrace had its mirror removed by another
+// run's prune (review finding).
+func TestMarkInUse(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), "mirror"+lastUsedSuffix)
+	old := time.Now().Add(-2 * dataCacheGrace)
+	touch(marker)
+	if err := os.Chtimes(marker, old, old); err != nil {
+		t.Fatal(err)
+	}
+	stop := markInUse(marker, 10*time.Millisecond)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		st, err := os.Stat(marker)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if time.Since(st.ModTime()) < dataCacheGrace {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the marker was not refreshed while the run lived")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	stop()
+	stop() // idempotent
+	if err := os.Chtimes(marker, old, old); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond)
+	if st, _ := os.Stat(marker); time.Since(st.ModTime()) < dataCacheGrace {
+		t.Error("the marker was refreshed after stop")
+	}
+}

@@ -74,6 +74,10 @@ type remote struct {
 	// listings is told of every data file written into the cache.
 	listings *compare.Listings
 
+	// stopMarking ends the run's refreshing of its mirror's last-used
+	// marker (markInUse); nil when the run has no mirror in a cache.
+	stopMarking func()
+
 	mu       sync.Mutex
 	catalogs map[string]*fetch // key -> local copy in work
 	files    map[string]*fetch // key -> cached data file
@@ -139,15 +143,53 @@ func newRemote(counter *store.Counter, cfg *fdljson.Repo, opts *Options, listing
 		if rm.cacheMax == 0 {
 			rm.cacheMax = DefaultDataCacheMax
 		}
+		rm.stopMarking = markInUse(rm.cacheDir+lastUsedSuffix, markEvery)
 	}
 	// Catalogs resolve data paths to absolute ones, which the checks then
 	// match against this folder: a relative --cache or work folder would
 	// match nothing (every file reported as differing).
 	if rm.local, err = filepath.Abs(rm.local); err != nil {
+		if rm.stopMarking != nil {
+			rm.stopMarking()
+		}
 		os.RemoveAll(work)
 		return nil, err
 	}
 	return rm, nil
+}
+
+// markEvery is how often a run marks its mirror in use, well within
+// dataCacheGrace: another run's prune spares a mirror used within it.
+const markEvery = 5 * time.Minute
+
+// markInUse touches marker every interval until the returned stop is
+// called: a run that downloads or proves for longer than dataCacheGrace
+// without a cache hit (a cold check of a large repository) kept its
+// mirror's marker at its start time, and another run's prune removed the
+// mirror under it.
+func markInUse(marker string, every time.Duration) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				touch(marker)
+			}
+		}
+	}()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			close(done)
+			<-finished
+		})
+	}
 }
 
 func location(st store.Store) string {
@@ -168,6 +210,9 @@ func (rm *remote) localPath(key string) string {
 // close removes the run's work folder and keeps the data cache within its
 // bound (pruneObjects), sparing this repository's mirror.
 func (rm *remote) close() {
+	if rm.stopMarking != nil {
+		rm.stopMarking()
+	}
 	os.RemoveAll(rm.work)
 	if rm.cacheMax <= 0 || rm.cacheDir == "" || strings.HasPrefix(rm.cacheDir, rm.work) {
 		return
