@@ -1,6 +1,7 @@
 package repo
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -455,15 +456,42 @@ func (rm *remote) inStore(ctx context.Context, cf cachedFile) error {
 			f.err = ctx.Err()
 			return
 		}
-		info, err := rm.counter.Stat(ctx, cf.key)
+		tail, info, err := rm.counter.ReadTail(ctx, cf.key, tailBytes)
 		switch {
 		case err != nil:
 			f.err = fmt.Errorf("data file %s (read from the --data folder): %w", cf.key, err)
 		case info.Size != cf.size:
 			f.err = fmt.Errorf("data file %s: %d bytes in the store, the catalog records %d (the --data folder's copy is not what readers get): %w", cf.key, info.Size, cf.size, errStoreDiffers)
+		case tail != nil:
+			if mine, err := fileTail(rm.localPath(cf.key), int64(len(tail))); err == nil && !bytes.Equal(mine, tail) {
+				f.err = fmt.Errorf("data file %s: its last %d bytes in the store are not the --data folder's copy's (readers get another file): %w", cf.key, len(tail), errStoreDiffers)
+			}
 		}
 	})
 	return f.err
+}
+
+// tailBytes is how much of a data file's end a run reads to revalidate it:
+// a Parquet file's footer length and magic, what DuckDB reads first.
+const tailBytes = 8
+
+// fileTail reads the last n bytes of a local file (all of it when shorter).
+func fileTail(path string, n int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	off := max(st.Size()-n, 0)
+	buf := make([]byte, st.Size()-off)
+	if _, err := f.ReadAt(buf, off); err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	return buf, nil
 }
 
 func (rm *remote) fillCache(ctx context.Context, cf cachedFile) error {
@@ -474,7 +502,11 @@ func (rm *remote) fillCache(ctx context.Context, cf cachedFile) error {
 		return ctx.Err()
 	}
 	path := rm.localPath(cf.key)
-	info, err := rm.counter.Stat(ctx, cf.key)
+	// A ranged GET of the file's end, not a HEAD: it proves the object can
+	// still be read (an S3 object moved to an archive storage class
+	// answers HEAD, not GET), through the ranged reads DuckDB makes, and
+	// its bytes must be the cached copy's.
+	tail, info, err := rm.counter.ReadTail(ctx, cf.key, tailBytes)
 	if err != nil {
 		return fmt.Errorf("data file %s: %w", cf.key, err)
 	}
@@ -483,7 +515,8 @@ func (rm *remote) fillCache(ctx context.Context, cf cachedFile) error {
 	// a local folder (a difference, not a failed download).
 	want := validator(info)
 	if st, err := os.Stat(path); err == nil && st.Size() == info.Size && want != "" {
-		if got, _ := os.ReadFile(path + validatorSuffix); string(got) == want {
+		mine, terr := fileTail(path, int64(len(tail)))
+		if got, _ := os.ReadFile(path + validatorSuffix); string(got) == want && terr == nil && bytes.Equal(mine, tail) {
 			touch(rm.cacheDir + lastUsedSuffix) // the file keeps its time: proof keys name it
 			rm.mu.Lock()
 			rm.stats.Cached++

@@ -82,3 +82,90 @@ func TestCacheValidatorFromTheGET(t *testing.T) {
 		t.Fatalf("check once the edge serves the changed file = %v, want %v (the cached copy is stale)", err, ErrDifferences)
 	}
 }
+
+// TestWarmCheckReadsEveryDataFile: a warm check revalidates each cached
+// data file with a ranged GET of its end, not a HEAD. Objects readers can
+// no longer GET (S3 moves old objects to archive storage classes whose
+// GET fails while HEAD answers; here a server denying GETs) passed a warm
+// check with exit 0 while a cold one failed; and a server whose ranged
+// answers are wrong, which DuckDB's ranged reads fail on, passed every
+// check. Both are now unverifiable (exit 4).
+func TestWarmCheckReadsEveryDataFile(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name  string
+		break_ func(w http.ResponseWriter, r *http.Request) bool // answers r itself when true
+	}{
+		{"GET denied, HEAD answered", func(w http.ResponseWriter, r *http.Request) bool {
+			if r.Method == http.MethodGet {
+				http.Error(w, "InvalidObjectState: the object is archived", http.StatusForbidden)
+				return true
+			}
+			return false
+		}},
+		{"ranged answers that are not the end", func(w http.ResponseWriter, r *http.Request) bool {
+			if r.Method == http.MethodGet && r.Header.Get("Range") != "" {
+				w.Header().Set("Content-Range", "bytes 0-7/8")
+				w.WriteHeader(http.StatusPartialContent)
+				w.Write([]byte("PAR1PAR1"))
+				return true
+			}
+			return false
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, root := smallLake(t)
+			var broken atomic.Bool
+			files := http.FileServer(http.Dir(root))
+			site := webSite(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if broken.Load() && strings.HasSuffix(r.URL.Path, ".parquet") && tc.break_(w, r) {
+					return
+				}
+				files.ServeHTTP(w, r)
+			}))
+			cache := t.TempDir()
+			if _, err := Check(ctx, site, Options{Formats: []string{"1.0"}, Jobs: 2, Cache: cache}); err != nil {
+				t.Fatalf("first check = %v, want nil", err)
+			}
+			broken.Store(true)
+			_, err := Check(ctx, site, Options{Formats: []string{"1.0"}, Jobs: 2, Cache: cache})
+			if !errors.Is(err, ErrUnverifiable) {
+				t.Fatalf("warm check = %v, want %v", err, ErrUnverifiable)
+			}
+		})
+	}
+}
+
+// TestDataFolderTailAgainstStore: with --data DIR, a run reads the local
+// copies and asks the store whether it holds each file: it compared only
+// sizes, so a bucket object with a corrupt footer of the same size (that
+// readers of the bucket cannot read) passed. The store's last bytes must
+// now be the local copy's: a difference otherwise (exit 3).
+func TestDataFolderTailAgainstStore(t *testing.T) {
+	ctx := context.Background()
+	_, root := smallLake(t)
+	local := filepath.Join(t.TempDir(), "data")
+	if err := copyTree(filepath.Join(root, "data"), local); err != nil {
+		t.Fatal(err)
+	}
+	site := webSite(t, http.FileServer(http.Dir(root)))
+	if _, err := Check(ctx, site, Options{Formats: []string{"1.0"}, Jobs: 2, DataPath: local}); err != nil {
+		t.Fatalf("check with the same files = %v, want nil", err)
+	}
+	files, err := filepath.Glob(filepath.Join(root, "data", "*", "*", "*.parquet"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no data file (%v)", err)
+	}
+	b, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)-8]++ // the store's copy: its footer length, same size
+	if err := os.WriteFile(files[0], b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Check(ctx, site, Options{Formats: []string{"1.0"}, Jobs: 2, DataPath: local})
+	if !errors.Is(err, ErrDifferences) || !strings.Contains(err.Error(), "are not the --data folder's copy's") {
+		t.Fatalf("check = %v, want %v naming the file's last bytes", err, ErrDifferences)
+	}
+}

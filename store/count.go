@@ -53,6 +53,20 @@ func (c *Counter) OpenInfo(ctx context.Context, key string) (_ io.ReadCloser, _ 
 	return &countingReader{ReadCloser: rc, n: &c.down}, info, true, nil
 }
 
+// ReadTail reads the object's last n bytes and describes it from the same
+// response where the store can (TailReader); elsewhere it only describes
+// it (Stat), and tail is nil.
+func (c *Counter) ReadTail(ctx context.Context, key string, n int64) (tail []byte, info ObjectInfo, err error) {
+	tr, ok := c.Store.(TailReader)
+	if !ok {
+		info, err = c.Store.Stat(ctx, key)
+		return nil, info, err
+	}
+	tail, info, err = tr.ReadTail(ctx, key, n)
+	c.down.Add(int64(len(tail)))
+	return tail, info, err
+}
+
 // Create implements Store; only an object actually written counts. A
 // regular file is passed on as it is (stores may seek it) and counted by
 // its size.

@@ -77,6 +77,18 @@ type InfoOpener interface {
 	OpenInfo(ctx context.Context, key string) (io.ReadCloser, ObjectInfo, error)
 }
 
+// TailReader is implemented by stores that can read an object's last n
+// bytes with a ranged GET (the whole object when it is shorter), and
+// describe the object from that response (its total size, ETag and
+// Last-Modified). A cache revalidated by a HEAD alone passed objects
+// readers could no longer GET (an S3 object moved to an archive storage
+// class answers HEAD, not GET) and never used the ranged reads DuckDB
+// reads with; the tail also tells a cached copy from a changed object of
+// the same size and validator.
+type TailReader interface {
+	ReadTail(ctx context.Context, key string, n int64) ([]byte, ObjectInfo, error)
+}
+
 // Location is implemented by stores that can name where they are, for
 // reports and logs. The result never holds credentials.
 type Location interface {
@@ -185,4 +197,25 @@ func ReadAll(ctx context.Context, s Store, key string) ([]byte, error) {
 		return nil, fmt.Errorf("read %s: %w", key, err)
 	}
 	return data, nil
+}
+
+// TailRange checks the Content-Range of an answer to a request for the
+// last n bytes of an object ("bytes FIRST-LAST/SIZE"), given the number of
+// bytes the answer held, and returns the object's size. A range that is
+// not the object's end, or not the length received, is an error: DuckDB's
+// ranged reads fail on such answers.
+func TailRange(contentRange string, got, n int64) (size int64, err error) {
+	var first, last int64
+	if _, err := fmt.Sscanf(contentRange, "bytes %d-%d/%d", &first, &last, &size); err != nil {
+		return 0, fmt.Errorf("the ranged answer's Content-Range %q does not parse", contentRange)
+	}
+	switch {
+	case last != size-1 || first > last || first < 0:
+		return 0, fmt.Errorf("the ranged answer's Content-Range %q is not the object's end", contentRange)
+	case last-first+1 != got:
+		return 0, fmt.Errorf("the ranged answer's Content-Range %q says %d bytes, the answer held %d", contentRange, last-first+1, got)
+	case got != min(n, size):
+		return 0, fmt.Errorf("the ranged answer's Content-Range %q is not the last %d bytes", contentRange, n)
+	}
+	return size, nil
 }

@@ -143,6 +143,75 @@ func (s *Store) OpenInfo(ctx context.Context, key string) (io.ReadCloser, store.
 	}{io.MultiReader(bytes.NewReader(head[:n]), resp.Body), resp.Body}, info, nil
 }
 
+// ReadTail implements store.TailReader: a GET of the range "bytes=-n",
+// as DuckDB reads a Parquet footer. A server that ignores the range (200
+// and the whole object) is read to the end, as DuckDB then downloads the
+// whole file too; a ranged answer whose Content-Range is not the object's
+// end, or not the bytes sent, is an error, as it is for DuckDB.
+func (s *Store) ReadTail(ctx context.Context, key string, n int64) ([]byte, store.ObjectInfo, error) {
+	if err := store.ValidateKey(key); err != nil {
+		return nil, store.ObjectInfo{}, err
+	}
+	u, err := s.url(key)
+	if err != nil {
+		return nil, store.ObjectInfo{}, err
+	}
+	resp, err := s.do(ctx, http.MethodGet, u, http.Header{"Range": {fmt.Sprintf("bytes=-%d", n)}})
+	if err != nil {
+		return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s: %w", key, err)
+	}
+	defer resp.Body.Close()
+	if err := check(resp, key); err != nil {
+		return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s: %w", key, err)
+	}
+	if isListing(resp) {
+		return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s: a folder: %w", key, fs.ErrNotExist)
+	}
+	if isHTML(resp) {
+		page, err := s.isPage(ctx, key)
+		if err != nil {
+			return nil, store.ObjectInfo{}, err
+		}
+		if page {
+			return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s: %s: %w", key, softNotFound, fs.ErrNotExist)
+		}
+	}
+	info := responseInfo(resp, key)
+	if resp.StatusCode == http.StatusPartialContent {
+		tail, err := io.ReadAll(io.LimitReader(resp.Body, n+1))
+		if err != nil {
+			return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s: %w", key, err)
+		}
+		if info.Size, err = store.TailRange(resp.Header.Get("Content-Range"), int64(len(tail)), n); err != nil {
+			return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s: %w", key, err)
+		}
+		return tail, info, nil
+	}
+	// The whole object: keep its last n bytes.
+	ring := make([]byte, 0, 2*n)
+	buf := make([]byte, 32<<10)
+	var total int64
+	for {
+		k, err := resp.Body.Read(buf)
+		total += int64(k)
+		ring = append(ring, buf[:k]...)
+		if int64(len(ring)) > n {
+			ring = append(ring[:0], ring[int64(len(ring))-n:]...)
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s: %w", key, err)
+		}
+	}
+	if info.Size >= 0 && info.Size != total {
+		return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s: %d bytes, the answer's length said %d", key, total, info.Size)
+	}
+	info.Size = total
+	return ring, info, nil
+}
+
 // responseInfo describes the object a response (to a HEAD, or a GET of
 // the whole object or of a range) is about: its ETag (a weak one's
 // value), its size (-1 when the server gives none) and its Last-Modified.

@@ -3,6 +3,7 @@ package httpstore_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/fdl-formats/fdl-formats/internal/webtest"
 	"github.com/fdl-formats/fdl-formats/store"
@@ -74,6 +76,10 @@ func TestHTTPStore(t *testing.T) {
 	rc.Close()
 	if got2 != info || info.ModTime.IsZero() {
 		t.Errorf("OpenInfo describes %+v, Stat %+v", got2, info)
+	}
+	tail, got3, err := st.ReadTail(ctx, "data/main/t/f.parquet", 2)
+	if err != nil || string(tail) != "R1" || got3 != info {
+		t.Errorf("ReadTail = %q, %+v, %v; want %q, %+v", tail, got3, err, "R1", info)
 	}
 	for _, k := range []string{"nope", "versions/a", "versions/a/nope.json"} {
 		if _, err := st.Open(ctx, k); !errors.Is(err, fs.ErrNotExist) {
@@ -367,6 +373,58 @@ func TestListingDepth(t *testing.T) {
 				t.Errorf("%d listings fetched, want at most 18 (16 folders deep, and the start)", listings)
 			}
 			mu.Unlock()
+		})
+	}
+}
+
+// TestReadTail: the end of a file by a ranged GET; a server that ignores
+// ranges (200 and the whole file) is read to the end; a ranged answer that
+// is not the file's end, or holds other bytes than it says, is an error
+// (DuckDB's ranged reads fail on it).
+func TestReadTail(t *testing.T) {
+	ctx := context.Background()
+	body := strings.Repeat("x", 100_000) + "footPAR1"
+	for _, tc := range []struct {
+		name string
+		h    http.HandlerFunc
+		want string // tail, or a phrase of the error
+		ok   bool
+	}{
+		{"ranges", func(w http.ResponseWriter, r *http.Request) {
+			http.ServeContent(w, r, "f.parquet", time.Time{}, strings.NewReader(body))
+		}, "PAR1", true},
+		{"no ranges", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/octet-stream")
+			io.WriteString(w, body)
+		}, "PAR1", true},
+		{"a range from the start", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Range", fmt.Sprintf("bytes 0-3/%d", len(body)))
+			w.WriteHeader(http.StatusPartialContent)
+			io.WriteString(w, body[:4])
+		}, "is not the object's end", false},
+		{"fewer bytes than the range", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", len(body)-4, len(body)-1, len(body)))
+			w.WriteHeader(http.StatusPartialContent)
+			io.WriteString(w, "R1")
+		}, "the answer held 2", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewServer(tc.h)
+			t.Cleanup(srv.Close)
+			st, err := httpstore.New(srv.URL+"/", srv.Client())
+			if err != nil {
+				t.Fatal(err)
+			}
+			tail, info, err := st.ReadTail(ctx, "f.parquet", 4)
+			if tc.ok {
+				if err != nil || string(tail) != tc.want || info.Size != int64(len(body)) {
+					t.Errorf("ReadTail = %q, size %d, %v; want %q, size %d", tail, info.Size, err, tc.want, len(body))
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("ReadTail = %q, %v; want an error containing %q", tail, err, tc.want)
+			}
 		})
 	}
 }

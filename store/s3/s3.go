@@ -193,6 +193,37 @@ func (s *Store) OpenInfo(ctx context.Context, key string) (io.ReadCloser, store.
 	return out.Body, info, nil
 }
 
+// ReadTail implements store.TailReader: a GetObject of the range
+// "bytes=-n", described by its Content-Range, ETag and time.
+func (s *Store) ReadTail(ctx context.Context, key string, n int64) ([]byte, store.ObjectInfo, error) {
+	if err := store.ValidateKey(key); err != nil {
+		return nil, store.ObjectInfo{}, err
+	}
+	out, err := s.client.GetObject(ctx, &s3.GetObjectInput{Bucket: &s.bucket, Key: s.key(key), Range: aws.String(fmt.Sprintf("bytes=-%d", n))})
+	if err != nil {
+		return nil, store.ObjectInfo{}, s.wrap("read the end of", key, err)
+	}
+	defer out.Body.Close()
+	tail, err := io.ReadAll(io.LimitReader(out.Body, n+1))
+	if err != nil {
+		return nil, store.ObjectInfo{}, s.wrap("read the end of", key, err)
+	}
+	info := store.ObjectInfo{Key: key, Size: int64(len(tail)), ETag: unquote(aws.ToString(out.ETag))}
+	if out.LastModified != nil {
+		info.ModTime = *out.LastModified
+	}
+	if cr := aws.ToString(out.ContentRange); cr != "" {
+		size, err := store.TailRange(cr, int64(len(tail)), n)
+		if err != nil {
+			return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s in %s: %w", key, s.Location(), err)
+		}
+		info.Size = size
+	} else if int64(len(tail)) > n {
+		return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s in %s: %d bytes without a Content-Range for the last %d", key, s.Location(), len(tail), n)
+	}
+	return tail, info, nil
+}
+
 // Stat implements store.Store.
 func (s *Store) Stat(ctx context.Context, key string) (store.ObjectInfo, error) {
 	if err := store.ValidateKey(key); err != nil {

@@ -51,6 +51,26 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 				t.Errorf("OpenInfo describes %+v, Stat %+v", got, info)
 			}
 		}
+		// A store that reads an object's end reads its last bytes (all
+		// of them when the object is shorter) and describes the whole
+		// object as Stat does.
+		if tr, ok := s.(store.TailReader); ok {
+			for _, tc := range []struct {
+				n    int64
+				want string
+			}{{3, "llo"}, {5, "hello"}, {100, "hello"}} {
+				tail, got, err := tr.ReadTail(ctx, "versions/a/version.json", tc.n)
+				if err != nil {
+					t.Fatalf("ReadTail(%d): %v", tc.n, err)
+				}
+				if string(tail) != tc.want || got.Size != info.Size || got.ETag != info.ETag || !got.ModTime.Equal(info.ModTime) {
+					t.Errorf("ReadTail(%d) = %q, %+v; want %q, %+v", tc.n, tail, got, tc.want, info)
+				}
+			}
+			if _, _, err := tr.ReadTail(ctx, "nope/x", 8); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("ReadTail(missing) error = %v, want fs.ErrNotExist", err)
+			}
+		}
 	})
 
 	t.Run("empty_object", func(t *testing.T) {
