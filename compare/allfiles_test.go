@@ -78,7 +78,7 @@ func TestAllFiles(t *testing.T) {
 }
 
 // TestUnderDataPath: a file is under the data path only when recorded
-// relative all the way, with no ".." and no empty part.
+// relative all the way, with no ".", ".." and no empty part.
 func TestUnderDataPath(t *testing.T) {
 	const dp = "/repo/data/"
 	cases := []struct {
@@ -89,7 +89,7 @@ func TestUnderDataPath(t *testing.T) {
 		reason   string
 	}{
 		{"relative", dp + "main/t/f.parquet", true, "main/t/f.parquet", ""},
-		{"dot part", dp + "main/./t/f.parquet", true, "main/t/f.parquet", ""},
+		{"dot part", dp + "main/./t/f.parquet", true, "", ". part"}, // S3 keeps it in the key
 		{"absolute", "/elsewhere/f.parquet", false, "", "absolute"},
 		{"absolute inside the data path", dp + "main/t/f.parquet", false, "", "absolute"},
 		{"climbing out", dp + "main/t/../../../x/f.parquet", true, "", ".."},
@@ -121,7 +121,7 @@ func TestUnderDataPath(t *testing.T) {
 	if !slices.Equal(gotIn, inside) {
 		t.Errorf("Outside: inside %v, want %v", gotIn, inside)
 	}
-	if err == nil || len(err.Files) != outside || err.Catalog != "cat.duckdb" || !strings.Contains(err.Error(), "cat.duckdb names 7 data or delete file(s) outside its data path") {
+	if err == nil || len(err.Files) != outside || err.Catalog != "cat.duckdb" || !strings.Contains(err.Error(), "cat.duckdb names 8 data or delete file(s) outside its data path") {
 		t.Errorf("Outside: %v, want the %d files outside", err, outside)
 	}
 	if in, err := Outside(inside, dp, "cat.duckdb"); err != nil || len(in) != len(inside) {

@@ -518,6 +518,43 @@ func dropPrefix(e entries, prefix string) {
 	}
 }
 
+// expressionDefaults leaves out of the comparison a column's default that
+// is an SQL expression on the side whose format can hold one (0.4+) where
+// the other side's format cannot (0.1-0.3) and has no default for the
+// column: what convert's --allow-lossy expression-defaults writes. A
+// default is used only by writers (readers fill missing columns from
+// initial_default), and the other format has no way to hold it; any other
+// default there is still a difference. Each such column is listed in
+// NotCompared once.
+func (c *comparison) expressionDefaults(ea, eb entries) {
+	hasA, hasB := c.a.format.Has(formats.CapExpressionDefaults), c.b.format.Has(formats.CapExpressionDefaults)
+	if hasA == hasB {
+		return
+	}
+	has, lacks, lacksName := ea, eb, c.rep.B.Format
+	if hasB {
+		has, lacks, lacksName = eb, ea, c.rep.A.Format
+	}
+	for k, v := range has {
+		if !strings.HasPrefix(k, "column ") {
+			continue
+		}
+		head, def, ok := strings.Cut(v, " default=")
+		if !ok || !strings.HasSuffix(def, " default_kind=expression") {
+			continue
+		}
+		if lacks[k] != head+" default=<none> default_kind=<none>" {
+			continue
+		}
+		has[k] = lacks[k]
+		note := fmt.Sprintf("default of %s: the SQL expression %s, which format %s cannot hold (used only by writers: expression-defaults)",
+			k, strings.TrimSuffix(def, " default_kind=expression"), lacksName)
+		if !slices.Contains(c.rep.NotCompared, note) {
+			c.rep.NotCompared = append(c.rep.NotCompared, note)
+		}
+	}
+}
+
 func (c *comparison) snapshot(s int64) error {
 	t0 := time.Now()
 	ea, err := c.a.schemaEntries(c.ctx, s)
@@ -533,6 +570,7 @@ func (c *comparison) snapshot(s int64) error {
 		dropPrefix(ea, "macro ")
 		dropPrefix(eb, "macro ")
 	}
+	c.expressionDefaults(ea, eb)
 	c.diffEntries("schema", ptr(s), "", ea, eb)
 	ca, okA, err := c.a.commitInfo(c.ctx, s)
 	if err != nil {

@@ -161,55 +161,21 @@ func (r *Reader) hiveValue(ctx context.Context, t Table, path, name string, c *C
 	return "", fmt.Errorf("partition column %s: no %s=... segment in %s", c.Name, name, path)
 }
 
-// timetzDefault is the TIMETZ initial default as the reader returns it: the
-// instant at +00, as Parquet stores every TIMETZ value, or, with
-// QuirkTimeTZDefaultOffset, the wall-clock time at +00 (offset dropped). A
-// literal that does not parse is returned unchanged.
+// timetzDefault is the TIMETZ initial default as the reader returns it:
+// the literal's wall-clock time and offset (DuckDB keeps the offset in the
+// value: '12:34:56+02' is not '10:34:56+00'), or, with
+// QuirkTimeTZDefaultOffset, the wall-clock time at +00 (offset dropped),
+// in one written form. A literal that does not parse is returned
+// unchanged (its cast fails in the read, as the reader's does).
 func timetzDefault(lit string, dropOffset bool) string {
-	s := strings.TrimSpace(lit)
-	i := strings.IndexAny(s, "+-")
-	clock, off := s, ""
-	if i > 0 {
-		clock, off = s[:i], s[i:]
-	}
-	hms := strings.Split(clock, ":")
-	if len(hms) != 3 {
+	t, ok := formats.ParseTimeTZ(lit)
+	if !ok {
 		return lit
 	}
-	h, err1 := strconv.Atoi(hms[0])
-	m, err2 := strconv.Atoi(hms[1])
-	sec, frac, _ := strings.Cut(hms[2], ".")
-	sc, err3 := strconv.Atoi(sec)
-	if err1 != nil || err2 != nil || err3 != nil {
-		return lit
+	if dropOffset {
+		t = t.DropOffset()
 	}
-	total := h*3600 + m*60 + sc
-	if off != "" && !dropOffset {
-		sign := 1
-		if off[0] == '-' {
-			sign = -1
-		}
-		parts := strings.Split(off[1:], ":")
-		mult := []int{3600, 60, 1}
-		if len(parts) > 3 {
-			return lit
-		}
-		o := 0
-		for j, p := range parts {
-			n, err := strconv.Atoi(p)
-			if err != nil {
-				return lit
-			}
-			o += n * mult[j]
-		}
-		total -= sign * o
-	}
-	total = ((total % 86400) + 86400) % 86400
-	out := fmt.Sprintf("%02d:%02d:%02d", total/3600, total/60%60, total%60)
-	if frac != "" {
-		out += "." + frac
-	}
-	return out + "+00"
+	return t.String()
 }
 
 // readDefault is a column's initial default as the catalog's reader

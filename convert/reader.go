@@ -25,7 +25,7 @@ func (r *run) readerChecks(source, target *formats.Version) error {
 	step := "reader " + target.Name
 	differ := func(q formats.ReaderQuirk) bool { return source.ReadsWith(q) != target.ReadsWith(q) }
 	if differ(formats.QuirkTimeTZDefaultOffset) {
-		if err := r.normaliseTimeTZDefaults(step, source.ReadsWith(formats.QuirkTimeTZDefaultOffset)); err != nil {
+		if err := r.normaliseTimeTZDefaults(step, source, target); err != nil {
 			return fmt.Errorf("%s: %w", formats.QuirkTimeTZDefaultOffset.Info().Name, err)
 		}
 	}
@@ -93,78 +93,48 @@ func otherSide(q formats.ReaderQuirk, source, target *formats.Version) string {
 	return target.Name
 }
 
-// normaliseTimeTZDefaults rewrites every TIMETZ initial_default whose offset
-// is not +00 into the value the source's reader returns, written at +00, so
-// that a reader that drops the offset and one that keeps it both read it
-// the same: the instant in UTC, or (sourceDrops) the wall-clock time.
-func (r *run) normaliseTimeTZDefaults(step string, sourceDrops bool) error {
+// normaliseTimeTZDefaults makes TIMETZ initial defaults read alike by a
+// reader that drops their offset and one that keeps it
+// (QuirkTimeTZDefaultOffset). From a source whose reader drops it
+// (sourceDrops: 0.1-0.4 to 1.0+), every literal with an offset is
+// rewritten as the wall-clock time at +00, which both read the same. To a
+// target whose reader drops it, a literal at +00 already reads the same;
+// one with another offset cannot be written so that the target's reader
+// returns it (DuckDB keeps the offset in the value: '12:34:56+02' is not
+// '10:34:56+00', = is false and hour() differs), so the conversion is
+// refused naming the table, the column and the literal.
+func (r *run) normaliseTimeTZDefaults(step string, source, target *formats.Version) error {
+	sourceDrops := source.ReadsWith(formats.QuirkTimeTZDefaultOffset)
 	items, err := r.w.strings(r.ctx, `SELECT table_id || chr(31) || column_id || chr(31) || begin_snapshot || chr(31) || column_name || chr(31) || initial_default
 		FROM ducklake_column WHERE lower(trim(column_type)) = 'timetz' AND initial_default IS NOT NULL ORDER BY table_id, column_id, begin_snapshot`)
 	if err != nil {
 		return err
 	}
-	var changed []string
+	var changed, refused []string
 	for _, it := range items {
 		f := strings.Split(it, "\x1f")
 		old := f[4]
-		v, ok := timetzAtUTC(old, sourceDrops)
-		if !ok || v == old {
+		t, ok := formats.ParseTimeTZ(old)
+		if !ok || t.Offset == 0 {
+			continue // read alike (or failing alike, unparsed)
+		}
+		if !sourceDrops {
+			refused = append(refused, fmt.Sprintf("table %s column %s (id %s): initial_default %q", f[0], f[3], f[1], old))
 			continue
 		}
+		v := t.DropOffset().String()
 		if err := r.w.exec(r.ctx, `UPDATE ducklake_column SET initial_default = ? WHERE table_id = ? AND column_id = ? AND begin_snapshot = ?`, v, f[0], f[1], f[2]); err != nil {
 			return err
 		}
 		changed = append(changed, fmt.Sprintf("table %s column %s: %q -> %q", f[0], f[3], old, v))
 	}
+	r.refuseQuirk(step, formats.QuirkTimeTZDefaultOffset, source, target, "ducklake_column", refused)
 	if len(changed) > 0 {
 		info := formats.QuirkTimeTZDefaultOffset.Info()
 		r.add(Finding{Severity: Note, Code: info.Name, Step: step, Table: "ducklake_column", Detail: summarize(changed),
-			Reason: "TIMETZ initial defaults written at +00 as the value the source's reader returns, so that readers that drop the offset read it the same (" + info.Source + ")"})
+			Reason: "TIMETZ initial defaults written at +00 as the wall-clock time the source's reader returns, so that readers that keep the offset read it the same (" + info.Source + ")"})
 	}
 	return nil
-}
-
-// timetzAtUTC parses a TIMETZ literal HH:MM:SS[.f][±HH[:MM[:SS]]] and writes
-// it at +00: the same instant, or, with dropOffset, the same wall-clock
-// time. ok is false when the literal does not parse.
-func timetzAtUTC(lit string, dropOffset bool) (string, bool) {
-	s := strings.TrimSpace(lit)
-	clock, off := s, ""
-	if i := strings.IndexAny(s, "+-"); i > 0 {
-		clock, off = s[:i], s[i:]
-	}
-	var h, m, sec int
-	frac := ""
-	whole, fr, hasFrac := strings.Cut(clock, ".")
-	if _, err := fmt.Sscanf(whole, "%d:%d:%d", &h, &m, &sec); err != nil {
-		return "", false
-	}
-	if hasFrac {
-		frac = "." + fr
-	}
-	total := h*3600 + m*60 + sec
-	if off != "" && !dropOffset {
-		sign := 1
-		if off[0] == '-' {
-			sign = -1
-		}
-		parts := strings.Split(off[1:], ":")
-		if len(parts) > 3 {
-			return "", false
-		}
-		o, unit := 0, 3600
-		for _, p := range parts {
-			var n int
-			if _, err := fmt.Sscanf(p, "%d", &n); err != nil {
-				return "", false
-			}
-			o += n * unit
-			unit /= 60
-		}
-		total -= sign * o
-	}
-	total = ((total % 86400) + 86400) % 86400
-	return fmt.Sprintf("%02d:%02d:%02d%s+00", total/3600, total/60%60, total%60, frac), true
 }
 
 // unmappedFilesWithoutFieldIDs lists the data files without a name mapping

@@ -150,3 +150,29 @@ func TestInlinedSchemaSourceOf(t *testing.T) {
 		}
 	}
 }
+
+// TestParseTimeTZ: TIMETZ literals as DuckDB parses initial defaults, in one
+// written form, with the offset kept (part of the value) or dropped (what
+// readers with QuirkTimeTZDefaultOffset return).
+func TestParseTimeTZ(t *testing.T) {
+	for _, tc := range []struct {
+		lit, kept, dropped string
+	}{
+		{"12:34:56+02", "12:34:56+02", "12:34:56+00"},
+		{" 12:34:56+02:00 ", "12:34:56+02", "12:34:56+00"},
+		{"01:00:00.5+02:30", "01:00:00.5+02:30", "01:00:00.5+00"},
+		{"23:00:00-02", "23:00:00-02", "23:00:00+00"},
+		{"23:00:00-00:00:30", "23:00:00-00:00:30", "23:00:00+00"},
+		{"10:00:00", "10:00:00+00", "10:00:00+00"},
+	} {
+		got, ok := ParseTimeTZ(tc.lit)
+		if !ok || got.String() != tc.kept || got.DropOffset().String() != tc.dropped {
+			t.Errorf("ParseTimeTZ(%q) = %q (dropped %q), %t; want %q, %q", tc.lit, got, got.DropOffset(), ok, tc.kept, tc.dropped)
+		}
+	}
+	for _, bad := range []string{"noon", "24:00:00", "12:60:00", "12:00", "12:00:00+x", "12:00:00.5x", "-1:00:00"} {
+		if got, ok := ParseTimeTZ(bad); ok {
+			t.Errorf("ParseTimeTZ(%q) = %q, want no parse", bad, got)
+		}
+	}
+}

@@ -69,14 +69,14 @@ var AllQuirks = []QuirkInfo{
 		Source:    "DuckLakeMultiFileReader::CreateMapping (src/storage/ducklake_multi_file_reader.cpp) maps by field id unless the file has a mapping_id, in v1.3-ossivalis and v1.4-andium and in v1.5-variegata up to 1dcdba8f (2026-04-08, \"Support reading files without positional id\", DuckLake 1.0), which maps such files by position",
 		Evidence:  "lakes-0.3-reader/q_delete__delete_legacy_missing_mapping_after_rename_add_files (0.3 and 0.4 read every column NULL)"},
 	{Quirk: QuirkTimeTZDefaultOffset, Name: "timetz-default-offset-ignored", Family: "initial defaults",
-		Behaviour: "a TIMETZ initial_default such as '12:34:56+02' reads as 12:34:56+00 (the offset is dropped), where 1.0 reads the instant 10:34:56+00; every other type of the all-types lake parses the same",
+		Behaviour: "a TIMETZ initial_default such as '12:34:56+02' reads as 12:34:56+00 (the offset is dropped), where 1.0 reads 12:34:56+02 (DuckDB keeps the offset in the value, so no literal makes these readers return it); every other type of the all-types lake parses the same",
 		Source:    "TransformColumnType (src/storage/ducklake_catalog.cpp) casts initial_default with Value::DefaultCastAs on the DuckDB line of the release (1.3/1.4/1.5.0-1.5.1); same code in v1.3-ossivalis, v1.4-andium and v1.5-variegata, the difference is the DuckDB cast",
 		Evidence:  "lakes-0.3-reader/q_default__all_types_column_default_stats (0.3 and 0.4 return 12:34:56+00 for the old rows; 0.1/0.2 not observed, modelled from the same code path)"},
 	{Quirk: QuirkHiveValuesRaw, Name: "hive-values-cast-raw", Family: "partition values from paths",
 		Behaviour: "a Hive partition value (name mapping is_partition) is cast from the raw path text: not URL-decoded, and __HIVE_DEFAULT_PARTITION__ is not NULL (a VARCHAR column gets that string, any other type fails to cast)",
-		Source:    "MapColumns (src/storage/ducklake_multi_file_reader.cpp) in v1.4-andium: Value(partition).DefaultCastAs(type); v1.5-variegata a99ff824 (2026-03-03, \"Handle null and cast types when reading Hive keys\") uses HivePartitioning::GetValue",
+		Source:    "MapColumns (src/storage/ducklake_multi_file_reader.cpp) in v1.4-andium and in 7ea15644, the DuckLake of DuckDB 1.5.0: Value(partition).DefaultCastAs(type); a99ff824 (2026-03-03, \"Handle null and cast types when reading Hive keys\"), first in 67480b1d, the DuckLake of DuckDB 1.5.1, uses HivePartitioning::GetValue. Format 0.4 is read by both, so it is modelled by 1.5.0's",
 		Error:     "Invalid Input Error: Failed to cast value",
-		Evidence:  "lakes-0.3-reader/q_add_files__add_files_hive_partition_cast (0.3 fails on DATE, DECIMAL, TIMESTAMP and DOUBLE partitions and returns other VARCHAR values; 0.4 reads the same as 1.0)"},
+		Evidence:  "lakes-0.3-reader/q_add_files__add_files_hive_partition_cast (0.3 fails on DATE, DECIMAL, TIMESTAMP and DOUBLE partitions and returns other VARCHAR values; 0.4 under DuckDB 1.5.1 reads the same as 1.0; DuckDB 1.5.0 not observed, modelled from its source)"},
 	{Quirk: QuirkTableStatsNeedColumnStats, Name: "table-stats-need-column-stats", Family: "statistics the reader requires",
 		Behaviour: "a ducklake_table_stats row (record_count and file_size_bytes set) of a table with no ducklake_table_column_stats row makes the global statistics query return a NULL column_id, which the reader reads as a number: every table read fails",
 		Source:    "DuckLakeMetadataManager::GetGlobalTableStats / TransformGlobalStatsRow (src/storage/ducklake_metadata_manager.cpp, LEFT JOIN ducklake_table_column_stats) in v1.3-ossivalis and v1.4-andium and in v1.5-variegata up to db9cb183 (2026-05-31, \"Fix for table_stats column stats\")",
@@ -136,8 +136,11 @@ const (
 	quirksV1_3 = QuirkUnmappedFilesNull | QuirkTimeTZDefaultOffset | QuirkTableStatsNeedColumnStats | QuirkInlinedAtSnapshotZero
 	// quirksV1_4: DuckLake v1.4-andium (DuckDB 1.4), format 0.3.
 	quirksV1_4 = QuirkUnmappedFilesNull | QuirkTimeTZDefaultOffset | QuirkHiveValuesRaw | QuirkTableStatsNeedColumnStats | QuirkInlinedAtFirstSnapshot
-	// quirksV1_5_0: DuckLake on DuckDB 1.5.0-1.5.1, format 0.4.
-	quirksV1_5_0 = QuirkUnmappedFilesNull | QuirkTimeTZDefaultOffset | QuirkTableStatsNeedColumnStats | QuirkInlinedAtFirstSnapshot
+	// quirksV1_5_0: DuckLake on DuckDB 1.5.0-1.5.1, format 0.4: where the
+	// two differ (Hive values), the one that reads fewer catalogs as 1.0
+	// does (1.5.0's), so that a catalog proved for one is read alike by
+	// both.
+	quirksV1_5_0 = QuirkUnmappedFilesNull | QuirkTimeTZDefaultOffset | QuirkHiveValuesRaw | QuirkTableStatsNeedColumnStats | QuirkInlinedAtFirstSnapshot
 )
 
 // ReadsWith reports whether the format's real reader has every quirk in q.

@@ -42,8 +42,9 @@ func (r *repository) checkContents(ctx context.Context, v *version, frozen *froz
 // bookkeeping against ducklake.snapshot_id and ducklake.snapshots (with
 // the parent's snapshot_id, which the key names), and no inlined rows;
 // v6: inlined tables are those ducklake_inlined_data_tables registers
-// and inlined tables named in any letter case.
-const contentsKeyKind = "fdl-formats content pass v6"
+// and inlined tables named in any letter case; v7: a "." part in a data
+// or delete file's path.
+const contentsKeyKind = "fdl-formats content pass v7"
 
 // contentsKey names everything a content pass of v reads, or "" (no digest
 // cache, or an object store, whose data files the pass fetches and

@@ -28,7 +28,7 @@ func TestBackfill03ReaderLakes(t *testing.T) {
 	// Newest version: the refusal code, or "" when it is written.
 	want := map[string]string{
 		"q_add_files__add_files_hive_partition_cast":                     "hive-values-cast-raw",
-		"q_default__all_types_column_default_stats":                      "",
+		"q_default__all_types_column_default_stats":                      "timetz-default-offset-ignored",
 		"q_delete__delete_legacy_missing_mapping_after_rename_add_files": "unmapped-files-read-null",
 		"q_stats__table_stats_without_column_stats":                      "table-stats-need-column-stats",
 	}
