@@ -93,7 +93,7 @@ func TestCacheValidatorFromTheGET(t *testing.T) {
 func TestWarmCheckReadsEveryDataFile(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
-		name  string
+		name   string
 		break_ func(w http.ResponseWriter, r *http.Request) bool // answers r itself when true
 	}{
 		{"GET denied, HEAD answered", func(w http.ResponseWriter, r *http.Request) bool {
