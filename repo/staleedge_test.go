@@ -94,7 +94,7 @@ func TestWarmCheckReadsEveryDataFile(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name   string
-		break_ func(w http.ResponseWriter, r *http.Request) bool // answers r itself when true
+		answer func(w http.ResponseWriter, r *http.Request) bool // answers r itself when true
 	}{
 		{"GET denied, HEAD answered", func(w http.ResponseWriter, r *http.Request) bool {
 			if r.Method == http.MethodGet {
@@ -118,7 +118,7 @@ func TestWarmCheckReadsEveryDataFile(t *testing.T) {
 			var broken atomic.Bool
 			files := http.FileServer(http.Dir(root))
 			site := webSite(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				if broken.Load() && strings.HasSuffix(r.URL.Path, ".parquet") && tc.break_(w, r) {
+				if broken.Load() && strings.HasSuffix(r.URL.Path, ".parquet") && tc.answer(w, r) {
 					return
 				}
 				files.ServeHTTP(w, r)
