@@ -45,8 +45,26 @@ var (
 	_ store.URLStore = (*Store)(nil)
 )
 
+// responseTimeout bounds the wait for a response's headers (and the
+// connection before it) by the default client: a server that accepts a
+// request and never answers hung a scheduled check for hours. A body that
+// stalls half-way is not bounded (a large data file may take long).
+const responseTimeout = 2 * time.Minute
+
+// defaultClient is the client of a store given none: Go's default
+// transport (proxies from the environment, HTTP/2, keep-alives) with
+// responseTimeout.
+func defaultClient() *http.Client { return clientWithTimeout(responseTimeout) }
+
+func clientWithTimeout(d time.Duration) *http.Client {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.ResponseHeaderTimeout = d
+	tr.TLSHandshakeTimeout = d
+	return &http.Client{Transport: tr}
+}
+
 // New returns the store of the site folder rawURL (http or https). client
-// nil means http.DefaultClient.
+// nil means Go's default client with responseTimeout.
 func New(rawURL string, client *http.Client) (*Store, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
@@ -67,7 +85,7 @@ func New(rawURL string, client *http.Client) (*Store, error) {
 	}
 	u.RawPath = ""
 	if client == nil {
-		client = http.DefaultClient
+		client = defaultClient()
 	}
 	return &Store{base: u, client: client}, nil
 }
