@@ -250,7 +250,7 @@ func hiddenViolations(v *version, names []string) []Violation {
 		case !inCatalogs:
 			out = append(out, Violation{key, fmt.Sprintf("a DuckDB file hidden by the server's folder listing, not the frozen catalog (version.json names %s): readers that fall back to %s by name, as the spec's layout has them, fetch it (DuckDB replays a .wal beside it), and it is never hashed or proved; remove it", v.meta.Catalog.Path, fallbackCatalog)})
 		case isCatalog:
-			out = append(out, Violation{key, fmt.Sprintf("a catalog hidden by the server's folder listing: readers of format %s fetch catalogs/%s by name (newest format first) and open it, but check learns catalogs/ from the listing and never proved it; remove it, or list it so that check proves it", format, name)})
+			out = append(out, Violation{key, fmt.Sprintf("a catalog hidden by the server's folder listing: readers of format %s fetch catalogs/%s by name (newest format first) and open it, but check learns catalogs/ from the listing and never proved it; remove it, or list it so that check proves it (a listing page a cache or CDN kept from before the catalog was published shows it once refreshed)", format, name)})
 		default:
 			out = append(out, Violation{key, "a DuckDB write-ahead log in catalogs/ hidden by the server's folder listing: readers fetch it by name beside the catalog and DuckDB replays it, so they would see changes that were never proved; remove it"})
 		}
