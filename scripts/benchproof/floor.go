@@ -61,63 +61,39 @@ func copyVersions(ctx context.Context, repo, out string, jobs int) error {
 	for i, f := range files {
 		q[i] = quote(f)
 	}
-	return execAll(ctx, "CREATE TEMP TABLE r AS SELECT count(*), sum(hash(t)) FROM read_parquet(["+strings.Join(q, ", ")+"]) t")
+	return inDuckDB(ctx, func(conn *sql.Conn) error {
+		return execOn(ctx, conn, "CREATE TEMP TABLE r AS SELECT count(*), sum(hash(t)) FROM read_parquet(["+strings.Join(q, ", ")+"]) t")
+	})
 }
 
 // copyAndRead copies the catalog src into the new file dst and reads every
 // row of every table of dst, on one DuckDB thread (as a backfill's
 // conversions and metadata reads run).
 func copyAndRead(ctx context.Context, src, dst string) error {
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	stmts := append([]string{"SET threads = 1"}, copyStatements(src, dst)...)
-	stmts = append(stmts, "ATTACH "+quote(dst)+" AS chk (READ_ONLY)")
-	for _, q := range stmts {
-		if _, err := conn.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("%s: %w", q, err)
-		}
-	}
-	rows, err := conn.QueryContext(ctx, "SELECT schema_name, table_name FROM duckdb_tables() WHERE database_name = 'chk'")
-	if err != nil {
-		return err
-	}
-	var parts []string
-	for rows.Next() {
-		var s, t string
-		if err := rows.Scan(&s, &t); err != nil {
-			rows.Close()
+	return inDuckDB(ctx, func(conn *sql.Conn) error {
+		stmts := append([]string{"SET threads = 1"}, copyStatements(src, dst)...)
+		if err := execOn(ctx, conn, append(stmts, "ATTACH "+quote(dst)+" AS chk (READ_ONLY)")...); err != nil {
 			return err
 		}
-		parts = append(parts, fmt.Sprintf(`SELECT count(*), bit_xor(hash(t)) FROM chk."%s"."%s" t`, s, t))
-	}
-	rows.Close()
-	if len(parts) == 0 {
-		return fmt.Errorf("%s has no table", dst)
-	}
-	_, err = conn.ExecContext(ctx, "CREATE TEMP TABLE r AS "+strings.Join(parts, " UNION ALL "))
-	return err
-}
-
-func execAll(ctx context.Context, stmts ...string) error {
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	for _, q := range stmts {
-		if _, err := db.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("%s: %w", q, err)
+		rows, err := conn.QueryContext(ctx, "SELECT schema_name, table_name FROM duckdb_tables() WHERE database_name = 'chk'")
+		if err != nil {
+			return err
 		}
-	}
-	return nil
+		var parts []string
+		for rows.Next() {
+			var s, t string
+			if err := rows.Scan(&s, &t); err != nil {
+				rows.Close()
+				return err
+			}
+			parts = append(parts, fmt.Sprintf(`SELECT count(*), bit_xor(hash(t)) FROM chk."%s"."%s" t`, s, t))
+		}
+		rows.Close()
+		if len(parts) == 0 {
+			return fmt.Errorf("%s has no table", dst)
+		}
+		return execOn(ctx, conn, "CREATE TEMP TABLE r AS "+strings.Join(parts, " UNION ALL "))
+	})
 }
 
 func copyVersionsMain(args []string) bool {

@@ -452,6 +452,11 @@ func copyStatements(src, dst string) []string {
 // copyDatabase copies the catalog src into a new DuckDB file dst, as a user
 // with DuckDB alone would.
 func copyDatabase(ctx context.Context, src, dst string) error {
+	return inDuckDB(ctx, func(conn *sql.Conn) error { return execOn(ctx, conn, copyStatements(src, dst)...) })
+}
+
+// inDuckDB runs fn on a connection of a fresh in-memory DuckDB.
+func inDuckDB(ctx context.Context, fn func(*sql.Conn) error) error {
 	db, err := sql.Open("duckdb", "")
 	if err != nil {
 		return err
@@ -462,7 +467,12 @@ func copyDatabase(ctx context.Context, src, dst string) error {
 		return err
 	}
 	defer conn.Close()
-	for _, q := range copyStatements(src, dst) {
+	return fn(conn)
+}
+
+// execOn runs statements one by one, naming the one that fails.
+func execOn(ctx context.Context, conn *sql.Conn, stmts ...string) error {
+	for _, q := range stmts {
 		if _, err := conn.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("%s: %w", q, err)
 		}
