@@ -75,8 +75,10 @@ func (b *Bookkeeping) Breaches() []string {
 }
 
 // Bookkeeping reads the catalog's snapshots, the largest snapshot each
-// bookkeeping column names, and the rows of its inlined tables, in a few
-// queries (tables are read maxTablesPerRead at a time).
+// bookkeeping column names, and the rows of its inlined tables. When
+// ReadEveryTable has read the catalog, which reads these too (in the same
+// pass over every table), no further query is run; otherwise they are read
+// in a few queries (tables are read maxTablesPerRead at a time).
 func (r *Reader) Bookkeeping(ctx context.Context) (*Bookkeeping, error) {
 	b := &Bookkeeping{}
 	snaps, err := r.Snapshots(ctx)
@@ -86,18 +88,76 @@ func (r *Reader) Bookkeeping(ctx context.Context) (*Bookkeeping, error) {
 	for _, s := range snaps {
 		b.Snapshots = append(b.Snapshots, s.ID)
 	}
-	// One part per snapshot column (its largest value) and per inlined
-	// table (its row count, column "").
-	var parts []string
-	add := func(table string, cols ...string) {
-		for _, c := range cols {
-			parts = append(parts, fmt.Sprintf(`SELECT %s, %s, max(%s)::BIGINT FROM cat.main.%s`, sqlString(table), sqlString(c), ident(c), ident(table)))
+	last, haveLast := b.Last()
+	add := func(p bookkeepingPart, v sql.NullInt64) {
+		switch {
+		case !v.Valid:
+		case p.column == "":
+			if v.Int64 > 0 {
+				b.Inlined = append(b.Inlined, TableRows{Table: p.table, Rows: v.Int64})
+			}
+		case !haveLast || v.Int64 > last:
+			b.Later = append(b.Later, SnapshotRef{Table: p.table, Column: p.column, Max: v.Int64})
 		}
 	}
+	parts := r.bookkeepingParts()
+	if kept, ok := r.keptBookkeeping(parts); ok {
+		for i, p := range parts {
+			add(p, kept[i])
+		}
+	} else {
+		sqls := make([]string, len(parts))
+		for i, p := range parts {
+			sqls[i] = fmt.Sprintf(`SELECT %s, %s, %s FROM cat.main.%s`, sqlString(p.table), sqlString(p.column), p.aggregate(), ident(p.table))
+		}
+		for len(sqls) > 0 {
+			chunk := sqls[:min(len(sqls), maxTablesPerRead)]
+			sqls = sqls[len(chunk):]
+			err := r.eachRow(ctx, strings.Join(chunk, " UNION ALL "), func(rows *sql.Rows) error {
+				var p bookkeepingPart
+				var v sql.NullInt64
+				if err := rows.Scan(&p.table, &p.column, &v); err != nil {
+					return err
+				}
+				add(p, v)
+				return nil
+			})
+			if err != nil {
+				return nil, fmt.Errorf("read the bookkeeping of %s: %w", r.path, err)
+			}
+		}
+	}
+	slices.SortFunc(b.Later, func(x, y SnapshotRef) int {
+		return cmp.Or(strings.Compare(x.Table, y.Table), strings.Compare(x.Column, y.Column))
+	})
+	slices.SortFunc(b.Inlined, func(x, y TableRows) int { return strings.Compare(x.Table, y.Table) })
+	return b, nil
+}
+
+// bookkeepingPart is one value Bookkeeping reads: the largest value of a
+// table's snapshot column, or the rows of an inlined table (column "").
+type bookkeepingPart struct {
+	table, column string
+}
+
+// aggregate is the part's value in SQL: the column's largest value as a
+// BIGINT, or count(*).
+func (p bookkeepingPart) aggregate() string {
+	if p.column == "" {
+		return "count(*)"
+	}
+	return "max(" + ident(p.column) + ")::BIGINT"
+}
+
+// bookkeepingParts lists what Bookkeeping reads, in table order: one part
+// per snapshot column of the metadata schema's tables (its largest value)
+// and per inlined table (its row count, column "").
+func (r *Reader) bookkeepingParts() []bookkeepingPart {
+	var parts []bookkeepingPart
 	for _, t := range sortedNames(r.layout) {
 		for _, c := range r.layout[t] {
 			if slices.Contains(snapshotColumns, c) && (t != "ducklake_snapshot" || c != "snapshot_id") {
-				add(t, c)
+				parts = append(parts, bookkeepingPart{t, c})
 			}
 		}
 	}
@@ -114,49 +174,53 @@ func (r *Reader) Bookkeeping(ctx context.Context) (*Bookkeeping, error) {
 			for _, want := range []string{begin, end} {
 				for _, c := range cols {
 					if strings.EqualFold(c, want) {
-						add(t, c)
+						parts = append(parts, bookkeepingPart{t, c})
 					}
 				}
 			}
 		default:
 			for _, c := range cols {
 				if slices.Contains(snapshotColumns, strings.TrimPrefix(c, "_ducklake_")) {
-					add(t, c)
+					parts = append(parts, bookkeepingPart{t, c})
 				}
 			}
 		}
-		parts = append(parts, fmt.Sprintf(`SELECT %s, '', count(*) FROM cat.main.%s`, sqlString(t), ident(t)))
+		parts = append(parts, bookkeepingPart{t, ""})
 	}
-	last, haveLast := b.Last()
-	for len(parts) > 0 {
-		chunk := parts[:min(len(parts), maxTablesPerRead)]
-		parts = parts[len(chunk):]
-		err := r.eachRow(ctx, strings.Join(chunk, " UNION ALL "), func(rows *sql.Rows) error {
-			var table, col string
-			var v sql.NullInt64
-			if err := rows.Scan(&table, &col, &v); err != nil {
-				return err
-			}
-			switch {
-			case !v.Valid:
-			case col == "":
-				if v.Int64 > 0 {
-					b.Inlined = append(b.Inlined, TableRows{Table: table, Rows: v.Int64})
-				}
-			case !haveLast || v.Int64 > last:
-				b.Later = append(b.Later, SnapshotRef{Table: table, Column: col, Max: v.Int64})
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, fmt.Errorf("read the bookkeeping of %s: %w", r.path, err)
+	return parts
+}
+
+// keptBookkeeping answers parts from what ReadEveryTable read: the row
+// count of every table and the largest value of its snapshot columns
+// (everyTableParts). ok is false when a part was not read there (a view,
+// a table ReadEveryTable has not read yet), or when a value could not be
+// cast to BIGINT: the parts' own query then says why.
+func (r *Reader) keptBookkeeping(parts []bookkeepingPart) ([]sql.NullInt64, bool) {
+	if r.bookkept == nil {
+		return nil, false
+	}
+	out := make([]sql.NullInt64, len(parts))
+	for i, p := range parts {
+		v, ok := r.bookkept[p]
+		if !ok {
+			return nil, false
+		}
+		out[i] = v
+	}
+	return out, true
+}
+
+// everyTableParts are the bookkeeping parts of table main.name that
+// ReadEveryTable reads beside its rows: its snapshot columns (the row
+// count it reads anyway).
+func everyTableParts(parts []bookkeepingPart) map[string][]string {
+	out := map[string][]string{}
+	for _, p := range parts {
+		if p.column != "" {
+			out[p.table] = append(out[p.table], p.column)
 		}
 	}
-	slices.SortFunc(b.Later, func(x, y SnapshotRef) int {
-		return cmp.Or(strings.Compare(x.Table, y.Table), strings.Compare(x.Column, y.Column))
-	})
-	slices.SortFunc(b.Inlined, func(x, y TableRows) int { return strings.Compare(x.Table, y.Table) })
-	return b, nil
+	return out
 }
 
 func sortedNames(m map[string][]string) []string {

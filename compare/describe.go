@@ -348,6 +348,12 @@ func (r *Reader) partitionValues(ctx context.Context) (map[int64]string, error) 
 	if r.partValues != nil {
 		return r.partValues, nil
 	}
+	// A table ReadEveryTable counted empty has no value to read (a table
+	// the catalog lacks is still queried: that query fails, as it did).
+	if _, ok := r.layout["ducklake_file_partition_value"]; ok && r.empty("ducklake_file_partition_value") {
+		r.partValues = map[int64]string{}
+		return r.partValues, nil
+	}
 	rows, err := r.conn.QueryContext(ctx, `SELECT p.data_file_id, string_agg(p.partition_key_index::VARCHAR
 			|| CASE WHEN p.table_id IS NOT DISTINCT FROM d.table_id THEN '' ELSE '@' || COALESCE(p.table_id::VARCHAR, 'NULL') END
 			|| '=' || COALESCE('"' || replace(p.partition_value, '"', '""') || '"', 'NULL'), ',' ORDER BY p.partition_key_index, p.partition_value, p.table_id)

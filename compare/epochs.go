@@ -42,6 +42,12 @@ type metaMemo struct {
 	// ducklake_table (nil until read; see Reader.schemaRows).
 	schemaRows []catSchemaRow
 	tableRows  []catTableRow
+	// snapshots: every row of ducklake_snapshot (nil until read; see
+	// Reader.Snapshots).
+	snapshots *[]Snapshot
+	// schemaVersions: the ducklake_schema_versions entries (nil until
+	// read; see Reader.schemaVersionEntries).
+	schemaVersions entries
 }
 
 func newMetaMemo() *metaMemo {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/fdl-formats/fdl-formats/formats"
@@ -514,8 +515,21 @@ func (c *comparison) schemaVersionRows() error {
 }
 
 // schemaVersionEntries describes the ducklake_schema_versions rows by
-// table_id and schema_version.
+// table_id and schema_version, read once per reader (a Source's reader
+// serves several proofs).
 func (r *Reader) schemaVersionEntries(ctx context.Context) (entries, error) {
+	if r.meta.schemaVersions != nil {
+		return maps.Clone(r.meta.schemaVersions), nil
+	}
+	out, err := r.readSchemaVersionEntries(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r.meta.schemaVersions = out
+	return maps.Clone(out), nil
+}
+
+func (r *Reader) readSchemaVersionEntries(ctx context.Context) (entries, error) {
 	out := entries{}
 	if r.empty("ducklake_schema_versions") {
 		return out, nil

@@ -95,6 +95,12 @@ type Reader struct {
 	// formats.QuirkTableStatsNeedColumnStats (catalog-wide).
 	statsChecked   bool
 	statsBadTables []int64
+	// columnTypes: the DuckDB type of each column of the metadata schema's
+	// tables and views, by table and column name.
+	columnTypes map[[2]string]string
+	// bookkept: what Bookkeeping reads, read by ReadEveryTable (nil
+	// before, or when it could not be read there).
+	bookkept map[bookkeepingPart]sql.NullInt64
 	// relative caches allPathsRelative (nil: not asked yet).
 	relative *bool
 	// inl: what the model of inlined reads asked the catalog (inlined.go).
@@ -156,18 +162,20 @@ func (r *Reader) init(ctx context.Context, opts ReaderOptions) error {
 		}
 		return fmt.Errorf("%w: attach catalog %s: %w", ErrIncomparable, r.path, err)
 	}
-	rows, err := r.conn.QueryContext(ctx, `SELECT table_name, column_name FROM duckdb_columns() WHERE database_name = 'cat' AND schema_name = 'main' ORDER BY table_name, column_index`)
+	rows, err := r.conn.QueryContext(ctx, `SELECT table_name, column_name, data_type FROM duckdb_columns() WHERE database_name = 'cat' AND schema_name = 'main' ORDER BY table_name, column_index`)
 	if err != nil {
 		return fmt.Errorf("read layout of %s: %w", r.path, err)
 	}
 	r.layout = formats.Layout{}
 	r.dynamic = map[string][]string{}
+	r.columnTypes = map[[2]string]string{}
 	for rows.Next() {
-		var t, c string
-		if err := rows.Scan(&t, &c); err != nil {
+		var t, c, typ string
+		if err := rows.Scan(&t, &c, &typ); err != nil {
 			rows.Close()
 			return fmt.Errorf("read layout of %s: %w", r.path, err)
 		}
+		r.columnTypes[[2]string{t, c}] = typ
 		if isInlinedName(t) {
 			r.dynamic[t] = append(r.dynamic[t], c)
 		} else {
@@ -460,8 +468,23 @@ type Snapshot struct {
 	SchemaVersion int64  `json:"schema_version"`
 }
 
-// Snapshots lists the catalog's snapshots, oldest first.
+// Snapshots lists the catalog's snapshots, oldest first. They are read
+// once per reader (the catalog is attached read-only): a proof, its
+// bookkeeping check, the disk check and the inlined reads all ask, and a
+// Source's reader serves several proofs.
 func (r *Reader) Snapshots(ctx context.Context) ([]Snapshot, error) {
+	if r.meta.snapshots != nil {
+		return slices.Clone(*r.meta.snapshots), nil
+	}
+	out, err := r.readSnapshots(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r.meta.snapshots = &out
+	return slices.Clone(out), nil
+}
+
+func (r *Reader) readSnapshots(ctx context.Context) ([]Snapshot, error) {
 	rows, err := r.conn.QueryContext(ctx, `SELECT snapshot_id, snapshot_time::VARCHAR, schema_version FROM cat.ducklake_snapshot ORDER BY snapshot_id`)
 	if err != nil {
 		return nil, fmt.Errorf("list snapshots of %s: %w", r.path, err)
@@ -475,7 +498,10 @@ func (r *Reader) Snapshots(ctx context.Context) ([]Snapshot, error) {
 		}
 		out = append(out, s)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list snapshots of %s: %w", r.path, err)
+	}
+	return out, nil
 }
 
 // Table is a table visible at a snapshot.

@@ -51,7 +51,7 @@ func (r *Reader) statsEntries(ctx context.Context, label, table string, keys, co
 	if !r.keepStats {
 		return r.readStatsEntries(ctx, label, table, keys, cols)
 	}
-	memo := strings.Join(append([]string{label, table, strconv.Itoa(len(keys))}, append(slices.Clone(keys), cols...)...), "\x00")
+	memo := statsAsk{label: label, table: table, keys: keys, cols: cols}.memoKey()
 	if e, ok := r.meta.stats[memo]; ok {
 		return maps.Clone(e), nil
 	}
@@ -61,6 +61,106 @@ func (r *Reader) statsEntries(ctx context.Context, label, table string, keys, co
 	}
 	r.meta.stats[memo] = e
 	return maps.Clone(e), nil
+}
+
+// statsAsk is one statsEntries call: a table's label, name, key columns
+// and compared columns.
+type statsAsk struct {
+	label, table string
+	keys, cols   []string
+}
+
+// memoKey names an ask in the kept entries of a Source's reader.
+func (a statsAsk) memoKey() string {
+	return strings.Join(append([]string{a.label, a.table, strconv.Itoa(len(a.keys))}, append(slices.Clone(a.keys), a.cols...)...), "\x00")
+}
+
+// statsEntriesAll answers several statsEntries calls with one query: every
+// table's rows in one UNION ALL, each table's columns padded with NULLs to
+// the widest, sorted as each table alone is (its number first, then ORDER
+// BY ALL). When that query fails, each table is read alone (the first
+// failure names its table, as statsEntries does).
+func (r *Reader) statsEntriesAll(ctx context.Context, asks []statsAsk) ([]entries, error) {
+	out := make([]entries, len(asks))
+	var todo []int
+	for i, a := range asks {
+		switch {
+		case r.empty(a.table):
+			out[i] = entries{}
+		case r.keepStats && r.meta.stats[a.memoKey()] != nil:
+			out[i] = maps.Clone(r.meta.stats[a.memoKey()])
+		default:
+			todo = append(todo, i)
+		}
+	}
+	if len(todo) > 1 {
+		if es, err := r.readStatsTogether(ctx, asks, todo); err == nil {
+			for j, i := range todo {
+				out[i] = es[j]
+				if r.keepStats {
+					r.meta.stats[asks[i].memoKey()] = maps.Clone(es[j])
+				}
+			}
+			return out, nil
+		} else if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+	}
+	for _, i := range todo {
+		a := asks[i]
+		e, err := r.statsEntries(ctx, a.label, a.table, a.keys, a.cols)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = e
+	}
+	return out, nil
+}
+
+// readStatsTogether reads the asks todo names in one query (statsEntriesAll).
+func (r *Reader) readStatsTogether(ctx context.Context, asks []statsAsk, todo []int) ([]entries, error) {
+	width := 0
+	for _, i := range todo {
+		width = max(width, len(asks[i].keys)+len(asks[i].cols))
+	}
+	parts := make([]string, len(todo))
+	for j, i := range todo {
+		a := asks[i]
+		sel := []string{strconv.Itoa(j)}
+		for _, c := range append(slices.Clone(a.keys), a.cols...) {
+			sel = append(sel, "CAST("+ident(c)+" AS VARCHAR)")
+		}
+		for len(sel) < width+1 {
+			sel = append(sel, "NULL::VARCHAR")
+		}
+		parts[j] = fmt.Sprintf("SELECT %s FROM cat.%s", strings.Join(sel, ", "), ident(a.table))
+	}
+	rows, err := r.conn.QueryContext(ctx, strings.Join(parts, " UNION ALL ")+" ORDER BY ALL")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := make([]entries, len(todo))
+	for j := range out {
+		out[j] = entries{}
+	}
+	var j int
+	vals := make([]sql.NullString, width)
+	ptrs := []any{&j}
+	for i := range vals {
+		ptrs = append(ptrs, &vals[i])
+	}
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, err
+		}
+		if j < 0 || j >= len(todo) {
+			return nil, fmt.Errorf("statistics row of part %d of %d", j, len(todo))
+		}
+		a := asks[todo[j]]
+		addStatsEntry(out[j], a.label, a.keys, a.cols, vals[:len(a.keys)+len(a.cols)])
+	}
+	return out, rows.Err()
 }
 
 func (r *Reader) readStatsEntries(ctx context.Context, label, table string, keys, cols []string) (entries, error) {
@@ -85,26 +185,33 @@ func (r *Reader) readStatsEntries(ctx context.Context, label, table string, keys
 		if err := rows.Scan(ptrs...); err != nil {
 			return nil, fmt.Errorf("read %s of %s: %w", table, r.path, err)
 		}
-		var key, val []string
-		for i, v := range vals {
-			s := "NULL"
-			if v.Valid {
-				s = strconv.Quote(v.String)
-			}
-			if i < len(keys) {
-				key = append(key, all[i]+"="+s)
-			} else {
-				val = append(val, all[i]+"="+s)
-			}
-		}
-		k := label + " " + strings.Join(key, " ")
-		if prev, ok := e[k]; ok {
-			e[k] = prev + " | " + strings.Join(val, " ")
-		} else {
-			e[k] = strings.Join(val, " ")
-		}
+		addStatsEntry(e, label, keys, cols, vals)
 	}
 	return e, rows.Err()
+}
+
+// addStatsEntry adds one statistics row (vals: the key columns', then the
+// compared columns' values as text) to e: keyed by label and the key
+// columns; a second row of the same key is appended after " | ".
+func addStatsEntry(e entries, label string, keys, cols []string, vals []sql.NullString) {
+	var key, val []string
+	for i, v := range vals {
+		s := "NULL"
+		if v.Valid {
+			s = strconv.Quote(v.String)
+		}
+		if i < len(keys) {
+			key = append(key, keys[i]+"="+s)
+		} else {
+			val = append(val, cols[i-len(keys)]+"="+s)
+		}
+	}
+	k := label + " " + strings.Join(key, " ")
+	if prev, ok := e[k]; ok {
+		e[k] = prev + " | " + strings.Join(val, " ")
+	} else {
+		e[k] = strings.Join(val, " ")
+	}
 }
 
 // stats compares the statistics both catalogs hold. What one format cannot
@@ -147,25 +254,25 @@ func (c *comparison) stats() error {
 		}
 		reads = append(reads, &read{label: label, na: na, nb: nb, keys: t.keys, cols: cols})
 	}
-	var errA, errB error
-	for _, rd := range reads {
-		if rd.ea, errA = c.a.statsEntries(c.ctx, rd.label, rd.na, rd.keys, rd.cols); errA != nil {
-			break
+	for _, side := range []struct {
+		r    *Reader
+		name func(*read) string
+		set  func(*read, entries)
+	}{
+		{c.a, func(rd *read) string { return rd.na }, func(rd *read, e entries) { rd.ea = e }},
+		{c.b, func(rd *read) string { return rd.nb }, func(rd *read, e entries) { rd.eb = e }},
+	} {
+		asks := make([]statsAsk, len(reads))
+		for i, rd := range reads {
+			asks[i] = statsAsk{label: rd.label, table: side.name(rd), keys: rd.keys, cols: rd.cols}
 		}
-	}
-	for _, rd := range reads {
-		if errA != nil {
-			break
+		es, err := side.r.statsEntriesAll(c.ctx, asks)
+		if err != nil {
+			return err
 		}
-		if rd.eb, errB = c.b.statsEntries(c.ctx, rd.label, rd.nb, rd.keys, rd.cols); errB != nil {
-			break
+		for i, rd := range reads {
+			side.set(rd, es[i])
 		}
-	}
-	if errA != nil {
-		return errA
-	}
-	if errB != nil {
-		return errB
 	}
 	for _, rd := range reads {
 		if rd.label == "ducklake_table_stats" {
