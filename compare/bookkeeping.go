@@ -192,7 +192,7 @@ func (r *Reader) bookkeepingParts() []bookkeepingPart {
 
 // keptBookkeeping answers parts from what ReadEveryTable read: the row
 // count of every table and the largest value of its snapshot columns
-// (everyTableParts). ok is false when a part was not read there (a view,
+// (tableExtras). ok is false when a part was not read there (a view,
 // a table ReadEveryTable has not read yet), or when a value could not be
 // cast to BIGINT: the parts' own query then says why.
 func (r *Reader) keptBookkeeping(parts []bookkeepingPart) ([]sql.NullInt64, bool) {
@@ -210,8 +210,8 @@ func (r *Reader) keptBookkeeping(parts []bookkeepingPart) ([]sql.NullInt64, bool
 	return out, true
 }
 
-// everyTableParts are the bookkeeping parts of table main.name that
-// ReadEveryTable reads beside its rows: its snapshot columns (the row
+// everyTableParts are the snapshot columns of Bookkeeping's parts, by
+// table: what ReadEveryTable may read beside each table's rows (the row
 // count it reads anyway).
 func everyTableParts(parts []bookkeepingPart) map[string][]string {
 	out := map[string][]string{}

@@ -238,6 +238,7 @@ func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	relativeKey := false // key names the data folders' files: check the paths
 	switch {
 	case errA != nil || errB != nil || opts.DigestCache == nil:
 		key = ""
@@ -246,8 +247,8 @@ func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
 		if kept, ok := cachedProof(opts.DigestCache, key); ok {
 			return keptReport(kept, a, b, start), nil
 		}
-	case !ra.allPathsRelative(ctx) || !rb.allPathsRelative(ctx):
-		key = "" // files outside the data folders: the key does not name them
+	default:
+		relativeKey = true
 	}
 	switch {
 	case errA == nil && ownA:
@@ -257,6 +258,11 @@ func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
 	}
 	if errB == nil {
 		errB = rb.ReadEveryTable(ctx)
+	}
+	// Asked after ReadEveryTable, which counts the paths not relative on
+	// its way (no query of its own).
+	if relativeKey && errA == nil && errB == nil && (!ra.allPathsRelative(ctx) || !rb.allPathsRelative(ctx)) {
+		key = "" // files outside the data folders: the key does not name them
 	}
 	rep := &Report{
 		A:           CatalogInfo{Path: a, DataPath: opts.DataPath},

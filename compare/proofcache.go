@@ -383,8 +383,12 @@ func (r *Reader) allPathsRelative(ctx context.Context) bool {
 	if r.relative != nil {
 		return *r.relative
 	}
+	if all, ok := r.keptRelative(); ok {
+		r.relative = &all
+		return all
+	}
 	var parts []string
-	for _, t := range []string{"ducklake_schema", "ducklake_table", "ducklake_data_file", "ducklake_delete_file"} {
+	for _, t := range relativeTables {
 		if r.has(t, "path_is_relative") {
 			parts = append(parts, fmt.Sprintf("SELECT count(*) AS n FROM cat.%s WHERE path_is_relative = false", t))
 		}
@@ -400,6 +404,30 @@ func (r *Reader) allPathsRelative(ctx context.Context) bool {
 	}
 	r.relative = &all
 	return all
+}
+
+// relativeTables are the tables whose paths allPathsRelative checks.
+var relativeTables = []string{"ducklake_schema", "ducklake_table", "ducklake_data_file", "ducklake_delete_file"}
+
+// keptRelative answers allPathsRelative from ReadEveryTable's pass, which
+// counts the rows whose path_is_relative is false (tableExtras); ok is
+// false when it has not run, or did not count one of the tables.
+func (r *Reader) keptRelative() (all, ok bool) {
+	if r.notRelative == nil {
+		return false, false
+	}
+	var n int64
+	for _, t := range relativeTables {
+		if !r.has(t, "path_is_relative") {
+			continue
+		}
+		c, counted := r.notRelative[t]
+		if !counted {
+			return false, false
+		}
+		n += c
+	}
+	return n == 0, true
 }
 
 func fileSHA256(path string) (string, error) {

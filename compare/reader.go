@@ -101,6 +101,9 @@ type Reader struct {
 	// bookkept: what Bookkeeping reads, read by ReadEveryTable (nil
 	// before, or when it could not be read there).
 	bookkept map[bookkeepingPart]sql.NullInt64
+	// notRelative: rows whose path_is_relative is false, per table, read
+	// by ReadEveryTable (nil before, or when it could not be read there).
+	notRelative map[string]int64
 	// relative caches allPathsRelative (nil: not asked yet).
 	relative *bool
 	// inl: what the model of inlined reads asked the catalog (inlined.go).

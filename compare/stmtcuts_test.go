@@ -291,3 +291,47 @@ func TestStatisticsReadTogether(t *testing.T) {
 		})
 	}
 }
+
+// TestPathsRelativeReadWithEveryTable: after ReadEveryTable,
+// allPathsRelative answers from what that pass counted (no query: the
+// catalog is detached), as its own query answers on a fresh reader; a
+// path_is_relative that is not a BOOLEAN is left to that query.
+func TestPathsRelativeReadWithEveryTable(t *testing.T) {
+	ctx := context.Background()
+	lake, catalog := lastVersion(t, "lakes", "06_deletes")
+	data := filepath.Join(lake, "data")
+	for _, tc := range []struct {
+		name    string
+		stmts   []string
+		queries bool // allPathsRelative must still query the catalog
+		want    bool
+	}{
+		{"as written", nil, false, true},
+		{"an absolute data file", []string{"UPDATE ducklake_data_file SET path_is_relative = false, path = '/elsewhere/' || path WHERE data_file_id = (SELECT min(data_file_id) FROM ducklake_data_file)"}, false, false},
+		{"an absolute delete file", []string{"UPDATE ducklake_delete_file SET path_is_relative = false, path = '/elsewhere/' || path WHERE delete_file_id = (SELECT min(delete_file_id) FROM ducklake_delete_file)"}, false, false},
+		{"path_is_relative as text", []string{"ALTER TABLE ducklake_table ALTER path_is_relative TYPE VARCHAR"}, true, true},
+		{"path_is_relative as text, false", []string{"ALTER TABLE ducklake_table ALTER path_is_relative TYPE VARCHAR", "UPDATE ducklake_table SET path_is_relative = 'false'"}, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := catalog
+			if tc.stmts != nil {
+				path = tamper(t, catalog, tc.stmts...)
+			}
+			fresh, err := Open(ctx, path, ReaderOptions{DataPath: data})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer fresh.Close()
+			if got := fresh.allPathsRelative(ctx); got != tc.want {
+				t.Fatalf("fresh reader: all relative %v, want %v", got, tc.want)
+			}
+			r := openRead(t, path, data)
+			if !tc.queries {
+				detach(t, r)
+			}
+			if got := r.allPathsRelative(ctx); got != tc.want {
+				t.Errorf("after ReadEveryTable: all relative %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

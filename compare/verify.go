@@ -41,44 +41,37 @@ func (r *Reader) ReadEveryTable(ctx context.Context) error {
 	}
 	// hash(t) hashes the whole row: every column is read and decoded. All
 	// tables in one query; when it fails, one query per table names the
-	// table that cannot be read. The same pass reads what Bookkeeping asks
-	// of the metadata schema's tables (the largest value of each snapshot
-	// column, where it is a BIGINT, as DuckLake writes them: any other
-	// type is left to Bookkeeping's own query and its cast; the row counts
-	// are read anyway), so that Bookkeeping runs no query of its own;
-	// should that part fail, the tables are read without it.
-	bk := map[string][]string{}
-	width := 0
-	for t, cols := range everyTableParts(r.bookkeepingParts()) {
-		for _, c := range cols {
-			if r.columnTypes[[2]string{t, c}] == "BIGINT" {
-				bk[t] = append(bk[t], c)
-			}
-		}
-		width = max(width, len(bk[t]))
+	// table that cannot be read. The same pass reads, beside each table of
+	// the metadata schema, what two later checks would each read in a
+	// query of their own (everyTableExtras): Bookkeeping and
+	// allPathsRelative then answer from it. Should that part fail, the
+	// tables are read without it and those checks run their own queries.
+	extras := r.everyTableExtras()
+	width := 1 // one snapshot column at least, NULL where a table has none
+	for _, x := range extras {
+		width = max(width, len(x.snapshotColumns))
 	}
-	width = max(width, 1) // one column at least, NULL where a table has none
 	plain := make([]string, len(names))
-	withBk := make([]string, len(names))
+	withExtras := make([]string, len(names))
 	for i, n := range names {
 		plain[i] = fmt.Sprintf(`SELECT %d AS i, count(*) AS n, bit_xor(hash(t)) AS h FROM cat.%s.%s t`, i, ident(n[0]), ident(n[1]))
-		var cols []string
+		var x tableExtras
 		if n[0] == "main" {
-			cols = bk[n[1]]
+			x = extras[n[1]]
 		}
-		withBk[i] = fmt.Sprintf(`SELECT %d AS i, count(*) AS n, bit_xor(hash(t)) AS h, %s FROM cat.%s.%s t`, i, bookkeepingAggregates(cols, width), ident(n[0]), ident(n[1]))
+		withExtras[i] = fmt.Sprintf(`SELECT %d AS i, count(*) AS n, bit_xor(hash(t)) AS h, %s FROM cat.%s.%s t`, i, x.sql(width), ident(n[0]), ident(n[1]))
 	}
 	counts := make(map[string]int64, len(names))
-	kept := map[bookkeepingPart]sql.NullInt64{}
+	kept := &everyTableKept{bookkeeping: map[bookkeepingPart]sql.NullInt64{}, notRelative: map[string]int64{}}
 	for from := 0; from < len(names); from += maxTablesPerRead {
 		to := min(len(names), from+maxTablesPerRead)
-		err := errNoBookkeeping
+		err := errNoExtras
 		if kept != nil {
-			err = r.readTables(ctx, withBk[from:to], width, names, bk, counts, kept)
+			err = r.readTables(ctx, withExtras[from:to], width, names, extras, counts, kept)
 		}
 		if err != nil && ctx.Err() == nil {
 			kept = nil
-			err = r.readTables(ctx, plain[from:to], -1, names, bk, counts, nil)
+			err = r.readTables(ctx, plain[from:to], -1, names, extras, counts, nil)
 		}
 		if err != nil {
 			if ctx.Err() != nil {
@@ -88,38 +81,88 @@ func (r *Reader) ReadEveryTable(ctx context.Context) error {
 		}
 	}
 	r.rowCounts = counts
-	r.bookkept = kept
+	if kept != nil {
+		r.bookkept, r.notRelative = kept.bookkeeping, kept.notRelative
+	}
 	return nil
 }
 
-// errNoBookkeeping: ReadEveryTable reads its remaining tables without the
-// bookkeeping values, which an earlier query could not read.
-var errNoBookkeeping = errors.New("tables read without their bookkeeping values")
+// errNoExtras: ReadEveryTable reads its remaining tables without their
+// extra values, which an earlier query could not read.
+var errNoExtras = errors.New("tables read without their extra values")
 
-// bookkeepingAggregates are the columns of a table's part in
-// ReadEveryTable's query that Bookkeeping asks of it: the largest value of
-// each of cols (BIGINT columns), then NULLs up to width.
-func bookkeepingAggregates(cols []string, width int) string {
-	vals := make([]string, 0, width)
-	for _, c := range cols {
+// tableExtras are the values ReadEveryTable reads of a table of the
+// metadata schema beside its row count and hash, for later checks:
+//   - for Bookkeeping, the largest value of each snapshot column it asks
+//     of the table, where the column is a BIGINT as DuckLake writes them
+//     (any other type is left to Bookkeeping's own query and its cast);
+//   - for allPathsRelative, the rows whose path_is_relative is false,
+//     where the table is one it asks and the column a BOOLEAN.
+type tableExtras struct {
+	snapshotColumns []string
+	relative        bool
+}
+
+// everyTableExtras are the extra values of the metadata schema's tables,
+// by table name.
+func (r *Reader) everyTableExtras() map[string]tableExtras {
+	out := map[string]tableExtras{}
+	for t, cols := range everyTableParts(r.bookkeepingParts()) {
+		x := out[t]
+		for _, c := range cols {
+			if r.columnTypes[[2]string{t, c}] == "BIGINT" {
+				x.snapshotColumns = append(x.snapshotColumns, c)
+			}
+		}
+		out[t] = x
+	}
+	for _, t := range relativeTables {
+		if r.columnTypes[[2]string{t, "path_is_relative"}] == "BOOLEAN" {
+			x := out[t]
+			x.relative = true
+			out[t] = x
+		}
+	}
+	return out
+}
+
+// sql is a table's extra columns in ReadEveryTable's query: the largest
+// value of each snapshot column, NULLs up to width, then the count of rows
+// not relative (NULL for a table that has none to count).
+func (x tableExtras) sql(width int) string {
+	vals := make([]string, 0, width+1)
+	for _, c := range x.snapshotColumns {
 		vals = append(vals, "max(t."+ident(c)+")")
 	}
 	for len(vals) < width {
 		vals = append(vals, "NULL::BIGINT")
 	}
+	if x.relative {
+		vals = append(vals, "count(*) FILTER (WHERE t.path_is_relative = false)")
+	} else {
+		vals = append(vals, "NULL::BIGINT")
+	}
 	return strings.Join(vals, ", ")
 }
 
+// everyTableKept is what ReadEveryTable read for later checks: the
+// answers to Bookkeeping's parts and the rows not relative per table.
+type everyTableKept struct {
+	bookkeeping map[bookkeepingPart]sql.NullInt64
+	notRelative map[string]int64
+}
+
 // readTables runs one UNION ALL of ReadEveryTable's parts, keeping the
-// main schema's row counts in counts and, when width >= 0, the bookkeeping
-// values of bk's columns (bookkeepingAggregates) in kept.
-func (r *Reader) readTables(ctx context.Context, parts []string, width int, names [][2]string, bk map[string][]string, counts map[string]int64, kept map[bookkeepingPart]sql.NullInt64) error {
+// main schema's row counts in counts and, when width >= 0, the tables'
+// extra values (tableExtras.sql) in kept.
+func (r *Reader) readTables(ctx context.Context, parts []string, width int, names [][2]string, extras map[string]tableExtras, counts map[string]int64, kept *everyTableKept) error {
 	rows, err := r.conn.QueryContext(ctx, strings.Join(parts, " UNION ALL "))
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
 	vals := make([]sql.NullInt64, max(width, 0))
+	var notRelative sql.NullInt64
 	for rows.Next() {
 		var i, n int64
 		var h any
@@ -128,6 +171,7 @@ func (r *Reader) readTables(ctx context.Context, parts []string, width int, name
 			for j := range vals {
 				dest = append(dest, &vals[j])
 			}
+			dest = append(dest, &notRelative)
 		}
 		if err := rows.Scan(dest...); err != nil {
 			return err
@@ -140,9 +184,13 @@ func (r *Reader) readTables(ctx context.Context, parts []string, width int, name
 		if width < 0 {
 			continue
 		}
-		kept[bookkeepingPart{t, ""}] = sql.NullInt64{Int64: n, Valid: true}
-		for j, c := range bk[t] {
-			kept[bookkeepingPart{t, c}] = vals[j]
+		kept.bookkeeping[bookkeepingPart{t, ""}] = sql.NullInt64{Int64: n, Valid: true}
+		x := extras[t]
+		for j, c := range x.snapshotColumns {
+			kept.bookkeeping[bookkeepingPart{t, c}] = vals[j]
+		}
+		if x.relative && notRelative.Valid {
+			kept.notRelative[t] = notRelative.Int64
 		}
 	}
 	return rows.Err()
