@@ -227,7 +227,7 @@ func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
 			return keptReport(kept, a, b, start), nil
 		}
 	}
-	ra, ownA, errA := opts.Source.reader(ctx, a, ReaderOptions{DataPath: opts.DataPath, Engines: opts.Engines})
+	ra, ownA, errA := opts.Source.reader(ctx, a, ReaderOptions{DataPath: opts.DataPath, Engines: opts.Engines, AsSource: true})
 	if ra != nil && ownA {
 		defer ra.Close()
 	}

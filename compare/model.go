@@ -142,7 +142,7 @@ func (r *Reader) hiveValue(ctx context.Context, t Table, path, name string, c *C
 		if !ok || k != name {
 			continue
 		}
-		if !r.format.ReadsWith(formats.QuirkHiveValuesRaw) {
+		if !r.readsWith(formats.QuirkHiveValuesRaw) {
 			if v == hiveDefault {
 				return "CAST(NULL AS " + dt + ")", nil
 			}

@@ -41,6 +41,10 @@ type ReaderOptions struct {
 	// Engines, when set, lends the reader a DuckDB database that an earlier
 	// reader closed, and takes it back on Close; nil starts one per reader.
 	Engines *Engines
+	// AsSource reads the catalog as a proof's source (catalog A): with the
+	// newest reader of its format where the format's readers differ
+	// (formats.Version.ReadsAsSourceWith), not with all of them.
+	AsSource bool
 }
 
 // Reader reads one DuckLake catalog, read-only, with the rules of its format.
@@ -56,6 +60,7 @@ type Reader struct {
 	dynamicOf   map[string]string   // lower-cased name -> its key in dynamic
 	dataPath    string
 	extAttached bool                       // the ducklake extension attached this catalog as "dl"
+	asSource    bool                       // read as a proof's source (ReaderOptions.AsSource)
 	memo        *digestMemo                // file digests by read plan (shared by both sides of a comparison)
 	allRowsKeys map[allRowsKeyID]string    // all-rows plan keys (see planKeyOf)
 	goneKeys    map[goneKeyID]string       // deleted-rows plan keys (see planKeyOf)
@@ -138,7 +143,7 @@ func Open(ctx context.Context, catalogPath string, opts ReaderOptions) (*Reader,
 		opts.Engines.Discard(db) //nolint:errcheck // already failing
 		return nil, fmt.Errorf("open duckdb: %w", err)
 	}
-	r := &Reader{path: catalogPath, db: db, engines: opts.Engines, conn: conn, memo: newDigestMemo(NewDigests(opts.DigestCache)), allRowsKeys: map[allRowsKeyID]string{}, goneKeys: map[goneKeyID]string{}, goneParts: map[allRowsKeyID]goneParts{}, schemas: map[string]*pnode{}, schemaTried: map[string]bool{}, deleteTried: map[string]bool{}, existing: map[string]bool{}, posHashes: map[string]keptHash{}, rawDeletes: newDeleteFiles(), tempTables: map[string]bool{}, deletes: map[string][]int64{}, partialCuts: map[string]partialCut{}, cutCap: maxRawDeletes, meta: newMetaMemo(), inl: newInlinedMemo(), maxInlinePositions: 10000}
+	r := &Reader{path: catalogPath, asSource: opts.AsSource, db: db, engines: opts.Engines, conn: conn, memo: newDigestMemo(NewDigests(opts.DigestCache)), allRowsKeys: map[allRowsKeyID]string{}, goneKeys: map[goneKeyID]string{}, goneParts: map[allRowsKeyID]goneParts{}, schemas: map[string]*pnode{}, schemaTried: map[string]bool{}, deleteTried: map[string]bool{}, existing: map[string]bool{}, posHashes: map[string]keptHash{}, rawDeletes: newDeleteFiles(), tempTables: map[string]bool{}, deletes: map[string][]int64{}, partialCuts: map[string]partialCut{}, cutCap: maxRawDeletes, meta: newMetaMemo(), inl: newInlinedMemo(), maxInlinePositions: 10000}
 	if err := r.init(ctx, opts); err != nil {
 		r.Close()
 		return nil, err
@@ -715,4 +720,13 @@ func nullString(v sql.NullString) *string {
 	}
 	s := v.String
 	return &s
+}
+
+// readsWith tells whether the reader of the catalog's format has the quirks
+// q: the newest release's as a proof's source, every release's otherwise.
+func (r *Reader) readsWith(q formats.ReaderQuirk) bool {
+	if r.asSource {
+		return r.format.ReadsAsSourceWith(q)
+	}
+	return r.format.ReadsWith(q)
 }

@@ -27,6 +27,7 @@ func NewSource() *Source { return &Source{} }
 // caller closes (own is true) when there is no Source or it holds another
 // catalog or data path. A failure caused by ctx is not kept.
 func (s *Source) reader(ctx context.Context, a string, opts ReaderOptions) (r *Reader, own bool, err error) {
+	opts.AsSource = true // a Source holds the proofs' catalog A
 	if s == nil || (s.path != "" && (s.path != a || s.data != opts.DataPath)) {
 		r, err = Open(ctx, a, opts)
 		return r, true, err

@@ -23,7 +23,9 @@ func (r *run) readerChecks(source, target *formats.Version) error {
 		return nil
 	}
 	step := "reader " + target.Name
-	differ := func(q formats.ReaderQuirk) bool { return source.ReadsWith(q) != target.ReadsWith(q) }
+	// The source is read as the newest release of its format reads it, the
+	// target as every release of its format must (formats.Version).
+	differ := func(q formats.ReaderQuirk) bool { return source.ReadsAsSourceWith(q) != target.ReadsWith(q) }
 	if differ(formats.QuirkTimeTZDefaultOffset) {
 		if err := r.normaliseTimeTZDefaults(step, source, target); err != nil {
 			return fmt.Errorf("%s: %w", formats.QuirkTimeTZDefaultOffset.Info().Name, err)
@@ -78,7 +80,7 @@ func (r *run) refuseQuirk(step string, q formats.ReaderQuirk, source, target *fo
 	}
 	info := q.Info()
 	who := "format " + target.Name + " readers"
-	if source.ReadsWith(q) && !target.ReadsWith(q) {
+	if source.ReadsAsSourceWith(q) && !target.ReadsWith(q) {
 		who = "format " + source.Name + " readers (the source's)"
 	}
 	r.add(Finding{Severity: Refuse, Code: info.Name, Step: step, Table: table, Detail: summarize(items),

@@ -278,3 +278,45 @@ func TestExpressionDefaultsDroppedWithOption(t *testing.T) {
 		t.Errorf("compare with a literal default in place of the expression: %v, want not equivalent", err)
 	}
 }
+
+// TestHive04Upgrades: a 0.4 catalog whose Hive values need decoding (as a
+// 0.4 writer writes it) is read as its source by DuckDB 1.5.1, the newest
+// release of the line, which decodes them as 1.0 does: it converts to 1.0
+// and 1.1 and is proved equivalent. Modelling 0.4 by 1.5.0 on both sides
+// refused those upgrades, and readers from 1.5.2 on lost the versions.
+// Written as 0.4 or 0.3 it must read alike in every release of the line:
+// refused.
+func TestHive04Upgrades(t *testing.T) {
+	ctx := context.Background()
+	for _, lk := range readerLakes(t) {
+		if lk.name != "q_add_files__add_files_hive_partition_cast" {
+			continue
+		}
+		src04 := filepath.Join(t.TempDir(), "src-0.4.duckdb")
+		if _, err := Catalog(ctx, lk.src, src04, formats.V0_4, Options{faithful: true}); err != nil {
+			t.Fatalf("faithful 0.4: %v", err)
+		}
+		for _, tc := range []struct {
+			target  *formats.Version
+			refused string
+		}{{formats.V1_0, ""}, {formats.V1_1, ""}, {formats.V0_3, "hive-values-cast-raw"}} {
+			t.Run(tc.target.Name, func(t *testing.T) {
+				out := filepath.Join(t.TempDir(), "out.duckdb")
+				_, err := Catalog(ctx, src04, out, tc.target, Options{DataPath: lk.data})
+				if tc.refused != "" {
+					var refused *RefusedError
+					if !errors.As(err, &refused) || !strings.Contains(err.Error(), tc.refused) {
+						t.Fatalf("convert 0.4 to %s: %v, want refused for %s", tc.target, err, tc.refused)
+					}
+					return
+				}
+				if err != nil {
+					t.Fatalf("convert 0.4 to %s: %v", tc.target, err)
+				}
+				if _, err := compare.Catalogs(ctx, src04, out, compare.Options{DataPath: lk.data}); err != nil {
+					t.Errorf("compare 0.4 with its %s conversion: %v, want equivalent", tc.target, err)
+				}
+			})
+		}
+	}
+}

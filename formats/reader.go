@@ -74,7 +74,7 @@ var AllQuirks = []QuirkInfo{
 		Evidence:  "lakes-0.3-reader/q_default__all_types_column_default_stats (0.3 and 0.4 return 12:34:56+00 for the old rows; 0.1/0.2 not observed, modelled from the same code path)"},
 	{Quirk: QuirkHiveValuesRaw, Name: "hive-values-cast-raw", Family: "partition values from paths",
 		Behaviour: "a Hive partition value (name mapping is_partition) is cast from the raw path text: not URL-decoded, and __HIVE_DEFAULT_PARTITION__ is not NULL (a VARCHAR column gets that string, any other type fails to cast)",
-		Source:    "MapColumns (src/storage/ducklake_multi_file_reader.cpp) in v1.4-andium and in 7ea15644, the DuckLake of DuckDB 1.5.0: Value(partition).DefaultCastAs(type); a99ff824 (2026-03-03, \"Handle null and cast types when reading Hive keys\"), first in 67480b1d, the DuckLake of DuckDB 1.5.1, uses HivePartitioning::GetValue. Format 0.4 is read by both, so it is modelled by 1.5.0's",
+		Source:    "MapColumns (src/storage/ducklake_multi_file_reader.cpp) in v1.4-andium and in 7ea15644, the DuckLake of DuckDB 1.5.0: Value(partition).DefaultCastAs(type); a99ff824 (2026-03-03, \"Handle null and cast types when reading Hive keys\"), first in 67480b1d, the DuckLake of DuckDB 1.5.1, uses HivePartitioning::GetValue. Format 0.4 is read by both: a catalog written as 0.4 is modelled by 1.5.0's reader, a 0.4 source by 1.5.1's (SourceQuirks)",
 		Error:     "Invalid Input Error: Failed to cast value",
 		Evidence:  "lakes-0.3-reader/q_add_files__add_files_hive_partition_cast (0.3 fails on DATE, DECIMAL, TIMESTAMP and DOUBLE partitions and returns other VARCHAR values; 0.4 under DuckDB 1.5.1 reads the same as 1.0; DuckDB 1.5.0 not observed, modelled from its source)"},
 	{Quirk: QuirkTableStatsNeedColumnStats, Name: "table-stats-need-column-stats", Family: "statistics the reader requires",
@@ -141,10 +141,28 @@ const (
 	// does (1.5.0's), so that a catalog proved for one is read alike by
 	// both.
 	quirksV1_5_0 = QuirkUnmappedFilesNull | QuirkTimeTZDefaultOffset | QuirkHiveValuesRaw | QuirkTableStatsNeedColumnStats | QuirkInlinedAtFirstSnapshot
+	// quirksV1_5_1: DuckLake on DuckDB 1.5.1, the newest release that reads
+	// format 0.4 (Hive values decoded as 1.0 does).
+	quirksV1_5_1 = quirksV1_5_0 &^ QuirkHiveValuesRaw
 )
 
-// ReadsWith reports whether the format's real reader has every quirk in q.
+// ReadsWith reports whether the format's real reader has every quirk in q
+// (one of its real readers, where they differ: what a catalog written in
+// the format must be read with).
 func (v *Version) ReadsWith(q ReaderQuirk) bool { return q != 0 && v.Quirks&q == q }
+
+// ReadsAsSourceWith reports whether the newest release that reads the
+// format has every quirk in q: how a catalog in the format is read as a
+// conversion's or a proof's source. A 0.4 catalog with Hive values that
+// need decoding is read by DuckDB 1.5.1 as 1.0 reads it, so it converts to
+// 1.0; written as 0.4 it must read alike in 1.5.0 too, which casts them
+// raw.
+func (v *Version) ReadsAsSourceWith(q ReaderQuirk) bool {
+	if v.SourceQuirks == 0 {
+		return v.ReadsWith(q)
+	}
+	return q != 0 && v.SourceQuirks&q == q
+}
 
 // InlinedSchemaSource names the catalog value a format's real reader takes
 // as the snapshot whose schema of a table it reads an inlined data table

@@ -39,6 +39,7 @@ var V0_4 = &Version{
 	Tables:       tablesV0_4,
 	Caps:         capsV0_4,
 	Quirks:       quirksV1_5_0,
+	SourceQuirks: quirksV1_5_1,
 	DuckDB:       ">= 1.5.0, < 1.5.2",
 	Storage:      "v1.5.0",
 	Types:        typesV0_4,

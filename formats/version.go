@@ -81,7 +81,15 @@ type Version struct {
 	Caps   Capability
 	// Quirks are the behaviours of the format's real reader that the
 	// specification does not state (reader.go); the proof reads with them.
+	// Where the releases that read the format differ, Quirks holds every
+	// one's (a catalog written in the format must read alike in all).
 	Quirks ReaderQuirk
+	// SourceQuirks are those of the newest release that reads the format:
+	// how a catalog in it is read as the source of a conversion or proof
+	// (ReadsAsSourceWith). They differ from Quirks only where an older
+	// release of the line has a reading bug the newer one fixed; zero
+	// means Quirks.
+	SourceQuirks ReaderQuirk
 	// DuckDB is the version constraint (hashicorp/go-version syntax) of the
 	// DuckDB releases whose ducklake extension opens this format read-only.
 	DuckDB string
