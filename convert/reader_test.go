@@ -241,6 +241,19 @@ func TestTimeTZDefaultOffsetIsPartOfTheValue(t *testing.T) {
 				}
 			})
 		}
+		// DuckDB's TIME runs to 24:00:00: such a default at +02 is refused
+		// for 0.4 like any other offset (the parser refused the hour, and
+		// the literal was taken as read alike).
+		t.Run("end of day", func(t *testing.T) {
+			edited := filepath.Join(t.TempDir(), "edited.duckdb")
+			copyFile(t, lk.src, edited)
+			execOn(t, edited, "UPDATE ducklake_column SET initial_default = '24:00:00+02' WHERE column_name = 'n_time_tz' AND initial_default = '12:34:56+02'")
+			_, err := Catalog(ctx, edited, filepath.Join(t.TempDir(), "out.duckdb"), formats.V0_4, Options{DataPath: lk.data})
+			var refused *RefusedError
+			if !errors.As(err, &refused) || !strings.Contains(err.Error(), `initial_default "24:00:00+02"`) {
+				t.Errorf("convert to 0.4: %v, want refused naming the default", err)
+			}
+		})
 	}
 }
 

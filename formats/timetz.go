@@ -12,7 +12,7 @@ import (
 // '10:34:56+00' are the same instant, but different values: = is false,
 // hour() and the text differ).
 type TimeTZ struct {
-	Seconds int    // of the wall-clock time, 0-86399
+	Seconds int    // of the wall-clock time, 0-86400 (24:00:00)
 	Frac    string // fractional digits of the seconds, without the dot
 	Offset  int    // seconds east of UTC
 }
@@ -37,13 +37,15 @@ func ParseTimeTZ(lit string) (t TimeTZ, ok bool) {
 		}
 		n[i] = v
 	}
-	if n[0] > 23 || n[1] > 59 || n[2] > 59 {
-		return TimeTZ{}, false
-	}
 	for _, c := range frac {
 		if c < '0' || c > '9' {
 			return TimeTZ{}, false
 		}
+	}
+	// DuckDB's TIME runs to 24:00:00 inclusive.
+	endOfDay := n[0] == 24 && n[1] == 0 && n[2] == 0 && strings.Trim(frac, "0") == ""
+	if (n[0] > 23 && !endOfDay) || n[1] > 59 || n[2] > 59 {
+		return TimeTZ{}, false
 	}
 	t = TimeTZ{Seconds: n[0]*3600 + n[1]*60 + n[2], Frac: frac}
 	if off == "" {
