@@ -201,11 +201,19 @@ func ReadAll(ctx context.Context, s Store, key string) ([]byte, error) {
 
 // TailRange checks the Content-Range of an answer to a request for the
 // last n bytes of an object ("bytes FIRST-LAST/SIZE"), given the number of
-// bytes the answer held, and returns the object's size. A range that is
+// bytes the answer held, and returns the object's size (-1 for "/*", an
+// unknown complete length). A range that is
 // not the object's end, or not the length received, is an error: DuckDB's
 // ranged reads fail on such answers.
 func TailRange(contentRange string, got, n int64) (size int64, err error) {
 	var first, last int64
+	if rng, ok := strings.CutSuffix(contentRange, "/*"); ok {
+		// An unknown complete length (RFC 9110): size -1, the caller asks.
+		if _, err := fmt.Sscanf(rng, "bytes %d-%d", &first, &last); err != nil || first < 0 || first > last || last-first+1 != got || got > n {
+			return 0, fmt.Errorf("the ranged answer's Content-Range %q is not the %d bytes it held", contentRange, got)
+		}
+		return -1, nil
+	}
 	if _, err := fmt.Sscanf(contentRange, "bytes %d-%d/%d", &first, &last, &size); err != nil {
 		return 0, fmt.Errorf("the ranged answer's Content-Range %q does not parse", contentRange)
 	}

@@ -163,9 +163,12 @@ func (s *Store) OpenInfo(ctx context.Context, key string) (io.ReadCloser, store.
 
 // ReadTail implements store.TailReader: a GET of the range "bytes=-n",
 // as DuckDB reads a Parquet footer. A server that ignores the range (200
-// and the whole object) is read to the end, as DuckDB then downloads the
-// whole file too; a ranged answer whose Content-Range is not the object's
-// end, or not the bytes sent, is an error, as it is for DuckDB.
+// and the whole object) proves the object readable and describes it by the
+// answer's headers; its body is not read (tail is nil: a warm check on
+// such a host would otherwise download every file in full). A ranged
+// answer whose Content-Range is not the object's end, or not the bytes
+// sent, is an error, as it is for DuckDB; one with an unknown complete
+// length ("bytes a-b/*") takes the size from a HEAD.
 func (s *Store) ReadTail(ctx context.Context, key string, n int64) ([]byte, store.ObjectInfo, error) {
 	if err := store.ValidateKey(key); err != nil {
 		return nil, store.ObjectInfo{}, err
@@ -195,39 +198,30 @@ func (s *Store) ReadTail(ctx context.Context, key string, n int64) ([]byte, stor
 		}
 	}
 	info := responseInfo(resp, key)
-	if resp.StatusCode == http.StatusPartialContent {
-		tail, err := io.ReadAll(io.LimitReader(resp.Body, n+1))
+	if resp.StatusCode != http.StatusPartialContent {
+		if info.Size < 0 {
+			return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s: the server gives no size", key)
+		}
+		return nil, info, nil
+	}
+	tail, err := io.ReadAll(io.LimitReader(resp.Body, n+1))
+	if err != nil {
+		return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s: %w", key, err)
+	}
+	if info.Size, err = store.TailRange(resp.Header.Get("Content-Range"), int64(len(tail)), n); err != nil {
+		return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s: %w", key, err)
+	}
+	if info.Size < 0 {
+		whole, _, err := s.stat(ctx, key)
 		if err != nil {
-			return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s: %w", key, err)
+			return nil, store.ObjectInfo{}, err
 		}
-		if info.Size, err = store.TailRange(resp.Header.Get("Content-Range"), int64(len(tail)), n); err != nil {
-			return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s: %w", key, err)
+		if int64(len(tail)) > whole.Size {
+			return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s: %d bytes of the end of a %d-byte file", key, len(tail), whole.Size)
 		}
-		return tail, info, nil
+		info.Size = whole.Size
 	}
-	// The whole object: keep its last n bytes.
-	ring := make([]byte, 0, 2*n)
-	buf := make([]byte, 32<<10)
-	var total int64
-	for {
-		k, err := resp.Body.Read(buf)
-		total += int64(k)
-		ring = append(ring, buf[:k]...)
-		if int64(len(ring)) > n {
-			ring = append(ring[:0], ring[int64(len(ring))-n:]...)
-		}
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s: %w", key, err)
-		}
-	}
-	if info.Size >= 0 && info.Size != total {
-		return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s: %d bytes, the answer's length said %d", key, total, info.Size)
-	}
-	info.Size = total
-	return ring, info, nil
+	return tail, info, nil
 }
 
 // responseInfo describes the object a response (to a HEAD, or a GET of

@@ -378,9 +378,10 @@ func TestListingDepth(t *testing.T) {
 }
 
 // TestReadTail: the end of a file by a ranged GET; a server that ignores
-// ranges (200 and the whole file) is read to the end; a ranged answer that
-// is not the file's end, or holds other bytes than it says, is an error
-// (DuckDB's ranged reads fail on it).
+// ranges (200 and the whole file) proves the file readable and gives its
+// size, its body not read (no tail); an unknown complete length takes the
+// size from a HEAD; a ranged answer that is not the file's end, or holds
+// other bytes than it says, is an error (DuckDB's ranged reads fail on it).
 func TestReadTail(t *testing.T) {
 	ctx := context.Background()
 	body := strings.Repeat("x", 100_000) + "footPAR1"
@@ -395,7 +396,17 @@ func TestReadTail(t *testing.T) {
 		}, "PAR1", true},
 		{"no ranges", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/octet-stream")
+			w.Header().Set("Content-Length", fmt.Sprint(len(body)))
 			io.WriteString(w, body)
+		}, "", true},
+		{"unknown complete length", func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodHead {
+				w.Header().Set("Content-Length", fmt.Sprint(len(body)))
+				return
+			}
+			w.Header().Set("Content-Range", fmt.Sprintf("bytes %d-%d/*", len(body)-4, len(body)-1))
+			w.WriteHeader(http.StatusPartialContent)
+			io.WriteString(w, body[len(body)-4:])
 		}, "PAR1", true},
 		{"a range from the start", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Range", fmt.Sprintf("bytes 0-3/%d", len(body)))
