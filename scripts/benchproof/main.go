@@ -17,7 +17,9 @@
 //     with a cold one;
 //
 //  3. the peak RSS of a backfill of -rss-rows-per-version repositories of 20
-//     and 40 versions;
+//     and 40 versions; with -against OLD, OLD's backfills run in the same
+//     rounds, the two binaries alternating which goes first, and each
+//     binary's ratio is printed, per round and of the medians;
 //
 //  4. the conversion of the wide repository to 0.4 and to 1.1 against
 //     DuckDB's COPY FROM DATABASE of the same catalog into a fresh file.
@@ -29,6 +31,7 @@
 //
 //     go run ./scripts/benchproof -bin bin/fdl-formats -dir /tmp/fdl-bench
 //     go run ./scripts/benchproof -bin NEW -against OLD -only proof -rounds 5
+//     go run ./scripts/benchproof -bin NEW -against OLD -only rss -rounds 5
 package main
 
 import (
@@ -61,7 +64,7 @@ func main() {
 		return
 	}
 	bin := flag.String("bin", "bin/fdl-formats", "the fdl-formats binary to measure")
-	against := flag.String("against", "", "a second fdl-formats binary whose proof (figure 1) runs in the same rounds, alternating with -bin's")
+	against := flag.String("against", "", "a second fdl-formats binary whose proof (figure 1) and backfills (figure 3) run in the same rounds, alternating with -bin's")
 	dir := flag.String("dir", filepath.Join(os.TempDir(), "fdl-bench"), "folder of the generated repositories (kept between runs)")
 	rounds := flag.Int("rounds", 3, "rounds per figure (medians are printed)")
 	versions := flag.Int("versions", 20, "versions of the history repository")
@@ -82,7 +85,7 @@ func main() {
 	ctx := context.Background()
 	fmt.Printf("machine: %d cores, load average %s; DuckDB via duckdb-go; binary %s\n", runtime.NumCPU(), loadavg(), *bin)
 	if *against != "" {
-		fmt.Printf("figure 1 against binary %s, alternating\n", *against)
+		fmt.Printf("figures 1 and 3 against binary %s, alternating\n", *against)
 	}
 	want := func(s string) bool { return slices.Contains(strings.Split(*only, ","), s) }
 	if want("proof") || want("backfill") {
@@ -97,23 +100,7 @@ func main() {
 		b.proofAndBackfill(ctx, hist, *rounds, want("backfill"))
 	}
 	if want("rss") {
-		var rss []float64
-		for _, v := range []int{20, 40} {
-			d := b.repo(ctx, fmt.Sprintf("history-%d-%d", v, *rssRows), func(d string) error {
-				_, err := lakegen.History(ctx, d, lakegen.HistoryOptions{Versions: v, RowsPerVersion: *rssRows})
-				return err
-			})
-			var peaks, secs []float64
-			for i := 0; i < *rounds; i++ {
-				clean(d)
-				cache := b.freshCache()
-				s, kb, _ := b.run("backfill", "--jobs", fmt.Sprint(b.jobs), "--cache", cache, d)
-				peaks, secs = append(peaks, kb/1024), append(secs, s)
-			}
-			fmt.Printf("3. backfill of %d versions (%d rows each) to 0.4 and 1.1: %.1f s, peak RSS %.0f MB (median of %d)\n", v, *rssRows, median(secs), median(peaks), *rounds)
-			rss = append(rss, median(peaks))
-		}
-		fmt.Printf("3. peak RSS 40 versions / 20 versions: %.2f (target within 10%%)\n", rss[1]/rss[0])
+		b.rss(ctx, *rssRows, *rounds)
 	}
 	if want("wide") {
 		d := b.repo(ctx, fmt.Sprintf("wide-%d", *wideTables), func(d string) error {
@@ -124,9 +111,58 @@ func main() {
 	}
 }
 
+// rss prints figure 3: in each round, each binary backfills the 20- and
+// the 40-version repository (fresh cache, no catalog written), binaries in
+// the order of proofOrder.
+func (b *bench) rss(ctx context.Context, rows, rounds int) {
+	var repos []string
+	for _, v := range []int{20, 40} {
+		repos = append(repos, b.repo(ctx, fmt.Sprintf("history-%d-%d", v, rows), func(d string) error {
+			_, err := lakegen.History(ctx, d, lakegen.HistoryOptions{Versions: v, RowsPerVersion: rows})
+			return err
+		}))
+	}
+	bins := []string{b.bin}
+	if b.against != "" {
+		bins = append(bins, b.against)
+	}
+	type runs struct{ peaks, secs, cpus [2][]float64 }
+	byBin := map[string]*runs{}
+	for _, bin := range bins {
+		byBin[bin] = &runs{}
+	}
+	for i := 0; i < rounds; i++ {
+		for _, bin := range proofOrder(i, bins) {
+			r := byBin[bin]
+			for j, d := range repos {
+				clean(d)
+				s, kb, cpu := runBin(bin, "backfill", "--jobs", fmt.Sprint(b.jobs), "--cache", b.freshCache(), d)
+				r.peaks[j], r.secs[j], r.cpus[j] = append(r.peaks[j], kb/1024), append(r.secs[j], s), append(r.cpus[j], cpu)
+			}
+			fmt.Printf("   round %d %s: 20 versions %.1f MB, 40 versions %.1f MB, ratio %.3f (%.1f s, %.1f s; CPU %.1f s, %.1f s; load %s)\n", i+1, filepath.Base(bin),
+				r.peaks[0][i], r.peaks[1][i], r.peaks[1][i]/r.peaks[0][i], r.secs[0][i], r.secs[1][i], r.cpus[0][i], r.cpus[1][i], loadavg())
+		}
+	}
+	for _, bin := range bins {
+		r := byBin[bin]
+		name := ""
+		if b.against != "" {
+			name = " (" + filepath.Base(bin) + ")"
+		}
+		for j, v := range []int{20, 40} {
+			fmt.Printf("3. backfill of %d versions (%d rows each) to 0.4 and 1.1%s: %.1f s, CPU %.1f s, peak RSS %.0f MB (median of %d)\n", v, rows, name, median(r.secs[j]), median(r.cpus[j]), median(r.peaks[j]), rounds)
+		}
+		var perRound []float64
+		for i := range r.peaks[0] {
+			perRound = append(perRound, r.peaks[1][i]/r.peaks[0][i])
+		}
+		fmt.Printf("3. peak RSS 40 versions / 20 versions%s: %.2f (per round: median %.2f, max %.2f; target within 10%%)\n", name, median(r.peaks[1])/median(r.peaks[0]), median(perRound), slices.Max(perRound))
+	}
+}
+
 type bench struct {
 	bin, dir string
-	against  string // a second binary for figure 1, or ""
+	against  string // a second binary for figures 1 and 3, or ""
 	jobs     int
 }
 
