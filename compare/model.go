@@ -124,12 +124,11 @@ func int64Text(v []int64) string {
 	return strings.Join(s, ", ")
 }
 
-// hiveDefault is the Hive path value that stands for NULL.
-const hiveDefault = "__HIVE_DEFAULT_PARTITION__"
-
 // hiveValue takes a partition column's value from the Hive path segment
 // name=value of a data file path (§5.4, is_partition): URL-decoded, and
-// __HIVE_DEFAULT_PARTITION__ as NULL, except for readers with
+// NULL where DuckDB's Hive reading takes it so (formats.HiveValueNull:
+// __HIVE_DEFAULT_PARTITION__, "NULL" in any case, an empty non-VARCHAR
+// value), except for readers with
 // QuirkHiveValuesRaw, which cast the raw text (and fail where it does not
 // cast).
 func (r *Reader) hiveValue(ctx context.Context, t Table, path, name string, c *Column) (string, error) {
@@ -143,7 +142,7 @@ func (r *Reader) hiveValue(ctx context.Context, t Table, path, name string, c *C
 			continue
 		}
 		if !r.readsWith(formats.QuirkHiveValuesRaw) {
-			if v == hiveDefault {
+			if formats.HiveValueNull(v, dt == "VARCHAR") {
 				return "CAST(NULL AS " + dt + ")", nil
 			}
 			return "CAST(url_decode(" + sqlString(v) + ") AS " + dt + ")", nil

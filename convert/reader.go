@@ -2,7 +2,6 @@ package convert
 
 import (
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -310,7 +309,7 @@ func (r *run) hiveValuesReadDifferently() ([]string, error) {
 			if !ok || k != f[4] {
 				continue
 			}
-			if d, err := url.PathUnescape(v); v == "__HIVE_DEFAULT_PARTITION__" || err != nil || d != v {
+			if !formats.HiveValueReadRawAlike(v, false) {
 				out = append(out, fmt.Sprintf("table %s %s: data_file_id %s partition %s=%s", f[0], f[1], f[2], k, v))
 			}
 		}

@@ -333,3 +333,35 @@ func TestHive04Upgrades(t *testing.T) {
 		}
 	}
 }
+
+// TestHiveNullValuesRefusedFor04: DuckDB from 1.5.1 reads a Hive value
+// "NULL" (any case) as NULL, where 1.5.0 casts the text: such a value is
+// refused for 0.4 like the default partition and escaped values. It was
+// converted, the model reading it as text.
+func TestHiveNullValuesRefusedFor04(t *testing.T) {
+	ctx := context.Background()
+	for _, lk := range readerLakes(t) {
+		if lk.name != "q_add_files__add_files_hive_partition_cast" {
+			continue
+		}
+		// Only the files of partition_col=a and =b are kept: the catalog
+		// converts; then a becomes Null.
+		plain := filepath.Join(t.TempDir(), "plain.duckdb")
+		copyFile(t, lk.src, plain)
+		execOn(t, plain, "DELETE FROM ducklake_data_file WHERE path NOT LIKE '%partition_col=a/%' AND path NOT LIKE '%partition_col=b/%'")
+		if _, err := Check(ctx, plain, formats.V0_4, Options{DataPath: lk.data}); err != nil {
+			t.Fatalf("convert to 0.4 with values a and b: %v, want converted", err)
+		}
+		edited := filepath.Join(t.TempDir(), "edited.duckdb")
+		copyFile(t, plain, edited)
+		execOn(t, edited, "UPDATE ducklake_data_file SET path = replace(path, 'partition_col=a/', 'partition_col=Null/') WHERE path LIKE '%partition_col=a/%'")
+		if got := query(t, edited, "SELECT count(*) FROM c.ducklake_data_file WHERE path LIKE '%partition_col=Null/%'"); got[0][0] != "1" {
+			t.Fatalf("%s data files edited, want 1", got[0][0])
+		}
+		_, err := Check(ctx, edited, formats.V0_4, Options{DataPath: lk.data})
+		var refused *RefusedError
+		if !errors.As(err, &refused) || !strings.Contains(err.Error(), "partition_col=Null") {
+			t.Errorf("convert to 0.4: %v, want refused naming partition_col=Null", err)
+		}
+	}
+}

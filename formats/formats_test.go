@@ -177,3 +177,32 @@ func TestParseTimeTZ(t *testing.T) {
 		}
 	}
 }
+
+// TestHiveValues: which Hive path values DuckDB's Hive reading (DuckLake
+// from 1.5.1) takes as NULL, and which a reader casting the raw text reads
+// alike. "NULL" in any case and an empty non-VARCHAR value were read as
+// text by the model and converted to 0.4 as if 1.5.0 read them alike.
+func TestHiveValues(t *testing.T) {
+	for _, tc := range []struct {
+		v              string
+		varchar        bool
+		null, rawAlike bool
+	}{
+		{"2024-01-15", false, false, true},
+		{"a+b", true, false, true}, // url_decode keeps a plus
+		{"a%20b", true, false, false},
+		{HiveDefaultPartition, true, true, false},
+		{"NULL", true, true, false},
+		{"null", false, true, false},
+		{"Nul", true, false, true},
+		{"", true, false, true},
+		{"", false, true, false},
+	} {
+		if got := HiveValueNull(tc.v, tc.varchar); got != tc.null {
+			t.Errorf("HiveValueNull(%q, varchar %t) = %t, want %t", tc.v, tc.varchar, got, tc.null)
+		}
+		if got := HiveValueReadRawAlike(tc.v, tc.varchar); got != tc.rawAlike {
+			t.Errorf("HiveValueReadRawAlike(%q, varchar %t) = %t, want %t", tc.v, tc.varchar, got, tc.rawAlike)
+		}
+	}
+}
