@@ -18,6 +18,10 @@ type StoredFile struct {
 	SizeBytes int64  `json:"file_size_bytes"`
 	// Delete is true for a delete file.
 	Delete bool `json:"delete,omitempty"`
+	// Split is true for a data file whose partial_file_info is a merge
+	// split list (0.1-0.3 merged files): a conversion out of those formats
+	// reads its rows to tell the snapshots apart.
+	Split bool `json:"split,omitempty"`
 	// ID is the file's data_file_id, or its delete_file_id for a delete
 	// file; DataFileID is the data file a delete file belongs to.
 	ID         int64 `json:"id"`
@@ -161,12 +165,16 @@ func (r *Reader) readStoredFiles(ctx context.Context) ([]StoredFile, error) {
 		if del {
 			id, dataID = "f.delete_file_id", "f.data_file_id"
 		}
-		return fmt.Sprintf(`SELECT %t, %s, %s, s.schema_name, t.table_name, f.path, %s, f.file_size_bytes, %s, %s, %s, %s, t.begin_snapshot, s.begin_snapshot
+		split := "false"
+		if !del {
+			split = "coalesce(" + r.col(table, "f", "partial_file_info") + " NOT LIKE 'partial_max:%', false)"
+		}
+		return fmt.Sprintf(`SELECT %t, %s, %s, s.schema_name, t.table_name, f.path, %s, f.file_size_bytes, %s, %s, %s, %s, t.begin_snapshot, s.begin_snapshot, %s
 		FROM cat.%s f
 		`+datapath.FolderJoins("cat.")+``,
 			del, id, dataID, r.col(table, "f", "path_is_relative"),
 			r.col("ducklake_schema", "s", "path"), r.col("ducklake_schema", "s", "path_is_relative"),
-			r.col("ducklake_table", "t", "path"), r.col("ducklake_table", "t", "path_is_relative"), table)
+			r.col("ducklake_table", "t", "path"), r.col("ducklake_table", "t", "path_is_relative"), split, table)
 	}
 	q := part("ducklake_data_file", false) + " UNION ALL " + part("ducklake_delete_file", true) + " ORDER BY 1, 2, 13 NULLS FIRST, 14 NULLS FIRST"
 	rows, err := r.conn.QueryContext(ctx, q)
@@ -192,7 +200,7 @@ func (r *Reader) readStoredFiles(ctx context.Context) ([]StoredFile, error) {
 		var rel, sRel, tRel sql.NullBool
 		var sPath, tPath sql.NullString
 		var tBegin, sBegin sql.NullInt64
-		if err := rows.Scan(&f.Delete, &f.ID, &dataID, &schema, &table, &f.Stored, &rel, &f.SizeBytes, &sPath, &sRel, &tPath, &tRel, &tBegin, &sBegin); err != nil {
+		if err := rows.Scan(&f.Delete, &f.ID, &dataID, &schema, &table, &f.Stored, &rel, &f.SizeBytes, &sPath, &sRel, &tPath, &tRel, &tBegin, &sBegin, &f.Split); err != nil {
 			return nil, fmt.Errorf("list the files of %s: %w", r.path, err)
 		}
 		f.DataFileID = dataID.Int64

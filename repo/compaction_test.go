@@ -2,6 +2,7 @@ package repo
 
 import (
 	"context"
+	"net/http"
 	"path/filepath"
 	"testing"
 
@@ -51,5 +52,28 @@ func TestCompactedLakesPlanAndBackfill(t *testing.T) {
 				t.Errorf("Check after backfill: ok=%v, %v", crep != nil && crep.OK, err)
 			}
 		})
+	}
+}
+
+// TestCompactedLakesOverTheWeb: over a web site with a cold cache, plan
+// (and check, which plans first) fetched only the delete files before
+// asking the converter about a missing cell, but the converter reads the
+// merged data files' rows to tell their snapshots apart: the cells it
+// refuses were reported unverifiable (exit 4) on a sound repository, and
+// a second, warm run passed. The merged data files are fetched too.
+func TestCompactedLakesOverTheWeb(t *testing.T) {
+	ctx := context.Background()
+	name := "c_compaction__merge_rewrite_partial_file_info"
+	st := copyLake(t, filepath.Join(testlakes.Dir(t, "lakes-0.3-compaction"), name))
+	site := webSite(t, http.FileServer(http.Dir(st.Root())))
+	plan, err := Plan(ctx, site, Options{Jobs: 2, Formats: []string{"1.0"}, Cache: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := plan.Versions[len(plan.Versions)-1]
+	for _, c := range last.Cells {
+		if c.State != Refused || len(c.Findings) == 0 || c.Findings[0].Code != "merged-file-snapshots" {
+			t.Errorf("last version, format %s: %s %v, want refused for merged-file-snapshots", c.Format, c.State, c.Reasons)
+		}
 	}
 }

@@ -55,8 +55,8 @@ func dataProblem(err error) Problem {
 // ensureData checks that every data and delete file the catalog (a local
 // copy of the object key) names is under data_dir (see OutsideError), and
 // makes those that are readable at r.dataPath: nothing more for a local
-// store, downloads into the cache for a remote one (only the delete files
-// with deletesOnly). Files outside data_dir make an *OutsideError, after
+// store, downloads into the cache for a remote one (with deletesOnly, only
+// what a conversion reads: the delete files and the merged data files). Files outside data_dir make an *OutsideError, after
 // the others were fetched. A catalog that cannot be read is an error for a
 // remote store (its files cannot be fetched); for a local one it is left
 // to the step that reads the catalog next (a conversion, a proof), which

@@ -426,7 +426,8 @@ func (r *repository) checkCells(ctx context.Context, cells []*Cell, work string,
 				var err error
 				var problem Problem
 				if src, problem, err = r.copyFrozen(gctx, r.find(c.Version), work); err == nil {
-					// The converter reads delete files to tell containers.
+					// The converter reads delete files to tell containers,
+					// and merged data files' rows to split their snapshots.
 					if err = r.ensureData(gctx, src, c.source, true); err != nil {
 						problem = dataProblem(err)
 					}

@@ -363,7 +363,9 @@ func (rm *remote) downloadOnce(ctx context.Context, key, dst string, hd *head) (
 
 // ensureFiles puts data files of a catalog, all under data_dir (the inside
 // of compare.Outside, resolved against dataPath), into the cache (only the
-// delete files with deletesOnly), at most Options.Downloads at a time.
+// delete files with deletesOnly, and the merged data files whose rows a
+// conversion reads: compare.StoredFile.Split), at most Options.Downloads
+// at a time.
 //
 // With a local --data folder (Options.DataPath) nothing is downloaded: the
 // folder's files are what is read and checked, and the store is asked only
@@ -374,7 +376,7 @@ func (rm *remote) ensureFiles(ctx context.Context, stored []compare.StoredFile, 
 	errs := make([]error, len(files))
 	var wg sync.WaitGroup
 	for i, f := range files {
-		if deletesOnly && !f.Delete {
+		if deletesOnly && !f.Delete && !f.Split {
 			continue
 		}
 		wg.Add(1)
@@ -397,6 +399,7 @@ type cachedFile struct {
 	key    string
 	size   int64 // what the catalog records (inStore compares it)
 	Delete bool
+	Split  bool // a merged data file, which a conversion reads (compare.StoredFile.Split)
 }
 
 // errListFiles is matched by the errors that come from reading a catalog
@@ -426,7 +429,7 @@ func (rm *remote) cached(files []compare.StoredFile, dataPath string) []cachedFi
 	out := make([]cachedFile, 0, len(files))
 	for _, f := range files {
 		rel := filepath.ToSlash(strings.TrimPrefix(f.Path, dataPath))
-		out = append(out, cachedFile{key: rm.dataKey + rel, size: f.SizeBytes, Delete: f.Delete})
+		out = append(out, cachedFile{key: rm.dataKey + rel, size: f.SizeBytes, Delete: f.Delete, Split: f.Split})
 	}
 	return out
 }
