@@ -27,17 +27,24 @@ func lastVersion(t *testing.T, archive, name string) (lake, catalog string) {
 	return lake, filepath.Join(lake, "versions", v.ID, "ducklake.duckdb")
 }
 
-// openWithSnapshots opens a catalog for the test (closed when it ends)
-// with its data folder, and lists its snapshots.
-func openWithSnapshots(t *testing.T, catalog, data string) (*Reader, []Snapshot) {
+// openForTest opens a catalog with its data folder for the test (closed
+// when it ends).
+func openForTest(t *testing.T, catalog, data string) *Reader {
 	t.Helper()
-	ctx := context.Background()
-	r, err := Open(ctx, catalog, ReaderOptions{DataPath: data})
+	r, err := Open(context.Background(), catalog, ReaderOptions{DataPath: data})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { r.Close() })
-	snaps, err := r.Snapshots(ctx)
+	return r
+}
+
+// openWithSnapshots opens a catalog for the test (closed when it ends)
+// with its data folder, and lists its snapshots.
+func openWithSnapshots(t *testing.T, catalog, data string) (*Reader, []Snapshot) {
+	t.Helper()
+	r := openForTest(t, catalog, data)
+	snaps, err := r.Snapshots(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,11 +16,7 @@ import (
 func openRead(t *testing.T, catalog, data string) *Reader {
 	t.Helper()
 	ctx := context.Background()
-	r, err := Open(ctx, catalog, ReaderOptions{DataPath: data})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { r.Close() })
+	r := openForTest(t, catalog, data)
 	if err := r.ReadEveryTable(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -28,12 +28,7 @@ func TestCompactedLakesPlanAndBackfill(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			last := plan.Versions[len(plan.Versions)-1]
-			for _, c := range last.Cells {
-				if c.State != Refused || len(c.Findings) == 0 || c.Findings[0].Code != "merged-file-snapshots" {
-					t.Errorf("last version, format %s: %s %v, want refused for merged-file-snapshots", c.Format, c.State, c.Reasons)
-				}
-			}
+			wantMergedRefused(t, plan)
 			opts := Options{Jobs: 2, Formats: formats, Convert: convert.Options{RewriteDeletes: true}}
 			rep, err := Backfill(ctx, st, opts)
 			if err != nil {
@@ -70,6 +65,13 @@ func TestCompactedLakesOverTheWeb(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	wantMergedRefused(t, plan)
+}
+
+// wantMergedRefused: every cell of the plan's last version is refused for
+// merged-file-snapshots, naming it.
+func wantMergedRefused(t *testing.T, plan *Matrix) {
+	t.Helper()
 	last := plan.Versions[len(plan.Versions)-1]
 	for _, c := range last.Cells {
 		if c.State != Refused || len(c.Findings) == 0 || c.Findings[0].Code != "merged-file-snapshots" {
