@@ -161,23 +161,29 @@ func (s *Store) OpenInfo(ctx context.Context, key string) (io.ReadCloser, store.
 	}{io.MultiReader(bytes.NewReader(head[:n]), resp.Body), resp.Body}, info, nil
 }
 
-// ReadTail implements store.TailReader: a GET of the range "bytes=-n",
-// as DuckDB reads a Parquet footer. A server that ignores the range (200
-// and the whole object) proves the object readable and describes it by the
-// answer's headers; its body is not read (tail is nil: a warm check on
-// such a host would otherwise download every file in full). A ranged
-// answer whose Content-Range is not the object's end, or not the bytes
-// sent, is an error, as it is for DuckDB; one with an unknown complete
-// length ("bytes a-b/*") takes the size from a HEAD.
+// ReadTail implements store.TailReader as DuckDB reads a Parquet footer: a
+// HEAD for the size (Stat), then a GET of the explicit range of the last n
+// bytes ("bytes=FIRST-LAST"; some servers mishandle suffix ranges, which
+// DuckDB never sends). A server that ignores the range (200 and the whole
+// object) shows the object readable and describes it by the answer's
+// headers; its body is not read (tail is nil: a warm check on such a host
+// would otherwise download every file in full). A ranged answer whose
+// Content-Range is not the range asked, or not the bytes sent, is an
+// error, as it is for DuckDB.
 func (s *Store) ReadTail(ctx context.Context, key string, n int64) ([]byte, store.ObjectInfo, error) {
-	if err := store.ValidateKey(key); err != nil {
+	head, err := s.Stat(ctx, key)
+	if err != nil {
 		return nil, store.ObjectInfo{}, err
+	}
+	if head.Size == 0 {
+		return []byte{}, head, nil
 	}
 	u, err := s.url(key)
 	if err != nil {
 		return nil, store.ObjectInfo{}, err
 	}
-	resp, err := s.do(ctx, http.MethodGet, u, http.Header{"Range": {fmt.Sprintf("bytes=-%d", n)}})
+	first := max(head.Size-n, 0)
+	resp, err := s.do(ctx, http.MethodGet, u, http.Header{"Range": {fmt.Sprintf("bytes=%d-%d", first, head.Size-1)}})
 	if err != nil {
 		return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s: %w", key, err)
 	}
@@ -185,22 +191,10 @@ func (s *Store) ReadTail(ctx context.Context, key string, n int64) ([]byte, stor
 	if err := check(resp, key); err != nil {
 		return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s: %w", key, err)
 	}
-	if isListing(resp) {
-		return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s: a folder: %w", key, fs.ErrNotExist)
-	}
-	if isHTML(resp) {
-		page, err := s.isPage(ctx, key)
-		if err != nil {
-			return nil, store.ObjectInfo{}, err
-		}
-		if page {
-			return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s: %s: %w", key, softNotFound, fs.ErrNotExist)
-		}
-	}
 	info := responseInfo(resp, key)
 	if resp.StatusCode != http.StatusPartialContent {
 		if info.Size < 0 {
-			return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s: the server gives no size", key)
+			info.Size = head.Size
 		}
 		return nil, info, nil
 	}
@@ -208,19 +202,16 @@ func (s *Store) ReadTail(ctx context.Context, key string, n int64) ([]byte, stor
 	if err != nil {
 		return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s: %w", key, err)
 	}
-	if info.Size, err = store.TailRange(resp.Header.Get("Content-Range"), int64(len(tail)), n); err != nil {
+	size, err := store.TailRange(resp.Header.Get("Content-Range"), int64(len(tail)), n)
+	switch {
+	case err != nil:
 		return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s: %w", key, err)
+	case size >= 0 && size != head.Size:
+		return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s: %d bytes by its HEAD, %d by its GET (changed while read?)", key, head.Size, size)
+	case size < 0 && int64(len(tail)) != min(n, head.Size):
+		return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s: %d bytes for the last %d of a %d-byte file", key, len(tail), n, head.Size)
 	}
-	if info.Size < 0 {
-		whole, _, err := s.stat(ctx, key)
-		if err != nil {
-			return nil, store.ObjectInfo{}, err
-		}
-		if int64(len(tail)) > whole.Size {
-			return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s: %d bytes of the end of a %d-byte file", key, len(tail), whole.Size)
-		}
-		info.Size = whole.Size
-	}
+	info.Size = head.Size
 	return tail, info, nil
 }
 

@@ -193,43 +193,45 @@ func (s *Store) OpenInfo(ctx context.Context, key string) (io.ReadCloser, store.
 	return out.Body, info, nil
 }
 
-// ReadTail implements store.TailReader: a GetObject of the range
-// "bytes=-n", described by its Content-Range, ETag and time.
+// ReadTail implements store.TailReader as DuckDB reads a Parquet footer: a
+// HeadObject for the size, then a GetObject of the explicit range of the
+// last n bytes, described by its Content-Range, ETag and time. An answer
+// without a Content-Range (the whole object) shows the object readable;
+// its body is not read on.
 func (s *Store) ReadTail(ctx context.Context, key string, n int64) ([]byte, store.ObjectInfo, error) {
-	if err := store.ValidateKey(key); err != nil {
+	head, err := s.Stat(ctx, key)
+	if err != nil {
 		return nil, store.ObjectInfo{}, err
 	}
-	out, err := s.client.GetObject(ctx, &s3.GetObjectInput{Bucket: &s.bucket, Key: s.key(key), Range: aws.String(fmt.Sprintf("bytes=-%d", n))})
+	if head.Size == 0 {
+		return []byte{}, head, nil
+	}
+	first := max(head.Size-n, 0)
+	out, err := s.client.GetObject(ctx, &s3.GetObjectInput{Bucket: &s.bucket, Key: s.key(key), Range: aws.String(fmt.Sprintf("bytes=%d-%d", first, head.Size-1))})
 	if err != nil {
 		return nil, store.ObjectInfo{}, s.wrap("read the end of", key, err)
 	}
 	defer out.Body.Close()
+	info := store.ObjectInfo{Key: key, Size: head.Size, ETag: unquote(aws.ToString(out.ETag))}
+	if out.LastModified != nil {
+		info.ModTime = *out.LastModified
+	}
+	cr := aws.ToString(out.ContentRange)
+	if cr == "" {
+		return nil, info, nil
+	}
 	tail, err := io.ReadAll(io.LimitReader(out.Body, n+1))
 	if err != nil {
 		return nil, store.ObjectInfo{}, s.wrap("read the end of", key, err)
 	}
-	info := store.ObjectInfo{Key: key, Size: int64(len(tail)), ETag: unquote(aws.ToString(out.ETag))}
-	if out.LastModified != nil {
-		info.ModTime = *out.LastModified
-	}
-	if cr := aws.ToString(out.ContentRange); cr != "" {
-		size, err := store.TailRange(cr, int64(len(tail)), n)
-		if err != nil {
-			return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s in %s: %w", key, s.Location(), err)
-		}
-		info.Size = size
-	} else if int64(len(tail)) > n {
-		// The whole object (a server that ignores the range): readable,
-		// described by the answer, its body not read on.
-		info.Size = aws.ToInt64(out.ContentLength)
-		return nil, info, nil
-	}
-	if info.Size < 0 {
-		head, err := s.Stat(ctx, key)
-		if err != nil {
-			return nil, store.ObjectInfo{}, err
-		}
-		info.Size = head.Size
+	size, err := store.TailRange(cr, int64(len(tail)), n)
+	switch {
+	case err != nil:
+		return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s in %s: %w", key, s.Location(), err)
+	case size >= 0 && size != head.Size:
+		return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s in %s: %d bytes by its HEAD, %d by its GET (changed while read?)", key, s.Location(), head.Size, size)
+	case size < 0 && int64(len(tail)) != min(n, head.Size):
+		return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s in %s: %d bytes for the last %d of a %d-byte file", key, s.Location(), len(tail), n, head.Size)
 	}
 	return tail, info, nil
 }
