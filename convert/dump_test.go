@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -151,6 +152,16 @@ func execOn(t *testing.T, path string, stmts ...string) {
 	if _, err := conn.ExecContext(ctx, "USE memory; DETACH c"); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// editedCopy copies the catalog src into a temporary folder of the test,
+// runs stmts on the copy (execOn) and returns its path.
+func editedCopy(t *testing.T, src string, stmts ...string) string {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), "edited.duckdb")
+	copyFile(t, src, dst)
+	execOn(t, dst, stmts...)
+	return dst
 }
 
 // attach opens a catalog file as database c on a private connection that is

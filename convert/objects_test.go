@@ -52,9 +52,7 @@ func TestImpostorObjects(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			src := filepath.Join(t.TempDir(), "src.duckdb")
-			copyFile(t, orig, src)
-			execOn(t, src, tc.stmts...)
+			src := editedCopy(t, orig, tc.stmts...)
 			_, err := Check(ctx, src, formats.V1_1, Options{})
 			rd, rerr := compare.Open(ctx, src, compare.ReaderOptions{})
 			if rd != nil {
@@ -113,9 +111,7 @@ func TestInlinedRegistrations(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			src := filepath.Join(t.TempDir(), "src.duckdb")
-			copyFile(t, orig, src)
-			execOn(t, src, tc.stmts...)
+			src := editedCopy(t, orig, tc.stmts...)
 			_, err := Check(ctx, src, formats.V1_1, Options{})
 			if tc.want == "" {
 				if errors.Is(err, formats.ErrInlinedRegistration) {

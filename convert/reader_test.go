@@ -226,9 +226,7 @@ func TestTimeTZDefaultOffsetIsPartOfTheValue(t *testing.T) {
 			{"12:34:56+02:00", true},
 		} {
 			t.Run(tc.literal, func(t *testing.T) {
-				edited := filepath.Join(t.TempDir(), "edited.duckdb")
-				copyFile(t, lk.src, edited)
-				execOn(t, edited, "UPDATE ducklake_column SET initial_default = '"+tc.literal+"' WHERE column_name = 'n_time_tz' AND initial_default = '12:34:56+02'")
+				edited := editedCopy(t, lk.src, "UPDATE ducklake_column SET initial_default = '"+tc.literal+"' WHERE column_name = 'n_time_tz' AND initial_default = '12:34:56+02'")
 				if got := query(t, edited, "SELECT count(*) FROM c.ducklake_column WHERE initial_default = '"+tc.literal+"'"); got[0][0] == "0" {
 					t.Fatal("no initial_default edited: the test tests nothing")
 				}
@@ -245,9 +243,7 @@ func TestTimeTZDefaultOffsetIsPartOfTheValue(t *testing.T) {
 		// for 0.4 like any other offset (the parser refused the hour, and
 		// the literal was taken as read alike).
 		t.Run("end of day", func(t *testing.T) {
-			edited := filepath.Join(t.TempDir(), "edited.duckdb")
-			copyFile(t, lk.src, edited)
-			execOn(t, edited, "UPDATE ducklake_column SET initial_default = '24:00:00+02' WHERE column_name = 'n_time_tz' AND initial_default = '12:34:56+02'")
+			edited := editedCopy(t, lk.src, "UPDATE ducklake_column SET initial_default = '24:00:00+02' WHERE column_name = 'n_time_tz' AND initial_default = '12:34:56+02'")
 			_, err := Catalog(ctx, edited, filepath.Join(t.TempDir(), "out.duckdb"), formats.V0_4, Options{DataPath: lk.data})
 			var refused *RefusedError
 			if !errors.As(err, &refused) || !strings.Contains(err.Error(), `initial_default "24:00:00+02"`) {
@@ -346,15 +342,11 @@ func TestHiveNullValuesRefusedFor04(t *testing.T) {
 		}
 		// Only the files of partition_col=a and =b are kept: the catalog
 		// converts; then a becomes Null.
-		plain := filepath.Join(t.TempDir(), "plain.duckdb")
-		copyFile(t, lk.src, plain)
-		execOn(t, plain, "DELETE FROM ducklake_data_file WHERE path NOT LIKE '%partition_col=a/%' AND path NOT LIKE '%partition_col=b/%'")
+		plain := editedCopy(t, lk.src, "DELETE FROM ducklake_data_file WHERE path NOT LIKE '%partition_col=a/%' AND path NOT LIKE '%partition_col=b/%'")
 		if _, err := Check(ctx, plain, formats.V0_4, Options{DataPath: lk.data}); err != nil {
 			t.Fatalf("convert to 0.4 with values a and b: %v, want converted", err)
 		}
-		edited := filepath.Join(t.TempDir(), "edited.duckdb")
-		copyFile(t, plain, edited)
-		execOn(t, edited, "UPDATE ducklake_data_file SET path = replace(path, 'partition_col=a/', 'partition_col=Null/') WHERE path LIKE '%partition_col=a/%'")
+		edited := editedCopy(t, plain, "UPDATE ducklake_data_file SET path = replace(path, 'partition_col=a/', 'partition_col=Null/') WHERE path LIKE '%partition_col=a/%'")
 		if got := query(t, edited, "SELECT count(*) FROM c.ducklake_data_file WHERE path LIKE '%partition_col=Null/%'"); got[0][0] != "1" {
 			t.Fatalf("%s data files edited, want 1", got[0][0])
 		}
