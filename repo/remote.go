@@ -539,6 +539,15 @@ func (rm *remote) fillCache(ctx context.Context, cf cachedFile) error {
 		os.Remove(path)
 		return fmt.Errorf("data file %s: downloaded %d bytes, the store gave its size as %d (changed while read?)", cf.key, n, info.Size)
 	}
+	// The whole GET must end with the bytes the ranged read gave, as
+	// readers read it: a server answering the two differently would show
+	// the checks a file readers do not get.
+	if tail != nil {
+		if mine, err := fileTail(path, int64(len(tail))); err != nil || !bytes.Equal(mine, tail) {
+			os.Remove(path)
+			return fmt.Errorf("data file %s: its last %d bytes by a ranged read, as readers read it, are not those of the whole file the store sent (changed while read, or the server answers the two differently): %w", cf.key, len(tail), errStoreDiffers)
+		}
+	}
 	// The copy is kept under the validator of the response that delivered
 	// its bytes, never the HEAD's: a HEAD answered by the origin and a GET
 	// by a stale copy (a CDN edge, a replica) would otherwise bind the new

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
+	"encoding/binary"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -297,6 +300,90 @@ func TestRemoteExitCodesMatchLocal(t *testing.T) {
 			srv.Upload(t, dir, bucket, "lake")
 			if _, errOut, code := checkReport(t, "--cache="+t.TempDir(), "s3://"+bucket+"/lake"); code != local {
 				t.Errorf("check s3://%s/lake: exit %d, a local check %d\n%s", bucket, code, local, errOut)
+			}
+		})
+	}
+}
+
+// TestWebServesTheBytesReadersGet: a host that serves FILE.gz for FILE to
+// requests accepting gzip (nginx gzip_static) must not show the checks
+// another file than DuckDB gets (it sends no Accept-Encoding and reads by
+// ranges); a host whose HEAD gives no size serves a sound repository.
+func TestWebServesTheBytesReadersGet(t *testing.T) {
+	if testing.Short() {
+		t.Skip("proves a lake")
+	}
+	gzipTo := func(t *testing.T, src string) {
+		t.Helper()
+		b, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		zw := gzip.NewWriter(&buf)
+		zw.Write(b)
+		zw.Close()
+		if err := os.WriteFile(src+".gz", buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// rewrite changes n bytes at off (from the end when off < 0), keeping
+	// the size.
+	rewrite := func(t *testing.T, p string, off int64, b []byte) {
+		t.Helper()
+		f, err := os.OpenFile(p, os.O_RDWR, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if off < 0 {
+			st, _ := f.Stat()
+			off += st.Size()
+		}
+		if _, err := f.WriteAt(b, off); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		name   string
+		opts   webtest.Options
+		tamper func(t *testing.T, dir string) // nil: the repository is sound
+	}{
+		{"data file's original gzipped beside a changed footer length", webtest.Options{Precompressed: true}, func(t *testing.T, dir string) {
+			data := dataFiles(t, dir)[0]
+			gzipTo(t, data)
+			b, err := os.ReadFile(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			footer := binary.LittleEndian.Uint32(b[len(b)-8:])
+			rewrite(t, data, -8, binary.LittleEndian.AppendUint32(nil, footer+16))
+		}},
+		{"frozen catalog's original gzipped beside a changed copy", webtest.Options{Precompressed: true}, func(t *testing.T, dir string) {
+			cats, _ := filepath.Glob(filepath.Join(dir, "versions", "*", "ducklake.duckdb"))
+			if len(cats) == 0 {
+				t.Fatal("no frozen catalog")
+			}
+			gzipTo(t, cats[0])
+			rewrite(t, cats[0], 4096, []byte("changed"))
+		}},
+		{"HEAD without a size", webtest.Options{HeadWithoutLength: true}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := backfilledLake(t)
+			dir := filepath.Join(root, "lake")
+			want := exitOK
+			if tc.tamper != nil {
+				tc.tamper(t, dir)
+				want = exitDifferent
+				if _, _, code := checkReport(t, dir); code != want {
+					t.Fatalf("local check: exit %d, want %d", code, want)
+				}
+			}
+			url := webtest.Serve(t, root, tc.opts) + "/lake"
+			_, errOut, code := checkReport(t, "--cache="+t.TempDir(), url)
+			if code != want {
+				t.Fatalf("web check: exit %d, want %d (as the local check)\n%s", code, want, errOut)
 			}
 		})
 	}

@@ -61,6 +61,14 @@ const (
 type Options struct {
 	Listing    Listing
 	Validators Validators
+	// Precompressed serves FILE.gz, where it exists, for FILE to a GET
+	// that accepts gzip and asks for no range, with Content-Encoding gzip
+	// (nginx gzip_static, Caddy's precompressed): clients that send no
+	// Accept-Encoding, as DuckDB, and ranged reads get FILE itself.
+	Precompressed bool
+	// HeadWithoutLength answers HEAD without a Content-Length (some
+	// servers and gateways; DuckDB then reads the file all the same).
+	HeadWithoutLength bool
 }
 
 // Serve serves root at the returned URL (no trailing slash) until the
@@ -93,6 +101,18 @@ func Handler(root string, opts Options) http.Handler {
 			}
 			listing(w, r, p, strings.TrimSuffix(clean, "/")+"/", opts.Listing)
 			return
+		}
+		if opts.Precompressed && r.Method == http.MethodGet && r.Header.Get("Range") == "" && strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+			if gz, err := os.ReadFile(p + ".gz"); err == nil {
+				w.Header().Set("Content-Type", "application/octet-stream")
+				w.Header().Set("Content-Encoding", "gzip")
+				w.Header().Set("Content-Length", fmt.Sprint(len(gz)))
+				w.Write(gz)
+				return
+			}
+		}
+		if opts.HeadWithoutLength && r.Method == http.MethodHead {
+			w = noLength{w}
 		}
 		f, err := os.Open(p)
 		if err != nil {
@@ -161,4 +181,12 @@ func listing(w http.ResponseWriter, r *http.Request, dir, urlPath string, mode L
 	b.WriteString("</body></html>\n")
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	io.WriteString(w, b.String())
+}
+
+// noLength drops the Content-Length of an answer.
+type noLength struct{ http.ResponseWriter }
+
+func (w noLength) WriteHeader(code int) {
+	w.Header().Del("Content-Length")
+	w.ResponseWriter.WriteHeader(code)
 }

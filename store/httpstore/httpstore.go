@@ -307,9 +307,11 @@ func (s *Store) stat(ctx context.Context, key string) (_ objectInfo, folder bool
 		return objectInfo{}, false, err
 	}
 	resp, err := s.do(ctx, http.MethodHead, u, nil)
-	if err == nil && (resp.StatusCode == http.StatusMethodNotAllowed || resp.StatusCode == http.StatusNotImplemented) {
+	if err == nil && (resp.StatusCode == http.StatusMethodNotAllowed || resp.StatusCode == http.StatusNotImplemented ||
+		(resp.StatusCode == http.StatusOK && resp.ContentLength < 0 && !isHTML(resp))) {
 		resp.Body.Close()
-		// No HEAD: the first byte tells the size in Content-Range.
+		// No HEAD, or one without a size (DuckDB then reads the file
+		// all the same): the first byte tells the size in Content-Range.
 		resp, err = s.do(ctx, http.MethodGet, u, http.Header{"Range": {"bytes=0-0"}})
 	}
 	if err != nil {
@@ -598,6 +600,12 @@ func (s *Store) do(ctx context.Context, method, u string, h http.Header) (*http.
 		if rerr != nil {
 			return nil, rerr
 		}
+		// The bytes as stored, as DuckDB asks for them (it sends no
+		// Accept-Encoding): Go's transport would otherwise ask for gzip
+		// and decompress it unseen, and a host that serves FILE.gz for
+		// FILE to such requests (nginx gzip_static, Caddy precompressed)
+		// would show the checks another file than readers get.
+		req.Header.Set("Accept-Encoding", "identity")
 		for k, v := range h {
 			req.Header[k] = v
 		}
@@ -627,10 +635,15 @@ func (s *Store) do(ctx context.Context, method, u string, h http.Header) (*http.
 	return resp, err
 }
 
-// check maps an HTTP status to the store's errors.
+// check maps an HTTP status to the store's errors. A file sent encoded
+// (a Content-Encoding other than identity, though none was asked for) is
+// an error: readers get its encoded bytes, which are not the file.
 func check(resp *http.Response, key string) error {
 	switch {
 	case resp.StatusCode == http.StatusOK || resp.StatusCode == http.StatusPartialContent:
+		if enc := resp.Header.Get("Content-Encoding"); enc != "" && !strings.EqualFold(enc, "identity") {
+			return fmt.Errorf("%s %s: the server sent %s with Content-Encoding %q though none was asked for; readers get those encoded bytes, not the file", resp.Request.Method, redact(resp.Request.URL), key, enc)
+		}
 		return nil
 	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone:
 		return fmt.Errorf("%s: %w", resp.Status, fs.ErrNotExist)

@@ -450,3 +450,53 @@ func TestReadTail(t *testing.T) {
 		})
 	}
 }
+
+// TestEncodedAnswers: the store asks for the bytes as stored (no gzip, as
+// DuckDB) and refuses an answer encoded all the same: readers get the
+// encoded bytes, not the file.
+func TestEncodedAnswers(t *testing.T) {
+	ctx := context.Background()
+	const body = "....PAR1"
+	for _, tc := range []struct {
+		name string
+		h    http.HandlerFunc
+		want string // "" for the body
+	}{
+		{"gzip only when asked", func(w http.ResponseWriter, r *http.Request) {
+			if strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+				w.Header().Set("Content-Encoding", "gzip")
+				io.WriteString(w, "\x1f\x8b not the file")
+				return
+			}
+			io.WriteString(w, body)
+		}, ""},
+		{"gzip unasked", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Encoding", "gzip")
+			io.WriteString(w, "\x1f\x8b not the file")
+		}, `Content-Encoding "gzip"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewServer(tc.h)
+			t.Cleanup(srv.Close)
+			st, err := httpstore.New(srv.URL+"/", srv.Client())
+			if err != nil {
+				t.Fatal(err)
+			}
+			rc, err := st.Open(ctx, "f.parquet")
+			if tc.want != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.want) {
+					t.Errorf("Open: %v, want an error containing %q", err, tc.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rc.Close()
+			got, err := io.ReadAll(rc)
+			if err != nil || string(got) != body {
+				t.Errorf("Open read %q, %v; want %q", got, err, body)
+			}
+		})
+	}
+}
