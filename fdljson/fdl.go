@@ -156,6 +156,9 @@ func parseFormat(file, path string, raw []byte) (Format, error) {
 	if err != nil {
 		return f, fieldErr(file, o.field("duckdb"), "bad version constraint %q (want e.g. \">= 1.5.2, < 2.0.0\"): %v", f.DuckDB, err)
 	}
+	if out := v.OpenedOutside(c); out != nil {
+		return f, fieldErr(file, o.field("duckdb"), "%q admits DuckDB %s, which does not open format %s read-only (its readers: DuckDB %s); a reader there would be sent to a catalog it cannot open: declare a range within the format's", f.DuckDB, out, v.Name, v.DuckDB)
+	}
 	f.Readers = c
 	if ok, err := o.opt("until", &f.Until); err != nil {
 		return f, err

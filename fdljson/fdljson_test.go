@@ -139,6 +139,8 @@ func TestParseRepoErrors(t *testing.T) {
 		{"missing_ducklake", `{"fdl":"0.1","formats":[{"duckdb":">= 1.0"}]}`, "formats[0].ducklake: missing"},
 		{"ducklake_number", `{"fdl":"0.1","formats":[{"ducklake":1.0}]}`, "formats[0].ducklake: want a string, got 1.0"},
 		{"bad_constraint", `{"fdl":"0.1","formats":[{"ducklake":"1.0","duckdb":">= banana"}]}`, "formats[0].duckdb: bad version constraint"},
+		{"duckdb_wider_than_format", `{"fdl":"0.1","formats":[{"ducklake":"1.1","duckdb":">= 1.5.2"}]}`, `formats[0].duckdb: ">= 1.5.2" admits DuckDB 1.5.2, which does not open format 1.1 read-only (its readers: DuckDB >= 2.0.0)`},
+		{"duckdb_below_format", `{"fdl":"0.1","formats":[{"ducklake":"0.4","duckdb":">= 1.3.0, < 1.5.2"}]}`, `formats[0].duckdb: ">= 1.3.0, < 1.5.2" admits DuckDB 1.3.0, which does not open format 0.4`},
 		{"bad_until", `{"fdl":"0.1","formats":[{"ducklake":"1.0","until":"30/06/2026"}]}`, `formats[0].until: "30/06/2026" is neither`},
 		{"bad_until_day", `{"fdl":"0.1","formats":[{"ducklake":"1.0","until":"2026-02-30"}]}`, `formats[0].until`},
 		{"absolute_data_dir", `{"fdl":"0.1","data_dir":"/srv/data","formats":[{"ducklake":"1.0"}]}`, "data_dir: \"/srv/data\" must be a relative path"},

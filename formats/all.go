@@ -132,3 +132,57 @@ func (v *Version) Opens(duckdb string) bool {
 	c, err := goversion.NewConstraint(v.DuckDB)
 	return err == nil && c.Check(dv)
 }
+
+// OpenedOutside returns a DuckDB version that constraint c admits but that
+// does not open v read-only, or nil when every version c admits opens v:
+// a range declared for v's readers (fdl.json) must lie within v's own,
+// else readers in the difference are sent to a catalog they cannot open.
+// The versions tried are every bound either constraint names and its
+// neighbours (the previous and next patch, the next minor and major
+// release), where any difference of two such ranges starts.
+func (v *Version) OpenedOutside(c goversion.Constraints) *goversion.Version {
+	own, err := goversion.NewConstraint(v.DuckDB)
+	if err != nil {
+		return nil // validated by All.Validate
+	}
+	var tried []*goversion.Version
+	for _, bound := range boundVersions(c.String() + "," + v.DuckDB) {
+		s := bound.Segments()
+		a, b, p := s[0], s[1], s[2]
+		near := []string{fmt.Sprintf("%d.%d.%d", a, b, p), fmt.Sprintf("%d.%d.%d", a, b, p+1),
+			fmt.Sprintf("%d.%d.0", a, b+1), fmt.Sprintf("%d.0.0", a+1)}
+		switch {
+		case p > 0:
+			near = append(near, fmt.Sprintf("%d.%d.%d", a, b, p-1))
+		case b > 0:
+			near = append(near, fmt.Sprintf("%d.%d.999", a, b-1))
+		case a > 0:
+			near = append(near, fmt.Sprintf("%d.999.999", a-1))
+		}
+		for _, n := range near {
+			tried = append(tried, goversion.Must(goversion.NewVersion(n)))
+		}
+	}
+	slices.SortFunc(tried, func(x, y *goversion.Version) int { return x.Compare(y) })
+	for _, t := range tried {
+		if c.Check(t) && !own.Check(t) {
+			return t
+		}
+	}
+	return nil
+}
+
+// boundVersions are the versions a constraint string names.
+func boundVersions(constraints string) []*goversion.Version {
+	var out []*goversion.Version
+	for _, part := range strings.Split(constraints, ",") {
+		fields := strings.Fields(strings.TrimLeft(strings.TrimSpace(part), "<>=!~"))
+		if len(fields) == 0 {
+			continue
+		}
+		if bv, err := goversion.NewVersion(fields[len(fields)-1]); err == nil {
+			out = append(out, bv)
+		}
+	}
+	return out
+}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	goversion "github.com/hashicorp/go-version"
 )
 
 func TestAllValid(t *testing.T) {
@@ -203,6 +205,44 @@ func TestHiveValues(t *testing.T) {
 		}
 		if got := HiveValueReadRawAlike(tc.v, tc.varchar); got != tc.rawAlike {
 			t.Errorf("HiveValueReadRawAlike(%q, varchar %t) = %t, want %t", tc.v, tc.varchar, got, tc.rawAlike)
+		}
+	}
+}
+
+// TestOpenedOutside: a DuckDB range declared for a format must lie within
+// the DuckDB releases that open it.
+func TestOpenedOutside(t *testing.T) {
+	for _, tc := range []struct {
+		format, declared, want string // want: a DuckDB outside, "" if none
+	}{
+		{"1.0", ">= 1.5.2", ""},
+		{"1.0", ">= 1.5.2, < 2.0.0", ""},
+		{"1.0", ">= 2.0.0", ""},
+		{"1.1", ">= 2.0.0", ""},
+		{"0.4", "= 1.5.1", ""},
+		{"0.3", "~> 1.4.0", ""},
+		{"1.1", ">= 1.5.2", "1.5.2"},
+		{"1.0", ">= 1.5.0", "1.5.0"},
+		{"0.4", ">= 1.3.0, < 1.5.2", "1.3.0"},
+		{"0.4", ">= 1.5.0", "1.5.2"},
+		{"0.4", "~> 1.5", "1.5.2"},
+		{"0.3", "< 1.5.0", "1.3.999"},
+		{"0.2", "!= 1.4.0", "1.3.0"},
+	} {
+		v, err := Lookup(tc.format)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := goversion.NewConstraint(tc.declared)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		if o := v.OpenedOutside(c); o != nil {
+			got = o.String()
+		}
+		if got != tc.want {
+			t.Errorf("format %s, DuckDB %s: outside %q, want %q", tc.format, tc.declared, got, tc.want)
 		}
 	}
 }

@@ -321,15 +321,15 @@ func TestResolveStorage(t *testing.T) {
 	}
 }
 
-// TestResolveOrder: where a DuckDB opens several catalogs of a version (the
-// ranges of fdl.json overlap), it gets the newest published format, and a
+// TestResolveOrder: where a DuckDB opens several catalogs of a version
+// (DuckDB 2.0 opens 1.0 and 1.1), it gets the newest published format, and a
 // published catalog before the frozen one, as the FDL rule says.
 func TestResolveOrder(t *testing.T) {
 	ctx := context.Background()
 	st, ids := readerLake(t)
 	fdl := filepath.Join(st.Root(), "fdl.json")
 	os.Remove(fdl)
-	writeFile(t, fdl, `{"fdl": "0.1", "formats": [{"ducklake": "0.4", "duckdb": ">= 1.5.0"}, {"ducklake": "1.0"}, {"ducklake": "1.1"}]}`)
+	writeFile(t, fdl, `{"fdl": "0.1", "formats": [{"ducklake": "0.4"}, {"ducklake": "1.0"}, {"ducklake": "1.1"}]}`)
 	dir := filepath.Join(st.Root(), "versions", ids[0])
 	if err := os.MkdirAll(filepath.Join(dir, "catalogs"), 0o755); err != nil {
 		t.Fatal(err)
@@ -339,7 +339,7 @@ func TestResolveOrder(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for duckdb, want := range map[string]string{"1.5.0": "catalogs/0.4.duckdb", "1.5.6": "catalogs/0.4.duckdb", "2.0.0": "catalogs/1.1.duckdb"} {
+	for duckdb, want := range map[string]string{"1.5.0": "catalogs/0.4.duckdb", "1.5.6": "ducklake.duckdb", "2.0.0": "catalogs/1.1.duckdb"} {
 		res, err := Resolve(ctx, st, ResolveOptions{Version: ids[0], DuckDB: duckdb})
 		if err != nil {
 			t.Fatalf("DuckDB %s: %v", duckdb, err)
