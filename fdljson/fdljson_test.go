@@ -258,6 +258,7 @@ func TestParseVersionErrors(t *testing.T) {
 		{"catalog_query", map[string]any{"catalog.path": "cat.db?x"}, id, `catalog.path: "cat.db?x" must not hold ? or #`},
 		{"catalog_fragment", map[string]any{"catalog.path": "cat.db#x"}, id, `catalog.path: "cat.db#x" must not hold ? or #`},
 		{"catalog_percent", map[string]any{"catalog.path": "cat%2Edb"}, id, `catalog.path: "cat%2Edb" must not hold %`},
+		{"catalog_in_catalogs", map[string]any{"catalog.path": "catalogs/1.0.duckdb"}, id, `catalog.path: "catalogs/1.0.duckdb" is under catalogs/`},
 		{"dataset_percent", map[string]any{"dataset.path": "data%73et.json"}, id, `dataset.path: "data%73et.json" must not hold %`},
 		{"dataset_no_sha", map[string]any{"dataset.sha256": nil}, id, "dataset.sha256: missing"},
 		{"missing_ducklake", map[string]any{"ducklake": nil}, id, "ducklake: missing"},

@@ -3,6 +3,7 @@ package fdljson
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/fdl-formats/fdl-formats/formats"
@@ -145,6 +146,11 @@ func ParseVersion(file, dirID string, data []byte) (*Version, error) {
 	}
 	if v.Catalog.FileRef, err = parseFileRef(cat); err != nil {
 		return nil, err
+	}
+	// catalogs/ holds the catalogs written in other formats, each named by
+	// its format: the frozen catalog there would be one of them too.
+	if strings.HasPrefix(v.Catalog.Path, "catalogs/") {
+		return nil, fieldErr(cat.file, cat.field("path"), "%q is under catalogs/, which holds the catalogs in other formats (catalogs/<format>.duckdb); the frozen catalog lies beside version.json (ducklake.duckdb)", v.Catalog.Path)
 	}
 	if err := cat.req("storage", &v.Catalog.Storage); err != nil {
 		return nil, err
