@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/fdl-formats/fdl-formats/fdljson"
 	"github.com/fdl-formats/fdl-formats/internal/oneline"
 	"github.com/fdl-formats/fdl-formats/repo"
 	"github.com/fdl-formats/fdl-formats/store"
@@ -51,6 +52,9 @@ func runRepoJob[R any](ctx context.Context, cmd *cli.Command, verb string,
 	job func(context.Context, store.Store, repo.Options) (*R, error), printText func(io.Writer, string, *R)) error {
 	st, opts, err := openRepo(ctx, cmd)
 	if err != nil {
+		return err
+	}
+	if err := ownDataFolder(ctx, st, opts.DataPath); err != nil {
 		return err
 	}
 	stop := progress(cmd, verb, &opts)
@@ -166,4 +170,41 @@ func isTerminal(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// ownDataFolder refuses, for a repository in a local folder, a --data
+// folder other than the repository's own data_dir: its readers open
+// REPO/<data_dir>, so a check of another folder would certify files they
+// never read (and pass with the repository's own data gone), and a
+// backfill would write delete files where they never look. (A bucket or
+// web site with --data is checked against the store's own files.) An
+// fdl.json that cannot be read is left to the job, which reports it.
+func ownDataFolder(ctx context.Context, st store.Store, dataPath string) error {
+	ps, ok := st.(store.PathStore)
+	if !ok || dataPath == "" {
+		return nil
+	}
+	rc, err := st.Open(ctx, "fdl.json")
+	if err != nil {
+		return nil
+	}
+	raw, err := io.ReadAll(rc)
+	rc.Close()
+	if err != nil {
+		return nil
+	}
+	cfg, err := fdljson.ParseRepo("fdl.json", raw)
+	if err != nil {
+		return nil
+	}
+	own, err := ps.Path(strings.TrimSuffix(cfg.DataDir, "/"))
+	if err != nil {
+		return nil
+	}
+	a, errOwn := os.Stat(own)
+	b, errData := os.Stat(dataPath)
+	if errOwn == nil && errData == nil && os.SameFile(a, b) {
+		return nil
+	}
+	return usageError{err: fmt.Errorf("--data %s: the repository is a local folder, whose readers open its own data folder %s (data_dir in fdl.json), not this one; omit --data", dataPath, own)}
 }

@@ -388,3 +388,30 @@ func TestWebServesTheBytesReadersGet(t *testing.T) {
 		})
 	}
 }
+
+// TestLocalDataFolderIsTheRepositorys: on a local folder, readers open the
+// repository's own data folder, so check and backfill take no other:
+// check --data elsewhere passed (exit 0) with the repository's data gone.
+func TestLocalDataFolderIsTheRepositorys(t *testing.T) {
+	if testing.Short() {
+		t.Skip("proves a lake")
+	}
+	root := backfilledLake(t)
+	dir := filepath.Join(root, "lake")
+	if _, errOut, code := checkReport(t, "--data="+filepath.Join(dir, "data"), dir); code != exitOK {
+		t.Fatalf("check --data of the repository's own folder: exit %d\n%s", code, errOut)
+	}
+	elsewhere := filepath.Join(root, "copy")
+	if err := os.CopyFS(elsewhere, os.DirFS(filepath.Join(dir, "data"))); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(dir, "data")); err != nil {
+		t.Fatal(err)
+	}
+	for _, verb := range []string{"check", "backfill"} {
+		_, errOut, code := runAppStderr(t, verb, remoteNow, "--data="+elsewhere, dir)
+		if code != exitUsage || !strings.Contains(errOut, "whose readers open its own data folder") {
+			t.Errorf("%s --data elsewhere with the repository's data gone: exit %d, want %d\n%s", verb, code, exitUsage, errOut)
+		}
+	}
+}
