@@ -258,9 +258,14 @@ func (s *Store) List(ctx context.Context, prefix string) ([]store.ObjectInfo, er
 		return nil, err
 	}
 	out := []store.ObjectInfo{}
-	pages := s3.NewListObjectsV2Paginator(s.client, &s3.ListObjectsV2Input{Bucket: &s.bucket, Prefix: aws.String(s.prefix + prefix)})
-	for pages.HasMorePages() {
-		page, err := pages.NextPage(ctx)
+	// Page by page, not through the SDK's paginator: it ends quietly on a
+	// page that says the listing goes on without a token to go on with,
+	// and loops forever on a repeated token. A listing cut short hides
+	// versions from every check (which then passes on the rest).
+	in := &s3.ListObjectsV2Input{Bucket: &s.bucket, Prefix: aws.String(s.prefix + prefix)}
+	tokens := map[string]bool{}
+	for {
+		page, err := s.client.ListObjectsV2(ctx, in)
 		if err != nil {
 			return nil, s.wrap("list", prefix, err)
 		}
@@ -275,6 +280,18 @@ func (s *Store) List(ctx context.Context, prefix string) ([]store.ObjectInfo, er
 			}
 			out = append(out, info)
 		}
+		if !aws.ToBool(page.IsTruncated) {
+			break
+		}
+		token := aws.ToString(page.NextContinuationToken)
+		switch {
+		case token == "":
+			return nil, fmt.Errorf("list %s%s: the server says the listing goes on (IsTruncated) but gives no continuation token, so the rest cannot be listed", s.BaseURL(), prefix)
+		case tokens[token]:
+			return nil, fmt.Errorf("list %s%s: the server repeated continuation token %q, so the listing would never end", s.BaseURL(), prefix, token)
+		}
+		tokens[token] = true
+		in.ContinuationToken = aws.String(token)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
 	return out, nil
