@@ -177,11 +177,12 @@ const probeJobs = 4
 // to by name and its .wal are probed too (see strayCatalogs); in an expired
 // or withdrawn version, whose catalogs must be gone (leftCatalogs), so are
 // ducklake.duckdb and the frozen catalog, with their .wal. It returns the
-// names found, relative to the version folder. An answer other than
-// "absent" is an error: the file cannot be ruled out.
-func (r *repository) hiddenCatalogs(ctx context.Context, v *version, run []fdljson.Format) ([]string, error) {
+// names found, relative to the version folder, and what the server said
+// of each. An answer other than "absent" is an error: the file cannot be
+// ruled out.
+func (r *repository) hiddenCatalogs(ctx context.Context, v *version, run []fdljson.Format) ([]string, map[string]store.ObjectInfo, error) {
 	if !store.ListsPartially(r.st) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	var names []string
 	unlisted := func(name string) {
@@ -209,16 +210,17 @@ func (r *repository) hiddenCatalogs(ctx context.Context, v *version, run []fdljs
 		unlisted(name)
 		unlisted(name + ".wal")
 	}
-	found := make([]bool, len(names))
+	found := make([]*store.ObjectInfo, len(names))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(probeJobs)
 	for i, name := range names {
 		g.Go(func() error {
 			key := v.prefix() + name
-			_, err := r.st.Stat(gctx, key)
+			info, err := r.st.Stat(gctx, key)
 			switch {
 			case err == nil:
-				found[i] = true
+				info.Key = name
+				found[i] = &info
 			case !errors.Is(err, fs.ErrNotExist):
 				return fmt.Errorf("probe %s, which the server's listing does not show: %w", key, err)
 			}
@@ -226,15 +228,48 @@ func (r *repository) hiddenCatalogs(ctx context.Context, v *version, run []fdljs
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var out []string
+	infos := map[string]store.ObjectInfo{}
 	for i, name := range names {
-		if found[i] {
+		if found[i] != nil {
 			out = append(out, name)
+			infos[name] = *found[i]
 		}
 	}
-	return out, nil
+	return out, infos, nil
+}
+
+// adoptHidden takes, of the files hiddenCatalogs found in a version that is
+// not expired, the catalogs/<format>.duckdb of formats fdl.json declares,
+// this run covers and that are not the frozen catalog's own, as if the
+// listing had shown them: readers fetch them by name, so check proves them
+// like any listed catalog. A listing that leaves out a catalog is most
+// often a stale copy of the folder's page (a CDN or proxy cache kept from
+// before the catalog was published); before, check reported such a catalog
+// as a violation, and a sound repository failed until the cache expired.
+// It returns the names left (write-ahead logs, catalogs of other formats,
+// DuckDB files beside the frozen catalog: violations still) and one note
+// per catalog taken, which fails nothing.
+func (r *repository) adoptHidden(v *version, entries []catalogEntry, hidden []string, infos map[string]store.ObjectInfo, run []fdljson.Format) ([]catalogEntry, []string, []string) {
+	if v.expired != nil || v.meta == nil {
+		return entries, hidden, nil
+	}
+	var left, notes []string
+	for _, name := range hidden {
+		format, isCatalog := strings.CutSuffix(strings.TrimPrefix(name, "catalogs/"), ".duckdb")
+		_, declared := r.cfg.Format(format)
+		inRun := slices.ContainsFunc(run, func(f fdljson.Format) bool { return f.DuckLake == format })
+		if !strings.HasPrefix(name, "catalogs/") || !isCatalog || !declared || !inRun || format == v.meta.DuckLake.Format {
+			left = append(left, name)
+			continue
+		}
+		v.objects[name] = infos[name]
+		entries = append(entries, catalogEntry{name: format + ".duckdb", kind: entryFile})
+		notes = append(notes, fmt.Sprintf("%s is not in the server's folder listing of %scatalogs/: found by name, as readers of format %s fetch it, and proved like a listed catalog; the listing page is likely a stale copy (a CDN or proxy cache from before the catalog was published)", v.prefix()+name, v.prefix(), format))
+	}
+	return entries, left, notes
 }
 
 // hiddenViolations reports the files hiddenCatalogs found in a version

@@ -169,3 +169,75 @@ func TestSoftNotFoundHost(t *testing.T) {
 		})
 	}
 }
+
+// TestHiddenCatalogsOfTheRunAreProved: a catalogs/<format>.duckdb of a
+// format the run checks, which the server's listing leaves out (a stale
+// copy of the folder's page kept by a CDN), is fetched by its readers by
+// name; check proves it as if listed and says so in a warning. Before, it
+// was a violation (exit 3) of a sound repository until the cache expired.
+// Proved, not waved through: a hidden 0.4 catalog that is a copy of the
+// 1.0 frozen catalog fails its proof.
+func TestHiddenCatalogsOfTheRunAreProved(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name  string
+		wrong bool // the hidden 0.4 catalog is the frozen 1.0 catalog's bytes
+	}{
+		{"a sound catalog the listing hides", false},
+		{"a wrong catalog the listing hides", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st, root := smallLake(t)
+			id := versionIDs(t, root)[2]
+			v := filepath.Join(root, "versions", id)
+			if tc.wrong {
+				writeFile(t, filepath.Join(v, "catalogs", "0.4.duckdb"), "")
+				copyFile(t, filepath.Join(v, "ducklake.duckdb"), filepath.Join(v, "catalogs", "0.4.duckdb"))
+			} else if _, err := Backfill(ctx, st, Options{Versions: []string{"3"}, Formats: []string{"0.4"}, Jobs: 2, Cache: t.TempDir()}); err != nil {
+				t.Fatalf("Backfill: %v", err)
+			}
+			if _, err := os.Stat(filepath.Join(v, "catalogs", "0.4.duckdb")); err != nil {
+				t.Fatal(err)
+			}
+			files := http.FileServer(http.Dir(root))
+			site := webSite(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/versions/"+id+"/" {
+					// A stale page from before catalogs/ was published.
+					w.Header().Set("Content-Type", "text/html; charset=utf-8")
+					fmt.Fprint(w, `<pre><a href="dataset.json">dataset.json</a> <a href="ducklake.duckdb">ducklake.duckdb</a> <a href="files.json">files.json</a> <a href="version.json">version.json</a></pre>`)
+					return
+				}
+				files.ServeHTTP(w, r)
+			}))
+			rep, err := Check(ctx, site, Options{Versions: []string{"3"}, Formats: []string{"1.0", "0.4"}, Jobs: 2, Cache: t.TempDir()})
+			key := "versions/" + id + "/catalogs/0.4.duckdb"
+			var proved *Proof
+			if rep != nil {
+				for _, p := range rep.Proofs {
+					if p.Key == key {
+						proved = p
+					}
+				}
+			}
+			if proved == nil {
+				t.Fatalf("Check = %v: no proof of %s (findings %+v)", err, key, rep)
+			}
+			if tc.wrong {
+				if !errors.Is(err, ErrDifferences) || proved.OK {
+					t.Fatalf("Check = %v, proof ok=%v (%s): want the hidden wrong catalog's proof to fail", err, proved.OK, proved.Error)
+				}
+				return
+			}
+			if err != nil || !proved.OK {
+				t.Fatalf("Check = %v, proof ok=%v (%s), findings %+v", err, proved.OK, proved.Error, nonWarnings(rep))
+			}
+			warned := false
+			for _, f := range rep.Findings {
+				warned = warned || (f.Kind == KindWarning && strings.Contains(f.Detail, key+" is not in the server's folder listing"))
+			}
+			if !warned {
+				t.Errorf("no warning that the listing hides %s: %+v", key, rep.Findings)
+			}
+		})
+	}
+}

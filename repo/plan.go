@@ -280,7 +280,8 @@ func (r *repository) planVersion(ctx context.Context, v *version, declared []fdl
 	if err != nil {
 		vp.Issues = append(vp.Issues, Issue{ProblemUnreadable, err.Error()})
 	}
-	hidden, hiddenErr := r.hiddenCatalogs(ctx, v, declared)
+	hidden, infos, hiddenErr := r.hiddenCatalogs(ctx, v, declared)
+	entries, hidden, vp.Notes = r.adoptHidden(v, entries, hidden, infos, declared)
 	vp.Violations = r.folderViolations(ctx, v, entries)
 	if v.expired != nil {
 		// Every catalog left is one violation, which the folder's rules
@@ -319,7 +320,7 @@ func (r *repository) planVersion(ctx context.Context, v *version, declared []fdl
 	}
 	if v.expired == nil && v.err == nil {
 		parents, notes := r.parentIssues(ctx, v)
-		vp.Issues, vp.Notes = append(vp.Issues, parents...), notes
+		vp.Issues, vp.Notes = append(vp.Issues, parents...), append(vp.Notes, notes...)
 	}
 	if verr != nil {
 		vp.Error = verr.Error()
