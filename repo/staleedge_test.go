@@ -20,7 +20,9 @@ import (
 // origin). The data cache kept the HEAD's ETag beside the GET's bytes, so
 // once the edge caught up every later check reused the stale copy and
 // exited 0 on a file readers got changed (a cold check exited 3). The copy
-// is now kept under the ETag of the response that delivered it.
+// is now kept under the ETag of the response that delivered it. While the
+// edge is stale, DuckDB fails every read of the file (its ranged GET gives
+// another ETag than its HEAD), and so does the check (exit 4).
 func TestCacheValidatorFromTheGET(t *testing.T) {
 	ctx := context.Background()
 	_, root := smallLake(t)
@@ -73,8 +75,8 @@ func TestCacheValidatorFromTheGET(t *testing.T) {
 		t.Fatal(err)
 	}
 	staleGET.Store(true)
-	if err := check("HEAD fresh, GET stale"); err != nil {
-		t.Fatalf("check while the edge is stale = %v, want nil (it read the bytes the edge serves)", err)
+	if err := check("HEAD fresh, GET stale"); !errors.Is(err, ErrUnverifiable) || !strings.Contains(err.Error(), "by its ranged GET") {
+		t.Fatalf("check while the edge is stale = %v, want %v naming the HEAD's and the GET's ETags (DuckDB's reads fail)", err, ErrUnverifiable)
 	}
 	// The edge catches up: every reader now gets the changed file.
 	staleGET.Store(false)
@@ -89,7 +91,8 @@ func TestCacheValidatorFromTheGET(t *testing.T) {
 // GET fails while HEAD answers; here a server denying GETs) passed a warm
 // check with exit 0 while a cold one failed; and a server whose ranged
 // answers are wrong, which DuckDB's ranged reads fail on, passed every
-// check. Both are now unverifiable (exit 4).
+// check. Both are now unverifiable (exit 4); so is a server whose ranged
+// GETs give another ETag than its HEADs, on which DuckDB's reads fail.
 func TestWarmCheckReadsEveryDataFile(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
@@ -109,6 +112,15 @@ func TestWarmCheckReadsEveryDataFile(t *testing.T) {
 				w.WriteHeader(http.StatusPartialContent)
 				w.Write([]byte("PAR1PAR1"))
 				return true
+			}
+			return false
+		}},
+		{"ranged answers with another ETag than the HEAD", func(w http.ResponseWriter, r *http.Request) bool {
+			switch {
+			case r.Method == http.MethodHead:
+				w.Header().Set("ETag", `"v1"`)
+			case r.Header.Get("Range") != "":
+				w.Header().Set("ETag", `"v2"`) // DuckDB fails the read
 			}
 			return false
 		}},
@@ -140,32 +152,51 @@ func TestWarmCheckReadsEveryDataFile(t *testing.T) {
 // copies and asks the store whether it holds each file: it compared only
 // sizes, so a bucket object with a corrupt footer of the same size (that
 // readers of the bucket cannot read) passed. The store's last bytes must
-// now be the local copy's: a difference otherwise (exit 3).
+// now be the local copy's: a difference otherwise (exit 3). A server that
+// ignores ranges (200 and the whole file, which DuckDB then downloads and
+// reads) gave no last bytes, and the comparison was skipped: such an
+// answer is now read to its end.
 func TestDataFolderTailAgainstStore(t *testing.T) {
 	ctx := context.Background()
-	_, root := smallLake(t)
-	local := filepath.Join(t.TempDir(), "data")
-	if err := copyTree(filepath.Join(root, "data"), local); err != nil {
-		t.Fatal(err)
-	}
-	site := webSite(t, http.FileServer(http.Dir(root)))
-	if _, err := Check(ctx, site, Options{Formats: []string{"1.0"}, Jobs: 2, DataPath: local}); err != nil {
-		t.Fatalf("check with the same files = %v, want nil", err)
-	}
-	files, err := filepath.Glob(filepath.Join(root, "data", "*", "*", "*.parquet"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no data file (%v)", err)
-	}
-	b, err := os.ReadFile(files[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	b[len(b)-8]++ // the store's copy: its footer length, same size
-	if err := os.WriteFile(files[0], b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	_, err = Check(ctx, site, Options{Formats: []string{"1.0"}, Jobs: 2, DataPath: local})
-	if !errors.Is(err, ErrDifferences) || !strings.Contains(err.Error(), "are not the --data folder's copy's") {
-		t.Fatalf("check = %v, want %v naming the file's last bytes", err, ErrDifferences)
+	for _, tc := range []struct {
+		name  string
+		serve func(root string) http.Handler
+	}{
+		{"ranges", func(root string) http.Handler { return http.FileServer(http.Dir(root)) }},
+		{"no ranges", func(root string) http.Handler {
+			files := http.FileServer(http.Dir(root))
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				r.Header.Del("Range")
+				files.ServeHTTP(w, r)
+			})
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, root := smallLake(t)
+			local := filepath.Join(t.TempDir(), "data")
+			if err := copyTree(filepath.Join(root, "data"), local); err != nil {
+				t.Fatal(err)
+			}
+			site := webSite(t, tc.serve(root))
+			if _, err := Check(ctx, site, Options{Formats: []string{"1.0"}, Jobs: 2, DataPath: local}); err != nil {
+				t.Fatalf("check with the same files = %v, want nil", err)
+			}
+			files, err := filepath.Glob(filepath.Join(root, "data", "*", "*", "*.parquet"))
+			if err != nil || len(files) == 0 {
+				t.Fatalf("no data file (%v)", err)
+			}
+			b, err := os.ReadFile(files[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			b[len(b)-8]++ // the store's copy: its footer length, same size
+			if err := os.WriteFile(files[0], b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err = Check(ctx, site, Options{Formats: []string{"1.0"}, Jobs: 2, DataPath: local})
+			if !errors.Is(err, ErrDifferences) || !strings.Contains(err.Error(), "are not the --data folder's copy's") {
+				t.Fatalf("check = %v, want %v naming the file's last bytes", err, ErrDifferences)
+			}
+		})
 	}
 }

@@ -227,3 +227,76 @@ func TailRange(contentRange string, got, n int64) (size int64, err error) {
 	}
 	return size, nil
 }
+
+// ErrETagChanged is matched by the errors of TailReaders whose ranged GET
+// gave another ETag than the HEAD before it (an *ETagError).
+var ErrETagChanged = errors.New("the object's ETag changed between its HEAD and its ranged GET")
+
+// ETagError is an object whose ranged GET gave another ETag than the
+// HEAD before it, as the servers sent them.
+type ETagError struct {
+	Key       string
+	Head, Get string
+}
+
+func (e *ETagError) Error() string {
+	return fmt.Sprintf("%s: ETag %s by its HEAD, %s by its ranged GET: the object changed between the two, or the server answers them from different copies (a CDN edge, a replica); DuckDB's httpfs fails such a read (\"ETag on reading file ... was initially ... and now it returned ...\")", e.Key, e.Head, e.Get)
+}
+
+// Unwrap matches ErrETagChanged.
+func (e *ETagError) Unwrap() error { return ErrETagChanged }
+
+// CheckETags compares the ETag headers of a HEAD (head) and of a later
+// ranged GET of the same object (get) as DuckDB's httpfs does before it
+// uses the GET's bytes (GetRangeRequest, any answer under 300): skipped
+// when either is absent or empty; otherwise the two must be equal once
+// one pair of surrounding double quotes is taken off each (DuckDB 1.5 on;
+// 1.4 compares them as sent). "W/" is part of the value: a weak and a
+// strong ETag of the same value differ.
+func CheckETags(key, head, get string) error {
+	if head == "" || get == "" || unquoteETag(head) == unquoteETag(get) {
+		return nil
+	}
+	return &ETagError{Key: key, Head: head, Get: get}
+}
+
+func unquoteETag(etag string) string {
+	if len(etag) >= 2 && etag[0] == '"' && etag[len(etag)-1] == '"' {
+		return etag[1 : len(etag)-1]
+	}
+	return etag
+}
+
+// LastBytes reads r, an answer that holds a whole object of size bytes
+// (a server that ignored a range), to its end and returns its last n
+// bytes; it is an error when r holds another number of bytes than size.
+func LastBytes(r io.Reader, n, size int64) ([]byte, error) {
+	tail := make([]byte, 0, min(n, size))
+	buf := make([]byte, 32<<10)
+	var total int64
+	for {
+		m, err := r.Read(buf)
+		total += int64(m)
+		if total > size {
+			return nil, fmt.Errorf("the whole-object answer holds more than the %d bytes of the object", size)
+		}
+		chunk := buf[:m]
+		if int64(len(chunk)) >= n {
+			chunk = chunk[int64(len(chunk))-n:]
+			tail = tail[:0]
+		} else if drop := int64(len(tail)+len(chunk)) - n; drop > 0 {
+			tail = tail[:copy(tail, tail[drop:])]
+		}
+		tail = append(tail, chunk...)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if total != size {
+		return nil, fmt.Errorf("the whole-object answer holds %d bytes, the object has %d", total, size)
+	}
+	return tail, nil
+}

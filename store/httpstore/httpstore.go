@@ -164,17 +164,22 @@ func (s *Store) OpenInfo(ctx context.Context, key string) (io.ReadCloser, store.
 // ReadTail implements store.TailReader as DuckDB reads a Parquet footer: a
 // HEAD for the size (Stat), then a GET of the explicit range of the last n
 // bytes ("bytes=FIRST-LAST"; some servers mishandle suffix ranges, which
-// DuckDB never sends). A server that ignores the range (200 and the whole
-// object) shows the object readable and describes it by the answer's
-// headers; its body is not read (tail is nil: a warm check on such a host
-// would otherwise download every file in full). A ranged answer whose
-// Content-Range is not the range asked, or not the bytes sent, is an
-// error, as it is for DuckDB.
+// DuckDB never sends). The GET's ETag must be the HEAD's (store.CheckETags),
+// as DuckDB requires. A server that ignores the range (200 and the whole
+// object) is read to its end, which must be the HEAD's size, for its last
+// n bytes: DuckDB (1.4 on) then downloads the whole file and reads it, so
+// its bytes are what readers get. A ranged answer whose Content-Range is
+// not the range asked, or not the bytes sent, is an error, as it is for
+// DuckDB.
 func (s *Store) ReadTail(ctx context.Context, key string, n int64) ([]byte, store.ObjectInfo, error) {
-	head, err := s.Stat(ctx, key)
+	if err := store.ValidateKey(key); err != nil {
+		return nil, store.ObjectInfo{}, err
+	}
+	hd, err := s.statFile(ctx, key)
 	if err != nil {
 		return nil, store.ObjectInfo{}, err
 	}
+	head := hd.ObjectInfo
 	if head.Size == 0 {
 		return []byte{}, head, nil
 	}
@@ -191,12 +196,17 @@ func (s *Store) ReadTail(ctx context.Context, key string, n int64) ([]byte, stor
 	if err := check(resp, key); err != nil {
 		return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s: %w", key, err)
 	}
+	if err := store.CheckETags(key, hd.etag, resp.Header.Get("ETag")); err != nil {
+		return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %w", err)
+	}
 	info := responseInfo(resp, key)
 	if resp.StatusCode != http.StatusPartialContent {
-		if info.Size < 0 {
-			info.Size = head.Size
+		tail, err := store.LastBytes(store.ContextReader(ctx, resp.Body), n, head.Size)
+		if err != nil {
+			return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s: the server ignored the range (%s): %w", key, resp.Status, err)
 		}
-		return nil, info, nil
+		info.Size = head.Size
+		return tail, info, nil
 	}
 	tail, err := io.ReadAll(io.LimitReader(resp.Body, n+1))
 	if err != nil {
@@ -248,17 +258,23 @@ func (s *Store) Stat(ctx context.Context, key string) (store.ObjectInfo, error) 
 	if err := store.ValidateKey(key); err != nil {
 		return store.ObjectInfo{}, err
 	}
+	info, err := s.statFile(ctx, key)
+	return info.ObjectInfo, err
+}
+
+// statFile is Stat, with the ETag as the server sent it.
+func (s *Store) statFile(ctx context.Context, key string) (objectInfo, error) {
 	info, _, err := s.stat(ctx, key)
 	if err == nil && info.html {
 		page, perr := s.isPage(ctx, key)
 		if perr != nil {
-			return store.ObjectInfo{}, perr
+			return objectInfo{}, perr
 		}
 		if page {
-			return store.ObjectInfo{}, fmt.Errorf("stat %s: %s: %w", key, softNotFound, fs.ErrNotExist)
+			return objectInfo{}, fmt.Errorf("stat %s: %s: %w", key, softNotFound, fs.ErrNotExist)
 		}
 	}
-	return info.ObjectInfo, err
+	return info, err
 }
 
 // sniffLen is how many leading bytes tell a page from a file.
@@ -295,7 +311,8 @@ func looksLikeHTML(head []byte) bool {
 // objectInfo is what stat tells of an object.
 type objectInfo struct {
 	store.ObjectInfo
-	html bool // served as an HTML page
+	html bool   // served as an HTML page
+	etag string // the ETag header as sent ("" for none)
 }
 
 // stat is Stat; folder tells that key is a folder (the server answered
@@ -328,7 +345,7 @@ func (s *Store) stat(ctx context.Context, key string) (_ objectInfo, folder bool
 	if info.Size < 0 {
 		return objectInfo{}, false, fmt.Errorf("stat %s: the server gives no size", key)
 	}
-	return objectInfo{ObjectInfo: info, html: isHTML(resp)}, false, nil
+	return objectInfo{ObjectInfo: info, html: isHTML(resp), etag: resp.Header.Get("ETag")}, false, nil
 }
 
 // ListsPartially implements store.PartialLister: List shows what the

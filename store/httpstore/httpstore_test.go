@@ -379,14 +379,33 @@ func TestListingDepth(t *testing.T) {
 
 // TestReadTail: the end of a file by a HEAD and a GET of the explicit
 // range, as DuckDB reads it (a server mishandling suffix ranges, which
-// DuckDB never sends, still reads); a server that ignores
-// ranges (200 and the whole file) proves the file readable and gives its
-// size, its body not read (no tail); an unknown complete length takes the
-// size from a HEAD; a ranged answer that is not the file's end, or holds
-// other bytes than it says, is an error (DuckDB's ranged reads fail on it).
+// DuckDB never sends, still reads); a server that ignores ranges (200 and
+// the whole file, which DuckDB then downloads whole and reads) is read to
+// its end for the tail, and must send the HEAD's size (no tail was read,
+// and a --data check compared nothing); an unknown complete length takes
+// the size from a HEAD; a ranged answer that is not the file's end, or
+// holds other bytes than it says, is an error (DuckDB's ranged reads fail
+// on it), as is a GET whose ETag is not the HEAD's once quotes are off
+// (DuckDB fails the read: "ETag ... was initially ... and now it
+// returned ...").
 func TestReadTail(t *testing.T) {
 	ctx := context.Background()
 	body := strings.Repeat("x", 100_000) + "footPAR1"
+	// etags serves body with one ETag to HEAD and another to GET.
+	etags := func(head, get string, ranges bool) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("ETag", head)
+			if r.Method == http.MethodGet {
+				w.Header().Set("ETag", get)
+				if !ranges {
+					w.Header().Set("Content-Length", fmt.Sprint(len(body)))
+					io.WriteString(w, body)
+					return
+				}
+			}
+			http.ServeContent(w, r, "f.parquet", time.Time{}, strings.NewReader(body))
+		}
+	}
 	for _, tc := range []struct {
 		name string
 		h    http.HandlerFunc
@@ -409,7 +428,29 @@ func TestReadTail(t *testing.T) {
 			w.Header().Set("Content-Type", "application/octet-stream")
 			w.Header().Set("Content-Length", fmt.Sprint(len(body)))
 			io.WriteString(w, body)
-		}, "", true},
+		}, "PAR1", true},
+		{"no ranges, chunked", func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodHead {
+				w.Header().Set("Content-Length", fmt.Sprint(len(body)))
+				return
+			}
+			io.WriteString(w, body[:50_000])
+			w.(http.Flusher).Flush()
+			io.WriteString(w, body[50_000:])
+		}, "PAR1", true},
+		{"no ranges, a shorter file than its HEAD", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Length", fmt.Sprint(len(body)))
+			if r.Method == http.MethodGet {
+				w.Header().Set("Content-Length", fmt.Sprint(len(body)-1))
+				io.WriteString(w, body[1:])
+			}
+		}, "the whole-object answer holds 100007 bytes, the object has 100008", false},
+		{"the same ETag", etags(`"v1"`, `"v1"`, true), "PAR1", true},
+		{"the same ETag, quoted by the HEAD only", etags(`"v1"`, `v1`, true), "PAR1", true},
+		{"an ETag by the HEAD only", etags(`"v1"`, ``, true), "PAR1", true},
+		{"the ETag changed", etags(`"v1"`, `"v2"`, true), `f.parquet: ETag "v1" by its HEAD, "v2" by its ranged GET`, false},
+		{"a weak ETag by the GET", etags(`"v1"`, `W/"v1"`, true), `ETag "v1" by its HEAD, W/"v1" by its ranged GET`, false},
+		{"the ETag changed, no ranges", etags(`"v1"`, `"v2"`, false), `ETag "v1" by its HEAD, "v2" by its ranged GET`, false},
 		{"unknown complete length", func(w http.ResponseWriter, r *http.Request) {
 			if r.Method == http.MethodHead {
 				w.Header().Set("Content-Length", fmt.Sprint(len(body)))

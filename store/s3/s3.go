@@ -26,10 +26,12 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	smithy "github.com/aws/smithy-go"
+	"github.com/aws/smithy-go/middleware"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 
 	"github.com/fdl-formats/fdl-formats/store"
@@ -195,11 +197,19 @@ func (s *Store) OpenInfo(ctx context.Context, key string) (io.ReadCloser, store.
 
 // ReadTail implements store.TailReader as DuckDB reads a Parquet footer: a
 // HeadObject for the size, then a GetObject of the explicit range of the
-// last n bytes, described by its Content-Range, ETag and time. An answer
-// without a Content-Range (the whole object) shows the object readable;
-// its body is not read on.
+// last n bytes, described by its Content-Range, ETag and time. The GET's
+// ETag must be the HEAD's (store.CheckETags), as DuckDB requires. A 206
+// without a Content-Range cannot be told to hold the object's end and is
+// an error. A 200 (the server ignored the range) is an error unless the
+// range asked was the whole object (DuckDB's s3:// reads, unlike its
+// http(s):// ones, do not fall back to a whole download: they fail when
+// the answer is longer than the range); then it must hold the HEAD's
+// size.
 func (s *Store) ReadTail(ctx context.Context, key string, n int64) ([]byte, store.ObjectInfo, error) {
-	head, err := s.Stat(ctx, key)
+	if err := store.ValidateKey(key); err != nil {
+		return nil, store.ObjectInfo{}, err
+	}
+	head, headETag, err := s.stat(ctx, key)
 	if err != nil {
 		return nil, store.ObjectInfo{}, err
 	}
@@ -212,13 +222,26 @@ func (s *Store) ReadTail(ctx context.Context, key string, n int64) ([]byte, stor
 		return nil, store.ObjectInfo{}, s.wrap("read the end of", key, err)
 	}
 	defer out.Body.Close()
+	if err := store.CheckETags(key, headETag, aws.ToString(out.ETag)); err != nil {
+		return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %w (in %s)", err, s.Location())
+	}
 	info := store.ObjectInfo{Key: key, Size: head.Size, ETag: unquote(aws.ToString(out.ETag))}
 	if out.LastModified != nil {
 		info.ModTime = *out.LastModified
 	}
 	cr := aws.ToString(out.ContentRange)
-	if cr == "" {
-		return nil, info, nil
+	switch code := responseStatus(out.ResultMetadata); {
+	case code == http.StatusOK && first > 0:
+		return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s in %s: the server ignored the range bytes=%d-%d (200 and the whole object): DuckDB's s3:// reads fail on such answers", key, s.Location(), first, head.Size-1)
+	case code == http.StatusOK:
+		// The range asked was the whole object: so is the answer.
+		tail, err := store.LastBytes(store.ContextReader(ctx, out.Body), n, head.Size)
+		if err != nil {
+			return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s in %s: %w", key, s.Location(), err)
+		}
+		return tail, info, nil
+	case cr == "":
+		return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s in %s: the ranged answer (HTTP %d) has no Content-Range, so which bytes it holds cannot be told", key, s.Location(), code)
 	}
 	tail, err := io.ReadAll(io.LimitReader(out.Body, n+1))
 	if err != nil {
@@ -241,15 +264,48 @@ func (s *Store) Stat(ctx context.Context, key string) (store.ObjectInfo, error) 
 	if err := store.ValidateKey(key); err != nil {
 		return store.ObjectInfo{}, err
 	}
+	info, _, err := s.stat(ctx, key)
+	return info, err
+}
+
+// stat is Stat, with the HEAD's ETag as the server sent it. A HEAD without
+// a Content-Length (some gateways) is no empty object: the size is then
+// the total of the Content-Range of a GET of the first byte, as the web
+// store sizes such files.
+func (s *Store) stat(ctx context.Context, key string) (store.ObjectInfo, string, error) {
 	out, err := s.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &s.bucket, Key: s.key(key)})
 	if err != nil {
-		return store.ObjectInfo{}, s.wrap("stat", key, err)
+		return store.ObjectInfo{}, "", s.wrap("stat", key, err)
 	}
 	info := store.ObjectInfo{Key: key, Size: aws.ToInt64(out.ContentLength), ETag: unquote(aws.ToString(out.ETag))}
 	if out.LastModified != nil {
 		info.ModTime = *out.LastModified
 	}
-	return info, nil
+	if out.ContentLength == nil {
+		if info.Size, err = s.sizeByRange(ctx, key); err != nil {
+			return store.ObjectInfo{}, "", err
+		}
+	}
+	return info, aws.ToString(out.ETag), nil
+}
+
+// sizeByRange is the size of an object by a GET of its first byte.
+func (s *Store) sizeByRange(ctx context.Context, key string) (int64, error) {
+	out, err := s.client.GetObject(ctx, &s3.GetObjectInput{Bucket: &s.bucket, Key: s.key(key), Range: aws.String("bytes=0-0")})
+	if err != nil {
+		return 0, s.wrap("stat", key, fmt.Errorf("the HEAD gave no Content-Length, and a GET of the first byte for the size failed: %w", err))
+	}
+	out.Body.Close()
+	cr := aws.ToString(out.ContentRange)
+	code := responseStatus(out.ResultMetadata)
+	var size int64
+	switch _, err := fmt.Sscanf(cr, "bytes 0-0/%d", &size); {
+	case code == http.StatusOK && out.ContentLength != nil:
+		size = *out.ContentLength // the range ignored: the whole object
+	case code != http.StatusPartialContent || err != nil || size <= 0:
+		return 0, fmt.Errorf("stat %s in %s: the HEAD gave no Content-Length, and a GET of the first byte no size either (HTTP %d, Content-Range %q)", key, s.Location(), code, cr)
+	}
+	return size, nil
 }
 
 // List implements store.Store.
@@ -429,7 +485,54 @@ func (s *Store) wrap(op, key string, err error) error {
 		}
 		return fmt.Errorf("%s %s: %w", op, key, fs.ErrNotExist)
 	}
+	var re *smithyhttp.ResponseError
+	if errors.As(err, &re) && re.HTTPStatusCode() == http.StatusMovedPermanently {
+		return fmt.Errorf("%s %s: %w", op, key, &RegionError{
+			Bucket: s.bucket, Region: re.Response.Header.Get("x-amz-bucket-region"),
+			Signed: s.client.Options().Region, Err: err,
+		})
+	}
 	return fmt.Errorf("%s %s in %s: %w", op, key, s.Location(), err)
+}
+
+// RegionError is a bucket the server says is in another region than the
+// one the requests were signed for (301 PermanentRedirect): the SDK follows
+// no such redirect, and its error named neither region.
+type RegionError struct {
+	Bucket string
+	// Region is the bucket's, as the server names it in the
+	// x-amz-bucket-region header ("" when it does not).
+	Region string
+	// Signed is the region the requests were signed for.
+	Signed string
+	Err    error
+}
+
+func (e *RegionError) Error() string {
+	if e.Region == "" {
+		return fmt.Sprintf("bucket %s is not in region %s, the one this run uses (the server answered 301 PermanentRedirect without naming the bucket's region): set AWS_REGION to the bucket's region (or the region of the AWS profile in use); `aws s3api head-bucket --bucket %s` shows it (BucketRegion)", e.Bucket, e.Signed, e.Bucket)
+	}
+	return fmt.Sprintf("bucket %s is in region %s, not %s, the one this run uses (the server answered 301 PermanentRedirect): set AWS_REGION=%s (or the region of the AWS profile in use)", e.Bucket, e.Region, e.Signed, e.Region)
+}
+
+// Unwrap is the SDK's error.
+func (e *RegionError) Unwrap() error { return e.Err }
+
+// Hint tells how to point the run at the bucket's region.
+func (e *RegionError) Hint() string {
+	if e.Region == "" {
+		return "export AWS_REGION=<the bucket's region>"
+	}
+	return "export AWS_REGION=" + e.Region
+}
+
+// responseStatus is the HTTP status of the answer an operation's output
+// came from (0 when the SDK kept no answer).
+func responseStatus(md middleware.Metadata) int {
+	if resp, ok := awsmiddleware.GetRawResponse(md).(*smithyhttp.Response); ok {
+		return resp.StatusCode
+	}
+	return 0
 }
 
 func status(err error) int {

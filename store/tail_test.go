@@ -1,0 +1,62 @@
+package store
+
+import (
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+func TestCheckETags(t *testing.T) {
+	for _, tc := range []struct {
+		head, get string
+		same      bool
+	}{
+		{`"abc"`, `"abc"`, true},
+		{`"abc"`, `abc`, true}, // quotes off, as DuckDB 1.5 compares
+		{`W/"abc"`, `W/"abc"`, true},
+		{"", `"abc"`, true}, // no ETag by the HEAD: DuckDB does not compare
+		{`"abc"`, "", true}, // none by the GET
+		{`"abc"`, `"abd"`, false},
+		{`W/"abc"`, `"abc"`, false}, // weak and strong differ
+		{`"abc`, `abc`, false},      // one quote is no pair
+	} {
+		err := CheckETags("data/f.parquet", tc.head, tc.get)
+		if tc.same != (err == nil) {
+			t.Errorf("CheckETags(%s, %s) = %v, want same %v", tc.head, tc.get, err, tc.same)
+		}
+		if err != nil && (!errors.Is(err, ErrETagChanged) || !strings.Contains(err.Error(), "data/f.parquet: ETag "+tc.head+" by its HEAD, "+tc.get+" by its ranged GET")) {
+			t.Errorf("CheckETags(%s, %s) = %v, want it to name the key and both ETags", tc.head, tc.get, err)
+		}
+	}
+}
+
+func TestLastBytes(t *testing.T) {
+	body := strings.Repeat("x", 100_000) + "footPAR1"
+	for _, tc := range []struct {
+		body string
+		n    int64
+		size int64
+		want string // tail, or a phrase of the error
+		ok   bool
+	}{
+		{body, 8, int64(len(body)), "footPAR1", true},
+		{body, 4, int64(len(body)), "PAR1", true},
+		{"abc", 8, 3, "abc", true},
+		{"", 8, 0, "", true},
+		{body, 8, int64(len(body)) + 1, "holds 100008 bytes, the object has 100009", false},
+		{body, 8, int64(len(body)) - 1, "more than the 100007 bytes", false},
+	} {
+		// Whole and one byte at a time: the tail is kept across reads.
+		for name, r := range map[string]io.Reader{"whole": strings.NewReader(tc.body), "bytewise": iotest.OneByteReader(strings.NewReader(tc.body))} {
+			got, err := LastBytes(r, tc.n, tc.size)
+			if tc.ok && (err != nil || string(got) != tc.want) {
+				t.Errorf("%s LastBytes(%d bytes, %d, %d) = %q, %v; want %q", name, len(tc.body), tc.n, tc.size, got, err, tc.want)
+			}
+			if !tc.ok && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+				t.Errorf("%s LastBytes(%d bytes, %d, %d) = %q, %v; want an error containing %q", name, len(tc.body), tc.n, tc.size, got, err, tc.want)
+			}
+		}
+	}
+}
