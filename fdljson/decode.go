@@ -132,6 +132,35 @@ func checkVersionID(file, field, s string) error {
 	return fieldErr(file, field, "%q is not a UUIDv7 (lower case, with hyphens)", s)
 }
 
+// isoLayouts are the ISO 8601 date-times a writer may give (the spec asks
+// for "UTC, ISO 8601"): the extended form with or without seconds (RFC
+// 3339 is its profile with seconds) and the basic form, each with a
+// fraction of a second where seconds are given, and with "Z" or a numeric
+// offset (+hh:mm, +hhmm, +hh) that parseISOTime requires to be zero.
+var isoLayouts = []string{
+	"2006-01-02T15:04:05Z07:00", "2006-01-02T15:04Z07:00",
+	"2006-01-02T15:04:05Z0700", "2006-01-02T15:04Z0700",
+	"2006-01-02T15:04:05Z07", "2006-01-02T15:04Z07",
+	"20060102T150405Z0700", "20060102T1504Z0700",
+	"20060102T150405Z07:00", "20060102T1504Z07:00",
+	"20060102T150405Z07", "20060102T1504Z07",
+}
+
+// parseISOTime reads an ISO 8601 date-time in UTC (see isoLayouts).
+func parseISOTime(s string) (time.Time, error) {
+	for _, layout := range isoLayouts {
+		t, err := time.Parse(layout, s)
+		if err != nil {
+			continue
+		}
+		if _, off := t.Zone(); off != 0 {
+			return time.Time{}, fmt.Errorf("%q must be UTC (Z or +00:00)", s)
+		}
+		return t.UTC(), nil
+	}
+	return time.Time{}, fmt.Errorf("%q is not an ISO 8601 date-time with a time of day, such as 2026-10-30T09:00:00Z (2026-10-30T09:00Z and 20261030T090000Z are read too)", s)
+}
+
 // parseUntil reads an RFC 3339 date ("2026-06-30", meaning 00:00 UTC that
 // day) or date-time.
 func parseUntil(s string) (time.Time, error) {

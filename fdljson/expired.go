@@ -33,11 +33,11 @@ func ParseExpired(file string, data []byte) (*Expired, error) {
 	if ok, err := o.opt("expired_at", &at); err != nil {
 		return nil, err
 	} else if ok {
-		t, err := time.Parse(time.RFC3339, at)
+		t, err := parseISOTime(at)
 		if err != nil {
-			return nil, fieldErr(file, "expired_at", "%q is not an RFC 3339 time", at)
+			return nil, fieldErr(file, "expired_at", "%v", err)
 		}
-		e.ExpiredAt = t.UTC()
+		e.ExpiredAt = t
 	}
 	return e, nil
 }

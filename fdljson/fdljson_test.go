@@ -211,6 +211,14 @@ func TestParseVersionAccepts(t *testing.T) {
 		{"no_optional", map[string]any{"changes": nil, "inputs": nil, "annotations": nil, "ducklake.snapshots": nil}},
 		{"dev_format", map[string]any{"ducklake.format": "1.1-dev1"}},
 		{"fractional_seconds", map[string]any{"created_at": "2026-10-30T09:00:00.123456Z"}},
+		// ISO 8601 forms other than RFC 3339's (the spec says "UTC, ISO
+		// 8601"); they were refused as "not an ISO 8601 time" (exit 6).
+		{"no_seconds", map[string]any{"created_at": "2026-10-30T09:00Z"}},
+		{"basic_form", map[string]any{"created_at": "20261030T090000Z"}},
+		{"basic_form_no_seconds", map[string]any{"created_at": "20261030T0900Z"}},
+		{"zero_offset", map[string]any{"created_at": "2026-10-30T09:00:00+00:00"}},
+		{"zero_offset_basic", map[string]any{"created_at": "20261030T090000+0000"}},
+		{"zero_offset_hours", map[string]any{"created_at": "2026-10-30T09:00:00+00"}},
 		{"empty_message", map[string]any{"message": ""}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -245,6 +253,8 @@ func TestParseVersionErrors(t *testing.T) {
 		{"missing_created_at", map[string]any{"created_at": nil}, id, "created_at: missing"},
 		{"bad_created_at", map[string]any{"created_at": "yesterday"}, id, `created_at: "yesterday" is not`},
 		{"created_at_not_utc", map[string]any{"created_at": "2026-10-30T09:00:00+09:00"}, id, "must be UTC"},
+		{"created_at_basic_not_utc", map[string]any{"created_at": "20261030T090000+0900"}, id, "must be UTC"},
+		{"created_at_date_only", map[string]any{"created_at": "2026-10-30"}, id, "with a time of day"},
 		{"missing_author", map[string]any{"author": nil}, id, "author: missing"},
 		{"missing_author_name", map[string]any{"author.name": nil}, id, "author.name: missing"},
 		{"author_string", map[string]any{"author": "me"}, id, "author: the value is not a JSON object"},
@@ -444,5 +454,22 @@ func TestParseFiles(t *testing.T) {
 				t.Errorf("ParseFiles error = %v, want %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestParseISOTime: every ISO 8601 form a writer may give names the same
+// instant; the forms RFC 3339 lacks were refused before.
+func TestParseISOTime(t *testing.T) {
+	want := time.Date(2026, 10, 30, 9, 0, 0, 0, time.UTC)
+	for _, s := range []string{"2026-10-30T09:00:00Z", "2026-10-30T09:00Z", "20261030T090000Z", "20261030T0900Z", "2026-10-30T09:00:00+00:00", "2026-10-30T09:00:00-00:00", "20261030T090000+0000", "2026-10-30T09:00:00+00", "2026-10-30T09:00:00.000Z"} {
+		got, err := parseISOTime(s)
+		if err != nil || !got.Equal(want) || got.Location() != time.UTC {
+			t.Errorf("parseISOTime(%q) = %v, %v; want %v", s, got, err, want)
+		}
+	}
+	for _, s := range []string{"2026-10-30", "2026-10-30 09:00:00Z", "2026-10-30T09Z", "yesterday", "2026-10-30T09:00:00+01:00", "2026-10-30T09:00:00"} {
+		if got, err := parseISOTime(s); err == nil {
+			t.Errorf("parseISOTime(%q) = %v, want an error", s, got)
+		}
 	}
 }

@@ -119,14 +119,11 @@ func ParseVersion(file, dirID string, data []byte) (*Version, error) {
 	if err := o.req("created_at", &created); err != nil {
 		return nil, err
 	}
-	t, err := time.Parse(time.RFC3339, created)
+	t, err := parseISOTime(created)
 	if err != nil {
-		return nil, fieldErr(file, "created_at", "%q is not an ISO 8601 / RFC 3339 time", created)
+		return nil, fieldErr(file, "created_at", "%v", err)
 	}
-	if _, off := t.Zone(); off != 0 {
-		return nil, fieldErr(file, "created_at", "%q must be UTC", created)
-	}
-	v.CreatedAt = t.UTC()
+	v.CreatedAt = t
 	author, err := o.sub("author")
 	if err != nil {
 		return nil, err
