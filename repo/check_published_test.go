@@ -201,6 +201,14 @@ func TestCheckPublishedFiles(t *testing.T) {
 		{"data file missing", func(t *testing.T, root, _, _ string) {
 			os.Remove(filepath.Join(root, delFile))
 		}, ErrUnverifiable, "no such file", false},
+		// File-manager litter no reader opens is a warning; it failed
+		// check (exit 3) before.
+		{"a .DS_Store", func(t *testing.T, _, _, c string) {
+			os.WriteFile(filepath.Join(c, ".DS_Store"), []byte("Bud1"), 0o644)
+		}, nil, "catalogs/.DS_Store: a hidden file in catalogs/ that no reader opens", false},
+		{"a hidden write-ahead log", func(t *testing.T, _, _, c string) {
+			os.WriteFile(filepath.Join(c, ".1.1.duckdb.wal"), []byte("wal"), 0o644)
+		}, ErrDifferences, "write-ahead log in catalogs/", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st, root := cloneRepo(t, golden)

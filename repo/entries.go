@@ -151,11 +151,35 @@ func (r *repository) folderViolations(ctx context.Context, v *version, entries [
 			out = append(out, Violation{e.key(v), "a DuckDB write-ahead log in catalogs/: DuckDB replays it when it opens the catalog beside it, so readers would see changes that were never proved; remove it"})
 		case e.kind != entryFile:
 			out = append(out, Violation{e.key(v), fmt.Sprintf("a %s in catalogs/, where only regular files catalogs/<format>.duckdb may be; remove it", e.kind)})
+		case osLitter(e.name):
+			// Reported by litterNotes: no reader opens it.
 		default:
 			out = append(out, Violation{e.key(v), "not a catalog: only catalogs/<format>.duckdb files may be in catalogs/; remove it"})
 		}
 	}
 	return out
+}
+
+// osLitter tells a hidden file (a name starting with a dot) that is neither
+// a DuckDB file nor a write-ahead log: what file managers and copy tools
+// leave behind (.DS_Store, AppleDouble ._ files). Readers fetch catalogs/
+// entries by their format's name only, so it changes no read.
+func osLitter(name string) bool {
+	ext := strings.ToLower(path.Ext(name))
+	return strings.HasPrefix(name, ".") && ext != ".duckdb" && ext != ".wal" && !strings.Contains(strings.ToLower(name), ".duckdb")
+}
+
+// litterNotes warns, without failing anything, of the regular files of
+// catalogs/ that osLitter tells apart. Before, a .DS_Store there failed
+// check (exit 3) though no reader reads it.
+func litterNotes(v *version, entries []catalogEntry) []string {
+	var notes []string
+	for _, e := range entries {
+		if e.kind == entryFile && osLitter(e.name) {
+			notes = append(notes, fmt.Sprintf("%s: a hidden file in catalogs/ that no reader opens (file-manager or copy-tool metadata); ignored, remove it when convenient", e.key(v)))
+		}
+	}
+	return notes
 }
 
 // fallbackCatalog is the frozen catalog's name in the spec's layout, which

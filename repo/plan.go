@@ -283,6 +283,7 @@ func (r *repository) planVersion(ctx context.Context, v *version, declared []fdl
 	hidden, infos, hiddenErr := r.hiddenCatalogs(ctx, v, declared)
 	entries, hidden, vp.Notes = r.adoptHidden(v, entries, hidden, infos, declared)
 	vp.Violations = r.folderViolations(ctx, v, entries)
+	vp.Notes = append(vp.Notes, litterNotes(v, entries)...)
 	if v.expired != nil {
 		// Every catalog left is one violation, which the folder's rules
 		// (a .wal, a stray DuckDB file) would name again.
