@@ -349,6 +349,18 @@ func (r *repository) leftCatalogs(v *version, entries []catalogEntry, hidden []s
 			names = append(names, "catalogs/"+e.name)
 		}
 	}
+	// "When a version is taken out of retention, files.json is deleted
+	// with its catalogs" (Versions, files.json): it lists the data files,
+	// for readers that cannot open a catalog.
+	indexes := []string{"files.json"}
+	if v.meta != nil && v.meta.Files != nil {
+		indexes = append(indexes, v.meta.Files.Path)
+	}
+	for _, name := range indexes {
+		if _, listed := v.objects[name]; listed {
+			names = append(names, name)
+		}
+	}
 	names = append(names, hidden...)
 	slices.Sort(names)
 	names = slices.Compact(names)
@@ -365,6 +377,10 @@ func (r *repository) leftCatalogs(v *version, entries []catalogEntry, hidden []s
 		}
 		if slices.Contains(hidden, name) {
 			what += " hidden by the server's folder listing"
+		}
+		if slices.Contains(indexes, name) {
+			out = append(out, Violation{v.prefix() + name, fmt.Sprintf("the data file index left in a version marked %s (expired.json): the spec deletes files.json with the catalogs when a version leaves retention (FDL 0.1, Versions, files.json); readers that read data files from it without a catalog still reach what the version gave up; remove it", v.expired.Reason)})
+			continue
 		}
 		out = append(out, Violation{v.prefix() + name, fmt.Sprintf("%s left in a version marked %s (expired.json): the spec deletes a version's catalogs when expired.json is added (FDL 0.1, Versions); readers refuse the version, but the file still holds what it gave up; remove it", what, v.expired.Reason)})
 	}
