@@ -223,6 +223,9 @@ func (r *repository) plan(ctx context.Context, opts *Options, check bool) (*Matr
 	if r.cfg.FDL != fdljson.SpecVersion {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("fdl.json is written for FDL %s; this tool checks FDL %s's rules only", r.cfg.FDL, fdljson.SpecVersion))
 	}
+	if w := r.hiveFolderWarning(declared); w != "" {
+		p.Warnings = append(p.Warnings, w)
+	}
 	var checks []*Cell
 	for _, v := range versions {
 		vp := r.planVersion(ctx, v, declared, now)
