@@ -1,0 +1,253 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+var chunk = make([]byte, 64<<10)
+
+// stallServer answers
+//
+//	/stall/N:    headers (Content-Length N+1000), N bytes, then nothing until
+//	             the client goes away;
+//	/trickle/N:  N bytes, one at a time every 50ms;
+//	/full/N:     N bytes at once.
+func stallServer(t testing.TB) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(stallHandler())
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func stallHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
+		n, _ := strconv.Atoi(parts[len(parts)-1])
+		w.Header().Set("Content-Type", "application/octet-stream")
+		switch parts[0] {
+		case "stall":
+			w.Header().Set("Content-Length", strconv.Itoa(n+1000))
+			w.WriteHeader(http.StatusOK)
+			w.Write([]byte(strings.Repeat("s", n)))
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+		case "trickle":
+			w.Header().Set("Content-Length", strconv.Itoa(n))
+			for range n {
+				if _, err := w.Write([]byte{'t'}); err != nil {
+					return
+				}
+				w.(http.Flusher).Flush()
+				select {
+				case <-r.Context().Done():
+					return
+				case <-time.After(50 * time.Millisecond):
+				}
+			}
+		default:
+			w.Header().Set("Content-Length", strconv.Itoa(n))
+			for n > 0 {
+				k, err := w.Write(chunk[:min(n, len(chunk))])
+				if err != nil {
+					return
+				}
+				n -= k
+			}
+		}
+	})
+}
+
+// get reads path in full through a client with the stall watchdog at d,
+// within a deadline (so that a watchdog that does not fire fails the test
+// instead of hanging it); pause is spent between reads of 10 bytes.
+func get(t *testing.T, c *http.Client, url string, pause time.Duration) (int, error, time.Duration) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	start := time.Now()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	total := 0
+	buf := make([]byte, 10)
+	for {
+		n, err := resp.Body.Read(buf)
+		total += n
+		if err == io.EOF {
+			return total, nil, time.Since(start)
+		}
+		if err != nil {
+			return total, err, time.Since(start)
+		}
+		time.Sleep(pause)
+	}
+}
+
+// TestStallTransport: a body whose server stops sending fails within a few
+// multiples of the stall timeout with an error naming the URL; a body
+// trickling slower than the timeout in total but faster between bytes, and
+// a reader that waits longer than the timeout between its reads, succeed.
+func TestStallTransport(t *testing.T) {
+	const d = 200 * time.Millisecond
+	srv := stallServer(t)
+	c := WithStallTimeout(srv.Client(), d)
+	for _, tc := range []struct {
+		name  string
+		path  string
+		pause time.Duration
+		want  int // bytes read
+		stall bool
+	}{
+		{"headers, part of the body, then nothing", "/stall/1000", 0, 1000, true},
+		{"headers, then nothing", "/stall/0", 0, 0, true},
+		{"a slow but steady body (20 bytes over 1s)", "/trickle/20", 0, 20, false},
+		{"a reader slower than the timeout", "/full/30", 3 * d, 30, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n, err, took := get(t, c, srv.URL+tc.path, tc.pause)
+			if n != tc.want {
+				t.Errorf("read %d bytes, want %d", n, tc.want)
+			}
+			if !tc.stall {
+				if err != nil {
+					t.Fatalf("read failed after %v: %v", took, err)
+				}
+				return
+			}
+			var se *StallError
+			if !errors.As(err, &se) {
+				t.Fatalf("read ended after %v with %v, want a *StallError", took, err)
+			}
+			t.Logf("%v after %v: %v", tc.path, took, err)
+			if took > 10*d {
+				t.Errorf("the stall was noticed after %v (timeout %v)", took, d)
+			}
+			if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("%v: a stall is not the caller's cancellation", err)
+			}
+			var ne net.Error
+			if !errors.As(err, &ne) || !ne.Timeout() {
+				t.Errorf("%v: not a timeout", err)
+			}
+			for _, want := range []string{"GET " + srv.URL + tc.path + ":", "stopped sending", d.String()} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not say %q", err, want)
+				}
+			}
+		})
+	}
+}
+
+// TestStallTransportOff: a zero timeout leaves the transport as it is.
+func TestStallTransportOff(t *testing.T) {
+	if rt := StallTransport(http.DefaultTransport, 0); rt != http.DefaultTransport {
+		t.Errorf("StallTransport(_, 0) wraps the transport")
+	}
+	c := &http.Client{}
+	if WithStallTimeout(c, 0) != c {
+		t.Errorf("WithStallTimeout(_, 0) changes the client")
+	}
+	if WithStallTimeout(c, time.Second) == c || c.Transport != nil {
+		t.Errorf("WithStallTimeout changed the client given")
+	}
+}
+
+// TestStallTransportKeepsConnections: bodies read to their end, HEADs and
+// bodies closed early under the watchdog leave the connection reusable
+// as without it.
+func TestStallTransportKeepsConnections(t *testing.T) {
+	var conns atomic.Int32
+	srv := httptest.NewUnstartedServer(stallHandler())
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+	c := WithStallTimeout(srv.Client(), time.Minute)
+	for range 20 {
+		for _, m := range []string{http.MethodGet, http.MethodHead} {
+			req, _ := http.NewRequest(m, srv.URL+"/full/100000", nil)
+			resp, err := c.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+		}
+	}
+	if n := conns.Load(); n != 1 {
+		t.Errorf("40 requests in turn took %d connections, want 1", n)
+	}
+}
+
+// TestStallTransportNoLeak: no goroutine outlives its request, whether the
+// body was read to its end, closed unread, or stalled.
+func TestStallTransportNoLeak(t *testing.T) {
+	before := runtime.NumGoroutine()
+	srv := httptest.NewServer(stallHandler())
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	c := &http.Client{Transport: StallTransport(tr, 100*time.Millisecond)}
+	for i := range 30 {
+		path := []string{"/full/5000", "/stall/10", "/trickle/2"}[i%3]
+		resp, err := c.Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i%2 == 0 {
+			io.Copy(io.Discard, resp.Body)
+		}
+		resp.Body.Close()
+	}
+	tr.CloseIdleConnections()
+	srv.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for runtime.NumGoroutine() > before {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<20)
+			t.Fatalf("%d goroutines, %d before:\n%s", runtime.NumGoroutine(), before, buf[:runtime.Stack(buf, true)])
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// BenchmarkStallRead reads a 64 MiB body in 32 KiB reads, with and without
+// the watchdog: the watchdog adds no allocation per Read.
+func BenchmarkStallRead(b *testing.B) {
+	srv := stallServer(b)
+	for _, d := range []time.Duration{0, time.Minute} {
+		b.Run("timeout="+d.String(), func(b *testing.B) {
+			c := WithStallTimeout(srv.Client(), d)
+			buf := make([]byte, 32<<10)
+			b.ReportAllocs()
+			b.SetBytes(64 << 20)
+			for b.Loop() {
+				resp, err := c.Get(srv.URL + "/full/" + strconv.Itoa(64<<20))
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := io.CopyBuffer(io.Discard, struct{ io.Reader }{resp.Body}, buf); err != nil {
+					b.Fatal(err)
+				}
+				resp.Body.Close()
+			}
+		})
+	}
+}
