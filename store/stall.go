@@ -73,21 +73,51 @@ type stallTransport struct {
 }
 
 func (t *stallTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	return watch(req, t.d, t.rt.RoundTrip)
+}
+
+// Doer sends a request and returns its response: *http.Client, the AWS
+// SDK's HTTP clients.
+type Doer interface {
+	Do(*http.Request) (*http.Response, error)
+}
+
+// StallDoer is StallTransport for a client: its responses' bodies fail
+// when the server sends no byte for d. d <= 0 returns c unchanged.
+func StallDoer(c Doer, d time.Duration) Doer {
+	if d <= 0 {
+		return c
+	}
+	return &stallDoer{c: c, d: d}
+}
+
+type stallDoer struct {
+	c Doer
+	d time.Duration
+}
+
+func (s *stallDoer) Do(req *http.Request) (*http.Response, error) {
+	return watch(req, s.d, s.c.Do)
+}
+
+// watch sends req by send and puts the response's body under a watchdog
+// of d.
+func watch(req *http.Request, d time.Duration, send func(*http.Request) (*http.Response, error)) (*http.Response, error) {
 	// The request's own context, which the watchdog cancels: that is what
 	// unblocks a Read waiting on the connection (closing the body would
 	// wait for the Read). It ends with the body.
 	ctx, cancel := context.WithCancelCause(req.Context())
-	resp, err := t.rt.RoundTrip(req.WithContext(ctx))
+	resp, err := send(req.WithContext(ctx))
 	if err != nil || resp.Body == nil || resp.Body == http.NoBody {
 		cancel(nil)
 		return resp, err
 	}
 	u := *req.URL
 	u.User, u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = nil, "", false, "", ""
-	b := &stallBody{rc: resp.Body, cancel: cancel, d: t.d, t0: time.Now(), method: req.Method, url: &u}
+	b := &stallBody{rc: resp.Body, cancel: cancel, d: d, t0: time.Now(), method: req.Method, url: &u}
 	b.state.Store(idle)
 	// One timer per response, re-armed by itself (never per Read).
-	b.timer = time.AfterFunc(t.d, b.fire)
+	b.timer = time.AfterFunc(d, b.fire)
 	resp.Body = b
 	return resp, nil
 }

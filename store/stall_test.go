@@ -71,7 +71,7 @@ func stallHandler() http.Handler {
 // get reads path in full through a client with the stall watchdog at d,
 // within a deadline (so that a watchdog that does not fire fails the test
 // instead of hanging it); pause is spent between reads of 10 bytes.
-func get(t *testing.T, c *http.Client, url string, pause time.Duration) (int, error, time.Duration) {
+func get(t *testing.T, c Doer, url string, pause time.Duration) (int, error, time.Duration) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
@@ -104,7 +104,18 @@ func get(t *testing.T, c *http.Client, url string, pause time.Duration) (int, er
 func TestStallTransport(t *testing.T) {
 	const d = 200 * time.Millisecond
 	srv := stallServer(t)
-	c := WithStallTimeout(srv.Client(), d)
+	for _, c := range []struct {
+		name string
+		c    Doer
+	}{
+		{"transport", WithStallTimeout(srv.Client(), d)},
+		{"client", StallDoer(srv.Client(), d)},
+	} {
+		t.Run(c.name, func(t *testing.T) { testStall(t, c.c, srv.URL, d) })
+	}
+}
+
+func testStall(t *testing.T, c Doer, url string, d time.Duration) {
 	for _, tc := range []struct {
 		name  string
 		path  string
@@ -118,7 +129,7 @@ func TestStallTransport(t *testing.T) {
 		{"a reader slower than the timeout", "/full/30", 3 * d, 30, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			n, err, took := get(t, c, srv.URL+tc.path, tc.pause)
+			n, err, took := get(t, c, url+tc.path, tc.pause)
 			if n != tc.want {
 				t.Errorf("read %d bytes, want %d", n, tc.want)
 			}
@@ -143,7 +154,7 @@ func TestStallTransport(t *testing.T) {
 			if !errors.As(err, &ne) || !ne.Timeout() {
 				t.Errorf("%v: not a timeout", err)
 			}
-			for _, want := range []string{"GET " + srv.URL + tc.path + ":", "stopped sending", d.String()} {
+			for _, want := range []string{"GET " + url + tc.path + ":", "stopped sending", d.String()} {
 				if !strings.Contains(err.Error(), want) {
 					t.Errorf("error %q does not say %q", err, want)
 				}
@@ -152,12 +163,16 @@ func TestStallTransport(t *testing.T) {
 	}
 }
 
-// TestStallTransportOff: a zero timeout leaves the transport as it is.
+// TestStallTransportOff: a zero timeout leaves the transport or client as
+// it is.
 func TestStallTransportOff(t *testing.T) {
 	if rt := StallTransport(http.DefaultTransport, 0); rt != http.DefaultTransport {
 		t.Errorf("StallTransport(_, 0) wraps the transport")
 	}
 	c := &http.Client{}
+	if StallDoer(c, 0) != Doer(c) {
+		t.Errorf("StallDoer(_, 0) wraps the client")
+	}
 	if WithStallTimeout(c, 0) != c {
 		t.Errorf("WithStallTimeout(_, 0) changes the client")
 	}

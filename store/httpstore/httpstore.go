@@ -46,25 +46,33 @@ var (
 )
 
 // responseTimeout bounds the wait for a response's headers (and the
-// connection before it) by the default client: a server that accepts a
-// request and never answers hung a scheduled check for hours. A body that
-// stalls half-way is not bounded (a large data file may take long).
+// connection before it) when no stall timeout is given: a server that
+// accepts a request and never answers hung a scheduled check for hours.
 const responseTimeout = 2 * time.Minute
 
-// defaultClient is the client of a store given none: Go's default
-// transport (proxies from the environment, HTTP/2, keep-alives) with
-// responseTimeout.
-func defaultClient() *http.Client { return clientWithTimeout(responseTimeout) }
+// defaultClient is the client of a store given none: Client with
+// store.DefaultStallTimeout.
+func defaultClient() *http.Client { return Client(store.DefaultStallTimeout) }
 
-func clientWithTimeout(d time.Duration) *http.Client {
+// Client returns a client for New: Go's default transport (proxies from
+// the environment, HTTP/2, keep-alives) that waits at most stall for a
+// response's headers (and a TLS handshake), and whose response bodies fail
+// when the server sends no byte for stall (store.StallTransport), however
+// long a steady download takes. stall 0 turns the body watchdog off and
+// waits responseTimeout for headers.
+func Client(stall time.Duration) *http.Client {
+	d := stall
+	if d <= 0 {
+		d = responseTimeout
+	}
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.ResponseHeaderTimeout = d
 	tr.TLSHandshakeTimeout = d
-	return &http.Client{Transport: tr}
+	return &http.Client{Transport: store.StallTransport(tr, stall)}
 }
 
 // New returns the store of the site folder rawURL (http or https). client
-// nil means Go's default client with responseTimeout.
+// nil means Client(store.DefaultStallTimeout).
 func New(rawURL string, client *http.Client) (*Store, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {

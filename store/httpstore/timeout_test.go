@@ -21,10 +21,10 @@ func TestServerThatNeverAnswers(t *testing.T) {
 	}))
 	defer srv.Close()
 	defer close(release)
-	if got := defaultClient().Transport.(*http.Transport).ResponseHeaderTimeout; got != responseTimeout {
-		t.Fatalf("the default client waits %v for a response, want %v", got, responseTimeout)
+	if got := Client(0).Transport.(*http.Transport).ResponseHeaderTimeout; got != responseTimeout {
+		t.Fatalf("a client without a stall timeout waits %v for a response, want %v", got, responseTimeout)
 	}
-	st, err := New(srv.URL+"/", clientWithTimeout(50*time.Millisecond))
+	st, err := New(srv.URL+"/", Client(50*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}

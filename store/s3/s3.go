@@ -27,6 +27,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
@@ -56,6 +57,13 @@ type Options struct {
 	Region string
 	// HTTPClient, if set, replaces the SDK's HTTP client.
 	HTTPClient *http.Client
+	// StallTimeout, if above zero, bounds how long the server may send
+	// nothing: the wait for a response's headers (on the SDK's own
+	// client) and each wait for more of a response's body
+	// (store.StallDoer), so that a connection that stops half-way fails
+	// (and is retried where reads are) instead of hanging. Zero leaves
+	// the client unbounded, as the SDK's is.
+	StallTimeout time.Duration
 	// Getenv reads the environment; nil means os.Getenv.
 	Getenv func(string) string
 }
@@ -126,8 +134,24 @@ func New(ctx context.Context, bucket, prefix string, opts Options) (*Store, erro
 		// (the SDK's default CRC trailers are not understood everywhere).
 		o.RequestChecksumCalculation = aws.RequestChecksumCalculationWhenRequired
 		o.ResponseChecksumValidation = aws.ResponseChecksumValidationWhenRequired
+		o.HTTPClient = stallClient(o.HTTPClient, opts.StallTimeout)
 	})
 	return &Store{client: client, bucket: bucket, prefix: prefix, endpoint: endpoint}, nil
+}
+
+// stallClient puts the SDK's HTTP client, as the SDK resolved it (a custom
+// CA bundle, its redirect policy), under the stall watchdog; its own
+// client also waits at most d for response headers. Only response bodies
+// are watched: an upload of any length is never cut (the SDK's own read
+// timeout, on the connection, exempts S3 for that reason).
+func stallClient(c s3.HTTPClient, d time.Duration) s3.HTTPClient {
+	if d <= 0 {
+		return c
+	}
+	if b, ok := c.(*awshttp.BuildableClient); ok {
+		c = b.WithTransportOptions(func(tr *http.Transport) { tr.ResponseHeaderTimeout = d })
+	}
+	return store.StallDoer(c, d)
 }
 
 // checkEndpoint refuses an endpoint URL that is not an absolute http(s)
