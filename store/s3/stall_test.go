@@ -1,0 +1,133 @@
+package s3_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/fdl-formats/fdl-formats/internal/s3test"
+	"github.com/fdl-formats/fdl-formats/internal/webtest"
+	"github.com/fdl-formats/fdl-formats/store"
+	"github.com/fdl-formats/fdl-formats/store/s3"
+)
+
+// TestStalledBody: behind a proxy that stops sending an answer's body
+// half-way (the headers and part of the body, then nothing), reading an
+// object (Open's body, ReadTail's ranged GetObject) fails within a few
+// multiples of the stall timeout with an error naming the object, and a
+// listing page that stalls is retried by the SDK, then fails naming the
+// prefix; all hung for ever before. A body the proxy sends slowly but
+// steadily (longer in all than the timeout) is read in full.
+func TestStalledBody(t *testing.T) {
+	const d = 300 * time.Millisecond
+	srv := s3test.Start(t)
+	bucket := srv.Bucket(t)
+	ctx := context.Background()
+	direct, err := s3.New(ctx, bucket, "lake", s3.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := bytes.Repeat([]byte("0123456789"), 500)
+	for _, k := range []string{"data/stalls.bin", "data/trickles.bin", "versions/v1/version.json"} {
+		if err := direct.Create(ctx, k, bytes.NewReader(data)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	target, _ := url.Parse(srv.Endpoint)
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	proxy.FlushInterval = -1 // pass on each byte as it comes
+	var stalls atomic.Int32
+	stalled := func(listing bool) func(r *http.Request) bool {
+		return func(r *http.Request) bool {
+			if r.Method == http.MethodGet && (r.URL.Query().Get("list-type") == "2") == listing && (listing || strings.HasSuffix(r.URL.Path, "/data/stalls.bin")) {
+				stalls.Add(1)
+				return true
+			}
+			return false
+		}
+	}
+	var h http.Handler = webtest.Stall(proxy, stalled(false), 1000)
+	h = webtest.Stall(h, stalled(true), 100)
+	h = webtest.Trickle(h, func(r *http.Request) bool { return strings.HasSuffix(r.URL.Path, "/data/trickles.bin") }, 250, d/4)
+	front := httptest.NewServer(h)
+	t.Cleanup(front.Close)
+	st, err := s3.New(ctx, bucket, "lake", s3.Options{Endpoint: front.URL, StallTimeout: d})
+	if err != nil {
+		t.Fatal(err)
+	}
+	readAll := func(key string) func(ctx context.Context) ([]byte, error) {
+		return func(ctx context.Context) ([]byte, error) {
+			rc, err := st.Open(ctx, key)
+			if err != nil {
+				return nil, err
+			}
+			defer rc.Close()
+			return io.ReadAll(rc)
+		}
+	}
+	for _, tc := range []struct {
+		name     string
+		op       func(ctx context.Context) ([]byte, error)
+		want     string // in the error ("" for success: the object's bytes)
+		attempts int32  // stalled answers
+		within   time.Duration
+	}{
+		{"open, read", readAll("data/stalls.bin"), "/" + bucket + "/lake/data/stalls.bin", 1, 10 * d},
+		{"read the end", func(ctx context.Context) ([]byte, error) {
+			b, _, err := st.ReadTail(ctx, "data/stalls.bin", 2000)
+			return b, err
+		}, "read the end of data/stalls.bin in s3://" + bucket + "/lake", 1, 10 * d},
+		// The SDK retries (3 attempts, with its backoff of up to 2s
+		// between them).
+		{"list", func(ctx context.Context) ([]byte, error) {
+			_, err := st.List(ctx, "versions/")
+			return nil, err
+		}, "list versions/ in s3://" + bucket + "/lake", 3, 10*d + 5*time.Second},
+		{"a slow but steady body", readAll("data/trickles.bin"), "", 0, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			stalls.Store(0)
+			// A deadline far beyond the timeout: a read that would hang
+			// fails the test instead.
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			start := time.Now()
+			got, err := tc.op(ctx)
+			took := time.Since(start)
+			if tc.want == "" {
+				if err != nil || !bytes.Equal(got, data) {
+					t.Fatalf("after %v: %d bytes, %v; want the object's %d", took, len(got), err, len(data))
+				}
+				if took < 2*d {
+					t.Errorf("the slow body took only %v: not slower than the timeout", took)
+				}
+				return
+			}
+			t.Logf("after %v (%d stalled answers): %v", took, stalls.Load(), err)
+			var se *store.StallError
+			if !errors.As(err, &se) {
+				t.Fatalf("after %v: %v, want a stall error", took, err)
+			}
+			if took > tc.within {
+				t.Errorf("the stall was given up on after %v (timeout %v)", took, d)
+			}
+			if n := stalls.Load(); n != tc.attempts {
+				t.Errorf("%d stalled answers, want %d", n, tc.attempts)
+			}
+			for _, want := range []string{tc.want, "stopped sending", d.String()} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not say %q", err, want)
+				}
+			}
+		})
+	}
+}
