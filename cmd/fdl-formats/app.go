@@ -10,7 +10,23 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v3"
+
+	"github.com/fdl-formats/fdl-formats/store"
+	"github.com/fdl-formats/fdl-formats/store/open"
 )
+
+// stallTimeoutEnv names the environment variable that sets --stall-timeout.
+const stallTimeoutEnv = "FDL_FORMATS_STALL_TIMEOUT"
+
+// storeOptions are the global flags' options of the remote stores (read
+// again by each command: a global flag may follow the command's name).
+func storeOptions(cmd *cli.Command) (open.Options, error) {
+	d := cmd.Duration("stall-timeout")
+	if d < 0 {
+		return open.Options{}, usageError{err: fmt.Errorf("--stall-timeout %v: want 0 (off) or more, e.g. 2m", d)}
+	}
+	return open.Options{StallTimeout: d}, nil
+}
 
 // Values of the global log flags.
 var (
@@ -26,6 +42,8 @@ func newApp() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "log-level", Value: "info", Usage: strings.Join(logLevels, ", ")},
 			&cli.StringFlag{Name: "log-format", Value: "text", Usage: strings.Join(logFormats, " or ") + " (logs go to stderr)"},
+			&cli.DurationFlag{Name: "stall-timeout", Value: store.DefaultStallTimeout, Sources: cli.EnvVars(stallTimeoutEnv),
+				Usage: "give up on an s3:// or https:// server that sends nothing for `DURATION` (no response, or no more of a file half-way): retried where reads are, then an error naming the file; a steady download is never cut; 0 turns it off"},
 		},
 		Commands: []*cli.Command{
 			convertCommand(),
@@ -36,7 +54,10 @@ func newApp() *cli.Command {
 		},
 		// The global flags are checked before any command runs.
 		Before: func(ctx context.Context, cmd *cli.Command) (context.Context, error) {
-			_, _, err := logSettings(cmd)
+			if _, _, err := logSettings(cmd); err != nil {
+				return ctx, err
+			}
+			_, err := storeOptions(cmd)
 			return ctx, err
 		},
 		// Reached only without a command, or with one that does not exist

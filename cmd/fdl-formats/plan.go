@@ -57,9 +57,12 @@ func openRepo(ctx context.Context, cmd *cli.Command) (store.Store, repo.Options,
 	if cmd.Args().Len() != 1 {
 		return nil, opts, usageError{err: fmt.Errorf("%s takes exactly one repository (a folder, s3://BUCKET/PREFIX or https://HOST/PREFIX)", cmd.Name)}
 	}
-	st, err := open.Repository(ctx, cmd.Args().First(), open.Options{
-		S3: s3.Options{Endpoint: cmd.String("endpoint"), VirtualHosted: cmd.Bool("virtual-hosted")},
-	})
+	so, err := storeOptions(cmd)
+	if err != nil {
+		return nil, opts, err
+	}
+	so.S3 = s3.Options{Endpoint: cmd.String("endpoint"), VirtualHosted: cmd.Bool("virtual-hosted")}
+	st, err := open.Repository(ctx, cmd.Args().First(), so)
 	if err != nil {
 		return nil, opts, fmt.Errorf("%w: %w", repo.ErrNotRepository, err)
 	}

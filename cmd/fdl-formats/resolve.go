@@ -40,7 +40,11 @@ func runResolve(ctx context.Context, cmd *cli.Command) error {
 	if cmd.Args().Len() != 1 {
 		return usageError{err: errors.New("resolve takes exactly one repository")}
 	}
-	st, err := open.Repository(ctx, cmd.Args().First(), open.Options{})
+	so, err := storeOptions(cmd)
+	if err != nil {
+		return err
+	}
+	st, err := open.Repository(ctx, cmd.Args().First(), so)
 	if err != nil {
 		return fmt.Errorf("%w: %w", repo.ErrNotRepository, err)
 	}

@@ -40,6 +40,9 @@ func TestUsageErrors(t *testing.T) {
 		{"--log-level loud", []string{"--log-level", "loud", "plan", repoDir}, `--log-level "loud"`},
 		{"--log-format xml", []string{"--log-format", "xml", "plan", repoDir}, `--log-format "xml"`},
 		{"--log-format xml after the command", []string{"check", "--log-format=xml", repoDir}, `--log-format "xml"`},
+		{"--stall-timeout not a duration", []string{"--stall-timeout", "soon", "check", repoDir}, `invalid value "soon" for flag -stall-timeout`},
+		{"--stall-timeout negative", []string{"--stall-timeout=-1s", "plan", repoDir}, "--stall-timeout -1s: want 0 (off) or more"},
+		{"--stall-timeout negative after the command", []string{"resolve", "--stall-timeout=-1m", repoDir}, "--stall-timeout -1m0s"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var errOut strings.Builder
