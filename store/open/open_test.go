@@ -2,10 +2,17 @@ package open_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/fdl-formats/fdl-formats/store"
 	"github.com/fdl-formats/fdl-formats/store/open"
 )
 
@@ -34,6 +41,37 @@ func TestRepository(t *testing.T) {
 		}
 		if got != tc.want {
 			t.Errorf("Repository(%q) = %s (%v), want %s", tc.arg, got, err, tc.want)
+		}
+	}
+}
+
+// TestRepositoryStallTimeout: Options.StallTimeout reaches a web
+// repository's client, the default one or one given: a body whose server
+// stops sending fails instead of hanging.
+func TestRepositoryStallTimeout(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", "100")
+		w.Write([]byte("partial"))
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	t.Cleanup(srv.Close)
+	for _, client := range []*http.Client{nil, srv.Client()} {
+		st, err := open.Repository(context.Background(), srv.URL+"/lake", open.Options{HTTPClient: client, StallTimeout: 100 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		rc, err := st.Open(ctx, "fdl.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = io.ReadAll(rc)
+		rc.Close()
+		cancel()
+		var se *store.StallError
+		if !errors.As(err, &se) || !strings.Contains(err.Error(), "/lake/fdl.json") {
+			t.Errorf("client %v: read %v, want a stall error naming the file", client, err)
 		}
 	}
 }
