@@ -71,7 +71,7 @@ func stallHandler() http.Handler {
 // get reads path in full through a client with the stall watchdog at d,
 // within a deadline (so that a watchdog that does not fire fails the test
 // instead of hanging it); pause is spent between reads of 10 bytes.
-func get(t *testing.T, c Doer, url string, pause time.Duration) (int, error, time.Duration) {
+func get(t *testing.T, c Doer, url string, pause time.Duration) (int, time.Duration, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
@@ -88,10 +88,10 @@ func get(t *testing.T, c Doer, url string, pause time.Duration) (int, error, tim
 		n, err := resp.Body.Read(buf)
 		total += n
 		if err == io.EOF {
-			return total, nil, time.Since(start)
+			return total, time.Since(start), nil
 		}
 		if err != nil {
-			return total, err, time.Since(start)
+			return total, time.Since(start), err
 		}
 		time.Sleep(pause)
 	}
@@ -129,7 +129,7 @@ func testStall(t *testing.T, c Doer, url string, d time.Duration) {
 		{"a reader slower than the timeout", "/full/30", 3 * d, 30, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			n, err, took := get(t, c, url+tc.path, tc.pause)
+			n, took, err := get(t, c, url+tc.path, tc.pause)
 			if n != tc.want {
 				t.Errorf("read %d bytes, want %d", n, tc.want)
 			}
