@@ -127,13 +127,20 @@ type Violation struct {
 // cells (shown, with their violation), everything else is listed here.
 // Entries named after a declared format filtered out of this run are left
 // alone.
-func (r *repository) folderViolations(ctx context.Context, v *version, entries []catalogEntry) []Violation {
+// A failed look for the frozen catalog's .wal is an issue (unverifiable),
+// not a violation: it was reported as a log found before, so an
+// interrupted run or a failing server exited 3.
+func (r *repository) folderViolations(ctx context.Context, v *version, entries []catalogEntry) ([]Violation, []Issue) {
 	var out []Violation
+	var issues []Issue
 	var source string
 	if v.meta != nil {
 		source = v.meta.DuckLake.Format
 		wal := v.prefix() + v.meta.Catalog.Path + ".wal"
-		if kind, err := r.entryKind(ctx, wal); err != nil || kind != "" {
+		switch kind, err := r.entryKind(ctx, wal); {
+		case err != nil:
+			issues = append(issues, Issue{ProblemUnreadable, fmt.Sprintf("look for a write-ahead log %s beside the frozen catalog: %v", wal, err)})
+		case kind != "":
 			out = append(out, Violation{wal, "a DuckDB write-ahead log beside the frozen catalog: DuckDB replays it when it opens the catalog, so readers would see changes that are not in the hashed file; remove it"})
 		}
 		out = append(out, unnamedFiles(v)...)
@@ -157,7 +164,7 @@ func (r *repository) folderViolations(ctx context.Context, v *version, entries [
 			out = append(out, Violation{e.key(v), "not a catalog: only catalogs/<format>.duckdb files may be in catalogs/; remove it"})
 		}
 	}
-	return out
+	return out, issues
 }
 
 // osLitter tells a hidden file (a name starting with a dot) that is neither

@@ -241,3 +241,35 @@ func TestHiddenCatalogsOfTheRunAreProved(t *testing.T) {
 		})
 	}
 }
+
+// TestWalProbeFailureIsUnverifiable: a server that fails the look for the
+// frozen catalog's .wal (a 500, a cancelled run) leaves the question open:
+// unverifiable (exit 4) naming the file. Before, it was reported as a
+// write-ahead log found beside the catalog (exit 3).
+func TestWalProbeFailureIsUnverifiable(t *testing.T) {
+	ctx := context.Background()
+	_, root := smallLake(t)
+	id := versionIDs(t, root)[2]
+	files := http.FileServer(http.Dir(root))
+	site := webSite(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/versions/"+id+"/ducklake.duckdb.wal" {
+			http.Error(w, "overloaded", http.StatusInternalServerError)
+			return
+		}
+		files.ServeHTTP(w, r)
+	}))
+	rep, err := Check(ctx, site, Options{Versions: []string{"3"}, Formats: []string{"1.0"}, Jobs: 2, Cache: t.TempDir()})
+	if !errors.Is(err, ErrUnverifiable) || errors.Is(err, ErrDifferences) {
+		t.Fatalf("Check = %v, want unverifiable and no difference (findings %+v)", err, nonWarnings(rep))
+	}
+	found := false
+	for _, f := range nonWarnings(rep) {
+		if f.Kind == KindDifference {
+			t.Errorf("difference %+v: the log's presence is unknown", f)
+		}
+		found = found || strings.Contains(f.Detail, "look for a write-ahead log versions/"+id+"/ducklake.duckdb.wal")
+	}
+	if !found {
+		t.Errorf("no finding names the .wal look-up: %+v", nonWarnings(rep))
+	}
+}

@@ -285,7 +285,9 @@ func (r *repository) planVersion(ctx context.Context, v *version, declared []fdl
 	}
 	hidden, infos, hiddenErr := r.hiddenCatalogs(ctx, v, declared)
 	entries, hidden, vp.Notes = r.adoptHidden(v, entries, hidden, infos, declared)
-	vp.Violations = r.folderViolations(ctx, v, entries)
+	var walIssues []Issue
+	vp.Violations, walIssues = r.folderViolations(ctx, v, entries)
+	vp.Issues = append(vp.Issues, walIssues...)
 	vp.Notes = append(vp.Notes, litterNotes(v, entries)...)
 	if v.expired != nil {
 		// Every catalog left is one violation, which the folder's rules
