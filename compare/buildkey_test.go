@@ -21,7 +21,8 @@ func asBuild(t *testing.T, id string) {
 // TestKeysNameTheBuild: a proof kept in a digest cache folder by one build
 // is not taken by another (which may check more, or differently), and the
 // key of a clean content pass (Listings.InputsKey, as repo's contentsKey
-// makes it) differs between builds too; within one build both are found
+// makes it) and of a frozen catalog read whole (BuildKey, as repo's
+// readWhole makes it) differ between builds too; within one build both are found
 // again. Without the build in the keys, a new release would certify
 // catalogs by the proofs of the release it replaces.
 func TestKeysNameTheBuild(t *testing.T) {
@@ -52,6 +53,7 @@ func TestKeysNameTheBuild(t *testing.T) {
 		t.Fatalf("build A, first proof: %v (cached %v)", err, first != nil && first.ProofCached)
 	}
 	keyA := contentKey()
+	wholeA := BuildKey("fdl-formats frozen catalog read whole v1", sum)
 	for _, tc := range []struct {
 		build string
 		kept  bool // the proof build A made is taken
@@ -73,6 +75,9 @@ func TestKeysNameTheBuild(t *testing.T) {
 		}
 		if k := contentKey(); (k == keyA) != (tc.build == "build A") {
 			t.Errorf("%s: content-pass key %s, build A's %s: same %v", tc.build, k, keyA, k == keyA)
+		}
+		if k := BuildKey("fdl-formats frozen catalog read whole v1", sum); (k == wholeA) != (tc.build == "build A") {
+			t.Errorf("%s: read-whole key %s, build A's %s: same %v", tc.build, k, wholeA, k == wholeA)
 		}
 	}
 }

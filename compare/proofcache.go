@@ -179,6 +179,20 @@ func (l *Listings) InputsKey(kind, dataPath string, parts ...string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// BuildKey names a result that is a function of parts alone (such as a
+// file's sha256) as this build computes it: a key under which a caller
+// keeps in a DigestStore what it verified of those bytes, found again only
+// by the same build (proofVersion and buildID, as InputsKey). kind names
+// what is kept.
+func BuildKey(kind string, parts ...string) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s %s\x00", kind, proofVersion, buildID())
+	for _, p := range parts {
+		fmt.Fprintf(h, "%d:%s\x00", len(p), p)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
 // errLinkedFolder makes a listing fail (and so a key "", nothing kept or
 // reused) for a data folder holding a symbolic link to a folder.
 var errLinkedFolder = errors.New("a symbolic link to a folder: not listed, nothing kept")

@@ -17,6 +17,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/duckdb/duckdb-go/v2"
+
 	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/internal/datapath"
 	"github.com/fdl-formats/fdl-formats/internal/duckpool"
@@ -29,7 +31,38 @@ var (
 	// ErrIncomparable: a catalog or file could not be read, a data file is
 	// missing, or the catalog uses a feature this reader does not support.
 	ErrIncomparable = errors.New("catalogs could not be compared")
+	// ErrDamaged: a catalog file is shorter than its DuckDB header says, or
+	// DuckDB failed to read a block of it (a checksum that does not match,
+	// a block past the end): every reader of those bytes fails the same
+	// way. Errors that match it match ErrIncomparable too.
+	ErrDamaged = errors.New("catalog file truncated or corrupt")
 )
+
+// damaged marks err, met while DuckDB read the catalog file itself, with
+// ErrDamaged (and ErrIncomparable) when it is DuckDB's IO error (a block
+// whose checksum does not match, a read past the end): the file's bytes
+// are at fault, not the query. Its text is err's.
+func damaged(err error) error {
+	var de *duckdb.Error
+	if errors.As(err, &de) && de.Type == duckdb.ErrorTypeIO && !storageTooNew(de.Msg) && !errors.Is(err, ErrDamaged) {
+		return damagedError{err}
+	}
+	return err
+}
+
+// storageTooNew says that DuckDB's message is about a file saved at a
+// newer storage version than it opens: a sound file for a newer DuckDB.
+func storageTooNew(msg string) bool {
+	return strings.Contains(msg, "storage version") || strings.Contains(msg, "newer version") || strings.Contains(msg, "serialization version")
+}
+
+type damagedError struct{ err error }
+
+func (e damagedError) Error() string { return e.err.Error() }
+func (e damagedError) Unwrap() error { return e.err }
+
+// Is matches ErrDamaged and ErrIncomparable.
+func (e damagedError) Is(target error) bool { return target == ErrDamaged || target == ErrIncomparable }
 
 // ReaderOptions tune Open.
 type ReaderOptions struct {
@@ -146,7 +179,7 @@ func Open(ctx context.Context, catalogPath string, opts ReaderOptions) (*Reader,
 	r := &Reader{path: catalogPath, asSource: opts.AsSource, db: db, engines: opts.Engines, conn: conn, memo: newDigestMemo(NewDigests(opts.DigestCache)), allRowsKeys: map[allRowsKeyID]string{}, goneKeys: map[goneKeyID]string{}, goneParts: map[allRowsKeyID]goneParts{}, schemas: map[string]*pnode{}, schemaTried: map[string]bool{}, deleteTried: map[string]bool{}, existing: map[string]bool{}, posHashes: map[string]keptHash{}, rawDeletes: newDeleteFiles(), tempTables: map[string]bool{}, deletes: map[string][]int64{}, partialCuts: map[string]partialCut{}, cutCap: maxRawDeletes, meta: newMetaMemo(), inl: newInlinedMemo(), maxInlinePositions: 10000}
 	if err := r.init(ctx, opts); err != nil {
 		r.Close()
-		return nil, err
+		return nil, damaged(err)
 	}
 	return r, nil
 }
@@ -164,8 +197,7 @@ func (r *Reader) init(ctx context.Context, opts ReaderOptions) error {
 		return fmt.Errorf("%s: %w", settings, err)
 	}
 	if _, err := r.conn.ExecContext(ctx, fmt.Sprintf("ATTACH %s AS cat (READ_ONLY)", sqlString(r.path))); err != nil {
-		msg := err.Error()
-		if strings.Contains(msg, "storage version") || strings.Contains(msg, "newer version") || strings.Contains(msg, "serialization version") {
+		if storageTooNew(err.Error()) {
 			return fmt.Errorf("%w: catalog %s was saved with a newer DuckDB storage version than DuckDB %s can open (e.g. storage v2.0.0): %w", ErrIncomparable, r.path, duckdbVersion(ctx, r.conn), err)
 		}
 		return fmt.Errorf("%w: attach catalog %s: %w", ErrIncomparable, r.path, err)

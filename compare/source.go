@@ -77,6 +77,18 @@ func (s *Source) readEveryTable(ctx context.Context) error {
 	return err
 }
 
+// ReadEveryTable reads r's catalog whole (Reader.ReadEveryTable): once per
+// Source when r is the Source's reader (as Reader lends it), so that the
+// proofs that follow take its answer instead of reading again; otherwise
+// r is read now. A check's content pass reads a version's frozen catalog
+// whole so, whether or not any proof of the version follows.
+func (s *Source) ReadEveryTable(ctx context.Context, r *Reader) error {
+	if s != nil && r != nil && s.r == r {
+		return s.readEveryTable(ctx)
+	}
+	return r.ReadEveryTable(ctx)
+}
+
 // Close closes the reader of catalog A. The Source is then empty again: a
 // later proof binds it to its own catalog A.
 func (s *Source) Close() error {

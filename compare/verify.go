@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/fdl-formats/fdl-formats/duckfile"
+	"github.com/fdl-formats/fdl-formats/internal/faults"
 )
 
 // ReadEveryTable reads every column of every row of every table in the
@@ -19,6 +20,9 @@ import (
 // it certify every byte a reader can reach. Errors wrap ErrIncomparable and
 // name the file and the table.
 func (r *Reader) ReadEveryTable(ctx context.Context) error {
+	if err := faults.At(ctx, "compare/read-whole", r.path); err != nil {
+		return err
+	}
 	if err := checkLength(r.path); err != nil {
 		return err
 	}
@@ -232,7 +236,7 @@ func (r *Reader) readTablesOneByOne(ctx context.Context, names [][2]string, err 
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			return fmt.Errorf("%w: catalog %s: read table %s: %w", ErrIncomparable, r.path, t, err)
+			return damaged(fmt.Errorf("%w: catalog %s: read table %s: %w", ErrIncomparable, r.path, t, err))
 		}
 	}
 	return fmt.Errorf("%w: catalog %s: read its tables: %w", ErrIncomparable, r.path, err)
@@ -247,6 +251,9 @@ func checkLength(path string) error {
 	}
 	defer f.Close()
 	h, err := duckfile.Read(f)
+	if errors.Is(err, duckfile.ErrTruncated) {
+		return damagedError{fmt.Errorf("%w: catalog %s: %w", ErrIncomparable, path, err)}
+	}
 	if err != nil {
 		return fmt.Errorf("%w: catalog %s: %w", ErrIncomparable, path, err)
 	}
@@ -255,7 +262,7 @@ func checkLength(path string) error {
 		return fmt.Errorf("%w: %w", ErrIncomparable, err)
 	}
 	if want := h.Length(); st.Size() < want {
-		return fmt.Errorf("%w: catalog %s is truncated: %d bytes, its header says %d", ErrIncomparable, path, st.Size(), want)
+		return damagedError{fmt.Errorf("%w: catalog %s is truncated: %d bytes, its header says %d", ErrIncomparable, path, st.Size(), want)}
 	}
 	return nil
 }

@@ -43,8 +43,8 @@ func (r *repository) checkContents(ctx context.Context, v *version, frozen *froz
 // the parent's snapshot_id, which the key names), and no inlined rows;
 // v6: inlined tables are those ducklake_inlined_data_tables registers
 // and inlined tables named in any letter case; v7: a "." part in a data
-// or delete file's path.
-const contentsKeyKind = "fdl-formats content pass v7"
+// or delete file's path; v8: the frozen catalog read whole (readWhole).
+const contentsKeyKind = "fdl-formats content pass v8"
 
 // contentsKey names everything a content pass of v reads, or "" (no digest
 // cache, or an object store, whose data files the pass fetches and
@@ -96,9 +96,23 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 		if errors.As(err, &impostor) {
 			return []Issue{{ProblemViolation, key + ": " + impostor.Detail()}}, false
 		}
+		if errors.Is(err, compare.ErrDamaged) {
+			// Not even opened: the whole read below says the same.
+			problem, err := frozen.readWhole(ctx, v, source)
+			return []Issue{{problem, err.Error()}}, false
+		}
 		return []Issue{{ProblemUnreadable, fmt.Sprintf("read %s: %v", key, err)}}, false
 	}
 	defer done()
+	// Every row of every table, first: a block no later step reads is
+	// still read by every DuckLake reader that loads the catalog, which
+	// fails on it (ProblemInvalid). Once per run and frozen catalog, and
+	// not at all when this build read the same bytes whole before (the
+	// proofs of the version take the answer through source). The steps
+	// below then answer from what it read (AllPathsRelative, bookkeeping).
+	if problem, err := frozen.readWhole(ctx, v, source); err != nil {
+		return []Issue{{problem, err.Error()}}, false
+	}
 	inDataFolder = rd.AllPathsRelative(ctx)
 	var issues []Issue
 	// The one pass that opens every version's frozen catalog checks

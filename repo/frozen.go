@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 
 	"github.com/fdl-formats/fdl-formats/compare"
+	"github.com/fdl-formats/fdl-formats/formats"
 )
 
 // frozenCopies hands the cells of a Backfill or a Check (and a Check's
@@ -37,6 +39,12 @@ type frozenCopy struct {
 	// claim is set once a user found the copy breaking a claim of
 	// version.json (formatClaim): the version's later users stop there.
 	claim error
+	// read is set once the copy was read whole (readWhole), whole its
+	// verdict: kept for the run, as the bytes are the ones version.json
+	// hashes.
+	read      bool
+	whole     error
+	wholeKind Problem
 }
 
 // newFrozenCopies prepares the copies of the versions of cells, in work;
@@ -146,6 +154,89 @@ func (f *frozenCopies) copyOf(ctx context.Context, v *version) (*frozenCopy, str
 	}
 	fc.dir, fc.path = dir, src
 	return fc, src, "", nil
+}
+
+// frozenWholeKind names, in the digest cache, a frozen catalog read whole
+// with no error by this build (compare.BuildKey of its sha256).
+const frozenWholeKind = "fdl-formats frozen catalog read whole v1"
+
+// readWhole reads v's frozen catalog whole (compare.Reader.ReadEveryTable:
+// every row of every table, so DuckDB verifies the checksum of every block
+// that holds data, and the file as long as its header says), once per run,
+// with source's reader of the copy (binding source to it when not yet
+// bound, so that the version's proofs that pass the same Source take the
+// answer instead of reading it again). A catalog read so by this build is
+// kept in the digest cache under its sha256 (the bytes the plan matched
+// against version.json, and the copy as it was made): then nothing is
+// read, nor copied. A catalog that is truncated or has a block DuckDB
+// cannot read is ProblemInvalid: its bytes are the ones version.json
+// hashes, so no restore brings the version back (its writer hashed a
+// damaged file), and every DuckLake reader that loads it fails.
+func (f *frozenCopies) readWhole(ctx context.Context, v *version, source *compare.Source) (Problem, error) {
+	key := ""
+	if f.r.digestCache != nil && v.meta.Catalog.SHA256 != "" {
+		key = compare.BuildKey(frozenWholeKind, v.meta.Catalog.SHA256)
+		if _, ok := f.r.digestCache.Get(key); ok {
+			return "", nil
+		}
+	}
+	fc, src, problem, err := f.copyOf(ctx, v)
+	if err != nil {
+		return problem, err
+	}
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	if fc.read {
+		return fc.wholeKind, fc.whole
+	}
+	name := v.prefix() + v.meta.Catalog.Path
+	problem, err = "", nil
+	rd, done, err := source.Reader(ctx, src, compare.ReaderOptions{DataPath: f.r.dataPath, Engines: f.r.engines})
+	if err == nil {
+		err = source.ReadEveryTable(ctx, rd)
+		_ = done() // a reader that only read
+	}
+	var impostor *formats.NotBaseTableError
+	if ctx.Err() != nil {
+		return ProblemUnreadable, ctx.Err() // not kept: the run stops
+	}
+	switch {
+	case err == nil:
+		if key != "" {
+			_ = f.r.digestCache.Put(key, []byte("read whole")) // a cache that cannot be written only costs time
+		}
+	case errors.As(err, &impostor):
+		problem, err = ProblemViolation, fmt.Errorf("%s: %s", name, impostor.Detail())
+	case errors.Is(err, compare.ErrDamaged):
+		problem, err = ProblemInvalid, &damagedError{name: name, why: copyNamed(err, src, name), err: err}
+	default:
+		problem, err = ProblemUnreadable, fmt.Errorf("read %s whole: %s", name, copyNamed(err, src, name))
+	}
+	fc.read, fc.whole, fc.wholeKind = true, err, problem
+	return problem, err
+}
+
+// damagedError is a frozen catalog whose bytes match version.json but do
+// not read whole (compare.ErrDamaged).
+type damagedError struct {
+	name string // the catalog's key in the repository
+	why  string // what failed, naming the catalog by its key
+	err  error
+}
+
+func (e *damagedError) Error() string {
+	return fmt.Sprintf("%s is not a sound DuckDB file, yet its bytes are the ones version.json hashes (catalog.sha256): %s; every DuckLake reader that loads it fails, so the version is invalid (its writer hashed a damaged file): withdraw it (expired.json, its catalogs deleted) and publish its data again in a new version", e.name, e.why)
+}
+
+func (e *damagedError) Unwrap() error { return e.err }
+
+// copyNamed is the text of err, met reading the private copy src of the
+// catalog key, with the copy named by key and without the prefix that
+// only says the catalog could not be read (compare.ErrIncomparable).
+func copyNamed(err error, src, key string) string {
+	msg := strings.ReplaceAll(err.Error(), src, key)
+	msg = strings.TrimPrefix(msg, compare.ErrIncomparable.Error()+": ")
+	return strings.TrimPrefix(msg, "catalog "+key+": ")
 }
 
 // release says that one user of version id is done with its copy; the last

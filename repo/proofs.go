@@ -158,6 +158,14 @@ func (r *repository) prove(ctx context.Context, c *Cell, work string, frozen *fr
 	rep := r.keptProof(ctx, c, opts)
 	if rep == nil {
 		hint() // the run's delete hints, before its first proof that reads
+		// The frozen catalog whole first, once per run (the version's
+		// content pass may have read it) and not by the proof again: one
+		// that does not read is the version's fault, not the published
+		// catalog's (the proof would call the pair not equivalent).
+		if problem, err := frozen.readWhole(ctx, v, source); err != nil {
+			return fail(problemKind(problem), err)
+		}
+		opts.AReadWhole = true
 		src, problem, err := frozen.get(ctx, v, source)
 		if err != nil {
 			return fail(problemKind(problem), err)
