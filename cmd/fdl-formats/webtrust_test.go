@@ -3,8 +3,12 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"crypto/sha256"
+	"database/sql"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -216,8 +220,85 @@ func dataFiles(t *testing.T, dir string) []string {
 	return out
 }
 
+// flipBlockByte flips a byte of the block that holds the first rows of
+// table in the DuckDB file path, found by DuckDB's account of the file's
+// layout (pragma_storage_info), past the block's checksum: a reader of
+// that table fails on the block.
+func flipBlockByte(t *testing.T, path, table string) {
+	t.Helper()
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(fmt.Sprintf("ATTACH '%s' AS f (READ_ONLY)", path)); err != nil {
+		t.Fatal(err)
+	}
+	var block, size int64
+	q := fmt.Sprintf(`SELECT min(block_id), (SELECT block_size FROM pragma_database_size() WHERE database_name = 'f') FROM pragma_storage_info('f.main.%s') WHERE block_id >= 0`, table)
+	if err := db.QueryRow(q).Scan(&block, &size); err != nil {
+		t.Fatalf("the block of %s in %s: %v", table, path, err)
+	}
+	db.Close()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[3*4096+block*size+100] ^= 0xff
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// resealCatalog records the frozen catalog's size and sha256 as they are
+// now in its version.json: a writer that hashed a damaged file.
+func resealCatalog(t *testing.T, versionDir string) {
+	t.Helper()
+	body, err := os.ReadFile(filepath.Join(versionDir, "ducklake.duckdb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta map[string]any
+	data, err := os.ReadFile(filepath.Join(versionDir, "version.json"))
+	if err == nil {
+		err = json.Unmarshal(data, &meta)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(body)
+	cat := meta["catalog"].(map[string]any)
+	cat["bytes"], cat["sha256"] = len(body), hex.EncodeToString(sum[:])
+	if data, err = json.Marshal(meta); err == nil {
+		err = os.WriteFile(filepath.Join(versionDir, "version.json"), data, 0o644)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// damageFrozen flips a byte in the ducklake_table_stats block of the last
+// version's frozen catalog and reseals it (resealCatalog).
+func damageFrozen(t *testing.T, dir string) {
+	t.Helper()
+	cats, _ := filepath.Glob(filepath.Join(dir, "versions", "*", "ducklake.duckdb"))
+	if len(cats) == 0 {
+		t.Fatal("no frozen catalogs")
+	}
+	last := cats[len(cats)-1]
+	flipBlockByte(t, last, "ducklake_table_stats")
+	resealCatalog(t, filepath.Dir(last))
+}
+
 // TestRemoteExitCodesMatchLocal: the same defect gives the same exit code
-// whether the repository is a folder, on a web server or in a bucket.
+// whether the repository is a folder, on a web server or in a bucket. A
+// catalog with a block DuckDB cannot read is a difference (3) when it is
+// a published one (remove it, backfill writes it again) and an invalid
+// version (6) when it is the frozen one and its bytes are the ones
+// version.json hashes (nothing to restore: the version itself is
+// damaged), whether or not a published catalog's proof reads it; before,
+// check said 0 of the latter with only the source's format declared, and
+// 3 (blaming the published catalog) with the others.
 func TestRemoteExitCodesMatchLocal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("proves a lake")
@@ -240,6 +321,26 @@ func TestRemoteExitCodesMatchLocal(t *testing.T) {
 			defer f.Close()
 			if _, err := f.WriteAt(make([]byte, 8192), 0); err != nil {
 				t.Fatal(err)
+			}
+		}},
+		{"published catalog with a corrupt block", exitDifferent, func(t *testing.T, dir string) {
+			cats, _ := filepath.Glob(filepath.Join(dir, "versions", "*", "catalogs", "1.1.duckdb"))
+			if len(cats) == 0 {
+				t.Fatal("no published 1.1 catalogs")
+			}
+			flipBlockByte(t, cats[len(cats)-1], "ducklake_table_stats")
+		}},
+		{"frozen catalog with a corrupt block hashed so", exitInvalid, damageFrozen},
+		{"source format alone and its frozen catalog with a corrupt block", exitInvalid, func(t *testing.T, dir string) {
+			damageFrozen(t, dir)
+			if err := os.WriteFile(filepath.Join(dir, "fdl.json"), []byte(`{"fdl": "0.1", "data_dir": "data/", "formats": [{"ducklake": "1.0"}]}`), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cats, _ := filepath.Glob(filepath.Join(dir, "versions", "*", "catalogs"))
+			for _, c := range cats {
+				if err := os.RemoveAll(c); err != nil {
+					t.Fatal(err)
+				}
 			}
 		}},
 		{"data file longer than its catalog records", exitDifferent, func(t *testing.T, dir string) {
