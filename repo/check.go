@@ -29,7 +29,9 @@ const (
 	KindDifference Kind = "difference"
 	// KindInvalid: a version's files are missing or invalid, or its
 	// version.json breaks the spec against the repository (a seq that does
-	// not follow its first parent's, first parents that come back to it).
+	// not follow its first parent's, first parents that come back to it),
+	// or its frozen catalog, the very bytes version.json hashes, does not
+	// read whole (truncated, or a block DuckDB cannot read).
 	KindInvalid Kind = "invalid"
 	// KindUnverifiable: an input the operator can restore is missing or
 	// unreadable (a data file, a catalog this DuckDB cannot open).
@@ -142,7 +144,10 @@ func (e *CheckError) Hint() string {
 //     source's own format, no write-ahead log lies beside any catalog, no
 //     catalog was written for a version created at or after its format's
 //     until, and no declared format that can be written is missing;
-//   - contents: the frozen catalog is a DuckLake catalog (no view or other
+//   - contents: the frozen catalog reads whole (every row of every table,
+//     so every block holding data passes its checksum, and the file is as
+//     long as its header says; once per run and kept in the digest cache
+//     under its sha256 and the build: readWhole), is a DuckLake catalog (no view or other
 //     object named like a DuckLake table: formats.CheckObjects), holds the
 //     format ducklake.format says (formatClaim), its last snapshot is
 //     ducklake.snapshot_id, ducklake.snapshots is the range it adds after

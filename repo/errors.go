@@ -22,7 +22,8 @@ var (
 	// declared format that can be written is missing.
 	ErrWorkMissing = errors.New("repository has work missing")
 	// ErrInvalidVersion is matched by the *CheckError Check returns when a
-	// version's files are invalid or unreadable.
+	// version's files are invalid or unreadable, its frozen catalog
+	// included: bytes that match version.json yet do not read whole.
 	ErrInvalidVersion = errors.New("repository has invalid versions")
 	// ErrUnverifiable is matched by the *CheckError Check returns when an
 	// input the operator can restore is missing or unreadable (a data file,
