@@ -225,7 +225,7 @@ type damagedError struct {
 }
 
 func (e *damagedError) Error() string {
-	return fmt.Sprintf("%s is not a sound DuckDB file, yet its bytes are the ones version.json hashes (catalog.sha256): %s; every DuckLake reader that loads it fails, so the version is invalid (its writer hashed a damaged file): withdraw it (expired.json, its catalogs deleted) and publish its data again in a new version", e.name, e.why)
+	return fmt.Sprintf("%s is not a sound DuckDB file, yet its bytes are the ones version.json hashes (catalog.sha256): %s; every DuckLake reader that loads it fails, so the version is invalid (its writer hashed a damaged file): withdraw it (expired.json added, its catalogs and files.json deleted) and publish its data again in a new version", e.name, e.why)
 }
 
 func (e *damagedError) Unwrap() error { return e.err }
