@@ -24,9 +24,12 @@ import (
 // Storage is one DuckDB storage version, as STORAGE_VERSION names it, with
 // the two numbers a file saved at it carries in its headers.
 type Storage struct {
-	// Name is the STORAGE_VERSION value ("v1.5.0"); the oldest DuckDB release
-	// that opens it is the release of that number.
+	// Name is the STORAGE_VERSION value ("v1.5.0").
 	Name string
+	// Since is the oldest DuckDB release that saves these numbers, and so
+	// opens a file saved at them, when it is not the release Name names:
+	// DuckDB 0.10.3 already writes v1.0.0's serialization.
+	Since string
 	// VersionNumber is the main header's storage version number.
 	VersionNumber uint64
 	// Serialization is the database header's serialization compatibility.
@@ -38,13 +41,19 @@ type Storage struct {
 // (TestStoragesMatchDuckDB keeps this list honest).
 var Storages = []Storage{
 	{Name: "v0.10.0", VersionNumber: 64, Serialization: 1},
-	{Name: "v1.0.0", VersionNumber: 64, Serialization: 2},
+	{Name: "v1.0.0", Since: "v0.10.3", VersionNumber: 64, Serialization: 2},
 	{Name: "v1.1.0", VersionNumber: 64, Serialization: 3},
 	{Name: "v1.2.0", VersionNumber: 65, Serialization: 4},
 	{Name: "v1.3.0", VersionNumber: 66, Serialization: 5},
 	{Name: "v1.4.0", VersionNumber: 67, Serialization: 6},
 	{Name: "v1.5.0", VersionNumber: 68, Serialization: 7},
 }
+
+// patchStorages are the release names, accepted as STORAGE_VERSION, that
+// save another storage than the first release of their line (measured with
+// DuckDB 1.5.6, which accepts every release name from v0.10.0 to its own:
+// TestPatchStorageNames). Every other patch release saves its line's.
+var patchStorages = map[string]string{"v0.10.3": "v1.0.0"}
 
 // Header is what the headers of one DuckDB file say.
 type Header struct {
@@ -182,10 +191,41 @@ func Older(storage, than string) (older, known bool) {
 // MinDuckDB is the oldest DuckDB release that opens a storage version named
 // like STORAGE_VERSION ("v1.5.0") or like version.json's catalog.storage
 // ("duckdb-v1.5.0"); nil if the name is not such a version.
+//
+// DuckDB accepts the name of every release as a storage version, and a
+// patch release's name stands for the storage of its line: a file saved at
+// STORAGE_VERSION 'v1.5.3' carries v1.5.0's numbers, and DuckDB 1.5.0 opens
+// it (measured: TestPatchStorageNames; patchStorages lists the exception).
+// So a name of a line Storages lists gives the oldest release that saves
+// that line's storage ("v1.5.3" -> 1.5.0). A name of another line (older
+// than Storages, or newer, such as "v2.0.0") is taken as the release it
+// names: what storage that line writes is not known here.
 func MinDuckDB(storage string) *goversion.Version {
 	v, err := goversion.NewVersion(strings.TrimPrefix(storage, "duckdb-"))
 	if err != nil {
 		return nil
 	}
-	return v.Core()
+	v = v.Core()
+	if s, ok := storageOf(v); ok {
+		since := s.Since
+		if since == "" {
+			since = s.Name
+		}
+		return goversion.Must(goversion.NewVersion(since))
+	}
+	return v
+}
+
+// storageOf is the known storage a release's name saves, if its line is
+// one Storages lists.
+func storageOf(release *goversion.Version) (Storage, bool) {
+	r := release.Segments()
+	other, patch := patchStorages[fmt.Sprintf("v%d.%d.%d", r[0], r[1], r[2])]
+	for _, s := range Storages {
+		k := goversion.Must(goversion.NewVersion(s.Name)).Segments()
+		if (patch && s.Name == other) || (!patch && k[0] == r[0] && k[1] == r[1]) {
+			return s, true
+		}
+	}
+	return Storage{}, false
 }

@@ -38,7 +38,11 @@ func TestStoragesMatchDuckDB(t *testing.T) {
 			if !strings.HasPrefix(h.Writer, "v1.") {
 				t.Errorf("writer %q, want the linked DuckDB's version", h.Writer)
 			}
-			if got, want := h.MinDuckDB().String(), strings.TrimPrefix(s.Name, "v"); got != want {
+			since := s.Since
+			if since == "" {
+				since = s.Name
+			}
+			if got, want := h.MinDuckDB().String(), strings.TrimPrefix(since, "v"); got != want {
 				t.Errorf("MinDuckDB = %s, want %s", got, want)
 			}
 		})
@@ -133,8 +137,48 @@ func TestReadBadInput(t *testing.T) {
 	}
 }
 
+// TestPatchStorageNames: DuckDB accepts every release's name as a
+// STORAGE_VERSION, and a patch release's name saves the storage of its
+// line's first release; MinDuckDB of the name is the DuckDB that opens the
+// file DuckDB writes at it. Before, MinDuckDB("duckdb-v1.5.3") was 1.5.3, so
+// a frozen catalog claimed so was kept from DuckDB 1.5.2, which opens it.
+func TestPatchStorageNames(t *testing.T) {
+	ctx := context.Background()
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	dir := t.TempDir()
+	// The release names DuckDB 1.5.6 accepts (its error for an unknown one
+	// lists them), except those Storages lists (TestStoragesMatchDuckDB).
+	for _, name := range []string{"v0.10.1", "v0.10.2", "v0.10.3", "v1.1.1", "v1.1.2", "v1.1.3", "v1.2.1", "v1.2.2",
+		"v1.3.1", "v1.3.2", "v1.4.1", "v1.4.2", "v1.4.3", "v1.4.4", "v1.4.5", "v1.5.1", "v1.5.2", "v1.5.3", "v1.5.4", "v1.5.5", "v1.5.6"} {
+		t.Run(name, func(t *testing.T) {
+			p := filepath.Join(dir, name+".duckdb")
+			saveTable(ctx, t, db, p, fmt.Sprintf("STORAGE_VERSION '%s'", name), "SELECT 42 AS a")
+			h := readFile(t, p)
+			line := name[:strings.LastIndex(name, ".")] + ".0"
+			if name == "v0.10.3" {
+				line = "v1.0.0" // 0.10.3 writes 1.0's serialization
+			}
+			if h.Storage != line {
+				t.Errorf("saved at %s, header says %s, want %s", name, h, line)
+			}
+			for _, claim := range []string{name, "duckdb-" + name} {
+				if got := MinDuckDB(claim); got == nil || !got.Equal(h.MinDuckDB()) {
+					t.Errorf("MinDuckDB(%q) = %v, want %s (the file it names opens there)", claim, got, h.MinDuckDB())
+				}
+			}
+		})
+	}
+}
+
 func TestMinDuckDBOfNames(t *testing.T) {
-	for in, want := range map[string]string{"duckdb-v1.5.0": "1.5.0", "v1.4.0": "1.4.0", "duckdb-v2.0.0": "2.0.0", "1.3.0": "1.3.0"} {
+	for in, want := range map[string]string{"duckdb-v1.5.0": "1.5.0", "v1.4.0": "1.4.0", "duckdb-v2.0.0": "2.0.0", "1.3.0": "1.3.0",
+		// A patch name is its line's storage; a line Storages does not list
+		// is taken as named.
+		"duckdb-v1.5.3": "1.5.0", "v1.4.4": "1.4.0", "v1.5.9": "1.5.0", "v0.10.2": "0.10.0", "v0.10.3": "0.10.3", "v1.0.0": "0.10.3", "duckdb-v2.0.3": "2.0.3", "v0.9.2": "0.9.2", "v1.6.1": "1.6.1"} {
 		if got := MinDuckDB(in); got == nil || got.String() != want {
 			t.Errorf("MinDuckDB(%q) = %v, want %s", in, got, want)
 		}
