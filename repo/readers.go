@@ -54,9 +54,14 @@ func (r *repository) addReaders(ctx context.Context, rep *CheckReport, opts *Opt
 // readerMatrix evaluates, for each declared format's DuckDB range, which of
 // the plan's versions (those with a valid version.json, not expired) that
 // range can read, and returns the warnings for the versions it cannot
-// (except where the format is past its until for them), and a difference
-// per published catalog saved at a storage its range cannot open
-// (tooNewStorage).
+// (except where the format is past its until for them), a difference per
+// published catalog saved at a storage its range cannot open
+// (tooNewStorage), and a warning per frozen catalog saved at a storage
+// declared readers of its format cannot open (frozenTooNewStorage). The
+// declared range says which DuckDBs are asked (what the publisher
+// promises); what each opens is what it can open, by Resolve's rule (the
+// registry's ranges), so it may read a version from a catalog in another
+// format than the range's.
 func (r *repository) readerMatrix(ctx context.Context, m *Matrix, opts *Options) ([]*ReaderRange, []Finding, error) {
 	declared, err := selectFormats(r.cfg, opts.Formats)
 	if err != nil {
@@ -82,8 +87,13 @@ func (r *repository) readerMatrix(ctx context.Context, m *Matrix, opts *Options)
 	points := r.boundaries(all)
 	out := []*ReaderRange{}
 	var warnings []Finding
+	frozenShut := map[string]string{} // version -> format of its frozen catalog, whose storage shuts out declared readers
 	for _, row := range rows {
 		warnings = append(warnings, tooNewStorage(row.vp, row.files, points)...)
+		if w, ok := frozenTooNewStorage(row.vp, row.files, points); ok {
+			warnings = append(warnings, w)
+			frozenShut[row.vp.ID] = w.Format
+		}
 	}
 	for _, f := range declared {
 		rr := &ReaderRange{Format: f.DuckLake, DuckDB: f.DuckDB, Tried: []string{}, Readable: []*ReaderVersion{}, Unreadable: []*ReaderVersion{}}
@@ -95,6 +105,7 @@ func (r *repository) readerMatrix(ctx context.Context, m *Matrix, opts *Options)
 			}
 		}
 		var gaps []string
+		planned := false // a gap the plan explains (a missing or refused catalog)
 		for _, row := range rows {
 			rv := &ReaderVersion{Version: row.vp.ID, Seq: row.vp.Seq, Opens: map[string]string{}}
 			for _, p := range tried {
@@ -115,12 +126,21 @@ func (r *repository) readerMatrix(ctx context.Context, m *Matrix, opts *Options)
 				if len(rv.Cannot) < len(tried) {
 					gap += " (in DuckDB " + strings.Join(rv.Cannot, ", ") + ")"
 				}
+				if frozenShut[rv.Version] == f.DuckLake {
+					gap += " (its frozen catalog's storage is too new: see that warning)"
+				} else {
+					planned = true
+				}
 				gaps = append(gaps, gap)
 			}
 		}
 		if len(gaps) > 0 {
+			see := ""
+			if planned {
+				see = " (see plan: missing catalogs, refusals)"
+			}
 			warnings = append(warnings, Finding{Kind: KindWarning, Format: f.DuckLake,
-				Detail: fmt.Sprintf("readers: DuckDB %s (format %s) cannot read %d of %d versions: %s (see plan: missing catalogs, refusals)", f.DuckDB, f.DuckLake, len(gaps), len(rows), strings.Join(gaps, "; "))})
+				Detail: fmt.Sprintf("readers: DuckDB %s (format %s) cannot read %d of %d versions: %s%s", f.DuckDB, f.DuckLake, len(gaps), len(rows), strings.Join(gaps, "; "), see)})
 		}
 		out = append(out, rr)
 	}
@@ -128,26 +148,50 @@ func (r *repository) readerMatrix(ctx context.Context, m *Matrix, opts *Options)
 }
 
 // tooNewStorage is a difference per published catalog saved at a DuckDB
-// storage version that some DuckDB of its format's reader range cannot
-// open: that reader picks the file by its format's name (FDL 0.1,
-// Versions: Catalogs in other formats) and fails on it, where backfill
-// would have written it at the oldest storage the range opens. The frozen
-// catalog is as made (its storage claim is checked against version.json).
+// storage version that some DuckDB of its format's declared range (else
+// the registry's) cannot open: that reader picks the file by its format's
+// name (FDL 0.1, Versions: Catalogs in other formats) and fails on it,
+// where backfill would have written it at the oldest storage the range
+// opens. The frozen catalog is as made (its storage claim is checked
+// against version.json; frozenTooNewStorage warns of its storage).
 func tooNewStorage(vp *VersionPlan, files []*CatalogFile, points []*goversion.Version) []Finding {
 	var out []Finding
 	for _, f := range files {
 		if f.Frozen || f.problem != "" || f.min == nil {
 			continue
 		}
+		promised, text := f.promised()
 		for _, p := range points {
-			if f.readers.Check(p) && p.LessThan(f.min) {
+			if promised.Check(p) && p.LessThan(f.min) {
 				out = append(out, Finding{Kind: KindDifference, Version: vp.ID, Format: f.Format, Key: f.Key,
-					Detail: fmt.Sprintf("%s is saved at DuckDB storage %s, which DuckDB %s, a reader of format %s (DuckDB %s), cannot open: delete it and run backfill, which writes it at the oldest storage the range opens", f.Key, f.Storage, p, f.Format, f.Readers)})
+					Detail: fmt.Sprintf("%s is saved at DuckDB storage %s, which DuckDB %s, a reader of format %s (DuckDB %s), cannot open: delete it and run backfill, which writes it at the oldest storage the range opens", f.Key, f.Storage, p, f.Format, text)})
 				break
 			}
 		}
 	}
 	return out
+}
+
+// frozenTooNewStorage is a warning when the frozen catalog is saved at a
+// DuckDB storage (as version.json's catalog.storage says, or its header
+// where that needs a newer one) that some DuckDB fdl.json declares for the
+// catalog's own format cannot open: "catalog.storage should be the oldest
+// DuckDB storage format the declared readers can open" (FDL 0.1, Versions,
+// "Catalogs in other formats"). Backfill cannot help (it writes no catalog
+// in the frozen catalog's format), only the writer can; "should" makes it
+// a warning, as the rule of the oldest declared format is.
+func frozenTooNewStorage(vp *VersionPlan, files []*CatalogFile, points []*goversion.Version) (Finding, bool) {
+	f := files[len(files)-1]
+	if !f.Frozen || f.problem != "" || f.min == nil || f.declared == nil {
+		return Finding{}, false
+	}
+	for _, p := range points {
+		if f.declared.Check(p) && f.readers.Check(p) && p.LessThan(f.min) {
+			return Finding{Kind: KindWarning, Version: vp.ID, Format: f.Format, Key: f.Key,
+				Detail: frozenTooNew(f, fmt.Sprintf("DuckDB %s, a reader fdl.json declares for it (DuckDB %s),", p, f.Declared))}, true
+		}
+	}
+	return Finding{}, false
 }
 
 // firstOpening is the key of the catalog DuckDB p opens, or "".

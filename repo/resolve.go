@@ -78,11 +78,14 @@ type CatalogFile struct {
 	FormatFrom string `json:"format_from,omitempty"`
 	// Frozen marks the version's own ducklake.duckdb.
 	Frozen bool `json:"frozen"`
-	// Readers is the DuckDB version constraint of the format's readers, from
-	// fdl.json where the format is declared, else from the format registry
-	// (ReadersFrom).
-	Readers     string `json:"readers,omitempty"`
-	ReadersFrom string `json:"readers_from,omitempty"`
+	// Readers is the DuckDB version constraint of the releases whose
+	// DuckLake opens the format read-only, from the format registry: with
+	// the file's storage, it decides which DuckDBs open the file. Declared
+	// is the range fdl.json declares for the format, which the publisher
+	// promises to serve (within Readers); empty when fdl.json does not
+	// declare the format.
+	Readers  string `json:"readers,omitempty"`
+	Declared string `json:"declared,omitempty"`
 	// Storage is the file's DuckDB storage version: version.json's
 	// catalog.storage for the frozen catalog, the file's own header for a
 	// published one (StorageFrom). A DuckDB older than MinDuckDB cannot open
@@ -101,9 +104,10 @@ type CatalogFile struct {
 	// version.json or its name says.
 	Verified bool `json:"verified,omitempty"`
 
-	readers goversion.Constraints
-	min     *goversion.Version
-	problem string // the file cannot be used at all (missing, unknown format, unreadable header)
+	readers  goversion.Constraints // the registry's: who opens the format
+	declared goversion.Constraints // fdl.json's: who is promised it; nil when not declared
+	min      *goversion.Version
+	problem  string // the file cannot be used at all (missing, unknown format, unreadable header)
 }
 
 // NoCatalogError is returned by Resolve when no catalog of the version opens
@@ -119,6 +123,9 @@ type NoCatalogError struct {
 	// Declared names the formats fdl.json declares for this DuckDB, which
 	// the version has no catalog in.
 	Declared []string
+	// TooNew are the version's catalogs in a format this DuckDB opens,
+	// saved at a storage it cannot open.
+	TooNew []*CatalogFile
 }
 
 func (e *NoCatalogError) Error() string {
@@ -143,23 +150,50 @@ func (e *NoCatalogError) Error() string {
 // Is matches ErrNoCatalog.
 func (e *NoCatalogError) Is(target error) bool { return target == ErrNoCatalog }
 
-// Hint tells the reader what to do.
+// Hint tells the reader what to do, and who can fix it.
 func (e *NoCatalogError) Hint() string {
 	if e.Why != "" {
 		return "pick another version (--version ID|SEQ|latest)"
 	}
-	if len(e.Declared) > 0 {
-		return fmt.Sprintf("fdl.json declares format %s for DuckDB %s, but this version has no catalog in it: the publisher runs `fdl-formats backfill` (`fdl-formats plan` says if it is refused or past its until)", strings.Join(e.Declared, ", "), e.DuckDB)
+	var hints []string
+	for _, f := range e.TooNew {
+		if f.Frozen {
+			hints = append(hints, frozenTooNew(f, "DuckDB "+e.DuckDB))
+		} else {
+			hints = append(hints, fmt.Sprintf("%s is in format %s, which DuckDB %s reads, but saved at storage %s, which it cannot open: the publisher deletes it and runs `fdl-formats backfill`, which writes it at the oldest storage the format's readers open", f.Key, f.Format, e.DuckDB, f.Storage))
+		}
 	}
-	return "open it from one of the DuckDB versions listed, or ask the publisher to declare a format for DuckDB " + e.DuckDB + " in fdl.json and run `fdl-formats backfill`"
+	if len(e.Declared) > 0 {
+		hints = append(hints, fmt.Sprintf("fdl.json declares format %s for DuckDB %s, but this version has no catalog in it: the publisher runs `fdl-formats backfill` (`fdl-formats plan` says if it is refused or past its until)", strings.Join(e.Declared, ", "), e.DuckDB))
+	}
+	if len(hints) == 0 {
+		return "open it from one of the DuckDB versions listed, or ask the publisher to declare a format for DuckDB " + e.DuckDB + " in fdl.json and run `fdl-formats backfill`"
+	}
+	return strings.Join(hints, "; or ")
+}
+
+// frozenTooNew says what fixes a frozen catalog in a format a DuckDB (who)
+// reads but saved at a storage it cannot open. Backfill cannot: it writes
+// no catalog in the frozen catalog's own format (the rules of catalogs/),
+// so only the writer can, saving it at an older storage, as the spec asks
+// ("catalog.storage should be the oldest DuckDB storage format the
+// declared readers can open").
+func frozenTooNew(f *CatalogFile, who string) string {
+	older := "an older storage"
+	if v, err := formats.Lookup(f.Format); err == nil && v.Storage != "" {
+		older = fmt.Sprintf("storage %s (STORAGE_VERSION '%s', which every DuckDB that reads format %s opens)", v.Storage, v.Storage, f.Format)
+	}
+	return fmt.Sprintf("%s, the frozen catalog, is in format %s, which %s reads, but saved at storage %s (%s), which it cannot open; `fdl-formats backfill` cannot help (it writes no catalog in the frozen catalog's own format): the writer must save the frozen catalog at %s and say so in version.json's catalog.storage (FDL: catalog.storage should be the oldest DuckDB storage format the declared readers can open)",
+		f.Key, f.Format, who, f.Storage, f.StorageFrom, older)
 }
 
 // Resolve tells a reader on a given DuckDB which catalog of a version to
 // open, following the FDL rule: the newest format it opens among the
 // version's catalogs/<format>.duckdb, else the frozen ducklake.duckdb if it
-// opens that. A DuckDB opens a file when it is in the format's reader range
-// (fdl.json's, else the registry's) and not older than the file's storage
-// version. The Resolution carries the ATTACH statement for that DuckDB.
+// opens that. A DuckDB opens a file when its DuckLake opens the format (the
+// registry's range, whatever range fdl.json promises the format to) and it
+// is not older than the file's storage version. The Resolution carries the
+// ATTACH statement for that DuckDB.
 //
 // It reads fdl.json, version.json and the first 12 KiB of each catalog,
 // the frozen one too: a frozen catalog whose header needs a newer storage
@@ -274,17 +308,25 @@ func (r *repository) verifyFile(ctx context.Context, v *version, f *CatalogFile)
 	return nil
 }
 
-// noCatalog says which catalogs of the version other DuckDBs open, and which
-// declared formats this one would.
+// noCatalog says which catalogs of the version other DuckDBs open, which
+// declared formats this one would open but the version lacks, and which
+// files it would open but for their storage.
 func (r *repository) noCatalog(res *Resolution, dv *goversion.Version) *NoCatalogError {
 	e := &NoCatalogError{Version: res.Version, Seq: res.Seq, DuckDB: res.DuckDB}
+	has := map[string]bool{}
 	for _, f := range res.Files {
 		if f.DuckDB != "" {
 			e.Would = append(e.Would, f)
 		}
+		if f.problem == "" {
+			has[f.Format] = true
+			if f.readers.Check(dv) && f.min != nil && dv.LessThan(f.min) {
+				e.TooNew = append(e.TooNew, f)
+			}
+		}
 	}
 	for _, f := range r.cfg.Sorted() {
-		if f.Readers.Check(dv) {
+		if f.Readers.Check(dv) && !has[f.DuckLake] {
 			e.Declared = append(e.Declared, f.DuckLake)
 		}
 	}
@@ -293,7 +335,8 @@ func (r *repository) noCatalog(res *Resolution, dv *goversion.Version) *NoCatalo
 
 // AttachSQL is the statement that attaches a frozen DuckLake catalog
 // read-only, with its data read from dataURL instead of the data_path the
-// catalog records.
+// catalog records. The alias is always quoted: a dataset may be named
+// with one of SQL's reserved words ("order"), which DuckDB refuses bare.
 func AttachSQL(catalogURL, name, dataURL string) string {
 	return fmt.Sprintf("ATTACH %s AS %s (READ_ONLY, DATA_PATH %s, OVERRIDE_DATA_PATH true)",
 		sqlString("ducklake:"+catalogURL), sqlIdent(name), sqlString(dataURL))
@@ -301,14 +344,9 @@ func AttachSQL(catalogURL, name, dataURL string) string {
 
 func sqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
-var plainIdent = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
-
-func sqlIdent(s string) string {
-	if plainIdent.MatchString(s) {
-		return s
-	}
-	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
-}
+// sqlIdent quotes an identifier, whatever it is (a keyword, any case, any
+// character), doubling the quotes inside it.
+func sqlIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
 // LinkedDuckDB is the version of the DuckDB linked into this program ("1.5.6").
 func LinkedDuckDB(ctx context.Context) (string, error) {
@@ -452,20 +490,34 @@ func formatRank(name string) int {
 	return formats.All.Index(v)
 }
 
-// setReaders takes a format's reader range from fdl.json where declared,
-// else from the registry.
+// setReaders takes the DuckDBs that open a format from the registry, and
+// those fdl.json promises it to where it declares the format. What a DuckDB
+// opens is what it can open (FDL 0.1, Versions, "Catalogs in other
+// formats": "A reader tries the formats it can open, newest first"), not
+// what it is promised: fdl.json may narrow a format's range (1.0 for
+// DuckDB ">= 1.5.2, < 2.0.0"), yet DuckDB 2.0 still opens 1.0 catalogs. A
+// development layout (1.1-dev1) opens in no released DuckDB, and fdl.json
+// cannot declare one.
 func (r *repository) setReaders(f *CatalogFile) {
-	if d, ok := r.cfg.Format(f.Format); ok {
-		f.Readers, f.ReadersFrom, f.readers = d.DuckDB, "fdl.json", d.Readers
-		return
-	}
 	v, err := formats.Lookup(f.Format)
 	if err != nil {
 		f.problem = err.Error()
 		return
 	}
-	f.Readers, f.ReadersFrom = v.DuckDB, "registry"
+	f.Readers = v.DuckDB
 	f.readers, _ = goversion.NewConstraint(v.DuckDB) // validated by formats.All.Validate
+	if d, ok := r.cfg.Format(f.Format); ok {
+		f.Declared, f.declared = d.DuckDB, d.Readers
+	}
+}
+
+// promised is the DuckDB range the file's format is served to: fdl.json's
+// where it declares the format, else the registry's.
+func (f *CatalogFile) promised() (goversion.Constraints, string) {
+	if f.declared != nil {
+		return f.declared, f.Declared
+	}
+	return f.readers, f.Readers
 }
 
 func readHeader(ctx context.Context, st store.Store, key string) (duckfile.Header, error) {
@@ -487,7 +539,7 @@ func (f *CatalogFile) opensIn(dv *goversion.Version) (bool, string) {
 	case f.problem != "":
 		return false, f.problem
 	case !f.readers.Check(dv):
-		return false, fmt.Sprintf("format %s is read by DuckDB %s (%s)", f.Format, f.Readers, f.ReadersFrom)
+		return false, fmt.Sprintf("format %s opens only in DuckDB %s", f.Format, f.Readers)
 	case dv.LessThan(f.min):
 		return false, fmt.Sprintf("saved at DuckDB storage %s, which DuckDB %s cannot open (needs %s or newer)", f.Storage, dv, f.min)
 	}

@@ -173,7 +173,7 @@ func runResolveCases(ctx context.Context, t *testing.T, st *local.Store, phase, 
 // resolution is for it, the statement itself is run and a table read.
 func checkStatement(ctx context.Context, t *testing.T, res *Resolution) {
 	t.Helper()
-	wantAttach := fmt.Sprintf("ATTACH 'ducklake:%s' AS add_drop_columns (READ_ONLY, DATA_PATH '%s', OVERRIDE_DATA_PATH true)", res.CatalogURL, res.DataURL)
+	wantAttach := fmt.Sprintf(`ATTACH 'ducklake:%s' AS "add_drop_columns" (READ_ONLY, DATA_PATH '%s', OVERRIDE_DATA_PATH true)`, res.CatalogURL, res.DataURL)
 	if res.Attach != wantAttach {
 		t.Errorf("statement\n %s\nwant\n %s", res.Attach, wantAttach)
 	}
@@ -190,6 +190,12 @@ func checkStatement(ctx context.Context, t *testing.T, res *Resolution) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
+	// DuckDB parses the statement (preparing an ATTACH opens nothing).
+	if stmt, err := conn.PrepareContext(ctx, res.Attach); err != nil {
+		t.Errorf("DuckDB does not parse %s: %v", res.Attach, err)
+	} else {
+		stmt.Close()
+	}
 	if _, err := conn.ExecContext(ctx, fmt.Sprintf("ATTACH %s AS cat (READ_ONLY)", sqlString(res.CatalogURL))); err != nil {
 		t.Fatalf("plain ATTACH of %s: %v", res.CatalogURL, err)
 	}
@@ -300,24 +306,38 @@ func TestResolveStorage(t *testing.T) {
 		t.Errorf("would = %v, want only the frozen catalog (no DuckDB opens a 0.3 catalog at storage v1.5.0)", nc.Would)
 	}
 
-	// The frozen catalog's storage comes from version.json.
-	vj := filepath.Join(dir, "version.json")
-	data, err := os.ReadFile(vj)
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.Remove(vj)
-	writeFile(t, vj, strings.Replace(string(data), `"duckdb-v1.5.0"`, `"duckdb-v1.5.3"`, 1))
-	for duckdb, want := range map[string]string{"1.5.2": "", "1.5.3": "ducklake.duckdb"} {
-		res, err := Resolve(ctx, st, ResolveOptions{Version: id, DuckDB: duckdb})
-		switch {
-		case want == "" && !errors.As(err, &nc):
-			t.Errorf("DuckDB %s: %v, want no catalog", duckdb, err)
-		case want == "" && !strings.Contains(nc.Error(), "ducklake.duckdb (format 1.0, storage v1.5.3): DuckDB >= 1.5.2, >= 1.5.3"):
-			t.Errorf("DuckDB %s: %v", duckdb, nc)
-		case want != "" && (err != nil || !res.File.Frozen):
-			t.Errorf("DuckDB %s: %v, want the frozen catalog", duckdb, err)
-		}
+	// The frozen catalog's storage comes from version.json, where its header
+	// needs no newer one. A patch release's name is the storage of its line
+	// (DuckDB saves v1.5.0's at STORAGE_VERSION 'v1.5.3'): before, DuckDB
+	// 1.5.2 was kept from a catalog claimed "duckdb-v1.5.3". A line
+	// duckfile does not know (v2.0.0) is taken as named.
+	for _, tc := range []struct {
+		claim, duckdb string
+		opens         bool
+		min, would    string
+	}{
+		{"duckdb-v1.5.3", "1.5.2", true, "1.5.0", ""},
+		{"duckdb-v1.5.3", "1.5.6", true, "1.5.0", ""},
+		{"duckdb-v2.0.0", "1.5.6", false, "2.0.0", "ducklake.duckdb (format 1.0, storage v2.0.0): DuckDB >= 1.5.2, >= 2.0.0"},
+		{"duckdb-v2.0.0", "2.0.0", true, "2.0.0", ""},
+	} {
+		t.Run(tc.claim+"/"+tc.duckdb, func(t *testing.T) {
+			editVersion(t, dir, setClaim("catalog", "storage", tc.claim))
+			res, err := Resolve(ctx, st, ResolveOptions{Version: id, DuckDB: tc.duckdb})
+			var nc *NoCatalogError
+			switch {
+			case !tc.opens && !errors.As(err, &nc):
+				t.Fatalf("Resolve = %v, want no catalog", err)
+			case !tc.opens && !strings.Contains(nc.Error(), tc.would):
+				t.Errorf("Resolve = %v, want it to say %q", nc, tc.would)
+			case tc.opens && (err != nil || !res.File.Frozen):
+				t.Fatalf("Resolve = %v, want the frozen catalog", err)
+			}
+			frozen := res.Files[len(res.Files)-1]
+			if frozen.Storage != strings.TrimPrefix(tc.claim, "duckdb-") || frozen.StorageFrom != "version.json" || frozen.MinDuckDB != tc.min {
+				t.Errorf("frozen catalog: storage %s from %s, min DuckDB %s; want %s from version.json, min %s", frozen.Storage, frozen.StorageFrom, frozen.MinDuckDB, tc.claim, tc.min)
+			}
+		})
 	}
 }
 
@@ -387,7 +407,7 @@ func TestResolveVersions(t *testing.T) {
 			if tc.err == ErrNoCatalog && !strings.Contains(err.Error(), "withdrawn (expired.json)") {
 				t.Errorf("message %q", err)
 			}
-			if tc.err == nil && (res.DataURL != "https://fdl.example/06_deletes/data/" || !strings.Contains(res.Attach, "AS deletes (READ_ONLY, DATA_PATH 'https://fdl.example/06_deletes/data/'")) {
+			if tc.err == nil && (res.DataURL != "https://fdl.example/06_deletes/data/" || !strings.Contains(res.Attach, `AS "deletes" (READ_ONLY, DATA_PATH 'https://fdl.example/06_deletes/data/'`)) {
 				t.Errorf("data URL %s, statement %s", res.DataURL, res.Attach)
 			}
 		})
@@ -438,5 +458,290 @@ func TestConstraintPoints(t *testing.T) {
 		if fmt.Sprint(got) != want {
 			t.Errorf("constraintPoints(%q) = %v, want %s", c, got, want)
 		}
+	}
+}
+
+// TestResolveWhatDuckDBCanOpen: a DuckDB opens what it can open, not only
+// what fdl.json promises it: README's fdl.json declares 1.0 for DuckDB
+// ">= 1.5.2, < 2.0.0" and 1.1 for ">= 2.0.0", yet DuckDB 2.0 opens 1.0
+// catalogs. Without a 1.1 catalog it opens the frozen 1.0 one; with a frozen
+// 1.1 catalog and catalogs/1.0.duckdb it opens catalogs/1.0.duckdb, as the
+// spec orders them ("A reader tries the formats it can open, newest first,
+// then falls back to ducklake.duckdb"). Check's readers table says the
+// same; the promise (1.1 missing) is still work missing. Before, resolve
+// exited 8 for DuckDB 2.0 in the first repository and named the frozen
+// catalog in the second, and check warned that DuckDB 2.0 read no version.
+func TestResolveWhatDuckDBCanOpen(t *testing.T) {
+	ctx := context.Background()
+	readme := `{"fdl": "0.1", "data_dir": "data/", "formats": [
+		{"ducklake": "1.0", "duckdb": ">= 1.5.2, < 2.0.0"},
+		{"ducklake": "1.1", "duckdb": ">= 2.0.0"}]}`
+	for _, tc := range []struct {
+		name string
+		// frozen11 makes the newest version's frozen catalog a 1.1 one,
+		// with its 1.0 original as catalogs/1.0.duckdb.
+		frozen11 bool
+		opens    map[string]string // DuckDB -> file of the newest version ("" none)
+	}{
+		{"frozen 1.0, no 1.1 catalog", false, map[string]string{
+			"1.5.0": "", "1.5.2": "ducklake.duckdb", "1.5.6": "ducklake.duckdb", "2.0.0": "ducklake.duckdb", "2.1.0": "ducklake.duckdb"}},
+		{"frozen 1.1, catalogs/1.0.duckdb", true, map[string]string{
+			"1.5.0": "", "1.5.2": "catalogs/1.0.duckdb", "2.0.0": "catalogs/1.0.duckdb"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st, ids := readerLake(t)
+			fdl := filepath.Join(st.Root(), "fdl.json")
+			os.Remove(fdl)
+			writeFile(t, fdl, readme)
+			latest := ids[len(ids)-1]
+			dir := filepath.Join(st.Root(), "versions", latest)
+			if tc.frozen11 {
+				frozen, tmp := filepath.Join(dir, "ducklake.duckdb"), filepath.Join(t.TempDir(), "1.1.duckdb")
+				if _, err := convert.Catalog(ctx, frozen, tmp, formats.V1_1, convert.Options{}); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.MkdirAll(filepath.Join(dir, "catalogs"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Rename(frozen, filepath.Join(dir, "catalogs", "1.0.duckdb")); err != nil {
+					t.Fatal(err)
+				}
+				copyFile(t, tmp, frozen)
+				editVersion(t, dir, setClaim("ducklake", "format", "1.1"))
+			}
+			prefix := VersionsDir + latest + "/"
+			for duckdb, want := range tc.opens {
+				res, err := Resolve(ctx, st, ResolveOptions{Version: latest, DuckDB: duckdb})
+				if want == "" {
+					if !errors.Is(err, ErrNoCatalog) {
+						t.Errorf("DuckDB %s: Resolve = %v, want no catalog", duckdb, err)
+					}
+					continue
+				}
+				if err != nil {
+					t.Errorf("DuckDB %s: %v", duckdb, err)
+					continue
+				}
+				if got := strings.TrimPrefix(res.File.Key, prefix); got != want {
+					t.Errorf("DuckDB %s opens %s, want %s", duckdb, got, want)
+				}
+				for _, f := range res.Files {
+					if f.Format == "1.0" && (f.Readers != ">= 1.5.2" || f.Declared != ">= 1.5.2, < 2.0.0" || f.DuckDB != ">= 1.5.2") {
+						t.Errorf("%s: readers %q, declared %q, opened by %q; want the registry's >= 1.5.2, fdl.json's >= 1.5.2, < 2.0.0, opened by >= 1.5.2", f.Key, f.Readers, f.Declared, f.DuckDB)
+					}
+				}
+			}
+
+			// check: DuckDB 2.0, the 1.1 range, reads every version; the 1.1
+			// catalogs fdl.json promises are still missing.
+			rep, err := Check(ctx, st, Options{Jobs: 2})
+			if !errors.Is(err, ErrWorkMissing) || errors.Is(err, ErrDifferences) {
+				t.Fatalf("Check = %v, want only work missing (the 1.1 catalogs)", err)
+			}
+			for _, rr := range rep.Readers {
+				if len(rr.Unreadable) > 0 {
+					t.Errorf("range %s (%s) cannot read %v", rr.Format, rr.DuckDB, seqs(rr.Unreadable))
+				}
+				if rr.Format != "1.1" {
+					continue
+				}
+				for _, rv := range rr.Readable {
+					want := VersionsDir + rv.Version + "/ducklake.duckdb"
+					if rv.Version == latest && tc.frozen11 {
+						want = VersionsDir + rv.Version + "/catalogs/1.0.duckdb"
+					}
+					if rv.Opens["2.0.0"] != want {
+						t.Errorf("readers of 1.1: DuckDB 2.0.0 opens %q in seq %d, want %s", rv.Opens["2.0.0"], rv.Seq, want)
+					}
+				}
+			}
+			for _, f := range rep.Findings {
+				if strings.HasPrefix(f.Detail, "readers: ") {
+					t.Errorf("warning %q", f.Detail)
+				}
+			}
+		})
+	}
+}
+
+// TestAttachAlias: the statement's alias is always quoted, so that DuckDB
+// parses it whatever the dataset is named: SQL's reserved words ("order",
+// the alias of a dataset named "Order"), any case, spaces, quotes. Each
+// statement is parsed by DuckDB (prepared: an ATTACH opens nothing until
+// run), and the quoting round-trips: a database attached under the quoted
+// alias has that name. Before, `AS order` was a parser error.
+func TestAttachAlias(t *testing.T) {
+	ctx := context.Background()
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	for _, name := range []string{"lake", "order", "select", "Order", "group by", `we"ird`, "2026", "naïve", "lake'1"} {
+		t.Run(name, func(t *testing.T) {
+			stmt := AttachSQL("/srv/fdl/versions/x/ducklake.duckdb", name, "/srv/fdl/data/")
+			p, err := conn.PrepareContext(ctx, stmt)
+			if err != nil {
+				t.Fatalf("DuckDB does not parse %s: %v", stmt, err)
+			}
+			p.Close()
+			if _, err := conn.ExecContext(ctx, "ATTACH ':memory:' AS "+sqlIdent(name)); err != nil {
+				t.Fatal(err)
+			}
+			defer conn.ExecContext(ctx, "DETACH "+sqlIdent(name))
+			var got string
+			if err := conn.QueryRowContext(ctx, "SELECT database_name FROM duckdb_databases() WHERE database_name = ?", name).Scan(&got); err != nil {
+				t.Errorf("no database named %q after attaching it as %s: %v", name, sqlIdent(name), err)
+			}
+		})
+	}
+
+	// From a dataset named with a reserved word, through Resolve.
+	st, ids := readerLake(t)
+	latest := ids[len(ids)-1]
+	dir := filepath.Join(st.Root(), "versions", latest)
+	ds := filepath.Join(dir, "dataset.json")
+	data, err := os.ReadFile(ds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(ds)
+	writeFile(t, ds, strings.Replace(string(data), `"name": "add_drop_columns"`, `"name": "Order"`, 1))
+	editVersion(t, dir, nil, "dataset")
+	res, err := Resolve(ctx, st, ResolveOptions{DuckDB: "1.5.6"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Name != "order" || !strings.Contains(res.Attach, `' AS "order" (READ_ONLY`) {
+		t.Fatalf("alias %q, statement %s; want \"order\" quoted", res.Name, res.Attach)
+	}
+	p, err := conn.PrepareContext(ctx, res.Attach)
+	if err != nil {
+		t.Fatalf("DuckDB does not parse %s: %v", res.Attach, err)
+	}
+	p.Close()
+}
+
+// TestCheckPatchStorageClaim: version.json's catalog.storage may name a
+// patch release ("duckdb-v1.5.3"), which is its line's storage: every DuckDB
+// of format 1.0 opens such a catalog saved at v1.5.0, so check's readers
+// table reads it there and no claim is false. A claim of an older line
+// than the header is still false. Before, check warned that DuckDB 1.5.2
+// could not read the version.
+func TestCheckPatchStorageClaim(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		claim string
+		want  error
+	}{
+		{"duckdb-v1.5.0", nil},
+		{"duckdb-v1.5.3", nil},
+		{"duckdb-v1.5.6", nil},
+		{"duckdb-v1.4.4", ErrDifferences},
+	} {
+		t.Run(tc.claim, func(t *testing.T) {
+			st, ids := readerLake(t)
+			fdl := filepath.Join(st.Root(), "fdl.json")
+			os.Remove(fdl)
+			writeFile(t, fdl, `{"fdl": "0.1", "data_dir": "data/", "formats": [{"ducklake": "1.0", "duckdb": ">= 1.5.2"}]}`)
+			latest := ids[len(ids)-1]
+			editVersion(t, filepath.Join(st.Root(), "versions", latest), setClaim("catalog", "storage", tc.claim))
+			rep, err := Check(ctx, st, Options{Jobs: 2})
+			if !errors.Is(err, tc.want) || (tc.want == nil && err != nil) {
+				t.Fatalf("Check = %v, want %v", err, tc.want)
+			}
+			if tc.want != nil {
+				return
+			}
+			for _, f := range rep.Findings {
+				t.Errorf("finding %s: %s", f.Kind, f.Detail)
+			}
+			if len(rep.Readers) != 1 || len(rep.Readers[0].Readable) != 3 || rep.Readers[0].Readable[2].Opens["1.5.2"] == "" {
+				t.Errorf("readers: %+v, want DuckDB 1.5.2 to read all 3 versions", rep.Readers[0])
+			}
+		})
+	}
+}
+
+// TestFrozenStorageShutsOutItsReaders: a frozen 0.3 catalog saved at
+// storage v1.5.0 (or claimed so in version.json) does not open in DuckDB
+// 1.4, the readers fdl.json declares for 0.3. Backfill cannot help (no
+// catalog in the frozen catalog's own format is written in catalogs/):
+// resolve's hint and check's warning say that the writer must save the
+// frozen catalog at an older storage, as the spec asks ("catalog.storage
+// should be the oldest DuckDB storage format the declared readers can
+// open"); "should" keeps it a warning. Before, resolve told the reader the
+// publisher would run backfill, and check's only word was the readers
+// table's gap, pointing at the plan.
+func TestFrozenStorageShutsOutItsReaders(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name, save, from string // save: the storage the frozen catalog is saved at ("" as made: v0.10.0)
+	}{
+		{"saved at v1.5.0", "v1.5.0", "version.json"},
+		{"saved at v0.10.0, claimed v1.5.0", "", "version.json"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := copyLake(t, filepath.Join(testlakes.Dir(t, "lakes-0.3"), "06_deletes"))
+			fdl := filepath.Join(st.Root(), "fdl.json")
+			os.Remove(fdl)
+			writeFile(t, fdl, `{"fdl": "0.1", "data_dir": "data/", "formats": [{"ducklake": "0.3", "duckdb": ">= 1.4.0, < 1.5.0"}]}`)
+			id := versionIDs(t, st.Root())[0]
+			v := filepath.Join(st.Root(), "versions", id)
+			if tc.save != "" {
+				saveAtStorage(t, filepath.Join(v, "ducklake.duckdb"), tc.save)
+			}
+			editVersion(t, v, setClaim("catalog", "storage", "duckdb-v1.5.0"))
+			key := VersionsDir + id + "/ducklake.duckdb"
+			remedy := []string{key + ", the frozen catalog, is in format 0.3", "saved at storage v1.5.0 (" + tc.from + "), which it cannot open",
+				"`fdl-formats backfill` cannot help", "the writer must save the frozen catalog at storage v1.4.0 (STORAGE_VERSION 'v1.4.0'", "catalog.storage should be the oldest DuckDB storage format the declared readers can open"}
+
+			_, err := Resolve(ctx, st, ResolveOptions{Version: id, DuckDB: "1.4.3"})
+			var nc *NoCatalogError
+			if !errors.As(err, &nc) {
+				t.Fatalf("Resolve = %v, want no catalog", err)
+			}
+			hint := nc.Hint()
+			for _, want := range append(remedy, "which DuckDB 1.4.3 reads") {
+				if !strings.Contains(hint, want) {
+					t.Errorf("hint %q lacks %q", hint, want)
+				}
+			}
+			if strings.Contains(hint, "runs `fdl-formats backfill`") || len(nc.Declared) > 0 || len(nc.TooNew) != 1 {
+				t.Errorf("hint %q (declared %v, too new %v): backfill writes nothing that opens here", hint, nc.Declared, nc.TooNew)
+			}
+
+			rep, err := Check(ctx, st, Options{Jobs: 2})
+			if err != nil {
+				t.Fatalf("Check = %v, want a warning only", err)
+			}
+			var frozen, gap []string
+			for _, f := range rep.Findings {
+				switch {
+				case f.Kind == KindWarning && f.Key == key:
+					frozen = append(frozen, f.Detail)
+				case f.Kind == KindWarning && strings.HasPrefix(f.Detail, "readers: "):
+					gap = append(gap, f.Detail)
+				default:
+					t.Errorf("finding %s %s: %s", f.Kind, f.Key, f.Detail)
+				}
+			}
+			if len(frozen) != 1 {
+				t.Fatalf("warnings about %s: %q, want one", key, frozen)
+			}
+			for _, want := range append(remedy, "which DuckDB 1.4.0, a reader fdl.json declares for it (DuckDB >= 1.4.0, < 1.5.0), reads") {
+				if !strings.Contains(frozen[0], want) {
+					t.Errorf("warning %q lacks %q", frozen[0], want)
+				}
+			}
+			if len(gap) != 1 || !strings.Contains(gap[0], "seq 1 (its frozen catalog's storage is too new: see that warning)") || strings.Contains(gap[0], "see plan") {
+				t.Errorf("readers warnings %q", gap)
+			}
+		})
 	}
 }

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -30,7 +33,7 @@ func TestResolveCommand(t *testing.T) {
 		t.Fatalf("resolve: exit %d: %s", code, errOut)
 	}
 	want := "-- version " + latest + " (seq 3) in DuckDB " + linked + ": versions/" + latest + "/ducklake.duckdb (format 1.0, storage v1.5.0)\n" +
-		"ATTACH 'ducklake:" + filepath.Join(abs, "versions", latest, "ducklake.duckdb") + "' AS add_drop_columns (READ_ONLY, DATA_PATH '" + filepath.Join(abs, "data") + "/', OVERRIDE_DATA_PATH true)\n"
+		"ATTACH 'ducklake:" + filepath.Join(abs, "versions", latest, "ducklake.duckdb") + "' AS \"add_drop_columns\" (READ_ONLY, DATA_PATH '" + filepath.Join(abs, "data") + "/', OVERRIDE_DATA_PATH true)\n"
 	if out != want {
 		t.Errorf("resolve printed\n%s\nwant\n%s", out, want)
 	}
@@ -93,5 +96,139 @@ func TestResolveCommand(t *testing.T) {
 	os.WriteFile(vj, []byte(`{"fdl": "0.1"}`), 0o644)
 	if _, errOut, code := runAppStderr(t, "resolve", repoDir); code != exitInvalid || !strings.Contains(errOut, "version.json") {
 		t.Errorf("resolve of an invalid version: exit %d, want %d: %s", code, exitInvalid, errOut)
+	}
+}
+
+// editVersionJSON rewrites a version's version.json through edit and
+// records the real size and sha256 of the files named under reseal.
+func editVersionJSON(t *testing.T, vdir string, edit func(m map[string]any), reseal ...string) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(vdir, "version.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	edit(m)
+	for _, key := range reseal {
+		ref := m[key].(map[string]any)
+		body, err := os.ReadFile(filepath.Join(vdir, ref["path"].(string)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(body)
+		ref["bytes"], ref["sha256"] = len(body), hex.EncodeToString(sum[:])
+	}
+	if data, err = json.MarshalIndent(m, "", "  "); err == nil {
+		err = os.WriteFile(filepath.Join(vdir, "version.json"), data, 0o644)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestResolveCommandReviewCases: the reviewer's cases, as a reader runs
+// them. f5: README's fdl.json (1.0 for DuckDB < 2.0, 1.1 for 2.0) and no
+// 1.1 catalog: DuckDB 2.0 opens the frozen 1.0 catalog (before: exit 8).
+// f13: a dataset named "Order": the alias is quoted and DuckDB parses the
+// statement (before: `AS order`, a parser error). f14: catalog.storage
+// "duckdb-v1.5.3" on a catalog saved at v1.5.0: DuckDB 1.5.2 opens it
+// (before: exit 8). f3: a frozen 0.3 catalog saved at storage v1.5.0: exit
+// 8, and the hint and check's warning say the writer must save it at an
+// older storage (before: "the publisher runs `fdl-formats backfill`", and
+// check said nothing of it).
+func TestResolveCommandReviewCases(t *testing.T) {
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	readme := `{"fdl": "0.1", "data_dir": "data/", "formats": [{"ducklake": "1.0", "duckdb": ">= 1.5.2, < 2.0.0"}, {"ducklake": "1.1", "duckdb": ">= 2.0.0"}]}`
+	latest := "01a18fe8-e1d1-740e-adda-56e0dc49465c"
+	for _, tc := range []struct {
+		name    string
+		archive string
+		setup   func(t *testing.T, root string) // root: the repository
+		args    []string                        // after "resolve", before the repository
+		code    int
+		out     string // in stdout (exit 0) or stderr
+		not     string // in neither
+		check   string // when set, check exits 0 and says this
+	}{
+		{"f5 DuckDB 2.0 opens 1.0", "lakes", func(t *testing.T, root string) {
+			os.WriteFile(filepath.Join(root, "fdl.json"), []byte(readme), 0o644)
+		}, []string{"--duckdb", "2.0.0"}, exitOK, "versions/" + latest + "/ducklake.duckdb (format 1.0, storage v1.5.0)", "", ""},
+		{"f13 dataset Order", "lakes", func(t *testing.T, root string) {
+			v := filepath.Join(root, "versions", latest)
+			data, err := os.ReadFile(filepath.Join(v, "dataset.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			os.WriteFile(filepath.Join(v, "dataset.json"), []byte(strings.Replace(string(data), `"name": "add_drop_columns"`, `"name": "Order"`, 1)), 0o644)
+			editVersionJSON(t, v, func(map[string]any) {}, "dataset")
+		}, nil, exitOK, `' AS "order" (READ_ONLY`, " AS order ", ""},
+		{"f14 storage duckdb-v1.5.3", "lakes", func(t *testing.T, root string) {
+			editVersionJSON(t, filepath.Join(root, "versions", latest), func(m map[string]any) {
+				m["catalog"].(map[string]any)["storage"] = "duckdb-v1.5.3"
+			})
+		}, []string{"--duckdb", "1.5.2"}, exitOK, "versions/" + latest + "/ducklake.duckdb (format 1.0, storage v1.5.3)", "", ""},
+		{"f3 frozen 0.3 at storage v1.5.0", "lakes-0.3", func(t *testing.T, root string) {
+			os.WriteFile(filepath.Join(root, "fdl.json"), []byte(`{"fdl": "0.1", "data_dir": "data/", "formats": [{"ducklake": "0.3", "duckdb": ">= 1.4.0, < 1.5.0"}]}`), 0o644)
+			ids, err := os.ReadDir(filepath.Join(root, "versions"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := filepath.Join(root, "versions", ids[0].Name())
+			frozen := filepath.Join(v, "ducklake.duckdb")
+			for _, q := range []string{
+				"ATTACH '" + frozen + "' AS src (READ_ONLY)",
+				"ATTACH '" + frozen + ".new' AS dst (STORAGE_VERSION 'v1.5.0')",
+				"COPY FROM DATABASE src TO dst", "DETACH dst", "DETACH src",
+			} {
+				if _, err := db.Exec(q); err != nil {
+					t.Fatalf("%s: %v", q, err)
+				}
+			}
+			if err := os.Rename(frozen+".new", frozen); err != nil {
+				t.Fatal(err)
+			}
+			editVersionJSON(t, v, func(m map[string]any) {
+				m["catalog"].(map[string]any)["storage"] = "duckdb-v1.5.0"
+			}, "catalog")
+		}, []string{"--duckdb", "1.4.3", "--version", "1"}, exitNoCatalog,
+			"Try: versions/01a18f7e-0d53-7484-b6af-7583ed5f8c7f/ducklake.duckdb, the frozen catalog, is in format 0.3, which DuckDB 1.4.3 reads, but saved at storage v1.5.0 (version.json), which it cannot open; `fdl-formats backfill` cannot help",
+			"runs `fdl-formats backfill`", "the writer must save the frozen catalog at storage v1.4.0"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lake := "02_add_drop_columns"
+			if tc.archive == "lakes-0.3" {
+				lake = "06_deletes"
+			}
+			root := copyRepo(t, tc.archive, lake)
+			tc.setup(t, root)
+			out, errOut, code := runAppStderr(t, append(append([]string{"resolve"}, tc.args...), root)...)
+			if code != tc.code {
+				t.Fatalf("resolve: exit %d, want %d\n%s\n%s", code, tc.code, out, errOut)
+			}
+			if !strings.Contains(out+errOut, tc.out) || (tc.not != "" && strings.Contains(out+errOut, tc.not)) {
+				t.Errorf("resolve says\n%s%s\nwant %q, not %q", out, errOut, tc.out, tc.not)
+			}
+			if code == exitOK {
+				lines := strings.Split(strings.TrimSpace(out), "\n")
+				stmt, err := db.Prepare(lines[len(lines)-1])
+				if err != nil {
+					t.Fatalf("DuckDB does not parse the statement resolve printed: %v\n%s", err, out)
+				}
+				stmt.Close()
+			}
+			if tc.check != "" {
+				out, errOut, code := runAppStderr(t, "check", root)
+				if code != exitOK || !strings.Contains(out, tc.check) {
+					t.Errorf("check: exit %d, want 0 and a warning saying %q\n%s\n%s", code, tc.check, out, errOut)
+				}
+			}
+		})
 	}
 }
