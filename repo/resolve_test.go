@@ -745,3 +745,23 @@ func TestFrozenStorageShutsOutItsReaders(t *testing.T) {
 		})
 	}
 }
+
+// TestResolveDevLayoutOpensNowhere: what a DuckDB opens comes from the
+// registry, where a development layout (1.1-dev1, stamped by DuckDB's 2.0
+// development line) opens in no released DuckDB: a version frozen in it is
+// sent to no DuckDB, 2.0 included, whatever fdl.json declares for 1.1.
+func TestResolveDevLayoutOpensNowhere(t *testing.T) {
+	ctx := context.Background()
+	st := copyLake(t, filepath.Join(testlakes.Dir(t, "lakes-1.1-dev1"), "06_deletes"))
+	for _, duckdb := range []string{"1.5.6", "2.0.0", "2.1.0"} {
+		res, err := Resolve(ctx, st, ResolveOptions{DuckDB: duckdb})
+		var nc *NoCatalogError
+		if !errors.As(err, &nc) || len(nc.Would) != 0 || len(nc.TooNew) != 0 {
+			t.Fatalf("DuckDB %s: Resolve = %v, want no catalog, none that would open", duckdb, err)
+		}
+		frozen := res.Files[len(res.Files)-1]
+		if frozen.Format != "1.1-dev1" || frozen.Readers != formats.V1_1Dev1.DuckDB || frozen.Declared != "" || frozen.DuckDB != "" || frozen.Opens {
+			t.Errorf("DuckDB %s: frozen catalog %+v", duckdb, frozen)
+		}
+	}
+}

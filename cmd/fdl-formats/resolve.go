@@ -19,8 +19,9 @@ func resolveCommand() *cli.Command {
 		Usage: "tell a DuckDB which catalog of a version to open, and print the ATTACH statement",
 		Description: "Picks what the FDL rule picks: the newest format the DuckDB opens among the version's\n" +
 			"catalogs/<format>.duckdb, else the frozen ducklake.duckdb if it opens that. A DuckDB opens a\n" +
-			"file when it is in the format's DuckDB range (fdl.json, else the format registry) and not older\n" +
-			"than the file's storage version. Prints the statement to run (SQL, with a comment line).\n" +
+			"file when its DuckLake opens the format (the format registry's range; the range fdl.json\n" +
+			"declares is a promise within it and does not narrow it) and it is not older than the file's\n" +
+			"storage version. Prints the statement to run (SQL, with a comment line; the alias quoted).\n" +
 			"Exit codes: 0 found; 8 no catalog of the version opens in that DuckDB (the error lists the\n" +
 			"DuckDB versions that would); 2 bad arguments or an unknown version; 6 invalid repository.",
 		ArgsUsage: "REPO",
