@@ -88,9 +88,13 @@ func (r *repository) readerMatrix(ctx context.Context, m *Matrix, opts *Options)
 	out := []*ReaderRange{}
 	var warnings []Finding
 	frozenShut := map[string]string{} // version -> format of its frozen catalog, whose storage shuts out declared readers
+	selected := map[string]bool{}
+	for _, f := range declared {
+		selected[f.DuckLake] = true
+	}
 	for _, row := range rows {
 		warnings = append(warnings, tooNewStorage(row.vp, row.files, points)...)
-		if w, ok := frozenTooNewStorage(row.vp, row.files, points); ok {
+		if w, ok := frozenTooNewStorage(row.vp, row.files, points); ok && selected[w.Format] {
 			warnings = append(warnings, w)
 			frozenShut[row.vp.ID] = w.Format
 		}

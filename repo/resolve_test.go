@@ -742,6 +742,19 @@ func TestFrozenStorageShutsOutItsReaders(t *testing.T) {
 			if len(gap) != 1 || !strings.Contains(gap[0], "seq 1 (its frozen catalog's storage is too new: see that warning)") || strings.Contains(gap[0], "see plan") {
 				t.Errorf("readers warnings %q", gap)
 			}
+
+			// A check that leaves 0.3 out (--formats) does not look at it.
+			os.Remove(fdl)
+			writeFile(t, fdl, `{"fdl": "0.1", "data_dir": "data/", "formats": [{"ducklake": "0.3", "duckdb": ">= 1.4.0, < 1.5.0"}, {"ducklake": "1.0"}]}`)
+			rep, err = Check(ctx, st, Options{Jobs: 2, Formats: []string{"1.0"}})
+			if !errors.Is(err, ErrWorkMissing) {
+				t.Fatalf("Check --formats 1.0 = %v, want work missing (no 1.0 catalog)", err)
+			}
+			for _, f := range rep.Findings {
+				if f.Key == key {
+					t.Errorf("check --formats 1.0 warns of the 0.3 catalog: %s", f.Detail)
+				}
+			}
 		})
 	}
 }
