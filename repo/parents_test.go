@@ -145,8 +145,10 @@ func TestCheckParents(t *testing.T) {
 		}},
 		{"seq_after_an_expired_parent_that_kept_its_version_json", func(t *testing.T, root string, ids []string) string {
 			dir := filepath.Join(root, "versions", ids[0])
-			if err := os.Remove(filepath.Join(dir, "ducklake.duckdb")); err != nil {
-				t.Fatal(err)
+			for _, name := range []string{"ducklake.duckdb", "files.json"} { // the spec deletes both
+				if err := os.Remove(filepath.Join(dir, name)); err != nil {
+					t.Fatal(err)
+				}
 			}
 			writeFile(t, filepath.Join(dir, "expired.json"), `{"reason": "expired"}`)
 			setSeq(t, root, ids[1], 4)
