@@ -39,6 +39,11 @@ const (
 	// unless sv is the schema version of the snapshot read (cached): the
 	// read fails.
 	QuirkInlinedAtSnapshotZero
+	// QuirkFilesWithoutColumnStatsPruned: under a filter pushed down on a
+	// column, a data file without a ducklake_file_column_stats row for that
+	// column (a file written before ADD COLUMN, read with the column's
+	// initial default) is skipped, whatever the filter and the default.
+	QuirkFilesWithoutColumnStatsPruned
 )
 
 // QuirkInfo documents one ReaderQuirk: what the real reader does, where in
@@ -92,6 +97,10 @@ var AllQuirks = []QuirkInfo{
 		Source:    "DuckLakeMultiFileReader::TryCreateInlinedDataReader (src/storage/ducklake_multi_file_reader.cpp) in v1.3-ossivalis: DuckLakeSnapshot(0, schema_version), then Cast on the entry GetEntryById returns (none); 7bb38b90 (2025-10-01, \"Get correct snapshot_id\") uses the table's first snapshot in v1.4-andium",
 		Error:     "INTERNAL Error: Attempting to dereference an optional pointer that is not set",
 		Evidence:  "modelled from the source; no conformance lake of 0.1/0.2 holds inlined data read at another schema version"},
+	{Quirk: QuirkFilesWithoutColumnStatsPruned, Name: "files-without-column-stats-pruned", Family: "statistics the reader requires",
+		Behaviour: "under a filter pushed down on a column (=, <>, <, <=, >, >=, IN, IS NULL, IS NOT NULL; not on BLOB), a data file with no ducklake_file_column_stats row for that column (a file written before ALTER TABLE ADD COLUMN, which the real writers of every line leave without one, or a name-mapped file that lacks the column) is skipped, so its rows, which read the column's initial default, are missing from the answer (WHERE new_col = <its default>, or WHERE new_col IS NULL without a default); a row whose referenced statistic is NULL keeps the file",
+		Source:    "ConvertFilterPushdownToSQL (src/storage/ducklake_metadata_manager.cpp) in v1.4-andium and in the commits DuckDB 1.5.0 and 1.5.1 pin (7ea15644, 67480b1d), and DuckLakeMultiFileList::DynamicFilterPushdown (src/storage/ducklake_multi_file_list.cpp) in v1.3-ossivalis: data_file_id IN (SELECT data_file_id FROM the column's file statistics WHERE <stat> IS NULL OR (<condition>)); v1.5-variegata 30ea0f5e (2026-05-18, \"Fix mis-pruned data files\") keeps files without a row (data_file_id NOT IN (...) OR ...); the writers insert file statistics only for the files they write (WriteNewDataFiles), never on ADD COLUMN",
+		Evidence:  "modelled from the source (no ducklake extension here to run it): lakes/05_defaults_not_null, where files 0 and 1 of table d have no statistics for the eight columns added after them; DuckLake's own test/sql/issues/issue_1135.test (30ea0f5e) is the case: count(*) WHERE b = 42 after ADD COLUMN b INT DEFAULT 42 must be 10"},
 }
 
 // Info returns the documentation of a single quirk.
@@ -133,14 +142,14 @@ func (q ReaderQuirk) List() []ReaderQuirk {
 const (
 	// quirksV1_3: DuckLake v1.3-ossivalis (DuckDB 1.3), formats 0.1 and 0.2
 	// (no Hive partition mappings exist in these formats).
-	quirksV1_3 = QuirkUnmappedFilesNull | QuirkTimeTZDefaultOffset | QuirkTableStatsNeedColumnStats | QuirkInlinedAtSnapshotZero
+	quirksV1_3 = QuirkUnmappedFilesNull | QuirkTimeTZDefaultOffset | QuirkTableStatsNeedColumnStats | QuirkInlinedAtSnapshotZero | QuirkFilesWithoutColumnStatsPruned
 	// quirksV1_4: DuckLake v1.4-andium (DuckDB 1.4), format 0.3.
-	quirksV1_4 = QuirkUnmappedFilesNull | QuirkTimeTZDefaultOffset | QuirkHiveValuesRaw | QuirkTableStatsNeedColumnStats | QuirkInlinedAtFirstSnapshot
+	quirksV1_4 = QuirkUnmappedFilesNull | QuirkTimeTZDefaultOffset | QuirkHiveValuesRaw | QuirkTableStatsNeedColumnStats | QuirkInlinedAtFirstSnapshot | QuirkFilesWithoutColumnStatsPruned
 	// quirksV1_5_0: DuckLake on DuckDB 1.5.0-1.5.1, format 0.4: where the
 	// two differ (Hive values), the one that reads fewer catalogs as 1.0
 	// does (1.5.0's), so that a catalog proved for one is read alike by
 	// both.
-	quirksV1_5_0 = QuirkUnmappedFilesNull | QuirkTimeTZDefaultOffset | QuirkHiveValuesRaw | QuirkTableStatsNeedColumnStats | QuirkInlinedAtFirstSnapshot
+	quirksV1_5_0 = QuirkUnmappedFilesNull | QuirkTimeTZDefaultOffset | QuirkHiveValuesRaw | QuirkTableStatsNeedColumnStats | QuirkInlinedAtFirstSnapshot | QuirkFilesWithoutColumnStatsPruned
 	// quirksV1_5_1: DuckLake on DuckDB 1.5.1, the newest release that reads
 	// format 0.4 (Hive values decoded as 1.0 does).
 	quirksV1_5_1 = quirksV1_5_0 &^ QuirkHiveValuesRaw
