@@ -274,6 +274,7 @@ func TestRoundTrips(t *testing.T) {
 						t.Fatalf("%s -> %s -> %s: %v", a, b, a, err)
 					}
 					skip := inherentBetween(a, b)
+					back = withoutAddedReadAlikeStats(t, src, back, a)
 					if diffs := diffDumps(dump(t, src, skip...), dump(t, back, skip...)); len(diffs) > 0 {
 						t.Errorf("%s -> %s -> %s changed metadata beyond %v:\n%s", a, b, a, skip, strings.Join(diffs, "\n"))
 					}
@@ -281,6 +282,33 @@ func TestRoundTrips(t *testing.T) {
 			})
 		}
 	}
+}
+
+// withoutAddedReadAlikeStats: a source whose readers skip data files
+// without statistics for a filtered column (a native 0.3 catalog, say)
+// comes back from any round trip with the statistics rows convert writes
+// for those readers (formats.StatsReadAlike) where it had none: the one
+// difference a round trip through convert makes on purpose. It returns a
+// copy of back without them (back itself when there are none).
+func withoutAddedReadAlikeStats(t *testing.T, src, back string, v *formats.Version) string {
+	t.Helper()
+	if !v.ReadsWith(formats.QuirkFilesWithoutColumnStatsPruned) {
+		return back
+	}
+	had := map[[2]int64]bool{}
+	for _, p := range filePairs(t, src, v) {
+		had[[2]int64{p.DataFileID, p.ColumnID}] = p.Rows > 0
+	}
+	var cut []string
+	for _, p := range filePairs(t, back, v) {
+		if p.HasReadAlikeRow() && !had[[2]int64{p.DataFileID, p.ColumnID}] {
+			cut = append(cut, "(data_file_id = "+itoa(p.DataFileID)+" AND column_id = "+itoa(p.ColumnID)+")")
+		}
+	}
+	if len(cut) == 0 {
+		return back
+	}
+	return editedCopy(t, back, "DELETE FROM "+fileStatsName(v)+" WHERE column_size_bytes IS NULL AND ("+strings.Join(cut, " OR ")+")")
 }
 
 func TestMigrationsMatchDuckLake(t *testing.T) {

@@ -53,6 +53,9 @@ func (r *run) readerChecks(source, target *formats.Version) error {
 			return fmt.Errorf("%s: %w", info.Name, err)
 		}
 	}
+	if err := r.fileColumnStats(step, source, target); err != nil {
+		return fmt.Errorf("%s: %w", formats.QuirkFilesWithoutColumnStatsPruned.Info().Name, err)
+	}
 	return nil
 }
 
