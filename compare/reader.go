@@ -133,6 +133,10 @@ type Reader struct {
 	// formats.QuirkTableStatsNeedColumnStats (catalog-wide).
 	statsChecked   bool
 	statsBadTables []int64
+	// filePairsRead and filePairs cache formats.FileColumnPairs of the
+	// catalog (filestats.go).
+	filePairsRead bool
+	filePairs     []formats.FileColumnPair
 	// columnTypes: the DuckDB type of each column of the metadata schema's
 	// tables and views, by table and column name.
 	columnTypes map[[2]string]string

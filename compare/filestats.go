@@ -1,0 +1,165 @@
+package compare
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/fdl-formats/fdl-formats/formats"
+)
+
+// fileStatsKey is the statistics comparison's key of a file column
+// statistics row (addStatsEntry).
+func fileStatsKey(label string, fileID, columnID int64) string {
+	return label + " data_file_id=" + strconv.Quote(strconv.FormatInt(fileID, 10)) + " column_id=" + strconv.Quote(strconv.FormatInt(columnID, 10))
+}
+
+// fileColumnPairs reads formats.FileColumnPairs of the catalog (once per
+// reader: a Source's reader serves several proofs).
+func (r *Reader) fileColumnPairs(c *comparison, stats string) ([]formats.FileColumnPair, error) {
+	if r.filePairsRead {
+		return r.filePairs, nil
+	}
+	pairs, err := formats.FileColumnPairs(c.ctx, r.conn, "cat.", stats)
+	if err != nil {
+		return nil, fmt.Errorf("read data files and columns of %s: %w", r.path, err)
+	}
+	r.filePairs, r.filePairsRead = pairs, true
+	return pairs, nil
+}
+
+// fileColumnStats applies formats.QuirkFilesWithoutColumnStatsPruned to the
+// statistics comparison of ducklake_file_column_stats (label; na and nb are
+// the table's names in A and B). A row that one side holds and the other
+// lacks, written exactly as formats.StatsReadAlike gives for a data file and
+// a column visible together (what convert writes for readers with the quirk,
+// and drops for readers without it), changes no reader's answer and is
+// listed as not compared. And B must not be read with fewer rows than A: a
+// pair that B lacks a row for, where B's readers have the quirk and A's
+// keep the file (A's readers lack the quirk, or A has a row), is a `stats`
+// difference naming the table, column, data file and the first snapshot at
+// which both are visible. The other way (A's readers skip files B's keep,
+// as a native 0.3 or 0.4 catalog converted to 1.0) is not a difference: B
+// then reads more rows, as the specification does.
+func (c *comparison) fileColumnStats(label, na, nb string, ea, eb entries) error {
+	q := formats.QuirkFilesWithoutColumnStatsPruned
+	pa, err := c.a.fileColumnPairs(c, na)
+	if err != nil {
+		return err
+	}
+	pb, err := c.b.fileColumnPairs(c, nb)
+	if err != nil {
+		return err
+	}
+	type pairKey struct{ file, column int64 }
+	byKey := func(ps []formats.FileColumnPair) map[pairKey]formats.FileColumnPair {
+		m := make(map[pairKey]formats.FileColumnPair, len(ps))
+		for _, p := range ps {
+			m[pairKey{p.DataFileID, p.ColumnID}] = p
+		}
+		return m
+	}
+	ma := byKey(pa)
+	for _, side := range []struct {
+		name         string
+		pairs        []formats.FileColumnPair
+		has, other   entries
+		otherFormat  string
+		otherQuirked bool
+	}{
+		{"A", pa, ea, eb, c.rep.B.Format, c.b.readsWith(q)},
+		{"B", pb, eb, ea, c.rep.A.Format, c.a.readsWith(q)},
+	} {
+		n := 0
+		for _, p := range side.pairs {
+			k := fileStatsKey(label, p.DataFileID, p.ColumnID)
+			if _, ok := side.other[k]; ok || !p.HasReadAlikeRow() {
+				continue
+			}
+			if _, ok := side.has[k]; ok {
+				delete(side.has, k)
+				n++
+			}
+		}
+		if n > 0 {
+			c.rep.NotCompared = append(c.rep.NotCompared, fmt.Sprintf("%s: %d rows only in %s, each exactly the row written for readers that skip data files without statistics for a filtered column (%s); they change no answer of format %s readers",
+				label, n, side.name, q.Info().Name, side.otherFormat))
+		}
+	}
+	if !c.b.readsWith(q) {
+		return nil
+	}
+	quirkA := c.a.readsWith(q)
+	var names map[int64]string
+	for _, p := range pb {
+		if p.Rows > 0 {
+			continue
+		}
+		a, inA := ma[pairKey{p.DataFileID, p.ColumnID}]
+		if !inA || (quirkA && a.Rows == 0) {
+			continue // not A's file and column (other differences say so), or A's readers skip it too
+		}
+		if names == nil {
+			if names, err = c.b.tableNames(c); err != nil {
+				return err
+			}
+		}
+		table := names[p.TableID]
+		if table == "" {
+			table = "table id " + strconv.FormatInt(p.TableID, 10)
+		}
+		read := "its rows read the column's initial default"
+		if p.InFile {
+			read = "the file was written with the column"
+		}
+		why := "format " + c.rep.A.Format + " readers keep it"
+		if quirkA {
+			why = "A has a statistics row for it, so format " + c.rep.A.Format + " readers keep it"
+		}
+		s := p.Snapshot
+		c.add(Difference{Kind: "stats", Snapshot: &s, Table: table, Item: fileStatsKey(label, p.DataFileID, p.ColumnID),
+			A: statsRowText(a), B: "no row",
+			Reason: fmt.Sprintf("format %s readers skip data file %s (data_file_id %d) under any filter on column %s (id %d) from snapshot %d on, so such a query returns fewer rows (%s): B has no %s row for them (%s); %s",
+				c.rep.B.Format, p.Path, p.DataFileID, p.ColumnName, p.ColumnID, p.Snapshot, read, label, q.Info().Name, why)})
+	}
+	return nil
+}
+
+// statsRowText describes a pair's statistics row for a difference.
+func statsRowText(p formats.FileColumnPair) string {
+	if p.Rows == 0 {
+		return "no row"
+	}
+	s := func(v *string) string {
+		if v == nil {
+			return "NULL"
+		}
+		return strconv.Quote(*v)
+	}
+	i := func(v *int64) string {
+		if v == nil {
+			return "NULL"
+		}
+		return strconv.FormatInt(*v, 10)
+	}
+	return fmt.Sprintf("value_count=%s null_count=%s min_value=%s max_value=%s", i(p.ValueCount), i(p.NullCount), s(p.MinValue), s(p.MaxValue))
+}
+
+// tableNames maps table ids to their newest schema-qualified names.
+func (r *Reader) tableNames(c *comparison) (map[int64]string, error) {
+	rows, err := r.conn.QueryContext(c.ctx, `SELECT t.table_id, arg_max(coalesce(s.schema_name, '?') || '.' || t.table_name, t.begin_snapshot)
+		FROM cat.ducklake_table t LEFT JOIN cat.ducklake_schema s USING (schema_id) GROUP BY t.table_id`)
+	if err != nil {
+		return nil, fmt.Errorf("read table names of %s: %w", r.path, err)
+	}
+	defer rows.Close()
+	out := map[int64]string{}
+	for rows.Next() {
+		var id int64
+		var name string
+		if err := rows.Scan(&id, &name); err != nil {
+			return nil, fmt.Errorf("read table names of %s: %w", r.path, err)
+		}
+		out[id] = name
+	}
+	return out, rows.Err()
+}
