@@ -50,18 +50,21 @@ func (r *run) fileColumnStats(step string, source, target *formats.Version) erro
 	}
 	info := q.Info()
 	if drop {
-		var n int
+		var keys []string
 		for _, p := range pairs {
-			if !p.HasReadAlikeRow() {
-				continue
+			if p.HasReadAlikeRow() {
+				keys = append(keys, "("+itoa(p.DataFileID)+", "+itoa(p.TableID)+", "+itoa(p.ColumnID)+")")
 			}
-			if err := r.w.exec(r.ctx, `DELETE FROM `+stats+` WHERE data_file_id = ? AND table_id = ? AND column_id = ? AND column_size_bytes IS NULL`,
-				p.DataFileID, p.TableID, p.ColumnID); err != nil {
+		}
+		const chunk = 1000
+		for i := 0; i < len(keys); i += chunk {
+			end := min(i+chunk, len(keys))
+			if err := r.w.exec(r.ctx, `DELETE FROM `+stats+` WHERE column_size_bytes IS NULL AND EXISTS (SELECT 1 FROM (VALUES `+strings.Join(keys[i:end], ", ")+`) v(f, t, c)
+				WHERE v.f = data_file_id AND v.t = table_id AND v.c = column_id)`); err != nil {
 				return err
 			}
-			n++
 		}
-		if n > 0 {
+		if n := len(keys); n > 0 {
 			r.add(Finding{Severity: Note, Code: info.Name, Step: step, Table: stats, Detail: fmt.Sprintf("%d rows", n),
 				Reason: "statistics rows written for format " + source.Name + " readers (" + info.Name + ": data files without statistics for a column added after them) dropped: format " + target.Name + " readers keep such files without them, and its writers never write them"})
 		}
