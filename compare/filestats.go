@@ -119,8 +119,12 @@ func (c *comparison) fileColumnStats(label, na, nb string, ea, eb entries) error
 			why = "A has a statistics row for it, so format " + c.rep.A.Format + " readers keep it"
 		}
 		s := p.Snapshot
+		av := statsRowText(a)
+		if a.Rows == 0 {
+			av = "no row (format " + c.rep.A.Format + " readers keep the file)"
+		}
 		c.add(Difference{Kind: "stats", Snapshot: &s, Table: table, Item: fileStatsKey(label, p.DataFileID, p.ColumnID),
-			A: statsRowText(a), B: "no row",
+			A: av, B: "no row (format " + c.rep.B.Format + " readers skip the file)",
 			Reason: fmt.Sprintf("format %s readers skip data file %s (data_file_id %d) under any filter on column %s (id %d) from snapshot %d on, so such a query returns fewer rows (%s): B has no %s row for them (%s); %s",
 				c.rep.B.Format, p.Path, p.DataFileID, p.ColumnName, p.ColumnID, p.Snapshot, read, label, q.Info().Name, why)})
 	}
