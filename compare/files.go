@@ -276,6 +276,17 @@ func (r *Reader) deletedPositions(ctx context.Context, t Table, f DataFile, snap
 			return nil, fmt.Errorf("read inlined deletions of %s in %s: %w", t.FullName(), r.path, err)
 		}
 		if len(more) > 0 {
+			// The real readers with QuirkPartialDeletesWholeWithInlined
+			// drop a partial deletion file's per-row snapshots when they
+			// merge the inlined deletions in (DuckDB 1.5.0-1.5.1, format
+			// 0.4).
+			whole, ok, err := r.partialWhole(ctx, f)
+			if err != nil {
+				return nil, fmt.Errorf("read delete file of %s (data file %d) in %s: %w", t.FullName(), f.ID, r.path, err)
+			}
+			if ok {
+				pos = whole
+			}
 			pos = append(pos, more...)
 			slices.Sort(pos)
 			pos = slices.Compact(pos)
@@ -342,29 +353,12 @@ func (r *Reader) deleteFilePositions(ctx context.Context, t Table, f DataFile, s
 // largest part of a backfill's live Go heap at its peak, and grew with the
 // versions (docs/compare.md, "Memory").
 func (r *Reader) parquetDeletes(ctx context.Context, d *DeleteFile, snap int64) ([]int64, error) {
-	raw, before, ok := r.rawDeletes.get(d.Path, keyOf(d.encryptionKey))
-	if !ok {
-		r.prefetchDeletes(ctx, d.Path, before)
-		raw, ok = r.rawDeletes.kept(d.Path)
+	raw, partial, err := r.parquetDeleteContent(ctx, d)
+	if err != nil {
+		return nil, err
 	}
-	if !ok {
-		var err error
-		if raw, err = r.readParquetDeletes(ctx, d); err != nil {
-			return nil, err
-		}
-		r.rawDeletes.put(d.Path, before, raw)
-	}
-	if raw.cols != 2 && r.twoColumnDeletes {
-		return nil, &DeleteFileError{Path: d.Path, Detail: fmt.Sprintf("Invalid schema contained in the delete file %s - expected file_name/position (format %s readers, DuckDB 1.3, read two columns only; it has %d)", d.Path, r.format.Name, raw.cols)}
-	}
-	// Formats before 0.4 have no partial deletion files: their DuckLake
-	// (DuckDB 1.3/1.4) reads only the positions of a 3-column delete file
-	// and deletes every one of them, whatever snapshot it names.
-	if raw.snaps == nil || !r.format.Has(formats.CapPartialDeleteFiles) {
+	if !partial {
 		return slices.Clip(raw.pos), nil
-	}
-	if raw.nullSnap {
-		return nil, &DeleteFileError{Path: d.Path, Detail: "Invalid delete data - snapshot_id cannot be NULL"}
 	}
 	// A partial deletion file: the positions deleted at snap or before.
 	// As snap grows they only gain positions, so their count names them.
@@ -394,6 +388,55 @@ func (r *Reader) parquetDeletes(ctx context.Context, d *DeleteFile, snap int64) 
 	}
 	r.partialCuts[d.Path] = partialCut{from: raw.pos, n: n, pos: out}
 	return out, nil
+}
+
+// parquetDeleteContent returns a Parquet delete file's kept content
+// (read once, see parquetDeletes) after the checks its format's reader
+// makes, and whether that reader reads it as a partial deletion file (its
+// per-row snapshots count). Formats before 0.4 have no partial deletion
+// files: their DuckLake (DuckDB 1.3/1.4) reads only the positions of a
+// 3-column delete file and deletes every one of them, whatever snapshot it
+// names.
+func (r *Reader) parquetDeleteContent(ctx context.Context, d *DeleteFile) (_ rawDeletes, partial bool, _ error) {
+	raw, before, ok := r.rawDeletes.get(d.Path, keyOf(d.encryptionKey))
+	if !ok {
+		r.prefetchDeletes(ctx, d.Path, before)
+		raw, ok = r.rawDeletes.kept(d.Path)
+	}
+	if !ok {
+		var err error
+		if raw, err = r.readParquetDeletes(ctx, d); err != nil {
+			return rawDeletes{}, false, err
+		}
+		r.rawDeletes.put(d.Path, before, raw)
+	}
+	if raw.cols != 2 && r.twoColumnDeletes {
+		return rawDeletes{}, false, &DeleteFileError{Path: d.Path, Detail: fmt.Sprintf("Invalid schema contained in the delete file %s - expected file_name/position (format %s readers, DuckDB 1.3, read two columns only; it has %d)", d.Path, r.format.Name, raw.cols)}
+	}
+	if raw.snaps == nil || !r.format.Has(formats.CapPartialDeleteFiles) {
+		return raw, false, nil
+	}
+	if raw.nullSnap {
+		return rawDeletes{}, false, &DeleteFileError{Path: d.Path, Detail: "Invalid delete data - snapshot_id cannot be NULL"}
+	}
+	return raw, true, nil
+}
+
+// partialWhole applies formats.QuirkPartialDeletesWholeWithInlined: when
+// f's delete file is a partial deletion file for r's format, it returns
+// every position the file holds (ok), which the readers with the quirk
+// delete at a snapshot where f also has inlined deletions, whatever
+// snapshot deleted each. The caller has found those inlined deletions.
+func (r *Reader) partialWhole(ctx context.Context, f DataFile) (_ []int64, ok bool, _ error) {
+	d := f.Delete
+	if d == nil || d.Format != "parquet" || !r.format.ReadsWith(formats.QuirkPartialDeletesWholeWithInlined) {
+		return nil, false, nil
+	}
+	raw, partial, err := r.parquetDeleteContent(ctx, d)
+	if err != nil || !partial {
+		return nil, false, err
+	}
+	return slices.Clip(raw.pos), true, nil
 }
 
 // partialCut is what parquetDeletes last cut from a partial deletion

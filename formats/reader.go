@@ -44,6 +44,14 @@ const (
 	// column (a file written before ADD COLUMN, read with the column's
 	// initial default) is skipped, whatever the filter and the default.
 	QuirkFilesWithoutColumnStatsPruned
+	// QuirkPartialDeletesWholeWithInlined: a data file whose delete file is
+	// a partial deletion file (a third column _ducklake_internal_snapshot_id)
+	// and that has inlined deletions visible at the snapshot read
+	// (ducklake_inlined_delete_<table>, begin_snapshot <= it) is read with
+	// every position of the delete file deleted, whatever snapshot deleted
+	// it: the per-row snapshots are dropped when the inlined deletions are
+	// merged in.
+	QuirkPartialDeletesWholeWithInlined
 )
 
 // QuirkInfo documents one ReaderQuirk: what the real reader does, where in
@@ -101,6 +109,10 @@ var AllQuirks = []QuirkInfo{
 		Behaviour: "under a filter pushed down on a column (=, <>, <, <=, >, >=, IN, IS NULL, IS NOT NULL; not on BLOB), a data file with no ducklake_file_column_stats row for that column (a file written before ALTER TABLE ADD COLUMN, which the real writers of every line leave without one, or a name-mapped file that lacks the column) is skipped, so its rows, which read the column's initial default, are missing from the answer (WHERE new_col = <its default>, or WHERE new_col IS NULL without a default); a row whose referenced statistic is NULL keeps the file",
 		Source:    "ConvertFilterPushdownToSQL (src/storage/ducklake_metadata_manager.cpp) in v1.4-andium and in the commits DuckDB 1.5.0 and 1.5.1 pin (7ea15644, 67480b1d), and DuckLakeMultiFileList::DynamicFilterPushdown (src/storage/ducklake_multi_file_list.cpp) in v1.3-ossivalis: data_file_id IN (SELECT data_file_id FROM the column's file statistics WHERE <stat> IS NULL OR (<condition>)); v1.5-variegata 30ea0f5e (2026-05-18, \"Fix mis-pruned data files\"), first in d318a545, the DuckLake of DuckDB 1.5.4 (not in 1.5.2's 415a9ebd nor 1.5.3's e6a3bd0a, which read 1.0 with the same behaviour: not modelled, 1.0 is read as the v1.5-variegata head reads it), keeps files without a row (data_file_id NOT IN (...) OR ...); the writers insert file statistics only for the files they write (WriteNewDataFiles), never on ADD COLUMN",
 		Evidence:  "modelled from the source (no ducklake extension here to run it): lakes/05_defaults_not_null, where files 0 and 1 of table d have no statistics for the eight columns added after them; DuckLake's own test/sql/issues/issue_1135.test (30ea0f5e) is the case: count(*) WHERE b = 42 after ADD COLUMN b INT DEFAULT 42 must be 10"},
+	{Quirk: QuirkPartialDeletesWholeWithInlined, Name: "partial-deletes-whole-with-inlined-deletes", Family: "deletes",
+		Behaviour: "a data file with a partial deletion file (per-row _ducklake_internal_snapshot_id) and inlined deletions visible at the snapshot read (ducklake_inlined_delete_<table>, begin_snapshot <= it) is read with every position of that deletion file deleted, also the positions deleted only at a later snapshot: time travel to a snapshot between an inlined deletion and the last snapshot of the deletion file loses those rows",
+		Source:    "DuckLakeMultiFileReader::InitializeReader (src/storage/ducklake_multi_file_reader.cpp) reads the delete file, then merges the inlined deletions through DuckLakeDeleteFilter::Initialize(const DuckLakeInlinedDataDeletes &) (src/storage/ducklake_delete_filter.cpp), which calls delete_data->snapshot_ids.clear(); DuckLakeDeleteData::Filter honours the per-row snapshots only when snapshot_ids is not empty. So in 7ea15644 and 67480b1d (the DuckLake of DuckDB 1.5.0 and 1.5.1) and in 415a9ebd (DuckDB 1.5.2, a 1.0 reader); 788c309e (2026-04-26, \"Fix deletion filter\", with the regression test test/sql/issues/issue_1073.test), first in e6a3bd0a (DuckDB 1.5.3), merges the snapshots instead (an inlined deletion as snapshot 0). Format 1.0 is modelled by its newest readers (1.5.3+); 1.5.2's reading is a documented limit (docs/compare.md, Known limits)",
+		Evidence:  "modelled from the source (DuckDB 1.5.0/1.5.1 not run here); conformance lake 06_deletes (delete file 13 of data file 0: positions deleted at snapshots 3, 4, 5 and 15) with an inlined deletion of data file 0 at snapshot 6 is read by this model with position 1 deleted at snapshots 6-14"},
 }
 
 // Info returns the documentation of a single quirk.
@@ -149,7 +161,8 @@ const (
 	// two differ (Hive values), the one that reads fewer catalogs as 1.0
 	// does (1.5.0's), so that a catalog proved for one is read alike by
 	// both.
-	quirksV1_5_0 = QuirkUnmappedFilesNull | QuirkTimeTZDefaultOffset | QuirkHiveValuesRaw | QuirkTableStatsNeedColumnStats | QuirkInlinedAtFirstSnapshot | QuirkFilesWithoutColumnStatsPruned
+	quirksV1_5_0 = QuirkUnmappedFilesNull | QuirkTimeTZDefaultOffset | QuirkHiveValuesRaw | QuirkTableStatsNeedColumnStats | QuirkInlinedAtFirstSnapshot | QuirkFilesWithoutColumnStatsPruned |
+		QuirkPartialDeletesWholeWithInlined
 	// quirksV1_5_1: DuckLake on DuckDB 1.5.1, the newest release that reads
 	// format 0.4 (Hive values decoded as 1.0 does).
 	quirksV1_5_1 = quirksV1_5_0 &^ QuirkHiveValuesRaw
