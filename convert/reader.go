@@ -37,6 +37,9 @@ func (r *run) readerChecks(source, target *formats.Version) error {
 		}
 		r.refuseQuirk(step, formats.QuirkHiveValuesRaw, source, target, "ducklake_name_mapping", items)
 	}
+	if err := r.partialDeletesWithInlinedCheck(step, source, target); err != nil {
+		return err
+	}
 	if target.ReadsWith(formats.QuirkTableStatsNeedColumnStats) {
 		info := formats.QuirkTableStatsNeedColumnStats.Info()
 		const offending = `record_count IS NOT NULL AND file_size_bytes IS NOT NULL

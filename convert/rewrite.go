@@ -50,11 +50,16 @@ type pendingFile struct {
 
 // rewritePartialDeletes replaces every partial deletion file of the working
 // copy by a chain of cumulative 2-column delete files.
-func rewritePartialDeletes(r *run) error {
+func rewritePartialDeletes(r *run) error { return rewritePartialDeletesWhere(r, "true") }
+
+// rewritePartialDeletesWhere replaces the partial deletion files matching a
+// condition on d (ducklake_delete_file) by chains of cumulative 2-column
+// delete files.
+func rewritePartialDeletesWhere(r *run, cond string) error {
 	if r.opts.DataPath == "" {
 		return fmt.Errorf("rewriting deletes needs the local data folder (Options.DataPath, --data DIR)")
 	}
-	parts, err := deleteFiles(r, `d.partial_max IS NOT NULL AND d.format IS DISTINCT FROM 'puffin'`)
+	parts, err := deleteFiles(r, `d.partial_max IS NOT NULL AND d.format IS DISTINCT FROM 'puffin' AND (`+cond+`)`)
 	if err != nil {
 		return fmt.Errorf("read partial deletion files: %w", err)
 	}
