@@ -326,7 +326,7 @@ func (r *Reader) deleteFilePositions(ctx context.Context, t Table, f DataFile, s
 			case "parquet":
 				cached, err = r.parquetDeletes(ctx, d, snap) // sorted, shared
 			case "puffin":
-				cached, err = puffinDeletes(d.Path, snap) // a bitmap's: sorted, unique
+				cached, err = r.puffinDeletes(d, snap) // a bitmap's: sorted, unique
 			default:
 				err = &UnsupportedError{What: fmt.Sprintf("delete file format %q", d.Format)}
 			}
@@ -593,8 +593,10 @@ func (e *TwoDeleteFilesError) Error() string {
 	return fmt.Sprintf("%s in %s at snapshot %d: data file %s has two visible delete files (ids %d, %d); DuckLake readers read it once per delete file", e.Table, e.Catalog, e.Snapshot, e.DataFile, e.First, e.Second)
 }
 
-// DeleteFileError is a Parquet delete file that every DuckLake reader
-// refuses (DuckLakeDeleteFilter::ScanDeleteFile, src/storage/
+// DeleteFileError is a delete file the readers of the catalog's format
+// refuse: a Puffin file their format cannot read (Reader.puffinDeletes),
+// a 3-column file for DuckDB 1.3, or a Parquet delete file that every
+// DuckLake reader refuses (DuckLakeDeleteFilter::ScanDeleteFile, src/storage/
 // ducklake_delete_filter.cpp, the same checks in v1.3-ossivalis,
 // v1.4-andium, v1.5-variegata and main): columns other than file_path
 // VARCHAR, pos BIGINT and at most one more, a NULL position, or positions

@@ -6,11 +6,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"os"
 	"sort"
 	"strconv"
 
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
+
+	"github.com/fdl-formats/fdl-formats/formats"
 )
 
 var (
@@ -25,6 +28,44 @@ type puffinFooter struct {
 		Length     int64             `json:"length"`
 		Properties map[string]string `json:"properties"`
 	} `json:"blobs"`
+}
+
+// puffinDeletes reads a Puffin delete file as the real reader of r's
+// format does: formats before 1.0 (DuckLake of DuckDB 1.3-1.5.1) have no
+// Puffin reader and open every delete file as Parquet, whatever its format
+// column says; 1.0 (v1.5-variegata's ScanDeletionVectorFile, every DuckDB
+// 1.5.x) decodes the whole file as one bare deletion-vector-v1 blob, so a
+// Puffin container fails its magic check; 1.1 (main's DuckLakePuffinReader)
+// reads both. Each failure is a DeleteFileError: the catalog's readers
+// cannot read the table.
+func (r *Reader) puffinDeletes(d *DeleteFile, snap int64) ([]int64, error) {
+	if !r.format.Has(formats.CapPuffinDeletes) {
+		return nil, &DeleteFileError{Path: d.Path, Detail: fmt.Sprintf("No magic bytes found at end of file '%s' (format %s readers have no Puffin reader: they read every delete file as Parquet)", d.Path, r.format.Name)}
+	}
+	if !r.format.Has(formats.CapPuffinContainers) {
+		container, err := hasPrefix(d.Path, puffinMagic)
+		if err != nil {
+			return nil, err
+		}
+		if container {
+			return nil, &DeleteFileError{Path: d.Path, Detail: fmt.Sprintf("Magic bytes mismatch, deletion vector is corrupt! (format %s readers decode the whole file as one bare deletion vector; %s is a Puffin container)", r.format.Name, d.Path)}
+		}
+	}
+	return puffinDeletes(d.Path, snap)
+}
+
+// hasPrefix reports whether the file at path starts with magic.
+func hasPrefix(path string, magic []byte) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	buf := make([]byte, len(magic))
+	if _, err := io.ReadFull(f, buf); err != nil {
+		return false, nil // shorter than the magic
+	}
+	return bytes.Equal(buf, magic), nil
 }
 
 // puffinDeletes reads the positions deleted at a snapshot from a Puffin
