@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fdl-formats/fdl-formats/compare"
 	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 )
@@ -78,6 +79,66 @@ func TestPuffinContainerByMagic(t *testing.T) {
 	got, err := refusalCodes(t, src, formats.V1_0, Options{DataPath: filepath.Join(lake, "data")})
 	if err != nil || got != "deletion-vector-containers" {
 		t.Fatalf("with the data folder: refused for %q (%v), want deletion-vector-containers", got, err)
+	}
+}
+
+// TestPuffinContainerReachable: a Puffin container in a 1.0 catalog fails
+// every 1.0 reader ("Magic bytes mismatch": ScanDeletionVectorFile decodes
+// the whole file as one bare vector), so convert refuses writing one
+// wherever it can read the file's magic, also without the data folder: at
+// the catalog's own local data_path, or at a file's absolute path (before,
+// only with --data). Where nothing tells, the proof does: the 1.0 output is
+// unreadable there (it was proved equivalent).
+func TestPuffinContainerReachable(t *testing.T) {
+	ctx := context.Background()
+	lake := filepath.Join(testlakes.Dir(t, "lakes-1.1-dev1"), "24_deletion_vectors")
+	data := filepath.Join(lake, "data")
+	vs := versionCatalogs(t, lake)
+	// Delete file 5 (data file 0 of main.dv) is a container.
+	const container = "main/dv/ducklake-01a22a02-c813-7d4a-9839-7953a892b6ab-delete.puffin"
+	for _, tc := range []struct {
+		name  string
+		stmts []string
+		opts  Options
+		want  string
+	}{
+		{"data_path on a web server, no data folder", nil, Options{}, ""},
+		{"data folder given", nil, Options{DataPath: data}, "deletion-vector-containers"},
+		{"the catalog's data_path is a local folder", []string{
+			"UPDATE ducklake_metadata SET value = '" + filepath.ToSlash(data) + "/' WHERE key = 'data_path'"}, Options{}, "deletion-vector-containers"},
+		{"the container's path is absolute", []string{
+			"UPDATE ducklake_delete_file SET path = '" + filepath.ToSlash(filepath.Join(data, filepath.FromSlash(container))) + "', path_is_relative = false WHERE delete_file_id = 5"}, Options{}, "deletion-vector-containers"},
+		{"the catalog's data_path is a local folder without the file", []string{
+			"UPDATE ducklake_metadata SET value = '" + filepath.ToSlash(t.TempDir()) + "/' WHERE key = 'data_path'"}, Options{}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := filepath.Join(t.TempDir(), "src.duckdb")
+			copyFile(t, vs[len(vs)-1], src)
+			execOn(t, src, append([]string{"UPDATE ducklake_delete_file SET partial_max = NULL WHERE format = 'puffin'"}, tc.stmts...)...)
+			got, err := refusalCodes(t, src, formats.V1_0, tc.opts)
+			if err != nil || got != tc.want {
+				t.Fatalf("refused for %q (%v), want %q", got, err, tc.want)
+			}
+			if tc.want != "" || len(tc.stmts) > 0 {
+				return
+			}
+			// Nothing tells a container here: the proof reads the output as
+			// a 1.0 reader does.
+			out := filepath.Join(t.TempDir(), "out.duckdb")
+			if _, err := Catalog(ctx, src, out, formats.V1_0, tc.opts); err != nil {
+				t.Fatal(err)
+			}
+			rep, err := compare.Catalogs(ctx, src, out, compare.Options{DataPath: data})
+			unreadable := false
+			if rep != nil {
+				for _, d := range rep.Differences {
+					unreadable = unreadable || d.Kind == "unreadable" && strings.Contains(d.String(), "Magic bytes mismatch")
+				}
+			}
+			if !errors.Is(err, compare.ErrNotEquivalent) || !unreadable {
+				t.Fatalf("compare with the source: %v, want the 1.0 output unreadable (Magic bytes mismatch)", err)
+			}
+		})
 	}
 }
 

@@ -148,12 +148,17 @@ type deleteFile struct {
 	// file is relative and its table directory lies under data_path.
 	relDir string
 	local  bool
+	// stored is where the catalog itself puts the file: its table
+	// directory (from the catalog's data_path) and path, or its absolute
+	// path ("" when unknown).
+	stored string
 }
 
 // deleteFiles lists the delete files matching a condition on d.
 func deleteFiles(r *run, where string) ([]deleteFile, error) {
 	rows, err := r.w.conn.QueryContext(r.ctx, `SELECT d.delete_file_id, d.data_file_id, d.table_id, d.begin_snapshot, d.end_snapshot, d.path, d.encryption_key,
-			coalesce(substr(td.dir, length(td.data_path) + 1), ''), coalesce(d.path_is_relative AND starts_with(td.dir, td.data_path), false)
+			coalesce(substr(td.dir, length(td.data_path) + 1), ''), coalesce(d.path_is_relative AND starts_with(td.dir, td.data_path), false),
+			coalesce(CASE WHEN d.path_is_relative THEN td.dir || d.path ELSE d.path END, '')
 		FROM ducklake_delete_file d LEFT JOIN (`+sqlTableDirs+`) td USING (table_id)
 		WHERE `+where+` ORDER BY d.delete_file_id`)
 	if err != nil {
@@ -163,7 +168,7 @@ func deleteFiles(r *run, where string) ([]deleteFile, error) {
 	var out []deleteFile
 	for rows.Next() {
 		var f deleteFile
-		if err := rows.Scan(&f.id, &f.dataFile, &f.table, &f.begin, &f.end, &f.path, &f.key, &f.relDir, &f.local); err != nil {
+		if err := rows.Scan(&f.id, &f.dataFile, &f.table, &f.begin, &f.end, &f.path, &f.key, &f.relDir, &f.local, &f.stored); err != nil {
 			return nil, err
 		}
 		out = append(out, f)

@@ -136,9 +136,11 @@ func inlinedRows(r *run) ([]string, error) {
 }
 
 // puffinContainers lists Puffin delete files that are containers (blobs of
-// several snapshots): those with partial_max set and, when the data folder
-// is at hand, any whose file starts with the container magic "PFA1" (a bare
-// deletion vector starts with its length).
+// several snapshots): those with partial_max set and any whose file, where
+// this machine can read it (reachableDeleteFile), starts with the container
+// magic "PFA1" (a bare deletion vector starts with its length). Format 1.0
+// readers decode the whole file as one bare vector and fail on a container
+// whatever partial_max says ("Magic bytes mismatch").
 func puffinContainers(r *run) ([]string, error) {
 	files, err := deleteFiles(r, `d.format = 'puffin'`)
 	if err != nil {
@@ -151,10 +153,11 @@ func puffinContainers(r *run) ([]string, error) {
 	var out []string
 	for _, f := range files {
 		container := slices.Contains(withMax, fmt.Sprint(f.id))
-		if !container && r.opts.DataPath != "" && f.local {
-			container, err = startsWith(filepath.Join(r.opts.DataPath, filepath.FromSlash(f.relDir+f.path)), "PFA1")
-			if err != nil {
-				return nil, err
+		if !container {
+			if local := r.reachableDeleteFile(f); local != "" {
+				if container, err = startsWith(local, "PFA1"); err != nil {
+					return nil, err
+				}
 			}
 		}
 		if container {
@@ -162,6 +165,27 @@ func puffinContainers(r *run) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// reachableDeleteFile returns the local path at which this machine reads a
+// delete file, "" when it cannot: under the data folder given
+// (Options.DataPath) for a file under the catalog's data_path, else where
+// the catalog itself puts it (its data_path, or the file's absolute path)
+// when that is a local path and the file is there. A file under the data
+// folder given is expected there (startsWith reports it missing).
+func (r *run) reachableDeleteFile(f deleteFile) string {
+	if r.opts.DataPath != "" && f.local {
+		return filepath.Join(r.opts.DataPath, filepath.FromSlash(f.relDir+f.path))
+	}
+	p := f.stored
+	if p == "" || strings.Contains(p, "://") || !filepath.IsAbs(filepath.FromSlash(p)) {
+		return ""
+	}
+	p = filepath.FromSlash(p)
+	if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
+		return ""
+	}
+	return p
 }
 
 func startsWith(path, magic string) (bool, error) {
