@@ -272,7 +272,7 @@ func Resolve(ctx context.Context, st store.Store, opts ResolveOptions) (*Resolut
 	if res.CatalogURL, err = objectURL(st, res.File.Key); err != nil {
 		return nil, err
 	}
-	res.Attach = AttachSQL(res.CatalogURL, res.Name, res.DataURL)
+	res.Attach = AttachSQL(res.CatalogURL, res.Name, res.DataURL, !dv.LessThan(overrideDataPathFrom))
 	return res, nil
 }
 
@@ -337,10 +337,23 @@ func (r *repository) noCatalog(res *Resolution, dv *goversion.Version) *NoCatalo
 // read-only, with its data read from dataURL instead of the data_path the
 // catalog records. The alias is always quoted: a dataset may be named
 // with one of SQL's reserved words ("order"), which DuckDB refuses bare.
-func AttachSQL(catalogURL, name, dataURL string) string {
+func AttachSQL(catalogURL, name, dataURL string, override bool) string {
+	if !override {
+		return fmt.Sprintf("ATTACH %s AS %s (READ_ONLY, DATA_PATH %s)",
+			sqlString("ducklake:"+catalogURL), sqlIdent(name), sqlString(dataURL))
+	}
 	return fmt.Sprintf("ATTACH %s AS %s (READ_ONLY, DATA_PATH %s, OVERRIDE_DATA_PATH true)",
 		sqlString("ducklake:"+catalogURL), sqlIdent(name), sqlString(dataURL))
 }
+
+// overrideDataPathFrom is the first DuckDB whose DuckLake knows the
+// OVERRIDE_DATA_PATH option (281e8f4f, 2025-09-05, in 09f9b85b, the
+// DuckLake of DuckDB 1.4.0). DuckDB 1.3's refuses every option it does not
+// know ("Unsupported option override_data_path for DuckLake",
+// HandleDuckLakeOption), and uses a given DATA_PATH over the catalog's
+// without it (LoadExistingDuckLake reads the catalog's data_path only when
+// none was given).
+var overrideDataPathFrom = goversion.Must(goversion.NewVersion("1.4.0"))
 
 func sqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 

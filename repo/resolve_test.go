@@ -584,7 +584,7 @@ func TestAttachAlias(t *testing.T) {
 	defer conn.Close()
 	for _, name := range []string{"lake", "order", "select", "Order", "group by", `we"ird`, "2026", "naïve", "lake'1"} {
 		t.Run(name, func(t *testing.T) {
-			stmt := AttachSQL("/srv/fdl/versions/x/ducklake.duckdb", name, "/srv/fdl/data/")
+			stmt := AttachSQL("/srv/fdl/versions/x/ducklake.duckdb", name, "/srv/fdl/data/", true)
 			p, err := conn.PrepareContext(ctx, stmt)
 			if err != nil {
 				t.Fatalf("DuckDB does not parse %s: %v", stmt, err)
@@ -776,5 +776,50 @@ func TestResolveDevLayoutOpensNowhere(t *testing.T) {
 		if frozen.Format != "1.1-dev1" || frozen.Readers != formats.V1_1Dev1.DuckDB || frozen.Declared != "" || frozen.DuckDB != "" || frozen.Opens {
 			t.Errorf("DuckDB %s: frozen catalog %+v", duckdb, frozen)
 		}
+	}
+}
+
+// TestResolveAttachForDuckDB13: DuckDB 1.3's DuckLake refuses options it
+// does not know, OVERRIDE_DATA_PATH among them (from 1.4.0), and uses a
+// given DATA_PATH without it; the statement for 1.3 leaves it out, the one
+// for 1.4 and later keeps it. Before, 1.3 readers were given a statement
+// their DuckLake fails on ("Unsupported option override_data_path").
+func TestResolveAttachForDuckDB13(t *testing.T) {
+	ctx := context.Background()
+	st, ids := readerLake(t)
+	fdl := filepath.Join(st.Root(), "fdl.json")
+	os.Remove(fdl)
+	writeFile(t, fdl, `{"fdl": "0.1", "data_dir": "data/", "formats": [
+		{"ducklake": "0.2", "duckdb": ">= 1.3.1, < 1.4.0"},
+		{"ducklake": "0.3", "duckdb": ">= 1.4.0, < 1.5.0"},
+		{"ducklake": "1.0", "duckdb": ">= 1.5.2"}]}`)
+	latest := ids[len(ids)-1]
+	if _, err := Backfill(ctx, st, Options{Formats: []string{"0.2", "0.3"}, Versions: []string{latest}, Jobs: 2}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		duckdb, file string
+		override     bool
+	}{
+		{"1.3.1", "catalogs/0.2.duckdb", false},
+		{"1.3.2", "catalogs/0.2.duckdb", false},
+		{"1.4.0", "catalogs/0.3.duckdb", true},
+		{"1.5.6", "ducklake.duckdb", true},
+	} {
+		t.Run(tc.duckdb, func(t *testing.T) {
+			res, err := Resolve(ctx, st, ResolveOptions{Version: latest, DuckDB: tc.duckdb})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.TrimPrefix(res.File.Key, VersionsDir+latest+"/"); got != tc.file {
+				t.Fatalf("DuckDB %s opens %s, want %s", tc.duckdb, got, tc.file)
+			}
+			if got := strings.Contains(res.Attach, "OVERRIDE_DATA_PATH"); got != tc.override {
+				t.Errorf("DuckDB %s: %s: OVERRIDE_DATA_PATH given %v, want %v", tc.duckdb, res.Attach, got, tc.override)
+			}
+			if !strings.Contains(res.Attach, "DATA_PATH '"+res.DataURL+"'") {
+				t.Errorf("statement %s does not give the data path %s", res.Attach, res.DataURL)
+			}
+		})
 	}
 }
