@@ -3,7 +3,6 @@ package httpstore_test
 import (
 	"bytes"
 	"context"
-	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -15,8 +14,8 @@ import (
 	"time"
 
 	"github.com/fdl-formats/fdl-formats/internal/webtest"
-	"github.com/fdl-formats/fdl-formats/store"
 	"github.com/fdl-formats/fdl-formats/store/httpstore"
+	"github.com/fdl-formats/fdl-formats/store/storetest"
 )
 
 // TestStalledBody: a server that sends the headers and part of a body,
@@ -69,53 +68,22 @@ func TestStalledBody(t *testing.T) {
 			return io.ReadAll(rc)
 		}
 	}
-	for _, tc := range []struct {
-		name string
-		op   func(ctx context.Context) ([]byte, error)
-		want string // in the error ("" for success: the file's bytes)
-	}{
-		{"open, read", readAll("data/stalls.bin"), srv.URL + "/lake/data/stalls.bin"},
-		{"read the end", func(ctx context.Context) ([]byte, error) {
+	stallCount := func(reset bool) int32 {
+		if reset {
+			stalls.Store(0)
+		}
+		return stalls.Load()
+	}
+	storetest.RunStallCases(t, d, 20*time.Second, data, stallCount, []storetest.StallCase{
+		{Name: "open, read", Op: readAll("data/stalls.bin"), Want: srv.URL + "/lake/data/stalls.bin", Within: 10 * d},
+		{Name: "read the end", Op: func(ctx context.Context) ([]byte, error) {
 			b, _, err := st.ReadTail(ctx, "data/stalls.bin", 2000)
 			return b, err
-		}, srv.URL + "/lake/data/stalls.bin"},
-		{"list", func(ctx context.Context) ([]byte, error) {
+		}, Want: srv.URL + "/lake/data/stalls.bin", Within: 10 * d},
+		{Name: "list", Op: func(ctx context.Context) ([]byte, error) {
 			_, err := st.List(ctx, "versions/")
 			return nil, err
-		}, srv.URL + "/lake/versions/"},
-		{"a slow but steady body", readAll("data/trickles.bin"), ""},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			stalls.Store(0)
-			// A deadline far beyond the timeout: a read that would hang
-			// fails the test instead.
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-			defer cancel()
-			start := time.Now()
-			got, err := tc.op(ctx)
-			took := time.Since(start)
-			if tc.want == "" {
-				if err != nil || !bytes.Equal(got, data) {
-					t.Fatalf("after %v: %d bytes, %v; want the file's %d", took, len(got), err, len(data))
-				}
-				if took < 2*d {
-					t.Errorf("the slow body took only %v: not slower than the timeout", took)
-				}
-				return
-			}
-			t.Logf("after %v (%d stalled answers): %v", took, stalls.Load(), err)
-			var se *store.StallError
-			if !errors.As(err, &se) {
-				t.Fatalf("after %v: %v, want a stall error", took, err)
-			}
-			if took > 10*d {
-				t.Errorf("the stall was noticed after %v (timeout %v)", took, d)
-			}
-			for _, want := range []string{tc.want, "stopped sending", d.String()} {
-				if !strings.Contains(err.Error(), want) {
-					t.Errorf("error %q does not say %q", err, want)
-				}
-			}
-		})
-	}
+		}, Want: srv.URL + "/lake/versions/", Within: 10 * d},
+		{Name: "a slow but steady body", Op: readAll("data/trickles.bin")},
+	})
 }

@@ -3,7 +3,6 @@ package s3_test
 import (
 	"bytes"
 	"context"
-	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -16,8 +15,8 @@ import (
 
 	"github.com/fdl-formats/fdl-formats/internal/s3test"
 	"github.com/fdl-formats/fdl-formats/internal/webtest"
-	"github.com/fdl-formats/fdl-formats/store"
 	"github.com/fdl-formats/fdl-formats/store/s3"
+	"github.com/fdl-formats/fdl-formats/store/storetest"
 )
 
 // TestStalledBody: behind a proxy that stops sending an answer's body
@@ -74,60 +73,24 @@ func TestStalledBody(t *testing.T) {
 			return io.ReadAll(rc)
 		}
 	}
-	for _, tc := range []struct {
-		name     string
-		op       func(ctx context.Context) ([]byte, error)
-		want     string // in the error ("" for success: the object's bytes)
-		attempts int32  // stalled answers
-		within   time.Duration
-	}{
-		{"open, read", readAll("data/stalls.bin"), "/" + bucket + "/lake/data/stalls.bin", 1, 10 * d},
-		{"read the end", func(ctx context.Context) ([]byte, error) {
+	stallCount := func(reset bool) int32 {
+		if reset {
+			stalls.Store(0)
+		}
+		return stalls.Load()
+	}
+	storetest.RunStallCases(t, d, 30*time.Second, data, stallCount, []storetest.StallCase{
+		{Name: "open, read", Op: readAll("data/stalls.bin"), Want: "/" + bucket + "/lake/data/stalls.bin", Attempts: 1, Within: 10 * d},
+		{Name: "read the end", Op: func(ctx context.Context) ([]byte, error) {
 			b, _, err := st.ReadTail(ctx, "data/stalls.bin", 2000)
 			return b, err
-		}, "read the end of data/stalls.bin in s3://" + bucket + "/lake", 1, 10 * d},
+		}, Want: "read the end of data/stalls.bin in s3://" + bucket + "/lake", Attempts: 1, Within: 10 * d},
 		// The SDK retries (3 attempts, with its backoff of up to 2s
 		// between them).
-		{"list", func(ctx context.Context) ([]byte, error) {
+		{Name: "list", Op: func(ctx context.Context) ([]byte, error) {
 			_, err := st.List(ctx, "versions/")
 			return nil, err
-		}, "list versions/ in s3://" + bucket + "/lake", 3, 10*d + 5*time.Second},
-		{"a slow but steady body", readAll("data/trickles.bin"), "", 0, 0},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			stalls.Store(0)
-			// A deadline far beyond the timeout: a read that would hang
-			// fails the test instead.
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			start := time.Now()
-			got, err := tc.op(ctx)
-			took := time.Since(start)
-			if tc.want == "" {
-				if err != nil || !bytes.Equal(got, data) {
-					t.Fatalf("after %v: %d bytes, %v; want the object's %d", took, len(got), err, len(data))
-				}
-				if took < 2*d {
-					t.Errorf("the slow body took only %v: not slower than the timeout", took)
-				}
-				return
-			}
-			t.Logf("after %v (%d stalled answers): %v", took, stalls.Load(), err)
-			var se *store.StallError
-			if !errors.As(err, &se) {
-				t.Fatalf("after %v: %v, want a stall error", took, err)
-			}
-			if took > tc.within {
-				t.Errorf("the stall was given up on after %v (timeout %v)", took, d)
-			}
-			if n := stalls.Load(); n != tc.attempts {
-				t.Errorf("%d stalled answers, want %d", n, tc.attempts)
-			}
-			for _, want := range []string{tc.want, "stopped sending", d.String()} {
-				if !strings.Contains(err.Error(), want) {
-					t.Errorf("error %q does not say %q", err, want)
-				}
-			}
-		})
-	}
+		}, Want: "list versions/ in s3://" + bucket + "/lake", Attempts: 3, Within: 10*d + 5*time.Second},
+		{Name: "a slow but steady body", Op: readAll("data/trickles.bin")},
+	})
 }

@@ -1,0 +1,73 @@
+package storetest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fdl-formats/fdl-formats/store"
+)
+
+// StallCase is one read of a store whose server stops sending (see
+// RunStallCases).
+type StallCase struct {
+	Name string
+	// Op reads through the store (nil bytes for a listing).
+	Op func(ctx context.Context) ([]byte, error)
+	// Want is a phrase the stall error names (the object or folder); ""
+	// when the read must succeed with the test's data.
+	Want string
+	// Within bounds how long giving up may take.
+	Within time.Duration
+	// Attempts is how many stalled answers the server should count (the
+	// store's retries); 0 leaves it unchecked.
+	Attempts int32
+}
+
+// RunStallCases runs each case under a deadline far beyond the stall
+// timeout d, so that a read that would hang fails the test: a case with a
+// Want fails with a *store.StallError naming it, the timeout and "stopped
+// sending", within its bound and after its number of stalled answers
+// (stalls, reset before each case); a case without reads data in full,
+// taking longer than 2d (a slow but steady body is never cut).
+func RunStallCases(t *testing.T, d, deadline time.Duration, data []byte, stalls func(reset bool) int32, cases []StallCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.Name, func(t *testing.T) {
+			stalls(true)
+			ctx, cancel := context.WithTimeout(context.Background(), deadline)
+			defer cancel()
+			start := time.Now()
+			got, err := tc.Op(ctx)
+			took := time.Since(start)
+			if tc.Want == "" {
+				if err != nil || !bytes.Equal(got, data) {
+					t.Fatalf("after %v: %d bytes, %v; want the object's %d", took, len(got), err, len(data))
+				}
+				if took < 2*d {
+					t.Errorf("the slow body took only %v: not slower than the timeout", took)
+				}
+				return
+			}
+			t.Logf("after %v (%d stalled answers): %v", took, stalls(false), err)
+			var se *store.StallError
+			if !errors.As(err, &se) {
+				t.Fatalf("after %v: %v, want a stall error", took, err)
+			}
+			if took > tc.Within {
+				t.Errorf("the stall was given up on after %v (timeout %v)", took, d)
+			}
+			if n := stalls(false); tc.Attempts > 0 && n != tc.Attempts {
+				t.Errorf("%d stalled answers, want %d", n, tc.Attempts)
+			}
+			for _, want := range []string{tc.Want, "stopped sending", d.String()} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not say %q", err, want)
+				}
+			}
+		})
+	}
+}
