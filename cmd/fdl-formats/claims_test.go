@@ -1,9 +1,6 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,23 +34,7 @@ func TestCheckFalseFormatClaim(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(v, "ducklake.duckdb"), body, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var meta map[string]any
-	data, err := os.ReadFile(filepath.Join(v, "version.json"))
-	if err == nil {
-		err = json.Unmarshal(data, &meta)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum := sha256.Sum256(body)
-	cat := meta["catalog"].(map[string]any)
-	cat["bytes"], cat["sha256"] = len(body), hex.EncodeToString(sum[:])
-	if data, err = json.Marshal(meta); err == nil {
-		err = os.WriteFile(filepath.Join(v, "version.json"), data, 0o644)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	resealCatalog(t, v)
 
 	out, errOut, code := runApp(t, "check", "--versions=3", "--formats=1.0,1.1", repoDir)
 	if code != exitDifferent {

@@ -3,7 +3,6 @@ package httpstore_test
 import (
 	"bytes"
 	"context"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -58,24 +57,8 @@ func TestStalledBody(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	readAll := func(key string) func(ctx context.Context) ([]byte, error) {
-		return func(ctx context.Context) ([]byte, error) {
-			rc, err := st.Open(ctx, key)
-			if err != nil {
-				return nil, err
-			}
-			defer rc.Close()
-			return io.ReadAll(rc)
-		}
-	}
-	stallCount := func(reset bool) int32 {
-		if reset {
-			stalls.Store(0)
-		}
-		return stalls.Load()
-	}
-	storetest.RunStallCases(t, d, 20*time.Second, data, stallCount, []storetest.StallCase{
-		{Name: "open, read", Op: readAll("data/stalls.bin"), Want: srv.URL + "/lake/data/stalls.bin", Within: 10 * d},
+	storetest.RunStallCases(t, d, 20*time.Second, data, &stalls, []storetest.StallCase{
+		{Name: "open, read", Op: storetest.ReadAll(st, "data/stalls.bin"), Want: srv.URL + "/lake/data/stalls.bin", Within: 10 * d},
 		{Name: "read the end", Op: func(ctx context.Context) ([]byte, error) {
 			b, _, err := st.ReadTail(ctx, "data/stalls.bin", 2000)
 			return b, err
@@ -84,6 +67,6 @@ func TestStalledBody(t *testing.T) {
 			_, err := st.List(ctx, "versions/")
 			return nil, err
 		}, Want: srv.URL + "/lake/versions/", Within: 10 * d},
-		{Name: "a slow but steady body", Op: readAll("data/trickles.bin")},
+		{Name: "a slow but steady body", Op: storetest.ReadAll(st, "data/trickles.bin")},
 	})
 }

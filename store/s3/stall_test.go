@@ -3,7 +3,6 @@ package s3_test
 import (
 	"bytes"
 	"context"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -63,24 +62,8 @@ func TestStalledBody(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	readAll := func(key string) func(ctx context.Context) ([]byte, error) {
-		return func(ctx context.Context) ([]byte, error) {
-			rc, err := st.Open(ctx, key)
-			if err != nil {
-				return nil, err
-			}
-			defer rc.Close()
-			return io.ReadAll(rc)
-		}
-	}
-	stallCount := func(reset bool) int32 {
-		if reset {
-			stalls.Store(0)
-		}
-		return stalls.Load()
-	}
-	storetest.RunStallCases(t, d, 30*time.Second, data, stallCount, []storetest.StallCase{
-		{Name: "open, read", Op: readAll("data/stalls.bin"), Want: "/" + bucket + "/lake/data/stalls.bin", Attempts: 1, Within: 10 * d},
+	storetest.RunStallCases(t, d, 30*time.Second, data, &stalls, []storetest.StallCase{
+		{Name: "open, read", Op: storetest.ReadAll(st, "data/stalls.bin"), Want: "/" + bucket + "/lake/data/stalls.bin", Attempts: 1, Within: 10 * d},
 		{Name: "read the end", Op: func(ctx context.Context) ([]byte, error) {
 			b, _, err := st.ReadTail(ctx, "data/stalls.bin", 2000)
 			return b, err
@@ -91,6 +74,6 @@ func TestStalledBody(t *testing.T) {
 			_, err := st.List(ctx, "versions/")
 			return nil, err
 		}, Want: "list versions/ in s3://" + bucket + "/lake", Attempts: 3, Within: 10*d + 5*time.Second},
-		{Name: "a slow but steady body", Op: readAll("data/trickles.bin")},
+		{Name: "a slow but steady body", Op: storetest.ReadAll(st, "data/trickles.bin")},
 	})
 }

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -31,13 +33,14 @@ type StallCase struct {
 // timeout d, so that a read that would hang fails the test: a case with a
 // Want fails with a *store.StallError naming it, the timeout and "stopped
 // sending", within its bound and after its number of stalled answers
-// (stalls, reset before each case); a case without reads data in full,
-// taking longer than 2d (a slow but steady body is never cut).
-func RunStallCases(t *testing.T, d, deadline time.Duration, data []byte, stalls func(reset bool) int32, cases []StallCase) {
+// (stalls, the server's count, reset before each case); a case without
+// reads data in full, taking longer than 2d (a slow but steady body is
+// never cut).
+func RunStallCases(t *testing.T, d, deadline time.Duration, data []byte, stalls *atomic.Int32, cases []StallCase) {
 	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.Name, func(t *testing.T) {
-			stalls(true)
+			stalls.Store(0)
 			ctx, cancel := context.WithTimeout(context.Background(), deadline)
 			defer cancel()
 			start := time.Now()
@@ -52,7 +55,7 @@ func RunStallCases(t *testing.T, d, deadline time.Duration, data []byte, stalls 
 				}
 				return
 			}
-			t.Logf("after %v (%d stalled answers): %v", took, stalls(false), err)
+			t.Logf("after %v (%d stalled answers): %v", took, stalls.Load(), err)
 			var se *store.StallError
 			if !errors.As(err, &se) {
 				t.Fatalf("after %v: %v, want a stall error", took, err)
@@ -60,7 +63,7 @@ func RunStallCases(t *testing.T, d, deadline time.Duration, data []byte, stalls 
 			if took > tc.Within {
 				t.Errorf("the stall was given up on after %v (timeout %v)", took, d)
 			}
-			if n := stalls(false); tc.Attempts > 0 && n != tc.Attempts {
+			if n := stalls.Load(); tc.Attempts > 0 && n != tc.Attempts {
 				t.Errorf("%d stalled answers, want %d", n, tc.Attempts)
 			}
 			for _, want := range []string{tc.Want, "stopped sending", d.String()} {
@@ -69,5 +72,17 @@ func RunStallCases(t *testing.T, d, deadline time.Duration, data []byte, stalls 
 				}
 			}
 		})
+	}
+}
+
+// ReadAll gives a StallCase's Op that opens key in st and reads it whole.
+func ReadAll(st store.Store, key string) func(ctx context.Context) ([]byte, error) {
+	return func(ctx context.Context) ([]byte, error) {
+		rc, err := st.Open(ctx, key)
+		if err != nil {
+			return nil, err
+		}
+		defer rc.Close()
+		return io.ReadAll(rc)
 	}
 }
