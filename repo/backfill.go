@@ -242,6 +242,7 @@ func Backfill(ctx context.Context, st store.Store, opts Options) (_ *BackfillRep
 		if res.settled {
 			continue // not a missing cell after all: the plan shows it
 		}
+		res.Error = r.names.name(res.Error)
 		rep.Results = append(rep.Results, res)
 		rep.Counts[res.Outcome]++
 		if res.Outcome == Failed {
@@ -251,6 +252,7 @@ func Backfill(ctx context.Context, st store.Store, opts Options) (_ *BackfillRep
 			todo[i].State = Present
 		}
 	}
+	r.nameMatrix(rep.Plan)
 	if len(failed) > 0 {
 		return rep, &BackfillError{Failed: failed}
 	}

@@ -198,7 +198,38 @@ func Check(ctx context.Context, st store.Store, opts Options) (*CheckReport, err
 	if err := r.addReaders(ctx, rep, &opts); err != nil {
 		return nil, err
 	}
+	r.nameReport(rep)
 	return rep, rep.result()
+}
+
+// nameReport rewrites the run's local copies in every message of rep to
+// the repository files they stand for (pathNames).
+func (r *repository) nameReport(rep *CheckReport) {
+	for i := range rep.Findings {
+		rep.Findings[i].Detail = r.names.name(rep.Findings[i].Detail)
+	}
+	for _, p := range rep.Proofs {
+		p.Error = r.names.name(p.Error)
+	}
+	r.nameMatrix(rep.Plan)
+}
+
+// nameMatrix does the same for a plan's messages.
+func (r *repository) nameMatrix(m *Matrix) {
+	if m == nil {
+		return
+	}
+	for _, vp := range m.Versions {
+		vp.Error = r.names.name(vp.Error)
+		for i := range vp.Issues {
+			vp.Issues[i].Detail = r.names.name(vp.Issues[i].Detail)
+		}
+		for _, c := range vp.Cells {
+			for i := range c.Reasons {
+				c.Reasons[i] = r.names.name(c.Reasons[i])
+			}
+		}
+	}
 }
 
 // emptyFinding is the finding of a repository with no version at all:

@@ -179,6 +179,7 @@ func Plan(ctx context.Context, st store.Store, opts Options) (*Matrix, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.nameMatrix(m)
 	m.Transfer = r.transfer()
 	return m, nil
 }

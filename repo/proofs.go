@@ -179,6 +179,7 @@ func (r *repository) prove(ctx context.Context, c *Cell, work string, frozen *fr
 		if err != nil {
 			return fail(KindUnverifiable, err)
 		}
+		r.names.add(pub, keyName(r.st, c.Key))
 		// A remote store's data files, into the cache; files outside
 		// data_dir fail the proof (a folder's are found by the proof
 		// itself). A published catalog that cannot be read is the proof's

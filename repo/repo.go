@@ -137,6 +137,7 @@ type repository struct {
 	versions    []*version
 	paths       store.PathStore // the store, when its objects are local files
 	remote      *remote         // else: downloads, cache, byte counts
+	names       pathNames       // what the run's local copies stand for, for messages
 }
 
 // close removes the run's work files.
@@ -211,6 +212,12 @@ func load(ctx context.Context, st store.Store, opts *Options) (_ *repository, er
 	} else {
 		if r.remote, err = newRemote(counter, cfg, opts, r.listings); err != nil {
 			return nil, err
+		}
+		// Catalogs are downloaded to the work folder under their keys,
+		// data files to the cache's mirror of data_dir.
+		r.names.add(r.remote.work, folderName(st, ""))
+		if r.remote.cacheDir != "" {
+			r.names.add(r.remote.local, folderName(st, cfg.DataDir))
 		}
 		defer func() {
 			if err != nil {

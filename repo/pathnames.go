@@ -1,0 +1,79 @@
+package repo
+
+import (
+	"os"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/fdl-formats/fdl-formats/store"
+)
+
+// pathNames maps the local files and folders a run works on (copies of
+// catalogs in its work folder, a bucket's data files in the download cache)
+// to what they stand for in the repository, so that a message a user reads
+// names the repository's file (versions/<id>/catalogs/1.1.duckdb,
+// s3://bucket/lake/data/...) rather than a temporary path that is gone when
+// the run ends. It rewrites messages as text: the names are only added
+// where a run makes such a path.
+type pathNames struct {
+	mu    sync.Mutex
+	local []string // longest first
+	names map[string]string
+}
+
+// add says that local (a file or folder) stands for name.
+func (p *pathNames) add(local, name string) {
+	if local == "" || name == "" || local == name {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.names == nil {
+		p.names = map[string]string{}
+	}
+	if _, ok := p.names[local]; !ok {
+		p.local = append(p.local, local)
+		slices.SortFunc(p.local, func(a, b string) int { return len(b) - len(a) })
+	}
+	p.names[local] = name
+}
+
+// name rewrites every local path in s to the name it stands for (the
+// longest first, so a file inside a mapped folder keeps its own name).
+func (p *pathNames) name(s string) string {
+	if p == nil {
+		return s
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, l := range p.local {
+		if strings.Contains(s, l) {
+			s = strings.ReplaceAll(s, l, p.names[l])
+		}
+	}
+	return s
+}
+
+// keyName is how a message names a repository key: its path in a folder,
+// its URL in a bucket or on a web site, else the key.
+func keyName(st store.Store, key string) string {
+	if c, ok := st.(*store.Counter); ok {
+		st = c.Unwrap()
+	}
+	switch s := st.(type) {
+	case store.PathStore:
+		if p, err := s.Path(key); err == nil {
+			return p
+		}
+	case store.URLStore:
+		return s.BaseURL() + key
+	}
+	return key
+}
+
+// folderName is keyName of a folder key, for mapping a local folder that
+// mirrors it (no trailing separator on either side).
+func folderName(st store.Store, key string) string {
+	return strings.TrimSuffix(keyName(st, strings.TrimSuffix(key, "/")), string(os.PathSeparator))
+}
