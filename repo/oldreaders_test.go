@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -51,8 +52,8 @@ func writeWithDictFSST(t *testing.T, ctx context.Context, path string) {
 // VARCHAR with NULLs, DICT_FSST over an 'Empty Validity' mask), which
 // DuckDB 1.3 reads as NULL: check fails with a difference (exit 3) that
 // names the version, file, columns and fix, with a cold and with a warm
-// digest cache; the first version's (DICT_FSST, no such mask) passes, as do
-// the catalogs backfill writes. Deleting the file and backfilling again
+// digest cache; the first version's, as backfill wrote it, passes, as do
+// the catalogs backfill writes again. Deleting the file and backfilling again
 // mends it. The real DuckDB 1.3.2 confirms the reading.
 func TestCheckFindsCatalogsOldDuckDBsMisread(t *testing.T) {
 	if testing.Short() {
@@ -86,9 +87,11 @@ func TestCheckFindsCatalogsOldDuckDBsMisread(t *testing.T) {
 	if err := copyTree(filepath.Join(root, key(ids[1])), good); err != nil {
 		t.Fatal(err)
 	}
-	for _, id := range ids {
-		writeWithDictFSST(t, ctx, filepath.Join(root, key(id)))
-	}
+	// Only the second: since 0.1-0.4 catalogs carry file statistics rows
+	// for files written before ADD COLUMN (NULL min/max where the default's
+	// text does not compare as its value), the first version's catalog has
+	// such NULLs too, and rewritten so it is misread as well.
+	writeWithDictFSST(t, ctx, filepath.Join(root, key(ids[1])))
 
 	for _, run := range []struct {
 		name string
@@ -160,8 +163,8 @@ func TestCheckFindsCatalogsOldDuckDBsMisread(t *testing.T) {
 		if misread := len(diff) > 0; misread != (i == 0) {
 			t.Errorf("DuckDB %s on %s: differences %v, want some: %v", got.DuckDB, p, diff, i == 0)
 		}
-		if i == 0 && (len(diff) != 1 || !strings.Contains(diff[0], "ducklake_column")) {
-			t.Errorf("DuckDB %s on the flagged file: %v, want ducklake_column only", got.DuckDB, diff)
+		if i == 0 && !slices.ContainsFunc(diff, func(d string) bool { return strings.Contains(d, "ducklake_column") }) {
+			t.Errorf("DuckDB %s on the flagged file: %v, want ducklake_column among them", got.DuckDB, diff)
 		}
 	}
 
