@@ -153,7 +153,6 @@ func (f *frozenCopies) copyOf(ctx context.Context, v *version) (*frozenCopy, str
 		return nil, "", problem, err
 	}
 	fc.dir, fc.path = dir, src
-	f.r.names.add(src, keyName(f.r.st, v.prefix()+v.meta.Catalog.Path))
 	return fc, src, "", nil
 }
 

@@ -39,6 +39,7 @@ func (r *repository) copyFrozen(ctx context.Context, v *version, dir string) (st
 		os.Remove(local)
 		return "", problem, err
 	}
+	r.names.add(local, keyName(r.st, key))
 	return local, "", nil
 }
 
