@@ -548,6 +548,16 @@ func (rm *remote) fillCache(ctx context.Context, cf cachedFile) error {
 			return fmt.Errorf("data file %s: its last %d bytes by a ranged read, as readers read it, are not those of the whole file the store sent (changed while read, or the server answers the two differently): %w", cf.key, len(tail), errStoreDiffers)
 		}
 	}
+	// So must the whole GET's ETag be the one the HEAD and ranged read
+	// gave, as DuckDB compares them: a stale copy (a CDN edge, a replica)
+	// of the same size and last bytes would otherwise pass the checks,
+	// and the next run, seeing the HEAD's validator, download it again.
+	if etag, ok := strings.CutPrefix(got, "etag "); ok {
+		if err := store.CheckFullETag(cf.key, info.ETag, etag); err != nil {
+			os.Remove(path)
+			return fmt.Errorf("data file %w", err)
+		}
+	}
 	// The copy is kept under the validator of the response that delivered
 	// its bytes, never the HEAD's: a HEAD answered by the origin and a GET
 	// by a stale copy (a CDN edge, a replica) would otherwise bind the new

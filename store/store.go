@@ -237,9 +237,15 @@ var ErrETagChanged = errors.New("the object's ETag changed between its HEAD and 
 type ETagError struct {
 	Key       string
 	Head, Get string
+	// Full tells that Get is the ETag of a GET of the whole object
+	// (a download), Head that of the HEAD and ranged GET before it.
+	Full bool
 }
 
 func (e *ETagError) Error() string {
+	if e.Full {
+		return fmt.Sprintf("%s: ETag %s by its HEAD and ranged GET, %s by the GET that downloaded it: the object changed meanwhile, or the server answers them from different copies (a CDN edge or replica serving an older copy); the download is not used", e.Key, e.Head, e.Get)
+	}
 	return fmt.Sprintf("%s: ETag %s by its HEAD, %s by its ranged GET: the object changed between the two, or the server answers them from different copies (a CDN edge, a replica); DuckDB's httpfs fails such a read (\"ETag on reading file ... was initially ... and now it returned ...\")", e.Key, e.Head, e.Get)
 }
 
@@ -258,6 +264,17 @@ func CheckETags(key, head, get string) error {
 		return nil
 	}
 	return &ETagError{Key: key, Head: head, Get: get}
+}
+
+// CheckFullETag compares, as CheckETags does, the ETag a HEAD and ranged
+// GET of an object gave (head) with that of a later GET of the whole
+// object (get): a difference is an *ETagError with Full set.
+func CheckFullETag(key, head, get string) error {
+	err := CheckETags(key, head, get)
+	if e, ok := err.(*ETagError); ok {
+		e.Full = true
+	}
+	return err
 }
 
 func unquoteETag(etag string) string {

@@ -32,6 +32,18 @@ func TestCheckETags(t *testing.T) {
 	}
 }
 
+// TestCheckFullETag: a download's ETag is compared as CheckETags compares
+// a ranged GET's, and a difference names the download.
+func TestCheckFullETag(t *testing.T) {
+	if err := CheckFullETag("data/f.parquet", "abc", `"abc"`); err != nil {
+		t.Errorf("same ETags: %v", err)
+	}
+	err := CheckFullETag("data/f.parquet", "abc", "old")
+	if !errors.Is(err, ErrETagChanged) || !strings.Contains(err.Error(), "data/f.parquet: ETag abc by its HEAD and ranged GET, old by the GET that downloaded it") {
+		t.Errorf("CheckFullETag(abc, old) = %v, want it to name the key, both ETags and the download", err)
+	}
+}
+
 func TestLastBytes(t *testing.T) {
 	body := strings.Repeat("x", 100_000) + "footPAR1"
 	for _, tc := range []struct {

@@ -43,6 +43,9 @@ const (
 	// Stray links point under another path ("/elsewhere/lake/versions/
 	// name/"): a proxy in front of a server that lists under its own path.
 	Stray
+	// Forbidden: folders answer 403 Forbidden, files are served (nginx
+	// without autoindex, its default; Apache with Options -Indexes).
+	Forbidden
 )
 
 // Validators are the cache validators a server sends with a file.
@@ -69,6 +72,11 @@ type Options struct {
 	// HeadWithoutLength answers HEAD without a Content-Length (some
 	// servers and gateways; DuckDB then reads the file all the same).
 	HeadWithoutLength bool
+	// StaleWholeGET, with ETag validators, gives a GET of a whole file (no
+	// Range) another ETag than its HEAD and ranged GETs: a CDN edge or
+	// replica answering downloads from an older copy of the same size and
+	// last bytes (the bytes served are the file's).
+	StaleWholeGET bool
 }
 
 // Serve serves root at the returned URL (no trailing slash) until the
@@ -93,6 +101,13 @@ func Handler(root string, opts Options) http.Handler {
 		if st.IsDir() {
 			if opts.Listing == None {
 				http.NotFound(w, r)
+				return
+			}
+			if opts.Listing == Forbidden {
+				// nginx's page; Apache's is much the same.
+				w.Header().Set("Content-Type", "text/html")
+				w.WriteHeader(http.StatusForbidden)
+				io.WriteString(w, "<html>\r\n<head><title>403 Forbidden</title></head>\r\n<body>\r\n<center><h1>403 Forbidden</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n")
 				return
 			}
 			if !strings.HasSuffix(r.URL.Path, "/") {
@@ -132,6 +147,9 @@ func Handler(root string, opts Options) http.Handler {
 				return
 			}
 			w.Header().Set("ETag", `"`+hex.EncodeToString(h.Sum(nil))[:32]+`"`)
+			if opts.StaleWholeGET && r.Method == http.MethodGet && r.Header.Get("Range") == "" {
+				w.Header().Set("ETag", `"stale-replica"`)
+			}
 		}
 		http.ServeContent(w, r, st.Name(), mod, f)
 	})

@@ -375,7 +375,7 @@ func (s *Store) Create(_ context.Context, key string, _ io.Reader) error {
 // List implements store.Store by walking the folder listings below the
 // folder part of prefix. Sizes come from a HEAD of each object found.
 //
-// A folder it must walk that answers 404, a page that is not a listing,
+// A folder it must walk that answers 404, 401 or 403, a page that is not a listing,
 // or a listing that links nothing below its folder is an error wrapping
 // store.ErrNoListing (a *ListingError), never an empty answer: a web
 // server cannot tell an absent folder from an unlisted one.
@@ -459,6 +459,12 @@ func (s *Store) listing(ctx context.Context, dir string) (names []string, listed
 	defer resp.Body.Close()
 	if resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone {
 		return nil, false, &ListingError{URL: u, Reason: "the folder answers " + resp.Status + ": the server gives no folder listing (or the folder does not exist)"}
+	}
+	if resp.StatusCode == http.StatusForbidden || resp.StatusCode == http.StatusUnauthorized {
+		// nginx without autoindex (its default) and Apache with Options
+		// -Indexes answer a folder's address with 403: its files may
+		// still be served, but no listing tells which versions exist.
+		return nil, false, &ListingError{URL: u, Reason: "the folder answers " + resp.Status + ": the server refuses folder listings (nginx without `autoindex on`, Apache with `Options -Indexes`) or access to the folder"}
 	}
 	if err := check(resp, dir); err != nil {
 		return nil, false, err

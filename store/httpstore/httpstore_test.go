@@ -167,6 +167,7 @@ func TestListings(t *testing.T) {
 		{"folders without slash", webtest.NoSlash, ""},
 		{"404 for folders", webtest.None, "/lake/versions/"},
 		{"links elsewhere", webtest.Stray, "/lake/versions/"},
+		{"403 for folders (nginx, Apache without listings)", webtest.Forbidden, "/lake/versions/"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st, err := httpstore.New(webtest.Serve(t, root, webtest.Options{Listing: tc.listing})+"/lake", nil)
