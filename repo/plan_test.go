@@ -332,8 +332,8 @@ func TestPlanNotRepository(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	st, _ := local.New(dir)
-	if _, err := Plan(ctx, st, Options{}); !errors.Is(err, ErrNotRepository) {
-		t.Errorf("Plan(empty folder) error = %v, want ErrNotRepository", err)
+	if _, err := Plan(ctx, st, Options{}); !errors.Is(err, ErrNotRepository) || !strings.Contains(err.Error(), "no fdl.json in "+dir) {
+		t.Errorf("Plan(empty folder) error = %v, want ErrNotRepository naming the folder", err)
 	}
 	writeFile(t, filepath.Join(dir, "fdl.json"), `{"fdl":"0.1","formats":[{"ducklake":"0.9"}]}`)
 	if _, err := Plan(ctx, st, Options{}); !errors.Is(err, fdljson.ErrInvalid) || !strings.Contains(err.Error(), "formats[0].ducklake") {

@@ -239,13 +239,29 @@ func load(ctx context.Context, st store.Store, opts *Options) (_ *repository, er
 	return r, nil
 }
 
+// where names a store for messages: its Location (a bucket and prefix
+// with its endpoint, a URL; never credentials), else its folder.
+func where(st store.Store) string {
+	for {
+		u, ok := st.(interface{ Unwrap() store.Store })
+		if !ok {
+			break
+		}
+		st = u.Unwrap()
+	}
+	if r, ok := st.(interface{ Root() string }); ok {
+		return r.Root()
+	}
+	return location(st)
+}
+
 // read reads fdl.json and every version's version.json (and expired.json);
 // it needs no local data folder, so it serves readers of any store.
 func read(ctx context.Context, st store.Store) (*repository, error) {
 	data, err := store.ReadAll(ctx, st, FDLKey)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%w: no %s", ErrNotRepository, FDLKey)
+			return nil, fmt.Errorf("%w: no %s in %s", ErrNotRepository, FDLKey, where(st))
 		}
 		return nil, fmt.Errorf("read %s: %w", FDLKey, err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/fdl-formats/fdl-formats/fdljson"
 	"github.com/fdl-formats/fdl-formats/repo"
 	"github.com/fdl-formats/fdl-formats/store"
+	"github.com/fdl-formats/fdl-formats/store/httpstore"
 	"github.com/fdl-formats/fdl-formats/store/open"
 	"github.com/fdl-formats/fdl-formats/store/s3"
 )
@@ -52,6 +53,16 @@ func planCommand() *cli.Command {
 
 // openRepo parses REPO (a folder, s3://BUCKET/PREFIX or https://HOST/PREFIX;
 // see store/open) and the shared flags.
+// openError is the error of a repository argument open.Repository
+// refuses: a usage error for a URL with a query string (a signed URL),
+// else not a repository.
+func openError(cmd *cli.Command, err error) error {
+	if errors.Is(err, httpstore.ErrQuery) {
+		return usageError{err: err, command: "fdl-formats " + cmd.Name}
+	}
+	return fmt.Errorf("%w: %w", repo.ErrNotRepository, err)
+}
+
 func openRepo(ctx context.Context, cmd *cli.Command) (store.Store, repo.Options, error) {
 	var opts repo.Options
 	if cmd.Args().Len() != 1 {
@@ -64,7 +75,7 @@ func openRepo(ctx context.Context, cmd *cli.Command) (store.Store, repo.Options,
 	so.S3 = s3.Options{Endpoint: cmd.String("endpoint"), VirtualHosted: cmd.Bool("virtual-hosted")}
 	st, err := open.Repository(ctx, cmd.Args().First(), so)
 	if err != nil {
-		return nil, opts, fmt.Errorf("%w: %w", repo.ErrNotRepository, err)
+		return nil, opts, openError(cmd, err)
 	}
 	if s := cmd.String("now"); s != "" {
 		t, err := time.Parse(time.RFC3339, s)

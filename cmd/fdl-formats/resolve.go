@@ -47,7 +47,7 @@ func runResolve(ctx context.Context, cmd *cli.Command) error {
 	}
 	st, err := open.Repository(ctx, cmd.Args().First(), so)
 	if err != nil {
-		return fmt.Errorf("%w: %w", repo.ErrNotRepository, err)
+		return openError(cmd, err)
 	}
 	res, err := repo.Resolve(ctx, st, repo.ResolveOptions{
 		Version: cmd.String("version"),

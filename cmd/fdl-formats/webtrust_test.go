@@ -548,3 +548,38 @@ func TestLocalDataFolderIsTheRepositorys(t *testing.T) {
 		}
 	}
 }
+
+// TestRemoteArgumentMessages: a bucket prefix or web folder without
+// fdl.json is "not an FDL repository" naming where it looked (the bucket,
+// prefix and endpoint, or the URL; before, only "no fdl.json"); a web URL
+// with a query string (a signed URL, whose signature the requests of the
+// repository's other files would not carry) is a usage error (exit 2)
+// that does not repeat the query. Before, the query was dropped unseen.
+func TestRemoteArgumentMessages(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "dem"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	site := webtest.Serve(t, root, webtest.Options{})
+	srv := s3test.Start(t)
+	bucket := srv.Bucket(t)
+	for _, tc := range []struct {
+		cmd, arg string
+		want     int
+		says     string
+	}{
+		{"check", site + "/dem", exitInvalid, "not an FDL repository: no fdl.json in " + site + "/dem/"},
+		{"plan", "s3://" + bucket + "/dem", exitInvalid, "not an FDL repository: no fdl.json in s3://" + bucket + "/dem at " + srv.Endpoint},
+		{"check", site + "/dem?sig=SECRET", exitUsage, "repository URL " + site + "/dem?…: query strings (signed URLs) are not supported"},
+		{"resolve", site + "/dem?sig=SECRET", exitUsage, "query strings (signed URLs) are not supported"},
+	} {
+		args := []string{tc.cmd, tc.arg}
+		if tc.cmd != "resolve" {
+			args = []string{tc.cmd, "--cache=" + t.TempDir(), tc.arg}
+		}
+		_, errOut, code := runAppStderr(t, args...)
+		if code != tc.want || !strings.Contains(errOut, tc.says) || strings.Contains(errOut, "SECRET") {
+			t.Errorf("%s %s: exit %d, want %d saying %q (and no query)\n%s", tc.cmd, tc.arg, code, tc.want, tc.says, errOut)
+		}
+	}
+}

@@ -32,6 +32,14 @@ import (
 	"github.com/fdl-formats/fdl-formats/store"
 )
 
+// ErrQuery is matched by the error of New for a URL with a query string.
+// The query of a signed URL (an S3 presigned URL, a CDN token) signs that
+// one address, and every file of a repository is fetched by its own: the
+// query was dropped, and the requests went out unsigned. Refused, and not
+// repeated, since a signature kept in reports and cache keys is a
+// credential.
+var ErrQuery = errors.New("query strings (signed URLs) are not supported: each file of the repository is fetched by its own URL, which a query signed for one address does not sign; serve the repository without a query, or check the bucket by s3:// with read-only credentials")
+
 // Store is a read-only repository on a web server.
 type Store struct {
 	base   *url.URL // ends in "/"
@@ -87,7 +95,11 @@ func New(rawURL string, client *http.Client) (*Store, error) {
 	if u.User != nil {
 		return nil, fmt.Errorf("repository URL %s: credentials in the URL are not supported", u.Redacted())
 	}
-	u.RawQuery, u.Fragment = "", ""
+	if u.RawQuery != "" {
+		u.RawQuery = ""
+		return nil, fmt.Errorf("repository URL %s?…: %w", u.Redacted(), ErrQuery)
+	}
+	u.ForceQuery, u.Fragment, u.RawFragment = false, "", ""
 	if !strings.HasSuffix(u.Path, "/") {
 		u.Path += "/"
 	}
