@@ -287,6 +287,17 @@ func (r *repository) adoptHidden(v *version, entries []catalogEntry, hidden []st
 	if v.expired != nil || v.meta == nil {
 		return entries, hidden, nil
 	}
+	// Where the listing left the catalog out: the catalogs/ folder's own
+	// listing, when it shows files; else the version folder's may not show
+	// catalogs/ at all (then its listing was never read), or catalogs/'s
+	// listing is empty: both are said.
+	missing := fmt.Sprintf("the server's folder listings of %s, which show no file under catalogs/ (the version folder's listing leaves catalogs/ out, or that folder's own listing is empty)", v.prefix())
+	for key := range v.objects {
+		if strings.HasPrefix(key, "catalogs/") {
+			missing = fmt.Sprintf("the server's folder listing of %scatalogs/", v.prefix())
+			break
+		}
+	}
 	var left, notes []string
 	for _, name := range hidden {
 		format, isCatalog := strings.CutSuffix(strings.TrimPrefix(name, "catalogs/"), ".duckdb")
@@ -298,7 +309,7 @@ func (r *repository) adoptHidden(v *version, entries []catalogEntry, hidden []st
 		}
 		v.objects[name] = infos[name]
 		entries = append(entries, catalogEntry{name: format + ".duckdb", kind: entryFile})
-		notes = append(notes, fmt.Sprintf("%s is not in the server's folder listing of %scatalogs/: found by name, as readers of format %s fetch it, and proved like a listed catalog; the listing page is likely a stale copy (a CDN or proxy cache from before the catalog was published)", v.prefix()+name, v.prefix(), format))
+		notes = append(notes, fmt.Sprintf("%s is not in %s: found by name, as readers of format %s fetch it, and proved like a listed catalog; a listing page is likely a stale copy (a CDN or proxy cache from before the catalog was published)", v.prefix()+name, missing, format))
 	}
 	return entries, left, notes
 }

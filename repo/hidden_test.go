@@ -182,9 +182,14 @@ func TestHiddenCatalogsOfTheRunAreProved(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		wrong bool // the hidden 0.4 catalog is the frozen 1.0 catalog's bytes
+		// inCatalogs: the stale page is catalogs/'s, which lists another
+		// file, not the version folder's, which then leaves out catalogs/
+		// (whose listing is never read)
+		inCatalogs bool
 	}{
-		{"a sound catalog the listing hides", false},
-		{"a wrong catalog the listing hides", true},
+		{"a sound catalog the listing hides", false, false},
+		{"a wrong catalog the listing hides", true, false},
+		{"a sound catalog the catalogs/ listing hides", false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st, root := smallLake(t)
@@ -199,9 +204,18 @@ func TestHiddenCatalogsOfTheRunAreProved(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(v, "catalogs", "0.4.duckdb")); err != nil {
 				t.Fatal(err)
 			}
+			if tc.inCatalogs {
+				writeFile(t, filepath.Join(v, "catalogs", "0.3.duckdb"), "not checked: --formats leaves 0.3 alone")
+			}
 			files := http.FileServer(http.Dir(root))
 			site := webSite(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				if r.URL.Path == "/versions/"+id+"/" {
+				if tc.inCatalogs && r.URL.Path == "/versions/"+id+"/catalogs/" {
+					// A stale page listing a catalog of a format the run leaves alone.
+					w.Header().Set("Content-Type", "text/html; charset=utf-8")
+					fmt.Fprint(w, `<pre><a href="../">../</a> <a href="0.3.duckdb">0.3.duckdb</a></pre>`)
+					return
+				}
+				if !tc.inCatalogs && r.URL.Path == "/versions/"+id+"/" {
 					// A stale page from before catalogs/ was published.
 					w.Header().Set("Content-Type", "text/html; charset=utf-8")
 					fmt.Fprint(w, `<pre><a href="dataset.json">dataset.json</a> <a href="ducklake.duckdb">ducklake.duckdb</a> <a href="files.json">files.json</a> <a href="version.json">version.json</a></pre>`)
@@ -233,7 +247,17 @@ func TestHiddenCatalogsOfTheRunAreProved(t *testing.T) {
 			}
 			warned := false
 			for _, f := range rep.Findings {
-				warned = warned || (f.Kind == KindWarning && strings.Contains(f.Detail, key+" is not in the server's folder listing"))
+				if f.Kind == KindWarning && strings.Contains(f.Detail, key+" is not in the server's folder listing") {
+					// Only a listing that was read is said to leave it out.
+					where := key + " is not in the server's folder listings of versions/" + id + "/, which show no file under catalogs/ (the version folder's listing leaves catalogs/ out"
+					if tc.inCatalogs {
+						where = key + " is not in the server's folder listing of versions/" + id + "/catalogs/:"
+					}
+					if !strings.Contains(f.Detail, where) {
+						t.Errorf("warning %q, want it to say %q", f.Detail, where)
+					}
+					warned = true
+				}
 			}
 			if !warned {
 				t.Errorf("no warning that the listing hides %s: %+v", key, rep.Findings)
