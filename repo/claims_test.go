@@ -316,7 +316,7 @@ func TestCheckDataFolderOverBucket(t *testing.T) {
 			if err := os.Remove(p); err != nil {
 				t.Fatal(err)
 			}
-		}, ErrUnverifiable, "(read from the --data folder)"},
+		}, ErrUnverifiable, ", as the store holds it (the --data folder's copy is read in its place): "},
 		{"data file of another size in the bucket", func(t *testing.T, p string) {
 			if err := os.Truncate(p, 10); err != nil {
 				t.Fatal(err)

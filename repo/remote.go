@@ -462,7 +462,7 @@ func (rm *remote) inStore(ctx context.Context, cf cachedFile) error {
 		tail, info, err := rm.counter.ReadTail(ctx, cf.key, tailBytes)
 		switch {
 		case err != nil:
-			f.err = fmt.Errorf("data file %s (read from the --data folder): %w", cf.key, err)
+			f.err = fmt.Errorf("data file %s, as the store holds it (the --data folder's copy is read in its place): %w", cf.key, err)
 		case info.Size != cf.size:
 			f.err = fmt.Errorf("data file %s: %d bytes in the store, the catalog records %d (the --data folder's copy is not what readers get): %w", cf.key, info.Size, cf.size, errStoreDiffers)
 		case tail != nil:

@@ -7,11 +7,13 @@ import (
 	"net/http/httputil"
 	neturl "net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/fdl-formats/fdl-formats/internal/s3test"
+	"github.com/fdl-formats/fdl-formats/repo"
 )
 
 // TestS3ETagChangedWhileRead: a bucket (behind a gateway or CDN) whose
@@ -31,10 +33,14 @@ func TestS3ETagChangedWhileRead(t *testing.T) {
 	srv.Upload(t, dir, bucket, "lake")
 	target, _ := neturl.Parse(srv.Endpoint)
 	proxy := httputil.NewSingleHostReverseProxy(target)
-	var changed atomic.Bool
+	var changed, wholeStale atomic.Bool
 	proxy.ModifyResponse = func(resp *http.Response) error {
 		if changed.Load() && resp.Request.Method == http.MethodGet && resp.Request.Header.Get("Range") != "" && strings.HasSuffix(resp.Request.URL.Path, ".parquet") {
 			resp.Header.Set("ETag", `"0000000000000000000000000000000a"`)
+		}
+		// A replica answering whole downloads from an older copy.
+		if wholeStale.Load() && resp.Request.Method == http.MethodGet && resp.Request.Header.Get("Range") == "" && strings.HasSuffix(resp.Request.URL.Path, ".parquet") {
+			resp.Header.Set("ETag", `"0000000000000000000000000000000b"`)
 		}
 		return nil
 	}
@@ -65,8 +71,33 @@ func TestS3ETagChangedWhileRead(t *testing.T) {
 			if !found {
 				t.Errorf("no finding names a data file and both ETags: %+v", rep.Findings)
 			}
+			if mode.name == "--data" && !slices.ContainsFunc(rep.Findings, func(f repo.Finding) bool {
+				return strings.Contains(f.Detail, ", as the store holds it (the --data folder's copy is read in its place): read the end of ")
+			}) {
+				t.Errorf("no finding lays the fault with the store's answers: %+v", rep.Findings)
+			}
 		})
 	}
+
+	// Whole downloads (GETs without a range) with another ETag than the
+	// HEAD and ranged GET: passed (exit 0) before, the download being
+	// compared by size and last bytes only.
+	t.Run("whole GETs from a stale replica", func(t *testing.T) {
+		changed.Store(false)
+		wholeStale.Store(true)
+		defer wholeStale.Store(false)
+		rep, errOut, code := checkReport(t, "--endpoint="+front.URL, "--cache="+t.TempDir(), url)
+		if code != exitIncomparable {
+			t.Fatalf("check: exit %d, want %d\n%s", code, exitIncomparable, errOut)
+		}
+		found := false
+		for _, f := range rep.Findings {
+			found = found || strings.Contains(f.Detail, " by its HEAD and ranged GET, 0000000000000000000000000000000b by the GET that downloaded it")
+		}
+		if !found {
+			t.Errorf("no finding names a data file and both ETags: %+v", rep.Findings)
+		}
+	})
 }
 
 // TestS3WrongRegion: a bucket in another region answers 301
