@@ -1,6 +1,7 @@
 package repo
 
 import (
+	"errors"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -27,7 +28,9 @@ const dataCacheGrace = time.Hour
 //     downloaded with: proof keys name them, and a touched file would make
 //     every kept proof miss);
 //   - <hash>.tmp/, the downloads in progress (a partial file inside the
-//     mirror would change its listing while proofs are keyed on it).
+//     mirror would change its listing while proofs are keyed on it);
+//   - <hash>.catalogs/, the repository's frozen catalogs by sha256
+//     (catalogcache.go), counted and removed with the mirror.
 const (
 	lastUsedSuffix = ".last-used"
 	tmpSuffix      = ".tmp"
@@ -70,12 +73,19 @@ func pruneObjects(objects, current string, max int64, log *slog.Logger) int64 {
 		case strings.HasSuffix(e.Name(), tmpSuffix):
 			removeOld(p, now)
 			continue
+		case strings.HasSuffix(e.Name(), catalogsSuffix):
+			// Read with its mirror; one whose mirror is gone (a prune
+			// killed halfway) is removed once old.
+			if _, err := os.Stat(strings.TrimSuffix(p, catalogsSuffix)); errors.Is(err, fs.ErrNotExist) {
+				removeOld(p, now)
+			}
+			continue
 		}
 		m := mirror{dir: p}
 		var newest time.Time
 		validators := map[string]bool{}
 		present := map[string]bool{}
-		_ = filepath.WalkDir(p, func(f string, d fs.DirEntry, err error) error {
+		walk := func(f string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() {
 				return nil // a folder removed under us is no error
 			}
@@ -102,7 +112,9 @@ func pruneObjects(objects, current string, max int64, log *slog.Logger) int64 {
 				newest = info.ModTime()
 			}
 			return nil
-		})
+		}
+		_ = filepath.WalkDir(p, walk)
+		_ = filepath.WalkDir(p+catalogsSuffix, walk)
 		for v := range validators {
 			if !present[strings.TrimSuffix(v, validatorSuffix)] {
 				os.Remove(v) // a data file without a validator is never reused; this is its converse
@@ -129,6 +141,7 @@ func pruneObjects(objects, current string, max int64, log *slog.Logger) int64 {
 		if os.RemoveAll(m.dir) == nil {
 			total -= m.size
 			os.RemoveAll(m.dir + tmpSuffix)
+			os.RemoveAll(m.dir + catalogsSuffix)
 			os.Remove(m.dir + lastUsedSuffix)
 		}
 	}

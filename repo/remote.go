@@ -47,6 +47,9 @@ type Transfer struct {
 	// Cached how many were already there and reused.
 	DataFiles int `json:"data_files_downloaded"`
 	Cached    int `json:"data_files_cached"`
+	// CatalogsCached is how many frozen catalogs were taken from the cache
+	// (the store still holding the same bytes) instead of downloaded.
+	CatalogsCached int `json:"frozen_catalogs_cached"`
 	// DownloadSeconds is the time spent downloading, summed over the
 	// downloads (parallel ones overlap, so it can exceed the run's time).
 	DownloadSeconds float64 `json:"download_seconds"`
@@ -78,6 +81,10 @@ type remote struct {
 	// stopMarking ends the run's refreshing of its mirror's last-used
 	// marker (markInUse); nil when the run has no mirror in a cache.
 	stopMarking func()
+
+	// catalogDir holds the frozen catalogs kept between runs, by sha256
+	// (catalogcache.go); "" with --no-cache or --data.
+	catalogDir string
 
 	mu       sync.Mutex
 	catalogs map[string]*fetch // key -> local copy in work
@@ -134,6 +141,7 @@ func newRemote(counter *store.Counter, cfg *fdljson.Repo, opts *Options, listing
 		}
 		rm.cacheDir = filepath.Join(cache, "objects", hex.EncodeToString(sum[:8]))
 		rm.tmpDir = rm.cacheDir + tmpSuffix
+		rm.catalogDir = rm.cacheDir + catalogsSuffix
 		touch(rm.cacheDir + lastUsedSuffix) // before any download: a concurrent prune spares it
 		if err := errors.Join(os.MkdirAll(rm.cacheDir, 0o755), os.MkdirAll(rm.tmpDir, 0o755)); err != nil {
 			os.RemoveAll(work)
@@ -249,13 +257,20 @@ func (rm *remote) once(m map[string]*fetch, key string, get func(*fetch)) *fetch
 
 // catalog downloads a catalog into the work folder once per run. With ref,
 // the copy is hashed while it is written and refused unless its size and
-// sha256 match. It returns the copy and what its DuckDB headers say (nil
-// for a file that is not a DuckDB file), taken from the bytes downloaded.
+// sha256 match; such a frozen catalog is taken from the cache instead when
+// the store still has the bytes it holds (cachedFrozen), and a download that
+// matched is kept there (keepFrozen). It returns the copy and what its
+// DuckDB headers say (nil for a file that is not a DuckDB file), taken from
+// the bytes copied.
 func (rm *remote) catalog(ctx context.Context, key string, ref *fdljson.FileRef) (string, *duckfile.Header, Problem, error) {
 	f := rm.once(rm.catalogs, key, func(f *fetch) {
 		f.path = filepath.Join(rm.work, filepath.FromSlash(key))
 		hd := &head{}
-		sum, n, err := rm.download(ctx, key, f.path, hd)
+		if ref != nil && rm.cachedFrozen(ctx, key, ref, f.path, hd) {
+			f.header = hd.header()
+			return
+		}
+		sum, n, valid, err := rm.downloadDescribed(ctx, key, f.path, hd)
 		if err == nil {
 			f.header = hd.header()
 		}
@@ -272,6 +287,8 @@ func (rm *remote) catalog(ctx context.Context, key string, ref *fdljson.FileRef)
 		}
 		if f.err != nil {
 			os.Remove(f.path)
+		} else if ref != nil {
+			rm.keepFrozen(f.path, ref, valid)
 		}
 	})
 	return f.path, f.header, f.problem, f.err

@@ -1,0 +1,190 @@
+package repo
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/fdl-formats/fdl-formats/fdljson"
+)
+
+// A repository's frozen catalogs are kept between runs beside its mirror,
+// in objects/<hash>.catalogs/, each named by the sha256 version.json
+// records for it (<sha256>) with, in <sha256>.validator, the validator of
+// the response that delivered its bytes (the data files' rule: its ETag,
+// else its Last-Modified time and size). Before, every run downloaded every
+// frozen catalog (a nightly backfill with nothing to do paid the egress of
+// all of them).
+//
+// A cached catalog is used only when
+//
+//   - the object in the store still has the bytes it was downloaded with:
+//     its validator, from the HEAD and ranged GET of its last bytes a data
+//     file is revalidated with (so the object can still be read as readers
+//     read it), is the cached one, and its last bytes are the cached
+//     copy's. A frozen catalog changed in the store (its bytes no longer
+//     the ones version.json hashes) is therefore downloaded and found, as
+//     before: the cache never answers for the store;
+//   - and the copy made of it into the run's work folder (the only file
+//     ever opened, as for a download) hashes to version.json's size and
+//     sha256. A cached file that does not (changed in the cache) is
+//     removed and the catalog downloaded.
+//
+// Only a download that matched version.json is kept, written to a
+// temporary file in the mirror's .tmp folder and renamed into place, so
+// that runs sharing the cache never see part of a file. With --no-cache or
+// --data nothing is kept (catalogDir is "").
+const catalogsSuffix = ".catalogs"
+
+// cachedFrozen copies v's frozen catalog key, recorded as ref, from the
+// cache to dst (hashing the copy, whose first bytes go to hd) when the cache
+// holds it and the store still has the same bytes; false when it must be
+// downloaded.
+func (rm *remote) cachedFrozen(ctx context.Context, key string, ref *fdljson.FileRef, dst string, hd *head) bool {
+	cached, ok := rm.frozenPath(ref)
+	if !ok {
+		return false
+	}
+	st, err := os.Stat(cached)
+	if err != nil || st.Size() != ref.Bytes {
+		return false
+	}
+	want, err := os.ReadFile(cached + validatorSuffix)
+	if err != nil || len(want) == 0 {
+		return false
+	}
+	// Any failure here is the download's to report (a missing object, one
+	// readers cannot GET): it is tried next.
+	tail, info, err := rm.counter.ReadTail(ctx, key, tailBytes)
+	if err != nil || info.Size != ref.Bytes || validator(info) != string(want) {
+		return false
+	}
+	if mine, err := fileTail(cached, int64(len(tail))); err != nil || !bytes.Equal(mine, tail) {
+		return false
+	}
+	sum, n, err := copyHashed(cached, dst, hd)
+	if err != nil || n != ref.Bytes || sum != ref.SHA256 {
+		os.Remove(dst)
+		if err == nil {
+			// Not the bytes it is named by: never used again.
+			os.Remove(cached + validatorSuffix)
+			os.Remove(cached)
+			rm.log.Warn("a cached frozen catalog was changed in the cache; downloading it again",
+				"catalog", key, "file", cached, "sha256", sum)
+		}
+		return false
+	}
+	touch(rm.cacheDir + lastUsedSuffix)
+	rm.mu.Lock()
+	rm.stats.CatalogsCached++
+	rm.mu.Unlock()
+	return true
+}
+
+// keepFrozen puts src, a download of a frozen catalog that matched ref,
+// into the cache under the validator of the response that delivered it; a
+// catalog whose response gave none is not kept (nothing could prove the
+// store's copy unchanged). A cache that cannot be written only costs a
+// download next time.
+func (rm *remote) keepFrozen(src string, ref *fdljson.FileRef, valid string) {
+	cached, ok := rm.frozenPath(ref)
+	if !ok || valid == "" {
+		return
+	}
+	if err := os.MkdirAll(rm.catalogDir, 0o755); err != nil {
+		return
+	}
+	if err := copyInto(src, cached, rm.tmpDir); err != nil {
+		rm.log.Debug("frozen catalog not cached", "file", cached, "error", err)
+		return
+	}
+	if err := writeInto([]byte(valid), cached+validatorSuffix, rm.tmpDir); err != nil {
+		rm.log.Debug("frozen catalog not cached", "file", cached, "error", err)
+	}
+}
+
+// frozenPath is where ref's catalog is cached; false when there is no
+// cache, or ref's sha256 is not one (never a path).
+func (rm *remote) frozenPath(ref *fdljson.FileRef) (string, bool) {
+	if rm.catalogDir == "" || ref == nil || len(ref.SHA256) != sha256.Size*2 {
+		return "", false
+	}
+	if b, err := hex.DecodeString(ref.SHA256); err != nil || hex.EncodeToString(b) != ref.SHA256 {
+		return "", false
+	}
+	return filepath.Join(rm.catalogDir, ref.SHA256), true
+}
+
+// copyHashed copies src to dst and returns the sha256 and size of the bytes
+// written, whose first bytes go to hd.
+func copyHashed(src, dst string, hd *head) (string, int64, error) {
+	in, err := os.Open(src)
+	if err != nil {
+		return "", 0, err
+	}
+	defer in.Close()
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return "", 0, err
+	}
+	out, err := os.Create(dst)
+	if err != nil {
+		return "", 0, err
+	}
+	h := sha256.New()
+	w := io.MultiWriter(out, h)
+	if hd != nil {
+		hd.buf = hd.buf[:0]
+		w = io.MultiWriter(out, h, hd)
+	}
+	n, err := io.Copy(w, in)
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", 0, fmt.Errorf("copy %s: %w", src, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), n, nil
+}
+
+// copyInto copies src to dst through a temporary file in tmpDir (on dst's
+// file system), renamed into place.
+func copyInto(src, dst, tmpDir string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	return replaceWith(dst, tmpDir, func(w io.Writer) error {
+		_, err := io.Copy(w, in)
+		return err
+	})
+}
+
+// writeInto writes data to dst as copyInto does.
+func writeInto(data []byte, dst, tmpDir string) error {
+	return replaceWith(dst, tmpDir, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+func replaceWith(dst, tmpDir string, write func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(tmpDir, ".catalog-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	err = write(tmp)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), dst)
+}
