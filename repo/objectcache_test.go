@@ -121,3 +121,68 @@ func TestMarkInUse(t *testing.T) {
 		t.Error("the marker was refreshed after stop")
 	}
 }
+
+// TestPruneObjectsCatalogs: a repository's cached frozen catalogs
+// (<hash>.catalogs/) count towards the bound with its mirror and go with
+// it, however recently they were downloaded; a folder of them whose mirror
+// is gone is removed once old.
+func TestPruneObjectsCatalogs(t *testing.T) {
+	now := time.Now()
+	ago := func(d time.Duration) time.Time { return now.Add(-d) }
+	sum := "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+	files := []struct {
+		name string
+		size int
+		mod  time.Time
+	}{
+		{"old/data/a.parquet", 50, ago(5 * time.Hour)},
+		{"old" + lastUsedSuffix, 0, ago(5 * time.Hour)},
+		{"old" + catalogsSuffix + "/" + sum, 100, ago(10 * time.Minute)},
+		{"old" + catalogsSuffix + "/" + sum + validatorSuffix, 10, ago(10 * time.Minute)},
+		{"cur/data/a.parquet", 10, ago(5 * time.Hour)},
+		{"cur" + lastUsedSuffix, 0, now},
+		{"cur" + catalogsSuffix + "/" + sum, 10, now},
+		{"gone" + catalogsSuffix + "/" + sum, 10, ago(3 * time.Hour)}, // its mirror removed by a prune killed halfway
+	}
+	cur := []string{"cur" + catalogsSuffix + "/" + sum, "cur.last-used", "cur/data/a.parquet"}
+	for _, tc := range []struct {
+		name  string
+		max   int64
+		left  []string
+		total int64
+	}{
+		{"counted with their mirror", 1000, append(slices.Clone(cur), "old"+catalogsSuffix+"/"+sum, "old"+catalogsSuffix+"/"+sum+validatorSuffix, "old.last-used", "old/data/a.parquet"), 180},
+		// 60 bytes of data files alone are within 100: only the catalogs
+		// put the cache above its bound.
+		{"removed with their mirror", 100, cur, 20},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for _, f := range files {
+				p := filepath.Join(dir, filepath.FromSlash(f.name))
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, make([]byte, f.size), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Chtimes(p, f.mod, f.mod); err != nil {
+					t.Fatal(err)
+				}
+			}
+			total := pruneObjects(dir, filepath.Join(dir, "cur"), tc.max, nil)
+			var left []string
+			filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+				if err == nil && !d.IsDir() {
+					rel, _ := filepath.Rel(dir, p)
+					left = append(left, filepath.ToSlash(rel))
+				}
+				return nil
+			})
+			slices.Sort(left)
+			if !slices.Equal(left, tc.left) || total != tc.total {
+				t.Errorf("left %d bytes\n%v\nwant %d bytes\n%v", total, left, tc.total, tc.left)
+			}
+		})
+	}
+}
