@@ -25,7 +25,7 @@ const cacheEnv = "FDL_FORMATS_CACHE"
 func cacheFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "cache", Sources: cli.EnvVars(cacheEnv), Usage: "cache folder, shared by runs and machines on one volume: proof digests go to DIR/digests/, data files of s3:// and https:// repositories to DIR/objects/ (default: $" + cacheEnv + ", else the user cache folder, e.g. ~/.cache/fdl-formats)"},
-		&cli.BoolFlag{Name: "no-cache", Usage: "neither read nor write the cache folder: every data file is read again"},
+		&cli.BoolFlag{Name: "no-cache", Usage: "neither read nor write the cache folder: every data file and frozen catalog is read again"},
 	}
 }
 

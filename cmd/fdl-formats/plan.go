@@ -267,8 +267,8 @@ func printTransfer(w io.Writer, t *repo.Transfer) {
 	if t == nil {
 		return
 	}
-	fmt.Fprintf(w, "transfer: %d bytes downloaded in %.1fs (%d data files, %d reused from the cache), %d bytes uploaded\n",
-		t.Downloaded, t.DownloadSeconds, t.DataFiles, t.Cached, t.Uploaded)
+	fmt.Fprintf(w, "transfer: %d bytes downloaded in %.1fs (%d data files, %d reused from the cache; %d frozen catalogs from the cache), %d bytes uploaded\n",
+		t.Downloaded, t.DownloadSeconds, t.DataFiles, t.Cached, t.CatalogsCached, t.Uploaded)
 }
 
 // logTransfer logs the same for schedules and CI.
@@ -277,7 +277,8 @@ func logTransfer(log *slog.Logger, verb string, t *repo.Transfer) {
 		return
 	}
 	log.Info(verb+" transfer", "store", t.Store, "bytes_downloaded", t.Downloaded, "bytes_uploaded", t.Uploaded,
-		"download_seconds", t.DownloadSeconds, "data_files_downloaded", t.DataFiles, "data_files_cached", t.Cached)
+		"download_seconds", t.DownloadSeconds, "data_files_downloaded", t.DataFiles, "data_files_cached", t.Cached,
+		"frozen_catalogs_cached", t.CatalogsCached)
 }
 
 // classifyRepo maps repository errors to exit codes. It runs before the
