@@ -175,6 +175,15 @@ func TestWebCacheValidators(t *testing.T) {
 			if !tc.reuse && (rep.Transfer.DataFiles != files || rep.Transfer.Cached != 0) {
 				t.Errorf("warm check: transfer %+v, want the %d data files downloaded again (nothing proves the cache current)", rep.Transfer, files)
 			}
+			// The frozen catalogs likewise: from the cache under a
+			// validator, downloaded again without one.
+			versions, err := os.ReadDir(filepath.Join(dir, "versions"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := map[bool]int{true: len(versions)}[tc.reuse]; rep.Transfer.CatalogsCached != want {
+				t.Errorf("warm check: transfer %+v, want %d frozen catalogs from the cache", rep.Transfer, want)
+			}
 
 			// Zero the last 8 bytes (footer length and magic) of a data
 			// file: same size, another modification time (a second later
