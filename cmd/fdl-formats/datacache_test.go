@@ -66,8 +66,11 @@ func TestDataCacheBounded(t *testing.T) {
 			t.Errorf("third check: proof of %s %s not taken from the cache", p.Version, p.Format)
 		}
 	}
-	if entries, err := os.ReadDir(filepath.Join(cacheDir, "objects")); err != nil || len(entries) != 3 {
-		t.Errorf("objects/ holds %v (%v), want the repository's mirror, its marker and its download folder", entries, err)
+	if rep.Transfer.CatalogsCached == 0 {
+		t.Errorf("third check: transfer %+v, want the frozen catalogs taken from the cache (the run's own, never pruned)", rep.Transfer)
+	}
+	if entries, err := os.ReadDir(filepath.Join(cacheDir, "objects")); err != nil || len(entries) != 4 {
+		t.Errorf("objects/ holds %v (%v), want the repository's mirror, its frozen catalogs, its marker and its download folder", entries, err)
 	}
 }
 
