@@ -139,7 +139,14 @@ func Backfill(ctx context.Context, st store.Store, opts Options) (_ *BackfillRep
 	if !opts.DryRun {
 		rep.Removed = append(rep.Removed, r.sweep(&opts)...)
 	}
-	defer func() { rep.Transfer = r.transfer() }()
+	defer func() {
+		rep.Transfer = r.transfer()
+		if r.remote != nil {
+			if w := r.remote.tailWarning(); w != "" {
+				log.Warn(w)
+			}
+		}
+	}()
 	var todo []*Cell
 	for _, c := range m.Cells() {
 		if c.State == Missing {

@@ -194,6 +194,11 @@ func Check(ctx context.Context, st store.Store, opts Options) (*CheckReport, err
 	rep.add(contents...)
 	rep.Proofs = append(rep.Proofs, proofs...)
 	rep.add(findings...)
+	if r.remote != nil {
+		if w := r.remote.tailWarning(); w != "" {
+			rep.add(Finding{Kind: KindWarning, Detail: w})
+		}
+	}
 	// After the content pass, which found each frozen catalog's real format.
 	if err := r.addReaders(ctx, rep, &opts); err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package repo
 import (
 	"bytes"
 	"context"
+	"crypto/md5"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -19,6 +20,7 @@ import (
 	"github.com/fdl-formats/fdl-formats/compare"
 	"github.com/fdl-formats/fdl-formats/duckfile"
 	"github.com/fdl-formats/fdl-formats/fdljson"
+	"github.com/fdl-formats/fdl-formats/internal/fileid"
 	"github.com/fdl-formats/fdl-formats/internal/scratch"
 	"github.com/fdl-formats/fdl-formats/store"
 )
@@ -86,10 +88,17 @@ type remote struct {
 	// (catalogcache.go); "" with --no-cache or --data.
 	catalogDir string
 
+	// md5s keeps the MD5s of the --data folder's files across runs
+	// (Options.DigestCache; nil: hashed on every run), for inStore.
+	md5s compare.DigestStore
+
 	mu       sync.Mutex
 	catalogs map[string]*fetch // key -> local copy in work
 	files    map[string]*fetch // key -> cached data file
 	stats    Transfer
+	// tailOnly counts the --data files whose object has no MD5 ETag
+	// (inStore compared only their size and last bytes).
+	tailOnly int
 }
 
 // fetch is one download shared by every caller that needs the same key.
@@ -112,6 +121,7 @@ func newRemote(counter *store.Counter, cfg *fdljson.Repo, opts *Options, listing
 		slots:   make(chan struct{}, max(opts.Downloads, 1)),
 		onFile:  opts.OnDownload, listings: listings,
 		catalogs: map[string]*fetch{}, files: map[string]*fetch{},
+		md5s: opts.DigestCache,
 	}
 	if opts.Downloads == 0 {
 		rm.slots = make(chan struct{}, 4)
@@ -465,8 +475,9 @@ func (rm *remote) dataFile(ctx context.Context, cf cachedFile) error {
 var errStoreDiffers = errors.New("the store's file differs from the catalog's record")
 
 // inStore checks, once per run, that the store holds a data file at the
-// size its catalog records (a local --data folder stands in for the files
-// themselves).
+// size its catalog records, with the --data folder's copy's last bytes and,
+// where the object's ETag is an MD5 (sameMD5), the copy's MD5 (a local
+// --data folder stands in for the files themselves).
 func (rm *remote) inStore(ctx context.Context, cf cachedFile) error {
 	f := rm.once(rm.files, cf.key, func(f *fetch) {
 		select {
@@ -487,8 +498,93 @@ func (rm *remote) inStore(ctx context.Context, cf cachedFile) error {
 				f.err = fmt.Errorf("data file %s: its last %d bytes in the store are not the --data folder's copy's (readers get another file): %w", cf.key, len(tail), errStoreDiffers)
 			}
 		}
+		if f.err == nil {
+			f.err = rm.sameMD5(cf.key, info.ETag)
+		}
 	})
 	return f.err
+}
+
+// sameMD5 compares an object's ETag, where it is an MD5 (isMD5ETag), with
+// the MD5 of the --data folder's copy: the same size and last bytes do not
+// make the same file (bytes changed inside it keep both, and readers of
+// the store's copy may fail on them while the proofs read the folder's).
+// A mismatch is unverifiable, not a difference: the store's ETags may not
+// be MD5s of the bytes (SSE-KMS or SSE-C encryption, some S3-compatible
+// stores). Objects without an MD5 ETag are counted for tailWarning.
+func (rm *remote) sameMD5(key, etag string) error {
+	if !isMD5ETag(etag) {
+		rm.mu.Lock()
+		rm.tailOnly++
+		rm.mu.Unlock()
+		return nil
+	}
+	mine, err := rm.localMD5(rm.localPath(key))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil // the content pass reports the folder's missing file
+	case err != nil:
+		return fmt.Errorf("data file %s: MD5 of the --data folder's copy: %w", key, err)
+	case mine != etag:
+		return fmt.Errorf("data file %s: the store's ETag %s is not the MD5 of the --data folder's copy (%s): either the store holds other bytes than the copy, which readers of the store may fail to read, or the store's ETags are not MD5s of the bytes (SSE-KMS or SSE-C encryption, some S3-compatible stores); check without --data, which reads the store's own bytes, settles it", key, etag, mine)
+	}
+	return nil
+}
+
+// isMD5ETag tells an ETag that is the MD5 of the object's bytes: 32
+// lower-case hex digits, what S3, R2, MinIO and versitygw give a
+// single-part upload (a multipart upload's is an MD5 of MD5s with "-N").
+func isMD5ETag(etag string) bool {
+	return len(etag) == 32 && strings.Trim(etag, "0123456789abcdef") == ""
+}
+
+// localMD5 is the MD5 (hex) of a local file, kept in the digest cache
+// under the file's identity on disk (path, size, modification time, and
+// its inode change time, device and inode: fileid.Inode, as the proofs'
+// digests are keyed), so that a warm check does not read the folder again.
+func (rm *remote) localMD5(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	before, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
+	id := func(st fs.FileInfo) string {
+		sum := sha256.Sum256(fmt.Appendf(nil, "fdl-formats local md5 v1\x00%s\x00%d %d%s", path, st.Size(), st.ModTime().UnixNano(), fileid.Inode(st)))
+		return hex.EncodeToString(sum[:])
+	}
+	key := id(before)
+	if rm.md5s != nil {
+		if got, ok := rm.md5s.Get(key); ok && isMD5ETag(string(got)) {
+			return string(got), nil
+		}
+	}
+	h := md5.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	sum := hex.EncodeToString(h.Sum(nil))
+	// Kept only when the file is still what it was (not rewritten while
+	// read); a failed write only costs a hash next time.
+	if after, err := os.Stat(path); rm.md5s != nil && err == nil && id(after) == key {
+		_ = rm.md5s.Put(key, []byte(sum))
+	}
+	return sum, nil
+}
+
+// tailWarning is the run's warning about the --data files whose objects
+// have no MD5 ETag, "" when there were none.
+func (rm *remote) tailWarning() string {
+	rm.mu.Lock()
+	n := rm.tailOnly
+	rm.mu.Unlock()
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("--data: %d data file(s) in the store have no MD5 ETag (a multipart upload's, a web server's, or none), so only their size and last %d bytes were compared with the --data folder's copies, not their bytes; check without --data reads the store's own bytes", n, tailBytes)
 }
 
 // tailBytes is how much of a data file's end a run reads to revalidate it:
