@@ -584,7 +584,7 @@ func (rm *remote) tailWarning() string {
 	if n == 0 {
 		return ""
 	}
-	return fmt.Sprintf("--data: %d data file(s) in the store have no MD5 ETag (a multipart upload's, a web server's, or none), so only their size and last %d bytes were compared with the --data folder's copies, not their bytes; check without --data reads the store's own bytes", n, tailBytes)
+	return fmt.Sprintf("--data: %d data file(s) in the store have no MD5 ETag (a multipart upload's, most web servers', or none), so only their size and last %d bytes were compared with the --data folder's copies, not their bytes; check without --data reads the store's own bytes", n, tailBytes)
 }
 
 // tailBytes is how much of a data file's end a run reads to revalidate it:
