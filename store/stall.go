@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -15,15 +16,29 @@ import (
 const DefaultStallTimeout = 2 * time.Minute
 
 // StallError is the error of a response body whose server stopped sending
-// half-way: a Read waited d without a byte. It is a timeout (Timeout
-// reports true), so retriers that retry timeouts (the AWS SDK's) retry it.
+// half-way (a Read waited After without a byte), or of a request body (an
+// upload) the server stopped reading (Upload: the transport could hand it
+// no more bytes for After). It is a timeout (Timeout reports true), so
+// retriers that retry timeouts (the AWS SDK's) retry it.
 type StallError struct {
 	Method string
 	URL    string // without credentials, query or fragment
 	After  time.Duration
+	// Upload, Sent and Size describe a stalled upload: the bytes of the
+	// request body the transport had taken (some may be in socket buffers,
+	// never received) and its length (-1: unknown).
+	Upload     bool
+	Sent, Size int64
 }
 
 func (e *StallError) Error() string {
+	if e.Upload {
+		of := ""
+		if e.Size >= 0 {
+			of = fmt.Sprintf(" of %d", e.Size)
+		}
+		return fmt.Sprintf("%s %s: the server stopped reading the upload: it took no byte for %v, after %d%s bytes (stall timeout)", e.Method, e.URL, e.After, e.Sent, of)
+	}
 	return fmt.Sprintf("%s %s: the server stopped sending the response body: no byte for %v (stall timeout)", e.Method, e.URL, e.After)
 }
 
@@ -40,8 +55,16 @@ func (e *StallError) Temporary() bool { return true }
 // on steadily is never cut, and time the reader spends outside Read (a slow
 // consumer) does not count. d <= 0 returns rt unchanged.
 //
-// It bounds the body only: the wait for response headers is the
-// transport's (http.Transport.ResponseHeaderTimeout).
+// A request body (an upload) is timed the same way from the transport's
+// first Read of it to its end: when the transport takes no more of it for
+// d (it is blocked writing what it took: the server stopped reading, its
+// window is shut) the request is canceled and fails with a *StallError
+// (Upload set). Time spent inside the body's own Read (a slow disk) does
+// not count.
+//
+// Between the body's end and the response's headers the wait is the
+// transport's (http.Transport.ResponseHeaderTimeout), as is the wait for
+// a connection.
 func StallTransport(rt http.RoundTripper, d time.Duration) http.RoundTripper {
 	if d <= 0 {
 		return rt
@@ -100,26 +123,161 @@ func (s *stallDoer) Do(req *http.Request) (*http.Response, error) {
 	return watch(req, s.d, s.c.Do)
 }
 
-// watch sends req by send and puts the response's body under a watchdog
-// of d.
+// watch sends req by send, its body (if any) under an upload watchdog of
+// d until send returns, and puts the response's body under a watchdog of
+// d.
 func watch(req *http.Request, d time.Duration, send func(*http.Request) (*http.Response, error)) (*http.Response, error) {
-	// The request's own context, which the watchdog cancels: that is what
+	// The request's own context, which the watchdogs cancel: that is what
 	// unblocks a Read waiting on the connection (closing the body would
-	// wait for the Read). It ends with the body.
+	// wait for the Read) or a write blocked on it. It ends with the body.
 	ctx, cancel := context.WithCancelCause(req.Context())
-	resp, err := send(req.WithContext(ctx))
+	u := *req.URL
+	u.User, u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = nil, "", false, "", ""
+	sent := req.WithContext(ctx)
+	var up *stallUpload
+	if req.Body != nil && req.Body != http.NoBody {
+		up = newStallUpload(sent, cancel, d, &u)
+	}
+	resp, err := send(sent)
+	if up != nil {
+		if e := up.end(); e != nil {
+			// The upload stalled: whatever send made of the canceled
+			// request (an error, or an answer racing the cancel, its
+			// body cut), the stall is the outcome.
+			if err == nil && resp.Body != nil {
+				resp.Body.Close()
+			}
+			cancel(e)
+			return nil, e
+		}
+	}
 	if err != nil || resp.Body == nil || resp.Body == http.NoBody {
 		cancel(nil)
 		return resp, err
 	}
-	u := *req.URL
-	u.User, u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = nil, "", false, "", ""
 	b := &stallBody{rc: resp.Body, cancel: cancel, d: d, t0: time.Now(), method: req.Method, url: &u}
 	b.state.Store(idle)
 	// One timer per response, re-armed by itself (never per Read).
 	b.timer = time.AfterFunc(d, b.fire)
 	resp.Body = b
 	return resp, nil
+}
+
+// stallUpload times a request body: its timer, armed by the transport's
+// first Read of the body, fires at the latest d after the end of the last
+// Read; if the transport has taken nothing since (it is blocked writing to
+// the connection) and the body is not at its end, the request is
+// canceled. It watches only until send returns (end): then the response
+// is there, and what the transport still writes of the body (a server may
+// answer before reading it all) is not waited on by anyone.
+type stallUpload struct {
+	cancel context.CancelCauseFunc
+	d      time.Duration
+	t0     time.Time
+	method string
+	url    *url.URL
+	size   int64
+	timer  *time.Timer
+
+	// state is upOff (the timer not timing: before the first Read, after
+	// the body's end or Close), upReading (a Read in progress: the body's
+	// own time, not the server's), or the end of the last Read
+	// (nanoseconds since t0).
+	state atomic.Int64
+	sent  atomic.Int64
+
+	mu      sync.Mutex // orders end against fire's cancel
+	over    bool
+	stalled *StallError
+}
+
+const (
+	upOff     = -1
+	upReading = -2
+)
+
+// newStallUpload puts req's body (and the bodies its GetBody gives, for
+// a redirect or a resend on a fresh connection) under the watchdog.
+func newStallUpload(req *http.Request, cancel context.CancelCauseFunc, d time.Duration, u *url.URL) *stallUpload {
+	up := &stallUpload{cancel: cancel, d: d, t0: time.Now(), method: req.Method, url: u, size: req.ContentLength}
+	if up.size == 0 {
+		up.size = -1 // a body of unknown length
+	}
+	up.state.Store(upOff)
+	up.timer = time.AfterFunc(d, up.fire)
+	up.timer.Stop()
+	req.Body = &uploadBody{rc: req.Body, up: up}
+	if get := req.GetBody; get != nil {
+		req.GetBody = func() (io.ReadCloser, error) {
+			rc, err := get()
+			if err != nil || rc == nil || rc == http.NoBody {
+				return rc, err
+			}
+			return &uploadBody{rc: rc, up: up}, nil
+		}
+	}
+	return up
+}
+
+func (up *stallUpload) now() int64 { return int64(time.Since(up.t0)) }
+
+// uploadBody is a request body under the watchdog.
+type uploadBody struct {
+	rc io.ReadCloser
+	up *stallUpload
+}
+
+func (b *uploadBody) Read(p []byte) (int, error) {
+	up := b.up
+	if up.state.Swap(upReading) == upOff {
+		up.timer.Reset(up.d)
+	}
+	n, err := b.rc.Read(p)
+	up.sent.Add(int64(n))
+	if err != nil {
+		up.state.Store(upOff) // the end (or the body's own failure)
+	} else {
+		up.state.Store(up.now())
+	}
+	return n, err
+}
+
+func (b *uploadBody) Close() error {
+	b.up.state.Store(upOff)
+	return b.rc.Close()
+}
+
+// fire runs on the timer's goroutine.
+func (up *stallUpload) fire() {
+	up.mu.Lock()
+	defer up.mu.Unlock()
+	if up.over || up.stalled != nil {
+		return
+	}
+	switch s := up.state.Load(); s {
+	case upOff:
+		return // the next Read arms the timer again
+	case upReading:
+		up.timer.Reset(up.d)
+		return
+	default:
+		if waited := time.Duration(up.now() - s); waited < up.d {
+			up.timer.Reset(up.d - waited)
+			return
+		}
+	}
+	up.stalled = &StallError{Method: up.method, URL: up.url.String(), After: up.d, Upload: true, Sent: up.sent.Load(), Size: up.size}
+	up.cancel(up.stalled)
+}
+
+// end stops the watchdog once send has returned, and tells whether it
+// had fired.
+func (up *stallUpload) end() *StallError {
+	up.mu.Lock()
+	defer up.mu.Unlock()
+	up.over = true
+	up.timer.Stop()
+	return up.stalled
 }
 
 // Values of stallBody.state besides the start of a Read in progress

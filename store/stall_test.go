@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -22,18 +23,58 @@ var chunk = make([]byte, 64<<10)
 //	/stall/N:    headers (Content-Length N+1000), N bytes, then nothing until
 //	             the client goes away;
 //	/trickle/N:  N bytes, one at a time every 50ms;
-//	/full/N:     N bytes at once.
+//	/full/N:     N bytes at once;
+//
+// and to a PUT
+//
+//	/putstall/N: reads N bytes of the body, then nothing until the client
+//	             goes away;
+//	/putslow/N:  reads the body N bytes at a time every 20ms, then answers;
+//	/putlate/N:  reads the body, then answers after N milliseconds;
+//
+// answering the number of bytes read.
 func stallServer(t testing.TB) *httptest.Server {
 	t.Helper()
-	srv := httptest.NewServer(stallHandler())
+	// quit ends the handlers still waiting on a body they do not read
+	// (which cannot tell that the client went away) before the server
+	// closes.
+	quit := make(chan struct{})
+	srv := httptest.NewServer(stallHandler(quit))
 	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(quit) })
 	return srv
 }
 
-func stallHandler() http.Handler {
+func stallHandler(quit <-chan struct{}) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
 		n, _ := strconv.Atoi(parts[len(parts)-1])
+		if r.Method == http.MethodPut {
+			var got int64
+			switch parts[0] {
+			case "putstall":
+				io.CopyN(io.Discard, r.Body, int64(n))
+				select {
+				case <-r.Context().Done():
+				case <-quit:
+				}
+				return
+			case "putslow":
+				for {
+					k, err := io.CopyN(io.Discard, r.Body, int64(n))
+					got += k
+					if err != nil {
+						break
+					}
+					time.Sleep(20 * time.Millisecond)
+				}
+			case "putlate":
+				got, _ = io.Copy(io.Discard, r.Body)
+				time.Sleep(time.Duration(n) * time.Millisecond)
+			}
+			io.WriteString(w, strconv.FormatInt(got, 10))
+			return
+		}
 		w.Header().Set("Content-Type", "application/octet-stream")
 		switch parts[0] {
 		case "stall":
@@ -163,6 +204,97 @@ func testStall(t *testing.T, c Doer, url string, d time.Duration) {
 	}
 }
 
+// put sends body to path through c within a deadline (so that a watchdog
+// that does not fire fails the test instead of hanging it), and returns
+// the number of bytes the server says it read.
+func put(t *testing.T, c Doer, url string, body []byte) (int, time.Duration, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	start := time.Now()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPut, url, bytes.NewReader(body))
+	resp, err := c.Do(req)
+	if err != nil {
+		return 0, time.Since(start), err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return 0, time.Since(start), err
+	}
+	n, _ := strconv.Atoi(string(b))
+	return n, time.Since(start), nil
+}
+
+// TestStallTransportUpload: an upload whose server stops reading it (from
+// the start, or half-way), with a body far larger than the socket buffers,
+// fails within a few multiples of the stall timeout with an error naming
+// the URL and saying the server stopped reading; before, the write
+// blocked for ever. An upload the server reads slowly but steadily (longer
+// in all than the timeout), and one whose answer comes later than the
+// timeout after the body (the header wait is the transport's), succeed.
+func TestStallTransportUpload(t *testing.T) {
+	const d = 200 * time.Millisecond
+	srv := stallServer(t)
+	body := bytes.Repeat([]byte("0123456789abcdef"), 1<<20) // 16 MiB
+	for _, c := range []struct {
+		name string
+		c    Doer
+	}{
+		{"transport", WithStallTimeout(srv.Client(), d)},
+		{"client", StallDoer(srv.Client(), d)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for _, tc := range []struct {
+				name  string
+				path  string
+				stall bool
+			}{
+				{"the server reads nothing", "/putstall/0", true},
+				{"the server stops after 1 MiB", "/putstall/1048576", true},
+				{"a slow but steady reader (256 KiB every 20ms)", "/putslow/262144", false},
+				{"an answer 3 timeouts after the body", "/putlate/600", false},
+			} {
+				t.Run(tc.name, func(t *testing.T) {
+					n, took, err := put(t, c.c, srv.URL+tc.path, body)
+					if !tc.stall {
+						if err != nil || n != len(body) {
+							t.Fatalf("after %v: the server read %d bytes, %v; want %d", took, n, err, len(body))
+						}
+						if took < 2*d {
+							t.Errorf("the upload took only %v: not slower than the timeout", took)
+						}
+						return
+					}
+					t.Logf("%v after %v: %v", tc.path, took, err)
+					var se *StallError
+					if !errors.As(err, &se) || !se.Upload {
+						t.Fatalf("upload ended after %v with %v, want a *StallError of an upload", took, err)
+					}
+					if took > 10*d {
+						t.Errorf("the stall was noticed after %v (timeout %v)", took, d)
+					}
+					if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+						t.Errorf("%v: a stall is not the caller's cancellation", err)
+					}
+					var ne net.Error
+					if !errors.As(err, &ne) || !ne.Timeout() {
+						t.Errorf("%v: not a timeout", err)
+					}
+					if se.Size != int64(len(body)) || se.Sent <= 0 || se.Sent >= se.Size {
+						t.Errorf("%v: sent %d of %d bytes, want part of %d", err, se.Sent, se.Size, len(body))
+					}
+					for _, want := range []string{"PUT " + srv.URL + tc.path + ":", "stopped reading the upload", d.String()} {
+						if !strings.Contains(err.Error(), want) {
+							t.Errorf("error %q does not say %q", err, want)
+						}
+					}
+				})
+			}
+		})
+	}
+}
+
 // TestStallTransportOff: a zero timeout leaves the transport or client as
 // it is.
 func TestStallTransportOff(t *testing.T) {
@@ -186,7 +318,7 @@ func TestStallTransportOff(t *testing.T) {
 // as without it.
 func TestStallTransportKeepsConnections(t *testing.T) {
 	var conns atomic.Int32
-	srv := httptest.NewUnstartedServer(stallHandler())
+	srv := httptest.NewUnstartedServer(stallHandler(nil))
 	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
 		if s == http.StateNew {
 			conns.Add(1)
@@ -214,15 +346,32 @@ func TestStallTransportKeepsConnections(t *testing.T) {
 }
 
 // TestStallTransportNoLeak: no goroutine outlives its request, whether the
-// body was read to its end, closed unread, or stalled.
+// body was read to its end, closed unread, or stalled, or its upload was
+// read or stalled.
 func TestStallTransportNoLeak(t *testing.T) {
 	before := runtime.NumGoroutine()
-	srv := httptest.NewServer(stallHandler())
+	q := make(chan struct{})
+	srv := httptest.NewServer(stallHandler(q))
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	c := &http.Client{Transport: StallTransport(tr, 100*time.Millisecond)}
+	big := make([]byte, 16<<20)
 	for i := range 30 {
-		path := []string{"/full/5000", "/stall/10", "/trickle/2"}[i%3]
-		resp, err := c.Get(srv.URL + path)
+		path := []string{"/full/5000", "/stall/10", "/trickle/2", "/putstall/1000", "/putlate/0"}[i%5]
+		var resp *http.Response
+		var err error
+		if strings.HasPrefix(path, "/put") {
+			req, _ := http.NewRequest(http.MethodPut, srv.URL+path, bytes.NewReader(big))
+			resp, err = c.Do(req)
+		} else {
+			resp, err = c.Get(srv.URL + path)
+		}
+		if path == "/putstall/1000" {
+			var se *StallError
+			if !errors.As(err, &se) {
+				t.Fatalf("%s: %v, want a stall", path, err)
+			}
+			continue
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -232,6 +381,7 @@ func TestStallTransportNoLeak(t *testing.T) {
 		resp.Body.Close()
 	}
 	tr.CloseIdleConnections()
+	close(q)
 	srv.Close()
 	deadline := time.Now().Add(10 * time.Second)
 	for runtime.NumGoroutine() > before {
