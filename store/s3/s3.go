@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -60,8 +61,9 @@ type Options struct {
 	// StallTimeout, if above zero, bounds how long the server may send
 	// nothing: the wait for a response's headers (on the SDK's own
 	// client) and each wait for more of a response's body
-	// (store.StallDoer), so that a connection that stops half-way fails
-	// (and is retried where reads are) instead of hanging. Zero leaves
+	// (store.StallDoer), and how long it may take none of an upload's
+	// body, so that a connection that stops half-way fails (and is
+	// retried where reads and writes are) instead of hanging. Zero leaves
 	// the client unbounded, as the SDK's is.
 	StallTimeout time.Duration
 	// Getenv reads the environment; nil means os.Getenv.
@@ -141,8 +143,9 @@ func New(ctx context.Context, bucket, prefix string, opts Options) (*Store, erro
 
 // stallClient puts the SDK's HTTP client, as the SDK resolved it (a custom
 // CA bundle, its redirect policy), under the stall watchdog; its own
-// client also waits at most d for response headers. Only response bodies
-// are watched: an upload of any length is never cut (the SDK's own read
+// client also waits at most d for response headers. Bodies are watched
+// both ways: a response's, and an upload's, which is cut only when the
+// server takes none of it for d, never for its length (the SDK's own read
 // timeout, on the connection, exempts S3 for that reason).
 func stallClient(c s3.HTTPClient, d time.Duration) s3.HTTPClient {
 	if d <= 0 {
@@ -396,12 +399,23 @@ func (s *Store) Create(ctx context.Context, key string, r io.Reader) error {
 // put sends a conditional PutObject until its outcome is known. A 409 is
 // retried with backoff. A request whose answer was lost (connection reset:
 // servers may refuse a conditional write before reading the body, and
-// close the connection) is ambiguous: the object's ETag then tells whether
-// the object there is this body (its MD5, the ETag of a single-part put)
-// or another writer's.
+// close the connection; a timeout) is ambiguous: the object's ETag then
+// tells whether the object there is this body (its MD5, the ETag of a
+// single-part put) or another writer's. Such failures are retried up to 6
+// attempts in all, but two timeouts in a row end the put.
 func (s *Store) put(ctx context.Context, key string, body io.ReadSeeker, size int64) error {
 	backoff := 50 * time.Millisecond
 	ambiguous := false
+	// timeouts counts the attempts in a row that timed out (the stall
+	// watchdog: no answer for the stall timeout, or an upload the server
+	// stopped reading). Two end the put: each cost the whole timeout (2
+	// minutes by default), and a server that let the same put time out
+	// twice is stuck (a gateway that takes PUTs and never answers, a
+	// receive window shut) rather than blipping; six attempts cost six
+	// timeouts per catalog, over an hour for a run of a dozen. One retry
+	// still rides out a single dropped connection or one bad path through
+	// a load balancer; other failures keep their six attempts.
+	timeouts := 0
 	for attempt := 0; ; attempt++ {
 		if _, err := body.Seek(0, io.SeekStart); err != nil {
 			return fmt.Errorf("create %s: %w", key, err)
@@ -409,8 +423,18 @@ func (s *Store) put(ctx context.Context, key string, body io.ReadSeeker, size in
 		_, err := s.client.PutObject(ctx, &s3.PutObjectInput{
 			Bucket: &s.bucket, Key: s.key(key), Body: body, ContentLength: aws.Int64(size),
 			IfNoneMatch: aws.String("*"),
-		}, func(o *s3.Options) { o.RetryMaxAttempts = 1 }) // retried here, knowing the outcome
+		}, func(o *s3.Options) {
+			// Retried here, knowing the outcome. No SDK retryer at all
+			// (not one of 1 attempt): its error would say "exceeded
+			// maximum number of attempts, 1" whatever this loop did.
+			o.Retryer = aws.NopRetryer{}
+		})
 		code := status(err)
+		if err != nil && ctx.Err() == nil && isTimeout(err) {
+			timeouts++
+		} else {
+			timeouts = 0
+		}
 		switch {
 		case err == nil:
 			return nil
@@ -419,24 +443,26 @@ func (s *Store) put(ctx context.Context, key string, body io.ReadSeeker, size in
 		case code == http.StatusConflict && attempt < 10:
 			// ConditionalRequestConflict: a concurrent write of the key is
 			// in flight; its outcome decides ours.
-		case code == http.StatusPreconditionFailed, ctx.Err() == nil && (code == 0 || code >= 500) && attempt < 5:
+		case code == http.StatusPreconditionFailed, ctx.Err() == nil && (code == 0 || code >= 500):
 			ambiguous = true
 			mine, present, herr := s.holds(ctx, key, body)
 			switch {
 			case herr != nil:
-				return fmt.Errorf("create %s: %w (and then: %w)", key, err, herr)
+				return fmt.Errorf("create %s: %w (and then: %w)", key, s.putFailed(key, attempt, timeouts, err), herr)
 			case present && mine:
 				return nil
 			case present:
 				return fmt.Errorf("create %s: %w", key, store.ErrExists)
 			case code == http.StatusPreconditionFailed:
 				return fmt.Errorf("create %s: refused (412) but absent: %w", key, err)
+			case attempt >= 5 || timeouts >= 2:
+				return s.putFailed(key, attempt, timeouts, err)
 			}
 		default:
 			if ctx.Err() != nil {
 				return fmt.Errorf("create %s: %w", key, ctx.Err())
 			}
-			return s.wrap("create", key, err)
+			return s.putFailed(key, attempt, timeouts, err)
 		}
 		select {
 		case <-ctx.Done():
@@ -445,6 +471,29 @@ func (s *Store) put(ctx context.Context, key string, body io.ReadSeeker, size in
 		}
 		backoff = min(2*backoff, 2*time.Second)
 	}
+}
+
+// putFailed is the error of a put given up after attempt (from 0) with
+// err: the store's attempts counted, and the timeouts that ended it.
+func (s *Store) putFailed(key string, attempt, timeouts int, err error) error {
+	switch {
+	case attempt == 0:
+		return s.wrap("create", key, err)
+	case timeouts >= 2:
+		return fmt.Errorf("create %s in %s: gave up after %d attempts, the last %d timed out: %w", key, s.Location(), attempt+1, timeouts, err)
+	}
+	return fmt.Errorf("create %s in %s: gave up after %d attempts: %w", key, s.Location(), attempt+1, err)
+}
+
+// isTimeout reports whether err is a timeout: the stall watchdog's
+// (store.StallError), the transport's wait for headers, a dial's.
+func isTimeout(err error) bool {
+	var se *store.StallError
+	if errors.As(err, &se) {
+		return true
+	}
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }
 
 // holds reports whether key is present and whether it holds body (by the

@@ -3,6 +3,9 @@ package s3_test
 import (
 	"bytes"
 	"context"
+	"errors"
+	"io"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -76,4 +79,140 @@ func TestStalledBody(t *testing.T) {
 		}, Want: "list versions/ in s3://" + bucket + "/lake", Attempts: 3, Within: 10*d + 5*time.Second},
 		{Name: "a slow but steady body", Op: storetest.ReadAll(st, "data/trickles.bin")},
 	})
+}
+
+// TestStalledUpload: behind a proxy that stops reading a PutObject's body
+// (at once, or after 1 MiB of 16, far more than the socket buffers hold),
+// Create fails within a few multiples of the stall timeout with an error
+// naming the object and saying the server stopped reading the upload,
+// after two attempts (two timeouts in a row end a put), and leaves no
+// object, also once the proxy lets go of the cut uploads; it hung for
+// ever before (Go's wait for response headers begins only after the
+// body is written). An upload the proxy reads slowly but steadily (longer
+// in all than the timeout) is stored whole.
+func TestStalledUpload(t *testing.T) {
+	const d = 300 * time.Millisecond
+	srv := s3test.Start(t)
+	bucket := srv.Bucket(t)
+	ctx := context.Background()
+	direct, err := s3.New(ctx, bucket, "lake", s3.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := bytes.Repeat([]byte("0123456789abcdef"), 1<<20) // 16 MiB
+	target, _ := url.Parse(srv.Endpoint)
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	var stalls atomic.Int32
+	putOf := func(name string) func(r *http.Request) bool {
+		return func(r *http.Request) bool {
+			if r.Method == http.MethodPut && strings.HasSuffix(r.URL.Path, "/"+name) {
+				stalls.Add(1)
+				return true
+			}
+			return false
+		}
+	}
+	quit := make(chan struct{})
+	var h http.Handler = webtest.StallUpload(proxy, putOf("reads-nothing.duckdb"), 0, quit)
+	h = webtest.StallUpload(h, putOf("stops-at-1mib.duckdb"), 1<<20, quit)
+	h = webtest.SlowUpload(h, putOf("slow.duckdb"), 256<<10, 20*time.Millisecond)
+	front := httptest.NewServer(h)
+	t.Cleanup(front.Close)
+	released := false
+	release := func() {
+		if !released {
+			released = true
+			close(quit)
+		}
+	}
+	t.Cleanup(release)
+	st, err := s3.New(ctx, bucket, "lake", s3.Options{Endpoint: front.URL, StallTimeout: d})
+	if err != nil {
+		t.Fatal(err)
+	}
+	create := func(key string) func(ctx context.Context) ([]byte, error) {
+		return func(ctx context.Context) ([]byte, error) {
+			if err := st.Create(ctx, key, bytes.NewReader(data)); err != nil {
+				return nil, err
+			}
+			rc, err := direct.Open(ctx, key)
+			if err != nil {
+				return nil, err
+			}
+			defer rc.Close()
+			return io.ReadAll(rc)
+		}
+	}
+	const dir = "versions/v1/catalogs/"
+	// Each attempt: up to ExpectContinueTimeout (1s: the SDK asks for
+	// "100 Continue" before bodies over 2 MiB) before the body, d of
+	// stall, a HEAD (is the object there?) and a backoff.
+	within := 2*(time.Second+3*d) + time.Second
+	storetest.RunStallCases(t, d, 30*time.Second, data, &stalls, []storetest.StallCase{
+		{Name: "the server reads nothing", Op: create(dir + "reads-nothing.duckdb"), Want: "create " + dir + "reads-nothing.duckdb in s3://" + bucket + "/lake",
+			Says: "stopped reading the upload", Attempts: 2, Within: within},
+		{Name: "the server stops after 1 MiB", Op: create(dir + "stops-at-1mib.duckdb"), Want: "PUT " + front.URL + "/" + bucket + "/lake/" + dir + "stops-at-1mib.duckdb: ",
+			Says: "gave up after 2 attempts, the last 2 timed out", Attempts: 2, Within: within},
+		{Name: "a slow but steady reader", Op: create(dir + "slow.duckdb")},
+	})
+	// The proxy lets go: the uploads it held are cut short at the server.
+	release()
+	time.Sleep(200 * time.Millisecond)
+	for _, k := range []string{"reads-nothing.duckdb", "stops-at-1mib.duckdb"} {
+		if info, err := direct.Stat(ctx, dir+k); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s after the stalled upload: %+v, %v; want no object", k, info, err)
+		}
+	}
+}
+
+// TestPutNoAnswer: a gateway that takes a PutObject's body and never
+// answers costs two waits for headers, not six (two timeouts in a row end
+// a put), and the error counts the store's attempts, names the object
+// and leaves out the SDK's "exceeded maximum number of attempts, 1".
+func TestPutNoAnswer(t *testing.T) {
+	const d = 300 * time.Millisecond
+	srv := s3test.Start(t)
+	bucket := srv.Bucket(t)
+	ctx := context.Background()
+	target, _ := url.Parse(srv.Endpoint)
+	var puts atomic.Int32
+	quit := make(chan struct{})
+	front := httptest.NewServer(webtest.NoAnswer(httputil.NewSingleHostReverseProxy(target), func(r *http.Request) bool {
+		if r.Method == http.MethodPut {
+			puts.Add(1)
+			return true
+		}
+		return false
+	}, quit))
+	t.Cleanup(front.Close)
+	t.Cleanup(func() { close(quit) })
+	st, err := s3.New(ctx, bucket, "lake", s3.Options{Endpoint: front.URL, StallTimeout: d})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	const key = "versions/v1/catalogs/0.4.duckdb"
+	start := time.Now()
+	err = st.Create(ctx, key, strings.NewReader("a catalog"))
+	took := time.Since(start)
+	t.Logf("after %v, %d PUTs: %v", took, puts.Load(), err)
+	if err == nil {
+		t.Fatal("Create succeeded")
+	}
+	if n := puts.Load(); n != 2 {
+		t.Errorf("%d PUTs, want 2", n)
+	}
+	if took > 2*d+2*time.Second {
+		t.Errorf("gave up after %v (timeout %v)", took, d)
+	}
+	msg := err.Error()
+	for _, want := range []string{"create " + key + " in s3://" + bucket + "/lake", "gave up after 2 attempts, the last 2 timed out", "timeout awaiting response headers"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error %q does not say %q", msg, want)
+		}
+	}
+	if strings.Contains(msg, "maximum number of attempts") {
+		t.Errorf("error %q counts the SDK's attempts", msg)
+	}
 }

@@ -27,12 +27,16 @@ type StallCase struct {
 	// Attempts is how many stalled answers the server should count (the
 	// store's retries); 0 leaves it unchecked.
 	Attempts int32
+	// Says is what the stall error must say besides Want and the timeout;
+	// "" means "stopped sending" (a response body; an upload's error
+	// says "stopped reading the upload").
+	Says string
 }
 
 // RunStallCases runs each case under a deadline far beyond the stall
 // timeout d, so that a read that would hang fails the test: a case with a
-// Want fails with a *store.StallError naming it, the timeout and "stopped
-// sending", within its bound and after its number of stalled answers
+// Want fails with a *store.StallError naming it, the timeout and its Says,
+// within its bound and after its number of stalled answers
 // (stalls, the server's count, reset before each case); a case without
 // reads data in full, taking longer than 2d (a slow but steady body is
 // never cut).
@@ -66,7 +70,11 @@ func RunStallCases(t *testing.T, d, deadline time.Duration, data []byte, stalls 
 			if n := stalls.Load(); tc.Attempts > 0 && n != tc.Attempts {
 				t.Errorf("%d stalled answers, want %d", n, tc.Attempts)
 			}
-			for _, want := range []string{tc.Want, "stopped sending", d.String()} {
+			says := tc.Says
+			if says == "" {
+				says = "stopped sending"
+			}
+			for _, want := range []string{tc.Want, says, d.String()} {
 				if !strings.Contains(err.Error(), want) {
 					t.Errorf("error %q does not say %q", err, want)
 				}
