@@ -43,7 +43,7 @@ func newApp() *cli.Command {
 			&cli.StringFlag{Name: "log-level", Value: "info", Usage: strings.Join(logLevels, ", ")},
 			&cli.StringFlag{Name: "log-format", Value: "text", Usage: strings.Join(logFormats, " or ") + " (logs go to stderr)"},
 			&cli.DurationFlag{Name: "stall-timeout", Value: store.DefaultStallTimeout, Sources: cli.EnvVars(stallTimeoutEnv),
-				Usage: "give up on an s3:// or https:// server that sends nothing for `DURATION` (no response, or no more of a file half-way): retried where reads are, then an error naming the file; a steady download is never cut; 0 turns it off"},
+				Usage: "give up on an s3:// or https:// server that sends nothing for `DURATION` (no response, or no more of a file half-way) or takes no more of an upload: retried, then an error naming the file; a steady transfer is never cut; 0 turns it off"},
 		},
 		Commands: []*cli.Command{
 			convertCommand(),
