@@ -43,7 +43,11 @@ func (r *run) fileColumnStats(step string, source, target *formats.Version) erro
 	if err != nil || stats == "" {
 		return err
 	}
-	pairs, err := formats.FileColumnPairs(r.ctx, r.w.conn, "", stats)
+	which := formats.PairsWithoutStats
+	if drop {
+		which = formats.PairsMaybeReadAlike
+	}
+	pairs, err := formats.FileColumnPairsWhere(r.ctx, r.w.conn, "", stats, which)
 	if err != nil {
 		return fmt.Errorf("read data files and columns: %w", err)
 	}

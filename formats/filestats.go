@@ -169,7 +169,23 @@ func statsClass(t string) string {
 // newest name, the number of statistics rows, and the first one's
 // column_size_bytes, value_count, null_count, min_value, max_value,
 // contains_nan (by rowid).
-func FileColumnPairsSQL(prefix, stats string) string {
+func FileColumnPairsSQL(prefix, stats string) string { return fileColumnPairsSQL(prefix, stats, "") }
+
+// Which pairs FileColumnPairsWhere returns: only those without a statistics
+// row (what a conversion to a format whose readers skip such files writes
+// rows for), or only those with exactly one row and no column_size_bytes
+// (the only rows that can be read-alike rows, which a conversion up
+// drops). Reading the other pairs of a large catalog (a few thousand
+// files) cost most of a conversion's time.
+const (
+	PairsWithoutStats   = "s.n IS NULL"
+	PairsMaybeReadAlike = "s.n = 1 AND s.column_size_bytes IS NULL"
+)
+
+func fileColumnPairsSQL(prefix, stats, where string) string {
+	if where != "" {
+		where = "\nWHERE " + where
+	}
 	return `WITH cols AS (
 	SELECT table_id, column_id, min(begin_snapshot) AS first_begin,
 		list(column_type ORDER BY begin_snapshot, rowid) AS types,
@@ -190,7 +206,7 @@ SELECT t.table_id, t.data_file_id, t.column_id, t.snapshot, c.first_begin <= f.b
 	c.types::VARCHAR[], c.defaults::VARCHAR[], f.record_count, f.path, c.column_name, coalesce(s.n, 0),
 	s.column_size_bytes, s.value_count, s.null_count, s.min_value, s.max_value, s.contains_nan
 FROM together t JOIN cols c USING (table_id, column_id) JOIN ` + prefix + `ducklake_data_file f USING (data_file_id)
-LEFT JOIN st s ON s.data_file_id = t.data_file_id AND s.table_id = t.table_id AND s.column_id = t.column_id
+LEFT JOIN st s ON s.data_file_id = t.data_file_id AND s.table_id = t.table_id AND s.column_id = t.column_id` + where + `
 ORDER BY t.table_id, t.data_file_id, t.column_id`
 }
 
@@ -231,11 +247,20 @@ func (p FileColumnPair) HasReadAlikeRow() bool {
 	return p.Rows == 1 && StatsReadAlike(p.MissingColumnStats).Matches(p.SizeBytes, p.ValueCount, p.NullCount, p.MinValue, p.MaxValue, p.ContainsNaN)
 }
 
-// FileColumnPairs runs FileColumnPairsSQL on q.
-func FileColumnPairs(ctx context.Context, q interface {
+// querier runs a query (a *sql.DB, *sql.Conn or *sql.Tx).
+type querier interface {
 	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
-}, prefix, stats string) ([]FileColumnPair, error) {
-	rows, err := q.QueryContext(ctx, FileColumnPairsSQL(prefix, stats))
+}
+
+// FileColumnPairs runs FileColumnPairsSQL on q.
+func FileColumnPairs(ctx context.Context, q querier, prefix, stats string) ([]FileColumnPair, error) {
+	return FileColumnPairsWhere(ctx, q, prefix, stats, "")
+}
+
+// FileColumnPairsWhere is FileColumnPairs of the pairs where (PairsWithoutStats,
+// PairsMaybeReadAlike; "" for all) holds.
+func FileColumnPairsWhere(ctx context.Context, q querier, prefix, stats, where string) ([]FileColumnPair, error) {
+	rows, err := q.QueryContext(ctx, fileColumnPairsSQL(prefix, stats, where))
 	if err != nil {
 		return nil, err
 	}
