@@ -8,7 +8,6 @@ import (
 	goversion "github.com/hashicorp/go-version"
 
 	"github.com/fdl-formats/fdl-formats/fdljson"
-	"github.com/fdl-formats/fdl-formats/store"
 )
 
 // hiveSafeFrom is the first DuckDB whose DuckLake reads delete files
@@ -28,21 +27,8 @@ var hiveSafeFrom = goversion.Must(goversion.NewVersion("1.5.3"))
 // readers fail on every version with a delete file. Nothing in a catalog
 // can avoid it, so it is a warning about the repository's location.
 func (r *repository) hiveFolderWarning(declared []fdljson.Format) string {
-	loc := ""
-	switch {
-	case r.paths != nil:
-		p, err := r.paths.Path(strings.TrimSuffix(r.cfg.DataDir, "/"))
-		if err != nil {
-			return ""
-		}
-		loc = filepath.ToSlash(p) + "/"
-	default:
-		u, ok := r.st.(store.URLStore)
-		if !ok {
-			return ""
-		}
-		loc = u.BaseURL() + r.cfg.DataDir
-	}
+	// Where readers find it: its path in a folder, its URL elsewhere.
+	loc := filepath.ToSlash(folderName(r.st, r.cfg.DataDir)) + "/"
 	folders := hiveLikeFolders(loc)
 	if len(folders) == 0 {
 		return ""
@@ -77,19 +63,17 @@ func hiveLikeFolders(loc string) []string {
 	return out
 }
 
-// admitsBefore reports whether c admits a DuckDB release before limit,
-// trying every 1.x.y up to it: a constraint may admit a middle patch
-// release and not the ends.
+// admitsBefore reports whether c admits a DuckDB release before limit. A
+// constraint's answer changes only at its constraintPoints, so the points
+// below limit, and the lowest version, are the only ones to try.
 func admitsBefore(c goversion.Constraints, limit *goversion.Version) bool {
-	for minor := 0; minor <= limit.Segments()[1]; minor++ {
-		for patch := 0; patch <= 30; patch++ {
-			v := goversion.Must(goversion.NewVersion(fmt.Sprintf("1.%d.%d", minor, patch)))
-			if !v.LessThan(limit) {
-				break
-			}
-			if c.Check(v) {
-				return true
-			}
+	try := []*goversion.Version{goversion.Must(goversion.NewVersion("0.0.0"))}
+	for _, one := range c {
+		try = append(try, constraintPoints(one.String())...)
+	}
+	for _, v := range try {
+		if v.LessThan(limit) && c.Check(v) {
+			return true
 		}
 	}
 	return false
