@@ -2,33 +2,24 @@ package compare
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fdl-formats/fdl-formats/internal/duckblocks"
 )
 
-// blockOffset is the file offset of the first block holding a table's data.
+// blockOffset is a file offset in the first block holding a table's data.
 func blockOffset(t *testing.T, path, table string) int64 {
 	t.Helper()
-	db, err := sql.Open("duckdb", "")
+	off, err := duckblocks.Offset(path, table)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
-	if _, err := db.Exec(fmt.Sprintf("ATTACH %s AS f (READ_ONLY)", sqlString(path))); err != nil {
-		t.Fatal(err)
-	}
-	var block, size int64
-	q := fmt.Sprintf("SELECT block_id, (SELECT block_size FROM pragma_database_size() WHERE database_name = 'f') FROM pragma_storage_info('f.%s') WHERE block_id >= 0 LIMIT 1", table)
-	if err := db.QueryRow(q).Scan(&block, &size); err != nil {
-		t.Fatal(err)
-	}
-	return 3*4096 + block*size + 100 // after the three 4 KiB file headers
+	return off
 }
 
 func damage(t *testing.T, catalog string, how func(t *testing.T, path string)) string {

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fdl-formats/fdl-formats/internal/duckblocks"
+
 	"github.com/fdl-formats/fdl-formats/lakegen"
 	"github.com/fdl-formats/fdl-formats/store/local"
 )
@@ -47,39 +49,20 @@ func cloneRepo(t *testing.T, root string) (*local.Store, string) {
 	return st, dst
 }
 
-// usedBlockOffset is the file offset of the block that holds a table's
-// first column in a DuckDB file.
+// usedBlockOffset is a file offset in the first block that holds a
+// table's rows in a DuckDB file (duckblocks.Offset).
 func usedBlockOffset(t *testing.T, path, table string) int64 {
 	t.Helper()
-	db, err := sql.Open("duckdb", "")
+	off, err := duckblocks.Offset(path, table)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
-	if _, err := db.Exec(fmt.Sprintf("ATTACH '%s' AS f (READ_ONLY)", path)); err != nil {
-		t.Fatal(err)
-	}
-	var block, size int64
-	q := fmt.Sprintf("SELECT block_id, (SELECT block_size FROM pragma_database_size() WHERE database_name = 'f') FROM pragma_storage_info('f.%s') WHERE block_id >= 0 LIMIT 1", table)
-	if err := db.QueryRow(q).Scan(&block, &size); err != nil {
-		t.Fatal(err)
-	}
-	return 3*4096 + block*size + 100
+	return off
 }
 
 func flipByte(t *testing.T, path string, off int64) {
 	t.Helper()
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	b := make([]byte, 1)
-	if _, err := f.ReadAt(b, off); err != nil {
-		t.Fatal(err)
-	}
-	b[0] ^= 0xff
-	if _, err := f.WriteAt(b, off); err != nil {
+	if err := duckblocks.FlipByte(path, off); err != nil {
 		t.Fatal(err)
 	}
 }

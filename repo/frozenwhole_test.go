@@ -2,7 +2,6 @@ package repo
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"maps"
@@ -14,53 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fdl-formats/fdl-formats/internal/duckblocks"
+
 	"github.com/fdl-formats/fdl-formats/digestcache"
 	"github.com/fdl-formats/fdl-formats/internal/faults"
 )
-
-// tableBlocks lists, by DuckDB's own account of a file's layout
-// (pragma_storage_info), the tables of a DuckDB file that keep rows in a
-// block of the file, with the first such block's id, and the file's block
-// size.
-func tableBlocks(t *testing.T, path string) (blocks map[string]int64, blockSize int64) {
-	t.Helper()
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.Exec(fmt.Sprintf("ATTACH '%s' AS f (READ_ONLY)", path)); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.QueryRow(`SELECT block_size FROM pragma_database_size() WHERE database_name = 'f'`).Scan(&blockSize); err != nil {
-		t.Fatal(err)
-	}
-	rows, err := db.Query(`SELECT table_name FROM duckdb_tables() WHERE database_name = 'f' AND schema_name = 'main' ORDER BY table_name`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var tables []string
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			t.Fatal(err)
-		}
-		tables = append(tables, name)
-	}
-	rows.Close()
-	blocks = map[string]int64{}
-	for _, table := range tables {
-		var block sql.NullInt64
-		q := fmt.Sprintf(`SELECT min(block_id) FROM pragma_storage_info('f.main.%s') WHERE block_id >= 0`, table)
-		if err := db.QueryRow(q).Scan(&block); err != nil {
-			t.Fatal(err)
-		}
-		if block.Valid {
-			blocks[table] = block.Int64
-		}
-	}
-	return blocks, blockSize
-}
 
 // TestCheckReadsFrozenCatalogWhole: a frozen catalog whose bytes are the
 // ones version.json hashes (a writer that hashed a damaged file) but that
@@ -86,7 +43,10 @@ func TestCheckReadsFrozenCatalogWhole(t *testing.T) {
 	}
 	sourceOnly := `{"fdl": "0.1", "data_dir": "data/", "formats": [{"ducklake": "1.0", "duckdb": ">= 1.5.2"}]}`
 	published := `{"fdl": "0.1", "data_dir": "data/", "formats": [{"ducklake": "1.0", "duckdb": ">= 1.5.2, < 2.0.0"}, {"ducklake": "1.1", "duckdb": ">= 2.0.0"}]}`
-	blocks, blockSize := tableBlocks(t, filepath.Join(golden, frozen))
+	blocks, blockSize, err := duckblocks.Offsets(filepath.Join(golden, frozen))
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, want := range []string{"ducklake_partition_column", "ducklake_tag", "ducklake_table_stats", "ducklake_data_file"} {
 		if _, ok := blocks[want]; !ok {
 			t.Fatalf("the demo's frozen catalog keeps no block of %s: %v", want, blocks)
@@ -95,7 +55,7 @@ func TestCheckReadsFrozenCatalogWhole(t *testing.T) {
 	// flip flips a byte of table's first block, past the block's checksum
 	// (its first 8 bytes): the checksum no longer matches.
 	flip := func(table string) func(t *testing.T, path string) {
-		return func(t *testing.T, path string) { flipByte(t, path, 3*4096+blocks[table]*blockSize+100) }
+		return func(t *testing.T, path string) { flipByte(t, path, blocks[table]) }
 	}
 	type damage struct {
 		name   string
@@ -105,7 +65,7 @@ func TestCheckReadsFrozenCatalogWhole(t *testing.T) {
 	}
 	var cases []damage
 	for _, table := range slices.Sorted(maps.Keys(blocks)) {
-		cases = append(cases, damage{"block of " + table, flip(table), fmt.Sprint(3*4096 + blocks[table]*blockSize), sourceOnly})
+		cases = append(cases, damage{"block of " + table, flip(table), fmt.Sprint(blocks[table] - duckblocks.PastChecksum), sourceOnly})
 	}
 	cases = append(cases,
 		damage{"without its last block", func(t *testing.T, path string) {
@@ -117,7 +77,7 @@ func TestCheckReadsFrozenCatalogWhole(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, "", sourceOnly},
-		damage{"block of ducklake_partition_column, 1.1 published", flip("ducklake_partition_column"), fmt.Sprint(3*4096 + blocks["ducklake_partition_column"]*blockSize), published},
+		damage{"block of ducklake_partition_column, 1.1 published", flip("ducklake_partition_column"), fmt.Sprint(blocks["ducklake_partition_column"] - duckblocks.PastChecksum), published},
 	)
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
