@@ -429,7 +429,7 @@ func (r *Reader) parquetDeleteContent(ctx context.Context, d *DeleteFile) (_ raw
 // snapshot deleted each. The caller has found those inlined deletions.
 func (r *Reader) partialWhole(ctx context.Context, f DataFile) (_ []int64, ok bool, _ error) {
 	d := f.Delete
-	if d == nil || d.Format != "parquet" || !r.format.ReadsWith(formats.QuirkPartialDeletesWholeWithInlined) {
+	if d == nil || d.Format != "parquet" || !r.readsWith(formats.QuirkPartialDeletesWholeWithInlined) {
 		return nil, false, nil
 	}
 	raw, partial, err := r.parquetDeleteContent(ctx, d)

@@ -2,7 +2,6 @@ package convert
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/fdl-formats/fdl-formats/formats"
 )
@@ -35,7 +34,7 @@ func (r *run) fileStatsTable() (string, error) {
 func (r *run) fileColumnStats(step string, source, target *formats.Version) error {
 	q := formats.QuirkFilesWithoutColumnStatsPruned
 	add := target.ReadsWith(q)
-	drop := !add && source.ReadsWith(q)
+	drop := !add && source.ReadsAsSourceWith(q) // the source as its newest reader reads it (readerChecks)
 	if !add && !drop {
 		return nil
 	}
@@ -102,8 +101,6 @@ func (r *run) fileColumnStats(step string, source, target *formats.Version) erro
 		Reason: fmt.Sprintf("format %s readers skip a data file without statistics for a filtered column (%s); a row was written for each data file and column visible together without one, as the specification reads the file (value and null counts from its record_count and the column's initial default; min and max the default where its statistics text compares as its value), so that filters on these columns return the rows the specification reads, as readers without this behaviour do", target.Name, info.Source)})
 	return nil
 }
-
-func itoa(v int64) string { return strconv.FormatInt(v, 10) }
 
 // statsRows are ducklake_file_column_stats rows to insert, column by
 // column: DuckDB takes them as list parameters in one statement (a VALUES

@@ -3,6 +3,7 @@ package convert
 import (
 	"context"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -165,3 +166,5 @@ func TestFileColumnStatsForPruningReaders(t *testing.T) {
 		})
 	}
 }
+
+func itoa(v int64) string { return strconv.FormatInt(v, 10) }

@@ -31,9 +31,13 @@ func (r *run) partialDeletesWithInlinedCheck(step string, source, target *format
 	if source.ReadsAsSourceWith(q) {
 		who, other = "format "+source.Name+" readers (the source's)", target.Name
 	}
+	// The check finds them, the rewrite (run right after it, on the same
+	// working copy) takes what it found.
+	var found []partialWithInlined
 	c := check{code: info.Name, table: "ducklake_delete_file",
 		custom: func(r *run) ([]string, error) {
-			found, err := partialDeletesWithInlined(r)
+			var err error
+			found, err = partialDeletesWithInlined(r)
 			items := make([]string, len(found))
 			for i, f := range found {
 				items[i] = f.String()
@@ -43,9 +47,8 @@ func (r *run) partialDeletesWithInlinedCheck(step string, source, target *format
 		reason: fmt.Sprintf("%s read this differently from format %s readers: %s (%s)", who, other, info.Behaviour, info.Source)}
 	if target.ReadsWith(q) {
 		c.rewrite = func(r *run) error {
-			found, err := partialDeletesWithInlined(r)
-			if err != nil || len(found) == 0 {
-				return err
+			if len(found) == 0 {
+				return nil
 			}
 			ids := make([]string, len(found))
 			for i, f := range found {

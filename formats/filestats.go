@@ -156,21 +156,6 @@ func statsClass(t string) string {
 	return ""
 }
 
-// FileColumnPairsSQL lists every pair of a data file and a top-level column
-// of its table that are visible together at some snapshot, with what
-// MissingColumnStats needs and the file's statistics rows for the column
-// (as a reader with QuirkFilesWithoutColumnStatsPruned selects them: same
-// data_file_id, column_id and table_id). prefix qualifies the metadata
-// tables ("" or "cat."), stats is the file statistics table's name in the
-// catalog (ducklake_file_column_stats, or ducklake_file_column_statistics
-// before 0.3). Columns: table_id, data_file_id, column_id, the first
-// snapshot at which both are visible, in_file, types (VARCHAR[]), defaults
-// (VARCHAR[], NULLs kept), record_count, the file's path, the column's
-// newest name, the number of statistics rows, and the first one's
-// column_size_bytes, value_count, null_count, min_value, max_value,
-// contains_nan (by rowid).
-func FileColumnPairsSQL(prefix, stats string) string { return fileColumnPairsSQL(prefix, stats, "") }
-
 // Which pairs FileColumnPairsWhere returns: only those without a statistics
 // row (what a conversion to a format whose readers skip such files writes
 // rows for), or only those with exactly one row and no column_size_bytes
@@ -182,6 +167,20 @@ const (
 	PairsMaybeReadAlike = "s.n = 1 AND s.column_size_bytes IS NULL"
 )
 
+// fileColumnPairsSQL lists every pair of a data file and a top-level column
+// of its table that are visible together at some snapshot, with what
+// MissingColumnStats needs and the file's statistics rows for the column
+// (as a reader with QuirkFilesWithoutColumnStatsPruned selects them: same
+// data_file_id, column_id and table_id). prefix qualifies the metadata
+// tables ("" or "cat."), stats is the file statistics table's name in the
+// catalog (ducklake_file_column_stats, or ducklake_file_column_statistics
+// before 0.3). Columns: table_id, data_file_id, column_id, the first
+// snapshot at which both are visible, in_file, types (VARCHAR[]), defaults
+// (VARCHAR[], NULLs kept), record_count, the file's path, the column's
+// newest name, the number of statistics rows, and the first one's
+// column_size_bytes, value_count, null_count, min_value, max_value,
+// contains_nan (by rowid); where (PairsWithoutStats, PairsMaybeReadAlike)
+// keeps only some pairs.
 func fileColumnPairsSQL(prefix, stats, where string) string {
 	if where != "" {
 		where = "\nWHERE " + where
@@ -225,7 +224,7 @@ func eqPtr[T comparable](a, b *T) bool {
 	return *a == *b
 }
 
-// FileColumnPair is one row of FileColumnPairsSQL.
+// FileColumnPair is one row of fileColumnPairsSQL.
 type FileColumnPair struct {
 	MissingColumnStats
 	// Snapshot is the first snapshot at which file and column are visible
@@ -252,7 +251,7 @@ type querier interface {
 	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
 }
 
-// FileColumnPairs runs FileColumnPairsSQL on q.
+// FileColumnPairs runs fileColumnPairsSQL on q: every pair.
 func FileColumnPairs(ctx context.Context, q querier, prefix, stats string) ([]FileColumnPair, error) {
 	return FileColumnPairsWhere(ctx, q, prefix, stats, "")
 }

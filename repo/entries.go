@@ -172,8 +172,8 @@ func (r *repository) folderViolations(ctx context.Context, v *version, entries [
 // leave behind (.DS_Store, AppleDouble ._ files). Readers fetch catalogs/
 // entries by their format's name only, so it changes no read.
 func osLitter(name string) bool {
-	ext := strings.ToLower(path.Ext(name))
-	return strings.HasPrefix(name, ".") && ext != ".duckdb" && ext != ".wal" && !strings.Contains(strings.ToLower(name), ".duckdb")
+	lower := strings.ToLower(name)
+	return strings.HasPrefix(name, ".") && path.Ext(lower) != ".wal" && !strings.Contains(lower, ".duckdb")
 }
 
 // litterNotes warns, without failing anything, of the regular files of

@@ -17,9 +17,10 @@ import (
 // the run ends. It rewrites messages as text: the names are only added
 // where a run makes such a path.
 type pathNames struct {
-	mu    sync.Mutex
-	local []string // longest first
-	names map[string]string
+	mu     sync.Mutex
+	local  []string // longest first once sorted
+	sorted bool
+	names  map[string]string
 }
 
 // add says that local (a file or folder) stands for name.
@@ -33,8 +34,7 @@ func (p *pathNames) add(local, name string) {
 		p.names = map[string]string{}
 	}
 	if _, ok := p.names[local]; !ok {
-		p.local = append(p.local, local)
-		slices.SortFunc(p.local, func(a, b string) int { return len(b) - len(a) })
+		p.local, p.sorted = append(p.local, local), false
 	}
 	p.names[local] = name
 }
@@ -47,6 +47,10 @@ func (p *pathNames) name(s string) string {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if !p.sorted { // once per run of adds: a run adds a copy per proof
+		slices.SortFunc(p.local, func(a, b string) int { return len(b) - len(a) })
+		p.sorted = true
+	}
 	for _, l := range p.local {
 		if strings.Contains(s, l) {
 			s = strings.ReplaceAll(s, l, p.names[l])

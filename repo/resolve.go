@@ -338,12 +338,11 @@ func (r *repository) noCatalog(res *Resolution, dv *goversion.Version) *NoCatalo
 // catalog records. The alias is always quoted: a dataset may be named
 // with one of SQL's reserved words ("order"), which DuckDB refuses bare.
 func AttachSQL(catalogURL, name, dataURL string, override bool) string {
-	if !override {
-		return fmt.Sprintf("ATTACH %s AS %s (READ_ONLY, DATA_PATH %s)",
-			sqlString("ducklake:"+catalogURL), sqlIdent(name), sqlString(dataURL))
+	opts := "READ_ONLY, DATA_PATH " + sqlString(dataURL)
+	if override {
+		opts += ", OVERRIDE_DATA_PATH true"
 	}
-	return fmt.Sprintf("ATTACH %s AS %s (READ_ONLY, DATA_PATH %s, OVERRIDE_DATA_PATH true)",
-		sqlString("ducklake:"+catalogURL), sqlIdent(name), sqlString(dataURL))
+	return fmt.Sprintf("ATTACH %s AS %s (%s)", sqlString("ducklake:"+catalogURL), sqlIdent(name), opts)
 }
 
 // overrideDataPathFrom is the first DuckDB whose DuckLake knows the

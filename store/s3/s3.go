@@ -486,12 +486,9 @@ func (s *Store) putFailed(key string, attempt, timeouts int, err error) error {
 }
 
 // isTimeout reports whether err is a timeout: the stall watchdog's
-// (store.StallError), the transport's wait for headers, a dial's.
+// (store.StallError is a net.Error whose Timeout is true), the transport's
+// wait for headers, a dial's.
 func isTimeout(err error) bool {
-	var se *store.StallError
-	if errors.As(err, &se) {
-		return true
-	}
 	var ne net.Error
 	return errors.As(err, &ne) && ne.Timeout()
 }
