@@ -629,16 +629,12 @@ func (rm *remote) fillCache(ctx context.Context, cf cachedFile) error {
 	// The cache mirrors the store's bytes, also where their size is not
 	// the one the catalog records: that is for the checks to find, as in
 	// a local folder (a difference, not a failed download).
-	want := validator(info)
-	if st, err := os.Stat(path); err == nil && st.Size() == info.Size && want != "" {
-		mine, terr := fileTail(path, int64(len(tail)))
-		if got, _ := os.ReadFile(path + validatorSuffix); string(got) == want && terr == nil && bytes.Equal(mine, tail) {
-			touch(rm.cacheDir + lastUsedSuffix) // the file keeps its time: proof keys name it
-			rm.mu.Lock()
-			rm.stats.Cached++
-			rm.mu.Unlock()
-			return nil
-		}
+	if sameAsCached(path, tail, info) {
+		touch(rm.cacheDir + lastUsedSuffix) // the file keeps its time: proof keys name it
+		rm.mu.Lock()
+		rm.stats.Cached++
+		rm.mu.Unlock()
+		return nil
 	}
 	// From here the data folder changes (files written or removed): the
 	// next proof key lists it again.
@@ -688,6 +684,23 @@ func (rm *remote) fillCache(ctx context.Context, cf cachedFile) error {
 		rm.onFile(DownloadProgress{Key: cf.key, Bytes: n, Downloaded: rm.counter.Downloaded()})
 	}
 	return nil
+}
+
+// sameAsCached reports whether the cached copy at path still has the
+// bytes the store answers with (tail and info, from a ranged read of the
+// object's end): the same size, the validator kept beside the copy when it
+// was downloaded, and the same last bytes.
+func sameAsCached(path string, tail []byte, info store.ObjectInfo) bool {
+	want := validator(info)
+	st, err := os.Stat(path)
+	if err != nil || st.Size() != info.Size || want == "" {
+		return false
+	}
+	if got, err := os.ReadFile(path + validatorSuffix); err != nil || string(got) != want {
+		return false
+	}
+	mine, err := fileTail(path, int64(len(tail)))
+	return err == nil && bytes.Equal(mine, tail)
 }
 
 // validatorSuffix names the file beside a cached data file that holds the
