@@ -105,3 +105,21 @@ func TestPartialDeletesWithInlined(t *testing.T) {
 		})
 	}
 }
+
+// TestSnapshotRanges: the snapshots a refusal names, as runs.
+func TestSnapshotRanges(t *testing.T) {
+	for _, tc := range []struct {
+		ids  []int64
+		want string
+	}{
+		{nil, ""},
+		{[]int64{7}, "7"},
+		{[]int64{6, 7, 8, 9}, "6-9"},
+		{[]int64{3, 6, 7, 8}, "3, 6-8"},
+		{[]int64{1, 2, 4, 6, 7}, "1-2, 4, 6-7"},
+	} {
+		if got := snapshotRanges(tc.ids); got != tc.want {
+			t.Errorf("snapshotRanges(%v) = %q, want %q", tc.ids, got, tc.want)
+		}
+	}
+}

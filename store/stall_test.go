@@ -416,3 +416,49 @@ func BenchmarkStallRead(b *testing.B) {
 		})
 	}
 }
+
+// slowBody is an upload body whose every Read first waits (a slow disk, a
+// pipe from another process).
+type slowBody struct {
+	r    io.Reader
+	wait time.Duration
+}
+
+func (b *slowBody) Read(p []byte) (int, error) {
+	time.Sleep(b.wait)
+	return b.r.Read(p[:min(len(p), 1<<20)])
+}
+
+// TestStallTransportSlowBody: the time an upload spends inside its own
+// body's Read is not the server's stall: a body that takes 2.5 timeouts for
+// each read is sent whole, however long it takes in all. (Only a
+// server that stops taking bytes is timed.)
+func TestStallTransportSlowBody(t *testing.T) {
+	const d = 100 * time.Millisecond
+	srv := stallServer(t)
+	data := bytes.Repeat([]byte("0123456789abcdef"), 1<<12) // 64 KiB: the transport reads it a few KiB at a time
+	for _, c := range []struct {
+		name string
+		c    Doer
+	}{
+		{"transport", WithStallTimeout(srv.Client(), d)},
+		{"client", StallDoer(srv.Client(), d)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			req, _ := http.NewRequestWithContext(ctx, http.MethodPut, srv.URL+"/putslow/16777216", &slowBody{r: bytes.NewReader(data), wait: 5 * d / 2})
+			req.ContentLength = int64(len(data))
+			start := time.Now()
+			resp, err := c.c.Do(req)
+			if err != nil {
+				t.Fatalf("after %v: %v, want the slow body sent whole", time.Since(start), err)
+			}
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			if n, _ := strconv.Atoi(string(b)); n != len(data) {
+				t.Fatalf("the server read %d bytes, want %d", n, len(data))
+			}
+		})
+	}
+}
