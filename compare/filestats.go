@@ -151,22 +151,30 @@ func statsRowText(p formats.FileColumnPair) string {
 	return fmt.Sprintf("value_count=%s null_count=%s min_value=%s max_value=%s", i(p.ValueCount), i(p.NullCount), s(p.MinValue), s(p.MaxValue))
 }
 
-// tableNames maps table ids to their newest schema-qualified names.
+// tableNames maps table ids to their newest schema-qualified names, from
+// the schema and table rows the reader keeps (schemaRows): the newest row
+// of each table, in the schema row visible at its begin_snapshot.
 func (r *Reader) tableNames(c *comparison) (map[int64]string, error) {
-	rows, err := r.conn.QueryContext(c.ctx, `SELECT t.table_id, arg_max(coalesce(s.schema_name, '?') || '.' || t.table_name, t.begin_snapshot)
-		FROM cat.ducklake_table t LEFT JOIN cat.ducklake_schema s USING (schema_id) GROUP BY t.table_id`)
+	schemas, tables, err := r.schemaRows(c.ctx)
 	if err != nil {
-		return nil, fmt.Errorf("read table names of %s: %w", r.path, err)
+		return nil, err
 	}
-	defer rows.Close()
-	out := map[int64]string{}
-	for rows.Next() {
-		var id int64
-		var name string
-		if err := rows.Scan(&id, &name); err != nil {
-			return nil, fmt.Errorf("read table names of %s: %w", r.path, err)
+	newest := map[int64]catTableRow{}
+	for _, t := range tables {
+		if n, ok := newest[t.id.Int64]; t.id.Valid && (!ok || t.begin.Int64 > n.begin.Int64) {
+			newest[t.id.Int64] = t
 		}
-		out[id] = name
 	}
-	return out, rows.Err()
+	out := make(map[int64]string, len(newest))
+	for id, t := range newest {
+		schema := "?"
+		for _, s := range schemas {
+			visible := s.begin.Int64 <= t.begin.Int64 && (!s.end.Valid || s.end.Int64 > t.begin.Int64)
+			if s.id == t.schemaID && s.name.Valid && visible {
+				schema = s.name.String
+			}
+		}
+		out[id] = schema + "." + t.name.String
+	}
+	return out, nil
 }
