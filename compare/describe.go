@@ -288,43 +288,20 @@ func (r *Reader) fileEntries(ctx context.Context, t Table, snap int64, onDisk fu
 	e := entries{}
 	positions := map[string][]int64{}
 	for _, f := range files {
-		key := r.relPath(f.Path)
-		mapping := "<none>"
-		if f.MappingID != nil {
-			if mapping, err = r.mappingText(ctx, *f.MappingID); err != nil {
+		state, memo := r.fileStateOf(ctx, t, f, snap)
+		d, ok := r.described.get(snap, state)
+		if !memo || !ok {
+			if d, err = r.describeFile(ctx, t, f, snap, parts, onDisk); err != nil {
 				return nil, nil, err
 			}
-		}
-		if err := onDisk(f.Path, f.SizeBytes, f.FooterSize, "parquet"); err != nil {
-			return nil, nil, fmt.Errorf("data file %s of %s at snapshot %d in %s: %w", f.Path, t.FullName(), snap, r.path, err)
-		}
-		if d := f.Delete; d != nil {
-			if err := onDisk(d.Path, d.SizeBytes, d.FooterSize, d.Format); err != nil {
-				return nil, nil, fmt.Errorf("delete file %s of %s at snapshot %d in %s: %w", d.Path, t.FullName(), snap, r.path, err)
+			if memo {
+				r.described.put(snap, state, d)
 			}
 		}
-		// begin_snapshot is also what the snapshot_id virtual column
-		// returns for the file's rows (the reader passes it as a constant
-		// unless the file stores per-row snapshot ids), so it is compared
-		// even where both catalogs see the file at every compared snapshot.
-		e["data file "+key] = fmt.Sprintf("size=%d records=%d footer=%s row_id_start=%s begin_snapshot=%d mapping=%s partition_values=%s",
-			f.SizeBytes, f.RecordCount, optInt(f.FooterSize), optInt(f.RowIDStart), f.BeginSnapshot, mapping, parts[f.ID])
-		pos, err := r.deletedPositions(ctx, t, f, snap)
-		if err != nil {
-			return nil, nil, err
-		}
-		// Rows a partial file's own rule hides count as deleted: formats
-		// express the same visibility either way.
-		hidden, err := r.hiddenPositions(ctx, f, snap)
-		if err != nil {
-			return nil, nil, fmt.Errorf("data file %s of %s at snapshot %d in %s: %w", f.Path, t.FullName(), snap, r.path, err)
-		}
-		if len(hidden) > 0 {
-			pos = slices.Compact(slices.Sorted(slices.Values(append(pos, hidden...))))
-		}
-		if len(pos) > 0 {
-			positions[key] = pos
-			e["deletes of "+key] = fmt.Sprintf("%d positions sha256=%s", len(pos), r.keptPositionsHash(f.Path, pos))
+		e["data file "+d.key] = d.data
+		if d.deletes != "" {
+			positions[d.key] = d.pos
+			e["deletes of "+d.key] = d.deletes
 		}
 	}
 	begins, err := r.inlinedBegins(ctx, t, snap)
@@ -335,6 +312,51 @@ func (r *Reader) fileEntries(ctx context.Context, t Table, snap int64, onDisk fu
 		e["inlined rows"] = begins
 	}
 	return e, positions, nil
+}
+
+// describeFile is what fileEntries says of a data file at a snapshot,
+// after onDisk has checked it and its delete file.
+func (r *Reader) describeFile(ctx context.Context, t Table, f DataFile, snap int64, parts map[int64]string, onDisk func(path string, size int64, footer *int64, format string) error) (fileDescribed, error) {
+	d := fileDescribed{key: r.relPath(f.Path)}
+	mapping := "<none>"
+	if f.MappingID != nil {
+		var err error
+		if mapping, err = r.mappingText(ctx, *f.MappingID); err != nil {
+			return fileDescribed{}, err
+		}
+	}
+	if err := onDisk(f.Path, f.SizeBytes, f.FooterSize, "parquet"); err != nil {
+		return fileDescribed{}, fmt.Errorf("data file %s of %s at snapshot %d in %s: %w", f.Path, t.FullName(), snap, r.path, err)
+	}
+	if del := f.Delete; del != nil {
+		if err := onDisk(del.Path, del.SizeBytes, del.FooterSize, del.Format); err != nil {
+			return fileDescribed{}, fmt.Errorf("delete file %s of %s at snapshot %d in %s: %w", del.Path, t.FullName(), snap, r.path, err)
+		}
+	}
+	// begin_snapshot is also what the snapshot_id virtual column returns
+	// for the file's rows (the reader passes it as a constant unless the
+	// file stores per-row snapshot ids), so it is compared even where both
+	// catalogs see the file at every compared snapshot.
+	d.data = fmt.Sprintf("size=%d records=%d footer=%s row_id_start=%s begin_snapshot=%d mapping=%s partition_values=%s",
+		f.SizeBytes, f.RecordCount, optInt(f.FooterSize), optInt(f.RowIDStart), f.BeginSnapshot, mapping, parts[f.ID])
+	pos, err := r.deletedPositions(ctx, t, f, snap)
+	if err != nil {
+		return fileDescribed{}, err
+	}
+	// Rows a partial file's own rule hides count as deleted: formats
+	// express the same visibility either way.
+	hidden, err := r.hiddenPositions(ctx, f, snap)
+	if err != nil {
+		return fileDescribed{}, fmt.Errorf("data file %s of %s at snapshot %d in %s: %w", f.Path, t.FullName(), snap, r.path, err)
+	}
+	if len(hidden) > 0 {
+		pos = slices.Compact(slices.Sorted(slices.Values(append(pos, hidden...))))
+	}
+	if len(pos) > 0 {
+		d.pos = pos
+		d.deletes = fmt.Sprintf("%d positions sha256=%s", len(pos), r.keptPositionsHash(f.Path, pos))
+	}
+	return d, nil
 }
 
 // partitionValues is every data file's ducklake_file_partition_value rows

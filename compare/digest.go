@@ -265,9 +265,21 @@ func (r *Reader) tablePlan(ctx context.Context, t Table, snap int64, opts ScanOp
 		return nil, err
 	}
 	tp := &tablePlan{cols: cols, names: names, types: types, files: make([]filePlan, len(files))}
+	colsEpoch, err := r.epoch(ctx, snap, t.ID, columnsEpoch...)
+	if err != nil {
+		return nil, err
+	}
 	for i, f := range files {
 		n := &tp.files[i]
 		n.f = f
+		state, memo := r.fileStateOf(ctx, t, f, snap)
+		key := planState{fileState: state, columns: colsEpoch, opts: opts}
+		if memo {
+			if p, ok := r.plans.get(snap, key); ok {
+				n.all, n.gone, n.deleted = p.all, p.gone, p.deleted
+				continue
+			}
+		}
 		fail := func(err error) error {
 			return fmt.Errorf("%s at snapshot %d, data file %s: %w", t.FullName(), snap, f.Path, err)
 		}
@@ -281,6 +293,9 @@ func (r *Reader) tablePlan(ctx context.Context, t Table, snap int64, opts ScanOp
 			if n.gone, err = r.planKeyOf(ctx, t, f, cols, snap, opts, names, types, deletesOnly); err != nil {
 				return nil, fail(err)
 			}
+		}
+		if memo {
+			r.plans.put(snap, key, filePlanned{all: n.all, gone: n.gone, deleted: n.deleted})
 		}
 	}
 	return tp, nil

@@ -34,6 +34,10 @@ type DataFile struct {
 	// relNull: path_is_relative is NULL, which every real reader fails on
 	// (refused.go); the file is located as relative all the same.
 	relNull bool
+	// src, row, delRow: where Files found it (its table's rows, its row,
+	// 1 + its delete file's row, 0 for none): its state (fileStateOf).
+	src         *tableFiles
+	row, delRow int32
 }
 
 // DeleteFile is a delete file visible at a snapshot.
@@ -83,14 +87,15 @@ func (r *Reader) Files(ctx context.Context, t Table, snap int64) ([]DataFile, er
 	}
 	files := make([]DataFile, 0, nFiles)
 	index := make(map[int64]int, nFiles)
-	for _, row := range all.data {
+	for k, row := range all.data {
 		if visibleAt(row.file.BeginSnapshot, row.end, snap) {
 			index[row.file.ID] = len(files)
 			files = append(files, row.file)
+			files[len(files)-1].src, files[len(files)-1].row = all, int32(k)
 		}
 	}
 	dels := make([]DeleteFile, 0, nDels) // the copies files point to
-	for _, row := range all.dels {
+	for k, row := range all.dels {
 		if !visibleAt(row.file.BeginSnapshot, row.end, snap) {
 			continue
 		}
@@ -102,7 +107,7 @@ func (r *Reader) Files(ctx context.Context, t Table, snap int64) ([]DataFile, er
 			return nil, &TwoDeleteFilesError{Catalog: r.path, Table: t.FullName(), Snapshot: snap, DataFile: files[i].Path, First: files[i].Delete.ID, Second: row.file.ID}
 		}
 		dels = append(dels, row.file)
-		files[i].Delete = &dels[len(dels)-1]
+		files[i].Delete, files[i].delRow = &dels[len(dels)-1], int32(k)+1
 	}
 	return files, nil
 }
@@ -301,8 +306,24 @@ func (r *Reader) deletedPositions(ctx context.Context, t Table, f DataFile, snap
 // before 0.4 have none: their DuckLake (DuckDB 1.3/1.4) never reads such a
 // table, so neither does this reader.
 func (r *Reader) inlinedDeleteTable(t Table) (string, bool) {
+	if inl, ok := r.inlinedDelTables[t.ID]; ok {
+		return inl, inl != ""
+	}
 	inl, ok := r.dynamicName(fmt.Sprintf("ducklake_inlined_delete_%d", t.ID))
-	return inl, ok && r.format.Has(formats.CapInlinedDeletes) && !r.empty(inl)
+	ok = ok && r.format.Has(formats.CapInlinedDeletes) && !r.empty(inl)
+	if r.rowCounts != nil {
+		// Asked for every file at every snapshot; empty is final once
+		// every table's rows are counted.
+		if r.inlinedDelTables == nil {
+			r.inlinedDelTables = map[int64]string{}
+		}
+		if !ok {
+			r.inlinedDelTables[t.ID] = ""
+		} else {
+			r.inlinedDelTables[t.ID] = inl
+		}
+	}
+	return inl, ok
 }
 
 // deleteFilePositions is the part of deletedPositions its delete file

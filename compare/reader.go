@@ -110,6 +110,19 @@ type Reader struct {
 	deletes     map[string][]int64         // delete file -> positions at deletesSnap
 	deletesSnap int64
 	partialCuts map[string]partialCut // delete file -> its last positions cut at a snapshot (parquetDeletes)
+	// plans and described: file plans and descriptions by file state, for
+	// the snapshot walked and the one before (filestate.go);
+	// inlinedDelBegins: by inlined deletion table, its rows' begin snapshots
+	// by data file (inlinedDeleteBegins).
+	plans            stateWindow[planState, filePlanned]
+	described        stateWindow[fileState, fileDescribed]
+	inlinedDelBegins map[string]map[int64][]int64
+	// deleteSnapsOf: a partial deletion file's distinct snapshots
+	// (deleteSnaps); inlinedDelTables: a table's inlined deletion table
+	// ("": none), once rowCounts is known (inlinedDeleteTable).
+	deleteSnapsOf    map[string][]int64
+	noStateMemo      bool // tests: build every file plan and description afresh
+	inlinedDelTables map[int64]string
 	// cutPositions counts the positions partialCuts keeps alive, from and
 	// cut (about, a replaced cut still counts): past maxRawDeletes it is
 	// cleared (cutCap: maxRawDeletes; tests lower it).
