@@ -285,7 +285,7 @@ func (r *Reader) fileEntries(ctx context.Context, t Table, snap int64, onDisk fu
 	if err != nil {
 		return nil, nil, err
 	}
-	e := entries{}
+	e := make(entries, 2*len(files)+1)
 	positions := map[string][]int64{}
 	for _, f := range files {
 		state, memo := r.fileStateOf(ctx, t, f, snap)
@@ -298,10 +298,10 @@ func (r *Reader) fileEntries(ctx context.Context, t Table, snap int64, onDisk fu
 				r.described.put(snap, state, d)
 			}
 		}
-		e["data file "+d.key] = d.data
+		e[d.dataKey] = d.data
 		if d.deletes != "" {
 			positions[d.key] = d.pos
-			e["deletes of "+d.key] = d.deletes
+			e[d.deletesKey] = d.deletes
 		}
 	}
 	begins, err := r.inlinedBegins(ctx, t, snap)
@@ -317,7 +317,8 @@ func (r *Reader) fileEntries(ctx context.Context, t Table, snap int64, onDisk fu
 // describeFile is what fileEntries says of a data file at a snapshot,
 // after onDisk has checked it and its delete file.
 func (r *Reader) describeFile(ctx context.Context, t Table, f DataFile, snap int64, parts map[int64]string, onDisk func(path string, size int64, footer *int64, format string) error) (fileDescribed, error) {
-	d := fileDescribed{key: r.relPath(f.Path)}
+	key := r.relPath(f.Path)
+	d := fileDescribed{key: key, dataKey: "data file " + key, deletesKey: "deletes of " + key}
 	mapping := "<none>"
 	if f.MappingID != nil {
 		var err error

@@ -283,14 +283,14 @@ func (r *Reader) tablePlan(ctx context.Context, t Table, snap int64, opts ScanOp
 		fail := func(err error) error {
 			return fmt.Errorf("%s at snapshot %d, data file %s: %w", t.FullName(), snap, f.Path, err)
 		}
-		if n.all, err = r.planKeyOf(ctx, t, f, cols, snap, opts, names, types, deletesIgnored); err != nil {
+		if n.all, err = r.planKeyOf(ctx, t, f, cols, snap, opts, names, types, deletesIgnored, nil); err != nil {
 			return nil, fail(err)
 		}
 		if n.deleted, err = r.deletedPositions(ctx, t, f, snap); err != nil {
 			return nil, fail(err)
 		}
 		if len(n.deleted) > 0 {
-			if n.gone, err = r.planKeyOf(ctx, t, f, cols, snap, opts, names, types, deletesOnly); err != nil {
+			if n.gone, err = r.planKeyOf(ctx, t, f, cols, snap, opts, names, types, deletesOnly, n.deleted); err != nil {
 				return nil, fail(err)
 			}
 		}
@@ -485,8 +485,9 @@ func (r *Reader) planSQL(ctx context.Context, t Table, f DataFile, cols []*Colum
 // deleted rows the deleted positions (their count and sha256). Building
 // the deleted rows' query (its list of positions) at every snapshot was
 // half of what a backfill allocated, and raised its peak RSS with the
-// number of versions (docs/compare.md, "Memory").
-func (r *Reader) planKeyOf(ctx context.Context, t Table, f DataFile, cols []*Column, snap int64, opts ScanOptions, names, types []string, mode deleteMode) (string, error) {
+// number of versions (docs/compare.md, "Memory"). deleted are the file's
+// deleted positions at snap when the caller has them (nil: read here).
+func (r *Reader) planKeyOf(ctx context.Context, t Table, f DataFile, cols []*Column, snap int64, opts ScanOptions, names, types []string, mode deleteMode, deleted []int64) (string, error) {
 	var kid allRowsKeyID
 	var gid goneKeyID
 	if mode == deletesIgnored || mode == deletesOnly {
@@ -505,20 +506,33 @@ func (r *Reader) planKeyOf(ctx context.Context, t Table, f DataFile, cols []*Col
 			return k, nil
 		}
 	case deletesOnly:
-		pos, err := r.deletedPositions(ctx, t, f, snap)
-		if err != nil {
-			return "", err
+		if deleted == nil {
+			var err error
+			if deleted, err = r.deletedPositions(ctx, t, f, snap); err != nil {
+				return "", err
+			}
 		}
-		gid = goneKeyID{all: kid, n: len(pos), sum: positionsSum(pos)}
+		gid = goneKeyID{all: kid, n: len(deleted), sum: positionsSum(deleted)}
 		if k, ok := r.goneKeys[gid]; ok {
 			return k, nil
 		}
 	}
-	id, err := fileIdentity(f)
-	if err != nil {
-		return "", err
+	// A file's identity is looked up on disk once per reader: each new
+	// delete state of a file builds a key.
+	ik := identityKey{path: f.Path, id: f.ID, size: f.SizeBytes, footer: optInt(f.FooterSize)}
+	id, ok := r.identities[ik]
+	if !ok {
+		var err error
+		if id, err = fileIdentity(f); err != nil {
+			return "", err
+		}
+		if r.identities == nil {
+			r.identities = map[identityKey]string{}
+		}
+		r.identities[ik] = id
 	}
 	var q string
+	var err error
 	if mode == deletesOnly {
 		q, err = r.goneSQL(ctx, t, f, cols, snap, opts, names, types, kid)
 	} else {
@@ -653,7 +667,7 @@ func (r *Reader) prefetch(ctx context.Context, snaps []int64, opts ScanOptions) 
 				continue
 			}
 			for _, f := range files {
-				key, err := r.planKeyOf(ctx, t, f, cols, s, opts, names, types, deletesIgnored)
+				key, err := r.planKeyOf(ctx, t, f, cols, s, opts, names, types, deletesIgnored, nil)
 				if err != nil || r.memo.holds(key) {
 					continue
 				}
@@ -677,6 +691,13 @@ func mergeSorted(a, b []int64) []int64 {
 	out = append(append(out, a...), b...)
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// identityKey is what fileIdentity reads of a data file's catalog row.
+type identityKey struct {
+	path     string
+	id, size int64
+	footer   string
 }
 
 // fileIdentity names a data file's bytes: its catalog record (id, size,

@@ -68,6 +68,31 @@ func (r *Reader) Files(ctx context.Context, t Table, snap int64) ([]DataFile, er
 	if err != nil {
 		return nil, err
 	}
+	// A comparison asks for a table's files at a snapshot several times
+	// (refusal, plans, descriptions) before the next: the last answer per
+	// table is kept. Callers only read it.
+	if last, ok := r.filesAt[all]; ok && last.snap == snap {
+		return last.files, nil
+	}
+	files, err := r.filesOf(all, t, snap)
+	if err != nil {
+		return nil, err
+	}
+	if r.filesAt == nil {
+		r.filesAt = map[*tableFiles]filesAtSnap{}
+	}
+	r.filesAt[all] = filesAtSnap{snap: snap, files: files}
+	return files, nil
+}
+
+// filesAtSnap is a table's files at a snapshot (Files).
+type filesAtSnap struct {
+	snap  int64
+	files []DataFile
+}
+
+// filesOf is Files' answer, read from the table's file rows.
+func (r *Reader) filesOf(all *tableFiles, t Table, snap int64) ([]DataFile, error) {
 	// Sized exactly, nothing grown: a comparison lists every table's
 	// files at every snapshot several times, a fifth of what a backfill
 	// allocated (docs/compare.md, "Memory").

@@ -53,17 +53,15 @@ func (r *Reader) fileStateOf(ctx context.Context, t Table, f DataFile, snap int6
 		case !r.existing[d.Path]:
 			return fileState{}, false // not looked up yet: deleteFilePositions does, and names it
 		default:
-			raw, partial, err := r.parquetDeleteContent(ctx, d)
-			if err != nil {
+			// A partial deletion file's positions deleted by the snapshot
+			// (parquetDeletes): as the snapshot grows they only gain
+			// positions, so the number of its distinct snapshots at or
+			// before it names them.
+			at, ok := r.deleteSnaps(ctx, d)
+			if !ok {
 				return fileState{}, false
 			}
-			if partial {
-				// Its positions deleted by the snapshot (parquetDeletes):
-				// as the snapshot grows they only gain positions, so the
-				// number of its distinct snapshots at or before it names them.
-				at := r.deleteSnaps(d.Path, raw.snaps)
-				s.cut = sort.Search(len(at), func(i int) bool { return at[i] > snap })
-			}
+			s.cut = sort.Search(len(at), func(i int) bool { return at[i] > snap })
 		}
 	}
 	if inl, has := r.inlinedDeleteTable(t); has {
@@ -77,18 +75,27 @@ func (r *Reader) fileStateOf(ctx context.Context, t Table, f DataFile, snap int6
 	return s, true
 }
 
-// deleteSnaps returns the sorted distinct snapshots of a partial deletion
-// file's rows (kept per reader and file: a few per file).
-func (r *Reader) deleteSnaps(path string, snaps []int64) []int64 {
-	if at, ok := r.deleteSnapsOf[path]; ok {
-		return at
+// deleteSnaps returns the sorted distinct snapshots of a Parquet delete
+// file's rows that its format's reader reads as a partial deletion file
+// (none for any other; kept per reader and file: a few per file); ok is
+// false when the file cannot be read as its reader reads it.
+func (r *Reader) deleteSnaps(ctx context.Context, d *DeleteFile) (_ []int64, ok bool) {
+	if at, ok := r.deleteSnapsOf[d.Path]; ok {
+		return at, true
 	}
-	at := slices.Compact(slices.Sorted(slices.Values(snaps)))
+	raw, partial, err := r.parquetDeleteContent(ctx, d)
+	if err != nil {
+		return nil, false
+	}
+	var at []int64
+	if partial {
+		at = slices.Clip(slices.Compact(slices.Sorted(slices.Values(raw.snaps))))
+	}
 	if r.deleteSnapsOf == nil {
 		r.deleteSnapsOf = map[string][]int64{}
 	}
-	r.deleteSnapsOf[path] = slices.Clip(at)
-	return at
+	r.deleteSnapsOf[d.Path] = at
+	return at, true
 }
 
 // inlinedDeleteBegins returns, by data file id, the sorted begin snapshots
@@ -140,10 +147,12 @@ type filePlanned struct {
 	deleted   []int64
 }
 
-// fileDescribed is what fileEntries says of a data file in a state.
+// fileDescribed is what fileEntries says of a data file in a state: its
+// entries' keys and texts ("data file", "deletes of": none when its text
+// is "") and its deleted and hidden positions (by key, nil: none).
 type fileDescribed struct {
-	key, data, deletes string  // entry key (relative path), "data file" text, "deletes of" text ("": none)
-	pos                []int64 // deleted and hidden positions (nil: none)
+	key, dataKey, data, deletesKey, deletes string
+	pos                                     []int64
 }
 
 // stateWindow keeps values by file state for the snapshot a walk is at and
@@ -158,9 +167,12 @@ type stateWindow[K comparable, V any] struct {
 func (w *stateWindow[K, V]) at(snap int64) {
 	switch {
 	case w.cur == nil:
-		w.cur, w.snap = map[K]V{}, snap
+		w.cur, w.prev, w.snap = map[K]V{}, map[K]V{}, snap
 	case snap != w.snap:
-		w.prev, w.cur, w.snap = w.cur, make(map[K]V, len(w.cur)), snap
+		// The older map is emptied and reused: a walk turns the window
+		// at every snapshot of every table.
+		clear(w.prev)
+		w.prev, w.cur, w.snap = w.cur, w.prev, snap
 	}
 }
 

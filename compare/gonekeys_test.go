@@ -59,7 +59,7 @@ func TestDeletedRowsKeysPerDeleteState(t *testing.T) {
 						}
 						continue
 					}
-					got, err := r.planKeyOf(ctx, tb, f, cols, s.ID, tc.opts, names, types, deletesOnly)
+					got, err := r.planKeyOf(ctx, tb, f, cols, s.ID, tc.opts, names, types, deletesOnly, nil)
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -120,8 +120,12 @@ type Reader struct {
 	// deleteSnapsOf: a partial deletion file's distinct snapshots
 	// (deleteSnaps); inlinedDelTables: a table's inlined deletion table
 	// ("": none), once rowCounts is known (inlinedDeleteTable).
-	deleteSnapsOf    map[string][]int64
-	noStateMemo      bool // tests: build every file plan and description afresh
+	deleteSnapsOf map[string][]int64
+	noStateMemo   bool // tests: build every file plan and description afresh
+	// filesAt: each table's files at the snapshot last asked (Files);
+	// identities: data files' identities (fileIdentity), once per reader.
+	filesAt          map[*tableFiles]filesAtSnap
+	identities       map[identityKey]string
 	inlinedDelTables map[int64]string
 	// cutPositions counts the positions partialCuts keeps alive, from and
 	// cut (about, a replaced cut still counts): past maxRawDeletes it is
