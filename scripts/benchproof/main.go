@@ -27,7 +27,12 @@
 //     program, "benchproof copy-database SRC DST": start, DuckDB, ATTACH,
 //     COPY, DETACH), wall and CPU time; the COPY's statements alone, timed
 //     inside a running process as this figure was first measured, are
-//     printed beside them.
+//     printed beside them;
+//
+//  5. a long history (-long-versions, 200 versions of 2,000 rows): the proof
+//     of its newest version, and a backfill of its last -long-last versions
+//     against it (with -long-whole, the whole backfill too), with -against
+//     OLD both binaries in the same rounds.
 //
 //     go run ./scripts/benchproof -bin bin/fdl-formats -dir /tmp/fdl-bench
 //     go run ./scripts/benchproof -bin NEW -against OLD -only proof -rounds 5
@@ -72,7 +77,11 @@ func main() {
 	rssRows := flag.Int("rss-rows-per-version", 100_000, "rows per version of the two repositories of the RSS figure")
 	jobs := flag.Int("jobs", 2, "backfill and check --jobs")
 	wideTables := flag.Int("wide-tables", 300, "tables of the wide repository")
-	only := flag.String("only", "proof,backfill,rss,wide", "figures to measure")
+	longVersions := flag.Int("long-versions", 200, "versions of the long-history repository (figure 5)")
+	longRows := flag.Int("long-rows-per-version", 2_000, "rows each version of the long-history repository appends")
+	longLast := flag.Int("long-last", 10, "figure 5 backfills the last this many versions of the long history")
+	longWhole := flag.Bool("long-whole", false, "figure 5 also backfills the whole long history (minutes per round)")
+	only := flag.String("only", "proof,backfill,rss,wide,long", "figures to measure")
 	flag.Parse()
 	b := &bench{bin: mustAbs(*bin), dir: mustAbs(*dir), jobs: *jobs}
 	if *against != "" {
@@ -101,6 +110,9 @@ func main() {
 	}
 	if want("rss") {
 		b.rss(ctx, *rssRows, *rounds)
+	}
+	if want("long") {
+		b.longHistory(ctx, *longVersions, *longRows, *longLast, *rounds, *longWhole)
 	}
 	if want("wide") {
 		d := b.repo(ctx, fmt.Sprintf("wide-%d", *wideTables), func(d string) error {
