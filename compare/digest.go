@@ -495,7 +495,12 @@ func (r *Reader) planKeyOf(ctx context.Context, t Table, f DataFile, cols []*Col
 		if err != nil {
 			return "", err
 		}
-		kid = allRowsKeyID{table: t.ID, columns: e, file: rowOf(f), rowIDs: opts.RowIDs}
+		kid = allRowsKeyID{table: t.ID, columns: e, rowIDs: opts.RowIDs}
+		if f.src != nil {
+			kid.src, kid.row = f.src, f.row // its catalog row, without building it
+		} else {
+			kid.file = rowOf(f)
+		}
 		if f.PartialMax != nil || f.PartialInfo != nil {
 			kid.snap = snap
 		}
@@ -618,9 +623,13 @@ func positionsSum(pos []int64) [sha256.Size]byte {
 // one reader (see planKeyOf).
 type allRowsKeyID struct {
 	table, columns int64
-	file           fileCatalogRow
-	rowIDs         bool
-	snap           int64 // partial files only
+	// The file's catalog row: where Files listed it (src, row), else its
+	// values (file).
+	src    *tableFiles
+	row    int32
+	file   fileCatalogRow
+	rowIDs bool
+	snap   int64 // partial files only
 }
 
 // fileCatalogRow is a data file's catalog row as a comparable value.
