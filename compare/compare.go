@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -875,6 +876,9 @@ func (c *comparison) onDisk(side, table string) func(path string, size int64, fo
 
 // diffEntries records every entry missing on one side or described differently.
 func (c *comparison) diffEntries(kind string, s *int64, table string, a, b entries) {
+	if maps.Equal(a, b) {
+		return // the usual case, at every snapshot of every table: nothing to sort
+	}
 	keys := map[string]bool{}
 	for k := range a {
 		keys[k] = true

@@ -40,7 +40,7 @@ func (r *Reader) countAnswer(ctx context.Context, t Table, snap int64, d Digest,
 	if !answersCountFromMetadata(r.format) {
 		return d.Rows, false, nil
 	}
-	files, err := r.Files(ctx, t, snap)
+	files, err := r.files(ctx, t, snap)
 	if err != nil {
 		return 0, true, err
 	}
@@ -87,7 +87,7 @@ func (r *Reader) deleteCounts(ctx context.Context, t Table, snap int64) ([]delet
 	if !answersCountFromMetadata(r.format) {
 		return nil, nil
 	}
-	files, err := r.Files(ctx, t, snap)
+	files, err := r.files(ctx, t, snap)
 	if err != nil {
 		return nil, err
 	}

@@ -277,7 +277,7 @@ func (r *Reader) partitionEntries(ctx context.Context, e entries, t Table, cols 
 // or hidden by the file's split list or per-row snapshot ids).
 // onDisk is called with the catalog's record of every data and delete file.
 func (r *Reader) fileEntries(ctx context.Context, t Table, snap int64, onDisk func(path string, size int64, footer *int64, format string) error) (entries, map[string][]int64, error) {
-	files, err := r.Files(ctx, t, snap)
+	files, err := r.files(ctx, t, snap)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -288,10 +288,20 @@ func (r *Reader) fileEntries(ctx context.Context, t Table, snap int64, onDisk fu
 	e := make(entries, 2*len(files)+1)
 	positions := map[string][]int64{}
 	for _, f := range files {
+		// Every call, memo or not: a reader serves several proofs
+		// (Source), each with its own onDisk.
+		if err := onDisk(f.Path, f.SizeBytes, f.FooterSize, "parquet"); err != nil {
+			return nil, nil, fmt.Errorf("data file %s of %s at snapshot %d in %s: %w", f.Path, t.FullName(), snap, r.path, err)
+		}
+		if del := f.Delete; del != nil {
+			if err := onDisk(del.Path, del.SizeBytes, del.FooterSize, del.Format); err != nil {
+				return nil, nil, fmt.Errorf("delete file %s of %s at snapshot %d in %s: %w", del.Path, t.FullName(), snap, r.path, err)
+			}
+		}
 		state, memo := r.fileStateOf(ctx, t, f, snap)
 		d, ok := r.described.get(snap, state)
 		if !memo || !ok {
-			if d, err = r.describeFile(ctx, t, f, snap, parts, onDisk); err != nil {
+			if d, err = r.describeFile(ctx, t, f, snap, parts); err != nil {
 				return nil, nil, err
 			}
 			if memo {
@@ -316,7 +326,7 @@ func (r *Reader) fileEntries(ctx context.Context, t Table, snap int64, onDisk fu
 
 // describeFile is what fileEntries says of a data file at a snapshot,
 // after onDisk has checked it and its delete file.
-func (r *Reader) describeFile(ctx context.Context, t Table, f DataFile, snap int64, parts map[int64]string, onDisk func(path string, size int64, footer *int64, format string) error) (fileDescribed, error) {
+func (r *Reader) describeFile(ctx context.Context, t Table, f DataFile, snap int64, parts map[int64]string) (fileDescribed, error) {
 	key := r.relPath(f.Path)
 	d := fileDescribed{key: key, dataKey: "data file " + key, deletesKey: "deletes of " + key}
 	mapping := "<none>"
@@ -324,14 +334,6 @@ func (r *Reader) describeFile(ctx context.Context, t Table, f DataFile, snap int
 		var err error
 		if mapping, err = r.mappingText(ctx, *f.MappingID); err != nil {
 			return fileDescribed{}, err
-		}
-	}
-	if err := onDisk(f.Path, f.SizeBytes, f.FooterSize, "parquet"); err != nil {
-		return fileDescribed{}, fmt.Errorf("data file %s of %s at snapshot %d in %s: %w", f.Path, t.FullName(), snap, r.path, err)
-	}
-	if del := f.Delete; del != nil {
-		if err := onDisk(del.Path, del.SizeBytes, del.FooterSize, del.Format); err != nil {
-			return fileDescribed{}, fmt.Errorf("delete file %s of %s at snapshot %d in %s: %w", del.Path, t.FullName(), snap, r.path, err)
 		}
 	}
 	// begin_snapshot is also what the snapshot_id virtual column returns

@@ -233,11 +233,17 @@ type filePlan struct {
 	f         DataFile
 	all, gone string
 	deleted   []int64 // deleted positions at the snapshot
+	same      string  // samePlan, when tablePlan built it ("": build it)
 }
 
 // samePlan is the whole plan of a file at a snapshot as one value: two
 // files with equal ones contribute equal digests.
-func (p filePlan) samePlan() string { return p.all + "\x00" + p.gone }
+func (p filePlan) samePlan() string {
+	if p.same != "" {
+		return p.same
+	}
+	return p.all + "\x00" + p.gone
+}
 
 // tablePlan is what a table's rows at a snapshot are read from: its
 // columns and its data files' plans (inlined rows are planned when read).
@@ -260,7 +266,7 @@ func (r *Reader) tablePlan(ctx context.Context, t Table, snap int64, opts ScanOp
 	if err != nil {
 		return nil, err
 	}
-	files, err := r.Files(ctx, t, snap)
+	files, err := r.files(ctx, t, snap)
 	if err != nil {
 		return nil, err
 	}
@@ -276,7 +282,7 @@ func (r *Reader) tablePlan(ctx context.Context, t Table, snap int64, opts ScanOp
 		key := planState{fileState: state, columns: colsEpoch, opts: opts}
 		if memo {
 			if p, ok := r.plans.get(snap, key); ok {
-				n.all, n.gone, n.deleted = p.all, p.gone, p.deleted
+				n.all, n.gone, n.deleted, n.same = p.all, p.gone, p.deleted, p.same
 				continue
 			}
 		}
@@ -294,8 +300,9 @@ func (r *Reader) tablePlan(ctx context.Context, t Table, snap int64, opts ScanOp
 				return nil, fail(err)
 			}
 		}
+		n.same = n.samePlan()
 		if memo {
-			r.plans.put(snap, key, filePlanned{all: n.all, gone: n.gone, deleted: n.deleted})
+			r.plans.put(snap, key, filePlanned{all: n.all, gone: n.gone, deleted: n.deleted, same: n.same})
 		}
 	}
 	return tp, nil
@@ -671,7 +678,7 @@ func (r *Reader) prefetch(ctx context.Context, snaps []int64, opts ScanOptions) 
 			if err != nil {
 				continue
 			}
-			files, err := r.Files(ctx, t, s)
+			files, err := r.files(ctx, t, s)
 			if err != nil {
 				continue
 			}

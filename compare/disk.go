@@ -159,7 +159,7 @@ func (r *Reader) CheckFiles(ctx context.Context, d *DiskCheck) ([]string, error)
 			return nil, err
 		}
 		for _, t := range tables {
-			files, err := r.Files(ctx, t, s.ID)
+			files, err := r.files(ctx, t, s.ID)
 			if err != nil {
 				return nil, err
 			}

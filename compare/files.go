@@ -62,8 +62,15 @@ func (r *Reader) resolve(dir, path string, relative bool) string {
 }
 
 // Files lists the data files of a table visible at a snapshot, each with
-// the delete file visible at that snapshot (at most one, §5.3).
+// the delete file visible at that snapshot (at most one, §5.3). The slice
+// is the caller's.
 func (r *Reader) Files(ctx context.Context, t Table, snap int64) ([]DataFile, error) {
+	files, err := r.files(ctx, t, snap)
+	return slices.Clone(files), err
+}
+
+// files is Files, shared: callers only read it.
+func (r *Reader) files(ctx context.Context, t Table, snap int64) ([]DataFile, error) {
 	all, err := r.allTableFiles(ctx, t)
 	if err != nil {
 		return nil, err

@@ -19,11 +19,15 @@ import (
 // What a data file's plan (tablePlan) and description (fileEntries) are
 // built from at a snapshot is its file state: its catalog row, the delete
 // file row visible with it, its inlined deletions (which only accumulate:
-// their number names them), and the snapshot itself only where the file's
-// rows depend on it otherwise (a partial data file, a partial deletion
-// file, a Puffin deletion vector). Two snapshots where a file has the same
-// state give it the same plan and description, so each is built once per
-// state and reused while the walk moves on (stateWindow).
+// their number names them), for a partial deletion file the number of its
+// distinct per-row snapshots at or before the snapshot (its positions only
+// accumulate too), and the snapshot itself only where the file's rows
+// depend on it otherwise (a partial data file, a Puffin deletion vector).
+// Two snapshots where a file has the same state give it the same plan and
+// description, so each is built once per state and reused while the walk
+// moves on (stateWindow). A file's check on disk (onDisk) is not part of
+// its description: a reader serves several proofs (Source), each checking
+// every file it walks.
 
 // fileState is a data file's state at a snapshot (see above).
 type fileState struct {
@@ -143,8 +147,8 @@ type planState struct {
 // filePlanned is a file plan less its file (tablePlan sets the file listed
 // at the snapshot).
 type filePlanned struct {
-	all, gone string
-	deleted   []int64
+	all, gone, same string
+	deleted         []int64
 }
 
 // fileDescribed is what fileEntries says of a data file in a state: its

@@ -57,7 +57,7 @@ func (r *Reader) refusal(ctx context.Context, t Table, snap int64) error {
 	if q, what := r.columnsRefusal(cols); what != "" {
 		return r.refused(q, t, "%s", what)
 	}
-	files, err := r.Files(ctx, t, snap)
+	files, err := r.files(ctx, t, snap)
 	if err != nil {
 		return err
 	}

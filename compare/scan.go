@@ -75,7 +75,7 @@ func (r *Reader) Scan(ctx context.Context, t Table, snap int64, opts ScanOptions
 	if err := r.statsFailure(ctx, t); err != nil {
 		return nil, err
 	}
-	files, err := r.Files(ctx, t, snap)
+	files, err := r.files(ctx, t, snap)
 	if err != nil {
 		return nil, err
 	}
