@@ -34,10 +34,7 @@ func (b *bench) longHistory(ctx context.Context, versions, rows, last, rounds in
 	for v := versions - last + 1; v <= versions; v++ {
 		seqs = append(seqs, fmt.Sprint(v))
 	}
-	bins := []string{b.bin}
-	if b.against != "" {
-		bins = append(bins, b.against)
-	}
+	bins := b.bins()
 	type runs struct{ proof, proofCPU, tail, tailCPU, tailRSS, all, allCPU, allRSS []float64 }
 	byBin := map[string]*runs{}
 	for _, bin := range bins {

@@ -134,10 +134,7 @@ func (b *bench) rss(ctx context.Context, rows, rounds int) {
 			return err
 		}))
 	}
-	bins := []string{b.bin}
-	if b.against != "" {
-		bins = append(bins, b.against)
-	}
+	bins := b.bins()
 	type runs struct{ peaks, secs, cpus [2][]float64 }
 	byBin := map[string]*runs{}
 	for _, bin := range bins {
@@ -174,8 +171,16 @@ func (b *bench) rss(ctx context.Context, rows, rounds int) {
 
 type bench struct {
 	bin, dir string
-	against  string // a second binary for figures 1 and 3, or ""
+	against  string // a second binary for figures 1, 3 and 5, or ""
 	jobs     int
+}
+
+// bins are the binaries measured: -bin, then -against's.
+func (b *bench) bins() []string {
+	if b.against == "" {
+		return []string{b.bin}
+	}
+	return []string{b.bin, b.against}
 }
 
 func mustAbs(p string) string {
@@ -388,10 +393,7 @@ func (b *bench) proofAndBackfill(ctx context.Context, repo string, rounds int, b
 	conv := filepath.Join(b.dir, "newest-1.1.duckdb")
 	os.Remove(conv)
 	b.run("convert", "--to", "1.1", "--output", conv, src)
-	bins := []string{b.bin}
-	if b.against != "" {
-		bins = append(bins, b.against)
-	}
+	bins := b.bins()
 	files := dataFiles(repo)
 	q := make([]string, len(files))
 	for i, f := range files {
