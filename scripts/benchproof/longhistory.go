@@ -36,10 +36,7 @@ func (b *bench) longHistory(ctx context.Context, versions, rows, last, rounds in
 	}
 	bins := b.bins()
 	type runs struct{ proof, proofCPU, tail, tailCPU, tailRSS, all, allCPU, allRSS []float64 }
-	byBin := map[string]*runs{}
-	for _, bin := range bins {
-		byBin[bin] = &runs{}
-	}
+	byBin := perBin[runs](bins)
 	for i := 0; i < rounds; i++ {
 		for _, bin := range proofOrder(i, bins) {
 			r := byBin[bin]

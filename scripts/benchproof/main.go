@@ -136,10 +136,7 @@ func (b *bench) rss(ctx context.Context, rows, rounds int) {
 	}
 	bins := b.bins()
 	type runs struct{ peaks, secs, cpus [2][]float64 }
-	byBin := map[string]*runs{}
-	for _, bin := range bins {
-		byBin[bin] = &runs{}
-	}
+	byBin := perBin[runs](bins)
 	for i := 0; i < rounds; i++ {
 		for _, bin := range proofOrder(i, bins) {
 			r := byBin[bin]
@@ -173,6 +170,15 @@ type bench struct {
 	bin, dir string
 	against  string // a second binary for figures 1, 3 and 5, or ""
 	jobs     int
+}
+
+// perBin is a fresh T for each binary.
+func perBin[T any](bins []string) map[string]*T {
+	out := map[string]*T{}
+	for _, bin := range bins {
+		out[bin] = new(T)
+	}
+	return out
 }
 
 // bins are the binaries measured: -bin, then -against's.
