@@ -62,11 +62,33 @@ func (r *Reader) resolve(dir, path string, relative bool) string {
 }
 
 // Files lists the data files of a table visible at a snapshot, each with
-// the delete file visible at that snapshot (at most one, §5.3). The slice
-// is the caller's.
+// the delete file visible at that snapshot (at most one, §5.3). What it
+// returns is the caller's, down to what its pointers point to: the reader
+// keeps and shares its own.
 func (r *Reader) Files(ctx context.Context, t Table, snap int64) ([]DataFile, error) {
 	files, err := r.files(ctx, t, snap)
-	return slices.Clone(files), err
+	out := slices.Clone(files)
+	for i := range out {
+		f := &out[i]
+		f.FooterSize, f.RowIDStart, f.PartialMax, f.MappingID = ptrCopy(f.FooterSize), ptrCopy(f.RowIDStart), ptrCopy(f.PartialMax), ptrCopy(f.MappingID)
+		f.PartialInfo, f.encryptionKey = ptrCopy(f.PartialInfo), ptrCopy(f.encryptionKey)
+		if d := f.Delete; d != nil {
+			c := *d
+			c.FooterSize, c.PartialMax, c.encryptionKey = ptrCopy(d.FooterSize), ptrCopy(d.PartialMax), ptrCopy(d.encryptionKey)
+			f.Delete = &c
+		}
+		f.src = nil // not the reader's row any more (fileStateOf)
+	}
+	return out, err
+}
+
+// ptrCopy is a pointer to a copy of *p (nil for nil).
+func ptrCopy[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
 }
 
 // files is Files, shared: callers only read it.
