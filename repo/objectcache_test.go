@@ -11,14 +11,9 @@ import (
 func TestPruneObjects(t *testing.T) {
 	now := time.Now()
 	hours := func(h int) time.Time { return now.Add(-time.Duration(h) * time.Hour) }
-	type file struct {
-		name string
-		size int
-		mod  time.Time
-	}
 	// Four repositories' mirrors (100 bytes of data each), their markers,
 	// and debris.
-	files := []file{
+	files := []agedFile{
 		{"old/data/a.parquet", 90, hours(1)}, // files keep their download times
 		{"old/data/a.parquet" + validatorSuffix, 10, hours(1)},
 		{"old" + lastUsedSuffix, 0, hours(5)},
@@ -56,18 +51,7 @@ func TestPruneObjects(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			for _, f := range files {
-				p := filepath.Join(dir, filepath.FromSlash(f.name))
-				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(p, make([]byte, f.size), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.Chtimes(p, f.mod, f.mod); err != nil {
-					t.Fatal(err)
-				}
-			}
+			writeAged(t, dir, files)
 			pruneObjects(dir, filepath.Join(dir, "cur"), tc.max, nil)
 			var left []string
 			filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
@@ -130,11 +114,7 @@ func TestPruneObjectsCatalogs(t *testing.T) {
 	now := time.Now()
 	ago := func(d time.Duration) time.Time { return now.Add(-d) }
 	sum := "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
-	files := []struct {
-		name string
-		size int
-		mod  time.Time
-	}{
+	files := []agedFile{
 		{"old/data/a.parquet", 50, ago(5 * time.Hour)},
 		{"old" + lastUsedSuffix, 0, ago(5 * time.Hour)},
 		{"old" + catalogsSuffix + "/" + sum, 100, ago(10 * time.Minute)},
@@ -158,18 +138,7 @@ func TestPruneObjectsCatalogs(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			for _, f := range files {
-				p := filepath.Join(dir, filepath.FromSlash(f.name))
-				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(p, make([]byte, f.size), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.Chtimes(p, f.mod, f.mod); err != nil {
-					t.Fatal(err)
-				}
-			}
+			writeAged(t, dir, files)
 			total := pruneObjects(dir, filepath.Join(dir, "cur"), tc.max, nil)
 			var left []string
 			filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
@@ -184,5 +153,30 @@ func TestPruneObjectsCatalogs(t *testing.T) {
 				t.Errorf("left %d bytes\n%v\nwant %d bytes\n%v", total, left, tc.total, tc.left)
 			}
 		})
+	}
+}
+
+// agedFile is a file of a cache folder: its path (slash-separated), size
+// and modification time.
+type agedFile struct {
+	name string
+	size int
+	mod  time.Time
+}
+
+// writeAged writes files under dir, each of its size and time.
+func writeAged(t *testing.T, dir string, files []agedFile) {
+	t.Helper()
+	for _, f := range files {
+		p := filepath.Join(dir, filepath.FromSlash(f.name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, make([]byte, f.size), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, f.mod, f.mod); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
