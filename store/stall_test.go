@@ -185,16 +185,7 @@ func testStall(t *testing.T, c Doer, url string, d time.Duration) {
 				t.Fatalf("read ended after %v with %v, want a *StallError", took, err)
 			}
 			t.Logf("%v after %v: %v", tc.path, took, err)
-			if took > 10*d {
-				t.Errorf("the stall was noticed after %v (timeout %v)", took, d)
-			}
-			if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-				t.Errorf("%v: a stall is not the caller's cancellation", err)
-			}
-			var ne net.Error
-			if !errors.As(err, &ne) || !ne.Timeout() {
-				t.Errorf("%v: not a timeout", err)
-			}
+			checkStallTimeout(t, err, took, d)
 			for _, want := range []string{"GET " + url + tc.path + ":", "stopped sending", d.String()} {
 				if !strings.Contains(err.Error(), want) {
 					t.Errorf("error %q does not say %q", err, want)
@@ -271,16 +262,7 @@ func TestStallTransportUpload(t *testing.T) {
 					if !errors.As(err, &se) || !se.Upload {
 						t.Fatalf("upload ended after %v with %v, want a *StallError of an upload", took, err)
 					}
-					if took > 10*d {
-						t.Errorf("the stall was noticed after %v (timeout %v)", took, d)
-					}
-					if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-						t.Errorf("%v: a stall is not the caller's cancellation", err)
-					}
-					var ne net.Error
-					if !errors.As(err, &ne) || !ne.Timeout() {
-						t.Errorf("%v: not a timeout", err)
-					}
+					checkStallTimeout(t, err, took, d)
 					if se.Size != int64(len(body)) || se.Sent <= 0 || se.Sent >= se.Size {
 						t.Errorf("%v: sent %d of %d bytes, want part of %d", err, se.Sent, se.Size, len(body))
 					}
@@ -460,5 +442,22 @@ func TestStallTransportSlowBody(t *testing.T) {
 				t.Fatalf("the server read %d bytes, want %d", n, len(data))
 			}
 		})
+	}
+}
+
+// checkStallTimeout holds a stall's error to what every stall gives: it
+// came within a few timeouts d, it is a timeout (net.Error), and it is not
+// the caller's cancellation.
+func checkStallTimeout(t *testing.T, err error, took, d time.Duration) {
+	t.Helper()
+	if took > 10*d {
+		t.Errorf("the stall was noticed after %v (timeout %v)", took, d)
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("%v: a stall is not the caller's cancellation", err)
+	}
+	var ne net.Error
+	if !errors.As(err, &ne) || !ne.Timeout() {
+		t.Errorf("%v: not a timeout", err)
 	}
 }
