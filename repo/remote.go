@@ -280,7 +280,7 @@ func (rm *remote) catalog(ctx context.Context, key string, ref *fdljson.FileRef)
 			f.header = hd.header()
 			return
 		}
-		sum, n, valid, err := rm.downloadDescribed(ctx, key, f.path, hd)
+		sum, n, got, err := rm.downloadDescribed(ctx, key, f.path, hd)
 		if err == nil {
 			f.header = hd.header()
 		}
@@ -298,7 +298,7 @@ func (rm *remote) catalog(ctx context.Context, key string, ref *fdljson.FileRef)
 		if f.err != nil {
 			os.Remove(f.path)
 		} else if ref != nil {
-			rm.keepFrozen(f.path, ref, valid)
+			rm.keepFrozen(f.path, ref, describedValidator(got))
 		}
 	})
 	return f.path, f.header, f.problem, f.err
@@ -312,10 +312,11 @@ func (rm *remote) download(ctx context.Context, key, dst string, hd *head) (stri
 	return sum, n, err
 }
 
-// downloadDescribed is download, and also returns the validator of the
-// response that delivered the bytes ("" when it gave none, or the store
-// cannot tell): what a cached copy may be reused under.
-func (rm *remote) downloadDescribed(ctx context.Context, key, dst string, hd *head) (string, int64, string, error) {
+// downloadDescribed is download, and also returns what the response that
+// delivered the bytes said of the object (nil when the store cannot tell):
+// its validator is what a cached copy may be reused under, its ETag what
+// the whole GET is held to.
+func (rm *remote) downloadDescribed(ctx context.Context, key, dst string, hd *head) (string, int64, *store.ObjectInfo, error) {
 	start := time.Now()
 	defer func() {
 		rm.mu.Lock()
@@ -323,31 +324,32 @@ func (rm *remote) downloadDescribed(ctx context.Context, key, dst string, hd *he
 		rm.mu.Unlock()
 	}()
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return "", 0, "", err
+		return "", 0, nil, err
 	}
 	var err error
 	for attempt, wait := 0, 200*time.Millisecond; ; attempt, wait = attempt+1, wait*2 {
-		var sum, valid string
+		var sum string
 		var n int64
-		sum, n, valid, err = rm.downloadOnce(ctx, key, dst, hd)
+		var info *store.ObjectInfo
+		sum, n, info, err = rm.downloadOnce(ctx, key, dst, hd)
 		if err == nil {
-			return sum, n, valid, nil
+			return sum, n, info, nil
 		}
 		if errors.Is(err, fs.ErrNotExist) || ctx.Err() != nil || attempt == 2 {
-			return "", 0, "", err
+			return "", 0, nil, err
 		}
 		select {
 		case <-ctx.Done():
-			return "", 0, "", ctx.Err()
+			return "", 0, nil, ctx.Err()
 		case <-time.After(wait):
 		}
 	}
 }
 
-func (rm *remote) downloadOnce(ctx context.Context, key, dst string, hd *head) (string, int64, string, error) {
+func (rm *remote) downloadOnce(ctx context.Context, key, dst string, hd *head) (string, int64, *store.ObjectInfo, error) {
 	rc, info, described, err := rm.counter.OpenInfo(ctx, key)
 	if err != nil {
-		return "", 0, "", err
+		return "", 0, nil, err
 	}
 	defer rc.Close()
 	// Into the cache through its own temporary folder, outside the mirror
@@ -359,7 +361,7 @@ func (rm *remote) downloadOnce(ctx context.Context, key, dst string, hd *head) (
 	}
 	tmp, err := os.CreateTemp(dir, ".download-*")
 	if err != nil {
-		return "", 0, "", err
+		return "", 0, nil, err
 	}
 	defer os.Remove(tmp.Name())
 	h := sha256.New()
@@ -373,19 +375,18 @@ func (rm *remote) downloadOnce(ctx context.Context, key, dst string, hd *head) (
 		err = cerr
 	}
 	if err != nil {
-		return "", 0, "", fmt.Errorf("download %s: %w", key, err)
+		return "", 0, nil, fmt.Errorf("download %s: %w", key, err)
 	}
 	if err := os.Rename(tmp.Name(), dst); err != nil {
-		return "", 0, "", err
+		return "", 0, nil, err
 	}
-	valid := ""
-	if described {
-		if info.Size < 0 {
-			info.Size = n // a response without a length (chunked)
-		}
-		valid = validator(info)
+	if !described {
+		return hex.EncodeToString(h.Sum(nil)), n, nil, nil
 	}
-	return hex.EncodeToString(h.Sum(nil)), n, valid, nil
+	if info.Size < 0 {
+		info.Size = n // a response without a length (chunked)
+	}
+	return hex.EncodeToString(h.Sum(nil)), n, &info, nil
 }
 
 // ensureFiles puts data files of a catalog, all under data_dir (the inside
@@ -661,8 +662,8 @@ func (rm *remote) fillCache(ctx context.Context, cf cachedFile) error {
 	// gave, as DuckDB compares them: a stale copy (a CDN edge, a replica)
 	// of the same size and last bytes would otherwise pass the checks,
 	// and the next run, seeing the HEAD's validator, download it again.
-	if etag, ok := strings.CutPrefix(got, "etag "); ok {
-		if err := store.CheckFullETag(cf.key, info.ETag, etag); err != nil {
+	if got != nil && got.ETag != "" {
+		if err := store.CheckFullETag(cf.key, info.ETag, got.ETag); err != nil {
 			os.Remove(path)
 			return fmt.Errorf("data file %w", err)
 		}
@@ -672,8 +673,8 @@ func (rm *remote) fillCache(ctx context.Context, cf cachedFile) error {
 	// by a stale copy (a CDN edge, a replica) would otherwise bind the new
 	// validator to the old bytes, and every later run would reuse them.
 	// Where the GET gives none, the copy is not reused.
-	if got != "" {
-		if err := os.WriteFile(path+validatorSuffix, []byte(got), 0o644); err != nil {
+	if valid := describedValidator(got); valid != "" {
+		if err := os.WriteFile(path+validatorSuffix, []byte(valid), 0o644); err != nil {
 			return fmt.Errorf("data file %s: %w", cf.key, err)
 		}
 	}
@@ -706,6 +707,15 @@ func sameAsCached(path string, tail []byte, info store.ObjectInfo) bool {
 // validatorSuffix names the file beside a cached data file that holds the
 // validator of the object it was downloaded from.
 const validatorSuffix = ".validator"
+
+// describedValidator is the validator of what a response said of its
+// object ("" for nothing said).
+func describedValidator(info *store.ObjectInfo) string {
+	if info == nil {
+		return ""
+	}
+	return validator(*info)
+}
 
 // validator is what proves that an object still has the bytes of a copy
 // downloaded when it had the same validator: its ETag (S3, most web
