@@ -248,7 +248,7 @@ func flagRenamedColumns(t *testing.T, root string) {
 		if err := os.WriteFile(p, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		editVersion(t, vdir, nil, "catalog", "files")
+		testlakes.EditVersion(t, vdir, nil, "catalog", "files")
 	}
 }
 

@@ -91,7 +91,7 @@ func TestCheckImpostorTables(t *testing.T) {
 			vdir := filepath.Join(dir, "versions", id)
 			execCatalog(t, filepath.Join(vdir, tc.file), tc.stmts...)
 			if tc.file == "ducklake.duckdb" {
-				editVersion(t, vdir, nil) // the frozen catalog's new size and sum
+				testlakes.EditVersion(t, vdir, nil) // the frozen catalog's new size and sum
 			}
 			rep, err := Check(context.Background(), st, opts)
 			wantDifference(t, rep, err, tc.want...)
@@ -190,7 +190,7 @@ func TestCheckSnapshotClaims(t *testing.T) {
 	// snapshot of other files; the claims are then all that is wrong.
 	withoutFiles := func(dir string, v lakegen.VersionResult, edit func(dl map[string]any)) {
 		vdir := filepath.Join(dir, "versions", v.ID)
-		editVersion(t, vdir, func(m map[string]any) {
+		testlakes.EditVersion(t, vdir, func(m map[string]any) {
 			delete(m, "files")
 			edit(m["ducklake"].(map[string]any))
 		})
@@ -228,7 +228,7 @@ func TestCheckSnapshotClaims(t *testing.T) {
 			vdir := filepath.Join(dir, "versions", v1.ID)
 			execCatalog(t, filepath.Join(vdir, "ducklake.duckdb"),
 				"UPDATE c.ducklake_column SET end_snapshot = "+itoa(last1+3)+" WHERE column_id = (SELECT min(column_id) FROM c.ducklake_column WHERE end_snapshot IS NULL)")
-			editVersion(t, vdir, nil)
+			testlakes.EditVersion(t, vdir, nil)
 		}, []string{v1.ID, "ducklake_column.end_snapshot names snapshot " + itoa(last1+3) + ", after the catalog's last snapshot " + itoa(last1)}},
 	}
 	for _, tc := range cases {
@@ -306,7 +306,7 @@ func TestCheckInlinedByRegistration(t *testing.T) {
 			vdir := filepath.Join(dir, "versions", id)
 			execCatalog(t, filepath.Join(vdir, tc.file), tc.stmts...)
 			if tc.file == "ducklake.duckdb" {
-				editVersion(t, vdir, nil)
+				testlakes.EditVersion(t, vdir, nil)
 			}
 			rep, err := Check(context.Background(), st, opts)
 			wantDifference(t, rep, err, tc.want...)

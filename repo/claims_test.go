@@ -2,10 +2,7 @@ package repo
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -18,43 +15,6 @@ import (
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 	"github.com/fdl-formats/fdl-formats/store"
 )
-
-// editVersion rewrites a version's version.json through edit, then records
-// the real size and sha256 of the files it names under reseal (default: the
-// frozen catalog) in it, so that only the claims edit makes are false.
-func editVersion(t *testing.T, vdir string, edit func(m map[string]any), reseal ...string) {
-	t.Helper()
-	p := filepath.Join(vdir, "version.json")
-	data, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(data, &m); err != nil {
-		t.Fatal(err)
-	}
-	if edit != nil {
-		edit(m)
-	}
-	if len(reseal) == 0 {
-		reseal = []string{"catalog"}
-	}
-	for _, key := range reseal {
-		ref := m[key].(map[string]any)
-		body, err := os.ReadFile(filepath.Join(vdir, ref["path"].(string)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		sum := sha256.Sum256(body)
-		ref["bytes"], ref["sha256"] = len(body), hex.EncodeToString(sum[:])
-	}
-	if data, err = json.MarshalIndent(m, "", "  "); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // saveAtStorage replaces a DuckDB file by a copy of its tables saved at
 // DuckDB storage version storage (COPY FROM DATABASE, the real DuckDB).
@@ -117,32 +77,32 @@ func TestCheckFalseClaims(t *testing.T) {
 		{"frozen catalog in 1.1, version.json says 1.0", func(t *testing.T, v string) {
 			copyFile(t, filepath.Join(v, "catalogs", "1.1.duckdb"), filepath.Join(v, "ducklake.duckdb.new"))
 			os.Rename(filepath.Join(v, "ducklake.duckdb.new"), filepath.Join(v, "ducklake.duckdb"))
-			editVersion(t, v, nil)
+			testlakes.EditVersion(t, v, nil)
 		}, ErrDifferences, "versions/" + id + "/ducklake.duckdb holds DuckLake format 1.1 (detected from its version row and tables), but version.json's ducklake.format says 1.0", "1.0"},
 		{"storage v1.5.0, version.json says v1.4.0", func(t *testing.T, v string) {
-			editVersion(t, v, setClaim("catalog", "storage", "duckdb-v1.4.0"))
+			testlakes.EditVersion(t, v, setClaim("catalog", "storage", "duckdb-v1.4.0"))
 		}, ErrDifferences, "versions/" + id + `/ducklake.duckdb: its DuckDB header says storage v1.5.0 (DuckDB 1.5.0 or newer opens it), but version.json's catalog.storage says "duckdb-v1.4.0"`, ""},
 		{"files.json not named", func(t *testing.T, v string) {
-			editVersion(t, v, func(m map[string]any) { delete(m, "files") })
+			testlakes.EditVersion(t, v, func(m map[string]any) { delete(m, "files") })
 		}, ErrDifferences, "versions/" + id + `/files.json: not named in version.json (its "files" field is absent)`, ""},
 		{"dataset.json not named, another path named", func(t *testing.T, v string) {
 			os.Link(filepath.Join(v, "dataset.json"), filepath.Join(v, "about.json"))
-			editVersion(t, v, setClaim("dataset", "path", "about.json"))
+			testlakes.EditVersion(t, v, setClaim("dataset", "path", "about.json"))
 		}, ErrDifferences, "versions/" + id + `/dataset.json: not named in version.json (its "dataset" field names about.json)`, ""},
 		{"storage v1.4.0, version.json says v1.5.0", func(t *testing.T, v string) {
 			saveAtStorage(t, filepath.Join(v, "ducklake.duckdb"), "v1.4.0")
-			editVersion(t, v, nil)
+			testlakes.EditVersion(t, v, nil)
 		}, nil, "", ""},
 		// A claim that names no storage version (upper case, a trailing
 		// space, another engine's) tells readers nothing.
 		{"version.json says DuckDB-v1.5.0", func(t *testing.T, v string) {
-			editVersion(t, v, setClaim("catalog", "storage", "DuckDB-v1.5.0"))
+			testlakes.EditVersion(t, v, setClaim("catalog", "storage", "DuckDB-v1.5.0"))
 		}, ErrDifferences, "versions/" + id + `/ducklake.duckdb: version.json's catalog.storage "DuckDB-v1.5.0" names no DuckDB storage version`, ""},
 		{"version.json says duckdb-v1.5.0 and a space", func(t *testing.T, v string) {
-			editVersion(t, v, setClaim("catalog", "storage", "duckdb-v1.5.0 "))
+			testlakes.EditVersion(t, v, setClaim("catalog", "storage", "duckdb-v1.5.0 "))
 		}, ErrDifferences, `catalog.storage "duckdb-v1.5.0 " names no DuckDB storage version (like "duckdb-v1.5.0"), so readers cannot tell from version.json whether they open the file (its DuckDB header says storage v1.5.0)`, ""},
 		{"version.json says sqlite3", func(t *testing.T, v string) {
-			editVersion(t, v, setClaim("catalog", "storage", "sqlite3"))
+			testlakes.EditVersion(t, v, setClaim("catalog", "storage", "sqlite3"))
 		}, ErrDifferences, `catalog.storage "sqlite3" names no DuckDB storage version`, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -203,10 +163,10 @@ func TestPlanBackfillRefuseFalseClaims(t *testing.T) {
 	}{
 		{"frozen catalog in 1.1, version.json says 1.0", func(t *testing.T, v string) {
 			os.Rename(filepath.Join(v, "catalogs", "1.1.duckdb"), filepath.Join(v, "ducklake.duckdb"))
-			editVersion(t, v, nil)
+			testlakes.EditVersion(t, v, nil)
 		}, "holds DuckLake format 1.1 (detected from its version row and tables), but version.json's ducklake.format says 1.0", true},
 		{"storage v1.5.0, version.json says v1.4.0", func(t *testing.T, v string) {
-			editVersion(t, v, setClaim("catalog", "storage", "duckdb-v1.4.0"))
+			testlakes.EditVersion(t, v, setClaim("catalog", "storage", "duckdb-v1.4.0"))
 		}, `its DuckDB header says storage v1.5.0 (DuckDB 1.5.0 or newer opens it), but version.json's catalog.storage says "duckdb-v1.4.0"`, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -269,7 +229,7 @@ func TestResolveHeaderNewerThanClaim(t *testing.T) {
 			v := filepath.Join(st.Root(), "versions", id)
 			if tc.storage != "" {
 				saveAtStorage(t, filepath.Join(v, "ducklake.duckdb"), tc.storage)
-				editVersion(t, v, nil)
+				testlakes.EditVersion(t, v, nil)
 			}
 			res, err := Resolve(ctx, st, ResolveOptions{Version: id, DuckDB: tc.duckdb})
 			if tc.opens {
@@ -365,7 +325,7 @@ func TestResolveVerify(t *testing.T) {
 	frozenIn11 := func(t *testing.T, v string) {
 		copyFile(t, filepath.Join(v, "catalogs", "1.1.duckdb"), filepath.Join(v, "ducklake.duckdb.new"))
 		os.Rename(filepath.Join(v, "ducklake.duckdb.new"), filepath.Join(v, "ducklake.duckdb"))
-		editVersion(t, v, nil)
+		testlakes.EditVersion(t, v, nil)
 	}
 	v04Holds10 := func(t *testing.T, v string) {
 		os.Remove(filepath.Join(v, "catalogs", "0.4.duckdb"))
@@ -451,7 +411,7 @@ func TestCheckKeptContentPassNamesTheClaim(t *testing.T) {
 		{"1.0", nil}, // from the kept pass
 		{"0.4", ErrDifferences},
 	} {
-		editVersion(t, filepath.Join(root, "versions", id), setClaim("ducklake", "format", tc.claim))
+		testlakes.EditVersion(t, filepath.Join(root, "versions", id), setClaim("ducklake", "format", tc.claim))
 		rep, err := Check(ctx, st, opts)
 		if !errors.Is(err, tc.want) || (tc.want == nil && err != nil) {
 			t.Fatalf("claim %s: Check = %v, want %v", tc.claim, err, tc.want)
@@ -477,7 +437,7 @@ func TestCheckWarnsOtherFDLVersions(t *testing.T) {
 	ctx := context.Background()
 	st, root := smallLake(t)
 	id := versionIDs(t, root)[2]
-	editVersion(t, filepath.Join(root, "versions", id), func(m map[string]any) { m["fdl"] = "9.0" })
+	testlakes.EditVersion(t, filepath.Join(root, "versions", id), func(m map[string]any) { m["fdl"] = "9.0" })
 	rep, err := Check(ctx, st, Options{Versions: []string{"3"}, Formats: []string{"1.0"}, Jobs: 2, Cache: t.TempDir()})
 	if err != nil {
 		t.Fatalf("Check = %v", err)

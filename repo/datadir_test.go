@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 	"github.com/fdl-formats/fdl-formats/store"
 )
 
@@ -89,7 +90,7 @@ func rehash(t *testing.T, dir, old, path string) {
 	if err := os.WriteFile(files, []byte(fixed), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	editVersion(t, dir, nil, "catalog", "files")
+	testlakes.EditVersion(t, dir, nil, "catalog", "files")
 }
 
 // TestDataOutsideDataDir: a frozen catalog that names a data or delete file

@@ -42,7 +42,7 @@ func TestCheckExpiredCatalogs(t *testing.T) {
 			if err := os.Rename(filepath.Join(dir, "files.json"), filepath.Join(dir, "index.json")); err != nil {
 				t.Fatal(err)
 			}
-			editVersion(t, dir, func(m map[string]any) { m["files"].(map[string]any)["path"] = "index.json" })
+			testlakes.EditVersion(t, dir, func(m map[string]any) { m["files"].(map[string]any)["path"] = "index.json" })
 			expire(t, dir, "expired", "ducklake.duckdb")
 		}, false, []string{"index.json"}},
 		{"frozen_catalog_left", func(t *testing.T, dir string) {
@@ -65,7 +65,7 @@ func TestCheckExpiredCatalogs(t *testing.T) {
 			if err := os.Rename(filepath.Join(dir, "ducklake.duckdb"), filepath.Join(dir, "catalog.db")); err != nil {
 				t.Fatal(err)
 			}
-			editVersion(t, dir, func(m map[string]any) { m["catalog"].(map[string]any)["path"] = "catalog.db" })
+			testlakes.EditVersion(t, dir, func(m map[string]any) { m["catalog"].(map[string]any)["path"] = "catalog.db" })
 			writeFile(t, filepath.Join(dir, "catalog.db.wal"), "junk")
 			expire(t, dir, "withdrawn", "files.json")
 		}, false, []string{"catalog.db", "catalog.db.wal"}},

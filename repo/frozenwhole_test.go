@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/fdl-formats/fdl-formats/internal/duckblocks"
+	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 
 	"github.com/fdl-formats/fdl-formats/digestcache"
 	"github.com/fdl-formats/fdl-formats/internal/faults"
@@ -89,7 +90,7 @@ func TestCheckReadsFrozenCatalogWhole(t *testing.T) {
 				}
 			}
 			tc.mutate(t, filepath.Join(root, frozen))
-			editVersion(t, filepath.Join(root, "versions", id), nil) // the damaged bytes hashed
+			testlakes.EditVersion(t, filepath.Join(root, "versions", id), nil) // the damaged bytes hashed
 			rep, err := Check(ctx, st, Options{Versions: []string{"3"}, Jobs: 2})
 			if !errors.Is(err, ErrInvalidVersion) {
 				t.Fatalf("Check = %v, want an invalid version", err)

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 )
 
 // TestHiddenCatalogs: over http(s), check learns catalogs/ from the
@@ -64,7 +65,7 @@ func TestHiddenCatalogs(t *testing.T) {
 				if err := os.Rename(filepath.Join(v, "ducklake.duckdb"), filepath.Join(v, frozen)); err != nil {
 					t.Fatal(err)
 				}
-				editVersion(t, v, func(m map[string]any) { m["catalog"].(map[string]any)["path"] = frozen })
+				testlakes.EditVersion(t, v, func(m map[string]any) { m["catalog"].(map[string]any)["path"] = frozen })
 				copyFile(t, filepath.Join(root, "versions", versionIDs(t, root)[0], "ducklake.duckdb"), filepath.Join(v, "ducklake.duckdb"))
 				writeFile(t, filepath.Join(v, "ducklake.duckdb.wal"), "junk")
 			}

@@ -46,13 +46,13 @@ func (s *hidingStore) List(ctx context.Context, prefix string) ([]store.ObjectIn
 // the version still matches).
 func setParents(t *testing.T, root, id string, parents ...string) {
 	t.Helper()
-	editVersion(t, filepath.Join(root, "versions", id), func(m map[string]any) { m["parents"] = parents })
+	testlakes.EditVersion(t, filepath.Join(root, "versions", id), func(m map[string]any) { m["parents"] = parents })
 }
 
 // setSeq rewrites a version.json's seq.
 func setSeq(t *testing.T, root, id string, seq int) {
 	t.Helper()
-	editVersion(t, filepath.Join(root, "versions", id), func(m map[string]any) { m["seq"] = seq })
+	testlakes.EditVersion(t, filepath.Join(root, "versions", id), func(m map[string]any) { m["seq"] = seq })
 }
 
 // withdraw makes a version withdrawn as the spec allows at its most: its

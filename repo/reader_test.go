@@ -175,6 +175,6 @@ func relocate(t *testing.T, root, name string) {
 		if err := os.WriteFile(filepath.Join(dir, "files.json"), fixed, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		editVersion(t, dir, nil, "catalog", "files")
+		testlakes.EditVersion(t, dir, nil, "catalog", "files")
 	}
 }

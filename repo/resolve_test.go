@@ -322,7 +322,7 @@ func TestResolveStorage(t *testing.T) {
 		{"duckdb-v2.0.0", "2.0.0", true, "2.0.0", ""},
 	} {
 		t.Run(tc.claim+"/"+tc.duckdb, func(t *testing.T) {
-			editVersion(t, dir, setClaim("catalog", "storage", tc.claim))
+			testlakes.EditVersion(t, dir, setClaim("catalog", "storage", tc.claim))
 			res, err := Resolve(ctx, st, ResolveOptions{Version: id, DuckDB: tc.duckdb})
 			var nc *NoCatalogError
 			switch {
@@ -507,7 +507,7 @@ func TestResolveWhatDuckDBCanOpen(t *testing.T) {
 					t.Fatal(err)
 				}
 				copyFile(t, tmp, frozen)
-				editVersion(t, dir, setClaim("ducklake", "format", "1.1"))
+				testlakes.EditVersion(t, dir, setClaim("ducklake", "format", "1.1"))
 			}
 			prefix := VersionsDir + latest + "/"
 			for duckdb, want := range tc.opens {
@@ -612,7 +612,7 @@ func TestAttachAlias(t *testing.T) {
 	}
 	os.Remove(ds)
 	writeFile(t, ds, strings.Replace(string(data), `"name": "add_drop_columns"`, `"name": "Order"`, 1))
-	editVersion(t, dir, nil, "dataset")
+	testlakes.EditVersion(t, dir, nil, "dataset")
 	res, err := Resolve(ctx, st, ResolveOptions{DuckDB: "1.5.6"})
 	if err != nil {
 		t.Fatal(err)
@@ -650,7 +650,7 @@ func TestCheckPatchStorageClaim(t *testing.T) {
 			os.Remove(fdl)
 			writeFile(t, fdl, `{"fdl": "0.1", "data_dir": "data/", "formats": [{"ducklake": "1.0", "duckdb": ">= 1.5.2"}]}`)
 			latest := ids[len(ids)-1]
-			editVersion(t, filepath.Join(st.Root(), "versions", latest), setClaim("catalog", "storage", tc.claim))
+			testlakes.EditVersion(t, filepath.Join(st.Root(), "versions", latest), setClaim("catalog", "storage", tc.claim))
 			rep, err := Check(ctx, st, Options{Jobs: 2})
 			if !errors.Is(err, tc.want) || (tc.want == nil && err != nil) {
 				t.Fatalf("Check = %v, want %v", err, tc.want)
@@ -696,7 +696,7 @@ func TestFrozenStorageShutsOutItsReaders(t *testing.T) {
 			if tc.save != "" {
 				saveAtStorage(t, filepath.Join(v, "ducklake.duckdb"), tc.save)
 			}
-			editVersion(t, v, setClaim("catalog", "storage", "duckdb-v1.5.0"))
+			testlakes.EditVersion(t, v, setClaim("catalog", "storage", "duckdb-v1.5.0"))
 			key := VersionsDir + id + "/ducklake.duckdb"
 			remedy := []string{key + ", the frozen catalog, is in format 0.3", "saved at storage v1.5.0 (" + tc.from + "), which it cannot open",
 				"`fdl-formats backfill` cannot help", "the writer must save the frozen catalog at storage v1.4.0 (STORAGE_VERSION 'v1.4.0'", "catalog.storage should be the oldest DuckDB storage format the declared readers can open"}

@@ -62,7 +62,7 @@ func TestStrayCatalogFiles(t *testing.T) {
 				if err := os.Rename(filepath.Join(v, "ducklake.duckdb"), filepath.Join(v, tc.frozen)); err != nil {
 					t.Fatal(err)
 				}
-				editVersion(t, v, func(m map[string]any) { m["catalog"].(map[string]any)["path"] = tc.frozen })
+				testlakes.EditVersion(t, v, func(m map[string]any) { m["catalog"].(map[string]any)["path"] = tc.frozen })
 			}
 			if tc.mutate != nil {
 				tc.mutate(t, v, other)

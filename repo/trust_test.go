@@ -13,6 +13,7 @@ import (
 
 	"github.com/fdl-formats/fdl-formats/compare"
 	"github.com/fdl-formats/fdl-formats/internal/datapath"
+	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 	"github.com/fdl-formats/fdl-formats/store"
 )
 
@@ -173,7 +174,7 @@ func TestTableSchemaOutsideDataDir(t *testing.T) {
 				}
 			}
 			execCatalog(t, filepath.Join(dir, "ducklake.duckdb"), tc.stmts(root)...)
-			editVersion(t, dir, nil)
+			testlakes.EditVersion(t, dir, nil)
 			before := snapshotTree(t, root)
 
 			rep, err := Backfill(ctx, st, opts)
@@ -230,7 +231,7 @@ func TestFalseFormatClaimUnlistedFiles(t *testing.T) {
 	id := versionIDs(t, root)[2]
 	dir := filepath.Join(root, "versions", id)
 	execCatalog(t, filepath.Join(dir, "ducklake.duckdb"), "UPDATE c.ducklake_delete_file SET file_size_bytes = NULL")
-	editVersion(t, dir, setClaim("ducklake", "format", "1.1"))
+	testlakes.EditVersion(t, dir, setClaim("ducklake", "format", "1.1"))
 	site := webSite(t, http.FileServer(http.Dir(root)))
 	want := "versions/" + id + "/ducklake.duckdb holds DuckLake format 1.0 (detected from its version row and tables), but version.json's ducklake.format says 1.1"
 	for name, st := range map[string]store.Store{"folder": st, "web site": site} {

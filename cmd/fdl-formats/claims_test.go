@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 )
 
 // TestCheckFalseFormatClaim is the reviewer's case through the command
@@ -34,7 +36,7 @@ func TestCheckFalseFormatClaim(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(v, "ducklake.duckdb"), body, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	resealCatalog(t, v)
+	testlakes.EditVersion(t, v, nil)
 
 	out, errOut, code := runApp(t, "check", "--versions=3", "--formats=1.0,1.1", repoDir)
 	if code != exitDifferent {

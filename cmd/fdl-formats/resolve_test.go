@@ -1,15 +1,14 @@
 package main
 
 import (
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 	"github.com/fdl-formats/fdl-formats/repo"
 )
 
@@ -99,36 +98,6 @@ func TestResolveCommand(t *testing.T) {
 	}
 }
 
-// editVersionJSON rewrites a version's version.json through edit and
-// records the real size and sha256 of the files named under reseal.
-func editVersionJSON(t *testing.T, vdir string, edit func(m map[string]any), reseal ...string) {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join(vdir, "version.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(data, &m); err != nil {
-		t.Fatal(err)
-	}
-	edit(m)
-	for _, key := range reseal {
-		ref := m[key].(map[string]any)
-		body, err := os.ReadFile(filepath.Join(vdir, ref["path"].(string)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		sum := sha256.Sum256(body)
-		ref["bytes"], ref["sha256"] = len(body), hex.EncodeToString(sum[:])
-	}
-	if data, err = json.MarshalIndent(m, "", "  "); err == nil {
-		err = os.WriteFile(filepath.Join(vdir, "version.json"), data, 0o644)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestResolveCommandReviewCases: the reviewer's cases, as a reader runs
 // them. f5: README's fdl.json (1.0 for DuckDB < 2.0, 1.1 for 2.0) and no
 // 1.1 catalog: DuckDB 2.0 opens the frozen 1.0 catalog (before: exit 8).
@@ -167,10 +136,10 @@ func TestResolveCommandReviewCases(t *testing.T) {
 				t.Fatal(err)
 			}
 			os.WriteFile(filepath.Join(v, "dataset.json"), []byte(strings.Replace(string(data), `"name": "add_drop_columns"`, `"name": "Order"`, 1)), 0o644)
-			editVersionJSON(t, v, func(map[string]any) {}, "dataset")
+			testlakes.EditVersion(t, v, func(map[string]any) {}, "dataset")
 		}, nil, exitOK, `' AS "order" (READ_ONLY`, " AS order ", ""},
 		{"f14 storage duckdb-v1.5.3", "lakes", func(t *testing.T, root string) {
-			editVersionJSON(t, filepath.Join(root, "versions", latest), func(m map[string]any) {
+			testlakes.EditVersion(t, filepath.Join(root, "versions", latest), func(m map[string]any) {
 				m["catalog"].(map[string]any)["storage"] = "duckdb-v1.5.3"
 			})
 		}, []string{"--duckdb", "1.5.2"}, exitOK, "versions/" + latest + "/ducklake.duckdb (format 1.0, storage v1.5.3)", "", ""},
@@ -194,7 +163,7 @@ func TestResolveCommandReviewCases(t *testing.T) {
 			if err := os.Rename(frozen+".new", frozen); err != nil {
 				t.Fatal(err)
 			}
-			editVersionJSON(t, v, func(m map[string]any) {
+			testlakes.EditVersion(t, v, func(m map[string]any) {
 				m["catalog"].(map[string]any)["storage"] = "duckdb-v1.5.0"
 			}, "catalog")
 		}, []string{"--duckdb", "1.4.3", "--version", "1"}, exitNoCatalog,

@@ -3,9 +3,7 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
-	"crypto/sha256"
 	"encoding/binary"
-	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -15,6 +13,7 @@ import (
 	"time"
 
 	"github.com/fdl-formats/fdl-formats/internal/duckblocks"
+	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 
 	"github.com/fdl-formats/fdl-formats/internal/s3test"
 	"github.com/fdl-formats/fdl-formats/internal/webtest"
@@ -275,33 +274,6 @@ func flipBlockByte(t *testing.T, path, table string) {
 	}
 }
 
-// resealCatalog records the frozen catalog's size and sha256 as they are
-// now in its version.json: a writer that hashed a damaged file.
-func resealCatalog(t *testing.T, versionDir string) {
-	t.Helper()
-	body, err := os.ReadFile(filepath.Join(versionDir, "ducklake.duckdb"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var meta map[string]any
-	data, err := os.ReadFile(filepath.Join(versionDir, "version.json"))
-	if err == nil {
-		err = json.Unmarshal(data, &meta)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum := sha256.Sum256(body)
-	cat := meta["catalog"].(map[string]any)
-	cat["bytes"], cat["sha256"] = len(body), hex.EncodeToString(sum[:])
-	if data, err = json.Marshal(meta); err == nil {
-		err = os.WriteFile(filepath.Join(versionDir, "version.json"), data, 0o644)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 // damageFrozen flips a byte in the ducklake_table_stats block of the last
 // version's frozen catalog and reseals it (resealCatalog).
 func damageFrozen(t *testing.T, dir string) {
@@ -312,7 +284,7 @@ func damageFrozen(t *testing.T, dir string) {
 	}
 	last := cats[len(cats)-1]
 	flipBlockByte(t, last, "ducklake_table_stats")
-	resealCatalog(t, filepath.Dir(last))
+	testlakes.EditVersion(t, filepath.Dir(last), nil) // the damaged bytes hashed
 }
 
 // TestRemoteExitCodesMatchLocal: the same defect gives the same exit code

@@ -10,6 +10,7 @@ import (
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -154,4 +155,42 @@ func Lakes(tb testing.TB, archive string) []string {
 		}
 	}
 	return out
+}
+
+// EditVersion rewrites a version's version.json through edit (nil: none),
+// then records the real size and sha256 of the files it names under reseal
+// (default: the frozen catalog, "catalog") in it, so that only the claims
+// edit makes are false.
+func EditVersion(tb testing.TB, vdir string, edit func(m map[string]any), reseal ...string) {
+	tb.Helper()
+	p := filepath.Join(vdir, "version.json")
+	data, err := os.ReadFile(p)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		tb.Fatal(err)
+	}
+	if edit != nil {
+		edit(m)
+	}
+	if len(reseal) == 0 {
+		reseal = []string{"catalog"}
+	}
+	for _, key := range reseal {
+		ref := m[key].(map[string]any)
+		body, err := os.ReadFile(filepath.Join(vdir, ref["path"].(string)))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		sum := sha256.Sum256(body)
+		ref["bytes"], ref["sha256"] = len(body), hex.EncodeToString(sum[:])
+	}
+	if data, err = json.MarshalIndent(m, "", "  "); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		tb.Fatal(err)
+	}
 }
