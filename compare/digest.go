@@ -233,16 +233,9 @@ type filePlan struct {
 	f         DataFile
 	all, gone string
 	deleted   []int64 // deleted positions at the snapshot
-	same      string  // samePlan, when tablePlan built it ("": build it)
-}
-
-// samePlan is the whole plan of a file at a snapshot as one value: two
-// files with equal ones contribute equal digests.
-func (p filePlan) samePlan() string {
-	if p.same != "" {
-		return p.same
-	}
-	return p.all + "\x00" + p.gone
+	// same is the whole plan as one value (all and gone): two files with
+	// equal ones contribute equal digests (samePlans).
+	same string
 }
 
 // tablePlan is what a table's rows at a snapshot are read from: its
@@ -282,7 +275,8 @@ func (r *Reader) tablePlan(ctx context.Context, t Table, snap int64, opts ScanOp
 		key := planState{fileState: state, columns: colsEpoch, opts: opts}
 		if memo {
 			if p, ok := r.plans.get(snap, key); ok {
-				n.all, n.gone, n.deleted, n.same = p.all, p.gone, p.deleted, p.same
+				p.f = f
+				*n = p
 				continue
 			}
 		}
@@ -300,9 +294,9 @@ func (r *Reader) tablePlan(ctx context.Context, t Table, snap int64, opts ScanOp
 				return nil, fail(err)
 			}
 		}
-		n.same = n.samePlan()
+		n.same = n.all + "\x00" + n.gone
 		if memo {
-			r.plans.put(snap, key, filePlanned{all: n.all, gone: n.gone, deleted: n.deleted, same: n.same})
+			r.plans.put(snap, key, *n)
 		}
 	}
 	return tp, nil

@@ -144,13 +144,6 @@ type planState struct {
 	opts    ScanOptions
 }
 
-// filePlanned is a file plan less its file (tablePlan sets the file listed
-// at the snapshot).
-type filePlanned struct {
-	all, gone, same string
-	deleted         []int64
-}
-
 // fileDescribed is what fileEntries says of a data file in a state: its
 // entries' keys and texts ("data file", "deletes of": none when its text
 // is "") and its deleted and hidden positions (by key, nil: none).

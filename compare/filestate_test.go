@@ -85,27 +85,32 @@ func TestFileStateMemoMatchesFresh(t *testing.T) {
 							t.Fatalf("%s snapshot %d %s: files %v %v (%v), afresh %v %v (%v)", v.name, s.ID, tb.FullName(), ea, pa, errA, eb, pb, errB)
 						}
 					}
-					before := len(memo.plans.cur) + len(memo.plans.prev)
-					a, errA := memo.tablePlan(ctx, tb, s.ID, rowOptions())
-					b, errB := fresh.tablePlan(ctx, tb, s.ID, rowOptions())
-					if fmt.Sprint(errA) != fmt.Sprint(errB) {
-						t.Fatalf("%s snapshot %d %s: plan error %v, afresh %v", v.name, s.ID, tb.FullName(), errA, errB)
-					}
-					if errA != nil {
-						continue
-					}
-					if len(a.files) != len(b.files) {
-						t.Fatalf("%s snapshot %d %s: %d files planned, afresh %d", v.name, s.ID, tb.FullName(), len(a.files), len(b.files))
-					}
-					for i := range a.files {
-						x, y := a.files[i], b.files[i]
-						if x.f.ID != y.f.ID || x.all != y.all || x.gone != y.gone || !slices.Equal(x.deleted, y.deleted) {
-							t.Fatalf("%s snapshot %d %s data file %s: plan (%s, %s, %d deleted), afresh (%s, %s, %d deleted)",
-								v.name, s.ID, tb.FullName(), x.f.Path, x.all, x.gone, len(x.deleted), y.all, y.gone, len(y.deleted))
+					before, planned := len(memo.plans.cur)+len(memo.plans.prev), 0
+					// Both scan options a comparison plans with: its digests'
+					// (row ids) and its row listings' (plain).
+					for _, opts := range []ScanOptions{rowOptions(), {}} {
+						a, errA := memo.tablePlan(ctx, tb, s.ID, opts)
+						b, errB := fresh.tablePlan(ctx, tb, s.ID, opts)
+						if fmt.Sprint(errA) != fmt.Sprint(errB) {
+							t.Fatalf("%s snapshot %d %s %+v: plan error %v, afresh %v", v.name, s.ID, tb.FullName(), opts, errA, errB)
+						}
+						if errA != nil {
+							continue
+						}
+						if len(a.files) != len(b.files) {
+							t.Fatalf("%s snapshot %d %s: %d files planned, afresh %d", v.name, s.ID, tb.FullName(), len(a.files), len(b.files))
+						}
+						planned += len(a.files)
+						for i := range a.files {
+							x, y := a.files[i], b.files[i]
+							if x.f.ID != y.f.ID || x.all != y.all || x.gone != y.gone || x.same != y.same || !slices.Equal(x.deleted, y.deleted) {
+								t.Fatalf("%s snapshot %d %s %+v data file %s: plan (%s, %s, %d deleted), afresh (%s, %s, %d deleted)",
+									v.name, s.ID, tb.FullName(), opts, x.f.Path, x.all, x.gone, len(x.deleted), y.all, y.gone, len(y.deleted))
+							}
 						}
 					}
-					// A plan found kept adds nothing new to the window.
-					if len(a.files) > 0 && len(memo.plans.cur)+len(memo.plans.prev) == before {
+					// Plans found kept add nothing new to the window.
+					if planned > 0 && len(memo.plans.cur)+len(memo.plans.prev) == before {
 						hits++
 					}
 				}

@@ -30,13 +30,13 @@ func samePlans(a, b *tablePlan) (skipA, skipB []bool, n int) {
 	skipA, skipB = make([]bool, len(a.files)), make([]bool, len(b.files))
 	free := map[string][]int{} // whole plan -> B's files not matched yet
 	for j, fp := range b.files {
-		free[fp.samePlan()] = append(free[fp.samePlan()], j)
+		free[fp.same] = append(free[fp.same], j)
 	}
 	for i, fp := range a.files {
 		if fp.f.partial() {
 			continue // digested: its rows are not its positions (samePlanRows)
 		}
-		k := fp.samePlan()
+		k := fp.same
 		if js := free[k]; len(js) > 0 {
 			skipA[i], skipB[js[0]] = true, true
 			free[k] = js[1:]

@@ -80,10 +80,7 @@ func (r *run) fileColumnStats(step string, source, target *formats.Version) erro
 	}
 	var rows statsRows
 	var items []string
-	for _, p := range pairs {
-		if p.Rows > 0 {
-			continue
-		}
+	for _, p := range pairs { // PairsWithoutStats: none has a row
 		rows.add(p.DataFileID, p.TableID, p.ColumnID, formats.StatsReadAlike(p.MissingColumnStats))
 		what := "initial default"
 		if p.InFile {
