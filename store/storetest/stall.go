@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -66,6 +67,15 @@ func RunStallCases(t *testing.T, d, deadline time.Duration, data []byte, stalls 
 			}
 			if took > tc.Within {
 				t.Errorf("the stall was given up on after %v (timeout %v)", took, d)
+			}
+			// A stall is a timeout, never the caller's cancellation (the
+			// case's deadline is far beyond it).
+			if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("%v: a stall is not the caller's cancellation", err)
+			}
+			var ne net.Error
+			if !errors.As(err, &ne) || !ne.Timeout() {
+				t.Errorf("%v: not a timeout", err)
 			}
 			if n := stalls.Load(); tc.Attempts > 0 && n != tc.Attempts {
 				t.Errorf("%d stalled answers, want %d", n, tc.Attempts)
