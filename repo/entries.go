@@ -284,7 +284,7 @@ func (r *repository) hiddenCatalogs(ctx context.Context, v *version, run []fdljs
 // DuckDB files beside the frozen catalog: violations still) and one note
 // per catalog taken, which fails nothing.
 func (r *repository) adoptHidden(v *version, entries []catalogEntry, hidden []string, infos map[string]store.ObjectInfo, run []fdljson.Format) ([]catalogEntry, []string, []string) {
-	if v.expired != nil || v.meta == nil {
+	if len(hidden) == 0 || v.expired != nil || v.meta == nil {
 		return entries, hidden, nil
 	}
 	// Where the listing left the catalog out: the catalogs/ folder's own

@@ -320,7 +320,7 @@ func (r *repository) noCatalog(res *Resolution, dv *goversion.Version) *NoCatalo
 		}
 		if f.problem == "" {
 			has[f.Format] = true
-			if f.readers.Check(dv) && f.min != nil && dv.LessThan(f.min) {
+			if f.tooNewFor(dv) {
 				e.TooNew = append(e.TooNew, f)
 			}
 		}
@@ -543,6 +543,12 @@ func readHeader(ctx context.Context, st store.Store, key string) (duckfile.Heade
 		return h, fmt.Errorf("read the header of %s: %w", key, err)
 	}
 	return h, nil
+}
+
+// tooNewFor reports whether DuckDB dv reads the file's format but cannot
+// open its storage.
+func (f *CatalogFile) tooNewFor(dv *goversion.Version) bool {
+	return f.readers.Check(dv) && f.min != nil && dv.LessThan(f.min)
 }
 
 // opensIn says whether DuckDB dv opens the file, and if not, why.
