@@ -94,6 +94,7 @@ func TestWebListings(t *testing.T) {
 		{"404 for folders (GitHub Pages, S3 website, Netlify)", webtest.None, exitIncomparable},
 		{"listings linking elsewhere", webtest.Stray, exitIncomparable},
 		{"403 for folders (nginx autoindex off, Apache -Indexes)", webtest.Forbidden, exitIncomparable},
+		{"401 for folders (listings behind a login, files open)", webtest.Unauthorized, exitIncomparable},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			url := webtest.Serve(t, root, webtest.Options{Listing: tc.listing}) + "/lake"

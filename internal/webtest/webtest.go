@@ -46,6 +46,9 @@ const (
 	// Forbidden: folders answer 403 Forbidden, files are served (nginx
 	// without autoindex, its default; Apache with Options -Indexes).
 	Forbidden
+	// Unauthorized: folders answer 401 Unauthorized, files are served (a
+	// host that guards its listings, not its files).
+	Unauthorized
 )
 
 // Validators are the cache validators a server sends with a file.
@@ -108,6 +111,11 @@ func Handler(root string, opts Options) http.Handler {
 				w.Header().Set("Content-Type", "text/html")
 				w.WriteHeader(http.StatusForbidden)
 				io.WriteString(w, "<html>\r\n<head><title>403 Forbidden</title></head>\r\n<body>\r\n<center><h1>403 Forbidden</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n")
+				return
+			}
+			if opts.Listing == Unauthorized {
+				w.Header().Set("WWW-Authenticate", `Basic realm="listings"`)
+				http.Error(w, "401 Unauthorized", http.StatusUnauthorized)
 				return
 			}
 			if !strings.HasSuffix(r.URL.Path, "/") {
