@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/crc32"
-	"io"
 	"os"
 	"sort"
 	"strconv"
@@ -42,30 +41,14 @@ func (r *Reader) puffinDeletes(d *DeleteFile, snap int64) ([]int64, error) {
 	if !r.format.Has(formats.CapPuffinDeletes) {
 		return nil, &DeleteFileError{Path: d.Path, Detail: fmt.Sprintf("No magic bytes found at end of file '%s' (format %s readers have no Puffin reader: they read every delete file as Parquet)", d.Path, r.format.Name)}
 	}
-	if !r.format.Has(formats.CapPuffinContainers) {
-		container, err := hasPrefix(d.Path, puffinMagic)
-		if err != nil {
-			return nil, err
-		}
-		if container {
-			return nil, &DeleteFileError{Path: d.Path, Detail: fmt.Sprintf("Magic bytes mismatch, deletion vector is corrupt! (format %s readers decode the whole file as one bare deletion vector; %s is a Puffin container)", r.format.Name, d.Path)}
-		}
-	}
-	return puffinDeletes(d.Path, snap)
-}
-
-// hasPrefix reports whether the file at path starts with magic.
-func hasPrefix(path string, magic []byte) (bool, error) {
-	f, err := os.Open(path)
+	data, err := os.ReadFile(d.Path)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
-	defer f.Close()
-	buf := make([]byte, len(magic))
-	if _, err := io.ReadFull(f, buf); err != nil {
-		return false, nil // shorter than the magic
+	if !r.format.Has(formats.CapPuffinContainers) && bytes.HasPrefix(data, puffinMagic) {
+		return nil, &DeleteFileError{Path: d.Path, Detail: fmt.Sprintf("Magic bytes mismatch, deletion vector is corrupt! (format %s readers decode the whole file as one bare deletion vector; %s is a Puffin container)", r.format.Name, d.Path)}
 	}
-	return bytes.Equal(buf, magic), nil
+	return puffinPositions(data, snap)
 }
 
 // puffinDeletes reads the positions deleted at a snapshot from a Puffin
@@ -78,6 +61,11 @@ func puffinDeletes(path string, snap int64) ([]int64, error) {
 	if err != nil {
 		return nil, err
 	}
+	return puffinPositions(data, snap)
+}
+
+// puffinPositions is puffinDeletes of a file's bytes.
+func puffinPositions(data []byte, snap int64) ([]int64, error) {
 	if !bytes.HasPrefix(data, puffinMagic) {
 		bm, err := decodeDV(data)
 		if err != nil {
