@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"database/sql"
 	"fmt"
 	"strconv"
 
@@ -10,7 +11,8 @@ import (
 // fileStatsKey is the statistics comparison's key of a file column
 // statistics row (addStatsEntry).
 func fileStatsKey(label string, fileID, columnID int64) string {
-	return label + " data_file_id=" + strconv.Quote(strconv.FormatInt(fileID, 10)) + " column_id=" + strconv.Quote(strconv.FormatInt(columnID, 10))
+	id := func(n int64) sql.NullString { return sql.NullString{String: strconv.FormatInt(n, 10), Valid: true} }
+	return statsEntryKey(label, []string{"data_file_id", "column_id"}, []sql.NullString{id(fileID), id(columnID)})
 }
 
 // fileColumnPairs reads formats.FileColumnPairs of the catalog (once per
@@ -142,13 +144,7 @@ func statsRowText(p formats.FileColumnPair) string {
 		}
 		return strconv.Quote(*v)
 	}
-	i := func(v *int64) string {
-		if v == nil {
-			return "NULL"
-		}
-		return strconv.FormatInt(*v, 10)
-	}
-	return fmt.Sprintf("value_count=%s null_count=%s min_value=%s max_value=%s", i(p.ValueCount), i(p.NullCount), s(p.MinValue), s(p.MaxValue))
+	return fmt.Sprintf("value_count=%s null_count=%s min_value=%s max_value=%s", optInt(p.ValueCount), optInt(p.NullCount), s(p.MinValue), s(p.MaxValue))
 }
 
 // tableNames maps table ids to their newest schema-qualified names, from

@@ -191,27 +191,37 @@ func (r *Reader) readStatsEntries(ctx context.Context, label, table string, keys
 }
 
 // addStatsEntry adds one statistics row (vals: the key columns', then the
-// compared columns' values as text) to e: keyed by label and the key
-// columns; a second row of the same key is appended after " | ".
+// compared columns' values as text) to e: keyed by statsEntryKey; a second
+// row of the same key is appended after " | ".
 func addStatsEntry(e entries, label string, keys, cols []string, vals []sql.NullString) {
-	var key, val []string
-	for i, v := range vals {
-		s := "NULL"
-		if v.Valid {
-			s = strconv.Quote(v.String)
-		}
-		if i < len(keys) {
-			key = append(key, keys[i]+"="+s)
-		} else {
-			val = append(val, cols[i-len(keys)]+"="+s)
-		}
+	k := statsEntryKey(label, keys, vals)
+	val := make([]string, 0, len(vals)-len(keys))
+	for i, v := range vals[len(keys):] {
+		val = append(val, cols[i]+"="+statsText(v))
 	}
-	k := label + " " + strings.Join(key, " ")
 	if prev, ok := e[k]; ok {
 		e[k] = prev + " | " + strings.Join(val, " ")
 	} else {
 		e[k] = strings.Join(val, " ")
 	}
+}
+
+// statsEntryKey is the key of a statistics row: its label and its key
+// columns' values (the first len(keys) of vals).
+func statsEntryKey(label string, keys []string, vals []sql.NullString) string {
+	key := make([]string, len(keys))
+	for i, k := range keys {
+		key[i] = k + "=" + statsText(vals[i])
+	}
+	return label + " " + strings.Join(key, " ")
+}
+
+// statsText is a statistics value as its entry shows it.
+func statsText(v sql.NullString) string {
+	if !v.Valid {
+		return "NULL"
+	}
+	return strconv.Quote(v.String)
 }
 
 // stats compares the statistics both catalogs hold. What one format cannot
