@@ -102,9 +102,9 @@ func partialDeletesWithInlined(r *run) ([]partialWithInlined, error) {
 		if err != nil {
 			continue
 		}
-		rows, err := r.w.strings(r.ctx, fmt.Sprintf(`SELECT concat_ws(chr(31), f.data_file_id, coalesce(f.path, ''), d.delete_file_id, coalesce(d.path, ''),
+		rows, err := r.w.conn.QueryContext(r.ctx, fmt.Sprintf(`SELECT f.data_file_id, coalesce(f.path, ''), d.delete_file_id, coalesce(d.path, ''),
 				coalesce((SELECT any_value(table_name ORDER BY begin_snapshot DESC) FROM ducklake_table WHERE table_id = %[1]d), '?'),
-				string_agg(s.snapshot_id::VARCHAR, ',' ORDER BY s.snapshot_id))
+				string_agg(s.snapshot_id::VARCHAR, ',' ORDER BY s.snapshot_id)
 			FROM ducklake_snapshot s
 			JOIN ducklake_data_file f ON f.table_id = %[1]d AND s.snapshot_id >= f.begin_snapshot AND (f.end_snapshot IS NULL OR s.snapshot_id < f.end_snapshot)
 			JOIN ducklake_delete_file d ON d.table_id = %[1]d AND d.data_file_id = f.data_file_id
@@ -116,22 +116,27 @@ func partialDeletesWithInlined(r *run) ([]partialWithInlined, error) {
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", t, err)
 		}
-		for _, row := range rows {
-			f := strings.Split(row, "\x1f")
-			if len(f) != 6 {
-				return nil, fmt.Errorf("read %s: unexpected row %q", t, row)
+		for rows.Next() {
+			p := partialWithInlined{tableID: id}
+			var snaps string
+			if err := rows.Scan(&p.dataFile, &p.dataPath, &p.deleteFile, &p.deletePath, &p.table, &snaps); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("read %s: %w", t, err)
 			}
-			p := partialWithInlined{tableID: id, dataPath: f[1], deletePath: f[3], table: f[4]}
-			p.dataFile, _ = strconv.ParseInt(f[0], 10, 64)
-			p.deleteFile, _ = strconv.ParseInt(f[2], 10, 64)
-			for _, s := range strings.Split(f[5], ",") {
+			for _, s := range strings.Split(snaps, ",") {
 				n, err := strconv.ParseInt(s, 10, 64)
 				if err != nil {
+					rows.Close()
 					return nil, fmt.Errorf("read %s: snapshot %q", t, s)
 				}
 				p.snapshots = append(p.snapshots, n)
 			}
 			out = append(out, p)
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", t, err)
 		}
 	}
 	return out, nil
