@@ -62,10 +62,7 @@ func (p *pathNames) name(s string) string {
 // keyName is how a message names a repository key: its path in a folder,
 // its URL in a bucket or on a web site, else the key.
 func keyName(st store.Store, key string) string {
-	if c, ok := st.(*store.Counter); ok {
-		st = c.Unwrap()
-	}
-	switch s := st.(type) {
+	switch s := store.Base(st).(type) {
 	case store.PathStore:
 		if p, err := s.Path(key); err == nil {
 			return p

@@ -242,13 +242,7 @@ func load(ctx context.Context, st store.Store, opts *Options) (_ *repository, er
 // where names a store for messages: its Location (a bucket and prefix
 // with its endpoint, a URL; never credentials), else its folder.
 func where(st store.Store) string {
-	for {
-		u, ok := st.(interface{ Unwrap() store.Store })
-		if !ok {
-			break
-		}
-		st = u.Unwrap()
-	}
+	st = store.Base(st)
 	if r, ok := st.(interface{ Root() string }); ok {
 		return r.Root()
 	}

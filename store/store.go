@@ -119,13 +119,16 @@ type PartialLister interface {
 // ListsPartially tells whether st, or the store a wrapper (Counter) wraps,
 // lists only part of what Open reaches (PartialLister).
 func ListsPartially(st Store) bool {
+	p, ok := Base(st).(PartialLister)
+	return ok && p.ListsPartially()
+}
+
+// Base is the store under every wrapper of st (Counter): what it is.
+func Base(st Store) Store {
 	for {
-		if p, ok := st.(PartialLister); ok {
-			return p.ListsPartially()
-		}
 		w, ok := st.(interface{ Unwrap() Store })
 		if !ok {
-			return false
+			return st
 		}
 		st = w.Unwrap()
 	}
