@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/fdl-formats/fdl-formats/fdljson"
 )
@@ -95,7 +96,7 @@ func (rm *remote) keepFrozen(src string, ref *fdljson.FileRef, valid string) {
 		rm.log.Debug("frozen catalog not cached", "file", cached, "error", err)
 		return
 	}
-	if err := writeInto([]byte(valid), cached+validatorSuffix, rm.tmpDir); err != nil {
+	if _, _, err := writeHashed(strings.NewReader(valid), cached+validatorSuffix, rm.tmpDir, nil); err != nil {
 		rm.log.Debug("frozen catalog not cached", "file", cached, "error", err)
 	}
 }
@@ -122,60 +123,49 @@ func copyHashed(src, dst string, hd *head) (string, int64, error) {
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return "", 0, err
 	}
-	out, err := os.Create(dst)
-	if err != nil {
-		return "", 0, err
-	}
-	h := sha256.New()
-	w := io.MultiWriter(out, h)
-	if hd != nil {
-		hd.buf = hd.buf[:0]
-		w = io.MultiWriter(out, h, hd)
-	}
-	n, err := io.Copy(w, in)
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
+	sum, n, err := writeHashed(in, dst, filepath.Dir(dst), hd)
 	if err != nil {
 		return "", 0, fmt.Errorf("copy %s: %w", src, err)
 	}
-	return hex.EncodeToString(h.Sum(nil)), n, nil
+	return sum, n, nil
 }
 
-// copyInto copies src to dst through a temporary file in tmpDir (on dst's
-// file system), renamed into place.
+// copyInto copies src to dst as writeHashed does.
 func copyInto(src, dst, tmpDir string) error {
 	in, err := os.Open(src)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	return replaceWith(dst, tmpDir, func(w io.Writer) error {
-		_, err := io.Copy(w, in)
-		return err
-	})
+	_, _, err = writeHashed(in, dst, tmpDir, nil)
+	return err
 }
 
-// writeInto writes data to dst as copyInto does.
-func writeInto(data []byte, dst, tmpDir string) error {
-	return replaceWith(dst, tmpDir, func(w io.Writer) error {
-		_, err := w.Write(data)
-		return err
-	})
-}
-
-func replaceWith(dst, tmpDir string, write func(io.Writer) error) error {
-	tmp, err := os.CreateTemp(tmpDir, ".catalog-*")
+// writeHashed writes what r gives to dst, through a temporary file in
+// tmpDir (on dst's file system) renamed into place, and returns the
+// sha256 and size of the bytes written, whose first bytes go to hd (nil:
+// none): every download, cached copy and cache entry is written so.
+func writeHashed(r io.Reader, dst, tmpDir string, hd *head) (string, int64, error) {
+	tmp, err := os.CreateTemp(tmpDir, ".download-*")
 	if err != nil {
-		return err
+		return "", 0, err
 	}
 	defer os.Remove(tmp.Name())
-	err = write(tmp)
+	h := sha256.New()
+	w := io.MultiWriter(tmp, h)
+	if hd != nil {
+		hd.buf = hd.buf[:0]
+		w = io.MultiWriter(tmp, h, hd)
+	}
+	n, err := io.Copy(w, r)
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return err
+		return "", 0, err
 	}
-	return os.Rename(tmp.Name(), dst)
+	if err := os.Rename(tmp.Name(), dst); err != nil {
+		return "", 0, err
+	}
+	return hex.EncodeToString(h.Sum(nil)), n, nil
 }

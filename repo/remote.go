@@ -359,34 +359,17 @@ func (rm *remote) downloadOnce(ctx context.Context, key, dst string, hd *head) (
 	if rm.tmpDir != "" && strings.HasPrefix(dst, rm.cacheDir+string(filepath.Separator)) {
 		dir = rm.tmpDir
 	}
-	tmp, err := os.CreateTemp(dir, ".download-*")
-	if err != nil {
-		return "", 0, nil, err
-	}
-	defer os.Remove(tmp.Name())
-	h := sha256.New()
-	w := io.MultiWriter(tmp, h)
-	if hd != nil {
-		hd.buf = hd.buf[:0]
-		w = io.MultiWriter(tmp, h, hd)
-	}
-	n, err := io.Copy(w, rc)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
+	sum, n, err := writeHashed(rc, dst, dir, hd)
 	if err != nil {
 		return "", 0, nil, fmt.Errorf("download %s: %w", key, err)
 	}
-	if err := os.Rename(tmp.Name(), dst); err != nil {
-		return "", 0, nil, err
-	}
 	if !described {
-		return hex.EncodeToString(h.Sum(nil)), n, nil, nil
+		return sum, n, nil, nil
 	}
 	if info.Size < 0 {
 		info.Size = n // a response without a length (chunked)
 	}
-	return hex.EncodeToString(h.Sum(nil)), n, &info, nil
+	return sum, n, &info, nil
 }
 
 // ensureFiles puts data files of a catalog, all under data_dir (the inside
