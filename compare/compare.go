@@ -84,6 +84,14 @@ type Options struct {
 	// key once per run (see Listings); share one across the proofs of a
 	// run. Nil: each comparison lists them.
 	Listings *Listings
+	// Carry names earlier pairs of catalogs of the same lake, latest
+	// first; the first whose proof of equivalence is kept in DigestCache
+	// (under the same rules and data folders) is used: the snapshots A and
+	// B share with it, where each is row for row the earlier one
+	// restricted to its snapshots, are not walked again (Report.Carried;
+	// docs/compare.md, "Carrying an earlier proof"). Otherwise every
+	// snapshot is walked (Report.CarryNote says why).
+	Carry []Carry
 	// everyDigest digests every data file of both sides, as before equal
 	// plans cancelled (tests of the digest machinery on self-comparisons).
 	everyDigest bool
@@ -119,6 +127,19 @@ type Report struct {
 	ProofCached bool `json:"proof_cached,omitempty"`
 	// Incomparable is set when the comparison stopped on a read error.
 	Incomparable string `json:"incomparable,omitempty"`
+	// Carried is set when the snapshots an earlier proof covered were not
+	// walked again (Options.Carry); CarryNote says why they were when one
+	// was asked for.
+	Carried   *Carried `json:"carried,omitempty"`
+	CarryNote string   `json:"carry_note,omitempty"`
+}
+
+// Carried names the earlier pair of catalogs whose proof covered
+// Snapshots of the snapshots compared.
+type Carried struct {
+	A         string `json:"a"`
+	B         string `json:"b"`
+	Snapshots int    `json:"snapshots"`
 }
 
 // CatalogInfo describes one side.
@@ -227,12 +248,9 @@ func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
 	// A proof kept for these very bytes (catalogs and data files) stands:
 	// both catalogs were read whole when it was made. With the data
 	// folders given, it is found without opening either catalog.
-	key := ""
-	if opts.DigestCache != nil && opts.DataPath != "" {
-		key = withRules(inputsKey(a, b, overridePath(opts.DataPath), overridePath(dpB), opts.SumA, opts.SumB, opts.Listings), opts)
-		if kept, ok := cachedProof(opts.DigestCache, key); ok {
-			return keptReport(kept, a, b, start), nil
-		}
+	key := keptKey(a, b, opts.SumA, opts.SumB, opts)
+	if kept, ok := cachedProof(opts.DigestCache, key); ok {
+		return keptReport(kept, a, b, start), nil
 	}
 	ra, ownA, errA := opts.Source.reader(ctx, a, ReaderOptions{DataPath: opts.DataPath, Engines: opts.Engines, AsSource: true})
 	if ra != nil && ownA {
@@ -375,6 +393,21 @@ func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
 	return rep, nil
 }
 
+// keptKey names a proof of catalogs a and b (sha256 sumA and sumB, ""
+// to read them) kept with opts' rules over its data folders as they are,
+// found without opening either catalog; "" without a digest cache or the
+// data folders.
+func keptKey(a, b, sumA, sumB string, opts Options) string {
+	if opts.DigestCache == nil || opts.DataPath == "" {
+		return ""
+	}
+	dpB := opts.DataPath
+	if opts.DataPathB != "" {
+		dpB = opts.DataPathB
+	}
+	return withRules(inputsKey(a, b, overridePath(opts.DataPath), overridePath(dpB), sumA, sumB, opts.Listings), opts)
+}
+
 // withRules is a proof key that also names the options that add checks to
 // the proof (BUnderDataPath, BBookkeeping), so that a proof kept without them does not
 // answer for one with them.
@@ -415,6 +448,8 @@ type comparison struct {
 	rep  *Report
 	opts Options
 	log  *slog.Logger
+	// carry is the earlier pair whose proof was carried (Options.Carry).
+	carry Carry
 	// ext is set when the ducklake extension loaded: both catalogs are then
 	// also read through it, for the formats it opens natively.
 	ext bool
@@ -500,13 +535,21 @@ func (c *comparison) run() error {
 	if err := c.stats(); err != nil {
 		return err
 	}
-	// Every data file plan of every compared snapshot, read up front in
+	c.extension()
+	walk := common
+	if carried, why := c.carried(common); len(carried) > 0 {
+		walk = slices.DeleteFunc(slices.Clone(common), func(s int64) bool { return carried[s] })
+		c.rep.Carried = &Carried{A: c.carry.A, B: c.carry.B, Snapshots: len(carried)}
+	} else if why != "" {
+		c.rep.CarryNote = why
+		c.log.Debug("earlier proof not carried", "reason", why)
+	}
+	// Every data file plan of every walked snapshot, read up front in
 	// one query per plan shape; the walk below then reads no data rows.
 	t0 := time.Now()
-	c.prefetch(common, rowOptions())
+	c.prefetch(walk, rowOptions())
 	c.rep.Timings.ScanMS = time.Since(t0).Milliseconds()
-	c.extension()
-	for _, s := range common {
+	for _, s := range walk {
 		if err := c.ctx.Err(); err != nil {
 			return err
 		}

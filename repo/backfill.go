@@ -56,6 +56,9 @@ type CellResult struct {
 	// DeleteFiles counts the Parquet delete files the cell's proof read,
 	// and those an earlier proof of the run had read (see Proof).
 	DeleteFiles *compare.DeleteFileStats `json:"delete_files,omitempty"`
+	// CarriedSnapshots counts the snapshots the proof did not walk again:
+	// an earlier version's kept proof covered them (compare.Options.Carry).
+	CarriedSnapshots int `json:"carried_snapshots,omitempty"`
 
 	err error
 	// settled: the conversion found the cell refused or its source in
@@ -436,9 +439,15 @@ func (r *repository) fill(ctx context.Context, c *Cell, work string, frozen *fro
 	// converted catalog's files are checked to be under data_dir, and its
 	// bookkeeping as a frozen catalog's, as check does, so that check
 	// finds this very proof in the cache.
-	proof, err := compare.Catalogs(ctx, src, out, compare.Options{DataPath: r.dataPath, BUnderDataPath: true, BBookkeeping: true, DigestCache: r.digestCache, Digests: r.digests, Deletes: r.deletes, Engines: r.engines, Source: source, Listings: r.listings, SumA: v.meta.Catalog.FileRef.SHA256})
+	// An earlier version's proof, kept, covers the snapshots this one
+	// shares with it where the catalogs are its own (Carry).
+	proof, err := compare.Catalogs(ctx, src, out, compare.Options{DataPath: r.dataPath, BUnderDataPath: true, BBookkeeping: true, DigestCache: r.digestCache, Digests: r.digests, Deletes: r.deletes, Engines: r.engines, Source: source, Listings: r.listings, SumA: v.meta.Catalog.FileRef.SHA256,
+		Carry: r.earlierPairs(v, c.Format), Logger: log})
 	if proof != nil {
 		res.DeleteFiles = proof.DeleteFiles // nil when no comparison ran
+		if proof.Carried != nil {
+			res.CarriedSnapshots = proof.Carried.Snapshots
+		}
 	}
 	if err != nil {
 		res.err = fmt.Errorf("prove %s equivalent to %s: %w", c.Key, c.source, err)

@@ -67,7 +67,10 @@ type Proof struct {
 	// those an earlier proof of the run had read (the run shares them);
 	// nil for a proof kept in the digest cache or one that did not compare.
 	DeleteFiles *compare.DeleteFileStats `json:"delete_files,omitempty"`
-	Seconds     float64                  `json:"duration_seconds"`
+	// CarriedSnapshots counts the snapshots the proof did not walk again:
+	// an earlier version's kept proof covered them (compare.Options.Carry).
+	CarriedSnapshots int     `json:"carried_snapshots,omitempty"`
+	Seconds          float64 `json:"duration_seconds"`
 }
 
 // CheckReport is what Check found.

@@ -154,7 +154,7 @@ func (r *repository) prove(ctx context.Context, c *Cell, work string, frozen *fr
 	// visible at the frozen catalog's snapshots); a proof kept in the
 	// cache was made with both.
 	opts := compare.Options{DataPath: r.dataPath, BUnderDataPath: true, BBookkeeping: true, Disk: disk, DigestCache: r.digestCache, Digests: r.digests, Deletes: r.deletes, Engines: r.engines,
-		Source: source, Listings: r.listings, SumA: v.meta.Catalog.FileRef.SHA256}
+		Source: source, Listings: r.listings, SumA: v.meta.Catalog.FileRef.SHA256, Carry: r.earlierPairs(v, c.Format)}
 	rep := r.keptProof(ctx, c, opts)
 	if rep == nil {
 		hint() // the run's delete hints, before its first proof that reads
@@ -196,6 +196,9 @@ func (r *repository) prove(ctx context.Context, c *Cell, work string, frozen *fr
 		rep, err = compare.Catalogs(ctx, src, pub, opts)
 		if rep != nil {
 			p.DeleteFiles = rep.DeleteFiles // nil when no comparison ran
+			if rep.Carried != nil {
+				p.CarriedSnapshots = rep.Carried.Snapshots
+			}
 		}
 		if rep != nil && rep.B.Format != "" && rep.B.Format != c.Format {
 			// Readers pick the file by its name: one holding another format

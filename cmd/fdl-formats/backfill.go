@@ -86,7 +86,11 @@ func printBackfill(out io.Writer, _ string, rep *repo.BackfillReport) {
 		line := fmt.Sprintf("%-13s %s", r.Outcome, r.Key)
 		switch r.Outcome {
 		case repo.Written:
-			line += fmt.Sprintf(" (%d bytes, %.1fs)", r.Bytes, r.Seconds)
+			line += fmt.Sprintf(" (%d bytes, %.1fs", r.Bytes, r.Seconds)
+			if r.CarriedSnapshots > 0 {
+				line += fmt.Sprintf(", %d snapshots carried from an earlier version's proof", r.CarriedSnapshots)
+			}
+			line += ")"
 		case repo.AlreadyThere:
 			line += " (written by another run)"
 		case repo.Failed:

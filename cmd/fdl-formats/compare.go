@@ -22,6 +22,8 @@ func compareCommand() *cli.Command {
 			&cli.StringFlag{Name: "data-b", Usage: "local data folder for B when it differs from --data"},
 			&cli.IntFlag{Name: "max-rows", Value: 5, Usage: "differing rows shown per side and table"},
 			&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
+			&cli.StringFlag{Name: "earlier-a", Usage: "an earlier version's frozen catalog of the same lake, proved equivalent to --earlier-b by a proof kept in the cache: the snapshots both pairs share are not walked again when A and B restricted to them are these two, row for row"},
+			&cli.StringFlag{Name: "earlier-b", Usage: "the catalog proved equivalent to --earlier-a (see --earlier-a)"},
 		}, cacheFlags()...),
 		Action: runCompare,
 	}
@@ -36,12 +38,20 @@ func runCompare(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
+	var carry []compare.Carry
+	switch ea, eb := cmd.String("earlier-a"), cmd.String("earlier-b"); {
+	case ea != "" && eb != "":
+		carry = []compare.Carry{{A: ea, B: eb}}
+	case ea != "" || eb != "":
+		return usageError{err: errors.New("--earlier-a and --earlier-b go together: the earlier pair's two catalogs")}
+	}
 	rep, err := compare.Catalogs(ctx, a, b, compare.Options{
 		DigestCache: cache,
 		DataPath:    cmd.String("data"),
 		DataPathB:   cmd.String("data-b"),
 		MaxRowDiffs: int(cmd.Int("max-rows")),
 		Logger:      logger(cmd),
+		Carry:       carry,
 	})
 	out := cmd.Root().Writer
 	if cmd.Bool("json") {
@@ -102,6 +112,12 @@ func printReport(cmd *cli.Command, rep *compare.Report, err error) {
 	}
 	fmt.Fprintf(out, "snapshots compared: %d; tables x snapshots: %d matched, %d differed; %d ms\n",
 		len(rep.Snapshots), matched, differed, rep.Timings.TotalMS)
+	switch {
+	case rep.Carried != nil:
+		fmt.Fprintf(out, "  %d snapshots carried from the proof of %s and %s (not walked again)\n", rep.Carried.Snapshots, rep.Carried.A, rep.Carried.B)
+	case rep.CarryNote != "":
+		fmt.Fprintf(out, "  nothing carried: %s\n", rep.CarryNote)
+	}
 	for _, t := range tables {
 		// Equal plans add equal digests to both sides: read, not digested.
 		fmt.Fprintf(out, "  %s: %d data files x snapshots proved by identical read plans\n", t, same[t])

@@ -1,0 +1,271 @@
+package compare
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// A version of a lake holds every snapshot of the versions before it, so
+// proving each version from its first snapshot walks the same history
+// again at every version (a whole backfill grows with the cube of the
+// versions). A proof may instead carry what the proof of an earlier pair
+// established: where catalog A, restricted to the snapshots of an earlier
+// catalog A0, is row for row A0, and B restricted to B0's snapshots is B0,
+// and A0 and B0 were proved equivalent (a proof kept in the digest cache,
+// under the same rules and data folders as now), A and B read the same at
+// every snapshot the three share, and only the later ones are walked.
+// Everything a proof checks of a catalog as a whole (snapshots, schema
+// versions, statistics, bookkeeping, storage, the latest snapshot's
+// counts) is still checked, every time. docs/compare.md, "Carrying an
+// earlier proof".
+
+// Carry names an earlier pair of catalogs of the same lake (another
+// version's frozen catalog and its conversion, or its published catalog):
+// Options.Carry.
+type Carry struct {
+	A, B string
+}
+
+// restriction says how a catalog table's rows may differ between an
+// earlier catalog and a later one of the same lake, restricted to the
+// earlier one's snapshots (through: its last). Every row of the earlier
+// catalog must be in the later one, with an end_snapshot after through
+// read as none (a row ended later was open then); a row only in the later
+// catalog must be one no reader at those snapshots sees: it begins after
+// through (begin_snapshot, or snapshot_id for the snapshot tables), or it
+// belongs to a row the earlier catalog did not have (owners). A table with
+// none of these columns must be equal.
+var (
+	// owners: a column that names the row a row belongs to, and the table
+	// holding those rows (which itself begins at a snapshot, or is new by
+	// the same rule), in the order they are tried.
+	owners = []struct{ column, table string }{
+		{"data_file_id", "ducklake_data_file"},
+		{"delete_file_id", "ducklake_delete_file"},
+		{"partition_id", "ducklake_partition_info"},
+		{"mapping_id", "ducklake_column_mapping"},
+		{"macro_id", "ducklake_macro"},
+		{"sort_id", "ducklake_sort_info"},
+		{"schema_version", "ducklake_schema_versions"},
+	}
+	// wholeCatalog: tables every proof compares whole, at no snapshot
+	// (the statistics: stats), left out of the restriction.
+	wholeCatalog = []string{"ducklake_table_stats", "ducklake_table_column_stats"}
+)
+
+// carried returns the snapshots of common the walk may leave out, carried
+// from the kept proof of opts.Carry, and why none are (for the report)
+// when it returns none.
+func (c *comparison) carried(common []int64) (map[int64]bool, string) {
+	if len(c.opts.Carry) == 0 || c.opts.everyDigest {
+		return nil, ""
+	}
+	switch {
+	case c.opts.DigestCache == nil:
+		return nil, "no cache: earlier proofs are kept in the cache"
+	case c.opts.DataPath == "":
+		return nil, "an earlier proof is found by its data folders: give them"
+	}
+	var kept *Report
+	var cr Carry
+	for _, cr = range c.opts.Carry {
+		if rep, ok := cachedProof(c.opts.DigestCache, keptKey(cr.A, cr.B, "", "", c.opts)); ok {
+			kept = rep
+			break
+		}
+	}
+	switch {
+	case kept == nil:
+		return nil, fmt.Sprintf("no proof of an earlier pair (%s and %s, ...) is kept for the data folders as they are", c.opts.Carry[0].A, c.opts.Carry[0].B)
+	case kept.A.Format != c.a.format.Name || kept.B.Format != c.b.format.Name:
+		return nil, fmt.Sprintf("the earlier pair's formats (%s, %s) are not these", kept.A.Format, kept.B.Format)
+	case !slices.Equal(kept.Readers, c.rep.Readers):
+		return nil, "the earlier proof was made with other readers"
+	}
+	for _, r := range []*Reader{c.a, c.b} {
+		// A failure to load the statistics fails every snapshot's read:
+		// such a catalog is walked whole.
+		if err := r.statsFailure(c.ctx, Table{}); err != nil {
+			return nil, "a reader of " + r.path + " fails on its statistics"
+		}
+	}
+	throughA, whyA, err := restrictedEqual(c.ctx, c.a.conn, cr.A)
+	if err != nil || whyA != "" {
+		return nil, fmt.Sprintf("A restricted to %s: %s", cr.A, orErr(whyA, err))
+	}
+	throughB, whyB, err := restrictedEqual(c.ctx, c.b.conn, cr.B)
+	if err != nil || whyB != "" {
+		return nil, fmt.Sprintf("B restricted to %s: %s", cr.B, orErr(whyB, err))
+	}
+	proved := map[int64]bool{}
+	for _, s := range kept.Snapshots {
+		proved[s] = true
+	}
+	out := map[int64]bool{}
+	for _, s := range common {
+		// The latest snapshots are always walked: what is checked there
+		// only (count(*), delete_count) depends on the whole catalog.
+		if proved[s] && s <= min(throughA, throughB) && s != c.lastA && s != c.lastB {
+			out[s] = true
+		}
+	}
+	if len(out) == 0 {
+		return nil, "no snapshot to carry"
+	}
+	c.carry = cr
+	// What the earlier walk left out of the comparison (expression
+	// defaults) is left out of this one's too.
+	for _, n := range kept.NotCompared {
+		if !slices.Contains(c.rep.NotCompared, n) {
+			c.rep.NotCompared = append(c.rep.NotCompared, n)
+		}
+	}
+	return out, ""
+}
+
+func orErr(why string, err error) string {
+	if err != nil {
+		return err.Error()
+	}
+	return why
+}
+
+// restrictedEqual attaches the earlier catalog at path on conn (whose
+// catalog is attached as cat) and says whether cat restricted to its
+// snapshots is that catalog, row for row (restriction): through is the
+// earlier catalog's last snapshot, why is "" when it is, else the first
+// table that is not and how. Each table's rows are compared as a multiset
+// by their digest (the proof's row hashes, rowHashes): the earlier
+// catalog's rows against the later one's rows less those hidden at the
+// earlier snapshots.
+func restrictedEqual(ctx context.Context, conn *sql.Conn, path string) (through int64, why string, err error) {
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("ATTACH %s AS carry (READ_ONLY)", sqlString(path))); err != nil {
+		return 0, "", fmt.Errorf("attach %s: %w", path, err)
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), "DETACH carry") //nolint:errcheck // a failed detach leaves an attached read-only file, released with the connection
+	cols := map[string]map[string][]column{}
+	for _, db := range []string{"carry", "cat"} {
+		cols[db], err = tableColumns(ctx, conn, db)
+		if err != nil {
+			return 0, "", fmt.Errorf("read the tables of %s: %w", db, err)
+		}
+	}
+	if err := conn.QueryRowContext(ctx, "SELECT max(snapshot_id) FROM carry.ducklake_snapshot").Scan(&through); err != nil {
+		return 0, "", fmt.Errorf("read the last snapshot of %s: %w", path, err)
+	}
+	for t := range cols["carry"] {
+		if _, ok := cols["cat"][t]; !ok && !slices.Contains(wholeCatalog, t) {
+			return through, "table " + t + " is gone", nil
+		}
+	}
+	var parts []string
+	for _, t := range slices.Sorted(maps.Keys(cols["cat"])) {
+		if slices.Contains(wholeCatalog, t) {
+			continue
+		}
+		q, why, err := restrictionQuery(t, cols["carry"], cols["cat"][t], through)
+		if err != nil || why != "" {
+			return through, why, err
+		}
+		parts = append(parts, q)
+	}
+	rows, err := conn.QueryContext(ctx, strings.Join(parts, " UNION ALL "))
+	if err != nil {
+		return 0, "", fmt.Errorf("compare with %s: %w", path, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var t string
+		var earlier, later Digest
+		if err := rows.Scan(&t, &earlier.Rows, &earlier.Hi, &earlier.Lo, &later.Rows, &later.Hi, &later.Lo); err != nil {
+			return 0, "", fmt.Errorf("compare with %s: %w", path, err)
+		}
+		if earlier != later {
+			return through, fmt.Sprintf("%s: the rows visible at its snapshots differ (earlier %s, now %s)", t, earlier, later), nil
+		}
+	}
+	return through, "", rows.Err()
+}
+
+// column is a table column's name and DuckDB type.
+type column struct{ name, typ string }
+
+// restrictionQuery is one row (table, digest of the earlier catalog's
+// rows, digest of cat's rows not hidden at its snapshots) for table t of
+// cat, with its columns cols; why says why t cannot be compared so.
+func restrictionQuery(t string, earlier map[string][]column, cols []column, through int64) (q, why string, err error) {
+	old, inOld := earlier[t]
+	if inOld && !slices.Equal(old, cols) {
+		return "", fmt.Sprintf("table %s has other columns than in the earlier catalog", t), nil
+	}
+	names, types, sel := make([]string, len(cols)), make([]string, len(cols)), make([]string, len(cols))
+	has := map[string]bool{}
+	for i, c := range cols {
+		names[i], types[i], sel[i] = c.name, c.typ, ident(c.name)
+		has[c.name] = true
+		if c.name == "end_snapshot" {
+			// Ended after the earlier catalog's last snapshot: open then.
+			sel[i] = fmt.Sprintf("CASE WHEN end_snapshot > %d THEN NULL ELSE end_snapshot END AS end_snapshot", through)
+		}
+	}
+	list := strings.Join(sel, ", ")
+	earlierRows := "SELECT " + list + " FROM carry." + ident(t)
+	if !inOld {
+		// A table the earlier catalog has not: none of its rows.
+		earlierRows = "SELECT " + list + " FROM cat." + ident(t) + " WHERE false"
+	}
+	hidden := "false"
+	switch {
+	case has["begin_snapshot"]:
+		hidden = fmt.Sprintf("begin_snapshot > %d", through)
+	case has["snapshot_id"]:
+		hidden = fmt.Sprintf("snapshot_id > %d", through)
+	default:
+		for _, o := range owners {
+			if !has[o.column] {
+				continue
+			}
+			// Its owner is new: neither the earlier catalog's owner table
+			// nor this table there has it.
+			hidden = o.column + " IS NOT NULL"
+			for _, in := range []string{o.table, t} {
+				if slices.ContainsFunc(earlier[in], func(c column) bool { return c.name == o.column }) {
+					hidden += fmt.Sprintf(" AND NOT EXISTS (SELECT 1 FROM carry.%s e WHERE e.%s = n.%s)", ident(in), ident(o.column), ident(o.column))
+				}
+			}
+			break
+		}
+	}
+	laterRows := fmt.Sprintf("SELECT %s FROM cat.%s n WHERE NOT coalesce(%s, false)", list, ident(t), hidden)
+	dq := make([]string, 2)
+	for i, rq := range []string{earlierRows, laterRows} {
+		if dq[i], err = digestSQL(rq, names, types); err != nil {
+			return "", "", fmt.Errorf("table %s: %w", t, err)
+		}
+	}
+	return fmt.Sprintf("SELECT %s, e.*, l.* FROM (%s) e, (%s) l", sqlString(t), dq[0], dq[1]), "", nil
+}
+
+// tableColumns lists the columns of every table and view of database db's
+// main schema, in order.
+func tableColumns(ctx context.Context, conn *sql.Conn, db string) (map[string][]column, error) {
+	rows, err := conn.QueryContext(ctx, `SELECT table_name, column_name, data_type FROM duckdb_columns() WHERE database_name = ? AND schema_name = 'main' ORDER BY table_name, column_index`, db)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string][]column{}
+	for rows.Next() {
+		var t string
+		var c column
+		if err := rows.Scan(&t, &c.name, &c.typ); err != nil {
+			return nil, err
+		}
+		out[t] = append(out[t], c)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,227 @@
+package compare
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/fdl-formats/fdl-formats/digestcache"
+	"github.com/fdl-formats/fdl-formats/lakegen"
+)
+
+// carryLake writes a lakegen history (every third version also deletes,
+// which rewrites the delete files of the data files deleted from before)
+// and returns its versions' catalogs, oldest first, and its data folder.
+func carryLake(t *testing.T) (cats []string, data string) {
+	t.Helper()
+	dir := t.TempDir()
+	if _, err := lakegen.History(context.Background(), dir, lakegen.HistoryOptions{Versions: 7, RowsPerVersion: 300, FilesPerVersion: 2, DeleteEvery: 3}); err != nil {
+		t.Fatal(err)
+	}
+	cats, _ = filepath.Glob(filepath.Join(dir, "versions", "*", "ducklake.duckdb"))
+	slices.Sort(cats) // UUIDv7 folders: oldest first
+	return cats, filepath.Join(dir, "data")
+}
+
+// editedCopy copies catalog to a new file and runs the statements on it.
+func editedCopy(t *testing.T, catalog string, stmts ...string) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), filepath.Base(filepath.Dir(catalog))+".duckdb")
+	copyFile(t, catalog, out)
+	if len(stmts) == 0 {
+		return out
+	}
+	db, err := sql.Open("duckdb", out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, q := range stmts {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	return out
+}
+
+// TestCarryEarlierProof proves versions of a history one after the other,
+// each against a copy of itself, carrying the proof of the version before:
+// the snapshots the earlier pair covered are not walked where both catalogs
+// restricted to them are the earlier ones, and are walked where a version
+// rewrote rows the earlier snapshots see (its deletes replace the delete
+// files of data files deleted from before).
+func TestCarryEarlierProof(t *testing.T) {
+	ctx := context.Background()
+	cats, data := carryLake(t)
+	cache, err := digestcache.Open(t.TempDir(), digestcache.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{DataPath: data, DigestCache: cache}
+	var earlier []Carry
+	carried, prevSnaps := 0, 0
+	for i, a := range cats {
+		b := editedCopy(t, a)
+		o := opts
+		o.Carry = earlier
+		rep, err := Catalogs(ctx, a, b, o)
+		if err != nil {
+			t.Fatalf("version %d: %v", i+1, err)
+		}
+		switch {
+		case i == 0:
+			if rep.Carried != nil || rep.CarryNote != "" {
+				t.Errorf("version 1: nothing to carry, got %+v, %q", rep.Carried, rep.CarryNote)
+			}
+		case rep.Carried == nil && rep.CarryNote == "":
+			t.Errorf("version %d: neither carried nor a note", i+1)
+		case rep.Carried != nil:
+			carried++
+			// Every snapshot of the earlier version, none of the later.
+			if rep.Carried.Snapshots != prevSnaps {
+				t.Errorf("version %d: %d of %d snapshots carried, want the earlier version's %d", i+1, rep.Carried.Snapshots, len(rep.Snapshots), prevSnaps)
+			}
+			if n := snapshotsWalked(rep); n != len(rep.Snapshots)-prevSnaps {
+				t.Errorf("version %d: %d snapshots walked, want %d", i+1, n, len(rep.Snapshots)-prevSnaps)
+			}
+		case (i+1)%3 == 0:
+			// A delete version: its catalog rewrote delete file rows.
+			if !strings.Contains(rep.CarryNote, "ducklake_delete_file") {
+				t.Errorf("version %d (deletes): note %q", i+1, rep.CarryNote)
+			}
+		default:
+			t.Errorf("version %d: not carried: %s", i+1, rep.CarryNote)
+		}
+		earlier, prevSnaps = []Carry{{A: a, B: b}}, len(rep.Snapshots)
+	}
+	if carried < 3 {
+		t.Errorf("%d versions carried an earlier proof, want at least 3", carried)
+	}
+}
+
+// snapshotsWalked counts the snapshots with a table result.
+func snapshotsWalked(rep *Report) int {
+	seen := map[int64]bool{}
+	for _, tr := range rep.Tables {
+		seen[tr.Snapshot] = true
+	}
+	return len(seen)
+}
+
+// TestCarryFindsOldDifferences plants, in one side of a later pair, a
+// difference only an earlier snapshot shows (the walk of the latest
+// snapshots cannot see it): the proof must find it, not carry the earlier
+// pair's proof over it.
+func TestCarryFindsOldDifferences(t *testing.T) {
+	ctx := context.Background()
+	cats, data := carryLake(t)
+	// Versions 1 and 2: version 2 only appends.
+	a0, a1 := cats[0], cats[1]
+	for _, tc := range []struct {
+		name, side string
+		stmt       string
+		kind       string
+	}{
+		// Snapshots 0 and 1 create the schema and the table, 2 and 3 insert
+		// versions 1's and 2's files: the first file seen one snapshot
+		// early, by the empty table of snapshot 1.
+		{"data file begins earlier in B", "B", "UPDATE ducklake_data_file SET begin_snapshot = 1 WHERE data_file_id = 0", "files"},
+		{"data file begins earlier in A", "A", "UPDATE ducklake_data_file SET begin_snapshot = 1 WHERE data_file_id = 0", "files"},
+		// A copy of the first file, seen at snapshot 1 only.
+		{"a file only at snapshot 1 in B", "B", "INSERT INTO ducklake_data_file SELECT * REPLACE (999 AS data_file_id, 1 AS begin_snapshot, 2 AS end_snapshot) FROM ducklake_data_file WHERE data_file_id = 0", "files"},
+		{"a file only at snapshot 1 in A", "A", "INSERT INTO ducklake_data_file SELECT * REPLACE (999 AS data_file_id, 1 AS begin_snapshot, 2 AS end_snapshot) FROM ducklake_data_file WHERE data_file_id = 0", "files"},
+		// An earlier snapshot's commit message.
+		{"commit message of an old snapshot in B", "B", "UPDATE ducklake_snapshot_changes SET commit_message = 'edited' WHERE snapshot_id = 1", "schema"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cache, err := digestcache.Open(t.TempDir(), digestcache.Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts := Options{DataPath: data, DigestCache: cache}
+			b0 := editedCopy(t, a0)
+			if _, err := Catalogs(ctx, a0, b0, opts); err != nil {
+				t.Fatal(err)
+			}
+			a, b := a1, editedCopy(t, a1, tc.stmt)
+			if tc.side == "A" {
+				a, b = editedCopy(t, a1, tc.stmt), editedCopy(t, a1)
+			}
+			opts.Carry = []Carry{{A: a0, B: b0}}
+			rep, err := Catalogs(ctx, a, b, opts)
+			if !errors.Is(err, ErrNotEquivalent) {
+				t.Fatalf("want not equivalent, got %v (carried %+v)", err, rep.Carried)
+			}
+			if !slices.ContainsFunc(rep.Differences, func(d Difference) bool { return d.Snapshot != nil && *d.Snapshot == 1 }) {
+				t.Errorf("no difference at snapshot 1: %v", rep.Differences)
+			}
+			if rep.Carried != nil || !strings.Contains(rep.CarryNote, tc.side+" restricted to") {
+				t.Errorf("carried %+v, note %q", rep.Carried, rep.CarryNote)
+			}
+			if !slices.ContainsFunc(rep.Differences, func(d Difference) bool { return d.Kind == tc.kind }) {
+				t.Errorf("no %s difference: %v", tc.kind, rep.Differences)
+			}
+		})
+	}
+}
+
+// TestRestrictedEqual checks the rule of each kind of catalog table on a
+// later version of a lake edited after its copy: what no reader of the
+// earlier snapshots sees may differ, anything else may not.
+func TestRestrictedEqual(t *testing.T) {
+	ctx := context.Background()
+	cats, _ := carryLake(t)
+	earlier, later := cats[0], cats[1]
+	last := "(SELECT max(snapshot_id) FROM ducklake_snapshot)"
+	for _, tc := range []struct {
+		name  string
+		stmts []string
+		want  string // "" carries; else the table named
+	}{
+		{"as written", nil, ""},
+		{"a data file ended after the earlier snapshots", []string{"UPDATE ducklake_data_file SET end_snapshot = " + last + " WHERE data_file_id = (SELECT min(data_file_id) FROM ducklake_data_file)"}, ""},
+		{"a data file ended within the earlier snapshots", []string{"UPDATE ducklake_data_file SET end_snapshot = 2 WHERE data_file_id = (SELECT min(data_file_id) FROM ducklake_data_file)"}, "ducklake_data_file"},
+		{"a row removed", []string{"DELETE FROM ducklake_snapshot_changes WHERE snapshot_id = 1"}, "ducklake_snapshot_changes"},
+		{"a row added at an earlier snapshot", []string{"INSERT INTO ducklake_data_file SELECT * REPLACE (999 AS data_file_id, 1 AS begin_snapshot) FROM ducklake_data_file WHERE data_file_id = 0"}, "ducklake_data_file"},
+		{"a row added after", []string{"INSERT INTO ducklake_data_file SELECT * REPLACE (999 AS data_file_id, " + last + " + 1 AS begin_snapshot) FROM ducklake_data_file WHERE data_file_id = 0"}, ""},
+		{"a tag added after", []string{"INSERT INTO ducklake_tag VALUES (1, " + last + ", NULL, 'k', 'v')"}, ""},
+		{"a tag added within", []string{"INSERT INTO ducklake_tag VALUES (1, 1, NULL, 'k', 'v')"}, "ducklake_tag"},
+		{"statistics of a new file", []string{"INSERT INTO ducklake_file_column_stats SELECT * REPLACE (999999 AS data_file_id) FROM ducklake_file_column_stats LIMIT 1"}, ""},
+		{"statistics added to an old file", []string{"INSERT INTO ducklake_file_column_stats SELECT * REPLACE (1000 AS column_id) FROM ducklake_file_column_stats WHERE data_file_id = (SELECT min(data_file_id) FROM ducklake_file_column_stats)"}, "ducklake_file_column_stats"},
+		{"a metadata row added", []string{"INSERT INTO ducklake_metadata SELECT * REPLACE ('carry-test' AS key) FROM ducklake_metadata LIMIT 1"}, "ducklake_metadata"},
+		{"the table statistics changed", []string{"UPDATE ducklake_table_stats SET record_count = record_count + 1"}, ""},
+		{"a table gone", []string{"DROP TABLE ducklake_tag"}, "ducklake_tag"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cat := editedCopy(t, later, tc.stmts...)
+			db, err := sql.Open("duckdb", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			conn, err := db.Conn(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			if _, err := conn.ExecContext(ctx, "ATTACH "+sqlString(cat)+" AS cat (READ_ONLY)"); err != nil {
+				t.Fatal(err)
+			}
+			_, why, err := restrictedEqual(ctx, conn, earlier)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.want == "" && why != "" || tc.want != "" && !strings.Contains(why, tc.want) {
+				t.Errorf("why %q, want %q", why, tc.want)
+			}
+			// The earlier catalog is detached again.
+			if _, err := conn.ExecContext(ctx, "ATTACH "+sqlString(earlier)+" AS carry (READ_ONLY)"); err != nil {
+				t.Errorf("attach again: %v", err)
+			}
+		})
+	}
+}

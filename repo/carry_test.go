@@ -1,0 +1,109 @@
+package repo
+
+import (
+	"context"
+	"database/sql"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/fdl-formats/fdl-formats/digestcache"
+	"github.com/fdl-formats/fdl-formats/lakegen"
+	"github.com/fdl-formats/fdl-formats/store/local"
+)
+
+// TestBackfillAndCheckCarryEarlierProofs backfills a history one cell at a
+// time: each version's proofs carry the previous version's (the snapshots
+// it shares with it are not walked again), except where a version rewrote
+// rows the earlier snapshots see (version 6 deletes again from files
+// version 3 deleted from: DuckLake replaces their delete files). A check
+// with a cache of its own carries the same way, and still finds a published
+// catalog of an old version edited at a snapshot only the earlier walk
+// would have seen.
+func TestBackfillAndCheckCarryEarlierProofs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("backfills and checks a seven-version lake")
+	}
+	ctx := context.Background()
+	dir := t.TempDir()
+	res, err := lakegen.History(ctx, dir, lakegen.HistoryOptions{Versions: 7, RowsPerVersion: 300, FilesPerVersion: 2, DeleteEvery: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := local.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	newCache := func() *digestcache.Cache {
+		c, err := digestcache.Open(filepath.Join(t.TempDir(), "cache"), digestcache.Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	seq := map[string]int{}
+	for i, v := range res.Versions {
+		seq[v.ID] = i + 1
+	}
+	// carried says which versions' proofs carry an earlier one's: every
+	// one after the first but version 6.
+	carried := func(version string, n int) {
+		t.Helper()
+		switch s := seq[version]; {
+		case s == 1 || s == 6:
+			if n != 0 {
+				t.Errorf("version %d: %d snapshots carried, want none", s, n)
+			}
+		case n == 0:
+			t.Errorf("version %d: nothing carried", s)
+		}
+	}
+	bf, err := Backfill(ctx, st, Options{Jobs: 1, DigestCache: newCache()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bf.Results) != 2*len(res.Versions) {
+		t.Fatalf("%d cells written, want %d", len(bf.Results), 2*len(res.Versions))
+	}
+	for _, r := range bf.Results {
+		carried(r.Version, r.CarriedSnapshots)
+	}
+
+	rep, err := Check(ctx, st, Options{Jobs: 1, DigestCache: newCache()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.OK {
+		t.Fatalf("check: %v", nonWarnings(rep))
+	}
+	for _, p := range rep.Proofs {
+		carried(p.Version, p.CarriedSnapshots)
+	}
+
+	// Version 3's 1.1 catalog shows a copy of a data file of version 1 at
+	// snapshot 1 only (the table's empty snapshot): a difference at that
+	// snapshot alone, which version 2's proof covered.
+	v3 := res.Versions[2].ID
+	pub := filepath.Join(dir, "versions", v3, "catalogs", "1.1.duckdb")
+	db, err := sql.Open("duckdb", pub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("INSERT INTO ducklake_data_file SELECT * REPLACE (999 AS data_file_id, 1 AS begin_snapshot, 2 AS end_snapshot) FROM ducklake_data_file WHERE data_file_id = 0"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	rep, err = Check(ctx, st, Options{Jobs: 1, DigestCache: newCache()})
+	if rep == nil || err == nil {
+		t.Fatalf("check of an edited catalog: report %v, error %v", rep != nil, err)
+	}
+	var failed []string
+	for _, p := range rep.Proofs {
+		if !p.OK {
+			failed = append(failed, p.Key)
+		}
+	}
+	if want := []string{"versions/" + v3 + "/catalogs/1.1.duckdb"}; rep.OK || !slices.Equal(failed, want) {
+		t.Errorf("check ok %v, failed proofs %v, want %v", rep.OK, failed, want)
+	}
+}
