@@ -7,6 +7,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/fdl-formats/fdl-formats/formats"
 )
 
 // A version of a lake holds every snapshot of the versions before it, so
@@ -50,11 +52,46 @@ var (
 		{"mapping_id", "ducklake_column_mapping"},
 		{"macro_id", "ducklake_macro"},
 		{"sort_id", "ducklake_sort_info"},
-		{"schema_version", "ducklake_schema_versions"},
 	}
 	// wholeCatalog: tables every proof compares whole, at no snapshot
 	// (the statistics: stats), left out of the restriction.
 	wholeCatalog = []string{"ducklake_table_stats", "ducklake_table_column_stats"}
+	// lookups: what a reader reads of a catalog whatever the snapshot it
+	// reads (rows of every snapshot, storage order), which the restriction
+	// does not pin: each must answer the same in both catalogs. The query
+	// reads catalog %[1]s (carry, then cat) and may name the earlier one
+	// as carry; needs lists the tables and columns it reads.
+	lookups = []struct {
+		name, query string
+		cols        []column
+		needs       [][2]string
+	}{
+		{
+			// tableFirstSnapshot: a table's first ducklake_table row.
+			name:  "the first ducklake_table row of each table",
+			query: "SELECT table_id, first(begin_snapshot ORDER BY rowid) AS b FROM %[1]s.ducklake_table WHERE table_id IN (SELECT table_id FROM carry.ducklake_table) GROUP BY table_id",
+			cols:  []column{{"table_id", "BIGINT"}, {"b", "BIGINT"}},
+			needs: [][2]string{{"ducklake_table", "begin_snapshot"}},
+		},
+		{
+			// schemaVersionRow: the schema version row of each inlined
+			// data table's registration (none found is an answer too).
+			name: "the ducklake_schema_versions rows of the inlined data tables",
+			query: `SELECT r.table_id, r.schema_version, (SELECT count(*) FROM %[1]s.ducklake_schema_versions v WHERE v.table_id = r.table_id AND v.schema_version = r.schema_version) AS n,
+				(SELECT first(v.begin_snapshot ORDER BY v.rowid) FROM %[1]s.ducklake_schema_versions v WHERE v.table_id = r.table_id AND v.schema_version = r.schema_version) AS b
+				FROM carry.ducklake_inlined_data_tables r`,
+			cols:  []column{{"table_id", "BIGINT"}, {"schema_version", "BIGINT"}, {"n", "BIGINT"}, {"b", "BIGINT"}},
+			needs: [][2]string{{"ducklake_schema_versions", "table_id"}, {"ducklake_inlined_data_tables", "schema_version"}},
+		},
+		{
+			// checkEncryptedNested: nested fields named otherwise at any
+			// snapshot.
+			name:  "the nested columns ever renamed",
+			query: "SELECT table_id, column_id FROM %[1]s.ducklake_column WHERE parent_column IS NOT NULL GROUP BY ALL HAVING count(DISTINCT column_name) > 1",
+			cols:  []column{{"table_id", "BIGINT"}, {"column_id", "BIGINT"}},
+			needs: [][2]string{{"ducklake_column", "parent_column"}},
+		},
+	}
 )
 
 // carried returns the snapshots of common the walk may leave out, carried
@@ -162,6 +199,14 @@ func restrictedEqual(ctx context.Context, conn *sql.Conn, path string) (through 
 			return through, "table " + t + " is gone", nil
 		}
 	}
+	for t := range cols["cat"] {
+		if _, ok := cols["carry"][t]; !ok && formats.IsDynamicTable(t) {
+			// A reader of the earlier snapshots may read it by its name
+			// (an inlined data table registered there, an inlined
+			// deletion table), whatever its rows.
+			return through, "inlined table " + t + " is new", nil
+		}
+	}
 	var parts []string
 	for _, t := range slices.Sorted(maps.Keys(cols["cat"])) {
 		if slices.Contains(wholeCatalog, t) {
@@ -172,6 +217,15 @@ func restrictedEqual(ctx context.Context, conn *sql.Conn, path string) (through 
 			return through, why, err
 		}
 		parts = append(parts, q)
+	}
+	for _, l := range lookups {
+		q, err := lookupQuery(l.name, l.query, l.cols, l.needs, cols)
+		if err != nil {
+			return 0, "", err
+		}
+		if q != "" {
+			parts = append(parts, q)
+		}
 	}
 	rows, err := conn.QueryContext(ctx, strings.Join(parts, " UNION ALL "))
 	if err != nil {
@@ -202,24 +256,20 @@ func restrictionQuery(t string, earlier map[string][]column, cols []column, thro
 	if inOld && !slices.Equal(old, cols) {
 		return "", fmt.Sprintf("table %s has other columns than in the earlier catalog", t), nil
 	}
-	names, types, sel := make([]string, len(cols)), make([]string, len(cols)), make([]string, len(cols))
 	has := map[string]bool{}
-	for i, c := range cols {
-		names[i], types[i], sel[i] = c.name, c.typ, ident(c.name)
+	for _, c := range cols {
 		has[c.name] = true
-		if c.name == "end_snapshot" {
-			// Ended after the earlier catalog's last snapshot: open then.
-			sel[i] = fmt.Sprintf("CASE WHEN end_snapshot > %d THEN NULL ELSE end_snapshot END AS end_snapshot", through)
-		}
 	}
-	list := strings.Join(sel, ", ")
-	earlierRows := "SELECT " + list + " FROM carry." + ident(t)
-	if !inOld {
-		// A table the earlier catalog has not: none of its rows.
-		earlierRows = "SELECT " + list + " FROM cat." + ident(t) + " WHERE false"
-	}
-	hidden := "false"
+	// Which rows of cat no reader of the earlier snapshots sees, and
+	// whether end_snapshot is the snapshot a row ended at.
+	hidden, ends := "false", has["end_snapshot"]
 	switch {
+	case formats.IsDynamicTable(t) || t == "ducklake_inlined_data_tables":
+		// Inlined tables: their system columns are named by the format
+		// (a user column may be named begin_snapshot), and readers read
+		// every registration whatever its schema version: equal, or walk
+		// whole (a frozen catalog holds no inlined rows anyway).
+		ends = false
 	case has["begin_snapshot"]:
 		hidden = fmt.Sprintf("begin_snapshot > %d", through)
 	case has["snapshot_id"]:
@@ -240,6 +290,20 @@ func restrictionQuery(t string, earlier map[string][]column, cols []column, thro
 			break
 		}
 	}
+	names, types, sel := make([]string, len(cols)), make([]string, len(cols)), make([]string, len(cols))
+	for i, c := range cols {
+		names[i], types[i], sel[i] = c.name, c.typ, ident(c.name)
+		if c.name == "end_snapshot" && ends {
+			// Ended after the earlier catalog's last snapshot: open then.
+			sel[i] = fmt.Sprintf("CASE WHEN end_snapshot > %d THEN NULL ELSE end_snapshot END AS end_snapshot", through)
+		}
+	}
+	list := strings.Join(sel, ", ")
+	earlierRows := "SELECT " + list + " FROM carry." + ident(t)
+	if !inOld {
+		// A table the earlier catalog has not: none of its rows.
+		earlierRows = "SELECT " + list + " FROM cat." + ident(t) + " WHERE false"
+	}
 	laterRows := fmt.Sprintf("SELECT %s FROM cat.%s n WHERE NOT coalesce(%s, false)", list, ident(t), hidden)
 	dq := make([]string, 2)
 	for i, rq := range []string{earlierRows, laterRows} {
@@ -248,6 +312,31 @@ func restrictionQuery(t string, earlier map[string][]column, cols []column, thro
 		}
 	}
 	return fmt.Sprintf("SELECT %s, e.*, l.* FROM (%s) e, (%s) l", sqlString(t), dq[0], dq[1]), "", nil
+}
+
+// lookupQuery is one row (name, digest of the lookup's answer in the
+// earlier catalog, in cat) of a lookup; "" when a catalog lacks what it
+// reads (then neither reader reads it).
+func lookupQuery(name, query string, cols []column, needs [][2]string, tables map[string]map[string][]column) (string, error) {
+	for _, n := range needs {
+		for _, db := range []string{"carry", "cat"} {
+			if !slices.ContainsFunc(tables[db][n[0]], func(c column) bool { return c.name == n[1] }) {
+				return "", nil
+			}
+		}
+	}
+	names, types := make([]string, len(cols)), make([]string, len(cols))
+	for i, c := range cols {
+		names[i], types[i] = c.name, c.typ
+	}
+	dq := make([]string, 2)
+	for i, db := range []string{"carry", "cat"} {
+		var err error
+		if dq[i], err = digestSQL(fmt.Sprintf(query, db), names, types); err != nil {
+			return "", fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	return fmt.Sprintf("SELECT %s, e.*, l.* FROM (%s) e, (%s) l", sqlString(name), dq[0], dq[1]), nil
 }
 
 // tableColumns lists the columns of every table and view of database db's

@@ -195,6 +195,7 @@ func TestRestrictedEqual(t *testing.T) {
 		{"a metadata row added", []string{"INSERT INTO ducklake_metadata SELECT * REPLACE ('carry-test' AS key) FROM ducklake_metadata LIMIT 1"}, "ducklake_metadata"},
 		{"the table statistics changed", []string{"UPDATE ducklake_table_stats SET record_count = record_count + 1"}, ""},
 		{"a table gone", []string{"DROP TABLE ducklake_tag"}, "ducklake_tag"},
+		{"an inlined deletion table new", []string{"CREATE TABLE ducklake_inlined_delete_1 (file_id BIGINT, row_id BIGINT, begin_snapshot BIGINT)"}, "ducklake_inlined_delete_1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cat := editedCopy(t, later, tc.stmts...)
@@ -221,6 +222,128 @@ func TestRestrictedEqual(t *testing.T) {
 			// The earlier catalog is detached again.
 			if _, err := conn.ExecContext(ctx, "ATTACH "+sqlString(earlier)+" AS carry (READ_ONLY)"); err != nil {
 				t.Errorf("attach again: %v", err)
+			}
+		})
+	}
+}
+
+// TestCarryInlinedTables plants differences through inlined data tables,
+// which readers reach by their registrations (of every schema version, at
+// every snapshot) and whose system columns format 1.1 names with a prefix
+// (a user column may be named begin_snapshot): the carried proof must find
+// what the whole walk finds. A0 and B0 are A and B cut at snapshot 23.
+func TestCarryInlinedTables(t *testing.T) {
+	ctx := context.Background()
+	cut := []string{
+		"DELETE FROM ducklake_snapshot WHERE snapshot_id > 23",
+		"DELETE FROM ducklake_snapshot_changes WHERE snapshot_id > 23",
+		"DELETE FROM ducklake_inlined_data_tables WHERE schema_version = 11",
+		"DROP TABLE ducklake_inlined_data_5_11",
+	}
+	for _, tc := range []struct {
+		name, archive string
+		a, b          []string // A's edits of the lake's last catalog; B's of A
+	}{
+		{
+			// A registration of schema version 11 (no ducklake_schema_versions
+			// row), new after snapshot 23, is read at snapshots 22 and 23 with
+			// the table's columns as of its first snapshot: A's renamed column
+			// is not in it (unreadable), B's is.
+			name:    "a registration new after the earlier snapshots",
+			archive: "lakes",
+			a: []string{
+				"UPDATE ducklake_column SET end_snapshot = 23 WHERE table_id = 5 AND column_id = 2",
+				"INSERT INTO ducklake_column SELECT * REPLACE (23 AS begin_snapshot, NULL::BIGINT AS end_snapshot, 'w' AS column_name) FROM ducklake_column WHERE table_id = 5 AND column_id = 2",
+				"ALTER TABLE ducklake_inlined_data_5_11 RENAME COLUMN v TO w",
+				"DELETE FROM ducklake_inlined_data_5_11",
+			},
+			b: []string{"ALTER TABLE ducklake_inlined_data_5_11 ADD COLUMN v VARCHAR"},
+		},
+		{
+			// A 1.1 user column named begin_snapshot; B holds a row more,
+			// seen at snapshot 18 only.
+			name:    "a user column named begin_snapshot",
+			archive: "lakes-1.1-dev1",
+			a: []string{
+				"UPDATE ducklake_column SET column_name = 'begin_snapshot' WHERE table_id = 2 AND column_id = 1",
+				"ALTER TABLE ducklake_inlined_data_2_6 RENAME COLUMN x TO begin_snapshot",
+				"DELETE FROM ducklake_inlined_data_5_11",
+			},
+			b: []string{"INSERT INTO ducklake_inlined_data_2_6 VALUES (100, 18, 19, 999, 'planted')"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lake, catalog := lastVersion(t, tc.archive, "16_data_inlining")
+			data := filepath.Join(lake, "data")
+			a := editedCopy(t, catalog, tc.a...)
+			b := editedCopy(t, a, tc.b...)
+			a0, b0 := editedCopy(t, a, cut...), editedCopy(t, b, cut...)
+			if tc.name == "a user column named begin_snapshot" {
+				b0 = editedCopy(t, a, cut...) // B's row is in B's later snapshots only
+			}
+			if _, err := Catalogs(ctx, a, b, Options{DataPath: data}); !errors.Is(err, ErrNotEquivalent) {
+				t.Fatalf("the whole walk: want not equivalent, got %v", err)
+			}
+			cache, err := digestcache.Open(t.TempDir(), digestcache.Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts := Options{DataPath: data, DigestCache: cache}
+			if _, err := Catalogs(ctx, a0, b0, opts); err != nil {
+				t.Fatalf("the earlier pair: %v", err)
+			}
+			opts.Carry = []Carry{{A: a0, B: b0}}
+			rep, err := Catalogs(ctx, a, b, opts)
+			if !errors.Is(err, ErrNotEquivalent) {
+				t.Fatalf("carried: want not equivalent, got %v (carried %+v)", err, rep.Carried)
+			}
+			if rep.Carried != nil {
+				t.Errorf("carried %+v", rep.Carried)
+			}
+		})
+	}
+}
+
+// TestRestrictedEqualLookups checks what readers read whatever the
+// snapshot: a ducklake_schema_versions row for a registered inlined data
+// table that had none, though it begins after the earlier snapshots (so the
+// restriction alone hides it), changes the schema the table's inlined rows
+// are read with at every snapshot.
+func TestRestrictedEqualLookups(t *testing.T) {
+	ctx := context.Background()
+	_, catalog := lastVersion(t, "lakes", "16_data_inlining")
+	earlier := editedCopy(t, catalog, "DELETE FROM ducklake_inlined_data_5_11")
+	newSnapshot := "INSERT INTO ducklake_snapshot SELECT * REPLACE (1000 AS snapshot_id) FROM ducklake_snapshot WHERE snapshot_id = (SELECT max(snapshot_id) FROM ducklake_snapshot)"
+	for _, tc := range []struct {
+		name  string
+		stmts []string
+		want  string
+	}{
+		{"a new snapshot only", []string{newSnapshot}, ""},
+		{"a schema version row for a registration", []string{newSnapshot, "INSERT INTO ducklake_schema_versions (begin_snapshot, schema_version, table_id) VALUES (1000, 11, 5)"}, "ducklake_schema_versions rows of the inlined data tables"},
+		{"a schema version row of its own", []string{newSnapshot, "INSERT INTO ducklake_schema_versions (begin_snapshot, schema_version, table_id) VALUES (1000, 12, 5)"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			later := editedCopy(t, earlier, tc.stmts...)
+			db, err := sql.Open("duckdb", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			conn, err := db.Conn(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			if _, err := conn.ExecContext(ctx, "ATTACH "+sqlString(later)+" AS cat (READ_ONLY)"); err != nil {
+				t.Fatal(err)
+			}
+			_, why, err := restrictedEqual(ctx, conn, earlier)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.want == "" && why != "" || tc.want != "" && !strings.Contains(why, tc.want) {
+				t.Errorf("why %q, want %q", why, tc.want)
 			}
 		})
 	}
