@@ -92,6 +92,9 @@ type Options struct {
 	// docs/compare.md, "Carrying an earlier proof"). Otherwise every
 	// snapshot is walked (Report.CarryNote says why).
 	Carry []Carry
+	// CarryMinWork is the least walk (table and data file visits) worth
+	// checking an earlier pair for: 0 is minCarryWork, negative always.
+	CarryMinWork int64
 	// everyDigest digests every data file of both sides, as before equal
 	// plans cancelled (tests of the digest machinery on self-comparisons).
 	everyDigest bool

@@ -442,7 +442,7 @@ func (r *repository) fill(ctx context.Context, c *Cell, work string, frozen *fro
 	// An earlier version's proof, kept, covers the snapshots this one
 	// shares with it where the catalogs are its own (Carry).
 	proof, err := compare.Catalogs(ctx, src, out, compare.Options{DataPath: r.dataPath, BUnderDataPath: true, BBookkeeping: true, DigestCache: r.digestCache, Digests: r.digests, Deletes: r.deletes, Engines: r.engines, Source: source, Listings: r.listings, SumA: v.meta.Catalog.FileRef.SHA256,
-		Carry: r.earlierPairs(v, c.Format), Logger: log})
+		Carry: r.earlierPairs(v, c.Format), CarryMinWork: r.carryMin, Logger: log})
 	if proof != nil {
 		res.DeleteFiles = proof.DeleteFiles // nil when no comparison ran
 		if proof.Carried != nil {

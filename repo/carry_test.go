@@ -58,7 +58,7 @@ func TestBackfillAndCheckCarryEarlierProofs(t *testing.T) {
 			t.Errorf("version %d: nothing carried", s)
 		}
 	}
-	bf, err := Backfill(ctx, st, Options{Jobs: 1, DigestCache: newCache()})
+	bf, err := Backfill(ctx, st, Options{Jobs: 1, DigestCache: newCache(), carryMinWork: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestBackfillAndCheckCarryEarlierProofs(t *testing.T) {
 		carried(r.Version, r.CarriedSnapshots)
 	}
 
-	rep, err := Check(ctx, st, Options{Jobs: 1, DigestCache: newCache()})
+	rep, err := Check(ctx, st, Options{Jobs: 1, DigestCache: newCache(), carryMinWork: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func TestBackfillAndCheckCarryEarlierProofs(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Close()
-	rep, err = Check(ctx, st, Options{Jobs: 1, DigestCache: newCache()})
+	rep, err = Check(ctx, st, Options{Jobs: 1, DigestCache: newCache(), carryMinWork: -1})
 	if rep == nil || err == nil {
 		t.Fatalf("check of an edited catalog: report %v, error %v", rep != nil, err)
 	}

@@ -154,7 +154,7 @@ func (r *repository) prove(ctx context.Context, c *Cell, work string, frozen *fr
 	// visible at the frozen catalog's snapshots); a proof kept in the
 	// cache was made with both.
 	opts := compare.Options{DataPath: r.dataPath, BUnderDataPath: true, BBookkeeping: true, Disk: disk, DigestCache: r.digestCache, Digests: r.digests, Deletes: r.deletes, Engines: r.engines,
-		Source: source, Listings: r.listings, SumA: v.meta.Catalog.FileRef.SHA256, Carry: r.earlierPairs(v, c.Format)}
+		Source: source, Listings: r.listings, SumA: v.meta.Catalog.FileRef.SHA256, Carry: r.earlierPairs(v, c.Format), CarryMinWork: r.carryMin}
 	rep := r.keptProof(ctx, c, opts)
 	if rep == nil {
 		hint() // the run's delete hints, before its first proof that reads

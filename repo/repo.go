@@ -79,6 +79,9 @@ type Options struct {
 	// AllowEmpty lets Check pass a repository with no version at all (a
 	// warning); otherwise that is an unverifiable finding.
 	AllowEmpty bool
+	// carryMinWork is compare.Options.CarryMinWork for every proof
+	// (tests: small lakes carry too).
+	carryMinWork int64
 }
 
 // Progress reports one finished cell.
@@ -129,6 +132,7 @@ type repository struct {
 	// listings lists the data folder for the run's proof keys once, again
 	// after the run writes into it (rewritten delete files, downloads).
 	listings    *compare.Listings
+	carryMin    int64            // Options.carryMinWork
 	deletes     *compare.Deletes // delete files the run's proofs read
 	engines     *compare.Engines // DuckDB databases the run's readers reuse
 	convEngines *convert.Engines // and its conversions (a pool of their own)
@@ -203,6 +207,7 @@ func load(ctx context.Context, st store.Store, opts *Options) (_ *repository, er
 	}
 	r.digests = compare.NewDigests(opts.DigestCache)
 	r.listings = compare.NewListings()
+	r.carryMin = opts.carryMinWork
 	r.deletes = compare.NewDeletes()
 	// Each running proof holds two readers.
 	r.engines = compare.NewEngines(2 * opts.jobs())

@@ -16,17 +16,23 @@ import (
 // a cell grows with the history, and a whole backfill with its square (or
 // worse). The repository: lakegen -history V -history-rows R (2,000 rows
 // per version by default, so that the data is small and what is measured is
-// the catalogs' work). Per round and binary: the proof of the newest version
+// the catalogs' work), every deleteEvery-th version deleting from every
+// data file (negative: an append-only history, where every version's proof
+// can carry the one before; a version deleting again from a file cannot). Per round and binary: the proof of the newest version
 // (compare with its 1.1 conversion, --no-cache), and a backfill (cold cache)
 // of the last `last` versions only (--versions), whose cells are the most
 // expensive of a whole backfill; with whole, the whole backfill too.
-func (b *bench) longHistory(ctx context.Context, versions, rows, last, rounds int, whole bool) {
-	repo := b.repo(ctx, fmt.Sprintf("history-%d-%d", versions, rows), func(d string) error {
-		_, err := lakegen.History(ctx, d, lakegen.HistoryOptions{Versions: versions, RowsPerVersion: rows})
+func (b *bench) longHistory(ctx context.Context, versions, rows, deleteEvery, last, rounds int, whole bool) {
+	name := fmt.Sprintf("history-%d-%d", versions, rows)
+	if deleteEvery != 5 {
+		name += fmt.Sprintf("-delete-every-%d", deleteEvery)
+	}
+	repo := b.repo(ctx, name, func(d string) error {
+		_, err := lakegen.History(ctx, d, lakegen.HistoryOptions{Versions: versions, RowsPerVersion: rows, DeleteEvery: deleteEvery})
 		return err
 	})
 	src := newest(repo)
-	conv := filepath.Join(b.dir, fmt.Sprintf("history-%d-%d-newest-1.1.duckdb", versions, rows))
+	conv := filepath.Join(b.dir, name+"-newest-1.1.duckdb")
 	os.Remove(conv)
 	b.run("convert", "--to", "1.1", "--output", conv, src)
 	data := filepath.Join(repo, "data")
@@ -59,15 +65,15 @@ func (b *bench) longHistory(ctx context.Context, versions, rows, last, rounds in
 	clean(repo)
 	for _, bin := range bins {
 		r := byBin[bin]
-		name := ""
+		bname := ""
 		if b.against != "" {
-			name = " (" + filepath.Base(bin) + ")"
+			bname = " (" + filepath.Base(bin) + ")"
 		}
 		cells := float64(2 * last)
-		fmt.Printf("5. long history (%d versions of %d rows)%s: proof of the newest version %.2f s (CPU %.2f s); backfill of its last %d versions %.1f s (CPU %.1f s, %.2f s of CPU a cell, peak %.0f MB), / proof %.1f\n",
-			versions, rows, name, median(r.proof), median(r.proofCPU), last, median(r.tail), median(r.tailCPU), median(r.tailCPU)/cells, median(r.tailRSS), ratio(r.tail, r.proof))
+		fmt.Printf("5. long history (%s)%s: proof of the newest version %.2f s (CPU %.2f s); backfill of its last %d versions %.1f s (CPU %.1f s, %.2f s of CPU a cell, peak %.0f MB), / proof %.1f\n",
+			name, bname, median(r.proof), median(r.proofCPU), last, median(r.tail), median(r.tailCPU), median(r.tailCPU)/cells, median(r.tailRSS), ratio(r.tail, r.proof))
 		if whole {
-			fmt.Printf("5. whole backfill of the %d versions%s: %.1f s (CPU %.1f s, peak %.0f MB), / proof %.1f\n", versions, name, median(r.all), median(r.allCPU), median(r.allRSS), ratio(r.all, r.proof))
+			fmt.Printf("5. whole backfill of the %d versions%s: %.1f s (CPU %.1f s, peak %.0f MB), / proof %.1f\n", versions, bname, median(r.all), median(r.allCPU), median(r.allRSS), ratio(r.all, r.proof))
 		}
 	}
 	if b.against != "" {

@@ -79,6 +79,7 @@ func main() {
 	wideTables := flag.Int("wide-tables", 300, "tables of the wide repository")
 	longVersions := flag.Int("long-versions", 200, "versions of the long-history repository (figure 5)")
 	longRows := flag.Int("long-rows-per-version", 2_000, "rows each version of the long-history repository appends")
+	longDeleteEvery := flag.Int("long-delete-every", 5, "every this many versions of the long history also delete (negative: an append-only history)")
 	longLast := flag.Int("long-last", 10, "figure 5 backfills the last this many versions of the long history")
 	longWhole := flag.Bool("long-whole", false, "figure 5 also backfills the whole long history (minutes per round)")
 	only := flag.String("only", "proof,backfill,rss,wide,long", "figures to measure")
@@ -112,7 +113,7 @@ func main() {
 		b.rss(ctx, *rssRows, *rounds)
 	}
 	if want("long") {
-		b.longHistory(ctx, *longVersions, *longRows, *longLast, *rounds, *longWhole)
+		b.longHistory(ctx, *longVersions, *longRows, *longDeleteEvery, *longLast, *rounds, *longWhole)
 	}
 	if want("wide") {
 		d := b.repo(ctx, fmt.Sprintf("wide-%d", *wideTables), func(d string) error {

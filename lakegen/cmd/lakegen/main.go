@@ -25,9 +25,10 @@ func main() {
 	files := flag.Int("files", 8, "data files of the large repository")
 	history := flag.Int("history", 0, "write the history benchmark repository with this many versions (each appends -history-rows rows in 2 files; every 5th deletes id % 997 = v)")
 	historyRows := flag.Int("history-rows", 500_000, "rows each version of the history repository appends")
+	deleteEvery := flag.Int("history-delete-every", 5, "every this many versions of the history repository also delete (negative: never, an append-only history)")
 	wide := flag.Int("wide", 0, "write the wide benchmark repository with this many tables (8 single-row inserts each; every third also 4 ADD COLUMNs and 4 deletes)")
 	flag.Usage = func() {
-		fmt.Fprintf(flag.CommandLine.Output(), "usage: lakegen [-rows N [-files F] | -history V [-history-rows N] | -wide T] DIR\n")
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: lakegen [-rows N [-files F] | -history V [-history-rows N] [-history-delete-every K] | -wide T] DIR\n")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -44,7 +45,7 @@ func main() {
 	)
 	switch {
 	case *history > 0:
-		res, err = lakegen.History(ctx, flag.Arg(0), lakegen.HistoryOptions{Versions: *history, RowsPerVersion: *historyRows})
+		res, err = lakegen.History(ctx, flag.Arg(0), lakegen.HistoryOptions{Versions: *history, RowsPerVersion: *historyRows, DeleteEvery: *deleteEvery})
 	case *wide > 0:
 		res, err = lakegen.Wide(ctx, flag.Arg(0), lakegen.WideOptions{Tables: *wide})
 	case *rows > 0:
