@@ -5,11 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"maps"
-	"os"
 	"slices"
 	"strings"
-
-	"github.com/fdl-formats/fdl-formats/formats"
 )
 
 // A version of a lake holds every snapshot of the versions before it, so
@@ -154,6 +151,9 @@ func (c *comparison) carried(common []int64) (map[int64]bool, string) {
 			return nil, "a reader of " + r.path + " fails on its statistics"
 		}
 	}
+	if c.ctx.Err() != nil {
+		return nil, "" // the walk returns the cancellation
+	}
 	throughA, whyA, err := c.a.restrictedTo(c.ctx, cr.A)
 	if err != nil || whyA != "" {
 		return nil, fmt.Sprintf("A restricted to %s: %s", cr.A, orErr(whyA, err))
@@ -202,13 +202,12 @@ type restriction struct {
 }
 
 // restrictedTo is restrictedEqual for the reader's catalog, once per
-// earlier catalog file as it is now.
+// earlier catalog's bytes (sha256).
 func (r *Reader) restrictedTo(ctx context.Context, earlier string) (through int64, why string, err error) {
-	info, err := os.Stat(earlier)
+	key, err := fileSHA256(earlier)
 	if err != nil {
 		return 0, "", err
 	}
-	key := fmt.Sprintf("%s\x00%d\x00%d", earlier, info.Size(), info.ModTime().UnixNano())
 	if got, ok := r.restricted[key]; ok {
 		return got.through, got.why, nil
 	}
@@ -251,8 +250,12 @@ func restrictedEqual(ctx context.Context, conn *sql.Conn, path string, empty fun
 			return through, "table " + t + " is gone", nil
 		}
 	}
+	inlined, why, err := inlinedTables(ctx, conn, cols["cat"])
+	if err != nil || why != "" {
+		return through, why, err
+	}
 	for t := range cols["cat"] {
-		if _, ok := cols["carry"][t]; !ok && formats.IsDynamicTable(t) {
+		if _, ok := cols["carry"][t]; !ok && inlined(t) {
 			// A reader of the earlier snapshots may read it by its name
 			// (an inlined data table registered there, an inlined
 			// deletion table), whatever its rows.
@@ -270,7 +273,7 @@ func restrictedEqual(ctx context.Context, conn *sql.Conn, path string, empty fun
 			parts = append(parts, fmt.Sprintf("SELECT %s, (SELECT count(*) FROM carry.%s), 0::UBIGINT, 0::UBIGINT, 0, 0::UBIGINT, 0::UBIGINT", sqlString(t), ident(t)))
 			continue
 		}
-		q, why, err := restrictionQuery(t, cols["carry"], cols["cat"][t], through)
+		q, why, err := restrictionQuery(t, cols["carry"], cols["cat"][t], through, inlined(t))
 		if err != nil || why != "" {
 			return through, why, err
 		}
@@ -309,7 +312,7 @@ type column struct{ name, typ string }
 // restrictionQuery is one row (table, digest of the earlier catalog's
 // rows, digest of cat's rows not hidden at its snapshots) for table t of
 // cat, with its columns cols; why says why t cannot be compared so.
-func restrictionQuery(t string, earlier map[string][]column, cols []column, through int64) (q, why string, err error) {
+func restrictionQuery(t string, earlier map[string][]column, cols []column, through int64, inlined bool) (q, why string, err error) {
 	old, inOld := earlier[t]
 	if inOld && !slices.Equal(old, cols) {
 		return "", fmt.Sprintf("table %s has other columns than in the earlier catalog", t), nil
@@ -322,7 +325,7 @@ func restrictionQuery(t string, earlier map[string][]column, cols []column, thro
 	// whether end_snapshot is the snapshot a row ended at.
 	hidden, ends := "false", has["end_snapshot"]
 	switch {
-	case formats.IsDynamicTable(t) || t == "ducklake_inlined_data_tables":
+	case inlined || t == "ducklake_inlined_data_tables":
 		// Inlined tables: their system columns are named by the format
 		// (a user column may be named begin_snapshot), and readers read
 		// every registration whatever its schema version: equal, or walk
@@ -370,6 +373,37 @@ func restrictionQuery(t string, earlier map[string][]column, cols []column, thro
 		}
 	}
 	return fmt.Sprintf("SELECT %s, e.*, l.* FROM (%s) e, (%s) l", sqlString(t), dq[0], dq[1]), "", nil
+}
+
+// inlinedTables says which tables of cat (tables) readers read as inlined
+// tables, as Reader does (isInlinedName, registeredTables): the inlined
+// names in any letter case, and every table a registration of
+// ducklake_inlined_data_tables names (which must be the earlier catalog's
+// registrations too). why is set when a registration names a DuckLake
+// table: readers read it as both, which the restriction cannot follow.
+func inlinedTables(ctx context.Context, conn *sql.Conn, tables map[string][]column) (inlined func(string) bool, why string, err error) {
+	registered := map[string]bool{}
+	if regs, ok := tables["ducklake_inlined_data_tables"]; ok && slices.ContainsFunc(regs, func(c column) bool { return c.name == "table_name" }) {
+		rows, err := conn.QueryContext(ctx, "SELECT DISTINCT lower(table_name) FROM cat.ducklake_inlined_data_tables WHERE table_name IS NOT NULL")
+		if err != nil {
+			return nil, "", fmt.Errorf("read the inlined data tables: %w", err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var n string
+			if err := rows.Scan(&n); err != nil {
+				return nil, "", fmt.Errorf("read the inlined data tables: %w", err)
+			}
+			registered[n] = true
+			if strings.HasPrefix(n, "ducklake_") && !isInlinedName(n) {
+				return nil, "a registration of ducklake_inlined_data_tables names " + n, nil
+			}
+		}
+		if err := rows.Err(); err != nil {
+			return nil, "", fmt.Errorf("read the inlined data tables: %w", err)
+		}
+	}
+	return func(t string) bool { return isInlinedName(t) || registered[strings.ToLower(t)] }, "", nil
 }
 
 // lookupQuery is one row (name, digest of the lookup's answer in the

@@ -223,20 +223,34 @@ func TestRestrictedEqual(t *testing.T) {
 
 // TestCarryInlinedTables plants differences through inlined data tables,
 // which readers reach by their registrations (of every schema version, at
-// every snapshot) and whose system columns format 1.1 names with a prefix
-// (a user column may be named begin_snapshot): the carried proof must find
-// what the whole walk finds. A0 and B0 are A and B cut at snapshot 23.
+// every snapshot, by name in any letter case) and whose system columns
+// format 1.1 names with a prefix (a user column may be named
+// begin_snapshot): the carried proof must find what the whole walk finds.
+// A0 and B0 are A and B cut at snapshot 23 (for the 1.1 cases, both A).
 func TestCarryInlinedTables(t *testing.T) {
 	ctx := context.Background()
 	cut := []string{
 		"DELETE FROM ducklake_snapshot WHERE snapshot_id > 23",
 		"DELETE FROM ducklake_snapshot_changes WHERE snapshot_id > 23",
+	}
+	dropSV11 := []string{
 		"DELETE FROM ducklake_inlined_data_tables WHERE schema_version = 11",
 		"DROP TABLE ducklake_inlined_data_5_11",
+	}
+	// A 1.1 user column named begin_snapshot, in the inlined data table of
+	// table 2 (named then by the case); B holds a row more there, seen at
+	// snapshot 18 only.
+	userColumn := func(rename ...string) []string {
+		return append(append([]string{
+			"UPDATE ducklake_column SET column_name = 'begin_snapshot' WHERE table_id = 2 AND column_id = 1",
+			"ALTER TABLE ducklake_inlined_data_2_6 RENAME COLUMN x TO begin_snapshot",
+		}, dropSV11...), rename...)
 	}
 	for _, tc := range []struct {
 		name, archive string
 		a, b          []string // A's edits of the lake's last catalog; B's of A
+		b0FromA       bool     // B0 is A cut (B's difference is at later snapshots only)
+		cut           []string
 	}{
 		{
 			// A registration of schema version 11 (no ducklake_schema_versions
@@ -251,19 +265,24 @@ func TestCarryInlinedTables(t *testing.T) {
 				"ALTER TABLE ducklake_inlined_data_5_11 RENAME COLUMN v TO w",
 				"DELETE FROM ducklake_inlined_data_5_11",
 			},
-			b: []string{"ALTER TABLE ducklake_inlined_data_5_11 ADD COLUMN v VARCHAR"},
+			b:   []string{"ALTER TABLE ducklake_inlined_data_5_11 ADD COLUMN v VARCHAR"},
+			cut: append(slices.Clone(cut), dropSV11...),
 		},
 		{
-			// A 1.1 user column named begin_snapshot; B holds a row more,
-			// seen at snapshot 18 only.
-			name:    "a user column named begin_snapshot",
-			archive: "lakes-1.1-dev1",
-			a: []string{
-				"UPDATE ducklake_column SET column_name = 'begin_snapshot' WHERE table_id = 2 AND column_id = 1",
-				"ALTER TABLE ducklake_inlined_data_2_6 RENAME COLUMN x TO begin_snapshot",
-				"DELETE FROM ducklake_inlined_data_5_11",
-			},
+			name: "a user column named begin_snapshot", archive: "lakes-1.1-dev1", b0FromA: true, cut: cut,
+			a: userColumn(),
 			b: []string{"INSERT INTO ducklake_inlined_data_2_6 VALUES (100, 18, 19, 999, 'planted')"},
+		},
+		{
+			name: "the same, the table named in upper case", archive: "lakes-1.1-dev1", b0FromA: true, cut: cut,
+			a: userColumn("ALTER TABLE ducklake_inlined_data_2_6 RENAME TO zz_tmp", `ALTER TABLE zz_tmp RENAME TO "DUCKLAKE_INLINED_DATA_2_6"`),
+			b: []string{`INSERT INTO "DUCKLAKE_INLINED_DATA_2_6" VALUES (100, 18, 19, 999, 'planted')`},
+		},
+		{
+			name: "the same, the table registered under another name", archive: "lakes-1.1-dev1", b0FromA: true, cut: cut,
+			a: userColumn("ALTER TABLE ducklake_inlined_data_2_6 RENAME TO inl_2_6",
+				"UPDATE ducklake_inlined_data_tables SET table_name = 'inl_2_6' WHERE table_name = 'ducklake_inlined_data_2_6'"),
+			b: []string{"INSERT INTO inl_2_6 VALUES (100, 18, 19, 999, 'planted')"},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -271,9 +290,9 @@ func TestCarryInlinedTables(t *testing.T) {
 			data := filepath.Join(lake, "data")
 			a := editedCopy(t, catalog, tc.a...)
 			b := editedCopy(t, a, tc.b...)
-			a0, b0 := editedCopy(t, a, cut...), editedCopy(t, b, cut...)
-			if tc.name == "a user column named begin_snapshot" {
-				b0 = editedCopy(t, a, cut...) // B's row is in B's later snapshots only
+			a0, b0 := editedCopy(t, a, tc.cut...), editedCopy(t, b, tc.cut...)
+			if tc.b0FromA {
+				b0 = editedCopy(t, a, tc.cut...)
 			}
 			if _, err := Catalogs(ctx, a, b, Options{DataPath: data}); !errors.Is(err, ErrNotEquivalent) {
 				t.Fatalf("the whole walk: want not equivalent, got %v", err)

@@ -151,8 +151,8 @@ type Reader struct {
 	statsChecked   bool
 	statsBadTables []int64
 	// restricted keeps restrictedEqual's answers for earlier catalogs (by
-	// path, size and modification time): a Source's reader is asked again
-	// by the proof of the version's next format.
+	// their sha256): a Source's reader is asked again by the proof of the
+	// version's next format.
 	restricted map[string]restriction
 	// filePairsRead and filePairs cache formats.FileColumnPairs of the
 	// catalog (filestats.go).

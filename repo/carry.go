@@ -8,9 +8,10 @@ import (
 	"github.com/fdl-formats/fdl-formats/compare"
 )
 
-// maxEarlier is how many versions back a proof looks for an earlier pair
-// to carry: a backfill or check proves a few versions at once (--jobs), so
-// the one just before may still be in flight.
+// maxEarlier is how many earlier versions with the catalog published a
+// proof offers to carry (the latest first): a backfill or check proves a
+// few versions at once (--jobs), so the one just before may still be in
+// flight.
 const maxEarlier = 4
 
 // earlierPairs names, latest first, the pairs of catalogs of the versions
