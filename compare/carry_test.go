@@ -32,20 +32,31 @@ func editedCopy(t *testing.T, catalog string, stmts ...string) string {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), filepath.Base(filepath.Dir(catalog))+".duckdb")
 	copyFile(t, catalog, out)
-	if len(stmts) == 0 {
-		return out
+	if len(stmts) > 0 {
+		execCatalog(t, out, stmts...)
 	}
-	db, err := sql.Open("duckdb", out)
+	return out
+}
+
+// attachedAsCat opens an in-memory DuckDB connection with catalog attached
+// as cat, as a Reader's, closed when the test ends.
+func attachedAsCat(t *testing.T, catalog string) *sql.Conn {
+	t.Helper()
+	ctx := context.Background()
+	db, err := sql.Open("duckdb", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
-	for _, q := range stmts {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
+	t.Cleanup(func() { db.Close() })
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return out
+	t.Cleanup(func() { conn.Close() })
+	if _, err := conn.ExecContext(ctx, "ATTACH "+sqlString(catalog)+" AS cat (READ_ONLY)"); err != nil {
+		t.Fatal(err)
+	}
+	return conn
 }
 
 // TestCarryEarlierProof proves versions of a history one after the other,
@@ -198,20 +209,7 @@ func TestRestrictedEqual(t *testing.T) {
 		{"an inlined deletion table new", []string{"CREATE TABLE ducklake_inlined_delete_1 (file_id BIGINT, row_id BIGINT, begin_snapshot BIGINT)"}, "ducklake_inlined_delete_1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cat := editedCopy(t, later, tc.stmts...)
-			db, err := sql.Open("duckdb", "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
-			conn, err := db.Conn(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer conn.Close()
-			if _, err := conn.ExecContext(ctx, "ATTACH "+sqlString(cat)+" AS cat (READ_ONLY)"); err != nil {
-				t.Fatal(err)
-			}
+			conn := attachedAsCat(t, editedCopy(t, later, tc.stmts...))
 			checkRestricted(t, conn, earlier, tc.want)
 			// The earlier catalog is detached again.
 			if _, err := conn.ExecContext(ctx, "ATTACH "+sqlString(earlier)+" AS carry (READ_ONLY)"); err != nil {
@@ -323,7 +321,6 @@ func TestCarryInlinedTables(t *testing.T) {
 // restriction alone hides it), changes the schema the table's inlined rows
 // are read with at every snapshot.
 func TestRestrictedEqualLookups(t *testing.T) {
-	ctx := context.Background()
 	_, catalog := lastVersion(t, "lakes", "16_data_inlining")
 	earlier := editedCopy(t, catalog, "DELETE FROM ducklake_inlined_data_5_11")
 	newSnapshot := "INSERT INTO ducklake_snapshot SELECT * REPLACE (1000 AS snapshot_id) FROM ducklake_snapshot WHERE snapshot_id = (SELECT max(snapshot_id) FROM ducklake_snapshot)"
@@ -337,21 +334,7 @@ func TestRestrictedEqualLookups(t *testing.T) {
 		{"a schema version row of its own", []string{newSnapshot, "INSERT INTO ducklake_schema_versions (begin_snapshot, schema_version, table_id) VALUES (1000, 12, 5)"}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			later := editedCopy(t, earlier, tc.stmts...)
-			db, err := sql.Open("duckdb", "")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
-			conn, err := db.Conn(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer conn.Close()
-			if _, err := conn.ExecContext(ctx, "ATTACH "+sqlString(later)+" AS cat (READ_ONLY)"); err != nil {
-				t.Fatal(err)
-			}
-			checkRestricted(t, conn, earlier, tc.want)
+			checkRestricted(t, attachedAsCat(t, editedCopy(t, earlier, tc.stmts...)), earlier, tc.want)
 		})
 	}
 }
