@@ -206,6 +206,7 @@ func TestRestrictedEqual(t *testing.T) {
 		{"a metadata row added", []string{"INSERT INTO ducklake_metadata SELECT * REPLACE ('carry-test' AS key) FROM ducklake_metadata LIMIT 1"}, "ducklake_metadata"},
 		{"the table statistics changed", []string{"UPDATE ducklake_table_stats SET record_count = record_count + 1"}, ""},
 		{"a table gone", []string{"DROP TABLE ducklake_tag"}, "ducklake_tag"},
+		{"an empty table with other columns", []string{"ALTER TABLE ducklake_tag ADD COLUMN x INTEGER"}, "ducklake_tag"},
 		{"an inlined deletion table new", []string{"CREATE TABLE ducklake_inlined_delete_1 (file_id BIGINT, row_id BIGINT, begin_snapshot BIGINT)"}, "ducklake_inlined_delete_1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -248,6 +249,8 @@ func TestCarryInlinedTables(t *testing.T) {
 		name, archive string
 		a, b          []string // A's edits of the lake's last catalog; B's of A
 		b0FromA       bool     // B0 is A cut (B's difference is at later snapshots only)
+		bFromLake     []string // B is the lake's last catalog with these edits, not A's
+		earlierFromB  bool     // A0 and B0 are both B cut
 		cut           []string
 	}{
 		{
@@ -265,6 +268,22 @@ func TestCarryInlinedTables(t *testing.T) {
 			},
 			b:   []string{"ALTER TABLE ducklake_inlined_data_5_11 ADD COLUMN v VARCHAR"},
 			cut: append(slices.Clone(cut), dropSV11...),
+		},
+		{
+			// An empty inlined table of a table dropped at snapshot 24, which
+			// lacks a system column in A only: A's readers fail at every
+			// snapshot the table lives (12-23), all carried.
+			name: "an empty inlined table without a system column", archive: "lakes-1.1-dev1", cut: cut,
+			a: []string{
+				"DELETE FROM ducklake_inlined_data_2_6",
+				"UPDATE ducklake_table SET end_snapshot = 24 WHERE table_id = 2 AND end_snapshot IS NULL",
+				"ALTER TABLE ducklake_inlined_data_2_6 DROP COLUMN _ducklake_end_snapshot",
+			},
+			bFromLake: []string{
+				"DELETE FROM ducklake_inlined_data_2_6",
+				"UPDATE ducklake_table SET end_snapshot = 24 WHERE table_id = 2 AND end_snapshot IS NULL",
+			},
+			earlierFromB: true,
 		},
 		{
 			name: "a user column named begin_snapshot", archive: "lakes-1.1-dev1", b0FromA: true, cut: cut,
@@ -288,9 +307,15 @@ func TestCarryInlinedTables(t *testing.T) {
 			data := filepath.Join(lake, "data")
 			a := editedCopy(t, catalog, tc.a...)
 			b := editedCopy(t, a, tc.b...)
+			if tc.bFromLake != nil {
+				b = editedCopy(t, catalog, tc.bFromLake...)
+			}
 			a0, b0 := editedCopy(t, a, tc.cut...), editedCopy(t, b, tc.cut...)
-			if tc.b0FromA {
+			switch {
+			case tc.b0FromA:
 				b0 = editedCopy(t, a, tc.cut...)
+			case tc.earlierFromB:
+				a0 = editedCopy(t, b, tc.cut...)
 			}
 			if _, err := Catalogs(ctx, a, b, Options{DataPath: data}); !errors.Is(err, ErrNotEquivalent) {
 				t.Fatalf("the whole walk: want not equivalent, got %v", err)
