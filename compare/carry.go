@@ -130,8 +130,17 @@ func (c *comparison) carried(common []int64) (map[int64]bool, string) {
 	}
 	var kept *Report
 	var cr Carry
+	var sumA, sumB string
 	for _, cr = range c.opts.Carry {
-		if rep, ok := cachedProof(c.opts.DigestCache, keptKey(cr.A, cr.B, "", "", c.opts)); ok {
+		// Hashed once: the sums find the kept proof and key the readers'
+		// answers (restrictedTo).
+		var errA, errB error
+		sumA, errA = fileSHA256(cr.A)
+		sumB, errB = fileSHA256(cr.B)
+		if errA != nil || errB != nil {
+			continue
+		}
+		if rep, ok := cachedProof(c.opts.DigestCache, keptKey(cr.A, cr.B, sumA, sumB, c.opts)); ok {
 			kept = rep
 			break
 		}
@@ -154,11 +163,11 @@ func (c *comparison) carried(common []int64) (map[int64]bool, string) {
 	if c.ctx.Err() != nil {
 		return nil, "" // the walk returns the cancellation
 	}
-	throughA, whyA, err := c.a.restrictedTo(c.ctx, cr.A)
+	throughA, whyA, err := c.a.restrictedTo(c.ctx, cr.A, sumA)
 	if err != nil || whyA != "" {
 		return nil, fmt.Sprintf("A restricted to %s: %s", cr.A, orErr(whyA, err))
 	}
-	throughB, whyB, err := c.b.restrictedTo(c.ctx, cr.B)
+	throughB, whyB, err := c.b.restrictedTo(c.ctx, cr.B, sumB)
 	if err != nil || whyB != "" {
 		return nil, fmt.Sprintf("B restricted to %s: %s", cr.B, orErr(whyB, err))
 	}
@@ -202,24 +211,50 @@ type restriction struct {
 }
 
 // restrictedTo is restrictedEqual for the reader's catalog, once per
-// earlier catalog's bytes (sha256).
-func (r *Reader) restrictedTo(ctx context.Context, earlier string) (through int64, why string, err error) {
-	key, err := fileSHA256(earlier)
-	if err != nil {
-		return 0, "", err
-	}
-	if got, ok := r.restricted[key]; ok {
+// earlier catalog's bytes (sum: their sha256).
+func (r *Reader) restrictedTo(ctx context.Context, earlier, sum string) (through int64, why string, err error) {
+	if got, ok := r.restricted[sum]; ok {
 		return got.through, got.why, nil
 	}
-	through, why, err = restrictedEqual(ctx, r.conn, earlier, r.knownEmpty)
+	through, why, err = restrictedEqual(ctx, r.conn, earlier, r.catalogView(true))
 	if err != nil {
 		return 0, "", err
 	}
 	if r.restricted == nil {
 		r.restricted = map[string]restriction{}
 	}
-	r.restricted[key] = restriction{through, why}
+	r.restricted[sum] = restriction{through, why}
 	return through, why, nil
+}
+
+// catView is what a Reader knows of its catalog (attached as cat) that
+// restrictedEqual needs: every table's columns, the tables its readers read
+// as inlined (isInlinedName, registeredTables), and, with emptyKnown, the
+// tables known to hold no row.
+type catView struct {
+	cols    map[string][]column
+	inlined func(table string) bool
+	empty   func(table string) bool
+}
+
+// catalogView is the reader's catView (emptyKnown false: no table is taken
+// for empty).
+func (r *Reader) catalogView(emptyKnown bool) catView {
+	cols := map[string][]column{}
+	for _, tables := range []map[string][]string{r.layout, r.dynamic} {
+		for t, names := range tables {
+			cs := make([]column, len(names))
+			for i, n := range names {
+				cs[i] = column{n, r.columnTypes[[2]string{t, n}]}
+			}
+			cols[t] = cs
+		}
+	}
+	v := catView{cols: cols, inlined: func(t string) bool { _, ok := r.dynamic[t]; return ok }, empty: func(string) bool { return false }}
+	if emptyKnown {
+		v.empty = r.knownEmpty
+	}
+	return v
 }
 
 // restrictedEqual attaches the earlier catalog at path on conn (whose
@@ -230,18 +265,16 @@ func (r *Reader) restrictedTo(ctx context.Context, earlier string) (through int6
 // by their digest (the proof's row hashes, rowHashes): the earlier
 // catalog's rows against the later one's rows less those hidden at the
 // earlier snapshots.
-func restrictedEqual(ctx context.Context, conn *sql.Conn, path string, empty func(table string) bool) (through int64, why string, err error) {
+func restrictedEqual(ctx context.Context, conn *sql.Conn, path string, cat catView) (through int64, why string, err error) {
 	if _, err := conn.ExecContext(ctx, fmt.Sprintf("ATTACH %s AS carry (READ_ONLY)", sqlString(path))); err != nil {
 		return 0, "", fmt.Errorf("attach %s: %w", path, err)
 	}
 	defer conn.ExecContext(context.WithoutCancel(ctx), "DETACH carry") //nolint:errcheck // a failed detach leaves an attached read-only file, released with the connection
-	cols := map[string]map[string][]column{}
-	for _, db := range []string{"carry", "cat"} {
-		cols[db], err = tableColumns(ctx, conn, db)
-		if err != nil {
-			return 0, "", fmt.Errorf("read the tables of %s: %w", db, err)
-		}
+	cols := map[string]map[string][]column{"cat": cat.cols}
+	if cols["carry"], err = tableColumns(ctx, conn, "carry"); err != nil {
+		return 0, "", fmt.Errorf("read the tables of %s: %w", path, err)
 	}
+	inlined, empty := cat.inlined, cat.empty
 	if err := conn.QueryRowContext(ctx, "SELECT max(snapshot_id) FROM carry.ducklake_snapshot").Scan(&through); err != nil {
 		return 0, "", fmt.Errorf("read the last snapshot of %s: %w", path, err)
 	}
@@ -249,10 +282,6 @@ func restrictedEqual(ctx context.Context, conn *sql.Conn, path string, empty fun
 		if _, ok := cols["cat"][t]; !ok && !slices.Contains(wholeCatalog, t) {
 			return through, "table " + t + " is gone", nil
 		}
-	}
-	inlined, why, err := inlinedTables(ctx, conn, cols["cat"])
-	if err != nil || why != "" {
-		return through, why, err
 	}
 	for t := range cols["cat"] {
 		if _, ok := cols["carry"][t]; !ok && inlined(t) {
@@ -377,37 +406,6 @@ func restrictionQuery(t string, earlier map[string][]column, cols []column, thro
 	return fmt.Sprintf("SELECT %s, e.*, l.* FROM (%s) e, (%s) l", sqlString(t), dq[0], dq[1]), "", nil
 }
 
-// inlinedTables says which tables of cat (tables) readers read as inlined
-// tables, as Reader does (isInlinedName, registeredTables): the inlined
-// names in any letter case, and every table a registration of
-// ducklake_inlined_data_tables names (which must be the earlier catalog's
-// registrations too). why is set when a registration names a DuckLake
-// table: readers read it as both, which the restriction cannot follow.
-func inlinedTables(ctx context.Context, conn *sql.Conn, tables map[string][]column) (inlined func(string) bool, why string, err error) {
-	registered := map[string]bool{}
-	if regs, ok := tables["ducklake_inlined_data_tables"]; ok && slices.ContainsFunc(regs, func(c column) bool { return c.name == "table_name" }) {
-		rows, err := conn.QueryContext(ctx, "SELECT DISTINCT lower(table_name) FROM cat.ducklake_inlined_data_tables WHERE table_name IS NOT NULL")
-		if err != nil {
-			return nil, "", fmt.Errorf("read the inlined data tables: %w", err)
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var n string
-			if err := rows.Scan(&n); err != nil {
-				return nil, "", fmt.Errorf("read the inlined data tables: %w", err)
-			}
-			registered[n] = true
-			if strings.HasPrefix(n, "ducklake_") && !isInlinedName(n) {
-				return nil, "a registration of ducklake_inlined_data_tables names " + n, nil
-			}
-		}
-		if err := rows.Err(); err != nil {
-			return nil, "", fmt.Errorf("read the inlined data tables: %w", err)
-		}
-	}
-	return func(t string) bool { return isInlinedName(t) || registered[strings.ToLower(t)] }, "", nil
-}
-
 // lookupQuery is one row (name, digest of the lookup's answer in the
 // earlier catalog, in cat) of a lookup; "" when a catalog lacks what it
 // reads (then neither reader reads it).
@@ -434,7 +432,7 @@ func lookupQuery(name, query string, cols []column, needs [][2]string, tables ma
 }
 
 // tableColumns lists the columns of every table and view of database db's
-// main schema, in order.
+// main schema, in order (as Reader.init reads its own catalog's).
 func tableColumns(ctx context.Context, conn *sql.Conn, db string) (map[string][]column, error) {
 	rows, err := conn.QueryContext(ctx, `SELECT table_name, column_name, data_type FROM duckdb_columns() WHERE database_name = ? AND schema_name = 'main' ORDER BY table_name, column_index`, db)
 	if err != nil {

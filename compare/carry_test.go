@@ -2,7 +2,6 @@ package compare
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"path/filepath"
 	"slices"
@@ -27,6 +26,16 @@ func carryLake(t *testing.T) (cats []string, data string) {
 	return cats, filepath.Join(dir, "data")
 }
 
+// newTestCache is a digest cache of the test's own.
+func newTestCache(t *testing.T) *digestcache.Cache {
+	t.Helper()
+	cache, err := digestcache.Open(t.TempDir(), digestcache.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cache
+}
+
 // editedCopy copies catalog to a new file and runs the statements on it.
 func editedCopy(t *testing.T, catalog string, stmts ...string) string {
 	t.Helper()
@@ -38,27 +47,6 @@ func editedCopy(t *testing.T, catalog string, stmts ...string) string {
 	return out
 }
 
-// attachedAsCat opens an in-memory DuckDB connection with catalog attached
-// as cat, as a Reader's, closed when the test ends.
-func attachedAsCat(t *testing.T, catalog string) *sql.Conn {
-	t.Helper()
-	ctx := context.Background()
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	if _, err := conn.ExecContext(ctx, "ATTACH "+sqlString(catalog)+" AS cat (READ_ONLY)"); err != nil {
-		t.Fatal(err)
-	}
-	return conn
-}
-
 // TestCarryEarlierProof proves versions of a history one after the other,
 // each against a copy of itself, carrying the proof of the version before:
 // the snapshots the earlier pair covered are not walked where both catalogs
@@ -68,10 +56,7 @@ func attachedAsCat(t *testing.T, catalog string) *sql.Conn {
 func TestCarryEarlierProof(t *testing.T) {
 	ctx := context.Background()
 	cats, data := carryLake(t)
-	cache, err := digestcache.Open(t.TempDir(), digestcache.Limits{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cache := newTestCache(t)
 	opts := Options{DataPath: data, DigestCache: cache, CarryMinWork: -1}
 	var earlier []Carry
 	carried, prevSnaps := 0, 0
@@ -149,10 +134,7 @@ func TestCarryFindsOldDifferences(t *testing.T) {
 		{"commit message of an old snapshot in B", "B", "UPDATE ducklake_snapshot_changes SET commit_message = 'edited' WHERE snapshot_id = 1", "schema"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cache, err := digestcache.Open(t.TempDir(), digestcache.Limits{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			cache := newTestCache(t)
 			opts := Options{DataPath: data, DigestCache: cache, CarryMinWork: -1}
 			b0 := editedCopy(t, a0)
 			if _, err := Catalogs(ctx, a0, b0, opts); err != nil {
@@ -205,15 +187,21 @@ func TestRestrictedEqual(t *testing.T) {
 		{"statistics added to an old file", []string{"INSERT INTO ducklake_file_column_stats SELECT * REPLACE (1000 AS column_id) FROM ducklake_file_column_stats WHERE data_file_id = (SELECT min(data_file_id) FROM ducklake_file_column_stats)"}, "ducklake_file_column_stats"},
 		{"a metadata row added", []string{"INSERT INTO ducklake_metadata SELECT * REPLACE ('carry-test' AS key) FROM ducklake_metadata LIMIT 1"}, "ducklake_metadata"},
 		{"the table statistics changed", []string{"UPDATE ducklake_table_stats SET record_count = record_count + 1"}, ""},
-		{"a table gone", []string{"DROP TABLE ducklake_tag"}, "ducklake_tag"},
-		{"an empty table with other columns", []string{"ALTER TABLE ducklake_tag ADD COLUMN x INTEGER"}, "ducklake_tag"},
+		// The catalog under proof is one a reader opens; the earlier one
+		// is only attached: it may hold what the later lacks.
+		{"a table gone", []string{"earlier: CREATE TABLE ducklake_zz (x INTEGER)"}, "ducklake_zz is gone"},
+		{"an empty table with other columns", []string{"earlier: ALTER TABLE ducklake_tag ADD COLUMN x INTEGER"}, "ducklake_tag has other columns"},
 		{"an inlined deletion table new", []string{"CREATE TABLE ducklake_inlined_delete_1 (file_id BIGINT, row_id BIGINT, begin_snapshot BIGINT)"}, "ducklake_inlined_delete_1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			conn := attachedAsCat(t, editedCopy(t, later, tc.stmts...))
-			checkRestricted(t, conn, earlier, tc.want)
+			// A statement prefixed "earlier: " edits the earlier catalog.
+			stmts, e := tc.stmts, earlier
+			if len(stmts) == 1 && strings.HasPrefix(stmts[0], "earlier: ") {
+				stmts, e = nil, editedCopy(t, earlier, strings.TrimPrefix(stmts[0], "earlier: "))
+			}
+			r := checkRestricted(t, editedCopy(t, later, stmts...), e, tc.want)
 			// The earlier catalog is detached again.
-			if _, err := conn.ExecContext(ctx, "ATTACH "+sqlString(earlier)+" AS carry (READ_ONLY)"); err != nil {
+			if _, err := r.conn.ExecContext(ctx, "ATTACH "+sqlString(e)+" AS carry (READ_ONLY)"); err != nil {
 				t.Errorf("attach again: %v", err)
 			}
 		})
@@ -320,10 +308,7 @@ func TestCarryInlinedTables(t *testing.T) {
 			if _, err := Catalogs(ctx, a, b, Options{DataPath: data}); !errors.Is(err, ErrNotEquivalent) {
 				t.Fatalf("the whole walk: want not equivalent, got %v", err)
 			}
-			cache, err := digestcache.Open(t.TempDir(), digestcache.Limits{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			cache := newTestCache(t)
 			opts := Options{DataPath: data, DigestCache: cache, CarryMinWork: -1}
 			if _, err := Catalogs(ctx, a0, b0, opts); err != nil {
 				t.Fatalf("the earlier pair: %v", err)
@@ -359,39 +344,32 @@ func TestRestrictedEqualLookups(t *testing.T) {
 		{"a schema version row of its own", []string{newSnapshot, "INSERT INTO ducklake_schema_versions (begin_snapshot, schema_version, table_id) VALUES (1000, 12, 5)"}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			checkRestricted(t, attachedAsCat(t, editedCopy(t, earlier, tc.stmts...)), earlier, tc.want)
+			checkRestricted(t, editedCopy(t, earlier, tc.stmts...), earlier, tc.want)
 		})
 	}
 }
 
-// checkRestricted runs restrictedEqual on conn (cat attached) against the
-// earlier catalog, digesting every table, then with cat's empty tables
-// only counted in the earlier one, as a comparison does: why must name
-// want ("" carries) both times.
-func checkRestricted(t *testing.T, conn *sql.Conn, earlier, want string) {
+// checkRestricted opens catalog as a comparison does (read whole) and
+// runs restrictedEqual on its reader against the earlier catalog, digesting
+// every table, then with its empty tables only counted in the earlier one:
+// why must name want ("" carries) both times.
+func checkRestricted(t *testing.T, catalog, earlier, want string) *Reader {
 	t.Helper()
 	ctx := context.Background()
-	tables, err := tableColumns(ctx, conn, "cat")
-	if err != nil {
+	r := openForTest(t, catalog, "")
+	if err := r.ReadEveryTable(ctx); err != nil {
 		t.Fatal(err)
 	}
-	empty := map[string]bool{}
-	for name := range tables {
-		var n int64
-		if err := conn.QueryRowContext(ctx, "SELECT count(*) FROM cat."+ident(name)).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		empty[name] = n == 0
-	}
-	for _, e := range []func(string) bool{func(string) bool { return false }, func(t string) bool { return empty[t] }} {
-		_, why, err := restrictedEqual(ctx, conn, earlier, e)
+	for _, emptyKnown := range []bool{false, true} {
+		_, why, err := restrictedEqual(ctx, r.conn, earlier, r.catalogView(emptyKnown))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if want == "" && why != "" || want != "" && !strings.Contains(why, want) {
-			t.Errorf("why %q, want %q", why, want)
+			t.Errorf("empty tables known %v: why %q, want %q", emptyKnown, why, want)
 		}
 	}
+	return r
 }
 
 // TestCarrySkipsShortWalks: below CarryMinWork table and file visits the
@@ -399,10 +377,7 @@ func checkRestricted(t *testing.T, conn *sql.Conn, earlier, want string) {
 func TestCarrySkipsShortWalks(t *testing.T) {
 	ctx := context.Background()
 	cats, data := carryLake(t)
-	cache, err := digestcache.Open(t.TempDir(), digestcache.Limits{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cache := newTestCache(t)
 	opts := Options{DataPath: data, DigestCache: cache}
 	b0 := editedCopy(t, cats[0])
 	if _, err := Catalogs(ctx, cats[0], b0, opts); err != nil {
@@ -415,5 +390,42 @@ func TestCarrySkipsShortWalks(t *testing.T) {
 	}
 	if rep.Carried != nil || !strings.Contains(rep.CarryNote, "the walk is short") {
 		t.Errorf("carried %+v, note %q", rep.Carried, rep.CarryNote)
+	}
+}
+
+// TestRestrictedToKeepsAnswersByBytes: a reader keeps its answer per
+// earlier catalog's bytes, so other bytes at the same path are checked
+// again.
+func TestRestrictedToKeepsAnswersByBytes(t *testing.T) {
+	ctx := context.Background()
+	cats, _ := carryLake(t)
+	r := openForTest(t, cats[1], "")
+	if err := r.ReadEveryTable(ctx); err != nil {
+		t.Fatal(err)
+	}
+	earlier := editedCopy(t, cats[0])
+	for i, tc := range []struct {
+		edit []string
+		want string
+	}{
+		{nil, ""},
+		{[]string{"DELETE FROM ducklake_snapshot_changes WHERE snapshot_id = 1"}, "ducklake_snapshot_changes"},
+		{nil, ""},
+	} {
+		copyFile(t, cats[0], earlier)
+		if len(tc.edit) > 0 {
+			execCatalog(t, earlier, tc.edit...)
+		}
+		sum, err := fileSHA256(earlier)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, why, err := r.restrictedTo(ctx, earlier, sum)
+		if err != nil || !strings.Contains(why, tc.want) || (tc.want == "") != (why == "") {
+			t.Errorf("step %d: why %q (%v), want %q", i+1, why, err, tc.want)
+		}
+	}
+	if len(r.restricted) != 2 {
+		t.Errorf("%d answers kept, want 2 (one per content)", len(r.restricted))
 	}
 }

@@ -2,8 +2,6 @@ package repo
 
 import (
 	"os"
-	"slices"
-	"strings"
 
 	"github.com/fdl-formats/fdl-formats/compare"
 )
@@ -25,7 +23,7 @@ func (r *repository) earlierPairs(v *version, format string) []compare.Carry {
 	if r.paths == nil || r.digestCache == nil {
 		return nil
 	}
-	i, ok := slices.BinarySearchFunc(r.versions, v.id, func(x *version, id string) int { return strings.Compare(x.id, id) })
+	i, ok := r.index(v.id)
 	if !ok {
 		return nil
 	}

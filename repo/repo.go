@@ -300,12 +300,17 @@ func read(ctx context.Context, st store.Store) (*repository, error) {
 
 // find gives the version of the repository with that ID, or nil.
 func (r *repository) find(id string) *version {
-	// r.versions is sorted by ID (read).
-	i, ok := slices.BinarySearchFunc(r.versions, id, func(v *version, id string) int { return strings.Compare(v.id, id) })
+	i, ok := r.index(id)
 	if !ok {
 		return nil
 	}
 	return r.versions[i]
+}
+
+// index is the place of version id in r.versions, which is sorted by ID
+// (read).
+func (r *repository) index(id string) (int, bool) {
+	return slices.BinarySearchFunc(r.versions, id, func(v *version, id string) int { return strings.Compare(v.id, id) })
 }
 
 // Problem classifies why a version or cell is in error.
