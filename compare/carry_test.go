@@ -36,17 +36,6 @@ func newTestCache(t *testing.T) *digestcache.Cache {
 	return cache
 }
 
-// editedCopy copies catalog to a new file and runs the statements on it.
-func editedCopy(t *testing.T, catalog string, stmts ...string) string {
-	t.Helper()
-	out := filepath.Join(t.TempDir(), filepath.Base(filepath.Dir(catalog))+".duckdb")
-	copyFile(t, catalog, out)
-	if len(stmts) > 0 {
-		execCatalog(t, out, stmts...)
-	}
-	return out
-}
-
 // TestCarryEarlierProof proves versions of a history one after the other,
 // each against a copy of itself, carrying the proof of the version before:
 // the snapshots the earlier pair covered are not walked where both catalogs
@@ -61,7 +50,7 @@ func TestCarryEarlierProof(t *testing.T) {
 	var earlier []Carry
 	carried, prevSnaps := 0, 0
 	for i, a := range cats {
-		b := editedCopy(t, a)
+		b := tamper(t, a)
 		o := opts
 		o.Carry = earlier
 		rep, err := Catalogs(ctx, a, b, o)
@@ -136,13 +125,13 @@ func TestCarryFindsOldDifferences(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cache := newTestCache(t)
 			opts := Options{DataPath: data, DigestCache: cache, CarryMinWork: -1}
-			b0 := editedCopy(t, a0)
+			b0 := tamper(t, a0)
 			if _, err := Catalogs(ctx, a0, b0, opts); err != nil {
 				t.Fatal(err)
 			}
-			a, b := a1, editedCopy(t, a1, tc.stmt)
+			a, b := a1, tamper(t, a1, tc.stmt)
 			if tc.side == "A" {
-				a, b = editedCopy(t, a1, tc.stmt), editedCopy(t, a1)
+				a, b = tamper(t, a1, tc.stmt), tamper(t, a1)
 			}
 			opts.Carry = []Carry{{A: a0, B: b0}}
 			rep, err := Catalogs(ctx, a, b, opts)
@@ -197,9 +186,9 @@ func TestRestrictedEqual(t *testing.T) {
 			// A statement prefixed "earlier: " edits the earlier catalog.
 			stmts, e := tc.stmts, earlier
 			if len(stmts) == 1 && strings.HasPrefix(stmts[0], "earlier: ") {
-				stmts, e = nil, editedCopy(t, earlier, strings.TrimPrefix(stmts[0], "earlier: "))
+				stmts, e = nil, tamper(t, earlier, strings.TrimPrefix(stmts[0], "earlier: "))
 			}
-			r := checkRestricted(t, editedCopy(t, later, stmts...), e, tc.want)
+			r := checkRestricted(t, tamper(t, later, stmts...), e, tc.want)
 			// The earlier catalog is detached again.
 			if _, err := r.conn.ExecContext(ctx, "ATTACH "+sqlString(e)+" AS carry (READ_ONLY)"); err != nil {
 				t.Errorf("attach again: %v", err)
@@ -293,17 +282,17 @@ func TestCarryInlinedTables(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			lake, catalog := lastVersion(t, tc.archive, "16_data_inlining")
 			data := filepath.Join(lake, "data")
-			a := editedCopy(t, catalog, tc.a...)
-			b := editedCopy(t, a, tc.b...)
+			a := tamper(t, catalog, tc.a...)
+			b := tamper(t, a, tc.b...)
 			if tc.bFromLake != nil {
-				b = editedCopy(t, catalog, tc.bFromLake...)
+				b = tamper(t, catalog, tc.bFromLake...)
 			}
-			a0, b0 := editedCopy(t, a, tc.cut...), editedCopy(t, b, tc.cut...)
+			a0, b0 := tamper(t, a, tc.cut...), tamper(t, b, tc.cut...)
 			switch {
 			case tc.b0FromA:
-				b0 = editedCopy(t, a, tc.cut...)
+				b0 = tamper(t, a, tc.cut...)
 			case tc.earlierFromB:
-				a0 = editedCopy(t, b, tc.cut...)
+				a0 = tamper(t, b, tc.cut...)
 			}
 			if _, err := Catalogs(ctx, a, b, Options{DataPath: data}); !errors.Is(err, ErrNotEquivalent) {
 				t.Fatalf("the whole walk: want not equivalent, got %v", err)
@@ -332,7 +321,7 @@ func TestCarryInlinedTables(t *testing.T) {
 // are read with at every snapshot.
 func TestRestrictedEqualLookups(t *testing.T) {
 	_, catalog := lastVersion(t, "lakes", "16_data_inlining")
-	earlier := editedCopy(t, catalog, "DELETE FROM ducklake_inlined_data_5_11")
+	earlier := tamper(t, catalog, "DELETE FROM ducklake_inlined_data_5_11")
 	newSnapshot := "INSERT INTO ducklake_snapshot SELECT * REPLACE (1000 AS snapshot_id) FROM ducklake_snapshot WHERE snapshot_id = (SELECT max(snapshot_id) FROM ducklake_snapshot)"
 	for _, tc := range []struct {
 		name  string
@@ -344,7 +333,7 @@ func TestRestrictedEqualLookups(t *testing.T) {
 		{"a schema version row of its own", []string{newSnapshot, "INSERT INTO ducklake_schema_versions (begin_snapshot, schema_version, table_id) VALUES (1000, 12, 5)"}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			checkRestricted(t, editedCopy(t, earlier, tc.stmts...), earlier, tc.want)
+			checkRestricted(t, tamper(t, earlier, tc.stmts...), earlier, tc.want)
 		})
 	}
 }
@@ -379,12 +368,12 @@ func TestCarrySkipsShortWalks(t *testing.T) {
 	cats, data := carryLake(t)
 	cache := newTestCache(t)
 	opts := Options{DataPath: data, DigestCache: cache}
-	b0 := editedCopy(t, cats[0])
+	b0 := tamper(t, cats[0])
 	if _, err := Catalogs(ctx, cats[0], b0, opts); err != nil {
 		t.Fatal(err)
 	}
 	opts.Carry = []Carry{{A: cats[0], B: b0}}
-	rep, err := Catalogs(ctx, cats[1], editedCopy(t, cats[1]), opts)
+	rep, err := Catalogs(ctx, cats[1], tamper(t, cats[1]), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -403,7 +392,7 @@ func TestRestrictedToKeepsAnswersByBytes(t *testing.T) {
 	if err := r.ReadEveryTable(ctx); err != nil {
 		t.Fatal(err)
 	}
-	earlier := editedCopy(t, cats[0])
+	earlier := tamper(t, cats[0])
 	for i, tc := range []struct {
 		edit []string
 		want string

@@ -2,7 +2,6 @@ package repo
 
 import (
 	"context"
-	"database/sql"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -85,14 +84,7 @@ func TestBackfillAndCheckCarryEarlierProofs(t *testing.T) {
 	// snapshot alone, which version 2's proof covered.
 	v3 := res.Versions[2].ID
 	pub := filepath.Join(dir, "versions", v3, "catalogs", "1.1.duckdb")
-	db, err := sql.Open("duckdb", pub)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec("INSERT INTO ducklake_data_file SELECT * REPLACE (999 AS data_file_id, 1 AS begin_snapshot, 2 AS end_snapshot) FROM ducklake_data_file WHERE data_file_id = 0"); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
+	execCatalog(t, pub, "INSERT INTO c.ducklake_data_file SELECT * REPLACE (999 AS data_file_id, 1 AS begin_snapshot, 2 AS end_snapshot) FROM c.ducklake_data_file WHERE data_file_id = 0")
 	rep, err = Check(ctx, st, Options{Jobs: 1, DigestCache: newCache(), carryMinWork: -1})
 	if rep == nil || err == nil {
 		t.Fatalf("check of an edited catalog: report %v, error %v", rep != nil, err)
