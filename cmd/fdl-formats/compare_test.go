@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -96,6 +97,26 @@ func TestCompareCommand(t *testing.T) {
 		}
 		if rep.Equivalent || len(rep.Differences) == 0 || rep.Error == "" || len(rep.Readers) == 0 {
 			t.Fatalf("report: %+v", rep)
+		}
+	})
+
+	t.Run("an earlier pair", func(t *testing.T) {
+		// The version before, proved and kept in the cache, is offered to
+		// carry; 06_deletes is far below the walk worth carrying, and the
+		// report says so. Either flag alone is a usage error.
+		versions, _ := filepath.Glob(filepath.Join(filepath.Dir(filepath.Dir(a)), "*", "ducklake.duckdb"))
+		slices.Sort(versions)
+		a0 := versions[len(versions)-2]
+		b0, cache := copyCatalog(t, a0), t.TempDir()
+		if out, _, code := runApp(t, "compare", a0, b0, "--data", data, "--cache", cache); code != exitOK {
+			t.Fatalf("earlier pair: exit %d\n%s", code, out)
+		}
+		out, _, code := runApp(t, "compare", a, copyCatalog(t, a), "--data", data, "--cache", cache, "--earlier-a", a0, "--earlier-b", b0)
+		if code != exitOK || !strings.Contains(out, "nothing carried: the walk is short") {
+			t.Fatalf("exit %d\n%s", code, out)
+		}
+		if _, _, code := runApp(t, "compare", a, copyCatalog(t, a), "--data", data, "--earlier-a", a0); code != exitUsage {
+			t.Fatalf("--earlier-a alone: exit %d, want %d", code, exitUsage)
 		}
 	})
 
