@@ -252,7 +252,8 @@ func (r *Reader) catalogView(emptyKnown bool) catView {
 	}
 	v := catView{cols: cols, inlined: func(t string) bool { _, ok := r.dynamic[t]; return ok }, empty: func(string) bool { return false }}
 	if emptyKnown {
-		v.empty = r.knownEmpty
+		// For a table of the catalog, empty is "counted, no row".
+		v.empty = r.empty
 	}
 	return v
 }

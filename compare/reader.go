@@ -494,13 +494,6 @@ func (r *Reader) DataPath() string { return r.dataPath }
 // empty reports whether a metadata table is known to hold no row (known
 // once ReadEveryTable has counted them): a query of its rows can be
 // skipped. A table absent from the catalog is empty.
-// knownEmpty reports whether table is a table of the catalog known to
-// hold no row (its rows counted by ReadEveryTable).
-func (r *Reader) knownEmpty(table string) bool {
-	n, ok := r.rowCounts[table]
-	return ok && n == 0
-}
-
 func (r *Reader) empty(table string) bool {
 	if _, ok := r.layout[table]; !ok {
 		if _, ok := r.dynamic[table]; !ok {
