@@ -109,24 +109,24 @@ func (c *comparison) walkWork(snaps []int64) (n int64, ok bool) {
 }
 
 // carried returns the snapshots of common the walk may leave out, carried
-// from the kept proof of opts.Carry, and why none are (for the report)
-// when it returns none.
-func (c *comparison) carried(common []int64) (map[int64]bool, string) {
+// from the kept proof of the earlier pair from (one of opts.Carry), and why
+// none are (for the report) when it returns none.
+func (c *comparison) carried(common []int64) (_ map[int64]bool, from Carry, why string) {
 	if len(c.opts.Carry) == 0 || c.opts.everyDigest {
-		return nil, ""
+		return nil, Carry{}, ""
 	}
 	switch {
 	case c.opts.DigestCache == nil:
-		return nil, "no cache: earlier proofs are kept in the cache"
+		return nil, Carry{}, "no cache: earlier proofs are kept in the cache"
 	case c.opts.DataPath == "":
-		return nil, "an earlier proof is found by its data folders: give them"
+		return nil, Carry{}, "an earlier proof is found by its data folders: give them"
 	}
 	least := c.opts.CarryMinWork
 	if least == 0 {
 		least = minCarryWork
 	}
 	if n, ok := c.walkWork(common); ok && n < least {
-		return nil, fmt.Sprintf("the walk is short (about %d table and file visits): carrying costs more", n)
+		return nil, Carry{}, fmt.Sprintf("the walk is short (about %d table and file visits): carrying costs more", n)
 	}
 	var kept *Report
 	var cr Carry
@@ -147,29 +147,29 @@ func (c *comparison) carried(common []int64) (map[int64]bool, string) {
 	}
 	switch {
 	case kept == nil:
-		return nil, fmt.Sprintf("no proof of an earlier pair (%s and %s, ...) is kept for the data folders as they are", c.opts.Carry[0].A, c.opts.Carry[0].B)
+		return nil, Carry{}, fmt.Sprintf("no proof of an earlier pair (%s and %s, ...) is kept for the data folders as they are", c.opts.Carry[0].A, c.opts.Carry[0].B)
 	case kept.A.Format != c.a.format.Name || kept.B.Format != c.b.format.Name:
-		return nil, fmt.Sprintf("the earlier pair's formats (%s, %s) are not these", kept.A.Format, kept.B.Format)
+		return nil, Carry{}, fmt.Sprintf("the earlier pair's formats (%s, %s) are not these", kept.A.Format, kept.B.Format)
 	case !slices.Equal(kept.Readers, c.rep.Readers):
-		return nil, "the earlier proof was made with other readers"
+		return nil, Carry{}, "the earlier proof was made with other readers"
 	}
 	for _, r := range []*Reader{c.a, c.b} {
 		// A failure to load the statistics fails every snapshot's read:
 		// such a catalog is walked whole.
 		if err := r.statsFailure(c.ctx, Table{}); err != nil {
-			return nil, "a reader of " + r.path + " fails on its statistics"
+			return nil, Carry{}, "a reader of " + r.path + " fails on its statistics"
 		}
 	}
 	if c.ctx.Err() != nil {
-		return nil, "" // the walk returns the cancellation
+		return nil, Carry{}, "" // the walk returns the cancellation
 	}
 	throughA, whyA, err := c.a.restrictedTo(c.ctx, cr.A, sumA)
 	if err != nil || whyA != "" {
-		return nil, fmt.Sprintf("A restricted to %s: %s", cr.A, orErr(whyA, err))
+		return nil, Carry{}, fmt.Sprintf("A restricted to %s: %s", cr.A, orErr(whyA, err))
 	}
 	throughB, whyB, err := c.b.restrictedTo(c.ctx, cr.B, sumB)
 	if err != nil || whyB != "" {
-		return nil, fmt.Sprintf("B restricted to %s: %s", cr.B, orErr(whyB, err))
+		return nil, Carry{}, fmt.Sprintf("B restricted to %s: %s", cr.B, orErr(whyB, err))
 	}
 	proved := map[int64]bool{}
 	for _, s := range kept.Snapshots {
@@ -184,9 +184,8 @@ func (c *comparison) carried(common []int64) (map[int64]bool, string) {
 		}
 	}
 	if len(out) == 0 {
-		return nil, "no snapshot to carry"
+		return nil, Carry{}, "no snapshot to carry"
 	}
-	c.carry = cr
 	// What the earlier walk left out of the comparison (expression
 	// defaults) is left out of this one's too.
 	for _, n := range kept.NotCompared {
@@ -194,7 +193,7 @@ func (c *comparison) carried(common []int64) (map[int64]bool, string) {
 			c.rep.NotCompared = append(c.rep.NotCompared, n)
 		}
 	}
-	return out, ""
+	return out, cr, ""
 }
 
 func orErr(why string, err error) string {

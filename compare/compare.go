@@ -404,11 +404,18 @@ func keptKey(a, b, sumA, sumB string, opts Options) string {
 	if opts.DigestCache == nil || opts.DataPath == "" {
 		return ""
 	}
-	dpB := opts.DataPath
+	dpA, dpB := keyDataPaths(opts)
+	return withRules(inputsKey(a, b, dpA, dpB, sumA, sumB, opts.Listings), opts)
+}
+
+// keyDataPaths are A's and B's data folders as a kept proof's key names
+// them.
+func keyDataPaths(opts Options) (a, b string) {
+	b = opts.DataPath
 	if opts.DataPathB != "" {
-		dpB = opts.DataPathB
+		b = opts.DataPathB
 	}
-	return withRules(inputsKey(a, b, overridePath(opts.DataPath), overridePath(dpB), sumA, sumB, opts.Listings), opts)
+	return overridePath(opts.DataPath), overridePath(b)
 }
 
 // withRules is a proof key that also names the options that add checks to
@@ -451,8 +458,6 @@ type comparison struct {
 	rep  *Report
 	opts Options
 	log  *slog.Logger
-	// carry is the earlier pair whose proof was carried (Options.Carry).
-	carry Carry
 	// ext is set when the ducklake extension loaded: both catalogs are then
 	// also read through it, for the formats it opens natively.
 	ext bool
@@ -540,9 +545,9 @@ func (c *comparison) run() error {
 	}
 	c.extension()
 	walk := common
-	if carried, why := c.carried(common); len(carried) > 0 {
+	if carried, from, why := c.carried(common); len(carried) > 0 {
 		walk = slices.DeleteFunc(slices.Clone(common), func(s int64) bool { return carried[s] })
-		c.rep.Carried = &Carried{A: c.carry.A, B: c.carry.B, Snapshots: len(carried)}
+		c.rep.Carried = &Carried{A: from.A, B: from.B, Snapshots: len(carried)}
 	} else if why != "" {
 		c.rep.CarryNote = why
 		c.log.Debug("earlier proof not carried", "reason", why)

@@ -262,12 +262,10 @@ func KeptProof(a, b string, opts Options) (*Report, bool) {
 	if opts.DigestCache == nil || opts.DataPath == "" {
 		return nil, false
 	}
-	dpB := opts.DataPath
-	if opts.DataPathB != "" {
-		dpB = opts.DataPathB
-	}
-	key := withRules(sumsKey(opts.SumA, opts.SumB, overridePath(opts.DataPath), overridePath(dpB), opts.Listings), opts)
-	kept, ok := cachedProof(opts.DigestCache, key)
+	// a and b name the catalogs for the report only (a store's keys):
+	// the sums stand for them.
+	dpA, dpB := keyDataPaths(opts)
+	kept, ok := cachedProof(opts.DigestCache, withRules(sumsKey(opts.SumA, opts.SumB, dpA, dpB, opts.Listings), opts))
 	if !ok {
 		return nil, false
 	}
