@@ -497,6 +497,11 @@ func (r *repository) fill(ctx context.Context, c *Cell, work string, frozen *fro
 		res.err = err
 	default:
 		res.Outcome = Written
+		// The bytes just uploaded, proved: a later version's proof may
+		// carry this one (earlierPairs) without downloading them.
+		if r.remote != nil {
+			r.remote.keepPublished(c.Key, out)
+		}
 	}
 	return res
 }

@@ -216,6 +216,11 @@ func (r *repository) prove(ctx context.Context, c *Cell, work string, frozen *fr
 		case errors.As(err, &bk):
 			return fail(KindDifference, &compare.BookkeepingError{Catalog: c.Key, Breaches: bk.Breaches})
 		case err == nil:
+			// Proved: a later version's proof may carry this one
+			// (earlierPairs), from these very bytes.
+			if r.remote != nil {
+				r.remote.keepPublished(c.Key, pub)
+			}
 		case errors.Is(err, compare.ErrNotEquivalent):
 			if d := misreadDetail(c, rep); d != "" {
 				return fail(KindDifference, errors.New(d))

@@ -95,7 +95,10 @@ type remote struct {
 	mu       sync.Mutex
 	catalogs map[string]*fetch // key -> local copy in work
 	files    map[string]*fetch // key -> cached data file
-	stats    Transfer
+	// published holds the published catalogs this run proved or wrote
+	// (keepPublished): key -> local copy in work.
+	published map[string]string
+	stats     Transfer
 	// tailOnly counts the --data files whose object has no MD5 ETag
 	// (inStore compared only their size and last bytes).
 	tailOnly int
@@ -120,7 +123,7 @@ func newRemote(counter *store.Counter, cfg *fdljson.Repo, opts *Options, listing
 		dataKey: strings.TrimSuffix(cfg.DataDir, "/") + "/",
 		slots:   make(chan struct{}, max(opts.Downloads, 1)),
 		onFile:  opts.OnDownload, listings: listings,
-		catalogs: map[string]*fetch{}, files: map[string]*fetch{},
+		catalogs: map[string]*fetch{}, files: map[string]*fetch{}, published: map[string]string{},
 		md5s: opts.DigestCache,
 	}
 	if opts.Downloads == 0 {
