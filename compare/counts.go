@@ -21,8 +21,9 @@ import (
 // ducklake_inlined_delete_<table> (begin_snapshot <= the snapshot, of a
 // visible data file of the table: counted, not de-duplicated), plus the
 // visible inlined data rows (DuckLakeMetadataManager::GetNetDataFileRowCount
-// and GetNetInlinedRowCount). From 1.5.5 MIN/MAX are answered from the
-// statistics when that count equals the table statistics' record_count.
+// and GetNetInlinedRowCount). From DuckLake 8c1e97ab (DuckDB 1.5.4's pin
+// d318a545, 1.5.5 and 2.0) MIN/MAX are answered from the table statistics
+// when that count equals the table statistics' record_count (minmax.go).
 // DuckDB 1.3 and 1.4 (formats 0.1-0.3) scan: count(*) is the rows.
 
 // answersCountFromMetadata reports whether v's real reader answers
@@ -150,6 +151,11 @@ func (c *comparison) counts(s int64, x, y Table, da, db Digest, partsA, partsB [
 	nb, metaB, err := c.b.countAnswer(c.ctx, y, s, db, partsB)
 	if err != nil {
 		return err
+	}
+	if metaA || metaB {
+		if err := c.minMax(s, x, y, na, nb); err != nil {
+			return err
+		}
 	}
 	if na == nb || (!metaA && !metaB) {
 		return nil

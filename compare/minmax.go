@@ -1,0 +1,300 @@
+package compare
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+
+	"github.com/fdl-formats/fdl-formats/formats"
+)
+
+// This file models what the real readers answer to SELECT min(c) and
+// max(c) of a table at the catalog's latest snapshot. DuckLake from
+// 8c1e97ab ("Answer MIN/MAX from catalog metadata when stats are exact",
+// first in DuckDB 1.5.4's pin d318a545, then 1.5.5's d8a1881e and main,
+// DuckDB 2.0; not in 1.5.0-1.5.3) gives DuckDB's optimizer
+// (StatisticsPropagator::TryExecuteAggregates) the table statistics with
+// the count(*) partition statistics (DuckLakePartitionRowGroup,
+// src/storage/ducklake_scan.cpp), and calls them exact when
+// ducklake_table_stats.record_count (a row with record_count and
+// file_size_bytes not NULL) equals the net count count(*) answers (no row
+// deleted). The optimizer then folds min/max of a top-level column of a
+// numeric or temporal type (not BOOLEAN, UUID, VARCHAR: VARCHAR statistics
+// come without a maximum length, HUGEINT, TIMETZ, INTERVAL: DuckLake gives
+// none) into the constant Value(min_value).DefaultCastAs(type)
+// (DuckLakeColumnStats::CreateNumericStats, src/storage/ducklake_stats.cpp),
+// FLOAT and DOUBLE only where contains_nan is false (not NULL), and only
+// when both min_value and max_value are set and min <= max as values
+// (NumericStats::HasMinMax). At another snapshot (AT (VERSION => ...), a
+// catalog attached at a snapshot) it scans, as for count(*). Readers of
+// formats 0.1-0.4 (DuckDB 1.3-1.5.1) and DuckDB 1.5.2 and 1.5.3 reading
+// 1.0 scan: the rows' min and max.
+//
+// The rule is directional (A the source, B its conversion): whatever B's
+// readers answer must be an answer A's readers give.
+
+// minMaxReaders names, for a format, the DuckDB releases that fold min/max
+// from exact statistics (fold, "" for none) and those that scan even then
+// (scan, "" for none). Where the statistics are not exact every reader
+// scans.
+func minMaxReaders(v *formats.Version) (fold, scan string) {
+	name := v.Name
+	if v.Dev {
+		name = v.Release
+	}
+	switch name {
+	case "1.0":
+		return "DuckDB 1.5.4+ and 2.0", "DuckDB 1.5.2-1.5.3"
+	case "1.1":
+		return "DuckDB 2.0", ""
+	}
+	return "", "format " + v.Name + " readers"
+}
+
+// foldedTypes are the DuckDB types whose min/max a folding reader answers
+// from the statistics (DECIMAL(W,S) too).
+var foldedTypes = map[string]bool{
+	"TINYINT": true, "SMALLINT": true, "INTEGER": true, "BIGINT": true,
+	"UTINYINT": true, "USMALLINT": true, "UINTEGER": true, "UBIGINT": true,
+	"FLOAT": true, "DOUBLE": true, "DATE": true, "TIME": true, "TIMESTAMP": true,
+	"TIMESTAMPTZ": true, "TIMESTAMP_S": true, "TIMESTAMP_MS": true, "TIMESTAMP_NS": true,
+}
+
+// minMax is one answer to SELECT min(c), max(c): the values' text in the
+// column's type (UTC for TIMESTAMPTZ), "NULL" for none, or the error the
+// reader fails with.
+type minMax struct{ min, max, err string }
+
+func (m minMax) String() string {
+	if m.err != "" {
+		return "error: " + m.err
+	}
+	return "min " + m.min + ", max " + m.max
+}
+
+// foldedMinMax is, per top-level column id of t at snap, the answer a
+// folding reader gives from the table statistics, for the columns it folds;
+// nil when the format's readers never fold or the statistics are not exact
+// (record_count is not net, the count(*) answer).
+func (r *Reader) foldedMinMax(ctx context.Context, t Table, snap, net int64) (map[int64]minMax, error) {
+	if fold, _ := minMaxReaders(r.format); fold == "" || r.empty("ducklake_table_stats") || r.empty("ducklake_table_column_stats") {
+		return nil, nil
+	}
+	counts, err := r.int64s(ctx, fmt.Sprintf(`SELECT record_count FROM cat.ducklake_table_stats WHERE table_id = %d AND record_count IS NOT NULL AND file_size_bytes IS NOT NULL`, t.ID))
+	if err != nil {
+		return nil, fmt.Errorf("read the table statistics of %s in %s: %w", t.FullName(), r.path, err)
+	}
+	if len(counts) == 0 || counts[0] != net {
+		return nil, nil
+	}
+	cols, err := r.Columns(ctx, t.ID, snap)
+	if err != nil {
+		return nil, err
+	}
+	types := map[int64]string{}
+	for _, c := range cols {
+		if dt, err := c.DuckType(); err == nil && len(c.Children) == 0 && (foldedTypes[dt] || strings.HasPrefix(dt, "DECIMAL(")) {
+			types[c.ID] = dt
+		}
+	}
+	if len(types) == 0 {
+		return nil, nil
+	}
+	rows, err := r.conn.QueryContext(ctx, fmt.Sprintf(`SELECT column_id, contains_nan, min_value, max_value FROM cat.ducklake_table_column_stats WHERE table_id = %d AND min_value IS NOT NULL AND max_value IS NOT NULL`, t.ID))
+	if err != nil {
+		return nil, fmt.Errorf("read the column statistics of %s in %s: %w", t.FullName(), r.path, err)
+	}
+	type stat struct {
+		id       int64
+		min, max string
+	}
+	var stats []stat
+	for rows.Next() {
+		var s stat
+		var nan sql.NullBool
+		if err := rows.Scan(&s.id, &nan, &s.min, &s.max); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		dt, ok := types[s.id]
+		if !ok || ((dt == "FLOAT" || dt == "DOUBLE") && (!nan.Valid || nan.Bool)) {
+			continue
+		}
+		stats = append(stats, s)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	out := map[int64]minMax{}
+	for _, s := range stats {
+		dt := types[s.id]
+		var lo, hi sql.NullString
+		var ordered sql.NullBool
+		q := fmt.Sprintf(`SELECT TRY_CAST(%[1]s AS %[3]s)::VARCHAR, TRY_CAST(%[2]s AS %[3]s)::VARCHAR, TRY_CAST(%[1]s AS %[3]s) <= TRY_CAST(%[2]s AS %[3]s)`, sqlString(s.min), sqlString(s.max), dt)
+		if err := r.conn.QueryRowContext(ctx, q).Scan(&lo, &hi, &ordered); err != nil {
+			return nil, fmt.Errorf("cast the statistics of %s column %d in %s: %w", t.FullName(), s.id, r.path, err)
+		}
+		switch {
+		case !lo.Valid || !hi.Valid:
+			// DefaultCastAs throws: the query fails.
+			out[s.id] = minMax{err: fmt.Sprintf("the statistics %q, %q do not cast to %s", s.min, s.max, dt)}
+		case ordered.Bool:
+			out[s.id] = minMax{min: lo.String, max: hi.String}
+		}
+	}
+	return out, nil
+}
+
+// scannedMinMax is min and max of each of cols over t's rows at snap, as
+// this reader's scan returns them.
+func (r *Reader) scannedMinMax(ctx context.Context, t Table, snap int64, cols []*Column) (map[int64]minMax, error) {
+	q, err := r.Query(ctx, t, snap, ScanOptions{})
+	if err != nil {
+		return nil, err
+	}
+	sel := make([]string, 0, 2*len(cols))
+	for _, c := range cols {
+		sel = append(sel, fmt.Sprintf("min(%[1]s)::VARCHAR, max(%[1]s)::VARCHAR", ident(c.Name)))
+	}
+	vals := make([]sql.NullString, 2*len(cols))
+	ptrs := make([]any, len(vals))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	err = r.scanning(ctx, func() error {
+		return r.conn.QueryRowContext(ctx, "SELECT "+strings.Join(sel, ", ")+" FROM ("+q+") t").Scan(ptrs...)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("min/max of %s at snapshot %d in %s: %w", t.FullName(), snap, r.path, err)
+	}
+	text := func(v sql.NullString) string {
+		if !v.Valid {
+			return "NULL"
+		}
+		return v.String
+	}
+	out := map[int64]minMax{}
+	for i, c := range cols {
+		out[c.ID] = minMax{min: text(vals[2*i]), max: text(vals[2*i+1])}
+	}
+	return out, nil
+}
+
+// minMaxSide is one catalog's readers' answers for a table.
+type minMaxSide struct {
+	name       string
+	r          *Reader
+	t          Table
+	fold, scan string            // the releases that fold and that scan (minMaxReaders)
+	folded     map[int64]minMax  // per column, where the statistics are exact and fold
+	scanned    map[int64]minMax  // filled where needed
+	need       map[int64]*Column // the columns whose scan is needed
+}
+
+// scans reports whether some reader of the side scans column id.
+func (m *minMaxSide) scans(id int64) bool {
+	_, ok := m.folded[id]
+	return !ok || m.scan != ""
+}
+
+func (m *minMaxSide) scanWho(id int64) string {
+	if _, ok := m.folded[id]; !ok {
+		if m.fold != "" {
+			return "every format " + m.r.format.Name + " reader (the statistics are not exact or not folded)"
+		}
+	}
+	return m.scan
+}
+
+// minMax checks, per top-level column of the table at the snapshot that
+// is the latest of both catalogs, that every answer B's readers give to
+// SELECT min(c), max(c) is one A's readers give (netA, netB: the count(*)
+// answers from the catalog, which decide whether statistics are exact).
+// The scan of a side is read only where an answer has to be checked
+// against it: a scan of A equals a scan of B where the rows are equal,
+// which the digests check.
+func (c *comparison) minMax(s int64, x, y Table, netA, netB int64) error {
+	foldA, scanA := minMaxReaders(c.a.format)
+	foldB, scanB := minMaxReaders(c.b.format)
+	if foldB == "" && (foldA == "" || scanA != "") {
+		// B only scans, and A's readers scan too.
+		return nil
+	}
+	a := &minMaxSide{name: "A", r: c.a, t: x, fold: foldA, scan: scanA, need: map[int64]*Column{}}
+	b := &minMaxSide{name: "B", r: c.b, t: y, fold: foldB, scan: scanB, need: map[int64]*Column{}}
+	var err error
+	if a.folded, err = c.a.foldedMinMax(c.ctx, x, s, netA); err != nil {
+		return err
+	}
+	if b.folded, err = c.b.foldedMinMax(c.ctx, y, s, netB); err != nil {
+		return err
+	}
+	if len(a.folded) == 0 && len(b.folded) == 0 {
+		return nil
+	}
+	cols, err := c.b.Columns(c.ctx, y.ID, s)
+	if err != nil {
+		return err
+	}
+	// First pass: which scans the checks need.
+	for _, col := range cols {
+		if len(col.Children) > 0 {
+			continue
+		}
+		fa, okA := a.folded[col.ID]
+		fb, okB := b.folded[col.ID]
+		if b.scans(col.ID) && !a.scans(col.ID) {
+			b.need[col.ID] = col // B's scan must be A's folded answer
+		}
+		if okB && (!okA || fa != fb) && a.scans(col.ID) {
+			a.need[col.ID] = col // B's folded answer must be A's scan
+		}
+	}
+	for _, side := range []*minMaxSide{a, b} {
+		if len(side.need) == 0 {
+			continue
+		}
+		need := make([]*Column, 0, len(side.need))
+		for _, col := range cols {
+			if side.need[col.ID] != nil {
+				need = append(need, col)
+			}
+		}
+		if side.scanned, err = side.r.scannedMinMax(c.ctx, side.t, s, need); err != nil {
+			return err
+		}
+	}
+	for _, col := range cols {
+		if len(col.Children) > 0 {
+			continue
+		}
+		fa, okA := a.folded[col.ID]
+		fb, okB := b.folded[col.ID]
+		var bad, badWho string
+		switch {
+		case okB && !(okA && fa == fb) && !(a.scans(col.ID) && a.scanned[col.ID] == fb):
+			bad, badWho = fb.String()+" from the statistics", b.fold
+		case b.scans(col.ID) && !a.scans(col.ID) && b.scanned[col.ID] != fa:
+			bad, badWho = b.scanned[col.ID].String()+" by a scan", b.scanWho(col.ID)
+		default:
+			continue
+		}
+		var ans []string
+		if okA {
+			ans = append(ans, fa.String()+" from the statistics ("+a.fold+")")
+		}
+		if a.scans(col.ID) {
+			if v, ok := a.scanned[col.ID]; ok {
+				ans = append(ans, v.String()+" by a scan ("+a.scanWho(col.ID)+")")
+			} else {
+				ans = append(ans, "a scan ("+a.scanWho(col.ID)+")")
+			}
+		}
+		c.add(Difference{Kind: "minmax", Snapshot: ptr(s), Table: x.FullName(), Item: "column " + col.Name,
+			A: strings.Join(ans, "; "), B: bad + " (" + badWho + ")",
+			Reason: fmt.Sprintf("SELECT min(%[1]s), max(%[1]s) at the latest snapshot: format %[2]s readers of B answer what no format %[3]s reader of A answers (DuckDB 1.5.4+ and 2.0 answer it from the table statistics when record_count is the net row count)", col.Name, c.b.format.Name, c.a.format.Name)})
+	}
+	return nil
+}

@@ -1,0 +1,105 @@
+package convert
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fdl-formats/fdl-formats/compare"
+	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/testlakes"
+)
+
+// TestMinMaxFromStatistics converts real lakes, edits the table statistics
+// where a step says, and proves each source against its conversion: DuckDB
+// 1.5.4+ and 2.0 answer SELECT min(c)/max(c) of 1.0 and 1.1 catalogs from
+// ducklake_table_column_stats when record_count is the net row count, so
+// every answer the output's readers give must be one the source's readers
+// give (compare/minmax.go). The statistics compare equal between the two
+// catalogs (convert copies them): only kind minmax can see it.
+func TestMinMaxFromStatistics(t *testing.T) {
+	// 05_defaults_not_null, table t (id 1) column i (id 1): rows 1..1000,
+	// statistics '1'..'1000'; edited to a max of '100'.
+	const wrongMax = `UPDATE ducklake_table_column_stats SET max_value = '100' WHERE table_id = 1 AND column_id = 1`
+	// 06_deletes, table 1 column id: many rows deleted, so its statistics
+	// are not exact and every reader scans.
+	const wrongMaxDeleted = `UPDATE ducklake_table_column_stats SET max_value = '99999999' WHERE table_id = 1 AND column_id = 1`
+	type step struct {
+		to    *formats.Version
+		edit  string // run on this step's output
+		editB bool   // the edit is on B only: a stats difference too
+	}
+	for _, tc := range []struct {
+		name, lake string
+		editSrc    string // run on the 1.0 source before anything
+		steps      []step // conversions from the source: A is the next to last catalog, B the last
+		column     string // "" when equivalent
+	}{
+		{name: "1.0 edited to 0.4: 0.4 readers scan, an answer 1.5.2 gives too", lake: "05_defaults_not_null", editSrc: wrongMax,
+			steps: []step{{to: formats.V0_4}}},
+		{name: "1.0 edited to 1.1: both fold the same statistics", lake: "05_defaults_not_null", editSrc: wrongMax,
+			steps: []step{{to: formats.V1_1}}},
+		{name: "0.4 edited to 1.0: 1.0 folds what 0.4 never answers", lake: "05_defaults_not_null",
+			steps: []step{{to: formats.V0_4, edit: wrongMax}, {to: formats.V1_0}}, column: "column i"},
+		{name: "1.1 edited to 1.0: DuckDB 1.5.2 scans what 2.0 never answers", lake: "05_defaults_not_null",
+			steps: []step{{to: formats.V1_1, edit: wrongMax}, {to: formats.V1_0}}, column: "column i"},
+		{name: "1.0 to 1.1 with B's statistics edited", lake: "05_defaults_not_null",
+			steps: []step{{to: formats.V1_1, edit: wrongMax, editB: true}}, column: "column i"},
+		{name: "1.0 to 1.0 unedited", lake: "05_defaults_not_null",
+			steps: []step{{to: formats.V1_1}, {to: formats.V1_0}}},
+		{name: "deletes: not exact, every reader scans", lake: "06_deletes", editSrc: wrongMaxDeleted,
+			steps: []step{{to: formats.V1_1, edit: wrongMaxDeleted}, {to: formats.V1_0}}},
+		{name: "type promotion 1.0 to 1.1", lake: "04_type_promotion", steps: []step{{to: formats.V1_1}}},
+		{name: "type promotion 1.0 to 0.4 to 1.0", lake: "04_type_promotion", steps: []step{{to: formats.V0_4}, {to: formats.V1_0}}},
+		{name: "type promotion 1.1 to 1.0", lake: "04_type_promotion", steps: []step{{to: formats.V1_1}, {to: formats.V1_0}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			lake := filepath.Join(testlakes.Dir(t, "lakes"), tc.lake)
+			data := filepath.Join(lake, "data")
+			vs := versionCatalogs(t, lake)
+			cats := []string{vs[len(vs)-1]}
+			if tc.editSrc != "" {
+				cats[0] = editedCopy(t, cats[0], tc.editSrc)
+			}
+			for i, st := range tc.steps {
+				out := filepath.Join(t.TempDir(), st.to.Name+".duckdb")
+				if _, err := Catalog(ctx, cats[len(cats)-1], out, st.to, Options{DataPath: data}); err != nil {
+					t.Fatalf("step %d to %s: %v", i, st.to, err)
+				}
+				if st.edit != "" {
+					execOn(t, out, st.edit)
+				}
+				cats = append(cats, out)
+			}
+			a, b := cats[len(cats)-2], cats[len(cats)-1]
+			rep, err := compare.Catalogs(ctx, a, b, compare.Options{DataPath: data})
+			if err != nil && !errors.Is(err, compare.ErrNotEquivalent) {
+				t.Fatal(err)
+			}
+			var minmax, other []string
+			for _, d := range rep.Differences {
+				if d.Kind == "minmax" {
+					minmax = append(minmax, d.String())
+				} else if d.Kind != "stats" || !tc.steps[len(tc.steps)-1].editB {
+					other = append(other, d.String())
+				}
+			}
+			if len(other) > 0 {
+				t.Errorf("other differences:\n%s", strings.Join(other, "\n"))
+			}
+			t.Log(strings.Join(minmax, "\n"))
+			if tc.column == "" {
+				if len(minmax) > 0 {
+					t.Errorf("want no minmax difference, got:\n%s", strings.Join(minmax, "\n"))
+				}
+				return
+			}
+			if len(minmax) != 1 || !strings.Contains(minmax[0], tc.column) || !strings.Contains(minmax[0], "max 100") || !strings.Contains(minmax[0], "max 1000") {
+				t.Errorf("want one minmax difference of %s naming max 100 and max 1000, got:\n%s", tc.column, strings.Join(minmax, "\n"))
+			}
+		})
+	}
+}
