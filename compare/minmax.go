@@ -128,19 +128,30 @@ func (r *Reader) foldedMinMax(ctx context.Context, t Table, snap, net int64) (ma
 		return nil, err
 	}
 	out := map[int64]minMax{}
+	if len(stats) == 0 {
+		return out, nil
+	}
+	// One query casts every column's statistics as the reader does.
+	sel := make([]string, 0, 3*len(stats))
 	for _, s := range stats {
-		dt := types[s.id]
-		var lo, hi sql.NullString
-		var ordered sql.NullBool
-		q := fmt.Sprintf(`SELECT TRY_CAST(%[1]s AS %[3]s)::VARCHAR, TRY_CAST(%[2]s AS %[3]s)::VARCHAR, TRY_CAST(%[1]s AS %[3]s) <= TRY_CAST(%[2]s AS %[3]s)`, sqlString(s.min), sqlString(s.max), dt)
-		if err := r.conn.QueryRowContext(ctx, q).Scan(&lo, &hi, &ordered); err != nil {
-			return nil, fmt.Errorf("cast the statistics of %s column %d in %s: %w", t.FullName(), s.id, r.path, err)
-		}
+		sel = append(sel, fmt.Sprintf(`TRY_CAST(%[1]s AS %[3]s)::VARCHAR, TRY_CAST(%[2]s AS %[3]s)::VARCHAR, TRY_CAST(%[1]s AS %[3]s) <= TRY_CAST(%[2]s AS %[3]s)`, sqlString(s.min), sqlString(s.max), types[s.id]))
+	}
+	vals := make([]sql.NullString, 2*len(stats))
+	ordered := make([]sql.NullBool, len(stats))
+	ptrs := make([]any, 0, 3*len(stats))
+	for i := range stats {
+		ptrs = append(ptrs, &vals[2*i], &vals[2*i+1], &ordered[i])
+	}
+	if err := r.conn.QueryRowContext(ctx, "SELECT "+strings.Join(sel, ", ")).Scan(ptrs...); err != nil {
+		return nil, fmt.Errorf("cast the column statistics of %s in %s: %w", t.FullName(), r.path, err)
+	}
+	for i, s := range stats {
+		lo, hi := vals[2*i], vals[2*i+1]
 		switch {
 		case !lo.Valid || !hi.Valid:
 			// DefaultCastAs throws: the query fails.
-			out[s.id] = minMax{err: fmt.Sprintf("the statistics %q, %q do not cast to %s", s.min, s.max, dt)}
-		case ordered.Bool:
+			out[s.id] = minMax{err: fmt.Sprintf("the statistics %q, %q do not cast to %s", s.min, s.max, types[s.id])}
+		case ordered[i].Bool:
 			out[s.id] = minMax{min: lo.String, max: hi.String}
 		}
 	}
