@@ -44,7 +44,7 @@ type DataFile struct {
 type DeleteFile struct {
 	ID            int64  `json:"id"`
 	Path          string `json:"path"`
-	Format        string `json:"format"` // parquet or puffin
+	Format        string `json:"format"` // parquet or puffin, as the format's reader opens it (deleteFormat)
 	DeleteCount   int64  `json:"delete_count"`
 	SizeBytes     int64  `json:"file_size_bytes"`
 	FooterSize    *int64 `json:"footer_size,omitempty"`
@@ -243,10 +243,7 @@ func (r *Reader) allTableFiles(ctx context.Context, t Table) (*tableFiles, error
 			return nil, fmt.Errorf("list delete files of %s in %s: %w", t.FullName(), r.path, err)
 		}
 		d.Path, d.relNull = r.resolve(t.dir, stored, !rel.Valid || rel.Bool), !rel.Valid
-		d.Format = "parquet"
-		if format.Valid && format.String != "" {
-			d.Format = strings.ToLower(format.String)
-		}
+		d.Format = r.deleteFormat(format)
 		d.FooterSize, d.PartialMax, d.encryptionKey = nullInt(footer), nullInt(pmax), nullString(key)
 		all.dels = append(all.dels, fileRow[DeleteFile]{file: d, dataID: dataID, end: nullInt(end)})
 	}
@@ -261,6 +258,27 @@ func (r *Reader) allTableFiles(ctx context.Context, t Table) (*tableFiles, error
 		r.meta.tableOf[row.file.Path] = all
 	}
 	return all, nil
+}
+
+// deleteFormat is how the real reader of r's format opens a delete file
+// whose format column holds v. Readers before 1.0 (DuckDB 1.3-1.5.1) never
+// select the column (GetFileSelectList("del")) and open every delete file
+// as Parquet. Readers of 1.0 and 1.1 read it with DeleteFileFormatFromString
+// (src/common/ducklake_data_file.cpp, v1.5-variegata and main, first in
+// 415a9ebd, DuckDB 1.5.2): NULL is Parquet (the default), 'parquet' and
+// 'puffin' match in any letter case, and any other value, the empty string
+// included, throws: it is kept as stored, and reading the file fails
+// (deleteFilePositions).
+func (r *Reader) deleteFormat(v sql.NullString) string {
+	if !r.format.Has(formats.CapPuffinDeletes) || !v.Valid {
+		return "parquet"
+	}
+	for _, known := range []string{"parquet", "puffin"} {
+		if strings.EqualFold(v.String, known) {
+			return known
+		}
+	}
+	return v.String
 }
 
 func nullInt(v sql.NullInt64) *int64 {
@@ -403,7 +421,8 @@ func (r *Reader) deleteFilePositions(ctx context.Context, t Table, f DataFile, s
 			case "puffin":
 				cached, err = r.puffinDeletes(d, snap) // a bitmap's: sorted, unique
 			default:
-				err = &UnsupportedError{What: fmt.Sprintf("delete file format %q", d.Format)}
+				// Only a 1.0+ reader keeps another value (deleteFormat).
+				err = &DeleteFileError{Path: d.Path, Detail: fmt.Sprintf("Unknown delete file format: %s (format %s readers read the format column with DeleteFileFormatFromString, which knows only parquet and puffin)", d.Format, r.format.Name)}
 			}
 			if err != nil {
 				return nil, fmt.Errorf("read delete file %s of %s in %s: %w", d.Path, t.FullName(), r.path, err)
@@ -733,7 +752,7 @@ func (r *Reader) readParquetDeletes(ctx context.Context, d *DeleteFile) (rawDele
 	// on by default): the order the real reader checks.
 	rows, err := r.conn.QueryContext(ctx, fmt.Sprintf("SELECT * FROM read_parquet(%s, hive_partitioning = false%s)", parquetsql.Path(d.Path), kp))
 	if err != nil {
-		return rawDeletes{}, err
+		return rawDeletes{}, r.notParquet(d, err)
 	}
 	defer rows.Close()
 	cols, err := rows.Columns()
@@ -781,10 +800,27 @@ func (r *Reader) readParquetDeletes(ctx context.Context, d *DeleteFile) (rawDele
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return rawDeletes{}, err
+		return rawDeletes{}, r.notParquet(d, err)
 	}
 	raw.pos, raw.snaps = slices.Clip(raw.pos), slices.Clip(raw.snaps)
 	return raw, nil
+}
+
+// notParquet turns DuckDB's failure to open a delete file that is not
+// Parquet at all into the DeleteFileError of the real reader, which opens
+// it the same way: every reader before 1.0 opens every delete file as
+// Parquet (a Puffin deletion vector too), and 1.0+ readers one whose
+// format column says parquet or is NULL. Other errors are returned as
+// they are.
+func (r *Reader) notParquet(d *DeleteFile, err error) error {
+	if !strings.Contains(err.Error(), "No magic bytes found at end of file") {
+		return err
+	}
+	why := "format " + r.format.Name + " readers open it as Parquet: their format column says parquet or is NULL"
+	if !r.format.Has(formats.CapPuffinDeletes) {
+		why = "format " + r.format.Name + " readers have no Puffin reader: they open every delete file as Parquet, whatever its format column says"
+	}
+	return &DeleteFileError{Path: d.Path, Detail: fmt.Sprintf("No magic bytes found at end of file '%s' (%s)", d.Path, why)}
 }
 
 func (r *Reader) int64s(ctx context.Context, q string) ([]int64, error) {

@@ -30,23 +30,31 @@ type puffinFooter struct {
 }
 
 // puffinDeletes reads a Puffin delete file as the real reader of r's
-// format does: formats before 1.0 (DuckLake of DuckDB 1.3-1.5.1) have no
-// Puffin reader and open every delete file as Parquet, whatever its format
-// column says; 1.0 (v1.5-variegata's ScanDeletionVectorFile, every DuckDB
-// 1.5.x) decodes the whole file as one bare deletion-vector-v1 blob, so a
-// Puffin container fails its magic check; 1.1 (main's DuckLakePuffinReader)
-// reads both. Each failure is a DeleteFileError: the catalog's readers
-// cannot read the table.
+// format does. Only 1.0+ readers get here: formats before 1.0 (DuckLake of
+// DuckDB 1.3-1.5.1) have no Puffin reader and open every delete file as
+// Parquet, whatever its format column says (deleteFormat, notParquet). 1.0
+// (v1.5-variegata's ScanDeletionVectorFile, every DuckDB 1.5.x) decodes the
+// whole file as one bare deletion-vector-v1 blob, so a Puffin container
+// fails its magic check; 1.1 (main's DuckLakePuffinReader) reads both. A
+// failure is a DeleteFileError: the catalog's readers cannot read the table.
 func (r *Reader) puffinDeletes(d *DeleteFile, snap int64) ([]int64, error) {
-	if !r.format.Has(formats.CapPuffinDeletes) {
-		return nil, &DeleteFileError{Path: d.Path, Detail: fmt.Sprintf("No magic bytes found at end of file '%s' (format %s readers have no Puffin reader: they read every delete file as Parquet)", d.Path, r.format.Name)}
-	}
 	data, err := os.ReadFile(d.Path)
 	if err != nil {
 		return nil, err
 	}
 	if !r.format.Has(formats.CapPuffinContainers) && bytes.HasPrefix(data, puffinMagic) {
 		return nil, &DeleteFileError{Path: d.Path, Detail: fmt.Sprintf("Magic bytes mismatch, deletion vector is corrupt! (format %s readers decode the whole file as one bare deletion vector; %s is a Puffin container)", r.format.Name, d.Path)}
+	}
+	// A file that is no deletion vector at all (a Parquet file whose
+	// format column says puffin) fails DuckLakeDeletionVectorData::FromBlob
+	// before its length is looked at.
+	if !bytes.HasPrefix(data, puffinMagic) {
+		switch {
+		case len(data) < 12:
+			return nil, &DeleteFileError{Path: d.Path, Detail: fmt.Sprintf("Blob is too small (length of %d bytes) to be a deletion-vector-v1", len(data))}
+		case !bytes.Equal(data[4:8], dvMagic):
+			return nil, &DeleteFileError{Path: d.Path, Detail: fmt.Sprintf("Magic bytes mismatch, deletion vector is corrupt! (format %s readers read %s, whose format column says puffin, as one bare deletion vector)", r.format.Name, d.Path)}
+		}
 	}
 	return puffinPositions(data, snap)
 }

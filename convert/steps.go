@@ -155,7 +155,10 @@ var steps = []step{
 			"schema versions coarsen to one global row per schema version; new change tokens map to their 0.3 names"},
 
 	// 0.4 <-> 1.0 (MigrateV04: version row only)
-	{from: "0.4", to: "1.0"},
+	{from: "0.4", to: "1.0",
+		sql: []string{`UPDATE ducklake_delete_file SET format = 'parquet' WHERE format IS NOT NULL AND format <> 'parquet'`},
+		note: "every delete file's format becomes 'parquet' (NULL stays NULL, which 1.0 reads as Parquet): readers before 1.0 never read the column and open every delete file as Parquet, " +
+			"while 1.0 readers open 'puffin' in any case as a deletion vector and fail on any other value ('Unknown delete file format'); DuckLake's migration copies the value"},
 	{from: "1.0", to: "0.4",
 		checks: []check{
 			{code: "deletion-vectors", table: "ducklake_delete_file",

@@ -1,0 +1,51 @@
+package convert
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/testlakes"
+)
+
+// TestDeleteFileFormatUpTo10: converting a 0.x catalog up to 1.0 or 1.1
+// writes 'parquet' as the format of every delete file whose format column
+// holds anything else (NULL stays NULL). Readers before 1.0 never read the
+// column and open every delete file as Parquet; 1.0+ readers fail on a
+// value other than parquet or puffin ("Unknown delete file format") and
+// open 'puffin' in any case as a deletion vector. So the 0.x readers' rows
+// are what 'parquet' gives, and the proof holds. Before, the value was
+// copied: a 0.3 lake whose delete file said "" became a 1.0 catalog every
+// read of whose table fails.
+func TestDeleteFileFormatUpTo10(t *testing.T) {
+	ctx := context.Background()
+	lake := filepath.Join(testlakes.Dir(t, "lakes-0.3"), "06_deletes")
+	vs := versionCatalogs(t, lake)
+	data := filepath.Join(lake, "data")
+	for _, tc := range []struct {
+		value, want string // the source's format ('' SQL literal), the target's (NULL: none)
+	}{
+		{"''", "parquet"}, {"'PUFFIN'", "parquet"}, {"'Parquet'", "parquet"}, {"'orc'", "parquet"}, {"NULL", "NULL"}, {"'parquet'", "parquet"},
+	} {
+		for _, target := range []*formats.Version{formats.V1_0, formats.V1_1} {
+			t.Run(tc.value+"/"+target.Name, func(t *testing.T) {
+				src := editedCopy(t, vs[len(vs)-1], `UPDATE ducklake_delete_file SET format = `+tc.value)
+				out := filepath.Join(t.TempDir(), "out.duckdb")
+				if _, err := Catalog(ctx, src, out, target, Options{DataPath: data}); err != nil {
+					t.Fatal(err)
+				}
+				rows := query(t, out, `SELECT DISTINCT coalesce(format, 'NULL') FROM c.ducklake_delete_file`)
+				if len(rows) == 0 {
+					t.Fatal("the lake has no delete files")
+				}
+				for _, row := range rows {
+					if row[0] != tc.want {
+						t.Errorf("format %s became %s, want %s", tc.value, row[0], tc.want)
+					}
+				}
+				proveEquivalent(t, src, out, data)
+			})
+		}
+	}
+}
