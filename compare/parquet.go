@@ -289,13 +289,34 @@ func (n *pnode) childByName(name string) *pnode {
 	return nil
 }
 
-func (n *pnode) hasFieldIDs() bool {
+// allFieldIDs reports whether every top-level column of the file has a
+// field id (and there is one): DuckLake 1.0+ maps such a file by field id
+// and any other by position (ColumnsHaveFieldIds in
+// src/storage/ducklake_multi_file_reader.cpp, v1.5-variegata from
+// 1dcdba8f, first in 415a9ebd, DuckDB 1.5.2).
+func (n *pnode) allFieldIDs() bool {
 	for _, c := range n.Children {
-		if c.FieldID != nil {
-			return true
+		if c.FieldID == nil {
+			return false
 		}
 	}
-	return false
+	return len(n.Children) > 0
+}
+
+// childByLeadingID finds the child with a field id among the children
+// before the first one without: DuckDB's FieldIdMapper (multi-file column
+// mapping) stops at the first column without a field id ("extra columns at
+// the end will not have a field_id"), so no later column matches.
+func (n *pnode) childByLeadingID(id int64) *pnode {
+	for _, c := range n.Children {
+		if c.FieldID == nil {
+			return nil
+		}
+		if *c.FieldID == id {
+			return c
+		}
+	}
+	return nil
 }
 
 // matcher finds, for an expected column, the physical node that holds it

@@ -55,18 +55,32 @@ func (r *Reader) projectByMapping(ctx context.Context, t Table, f DataFile, src 
 	return p, nil
 }
 
-// projectUnmapped reads a file with neither field ids nor a name mapping:
-// by position, as DuckLake 1.0 does, or, for readers with
-// formats.QuirkUnmappedFilesNull, as nothing but defaults (no field id
-// matches).
+// projectUnmapped reads a file without a name mapping whose top-level
+// columns do not all have field ids (none, or only some): by position, as
+// DuckLake 1.0 does, or, for readers with formats.QuirkUnmappedFilesNull,
+// by field id among the columns before the first without one (DuckDB's
+// FieldIdMapper stops there), every other column its default: with no
+// field ids at all, nothing but defaults. Such a file is read by name, not
+// through read_parquet's schema map: DuckDB 1.5.6 fails a map over a file
+// with only some field ids ("INTERNAL Error: No default expression in
+// FieldId Map") and must then be reopened. Stored row ids and per-row
+// snapshots are found by field id, as every reader finds them
+// (TryFindColumnByFieldId).
 func (r *Reader) projectUnmapped(src string, root *pnode, cols []*Column, kp string) (projection, error) {
 	p := projection{from: fmt.Sprintf("read_parquet(%s, file_row_number = true, hive_partitioning = false%s)", src, kp)}
 	byPosition := !r.format.ReadsWith(formats.QuirkUnmappedFilesNull)
 	for i, c := range cols {
+		var pc *pnode
+		switch {
+		case byPosition && i < len(root.Children):
+			pc = root.Children[i]
+		case !byPosition:
+			pc = root.childByLeadingID(c.ID)
+		}
 		var e string
 		var err error
-		if byPosition && i < len(root.Children) {
-			e, err = valueExpr(ident(root.Children[i].Name), root.Children[i], c, byFieldID{}, nil, 0)
+		if pc != nil {
+			e, err = valueExpr(ident(pc.Name), pc, c, byFieldID{}, nil, 0)
 		} else {
 			e, err = c.defaultExpr()
 		}
@@ -74,6 +88,12 @@ func (r *Reader) projectUnmapped(src string, root *pnode, cols []*Column, kp str
 			return projection{}, err
 		}
 		p.sel = append(p.sel, e+" AS "+ident(c.Name))
+	}
+	if pc := root.childByID(rowIDFieldID); pc != nil {
+		p.rowCol = ident(pc.Name)
+	}
+	if pc := root.childByID(snapshotFieldID); pc != nil {
+		p.snapCol = ident(pc.Name)
 	}
 	return p, nil
 }

@@ -187,7 +187,7 @@ func (r *Reader) fileBase(ctx context.Context, t Table, f DataFile, cols []*Colu
 	switch {
 	case f.MappingID != nil:
 		p, err = r.projectByMapping(ctx, t, f, src, root, cols, kp)
-	case root != nil && !root.hasFieldIDs():
+	case root != nil && !root.allFieldIDs():
 		p, err = r.projectUnmapped(src, root, cols, kp)
 	default:
 		p, err = projectByFieldID(src, root, cols, kp)
