@@ -35,6 +35,9 @@ var (
 	refusedInlinedMissing = formats.QuirkInfo{Name: "registered-inlined-table-missing",
 		Behaviour: "a table's inlined data tables are those ducklake_inlined_data_tables registers; the reader selects FROM each registered name (DuckLakeMetadataManager::ReadInlinedData) and fails when it is not there",
 		Error:     "Failed to read inlined data from DuckLake"}
+	refusedNoKey = formats.QuirkInfo{Name: "encrypted-file-without-key",
+		Behaviour: "in a catalog whose ducklake_metadata says encrypted = 'true', the reader selects every visible data and delete file's encryption_key and fails on a NULL one (DuckLakeMetadataManager::ReadDataFile, also for delete files, in v1.3-ossivalis, v1.4-andium, v1.5-variegata and main)",
+		Error:     "Database is encrypted, but file"}
 	refusedPartialInfo = formats.QuirkInfo{Name: "unparsable-partial-file-info",
 		Behaviour: "ParsePartialFileInfo (formats with a partial_file_info column, 0.1-0.3): a value is a list 'snapshot:rows|...' of unsigned integers, or, in 0.3 (DuckDB 1.4), 'partial_max:N'; any other, the empty string included, fails the file list",
 		Error:     "stoull / Invalid partial file info"}
@@ -43,9 +46,10 @@ var (
 // refusal returns an *UnreadableError when the real reader of every format
 // fails to load table t at snap: a column type it cannot parse, a
 // default_value_type it does not know, a NULL nulls_allowed, a NULL
-// table_uuid or schema_uuid, or a NULL path_is_relative beside a recorded
+// table_uuid or schema_uuid, a NULL path_is_relative beside a recorded
 // path (the table's or its schema's folder, a visible data file or its
-// delete file). Nil when it loads.
+// delete file), or, in an encrypted catalog, a visible data or delete file
+// without an encryption key. Nil when it loads.
 func (r *Reader) refusal(ctx context.Context, t Table, snap int64) error {
 	if t.folderRefusal != "" {
 		return r.refused(refusedNull, t, "%s", t.folderRefusal)
@@ -62,6 +66,14 @@ func (r *Reader) refusal(ctx context.Context, t Table, snap int64) error {
 		return err
 	}
 	for _, f := range files {
+		// The real reader reads a file's path, then its key, then its
+		// delete file's: the first failure is the one it reports.
+		if r.encrypted == "true" && f.encryptionKey == nil {
+			return r.refused(refusedNoKey, t, "Database is encrypted, but file %s does not have an encryption key (data file id %d)", f.Path, f.ID)
+		}
+		if d := f.Delete; d != nil && r.encrypted == "true" && d.encryptionKey == nil {
+			return r.refused(refusedNoKey, t, "Database is encrypted, but file %s does not have an encryption key (delete file id %d of data file %s)", d.Path, d.ID, f.Stored)
+		}
 		if f.relNull {
 			return r.refused(refusedNull, t, "data file %s (id %d) has a NULL path_is_relative", f.Stored, f.ID)
 		}
