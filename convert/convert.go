@@ -660,7 +660,8 @@ func openDuckDB(ctx context.Context) (*sql.Conn, func(), error) {
 // (workDB) and detaches everything before the database goes back; one that
 // is not left clean is closed instead. Engines also keep what a conversion
 // read of its source file, for the next conversion of the same file, and
-// whether the data files it read the footers of carry field ids, for the
+// whether the data files it read the footers of carry a field id on every
+// top-level column, for the
 // next conversion naming the same files (a backfill's versions share most
 // of their data files). Safe for concurrent use; a nil *Engines keeps
 // nothing.

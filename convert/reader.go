@@ -145,7 +145,9 @@ func (r *run) normaliseTimeTZDefaults(step string, source, target *formats.Versi
 }
 
 // unmappedFilesWithoutFieldIDs lists the data files without a name mapping
-// whose Parquet columns carry no field ids (read from the footers in the
+// whose top-level Parquet columns do not all carry field ids (none, or
+// only some: readers before 1.0 and 1.0+ read both otherwise; read from
+// the footers in the
 // local data folder; without one nothing can be checked here, and the
 // proof in compare catches them). Encrypted files are DuckLake's own
 // (written with field ids).
@@ -227,7 +229,7 @@ func (r *run) unmappedFilesWithoutFieldIDs() ([]string, error) {
 	var out []string
 	for _, f := range files {
 		if !hasIDs[f.local] {
-			out = append(out, fmt.Sprintf("table %s %s: data_file_id %s %s has no field ids and no name mapping", f.table, f.name, f.id, f.local))
+			out = append(out, fmt.Sprintf("table %s %s: data_file_id %s %s has no name mapping and not a field id on every top-level column", f.table, f.name, f.id, f.local))
 		}
 	}
 	return out, nil
@@ -250,11 +252,15 @@ func (r *run) fieldIDs(locals []string, tableOf func(string) string) (map[string
 		if _, ok := out[l]; ok {
 			continue
 		}
-		n, err := r.w.count(r.ctx, "SELECT count(field_id) FROM parquet_schema("+parquetsql.Path(l)+")")
-		if err != nil {
+		one := map[string]bool{}
+		if err := r.topLevelFieldIDs("parquet_schema("+parquetsql.Path(l)+")", map[string]bool{}, one); err != nil {
 			return nil, fmt.Errorf("read the footer of data file %s (table %s): %w", l, tableOf(l), err)
 		}
-		out[l] = n > 0
+		ids := false
+		for _, v := range one { // one file: its one answer, whatever its spelling
+			ids = v
+		}
+		out[l] = ids
 	}
 	return out, nil
 }
@@ -267,22 +273,64 @@ func (r *run) fieldIDsAtOnce(locals []string, out map[string]bool) error {
 	for i, l := range locals {
 		list[i], asked[l] = parquetsql.Path(l), true
 	}
-	rows, err := r.w.conn.QueryContext(r.ctx, "SELECT file_name, count(field_id) FROM parquet_schema(["+strings.Join(list, ", ")+"]) GROUP BY file_name")
+	return r.topLevelFieldIDs("parquet_schema(["+strings.Join(list, ", ")+"])", asked, out)
+}
+
+// topLevelFieldIDs reads the parquet_schema rows of from and sets out[file]
+// to whether every top-level column of the file has a field id, for the
+// files asked for (all when asked is empty). 1.0+ readers map a file by
+// field id only then, else by position; 0.1-0.4 readers always by field id
+// (formats.QuirkUnmappedFilesNull): only such files read alike in both. A
+// file's rows come in order, its root first, each node followed by its
+// subtree.
+func (r *run) topLevelFieldIDs(from string, asked, out map[string]bool) error {
+	rows, err := r.w.conn.QueryContext(r.ctx, "SELECT file_name, field_id IS NOT NULL, coalesce(num_children, 0) FROM "+from)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
+	type node struct {
+		id       bool
+		children int64
+	}
+	byFile := map[string][]node{}
+	var order []string
 	for rows.Next() {
 		var name string
-		var n int64
-		if err := rows.Scan(&name, &n); err != nil {
+		var n node
+		if err := rows.Scan(&name, &n.id, &n.children); err != nil {
 			return err
 		}
-		if asked[name] {
-			out[name] = n > 0
+		if _, ok := byFile[name]; !ok {
+			order = append(order, name)
 		}
+		byFile[name] = append(byFile[name], n)
 	}
-	return rows.Err()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, name := range order {
+		if len(asked) > 0 && !asked[name] {
+			continue
+		}
+		nodes := byFile[name]
+		// end returns the index past the subtree rooted at i.
+		var end func(i int) int
+		end = func(i int) int {
+			j := i + 1
+			for k := int64(0); k < nodes[i].children && j < len(nodes); k++ {
+				j = end(j)
+			}
+			return j
+		}
+		all := len(nodes) > 1 && nodes[0].children > 0
+		for i, k := 1, int64(0); all && k < nodes[0].children && i < len(nodes); k++ {
+			all = nodes[i].id
+			i = end(i)
+		}
+		out[name] = all
+	}
+	return nil
 }
 
 // globalScope restricts ducklake_metadata to global rows where scopes exist.

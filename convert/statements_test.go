@@ -138,7 +138,7 @@ func unmappedRefusal(t *testing.T, src string, opts Options) string {
 func TestUnmappedFilesFooterReads(t *testing.T) {
 	src, data, withIDs := unmappedLake(t)
 	item := func(id int, path string) string {
-		return fmt.Sprintf("data_file_id %d %s has no field ids and no name mapping", id, path)
+		return fmt.Sprintf("data_file_id %d %s has no name mapping and not a field id on every top-level column", id, path)
 	}
 	alone := unmappedRefusal(t, src, Options{DataPath: data})
 	for _, id := range []int{1, 2, 3, 5} {

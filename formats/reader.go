@@ -11,9 +11,11 @@ import "strings"
 type ReaderQuirk uint64
 
 const (
-	// QuirkUnmappedFilesNull: a data file with no mapping_id whose Parquet
-	// has no field ids is matched by field id only, so every column reads as
-	// its initial default (NULL). Newer readers map such a file by position.
+	// QuirkUnmappedFilesNull: a data file with no mapping_id whose top-level
+	// Parquet columns do not all have field ids is matched by field id only,
+	// through the columns before the first without one: without field ids
+	// every column reads as its initial default (NULL). Newer readers map
+	// such a file by position.
 	QuirkUnmappedFilesNull ReaderQuirk = 1 << iota
 	// QuirkTimeTZDefaultOffset: a TIMETZ initial_default is read as its
 	// wall-clock time at offset +00; its own offset is ignored.
