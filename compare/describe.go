@@ -122,7 +122,15 @@ func (r *Reader) readSchemaEntries(ctx context.Context, snap int64) (entries, er
 				return nil, err
 			}
 			full := schemaName[sid] + "." + name
-			e["view "+full] = fmt.Sprintf("id=%d uuid=%s dialect=%s sql=%q aliases=%q", id, optString(nullString(uuid)), dialect.String, q.String, aliases.String)
+			desc := fmt.Sprintf("id=%d uuid=%s dialect=%s sql=%q aliases=%q", id, optString(nullString(uuid)), dialect.String, q.String, aliases.String)
+			if r.readsWith(formats.QuirkViewCatalogVerbatim) && formats.ViewSQLHasCatalogPlaceholder(q.String) {
+				// The real reader parses the placeholder verbatim and
+				// fails; one that substitutes it binds the SQL with the
+				// catalog's attached name in its place, the same
+				// objects for equal stored SQL.
+				desc += " query=unreadable:" + formats.QuirkViewCatalogVerbatim.Info().Name
+			}
+			e["view "+full] = desc
 			views = append(views, struct {
 				id   int64
 				name string

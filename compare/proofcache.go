@@ -33,7 +33,7 @@ import (
 // proofs of equivalence are kept; differences are always found anew.
 
 // proofVersion changes whenever what a proof checks changes.
-const proofVersion = "fdl-formats proof v21"
+const proofVersion = "fdl-formats proof v22"
 
 // proofKey names a comparison's inputs, or "" when they cannot be named
 // (a remote data folder, or catalog paths outside the data folder).

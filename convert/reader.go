@@ -40,6 +40,11 @@ func (r *run) readerChecks(source, target *formats.Version) error {
 	if err := r.partialDeletesWithInlinedCheck(step, source, target); err != nil {
 		return err
 	}
+	if differ(formats.QuirkViewCatalogVerbatim) {
+		if err := r.runCheck(step, viewCatalogPlaceholderCheck(source, target)); err != nil {
+			return fmt.Errorf("%s: %w", formats.QuirkViewCatalogVerbatim.Info().Name, err)
+		}
+	}
 	if target.ReadsWith(formats.QuirkTableStatsNeedColumnStats) {
 		info := formats.QuirkTableStatsNeedColumnStats.Info()
 		const offending = `record_count IS NOT NULL AND file_size_bytes IS NOT NULL
@@ -83,13 +88,18 @@ func (r *run) refuseQuirk(step string, q formats.ReaderQuirk, source, target *fo
 	if len(items) == 0 {
 		return
 	}
+	r.add(Finding{Severity: Refuse, Code: q.Info().Name, Step: step, Table: table, Detail: summarize(items),
+		Reason: quirkReason(q, source, target)})
+}
+
+// quirkReason says which side's readers have the behaviour q and what it is.
+func quirkReason(q formats.ReaderQuirk, source, target *formats.Version) string {
 	info := q.Info()
 	who := "format " + target.Name + " readers"
 	if source.ReadsAsSourceWith(q) && !target.ReadsWith(q) {
 		who = "format " + source.Name + " readers (the source's)"
 	}
-	r.add(Finding{Severity: Refuse, Code: info.Name, Step: step, Table: table, Detail: summarize(items),
-		Reason: fmt.Sprintf("%s read this differently from format %s readers: %s (%s)", who, otherSide(q, source, target), info.Behaviour, info.Source)})
+	return fmt.Sprintf("%s read this differently from format %s readers: %s (%s)", who, otherSide(q, source, target), info.Behaviour, info.Source)
 }
 
 // otherSide names the format of the pair whose reader lacks the quirk.

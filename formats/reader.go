@@ -54,6 +54,10 @@ const (
 	// it: the per-row snapshots are dropped when the inlined deletions are
 	// merged in.
 	QuirkPartialDeletesWholeWithInlined
+	// QuirkViewCatalogVerbatim: a view's SQL is parsed as stored; the
+	// placeholder ViewCatalogPlaceholder, which newer writers store for the
+	// view's own catalog and newer readers replace, is a parser error.
+	QuirkViewCatalogVerbatim
 )
 
 // QuirkInfo documents one ReaderQuirk: what the real reader does, where in
@@ -115,6 +119,11 @@ var AllQuirks = []QuirkInfo{
 		Behaviour: "a data file with a partial deletion file (per-row _ducklake_internal_snapshot_id) and inlined deletions visible at the snapshot read (ducklake_inlined_delete_<table>, begin_snapshot <= it) is read with every position of that deletion file deleted, also the positions deleted only at a later snapshot: time travel to a snapshot between an inlined deletion and the last snapshot of the deletion file loses those rows",
 		Source:    "DuckLakeMultiFileReader::InitializeReader (src/storage/ducklake_multi_file_reader.cpp) reads the delete file, then merges the inlined deletions through DuckLakeDeleteFilter::Initialize(const DuckLakeInlinedDataDeletes &) (src/storage/ducklake_delete_filter.cpp), which calls delete_data->snapshot_ids.clear(); DuckLakeDeleteData::Filter honours the per-row snapshots only when snapshot_ids is not empty. So in 7ea15644 and 67480b1d (the DuckLake of DuckDB 1.5.0 and 1.5.1) and in 415a9ebd (DuckDB 1.5.2, a 1.0 reader); 788c309e (2026-04-26, \"Fix deletion filter\", with the regression test test/sql/issues/issue_1073.test), first in e6a3bd0a (DuckDB 1.5.3), merges the snapshots instead (an inlined deletion as snapshot 0). Format 1.0 is modelled by its newest readers (1.5.3+); 1.5.2's reading is a documented limit (docs/compare.md, Known limits)",
 		Evidence:  "modelled from the source (DuckDB 1.5.0/1.5.1 not run here); conformance lake 06_deletes (delete file 13 of data file 0: positions deleted at snapshots 3, 4, 5 and 15) with an inlined deletion of data file 0 at snapshot 6 is read by this model with position 1 deleted at snapshots 6-14"},
+	{Quirk: QuirkViewCatalogVerbatim, Name: "view-catalog-placeholder-verbatim", Family: "views",
+		Behaviour: "a view's SQL is parsed as stored: the placeholder {DUCKLAKE_CATALOG}. (outside string constants, double-quoted identifiers and comments), which DuckLake from DuckDB 1.5.2 on writes for a view's references to its own catalog and replaces by the catalog's attached name before parsing, is a parser error, so the view cannot be queried",
+		Source:    "DuckLakeViewEntry::ParseSelectStatement (src/storage/ducklake_view_entry.cpp) parses query_sql verbatim in v1.3-ossivalis, v1.4-andium and the commits DuckDB 1.5.0 and 1.5.1 pin (7ea15644, 67480b1d); v1.5-variegata bdeb8afc (2026-03-25, \"Make catalog generic for view attach\"), first in 415a9ebd (DuckDB 1.5.2) and in main, stores catalog_name + \".\" as {DUCKLAKE_CATALOG}. (DuckLakeSchemaEntry::CreateView) and replaces it back, case-sensitively and outside quotes (DuckLakeUtil::ReplaceSkippingQuotes), in ParseSelectStatement and ToSQL",
+		Error:     "Parser Error: syntax error",
+		Evidence:  "modelled from the source (no DuckDB before 1.5.2 with the ducklake extension here); DuckDB's parser (1.5.6 here, the same grammar in every line) refuses SELECT i, j FROM {DUCKLAKE_CATALOG}.main.base: syntax error at or near \"{\"; DuckLake's test/sql/view/view_portable_alias.test (bdeb8afc) reads a view created as SELECT * FROM dl.t after re-attaching under another name"},
 }
 
 // Info returns the documentation of a single quirk.
@@ -156,15 +165,17 @@ func (q ReaderQuirk) List() []ReaderQuirk {
 const (
 	// quirksV1_3: DuckLake v1.3-ossivalis (DuckDB 1.3), formats 0.1 and 0.2
 	// (no Hive partition mappings exist in these formats).
-	quirksV1_3 = QuirkUnmappedFilesNull | QuirkTimeTZDefaultOffset | QuirkTableStatsNeedColumnStats | QuirkInlinedAtSnapshotZero | QuirkFilesWithoutColumnStatsPruned
+	quirksV1_3 = QuirkUnmappedFilesNull | QuirkTimeTZDefaultOffset | QuirkTableStatsNeedColumnStats | QuirkInlinedAtSnapshotZero | QuirkFilesWithoutColumnStatsPruned |
+		QuirkViewCatalogVerbatim
 	// quirksV1_4: DuckLake v1.4-andium (DuckDB 1.4), format 0.3.
-	quirksV1_4 = QuirkUnmappedFilesNull | QuirkTimeTZDefaultOffset | QuirkHiveValuesRaw | QuirkTableStatsNeedColumnStats | QuirkInlinedAtFirstSnapshot | QuirkFilesWithoutColumnStatsPruned
+	quirksV1_4 = QuirkUnmappedFilesNull | QuirkTimeTZDefaultOffset | QuirkHiveValuesRaw | QuirkTableStatsNeedColumnStats | QuirkInlinedAtFirstSnapshot | QuirkFilesWithoutColumnStatsPruned |
+		QuirkViewCatalogVerbatim
 	// quirksV1_5_0: DuckLake on DuckDB 1.5.0-1.5.1, format 0.4: where the
 	// two differ (Hive values), the one that reads fewer catalogs as 1.0
 	// does (1.5.0's), so that a catalog proved for one is read alike by
 	// both.
 	quirksV1_5_0 = QuirkUnmappedFilesNull | QuirkTimeTZDefaultOffset | QuirkHiveValuesRaw | QuirkTableStatsNeedColumnStats | QuirkInlinedAtFirstSnapshot | QuirkFilesWithoutColumnStatsPruned |
-		QuirkPartialDeletesWholeWithInlined
+		QuirkPartialDeletesWholeWithInlined | QuirkViewCatalogVerbatim
 	// quirksV1_5_1: DuckLake on DuckDB 1.5.1, the newest release that reads
 	// format 0.4 (Hive values decoded as 1.0 does).
 	quirksV1_5_1 = quirksV1_5_0 &^ QuirkHiveValuesRaw
