@@ -105,7 +105,7 @@ var steps = []step{
 
 	// 0.3 <-> 0.4 (MigrateV03)
 	{from: "0.3", to: "0.4",
-		checks: []check{mergedFileCheck, mergedFilesUncheckedCheck},
+		checks: []check{nullStringDefaultCheck, mergedFileCheck, mergedFilesUncheckedCheck},
 		sql:    []string{sqlPartialMaxFromInfo, sqlPartialMaxFromSplitList, sqlExplodeSchemaVersions, sqlDropGlobalSchemaVersions},
 		note: "'partial_max:N' becomes partial_max = N; a merge split list 's1:n1|s2:n2' becomes partial_max = max(si) " +
 			"where every row's stored snapshot id gives the same rows as the list (DuckLake's migration sets NULL and so shows every merged row at every snapshot); " +
@@ -195,6 +195,20 @@ var steps = []step{
 		dynamic: unprefixInlinedColumns,
 		note:    "row_group_count is dropped (informational, never read)"},
 }
+
+// nullStringDefaultCheck: a 0.1-0.3 default that is the string 'NULL'
+// (DEFAULT 'NULL'; DuckDB 1.3/1.4 store no default as SQL NULL) is read by
+// 0.4+ readers as no default. An expression default "'NULL'" would give
+// 0.4+ writers the string, but the proof compares how a default is taken
+// (literal or expression), so it is refused rather than written.
+var nullStringDefaultCheck = check{code: "null-string-default", table: "ducklake_column",
+	query: `SELECT 'table ' || c.table_id || ' ' || coalesce(t.table_name, '?') || ' column ' || c.column_name || ' (id ' || c.column_id || ', snapshots ' || c.begin_snapshot ||
+			CASE WHEN c.end_snapshot IS NULL THEN ' on' ELSE ' to ' || (c.end_snapshot - 1) END || ')'
+		FROM ducklake_column c
+		LEFT JOIN (SELECT table_id, any_value(table_name ORDER BY begin_snapshot DESC) AS table_name FROM ducklake_table GROUP BY table_id) t USING (table_id)
+		WHERE c.default_value = 'NULL' ORDER BY c.table_id, c.column_id, c.begin_snapshot`,
+	reason: "format 0.4+ readers read the default_value text 'NULL' as no default (the string their writers store for none; DuckLakeMetadataManager::BuildCatalogForSnapshot, v1.5-variegata), " +
+		"format 0.1-0.3 readers as the string 'NULL' (a column declared DEFAULT 'NULL'; they store no default as SQL NULL): an INSERT that omits the column would write NULL, not 'NULL'; no 0.4+ literal default is the string 'NULL'"}
 
 // mergedFileCheck: merged files of 0.1-0.3 whose rows' stored snapshot ids
 // disagree with their split list (merged.go).
