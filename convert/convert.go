@@ -327,11 +327,27 @@ func (p *pass) convert(ctx context.Context, dst string, target *formats.Version)
 	if dst == "" {
 		return res, nil
 	}
-	// Files the catalog refers to first, then the catalog itself.
-	if err := r.publishRewritten(); err != nil {
+	// The catalog is written whole under a temporary name beside dst
+	// first, so that a failure to write it (no such folder, no space)
+	// publishes nothing; then the files it refers to, then the catalog.
+	tmp, err := writeTemp(ctx, p.conn, w, opts, target, dst, storage)
+	defer func() { removeTemp(tmp) }() // once linked, dst is the file
+	if err != nil {
 		return nil, fmt.Errorf("convert %s to %s: %w", src, target, err)
 	}
-	if err := write(ctx, p.conn, w, opts, target, dst, storage); err != nil {
+	recorded, err := r.publishRewritten()
+	if err != nil {
+		return nil, fmt.Errorf("convert %s to %s: %w", src, target, err)
+	}
+	if recorded {
+		// Another run published some of the files first, encoded
+		// otherwise: the catalog records their sizes, written again.
+		removeTemp(tmp)
+		if tmp, err = writeTemp(ctx, p.conn, w, opts, target, dst, storage); err != nil {
+			return nil, fmt.Errorf("convert %s to %s: %w", src, target, err)
+		}
+	}
+	if err := linkCatalog(tmp, dst, opts); err != nil {
 		return nil, fmt.Errorf("convert %s to %s: %w", src, target, err)
 	}
 	log.Info("converted", "catalog", src, "from_version", source.Name, "to_version", target.Name, "output", dst)
@@ -449,22 +465,33 @@ func blockSize(storage string) int {
 // defaultBlockSize is DuckDB's own block size.
 const defaultBlockSize = 262144
 
-// write projects the working tables into a new DuckDB file with exactly the
-// target's shapes, under a temporary name next to dst, then links it into
-// place without replacing anything.
-func write(ctx context.Context, conn *sql.Conn, w *work, opts Options, target *formats.Version, dst, storage string) (err error) {
+// removeTemp removes a catalog writeTemp wrote ("" removes nothing).
+func removeTemp(tmp string) {
+	if tmp == "" {
+		return
+	}
+	os.Remove(tmp)
+	os.Remove(tmp + ".wal")
+}
+
+// writeTemp projects the working tables into a new DuckDB file with exactly
+// the target's shapes, under a temporary name next to dst, and returns that
+// name (also on failure, once chosen: the caller removes it, removeTemp).
+// linkCatalog then publishes it.
+func writeTemp(ctx context.Context, conn *sql.Conn, w *work, opts Options, target *formats.Version, dst, storage string) (tmp string, err error) {
 	dir := filepath.Dir(dst)
 	tmpf, err := os.CreateTemp(dir, "."+filepath.Base(dst)+".tmp-*")
 	if err != nil {
-		return fmt.Errorf("create temporary file: %w", err)
+		return "", fmt.Errorf("create temporary file: %w", err)
 	}
-	tmp := tmpf.Name()
+	tmp = tmpf.Name()
 	tmpf.Close()
 	os.Remove(tmp) // DuckDB must create the file itself
-	defer func() {
-		os.Remove(tmp)
-		os.Remove(tmp + ".wal")
-	}()
+	return tmp, writeInto(ctx, conn, w, opts, target, tmp, storage)
+}
+
+// writeInto writes the catalog file tmp (writeTemp).
+func writeInto(ctx context.Context, conn *sql.Conn, w *work, opts Options, target *formats.Version, tmp, storage string) (err error) {
 	// DuckDB creates every output file itself, not a copy of an empty one
 	// made earlier: a DuckDB file of storage 1.4.0 and later carries a
 	// random identifier in its header, by which DuckDB refuses another
@@ -563,6 +590,13 @@ func write(ctx context.Context, conn *sql.Conn, w *work, opts Options, target *f
 			return err
 		}
 	}
+	return nil
+}
+
+// linkCatalog links the catalog writeTemp wrote into place without
+// replacing anything.
+func linkCatalog(tmp, dst string, opts Options) error {
+	dir := filepath.Dir(dst)
 	// os.Link fails if dst exists: two writers can never replace each other.
 	if err := os.Link(tmp, dst); err != nil {
 		if errors.Is(err, os.ErrExist) {

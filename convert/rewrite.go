@@ -282,19 +282,24 @@ func parquetSizes(path string) (size, footer int64, err error) {
 	return int64(len(b)), int64(binary.LittleEndian.Uint32(b[len(b)-8:])), nil
 }
 
-// publishRewritten links the rewritten delete files into place, before the
-// catalog that names them is written. A file another job or run published
-// first (names are deterministic) is already there, not a failure, when its
-// content is the same: the same bytes, or the same rows (another DuckDB
-// build may encode them differently; the working catalog then records that
-// file's size and footer). Different rows under the same name fail with
-// ErrExists. A catalog write that fails afterwards leaves the published
-// files, unreferenced, for the next run to reuse. Each file and its folder
-// are synced before the catalog naming them is written: a catalog that
-// survives a crash never names a file that did not.
-func (r *run) publishRewritten() (retErr error) {
+// publishRewritten links the rewritten delete files into place, after the
+// catalog that names them was written under its temporary name (so that a
+// catalog that cannot be written publishes nothing) and before it is linked
+// into place. A file another job or run published first (names are
+// deterministic) is already there, not a failure, when its content is the
+// same: the same bytes, or the same rows (another DuckDB build may encode
+// them differently; the working catalog then records that file's size and
+// footer, and recorded says the catalog must be written again). Different
+// rows under the same name fail with ErrExists. What fails after a file is
+// linked (other rows under a later name, linking the catalog: another
+// writer published it first) leaves the files linked, unreferenced, for the
+// next run to reuse: removing them could take a file from a concurrent run
+// that found it there and refers to it. Each file and its folder are synced
+// before the catalog naming them is linked: a catalog that survives a crash
+// never names a file that did not.
+func (r *run) publishRewritten() (recorded bool, retErr error) {
 	if err := faults.At(r.ctx, "convert/publish", r.scratch); err != nil {
-		return err
+		return false, err
 	}
 	linked := map[string]bool{} // folders of the files linked
 	defer func() {
@@ -306,10 +311,10 @@ func (r *run) publishRewritten() (retErr error) {
 	}()
 	for _, p := range r.pending {
 		if err := faults.AtPoint(r.ctx, faults.Point{Name: "convert/link", Path: p.final, From: p.tmp}); err != nil {
-			return err
+			return recorded, err
 		}
 		if err := durable.SyncFile(p.tmp); err != nil {
-			return fmt.Errorf("publish %s: %w", p.final, err)
+			return recorded, fmt.Errorf("publish %s: %w", p.final, err)
 		}
 		err := os.Link(p.tmp, p.final)
 		if err == nil {
@@ -317,11 +322,11 @@ func (r *run) publishRewritten() (retErr error) {
 			continue
 		}
 		if !errors.Is(err, fs.ErrExist) {
-			return fmt.Errorf("publish %s: %w", p.final, err)
+			return recorded, fmt.Errorf("publish %s: %w", p.final, err)
 		}
 		same, err := sameBytes(p.tmp, p.final)
 		if err != nil {
-			return fmt.Errorf("publish %s: compare with the file already there: %w", p.final, err)
+			return recorded, fmt.Errorf("publish %s: compare with the file already there: %w", p.final, err)
 		}
 		if same {
 			r.log.Debug("rewritten delete file already there", "path", p.final, "same", "bytes")
@@ -329,18 +334,19 @@ func (r *run) publishRewritten() (retErr error) {
 		}
 		rows := fmt.Sprintf(`SELECT file_path::VARCHAR AS file_path, pos::BIGINT AS pos FROM %s`, readParquetSQL(p.tmp, p.key))
 		if err := r.sameDeleteRows(rows, p.final, p.key); err != nil {
-			return fmt.Errorf("publish: %w", err)
+			return recorded, fmt.Errorf("publish: %w", err)
 		}
 		size, footer, err := parquetSizes(p.final)
 		if err != nil {
-			return err
+			return recorded, err
 		}
 		if err := r.w.exec(r.ctx, `UPDATE ducklake_delete_file SET file_size_bytes = ?, footer_size = ? WHERE delete_file_id = ?`, size, footer, p.id); err != nil {
-			return fmt.Errorf("publish %s: record the size of the file already there: %w", p.final, err)
+			return recorded, fmt.Errorf("publish %s: record the size of the file already there: %w", p.final, err)
 		}
+		recorded = true
 		r.log.Debug("rewritten delete file already there", "path", p.final, "same", "rows")
 	}
-	return nil
+	return recorded, nil
 }
 
 // sameBytes reports whether two files have the same content.
