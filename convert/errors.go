@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/fdl-formats/fdl-formats/formats"
 )
 
 var (
@@ -100,7 +102,24 @@ func (e *RefusedError) Hint() string {
 		}
 	}
 	if len(opts) == 0 {
-		return "the target format cannot hold this catalog; publish it in a newer format only"
+		if newer := newerReleases(e.To); len(newer) > 0 {
+			return "the target format cannot hold this catalog; publish it in a newer format only (" + strings.Join(newer, ", ") + ")"
+		}
+		return fmt.Sprintf("no format newer than %s exists to hold this catalog; keep it in the formats it converts to (its own, %s)", e.To, e.From)
 	}
 	return "some findings can be converted anyway with: " + strings.Join(opts, ", ")
+}
+
+// newerReleases names the released formats newer than the format named
+// (for a development layout: from the release it converges to on).
+func newerReleases(name string) []string {
+	v, err := formats.Lookup(name)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, r := range formats.All[formats.All.Index(v)+1:].Releases() {
+		out = append(out, r.Name)
+	}
+	return out
 }
