@@ -25,6 +25,7 @@ func TestAllFiles(t *testing.T) {
 				continue
 			}
 			t.Run(archive+"/"+name, func(t *testing.T) {
+				t.Parallel() // a reader of its own on a lake it only reads
 				cats, _ := filepath.Glob(filepath.Join(lake, "versions", "*", "ducklake.duckdb"))
 				if len(cats) == 0 {
 					t.Skip("no versions")

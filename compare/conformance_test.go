@@ -59,7 +59,10 @@ func TestReaderMatchesDuckLake(t *testing.T) {
 				if name == "zz_storage_v2_unreadable" {
 					continue // TestStorageV2Unreadable
 				}
-				t.Run(name, func(t *testing.T) { checkLake(t, lake) })
+				t.Run(name, func(t *testing.T) {
+					t.Parallel() // each lake read alone, read-only; ours written to its own temporary folder
+					checkLake(t, lake)
+				})
 			}
 		})
 	}

@@ -111,6 +111,7 @@ func TestRowHashesSeparateRealValues(t *testing.T) {
 				continue
 			}
 			t.Run(fmt.Sprintf("%s/%s/prefetched=%v", l.archive, l.name, prefetched), func(t *testing.T) {
+				t.Parallel() // a reader of its own on a lake it only reads
 				lake, catalog := lastVersion(t, l.archive, l.name)
 				r, snaps := openWithSnapshots(t, catalog, filepath.Join(lake, "data"))
 				if testing.Short() && l.name != "06_deletes" {

@@ -91,6 +91,7 @@ func TestInlinedReadAsRealReaders(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range cases {
 		t.Run(tc.archive+"/"+tc.name, func(t *testing.T) {
+			t.Parallel() // tampers a copy of its own
 			lake, catalog := lastVersion(t, tc.archive, "16_data_inlining")
 			b := tamper(t, catalog, tc.stmts...)
 			rep, err := Catalogs(ctx, catalog, b, Options{DataPath: filepath.Join(lake, "data")})

@@ -92,6 +92,7 @@ func TestCatalogsFindRefusedMetadata(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // tampers a copy of its own
 			lake, catalog := lastVersion(t, "lakes", tc.lake)
 			if tc.lake == "16_data_inlining" {
 				catalog = tamper(t, catalog, `DELETE FROM ducklake_snapshot WHERE snapshot_id = 2`)

@@ -138,6 +138,7 @@ func TestTablesMatchSQL(t *testing.T) {
 				continue
 			}
 			t.Run(archive+"/"+l.Name(), func(t *testing.T) {
+				t.Parallel() // a reader of its own on a lake it only reads
 				checkTablesMatchSQL(ctx, t, catalogs[len(catalogs)-1], filepath.Join(lake, "data"))
 			})
 		}
