@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/fdl-formats/fdl-formats/compare"
@@ -33,41 +34,49 @@ func TestContentsConformance(t *testing.T) {
 	// (readers without DuckLake rely on it): check reports each such
 	// table, and nothing else.
 	const unflagged = "renamed_columns is false in files.json, true in the catalog"
+	var mu sync.Mutex // the lakes run in parallel: flagged, details
 	flagged := map[string]bool{}
 	details := map[string][]string{}
-	for _, archive := range []string{"lakes", "lakes-0.3", "lakes-1.1-dev1"} {
-		for _, lake := range testlakes.Lakes(t, archive) {
-			if strings.HasPrefix(filepath.Base(lake), "zz_") {
-				continue // catalogs this DuckDB cannot open
-			}
-			name := archive + "/" + filepath.Base(lake)
-			t.Run(name, func(t *testing.T) {
-				st := copyLake(t, lake, "fdl.json", "versions")
-				r, err := load(ctx, st, &Options{DataPath: filepath.Join(lake, "data")})
-				if err != nil {
-					t.Fatal(err)
+	// Each lake is checked in a copy of its own, in parallel; the group
+	// returns when every lake is done, before the checks below.
+	t.Run("lakes", func(t *testing.T) {
+		for _, archive := range []string{"lakes", "lakes-0.3", "lakes-1.1-dev1"} {
+			for _, lake := range testlakes.Lakes(t, archive) {
+				if strings.HasPrefix(filepath.Base(lake), "zz_") {
+					continue // catalogs this DuckDB cannot open
 				}
-				inlined := false
-				for _, v := range r.versions {
-					frozen := newFrozenCopies(r, t.TempDir(), nil, v.id)
-					for _, is := range r.checkContents(ctx, v, frozen, nil, compare.NewDiskCheck(), true) {
-						switch {
-						case is.Problem == ProblemMismatch && strings.Contains(is.Detail, unflagged):
-							flagged[name] = true
-							details[name] = append(details[name], is.Detail)
-						case inlinedLakes[name] && is.Problem == ProblemViolation && strings.Contains(is.Detail, "ducklake.duckdb: inlined rows in ducklake_inlined_"):
-							inlined = true
-						default:
-							t.Errorf("version %s: %s: %s", v.id, is.Problem, is.Detail)
+				name := archive + "/" + filepath.Base(lake)
+				t.Run(name, func(t *testing.T) {
+					t.Parallel()
+					st := copyLake(t, lake, "fdl.json", "versions")
+					r, err := load(ctx, st, &Options{DataPath: filepath.Join(lake, "data")})
+					if err != nil {
+						t.Fatal(err)
+					}
+					inlined := false
+					for _, v := range r.versions {
+						frozen := newFrozenCopies(r, t.TempDir(), nil, v.id)
+						for _, is := range r.checkContents(ctx, v, frozen, nil, compare.NewDiskCheck(), true) {
+							switch {
+							case is.Problem == ProblemMismatch && strings.Contains(is.Detail, unflagged):
+								mu.Lock()
+								flagged[name] = true
+								details[name] = append(details[name], is.Detail)
+								mu.Unlock()
+							case inlinedLakes[name] && is.Problem == ProblemViolation && strings.Contains(is.Detail, "ducklake.duckdb: inlined rows in ducklake_inlined_"):
+								inlined = true
+							default:
+								t.Errorf("version %s: %s: %s", v.id, is.Problem, is.Detail)
+							}
 						}
 					}
-				}
-				if inlined != inlinedLakes[name] {
-					t.Errorf("inlined rows reported: %t, want %t", inlined, !inlined)
-				}
-			})
+					if inlined != inlinedLakes[name] {
+						t.Errorf("inlined rows reported: %t, want %t", inlined, !inlined)
+					}
+				})
+			}
 		}
-	}
+	})
 	for _, lake := range []string{"lakes/03_renames", "lakes-0.3/03_renames", "lakes/12_nested_types"} {
 		if !flagged[lake] {
 			t.Errorf("%s renames columns and its files.json does not say so; check did not report it (reported: %v)", lake, flagged)
