@@ -140,12 +140,12 @@ func (c *comparison) carried(common []int64) (_ map[int64]bool, from Carry, why 
 		if errA != nil || errB != nil {
 			continue
 		}
-		key := keptKey(cr.A, cr.B, sumA, sumB, c.opts)
-		if rep, ok := cachedProof(c.opts.DigestCache, key); ok {
+		name := keptName(cr.A, cr.B, sumA, sumB, c.opts)
+		if rep, ok := findKept(c.opts, name); ok {
 			kept = rep
 			break
 		}
-		if rep, ok := c.keptWhileGrown(key, sumA, sumB); ok {
+		if rep, ok := c.keptWhileGrown(name); ok {
 			kept = rep
 			break
 		}
@@ -201,20 +201,20 @@ func (c *comparison) carried(common []int64) (_ map[int64]bool, from Carry, why 
 	return out, cr, ""
 }
 
-// keptWhileGrown finds the proof of an earlier pair (sha256 sumA and sumB;
-// key, its key now, "" when it has none) kept by this run under an earlier
-// listing of the data folder that the folder only grew from since
-// (Listings.grownFrom): a remote store's data cache gains each version's
-// files as the run proves it, so the previous version's proof was kept
-// under a listing without them.
-func (c *comparison) keptWhileGrown(key, sumA, sumB string) (*Report, bool) {
+// keptWhileGrown finds the proof of an earlier pair (named n now, nothing
+// when it has no name) kept by this run under an earlier listing of the
+// data folder that the folder only grew from since (Listings.grownFrom): a
+// remote store's data cache gains each version's files as the run proves
+// it, so the previous version's proof was kept under a listing without
+// them. findKept finds most of these through the listings kept in the
+// cache (keptGrown); this one needs no cache entry but the proof.
+func (c *comparison) keptWhileGrown(n proofName) (*Report, bool) {
 	dpA, dpB := keyDataPaths(c.opts)
-	if key == "" || dpA != dpB {
+	if n.base == "" || dpA != dpB {
 		return nil, false
 	}
 	for _, text := range c.opts.Listings.grownFrom(dpA) {
-		then := func(string) ([]byte, error) { return text, nil }
-		if rep, ok := cachedProof(c.opts.DigestCache, withRules(sumsKeyWith(sumA, sumB, dpA, dpB, then), c.opts)); ok {
+		if rep, ok := cachedProof(c.opts.DigestCache, listedKey(n.base, listingSum(text))); ok {
 			return rep, true
 		}
 	}

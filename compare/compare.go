@@ -251,8 +251,8 @@ func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
 	// A proof kept for these very bytes (catalogs and data files) stands:
 	// both catalogs were read whole when it was made. With the data
 	// folders given, it is found without opening either catalog.
-	key := keptKey(a, b, opts.SumA, opts.SumB, opts)
-	if kept, ok := cachedProof(opts.DigestCache, key); ok {
+	name := keptName(a, b, opts.SumA, opts.SumB, opts)
+	if kept, ok := findKept(opts, name); ok {
 		return keptReport(kept, a, b, start), nil
 	}
 	ra, ownA, errA := opts.Source.reader(ctx, a, ReaderOptions{DataPath: opts.DataPath, Engines: opts.Engines, AsSource: true})
@@ -269,10 +269,10 @@ func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
 	relativeKey := false // key names the data folders' files: check the paths
 	switch {
 	case errA != nil || errB != nil || opts.DigestCache == nil:
-		key = ""
-	case key == "":
-		key = withRules(proofKey(ctx, ra, rb, opts.SumA, opts.SumB, opts.Listings), opts)
-		if kept, ok := cachedProof(opts.DigestCache, key); ok {
+		name = proofName{}
+	case name.base == "":
+		name = proofKeyName(ctx, ra, rb, opts)
+		if kept, ok := findKept(opts, name); ok {
 			return keptReport(kept, a, b, start), nil
 		}
 	default:
@@ -291,7 +291,7 @@ func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
 	// Asked after ReadEveryTable, which counts the paths not relative on
 	// its way (no query of its own).
 	if relativeKey && errA == nil && errB == nil && (!ra.allPathsRelative(ctx) || !rb.allPathsRelative(ctx)) {
-		key = "" // files outside the data folders: the key does not name them
+		name = proofName{} // files outside the data folders: the key does not name them
 	}
 	rep := &Report{
 		A:           CatalogInfo{Path: a, DataPath: opts.DataPath},
@@ -392,20 +392,20 @@ func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
 		}
 	}
 	rep.Equivalent = true
-	keepProof(opts.DigestCache, key, rep)
+	keepProof(opts.DigestCache, name, rep, opts.Listings)
 	return rep, nil
 }
 
-// keptKey names a proof of catalogs a and b (sha256 sumA and sumB, ""
+// keptName names a proof of catalogs a and b (sha256 sumA and sumB, ""
 // to read them) kept with opts' rules over its data folders as they are,
-// found without opening either catalog; "" without a digest cache or the
-// data folders.
-func keptKey(a, b, sumA, sumB string, opts Options) string {
+// found without opening either catalog; nothing without a digest cache or
+// the data folders.
+func keptName(a, b, sumA, sumB string, opts Options) proofName {
 	if opts.DigestCache == nil || opts.DataPath == "" {
-		return ""
+		return proofName{}
 	}
 	dpA, dpB := keyDataPaths(opts)
-	return withRules(inputsKey(a, b, dpA, dpB, sumA, sumB, opts.Listings), opts)
+	return inputsName(a, b, dpA, dpB, sumA, sumB, opts.Listings, opts)
 }
 
 // keyDataPaths are A's and B's data folders as a kept proof's key names

@@ -35,71 +35,108 @@ import (
 // proofVersion changes whenever what a proof checks changes.
 const proofVersion = "fdl-formats proof v22"
 
-// proofKey names a comparison's inputs, or "" when they cannot be named
-// (a remote data folder, or catalog paths outside the data folder).
-func proofKey(ctx context.Context, a, b *Reader, sumA, sumB string, l *Listings) string {
+// proofKeyName names a comparison's inputs under opts' rules, or nothing
+// when they cannot be named (a remote data folder, or catalog paths
+// outside the data folder).
+func proofKeyName(ctx context.Context, a, b *Reader, opts Options) proofName {
 	for _, r := range []*Reader{a, b} {
 		if !r.allPathsRelative(ctx) {
-			return ""
+			return proofName{}
 		}
 	}
-	return inputsKey(a.path, b.path, a.dataPath, b.dataPath, sumA, sumB, l)
+	return inputsName(a.path, b.path, a.dataPath, b.dataPath, opts.SumA, opts.SumB, opts.Listings, opts)
 }
 
-// inputsKey names both catalogs' bytes and every file of their data
+// inputsKey is the key of inputsName without rules (tests).
+func inputsKey(catA, catB, dataA, dataB, sumA, sumB string, l *Listings) string {
+	return inputsName(catA, catB, dataA, dataB, sumA, sumB, l, Options{}).key()
+}
+
+// inputsName names both catalogs' bytes and every file of their data
 // folders. Everything else a proof depends on (the formats, whether every
 // path is relative) is a function of those bytes, so a proof kept under
-// this key can be found without opening the catalogs, when the data
+// its key can be found without opening the catalogs, when the data
 // folders are given (the override repositories always pass). sumA and
 // sumB, when not "", are the catalogs' sha256 as their caller hashed them.
-func inputsKey(catA, catB, dataA, dataB, sumA, sumB string, l *Listings) string {
+func inputsName(catA, catB, dataA, dataB, sumA, sumB string, l *Listings, opts Options) proofName {
 	for _, dir := range []string{dataA, dataB} {
 		if dir == "" || strings.Contains(dir, "://") {
-			return "" // not a local folder: its files cannot be listed
+			return proofName{} // not a local folder: its files cannot be listed
 		}
 	}
 	sums := [2]string{sumA, sumB}
 	for i, cat := range []string{catA, catB} {
 		if _, err := os.Lstat(cat + ".wal"); err == nil {
-			return "" // Open refuses it: never answer for it from the cache
+			return proofName{} // Open refuses it: never answer for it from the cache
 		}
 		if sums[i] == "" {
 			var err error
 			if sums[i], err = fileSHA256(cat); err != nil {
-				return ""
+				return proofName{}
 			}
 		}
 	}
-	return sumsKey(sums[0], sums[1], dataA, dataB, l)
+	return sumsName(sums[0], sums[1], dataA, dataB, l.list, opts)
 }
 
-// sumsKey names catalogs by their sha256 and every file of their data
-// folders (local folders; "" for any other), listed through l.
-func sumsKey(sumA, sumB, dataA, dataB string, l *Listings) string {
-	return sumsKeyWith(sumA, sumB, dataA, dataB, l.list)
+// proofName names a kept proof in two parts: base, everything it depends
+// on but the files of its data folders (proofVersion, the build, both
+// catalogs' sha256, the data folders, the rules), and text, the data
+// folders' listing (walkListing: every file's path, size, modification
+// time and identity). Its key is a function of base and the listing's
+// sha256, so that a proof kept under an earlier listing can be found again
+// from that listing's digest alone (keptGrown). The zero proofName names
+// nothing (key "").
+type proofName struct {
+	base string
+	text []byte
 }
 
-// sumsKeyWith is sumsKey with the data folders listed by list.
-func sumsKeyWith(sumA, sumB, dataA, dataB string, list func(dir string) ([]byte, error)) string {
+// key is the name's key in the digest cache, "" for none.
+func (n proofName) key() string {
+	if n.base == "" {
+		return ""
+	}
+	return listedKey(n.base, listingSum(n.text))
+}
+
+// listedKey is the key of a proof with base kept under the listing whose
+// sha256 is sum.
+func listedKey(base, sum string) string {
+	h := sha256.Sum256([]byte("fdl-formats proof\x00" + base + "\x00listing " + sum))
+	return hex.EncodeToString(h[:])
+}
+
+// listingSum is a listing's sha256: its name in the digest cache.
+func listingSum(text []byte) string {
+	h := sha256.Sum256(text)
+	return hex.EncodeToString(h[:])
+}
+
+// sumsName names catalogs by their sha256 and every file of their data
+// folders (local folders; none for any other), listed by list, under
+// opts' rules.
+func sumsName(sumA, sumB, dataA, dataB string, list func(dir string) ([]byte, error), opts Options) proofName {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s %s\x00", proofVersion, buildID())
 	for _, c := range [][2]string{{sumA, dataA}, {sumB, dataB}} {
 		if c[0] == "" || c[1] == "" || strings.Contains(c[1], "://") {
-			return ""
+			return proofName{}
 		}
 		fmt.Fprintf(h, "catalog %s data %s\x00", c[0], c[1])
 	}
-	for i, dir := range []string{dataA, dataB} {
-		if i == 1 && dir == dataA {
-			break
-		}
-		text, err := list(dir)
-		if err != nil {
-			return ""
-		}
-		h.Write(text)
+	text, err := list(dataA)
+	if err != nil {
+		return proofName{}
 	}
-	return hex.EncodeToString(h.Sum(nil))
+	if dataB != dataA {
+		textB, err := list(dataB)
+		if err != nil {
+			return proofName{}
+		}
+		text = slices.Concat(text, textB)
+	}
+	return proofName{base: withRules(hex.EncodeToString(h.Sum(nil)), opts), text: text}
 }
 
 // Listings lists the data folders that name a kept proof (every file's
@@ -117,8 +154,13 @@ type Listings struct {
 	// its latest (newest first, at most pastListings): the proofs kept
 	// under them may be carried while the folder only gained files
 	// (grownFrom).
-	past  map[string][][]byte
-	walks int // folders listed (tests)
+	past map[string][][]byte
+	// stored holds the sha256 of the listings this run has kept in the
+	// digest cache (keepListing); grew, the answers of grewSince by
+	// listing sums (earlier, now).
+	stored map[string]bool
+	grew   map[[2]string]bool
+	walks  int // folders listed (tests)
 }
 
 // pastListings bounds the listings of a folder a run remembers: a proof
@@ -210,23 +252,10 @@ func (l *Listings) grownFrom(dir string) [][]byte {
 	l.mu.Lock()
 	past := slices.Clone(l.past[dir])
 	l.mu.Unlock()
-	have := map[string]bool{}
-	for _, e := range bytes.Split(now, []byte{0}) {
-		have[string(e)] = true
-	}
 	var out [][]byte
+	have := entrySet(now)
 	for _, text := range past {
-		if bytes.Equal(text, now) {
-			continue
-		}
-		grown := true
-		for _, e := range bytes.Split(text, []byte{0}) {
-			if !have[string(e)] {
-				grown = false
-				break
-			}
-		}
-		if grown {
+		if !bytes.Equal(text, now) && grewIn(text, have) {
 			out = append(out, text)
 		}
 	}
@@ -343,7 +372,7 @@ func KeptProof(a, b string, opts Options) (*Report, bool) {
 	// a and b name the catalogs for the report only (a store's keys):
 	// the sums stand for them.
 	dpA, dpB := keyDataPaths(opts)
-	kept, ok := cachedProof(opts.DigestCache, withRules(sumsKey(opts.SumA, opts.SumB, dpA, dpB, opts.Listings), opts))
+	kept, ok := findKept(opts, sumsName(opts.SumA, opts.SumB, dpA, dpB, opts.Listings.list, opts))
 	if !ok {
 		return nil, false
 	}
@@ -549,12 +578,15 @@ func cachedProof(store DigestStore, key string) (*Report, bool) {
 	return &rep, true
 }
 
-// keepProof stores the report of a proof of equivalence.
-func keepProof(store DigestStore, key string, rep *Report) {
+// keepProof stores the report of a proof of equivalence under n's key,
+// and n's listing with it (keepListing: found again while the data
+// folders only grow, keptGrown).
+func keepProof(store DigestStore, n proofName, rep *Report, l *Listings) {
+	key := n.key()
 	if store == nil || key == "" || !rep.Equivalent {
 		return
 	}
-	if b, err := json.Marshal(rep); err == nil {
-		_ = store.Put(key, b) // a cache that cannot be written only costs time
+	if b, err := json.Marshal(rep); err == nil && store.Put(key, b) == nil {
+		l.keepListing(store, n) // a cache that cannot be written only costs time
 	}
 }
