@@ -29,8 +29,10 @@ import (
 // contents (sha256) and, per data folder, every file's path, size and
 // modification time. A later comparison of the same pair over the same
 // files (check after backfill: the published catalog is the file the
-// backfill proved) returns the kept report instead of reading again. Only
-// proofs of equivalence are kept; differences are always found anew.
+// backfill proved), or over data folders that only gained files since
+// (keptlistings.go: a version published, a data cache grown), returns the
+// kept report instead of reading again. Only proofs of equivalence are
+// kept; differences are always found anew.
 
 // proofVersion changes whenever what a proof checks changes.
 const proofVersion = "fdl-formats proof v22"
