@@ -295,6 +295,11 @@ func (c *comparison) stats() error {
 				return err
 			}
 		}
+		if rd.label == "ducklake_file_column_stats" || rd.label == "ducklake_table_column_stats" {
+			if err := c.booleanStats(rd.label, rd.na, rd.nb, rd.ea, rd.eb); err != nil {
+				return err
+			}
+		}
 		c.diffEntries("stats", nil, "", rd.ea, rd.eb)
 	}
 	return nil

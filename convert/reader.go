@@ -64,6 +64,9 @@ func (r *run) readerChecks(source, target *formats.Version) error {
 	if err := r.fileColumnStats(step, source, target); err != nil {
 		return fmt.Errorf("%s: %w", formats.QuirkFilesWithoutColumnStatsPruned.Info().Name, err)
 	}
+	if err := r.booleanStats(step, source, target); err != nil {
+		return fmt.Errorf("%s: %w", formats.QuirkBooleanStatsComparedAsText.Info().Name, err)
+	}
 	return nil
 }
 

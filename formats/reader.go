@@ -58,6 +58,13 @@ const (
 	// placeholder ViewCatalogPlaceholder, which newer writers store for the
 	// view's own catalog and newer readers replace, is a parser error.
 	QuirkViewCatalogVerbatim
+	// QuirkBooleanStatsComparedAsText: under a filter pushed down on a
+	// BOOLEAN column, min_value/max_value are compared as text with the
+	// constant's text ('true'/'false'), not cast to BOOLEAN: statistics
+	// spelled '0'/'1' (DuckDB 1.5's Parquet writer) skip every file under
+	// = true, = false, IN and >=. Only 'false'/'true' (or NULL) compare as
+	// the values (BooleanStatsOrdered).
+	QuirkBooleanStatsComparedAsText
 )
 
 // QuirkInfo documents one ReaderQuirk: what the real reader does, where in
@@ -124,6 +131,10 @@ var AllQuirks = []QuirkInfo{
 		Source:    "DuckLakeViewEntry::ParseSelectStatement (src/storage/ducklake_view_entry.cpp) parses query_sql verbatim in v1.3-ossivalis, v1.4-andium and the commits DuckDB 1.5.0 and 1.5.1 pin (7ea15644, 67480b1d); v1.5-variegata bdeb8afc (2026-03-25, \"Make catalog generic for view attach\"), first in 415a9ebd (DuckDB 1.5.2) and in main, stores catalog_name + \".\" as {DUCKLAKE_CATALOG}. (DuckLakeSchemaEntry::CreateView) and replaces it back, case-sensitively and outside quotes (DuckLakeUtil::ReplaceSkippingQuotes), in ParseSelectStatement and ToSQL",
 		Error:     "Parser Error: syntax error",
 		Evidence:  "modelled from the source (no DuckDB before 1.5.2 with the ducklake extension here); DuckDB's parser (1.5.6 here, the same grammar in every line) refuses SELECT i, j FROM {DUCKLAKE_CATALOG}.main.base: syntax error at or near \"{\"; DuckLake's test/sql/view/view_portable_alias.test (bdeb8afc) reads a view created as SELECT * FROM dl.t after re-attaching under another name"},
+	{Quirk: QuirkBooleanStatsComparedAsText, Name: "boolean-stats-compared-as-text", Family: "file pruning by statistics",
+		Behaviour: "under a filter pushed down on a BOOLEAN column (=, <>, <, <=, >, >=, IN), min_value and max_value are compared as text with the constant's text, 'true' or 'false' (Value::ToString): statistics spelled '0'/'1', as DuckDB 1.5's Parquet writer gives them to DuckLake 1.5.0+ writers, make 'true' BETWEEN '0' AND '1' false, so WHERE b = true (and = false, IN, >=) skips every such file; 'false'/'true' sort as the values and are read as them by every reader (TRY_CAST to BOOLEAN from 1.5.2), NULL keeps the file",
+		Source:    "CastStatsToTarget and GenerateConstantFilter (src/storage/ducklake_metadata_manager.cpp) in v1.4-andium (casts only IsNumeric types) and in the commits DuckDB 1.5.0 and 1.5.1 pin (7ea15644, 67480b1d: RequiresValueComparison in src/include/storage/ducklake_stats.hpp is IsNumeric() || IsTemporal()), and CastStatsToTarget in src/storage/ducklake_multi_file_list.cpp in v1.3-ossivalis; 65c48cd2 (2026-03-18, \"Do value comparison for boolean\", test/sql/transaction/update_null_column.test), first in 415a9ebd, the DuckLake of DuckDB 1.5.2 (format 1.0), adds BOOLEAN to RequiresValueComparison. The writers of 1.4 leave BOOLEAN min/max NULL (lakes-0.3/01_primitive_types); those of 1.5.x write '0'/'1' (lakes/01_primitive_types, and DuckDB 1.5.6's COPY ... RETURN_STATS)",
+		Evidence:  "lakes/01_primitive_types (format 1.0, data files 0 and 1 of main.primitives with b min '0' max '1' and 101 rows where b is true) converted field for field to 0.3 or 0.4: the 1.4-style file list for WHERE b = true keeps no file; converted with the spellings 'false'/'true' it keeps both"},
 }
 
 // Info returns the documentation of a single quirk.
@@ -166,16 +177,16 @@ const (
 	// quirksV1_3: DuckLake v1.3-ossivalis (DuckDB 1.3), formats 0.1 and 0.2
 	// (no Hive partition mappings exist in these formats).
 	quirksV1_3 = QuirkUnmappedFilesNull | QuirkTimeTZDefaultOffset | QuirkTableStatsNeedColumnStats | QuirkInlinedAtSnapshotZero | QuirkFilesWithoutColumnStatsPruned |
-		QuirkViewCatalogVerbatim
+		QuirkViewCatalogVerbatim | QuirkBooleanStatsComparedAsText
 	// quirksV1_4: DuckLake v1.4-andium (DuckDB 1.4), format 0.3.
 	quirksV1_4 = QuirkUnmappedFilesNull | QuirkTimeTZDefaultOffset | QuirkHiveValuesRaw | QuirkTableStatsNeedColumnStats | QuirkInlinedAtFirstSnapshot | QuirkFilesWithoutColumnStatsPruned |
-		QuirkViewCatalogVerbatim
+		QuirkViewCatalogVerbatim | QuirkBooleanStatsComparedAsText
 	// quirksV1_5_0: DuckLake on DuckDB 1.5.0-1.5.1, format 0.4: where the
 	// two differ (Hive values), the one that reads fewer catalogs as 1.0
 	// does (1.5.0's), so that a catalog proved for one is read alike by
 	// both.
 	quirksV1_5_0 = QuirkUnmappedFilesNull | QuirkTimeTZDefaultOffset | QuirkHiveValuesRaw | QuirkTableStatsNeedColumnStats | QuirkInlinedAtFirstSnapshot | QuirkFilesWithoutColumnStatsPruned |
-		QuirkPartialDeletesWholeWithInlined | QuirkViewCatalogVerbatim
+		QuirkPartialDeletesWholeWithInlined | QuirkViewCatalogVerbatim | QuirkBooleanStatsComparedAsText
 	// quirksV1_5_1: DuckLake on DuckDB 1.5.1, the newest release that reads
 	// format 0.4 (Hive values decoded as 1.0 does).
 	quirksV1_5_1 = quirksV1_5_0 &^ QuirkHiveValuesRaw

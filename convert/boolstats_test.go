@@ -1,0 +1,257 @@
+package convert
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fdl-formats/fdl-formats/compare"
+	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/testlakes"
+)
+
+// boolStat is a BOOLEAN statistics row of a catalog: table, column, data
+// file (-1 for ducklake_table_column_stats) and min/max (nil: NULL).
+type boolStat struct {
+	table, column, file int64
+	min, max            *string
+}
+
+// booleanStats reads every BOOLEAN statistics row of a catalog file.
+func booleanStats(t *testing.T, path string, v *formats.Version) []boolStat {
+	t.Helper()
+	conn := attach(t, path, "READ_ONLY")
+	var out []boolStat
+	for _, q := range []string{
+		`SELECT table_id, column_id, data_file_id, min_value, max_value FROM c.` + fileStatsName(v) + ` s`,
+		`SELECT table_id, column_id, -1, min_value, max_value FROM c.ducklake_table_column_stats s`,
+	} {
+		rows, err := conn.QueryContext(context.Background(), q+` WHERE EXISTS (SELECT 1 FROM c.ducklake_column col
+			WHERE col.table_id = s.table_id AND col.column_id = s.column_id AND col.column_type = 'boolean') ORDER BY ALL`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var b boolStat
+			if err := rows.Scan(&b.table, &b.column, &b.file, &b.min, &b.max); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, b)
+		}
+		if err := rows.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+// keptFiles runs, on a catalog file, the file list DuckLake 1.4 builds
+// for WHERE <column> = <constant> on a BOOLEAN column
+// (ConvertFilterPushdownToSQL and GenerateConstantFilter of v1.4-andium:
+// the constant rendered as its text by CastValueToTarget, the statistics
+// not cast by CastStatsToTarget, so compared as text): the data files of
+// the table it keeps.
+func keptFiles(t *testing.T, conn *sql.Conn, stats string, table, column int64, constant bool) map[int64]bool {
+	t.Helper()
+	c := "'false'"
+	if constant {
+		c = "'true'"
+	}
+	rows, err := conn.QueryContext(context.Background(), `SELECT data_file_id FROM c.ducklake_data_file
+		WHERE table_id = $1 AND data_file_id IN (SELECT data_file_id FROM c.`+stats+`
+			WHERE table_id = $1 AND column_id = $2 AND (min_value IS NULL OR max_value IS NULL OR (`+c+` BETWEEN min_value AND max_value)))`, table, column)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	out := map[int64]bool{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		out[id] = true
+	}
+	return out
+}
+
+// filesHolding lists the data files of a table whose Parquet column of
+// field id column holds the value (read from the files under data).
+func filesHolding(t *testing.T, conn *sql.Conn, data string, table, column int64, value bool) map[int64]bool {
+	t.Helper()
+	ctx := context.Background()
+	byName := map[string]string{}
+	if err := filepath.WalkDir(data, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			byName[d.Name()] = p
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := conn.QueryContext(ctx, `SELECT data_file_id, path FROM c.ducklake_data_file WHERE table_id = $1`, table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[int64]string{}
+	for rows.Next() {
+		var id int64
+		var p string
+		if err := rows.Scan(&id, &p); err != nil {
+			t.Fatal(err)
+		}
+		files[id] = byName[filepath.Base(p)]
+	}
+	if err := rows.Close(); err != nil {
+		t.Fatal(err)
+	}
+	out := map[int64]bool{}
+	for id, p := range files {
+		if p == "" {
+			t.Fatalf("data file %d not found under %s", id, data)
+		}
+		var name sql.NullString
+		if err := conn.QueryRowContext(ctx, `SELECT any_value(name) FROM parquet_schema($1) WHERE field_id = $2`, p, column).Scan(&name); err != nil {
+			t.Fatal(err)
+		}
+		if !name.Valid {
+			continue // written before the column: its rows read the initial default (NULL in these lakes)
+		}
+		var n int64
+		if err := conn.QueryRowContext(ctx, `SELECT count(*) FROM read_parquet($1) WHERE "`+strings.ReplaceAll(name.String, `"`, `""`)+`" = $2`, p, value).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n > 0 {
+			out[id] = true
+		}
+	}
+	return out
+}
+
+// TestBooleanStatsForTextReaders: DuckLake 1.5's writers give BOOLEAN
+// columns the statistics '0'/'1', which the readers of 0.1-0.4 compare as
+// text with 'true'/'false' (formats.QuirkBooleanStatsComparedAsText): with
+// them, the file list of WHERE b = true keeps no file. A conversion to
+// those formats writes them 'false'/'true': the same query keeps every file
+// holding a matching row, and the catalog is proved equivalent. The old
+// output (the same catalog with '0'/'1') is not equivalent to its source,
+// naming the file and column; as a source it proves equivalent to its 1.0
+// conversion (which keeps '0'/'1'). Before, the conversions carried
+// '0'/'1' and were proved equivalent.
+func TestBooleanStatsForTextReaders(t *testing.T) {
+	ctx := context.Background()
+	q := formats.QuirkBooleanStatsComparedAsText
+	for _, tc := range []struct {
+		lake   string
+		target *formats.Version
+		// column: the BOOLEAN column's table, id and name.
+		table, column int64
+		name          string
+	}{
+		{"01_primitive_types", formats.V0_4, 1, 2, "b"},
+		{"01_primitive_types", formats.V0_3, 1, 2, "b"},
+		{"02_add_drop_columns", formats.V0_4, 1, 6, "d"},
+		{"02_add_drop_columns", formats.V0_3, 1, 6, "d"},
+	} {
+		t.Run(tc.lake+"/"+tc.target.Name, func(t *testing.T) {
+			lake := filepath.Join(testlakes.Dir(t, "lakes"), tc.lake)
+			vs := versionCatalogs(t, lake)
+			src, data := vs[len(vs)-1], filepath.Join(lake, "data")
+			source, err := Detect(ctx, src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			raw := 0
+			for _, b := range booleanStats(t, src, source) {
+				if !formats.BooleanStatsOrdered(b.min) || !formats.BooleanStatsOrdered(b.max) {
+					raw++
+				}
+			}
+			if raw == 0 {
+				t.Fatalf("%s: no BOOLEAN statistics spelled otherwise than 'false'/'true'; the test needs them", src)
+			}
+			out := filepath.Join(t.TempDir(), "out.duckdb")
+			res, err := Catalog(ctx, src, out, tc.target, Options{DataPath: data})
+			if err != nil {
+				t.Fatal(err)
+			}
+			spelled := 0
+			for _, b := range booleanStats(t, out, tc.target) {
+				if !formats.BooleanStatsOrdered(b.min) || !formats.BooleanStatsOrdered(b.max) {
+					t.Errorf("table %d column %d file %d: BOOLEAN statistics %v/%v, want NULL, 'false' or 'true'", b.table, b.column, b.file, str(b.min), str(b.max))
+				}
+				if b.min != nil {
+					spelled++
+				}
+			}
+			if spelled == 0 {
+				t.Errorf("no BOOLEAN statistics left in %s", out)
+			}
+			noted := false
+			for _, f := range res.Findings {
+				noted = noted || f.Code == q.Info().Name
+			}
+			if !noted {
+				t.Errorf("no %s finding: %v", q.Info().Name, res.Findings)
+			}
+			proveEquivalent(t, src, out, data)
+
+			// The readers' own file list keeps every file holding a
+			// matching row, under = true and = false.
+			conn := attach(t, out, "READ_ONLY")
+			for _, v := range []bool{true, false} {
+				kept := keptFiles(t, conn, fileStatsName(tc.target), tc.table, tc.column, v)
+				holding := filesHolding(t, conn, data, tc.table, tc.column, v)
+				if len(holding) == 0 {
+					t.Fatalf("no data file holds %s = %v; the test needs one", tc.name, v)
+				}
+				for id := range holding {
+					if !kept[id] {
+						t.Errorf("WHERE %s = %v: format %s readers skip data file %d, which holds matching rows (kept %v)", tc.name, v, tc.target.Name, id, kept)
+					}
+				}
+			}
+
+			// The old output: the same catalog with '0'/'1'.
+			old := editedCopy(t, out,
+				formats.BooleanStatsSpellSQL("c.", fileStatsName(tc.target), false),
+				formats.BooleanStatsSpellSQL("c.", "ducklake_table_column_stats", false))
+			rep, err := compare.Catalogs(ctx, src, old, compare.Options{DataPath: data})
+			if !errors.Is(err, compare.ErrNotEquivalent) {
+				t.Fatalf("compare with the '0'/'1' statistics: err = %v, want not equivalent", err)
+			}
+			found := 0
+			for _, d := range rep.Differences {
+				if d.Kind != "stats" || !strings.Contains(d.Reason, q.Info().Name) {
+					t.Errorf("unexpected difference %s", d)
+					continue
+				}
+				if !strings.Contains(d.Reason, "column "+tc.name+" (id ") || !strings.Contains(d.Reason, ".parquet (data_file_id ") || !strings.Contains(d.Reason, old) || d.Table == "" {
+					t.Errorf("difference does not name the catalog, table, column and file: %s", d)
+				}
+				found++
+			}
+			if found == 0 {
+				t.Error("no BOOLEAN statistics difference")
+			}
+			// As a source (what DuckLake 1.5.0/1.5.1 wrote natively) it
+			// proves equivalent to its upgrade, which reads more rows.
+			up := filepath.Join(t.TempDir(), "up.duckdb")
+			if _, err := Catalog(ctx, old, up, formats.V1_0, Options{DataPath: data}); err != nil {
+				t.Fatal(err)
+			}
+			proveEquivalent(t, old, up, data)
+		})
+	}
+}
+
+func str(s *string) string {
+	if s == nil {
+		return "NULL"
+	}
+	return "'" + *s + "'"
+}
