@@ -95,6 +95,9 @@ func canonBoolStats(text string) string {
 // is not a difference: B then keeps more files, as the specification does.
 func (c *comparison) booleanStats(label, na, nb string, ea, eb entries) error {
 	q := formats.QuirkBooleanStatsComparedAsText
+	if !c.a.readsWith(q) && !c.b.readsWith(q) {
+		return nil // 1.0 and 1.1: written alike ('0'/'1'), compared as they are
+	}
 	ra, err := c.a.booleanStatsRows(c, label, na)
 	if err != nil {
 		return err

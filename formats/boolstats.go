@@ -34,8 +34,8 @@ func BooleanStatsOrdered(text *string) bool {
 // max_value hold BOOLEAN statistics of a column (keyed by table_id and
 // column_id): the file column statistics (ducklake_file_column_statistics
 // before 0.3) and the table column statistics. ducklake_file_variant_stats
-// (0.4+) holds per-path statistics inside VARIANT columns, which readers
-// before 1.0 do not prune by; it is left alone.
+// (0.4+, per-path statistics inside VARIANT columns) is left alone: whether
+// 1.5.0/1.5.1 prune by its BOOLEAN paths was not audited.
 var BooleanStatsTables = []string{"ducklake_file_column_stats", "ducklake_file_column_statistics", "ducklake_table_column_stats"}
 
 // BooleanStatsSpellSQL rewrites the BOOLEAN statistics of stats (one of
