@@ -16,8 +16,10 @@ import (
 // exactly the files the specification's reading could match, as readers
 // that compare by value do. From a source with the quirk to a target
 // without it, 'false'/'true' become '0'/'1' again, what the target's
-// writers write: a catalog converted down and up again has its source's
-// rows (newer readers cast both spellings to the same value). It runs after
+// writers write for inserted rows: a catalog converted down and up again
+// has its source's rows (newer readers cast both spellings to the same
+// value; statistics a 1.0 writer took from a Parquet footer, spelled
+// 'false'/'true', come back '0'/'1'). It runs after
 // fileColumnStats, which drops read-alike rows by their 'true'/'false'.
 func (r *run) booleanStats(step string, source, target *formats.Version) error {
 	q := formats.QuirkBooleanStatsComparedAsText
