@@ -145,10 +145,6 @@ func (c *comparison) carried(common []int64) (_ map[int64]bool, from Carry, why 
 			kept = rep
 			break
 		}
-		if rep, ok := c.keptWhileGrown(name); ok {
-			kept = rep
-			break
-		}
 	}
 	switch {
 	case kept == nil:
@@ -199,26 +195,6 @@ func (c *comparison) carried(common []int64) (_ map[int64]bool, from Carry, why 
 		}
 	}
 	return out, cr, ""
-}
-
-// keptWhileGrown finds the proof of an earlier pair (named n now, nothing
-// when it has no name) kept by this run under an earlier listing of the
-// data folder that the folder only grew from since (Listings.grownFrom): a
-// remote store's data cache gains each version's files as the run proves
-// it, so the previous version's proof was kept under a listing without
-// them. findKept finds most of these through the listings kept in the
-// cache (keptGrown); this one needs no cache entry but the proof.
-func (c *comparison) keptWhileGrown(n proofName) (*Report, bool) {
-	dpA, dpB := keyDataPaths(c.opts)
-	if n.base == "" || dpA != dpB {
-		return nil, false
-	}
-	for _, text := range c.opts.Listings.grownFrom(dpA) {
-		if rep, ok := cachedProof(c.opts.DigestCache, listedKey(n.base, listingSum(text))); ok {
-			return rep, true
-		}
-	}
-	return nil, false
 }
 
 func orErr(why string, err error) string {

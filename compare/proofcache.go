@@ -152,11 +152,6 @@ type Listings struct {
 	mu    sync.Mutex
 	gen   uint64 // Changed calls so far
 	byDir map[string]listing
-	// past holds, per folder, the listings this run made of it before
-	// its latest (newest first, at most pastListings): the proofs kept
-	// under them may be carried while the folder only gained files
-	// (grownFrom).
-	past map[string][][]byte
 	// stored holds the sha256 of the listings this run has kept in the
 	// digest cache (keepListing); grew, the answers of grewSince by
 	// listing sums (earlier, now).
@@ -165,11 +160,6 @@ type Listings struct {
 	walks  int // folders listed (tests)
 }
 
-// pastListings bounds the listings of a folder a run remembers: a proof
-// carries one of the few versions before it (repo's maxEarlier), each
-// proved a generation or a few of the folder earlier.
-const pastListings = 32
-
 type listing struct {
 	gen  uint64 // the generation its walk began in
 	text []byte
@@ -177,7 +167,7 @@ type listing struct {
 
 // NewListings returns an empty Listings.
 func NewListings() *Listings {
-	return &Listings{byDir: map[string]listing{}, past: map[string][][]byte{}}
+	return &Listings{byDir: map[string]listing{}}
 }
 
 // Changed says the run wrote into a data folder: the listings made so far
@@ -210,58 +200,11 @@ func (l *Listings) list(dir string) ([]byte, error) {
 		return nil, err
 	}
 	l.mu.Lock()
-	if prev, ok := l.byDir[dir]; ok && !bytes.Equal(prev.text, text) {
-		l.remember(dir, prev.text)
-	}
 	if l.gen == gen { // else a write since the walk began: not kept
 		l.byDir[dir] = listing{gen: gen, text: text}
-	} else {
-		l.remember(dir, text) // a key may name it all the same
 	}
 	l.mu.Unlock()
 	return text, nil
-}
-
-// remember keeps text, a listing of dir that is not its latest, among its
-// past ones (l.mu held).
-func (l *Listings) remember(dir string, text []byte) {
-	if l.past == nil {
-		l.past = map[string][][]byte{}
-	}
-	old := l.past[dir]
-	if slices.ContainsFunc(old, func(t []byte) bool { return bytes.Equal(t, text) }) {
-		return
-	}
-	l.past[dir] = append([][]byte{text}, old[:min(len(old), pastListings-1)]...)
-}
-
-// grownFrom returns the listings this run made of dir before the one it
-// has now (newest first) whose every file is still there with the same
-// size, modification time and identity on disk (walkListing's entries):
-// the folder only gained files since, as a remote store's data cache does
-// while a run downloads (each file at most once a run) and a backfill's
-// --rewrite-deletes does (new files only). A proof kept under such a
-// listing read only files that are unchanged (a file a catalog names that
-// was not there failed the proof), so it still holds (Carry).
-func (l *Listings) grownFrom(dir string) [][]byte {
-	if l == nil {
-		return nil
-	}
-	now, err := l.list(dir)
-	if err != nil {
-		return nil
-	}
-	l.mu.Lock()
-	past := slices.Clone(l.past[dir])
-	l.mu.Unlock()
-	var out [][]byte
-	have := entrySet(now)
-	for _, text := range past {
-		if !bytes.Equal(text, now) && grewIn(text, have) {
-			out = append(out, text)
-		}
-	}
-	return out
 }
 
 // InputsKey names a result that is a function of parts and of the local
