@@ -49,3 +49,22 @@ func TestDeleteFileFormatUpTo10(t *testing.T) {
 		}
 	}
 }
+
+// TestDeletionVectorsAnyCase: 1.0 readers open a delete file whose format
+// is 'puffin' in any letter case as a deletion vector (CIEquals in
+// DeleteFileFormatFromString), which 0.4 readers open as Parquet and fail
+// on; convert matched 'puffin' in lower case only, so an upper-case one
+// went down to 0.4 unrefused (the proof then failed the output).
+func TestDeletionVectorsAnyCase(t *testing.T) {
+	lake := filepath.Join(testlakes.Dir(t, "lakes"), "24_deletion_vectors")
+	vs := versionCatalogs(t, lake)
+	for _, value := range []string{"'puffin'", "'PUFFIN'", "'Puffin'"} {
+		t.Run(value, func(t *testing.T) {
+			src := editedCopy(t, vs[len(vs)-1], `UPDATE ducklake_delete_file SET format = `+value+` WHERE lower(format) = 'puffin'`)
+			got, err := refusalCodes(t, src, formats.V0_4, Options{DataPath: filepath.Join(lake, "data")})
+			if err != nil || got != "deletion-vectors" {
+				t.Fatalf("refused for %q (%v), want deletion-vectors", got, err)
+			}
+		})
+	}
+}

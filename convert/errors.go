@@ -102,12 +102,25 @@ func (e *RefusedError) Hint() string {
 		}
 	}
 	if len(opts) == 0 {
+		if isUpgrade(e.From, e.To) {
+			// Every format past the source is reached through the same
+			// steps, so none of them holds it either.
+			return fmt.Sprintf("the catalog cannot be carried up from %s to %s, nor past it (the same steps lead there); keep it in its own format, %s, and the older formats it converts to", e.From, e.To, e.From)
+		}
 		if newer := newerReleases(e.To); len(newer) > 0 {
 			return "the target format cannot hold this catalog; publish it in a newer format only (" + strings.Join(newer, ", ") + ")"
 		}
 		return fmt.Sprintf("no format newer than %s exists to hold this catalog; keep it in the formats it converts to (its own, %s)", e.To, e.From)
 	}
 	return "some findings can be converted anyway with: " + strings.Join(opts, ", ")
+}
+
+// isUpgrade reports whether format to is newer than format from (false
+// when either is unknown).
+func isUpgrade(from, to string) bool {
+	f, errF := formats.Lookup(from)
+	t, errT := formats.Lookup(to)
+	return errF == nil && errT == nil && formats.All.Index(t) > formats.All.Index(f)
 }
 
 // newerReleases names the released formats newer than the format named

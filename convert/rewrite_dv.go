@@ -27,7 +27,7 @@ func rewriteDeletionVectors(r *run) error {
 	if r.opts.DataPath == "" {
 		return cannotRewrite{"rewriting deletion vectors needs the local data folder (--data DIR)"}
 	}
-	files, err := deleteFiles(r, `d.format = 'puffin'`)
+	files, err := deleteFiles(r, `lower(d.format) = 'puffin'`)
 	if err != nil {
 		return fmt.Errorf("read deletion vectors: %w", err)
 	}
