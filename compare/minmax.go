@@ -202,6 +202,7 @@ type minMaxSide struct {
 	folded     map[int64]minMax  // per column, where the statistics are exact and fold
 	scanned    map[int64]minMax  // filled where needed
 	need       map[int64]*Column // the columns whose scan is needed
+	cols       map[int64]*Column // the side's own top-level columns by id
 }
 
 // scans reports whether some reader of the side scans column id.
@@ -245,14 +246,28 @@ func (c *comparison) minMax(s int64, x, y Table, netA, netB int64) error {
 	if len(a.folded) == 0 && len(b.folded) == 0 {
 		return nil
 	}
+	// Each side scans its own columns (by column_id): B may have renamed
+	// one, which the schema comparison reports.
 	cols, err := c.b.Columns(c.ctx, y.ID, s)
 	if err != nil {
 		return err
 	}
+	colsA, err := c.a.Columns(c.ctx, x.ID, s)
+	if err != nil {
+		return err
+	}
+	a.cols = map[int64]*Column{}
+	for _, col := range colsA {
+		a.cols[col.ID] = col
+	}
+	b.cols = map[int64]*Column{}
+	for _, col := range cols {
+		b.cols[col.ID] = col
+	}
 	// First pass: which scans the checks need.
 	for _, col := range cols {
-		if len(col.Children) > 0 {
-			continue
+		if own := a.cols[col.ID]; len(col.Children) > 0 || own == nil || len(own.Children) > 0 {
+			continue // nested, or a column A has not: the schema comparison reports it
 		}
 		fa, okA := a.folded[col.ID]
 		fb, okB := b.folded[col.ID]
@@ -269,8 +284,8 @@ func (c *comparison) minMax(s int64, x, y Table, netA, netB int64) error {
 		}
 		need := make([]*Column, 0, len(side.need))
 		for _, col := range cols {
-			if side.need[col.ID] != nil {
-				need = append(need, col)
+			if own := side.cols[col.ID]; side.need[col.ID] != nil && own != nil && len(own.Children) == 0 {
+				need = append(need, own)
 			}
 		}
 		if side.scanned, err = side.r.scannedMinMax(c.ctx, side.t, s, need); err != nil {
@@ -278,8 +293,8 @@ func (c *comparison) minMax(s int64, x, y Table, netA, netB int64) error {
 		}
 	}
 	for _, col := range cols {
-		if len(col.Children) > 0 {
-			continue
+		if own := a.cols[col.ID]; len(col.Children) > 0 || own == nil || len(own.Children) > 0 {
+			continue // nested, or a column A has not: the schema comparison reports it
 		}
 		fa, okA := a.folded[col.ID]
 		fb, okB := b.folded[col.ID]

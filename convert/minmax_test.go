@@ -103,3 +103,42 @@ func TestMinMaxFromStatistics(t *testing.T) {
 		})
 	}
 }
+
+// TestMinMaxRenamedColumn converts a 0.3 catalog with exact statistics
+// (01_primitive_types) to 1.0 and renames column i32 in B: 1.0 readers
+// fold its min/max, so A's scan is read, under A's name of the column.
+// It scanned A with B's name and stopped on a Binder Error; now the report
+// has the schema difference and the walk completes.
+func TestMinMaxRenamedColumn(t *testing.T) {
+	ctx := context.Background()
+	lake := filepath.Join(testlakes.Dir(t, "lakes-0.3"), "01_primitive_types")
+	data := filepath.Join(lake, "data")
+	vs := versionCatalogs(t, lake)
+	a := vs[len(vs)-1]
+	b := filepath.Join(t.TempDir(), "1.0.duckdb")
+	if _, err := Catalog(ctx, a, b, formats.V1_0, Options{DataPath: data}); err != nil {
+		t.Fatal(err)
+	}
+	execOn(t, b, `UPDATE ducklake_column SET column_name = 'i_renamed' WHERE table_id = 1 AND column_id = 5`)
+	rep, err := compare.Catalogs(ctx, a, b, compare.Options{DataPath: data})
+	if !errors.Is(err, compare.ErrNotEquivalent) {
+		t.Fatalf("want not equivalent, got %v", err)
+	}
+	if rep.Incomparable != "" {
+		t.Errorf("the comparison stopped: %s", rep.Incomparable)
+	}
+	var schema, other []string
+	for _, d := range rep.Differences {
+		if d.Kind == "schema" && strings.Contains(d.String(), "i_renamed") {
+			schema = append(schema, d.String())
+		} else {
+			other = append(other, d.String())
+		}
+	}
+	if len(schema) == 0 {
+		t.Errorf("want the rename as a schema difference, got:\n%s", strings.Join(other, "\n"))
+	}
+	if len(other) > 0 {
+		t.Errorf("other differences:\n%s", strings.Join(other, "\n"))
+	}
+}
