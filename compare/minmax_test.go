@@ -21,13 +21,14 @@ func TestMinMaxFoldedValues(t *testing.T) {
 	for _, tc := range []struct {
 		name, edit string
 		want       string // in the minmax difference; "" for none
+		unreadable bool   // B's readers fail on the statistics (refused.go)
 	}{
-		{"wrong max folds", `UPDATE ducklake_table_column_stats SET max_value = '100' WHERE ` + col, "max 100"},
-		{"same value, other text", `UPDATE ducklake_table_column_stats SET max_value = '+1000' WHERE ` + col, ""},
-		{"does not cast: the folding query fails", `UPDATE ducklake_table_column_stats SET max_value = 'many' WHERE ` + col, "do not cast to INTEGER"},
-		{"min above max: not folded", `UPDATE ducklake_table_column_stats SET min_value = '2000' WHERE ` + col, ""},
-		{"no max: not folded", `UPDATE ducklake_table_column_stats SET max_value = NULL WHERE ` + col, ""},
-		{"record_count not net: not exact", `UPDATE ducklake_table_column_stats SET max_value = '100' WHERE ` + col + `; UPDATE ducklake_table_stats SET record_count = 6 WHERE table_id = 1`, ""},
+		{"wrong max folds", `UPDATE ducklake_table_column_stats SET max_value = '100' WHERE ` + col, "max 100", false},
+		{"same value, other text", `UPDATE ducklake_table_column_stats SET max_value = '+1000' WHERE ` + col, "", false},
+		{"does not cast: every reader fails, unreadable", `UPDATE ducklake_table_column_stats SET max_value = 'many' WHERE ` + col, "", true},
+		{"min above max: not folded", `UPDATE ducklake_table_column_stats SET min_value = '2000' WHERE ` + col, "", false},
+		{"no max: not folded", `UPDATE ducklake_table_column_stats SET max_value = NULL WHERE ` + col, "", false},
+		{"record_count not net: not exact", `UPDATE ducklake_table_column_stats SET max_value = '100' WHERE ` + col + `; UPDATE ducklake_table_stats SET record_count = 6 WHERE table_id = 1`, "", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := tamper(t, catalog, strings.Split(tc.edit, "; ")...)
@@ -36,10 +37,15 @@ func TestMinMaxFoldedValues(t *testing.T) {
 				t.Fatal(err)
 			}
 			var got []string
+			unreadable := false
 			for _, d := range rep.Differences {
 				if d.Kind == "minmax" {
 					got = append(got, d.String())
 				}
+				unreadable = unreadable || (d.Kind == "unreadable" && d.A == "" && strings.Contains(d.Reason, "uncastable-column-stats"))
+			}
+			if unreadable != tc.unreadable {
+				t.Errorf("B unreadable: got %v, want %v", unreadable, tc.unreadable)
 			}
 			if tc.want == "" {
 				if len(got) > 0 {

@@ -2,7 +2,9 @@ package compare
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -38,6 +40,9 @@ var (
 	refusedNoKey = formats.QuirkInfo{Name: "encrypted-file-without-key",
 		Behaviour: "in a catalog whose ducklake_metadata says encrypted = 'true', the reader selects every visible data and delete file's encryption_key and fails on a NULL one (DuckLakeMetadataManager::ReadDataFile, also for delete files, in v1.3-ossivalis, v1.4-andium, v1.5-variegata and main)",
 		Error:     "Database is encrypted, but file"}
+	refusedStatsCast = formats.QuirkInfo{Name: "uncastable-column-stats",
+		Behaviour: "DuckDB asks the scan for each read column's statistics while planning (StatisticsPropagator, propagate_get.cpp); DuckLake answers from ducklake_table_column_stats as of the catalog's current snapshot, typed as the column is there (DuckLakeStatistics -> GetColumnStats -> DuckLakeColumnStats::ToStats -> CreateNumericStats), which casts min_value and max_value to the type with DefaultCastAs: a text that does not cast fails every query reading the column, at any snapshot. Formats 0.1-0.3 (v1.3-ossivalis, v1.4-andium) cast only when both are set, 0.4+ (7ea15644 on) each one set; the types: SMALLINT to UBIGINT (not TINYINT), DATE, TIME, TIMESTAMP (with time zone, _S, _MS, _NS), FLOAT and DOUBLE where contains_nan is false; 1.1 (main) also BOOLEAN, TINYINT, DECIMAL, UUID and TIMESTAMPTZ_NS",
+		Error:     "Conversion Error: Could not convert string"}
 	refusedPartialInfo = formats.QuirkInfo{Name: "unparsable-partial-file-info",
 		Behaviour: "ParsePartialFileInfo (formats with a partial_file_info column, 0.1-0.3): a value is a list 'snapshot:rows|...' of unsigned integers, or, in 0.3 (DuckDB 1.4), 'partial_max:N'; any other, the empty string included, fails the file list",
 		Error:     "stoull / Invalid partial file info"}
@@ -60,6 +65,9 @@ func (r *Reader) refusal(ctx context.Context, t Table, snap int64) error {
 	}
 	if q, what := r.columnsRefusal(cols); what != "" {
 		return r.refused(q, t, "%s", what)
+	}
+	if err := r.statsCastRefusal(ctx, t, cols); err != nil {
+		return err
 	}
 	files, err := r.files(ctx, t, snap)
 	if err != nil {
@@ -159,4 +167,188 @@ func (r *Reader) defaultKind(c *Column) string {
 		return "refused(NULL)"
 	}
 	return "refused(" + strconv.Quote(*c.DefaultType) + ")"
+}
+
+// statsCastTypes are the types whose table statistics every reader of v
+// casts when it plans a scan (DuckLakeColumnStats::ToStats), and whether it
+// casts only when both min_value and max_value are set (formats 0.1-0.3).
+// Format 1.0 is read by DuckDB 1.5.2 too, whose DuckLake (415a9ebd) casts
+// the types of 0.4; 1.5.3 on (e6a3bd0a) cast BOOLEAN, TINYINT, DECIMAL and
+// UUID too, which only some 1.0 readers then fail on: not a refusal.
+// main casts TIMESTAMPTZ_NS too, a type this reader cannot read (a column
+// of it makes the comparison stop before).
+func statsCastTypes(v *formats.Version) (types func(string) bool, both bool) {
+	name := v.Name
+	if v.Dev {
+		name = v.Release
+	}
+	base := map[string]bool{
+		"SMALLINT": true, "INTEGER": true, "BIGINT": true,
+		"UTINYINT": true, "USMALLINT": true, "UINTEGER": true, "UBIGINT": true,
+		"FLOAT": true, "DOUBLE": true, "DATE": true, "TIME": true, "TIMESTAMP": true,
+		"TIMESTAMPTZ": true, "TIMESTAMP_S": true, "TIMESTAMP_MS": true, "TIMESTAMP_NS": true,
+	}
+	switch name {
+	case "0.1", "0.2", "0.3":
+		return func(t string) bool { return base[t] }, true
+	case "1.1":
+		return func(t string) bool {
+			switch t {
+			case "BOOLEAN", "TINYINT", "UUID":
+				return true
+			}
+			return base[t] || strings.HasPrefix(t, "DECIMAL(")
+		}, false
+	}
+	return func(t string) bool { return base[t] }, false
+}
+
+// statsCastRefusal is the refusal of a table read at a snapshot whose
+// columns (nested fields too) include one whose current statistics the
+// format's readers fail to cast (uncastableStats).
+func (r *Reader) statsCastRefusal(ctx context.Context, t Table, cols []*Column) error {
+	bad, err := r.uncastableStats(ctx, t)
+	if err != nil || len(bad) == 0 {
+		return err
+	}
+	var find func(cs []*Column) error
+	find = func(cs []*Column) error {
+		for _, c := range cs {
+			if what, ok := bad[c.ID]; ok && len(c.Children) == 0 {
+				return r.refused(refusedStatsCast, t, "column %s (id %d): %s", c.Name, c.ID, what)
+			}
+			if err := find(c.Children); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return find(cols)
+}
+
+// uncastableStats names, per column id of t, the statistics text in
+// ducklake_table_column_stats that the format's readers fail to cast to
+// the column's type at the catalog's latest snapshot, with DuckDB's error:
+// the statistics are not versioned and a reader loads them for its
+// current snapshot's schema, where a table or column that is gone has none.
+// Read once per reader and table.
+func (r *Reader) uncastableStats(ctx context.Context, t Table) (map[int64]string, error) {
+	if bad, ok := r.statsCast[t.ID]; ok {
+		return bad, nil
+	}
+	bad, err := r.readUncastableStats(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	if r.statsCast == nil {
+		r.statsCast = map[int64]map[int64]string{}
+	}
+	r.statsCast[t.ID] = bad
+	return bad, nil
+}
+
+func (r *Reader) readUncastableStats(ctx context.Context, t Table) (map[int64]string, error) {
+	if _, ok := r.layout["ducklake_table_column_stats"]; !ok || r.empty("ducklake_table_column_stats") {
+		return nil, nil
+	}
+	snaps, err := r.Snapshots(ctx)
+	if err != nil || len(snaps) == 0 {
+		return nil, err
+	}
+	last := latestSnapshot(snaps)
+	tables, err := r.Tables(ctx, last)
+	if err != nil {
+		return nil, err
+	}
+	if !slices.ContainsFunc(tables, func(x Table) bool { return x.ID == t.ID }) {
+		return nil, nil
+	}
+	cols, err := r.Columns(ctx, t.ID, last)
+	if err != nil {
+		return nil, err
+	}
+	casts, both := statsCastTypes(r.format)
+	types := map[int64]string{}
+	var leaves func(cs []*Column)
+	leaves = func(cs []*Column) {
+		for _, c := range cs {
+			if len(c.Children) > 0 {
+				leaves(c.Children)
+				continue
+			}
+			if dt, err := c.DuckType(); err == nil && casts(dt) {
+				types[c.ID] = dt
+			}
+		}
+	}
+	leaves(cols)
+	if len(types) == 0 {
+		return nil, nil
+	}
+	rows, err := r.conn.QueryContext(ctx, fmt.Sprintf(`SELECT column_id, contains_nan, min_value, max_value FROM cat.ducklake_table_column_stats WHERE table_id = %d AND (min_value IS NOT NULL OR max_value IS NOT NULL) ORDER BY column_id`, t.ID))
+	if err != nil {
+		return nil, fmt.Errorf("read the column statistics of %s in %s: %w", t.FullName(), r.path, err)
+	}
+	type text struct {
+		id   int64
+		what string
+		v    string
+	}
+	var texts []text
+	for rows.Next() {
+		var id int64
+		var nan sql.NullBool
+		var lo, hi sql.NullString
+		if err := rows.Scan(&id, &nan, &lo, &hi); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("read the column statistics of %s in %s: %w", t.FullName(), r.path, err)
+		}
+		dt, ok := types[id]
+		if !ok || ((dt == "FLOAT" || dt == "DOUBLE") && (!nan.Valid || nan.Bool)) || (both && (!lo.Valid || !hi.Valid)) {
+			continue
+		}
+		if lo.Valid {
+			texts = append(texts, text{id, "min_value", lo.String})
+		}
+		if hi.Valid {
+			texts = append(texts, text{id, "max_value", hi.String})
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read the column statistics of %s in %s: %w", t.FullName(), r.path, err)
+	}
+	if len(texts) == 0 {
+		return nil, nil
+	}
+	// One query tries every cast; a failing one is cast again for DuckDB's
+	// error, the one the reader reports.
+	sel := make([]string, len(texts))
+	for i, x := range texts {
+		sel[i] = fmt.Sprintf("TRY_CAST(%s AS %s) IS NOT NULL", sqlString(x.v), types[x.id])
+	}
+	ok := make([]bool, len(texts))
+	ptrs := make([]any, len(texts))
+	for i := range ok {
+		ptrs[i] = &ok[i]
+	}
+	if err := r.conn.QueryRowContext(ctx, "SELECT "+strings.Join(sel, ", ")).Scan(ptrs...); err != nil {
+		return nil, fmt.Errorf("cast the column statistics of %s in %s: %w", t.FullName(), r.path, err)
+	}
+	bad := map[int64]string{}
+	for i, x := range texts {
+		if ok[i] {
+			continue
+		}
+		if _, seen := bad[x.id]; seen {
+			continue
+		}
+		msg := "does not cast"
+		var v sql.NullString
+		if err := r.conn.QueryRowContext(ctx, fmt.Sprintf("SELECT CAST(%s AS %s)::VARCHAR", sqlString(x.v), types[x.id])).Scan(&v); err != nil {
+			msg = err.Error()
+		}
+		bad[x.id] = fmt.Sprintf("%s %q of the table statistics does not cast to %s (%s)", x.what, x.v, types[x.id], msg)
+	}
+	return bad, nil
 }

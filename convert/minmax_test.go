@@ -142,3 +142,57 @@ func TestMinMaxRenamedColumn(t *testing.T) {
 		t.Errorf("other differences:\n%s", strings.Join(other, "\n"))
 	}
 }
+
+// TestUncastableColumnStats: a table statistics text that does not cast to
+// its column's type fails every query reading the column in every reader
+// (DuckDB asks the scan for its statistics while planning, and DuckLake
+// casts them), formats 0.1-0.3 where both min_value and max_value are set,
+// 0.4 and newer for each one set. A 0.3 catalog of 01_primitive_types
+// (table prim, column i32) and its 1.0 conversion, both edited alike: with
+// a max of 'many' both readers fail (it was a minmax difference, as if
+// they answered); with a min of 'many' and no max, 0.3 readers read and
+// 1.0 readers fail (it was proved equivalent).
+func TestUncastableColumnStats(t *testing.T) {
+	const col = `table_id = 1 AND column_id = 5`
+	for _, tc := range []struct {
+		name, edit string
+		a, b       bool // the side's readers fail
+	}{
+		{"max does not cast: every reader fails", `UPDATE ducklake_table_column_stats SET max_value = 'many' WHERE ` + col, true, true},
+		{"min does not cast, no max: 1.0 readers fail", `UPDATE ducklake_table_column_stats SET min_value = 'many', max_value = NULL WHERE ` + col, false, true},
+		{"both cast: readable", `UPDATE ducklake_table_column_stats SET max_value = '+2147483647' WHERE ` + col, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			lake := filepath.Join(testlakes.Dir(t, "lakes-0.3"), "01_primitive_types")
+			data := filepath.Join(lake, "data")
+			vs := versionCatalogs(t, lake)
+			b := filepath.Join(t.TempDir(), "1.0.duckdb")
+			if _, err := Catalog(ctx, vs[len(vs)-1], b, formats.V1_0, Options{DataPath: data}); err != nil {
+				t.Fatal(err)
+			}
+			a := editedCopy(t, vs[len(vs)-1], tc.edit)
+			execOn(t, b, tc.edit)
+			rep, err := compare.Catalogs(ctx, a, b, compare.Options{DataPath: data})
+			if err != nil && !errors.Is(err, compare.ErrNotEquivalent) {
+				t.Fatal(err)
+			}
+			var unreadable, other []string
+			for _, d := range rep.Differences {
+				if d.Kind == "unreadable" && d.Table == "main.prim" &&
+					(d.A != "") == tc.a && (d.B != "") == tc.b && strings.Contains(d.Reason, "uncastable-column-stats") &&
+					strings.Contains(d.Reason, "column i32 (id 5)") && strings.Contains(d.Reason, "Could not convert string 'many' to INT32") {
+					unreadable = append(unreadable, d.String())
+				} else {
+					other = append(other, d.String())
+				}
+			}
+			if len(other) > 0 {
+				t.Errorf("other differences:\n%s", strings.Join(other, "\n"))
+			}
+			if want := tc.a || tc.b; want != (len(unreadable) > 0) {
+				t.Errorf("want unreadable (A %v, B %v): got %d such differences", tc.a, tc.b, len(unreadable))
+			}
+		})
+	}
+}
