@@ -810,6 +810,8 @@ type Digests struct {
 	// (maxRowHashes; tests lower it to reach the fallbacks past it).
 	rowCap int
 	store  DigestStore
+	// minmax: data files' min/max texts by minMaxKey (minmaxfiles.go).
+	minmax map[string][]*string
 	// flights are the all-rows plan keys a comparison is reading now
 	// (claim, see inflight.go).
 	flights map[string]*flight
@@ -820,7 +822,7 @@ type Digests struct {
 
 // NewDigests returns an empty Digests in front of store (nil: memory only).
 func NewDigests(store DigestStore) *Digests {
-	return &Digests{mem: map[string]Digest{}, checked: map[string]int64{}, rows: map[string]*keptRows{}, hints: map[string][]int64{}, hintCap: maxHintedRows, rowCap: maxRowHashes, store: store, flights: map[string]*flight{}}
+	return &Digests{mem: map[string]Digest{}, checked: map[string]int64{}, rows: map[string]*keptRows{}, hints: map[string][]int64{}, hintCap: maxHintedRows, rowCap: maxRowHashes, store: store, flights: map[string]*flight{}, minmax: map[string][]*string{}}
 }
 
 // hint returns the positions Hint recorded for a data file.

@@ -158,41 +158,6 @@ func (r *Reader) foldedMinMax(ctx context.Context, t Table, snap, net int64) (ma
 	return out, nil
 }
 
-// scannedMinMax is min and max of each of cols over t's rows at snap, as
-// this reader's scan returns them.
-func (r *Reader) scannedMinMax(ctx context.Context, t Table, snap int64, cols []*Column) (map[int64]minMax, error) {
-	q, err := r.Query(ctx, t, snap, ScanOptions{})
-	if err != nil {
-		return nil, err
-	}
-	sel := make([]string, 0, 2*len(cols))
-	for _, c := range cols {
-		sel = append(sel, fmt.Sprintf("min(%[1]s)::VARCHAR, max(%[1]s)::VARCHAR", ident(c.Name)))
-	}
-	vals := make([]sql.NullString, 2*len(cols))
-	ptrs := make([]any, len(vals))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
-	err = r.scanning(ctx, func() error {
-		return r.conn.QueryRowContext(ctx, "SELECT "+strings.Join(sel, ", ")+" FROM ("+q+") t").Scan(ptrs...)
-	})
-	if err != nil {
-		return nil, fmt.Errorf("min/max of %s at snapshot %d in %s: %w", t.FullName(), snap, r.path, err)
-	}
-	text := func(v sql.NullString) string {
-		if !v.Valid {
-			return "NULL"
-		}
-		return v.String
-	}
-	out := map[int64]minMax{}
-	for i, c := range cols {
-		out[c.ID] = minMax{min: text(vals[2*i]), max: text(vals[2*i+1])}
-	}
-	return out, nil
-}
-
 // minMaxSide is one catalog's readers' answers for a table.
 type minMaxSide struct {
 	name       string
