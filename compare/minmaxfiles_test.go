@@ -20,7 +20,7 @@ import (
 // answers.
 func TestScannedMinMaxByFile(t *testing.T) {
 	ctx := context.Background()
-	for _, archive := range []string{"lakes", "lakes-0.3", "lakes-1.1-dev1"} {
+	for _, archive := range []string{"lakes", "lakes-0.3", "lakes-1.1-dev1", "lakes-0.3-compaction"} {
 		for _, lake := range testlakes.Lakes(t, archive) {
 			name := filepath.Base(lake)
 			if name == "zz_storage_v2_unreadable" {
