@@ -35,7 +35,7 @@ import (
 // kept; differences are always found anew.
 
 // proofVersion changes whenever what a proof checks changes.
-const proofVersion = "fdl-formats proof v23"
+const proofVersion = "fdl-formats proof v24"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths
