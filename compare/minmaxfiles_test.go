@@ -20,6 +20,8 @@ import (
 // answers.
 func TestScannedMinMaxByFile(t *testing.T) {
 	ctx := context.Background()
+	everySnapshot := map[string]bool{"lakes-0.3-compaction": true, "lakes/06_deletes": true, "lakes/07_updates_merge": true,
+		"lakes/17_compaction": true, "lakes/20_time_travel": true, "lakes-1.1-dev1/24_deletion_vectors": true}
 	for _, archive := range []string{"lakes", "lakes-0.3", "lakes-1.1-dev1", "lakes-0.3-compaction"} {
 		for _, lake := range testlakes.Lakes(t, archive) {
 			name := filepath.Base(lake)
@@ -37,6 +39,12 @@ func TestScannedMinMaxByFile(t *testing.T) {
 				snaps, err := r.Snapshots(ctx)
 				if err != nil {
 					t.Fatal(err)
+				}
+				if !everySnapshot[archive] && !everySnapshot[archive+"/"+name] {
+					// The proof asks only at the latest snapshot; the lakes
+					// below keep the states in between (deletes, partial and
+					// merged files) covered.
+					snaps = snaps[len(snaps)-1:]
 				}
 				checked := 0
 				for _, s := range snaps {
