@@ -33,7 +33,6 @@ func reportLines(rep *Report) string {
 // (every 1.0 read of the table throws), and a 0.4 catalog with 'PUFFIN' on
 // a Parquet file was not equivalent to the same catalog with 'parquet'.
 func TestDeleteFileFormatByFormat(t *testing.T) {
-	ctx := context.Background()
 	lake, catalog := lastVersion(t, "lakes", "06_deletes")
 	data := filepath.Join(lake, "data")
 	stamp04 := `UPDATE ducklake_metadata SET value = '0.4' WHERE key = 'version'`
@@ -57,24 +56,31 @@ func TestDeleteFileFormatByFormat(t *testing.T) {
 		{"0.4 reading format 'orc' beside 1.0 reading 'parquet'", []string{stamp04, setFormat("'orc'")}, nil, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			a := catalog
-			if tc.a != nil {
-				a = tamper(t, catalog, tc.a...)
-			}
-			b := catalog
-			if tc.b != nil {
-				b = tamper(t, catalog, tc.b...)
-			}
-			rep, err := Catalogs(ctx, a, b, Options{DataPath: data})
-			if tc.want == "" {
-				if err != nil {
-					t.Fatalf("Catalogs: %v, want equivalent\n%s", err, reportLines(rep))
-				}
-				return
-			}
-			if !errors.Is(err, ErrNotEquivalent) || !hasDifference(rep, "unreadable", tc.want) {
-				t.Fatalf("Catalogs: %v, want an unreadable table naming %q\n%s", err, tc.want, reportLines(rep))
-			}
+			proveTamperedUnreadable(t, catalog, data, tc.a, tc.b, tc.want)
 		})
+	}
+}
+
+// proveTamperedUnreadable proves catalog edited by a against catalog edited
+// by b (nil: unedited): equivalent when want is "", else not equivalent
+// with an unreadable table whose difference names want.
+func proveTamperedUnreadable(t *testing.T, catalog, data string, a, b []string, want string) {
+	t.Helper()
+	ca, cb := catalog, catalog
+	if a != nil {
+		ca = tamper(t, catalog, a...)
+	}
+	if b != nil {
+		cb = tamper(t, catalog, b...)
+	}
+	rep, err := Catalogs(context.Background(), ca, cb, Options{DataPath: data})
+	if want == "" {
+		if err != nil {
+			t.Fatalf("Catalogs: %v, want equivalent\n%s", err, reportLines(rep))
+		}
+		return
+	}
+	if !errors.Is(err, ErrNotEquivalent) || !hasDifference(rep, "unreadable", want) {
+		t.Fatalf("Catalogs: %v, want an unreadable table naming %q\n%s", err, want, reportLines(rep))
 	}
 }

@@ -1,9 +1,7 @@
 package compare
 
 import (
-	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -20,7 +18,6 @@ import (
 // (what a bad conversion or an edit leaves) was read, and a 1.0 catalog
 // with it was equivalent to its 0.4 stamp, though neither can be read.
 func TestEncryptedFileWithoutKey(t *testing.T) {
-	ctx := context.Background()
 	lake, catalog := lastVersion(t, "lakes", "15_encryption")
 	data := filepath.Join(lake, "data")
 	plain := filepath.Join(t.TempDir(), "plain.parquet")
@@ -56,23 +53,7 @@ func TestEncryptedFileWithoutKey(t *testing.T) {
 			[]string{register, `UPDATE ducklake_metadata SET value = 'false' WHERE key = 'encrypted'`}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			a, b := catalog, catalog
-			if tc.a != nil {
-				a = tamper(t, catalog, tc.a...)
-			}
-			if tc.b != nil {
-				b = tamper(t, catalog, tc.b...)
-			}
-			rep, err := Catalogs(ctx, a, b, Options{DataPath: data})
-			if tc.want == "" {
-				if err != nil {
-					t.Fatalf("Catalogs: %v, want equivalent\n%s", err, reportLines(rep))
-				}
-				return
-			}
-			if !errors.Is(err, ErrNotEquivalent) || !hasDifference(rep, "unreadable", tc.want) {
-				t.Fatalf("Catalogs: %v, want an unreadable table naming %q\n%s", err, tc.want, reportLines(rep))
-			}
+			proveTamperedUnreadable(t, catalog, data, tc.a, tc.b, tc.want)
 		})
 	}
 }
