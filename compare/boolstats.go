@@ -155,18 +155,11 @@ func (c *comparison) booleanStats(label, na, nb string, ea, eb entries) error {
 		}
 		what := fmt.Sprintf("data file %s (data_file_id %d)", row.path, *row.file)
 		c.add(Difference{Kind: "stats", Snapshot: row.snapshot, Table: table, Item: row.key,
-			A: "BOOLEAN statistics by value", B: "min_value=" + statsText(nullStr(row.minValue)) + " max_value=" + statsText(nullStr(row.maxVal)),
+			A: "BOOLEAN statistics by value", B: "min_value=" + statsText(row.minValue) + " max_value=" + statsText(row.maxVal),
 			Reason: fmt.Sprintf("format %s readers compare BOOLEAN statistics as text with 'true'/'false' (%s): in catalog B (%s), %s has min_value %s and max_value %s for column %s (id %d) of %s in %s, so under WHERE %s = true (or = false, IN, >=) they skip it and return fewer rows; %s (convert writes them 'false'/'true')",
-				c.rep.B.Format, q.Info().Name, c.b.path, what, statsText(nullStr(row.minValue)), statsText(nullStr(row.maxVal)), columns[boolColumn{row.table, row.column}], row.column, table, label, columns[boolColumn{row.table, row.column}], why)})
+				c.rep.B.Format, q.Info().Name, c.b.path, what, statsText(row.minValue), statsText(row.maxVal), columns[boolColumn{row.table, row.column}], row.column, table, label, columns[boolColumn{row.table, row.column}], why)})
 	}
 	return nil
-}
-
-func nullStr(s *string) sql.NullString {
-	if s == nil {
-		return sql.NullString{}
-	}
-	return sql.NullString{String: *s, Valid: true}
 }
 
 // boolColumn is a column by table_id and column_id.

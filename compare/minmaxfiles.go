@@ -192,7 +192,7 @@ func (r *Reader) scannedMinMax(ctx context.Context, t Table, snap int64, cols []
 		return nil, fail(err)
 	}
 	for k, c := range cols {
-		out[c.ID] = minMax{min: nullText(vals[2*k]), max: nullText(vals[2*k+1])}
+		out[c.ID] = minMax{min: textOr(nullString(vals[2*k])), max: textOr(nullString(vals[2*k+1]))}
 	}
 	return out, nil
 }
@@ -202,13 +202,6 @@ func textOr(v *string) string {
 		return "NULL"
 	}
 	return *v
-}
-
-func nullText(v sql.NullString) string {
-	if !v.Valid {
-		return "NULL"
-	}
-	return v.String
 }
 
 func optSQL(v *string) string {

@@ -116,7 +116,7 @@ func wholeMinMax(ctx context.Context, r *Reader, t Table, snap int64, cols []*Co
 	}
 	out := map[int64]minMax{}
 	for i, c := range cols {
-		out[c.ID] = minMax{min: nullText(vals[2*i]), max: nullText(vals[2*i+1])}
+		out[c.ID] = minMax{min: textOr(nullString(vals[2*i])), max: textOr(nullString(vals[2*i+1]))}
 	}
 	return out, nil
 }

@@ -197,7 +197,7 @@ func addStatsEntry(e entries, label string, keys, cols []string, vals []sql.Null
 	k := statsEntryKey(label, keys, vals)
 	val := make([]string, 0, len(vals)-len(keys))
 	for i, v := range vals[len(keys):] {
-		val = append(val, cols[i]+"="+statsText(v))
+		val = append(val, cols[i]+"="+statsText(nullString(v)))
 	}
 	if prev, ok := e[k]; ok {
 		e[k] = prev + " | " + strings.Join(val, " ")
@@ -211,17 +211,17 @@ func addStatsEntry(e entries, label string, keys, cols []string, vals []sql.Null
 func statsEntryKey(label string, keys []string, vals []sql.NullString) string {
 	key := make([]string, len(keys))
 	for i, k := range keys {
-		key[i] = k + "=" + statsText(vals[i])
+		key[i] = k + "=" + statsText(nullString(vals[i]))
 	}
 	return label + " " + strings.Join(key, " ")
 }
 
 // statsText is a statistics value as its entry shows it.
-func statsText(v sql.NullString) string {
-	if !v.Valid {
+func statsText(v *string) string {
+	if v == nil {
 		return "NULL"
 	}
-	return strconv.Quote(v.String)
+	return strconv.Quote(*v)
 }
 
 // stats compares the statistics both catalogs hold. What one format cannot
