@@ -2,7 +2,6 @@ package compare
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"strings"
 
@@ -73,10 +72,11 @@ func (m minMax) String() string {
 	return "min " + m.min + ", max " + m.max
 }
 
-// foldedMinMax is, per top-level column id of t at snap, the answer a
-// folding reader gives from the table statistics, for the columns it folds;
-// nil when the format's readers never fold or the statistics are not exact
-// (record_count is not net, the count(*) answer).
+// foldedMinMax is, per top-level column id of t at snap (the catalog's
+// latest snapshot), the answer a folding reader gives from the table
+// statistics (castStats), for the columns it folds; nil when the format's
+// readers never fold or the statistics are not exact (record_count is not
+// net, the count(*) answer).
 func (r *Reader) foldedMinMax(ctx context.Context, t Table, snap, net int64) (map[int64]minMax, error) {
 	if fold, _ := minMaxReaders(r.format); fold == "" || r.empty("ducklake_table_stats") || r.empty("ducklake_table_column_stats") {
 		return nil, nil
@@ -88,71 +88,21 @@ func (r *Reader) foldedMinMax(ctx context.Context, t Table, snap, net int64) (ma
 	if len(counts) == 0 || counts[0] != net {
 		return nil, nil
 	}
-	cols, err := r.Columns(ctx, t.ID, snap)
+	st, err := r.castStats(ctx, t)
 	if err != nil {
-		return nil, err
-	}
-	types := map[int64]string{}
-	for _, c := range cols {
-		if dt, err := c.DuckType(); err == nil && len(c.Children) == 0 && (foldedTypes[dt] || strings.HasPrefix(dt, "DECIMAL(")) {
-			types[c.ID] = dt
-		}
-	}
-	if len(types) == 0 {
-		return nil, nil
-	}
-	rows, err := r.conn.QueryContext(ctx, fmt.Sprintf(`SELECT column_id, contains_nan, min_value, max_value FROM cat.ducklake_table_column_stats WHERE table_id = %d AND min_value IS NOT NULL AND max_value IS NOT NULL`, t.ID))
-	if err != nil {
-		return nil, fmt.Errorf("read the column statistics of %s in %s: %w", t.FullName(), r.path, err)
-	}
-	type stat struct {
-		id       int64
-		min, max string
-	}
-	var stats []stat
-	for rows.Next() {
-		var s stat
-		var nan sql.NullBool
-		if err := rows.Scan(&s.id, &nan, &s.min, &s.max); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		dt, ok := types[s.id]
-		if !ok || ((dt == "FLOAT" || dt == "DOUBLE") && (!nan.Valid || nan.Bool)) {
-			continue
-		}
-		stats = append(stats, s)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 	out := map[int64]minMax{}
-	if len(stats) == 0 {
-		return out, nil
-	}
-	// One query casts every column's statistics as the reader does.
-	sel := make([]string, 0, 3*len(stats))
-	for _, s := range stats {
-		sel = append(sel, fmt.Sprintf(`TRY_CAST(%[1]s AS %[3]s)::VARCHAR, TRY_CAST(%[2]s AS %[3]s)::VARCHAR, TRY_CAST(%[1]s AS %[3]s) <= TRY_CAST(%[2]s AS %[3]s)`, sqlString(s.min), sqlString(s.max), types[s.id]))
-	}
-	vals := make([]sql.NullString, 2*len(stats))
-	ordered := make([]sql.NullBool, len(stats))
-	ptrs := make([]any, 0, 3*len(stats))
-	for i := range stats {
-		ptrs = append(ptrs, &vals[2*i], &vals[2*i+1], &ordered[i])
-	}
-	if err := r.conn.QueryRowContext(ctx, "SELECT "+strings.Join(sel, ", ")).Scan(ptrs...); err != nil {
-		return nil, fmt.Errorf("cast the column statistics of %s in %s: %w", t.FullName(), r.path, err)
-	}
-	for i, s := range stats {
-		lo, hi := vals[2*i], vals[2*i+1]
+	for _, s := range st {
+		if !s.top || !(foldedTypes[s.typ] || strings.HasPrefix(s.typ, "DECIMAL(")) || s.min == nil || s.max == nil {
+			continue // not folded, or NumericStats::HasMinMax is false
+		}
 		switch {
-		case !lo.Valid || !hi.Valid:
+		case !s.minVal.Valid || !s.maxVal.Valid:
 			// DefaultCastAs throws: the query fails.
-			out[s.id] = minMax{err: fmt.Sprintf("the statistics %q, %q do not cast to %s", s.min, s.max, types[s.id])}
-		case ordered[i].Bool:
-			out[s.id] = minMax{min: lo.String, max: hi.String}
+			out[s.id] = minMax{err: fmt.Sprintf("the statistics %q, %q do not cast to %s", *s.min, *s.max, s.typ)}
+		case s.ordered:
+			out[s.id] = minMax{min: s.minVal.String, max: s.maxVal.String}
 		}
 	}
 	return out, nil

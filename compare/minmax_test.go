@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -55,6 +56,88 @@ func TestMinMaxFoldedValues(t *testing.T) {
 			}
 			if len(got) != 1 || !strings.Contains(got[0], "column i") || !strings.Contains(got[0], tc.want) || !strings.Contains(got[0], "min 1, max 1000 by a scan") {
 				t.Errorf("want one minmax difference of column i with %q and A's scan, got:\n%s", tc.want, strings.Join(got, "\n"))
+			}
+		})
+	}
+}
+
+// TestColumnStatsReadOnce: the refusal of statistics that do not cast
+// (uncastableStats) and the min/max a folding reader answers
+// (foldedMinMax) share one reading of ducklake_table_column_stats per
+// reader and table: one query of its rows and one query of the casts (a
+// text that does not cast is cast once more, alone, for DuckDB's error).
+func TestColumnStatsReadOnce(t *testing.T) {
+	ctx := context.Background()
+	lake, catalog := lastVersion(t, "lakes", "05_defaults_not_null")
+	data := filepath.Join(lake, "data")
+	const col = `table_id = 1 AND column_id = 1`
+	for _, tc := range []struct {
+		name, edit string
+		bad        string // in the refusal's text of column 1; "" for none
+		folded     string // column 1's folded answer
+		casts      int    // queries that cast
+	}{
+		{"as written", "", "", "min 1, max 1000", 1},
+		{"max does not cast", `UPDATE ducklake_table_column_stats SET max_value = 'many' WHERE ` + col, `max_value "many"`, "error: ", 2},
+		{"no max", `UPDATE ducklake_table_column_stats SET max_value = NULL WHERE ` + col, "", "", 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := catalog
+			if tc.edit != "" {
+				path = tamper(t, catalog, tc.edit)
+			}
+			r := openRead(t, path, data)
+			snaps, err := r.Snapshots(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			last := latestSnapshot(snaps)
+			tables, err := r.Tables(ctx, last)
+			if err != nil {
+				t.Fatal(err)
+			}
+			i := slices.IndexFunc(tables, func(x Table) bool { return x.ID == 1 })
+			if i < 0 {
+				t.Fatalf("no table 1 at snapshot %d", last)
+			}
+			net, err := r.int64s(ctx, `SELECT record_count FROM cat.ducklake_table_stats WHERE table_id = 1`)
+			if err != nil || len(net) != 1 {
+				t.Fatal(net, err)
+			}
+			log := queryLog(t, r)
+			bad, err := r.uncastableStats(ctx, tables[i])
+			if err != nil {
+				t.Fatal(err)
+			}
+			folded, err := r.foldedMinMax(ctx, tables[i], last, net[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := r.uncastableStats(ctx, tables[i]); err != nil {
+				t.Fatal(err)
+			}
+			stmts := log()
+			var reads, casts int
+			for _, s := range stmts {
+				switch {
+				case strings.Contains(s, "ducklake_table_column_stats"):
+					reads++
+				case strings.Contains(s, "CAST("):
+					casts++
+				}
+			}
+			if reads != 1 || casts != tc.casts {
+				t.Errorf("%d reads of ducklake_table_column_stats and %d casts, want 1 and %d:\n%s", reads, casts, tc.casts, strings.Join(stmts, "\n"))
+			}
+			if got := bad[1]; (tc.bad == "") != (got == "") || !strings.Contains(got, tc.bad) {
+				t.Errorf("refusal of column 1: %q, want %q", got, tc.bad)
+			}
+			got := ""
+			if m, ok := folded[1]; ok {
+				got = m.String()
+			}
+			if (tc.folded == "") != (got == "") || !strings.HasPrefix(got, tc.folded) {
+				t.Errorf("folded answer of column 1: %q, want %q", got, tc.folded)
 			}
 		})
 	}

@@ -150,8 +150,10 @@ type Reader struct {
 	// formats.QuirkTableStatsNeedColumnStats (catalog-wide).
 	statsChecked   bool
 	statsBadTables []int64
-	// statsCast: per table id, its columns whose statistics text the
-	// format's readers fail to cast (uncastableStats), once per reader.
+	// colStats: per table id, its table statistics as the format's
+	// readers cast them (castStats); statsCast: its columns whose
+	// statistics text they fail to cast (uncastableStats). Once per reader.
+	colStats  map[int64][]castStat
 	statsCast map[int64]map[int64]string
 	// restricted keeps restrictedEqual's answers for earlier catalogs (by
 	// their sha256): a Source's reader is asked again by the proof of the

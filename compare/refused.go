@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -228,127 +227,45 @@ func (r *Reader) statsCastRefusal(ctx context.Context, t Table, cols []*Column) 
 
 // uncastableStats names, per column id of t, the statistics text in
 // ducklake_table_column_stats that the format's readers fail to cast to
-// the column's type at the catalog's latest snapshot, with DuckDB's error:
-// the statistics are not versioned and a reader loads them for its
-// current snapshot's schema, where a table or column that is gone has none.
-// Read once per reader and table.
+// the column's type at the catalog's latest snapshot (castStats), with
+// DuckDB's error. Kept per reader and table: a refusal is asked at every
+// snapshot.
 func (r *Reader) uncastableStats(ctx context.Context, t Table) (map[int64]string, error) {
 	if bad, ok := r.statsCast[t.ID]; ok {
 		return bad, nil
 	}
-	bad, err := r.readUncastableStats(ctx, t)
+	st, err := r.castStats(ctx, t)
 	if err != nil {
 		return nil, err
 	}
 	if r.statsCast == nil {
 		r.statsCast = map[int64]map[int64]string{}
 	}
-	r.statsCast[t.ID] = bad
-	return bad, nil
-}
-
-func (r *Reader) readUncastableStats(ctx context.Context, t Table) (map[int64]string, error) {
-	if _, ok := r.layout["ducklake_table_column_stats"]; !ok || r.empty("ducklake_table_column_stats") {
-		return nil, nil
-	}
-	snaps, err := r.Snapshots(ctx)
-	if err != nil || len(snaps) == 0 {
-		return nil, err
-	}
-	last := latestSnapshot(snaps)
-	tables, err := r.Tables(ctx, last)
-	if err != nil {
-		return nil, err
-	}
-	if !slices.ContainsFunc(tables, func(x Table) bool { return x.ID == t.ID }) {
-		return nil, nil
-	}
-	cols, err := r.Columns(ctx, t.ID, last)
-	if err != nil {
-		return nil, err
-	}
-	casts, both := statsCastTypes(r.format)
-	types := map[int64]string{}
-	var leaves func(cs []*Column)
-	leaves = func(cs []*Column) {
-		for _, c := range cs {
-			if len(c.Children) > 0 {
-				leaves(c.Children)
+	casts, _ := statsCastTypes(r.format)
+	var bad map[int64]string
+	for _, s := range st {
+		if !casts(s.typ) {
+			continue // cast only by the readers that fold min/max
+		}
+		what, v := "min_value", s.min
+		if s.min == nil || s.minVal.Valid {
+			what, v = "max_value", s.max
+			if s.max == nil || s.maxVal.Valid {
 				continue
 			}
-			if dt, err := c.DuckType(); err == nil && casts(dt) {
-				types[c.ID] = dt
-			}
 		}
-	}
-	leaves(cols)
-	if len(types) == 0 {
-		return nil, nil
-	}
-	rows, err := r.conn.QueryContext(ctx, fmt.Sprintf(`SELECT column_id, contains_nan, min_value, max_value FROM cat.ducklake_table_column_stats WHERE table_id = %d AND (min_value IS NOT NULL OR max_value IS NOT NULL) ORDER BY column_id`, t.ID))
-	if err != nil {
-		return nil, fmt.Errorf("read the column statistics of %s in %s: %w", t.FullName(), r.path, err)
-	}
-	type text struct {
-		id   int64
-		what string
-		v    string
-	}
-	var texts []text
-	for rows.Next() {
-		var id int64
-		var nan sql.NullBool
-		var lo, hi sql.NullString
-		if err := rows.Scan(&id, &nan, &lo, &hi); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("read the column statistics of %s in %s: %w", t.FullName(), r.path, err)
-		}
-		dt, ok := types[id]
-		if !ok || ((dt == "FLOAT" || dt == "DOUBLE") && (!nan.Valid || nan.Bool)) || (both && (!lo.Valid || !hi.Valid)) {
-			continue
-		}
-		if lo.Valid {
-			texts = append(texts, text{id, "min_value", lo.String})
-		}
-		if hi.Valid {
-			texts = append(texts, text{id, "max_value", hi.String})
-		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read the column statistics of %s in %s: %w", t.FullName(), r.path, err)
-	}
-	if len(texts) == 0 {
-		return nil, nil
-	}
-	// One query tries every cast; a failing one is cast again for DuckDB's
-	// error, the one the reader reports.
-	sel := make([]string, len(texts))
-	for i, x := range texts {
-		sel[i] = fmt.Sprintf("TRY_CAST(%s AS %s) IS NOT NULL", sqlString(x.v), types[x.id])
-	}
-	ok := make([]bool, len(texts))
-	ptrs := make([]any, len(texts))
-	for i := range ok {
-		ptrs[i] = &ok[i]
-	}
-	if err := r.conn.QueryRowContext(ctx, "SELECT "+strings.Join(sel, ", ")).Scan(ptrs...); err != nil {
-		return nil, fmt.Errorf("cast the column statistics of %s in %s: %w", t.FullName(), r.path, err)
-	}
-	bad := map[int64]string{}
-	for i, x := range texts {
-		if ok[i] {
-			continue
-		}
-		if _, seen := bad[x.id]; seen {
-			continue
-		}
+		// The failing cast again, for DuckDB's error, the one the reader
+		// reports.
 		msg := "does not cast"
-		var v sql.NullString
-		if err := r.conn.QueryRowContext(ctx, fmt.Sprintf("SELECT CAST(%s AS %s)::VARCHAR", sqlString(x.v), types[x.id])).Scan(&v); err != nil {
+		var out sql.NullString
+		if err := r.conn.QueryRowContext(ctx, fmt.Sprintf("SELECT CAST(%s AS %s)::VARCHAR", sqlString(*v), s.typ)).Scan(&out); err != nil {
 			msg = err.Error()
 		}
-		bad[x.id] = fmt.Sprintf("%s %q of the table statistics does not cast to %s (%s)", x.what, x.v, types[x.id], msg)
+		if bad == nil {
+			bad = map[int64]string{}
+		}
+		bad[s.id] = fmt.Sprintf("%s %q of the table statistics does not cast to %s (%s)", what, *v, s.typ, msg)
 	}
+	r.statsCast[t.ID] = bad
 	return bad, nil
 }

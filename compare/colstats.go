@@ -1,0 +1,166 @@
+package compare
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// castStat is one column's row of ducklake_table_column_stats as the
+// format's readers cast it (DuckLakeColumnStats::ToStats ->
+// CreateNumericStats, DefaultCastAs to the column's type at the catalog's
+// latest snapshot). min and max are the texts the readers cast, nil where
+// they cast none: not set, or, in formats 0.1-0.3 (v1.3-ossivalis,
+// v1.4-andium), the other one not set (castsBoth); FLOAT and DOUBLE
+// statistics are cast only where contains_nan is false.
+type castStat struct {
+	id       int64
+	typ      string // the column's DuckDB type
+	top      bool   // a top-level column (not a nested field)
+	min, max *string
+	// minVal, maxVal: the casts' text in the type (UTC for TIMESTAMPTZ),
+	// invalid where DefaultCastAs throws; ordered: min <= max as values,
+	// where both cast.
+	minVal, maxVal sql.NullString
+	ordered        bool
+}
+
+// castsStats tells whether some reader of the catalog's format casts a
+// column's statistics of type dt, for the refusal (statsCastTypes, nested
+// fields too) or for a folded min/max (foldedTypes, top-level columns of
+// formats whose readers fold).
+func (r *Reader) castsStats(dt string, top bool) bool {
+	casts, _ := statsCastTypes(r.format)
+	if casts(dt) {
+		return true
+	}
+	fold, _ := minMaxReaders(r.format)
+	return fold != "" && top && (foldedTypes[dt] || strings.HasPrefix(dt, "DECIMAL("))
+}
+
+// castStats is the table statistics of t as the format's readers cast them,
+// per column with statistics the readers cast (castsStats): one reading per
+// reader and table, for the refusal of texts that do not cast
+// (uncastableStats) and the min/max a folding reader answers
+// (foldedMinMax). The statistics are not versioned and a reader loads them
+// for its current snapshot's schema: a table or column gone there has none.
+func (r *Reader) castStats(ctx context.Context, t Table) ([]castStat, error) {
+	if st, ok := r.colStats[t.ID]; ok {
+		return st, nil
+	}
+	st, err := r.readCastStats(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	if r.colStats == nil {
+		r.colStats = map[int64][]castStat{}
+	}
+	r.colStats[t.ID] = st
+	return st, nil
+}
+
+func (r *Reader) readCastStats(ctx context.Context, t Table) ([]castStat, error) {
+	if _, ok := r.layout["ducklake_table_column_stats"]; !ok || r.empty("ducklake_table_column_stats") {
+		return nil, nil
+	}
+	snaps, err := r.Snapshots(ctx)
+	if err != nil || len(snaps) == 0 {
+		return nil, err
+	}
+	last := latestSnapshot(snaps)
+	tables, err := r.Tables(ctx, last)
+	if err != nil {
+		return nil, err
+	}
+	if !slices.ContainsFunc(tables, func(x Table) bool { return x.ID == t.ID }) {
+		return nil, nil
+	}
+	cols, err := r.Columns(ctx, t.ID, last)
+	if err != nil {
+		return nil, err
+	}
+	type colType struct {
+		dt  string
+		top bool
+	}
+	types := map[int64]colType{}
+	var leaves func(cs []*Column, top bool)
+	leaves = func(cs []*Column, top bool) {
+		for _, c := range cs {
+			if len(c.Children) > 0 {
+				leaves(c.Children, false)
+				continue
+			}
+			if dt, err := c.DuckType(); err == nil && r.castsStats(dt, top) {
+				types[c.ID] = colType{dt, top}
+			}
+		}
+	}
+	leaves(cols, true)
+	if len(types) == 0 {
+		return nil, nil
+	}
+	rows, err := r.conn.QueryContext(ctx, fmt.Sprintf(`SELECT column_id, contains_nan, min_value, max_value FROM cat.ducklake_table_column_stats WHERE table_id = %d AND (min_value IS NOT NULL OR max_value IS NOT NULL) ORDER BY column_id`, t.ID))
+	if err != nil {
+		return nil, fmt.Errorf("read the column statistics of %s in %s: %w", t.FullName(), r.path, err)
+	}
+	_, both := statsCastTypes(r.format)
+	var st []castStat
+	for rows.Next() {
+		var id int64
+		var nan sql.NullBool
+		var lo, hi sql.NullString
+		if err := rows.Scan(&id, &nan, &lo, &hi); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("read the column statistics of %s in %s: %w", t.FullName(), r.path, err)
+		}
+		ct, ok := types[id]
+		if !ok || ((ct.dt == "FLOAT" || ct.dt == "DOUBLE") && (!nan.Valid || nan.Bool)) || (both && (!lo.Valid || !hi.Valid)) {
+			continue
+		}
+		s := castStat{id: id, typ: ct.dt, top: ct.top}
+		if lo.Valid {
+			s.min = &lo.String
+		}
+		if hi.Valid {
+			s.max = &hi.String
+		}
+		st = append(st, s)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read the column statistics of %s in %s: %w", t.FullName(), r.path, err)
+	}
+	if len(st) == 0 {
+		return nil, nil
+	}
+	// One query casts every text as the readers do (TIMESTAMPTZ as UTC
+	// text, the proof's time zone), and orders min and max where both are.
+	var sel []string
+	var ptrs []any
+	orderedNull := make([]sql.NullBool, len(st))
+	for i := range st {
+		s := &st[i]
+		if s.min != nil {
+			sel = append(sel, fmt.Sprintf("TRY_CAST(%s AS %s)::VARCHAR", sqlString(*s.min), s.typ))
+			ptrs = append(ptrs, &s.minVal)
+		}
+		if s.max != nil {
+			sel = append(sel, fmt.Sprintf("TRY_CAST(%s AS %s)::VARCHAR", sqlString(*s.max), s.typ))
+			ptrs = append(ptrs, &s.maxVal)
+		}
+		if s.min != nil && s.max != nil {
+			sel = append(sel, fmt.Sprintf("TRY_CAST(%[1]s AS %[3]s) <= TRY_CAST(%[2]s AS %[3]s)", sqlString(*s.min), sqlString(*s.max), s.typ))
+			ptrs = append(ptrs, &orderedNull[i])
+		}
+	}
+	if err := r.conn.QueryRowContext(ctx, "SELECT "+strings.Join(sel, ", ")).Scan(ptrs...); err != nil {
+		return nil, fmt.Errorf("cast the column statistics of %s in %s: %w", t.FullName(), r.path, err)
+	}
+	for i := range st {
+		st[i].ordered = orderedNull[i].Valid && orderedNull[i].Bool
+	}
+	return st, nil
+}
