@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -209,6 +210,70 @@ func TestInlinedLookupsThatReadAlike(t *testing.T) {
 				t.Errorf("refused for %q, want no inlined-read refusal", inl)
 			case tc.refused != "" && (len(inl) != 1 || !strings.Contains(inl[0], tc.refused)):
 				t.Errorf("inlined-read refusals %q, want one naming %s", inl, tc.refused)
+			}
+		})
+	}
+}
+
+// TestInlinedSystemNameCollision converts to 1.0 the last version of
+// lakes-1.1-dev1's 26_v11_only_features, whose table 7 (sys_cols_inlined)
+// has user columns row_id, begin_snapshot and end_snapshot and an inlined
+// data table ducklake_inlined_data_7_10 (2 rows), made convertible
+// otherwise (its epoch partitions removed, view column comments dropped
+// with --allow-lossy). 1.0 names the inlined system columns like those user
+// columns, so the table cannot be renamed, and a 1.0 reader selects
+// row_id, begin_snapshot and end_snapshot from every registered inlined
+// table (ReadInlinedData): it binds the user's columns, or fails where one
+// is missing. With rows the conversion is refused; without, the inlined
+// table is dropped with its registration (a 1.0 reader reads no rows of
+// it, as a 1.1 reader reads none), and the proof passes. Before, the empty
+// ones were refused too.
+func TestInlinedSystemNameCollision(t *testing.T) {
+	ctx := context.Background()
+	lake := filepath.Join(testlakes.Dir(t, "lakes-1.1-dev1"), "26_v11_only_features")
+	vs := versionCatalogs(t, lake)
+	data := filepath.Join(lake, "data")
+	base := []string{
+		"DELETE FROM ducklake_partition_column", "DELETE FROM ducklake_partition_info",
+		"DELETE FROM ducklake_file_partition_value", "UPDATE ducklake_data_file SET partition_id = NULL",
+	}
+	empty := "DELETE FROM ducklake_inlined_data_7_10"
+	for _, tc := range []struct {
+		name  string
+		edits []string
+		code  string // "": converts
+	}{
+		{"inlined rows: refused", nil, "inlined-system-name-collision"},
+		{"no inlined rows: the table dropped", []string{empty}, ""},
+		{"no inlined rows, only row_id collides: the table dropped", []string{empty,
+			"UPDATE ducklake_column SET column_name = 'b' WHERE table_id = 7 AND column_name = 'begin_snapshot'",
+			"UPDATE ducklake_column SET column_name = 'e' WHERE table_id = 7 AND column_name = 'end_snapshot'",
+			"ALTER TABLE ducklake_inlined_data_7_10 RENAME begin_snapshot TO b",
+			"ALTER TABLE ducklake_inlined_data_7_10 RENAME end_snapshot TO e"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := editedCopy(t, vs[len(vs)-1], append(slices.Clone(base), tc.edits...)...)
+			opts := Options{AllowInlined: true, DataPath: data, Lossy: []string{"view-column-comments"}}
+			out := filepath.Join(t.TempDir(), "1.0.duckdb")
+			_, err := Catalog(ctx, src, out, formats.V1_0, opts)
+			if tc.code != "" {
+				if got, _ := codesOf(err); got != tc.code {
+					t.Fatalf("refused for %q (%v), want %q", got, err, tc.code)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := dump(t, out)
+			if _, ok := d["ducklake_inlined_data_7_10"]; ok {
+				t.Errorf("the empty inlined table is still in the 1.0 catalog")
+			}
+			if got := query(t, out, "SELECT table_name FROM c.ducklake_inlined_data_tables"); len(got) > 0 {
+				t.Errorf("registrations left: %v", got)
+			}
+			if _, err := compare.Catalogs(ctx, src, out, compare.Options{DataPath: data}); err != nil {
+				t.Fatalf("compare with the 1.0 conversion: %v, want equivalent", err)
 			}
 		})
 	}

@@ -190,10 +190,11 @@ var steps = []step{
 				reason: "format 1.0 reads only bare deletion vectors; these Puffin containers carry deletions of several snapshots"},
 			{code: "inlined-system-name-collision", table: "ducklake_inlined_data_<table_id>_<schema_version>",
 				custom: inlinedSystemNameCollisions,
-				reason: "format 1.0 names the inlined system columns row_id, begin_snapshot and end_snapshot; these inlined tables have user columns of those names"},
+				reason: "format 1.0 names the inlined system columns row_id, begin_snapshot and end_snapshot, and its readers select them by those names from every registered inlined table; these inlined tables hold rows and have user columns of those names (DuckDB cannot hold both)"},
 		},
 		dynamic: unprefixInlinedColumns,
-		note:    "row_group_count is dropped (informational, never read)"},
+		note: "row_group_count is dropped (informational, never read); an inlined data table without rows whose user columns are named row_id, begin_snapshot or end_snapshot is dropped " +
+			"with its ducklake_inlined_data_tables row (its system columns cannot be renamed to those names, and a 1.0 reader would select the user's columns or fail; without it, it reads no rows of it, as 1.1 reads none)"},
 }
 
 // nullStringDefaultCheck: a 0.1-0.3 default that is the string 'NULL'

@@ -52,9 +52,7 @@ func renameSystemColumns(r *run, from, to []string) error {
 		}
 		// A user column named like a system column of the target is refused
 		// by the step's checks; the table is left as it is.
-		if slices.ContainsFunc(cols[3:], func(c string) bool {
-			return slices.ContainsFunc(to, func(s string) bool { return strings.EqualFold(c, s) })
-		}) {
+		if len(userSystemNames(cols, to)) > 0 {
 			continue
 		}
 		for i := range from {
@@ -66,27 +64,101 @@ func renameSystemColumns(r *run, from, to []string) error {
 	return nil
 }
 
+// userSystemNames lists the user columns of an inlined table (cols, the
+// system columns first) that are named, in any letter case, like one of
+// the system columns sys.
+func userSystemNames(cols, sys []string) []string {
+	var out []string
+	for _, c := range cols[min(3, len(cols)):] {
+		if slices.ContainsFunc(sys, func(s string) bool { return strings.EqualFold(s, c) }) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 func prefixInlinedColumns(r *run) error {
 	return renameSystemColumns(r, plainSystemColumns, prefixedSystemColumns)
 }
 
+// unprefixInlinedColumns names the inlined system columns as 1.0 does.
+// An inlined table with a user column named like one of them cannot be
+// renamed (DuckDB refuses two columns of one name), and a 1.0 reader
+// selects row_id, begin_snapshot and end_snapshot from every registered
+// inlined table (ReadInlinedData): from such a table left as it is, it
+// binds the user's columns or fails. One without rows is dropped with its
+// registration (a 1.0 reader then reads no rows of it, as the source's
+// reader reads none); one with rows is refused (inlinedSystemNameCollisions).
 func unprefixInlinedColumns(r *run) error {
+	empty, err := emptyCollisions(r)
+	if err != nil {
+		return err
+	}
+	for _, t := range empty {
+		if err := r.w.execShape(r.ctx, "DROP TABLE "+quote(t), tableDropped(t)); err != nil {
+			return err
+		}
+		if err := r.w.exec(r.ctx, `DELETE FROM ducklake_inlined_data_tables WHERE lower(table_name) = lower(?)`, t); err != nil {
+			return err
+		}
+	}
 	return renameSystemColumns(r, prefixedSystemColumns, plainSystemColumns)
 }
 
-// inlinedSystemNameCollisions lists inlined tables whose user columns are
-// named like 1.0's unprefixed system columns.
-func inlinedSystemNameCollisions(r *run) ([]string, error) {
+// systemNameCollisions lists the inlined tables with user columns named
+// like 1.0's unprefixed system columns, with those columns and their rows.
+func systemNameCollisions(r *run) (map[string][]string, map[string]int64, error) {
 	tables, err := inlinedDataTables(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	names, rows := map[string][]string{}, map[string]int64{}
+	for t, cols := range tables {
+		user := userSystemNames(cols, plainSystemColumns)
+		if len(user) == 0 {
+			continue
+		}
+		n, err := r.w.count(r.ctx, "SELECT count(*) FROM "+quote(t))
+		if err != nil {
+			return nil, nil, err
+		}
+		names[t], rows[t] = user, n
+	}
+	return names, rows, nil
+}
+
+// emptyCollisions lists, sorted, the inlined tables without rows that have
+// user columns named like 1.0's unprefixed system columns.
+func emptyCollisions(r *run) ([]string, error) {
+	names, rows, err := systemNameCollisions(r)
 	if err != nil {
 		return nil, err
 	}
 	var out []string
-	for t, cols := range tables {
-		for _, c := range cols[min(3, len(cols)):] {
-			if slices.ContainsFunc(plainSystemColumns, func(s string) bool { return strings.EqualFold(s, c) }) {
-				out = append(out, t+" column "+c)
-			}
+	for t := range names {
+		if rows[t] == 0 {
+			out = append(out, t)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// inlinedSystemNameCollisions lists inlined tables with rows whose user
+// columns are named like 1.0's unprefixed system columns (those without
+// rows are dropped: unprefixInlinedColumns).
+func inlinedSystemNameCollisions(r *run) ([]string, error) {
+	names, rows, err := systemNameCollisions(r)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for t, user := range names {
+		if rows[t] == 0 {
+			continue
+		}
+		for _, c := range user {
+			out = append(out, fmt.Sprintf("%s column %s (%d rows)", t, c, rows[t]))
 		}
 	}
 	slices.Sort(out)
