@@ -278,3 +278,66 @@ func TestInlinedSystemNameCollision(t *testing.T) {
 		})
 	}
 }
+
+// TestReservedColumnNames converts to 1.1 the last version of lakes'
+// 25_reserved_names_v11_hazards (format 1.0): table prefixed has a user
+// column _ducklake_note (a data file), table prefixed_inlined a user
+// column _ducklake_row_id and an inlined data table
+// ducklake_inlined_data_3_4 (1 row), table plain_inlined an inlined table
+// of 2 rows (so --allow-inlined). 1.1 writers refuse user columns starting
+// with _ducklake_ (CREATE TABLE, ADD COLUMN, RENAME COLUMN), but its
+// readers read them as 1.0 readers do, except in an inlined table, where
+// _ducklake_row_id, _ducklake_begin_snapshot and _ducklake_end_snapshot
+// are the system columns 1.1 selects by name, which the table cannot hold
+// twice: refused with rows, dropped without. Before, every conversion of
+// a catalog with a _ducklake_ column was refused.
+func TestReservedColumnNames(t *testing.T) {
+	ctx := context.Background()
+	lake := filepath.Join(testlakes.Dir(t, "lakes"), "25_reserved_names_v11_hazards")
+	vs := versionCatalogs(t, lake)
+	data := filepath.Join(lake, "data")
+	for _, tc := range []struct {
+		name    string
+		edits   []string
+		code    string // "": converts
+		detail  string // in the refusal
+		dropped bool   // ducklake_inlined_data_3_4 is not in the output
+	}{
+		{"inlined rows with a _ducklake_row_id column: refused", nil, "reserved-column-names", "ducklake_inlined_data_3_4 column _ducklake_row_id (1 rows)", false},
+		{"no inlined rows with it: the inlined table dropped", []string{"DELETE FROM ducklake_inlined_data_3_4"}, "", "", true},
+		{"an inlined _ducklake_ column not named like a system column", []string{
+			"UPDATE ducklake_column SET column_name = '_ducklake_x' WHERE table_id = 3 AND column_name = '_ducklake_row_id'",
+			"ALTER TABLE ducklake_inlined_data_3_4 RENAME _ducklake_row_id TO _ducklake_x"}, "", "", false},
+		{"a data file column named like the reader's internal row id column", []string{
+			"UPDATE ducklake_column SET column_name = '_ducklake_internal_row_id' WHERE table_id = 2 AND column_name = '_ducklake_note'",
+			"DELETE FROM ducklake_inlined_data_3_4"}, "", "", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := editedCopy(t, vs[len(vs)-1], tc.edits...)
+			out := filepath.Join(t.TempDir(), "1.1.duckdb")
+			_, err := Catalog(ctx, src, out, formats.V1_1, Options{AllowInlined: true, DataPath: data})
+			if tc.code != "" {
+				var refused *RefusedError
+				if got, _ := codesOf(err); got != tc.code || !errors.As(err, &refused) {
+					t.Fatalf("refused for %q (%v), want %q", got, err, tc.code)
+				}
+				if d := refused.Findings[0].Detail; !strings.Contains(d, tc.detail) || strings.Contains(d, "_ducklake_note") {
+					t.Errorf("refusal names %q, want %q and not the data file column _ducklake_note", d, tc.detail)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := dump(t, out)["ducklake_inlined_data_3_4"]; ok == tc.dropped {
+				t.Errorf("ducklake_inlined_data_3_4 in the 1.1 catalog: %v, want %v", ok, !tc.dropped)
+			}
+			if got := query(t, out, "SELECT count(*) FROM c.ducklake_column WHERE column_name LIKE '\\_ducklake\\_%' ESCAPE '\\'"); got[0][0] != "2" {
+				t.Errorf("%s user columns starting with _ducklake_ in the 1.1 catalog, want 2", got[0][0])
+			}
+			if _, err := compare.Catalogs(ctx, src, out, compare.Options{DataPath: data}); err != nil {
+				t.Fatalf("compare with the 1.1 conversion: %v, want equivalent", err)
+			}
+		})
+	}
+}

@@ -171,11 +171,15 @@ var steps = []step{
 	// 1.0 <-> 1.1 (MigrateV10)
 	{from: "1.0", to: "1.1",
 		checks: []check{
-			{code: "reserved-column-names", table: "ducklake_column",
-				query:  `SELECT DISTINCT 'table ' || table_id || ' column ' || column_name FROM ducklake_column WHERE column_name ILIKE '\_ducklake\_%' ESCAPE '\' ORDER BY ALL`,
-				reason: "format 1.1 reserves column names starting with _ducklake_"},
+			{code: "reserved-column-names", table: "ducklake_inlined_data_<table_id>_<schema_version>",
+				custom: inlinedPrefixedNameCollisions,
+				reason: "format 1.1 names the inlined system columns _ducklake_row_id, _ducklake_begin_snapshot and _ducklake_end_snapshot, and its readers select them by those names from every registered inlined table; " +
+					"these inlined tables hold rows and have user columns of those names (DuckDB cannot hold both)"},
 		},
-		dynamic: prefixInlinedColumns},
+		dynamic: prefixInlinedColumns,
+		note: "the inlined system columns row_id, begin_snapshot and end_snapshot become _ducklake_row_id, _ducklake_begin_snapshot and _ducklake_end_snapshot; " +
+			"an inlined data table without rows whose user columns are named like those is dropped with its ducklake_inlined_data_tables row (a 1.1 reader then reads no rows of it, as a 1.0 reader reads none; DuckLake's own migration refuses it, rows or not). " +
+			"Other user columns starting with _ducklake_ are kept: 1.1 writers refuse them on CREATE TABLE, ADD COLUMN and RENAME COLUMN only, and 1.1 readers read them as 1.0 readers do (data files by field id, inlined columns by name)"},
 	{from: "1.1-dev1", to: "1.1",
 		dynamic: prefixInlinedColumns,
 		note:    "development layouts converge to 1.1: row_group_count, ducklake_view_column_tag and prefixed inlined columns are added where missing"},

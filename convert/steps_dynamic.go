@@ -77,7 +77,13 @@ func userSystemNames(cols, sys []string) []string {
 	return out
 }
 
+// prefixInlinedColumns names the inlined system columns as 1.1 does; like
+// unprefixInlinedColumns, an inlined table without rows that has a user
+// column named like one of them is dropped with its registration.
 func prefixInlinedColumns(r *run) error {
+	if err := dropEmptyCollisions(r, prefixedSystemColumns); err != nil {
+		return err
+	}
 	return renameSystemColumns(r, plainSystemColumns, prefixedSystemColumns)
 }
 
@@ -90,10 +96,27 @@ func prefixInlinedColumns(r *run) error {
 // registration (a 1.0 reader then reads no rows of it, as the source's
 // reader reads none); one with rows is refused (inlinedSystemNameCollisions).
 func unprefixInlinedColumns(r *run) error {
-	empty, err := emptyCollisions(r)
+	if err := dropEmptyCollisions(r, plainSystemColumns); err != nil {
+		return err
+	}
+	return renameSystemColumns(r, prefixedSystemColumns, plainSystemColumns)
+}
+
+// dropEmptyCollisions drops the inlined tables without rows that have a
+// user column named like one of the system columns sys, with their
+// ducklake_inlined_data_tables rows.
+func dropEmptyCollisions(r *run, sys []string) error {
+	names, rows, err := systemNameCollisions(r, sys)
 	if err != nil {
 		return err
 	}
+	var empty []string
+	for t := range names {
+		if rows[t] == 0 {
+			empty = append(empty, t)
+		}
+	}
+	slices.Sort(empty)
 	for _, t := range empty {
 		if err := r.w.execShape(r.ctx, "DROP TABLE "+quote(t), tableDropped(t)); err != nil {
 			return err
@@ -102,19 +125,19 @@ func unprefixInlinedColumns(r *run) error {
 			return err
 		}
 	}
-	return renameSystemColumns(r, prefixedSystemColumns, plainSystemColumns)
+	return nil
 }
 
 // systemNameCollisions lists the inlined tables with user columns named
-// like 1.0's unprefixed system columns, with those columns and their rows.
-func systemNameCollisions(r *run) (map[string][]string, map[string]int64, error) {
+// like the system columns sys, with those columns and their rows.
+func systemNameCollisions(r *run, sys []string) (map[string][]string, map[string]int64, error) {
 	tables, err := inlinedDataTables(r)
 	if err != nil {
 		return nil, nil, err
 	}
 	names, rows := map[string][]string{}, map[string]int64{}
 	for t, cols := range tables {
-		user := userSystemNames(cols, plainSystemColumns)
+		user := userSystemNames(cols, sys)
 		if len(user) == 0 {
 			continue
 		}
@@ -127,28 +150,11 @@ func systemNameCollisions(r *run) (map[string][]string, map[string]int64, error)
 	return names, rows, nil
 }
 
-// emptyCollisions lists, sorted, the inlined tables without rows that have
-// user columns named like 1.0's unprefixed system columns.
-func emptyCollisions(r *run) ([]string, error) {
-	names, rows, err := systemNameCollisions(r)
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for t := range names {
-		if rows[t] == 0 {
-			out = append(out, t)
-		}
-	}
-	slices.Sort(out)
-	return out, nil
-}
-
-// inlinedSystemNameCollisions lists inlined tables with rows whose user
-// columns are named like 1.0's unprefixed system columns (those without
-// rows are dropped: unprefixInlinedColumns).
-func inlinedSystemNameCollisions(r *run) ([]string, error) {
-	names, rows, err := systemNameCollisions(r)
+// heldCollisions lists the inlined tables with rows that have user columns
+// named like the system columns sys, one item per column (those without
+// rows are dropped: dropEmptyCollisions).
+func heldCollisions(r *run, sys []string) ([]string, error) {
+	names, rows, err := systemNameCollisions(r, sys)
 	if err != nil {
 		return nil, err
 	}
@@ -163,6 +169,18 @@ func inlinedSystemNameCollisions(r *run) ([]string, error) {
 	}
 	slices.Sort(out)
 	return out, nil
+}
+
+// inlinedSystemNameCollisions lists the inlined tables with rows whose
+// user columns are named like 1.0's unprefixed system columns.
+func inlinedSystemNameCollisions(r *run) ([]string, error) {
+	return heldCollisions(r, plainSystemColumns)
+}
+
+// inlinedPrefixedNameCollisions lists the inlined tables with rows whose
+// user columns are named like 1.1's prefixed system columns.
+func inlinedPrefixedNameCollisions(r *run) ([]string, error) {
+	return heldCollisions(r, prefixedSystemColumns)
 }
 
 // inlinedDeleteRows lists inlined file deletions (0.4+).

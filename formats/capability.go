@@ -55,7 +55,10 @@ const (
 	CapRowGroupCount
 	// CapPrefixedInlinedColumns: inlined data system columns are _ducklake_row_id, ...
 	CapPrefixedInlinedColumns
-	// CapReservedDucklakePrefix: user columns may not start with _ducklake_.
+	// CapReservedDucklakePrefix: writers refuse user columns starting with
+	// _ducklake_ (CREATE TABLE, ADD COLUMN, RENAME COLUMN); readers read them
+	// as 1.0 readers do, except where they collide with the prefixed inlined
+	// system columns (convert: reserved-column-names).
 	CapReservedDucklakePrefix
 )
 
