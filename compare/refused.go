@@ -40,7 +40,7 @@ var (
 		Behaviour: "in a catalog whose ducklake_metadata says encrypted = 'true', the reader selects every visible data and delete file's encryption_key and fails on a NULL one (DuckLakeMetadataManager::ReadDataFile, also for delete files, in v1.3-ossivalis, v1.4-andium, v1.5-variegata and main)",
 		Error:     "Database is encrypted, but file"}
 	refusedStatsCast = formats.QuirkInfo{Name: "uncastable-column-stats",
-		Behaviour: "DuckDB asks the scan for each read column's statistics while planning (StatisticsPropagator, propagate_get.cpp); DuckLake answers from ducklake_table_column_stats as of the catalog's current snapshot, typed as the column is there (DuckLakeStatistics -> GetColumnStats -> DuckLakeColumnStats::ToStats -> CreateNumericStats), which casts min_value and max_value to the type with DefaultCastAs: a text that does not cast fails every query reading the column, at any snapshot. Formats 0.1-0.3 (v1.3-ossivalis, v1.4-andium) cast only when both are set, 0.4+ (7ea15644 on) each one set; the types: SMALLINT to UBIGINT (not TINYINT), DATE, TIME, TIMESTAMP (with time zone, _S, _MS, _NS), FLOAT and DOUBLE where contains_nan is false; 1.1 (main) also BOOLEAN, TINYINT, DECIMAL, UUID and TIMESTAMPTZ_NS",
+		Behaviour: "DuckDB asks the scan for each read column's statistics while planning (StatisticsPropagator, propagate_get.cpp); DuckLake answers from ducklake_table_column_stats as of the catalog's current snapshot, typed as the column is there (DuckLakeStatistics -> GetColumnStats -> DuckLakeColumnStats::ToStats -> CreateNumericStats), which casts min_value and max_value to the type with DefaultCastAs: a text that does not cast fails every query reading the column, at any snapshot (in 1.1, read by DuckLake main from d2f4b9c0 only, at the catalog's current snapshot: statsAtCurrentSnapshotOnly). Formats 0.1-0.3 (v1.3-ossivalis, v1.4-andium) cast only when both are set, 0.4+ (7ea15644 on) each one set; the types: SMALLINT to UBIGINT (not TINYINT), DATE, TIME, TIMESTAMP (with time zone, _S, _MS, _NS), FLOAT and DOUBLE where contains_nan is false; 1.1 (main) also BOOLEAN, TINYINT, DECIMAL, UUID and TIMESTAMPTZ_NS",
 		Error:     "Conversion Error: Could not convert string"}
 	refusedPartialInfo = formats.QuirkInfo{Name: "unparsable-partial-file-info",
 		Behaviour: "ParsePartialFileInfo (formats with a partial_file_info column, 0.1-0.3): a value is a list 'snapshot:rows|...' of unsigned integers, or, in 0.3 (DuckDB 1.4), 'partial_max:N'; any other, the empty string included, fails the file list",
@@ -65,7 +65,7 @@ func (r *Reader) refusal(ctx context.Context, t Table, snap int64) error {
 	if q, what := r.columnsRefusal(cols); what != "" {
 		return r.refused(q, t, "%s", what)
 	}
-	if err := r.statsCastRefusal(ctx, t, cols); err != nil {
+	if err := r.statsCastRefusal(ctx, t, cols, snap); err != nil {
 		return err
 	}
 	files, err := r.files(ctx, t, snap)
@@ -202,13 +202,41 @@ func statsCastTypes(v *formats.Version) (types func(string) bool, both bool) {
 	return func(t string) bool { return base[t] }, false
 }
 
+// statsAtCurrentSnapshotOnly tells whether every reader of v gives the
+// planner the table statistics only for a scan at the catalog's current
+// snapshot, so that a read at an older one (AT (VERSION => ...)) never
+// casts them. DuckLake main from d2f4b9c0 (2026-08-11, "Only apply global
+// statistics to current-snapshot table scans": DuckLakeStatistics returns
+// none unless DuckLakeFunctionInfo::CanUseGlobalStats, the scan's snapshot
+// being the transaction's and the catalog not pinned to a snapshot), which
+// alone reads 1.1; every DuckLake of 1.3-1.5.x (0.1-1.0; 1.0 is read by
+// DuckDB 1.5.2-1.5.5 too) casts them for every scan.
+func statsAtCurrentSnapshotOnly(v *formats.Version) bool {
+	name := v.Name
+	if v.Dev {
+		name = v.Release
+	}
+	return name == "1.1"
+}
+
 // statsCastRefusal is the refusal of a table read at a snapshot whose
 // columns (nested fields too) include one whose current statistics the
-// format's readers fail to cast (uncastableStats).
-func (r *Reader) statsCastRefusal(ctx context.Context, t Table, cols []*Column) error {
+// format's readers fail to cast (uncastableStats): at every snapshot, or
+// only at the catalog's latest where the readers cast them for current
+// scans only (statsAtCurrentSnapshotOnly).
+func (r *Reader) statsCastRefusal(ctx context.Context, t Table, cols []*Column, snap int64) error {
 	bad, err := r.uncastableStats(ctx, t)
 	if err != nil || len(bad) == 0 {
 		return err
+	}
+	if statsAtCurrentSnapshotOnly(r.format) {
+		snaps, err := r.Snapshots(ctx)
+		if err != nil {
+			return err
+		}
+		if snap != latestSnapshot(snaps) {
+			return nil
+		}
 	}
 	var find func(cs []*Column) error
 	find = func(cs []*Column) error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -192,6 +193,68 @@ func TestUncastableColumnStats(t *testing.T) {
 			}
 			if want := tc.a || tc.b; want != (len(unreadable) > 0) {
 				t.Errorf("want unreadable (A %v, B %v): got %d such differences", tc.a, tc.b, len(unreadable))
+			}
+		})
+	}
+}
+
+// TestUncastableStatsCurrentSnapshotOnly: DuckLake main, the only reader
+// of format 1.1, gives the planner table statistics only for a scan at the
+// catalog's current snapshot (d2f4b9c0, CanUseGlobalStats), so a text that
+// does not cast fails a 1.1 read at the latest snapshot only; every
+// DuckLake of DuckDB 1.5.x, which read 1.0, casts them for time travel too.
+// lakes/01_primitive_types (1.0, table prim at snapshots 1-5) and its 1.1
+// conversion, both with max_value 'many' for column i32: the 1.0 side is
+// unreadable at every snapshot, the 1.1 side at the latest only (before,
+// at every snapshot, as 1.0).
+func TestUncastableStatsCurrentSnapshotOnly(t *testing.T) {
+	const edit = `UPDATE ducklake_table_column_stats SET max_value = 'many' WHERE table_id = 1 AND column_id = 5`
+	ctx := context.Background()
+	lake := filepath.Join(testlakes.Dir(t, "lakes"), "01_primitive_types")
+	data := filepath.Join(lake, "data")
+	vs := versionCatalogs(t, lake)
+	b := filepath.Join(t.TempDir(), "1.1.duckdb")
+	if _, err := Catalog(ctx, vs[len(vs)-1], b, formats.V1_1, Options{DataPath: data}); err != nil {
+		t.Fatal(err)
+	}
+	a := editedCopy(t, vs[len(vs)-1], edit)
+	execOn(t, b, edit)
+	b2 := editedCopy(t, b)
+	type span struct {
+		from, through int64
+		a, b          bool // the side's readers fail
+	}
+	for _, tc := range []struct {
+		name string
+		a, b string
+		want []span
+	}{
+		{"1.0 and 1.1", a, b, []span{{1, 4, true, false}, {5, 5, true, true}}},
+		{"1.1 and 1.1", b, b2, []span{{5, 5, true, true}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep, err := compare.Catalogs(ctx, tc.a, tc.b, compare.Options{DataPath: data})
+			if err != nil && !errors.Is(err, compare.ErrNotEquivalent) {
+				t.Fatal(err)
+			}
+			var got []span
+			var other []string
+			for _, d := range rep.Differences {
+				if d.Kind != "unreadable" || d.Table != "main.prim" || d.Snapshot == nil || !strings.Contains(d.Reason, "uncastable-column-stats") {
+					other = append(other, d.String())
+					continue
+				}
+				s := span{from: *d.Snapshot, through: *d.Snapshot, a: d.A != "", b: d.B != ""}
+				if d.Through != nil {
+					s.through = *d.Through
+				}
+				got = append(got, s)
+			}
+			if len(other) > 0 {
+				t.Errorf("other differences:\n%s", strings.Join(other, "\n"))
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("unreadable main.prim: got %+v, want %+v", got, tc.want)
 			}
 		})
 	}
