@@ -138,7 +138,7 @@ func (c *comparison) booleanStats(label, na, nb string, ea, eb entries) error {
 			continue // not A's row (other differences say so), or A's readers skip alike
 		}
 		if names == nil {
-			if names, err = c.b.tableNames(c); err != nil {
+			if names, err = c.b.tableNames(c.ctx); err != nil {
 				return err
 			}
 			if columns, err = c.b.booleanColumnNames(c); err != nil {

@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"context"
 	"database/sql"
 	"fmt"
 	"strconv"
@@ -104,7 +105,7 @@ func (c *comparison) fileColumnStats(label, na, nb string, ea, eb entries) error
 			continue // not A's file and column (other differences say so), or A's readers skip it too
 		}
 		if names == nil {
-			if names, err = c.b.tableNames(c); err != nil {
+			if names, err = c.b.tableNames(c.ctx); err != nil {
 				return err
 			}
 		}
@@ -150,8 +151,8 @@ func statsRowText(p formats.FileColumnPair) string {
 // tableNames maps table ids to their newest schema-qualified names, from
 // the schema and table rows the reader keeps (schemaRows): the newest row
 // of each table, in the schema row visible at its begin_snapshot.
-func (r *Reader) tableNames(c *comparison) (map[int64]string, error) {
-	schemas, tables, err := r.schemaRows(c.ctx)
+func (r *Reader) tableNames(ctx context.Context) (map[int64]string, error) {
+	schemas, tables, err := r.schemaRows(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -34,8 +34,10 @@ import (
 // kept report instead of reading again. Only proofs of equivalence are
 // kept; differences are always found anew.
 
-// proofVersion changes whenever what a proof checks changes.
-const proofVersion = "fdl-formats proof v24"
+// proofVersion changes whenever what a proof checks changes (v25: a 1.0
+// catalog B with table statistics of a table without column statistics,
+// which DuckDB 1.5.2 and 1.5.3 fail on, is a stats difference).
+const proofVersion = "fdl-formats proof v25"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths

@@ -286,6 +286,9 @@ func (c *comparison) stats() error {
 	}
 	for _, rd := range reads {
 		if rd.label == "ducklake_table_stats" {
+			if err := c.earlyTableStats(rd.label, rd.ea, rd.eb); err != nil {
+				return err
+			}
 			if err := c.dropUnreadableTableStats(rd.label, rd.ea, rd.eb); err != nil {
 				return err
 			}

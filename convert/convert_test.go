@@ -243,9 +243,12 @@ var inherent = map[string][]string{
 	"0.2|0.3": {"ducklake_schema_versions", "ducklake_snapshot_changes", "ducklake_file_column_stats.extra_stats", "ducklake_table_column_stats.extra_stats"},
 	"0.3|0.4": {"ducklake_schema_versions", "ducklake_column.default_value", "ducklake_column.default_value_dialect", "ducklake_column.default_value_type",
 		"ducklake_snapshot_changes.changes_made", "ducklake_data_file.partial_file_info", "ducklake_sort_info", "ducklake_sort_expression"},
-	// Only the rows --allow-lossy table-stats drops for readers before 1.0.
+	// Only the rows of tables without column statistics: --allow-lossy
+	// table-stats drops them for readers before 1.0, and convert to 1.0
+	// always (DuckDB 1.5.2 and 1.5.3 fail on them; 2.0's writer leaves them,
+	// lakes-1.1-dev1/06_deletes and 20_time_travel).
 	"0.4|1.0": {"ducklake_table_stats"},
-	"1.0|1.1": {"ducklake_data_file.row_group_count", "ducklake_delete_file.row_group_count", "ducklake_view_column_tag"},
+	"1.0|1.1": {"ducklake_data_file.row_group_count", "ducklake_delete_file.row_group_count", "ducklake_view_column_tag", "ducklake_table_stats"},
 }
 
 func inherentBetween(a, b *formats.Version) []string {

@@ -45,21 +45,8 @@ func (r *run) readerChecks(source, target *formats.Version) error {
 			return fmt.Errorf("%s: %w", formats.QuirkViewCatalogVerbatim.Info().Name, err)
 		}
 	}
-	if target.ReadsWith(formats.QuirkTableStatsNeedColumnStats) {
-		info := formats.QuirkTableStatsNeedColumnStats.Info()
-		const offending = `record_count IS NOT NULL AND file_size_bytes IS NOT NULL
-			AND NOT EXISTS (SELECT 1 FROM ducklake_table_column_stats c WHERE c.table_id = s.table_id)`
-		c := check{code: info.Name, table: "ducklake_table_stats",
-			query: `SELECT 'table ' || s.table_id || ' ' || coalesce((SELECT any_value(t.table_name) FROM ducklake_table t WHERE t.table_id = s.table_id), '?')
-				FROM ducklake_table_stats s WHERE ` + offending + ` ORDER BY s.table_id`,
-			reason: fmt.Sprintf("format %s readers fail to read any table of this catalog: %s (%s); dropping these statistics rows (a table without them reads the same, as an empty table does) makes it readable",
-				target.Name, info.Behaviour, info.Source),
-			option: "table-stats",
-			fix:    []string{`DELETE FROM ducklake_table_stats WHERE table_id IN (SELECT s.table_id FROM ducklake_table_stats s WHERE ` + offending + `)`},
-		}
-		if err := r.runCheck(step, c); err != nil {
-			return fmt.Errorf("%s: %w", info.Name, err)
-		}
+	if err := r.tableStatsWithoutColumnStats(step, target); err != nil {
+		return fmt.Errorf("%s: %w", formats.QuirkTableStatsNeedColumnStats.Info().Name, err)
 	}
 	if err := r.fileColumnStats(step, source, target); err != nil {
 		return fmt.Errorf("%s: %w", formats.QuirkFilesWithoutColumnStatsPruned.Info().Name, err)
@@ -67,6 +54,54 @@ func (r *run) readerChecks(source, target *formats.Version) error {
 	if err := r.booleanStats(step, source, target); err != nil {
 		return fmt.Errorf("%s: %w", formats.QuirkBooleanStatsComparedAsText.Info().Name, err)
 	}
+	return nil
+}
+
+// tableStatsWithoutColumnStats applies formats.QuirkTableStatsNeedColumnStats
+// to a target some of whose readers fail on a ducklake_table_stats row of a
+// table without ducklake_table_column_stats rows. Where every reader of the
+// target has the quirk (0.1-0.4), the conversion is refused, or the rows
+// dropped with --allow-lossy table-stats. Where only its first releases have
+// it (1.0: DuckDB 1.5.2 and 1.5.3; formats.Version.EarlyQuirks), the rows
+// are dropped and a note names the tables: no 1.0 reader's answer depends
+// on them (count(*) counts the files, MIN/MAX folds only column statistics,
+// which such a table has none of, and record_count is otherwise only the
+// planner's cardinality estimate), and the first releases fail every read
+// of the catalog while they are there.
+func (r *run) tableStatsWithoutColumnStats(step string, target *formats.Version) error {
+	q := formats.QuirkTableStatsNeedColumnStats
+	every, early := target.ReadsWith(q), target.EarlyReadsWith(q)
+	if !every && !early {
+		return nil
+	}
+	ok, err := r.w.hasTable(r.ctx, "ducklake_table_column_stats")
+	if err != nil || !ok {
+		return err
+	}
+	info := q.Info()
+	const offending = `record_count IS NOT NULL AND file_size_bytes IS NOT NULL
+			AND NOT EXISTS (SELECT 1 FROM ducklake_table_column_stats c WHERE c.table_id = s.table_id)`
+	const items = `SELECT 'table ' || s.table_id || ' ' || coalesce((SELECT any_value(t.table_name) FROM ducklake_table t WHERE t.table_id = s.table_id), '?')
+				FROM ducklake_table_stats s WHERE ` + offending + ` ORDER BY s.table_id`
+	const drop = `DELETE FROM ducklake_table_stats WHERE table_id IN (SELECT s.table_id FROM ducklake_table_stats s WHERE ` + offending + `)`
+	if every {
+		return r.runCheck(step, check{code: info.Name, table: "ducklake_table_stats", query: items,
+			reason: fmt.Sprintf("format %s readers fail to read any table of this catalog: %s (%s); dropping these statistics rows (a table without them reads the same, as an empty table does) makes it readable",
+				target.Name, info.Behaviour, info.Source),
+			option: "table-stats",
+			fix:    []string{drop},
+		})
+	}
+	tables, err := r.w.strings(r.ctx, items)
+	if err != nil || len(tables) == 0 {
+		return err
+	}
+	if err := r.w.exec(r.ctx, drop); err != nil {
+		return err
+	}
+	r.add(Finding{Severity: Note, Code: info.Name, Step: step, Table: "ducklake_table_stats", Detail: summarize(tables),
+		Reason: fmt.Sprintf("table statistics rows of tables without column statistics dropped: DuckDB 1.5.2 and 1.5.3, format %s readers, fail to read any table of a catalog holding one (%s; fixed from DuckDB 1.5.4), and no format %s reader's answer depends on them (count(*) counts the data files, MIN/MAX folds only column statistics, record_count is otherwise a planner estimate)",
+			target.Name, info.Behaviour, target.Name)})
 	return nil
 }
 

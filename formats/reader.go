@@ -105,7 +105,7 @@ var AllQuirks = []QuirkInfo{
 		Evidence:  "lakes-0.3-reader/q_add_files__add_files_hive_partition_cast (0.3 fails on DATE, DECIMAL, TIMESTAMP and DOUBLE partitions and returns other VARCHAR values; 0.4 under DuckDB 1.5.1 reads the same as 1.0; DuckDB 1.5.0 not observed, modelled from its source)"},
 	{Quirk: QuirkTableStatsNeedColumnStats, Name: "table-stats-need-column-stats", Family: "statistics the reader requires",
 		Behaviour: "a ducklake_table_stats row (record_count and file_size_bytes set) of a table with no ducklake_table_column_stats row makes the global statistics query return a NULL column_id, which the reader reads as a number: every table read fails",
-		Source:    "DuckLakeMetadataManager::GetGlobalTableStats / TransformGlobalStatsRow (src/storage/ducklake_metadata_manager.cpp, LEFT JOIN ducklake_table_column_stats) in v1.3-ossivalis and v1.4-andium and in v1.5-variegata up to db9cb183 (2026-05-31, \"Fix for table_stats column stats\")",
+		Source:    "DuckLakeMetadataManager::GetGlobalTableStats / TransformGlobalStatsRow (src/storage/ducklake_metadata_manager.cpp, LEFT JOIN ducklake_table_column_stats) in v1.3-ossivalis and v1.4-andium and in v1.5-variegata up to db9cb183 (2026-05-31, \"Fix for table_stats column stats\"), which d318a545, the DuckLake of DuckDB 1.5.4, is the first release to have: DuckDB 1.5.2 (415a9ebd) and 1.5.3 (e6a3bd0a), format 1.0 readers, fail too (every scan loads every table's statistics: GetCardinality and DuckLakeStatistics -> GetTableStats -> GetStatsForSnapshot). The model reads 1.0 as 1.5.4+ do, but convert to 1.0 drops such rows and the proof reports a 1.0 catalog written with one (first releases: Version.EarlyQuirks)",
 		Error:     "INTERNAL Error: Calling GetValueInternal on a value that is NULL",
 		Evidence:  "lakes-0.3-reader/q_stats__table_stats_without_column_stats (0.3 and 0.4 fail)"},
 	{Quirk: QuirkInlinedAtFirstSnapshot, Name: "inlined-read-at-first-snapshot", Family: "inlined data",
@@ -209,6 +209,11 @@ func (v *Version) ReadsAsSourceWith(q ReaderQuirk) bool {
 	}
 	return q != 0 && v.SourceQuirks&q == q
 }
+
+// EarlyReadsWith reports whether some of the format's first releases have
+// every quirk in q while the model reads the format without it
+// (Version.EarlyQuirks).
+func (v *Version) EarlyReadsWith(q ReaderQuirk) bool { return q != 0 && v.EarlyQuirks&q == q }
 
 // InlinedSchemaSource names the catalog value a format's real reader takes
 // as the snapshot whose schema of a table it reads an inlined data table

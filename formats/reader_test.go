@@ -52,14 +52,17 @@ func renderReaderModel() string {
 		fmt.Fprintf(&b, "| `%s` | %s |", q.Name, q.Family)
 		for _, v := range rel {
 			mark := ""
-			if v.ReadsWith(q.Quirk) {
+			switch {
+			case v.ReadsWith(q.Quirk):
 				mark = "yes"
+			case v.EarlyReadsWith(q.Quirk):
+				mark = "first releases"
 			}
 			fmt.Fprintf(&b, " %s |", mark)
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString("\n")
+	b.WriteString("\n`first releases`: the format's first releases have it and newer ones do not; the model reads the format as the newer ones do, and `convert` and the proof keep it out of every catalog written in the format (`formats.Version.EarlyQuirks`).\n\n")
 	for _, q := range AllQuirks {
 		fmt.Fprintf(&b, "- **`%s`**: %s.\n  - Source: %s.\n", q.Name, q.Behaviour, q.Source)
 		if q.Error != "" {

@@ -13,4 +13,8 @@ var V1_0 = &Version{
 	Types:        typesV0_4,
 	Transforms:   append(slices.Clone(transformsV0_1), "bucket("),
 	ChangeTokens: tokensV0_4,
+	// DuckDB 1.5.2 and 1.5.3 (DuckLake 415a9ebd, e6a3bd0a) still fail on
+	// table statistics without column statistics (fixed by db9cb183, first
+	// in 1.5.4's d318a545).
+	EarlyQuirks: QuirkTableStatsNeedColumnStats,
 }

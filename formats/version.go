@@ -90,6 +90,15 @@ type Version struct {
 	// release of the line has a reading bug the newer one fixed; zero
 	// means Quirks.
 	SourceQuirks ReaderQuirk
+	// EarlyQuirks are behaviours of the format's first releases that its
+	// newer releases fixed and that the model does not read with (Quirks
+	// and SourceQuirks read the format as the newer releases do; the
+	// first releases' bugs are documented limits), but that this tool must
+	// never bring into a catalog it writes: convert removes what triggers
+	// them where that changes no reader's answer, and the proof reports a
+	// written catalog of the format that holds it while its source does not
+	// (EarlyReadsWith).
+	EarlyQuirks ReaderQuirk
 	// DuckDB is the version constraint (hashicorp/go-version syntax) of the
 	// DuckDB releases whose ducklake extension opens this format read-only.
 	DuckDB string
