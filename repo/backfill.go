@@ -308,7 +308,7 @@ func (cp *contentPasses) run(ctx context.Context, id string, frozen *frozenCopie
 		return
 	}
 	cp.once[id].Do(func() {
-		if issues := cp.r.checkContents(ctx, cp.r.find(id), frozen, source, cp.disk, cp.jsonFiles[id]); len(issues) > 0 {
+		if issues := cp.r.checkContents(ctx, cp.r.find(id), frozen, source, cp.disk, cp.jsonFiles[id]); !onlyWarnings(issues) {
 			log.Debug("content pass not kept; check reports it", "version", id, "first", issues[0].Detail)
 		}
 	})

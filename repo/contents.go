@@ -9,6 +9,8 @@ import (
 	"os"
 	"strings"
 
+	goversion "github.com/hashicorp/go-version"
+
 	"github.com/fdl-formats/fdl-formats/compare"
 	"github.com/fdl-formats/fdl-formats/fdljson"
 	"github.com/fdl-formats/fdl-formats/formats"
@@ -18,22 +20,89 @@ import (
 // checkContents runs a version's content pass (contentIssues), unless the
 // digest cache holds a clean pass over the very same inputs (contentsKey):
 // then it reads nothing, and needs no copy of the frozen catalog. A clean
-// pass is kept; issues are always found anew. The caller releases v's
-// frozen copy. source (may be nil) is the reader of the frozen copy that
-// the version's proofs share: the pass reads the catalog with it.
+// pass is kept, with its warnings (ProblemWarning), which a kept pass
+// returns again; other issues are always found anew. The caller releases
+// v's frozen copy. source (may be nil) is the reader of the frozen copy
+// that the version's proofs share: the pass reads the catalog with it.
 func (r *repository) checkContents(ctx context.Context, v *version, frozen *frozenCopies, source *compare.Source, disk *compare.DiskCheck, jsonFiles bool) []Issue {
 	key := r.contentsKey(v, jsonFiles)
 	if key != "" {
-		if _, ok := r.digestCache.Get(key); ok {
-			return nil
+		if kept, ok := r.digestCache.Get(key); ok {
+			return keptWarnings(kept)
 		}
 	}
 	issues, inDataFolder := r.contentIssues(ctx, v, frozen, source, disk, jsonFiles)
-	if key != "" && len(issues) == 0 && inDataFolder && ctx.Err() == nil {
-		_ = r.digestCache.Put(key, []byte("clean")) // a cache that cannot be written only costs time
+	if key != "" && onlyWarnings(issues) && inDataFolder && ctx.Err() == nil {
+		kept := "clean"
+		for _, is := range issues {
+			kept += "\n" + strings.ReplaceAll(is.Detail, "\n", " ")
+		}
+		_ = r.digestCache.Put(key, []byte(kept)) // a cache that cannot be written only costs time
 	}
 	return issues
 }
+
+// onlyWarnings reports whether every issue is a warning (none: true).
+func onlyWarnings(issues []Issue) bool {
+	for _, is := range issues {
+		if is.Problem != ProblemWarning {
+			return false
+		}
+	}
+	return true
+}
+
+// keptWarnings are the warnings of a kept clean pass: the lines after
+// its first, "clean".
+func keptWarnings(kept []byte) []Issue {
+	lines := strings.Split(string(kept), "\n")
+	var out []Issue
+	for _, l := range lines[1:] {
+		if l != "" {
+			out = append(out, Issue{ProblemWarning, l})
+		}
+	}
+	return out
+}
+
+// earlyStatsWarning is a warning when v's frozen catalog, in a format
+// some of whose first releases fail to read any table of a catalog with a
+// ducklake_table_stats row of a table without column statistics (1.0:
+// DuckDB 1.5.2 and 1.5.3; formats.Version.EarlyQuirks), holds such rows
+// and fdl.json's range for the format (else the registry's) admits those
+// releases. The frozen catalog is as its writer made it (DuckDB 1.5.4+
+// and 2.0 read it) and backfill writes no catalog in its own format, so
+// it does not fail the check; a catalog this tool writes in the format
+// never holds such rows (convert drops them, the proof holds it to that).
+func (r *repository) earlyStatsWarning(ctx context.Context, rd *compare.Reader, key string) []Issue {
+	f := rd.Format()
+	q := formats.QuirkTableStatsNeedColumnStats
+	if f == nil || f.ReadsWith(q) || !f.EarlyReadsWith(q) {
+		return nil
+	}
+	text := f.DuckDB
+	c, err := goversion.NewConstraint(f.DuckDB)
+	if d, ok := r.cfg.Format(f.Name); ok && d.Readers != nil {
+		c, text, err = d.Readers, d.DuckDB+" (fdl.json)", nil
+	}
+	if err != nil || !admitsBefore(c, earlyStatsFixedIn) {
+		return nil
+	}
+	tables, err := rd.TablesWithFailingStats(ctx)
+	if err != nil {
+		return []Issue{{ProblemUnreadable, fmt.Sprintf("read the table statistics of %s: %v", key, err)}}
+	}
+	if len(tables) == 0 {
+		return nil
+	}
+	return []Issue{{ProblemWarning, fmt.Sprintf("%s (format %s) has table statistics of tables without column statistics: %s; DuckDB before %s (1.5.2 and 1.5.3, DuckLake 415a9ebd and e6a3bd0a), readers of format %s by its range DuckDB %s, fail to read any table of it (%s), where no other catalog of the version opens in them; this tool does not change a frozen catalog (its writer's DuckDB reads it): narrow the range to DuckDB >= %s, or have those readers upgrade",
+		key, f.Name, strings.Join(tables, ", "), earlyStatsFixedIn, f.Name, text, q.Info().Name, earlyStatsFixedIn)}}
+}
+
+// earlyStatsFixedIn is the first DuckDB whose DuckLake reads a table
+// statistics row without column statistics (db9cb183, first in d318a545,
+// the DuckLake of DuckDB 1.5.4).
+var earlyStatsFixedIn = goversion.Must(goversion.NewVersion("1.5.4"))
 
 // contentsKeyKind changes whenever what a content pass checks changes.
 // v2: files under data_dir; v3: version.json's ducklake.format, which the
@@ -43,8 +112,9 @@ func (r *repository) checkContents(ctx context.Context, v *version, frozen *froz
 // the parent's snapshot_id, which the key names), and no inlined rows;
 // v6: inlined tables are those ducklake_inlined_data_tables registers
 // and inlined tables named in any letter case; v7: a "." part in a data
-// or delete file's path; v8: the frozen catalog read whole (readWhole).
-const contentsKeyKind = "fdl-formats content pass v8"
+// or delete file's path; v8: the frozen catalog read whole (readWhole);
+// v9: warnings kept with a clean pass (earlyStatsWarning).
+const contentsKeyKind = "fdl-formats content pass v9"
 
 // contentsKey names everything a content pass of v reads, or "" (no digest
 // cache, or an object store, whose data files the pass fetches and
@@ -125,6 +195,7 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 		}
 	}
 	issues = append(issues, r.bookkeepingIssues(ctx, v, rd, key)...)
+	issues = append(issues, r.earlyStatsWarning(ctx, rd, key)...)
 	// Every data file must be under data_dir: one violation per file that
 	// is not. A remote store's data files come into the cache first
 	// (verified by the size the catalog records); a folder's are checked in

@@ -327,6 +327,9 @@ const (
 	ProblemNotEquivalent Problem = "not-equivalent"
 	// ProblemViolation: a repository rule is broken.
 	ProblemViolation Problem = "violation"
+	// ProblemWarning: reported as a warning, does not fail the check
+	// (something only the writer of a frozen catalog can change).
+	ProblemWarning Problem = "warning"
 )
 
 func (r *repository) readVersion(ctx context.Context, v *version) {

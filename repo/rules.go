@@ -55,6 +55,8 @@ func problemKind(p Problem) Kind {
 		return KindDifference
 	case ProblemInvalid:
 		return KindInvalid
+	case ProblemWarning:
+		return KindWarning
 	default:
 		return KindUnverifiable
 	}

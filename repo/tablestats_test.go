@@ -1,0 +1,82 @@
+package repo
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fdl-formats/fdl-formats/internal/testlakes"
+)
+
+// TestCheckTableStatsWithoutColumnStats: DuckDB 1.5.2 and 1.5.3, format
+// 1.0 readers, fail every read of a catalog with a ducklake_table_stats
+// row whose table has no column statistics, which DuckDB 2.0's writer
+// leaves (lakes-1.1-dev1/06_deletes, table whole, from its second
+// version). backfill used to publish 1.0 catalogs with the row and check
+// passed them. Now backfill drops it and check passes, the catalog as it
+// was published before fails check naming the table, and a native 1.0
+// frozen catalog with such a row (lakes-0.3-reader's
+// q_stats__table_stats_without_column_stats) is a warning naming DuckDB
+// 1.5.2 and 1.5.3, not a failure.
+func TestCheckTableStatsWithoutColumnStats(t *testing.T) {
+	if testing.Short() {
+		t.Skip("converts and proves catalogs")
+	}
+	ctx := context.Background()
+	t.Run("published from 1.1", func(t *testing.T) {
+		st := copyLake(t, filepath.Join(testlakes.Dir(t, "lakes-1.1-dev1"), "06_deletes"))
+		root := st.Root()
+		opts := Options{Formats: []string{"1.0"}}
+		if _, err := Backfill(ctx, st, opts); err != nil {
+			t.Fatalf("backfill: %v", err)
+		}
+		if rep, err := Check(ctx, st, opts); err != nil || !rep.OK {
+			t.Fatalf("check after backfill: %v", err)
+		}
+		ids := versionIDs(t, root)
+		cat := filepath.Join(root, "versions", ids[len(ids)-1], "catalogs", "1.0.duckdb")
+		if err := os.Chmod(cat, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		// What the old backfill published: the source's row kept.
+		frozen := filepath.Join(root, "versions", ids[len(ids)-1], "ducklake.duckdb")
+		execCatalog(t, cat, "ATTACH '"+frozen+"' AS f (READ_ONLY)",
+			`INSERT INTO c.ducklake_table_stats SELECT * FROM (SELECT table_id, record_count, next_row_id, file_size_bytes FROM f.ducklake_table_stats WHERE table_id = 2)
+			WHERE NOT EXISTS (SELECT 1 FROM c.ducklake_table_stats WHERE table_id = 2)`, "DETACH f")
+		_, err := Check(ctx, st, opts)
+		if !errors.Is(err, ErrDifferences) {
+			t.Fatalf("check of the catalog with the row: %v, want differences", err)
+		}
+		var ce *CheckError
+		if !errors.As(err, &ce) {
+			t.Fatalf("check error %T", err)
+		}
+		for _, w := range []string{"table-stats-need-column-stats", "DuckDB 1.5.2 and 1.5.3", "main.whole"} {
+			if !strings.Contains(ce.First.Detail, w) {
+				t.Errorf("first finding %q lacks %q", ce.First.Detail, w)
+			}
+		}
+	})
+	t.Run("native 1.0", func(t *testing.T) {
+		st := copyLake(t, filepath.Join(testlakes.Dir(t, "lakes-0.3-reader"), "q_stats__table_stats_without_column_stats"))
+		opts := Options{Formats: []string{"1.0"}}
+		for run := 0; run < 2; run++ { // the second from the kept content pass
+			rep, err := Check(ctx, st, opts)
+			if err != nil {
+				t.Fatalf("check: %v", err)
+			}
+			var warned []string
+			for _, f := range rep.Findings {
+				if f.Kind == KindWarning && strings.Contains(f.Detail, "table-stats-need-column-stats") {
+					warned = append(warned, f.Detail)
+				}
+			}
+			if len(warned) != 1 || !strings.Contains(warned[0], "1.5.2 and 1.5.3") || !strings.Contains(warned[0], "table id 1") {
+				t.Errorf("run %d: want one warning naming DuckDB 1.5.2 and 1.5.3 and table id 1, got %q", run+1, warned)
+			}
+		}
+	})
+}
