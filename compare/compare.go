@@ -543,6 +543,9 @@ func (c *comparison) run() error {
 	if err := c.stats(); err != nil {
 		return err
 	}
+	if err := c.hiveTimeZoneValues(); err != nil {
+		return err
+	}
 	c.extension()
 	walk := common
 	if carried, from, why := c.carried(common); len(carried) > 0 {

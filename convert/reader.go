@@ -30,12 +30,21 @@ func (r *run) readerChecks(source, target *formats.Version) error {
 			return fmt.Errorf("%s: %w", formats.QuirkTimeTZDefaultOffset.Info().Name, err)
 		}
 	}
-	if differ(formats.QuirkHiveValuesRaw) {
+	// Hive values: every release of the target (0.4: DuckDB 1.5.0 casts
+	// raw, 1.5.1 decodes) must read them as the source's newest does.
+	if !formats.ReadAlike(source, target, formats.QuirkHiveValuesRaw) {
 		items, err := r.hiveValuesReadDifferently()
 		if err != nil {
 			return fmt.Errorf("%s: %w", formats.QuirkHiveValuesRaw.Info().Name, err)
 		}
 		r.refuseQuirk(step, formats.QuirkHiveValuesRaw, source, target, "ducklake_name_mapping", items)
+	}
+	if !formats.ReadAlike(source, target, formats.QuirkHiveTimeZoneValuesUTC) {
+		items, err := r.hiveTimeZoneValues()
+		if err != nil {
+			return fmt.Errorf("%s: %w", formats.QuirkHiveTimeZoneValuesUTC.Info().Name, err)
+		}
+		r.refuseQuirk(step, formats.QuirkHiveTimeZoneValuesUTC, source, target, "ducklake_name_mapping", items)
 	}
 	if err := r.partialDeletesWithInlinedCheck(step, source, target); err != nil {
 		return err
@@ -414,6 +423,41 @@ func (r *run) hiveValuesReadDifferently() ([]string, error) {
 			if !formats.HiveValueReadRawAlike(v, false) {
 				out = append(out, fmt.Sprintf("table %s %s: data_file_id %s partition %s=%s", f[0], f[1], f[2], k, v))
 			}
+		}
+	}
+	return out, nil
+}
+
+// hiveTimeZoneValues lists the Hive partition values of TIMESTAMPTZ and
+// TIMETZ columns without an explicit UTC offset
+// (formats.HiveValueHasOffset), each a data file, a top-level partition
+// column and a type the column has while the file is visible: readers with
+// QuirkHiveTimeZoneValuesUTC read them as UTC, the others in the session's
+// TimeZone. Values read as NULL by the decoding readers are left to
+// hiveValuesReadDifferently.
+func (r *run) hiveTimeZoneValues() ([]string, error) {
+	if ok, err := r.w.hasColumn(r.ctx, "ducklake_name_mapping", "is_partition"); err != nil || !ok {
+		return nil, err
+	}
+	rows, err := r.w.strings(r.ctx, `SELECT DISTINCT f.table_id || chr(31) || coalesce(t.table_name, '?') || chr(31) || f.data_file_id || chr(31) || f.path || chr(31) || n.source_name || chr(31) || c.column_name || chr(31) || lower(trim(c.column_type))
+		FROM ducklake_data_file f JOIN ducklake_name_mapping n ON n.mapping_id = f.mapping_id AND n.is_partition AND n.parent_column IS NULL
+		JOIN ducklake_column c ON c.table_id = f.table_id AND c.column_id = n.target_field_id AND c.parent_column IS NULL
+			AND c.begin_snapshot < coalesce(f.end_snapshot, 9223372036854775807) AND f.begin_snapshot < coalesce(c.end_snapshot, 9223372036854775807)
+		LEFT JOIN (SELECT table_id, any_value(table_name ORDER BY begin_snapshot DESC) AS table_name FROM ducklake_table GROUP BY table_id) t ON t.table_id = f.table_id
+		WHERE lower(trim(c.column_type)) IN ('timestamptz', 'timetz', 'timestamp with time zone', 'time with time zone')
+		ORDER BY 1`)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, row := range rows {
+		f := strings.Split(row, "\x1f")
+		for _, seg := range strings.Split(f[3], "/") {
+			k, v, ok := strings.Cut(seg, "=")
+			if !ok || k != f[4] || formats.HiveValueNull(v, false) || formats.HiveValueHasOffset(v) {
+				continue
+			}
+			out = append(out, fmt.Sprintf("table %s %s: data_file_id %s %s: column %s (%s) partition value %s=%s has no UTC offset", f[0], f[1], f[2], f[3], f[5], f[6], k, v))
 		}
 	}
 	return out, nil

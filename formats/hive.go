@@ -2,6 +2,7 @@ package formats
 
 import (
 	"net/url"
+	"regexp"
 	"strings"
 )
 
@@ -27,4 +28,40 @@ func HiveValueNull(v string, varchar bool) bool {
 func HiveValueReadRawAlike(v string, varchar bool) bool {
 	d, err := url.PathUnescape(v)
 	return err == nil && d == v && !HiveValueNull(v, varchar)
+}
+
+// HiveTimeZoneType tells whether a DuckLake column type (as stored in
+// ducklake_column.column_type) is one whose Hive partition values DuckDB
+// casts in the session's TimeZone when ICU's casts are used
+// (QuirkHiveTimeZoneValuesUTC): TIMESTAMPTZ and TIMETZ.
+func HiveTimeZoneType(columnType string) bool {
+	switch strings.ToLower(strings.TrimSpace(columnType)) {
+	case "timestamptz", "timetz", "timestamp with time zone", "time with time zone":
+		return true
+	}
+	return false
+}
+
+// hiveOffset matches the end of a time with an explicit UTC offset, as
+// DuckDB's parser takes one after the time (Z, +hh, +hh:mm, +hhmm, and
+// with seconds): 10:30:00+02, 10:30Z, 10:30:00.5-0530.
+var hiveOffset = regexp.MustCompile(`(?i)\d:\d\d(:\d\d(\.\d*)?)?\s*(z|[+-]\d\d?(:?\d\d(:?\d\d)?)?)$`)
+
+// HiveValueHasOffset tells whether a TIMESTAMPTZ or TIMETZ Hive partition
+// value (its path text; URL-decoded first where it decodes) reads the same
+// whatever the session's TimeZone: it carries an explicit UTC offset after
+// its time, or is infinity/-infinity. A value without (a date alone, a
+// time alone, a zone name) reads as UTC in DuckDB's core cast and in the
+// session's zone in ICU's (QuirkHiveTimeZoneValuesUTC); values the
+// decoding readers read as NULL (HiveValueNull) are not asked about here.
+func HiveValueHasOffset(v string) bool {
+	if d, err := url.PathUnescape(v); err == nil {
+		v = d
+	}
+	v = strings.TrimSpace(v)
+	switch strings.ToLower(v) {
+	case "infinity", "-infinity", "+infinity":
+		return true
+	}
+	return hiveOffset.MatchString(v)
 }

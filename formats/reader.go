@@ -65,6 +65,24 @@ const (
 	// = true, = false, IN and >=. Only 'false'/'true' (or NULL) compare as
 	// the values (BooleanStatsOrdered).
 	QuirkBooleanStatsComparedAsText
+	// QuirkHiveTimeZoneValuesUTC: a Hive partition value of a TIMESTAMPTZ or
+	// TIMETZ column is cast with DuckDB's core casts (no ICU), which read a
+	// value without an explicit offset as UTC (+00), whatever the session's
+	// TimeZone; newer readers cast it in the session's TimeZone (DuckDB's
+	// default: the machine's local zone). Only a value with an explicit
+	// offset (HiveValueHasOffset) reads alike.
+	QuirkHiveTimeZoneValuesUTC
+	// QuirkNestedDefaultsDropped: DuckDB 1.3.0's column mapper drops the
+	// default of a LIST element or a MAP key or value, so a data file whose
+	// list elements or map keys/values (at any depth) lack a field the
+	// catalog's struct has at the snapshot read fails every read of the
+	// table ("Missing target value ... for remap").
+	QuirkNestedDefaultsDropped
+	// QuirkStructWithoutFileFieldsNotNull: DuckDB 1.3.0's column mapper
+	// reads a top-level STRUCT column found in the file none of whose fields
+	// (at any depth) is in the file as the struct of the fields' defaults
+	// on every row, also on rows where the file's struct is NULL.
+	QuirkStructWithoutFileFieldsNotNull
 )
 
 // QuirkInfo documents one ReaderQuirk: what the real reader does, where in
@@ -135,6 +153,19 @@ var AllQuirks = []QuirkInfo{
 		Behaviour: "under a filter pushed down on a BOOLEAN column (=, <>, <, <=, >, >=, IN), min_value and max_value are compared as text with the constant's text, 'true' or 'false' (Value::ToString): statistics spelled '0'/'1', as DuckDB 1.5's Parquet writer gives them to DuckLake 1.5.0+ writers, make 'true' BETWEEN '0' AND '1' false, so WHERE b = true (and = false, IN, >=) skips every such file; 'false'/'true' sort as the values and are read as them by every reader (TRY_CAST to BOOLEAN from 1.5.2), NULL keeps the file",
 		Source:    "CastStatsToTarget and GenerateConstantFilter (src/storage/ducklake_metadata_manager.cpp) in v1.4-andium (casts only IsNumeric types) and in the commits DuckDB 1.5.0 and 1.5.1 pin (7ea15644, 67480b1d: RequiresValueComparison in src/include/storage/ducklake_stats.hpp is IsNumeric() || IsTemporal()), and CastStatsToTarget in src/storage/ducklake_multi_file_list.cpp in v1.3-ossivalis; 65c48cd2 (2026-03-18, \"Do value comparison for boolean\", test/sql/transaction/update_null_column.test), first in 415a9ebd, the DuckLake of DuckDB 1.5.2 (format 1.0), adds BOOLEAN to RequiresValueComparison. The writers of 1.4 leave BOOLEAN min/max NULL (lakes-0.3/01_primitive_types); those of 1.5.x write '0'/'1' for inserted rows (lakes/01_primitive_types, and DuckDB 1.5.6's COPY ... RETURN_STATS) and 'false'/'true' for files added with ducklake_add_data_files (from the Parquet footer: lakes-0.3-reader/q_add_files__add_files_hive_partition_cast)",
 		Evidence:  "lakes/01_primitive_types (format 1.0, data files 0 and 1 of main.primitives with b min '0' max '1' and 101 rows where b is true) converted field for field to 0.3 or 0.4: the 1.4-style file list for WHERE b = true keeps no file; converted with the spellings 'false'/'true' it keeps both"},
+	{Quirk: QuirkHiveTimeZoneValuesUTC, Name: "hive-tz-values-read-as-utc", Family: "partition values from paths",
+		Behaviour: "a Hive partition value (name mapping is_partition) of a TIMESTAMPTZ or TIMETZ column without an explicit UTC offset (created_at=2024-01-15, t=10:00:00) is cast by DuckDB's core cast, which reads it as UTC (+00) in every session; DuckLake from DuckDB 1.5.1 on casts it in the session's TimeZone (ICU), DuckDB's default being the machine's local zone: in a New York session 2024-01-15 is 2024-01-15 00:00 UTC here and 05:00 UTC there. A value with an explicit offset reads alike. Format 0.4 is read both ways (DuckDB 1.5.0 as UTC, 1.5.1 in the session's zone), so such a value never reads alike in a 0.4 catalog and any other format's",
+		Source:    "MapColumns (src/storage/ducklake_multi_file_reader.cpp) in v1.4-andium (line 307) and in 7ea15644 (DuckDB 1.5.0, line 446): Value(partition).DefaultCastAs(type), the default cast set (cast_operators.cpp, no ICU: a value without offset is UTC); a99ff824, first in 67480b1d (DuckDB 1.5.1, line 447), in v1.5-variegata (line 462) and main (line 500): HivePartitioning::GetValue(context, ...) (DuckDB src/common/hive_partitioning.cpp), value.TryCastAs(context, type), which takes ICU's VARCHAR -> TIMESTAMPTZ/TIMETZ casts in the session's TimeZone",
+		Evidence:  "lakes-0.3-reader/q_add_files__add_files_hive_partition_cast with its created_at column made TIMESTAMPTZ and its folder created_at=2024-01-15: DuckDB 1.5.1's read_parquet(hive_types TIMESTAMPTZ) in a New York session returns 2024-01-15 05:00:00+00, DuckDB's core cast 2024-01-15 00:00:00+00 (review finding, /tmp/rv15-schema-scratch/r1)"},
+	{Quirk: QuirkNestedDefaultsDropped, Name: "list-map-struct-fields-missing-fail", Family: "nested fields",
+		Behaviour: "a data file whose LIST elements or MAP keys or values (at any depth, through structs) lack a struct field that the catalog's column has at the snapshot read (a field added after the file was written) fails every read of the table: the element's or value's default is dropped and remap_struct gets a NULL default",
+		Source:    "DuckDB v1.3.0 src/common/multi_file/multi_file_column_mapper.cpp: MapColumnList (line 232) and MapColumnMap (line 333) never pass the child's default_value up (DuckLake v1.3-ossivalis maps DuckLake files by field id through it); v1.3.1 wraps it in struct_pack(list := ...) / struct_pack(key := ..., value := ...). Format 0.1 is opened by DuckDB 1.3.0 only (0.2 from 1.3.1)",
+		Error:     "Binder Error: Missing target value",
+		Evidence:  "lakes/12_nested_types (format 1.0), table fevo, data file 6, whose lst elements and mp values lack k (added at snapshots 15 and 16): DuckDB 1.3.0 and 1.3.2 fail remap_struct(lst, NULL::STRUCT(i INT, j INT, k INT)[], {'list': ROW('list', {'i': 'i', 'j': 'j'})}, NULL), the expression 1.3.0's mapper binds, with that error; with the 1.3.1 default {'list': {'k': NULL}} it reads (review finding, /tmp/rv15-schema-scratch/r2)"},
+	{Quirk: QuirkStructWithoutFileFieldsNotNull, Name: "struct-without-file-fields-not-null", Family: "nested fields",
+		Behaviour: "a top-level STRUCT column that the data file has but none of whose catalog fields (at any depth) is in the file (every field the file has was dropped, and the struct's fields were added since) reads as the struct of its fields' defaults on every row, also on rows where the file's struct is NULL; newer readers keep those rows NULL",
+		Source:    "DuckDB v1.3.0 src/common/multi_file/multi_file_column_mapper.cpp, ConstructMapExpression (line 568): \"no columns to map - emit the default value directly\" returns MapColumnStruct's struct_pack of the defaults in place of the column; v1.3.1 removes it, and remap_struct keeps the source's NULL rows (src/function/scalar/struct/remap_struct.cpp, has_top_level_null)",
+		Evidence:  "modelled from the source (DuckDB 1.3.0 reads nested field ids only through DuckLake, which is not run here); no conformance lake has such a file"},
 }
 
 // Info returns the documentation of a single quirk.
@@ -178,18 +209,21 @@ const (
 	// (no Hive partition mappings exist in these formats).
 	quirksV1_3 = QuirkUnmappedFilesNull | QuirkTimeTZDefaultOffset | QuirkTableStatsNeedColumnStats | QuirkInlinedAtSnapshotZero | QuirkFilesWithoutColumnStatsPruned |
 		QuirkViewCatalogVerbatim | QuirkBooleanStatsComparedAsText
+	// quirksV1_3_0: DuckLake v1.3-ossivalis on DuckDB 1.3.0, the only
+	// release that opens format 0.1: DuckDB 1.3.0's column mapper.
+	quirksV1_3_0 = quirksV1_3 | QuirkNestedDefaultsDropped | QuirkStructWithoutFileFieldsNotNull
 	// quirksV1_4: DuckLake v1.4-andium (DuckDB 1.4), format 0.3.
-	quirksV1_4 = QuirkUnmappedFilesNull | QuirkTimeTZDefaultOffset | QuirkHiveValuesRaw | QuirkTableStatsNeedColumnStats | QuirkInlinedAtFirstSnapshot | QuirkFilesWithoutColumnStatsPruned |
+	quirksV1_4 = QuirkUnmappedFilesNull | QuirkTimeTZDefaultOffset | QuirkHiveValuesRaw | QuirkHiveTimeZoneValuesUTC | QuirkTableStatsNeedColumnStats | QuirkInlinedAtFirstSnapshot | QuirkFilesWithoutColumnStatsPruned |
 		QuirkViewCatalogVerbatim | QuirkBooleanStatsComparedAsText
 	// quirksV1_5_0: DuckLake on DuckDB 1.5.0-1.5.1, format 0.4: where the
 	// two differ (Hive values), the one that reads fewer catalogs as 1.0
 	// does (1.5.0's), so that a catalog proved for one is read alike by
 	// both.
-	quirksV1_5_0 = QuirkUnmappedFilesNull | QuirkTimeTZDefaultOffset | QuirkHiveValuesRaw | QuirkTableStatsNeedColumnStats | QuirkInlinedAtFirstSnapshot | QuirkFilesWithoutColumnStatsPruned |
+	quirksV1_5_0 = QuirkUnmappedFilesNull | QuirkTimeTZDefaultOffset | QuirkHiveValuesRaw | QuirkHiveTimeZoneValuesUTC | QuirkTableStatsNeedColumnStats | QuirkInlinedAtFirstSnapshot | QuirkFilesWithoutColumnStatsPruned |
 		QuirkPartialDeletesWholeWithInlined | QuirkViewCatalogVerbatim | QuirkBooleanStatsComparedAsText
 	// quirksV1_5_1: DuckLake on DuckDB 1.5.1, the newest release that reads
 	// format 0.4 (Hive values decoded as 1.0 does).
-	quirksV1_5_1 = quirksV1_5_0 &^ QuirkHiveValuesRaw
+	quirksV1_5_1 = quirksV1_5_0 &^ (QuirkHiveValuesRaw | QuirkHiveTimeZoneValuesUTC)
 )
 
 // ReadsWith reports whether the format's real reader has every quirk in q
@@ -214,6 +248,16 @@ func (v *Version) ReadsAsSourceWith(q ReaderQuirk) bool {
 // every quirk in q while the model reads the format without it
 // (Version.EarlyQuirks).
 func (v *Version) EarlyReadsWith(q ReaderQuirk) bool { return q != 0 && v.EarlyQuirks&q == q }
+
+// ReadAlike reports whether the source, read as the newest release of its
+// format reads it (ReadsAsSourceWith), and every release of the target
+// (ReadsWith and ReadsAsSourceWith: where a format's releases differ, such
+// as 0.4's DuckDB 1.5.0 and 1.5.1, both) have the quirk q alike: what the
+// converter must hold for a catalog written in the target.
+func ReadAlike(source, target *Version, q ReaderQuirk) bool {
+	s := source.ReadsAsSourceWith(q)
+	return target.ReadsWith(q) == s && target.ReadsAsSourceWith(q) == s
+}
 
 // InlinedSchemaSource names the catalog value a format's real reader takes
 // as the snapshot whose schema of a table it reads an inlined data table

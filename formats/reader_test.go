@@ -87,10 +87,10 @@ func TestQuirksDeclared(t *testing.T) {
 		format string
 		want   string
 	}{
-		{"0.1", "unmapped-files-read-null|timetz-default-offset-ignored|table-stats-need-column-stats|inlined-read-at-snapshot-zero|files-without-column-stats-pruned|view-catalog-placeholder-verbatim|boolean-stats-compared-as-text"},
+		{"0.1", "unmapped-files-read-null|timetz-default-offset-ignored|table-stats-need-column-stats|inlined-read-at-snapshot-zero|files-without-column-stats-pruned|view-catalog-placeholder-verbatim|boolean-stats-compared-as-text|list-map-struct-fields-missing-fail|struct-without-file-fields-not-null"},
 		{"0.2", "unmapped-files-read-null|timetz-default-offset-ignored|table-stats-need-column-stats|inlined-read-at-snapshot-zero|files-without-column-stats-pruned|view-catalog-placeholder-verbatim|boolean-stats-compared-as-text"},
-		{"0.3", "unmapped-files-read-null|timetz-default-offset-ignored|hive-values-cast-raw|table-stats-need-column-stats|inlined-read-at-first-snapshot|files-without-column-stats-pruned|view-catalog-placeholder-verbatim|boolean-stats-compared-as-text"},
-		{"0.4", "unmapped-files-read-null|timetz-default-offset-ignored|hive-values-cast-raw|table-stats-need-column-stats|inlined-read-at-first-snapshot|files-without-column-stats-pruned|partial-deletes-whole-with-inlined-deletes|view-catalog-placeholder-verbatim|boolean-stats-compared-as-text"},
+		{"0.3", "unmapped-files-read-null|timetz-default-offset-ignored|hive-values-cast-raw|table-stats-need-column-stats|inlined-read-at-first-snapshot|files-without-column-stats-pruned|view-catalog-placeholder-verbatim|boolean-stats-compared-as-text|hive-tz-values-read-as-utc"},
+		{"0.4", "unmapped-files-read-null|timetz-default-offset-ignored|hive-values-cast-raw|table-stats-need-column-stats|inlined-read-at-first-snapshot|files-without-column-stats-pruned|partial-deletes-whole-with-inlined-deletes|view-catalog-placeholder-verbatim|boolean-stats-compared-as-text|hive-tz-values-read-as-utc"},
 		{"1.0", "none"},
 		{"1.1", "none"},
 	} {
@@ -103,6 +103,36 @@ func TestQuirksDeclared(t *testing.T) {
 		}
 		if v.Quirks&^seen != 0 {
 			t.Errorf("format %s has undocumented quirks", tc.format)
+		}
+	}
+}
+
+// TestHiveTimeZoneReadAlike: a TIMESTAMPTZ/TIMETZ Hive value without a UTC
+// offset reads alike only between formats all of whose readers cast it one
+// way (hive-tz-values-read-as-utc): 0.3 as UTC, 1.0 and 1.1 in the
+// session's zone, 0.4 both (DuckDB 1.5.0, 1.5.1) as a target and in the
+// session's zone as a source (1.5.1, the newest release of the line).
+func TestHiveTimeZoneReadAlike(t *testing.T) {
+	q := QuirkHiveTimeZoneValuesUTC
+	for _, tc := range []struct {
+		source, target *Version
+		alike          bool
+	}{
+		{V1_0, V1_1, true}, {V1_1, V1_0, true}, {V0_4, V1_0, true}, {V0_3, V0_3, true},
+		{V1_0, V0_3, false}, {V1_0, V0_4, false}, {V0_3, V0_4, false}, {V0_3, V1_0, false}, {V0_4, V0_3, false}, {V0_4, V0_4, false},
+	} {
+		if got := ReadAlike(tc.source, tc.target, q); got != tc.alike {
+			t.Errorf("ReadAlike(%s, %s) = %v, want %v", tc.source.Name, tc.target.Name, got, tc.alike)
+		}
+	}
+	for v, want := range map[string]bool{
+		"2024-01-15": false, "2024-01-15 10:30:00": false, "2024-01-15%2010%3A30%3A00": false, "10:30:00": false,
+		"2024-01-15 10:30:00 America/New_York": false, "2024-01-15-05": false, "epoch": false,
+		"2024-01-15 10:30:00+00": true, "2024-01-15T10:30:00Z": true, "2024-01-15 10:30:00.123-05:30": true,
+		"2024-01-15%2010%3A30%3A00%2B02": true, "10:30:00+02": true, "10:30-0530": true, "infinity": true, "-infinity": true,
+	} {
+		if got := HiveValueHasOffset(v); got != want {
+			t.Errorf("HiveValueHasOffset(%q) = %v, want %v", v, got, want)
 		}
 	}
 }

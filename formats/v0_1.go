@@ -45,7 +45,7 @@ var V0_1 = &Version{
 	Name: "0.1", Stamp: "0.1",
 	Tables:       tablesV0_1,
 	Caps:         CapSplitPartialFiles,
-	Quirks:       quirksV1_3,
+	Quirks:       quirksV1_3_0,
 	DuckDB:       ">= 1.3.0, < 1.3.1",
 	Storage:      "v1.3.0",
 	Types:        typesV0_1,
