@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/internal/parquetsql"
 )
 
@@ -367,6 +368,9 @@ func valueExpr(e string, phys *pnode, c *Column, mt matcher, m *mapEntry, depth 
 	case "struct":
 		if phys.Kind != "struct" {
 			return "", fmt.Errorf("column %s (id %d) is a struct in the catalog, %s in the file", c.Name, c.ID, phys.Kind)
+		}
+		if depth == 0 && c.quirks&formats.QuirkStructWithoutFileFieldsNotNull != 0 && !mapsAnyField(phys, c, mt, m) {
+			return defaultsStruct(phys, c, mt, m)
 		}
 		fields := make([]string, 0, len(c.Children))
 		for _, ch := range c.Children {

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/internal/parquetsql"
 )
 
@@ -175,6 +176,11 @@ func (r *Reader) fileBase(ctx context.Context, t Table, f DataFile, cols []*Colu
 		}
 	} else if err := r.checkEncryptedNested(ctx, t, cols); err != nil {
 		return "", nil, err
+	}
+	if q := formats.QuirkNestedDefaultsDropped; root != nil && f.MappingID == nil && r.readsWith(q) {
+		if field := nestedFieldsMissing(root, cols, !root.allFieldIDs()); field != "" {
+			return "", nil, r.unreadable(q, t, "data file %s lacks %s, a field of the table's column below a list element or map key or value", r.relPath(f.Path), field)
+		}
 	}
 	src, start := parquetsql.Path(f.Path), "NULL"
 	if f.RowIDStart != nil {

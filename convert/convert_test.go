@@ -130,6 +130,9 @@ var expectedRefusals = map[string]map[string]string{
 	"08_partitioning": {"0.1": "partial-delete-files,partition-transforms,scoped-settings", "0.2": "partial-delete-files,partition-transforms",
 		"0.3": "partial-delete-files,partition-transforms", "0.4": "partition-transforms"},
 	"10_macros": {"0.1": "macros", "0.2": "macros", "0.3": "macros"},
+	// Table fevo's data file 6 lacks lst.element.k and mp.value.k, added
+	// later: DuckDB 1.3.0 fails every read (formats.QuirkNestedDefaultsDropped).
+	"12_nested_types": {"0.1": "list-map-struct-fields-missing-fail"},
 	"13_variant": {"0.1": "extra-stats,partial-delete-files,types", "0.2": "extra-stats,partial-delete-files,types",
 		"0.3": "partial-delete-files,types"},
 	"14_geometry":   {"0.1": "extra-stats,flushed-partial-files,geometry,types", "0.2": "extra-stats,flushed-partial-files,geometry,types", "0.3": "geometry"},
@@ -182,6 +185,7 @@ func expectedRefusalsIn(archive, lake, target string) string {
 	case archive == "lakes-0.3":
 		// Real 0.3 catalogs: no partial deletion files, no scoped settings in 20.
 		want = map[string]map[string]string{
+			"12_nested_types":               {"0.1": "list-map-struct-fields-missing-fail"},
 			"19_add_data_files":             {"0.1": "hive-partition-mapping,name-mapped-files", "0.2": "hive-partition-mapping"},
 			"20_time_travel":                {"0.1": "commit-info", "0.2": "commit-info"},
 			"21_multi_schema_options":       {"0.1": "scoped-settings"},
@@ -503,7 +507,11 @@ func TestOutputShapesAndStorage(t *testing.T) {
 				var own string
 				for i, e := range []*Engines{nil, engines, engines} {
 					out := filepath.Join(dir, fmt.Sprintf("c%d.duckdb", i))
-					res, err := Catalog(context.Background(), vs[len(vs)-1], out, target, Options{Storage: storage, Engines: e})
+					src := vs[len(vs)-1]
+					if target == formats.V0_1 {
+						src = without130Failure(t, src)
+					}
+					res, err := Catalog(context.Background(), src, out, target, Options{Storage: storage, Engines: e})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -628,4 +636,16 @@ func copyFile(t *testing.T, from, to string) {
 	if err := os.WriteFile(to, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// without130Failure copies the last catalog of 12_nested_types without
+// table fevo's data file 6, whose list elements and map values lack a field
+// added later: DuckDB 1.3.0, format 0.1's reader, fails on it
+// (list-map-struct-fields-missing-fail), so the lake is refused for 0.1.
+func without130Failure(t *testing.T, src string) string {
+	t.Helper()
+	return editedCopy(t, src,
+		"DELETE FROM ducklake_file_column_stats WHERE data_file_id = 6",
+		"DELETE FROM ducklake_delete_file WHERE data_file_id = 6",
+		"DELETE FROM ducklake_data_file WHERE data_file_id = 6")
 }

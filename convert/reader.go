@@ -49,6 +49,9 @@ func (r *run) readerChecks(source, target *formats.Version) error {
 	if err := r.partialDeletesWithInlinedCheck(step, source, target); err != nil {
 		return err
 	}
+	if err := r.nestedDefaultsCheck(step, source, target); err != nil {
+		return err
+	}
 	if differ(formats.QuirkViewCatalogVerbatim) {
 		if err := r.runCheck(step, viewCatalogPlaceholderCheck(source, target)); err != nil {
 			return fmt.Errorf("%s: %w", formats.QuirkViewCatalogVerbatim.Info().Name, err)
