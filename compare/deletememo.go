@@ -81,7 +81,7 @@ func (d *Deletes) put(id deleteID, raw rawDeletes) {
 	d.held += n
 }
 
-func rawSize(raw rawDeletes) int { return len(raw.pos) + len(raw.snaps) }
+func rawSize(raw rawDeletes) int { return len(raw.pos) + len(raw.snaps) + len(raw.at) }
 
 // DeleteFileStats counts how a comparison obtained its Parquet delete
 // files (each file once per comparison).

@@ -558,6 +558,12 @@ const maxRawDeletes = 4_000_000
 // never written again: comparisons share it.
 type rawDeletes struct {
 	pos, snaps []int64
+	// at: a partial deletion file's distinct snapshots, sorted (withAt),
+	// a few per file: computed once when the file is read and shared like
+	// the rest, not per reader (a sorted copy of snaps per reader and file
+	// was the largest part of a proof's live Go heap in a long history of
+	// deletes; docs/compare.md, "Memory").
+	at []int64
 	// cols is the file's number of columns (2 or 3).
 	cols int
 	// nullSnap: a partial deletion file with a NULL snapshot, which the
@@ -803,7 +809,20 @@ func (r *Reader) readParquetDeletes(ctx context.Context, d *DeleteFile) (rawDele
 		return rawDeletes{}, r.notParquet(d, err)
 	}
 	raw.pos, raw.snaps = slices.Clip(raw.pos), slices.Clip(raw.snaps)
-	return raw, nil
+	return raw.withAt(), nil
+}
+
+// withAt returns raw with at, the distinct sorted snapshots of a partial
+// deletion file's rows (nil for any other), in a slice of their own: not
+// the sorted copy of every row's snapshot they were compacted from, which
+// would keep 8 bytes per deleted row alive for each distinct snapshot.
+func (raw rawDeletes) withAt() rawDeletes {
+	if raw.snaps == nil {
+		return raw
+	}
+	sorted := slices.Compact(slices.Sorted(slices.Values(raw.snaps)))
+	raw.at = append(make([]int64, 0, len(sorted)), sorted...)
+	return raw
 }
 
 // notParquet turns DuckDB's failure to open a delete file that is not

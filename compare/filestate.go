@@ -93,7 +93,7 @@ func (r *Reader) deleteSnaps(ctx context.Context, d *DeleteFile) (_ []int64, ok 
 	}
 	var at []int64
 	if partial {
-		at = slices.Clip(slices.Compact(slices.Sorted(slices.Values(raw.snaps))))
+		at = raw.at // computed once per file read (rawDeletes.withAt), shared
 	}
 	if r.deleteSnapsOf == nil {
 		r.deleteSnapsOf = map[string][]int64{}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"testing"
 )
@@ -175,4 +176,54 @@ func TestPartialDeletesPerSnapshot(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestPartialDeleteSnapshotsKeptSmall: what a reader keeps of a partial
+// deletion file's snapshots to name its states (deleteSnaps) is its
+// distinct snapshots, not a sorted copy of every row's: a file of 100,000
+// deleted rows over two snapshots keeps two values (and its content, read
+// once and shared, no more than it was), however many readers ask. A
+// sorted copy per reader and file kept 8 bytes per deleted row alive for
+// the whole proof: in a long history of deletes, the largest part of a
+// proof's live Go heap, growing with the versions (docs/compare.md,
+// "Memory").
+func TestPartialDeleteSnapshotsKeptSmall(t *testing.T) {
+	ctx := context.Background()
+	lake, catalog := lastVersion(t, "lakes", "06_deletes")
+	r, _ := openWithSnapshots(t, catalog, filepath.Join(lake, "data"))
+	const rows = 100_000
+	path := filepath.Join(t.TempDir(), "partial-delete.parquet")
+	q := fmt.Sprintf("COPY (SELECT 'f.parquet' AS file_path, i AS pos, CASE WHEN i %% 2 = 0 THEN 5 ELSE 3 END::BIGINT AS _ducklake_internal_snapshot_id FROM range(%d) t(i)) TO %s (FORMAT parquet)", rows, sqlString(path))
+	if _, err := r.conn.ExecContext(ctx, q); err != nil {
+		t.Fatal(err)
+	}
+	d := &DeleteFile{Path: path, Format: "parquet"}
+	if _, _, err := r.parquetDeleteContent(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	heap := func() uint64 {
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		return ms.HeapAlloc
+	}
+	before := heap()
+	const readers = 4 // each reader of a comparison asks for its own
+	var kept [][]int64
+	for range readers {
+		clear(r.deleteSnapsOf)
+		at, ok := r.deleteSnaps(ctx, d)
+		if !ok {
+			t.Fatal("deleteSnaps: not readable")
+		}
+		if want := []int64{3, 5}; !slices.Equal(at, want) {
+			t.Fatalf("deleteSnaps: %v, want %v", at, want)
+		}
+		kept = append(kept, at)
+	}
+	// Four sorted copies of 100,000 snapshots would hold 3.2 MB.
+	if grew := int64(heap()) - int64(before); grew > 64<<10 {
+		t.Errorf("the snapshots kept for %d readers of one partial deletion file of %d rows hold %d more bytes of heap, want at most 64 KiB", readers, rows, grew)
+	}
+	runtime.KeepAlive(kept)
 }

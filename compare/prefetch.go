@@ -180,7 +180,7 @@ func (r *Reader) readDeleteGroup(ctx context.Context, paths, cols []string, ncol
 		if !okP || !okS || (partial && len(raw.snaps) != len(raw.pos)) || !increasing(raw.pos) || (len(raw.pos) > 0 && raw.pos[0] < 0) {
 			continue // a NULL, unsorted positions: readParquetDeletes reports them
 		}
-		got[file] = raw
+		got[file] = raw.withAt()
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("read delete files: %w", err)
