@@ -81,7 +81,10 @@ func (d *Deletes) put(id deleteID, raw rawDeletes) {
 	d.held += n
 }
 
-func rawSize(raw rawDeletes) int { return len(raw.pos) + len(raw.snaps) + len(raw.at) }
+// rawSize is what raw holds, in 8-byte values.
+func rawSize(raw rawDeletes) int {
+	return len(raw.pos) + len(raw.snaps) + len(raw.at) + (len(raw.rank)+7)/8
+}
 
 // DeleteFileStats counts how a comparison obtained its Parquet delete
 // files (each file once per comparison).

@@ -456,9 +456,10 @@ func (r *Reader) parquetDeletes(ctx context.Context, d *DeleteFile, snap int64) 
 	}
 	// A partial deletion file: the positions deleted at snap or before.
 	// As snap grows they only gain positions, so their count names them.
+	in := raw.deletedBy(snap)
 	n := 0
-	for _, s := range raw.snaps {
-		if s <= snap {
+	for i := range raw.pos {
+		if in(i) {
 			n++
 		}
 	}
@@ -470,7 +471,7 @@ func (r *Reader) parquetDeletes(ctx context.Context, d *DeleteFile, snap int64) 
 	}
 	out := make([]int64, 0, n)
 	for i, p := range raw.pos {
-		if raw.snaps[i] <= snap {
+		if in(i) {
 			out = append(out, p)
 		}
 	}
@@ -507,7 +508,7 @@ func (r *Reader) parquetDeleteContent(ctx context.Context, d *DeleteFile) (_ raw
 	if raw.cols != 2 && r.twoColumnDeletes {
 		return rawDeletes{}, false, &DeleteFileError{Path: d.Path, Detail: fmt.Sprintf("Invalid schema contained in the delete file %s - expected file_name/position (format %s readers, DuckDB 1.3, read two columns only; it has %d)", d.Path, r.format.Name, raw.cols)}
 	}
-	if raw.snaps == nil || !r.format.Has(formats.CapPartialDeleteFiles) {
+	if !raw.partial() || !r.format.Has(formats.CapPartialDeleteFiles) {
 		return raw, false, nil
 	}
 	if raw.nullSnap {
@@ -554,16 +555,31 @@ const maxRawDeletes = 4_000_000
 
 // rawDeletes is a Parquet delete file's content: positions, strictly
 // increasing as every real reader requires (readParquetDeletes) and, for a
-// partial deletion file, the snapshot that deleted each. Once read it is
-// never written again: comparisons share it.
+// partial deletion file, the snapshot that deleted each (rowSnaps). Once
+// read it is never written again: comparisons share it, and a run keeps it
+// for its later proofs (Deletes).
+//
+// A partial deletion file names few distinct snapshots (at, sorted; one
+// per delete that reached the data file) and repeats them on every row,
+// and in a history that deletes from a file again and again each new
+// delete file repeats the rows of the one before: what a run keeps grows
+// with the square of the versions. So a row's snapshot is kept as its
+// index in at (rank, one byte) when there are at most 256 of them, else
+// as the snapshot itself (snaps): 9 bytes a deleted row instead of 16
+// (docs/compare.md, "Memory").
 type rawDeletes struct {
-	pos, snaps []int64
-	// at: a partial deletion file's distinct snapshots, sorted (withAt),
-	// a few per file: computed once when the file is read and shared like
-	// the rest, not per reader (a sorted copy of snaps per reader and file
-	// was the largest part of a proof's live Go heap in a long history of
-	// deletes; docs/compare.md, "Memory").
+	pos []int64
+	// snaps: each row's snapshot, when rank cannot hold it (else nil).
+	snaps []int64
+	// at: a partial deletion file's distinct snapshots, sorted (withAt):
+	// computed once when the file is read and shared like the rest, not
+	// per reader (a sorted copy of every row's snapshot per reader and
+	// file was the largest part of a proof's live Go heap in a long
+	// history of deletes).
 	at []int64
+	// rank: each row's snapshot as its index in at (withAt), when at has
+	// at most 256 values (else nil, and snaps holds them).
+	rank []uint8
 	// cols is the file's number of columns (2 or 3).
 	cols int
 	// nullSnap: a partial deletion file with a NULL snapshot, which the
@@ -812,17 +828,59 @@ func (r *Reader) readParquetDeletes(ctx context.Context, d *DeleteFile) (rawDele
 	return raw.withAt(), nil
 }
 
-// withAt returns raw with at, the distinct sorted snapshots of a partial
-// deletion file's rows (nil for any other), in a slice of their own: not
-// the sorted copy of every row's snapshot they were compacted from, which
-// would keep 8 bytes per deleted row alive for each distinct snapshot.
+// withAt returns raw, just read with every row's snapshot in snaps, as
+// it is kept (see rawDeletes): at, the distinct sorted snapshots of a
+// partial deletion file's rows (nil for any other), in a slice of their
+// own (not the sorted copy of every row's snapshot they were compacted
+// from, which would keep 8 bytes per row alive), and each row's snapshot
+// as its index in at when at is short enough.
 func (raw rawDeletes) withAt() rawDeletes {
 	if raw.snaps == nil {
 		return raw
 	}
 	sorted := slices.Compact(slices.Sorted(slices.Values(raw.snaps)))
 	raw.at = append(make([]int64, 0, len(sorted)), sorted...)
+	if len(raw.at) > 256 {
+		return raw
+	}
+	raw.rank = make([]uint8, len(raw.snaps))
+	for i, s := range raw.snaps {
+		k, _ := slices.BinarySearch(raw.at, s)
+		raw.rank[i] = uint8(k)
+	}
+	raw.snaps = nil
 	return raw
+}
+
+// partial reports whether raw is a partial deletion file's content (its
+// rows name snapshots).
+func (raw rawDeletes) partial() bool { return raw.snaps != nil || raw.rank != nil }
+
+// deletedBy returns whether row i of a partial deletion file was deleted
+// at snap or before.
+func (raw rawDeletes) deletedBy(snap int64) func(i int) bool {
+	if raw.rank == nil {
+		return func(i int) bool { return raw.snaps[i] <= snap }
+	}
+	// The snapshots in at that are <= snap: ranks below k.
+	k, found := slices.BinarySearch(raw.at, snap)
+	if found {
+		k++
+	}
+	return func(i int) bool { return int(raw.rank[i]) < k }
+}
+
+// rowSnaps returns every row's snapshot (nil for a file that is not a
+// partial deletion file), as read.
+func (raw rawDeletes) rowSnaps() []int64 {
+	if raw.rank == nil {
+		return raw.snaps
+	}
+	out := make([]int64, len(raw.rank))
+	for i, k := range raw.rank {
+		out[i] = raw.at[k]
+	}
+	return out
 }
 
 // notParquet turns DuckDB's failure to open a delete file that is not

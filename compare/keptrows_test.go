@@ -155,8 +155,8 @@ func TestPartialDeletesPerSnapshot(t *testing.T) {
 		if want := []int64{0, 1, 2, 4, 6, 9}; !slices.Equal(raw.pos, want) {
 			t.Errorf("%s: positions %v, want %v", name, raw.pos, want)
 		}
-		if want := []int64{9, 3, 5, 3, 7, 5}; !slices.Equal(raw.snaps, want) {
-			t.Errorf("%s: snapshots %v, want %v", name, raw.snaps, want)
+		if want := []int64{9, 3, 5, 3, 7, 5}; !slices.Equal(raw.rowSnaps(), want) {
+			t.Errorf("%s: snapshots %v, want %v", name, raw.rowSnaps(), want)
 		}
 	}
 	// Then with the cuts' bound reached at every cut: the same positions,
@@ -198,8 +198,14 @@ func TestPartialDeleteSnapshotsKeptSmall(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := &DeleteFile{Path: path, Format: "parquet"}
-	if _, _, err := r.parquetDeleteContent(ctx, d); err != nil {
-		t.Fatal(err)
+	raw, partial, err := r.parquetDeleteContent(ctx, d)
+	if err != nil || !partial {
+		t.Fatalf("partial %v, %v", partial, err)
+	}
+	// What the comparison and the run keep of the content: a position and
+	// a one-byte snapshot index a row, not two 8-byte values.
+	if got := rawSize(raw); got > rows+rows/8+8 {
+		t.Errorf("the content of a partial deletion file of %d rows over 2 snapshots holds %d 8-byte values, want at most %d", rows, got, rows+rows/8+8)
 	}
 	heap := func() uint64 {
 		runtime.GC()
@@ -226,4 +232,44 @@ func TestPartialDeleteSnapshotsKeptSmall(t *testing.T) {
 		t.Errorf("the snapshots kept for %d readers of one partial deletion file of %d rows hold %d more bytes of heap, want at most 64 KiB", readers, rows, grew)
 	}
 	runtime.KeepAlive(kept)
+}
+
+// TestPartialDeletesManySnapshots: a partial deletion file naming more
+// distinct snapshots than a one-byte index holds keeps every row's
+// snapshot as it is, and is cut at each snapshot as one naming few.
+func TestPartialDeletesManySnapshots(t *testing.T) {
+	ctx := context.Background()
+	lake, catalog := lastVersion(t, "lakes", "06_deletes")
+	r, _ := openWithSnapshots(t, catalog, filepath.Join(lake, "data"))
+	// Row i (position 2i) deleted at snapshot 1000 - i: 300 snapshots,
+	// in the opposite order of the positions.
+	const rows = 300
+	path := filepath.Join(t.TempDir(), "partial-delete.parquet")
+	q := fmt.Sprintf("COPY (SELECT 'f.parquet' AS file_path, 2 * i AS pos, (1000 - i)::BIGINT AS _ducklake_internal_snapshot_id FROM range(%d) t(i)) TO %s (FORMAT parquet)", rows, sqlString(path))
+	if _, err := r.conn.ExecContext(ctx, q); err != nil {
+		t.Fatal(err)
+	}
+	d := &DeleteFile{Path: path, Format: "parquet"}
+	raw, partial, err := r.parquetDeleteContent(ctx, d)
+	if err != nil || !partial {
+		t.Fatalf("partial %v, %v", partial, err)
+	}
+	if len(raw.at) != rows || raw.rank != nil || len(raw.snaps) != rows {
+		t.Errorf("%d distinct snapshots, %d indexes, %d snapshots kept; want %d, none, %d", len(raw.at), len(raw.rank), len(raw.snaps), rows, rows)
+	}
+	for _, snap := range []int64{0, 700, 701, 702, 850, 999, 1000, 5000} {
+		var want []int64
+		for i := range int64(rows) {
+			if 1000-i <= snap {
+				want = append(want, 2*i)
+			}
+		}
+		got, err := r.parquetDeletes(ctx, d, snap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(want) || !slices.Equal(got, want) {
+			t.Errorf("snapshot %d: %d positions (%v...), want %d", snap, len(got), got[:min(len(got), 3)], len(want))
+		}
+	}
 }
