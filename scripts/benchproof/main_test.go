@@ -34,6 +34,14 @@ func TestPeakRSSIsTheChilds(t *testing.T) {
 		t.Errorf("peak RSS of sleep: %.0f KB, want > 0 and well under the parent's %d MB", kb, parentMB)
 	}
 	t.Logf("child VmHWM %.0f KB, wait4 Maxrss %.0f KB", kb, maxrss)
+	// The anonymous part is the child's too, and within its peak.
+	p, err := peakMemory(exec.Command("sleep", "0.3"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.anon <= 0 || p.anon > p.hwm || p.hwm > 32<<10 {
+		t.Errorf("peak of sleep: RSS %.0f KB, anonymous %.0f KB; want 0 < anonymous <= RSS, well under the parent's %d MB", p.hwm, p.anon, parentMB)
+	}
 	if maxrss < parentMB<<10 {
 		t.Logf("this kernel's Maxrss (%.0f KB) does not inherit the parent's peak", maxrss)
 	}
