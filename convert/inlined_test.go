@@ -244,6 +244,10 @@ func TestInlinedSystemNameCollision(t *testing.T) {
 		code  string // "": converts
 	}{
 		{"inlined rows: refused", nil, "inlined-system-name-collision"},
+		// Rows deleted later are still rows: a reader at an earlier
+		// snapshot reads them (time travel).
+		{"only ended inlined rows: refused", []string{
+			"UPDATE ducklake_inlined_data_7_10 SET _ducklake_begin_snapshot = 14, _ducklake_end_snapshot = 15"}, "inlined-system-name-collision"},
 		{"no inlined rows: the table dropped", []string{empty}, ""},
 		{"no inlined rows, only row_id collides: the table dropped", []string{empty,
 			"UPDATE ducklake_column SET column_name = 'b' WHERE table_id = 7 AND column_name = 'begin_snapshot'",
@@ -305,6 +309,9 @@ func TestReservedColumnNames(t *testing.T) {
 	}{
 		{"inlined rows with a _ducklake_row_id column: refused", nil, "reserved-column-names", "ducklake_inlined_data_3_4 column _ducklake_row_id (1 rows)", false},
 		{"no inlined rows with it: the inlined table dropped", []string{"DELETE FROM ducklake_inlined_data_3_4"}, "", "", true},
+		// A row deleted later is still read at the snapshots before.
+		{"only an ended inlined row with it: refused", []string{
+			"UPDATE ducklake_inlined_data_3_4 SET end_snapshot = begin_snapshot + 1"}, "reserved-column-names", "ducklake_inlined_data_3_4 column _ducklake_row_id (1 rows)", false},
 		{"an inlined _ducklake_ column not named like a system column", []string{
 			"UPDATE ducklake_column SET column_name = '_ducklake_x' WHERE table_id = 3 AND column_name = '_ducklake_row_id'",
 			"ALTER TABLE ducklake_inlined_data_3_4 RENAME _ducklake_row_id TO _ducklake_x"}, "", "", false},
