@@ -247,12 +247,24 @@ var inherent = map[string][]string{
 	"0.2|0.3": {"ducklake_schema_versions", "ducklake_snapshot_changes", "ducklake_file_column_stats.extra_stats", "ducklake_table_column_stats.extra_stats"},
 	"0.3|0.4": {"ducklake_schema_versions", "ducklake_column.default_value", "ducklake_column.default_value_dialect", "ducklake_column.default_value_type",
 		"ducklake_snapshot_changes.changes_made", "ducklake_data_file.partial_file_info", "ducklake_sort_info", "ducklake_sort_expression"},
-	// Only the rows of tables without column statistics: --allow-lossy
-	// table-stats drops them for readers before 1.0, and convert to 1.0
-	// always (DuckDB 1.5.2 and 1.5.3 fail on them; 2.0's writer leaves them,
-	// lakes-1.1-dev1/06_deletes and 20_time_travel).
-	"0.4|1.0": {"ducklake_table_stats"},
-	"1.0|1.1": {"ducklake_data_file.row_group_count", "ducklake_delete_file.row_group_count", "ducklake_view_column_tag", "ducklake_table_stats"},
+	"1.0|1.1": {"ducklake_data_file.row_group_count", "ducklake_delete_file.row_group_count", "ducklake_view_column_tag"},
+}
+
+// withoutEarlyTableStats returns a copy of src without the
+// ducklake_table_stats rows of tables that have no
+// ducklake_table_column_stats rows (src itself when there are none): every
+// round trip drops exactly those, as every format up to 1.0 has readers
+// that fail on them (--allow-lossy table-stats for 0.1-0.4, always for 1.0:
+// DuckDB 1.5.2 and 1.5.3), and DuckDB 2.0's writer leaves them
+// (lakes-1.1-dev1/06_deletes, 20_time_travel, 23_row_lineage).
+func withoutEarlyTableStats(t *testing.T, src string) string {
+	t.Helper()
+	const offending = `FROM c.ducklake_table_stats s WHERE record_count IS NOT NULL AND file_size_bytes IS NOT NULL
+		AND NOT EXISTS (SELECT 1 FROM c.ducklake_table_column_stats x WHERE x.table_id = s.table_id)`
+	if got := query(t, src, "SELECT count(*) "+offending); got[0][0] == "0" {
+		return src
+	}
+	return editedCopy(t, src, `DELETE FROM ducklake_table_stats WHERE table_id IN (SELECT s.table_id `+strings.ReplaceAll(offending, "c.", "")+`)`)
 }
 
 func inherentBetween(a, b *formats.Version) []string {
@@ -307,6 +319,7 @@ func TestRoundTrips(t *testing.T) {
 				// Out to every other release in one pass over the source
 				// (Catalogs, as a backfill writes a version's cells; Catalog
 				// is Catalogs with one output), then back one by one.
+				want := withoutEarlyTableStats(t, src)
 				var outs []Output
 				for _, b := range formats.All.Releases() {
 					if b != a {
@@ -327,7 +340,7 @@ func TestRoundTrips(t *testing.T) {
 					}
 					skip := inherentBetween(a, b)
 					back = withoutAddedReadAlikeStats(t, src, back, a)
-					if diffs := diffDumps(dump(t, src, skip...), dump(t, back, skip...)); len(diffs) > 0 {
+					if diffs := diffDumps(dump(t, want, skip...), dump(t, back, skip...)); len(diffs) > 0 {
 						t.Errorf("%s -> %s -> %s changed metadata beyond %v:\n%s", a, b, a, skip, strings.Join(diffs, "\n"))
 					}
 				}
