@@ -466,6 +466,8 @@ type comparison struct {
 	// lastA, lastB: each catalog's latest snapshot, at which its real
 	// reader may answer count(*) from the catalog (counts.go).
 	lastA, lastB int64
+	// self: a self-read (Self): b is a, and only side A is reported.
+	self bool
 }
 
 func (c *comparison) add(d Difference) { c.rep.Differences = append(c.rep.Differences, d) }
@@ -773,6 +775,9 @@ func (c *comparison) recordCounts(s int64, x Table, opts ScanOptions, pa, pb *ta
 		tp   *tablePlan
 		skip []bool
 	}{{"A", c.a, pa, skipA}, {"B", c.b, pb, skipB}} {
+		if c.self && side.name == "B" {
+			continue
+		}
 		wrong, err := side.r.checkPlans(c.ctx, x, s, opts, side.tp, side.skip)
 		if err != nil {
 			return err
@@ -788,7 +793,7 @@ func (c *comparison) recordCounts(s int64, x Table, opts ScanOptions, pa, pb *ta
 			c.diskSeen[key] = true
 			n, _ := side.r.memo.planRows(side.tp.files[slices.IndexFunc(side.tp.files, func(fp filePlan) bool { return fp.f.ID == f.ID })].all)
 			c.add(Difference{Kind: "files", Table: x.FullName(), Item: side.r.relPath(f.Path),
-				Reason: fmt.Sprintf("catalog %s: record_count is %d, the file has %d rows", side.name, f.RecordCount, n)})
+				Reason: fmt.Sprintf("%s: record_count is %d, the file has %d rows", c.sideLabel(side.name), f.RecordCount, n)})
 		}
 	}
 	return nil
@@ -812,6 +817,9 @@ func (c *comparison) unreadable(s int64, x Table, errA, errB error) (done bool, 
 	if okA {
 		d.A = "cannot read: " + ua.Quirk.Name
 		side = append(side, "A: "+ua.Error())
+		if c.self {
+			side[len(side)-1] = ua.Error()
+		}
 	}
 	if okB {
 		d.B = "cannot read: " + ub.Quirk.Name
@@ -860,11 +868,14 @@ func (c *comparison) refusedDeleteFiles(s int64, x Table, errA, errB error) (don
 	if u, ok := AsDeleteFileError(e); ok {
 		d.Item = r.relPath(u.Path)
 		d.Reason = fmt.Sprintf("%s's readers cannot read this table while %s's can: %v", bad, good, u)
+		if c.self {
+			d.Reason = fmt.Sprintf("its readers cannot read this table: %v", u)
+		}
 	} else {
 		var two *TwoDeleteFilesError
 		errors.As(e, &two)
 		d.Kind, d.Item, val = "files", "delete files of "+r.relPath(two.DataFile), fmt.Sprintf("delete files %d and %d", two.First, two.Second)
-		d.Reason = fmt.Sprintf("catalog %s: data file %s has two visible delete files (ids %d, %d): DuckLake readers read it once per delete file, its rows twice", bad, r.relPath(two.DataFile), two.First, two.Second)
+		d.Reason = fmt.Sprintf("%s: data file %s has two visible delete files (ids %d, %d): DuckLake readers read it once per delete file, its rows twice", c.sideLabel(bad), r.relPath(two.DataFile), two.First, two.Second)
 	}
 	if okA {
 		d.A = val

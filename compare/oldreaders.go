@@ -100,3 +100,10 @@ func misreadColumns(ctx context.Context, conn *sql.Conn, path string) ([]Misread
 	}
 	return out, nil
 }
+
+// MisreadColumns lists the columns of r's catalog that the DuckDB releases
+// its storage admits before 1.4 read as NULL (see misreadColumns): none for
+// a file of storage v1.4.0 or later.
+func (r *Reader) MisreadColumns(ctx context.Context) ([]Misread, error) {
+	return misreadColumns(ctx, r.conn, r.path)
+}

@@ -297,6 +297,9 @@ func (c *comparison) prefetch(snaps []int64, opts ScanOptions) {
 				skip []bool
 				q    *wholeQueue
 			}{{c.a, x, pa, skipA, qa}, {c.b, y, pb, skipB, qb}} {
+				if c.self && side.q == qb {
+					continue // a self-read: b is a
+				}
 				for i, fp := range side.tp.files {
 					switch {
 					case !side.skip[i]:

@@ -50,6 +50,9 @@ type Finding struct {
 	Format  string `json:"format,omitempty"`
 	Key     string `json:"key,omitempty"`
 	Detail  string `json:"detail"`
+	// frozenDiffers: a difference of the version's frozen catalog itself
+	// (selfRead), which no backfill can mend.
+	frozenDiffers bool
 }
 
 // Proof is the verification of one published catalog.
@@ -71,6 +74,8 @@ type Proof struct {
 	// an earlier version's kept proof covered them (compare.Options.Carry).
 	CarriedSnapshots int     `json:"carried_snapshots,omitempty"`
 	Seconds          float64 `json:"duration_seconds"`
+
+	frozenDiffers bool // failed for the frozen catalog's own fault (frozenAtFault)
 }
 
 // CheckReport is what Check found.
@@ -126,6 +131,9 @@ func (e *CheckError) Is(target error) bool { return target == e.sentinel() }
 func (e *CheckError) Hint() string {
 	if e.First.Key == VersionsDir && e.First.Kind == KindUnverifiable {
 		return "check the repository's location (and, on a web server, that " + VersionsDir + " is listed); a repository with no version yet passes with --allow-empty"
+	}
+	if e.First.frozenDiffers {
+		return "a version's frozen catalog disagrees with its own data files (or its readers cannot read it): `fdl-formats backfill` cannot help; restore the data files it names, or withdraw the version and publish its data again; see the report (--json)"
 	}
 	switch e.sentinel() {
 	case ErrWorkMissing:
@@ -197,6 +205,7 @@ func Check(ctx context.Context, st store.Store, opts Options) (*CheckReport, err
 	rep.add(contents...)
 	rep.Proofs = append(rep.Proofs, proofs...)
 	rep.add(findings...)
+	rep.frozenBlocksBackfill()
 	if r.remote != nil {
 		if w := r.remote.tailWarning(); w != "" {
 			rep.add(Finding{Kind: KindWarning, Detail: w})
@@ -291,4 +300,23 @@ func (rep *CheckReport) result() error {
 		return nil
 	}
 	return &CheckError{Counts: rep.Counts, First: *first}
+}
+
+// frozenBlocksBackfill says, in each missing cell's finding of a version
+// whose frozen catalog itself disagrees with its data files, that
+// `backfill` cannot write it: every conversion carries the fault, so its
+// proof fails (the cell stays missing, and exit 5's "run backfill" would
+// never help).
+func (rep *CheckReport) frozenBlocksBackfill() {
+	bad := map[string]bool{}
+	for _, f := range rep.Findings {
+		if f.frozenDiffers {
+			bad[f.Version] = true
+		}
+	}
+	for i := range rep.Findings {
+		if f := &rep.Findings[i]; f.Kind == KindMissing && bad[f.Version] {
+			f.Detail += "; `fdl-formats backfill` cannot write it while the version's frozen catalog disagrees with its data files (see that difference): its proof fails on the frozen catalog's side"
+		}
+	}
 }

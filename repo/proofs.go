@@ -34,10 +34,16 @@ func (r *repository) checkAll(ctx context.Context, m *Matrix, work string, disk 
 	var present []*Cell
 	var tasks []task
 	var contentOf []string // versions with a content pass
+	proved := map[string]bool{} // versions a proof of this run reads
 	for i, vp := range m.Versions {
 		if vp.Error == "" && vp.Skipped == "" {
 			tasks = append(tasks, task{content: vp, version: i})
 			contentOf = append(contentOf, vp.ID)
+		}
+		for _, c := range vp.Cells {
+			if c.State == Present && c.Declared {
+				proved[vp.ID] = true
+			}
 		}
 		for _, c := range vp.Cells {
 			// A catalog of an undeclared format is a violation already;
@@ -89,6 +95,11 @@ func (r *repository) checkAll(ctx context.Context, m *Matrix, work string, disk 
 					for _, is := range r.checkContents(gctx, vp.v, frozen, source, disk, vp.filesTrusted) {
 						out = append(out, Finding{Kind: problemKind(is.Problem), Version: vp.ID, Detail: is.Detail})
 					}
+					if !proved[vp.ID] {
+						// No proof reads the frozen catalog's rows: it is read
+						// alone, as a proof's side A.
+						out = append(out, r.selfRead(gctx, vp.v, frozen, source)...)
+					}
 					if err := ctx.Err(); err != nil {
 						return err
 					}
@@ -105,7 +116,7 @@ func (r *repository) checkAll(ctx context.Context, m *Matrix, work string, disk 
 				mu.Lock()
 				proofs[i] = p
 				if !p.OK {
-					findings = append(findings, Finding{Kind: kind, Version: c.Version, Format: c.Format, Key: c.Key, Detail: p.Error})
+					findings = append(findings, Finding{Kind: kind, Version: c.Version, Format: c.Format, Key: c.Key, Detail: p.Error, frozenDiffers: p.frozenDiffers})
 				}
 				done++
 				if opts.Progress != nil {
@@ -224,6 +235,12 @@ func (r *repository) prove(ctx context.Context, c *Cell, work string, frozen *fr
 		case errors.Is(err, compare.ErrNotEquivalent):
 			if d := misreadDetail(c, rep); d != "" {
 				return fail(KindDifference, errors.New(d))
+			}
+			// The frozen catalog's own fault is the version's, not the
+			// published catalog's: deleting it and backfilling cannot help.
+			if ferr := r.frozenAtFault(ctx, v, src, source); ferr != nil {
+				p.frozenDiffers = true
+				return fail(KindDifference, fmt.Errorf("%w; the proof of %s: %w", ferr, c.Key, err))
 			}
 			return fail(KindDifference, err)
 		default:
