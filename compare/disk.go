@@ -177,3 +177,26 @@ func (r *Reader) CheckFiles(ctx context.Context, d *DiskCheck) ([]string, error)
 	}
 	return problems, nil
 }
+
+// FileFooterSize reads the footer size of the data or delete file at path
+// as DuckLake records it (footer_size): a Parquet file's footer metadata
+// length, a Puffin container's whole footer (format "puffin"). A file
+// that cannot be read is an error wrapping ErrIncomparable; one whose
+// last bytes hold no footer, another error.
+func FileFooterSize(path, format string) (int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, fmt.Errorf("%w: %w", ErrIncomparable, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return 0, fmt.Errorf("%w: %w", ErrIncomparable, err)
+	}
+	n, err := footerSize(f, st.Size(), format)
+	var unreadable *readError
+	if errors.As(err, &unreadable) {
+		return 0, fmt.Errorf("%w: read the footer of %s: %w", ErrIncomparable, path, unreadable.err)
+	}
+	return n, err
+}

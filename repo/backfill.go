@@ -61,6 +61,9 @@ type CellResult struct {
 	CarriedSnapshots int `json:"carried_snapshots,omitempty"`
 
 	err error
+	// frozenDiffers: the proof failed on the frozen catalog's own fault
+	// (frozenAtFault): retrying cannot help.
+	frozenDiffers bool
 	// settled: the conversion found the cell refused or its source in
 	// error, as the plan's check would have; the cell's state says which,
 	// and it is no result of the run.
@@ -108,6 +111,11 @@ func (e *BackfillError) Unwrap() []error {
 
 // Hint tells the user what to do next.
 func (e *BackfillError) Hint() string {
+	for _, r := range e.Failed {
+		if r.frozenDiffers {
+			return "a version's frozen catalog disagrees with its own data files (see the error): no backfill can write a catalog of it that proves; restore the data files it names, or withdraw the version and publish its data again; run `fdl-formats plan` to see the other cells"
+		}
+	}
 	return "run `fdl-formats plan` to see the cells; a failed cell wrote nothing and is retried by the next backfill"
 }
 
@@ -456,6 +464,11 @@ func (r *repository) fill(ctx context.Context, c *Cell, work string, frozen *fro
 		switch {
 		case errors.Is(err, compare.ErrNotEquivalent):
 			res.Problem = ProblemNotEquivalent
+			// A fault of the frozen catalog itself fails every
+			// conversion's proof: no later backfill can help.
+			if ferr := r.frozenAtFault(ctx, v, src, source); ferr != nil {
+				res.err, res.Problem, res.frozenDiffers = fmt.Errorf("%w; the proof of %s: %w", ferr, c.Key, err), ProblemMismatch, true
+			}
 		case errors.As(err, &bk):
 			res.Problem = ProblemViolation
 		}

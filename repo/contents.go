@@ -113,8 +113,11 @@ var earlyStatsFixedIn = goversion.Must(goversion.NewVersion("1.5.4"))
 // v6: inlined tables are those ducklake_inlined_data_tables registers
 // and inlined tables named in any letter case; v7: a "." part in a data
 // or delete file's path; v8: the frozen catalog read whole (readWhole);
-// v9: warnings kept with a clean pass (earlyStatsWarning).
-const contentsKeyKind = "fdl-formats content pass v9"
+// v9: warnings kept with a clean pass (earlyStatsWarning); v10: columns
+// DuckDB 1.3 misreads in a frozen catalog of a storage older than v1.4.0
+// (frozenMisreadDetail), and files.json's footer_bytes against the file
+// where the catalog records no footer_size (footerBytesIssues).
+const contentsKeyKind = "fdl-formats content pass v10"
 
 // contentsKey names everything a content pass of v reads, or "" (no digest
 // cache, or an object store, whose data files the pass fetches and
@@ -196,6 +199,14 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 	}
 	issues = append(issues, r.bookkeepingIssues(ctx, v, rd, key)...)
 	issues = append(issues, r.earlyStatsWarning(ctx, rd, key)...)
+	// Saved at a storage older than v1.4.0, it opens in DuckDB 1.3, which
+	// misreads some dictionary-FSST columns as NULL: as for a published
+	// catalog (misreadDetail), whether or not a proof of the version runs.
+	if mis, err := rd.MisreadColumns(ctx); err != nil {
+		issues = append(issues, Issue{ProblemUnreadable, fmt.Sprintf("%s: %v", key, err)})
+	} else if len(mis) > 0 {
+		issues = append(issues, Issue{ProblemMismatch, frozenMisreadDetail(key, rd.Format(), mis)})
+	}
 	// Every data file must be under data_dir: one violation per file that
 	// is not. A remote store's data files come into the cache first
 	// (verified by the size the catalog records); a folder's are checked in
@@ -282,6 +293,7 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 			for _, d := range got.Diff(want) {
 				issues = append(issues, Issue{ProblemMismatch, v.prefix() + ref.Path + ": " + d})
 			}
+			issues = append(issues, r.footerBytesIssues(v, ref, got, tables, tableFiles)...)
 		}
 	}
 	if ref := v.meta.Dataset; ref != nil {
@@ -372,4 +384,55 @@ func (r *repository) parsedDataset(ctx context.Context, v *version, ref *fdljson
 	}
 	d, err := fdljson.ParseDataset(v.prefix()+ref.Path, data)
 	return d, changed, err
+}
+
+// frozenMisreadDetail says, for a frozen catalog (its key) of a storage
+// older than v1.4.0 holding columns that DuckDB 1.3 reads as NULL
+// (compare.Reader.MisreadColumns), what they read and what the writer must
+// do: backfill writes no catalog in the frozen catalog's own format, so
+// only a frozen catalog saved again without dictionary-FSST mends it.
+func frozenMisreadDetail(key string, f *formats.Version, mis []compare.Misread) string {
+	cols := make([]string, len(mis))
+	for i, m := range mis {
+		cols[i] = m.Table + "." + m.Column
+	}
+	format := "?"
+	if f != nil {
+		format = f.Name
+	}
+	return fmt.Sprintf("%s, the frozen catalog (format %s, storage %s, older than v1.4.0, which DuckDB 1.3 opens): DuckDB 1.3 reads column(s) %s as NULL, with no error, in every row of their dictionary-FSST segments with an 'Empty Validity' mask (DuckDB 1.4 and later read the values); `fdl-formats backfill` cannot help (it writes no catalog in the frozen catalog's own format): the writer must save the frozen catalog at that storage with dict_fsst disabled (`SET disabled_compression_methods = 'dict_fsst'` before writing it), so a new version, as version.json hashes these bytes",
+		key, format, mis[0].Storage, strings.Join(cols, ", "))
+}
+
+// footerBytesIssues checks files.json's footer_bytes of each data file
+// whose catalog records no footer_size (files registered with
+// ducklake_add_data_files, say) against the file's own footer, read from
+// its last bytes: where the catalog records one, files.json is held to the
+// catalog (fdljson.Files.Diff) and the file to the catalog (the disk
+// check), but with none recorded nothing else would check it.
+func (r *repository) footerBytesIssues(v *version, ref *fdljson.FileRef, got *fdljson.Files, tables []compare.Table, tableFiles map[int64][]compare.DataFile) []Issue {
+	var issues []Issue
+	for _, t := range tables {
+		gt := got.Tables[t.FullName()]
+		files := tableFiles[t.ID]
+		if gt == nil || len(gt.Files) != len(files) {
+			continue // Diff reports it
+		}
+		for i, f := range files {
+			g := gt.Files[i]
+			if f.FooterSize != nil || g.FooterBytes == nil || g.Path != r.relData(f.Path) {
+				continue
+			}
+			n, err := compare.FileFooterSize(f.Path, "parquet")
+			switch {
+			case errors.Is(err, compare.ErrIncomparable):
+				continue // the disk check reports a file it cannot read
+			case err != nil:
+				issues = append(issues, Issue{ProblemMismatch, fmt.Sprintf("%s%s: table %s file %s: footer_bytes %d, but the file has no readable footer (%v); the catalog records no footer_size", v.prefix(), ref.Path, t.FullName(), g.Path, *g.FooterBytes, err)})
+			case n != *g.FooterBytes:
+				issues = append(issues, Issue{ProblemMismatch, fmt.Sprintf("%s%s: table %s file %s: footer_bytes %d, the file's footer is %d bytes (the catalog records no footer_size)", v.prefix(), ref.Path, t.FullName(), g.Path, *g.FooterBytes, n)})
+			}
+		}
+	}
+	return issues
 }

@@ -182,6 +182,11 @@ func frozenTooNew(f *CatalogFile, who string) string {
 	older := "an older storage"
 	if v, err := formats.Lookup(f.Format); err == nil && v.Storage != "" {
 		older = fmt.Sprintf("storage %s (STORAGE_VERSION '%s', which every DuckDB that reads format %s opens)", v.Storage, v.Storage, f.Format)
+		if old, known := duckfile.Older(v.Storage, duckfile.DictFSSTReadable); old && known {
+			// DuckDB 1.3 misreads some dictionary-FSST columns a newer
+			// DuckDB writes at such a storage (check finds them).
+			older += " with dict_fsst disabled (`disabled_compression_methods = 'dict_fsst'`)"
+		}
 	}
 	return fmt.Sprintf("%s, the frozen catalog, is in format %s, which %s reads, but saved at storage %s (%s), which it cannot open; `fdl-formats backfill` cannot help (it writes no catalog in the frozen catalog's own format): the writer must save the frozen catalog at %s and say so in version.json's catalog.storage (FDL: catalog.storage should be the oldest DuckDB storage format the declared readers can open)",
 		f.Key, f.Format, who, f.Storage, f.StorageFrom, older)
