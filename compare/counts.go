@@ -152,7 +152,7 @@ func (c *comparison) counts(s int64, x, y Table, da, db Digest, partsA, partsB [
 		// One side: what its readers answer against the rows they read.
 		if metaA && na != db.Rows {
 			c.add(Difference{Kind: "count", Snapshot: ptr(s), Table: x.FullName(),
-				A: fmt.Sprintf("%d from the catalog, %d rows", na, db.Rows),
+				A:      fmt.Sprintf("%d from the catalog, %d rows", na, db.Rows),
 				Reason: fmt.Sprintf("SELECT count(*) answers %d from the catalog (format %s readers answer it from record_count, delete_count, inlined deletion rows and inlined rows at the latest snapshot) but the table holds %d rows", na, c.a.format.Name, db.Rows)})
 		}
 		return nil

@@ -33,7 +33,7 @@ func (r *repository) checkAll(ctx context.Context, m *Matrix, work string, disk 
 	}
 	var present []*Cell
 	var tasks []task
-	var contentOf []string // versions with a content pass
+	var contentOf []string      // versions with a content pass
 	proved := map[string]bool{} // versions a proof of this run reads
 	for i, vp := range m.Versions {
 		if vp.Error == "" && vp.Skipped == "" {
