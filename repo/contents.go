@@ -400,7 +400,7 @@ func frozenMisreadDetail(key string, f *formats.Version, mis []compare.Misread) 
 	if f != nil {
 		format = f.Name
 	}
-	return fmt.Sprintf("%s, the frozen catalog (format %s, storage %s, older than v1.4.0, which DuckDB 1.3 opens): DuckDB 1.3 reads column(s) %s as NULL, with no error, in every row of their dictionary-FSST segments with an 'Empty Validity' mask (DuckDB 1.4 and later read the values); `fdl-formats backfill` cannot help (it writes no catalog in the frozen catalog's own format): the writer must save the frozen catalog at that storage with dict_fsst disabled (`SET disabled_compression_methods = 'dict_fsst'` before writing it), so a new version, as version.json hashes these bytes",
+	return fmt.Sprintf("%s, the frozen catalog (format %s, storage %s, older than v1.4.0, which DuckDB 1.3 opens): DuckDB 1.3 reads column(s) %s as NULL, with no error, in every row of their dictionary-FSST segments with an 'Empty Validity' mask (DuckDB 1.4 and later read the values); `fdl-formats backfill` cannot help (it writes no catalog in the frozen catalog's own format): the writer must save the frozen catalog at that storage with dict_fsst disabled (`SET disabled_compression_methods = 'dict_fsst'` before writing it); version.json hashes these bytes, so withdraw the version and publish its data again in a new one",
 		key, format, mis[0].Storage, strings.Join(cols, ", "))
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/fdl-formats/fdl-formats/compare"
 )
@@ -66,7 +67,8 @@ func selfFindings(v *version, key, src string, rep *compare.Report, err error) [
 		return Finding{Kind: kind, Version: v.meta.ID, Key: key, Detail: copyNamed(errors.New(detail), src, key), frozenDiffers: kind == KindDifference}
 	}
 	if !errors.Is(err, compare.ErrCatalogDiffers) || rep == nil || len(rep.Differences) == 0 {
-		return []Finding{f(KindUnverifiable, fmt.Sprintf("%s, %s, could not be read: %v", key, what, err))}
+		msg := strings.TrimPrefix(err.Error(), compare.ErrIncomparable.Error()+": ")
+		return []Finding{f(KindUnverifiable, fmt.Sprintf("%s, %s, could not be read: %s", key, what, msg))}
 	}
 	var out []Finding
 	for i, d := range rep.Differences {
