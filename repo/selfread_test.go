@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -108,8 +109,9 @@ func TestCheckReadsFrozenOnlyVersions(t *testing.T) {
 		mutate func(t *testing.T, root string, ids []string) (version string)
 		want   error
 		detail []string
+		web    bool // checked over a web site too (its own download cache)
 	}{
-		{"clean", func(t *testing.T, root string, ids []string) string { return "" }, nil, nil},
+		{"clean", func(t *testing.T, root string, ids []string) string { return "" }, nil, nil, true},
 		{"damaged_data_file", func(t *testing.T, root string, ids []string) string {
 			files, err := filepath.Glob(filepath.Join(root, "data", "main", "measurements", "*.parquet"))
 			if err != nil || len(files) == 0 {
@@ -119,20 +121,20 @@ func TestCheckReadsFrozenOnlyVersions(t *testing.T) {
 			// Size and footer kept: only a read of the rows sees it.
 			overwrite(t, files[0], 40, []byte(strings.Repeat("\xff", 20)))
 			return ids[0]
-		}, ErrUnverifiable, []string{"ducklake.duckdb, the frozen catalog", "main.measurements", "main/measurements/ducklake-"}},
+		}, ErrUnverifiable, []string{"ducklake.duckdb, the frozen catalog", "main.measurements", "main/measurements/ducklake-"}, true},
 		{"uncastable_table_stats", func(t *testing.T, root string, ids []string) string {
 			v := filepath.Join(root, "versions", ids[2])
 			execDuckDB(t, filepath.Join(v, "ducklake.duckdb"), "UPDATE ducklake_table_column_stats SET max_value = 'many' WHERE column_id = 1 AND table_id = 1")
 			testlakes.EditVersion(t, v, nil, "catalog")
 			return ids[2]
-		}, ErrDifferences, []string{"uncastable-column-stats", "main.measurements", "ducklake.duckdb, the frozen catalog"}},
+		}, ErrDifferences, []string{"uncastable-column-stats", "main.measurements", "ducklake.duckdb, the frozen catalog"}, false},
 		{"record_count", func(t *testing.T, root string, ids []string) string {
 			v := filepath.Join(root, "versions", ids[0])
 			execDuckDB(t, filepath.Join(v, "ducklake.duckdb"), "UPDATE ducklake_data_file SET record_count = 90 WHERE data_file_id = 0")
 			measurementFiles(t, v, -10, func(files []any) { files[0].(map[string]any)["rows"] = 90 })
 			testlakes.EditVersion(t, v, nil, "catalog", "files", "dataset")
 			return ids[0]
-		}, ErrDifferences, []string{"record_count is 90, the file has 100 rows", "main.measurements", ".parquet"}},
+		}, ErrDifferences, []string{"record_count is 90, the file has 100 rows", "main.measurements", ".parquet"}, true},
 		{"delete_count", func(t *testing.T, root string, ids []string) string {
 			v := filepath.Join(root, "versions", ids[2])
 			cat := filepath.Join(v, "ducklake.duckdb")
@@ -147,14 +149,14 @@ func TestCheckReadsFrozenOnlyVersions(t *testing.T) {
 			})
 			testlakes.EditVersion(t, v, nil, "catalog", "files", "dataset")
 			return ids[2]
-		}, ErrDifferences, []string{"delete_count", "-delete.parquet", "main.measurements"}},
+		}, ErrDifferences, []string{"delete_count", "-delete.parquet", "main.measurements"}, false},
 		{"footer_bytes_unrecorded", func(t *testing.T, root string, ids []string) string {
 			v := filepath.Join(root, "versions", ids[0])
 			execDuckDB(t, filepath.Join(v, "ducklake.duckdb"), "UPDATE ducklake_data_file SET footer_size = NULL WHERE data_file_id = 0")
 			measurementFiles(t, v, 0, func(files []any) { files[0].(map[string]any)["footer_bytes"] = 1000 })
 			testlakes.EditVersion(t, v, nil, "catalog", "files", "dataset")
 			return ids[0]
-		}, ErrDifferences, []string{"files.json: table main.measurements file", "footer_bytes 1000, the file's footer is"}},
+		}, ErrDifferences, []string{"files.json: table main.measurements file", "footer_bytes 1000, the file's footer is"}, false},
 		{"frozen_dict_fsst", func(t *testing.T, root string, ids []string) string {
 			// The second version alone, its frozen catalog in 0.2 saved by
 			// DuckDB 1.5.6 at storage v1.3.0 with dictionary-FSST on (its
@@ -188,7 +190,7 @@ func TestCheckReadsFrozenOnlyVersions(t *testing.T) {
 			}
 			setFormats(t, root, `[{"ducklake": "0.2", "duckdb": ">= 1.3.1, < 1.4.0"}]`)
 			return ids[1]
-		}, ErrDifferences, []string{"DuckDB 1.3 reads column(s) ducklake_column.default_value, ducklake_column.initial_default", "as NULL", "disabled_compression_methods = 'dict_fsst'"}},
+		}, ErrDifferences, []string{"DuckDB 1.3 reads column(s) ducklake_column.default_value, ducklake_column.initial_default", "as NULL", "disabled_compression_methods = 'dict_fsst'"}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root, st := demoRepo(ctx, t)
@@ -198,8 +200,18 @@ func TestCheckReadsFrozenOnlyVersions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, run := range []string{"cold", "warm"} {
-				rep, err := Check(ctx, st, Options{Jobs: 2, DigestCache: cache})
+			runs := []string{"cold", "warm"}
+			if tc.web {
+				runs = append(runs, "web site")
+			}
+			for _, run := range runs {
+				var rep *CheckReport
+				var err error
+				if run == "web site" {
+					rep, err = Check(ctx, webSite(t, http.FileServer(http.Dir(root))), Options{Jobs: 2, Cache: t.TempDir()})
+				} else {
+					rep, err = Check(ctx, st, Options{Jobs: 2, DigestCache: cache})
+				}
 				if tc.want == nil {
 					if err != nil {
 						t.Fatalf("%s: Check: %v", run, err)
@@ -285,5 +297,31 @@ func TestFrozenAtFaultNotBackfill(t *testing.T) {
 	}
 	if missing != 1 {
 		t.Errorf("%d missing findings of the first version, want 1", missing)
+	}
+}
+
+// TestWarmFrozenOnlyCheckCopiesNothing: the self-read of a frozen-only
+// repository is kept in the digest cache with its content pass: a warm
+// check over the same files copies no frozen catalog (reads nothing).
+func TestWarmFrozenOnlyCheckCopiesNothing(t *testing.T) {
+	ctx := context.Background()
+	root, st := demoRepo(ctx, t)
+	setFormats(t, root, frozenOnly)
+	cache, err := digestcache.Open(filepath.Join(t.TempDir(), "cache"), digestcache.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, run := range []struct {
+		name   string
+		copies int
+	}{{"cold", 3}, {"warm", 0}} {
+		opts := Options{Jobs: 1, DigestCache: cache, WorkDir: t.TempDir()}
+		counted := &copyCounter{Store: st, work: opts.WorkDir, copies: map[string]int{}}
+		if _, err := Check(ctx, counted, opts); err != nil {
+			t.Fatalf("%s: Check: %v", run.name, err)
+		}
+		if n := counted.copies["ducklake.duckdb"]; n != run.copies {
+			t.Errorf("%s: frozen catalogs copied %d times (%v), want %d", run.name, n, counted.copies, run.copies)
+		}
 	}
 }
