@@ -113,7 +113,7 @@ func (e *BackfillError) Unwrap() []error {
 func (e *BackfillError) Hint() string {
 	for _, r := range e.Failed {
 		if r.frozenDiffers {
-			return "a version's frozen catalog disagrees with its own data files (see the error): no backfill can write a catalog of it that proves; restore the data files it names, or withdraw the version and publish its data again; run `fdl-formats plan` to see the other cells"
+			return "a version's frozen catalog is itself at fault (see the error): no backfill can write a catalog of it that proves; restore the data files if they were changed, else withdraw the version and publish its data again; run `fdl-formats plan` to see the other cells"
 		}
 	}
 	return "run `fdl-formats plan` to see the cells; a failed cell wrote nothing and is retried by the next backfill"
@@ -220,6 +220,9 @@ func Backfill(ctx context.Context, st store.Store, opts Options) (_ *BackfillRep
 				}
 				results[i] = res
 				contents.run(gctx, c.Version, frozen, source, log)
+				if !opts.DryRun && res.Outcome != Written && res.Outcome != AlreadyThere && res.Problem != ProblemNotEquivalent && !res.frozenDiffers {
+					contents.runSelf(gctx, c.Version, frozen, source, log)
+				}
 				mu.Lock()
 				done++
 				if opts.Progress != nil {
@@ -291,19 +294,21 @@ type contentPasses struct {
 	disk      *compare.DiskCheck
 	jsonFiles map[string]bool // version -> its files.json and dataset.json matched
 	once      map[string]*sync.Once
+	self      map[string]*sync.Once // version -> its self-read (runSelf)
 }
 
 func (r *repository) contentPasses(m *Matrix, todo []*Cell, opts *Options) *contentPasses {
 	if opts.DryRun || r.remote != nil || r.digestCache == nil {
 		return nil
 	}
-	cp := &contentPasses{r: r, disk: compare.NewDiskCheck(), jsonFiles: map[string]bool{}, once: map[string]*sync.Once{}}
+	cp := &contentPasses{r: r, disk: compare.NewDiskCheck(), jsonFiles: map[string]bool{}, once: map[string]*sync.Once{}, self: map[string]*sync.Once{}}
 	for _, vp := range m.Versions {
 		cp.jsonFiles[vp.ID] = vp.filesTrusted
 	}
 	for _, c := range todo {
 		if cp.once[c.Version] == nil {
 			cp.once[c.Version] = new(sync.Once)
+			cp.self[c.Version] = new(sync.Once)
 		}
 	}
 	return cp
@@ -318,6 +323,23 @@ func (cp *contentPasses) run(ctx context.Context, id string, frozen *frozenCopie
 	cp.once[id].Do(func() {
 		if issues := cp.r.checkContents(ctx, cp.r.find(id), frozen, source, cp.disk, cp.jsonFiles[id]); !onlyWarnings(issues) {
 			log.Debug("content pass not kept; check reports it", "version", id, "first", issues[0].Detail)
+		}
+	})
+}
+
+// runSelf reads version id's frozen catalog alone (selfRead), the first
+// time only, after a cell of it that proved nothing (refused, or failed
+// before its proof read the frozen catalog), so that the check after the
+// backfill finds the read kept, as it finds the content pass; a proof that
+// runs later takes its reads (the digests). What it finds is logged; the
+// check reports it. The caller holds a user of the frozen copy.
+func (cp *contentPasses) runSelf(ctx context.Context, id string, frozen *frozenCopies, source *compare.Source, log *slog.Logger) {
+	if cp == nil || cp.self[id] == nil {
+		return
+	}
+	cp.self[id].Do(func() {
+		if fs := cp.r.selfRead(ctx, cp.r.find(id), frozen, source); len(fs) > 0 {
+			log.Warn("the frozen catalog, read alone, disagrees with its data files or cannot be read; check reports it", "version", id, "first", fs[0].Detail)
 		}
 	})
 }

@@ -133,7 +133,7 @@ func (e *CheckError) Hint() string {
 		return "check the repository's location (and, on a web server, that " + VersionsDir + " is listed); a repository with no version yet passes with --allow-empty"
 	}
 	if e.First.frozenDiffers {
-		return "a version's frozen catalog disagrees with its own data files (or its readers cannot read it): `fdl-formats backfill` cannot help; restore the data files it names, or withdraw the version and publish its data again; see the report (--json)"
+		return "a version's frozen catalog is itself at fault (it disagrees with its data files, or its format's readers cannot read a table of it): `fdl-formats backfill` cannot help; restore the data files if they were changed, else withdraw the version and publish its data again; see the report (--json)"
 	}
 	switch e.sentinel() {
 	case ErrWorkMissing:

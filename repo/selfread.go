@@ -113,6 +113,6 @@ type FrozenDiffersError struct {
 }
 
 func (e *FrozenDiffersError) Error() string {
-	return fmt.Sprintf("%s, the frozen catalog, itself disagrees with its data files or cannot be read by its readers (%d difference(s), first: %s): every conversion of it carries the fault, so no backfill can write a catalog that proves; restore the data files it names, or withdraw the version and publish its data again",
+	return fmt.Sprintf("%s, the frozen catalog, itself disagrees with its data files or cannot be read by its readers (%d difference(s), first: %s): every conversion of it carries the fault, so no backfill can write a catalog that proves; restore the data files if they were changed, else withdraw the version and publish its data again",
 		e.Catalog, e.Differences, e.First)
 }
