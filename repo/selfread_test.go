@@ -325,3 +325,36 @@ func TestWarmFrozenOnlyCheckCopiesNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestProofFailsOnFrozenFault: a published 1.1 catalog proved once, then
+// the frozen catalog's record_count of a data file changed (and
+// version.json, files.json and dataset.json made to agree): its proof
+// fails, and the finding says that the frozen catalog itself disagrees
+// with its data file (the published catalog records the file's rows), with
+// a hint that does not tell to delete the published catalog and backfill.
+// Before, the finding and hint blamed the published file.
+func TestProofFailsOnFrozenFault(t *testing.T) {
+	ctx := context.Background()
+	root, st := demoRepo(ctx, t)
+	setFormats(t, root, `[{"ducklake": "1.0", "duckdb": ">= 1.5.2"}, {"ducklake": "1.1", "duckdb": ">= 2.0.0"}]`)
+	if _, err := Backfill(ctx, st, Options{Jobs: 2}); err != nil {
+		t.Fatal(err)
+	}
+	ids := versionIDs(t, root)
+	v := filepath.Join(root, "versions", ids[0])
+	execDuckDB(t, filepath.Join(v, "ducklake.duckdb"), "UPDATE ducklake_data_file SET record_count = 90 WHERE data_file_id = 0")
+	measurementFiles(t, v, -10, func(files []any) { files[0].(map[string]any)["rows"] = 90 })
+	testlakes.EditVersion(t, v, nil, "catalog", "files", "dataset")
+	rep, err := Check(ctx, st, Options{Jobs: 2})
+	var ce *CheckError
+	if !errors.Is(err, ErrDifferences) || !errors.As(err, &ce) {
+		t.Fatalf("Check: %v, want ErrDifferences; findings %+v", err, nonWarnings(rep))
+	}
+	f := ce.First
+	if f.Version != ids[0] || f.Format != "1.1" || !strings.Contains(f.Detail, "the frozen catalog, itself disagrees with its data files") || !strings.Contains(f.Detail, "record_count is 90, the file has 100 rows") {
+		t.Errorf("first finding %+v, want the frozen catalog of %s at fault", f, ids[0])
+	}
+	if h := ce.Hint(); strings.Contains(h, "published file differs") || !strings.Contains(h, "cannot help") {
+		t.Errorf("hint %q", h)
+	}
+}
