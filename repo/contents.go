@@ -77,15 +77,8 @@ func keptWarnings(kept []byte) []Issue {
 func (r *repository) earlyStatsWarning(ctx context.Context, rd *compare.Reader, key string) []Issue {
 	f := rd.Format()
 	q := formats.QuirkTableStatsNeedColumnStats
-	if f == nil || f.ReadsWith(q) || !f.EarlyReadsWith(q) {
-		return nil
-	}
-	text := f.DuckDB
-	c, err := goversion.NewConstraint(f.DuckDB)
-	if d, ok := r.cfg.Format(f.Name); ok && d.Readers != nil {
-		c, text, err = d.Readers, d.DuckDB+" (fdl.json)", nil
-	}
-	if err != nil || !admitsBefore(c, earlyStatsFixedIn) {
+	text, admits := r.admitsEarlyStats(f)
+	if !admits {
 		return nil
 	}
 	tables, err := rd.TablesWithFailingStats(ctx)
@@ -97,6 +90,23 @@ func (r *repository) earlyStatsWarning(ctx context.Context, rd *compare.Reader, 
 	}
 	return []Issue{{ProblemWarning, fmt.Sprintf("%s (format %s) has table statistics of tables without column statistics: %s; DuckDB before %s (1.5.2 and 1.5.3, DuckLake 415a9ebd and e6a3bd0a), readers of format %s by its range DuckDB %s, fail to read any table of it (%s), where no other catalog of the version opens in them; this tool does not change a frozen catalog (its writer's DuckDB reads it): narrow the range to DuckDB >= %s, or have those readers upgrade",
 		key, f.Name, strings.Join(tables, ", "), earlyStatsFixedIn, f.Name, text, q.Info().Name, earlyStatsFixedIn)}}
+}
+
+// admitsEarlyStats reports whether f is a format only some of whose first
+// releases fail on a table statistics row without column statistics, and
+// fdl.json's range for it (else the registry's, named by text) admits one
+// of those releases.
+func (r *repository) admitsEarlyStats(f *formats.Version) (text string, admits bool) {
+	q := formats.QuirkTableStatsNeedColumnStats
+	if f == nil || f.ReadsWith(q) || !f.EarlyReadsWith(q) {
+		return "", false
+	}
+	text = f.DuckDB
+	c, err := goversion.NewConstraint(f.DuckDB)
+	if d, ok := r.cfg.Format(f.Name); ok && d.Readers != nil {
+		c, text, err = d.Readers, d.DuckDB+" (fdl.json)", nil
+	}
+	return text, err == nil && admitsBefore(c, earlyStatsFixedIn)
 }
 
 // earlyStatsFixedIn is the first DuckDB whose DuckLake reads a table
@@ -128,13 +138,17 @@ const contentsKeyKind = "fdl-formats content pass v10"
 // the snapshots range with the parent's snapshot_id it was checked with,
 // and the files.json and dataset.json it compares (by their sha256 too,
 // which the plan matched, or jsonFiles is false), and every file of the
-// data folder as it is (compare.Listings.InputsKey).
+// data folder as it is (compare.Listings.InputsKey), and whether fdl.json's
+// range for the format admits the releases earlyStatsWarning warns about
+// (a kept warning is kept with the range that raised it).
 func (r *repository) contentsKey(v *version, jsonFiles bool) string {
 	if r.remote != nil || r.digestCache == nil {
 		return ""
 	}
 	parent, known := r.parentSnapshot(v)
-	parts := []string{"catalog " + v.meta.Catalog.SHA256, "format " + v.meta.DuckLake.Format, fmt.Sprintf("snapshot %d json %t", v.meta.DuckLake.SnapshotID, jsonFiles),
+	f, _ := formats.Lookup(v.meta.DuckLake.Format)
+	_, early := r.admitsEarlyStats(f)
+	parts := []string{"catalog " + v.meta.Catalog.SHA256, "format " + v.meta.DuckLake.Format, fmt.Sprintf("snapshot %d json %t early-stats %t", v.meta.DuckLake.SnapshotID, jsonFiles, early),
 		snapshotsPart(v.meta.DuckLake.Snapshots, parent, known)}
 	for _, ref := range []*fdljson.FileRef{v.meta.Files, v.meta.Dataset} {
 		if ref == nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fdl-formats/fdl-formats/digestcache"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 )
 
@@ -62,11 +63,33 @@ func TestCheckTableStatsWithoutColumnStats(t *testing.T) {
 	})
 	t.Run("native 1.0", func(t *testing.T) {
 		st := copyLake(t, filepath.Join(testlakes.Dir(t, "lakes-0.3-reader"), "q_stats__table_stats_without_column_stats"))
-		opts := Options{Formats: []string{"1.0"}}
-		for run := 0; run < 2; run++ { // the second from the kept content pass
+		cache, err := digestcache.Open(filepath.Join(t.TempDir(), "cache"), digestcache.Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts := Options{Formats: []string{"1.0"}, DigestCache: cache}
+		fdl := filepath.Join(st.Root(), "fdl.json")
+		admitting, err := os.ReadFile(fdl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(admitting), `"duckdb": ">= 1.5.2"`) {
+			t.Fatalf("fdl.json does not declare 1.0 for DuckDB >= 1.5.2:\n%s", admitting)
+		}
+		narrowed := strings.Replace(string(admitting), `"duckdb": ">= 1.5.2"`, `"duckdb": ">= 1.5.4"`, 1)
+		// Cold, then from the kept content pass, then with the range
+		// narrowed past the releases that fail (no warning, though the pass
+		// with it is kept), then admitting them again.
+		for i, run := range []struct {
+			fdl  string
+			warn bool
+		}{{string(admitting), true}, {string(admitting), true}, {narrowed, false}, {string(admitting), true}} {
+			if err := os.WriteFile(fdl, []byte(run.fdl), 0o644); err != nil {
+				t.Fatal(err)
+			}
 			rep, err := Check(ctx, st, opts)
 			if err != nil {
-				t.Fatalf("check: %v", err)
+				t.Fatalf("run %d: check: %v", i+1, err)
 			}
 			var warned []string
 			for _, f := range rep.Findings {
@@ -74,8 +97,14 @@ func TestCheckTableStatsWithoutColumnStats(t *testing.T) {
 					warned = append(warned, f.Detail)
 				}
 			}
+			if !run.warn {
+				if len(warned) > 0 {
+					t.Errorf("run %d: 1.0 declared for DuckDB >= 1.5.4, yet warned %q", i+1, warned)
+				}
+				continue
+			}
 			if len(warned) != 1 || !strings.Contains(warned[0], "1.5.2 and 1.5.3") || !strings.Contains(warned[0], "table id 1") {
-				t.Errorf("run %d: want one warning naming DuckDB 1.5.2 and 1.5.3 and table id 1, got %q", run+1, warned)
+				t.Errorf("run %d: want one warning naming DuckDB 1.5.2 and 1.5.3 and table id 1, got %q", i+1, warned)
 			}
 		}
 	})
