@@ -118,3 +118,85 @@ func defaultsStruct(phys *pnode, c *Column, mt matcher, m *mapEntry) (string, er
 	}
 	return fmt.Sprintf("CAST(struct_pack(%s) AS %s)", strings.Join(fields, ", "), dt), nil
 }
+
+// remappedNestedList applies formats.QuirkRemapListsUnreserved to a data
+// file read by field id (no name mapping): DuckDB 1.3.0's column mapper
+// reads a top-level column through remap_struct unless it is trivially
+// mappable (IsTriviallyMappable: the file's type is the catalog's, with the
+// same children at the same positions by field id; never for a MAP, whose
+// key_value level DuckLake leaves out), and remap_struct's RemapList and
+// RemapMap do not reserve room for a nested element, key or value. It
+// names the first list element or map key or value that is nested in such
+// a column ("" when there is none).
+func remappedNestedList(root *pnode, cols []*Column, leading bool) string {
+	for _, c := range cols {
+		var pc *pnode
+		if leading {
+			pc = root.childByLeadingID(c.ID)
+		} else {
+			pc = root.childByID(c.ID)
+		}
+		if pc == nil || !c.nested() || triviallyMappable(pc, c) {
+			continue
+		}
+		if p := nestedElement(pc, c, c.Name); p != "" {
+			return p
+		}
+	}
+	return ""
+}
+
+// triviallyMappable is DuckDB 1.3.0's IsTriviallyMappable for the file's
+// node phys of the catalog's column c: same type (struct field names
+// included), same number of children, each found by field id at its own
+// position; a MAP never is (the file's map has one key_value child).
+func triviallyMappable(phys *pnode, c *Column) bool {
+	kind := strings.ToLower(c.Type)
+	if !c.nested() {
+		dt, err := c.DuckType()
+		return err == nil && phys.Kind == "leaf" && strings.EqualFold(dt, phys.DuckType)
+	}
+	if kind == "map" || phys.Kind != kind || len(phys.Children) != len(c.Children) {
+		return false
+	}
+	for i, ch := range c.Children {
+		pc := phys.Children[i]
+		if pc.FieldID == nil || *pc.FieldID != ch.ID || (kind == "struct" && pc.Name != ch.Name) || !triviallyMappable(pc, ch) {
+			return false
+		}
+	}
+	return true
+}
+
+// nestedElement names the first list element or map key or value of c
+// (found in the file's node phys by field id) that is itself nested.
+func nestedElement(phys *pnode, c *Column, path string) string {
+	kind := strings.ToLower(c.Type)
+	switch kind {
+	case "struct":
+		if phys.Kind != "struct" {
+			return ""
+		}
+		for _, ch := range c.Children {
+			if pc := phys.childByID(ch.ID); pc != nil {
+				if p := nestedElement(pc, ch, path+"."+ch.Name); p != "" {
+					return p
+				}
+			}
+		}
+	case "list", "map":
+		if phys.Kind != kind || len(phys.Children) != len(c.Children) {
+			return ""
+		}
+		for i, ch := range c.Children {
+			p := path + "." + ch.Name
+			if ch.nested() && phys.Children[i].Kind != "leaf" {
+				return p
+			}
+			if m := nestedElement(phys.Children[i], ch, p); m != "" {
+				return m
+			}
+		}
+	}
+	return ""
+}

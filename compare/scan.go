@@ -182,6 +182,11 @@ func (r *Reader) fileBase(ctx context.Context, t Table, f DataFile, cols []*Colu
 			return "", nil, r.unreadable(q, t, "data file %s lacks %s, a field of the table's column below a list element or map key or value", r.relPath(f.Path), field)
 		}
 	}
+	if q := formats.QuirkRemapListsUnreserved; root != nil && f.MappingID == nil && r.readsWith(q) {
+		if field := remappedNestedList(root, cols, !root.allFieldIDs()); field != "" {
+			return "", nil, r.unreadable(q, t, "data file %s has %s, a nested list element or map key or value in a column DuckDB 1.3.0 remaps", r.relPath(f.Path), field)
+		}
+	}
 	src, start := parquetsql.Path(f.Path), "NULL"
 	if f.RowIDStart != nil {
 		start = fmt.Sprintf("%d", *f.RowIDStart)

@@ -21,7 +21,7 @@ import (
 // appears later is missing from it. Each is checked at every snapshot at
 // which the file is visible and the table's columns change.
 func (r *run) nestedDefaultsCheck(step string, source, target *formats.Version) error {
-	for _, q := range []formats.ReaderQuirk{formats.QuirkNestedDefaultsDropped, formats.QuirkStructWithoutFileFieldsNotNull} {
+	for _, q := range []formats.ReaderQuirk{formats.QuirkNestedDefaultsDropped, formats.QuirkStructWithoutFileFieldsNotNull, formats.QuirkRemapListsUnreserved} {
 		if formats.ReadAlike(source, target, q) {
 			continue
 		}
@@ -42,7 +42,8 @@ type nestedColumn struct {
 }
 
 // nestedDefaultFiles lists the data files without a name mapping that the
-// quirk q (QuirkNestedDefaultsDropped or QuirkStructWithoutFileFieldsNotNull)
+// quirk q (QuirkNestedDefaultsDropped, QuirkStructWithoutFileFieldsNotNull
+// or QuirkRemapListsUnreserved)
 // reads otherwise, each with its table, the field and the first snapshot.
 func (r *run) nestedDefaultFiles(q formats.ReaderQuirk) ([]string, error) {
 	colRows, err := r.w.strings(r.ctx, `SELECT table_id || chr(31) || column_id || chr(31) || coalesce(parent_column, -1) || chr(31) || column_name || chr(31) || lower(trim(column_type)) || chr(31) || begin_snapshot || chr(31) || coalesce(end_snapshot, 9223372036854775807)
@@ -115,6 +116,13 @@ func (r *run) nestedDefaultFiles(q formats.ReaderQuirk) ([]string, error) {
 		}
 		slices.Sort(snaps)
 		for _, s := range slices.Compact(snaps) {
+			if q == formats.QuirkRemapListsUnreserved {
+				if field := remappedNestedField(cols[table], s, begin, inFile); field != "" {
+					out = append(out, fmt.Sprintf("table %s %s: data_file_id %s %s (written at snapshot %d) has %s, a nested list element or map key or value DuckDB 1.3.0 remaps, at snapshot %d", f[0], f[5], f[1], f[2], begin, field, s))
+					break
+				}
+				continue
+			}
 			if field := nestedReadDiffers(q, cols[table], s, inFile); field != "" {
 				out = append(out, fmt.Sprintf("table %s %s: data_file_id %s %s (written at snapshot %d) lacks %s at snapshot %d", f[0], f[5], f[1], f[2], begin, field, s))
 				break
@@ -195,4 +203,73 @@ func fieldNames(cs []nestedColumn) string {
 		n[i] = c.name
 	}
 	return strings.Join(n, ", ")
+}
+
+// remappedNestedField applies formats.QuirkRemapListsUnreserved at
+// snapshot s to a data file written at snapshot begin: among the top-level
+// columns alive at s that the file holds, one DuckDB 1.3.0's mapper reads
+// through remap_struct (IsTriviallyMappable fails: it holds a MAP, or a
+// field's name, type, or children's field ids and order at s differ from
+// those at begin) and that holds a list element or map key or value that
+// is nested. It returns that element's path ("" when none).
+func remappedNestedField(all []nestedColumn, s, begin int64, inFile func(nestedColumn) bool) string {
+	at := func(snap int64) map[int64][]nestedColumn {
+		kids := map[int64][]nestedColumn{}
+		for _, c := range all {
+			if c.begin <= snap && snap < c.end {
+				kids[c.parent] = append(kids[c.parent], c)
+			}
+		}
+		return kids
+	}
+	now, then := at(s), at(begin)
+	byID := map[int64]nestedColumn{}
+	for _, cs := range then {
+		for _, c := range cs {
+			byID[c.id] = c
+		}
+	}
+	var trivial func(c nestedColumn) bool
+	trivial = func(c nestedColumn) bool {
+		f, ok := byID[c.id]
+		if !ok || c.typ == "map" || c.typ != f.typ {
+			return false
+		}
+		kn, kf := now[c.id], then[c.id]
+		if len(kn) != len(kf) {
+			return false
+		}
+		for i := range kn {
+			if kn[i].id != kf[i].id || (c.typ == "struct" && kn[i].name != kf[i].name) || !trivial(kn[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	nestedType := func(t string) bool { return t == "struct" || t == "list" || t == "map" }
+	var element func(c nestedColumn, path string) string
+	element = func(c nestedColumn, path string) string {
+		for _, k := range now[c.id] {
+			if !inFile(k) {
+				continue
+			}
+			p := path + "." + k.name
+			if (c.typ == "list" || c.typ == "map") && nestedType(k.typ) {
+				return p
+			}
+			if m := element(k, p); m != "" {
+				return m
+			}
+		}
+		return ""
+	}
+	for _, c := range now[-1] {
+		if !inFile(c) || len(now[c.id]) == 0 || trivial(c) {
+			continue
+		}
+		if p := element(c, c.name); p != "" {
+			return p
+		}
+	}
+	return ""
 }

@@ -83,6 +83,17 @@ const (
 	// (at any depth) is in the file as the struct of the fields' defaults
 	// on every row, also on rows where the file's struct is NULL.
 	QuirkStructWithoutFileFieldsNotNull
+	// QuirkRemapListsUnreserved: DuckDB 1.3.0's remap_struct sets the size
+	// of a remapped LIST or MAP without reserving room for it, so a list
+	// element or map key or value that is itself nested (STRUCT, LIST,
+	// MAP) is remapped into a vector sized for 2048 entries: more in one
+	// chunk (with NULL elements, or nested lists) corrupt the heap. The
+	// column mapper remaps a top-level column whose file type is not the
+	// catalog's (a field renamed, retyped, dropped, added or moved at any
+	// depth) and every column holding a MAP (DuckLake passes a map's key
+	// and value without the file's key_value level), so such a table is
+	// not certified readable.
+	QuirkRemapListsUnreserved
 )
 
 // QuirkInfo documents one ReaderQuirk: what the real reader does, where in
@@ -166,6 +177,11 @@ var AllQuirks = []QuirkInfo{
 		Behaviour: "a top-level STRUCT column that the data file has but none of whose catalog fields (at any depth) is in the file (every field the file has was dropped, and the struct's fields were added since) reads as the struct of its fields' defaults on every row, also on rows where the file's struct is NULL; newer readers keep those rows NULL",
 		Source:    "DuckDB v1.3.0 src/common/multi_file/multi_file_column_mapper.cpp, ConstructMapExpression (line 568): \"no columns to map - emit the default value directly\" returns MapColumnStruct's struct_pack of the defaults in place of the column; v1.3.1 removes it, and remap_struct keeps the source's NULL rows (src/function/scalar/struct/remap_struct.cpp, has_top_level_null)",
 		Evidence:  "modelled from the source (DuckDB 1.3.0 reads nested field ids only through DuckLake, which is not run here); no conformance lake has such a file"},
+	{Quirk: QuirkRemapListsUnreserved, Name: "remapped-nested-lists-unreserved", Family: "nested fields",
+		Behaviour: "a LIST or MAP that DuckDB 1.3.0's column mapper reads through remap_struct and whose element, key or value is nested (STRUCT, LIST or MAP) is remapped into child vectors sized for 2048 entries: once a chunk's lists or maps hold more entries, with NULL struct elements or nested lists among them, the heap is corrupted (malloc(): invalid size, SIGABRT or SIGSEGV) or rows are lost. The mapper goes through remap_struct for a top-level column that is not trivially mappable: its file type differs from the catalog's (a struct field renamed, a type widened, a field dropped, added or moved, at any depth, by field id), or it holds a MAP (DuckLake passes the map's key and value as two children, the file has one key_value child). Reading such a table is not certified in 0.1, whatever its chunk sizes",
+		Source:    "DuckDB v1.3.0 src/function/scalar/struct/remap_struct.cpp: RemapMap (line 87) and RemapList (line 139) call ListVector::SetListSize without ListVector::Reserve, then RemapChildVectors remaps the element with the list's size (RemapStruct sets validity, RemapList writes list entries past the 2048 slots); 03442e963e2 (#17836, 2025-06-07, first in v1.3.1) adds the Reserve. src/common/multi_file/multi_file_column_mapper.cpp: IsTriviallyMappable (line 197) compares the file's and catalog's types and child counts, ConstructMapExpression (line 551) emits remap_struct otherwise; DuckLake v1.3-ossivalis DuckLakeMultiFileReader::Bind passes ColumnsFromFieldData(field_data) with emit_key_value false (src/storage/ducklake_multi_file_reader.cpp)",
+		Error:     "malloc(): invalid size (unsorted) (SIGABRT, exit 134) or SIGSEGV",
+		Evidence:  "DuckDB 1.3.0 (Go bindings v0.1.10): remap_struct over 5000 map entries with NULL struct values, MAP(INTEGER, STRUCT(i INTEGER)) -> MAP(INTEGER, STRUCT(i BIGINT)), aborts with malloc(): mismatching next->prev_size; the same map to its own type reads 1422 of 2500 values; a STRUCT(a, l STRUCT(x)[]) remapped for a widened a with an unchanged list of 5000 elements aborts with malloc(): invalid next size; DuckDB 1.3.2 reads all three (review finding, remap8.sql and remap10.sql; the last two here). That DuckLake's 1.3.0 reader takes remap_struct for these columns is read from the source: no DuckDB 1.3.0 ducklake extension is run here, and read_parquet's name mapping over two files did not reproduce it"},
 }
 
 // Info returns the documentation of a single quirk.
@@ -211,7 +227,7 @@ const (
 		QuirkViewCatalogVerbatim | QuirkBooleanStatsComparedAsText
 	// quirksV1_3_0: DuckLake v1.3-ossivalis on DuckDB 1.3.0, the only
 	// release that opens format 0.1: DuckDB 1.3.0's column mapper.
-	quirksV1_3_0 = quirksV1_3 | QuirkNestedDefaultsDropped | QuirkStructWithoutFileFieldsNotNull
+	quirksV1_3_0 = quirksV1_3 | QuirkNestedDefaultsDropped | QuirkStructWithoutFileFieldsNotNull | QuirkRemapListsUnreserved
 	// quirksV1_4: DuckLake v1.4-andium (DuckDB 1.4), format 0.3.
 	quirksV1_4 = QuirkUnmappedFilesNull | QuirkTimeTZDefaultOffset | QuirkHiveValuesRaw | QuirkHiveTimeZoneValuesUTC | QuirkTableStatsNeedColumnStats | QuirkInlinedAtFirstSnapshot | QuirkFilesWithoutColumnStatsPruned |
 		QuirkViewCatalogVerbatim | QuirkBooleanStatsComparedAsText
