@@ -70,3 +70,69 @@ func TestRemapListsUnreserved130(t *testing.T) {
 		t.Errorf("compare with the 0.2 conversion: %v, want equivalent", err)
 	}
 }
+
+// TestRemappedNestedField: which columns DuckDB 1.3.0 remaps
+// (IsTriviallyMappable fails) and holds a nested list element or map
+// value, from the catalog's history: a file written at snapshot 1 and read
+// at snapshot 2, the table s STRUCT(a, l LIST(STRUCT(x))).
+func TestRemappedNestedField(t *testing.T) {
+	const cur = 1 << 62
+	base := func() []nestedColumn {
+		return []nestedColumn{
+			{table: 1, id: 1, parent: -1, name: "s", typ: "struct", begin: 1, end: cur},
+			{table: 1, id: 2, parent: 1, name: "a", typ: "int32", begin: 1, end: cur},
+			{table: 1, id: 3, parent: 1, name: "l", typ: "list", begin: 1, end: cur},
+			{table: 1, id: 4, parent: 3, name: "element", typ: "struct", begin: 1, end: cur},
+			{table: 1, id: 5, parent: 4, name: "x", typ: "int32", begin: 1, end: cur},
+		}
+	}
+	change := func(id int64, f func(c *nestedColumn)) []nestedColumn {
+		cs := base()
+		for i := range cs {
+			if cs[i].id == id {
+				old := cs[i]
+				old.end = 2
+				f(&cs[i])
+				cs[i].begin = 2
+				cs = append(cs, old)
+			}
+		}
+		return cs
+	}
+	for _, tc := range []struct {
+		name string
+		cols []nestedColumn
+		want string
+	}{
+		{"unchanged", base(), ""},
+		{"element field renamed", change(5, func(c *nestedColumn) { c.name = "y" }), "s.l.element"},
+		{"element field widened", change(5, func(c *nestedColumn) { c.typ = "int64" }), "s.l.element"},
+		{"sibling widened, list unchanged", change(2, func(c *nestedColumn) { c.typ = "int64" }), "s.l.element"},
+		{"element field added", append(base(), nestedColumn{table: 1, id: 6, parent: 4, name: "z", typ: "int32", begin: 2, end: cur}), "s.l.element"},
+		{"sibling dropped", change(2, func(c *nestedColumn) { c.end = 2 }), "s.l.element"},
+		{"list element primitive", []nestedColumn{
+			{table: 1, id: 1, parent: -1, name: "l", typ: "list", begin: 1, end: cur},
+			{table: 1, id: 2, parent: 1, name: "element", typ: "int64", begin: 2, end: cur},
+			{table: 1, id: 2, parent: 1, name: "element", typ: "int32", begin: 1, end: 2},
+		}, ""},
+		{"map of structs, unchanged", []nestedColumn{
+			{table: 1, id: 1, parent: -1, name: "m", typ: "map", begin: 1, end: cur},
+			{table: 1, id: 2, parent: 1, name: "key", typ: "varchar", begin: 1, end: cur},
+			{table: 1, id: 3, parent: 1, name: "value", typ: "struct", begin: 1, end: cur},
+			{table: 1, id: 4, parent: 3, name: "i", typ: "int32", begin: 1, end: cur},
+		}, "m.value"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			first := map[int64]int64{}
+			for _, c := range tc.cols {
+				if v, ok := first[c.id]; !ok || c.begin < v {
+					first[c.id] = c.begin
+				}
+			}
+			inFile := func(c nestedColumn) bool { return first[c.id] <= 1 }
+			if got := remappedNestedField(tc.cols, 2, 1, inFile); got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
