@@ -39,8 +39,9 @@ import (
 // which DuckDB 1.5.2 and 1.5.3 fail on, is a stats difference; v26: a
 // TIMESTAMPTZ/TIMETZ Hive value without a UTC offset that the two
 // catalogs' readers cast differently, hive-tz-values-read-as-utc, and
-// format 0.1's DuckDB 1.3.0 nested defaults).
-const proofVersion = "fdl-formats proof v26"
+// format 0.1's DuckDB 1.3.0 nested defaults; v27: format 0.1's DuckDB
+// 1.3.0 remap_struct on nested lists and maps, remapped-nested-lists-unreserved).
+const proofVersion = "fdl-formats proof v27"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths
