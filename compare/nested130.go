@@ -154,7 +154,7 @@ func triviallyMappable(phys *pnode, c *Column) bool {
 	kind := strings.ToLower(c.Type)
 	if !c.nested() {
 		dt, err := c.DuckType()
-		return err == nil && phys.Kind == "leaf" && strings.EqualFold(dt, phys.DuckType)
+		return err == nil && phys.Kind == "leaf" && leafTypeName(dt) == leafTypeName(phys.DuckType)
 	}
 	if kind == "map" || phys.Kind != kind || len(phys.Children) != len(c.Children) {
 		return false
@@ -166,6 +166,20 @@ func triviallyMappable(phys *pnode, c *Column) bool {
 		}
 	}
 	return true
+}
+
+// leafTypeName spells a scalar DuckDB type one way: parquet_schema's
+// duckdb_type writes TIMESTAMP WITH TIME ZONE where Column.DuckType writes
+// TIMESTAMPTZ (the same LogicalType).
+func leafTypeName(t string) string {
+	t = strings.ToUpper(strings.ReplaceAll(t, " ", ""))
+	switch t {
+	case "TIMESTAMPWITHTIMEZONE":
+		return "TIMESTAMPTZ"
+	case "TIMEWITHTIMEZONE":
+		return "TIMETZ"
+	}
+	return t
 }
 
 // nestedElement names the first list element or map key or value of c

@@ -1,0 +1,52 @@
+package compare
+
+import "testing"
+
+// TestRemappedNestedList: DuckDB 1.3.0 remaps a top-level column that is
+// not trivially mappable (IsTriviallyMappable: type with struct field
+// names, child count, children's field ids at their positions; never a
+// MAP), and remap_struct's RemapList/RemapMap do not reserve room for a
+// nested element, key or value (formats.QuirkRemapListsUnreserved). The
+// file: s STRUCT(a TIMESTAMPTZ, l STRUCT(x INTEGER)[]) with field ids.
+func TestRemappedNestedList(t *testing.T) {
+	id := func(i int64) *int64 { return &i }
+	leaf := func(name string, fid int64, typ string) *pnode {
+		return &pnode{Name: name, FieldID: id(fid), Kind: "leaf", DuckType: typ}
+	}
+	file := func() *pnode {
+		el := &pnode{Name: "element", FieldID: id(4), Kind: "struct", Children: []*pnode{leaf("x", 5, "INTEGER")}}
+		l := &pnode{Name: "l", FieldID: id(3), Kind: "list", Children: []*pnode{el}}
+		s := &pnode{Name: "s", FieldID: id(1), Kind: "struct", Children: []*pnode{leaf("a", 2, "TIMESTAMP WITH TIME ZONE"), l}}
+		return &pnode{Kind: "struct", Children: []*pnode{s}}
+	}
+	col := func(aType, xName, xType string) *Column {
+		return &Column{ID: 1, Name: "s", Type: "struct", Children: []*Column{
+			{ID: 2, Name: "a", Type: aType},
+			{ID: 3, Name: "l", Type: "list", Children: []*Column{
+				{ID: 4, Name: "element", Type: "struct", Children: []*Column{{ID: 5, Name: xName, Type: xType}}}}},
+		}}
+	}
+	mapFile := &pnode{Kind: "struct", Children: []*pnode{{Name: "m", FieldID: id(1), Kind: "map", Children: []*pnode{
+		leaf("key", 2, "VARCHAR"), {Name: "value", FieldID: id(3), Kind: "struct", Children: []*pnode{leaf("i", 4, "INTEGER")}}}}}}
+	mapCol := &Column{ID: 1, Name: "m", Type: "map", Children: []*Column{
+		{ID: 2, Name: "key", Type: "varchar"},
+		{ID: 3, Name: "value", Type: "struct", Children: []*Column{{ID: 4, Name: "i", Type: "int32"}}}}}
+	for _, tc := range []struct {
+		name string
+		root *pnode
+		col  *Column
+		want string
+	}{
+		{"unchanged (TIMESTAMPTZ spelled either way)", file(), col("timestamptz", "x", "int32"), ""},
+		{"element field renamed", file(), col("timestamptz", "y", "int32"), "s.l.element"},
+		{"element field widened", file(), col("timestamptz", "x", "int64"), "s.l.element"},
+		{"sibling retyped, list unchanged", file(), col("timestamp", "x", "int32"), "s.l.element"},
+		{"map of structs, unchanged", mapFile, mapCol, "m.value"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := remappedNestedList(tc.root, []*Column{tc.col}, false); got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
