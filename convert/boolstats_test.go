@@ -24,7 +24,8 @@ type boolStat struct {
 // booleanStats reads every BOOLEAN statistics row of a catalog file.
 func booleanStats(t *testing.T, path string, v *formats.Version) []boolStat {
 	t.Helper()
-	conn := attach(t, path, "READ_ONLY")
+	conn, release := attached(t, path, "READ_ONLY")
+	defer release()
 	var out []boolStat
 	for _, q := range []string{
 		`SELECT table_id, column_id, data_file_id, min_value, max_value FROM c.` + fileStatsName(v) + ` s`,

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/fdl-formats/fdl-formats/internal/duckpool"
 )
 
 // dump reads every DuckLake table of a catalog file as sorted row texts,
@@ -17,7 +19,8 @@ import (
 func dump(t *testing.T, path string, skip ...string) map[string][]string {
 	t.Helper()
 	ctx := context.Background()
-	conn := attach(t, path, "READ_ONLY")
+	conn, release := attached(t, path, "READ_ONLY")
+	defer release()
 	rows, err := conn.QueryContext(ctx, `SELECT table_name, column_name FROM duckdb_columns() WHERE database_name = 'c' AND table_name LIKE 'ducklake_%' ORDER BY table_name, column_index`)
 	if err != nil {
 		t.Fatal(err)
@@ -106,7 +109,8 @@ func firstDiff(a, b []string) string {
 func query(t *testing.T, path, q string) [][]string {
 	t.Helper()
 	ctx := context.Background()
-	conn := attach(t, path, "READ_ONLY")
+	conn, release := attached(t, path, "READ_ONLY")
+	defer release()
 	rows, err := conn.QueryContext(ctx, q)
 	if err != nil {
 		t.Fatalf("%s: %v", q, err)
@@ -139,7 +143,8 @@ func query(t *testing.T, path, q string) [][]string {
 func execOn(t *testing.T, path string, stmts ...string) {
 	t.Helper()
 	ctx := context.Background()
-	conn := attach(t, path, "")
+	conn, release := attached(t, path, "")
+	defer release()
 	if _, err := conn.ExecContext(ctx, "USE c"); err != nil {
 		t.Fatal(err)
 	}
@@ -164,22 +169,49 @@ func editedCopy(t *testing.T, src string, stmts ...string) string {
 	return dst
 }
 
+// helperDBs lends the tests' helpers (dump, query, execOn, attach) their
+// DuckDB databases: starting one costs about as much CPU as reading a small
+// catalog, and the round trips and conformance sweeps read thousands. A
+// helper's database goes back clean (duckpool.Release) or is closed.
+var helperDBs = duckpool.New(4)
+
 // attach opens a catalog file as database c on a private connection that is
-// closed when the test ends; mode is "READ_ONLY" or "".
+// released when the test ends; mode is "READ_ONLY" or "".
 func attach(t *testing.T, path, mode string) *sql.Conn {
 	t.Helper()
+	conn, release := attached(t, path, mode)
+	t.Cleanup(release)
+	return conn
+}
+
+// attached is attach for a helper done with the catalog before it returns:
+// it calls release (detach c, give the database back) itself.
+func attached(t *testing.T, path, mode string) (conn *sql.Conn, release func()) {
+	t.Helper()
 	ctx := context.Background()
-	conn, closeDB, err := openDuckDB(ctx)
+	db, err := helperDBs.Get()
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(closeDB)
+	conn, err = db.Conn(ctx)
+	if err != nil {
+		helperDBs.Discard(db)
+		t.Fatal(err)
+	}
+	release = func() {
+		if duckpool.Release(conn, "c") {
+			helperDBs.Put(db)
+		} else {
+			helperDBs.Discard(db)
+		}
+	}
 	q := fmt.Sprintf("ATTACH %s AS c", literal(path))
 	if mode != "" {
 		q += " (" + mode + ")"
 	}
 	if _, err := conn.ExecContext(ctx, q); err != nil {
+		release()
 		t.Fatal(err)
 	}
-	return conn
+	return conn, release
 }

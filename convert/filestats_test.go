@@ -23,7 +23,8 @@ func fileStatsName(v *formats.Version) string {
 // filePairs reads formats.FileColumnPairs of a catalog file.
 func filePairs(t *testing.T, path string, v *formats.Version) []formats.FileColumnPair {
 	t.Helper()
-	conn := attach(t, path, "READ_ONLY")
+	conn, release := attached(t, path, "READ_ONLY")
+	defer release()
 	pairs, err := formats.FileColumnPairs(context.Background(), conn, "c.", fileStatsName(v))
 	if err != nil {
 		t.Fatal(err)
