@@ -17,6 +17,10 @@ import (
 // source's rows at every snapshot (and the same files, deletes and schema).
 // compare's own tests prove that reader returns exactly DuckLake's rows.
 func TestConvertedLakesReadIdentically(t *testing.T) {
+	// The proofs borrow their readers' DuckDB databases, as a backfill's
+	// do, instead of starting two per conversion.
+	engines := compare.NewEngines(4)
+	t.Cleanup(func() { engines.Close() }) // after the parallel subtests
 	for _, tc := range []struct {
 		archive string
 		targets []*formats.Version
@@ -52,7 +56,7 @@ func TestConvertedLakesReadIdentically(t *testing.T) {
 					if err != nil {
 						t.Fatalf("to %s: %v", target, err)
 					}
-					rep, err := compare.Catalogs(context.Background(), src, out, compare.Options{DataPath: filepath.Join(lake, "data")})
+					rep, err := compare.Catalogs(context.Background(), src, out, compare.Options{DataPath: filepath.Join(lake, "data"), Engines: engines})
 					if err != nil && !errors.Is(err, compare.ErrNotEquivalent) {
 						t.Fatalf("compare with %s: %v", target, err)
 					}
