@@ -23,29 +23,35 @@ func TestStallTimeout(t *testing.T) {
 	if err := os.Rename(copyRepo(t, "lakes", "06_deletes"), filepath.Join(root, "lake")); err != nil {
 		t.Fatal(err)
 	}
-	var stalls atomic.Int32
-	h := webtest.Stall(webtest.Handler(root, webtest.Options{}), func(r *http.Request) bool {
-		if r.Method == http.MethodGet && r.Header.Get("Range") == "" && strings.HasSuffix(r.URL.Path, "/ducklake.duckdb") {
-			stalls.Add(1)
-			return true
-		}
-		return false
-	}, 1000)
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
 	const d = 300 * time.Millisecond
+	// The environment case runs first, alone (t.Setenv); the flag cases,
+	// which mostly wait for the stalls, then run side by side, each with
+	// its own server and count.
 	for _, tc := range []struct {
 		name string
 		env  string
 		args []string
 	}{
+		{"environment", d.String(), []string{"check"}},
 		{"flag", "", []string{"--stall-timeout", d.String(), "check"}},
 		{"flag after the command", "", []string{"check", "--stall-timeout=" + d.String()}},
-		{"environment", d.String(), []string{"check"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			t.Setenv(stallTimeoutEnv, tc.env)
-			stalls.Store(0)
+			if tc.env != "" {
+				t.Setenv(stallTimeoutEnv, tc.env)
+			} else {
+				t.Parallel()
+			}
+			var stalls atomic.Int32
+			h := webtest.Stall(webtest.Handler(root, webtest.Options{}), func(r *http.Request) bool {
+				if r.Method == http.MethodGet && r.Header.Get("Range") == "" && strings.HasSuffix(r.URL.Path, "/ducklake.duckdb") {
+					stalls.Add(1)
+					return true
+				}
+				return false
+			}, 1000)
+			srv := httptest.NewServer(h)
+			t.Cleanup(srv.Close)
 			// A deadline far beyond the timeout: a check that would hang
 			// fails the test instead.
 			ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
