@@ -20,8 +20,16 @@ lint: vet fmt
 # The README's test command: gofmt, vet and staticcheck, then every test
 # (the conformance lakes are the archives committed under testdata/conformance,
 # or FDL_CONFORMANCE_DIR; a test that needs a missing one fails).
+#
+# The tests' temporary folders (TMPDIR) are in a private folder that
+# scripts/test-tmpdir.sh makes: in /dev/shm when it can be, as the tests
+# sync thousands of files to disk. Go's own build files stay in the usual
+# temporary folder (GOTMPDIR).
 test: lint
-	$(GO) test -count=1 -timeout 45m ./...
+	@tmp=$$(scripts/test-tmpdir.sh) || exit 1; \
+	trap 'rm -rf "$$tmp"' EXIT; \
+	echo "TMPDIR=$$tmp"; \
+	GOTMPDIR="$${GOTMPDIR:-$${TMPDIR:-/tmp}}" TMPDIR="$$tmp" $(GO) test -count=1 -timeout 45m ./...
 
 demo: build
 	./scripts/demo.sh
