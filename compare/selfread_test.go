@@ -33,6 +33,7 @@ func TestSelfConformance(t *testing.T) {
 			}
 			cat := versions[len(versions)-1]
 			t.Run(archive+"/"+name, func(t *testing.T) {
+				t.Parallel()
 				rep, err := Self(ctx, cat, Options{DataPath: filepath.Join(lake, "data")})
 				if err != nil {
 					t.Fatalf("Self: %v (%+v)", err, rep.Differences)

@@ -193,6 +193,7 @@ func TestCheckReadsFrozenOnlyVersions(t *testing.T) {
 		}, ErrDifferences, []string{"DuckDB 1.3 reads column(s) ducklake_column.default_value, ducklake_column.initial_default", "as NULL", "disabled_compression_methods = 'dict_fsst'"}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // each case its own repository, cache and web site
 			root, st := demoRepo(ctx, t)
 			setFormats(t, root, frozenOnly)
 			version := tc.mutate(t, root, versionIDs(t, root))
