@@ -2,7 +2,6 @@ package compare
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/fdl-formats/fdl-formats/formats"
 )
@@ -90,7 +89,7 @@ func (r *Reader) hiveTimeZoneValues(c *comparison) ([]hiveTZValue, error) {
 		FROM cat.ducklake_data_file f JOIN cat.ducklake_name_mapping n ON n.mapping_id = f.mapping_id AND n.is_partition AND n.parent_column IS NULL
 		JOIN cat.ducklake_column c ON c.table_id = f.table_id AND c.column_id = n.target_field_id AND c.parent_column IS NULL
 			AND c.begin_snapshot < coalesce(f.end_snapshot, 9223372036854775807) AND f.begin_snapshot < coalesce(c.end_snapshot, 9223372036854775807)
-		WHERE lower(trim(c.column_type)) IN ('timestamptz', 'timetz', 'timestamp with time zone', 'time with time zone')
+		WHERE lower(trim(c.column_type)) IN `+formats.HiveTimeZoneTypesSQL+`
 		GROUP BY ALL ORDER BY 6, 2, 4`)
 	if err != nil {
 		return nil, fmt.Errorf("read Hive partition values of %s: %w", r.path, err)
@@ -115,11 +114,7 @@ func (r *Reader) hiveTimeZoneValues(c *comparison) ([]hiveTZValue, error) {
 	var names map[int64]string
 	var out []hiveTZValue
 	for _, x := range found {
-		for _, seg := range strings.Split(x.path, "/") {
-			k, v, ok := strings.Cut(seg, "=")
-			if !ok || k != x.source || formats.HiveValueNull(v, false) || formats.HiveValueHasOffset(v) {
-				continue
-			}
+		for _, seg := range formats.HiveTimeZoneValues(x.path, x.source) {
 			if names == nil {
 				if names, err = r.tableNames(c.ctx); err != nil {
 					return nil, err
@@ -129,7 +124,7 @@ func (r *Reader) hiveTimeZoneValues(c *comparison) ([]hiveTZValue, error) {
 			if table == "" {
 				table = fmt.Sprintf("table id %d", x.table)
 			}
-			out = append(out, hiveTZValue{table: table, file: r.relPath(x.path), column: x.name, typ: x.typ, value: k + "=" + v, first: x.first})
+			out = append(out, hiveTZValue{table: table, file: r.relPath(x.path), column: x.name, typ: x.typ, value: seg, first: x.first})
 		}
 	}
 	return out, nil

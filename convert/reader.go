@@ -447,7 +447,7 @@ func (r *run) hiveTimeZoneValues() ([]string, error) {
 		JOIN ducklake_column c ON c.table_id = f.table_id AND c.column_id = n.target_field_id AND c.parent_column IS NULL
 			AND c.begin_snapshot < coalesce(f.end_snapshot, 9223372036854775807) AND f.begin_snapshot < coalesce(c.end_snapshot, 9223372036854775807)
 		LEFT JOIN (SELECT table_id, any_value(table_name ORDER BY begin_snapshot DESC) AS table_name FROM ducklake_table GROUP BY table_id) t ON t.table_id = f.table_id
-		WHERE lower(trim(c.column_type)) IN ('timestamptz', 'timetz', 'timestamp with time zone', 'time with time zone')
+		WHERE lower(trim(c.column_type)) IN `+formats.HiveTimeZoneTypesSQL+`
 		ORDER BY 1`)
 	if err != nil {
 		return nil, err
@@ -455,12 +455,8 @@ func (r *run) hiveTimeZoneValues() ([]string, error) {
 	var out []string
 	for _, row := range rows {
 		f := strings.Split(row, "\x1f")
-		for _, seg := range strings.Split(f[3], "/") {
-			k, v, ok := strings.Cut(seg, "=")
-			if !ok || k != f[4] || formats.HiveValueNull(v, false) || formats.HiveValueHasOffset(v) {
-				continue
-			}
-			out = append(out, fmt.Sprintf("table %s %s: data_file_id %s %s: column %s (%s) partition value %s=%s has no UTC offset", f[0], f[1], f[2], f[3], f[5], f[6], k, v))
+		for _, seg := range formats.HiveTimeZoneValues(f[3], f[4]) {
+			out = append(out, fmt.Sprintf("table %s %s: data_file_id %s %s: column %s (%s) partition value %s has no UTC offset", f[0], f[1], f[2], f[3], f[5], f[6], seg))
 		}
 	}
 	return out, nil

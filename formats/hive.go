@@ -30,16 +30,30 @@ func HiveValueReadRawAlike(v string, varchar bool) bool {
 	return err == nil && d == v && !HiveValueNull(v, varchar)
 }
 
-// HiveTimeZoneType tells whether a DuckLake column type (as stored in
-// ducklake_column.column_type) is one whose Hive partition values DuckDB
-// casts in the session's TimeZone when ICU's casts are used
-// (QuirkHiveTimeZoneValuesUTC): TIMESTAMPTZ and TIMETZ.
-func HiveTimeZoneType(columnType string) bool {
-	switch strings.ToLower(strings.TrimSpace(columnType)) {
-	case "timestamptz", "timetz", "timestamp with time zone", "time with time zone":
-		return true
+// hiveTimeZoneTypes are the DuckLake column types (as stored in
+// ducklake_column.column_type, lower-cased and trimmed) whose Hive
+// partition values DuckDB casts in the session's TimeZone when ICU's casts
+// are used (QuirkHiveTimeZoneValuesUTC): TIMESTAMPTZ and TIMETZ.
+var hiveTimeZoneTypes = []string{"timestamptz", "timetz", "timestamp with time zone", "time with time zone"}
+
+// HiveTimeZoneTypesSQL is hiveTimeZoneTypes as a SQL list, for
+// lower(trim(column_type)) IN (...).
+var HiveTimeZoneTypesSQL = "('" + strings.Join(hiveTimeZoneTypes, "', '") + "')"
+
+// HiveTimeZoneValues lists the segments key=value of a data file's path
+// (as ducklake_data_file.path records it) for the Hive partition key key
+// whose value a TIMESTAMPTZ or TIMETZ column reads differently by the
+// session's TimeZone: no explicit UTC offset, and not a value the decoding
+// readers read as NULL (left to QuirkHiveValuesRaw).
+func HiveTimeZoneValues(path, key string) []string {
+	var out []string
+	for _, seg := range strings.Split(path, "/") {
+		k, v, ok := strings.Cut(seg, "=")
+		if ok && k == key && !HiveValueNull(v, false) && !HiveValueHasOffset(v) {
+			out = append(out, seg)
+		}
 	}
-	return false
+	return out
 }
 
 // hiveOffset matches the end of a time with an explicit UTC offset, as
