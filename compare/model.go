@@ -74,9 +74,7 @@ func (r *Reader) tablesWithoutColumnStats(ctx context.Context) ([]int64, error) 
 	var ids []int64
 	if _, ok := r.layout["ducklake_table_column_stats"]; ok && !r.empty("ducklake_table_stats") {
 		var err error
-		ids, err = r.int64s(ctx, `SELECT s.table_id FROM cat.ducklake_table_stats s
-		WHERE s.record_count IS NOT NULL AND s.file_size_bytes IS NOT NULL
-		AND NOT EXISTS (SELECT 1 FROM cat.ducklake_table_column_stats c WHERE c.table_id = s.table_id) ORDER BY 1`)
+		ids, err = r.int64s(ctx, `SELECT s.table_id FROM cat.ducklake_table_stats s WHERE `+formats.TableStatsWithoutColumnStatsSQL("cat.")+` ORDER BY 1`)
 		if err != nil {
 			return nil, fmt.Errorf("read table statistics of %s: %w", r.path, err)
 		}

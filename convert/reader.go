@@ -91,11 +91,10 @@ func (r *run) tableStatsWithoutColumnStats(step string, target *formats.Version)
 		return err
 	}
 	info := q.Info()
-	const offending = `record_count IS NOT NULL AND file_size_bytes IS NOT NULL
-			AND NOT EXISTS (SELECT 1 FROM ducklake_table_column_stats c WHERE c.table_id = s.table_id)`
-	const items = `SELECT 'table ' || s.table_id || ' ' || coalesce((SELECT any_value(t.table_name) FROM ducklake_table t WHERE t.table_id = s.table_id), '?')
+	offending := formats.TableStatsWithoutColumnStatsSQL("")
+	items := `SELECT 'table ' || s.table_id || ' ' || coalesce((SELECT any_value(t.table_name) FROM ducklake_table t WHERE t.table_id = s.table_id), '?')
 				FROM ducklake_table_stats s WHERE ` + offending + ` ORDER BY s.table_id`
-	const drop = `DELETE FROM ducklake_table_stats WHERE table_id IN (SELECT s.table_id FROM ducklake_table_stats s WHERE ` + offending + `)`
+	drop := `DELETE FROM ducklake_table_stats WHERE table_id IN (SELECT s.table_id FROM ducklake_table_stats s WHERE ` + offending + `)`
 	if every {
 		return r.runCheck(step, check{code: info.Name, table: "ducklake_table_stats", query: items,
 			reason: fmt.Sprintf("format %s readers fail to read any table of this catalog: %s (%s); dropping these statistics rows (a table without them reads the same, as an empty table does) makes it readable",

@@ -57,3 +57,13 @@ func BooleanStatsSpellSQL(prefix, stats string, ordered bool) string {
 WHERE (s.min_value IS DISTINCT FROM ` + spell("s.min_value") + ` OR s.max_value IS DISTINCT FROM ` + spell("s.max_value") + `)
 	AND EXISTS (SELECT 1 FROM ` + prefix + `ducklake_column c WHERE c.table_id = s.table_id AND c.column_id = s.column_id AND lower(c.column_type) = 'boolean')`
 }
+
+// TableStatsWithoutColumnStatsSQL is the condition on a ducklake_table_stats
+// row aliased s (tables under prefix, "" or "cat.") that readers with
+// QuirkTableStatsNeedColumnStats fail on: record_count and file_size_bytes
+// set (the rows their statistics query reads) and no
+// ducklake_table_column_stats row of its table.
+func TableStatsWithoutColumnStatsSQL(prefix string) string {
+	return `s.record_count IS NOT NULL AND s.file_size_bytes IS NOT NULL
+		AND NOT EXISTS (SELECT 1 FROM ` + prefix + `ducklake_table_column_stats c WHERE c.table_id = s.table_id)`
+}
