@@ -192,16 +192,7 @@ func TestPartialDeleteSnapshotsKeptSmall(t *testing.T) {
 	lake, catalog := lastVersion(t, "lakes", "06_deletes")
 	r, _ := openWithSnapshots(t, catalog, filepath.Join(lake, "data"))
 	const rows = 100_000
-	path := filepath.Join(t.TempDir(), "partial-delete.parquet")
-	q := fmt.Sprintf("COPY (SELECT 'f.parquet' AS file_path, i AS pos, CASE WHEN i %% 2 = 0 THEN 5 ELSE 3 END::BIGINT AS _ducklake_internal_snapshot_id FROM range(%d) t(i)) TO %s (FORMAT parquet)", rows, sqlString(path))
-	if _, err := r.conn.ExecContext(ctx, q); err != nil {
-		t.Fatal(err)
-	}
-	d := &DeleteFile{Path: path, Format: "parquet"}
-	raw, partial, err := r.parquetDeleteContent(ctx, d)
-	if err != nil || !partial {
-		t.Fatalf("partial %v, %v", partial, err)
-	}
+	d, raw := partialDeleteFile(t, r, fmt.Sprintf("SELECT i AS pos, CASE WHEN i %% 2 = 0 THEN 5 ELSE 3 END::BIGINT AS snap FROM range(%d) t(i)", rows))
 	// What the comparison and the run keep of the content: a position and
 	// a one-byte snapshot index a row, not two 8-byte values.
 	if got := rawSize(raw); got > rows+rows/8+8 {
@@ -244,16 +235,7 @@ func TestPartialDeletesManySnapshots(t *testing.T) {
 	// Row i (position 2i) deleted at snapshot 1000 - i: 300 snapshots,
 	// in the opposite order of the positions.
 	const rows = 300
-	path := filepath.Join(t.TempDir(), "partial-delete.parquet")
-	q := fmt.Sprintf("COPY (SELECT 'f.parquet' AS file_path, 2 * i AS pos, (1000 - i)::BIGINT AS _ducklake_internal_snapshot_id FROM range(%d) t(i)) TO %s (FORMAT parquet)", rows, sqlString(path))
-	if _, err := r.conn.ExecContext(ctx, q); err != nil {
-		t.Fatal(err)
-	}
-	d := &DeleteFile{Path: path, Format: "parquet"}
-	raw, partial, err := r.parquetDeleteContent(ctx, d)
-	if err != nil || !partial {
-		t.Fatalf("partial %v, %v", partial, err)
-	}
+	d, raw := partialDeleteFile(t, r, fmt.Sprintf("SELECT 2 * i AS pos, (1000 - i)::BIGINT AS snap FROM range(%d) t(i)", rows))
 	if len(raw.at) != rows || raw.rank != nil || len(raw.snaps) != rows {
 		t.Errorf("%d distinct snapshots, %d indexes, %d snapshots kept; want %d, none, %d", len(raw.at), len(raw.rank), len(raw.snaps), rows, rows)
 	}
@@ -272,4 +254,21 @@ func TestPartialDeletesManySnapshots(t *testing.T) {
 			t.Errorf("snapshot %d: %d positions (%v...), want %d", snap, len(got), got[:min(len(got), 3)], len(want))
 		}
 	}
+}
+
+// partialDeleteFile writes a partial deletion file of data file f.parquet
+// whose rows (pos, snap) the query rows gives, and reads it as a proof does.
+func partialDeleteFile(t *testing.T, r *Reader, rows string) (*DeleteFile, rawDeletes) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "partial-delete.parquet")
+	q := fmt.Sprintf("COPY (SELECT 'f.parquet' AS file_path, pos, snap AS _ducklake_internal_snapshot_id FROM (%s)) TO %s (FORMAT parquet)", rows, sqlString(path))
+	if _, err := r.conn.ExecContext(context.Background(), q); err != nil {
+		t.Fatal(err)
+	}
+	d := &DeleteFile{Path: path, Format: "parquet"}
+	raw, partial, err := r.parquetDeleteContent(context.Background(), d)
+	if err != nil || !partial {
+		t.Fatalf("partial %v, %v", partial, err)
+	}
+	return d, raw
 }
