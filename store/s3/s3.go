@@ -36,6 +36,7 @@ import (
 	"github.com/aws/smithy-go/middleware"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 
+	"github.com/fdl-formats/fdl-formats/internal/datapath"
 	"github.com/fdl-formats/fdl-formats/store"
 )
 
@@ -94,6 +95,13 @@ func New(ctx context.Context, bucket, prefix string, opts Options) (*Store, erro
 	if prefix != "" {
 		if err := store.ValidateKey(prefix); err != nil {
 			return nil, fmt.Errorf("s3://%s/%s: %w", bucket, prefix, err)
+		}
+		// DuckDB's S3 client takes what follows a "?" as the URL's query
+		// (and "#" as its fragment), so its readers would open other
+		// objects than the ones checked through the SDK: the rule the
+		// catalog's file paths and data_dir follow.
+		if strings.ContainsAny(prefix, datapath.Unsafe) {
+			return nil, fmt.Errorf("s3://%s/%s: the prefix holds a ?, # or \\, which DuckDB's s3:// reader takes as the start of a query or fragment, so it would open other objects than fdl-formats checks: move the repository under a prefix without them", bucket, prefix)
 		}
 		prefix += "/"
 	}

@@ -87,3 +87,19 @@ func TestEndpointCredentials(t *testing.T) {
 		})
 	}
 }
+
+// A prefix with "?" or "#" is refused before anything is read: DuckDB's
+// s3:// reader cuts the key there, so it would open other objects than the
+// ones checked.
+func TestPrefixQueryRefused(t *testing.T) {
+	ctx := context.Background()
+	for _, prefix := range []string{"q?x", "lakes/a#b", "a?"} {
+		_, err := s3.New(ctx, "lake", prefix, s3.Options{Endpoint: "http://127.0.0.1:9"})
+		if err == nil || !strings.Contains(err.Error(), "query or fragment") {
+			t.Errorf("prefix %q: %v, want the query/fragment refusal", prefix, err)
+		}
+	}
+	if _, err := s3.New(ctx, "lake", "lakes/a%20b", s3.Options{Endpoint: "http://127.0.0.1:9"}); err != nil {
+		t.Errorf("prefix with a %%-escape: %v, want it accepted (DuckDB's S3 client encodes %%)", err)
+	}
+}
