@@ -26,7 +26,10 @@ import (
 //     and, where the first parent's version.json is at hand and its
 //     snapshot_id is below this version's, first comes after the parent's
 //     snapshot_id and no later than the catalog's first snapshot after it
-//     (a snapshot expired before freezing may leave a gap there).
+//     (a snapshot expired before freezing may leave a gap there);
+//   - "a writer must not run ducklake_expire_snapshots ... in a way that
+//     removes the snapshot a version was frozen at": every first-parent
+//     ancestor's snapshot_id is still a snapshot of the catalog.
 //
 // A claim the catalog contradicts is a mismatch, a catalog breaking a rule
 // a violation: both are differences (exit 3).
@@ -79,6 +82,55 @@ func (r *repository) bookkeepingIssues(ctx context.Context, v *version, rd *comp
 			}
 		}
 	}
+	issues = append(issues, expiredAncestorIssues(v, bk.Snapshots, r.ancestorSnapshots(v), key)...)
+	return issues
+}
+
+// frozenAt is a version and the snapshot it was frozen at.
+type frozenAt struct {
+	id   string
+	snap int64
+}
+
+// ancestorSnapshots follows v's first parents ("follow the first entry for
+// history") and returns each ancestor at hand with the snapshot it was
+// frozen at, nearest first; it stops at an ancestor not in the repository,
+// unreadable, or seen before (a cycle, which the history rules report).
+func (r *repository) ancestorSnapshots(v *version) []frozenAt {
+	var out []frozenAt
+	seen := map[string]bool{v.id: true}
+	for cur := v; cur.meta != nil && len(cur.meta.Parents) > 0; {
+		id := cur.meta.Parents[0]
+		if seen[id] {
+			break
+		}
+		seen[id] = true
+		if cur = r.find(id); cur == nil || cur.meta == nil {
+			break
+		}
+		out = append(out, frozenAt{id, cur.meta.DuckLake.SnapshotID})
+	}
+	return out
+}
+
+// expiredAncestorIssues are the ancestors whose snapshot v's frozen catalog
+// (key, holding snapshots) no longer holds: "a writer must not run
+// ducklake_expire_snapshots on its working catalog in a way that removes
+// the snapshot a version was frozen at" (FDL 0.1, Versions: The frozen
+// catalog). A reader of v asking for an earlier version's state (AT
+// (VERSION => n)) fails on such a catalog. An ancestor frozen at v's
+// snapshot or later is the range check's finding, not this one's.
+func expiredAncestorIssues(v *version, snapshots []int64, ancestors []frozenAt, key string) []Issue {
+	held := make(map[int64]bool, len(snapshots))
+	for _, s := range snapshots {
+		held[s] = true
+	}
+	var issues []Issue
+	for _, a := range ancestors {
+		if a.snap < v.meta.DuckLake.SnapshotID && !held[a.snap] {
+			issues = append(issues, Issue{ProblemViolation, fmt.Sprintf("%s holds no snapshot %d, the snapshot its ancestor %s was frozen at: the writer expired it (ducklake_expire_snapshots), which FDL forbids (Versions: The frozen catalog), and DuckDB fails on this version's AT (VERSION => %d)", key, a.snap, a.id, a.snap)})
+		}
+	}
 	return issues
 }
 
@@ -97,10 +149,15 @@ func (r *repository) parentSnapshot(v *version) (snap int64, known bool) {
 }
 
 // snapshotsPart names, in a content pass's key, the ducklake.snapshots
-// claim and the parent's snapshot_id it is checked with.
-func snapshotsPart(claim []int64, parent int64, known bool) string {
+// claim and the parent's snapshot_id it is checked with, and the
+// ancestors' snapshots the catalog must still hold.
+func snapshotsPart(claim []int64, parent int64, known bool, ancestors []frozenAt) string {
+	part := fmt.Sprintf("snapshots %v after %d", claim, parent)
 	if !known {
-		return fmt.Sprintf("snapshots %v, parent unknown", claim)
+		part = fmt.Sprintf("snapshots %v, parent unknown", claim)
 	}
-	return fmt.Sprintf("snapshots %v after %d", claim, parent)
+	for _, a := range ancestors {
+		part += fmt.Sprintf(" %s@%d", a.id, a.snap)
+	}
+	return part
 }

@@ -171,8 +171,10 @@ func TestCheckFrozenInlinedRows(t *testing.T) {
 // (readers that attach the catalog read the last snapshot, readers of
 // files.json the claimed one), or claiming snapshot 99, or a range that is
 // not the snapshots added after the parent, passed (exit 0). So did a
-// frozen catalog holding a row of a snapshot after its last. Each is now a
-// difference naming the version, the claim and what the catalog holds.
+// frozen catalog holding a row of a snapshot after its last, and one whose
+// writer expired the snapshot an earlier version was frozen at (review
+// rv16-c F3). Each is now a difference naming the version, the claim and
+// what the catalog holds.
 func TestCheckSnapshotClaims(t *testing.T) {
 	ctx := context.Background()
 	root := filepath.Join(t.TempDir(), "demo")
@@ -230,6 +232,15 @@ func TestCheckSnapshotClaims(t *testing.T) {
 				"UPDATE c.ducklake_column SET end_snapshot = "+itoa(last1+3)+" WHERE column_id = (SELECT min(column_id) FROM c.ducklake_column WHERE end_snapshot IS NULL)")
 			testlakes.EditVersion(t, vdir, nil)
 		}, []string{v1.ID, "ducklake_column.end_snapshot names snapshot " + itoa(last1+3) + ", after the catalog's last snapshot " + itoa(last1)}},
+		// What ducklake_expire_snapshots leaves: the snapshot's rows gone,
+		// the catalog's other rows kept.
+		{"an ancestor's snapshot expired", func(t *testing.T, dir string) {
+			vdir := filepath.Join(dir, "versions", v2.ID)
+			execCatalog(t, filepath.Join(vdir, "ducklake.duckdb"),
+				"DELETE FROM c.ducklake_snapshot WHERE snapshot_id = "+itoa(last1),
+				"DELETE FROM c.ducklake_snapshot_changes WHERE snapshot_id = "+itoa(last1))
+			testlakes.EditVersion(t, vdir, nil)
+		}, []string{v2.ID, "holds no snapshot " + itoa(last1) + ", the snapshot its ancestor " + v1.ID + " was frozen at"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

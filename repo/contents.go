@@ -135,7 +135,8 @@ const contentsKeyKind = "fdl-formats content pass v10"
 // sha256, which the plan matched the catalog against where it lies (a
 // version whose catalog did not match gets no content pass), the format
 // version.json claims for it (a clean pass proved the claim), the snapshot,
-// the snapshots range with the parent's snapshot_id it was checked with,
+// the snapshots range with the parent's snapshot_id it was checked with
+// and the ancestors' snapshots the catalog must hold,
 // and the files.json and dataset.json it compares (by their sha256 too,
 // which the plan matched, or jsonFiles is false), and every file of the
 // data folder as it is (compare.Listings.InputsKey), and whether fdl.json's
@@ -149,7 +150,7 @@ func (r *repository) contentsKey(v *version, jsonFiles bool) string {
 	f, _ := formats.Lookup(v.meta.DuckLake.Format)
 	_, early := r.admitsEarlyStats(f)
 	parts := []string{"catalog " + v.meta.Catalog.SHA256, "format " + v.meta.DuckLake.Format, fmt.Sprintf("snapshot %d json %t early-stats %t", v.meta.DuckLake.SnapshotID, jsonFiles, early),
-		snapshotsPart(v.meta.DuckLake.Snapshots, parent, known)}
+		snapshotsPart(v.meta.DuckLake.Snapshots, parent, known, r.ancestorSnapshots(v))}
 	for _, ref := range []*fdljson.FileRef{v.meta.Files, v.meta.Dataset} {
 		if ref == nil {
 			parts = append(parts, "none")
