@@ -41,8 +41,9 @@ type TableRows struct {
 	Rows  int64
 }
 
-// snapshotColumns are the bookkeeping columns that name a snapshot.
-var snapshotColumns = []string{"snapshot_id", "begin_snapshot", "end_snapshot"}
+// snapshotColumns are the bookkeeping columns that name a snapshot
+// (partial_max: the last snapshot of a merged or flushed file's rows, 0.4+).
+var snapshotColumns = []string{"snapshot_id", "begin_snapshot", "end_snapshot", "partial_max"}
 
 // Last is the catalog's last snapshot id; ok is false when it has none.
 func (b *Bookkeeping) Last() (last int64, ok bool) {

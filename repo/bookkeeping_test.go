@@ -232,6 +232,12 @@ func TestCheckSnapshotClaims(t *testing.T) {
 				"UPDATE c.ducklake_column SET end_snapshot = "+itoa(last1+3)+" WHERE column_id = (SELECT min(column_id) FROM c.ducklake_column WHERE end_snapshot IS NULL)")
 			testlakes.EditVersion(t, vdir, nil)
 		}, []string{v1.ID, "ducklake_column.end_snapshot names snapshot " + itoa(last1+3) + ", after the catalog's last snapshot " + itoa(last1)}},
+		{"a partial_max after the last snapshot", func(t *testing.T, dir string) {
+			vdir := filepath.Join(dir, "versions", v1.ID)
+			execCatalog(t, filepath.Join(vdir, "ducklake.duckdb"),
+				"UPDATE c.ducklake_data_file SET partial_max = "+itoa(last1+2)+" WHERE data_file_id = (SELECT min(data_file_id) FROM c.ducklake_data_file)")
+			testlakes.EditVersion(t, vdir, nil)
+		}, []string{v1.ID, "ducklake_data_file.partial_max names snapshot " + itoa(last1+2) + ", after the catalog's last snapshot " + itoa(last1)}},
 		// What ducklake_expire_snapshots leaves: the snapshot's rows gone,
 		// the catalog's other rows kept.
 		{"an ancestor's snapshot expired", func(t *testing.T, dir string) {
