@@ -1,7 +1,6 @@
 package repo
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -11,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/fdl-formats/fdl-formats/fdljson"
+	"github.com/fdl-formats/fdl-formats/store"
 )
 
 // A repository's frozen catalogs are kept between runs beside its mirror,
@@ -45,7 +45,7 @@ const catalogsSuffix = ".catalogs"
 // cache to dst (hashing the copy, whose first bytes go to hd) when the cache
 // holds it and the store still has the same bytes; false when it must be
 // downloaded.
-func (rm *remote) cachedFrozen(ctx context.Context, key string, ref *fdljson.FileRef, dst string, hd *head) bool {
+func (rm *remote) cachedFrozen(key string, ref *fdljson.FileRef, dst string, hd *head, tail []byte, info store.ObjectInfo) bool {
 	cached, ok := rm.frozenPath(ref)
 	if !ok {
 		return false
@@ -53,11 +53,9 @@ func (rm *remote) cachedFrozen(ctx context.Context, key string, ref *fdljson.Fil
 	if st, err := os.Stat(cached + validatorSuffix); err != nil || st.Size() == 0 {
 		return false // nothing cached: no request
 	}
-	// Revalidated as a cached data file is (fillCache). Any failure here is
-	// the download's to report (a missing object, one readers cannot GET):
-	// it is tried next.
-	tail, info, err := rm.counter.ReadTail(ctx, key, tailBytes)
-	if err != nil || info.Size != ref.Bytes || !sameAsCached(cached, tail, info) {
+	// Revalidated as a cached data file is (fillCache), by the ranged read
+	// of its end the caller made (readTail).
+	if info.Size != ref.Bytes || !sameAsCached(cached, tail, info) {
 		return false
 	}
 	sum, n, err := copyHashed(cached, dst, hd)

@@ -188,7 +188,10 @@ func (r *repository) prove(ctx context.Context, c *Cell, work string, frozen *fr
 		defer os.RemoveAll(dir)
 		pub, pubSum, _, err := copyObject(ctx, r, c.Key, dir)
 		if err != nil {
-			return fail(KindUnverifiable, err)
+			// Another ETag than its HEAD's: unverifiable; other last
+			// bytes than its ranged read's: a difference, as for a
+			// data file (dataProblem).
+			return fail(problemKind(dataProblem(err)), err)
 		}
 		r.names.add(pub, keyName(r.st, c.Key))
 		// A remote store's data files, into the cache; files outside

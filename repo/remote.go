@@ -12,7 +12,9 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -102,6 +104,10 @@ type remote struct {
 	// tailOnly counts the --data files whose object has no MD5 ETag
 	// (inStore compared only their size and last bytes).
 	tailOnly int
+	// ignoredRanges are the objects whose ranged read (readTail) the
+	// server answered with the whole object, sorted when read
+	// (rangesIgnored).
+	ignoredRanges []string
 }
 
 // fetch is one download shared by every caller that needs the same key.
@@ -268,28 +274,35 @@ func (rm *remote) once(m map[string]*fetch, key string, get func(*fetch)) *fetch
 	return f
 }
 
-// catalog downloads a catalog into the work folder once per run. With ref,
-// the copy is hashed while it is written and refused unless its size and
-// sha256 match; such a frozen catalog is taken from the cache instead when
-// the store still has the bytes it holds (cachedFrozen), and a download that
-// matched is kept there (keepFrozen). It returns the copy and what its
-// DuckDB headers say (nil for a file that is not a DuckDB file), taken from
-// the bytes copied.
+// catalog downloads a catalog into the work folder once per run, held to
+// the ranged read of its end that DuckDB's reads are (readTail,
+// downloadHeld). With ref, the copy is hashed while it is written and
+// refused unless its size and sha256 match; such a frozen catalog is taken
+// from the cache instead when the store still has the bytes it holds
+// (cachedFrozen), and a download that matched is kept there (keepFrozen).
+// It returns the copy and what its DuckDB headers say (nil for a file that
+// is not a DuckDB file), taken from the bytes copied.
 func (rm *remote) catalog(ctx context.Context, key string, ref *fdljson.FileRef) (string, *duckfile.Header, Problem, error) {
 	f := rm.once(rm.catalogs, key, func(f *fetch) {
 		f.path = filepath.Join(rm.work, filepath.FromSlash(key))
 		hd := &head{}
-		if ref != nil && rm.cachedFrozen(ctx, key, ref, f.path, hd) {
+		tail, info, err := rm.readTail(ctx, key)
+		if err == nil && ref != nil && rm.cachedFrozen(key, ref, f.path, hd, tail, info) {
 			f.header = hd.header()
 			return
 		}
-		sum, n, got, err := rm.downloadDescribed(ctx, key, f.path, hd)
+		var sum string
+		var n int64
+		var got *store.ObjectInfo
+		if err == nil {
+			sum, n, got, err = rm.downloadHeld(ctx, key, f.path, hd, tail, info)
+		}
 		if err == nil {
 			f.header = hd.header()
 		}
 		switch {
 		case err != nil:
-			f.problem, f.err = ProblemUnreadable, err
+			f.problem, f.err = dataProblem(err), err
 			if errors.Is(err, fs.ErrNotExist) {
 				f.problem = ProblemInvalid
 			}
@@ -474,7 +487,7 @@ func (rm *remote) inStore(ctx context.Context, cf cachedFile) error {
 			f.err = ctx.Err()
 			return
 		}
-		tail, info, err := rm.counter.ReadTail(ctx, cf.key, tailBytes)
+		tail, info, err := rm.readTail(ctx, cf.key)
 		switch {
 		case err != nil:
 			f.err = fmt.Errorf("data file %s, as the store holds it (the --data folder's copy is read in its place): %w", cf.key, err)
@@ -609,7 +622,7 @@ func (rm *remote) fillCache(ctx context.Context, cf cachedFile) error {
 	// still be read (an S3 object moved to an archive storage class
 	// answers HEAD, not GET), through the ranged reads DuckDB makes, and
 	// its bytes must be the cached copy's.
-	tail, info, err := rm.counter.ReadTail(ctx, cf.key, tailBytes)
+	tail, info, err := rm.readTail(ctx, cf.key)
 	if err != nil {
 		return fmt.Errorf("data file %s: %w", cf.key, err)
 	}
@@ -627,32 +640,9 @@ func (rm *remote) fillCache(ctx context.Context, cf cachedFile) error {
 	// next proof key lists it again.
 	defer rm.listings.Changed()
 	os.Remove(path + validatorSuffix) // the copy is not proven until written again
-	_, n, got, err := rm.downloadDescribed(ctx, cf.key, path, nil)
+	_, n, got, err := rm.downloadHeld(ctx, cf.key, path, nil, tail, info)
 	if err != nil {
-		return fmt.Errorf("data file %s: %w", cf.key, err)
-	}
-	if n != info.Size {
-		os.Remove(path)
-		return fmt.Errorf("data file %s: downloaded %d bytes, the store gave its size as %d (changed while read?)", cf.key, n, info.Size)
-	}
-	// The whole GET must end with the bytes the ranged read gave, as
-	// readers read it: a server answering the two differently would show
-	// the checks a file readers do not get.
-	if tail != nil {
-		if mine, err := fileTail(path, int64(len(tail))); err != nil || !bytes.Equal(mine, tail) {
-			os.Remove(path)
-			return fmt.Errorf("data file %s: its last %d bytes by a ranged read, as readers read it, are not those of the whole file the store sent (changed while read, or the server answers the two differently): %w", cf.key, len(tail), errStoreDiffers)
-		}
-	}
-	// So must the whole GET's ETag be the one the HEAD and ranged read
-	// gave, as DuckDB compares them: a stale copy (a CDN edge, a replica)
-	// of the same size and last bytes would otherwise pass the checks,
-	// and the next run, seeing the HEAD's validator, download it again.
-	if got != nil && got.ETag != "" {
-		if err := store.CheckFullETag(cf.key, info.ETag, got.ETag); err != nil {
-			os.Remove(path)
-			return fmt.Errorf("data file %w", err)
-		}
+		return fmt.Errorf("data file %w", err)
 	}
 	// The copy is kept under the validator of the response that delivered
 	// its bytes, never the HEAD's: a HEAD answered by the origin and a GET
@@ -671,6 +661,91 @@ func (rm *remote) fillCache(ctx context.Context, cf cachedFile) error {
 		rm.onFile(DownloadProgress{Key: cf.key, Bytes: n, Downloaded: rm.counter.Downloaded()})
 	}
 	return nil
+}
+
+// readTail reads the last tailBytes of the object key as DuckDB reads an
+// object, by a HEAD and a ranged GET (store.TailReader), and notes an
+// object whose server answered the range with the whole object
+// (rangesIgnored).
+func (rm *remote) readTail(ctx context.Context, key string) ([]byte, store.ObjectInfo, error) {
+	tail, info, err := rm.counter.ReadTail(ctx, key, tailBytes)
+	if err == nil && info.IgnoredRange {
+		rm.mu.Lock()
+		rm.ignoredRanges = append(rm.ignoredRanges, key)
+		rm.mu.Unlock()
+	}
+	return tail, info, err
+}
+
+// rangesIgnored lists, sorted, the objects of the run whose ranged read
+// the server answered with the whole object.
+func (rm *remote) rangesIgnored() []string {
+	rm.mu.Lock()
+	defer rm.mu.Unlock()
+	out := slices.Clone(rm.ignoredRanges)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// downloadHeld downloads the object key to dst (downloadDescribed) and
+// holds the download to what the ranged read of its end before it gave
+// (tail and info, from readTail), which is how readers read it: the same
+// size, the same last bytes and the same ETag. A catalog or data file
+// that a server answers differently (a CDN edge or replica serving whole
+// downloads from an older copy: the checks would prove bytes readers do
+// not get) is an error naming it (wrapping errStoreDiffers for other last
+// bytes, a *store.ETagError for another ETag), and dst is removed.
+func (rm *remote) downloadHeld(ctx context.Context, key, dst string, hd *head, tail []byte, info store.ObjectInfo) (string, int64, *store.ObjectInfo, error) {
+	sum, n, got, err := rm.downloadDescribed(ctx, key, dst, hd)
+	if err != nil {
+		return "", 0, nil, fmt.Errorf("%s: %w", key, err)
+	}
+	if n != info.Size {
+		os.Remove(dst)
+		return "", 0, nil, fmt.Errorf("%s: downloaded %d bytes, the store gave its size as %d (changed while read?)", key, n, info.Size)
+	}
+	// The whole GET must end with the bytes the ranged read gave, as
+	// readers read it: a server answering the two differently would show
+	// the checks a file readers do not get.
+	if tail != nil {
+		if mine, err := fileTail(dst, int64(len(tail))); err != nil || !bytes.Equal(mine, tail) {
+			os.Remove(dst)
+			return "", 0, nil, fmt.Errorf("%s: its last %d bytes by a ranged read, as readers read it, are not those of the whole file the store sent (changed while read, or the server answers the two differently): %w", key, len(tail), errStoreDiffers)
+		}
+	}
+	// So must the whole GET's ETag be the one the HEAD and ranged read
+	// gave, as DuckDB compares them: a stale copy (a CDN edge, a replica)
+	// of the same size and last bytes would otherwise pass the checks,
+	// and the next run, seeing the HEAD's validator, download it again.
+	if got != nil && got.ETag != "" {
+		if err := store.CheckFullETag(key, info.ETag, got.ETag); err != nil {
+			os.Remove(dst)
+			return "", 0, nil, err
+		}
+	}
+	return sum, n, got, nil
+}
+
+// copyHeld copies the object key into a new file in dir, through a
+// ranged read of its end and a download held to it (readTail,
+// downloadHeld), and returns the file's path, the sha256 of its bytes and
+// their number.
+func (rm *remote) copyHeld(ctx context.Context, key, dir string) (string, string, int64, error) {
+	tail, info, err := rm.readTail(ctx, key)
+	if err != nil {
+		return "", "", 0, err
+	}
+	f, err := os.CreateTemp(dir, "*-"+path.Base(key))
+	if err != nil {
+		return "", "", 0, fmt.Errorf("copy %s: %w", key, err)
+	}
+	f.Close()
+	sum, n, _, err := rm.downloadHeld(ctx, key, f.Name(), nil, tail, info)
+	if err != nil {
+		os.Remove(f.Name())
+		return "", "", 0, err
+	}
+	return f.Name(), sum, n, nil
 }
 
 // sameAsCached reports whether the cached copy at path still has the

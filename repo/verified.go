@@ -44,8 +44,14 @@ func (r *repository) copyFrozen(ctx context.Context, v *version, dir string) (st
 }
 
 // copyObject copies an object into a new file in dir, and returns the
-// file's path, the sha256 of the bytes copied and their number.
+// file's path, the sha256 of the bytes copied and their number. From a
+// remote store the copy is held to the ranged read of its end that
+// DuckDB's reads are (remote.copyHeld), as the frozen catalogs and data
+// files are.
 func copyObject(ctx context.Context, r *repository, key, dir string) (local, sum string, n int64, err error) {
+	if r.remote != nil {
+		return r.remote.copyHeld(ctx, key, dir)
+	}
 	rc, err := r.st.Open(ctx, key)
 	if err != nil {
 		return "", "", 0, err

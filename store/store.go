@@ -66,6 +66,12 @@ type ObjectInfo struct {
 	// ETag is the server's entity tag, quotes removed, where the store has
 	// one (object stores and most HTTP servers); empty otherwise.
 	ETag string `json:"etag,omitempty"`
+	// IgnoredRange is set by a TailReader whose server answered the ranged
+	// GET of a part of the object (not all of it) with 200 and the whole
+	// object: readers that fall back to a whole download read it (DuckDB
+	// 1.4 on, over http(s)), those that do not fail (DuckDB 1.3's httpfs:
+	// "Content-Length from server mismatches requested range").
+	IgnoredRange bool `json:"-"`
 }
 
 // InfoOpener is implemented by stores that can describe the object a read

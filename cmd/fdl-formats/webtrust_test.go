@@ -225,7 +225,7 @@ func TestWebWholeGETOfAnotherETag(t *testing.T) {
 		t.Skip("proves a lake")
 	}
 	root := backfilledLake(t)
-	url := webtest.Serve(t, root, webtest.Options{Validators: webtest.ETag, StaleWholeGET: true}) + "/lake"
+	url := webtest.Serve(t, root, webtest.Options{Validators: webtest.ETag, StaleWholeGET: "/data/"}) + "/lake"
 	cache := "--cache=" + t.TempDir()
 	for _, run := range []string{"cold", "warm"} {
 		rep, errOut, code := checkReport(t, cache, url)
@@ -242,6 +242,62 @@ func TestWebWholeGETOfAnotherETag(t *testing.T) {
 		if rep.Transfer.Cached != 0 {
 			t.Errorf("%s check: %d data files reused from the cache; none was verified", run, rep.Transfer.Cached)
 		}
+	}
+}
+
+// TestWebCatalogWholeGETFromStaleCopy: a server whose whole-file GETs of a
+// catalog come from an older copy (a CDN edge or replica), while its HEADs
+// and ranged GETs, which DuckDB reads catalogs by, come from the origin.
+// The data files' downloads were held to the ETag of the HEAD and ranged
+// read, the catalogs' were not: check proved the stale copy and exited 0
+// while readers attached the origin's catalog (here a damaged one; a
+// frozen catalog's stale copy matched version.json, the origin's, of the
+// same size, did not). Both are now unverifiable (exit 4), naming the
+// catalog and both ETags, with and without the cache.
+func TestWebCatalogWholeGETFromStaleCopy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("proves a lake")
+	}
+	for _, tc := range []struct {
+		name string
+		file func(dir string) string // the catalog changed at the origin
+	}{
+		{"published catalog", func(dir string) string {
+			cats, _ := filepath.Glob(filepath.Join(dir, "versions", "*", "catalogs", "1.1.duckdb"))
+			if len(cats) == 0 {
+				t.Fatal("no published 1.1 catalog")
+			}
+			return cats[0]
+		}},
+		{"frozen catalog", func(dir string) string {
+			cats, _ := filepath.Glob(filepath.Join(dir, "versions", "*", "ducklake.duckdb"))
+			if len(cats) == 0 {
+				t.Fatal("no frozen catalog")
+			}
+			return cats[len(cats)-1]
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			stale := backfilledLake(t) // what the edge serves whole
+			root := backfilledLake(t)  // the origin, which DuckDB reads
+			target := tc.file(filepath.Join(root, "lake"))
+			flipBlockByte(t, target, "ducklake_data_file") // same size
+			key := filepath.ToSlash(strings.TrimPrefix(target, filepath.Join(root, "lake")+string(filepath.Separator)))
+			url := webtest.Serve(t, root, webtest.Options{Validators: webtest.ETag, StaleRoot: stale}) + "/lake"
+			for _, cache := range []string{"--no-cache", "--cache=" + t.TempDir()} {
+				rep, errOut, code := checkReport(t, cache, url)
+				if code != exitIncomparable || rep == nil {
+					t.Fatalf("check %s: exit %d, want %d\n%s", cache, code, exitIncomparable, errOut)
+				}
+				named := false
+				for _, f := range rep.Findings {
+					named = named || (f.Kind == repo.KindUnverifiable && strings.Contains(f.Detail, key+": ETag ") && strings.Contains(f.Detail, "by the GET that downloaded it"))
+				}
+				if !named {
+					t.Errorf("check %s: no unverifiable finding names %s and both ETags: %+v", cache, key, rep.Findings)
+				}
+			}
+		})
 	}
 }
 

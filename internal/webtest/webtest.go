@@ -76,10 +76,16 @@ type Options struct {
 	// servers and gateways; DuckDB then reads the file all the same).
 	HeadWithoutLength bool
 	// StaleWholeGET, with ETag validators, gives a GET of a whole file (no
-	// Range) another ETag than its HEAD and ranged GETs: a CDN edge or
-	// replica answering downloads from an older copy of the same size and
-	// last bytes (the bytes served are the file's).
-	StaleWholeGET bool
+	// Range) whose URL path holds it ("/" for every file, "/data/" for
+	// the data files) another ETag than its HEAD and ranged GETs: a CDN
+	// edge or replica answering downloads from an older copy of the same
+	// size and last bytes (the bytes served are the file's).
+	StaleWholeGET string
+	// StaleRoot, a folder laid out as root, answers a GET of a whole file
+	// (no Range) that it holds, with its own bytes and validators: a CDN
+	// edge or replica serving downloads from an older copy, while HEADs
+	// and ranged GETs get root's (the origin, which DuckDB reads).
+	StaleRoot string
 }
 
 // Serve serves root at the returned URL (no trailing slash) until the
@@ -137,6 +143,12 @@ func Handler(root string, opts Options) http.Handler {
 		if opts.HeadWithoutLength && r.Method == http.MethodHead {
 			w = noLength{w}
 		}
+		if opts.StaleRoot != "" && r.Method == http.MethodGet && r.Header.Get("Range") == "" {
+			sp := filepath.Join(opts.StaleRoot, filepath.FromSlash(clean))
+			if sst, err := os.Stat(sp); err == nil && !sst.IsDir() {
+				p, st = sp, sst
+			}
+		}
 		f, err := os.Open(p)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
@@ -155,7 +167,7 @@ func Handler(root string, opts Options) http.Handler {
 				return
 			}
 			w.Header().Set("ETag", `"`+hex.EncodeToString(h.Sum(nil))[:32]+`"`)
-			if opts.StaleWholeGET && r.Method == http.MethodGet && r.Header.Get("Range") == "" {
+			if opts.StaleWholeGET != "" && strings.Contains(clean, opts.StaleWholeGET) && r.Method == http.MethodGet && r.Header.Get("Range") == "" {
 				w.Header().Set("ETag", `"stale-replica"`)
 			}
 		}

@@ -188,9 +188,10 @@ func (s *Store) OpenInfo(ctx context.Context, key string) (io.ReadCloser, store.
 // as DuckDB requires. A server that ignores the range (200 and the whole
 // object) is read to its end, which must be the HEAD's size, for its last
 // n bytes: DuckDB (1.4 on) then downloads the whole file and reads it, so
-// its bytes are what readers get. A ranged answer whose Content-Range is
-// not the range asked, or not the bytes sent, is an error, as it is for
-// DuckDB.
+// its bytes are what readers get; DuckDB 1.3 fails such a read, which the
+// info says (IgnoredRange) where the range asked was not the whole file. A
+// ranged answer whose Content-Range is not the range asked, or not the
+// bytes sent, is an error, as it is for DuckDB.
 func (s *Store) ReadTail(ctx context.Context, key string, n int64) ([]byte, store.ObjectInfo, error) {
 	if err := store.ValidateKey(key); err != nil {
 		return nil, store.ObjectInfo{}, err
@@ -226,6 +227,7 @@ func (s *Store) ReadTail(ctx context.Context, key string, n int64) ([]byte, stor
 			return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s: the server ignored the range (%s): %w", key, resp.Status, err)
 		}
 		info.Size = head.Size
+		info.IgnoredRange = first > 0
 		return tail, info, nil
 	}
 	tail, err := io.ReadAll(io.LimitReader(resp.Body, n+1))
