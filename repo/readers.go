@@ -56,8 +56,11 @@ func (r *repository) addReaders(ctx context.Context, rep *CheckReport, opts *Opt
 // range can read, and returns the warnings for the versions it cannot
 // (except where the format is past its until for them), a difference per
 // published catalog saved at a storage its range cannot open
-// (tooNewStorage), and a warning per frozen catalog saved at a storage
-// declared readers of its format cannot open (frozenTooNewStorage). The
+// (tooNewStorage), a warning per frozen catalog saved at a storage
+// declared readers of its format cannot open (frozenTooNewStorage), and a
+// difference per declared range with DuckDB releases that fail on a
+// server that ignores Range requests, where the run found one
+// (noRangesFinding: those releases read no version). The
 // declared range says which DuckDBs are asked (what the publisher
 // promises); what each opens is what it can open, by Resolve's rule (the
 // registry's ranges), so it may read a version from a catalog in another
@@ -99,8 +102,19 @@ func (r *repository) readerMatrix(ctx context.Context, m *Matrix, opts *Options)
 			frozenShut[row.vp.ID] = w.Format
 		}
 	}
+	var ignored []string // objects whose ranged read the server answered whole
+	if r.remote != nil {
+		ignored = r.remote.rangesIgnored()
+	}
 	for _, f := range declared {
 		rr := &ReaderRange{Format: f.DuckLake, DuckDB: f.DuckDB, Tried: []string{}, Readable: []*ReaderVersion{}, Unreadable: []*ReaderVersion{}}
+		shut := false // some tried DuckDB fails every read of this server
+		if len(ignored) > 0 {
+			if w, ok := r.noRangesFinding(f.DuckLake, f.DuckDB, f.Readers, ignored); ok {
+				warnings = append(warnings, w)
+				shut = true
+			}
+		}
 		var tried []*goversion.Version
 		for _, p := range points {
 			if f.Readers.Check(p) {
@@ -112,8 +126,13 @@ func (r *repository) readerMatrix(ctx context.Context, m *Matrix, opts *Options)
 		planned := false // a gap the plan explains (a missing or refused catalog)
 		for _, row := range rows {
 			rv := &ReaderVersion{Version: row.vp.ID, Seq: row.vp.Seq, Opens: map[string]string{}}
+			rangesShut := false // a DuckDB that opens a catalog fails on the server
 			for _, p := range tried {
-				if file := firstOpening(row.files, p); file != "" {
+				file := firstOpening(row.files, p)
+				if file != "" && shut && p.LessThan(rangeFallbackFrom) {
+					file, rangesShut = "", true
+				}
+				if file != "" {
 					rv.Opens[p.String()] = file
 				} else {
 					rv.Cannot = append(rv.Cannot, p.String())
@@ -130,9 +149,12 @@ func (r *repository) readerMatrix(ctx context.Context, m *Matrix, opts *Options)
 				if len(rv.Cannot) < len(tried) {
 					gap += " (in DuckDB " + strings.Join(rv.Cannot, ", ") + ")"
 				}
-				if frozenShut[rv.Version] == f.DuckLake {
+				switch {
+				case frozenShut[rv.Version] == f.DuckLake:
 					gap += " (its frozen catalog's storage is too new: see that warning)"
-				} else {
+				case rangesShut:
+					gap += " (the server ignores Range requests: see that difference)"
+				default:
 					planned = true
 				}
 				gaps = append(gaps, gap)
@@ -196,6 +218,48 @@ func frozenTooNewStorage(vp *VersionPlan, files []*CatalogFile, points []*govers
 		}
 	}
 	return Finding{}, false
+}
+
+// rangeFallbackFrom is the first DuckDB release whose httpfs reads a file
+// from a web server that answers a ranged GET with 200 and the whole file:
+// it downloads the whole file instead (auto_fallback_to_full_download, on
+// by default: duckdb-httpfs 86f5fc8, 2025-09-05, in 354d3f43, the httpfs
+// DuckDB 1.4.0 builds). Before it, HTTPFileSystem::GetRangeRequest
+// (duckdb-httpfs v1.3-ossivalis and the commits DuckDB 1.3.0, 1.3.1 and
+// 1.3.2 build, extension/httpfs/httpfs.cpp) throws "HTTP GET error:
+// Content-Length from server mismatches requested range, server may not
+// support range requests." on any answer whose Content-Length is not the
+// range's, and every read of a catalog (block by block: the storage opens
+// it with FILE_FLAGS_PARALLEL_ACCESS, unbuffered) and of a Parquet file
+// (its footer first) is a ranged GET of part of the file.
+var rangeFallbackFrom = goversion.Must(goversion.NewVersion("1.4.0"))
+
+// noRangeFallback are the DuckDB releases before rangeFallbackFrom whose
+// DuckLake opens a catalog: the 1.3 line, which ended with 1.3.2.
+var noRangeFallback = []string{"1.3.0", "1.3.1", "1.3.2"}
+
+// noRangesFinding is the difference of a declared format (its DuckDB range
+// declared and parsed) some of whose DuckDB releases fail every read of a
+// server that ignores Range requests (noRangeFallback), given the objects
+// whose ranged read the run saw answered with the whole file; false when
+// the range admits none of those releases.
+func (r *repository) noRangesFinding(format, declared string, readers goversion.Constraints, ignored []string) (Finding, bool) {
+	var releases []string
+	for _, v := range noRangeFallback {
+		if readers.Check(goversion.Must(goversion.NewVersion(v))) {
+			releases = append(releases, v)
+		}
+	}
+	if len(releases) == 0 || len(ignored) == 0 {
+		return Finding{}, false
+	}
+	others := ""
+	if len(ignored) > 1 {
+		others = fmt.Sprintf(" and %d other files", len(ignored)-1)
+	}
+	return Finding{Kind: KindDifference, Format: format, Key: ignored[0],
+		Detail: fmt.Sprintf("readers: DuckDB %s (format %s, declared for DuckDB %s) cannot read this repository: %s ignores Range requests (it answered the ranged GET of the last %d bytes of %s%s with 200 and the whole file), and DuckDB before %s fails every read so answered (httpfs: \"HTTP GET error: Content-Length from server mismatches requested range, server may not support range requests.\"), reading every catalog and data file by ranged GETs; DuckDB %s and later download the whole file instead. Serve the repository from a server that honours Range requests (nginx, Apache, Caddy, S3), or no longer declare format %s for DuckDB before %s",
+			strings.Join(releases, ", "), format, declared, storeName(r.st), tailBytes, ignored[0], others, rangeFallbackFrom, rangeFallbackFrom, format, rangeFallbackFrom)}, true
 }
 
 // firstOpening is the key of the catalog DuckDB p opens, or "".

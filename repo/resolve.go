@@ -273,12 +273,67 @@ func Resolve(ctx context.Context, st store.Store, opts ResolveOptions) (*Resolut
 		res.Error = e.Error()
 		return res, e
 	}
+	if e, err := rangesRead(ctx, st, res.File.Key, dv); err != nil {
+		return nil, err
+	} else if e != nil {
+		// Every file of the server fails so in that DuckDB: none opens.
+		res.File.Opens, res.File.Reason, res.File = false, e.Error(), nil
+		res.Error = e.Error()
+		return res, e
+	}
 	res.OK = true
 	if res.CatalogURL, err = objectURL(st, res.File.Key); err != nil {
 		return nil, err
 	}
 	res.Attach = AttachSQL(res.CatalogURL, res.Name, res.DataURL, !dv.LessThan(overrideDataPathFrom))
 	return res, nil
+}
+
+// NoRangesError is returned by Resolve for a DuckDB before
+// rangeFallbackFrom when the web server answers a ranged read of the
+// catalog it would open with the whole file: that DuckDB fails every such
+// read. It matches ErrNoCatalog.
+type NoRangesError struct {
+	Server, Key, DuckDB string
+}
+
+func (e *NoRangesError) Error() string {
+	return fmt.Sprintf("DuckDB %s cannot read %s: %s ignores Range requests (it answered the ranged GET of the last %d bytes of %s with 200 and the whole file), and DuckDB before %s fails every read so answered (httpfs: \"HTTP GET error: Content-Length from server mismatches requested range, server may not support range requests.\"), reading catalogs and data files by ranged GETs",
+		e.DuckDB, e.Key, e.Server, tailBytes, e.Key, rangeFallbackFrom)
+}
+
+// Is matches ErrNoCatalog.
+func (e *NoRangesError) Is(target error) bool { return target == ErrNoCatalog }
+
+// Hint tells the reader what to do, and who can fix it.
+func (e *NoRangesError) Hint() string {
+	return fmt.Sprintf("read it with DuckDB %s or later, whose httpfs downloads the whole file when a server ignores a range; in DuckDB 1.3, httpfs's `SET force_download = true` downloads each file whole before reading it, without ranged GETs; the publisher can serve the repository from a server that honours Range requests (nginx, Apache, Caddy, S3)", rangeFallbackFrom)
+}
+
+// rangesRead reads the end of the object key by a ranged GET, as DuckDB dv
+// reads it, where dv is older than rangeFallbackFrom and the store is read
+// over the network (a store.TailReader that is not a local folder), and
+// returns a *NoRangesError when the server answered with the whole file;
+// nil, nil when it did not, or there was nothing to ask.
+func rangesRead(ctx context.Context, st store.Store, key string, dv *goversion.Version) (*NoRangesError, error) {
+	if !dv.LessThan(rangeFallbackFrom) {
+		return nil, nil
+	}
+	if _, local := store.Base(st).(store.PathStore); local {
+		return nil, nil
+	}
+	tr, ok := st.(store.TailReader)
+	if !ok {
+		return nil, nil
+	}
+	_, info, err := tr.ReadTail(ctx, key, tailBytes)
+	if err != nil {
+		return nil, fmt.Errorf("read the end of %s as DuckDB %s does (a ranged GET): %w", key, dv, err)
+	}
+	if !info.IgnoredRange {
+		return nil, nil
+	}
+	return &NoRangesError{Server: storeName(st), Key: key, DuckDB: dv.String()}, nil
 }
 
 // verifyFile opens a catalog of v from a private copy and checks that it is

@@ -23,7 +23,8 @@ func resolveCommand() *cli.Command {
 			"declares is a promise within it and does not narrow it) and it is not older than the file's\n" +
 			"storage version. Prints the statement to run (SQL, with a comment line; the alias quoted).\n" +
 			"Exit codes: 0 found; 8 no catalog of the version opens in that DuckDB (the error lists the\n" +
-			"DuckDB versions that would); 2 bad arguments or an unknown version; 6 invalid repository.",
+			"DuckDB versions that would), or, for a DuckDB before 1.4.0, the web server ignores Range requests,\n" +
+			"which that DuckDB fails on; 2 bad arguments or an unknown version; 6 invalid repository.",
 		ArgsUsage: "REPO",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "version", Value: "latest", Usage: "the version: its ID, its seq, or latest (the newest not expired)"},

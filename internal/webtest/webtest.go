@@ -86,6 +86,9 @@ type Options struct {
 	// edge or replica serving downloads from an older copy, while HEADs
 	// and ranged GETs get root's (the origin, which DuckDB reads).
 	StaleRoot string
+	// IgnoreRange answers every GET with 200 and the whole file, whatever
+	// Range it asks (python -m http.server, some proxies and CDNs).
+	IgnoreRange bool
 }
 
 // Serve serves root at the returned URL (no trailing slash) until the
@@ -142,6 +145,9 @@ func Handler(root string, opts Options) http.Handler {
 		}
 		if opts.HeadWithoutLength && r.Method == http.MethodHead {
 			w = noLength{w}
+		}
+		if opts.IgnoreRange {
+			r.Header.Del("Range")
 		}
 		if opts.StaleRoot != "" && r.Method == http.MethodGet && r.Header.Get("Range") == "" {
 			sp := filepath.Join(opts.StaleRoot, filepath.FromSlash(clean))
