@@ -75,7 +75,7 @@ func TestFilesWithoutColumnStatsPruned(t *testing.T) {
 	// As convert writes 0.4: BOOLEAN statistics 'false'/'true' (the lake's
 	// '0'/'1' are boolean-stats-compared-as-text differences of their own).
 	as04 := []string{`UPDATE ducklake_metadata SET value = '0.4' WHERE key = 'version'`,
-		formats.BooleanStatsSpellSQL("", "ducklake_file_column_stats", true), formats.BooleanStatsSpellSQL("", "ducklake_table_column_stats", true)}
+		formats.BooleanTextStats.SpellSQL("", "ducklake_file_column_stats", true), formats.BooleanTextStats.SpellSQL("", "ducklake_table_column_stats", true)}
 	bare04 := tamper(t, orig, as04...)
 	rows04 := tamper(t, orig, append(as04, readAlikeInserts(t, orig)...)...)
 	wrong04 := tamper(t, rows04, `UPDATE ducklake_file_column_stats SET min_value = '8', max_value = '8' WHERE data_file_id = 0 AND column_id = 6`)

@@ -298,8 +298,13 @@ func (c *comparison) stats() error {
 				return err
 			}
 		}
+		if rd.label == "ducklake_table_column_stats" {
+			if err := c.stringTableStats(rd.label, rd.ea, rd.eb); err != nil {
+				return err
+			}
+		}
 		if rd.label == "ducklake_file_column_stats" || rd.label == "ducklake_table_column_stats" {
-			if err := c.booleanStats(rd.label, rd.na, rd.nb, rd.ea, rd.eb); err != nil {
+			if err := c.textStats(rd.label, rd.na, rd.nb, rd.ea, rd.eb); err != nil {
 				return err
 			}
 		}

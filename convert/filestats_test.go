@@ -161,7 +161,13 @@ func TestFileColumnStatsForPruningReaders(t *testing.T) {
 				t.Fatal(err)
 			}
 			stats := fileStatsName(source)
-			if diffs := diffDumps(map[string][]string{stats: dump(t, src)[stats]}, map[string][]string{stats: dump(t, back)[stats]}); len(diffs) > 0 {
+			want := src
+			if k := formats.TemporalTextStats; tc.target.ReadsWith(k.Quirk) && !source.ReadsWith(k.Quirk) {
+				// Temporal statistics written NULL for the target's
+				// readers stay NULL (temporal-stats-compared-as-text).
+				want = editedCopy(t, src, k.SpellSQL("c.", stats, true))
+			}
+			if diffs := diffDumps(map[string][]string{stats: dump(t, want)[stats]}, map[string][]string{stats: dump(t, back)[stats]}); len(diffs) > 0 {
 				t.Errorf("%s -> %s -> %s changed the file statistics:\n%s", source.Name, tc.target.Name, source.Name, strings.Join(diffs, "\n"))
 			}
 		})

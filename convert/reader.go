@@ -57,15 +57,56 @@ func (r *run) readerChecks(source, target *formats.Version) error {
 			return fmt.Errorf("%s: %w", formats.QuirkViewCatalogVerbatim.Info().Name, err)
 		}
 	}
+	if err := r.stringTableStatsWithoutMinMax(step, target); err != nil {
+		return fmt.Errorf("%s: %w", formats.QuirkStringTableStatsEmpty.Info().Name, err)
+	}
 	if err := r.tableStatsWithoutColumnStats(step, target); err != nil {
 		return fmt.Errorf("%s: %w", formats.QuirkTableStatsNeedColumnStats.Info().Name, err)
 	}
 	if err := r.fileColumnStats(step, source, target); err != nil {
 		return fmt.Errorf("%s: %w", formats.QuirkFilesWithoutColumnStatsPruned.Info().Name, err)
 	}
-	if err := r.booleanStats(step, source, target); err != nil {
-		return fmt.Errorf("%s: %w", formats.QuirkBooleanStatsComparedAsText.Info().Name, err)
+	if err := r.textStats(step, source, target); err != nil {
+		return err
 	}
+	return nil
+}
+
+// stringTableStatsWithoutMinMax applies formats.QuirkStringTableStatsEmpty
+// to a target some of whose readers (0.4: DuckDB 1.5.0) read a VARCHAR
+// column's table statistics with NULL min_value and max_value as an empty
+// column: such a row of a column that may hold values is dropped, and a
+// note names the table and column. Without a row the readers have no
+// statistics for the column (as DuckDB 1.5.1 reads the row), so nothing is
+// pruned and no answer changes. It runs before tableStatsWithoutColumnStats:
+// a table left without any column statistics row then gets its refusal
+// (its ducklake_table_stats row would fail every read).
+func (r *run) stringTableStatsWithoutMinMax(step string, target *formats.Version) error {
+	q := formats.QuirkStringTableStatsEmpty
+	if !target.ReadsWith(q) {
+		return nil
+	}
+	if ok, err := r.w.hasTable(r.ctx, "ducklake_table_column_stats"); err != nil || !ok {
+		return err
+	}
+	stats, err := r.fileStatsTable()
+	if err != nil || stats == "" {
+		return err
+	}
+	offending := formats.StringTableStatsWithoutMinMaxSQL("") + " AND " + formats.ColumnMayHoldValuesSQL("", stats)
+	items, err := r.w.strings(r.ctx, `SELECT 'table ' || s.table_id || ' ' || coalesce((SELECT any_value(t.table_name) FROM ducklake_table t WHERE t.table_id = s.table_id), '?')
+			|| ' column ' || coalesce((SELECT arg_max(c.column_name, c.begin_snapshot) FROM ducklake_column c WHERE c.table_id = s.table_id AND c.column_id = s.column_id), '?')
+			|| ' (id ' || s.column_id || ')'
+		FROM ducklake_table_column_stats s WHERE `+offending+` ORDER BY s.table_id, s.column_id`)
+	if err != nil || len(items) == 0 {
+		return err
+	}
+	if err := r.w.exec(r.ctx, `DELETE FROM ducklake_table_column_stats s WHERE `+offending); err != nil {
+		return err
+	}
+	info := q.Info()
+	r.add(Finding{Severity: Note, Code: info.Name, Step: step, Table: "ducklake_table_column_stats", Detail: summarize(items),
+		Reason: fmt.Sprintf("table column statistics of VARCHAR columns with NULL min_value and max_value dropped: DuckDB 1.5.0, a format %s reader, reads such a row as a column holding no string, so WHERE col = 'x' returns no rows (%s; fixed in DuckDB 1.5.1); without the row no reader has statistics for the column, as 1.5.1 reads the row, and no answer changes", target.Name, info.Name)})
 	return nil
 }
 

@@ -94,6 +94,20 @@ const (
 	// and value without the file's key_value level), so such a table is
 	// not certified readable.
 	QuirkRemapListsUnreserved
+	// QuirkTemporalStatsComparedAsText: under a filter pushed down on a
+	// DATE, TIME, TIMETZ or TIMESTAMP* column, min_value/max_value are
+	// compared as text with the constant's text, not cast to the type: a
+	// year >= 10000, a BC date or a TIMETZ offset (in a statistic or in the
+	// constant) sorts otherwise than the value, and files holding matching
+	// rows are skipped. Only NULL statistics read alike
+	// (TemporalTextStats).
+	QuirkTemporalStatsComparedAsText
+	// QuirkStringTableStatsEmpty: a ducklake_table_column_stats row of a
+	// VARCHAR (or JSON) column with min_value and max_value both NULL is
+	// read as the statistics of an empty column (no string can be in it,
+	// max string length 0): WHERE col = 'x' returns no rows whatever the
+	// files hold.
+	QuirkStringTableStatsEmpty
 )
 
 // QuirkInfo documents one ReaderQuirk: what the real reader does, where in
@@ -182,6 +196,14 @@ var AllQuirks = []QuirkInfo{
 		Source:    "DuckDB v1.3.0 src/function/scalar/struct/remap_struct.cpp: RemapMap (line 87) and RemapList (line 139) call ListVector::SetListSize without ListVector::Reserve, then RemapChildVectors remaps the element with the list's size (RemapStruct sets validity, RemapList writes list entries past the 2048 slots); 03442e963e2 (#17836, 2025-06-07, first in v1.3.1) adds the Reserve. src/common/multi_file/multi_file_column_mapper.cpp: IsTriviallyMappable (line 197) compares the file's and catalog's types and child counts, ConstructMapExpression (line 551) emits remap_struct otherwise; DuckLake v1.3-ossivalis DuckLakeMultiFileReader::Bind passes ColumnsFromFieldData(field_data) with emit_key_value false (src/storage/ducklake_multi_file_reader.cpp)",
 		Error:     "malloc(): invalid size (unsorted) (SIGABRT, exit 134) or SIGSEGV",
 		Evidence:  "DuckDB 1.3.0 (Go bindings v0.1.10): remap_struct over 5000 map entries with NULL struct values, MAP(INTEGER, STRUCT(i INTEGER)) -> MAP(INTEGER, STRUCT(i BIGINT)), aborts with malloc(): mismatching next->prev_size; the same map to its own type reads 1422 of 2500 values; a STRUCT(a, l STRUCT(x)[]) remapped for a widened a with an unchanged list of 5000 elements aborts with malloc(): invalid next size; DuckDB 1.3.2 reads all three (review finding, remap8.sql and remap10.sql; the last two here). That DuckLake's 1.3.0 reader takes remap_struct for these columns is read from the source: no DuckDB 1.3.0 ducklake extension is run here, and read_parquet's name mapping over two files did not reproduce it"},
+	{Quirk: QuirkTemporalStatsComparedAsText, Name: "temporal-stats-compared-as-text", Family: "file pruning by statistics",
+		Behaviour: "under a filter pushed down on a DATE, TIME, TIMETZ or TIMESTAMP (_S, _MS, _NS, TZ) column (=, <>, <, <=, >, >=, IN), min_value and max_value are compared as text with the constant's text (Value::ToString), not cast to the type: text order is value order only for dates of the years 0001-9999 AD and TIMETZ values at one offset, so a statistic or constant of the year 10000 or later ('10000-01-01' < '2025-01-01'), a BC date ('0044-03-15 (BC)') or a TIMETZ with another offset makes the reader skip a file that holds matching rows (WHERE d = DATE '2025-01-01' on a file with min '2024-01-01' and max '10000-01-01'; WHERE d < DATE '10000-01-01' on any file): only NULL statistics (the file is kept) read alike for every constant; the table column statistics are read as values (CreateNumericStats)",
+		Source:    "CastStatsToTarget and CastValueToTarget (src/storage/ducklake_metadata_manager.cpp) in v1.4-andium, in every commit DuckDB 1.4.x pins (09f9b85b of 1.4.0 in src/storage/ducklake_multi_file_list.cpp, to 41255d47 of 1.4.5), and in src/storage/ducklake_multi_file_list.cpp in v1.3-ossivalis: TRY_CAST only where type.IsNumeric(), the constant a string literal; 967de26a (2026-02-17), first in 7ea15644, the DuckLake of DuckDB 1.5.0 (and in 67480b1d, 1.5.1's), casts where RequiresValueComparison (src/include/storage/ducklake_stats.hpp: IsNumeric() || IsTemporal())",
+		Evidence:  "review finding (/tmp/rv16-a-scratch/r2): a 1.0 table t(id, d DATE, ts TIMESTAMP) with 2024-01-01, 2025-01-01 and 10000-01-01 in one file converted to 0.3 field for field: the 1.4 file list for WHERE d = DATE '2025-01-01' and for WHERE ts >= TIMESTAMP '2024-06-01' keeps no file (run on DuckDB 1.4.3 too: plain VARCHAR comparison), the 1.5.0 one keeps it"},
+	{Quirk: QuirkStringTableStatsEmpty, Name: "string-table-stats-without-minmax-empty", Family: "statistics the reader requires",
+		Behaviour: "a ducklake_table_column_stats row of a VARCHAR (or JSON) column whose min_value and max_value are both NULL (what the writers of 1.0 leave once one file of the column has values but no string statistics: MergeStats drops has_min for good) is given to the planner as the statistics of a column that holds no string (min 0xFF.., max '', max string length 0): the optimizer folds WHERE col = 'x' (and other comparisons) to an empty result whatever the files hold, and a zero maximum length misleads compressed materialization; a column with no row has no statistics and reads as the files say",
+		Source:    "DuckLakeColumnStats::CreateStringStats (src/storage/ducklake_stats.cpp) in 7ea15644, the DuckLake of DuckDB 1.5.0: StringStats::CreateEmpty kept when neither has_min nor has_max (DuckDB v1.5.0 src/storage/statistics/string_stats.cpp CreateEmpty; CheckZonemap gives FILTER_ALWAYS_FALSE, propagate_get.cpp ReplaceWithEmptyResult), reached through DuckLakeStatistics (ducklake_scan.cpp) -> DuckLakeTableEntry::GetStatistics -> GetColumnStats; 8b94fb1c (2026-03-03, \"Do not assume 0 length if no string stats available\"), first in 67480b1d, the DuckLake of DuckDB 1.5.1, uses StringStats::CreateUnknown. v1.4-andium returns no statistics when min or max is missing. Format 0.4 is read by both: a catalog written as 0.4 is modelled by 1.5.0's reader, a 0.4 source by 1.5.1's (SourceQuirks)",
+		Evidence:  "review finding (/tmp/rv16-a-scratch/r4): t(id, s VARCHAR) with ('apple', 'banana', NULL) in one file and 'cherry' in another whose s statistics are NULL, its table column statistics of s NULL as MergeStats leaves them, converted to 0.4: DuckDB 1.5.0 with its DuckLake returns no row for WHERE s = 'apple', 1.5.1 one"},
 }
 
 // Info returns the documentation of a single quirk.
@@ -224,22 +246,23 @@ const (
 	// quirksV1_3: DuckLake v1.3-ossivalis (DuckDB 1.3), formats 0.1 and 0.2
 	// (no Hive partition mappings exist in these formats).
 	quirksV1_3 = QuirkUnmappedFilesNull | QuirkTimeTZDefaultOffset | QuirkTableStatsNeedColumnStats | QuirkInlinedAtSnapshotZero | QuirkFilesWithoutColumnStatsPruned |
-		QuirkViewCatalogVerbatim | QuirkBooleanStatsComparedAsText
+		QuirkViewCatalogVerbatim | QuirkBooleanStatsComparedAsText | QuirkTemporalStatsComparedAsText
 	// quirksV1_3_0: DuckLake v1.3-ossivalis on DuckDB 1.3.0, the only
 	// release that opens format 0.1: DuckDB 1.3.0's column mapper.
 	quirksV1_3_0 = quirksV1_3 | QuirkNestedDefaultsDropped | QuirkStructWithoutFileFieldsNotNull | QuirkRemapListsUnreserved
 	// quirksV1_4: DuckLake v1.4-andium (DuckDB 1.4), format 0.3.
 	quirksV1_4 = QuirkUnmappedFilesNull | QuirkTimeTZDefaultOffset | QuirkHiveValuesRaw | QuirkHiveTimeZoneValuesUTC | QuirkTableStatsNeedColumnStats | QuirkInlinedAtFirstSnapshot | QuirkFilesWithoutColumnStatsPruned |
-		QuirkViewCatalogVerbatim | QuirkBooleanStatsComparedAsText
+		QuirkViewCatalogVerbatim | QuirkBooleanStatsComparedAsText | QuirkTemporalStatsComparedAsText
 	// quirksV1_5_0: DuckLake on DuckDB 1.5.0-1.5.1, format 0.4: where the
 	// two differ (Hive values), the one that reads fewer catalogs as 1.0
 	// does (1.5.0's), so that a catalog proved for one is read alike by
 	// both.
 	quirksV1_5_0 = QuirkUnmappedFilesNull | QuirkTimeTZDefaultOffset | QuirkHiveValuesRaw | QuirkHiveTimeZoneValuesUTC | QuirkTableStatsNeedColumnStats | QuirkInlinedAtFirstSnapshot | QuirkFilesWithoutColumnStatsPruned |
-		QuirkPartialDeletesWholeWithInlined | QuirkViewCatalogVerbatim | QuirkBooleanStatsComparedAsText
+		QuirkPartialDeletesWholeWithInlined | QuirkViewCatalogVerbatim | QuirkBooleanStatsComparedAsText | QuirkStringTableStatsEmpty
 	// quirksV1_5_1: DuckLake on DuckDB 1.5.1, the newest release that reads
-	// format 0.4 (Hive values decoded as 1.0 does).
-	quirksV1_5_1 = quirksV1_5_0 &^ (QuirkHiveValuesRaw | QuirkHiveTimeZoneValuesUTC)
+	// format 0.4 (Hive values decoded as 1.0 does, string statistics
+	// without min and max unknown).
+	quirksV1_5_1 = quirksV1_5_0 &^ (QuirkHiveValuesRaw | QuirkHiveTimeZoneValuesUTC | QuirkStringTableStatsEmpty)
 )
 
 // ReadsWith reports whether the format's real reader has every quirk in q

@@ -87,10 +87,10 @@ func TestQuirksDeclared(t *testing.T) {
 		format string
 		want   string
 	}{
-		{"0.1", "unmapped-files-read-null|timetz-default-offset-ignored|table-stats-need-column-stats|inlined-read-at-snapshot-zero|files-without-column-stats-pruned|view-catalog-placeholder-verbatim|boolean-stats-compared-as-text|list-map-struct-fields-missing-fail|struct-without-file-fields-not-null|remapped-nested-lists-unreserved"},
-		{"0.2", "unmapped-files-read-null|timetz-default-offset-ignored|table-stats-need-column-stats|inlined-read-at-snapshot-zero|files-without-column-stats-pruned|view-catalog-placeholder-verbatim|boolean-stats-compared-as-text"},
-		{"0.3", "unmapped-files-read-null|timetz-default-offset-ignored|hive-values-cast-raw|table-stats-need-column-stats|inlined-read-at-first-snapshot|files-without-column-stats-pruned|view-catalog-placeholder-verbatim|boolean-stats-compared-as-text|hive-tz-values-read-as-utc"},
-		{"0.4", "unmapped-files-read-null|timetz-default-offset-ignored|hive-values-cast-raw|table-stats-need-column-stats|inlined-read-at-first-snapshot|files-without-column-stats-pruned|partial-deletes-whole-with-inlined-deletes|view-catalog-placeholder-verbatim|boolean-stats-compared-as-text|hive-tz-values-read-as-utc"},
+		{"0.1", "unmapped-files-read-null|timetz-default-offset-ignored|table-stats-need-column-stats|inlined-read-at-snapshot-zero|files-without-column-stats-pruned|view-catalog-placeholder-verbatim|boolean-stats-compared-as-text|list-map-struct-fields-missing-fail|struct-without-file-fields-not-null|remapped-nested-lists-unreserved|temporal-stats-compared-as-text"},
+		{"0.2", "unmapped-files-read-null|timetz-default-offset-ignored|table-stats-need-column-stats|inlined-read-at-snapshot-zero|files-without-column-stats-pruned|view-catalog-placeholder-verbatim|boolean-stats-compared-as-text|temporal-stats-compared-as-text"},
+		{"0.3", "unmapped-files-read-null|timetz-default-offset-ignored|hive-values-cast-raw|table-stats-need-column-stats|inlined-read-at-first-snapshot|files-without-column-stats-pruned|view-catalog-placeholder-verbatim|boolean-stats-compared-as-text|hive-tz-values-read-as-utc|temporal-stats-compared-as-text"},
+		{"0.4", "unmapped-files-read-null|timetz-default-offset-ignored|hive-values-cast-raw|table-stats-need-column-stats|inlined-read-at-first-snapshot|files-without-column-stats-pruned|partial-deletes-whole-with-inlined-deletes|view-catalog-placeholder-verbatim|boolean-stats-compared-as-text|hive-tz-values-read-as-utc|string-table-stats-without-minmax-empty"},
 		{"1.0", "none"},
 		{"1.1", "none"},
 	} {

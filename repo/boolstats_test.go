@@ -39,8 +39,8 @@ func TestCheckBooleanStatsPublishedBefore(t *testing.T) {
 		t.Fatal(err)
 	}
 	execCatalog(t, cat,
-		formats.BooleanStatsSpellSQL("c.", "ducklake_file_column_stats", false),
-		formats.BooleanStatsSpellSQL("c.", "ducklake_table_column_stats", false))
+		formats.BooleanTextStats.SpellSQL("c.", "ducklake_file_column_stats", false),
+		formats.BooleanTextStats.SpellSQL("c.", "ducklake_table_column_stats", false))
 	_, err := Check(ctx, st, opts)
 	if !errors.Is(err, ErrDifferences) {
 		t.Fatalf("check of the catalog with '0'/'1': %v, want differences", err)

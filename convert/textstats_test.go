@@ -12,6 +12,7 @@ import (
 	"github.com/fdl-formats/fdl-formats/compare"
 	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
+	"github.com/fdl-formats/fdl-formats/lakegen"
 )
 
 // boolStat is a BOOLEAN statistics row of a catalog: table, column, data
@@ -168,7 +169,7 @@ func TestBooleanStatsForTextReaders(t *testing.T) {
 			}
 			raw := 0
 			for _, b := range booleanStats(t, src, source) {
-				if !formats.BooleanStatsOrdered(b.min) || !formats.BooleanStatsOrdered(b.max) {
+				if !formats.BooleanTextStats.Ordered(b.min) || !formats.BooleanTextStats.Ordered(b.max) {
 					raw++
 				}
 			}
@@ -182,7 +183,7 @@ func TestBooleanStatsForTextReaders(t *testing.T) {
 			}
 			spelled := 0
 			for _, b := range booleanStats(t, out, tc.target) {
-				if !formats.BooleanStatsOrdered(b.min) || !formats.BooleanStatsOrdered(b.max) {
+				if !formats.BooleanTextStats.Ordered(b.min) || !formats.BooleanTextStats.Ordered(b.max) {
 					t.Errorf("table %d column %d file %d: BOOLEAN statistics %v/%v, want NULL, 'false' or 'true'", b.table, b.column, b.file, str(b.min), str(b.max))
 				}
 				if b.min != nil {
@@ -219,8 +220,8 @@ func TestBooleanStatsForTextReaders(t *testing.T) {
 
 			// The old output: the same catalog with '0'/'1'.
 			old := editedCopy(t, out,
-				formats.BooleanStatsSpellSQL("c.", fileStatsName(tc.target), false),
-				formats.BooleanStatsSpellSQL("c.", "ducklake_table_column_stats", false))
+				formats.BooleanTextStats.SpellSQL("c.", fileStatsName(tc.target), false),
+				formats.BooleanTextStats.SpellSQL("c.", "ducklake_table_column_stats", false))
 			rep, err := compare.Catalogs(ctx, src, old, compare.Options{DataPath: data})
 			if !errors.Is(err, compare.ErrNotEquivalent) {
 				t.Fatalf("compare with the '0'/'1' statistics: err = %v, want not equivalent", err)
@@ -255,4 +256,144 @@ func str(s *string) string {
 		return "NULL"
 	}
 	return "'" + *s + "'"
+}
+
+// textStatsLake writes a one-version lake (format 1.0) with lakegen and
+// returns its catalog and data folder.
+func textStatsLake(t *testing.T, snapshots ...lakegen.Snapshot) (catalog, data string) {
+	t.Helper()
+	dir := t.TempDir()
+	res, err := lakegen.Repository(context.Background(), dir, lakegen.Spec{Name: "stats", Versions: []lakegen.Version{{Snapshots: snapshots}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(dir, "versions", res.Versions[len(res.Versions)-1].ID, "ducklake.duckdb"), filepath.Join(dir, "data")
+}
+
+// keptFilesWhere runs, on a catalog file, the file list DuckLake 1.3/1.4
+// builds for a filter on a column of table 1 (ConvertFilterPushdownToSQL
+// and GenerateConstantFilter of v1.4-andium: the statistics not cast,
+// compared as text with the constant's text): cond is the condition on
+// min_value and max_value. It returns the kept data files.
+func keptFilesWhere(t *testing.T, conn *sql.Conn, stats string, column int64, cond string) map[int64]bool {
+	t.Helper()
+	rows, err := conn.QueryContext(context.Background(), `SELECT data_file_id FROM c.ducklake_data_file
+		WHERE table_id = 1 AND data_file_id IN (SELECT data_file_id FROM c.`+stats+`
+			WHERE table_id = 1 AND column_id = $1 AND (min_value IS NULL OR max_value IS NULL OR (`+cond+`)))`, column)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	out := map[int64]bool{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		out[id] = true
+	}
+	return out
+}
+
+// TestTemporalStatsForTextReaders: the readers of 0.1-0.3 compare DATE and
+// TIMESTAMP statistics as text with the constant's text
+// (formats.QuirkTemporalStatsComparedAsText): a file holding 2024-01-01,
+// 2025-01-01 and 10000-01-01 has min '2024-01-01' and max '10000-01-01', so
+// their file list for WHERE d = DATE '2025-01-01' (and ts >= TIMESTAMP
+// '2024-06-01') keeps no file. A conversion to those formats writes the
+// temporal statistics NULL: the file lists keep the file and the catalog
+// is proved equivalent; converted back up it proves equivalent too. The old
+// output (the statistics as the source has them) is not equivalent to its
+// source, naming the file and column. 0.4's readers compare them as values:
+// they are kept. Before, the conversions carried them and were proved
+// equivalent.
+func TestTemporalStatsForTextReaders(t *testing.T) {
+	ctx := context.Background()
+	q := formats.QuirkTemporalStatsComparedAsText
+	src, data := textStatsLake(t,
+		lakegen.Snapshot{lakegen.CreateTable{Table: "t", Columns: []lakegen.Column{{Name: "id", Type: "INTEGER"}, {Name: "d", Type: "DATE"}, {Name: "ts", Type: "TIMESTAMP"}}}},
+		lakegen.Snapshot{lakegen.Insert{Table: "t", Select: "SELECT * FROM (VALUES (1, DATE '2024-01-01', TIMESTAMP '2024-01-01 00:00:00'), (2, DATE '2025-01-01', TIMESTAMP '2025-01-01 00:00:00'), (3, DATE '10000-01-01', TIMESTAMP '10000-01-01 00:00:00'))"}})
+	const columnD, columnTS = 2, 3
+	filters := []struct {
+		column int64
+		cond   string
+	}{
+		{columnD, "'2025-01-01' BETWEEN min_value AND max_value"},
+		{columnTS, "max_value >= '2024-06-01 00:00:00'"},
+	}
+	for _, tc := range []struct {
+		target *formats.Version
+		// asText: the format's readers compare temporal statistics as text.
+		asText bool
+	}{{formats.V0_2, true}, {formats.V0_3, true}, {formats.V0_4, false}} {
+		target := tc.target
+		t.Run(target.Name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out.duckdb")
+			res, err := Catalog(ctx, src, out, target, Options{DataPath: data})
+			if err != nil {
+				t.Fatal(err)
+			}
+			noted := false
+			for _, f := range res.Findings {
+				noted = noted || f.Code == q.Info().Name
+			}
+			conn := attach(t, out, "READ_ONLY")
+			var nonNull int
+			if err := conn.QueryRowContext(ctx, `SELECT count(*) FROM c.`+fileStatsName(target)+` WHERE column_id IN (2, 3) AND (min_value IS NOT NULL OR max_value IS NOT NULL)`).Scan(&nonNull); err != nil {
+				t.Fatal(err)
+			}
+			if target.ReadsWith(q) != tc.asText {
+				t.Errorf("format %s reads with %s: %v, want %v", target.Name, q.Info().Name, target.ReadsWith(q), tc.asText)
+			}
+			if !tc.asText {
+				if noted || nonNull != 2 {
+					t.Errorf("format %s compares by value: finding %v, %d rows with statistics, want none and 2", target.Name, noted, nonNull)
+				}
+				proveEquivalent(t, src, out, data)
+				return
+			}
+			if !noted || nonNull != 0 {
+				t.Errorf("format %s: %s finding %v, %d temporal statistics rows not NULL, want a finding and none: %v", target.Name, q.Info().Name, noted, nonNull, res.Findings)
+			}
+			for _, f := range filters {
+				if kept := keptFilesWhere(t, conn, fileStatsName(target), f.column, f.cond); !kept[0] {
+					t.Errorf("%s: format %s readers skip data file 0, which holds matching rows", f.cond, target.Name)
+				}
+			}
+			proveEquivalent(t, src, out, data)
+			up := filepath.Join(t.TempDir(), "up.duckdb")
+			if _, err := Catalog(ctx, out, up, formats.V1_0, Options{DataPath: data}); err != nil {
+				t.Fatal(err)
+			}
+			proveEquivalent(t, out, up, data)
+
+			// The old output: the statistics as the source has them.
+			old := editedCopy(t, out, `ATTACH '`+src+`' AS s (READ_ONLY)`,
+				`UPDATE c.`+fileStatsName(target)+` o SET min_value = x.min_value, max_value = x.max_value FROM s.ducklake_file_column_stats x
+					WHERE x.data_file_id = o.data_file_id AND x.column_id = o.column_id AND o.column_id IN (2, 3)`, `DETACH s`)
+			oc := attach(t, old, "READ_ONLY")
+			for _, f := range filters {
+				if kept := keptFilesWhere(t, oc, fileStatsName(target), f.column, f.cond); kept[0] {
+					t.Fatalf("%s: the old output's file list keeps data file 0; the test needs one that skips it", f.cond)
+				}
+			}
+			rep, err := compare.Catalogs(ctx, src, old, compare.Options{DataPath: data})
+			if !errors.Is(err, compare.ErrNotEquivalent) {
+				t.Fatalf("compare with the source's temporal statistics: err = %v, want not equivalent", err)
+			}
+			found := map[string]bool{}
+			for _, d := range rep.Differences {
+				if d.Kind != "stats" || !strings.Contains(d.Reason, q.Info().Name) || !strings.Contains(d.Reason, ".parquet (data_file_id 0)") || !strings.Contains(d.Reason, old) || d.Table == "" {
+					t.Errorf("unexpected difference %s", d)
+					continue
+				}
+				for _, c := range []string{"d", "ts"} {
+					found[c] = found[c] || strings.Contains(d.Reason, "column "+c+" (id ")
+				}
+			}
+			if !found["d"] || !found["ts"] {
+				t.Errorf("differences name columns %v, want d and ts", found)
+			}
+		})
+	}
 }
