@@ -342,13 +342,37 @@ func TestRoundTrips(t *testing.T) {
 					}
 					skip := inherentBetween(a, b)
 					back = withoutAddedReadAlikeStats(t, src, back, a)
-					if diffs := diffDumps(dump(t, want, skip...), dump(t, back, skip...)); len(diffs) > 0 {
+					if diffs := diffDumps(dump(t, throughReaders(t, want, a, b), skip...), dump(t, back, skip...)); len(diffs) > 0 {
 						t.Errorf("%s -> %s -> %s changed metadata beyond %v:\n%s", a, b, a, skip, strings.Join(diffs, "\n"))
 					}
 				}
 			})
 		}
 	}
+}
+
+// throughReaders is want (a catalog of format a) as a round trip through
+// format b leaves it on purpose, for the readers of one leg's target:
+// temporal file statistics NULL where one of a and b compares them as text
+// and the other by value (temporal-stats-compared-as-text: the leg to the
+// text readers writes them NULL), and VARCHAR table column statistics
+// without min and max gone where a's or b's readers read them as empty
+// (string-table-stats-without-minmax-empty); want itself when neither
+// applies.
+func throughReaders(t *testing.T, want string, a, b *formats.Version) string {
+	t.Helper()
+	var stmts []string
+	if k := formats.TemporalTextStats; b.ReadsWith(k.Quirk) != a.ReadsWith(k.Quirk) {
+		stmts = append(stmts, k.SpellSQL("c.", fileStatsName(a), true))
+	}
+	if q := formats.QuirkStringTableStatsEmpty; b.ReadsWith(q) || a.ReadsWith(q) {
+		stmts = append(stmts, `DELETE FROM c.ducklake_table_column_stats s WHERE `+formats.StringTableStatsWithoutMinMaxSQL("c.")+
+			` AND `+formats.ColumnMayHoldValuesSQL("c.", fileStatsName(a)))
+	}
+	if len(stmts) == 0 {
+		return want
+	}
+	return editedCopy(t, want, stmts...)
 }
 
 // withoutAddedReadAlikeStats: a source whose readers skip data files
