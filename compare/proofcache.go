@@ -40,8 +40,12 @@ import (
 // TIMESTAMPTZ/TIMETZ Hive value without a UTC offset that the two
 // catalogs' readers cast differently, hive-tz-values-read-as-utc, and
 // format 0.1's DuckDB 1.3.0 nested defaults; v27: format 0.1's DuckDB
-// 1.3.0 remap_struct on nested lists and maps, remapped-nested-lists-unreserved).
-const proofVersion = "fdl-formats proof v27"
+// 1.3.0 remap_struct on nested lists and maps, remapped-nested-lists-unreserved;
+// v28: a 0.1-0.3 catalog B with temporal file statistics its readers
+// compare as text, temporal-stats-compared-as-text, and a 0.4 catalog B
+// with a VARCHAR table statistic without min and max that DuckDB 1.5.0
+// reads as empty, string-table-stats-without-minmax-empty).
+const proofVersion = "fdl-formats proof v28"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths

@@ -63,7 +63,7 @@ const (
 	// constant's text ('true'/'false'), not cast to BOOLEAN: statistics
 	// spelled '0'/'1' (DuckDB 1.5's Parquet writer) skip every file under
 	// = true, = false, IN and >=. Only 'false'/'true' (or NULL) compare as
-	// the values (BooleanStatsOrdered).
+	// the values (BooleanTextStats.Ordered).
 	QuirkBooleanStatsComparedAsText
 	// QuirkHiveTimeZoneValuesUTC: a Hive partition value of a TIMESTAMPTZ or
 	// TIMETZ column is cast with DuckDB's core casts (no ICU), which read a
