@@ -292,6 +292,9 @@ func (c *comparison) stats() error {
 			if err := c.dropUnreadableTableStats(rd.label, rd.ea, rd.eb); err != nil {
 				return err
 			}
+			if err := c.dropStringOnlyTableStats(rd.label, rd.ea, rd.eb); err != nil {
+				return err
+			}
 		}
 		if rd.label == "ducklake_file_column_stats" {
 			if err := c.fileColumnStats(rd.label, rd.na, rd.nb, rd.ea, rd.eb); err != nil {

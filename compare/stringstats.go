@@ -112,3 +112,55 @@ func (c *comparison) stringTableStats(label string, ea, eb entries) error {
 	}
 	return nil
 }
+
+// tablesOnlyWithStringStatsWithoutMinMax lists the tables whose
+// ducklake_table_stats row readers read (record_count and file_size_bytes
+// set) and whose every ducklake_table_column_stats row is one convert to
+// 0.4 drops (formats.QuirkStringTableStatsEmpty): such a table is left
+// without column statistics in 0.4.
+func (r *Reader) tablesOnlyWithStringStatsWithoutMinMax(c *comparison) ([]int64, error) {
+	stats := r.statsName(statsTables[2])
+	if stats == "" || r.empty("ducklake_table_stats") || r.empty("ducklake_table_column_stats") {
+		return nil, nil
+	}
+	dropped := formats.StringTableStatsWithoutMinMaxSQL("cat.") + " AND " + formats.ColumnMayHoldValuesSQL("cat.", stats)
+	ids, err := r.int64s(c.ctx, `SELECT ts.table_id FROM cat.ducklake_table_stats ts
+WHERE ts.record_count IS NOT NULL AND ts.file_size_bytes IS NOT NULL
+	AND EXISTS (SELECT 1 FROM cat.ducklake_table_column_stats s WHERE s.table_id = ts.table_id)
+	AND NOT EXISTS (SELECT 1 FROM cat.ducklake_table_column_stats s WHERE s.table_id = ts.table_id AND NOT (`+dropped+`))
+ORDER BY 1`)
+	if err != nil {
+		return nil, fmt.Errorf("read table statistics of %s: %w", r.path, err)
+	}
+	return ids, nil
+}
+
+// dropStringOnlyTableStats removes from the comparison of
+// ducklake_table_stats (label; ea and eb its entries) the row of a table of
+// A that a 0.4 B lacks because its only column statistics rows were
+// VARCHAR rows without min and max (convert to 0.4 drops them,
+// formats.QuirkStringTableStatsEmpty) and 0.4's readers fail on table
+// statistics without column statistics (formats.QuirkTableStatsNeedColumnStats;
+// convert --allow-lossy table-stats drops it). It is reported as not
+// compared; no answer depends on it (dropUnreadableTableStats).
+func (c *comparison) dropStringOnlyTableStats(label string, ea, eb entries) error {
+	if !c.b.format.ReadsWith(formats.QuirkStringTableStatsEmpty) || !c.b.format.ReadsWith(formats.QuirkTableStatsNeedColumnStats) {
+		return nil
+	}
+	ids, err := c.a.tablesOnlyWithStringStatsWithoutMinMax(c)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		k := tableStatsKey(label, id)
+		if _, inB := eb[k]; inB {
+			continue
+		}
+		if _, ok := ea[k]; ok {
+			delete(ea, k)
+			c.rep.NotCompared = append(c.rep.NotCompared, fmt.Sprintf("%s of table %d: absent from B, whose format's readers fail on it once the table's VARCHAR column statistics without min and max are dropped (%s, %s)",
+				label, id, formats.QuirkStringTableStatsEmpty.Info().Name, formats.QuirkTableStatsNeedColumnStats.Info().Name))
+		}
+	}
+	return nil
+}

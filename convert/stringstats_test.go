@@ -113,3 +113,40 @@ func TestStringTableStatsWithoutMinMax(t *testing.T) {
 		})
 	}
 }
+
+// TestStringTableStatsWithoutMinMaxOnlyColumn: where the VARCHAR column's
+// row is its table's only column statistics row, dropping it would leave
+// the table's ducklake_table_stats row without column statistics, which
+// every 0.4 reader fails on (table-stats-need-column-stats): the
+// conversion to 0.4 is refused so, and with --allow-lossy table-stats the
+// table statistics row goes too and the output proves equivalent.
+func TestStringTableStatsWithoutMinMaxOnlyColumn(t *testing.T) {
+	ctx := context.Background()
+	lake, data := textStatsLake(t,
+		lakegen.Snapshot{lakegen.CreateTable{Table: "t", Columns: []lakegen.Column{{Name: "s", Type: "VARCHAR"}}}},
+		lakegen.Snapshot{lakegen.Insert{Table: "t", Select: "SELECT * FROM (VALUES ('apple'), ('banana'))"}},
+		lakegen.Snapshot{lakegen.Insert{Table: "t", Select: "SELECT 'cherry'"}})
+	src := editedCopy(t, lake,
+		`UPDATE c.ducklake_file_column_stats SET min_value = NULL, max_value = NULL WHERE data_file_id = 1`,
+		`UPDATE c.ducklake_table_column_stats SET min_value = NULL, max_value = NULL`)
+	out := filepath.Join(t.TempDir(), "out.duckdb")
+	_, err := Catalog(ctx, src, out, formats.V0_4, Options{DataPath: data})
+	var re *RefusedError
+	if !errors.As(err, &re) {
+		t.Fatalf("convert to 0.4: %v, want refused", err)
+	}
+	refused := false
+	for _, f := range re.Findings {
+		refused = refused || (f.Severity == Refuse && f.Code == formats.QuirkTableStatsNeedColumnStats.Info().Name)
+	}
+	if !refused {
+		t.Errorf("refusal %v does not name %s", re.Findings, formats.QuirkTableStatsNeedColumnStats.Info().Name)
+	}
+	if _, err := Catalog(ctx, src, out, formats.V0_4, Options{DataPath: data, Lossy: []string{"table-stats"}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := stringTableStatsRows(t, out); len(got) != 0 {
+		t.Errorf("table statistics without min/max left for columns %v", got)
+	}
+	proveEquivalent(t, src, out, data)
+}
