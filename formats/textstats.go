@@ -179,15 +179,18 @@ func StringTableStatsWithoutMinMaxSQL(prefix string) string {
 // aliased s (table_id, column_id; tables under prefix, file statistics
 // table stats) may hold a non-NULL value at some snapshot, as far as the
 // catalog tells: a file statistics row of it with values (value_count > 0,
-// what the readers' IS NOT NULL pruning asks, or NULL) or a min or max, a
-// data file of the table without a statistics row for it (written before
-// the column: its initial default; or unknown), or inlined data of the
-// table. Only a column every file of which says it holds NULLs alone, and
-// no inlined data, does not.
+// what the readers' IS NOT NULL pruning asks, or NULL) or a min or max; a
+// data file of the table without a statistics row for it that was written
+// with the column (unknown) or is read with a non-NULL initial default;
+// or inlined data of the table. Only a column every file of which holds
+// NULLs alone (by its statistics, or its NULL default), and no inlined
+// data, does not.
 func ColumnMayHoldValuesSQL(prefix, stats string) string {
 	return `(EXISTS (SELECT 1 FROM ` + prefix + stats + ` fs WHERE fs.table_id = s.table_id AND fs.column_id = s.column_id
 			AND (fs.value_count IS NULL OR fs.value_count > 0 OR fs.min_value IS NOT NULL OR fs.max_value IS NOT NULL))
 		OR EXISTS (SELECT 1 FROM ` + prefix + `ducklake_data_file f WHERE f.table_id = s.table_id
-			AND NOT EXISTS (SELECT 1 FROM ` + prefix + stats + ` fs WHERE fs.data_file_id = f.data_file_id AND fs.column_id = s.column_id))
+			AND NOT EXISTS (SELECT 1 FROM ` + prefix + stats + ` fs WHERE fs.data_file_id = f.data_file_id AND fs.column_id = s.column_id)
+			AND EXISTS (SELECT 1 FROM ` + prefix + `ducklake_column col WHERE col.table_id = s.table_id AND col.column_id = s.column_id
+				AND (col.initial_default IS NOT NULL OR col.begin_snapshot <= f.begin_snapshot)))
 		OR EXISTS (SELECT 1 FROM ` + prefix + `ducklake_inlined_data_tables i WHERE i.table_id = s.table_id))`
 }
