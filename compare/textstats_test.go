@@ -12,7 +12,7 @@ import (
 // are compared as they are.
 func TestCanonTextStats(t *testing.T) {
 	for _, tc := range []struct {
-		kind    *formats.TextStats
+		kind     *formats.TextStats
 		in, want string
 	}{
 		{formats.BooleanTextStats, `column_size_bytes="31" value_count="2" min_value="0" max_value="1" contains_nan=NULL`,
