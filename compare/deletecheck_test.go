@@ -315,14 +315,22 @@ func queryRow(t *testing.T, catalog, q string, dest any) {
 }
 
 // TestTwoColumnDeletesFormats: DuckLake on DuckDB 1.3 (v1.3-ossivalis,
-// ScanDeleteFile) accepts delete files of exactly two columns; the readers
-// of 0.3 (DuckDB 1.4) and later accept a third. Which formats' readers are
-// the 1.3 line's comes from each format's DuckDB range in the registry.
+// ScanDeleteFile) and the DuckLake DuckDB 1.4.0 pins (09f9b85b) accept
+// delete files of exactly two columns; DuckDB 1.4.1 and later accept a
+// third (formats.QuirkDeleteFilesTwoColumns). A catalog written as 0.3
+// must read alike in 1.4.0, a 0.3 source is read as 1.4.5 reads it.
+// Before, 0.3 was held to the 1.4.1+ reading only.
 func TestTwoColumnDeletesFormats(t *testing.T) {
-	want := map[string]bool{"0.1": true, "0.2": true, "0.3-dev1": true}
+	want := map[string]bool{"0.1": true, "0.2": true, "0.3-dev1": true, "0.3": true}
+	wantSource := map[string]bool{"0.1": true, "0.2": true, "0.3-dev1": true}
 	for _, v := range formats.All {
-		if got := twoColumnDeletes(v); got != want[v.Name] {
+		r := &Reader{format: v}
+		if got := r.readsWith(formats.QuirkDeleteFilesTwoColumns); got != want[v.Name] {
 			t.Errorf("format %s (DuckDB %s): two-column delete files only = %v, want %v", v.Name, v.DuckDB, got, want[v.Name])
+		}
+		r.asSource = true
+		if got := r.readsWith(formats.QuirkDeleteFilesTwoColumns); got != wantSource[v.Name] {
+			t.Errorf("format %s read as a source: two-column delete files only = %v, want %v", v.Name, got, wantSource[v.Name])
 		}
 	}
 }

@@ -506,7 +506,7 @@ func (r *Reader) parquetDeleteContent(ctx context.Context, d *DeleteFile) (_ raw
 		r.rawDeletes.put(d.Path, before, raw)
 	}
 	if raw.cols != 2 && r.twoColumnDeletes {
-		return rawDeletes{}, false, &DeleteFileError{Path: d.Path, Detail: fmt.Sprintf("Invalid schema contained in the delete file %s - expected file_name/position (format %s readers, DuckDB 1.3, read two columns only; it has %d)", d.Path, r.format.Name, raw.cols)}
+		return rawDeletes{}, false, &DeleteFileError{Path: d.Path, Detail: fmt.Sprintf("Invalid schema contained in the delete file %s - expected file_name/position (format %s readers read two columns only, %s; it has %d)", d.Path, r.format.Name, formats.QuirkDeleteFilesTwoColumns.Info().Name, raw.cols)}
 	}
 	if !raw.partial() || !r.format.Has(formats.CapPartialDeleteFiles) {
 		return raw, false, nil
@@ -745,13 +745,6 @@ func deleteFileSchema(path string, types []string) error {
 		return nil
 	}
 	return &DeleteFileError{Path: path, Detail: fmt.Sprintf("Invalid schema contained in the delete file %s - expected file_name/position/[snapshot_id or row] (its columns: %s)", path, strings.Join(types, ", "))}
-}
-
-// twoColumnDeletes reports whether v's readers are DuckLake on DuckDB 1.3
-// (v1.3-ossivalis: formats 0.1, 0.2 and the 1.3 line's 0.3-dev1), whose
-// ScanDeleteFile accepts exactly two columns; later readers accept a third.
-func twoColumnDeletes(v *formats.Version) bool {
-	return !v.Opens("1.4.0") && (v.Opens("1.3.0") || v.Opens("1.3.1") || v.Opens("1.3.2"))
 }
 
 // unsortedDelete is the real reader's error for position p read after last.

@@ -165,7 +165,7 @@ func (r *Reader) inlinedReadColumns(ctx context.Context, t Table, g inlinedReg, 
 	}
 	if !exists {
 		q := formats.QuirkInlinedAtSnapshotZero.Info()
-		if !r.format.ReadsWith(formats.QuirkInlinedAtSnapshotZero) {
+		if !r.readsWith(formats.QuirkInlinedAtSnapshotZero) {
 			q = inlinedColumnMissing
 		}
 		return nil, &UnreadableError{Format: r.format.Name, Quirk: q, Table: t.FullName(),
@@ -224,7 +224,7 @@ func (r *Reader) inlinedReadColumns(ctx context.Context, t Table, g inlinedReg, 
 // are not those of the schema its reader reads it with.
 func (r *Reader) inlinedMisread(t Table, g inlinedReg, asOf int64, msg string) error {
 	q := inlinedColumnMissing
-	if r.format.ReadsWith(formats.QuirkInlinedAtFirstSnapshot) {
+	if r.readsWith(formats.QuirkInlinedAtFirstSnapshot) {
 		q = formats.QuirkInlinedAtFirstSnapshot.Info()
 	}
 	return &UnreadableError{Format: r.format.Name, Quirk: q, Table: t.FullName(),
@@ -368,11 +368,13 @@ func newInlinedMemo() inlinedMemo {
 //   - 1.0 and 1.1 (GetBeginSnapshotForSchemaVersion): the begin_snapshot of
 //     the first ducklake_schema_versions row with table_id = t and
 //     schema_version = sv, else the table's first snapshot;
-//   - 0.3 and 0.4 (formats.QuirkInlinedAtFirstSnapshot): the table's first
-//     snapshot;
-//   - 0.1 and 0.2 (formats.QuirkInlinedAtSnapshotZero): snapshot 0.
+//   - 0.4, and 0.3 read as a source (DuckDB 1.4.5;
+//     formats.QuirkInlinedAtFirstSnapshot): the table's first snapshot;
+//   - 0.1, 0.2, and 0.3 read as a written catalog (DuckDB 1.4.0;
+//     formats.QuirkInlinedAtSnapshotZero): snapshot 0.
 //
-// formats.InlinedSchemaSourceOf makes that choice, for the converter too.
+// formats.InlinedSchemaSourceOf (SourceInlinedSchemaSourceOf for a
+// source) makes that choice, for the converter too.
 // The table's first snapshot is the begin_snapshot of its first
 // ducklake_table row (GetBeginSnapshotForTable, no ORDER BY: storage
 // order). A NULL begin_snapshot in the value taken (that row, or the
@@ -388,12 +390,12 @@ func (r *Reader) inlinedSchemaSnapshot(ctx context.Context, t Table, sv, snap in
 	}
 	var row sql.NullInt64
 	found := false
-	if r.format.InlinedSchemaSourceOf(true) == formats.InlinedSchemaFromVersionRow { // else the row is never read
+	if r.inlinedSchemaSourceOf(true) == formats.InlinedSchemaFromVersionRow { // else the row is never read
 		if row, found, err = r.schemaVersionRow(ctx, t.ID, sv); err != nil {
 			return 0, err
 		}
 	}
-	switch r.format.InlinedSchemaSourceOf(found) {
+	switch r.inlinedSchemaSourceOf(found) {
 	case formats.InlinedSchemaFromSnapshotZero:
 		return 0, nil
 	case formats.InlinedSchemaFromVersionRow:
@@ -404,6 +406,15 @@ func (r *Reader) inlinedSchemaSnapshot(ctx context.Context, t Table, sv, snap in
 		return row.Int64, nil
 	}
 	return r.tableFirstSnapshot(ctx, t)
+}
+
+// inlinedSchemaSourceOf is the lookup of the catalog's readers: the newest
+// release's as a proof's source, every release's otherwise (readsWith).
+func (r *Reader) inlinedSchemaSourceOf(versionRow bool) formats.InlinedSchemaSource {
+	if r.asSource {
+		return r.format.SourceInlinedSchemaSourceOf(versionRow)
+	}
+	return r.format.InlinedSchemaSourceOf(versionRow)
 }
 
 // snapshotSchemaVersion is a snapshot's schema_version.

@@ -11,12 +11,12 @@ import (
 )
 
 // TestOldFormatsReadDeletesAsTheirDuckLake: formats before 0.4 have no
-// partial deletion files and no inlined deletions, and their DuckLake
-// (DuckDB 1.3/1.4) deletes every position of a 3-column delete file,
-// whatever snapshot it names, and never reads ducklake_inlined_delete_*
-// tables. A 0.3 catalog whose delete file gains a position tagged with a
-// later snapshot, or whose deletions gain inlined rows, reads other rows
-// for that reader: not equivalent (the proof passed both before).
+// partial deletion files and no inlined deletions: DuckDB 1.4.1-1.4.5
+// delete every position of a 3-column delete file, whatever snapshot it
+// names, DuckDB 1.4.0 (and 1.3) refuse the file, and none reads
+// ducklake_inlined_delete_* tables. A 0.3 source whose delete file gains
+// a position tagged with a later snapshot reads other rows; a 0.3 B with
+// such a file is unreadable; inlined deletion rows change nothing.
 func TestOldFormatsReadDeletesAsTheirDuckLake(t *testing.T) {
 	ctx := context.Background()
 	lake, catalog := lastVersion(t, "lakes-0.3", "06_deletes")
@@ -73,30 +73,42 @@ func TestOldFormatsReadDeletesAsTheirDuckLake(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	threeColumns := []string{fmt.Sprintf(
+		"UPDATE ducklake_delete_file SET path = %s, path_is_relative = false, file_size_bytes = %d, footer_size = %d WHERE delete_file_id = %d",
+		sqlString(newDel), st.Size(), footer, target.Delete.ID)}
 	for _, tc := range []struct {
 		name  string
 		stmts []string
+		asA   bool   // the tampered catalog is A (a source, read as DuckDB 1.4.5 reads it)
+		kind  string // the difference wanted ("": equivalent)
+		text  string
 	}{
-		{"a 3-column delete file's later position", []string{fmt.Sprintf(
-			"UPDATE ducklake_delete_file SET path = %s, path_is_relative = false, file_size_bytes = %d, footer_size = %d WHERE delete_file_id = %d",
-			sqlString(newDel), st.Size(), footer, target.Delete.ID)}},
+		// A 0.3 source is read by DuckDB 1.4.5, which deletes every
+		// position of a 3-column file; a catalog written as 0.3 must be
+		// read by DuckDB 1.4.0 too, which refuses the file
+		// (formats.QuirkDeleteFilesTwoColumns; before, it was read as
+		// 1.4.5 reads it and only the rows differed).
+		{"a 3-column delete file's later position, in A", threeColumns, true, "rows", "rows differ"},
+		{"a 3-column delete file in B", threeColumns, false, "unreadable", "delete-files-two-columns-only"},
 		{"inlined deletions", []string{
 			fmt.Sprintf("CREATE TABLE ducklake_inlined_delete_%d(file_id BIGINT, row_id BIGINT, begin_snapshot BIGINT)", table.ID),
-			fmt.Sprintf("INSERT INTO ducklake_inlined_delete_%d VALUES (%d, %d, %d)", table.ID, target.ID, extra, last)}},
+			fmt.Sprintf("INSERT INTO ducklake_inlined_delete_%d VALUES (%d, %d, %d)", table.ID, target.ID, extra, last)}, false, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b := tamper(t, catalog, tc.stmts...)
-			rep, err := Catalogs(ctx, catalog, b, Options{DataPath: data})
-			switch tc.name {
-			case "inlined deletions":
+			a, b := catalog, tamper(t, catalog, tc.stmts...)
+			if tc.asA {
+				a, b = b, a
+			}
+			rep, err := Catalogs(ctx, a, b, Options{DataPath: data})
+			if tc.kind == "" {
 				// Read as 0.3's DuckLake reads it: the table is ignored.
 				if err != nil {
 					t.Fatalf("Catalogs: %v, want equivalent (0.3 readers never read inlined deletions)", err)
 				}
-			default:
-				if !errors.Is(err, ErrNotEquivalent) || !hasDifference(rep, "rows", "rows differ") {
-					t.Fatalf("Catalogs: %v, want rows that differ at the last snapshot", err)
-				}
+				return
+			}
+			if !errors.Is(err, ErrNotEquivalent) || !hasDifference(rep, tc.kind, tc.text) {
+				t.Fatalf("Catalogs: %v, want a %s difference naming %q", err, tc.kind, tc.text)
 			}
 		})
 	}

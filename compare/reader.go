@@ -177,7 +177,7 @@ type Reader struct {
 	// inl: what the model of inlined reads asked the catalog (inlined.go).
 	inl inlinedMemo
 	// twoColumnDeletes: the format's readers refuse a delete file of
-	// three columns (twoColumnDeletes).
+	// three columns (formats.QuirkDeleteFilesTwoColumns).
 	twoColumnDeletes bool
 }
 
@@ -295,7 +295,7 @@ func (r *Reader) init(ctx context.Context, opts ReaderOptions) error {
 	if err != nil {
 		return fmt.Errorf("%w: detect format of %s: %w", ErrIncomparable, r.path, err)
 	}
-	r.twoColumnDeletes = twoColumnDeletes(r.format)
+	r.twoColumnDeletes = r.readsWith(formats.QuirkDeleteFilesTwoColumns)
 	dp := opts.DataPath
 	if dp == "" {
 		if dp, err = meta.value("data_path"); err != nil {

@@ -140,10 +140,11 @@ var expectedRefusals = map[string]map[string]string{
 	"14_geometry":   {"0.1": "extra-stats,flushed-partial-files,geometry,types", "0.2": "extra-stats,flushed-partial-files,geometry,types", "0.3": "geometry"},
 	"15_encryption": {"0.1": "partial-delete-files", "0.2": "partial-delete-files", "0.3": "partial-delete-files"},
 	// Its inlined tables of table 1 after a rename and an added column are
-	// read at the table's first snapshot by 0.3/0.4 readers and at
-	// snapshot 0 (no table) by 0.1/0.2 readers (formats.QuirkInlinedAt*).
+	// read at the table's first snapshot by 0.4 readers and at snapshot 0
+	// (no table) by 0.1/0.2 readers and DuckDB 1.4.0, a 0.3 reader
+	// (formats.QuirkInlinedAt*).
 	"16_data_inlining": {"0.1": "flushed-partial-files,inlined-deletes,inlined-read-at-snapshot-zero,inlined-rows,scoped-settings", "0.2": "flushed-partial-files,inlined-deletes,inlined-read-at-snapshot-zero,inlined-rows",
-		"0.3": "inlined-deletes,inlined-read-at-first-snapshot,inlined-rows", "0.4": "inlined-read-at-first-snapshot,inlined-rows", "1.0": "inlined-rows", "1.1": "inlined-rows"},
+		"0.3": "inlined-deletes,inlined-read-at-snapshot-zero,inlined-rows", "0.4": "inlined-read-at-first-snapshot,inlined-rows", "1.0": "inlined-rows", "1.1": "inlined-rows"},
 	"17_compaction":           {"0.1": "flushed-partial-files", "0.2": "flushed-partial-files"},
 	"19_add_data_files":       {"0.1": "hive-partition-mapping,name-mapped-files", "0.2": "hive-partition-mapping"},
 	"20_time_travel":          {"0.1": "commit-info,partial-delete-files", "0.2": "commit-info,partial-delete-files", "0.3": "partial-delete-files"},
@@ -152,7 +153,7 @@ var expectedRefusals = map[string]map[string]string{
 	"23_row_lineage":          {"0.1": "flushed-partial-files,partial-delete-files", "0.2": "flushed-partial-files,partial-delete-files", "0.3": "partial-delete-files"},
 	"24_deletion_vectors": {"0.1": "deletion-vectors,partial-delete-files", "0.2": "deletion-vectors,partial-delete-files",
 		"0.3": "deletion-vectors,partial-delete-files", "0.4": "deletion-vectors"},
-	"25_reserved_names_v11_hazards": {"0.1": "inlined-read-at-snapshot-zero,inlined-rows,scoped-settings", "0.2": "inlined-read-at-snapshot-zero,inlined-rows", "0.3": "inlined-rows",
+	"25_reserved_names_v11_hazards": {"0.1": "inlined-read-at-snapshot-zero,inlined-rows,scoped-settings", "0.2": "inlined-read-at-snapshot-zero,inlined-rows", "0.3": "inlined-read-at-snapshot-zero,inlined-rows",
 		"0.4": "inlined-rows", "1.0": "inlined-rows", "1.1": "inlined-rows,reserved-column-names"},
 	// Only in lakes-1.1-dev1.
 	"26_v11_only_features": {"0.1": "*", "0.2": "*", "0.3": "*", "0.4": "*",
@@ -191,7 +192,7 @@ func expectedRefusalsIn(archive, lake, target string) string {
 			"19_add_data_files":             {"0.1": "hive-partition-mapping,name-mapped-files", "0.2": "hive-partition-mapping"},
 			"20_time_travel":                {"0.1": "commit-info", "0.2": "commit-info"},
 			"21_multi_schema_options":       {"0.1": "scoped-settings"},
-			"25_reserved_names_v11_hazards": {"0.1": "inlined-read-at-snapshot-zero,inlined-rows,scoped-settings", "0.2": "inlined-read-at-snapshot-zero,inlined-rows", "0.3": "inlined-rows", "0.4": "inlined-rows", "1.0": "inlined-rows", "1.1": "inlined-rows,reserved-column-names"},
+			"25_reserved_names_v11_hazards": {"0.1": "inlined-read-at-snapshot-zero,inlined-rows,scoped-settings", "0.2": "inlined-read-at-snapshot-zero,inlined-rows", "0.3": "inlined-read-at-snapshot-zero,inlined-rows", "0.4": "inlined-rows", "1.0": "inlined-rows", "1.1": "inlined-rows,reserved-column-names"},
 		}[lake][target]
 	}
 	return want

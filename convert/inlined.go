@@ -14,10 +14,11 @@ import (
 // read with the columns of their table as of a snapshot that each format's
 // real reader looks up its own way (compare's inlinedSchemaSnapshot):
 // 1.0 and 1.1 in ducklake_schema_versions (table_id and schema_version,
-// else the table's first snapshot), 0.3 and 0.4 at the table's first
-// snapshot (formats.QuirkInlinedAtFirstSnapshot), 0.1 and 0.2 at snapshot 0
+// else the table's first snapshot), 0.4 and a 0.3 source (DuckDB 1.4.5) at
+// the table's first snapshot (formats.QuirkInlinedAtFirstSnapshot), 0.1,
+// 0.2 and a 0.3 target (DuckDB 1.4.0) at snapshot 0
 // (formats.QuirkInlinedAtSnapshotZero), as formats.InlinedSchemaSourceOf
-// says for both; a NULL begin_snapshot in the value taken makes the read
+// and SourceInlinedSchemaSourceOf say for both; a NULL begin_snapshot in the value taken makes the read
 // fail (no fallback to the first snapshot), except when the table's schema
 // version is the one of the snapshot read (both read it right). Where the
 // source's and the target's lookups land on snapshots at which the table's
@@ -36,8 +37,14 @@ type inlinedSchemaRead struct {
 
 // inlinedSchemaReads lists, for every inlined data table present in the
 // working copy, the snapshot reader v looks up its schema at, on the
-// working copy as it is (the source before the steps, the target after).
-func (r *run) inlinedSchemaReads(v *formats.Version) (map[string]inlinedSchemaRead, error) {
+// working copy as it is (the source before the steps, the target after):
+// as the newest release of v reads it when asSource, else as every
+// release of v must (formats.Version.InlinedSchemaSourceOf).
+func (r *run) inlinedSchemaReads(v *formats.Version, asSource bool) (map[string]inlinedSchemaRead, error) {
+	lookup := v.InlinedSchemaSourceOf
+	if asSource {
+		lookup = v.SourceInlinedSchemaSourceOf
+	}
 	if ok, err := r.w.hasTable(r.ctx, "ducklake_inlined_data_tables"); err != nil || !ok {
 		return nil, err
 	}
@@ -53,7 +60,7 @@ func (r *run) inlinedSchemaReads(v *formats.Version) (map[string]inlinedSchemaRe
 	// GetBeginSnapshotForSchemaVersion: the first matching row, storage
 	// order; whether there is one and its begin_snapshot (NULL or not).
 	hasRow, row := "'0'", "NULL"
-	if v.InlinedSchemaSourceOf(true) == formats.InlinedSchemaFromVersionRow {
+	if lookup(true) == formats.InlinedSchemaFromVersionRow {
 		if ok, err := r.w.hasColumn(r.ctx, "ducklake_schema_versions", "table_id"); err != nil {
 			return nil, err
 		} else if ok {
@@ -87,7 +94,7 @@ func (r *run) inlinedSchemaReads(v *formats.Version) (map[string]inlinedSchemaRe
 			}
 			*p.n = n
 		}
-		switch v.InlinedSchemaSourceOf(f[3] == "1") {
+		switch lookup(f[3] == "1") {
 		case formats.InlinedSchemaFromSnapshotZero:
 			g.snap = 0
 		case formats.InlinedSchemaFromVersionRow:
@@ -109,7 +116,7 @@ func (r *run) inlinedSchemaCheck(source, target *formats.Version, src map[string
 	if r.opts.faithful || len(src) == 0 {
 		return nil
 	}
-	tgt, err := r.inlinedSchemaReads(target)
+	tgt, err := r.inlinedSchemaReads(target, false)
 	if err != nil {
 		return err
 	}
@@ -173,7 +180,7 @@ func (r *run) inlinedSchemaCheck(source, target *formats.Version, src map[string
 		return nil
 	}
 	q := formats.QuirkInlinedAtFirstSnapshot
-	if target.ReadsWith(formats.QuirkInlinedAtSnapshotZero) || source.ReadsWith(formats.QuirkInlinedAtSnapshotZero) && !target.ReadsWith(q) {
+	if target.ReadsWith(formats.QuirkInlinedAtSnapshotZero) || source.ReadsAsSourceWith(formats.QuirkInlinedAtSnapshotZero) && !target.ReadsWith(q) {
 		q = formats.QuirkInlinedAtSnapshotZero
 	}
 	info := q.Info()

@@ -131,7 +131,9 @@ func TestReaderOf(t *testing.T) {
 }
 
 // TestInlinedSchemaSourceOf: the lookup the converter and the proof both
-// take for an inlined table read at another schema version.
+// take for an inlined table read at another schema version: a catalog
+// written as 0.3 as DuckDB 1.4.0 reads it (snapshot 0), a 0.3 source as
+// DuckDB 1.4.5 does (the table's first snapshot).
 func TestInlinedSchemaSourceOf(t *testing.T) {
 	for _, tc := range []struct {
 		v              *Version
@@ -139,7 +141,7 @@ func TestInlinedSchemaSourceOf(t *testing.T) {
 	}{
 		{V0_1, InlinedSchemaFromSnapshotZero, InlinedSchemaFromSnapshotZero},
 		{V0_2, InlinedSchemaFromSnapshotZero, InlinedSchemaFromSnapshotZero},
-		{V0_3, InlinedSchemaFromFirstSnapshot, InlinedSchemaFromFirstSnapshot},
+		{V0_3, InlinedSchemaFromSnapshotZero, InlinedSchemaFromSnapshotZero},
 		{V0_4, InlinedSchemaFromFirstSnapshot, InlinedSchemaFromFirstSnapshot},
 		{V1_0, InlinedSchemaFromVersionRow, InlinedSchemaFromFirstSnapshot},
 		{V1_1, InlinedSchemaFromVersionRow, InlinedSchemaFromFirstSnapshot},
@@ -149,6 +151,14 @@ func TestInlinedSchemaSourceOf(t *testing.T) {
 		}
 		if got := tc.v.InlinedSchemaSourceOf(false); got != tc.noRow {
 			t.Errorf("%s without a ducklake_schema_versions row: %d, want %d", tc.v.Name, got, tc.noRow)
+		}
+		// Read as a source, by the newest release: 0.3 as DuckDB 1.4.5.
+		want := tc.withRow
+		if tc.v == V0_3 {
+			want = InlinedSchemaFromFirstSnapshot
+		}
+		if got := tc.v.SourceInlinedSchemaSourceOf(true); got != want {
+			t.Errorf("%s read as a source: %d, want %d", tc.v.Name, got, want)
 		}
 	}
 }

@@ -108,6 +108,21 @@ const (
 	// max string length 0): WHERE col = 'x' returns no rows whatever the
 	// files hold.
 	QuirkStringTableStatsEmpty
+	// QuirkInlinedAtSchemaVersionLookup: an inlined data table of schema
+	// version sv is read with its table as of the begin_snapshot of the
+	// first row of ducklake_inlined_data_tables joined with ducklake_table
+	// at schema_version sv, whatever the table (DuckDB 1.4.1-1.4.4), unless
+	// sv is the schema version of the snapshot read (cached). The model
+	// reads the catalogs of those releases' format with
+	// QuirkInlinedAtSnapshotZero, which 1.4.0 has: the two read alike
+	// exactly where the read is at the inlined table's own schema version.
+	QuirkInlinedAtSchemaVersionLookup
+	// QuirkDeleteFilesTwoColumns: a Parquet delete file with a third
+	// column (a partial deletion file's _ducklake_internal_snapshot_id, or
+	// Iceberg's row) fails every read of its table: only file_path and pos
+	// are accepted (DuckLake on DuckDB 1.3 and the DuckLake DuckDB 1.4.0
+	// pins).
+	QuirkDeleteFilesTwoColumns
 )
 
 // QuirkInfo documents one ReaderQuirk: what the real reader does, where in
@@ -153,14 +168,14 @@ var AllQuirks = []QuirkInfo{
 		Evidence:  "lakes-0.3-reader/q_stats__table_stats_without_column_stats (0.3 and 0.4 fail)"},
 	{Quirk: QuirkInlinedAtFirstSnapshot, Name: "inlined-read-at-first-snapshot", Family: "inlined data",
 		Behaviour: "an inlined data table (ducklake_inlined_data_<table>_<schema version>) is read with the table's columns as of the table's first snapshot, unless its schema version is the one of the snapshot read (the catalog caches schemas by schema version): a column renamed since then is not found in it, a column added since then reads NULL (or its initial default), a column whose type changed is read as the old type",
-		Source:    "DuckLakeMultiFileReader::TryCreateInlinedDataReader (src/storage/ducklake_multi_file_reader.cpp) builds DuckLakeSnapshot(GetBeginSnapshotForTable(table), schema_version) and DuckLakeCatalog::GetSchemaForSnapshot caches by schema_version, in v1.4-andium and in the commits DuckDB 1.5.0 and 1.5.1 pin (7ea15644, 67480b1d); v1.5-variegata 7addd33f (2026-03-18, \"Fix BeginSanpshot for tables with different schema versions\", DuckLake 1.0, DuckDB 1.5.2) looks the snapshot up in ducklake_schema_versions (table_id and schema_version exactly, else the table's first snapshot)",
+		Source:    "DuckLakeMultiFileReader::TryCreateInlinedDataReader (src/storage/ducklake_multi_file_reader.cpp) builds DuckLakeSnapshot(GetBeginSnapshotForTable(table), schema_version) and DuckLakeCatalog::GetSchemaForSnapshot caches by schema_version, in v1.4-andium from ff8cb1db/fd0d763a (2026-01-12/14, first in 41255d47, DuckDB 1.4.5: a 0.3 source is read so; DuckDB 1.4.0-1.4.4 read otherwise, see inlined-read-at-snapshot-zero) and in the commits DuckDB 1.5.0 and 1.5.1 pin (7ea15644, 67480b1d); v1.5-variegata 7addd33f (2026-03-18, \"Fix BeginSanpshot for tables with different schema versions\", DuckLake 1.0, DuckDB 1.5.2) looks the snapshot up in ducklake_schema_versions (table_id and schema_version exactly, else the table's first snapshot)",
 		Error:     "Binder Error: Referenced column",
 		Evidence:  "lakes-0.3 README: 16_data_inlining has no 0.3 lake because DuckLake 0.3 fails with a binder error reading its inlined data after a rename"},
 	{Quirk: QuirkInlinedAtSnapshotZero, Name: "inlined-read-at-snapshot-zero", Family: "inlined data",
 		Behaviour: "an inlined data table is read with the table as of snapshot 0, where no table exists, unless its schema version is the one of the snapshot read (cached): the read fails",
-		Source:    "DuckLakeMultiFileReader::TryCreateInlinedDataReader (src/storage/ducklake_multi_file_reader.cpp) in v1.3-ossivalis: DuckLakeSnapshot(0, schema_version), then Cast on the entry GetEntryById returns (none); 7bb38b90 (2025-10-01, \"Get correct snapshot_id\") uses the table's first snapshot in v1.4-andium",
+		Source:    "DuckLakeMultiFileReader::TryCreateInlinedDataReader (src/storage/ducklake_multi_file_reader.cpp) in v1.3-ossivalis and in 09f9b85b, the DuckLake DuckDB 1.4.0 pins (line 228): DuckLakeSnapshot(0, schema_version), then Cast on the entry GetEntryById returns (none); 7bb38b90 (2025-10-01, \"Get correct snapshot_id\"), first in f134ad86 (DuckDB 1.4.1), looks a snapshot up by schema version (inlined-read-at-schema-version-lookup), and 41255d47 (DuckDB 1.4.5) takes the table's first snapshot. Format 0.3 is modelled with DuckDB 1.4.0's reading (a 0.3 source with 1.4.5's)",
 		Error:     "INTERNAL Error: Attempting to dereference an optional pointer that is not set",
-		Evidence:  "modelled from the source; no conformance lake of 0.1/0.2 holds inlined data read at another schema version"},
+		Evidence:  "modelled from the source; no conformance lake of 0.1/0.2 holds inlined data read at another schema version; lakes/25_reserved_names_v11_hazards converted to 0.3 (ducklake_inlined_data_3_4, schema version 4, read at snapshots 9-11 of schema versions 5 and 6) was proved equivalent before 0.3 was modelled with it (review finding rv16-a F1)"},
 	{Quirk: QuirkFilesWithoutColumnStatsPruned, Name: "files-without-column-stats-pruned", Family: "statistics the reader requires",
 		Behaviour: "under a filter pushed down on a column (=, <>, <, <=, >, >=, IN, IS NULL, IS NOT NULL; not on BLOB), a data file with no ducklake_file_column_stats row for that column (a file written before ALTER TABLE ADD COLUMN, which the real writers of every line leave without one, or a name-mapped file that lacks the column) is skipped, so its rows, which read the column's initial default, are missing from the answer (WHERE new_col = <its default>, or WHERE new_col IS NULL without a default); a row whose referenced statistic is NULL keeps the file",
 		Source:    "ConvertFilterPushdownToSQL (src/storage/ducklake_metadata_manager.cpp) in v1.4-andium and in the commits DuckDB 1.5.0 and 1.5.1 pin (7ea15644, 67480b1d), and DuckLakeMultiFileList::DynamicFilterPushdown (src/storage/ducklake_multi_file_list.cpp) in v1.3-ossivalis: data_file_id IN (SELECT data_file_id FROM the column's file statistics WHERE <stat> IS NULL OR (<condition>)); v1.5-variegata 30ea0f5e (2026-05-18, \"Fix mis-pruned data files\"), first in d318a545, the DuckLake of DuckDB 1.5.4 (not in 1.5.2's 415a9ebd nor 1.5.3's e6a3bd0a, which read 1.0 with the same behaviour: not modelled, 1.0 is read as the v1.5-variegata head reads it), keeps files without a row (data_file_id NOT IN (...) OR ...); the writers insert file statistics only for the files they write (WriteNewDataFiles), never on ADD COLUMN",
@@ -204,6 +219,15 @@ var AllQuirks = []QuirkInfo{
 		Behaviour: "a ducklake_table_column_stats row of a VARCHAR (or JSON) column whose min_value and max_value are both NULL (what the writers of 1.0 leave once one file of the column has values but no string statistics: MergeStats drops has_min for good) is given to the planner as the statistics of a column that holds no string (min 0xFF.., max '', max string length 0): the optimizer folds WHERE col = 'x' (and other comparisons) to an empty result whatever the files hold, and a zero maximum length misleads compressed materialization; a column with no row has no statistics and reads as the files say",
 		Source:    "DuckLakeColumnStats::CreateStringStats (src/storage/ducklake_stats.cpp) in 7ea15644, the DuckLake of DuckDB 1.5.0: StringStats::CreateEmpty kept when neither has_min nor has_max (DuckDB v1.5.0 src/storage/statistics/string_stats.cpp CreateEmpty; CheckZonemap gives FILTER_ALWAYS_FALSE, propagate_get.cpp ReplaceWithEmptyResult), reached through DuckLakeStatistics (ducklake_scan.cpp) -> DuckLakeTableEntry::GetStatistics -> GetColumnStats; 8b94fb1c (2026-03-03, \"Do not assume 0 length if no string stats available\"), first in 67480b1d, the DuckLake of DuckDB 1.5.1, uses StringStats::CreateUnknown. v1.4-andium returns no statistics when min or max is missing. Format 0.4 is read by both: a catalog written as 0.4 is modelled by 1.5.0's reader, a 0.4 source by 1.5.1's (SourceQuirks)",
 		Evidence:  "review finding (/tmp/rv16-a-scratch/r4): t(id, s VARCHAR) with ('apple', 'banana', NULL) in one file and 'cherry' in another whose s statistics are NULL, its table column statistics of s NULL as MergeStats leaves them, converted to 0.4: DuckDB 1.5.0 with its DuckLake returns no row for WHERE s = 'apple', 1.5.1 one"},
+	{Quirk: QuirkInlinedAtSchemaVersionLookup, Name: "inlined-read-at-schema-version-lookup", Family: "inlined data",
+		Behaviour: "an inlined data table of schema version sv is read with its table as of the begin_snapshot of the first row (no ORDER BY) of ducklake_inlined_data_tables joined with ducklake_table on table_id where schema_version = sv, without filtering on the table: the first snapshot of any table with an inlined table at sv, or a later ducklake_table row of a renamed table, unless sv is the schema version of the snapshot read (cached). Where that snapshot predates the table the inlined table is handed to the Parquet reader (the read fails); where it is another row, the inlined rows are read with that row's columns. The model reads format 0.3 with inlined-read-at-snapshot-zero (DuckDB 1.4.0's), which fails every such read: what it proves is read at the inlined table's own schema version, alike in every 1.4.x release",
+		Source:    "DuckLakeMultiFileReader::TryCreateInlinedDataReader (src/storage/ducklake_multi_file_reader.cpp line 227) takes DuckLakeSnapshot(catalog.GetSnapshotForSchema(schema_version), schema_version) and returns nullptr when GetEntryById finds no table; DuckLakeMetadataManager::GetCatalogIdForSchema (src/storage/ducklake_metadata_manager.cpp) returns the first row of SELECT begin_snapshot FROM ducklake_inlined_data_tables INNER JOIN ducklake_table ON table_id WHERE schema_version = sv. From 7bb38b90 (2025-10-01, \"Get correct snapshot_id\") in v1.4-andium: in f134ad86, 77f2512a, de813ff4 and 3f1b3725, the DuckLake DuckDB 1.4.1, 1.4.2, 1.4.3 and 1.4.4 pin (.github/config/extensions/ducklake.cmake); ff8cb1db and fd0d763a (2026-01-12/14, \"Fix GetCatalogIdForSchema to filter by table_id (DAT-1794)\"), first in 41255d47 (DuckDB 1.4.5), read the table's first snapshot (inlined-read-at-first-snapshot)",
+		Evidence:  "modelled from the source (review finding rv16-a F1: lakes/25_reserved_names_v11_hazards converted to 0.3, ducklake_inlined_data_3_4 read at snapshots of schema versions 5 and 6); no DuckDB 1.4.1-1.4.4 ducklake extension is run here"},
+	{Quirk: QuirkDeleteFilesTwoColumns, Name: "delete-files-two-columns-only", Family: "deletes",
+		Behaviour: "a Parquet delete file must have exactly two columns, file_path VARCHAR and pos BIGINT: one with a third column (a partial deletion file's _ducklake_internal_snapshot_id, as DuckLake 0.4+ writers and 1.0's ducklake_flush_inlined_data write them, or Iceberg's row) fails every read of its table; newer readers accept it and, before 0.4, delete every position it holds",
+		Source:    "ScanDeleteFile (src/storage/ducklake_delete_filter.cpp) in v1.3-ossivalis and in 09f9b85b, the DuckLake DuckDB 1.4.0 pins: return_types.size() != 2 throws; 72cf52ae (2025-09-16, \"Accept iceberg pos deletes\"), first in f134ad86 (DuckDB 1.4.1), accepts a third column of any type and reads only the positions",
+		Error:     "Invalid Input Error: Invalid schema contained in the delete file",
+		Evidence:  "modelled from the source (review finding rv16-c F2: lakes/06_deletes with delete file 6 replaced by a 3-column file, converted to 0.3 and proved equivalent before); v1.3-ossivalis (formats 0.1 and 0.2) has the same check, which compare applied to those formats before (by their DuckDB range)"},
 }
 
 // Info returns the documentation of a single quirk.
@@ -246,13 +270,34 @@ const (
 	// quirksV1_3: DuckLake v1.3-ossivalis (DuckDB 1.3), formats 0.1 and 0.2
 	// (no Hive partition mappings exist in these formats).
 	quirksV1_3 = QuirkUnmappedFilesNull | QuirkTimeTZDefaultOffset | QuirkTableStatsNeedColumnStats | QuirkInlinedAtSnapshotZero | QuirkFilesWithoutColumnStatsPruned |
-		QuirkViewCatalogVerbatim | QuirkBooleanStatsComparedAsText | QuirkTemporalStatsComparedAsText
+		QuirkViewCatalogVerbatim | QuirkBooleanStatsComparedAsText | QuirkTemporalStatsComparedAsText | QuirkDeleteFilesTwoColumns
 	// quirksV1_3_0: DuckLake v1.3-ossivalis on DuckDB 1.3.0, the only
 	// release that opens format 0.1: DuckDB 1.3.0's column mapper.
 	quirksV1_3_0 = quirksV1_3 | QuirkNestedDefaultsDropped | QuirkStructWithoutFileFieldsNotNull | QuirkRemapListsUnreserved
-	// quirksV1_4: DuckLake v1.4-andium (DuckDB 1.4), format 0.3.
-	quirksV1_4 = QuirkUnmappedFilesNull | QuirkTimeTZDefaultOffset | QuirkHiveValuesRaw | QuirkHiveTimeZoneValuesUTC | QuirkTableStatsNeedColumnStats | QuirkInlinedAtFirstSnapshot | QuirkFilesWithoutColumnStatsPruned |
+	// quirksV1_4_5: DuckLake 41255d47 (the v1.4-andium head), which DuckDB
+	// 1.4.5 pins, the newest release that reads format 0.3.
+	quirksV1_4_5 = QuirkUnmappedFilesNull | QuirkTimeTZDefaultOffset | QuirkHiveValuesRaw | QuirkHiveTimeZoneValuesUTC | QuirkTableStatsNeedColumnStats | QuirkInlinedAtFirstSnapshot | QuirkFilesWithoutColumnStatsPruned |
 		QuirkViewCatalogVerbatim | QuirkBooleanStatsComparedAsText | QuirkTemporalStatsComparedAsText
+	// quirksV1_4_1: DuckLake f134ad86, 77f2512a, de813ff4 and 3f1b3725,
+	// which DuckDB 1.4.1, 1.4.2, 1.4.3 and 1.4.4 pin: inlined tables are
+	// read at a snapshot GetCatalogIdForSchema looks up by schema version
+	// only (ff8cb1db, in 1.4.5, filters by table).
+	quirksV1_4_1 = quirksV1_4_5&^QuirkInlinedAtFirstSnapshot | QuirkInlinedAtSchemaVersionLookup
+	// quirksV1_4_0: DuckLake 09f9b85b, which DuckDB 1.4.0 pins: inlined
+	// tables read at snapshot 0 (7bb38b90, in 1.4.1, looks one up), and
+	// delete files of two columns only (72cf52ae, in 1.4.1, accepts a
+	// third). DuckLake's own CI deployed newer v1.4-andium builds for
+	// DuckDB 1.4.0 from 2025-09-17 (799c7c7b) to 2025-10-08 (56dc10f9), each
+	// at least as lenient in both: which one a DuckDB 1.4.0 runs depends on
+	// when it installed the extension, so the pinned build is modelled
+	// (docs/formats.md, "Which DuckLake build reads 0.3").
+	quirksV1_4_0 = quirksV1_4_5&^QuirkInlinedAtFirstSnapshot | QuirkInlinedAtSnapshotZero | QuirkDeleteFilesTwoColumns
+	// quirksV1_4: format 0.3, read by DuckDB 1.4.0-1.4.5: every release's
+	// quirks, so that a catalog written as 0.3 must read alike in all.
+	// QuirkInlinedAtSnapshotZero decides how the model reads inlined data
+	// (InlinedSchemaSourceOf): where 1.4.0 reads a table alike with the
+	// others, at the inlined table's own schema version, all do.
+	quirksV1_4 = quirksV1_4_0 | quirksV1_4_1 | quirksV1_4_5
 	// quirksV1_5_0: DuckLake on DuckDB 1.5.0-1.5.1, format 0.4: where the
 	// two differ (Hive values), the one that reads fewer catalogs as 1.0
 	// does (1.5.0's), so that a catalog proved for one is read alike by
@@ -327,15 +372,29 @@ const (
 // InlinedSchemaSourceOf says which value v's reader takes for an inlined
 // table; versionRow reports whether ducklake_schema_versions has a table_id
 // column and a row with the table's id and the inlined table's schema
-// version, whatever its begin_snapshot. 0.1 and 0.2 take snapshot 0
-// (QuirkInlinedAtSnapshotZero), 0.3 and 0.4 the table's first snapshot
-// (QuirkInlinedAtFirstSnapshot), newer formats the row, else the table's
-// first snapshot.
+// version, whatever its begin_snapshot. 0.1, 0.2 and 0.3 take snapshot 0
+// (QuirkInlinedAtSnapshotZero; 0.3: DuckDB 1.4.0), 0.4 the table's first
+// snapshot (QuirkInlinedAtFirstSnapshot), newer formats the row, else the
+// table's first snapshot. It is how a catalog written in v is read (every
+// release of v); SourceInlinedSchemaSourceOf is how a source in v is.
 func (v *Version) InlinedSchemaSourceOf(versionRow bool) InlinedSchemaSource {
+	return v.inlinedSchemaSource(v.ReadsWith, versionRow)
+}
+
+// SourceInlinedSchemaSourceOf is InlinedSchemaSourceOf for a catalog read
+// as a conversion's or a proof's source, by the newest release of its
+// format (ReadsAsSourceWith): 0.3 as DuckDB 1.4.5 reads it, at the table's
+// first snapshot, where a catalog written as 0.3 must be read as DuckDB
+// 1.4.0 reads it, at snapshot 0.
+func (v *Version) SourceInlinedSchemaSourceOf(versionRow bool) InlinedSchemaSource {
+	return v.inlinedSchemaSource(v.ReadsAsSourceWith, versionRow)
+}
+
+func (v *Version) inlinedSchemaSource(reads func(ReaderQuirk) bool, versionRow bool) InlinedSchemaSource {
 	switch {
-	case v.ReadsWith(QuirkInlinedAtSnapshotZero):
+	case reads(QuirkInlinedAtSnapshotZero):
 		return InlinedSchemaFromSnapshotZero
-	case !v.ReadsWith(QuirkInlinedAtFirstSnapshot) && versionRow:
+	case !reads(QuirkInlinedAtFirstSnapshot) && versionRow:
 		return InlinedSchemaFromVersionRow
 	}
 	return InlinedSchemaFromFirstSnapshot

@@ -87,9 +87,9 @@ func TestQuirksDeclared(t *testing.T) {
 		format string
 		want   string
 	}{
-		{"0.1", "unmapped-files-read-null|timetz-default-offset-ignored|table-stats-need-column-stats|inlined-read-at-snapshot-zero|files-without-column-stats-pruned|view-catalog-placeholder-verbatim|boolean-stats-compared-as-text|list-map-struct-fields-missing-fail|struct-without-file-fields-not-null|remapped-nested-lists-unreserved|temporal-stats-compared-as-text"},
-		{"0.2", "unmapped-files-read-null|timetz-default-offset-ignored|table-stats-need-column-stats|inlined-read-at-snapshot-zero|files-without-column-stats-pruned|view-catalog-placeholder-verbatim|boolean-stats-compared-as-text|temporal-stats-compared-as-text"},
-		{"0.3", "unmapped-files-read-null|timetz-default-offset-ignored|hive-values-cast-raw|table-stats-need-column-stats|inlined-read-at-first-snapshot|files-without-column-stats-pruned|view-catalog-placeholder-verbatim|boolean-stats-compared-as-text|hive-tz-values-read-as-utc|temporal-stats-compared-as-text"},
+		{"0.1", "unmapped-files-read-null|timetz-default-offset-ignored|table-stats-need-column-stats|inlined-read-at-snapshot-zero|files-without-column-stats-pruned|view-catalog-placeholder-verbatim|boolean-stats-compared-as-text|list-map-struct-fields-missing-fail|struct-without-file-fields-not-null|remapped-nested-lists-unreserved|temporal-stats-compared-as-text|delete-files-two-columns-only"},
+		{"0.2", "unmapped-files-read-null|timetz-default-offset-ignored|table-stats-need-column-stats|inlined-read-at-snapshot-zero|files-without-column-stats-pruned|view-catalog-placeholder-verbatim|boolean-stats-compared-as-text|temporal-stats-compared-as-text|delete-files-two-columns-only"},
+		{"0.3", "unmapped-files-read-null|timetz-default-offset-ignored|hive-values-cast-raw|table-stats-need-column-stats|inlined-read-at-first-snapshot|inlined-read-at-snapshot-zero|files-without-column-stats-pruned|view-catalog-placeholder-verbatim|boolean-stats-compared-as-text|hive-tz-values-read-as-utc|temporal-stats-compared-as-text|inlined-read-at-schema-version-lookup|delete-files-two-columns-only"},
 		{"0.4", "unmapped-files-read-null|timetz-default-offset-ignored|hive-values-cast-raw|table-stats-need-column-stats|inlined-read-at-first-snapshot|files-without-column-stats-pruned|partial-deletes-whole-with-inlined-deletes|view-catalog-placeholder-verbatim|boolean-stats-compared-as-text|hive-tz-values-read-as-utc|string-table-stats-without-minmax-empty"},
 		{"1.0", "none"},
 		{"1.1", "none"},
@@ -133,6 +133,50 @@ func TestHiveTimeZoneReadAlike(t *testing.T) {
 	} {
 		if got := HiveValueHasOffset(v); got != want {
 			t.Errorf("HiveValueHasOffset(%q) = %v, want %v", v, got, want)
+		}
+	}
+}
+
+// TestV0_3Releases: format 0.3 is read by DuckDB 1.4.0 (DuckLake 09f9b85b),
+// 1.4.1-1.4.4 (f134ad86, 77f2512a, de813ff4, 3f1b3725) and 1.4.5
+// (41255d47), which read inlined data and delete files differently: a
+// catalog written as 0.3 holds every release's quirks (Quirks), a 0.3
+// source is read as 1.4.5 reads it (SourceQuirks), so that ReadAlike
+// refuses what a 1.4.0-1.4.4 reader would read otherwise than the source's.
+// Before, 0.3 was 1.4.5's reader only.
+func TestV0_3Releases(t *testing.T) {
+	if V0_3.Quirks != quirksV1_4_0|quirksV1_4_1|quirksV1_4_5 || V0_3.SourceQuirks != quirksV1_4_5 {
+		t.Fatalf("0.3 reads with %s, as a source %s", V0_3.Quirks, V0_3.SourceQuirks)
+	}
+	for _, tc := range []struct {
+		release string
+		set     ReaderQuirk
+		with    ReaderQuirk
+		without ReaderQuirk
+	}{
+		{"1.4.0", quirksV1_4_0, QuirkInlinedAtSnapshotZero | QuirkDeleteFilesTwoColumns, QuirkInlinedAtFirstSnapshot | QuirkInlinedAtSchemaVersionLookup},
+		{"1.4.1-1.4.4", quirksV1_4_1, QuirkInlinedAtSchemaVersionLookup, QuirkInlinedAtFirstSnapshot | QuirkInlinedAtSnapshotZero | QuirkDeleteFilesTwoColumns},
+		{"1.4.5", quirksV1_4_5, QuirkInlinedAtFirstSnapshot, QuirkInlinedAtSnapshotZero | QuirkInlinedAtSchemaVersionLookup | QuirkDeleteFilesTwoColumns},
+	} {
+		if tc.set&tc.with != tc.with || tc.set&tc.without != 0 {
+			t.Errorf("DuckDB %s reads with %s", tc.release, tc.set)
+		}
+	}
+	for _, tc := range []struct {
+		source, target *Version
+		q              ReaderQuirk
+		alike          bool
+	}{
+		{V0_3, V0_3, QuirkDeleteFilesTwoColumns, false},
+		{V1_0, V0_3, QuirkDeleteFilesTwoColumns, false},
+		{V0_3, V1_0, QuirkDeleteFilesTwoColumns, true},
+		{V0_2, V0_3, QuirkDeleteFilesTwoColumns, false}, // 1.4.5 reads what 0.2 fails on
+		{V0_3, V0_3, QuirkInlinedAtSnapshotZero, false},
+		{V0_2, V0_3, QuirkInlinedAtSnapshotZero, false},
+		{V0_3, V0_4, QuirkInlinedAtFirstSnapshot, true},
+	} {
+		if got := ReadAlike(tc.source, tc.target, tc.q); got != tc.alike {
+			t.Errorf("ReadAlike(%s, %s, %s) = %v, want %v", tc.source.Name, tc.target.Name, tc.q, got, tc.alike)
 		}
 	}
 }

@@ -17,6 +17,7 @@ var V0_3 = &Version{
 	),
 	Caps:         V0_2.Caps | CapHivePartitionMapping | CapCommitInfo | CapSchemaVersions | CapExtraStats | CapPartialMaxInfo,
 	Quirks:       quirksV1_4,
+	SourceQuirks: quirksV1_4_5,
 	DuckDB:       ">= 1.4.0, < 1.5.0",
 	Storage:      "v1.4.0",
 	Types:        append(slices.Clone(typesV0_1), "geometry"),
