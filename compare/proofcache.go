@@ -44,8 +44,10 @@ import (
 // v28: a 0.1-0.3 catalog B with temporal file statistics its readers
 // compare as text, temporal-stats-compared-as-text, and a 0.4 catalog B
 // with a VARCHAR table statistic without min and max that DuckDB 1.5.0
-// reads as empty, string-table-stats-without-minmax-empty).
-const proofVersion = "fdl-formats proof v28"
+// reads as empty, string-table-stats-without-minmax-empty;
+// v29: a 0.3 catalog B read as DuckDB 1.4.0 reads it too, inlined tables at
+// snapshot 0 and delete files of two columns only, delete-files-two-columns-only).
+const proofVersion = "fdl-formats proof v29"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths
