@@ -341,6 +341,14 @@ func TestRoundTrips(t *testing.T) {
 					}
 					back := filepath.Join(tmp, "back-"+b.Name+".duckdb")
 					if _, err := Catalog(ctx, mid, back, a, all); err != nil {
+						// A real 0.3 lake read as DuckDB 1.4.5 reads it
+						// (lakes-0.3/25_reserved_names_v11_hazards) may hold
+						// inlined tables DuckDB 1.4.0 cannot read: written
+						// back as 0.3 they are refused, as they would be
+						// from the source itself.
+						if codes, _ := codesOf(err); a == formats.V0_3 && codes == "inlined-read-at-snapshot-zero" {
+							continue
+						}
 						t.Fatalf("%s -> %s -> %s: %v", a, b, a, err)
 					}
 					skip := inherentBetween(a, b)
