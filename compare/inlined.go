@@ -14,9 +14,9 @@ import (
 // as the real reader of the catalog's format reads them: each with the
 // table's columns as of the snapshot that reader looks up for its schema
 // version (inlinedSchemaSnapshot), user and system columns taken by name.
-// A column of that schema the inlined table lacks, or holds with another
-// type, is what the real reader fails on (a binder error, or rows of the
-// wrong type): an UnreadableError.
+// A column of that schema the inlined table lacks is what the real reader
+// fails on (a binder error), one it holds with another type is what it
+// misreads when rows are visible (inlinedReadColumns): an UnreadableError.
 func (r *Reader) inlinedSQL(ctx context.Context, t Table, cols []*Column, snap int64, opts ScanOptions) ([]Part, error) {
 	srcs, err := r.inlinedSources(ctx, t)
 	if err != nil {
@@ -36,9 +36,12 @@ func (r *Reader) inlinedSQL(ctx context.Context, t Table, cols []*Column, snap i
 		if err != nil {
 			return nil, err
 		}
-		then, err := r.inlinedReadColumns(ctx, t, g, asOf)
+		then, none, err := r.inlinedReadColumns(ctx, t, src, asOf, snap)
 		if err != nil {
 			return nil, err
+		}
+		if none {
+			continue // no row visible at snap: the reader reads nothing
 		}
 		// Inlined columns carry the names of the schema read; their field
 		// ids come from the columns as they were then.
@@ -121,8 +124,8 @@ func inlinedVisible(sys [3]string, snap int64) string {
 // inlinedColumnMissing is what every DuckLake reader does with an inlined
 // data table that lacks a column it asks for by name: it fails.
 var inlinedColumnMissing = formats.QuirkInfo{Name: "inlined-column-missing", Family: "inlined data",
-	Behaviour: "the reader selects the inlined table's system columns (row_id, begin_snapshot, end_snapshot; _ducklake_-prefixed in 1.1) and the user columns of the schema it reads by name, and fails when one is missing or has another type",
-	Source:    "DuckLakeInlinedDataReader::TryInitializeScan and DuckLakeMetadataManager::ReadInlinedData (src/storage/ducklake_inlined_data_reader.cpp, ducklake_metadata_manager.cpp), every release branch",
+	Behaviour: "the reader selects the inlined table's system columns (row_id, begin_snapshot, end_snapshot; _ducklake_-prefixed in 1.1) and the user columns of the schema it reads by name, and fails when one is missing (even without rows); a column stored with another type binds, and its visible rows are copied into vectors of the schema's type without a cast (wrong values or a crash; none visible: nothing read, no error)",
+	Source:    "DuckLakeInlinedDataReader::TryInitializeScan and ::Scan, DuckLakeMetadataManager::ReadInlinedData and TransformInlinedData (a ColumnDataCollection of the stored types; src/storage/ducklake_inlined_data_reader.cpp, ducklake_metadata_manager.cpp), every release branch; DuckDB's ColumnDataCollection::Scan checks the types only by D_ASSERT (debug builds)",
 	Error:     "Binder Error"}
 
 // inlinedSystemNames are the system columns of an inlined data table as
@@ -155,77 +158,115 @@ func (r *Reader) inlinedSystemColumns(phys []string) (sys [3]string, missing str
 }
 
 // inlinedReadColumns is the table's columns as of asOf, the schema the real
-// reader reads inlined table g with, after checking that g holds each of
-// them by name and with its type (else an UnreadableError naming the
-// column). Checked once per inlined table and snapshot of the schema.
-func (r *Reader) inlinedReadColumns(ctx context.Context, t Table, g inlinedReg, asOf int64) ([]*Column, error) {
+// reader reads inlined table src with at snap, after checking that src
+// holds each of them by name and with its type. A column it lacks is an
+// UnreadableError whatever src holds: the reader's SELECT names it and
+// fails to bind. A column stored with another type binds (the reader
+// selects by name), and the reader builds its rows from the stored types
+// (TransformInlinedData) but copies them into vectors of the schema's
+// types without a cast (ColumnDataCollection::Scan checks the types only
+// in a debug build's D_ASSERT): no rows visible at snap read nothing, no
+// error (none is true); visible rows are read as garbage or crash the
+// reader, an UnreadableError naming the column and the rows. The columns'
+// check is done once per inlined table and snapshot of the schema, the
+// visible rows once per snapshot read.
+func (r *Reader) inlinedReadColumns(ctx context.Context, t Table, src inlinedSource, asOf, snap int64) (then []*Column, none bool, err error) {
+	g := src.reg
 	exists, err := r.tableExistsAt(ctx, t.ID, asOf)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if !exists {
 		q := formats.QuirkInlinedAtSnapshotZero.Info()
 		if !r.readsWith(formats.QuirkInlinedAtSnapshotZero) {
 			q = inlinedColumnMissing
 		}
-		return nil, &UnreadableError{Format: r.format.Name, Quirk: q, Table: t.FullName(),
+		return nil, false, &UnreadableError{Format: r.format.Name, Quirk: q, Table: t.FullName(),
 			Detail: fmt.Sprintf("inlined table %s (schema version %d) is read with the table as of snapshot %d, where it does not exist", g.name, g.sv, asOf)}
 	}
-	then, err := r.columnsAt(ctx, t.ID, asOf, false)
-	if err != nil {
-		return nil, err
+	if then, err = r.columnsAt(ctx, t.ID, asOf, false); err != nil {
+		return nil, false, err
 	}
 	key := fmt.Sprintf("%s@%d", g.name, asOf)
-	if msg, ok := r.inl.checked[key]; ok {
-		if msg != "" {
-			return nil, r.inlinedMisread(t, g, asOf, msg)
+	c, ok := r.inl.checked[key]
+	if !ok {
+		if c, err = r.inlinedColumnsCheck(ctx, t, g, asOf, then); err != nil {
+			return nil, false, err
 		}
-		return then, nil
+		r.inl.checked[key] = c
 	}
+	if c.missing != "" {
+		return nil, false, r.inlinedMisread(t, g, asOf, c.missing, true)
+	}
+	if c.retyped == "" {
+		return then, false, nil
+	}
+	vkey := fmt.Sprintf("%s@%d", g.name, snap)
+	n, ok := r.inl.visible[vkey]
+	if !ok {
+		if err := r.conn.QueryRowContext(ctx, fmt.Sprintf("SELECT count(*) FROM cat.%s WHERE %s", ident(g.name), inlinedVisible(src.sys, snap))).Scan(&n); err != nil {
+			return nil, false, fmt.Errorf("count the rows of %s of %s visible at snapshot %d in %s: %w", g.name, t.FullName(), snap, r.path, err)
+		}
+		r.inl.visible[vkey] = n
+	}
+	if n == 0 {
+		return nil, true, nil
+	}
+	return nil, false, r.inlinedMisread(t, g, asOf, c.retyped+", and rows of it are visible at the snapshot read: the reader copies their stored values into vectors of the type read without a cast (wrong values, or a crash; no error)", false)
+}
+
+// inlinedColumns is what inlinedReadColumns found comparing an inlined
+// table's columns with a schema: the first column of the schema it lacks
+// (missing) or, else, holds with another type (retyped); "" for none.
+type inlinedColumns struct {
+	missing, retyped string
+}
+
+// inlinedColumnsCheck compares inlined table g's stored columns with the
+// table's columns then, as of snapshot asOf.
+func (r *Reader) inlinedColumnsCheck(ctx context.Context, t Table, g inlinedReg, asOf int64, then []*Column) (inlinedColumns, error) {
 	types, err := r.inlinedTypes(ctx, g.name)
 	if err != nil {
-		return nil, err
+		return inlinedColumns{}, err
 	}
-	var msg string
-	var decl, stored []string
-	var names []string
+	var decl, stored, names []string
 	for _, c := range then {
 		st, ok := types[strings.ToLower(c.Name)]
 		if !ok {
-			msg = fmt.Sprintf("column %s (id %d) is not in it", c.Name, c.ID)
-			break
+			return inlinedColumns{missing: fmt.Sprintf("column %s (id %d) is not in it", c.Name, c.ID)}, nil
 		}
 		dt, err := c.DuckType()
 		if err != nil {
-			return nil, err
+			return inlinedColumns{}, err
 		}
 		decl, stored, names = append(decl, "typeof(NULL::"+dt+")"), append(stored, st), append(names, c.Name)
 	}
-	if msg == "" && len(decl) > 0 {
-		var got []any
-		if err := r.conn.QueryRowContext(ctx, "SELECT ["+strings.Join(decl, ", ")+"]").Scan(&got); err != nil {
-			return nil, fmt.Errorf("types of the columns of %s as of snapshot %d: %w", t.FullName(), asOf, err)
-		}
-		for i, v := range got {
-			if s, _ := v.(string); s != stored[i] {
-				msg = fmt.Sprintf("column %s is read as %v but stored as %s", names[i], v, stored[i])
-				break
-			}
+	if len(decl) == 0 {
+		return inlinedColumns{}, nil
+	}
+	var got []any
+	if err := r.conn.QueryRowContext(ctx, "SELECT ["+strings.Join(decl, ", ")+"]").Scan(&got); err != nil {
+		return inlinedColumns{}, fmt.Errorf("types of the columns of %s as of snapshot %d: %w", t.FullName(), asOf, err)
+	}
+	for i, v := range got {
+		if s, _ := v.(string); s != stored[i] {
+			return inlinedColumns{retyped: fmt.Sprintf("column %s is read as %v but stored as %s", names[i], v, stored[i])}, nil
 		}
 	}
-	r.inl.checked[key] = msg
-	if msg != "" {
-		return nil, r.inlinedMisread(t, g, asOf, msg)
-	}
-	return then, nil
+	return inlinedColumns{}, nil
 }
 
 // inlinedMisread is the UnreadableError of an inlined table whose columns
-// are not those of the schema its reader reads it with.
-func (r *Reader) inlinedMisread(t Table, g inlinedReg, asOf int64, msg string) error {
+// are not those of the schema its reader reads it with; fails tells
+// whether the reader's read fails to bind (a column missing) or reads
+// without an error (a column of another type).
+func (r *Reader) inlinedMisread(t Table, g inlinedReg, asOf int64, msg string, fails bool) error {
 	q := inlinedColumnMissing
 	if r.readsWith(formats.QuirkInlinedAtFirstSnapshot) {
 		q = formats.QuirkInlinedAtFirstSnapshot.Info()
+	}
+	if !fails {
+		q.Error = "" // not a Binder Error: the read succeeds with other values
 	}
 	return &UnreadableError{Format: r.format.Name, Quirk: q, Table: t.FullName(),
 		Detail: fmt.Sprintf("inlined table %s (schema version %d) is read with the table's columns as of snapshot %d: %s", g.name, g.sv, asOf, msg)}
@@ -348,14 +389,17 @@ type inlinedMemo struct {
 	versionsRead bool
 	// types: the stored types of an inlined table's columns.
 	types map[string]map[string]string
-	// checked: "table@snapshot" -> why the inlined table does not hold that
-	// schema's columns ("" when it does).
-	checked map[string]string
+	// checked: "table@snapshot" -> how the inlined table's columns differ
+	// from that snapshot's schema (zero: they do not).
+	checked map[string]inlinedColumns
+	// visible: "table@snapshot" -> the inlined table's rows visible at
+	// that snapshot (counted only for a table with a column retyped).
+	visible map[string]int64
 }
 
 func newInlinedMemo() inlinedMemo {
 	return inlinedMemo{svOf: map[int64]int64{}, first: map[int64]sql.NullInt64{}, versionRows: map[[2]int64]sql.NullInt64{},
-		types: map[string]map[string]string{}, checked: map[string]string{}}
+		types: map[string]map[string]string{}, checked: map[string]inlinedColumns{}, visible: map[string]int64{}}
 }
 
 // inlinedSchemaSnapshot is the snapshot whose schema of table t the real

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -160,5 +161,106 @@ func TestInlinedRegisteredView(t *testing.T) {
 	var nb *formats.NotBaseTableError
 	if !errors.Is(err, ErrIncomparable) || !errors.As(err, &nb) || !strings.Contains(err.Error(), "main.zz_inl, registered as an inlined data table, is a view") {
 		t.Fatalf("want ErrIncomparable with a NotBaseTableError naming the view, got %v", err)
+	}
+}
+
+// flushedInlinedTables are, per conformance lake of format 1.0, the empty
+// inlined data tables DuckLake 1.0 keeps after ducklake_flush_inlined_data
+// (the newest one of each table, created by its last ALTER with the
+// table's columns then, registered with that schema version;
+// DuckLakeTransactionState::DropEmptySupersededInlinedTables drops the
+// older ones), which the published lakes lack: SQL that adds them.
+var flushedInlinedTables = map[string][]string{
+	"04_type_promotion": {
+		`CREATE TABLE ducklake_inlined_data_1_4(row_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT, id INTEGER, c BIGINT)`,
+		`CREATE TABLE ducklake_inlined_data_2_9(row_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT, id INTEGER, c UBIGINT, s SMALLINT)`,
+		`CREATE TABLE ducklake_inlined_data_3_13(row_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT, id INTEGER, ti DOUBLE, f DOUBLE)`,
+		`CREATE TABLE ducklake_inlined_data_4_15(row_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT, id INTEGER, c TIMESTAMP WITH TIME ZONE)`,
+		`INSERT INTO ducklake_inlined_data_tables VALUES (1, 'ducklake_inlined_data_1_4', 4), (2, 'ducklake_inlined_data_2_9', 9), (3, 'ducklake_inlined_data_3_13', 13), (4, 'ducklake_inlined_data_4_15', 15)`,
+	},
+	"02_add_drop_columns": {
+		`CREATE TABLE ducklake_inlined_data_1_5(row_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT, id INTEGER, a VARCHAR, b VARCHAR, d BOOLEAN)`,
+		`CREATE TABLE ducklake_inlined_data_2_8(row_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT, col1 INTEGER, col3 INTEGER, col2 VARCHAR)`,
+		`CREATE TABLE ducklake_inlined_data_4_11(row_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT, x VARCHAR, y INTEGER)`,
+		`INSERT INTO ducklake_inlined_data_tables VALUES (1, 'ducklake_inlined_data_1_5', 5), (2, 'ducklake_inlined_data_2_8', 8), (4, 'ducklake_inlined_data_4_11', 11)`,
+	},
+	// 16_data_inlining flushed: its inlined tables emptied (a flush leaves
+	// the newest, _1_4, with the renamed column j_renamed).
+	"16_data_inlining": {
+		`DELETE FROM ducklake_inlined_data_1_2`, `DELETE FROM ducklake_inlined_data_1_3`, `DELETE FROM ducklake_inlined_data_1_4`,
+		`DELETE FROM ducklake_inlined_data_2_6`, `DELETE FROM ducklake_inlined_data_4_8`, `DELETE FROM ducklake_inlined_data_5_11`,
+		`DELETE FROM ducklake_inlined_delete_1`,
+	},
+}
+
+// TestInlinedRetypedWithoutRows (review rv16-b F2): an inlined table that
+// holds a column of the schema its reader looks up with another type
+// binds (the reader selects by name) and is built from its stored types
+// (TransformInlinedData); without a row visible at the snapshot read it
+// reads nothing and no error (ColumnDataCollection::Scan checks the types
+// only in debug builds). With rows visible the values are misread, and a
+// column missing fails to bind even without rows: both unreadable. Each
+// case compares a conformance lake of format 1.0, with the empty inlined
+// tables a flush leaves (flushedInlinedTables), with the same catalog
+// stamped 0.4, whose readers look the schema up at the table's first
+// snapshot (04_type_promotion: every column retyped since; 02_add_drop_
+// columns: b and col2 dropped and added again with another type), or with
+// itself. Before, every 0.4 catalog with such a table was unreadable.
+func TestInlinedRetypedWithoutRows(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name, lake string
+		stmts      []string // besides flushedInlinedTables[lake]
+		self       bool     // the 0.4 catalog with itself
+		// unreadable: a difference expected in main.<table> (none: equivalent)
+		table, unreadable string
+	}{
+		{name: "retyped columns, no rows", lake: "04_type_promotion"},
+		{name: "retyped columns, no rows, 0.4 with itself", lake: "04_type_promotion", self: true},
+		// (02_add_drop_columns stamped 0.4 differs from its 1.0 source in
+		// the statistics the readers need, files-without-column-stats-pruned.)
+		{name: "columns dropped and added with another type, no rows, 0.4 with itself", lake: "02_add_drop_columns", self: true},
+		{name: "retyped column, a row visible", lake: "04_type_promotion",
+			stmts: []string{`INSERT INTO ducklake_inlined_data_1_4 SELECT 1000, min(begin_snapshot), NULL, 1000, 5 FROM ducklake_table WHERE table_id = 1`},
+			table: "p_int", unreadable: "ducklake_inlined_data_1_4 (schema version 4) is read with the table's columns as of snapshot 1: column c is read as TINYINT but stored as BIGINT, and rows of it are visible"},
+		{name: "renamed column, no rows", lake: "16_data_inlining",
+			table: "inl", unreadable: "ducklake_inlined_data_1_4 (schema version 4) is read with the table's columns as of snapshot 1: column j (id 2) is not in it"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // tampers copies of its own
+			lake, catalog := lastVersion(t, "lakes", tc.lake)
+			// One session per file: a DuckDB checkpoint that frees the
+			// blocks an earlier one left truncates the file after writing
+			// its header (SingleFileBlockManager::Truncate), which the
+			// proof's length check refuses.
+			stmts := append(slices.Clone(flushedInlinedTables[tc.lake]), tc.stmts...)
+			a := tamper(t, catalog, stmts...)
+			b := tamper(t, catalog, append(stmts, `UPDATE ducklake_metadata SET value = '0.4' WHERE key = 'version'`)...)
+			if tc.self {
+				a = filepath.Join(t.TempDir(), "self.duckdb")
+				copyFile(t, b, a)
+			}
+			rep, err := Catalogs(ctx, a, b, Options{DataPath: filepath.Join(lake, "data")})
+			if tc.unreadable == "" {
+				if err != nil {
+					t.Fatalf("want equivalent, got %v", err)
+				}
+				return
+			}
+			if !errors.Is(err, ErrNotEquivalent) {
+				t.Fatalf("want ErrNotEquivalent, got %v", err)
+			}
+			found := false
+			for _, d := range rep.Differences {
+				found = found || d.Kind == "unreadable" && d.Table == "main."+tc.table && strings.Contains(d.String(), tc.unreadable)
+			}
+			if !found {
+				var all []string
+				for _, d := range rep.Differences {
+					all = append(all, d.String())
+				}
+				t.Errorf("no unreadable difference in main.%s containing %q; got:\n%s", tc.table, tc.unreadable, strings.Join(all, "\n"))
+			}
+		})
 	}
 }

@@ -34,7 +34,8 @@ const (
 	// sv is read with the table's columns as of the table's first snapshot
 	// (ducklake_table.begin_snapshot), not as of sv, unless sv is the schema
 	// version of the snapshot read (cached): a column renamed since is not
-	// found (binder error), one added since reads NULL.
+	// found (binder error), one added since reads NULL, one retyped since
+	// is misread where rows are visible.
 	QuirkInlinedAtFirstSnapshot
 	// QuirkInlinedAtSnapshotZero: an inlined data table of schema version sv
 	// is read with the table as of snapshot 0, where it does not exist,
@@ -167,7 +168,7 @@ var AllQuirks = []QuirkInfo{
 		Error:     "INTERNAL Error: Calling GetValueInternal on a value that is NULL",
 		Evidence:  "lakes-0.3-reader/q_stats__table_stats_without_column_stats (0.3 and 0.4 fail)"},
 	{Quirk: QuirkInlinedAtFirstSnapshot, Name: "inlined-read-at-first-snapshot", Family: "inlined data",
-		Behaviour: "an inlined data table (ducklake_inlined_data_<table>_<schema version>) is read with the table's columns as of the table's first snapshot, unless its schema version is the one of the snapshot read (the catalog caches schemas by schema version): a column renamed since then is not found in it, a column added since then reads NULL (or its initial default), a column whose type changed is read as the old type",
+		Behaviour: "an inlined data table (ducklake_inlined_data_<table>_<schema version>) is read with the table's columns as of the table's first snapshot, unless its schema version is the one of the snapshot read (the catalog caches schemas by schema version): a column renamed since then is not found in it (a binder error, even without rows), a column added since then reads NULL (or its initial default), a column whose type changed binds and its stored values are copied into vectors of the old type without a cast (TransformInlinedData keeps the stored types, ColumnDataCollection::Scan checks them only in debug builds): wrong values where rows are visible, nothing read and no error where none is",
 		Source:    "DuckLakeMultiFileReader::TryCreateInlinedDataReader (src/storage/ducklake_multi_file_reader.cpp) builds DuckLakeSnapshot(GetBeginSnapshotForTable(table), schema_version) and DuckLakeCatalog::GetSchemaForSnapshot caches by schema_version, in v1.4-andium from ff8cb1db/fd0d763a (2026-01-12/14, first in 41255d47, DuckDB 1.4.5: a 0.3 source is read so; DuckDB 1.4.0-1.4.4 read otherwise, see inlined-read-at-snapshot-zero) and in the commits DuckDB 1.5.0 and 1.5.1 pin (7ea15644, 67480b1d); v1.5-variegata 7addd33f (2026-03-18, \"Fix BeginSanpshot for tables with different schema versions\", DuckLake 1.0, DuckDB 1.5.2) looks the snapshot up in ducklake_schema_versions (table_id and schema_version exactly, else the table's first snapshot)",
 		Error:     "Binder Error: Referenced column",
 		Evidence:  "lakes-0.3 README: 16_data_inlining has no 0.3 lake because DuckLake 0.3 fails with a binder error reading its inlined data after a rename"},
