@@ -347,7 +347,9 @@ func (r *Reader) deletedPositions(ctx context.Context, t Table, f DataFile, snap
 	// deletes once) and merge them with the delete file's positions: what
 	// count(*) counts instead is compared apart (counts.go).
 	if inl, ok := r.inlinedDeleteTable(t); ok {
-		q := fmt.Sprintf(`SELECT row_id FROM cat.%s WHERE file_id = %d AND begin_snapshot <= %d`, ident(inl), f.ID, snap)
+		// A NULL row_id fails the reader's whole file list
+		// (inlinedDeletionRefusal), not this file's positions.
+		q := fmt.Sprintf(`SELECT row_id FROM cat.%s WHERE file_id = %d AND begin_snapshot <= %d AND row_id IS NOT NULL`, ident(inl), f.ID, snap)
 		more, err := r.int64s(ctx, q)
 		if err != nil {
 			return nil, fmt.Errorf("read inlined deletions of %s in %s: %w", t.FullName(), r.path, err)

@@ -395,11 +395,15 @@ type inlinedMemo struct {
 	// visible: "table@snapshot" -> the inlined table's rows visible at
 	// that snapshot (counted only for a table with a column retyped).
 	visible map[string]int64
+	// badDeletions: per table, the first begin_snapshot of its inlined
+	// file deletions with a NULL or negative file_id or row_id (NULL:
+	// none), which the reader fails on (inlinedDeletionRefusal).
+	badDeletions map[int64]sql.NullInt64
 }
 
 func newInlinedMemo() inlinedMemo {
 	return inlinedMemo{svOf: map[int64]int64{}, first: map[int64]sql.NullInt64{}, versionRows: map[[2]int64]sql.NullInt64{},
-		types: map[string]map[string]string{}, checked: map[string]inlinedColumns{}, visible: map[string]int64{}}
+		types: map[string]map[string]string{}, checked: map[string]inlinedColumns{}, visible: map[string]int64{}, badDeletions: map[int64]sql.NullInt64{}}
 }
 
 // inlinedSchemaSnapshot is the snapshot whose schema of table t the real

@@ -264,3 +264,59 @@ func TestInlinedRetypedWithoutRows(t *testing.T) {
 		})
 	}
 }
+
+// TestInlinedDeletionUnreadable (review rv16-b F3): every 0.4+ reader's
+// file list reads all rows of ducklake_inlined_delete_<table> with
+// begin_snapshot <= the snapshot read, of any file, and reads file_id and
+// row_id as unsigned numbers (ReadInlinedFileDeletions, GetValue<idx_t>):
+// a NULL or negative one fails the table's scan from its begin_snapshot
+// on. Edits of lakes/16_data_inlining (1.0; latest snapshot 24) compared
+// with the lake as published. Before, the proof read only the rows of the
+// file it deleted from, and called each equivalent.
+func TestInlinedDeletionUnreadable(t *testing.T) {
+	ctx := context.Background()
+	lake, catalog := lastVersion(t, "lakes", "16_data_inlining")
+	data := filepath.Join(lake, "data")
+	for _, tc := range []struct {
+		name, row string // a row of ducklake_inlined_delete_1 (file_id, row_id, begin_snapshot)
+		from      int64  // the first snapshot main.inl is unreadable at (0: equivalent)
+		err       string
+	}{
+		{"file_id NULL", "(NULL, 3, 9)", 9, "file_id NULL, row_id 3, begin_snapshot 9"},
+		{"file_id negative", "(-5, 2, 9)", 9, "Invalid Input Error: Type INT64 with value"},
+		{"row_id negative", "(4, -1, 9)", 9, "file_id 4, row_id -1, begin_snapshot 9"},
+		{"row_id NULL, later", "(4, NULL, 20)", 20, "Calling GetValueInternal on a value that is NULL"},
+		// begin_snapshot NULL: never read (begin_snapshot <= S is not true).
+		{"begin_snapshot NULL", "(NULL, NULL, NULL)", 0, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // tampers a copy of its own
+			b := tamper(t, catalog, "INSERT INTO ducklake_inlined_delete_1 VALUES "+tc.row)
+			rep, err := Catalogs(ctx, catalog, b, Options{DataPath: data})
+			if tc.from == 0 {
+				if err != nil {
+					t.Fatalf("want equivalent, got %v", err)
+				}
+				return
+			}
+			if !errors.Is(err, ErrNotEquivalent) {
+				t.Fatalf("want ErrNotEquivalent, got %v", err)
+			}
+			var first int64 = -1
+			for _, d := range rep.Differences {
+				if d.Kind == "unreadable" && d.Table == "main.inl" && strings.Contains(d.String(), "invalid-inlined-deletion") && strings.Contains(d.String(), tc.err) {
+					if first < 0 || *d.Snapshot < first {
+						first = *d.Snapshot
+					}
+				}
+			}
+			if first != tc.from {
+				var all []string
+				for _, d := range rep.Differences {
+					all = append(all, d.String())
+				}
+				t.Errorf("main.inl unreadable (invalid-inlined-deletion, %q) first at snapshot %d, want %d; got:\n%s", tc.err, first, tc.from, strings.Join(all, "\n"))
+			}
+		})
+	}
+}

@@ -36,6 +36,9 @@ var (
 	refusedInlinedMissing = formats.QuirkInfo{Name: "registered-inlined-table-missing",
 		Behaviour: "a table's inlined data tables are those ducklake_inlined_data_tables registers; the reader selects FROM each registered name (DuckLakeMetadataManager::ReadInlinedData) and fails when it is not there",
 		Error:     "Failed to read inlined data from DuckLake"}
+	refusedInlinedDeletion = formats.QuirkInfo{Name: "invalid-inlined-deletion",
+		Behaviour: "formats 0.4+: every scan's file list (GetFilesForTable) reads every row of ducklake_inlined_delete_<table> with begin_snapshot <= the snapshot read, of any data file, visible or not (ReadInlinedFileDeletions, in 7ea15644, 67480b1d, v1.5-variegata and main), and reads file_id and row_id with GetValue<idx_t>: a NULL fails (Calling GetValueInternal on a value that is NULL), a negative value fails its cast to UBIGINT (out of range)",
+		Error:     "Calling GetValueInternal on a value that is NULL"}
 	refusedNoKey = formats.QuirkInfo{Name: "encrypted-file-without-key",
 		Behaviour: "in a catalog whose ducklake_metadata says encrypted = 'true', the reader selects every visible data and delete file's encryption_key and fails on a NULL one (DuckLakeMetadataManager::ReadDataFile, also for delete files, in v1.3-ossivalis, v1.4-andium, v1.5-variegata and main)",
 		Error:     "Database is encrypted, but file"}
@@ -52,7 +55,8 @@ var (
 // default_value_type it does not know, a NULL nulls_allowed, a NULL
 // table_uuid or schema_uuid, a NULL path_is_relative beside a recorded
 // path (the table's or its schema's folder, a visible data file or its
-// delete file), or, in an encrypted catalog, a visible data or delete file
+// delete file), an inlined file deletion with a NULL or negative file_id or
+// row_id (0.4+), or, in an encrypted catalog, a visible data or delete file
 // without an encryption key. Nil when it loads.
 func (r *Reader) refusal(ctx context.Context, t Table, snap int64) error {
 	if t.folderRefusal != "" {
@@ -70,6 +74,11 @@ func (r *Reader) refusal(ctx context.Context, t Table, snap int64) error {
 	}
 	files, err := r.files(ctx, t, snap)
 	if err != nil {
+		return err
+	}
+	// The inlined deletions are read after the file list's query, before
+	// its rows.
+	if err := r.inlinedDeletionRefusal(ctx, t, snap); err != nil {
 		return err
 	}
 	for _, f := range files {
@@ -296,4 +305,48 @@ func (r *Reader) uncastableStats(ctx context.Context, t Table) (map[int64]string
 	}
 	r.statsCast[t.ID] = bad
 	return bad, nil
+}
+
+// inlinedDeletionRefusal applies refusedInlinedDeletion: table t's inlined
+// file deletions (inlinedDeleteTable) that the real reader reads at snap
+// (begin_snapshot <= snap, any file) must have file_id and row_id set and
+// not negative. The first snapshot that reads such a row is found once per
+// table; the row named is the first one in storage order read at snap.
+func (r *Reader) inlinedDeletionRefusal(ctx context.Context, t Table, snap int64) error {
+	inl, ok := r.inlinedDeleteTable(t)
+	if !ok {
+		return nil
+	}
+	const bad = `(file_id IS NULL OR row_id IS NULL OR file_id < 0 OR row_id < 0)`
+	from, ok := r.inl.badDeletions[t.ID]
+	if !ok {
+		if err := r.conn.QueryRowContext(ctx, fmt.Sprintf(`SELECT min(begin_snapshot) FROM cat.%s WHERE %s`, ident(inl), bad)).Scan(&from); err != nil {
+			return fmt.Errorf("read the inlined deletions of %s in %s: %w", t.FullName(), r.path, err)
+		}
+		r.inl.badDeletions[t.ID] = from
+	}
+	if !from.Valid || snap < from.Int64 {
+		return nil
+	}
+	var file, row sql.NullInt64
+	var begin int64
+	if err := r.conn.QueryRowContext(ctx, fmt.Sprintf(`SELECT file_id, row_id, begin_snapshot FROM cat.%s WHERE begin_snapshot <= %d AND %s ORDER BY rowid LIMIT 1`, ident(inl), snap, bad)).Scan(&file, &row, &begin); err != nil {
+		return fmt.Errorf("read the inlined deletions of %s in %s at snapshot %d: %w", t.FullName(), r.path, snap, err)
+	}
+	text := func(v sql.NullInt64) string {
+		if !v.Valid {
+			return "NULL"
+		}
+		return strconv.FormatInt(v.Int64, 10)
+	}
+	// The reader reads file_id first, then row_id: the first that fails
+	// is its error.
+	q := refusedInlinedDeletion
+	switch {
+	case !file.Valid || file.Int64 >= 0 && !row.Valid:
+		q.Error = "INTERNAL Error: Calling GetValueInternal on a value that is NULL"
+	default:
+		q.Error = "Invalid Input Error: Type INT64 with value"
+	}
+	return r.refused(q, t, "%s has a row (file_id %s, row_id %s, begin_snapshot %d), which the reader reads at every snapshot from %d on, and cannot read as unsigned numbers", inl, text(file), text(row), begin, begin)
 }
