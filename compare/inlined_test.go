@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 )
 
 // TestInlinedReadAsRealReaders plants edits on the inlined tables and on
@@ -164,35 +165,6 @@ func TestInlinedRegisteredView(t *testing.T) {
 	}
 }
 
-// flushedInlinedTables are, per conformance lake of format 1.0, the empty
-// inlined data tables DuckLake 1.0 keeps after ducklake_flush_inlined_data
-// (the newest one of each table, created by its last ALTER with the
-// table's columns then, registered with that schema version;
-// DuckLakeTransactionState::DropEmptySupersededInlinedTables drops the
-// older ones), which the published lakes lack: SQL that adds them.
-var flushedInlinedTables = map[string][]string{
-	"04_type_promotion": {
-		`CREATE TABLE ducklake_inlined_data_1_4(row_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT, id INTEGER, c BIGINT)`,
-		`CREATE TABLE ducklake_inlined_data_2_9(row_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT, id INTEGER, c UBIGINT, s SMALLINT)`,
-		`CREATE TABLE ducklake_inlined_data_3_13(row_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT, id INTEGER, ti DOUBLE, f DOUBLE)`,
-		`CREATE TABLE ducklake_inlined_data_4_15(row_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT, id INTEGER, c TIMESTAMP WITH TIME ZONE)`,
-		`INSERT INTO ducklake_inlined_data_tables VALUES (1, 'ducklake_inlined_data_1_4', 4), (2, 'ducklake_inlined_data_2_9', 9), (3, 'ducklake_inlined_data_3_13', 13), (4, 'ducklake_inlined_data_4_15', 15)`,
-	},
-	"02_add_drop_columns": {
-		`CREATE TABLE ducklake_inlined_data_1_5(row_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT, id INTEGER, a VARCHAR, b VARCHAR, d BOOLEAN)`,
-		`CREATE TABLE ducklake_inlined_data_2_8(row_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT, col1 INTEGER, col3 INTEGER, col2 VARCHAR)`,
-		`CREATE TABLE ducklake_inlined_data_4_11(row_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT, x VARCHAR, y INTEGER)`,
-		`INSERT INTO ducklake_inlined_data_tables VALUES (1, 'ducklake_inlined_data_1_5', 5), (2, 'ducklake_inlined_data_2_8', 8), (4, 'ducklake_inlined_data_4_11', 11)`,
-	},
-	// 16_data_inlining flushed: its inlined tables emptied (a flush leaves
-	// the newest, _1_4, with the renamed column j_renamed).
-	"16_data_inlining": {
-		`DELETE FROM ducklake_inlined_data_1_2`, `DELETE FROM ducklake_inlined_data_1_3`, `DELETE FROM ducklake_inlined_data_1_4`,
-		`DELETE FROM ducklake_inlined_data_2_6`, `DELETE FROM ducklake_inlined_data_4_8`, `DELETE FROM ducklake_inlined_data_5_11`,
-		`DELETE FROM ducklake_inlined_delete_1`,
-	},
-}
-
 // TestInlinedRetypedWithoutRows (review rv16-b F2): an inlined table that
 // holds a column of the schema its reader looks up with another type
 // binds (the reader selects by name) and is built from its stored types
@@ -201,7 +173,7 @@ var flushedInlinedTables = map[string][]string{
 // only in debug builds). With rows visible the values are misread, and a
 // column missing fails to bind even without rows: both unreadable. Each
 // case compares a conformance lake of format 1.0, with the empty inlined
-// tables a flush leaves (flushedInlinedTables), with the same catalog
+// tables a flush leaves (testlakes.FlushedInlinedTables), with the same catalog
 // stamped 0.4, whose readers look the schema up at the table's first
 // snapshot (04_type_promotion: every column retyped since; 02_add_drop_
 // columns: b and col2 dropped and added again with another type), or with
@@ -210,7 +182,7 @@ func TestInlinedRetypedWithoutRows(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name, lake string
-		stmts      []string // besides flushedInlinedTables[lake]
+		stmts      []string // besides testlakes.FlushedInlinedTables[lake]
 		self       bool     // the 0.4 catalog with itself
 		// unreadable: a difference expected in main.<table> (none: equivalent)
 		table, unreadable string
@@ -233,7 +205,7 @@ func TestInlinedRetypedWithoutRows(t *testing.T) {
 			// blocks an earlier one left truncates the file after writing
 			// its header (SingleFileBlockManager::Truncate), which the
 			// proof's length check refuses.
-			stmts := append(slices.Clone(flushedInlinedTables[tc.lake]), tc.stmts...)
+			stmts := append(slices.Clone(testlakes.FlushedInlinedTables[tc.lake]), tc.stmts...)
 			a := tamper(t, catalog, stmts...)
 			b := tamper(t, catalog, append(stmts, `UPDATE ducklake_metadata SET value = '0.4' WHERE key = 'version'`)...)
 			if tc.self {

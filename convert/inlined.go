@@ -24,7 +24,11 @@ import (
 // source's and the target's lookups land on snapshots at which the table's
 // columns differ, their readers read the inlined rows differently (a
 // column not found, NULL for a column added since, another type), so the
-// conversion is refused.
+// conversion is refused; an inlined table without rows differs only where
+// one reader selects a column it lacks (the read fails) and the other
+// reads nothing: when the target's reader fails, the table is dropped with
+// its registration (both then read nothing), as DuckLake 1.0 leaves one
+// behind per table after every ALTER and flush.
 
 // inlinedSchemaRead is the snapshot a format's reader reads one inlined
 // data table's rows with the schema of (-1: none, the read fails).
@@ -109,9 +113,13 @@ func (r *run) inlinedSchemaReads(v *formats.Version, asSource bool) (map[string]
 
 // inlinedSchemaCheck refuses the inlined data tables that the source's
 // reader (lookups in source, taken before the steps) and the target's
-// reader read with different columns. It runs on the working copy after
-// the steps, whose ducklake_column rows still say what each snapshot's
-// columns are.
+// reader read with different columns, except those without rows that
+// only the target's reader fails to read (a column it selects by name is
+// missing, or the table does not exist at the snapshot it looks up):
+// those are dropped with their registration and noted (a source's reader
+// reads no rows from them, and a target's reader then reads none). It
+// runs on the working copy after the steps, whose ducklake_column rows
+// still say what each snapshot's columns are.
 func (r *run) inlinedSchemaCheck(source, target *formats.Version, src map[string]inlinedSchemaRead) error {
 	if r.opts.faithful || len(src) == 0 {
 		return nil
@@ -130,7 +138,7 @@ func (r *run) inlinedSchemaCheck(source, target *formats.Version, src map[string
 	if err != nil {
 		return err
 	}
-	var items []string
+	var items, dropped, droppedItems []string
 	for _, name := range slices.Sorted(maps.Keys(src)) {
 		a, b := src[name], tgt[name]
 		if _, ok := tgt[name]; !ok || a.snap == b.snap {
@@ -158,8 +166,11 @@ func (r *run) inlinedSchemaCheck(source, target *formats.Version, src map[string
 		if other == 0 {
 			continue
 		}
+		item := fmt.Sprintf("table %d: %s (schema version %d) read as of snapshot %d %s by format %s readers, as of snapshot %d %s by format %s readers",
+			a.tableID, name, a.sv, a.snap, ca, source.Name, b.snap, cb, target.Name)
 		// Without rows (flushed), a reader fails only when a column it
-		// selects by name is missing; otherwise it reads nothing either way.
+		// selects by name is missing (one stored with another type binds
+		// and reads nothing); otherwise it reads nothing either way.
 		if !nonEmpty[name] {
 			fa, err := r.selectsMissing(name, a.tableID, a.snap)
 			if err != nil {
@@ -172,11 +183,14 @@ func (r *run) inlinedSchemaCheck(source, target *formats.Version, src map[string
 			if fa == fb {
 				continue
 			}
+			if fb {
+				dropped, droppedItems = append(dropped, name), append(droppedItems, item+" (no rows)")
+				continue
+			}
 		}
-		items = append(items, fmt.Sprintf("table %d: %s (schema version %d) read as of snapshot %d %s by format %s readers, as of snapshot %d %s by format %s readers",
-			a.tableID, name, a.sv, a.snap, ca, source.Name, b.snap, cb, target.Name))
+		items = append(items, item)
 	}
-	if len(items) == 0 {
+	if len(items) == 0 && len(dropped) == 0 {
 		return nil
 	}
 	q := formats.QuirkInlinedAtFirstSnapshot
@@ -187,6 +201,21 @@ func (r *run) inlinedSchemaCheck(source, target *formats.Version, src map[string
 	who, other := target.Name, source.Name
 	if !target.ReadsWith(q) {
 		who, other = source.Name+" (the source's)", target.Name
+	}
+	if len(dropped) > 0 {
+		if err := dropInlinedTables(r, dropped); err != nil {
+			return fmt.Errorf("drop the inlined data tables without rows that format %s readers cannot read: %w", target.Name, err)
+		}
+		info := info // the target's lookup, where it has its own
+		if target.ReadsWith(formats.QuirkInlinedAtFirstSnapshot) && !target.ReadsWith(formats.QuirkInlinedAtSnapshotZero) {
+			info = formats.QuirkInlinedAtFirstSnapshot.Info()
+		}
+		r.add(Finding{Severity: Note, Code: info.Name, Step: "reader " + target.Name, Table: "ducklake_inlined_data_tables", Detail: summarize(droppedItems),
+			Reason: fmt.Sprintf("these inlined data tables hold no rows, but format %s readers would read them with other columns of their table than format %s readers and fail (a column they select is missing, or the table does not exist then), where format %s readers read nothing: dropped with their ducklake_inlined_data_tables rows, so that no reader reads them: %s (%s)",
+				target.Name, source.Name, source.Name, info.Behaviour, info.Source)})
+	}
+	if len(items) == 0 {
+		return nil
 	}
 	r.add(Finding{Severity: Refuse, Code: info.Name, Step: "reader " + target.Name, Table: "ducklake_inlined_data_tables", Detail: summarize(items),
 		Reason: fmt.Sprintf("format %s readers read these inlined rows with other columns of their table than format %s readers, so the rows read differ or the read fails: %s (%s)",

@@ -174,7 +174,8 @@ func TestInlinedSchemaVersionRowNull(t *testing.T) {
 // readers have it cached: the 0.4 migration fixture, to 0.1 and 0.2), and
 // a flushed (empty) inlined table from which no reader selects a missing
 // column (16_data_inlining emptied, to 0.4). An emptied table whose column
-// was renamed is still refused: the 0.4 reader selects the old name.
+// was renamed, from which the 0.4 reader selects the old name, is dropped
+// with a note, not refused (TestInlinedEmptyDropped).
 func TestInlinedLookupsThatReadAlike(t *testing.T) {
 	ctx := context.Background()
 	mig := filepath.Join(testlakes.Dir(t, "migrations"), "v04", "source.duckdb")
@@ -199,7 +200,6 @@ func TestInlinedLookupsThatReadAlike(t *testing.T) {
 		{"cached, to 0.1", mig, formats.V0_1, ""},
 		{"cached, to 0.2", mig, formats.V0_2, ""},
 		{"flushed, to 0.4", withoutRename, formats.V0_4, ""},
-		{"flushed with a renamed column, to 0.4", flushed, formats.V0_4, "ducklake_inlined_data_1_4"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, err := Check(ctx, tc.src, tc.target, Options{AllowInlined: true, DataPath: filepath.Join(lake, "data")})
@@ -224,6 +224,88 @@ func TestInlinedLookupsThatReadAlike(t *testing.T) {
 				t.Errorf("refused for %q, want no inlined-read refusal", inl)
 			case tc.refused != "" && (len(inl) != 1 || !strings.Contains(inl[0], tc.refused)):
 				t.Errorf("inlined-read refusals %q, want one naming %s", inl, tc.refused)
+			}
+		})
+	}
+}
+
+// TestInlinedEmptyDropped (review rv16-b F1): an inlined table without
+// rows that the target's readers read with a column it lacks (0.3 and 0.4:
+// the columns of the table's first snapshot, a column renamed since; 0.1
+// and 0.2: snapshot 0, where the table does not exist) fails their read,
+// where the 1.0 source's readers read nothing. DuckLake 0.4 and 1.0 keep
+// such a table per table after an ALTER and a flush
+// (testlakes.FlushedInlinedTables). It is dropped with its registration
+// and noted, as the 1.0/1.1 name collisions are (dropInlinedTables), and
+// the conversion is proved; with a row it is still refused. Before, every
+// such conversion was refused.
+func TestInlinedEmptyDropped(t *testing.T) {
+	ctx := context.Background()
+	// 04_type_promotion's table 5 renames k to key at snapshot 32.
+	renamed := []string{`CREATE TABLE ducklake_inlined_data_5_18(row_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT, "key" BIGINT, v VARCHAR)`,
+		`INSERT INTO ducklake_inlined_data_tables VALUES (5, 'ducklake_inlined_data_5_18', 18)`}
+	for _, tc := range []struct {
+		name, lake string
+		stmts      []string // besides testlakes.FlushedInlinedTables[lake]
+		target     *formats.Version
+		code       string   // the note's (or the refusal's) code
+		dropped    []string // the inlined tables dropped (none: refused)
+	}{
+		{"renamed column, to 0.4", "16_data_inlining", nil, formats.V0_4, "inlined-read-at-first-snapshot", []string{"ducklake_inlined_data_1_4"}},
+		{"renamed column, to 0.3", "16_data_inlining", nil, formats.V0_3, "inlined-read-at-first-snapshot", []string{"ducklake_inlined_data_1_4"}},
+		{"renamed and retyped columns, to 0.4", "04_type_promotion", renamed, formats.V0_4, "inlined-read-at-first-snapshot", []string{"ducklake_inlined_data_5_18"}},
+		{"snapshot zero, to 0.2", "04_type_promotion", renamed, formats.V0_2, "inlined-read-at-snapshot-zero",
+			[]string{"ducklake_inlined_data_1_4", "ducklake_inlined_data_2_9", "ducklake_inlined_data_3_13", "ducklake_inlined_data_4_15", "ducklake_inlined_data_5_18"}},
+		// ducklake_inlined_data_4_11 is kept: every snapshot reading
+		// table 4 has schema version 11 (cached, read alike).
+		{"snapshot zero, to 0.1", "02_add_drop_columns", nil, formats.V0_1, "inlined-read-at-snapshot-zero",
+			[]string{"ducklake_inlined_data_1_5", "ducklake_inlined_data_2_8"}},
+		{"renamed column with a row, to 0.4", "04_type_promotion", append(slices.Clone(renamed),
+			`INSERT INTO ducklake_inlined_data_5_18 VALUES (1000, 32, NULL, 1, 'x')`), formats.V0_4, "inlined-read-at-first-snapshot", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lake := filepath.Join(testlakes.Dir(t, "lakes"), tc.lake)
+			vs := versionCatalogs(t, lake)
+			data := filepath.Join(lake, "data")
+			src := editedCopy(t, vs[len(vs)-1], append(slices.Clone(testlakes.FlushedInlinedTables[tc.lake]), tc.stmts...)...)
+			out := filepath.Join(t.TempDir(), "out.duckdb")
+			res, err := Catalog(ctx, src, out, tc.target, Options{AllowInlined: true, DataPath: data})
+			if len(tc.dropped) == 0 {
+				var refused *RefusedError
+				if !errors.As(err, &refused) || !slices.ContainsFunc(refused.Findings, func(f Finding) bool {
+					return f.Code == tc.code && strings.Contains(f.Detail, "ducklake_inlined_data_5_18")
+				}) {
+					t.Fatalf("converted or refused otherwise (%v), want refused for %s naming ducklake_inlined_data_5_18", err, tc.code)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var notes []string
+			for _, f := range res.Findings {
+				if f.Code == tc.code {
+					notes = append(notes, f.Detail)
+				}
+			}
+			if len(notes) != 1 {
+				t.Fatalf("notes %s: %q, want one", tc.code, notes)
+			}
+			d := dump(t, out)
+			regs := query(t, out, "SELECT table_name FROM c.ducklake_inlined_data_tables")
+			for _, name := range tc.dropped {
+				if !strings.Contains(notes[0], name) {
+					t.Errorf("note %q does not name %s", notes[0], name)
+				}
+				if _, ok := d[name]; ok {
+					t.Errorf("%s is still in the %s catalog", name, tc.target)
+				}
+				if slices.ContainsFunc(regs, func(r []string) bool { return r[0] == name }) {
+					t.Errorf("%s is still registered in the %s catalog", name, tc.target)
+				}
+			}
+			if _, err := compare.Catalogs(ctx, src, out, compare.Options{DataPath: data}); err != nil {
+				t.Fatalf("compare with the %s conversion: %v, want equivalent", tc.target, err)
 			}
 		})
 	}

@@ -116,8 +116,15 @@ func dropEmptyCollisions(r *run, sys []string) error {
 			empty = append(empty, t)
 		}
 	}
-	slices.Sort(empty)
-	for _, t := range empty {
+	return dropInlinedTables(r, empty)
+}
+
+// dropInlinedTables drops inlined data tables (their callers: those
+// without rows) with their ducklake_inlined_data_tables rows, so that no
+// reader reads them: a reader of the source reads no rows from them.
+func dropInlinedTables(r *run, names []string) error {
+	names = slices.Sorted(slices.Values(names))
+	for _, t := range names {
 		if err := r.w.execShape(r.ctx, "DROP TABLE "+quote(t), tableDropped(t)); err != nil {
 			return err
 		}

@@ -194,3 +194,36 @@ func EditVersion(tb testing.TB, vdir string, edit func(m map[string]any), reseal
 		tb.Fatal(err)
 	}
 }
+
+// FlushedInlinedTables is, per conformance lake of format 1.0 in the
+// "lakes" archive, SQL that gives its last version the empty inlined data
+// tables DuckLake 0.4 and 1.0 keep after ducklake_flush_inlined_data: every
+// ALTER of a table with inlining on creates one with the table's columns
+// then, registered with the new schema version, and a flush empties them
+// (DuckLakeTransactionState::DropEmptySupersededInlinedTables, 1.0, drops
+// all but the newest). 04_type_promotion (tables 1-4) and
+// 02_add_drop_columns gain the newest of each table (retyped columns;
+// columns dropped and added again with another type: their names are
+// those of the table's first snapshot); 16_data_inlining has its inlined
+// tables and inlined deletions emptied (the newest,
+// ducklake_inlined_data_1_4, has column j renamed j_renamed).
+var FlushedInlinedTables = map[string][]string{
+	"04_type_promotion": {
+		`CREATE TABLE ducklake_inlined_data_1_4(row_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT, id INTEGER, c BIGINT)`,
+		`CREATE TABLE ducklake_inlined_data_2_9(row_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT, id INTEGER, c UBIGINT, s SMALLINT)`,
+		`CREATE TABLE ducklake_inlined_data_3_13(row_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT, id INTEGER, ti DOUBLE, f DOUBLE)`,
+		`CREATE TABLE ducklake_inlined_data_4_15(row_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT, id INTEGER, c TIMESTAMP WITH TIME ZONE)`,
+		`INSERT INTO ducklake_inlined_data_tables VALUES (1, 'ducklake_inlined_data_1_4', 4), (2, 'ducklake_inlined_data_2_9', 9), (3, 'ducklake_inlined_data_3_13', 13), (4, 'ducklake_inlined_data_4_15', 15)`,
+	},
+	"02_add_drop_columns": {
+		`CREATE TABLE ducklake_inlined_data_1_5(row_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT, id INTEGER, a VARCHAR, b VARCHAR, d BOOLEAN)`,
+		`CREATE TABLE ducklake_inlined_data_2_8(row_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT, col1 INTEGER, col3 INTEGER, col2 VARCHAR)`,
+		`CREATE TABLE ducklake_inlined_data_4_11(row_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT, x VARCHAR, y INTEGER)`,
+		`INSERT INTO ducklake_inlined_data_tables VALUES (1, 'ducklake_inlined_data_1_5', 5), (2, 'ducklake_inlined_data_2_8', 8), (4, 'ducklake_inlined_data_4_11', 11)`,
+	},
+	"16_data_inlining": {
+		`DELETE FROM ducklake_inlined_data_1_2`, `DELETE FROM ducklake_inlined_data_1_3`, `DELETE FROM ducklake_inlined_data_1_4`,
+		`DELETE FROM ducklake_inlined_data_2_6`, `DELETE FROM ducklake_inlined_data_4_8`, `DELETE FROM ducklake_inlined_data_5_11`,
+		`DELETE FROM ducklake_inlined_delete_1`,
+	},
+}
