@@ -46,8 +46,12 @@ import (
 // with a VARCHAR table statistic without min and max that DuckDB 1.5.0
 // reads as empty, string-table-stats-without-minmax-empty;
 // v29: a 0.3 catalog B read as DuckDB 1.4.0 reads it too, inlined tables at
-// snapshot 0 and delete files of two columns only, delete-files-two-columns-only).
-const proofVersion = "fdl-formats proof v29"
+// snapshot 0 and delete files of two columns only, delete-files-two-columns-only;
+// v30: an inlined table holding a column with another type than the
+// looked-up schema's is unreadable only where its rows are visible, and an
+// inlined file deletion with a NULL or negative file_id or row_id makes its
+// table unreadable, invalid-inlined-deletion).
+const proofVersion = "fdl-formats proof v30"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths
