@@ -14,9 +14,10 @@ import (
 
 // ReadEveryTable reads every column of every row of every table in the
 // catalog file, so that DuckDB verifies the checksum of every block that
-// holds table data, and checks that the file is as long as its header says
-// (a file cut inside its free blocks reads, but is not the file that was
-// written). The proof reads only the metadata it needs; this is what makes
+// holds table data, and checks that the file is not cut short of its
+// header (a file cut inside its free blocks reads, but is not the file that
+// was written; duckfile.Header.Cut allows the end DuckDB's own truncation
+// of free blocks leaves). The proof reads only the metadata it needs; this is what makes
 // it certify every byte a reader can reach. Errors wrap ErrIncomparable and
 // name the file and the table.
 func (r *Reader) ReadEveryTable(ctx context.Context) error {
@@ -242,8 +243,11 @@ func (r *Reader) readTablesOneByOne(ctx context.Context, names [][2]string, err 
 	return fmt.Errorf("%w: catalog %s: read its tables: %w", ErrIncomparable, r.path, err)
 }
 
-// checkLength fails when a DuckDB file is shorter than its current header
-// says (the headers, then block count times block size).
+// checkLength fails when a DuckDB file was cut short: shorter than its
+// current header says (the headers, then block count times block size),
+// other than where DuckDB's own truncation of free blocks ends a file
+// (duckfile.Header.Cut); whether the blocks a reader needs are there,
+// reading every table then tells.
 func checkLength(path string) error {
 	f, err := os.Open(path)
 	if err != nil {
@@ -261,7 +265,7 @@ func checkLength(path string) error {
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrIncomparable, err)
 	}
-	if want := h.Length(); st.Size() < want {
+	if want := h.Length(); h.Cut(st.Size()) {
 		return damagedError{fmt.Errorf("%w: catalog %s is truncated: %d bytes, its header says %d", ErrIncomparable, path, st.Size(), want)}
 	}
 	return nil

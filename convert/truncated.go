@@ -13,7 +13,8 @@ import (
 )
 
 // checkComplete fails with ErrNotCatalog when a DuckDB file is shorter than
-// its current header says: a truncated copy, whatever the cut. DuckDB
+// its current header says and does not end where DuckDB's own truncation of
+// free blocks ends a file (duckfile.Header.Cut): a truncated copy. DuckDB
 // itself reads blocks lazily and reports a cut only when a query reaches it,
 // as a raw IO error. Files too short for the headers, or without DuckDB's
 // magic, are left for DuckDB to diagnose.
@@ -33,7 +34,7 @@ func checkComplete(path string) error {
 		return fmt.Errorf("open catalog %s: %w: truncated or corrupt: %w", path, ErrNotCatalog, err)
 	case err != nil:
 		return nil // not DuckDB, or unreadable: DuckDB says which
-	case info.Size() < h.Length():
+	case h.Cut(info.Size()):
 		return fmt.Errorf("open catalog %s: %w: truncated or corrupt: %d bytes, its DuckDB header says %d", path, ErrNotCatalog, info.Size(), h.Length())
 	}
 	return nil

@@ -146,8 +146,23 @@ func Read(r io.Reader) (Header, error) {
 // Length is how long the file must be by its current database header: the
 // headers, then the header's block count times its block size; 0 when the
 // header does not say. A shorter file was cut (DuckDB notices only when a
-// query reads a missing block).
+// query reads a missing block), or truncated by DuckDB itself (Cut).
 func (h Header) Length() int64 { return int64(h.length) }
+
+// Cut reports whether a file of size bytes was cut short: shorter than
+// Length, and not where DuckDB itself ends a file. At a checkpoint DuckDB
+// truncates the free blocks at the end of the file and does not rewrite the
+// header until the next checkpoint (SingleFileBlockManager::Truncate: the
+// file then ends at the headers plus a whole number of blocks), so a file
+// shorter than its header at such a boundary is what DuckDB leaves, and
+// reads: whether a block it needs is missing is for a read of the file to
+// say. A cut anywhere else is a torn copy.
+func (h Header) Cut(size int64) bool {
+	if size >= h.Length() {
+		return false
+	}
+	return size < HeadersSize || h.BlockSize == 0 || (size-HeadersSize)%int64(h.BlockSize) != 0
+}
 
 // Known reports whether the file's storage version is one this package knows.
 func (h Header) Known() bool { return h.Storage != "" }

@@ -242,3 +242,83 @@ func TestOlder(t *testing.T) {
 		}
 	}
 }
+
+// TestCut: DuckDB truncates the free blocks at the end of a file at a
+// checkpoint without rewriting its header, so a file DuckDB wrote and reads
+// can be shorter than its header says. Cut accepts that end (a block
+// boundary) and only that: a copy cut anywhere else is cut short.
+func TestCut(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.duckdb")
+	// A session per step: the last checkpoint frees the blocks at the end.
+	for _, session := range [][]string{
+		{"CREATE TABLE a AS SELECT range i, range::VARCHAR s FROM range(300000)", "CREATE TABLE b AS SELECT range i, md5(range::VARCHAR) s FROM range(300000)", "CHECKPOINT"},
+		{"DROP TABLE b", "CHECKPOINT"},
+		{"UPDATE a SET s = 'x' WHERE i < 10", "CHECKPOINT"},
+		{"DELETE FROM a WHERE i > 1000", "CHECKPOINT"},
+	} {
+		db, err := sql.Open("duckdb", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range session {
+			if _, err := db.Exec(s); err != nil {
+				t.Fatalf("%s: %v", s, err)
+			}
+		}
+		db.Close()
+	}
+	size := fileSize(t, path)
+	h := readHeader(t, path)
+	if size >= h.Length() {
+		t.Fatalf("DuckDB left %d bytes, its header says %d: want a file DuckDB truncated", size, h.Length())
+	}
+	// DuckDB reads the file it truncated.
+	db, err := sql.Open("duckdb", path+"?access_mode=read_only")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	if err := db.QueryRow("SELECT count(*) FROM a").Scan(&n); err != nil || n != 1001 {
+		t.Fatalf("read the truncated file: %d rows, %v", n, err)
+	}
+	db.Close()
+	for _, tc := range []struct {
+		size int64
+		cut  bool
+	}{
+		{h.Length(), false},
+		{h.Length() + 1, false},
+		{size, false},                       // where DuckDB ended it
+		{size - int64(h.BlockSize), false},  // a block boundary: reads decide
+		{size - 1, true},                    // a torn copy
+		{size + int64(h.BlockSize)/2, true}, // inside a block
+		{HeadersSize - 1, true},
+	} {
+		if got := h.Cut(tc.size); got != tc.cut {
+			t.Errorf("Cut(%d) = %t, want %t (header length %d, block size %d)", tc.size, got, tc.cut, h.Length(), h.BlockSize)
+		}
+	}
+}
+
+func fileSize(t *testing.T, path string) int64 {
+	t.Helper()
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st.Size()
+}
+
+func readHeader(t *testing.T, path string) Header {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	h, err := Read(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}

@@ -9,6 +9,7 @@ import (
 	"archive/tar"
 	"compress/gzip"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -18,6 +19,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	_ "github.com/duckdb/duckdb-go/v2" // the database/sql driver
 )
 
 // Archives are the tarballs of the conformance set, each unpacking to one
@@ -226,4 +229,46 @@ var FlushedInlinedTables = map[string][]string{
 		`DELETE FROM ducklake_inlined_data_2_6`, `DELETE FROM ducklake_inlined_data_4_8`, `DELETE FROM ducklake_inlined_data_5_11`,
 		`DELETE FROM ducklake_inlined_delete_1`,
 	},
+}
+
+// FreeTrailingBlocks makes DuckDB leave the DuckDB file at path shorter
+// than its header says, as a real catalog may be: in sessions of their
+// own it adds two scratch tables, then drops them, each time with a
+// checkpoint, so the last checkpoint frees the blocks at the end of the
+// file and truncates them without rewriting the header
+// (SingleFileBlockManager::Truncate). The file's tables are as they were.
+func FreeTrailingBlocks(tb testing.TB, path string) {
+	tb.Helper()
+	var grown int64
+	for _, session := range [][]string{
+		{"CREATE TABLE zz_scratch_a AS SELECT range i, range::VARCHAR s FROM range(300000)", "CREATE TABLE zz_scratch_b AS SELECT range i, md5(range::VARCHAR) s FROM range(300000)", "CHECKPOINT"},
+		{"DROP TABLE zz_scratch_b", "CHECKPOINT"},
+		{"DROP TABLE zz_scratch_a", "CHECKPOINT"},
+	} {
+		db, err := sql.Open("duckdb", path)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		for _, s := range session {
+			if _, err := db.Exec(s); err != nil {
+				db.Close()
+				tb.Fatalf("%s: %s: %v", path, s, err)
+			}
+		}
+		db.Close()
+		if grown == 0 {
+			st, err := os.Stat(path)
+			if err != nil {
+				tb.Fatal(err)
+			}
+			grown = st.Size()
+		}
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if st.Size() >= grown {
+		tb.Fatalf("%s: %d bytes, %d with the scratch tables: DuckDB truncated nothing", path, st.Size(), grown)
+	}
 }
