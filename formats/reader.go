@@ -124,6 +124,14 @@ const (
 	// are accepted (DuckLake on DuckDB 1.3 and the DuckLake DuckDB 1.4.0
 	// pins).
 	QuirkDeleteFilesTwoColumns
+	// QuirkStructNullsAfterSkippedVector: DuckDB's Parquet reader (1.3.0
+	// to 1.5.0) skips a 2048-row vector of a row group all of whose rows
+	// are deleted and applies the skip when it reads the next vector of
+	// the row group, writing the skipped rows' definition levels into the
+	// buffer that vector's STRUCT validity is then taken from: a non-NULL
+	// struct there reads NULL where a skipped row's struct was NULL
+	// (StructSkipColumns, SkippedVectorReads, StructSkipSQL).
+	QuirkStructNullsAfterSkippedVector
 )
 
 // QuirkInfo documents one ReaderQuirk: what the real reader does, where in
@@ -229,6 +237,10 @@ var AllQuirks = []QuirkInfo{
 		Source:    "ScanDeleteFile (src/storage/ducklake_delete_filter.cpp) in v1.3-ossivalis and in 09f9b85b, the DuckLake DuckDB 1.4.0 pins: return_types.size() != 2 throws; 72cf52ae (2025-09-16, \"Accept iceberg pos deletes\"), first in f134ad86 (DuckDB 1.4.1), accepts a third column of any type and reads only the positions",
 		Error:     "Invalid Input Error: Invalid schema contained in the delete file",
 		Evidence:  "modelled from the source (review finding rv16-c F2: lakes/06_deletes with delete file 6 replaced by a 3-column file, converted to 0.3 and proved equivalent before); v1.3-ossivalis (formats 0.1 and 0.2) has the same check, which compare applied to those formats before (by their DuckDB range)"},
+	{Quirk: QuirkStructNullsAfterSkippedVector, Name: "struct-nulls-after-skipped-vector", Family: "deletes",
+		Behaviour: "a data file with deletes is scanned 2048 rows at a time from the start of each row group; a vector all of whose rows are deleted is skipped, and the skip is applied when the next vector of the same row group is read, writing the skipped rows' definition levels into the buffer the reader then takes that vector's STRUCT validity from: where a skipped row's struct (or a struct below it, through structs only) was NULL, a non-NULL struct of the vector read reads NULL, unless the leaf read last has a NULL in that stretch (then its levels overwrite the buffer). Affected: a top-level STRUCT and the structs nested in it through structs only, that hold a leaf not inside a LIST or MAP; not a LIST or MAP of structs, not a struct whose fields are all lists. A partly deleted vector is read, not skipped; a skip at the end of a row group is dropped. The proof reports such a file and delete state as unreadable and convert refuses it where the source's and the target's readers differ; the model flags a skipped run followed by a read vector of the same row group (row groups from the footer; of an encrypted file, whose footer is not read, any run of 2048 deleted positions followed by a kept one) where a skipped row has a NULL struct and the vector read a non-NULL one, which is all a misread needs (whether it happens depends on the data pages)",
+		Source:    "DuckDB extension/parquet/column_reader.cpp ColumnReader::ApplyPendingSkips calls PrepareRead(skip_now, define_out, repeat_out, 0) on the caller's define buffer in v1.3.0 (line 703), v1.3.2, v1.4.0-v1.4.x and v1.5.0 (line 769); PrepareRead's all-valid fast path leaves the buffer unwritten on the read, and StructColumnReader::Read (reader/struct_column_reader.cpp) sets the struct's validity from define_out after reading its children; parquet_reader.cpp (v1.5.0 line 1438, v1.3.0 line 1312) calls Skip for every column of a vector the deletion filter empties, which DuckLake sets for every data file with deletes (DuckLakeMultiFileReader::InitializeReader, src/storage/ducklake_multi_file_reader.cpp, in v1.3-ossivalis, v1.4-andium and the commits DuckDB 1.5.0 pins). Fixed by b8ac093d355 and f7db97177bd (2026-03-10, \"fix(parquet): avoid corrupting define/repeat buffers during skips\": private skip buffers), first in v1.5.1. Format 0.4 is read both ways (1.5.0 misreads, 1.5.1 does not): a catalog written as 0.4 must not have such a file, a 0.4 source is read as 1.5.1 reads it (SourceQuirks)",
+		Evidence:  "DuckDB 1.3.0, 1.3.2, 1.4.3 and 1.5.0 read the rows 112640-114687 of a STRUCT(a VARCHAR, b DOUBLE) column NULL in a 122880-row file (one row group) whose rows 59392-112639 hold NULL, when rows 59392-112639 are filtered out (read_parquet ... WHERE id NOT BETWEEN 59392 AND 112639: the same skip path as a deletion filter); 1.5.1 reads them {'a': hello, 'b': 42.0}. The same for a struct nested in a struct and for a struct with a LIST field beside a scalar one; not for a LIST or MAP of structs, a struct of lists only, a leaf NULL below a non-NULL struct, a partly filtered vector, or a skip at the end of a row group (review finding F4, /tmp/rv16-a-scratch/r5; /tmp/skipstruct-scratch/exp.sql); convert's test lake (convert/skipstruct_test.go) read by DuckDB 1.4.3 and 1.5.0 through a view with the same filter"},
 }
 
 // Info returns the documentation of a single quirk.
@@ -271,14 +283,14 @@ const (
 	// quirksV1_3: DuckLake v1.3-ossivalis (DuckDB 1.3), formats 0.1 and 0.2
 	// (no Hive partition mappings exist in these formats).
 	quirksV1_3 = QuirkUnmappedFilesNull | QuirkTimeTZDefaultOffset | QuirkTableStatsNeedColumnStats | QuirkInlinedAtSnapshotZero | QuirkFilesWithoutColumnStatsPruned |
-		QuirkViewCatalogVerbatim | QuirkBooleanStatsComparedAsText | QuirkTemporalStatsComparedAsText | QuirkDeleteFilesTwoColumns
+		QuirkViewCatalogVerbatim | QuirkBooleanStatsComparedAsText | QuirkTemporalStatsComparedAsText | QuirkDeleteFilesTwoColumns | QuirkStructNullsAfterSkippedVector
 	// quirksV1_3_0: DuckLake v1.3-ossivalis on DuckDB 1.3.0, the only
 	// release that opens format 0.1: DuckDB 1.3.0's column mapper.
 	quirksV1_3_0 = quirksV1_3 | QuirkNestedDefaultsDropped | QuirkStructWithoutFileFieldsNotNull | QuirkRemapListsUnreserved
 	// quirksV1_4_5: DuckLake 41255d47 (the v1.4-andium head), which DuckDB
 	// 1.4.5 pins, the newest release that reads format 0.3.
 	quirksV1_4_5 = QuirkUnmappedFilesNull | QuirkTimeTZDefaultOffset | QuirkHiveValuesRaw | QuirkHiveTimeZoneValuesUTC | QuirkTableStatsNeedColumnStats | QuirkInlinedAtFirstSnapshot | QuirkFilesWithoutColumnStatsPruned |
-		QuirkViewCatalogVerbatim | QuirkBooleanStatsComparedAsText | QuirkTemporalStatsComparedAsText
+		QuirkViewCatalogVerbatim | QuirkBooleanStatsComparedAsText | QuirkTemporalStatsComparedAsText | QuirkStructNullsAfterSkippedVector
 	// quirksV1_4_1: DuckLake f134ad86, 77f2512a, de813ff4 and 3f1b3725,
 	// which DuckDB 1.4.1, 1.4.2, 1.4.3 and 1.4.4 pin: inlined tables are
 	// read at a snapshot GetCatalogIdForSchema looks up by schema version
@@ -304,11 +316,12 @@ const (
 	// does (1.5.0's), so that a catalog proved for one is read alike by
 	// both.
 	quirksV1_5_0 = QuirkUnmappedFilesNull | QuirkTimeTZDefaultOffset | QuirkHiveValuesRaw | QuirkHiveTimeZoneValuesUTC | QuirkTableStatsNeedColumnStats | QuirkInlinedAtFirstSnapshot | QuirkFilesWithoutColumnStatsPruned |
-		QuirkPartialDeletesWholeWithInlined | QuirkViewCatalogVerbatim | QuirkBooleanStatsComparedAsText | QuirkStringTableStatsEmpty
+		QuirkPartialDeletesWholeWithInlined | QuirkViewCatalogVerbatim | QuirkBooleanStatsComparedAsText | QuirkStringTableStatsEmpty | QuirkStructNullsAfterSkippedVector
 	// quirksV1_5_1: DuckLake on DuckDB 1.5.1, the newest release that reads
 	// format 0.4 (Hive values decoded as 1.0 does, string statistics
-	// without min and max unknown).
-	quirksV1_5_1 = quirksV1_5_0 &^ (QuirkHiveValuesRaw | QuirkHiveTimeZoneValuesUTC | QuirkStringTableStatsEmpty)
+	// without min and max unknown, its Parquet reader keeps skipped levels
+	// apart).
+	quirksV1_5_1 = quirksV1_5_0 &^ (QuirkHiveValuesRaw | QuirkHiveTimeZoneValuesUTC | QuirkStringTableStatsEmpty | QuirkStructNullsAfterSkippedVector)
 )
 
 // ReadsWith reports whether the format's real reader has every quirk in q
