@@ -289,6 +289,9 @@ func (r *Reader) tablePlan(ctx context.Context, t Table, snap int64, opts ScanOp
 		if n.deleted, err = r.deletedPositions(ctx, t, f, snap); err != nil {
 			return nil, fail(err)
 		}
+		if err := r.structSkipped(ctx, t, f, cols, snap, n.deleted); err != nil {
+			return nil, fail(err)
+		}
 		if len(n.deleted) > 0 {
 			if n.gone, err = r.planKeyOf(ctx, t, f, cols, snap, opts, names, types, deletesOnly, n.deleted); err != nil {
 				return nil, fail(err)

@@ -101,6 +101,7 @@ type Reader struct {
 	keysBuilt   int                        // plan keys planKeyOf built (not found in its memos)
 	scans       int                        // scanning calls: switches to all threads and back
 	schemas     map[string]*pnode          // data file path -> its Parquet schema (read-only once built)
+	structSkips map[structSkipKey]string   // QuirkStructNullsAfterSkippedVector per data file and delete state (structSkipped)
 	schemaTried map[string]bool            // data files prefetchSchemas asked for
 	deleteTried map[string]bool            // delete files prefetchDeletes asked for
 	existing    map[string]bool            // files exists found

@@ -1,0 +1,161 @@
+package compare
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+
+	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/parquetsql"
+)
+
+// structSkipKey is what structSkipped's answer depends on: the data file
+// and its deleted positions.
+type structSkipKey struct {
+	path string
+	n    int
+	sum  [32]byte
+}
+
+// structSkipped applies formats.QuirkStructNullsAfterSkippedVector to a
+// data file read with deleted positions (ascending) at snap: a reader with
+// the quirk reads a STRUCT column NULL on rows after a wholly deleted
+// vector (formats.SkippedVectorReads, StructSkipColumns, StructSkipSQL),
+// which the proof does not model row by row: the file is unreadable. The
+// answer is kept per file and delete state.
+func (r *Reader) structSkipped(ctx context.Context, t Table, f DataFile, cols []*Column, snap int64, deleted []int64) error {
+	q := formats.QuirkStructNullsAfterSkippedVector
+	if len(deleted) == 0 || !r.readsWith(q) || !hasStructColumn(cols) {
+		return nil
+	}
+	key := structSkipKey{path: f.Path, n: len(deleted), sum: positionsSum(deleted)}
+	detail, ok := r.structSkips[key]
+	if !ok {
+		var err error
+		if detail, err = r.structSkipDetail(ctx, f, deleted); err != nil {
+			return fmt.Errorf("%s: data file %s: %w", q.Info().Name, r.relPath(f.Path), err)
+		}
+		if r.structSkips == nil {
+			r.structSkips = map[structSkipKey]string{}
+		}
+		r.structSkips[key] = detail
+	}
+	if detail == "" {
+		return nil
+	}
+	return r.unreadable(q, t, "data file %s at snapshot %d: %s", r.relPath(f.Path), snap, detail)
+}
+
+// hasStructColumn tells whether a table has a top-level STRUCT column, the
+// only columns the quirk misreads.
+func hasStructColumn(cols []*Column) bool {
+	for _, c := range cols {
+		if strings.EqualFold(c.Type, "struct") {
+			return true
+		}
+	}
+	return false
+}
+
+// structSkipDetail says where the quirk misreads a data file with these
+// deleted positions ("" nowhere).
+func (r *Reader) structSkipDetail(ctx context.Context, f DataFile, deleted []int64) (string, error) {
+	kp, err := r.keyParam(ctx, f.encryptionKey)
+	if err != nil {
+		return "", err
+	}
+	if kp != "" {
+		// Neither the footer's row groups nor its schema can be read:
+		// every run of a vector's worth of deletes before a kept row.
+		w := formats.SkippedVectorReads(nil, deleted, f.RecordCount)
+		if len(w) == 0 {
+			return "", nil
+		}
+		return fmt.Sprintf("positions %d-%d are deleted and %d on kept, and the table has a STRUCT column (the file is encrypted: its row groups and rows are not read)", w[0].SkipStart, w[0].ReadStart-1, w[0].ReadStart), nil
+	}
+	groups, err := r.rowGroups(ctx, f.Path)
+	if err != nil {
+		return "", err
+	}
+	windows := formats.SkippedVectorReads(groups, deleted, f.RecordCount)
+	if len(windows) == 0 {
+		return "", nil
+	}
+	rows, err := r.parquetSchemaRows(ctx, f.Path)
+	if err != nil {
+		return "", err
+	}
+	cols, err := formats.StructSkipColumns(rows)
+	if err != nil || len(cols) == 0 {
+		return "", err
+	}
+	from := fmt.Sprintf("read_parquet(%s, file_row_number = true, hive_partitioning = false)", parquetsql.Path(f.Path))
+	res, err := r.conn.QueryContext(ctx, formats.StructSkipSQL(from, cols, windows))
+	if err != nil {
+		return "", err
+	}
+	defer res.Close()
+	for res.Next() {
+		var i int
+		hit := make([]bool, len(cols))
+		dst := []any{&i}
+		for j := range hit {
+			dst = append(dst, &hit[j])
+		}
+		if err := res.Scan(dst...); err != nil {
+			return "", err
+		}
+		for j, h := range hit {
+			if h {
+				w := windows[i]
+				return fmt.Sprintf("column %s: positions %d-%d, whole vectors of a row group, are deleted and hold a NULL struct, and the next vector (positions %d-%d) a non-NULL one, which the reader can read NULL",
+					cols[j].Column, w.SkipStart, w.ReadStart-1, w.ReadStart, w.ReadEnd-1), nil
+			}
+		}
+	}
+	return "", res.Err()
+}
+
+// rowGroups reads the row counts of a data file's row groups from its
+// footer, in file order.
+func (r *Reader) rowGroups(ctx context.Context, path string) ([]int64, error) {
+	rows, err := r.conn.QueryContext(ctx, fmt.Sprintf(`SELECT row_group_id, any_value(row_group_num_rows) FROM parquet_metadata(%s) GROUP BY row_group_id ORDER BY row_group_id`, parquetsql.Path(path)))
+	if err != nil {
+		return nil, fmt.Errorf("read row groups: %w", err)
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var id, n int64
+		if err := rows.Scan(&id, &n); err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+	}
+	if out == nil {
+		out = []int64{}
+	}
+	return out, rows.Err()
+}
+
+// parquetSchemaRows reads a data file's parquet_schema rows as the quirk's model
+// takes them.
+func (r *Reader) parquetSchemaRows(ctx context.Context, path string) ([]formats.ParquetSchemaRow, error) {
+	rows, err := r.conn.QueryContext(ctx, fmt.Sprintf(`SELECT name, coalesce(num_children, 0), repetition_type, concat_ws(' ', converted_type, logical_type::VARCHAR) FROM parquet_schema(%s)`, parquetsql.Path(path)))
+	if err != nil {
+		return nil, fmt.Errorf("read parquet schema: %w", err)
+	}
+	defer rows.Close()
+	var out []formats.ParquetSchemaRow
+	for rows.Next() {
+		var s formats.ParquetSchemaRow
+		var rep sql.NullString
+		if err := rows.Scan(&s.Name, &s.Children, &rep, &s.Annotation); err != nil {
+			return nil, err
+		}
+		s.Repetition = rep.String
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
