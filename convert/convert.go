@@ -295,6 +295,9 @@ func (p *pass) convert(ctx context.Context, dst string, target *formats.Version)
 	if err := r.twoColumnDeletesCheck(source, target); err != nil {
 		return nil, fmt.Errorf("convert %s: reader checks for %s: %w", src, target, err)
 	}
+	if err := r.structSkipCheck(source, target); err != nil {
+		return nil, fmt.Errorf("convert %s: reader checks for %s: %w", src, target, err)
+	}
 	inlinedReads, err := r.inlinedSchemaReads(source, true)
 	if err != nil {
 		return nil, fmt.Errorf("convert %s: reader checks for %s: %w", src, target, err)
