@@ -50,8 +50,10 @@ import (
 // v30: an inlined table holding a column with another type than the
 // looked-up schema's is unreadable only where its rows are visible, and an
 // inlined file deletion with a NULL or negative file_id or row_id makes its
-// table unreadable, invalid-inlined-deletion).
-const proofVersion = "fdl-formats proof v30"
+// table unreadable, invalid-inlined-deletion;
+// v31: DuckDB 1.3.0-1.5.0 reading STRUCT values NULL after a wholly
+// deleted vector, struct-nulls-after-skipped-vector).
+const proofVersion = "fdl-formats proof v31"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths

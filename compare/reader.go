@@ -92,23 +92,24 @@ type Reader struct {
 	dynamic     map[string][]string // inlined data/delete tables and their columns
 	dynamicOf   map[string]string   // lower-cased name -> its key in dynamic
 	dataPath    string
-	extAttached bool                       // the ducklake extension attached this catalog as "dl"
-	asSource    bool                       // read as a proof's source (ReaderOptions.AsSource)
-	memo        *digestMemo                // file digests by read plan (shared by both sides of a comparison)
-	allRowsKeys map[allRowsKeyID]string    // all-rows plan keys (see planKeyOf)
-	goneKeys    map[goneKeyID]string       // deleted-rows plan keys (see planKeyOf)
-	goneParts   map[allRowsKeyID]goneParts // deleted-rows queries less their positions (goneSQL)
-	keysBuilt   int                        // plan keys planKeyOf built (not found in its memos)
-	scans       int                        // scanning calls: switches to all threads and back
-	schemas     map[string]*pnode          // data file path -> its Parquet schema (read-only once built)
-	structSkips map[structSkipKey]string   // QuirkStructNullsAfterSkippedVector per data file and delete state (structSkipped)
-	schemaTried map[string]bool            // data files prefetchSchemas asked for
-	deleteTried map[string]bool            // delete files prefetchDeletes asked for
-	existing    map[string]bool            // files exists found
-	posHashes   map[string]keptHash        // data file -> its last described invisible positions
-	rawDeletes  *deleteFiles               // Parquet delete files read (shared by both sides of a comparison)
-	tempTables  map[string]bool            // staged delete-position sets
-	deletes     map[string][]int64         // delete file -> positions at deletesSnap
+	extAttached bool                        // the ducklake extension attached this catalog as "dl"
+	asSource    bool                        // read as a proof's source (ReaderOptions.AsSource)
+	memo        *digestMemo                 // file digests by read plan (shared by both sides of a comparison)
+	allRowsKeys map[allRowsKeyID]string     // all-rows plan keys (see planKeyOf)
+	goneKeys    map[goneKeyID]string        // deleted-rows plan keys (see planKeyOf)
+	goneParts   map[allRowsKeyID]goneParts  // deleted-rows queries less their positions (goneSQL)
+	keysBuilt   int                         // plan keys planKeyOf built (not found in its memos)
+	scans       int                         // scanning calls: switches to all threads and back
+	schemas     map[string]*pnode           // data file path -> its Parquet schema (read-only once built)
+	structSkips map[structSkipKey]string    // QuirkStructNullsAfterSkippedVector per data file and delete state (structSkipped)
+	skipFooters map[string]structSkipFooter // data file path -> its row groups and the columns structSkipped reads
+	schemaTried map[string]bool             // data files prefetchSchemas asked for
+	deleteTried map[string]bool             // delete files prefetchDeletes asked for
+	existing    map[string]bool             // files exists found
+	posHashes   map[string]keptHash         // data file -> its last described invisible positions
+	rawDeletes  *deleteFiles                // Parquet delete files read (shared by both sides of a comparison)
+	tempTables  map[string]bool             // staged delete-position sets
+	deletes     map[string][]int64          // delete file -> positions at deletesSnap
 	deletesSnap int64
 	partialCuts map[string]partialCut // delete file -> its last positions cut at a snapshot (parquetDeletes)
 	// plans and described: file plans and descriptions by file state, for

@@ -18,6 +18,13 @@ type structSkipKey struct {
 	sum  [32]byte
 }
 
+// structSkipFooter is what the quirk's model takes from a data file's
+// footer: its row groups' row counts and the columns the quirk reaches.
+type structSkipFooter struct {
+	groups []int64
+	cols   []formats.StructSkipColumn
+}
+
 // structSkipped applies formats.QuirkStructNullsAfterSkippedVector to a
 // data file read with deleted positions (ascending) at snap: a reader with
 // the quirk reads a STRUCT column NULL on rows after a wholly deleted
@@ -74,21 +81,30 @@ func (r *Reader) structSkipDetail(ctx context.Context, f DataFile, deleted []int
 		}
 		return fmt.Sprintf("positions %d-%d are deleted and %d on kept, and the table has a STRUCT column (the file is encrypted: its row groups and rows are not read)", w[0].SkipStart, w[0].ReadStart-1, w[0].ReadStart), nil
 	}
-	groups, err := r.rowGroups(ctx, f.Path)
-	if err != nil {
-		return "", err
+	foot, ok := r.skipFooters[f.Path]
+	if !ok {
+		if foot.groups, err = r.rowGroups(ctx, f.Path); err != nil {
+			return "", err
+		}
+		rows, err := r.parquetSchemaRows(ctx, f.Path)
+		if err != nil {
+			return "", err
+		}
+		if foot.cols, err = formats.StructSkipColumns(rows); err != nil {
+			return "", err
+		}
+		if r.skipFooters == nil {
+			r.skipFooters = map[string]structSkipFooter{}
+		}
+		r.skipFooters[f.Path] = foot // data files never change
 	}
-	windows := formats.SkippedVectorReads(groups, deleted, f.RecordCount)
-	if len(windows) == 0 {
+	cols := foot.cols
+	if len(cols) == 0 {
 		return "", nil
 	}
-	rows, err := r.parquetSchemaRows(ctx, f.Path)
-	if err != nil {
-		return "", err
-	}
-	cols, err := formats.StructSkipColumns(rows)
-	if err != nil || len(cols) == 0 {
-		return "", err
+	windows := formats.SkippedVectorReads(foot.groups, deleted, f.RecordCount)
+	if len(windows) == 0 {
+		return "", nil
 	}
 	from := fmt.Sprintf("read_parquet(%s, file_row_number = true, hive_partitioning = false)", parquetsql.Path(f.Path))
 	res, err := r.conn.QueryContext(ctx, formats.StructSkipSQL(from, cols, windows))
