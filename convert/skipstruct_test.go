@@ -23,7 +23,8 @@ import (
 // where the deletes leave a wholly deleted vector of NULL structs before a
 // read vector of non-NULL ones, convert refuses 0.3 and 0.4 naming the
 // table, column, data file, delete file and snapshot, the proof reads the
-// faithful 0.3 conversion's table as unreadable, and 1.1 is proved; the
+// faithful 0.3 conversion's table as unreadable, a faithful 0.1
+// conversion (no table paths) is refused for 1.0, and 1.1 is proved; the
 // other lakes, which differ in one condition each, convert to 0.3 and
 // 0.4 and are proved.
 func TestStructNullsAfterSkippedVector(t *testing.T) {
@@ -118,6 +119,16 @@ func TestStructNullsAfterSkippedVector(t *testing.T) {
 				return d.Kind == "unreadable" && d.Table == "main.t" && strings.Contains(d.Reason, "struct-nulls-after-skipped-vector") && strings.Contains(d.Reason, "column col")
 			}) {
 				t.Errorf("differences %v: want main.t unreadable (struct-nulls-after-skipped-vector, column col)", rep.Differences)
+			}
+			// The other way: a 0.1 catalog (no table paths) holding the file,
+			// whose readers misread it, is refused for 1.0.
+			out01 := filepath.Join(t.TempDir(), "faithful-0.1.duckdb")
+			if _, err := Catalog(ctx, src, out01, formats.V0_1, Options{faithful: true, DataPath: data, RewriteDeletes: true}); err != nil {
+				t.Fatalf("faithful 0.1: %v", err)
+			}
+			var refused *RefusedError
+			if _, err := Check(ctx, out01, formats.V1_0, opts); !errors.As(err, &refused) || !strings.Contains(err.Error(), "struct-nulls-after-skipped-vector") || !strings.Contains(err.Error(), tc.refused) {
+				t.Errorf("convert the 0.1 catalog to 1.0: %v, want refused for struct-nulls-after-skipped-vector at %s", err, tc.refused)
 			}
 			out11 := filepath.Join(t.TempDir(), "1.1.duckdb")
 			if _, err := Catalog(ctx, src, out11, formats.V1_1, opts); err != nil {
