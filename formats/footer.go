@@ -1,0 +1,139 @@
+package formats
+
+import (
+	"fmt"
+	"strings"
+
+	goversion "github.com/hashicorp/go-version"
+)
+
+// FooterQuirk is a bug of some DuckDB releases' own Parquet reader (DuckDB
+// core, not the ducklake extension) that a property of a data file's
+// Parquet footer triggers: those releases fail every read of the file, or
+// skip its row groups under a filter, where the other releases that read
+// the format read its rows. They are per release, not per format: a
+// format is affected when its readers (its DuckDB range, narrowed by what
+// a repository's fdl.json declares for it) admit one of the releases. The
+// catalog rows are alike for every reader, so nothing in a catalog can be
+// rewritten around them: convert refuses a target whose readers include an
+// affected release and that would read such a file, and the proof reports
+// such a file of a catalog B in such a format (compare). The newest
+// release of every format reads them right, so a format's source reading
+// (Version.SourceQuirks) never has one.
+type FooterQuirk struct {
+	// Name is the stable name used in reports, refusals and docs.
+	Name string
+	// Releases are the DuckDB releases that have the bug, oldest first.
+	Releases []string
+	// Fixed names the commit that fixed it and the first release with it.
+	Fixed string
+	// Trigger is the footer property that triggers it.
+	Trigger string
+	// Behaviour is what the affected releases do.
+	Behaviour string
+	// Source names the DuckDB file and function.
+	Source string
+	// Error is the start of the affected releases' error message ("" when
+	// they return other rows).
+	Error string
+	// Evidence says what shows it.
+	Evidence string
+}
+
+// The footer quirks' names (FooterQuirks).
+const (
+	FooterStringStatsInvalidUTF8  = "string-stats-invalid-utf8"
+	FooterStringStatsMissingBound = "string-stats-without-min-max-empty"
+	FooterJSONDeltaLength         = "json-delta-length-page-validated-whole"
+	FooterGeoCRSNull              = "geoparquet-crs-null"
+)
+
+// FooterQuirks documents every FooterQuirk.
+var FooterQuirks = []FooterQuirk{
+	{Name: FooterStringStatsInvalidUTF8, Releases: []string{"1.3.0", "1.3.1", "1.3.2", "1.4.0", "1.4.1", "1.4.2", "1.4.3"},
+		Fixed:     "1d8313a3eca (2026-01-06, \"Ignore invalid UTF8 in string stats, instead of throwing an error\"), first in DuckDB 1.4.4",
+		Trigger:   "a VARCHAR (or JSON) column chunk whose statistics min or max (min_value, else the deprecated min; max_value, else max) is not valid UTF-8, as a writer that cuts a bound at a byte limit inside a multi-byte character leaves it",
+		Behaviour: "every read of the data file fails, SELECT * too: the reader checks the bounds when it builds the row groups' statistics",
+		Source:    "DuckDB extension/parquet/parquet_statistics.cpp ParquetStatisticsUtils::TransformColumnStatistics (VARCHAR) calls StringColumnReader::VerifyString on each bound in v1.3.0-v1.4.3",
+		Error:     "Invalid Input Error: Invalid string encoding found in Parquet file: value",
+		Evidence:  "review rv16-a F5: a data file whose footer min 'éclair' is patched to '\\xC3(clair' fails on DuckDB 1.4.3, reads on 1.5.0 and 1.5.1"},
+	{Name: FooterStringStatsMissingBound, Releases: []string{"1.4.0"},
+		Fixed:     "5e8c290fcf9 (\"always start from StringStats::CreateUnknown in Parquet\"), first in DuckDB 1.4.1",
+		Trigger:   "a VARCHAR (or JSON) column chunk with a statistics struct (a null count, say) but without a min or a max, as DuckDB's own writer leaves it for a value longer than 256 bytes without an ASCII byte in its first 256 (repeat('日本語', 100))",
+		Behaviour: "the row group's statistics of the column start from an empty range and take only the bounds present, so under a filter pushed down on the column the row group is skipped and its rows are missing",
+		Source:    "DuckDB v1.4.0 extension/parquet/parquet_statistics.cpp TransformColumnStatistics (VARCHAR): StringStats::CreateEmpty, then SetMin/SetMax of the bounds present",
+		Evidence:  "review rv16-a F6 g (source; DuckDB 1.4.0 is not run here)"},
+	{Name: FooterJSONDeltaLength, Releases: []string{"1.4.1"},
+		Fixed:     "05fb1249cab (2025-10-28, \"fix #19366\"), first in DuckDB 1.4.2",
+		Trigger:   "a JSON column chunk (logical type JSON) encoded with DELTA_LENGTH_BYTE_ARRAY, as DuckDB's writer with PARQUET_VERSION V2 (DuckLake's parquet_version 2) leaves it",
+		Behaviour: "the reader validates a whole page's values as one JSON document, so a page of two or more values fails every read of the data file",
+		Source:    "DuckDB v1.4.1 extension/parquet/decoder/delta_length_byte_array_decoder.cpp DeltaLengthByteArrayDecoder::ReadInternal calls StringColumnReader::VerifyString over the page buffer, which validates JSON since 6261aa73d0b (first in 1.4.1)",
+		Error:     "Invalid Input Error: Invalid JSON found in Parquet file",
+		Evidence:  "review rv16-a F6 b (source)"},
+	{Name: FooterGeoCRSNull, Releases: []string{"1.5.0"},
+		Fixed:     "6766456eef6 (2026-03-12, \"Read geoparquet file with null CRS. Fix #21332\"), first in DuckDB 1.5.1",
+		Trigger:   "a \"geo\" key-value metadata entry (GeoParquet) one of whose columns has \"crs\": null, as GeoParquet 1.x writers leave an unknown CRS",
+		Behaviour: "the reader parses the file's GeoParquet metadata when it opens the file and refuses the null CRS, so every read of the data file fails",
+		Source:    "DuckDB v1.5.0 extension/parquet/parquet_geometry.cpp GeoParquetFileMetadata::TryRead: a present \"crs\" that is not an object throws",
+		Error:     "Invalid Input Error: Geoparquet column",
+		Evidence:  "review rv16-a F8: lakes/14_geometry with a data file rewritten with \"crs\": null fails on DuckDB 1.5.0, reads on 1.5.1"},
+}
+
+// FooterQuirkNamed returns the footer quirk of that name.
+func FooterQuirkNamed(name string) (FooterQuirk, bool) {
+	for _, q := range FooterQuirks {
+		if q.Name == name {
+			return q, true
+		}
+	}
+	return FooterQuirk{}, false
+}
+
+// Info documents q as a QuirkInfo, for reports that name reader quirks.
+func (q FooterQuirk) Info() QuirkInfo {
+	return QuirkInfo{Name: q.Name, Family: "Parquet footers (DuckDB core)",
+		Behaviour: fmt.Sprintf("%s: DuckDB %s %s", q.Trigger, strings.Join(q.Releases, ", "), q.Behaviour),
+		Source:    q.Source + "; fixed by " + q.Fixed, Error: q.Error, Evidence: q.Evidence}
+}
+
+// AffectedFooterQuirk is a footer quirk with the releases of a format's
+// readers that have it.
+type AffectedFooterQuirk struct {
+	FooterQuirk
+	// In are the quirk's releases among the readers.
+	In []string
+}
+
+// FooterQuirksOf returns the footer quirks some reader of the format has:
+// the releases that open it (v.DuckDB) and, when readers is set (a
+// repository's fdl.json range for the format), that readers admits. A
+// publisher who serves 0.3 to DuckDB >= 1.4.4 is not held to the bugs of
+// 1.4.0-1.4.3.
+func (v *Version) FooterQuirksOf(readers goversion.Constraints) []AffectedFooterQuirk {
+	own, err := goversion.NewConstraint(v.DuckDB)
+	if err != nil {
+		return nil // formats.All.Validate refuses such a range
+	}
+	var out []AffectedFooterQuirk
+	for _, q := range FooterQuirks {
+		var in []string
+		for _, r := range q.Releases {
+			rv, err := goversion.NewVersion(r)
+			if err == nil && own.Check(rv) && (readers == nil || readers.Check(rv)) {
+				in = append(in, r)
+			}
+		}
+		if len(in) > 0 {
+			out = append(out, AffectedFooterQuirk{FooterQuirk: q, In: in})
+		}
+	}
+	return out
+}
+
+// ReleasesText names the releases for a message ("DuckDB 1.4.0-1.4.3").
+func (a AffectedFooterQuirk) ReleasesText() string {
+	if len(a.In) == 1 {
+		return "DuckDB " + a.In[0]
+	}
+	return "DuckDB " + a.In[0] + "-" + a.In[len(a.In)-1]
+}

@@ -1,0 +1,325 @@
+// Package parquetfooter reads the properties of data files' Parquet footers
+// that formats.FooterQuirks name: bugs of some DuckDB releases' Parquet
+// reader that the footer alone triggers. convert (refusing a target whose
+// readers include such a release) and compare (reporting such a file of the
+// catalog under proof) both read them here, with DuckDB's parquet_metadata,
+// parquet_schema and parquet_kv_metadata, a batch of files per statement.
+package parquetfooter
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/parquetsql"
+)
+
+// Hit is one footer property of a file that a footer quirk is triggered by.
+type Hit struct {
+	// Quirk is the formats.FooterQuirk's name.
+	Quirk string
+	// Column is the Parquet column (path_in_schema, or the GeoParquet
+	// column name).
+	Column string
+	// Detail says what the footer holds ("row group 0 max \"\\xC3(clair\"").
+	Detail string
+}
+
+// Queryer runs a query (a *sql.Conn or *sql.DB).
+type Queryer interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// maxBatch caps the files of one statement.
+const maxBatch = 256
+
+// Read reads the footers of files (local paths or URLs DuckDB opens) and
+// returns, for each file read, the hits of every footer quirk (an empty
+// list when none). A file that cannot be read (missing, not Parquet,
+// encrypted) is left out of the answer: its reader reports it. Each file's
+// footer is read once, for all the quirks.
+func Read(ctx context.Context, q Queryer, files []string) (map[string][]Hit, error) {
+	out := make(map[string][]Hit, len(files))
+	for start := 0; start < len(files); start += maxBatch {
+		batch := files[start:min(start+maxBatch, len(files))]
+		hits, err := readBatch(ctx, q, batch)
+		if err == nil {
+			for _, f := range batch {
+				out[f] = hits[f]
+			}
+			continue
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		// One by one: a file that fails is left out, the others answer.
+		for _, f := range batch {
+			one, err := readBatch(ctx, q, []string{f})
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				continue
+			}
+			out[f] = one[f]
+		}
+	}
+	return out, nil
+}
+
+// chunk is a parquet_metadata row a quirk may concern.
+type chunk struct {
+	rowGroup, column int64
+	path             string
+	min, max         sql.NullString // min_value, else min (as DuckDB renders them)
+	hasStats         bool
+	deltaLength      bool
+}
+
+// readBatch reads the footers of files in three statements over all of
+// them; it fails when any file cannot be read, or DuckDB names a file
+// otherwise than asked.
+func readBatch(ctx context.Context, q Queryer, files []string) (map[string][]Hit, error) {
+	list := make([]string, len(files))
+	asked := make(map[string]bool, len(files))
+	for i, f := range files {
+		list[i], asked[f] = parquetsql.Path(f), true
+	}
+	from := "([" + strings.Join(list, ", ") + "])"
+	name := func(got string) (string, error) {
+		if asked[got] {
+			return got, nil
+		}
+		if len(files) == 1 {
+			return files[0], nil
+		}
+		return "", fmt.Errorf("unexpected file %s", got)
+	}
+	// Only BYTE_ARRAY chunks whose bounds hold an escape (DuckDB renders
+	// bounds that are not valid UTF-8 as a blob: \xHH), lack a bound while
+	// having statistics, or use DELTA_LENGTH_BYTE_ARRAY: what may concern
+	// a quirk once the column's type is known.
+	rows, err := q.QueryContext(ctx, `SELECT file_name, row_group_id, column_id, path_in_schema,
+			coalesce(stats_min_value, stats_min), coalesce(stats_max_value, stats_max),
+			stats_null_count IS NOT NULL OR stats_distinct_count IS NOT NULL OR coalesce(stats_min_value, stats_min, stats_max_value, stats_max) IS NOT NULL,
+			coalesce(encodings LIKE '%DELTA_LENGTH_BYTE_ARRAY%', false)
+		FROM parquet_metadata`+from+`
+		WHERE type = 'BYTE_ARRAY' AND (contains(coalesce(stats_min_value, stats_min, ''), '\x') OR contains(coalesce(stats_max_value, stats_max, ''), '\x')
+			OR coalesce(stats_min_value, stats_min) IS NULL OR coalesce(stats_max_value, stats_max) IS NULL
+			OR encodings LIKE '%DELTA_LENGTH_BYTE_ARRAY%')
+		ORDER BY file_name, row_group_id, column_id`)
+	if err != nil {
+		return nil, fmt.Errorf("read parquet metadata: %w", err)
+	}
+	chunks := map[string][]chunk{}
+	for rows.Next() {
+		var file string
+		var c chunk
+		if err := rows.Scan(&file, &c.rowGroup, &c.column, &c.path, &c.min, &c.max, &c.hasStats, &c.deltaLength); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		f, err := name(file)
+		if err != nil {
+			rows.Close()
+			return nil, err
+		}
+		chunks[f] = append(chunks[f], c)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read parquet metadata: %w", err)
+	}
+	out := make(map[string][]Hit, len(files))
+	if len(chunks) > 0 {
+		var some []string
+		for _, f := range files {
+			if len(chunks[f]) > 0 {
+				some = append(some, f)
+			}
+		}
+		types, err := leafTypes(ctx, q, some, name)
+		if err != nil {
+			return nil, err
+		}
+		for f, cs := range chunks {
+			out[f] = append(out[f], chunkHits(cs, types[f])...)
+		}
+	}
+	geo, err := geoHits(ctx, q, from, name)
+	if err != nil {
+		return nil, err
+	}
+	for f, hs := range geo {
+		out[f] = append(out[f], hs...)
+	}
+	return out, nil
+}
+
+// leafType is a Parquet leaf column's type as DuckDB reads it.
+type leafType struct {
+	duck string // parquet_schema's duckdb_type
+	json bool   // logical or converted type JSON
+}
+
+// leafTypes reads the leaf columns' types of files, in column order (the
+// column_id of parquet_metadata).
+func leafTypes(ctx context.Context, q Queryer, files []string, name func(string) (string, error)) (map[string][]leafType, error) {
+	list := make([]string, len(files))
+	for i, f := range files {
+		list[i] = parquetsql.Path(f)
+	}
+	rows, err := q.QueryContext(ctx, `SELECT file_name, coalesce(num_children, 0), coalesce(duckdb_type, ''), coalesce(logical_type::VARCHAR, ''), coalesce(converted_type, '')
+		FROM parquet_schema([`+strings.Join(list, ", ")+`])`)
+	if err != nil {
+		return nil, fmt.Errorf("read parquet schema: %w", err)
+	}
+	defer rows.Close()
+	out := map[string][]leafType{}
+	for rows.Next() {
+		var file, duck, logical, converted string
+		var children int64
+		if err := rows.Scan(&file, &children, &duck, &logical, &converted); err != nil {
+			return nil, err
+		}
+		f, err := name(file)
+		if err != nil {
+			return nil, err
+		}
+		if children > 0 {
+			continue // the root and groups: no column chunk
+		}
+		out[f] = append(out[f], leafType{duck: strings.ToUpper(duck),
+			json: strings.HasPrefix(strings.ToUpper(logical), "JSON") || strings.EqualFold(converted, "JSON")})
+	}
+	return out, rows.Err()
+}
+
+// chunkHits finds the quirks of a file's candidate chunks.
+func chunkHits(cs []chunk, types []leafType) []Hit {
+	var out []Hit
+	seen := map[[2]string]bool{} // (quirk, column): the first row group says it
+	add := func(q, col, detail string) {
+		if !seen[[2]string{q, col}] {
+			seen[[2]string{q, col}] = true
+			out = append(out, Hit{Quirk: q, Column: col, Detail: detail})
+		}
+	}
+	for _, c := range cs {
+		if c.column < 0 || int(c.column) >= len(types) {
+			continue
+		}
+		t := types[c.column]
+		varchar := t.duck == "VARCHAR" || t.duck == "JSON" // JSON is a VARCHAR to DuckDB
+		if varchar {
+			for _, b := range []struct {
+				name string
+				v    sql.NullString
+			}{{"min", c.min}, {"max", c.max}} {
+				if b.v.Valid && RenderedInvalidUTF8(b.v.String) {
+					add(formats.FooterStringStatsInvalidUTF8, c.path, fmt.Sprintf("row group %d statistics %s %s is not valid UTF-8", c.rowGroup, b.name, strconv.Quote(b.v.String)))
+				}
+			}
+			if c.hasStats && (!c.min.Valid || !c.max.Valid) {
+				add(formats.FooterStringStatsMissingBound, c.path, fmt.Sprintf("row group %d has statistics without a %s", c.rowGroup, missing(c)))
+			}
+		}
+		if t.json && c.deltaLength {
+			add(formats.FooterJSONDeltaLength, c.path, fmt.Sprintf("row group %d is encoded with DELTA_LENGTH_BYTE_ARRAY", c.rowGroup))
+		}
+	}
+	return out
+}
+
+func missing(c chunk) string {
+	switch {
+	case !c.min.Valid && !c.max.Valid:
+		return "min or max"
+	case !c.min.Valid:
+		return "min"
+	}
+	return "max"
+}
+
+// RenderedInvalidUTF8 tells whether s, a VARCHAR statistics bound as
+// DuckDB's parquet_metadata renders it, stands for bytes that are not
+// valid UTF-8. DuckDB renders such a bound as a blob: printable ASCII with
+// every other byte as \xHH; a valid bound comes as it is. So s is taken
+// for an invalid bound when it is all ASCII and its \xHH escapes decode to
+// bytes that are not valid UTF-8. A valid bound spelling such escapes
+// literally ("\xC3(") reads the same: it is taken for invalid too (a
+// refusal on the safe side).
+func RenderedInvalidUTF8(s string) bool {
+	if !strings.Contains(s, `\x`) {
+		return false
+	}
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x80 {
+			return false // a valid bound, as it is
+		}
+		if c == '\\' && i+3 < len(s) && s[i+1] == 'x' {
+			if v, err := strconv.ParseUint(s[i+2:i+4], 16, 8); err == nil {
+				b = append(b, byte(v))
+				i += 3
+				continue
+			}
+		}
+		b = append(b, c)
+	}
+	return !utf8.Valid(b)
+}
+
+// geoHits reads the files' "geo" key-value metadata and finds the
+// GeoParquet columns whose "crs" is null.
+func geoHits(ctx context.Context, q Queryer, from string, name func(string) (string, error)) (map[string][]Hit, error) {
+	rows, err := q.QueryContext(ctx, `SELECT file_name, value FROM parquet_kv_metadata`+from+` WHERE key = 'geo'::BLOB`)
+	if err != nil {
+		return nil, fmt.Errorf("read parquet key-value metadata: %w", err)
+	}
+	defer rows.Close()
+	out := map[string][]Hit{}
+	for rows.Next() {
+		var file string
+		var value []byte
+		if err := rows.Scan(&file, &value); err != nil {
+			return nil, err
+		}
+		f, err := name(file)
+		if err != nil {
+			return nil, err
+		}
+		for _, col := range NullCRSColumns(value) {
+			out[f] = append(out[f], Hit{Quirk: formats.FooterGeoCRSNull, Column: col, Detail: fmt.Sprintf("the \"geo\" metadata gives column %s \"crs\": null", strconv.Quote(col))})
+		}
+	}
+	return out, rows.Err()
+}
+
+// NullCRSColumns returns the columns of GeoParquet metadata (the "geo"
+// key's value) whose "crs" is present and null, sorted. Metadata that is
+// not a JSON object with a "columns" object gives none (DuckDB ignores
+// unparsable JSON, and fails alike in every release on the rest).
+func NullCRSColumns(geo []byte) []string {
+	var doc struct {
+		Columns map[string]map[string]json.RawMessage `json:"columns"`
+	}
+	if json.Unmarshal(geo, &doc) != nil {
+		return nil
+	}
+	var out []string
+	for col, fields := range doc.Columns {
+		if crs, ok := fields["crs"]; ok && strings.TrimSpace(string(crs)) == "null" {
+			out = append(out, col)
+		}
+	}
+	slices.Sort(out)
+	return out
+}

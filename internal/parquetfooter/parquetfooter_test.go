@@ -1,0 +1,116 @@
+package parquetfooter_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	_ "github.com/duckdb/duckdb-go/v2"
+
+	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/parquetfooter"
+	"github.com/fdl-formats/fdl-formats/internal/parquetfooter/footertest"
+)
+
+// TestReadFindsFooterQuirks writes one real Parquet file per footer quirk
+// (and clean ones) with DuckDB and reads their footers in one batch.
+func TestReadFindsFooterQuirks(t *testing.T) {
+	ctx := context.Background()
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	dir := t.TempDir()
+	write := func(name, sel, opts string) string {
+		p := filepath.Join(dir, name)
+		if _, err := db.ExecContext(ctx, fmt.Sprintf("COPY (%s) TO '%s' (FORMAT parquet%s)", sel, p, opts)); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	const words = "SELECT * FROM (VALUES (1, 'éclair'), (2, 'zèbre'), (3, 'apple')) v(id, s)"
+	const jsons = "SELECT i AS id, json_object('a', i) AS j FROM range(5000) r(i)"
+	cases := []struct {
+		name  string
+		file  func() string
+		quirk string
+		col   string
+	}{
+		{"clean strings", func() string { return write("clean.parquet", words, "") }, "", ""},
+		{"blob bounds with high bytes", func() string {
+			return write("blob.parquet", "SELECT '\\xC3\\x28'::BLOB AS b", "")
+		}, "", ""},
+		{"invalid UTF-8 max", func() string {
+			p := write("utf.parquet", words, "")
+			if _, _, err := footertest.Rewrite(ctx, db, p, "{id: 1, s: 2}", formats.FooterStringStatsInvalidUTF8, "éclair", "\xC3(clair"); err != nil {
+				t.Fatal(err)
+			}
+			return p
+		}, formats.FooterStringStatsInvalidUTF8, "s"},
+		{"long non-ASCII string without bounds", func() string {
+			return write("cjk.parquet", "SELECT * FROM (VALUES (1, repeat('日本語', 100)), (2, 'apple')) v(id, s)", "")
+		}, formats.FooterStringStatsMissingBound, "s"},
+		{"JSON V2 without dictionary", func() string {
+			return write("json.parquet", jsons, ", PARQUET_VERSION V2, DICTIONARY_SIZE_LIMIT 1")
+		}, formats.FooterJSONDeltaLength, "j"},
+		{"JSON V1", func() string { return write("json1.parquet", jsons, "") }, "", ""},
+		{"GeoParquet crs null", func() string {
+			return write("geo.parquet", words, ", KV_METADATA {geo: '"+footertest.GeoCRSNull+"'}")
+		}, formats.FooterGeoCRSNull, "g"},
+		{"GeoParquet crs object", func() string {
+			return write("geo2.parquet", words, `, KV_METADATA {geo: '{"version":"1.0.0","columns":{"g":{"encoding":"WKB","geometry_types":[],"crs":{"id":{"authority":"EPSG","code":4326}}}}}'}`)
+		}, "", ""},
+	}
+	var files []string
+	for _, c := range cases {
+		files = append(files, c.file())
+	}
+	files = append(files, filepath.Join(dir, "missing.parquet"))
+	got, err := parquetfooter.Read(ctx, db, files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := got[files[len(files)-1]]; ok {
+		t.Errorf("a missing file is answered")
+	}
+	for i, c := range cases {
+		hits, ok := got[files[i]]
+		if !ok {
+			t.Errorf("%s: not read", c.name)
+			continue
+		}
+		var names []string
+		for _, h := range hits {
+			names = append(names, h.Quirk+" "+h.Column)
+		}
+		var want []string
+		if c.quirk != "" {
+			want = []string{c.quirk + " " + c.col}
+		}
+		if !slices.Equal(names, want) {
+			t.Errorf("%s: hits %v (%+v), want %v", c.name, names, hits, want)
+		}
+	}
+}
+
+func TestRenderedInvalidUTF8(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		want bool
+	}{
+		{`\xC3(clair`, true},
+		{`abc\xFF`, true},
+		{`\xC3\xA9clair`, false}, // valid UTF-8 spelled as escapes
+		{"éclair", false},
+		{`plain`, false},
+		{`C:\x`, false},
+	} {
+		if got := parquetfooter.RenderedInvalidUTF8(c.s); got != c.want {
+			t.Errorf("%q: %t, want %t", c.s, got, c.want)
+		}
+	}
+}
