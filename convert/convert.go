@@ -22,6 +22,7 @@ import (
 	"github.com/fdl-formats/fdl-formats/internal/duckpool"
 	"github.com/fdl-formats/fdl-formats/internal/durable"
 	"github.com/fdl-formats/fdl-formats/internal/fileid"
+	"github.com/fdl-formats/fdl-formats/internal/parquetfooter"
 )
 
 // LossyOptions are the per-feature options that let a conversion drop
@@ -65,6 +66,12 @@ type Options struct {
 	// earlier one left clean, and takes it back (see NewEngines); nil starts
 	// one per conversion.
 	Engines *Engines
+	// Readers, when set, is the DuckDB version constraint of the releases
+	// the target format is served to (a repository's fdl.json range for
+	// it), within the format's own (formats.Version.DuckDB): a data file
+	// that only releases outside it fail on (formats.FooterQuirks) is not
+	// refused. Empty means the format's own range.
+	Readers string
 	// SourceFormat, when set, is the format the caller was told the source
 	// is in (an FDL version.json's ducklake.format): a source detected in
 	// another is refused with a *SourceFormatError as soon as its format is
@@ -709,12 +716,16 @@ type Engines struct {
 	pool    *duckpool.Pool
 	sources *fileMemo[sourceInfo] // by path
 	footers *fileMemo[bool]       // field ids, by local path
+	// footerHits are the footer quirks' hits of the data files read, by
+	// local path (parquetfooter.Read).
+	footerHits *fileMemo[[]parquetfooter.Hit]
 }
 
 // NewEngines keeps at most maxIdle idle databases (a run converting jobs
 // catalogs at once needs jobs).
 func NewEngines(maxIdle int) *Engines {
-	return &Engines{pool: duckpool.New(maxIdle), sources: newFileMemo[sourceInfo](maxKeptSources), footers: newFileMemo[bool](maxKeptFooters)}
+	return &Engines{pool: duckpool.New(maxIdle), sources: newFileMemo[sourceInfo](maxKeptSources), footers: newFileMemo[bool](maxKeptFooters),
+		footerHits: newFileMemo[[]parquetfooter.Hit](maxKeptFooters)}
 }
 
 // fileMemo keeps what was read of files, by path, for as long as each file
@@ -775,6 +786,22 @@ func (e *Engines) footer(path string, file os.FileInfo) (fieldIDs, ok bool) {
 		return false, false
 	}
 	return e.footers.get(path, file)
+}
+
+// footerQuirkHits returns the footer quirks' hits of the data file at
+// path, if they were read of the same file (sameFile) before.
+func (e *Engines) footerQuirkHits(path string, file os.FileInfo) ([]parquetfooter.Hit, bool) {
+	if e == nil {
+		return nil, false
+	}
+	return e.footerHits.get(path, file)
+}
+
+// keepFooterQuirkHits keeps the footer quirks' hits of the data file at path.
+func (e *Engines) keepFooterQuirkHits(path string, file os.FileInfo, hits []parquetfooter.Hit) {
+	if e != nil {
+		e.footerHits.put(path, file, hits)
+	}
 }
 
 // keepFooter keeps whether the data file at path carries field ids.

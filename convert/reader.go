@@ -69,6 +69,9 @@ func (r *run) readerChecks(source, target *formats.Version) error {
 	if err := r.textStats(step, source, target); err != nil {
 		return err
 	}
+	if err := r.footerQuirksCheck(step, target); err != nil {
+		return fmt.Errorf("footer quirks: %w", err)
+	}
 	return nil
 }
 
@@ -261,19 +264,7 @@ func (r *run) unmappedFilesWithoutFieldIDs() ([]string, error) {
 	} else if ok {
 		mapped = "f.mapping_id IS NOT NULL"
 	}
-	// 0.1: no table paths, files are relative to data_path itself.
-	dirs := `SELECT t.table_id, dp.value AS data_path, dp.value AS dir FROM (SELECT DISTINCT table_id FROM ducklake_table) t,
-		(SELECT value FROM ducklake_metadata WHERE key = 'data_path'` + r.globalScope() + `) dp`
-	if ok, err := r.w.hasColumn(r.ctx, "ducklake_table", "path"); err != nil {
-		return nil, err
-	} else if ok {
-		dirs = sqlTableDirs
-	}
-	rows, err := r.w.strings(r.ctx, `SELECT f.table_id || chr(31) || coalesce(t.table_name, '?') || chr(31) || f.data_file_id || chr(31) ||
-			CASE WHEN NOT f.path_is_relative THEN f.path WHEN starts_with(td.dir, td.data_path) THEN 'rel:' || substr(td.dir, length(td.data_path) + 1) || f.path ELSE '' END
-		FROM ducklake_data_file f LEFT JOIN (`+dirs+`) td USING (table_id)
-		LEFT JOIN (SELECT table_id, any_value(table_name ORDER BY begin_snapshot DESC) AS table_name FROM ducklake_table GROUP BY table_id) t USING (table_id)
-		WHERE NOT (`+mapped+`) AND f.encryption_key IS NULL ORDER BY f.data_file_id`)
+	all, err := r.localDataFiles("NOT (" + mapped + ") AND f.encryption_key IS NULL")
 	if err != nil {
 		return nil, err
 	}
@@ -284,12 +275,8 @@ func (r *run) unmappedFilesWithoutFieldIDs() ([]string, error) {
 	stats := map[string]os.FileInfo{} // by local path; nil when missing
 	hasIDs := map[string]bool{}       // by local path, once known
 	var unread []string               // local paths whose footers are not known yet
-	for _, row := range rows {
-		f := strings.Split(row, "\x1f")
-		local := f[3]
-		if rel, ok := strings.CutPrefix(local, "rel:"); ok {
-			local = filepath.Join(r.opts.DataPath, filepath.FromSlash(rel))
-		}
+	for _, f := range all {
+		local := f.local
 		if local == "" {
 			continue // outside the data folder: the proof reports it
 		}
@@ -308,7 +295,7 @@ func (r *run) unmappedFilesWithoutFieldIDs() ([]string, error) {
 		if st == nil {
 			continue // missing: the proof reports it
 		}
-		files = append(files, unmapped{table: f[0], name: f[1], id: f[2], local: local})
+		files = append(files, unmapped{table: f.table, name: f.name, id: f.id, local: local})
 	}
 	tableOf := func(local string) string {
 		for _, f := range files {
@@ -331,6 +318,48 @@ func (r *run) unmappedFilesWithoutFieldIDs() ([]string, error) {
 		if !hasIDs[f.local] {
 			out = append(out, fmt.Sprintf("table %s %s: data_file_id %s %s has no name mapping and not a field id on every top-level column", f.table, f.name, f.id, f.local))
 		}
+	}
+	return out, nil
+}
+
+// localDataFile is a data file of the working copy with the local path it
+// has in the data folder (Options.DataPath).
+type localDataFile struct {
+	table, name, id, stored string
+	local                   string // "": not under the data folder
+}
+
+// localDataFiles lists the data files matching where (a condition on
+// ducklake_data_file f) with their local paths, by data_file_id; nothing
+// without a local data folder.
+func (r *run) localDataFiles(where string) ([]localDataFile, error) {
+	if r.opts.DataPath == "" {
+		return nil, nil
+	}
+	// 0.1: no table paths, files are relative to data_path itself.
+	dirs := `SELECT t.table_id, dp.value AS data_path, dp.value AS dir FROM (SELECT DISTINCT table_id FROM ducklake_table) t,
+		(SELECT value FROM ducklake_metadata WHERE key = 'data_path'` + r.globalScope() + `) dp`
+	if ok, err := r.w.hasColumn(r.ctx, "ducklake_table", "path"); err != nil {
+		return nil, err
+	} else if ok {
+		dirs = sqlTableDirs
+	}
+	rows, err := r.w.strings(r.ctx, `SELECT f.table_id || chr(31) || coalesce(t.table_name, '?') || chr(31) || f.data_file_id || chr(31) ||
+			CASE WHEN NOT f.path_is_relative THEN f.path WHEN starts_with(td.dir, td.data_path) THEN 'rel:' || substr(td.dir, length(td.data_path) + 1) || f.path ELSE '' END || chr(31) || f.path
+		FROM ducklake_data_file f LEFT JOIN (`+dirs+`) td USING (table_id)
+		LEFT JOIN (SELECT table_id, any_value(table_name ORDER BY begin_snapshot DESC) AS table_name FROM ducklake_table GROUP BY table_id) t USING (table_id)
+		WHERE `+where+` ORDER BY f.data_file_id`)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]localDataFile, 0, len(rows))
+	for _, row := range rows {
+		f := strings.Split(row, "\x1f")
+		local := f[3]
+		if rel, ok := strings.CutPrefix(local, "rel:"); ok {
+			local = filepath.Join(r.opts.DataPath, filepath.FromSlash(rel))
+		}
+		out = append(out, localDataFile{table: f[0], name: f[1], id: f[2], local: local, stored: f[4]})
 	}
 	return out, nil
 }

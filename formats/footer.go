@@ -25,8 +25,9 @@ type FooterQuirk struct {
 	Name string
 	// Releases are the DuckDB releases that have the bug, oldest first.
 	Releases []string
-	// Fixed names the commit that fixed it and the first release with it.
-	Fixed string
+	// FixedIn is the first release of the line without it; Fixed names
+	// the commit that fixed it.
+	FixedIn, Fixed string
 	// Trigger is the footer property that triggers it.
 	Trigger string
 	// Behaviour is what the affected releases do.
@@ -50,27 +51,27 @@ const (
 
 // FooterQuirks documents every FooterQuirk.
 var FooterQuirks = []FooterQuirk{
-	{Name: FooterStringStatsInvalidUTF8, Releases: []string{"1.3.0", "1.3.1", "1.3.2", "1.4.0", "1.4.1", "1.4.2", "1.4.3"},
+	{Name: FooterStringStatsInvalidUTF8, FixedIn: "1.4.4", Releases: []string{"1.3.0", "1.3.1", "1.3.2", "1.4.0", "1.4.1", "1.4.2", "1.4.3"},
 		Fixed:     "1d8313a3eca (2026-01-06, \"Ignore invalid UTF8 in string stats, instead of throwing an error\"), first in DuckDB 1.4.4",
 		Trigger:   "a VARCHAR (or JSON) column chunk whose statistics min or max (min_value, else the deprecated min; max_value, else max) is not valid UTF-8, as a writer that cuts a bound at a byte limit inside a multi-byte character leaves it",
 		Behaviour: "every read of the data file fails, SELECT * too: the reader checks the bounds when it builds the row groups' statistics",
 		Source:    "DuckDB extension/parquet/parquet_statistics.cpp ParquetStatisticsUtils::TransformColumnStatistics (VARCHAR) calls StringColumnReader::VerifyString on each bound in v1.3.0-v1.4.3",
 		Error:     "Invalid Input Error: Invalid string encoding found in Parquet file: value",
 		Evidence:  "review rv16-a F5: a data file whose footer min 'éclair' is patched to '\\xC3(clair' fails on DuckDB 1.4.3, reads on 1.5.0 and 1.5.1"},
-	{Name: FooterStringStatsMissingBound, Releases: []string{"1.4.0"},
+	{Name: FooterStringStatsMissingBound, FixedIn: "1.4.1", Releases: []string{"1.4.0"},
 		Fixed:     "5e8c290fcf9 (\"always start from StringStats::CreateUnknown in Parquet\"), first in DuckDB 1.4.1",
 		Trigger:   "a VARCHAR (or JSON) column chunk with a statistics struct (a null count, say) but without a min or a max, as DuckDB's own writer leaves it for a value longer than 256 bytes without an ASCII byte in its first 256 (repeat('日本語', 100))",
 		Behaviour: "the row group's statistics of the column start from an empty range and take only the bounds present, so under a filter pushed down on the column the row group is skipped and its rows are missing",
 		Source:    "DuckDB v1.4.0 extension/parquet/parquet_statistics.cpp TransformColumnStatistics (VARCHAR): StringStats::CreateEmpty, then SetMin/SetMax of the bounds present",
 		Evidence:  "review rv16-a F6 g (source; DuckDB 1.4.0 is not run here)"},
-	{Name: FooterJSONDeltaLength, Releases: []string{"1.4.1"},
+	{Name: FooterJSONDeltaLength, FixedIn: "1.4.2", Releases: []string{"1.4.1"},
 		Fixed:     "05fb1249cab (2025-10-28, \"fix #19366\"), first in DuckDB 1.4.2",
 		Trigger:   "a JSON column chunk (logical type JSON) encoded with DELTA_LENGTH_BYTE_ARRAY, as DuckDB's writer with PARQUET_VERSION V2 (DuckLake's parquet_version 2) leaves it",
 		Behaviour: "the reader validates a whole page's values as one JSON document, so a page of two or more values fails every read of the data file",
 		Source:    "DuckDB v1.4.1 extension/parquet/decoder/delta_length_byte_array_decoder.cpp DeltaLengthByteArrayDecoder::ReadInternal calls StringColumnReader::VerifyString over the page buffer, which validates JSON since 6261aa73d0b (first in 1.4.1)",
 		Error:     "Invalid Input Error: Invalid JSON found in Parquet file",
 		Evidence:  "review rv16-a F6 b (source)"},
-	{Name: FooterGeoCRSNull, Releases: []string{"1.5.0"},
+	{Name: FooterGeoCRSNull, FixedIn: "1.5.1", Releases: []string{"1.5.0"},
 		Fixed:     "6766456eef6 (2026-03-12, \"Read geoparquet file with null CRS. Fix #21332\"), first in DuckDB 1.5.1",
 		Trigger:   "a \"geo\" key-value metadata entry (GeoParquet) one of whose columns has \"crs\": null, as GeoParquet 1.x writers leave an unknown CRS",
 		Behaviour: "the reader parses the file's GeoParquet metadata when it opens the file and refuses the null CRS, so every read of the data file fails",
@@ -128,6 +129,18 @@ func (v *Version) FooterQuirksOf(readers goversion.Constraints) []AffectedFooter
 		}
 	}
 	return out
+}
+
+// Advice says how a publisher gets the format read alike by every reader
+// it is served to: narrow its range to the releases from the fix on, where
+// the format's own range has them, else rewrite the data files.
+func (a AffectedFooterQuirk) Advice(v *Version) string {
+	own, err1 := goversion.NewConstraint(v.DuckDB)
+	fixed, err2 := goversion.NewVersion(a.FixedIn)
+	if err1 == nil && err2 == nil && own.Check(fixed) {
+		return fmt.Sprintf("serve format %s to DuckDB >= %s only (a repository's fdl.json range for it), or rewrite the data files", v.Name, a.FixedIn)
+	}
+	return fmt.Sprintf("no release of format %s's range has the fix (DuckDB %s): rewrite the data files", v.Name, a.FixedIn)
 }
 
 // ReleasesText names the releases for a message ("DuckDB 1.4.0-1.4.3").

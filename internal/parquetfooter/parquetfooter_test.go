@@ -46,7 +46,7 @@ func TestReadFindsFooterQuirks(t *testing.T) {
 		}, "", ""},
 		{"invalid UTF-8 max", func() string {
 			p := write("utf.parquet", words, "")
-			if _, _, err := footertest.Rewrite(ctx, db, p, "{id: 1, s: 2}", formats.FooterStringStatsInvalidUTF8, "éclair", "\xC3(clair"); err != nil {
+			if _, _, err := footertest.Rewrite(ctx, db, p, "", "{id: 1, s: 2}", formats.FooterStringStatsInvalidUTF8, "éclair", "\xC3(clair"); err != nil {
 				t.Fatal(err)
 			}
 			return p

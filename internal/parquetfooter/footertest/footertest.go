@@ -18,9 +18,9 @@ import (
 // GeoCRSNull is GeoParquet metadata whose column g has "crs": null.
 const GeoCRSNull = `{"version":"1.0.0","primary_column":"g","columns":{"g":{"encoding":"WKB","geometry_types":["Point"],"crs":null}}}`
 
-// Rewrite rewrites the Parquet file at path, with the same rows, column
-// order and field ids (fieldIDs: DuckDB's FIELD_IDS struct literal, e.g.
-// "{id: 1, s: 2}"), so that its footer triggers the footer quirk named
+// Rewrite rewrites the Parquet file at path, with the same rows (sel: the
+// select list over them, "" for *), column order and field ids (fieldIDs:
+// DuckDB's FIELD_IDS struct literal, e.g. "{id: 1, s: 2}"), so that its footer triggers the footer quirk named
 // quirk:
 //   - FooterStringStatsInvalidUTF8: every occurrence of from in the footer
 //     (a VARCHAR bound) is patched to to, of the same length;
@@ -29,7 +29,7 @@ const GeoCRSNull = `{"version":"1.0.0","primary_column":"g","columns":{"g":{"enc
 //   - FooterGeoCRSNull: written with "geo" metadata GeoCRSNull.
 //
 // It returns the new file's size and footer size.
-func Rewrite(ctx context.Context, db *sql.DB, path, fieldIDs, quirk, from, to string) (size, footer int64, err error) {
+func Rewrite(ctx context.Context, db *sql.DB, path, sel, fieldIDs, quirk, from, to string) (size, footer int64, err error) {
 	tmp := path + ".rewrite.parquet"
 	opts := "FORMAT parquet, FIELD_IDS " + fieldIDs
 	switch quirk {
@@ -38,8 +38,11 @@ func Rewrite(ctx context.Context, db *sql.DB, path, fieldIDs, quirk, from, to st
 	case formats.FooterGeoCRSNull:
 		opts += ", KV_METADATA {geo: '" + strings.ReplaceAll(GeoCRSNull, "'", "''") + "'}"
 	}
+	if sel == "" {
+		sel = "*"
+	}
 	lit := "'" + strings.ReplaceAll(path, "'", "''") + "'"
-	if _, err := db.ExecContext(ctx, fmt.Sprintf("COPY (SELECT * FROM read_parquet(%s)) TO '%s' (%s)", lit, strings.ReplaceAll(tmp, "'", "''"), opts)); err != nil {
+	if _, err := db.ExecContext(ctx, fmt.Sprintf("COPY (SELECT %s FROM read_parquet(%s)) TO '%s' (%s)", sel, lit, strings.ReplaceAll(tmp, "'", "''"), opts)); err != nil {
 		return 0, 0, fmt.Errorf("rewrite %s: %w", path, err)
 	}
 	b, err := os.ReadFile(tmp)

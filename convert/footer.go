@@ -1,0 +1,97 @@
+package convert
+
+import (
+	"fmt"
+	"os"
+
+	goversion "github.com/hashicorp/go-version"
+
+	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/parquetfooter"
+)
+
+// footerQuirksCheck refuses a target some of whose readers (the DuckDB
+// releases of its range, within Options.Readers when set) fail on, or skip
+// rows of, a data file because of its Parquet footer
+// (formats.FooterQuirks): a bug of DuckDB's own Parquet reader in those
+// releases, which no catalog row can steer around. Every data file of the
+// working copy in the local data folder is read, once for all the quirks
+// (parquetfooter.Read; Engines keep the answer for the next conversion);
+// without a data folder nothing is read here and the proof reports such a
+// file. Encrypted files are DuckLake's own, whose writer leaves none of
+// these footers. The source is read as the newest release of its format,
+// which has none of these bugs, so only the target decides.
+func (r *run) footerQuirksCheck(step string, target *formats.Version) error {
+	var readers goversion.Constraints
+	if r.opts.Readers != "" {
+		c, err := goversion.NewConstraint(r.opts.Readers)
+		if err != nil {
+			return fmt.Errorf("the DuckDB range of format %s's readers %q: %w", target.Name, r.opts.Readers, err)
+		}
+		readers = c
+	}
+	affected := target.FooterQuirksOf(readers)
+	if len(affected) == 0 || r.opts.DataPath == "" {
+		return nil
+	}
+	files, err := r.localDataFiles("f.encryption_key IS NULL")
+	if err != nil {
+		return err
+	}
+	hits := map[string][]parquetfooter.Hit{}
+	stats := map[string]os.FileInfo{}
+	var unread []string
+	for _, f := range files {
+		if f.local == "" {
+			continue // outside the data folder: the proof reports it
+		}
+		if _, seen := stats[f.local]; seen {
+			continue
+		}
+		st, err := os.Stat(f.local)
+		stats[f.local] = st
+		if err != nil {
+			continue // missing: the proof reports it
+		}
+		if h, ok := r.opts.Engines.footerQuirkHits(f.local, st); ok {
+			hits[f.local] = h
+		} else {
+			unread = append(unread, f.local)
+		}
+	}
+	if len(unread) > 0 {
+		read, err := parquetfooter.Read(r.ctx, r.w.conn, unread)
+		if err != nil {
+			return fmt.Errorf("read the footers of the data files: %w", err)
+		}
+		for local, h := range read {
+			hits[local] = h
+			r.opts.Engines.keepFooterQuirkHits(local, stats[local], h)
+		}
+	}
+	for _, q := range affected {
+		var items []string
+		for _, f := range files {
+			for _, h := range hits[f.local] {
+				if h.Quirk == q.Name {
+					items = append(items, fmt.Sprintf("table %s %s: data_file_id %s %s, column %s: %s", f.table, f.name, f.id, f.stored, h.Column, h.Detail))
+				}
+			}
+		}
+		if len(items) == 0 {
+			continue
+		}
+		within := "its range DuckDB " + target.DuckDB
+		if r.opts.Readers != "" {
+			within += ", served to DuckDB " + r.opts.Readers
+		}
+		fails := "fail to read these data files"
+		if q.Error == "" {
+			fails = "read these data files wrongly"
+		}
+		r.add(Finding{Severity: Refuse, Code: q.Name, Step: step, Table: "ducklake_data_file", Detail: summarize(items),
+			Reason: fmt.Sprintf("%s, readers of format %s (%s), %s: %s; %s (%s; fixed by %s). No catalog row steers around a Parquet reader's bug: %s",
+				q.ReleasesText(), target.Name, within, fails, q.Trigger, q.Behaviour, q.Source, q.Fixed, q.Advice(target))})
+	}
+	return nil
+}
