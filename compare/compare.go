@@ -42,6 +42,12 @@ type Options struct {
 	// snapshots, so it sees neither rows that name a later snapshot nor
 	// inlined rows no snapshot shows. A kept proof was made with it.
 	BBookkeeping bool
+	// BReaders, when set, is the DuckDB version constraint of the releases
+	// B's format is served to (a repository's fdl.json range for it),
+	// within the format's own: a data file of B that only releases outside
+	// it fail on (formats.FooterQuirks) is no difference. A kept proof was
+	// made with it.
+	BReaders string
 	// DataPathB, when set, overrides B's data path instead of DataPath.
 	DataPathB string
 	// MaxRowDiffs caps the differing rows shown per side (default 5).
@@ -332,6 +338,13 @@ func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
 	for _, m := range misread {
 		rep.Differences = append(rep.Differences, Difference{Kind: DiffMisread, Table: m.Table, Item: m.Table + "." + m.Column, Reason: m.Reason()})
 	}
+	// B's data files whose footers some release of its format's readers
+	// fails on (formats.FooterQuirks).
+	footerDiffs, ferr := footerQuirkDifferences(ctx, ra, rb, opts.BReaders)
+	if ferr != nil {
+		return nil, incomparable(ferr)
+	}
+	rep.Differences = append(rep.Differences, footerDiffs...)
 	// One memo for both sides: a file read under the same plan by both
 	// catalogs is digested once and counted on both sides; its Parquet
 	// schema and its delete files are read once too.
@@ -422,8 +435,11 @@ func keyDataPaths(opts Options) (a, b string) {
 // the proof (BUnderDataPath, BBookkeeping), so that a proof kept without them does not
 // answer for one with them.
 func withRules(key string, opts Options) string {
-	if key == "" || (!opts.BUnderDataPath && !opts.BBookkeeping) {
+	if key == "" || (!opts.BUnderDataPath && !opts.BBookkeeping && opts.BReaders == "") {
 		return key
+	}
+	if opts.BReaders != "" {
+		key += " b-readers " + opts.BReaders
 	}
 	if opts.BUnderDataPath {
 		key += " b-under-data-path"

@@ -52,8 +52,11 @@ import (
 // inlined file deletion with a NULL or negative file_id or row_id makes its
 // table unreadable, invalid-inlined-deletion;
 // v31: DuckDB 1.3.0-1.5.0 reading STRUCT values NULL after a wholly
-// deleted vector, struct-nulls-after-skipped-vector).
-const proofVersion = "fdl-formats proof v31"
+// deleted vector, struct-nulls-after-skipped-vector;
+// v32: a data file of B whose Parquet footer some DuckDB release among
+// B's format's readers fails on or misreads, formats.FooterQuirks; and
+// one-sided table column statistics, formats.OneSidedStatsEmpty).
+const proofVersion = "fdl-formats proof v32"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths

@@ -10,9 +10,13 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
+	_ "github.com/duckdb/duckdb-go/v2" // the duckdb driver
+
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/lakegen"
 )
 
 // GeoCRSNull is GeoParquet metadata whose column g has "crs": null.
@@ -66,4 +70,104 @@ func Rewrite(ctx context.Context, db *sql.DB, path, sel, fieldIDs, quirk, from, 
 	}
 	os.Remove(tmp)
 	return int64(len(b)), footer, nil
+}
+
+// Lake is a 1.0 lake with one table per footer quirk, written by
+// lakegen: words (id, s VARCHAR: 'éclair', 'zèbre', 'apple'), cjk (id, s
+// VARCHAR with repeat('日本語', 100), which DuckDB's writer leaves without
+// bounds: FooterStringStatsMissingBound from the start), docs (id, j
+// JSON) and geo (id, s VARCHAR), one data file each. Break rewrites the
+// data files of words, docs and geo so that they trigger the other three
+// quirks.
+type Lake struct {
+	Catalog, Data string
+}
+
+// NewLake writes the lake into dir.
+func NewLake(ctx context.Context, dir string) (*Lake, error) {
+	cols := func(c lakegen.Column) []lakegen.Column { return []lakegen.Column{{Name: "id", Type: "INTEGER"}, c} }
+	spec := lakegen.Spec{Name: "footers", Versions: []lakegen.Version{{Message: "v1", Snapshots: []lakegen.Snapshot{
+		{lakegen.CreateTable{Table: "words", Columns: cols(lakegen.Column{Name: "s", Type: "VARCHAR"})},
+			lakegen.CreateTable{Table: "cjk", Columns: cols(lakegen.Column{Name: "s", Type: "VARCHAR"})},
+			lakegen.CreateTable{Table: "docs", Columns: cols(lakegen.Column{Name: "j", Type: "VARCHAR"})},
+			lakegen.CreateTable{Table: "geo", Columns: cols(lakegen.Column{Name: "s", Type: "VARCHAR"})}},
+		{lakegen.Insert{Table: "words", Select: "SELECT * FROM (VALUES (1, 'éclair'), (2, 'zèbre'), (3, 'apple'))"},
+			lakegen.Insert{Table: "cjk", Select: "SELECT * FROM (VALUES (1, repeat('日本語', 100)), (2, 'apple'))"},
+			lakegen.Insert{Table: "docs", Select: "SELECT i::INTEGER, json_object('a', i) FROM range(3000) r(i)"},
+			lakegen.Insert{Table: "geo", Select: "SELECT * FROM (VALUES (1, 'a'), (2, 'b'))"}},
+	}}}}
+	res, err := lakegen.Repository(ctx, dir, spec)
+	if err != nil {
+		return nil, err
+	}
+	l := &Lake{Catalog: filepath.Join(dir, "versions", res.Versions[0].ID, "ducklake.duckdb"), Data: filepath.Join(dir, "data")}
+	// lakegen has no JSON type: the column becomes one in the catalog.
+	err = onCatalog(ctx, l.Catalog, func(c *sql.Conn) error {
+		_, err := c.ExecContext(ctx, "UPDATE c.ducklake_column SET column_type = 'json' WHERE column_name = 'j'")
+		return err
+	})
+	return l, err
+}
+
+// Break rewrites the data files of words, docs and geo (Rewrite) and
+// records their new sizes in every catalog given (the lake's, and
+// conversions of it that share its data folder).
+func (l *Lake) Break(ctx context.Context, catalogs ...string) error {
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	for _, rw := range []struct {
+		table, sel, fieldIDs, quirk, from, to string
+	}{
+		{"words", "", "{id: 1, s: 2}", formats.FooterStringStatsInvalidUTF8, "éclair", "\xC3(clair"},
+		{"docs", "id, j::JSON AS j", "{id: 1, j: 2}", formats.FooterJSONDeltaLength, "", ""},
+		{"geo", "", "{id: 1, s: 2}", formats.FooterGeoCRSNull, "", ""},
+	} {
+		var name, rel string
+		err := onCatalog(ctx, l.Catalog, func(c *sql.Conn) error {
+			return c.QueryRowContext(ctx, `SELECT f.path, s.path || t.path || f.path FROM c.ducklake_data_file f JOIN c.ducklake_table t USING (table_id)
+				JOIN c.ducklake_schema s USING (schema_id) WHERE t.table_name = ?`, rw.table).Scan(&name, &rel)
+		})
+		if err != nil {
+			return fmt.Errorf("the data file of %s: %w", rw.table, err)
+		}
+		size, footer, err := Rewrite(ctx, db, filepath.Join(l.Data, filepath.FromSlash(rel)), rw.sel, rw.fieldIDs, rw.quirk, rw.from, rw.to)
+		if err != nil {
+			return err
+		}
+		for _, cat := range append([]string{l.Catalog}, catalogs...) {
+			err := onCatalog(ctx, cat, func(c *sql.Conn) error {
+				_, err := c.ExecContext(ctx, "UPDATE c.ducklake_data_file SET file_size_bytes = ?, footer_size = ? WHERE path = ?", size, footer, name)
+				return err
+			})
+			if err != nil {
+				return fmt.Errorf("%s: %w", cat, err)
+			}
+		}
+	}
+	return nil
+}
+
+// onCatalog runs f with the catalog file attached as c.
+func onCatalog(ctx context.Context, catalog string, f func(*sql.Conn) error) error {
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	c, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if _, err := c.ExecContext(ctx, "ATTACH '"+strings.ReplaceAll(catalog, "'", "''")+"' AS c"); err != nil {
+		return err
+	}
+	if err := f(c); err != nil {
+		return err
+	}
+	_, err = c.ExecContext(ctx, "DETACH c")
+	return err
 }

@@ -1,0 +1,111 @@
+package compare
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	goversion "github.com/hashicorp/go-version"
+
+	"github.com/fdl-formats/fdl-formats/internal/parquetfooter"
+)
+
+// footerQuirkDifferences holds catalog B to formats.FooterQuirks: a data
+// file of B (at any snapshot) whose Parquet footer makes some DuckDB
+// release among B's format's readers (within readers, Options.BReaders,
+// when set) fail to read it, or skip its rows under a filter, is a
+// difference naming the table, the file, the column and the releases: kind
+// "unreadable" where they fail, "misread" where they return other rows.
+// These are bugs of DuckDB's own Parquet reader in single releases, which
+// the other readers of the format, and the proof's own, read right, so the
+// model of B's rows cannot show them; what convert writes never holds such
+// a file for a format whose readers have the bug (it refuses), and a
+// published catalog that does is not certified. One-sided, as
+// earlyTableStats: when A is in B's format, its readers fail alike on the
+// same files and nothing is reported. Encrypted data files are DuckLake's
+// own, whose writer leaves none of these footers; a file whose footer
+// cannot be read is left to the comparison, which reports it.
+func footerQuirkDifferences(ctx context.Context, a, b *Reader, readers string) ([]Difference, error) {
+	if a.format.Name == b.format.Name {
+		return nil, nil
+	}
+	var c goversion.Constraints
+	if readers != "" {
+		var err error
+		if c, err = goversion.NewConstraint(readers); err != nil {
+			return nil, fmt.Errorf("the DuckDB range of B's readers %q: %w", readers, err)
+		}
+	}
+	affected := b.format.FooterQuirksOf(c)
+	if len(affected) == 0 {
+		return nil, nil
+	}
+	stored, err := b.StoredFiles(ctx)
+	if err != nil {
+		return nil, err
+	}
+	encrypted := map[int64]bool{}
+	rows, err := b.conn.QueryContext(ctx, `SELECT data_file_id FROM cat.ducklake_data_file WHERE encryption_key IS NOT NULL AND encryption_key <> ''`)
+	if err != nil {
+		return nil, fmt.Errorf("list the encrypted data files of %s: %w", b.path, err)
+	}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		encrypted[id] = true
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	var files []StoredFile
+	var paths []string
+	seen := map[string]bool{}
+	for _, f := range stored {
+		if f.Delete || encrypted[f.ID] {
+			continue
+		}
+		files = append(files, f)
+		if !seen[f.Path] {
+			seen[f.Path] = true
+			paths = append(paths, f.Path)
+		}
+	}
+	if len(paths) == 0 {
+		return nil, nil
+	}
+	hits, err := parquetfooter.Read(ctx, b.conn, paths)
+	if err != nil {
+		return nil, fmt.Errorf("read the footers of the data files of %s: %w", b.path, err)
+	}
+	var out []Difference
+	reported := map[[2]string]bool{} // (quirk, path)
+	for _, q := range affected {
+		kind, does := "unreadable", "fail to read"
+		if q.Error == "" {
+			kind, does = DiffMisread, "misread"
+		}
+		for _, f := range files {
+			for _, h := range hits[f.Path] {
+				if h.Quirk != q.Name || reported[[2]string{q.Name, f.Path}] {
+					continue
+				}
+				reported[[2]string{q.Name, f.Path}] = true
+				table := f.Table
+				if table == "" {
+					table = "?"
+				}
+				reason := fmt.Sprintf("%s, readers of format %s, %s data file %s (data_file_id %d), column %s: %s (%s): %s; %s (%s; fixed by %s)",
+					q.ReleasesText(), b.format.Name, does, b.relPath(f.Path), f.ID, h.Column, h.Detail, q.Name, q.Trigger, q.Behaviour, q.Source, q.Fixed)
+				if q.Error != "" {
+					reason += "; they fail with " + fmt.Sprintf("%q", q.Error+"...")
+				}
+				out = append(out, Difference{Kind: kind, Table: table, Item: b.relPath(f.Path), B: strings.Join(q.In, ", "), Reason: reason})
+			}
+		}
+	}
+	return out, nil
+}
