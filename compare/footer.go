@@ -10,12 +10,17 @@ import (
 	"github.com/fdl-formats/fdl-formats/internal/parquetfooter"
 )
 
+// DiffFooter is the Kind of a Difference that names a data file of B whose
+// Parquet footer some DuckDB release among B's format's readers fails on or
+// misreads (footerQuirkDifferences).
+const DiffFooter = "footer"
+
 // footerQuirkDifferences holds catalog B to formats.FooterQuirks: a data
 // file of B (at any snapshot) whose Parquet footer makes some DuckDB
 // release among B's format's readers (within readers, Options.BReaders,
 // when set) fail to read it, or skip its rows under a filter, is a
-// difference naming the table, the file, the column and the releases: kind
-// "unreadable" where they fail, "misread" where they return other rows.
+// difference (DiffFooter) naming the table, the file, the column and the
+// releases, and whether they fail or return other rows.
 // These are bugs of DuckDB's own Parquet reader in single releases, which
 // the other readers of the format, and the proof's own, read right, so the
 // model of B's rows cannot show them; what convert writes never holds such
@@ -84,9 +89,9 @@ func footerQuirkDifferences(ctx context.Context, a, b *Reader, readers string) (
 	var out []Difference
 	reported := map[[2]string]bool{} // (quirk, path)
 	for _, q := range affected {
-		kind, does := "unreadable", "fail to read"
+		does := "fail to read"
 		if q.Error == "" {
-			kind, does = DiffMisread, "misread"
+			does = "misread"
 		}
 		for _, f := range files {
 			for _, h := range hits[f.Path] {
@@ -103,7 +108,7 @@ func footerQuirkDifferences(ctx context.Context, a, b *Reader, readers string) (
 				if q.Error != "" {
 					reason += "; they fail with " + fmt.Sprintf("%q", q.Error+"...")
 				}
-				out = append(out, Difference{Kind: kind, Table: table, Item: b.relPath(f.Path), B: strings.Join(q.In, ", "), Reason: reason})
+				out = append(out, Difference{Kind: DiffFooter, Table: table, Item: b.relPath(f.Path), B: strings.Join(q.In, ", "), Reason: reason})
 			}
 		}
 	}

@@ -29,10 +29,7 @@ func TestFooterQuirksReported(t *testing.T) {
 	for _, v := range []*formats.Version{formats.V0_3, formats.V0_4, formats.V1_1} {
 		outs[v.Name] = filepath.Join(dir, "out-"+v.Name+".duckdb")
 		// cjk's file, as DuckDB writes it, is misread by DuckDB 1.4.0.
-		readers := ""
-		if v == formats.V0_3 {
-			readers = ">= 1.4.1"
-		}
+		readers := map[string]string{"0.3": ">= 1.4.1"}
 		if _, err := convert.Catalog(ctx, l.Catalog, outs[v.Name], v, convert.Options{DataPath: l.Data, Readers: readers}); err != nil {
 			t.Fatalf("convert to %s before the footers break: %v", v.Name, err)
 		}
@@ -45,11 +42,11 @@ func TestFooterQuirksReported(t *testing.T) {
 		want       []string // kind:table:quirk
 	}{
 		{"1.1", "", nil},
-		{"0.4", "", []string{"unreadable:main.geo:" + formats.FooterGeoCRSNull}},
+		{"0.4", "", []string{"footer:main.geo:" + formats.FooterGeoCRSNull}},
 		{"0.4", ">= 1.5.1", nil},
-		{"0.3", "", []string{"unreadable:main.words:" + formats.FooterStringStatsInvalidUTF8,
-			"misread:main.cjk:" + formats.FooterStringStatsMissingBound, "unreadable:main.docs:" + formats.FooterJSONDeltaLength}},
-		{"0.3", ">= 1.4.2", []string{"unreadable:main.words:" + formats.FooterStringStatsInvalidUTF8}},
+		{"0.3", "", []string{"footer:main.words:" + formats.FooterStringStatsInvalidUTF8,
+			"footer:main.cjk:" + formats.FooterStringStatsMissingBound, "footer:main.docs:" + formats.FooterJSONDeltaLength}},
+		{"0.3", ">= 1.4.2", []string{"footer:main.words:" + formats.FooterStringStatsInvalidUTF8}},
 		{"0.3", ">= 1.4.4", nil},
 	}
 	for _, c := range cases {

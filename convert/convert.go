@@ -66,12 +66,13 @@ type Options struct {
 	// earlier one left clean, and takes it back (see NewEngines); nil starts
 	// one per conversion.
 	Engines *Engines
-	// Readers, when set, is the DuckDB version constraint of the releases
-	// the target format is served to (a repository's fdl.json range for
+	// Readers holds, by format name, the DuckDB version constraint of the
+	// releases the format is served to (a repository's fdl.json range for
 	// it), within the format's own (formats.Version.DuckDB): a data file
 	// that only releases outside it fail on (formats.FooterQuirks) is not
-	// refused. Empty means the format's own range.
-	Readers string
+	// refused for a target in that format. A format it does not name is
+	// served to its whole range.
+	Readers map[string]string
 	// SourceFormat, when set, is the format the caller was told the source
 	// is in (an FDL version.json's ducklake.format): a source detected in
 	// another is refused with a *SourceFormatError as soon as its format is

@@ -11,7 +11,7 @@ import (
 )
 
 // footerQuirksCheck refuses a target some of whose readers (the DuckDB
-// releases of its range, within Options.Readers when set) fail on, or skip
+// releases of its range, within Options.Readers' range for it when set) fail on, or skip
 // rows of, a data file because of its Parquet footer
 // (formats.FooterQuirks): a bug of DuckDB's own Parquet reader in those
 // releases, which no catalog row can steer around. Every data file of the
@@ -23,10 +23,11 @@ import (
 // which has none of these bugs, so only the target decides.
 func (r *run) footerQuirksCheck(step string, target *formats.Version) error {
 	var readers goversion.Constraints
-	if r.opts.Readers != "" {
-		c, err := goversion.NewConstraint(r.opts.Readers)
+	served := r.opts.Readers[target.Name]
+	if served != "" {
+		c, err := goversion.NewConstraint(served)
 		if err != nil {
-			return fmt.Errorf("the DuckDB range of format %s's readers %q: %w", target.Name, r.opts.Readers, err)
+			return fmt.Errorf("the DuckDB range of format %s's readers %q: %w", target.Name, served, err)
 		}
 		readers = c
 	}
@@ -82,8 +83,8 @@ func (r *run) footerQuirksCheck(step string, target *formats.Version) error {
 			continue
 		}
 		within := "its range DuckDB " + target.DuckDB
-		if r.opts.Readers != "" {
-			within += ", served to DuckDB " + r.opts.Readers
+		if served != "" {
+			within += ", served to DuckDB " + served
 		}
 		fails := "fail to read these data files"
 		if q.Error == "" {

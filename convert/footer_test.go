@@ -50,7 +50,7 @@ func TestFooterQuirksRefused(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.target.Name+c.readers, func(t *testing.T) {
-			_, err := Check(ctx, catalog, c.target, Options{DataPath: data, Readers: c.readers})
+			_, err := Check(ctx, catalog, c.target, Options{DataPath: data, Readers: map[string]string{c.target.Name: c.readers}})
 			var refused *RefusedError
 			if err != nil && !errors.As(err, &refused) {
 				t.Fatal(err)

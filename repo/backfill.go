@@ -436,6 +436,7 @@ func (r *repository) fill(ctx context.Context, c *Cell, work string, frozen *fro
 	// A frozen catalog in another format than version.json says stops the
 	// conversion before it writes anything (rewritten delete files too).
 	copts.SourceFormat = v.meta.DuckLake.Format
+	copts.Readers = r.servedRanges()
 	converted, cres, err := conv.convert(ctx, c, src, dir, copts)
 	if copts.RewriteDeletes {
 		// It may have written delete files, even if it failed: every
@@ -471,7 +472,7 @@ func (r *repository) fill(ctx context.Context, c *Cell, work string, frozen *fro
 	// finds this very proof in the cache.
 	// An earlier version's proof, kept, covers the snapshots this one
 	// shares with it where the catalogs are its own (Carry).
-	proof, err := compare.Catalogs(ctx, src, out, compare.Options{DataPath: r.dataPath, BUnderDataPath: true, BBookkeeping: true, DigestCache: r.digestCache, Digests: r.digests, Deletes: r.deletes, Engines: r.engines, Source: source, Listings: r.listings, SumA: v.meta.Catalog.FileRef.SHA256,
+	proof, err := compare.Catalogs(ctx, src, out, compare.Options{DataPath: r.dataPath, BUnderDataPath: true, BBookkeeping: true, BReaders: r.servedRanges()[c.Format], DigestCache: r.digestCache, Digests: r.digests, Deletes: r.deletes, Engines: r.engines, Source: source, Listings: r.listings, SumA: v.meta.Catalog.FileRef.SHA256,
 		Carry: r.earlierPairs(v, c.Format), CarryMinWork: r.carryMin, Logger: log})
 	if proof != nil {
 		res.DeleteFiles = proof.DeleteFiles // nil when no comparison ran

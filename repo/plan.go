@@ -454,6 +454,7 @@ func (r *repository) checkCells(ctx context.Context, cells []*Cell, work string,
 			copts := opts.Convert
 			copts.Logger, copts.DataPath, copts.Engines = opts.log(), r.dataPath, r.convEngines
 			copts.SourceFormat = r.find(c.Version).meta.DuckLake.Format
+			copts.Readers = r.servedRanges()
 			res, err := convert.Check(gctx, src, c.target, copts)
 			if err := gctx.Err(); err != nil {
 				return err

@@ -164,7 +164,7 @@ func (r *repository) prove(ctx context.Context, c *Cell, work string, frozen *fr
 	// row naming a snapshot after its last (equivalence reads the rows
 	// visible at the frozen catalog's snapshots); a proof kept in the
 	// cache was made with both.
-	opts := compare.Options{DataPath: r.dataPath, BUnderDataPath: true, BBookkeeping: true, Disk: disk, DigestCache: r.digestCache, Digests: r.digests, Deletes: r.deletes, Engines: r.engines,
+	opts := compare.Options{DataPath: r.dataPath, BUnderDataPath: true, BBookkeeping: true, BReaders: r.servedRanges()[c.Format], Disk: disk, DigestCache: r.digestCache, Digests: r.digests, Deletes: r.deletes, Engines: r.engines,
 		Source: source, Listings: r.listings, SumA: v.meta.Catalog.FileRef.SHA256, Carry: r.earlierPairs(v, c.Format), CarryMinWork: r.carryMin}
 	rep := r.keptProof(ctx, c, opts)
 	if rep == nil {
@@ -254,6 +254,26 @@ func (r *repository) prove(ctx context.Context, c *Cell, work string, frozen *fr
 	}
 	p.OK, p.Cached = true, rep.ProofCached
 	return p, ""
+}
+
+// servedRanges are the DuckDB ranges fdl.json declares for its formats, by
+// format name: a conversion into one of them is refused, and a published
+// catalog's proof fails, only for data files that a release within the
+// range fails on or misreads by its Parquet footer (formats.FooterQuirks),
+// so that a publisher who serves 0.3 to DuckDB >= 1.4.4 is not held to the
+// bugs of 1.4.0-1.4.3. A format fdl.json does not declare is held to its
+// whole range.
+func (r *repository) servedRanges() map[string]string {
+	out := map[string]string{}
+	if r.cfg == nil {
+		return out
+	}
+	for _, f := range r.cfg.Formats {
+		if f.DuckDBFrom == "fdl.json" && f.DuckDB != "" {
+			out[f.DuckLake] = f.DuckDB
+		}
+	}
+	return out
 }
 
 // misreadDetail says, for a published catalog whose proof found columns
