@@ -21,7 +21,7 @@ import (
 func TestFooterQuirksReported(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	l, err := footertest.NewLake(ctx, filepath.Join(dir, "lake"))
+	l, err := footertest.NewLake(ctx, filepath.Join(dir, "lake"), true)
 	if err != nil {
 		t.Fatal(err)
 	}

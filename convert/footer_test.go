@@ -17,7 +17,7 @@ import (
 func footerQuirkLake(t *testing.T) (catalog, data string) {
 	t.Helper()
 	ctx := context.Background()
-	l, err := footertest.NewLake(ctx, filepath.Join(t.TempDir(), "lake"))
+	l, err := footertest.NewLake(ctx, filepath.Join(t.TempDir(), "lake"), true)
 	if err != nil {
 		t.Fatal(err)
 	}

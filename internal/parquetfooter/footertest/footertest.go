@@ -6,8 +6,11 @@ package footertest
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"database/sql"
 	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -81,31 +84,37 @@ func Rewrite(ctx context.Context, db *sql.DB, path, sel, fieldIDs, quirk, from, 
 // quirks.
 type Lake struct {
 	Catalog, Data string
+	json          bool
 }
 
-// NewLake writes the lake into dir.
-func NewLake(ctx context.Context, dir string) (*Lake, error) {
+// NewLake writes the lake into dir; without withJSON, table docs is left
+// out (its JSON column is typed in the catalog only, which an FDL
+// repository's dataset.json does not follow).
+func NewLake(ctx context.Context, dir string, withJSON bool) (*Lake, error) {
 	cols := func(c lakegen.Column) []lakegen.Column { return []lakegen.Column{{Name: "id", Type: "INTEGER"}, c} }
-	spec := lakegen.Spec{Name: "footers", Versions: []lakegen.Version{{Message: "v1", Snapshots: []lakegen.Snapshot{
-		{lakegen.CreateTable{Table: "words", Columns: cols(lakegen.Column{Name: "s", Type: "VARCHAR"})},
-			lakegen.CreateTable{Table: "cjk", Columns: cols(lakegen.Column{Name: "s", Type: "VARCHAR"})},
-			lakegen.CreateTable{Table: "docs", Columns: cols(lakegen.Column{Name: "j", Type: "VARCHAR"})},
-			lakegen.CreateTable{Table: "geo", Columns: cols(lakegen.Column{Name: "s", Type: "VARCHAR"})}},
-		{lakegen.Insert{Table: "words", Select: "SELECT * FROM (VALUES (1, 'éclair'), (2, 'zèbre'), (3, 'apple'))"},
-			lakegen.Insert{Table: "cjk", Select: "SELECT * FROM (VALUES (1, repeat('日本語', 100)), (2, 'apple'))"},
-			lakegen.Insert{Table: "docs", Select: "SELECT i::INTEGER, json_object('a', i) FROM range(3000) r(i)"},
-			lakegen.Insert{Table: "geo", Select: "SELECT * FROM (VALUES (1, 'a'), (2, 'b'))"}},
-	}}}}
+	create := lakegen.Snapshot{lakegen.CreateTable{Table: "words", Columns: cols(lakegen.Column{Name: "s", Type: "VARCHAR"})},
+		lakegen.CreateTable{Table: "cjk", Columns: cols(lakegen.Column{Name: "s", Type: "VARCHAR"})},
+		lakegen.CreateTable{Table: "geo", Columns: cols(lakegen.Column{Name: "s", Type: "VARCHAR"})}}
+	insert := lakegen.Snapshot{lakegen.Insert{Table: "words", Select: "SELECT * FROM (VALUES (1, 'éclair'), (2, 'zèbre'), (3, 'apple'))"},
+		lakegen.Insert{Table: "cjk", Select: "SELECT * FROM (VALUES (1, repeat('日本語', 100)), (2, 'apple'))"},
+		lakegen.Insert{Table: "geo", Select: "SELECT * FROM (VALUES (1, 'a'), (2, 'b'))"}}
+	if withJSON {
+		create = append(create, lakegen.CreateTable{Table: "docs", Columns: cols(lakegen.Column{Name: "j", Type: "VARCHAR"})})
+		insert = append(insert, lakegen.Insert{Table: "docs", Select: "SELECT i::INTEGER, json_object('a', i) FROM range(3000) r(i)"})
+	}
+	spec := lakegen.Spec{Name: "footers", Versions: []lakegen.Version{{Message: "v1", Snapshots: []lakegen.Snapshot{create, insert}}}}
 	res, err := lakegen.Repository(ctx, dir, spec)
 	if err != nil {
 		return nil, err
 	}
-	l := &Lake{Catalog: filepath.Join(dir, "versions", res.Versions[0].ID, "ducklake.duckdb"), Data: filepath.Join(dir, "data")}
-	// lakegen has no JSON type: the column becomes one in the catalog.
-	err = onCatalog(ctx, l.Catalog, func(c *sql.Conn) error {
-		_, err := c.ExecContext(ctx, "UPDATE c.ducklake_column SET column_type = 'json' WHERE column_name = 'j'")
-		return err
-	})
+	l := &Lake{Catalog: filepath.Join(dir, "versions", res.Versions[0].ID, "ducklake.duckdb"), Data: filepath.Join(dir, "data"), json: withJSON}
+	if withJSON {
+		// lakegen has no JSON type: the column becomes one in the catalog.
+		err = onCatalog(ctx, l.Catalog, func(c *sql.Conn) error {
+			_, err := c.ExecContext(ctx, "UPDATE c.ducklake_column SET column_type = 'json' WHERE column_name = 'j'")
+			return err
+		})
+	}
 	return l, err
 }
 
@@ -125,6 +134,9 @@ func (l *Lake) Break(ctx context.Context, catalogs ...string) error {
 		{"docs", "id, j::JSON AS j", "{id: 1, j: 2}", formats.FooterJSONDeltaLength, "", ""},
 		{"geo", "", "{id: 1, s: 2}", formats.FooterGeoCRSNull, "", ""},
 	} {
+		if rw.table == "docs" && !l.json {
+			continue
+		}
 		var name, rel string
 		err := onCatalog(ctx, l.Catalog, func(c *sql.Conn) error {
 			return c.QueryRowContext(ctx, `SELECT f.path, s.path || t.path || f.path FROM c.ducklake_data_file f JOIN c.ducklake_table t USING (table_id)
@@ -148,6 +160,64 @@ func (l *Lake) Break(ctx context.Context, catalogs ...string) error {
 		}
 	}
 	return nil
+}
+
+// Reseal makes the lake's version.json and files.json say what its
+// catalog and data files now are (after Break), as an FDL repository's
+// must.
+func (l *Lake) Reseal() error {
+	vdir := filepath.Dir(l.Catalog)
+	fj := filepath.Join(vdir, "files.json")
+	var files map[string]any
+	if err := readJSON(fj, &files); err != nil {
+		return err
+	}
+	tables, _ := files["tables"].(map[string]any)
+	for _, t := range tables {
+		entries, _ := t.(map[string]any)["files"].([]any)
+		for _, e := range entries {
+			m := e.(map[string]any)
+			b, err := os.ReadFile(filepath.Join(l.Data, filepath.FromSlash(m["path"].(string))))
+			if err != nil {
+				return err
+			}
+			m["bytes"], m["footer_bytes"] = len(b), binary.LittleEndian.Uint32(b[len(b)-8:])
+		}
+	}
+	if err := writeJSON(fj, files); err != nil {
+		return err
+	}
+	vj := filepath.Join(vdir, "version.json")
+	var v map[string]any
+	if err := readJSON(vj, &v); err != nil {
+		return err
+	}
+	for key, name := range map[string]string{"catalog": l.Catalog, "files": fj} {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(b)
+		ref := v[key].(map[string]any)
+		ref["bytes"], ref["sha256"] = len(b), hex.EncodeToString(sum[:])
+	}
+	return writeJSON(vj, v)
+}
+
+func readJSON(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, v)
+}
+
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, b, 0o644)
 }
 
 // onCatalog runs f with the catalog file attached as c.
