@@ -57,7 +57,7 @@ var FooterQuirks = []FooterQuirk{
 		Behaviour: "every read of the data file fails, SELECT * too: the reader checks the bounds when it builds the row groups' statistics",
 		Source:    "DuckDB extension/parquet/parquet_statistics.cpp ParquetStatisticsUtils::TransformColumnStatistics (VARCHAR) calls StringColumnReader::VerifyString on each bound in v1.3.0-v1.4.3",
 		Error:     "Invalid Input Error: Invalid string encoding found in Parquet file: value",
-		Evidence:  "review rv16-a F5: a data file whose footer min 'éclair' is patched to '\\xC3(clair' fails on DuckDB 1.4.3, reads on 1.5.0 and 1.5.1"},
+		Evidence:  "review rv16-a F5: a data file whose footer max 'éclair' is patched to '\\xC3(clair' fails on DuckDB 1.4.3, reads on 1.5.0 and 1.5.1; DuckDB 1.3.0-1.3.2 from the source (the same VerifyString calls)"},
 	{Name: FooterStringStatsMissingBound, FixedIn: "1.4.1", Releases: []string{"1.4.0"},
 		Fixed:     "5e8c290fcf9 (\"always start from StringStats::CreateUnknown in Parquet\"), first in DuckDB 1.4.1",
 		Trigger:   "a VARCHAR (or JSON) column chunk with a statistics struct (a null count, say) but without a min or a max, as DuckDB's own writer leaves it for a value longer than 256 bytes without an ASCII byte in its first 256 (repeat('日本語', 100))",
