@@ -311,6 +311,9 @@ func (c *comparison) stats() error {
 				return err
 			}
 		}
+		if err := c.oneSidedTableStats(rd.label, rd.na, rd.nb, rd.ea, rd.eb); err != nil {
+			return err
+		}
 		c.diffEntries("stats", nil, "", rd.ea, rd.eb)
 	}
 	return nil

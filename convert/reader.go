@@ -69,6 +69,9 @@ func (r *run) readerChecks(source, target *formats.Version) error {
 	if err := r.textStats(step, source, target); err != nil {
 		return err
 	}
+	if err := r.oneSidedTableStats(step, target); err != nil {
+		return fmt.Errorf("one-sided table statistics: %w", err)
+	}
 	if err := r.footerQuirksCheck(step, target); err != nil {
 		return fmt.Errorf("footer quirks: %w", err)
 	}
