@@ -60,7 +60,7 @@ var FooterQuirks = []FooterQuirk{
 		Evidence:  "review rv16-a F5: a data file whose footer max 'éclair' is patched to '\\xC3(clair' fails on DuckDB 1.4.3, reads on 1.5.0 and 1.5.1; DuckDB 1.3.0-1.3.2 from the source (the same VerifyString calls)"},
 	{Name: FooterStringStatsMissingBound, FixedIn: "1.4.1", Releases: []string{"1.4.0"},
 		Fixed:     "5e8c290fcf9 (\"always start from StringStats::CreateUnknown in Parquet\"), first in DuckDB 1.4.1",
-		Trigger:   "a VARCHAR (or JSON) column chunk with a statistics struct (a null count, say) but without a min or a max, as DuckDB's own writer leaves it for a value longer than 256 bytes without an ASCII byte in its first 256 (repeat('日本語', 100))",
+		Trigger:   "a VARCHAR (or JSON) column chunk with a statistics struct (a null count, say) but without a min or a max, and not only NULLs (a chunk of NULLs, which every writer leaves without bounds, holds no value a filter on the column could match), as DuckDB's own writer leaves it for a value longer than 256 bytes without an ASCII byte in its first 256 (repeat('日本語', 100))",
 		Behaviour: "the row group's statistics of the column start from an empty range and take only the bounds present, so under a filter pushed down on the column the row group is skipped and its rows are missing",
 		Source:    "DuckDB v1.4.0 extension/parquet/parquet_statistics.cpp TransformColumnStatistics (VARCHAR): StringStats::CreateEmpty, then SetMin/SetMax of the bounds present",
 		Evidence:  "review rv16-a F6 g (source; DuckDB 1.4.0 is not run here)"},

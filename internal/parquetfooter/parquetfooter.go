@@ -78,7 +78,7 @@ type chunk struct {
 	rowGroup, column int64
 	path             string
 	min, max         sql.NullString // min_value, else min (as DuckDB renders them)
-	hasStats         bool
+	hasStats         bool // a statistics field set, and not every value NULL
 	deltaLength      bool
 }
 
@@ -107,7 +107,8 @@ func readBatch(ctx context.Context, q Queryer, files []string) (map[string][]Hit
 	// a quirk once the column's type is known.
 	rows, err := q.QueryContext(ctx, `SELECT file_name, row_group_id, column_id, path_in_schema,
 			coalesce(stats_min_value, stats_min), coalesce(stats_max_value, stats_max),
-			stats_null_count IS NOT NULL OR stats_distinct_count IS NOT NULL OR coalesce(stats_min_value, stats_min, stats_max_value, stats_max) IS NOT NULL,
+			(stats_null_count IS NOT NULL OR stats_distinct_count IS NOT NULL OR coalesce(stats_min_value, stats_min, stats_max_value, stats_max) IS NOT NULL)
+				AND coalesce(stats_null_count < num_values, true),
 			coalesce(encodings LIKE '%DELTA_LENGTH_BYTE_ARRAY%', false)
 		FROM parquet_metadata`+from+`
 		WHERE type = 'BYTE_ARRAY' AND (contains(coalesce(stats_min_value, stats_min, ''), '\x') OR contains(coalesce(stats_max_value, stats_max, ''), '\x')

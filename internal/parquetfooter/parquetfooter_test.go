@@ -57,6 +57,9 @@ func TestReadFindsFooterQuirks(t *testing.T) {
 		{"JSON V2 without dictionary", func() string {
 			return write("json.parquet", jsons, ", PARQUET_VERSION V2, DICTIONARY_SIZE_LIMIT 1")
 		}, formats.FooterJSONDeltaLength, "j"},
+		{"all-NULL strings", func() string {
+			return write("nulls.parquet", "SELECT i AS id, NULL::VARCHAR AS s FROM range(3) r(i)", "")
+		}, "", ""},
 		{"JSON V1", func() string { return write("json1.parquet", jsons, "") }, "", ""},
 		{"GeoParquet crs null", func() string {
 			return write("geo.parquet", words, ", KV_METADATA {geo: '"+footertest.GeoCRSNull+"'}")
