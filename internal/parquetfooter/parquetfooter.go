@@ -78,7 +78,7 @@ type chunk struct {
 	rowGroup, column int64
 	path             string
 	min, max         sql.NullString // min_value, else min (as DuckDB renders them)
-	hasStats         bool // a statistics field set, and not every value NULL
+	hasStats         bool           // a statistics field set, and not every value NULL
 	deltaLength      bool
 }
 
