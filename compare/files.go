@@ -510,6 +510,9 @@ func (r *Reader) parquetDeleteContent(ctx context.Context, d *DeleteFile) (_ raw
 	if raw.cols != 2 && r.twoColumnDeletes {
 		return rawDeletes{}, false, &DeleteFileError{Path: d.Path, Detail: fmt.Sprintf("Invalid schema contained in the delete file %s - expected file_name/position (format %s readers read two columns only, %s; it has %d)", d.Path, r.format.Name, formats.QuirkDeleteFilesTwoColumns.Info().Name, raw.cols)}
 	}
+	if err := r.deleteHiveColumns(d, raw.cols); err != nil {
+		return rawDeletes{}, false, err
+	}
 	if !raw.partial() || !r.format.Has(formats.CapPartialDeleteFiles) {
 		return raw, false, nil
 	}
@@ -713,7 +716,8 @@ func (e *TwoDeleteFilesError) Error() string {
 
 // DeleteFileError is a delete file the readers of the catalog's format
 // refuse: a Puffin file their format cannot read (Reader.puffinDeletes),
-// a 3-column file for DuckDB 1.3, or a Parquet delete file that every
+// a 3-column file for DuckDB 1.3, a delete file whose Hive folders give it
+// too many columns (Reader.deleteHiveColumns), or a Parquet delete file that every
 // DuckLake reader refuses (DuckLakeDeleteFilter::ScanDeleteFile, src/storage/
 // ducklake_delete_filter.cpp, the same checks in v1.3-ossivalis,
 // v1.4-andium, v1.5-variegata and main): columns other than file_path
@@ -747,6 +751,38 @@ func deleteFileSchema(path string, types []string) error {
 		return nil
 	}
 	return &DeleteFileError{Path: path, Detail: fmt.Sprintf("Invalid schema contained in the delete file %s - expected file_name/position/[snapshot_id or row] (its columns: %s)", path, strings.Join(types, ", "))}
+}
+
+// deleteHiveColumns applies formats.QuirkDeleteFilesHiveColumns: readers
+// with it scan a delete file with Hive partition detection on, so each
+// key=value folder of its path below the data path adds a column (a key
+// naming one of the delete file's columns would put the folder's value in
+// it: refused too), and they refuse a file of other than two columns
+// (DuckDB 1.3) or two or three. A catalog B, written in a format only
+// whose first releases read so (1.0: DuckDB 1.5.2; EarlyQuirks), is held
+// to them too: what this tool writes must be read by every release of its
+// format.
+func (r *Reader) deleteHiveColumns(d *DeleteFile, cols int) error {
+	q := formats.QuirkDeleteFilesHiveColumns
+	if !r.readsWith(q) && (r.asSource || !r.format.EarlyReadsWith(q)) {
+		return nil
+	}
+	rel := r.relPath(d.Path)
+	keys := formats.DeleteFileHiveKeys(rel)
+	if len(keys) == 0 {
+		return nil
+	}
+	for _, k := range keys {
+		if strings.EqualFold(k, "file_path") || strings.EqualFold(k, "pos") || strings.EqualFold(k, "_ducklake_internal_snapshot_id") {
+			return &DeleteFileError{Path: d.Path, Detail: fmt.Sprintf("delete file %s lies in folder %s=...: format %s readers scan it with Hive partition detection on and read that column from the folder name (%s)", rel, k, r.format.Name, q.Info().Name)}
+		}
+	}
+	n := cols + len(keys)
+	if n == 2 || (n == 3 && !r.twoColumnDeletes) {
+		return nil
+	}
+	return &DeleteFileError{Path: d.Path, Detail: fmt.Sprintf("Invalid schema contained in the delete file %s - expected file_name/position/[snapshot_id or row] (format %s readers scan it with Hive partition detection on: its %d columns and the folders %s make %d; %s)",
+		d.Path, r.format.Name, cols, strings.Join(keys, "=..., ")+"=...", n, q.Info().Name)}
 }
 
 // unsortedDelete is the real reader's error for position p read after last.

@@ -349,13 +349,13 @@ func (r *run) writeSpanDeletes(m mergedFile, sp span, id int64) error {
 		positions += " UNION SELECT pos::BIGINT FROM " + readParquetSQL(local, sp.del.key.String)
 	}
 	rows := fmt.Sprintf("SELECT %s AS file_path, pos FROM (%s)", literal(m.tableDir+m.path), positions)
-	local := m.localPath(r.opts.DataPath)
+	// The chain lies in the table's folder, where DuckLake writes every
+	// delete file, never in the data file's own (Hive partition) folders:
+	// readers before DuckDB 1.5.3 scan a delete file with Hive partition
+	// detection on and fail on the columns its key=value folders add
+	// (formats.QuirkDeleteFilesHiveColumns).
 	name := fmt.Sprintf("ducklake-%s-delete.parquet", uuid.NewSHA1(rewriteNamespace, []byte(m.relDir+m.path+"|visible-from|"+strconv.FormatInt(sp.from, 10))))
-	relPrefix := ""
-	if i := strings.LastIndexByte(m.path, '/'); i >= 0 {
-		relPrefix = m.path[:i+1]
-	}
-	size, footer, count, err := r.writeDeleteFile(id, filepath.Join(filepath.Dir(local), name), rows, m.key.String)
+	size, footer, count, err := r.writeDeleteFile(id, filepath.Join(r.opts.DataPath, filepath.FromSlash(m.relDir), name), rows, m.key.String)
 	if err != nil {
 		return fmt.Errorf("write delete file of data file %d (%s) from snapshot %d: %w", m.id, m.path, sp.from, err)
 	}
@@ -368,5 +368,5 @@ func (r *run) writeSpanDeletes(m mergedFile, sp span, id int64) error {
 	}
 	q := `INSERT INTO ducklake_delete_file (delete_file_id, table_id, begin_snapshot, end_snapshot, data_file_id, path, path_is_relative, format, delete_count, file_size_bytes, footer_size, encryption_key)
 		VALUES (?, ?, ?, ?, ?, ?, true, 'parquet', ?, ?, ?, ?)`
-	return r.w.exec(r.ctx, q, id, m.table, sp.from, end, m.id, relPrefix+name, count, size, footer, key)
+	return r.w.exec(r.ctx, q, id, m.table, sp.from, end, m.id, name, count, size, footer, key)
 }

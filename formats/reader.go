@@ -1,6 +1,9 @@
 package formats
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // ReaderQuirk is a behaviour of the real reader of a format (the DuckLake
 // release whose DuckDB line opens it) that the specification does not state
@@ -132,6 +135,15 @@ const (
 	// struct there reads NULL where a skipped row's struct was NULL
 	// (StructSkipColumns, SkippedVectorReads, StructSkipSQL).
 	QuirkStructNullsAfterSkippedVector
+	// QuirkDeleteFilesHiveColumns: a Parquet delete file is scanned with
+	// DuckDB's Hive partition detection on, so every key=value folder of its
+	// path (DeleteFileHiveKeys) adds a column after the file's own; the
+	// reader accepts only delete files of two columns (DuckDB 1.3, 1.4.0) or
+	// two or three (later), so a partial deletion file in such a folder, or
+	// a delete file in two or more (one, for two-column readers), fails every read
+	// of its table. A 2-column file with one such folder reads, the added
+	// column ignored.
+	QuirkDeleteFilesHiveColumns
 )
 
 // QuirkInfo documents one ReaderQuirk: what the real reader does, where in
@@ -241,6 +253,43 @@ var AllQuirks = []QuirkInfo{
 		Behaviour: "a data file with deletes is scanned 2048 rows at a time from the start of each row group; a vector all of whose rows are deleted is skipped, and the skip is applied when the next vector of the same row group is read, writing the skipped rows' definition levels into the buffer the reader then takes that vector's STRUCT validity from: where a skipped row's struct (or a struct below it, through structs only) was NULL, a non-NULL struct of the vector read reads NULL, unless the leaf read last has a NULL in that stretch (then its levels overwrite the buffer). Affected: a top-level STRUCT and the structs nested in it through structs only, that hold a leaf not inside a LIST or MAP; not a LIST or MAP of structs, not a struct whose fields are all lists. A partly deleted vector is read, not skipped; a skip at the end of a row group is dropped. The proof reports such a file and delete state as unreadable and convert refuses it where the source's and the target's readers differ; the model flags a skipped run followed by a read vector of the same row group (row groups from the footer; of an encrypted file, whose footer is not read, any run of 2048 deleted positions followed by a kept one) where a skipped row has a NULL struct and the vector read a non-NULL one, which is all a misread needs (whether it happens depends on the data pages)",
 		Source:    "DuckDB extension/parquet/column_reader.cpp ColumnReader::ApplyPendingSkips calls PrepareRead(skip_now, define_out, repeat_out, 0) on the caller's define buffer in v1.3.0 (line 703), v1.3.2, v1.4.0-v1.4.x and v1.5.0 (line 769); PrepareRead's all-valid fast path leaves the buffer unwritten on the read, and StructColumnReader::Read (reader/struct_column_reader.cpp) sets the struct's validity from define_out after reading its children; parquet_reader.cpp (v1.5.0 line 1438, v1.3.0 line 1312) calls Skip for every column of a vector the deletion filter empties, which DuckLake sets for every data file with deletes (DuckLakeMultiFileReader::InitializeReader, src/storage/ducklake_multi_file_reader.cpp, in v1.3-ossivalis, v1.4-andium and the commits DuckDB 1.5.0 pins). Fixed by b8ac093d355 and f7db97177bd (2026-03-10, \"fix(parquet): avoid corrupting define/repeat buffers during skips\": private skip buffers), first in v1.5.1. Format 0.4 is read both ways (1.5.0 misreads, 1.5.1 does not): a catalog written as 0.4 must not have such a file, a 0.4 source is read as 1.5.1 reads it (SourceQuirks)",
 		Evidence:  "DuckDB 1.3.0, 1.3.2, 1.4.3 and 1.5.0 read the rows 112640-114687 of a STRUCT(a VARCHAR, b DOUBLE) column NULL in a 122880-row file (one row group) whose rows 59392-112639 hold NULL, when rows 59392-112639 are filtered out (read_parquet ... WHERE id NOT BETWEEN 59392 AND 112639: the same skip path as a deletion filter); 1.5.1 reads them {'a': hello, 'b': 42.0}. The same for a struct nested in a struct and for a struct with a LIST field beside a scalar one; not for a LIST or MAP of structs, a struct of lists only, a leaf NULL below a non-NULL struct, a partly filtered vector, or a skip at the end of a row group (review finding F4, /tmp/rv16-a-scratch/r5; /tmp/skipstruct-scratch/exp.sql); the 8192-row file of convert/skipstruct_test.go's first lake (rows 2048-4095 NULL, filtered out) read by 1.3.0-1.5.0 with rows 4096-6143 NULL, by 1.5.1 without (/tmp/skipstruct-scratch/small.sql); no test runs those releases on it (the realduckdb probes read DuckDB tables, not Parquet files)"},
+	{Quirk: QuirkDeleteFilesHiveColumns, Name: "delete-files-hive-columns", Family: "deletes",
+		Behaviour: "a Parquet delete file whose path below the data path holds key=value folders (year=2024/month=1/...-delete.parquet) is scanned with DuckDB's Hive partition detection on: each distinct key adds a column after the file's own (a key naming one of the file's columns replaces it with the folder's value). The reader accepts a delete file of exactly two columns (DuckDB 1.3, formats 0.1 and 0.2, and DuckDB 1.4.0: delete-files-two-columns-only) or of two or three (DuckDB 1.4.1+ and 1.5, the third ignored unless it is _ducklake_internal_snapshot_id BIGINT), so a 2-column delete file under two key=value folders (one, where only two columns are read), or a partial deletion file under one, fails every read of its table at the snapshots it is visible; DuckLake itself writes every delete file in the table's folder, never in a partition folder. Format 1.0 is read so by DuckDB 1.5.2 only (first releases); the key=value folders of the data path itself, which the catalog does not name, are the reader's and not modelled",
+		Source:    "DuckLakeDeleteFilter::ScanDeleteFile (src/storage/ducklake_delete_filter.cpp) binds parquet_scan with only encryption_config among its named parameters in v1.3-ossivalis and v1.4-andium, and through ParquetFileScanner (src/common/parquet_file_scanner.cpp) in the commits DuckDB 1.5.0, 1.5.1 and 1.5.2 pin (7ea15644, 67480b1d, 415a9ebd), so DuckDB's MultiFileOptions::AutoDetectHivePartitioning (auto_detect_hive_partitioning defaults to true; HivePartitioning::Parse takes every key=value folder of the path) adds the Hive columns (MultiFileReader::Bind); v1.5-variegata fbe8d67a (2026-04-17, \"Disable hive partitioning auto-detection in ParquetFileScanner\", DuckLake issue 1027), first in e6a3bd0a, the DuckLake of DuckDB 1.5.3, sets hive_partitioning false; v1.3-ossivalis accepts return_types.size() == 2 only, v1.4-andium from 72cf52ae and v1.5-variegata 2 or 3",
+		Error:     "Invalid Input Error: Invalid schema contained in the delete file",
+		Evidence:  "lakes-0.3-compaction/c_compaction__merge_rewrite_partial_file_info version 2 with its merged data file 10 moved under year=2024/month=1/: converted to 0.4 with --rewrite-deletes, the delete-file chain written beside the data file binds as file_path, pos, month, year in DuckDB 1.5.1's parquet_scan (review rv16-c F6, /tmp/rv16-c-scratch/f7); lakes/08_partitioning (1.0) keeps every delete file in the table's folder though its data files lie in year=2024/month=1/, region=us/, bucket=2/"},
+}
+
+// DeleteFileHiveKeys returns the distinct Hive partition keys DuckDB's
+// detection takes from a delete file's path (QuirkDeleteFilesHiveColumns):
+// every folder of the form key=value (one '=' after a non-empty key,
+// before any '?' or newline), as HivePartitioning::Parse reads them; the
+// file name itself is not a folder. path is the part below the data path
+// the catalog names (or the whole path of an absolute one).
+func DeleteFileHiveKeys(path string) []string {
+	var keys []string
+	start, eq, candidate := 0, -1, true
+	for c := 0; c < len(path); c++ {
+		switch path[c] {
+		case '?', '\n':
+			candidate = false
+		}
+		switch path[c] {
+		case '/', '\\':
+			if candidate && eq > start {
+				if k := path[start:eq]; !slices.Contains(keys, k) {
+					keys = append(keys, k)
+				}
+			}
+			start, eq, candidate = c+1, -1, true
+		case '=':
+			if eq > start {
+				candidate = false
+			}
+			eq = c
+		}
+	}
+	return keys
 }
 
 // Info returns the documentation of a single quirk.
@@ -283,14 +332,14 @@ const (
 	// quirksV1_3: DuckLake v1.3-ossivalis (DuckDB 1.3), formats 0.1 and 0.2
 	// (no Hive partition mappings exist in these formats).
 	quirksV1_3 = QuirkUnmappedFilesNull | QuirkTimeTZDefaultOffset | QuirkTableStatsNeedColumnStats | QuirkInlinedAtSnapshotZero | QuirkFilesWithoutColumnStatsPruned |
-		QuirkViewCatalogVerbatim | QuirkBooleanStatsComparedAsText | QuirkTemporalStatsComparedAsText | QuirkDeleteFilesTwoColumns | QuirkStructNullsAfterSkippedVector
+		QuirkViewCatalogVerbatim | QuirkBooleanStatsComparedAsText | QuirkTemporalStatsComparedAsText | QuirkDeleteFilesTwoColumns | QuirkStructNullsAfterSkippedVector | QuirkDeleteFilesHiveColumns
 	// quirksV1_3_0: DuckLake v1.3-ossivalis on DuckDB 1.3.0, the only
 	// release that opens format 0.1: DuckDB 1.3.0's column mapper.
 	quirksV1_3_0 = quirksV1_3 | QuirkNestedDefaultsDropped | QuirkStructWithoutFileFieldsNotNull | QuirkRemapListsUnreserved
 	// quirksV1_4_5: DuckLake 41255d47 (the v1.4-andium head), which DuckDB
 	// 1.4.5 pins, the newest release that reads format 0.3.
 	quirksV1_4_5 = QuirkUnmappedFilesNull | QuirkTimeTZDefaultOffset | QuirkHiveValuesRaw | QuirkHiveTimeZoneValuesUTC | QuirkTableStatsNeedColumnStats | QuirkInlinedAtFirstSnapshot | QuirkFilesWithoutColumnStatsPruned |
-		QuirkViewCatalogVerbatim | QuirkBooleanStatsComparedAsText | QuirkTemporalStatsComparedAsText | QuirkStructNullsAfterSkippedVector
+		QuirkViewCatalogVerbatim | QuirkBooleanStatsComparedAsText | QuirkTemporalStatsComparedAsText | QuirkStructNullsAfterSkippedVector | QuirkDeleteFilesHiveColumns
 	// quirksV1_4_1: DuckLake f134ad86, 77f2512a, de813ff4 and 3f1b3725,
 	// which DuckDB 1.4.1, 1.4.2, 1.4.3 and 1.4.4 pin: inlined tables are
 	// read at a snapshot GetCatalogIdForSchema looks up by schema version
@@ -316,7 +365,7 @@ const (
 	// does (1.5.0's), so that a catalog proved for one is read alike by
 	// both.
 	quirksV1_5_0 = QuirkUnmappedFilesNull | QuirkTimeTZDefaultOffset | QuirkHiveValuesRaw | QuirkHiveTimeZoneValuesUTC | QuirkTableStatsNeedColumnStats | QuirkInlinedAtFirstSnapshot | QuirkFilesWithoutColumnStatsPruned |
-		QuirkPartialDeletesWholeWithInlined | QuirkViewCatalogVerbatim | QuirkBooleanStatsComparedAsText | QuirkStringTableStatsEmpty | QuirkStructNullsAfterSkippedVector
+		QuirkPartialDeletesWholeWithInlined | QuirkViewCatalogVerbatim | QuirkBooleanStatsComparedAsText | QuirkStringTableStatsEmpty | QuirkStructNullsAfterSkippedVector | QuirkDeleteFilesHiveColumns
 	// quirksV1_5_1: DuckLake on DuckDB 1.5.1, the newest release that reads
 	// format 0.4 (Hive values decoded as 1.0 does, string statistics
 	// without min and max unknown, its Parquet reader keeps skipped levels

@@ -87,10 +87,10 @@ func TestQuirksDeclared(t *testing.T) {
 		format string
 		want   string
 	}{
-		{"0.1", "unmapped-files-read-null|timetz-default-offset-ignored|table-stats-need-column-stats|inlined-read-at-snapshot-zero|files-without-column-stats-pruned|view-catalog-placeholder-verbatim|boolean-stats-compared-as-text|list-map-struct-fields-missing-fail|struct-without-file-fields-not-null|remapped-nested-lists-unreserved|temporal-stats-compared-as-text|delete-files-two-columns-only|struct-nulls-after-skipped-vector"},
-		{"0.2", "unmapped-files-read-null|timetz-default-offset-ignored|table-stats-need-column-stats|inlined-read-at-snapshot-zero|files-without-column-stats-pruned|view-catalog-placeholder-verbatim|boolean-stats-compared-as-text|temporal-stats-compared-as-text|delete-files-two-columns-only|struct-nulls-after-skipped-vector"},
-		{"0.3", "unmapped-files-read-null|timetz-default-offset-ignored|hive-values-cast-raw|table-stats-need-column-stats|inlined-read-at-first-snapshot|inlined-read-at-snapshot-zero|files-without-column-stats-pruned|view-catalog-placeholder-verbatim|boolean-stats-compared-as-text|hive-tz-values-read-as-utc|temporal-stats-compared-as-text|inlined-read-at-schema-version-lookup|delete-files-two-columns-only|struct-nulls-after-skipped-vector"},
-		{"0.4", "unmapped-files-read-null|timetz-default-offset-ignored|hive-values-cast-raw|table-stats-need-column-stats|inlined-read-at-first-snapshot|files-without-column-stats-pruned|partial-deletes-whole-with-inlined-deletes|view-catalog-placeholder-verbatim|boolean-stats-compared-as-text|hive-tz-values-read-as-utc|string-table-stats-without-minmax-empty|struct-nulls-after-skipped-vector"},
+		{"0.1", "unmapped-files-read-null|timetz-default-offset-ignored|table-stats-need-column-stats|inlined-read-at-snapshot-zero|files-without-column-stats-pruned|view-catalog-placeholder-verbatim|boolean-stats-compared-as-text|list-map-struct-fields-missing-fail|struct-without-file-fields-not-null|remapped-nested-lists-unreserved|temporal-stats-compared-as-text|delete-files-two-columns-only|struct-nulls-after-skipped-vector|delete-files-hive-columns"},
+		{"0.2", "unmapped-files-read-null|timetz-default-offset-ignored|table-stats-need-column-stats|inlined-read-at-snapshot-zero|files-without-column-stats-pruned|view-catalog-placeholder-verbatim|boolean-stats-compared-as-text|temporal-stats-compared-as-text|delete-files-two-columns-only|struct-nulls-after-skipped-vector|delete-files-hive-columns"},
+		{"0.3", "unmapped-files-read-null|timetz-default-offset-ignored|hive-values-cast-raw|table-stats-need-column-stats|inlined-read-at-first-snapshot|inlined-read-at-snapshot-zero|files-without-column-stats-pruned|view-catalog-placeholder-verbatim|boolean-stats-compared-as-text|hive-tz-values-read-as-utc|temporal-stats-compared-as-text|inlined-read-at-schema-version-lookup|delete-files-two-columns-only|struct-nulls-after-skipped-vector|delete-files-hive-columns"},
+		{"0.4", "unmapped-files-read-null|timetz-default-offset-ignored|hive-values-cast-raw|table-stats-need-column-stats|inlined-read-at-first-snapshot|files-without-column-stats-pruned|partial-deletes-whole-with-inlined-deletes|view-catalog-placeholder-verbatim|boolean-stats-compared-as-text|hive-tz-values-read-as-utc|string-table-stats-without-minmax-empty|struct-nulls-after-skipped-vector|delete-files-hive-columns"},
 		{"1.0", "none"},
 		{"1.1", "none"},
 	} {
@@ -103,6 +103,30 @@ func TestQuirksDeclared(t *testing.T) {
 		}
 		if v.Quirks&^seen != 0 {
 			t.Errorf("format %s has undocumented quirks", tc.format)
+		}
+	}
+}
+
+// TestDeleteFileHiveKeys: the keys DuckDB's Hive detection takes from a
+// delete file's path (HivePartitioning::Parse): key=value folders only,
+// each key once, not the file name, not a folder with two '=' or a '?'.
+func TestDeleteFileHiveKeys(t *testing.T) {
+	for _, tc := range []struct {
+		path string
+		want string
+	}{
+		{"ducklake-x-delete.parquet", ""},
+		{"year=2024/month=1/ducklake-x-delete.parquet", "year,month"},
+		{"main/t/p=1/x-delete.parquet", "p"},
+		{"a=1/a=2/x.parquet", "a"},
+		{"=1/x.parquet", ""},
+		{"a=b=c/x.parquet", ""},
+		{"a=1?x/b=2/x.parquet", "b"},
+		{"k=v.parquet", ""},
+		{"k=/x.parquet", "k"},
+	} {
+		if got := strings.Join(DeleteFileHiveKeys(tc.path), ","); got != tc.want {
+			t.Errorf("DeleteFileHiveKeys(%q) = %q, want %q", tc.path, got, tc.want)
 		}
 	}
 }

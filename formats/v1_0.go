@@ -15,6 +15,8 @@ var V1_0 = &Version{
 	ChangeTokens: tokensV0_4,
 	// DuckDB 1.5.2 and 1.5.3 (DuckLake 415a9ebd, e6a3bd0a) still fail on
 	// table statistics without column statistics (fixed by db9cb183, first
-	// in 1.5.4's d318a545).
-	EarlyQuirks: QuirkTableStatsNeedColumnStats,
+	// in 1.5.4's d318a545); DuckDB 1.5.2 (415a9ebd) still reads delete
+	// files with Hive partition detection (fixed by fbe8d67a, first in
+	// 1.5.3's e6a3bd0a).
+	EarlyQuirks: QuirkTableStatsNeedColumnStats | QuirkDeleteFilesHiveColumns,
 }
