@@ -823,7 +823,7 @@ func (r *Reader) readParquetDeletes(ctx context.Context, d *DeleteFile) (rawDele
 	if err := deleteFileSchema(d.Path, types); err != nil {
 		return rawDeletes{}, err
 	}
-	partial := len(cols) == 3 && cols[2] == "_ducklake_internal_snapshot_id" && types[2] == "BIGINT"
+	partial := formats.IsPartialDeleteFile(cols, types)
 	var p, s sql.NullInt64
 	dest := make([]any, len(cols))
 	for i := range dest {

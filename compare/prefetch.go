@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/internal/parquetsql"
 )
 
@@ -116,7 +117,11 @@ func (r *Reader) readDeleteBatch(ctx context.Context, paths []string) (map[strin
 			continue
 		}
 		cols := []string{root.Children[1].Name}
-		if len(root.Children) == 3 && root.Children[2].Name == "_ducklake_internal_snapshot_id" && root.Children[2].DuckType == "BIGINT" {
+		names, types := make([]string, len(root.Children)), make([]string, len(root.Children))
+		for i, c := range root.Children {
+			names[i], types[i] = c.Name, c.DuckType
+		}
+		if formats.IsPartialDeleteFile(names, types) {
 			cols = append(cols, root.Children[2].Name)
 		}
 		k := strings.Join(sig, ", ")

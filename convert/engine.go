@@ -58,9 +58,10 @@ type run struct {
 	opts     Options
 	log      *slog.Logger
 	findings []Finding
-	dryRun   bool          // Check: analyse, write nothing
-	pending  []pendingFile // rewritten data-folder files to publish with the catalog
-	scratch  string        // the run's folder for them, once made
+	dryRun   bool           // Check: analyse, write nothing
+	pending  []pendingFile  // rewritten data-folder files to publish with the catalog
+	scratch  string         // the run's folder for them, once made
+	partials partialDeletes // partial deletion files by content, once read (partialDeleteFiles)
 }
 
 func (r *run) add(f Finding) { r.findings = append(r.findings, f) }

@@ -15,7 +15,7 @@ import (
 // snapshot where its data file also has inlined deletions, newer readers
 // only those deleted by that snapshot. It refuses each data file, delete
 // file and the snapshots where a position of the file is deleted only
-// later (partial_max greater than the snapshot), the file and the data
+// later (its rows name a later snapshot), the file and the data
 // file are visible and an inlined deletion of the data file is: there the
 // rows read differ. Writing 0.4, --rewrite-deletes replaces those partial
 // deletion files by chains of 2-column delete files (no per-row snapshots
@@ -44,7 +44,8 @@ func (r *run) partialDeletesWithInlinedCheck(step string, source, target *format
 			}
 			return items, err
 		},
-		reason: fmt.Sprintf("%s read this differently from format %s readers: %s (%s)", who, other, info.Behaviour, info.Source)}
+		readsData: true,
+		reason:    fmt.Sprintf("%s read this differently from format %s readers: %s (%s)", who, other, info.Behaviour, info.Source)}
 	if target.ReadsWith(q) {
 		c.rewrite = func(r *run) error {
 			if len(found) == 0 {
@@ -82,11 +83,11 @@ func (p partialWithInlined) String() string {
 
 // partialDeletesWithInlined lists, per table with a
 // ducklake_inlined_delete_<table_id> table, the partial deletion files
-// (partial_max set, not Puffin) and the snapshots at which the quirk
-// changes the rows read: the data file and the delete file are visible, an
-// inlined deletion of the data file (begin_snapshot at or before the
-// snapshot) is, and the delete file deletes a position after the snapshot
-// (partial_max). Every query reads the working copy in a 0.4+ layout.
+// (by content, partialDeleteFiles: partial_max may be NULL) and the
+// snapshots at which the quirk changes the rows read: the data file and
+// the delete file are visible, an inlined deletion of the data file
+// (begin_snapshot at or before the snapshot) is, and the delete file
+// deletes a position after the snapshot (the last its rows name). Every query reads the working copy in a 0.4+ layout.
 func partialDeletesWithInlined(r *run) ([]partialWithInlined, error) {
 	_, dynamic, err := r.w.layout(r.ctx)
 	if err != nil {
@@ -102,17 +103,21 @@ func partialDeletesWithInlined(r *run) ([]partialWithInlined, error) {
 		if err != nil {
 			continue
 		}
+		partial, err := r.partialDeleteFiles()
+		if err != nil {
+			return nil, err
+		}
 		rows, err := r.w.conn.QueryContext(r.ctx, fmt.Sprintf(`SELECT f.data_file_id, coalesce(f.path, ''), d.delete_file_id, coalesce(d.path, ''),
 				coalesce((SELECT any_value(table_name ORDER BY begin_snapshot DESC) FROM ducklake_table WHERE table_id = %[1]d), '?'),
 				string_agg(s.snapshot_id::VARCHAR, ',' ORDER BY s.snapshot_id)
 			FROM ducklake_snapshot s
 			JOIN ducklake_data_file f ON f.table_id = %[1]d AND s.snapshot_id >= f.begin_snapshot AND (f.end_snapshot IS NULL OR s.snapshot_id < f.end_snapshot)
 			JOIN ducklake_delete_file d ON d.table_id = %[1]d AND d.data_file_id = f.data_file_id
-				AND d.partial_max IS NOT NULL AND d.format IS DISTINCT FROM 'puffin' AND s.snapshot_id < d.partial_max
+			JOIN (%[3]s) p ON p.delete_file_id = d.delete_file_id AND s.snapshot_id < p.last_snapshot
 				AND s.snapshot_id >= d.begin_snapshot AND (d.end_snapshot IS NULL OR s.snapshot_id < d.end_snapshot)
 			WHERE EXISTS (SELECT 1 FROM %[2]s i WHERE i.file_id = f.data_file_id AND i.begin_snapshot <= s.snapshot_id)
 			GROUP BY f.data_file_id, f.path, d.delete_file_id, d.path
-			ORDER BY f.data_file_id, d.delete_file_id`, id, quote(t)))
+			ORDER BY f.data_file_id, d.delete_file_id`, id, quote(t), partial.values("*")))
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", t, err)
 		}

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/internal/oneline"
 	"github.com/google/uuid"
 
@@ -59,7 +60,11 @@ func rewritePartialDeletesWhere(r *run, cond string) error {
 	if r.opts.DataPath == "" {
 		return fmt.Errorf("rewriting deletes needs the local data folder (Options.DataPath, --data DIR)")
 	}
-	parts, err := deleteFiles(r, `d.partial_max IS NOT NULL AND d.format IS DISTINCT FROM 'puffin' AND (`+cond+`)`)
+	partial, err := r.partialDeleteFiles()
+	if err != nil {
+		return err
+	}
+	parts, err := deleteFiles(r, partial.sql()+` AND (`+cond+`)`)
 	if err != nil {
 		return fmt.Errorf("read partial deletion files: %w", err)
 	}
@@ -130,6 +135,132 @@ func rewritePartialDeletesWhere(r *run, cond string) error {
 	}
 	// Keep next_file_id ahead of the new ids, in the last snapshot only.
 	return r.w.exec(r.ctx, `UPDATE ducklake_snapshot SET next_file_id = greatest(next_file_id, ?) WHERE snapshot_id = (SELECT max(snapshot_id) FROM ducklake_snapshot)`, nextID)
+}
+
+// partialDeletes are the working copy's partial deletion files, by
+// delete_file_id, each with the last snapshot its rows name.
+type partialDeletes map[int64]int64
+
+// sql is a condition on d (ducklake_delete_file) selecting them.
+func (p partialDeletes) sql() string {
+	return "d.delete_file_id IN (" + p.values("delete_file_id") + ")"
+}
+
+// values is a query listing them as (delete_file_id, last_snapshot) rows,
+// or only the column named.
+func (p partialDeletes) values(col string) string {
+	if len(p) == 0 {
+		return "SELECT " + col + " FROM (SELECT NULL::BIGINT AS delete_file_id, NULL::BIGINT AS last_snapshot WHERE false)"
+	}
+	rows := make([]string, 0, len(p))
+	for id, last := range p {
+		rows = append(rows, fmt.Sprintf("(%d, %d)", id, last))
+	}
+	slices.Sort(rows)
+	return "SELECT " + col + " FROM (VALUES " + strings.Join(rows, ", ") + ") v(delete_file_id, last_snapshot)"
+}
+
+// partialDeleteItems names the partial deletion files (the 0.4 -> 0.3
+// check partial-delete-files).
+func partialDeleteItems(r *run) ([]string, error) {
+	partial, err := r.partialDeleteFiles()
+	if err != nil || len(partial) == 0 {
+		return nil, err
+	}
+	return r.w.strings(r.ctx, `SELECT 'delete_file_id ' || d.delete_file_id || ' ' || d.path || ' (snapshots ' || d.begin_snapshot || '..' || p.last_snapshot || ')'
+		FROM ducklake_delete_file d JOIN (`+partial.values("*")+`) p USING (delete_file_id) ORDER BY d.delete_file_id`)
+}
+
+// partialDeleteFiles finds the partial deletion files of the working copy
+// (0.4+ layout) by their content, as the real readers do
+// (formats.IsPartialDeleteFile): DuckLake's ducklake_flush_inlined_data
+// writes them with partial_max NULL, so partial_max only says where the
+// file cannot be read (no data folder, a file outside it, or a file that
+// does not open: the proof reports that one). The last snapshot is the
+// largest the file's rows name (partial_max where they are not read). Read
+// once per run.
+func (r *run) partialDeleteFiles() (partialDeletes, error) {
+	if r.partials != nil {
+		return r.partials, nil
+	}
+	out := partialDeletes{}
+	has, err := r.w.hasColumn(r.ctx, "ducklake_delete_file", "partial_max")
+	if err != nil {
+		return nil, err
+	}
+	byCatalog := map[int64]int64{}
+	if has {
+		rows, err := r.w.conn.QueryContext(r.ctx, `SELECT delete_file_id, partial_max FROM ducklake_delete_file WHERE partial_max IS NOT NULL AND format IS DISTINCT FROM 'puffin'`)
+		if err != nil {
+			return nil, fmt.Errorf("read partial_max of delete files: %w", err)
+		}
+		for rows.Next() {
+			var id, pm int64
+			if err := rows.Scan(&id, &pm); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			byCatalog[id] = pm
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	files, err := deleteFiles(r, `lower(coalesce(d.format, 'parquet')) <> 'puffin'`)
+	if err != nil {
+		return nil, fmt.Errorf("read delete files: %w", err)
+	}
+	for _, f := range files {
+		pm, catalogSays := byCatalog[f.id]
+		if r.opts.DataPath == "" || !f.local {
+			if catalogSays {
+				out[f.id] = pm
+			}
+			continue
+		}
+		src := readParquetSQL(filepath.Join(r.opts.DataPath, filepath.FromSlash(f.relDir+f.path)), f.key.String)
+		last, partial, err := r.partialDeleteContent(src)
+		switch {
+		case err != nil:
+			if catalogSays {
+				out[f.id] = pm
+			}
+		case partial:
+			out[f.id] = last.Int64
+			if !last.Valid { // no rows, or NULL snapshots: the catalog's word
+				out[f.id] = max(pm, f.begin)
+			}
+		}
+	}
+	r.partials = out
+	return out, nil
+}
+
+// partialDeleteContent reads a delete file's columns and, when it is a
+// partial deletion file, the last snapshot its rows name.
+func (r *run) partialDeleteContent(src string) (last sql.NullInt64, partial bool, err error) {
+	rows, err := r.w.conn.QueryContext(r.ctx, "SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM "+src+")")
+	if err != nil {
+		return last, false, err
+	}
+	var names, types []string
+	for rows.Next() {
+		var n, t string
+		if err := rows.Scan(&n, &t); err != nil {
+			rows.Close()
+			return last, false, err
+		}
+		names, types = append(names, n), append(types, t)
+	}
+	err = rows.Err()
+	rows.Close()
+	if err != nil || !formats.IsPartialDeleteFile(names, types) {
+		return last, false, err
+	}
+	err = r.w.conn.QueryRowContext(r.ctx, fmt.Sprintf("SELECT max(%s) FROM %s", quote(formats.PartialDeleteSnapshotColumn), src)).Scan(&last)
+	return last, err == nil, err
 }
 
 // cannotRewrite is returned by a rewrite that cannot express the items
