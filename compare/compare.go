@@ -798,7 +798,8 @@ func (c *comparison) recordCounts(s int64, x Table, opts ScanOptions, pa, pb *ta
 		if err != nil {
 			return err
 		}
-		for _, f := range wrong {
+		for _, w := range wrong {
+			f, n := w.f, w.rows
 			key := side.name + " rows " + f.Path
 			if c.diskSeen[key] {
 				continue
@@ -807,7 +808,6 @@ func (c *comparison) recordCounts(s int64, x Table, opts ScanOptions, pa, pb *ta
 				c.diskSeen = map[string]bool{}
 			}
 			c.diskSeen[key] = true
-			n, _ := side.r.memo.planRows(side.tp.files[slices.IndexFunc(side.tp.files, func(fp filePlan) bool { return fp.f.ID == f.ID })].all)
 			c.add(Difference{Kind: "files", Table: x.FullName(), Item: side.r.relPath(f.Path),
 				Reason: fmt.Sprintf("%s: record_count is %d, the file has %d rows", c.sideLabel(side.name), f.RecordCount, n)})
 		}

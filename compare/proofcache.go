@@ -55,8 +55,10 @@ import (
 // deleted vector, struct-nulls-after-skipped-vector;
 // v32: a data file of B whose Parquet footer some DuckDB release among
 // B's format's readers fails on or misreads, formats.FooterQuirks; and
-// one-sided table column statistics, formats.OneSidedStatsEmpty).
-const proofVersion = "fdl-formats proof v32"
+// one-sided table column statistics, formats.OneSidedStatsEmpty;
+// v33: delete files under key=value folders, delete-files-hive-columns, and
+// partial data files' record_count held to their Parquet row count).
+const proofVersion = "fdl-formats proof v33"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths

@@ -94,6 +94,7 @@ type Reader struct {
 	dataPath    string
 	extAttached bool                        // the ducklake extension attached this catalog as "dl"
 	asSource    bool                        // read as a proof's source (ReaderOptions.AsSource)
+	partialRows map[string]int64            // partial data files' Parquet row counts (partialFileRows)
 	memo        *digestMemo                 // file digests by read plan (shared by both sides of a comparison)
 	allRowsKeys map[allRowsKeyID]string     // all-rows plan keys (see planKeyOf)
 	goneKeys    map[goneKeyID]string        // deleted-rows plan keys (see planKeyOf)

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/fdl-formats/fdl-formats/internal/parquetsql"
 )
 
 // A comparison decides, per table and snapshot, whether the sums of both
@@ -211,13 +213,24 @@ func (r *Reader) readChecks(ctx context.Context, scans []checkScan, idx []int) e
 	return nil
 }
 
+// wrongCount is a data file whose rows are not its record_count.
+type wrongCount struct {
+	f    DataFile
+	rows int64
+}
+
 // checkPlans reads, with a check scan, the files skip marks whose plan was
 // neither digested nor checked yet (the up-front scan read them all unless
 // it failed), and then holds every file's row count under its all-rows
 // plan to its record_count: files of one side that disagree are returned.
 // A partial file's plan reads its rows visible at the snapshot, which
-// record_count does not count: it is not held to it.
-func (r *Reader) checkPlans(ctx context.Context, t Table, snap int64, opts ScanOptions, tp *tablePlan, skip []bool) ([]DataFile, error) {
+// record_count does not count: it is held to its Parquet file's row count
+// (partialFileRows), which every DuckLake writer records for merged and
+// flushed files (lakes/16_data_inlining, 17_compaction; lakes-0.3
+// 17_compaction), and which 0.4+ readers' count(*) takes for the whole
+// file once partial_max is reached (DuckLakeGetPartitionStats, "After
+// merge_adjacent_files ... record_count represents ALL rows").
+func (r *Reader) checkPlans(ctx context.Context, t Table, snap int64, opts ScanOptions, tp *tablePlan, skip []bool) ([]wrongCount, error) {
 	var scans []checkScan
 	seen := map[string]bool{}
 	for i, fp := range tp.files {
@@ -239,16 +252,40 @@ func (r *Reader) checkPlans(ctx context.Context, t Table, snap int64, opts ScanO
 			return nil, fmt.Errorf("read data files of %s at snapshot %d in %s: %w", t.FullName(), snap, r.path, err)
 		}
 	}
-	var wrong []DataFile
+	var wrong []wrongCount
 	for _, fp := range tp.files {
-		if fp.f.PartialMax != nil || (fp.f.PartialInfo != nil && *fp.f.PartialInfo != "") {
+		if fp.f.partial() {
+			if n, ok := r.partialFileRows(ctx, fp.f); ok && n != fp.f.RecordCount {
+				wrong = append(wrong, wrongCount{fp.f, n})
+			}
 			continue
 		}
 		if n, ok := r.memo.planRows(fp.all); ok && n != fp.f.RecordCount {
-			wrong = append(wrong, fp.f)
+			wrong = append(wrong, wrongCount{fp.f, n})
 		}
 	}
 	return wrong, nil
+}
+
+// partialFileRows is a partial data file's Parquet row count, read once
+// per reader (Parquet metadata only); ok is false where the file cannot be
+// read, which its plan's own read reports.
+func (r *Reader) partialFileRows(ctx context.Context, f DataFile) (n int64, ok bool) {
+	if n, ok := r.partialRows[f.Path]; ok {
+		return n, true
+	}
+	kp, err := r.keyParam(ctx, f.encryptionKey)
+	if err != nil {
+		return 0, false
+	}
+	if err := r.conn.QueryRowContext(ctx, fmt.Sprintf("SELECT count(*) FROM read_parquet(%s, hive_partitioning = false%s)", parquetsql.Path(f.Path), kp)).Scan(&n); err != nil {
+		return 0, false
+	}
+	if r.partialRows == nil {
+		r.partialRows = map[string]int64{}
+	}
+	r.partialRows[f.Path] = n
+	return n, true
 }
 
 // prefetch reads, before the comparison walks its snapshots, every plan the
