@@ -137,22 +137,23 @@ var expectedRefusals = map[string]map[string]string{
 	"12_nested_types": {"0.1": "list-map-struct-fields-missing-fail,remapped-nested-lists-unreserved"},
 	"13_variant": {"0.1": "extra-stats,partial-delete-files,types", "0.2": "extra-stats,partial-delete-files,types",
 		"0.3": "partial-delete-files,types"},
-	"14_geometry":   {"0.1": "extra-stats,flushed-partial-files,geometry,types", "0.2": "extra-stats,flushed-partial-files,geometry,types", "0.3": "geometry"},
+	// Merged and flushed files whose rows are in file order go to 0.2 as
+	// split lists (flushedPartialFiles); 22_sorted_tables' sorted merge is not.
+	"14_geometry":   {"0.1": "extra-stats,geometry,types", "0.2": "extra-stats,geometry,types", "0.3": "geometry"},
 	"15_encryption": {"0.1": "partial-delete-files", "0.2": "partial-delete-files", "0.3": "partial-delete-files"},
 	// Its inlined tables of table 1 after a rename and an added column are
 	// read at the table's first snapshot by 0.4 readers and at snapshot 0
 	// (no table) by 0.1/0.2 readers and DuckDB 1.4.0, a 0.3 reader
 	// (formats.QuirkInlinedAt*).
-	// Its delete file 10 (ducklake_flush_inlined_data) has three columns
-	// and partial_max NULL: formats.QuirkDeleteFilesTwoColumns.
-	"16_data_inlining": {"0.1": "delete-files-two-columns-only,flushed-partial-files,inlined-deletes,inlined-read-at-snapshot-zero,inlined-rows,scoped-settings", "0.2": "delete-files-two-columns-only,flushed-partial-files,inlined-deletes,inlined-read-at-snapshot-zero,inlined-rows",
-		"0.3": "delete-files-two-columns-only,inlined-deletes,inlined-read-at-snapshot-zero,inlined-rows", "0.4": "inlined-read-at-first-snapshot,inlined-rows", "1.0": "inlined-rows", "1.1": "inlined-rows"},
-	"17_compaction":           {"0.1": "flushed-partial-files", "0.2": "flushed-partial-files"},
+	// Its delete file 10, flushed from inlined deletions, is a partial
+	// deletion file with partial_max NULL (formats.IsPartialDeleteFile).
+	"16_data_inlining": {"0.1": "inlined-deletes,inlined-read-at-snapshot-zero,inlined-rows,partial-delete-files,scoped-settings", "0.2": "inlined-deletes,inlined-read-at-snapshot-zero,inlined-rows,partial-delete-files",
+		"0.3": "inlined-deletes,inlined-read-at-snapshot-zero,inlined-rows,partial-delete-files", "0.4": "inlined-read-at-first-snapshot,inlined-rows", "1.0": "inlined-rows", "1.1": "inlined-rows"},
 	"19_add_data_files":       {"0.1": "hive-partition-mapping,name-mapped-files", "0.2": "hive-partition-mapping"},
 	"20_time_travel":          {"0.1": "commit-info,partial-delete-files", "0.2": "commit-info,partial-delete-files", "0.3": "partial-delete-files"},
 	"21_multi_schema_options": {"0.1": "scoped-settings"},
 	"22_sorted_tables":        {"0.1": "flushed-partial-files,scoped-settings,sort-hints", "0.2": "flushed-partial-files,sort-hints", "0.3": "sort-hints"},
-	"23_row_lineage":          {"0.1": "flushed-partial-files,partial-delete-files", "0.2": "flushed-partial-files,partial-delete-files", "0.3": "partial-delete-files"},
+	"23_row_lineage":          {"0.1": "partial-delete-files", "0.2": "partial-delete-files", "0.3": "partial-delete-files"},
 	"24_deletion_vectors": {"0.1": "deletion-vectors,partial-delete-files", "0.2": "deletion-vectors,partial-delete-files",
 		"0.3": "deletion-vectors,partial-delete-files", "0.4": "deletion-vectors"},
 	"25_reserved_names_v11_hazards": {"0.1": "inlined-read-at-snapshot-zero,inlined-rows,scoped-settings", "0.2": "inlined-read-at-snapshot-zero,inlined-rows", "0.3": "inlined-read-at-snapshot-zero,inlined-rows",

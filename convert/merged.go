@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 	"github.com/fdl-formats/fdl-formats/internal/parquetsql"
 	"github.com/google/uuid"
 )
@@ -369,4 +371,106 @@ func (r *run) writeSpanDeletes(m mergedFile, sp span, id int64) error {
 	q := `INSERT INTO ducklake_delete_file (delete_file_id, table_id, begin_snapshot, end_snapshot, data_file_id, path, path_is_relative, format, delete_count, file_size_bytes, footer_size, encryption_key)
 		VALUES (?, ?, ?, ?, ?, ?, true, 'parquet', ?, ?, ?, ?)`
 	return r.w.exec(r.ctx, q, id, m.table, sp.from, end, m.id, name, count, size, footer, key)
+}
+
+// flushedPartialFiles applies to 0.3 -> 0.2 what format 0.2 can hold of a
+// file with 'partial_max:N' (flushed from inlined data, or merged by 0.4+),
+// which DuckDB 1.3 cannot parse: its 0.3 reader shows, at a snapshot S < N,
+// the rows whose stored _ducklake_internal_snapshot_id is <= S (a NULL one
+// from N), every row from N. Where those snapshots, clamped to the file's
+// life and to N, do not decrease in file order, the rows visible at each
+// snapshot are a prefix of the file: exactly the split list 's1:n1|...'
+// (one entry per distinct snapshot, ni the rows up to it), as DuckLake 0.3
+// itself wrote for merges, which the file gets. The others (rows out of
+// order, no snapshot column, a file outside the data folder or that cannot
+// be read, or no data folder at all) are returned: refused.
+func flushedPartialFiles(r *run) ([]string, error) {
+	rows, err := r.w.conn.QueryContext(r.ctx, `SELECT f.data_file_id, f.begin_snapshot, f.end_snapshot, f.path, f.partial_file_info, f.encryption_key,
+			coalesce(substr(td.dir, length(td.data_path) + 1), ''), coalesce(f.path_is_relative AND starts_with(td.dir, td.data_path), false)
+		FROM ducklake_data_file f LEFT JOIN (`+sqlTableDirs+`) td USING (table_id)
+		WHERE f.partial_file_info LIKE 'partial_max:%' ORDER BY f.data_file_id`)
+	if err != nil {
+		return nil, fmt.Errorf("read flushed data files: %w", err)
+	}
+	type flushed struct {
+		m  mergedFile
+		pm int64
+	}
+	var files []flushed
+	for rows.Next() {
+		var f flushed
+		if err := rows.Scan(&f.m.id, &f.m.begin, &f.m.end, &f.m.path, &f.m.info, &f.m.key, &f.m.relDir, &f.m.local); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		f.pm, err = strconv.ParseInt(strings.TrimPrefix(f.m.info, "partial_max:"), 10, 64)
+		if err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("data file %d (%s): bad partial_file_info %q", f.m.id, f.m.path, f.m.info)
+		}
+		files = append(files, f)
+	}
+	err = rows.Err()
+	rows.Close()
+	if err != nil {
+		return nil, err
+	}
+	var refused []string
+	for _, f := range files {
+		item := fmt.Sprintf("data_file_id %d %s (%s)", f.m.id, f.m.path, f.m.info)
+		if r.opts.DataPath == "" || !f.m.local {
+			why := "no data folder (--data DIR) to read its rows' snapshots from"
+			if r.opts.DataPath != "" {
+				why = "the file is not under the data path"
+			}
+			refused = append(refused, item+": "+why)
+			continue
+		}
+		list, why, err := f.m.splitListOf(r, f.pm)
+		if err != nil {
+			return nil, err
+		}
+		if why != "" {
+			refused = append(refused, item+": "+why)
+			continue
+		}
+		if err := r.w.exec(r.ctx, `UPDATE ducklake_data_file SET partial_file_info = ? WHERE data_file_id = ?`, list, f.m.id); err != nil {
+			return nil, err
+		}
+	}
+	return refused, nil
+}
+
+// splitListOf is the split list a 'partial_max:pm' file reads as, or why
+// there is none.
+func (m mergedFile) splitListOf(r *run, pm int64) (list, why string, err error) {
+	src := parquetRows(m.localPath(r.opts.DataPath), m.key.String)
+	cols, err := r.w.strings(r.ctx, "SELECT column_name FROM (DESCRIBE SELECT * FROM "+src+")")
+	if err != nil {
+		return "", "its rows cannot be read: " + oneline.First(err.Error()), nil
+	}
+	if !slices.Contains(cols, formats.PartialDeleteSnapshotColumn) {
+		return "", "the file has no " + formats.PartialDeleteSnapshotColumn + " column", nil
+	}
+	last := pm
+	if m.end.Valid {
+		last = min(pm, m.end.Int64)
+	}
+	q := fmt.Sprintf(`WITH rows AS (SELECT file_row_number AS p, least(greatest(coalesce(%[1]s, %[2]d), %[3]d), %[4]d) AS e FROM %[5]s),
+		ordered AS (SELECT p, e, lag(e) OVER (ORDER BY p) AS prev FROM rows)
+		SELECT (SELECT count(*) FROM ordered WHERE e < prev),
+			coalesce((SELECT min(p) FROM ordered WHERE e < prev), -1),
+			coalesce((SELECT string_agg(e || ':' || n, '|' ORDER BY e) FROM (SELECT e, max(p) + 1 AS n FROM rows GROUP BY e)), '')`,
+		quote(formats.PartialDeleteSnapshotColumn), pm, m.begin, last, src)
+	var n, first int64
+	if err := r.w.conn.QueryRowContext(r.ctx, q).Scan(&n, &first, &list); err != nil {
+		return "", "", fmt.Errorf("read snapshots of data file %d (%s): %w", m.id, m.path, err)
+	}
+	switch {
+	case n > 0:
+		return "", fmt.Sprintf("its rows' snapshots are not in file order (position %d shows from an earlier snapshot than the row before it; %d such positions): no split list shows them", first, n), nil
+	case list == "":
+		return "", "the file has no rows", nil
+	}
+	return list, "", nil
 }
