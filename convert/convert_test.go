@@ -176,6 +176,10 @@ func expectedRefusalsIn(archive, lake, target string) string {
 		// DuckDB's 2.0 line wrote multi-snapshot Puffin containers.
 		want = map[string]string{"0.1": "deletion-vector-containers,deletion-vectors,partial-delete-files", "0.2": "deletion-vector-containers,deletion-vectors,partial-delete-files",
 			"0.3": "deletion-vector-containers,deletion-vectors,partial-delete-files", "0.4": "deletion-vector-containers,deletion-vectors", "1.0": "deletion-vector-containers"}[target]
+	case archive == "lakes-1.1-dev1" && lake == "17_compaction" && (target == "0.1" || target == "0.2"):
+		// DuckLake 1.1's merge of partition p=1 (data file 31) put a row
+		// of an earlier snapshot after a later one: no split list.
+		want = "flushed-partial-files"
 	case archive == "lakes-0.3-compaction":
 		// Merged files holding rows of rewritten files (issue 12).
 		want = map[string]string{"0.4": "merged-file-snapshots", "1.0": "merged-file-snapshots", "1.1": "merged-file-snapshots"}[target]
