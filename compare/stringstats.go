@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"context"
 	"database/sql"
 	"fmt"
 	"strconv"
@@ -20,7 +21,7 @@ type stringStatsRow struct {
 // stringStatsWithoutMinMax reads the catalog's ducklake_table_column_stats
 // rows of VARCHAR columns with NULL min_value and max_value; mayHold keeps
 // only those whose column may hold a value (formats.ColumnMayHoldValuesSQL).
-func (r *Reader) stringStatsWithoutMinMax(c *comparison, label string, mayHold bool) ([]stringStatsRow, error) {
+func (r *Reader) stringStatsWithoutMinMax(ctx context.Context, label string, mayHold bool) ([]stringStatsRow, error) {
 	if r.empty("ducklake_table_column_stats") {
 		return nil, nil
 	}
@@ -32,7 +33,7 @@ func (r *Reader) stringStatsWithoutMinMax(c *comparison, label string, mayHold b
 		}
 		where += " AND " + formats.ColumnMayHoldValuesSQL("cat.", stats)
 	}
-	rows, err := r.conn.QueryContext(c.ctx, `SELECT s.table_id, s.column_id,
+	rows, err := r.conn.QueryContext(ctx, `SELECT s.table_id, s.column_id,
 	(SELECT any_value(t.table_name) FROM cat.ducklake_table t WHERE t.table_id = s.table_id),
 	(SELECT arg_max(col.column_name, col.begin_snapshot) FROM cat.ducklake_column col WHERE col.table_id = s.table_id AND col.column_id = s.column_id)
 FROM cat.ducklake_table_column_stats s WHERE `+where+` ORDER BY 1, 2`)
@@ -55,6 +56,28 @@ FROM cat.ducklake_table_column_stats s WHERE `+where+` ORDER BY 1, 2`)
 	return out, rows.Err()
 }
 
+// EmptyStringStats lists the catalog's ducklake_table_column_stats rows
+// that readers with formats.QuirkStringTableStatsEmpty read as an empty
+// column though the column may hold values (VARCHAR, top-level or a
+// nested child, NULL min_value and max_value:
+// formats.StringTableStatsWithoutMinMaxSQL and ColumnMayHoldValuesSQL),
+// as "table.column (table id T, column id C)". Only for a format some of
+// whose readers have the quirk (else none).
+func (r *Reader) EmptyStringStats(ctx context.Context) ([]string, error) {
+	if r.format == nil || !r.format.ReadsWith(formats.QuirkStringTableStatsEmpty) {
+		return nil, nil
+	}
+	rows, err := r.stringStatsWithoutMinMax(ctx, "ducklake_table_column_stats", true)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(rows))
+	for i, s := range rows {
+		out[i] = fmt.Sprintf("%s.%s (table id %d, column id %d)", s.tableName, s.columnName, s.table, s.column)
+	}
+	return out, nil
+}
+
 // stringTableStats applies formats.QuirkStringTableStatsEmpty to the
 // comparison of ducklake_table_column_stats (label; ea and eb its entries)
 // where B's readers have it (0.4: DuckDB 1.5.0). A row of B of a VARCHAR
@@ -70,7 +93,7 @@ func (c *comparison) stringTableStats(label string, ea, eb entries) error {
 	if !c.b.readsWith(q) {
 		return nil
 	}
-	rb, err := c.b.stringStatsWithoutMinMax(c, label, true)
+	rb, err := c.b.stringStatsWithoutMinMax(c.ctx, label, true)
 	if err != nil {
 		return err
 	}
@@ -96,7 +119,7 @@ func (c *comparison) stringTableStats(label string, ea, eb entries) error {
 		delete(ea, row.key)
 		delete(eb, row.key)
 	}
-	ra, err := c.a.stringStatsWithoutMinMax(c, label, false)
+	ra, err := c.a.stringStatsWithoutMinMax(c.ctx, label, false)
 	if err != nil {
 		return err
 	}

@@ -109,6 +109,61 @@ func (r *repository) admitsEarlyStats(f *formats.Version) (text string, admits b
 	return text, err == nil && admitsBefore(c, earlyStatsFixedIn)
 }
 
+// readerRange is fdl.json's range for f (else the registry's), with its
+// text.
+func (r *repository) readerRange(f *formats.Version) (goversion.Constraints, string, error) {
+	if d, ok := r.cfg.Format(f.Name); ok && d.Readers != nil {
+		return d.Readers, d.DuckDB + " (fdl.json)", nil
+	}
+	c, err := goversion.NewConstraint(f.DuckDB)
+	return c, f.DuckDB, err
+}
+
+// emptyStringsWarning is a warning when v's frozen catalog, in a format
+// some of whose readers read a VARCHAR column's table statistics without
+// min and max as an empty column (formats.QuirkStringTableStatsEmpty,
+// 0.4: DuckDB 1.5.0), holds such rows of a column that may hold values,
+// and fdl.json's range for the format (else the registry's) admits those
+// readers: they return no rows for an equality filter on the column
+// (WHERE col = 'x') where later readers of the format return them.
+// DuckDB 1.5.0 and 1.5.1 write such rows themselves (a file whose
+// VARCHAR chunk records no min or max). As earlyStatsWarning, it does
+// not fail the check: the frozen catalog is as its writer made it, and a
+// catalog this tool writes in the format never holds such rows.
+func (r *repository) emptyStringsWarning(ctx context.Context, rd *compare.Reader, key string) []Issue {
+	f := rd.Format()
+	q := formats.QuirkStringTableStatsEmpty
+	text, admits := r.admitsEmptyStrings(f)
+	if !admits {
+		return nil
+	}
+	cols, err := rd.EmptyStringStats(ctx)
+	if err != nil {
+		return []Issue{{ProblemUnreadable, fmt.Sprintf("read the VARCHAR table column statistics of %s: %v", key, err)}}
+	}
+	if len(cols) == 0 {
+		return nil
+	}
+	return []Issue{{ProblemWarning, fmt.Sprintf("%s (format %s) has table statistics of VARCHAR columns with values but no min_value and max_value: %s; DuckDB before %s (1.5.0, DuckLake 7ea15644), a reader of format %s by its range DuckDB %s, reads them as an empty column and returns no rows for a filter on it (WHERE column = 'x', %s), where later readers return them; this tool does not change a frozen catalog: narrow the range to DuckDB >= %s, or have those readers upgrade",
+		key, f.Name, strings.Join(cols, ", "), emptyStringsFixedIn, f.Name, text, q.Info().Name, emptyStringsFixedIn)}}
+}
+
+// admitsEmptyStrings reports whether f is a format some of whose readers
+// have formats.QuirkStringTableStatsEmpty and fdl.json's range for it
+// (else the registry's, named by text) admits one of them.
+func (r *repository) admitsEmptyStrings(f *formats.Version) (text string, admits bool) {
+	if f == nil || !f.ReadsWith(formats.QuirkStringTableStatsEmpty) {
+		return "", false
+	}
+	c, text, err := r.readerRange(f)
+	return text, err == nil && admitsBefore(c, emptyStringsFixedIn)
+}
+
+// emptyStringsFixedIn is the first DuckDB whose DuckLake reads VARCHAR
+// table statistics without min and max as unknown (8b94fb1c, first in
+// 67480b1d, the DuckLake of DuckDB 1.5.1).
+var emptyStringsFixedIn = goversion.Must(goversion.NewVersion("1.5.1"))
+
 // earlyStatsFixedIn is the first DuckDB whose DuckLake reads a table
 // statistics row without column statistics (db9cb183, first in d318a545,
 // the DuckLake of DuckDB 1.5.4).
@@ -126,8 +181,10 @@ var earlyStatsFixedIn = goversion.Must(goversion.NewVersion("1.5.4"))
 // v9: warnings kept with a clean pass (earlyStatsWarning); v10: columns
 // DuckDB 1.3 misreads in a frozen catalog of a storage older than v1.4.0
 // (frozenMisreadDetail), and files.json's footer_bytes against the file
-// where the catalog records no footer_size (footerBytesIssues).
-const contentsKeyKind = "fdl-formats content pass v10"
+// where the catalog records no footer_size (footerBytesIssues); v11:
+// VARCHAR table statistics DuckDB 1.5.0 reads as empty
+// (emptyStringsWarning).
+const contentsKeyKind = "fdl-formats content pass v11"
 
 // contentsKey names everything a content pass of v reads, or "" (no digest
 // cache, or an object store, whose data files the pass fetches and
@@ -140,8 +197,9 @@ const contentsKeyKind = "fdl-formats content pass v10"
 // and the files.json and dataset.json it compares (by their sha256 too,
 // which the plan matched, or jsonFiles is false), and every file of the
 // data folder as it is (compare.Listings.InputsKey), and whether fdl.json's
-// range for the format admits the releases earlyStatsWarning warns about
-// (a kept warning is kept with the range that raised it).
+// range for the format admits the releases earlyStatsWarning and
+// emptyStringsWarning warn about (a kept warning is kept with the range
+// that raised it).
 func (r *repository) contentsKey(v *version, jsonFiles bool) string {
 	if r.remote != nil || r.digestCache == nil {
 		return ""
@@ -149,7 +207,8 @@ func (r *repository) contentsKey(v *version, jsonFiles bool) string {
 	parent, known := r.parentSnapshot(v)
 	f, _ := formats.Lookup(v.meta.DuckLake.Format)
 	_, early := r.admitsEarlyStats(f)
-	parts := []string{"catalog " + v.meta.Catalog.SHA256, "format " + v.meta.DuckLake.Format, fmt.Sprintf("snapshot %d json %t early-stats %t", v.meta.DuckLake.SnapshotID, jsonFiles, early),
+	_, emptyStrings := r.admitsEmptyStrings(f)
+	parts := []string{"catalog " + v.meta.Catalog.SHA256, "format " + v.meta.DuckLake.Format, fmt.Sprintf("snapshot %d json %t early-stats %t empty-strings %t", v.meta.DuckLake.SnapshotID, jsonFiles, early, emptyStrings),
 		snapshotsPart(v.meta.DuckLake.Snapshots, parent, known, r.ancestorSnapshots(v))}
 	for _, ref := range []*fdljson.FileRef{v.meta.Files, v.meta.Dataset} {
 		if ref == nil {
@@ -214,6 +273,7 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 	}
 	issues = append(issues, r.bookkeepingIssues(ctx, v, rd, key)...)
 	issues = append(issues, r.earlyStatsWarning(ctx, rd, key)...)
+	issues = append(issues, r.emptyStringsWarning(ctx, rd, key)...)
 	// Saved at a storage older than v1.4.0, it opens in DuckDB 1.3, which
 	// misreads some dictionary-FSST columns as NULL: as for a published
 	// catalog (misreadDetail), whether or not a proof of the version runs.

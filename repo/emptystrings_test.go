@@ -1,0 +1,122 @@
+package repo
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fdl-formats/fdl-formats/digestcache"
+)
+
+// TestCheckEmptyStringStatsFrozen04: DuckDB 1.5.0, a format 0.4 reader,
+// reads a ducklake_table_column_stats row of a VARCHAR column with NULL
+// min_value and max_value as an empty column (string-table-stats-without-
+// minmax-empty) and returns no rows for WHERE city = 'Kobe', where 1.5.1
+// returns them; DuckDB 1.5.0 and 1.5.1 write such rows. A repository of
+// frozen 0.4 catalogs (lakegen's demo converted to 0.4, city's statistics
+// without min and max) passed check silently. Now it is a warning naming
+// the version's catalog, the table and column and DuckDB 1.5.1, cold and
+// from the kept content pass, and none where fdl.json declares 0.4 for
+// DuckDB >= 1.5.1 only.
+func TestCheckEmptyStringStatsFrozen04(t *testing.T) {
+	if testing.Short() {
+		t.Skip("converts catalogs")
+	}
+	ctx := context.Background()
+	root, st := demoRepo(ctx, t)
+	if _, err := Backfill(ctx, st, Options{Formats: []string{"0.4"}}); err != nil {
+		t.Fatalf("backfill 0.4: %v", err)
+	}
+	// Every version's 0.4 catalog becomes its frozen catalog.
+	for _, id := range versionIDs(t, root) {
+		v := filepath.Join(root, "versions", id)
+		frozen := filepath.Join(v, "ducklake.duckdb")
+		if err := os.Rename(filepath.Join(v, "catalogs", "0.4.duckdb"), frozen); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.RemoveAll(filepath.Join(v, "catalogs")); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(frozen, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		execCatalog(t, frozen,
+			`UPDATE c.ducklake_table_column_stats SET min_value = NULL, max_value = NULL
+			WHERE (table_id, column_id) IN (SELECT (col.table_id, col.column_id) FROM c.ducklake_column col JOIN c.ducklake_table tab ON tab.table_id = col.table_id WHERE tab.table_name = 'measurements' AND col.column_name = 'city')`,
+			`UPDATE c.ducklake_file_column_stats SET min_value = NULL, max_value = NULL
+			WHERE (table_id, column_id) IN (SELECT (col.table_id, col.column_id) FROM c.ducklake_column col JOIN c.ducklake_table tab ON tab.table_id = col.table_id WHERE tab.table_name = 'measurements' AND col.column_name = 'city')`)
+		data, err := os.ReadFile(frozen)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(data)
+		meta := filepath.Join(v, "version.json")
+		raw, err := os.ReadFile(meta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(raw, &m); err != nil {
+			t.Fatal(err)
+		}
+		m["catalog"].(map[string]any)["bytes"] = len(data)
+		m["catalog"].(map[string]any)["sha256"] = hex.EncodeToString(sum[:])
+		m["ducklake"].(map[string]any)["format"] = "0.4"
+		raw, err = json.MarshalIndent(m, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(meta, raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cache, err := digestcache.Open(filepath.Join(t.TempDir(), "cache"), digestcache.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{DigestCache: cache}
+	const fdl = `{"fdl": "0.1", "data_dir": "data/", "formats": [{"ducklake": "0.4", "duckdb": "%s"}]}`
+	admitting, narrowed := strings.Replace(fdl, "%s", ">= 1.5.0, < 1.5.2", 1), strings.Replace(fdl, "%s", ">= 1.5.1, < 1.5.2", 1)
+	for i, run := range []struct {
+		fdl  string
+		warn bool
+	}{{admitting, true}, {admitting, true}, {narrowed, false}, {admitting, true}} {
+		if err := os.WriteFile(filepath.Join(root, "fdl.json"), []byte(run.fdl), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := Check(ctx, st, opts)
+		if err != nil {
+			t.Fatalf("run %d: check: %v", i+1, err)
+		}
+		if bad := nonWarnings(rep); len(bad) > 0 {
+			t.Fatalf("run %d: check found %v", i+1, bad)
+		}
+		var warned []string
+		for _, f := range rep.Findings {
+			if f.Kind == KindWarning && strings.Contains(f.Detail, "string-table-stats-without-minmax-empty") {
+				warned = append(warned, f.Detail)
+			}
+		}
+		if !run.warn {
+			if len(warned) > 0 {
+				t.Errorf("run %d: 0.4 declared for DuckDB >= 1.5.1, yet warned %q", i+1, warned)
+			}
+			continue
+		}
+		if len(warned) != len(versionIDs(t, root)) {
+			t.Fatalf("run %d: want a warning per version, got %q", i+1, warned)
+		}
+		for _, w := range warned {
+			for _, want := range []string{"ducklake.duckdb (format 0.4)", "measurements.city (table id", "DuckDB before 1.5.1", ">= 1.5.1"} {
+				if !strings.Contains(w, want) {
+					t.Errorf("run %d: warning %q lacks %q", i+1, w, want)
+				}
+			}
+		}
+	}
+}
