@@ -57,12 +57,25 @@ func (r *run) textStatsKind(step string, k *formats.TextStats, source, target *f
 		if query == "" {
 			continue
 		}
+		// What is rewritten, by table and column (and how many files),
+		// before it is.
+		count := `''`
+		if k.PrunesFiles(stats) {
+			count = `': ' || count(*) || CASE WHEN count(*) = 1 THEN ' file' ELSE ' files' END`
+		}
+		cols, err := r.w.strings(r.ctx, `SELECT coalesce((SELECT any_value(t.table_name) FROM ducklake_table t WHERE t.table_id = s.table_id), '?')
+			|| '.' || coalesce((SELECT arg_max(c.column_name, c.begin_snapshot) FROM ducklake_column c WHERE c.table_id = s.table_id AND c.column_id = s.column_id), '?')
+			|| ' (table ' || s.table_id || ', column ' || s.column_id || ')' || `+count+`
+			FROM `+stats+` s WHERE `+k.RespellSQL("", ordered)+` GROUP BY s.table_id, s.column_id ORDER BY s.table_id, s.column_id`)
+		if err != nil {
+			return fmt.Errorf("list the %s statistics %s rewrites: %w", k.Kind, stats, err)
+		}
 		res, err := r.w.conn.ExecContext(r.ctx, query)
 		if err != nil {
 			return fmt.Errorf("%s: %w", oneline.First(strings.TrimSpace(query)), err)
 		}
 		if n, err := res.RowsAffected(); err == nil && n > 0 {
-			items, tables = append(items, fmt.Sprintf("%s: %d rows", stats, n)), append(tables, stats)
+			items, tables = append(items, fmt.Sprintf("%s: %s", stats, strings.Join(cols, ", "))), append(tables, stats)
 		}
 	}
 	if len(items) == 0 {

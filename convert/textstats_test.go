@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"io/fs"
 	"path/filepath"
 	"strings"
@@ -195,7 +196,13 @@ func TestBooleanStatsForTextReaders(t *testing.T) {
 			}
 			noted := false
 			for _, f := range res.Findings {
-				noted = noted || f.Code == q.Info().Name
+				if f.Code != q.Info().Name {
+					continue
+				}
+				noted = true
+				if want := fmt.Sprintf(".%s (table %d, column %d): ", tc.name, tc.table, tc.column); !strings.Contains(f.Detail, want) || !strings.Contains(f.Detail, " file") {
+					t.Errorf("%s note %q does not name %q and its files", q.Info().Name, f.Detail, want)
+				}
 			}
 			if !noted {
 				t.Errorf("no %s finding: %v", q.Info().Name, res.Findings)
@@ -335,7 +342,16 @@ func TestTemporalStatsForTextReaders(t *testing.T) {
 			}
 			noted := false
 			for _, f := range res.Findings {
-				noted = noted || f.Code == q.Info().Name
+				if f.Code != q.Info().Name {
+					continue
+				}
+				noted = true
+				// The note names each table.column and its files.
+				for _, want := range []string{"t.d (table 1, column 2): 1 file", "t.ts (table 1, column 3): 1 file"} {
+					if !strings.Contains(f.Detail, want) {
+						t.Errorf("%s note %q does not name %q", q.Info().Name, f.Detail, want)
+					}
+				}
 			}
 			conn := attach(t, out, "READ_ONLY")
 			var nonNull int

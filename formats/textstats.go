@@ -124,7 +124,20 @@ func (k *TextStats) SpellSQL(prefix, stats string, ordered bool) string {
 		return ""
 	}
 	return `UPDATE ` + prefix + stats + ` s SET min_value = ` + spell("s.min_value") + `, max_value = ` + spell("s.max_value") + `
-WHERE (s.min_value IS DISTINCT FROM ` + spell("s.min_value") + ` OR s.max_value IS DISTINCT FROM ` + spell("s.max_value") + `)
+WHERE ` + k.RespellSQL(prefix, ordered)
+}
+
+// RespellSQL is the condition on a row aliased s of one of Tables (tables
+// under prefix) that SpellSQL rewrites ("" where it rewrites nothing).
+func (k *TextStats) RespellSQL(prefix string, ordered bool) string {
+	spell := k.ordered
+	if !ordered {
+		spell = k.plain
+	}
+	if spell == nil {
+		return ""
+	}
+	return `(s.min_value IS DISTINCT FROM ` + spell("s.min_value") + ` OR s.max_value IS DISTINCT FROM ` + spell("s.max_value") + `)
 	AND EXISTS (SELECT 1 FROM ` + prefix + `ducklake_column c WHERE c.table_id = s.table_id AND c.column_id = s.column_id AND ` + k.TypeSQL("c") + `)`
 }
 
