@@ -150,3 +150,64 @@ func TestStringTableStatsWithoutMinMaxOnlyColumn(t *testing.T) {
 	}
 	proveEquivalent(t, src, out, data)
 }
+
+// TestStringTableStatsWithoutMinMaxAddedColumn: a VARCHAR column n added
+// after table t's first file, never given a value, has table statistics
+// with NULL min_value and max_value (contains_null). The first file has
+// no statistics row for n: with no default it reads n as NULL there, so n
+// holds no string and DuckDB 1.5.0 reading the row as an empty column
+// changes no answer; the conversion to 0.4 keeps the row, with no note,
+// and is not refused where n's row is the table's only column statistics
+// row (dropping it would leave the table statistics without column
+// statistics). With DEFAULT 'x' the first file reads n as 'x': the row is
+// dropped with a note naming n. Before (dd6cda9), a file without a row
+// counted as holding values whatever the column's default.
+func TestStringTableStatsWithoutMinMaxAddedColumn(t *testing.T) {
+	ctx := context.Background()
+	q := formats.QuirkStringTableStatsEmpty
+	for _, tc := range []struct {
+		name    string
+		def     string // n's default
+		only    bool   // n's row is table t's only column statistics row
+		dropped bool   // the conversion drops n's row
+	}{
+		{"no default", "", false, false},
+		{"no default, only row", "", true, false},
+		{"default x", "x", false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lake, data := textStatsLake(t,
+				lakegen.Snapshot{lakegen.CreateTable{Table: "t", Columns: []lakegen.Column{{Name: "id", Type: "INTEGER"}, {Name: "s", Type: "VARCHAR"}}}},
+				lakegen.Snapshot{lakegen.Insert{Table: "t", Select: "SELECT * FROM (VALUES (1, 'apple'), (2, 'banana'))"}},
+				lakegen.Snapshot{lakegen.AddColumn{Table: "t", Column: lakegen.Column{Name: "n", Type: "VARCHAR", Default: tc.def}}},
+				lakegen.Snapshot{lakegen.Insert{Table: "t", Select: "SELECT 3, 'cherry', NULL::VARCHAR"}})
+			// n's row as the writers of 1.0 leave it (NULL min and max).
+			edits := []string{`DELETE FROM c.ducklake_table_column_stats WHERE table_id = 1 AND column_id = 3`,
+				`INSERT INTO c.ducklake_table_column_stats (table_id, column_id, contains_null, contains_nan, min_value, max_value) VALUES (1, 3, true, NULL, NULL, NULL)`}
+			if tc.only {
+				edits = append(edits, `DELETE FROM c.ducklake_table_column_stats WHERE table_id = 1 AND column_id <> 3`)
+			}
+			src := editedCopy(t, lake, edits...)
+			out := filepath.Join(t.TempDir(), "out.duckdb")
+			res, err := Catalog(ctx, src, out, formats.V0_4, Options{DataPath: data})
+			if err != nil {
+				t.Fatalf("convert to 0.4: %v", err)
+			}
+			var notes []Finding
+			for _, f := range res.Findings {
+				if f.Code == q.Info().Name {
+					notes = append(notes, f)
+				}
+			}
+			got := stringTableStatsRows(t, out)
+			kept := len(got) == 1 && got[0] == 3
+			if kept == tc.dropped || (!tc.dropped && len(got) != 1) {
+				t.Errorf("table statistics without min/max left for columns %v, want n (3) dropped %t", got, tc.dropped)
+			}
+			if tc.dropped != (len(notes) == 1 && strings.Contains(notes[0].Detail, "column n (id 3)")) || (!tc.dropped && len(notes) != 0) {
+				t.Errorf("%s findings %v, want one naming column n: %t", q.Info().Name, notes, tc.dropped)
+			}
+			proveEquivalent(t, src, out, data)
+		})
+	}
+}
