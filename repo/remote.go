@@ -363,11 +363,6 @@ func (rm *remote) downloadDescribed(ctx context.Context, key, dst string, hd *he
 }
 
 func (rm *remote) downloadOnce(ctx context.Context, key, dst string, hd *head) (string, int64, *store.ObjectInfo, error) {
-	rc, info, described, err := rm.counter.OpenInfo(ctx, key)
-	if err != nil {
-		return "", 0, nil, err
-	}
-	defer rc.Close()
 	// Into the cache through its own temporary folder, outside the mirror
 	// whose listing keys proofs (same file system: the rename stays atomic);
 	// elsewhere (catalogs, into the work folder) beside dst.
@@ -375,7 +370,20 @@ func (rm *remote) downloadOnce(ctx context.Context, key, dst string, hd *head) (
 	if rm.tmpDir != "" && strings.HasPrefix(dst, rm.cacheDir+string(filepath.Separator)) {
 		dir = rm.tmpDir
 	}
-	sum, n, err := writeHashed(rc, dst, dir, hd)
+	return downloadInfo(ctx, rm.counter, key, dst, dir, hd)
+}
+
+// downloadInfo downloads the object key of c to dst (through a temporary
+// file in tmpDir), hashed as it is written, and returns its sha256, its
+// size and the description of the response that delivered it (nil where
+// the store gives none).
+func downloadInfo(ctx context.Context, c *store.Counter, key, dst, tmpDir string, hd *head) (string, int64, *store.ObjectInfo, error) {
+	rc, info, described, err := c.OpenInfo(ctx, key)
+	if err != nil {
+		return "", 0, nil, err
+	}
+	defer rc.Close()
+	sum, n, err := writeHashed(rc, dst, tmpDir, hd)
 	if err != nil {
 		return "", 0, nil, fmt.Errorf("download %s: %w", key, err)
 	}
@@ -700,9 +708,21 @@ func (rm *remote) downloadHeld(ctx context.Context, key, dst string, hd *head, t
 	if err != nil {
 		return "", 0, nil, fmt.Errorf("%s: %w", key, err)
 	}
+	if err := holdToTail(key, dst, n, got, tail, info); err != nil {
+		return "", 0, nil, err
+	}
+	return sum, n, got, nil
+}
+
+// holdToTail holds the download at dst of the object key (n bytes, got
+// the description of the response that delivered them) to the ranged read
+// of its end before it (tail and info): the same size, the same last
+// bytes and the same ETag (downloadHeld). Where they differ dst is
+// removed.
+func holdToTail(key, dst string, n int64, got *store.ObjectInfo, tail []byte, info store.ObjectInfo) error {
 	if n != info.Size {
 		os.Remove(dst)
-		return "", 0, nil, fmt.Errorf("%s: downloaded %d bytes, the store gave its size as %d (changed while read?)", key, n, info.Size)
+		return fmt.Errorf("%s: downloaded %d bytes, the store gave its size as %d (changed while read?)", key, n, info.Size)
 	}
 	// The whole GET must end with the bytes the ranged read gave, as
 	// readers read it: a server answering the two differently would show
@@ -710,7 +730,7 @@ func (rm *remote) downloadHeld(ctx context.Context, key, dst string, hd *head, t
 	if tail != nil {
 		if mine, err := fileTail(dst, int64(len(tail))); err != nil || !bytes.Equal(mine, tail) {
 			os.Remove(dst)
-			return "", 0, nil, fmt.Errorf("%s: its last %d bytes by a ranged read, as readers read it, are not those of the whole file the store sent (changed while read, or the server answers the two differently): %w", key, len(tail), errStoreDiffers)
+			return fmt.Errorf("%s: its last %d bytes by a ranged read, as readers read it, are not those of the whole file the store sent (changed while read, or the server answers the two differently): %w", key, len(tail), errStoreDiffers)
 		}
 	}
 	// So must the whole GET's ETag be the one the HEAD and ranged read
@@ -720,10 +740,10 @@ func (rm *remote) downloadHeld(ctx context.Context, key, dst string, hd *head, t
 	if got != nil && got.ETag != "" {
 		if err := store.CheckFullETag(key, info.ETag, got.ETag); err != nil {
 			os.Remove(dst)
-			return "", 0, nil, err
+			return err
 		}
 	}
-	return sum, n, got, nil
+	return nil
 }
 
 // copyHeld copies the object key into a new file in dir, through a
@@ -731,7 +751,21 @@ func (rm *remote) downloadHeld(ctx context.Context, key, dst string, hd *head, t
 // downloadHeld), and returns the file's path, the sha256 of its bytes and
 // their number.
 func (rm *remote) copyHeld(ctx context.Context, key, dir string) (string, string, int64, error) {
-	tail, info, err := rm.readTail(ctx, key)
+	return copyHeld(ctx, key, dir, rm.readTail, func(ctx context.Context, key, dst string) (string, int64, *store.ObjectInfo, error) {
+		return rm.downloadDescribed(ctx, key, dst, nil)
+	})
+}
+
+// copyHeld copies the object key into a new file in dir: a ranged read of
+// its end first (readTail, as DuckDB reads an object), then the whole
+// object (download) held to it (holdToTail). It returns the file's path,
+// the sha256 of its bytes and their number. Both a run's remote store
+// (remote.copyHeld) and a plain one (copyObject: resolve --verify) copy
+// so.
+func copyHeld(ctx context.Context, key, dir string,
+	readTail func(ctx context.Context, key string) ([]byte, store.ObjectInfo, error),
+	download func(ctx context.Context, key, dst string) (string, int64, *store.ObjectInfo, error)) (string, string, int64, error) {
+	tail, info, err := readTail(ctx, key)
 	if err != nil {
 		return "", "", 0, err
 	}
@@ -740,7 +774,12 @@ func (rm *remote) copyHeld(ctx context.Context, key, dir string) (string, string
 		return "", "", 0, fmt.Errorf("copy %s: %w", key, err)
 	}
 	f.Close()
-	sum, n, _, err := rm.downloadHeld(ctx, key, f.Name(), nil, tail, info)
+	sum, n, got, err := download(ctx, key, f.Name())
+	if err == nil {
+		err = holdToTail(key, f.Name(), n, got, tail, info)
+	} else {
+		err = fmt.Errorf("%s: %w", key, err)
+	}
 	if err != nil {
 		os.Remove(f.Name())
 		return "", "", 0, err

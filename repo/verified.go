@@ -2,12 +2,11 @@ package repo
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"io"
 	"os"
-	"path"
+	"path/filepath"
+
+	"github.com/fdl-formats/fdl-formats/store"
 )
 
 // Catalogs are opened only from private copies: DuckDB reads a catalog
@@ -44,37 +43,23 @@ func (r *repository) copyFrozen(ctx context.Context, v *version, dir string) (st
 }
 
 // copyObject copies an object into a new file in dir, and returns the
-// file's path, the sha256 of the bytes copied and their number. From a
-// remote store the copy is held to the ranged read of its end that
-// DuckDB's reads are (remote.copyHeld), as the frozen catalogs and data
-// files are.
+// file's path, the sha256 of the bytes copied and their number. The copy
+// is held to the ranged read of its end that DuckDB's reads are
+// (copyHeld), as a run's frozen catalogs and data files are: from a run's
+// remote store through it (remote.copyHeld), from a plain one (resolve
+// --verify) directly.
 func copyObject(ctx context.Context, r *repository, key, dir string) (local, sum string, n int64, err error) {
 	if r.remote != nil {
 		return r.remote.copyHeld(ctx, key, dir)
 	}
-	rc, err := r.st.Open(ctx, key)
-	if err != nil {
-		return "", "", 0, err
-	}
-	defer rc.Close()
-	f, err := os.CreateTemp(dir, "*-"+path.Base(key))
-	if err != nil {
-		return "", "", 0, fmt.Errorf("copy %s: %w", key, err)
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	h := sha256.New()
-	if n, err = io.Copy(io.MultiWriter(f, h), rc); err != nil {
-		return "", "", 0, fmt.Errorf("copy %s: %w", key, err)
-	}
-	if err = f.Close(); err != nil {
-		return "", "", 0, fmt.Errorf("copy %s: %w", key, err)
-	}
-	return f.Name(), hex.EncodeToString(h.Sum(nil)), n, nil
+	// A plain store (resolve): held to the ranged read of its end too
+	// (a store without ranged reads gives only the size to hold it to).
+	c := store.NewCounter(r.st)
+	return copyHeld(ctx, key, dir, func(ctx context.Context, key string) ([]byte, store.ObjectInfo, error) {
+		return c.ReadTail(ctx, key, tailBytes)
+	}, func(ctx context.Context, key, dst string) (string, int64, *store.ObjectInfo, error) {
+		return downloadInfo(ctx, c, key, dst, filepath.Dir(dst), nil)
+	})
 }
 
 // matchRef compares what was read of a file with version.json's record.
