@@ -158,10 +158,11 @@ func TestUncastableColumnStats(t *testing.T) {
 	for _, tc := range []struct {
 		name, edit string
 		a, b       bool // the side's readers fail
+		oneSided   bool // B keeps one bound, which its readers read as an empty range (one-sided-table-stats)
 	}{
-		{"max does not cast: every reader fails", `UPDATE ducklake_table_column_stats SET max_value = 'many' WHERE ` + col, true, true},
-		{"min does not cast, no max: 1.0 readers fail", `UPDATE ducklake_table_column_stats SET min_value = 'many', max_value = NULL WHERE ` + col, false, true},
-		{"both cast: readable", `UPDATE ducklake_table_column_stats SET max_value = '+2147483647' WHERE ` + col, false, false},
+		{"max does not cast: every reader fails", `UPDATE ducklake_table_column_stats SET max_value = 'many' WHERE ` + col, true, true, false},
+		{"min does not cast, no max: 1.0 readers fail", `UPDATE ducklake_table_column_stats SET min_value = 'many', max_value = NULL WHERE ` + col, false, true, true},
+		{"both cast: readable", `UPDATE ducklake_table_column_stats SET max_value = '+2147483647' WHERE ` + col, false, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
@@ -184,7 +185,9 @@ func TestUncastableColumnStats(t *testing.T) {
 					(d.A != "") == tc.a && (d.B != "") == tc.b && strings.Contains(d.Reason, "uncastable-column-stats") &&
 					strings.Contains(d.Reason, "column i32 (id 5)") && strings.Contains(d.Reason, "Could not convert string 'many' to INT32") {
 					unreadable = append(unreadable, d.String())
-				} else {
+				} else if !tc.oneSided || d.Kind != "stats" || !strings.Contains(d.Reason, "only one bound as an empty range") || !strings.Contains(d.Reason, "column id 5 of table id 1") {
+					// (The edit that leaves B one bound is a true stats
+					// difference too, and not this test's subject.)
 					other = append(other, d.String())
 				}
 			}

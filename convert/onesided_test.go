@@ -1,4 +1,4 @@
-package compare
+package convert
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fdl-formats/fdl-formats/convert"
+	"github.com/fdl-formats/fdl-formats/compare"
 	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/lakegen"
 )
@@ -32,12 +32,12 @@ func TestOneSidedTableStats(t *testing.T) {
 	data := filepath.Join(dir, "lake", "data")
 	src := filepath.Join(dir, "lake", "versions", res.Versions[0].ID, "ducklake.duckdb")
 	v03 := filepath.Join(dir, "v03.duckdb")
-	if _, err := convert.Catalog(ctx, src, v03, formats.V0_3, convert.Options{DataPath: data}); err != nil {
+	if _, err := Catalog(ctx, src, v03, formats.V0_3, Options{DataPath: data}); err != nil {
 		t.Fatal(err)
 	}
-	execCatalog(t, v03, "UPDATE ducklake_table_column_stats SET max_value = NULL WHERE column_id = 1")
+	execOn(t, v03, "UPDATE ducklake_table_column_stats SET max_value = NULL WHERE column_id = 1")
 	v04 := filepath.Join(dir, "v04.duckdb")
-	cres, err := convert.Catalog(ctx, v03, v04, formats.V0_4, convert.Options{DataPath: data})
+	cres, err := Catalog(ctx, v03, v04, formats.V0_4, Options{DataPath: data})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,13 +70,13 @@ func TestOneSidedTableStats(t *testing.T) {
 			b := v04
 			if c.edit != "" {
 				b = filepath.Join(t.TempDir(), "b.duckdb")
-				if _, err := convert.Catalog(ctx, v03, b, formats.V0_4, convert.Options{DataPath: data}); err != nil {
+				if _, err := Catalog(ctx, v03, b, formats.V0_4, Options{DataPath: data}); err != nil {
 					t.Fatal(err)
 				}
-				execCatalog(t, b, c.edit)
+				execOn(t, b, c.edit)
 			}
-			rep, err := Catalogs(ctx, v03, b, Options{DataPath: data})
-			if err != nil && !errors.Is(err, ErrNotEquivalent) {
+			rep, err := compare.Catalogs(ctx, v03, b, compare.Options{DataPath: data})
+			if err != nil && !errors.Is(err, compare.ErrNotEquivalent) {
 				t.Fatal(err)
 			}
 			got := false

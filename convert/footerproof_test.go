@@ -1,4 +1,4 @@
-package compare
+package convert
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fdl-formats/fdl-formats/convert"
+	"github.com/fdl-formats/fdl-formats/compare"
 	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/internal/parquetfooter/footertest"
 )
@@ -30,7 +30,7 @@ func TestFooterQuirksReported(t *testing.T) {
 		outs[v.Name] = filepath.Join(dir, "out-"+v.Name+".duckdb")
 		// cjk's file, as DuckDB writes it, is misread by DuckDB 1.4.0.
 		readers := map[string]string{"0.3": ">= 1.4.1"}
-		if _, err := convert.Catalog(ctx, l.Catalog, outs[v.Name], v, convert.Options{DataPath: l.Data, Readers: readers}); err != nil {
+		if _, err := Catalog(ctx, l.Catalog, outs[v.Name], v, Options{DataPath: l.Data, Readers: readers}); err != nil {
 			t.Fatalf("convert to %s before the footers break: %v", v.Name, err)
 		}
 	}
@@ -51,8 +51,8 @@ func TestFooterQuirksReported(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.b+c.readers, func(t *testing.T) {
-			rep, err := Catalogs(ctx, l.Catalog, outs[c.b], Options{DataPath: l.Data, BReaders: c.readers})
-			if err != nil && !errors.Is(err, ErrNotEquivalent) {
+			rep, err := compare.Catalogs(ctx, l.Catalog, outs[c.b], compare.Options{DataPath: l.Data, BReaders: c.readers})
+			if err != nil && !errors.Is(err, compare.ErrNotEquivalent) {
 				t.Fatal(err)
 			}
 			var got []string
