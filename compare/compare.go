@@ -340,7 +340,7 @@ func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
 	}
 	// B's data files whose footers some release of its format's readers
 	// fails on (formats.FooterQuirks).
-	footerDiffs, ferr := footerQuirkDifferences(ctx, ra, rb, opts.BReaders)
+	footerDiffs, ferr := footerQuirkDifferences(ctx, ra, rb, opts.BReaders, opts.Digests)
 	if ferr != nil {
 		return nil, incomparable(ferr)
 	}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -15,6 +16,8 @@ import (
 
 	_ "github.com/duckdb/duckdb-go/v2"
 
+	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/parquetfooter"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 )
 
@@ -431,5 +434,59 @@ func TestDigestJSON(t *testing.T) {
 	var back Digest
 	if err := json.Unmarshal(b, &back); err != nil || back != d {
 		t.Fatalf("%v %v", back, err)
+	}
+}
+
+// TestFooterHitsReadOncePerRun: a backfill or check proves many versions
+// that name the same data files, each proof holding B to the footer
+// quirks (footerQuirkDifferences); the footers are read once a run, kept
+// in the run's Digests by path and size, not once per proof.
+func TestFooterHitsReadOncePerRun(t *testing.T) {
+	// B in 0.3, whose readers have footer quirks; A in another format.
+	lakeA, catalogA := lastVersion(t, "lakes", "06_deletes")
+	lakeB, catalogB := lastVersion(t, "lakes-0.3", "06_deletes")
+	ctx := context.Background()
+	d := NewDigests(nil)
+	a, err := Open(ctx, catalogA, ReaderOptions{DataPath: filepath.Join(lakeA, "data"), AsSource: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	rb, err := Open(ctx, catalogB, ReaderOptions{DataPath: filepath.Join(lakeB, "data")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rb.Close()
+	if _, err := footerQuirkDifferences(ctx, a, rb, "", d); err != nil {
+		t.Fatal(err)
+	}
+	stored, err := rb.StoredFiles(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range stored {
+		if f.Delete {
+			continue
+		}
+		if _, ok := d.footerHits(fmt.Sprintf("%s\x00%d", f.Path, f.SizeBytes)); !ok {
+			t.Errorf("data file %s: footer not kept for the run", f.Path)
+		}
+	}
+	// A second proof takes them from there, not from the files: a hit
+	// kept for the first data file is reported.
+	var first StoredFile
+	for _, f := range stored {
+		if !f.Delete {
+			first = f
+			break
+		}
+	}
+	d.keepFooterHits(fmt.Sprintf("%s\x00%d", first.Path, first.SizeBytes), []parquetfooter.Hit{{Quirk: formats.FooterStringStatsInvalidUTF8, Column: "kept", Detail: "kept for the run"}})
+	diffs, err := footerQuirkDifferences(ctx, a, rb, "", d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(diffs) != 1 || !strings.Contains(diffs[0].Reason, "kept for the run") {
+		t.Fatalf("second proof: %v, want the kept hit reported", diffs)
 	}
 }

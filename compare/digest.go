@@ -22,6 +22,7 @@ import (
 	bindings "github.com/duckdb/duckdb-go-bindings"
 
 	"github.com/fdl-formats/fdl-formats/internal/fileid"
+	"github.com/fdl-formats/fdl-formats/internal/parquetfooter"
 )
 
 // Digest is an order-independent fingerprint of a multiset of rows: the row
@@ -815,6 +816,9 @@ type Digests struct {
 	store  DigestStore
 	// minmax: data files' min/max texts by minMaxKey (minmaxfiles.go).
 	minmax map[string][]*string
+	// footers: a data file's footer quirk hits (footerQuirkDifferences)
+	// by path and size, read once a run whatever the proofs naming it.
+	footers map[string][]parquetfooter.Hit
 	// flights are the all-rows plan keys a comparison is reading now
 	// (claim, see inflight.go).
 	flights map[string]*flight
@@ -825,7 +829,29 @@ type Digests struct {
 
 // NewDigests returns an empty Digests in front of store (nil: memory only).
 func NewDigests(store DigestStore) *Digests {
-	return &Digests{mem: map[string]Digest{}, checked: map[string]int64{}, rows: map[string]*keptRows{}, hints: map[string][]int64{}, hintCap: maxHintedRows, rowCap: maxRowHashes, store: store, flights: map[string]*flight{}, minmax: map[string][]*string{}}
+	return &Digests{mem: map[string]Digest{}, checked: map[string]int64{}, rows: map[string]*keptRows{}, hints: map[string][]int64{}, hintCap: maxHintedRows, rowCap: maxRowHashes, store: store, flights: map[string]*flight{}, minmax: map[string][]*string{}, footers: map[string][]parquetfooter.Hit{}}
+}
+
+// footerHits returns the footer quirk hits kept for a data file (key: its
+// path and size); ok is false when none were kept. A nil Digests keeps none.
+func (d *Digests) footerHits(key string) (hits []parquetfooter.Hit, ok bool) {
+	if d == nil {
+		return nil, false
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	hits, ok = d.footers[key]
+	return hits, ok
+}
+
+// keepFooterHits keeps a data file's footer quirk hits for the run.
+func (d *Digests) keepFooterHits(key string, hits []parquetfooter.Hit) {
+	if d == nil {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.footers[key] = hits
 }
 
 // hint returns the positions Hint recorded for a data file.

@@ -30,7 +30,7 @@ const DiffFooter = "footer"
 // same files and nothing is reported. Encrypted data files are DuckLake's
 // own, whose writer leaves none of these footers; a file whose footer
 // cannot be read is left to the comparison, which reports it.
-func footerQuirkDifferences(ctx context.Context, a, b *Reader, readers string) ([]Difference, error) {
+func footerQuirkDifferences(ctx context.Context, a, b *Reader, readers string, digests *Digests) ([]Difference, error) {
 	if a.format.Name == b.format.Name {
 		return nil, nil
 	}
@@ -67,24 +67,35 @@ func footerQuirkDifferences(ctx context.Context, a, b *Reader, readers string) (
 		return nil, err
 	}
 	var files []StoredFile
-	var paths []string
-	seen := map[string]bool{}
+	var paths []string // footers not read yet this run
+	hits := map[string][]parquetfooter.Hit{}
+	keys := map[string]string{}
 	for _, f := range stored {
 		if f.Delete || encrypted[f.ID] {
 			continue
 		}
 		files = append(files, f)
-		if !seen[f.Path] {
-			seen[f.Path] = true
+		if _, ok := keys[f.Path]; ok {
+			continue
+		}
+		keys[f.Path] = fmt.Sprintf("%s\x00%d", f.Path, f.SizeBytes)
+		if kept, ok := digests.footerHits(keys[f.Path]); ok {
+			hits[f.Path] = kept
+		} else {
 			paths = append(paths, f.Path)
 		}
 	}
-	if len(paths) == 0 {
-		return nil, nil
-	}
-	hits, err := parquetfooter.Read(ctx, b.conn, paths)
-	if err != nil {
-		return nil, fmt.Errorf("read the footers of the data files of %s: %w", b.path, err)
+	if len(paths) > 0 {
+		read, err := parquetfooter.Read(ctx, b.conn, paths)
+		if err != nil {
+			return nil, fmt.Errorf("read the footers of the data files of %s: %w", b.path, err)
+		}
+		for _, p := range paths {
+			hits[p] = read[p]
+			if _, answered := read[p]; answered {
+				digests.keepFooterHits(keys[p], read[p])
+			}
+		}
 	}
 	var out []Difference
 	reported := map[[2]string]bool{} // (quirk, path)
