@@ -144,10 +144,12 @@ func (r *Reader) fileSQL(ctx context.Context, t Table, f DataFile, cols []*Colum
 	if err != nil {
 		return "", err
 	}
-	if opts.deletes == deletesApplied && del != "" {
-		deleted, err := r.deletedPositions(ctx, t, f, snap)
-		if err != nil {
-			return "", err
+	if opts.deletes == deletesApplied {
+		var deleted []int64
+		if del != "" {
+			if deleted, err = r.deletedPositions(ctx, t, f, snap); err != nil {
+				return "", err
+			}
 		}
 		if err := r.structSkipped(ctx, t, f, cols, snap, deleted); err != nil {
 			return "", err

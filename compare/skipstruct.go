@@ -26,14 +26,26 @@ type structSkipFooter struct {
 }
 
 // structSkipped applies formats.QuirkStructNullsAfterSkippedVector to a
-// data file read with deleted positions (ascending) at snap: a reader with
+// data file read with deleted positions (ascending) at snap, and the rows
+// a partial file hides there (hiddenPositions): a reader with
 // the quirk reads a STRUCT column NULL on rows after a wholly deleted
 // vector (formats.SkippedVectorReads, StructSkipColumns, StructSkipSQL),
 // which the proof does not model row by row: the file is unreadable. The
 // answer is kept per file and delete state.
 func (r *Reader) structSkipped(ctx context.Context, t Table, f DataFile, cols []*Column, snap int64, deleted []int64) error {
 	q := formats.QuirkStructNullsAfterSkippedVector
-	if len(deleted) == 0 || !r.readsWith(q) || !hasStructColumn(cols) {
+	if !r.readsWith(q) || !hasStructColumn(cols) {
+		return nil
+	}
+	// The rows a partial file hides at snap are filtered out in the scan
+	// (_ducklake_internal_snapshot_id <= snap pushed into it): a vector
+	// that filter empties is skipped as a wholly deleted one is.
+	hidden, err := r.hiddenPositions(ctx, f, snap)
+	if err != nil {
+		return fmt.Errorf("%s: data file %s: %w", q.Info().Name, r.relPath(f.Path), err)
+	}
+	deleted = unionSorted(deleted, hidden)
+	if len(deleted) == 0 {
 		return nil
 	}
 	key := structSkipKey{path: f.Path, n: len(deleted), sum: positionsSum(deleted)}
@@ -52,6 +64,34 @@ func (r *Reader) structSkipped(ctx context.Context, t Table, f DataFile, cols []
 		return nil
 	}
 	return r.unreadable(q, t, "data file %s at snapshot %d: %s", r.relPath(f.Path), snap, detail)
+}
+
+// unionSorted merges two ascending position lists into one, without
+// repeats.
+func unionSorted(a, b []int64) []int64 {
+	if len(b) == 0 {
+		return a
+	}
+	if len(a) == 0 {
+		return b
+	}
+	out := make([]int64, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		var v int64
+		switch {
+		case j == len(b) || (i < len(a) && a[i] < b[j]):
+			v, i = a[i], i+1
+		case i == len(a) || b[j] < a[i]:
+			v, j = b[j], j+1
+		default:
+			v, i, j = a[i], i+1, j+1
+		}
+		if len(out) == 0 || out[len(out)-1] != v {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // hasStructColumn tells whether a table has a top-level STRUCT column, the
