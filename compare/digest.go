@@ -23,6 +23,7 @@ import (
 
 	"github.com/fdl-formats/fdl-formats/internal/fileid"
 	"github.com/fdl-formats/fdl-formats/internal/parquetfooter"
+	"github.com/fdl-formats/fdl-formats/internal/parquetsql"
 )
 
 // Digest is an order-independent fingerprint of a multiset of rows: the row
@@ -121,27 +122,10 @@ func digestSQL(q string, names, types []string) (string, error) {
 // SQL so that no sum goes through text).
 const digestColumns = "count(*), (COALESCE(sum(h1), 0) & 18446744073709551615::HUGEINT)::UBIGINT, (COALESCE(sum(h2), 0) & 18446744073709551615::HUGEINT)::UBIGINT"
 
-// describe returns the names and DuckDB types of a query's columns.
-func describe(ctx context.Context, conn *sql.Conn, q string) (names, types []string, err error) {
-	rows, err := conn.QueryContext(ctx, "SELECT column_name, column_type FROM (DESCRIBE "+q+")")
-	if err != nil {
-		return nil, nil, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var n, t string
-		if err := rows.Scan(&n, &t); err != nil {
-			return nil, nil, err
-		}
-		names, types = append(names, n), append(types, t)
-	}
-	return names, types, rows.Err()
-}
-
 // digestOf runs any row query and returns its digest; the column types are
 // those DuckDB gives the query.
 func digestOf(ctx context.Context, conn *sql.Conn, q string) (Digest, error) {
-	names, types, err := describe(ctx, conn, q)
+	names, types, err := parquetsql.Describe(ctx, conn, q)
 	if err != nil {
 		return Digest{}, err
 	}

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fdl-formats/fdl-formats/internal/parquetsql"
 )
 
 // TestDigestValues: the values DuckDB's hash() alone confuses get distinct
@@ -126,7 +128,7 @@ func TestRowHashesSeparateRealValues(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					names, types, err := describe(ctx, r.conn, plain)
+					names, types, err := parquetsql.Describe(ctx, r.conn, plain)
 					if err != nil {
 						t.Fatal(err)
 					}

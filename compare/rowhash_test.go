@@ -6,12 +6,14 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/fdl-formats/fdl-formats/internal/parquetsql"
 )
 
 // rowHashPair returns the two row hashes of a one-row query.
 func rowHashPair(t *testing.T, ctx context.Context, conn *sql.Conn, q string) (h1, h2 uint64) {
 	t.Helper()
-	names, types, err := describe(ctx, conn, q)
+	names, types, err := parquetsql.Describe(ctx, conn, q)
 	if err != nil {
 		t.Fatal(err)
 	}

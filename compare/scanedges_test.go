@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fdl-formats/fdl-formats/internal/parquetsql"
 	"github.com/fdl-formats/fdl-formats/lakegen"
 )
 
@@ -324,7 +325,7 @@ func describeDB(ctx context.Context, db *sql.DB, q string) (names, types []strin
 		return nil, nil, err
 	}
 	defer conn.Close()
-	return describe(ctx, conn, q)
+	return parquetsql.Describe(ctx, conn, q)
 }
 
 // TestDeletesOutOfRange: a delete file may name positions its data file

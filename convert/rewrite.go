@@ -238,28 +238,10 @@ func (r *run) partialDeleteFiles() (partialDeletes, error) {
 	return out, nil
 }
 
-// parquetColumns reads the top-level column names and DuckDB types of a
-// Parquet read (readParquetSQL).
-func (r *run) parquetColumns(src string) (names, types []string, err error) {
-	rows, err := r.w.conn.QueryContext(r.ctx, "SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM "+src+")")
-	if err != nil {
-		return nil, nil, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var n, t string
-		if err := rows.Scan(&n, &t); err != nil {
-			return nil, nil, err
-		}
-		names, types = append(names, n), append(types, t)
-	}
-	return names, types, rows.Err()
-}
-
 // partialDeleteContent reads a delete file's columns and, when it is a
 // partial deletion file, the last snapshot its rows name.
 func (r *run) partialDeleteContent(src string) (last sql.NullInt64, partial bool, err error) {
-	names, types, err := r.parquetColumns(src)
+	names, types, err := parquetsql.Describe(r.ctx, r.w.conn, "SELECT * FROM "+src)
 	if err != nil || !formats.IsPartialDeleteFile(names, types) {
 		return last, false, err
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/parquetsql"
 )
 
 // twoColumnDeletesCheck applies formats.QuirkDeleteFilesTwoColumns: where
@@ -86,7 +87,7 @@ func (r *run) threeColumnDeleteFiles() ([]string, error) {
 		if _, err := os.Stat(local); err != nil {
 			continue // missing: the proof reports it
 		}
-		names, types, err := r.parquetColumns(readParquetSQL(local, f[3]))
+		names, types, err := parquetsql.Describe(r.ctx, r.w.conn, "SELECT * FROM "+readParquetSQL(local, f[3]))
 		if err != nil {
 			continue // unreadable: the proof reports it
 		}

@@ -5,6 +5,8 @@
 package parquetsql
 
 import (
+	"context"
+	"database/sql"
 	"runtime"
 	"strings"
 )
@@ -51,3 +53,21 @@ func Path(p string) string {
 }
 
 func literal(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// Describe returns the names and DuckDB types of a query's columns
+// (DESCRIBE q), as the proof and the converter both read them.
+func Describe(ctx context.Context, conn *sql.Conn, q string) (names, types []string, err error) {
+	rows, err := conn.QueryContext(ctx, "SELECT column_name, column_type FROM (DESCRIBE "+q+")")
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var n, t string
+		if err := rows.Scan(&n, &t); err != nil {
+			return nil, nil, err
+		}
+		names, types = append(names, n), append(types, t)
+	}
+	return names, types, rows.Err()
+}
