@@ -25,7 +25,11 @@ import (
 // own delete files (which hold the positions every snapshot deletes, as
 // the target must: the steps' rewrites of them are not written in a dry
 // run), read from the local data folder; without one nothing is checked
-// here, and the proof reports them.
+// here, and the proof reports them. The rows a merged file hides by its
+// own rule (partial_max: each row from its stored snapshot on) are
+// skipped in the scan as deleted ones are (the proof's hiddenPositions),
+// so they count with them; a split list (0.1-0.3) hides a suffix of the
+// file, which no read vector follows.
 func (r *run) structSkipCheck(source, target *formats.Version) error {
 	q := formats.QuirkStructNullsAfterSkippedVector
 	if r.opts.faithful || formats.ReadAlike(source, target, q) || r.opts.DataPath == "" {
@@ -41,11 +45,22 @@ func (r *run) structSkipCheck(source, target *formats.Version) error {
 }
 
 // skipDataFile is a data file of a table with a top-level STRUCT column
-// that has deletes.
+// that has deletes or hides rows by partial_max.
 type skipDataFile struct {
 	id, table, records, begin, end int64
 	name, path, local              string
 	key                            sql.NullString
+	// partialMax is the file's partial_max (the column, or 0.3's
+	// partial_file_info 'partial_max:N'): rows whose stored snapshot is
+	// later than the snapshot read are hidden while it is later too.
+	partialMax sql.NullInt64
+}
+
+// skipHidden is what a merged file hides by its partial_max rule: each
+// position hidden at f.begin, with the first snapshot it is read at (it is
+// hidden at every earlier one).
+type skipHidden struct {
+	pos, from []int64
 }
 
 // skipDeletes is a delete file of a skipDataFile: its positions, each with
@@ -103,10 +118,14 @@ func structSkipFiles(r *run) ([]string, error) {
 				dels = append(dels, inl)
 			}
 		}
-		if len(dels) == 0 {
+		hidden, err := skipHiddenRows(r, f)
+		if err != nil {
+			return nil, fmt.Errorf("table %d %s, data file %d (%s): %w", f.table, f.name, f.id, f.path, err)
+		}
+		if len(dels) == 0 && len(hidden.pos) == 0 {
 			continue
 		}
-		item, err := structSkipItem(r, f, dels)
+		item, err := structSkipItem(r, f, dels, hidden)
 		if err != nil {
 			return nil, fmt.Errorf("table %d %s, data file %d (%s): %w", f.table, f.name, f.id, f.path, err)
 		}
@@ -169,13 +188,26 @@ func skipDataFiles(r *run) ([]skipDataFile, error) {
 			}
 		}
 	}
+	// A merged file's partial_max, where the layout has one.
+	partialMax, merged := "NULL::BIGINT", "false"
+	if ok, err := r.w.hasColumn(r.ctx, "ducklake_data_file", "partial_max"); err != nil {
+		return nil, err
+	} else if ok {
+		partialMax, merged = "x.partial_max", "x.partial_max IS NOT NULL"
+	}
+	if ok, err := r.w.hasColumn(r.ctx, "ducklake_data_file", "partial_file_info"); err != nil {
+		return nil, err
+	} else if ok {
+		info := `TRY_CAST(regexp_extract(x.partial_file_info, '^partial_max:([0-9]+)$', 1) AS BIGINT)`
+		partialMax, merged = "coalesce("+info+", "+partialMax+")", merged+" OR "+info+" IS NOT NULL"
+	}
 	rows, err := r.w.conn.QueryContext(r.ctx, `SELECT x.data_file_id, x.table_id, coalesce(t.table_name, '?'), x.path, coalesce(x.record_count, 0), x.encryption_key,
-			x.begin_snapshot, coalesce(x.end_snapshot, `+strconv.FormatInt(forever, 10)+`), `+sqlLocalPath+`
+			x.begin_snapshot, coalesce(x.end_snapshot, `+strconv.FormatInt(forever, 10)+`), `+partialMax+`, `+sqlLocalPath+`
 		FROM ducklake_data_file x LEFT JOIN (`+dirs+`) td USING (table_id)
 		LEFT JOIN (SELECT table_id, any_value(table_name ORDER BY begin_snapshot DESC) AS table_name FROM ducklake_table GROUP BY table_id) t USING (table_id)
 		WHERE x.begin_snapshot IS NOT NULL
 			AND x.table_id IN (SELECT table_id FROM ducklake_column WHERE parent_column IS NULL AND lower(trim(column_type)) = 'struct')
-			AND (EXISTS (SELECT 1 FROM ducklake_delete_file d WHERE d.data_file_id = x.data_file_id) OR `+inlined+`)
+			AND (EXISTS (SELECT 1 FROM ducklake_delete_file d WHERE d.data_file_id = x.data_file_id) OR `+inlined+` OR `+merged+`)
 		ORDER BY x.data_file_id`)
 	if err != nil {
 		return nil, fmt.Errorf("read data files with deletes: %w", err)
@@ -185,7 +217,7 @@ func skipDataFiles(r *run) ([]skipDataFile, error) {
 	for rows.Next() {
 		var f skipDataFile
 		var where string
-		if err := rows.Scan(&f.id, &f.table, &f.name, &f.path, &f.records, &f.key, &f.begin, &f.end, &where); err != nil {
+		if err := rows.Scan(&f.id, &f.table, &f.name, &f.path, &f.records, &f.key, &f.begin, &f.end, &f.partialMax, &where); err != nil {
 			return nil, err
 		}
 		if f.local = r.localFile(where); f.local != "" {
@@ -277,14 +309,23 @@ func skipDeleteFiles(r *run, f skipDataFile, dirs string, partial bool) ([]skipD
 }
 
 // structSkipItem finds the first snapshot at which the quirk misreads a
-// data file: at each snapshot where its deleted positions change while it
+// data file: at each snapshot where its skipped positions change while it
 // is visible, the positions of the delete file visible then (and of its
-// inlined deletions), as a reader filters them ("" when none).
-func structSkipItem(r *run, f skipDataFile, dels []skipDeletes) (string, error) {
+// inlined deletions) and those it hides by partial_max, as a reader
+// filters them ("" when none).
+func structSkipItem(r *run, f skipDataFile, dels []skipDeletes, hidden skipHidden) (string, error) {
 	var events []int64
 	for _, d := range dels {
 		for _, s := range append([]int64{d.begin}, d.snap...) {
 			if s >= f.begin && s < f.end && s >= d.begin && s < d.end {
+				events = append(events, s)
+			}
+		}
+	}
+	if len(hidden.pos) > 0 {
+		events = append(events, f.begin)
+		for _, s := range hidden.from {
+			if s < f.end {
 				events = append(events, s)
 			}
 		}
@@ -315,6 +356,15 @@ func structSkipItem(r *run, f skipDataFile, dels []skipDeletes) (string, error) 
 					from = append(from, fmt.Sprintf("delete file %d (%s)", d.id, d.path))
 				}
 			}
+		}
+		n := len(pos)
+		for i, p := range hidden.pos {
+			if s < hidden.from[i] {
+				pos = append(pos, p)
+			}
+		}
+		if len(pos) > n {
+			from = append(from, fmt.Sprintf("the rows it hides by partial_max %d", f.partialMax.Int64))
 		}
 		slices.Sort(pos)
 		pos = slices.Compact(pos)
@@ -356,6 +406,34 @@ func structSkipItem(r *run, f skipDataFile, dels []skipDeletes) (string, error) 
 		}
 	}
 	return "", nil
+}
+
+// skipHiddenRows reads the rows a merged file hides at its first snapshot
+// by partial_max, as the proof's hiddenPositions does: at snapshot S <
+// partial_max a reader keeps the rows whose stored
+// _ducklake_internal_snapshot_id is <= S, so a row is hidden until
+// min(its snapshot, partial_max), and one without a stored snapshot until
+// partial_max.
+func skipHiddenRows(r *run, f skipDataFile) (skipHidden, error) {
+	var h skipHidden
+	if !f.partialMax.Valid || f.partialMax.Int64 <= f.begin {
+		return h, nil
+	}
+	pm := f.partialMax.Int64
+	res, err := r.w.conn.QueryContext(r.ctx, fmt.Sprintf(`SELECT file_row_number, least(coalesce("_ducklake_internal_snapshot_id", %d), %d)::BIGINT FROM %s WHERE NOT coalesce("_ducklake_internal_snapshot_id" <= %d, false) ORDER BY 1`,
+		pm, pm, parquetRows(f.local, f.key.String), f.begin))
+	if err != nil {
+		return h, fmt.Errorf("read the stored snapshots of merged data file %d (%s): %w", f.id, f.path, err)
+	}
+	defer res.Close()
+	for res.Next() {
+		var p, s int64
+		if err := res.Scan(&p, &s); err != nil {
+			return h, err
+		}
+		h.pos, h.from = append(h.pos, p), append(h.from, s)
+	}
+	return h, res.Err()
 }
 
 // skipFooter reads a data file's row groups and the columns the quirk can

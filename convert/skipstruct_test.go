@@ -203,6 +203,19 @@ func TestStructNullsAfterHiddenVector(t *testing.T) {
 	}) {
 		t.Errorf("differences %v: want main.t unreadable at snapshot 2 (struct-nulls-after-skipped-vector)", rep.Differences)
 	}
+	// Convert refuses it by name, as it refuses deleted vectors (the
+	// check once counted delete files only, and left it to the proof).
+	_, err = Check(ctx, src, formats.V0_4, Options{DataPath: data})
+	var refused *RefusedError
+	if !errors.As(err, &refused) {
+		t.Fatalf("convert to 0.4: %v, want refused", err)
+	}
+	if !slices.ContainsFunc(refused.Findings, func(f Finding) bool {
+		return f.Code == formats.QuirkStructNullsAfterSkippedVector.Info().Name && strings.Contains(f.Detail, "snapshot 2") &&
+			strings.Contains(f.Detail, "column col") && strings.Contains(f.Detail, "hides by partial_max 3")
+	}) {
+		t.Errorf("convert to 0.4 refused for %v: want struct-nulls-after-skipped-vector at snapshot 2 naming column col and the rows partial_max hides", refused.Findings)
+	}
 	out11 := filepath.Join(t.TempDir(), "1.1.duckdb")
 	if _, err := Catalog(ctx, src, out11, formats.V1_1, Options{DataPath: data}); err != nil {
 		t.Fatalf("convert to 1.1: %v", err)
