@@ -14,6 +14,9 @@ import (
 type oneSidedRow struct {
 	table, column    int64
 	minValue, maxVal *string
+	// empty: some reader of the catalog's format reads it as an empty
+	// range (formats.OneSidedEmptySQL: by column type, and contains_nan).
+	empty bool
 }
 
 // oneSidedRows reads, by entry key, the rows of stats (this catalog's name
@@ -23,7 +26,9 @@ func (r *Reader) oneSidedRows(c *comparison, label, stats string) (map[string]on
 	if r.empty(stats) {
 		return nil, nil
 	}
-	rows, err := r.conn.QueryContext(c.ctx, `SELECT s.table_id, s.column_id, CAST(s.min_value AS VARCHAR), CAST(s.max_value AS VARCHAR) FROM cat.`+ident(stats)+` s
+	rows, err := r.conn.QueryContext(c.ctx, `SELECT s.table_id, s.column_id, CAST(s.min_value AS VARCHAR), CAST(s.max_value AS VARCHAR),
+	EXISTS (SELECT 1 FROM cat.ducklake_column col WHERE col.table_id = s.table_id AND col.column_id = s.column_id AND `+formats.OneSidedEmptySQL(r.format, "col.column_type", "s.contains_nan")+`)
+FROM cat.`+ident(stats)+` s
 WHERE (s.min_value IS NULL) <> (s.max_value IS NULL) AND EXISTS (SELECT 1 FROM cat.ducklake_column col WHERE col.table_id = s.table_id AND col.column_id = s.column_id AND `+formats.OneSidedStatsTypeSQL("col.column_type")+`)`)
 	if err != nil {
 		return nil, fmt.Errorf("read one-sided statistics in %s of %s: %w", stats, r.path, err)
@@ -32,7 +37,7 @@ WHERE (s.min_value IS NULL) <> (s.max_value IS NULL) AND EXISTS (SELECT 1 FROM c
 	out := map[string]oneSidedRow{}
 	for rows.Next() {
 		var o oneSidedRow
-		if err := rows.Scan(&o.table, &o.column, &o.minValue, &o.maxVal); err != nil {
+		if err := rows.Scan(&o.table, &o.column, &o.minValue, &o.maxVal, &o.empty); err != nil {
 			return nil, err
 		}
 		id := func(n int64) sql.NullString { return sql.NullString{String: strconv.FormatInt(n, 10), Valid: true} }
@@ -42,13 +47,18 @@ WHERE (s.min_value IS NULL) <> (s.max_value IS NULL) AND EXISTS (SELECT 1 FROM c
 }
 
 // oneSidedTableStats applies formats.OneSidedStatsEmpty to the comparison
-// of ducklake_table_column_stats (na, nb its names in A and B): where B's
-// readers read a numeric or temporal row with one bound only as an empty
-// range (0.4, 1.0, 1.1), B's row with neither bound stands for A's with one
-// (convert writes that: every reader keeps every row, as A's 0.1-0.3
-// readers do, and none folds min/max without both), and B's row with one
-// bound is a `stats` difference when A's readers do not read it as empty
-// (B's readers answer a filter on the column with no rows).
+// of ducklake_table_column_stats (na, nb its names in A and B): for a B
+// whose readers read a numeric or temporal row with one bound only as an
+// empty range (0.4, 1.0, 1.1), B's row with neither bound stands for A's
+// with one (convert writes that: every reader keeps every row, and none
+// folds min/max without both), and B's row with one bound that some reader
+// of B reads as empty (formats.OneSidedEmptySQL, by column type and
+// contains_nan) is a `stats` difference unless A's row has one bound too
+// and a reader of A reads it as empty (B's readers answer a filter on the
+// column with no rows where A's answer it). A row of a type B's readers
+// give no statistics for (BOOLEAN, TINYINT, DECIMAL, UUID for 0.4; FLOAT
+// and DOUBLE with NaN or contains_nan unknown) is read alike: no rows
+// dropped.
 func (c *comparison) oneSidedTableStats(label, na, nb string, ea, eb entries) error {
 	if label != "ducklake_table_column_stats" || !formats.OneSidedStatsEmpty(c.b.format) {
 		return nil
@@ -73,13 +83,13 @@ func (c *comparison) oneSidedTableStats(label, na, nb string, ea, eb entries) er
 			ea[k] = tb
 		}
 	}
-	if formats.OneSidedStatsEmpty(c.a.format) {
-		return nil // A's readers read them as empty alike
-	}
 	for k, o := range rb {
+		if !o.empty || ra[k].empty {
+			continue // no reader of B drops the rows, or readers of A do too
+		}
 		c.add(Difference{Kind: "stats", Table: "table id " + strconv.FormatInt(o.table, 10), Item: k,
 			A: "no statistics for its readers", B: "min_value=" + statsText(o.minValue) + " max_value=" + statsText(o.maxVal),
-			Reason: fmt.Sprintf("format %s readers read a table column statistics row with only one bound as an empty range (DuckLake 1.5's CreateNumericStats from NumericStats::CreateEmpty), so a filter on column id %d of table id %d answers no rows, where format %s readers give no statistics and read them; convert writes both bounds NULL", c.rep.B.Format, o.column, o.table, c.rep.A.Format)})
+			Reason: fmt.Sprintf("format %s readers read a table column statistics row with only one bound as an empty range (DuckLake 1.5's CreateNumericStats from NumericStats::CreateEmpty), so a filter on column id %d of table id %d answers no rows, where format %s readers read the rows (they give no statistics for a row with one bound, or for the column's type, or the row has both bounds); convert writes both bounds NULL", c.rep.B.Format, o.column, o.table, c.rep.A.Format)})
 	}
 	return nil
 }

@@ -57,8 +57,10 @@ import (
 // B's format's readers fails on or misreads, formats.FooterQuirks; and
 // one-sided table column statistics, formats.OneSidedStatsEmpty;
 // v33: delete files under key=value folders, delete-files-hive-columns, and
-// partial data files' record_count held to their Parquet row count).
-const proofVersion = "fdl-formats proof v33"
+// partial data files' record_count held to their Parquet row count;
+// v34: one-sided table column statistics read as empty by column type and
+// DuckLake build, formats.OneSidedEmptySQL).
+const proofVersion = "fdl-formats proof v34"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths

@@ -89,3 +89,83 @@ func TestOneSidedTableStats(t *testing.T) {
 		})
 	}
 }
+
+// TestOneSidedStatsByReaderType: which one-sided table column statistics
+// a format's readers read as an empty range depends on the column's type
+// and the DuckLake build (formats.OneSidedEmptySQL): DuckDB 1.5.0-1.5.2
+// give BOOLEAN, TINYINT, DECIMAL and UUID no statistics, 1.5.3 and later
+// do (DuckLake d6906fa9), and FLOAT/DOUBLE get them only with contains_nan
+// false. A B row of a type B's readers give no statistics for is no
+// difference (review rv16-f F3: the proof reported one, a false
+// difference); a 0.4 A whose one-sided BOOLEAN row its readers read is
+// not read alike by a 1.0 B keeping it (the proof took every 0.4+ A as
+// reading them as empty, a false equivalence).
+func TestOneSidedStatsByReaderType(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	res, err := lakegen.Repository(ctx, filepath.Join(dir, "lake"), lakegen.Spec{Name: "onesided", Versions: []lakegen.Version{{Message: "v1", Snapshots: []lakegen.Snapshot{
+		{lakegen.CreateTable{Table: "t", Columns: []lakegen.Column{{Name: "i", Type: "INTEGER"}, {Name: "b", Type: "BOOLEAN"}, {Name: "d", Type: "DOUBLE"}, {Name: "n", Type: "DECIMAL(9,2)"}}}},
+		{lakegen.Insert{Table: "t", Select: "SELECT * FROM (VALUES (1, true, 1.5, 2.25), (2, false, 2.5, 3.5))"}},
+	}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(dir, "lake", "data")
+	src := filepath.Join(dir, "lake", "versions", res.Versions[0].ID, "ducklake.duckdb")
+	ids := map[string]string{}
+	for _, r := range query(t, src, "SELECT column_name, column_id FROM c.ducklake_column") {
+		ids[r[0]] = r[1]
+	}
+	// oneSided keeps column col's min and drops its max, with contains_nan
+	// set to nan (SQL).
+	oneSided := func(col, nan string) string {
+		return "UPDATE ducklake_table_column_stats SET max_value = NULL, contains_nan = " + nan + " WHERE column_id = " + ids[col]
+	}
+	formatsByName := map[string]*formats.Version{"0.3": formats.V0_3, "0.4": formats.V0_4, "1.0": formats.V1_0}
+	for _, c := range []struct {
+		name, a, b string
+		col, nan   string // the one-sided row, in A and in B
+		inA        bool   // A holds it too (else A has both bounds)
+		want       bool   // a stats difference
+	}{
+		{"0.3 to 0.4 INTEGER", "0.3", "0.4", "i", "NULL", false, true},
+		{"0.3 to 0.4 BOOLEAN (1.5.0 and 1.5.1 give no statistics)", "0.3", "0.4", "b", "NULL", false, false},
+		{"0.3 to 0.4 DECIMAL", "0.3", "0.4", "n", "NULL", false, false},
+		{"0.3 to 1.0 BOOLEAN (1.5.3 reads it as empty)", "0.3", "1.0", "b", "NULL", false, true},
+		{"0.3 to 1.0 DECIMAL", "0.3", "1.0", "n", "NULL", false, true},
+		{"0.3 to 0.4 DOUBLE, contains_nan unknown", "0.3", "0.4", "d", "NULL", false, false},
+		{"0.3 to 0.4 DOUBLE, with NaN", "0.3", "0.4", "d", "true", false, false},
+		{"0.3 to 0.4 DOUBLE without NaN", "0.3", "0.4", "d", "false", false, true},
+		{"0.4 to 1.0 BOOLEAN in both", "0.4", "1.0", "b", "NULL", true, true},
+		{"0.4 to 1.0 INTEGER in both (read as empty alike)", "0.4", "1.0", "i", "NULL", true, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tmp := t.TempDir()
+			a := filepath.Join(tmp, "a.duckdb")
+			if _, err := Catalog(ctx, src, a, formatsByName[c.a], Options{DataPath: data}); err != nil {
+				t.Fatal(err)
+			}
+			b := filepath.Join(tmp, "b.duckdb")
+			if _, err := Catalog(ctx, a, b, formatsByName[c.b], Options{DataPath: data}); err != nil {
+				t.Fatal(err)
+			}
+			if c.inA {
+				execOn(t, a, oneSided(c.col, c.nan))
+			}
+			execOn(t, b, oneSided(c.col, c.nan))
+			rep, err := compare.Catalogs(ctx, a, b, compare.Options{DataPath: data})
+			if err != nil && !errors.Is(err, compare.ErrNotEquivalent) {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, d := range rep.Differences {
+				if d.Kind == "stats" && strings.Contains(d.Reason, "empty range") {
+					got = append(got, d.String())
+				}
+			}
+			if (len(got) > 0) != c.want {
+				t.Errorf("one-sided differences %q (all: %v), want one: %t", got, rep.Differences, c.want)
+			}
+		})
+	}
+}

@@ -2,40 +2,88 @@ package formats
 
 import "strings"
 
-// OneSidedStatsTypes are the DuckLake column types whose
-// ducklake_table_column_stats DuckLake 1.5's readers turn into numeric
-// statistics (DuckLakeColumnStats::ToStats -> CreateNumericStats; FLOAT
-// and DOUBLE where contains_nan is false), lower case; decimal(W,S) too
-// (OneSidedStatsType).
-var OneSidedStatsTypes = []string{"boolean", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-	"float32", "float64", "date", "time", "timestamp", "timestamptz", "timestamp_s", "timestamp_ms", "timestamp_ns", "uuid"}
+// One-sided table column statistics: DuckLake's readers of 0.4 and later
+// turn a ducklake_table_column_stats row into numeric statistics for the
+// types their DuckLakeColumnStats::ToStats lists (CreateNumericStats),
+// starting from NumericStats::CreateEmpty (min the type's maximum, max its
+// minimum) and setting only the bounds present: a row with one bound is an
+// empty range, and a filter on the column answers no rows. Which types
+// depends on the DuckLake build (src/storage/ducklake_stats.cpp):
+//   - 7ea15644, 67480b1d and 415a9ebd (DuckDB 1.5.0, 1.5.1, 1.5.2): the
+//     integers from SMALLINT up, unsigned ones, DATE, TIME and the
+//     TIMESTAMPs (oneSidedBaseTypes);
+//   - from d6906fa9 ("Populate stats for more types"; e6a3bd0a, DuckDB 1.5.3,
+//     and later, and main, DuckDB 2.0) also BOOLEAN, TINYINT, DECIMAL and
+//     UUID, and on main TIMESTAMP_TZ_NS (1.1 only);
+//   - FLOAT and DOUBLE in every build only when contains_nan is false.
+//
+// The readers of 0.1-0.3 (v1.3-ossivalis, v1.4-andium) give no statistics
+// unless both bounds are set. Both NULL is read as unknown by every reader.
+var (
+	oneSidedBaseTypes  = []string{"int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "date", "time", "timestamp", "timestamptz", "timestamp_s", "timestamp_ms", "timestamp_ns"}
+	oneSidedMoreTypes  = []string{"boolean", "int8", "uuid"} // and decimal(W,S)
+	oneSidedFloatTypes = []string{"float32", "float64"}      // when contains_nan is false
+	oneSidedMainTypes  = []string{"timestamptz_ns"}          // DuckLake main (1.1)
+)
+
+// OneSidedStatsTypes are the DuckLake column types whose one-sided table
+// column statistics some reader of some format reads as an empty range,
+// lower case; decimal(W,S) too (OneSidedStatsTypeSQL).
+var OneSidedStatsTypes = concat(oneSidedBaseTypes, oneSidedMoreTypes, oneSidedFloatTypes, oneSidedMainTypes)
+
+func concat(lists ...[]string) []string {
+	var out []string
+	for _, l := range lists {
+		out = append(out, l...)
+	}
+	return out
+}
 
 // OneSidedStatsTypeSQL is an SQL condition on a ducklake_column column_type
 // expression (typ) that is true for OneSidedStatsTypes and decimals.
 func OneSidedStatsTypeSQL(typ string) string {
-	return "(lower(trim(" + typ + ")) IN ('" + strings.Join(OneSidedStatsTypes, "', '") + "') OR lower(trim(" + typ + ")) LIKE 'decimal(%')"
+	return "(" + typeIn(typ, OneSidedStatsTypes) + " OR lower(trim(" + typ + ")) LIKE 'decimal(%')"
 }
 
-// OneSidedStatsEmpty reports whether the format's readers read a
-// ducklake_table_column_stats row of a numeric or temporal column
-// (OneSidedStatsTypes) that has only one of min_value and max_value as an
-// empty range, so that under a filter on the column the optimizer answers
-// no rows: DuckLake 1.5's CreateNumericStats (src/storage/ducklake_stats.cpp
-// in 7ea15644 and 67480b1d, the DuckLake of DuckDB 1.5.0 and 1.5.1, in
-// v1.5-variegata and main) starts from NumericStats::CreateEmpty (min the
-// type's maximum, max its minimum) and sets only the bound present (format
-// 0.4, 1.0, 1.1). The readers of 0.1-0.3 (v1.3-ossivalis, v1.4-andium)
-// give no statistics unless both are set, so they read every row. Both NULL
-// is read as unknown by every reader: convert writes that for a target
-// whose readers read one-sided statistics as empty (review rv16-a F6 f).
+func typeIn(typ string, types []string) string {
+	return "lower(trim(" + typ + ")) IN ('" + strings.Join(types, "', '") + "')"
+}
+
+// OneSidedStatsEmpty reports whether some reader of the format reads a
+// ducklake_table_column_stats row with only one of min_value and max_value
+// as an empty range, for some column type (0.4, 1.0, 1.1): convert writes
+// both bounds NULL for such a target.
 func OneSidedStatsEmpty(v *Version) bool {
-	name := v.Name
-	if v.Dev {
-		name = v.Release
-	}
-	switch name {
+	switch oneSidedName(v) {
 	case "0.1", "0.2", "0.3":
 		return false
 	}
 	return true
+}
+
+// OneSidedEmptySQL is an SQL condition, on a ducklake_column column_type
+// expression (typ) and the row's contains_nan expression (containsNaN),
+// that is true where some reader of format v reads a one-sided row of that
+// column as an empty range: "false" for 0.1-0.3; 0.4's readers (DuckDB
+// 1.5.0, 1.5.1) the base types; 1.0's (1.5.2, and 1.5.3 and later) and
+// 1.1's (2.0) the base and more types; FLOAT and DOUBLE only with
+// contains_nan false.
+func OneSidedEmptySQL(v *Version, typ, containsNaN string) string {
+	floats := "(" + typeIn(typ, oneSidedFloatTypes) + " AND coalesce(" + containsNaN + " = false, false))"
+	switch oneSidedName(v) {
+	case "0.1", "0.2", "0.3":
+		return "false"
+	case "0.4":
+		return "(" + typeIn(typ, oneSidedBaseTypes) + " OR " + floats + ")"
+	case "1.0":
+		return "(" + typeIn(typ, concat(oneSidedBaseTypes, oneSidedMoreTypes)) + " OR lower(trim(" + typ + ")) LIKE 'decimal(%' OR " + floats + ")"
+	}
+	return "(" + typeIn(typ, concat(oneSidedBaseTypes, oneSidedMoreTypes, oneSidedMainTypes)) + " OR lower(trim(" + typ + ")) LIKE 'decimal(%' OR " + floats + ")"
+}
+
+func oneSidedName(v *Version) string {
+	if v.Dev {
+		return v.Release
+	}
+	return v.Name
 }
