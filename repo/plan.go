@@ -423,33 +423,42 @@ func (r *repository) checkCells(ctx context.Context, cells []*Cell, work string,
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(opts.jobs())
 	var mu sync.Mutex
-	local := map[string]string{} // source key -> local path
+	// A version's frozen catalog is copied and its data listed once, by
+	// the first of its cells to need it; its other cells (checked side by
+	// side) wait for that copy instead of making one of their own.
+	type frozenCopy struct {
+		once    sync.Once
+		src     string
+		problem Problem
+		err     error
+	}
+	local := map[string]*frozenCopy{} // by source key
 	detected := map[string]string{}
 	for _, c := range cells {
 		g.Go(func() error {
 			mu.Lock()
-			src, ok := local[c.source]
+			fc := local[c.source]
+			if fc == nil {
+				fc = &frozenCopy{}
+				local[c.source] = fc
+			}
 			mu.Unlock()
-			if !ok {
-				var err error
-				var problem Problem
-				if src, problem, err = r.copyFrozen(gctx, r.find(c.Version), work); err == nil {
+			fc.once.Do(func() {
+				if fc.src, fc.problem, fc.err = r.copyFrozen(gctx, r.find(c.Version), work); fc.err == nil {
 					// The converter reads delete files to tell containers,
 					// and merged data files' rows to split their snapshots.
-					if err = r.ensureData(gctx, src, c.source, true); err != nil {
-						problem = dataProblem(err)
+					if fc.err = r.ensureData(gctx, fc.src, c.source, true); fc.err != nil {
+						fc.problem = dataProblem(fc.err)
 					}
 				}
-				if err != nil {
-					if ctxErr := gctx.Err(); ctxErr != nil {
-						return ctxErr
-					}
-					c.State, c.Key, c.Problem, c.Reasons = Error, "", problem, []string{err.Error()}
-					return nil
+			})
+			src := fc.src
+			if err := fc.err; err != nil {
+				if ctxErr := gctx.Err(); ctxErr != nil {
+					return ctxErr
 				}
-				mu.Lock()
-				local[c.source] = src
-				mu.Unlock()
+				c.State, c.Key, c.Problem, c.Reasons = Error, "", fc.problem, []string{err.Error()}
+				return nil
 			}
 			copts := opts.Convert
 			copts.Logger, copts.DataPath, copts.Engines = opts.log(), r.dataPath, r.convEngines
