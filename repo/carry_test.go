@@ -7,7 +7,9 @@ import (
 	"testing"
 
 	"github.com/fdl-formats/fdl-formats/digestcache"
+	"github.com/fdl-formats/fdl-formats/internal/webtest"
 	"github.com/fdl-formats/fdl-formats/lakegen"
+	"github.com/fdl-formats/fdl-formats/store/httpstore"
 	"github.com/fdl-formats/fdl-formats/store/local"
 )
 
@@ -19,12 +21,17 @@ import (
 // with a cache of its own carries the same way, and still finds a published
 // catalog of an old version edited at a snapshot only the earlier walk
 // would have seen.
+//
+// Over a web site (the same backfilled folder, served with ETags), a check
+// from a cold cache carries the previous version's proof from the copies it
+// downloaded and proved, and still finds the edited catalog too.
 func TestBackfillAndCheckCarryEarlierProofs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("backfills and checks a seven-version lake")
 	}
 	ctx := context.Background()
-	dir := t.TempDir()
+	root := t.TempDir()
+	dir := filepath.Join(root, "lake")
 	res, err := lakegen.History(ctx, dir, lakegen.HistoryOptions{Versions: 7, RowsPerVersion: 300, FilesPerVersion: 2, DeleteEvery: 3})
 	if err != nil {
 		t.Fatal(err)
@@ -78,6 +85,17 @@ func TestBackfillAndCheckCarryEarlierProofs(t *testing.T) {
 	for _, p := range rep.Proofs {
 		carried(p.Version, p.CarriedSnapshots)
 	}
+	site, err := httpstore.New(webtest.Serve(t, root, webtest.Options{Validators: webtest.ETag})+"/lake", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err = Check(ctx, site, coldRemote(t))
+	if err != nil {
+		t.Fatalf("web check: %v", err)
+	}
+	for _, p := range rep.Proofs {
+		carried(p.Version, p.CarriedSnapshots)
+	}
 
 	// Version 3's 1.1 catalog shows a copy of a data file of version 1 at
 	// snapshot 1 only (the table's empty snapshot): a difference at that
@@ -89,13 +107,15 @@ func TestBackfillAndCheckCarryEarlierProofs(t *testing.T) {
 	if rep == nil || err == nil {
 		t.Fatalf("check of an edited catalog: report %v, error %v", rep != nil, err)
 	}
-	var failed []string
-	for _, p := range rep.Proofs {
-		if !p.OK {
-			failed = append(failed, p.Key)
-		}
-	}
-	if want := []string{"versions/" + v3 + "/catalogs/1.1.duckdb"}; rep.OK || !slices.Equal(failed, want) {
+	want := []string{"versions/" + v3 + "/catalogs/1.1.duckdb"}
+	if failed := failedProofs(rep); rep.OK || !slices.Equal(failed, want) {
 		t.Errorf("check ok %v, failed proofs %v, want %v", rep.OK, failed, want)
+	}
+	rep, err = Check(ctx, site, coldRemote(t))
+	if rep == nil || err == nil {
+		t.Fatalf("web check of an edited catalog: report %v, error %v", rep != nil, err)
+	}
+	if failed := failedProofs(rep); rep.OK || !slices.Equal(failed, want) {
+		t.Errorf("web check ok %v, failed proofs %v, want %v", rep.OK, failed, want)
 	}
 }

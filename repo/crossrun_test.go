@@ -11,10 +11,8 @@ import (
 	"time"
 
 	"github.com/fdl-formats/fdl-formats/digestcache"
-	"github.com/fdl-formats/fdl-formats/internal/s3test"
 	"github.com/fdl-formats/fdl-formats/lakegen"
 	"github.com/fdl-formats/fdl-formats/store/local"
-	"github.com/fdl-formats/fdl-formats/store/s3"
 )
 
 // heldVersion moves the last version of the lakegen repository in dir out
@@ -181,45 +179,4 @@ func firstDataFile(t *testing.T, dir string) string {
 		t.Fatalf("data files of %s: %v", dir, err)
 	}
 	return filepath.Join(dir, entries[0].Name())
-}
-
-// TestRemoteWarmCheckFindsColdProofs: over a bucket of a real S3 server
-// (versitygw), a check from a cold cache downloads each version's data
-// files as it proves it, so each proof is kept under the data cache's
-// listing at that time; a warm check with the same cache lists the data
-// cache full from its start and finds every one of them (before: 2 of 14,
-// those of the last version).
-func TestRemoteWarmCheckFindsColdProofs(t *testing.T) {
-	if testing.Short() {
-		t.Skip("backfills and checks a seven-version lake in a bucket")
-	}
-	ctx := context.Background()
-	dir := t.TempDir()
-	carryHistory(t, dir)
-	srv := s3test.Start(t)
-	bucket := srv.Bucket(t)
-	srv.Upload(t, dir, bucket, "lake")
-	st, err := s3.New(ctx, bucket, "lake", s3.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Backfill(ctx, st, coldRemote(t)); err != nil {
-		t.Fatal(err)
-	}
-	opts := coldRemote(t)
-	cold, err := Check(ctx, st, opts)
-	if err != nil {
-		t.Fatalf("cold check: %v", err)
-	}
-	if n, _ := cachedProofs(cold); n != 0 {
-		t.Errorf("cold check: %d proofs found kept, want none", n)
-	}
-	opts.WorkDir = t.TempDir()
-	warm, err := Check(ctx, st, opts)
-	if err != nil {
-		t.Fatalf("warm check: %v", err)
-	}
-	if n, proved := cachedProofs(warm); n != len(warm.Proofs) || n == 0 {
-		t.Errorf("warm check: %d of %d proofs found kept; proved again: %v", n, len(warm.Proofs), proved)
-	}
 }
