@@ -101,9 +101,12 @@ const frozenOnly = `[{"ducklake": "1.0", "duckdb": ">= 1.5.2"}]`
 // not a proof runs.
 func TestCheckReadsFrozenOnlyVersions(t *testing.T) {
 	if testing.Short() {
-		t.Skip("generates lakegen's demo once per case")
+		t.Skip("checks lakegen's demo once or more per case")
 	}
 	ctx := context.Background()
+	// The demo is generated once; each case edits a copy of its own.
+	demo, _ := demoRepo(ctx, t)
+	setFormats(t, demo, frozenOnly)
 	for _, tc := range []struct {
 		name   string
 		mutate func(t *testing.T, root string, ids []string) (version string)
@@ -194,8 +197,7 @@ func TestCheckReadsFrozenOnlyVersions(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel() // each case its own repository, cache and web site
-			root, st := demoRepo(ctx, t)
-			setFormats(t, root, frozenOnly)
+			st, root := cloneRepo(t, demo)
 			version := tc.mutate(t, root, versionIDs(t, root))
 			cache, err := digestcache.Open(filepath.Join(t.TempDir(), "cache"), digestcache.Limits{})
 			if err != nil {
