@@ -56,7 +56,12 @@ func TestContentsConformance(t *testing.T) {
 					inlined := false
 					for _, v := range r.versions {
 						frozen := newFrozenCopies(r, t.TempDir(), nil, v.id)
-						for _, is := range r.checkContents(ctx, v, frozen, nil, compare.NewDiskCheck(), true) {
+						// One reader of the frozen catalog for the pass, as
+						// Check gives it (checkAll), not one per step.
+						source := compare.NewSource()
+						issues := r.checkContents(ctx, v, frozen, source, compare.NewDiskCheck(), true)
+						source.Close()
+						for _, is := range issues {
 							switch {
 							case is.Problem == ProblemMismatch && strings.Contains(is.Detail, unflagged):
 								mu.Lock()
