@@ -117,6 +117,8 @@ func Dir() string {
 // where key hashes the module's and probe/'s sources and the go version, so a
 // changed pin or program is rebuilt and an unchanged one never. A build that
 // fails (no go command, no proxy) is an error: the caller's test fails.
+// Test binaries that need the same probe at once (compare's and repo's, run
+// side by side by go test) build it once: the others wait for its lock.
 func Build(ctx context.Context, rel Release) (string, error) {
 	goBin, err := exec.LookPath("go")
 	if err != nil {
@@ -131,7 +133,13 @@ func Build(ctx context.Context, rel Release) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("build the DuckDB %s probe: %w", rel.DuckDB, err)
 	}
-	bin, err := testbin.Cached(filepath.Join("realduckdb", rel.Module+"-"+key), "probe", func(dir string) error {
+	folder := filepath.Join("realduckdb", rel.Module+"-"+key)
+	unlock, err := lockBuild(ctx, folder)
+	if err != nil {
+		return "", fmt.Errorf("build the DuckDB %s probe: %w", rel.DuckDB, err)
+	}
+	defer unlock()
+	bin, err := testbin.Cached(folder, "probe", func(dir string) error {
 		cmd := exec.CommandContext(ctx, goBin, "build", "-o", filepath.Join(dir, "probe"), ".")
 		cmd.Dir = src
 		cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=readonly -buildvcs=false", "CGO_ENABLED=1")
