@@ -22,6 +22,7 @@ import (
 
 	_ "github.com/duckdb/duckdb-go/v2"
 
+	"github.com/fdl-formats/fdl-formats/digestcache"
 	"github.com/fdl-formats/fdl-formats/internal/faults"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 	"github.com/fdl-formats/fdl-formats/store"
@@ -148,9 +149,22 @@ func TestBackfillConformance(t *testing.T) {
 			if err != nil || len(again.Results) != 0 {
 				t.Errorf("second Backfill: %d results, %v; want nothing to do", len(again.Results), err)
 			}
-			crep, err := Check(ctx, st, Options{Jobs: 2})
+			// The check proves every catalog the backfill wrote again (from
+			// a cache of its own, which the backfill did not fill) and keeps
+			// the proofs, so that the check after tampering proves again
+			// only what changed: the tampered catalog.
+			cache, err := digestcache.Open(filepath.Join(t.TempDir(), "cache"), digestcache.Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			crep, err := Check(ctx, st, Options{Jobs: 2, DigestCache: cache})
 			if err != nil {
 				t.Fatalf("Check after backfill: %v", err)
+			}
+			for _, p := range crep.Proofs {
+				if p.Cached {
+					t.Errorf("Check after backfill: proof of %s found kept; want it made again", p.Key)
+				}
 			}
 			if !crep.OK || len(crep.Proofs) != len(want) {
 				t.Errorf("Check: ok=%v proofs=%d, want ok and %d proofs", crep.OK, len(crep.Proofs), len(want))
@@ -167,13 +181,18 @@ func TestBackfillConformance(t *testing.T) {
 			} else {
 				overwrite(t, victim, 0, make([]byte, 8192))
 			}
-			crep, err = Check(ctx, st, Options{Jobs: 2})
+			crep, err = Check(ctx, st, Options{Jobs: 2, DigestCache: cache})
 			if !errors.Is(err, ErrDifferences) {
 				t.Fatalf("Check after tampering: %v, want ErrDifferences", err)
 			}
 			var ce *CheckError
 			if !errors.As(err, &ce) || ce.First.Key != want[0] || crep.OK {
 				t.Errorf("Check after tampering: first finding %+v, want the tampered %s", ce, want[0])
+			}
+			for _, p := range crep.Proofs {
+				if p.Key == want[0] && (p.Cached || p.OK) {
+					t.Errorf("Check after tampering: proof of the tampered %s: kept %v, ok %v; want it made again and failed", p.Key, p.Cached, p.OK)
+				}
 			}
 		})
 	}
