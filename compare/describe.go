@@ -97,33 +97,28 @@ func (r *Reader) readSchemaEntries(ctx context.Context, snap int64) (entries, er
 		if err := r.partitionEntries(ctx, e, t, cols, snap); err != nil {
 			return nil, err
 		}
-		if err := r.kvEntries(ctx, e, fmt.Sprintf(`SELECT column_id::VARCHAR, key, value FROM cat.ducklake_column_tag x WHERE table_id = %d AND %s`, t.ID, visible("x", snap)), "column tag "+t.FullName()+" column "); err != nil {
+		if err := r.tagEntries(ctx, e, true, t.ID, snap, "column tag "+t.FullName()+" column "); err != nil {
 			return nil, err
 		}
-		if err := r.kvEntries(ctx, e, fmt.Sprintf(`SELECT '', key, value FROM cat.ducklake_tag x WHERE object_id = %d AND %s`, t.ID, visible("x", snap)), "tag table "+t.FullName()); err != nil {
+		if err := r.tagEntries(ctx, e, false, t.ID, snap, "tag table "+t.FullName()); err != nil {
 			return nil, err
 		}
 	}
 	if !r.empty("ducklake_view") {
-		rows, err := r.conn.QueryContext(ctx, fmt.Sprintf(`SELECT view_id, view_uuid::VARCHAR, schema_id, view_name, dialect, sql, column_aliases FROM cat.ducklake_view v WHERE %s`, visible("v", snap)))
+		rows, err := r.viewRows(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("read views of %s at snapshot %d: %w", r.path, snap, err)
 		}
-		var views []struct {
-			id   int64
-			name string
-		}
-		for rows.Next() {
-			var id, sid int64
-			var name string
-			var uuid, dialect, q, aliases sql.NullString
-			if err := rows.Scan(&id, &uuid, &sid, &name, &dialect, &q, &aliases); err != nil {
-				rows.Close()
-				return nil, err
+		for _, v := range rows {
+			if !visibleRow(v.begin, v.end, snap) {
+				continue
 			}
-			full := schemaName[sid] + "." + name
-			desc := fmt.Sprintf("id=%d uuid=%s dialect=%s sql=%q aliases=%q", id, optString(nullString(uuid)), dialect.String, q.String, aliases.String)
-			if r.readsWith(formats.QuirkViewCatalogVerbatim) && formats.ViewSQLHasCatalogPlaceholder(q.String) {
+			if n := nullIn("view_id", v.id, "schema_id", v.schema, "view_name", v.name); n != "" {
+				return nil, fmt.Errorf("read views of %s at snapshot %d: a view has a NULL %s", r.path, snap, n)
+			}
+			full := schemaName[v.schema.Int64] + "." + v.name.String
+			desc := fmt.Sprintf("id=%d uuid=%s dialect=%s sql=%q aliases=%q", v.id.Int64, optString(nullString(v.uuid)), v.dialect.String, v.sql.String, v.aliases.String)
+			if r.readsWith(formats.QuirkViewCatalogVerbatim) && formats.ViewSQLHasCatalogPlaceholder(v.sql.String) {
 				// The real reader parses the placeholder verbatim and
 				// fails; one that substitutes it binds the SQL with the
 				// catalog's attached name in its place, the same
@@ -131,18 +126,13 @@ func (r *Reader) readSchemaEntries(ctx context.Context, snap int64) (entries, er
 				desc += " query=unreadable:" + formats.QuirkViewCatalogVerbatim.Info().Name
 			}
 			e["view "+full] = desc
-			views = append(views, struct {
-				id   int64
-				name string
-			}{id, full})
 		}
-		err = rows.Err()
-		rows.Close()
-		if err != nil {
-			return nil, fmt.Errorf("read views of %s at snapshot %d: %w", r.path, snap, err)
-		}
-		for _, v := range views {
-			if err := r.kvEntries(ctx, e, fmt.Sprintf(`SELECT '', key, value FROM cat.ducklake_tag x WHERE object_id = %d AND %s`, v.id, visible("x", snap)), "tag view "+v.name); err != nil {
+		// The views' tags after every view, as before.
+		for _, v := range rows {
+			if !visibleRow(v.begin, v.end, snap) {
+				continue
+			}
+			if err := r.tagEntries(ctx, e, false, v.id.Int64, snap, "tag view "+schemaName[v.schema.Int64]+"."+v.name.String); err != nil {
 				return nil, err
 			}
 		}
@@ -159,24 +149,20 @@ func (r *Reader) macroEntries(ctx context.Context, e entries, schemaName map[int
 	if !r.format.Has(formats.CapMacros) || r.empty("ducklake_macro") || r.empty("ducklake_macro_impl") {
 		return nil
 	}
-	rows, err := r.conn.QueryContext(ctx, fmt.Sprintf(`SELECT m.schema_id, m.macro_name, m.macro_id, i.impl_id, i.dialect, i.sql, i.type,
-		(SELECT string_agg(p.parameter_name || ':' || coalesce(p.parameter_type, '') || '=' || coalesce(p.default_value, '<none>') || ':' || coalesce(p.default_value_type, ''), ',' ORDER BY p.column_id)
-		 FROM cat.ducklake_macro_parameters p WHERE p.macro_id = m.macro_id AND p.impl_id = i.impl_id)
-		FROM cat.ducklake_macro m JOIN cat.ducklake_macro_impl i ON i.macro_id = m.macro_id WHERE %s`, visible("m", snap)))
+	rows, err := r.macroRows(ctx)
 	if err != nil {
 		return fmt.Errorf("read macros of %s at snapshot %d: %w", r.path, snap, err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var sid, id, impl int64
-		var name string
-		var dialect, q, typ, params sql.NullString
-		if err := rows.Scan(&sid, &name, &id, &impl, &dialect, &q, &typ, &params); err != nil {
-			return err
+	for _, m := range rows {
+		if !visibleRow(m.begin, m.end, snap) {
+			continue
 		}
-		e[fmt.Sprintf("macro %s.%s impl %d", schemaName[sid], name, impl)] = fmt.Sprintf("id=%d dialect=%s type=%s sql=%q params=%q", id, dialect.String, typ.String, q.String, params.String)
+		if n := nullIn("schema_id", m.schema, "macro_name", m.name, "macro_id", m.id, "impl_id", m.impl); n != "" {
+			return fmt.Errorf("read macros of %s at snapshot %d: a macro has a NULL %s", r.path, snap, n)
+		}
+		e[fmt.Sprintf("macro %s.%s impl %d", schemaName[m.schema.Int64], m.name.String, m.impl.Int64)] = fmt.Sprintf("id=%d dialect=%s type=%s sql=%q params=%q", m.id.Int64, m.dialect.String, m.typ.String, m.sql.String, m.params.String)
 	}
-	return rows.Err()
+	return nil
 }
 
 // commitInfo returns author, message and extra info of a snapshot, ok=false
@@ -226,57 +212,34 @@ func optString(v *string) string {
 	return fmt.Sprintf("%q", *v)
 }
 
-func (r *Reader) kvEntries(ctx context.Context, e entries, q, prefix string) error {
-	for _, t := range []string{"ducklake_column_tag", "ducklake_tag"} {
-		if strings.Contains(q, "cat."+t+" ") && r.empty(t) {
-			return nil // absent, or without rows
-		}
-	}
-	rows, err := r.conn.QueryContext(ctx, q)
-	if err != nil {
-		return fmt.Errorf("read tags of %s: %w", r.path, err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var sub, key string
-		var val sql.NullString
-		if err := rows.Scan(&sub, &key, &val); err != nil {
-			return err
-		}
-		e[prefix+sub+" key "+key] = optString(nullString(val))
-	}
-	return rows.Err()
-}
-
 // partitionEntries describes the partition spec of a table; 0.1 stores
 // positions instead of field ids, normalised here to field ids.
 func (r *Reader) partitionEntries(ctx context.Context, e entries, t Table, cols []*Column, snap int64) error {
 	if r.empty("ducklake_partition_column") || r.empty("ducklake_partition_info") {
 		return nil
 	}
-	rows, err := r.conn.QueryContext(ctx, fmt.Sprintf(`SELECT c.partition_key_index, c.column_id, c.transform FROM cat.ducklake_partition_info i
-		JOIN cat.ducklake_partition_column c ON c.partition_id = i.partition_id AND c.table_id = i.table_id
-		WHERE i.table_id = %d AND %s ORDER BY c.partition_key_index`, t.ID, visible("i", snap)))
+	rows, err := r.partitionRows(ctx)
 	if err != nil {
 		return fmt.Errorf("read partitioning of %s in %s: %w", t.FullName(), r.path, err)
 	}
-	defer rows.Close()
 	var spec []string
-	for rows.Next() {
-		var idx, col int64
-		var transform string
-		if err := rows.Scan(&idx, &col, &transform); err != nil {
-			return err
+	for _, x := range rows {
+		if !x.table.Valid || x.table.Int64 != t.ID || !visibleRow(x.begin, x.end, snap) {
+			continue
 		}
+		if n := nullIn("partition_key_index", x.index, "column_id", x.column, "transform", x.transform); n != "" {
+			return fmt.Errorf("read partitioning of %s in %s at snapshot %d: a partition column has a NULL %s", t.FullName(), r.path, snap, n)
+		}
+		idx, col := x.index.Int64, x.column.Int64
 		if !r.format.Has(formats.CapPartitionFieldIDs) && col >= 0 && col < int64(len(cols)) {
 			col = cols[col].ID
 		}
-		spec = append(spec, fmt.Sprintf("%d:%d:%s", idx, col, strings.ToLower(transform)))
+		spec = append(spec, fmt.Sprintf("%d:%d:%s", idx, col, strings.ToLower(x.transform.String)))
 	}
 	if len(spec) > 0 {
 		e["partitioning "+t.FullName()] = strings.Join(spec, ",")
 	}
-	return rows.Err()
+	return nil
 }
 
 // fileEntries describes the data files of a table at a snapshot: path

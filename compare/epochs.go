@@ -48,6 +48,9 @@ type metaMemo struct {
 	// schemaVersions: the ducklake_schema_versions entries (nil until
 	// read; see Reader.schemaVersionEntries).
 	schemaVersions entries
+	// extras: the partition specs', tags', views' and macros' rows (see
+	// schemaExtras).
+	extras schemaExtras
 }
 
 func newMetaMemo() *metaMemo {

@@ -94,6 +94,43 @@ func keptMatchesRead[T any](what string, kept, read func() (T, error)) error {
 	return nil
 }
 
+// schemaEntriesBySQL is readSchemaEntries with the partition specs', tags',
+// views' and macros' rows those visible at the snapshot by SQL (visible),
+// not all of them filtered in Go (visibleRow): both must describe the same.
+func schemaEntriesBySQL(ctx context.Context, r *Reader, s int64) (entries, error) {
+	x := schemaExtras{parts: []partRow{}, colTags: []tagRow{}, tags: []tagRow{}, views: []viewRow{}, macros: []macroRow{}}
+	var err error
+	if !r.empty("ducklake_partition_column") && !r.empty("ducklake_partition_info") {
+		if x.parts, err = r.readPartitionRows(ctx, visible("i", s)); err != nil {
+			return nil, err
+		}
+	}
+	if !r.empty("ducklake_column_tag") {
+		if x.colTags, err = r.readTagRows(ctx, true, visible("x", s)); err != nil {
+			return nil, err
+		}
+	}
+	if !r.empty("ducklake_tag") {
+		if x.tags, err = r.readTagRows(ctx, false, visible("x", s)); err != nil {
+			return nil, err
+		}
+	}
+	if !r.empty("ducklake_view") {
+		if x.views, err = r.readViewRows(ctx, visible("v", s)); err != nil {
+			return nil, err
+		}
+	}
+	if !r.empty("ducklake_macro") && !r.empty("ducklake_macro_impl") {
+		if x.macros, err = r.readMacroRows(ctx, visible("m", s)); err != nil {
+			return nil, err
+		}
+	}
+	kept := r.meta.extras
+	r.meta.extras = x
+	defer func() { r.meta.extras = kept }()
+	return r.readSchemaEntries(ctx, s)
+}
+
 func sameAsDirect(ctx context.Context, r *Reader, s int64) error {
 	if err := keptMatchesRead("tables",
 		func() ([]Table, error) { return r.Tables(ctx, s) },
@@ -102,7 +139,7 @@ func sameAsDirect(ctx context.Context, r *Reader, s int64) error {
 	}
 	if err := keptMatchesRead("schema description",
 		func() (entries, error) { return r.schemaEntries(ctx, s) },
-		func() (entries, error) { return r.readSchemaEntries(ctx, s) }); err != nil {
+		func() (entries, error) { return schemaEntriesBySQL(ctx, r, s) }); err != nil {
 		return err
 	}
 	tables, err := r.Tables(ctx, s)

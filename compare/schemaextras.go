@@ -1,0 +1,238 @@
+package compare
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// The schema description (readSchemaEntries) names, beside the schemas,
+// tables and columns, each table's partition spec and tags, the views and
+// their tags, and the macros. Their rows are read whole once per reader
+// (schemaExtras) and which are visible at a snapshot is decided here, as
+// visible decides in SQL (visibleRow), like the schemas' and tables' rows:
+// before, a description cost three queries per table and two more per
+// snapshot, and a long history's proof described every epoch. A column
+// read into a Go integer or string that is NULL fails the description
+// only where a row holding it is used, as each per-table query failed
+// only on the rows it returned.
+
+// schemaExtras holds those rows; each kind is nil until read.
+type schemaExtras struct {
+	parts   []partRow
+	colTags []tagRow
+	tags    []tagRow
+	views   []viewRow
+	macros  []macroRow
+}
+
+// partRow is a row of ducklake_partition_info joined with its
+// ducklake_partition_column rows.
+type partRow struct {
+	table, begin, end sql.NullInt64
+	index, column     sql.NullInt64
+	transform         sql.NullString
+}
+
+// tagRow is a row of ducklake_column_tag (owner: table_id, sub: the
+// column id as text) or of ducklake_tag (owner: object_id, sub unused).
+type tagRow struct {
+	owner, begin, end sql.NullInt64
+	sub, key          sql.NullString
+	value             sql.NullString
+}
+
+// viewRow is a row of ducklake_view.
+type viewRow struct {
+	id, schema, begin, end      sql.NullInt64
+	name                        sql.NullString
+	uuid, dialect, sql, aliases sql.NullString
+}
+
+// macroRow is a macro's implementation with its parameters as text.
+type macroRow struct {
+	schema, id, impl, begin, end sql.NullInt64
+	name                         sql.NullString
+	dialect, sql, typ, params    sql.NullString
+}
+
+// nullIn names the first of the named values that is NULL ("" when none).
+func nullIn(vals ...any) string {
+	for i := 0; i+1 < len(vals); i += 2 {
+		switch v := vals[i+1].(type) {
+		case sql.NullInt64:
+			if !v.Valid {
+				return vals[i].(string)
+			}
+		case sql.NullString:
+			if !v.Valid {
+				return vals[i].(string)
+			}
+		}
+	}
+	return ""
+}
+
+// partitionRows reads every partition column row with its spec's
+// visibility, by table and key index, once per reader.
+func (r *Reader) partitionRows(ctx context.Context) ([]partRow, error) {
+	if r.meta.extras.parts != nil {
+		return r.meta.extras.parts, nil
+	}
+	out, err := r.readPartitionRows(ctx, "true")
+	if err != nil {
+		return nil, err
+	}
+	r.meta.extras.parts = out
+	return out, nil
+}
+
+// readPartitionRows reads the partition column rows whose spec's row (i)
+// satisfies where.
+func (r *Reader) readPartitionRows(ctx context.Context, where string) ([]partRow, error) {
+	out := []partRow{}
+	err := r.eachRow(ctx, `SELECT i.table_id, i.begin_snapshot, i.end_snapshot, c.partition_key_index, c.column_id, c.transform FROM cat.ducklake_partition_info i
+		JOIN cat.ducklake_partition_column c ON c.partition_id = i.partition_id AND c.table_id = i.table_id
+		WHERE `+where+` ORDER BY i.table_id, c.partition_key_index`, func(rows *sql.Rows) error {
+		var x partRow
+		if err := rows.Scan(&x.table, &x.begin, &x.end, &x.index, &x.column, &x.transform); err != nil {
+			return err
+		}
+		out = append(out, x)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// tagRows reads every row of ducklake_column_tag (column) or ducklake_tag
+// once per reader, in the table's order.
+func (r *Reader) tagRows(ctx context.Context, column bool) ([]tagRow, error) {
+	kept := &r.meta.extras.tags
+	if column {
+		kept = &r.meta.extras.colTags
+	}
+	if *kept != nil {
+		return *kept, nil
+	}
+	out, err := r.readTagRows(ctx, column, "true")
+	if err != nil {
+		return nil, err
+	}
+	*kept = out
+	return out, nil
+}
+
+// readTagRows reads the rows of ducklake_column_tag (column) or
+// ducklake_tag that satisfy where (alias x), in the table's order.
+func (r *Reader) readTagRows(ctx context.Context, column bool, where string) ([]tagRow, error) {
+	q := `SELECT object_id, begin_snapshot, end_snapshot, '', key, value FROM cat.ducklake_tag x WHERE ` + where
+	if column {
+		q = `SELECT table_id, begin_snapshot, end_snapshot, column_id::VARCHAR, key, value FROM cat.ducklake_column_tag x WHERE ` + where
+	}
+	out := []tagRow{}
+	err := r.eachRow(ctx, q, func(rows *sql.Rows) error {
+		var x tagRow
+		if err := rows.Scan(&x.owner, &x.begin, &x.end, &x.sub, &x.key, &x.value); err != nil {
+			return err
+		}
+		out = append(out, x)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// tagEntries describes the tags of one owner (a table, a view, or a
+// table's columns) visible at a snapshot: entry prefix+sub+" key "+key.
+func (r *Reader) tagEntries(ctx context.Context, e entries, column bool, owner, snap int64, prefix string) error {
+	table := "ducklake_tag"
+	if column {
+		table = "ducklake_column_tag"
+	}
+	if r.empty(table) {
+		return nil // absent, or without rows
+	}
+	rows, err := r.tagRows(ctx, column)
+	if err != nil {
+		return fmt.Errorf("read tags of %s: %w", r.path, err)
+	}
+	for _, x := range rows {
+		if !x.owner.Valid || x.owner.Int64 != owner || !visibleRow(x.begin, x.end, snap) {
+			continue
+		}
+		if n := nullIn("column_id", x.sub, "key", x.key); n != "" {
+			return fmt.Errorf("read tags of %s: %s has a tag of %s at snapshot %d with a NULL %s", r.path, table, prefix, snap, n)
+		}
+		e[prefix+x.sub.String+" key "+x.key.String] = optString(nullString(x.value))
+	}
+	return nil
+}
+
+// viewRows reads every row of ducklake_view once per reader.
+func (r *Reader) viewRows(ctx context.Context) ([]viewRow, error) {
+	if r.meta.extras.views != nil {
+		return r.meta.extras.views, nil
+	}
+	out, err := r.readViewRows(ctx, "true")
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// readViewRows reads the rows of ducklake_view that satisfy where (alias v).
+func (r *Reader) readViewRows(ctx context.Context, where string) ([]viewRow, error) {
+	out := []viewRow{}
+	err := r.eachRow(ctx, `SELECT view_id, view_uuid::VARCHAR, schema_id, view_name, dialect, sql, column_aliases, begin_snapshot, end_snapshot FROM cat.ducklake_view v WHERE `+where, func(rows *sql.Rows) error {
+		var x viewRow
+		if err := rows.Scan(&x.id, &x.uuid, &x.schema, &x.name, &x.dialect, &x.sql, &x.aliases, &x.begin, &x.end); err != nil {
+			return err
+		}
+		out = append(out, x)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// macroRows reads every macro implementation, with its parameters, once
+// per reader.
+func (r *Reader) macroRows(ctx context.Context) ([]macroRow, error) {
+	if r.meta.extras.macros != nil {
+		return r.meta.extras.macros, nil
+	}
+	out, err := r.readMacroRows(ctx, "true")
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// readMacroRows reads the macro implementations whose macro row (m)
+// satisfies where.
+func (r *Reader) readMacroRows(ctx context.Context, where string) ([]macroRow, error) {
+	out := []macroRow{}
+	err := r.eachRow(ctx, `SELECT m.schema_id, m.macro_name, m.macro_id, i.impl_id, i.dialect, i.sql, i.type,
+		(SELECT string_agg(p.parameter_name || ':' || coalesce(p.parameter_type, '') || '=' || coalesce(p.default_value, '<none>') || ':' || coalesce(p.default_value_type, ''), ',' ORDER BY p.column_id)
+		 FROM cat.ducklake_macro_parameters p WHERE p.macro_id = m.macro_id AND p.impl_id = i.impl_id),
+		m.begin_snapshot, m.end_snapshot
+		FROM cat.ducklake_macro m JOIN cat.ducklake_macro_impl i ON i.macro_id = m.macro_id WHERE `+where, func(rows *sql.Rows) error {
+		var x macroRow
+		if err := rows.Scan(&x.schema, &x.name, &x.id, &x.impl, &x.dialect, &x.sql, &x.typ, &x.params, &x.begin, &x.end); err != nil {
+			return err
+		}
+		out = append(out, x)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
