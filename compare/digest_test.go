@@ -164,6 +164,7 @@ func checkDigestsByParts(t *testing.T, r *Reader, snaps []Snapshot, prefetched b
 	}
 	prefetchReads := r.memo.snapshot().Reads
 	rows := 0
+	wants := map[string]Digest{} // by query
 	for _, s := range snaps {
 		tables, err := r.Tables(ctx, s.ID)
 		if err != nil {
@@ -178,9 +179,15 @@ func checkDigestsByParts(t *testing.T, r *Reader, snaps []Snapshot, prefetched b
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := digestOf(ctx, r.conn, q)
-			if err != nil {
-				t.Fatalf("snapshot %d %s: %v", s.ID, tb.FullName(), err)
+			// The same query reads the same rows (staged delete lists
+			// are named after their content): a table unchanged since an
+			// earlier snapshot is not read file by file again.
+			want, ok := wants[q]
+			if !ok {
+				if want, err = digestOf(ctx, r.conn, q); err != nil {
+					t.Fatalf("snapshot %d %s: %v", s.ID, tb.FullName(), err)
+				}
+				wants[q] = want
 			}
 			if got != want {
 				t.Errorf("snapshot %d %s: digest by parts %v, rows read file by file %v", s.ID, tb.FullName(), got, want)
