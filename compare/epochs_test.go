@@ -2,6 +2,7 @@ package compare
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"path/filepath"
 	"reflect"
@@ -156,6 +157,23 @@ func sameAsDirect(ctx context.Context, r *Reader, s int64) error {
 	if err != nil {
 		return err
 	}
+	// Every table's data files (and their delete files) visible at s, by
+	// table, in one query.
+	filesBySQL := map[int64][]string{}
+	err = r.eachRow(ctx, fmt.Sprintf(`SELECT d.table_id, d.data_file_id::VARCHAR || ':' || coalesce((SELECT x.delete_file_id::VARCHAR FROM cat.ducklake_delete_file x
+		WHERE x.data_file_id = d.data_file_id AND x.table_id = d.table_id AND %[1]s), '-')
+		FROM cat.ducklake_data_file d WHERE %[2]s ORDER BY d.table_id, d.data_file_id`, visible("x", s), visible("d", s)), func(rows *sql.Rows) error {
+		var id int64
+		var f string
+		if err := rows.Scan(&id, &f); err != nil {
+			return err
+		}
+		filesBySQL[id] = append(filesBySQL[id], f)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
 	for _, tb := range tables {
 		if err := keptMatchesRead("columns of "+tb.FullName(),
 			func() ([]*Column, error) { return r.Columns(ctx, tb.ID, s) },
@@ -175,11 +193,7 @@ func sameAsDirect(ctx context.Context, r *Reader, s int64) error {
 				}
 				return ids, err
 			},
-			func() ([]string, error) {
-				return r.strings(ctx, fmt.Sprintf(`SELECT d.data_file_id::VARCHAR || ':' || coalesce((SELECT x.delete_file_id::VARCHAR FROM cat.ducklake_delete_file x
-					WHERE x.data_file_id = d.data_file_id AND x.table_id = %[1]d AND %[2]s), '-')
-					FROM cat.ducklake_data_file d WHERE d.table_id = %[1]d AND %[3]s ORDER BY d.data_file_id`, tb.ID, visible("x", s), visible("d", s)))
-			}); err != nil {
+			func() ([]string, error) { return filesBySQL[tb.ID], nil }); err != nil {
 			return err
 		}
 	}
