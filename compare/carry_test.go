@@ -209,6 +209,7 @@ func TestCarryInlinedTables(t *testing.T) {
 		"DELETE FROM ducklake_snapshot WHERE snapshot_id > 23",
 		"DELETE FROM ducklake_snapshot_changes WHERE snapshot_id > 23",
 	}
+	engines := testEngines(t)
 	dropSV11 := []string{
 		"DELETE FROM ducklake_inlined_data_tables WHERE schema_version = 11",
 		"DROP TABLE ducklake_inlined_data_5_11",
@@ -294,11 +295,11 @@ func TestCarryInlinedTables(t *testing.T) {
 			case tc.earlierFromB:
 				a0 = tamper(t, b, tc.cut...)
 			}
-			if _, err := Catalogs(ctx, a, b, Options{DataPath: data}); !errors.Is(err, ErrNotEquivalent) {
+			if _, err := Catalogs(ctx, a, b, Options{DataPath: data, Engines: engines}); !errors.Is(err, ErrNotEquivalent) {
 				t.Fatalf("the whole walk: want not equivalent, got %v", err)
 			}
 			cache := newTestCache(t)
-			opts := Options{DataPath: data, DigestCache: cache, CarryMinWork: -1}
+			opts := Options{DataPath: data, DigestCache: cache, CarryMinWork: -1, Engines: engines}
 			if _, err := Catalogs(ctx, a0, b0, opts); err != nil {
 				t.Fatalf("the earlier pair: %v", err)
 			}

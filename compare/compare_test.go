@@ -42,6 +42,26 @@ func openForTest(t *testing.T, catalog, data string) *Reader {
 	return r
 }
 
+// testEngines is a pool of DuckDB databases for a test's readers (closed
+// when the test and its subtests end): starting a database for each
+// reader cost about as much CPU as the reader's reads of a small lake.
+func testEngines(t *testing.T) *Engines {
+	e := NewEngines(4)
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
+// openPooled is openForTest with a database from engines.
+func openPooled(t *testing.T, catalog, data string, engines *Engines) *Reader {
+	t.Helper()
+	r, err := Open(context.Background(), catalog, ReaderOptions{DataPath: data, Engines: engines})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
 // openWithSnapshots opens a catalog for the test (closed when it ends)
 // with its data folder, and lists its snapshots.
 func openWithSnapshots(t *testing.T, catalog, data string) (*Reader, []Snapshot) {

@@ -50,6 +50,7 @@ func TestReaderMatchesDuckLake(t *testing.T) {
 		// encryption, Puffin, mappings, partial files).
 		filter = "06_,12_,15_,16_,17_,19_,24_,c_compaction,c_rewrite"
 	}
+	engines := testEngines(t)
 	for _, archive := range []string{"lakes", "lakes-0.3", "lakes-1.1-dev1", "lakes-0.3-compaction"} {
 		t.Run(archive, func(t *testing.T) {
 			for _, lake := range testlakes.Lakes(t, archive) {
@@ -62,7 +63,7 @@ func TestReaderMatchesDuckLake(t *testing.T) {
 				}
 				t.Run(name, func(t *testing.T) {
 					t.Parallel() // each lake read alone, read-only; ours written to its own temporary folder
-					checkLake(t, lake)
+					checkLake(t, lake, engines)
 				})
 			}
 		})
@@ -78,7 +79,7 @@ func matchesAny(name, filter string) bool {
 	return false
 }
 
-func checkLake(t *testing.T, lake string) {
+func checkLake(t *testing.T, lake string, engines *Engines) {
 	ctx := context.Background()
 	m := readManifest(t, lake)
 	seen := newExpectedChecks(t)
@@ -88,7 +89,7 @@ func checkLake(t *testing.T, lake string) {
 		// read as a source is read, by the line's newest release
 		// (formats.Version.SourceQuirks), not by the strictest of its
 		// releases that a written catalog is held to.
-		r, err := Open(ctx, catalog, ReaderOptions{DataPath: filepath.Join(lake, "data"), AsSource: true})
+		r, err := Open(ctx, catalog, ReaderOptions{DataPath: filepath.Join(lake, "data"), AsSource: true, Engines: engines})
 		if err != nil {
 			t.Fatalf("version %s: %v", v.ID, err)
 		}

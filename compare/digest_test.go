@@ -107,6 +107,7 @@ func TestRowHashesSeparateRealValues(t *testing.T) {
 		{"lakes", "19_add_data_files", true}, {"lakes", "23_row_lineage", true},
 	}
 	ctx := context.Background()
+	engines := testEngines(t)
 	for _, l := range lakes {
 		for _, prefetched := range []bool{false, true} {
 			if l.prefetchOnly && !prefetched {
@@ -115,7 +116,11 @@ func TestRowHashesSeparateRealValues(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/%s/prefetched=%v", l.archive, l.name, prefetched), func(t *testing.T) {
 				t.Parallel() // a reader of its own on a lake it only reads
 				lake, catalog := lastVersion(t, l.archive, l.name)
-				r, snaps := openWithSnapshots(t, catalog, filepath.Join(lake, "data"))
+				r := openPooled(t, catalog, filepath.Join(lake, "data"), engines)
+				snaps, err := r.Snapshots(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
 				if testing.Short() && l.name != "06_deletes" {
 					snaps = snaps[len(snaps)-1:] // -short: every snapshot of one lake, the last of the others
 				}

@@ -52,10 +52,11 @@ func TestFileStateMemoMatchesFresh(t *testing.T) {
 
 	noDisk := func(string, int64, *int64, string) error { return nil }
 	hits := 0
+	engines := testEngines(t)
 	for _, v := range versions {
 		// Read whole (as a proof's reader is) and walked twice (as a
 		// Source's reader is, by several proofs).
-		memo := openForTest(t, v.catalog, v.data)
+		memo := openPooled(t, v.catalog, v.data, engines)
 		if err := memo.ReadEveryTable(ctx); err != nil {
 			t.Fatalf("%s: %v", v.name, err)
 		}
@@ -67,7 +68,7 @@ func TestFileStateMemoMatchesFresh(t *testing.T) {
 		// that plans depend on (file states, files, identities, plan keys;
 		// a new reader at every snapshot gave the same answers, ten times
 		// slower).
-		fresh := openForTest(t, v.catalog, v.data)
+		fresh := openPooled(t, v.catalog, v.data, engines)
 		fresh.noStateMemo = true
 		// What fresh plans in the first pass it plans again in the
 		// second (it keeps nothing a plan depends on between snapshots):

@@ -210,10 +210,11 @@ func TestBatchFallsBackPerFile(t *testing.T) {
 // snapshot are those a reader that skips nothing reads.
 func TestEmptyTablesSkipped(t *testing.T) {
 	ctx := context.Background()
+	engines := testEngines(t)
 	for _, l := range fixedCostLakes {
 		t.Run(l.archive+"/"+l.name, func(t *testing.T) {
 			lake, catalog := lastVersion(t, l.archive, l.name)
-			opts := ReaderOptions{DataPath: filepath.Join(lake, "data")}
+			opts := ReaderOptions{DataPath: filepath.Join(lake, "data"), Engines: engines}
 			counted, err := Open(ctx, catalog, opts)
 			if err != nil {
 				t.Fatal(err)

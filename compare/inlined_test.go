@@ -91,12 +91,13 @@ func TestInlinedReadAsRealReaders(t *testing.T) {
 			[]want{{"schema", "ducklake_schema_versions table_id=1 schema_version=2 only in B"}}},
 	}
 	ctx := context.Background()
+	engines := testEngines(t)
 	for _, tc := range cases {
 		t.Run(tc.archive+"/"+tc.name, func(t *testing.T) {
 			t.Parallel() // tampers a copy of its own
 			lake, catalog := lastVersion(t, tc.archive, "16_data_inlining")
 			b := tamper(t, catalog, tc.stmts...)
-			rep, err := Catalogs(ctx, catalog, b, Options{DataPath: filepath.Join(lake, "data")})
+			rep, err := Catalogs(ctx, catalog, b, Options{DataPath: filepath.Join(lake, "data"), Engines: engines})
 			if len(tc.want) == 0 {
 				if err != nil {
 					t.Fatalf("want equivalent, got %v", err)

@@ -22,6 +22,7 @@ func TestScannedMinMaxByFile(t *testing.T) {
 	ctx := context.Background()
 	everySnapshot := map[string]bool{"lakes-0.3-compaction": true, "lakes/06_deletes": true, "lakes/07_updates_merge": true,
 		"lakes/17_compaction": true, "lakes/20_time_travel": true, "lakes-1.1-dev1/24_deletion_vectors": true}
+	engines := testEngines(t)
 	for _, archive := range []string{"lakes", "lakes-0.3", "lakes-1.1-dev1", "lakes-0.3-compaction"} {
 		for _, lake := range testlakes.Lakes(t, archive) {
 			name := filepath.Base(lake)
@@ -31,7 +32,7 @@ func TestScannedMinMaxByFile(t *testing.T) {
 			t.Run(archive+"/"+name, func(t *testing.T) {
 				m := readManifest(t, lake)
 				v := m.Versions[len(m.Versions)-1]
-				r, err := Open(ctx, filepath.Join(lake, "versions", v.ID, "ducklake.duckdb"), ReaderOptions{DataPath: filepath.Join(lake, "data")})
+				r, err := Open(ctx, filepath.Join(lake, "versions", v.ID, "ducklake.duckdb"), ReaderOptions{DataPath: filepath.Join(lake, "data"), Engines: engines})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -90,6 +90,7 @@ func TestCatalogsFindRefusedMetadata(t *testing.T) {
 			[]string{`UPDATE ducklake_file_partition_value SET table_id = 6 WHERE data_file_id = 5`},
 			[]want{{"files", "partition_values"}}},
 	}
+	engines := testEngines(t)
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel() // tampers a copy of its own
@@ -98,7 +99,7 @@ func TestCatalogsFindRefusedMetadata(t *testing.T) {
 				catalog = tamper(t, catalog, `DELETE FROM ducklake_snapshot WHERE snapshot_id = 2`)
 			}
 			b := tamper(t, catalog, tc.stmts...)
-			rep, err := Catalogs(context.Background(), catalog, b, Options{DataPath: filepath.Join(lake, "data")})
+			rep, err := Catalogs(context.Background(), catalog, b, Options{DataPath: filepath.Join(lake, "data"), Engines: engines})
 			var all []string
 			if rep != nil {
 				for _, d := range rep.Differences {
