@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/fdl-formats/fdl-formats/formats"
@@ -92,12 +93,30 @@ func TestInlinedReadAsRealReaders(t *testing.T) {
 	}
 	ctx := context.Background()
 	engines := testEngines(t)
+	// Every case of an archive proves the same catalog A: its proofs take
+	// turns with one Source (as a backfill's proofs of a version do), so
+	// that A is opened and read once, not once per case.
+	type sharedSource struct {
+		mu  sync.Mutex
+		src *Source
+	}
+	sources := map[string]*sharedSource{}
+	for _, tc := range cases {
+		if sources[tc.archive] == nil {
+			s := &sharedSource{src: NewSource()}
+			sources[tc.archive] = s
+			t.Cleanup(func() { s.src.Close() })
+		}
+	}
 	for _, tc := range cases {
 		t.Run(tc.archive+"/"+tc.name, func(t *testing.T) {
 			t.Parallel() // tampers a copy of its own
 			lake, catalog := lastVersion(t, tc.archive, "16_data_inlining")
 			b := tamper(t, catalog, tc.stmts...)
-			rep, err := Catalogs(ctx, catalog, b, Options{DataPath: filepath.Join(lake, "data"), Engines: engines})
+			shared := sources[tc.archive]
+			shared.mu.Lock()
+			rep, err := Catalogs(ctx, catalog, b, Options{DataPath: filepath.Join(lake, "data"), Engines: engines, Source: shared.src})
+			shared.mu.Unlock()
 			if len(tc.want) == 0 {
 				if err != nil {
 					t.Fatalf("want equivalent, got %v", err)
