@@ -1,6 +1,7 @@
 package convert
 
 import (
+	"database/sql"
 	"fmt"
 	"strings"
 
@@ -26,29 +27,55 @@ import (
 // NULL (the file is kept under every filter). It runs after
 // fileColumnStats, which drops read-alike rows by their 'true'/'false'.
 func (r *run) textStats(step string, source, target *formats.Version) error {
+	var parts []textStatsPart
 	for _, k := range formats.AllTextStats {
-		if err := r.textStatsKind(step, k, source, target); err != nil {
+		ps, err := r.textStatsParts(k, source, target)
+		if err != nil {
+			return fmt.Errorf("%s: %w", k.Quirk.Info().Name, err)
+		}
+		parts = append(parts, ps...)
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	r.listTextStats(parts)
+	for _, k := range formats.AllTextStats {
+		if err := r.textStatsKind(step, k, source, target, parts); err != nil {
 			return fmt.Errorf("%s: %w", k.Quirk.Info().Name, err)
 		}
 	}
 	return nil
 }
 
-func (r *run) textStatsKind(step string, k *formats.TextStats, source, target *formats.Version) error {
+// textStatsPart is one statistics table whose statistics of a kind a
+// conversion respells: the table, the listing of what it rewrites (by
+// table and column, and how many files) and the rewrite (SpellSQL).
+type textStatsPart struct {
+	k             *formats.TextStats
+	stats         string
+	list, rewrite string
+	listed        bool     // cols is known (listTextStats)
+	cols          []string // the listing's rows
+}
+
+// textStatsParts lists the statistics tables of the working copy whose
+// statistics of kind k a conversion from source to target respells (none
+// when both read them alike).
+func (r *run) textStatsParts(k *formats.TextStats, source, target *formats.Version) ([]textStatsPart, error) {
 	ordered := target.ReadsWith(k.Quirk)
 	if !ordered && !source.ReadsAsSourceWith(k.Quirk) {
-		return nil
+		return nil, nil
 	}
 	if ordered && source.ReadsAsSourceWith(k.Quirk) && k != formats.BooleanTextStats {
 		// Read alike, as text, by both: kept (BOOLEAN is respelled
 		// anyway, which changes no reader's files).
-		return nil
+		return nil, nil
 	}
-	var items, tables []string
+	var parts []textStatsPart
 	for _, stats := range k.Tables {
 		ok, err := r.w.hasTable(r.ctx, stats)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if !ok {
 			continue
@@ -63,19 +90,79 @@ func (r *run) textStatsKind(step string, k *formats.TextStats, source, target *f
 		if k.PrunesFiles(stats) {
 			count = `': ' || count(*) || CASE WHEN count(*) = 1 THEN ' file' ELSE ' files' END`
 		}
-		cols, err := r.w.strings(r.ctx, `SELECT coalesce((SELECT any_value(t.table_name) FROM ducklake_table t WHERE t.table_id = s.table_id), '?')
+		list := `SELECT coalesce((SELECT any_value(t.table_name) FROM ducklake_table t WHERE t.table_id = s.table_id), '?')
 			|| '.' || coalesce((SELECT arg_max(c.column_name, c.begin_snapshot) FROM ducklake_column c WHERE c.table_id = s.table_id AND c.column_id = s.column_id), '?')
-			|| ' (table ' || s.table_id || ', column ' || s.column_id || ')' || `+count+`
-			FROM `+stats+` s WHERE `+k.RespellSQL("", ordered)+` GROUP BY s.table_id, s.column_id ORDER BY s.table_id, s.column_id`)
-		if err != nil {
-			return fmt.Errorf("list the %s statistics %s rewrites: %w", k.Kind, stats, err)
+			|| ' (table ' || s.table_id || ', column ' || s.column_id || ')' || ` + count + ` AS item, s.table_id AS t, s.column_id AS c
+			FROM ` + stats + ` s WHERE ` + k.RespellSQL("", ordered) + ` GROUP BY s.table_id, s.column_id`
+		parts = append(parts, textStatsPart{k: k, stats: stats, list: list, rewrite: query})
+	}
+	return parts, nil
+}
+
+// listTextStats runs the listings of parts in one statement, before any
+// rewrite. Each listing is what it would be alone just before its own
+// rewrite: it reads its own table (no other part's rewrite changes it)
+// and ducklake_table and ducklake_column (no rewrite changes them), except
+// the temporal kind's listing of a file statistics table the BOOLEAN kind
+// rewrote first; that one selects rows by whether min_value or max_value
+// is NULL, which the BOOLEAN spellings never change (NULL stays NULL, a
+// text stays a text). Most conversions rewrite nothing, and then run this
+// one statement instead of a listing and an UPDATE per table. When it
+// fails, textStatsKind lists each part alone, and its error names the
+// table.
+func (r *run) listTextStats(parts []textStatsPart) {
+	selects := make([]string, len(parts))
+	for i, p := range parts {
+		selects[i] = fmt.Sprintf("SELECT %d AS part, t, c, item FROM (%s)", i, p.list)
+	}
+	rows, err := r.w.conn.QueryContext(r.ctx, strings.Join(selects, "\nUNION ALL\n")+"\nORDER BY part, t, c")
+	if err != nil {
+		return
+	}
+	defer rows.Close()
+	cols := make([][]string, len(parts))
+	for rows.Next() {
+		var i int
+		var t, c sql.NullInt64
+		var item sql.NullString
+		if err := rows.Scan(&i, &t, &c, &item); err != nil {
+			return
 		}
-		res, err := r.w.conn.ExecContext(r.ctx, query)
+		cols[i] = append(cols[i], item.String)
+	}
+	if rows.Err() != nil {
+		return
+	}
+	for i := range parts {
+		parts[i].cols, parts[i].listed = cols[i], true
+	}
+}
+
+// textStatsKind rewrites the statistics of kind k of parts (listed first
+// when listTextStats could not) and notes what it rewrote.
+func (r *run) textStatsKind(step string, k *formats.TextStats, source, target *formats.Version, parts []textStatsPart) error {
+	ordered := target.ReadsWith(k.Quirk)
+	var items, tables []string
+	for _, p := range parts {
+		if p.k != k {
+			continue
+		}
+		cols := p.cols
+		if !p.listed {
+			var err error
+			if cols, err = r.w.strings(r.ctx, "SELECT item FROM ("+p.list+") ORDER BY t, c"); err != nil {
+				return fmt.Errorf("list the %s statistics %s rewrites: %w", k.Kind, p.stats, err)
+			}
+		}
+		if len(cols) == 0 {
+			continue // the rewrite's condition is the listing's: it would change no row
+		}
+		res, err := r.w.conn.ExecContext(r.ctx, p.rewrite)
 		if err != nil {
-			return fmt.Errorf("%s: %w", oneline.First(strings.TrimSpace(query)), err)
+			return fmt.Errorf("%s: %w", oneline.First(strings.TrimSpace(p.rewrite)), err)
 		}
 		if n, err := res.RowsAffected(); err == nil && n > 0 {
-			items, tables = append(items, fmt.Sprintf("%s: %s", stats, strings.Join(cols, ", "))), append(tables, stats)
+			items, tables = append(items, fmt.Sprintf("%s: %s", p.stats, strings.Join(cols, ", "))), append(tables, p.stats)
 		}
 	}
 	if len(items) == 0 {
