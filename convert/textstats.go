@@ -54,6 +54,7 @@ type textStatsPart struct {
 	k             *formats.TextStats
 	stats         string
 	list, rewrite string
+	hits          string   // list's rows by table_id t, column_id c, count n and whether files are counted, for listTextStats
 	listed        bool     // cols is known (listTextStats)
 	cols          []string // the listing's rows
 }
@@ -92,9 +93,11 @@ func (r *run) textStatsParts(k *formats.TextStats, source, target *formats.Versi
 		}
 		list := `SELECT coalesce((SELECT any_value(t.table_name) FROM ducklake_table t WHERE t.table_id = s.table_id), '?')
 			|| '.' || coalesce((SELECT arg_max(c.column_name, c.begin_snapshot) FROM ducklake_column c WHERE c.table_id = s.table_id AND c.column_id = s.column_id), '?')
-			|| ' (table ' || s.table_id || ', column ' || s.column_id || ')' || ` + count + ` AS item, s.table_id AS t, s.column_id AS c
-			FROM ` + stats + ` s WHERE ` + k.RespellSQL("", ordered) + ` GROUP BY s.table_id, s.column_id`
-		parts = append(parts, textStatsPart{k: k, stats: stats, list: list, rewrite: query})
+			|| ' (table ' || s.table_id || ', column ' || s.column_id || ')' || ` + count + `
+			FROM ` + stats + ` s WHERE ` + k.RespellSQL("", ordered) + ` GROUP BY s.table_id, s.column_id ORDER BY s.table_id, s.column_id`
+		hits := fmt.Sprintf(`SELECT s.table_id AS t, s.column_id AS c, count(*) AS n, %t AS files FROM %s s WHERE %s GROUP BY s.table_id, s.column_id`,
+			k.PrunesFiles(stats), stats, k.RespellSQL("", ordered))
+		parts = append(parts, textStatsPart{k: k, stats: stats, list: list, hits: hits, rewrite: query})
 	}
 	return parts, nil
 }
@@ -113,9 +116,14 @@ func (r *run) textStatsParts(k *formats.TextStats, source, target *formats.Versi
 func (r *run) listTextStats(parts []textStatsPart) {
 	selects := make([]string, len(parts))
 	for i, p := range parts {
-		selects[i] = fmt.Sprintf("SELECT %d AS part, t, c, item FROM (%s)", i, p.list)
+		selects[i] = fmt.Sprintf("SELECT %d AS part, * FROM (%s)", i, p.hits)
 	}
-	rows, err := r.w.conn.QueryContext(r.ctx, strings.Join(selects, "\nUNION ALL\n")+"\nORDER BY part, t, c")
+	// Each part's list, its names looked up once for all parts' rows.
+	rows, err := r.w.conn.QueryContext(r.ctx, `SELECT h.part, coalesce((SELECT any_value(t.table_name) FROM ducklake_table t WHERE t.table_id = h.t), '?')
+			|| '.' || coalesce((SELECT arg_max(c.column_name, c.begin_snapshot) FROM ducklake_column c WHERE c.table_id = h.t AND c.column_id = h.c), '?')
+			|| ' (table ' || h.t || ', column ' || h.c || ')'
+			|| CASE WHEN h.files THEN ': ' || h.n || CASE WHEN h.n = 1 THEN ' file' ELSE ' files' END ELSE '' END
+		FROM (`+strings.Join(selects, "\nUNION ALL\n")+`) h ORDER BY h.part, h.t, h.c`)
 	if err != nil {
 		return
 	}
@@ -123,9 +131,8 @@ func (r *run) listTextStats(parts []textStatsPart) {
 	cols := make([][]string, len(parts))
 	for rows.Next() {
 		var i int
-		var t, c sql.NullInt64
 		var item sql.NullString
-		if err := rows.Scan(&i, &t, &c, &item); err != nil {
+		if err := rows.Scan(&i, &item); err != nil {
 			return
 		}
 		cols[i] = append(cols[i], item.String)
@@ -150,7 +157,7 @@ func (r *run) textStatsKind(step string, k *formats.TextStats, source, target *f
 		cols := p.cols
 		if !p.listed {
 			var err error
-			if cols, err = r.w.strings(r.ctx, "SELECT item FROM ("+p.list+") ORDER BY t, c"); err != nil {
+			if cols, err = r.w.strings(r.ctx, p.list); err != nil {
 				return fmt.Errorf("list the %s statistics %s rewrites: %w", k.Kind, p.stats, err)
 			}
 		}
