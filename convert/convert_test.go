@@ -74,9 +74,12 @@ func refusalCodes(t *testing.T, src string, target *formats.Version, opts Option
 // refusalCodesAll is refusalCodes for each of targets, found in one pass
 // over the source as a backfill converts (Catalogs, every output a dry run:
 // no file named), so that the source is opened, read and checked once, not
-// once per target. The first target's codes are also asked of Check alone,
-// and must be the same: Check is still what every target's codes mean.
-func refusalCodesAll(t *testing.T, src string, targets []*formats.Version, opts Options) ([]string, error) {
+// once per target. With alone, the first target's codes are also asked of
+// Check alone, and must be the same: Check is still what every target's
+// codes mean. (The pass's first output runs what Check runs: the same
+// prepare and convert into an empty working database; TestCatalogsOnePass
+// compares every output of a pass with its conversion alone.)
+func refusalCodesAll(t *testing.T, src string, targets []*formats.Version, opts Options, alone bool) ([]string, error) {
 	t.Helper()
 	outs := make([]Output, len(targets))
 	for i, target := range targets {
@@ -90,13 +93,13 @@ func refusalCodesAll(t *testing.T, src string, targets []*formats.Version, opts 
 		}
 		got[i] = codes
 	}
-	if len(targets) > 0 {
-		alone, err := refusalCodes(t, src, targets[0], opts)
+	if alone && len(targets) > 0 {
+		codes, err := refusalCodes(t, src, targets[0], opts)
 		if err != nil {
 			return nil, fmt.Errorf("to %s alone: %w", targets[0], err)
 		}
-		if alone != got[0] {
-			return nil, fmt.Errorf("to %s: refused for %q alone, %q in one pass with the other targets", targets[0], alone, got[0])
+		if codes != got[0] {
+			return nil, fmt.Errorf("to %s: refused for %q alone, %q in one pass with the other targets", targets[0], codes, got[0])
 		}
 	}
 	return got, nil
@@ -218,7 +221,11 @@ func TestConformanceMatrix(t *testing.T) {
 				targets := formats.All.Releases()
 				for i, src := range vs {
 					// As plan and backfill do: the data folder is at hand.
-					all, err := refusalCodesAll(t, src, targets, Options{DataPath: filepath.Join(lake, "data")})
+					// Check alone is asked once a lake, of its last
+					// version, whose codes are compared in full below
+					// (each earlier version's was a fifth more CPU for
+					// the same code path: a pass's first output is Check).
+					all, err := refusalCodesAll(t, src, targets, Options{DataPath: filepath.Join(lake, "data")}, i == len(vs)-1)
 					if err != nil {
 						t.Fatalf("version %d: %v", i+1, err)
 					}
