@@ -62,6 +62,9 @@ type run struct {
 	pending  []pendingFile  // rewritten data-folder files to publish with the catalog
 	scratch  string         // the run's folder for them, once made
 	partials partialDeletes // partial deletion files by content, once read (partialDeleteFiles)
+	// readingData: a readsData check is running (dataThreads may give
+	// DuckDB its threads); allThreads: it gave them.
+	readingData, allThreads bool
 }
 
 func (r *run) add(f Finding) { r.findings = append(r.findings, f) }
@@ -129,7 +132,7 @@ func (r *run) runCheck(stepName string, c check) error {
 	var err error
 	switch {
 	case c.custom != nil && c.readsData:
-		err = duckpool.AllThreads(r.ctx, r.w.conn, func() (err error) { items, err = c.custom(r); return err })
+		items, err = r.readsData(c.custom)
 	case c.custom != nil:
 		items, err = c.custom(r)
 	default:
@@ -171,6 +174,43 @@ func (r *run) runCheck(stepName string, c check) error {
 		}
 	}
 	r.add(f)
+	return nil
+}
+
+// readsData runs a check that reads data files' rows (check.readsData)
+// with DuckDB's default number of threads, as duckpool.AllThreads does,
+// from its first read of rows (dataThreads) to its end, when it is put
+// back on one thread, also when it fails or panics. Most such checks find
+// no file to read (no partial deletion, merged or flushed file), or read
+// only footers: they stay on one thread, and DuckDB starts and stops no
+// worker thread for them (two statements and a thread's start and stop
+// for each check of each conversion step before).
+func (r *run) readsData(custom func(*run) ([]string, error)) (items []string, err error) {
+	r.readingData = true
+	defer func() {
+		r.readingData = false
+		if !r.allThreads {
+			return
+		}
+		r.allThreads = false
+		if _, errSet := r.w.conn.ExecContext(context.WithoutCancel(r.ctx), duckpool.OneThread); errSet != nil {
+			err = errors.Join(err, fmt.Errorf("put DuckDB back on one thread: %w", errSet))
+		}
+	}()
+	return custom(r)
+}
+
+// dataThreads gives DuckDB its default number of threads before a
+// statement that reads data files' rows, within readsData (elsewhere it
+// does nothing: the caller runs on the threads it has).
+func (r *run) dataThreads() error {
+	if !r.readingData || r.allThreads {
+		return nil
+	}
+	if _, err := r.w.conn.ExecContext(r.ctx, "RESET threads"); err != nil {
+		return fmt.Errorf("give DuckDB its threads: %w", err)
+	}
+	r.allThreads = true
 	return nil
 }
 

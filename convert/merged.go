@@ -161,6 +161,9 @@ func (m mergedFile) disagreement(r *run) (disagreement, error) {
 		SELECT count(*), coalesce(min(p), 0), coalesce(max(p), 0), arg_min(s03, p), arg_min(s10, p) FROM v
 		WHERE least(greatest(coalesce(s03, %[5]d), %[6]d), %[7]d) <> least(greatest(s10, %[6]d), %[7]d)`,
 		strings.Join(values, ", "), stored, src, m.partialMax(), int64(forever), m.begin, end)
+	if err := r.dataThreads(); err != nil {
+		return d, err
+	}
 	if err := r.w.conn.QueryRowContext(r.ctx, q).Scan(&d.rows, &d.first, &d.last, &d.split, &d.stored); err != nil {
 		return d, fmt.Errorf("compare snapshots of data file %d (%s): %w", m.id, m.path, err)
 	}
@@ -463,6 +466,9 @@ func (m mergedFile) splitListOf(r *run, pm int64) (list, why string, err error) 
 			coalesce((SELECT string_agg(e || ':' || n, '|' ORDER BY e) FROM (SELECT e, max(p) + 1 AS n FROM rows GROUP BY e)), '')`,
 		quote(formats.PartialDeleteSnapshotColumn), pm, m.begin, last, src)
 	var n, first int64
+	if err := r.dataThreads(); err != nil {
+		return "", "", err
+	}
 	if err := r.w.conn.QueryRowContext(r.ctx, q).Scan(&n, &first, &list); err != nil {
 		return "", "", fmt.Errorf("read snapshots of data file %d (%s): %w", m.id, m.path, err)
 	}

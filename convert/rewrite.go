@@ -245,6 +245,9 @@ func (r *run) partialDeleteContent(src string) (last sql.NullInt64, partial bool
 	if err != nil || !formats.IsPartialDeleteFile(names, types) {
 		return last, false, err
 	}
+	if err := r.dataThreads(); err != nil {
+		return last, false, err
+	}
 	err = r.w.conn.QueryRowContext(r.ctx, fmt.Sprintf("SELECT max(%s) FROM %s", quote(formats.PartialDeleteSnapshotColumn), src)).Scan(&last)
 	return last, err == nil, err
 }
