@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -18,6 +19,22 @@ import (
 // ("table.column") or whole tables ("table") to leave out.
 func dump(t *testing.T, path string, skip ...string) map[string][]string {
 	t.Helper()
+	return readDump(t, path).without(skip...)
+}
+
+// catalogDump is every DuckLake table of a catalog file: its columns in
+// order and its rows, each value as DuckDB casts it to VARCHAR.
+type catalogDump map[string]*tableDump
+
+type tableDump struct {
+	columns []string
+	rows    [][]sql.NullString
+}
+
+// readDump reads every DuckLake table of a catalog file (dump), one
+// statement a table.
+func readDump(t *testing.T, path string) catalogDump {
+	t.Helper()
 	ctx := context.Background()
 	conn, release := attached(t, path, "READ_ONLY")
 	defer release()
@@ -25,42 +42,95 @@ func dump(t *testing.T, path string, skip ...string) map[string][]string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cols := map[string][]string{}
+	out := catalogDump{}
 	for rows.Next() {
 		var tab, col string
 		if err := rows.Scan(&tab, &col); err != nil {
 			t.Fatal(err)
 		}
-		if slices.Contains(skip, tab) || slices.Contains(skip, tab+"."+col) {
-			continue
+		if out[tab] == nil {
+			out[tab] = &tableDump{}
 		}
-		cols[tab] = append(cols[tab], col)
+		out[tab].columns = append(out[tab].columns, col)
 	}
 	rows.Close()
-	out := map[string][]string{}
-	for tab, cs := range cols {
-		quoted := make([]string, len(cs))
-		for i, c := range cs {
-			quoted[i] = quote(c)
+	for tab, td := range out {
+		casts := make([]string, len(td.columns))
+		for i, c := range td.columns {
+			casts[i] = quote(c) + "::VARCHAR"
 		}
-		q := fmt.Sprintf("SELECT (%s)::VARCHAR FROM c.%s", strings.Join(append(quoted, "NULL"), ", "), quote(tab))
-		rs, err := conn.QueryContext(ctx, q)
+		rs, err := conn.QueryContext(ctx, fmt.Sprintf("SELECT %s FROM c.%s", strings.Join(casts, ", "), quote(tab)))
 		if err != nil {
 			t.Fatalf("dump %s: %v", tab, err)
 		}
-		var lines []string
 		for rs.Next() {
-			var s string
-			if err := rs.Scan(&s); err != nil {
+			vals := make([]sql.NullString, len(td.columns))
+			ptrs := make([]any, len(vals))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			if err := rs.Scan(ptrs...); err != nil {
 				t.Fatal(err)
 			}
-			lines = append(lines, s)
+			td.rows = append(td.rows, vals)
+		}
+		if err := rs.Err(); err != nil {
+			t.Fatalf("dump %s: %v", tab, err)
 		}
 		rs.Close()
+	}
+	return out
+}
+
+// without is the dump's tables as dump returns them: sorted row texts
+// (each value quoted, NULL bare), the column names first, leaving out the
+// columns ("table.column") and tables ("table") of skip.
+func (d catalogDump) without(skip ...string) map[string][]string {
+	out := map[string][]string{}
+	for tab, td := range d {
+		if slices.Contains(skip, tab) {
+			continue
+		}
+		var keep []int
+		var cs []string
+		for i, c := range td.columns {
+			if !slices.Contains(skip, tab+"."+c) {
+				keep, cs = append(keep, i), append(cs, c)
+			}
+		}
+		if len(keep) == 0 {
+			continue
+		}
+		lines := make([]string, len(td.rows))
+		for r, row := range td.rows {
+			vals := make([]string, len(keep))
+			for k, i := range keep {
+				vals[k] = "NULL"
+				if row[i].Valid {
+					vals[k] = strconv.Quote(row[i].String)
+				}
+			}
+			lines[r] = "(" + strings.Join(vals, ", ") + ")"
+		}
 		sort.Strings(lines)
 		out[tab] = append([]string{strings.Join(cs, ",")}, lines...)
 	}
 	return out
+}
+
+// dumpMemo reads each catalog file's dump once, for a test that compares
+// one file with several others, each with other columns left out (the
+// files must not change while it is in use).
+type dumpMemo map[string]catalogDump
+
+func (m dumpMemo) dump(t *testing.T, path string, skip ...string) map[string][]string {
+	t.Helper()
+	d, ok := m[path]
+	if !ok {
+		d = readDump(t, path)
+		m[path] = d
+	}
+	return d.without(skip...)
 }
 
 // diffDumps describes how two dumps differ, table by table.
