@@ -3,6 +3,7 @@ package convert
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -127,4 +128,46 @@ func refusedCodes(err error) string {
 		codes[i] = f.Code + "/" + f.Table
 	}
 	return strings.Join(codes, ",")
+}
+
+// assertPassAsAlone checks that one pass over src to targets (Catalogs, dry
+// runs) ends each output as Check alone did (alone: its error for each
+// target, in order), refusal texts and all: what the reader checks before
+// the steps find is read once a pass (pass.before) and must be what each
+// output would find alone.
+func assertPassAsAlone(t *testing.T, src string, targets []*formats.Version, opts Options, alone []error) {
+	t.Helper()
+	outs := make([]Output, len(targets))
+	for i, target := range targets {
+		outs[i] = Output{Target: target}
+	}
+	for i, c := range Catalogs(context.Background(), src, outs, opts) {
+		switch err, want := c.Err, alone[i]; {
+		case (err == nil) != (want == nil):
+			t.Errorf("to %s in one pass: %v, alone %v", targets[i], err, want)
+		case err != nil && err.Error() != want.Error():
+			t.Errorf("to %s in one pass:\n%v\nalone:\n%v", targets[i], err, want)
+		}
+	}
+}
+
+// TestUnmappedFilesOnePass: the reader lake whose legacy data file has no
+// name mapping is refused for 0.3 and 0.4 (unmapped-files-read-null,
+// TestConvertRefusesOrNormalisesReaderQuirks) in one pass as alone.
+func TestUnmappedFilesOnePass(t *testing.T) {
+	for _, lk := range readerLakes(t) {
+		if lk.name != "q_delete__delete_legacy_missing_mapping_after_rename_add_files" {
+			continue
+		}
+		opts := Options{DataPath: lk.data}
+		targets := []*formats.Version{formats.V0_3, formats.V0_4}
+		alone := make([]error, len(targets))
+		for i, target := range targets {
+			_, alone[i] = Check(context.Background(), lk.src, target, opts)
+			if !strings.Contains(fmt.Sprint(alone[i]), "unmapped-files-read-null") {
+				t.Fatalf("to %s: %v, want refused for unmapped-files-read-null", target, alone[i])
+			}
+		}
+		assertPassAsAlone(t, lk.src, targets, opts, alone)
+	}
 }

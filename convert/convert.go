@@ -222,6 +222,42 @@ type pass struct {
 	// conversion ran them: they read the source's rows as copied in,
 	// before any step, the same for every output.
 	frozen *frozenOutcome
+	// before holds what the reader checks that run before any step found
+	// of the working copy as copied in and of the data and delete files it
+	// names, once an output asked: the same for every output of the pass.
+	before beforeSteps
+}
+
+// beforeSteps is what a pass's reader checks before the steps found, each
+// once the first output that runs it did (nil until then).
+type beforeSteps struct {
+	unmapped, threeColumns, structSkip *itemsOutcome
+}
+
+// itemsOutcome is what a check's listing found: its items, or its error.
+type itemsOutcome struct {
+	items []string
+	err   error
+}
+
+// beforeSteps returns what read found when an earlier output of the pass
+// ran it, or runs it and keeps it (field picks where, in the run's
+// beforeSteps; a run without one just runs read). read lists what a
+// reader check finds in the working copy as copied in, before any step,
+// and in the data and delete files it names: every output of a pass
+// copies in the same source, so each would find the same (a backfill's
+// pass writes a version in two to six formats). As the source catalog is
+// attached once a pass, its files are read once a pass.
+func (r *run) beforeSteps(field func(*beforeSteps) **itemsOutcome, read func() ([]string, error)) ([]string, error) {
+	if r.before == nil {
+		return read()
+	}
+	kept := field(r.before)
+	if *kept == nil {
+		items, err := read()
+		*kept = &itemsOutcome{items: slices.Clone(items), err: err}
+	}
+	return slices.Clone((*kept).items), (*kept).err
 }
 
 // frozenOutcome is what frozenChecks found: its findings, or its error.
@@ -285,7 +321,7 @@ func (p *pass) convert(ctx context.Context, dst string, target *formats.Version)
 	if err := w.copyIn(ctx, p.tables); err != nil {
 		return nil, sourceReadError(src, "convert", err)
 	}
-	r := &run{ctx: ctx, w: w, opts: opts, log: log.With("catalog", src), dryRun: dst == ""}
+	r := &run{ctx: ctx, w: w, opts: opts, log: log.With("catalog", src), dryRun: dst == "", before: &p.before}
 	// Rewritten files not published (refusal, error) leave no trace.
 	defer r.removeScratch()
 	if p.frozen == nil {

@@ -65,6 +65,9 @@ type run struct {
 	// readingData: a readsData check is running (dataThreads may give
 	// DuckDB its threads); allThreads: it gave them.
 	readingData, allThreads bool
+	// before is what the pass's reader checks before the steps found
+	// (pass.before; nil: not kept).
+	before *beforeSteps
 }
 
 func (r *run) add(f Finding) { r.findings = append(r.findings, f) }

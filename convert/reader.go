@@ -171,7 +171,7 @@ func (r *run) unmappedFilesCheck(source, target *formats.Version) error {
 	if r.opts.faithful || source.ReadsWith(formats.QuirkUnmappedFilesNull) == target.ReadsWith(formats.QuirkUnmappedFilesNull) {
 		return nil
 	}
-	items, err := r.unmappedFilesWithoutFieldIDs()
+	items, err := r.beforeSteps(func(b *beforeSteps) **itemsOutcome { return &b.unmapped }, r.unmappedFilesWithoutFieldIDs)
 	if err != nil {
 		return fmt.Errorf("%s: %w", formats.QuirkUnmappedFilesNull.Info().Name, err)
 	}

@@ -36,7 +36,7 @@ func (r *run) structSkipCheck(source, target *formats.Version) error {
 		return nil
 	}
 	step := "reader " + target.Name
-	items, err := structSkipFiles(r)
+	items, err := r.beforeSteps(func(b *beforeSteps) **itemsOutcome { return &b.structSkip }, func() ([]string, error) { return structSkipFiles(r) })
 	if err != nil {
 		return fmt.Errorf("%s: %w", q.Info().Name, err)
 	}

@@ -30,7 +30,7 @@ func (r *run) twoColumnDeletesCheck(source, target *formats.Version) error {
 	if r.opts.faithful || r.opts.DataPath == "" || !target.ReadsWith(q) || formats.ReadAlike(source, target, q) {
 		return nil
 	}
-	items, err := r.threeColumnDeleteFiles()
+	items, err := r.beforeSteps(func(b *beforeSteps) **itemsOutcome { return &b.threeColumns }, r.threeColumnDeleteFiles)
 	if err != nil {
 		return fmt.Errorf("%s: %w", q.Info().Name, err)
 	}

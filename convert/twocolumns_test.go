@@ -58,6 +58,8 @@ func TestTwoColumnDeleteTargets(t *testing.T) {
 		filepath.Base(three), len(b), footer))
 	opts := Options{DataPath: data, RewriteDeletes: true}
 	const code = "delete-files-two-columns-only"
+	var targets []*formats.Version
+	var alone []error // each target's Check
 	for _, tc := range []struct {
 		target  *formats.Version
 		refused bool
@@ -66,6 +68,7 @@ func TestTwoColumnDeleteTargets(t *testing.T) {
 	} {
 		t.Run(tc.target.Name, func(t *testing.T) {
 			_, err := Check(ctx, src, tc.target, opts)
+			targets, alone = append(targets, tc.target), append(alone, err)
 			var refused *RefusedError
 			var named bool
 			if errors.As(err, &refused) {
@@ -114,4 +117,6 @@ func TestTwoColumnDeleteTargets(t *testing.T) {
 			}
 		})
 	}
+	// In one pass, each target finds what it finds alone.
+	assertPassAsAlone(t, src, targets, opts, alone)
 }
