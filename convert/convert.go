@@ -226,6 +226,21 @@ type pass struct {
 	// of the working copy as copied in and of the data and delete files it
 	// names, once an output asked: the same for every output of the pass.
 	before beforeSteps
+	// footers keeps what the pass's outputs read of data files' footers
+	// for the next output: Options.Engines, or without them the pass's
+	// own (footersOf).
+	footers *Engines
+}
+
+// footersOf is where a pass keeps what it read of data files' footers:
+// engines, or without them a keeper of the pass's own, so that its
+// outputs after the first read no footer the first read (a file changed
+// since is read again: fileMemo).
+func footersOf(engines *Engines) *Engines {
+	if engines != nil {
+		return engines
+	}
+	return &Engines{footers: newFileMemo[bool](maxKeptFooters), footerHits: newFileMemo[[]parquetfooter.Hit](maxKeptFooters)}
 }
 
 // beforeSteps is what a pass's reader checks before the steps found, each
@@ -298,7 +313,7 @@ func prepare(ctx context.Context, src string, opts Options) (*pass, func(), erro
 		closeDB()
 		return nil, nil, &SourceFormatError{Source: src, Detected: source.Name, Expected: opts.SourceFormat}
 	}
-	return &pass{src: src, opts: opts, log: log, conn: conn, schema: schema, tables: tables, source: source}, closeDB, nil
+	return &pass{src: src, opts: opts, log: log, conn: conn, schema: schema, tables: tables, source: source, footers: footersOf(opts.Engines)}, closeDB, nil
 }
 
 // convert converts the pass's source into target in the (empty) working
@@ -321,7 +336,7 @@ func (p *pass) convert(ctx context.Context, dst string, target *formats.Version)
 	if err := w.copyIn(ctx, p.tables); err != nil {
 		return nil, sourceReadError(src, "convert", err)
 	}
-	r := &run{ctx: ctx, w: w, opts: opts, log: log.With("catalog", src), dryRun: dst == "", before: &p.before}
+	r := &run{ctx: ctx, w: w, opts: opts, log: log.With("catalog", src), dryRun: dst == "", before: &p.before, footers: p.footers}
 	// Rewritten files not published (refusal, error) leave no trace.
 	defer r.removeScratch()
 	if p.frozen == nil {

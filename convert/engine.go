@@ -68,6 +68,9 @@ type run struct {
 	// before is what the pass's reader checks before the steps found
 	// (pass.before; nil: not kept).
 	before *beforeSteps
+	// footers keeps what was read of data files' footers (pass.footers;
+	// nil: nothing kept).
+	footers *Engines
 }
 
 func (r *run) add(f Finding) { r.findings = append(r.findings, f) }

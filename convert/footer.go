@@ -54,7 +54,7 @@ func (r *run) footerQuirksCheck(step string, target *formats.Version) error {
 		if err != nil {
 			continue // missing: the proof reports it
 		}
-		if h, ok := r.opts.Engines.footerQuirkHits(f.local, st); ok {
+		if h, ok := r.footers.footerQuirkHits(f.local, st); ok {
 			hits[f.local] = h
 		} else {
 			unread = append(unread, f.local)
@@ -67,7 +67,7 @@ func (r *run) footerQuirksCheck(step string, target *formats.Version) error {
 		}
 		for local, h := range read {
 			hits[local] = h
-			r.opts.Engines.keepFooterQuirkHits(local, stats[local], h)
+			r.footers.keepFooterQuirkHits(local, stats[local], h)
 		}
 	}
 	for _, q := range affected {

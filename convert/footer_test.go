@@ -48,9 +48,14 @@ func TestFooterQuirksRefused(t *testing.T) {
 		{formats.V0_3, ">= 1.4.4", nil},
 		{formats.V0_2, "", []string{formats.FooterStringStatsInvalidUTF8 + ":words"}},
 	}
+	var targets []*formats.Version // each target's Check for all its readers
+	var alone []error
 	for _, c := range cases {
 		t.Run(c.target.Name+c.readers, func(t *testing.T) {
 			_, err := Check(ctx, catalog, c.target, Options{DataPath: data, Readers: map[string]string{c.target.Name: c.readers}})
+			if c.readers == "" {
+				targets, alone = append(targets, c.target), append(alone, err)
+			}
 			var refused *RefusedError
 			if err != nil && !errors.As(err, &refused) {
 				t.Fatal(err)
@@ -74,6 +79,9 @@ func TestFooterQuirksRefused(t *testing.T) {
 			}
 		})
 	}
+	// In one pass (the footers read once, pass.footers), each target is
+	// refused as alone.
+	assertPassAsAlone(t, catalog, targets, Options{DataPath: data}, alone)
 }
 
 func refusedFindings(e *RefusedError) []Finding {

@@ -288,7 +288,7 @@ func (r *run) unmappedFilesWithoutFieldIDs() ([]string, error) {
 			st, _ = os.Stat(local) // nil when missing
 			stats[local] = st
 			if st != nil {
-				if ids, known := r.opts.Engines.footer(local, st); known {
+				if ids, known := r.footers.footer(local, st); known {
 					hasIDs[local] = ids
 				} else {
 					unread = append(unread, local)
@@ -314,7 +314,7 @@ func (r *run) unmappedFilesWithoutFieldIDs() ([]string, error) {
 	}
 	for local, ids := range read {
 		hasIDs[local] = ids
-		r.opts.Engines.keepFooter(local, stats[local], ids)
+		r.footers.keepFooter(local, stats[local], ids)
 	}
 	var out []string
 	for _, f := range files {
