@@ -3,6 +3,7 @@ package convert
 import (
 	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/fdl-formats/fdl-formats/formats"
@@ -38,6 +39,7 @@ func (r *run) textStats(step string, source, target *formats.Version) error {
 	if len(parts) == 0 {
 		return nil
 	}
+	r.withoutUntypedKinds(parts)
 	r.listTextStats(parts)
 	for _, k := range formats.AllTextStats {
 		if err := r.textStatsKind(step, k, source, target, parts); err != nil {
@@ -102,6 +104,39 @@ func (r *run) textStatsParts(k *formats.TextStats, source, target *formats.Versi
 	return parts, nil
 }
 
+// withoutUntypedKinds marks listed, with nothing to rewrite, the parts of
+// the kinds no column of the working copy is of, in one statement over
+// ducklake_column: their listings and rewrites select only statistics of
+// a column of the kind (RespellSQL), so they would find and change no row.
+// Most catalogs have no BOOLEAN column, and none of the temporal types;
+// their conversions then plan no listing at all. When the statement fails
+// the parts are left to be listed.
+func (r *run) withoutUntypedKinds(parts []textStatsPart) {
+	var kinds []*formats.TextStats
+	for _, p := range parts {
+		if !slices.Contains(kinds, p.k) {
+			kinds = append(kinds, p.k)
+		}
+	}
+	typed := make([]string, len(kinds))
+	for i, k := range kinds {
+		typed[i] = "coalesce(bool_or(" + k.TypeSQL("c") + "), false)"
+	}
+	has := make([]bool, len(kinds))
+	ptrs := make([]any, len(kinds))
+	for i := range has {
+		ptrs[i] = &has[i]
+	}
+	if err := r.w.conn.QueryRowContext(r.ctx, "SELECT "+strings.Join(typed, ", ")+" FROM ducklake_column c").Scan(ptrs...); err != nil {
+		return
+	}
+	for i := range parts {
+		if !has[slices.Index(kinds, parts[i].k)] {
+			parts[i].cols, parts[i].listed = nil, true
+		}
+	}
+}
+
 // listTextStats runs the listings of parts in one statement, before any
 // rewrite. Each listing is what it would be alone just before its own
 // rewrite: it reads its own table (no other part's rewrite changes it)
@@ -114,9 +149,14 @@ func (r *run) textStatsParts(k *formats.TextStats, source, target *formats.Versi
 // fails, textStatsKind lists each part alone, and its error names the
 // table.
 func (r *run) listTextStats(parts []textStatsPart) {
-	selects := make([]string, len(parts))
+	var selects []string
 	for i, p := range parts {
-		selects[i] = fmt.Sprintf("SELECT %d AS part, * FROM (%s)", i, p.hits)
+		if !p.listed {
+			selects = append(selects, fmt.Sprintf("SELECT %d AS part, * FROM (%s)", i, p.hits))
+		}
+	}
+	if len(selects) == 0 {
+		return
 	}
 	// Each part's list, its names looked up once for all parts' rows.
 	rows, err := r.w.conn.QueryContext(r.ctx, `SELECT h.part, coalesce((SELECT any_value(t.table_name) FROM ducklake_table t WHERE t.table_id = h.t), '?')
@@ -141,7 +181,9 @@ func (r *run) listTextStats(parts []textStatsPart) {
 		return
 	}
 	for i := range parts {
-		parts[i].cols, parts[i].listed = cols[i], true
+		if !parts[i].listed {
+			parts[i].cols, parts[i].listed = cols[i], true
+		}
 	}
 }
 
