@@ -240,7 +240,8 @@ func footersOf(engines *Engines) *Engines {
 	if engines != nil {
 		return engines
 	}
-	return &Engines{footers: newFileMemo[bool](maxKeptFooters), footerHits: newFileMemo[[]parquetfooter.Hit](maxKeptFooters)}
+	return &Engines{footers: newFileMemo[bool](maxKeptFooters), footerHits: newFileMemo[[]parquetfooter.Hit](maxKeptFooters),
+		deletes: newFileMemo[deleteContent](maxKeptFooters)}
 }
 
 // beforeSteps is what a pass's reader checks before the steps found, each
@@ -771,13 +772,38 @@ type Engines struct {
 	// footerHits are the footer quirks' hits of the data files read, by
 	// local path (parquetfooter.Read).
 	footerHits *fileMemo[[]parquetfooter.Hit]
+	// deletes are what the delete files read say of partial deletions,
+	// by local path and encryption key (partialDeleteContentOf).
+	deletes *fileMemo[deleteContent]
+}
+
+// deleteContent is what partialDeleteContent read of a delete file.
+type deleteContent struct {
+	last    sql.NullInt64
+	partial bool
+}
+
+// deleteContent returns what was read of the delete file at path with
+// key, if it was read of the same file (sameFile) before.
+func (e *Engines) deleteContent(path, key string, file os.FileInfo) (deleteContent, bool) {
+	if e == nil {
+		return deleteContent{}, false
+	}
+	return e.deletes.get(path+"\x00"+key, file)
+}
+
+// keepDeleteContent keeps what was read of the delete file at path with key.
+func (e *Engines) keepDeleteContent(path, key string, file os.FileInfo, c deleteContent) {
+	if e != nil {
+		e.deletes.put(path+"\x00"+key, file, c)
+	}
 }
 
 // NewEngines keeps at most maxIdle idle databases (a run converting jobs
 // catalogs at once needs jobs).
 func NewEngines(maxIdle int) *Engines {
 	return &Engines{pool: duckpool.New(maxIdle), sources: newFileMemo[sourceInfo](maxKeptSources), footers: newFileMemo[bool](maxKeptFooters),
-		footerHits: newFileMemo[[]parquetfooter.Hit](maxKeptFooters)}
+		footerHits: newFileMemo[[]parquetfooter.Hit](maxKeptFooters), deletes: newFileMemo[deleteContent](maxKeptFooters)}
 }
 
 // fileMemo keeps what was read of files, by path, for as long as each file

@@ -220,8 +220,7 @@ func (r *run) partialDeleteFiles() (partialDeletes, error) {
 			}
 			continue
 		}
-		src := readParquetSQL(filepath.Join(r.opts.DataPath, filepath.FromSlash(f.relDir+f.path)), f.key.String)
-		last, partial, err := r.partialDeleteContent(src)
+		last, partial, err := r.partialDeleteContentOf(filepath.Join(r.opts.DataPath, filepath.FromSlash(f.relDir+f.path)), f.key.String)
 		switch {
 		case err != nil:
 			if catalogSays {
@@ -236,6 +235,25 @@ func (r *run) partialDeleteFiles() (partialDeletes, error) {
 	}
 	r.partials = out
 	return out, nil
+}
+
+// partialDeleteContentOf is partialDeleteContent of the delete file at
+// local (decrypted with key), kept for the next conversion of the pass, or
+// of Engines, that reads the same file (r.footers): each output of a pass
+// to 0.3 or older walks the 0.4 -> 0.3 step, which reads every delete
+// file's columns.
+func (r *run) partialDeleteContentOf(local, key string) (last sql.NullInt64, partial bool, err error) {
+	st, statErr := os.Stat(local)
+	if statErr == nil {
+		if c, ok := r.footers.deleteContent(local, key, st); ok {
+			return c.last, c.partial, nil
+		}
+	}
+	last, partial, err = r.partialDeleteContent(readParquetSQL(local, key))
+	if err == nil && statErr == nil {
+		r.footers.keepDeleteContent(local, key, st, deleteContent{last: last, partial: partial})
+	}
+	return last, partial, err
 }
 
 // partialDeleteContent reads a delete file's columns and, when it is a
