@@ -44,9 +44,16 @@ func TestConvertedLakesReadIdentically(t *testing.T) {
 				t.Parallel()
 				vs := versionCatalogs(t, lake)
 				src := vs[len(vs)-1]
-				for _, target := range tc.targets {
-					out := filepath.Join(t.TempDir(), target.Name+".duckdb")
-					_, err := Catalog(context.Background(), src, out, target, Options{AllowInlined: true, DataPath: filepath.Join(lake, "data")})
+				// The targets are written in one pass over the source, as a
+				// backfill writes a version's cells (TestCatalogsOnePass:
+				// each output is the catalog Catalog writes alone).
+				outs := make([]Output, len(tc.targets))
+				for i, target := range tc.targets {
+					outs[i] = Output{Target: target, Dst: filepath.Join(t.TempDir(), target.Name+".duckdb")}
+				}
+				written := Catalogs(context.Background(), src, outs, Options{AllowInlined: true, DataPath: filepath.Join(lake, "data")})
+				for i, target := range tc.targets {
+					out, err := outs[i].Dst, written[i].Err
 					if errors.Is(err, ErrRefused) {
 						if want := expectedRefusalsIn(tc.archive, name, target.Name); want == "" {
 							t.Errorf("to %s: unexpectedly refused: %v", target, err)
