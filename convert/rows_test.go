@@ -21,6 +21,10 @@ func TestConvertedLakesReadIdentically(t *testing.T) {
 	// do, instead of starting two per conversion.
 	engines := compare.NewEngines(4)
 	t.Cleanup(func() { engines.Close() }) // after the parallel subtests
+	// The conversions borrow theirs likewise, and keep what they read of
+	// the data files, as a backfill's do.
+	convEngines := NewEngines(4)
+	t.Cleanup(func() { convEngines.Close() })
 	for _, tc := range []struct {
 		archive string
 		targets []*formats.Version
@@ -51,7 +55,7 @@ func TestConvertedLakesReadIdentically(t *testing.T) {
 				for i, target := range tc.targets {
 					outs[i] = Output{Target: target, Dst: filepath.Join(t.TempDir(), target.Name+".duckdb")}
 				}
-				written := Catalogs(context.Background(), src, outs, Options{AllowInlined: true, DataPath: filepath.Join(lake, "data")})
+				written := Catalogs(context.Background(), src, outs, Options{AllowInlined: true, DataPath: filepath.Join(lake, "data"), Engines: convEngines})
 				for i, target := range tc.targets {
 					out, err := outs[i].Dst, written[i].Err
 					if errors.Is(err, ErrRefused) {
