@@ -76,14 +76,20 @@ func nullIn(vals ...any) string {
 // partitionRows reads every partition column row with its spec's
 // visibility, by table and key index, once per reader.
 func (r *Reader) partitionRows(ctx context.Context) ([]partRow, error) {
-	if r.meta.extras.parts != nil {
-		return r.meta.extras.parts, nil
+	return readOnce(&r.meta.extras.parts, func() ([]partRow, error) { return r.readPartitionRows(ctx, "true") })
+}
+
+// readOnce returns *kept, or reads it and keeps it (a read that fails
+// keeps nothing): the schema description's rows, once per reader.
+func readOnce[T any](kept *[]T, read func() ([]T, error)) ([]T, error) {
+	if *kept != nil {
+		return *kept, nil
 	}
-	out, err := r.readPartitionRows(ctx, "true")
+	out, err := read()
 	if err != nil {
 		return nil, err
 	}
-	r.meta.extras.parts = out
+	*kept = out
 	return out, nil
 }
 
@@ -114,15 +120,7 @@ func (r *Reader) tagRows(ctx context.Context, column bool) ([]tagRow, error) {
 	if column {
 		kept = &r.meta.extras.colTags
 	}
-	if *kept != nil {
-		return *kept, nil
-	}
-	out, err := r.readTagRows(ctx, column, "true")
-	if err != nil {
-		return nil, err
-	}
-	*kept = out
-	return out, nil
+	return readOnce(kept, func() ([]tagRow, error) { return r.readTagRows(ctx, column, "true") })
 }
 
 // readTagRows reads the rows of ducklake_column_tag (column) or
@@ -175,14 +173,7 @@ func (r *Reader) tagEntries(ctx context.Context, e entries, column bool, owner, 
 
 // viewRows reads every row of ducklake_view once per reader.
 func (r *Reader) viewRows(ctx context.Context) ([]viewRow, error) {
-	if r.meta.extras.views != nil {
-		return r.meta.extras.views, nil
-	}
-	out, err := r.readViewRows(ctx, "true")
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	return readOnce(&r.meta.extras.views, func() ([]viewRow, error) { return r.readViewRows(ctx, "true") })
 }
 
 // readViewRows reads the rows of ducklake_view that satisfy where (alias v).
@@ -205,14 +196,7 @@ func (r *Reader) readViewRows(ctx context.Context, where string) ([]viewRow, err
 // macroRows reads every macro implementation, with its parameters, once
 // per reader.
 func (r *Reader) macroRows(ctx context.Context) ([]macroRow, error) {
-	if r.meta.extras.macros != nil {
-		return r.meta.extras.macros, nil
-	}
-	out, err := r.readMacroRows(ctx, "true")
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	return readOnce(&r.meta.extras.macros, func() ([]macroRow, error) { return r.readMacroRows(ctx, "true") })
 }
 
 // readMacroRows reads the macro implementations whose macro row (m)
