@@ -2,6 +2,7 @@ package convert
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"testing"
 
@@ -23,34 +24,12 @@ func TestAllThreads(t *testing.T) {
 		{"fails", boom},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			engines := NewEngines(1)
-			defer engines.Close()
-			fresh, closeFresh, err := openDuckDB(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var want int64
-			if err := fresh.QueryRowContext(ctx, "SELECT current_setting('threads')").Scan(&want); err != nil {
-				t.Fatal(err)
-			}
-			closeFresh()
-			conn, release, err := openWork(ctx, engines)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer release()
-			current := func() int64 {
-				var n int64
-				if err := conn.QueryRowContext(ctx, "SELECT current_setting('threads')").Scan(&n); err != nil {
-					t.Fatal(err)
-				}
-				return n
-			}
+			conn, want, current := threadsConn(t, ctx)
 			if got := current(); got != 1 {
 				t.Fatalf("threads of a conversion's connection = %d, want 1", got)
 			}
 			var inside int64
-			err = duckpool.AllThreads(ctx, conn, func() error { inside = current(); return tc.err })
+			err := duckpool.AllThreads(ctx, conn, func() error { inside = current(); return tc.err })
 			if !errors.Is(err, tc.err) {
 				t.Errorf("AllThreads = %v, want %v", err, tc.err)
 			}
@@ -82,35 +61,13 @@ func TestReadsDataThreads(t *testing.T) {
 		{"reads nothing and fails", false, boom},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			engines := NewEngines(1)
-			defer engines.Close()
-			fresh, closeFresh, err := openDuckDB(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var want int64
-			if err := fresh.QueryRowContext(ctx, "SELECT current_setting('threads')").Scan(&want); err != nil {
-				t.Fatal(err)
-			}
-			closeFresh()
-			conn, release, err := openWork(ctx, engines)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer release()
-			current := func() int64 {
-				var n int64
-				if err := conn.QueryRowContext(ctx, "SELECT current_setting('threads')").Scan(&n); err != nil {
-					t.Fatal(err)
-				}
-				return n
-			}
+			conn, want, current := threadsConn(t, ctx)
 			r := &run{ctx: ctx, w: &work{conn: conn, db: workDB}}
 			if err := r.dataThreads(); err != nil || current() != 1 {
 				t.Fatalf("dataThreads outside a check: %v, threads %d, want 1", err, current())
 			}
 			var before, inside int64
-			_, err = r.readsData(func(r *run) ([]string, error) {
+			_, err := r.readsData(func(r *run) ([]string, error) {
 				before = current()
 				if tc.reads {
 					if err := r.dataThreads(); err != nil {
@@ -141,4 +98,34 @@ func TestReadsDataThreads(t *testing.T) {
 			}
 		})
 	}
+}
+
+// threadsConn gives a test a conversion's connection (openWork, from a
+// pool), the threads a fresh database has (want), and a reading of the
+// connection's threads setting.
+func threadsConn(t *testing.T, ctx context.Context) (conn *sql.Conn, want int64, current func() int64) {
+	t.Helper()
+	engines := NewEngines(1)
+	t.Cleanup(func() { engines.Close() })
+	fresh, closeFresh, err := openDuckDB(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fresh.QueryRowContext(ctx, "SELECT current_setting('threads')").Scan(&want); err != nil {
+		t.Fatal(err)
+	}
+	closeFresh()
+	conn, release, err := openWork(ctx, engines)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(release)
+	current = func() int64 {
+		var n int64
+		if err := conn.QueryRowContext(ctx, "SELECT current_setting('threads')").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	return conn, want, current
 }
