@@ -3,7 +3,6 @@ package formats
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"math"
 	"regexp"
 	"strconv"
@@ -23,7 +22,8 @@ type MissingColumnStats struct {
 	// later columns) and every row reads the initial default.
 	InFile bool
 	// Types are the column's column_type values over its rows, Defaults
-	// its initial_default values (nil: none).
+	// its initial_default values (nil: none); FileColumnPairs gives the
+	// pairs of one column the same slices (not to be modified).
 	Types    []string
 	Defaults []*string
 	// RecordCount is the file's record_count.
@@ -169,27 +169,37 @@ const (
 
 // fileColumnPairsSQL lists every pair of a data file and a top-level column
 // of its table that are visible together at some snapshot, with what
-// MissingColumnStats needs and the file's statistics rows for the column
-// (as a reader with QuirkFilesWithoutColumnStatsPruned selects them: same
-// data_file_id, column_id and table_id). prefix qualifies the metadata
-// tables ("" or "cat."), stats is the file statistics table's name in the
-// catalog (ducklake_file_column_stats, or ducklake_file_column_statistics
-// before 0.3). Columns: table_id, data_file_id, column_id, the first
-// snapshot at which both are visible, in_file, types (VARCHAR[]), defaults
-// (VARCHAR[], NULLs kept), record_count, the file's path, the column's
-// newest name, the number of statistics rows, and the first one's
-// column_size_bytes, value_count, null_count, min_value, max_value,
-// contains_nan (by rowid); where (PairsWithoutStats, PairsMaybeReadAlike)
-// keeps only some pairs.
+// MissingColumnStats needs but the column's types and defaults (which
+// columnHistorySQL reads once a column) and the file's statistics rows for
+// the column (as a reader with QuirkFilesWithoutColumnStatsPruned selects
+// them: same data_file_id, column_id and table_id). prefix qualifies the
+// metadata tables ("" or "cat."), stats is the file statistics table's name
+// in the catalog (ducklake_file_column_stats, or
+// ducklake_file_column_statistics before 0.3). Columns: table_id,
+// data_file_id, column_id, the first snapshot at which both are visible,
+// in_file, record_count, the file's path, the column's newest name, and,
+// unless where is PairsWithoutStats (whose pairs have none), the number of
+// statistics rows and the first one's column_size_bytes, value_count,
+// null_count, min_value, max_value, contains_nan (by rowid); where
+// (PairsWithoutStats, PairsMaybeReadAlike) keeps only some pairs.
 func fileColumnPairsSQL(prefix, stats, where string) string {
+	st := `SELECT data_file_id, table_id, column_id, count(*) AS n,
+		arg_min(column_size_bytes, rowid) AS column_size_bytes, arg_min(value_count, rowid) AS value_count, arg_min(null_count, rowid) AS null_count,
+		arg_min(min_value, rowid) AS min_value, arg_min(max_value, rowid) AS max_value, arg_min(contains_nan, rowid) AS contains_nan
+	FROM ` + prefix + stats + ` GROUP BY data_file_id, table_id, column_id`
+	statsCols := `, coalesce(s.n, 0),
+	s.column_size_bytes, s.value_count, s.null_count, s.min_value, s.max_value, s.contains_nan`
+	if where == PairsWithoutStats {
+		// Only whether a row exists matters: each pair's count and
+		// statistics would be 0 and NULLs.
+		st = `SELECT DISTINCT data_file_id, table_id, column_id, 1 AS n FROM ` + prefix + stats
+		statsCols = ""
+	}
 	if where != "" {
 		where = "\nWHERE " + where
 	}
 	return `WITH cols AS (
-	SELECT table_id, column_id, min(begin_snapshot) AS first_begin,
-		list(column_type ORDER BY begin_snapshot, rowid) AS types,
-		list(initial_default ORDER BY begin_snapshot, rowid) AS defaults,
-		arg_max(column_name, begin_snapshot) AS column_name
+	SELECT table_id, column_id, min(begin_snapshot) AS first_begin, arg_max(column_name, begin_snapshot) AS column_name
 	FROM ` + prefix + `ducklake_column WHERE parent_column IS NULL GROUP BY table_id, column_id),
 together AS (
 	SELECT f.table_id, f.data_file_id, c.column_id, greatest(any_value(f.begin_snapshot), min(c.begin_snapshot)) AS snapshot
@@ -197,16 +207,24 @@ together AS (
 		AND (f.end_snapshot IS NULL OR c.begin_snapshot < f.end_snapshot) AND (c.end_snapshot IS NULL OR c.end_snapshot > f.begin_snapshot)
 	GROUP BY f.table_id, f.data_file_id, c.column_id),
 st AS (
-	SELECT data_file_id, table_id, column_id, count(*) AS n,
-		arg_min(column_size_bytes, rowid) AS column_size_bytes, arg_min(value_count, rowid) AS value_count, arg_min(null_count, rowid) AS null_count,
-		arg_min(min_value, rowid) AS min_value, arg_min(max_value, rowid) AS max_value, arg_min(contains_nan, rowid) AS contains_nan
-	FROM ` + prefix + stats + ` GROUP BY data_file_id, table_id, column_id)
+	` + st + `)
 SELECT t.table_id, t.data_file_id, t.column_id, t.snapshot, c.first_begin <= f.begin_snapshot AS in_file,
-	c.types::VARCHAR[], c.defaults::VARCHAR[], f.record_count, f.path, c.column_name, coalesce(s.n, 0),
-	s.column_size_bytes, s.value_count, s.null_count, s.min_value, s.max_value, s.contains_nan
+	f.record_count, f.path, c.column_name` + statsCols + `
 FROM together t JOIN cols c USING (table_id, column_id) JOIN ` + prefix + `ducklake_data_file f USING (data_file_id)
 LEFT JOIN st s ON s.data_file_id = t.data_file_id AND s.table_id = t.table_id AND s.column_id = t.column_id` + where + `
 ORDER BY t.table_id, t.data_file_id, t.column_id`
+}
+
+// columnHistorySQL lists every top-level column row of the catalog, each
+// column's rows in the order its types and defaults are listed
+// (MissingColumnStats): table_id, column_id, column_type, initial_default.
+// They are read flat, once a column row, rather than as two lists on each of
+// its pairs: DuckDB's Go driver turns every list element of a result into a
+// Go value, which cost a wide catalog's conversion (2,600 pairs) more than
+// the query.
+func columnHistorySQL(prefix string) string {
+	return `SELECT table_id, column_id, column_type::VARCHAR, initial_default::VARCHAR FROM ` + prefix + `ducklake_column
+	WHERE parent_column IS NULL ORDER BY table_id, column_id, begin_snapshot, rowid`
 }
 
 // Matches reports whether the statistics read from a row (column_size_bytes
@@ -267,19 +285,15 @@ func FileColumnPairsWhere(ctx context.Context, q querier, prefix, stats, where s
 	var out []FileColumnPair
 	for rows.Next() {
 		var p FileColumnPair
-		var types, defaults duckList
 		var rc sql.NullInt64
 		var path, name sql.NullString
-		if err := rows.Scan(&p.TableID, &p.DataFileID, &p.ColumnID, &p.Snapshot, &p.InFile, &types, &defaults, &rc, &path, &name, &p.Rows,
-			&p.SizeBytes, &p.ValueCount, &p.NullCount, &p.MinValue, &p.MaxValue, &p.ContainsNaN); err != nil {
+		dest := []any{&p.TableID, &p.DataFileID, &p.ColumnID, &p.Snapshot, &p.InFile, &rc, &path, &name}
+		if where != PairsWithoutStats {
+			dest = append(dest, &p.Rows, &p.SizeBytes, &p.ValueCount, &p.NullCount, &p.MinValue, &p.MaxValue, &p.ContainsNaN)
+		}
+		if err := rows.Scan(dest...); err != nil {
 			return nil, err
 		}
-		for _, t := range types {
-			if t != nil {
-				p.Types = append(p.Types, *t)
-			}
-		}
-		p.Defaults = defaults
 		p.RecordCount, p.Path, p.ColumnName = rc.Int64, path.String, name.String
 		if !rc.Valid {
 			// Without a record count no counts can be written: keep the
@@ -288,30 +302,57 @@ func FileColumnPairsWhere(ctx context.Context, q querier, prefix, stats, where s
 		}
 		out = append(out, p)
 	}
-	return out, rows.Err()
-}
-
-// duckList scans a DuckDB VARCHAR[] (NULL elements kept as nil).
-type duckList []*string
-
-func (l *duckList) Scan(src any) error {
-	*l = nil
-	if src == nil {
-		return nil
+	if err := rows.Err(); err != nil {
+		return nil, err
 	}
-	vs, ok := src.([]any)
-	if !ok {
-		return fmt.Errorf("scan %T as a list", src)
+	rows.Close()
+	if len(out) == 0 {
+		return out, nil
 	}
-	for _, v := range vs {
-		switch s := v.(type) {
-		case nil:
-			*l = append(*l, nil)
-		case string:
-			*l = append(*l, &s)
-		default:
-			return fmt.Errorf("scan list element %T as text", v)
+	type columnKey struct{ table, column int64 }
+	type history struct {
+		types    []string
+		defaults []*string
+	}
+	hist := map[columnKey]*history{}
+	for _, p := range out {
+		hist[columnKey{p.TableID, p.ColumnID}] = nil
+	}
+	crows, err := q.QueryContext(ctx, columnHistorySQL(prefix))
+	if err != nil {
+		return nil, err
+	}
+	defer crows.Close()
+	for crows.Next() {
+		var k columnKey
+		var typ, def sql.NullString
+		if err := crows.Scan(&k.table, &k.column, &typ, &def); err != nil {
+			return nil, err
+		}
+		h, wanted := hist[k]
+		if !wanted {
+			continue
+		}
+		if h == nil {
+			h = &history{}
+			hist[k] = h
+		}
+		if typ.Valid {
+			h.types = append(h.types, typ.String)
+		}
+		var d *string
+		if def.Valid {
+			d = &def.String
+		}
+		h.defaults = append(h.defaults, d)
+	}
+	if err := crows.Err(); err != nil {
+		return nil, err
+	}
+	for i := range out {
+		if h := hist[columnKey{out[i].TableID, out[i].ColumnID}]; h != nil {
+			out[i].Types, out[i].Defaults = h.types, h.defaults
 		}
 	}
-	return nil
+	return out, nil
 }
