@@ -71,6 +71,8 @@ type run struct {
 	// footers keeps what was read of data files' footers (pass.footers;
 	// nil: nothing kept).
 	footers *Engines
+	// facts are the cheap facts about the working copy last read (mayFind).
+	facts *workFactsRead
 }
 
 func (r *run) add(f Finding) { r.findings = append(r.findings, f) }

@@ -22,6 +22,9 @@ func (r *run) oneSidedTableStats(step string, target *formats.Version) error {
 	if ok, err := r.w.hasTable(r.ctx, "ducklake_table_column_stats"); err != nil || !ok {
 		return err
 	}
+	if !r.mayFind(&factTableStatsOneBound) {
+		return nil
+	}
 	where := `(s.min_value IS NULL) <> (s.max_value IS NULL) AND EXISTS (SELECT 1 FROM ducklake_column c WHERE c.table_id = s.table_id AND c.column_id = s.column_id AND ` + formats.OneSidedStatsTypeSQL("c.column_type") + `)`
 	items, err := r.w.strings(r.ctx, `SELECT 'table ' || s.table_id || ' column ' || s.column_id || ': min_value ' || coalesce(s.min_value, 'NULL') || ', max_value ' || coalesce(s.max_value, 'NULL')
 		FROM ducklake_table_column_stats s WHERE `+where+` ORDER BY s.table_id, s.column_id`)

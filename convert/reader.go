@@ -99,6 +99,9 @@ func (r *run) stringTableStatsWithoutMinMax(step string, target *formats.Version
 	if err != nil || stats == "" {
 		return err
 	}
+	if !r.mayFind(&factTableStatsNoBounds) {
+		return nil
+	}
 	offending := formats.StringTableStatsWithoutMinMaxSQL("") + " AND " + formats.ColumnMayHoldValuesSQL("", stats)
 	items, err := r.w.strings(r.ctx, `SELECT 'table ' || s.table_id || ' ' || coalesce((SELECT any_value(t.table_name) FROM ducklake_table t WHERE t.table_id = s.table_id), '?')
 			|| ' column ' || coalesce((SELECT arg_max(c.column_name, c.begin_snapshot) FROM ducklake_column c WHERE c.table_id = s.table_id AND c.column_id = s.column_id), '?')
@@ -136,6 +139,9 @@ func (r *run) tableStatsWithoutColumnStats(step string, target *formats.Version)
 	ok, err := r.w.hasTable(r.ctx, "ducklake_table_column_stats")
 	if err != nil || !ok {
 		return err
+	}
+	if !r.mayFind(&factTableStatsUncovered) {
+		return nil
 	}
 	info := q.Info()
 	offending := formats.TableStatsWithoutColumnStatsSQL("")
@@ -480,6 +486,9 @@ func (r *run) hiveValuesReadDifferently() ([]string, error) {
 	if ok, err := r.w.hasColumn(r.ctx, "ducklake_name_mapping", "is_partition"); err != nil || !ok {
 		return nil, err
 	}
+	if !r.mayFind(&factHivePartitions) {
+		return nil, nil
+	}
 	rows, err := r.w.strings(r.ctx, `SELECT f.table_id || chr(31) || coalesce(t.table_name, '?') || chr(31) || f.data_file_id || chr(31) || f.path || chr(31) || n.source_name
 		FROM ducklake_data_file f JOIN ducklake_name_mapping n ON n.mapping_id = f.mapping_id AND n.is_partition
 		LEFT JOIN (SELECT table_id, any_value(table_name ORDER BY begin_snapshot DESC) AS table_name FROM ducklake_table GROUP BY table_id) t USING (table_id)
@@ -513,6 +522,9 @@ func (r *run) hiveValuesReadDifferently() ([]string, error) {
 func (r *run) hiveTimeZoneValues() ([]string, error) {
 	if ok, err := r.w.hasColumn(r.ctx, "ducklake_name_mapping", "is_partition"); err != nil || !ok {
 		return nil, err
+	}
+	if !r.mayFind(&factHivePartitions) {
+		return nil, nil
 	}
 	rows, err := r.w.strings(r.ctx, `SELECT DISTINCT f.table_id || chr(31) || coalesce(t.table_name, '?') || chr(31) || f.data_file_id || chr(31) || f.path || chr(31) || n.source_name || chr(31) || c.column_name || chr(31) || lower(trim(c.column_type))
 		FROM ducklake_data_file f JOIN ducklake_name_mapping n ON n.mapping_id = f.mapping_id AND n.is_partition AND n.parent_column IS NULL

@@ -206,6 +206,7 @@ func (r *run) textStatsKind(step string, k *formats.TextStats, source, target *f
 		if len(cols) == 0 {
 			continue // the rewrite's condition is the listing's: it would change no row
 		}
+		r.w.writes++
 		res, err := r.w.conn.ExecContext(r.ctx, p.rewrite)
 		if err != nil {
 			return fmt.Errorf("%s: %w", oneline.First(strings.TrimSpace(p.rewrite)), err)

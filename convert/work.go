@@ -21,6 +21,10 @@ type work struct {
 	db     string  // the working database (the connection's default one)
 	schema string  // metadata schema of the source ("main" unless METADATA_SCHEMA)
 	tables []table // the working tables as last listed; nil once a statement may have changed them
+	// writes counts the statements that may have written to the working
+	// copy (exec, copyIn, textStatsKind's rewrites): what was read of it before (run.facts)
+	// holds while it is unchanged.
+	writes int
 }
 
 // quote quotes an identifier for DuckDB.
@@ -277,6 +281,7 @@ func (w *work) exec(ctx context.Context, query string, args ...any) error {
 	if changesTables(query) {
 		w.tables = nil
 	}
+	w.writes++
 	if _, err := w.conn.ExecContext(ctx, query, args...); err != nil {
 		return fmt.Errorf("%s: %w", oneline.First(strings.TrimSpace(query)), err)
 	}
@@ -472,6 +477,7 @@ func (w *work) copyIn(ctx context.Context, tables []table) error {
 		copied = append(copied, table{schema: "main", name: t.name, columns: t.columns})
 	}
 	stmts = withoutOptimizer(stmts)
+	w.writes++
 	if _, err := w.conn.ExecContext(ctx, "BEGIN TRANSACTION"); err != nil {
 		return fmt.Errorf("copy the DuckLake tables: %w", err)
 	}

@@ -1,0 +1,61 @@
+package convert
+
+import (
+	"context"
+	"testing"
+)
+
+// TestWorkFacts: each fact reads false on empty tables, and true once a row
+// that a check would select is written (read again after the write, not
+// kept); a fact whose table is missing answers true (the check runs).
+func TestWorkFacts(t *testing.T) {
+	ctx := context.Background()
+	conn, closeDB, err := openDuckDB(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeDB()
+	var db string
+	if err := conn.QueryRowContext(ctx, "SELECT current_database()").Scan(&db); err != nil {
+		t.Fatal(err)
+	}
+	r := &run{ctx: ctx, w: &work{conn: conn, db: db, schema: "main"}}
+	for _, f := range workFacts {
+		if !r.mayFind(f) {
+			t.Errorf("%s: false without its tables", f.cond)
+		}
+	}
+	for _, q := range []string{
+		`CREATE TABLE ducklake_name_mapping (mapping_id BIGINT, column_id BIGINT, source_name VARCHAR, target_field_id BIGINT, parent_column BIGINT, is_partition BOOLEAN)`,
+		`CREATE TABLE ducklake_table_column_stats (table_id BIGINT, column_id BIGINT, contains_null BOOLEAN, contains_nan BOOLEAN, min_value VARCHAR, max_value VARCHAR)`,
+		`CREATE TABLE ducklake_table_stats (table_id BIGINT, record_count BIGINT, next_row_id BIGINT, file_size_bytes BIGINT)`,
+	} {
+		if err := r.w.exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range workFacts {
+		if r.mayFind(f) {
+			t.Errorf("%s: true on empty tables", f.cond)
+		}
+	}
+	for _, tc := range []struct {
+		fact *workFact
+		rows []string
+	}{
+		{&factHivePartitions, []string{`INSERT INTO ducklake_name_mapping VALUES (1, 1, 'a', 1, NULL, false)`, `INSERT INTO ducklake_name_mapping VALUES (1, 2, 'p', 2, NULL, true)`}},
+		{&factTableStatsOneBound, []string{`INSERT INTO ducklake_table_column_stats VALUES (1, 1, false, false, '1', '2')`, `INSERT INTO ducklake_table_column_stats VALUES (1, 2, false, false, NULL, '2')`}},
+		{&factTableStatsNoBounds, []string{`INSERT INTO ducklake_table_column_stats VALUES (1, 3, false, false, NULL, NULL)`}},
+		// Table 1 has column statistics; table 2 has none.
+		{&factTableStatsUncovered, []string{`INSERT INTO ducklake_table_stats VALUES (1, 5, 5, 100)`, `INSERT INTO ducklake_table_stats VALUES (2, NULL, 0, NULL)`, `INSERT INTO ducklake_table_stats VALUES (2, 5, 5, 100)`}},
+	} {
+		for i, q := range tc.rows {
+			if err := r.w.exec(ctx, q); err != nil {
+				t.Fatal(err)
+			}
+			if got, want := r.mayFind(tc.fact), i == len(tc.rows)-1; got != want {
+				t.Errorf("%s after %s: %t, want %t", tc.fact.cond, q, got, want)
+			}
+		}
+	}
+}
