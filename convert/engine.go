@@ -71,8 +71,10 @@ type run struct {
 	// footers keeps what was read of data files' footers (pass.footers;
 	// nil: nothing kept).
 	footers *Engines
-	// facts are the cheap facts about the working copy last read (mayFind).
-	facts *workFactsRead
+	// facts are the cheap facts about the working copy last read, and
+	// factsWanted those the running reader checks will still ask (mayFind).
+	facts       *workFactsRead
+	factsWanted map[*workFact]bool
 }
 
 func (r *run) add(f Finding) { r.findings = append(r.findings, f) }

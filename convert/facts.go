@@ -35,15 +35,37 @@ var (
 	// tableStatsWithoutColumnStats lists (its condition, without the names).
 	factTableStatsUncovered = workFact{[]string{"ducklake_table_stats", "ducklake_table_column_stats"},
 		`EXISTS (SELECT 1 FROM ducklake_table_stats s WHERE ` + formats.TableStatsWithoutColumnStatsSQL("") + `)`}
-	workFacts = []*workFact{&factHivePartitions, &factTableStatsNoBounds, &factTableStatsOneBound, &factTableStatsUncovered}
+	// factStructColumns: a top-level column is a STRUCT (structSkipFiles
+	// lists only data files of such a column's table).
+	factStructColumns = workFact{[]string{"ducklake_column"},
+		`EXISTS (SELECT 1 FROM ducklake_column WHERE parent_column IS NULL AND lower(trim(column_type)) = 'struct')`}
+	// factViewPlaceholder: a view's SQL holds the catalog placeholder
+	// (viewsWithCatalogPlaceholder selects only those).
+	factViewPlaceholder = workFact{[]string{"ducklake_view"},
+		`EXISTS (SELECT 1 FROM ducklake_view WHERE contains(sql, ` + literal(formats.ViewCatalogPlaceholder) + `))`}
+	workFacts = []*workFact{&factHivePartitions, &factTableStatsNoBounds, &factTableStatsOneBound, &factTableStatsUncovered, &factStructColumns, &factViewPlaceholder}
 )
 
-// workFactsRead are the facts as last read, in one statement for all of them,
-// and the working copy's write count then (work.writes): a statement
-// written since may have changed any, and they are read again.
+// workFactsRead are the facts as last read, and the working copy's write
+// count then (work.writes): a statement written since may have changed any,
+// and they are read again.
 type workFactsRead struct {
 	writes int
-	holds  map[*workFact]bool // absent: not read (its table or column is missing)
+	holds  map[*workFact]bool // absent: not read (not asked, or its table or column is missing)
+}
+
+// wantFacts names the facts the checks about to run will ask (readerChecks,
+// from the same conditions as the checks'): the first one asked reads them
+// all in one statement, and a fact not asked yet is read again with the
+// next one asked after a write. It changes no answer, only how many
+// statements read them; a fact asked but not named is read when asked.
+func (r *run) wantFacts(want map[*workFact]bool) {
+	r.factsWanted = map[*workFact]bool{}
+	for f, ok := range want {
+		if ok {
+			r.factsWanted[f] = true
+		}
+	}
 }
 
 // mayFind reports whether a check that needs f may find anything: false
@@ -51,21 +73,36 @@ type workFactsRead struct {
 // missing, or a failure to read the facts, answers true: the check then
 // runs as it would without them (and says what is missing or failing).
 func (r *run) mayFind(f *workFact) bool {
-	if r.facts == nil || r.facts.writes != r.w.writes {
-		r.facts = r.readFacts()
+	if r.facts != nil && r.facts.writes != r.w.writes {
+		r.facts = nil
 	}
+	if r.facts == nil {
+		r.facts = &workFactsRead{writes: r.w.writes, holds: map[*workFact]bool{}}
+	}
+	delete(r.factsWanted, f) // asked: a later read need not read it for a check to come
 	holds, read := r.facts.holds[f]
+	if !read {
+		// f and the wanted facts not read since the last write, in
+		// workFacts' order.
+		ask := []*workFact{f}
+		for _, w := range workFacts {
+			if _, ok := r.facts.holds[w]; !ok && r.factsWanted[w] {
+				ask = append(ask, w)
+			}
+		}
+		r.readFacts(ask)
+		holds, read = r.facts.holds[f]
+	}
 	return !read || holds
 }
 
-// readFacts reads every fact whose table and column exist, in one
-// statement; none when it fails.
-func (r *run) readFacts() *workFactsRead {
-	read := &workFactsRead{writes: r.w.writes, holds: map[*workFact]bool{}}
+// readFacts reads the facts of ask whose tables and columns exist into
+// r.facts, in one statement; none when it fails.
+func (r *run) readFacts(ask []*workFact) {
 	var asked []*workFact
 	var conds []string
 facts:
-	for _, f := range workFacts {
+	for _, f := range ask {
 		for _, n := range f.needs {
 			var ok bool
 			var err error
@@ -75,7 +112,7 @@ facts:
 				ok, err = r.w.hasTable(r.ctx, table)
 			}
 			if err != nil {
-				return read
+				return
 			}
 			if !ok {
 				continue facts
@@ -84,7 +121,7 @@ facts:
 		asked, conds = append(asked, f), append(conds, f.cond)
 	}
 	if len(asked) == 0 {
-		return read
+		return
 	}
 	got := make([]bool, len(asked))
 	dest := make([]any, len(asked))
@@ -92,10 +129,9 @@ facts:
 		dest[i] = &got[i]
 	}
 	if err := r.w.conn.QueryRowContext(r.ctx, "SELECT "+strings.Join(conds, ", ")).Scan(dest...); err != nil {
-		return read
+		return
 	}
 	for i, f := range asked {
-		read.holds[f] = got[i]
+		r.facts.holds[f] = got[i]
 	}
-	return read
 }

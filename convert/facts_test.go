@@ -29,6 +29,8 @@ func TestWorkFacts(t *testing.T) {
 		`CREATE TABLE ducklake_name_mapping (mapping_id BIGINT, column_id BIGINT, source_name VARCHAR, target_field_id BIGINT, parent_column BIGINT, is_partition BOOLEAN)`,
 		`CREATE TABLE ducklake_table_column_stats (table_id BIGINT, column_id BIGINT, contains_null BOOLEAN, contains_nan BOOLEAN, min_value VARCHAR, max_value VARCHAR)`,
 		`CREATE TABLE ducklake_table_stats (table_id BIGINT, record_count BIGINT, next_row_id BIGINT, file_size_bytes BIGINT)`,
+		`CREATE TABLE ducklake_column (column_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT, table_id BIGINT, column_order BIGINT, column_name VARCHAR, column_type VARCHAR, initial_default VARCHAR, default_value VARCHAR, nulls_allowed BOOLEAN, parent_column BIGINT)`,
+		`CREATE TABLE ducklake_view (view_id BIGINT, view_uuid UUID, begin_snapshot BIGINT, end_snapshot BIGINT, schema_id BIGINT, view_name VARCHAR, dialect VARCHAR, sql VARCHAR, column_aliases VARCHAR)`,
 	} {
 		if err := r.w.exec(ctx, q); err != nil {
 			t.Fatal(err)
@@ -47,6 +49,10 @@ func TestWorkFacts(t *testing.T) {
 		{&factTableStatsOneBound, []string{`INSERT INTO ducklake_table_column_stats VALUES (1, 1, false, false, '1', '2')`, `INSERT INTO ducklake_table_column_stats VALUES (1, 2, false, false, NULL, '2')`}},
 		{&factTableStatsNoBounds, []string{`INSERT INTO ducklake_table_column_stats VALUES (1, 3, false, false, NULL, NULL)`}},
 		// Table 1 has column statistics; table 2 has none.
+		{&factStructColumns, []string{`INSERT INTO ducklake_column VALUES (1, 1, NULL, 1, 1, 's', 'int32', NULL, NULL, true, NULL)`,
+			`INSERT INTO ducklake_column VALUES (3, 1, NULL, 1, 1, 'n', 'struct', NULL, NULL, true, 2)`, `INSERT INTO ducklake_column VALUES (2, 1, NULL, 1, 2, 's', ' STRUCT', NULL, NULL, true, NULL)`}},
+		{&factViewPlaceholder, []string{`INSERT INTO ducklake_view VALUES (1, uuid(), 1, NULL, 0, 'v', 'duckdb', 'SELECT 1', NULL)`,
+			`INSERT INTO ducklake_view VALUES (2, uuid(), 1, NULL, 0, 'w', 'duckdb', 'SELECT * FROM {DUCKLAKE_CATALOG}.main.t', NULL)`}},
 		{&factTableStatsUncovered, []string{`INSERT INTO ducklake_table_stats VALUES (1, 5, 5, 100)`, `INSERT INTO ducklake_table_stats VALUES (2, NULL, 0, NULL)`, `INSERT INTO ducklake_table_stats VALUES (2, 5, 5, 100)`}},
 	} {
 		for i, q := range tc.rows {

@@ -25,6 +25,15 @@ func (r *run) readerChecks(source, target *formats.Version) error {
 	// The source is read as the newest release of its format reads it, the
 	// target as every release of its format must (formats.Version).
 	differ := func(q formats.ReaderQuirk) bool { return source.ReadsAsSourceWith(q) != target.ReadsWith(q) }
+	// The facts the checks below ask, read together (mayFind).
+	tableStats := formats.QuirkTableStatsNeedColumnStats
+	r.wantFacts(map[*workFact]bool{
+		&factHivePartitions:      !formats.ReadAlike(source, target, formats.QuirkHiveValuesRaw) || !formats.ReadAlike(source, target, formats.QuirkHiveTimeZoneValuesUTC),
+		&factTableStatsNoBounds:  target.ReadsWith(formats.QuirkStringTableStatsEmpty),
+		&factTableStatsUncovered: target.ReadsWith(tableStats) || target.EarlyReadsWith(tableStats),
+		&factTableStatsOneBound:  formats.OneSidedStatsEmpty(target),
+		&factViewPlaceholder:     differ(formats.QuirkViewCatalogVerbatim),
+	})
 	if differ(formats.QuirkTimeTZDefaultOffset) {
 		if err := r.normaliseTimeTZDefaults(step, source, target); err != nil {
 			return fmt.Errorf("%s: %w", formats.QuirkTimeTZDefaultOffset.Info().Name, err)

@@ -75,6 +75,9 @@ type skipDeletes struct {
 // structSkipFiles lists the data files the quirk misreads (see
 // structSkipCheck).
 func structSkipFiles(r *run) ([]string, error) {
+	if !r.mayFind(&factStructColumns) {
+		return nil, nil
+	}
 	files, err := skipDataFiles(r)
 	if err != nil || len(files) == 0 {
 		return nil, err

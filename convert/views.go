@@ -26,6 +26,9 @@ func viewCatalogPlaceholderCheck(source, target *formats.Version) check {
 // placeholder outside quotes and comments, naming the schema, the view,
 // its id and the snapshots it is visible at.
 func viewsWithCatalogPlaceholder(r *run) ([]string, error) {
+	if !r.mayFind(&factViewPlaceholder) {
+		return nil, nil
+	}
 	rows, err := r.w.strings(r.ctx, `SELECT coalesce(s.schema_name, '?') || chr(31) || v.view_name || chr(31) || v.view_id || chr(31) || v.begin_snapshot || chr(31) || coalesce(v.end_snapshot::VARCHAR, '') || chr(31) || v.sql
 		FROM ducklake_view v
 		LEFT JOIN (SELECT schema_id, any_value(schema_name ORDER BY begin_snapshot DESC) AS schema_name FROM ducklake_schema GROUP BY schema_id) s USING (schema_id)
