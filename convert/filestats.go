@@ -1,6 +1,7 @@
 package convert
 
 import (
+	"encoding/hex"
 	"fmt"
 	"strconv"
 
@@ -101,77 +102,55 @@ func (r *run) fileColumnStats(step string, source, target *formats.Version) erro
 }
 
 // statsRows are ducklake_file_column_stats rows to insert in one statement
-// with few parameters: each integer column as one text of comma-separated
-// decimals (empty for NULL), contains_nan as one of true/false/empty, and
-// min_value and max_value as 1-based indexes into a list of the distinct
-// texts. DuckDB's Go driver binds a list parameter element by element
-// (~1 us each; 13 lists of a wide catalog's 2,600 rows cost more than the
-// query that found them), and a VALUES list of thousands of rows costs
-// ~30 us a row to parse and bind; DuckDB splits and casts the texts in
-// vectors.
+// with few parameters, each column one text of comma-separated values (an
+// empty value for NULL): the integers in decimal, contains_nan as
+// true/false, min_value and max_value as "x" and their bytes in hex.
+// DuckDB's Go driver binds a list parameter element by element (~1 us
+// each; 13 lists of a wide catalog's 2,600 rows cost more than the query
+// that found them), a VALUES list of thousands of rows costs ~30 us a row
+// to parse and bind, and indexing a list parameter costs DuckDB a copy of
+// it a row; DuckDB splits, casts and decodes the texts in vectors.
 type statsRows struct {
-	n       int
-	ints    [7][]byte // data_file_id, table_id, column_id, value_count, null_count, min and max text indexes
-	nans    []byte
-	texts   []string
-	textIdx map[string]int64
+	n    int
+	cols [8][]byte // data_file_id, table_id, column_id, value_count, null_count, min_value, max_value, contains_nan
 }
 
 func (s *statsRows) add(file, table, column int64, row formats.ColumnStatsRow) {
-	vals := [7]*int64{&file, &table, &column, row.ValueCount, row.NullCount, s.text(row.MinValue), s.text(row.MaxValue)}
-	sep := s.n > 0
-	for i, v := range vals {
-		if sep {
-			s.ints[i] = append(s.ints[i], ',')
-		}
-		if v != nil {
-			s.ints[i] = strconv.AppendInt(s.ints[i], *v, 10)
+	for i := range s.cols {
+		if s.n > 0 {
+			s.cols[i] = append(s.cols[i], ',')
 		}
 	}
-	if sep {
-		s.nans = append(s.nans, ',')
+	for i, v := range []*int64{&file, &table, &column, row.ValueCount, row.NullCount} {
+		if v != nil {
+			s.cols[i] = strconv.AppendInt(s.cols[i], *v, 10)
+		}
+	}
+	for i, v := range []*string{row.MinValue, row.MaxValue} {
+		if v != nil {
+			s.cols[5+i] = hex.AppendEncode(append(s.cols[5+i], 'x'), []byte(*v))
+		}
 	}
 	if row.ContainsNaN != nil {
-		s.nans = strconv.AppendBool(s.nans, *row.ContainsNaN)
+		s.cols[7] = strconv.AppendBool(s.cols[7], *row.ContainsNaN)
 	}
 	s.n++
-}
-
-// text is v's index in s.texts, added when new (nil for NULL).
-func (s *statsRows) text(v *string) *int64 {
-	if v == nil {
-		return nil
-	}
-	i, ok := s.textIdx[*v]
-	if !ok {
-		if s.textIdx == nil {
-			s.textIdx = map[string]int64{}
-		}
-		s.texts = append(s.texts, *v)
-		i = int64(len(s.texts))
-		s.textIdx[*v] = i
-	}
-	return &i
 }
 
 // insert writes the rows into stats (column_size_bytes and extra_stats
 // NULL).
 func (s *statsRows) insert(r *run, stats string, extra bool) error {
 	cols := "data_file_id, table_id, column_id, column_size_bytes, value_count, null_count, min_value, max_value, contains_nan"
-	vals := "f::BIGINT, t::BIGINT, c::BIGINT, NULL, nullif(vc, '')::BIGINT, nullif(nc, '')::BIGINT, ($9::VARCHAR[])[nullif(mn, '')::BIGINT], ($9::VARCHAR[])[nullif(mx, '')::BIGINT], nullif(nan, '')::BOOLEAN"
+	vals := `f::BIGINT, t::BIGINT, c::BIGINT, NULL, nullif(vc, '')::BIGINT, nullif(nc, '')::BIGINT,
+		CASE WHEN mn <> '' THEN decode(unhex(substr(mn, 2))) END, CASE WHEN mx <> '' THEN decode(unhex(substr(mx, 2))) END, nullif(nan, '')::BOOLEAN`
 	if extra {
 		cols += ", extra_stats"
 		vals += ", NULL"
 	}
-	texts := s.texts
-	if len(texts) == 0 {
-		texts = []string{""} // never indexed; a list parameter holds at least one element
+	args := make([]any, len(s.cols))
+	for i, b := range s.cols {
+		args[i] = string(b)
 	}
-	args := []any{}
-	for _, b := range s.ints {
-		args = append(args, string(b))
-	}
-	args = append(args, string(s.nans), texts)
 	return r.w.exec(r.ctx, `INSERT INTO `+stats+` (`+cols+`) SELECT `+vals+` FROM (SELECT
 		unnest(string_split($1, ',')) AS f, unnest(string_split($2, ',')) AS t, unnest(string_split($3, ',')) AS c,
 		unnest(string_split($4, ',')) AS vc, unnest(string_split($5, ',')) AS nc,

@@ -2,6 +2,7 @@ package convert
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -175,3 +176,69 @@ func TestFileColumnStatsForPruningReaders(t *testing.T) {
 }
 
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
+
+// TestStatsRowsInsert: the rows statsRows writes read back as given, in
+// order, whatever their texts hold (commas, quotes, the empty text, other
+// scripts) and wherever they are NULL.
+func TestStatsRowsInsert(t *testing.T) {
+	ctx := context.Background()
+	conn, closeDB, err := openDuckDB(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeDB()
+	var db string
+	if err := conn.QueryRowContext(ctx, "SELECT current_database()").Scan(&db); err != nil {
+		t.Fatal(err)
+	}
+	r := &run{ctx: ctx, w: &work{conn: conn, db: db, schema: "main"}}
+	if err := r.w.exec(ctx, `CREATE TABLE ducklake_file_column_stats (data_file_id BIGINT, table_id BIGINT, column_id BIGINT, column_size_bytes BIGINT,
+		value_count BIGINT, null_count BIGINT, min_value VARCHAR, max_value VARCHAR, contains_nan BOOLEAN, extra_stats VARCHAR)`); err != nil {
+		t.Fatal(err)
+	}
+	str := func(s string) *string { return &s }
+	num := func(n int64) *int64 { return &n }
+	yes, no := true, false
+	want := []formats.ColumnStatsRow{
+		{},
+		{ValueCount: num(0), NullCount: num(7)},
+		{ValueCount: num(-1), NullCount: num(0), MinValue: str(""), MaxValue: str(""), ContainsNaN: &no},
+		{ValueCount: num(1 << 62), MinValue: str("a,b 'c' \"d\" \\x00"), MaxValue: str("ĉu ŝi? 値"), ContainsNaN: &yes},
+		{MinValue: str("x"), MaxValue: str(",")},
+	}
+	var rows statsRows
+	for i, row := range want {
+		rows.add(int64(10+i), 2, int64(i), row)
+	}
+	if err := rows.insert(r, "ducklake_file_column_stats", true); err != nil {
+		t.Fatal(err)
+	}
+	res, err := conn.QueryContext(ctx, `SELECT data_file_id, table_id, column_id, column_size_bytes, value_count, null_count, min_value, max_value, contains_nan, extra_stats
+		FROM ducklake_file_column_stats ORDER BY rowid`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Close()
+	i := 0
+	for ; res.Next(); i++ {
+		var file, table, column int64
+		var size *int64
+		var extra *string
+		var got formats.ColumnStatsRow
+		if err := res.Scan(&file, &table, &column, &size, &got.ValueCount, &got.NullCount, &got.MinValue, &got.MaxValue, &got.ContainsNaN, &extra); err != nil {
+			t.Fatal(err)
+		}
+		if i >= len(want) {
+			continue
+		}
+		if file != int64(10+i) || table != 2 || column != int64(i) || size != nil || extra != nil || !want[i].Matches(nil, got.ValueCount, got.NullCount, got.MinValue, got.MaxValue, got.ContainsNaN) {
+			t.Errorf("row %d: %d %d %d %v %s, want %+v", i, file, table, column, size, fmt.Sprint(got), want[i])
+		}
+	}
+	if err := res.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if i != len(want) {
+		t.Errorf("%d rows, want %d", i, len(want))
+	}
+}
