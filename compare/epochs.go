@@ -38,6 +38,7 @@ type metaMemo struct {
 	commits map[int64]string       // snapshot -> commit info (nil until read)
 	inlined map[int64][]inlinedReg // table id -> its inlined data tables
 	stats   map[string]entries     // statistics entries by table and columns (statsEntries)
+	facts   map[string]statsFacts  // what the entries' rows tell, by the same key (statsFacts)
 	// schemaRows and tableRows: every row of ducklake_schema and
 	// ducklake_table (nil until read; see Reader.schemaRows).
 	schemaRows []catSchemaRow
@@ -63,6 +64,7 @@ func newMetaMemo() *metaMemo {
 		schema:     map[int64]entries{},
 		inlined:    map[int64][]inlinedReg{},
 		stats:      map[string]entries{},
+		facts:      map[string]statsFacts{},
 	}
 }
 

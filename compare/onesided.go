@@ -58,18 +58,25 @@ WHERE (s.min_value IS NULL) <> (s.max_value IS NULL) AND EXISTS (SELECT 1 FROM c
 // column with no rows where A's answer it). A row of a type B's readers
 // give no statistics for (BOOLEAN, TINYINT, DECIMAL, UUID for 0.4; FLOAT
 // and DOUBLE with NaN or contains_nan unknown) is read alike: no rows
-// dropped.
-func (c *comparison) oneSidedTableStats(label, na, nb string, ea, eb entries) error {
+// dropped. A side known to have no row with one bound only (none) is not
+// queried.
+func (c *comparison) oneSidedTableStats(label, na, nb string, ea, eb entries, none statsNone) error {
 	if label != "ducklake_table_column_stats" || !formats.OneSidedStatsEmpty(c.b.format) {
 		return nil
 	}
-	ra, err := c.a.oneSidedRows(c, label, na)
-	if err != nil {
-		return err
+	var ra, rb map[string]oneSidedRow
+	var err error
+	// A side whose rows read for the comparison have no row with one
+	// bound only has no such row of any type (none.oneA, none.oneB).
+	if !none.oneA {
+		if ra, err = c.a.oneSidedRows(c, label, na); err != nil {
+			return err
+		}
 	}
-	rb, err := c.b.oneSidedRows(c, label, nb)
-	if err != nil {
-		return err
+	if !none.oneB {
+		if rb, err = c.b.oneSidedRows(c, label, nb); err != nil {
+			return err
+		}
 	}
 	for k, o := range ra {
 		ta, okA := ea[k]

@@ -141,8 +141,10 @@ func (r *Reader) readStatsTogether(ctx context.Context, asks []statsAsk, todo []
 	}
 	defer rows.Close()
 	out := make([]entries, len(todo))
+	facts := make([]statsFacts, len(todo))
 	for j := range out {
 		out[j] = entries{}
+		facts[j] = newStatsFacts(asks[todo[j]].keys, asks[todo[j]].cols)
 	}
 	var j int
 	vals := make([]sql.NullString, width)
@@ -159,8 +161,15 @@ func (r *Reader) readStatsTogether(ctx context.Context, asks []statsAsk, todo []
 		}
 		a := asks[todo[j]]
 		addStatsEntry(out[j], a.label, a.keys, a.cols, vals[:len(a.keys)+len(a.cols)])
+		facts[j].add(vals[:len(a.keys)+len(a.cols)])
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	for j, i := range todo {
+		r.meta.facts[asks[i].memoKey()] = facts[j]
+	}
+	return out, nil
 }
 
 func (r *Reader) readStatsEntries(ctx context.Context, label, table string, keys, cols []string) (entries, error) {
@@ -176,6 +185,7 @@ func (r *Reader) readStatsEntries(ctx context.Context, label, table string, keys
 	}
 	defer rows.Close()
 	e := entries{}
+	facts := newStatsFacts(keys, cols)
 	vals := make([]sql.NullString, len(all))
 	ptrs := make([]any, len(all))
 	for i := range vals {
@@ -186,8 +196,119 @@ func (r *Reader) readStatsEntries(ctx context.Context, label, table string, keys
 			return nil, fmt.Errorf("read %s of %s: %w", table, r.path, err)
 		}
 		addStatsEntry(e, label, keys, cols, vals)
+		facts.add(vals)
 	}
-	return e, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	r.meta.facts[statsAsk{label: label, table: table, keys: keys, cols: cols}.memoKey()] = facts
+	return e, nil
+}
+
+// statsFacts is what the rows of a statistics table tell, kept by the
+// reader for the steps of the comparison that would otherwise query the
+// table again for rows that none can match (oneSidedRows,
+// stringStatsWithoutMinMax, tablesOnlyWithStringStatsWithoutMinMax) or
+// for what the rows already hold (tablesWithoutColumnStats): whether some
+// row has exactly one of min_value and max_value, whether some row has
+// neither, and the rows' table ids. Each known flag is false when the rows
+// were read without the columns it needs: nothing is then decided.
+type statsFacts struct {
+	known             bool // min_value and max_value read
+	minCol, maxCol    int
+	oneBound, noBound bool
+	// idsKnown: the first key is table_id, a number in every row; ids:
+	// every row's, in the order read. counted (countedKnown: record_count
+	// and file_size_bytes read): those of the rows where both are set.
+	idsKnown, countedKnown bool
+	rcCol, sizeCol         int
+	ids, counted           []int64
+	nkeys                  int
+}
+
+// newStatsFacts starts the facts of rows read with the key columns keys
+// and the compared columns cols.
+func newStatsFacts(keys, cols []string) statsFacts {
+	f := statsFacts{minCol: slices.Index(cols, "min_value"), maxCol: slices.Index(cols, "max_value"), nkeys: len(keys),
+		rcCol: slices.Index(cols, "record_count"), sizeCol: slices.Index(cols, "file_size_bytes")}
+	f.known = f.minCol >= 0 && f.maxCol >= 0
+	f.idsKnown = len(keys) > 0 && keys[0] == "table_id"
+	f.countedKnown = f.idsKnown && f.rcCol >= 0 && f.sizeCol >= 0
+	return f
+}
+
+// add takes one row's values: the key columns', then the compared
+// columns' (as newStatsFacts was given them).
+func (f *statsFacts) add(vals []sql.NullString) {
+	cols := vals[f.nkeys:]
+	if f.known {
+		lo, hi := cols[f.minCol].Valid, cols[f.maxCol].Valid
+		f.oneBound = f.oneBound || lo != hi
+		f.noBound = f.noBound || (!lo && !hi)
+	}
+	if !f.idsKnown {
+		return
+	}
+	id, err := strconv.ParseInt(vals[0].String, 10, 64)
+	if !vals[0].Valid || err != nil {
+		f.idsKnown, f.countedKnown, f.ids, f.counted = false, false, nil, nil
+		return
+	}
+	f.ids = append(f.ids, id)
+	if f.countedKnown && cols[f.rcCol].Valid && cols[f.sizeCol].Valid {
+		f.counted = append(f.counted, id)
+	}
+}
+
+// tablesWithoutColumnStatsFrom answers tablesWithoutColumnStats from the
+// rows the statistics comparison read (ts: ducklake_table_stats, cs:
+// ducklake_table_column_stats, as asked of this reader), where they hold
+// what its query reads: the table ids of the table statistics rows whose
+// record_count and file_size_bytes are set, in order, without those of a
+// column statistics row. Otherwise (or once answered) it does nothing.
+func (r *Reader) tablesWithoutColumnStatsFrom(ts, cs statsAsk) {
+	if r.statsChecked || ts.table != "ducklake_table_stats" || cs.table != "ducklake_table_column_stats" || r.empty(ts.table) {
+		return
+	}
+	if _, ok := r.layout[cs.table]; !ok {
+		return
+	}
+	ft, ok := r.meta.facts[ts.memoKey()]
+	if !ok || !ft.countedKnown {
+		return
+	}
+	withStats := map[int64]bool{}
+	if !r.empty(cs.table) {
+		fc, ok := r.meta.facts[cs.memoKey()]
+		if !ok || !fc.idsKnown {
+			return
+		}
+		for _, id := range fc.ids {
+			withStats[id] = true
+		}
+	}
+	var ids []int64
+	for _, id := range ft.counted {
+		if !withStats[id] {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	r.statsChecked, r.statsBadTables = true, ids
+}
+
+// noRowWith reports whether the rows of ask, as this reader last read
+// them, are known to hold no row with one bound only (one true) or with
+// neither bound (one false). false when the rows were not read.
+func (r *Reader) noRowWith(ask statsAsk, one bool) bool {
+	f, ok := r.meta.facts[ask.memoKey()]
+	if !ok || !f.known {
+		return false
+	}
+	if one {
+		return !f.oneBound
+	}
+	return !f.noBound
 }
 
 // addStatsEntry adds one statistics row (vals: the key columns', then the
@@ -223,6 +344,12 @@ func statsText(v *string) string {
 	}
 	return strconv.Quote(*v)
 }
+
+// statsNone says of one statistics table which sides' rows are known
+// (statsFacts) to hold no row with one of min_value and max_value only
+// (oneA, oneB) and no row with neither (neitherA, neitherB); false where
+// not known.
+type statsNone struct{ oneA, oneB, neitherA, neitherB bool }
 
 // stats compares the statistics both catalogs hold. What one format cannot
 // hold is not compared, and the report says so per table and column.
@@ -284,6 +411,32 @@ func (c *comparison) stats() error {
 			side.set(rd, es[i])
 		}
 	}
+	// What the rows read tell, so that the steps below do not query for
+	// rows none of them can match.
+	none := map[string]statsNone{}
+	for _, rd := range reads {
+		askA := statsAsk{label: rd.label, table: rd.na, keys: rd.keys, cols: rd.cols}
+		askB := statsAsk{label: rd.label, table: rd.nb, keys: rd.keys, cols: rd.cols}
+		none[rd.label] = statsNone{
+			oneA: c.a.noRowWith(askA, true), oneB: c.b.noRowWith(askB, true),
+			neitherA: c.a.noRowWith(askA, false), neitherB: c.b.noRowWith(askB, false),
+		}
+	}
+	columnStats := none["ducklake_table_column_stats"]
+	var tableStatsRead, columnStatsRead *read
+	for _, rd := range reads {
+		switch rd.label {
+		case "ducklake_table_stats":
+			tableStatsRead = rd
+		case "ducklake_table_column_stats":
+			columnStatsRead = rd
+		}
+	}
+	if tableStatsRead != nil && columnStatsRead != nil {
+		ts, cs := tableStatsRead, columnStatsRead
+		c.a.tablesWithoutColumnStatsFrom(statsAsk{label: ts.label, table: ts.na, keys: ts.keys, cols: ts.cols}, statsAsk{label: cs.label, table: cs.na, keys: cs.keys, cols: cs.cols})
+		c.b.tablesWithoutColumnStatsFrom(statsAsk{label: ts.label, table: ts.nb, keys: ts.keys, cols: ts.cols}, statsAsk{label: cs.label, table: cs.nb, keys: cs.keys, cols: cs.cols})
+	}
 	for _, rd := range reads {
 		if rd.label == "ducklake_table_stats" {
 			if err := c.earlyTableStats(rd.label, rd.ea, rd.eb); err != nil {
@@ -292,7 +445,7 @@ func (c *comparison) stats() error {
 			if err := c.dropUnreadableTableStats(rd.label, rd.ea, rd.eb); err != nil {
 				return err
 			}
-			if err := c.dropStringOnlyTableStats(rd.label, rd.ea, rd.eb); err != nil {
+			if err := c.dropStringOnlyTableStats(rd.label, rd.ea, rd.eb, columnStats.neitherA); err != nil {
 				return err
 			}
 		}
@@ -302,7 +455,7 @@ func (c *comparison) stats() error {
 			}
 		}
 		if rd.label == "ducklake_table_column_stats" {
-			if err := c.stringTableStats(rd.label, rd.ea, rd.eb); err != nil {
+			if err := c.stringTableStats(rd.label, rd.ea, rd.eb, none[rd.label]); err != nil {
 				return err
 			}
 		}
@@ -311,7 +464,7 @@ func (c *comparison) stats() error {
 				return err
 			}
 		}
-		if err := c.oneSidedTableStats(rd.label, rd.na, rd.nb, rd.ea, rd.eb); err != nil {
+		if err := c.oneSidedTableStats(rd.label, rd.na, rd.nb, rd.ea, rd.eb, none[rd.label]); err != nil {
 			return err
 		}
 		c.diffEntries("stats", nil, "", rd.ea, rd.eb)

@@ -87,15 +87,21 @@ func (r *Reader) EmptyStringStats(ctx context.Context) ([]string, error) {
 // behaviour, holds the same row. Such a row of A that B lacks (convert to
 // 0.4 drops them; without it no reader has statistics for the column, as
 // DuckDB 1.5.1 reads the row) is reported as not compared. The rows are
-// then left out of the plain comparison.
-func (c *comparison) stringTableStats(label string, ea, eb entries) error {
+// then left out of the plain comparison. A side known to have no row
+// without min and max (none) is not queried.
+func (c *comparison) stringTableStats(label string, ea, eb entries, none statsNone) error {
 	q := formats.QuirkStringTableStatsEmpty
 	if !c.b.readsWith(q) {
 		return nil
 	}
-	rb, err := c.b.stringStatsWithoutMinMax(c.ctx, label, true)
-	if err != nil {
-		return err
+	var rb, ra []stringStatsRow
+	var err error
+	// A side known to have no row without min and max (none) has none
+	// of a VARCHAR column either.
+	if !none.neitherB {
+		if rb, err = c.b.stringStatsWithoutMinMax(c.ctx, label, true); err != nil {
+			return err
+		}
 	}
 	for _, row := range rb {
 		av, inA := ea[row.key]
@@ -119,9 +125,10 @@ func (c *comparison) stringTableStats(label string, ea, eb entries) error {
 		delete(ea, row.key)
 		delete(eb, row.key)
 	}
-	ra, err := c.a.stringStatsWithoutMinMax(c.ctx, label, false)
-	if err != nil {
-		return err
+	if !none.neitherA {
+		if ra, err = c.a.stringStatsWithoutMinMax(c.ctx, label, false); err != nil {
+			return err
+		}
 	}
 	for _, row := range ra {
 		if _, inB := eb[row.key]; inB {
@@ -165,9 +172,15 @@ ORDER BY 1`)
 // formats.QuirkStringTableStatsEmpty) and 0.4's readers fail on table
 // statistics without column statistics (formats.QuirkTableStatsNeedColumnStats;
 // convert --allow-lossy table-stats drops it). It is reported as not
-// compared; no answer depends on it (dropUnreadableTableStats).
-func (c *comparison) dropStringOnlyTableStats(label string, ea, eb entries) error {
+// compared; no answer depends on it (dropUnreadableTableStats). noneA:
+// A's column statistics are known to have no row without min and max.
+func (c *comparison) dropStringOnlyTableStats(label string, ea, eb entries, noneA bool) error {
 	if !c.b.format.ReadsWith(formats.QuirkStringTableStatsEmpty) || !c.b.format.ReadsWith(formats.QuirkTableStatsNeedColumnStats) {
+		return nil
+	}
+	if noneA {
+		// A's ducklake_table_column_stats has no row without min and
+		// max (statsFacts): no table has only such rows.
 		return nil
 	}
 	ids, err := c.a.tablesOnlyWithStringStatsWithoutMinMax(c)
