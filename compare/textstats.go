@@ -146,13 +146,18 @@ func (c *comparison) textStatsKind(k *formats.TextStats, label, na, nb string, e
 	if !quirkA && !quirkB {
 		return nil // compared by value by both, written as their writers write them
 	}
-	ra, err := c.a.textStatsRows(c, k, label, na)
-	if err != nil {
-		return err
+	var ra, rb []textStatsRow
+	var err error
+	// A catalog without a column of the kind has no statistics row of it.
+	if c.a.hasLakeType(c, k.Types) {
+		if ra, err = c.a.textStatsRows(c, k, label, na); err != nil {
+			return err
+		}
 	}
-	rb, err := c.b.textStatsRows(c, k, label, nb)
-	if err != nil {
-		return err
+	if c.b.hasLakeType(c, k.Types) {
+		if rb, err = c.b.textStatsRows(c, k, label, nb); err != nil {
+			return err
+		}
 	}
 	for _, side := range []struct {
 		rows []textStatsRow
@@ -224,6 +229,30 @@ func (c *comparison) textStatsKind(k *formats.TextStats, label, na, nb string, e
 				c.rep.B.Format, k.Kind, how, q.Info().Name, c.b.path, what, statsText(row.minValue), statsText(row.maxVal), column, row.column, table, label, under, why, ordered)})
 	}
 	return nil
+}
+
+// hasLakeType reports whether some row of the catalog's ducklake_column
+// may have one of types (lower case) as its lower(column_type), the
+// condition textStatsRows selects by (formats.TextStats.TypeSQL): false
+// only when the column types, read once per reader, hold none. Where
+// they cannot be read, true: the query that needs them says why.
+func (r *Reader) hasLakeType(c *comparison, types []string) bool {
+	if r.lakeTypes == nil {
+		rows, err := r.strings(c.ctx, `SELECT DISTINCT lower(column_type) FROM cat.ducklake_column WHERE column_type IS NOT NULL`)
+		if err != nil {
+			return true
+		}
+		r.lakeTypes = make(map[string]bool, len(rows))
+		for _, t := range rows {
+			r.lakeTypes[t] = true
+		}
+	}
+	for _, t := range types {
+		if r.lakeTypes[t] {
+			return true
+		}
+	}
+	return false
 }
 
 // textColumn is a column by table_id and column_id.
