@@ -48,6 +48,11 @@ func (c *comparison) fileColumnStats(label, na, nb string, ea, eb entries) error
 	if !c.a.readsWith(q) && !c.b.readsWith(q) {
 		return nil // 1.0 and 1.1: every row is compared as it is
 	}
+	if sameKeys(ea, eb) {
+		// No row is only in A or only in B: what is left is B's pairs
+		// without a row, and A's pairs only where B has such a pair.
+		return c.filesWithoutStatsInB(label, na, nb)
+	}
 	pa, err := c.a.fileColumnPairs(c, na)
 	if err != nil {
 		return err
@@ -56,15 +61,7 @@ func (c *comparison) fileColumnStats(label, na, nb string, ea, eb entries) error
 	if err != nil {
 		return err
 	}
-	type pairKey struct{ file, column int64 }
-	byKey := func(ps []formats.FileColumnPair) map[pairKey]formats.FileColumnPair {
-		m := make(map[pairKey]formats.FileColumnPair, len(ps))
-		for _, p := range ps {
-			m[pairKey{p.DataFileID, p.ColumnID}] = p
-		}
-		return m
-	}
-	ma := byKey(pa)
+	ma := pairsByKey(pa)
 	for _, side := range []struct {
 		name         string
 		pairs        []formats.FileColumnPair
@@ -91,14 +88,79 @@ func (c *comparison) fileColumnStats(label, na, nb string, ea, eb entries) error
 				label, n, side.name, q.Info().Name, side.otherFormat))
 		}
 	}
+	return c.filesSkippedByB(label, pb, func() (map[pairKey]formats.FileColumnPair, error) { return ma, nil })
+}
+
+// pairKey is a pair of a data file and a column.
+type pairKey struct{ file, column int64 }
+
+// pairsByKey maps pairs by data file and column.
+func pairsByKey(ps []formats.FileColumnPair) map[pairKey]formats.FileColumnPair {
+	m := make(map[pairKey]formats.FileColumnPair, len(ps))
+	for _, p := range ps {
+		m[pairKey{p.DataFileID, p.ColumnID}] = p
+	}
+	return m
+}
+
+// sameKeys reports whether two entries have the same keys.
+func sameKeys(a, b entries) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k := range a {
+		if _, ok := b[k]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// filesWithoutStatsInB is fileColumnStats where A and B have rows of the
+// same keys (no row is only on one side, so none is dropped): B's pairs
+// without a row (formats.PairsWithoutStats; all of B's pairs if the reader
+// has read them already), and A's pairs only if B has such a pair.
+func (c *comparison) filesWithoutStatsInB(label, na, nb string) error {
+	if !c.b.readsWith(formats.QuirkFilesWithoutColumnStatsPruned) {
+		return nil
+	}
+	pb := c.b.filePairs
+	if !c.b.filePairsRead {
+		var err error
+		if pb, err = formats.FileColumnPairsWhere(c.ctx, c.b.conn, "cat.", nb, formats.PairsWithoutStats); err != nil {
+			return fmt.Errorf("read data files and columns of %s: %w", c.b.path, err)
+		}
+	}
+	return c.filesSkippedByB(label, pb, func() (map[pairKey]formats.FileColumnPair, error) {
+		pa, err := c.a.fileColumnPairs(c, na)
+		if err != nil {
+			return nil, err
+		}
+		return pairsByKey(pa), nil
+	})
+}
+
+// filesSkippedByB adds a `stats` difference for each pair of pb (B's pairs)
+// without a row that B's readers skip and A's keep (fileColumnStats);
+// pairsA gives A's pairs by key, called only when pb has a pair without a
+// row.
+func (c *comparison) filesSkippedByB(label string, pb []formats.FileColumnPair, pairsA func() (map[pairKey]formats.FileColumnPair, error)) error {
+	q := formats.QuirkFilesWithoutColumnStatsPruned
 	if !c.b.readsWith(q) {
 		return nil
 	}
 	quirkA := c.a.readsWith(q)
 	var names map[int64]string
+	var ma map[pairKey]formats.FileColumnPair
+	var err error
 	for _, p := range pb {
 		if p.Rows > 0 {
 			continue
+		}
+		if ma == nil {
+			if ma, err = pairsA(); err != nil {
+				return err
+			}
 		}
 		a, inA := ma[pairKey{p.DataFileID, p.ColumnID}]
 		if !inA || (quirkA && a.Rows == 0) {
