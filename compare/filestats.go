@@ -125,7 +125,7 @@ func (c *comparison) filesWithoutStatsInB(label, na, nb string) error {
 		return nil
 	}
 	pb := c.b.filePairs
-	if !c.b.filePairsRead {
+	if !c.b.filePairsRead && c.b.mayLackFileStats(c, nb) {
 		var err error
 		if pb, err = formats.FileColumnPairsWhere(c.ctx, c.b.conn, "cat.", nb, formats.PairsWithoutStats); err != nil {
 			return fmt.Errorf("read data files and columns of %s: %w", c.b.path, err)
@@ -138,6 +138,24 @@ func (c *comparison) filesWithoutStatsInB(label, na, nb string) error {
 		}
 		return pairsByKey(pa), nil
 	})
+}
+
+// mayLackFileStats reports whether some data file and top-level column of
+// its table visible together may have no row in stats (this catalog's file
+// column statistics table) of the same data_file_id, table_id and
+// column_id: a superset of the pairs formats.PairsWithoutStats keeps, by
+// one anti-join instead of that query's lists and aggregates (about 3 ms
+// against 7 on the benchmark's history). Where it cannot tell (the query
+// fails), true: the full query says why.
+func (r *Reader) mayLackFileStats(c *comparison, stats string) bool {
+	if r.empty("ducklake_data_file") {
+		return false
+	}
+	var some bool
+	err := r.conn.QueryRowContext(c.ctx, `SELECT EXISTS (SELECT 1 FROM cat.ducklake_data_file f JOIN cat.ducklake_column c ON c.table_id = f.table_id AND c.parent_column IS NULL
+		AND (f.end_snapshot IS NULL OR c.begin_snapshot < f.end_snapshot) AND (c.end_snapshot IS NULL OR c.end_snapshot > f.begin_snapshot)
+	WHERE NOT EXISTS (SELECT 1 FROM cat.`+ident(stats)+` s WHERE s.data_file_id = f.data_file_id AND s.table_id = f.table_id AND s.column_id = c.column_id))`).Scan(&some)
+	return err != nil || some
 }
 
 // filesSkippedByB adds a `stats` difference for each pair of pb (B's pairs)

@@ -18,8 +18,10 @@ import (
 // kind of row: no row with one bound only where oneSidedRows finds none,
 // no row without min and max where stringStatsWithoutMinMax and
 // tablesOnlyWithStringStatsWithoutMinMax find none, no column of a
-// TextStats kind where textStatsRows finds none, and the tables without
-// column statistics that tablesWithoutColumnStats reads.
+// TextStats kind where textStatsRows finds none, no file and column
+// without file statistics (mayLackFileStats) where formats.PairsWithoutStats
+// finds none, and the tables without column statistics that
+// tablesWithoutColumnStats reads.
 func TestStatsFactsMatchQueries(t *testing.T) {
 	ctx := context.Background()
 	type tc struct{ name, catalog, data string }
@@ -41,6 +43,7 @@ func TestStatsFactsMatchQueries(t *testing.T) {
 		{"no bounds", `UPDATE ducklake_table_column_stats SET min_value = NULL, max_value = NULL`},
 		{"no column statistics", `DELETE FROM ducklake_table_column_stats WHERE table_id = (SELECT min(table_id) FROM ducklake_table_stats)`},
 		{"no column statistics at all", `DELETE FROM ducklake_table_column_stats`},
+		{"a file without column statistics", `DELETE FROM ducklake_file_column_stats WHERE data_file_id = (SELECT min(data_file_id) FROM ducklake_file_column_stats)`},
 		{"table statistics without counts", `UPDATE ducklake_table_stats SET record_count = NULL; DELETE FROM ducklake_table_column_stats`},
 	} {
 		cases = append(cases, tc{"edited/" + e.name, tamper(t, catalog, e.edit), data})
@@ -120,6 +123,20 @@ func TestStatsFactsMatchQueries(t *testing.T) {
 					}
 				}
 			}
+			if fs := r.statsName(statsTables[2]); fs != "" {
+				if !r.mayLackFileStats(c, fs) {
+					decided["every file has column statistics"]++
+					pairs, err := formats.FileColumnPairsWhere(ctx, fresh.conn, "cat.", fs, formats.PairsWithoutStats)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(pairs) > 0 {
+						t.Errorf("every file decided to have column statistics, but %d pairs have none: %v", len(pairs), pairs[0])
+					}
+				} else {
+					decided["some file without column statistics"]++
+				}
+			}
 			if ts.table != "" && cs.table != "" {
 				r.tablesWithoutColumnStatsFrom(ts, cs)
 				if r.statsChecked {
@@ -143,7 +160,7 @@ func TestStatsFactsMatchQueries(t *testing.T) {
 		})
 	}
 	// Each decision was taken somewhere, and rows of each kind were found.
-	for _, k := range []string{"one bound", "no bounds", "no BOOLEAN column", "no temporal column", "tables without column statistics", "some table without column statistics"} {
+	for _, k := range []string{"one bound", "no bounds", "no BOOLEAN column", "no temporal column", "tables without column statistics", "some table without column statistics", "every file has column statistics", "some file without column statistics"} {
 		some := k == "one bound" || k == "no bounds" // and not all: the edited catalogs hold such rows
 		if decided[k] == 0 || (some && decided[k] == len(cases)) {
 			t.Errorf("%q decided in %d of %d catalogs: want some but not all", k, decided[k], len(cases))
