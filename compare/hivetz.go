@@ -82,8 +82,8 @@ type hiveTZValue struct {
 // are left to the hive-values-cast-raw model), with the first snapshot at
 // which the file and that type of the column are visible together.
 func (r *Reader) hiveTimeZoneValues(c *comparison) ([]hiveTZValue, error) {
-	if !r.has("ducklake_name_mapping", "is_partition") || !r.has("ducklake_data_file", "mapping_id") {
-		return nil, nil
+	if !r.has("ducklake_name_mapping", "is_partition") || !r.has("ducklake_data_file", "mapping_id") || r.empty("ducklake_name_mapping") {
+		return nil, nil // no name mapping: the join below has no row
 	}
 	rows, err := r.conn.QueryContext(c.ctx, `SELECT f.table_id, f.path, n.source_name, c.column_name, lower(trim(c.column_type)), min(greatest(f.begin_snapshot, c.begin_snapshot))
 		FROM cat.ducklake_data_file f JOIN cat.ducklake_name_mapping n ON n.mapping_id = f.mapping_id AND n.is_partition AND n.parent_column IS NULL
