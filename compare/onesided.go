@@ -1,8 +1,11 @@
 package compare
 
 import (
+	"cmp"
 	"database/sql"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -90,7 +93,13 @@ func (c *comparison) oneSidedTableStats(label, na, nb string, ea, eb entries, no
 			ea[k] = tb
 		}
 	}
-	for k, o := range rb {
+	// In (table_id, column_id) order: a map's order would change the
+	// report, and the first difference its error names, from run to run.
+	keys := slices.SortedFunc(maps.Keys(rb), func(x, y string) int {
+		return cmp.Or(cmp.Compare(rb[x].table, rb[y].table), cmp.Compare(rb[x].column, rb[y].column), strings.Compare(x, y))
+	})
+	for _, k := range keys {
+		o := rb[k]
 		if !o.empty || ra[k].empty {
 			continue // no reader of B drops the rows, or readers of A do too
 		}
