@@ -212,7 +212,11 @@ func (r *Reader) readStatsEntries(ctx context.Context, label, table string, keys
 // for what the rows already hold (tablesWithoutColumnStats): whether some
 // row has exactly one of min_value and max_value, whether some row has
 // neither, and the rows' table ids. Each known flag is false when the rows
-// were read without the columns it needs: nothing is then decided.
+// were read without the columns it needs: nothing is then decided. A step
+// skipped this way no longer meets the errors its query would have met on
+// a damaged catalog (fileColumnStats' listing of A's pairs, a side's text
+// statistics too): every answer on a catalog those queries can read is
+// the same.
 type statsFacts struct {
 	known             bool // min_value and max_value read
 	minCol, maxCol    int

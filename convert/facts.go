@@ -11,7 +11,11 @@ import (
 // statements (joins, listings of names, a few milliseconds of DuckDB's
 // parsing and planning each) are skipped, and its result is the one it
 // would have found, nothing. It is read only where its table (and column)
-// exists; each check still runs in full where its fact holds.
+// exists; each check still runs in full where its fact holds. One thing a
+// skip does change: on a damaged working copy, an error the skipped
+// statements would have raised (a column of the wrong type, say) is not
+// raised by the check; the frozen checks and the output's own reads still
+// meet it.
 type workFact struct {
 	needs []string // the tables ("table") and columns ("table.column") cond reads
 	cond  string   // a boolean SQL expression

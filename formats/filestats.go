@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -351,7 +352,10 @@ func FileColumnPairsWhere(ctx context.Context, q querier, prefix, stats, where s
 	}
 	for i := range out {
 		if h := hist[columnKey{out[i].TableID, out[i].ColumnID}]; h != nil {
-			out[i].Types, out[i].Defaults = h.types, h.defaults
+			// Pairs of one column share the histories; clipped, so that
+			// an append by one caller copies instead of writing into
+			// another pair's.
+			out[i].Types, out[i].Defaults = slices.Clip(h.types), slices.Clip(h.defaults)
 		}
 	}
 	return out, nil
