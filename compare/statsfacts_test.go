@@ -4,7 +4,6 @@ import (
 	"context"
 	"path/filepath"
 	"reflect"
-	"slices"
 	"testing"
 
 	"github.com/fdl-formats/fdl-formats/formats"
@@ -55,15 +54,8 @@ func TestStatsFactsMatchQueries(t *testing.T) {
 			fresh := openRead(t, tc.catalog, tc.data)
 			c := &comparison{ctx: ctx}
 			var ts, cs statsAsk
-			var asks []statsAsk
-			for _, st := range statsTables {
-				name := r.statsName(st)
-				if name == "" {
-					continue
-				}
-				cols := slices.DeleteFunc(slices.Clone(r.layout[name]), func(c string) bool { return slices.Contains(st.keys, c) })
-				a := statsAsk{label: st.names[0], table: name, keys: st.keys, cols: cols}
-				asks = append(asks, a)
+			asks := statsAsksOf(r)
+			for _, a := range asks {
 				switch a.label {
 				case "ducklake_table_stats":
 					ts = a

@@ -222,18 +222,6 @@ func TestStatisticsReadTogether(t *testing.T) {
 	data := filepath.Join(lake, "data")
 	twice := tamper(t, catalog, "INSERT INTO ducklake_table_column_stats SELECT * FROM ducklake_table_column_stats WHERE column_id = (SELECT min(column_id) FROM ducklake_table_column_stats)",
 		"UPDATE ducklake_table_column_stats SET max_value = 'zz' WHERE rowid = (SELECT max(rowid) FROM ducklake_table_column_stats)")
-	asksOf := func(r *Reader) []statsAsk {
-		var asks []statsAsk
-		for _, st := range statsTables {
-			name := r.statsName(st)
-			if name == "" {
-				continue
-			}
-			cols := slices.DeleteFunc(slices.Clone(r.layout[name]), func(c string) bool { return slices.Contains(st.keys, c) })
-			asks = append(asks, statsAsk{label: st.names[0], table: name, keys: st.keys, cols: cols})
-		}
-		return asks
-	}
 	for _, tc := range []struct {
 		name       string
 		catalog    string
@@ -246,7 +234,7 @@ func TestStatisticsReadTogether(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := openRead(t, tc.catalog, data)
-			asks := asksOf(r)
+			asks := statsAsksOf(r)
 			if tc.bad {
 				asks[1].cols = append(slices.Clone(asks[1].cols), "no_such_column")
 			}
@@ -330,4 +318,19 @@ func TestPathsRelativeReadWithEveryTable(t *testing.T) {
 			}
 		})
 	}
+}
+
+// statsAsksOf asks for every statistics table r has, with every column but
+// the keys, as a comparison with a catalog of the same layout does.
+func statsAsksOf(r *Reader) []statsAsk {
+	var asks []statsAsk
+	for _, st := range statsTables {
+		name := r.statsName(st)
+		if name == "" {
+			continue
+		}
+		cols := slices.DeleteFunc(slices.Clone(r.layout[name]), func(c string) bool { return slices.Contains(st.keys, c) })
+		asks = append(asks, statsAsk{label: st.names[0], table: name, keys: st.keys, cols: cols})
+	}
+	return asks
 }

@@ -10,16 +10,7 @@ import (
 // kept); a fact whose table is missing answers true (the check runs).
 func TestWorkFacts(t *testing.T) {
 	ctx := context.Background()
-	conn, closeDB, err := openDuckDB(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer closeDB()
-	var db string
-	if err := conn.QueryRowContext(ctx, "SELECT current_database()").Scan(&db); err != nil {
-		t.Fatal(err)
-	}
-	r := &run{ctx: ctx, w: &work{conn: conn, db: db, schema: "main"}}
+	r := workRun(t, ctx)
 	for _, f := range workFacts {
 		if !r.mayFind(f) {
 			t.Errorf("%s: false without its tables", f.cond)
@@ -64,4 +55,20 @@ func TestWorkFacts(t *testing.T) {
 			}
 		}
 	}
+}
+
+// workRun is a conversion run on a fresh, empty working database, closed
+// when the test ends: for checks of what a run reads and writes.
+func workRun(t *testing.T, ctx context.Context) *run {
+	t.Helper()
+	conn, closeDB, err := openDuckDB(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { closeDB() })
+	var db string
+	if err := conn.QueryRowContext(ctx, "SELECT current_database()").Scan(&db); err != nil {
+		t.Fatal(err)
+	}
+	return &run{ctx: ctx, w: &work{conn: conn, db: db, schema: "main"}}
 }

@@ -182,16 +182,7 @@ func itoa(v int64) string { return strconv.FormatInt(v, 10) }
 // scripts) and wherever they are NULL.
 func TestStatsRowsInsert(t *testing.T) {
 	ctx := context.Background()
-	conn, closeDB, err := openDuckDB(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer closeDB()
-	var db string
-	if err := conn.QueryRowContext(ctx, "SELECT current_database()").Scan(&db); err != nil {
-		t.Fatal(err)
-	}
-	r := &run{ctx: ctx, w: &work{conn: conn, db: db, schema: "main"}}
+	r := workRun(t, ctx)
 	if err := r.w.exec(ctx, `CREATE TABLE ducklake_file_column_stats (data_file_id BIGINT, table_id BIGINT, column_id BIGINT, column_size_bytes BIGINT,
 		value_count BIGINT, null_count BIGINT, min_value VARCHAR, max_value VARCHAR, contains_nan BOOLEAN, extra_stats VARCHAR)`); err != nil {
 		t.Fatal(err)
@@ -213,7 +204,7 @@ func TestStatsRowsInsert(t *testing.T) {
 	if err := rows.insert(r, "ducklake_file_column_stats", true); err != nil {
 		t.Fatal(err)
 	}
-	res, err := conn.QueryContext(ctx, `SELECT data_file_id, table_id, column_id, column_size_bytes, value_count, null_count, min_value, max_value, contains_nan, extra_stats
+	res, err := r.w.conn.QueryContext(ctx, `SELECT data_file_id, table_id, column_id, column_size_bytes, value_count, null_count, min_value, max_value, contains_nan, extra_stats
 		FROM ducklake_file_column_stats ORDER BY rowid`)
 	if err != nil {
 		t.Fatal(err)
