@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/fdl-formats/fdl-formats/formats"
-	"github.com/fdl-formats/fdl-formats/internal/oneline"
 )
 
 // textStats applies each formats.TextStats kind (the statistics some
@@ -206,12 +205,9 @@ func (r *run) textStatsKind(step string, k *formats.TextStats, source, target *f
 		if len(cols) == 0 {
 			continue // the rewrite's condition is the listing's: it would change no row
 		}
-		r.w.writes++
-		res, err := r.w.conn.ExecContext(r.ctx, p.rewrite)
-		if err != nil {
-			return fmt.Errorf("%s: %w", oneline.First(strings.TrimSpace(p.rewrite)), err)
-		}
-		if n, err := res.RowsAffected(); err == nil && n > 0 {
+		if n, err := r.w.execCount(r.ctx, p.rewrite); err != nil {
+			return err
+		} else if n > 0 {
 			items, tables = append(items, fmt.Sprintf("%s: %s", p.stats, strings.Join(cols, ", "))), append(tables, p.stats)
 		}
 	}

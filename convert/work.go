@@ -22,8 +22,9 @@ type work struct {
 	schema string  // metadata schema of the source ("main" unless METADATA_SCHEMA)
 	tables []table // the working tables as last listed; nil once a statement may have changed them
 	// writes counts the statements that may have written to the working
-	// copy (exec, copyIn, textStatsKind's rewrites): what was read of it before (run.facts)
-	// holds while it is unchanged.
+	// copy (execCount, which exec and textStatsKind's rewrites use, and
+	// copyIn): what was read of it before (run.facts) holds while it is
+	// unchanged.
 	writes int
 }
 
@@ -278,14 +279,28 @@ func columnsOfAll(ctx context.Context, conn *sql.Conn, db, prefix string) ([]tab
 }
 
 func (w *work) exec(ctx context.Context, query string, args ...any) error {
+	_, err := w.execCount(ctx, query, args...)
+	return err
+}
+
+// execCount runs a statement that may write to the working copy, and
+// returns the rows it changed (0 where DuckDB does not say). Every such
+// statement goes through it (or copyIn): it counts the writes, so that the
+// facts read before one are read again (run.mayFind).
+func (w *work) execCount(ctx context.Context, query string, args ...any) (int64, error) {
 	if changesTables(query) {
 		w.tables = nil
 	}
 	w.writes++
-	if _, err := w.conn.ExecContext(ctx, query, args...); err != nil {
-		return fmt.Errorf("%s: %w", oneline.First(strings.TrimSpace(query)), err)
+	res, err := w.conn.ExecContext(ctx, query, args...)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", oneline.First(strings.TrimSpace(query)), err)
 	}
-	return nil
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, nil
+	}
+	return n, nil
 }
 
 // execShape runs a statement that creates, drops or reshapes a working
