@@ -93,15 +93,14 @@ func readOnce[T any](kept *[]T, read func() ([]T, error)) ([]T, error) {
 	return out, nil
 }
 
-// readPartitionRows reads the partition column rows whose spec's row (i)
-// satisfies where.
-func (r *Reader) readPartitionRows(ctx context.Context, where string) ([]partRow, error) {
-	out := []partRow{}
-	err := r.eachRow(ctx, `SELECT i.table_id, i.begin_snapshot, i.end_snapshot, c.partition_key_index, c.column_id, c.transform FROM cat.ducklake_partition_info i
-		JOIN cat.ducklake_partition_column c ON c.partition_id = i.partition_id AND c.table_id = i.table_id
-		WHERE `+where+` ORDER BY i.table_id, c.partition_key_index`, func(rows *sql.Rows) error {
-		var x partRow
-		if err := rows.Scan(&x.table, &x.begin, &x.end, &x.index, &x.column, &x.transform); err != nil {
+// scanAll reads every row q returns into a T, whose fields (in q's column
+// order) fields gives: an empty, non-nil slice when there is none, so that
+// readOnce keeps it.
+func scanAll[T any](ctx context.Context, r *Reader, q string, fields func(*T) []any) ([]T, error) {
+	out := []T{}
+	err := r.eachRow(ctx, q, func(rows *sql.Rows) error {
+		var x T
+		if err := rows.Scan(fields(&x)...); err != nil {
 			return err
 		}
 		out = append(out, x)
@@ -111,6 +110,16 @@ func (r *Reader) readPartitionRows(ctx context.Context, where string) ([]partRow
 		return nil, err
 	}
 	return out, nil
+}
+
+// readPartitionRows reads the partition column rows whose spec's row (i)
+// satisfies where.
+func (r *Reader) readPartitionRows(ctx context.Context, where string) ([]partRow, error) {
+	return scanAll(ctx, r, `SELECT i.table_id, i.begin_snapshot, i.end_snapshot, c.partition_key_index, c.column_id, c.transform FROM cat.ducklake_partition_info i
+		JOIN cat.ducklake_partition_column c ON c.partition_id = i.partition_id AND c.table_id = i.table_id
+		WHERE `+where+` ORDER BY i.table_id, c.partition_key_index`, func(x *partRow) []any {
+		return []any{&x.table, &x.begin, &x.end, &x.index, &x.column, &x.transform}
+	})
 }
 
 // tagRows reads every row of ducklake_column_tag (column) or ducklake_tag
@@ -130,19 +139,7 @@ func (r *Reader) readTagRows(ctx context.Context, column bool, where string) ([]
 	if column {
 		q = `SELECT table_id, begin_snapshot, end_snapshot, column_id::VARCHAR, key, value FROM cat.ducklake_column_tag x WHERE ` + where
 	}
-	out := []tagRow{}
-	err := r.eachRow(ctx, q, func(rows *sql.Rows) error {
-		var x tagRow
-		if err := rows.Scan(&x.owner, &x.begin, &x.end, &x.sub, &x.key, &x.value); err != nil {
-			return err
-		}
-		out = append(out, x)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	return scanAll(ctx, r, q, func(x *tagRow) []any { return []any{&x.owner, &x.begin, &x.end, &x.sub, &x.key, &x.value} })
 }
 
 // tagEntries describes the tags of one owner (a table, a view, or a
@@ -178,19 +175,9 @@ func (r *Reader) viewRows(ctx context.Context) ([]viewRow, error) {
 
 // readViewRows reads the rows of ducklake_view that satisfy where (alias v).
 func (r *Reader) readViewRows(ctx context.Context, where string) ([]viewRow, error) {
-	out := []viewRow{}
-	err := r.eachRow(ctx, `SELECT view_id, view_uuid::VARCHAR, schema_id, view_name, dialect, sql, column_aliases, begin_snapshot, end_snapshot FROM cat.ducklake_view v WHERE `+where, func(rows *sql.Rows) error {
-		var x viewRow
-		if err := rows.Scan(&x.id, &x.uuid, &x.schema, &x.name, &x.dialect, &x.sql, &x.aliases, &x.begin, &x.end); err != nil {
-			return err
-		}
-		out = append(out, x)
-		return nil
+	return scanAll(ctx, r, `SELECT view_id, view_uuid::VARCHAR, schema_id, view_name, dialect, sql, column_aliases, begin_snapshot, end_snapshot FROM cat.ducklake_view v WHERE `+where, func(x *viewRow) []any {
+		return []any{&x.id, &x.uuid, &x.schema, &x.name, &x.dialect, &x.sql, &x.aliases, &x.begin, &x.end}
 	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
 }
 
 // macroRows reads every macro implementation, with its parameters, once
@@ -202,21 +189,11 @@ func (r *Reader) macroRows(ctx context.Context) ([]macroRow, error) {
 // readMacroRows reads the macro implementations whose macro row (m)
 // satisfies where.
 func (r *Reader) readMacroRows(ctx context.Context, where string) ([]macroRow, error) {
-	out := []macroRow{}
-	err := r.eachRow(ctx, `SELECT m.schema_id, m.macro_name, m.macro_id, i.impl_id, i.dialect, i.sql, i.type,
+	return scanAll(ctx, r, `SELECT m.schema_id, m.macro_name, m.macro_id, i.impl_id, i.dialect, i.sql, i.type,
 		(SELECT string_agg(p.parameter_name || ':' || coalesce(p.parameter_type, '') || '=' || coalesce(p.default_value, '<none>') || ':' || coalesce(p.default_value_type, ''), ',' ORDER BY p.column_id)
 		 FROM cat.ducklake_macro_parameters p WHERE p.macro_id = m.macro_id AND p.impl_id = i.impl_id),
 		m.begin_snapshot, m.end_snapshot
-		FROM cat.ducklake_macro m JOIN cat.ducklake_macro_impl i ON i.macro_id = m.macro_id WHERE `+where, func(rows *sql.Rows) error {
-		var x macroRow
-		if err := rows.Scan(&x.schema, &x.name, &x.id, &x.impl, &x.dialect, &x.sql, &x.typ, &x.params, &x.begin, &x.end); err != nil {
-			return err
-		}
-		out = append(out, x)
-		return nil
+		FROM cat.ducklake_macro m JOIN cat.ducklake_macro_impl i ON i.macro_id = m.macro_id WHERE `+where, func(x *macroRow) []any {
+		return []any{&x.schema, &x.name, &x.id, &x.impl, &x.dialect, &x.sql, &x.typ, &x.params, &x.begin, &x.end}
 	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
 }
