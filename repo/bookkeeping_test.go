@@ -177,13 +177,7 @@ func TestCheckFrozenInlinedRows(t *testing.T) {
 // what the catalog holds.
 func TestCheckSnapshotClaims(t *testing.T) {
 	ctx := context.Background()
-	root := filepath.Join(t.TempDir(), "demo")
-	spec := lakegen.Demo()
-	spec.RecordRows = false
-	res, err := lakegen.Repository(ctx, root, spec)
-	if err != nil {
-		t.Fatal(err)
-	}
+	root, res := sharedDemo(ctx, t) // each case changes a copy (cloneRepo)
 	v1, v2 := res.Versions[0], res.Versions[1]
 	if v1.Snapshots[0] != 0 || v2.Snapshots[0] != v1.SnapshotID+1 || v2.Snapshots[1] != v2.SnapshotID || v1.SnapshotID < 2 {
 		t.Fatalf("demo versions %+v, %+v: want consecutive snapshot ranges", v1, v2)

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/fdl-formats/fdl-formats/internal/duckblocks"
+	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 
 	"github.com/fdl-formats/fdl-formats/lakegen"
 	"github.com/fdl-formats/fdl-formats/store/local"
@@ -20,20 +21,31 @@ import (
 
 // publishedLake backfills the last version of 06_deletes (source 1.0) with
 // 0.4 and 1.1 catalogs and returns the repository's root and the options
-// that check exactly that version. Callers copy the root before changing it.
+// that check exactly that version. The repository is built once per test
+// binary and shared (sharedFixture): callers copy the root (cloneRepo)
+// before changing it.
 func publishedLake(t *testing.T) (root string, opts Options) {
 	t.Helper()
-	st, root := smallLake(t)
 	opts = Options{Versions: []string{"3"}, Formats: []string{"0.4", "1.0", "1.1"}, Jobs: 2}
-	rep, err := Backfill(context.Background(), st, opts)
-	if err != nil || rep.Counts[Written] != 2 {
-		t.Fatalf("Backfill: %v (%v), want 2 catalogs written", err, rep.Counts)
-	}
-	if _, err := Check(context.Background(), st, opts); err != nil {
-		t.Fatalf("Check after backfill: %v", err)
-	}
+	lake := filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes")
+	root = publishedFixture.get(t, func(t *testing.T, root string) {
+		copyParts(t, lake, root)
+		st, err := local.New(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := Backfill(context.Background(), st, opts)
+		if err != nil || rep.Counts[Written] != 2 {
+			t.Fatalf("Backfill: %v (%v), want 2 catalogs written", err, rep.Counts)
+		}
+		if _, err := Check(context.Background(), st, opts); err != nil {
+			t.Fatalf("Check after backfill: %v", err)
+		}
+	})
 	return root, opts
 }
+
+var publishedFixture = sharedFixture{name: "published"}
 
 // cloneRepo copies a repository folder and returns the copy's store.
 func cloneRepo(t *testing.T, root string) (*local.Store, string) {

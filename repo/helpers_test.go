@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 	"github.com/fdl-formats/fdl-formats/lakegen"
 	"github.com/fdl-formats/fdl-formats/store/local"
 )
@@ -18,19 +19,29 @@ import (
 func copyLake(t testing.TB, lake string, parts ...string) *local.Store {
 	t.Helper()
 	dst := t.TempDir()
+	copyParts(t, lake, dst, parts...)
+	st, err := local.New(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// copyParts copies parts of a conformance lake (default fdl.json, versions/
+// and data/) into dst, made if need be.
+func copyParts(t testing.TB, lake, dst string, parts ...string) {
+	t.Helper()
 	if len(parts) == 0 {
 		parts = []string{"fdl.json", "versions", "data"}
+	}
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		t.Fatal(err)
 	}
 	for _, name := range parts {
 		if err := copyTree(filepath.Join(lake, name), filepath.Join(dst, name)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	st, err := local.New(dst)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return st
 }
 
 func copyTree(src, dst string) error {
@@ -60,14 +71,13 @@ func copyTree(src, dst string) error {
 	})
 }
 
-// demoRepo generates lakegen's demo repository (without recorded rows) in a
+// demoRepo copies lakegen's demo repository (without recorded rows) into a
 // private folder and opens it.
 func demoRepo(ctx context.Context, t *testing.T) (string, *local.Store) {
 	t.Helper()
+	golden, _ := sharedDemo(ctx, t)
 	root := filepath.Join(t.TempDir(), "demo")
-	spec := lakegen.Demo()
-	spec.RecordRows = false
-	if _, err := lakegen.Repository(ctx, root, spec); err != nil {
+	if err := copyTree(golden, root); err != nil {
 		t.Fatal(err)
 	}
 	st, err := local.New(root)
@@ -76,6 +86,69 @@ func demoRepo(ctx context.Context, t *testing.T) (string, *local.Store) {
 	}
 	return root, st
 }
+
+// sharedDemo is lakegen's demo repository (without recorded rows),
+// generated once per test binary, and what lakegen said of it. Callers
+// copy the folder before changing it (sharedFixture).
+func sharedDemo(ctx context.Context, t *testing.T) (string, *lakegen.Result) {
+	t.Helper()
+	dir := demoFixture.get(t, func(t *testing.T, dir string) {
+		spec := lakegen.Demo()
+		spec.RecordRows = false
+		res, err := lakegen.Repository(ctx, dir, spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		demoResult = res
+	})
+	return dir, demoResult
+}
+
+var (
+	demoFixture = sharedFixture{name: "demo"}
+	demoResult  *lakegen.Result
+)
+
+// carryHistory7 is the seven-version history of the carry tests
+// (lakegen.History: 300 rows and 2 files a version, a delete every third),
+// generated once per test binary, and what lakegen said of it. Callers
+// copy the folder before changing it (sharedFixture).
+func carryHistory7(t *testing.T) (string, *lakegen.Result) {
+	t.Helper()
+	dir := historyFixture.get(t, func(t *testing.T, dir string) {
+		res, err := lakegen.History(context.Background(), dir, lakegen.HistoryOptions{Versions: 7, RowsPerVersion: 300, FilesPerVersion: 2, DeleteEvery: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		historyResult = res
+	})
+	return dir, historyResult
+}
+
+var (
+	historyFixture = sharedFixture{name: "history7"}
+	historyResult  *lakegen.Result
+)
+
+// lake11 is smallLake's repository with every version backfilled to 1.1
+// (--jobs 2), built once per test binary. Callers copy the folder before
+// changing it (sharedFixture).
+func lake11(t *testing.T) string {
+	t.Helper()
+	lake := filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes")
+	return lake11Fixture.get(t, func(t *testing.T, root string) {
+		copyParts(t, lake, root)
+		st, err := local.New(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Backfill(context.Background(), st, Options{Jobs: 2, Formats: []string{"1.1"}}); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+var lake11Fixture = sharedFixture{name: "lake11"}
 
 // nonWarnings is a check report's findings other than warnings (none for
 // a nil report).
