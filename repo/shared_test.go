@@ -45,6 +45,9 @@ type sharedFixture struct {
 	dir  string
 	sum  string // treeSum of dir when built
 	ok   bool   // built without failing
+
+	mu        sync.Mutex
+	changedBy string // the test after which it was found changed
 }
 
 // get builds the fixture into a new folder the first time (build fails the
@@ -74,8 +77,19 @@ func (f *sharedFixture) get(t *testing.T, build func(t *testing.T, dir string)) 
 	if !f.ok {
 		t.Fatalf("shared fixture %s: its build failed (in the first test that asked for it)", f.name)
 	}
+	f.mu.Lock()
+	by := f.changedBy
+	f.mu.Unlock()
+	if by != "" {
+		t.Fatalf("shared fixture %s was changed by %s", f.name, by)
+	}
 	t.Cleanup(func() {
 		if sum, err := treeSum(f.dir); err != nil || sum != f.sum {
+			f.mu.Lock()
+			if f.changedBy == "" {
+				f.changedBy = t.Name()
+			}
+			f.mu.Unlock()
 			t.Errorf("shared fixture %s was changed by this test (%v): copy it before changing it", f.name, err)
 		}
 	})
