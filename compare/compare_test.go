@@ -31,16 +31,24 @@ func lastVersion(t *testing.T, archive, name string) (lake, catalog string) {
 }
 
 // openForTest opens a catalog with its data folder for the test (closed
-// when it ends).
+// when it ends), on a database from readerDBs.
 func openForTest(t *testing.T, catalog, data string) *Reader {
 	t.Helper()
-	r, err := Open(context.Background(), catalog, ReaderOptions{DataPath: data})
+	r, err := Open(context.Background(), catalog, ReaderOptions{DataPath: data, Engines: readerDBs})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { r.Close() })
 	return r
 }
+
+// readerDBs lends the readers of openForTest their DuckDB databases, as
+// Engines lends a backfill's: starting a database for each cost about as
+// much CPU as the reader's reads of a small lake. A reader's Close gives
+// its database back only when it holds nothing of the reader's
+// (duckpool.Release); a test that turns on a database-wide setting turns
+// it off again before its reader closes (queryLog).
+var readerDBs = NewEngines(2)
 
 // testEngines is a pool of DuckDB databases for a test's readers (closed
 // when the test and its subtests end): starting a database for each

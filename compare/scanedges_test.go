@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fdl-formats/fdl-formats/internal/duckpool"
 	"github.com/fdl-formats/fdl-formats/internal/parquetsql"
 	"github.com/fdl-formats/fdl-formats/lakegen"
 )
@@ -65,20 +66,45 @@ func lakeFilesOf(t *testing.T, catalog, data string) (dataFiles, deleteFiles []s
 	return dataFiles, deleteFiles
 }
 
-// execCatalog runs statements against a catalog file's metadata tables.
+// execCatalog runs statements against a catalog file's metadata tables:
+// the file attached as the default database (USE) of a database from
+// helperDBs, detached (written out) before it returns.
 func execCatalog(t *testing.T, catalog string, stmts ...string) {
 	t.Helper()
-	db, err := sql.Open("duckdb", catalog)
+	ctx := context.Background()
+	db, err := helperDBs.Get()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		helperDBs.Discard(db)
+		t.Fatal(err)
+	}
+	release := func() {
+		if duckpool.Release(conn, "tampered") {
+			helperDBs.Put(db)
+		} else {
+			helperDBs.Discard(db)
+		}
+	}
+	if _, err := conn.ExecContext(ctx, "ATTACH "+sqlString(catalog)+" AS tampered; USE tampered"); err != nil {
+		release()
+		t.Fatal(err)
+	}
 	for _, q := range stmts {
-		if _, err := db.Exec(q); err != nil {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			release()
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
+	// Release detaches the file, which writes everything to it.
+	release()
 }
+
+// helperDBs lends execCatalog its DuckDB databases: starting one for each
+// edit of a catalog cost more CPU than the edit.
+var helperDBs = duckpool.New(2)
 
 // renameDataFile renames a data file on disk and in the catalog (which
 // stores it by name, relative to its table's folder).

@@ -37,9 +37,16 @@ func detach(t *testing.T, r *Reader) {
 func queryLog(t *testing.T, r *Reader) func() []string {
 	t.Helper()
 	ctx := context.Background()
-	if _, err := r.conn.ExecContext(ctx, "CALL enable_logging('QueryLog')"); err != nil {
+	// The log starts empty, and is off again before the reader gives its
+	// database back (readerDBs).
+	if _, err := r.conn.ExecContext(ctx, "CALL enable_logging('QueryLog'); CALL truncate_duckdb_logs()"); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() {
+		if _, err := r.conn.ExecContext(ctx, "CALL disable_logging(); CALL truncate_duckdb_logs()"); err != nil {
+			t.Errorf("query log left on: %v", err)
+		}
+	})
 	return func() []string {
 		t.Helper()
 		var out []string
