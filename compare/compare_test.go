@@ -42,9 +42,11 @@ func openForTest(t *testing.T, catalog, data string) *Reader {
 	return r
 }
 
-// readerDBs lends the readers of openForTest their DuckDB databases, as
-// Engines lends a backfill's: starting a database for each cost about as
-// much CPU as the reader's reads of a small lake. A reader's Close gives
+// readerDBs lends the readers of openForTest, and of the proofs of tests
+// that are not about Options.Engines (the rest prove with a database of
+// each reader's own), their DuckDB databases, as Engines lends a
+// backfill's: starting a database for each cost about as much CPU as the
+// reader's reads of a small lake. A reader's Close gives
 // its database back only when it holds nothing of the reader's
 // (duckpool.Release); a test that turns on a database-wide setting turns
 // it off again before its reader closes (queryLog).
@@ -205,7 +207,7 @@ func TestCatalogsFindPlantedDifferences(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			b := tamper(t, catalog, tc.stmts...)
-			rep, err := Catalogs(context.Background(), catalog, b, Options{DataPath: data})
+			rep, err := Catalogs(context.Background(), catalog, b, Options{DataPath: data, Engines: readerDBs})
 			if !errors.Is(err, ErrNotEquivalent) {
 				t.Fatalf("want ErrNotEquivalent, got %v", err)
 			}

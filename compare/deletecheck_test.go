@@ -124,7 +124,7 @@ func TestDeleteFilesRealReadersRefuse(t *testing.T) {
 				t.Errorf("batched read left out the good file %s", target.file.Delete.Path)
 			}
 			b := tamper(t, catalog, stmt)
-			rep, err := Catalogs(ctx, catalog, b, Options{DataPath: data})
+			rep, err := Catalogs(ctx, catalog, b, Options{DataPath: data, Engines: readerDBs})
 			if !errors.Is(err, ErrNotEquivalent) || !hasDifference(rep, "unreadable", tc.detail) || !hasDifference(rep, "unreadable", filepath.Base(bad)) {
 				t.Fatalf("B names it: %v; want an unreadable difference naming %s and %q", err, bad, tc.detail)
 			}
@@ -134,7 +134,7 @@ func TestDeleteFilesRealReadersRefuse(t *testing.T) {
 				}
 			}
 			other := tamper(t, b)
-			_, err = Catalogs(ctx, b, other, Options{DataPath: data})
+			_, err = Catalogs(ctx, b, other, Options{DataPath: data, Engines: readerDBs})
 			if !errors.Is(err, ErrIncomparable) || errors.Is(err, ErrNotEquivalent) || !strings.Contains(err.Error(), filepath.Base(bad)) || !strings.Contains(err.Error(), tc.detail) {
 				t.Fatalf("both name it: %v; want could not compare, naming %s and %q", err, bad, tc.detail)
 			}
@@ -264,7 +264,7 @@ func TestInlinedDeletionDuplicates(t *testing.T) {
 				a = tamper(t, tc.catalog, tc.a...)
 			}
 			b := tamper(t, tc.catalog, tc.b...)
-			rep, err := Catalogs(ctx, a, b, Options{DataPath: tc.data})
+			rep, err := Catalogs(ctx, a, b, Options{DataPath: tc.data, Engines: readerDBs})
 			if tc.equivalent {
 				if err != nil {
 					t.Fatalf("Catalogs: %v; want equivalent", err)

@@ -73,7 +73,7 @@ func proveTamperedUnreadable(t *testing.T, catalog, data string, a, b []string, 
 	if b != nil {
 		cb = tamper(t, catalog, b...)
 	}
-	rep, err := Catalogs(context.Background(), ca, cb, Options{DataPath: data})
+	rep, err := Catalogs(context.Background(), ca, cb, Options{DataPath: data, Engines: readerDBs})
 	if want == "" {
 		if err != nil {
 			t.Fatalf("Catalogs: %v, want equivalent\n%s", err, reportLines(rep))

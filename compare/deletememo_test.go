@@ -64,7 +64,7 @@ func TestDeletesSharedAcrossProofs(t *testing.T) {
 				{name: "touched", memo: true, change: touch, first: DeleteFileStats{Read: n}, second: DeleteFileStats{Read: 1, Shared: n - 1}},
 			} {
 				t.Run(tc.name, func(t *testing.T) {
-					opts := Options{DataPath: data}
+					opts := Options{DataPath: data, Engines: readerDBs}
 					if tc.memo {
 						opts.Deletes = NewDeletes()
 						if tc.capped {

@@ -102,7 +102,7 @@ func TestFilesWithoutColumnStatsPruned(t *testing.T) {
 		{name: "0.4 without rows vs itself", a: bare04, b: bare04},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rep, err := Catalogs(ctx, tc.a, tc.b, Options{DataPath: data})
+			rep, err := Catalogs(ctx, tc.a, tc.b, Options{DataPath: data, Engines: readerDBs})
 			var lines []string
 			n := 0
 			if rep != nil {

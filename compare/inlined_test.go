@@ -232,7 +232,7 @@ func TestInlinedRetypedWithoutRows(t *testing.T) {
 				a = filepath.Join(t.TempDir(), "self.duckdb")
 				copyFile(t, b, a)
 			}
-			rep, err := Catalogs(ctx, a, b, Options{DataPath: filepath.Join(lake, "data")})
+			rep, err := Catalogs(ctx, a, b, Options{DataPath: filepath.Join(lake, "data"), Engines: readerDBs})
 			if tc.unreadable == "" {
 				if err != nil {
 					t.Fatalf("want equivalent, got %v", err)
@@ -284,7 +284,7 @@ func TestInlinedDeletionUnreadable(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel() // tampers a copy of its own
 			b := tamper(t, catalog, "INSERT INTO ducklake_inlined_delete_1 VALUES "+tc.row)
-			rep, err := Catalogs(ctx, catalog, b, Options{DataPath: data})
+			rep, err := Catalogs(ctx, catalog, b, Options{DataPath: data, Engines: readerDBs})
 			if tc.from == 0 {
 				if err != nil {
 					t.Fatalf("want equivalent, got %v", err)

@@ -33,7 +33,7 @@ func TestMinMaxFoldedValues(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := tamper(t, catalog, strings.Split(tc.edit, "; ")...)
-			rep, err := Catalogs(context.Background(), catalog, b, Options{DataPath: filepath.Join(lake, "data")})
+			rep, err := Catalogs(context.Background(), catalog, b, Options{DataPath: filepath.Join(lake, "data"), Engines: readerDBs})
 			if err != nil && !errors.Is(err, ErrNotEquivalent) {
 				t.Fatal(err)
 			}

@@ -36,7 +36,7 @@ func TestPartialFileRecordCount(t *testing.T) {
 				copyFile(t, src, c)
 				execCatalog(t, c, fmt.Sprintf("UPDATE ducklake_data_file SET record_count = %d WHERE data_file_id = %d AND %s IS NOT NULL", tc.count, tc.file, partialColumn(tc.archive)))
 			}
-			rep, err := Catalogs(ctx, a, b, Options{DataPath: filepath.Join(lake, "data")})
+			rep, err := Catalogs(ctx, a, b, Options{DataPath: filepath.Join(lake, "data"), Engines: readerDBs})
 			if tc.want == "" {
 				if err != nil {
 					t.Fatalf("unchanged record_count: %v", err)

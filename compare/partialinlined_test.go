@@ -65,7 +65,7 @@ func TestPartialDeletesWholeWithInlined(t *testing.T) {
 			if !slices.Equal(got, tc.hidden) {
 				t.Errorf("0.4 deletes position %d of data file 0 before 1.0 at snapshots %v, want %v", latePos, got, tc.hidden)
 			}
-			rep, err := Catalogs(ctx, a, b, Options{DataPath: data})
+			rep, err := Catalogs(ctx, a, b, Options{DataPath: data, Engines: readerDBs})
 			if tc.hidden == nil {
 				if err != nil {
 					t.Fatalf("Catalogs: %v, want equivalent", err)

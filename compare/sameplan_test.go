@@ -121,7 +121,7 @@ func TestSamePlansOnlyWhenEqual(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a, b := tamper(t, catalog, tc.a...), tamper(t, catalog, tc.b...)
-			rep, err := Catalogs(context.Background(), a, b, Options{DataPath: data})
+			rep, err := Catalogs(context.Background(), a, b, Options{DataPath: data, Engines: readerDBs})
 			if tc.incomparable {
 				if !errors.Is(err, ErrIncomparable) || rep.Equivalent {
 					t.Fatalf("got %v; want the proof to fail on the file its plan cannot read\n%s", err, differences(rep))

@@ -428,10 +428,10 @@ func TestDeletesOutOfRange(t *testing.T) {
 			}
 			other := filepath.Join(t.TempDir(), "copy.duckdb")
 			copyFile(t, catalog, other)
-			if rep, err := Catalogs(ctx, catalog, other, Options{DataPath: dir}); err != nil || !rep.Equivalent {
+			if rep, err := Catalogs(ctx, catalog, other, Options{DataPath: dir, Engines: readerDBs}); err != nil || !rep.Equivalent {
 				t.Fatalf("lake against a copy of itself: %v", err)
 			}
-			rep, err := Catalogs(ctx, src.catalog, catalog, Options{DataPath: src.data, DataPathB: dir})
+			rep, err := Catalogs(ctx, src.catalog, catalog, Options{DataPath: src.data, DataPathB: dir, Engines: readerDBs})
 			if err == nil || !hasDifference(rep, "files", "deletes of") || !hasDifference(rep, "count", "count(*) answers differ") {
 				t.Fatalf("against the lake without those positions: %v; want the delete files and count(*) different", err)
 			}
