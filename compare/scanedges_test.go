@@ -2,15 +2,19 @@ package compare
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/fdl-formats/fdl-formats/internal/duckpool"
@@ -18,21 +22,103 @@ import (
 	"github.com/fdl-formats/fdl-formats/lakegen"
 )
 
-// historyLake writes a lakegen history repository (one table, versions
-// appending files, every second version deleting) and returns its
-// catalogs, oldest first, and its data folder.
+// historyLake returns the catalogs, oldest first, and the data folder of a
+// lakegen history repository (one table, versions appending files, every
+// second version deleting). Each set of options is generated once per test
+// binary (histories) and shared read-only by the tests that ask for it: a
+// test that changes a catalog or a data file works on a copy (copyLake,
+// tamper), and the test fails if it changed the shared files.
 func historyLake(t *testing.T, opts lakegen.HistoryOptions) (catalogs []string, data string) {
 	t.Helper()
-	dir := t.TempDir()
-	if _, err := lakegen.History(context.Background(), dir, opts); err != nil {
+	h := histories.get(t, opts)
+	t.Cleanup(func() {
+		if got := treeSums(t, h.dir); !maps.Equal(got, h.sums) {
+			t.Errorf("the shared history lake %s (%+v) changed during the test", h.dir, opts)
+		}
+	})
+	return slices.Clone(h.catalogs), filepath.Join(h.dir, "data")
+}
+
+// histories are the lakegen histories of historyLake, by options, in a
+// folder that TestMain removes.
+var histories = &historyMemo{byOpts: map[lakegen.HistoryOptions]*history{}}
+
+type historyMemo struct {
+	mu     sync.Mutex
+	root   string
+	byOpts map[lakegen.HistoryOptions]*history
+}
+
+type history struct {
+	once     sync.Once
+	dir      string
+	catalogs []string
+	sums     map[string][sha256.Size]byte // every file's, by path
+	err      error
+}
+
+func (m *historyMemo) get(t *testing.T, opts lakegen.HistoryOptions) *history {
+	t.Helper()
+	m.mu.Lock()
+	if m.root == "" {
+		root, err := os.MkdirTemp("", "fdl-compare-histories-")
+		if err != nil {
+			m.mu.Unlock()
+			t.Fatal(err)
+		}
+		m.root = root
+	}
+	h := m.byOpts[opts]
+	if h == nil {
+		h = &history{dir: filepath.Join(m.root, fmt.Sprint(len(m.byOpts)))}
+		m.byOpts[opts] = h
+	}
+	m.mu.Unlock()
+	h.once.Do(func() {
+		if _, err := lakegen.History(context.Background(), h.dir, opts); err != nil {
+			h.err = err
+			return
+		}
+		catalogs, err := filepath.Glob(filepath.Join(h.dir, "versions", "*", "ducklake.duckdb"))
+		if err != nil || len(catalogs) != opts.Versions {
+			h.err = fmt.Errorf("%d catalogs (%v), want %d", len(catalogs), err, opts.Versions)
+			return
+		}
+		slices.Sort(catalogs) // UUIDv7 folders: oldest first
+		h.catalogs, h.sums = catalogs, treeSums(t, h.dir)
+	})
+	if h.err != nil {
+		t.Fatal(h.err)
+	}
+	return h
+}
+
+// removeHistories removes the folder of the shared histories.
+func removeHistories() {
+	if histories.root != "" {
+		os.RemoveAll(histories.root)
+	}
+}
+
+// treeSums is the SHA-256 of every file under dir, by path.
+func treeSums(t *testing.T, dir string) map[string][sha256.Size]byte {
+	t.Helper()
+	out := map[string][sha256.Size]byte{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		out[p] = sha256.Sum256(b)
+		return nil
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
-	catalogs, err := filepath.Glob(filepath.Join(dir, "versions", "*", "ducklake.duckdb"))
-	if err != nil || len(catalogs) != opts.Versions {
-		t.Fatalf("%d catalogs (%v), want %d", len(catalogs), err, opts.Versions)
-	}
-	slices.Sort(catalogs) // UUIDv7 folders: oldest first
-	return catalogs, filepath.Join(dir, "data")
+	return out
 }
 
 // copyLake copies a catalog and its data folder into a new folder, so that
