@@ -92,22 +92,14 @@ func demoRepo(ctx context.Context, t *testing.T) (string, *local.Store) {
 // copy the folder before changing it (sharedFixture).
 func sharedDemo(ctx context.Context, t *testing.T) (string, *lakegen.Result) {
 	t.Helper()
-	dir := demoFixture.get(t, func(t *testing.T, dir string) {
+	return demoFixture.generate(t, func(dir string) (*lakegen.Result, error) {
 		spec := lakegen.Demo()
 		spec.RecordRows = false
-		res, err := lakegen.Repository(ctx, dir, spec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		demoResult = res
+		return lakegen.Repository(ctx, dir, spec)
 	})
-	return dir, demoResult
 }
 
-var (
-	demoFixture = sharedFixture{name: "demo"}
-	demoResult  *lakegen.Result
-)
+var demoFixture = sharedFixture{name: "demo"}
 
 // carryHistory7 is the seven-version history of the carry tests
 // (lakegen.History: 300 rows and 2 files a version, a delete every third),
@@ -115,20 +107,12 @@ var (
 // copy the folder before changing it (sharedFixture).
 func carryHistory7(t *testing.T) (string, *lakegen.Result) {
 	t.Helper()
-	dir := historyFixture.get(t, func(t *testing.T, dir string) {
-		res, err := lakegen.History(context.Background(), dir, lakegen.HistoryOptions{Versions: 7, RowsPerVersion: 300, FilesPerVersion: 2, DeleteEvery: 3})
-		if err != nil {
-			t.Fatal(err)
-		}
-		historyResult = res
+	return historyFixture.generate(t, func(dir string) (*lakegen.Result, error) {
+		return lakegen.History(context.Background(), dir, lakegen.HistoryOptions{Versions: 7, RowsPerVersion: 300, FilesPerVersion: 2, DeleteEvery: 3})
 	})
-	return dir, historyResult
 }
 
-var (
-	historyFixture = sharedFixture{name: "history7"}
-	historyResult  *lakegen.Result
-)
+var historyFixture = sharedFixture{name: "history7"}
 
 // lake11 is smallLake's repository with every version backfilled to 1.1
 // (--jobs 2), built once per test binary. Callers copy the folder before

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/fdl-formats/fdl-formats/lakegen"
 )
 
 // Shared fixtures: a repository several tests start from (publishedLake,
@@ -43,8 +45,9 @@ type sharedFixture struct {
 	name string
 	once sync.Once
 	dir  string
-	sum  string // treeSum of dir when built
-	ok   bool   // built without failing
+	sum  string          // treeSum of dir when built
+	ok   bool            // built without failing
+	res  *lakegen.Result // what lakegen said of it (generate)
 
 	mu        sync.Mutex
 	changedBy string // the test after which it was found changed
@@ -94,6 +97,20 @@ func (f *sharedFixture) get(t *testing.T, build func(t *testing.T, dir string)) 
 		}
 	})
 	return f.dir
+}
+
+// generate is get for a fixture lakegen writes (gen), with what lakegen
+// said of it.
+func (f *sharedFixture) generate(t *testing.T, gen func(dir string) (*lakegen.Result, error)) (string, *lakegen.Result) {
+	t.Helper()
+	dir := f.get(t, func(t *testing.T, dir string) {
+		res, err := gen(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.res = res
+	})
+	return dir, f.res
 }
 
 // treeSum hashes every path under dir with its type, size, modification
