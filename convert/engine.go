@@ -159,6 +159,11 @@ func (r *run) runCheck(stepName string, c check) error {
 	f := Finding{Severity: Refuse, Code: c.code, Step: stepName, Table: c.table, Detail: summarize(items), Reason: c.reason}
 	if c.rewrite != nil {
 		f.Option = "--rewrite-deletes --data DIR"
+		if r.opts.DataPath != "" {
+			// A repository's run (plan, backfill) already has the data
+			// folder, and refuses --data for a local repository.
+			f.Option = "--rewrite-deletes"
+		}
 		if r.opts.RewriteDeletes {
 			var cannot cannotRewrite
 			switch err := duckpool.AllThreads(r.ctx, r.w.conn, func() error { return c.rewrite(r) }); {

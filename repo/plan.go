@@ -208,7 +208,7 @@ func (r *repository) plan(ctx context.Context, opts *Options, check bool) (*Matr
 			days := int(f.UntilTime.Sub(now) / (24 * time.Hour))
 			fp.DaysLeft = &days
 			if !fp.Expired && f.UntilTime.Sub(now) <= ExpiryWarning {
-				w := fmt.Sprintf("format %s expires on %s (in %d days): no catalogs in it will be written for versions created after that", f.DuckLake, f.Until, days)
+				w := fmt.Sprintf("format %s expires on %s (in %d days): no catalog in it will be written after that, for any version (a version still without one stays without)", f.DuckLake, f.Until, days)
 				p.Warnings = append(p.Warnings, w)
 				log.Warn("format expires soon", "format", f.DuckLake, "until", f.Until, "days_left", days)
 			}

@@ -228,7 +228,7 @@ func TestPlanUntil(t *testing.T) {
 			if got := len(m.Warnings) > 0; got != tc.warn {
 				t.Errorf("warnings = %q, want a warning: %v", m.Warnings, tc.warn)
 			}
-			if tc.warn && !strings.Contains(m.Warnings[0], "format 0.4 expires on 2026-11-01") {
+			if tc.warn && (!strings.Contains(m.Warnings[0], "format 0.4 expires on 2026-11-01") || !strings.Contains(m.Warnings[0], "written after that, for any version")) {
 				t.Errorf("warning = %q", m.Warnings[0])
 			}
 		})

@@ -95,8 +95,14 @@ func (r *repository) readerMatrix(ctx context.Context, m *Matrix, opts *Options)
 	for _, f := range declared {
 		selected[f.DuckLake] = true
 	}
+	expired := map[string]string{} // format -> its until, where past
+	for _, fp := range m.Formats {
+		if fp.Expired {
+			expired[fp.DuckLake] = fp.Until
+		}
+	}
 	for _, row := range rows {
-		warnings = append(warnings, tooNewStorage(row.vp, row.files, points)...)
+		warnings = append(warnings, tooNewStorage(row.vp, row.files, points, expired)...)
 		if w, ok := frozenTooNewStorage(row.vp, row.files, points); ok && selected[w.Format] {
 			warnings = append(warnings, w)
 			frozenShut[row.vp.ID] = w.Format
@@ -179,8 +185,10 @@ func (r *repository) readerMatrix(ctx context.Context, m *Matrix, opts *Options)
 // name (FDL 0.1, Versions: Catalogs in other formats) and fails on it,
 // where backfill would have written it at the oldest storage the range
 // opens. The frozen catalog is as made (its storage claim is checked
-// against version.json; frozenTooNewStorage warns of its storage).
-func tooNewStorage(vp *VersionPlan, files []*CatalogFile, points []*goversion.Version) []Finding {
+// against version.json; frozenTooNewStorage warns of its storage). A
+// format past its until (expired: format -> until) is no longer written,
+// so its hint is to withdraw the file, not to have backfill write it.
+func tooNewStorage(vp *VersionPlan, files []*CatalogFile, points []*goversion.Version, expired map[string]string) []Finding {
 	var out []Finding
 	for _, f := range files {
 		if f.Frozen || f.problem != "" || f.min == nil {
@@ -190,12 +198,21 @@ func tooNewStorage(vp *VersionPlan, files []*CatalogFile, points []*goversion.Ve
 		for _, p := range points {
 			if promised.Check(p) && p.LessThan(f.min) {
 				out = append(out, Finding{Kind: KindDifference, Version: vp.ID, Format: f.Format, Key: f.Key,
-					Detail: fmt.Sprintf("%s is saved at DuckDB storage %s, which DuckDB %s, a reader of format %s (DuckDB %s), cannot open: delete it and run backfill, which writes it at the oldest storage the range opens", f.Key, f.Storage, p, f.Format, text)})
+					Detail: fmt.Sprintf("%s is saved at DuckDB storage %s, which DuckDB %s, a reader of format %s (DuckDB %s), cannot open: %s", f.Key, f.Storage, p, f.Format, text, tooNewStorageHint(f.Format, expired))})
 				break
 			}
 		}
 	}
 	return out
+}
+
+// tooNewStorageHint says what mends a published catalog saved at a storage
+// its readers cannot open.
+func tooNewStorageHint(format string, expired map[string]string) string {
+	if until, ok := expired[format]; ok {
+		return fmt.Sprintf("delete it; backfill no longer writes format %s (past its until, %s), so that version's readers of it are left without a catalog", format, until)
+	}
+	return "delete it and run backfill, which writes it at the oldest storage the range opens"
 }
 
 // frozenTooNewStorage is a warning when the frozen catalog is saved at a

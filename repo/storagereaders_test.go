@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fdl-formats/fdl-formats/digestcache"
 )
@@ -57,5 +58,25 @@ func TestCheckPublishedStorageTooNew(t *testing.T) {
 		if !found {
 			t.Fatalf("findings %+v, want a difference naming %s", rep.Findings, key)
 		}
+	}
+	// Past 0.3's until backfill writes no 0.3 catalog: the hint is to
+	// delete the file, not to have backfill write it again.
+	writeFile(t, filepath.Join(root, "fdl.json"), `{"fdl": "0.1", "data_dir": "data/", "formats": [
+		{"ducklake": "0.3", "duckdb": ">= 1.4.0, < 1.5.0", "until": "2030-01-01"}, {"ducklake": "1.0", "duckdb": ">= 1.5.2"}]}`)
+	rep, err := Check(ctx, st, Options{Jobs: 2, Now: time.Date(2030, 6, 1, 0, 0, 0, 0, time.UTC)})
+	if !errors.Is(err, ErrDifferences) {
+		t.Fatalf("Check past until: %v, want ErrDifferences", err)
+	}
+	found := false
+	for _, f := range rep.Findings {
+		if f.Kind == KindDifference && f.Key == key && strings.Contains(f.Detail, "storage v1.5.0") {
+			found = true
+			if !strings.Contains(f.Detail, "backfill no longer writes format 0.3 (past its until, 2030-01-01)") || strings.Contains(f.Detail, "run backfill") {
+				t.Errorf("past until, detail %q: want the hint to delete it, as backfill no longer writes 0.3", f.Detail)
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("past until: findings %+v, want a difference naming %s", rep.Findings, key)
 	}
 }
