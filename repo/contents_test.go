@@ -98,6 +98,13 @@ func TestContentsConformance(t *testing.T) {
 			t.Errorf("lakes/03_renames: no finding %q among %q", want, details["lakes/03_renames"])
 		}
 	}
+	// Renamed nested fields are named by their path: 12_nested_types
+	// renames a field v1 in a list's struct, a map value's struct and a
+	// struct.
+	want := "table main.fevo: renamed_columns is false in files.json, true in the catalog (column(s) lst.element.v1, mp.value.v1, st.v1 of the table were renamed"
+	if !slices.ContainsFunc(details["lakes/12_nested_types"], func(d string) bool { return strings.Contains(d, want) }) {
+		t.Errorf("lakes/12_nested_types: no finding %q among %q", want, details["lakes/12_nested_types"])
+	}
 }
 
 func TestContentsDiffer(t *testing.T) {
