@@ -39,7 +39,13 @@ type ReaderVersion struct {
 // addReaders puts the reader matrix into a check report, with a warning
 // finding per range that cannot read some version.
 func (r *repository) addReaders(ctx context.Context, rep *CheckReport, opts *Options) error {
-	readers, warnings, err := r.readerMatrix(ctx, rep.Plan, opts)
+	failed := map[string]bool{} // files check found wrong: their readers get no version
+	for _, f := range rep.Findings {
+		if f.Key != "" && (f.Kind == KindDifference || f.Kind == KindInvalid || f.Kind == KindUnverifiable) {
+			failed[f.Key] = true
+		}
+	}
+	readers, warnings, err := r.readerMatrix(ctx, rep.Plan, opts, failed)
 	if err != nil {
 		return err
 	}
@@ -64,8 +70,10 @@ func (r *repository) addReaders(ctx context.Context, rep *CheckReport, opts *Opt
 // declared range says which DuckDBs are asked (what the publisher
 // promises); what each opens is what it can open, by Resolve's rule (the
 // registry's ranges), so it may read a version from a catalog in another
-// format than the range's.
-func (r *repository) readerMatrix(ctx context.Context, m *Matrix, opts *Options) ([]*ReaderRange, []Finding, error) {
+// format than the range's. A catalog in failed (a key check reported as a
+// difference, invalid or unverifiable) opens for no reader: it may fail or
+// read other rows.
+func (r *repository) readerMatrix(ctx context.Context, m *Matrix, opts *Options, failed map[string]bool) ([]*ReaderRange, []Finding, error) {
 	declared, err := selectFormats(r.cfg, opts.Formats)
 	if err != nil {
 		return nil, nil, err
@@ -133,10 +141,14 @@ func (r *repository) readerMatrix(ctx context.Context, m *Matrix, opts *Options)
 		for _, row := range rows {
 			rv := &ReaderVersion{Version: row.vp.ID, Seq: row.vp.Seq, Opens: map[string]string{}}
 			rangesShut := false // a DuckDB that opens a catalog fails on the server
+			failedFile := ""    // the catalog a DuckDB opens, which check found wrong
 			for _, p := range tried {
 				file := firstOpening(row.files, p)
 				if file != "" && shut && p.LessThan(rangeFallbackFrom) {
 					file, rangesShut = "", true
+				}
+				if failed[file] {
+					file, failedFile = "", file
 				}
 				if file != "" {
 					rv.Opens[p.String()] = file
@@ -160,6 +172,8 @@ func (r *repository) readerMatrix(ctx context.Context, m *Matrix, opts *Options)
 					gap += " (its frozen catalog's storage is too new: see that warning)"
 				case rangesShut:
 					gap += " (the server ignores Range requests: see that difference)"
+				case failedFile != "":
+					gap += " (" + failedFile + " fails check: see that finding)"
 				default:
 					planned = true
 				}
