@@ -159,6 +159,9 @@ func parseFormat(file, path string, raw []byte) (Format, error) {
 	if out := v.OpenedOutside(c); out != nil {
 		return f, fieldErr(file, o.field("duckdb"), "%q admits DuckDB %s, which does not open format %s read-only (its readers: DuckDB %s); a reader there would be sent to a catalog it cannot open: declare a range within the format's", f.DuckDB, out, v.Name, v.DuckDB)
 	}
+	if v.AdmitsNone(c) {
+		return f, fieldErr(file, o.field("duckdb"), "%q admits no DuckDB release: format %s would have no reader; declare a range within the format's (its readers: DuckDB %s)", f.DuckDB, v.Name, v.DuckDB)
+	}
 	f.Readers = c
 	if ok, err := o.opt("until", &f.Until); err != nil {
 		return f, err

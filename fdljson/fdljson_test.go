@@ -141,6 +141,8 @@ func TestParseRepoErrors(t *testing.T) {
 		{"bad_constraint", `{"fdl":"0.1","formats":[{"ducklake":"1.0","duckdb":">= banana"}]}`, "formats[0].duckdb: bad version constraint"},
 		{"duckdb_wider_than_format", `{"fdl":"0.1","formats":[{"ducklake":"1.1","duckdb":">= 1.5.2"}]}`, `formats[0].duckdb: ">= 1.5.2" admits DuckDB 1.5.2, which does not open format 1.1 read-only (its readers: DuckDB >= 2.0.0)`},
 		{"duckdb_below_format", `{"fdl":"0.1","formats":[{"ducklake":"0.4","duckdb":">= 1.3.0, < 1.5.2"}]}`, `formats[0].duckdb: ">= 1.3.0, < 1.5.2" admits DuckDB 1.3.0, which does not open format 0.4`},
+		{"duckdb_empty", `{"fdl":"0.1","formats":[{"ducklake":"1.0","duckdb":">= 1.5.2, < 1.5.0"}]}`, `formats[0].duckdb: ">= 1.5.2, < 1.5.0" admits no DuckDB release: format 1.0 would have no reader`},
+		{"duckdb_empty_exclusive", `{"fdl":"0.1","formats":[{"ducklake":"1.0","duckdb":"> 1.5.2, < 1.5.3"}]}`, `formats[0].duckdb: "> 1.5.2, < 1.5.3" admits no DuckDB release`},
 		{"bad_until", `{"fdl":"0.1","formats":[{"ducklake":"1.0","until":"30/06/2026"}]}`, `formats[0].until: "30/06/2026" is neither`},
 		{"bad_until_day", `{"fdl":"0.1","formats":[{"ducklake":"1.0","until":"2026-02-30"}]}`, `formats[0].until`},
 		{"absolute_data_dir", `{"fdl":"0.1","data_dir":"/srv/data","formats":[{"ducklake":"1.0"}]}`, "data_dir: \"/srv/data\" must be a relative path"},

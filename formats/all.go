@@ -145,8 +145,33 @@ func (v *Version) OpenedOutside(c goversion.Constraints) *goversion.Version {
 	if err != nil {
 		return nil // validated by All.Validate
 	}
+	for _, t := range nearBounds(c.String() + "," + v.DuckDB) {
+		if c.Check(t) && !own.Check(t) {
+			return t
+		}
+	}
+	return nil
+}
+
+// AdmitsNone reports whether constraint c admits no DuckDB release at all
+// (">= 1.5.2, < 1.5.0"), by the versions OpenedOutside tries: a declared
+// range that empty leaves the format with no reader, which no publisher
+// means.
+func (v *Version) AdmitsNone(c goversion.Constraints) bool {
+	for _, t := range nearBounds(c.String() + "," + v.DuckDB) {
+		if c.Check(t) {
+			return false
+		}
+	}
+	return true
+}
+
+// nearBounds are every bound the constraints name and its neighbours (the
+// previous and next patch, the next minor and major release), sorted:
+// where the sets of versions two ranges admit can start to differ.
+func nearBounds(constraints string) []*goversion.Version {
 	var tried []*goversion.Version
-	for _, bound := range boundVersions(c.String() + "," + v.DuckDB) {
+	for _, bound := range boundVersions(constraints) {
 		s := bound.Segments()
 		a, b, p := s[0], s[1], s[2]
 		near := []string{fmt.Sprintf("%d.%d.%d", a, b, p), fmt.Sprintf("%d.%d.%d", a, b, p+1),
@@ -164,12 +189,7 @@ func (v *Version) OpenedOutside(c goversion.Constraints) *goversion.Version {
 		}
 	}
 	slices.SortFunc(tried, func(x, y *goversion.Version) int { return x.Compare(y) })
-	for _, t := range tried {
-		if c.Check(t) && !own.Check(t) {
-			return t
-		}
-	}
-	return nil
+	return tried
 }
 
 // boundVersions are the versions a constraint string names.
