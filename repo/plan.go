@@ -290,6 +290,11 @@ func (r *repository) planVersion(ctx context.Context, v *version, declared []fdl
 	vp.Violations, walIssues = r.folderViolations(ctx, v, entries)
 	vp.Issues = append(vp.Issues, walIssues...)
 	vp.Notes = append(vp.Notes, litterNotes(v, entries)...)
+	if v.meta != nil && v.meta.Catalog.Path != fallbackCatalog {
+		// FDL 0.1 (Versions, "Catalogs in other formats"): a reader that
+		// opens none of catalogs/ falls back to ducklake.duckdb by name.
+		vp.Notes = append(vp.Notes, fmt.Sprintf("version.json's catalog.path is %s, not %s: readers that open none of catalogs/ fall back to %s by name (FDL 0.1, Versions) and find no catalog", v.meta.Catalog.Path, fallbackCatalog, fallbackCatalog))
+	}
 	if v.expired != nil {
 		// Every catalog left is one violation, which the folder's rules
 		// (a .wal, a stray DuckDB file) would name again.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -70,6 +71,11 @@ func TestStrayCatalogFiles(t *testing.T) {
 			rep, err := Check(ctx, st, Options{Formats: []string{"1.0"}, Versions: []string{"3"},
 				DataPath: filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes", "data"), Cache: t.TempDir()})
 			got := nonWarnings(rep)
+			if tc.frozen != "" && rep != nil && !slices.ContainsFunc(rep.Findings, func(f Finding) bool {
+				return f.Kind == KindWarning && f.Version == ids[2] && strings.Contains(f.Detail, "catalog.path is "+tc.frozen+", not ducklake.duckdb: readers that open none of catalogs/ fall back")
+			}) {
+				t.Errorf("no warning that catalog.path is %s among %+v", tc.frozen, rep.Findings)
+			}
 			if len(tc.want) == 0 {
 				if err != nil {
 					t.Fatalf("Check = %v (%+v), want nil", err, got)
