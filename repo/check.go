@@ -2,12 +2,14 @@ package repo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/fdl-formats/fdl-formats/compare"
+	"github.com/fdl-formats/fdl-formats/fdljson"
 	"github.com/fdl-formats/fdl-formats/internal/scratch"
 	"github.com/fdl-formats/fdl-formats/store"
 )
@@ -319,4 +321,29 @@ func (rep *CheckReport) frozenBlocksBackfill() {
 			f.Detail += "; `fdl-formats backfill` cannot write it while the version's frozen catalog disagrees with its data files (see that difference): its proof fails on the frozen catalog's side"
 		}
 	}
+}
+
+// FailedCheckReport is the report of a check that could not start: the
+// repository's fdl.json is missing or invalid (err matches
+// ErrNotRepository or fdljson.ErrInvalid), or a web server gives no usable
+// listing of its folders (store.ErrNoListing). It has the top-level shape
+// of every report (no plan, no proof) and one finding naming the file and
+// the error, of the kind whose exit code the error has (invalid: 6,
+// unverifiable: 4), so that `check --json`'s output says what to fix. It
+// returns nil for any other error.
+func FailedCheckReport(err error) *CheckReport {
+	f := Finding{Kind: KindInvalid, Key: FDLKey, Detail: err.Error()}
+	var fe *fdljson.Error
+	switch {
+	case errors.As(err, &fe):
+		f.Key = fe.File
+	case errors.Is(err, ErrNotRepository), errors.Is(err, fdljson.ErrInvalid):
+	case errors.Is(err, store.ErrNoListing):
+		f.Kind, f.Key = KindUnverifiable, VersionsDir
+	default:
+		return nil
+	}
+	rep := &CheckReport{FormatVersion: 1, Proofs: []*Proof{}, Findings: []Finding{}, Counts: map[Kind]int{}, Readers: []*ReaderRange{}}
+	rep.add(f)
+	return rep
 }

@@ -32,14 +32,28 @@ func checkCommand() *cli.Command {
 }
 
 func runCheck(ctx context.Context, cmd *cli.Command) error {
-	return runRepoJob(ctx, cmd, "check", func(ctx context.Context, st store.Store, opts repo.Options) (*repo.CheckReport, error) {
+	reported := false
+	err := runRepoJob(ctx, cmd, "check", func(ctx context.Context, st store.Store, opts repo.Options) (*repo.CheckReport, error) {
 		opts.AllowEmpty = cmd.Bool("allow-empty")
 		rep, err := repo.Check(ctx, st, opts)
 		if rep != nil {
+			reported = true
 			logTransfer(opts.Logger, "check", rep.Transfer)
 		}
 		return rep, err
 	}, printCheck)
+	// A check that could not start (fdl.json missing or invalid, no
+	// listing of versions/) still writes a JSON report, naming the file
+	// and the error: CI keeps check.json and points the operator to it.
+	// The exit code stays the error's.
+	if err != nil && !reported && cmd.Bool("json") {
+		if rep := repo.FailedCheckReport(err); rep != nil {
+			if jerr := writeJSON(cmd.Root().Writer, rep); jerr != nil {
+				return jerr
+			}
+		}
+	}
+	return err
 }
 
 // printCheck prints the matrix, the proofs and every finding.
