@@ -9,6 +9,9 @@ var (
 	// ErrBadFilter is returned by Plan, Backfill and Check for a --formats or
 	// --versions value that names nothing in the repository.
 	ErrBadFilter = errors.New("filter names nothing in the repository")
+	// ErrMalformedDuckDB is returned by Resolve for a reader's DuckDB
+	// version that is no version at all (not one it does not know).
+	ErrMalformedDuckDB = errors.New("malformed DuckDB version")
 	// ErrBackfillIncomplete is matched by the *BackfillError Backfill returns
 	// when some missing cell could not be written.
 	ErrBackfillIncomplete = errors.New("backfill incomplete")

@@ -207,7 +207,8 @@ func frozenTooNew(f *CatalogFile, who string) string {
 // and the published files' names as they are (Check verifies both). It
 // needs no local data folder. When nothing opens it returns the
 // Resolution and a *NoCatalogError naming the DuckDB versions that would.
-// An unknown version is ErrBadFilter; an invalid one ErrInvalidVersion.
+// An unknown version is ErrBadFilter; an invalid one ErrInvalidVersion; a
+// DuckDB version that is none ErrMalformedDuckDB.
 func Resolve(ctx context.Context, st store.Store, opts ResolveOptions) (*Resolution, error) {
 	duckdb := opts.DuckDB
 	if duckdb == "" {
@@ -439,7 +440,7 @@ func LinkedDuckDB(ctx context.Context) (string, error) {
 func duckDBVersion(s string) (*goversion.Version, error) {
 	v, err := goversion.NewVersion(s)
 	if err != nil {
-		return nil, fmt.Errorf("%w: DuckDB version %q: %w", ErrBadFilter, s, err)
+		return nil, fmt.Errorf("%w %q (want one such as 1.4.3): %w", ErrMalformedDuckDB, s, err)
 	}
 	return v.Core(), nil
 }

@@ -412,7 +412,7 @@ func TestResolveVersions(t *testing.T) {
 			}
 		})
 	}
-	if _, err := Resolve(ctx, st, ResolveOptions{DuckDB: "one point five"}); !errors.Is(err, ErrBadFilter) {
+	if _, err := Resolve(ctx, st, ResolveOptions{DuckDB: "one point five"}); !errors.Is(err, ErrMalformedDuckDB) || errors.Is(err, ErrBadFilter) {
 		t.Errorf("bad DuckDB version: %v", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v3"
 
@@ -18,9 +19,43 @@ import (
 // stallTimeoutEnv names the environment variable that sets --stall-timeout.
 const stallTimeoutEnv = "FDL_FORMATS_STALL_TIMEOUT"
 
+// stallTimeoutSource is $FDL_FORMATS_STALL_TIMEOUT as the source of
+// --stall-timeout. It gives the flag only a valid value: the CLI library
+// turns a value it cannot parse into a plain error (exit 1) before any of
+// our code runs, so a bad one is left to storeOptions, which says so as a
+// usage error naming the variable (exit 2, as the flag's own bad value).
+type stallTimeoutSource struct{}
+
+func (stallTimeoutSource) Lookup() (string, bool) {
+	v, ok := os.LookupEnv(stallTimeoutEnv)
+	if ok && badStallTimeoutEnv(v) {
+		return "", false
+	}
+	return v, ok
+}
+func (stallTimeoutSource) IsFromEnv() bool { return true }
+func (stallTimeoutSource) Key() string     { return stallTimeoutEnv }
+func (stallTimeoutSource) String() string {
+	return fmt.Sprintf("environment variable %q", stallTimeoutEnv)
+}
+func (stallTimeoutSource) GoString() string { return "stallTimeoutSource{}" }
+
+// badStallTimeoutEnv: a value of the variable that is no duration of 0 or
+// more (an empty one counts as unset, as the library reads it).
+func badStallTimeoutEnv(v string) bool {
+	if strings.TrimSpace(v) == "" {
+		return false
+	}
+	d, err := time.ParseDuration(v)
+	return err != nil || d < 0
+}
+
 // storeOptions are the global flags' options of the remote stores (read
 // again by each command: a global flag may follow the command's name).
 func storeOptions(cmd *cli.Command) (open.Options, error) {
+	if v := os.Getenv(stallTimeoutEnv); !cmd.IsSet("stall-timeout") && badStallTimeoutEnv(v) {
+		return open.Options{}, usageError{err: fmt.Errorf("$%s %q: want a duration of 0 (off) or more, e.g. 2m", stallTimeoutEnv, v)}
+	}
 	d := cmd.Duration("stall-timeout")
 	if d < 0 {
 		return open.Options{}, usageError{err: fmt.Errorf("--stall-timeout %v: want 0 (off) or more, e.g. 2m", d)}
@@ -42,7 +77,7 @@ func newApp() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "log-level", Value: "info", Usage: strings.Join(logLevels, ", ")},
 			&cli.StringFlag{Name: "log-format", Value: "text", Usage: strings.Join(logFormats, " or ") + " (logs go to stderr)"},
-			&cli.DurationFlag{Name: "stall-timeout", Value: store.DefaultStallTimeout, Sources: cli.EnvVars(stallTimeoutEnv),
+			&cli.DurationFlag{Name: "stall-timeout", Value: store.DefaultStallTimeout, Sources: cli.NewValueSourceChain(stallTimeoutSource{}),
 				Usage: "give up on an s3:// or https:// server that sends nothing for `DURATION` (no response, or no more of a file half-way) or takes no more of an upload: retried, then an error naming the file; a steady transfer is never cut; 0 turns it off"},
 		},
 		Commands: []*cli.Command{

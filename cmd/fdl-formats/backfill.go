@@ -98,8 +98,18 @@ func printBackfill(out io.Writer, _ string, rep *repo.BackfillReport) {
 		}
 		fmt.Fprintln(out, line)
 	}
+	// A cell this run tried is counted by its outcome alone: a failed one
+	// whose version the run found in error (its frozen catalog breaking
+	// version.json's claims) is failed, not also in error.
+	tried := map[[2]string]bool{}
+	for _, r := range rep.Results {
+		tried[[2]string{r.Version, r.Format}] = true
+	}
 	refused, errored := 0, 0
 	for _, c := range rep.Plan.Cells() {
+		if tried[[2]string{c.Version, c.Format}] {
+			continue
+		}
 		switch c.State {
 		case repo.Refused:
 			refused++

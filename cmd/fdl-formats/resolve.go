@@ -57,6 +57,9 @@ func runResolve(ctx context.Context, cmd *cli.Command) error {
 		DataURL: cmd.String("data"),
 		Verify:  cmd.Bool("verify"),
 	})
+	if errors.Is(err, repo.ErrMalformedDuckDB) {
+		return usageError{err: fmt.Errorf("--duckdb: %w", err)}
+	}
 	if res == nil {
 		return err
 	}

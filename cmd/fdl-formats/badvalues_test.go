@@ -1,0 +1,94 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fdl-formats/fdl-formats/internal/testlakes"
+)
+
+// TestStallTimeoutEnvUsage: a $FDL_FORMATS_STALL_TIMEOUT that is no
+// duration of 0 or more exits 2 (a bad flag value, as --stall-timeout abc
+// does), one line naming the variable and a pointer to --help; it exited 1
+// with the CLI library's message. The flag, when given, wins over it.
+func TestStallTimeoutEnvUsage(t *testing.T) {
+	repoDir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(repoDir, "fdl.json"), []byte(`{"fdl":"0.1","formats":[{"ducklake":"1.0"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		env  string
+		args []string
+		code int
+	}{
+		{"abc", []string{"plan", repoDir}, exitUsage},
+		{"-1s", []string{"plan", repoDir}, exitUsage},
+		{"abc", []string{"resolve", repoDir}, exitUsage},
+		{"abc", []string{"--stall-timeout", "1m", "plan", repoDir}, exitOK},
+		{"abc", []string{"plan", "--stall-timeout=1m", repoDir}, exitOK},
+		{"90s", []string{"plan", repoDir}, exitOK},
+	} {
+		t.Run(tc.env+" "+strings.Join(tc.args[:len(tc.args)-1], " "), func(t *testing.T) {
+			t.Setenv(stallTimeoutEnv, tc.env)
+			_, stderr, code := runAppStderr(t, tc.args...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d\n%s", code, tc.code, stderr)
+			}
+			if tc.code != exitUsage {
+				return
+			}
+			want := `$FDL_FORMATS_STALL_TIMEOUT "` + tc.env + `": want a duration of 0 (off) or more`
+			if !strings.Contains(stderr, want) || !strings.Contains(stderr, "--help") || strings.Count(stderr, "\n") > 1 {
+				t.Errorf("stderr %q, want one line saying %q and a pointer to --help", stderr, want)
+			}
+		})
+	}
+}
+
+// TestResolveMalformedDuckDB: a --duckdb that is no version is a usage
+// error saying so; it was "filter names nothing in the repository".
+func TestResolveMalformedDuckDB(t *testing.T) {
+	repoDir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(repoDir, "fdl.json"), []byte(`{"fdl":"0.1","formats":[{"ducklake":"1.0"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := runAppStderr(t, "resolve", "--duckdb", "abc", repoDir)
+	if code != exitUsage {
+		t.Fatalf("exit %d, want %d\n%s", code, exitUsage, stderr)
+	}
+	want := `--duckdb: malformed DuckDB version "abc"`
+	if !strings.Contains(stderr, want) || strings.Contains(stderr, "filter names nothing") || !strings.Contains(stderr, "fdl-formats resolve --help") {
+		t.Errorf("stderr %q, want %q and a pointer to resolve --help", stderr, want)
+	}
+}
+
+// TestBackfillSummaryCountsOnce: a cell whose conversion finds its
+// version's frozen catalog contradicting version.json (format 1.0 said to
+// be 0.4) fails, and the run puts the version in error; the summary line
+// counted that cell twice ("1 failed, ..., 1 in error" for one cell). It
+// now counts it once, as failed, and lists it once; the exit code stays 1.
+func TestBackfillSummaryCountsOnce(t *testing.T) {
+	repoDir := copyRepo(t, "lakes", "01_primitive_types")
+	ids, err := os.ReadDir(filepath.Join(repoDir, "versions"))
+	if err != nil || len(ids) != 1 {
+		t.Fatalf("versions: %v %v", ids, err)
+	}
+	testlakes.EditVersion(t, filepath.Join(repoDir, "versions", ids[0].Name()), func(m map[string]any) {
+		m["ducklake"].(map[string]any)["format"] = "0.4"
+	})
+	out, stderr, code := runAppStderr(t, "backfill", "--formats=1.1", repoDir)
+	if code != exitFailure {
+		t.Fatalf("backfill: exit %d, want %d\n%s\n%s", code, exitFailure, out, stderr)
+	}
+	if !strings.Contains(out, "failed        versions/"+ids[0].Name()+"/catalogs/1.1.duckdb (at convert: ") {
+		t.Errorf("the cell is not listed as failed at convert:\n%s", out)
+	}
+	if strings.Contains(out, "\nerror ") {
+		t.Errorf("the failed cell is listed again as in error:\n%s", out)
+	}
+	if want := "0 written, 0 already there, 0 planned, 1 failed, 0 refused, 0 in error\n"; !strings.HasSuffix(out, want) {
+		t.Errorf("summary:\n%s\nwant it to end %q", out, want)
+	}
+}
