@@ -135,6 +135,8 @@ func Backfill(ctx context.Context, st store.Store, opts Options) (_ *BackfillRep
 		return nil, err
 	}
 	defer r.close()
+	// Its logs name the repository's files, not the run's copies.
+	opts.Logger = r.namingLogger(opts.log())
 	// A run that writes leaves its missing cells unchecked: each cell's
 	// conversion runs the checks convert.Check would (and refuses the same
 	// way), so checking first converted every cell twice.
@@ -380,7 +382,9 @@ func versionGroups[T any](items []T, version func(T) string, jobs int) [][]T {
 // both and releases the frozen copy.
 func (r *repository) fill(ctx context.Context, c *Cell, work string, frozen *frozenCopies, source *compare.Source, conv *groupConversions, opts *Options) (res *CellResult) {
 	start := time.Now()
-	log := opts.log().With("version", c.Version, "to_version", c.Format)
+	// Every line about the cell names its version, its format and its
+	// file (the key the report names): the converter's and the proof's too.
+	log := opts.log().With("version", c.Version, "to_version", c.Format, "key", c.Key)
 	res = &CellResult{Version: c.Version, Seq: c.Seq, Format: c.Format, Key: c.Key}
 	step := ""
 	defer func() {
@@ -431,7 +435,9 @@ func (r *repository) fill(ctx context.Context, c *Cell, work string, frozen *fro
 	// folder in the repository's temp folder. The converted catalog itself
 	// is a work file: the store syncs the copy it publishes, so the
 	// converter does not sync it (NoSync).
-	copts.Logger, copts.DataPath, copts.TempDir, copts.Engines = opts.log(), r.dataPath, r.tempDir(), r.convEngines
+	// (The converter names the format: to_version, each step's too.)
+	copts.Logger = opts.log().With("version", c.Version, "key", c.Key)
+	copts.DataPath, copts.TempDir, copts.Engines = r.dataPath, r.tempDir(), r.convEngines
 	copts.NoSync = true
 	// A frozen catalog in another format than version.json says stops the
 	// conversion before it writes anything (rewritten delete files too).

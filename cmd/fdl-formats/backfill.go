@@ -136,7 +136,7 @@ func progress(cmd *cli.Command, verb string, opts *repo.Options) func() {
 	log := opts.Logger
 	if !isTerminal(w) {
 		opts.Progress = func(p repo.Progress) {
-			log.Info(verb+" cell finished", "version", p.Cell.Version, "to_version", p.Cell.Format, "result", p.Result, "done", p.Done, "total", p.Total)
+			log.Info(verb+" cell finished", "version", p.Cell.Version, "to_version", p.Cell.Format, "key", p.Cell.Key, "result", p.Result, "done", p.Done, "total", p.Total)
 		}
 		return func() {}
 	}
