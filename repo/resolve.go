@@ -14,6 +14,7 @@ import (
 
 	goversion "github.com/hashicorp/go-version"
 
+	"github.com/fdl-formats/fdl-formats/compare"
 	"github.com/fdl-formats/fdl-formats/convert"
 	"github.com/fdl-formats/fdl-formats/duckfile"
 	"github.com/fdl-formats/fdl-formats/fdljson"
@@ -37,11 +38,13 @@ type ResolveOptions struct {
 	// empty means the repository's data_dir in the store (its URL for a
 	// store.URLStore, its local folder for a store.PathStore).
 	DataURL string
-	// Verify opens each file before choosing it, from a private copy read
-	// whole: the frozen catalog must match version.json's sha256 and hold
-	// the DuckLake format its ducklake.format says, a published one the
-	// format its name says. A file that does not is passed over (its
-	// Reason says why). Without it Resolve reads only the files' headers.
+	// Verify opens each file before choosing it, from a private copy: the
+	// frozen catalog must match version.json's sha256 and hold the DuckLake
+	// format its ducklake.format says, a published one the format its
+	// name says, and every row of every table must read (so every block a
+	// DuckLake ATTACH loads passes its checksum: readCopyWhole). A file
+	// that does not is passed over (its Reason says why, naming the
+	// repository's file). Without it Resolve reads only the files' headers.
 	Verify bool
 }
 
@@ -358,13 +361,49 @@ func (r *repository) verifyFile(ctx context.Context, v *version, f *CatalogFile)
 	}
 	detected, err := convert.Detect(ctx, local)
 	if err != nil {
-		return fmt.Errorf("open %s: %w", f.Key, err)
+		return fmt.Errorf("open %s: %w", f.Key, &copyError{err: err, local: local, key: f.Key})
 	}
 	switch {
 	case f.Frozen:
-		return formatClaim(v, detected.Name)
+		if err := formatClaim(v, detected.Name); err != nil {
+			return err
+		}
 	case detected.Name != f.Format:
 		return fmt.Errorf("%s holds DuckLake format %s (detected from its version row and tables), not %s as its name says", f.Key, detected.Name, f.Format)
+	}
+	return readCopyWhole(ctx, local, f.Key)
+}
+
+// copyError is err, about the local copy of key, naming key instead.
+type copyError struct {
+	err        error
+	local, key string
+}
+
+func (e *copyError) Error() string { return strings.ReplaceAll(e.err.Error(), e.local, e.key) }
+func (e *copyError) Unwrap() error { return e.err }
+
+// readCopyWhole reads the local copy of key whole, as check reads every
+// catalog (compare.Reader.ReadEveryTable: every row of every table, so
+// DuckDB verifies the checksum of every block that holds data, and the
+// file as long as its header says). A DuckLake ATTACH reads the metadata,
+// the latest snapshot, the schema, tables, columns and their statistics:
+// blocks that detecting the format never reads, so a file with a corrupt
+// one passed --verify while every reader's ATTACH failed (and check exited
+// 3). Its error names key, not the copy.
+func readCopyWhole(ctx context.Context, local, key string) error {
+	rd, err := compare.Open(ctx, local, compare.ReaderOptions{})
+	if err == nil {
+		err = rd.ReadEveryTable(ctx)
+		rd.Close()
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		// (Not a comparison: compare's wrapping says nothing here.)
+		msg := strings.TrimPrefix(err.Error(), compare.ErrIncomparable.Error()+": ")
+		return fmt.Errorf("read %s whole: %s", key, strings.ReplaceAll(msg, local, key))
 	}
 	return nil
 }
