@@ -141,6 +141,11 @@ func (e *CheckError) Hint() string {
 	case ErrWorkMissing:
 		return "run `fdl-formats backfill REPO` to write the missing catalogs"
 	case ErrDifferences:
+		if strings.HasPrefix(e.First.Detail, "rule broken: ") {
+			// A stray file, a write-ahead log, a catalog of an undeclared
+			// format...: nothing to restore, the finding says what to do.
+			return "a file breaks a repository rule: do what the first finding says (remove it, mostly); see the report (--json) for every finding"
+		}
 		return "a published file differs from what its version says; see the report (--json) and restore or withdraw it"
 	}
 	return "see the report (--json) for every finding"

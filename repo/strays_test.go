@@ -85,6 +85,10 @@ func TestStrayCatalogFiles(t *testing.T) {
 			if !errors.Is(err, ErrDifferences) {
 				t.Fatalf("Check = %v, want ErrDifferences", err)
 			}
+			var ce *CheckError
+			if !errors.As(err, &ce) || !strings.Contains(ce.Hint(), "breaks a repository rule") || strings.Contains(ce.Hint(), "restore") {
+				t.Errorf("hint for a stray file: %v, want it to say the file breaks a rule, not to restore it", err)
+			}
 			if len(got) != len(tc.want) {
 				t.Fatalf("findings %+v, want %d about %v", got, len(tc.want), tc.want)
 			}
