@@ -559,7 +559,7 @@ func (s *Store) wrap(op, key string, err error) error {
 	if errors.As(err, &nsk) || errors.As(err, &nf) || status(err) == http.StatusNotFound {
 		var api smithy.APIError
 		if errors.As(err, &api) && api.ErrorCode() == "NoSuchBucket" {
-			return fmt.Errorf("%s %s: bucket %s: %w", op, key, s.bucket, err)
+			return fmt.Errorf("%s %s: bucket %s (%s): %w", op, key, s.bucket, s.Location(), err)
 		}
 		return fmt.Errorf("%s %s: %w", op, key, fs.ErrNotExist)
 	}

@@ -54,6 +54,10 @@ func TestNoBucket(t *testing.T) {
 	if err := st.Create(ctx, "k", strings.NewReader("x")); err == nil || errors.Is(err, store.ErrExists) {
 		t.Errorf("Create in a missing bucket: %v, want an error", err)
 	}
+	// The error names the bucket and where it was looked for.
+	if _, err := st.List(ctx, "versions/"); err == nil || !strings.Contains(err.Error(), "no-such-bucket") || !strings.Contains(err.Error(), srv.Endpoint) {
+		t.Errorf("List in a missing bucket: %v, want an error naming the bucket and the endpoint %s", err, srv.Endpoint)
+	}
 }
 
 // An endpoint with credentials is refused, from the flag or the
