@@ -63,6 +63,10 @@ type Resolution struct {
 	CatalogURL string `json:"catalog_url,omitempty"`
 	DataURL    string `json:"data_url"`
 	Name       string `json:"name"`
+	// Setup is what that DuckDB runs before Attach, if anything: for an
+	// S3-compatible endpoint, the S3 secret naming it (a private bucket's
+	// KEY_ID and SECRET are the reader's to add).
+	Setup string `json:"setup,omitempty"`
 	// Attach is the statement to run in that DuckDB.
 	Attach string `json:"attach,omitempty"`
 	// Files are the version's catalogs in the order a reader tries them:
@@ -290,6 +294,9 @@ func Resolve(ctx context.Context, st store.Store, opts ResolveOptions) (*Resolut
 		return nil, err
 	}
 	res.Attach = AttachSQL(res.CatalogURL, res.Name, res.DataURL, !dv.LessThan(overrideDataPathFrom))
+	if ss, ok := st.(interface{ DuckDBSecret() string }); ok {
+		res.Setup = ss.DuckDBSecret()
+	}
 	return res, nil
 }
 

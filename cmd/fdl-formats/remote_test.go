@@ -446,3 +446,17 @@ func dropCondition(endpoint string) http.Handler {
 	}
 	return p
 }
+
+// TestS3ResolveNamesEndpoint: resolve of a repository at an S3-compatible
+// endpoint prints, before the ATTACH, the S3 secret a DuckDB needs to
+// read s3:// there (its httpfs sends s3:// to AWS otherwise).
+func TestS3ResolveNamesEndpoint(t *testing.T) {
+	srv, bucket := s3Lake(t)
+	url := "s3://" + bucket + "/lake"
+	out, errOut, code := runAppStderr(t, "resolve", "--duckdb", "1.5.6", url)
+	host := strings.TrimPrefix(srv.Endpoint, "http://")
+	want := "CREATE SECRET (TYPE s3, ENDPOINT '" + host + "', URL_STYLE 'path', USE_SSL false);\nATTACH 'ducklake:" + url + "/versions/"
+	if code != exitOK || !strings.Contains(out, want) {
+		t.Fatalf("resolve %s: exit %d, want %q in\n%s\n%s", url, code, want, out, errOut)
+	}
+}

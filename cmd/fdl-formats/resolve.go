@@ -85,6 +85,10 @@ func printResolution(w io.Writer, res *repo.Resolution) {
 	}
 	f := res.File
 	fmt.Fprintf(w, "-- version %s%s in DuckDB %s: %s (format %s, storage %s)\n", res.Version, seq, res.DuckDB, f.Key, f.Format, f.Storage)
+	if res.Setup != "" {
+		fmt.Fprintln(w, "-- the repository is at an S3-compatible endpoint: first (add KEY_ID '...', SECRET '...' for a private bucket):")
+		fmt.Fprintln(w, res.Setup+";")
+	}
 	fmt.Fprintln(w, res.Attach)
 }
 

@@ -77,6 +77,7 @@ type Store struct {
 	bucket   string
 	prefix   string // "" or ending in "/"
 	endpoint string
+	vhost    bool // virtual-hosted addressing at the endpoint
 }
 
 var (
@@ -146,7 +147,7 @@ func New(ctx context.Context, bucket, prefix string, opts Options) (*Store, erro
 		o.ResponseChecksumValidation = aws.ResponseChecksumValidationWhenRequired
 		o.HTTPClient = stallClient(o.HTTPClient, opts.StallTimeout)
 	})
-	return &Store{client: client, bucket: bucket, prefix: prefix, endpoint: endpoint}, nil
+	return &Store{client: client, bucket: bucket, prefix: prefix, endpoint: endpoint, vhost: opts.VirtualHosted}, nil
 }
 
 // stallClient puts the SDK's HTTP client, as the SDK resolved it (a custom
@@ -196,6 +197,26 @@ func (s *Store) Location() string {
 		loc += " at " + s.endpoint
 	}
 	return loc
+}
+
+// DuckDBSecret is the statement a DuckDB runs before it reads this store's
+// s3:// URLs, where they are not AWS's: DuckDB's httpfs sends s3:// to AWS
+// unless an S3 secret names the endpoint (host and port, no scheme), its
+// addressing and whether it speaks TLS. Credentials are the reader's own
+// (KEY_ID and SECRET, added for a private bucket). Empty for AWS itself.
+func (s *Store) DuckDBSecret() string {
+	if s.endpoint == "" {
+		return ""
+	}
+	u, err := url.Parse(s.endpoint)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	style := "path"
+	if s.vhost {
+		style = "vhost"
+	}
+	return fmt.Sprintf("CREATE SECRET (TYPE s3, ENDPOINT '%s', URL_STYLE '%s', USE_SSL %t)", u.Host, style, u.Scheme == "https")
 }
 
 // BaseURL implements store.URLStore: s3://bucket/prefix/, as DuckDB's
