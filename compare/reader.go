@@ -283,18 +283,25 @@ func (r *Reader) init(ctx context.Context, opts ReaderOptions) error {
 	if _, ok := r.layout["ducklake_metadata"]; !ok {
 		return fmt.Errorf("%w: %s is not a DuckLake catalog (no ducklake_metadata table)", ErrIncomparable, r.path)
 	}
-	meta, err := r.globalMetadata(ctx)
+	// ducklake_metadata is held to what its readers load (every row, in
+	// scan order): rows they refuse, or read in an order the rows do not
+	// fix, make the catalog unreadable (formats.CheckMetadata).
+	metaRows, err := formats.ReadMetadata(ctx, r.conn, "cat", "main", r.has("ducklake_metadata", "scope"))
 	if err != nil {
 		return fmt.Errorf("%w: read format version of %s: %w", ErrIncomparable, r.path, err)
 	}
-	stamp, err := meta.value("version")
+	meta, err := formats.CheckMetadata(r.path, metaRows)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrIncomparable, err)
+	}
+	stamp, err := metadataValue(meta, "version")
 	if err != nil {
 		return fmt.Errorf("%w: read format version of %s: %w", ErrIncomparable, r.path, err)
 	}
 	// The encrypted option decides whether DuckLake passes the files'
 	// keys at all: read as the real reader does ("false" when absent).
 	r.encrypted = "false"
-	if v, ok := meta["encrypted"]; ok && v.Valid {
+	if v, ok := meta.Value("encrypted"); ok && v.Valid {
 		r.encrypted = v.String
 	}
 	r.format, err = formats.Detect(stamp, r.layout)
@@ -304,7 +311,13 @@ func (r *Reader) init(ctx context.Context, opts ReaderOptions) error {
 	r.twoColumnDeletes = r.readsWith(formats.QuirkDeleteFilesTwoColumns)
 	dp := opts.DataPath
 	if dp == "" {
-		if dp, err = meta.value("data_path"); err != nil {
+		// Given a DATA_PATH (with OVERRIDE_DATA_PATH), readers skip the
+		// catalog's data_path rows; without, the format says how they
+		// take them.
+		if dp, err = meta.DataPath(r.format); err != nil {
+			if errors.Is(err, formats.ErrMetadataRows) {
+				return fmt.Errorf("%w: %w", ErrIncomparable, err)
+			}
 			return fmt.Errorf("read data_path of %s: %w", r.path, err)
 		}
 		if !strings.HasSuffix(dp, "/") {
@@ -408,35 +421,10 @@ func (r *Reader) scanning(ctx context.Context, scan func() error) error {
 	return duckpool.AllThreads(ctx, r.conn, scan)
 }
 
-// globalMetadata reads the global version, data_path and encrypted rows of
-// ducklake_metadata in one query (the first row of each key, as a
-// single-row read of each takes it).
-func (r *Reader) globalMetadata(ctx context.Context) (metadataRows, error) {
-	rows, err := r.conn.QueryContext(ctx, `SELECT key, value FROM cat.ducklake_metadata WHERE key IN ('version', 'data_path', 'encrypted')`+r.globalScope())
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := metadataRows{}
-	for rows.Next() {
-		var k string
-		var v sql.NullString
-		if err := rows.Scan(&k, &v); err != nil {
-			return nil, err
-		}
-		if _, seen := out[k]; !seen {
-			out[k] = v
-		}
-	}
-	return out, rows.Err()
-}
-
-// metadataRows are ducklake_metadata values by key.
-type metadataRows map[string]sql.NullString
-
-// value is a key's value; an error when it has no row or a NULL value.
-func (m metadataRows) value(key string) (string, error) {
-	v, ok := m[key]
+// metadataValue is a global key's value of ducklake_metadata; an error
+// when it has no row or a NULL value.
+func metadataValue(m *formats.Metadata, key string) (string, error) {
+	v, ok := m.Value(key)
 	switch {
 	case !ok:
 		return "", fmt.Errorf("no %s row in ducklake_metadata: %w", key, sql.ErrNoRows)
@@ -456,14 +444,6 @@ func overridePath(dp string) string {
 		dp += "/"
 	}
 	return dp
-}
-
-// globalScope restricts ducklake_metadata to global rows where scopes exist.
-func (r *Reader) globalScope() string {
-	if r.has("ducklake_metadata", "scope") {
-		return " AND scope IS NULL"
-	}
-	return ""
 }
 
 func duckdbVersion(ctx context.Context, conn *sql.Conn) string {

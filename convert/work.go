@@ -135,6 +135,19 @@ func openSource(ctx context.Context, conn *sql.Conn, src string, engines *Engine
 	if len(stamps) != 1 {
 		return "", "", nil, fmt.Errorf("open catalog %s: %w: %d version rows in ducklake_metadata, want 1", src, ErrNotCatalog, len(stamps))
 	}
+	// Rows DuckLake's readers refuse (an unknown scope, two encrypted
+	// values, ...), as the proof holds a catalog to them
+	// (formats.CheckMetadata).
+	scoped := slices.ContainsFunc(tables, func(t table) bool {
+		return t.name == "ducklake_metadata" && slices.Contains(t.columns, "scope")
+	})
+	meta, err := formats.ReadMetadata(ctx, conn, "src", schema, scoped)
+	if err != nil {
+		return "", "", nil, sourceReadError(src, "read ducklake_metadata of", err)
+	}
+	if _, err := formats.CheckMetadata(src, meta); err != nil {
+		return "", "", nil, fmt.Errorf("open %w: %w", err, ErrNotCatalog)
+	}
 	return schema, stamps[0], tables, nil
 }
 

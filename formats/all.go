@@ -73,6 +73,9 @@ func (vs Versions) Validate() error {
 		if _, err := goversion.NewConstraint(v.DuckDB); err != nil {
 			return fmt.Errorf("format %s: duckdb constraint %q: %w", v.Name, v.DuckDB, err)
 		}
+		if v.DataPathRows == 0 {
+			return fmt.Errorf("format %s: no DataPathRows rule", v.Name)
+		}
 		if v.Dev {
 			if _, err := Lookup(v.Release); err != nil {
 				return fmt.Errorf("format %s: release: %w", v.Name, err)

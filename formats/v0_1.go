@@ -47,6 +47,7 @@ var V0_1 = &Version{
 	Caps:         CapSplitPartialFiles,
 	Quirks:       quirksV1_3_0,
 	DuckDB:       ">= 1.3.0, < 1.3.1",
+	DataPathRows: DataPathFirstRow,
 	Storage:      "v1.3.0",
 	Types:        typesV0_1,
 	Transforms:   transformsV0_1,

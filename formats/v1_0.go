@@ -9,6 +9,7 @@ var V1_0 = &Version{
 	Tables:       tablesV0_4,
 	Caps:         capsV0_4 | CapPuffinDeletes,
 	DuckDB:       ">= 1.5.2",
+	DataPathRows: DataPathRowsMatchTrimmed,
 	Storage:      "v1.5.0",
 	Types:        typesV0_4,
 	Transforms:   append(slices.Clone(transformsV0_1), "bucket("),

@@ -102,6 +102,9 @@ type Version struct {
 	// DuckDB is the version constraint (hashicorp/go-version syntax) of the
 	// DuckDB releases whose ducklake extension opens this format read-only.
 	DuckDB string
+	// DataPathRows is how the format's readers take a second global
+	// data_path row of ducklake_metadata (metadata.go).
+	DataPathRows DataPathRule
 	// Storage is the default DuckDB storage version written for this format:
 	// the one written by the oldest DuckDB line that reads the format.
 	Storage string
