@@ -139,6 +139,16 @@ func TestCheckPublishedFiles(t *testing.T) {
 			os.Remove(filepath.Join(c, "0.4.duckdb"))
 			copyFile(t, filepath.Join(v, "ducklake.duckdb"), filepath.Join(c, "0.4.duckdb"))
 		}, ErrDifferences, "holds DuckLake format 1.0 (detected from its version row and tables), not 0.4", true},
+		// DuckLake's readers load every ducklake_metadata row: a second
+		// version row, or one of a scope they do not know, fails every
+		// ATTACH; the proof took the first row of each key and passed
+		// them (trial findings repro-9, repro-8).
+		{"a second version row in 0.4", func(t *testing.T, _, _, c string) {
+			execCatalog(t, filepath.Join(c, "0.4.duckdb"), "INSERT INTO c.ducklake_metadata VALUES ('version', '1.0', NULL, NULL)")
+		}, ErrDifferences, "key 'version', rows ('version', '0.4'), ('version', '1.0')", true},
+		{"a row of an unknown scope in 1.1", func(t *testing.T, _, _, c string) {
+			execCatalog(t, filepath.Join(c, "1.1.duckdb"), "INSERT INTO c.ducklake_metadata VALUES ('foo', 'bar', 'weird', 1)")
+		}, ErrDifferences, "scope 'weird' is neither 'schema' nor 'table'", false},
 		{"garbage in the source format", func(t *testing.T, _, _, c string) {
 			garbage := make([]byte, 5000)
 			rand.Read(garbage)
