@@ -20,3 +20,13 @@ func Inode(info fs.FileInfo) string {
 	}
 	return fmt.Sprintf(" ctime %d.%09d dev %d ino %d", st.Ctim.Sec, st.Ctim.Nsec, uint64(st.Dev), uint64(st.Ino))
 }
+
+// Device is the number of the file system a file is on, and whether the
+// system tells it.
+func Device(info fs.FileInfo) (uint64, bool) {
+	st, ok := info.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, false
+	}
+	return uint64(st.Dev), true
+}

@@ -17,13 +17,18 @@ import (
 
 	"github.com/fdl-formats/fdl-formats/internal/durable"
 	"github.com/fdl-formats/fdl-formats/internal/faults"
+	"github.com/fdl-formats/fdl-formats/internal/fileid"
 	"github.com/fdl-formats/fdl-formats/internal/scratch"
 	"github.com/fdl-formats/fdl-formats/store"
 )
 
-// TempDirName is store.TempDir, the folder directly under the root where
-// Create writes its temporary files ("create-<owner>-*.tmp"). List does not
-// show it; Create removes it again when it is empty.
+// TempDirName is store.TempDir, the folder where Create writes its
+// temporary files ("create-<owner>-*.tmp"): directly under the root, or,
+// for a key whose folder is on another file system than the root (a
+// versions/, version or data folder linked onto another disk), in the
+// topmost folder of the key's path on that file system (see StageDir).
+// List shows no folder of that name, at any depth; Create removes it again
+// when it is empty, and TempDirs finds those left behind.
 const TempDirName = store.TempDir
 
 // ErrLinkLoop is returned (wrapped) by List for a symbolic link to a
@@ -195,10 +200,10 @@ func (w *walker) walk(dir, dirKey string, ancestors []fs.FileInfo) error {
 		return err
 	}
 	for _, d := range des {
-		key := path.Join(dirKey, d.Name())
-		if key == TempDirName {
-			continue
+		if d.Name() == TempDirName {
+			continue // Create's temporary files, at the root or a file system's top
 		}
+		key := path.Join(dirKey, d.Name())
 		// Only entries that can hold or be a key with the prefix.
 		if !strings.HasPrefix(key, w.prefix) && !strings.HasPrefix(w.prefix, key+"/") {
 			continue
@@ -261,9 +266,10 @@ func checkLoop(key string, st fs.FileInfo, ancestors []fs.FileInfo) error {
 	return nil
 }
 
-// Create implements store.Store: it writes a temporary file in TempDirName,
-// syncs it, and hard-links it to the final name. link(2) fails if the name
-// exists, so of concurrent creators exactly one wins and no object is ever
+// Create implements store.Store: it writes a temporary file in the
+// TempDirName folder on the final name's file system (StageDir), syncs it,
+// and hard-links it to the final name. link(2) fails if the name exists,
+// so of concurrent creators exactly one wins and no object is ever
 // replaced or seen half-written. Every error path removes the temporary
 // file and any folder Create made.
 func (l *Store) Create(ctx context.Context, key string, r io.Reader) (err error) {
@@ -277,7 +283,8 @@ func (l *Store) Create(ctx context.Context, key string, r io.Reader) (err error)
 	if _, err := os.Lstat(final); err == nil {
 		return fmt.Errorf("create %s: %w", key, store.ErrExists)
 	}
-	tmp, err := l.writeTemp(ctx, r)
+	stage := l.stageDir(filepath.Dir(final))
+	tmp, err := l.writeTemp(ctx, stage, r)
 	if err != nil {
 		return fmt.Errorf("create %s: %w", key, err)
 	}
@@ -287,7 +294,7 @@ func (l *Store) Create(ctx context.Context, key string, r io.Reader) (err error)
 		}
 		// Leave no empty temp folder behind; fails harmlessly while
 		// another writer still uses it.
-		_ = os.Remove(filepath.Join(l.root, TempDirName))
+		_ = os.Remove(stage)
 	}()
 	// A failing writer may remove a folder this one just made; retry then.
 	for attempt := 0; ; attempt++ {
@@ -327,6 +334,134 @@ func (l *Store) Create(ctx context.Context, key string, r io.Reader) (err error)
 	return nil
 }
 
+// StageDir is the folder where Create writes the temporary files of the
+// objects directly in the folder dirKey ("" for the root): TempDirName in
+// the topmost folder, from the root down to dirKey's, on dirKey's file
+// system. That is the root's own TempDirName when dirKey's folder is on
+// the root's file system (no link or mount point onto another in between),
+// or when the system does not tell file systems apart. A caller that
+// publishes files there with link(2) (the converter's rewritten delete
+// files in the data folder) stages them in it too.
+func (l *Store) StageDir(dirKey string) (string, error) {
+	if dirKey == "" {
+		return filepath.Join(l.root, TempDirName), nil
+	}
+	if err := store.ValidateKey(dirKey); err != nil {
+		return "", err
+	}
+	return l.stageDir(filepath.Join(l.root, filepath.FromSlash(dirKey))), nil
+}
+
+// stageDir is StageDir of the folder dir, a path under the root. A folder
+// not made yet is on the file system of the deepest one above it that
+// exists (mkdirAll makes it there); stat errors leave the root's.
+func (l *Store) stageDir(dir string) string {
+	rootTemp := filepath.Join(l.root, TempDirName)
+	rel, err := filepath.Rel(l.root, dir)
+	if err != nil || rel == "." || !filepath.IsLocal(rel) {
+		return rootTemp
+	}
+	st, err := os.Stat(l.root)
+	if err != nil {
+		return rootTemp
+	}
+	// The folders from the root down to dir's deepest existing one,
+	// through links, with their file systems.
+	paths, devs := []string{l.root}, []uint64{0}
+	if devs[0], err = device(st); err != nil {
+		return rootTemp
+	}
+	p := l.root
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		p = filepath.Join(p, part)
+		st, err := os.Stat(p)
+		if err != nil || !st.IsDir() {
+			break
+		}
+		dev, err := device(st)
+		if err != nil {
+			return rootTemp
+		}
+		paths, devs = append(paths, p), append(devs, dev)
+	}
+	want := devs[len(devs)-1]
+	for i, dev := range devs {
+		if dev == want {
+			return filepath.Join(paths[i], TempDirName)
+		}
+	}
+	return rootTemp
+}
+
+// errNoDevice says the system does not tell a file's file system.
+var errNoDevice = errors.New("file system not told")
+
+func device(st fs.FileInfo) (uint64, error) {
+	if dev, ok := fileid.Device(st); ok {
+		return dev, nil
+	}
+	return 0, errNoDevice
+}
+
+// TempDirs lists the TempDirName folders under the root, through links (as
+// List walks): the root's, and those Create made at the top of another
+// file system (StageDir), where a writer killed before its cleanup leaves
+// its temporary files for a sweep (internal/scratch) to remove. A missing
+// root lists none.
+func (l *Store) TempDirs(ctx context.Context) ([]string, error) {
+	st, err := os.Stat(l.root)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	var walk func(dir, key string, ancestors []fs.FileInfo) error
+	walk = func(dir, key string, ancestors []fs.FileInfo) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		des, err := os.ReadDir(dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		for _, d := range des {
+			p, k := filepath.Join(dir, d.Name()), path.Join(key, d.Name())
+			if !d.IsDir() && d.Type()&fs.ModeSymlink == 0 {
+				continue
+			}
+			info, err := statFollow(p, k)
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			} else if err != nil {
+				return err
+			}
+			if !info.IsDir() {
+				continue
+			}
+			if d.Name() == TempDirName {
+				out = append(out, p)
+				continue
+			}
+			if err := checkLoop(k, info, ancestors); err != nil {
+				return err
+			}
+			if err := walk(p, k, append(slices.Clip(ancestors), info)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := walk(l.root, "", []fs.FileInfo{st}); err != nil {
+		return nil, fmt.Errorf("find temporary folders: %w", err)
+	}
+	return out, nil
+}
+
 // syncDirs lists dir (a folder under the root) and every folder above it
 // up to the root, deepest first.
 func (l *Store) syncDirs(dir string) []string {
@@ -344,8 +479,7 @@ func (l *Store) syncDirs(dir string) []string {
 
 // writeTemp copies r into a new synced temporary file and returns its path;
 // on error it removes the file.
-func (l *Store) writeTemp(ctx context.Context, r io.Reader) (path string, err error) {
-	dir := filepath.Join(l.root, TempDirName)
+func (l *Store) writeTemp(ctx context.Context, dir string, r io.Reader) (path string, err error) {
 	if err := faults.At(ctx, "local/temp", dir); err != nil {
 		return "", err
 	}
