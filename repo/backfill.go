@@ -149,8 +149,9 @@ func Backfill(ctx context.Context, st store.Store, opts Options) (_ *BackfillRep
 		log.Warn(w)
 	}
 	rep := &BackfillReport{FormatVersion: 1, DryRun: opts.DryRun, Plan: m, Results: []*CellResult{}, Counts: map[Outcome]int{}, Removed: []scratch.Removed{}}
+	rep.Removed = append(rep.Removed, r.sweptWork...)
 	if !opts.DryRun {
-		rep.Removed = append(rep.Removed, r.sweep(&opts)...)
+		rep.Removed = append(rep.Removed, r.sweepTemp(ctx, &opts)...)
 	}
 	defer func() {
 		rep.Transfer = r.transfer()

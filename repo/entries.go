@@ -53,6 +53,12 @@ func (r *repository) catalogEntries(v *version) ([]catalogEntry, error) {
 		}
 		out := make([]catalogEntry, 0, len(des))
 		for _, d := range des {
+			if d.Name() == store.TempDir && d.IsDir() {
+				// The store's temporary files, staged here when catalogs/
+				// itself is linked onto another disk (store/local's
+				// StageDir): no object, as List does not show it.
+				continue
+			}
 			out = append(out, catalogEntry{name: d.Name(), kind: modeKind(d.Type())})
 		}
 		return out, nil

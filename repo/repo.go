@@ -22,6 +22,7 @@ import (
 	"github.com/fdl-formats/fdl-formats/convert"
 	"github.com/fdl-formats/fdl-formats/duckfile"
 	"github.com/fdl-formats/fdl-formats/fdljson"
+	"github.com/fdl-formats/fdl-formats/internal/scratch"
 	"github.com/fdl-formats/fdl-formats/store"
 )
 
@@ -59,8 +60,9 @@ type Options struct {
 	OnDownload func(DownloadProgress)
 	// WorkDir holds temporary work folders ("fdl-plan-*", "fdl-backfill-*",
 	// "fdl-check-*", named after their process); empty means os.TempDir().
-	// It must be outside the repository's versions/ folder. Backfill removes
-	// the folders there that killed runs left behind.
+	// It must be outside the repository's versions/ folder. Every Plan,
+	// Check and Backfill first removes the folders there that killed runs
+	// left behind (sweepWork).
 	WorkDir string
 	// Convert passes lossy, inlined-data and delete-rewriting options to
 	// the converter (DataPath and Logger are set per cell). Plan, Backfill
@@ -142,6 +144,8 @@ type repository struct {
 	paths       store.PathStore // the store, when its objects are local files
 	remote      *remote         // else: downloads, cache, byte counts
 	names       pathNames       // what the run's local copies stand for, for messages
+	// sweptWork is what load removed from the work folder (sweepWork).
+	sweptWork []scratch.Removed
 }
 
 // close removes the run's work files.
@@ -197,6 +201,8 @@ func load(ctx context.Context, st store.Store, opts *Options) (_ *repository, er
 		return nil, err
 	}
 	cfg := r.cfg
+	// Before this run makes its own work folders: those of killed runs go.
+	r.sweptWork = sweepWork(opts.workDir(), opts.log())
 	r.dataPath, r.digestCache = opts.DataPath, opts.DigestCache
 	// Readers resolve data paths to absolute ones, which the checks then
 	// match against this folder: a relative --data matched nothing.

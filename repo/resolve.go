@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -232,6 +233,7 @@ func Resolve(ctx context.Context, st store.Store, opts ResolveOptions) (*Resolut
 	if err != nil {
 		return nil, err
 	}
+	sweepWork(os.TempDir(), slog.New(slog.DiscardHandler)) // where verifyFile works
 	v, err := pickVersion(r.versions, opts.Version)
 	if err != nil {
 		return nil, err
