@@ -48,8 +48,9 @@ type Options struct {
 	// (an FDL repository's data_dir); needed by RewriteDeletes.
 	DataPath string
 	// TempDir holds rewritten delete files until they are published. It
-	// must be on DataPath's file system and outside it, where readers
-	// never look; empty means ".fdl-tmp" beside DataPath (for a repository
+	// must be on DataPath's file system, where readers never look: outside
+	// it, or its own .fdl-tmp (a repository's data folder linked onto
+	// another disk, see store/local's StageDir); empty means ".fdl-tmp" beside DataPath (for a repository
 	// whose data_dir is "data/", its store.TempDir). Each run uses its own
 	// "convert-<owner>-*" folder there and removes it.
 	TempDir string
