@@ -10,6 +10,7 @@ require (
 	github.com/hashicorp/go-version v1.9.0
 	github.com/urfave/cli/v3 v3.14.0
 	golang.org/x/sync v0.19.0
+	golang.org/x/sys v0.40.0
 )
 
 require (
@@ -48,7 +49,6 @@ require (
 	github.com/zeebo/xxh3 v1.1.0 // indirect
 	golang.org/x/exp v0.0.0-20260112195511-716be5621a96 // indirect
 	golang.org/x/mod v0.32.0 // indirect
-	golang.org/x/sys v0.40.0 // indirect
 	golang.org/x/telemetry v0.0.0-20260116145544-c6413dc483f5 // indirect
 	golang.org/x/tools v0.41.0 // indirect
 	golang.org/x/xerrors v0.0.0-20240903120638-7835f813f4da // indirect

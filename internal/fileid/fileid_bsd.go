@@ -5,6 +5,7 @@ package fileid
 import (
 	"fmt"
 	"io/fs"
+	"os"
 	"syscall"
 )
 
@@ -26,4 +27,15 @@ func Device(info fs.FileInfo) (uint64, bool) {
 		return 0, false
 	}
 	return uint64(st.Dev), true
+}
+
+// FileSystem names the file system the file at path is on, following
+// links: its device number.
+func FileSystem(path string) (string, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return "", err
+	}
+	dev, _ := Device(info)
+	return fmt.Sprint(dev), nil
 }

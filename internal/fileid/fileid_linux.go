@@ -3,9 +3,13 @@
 package fileid
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // Inode names what a user cannot set back on a file: its inode
@@ -29,4 +33,29 @@ func Device(info fs.FileInfo) (uint64, bool) {
 		return 0, false
 	}
 	return uint64(st.Dev), true
+}
+
+// FileSystem names the mount the file at path is on, following links: its
+// device number and, where the kernel tells it (statx, Linux 5.8 on), the
+// mount's ID. link(2) fails across two mounts of one file system (a bind
+// mount, a container's volume) as across file systems, and both mounts
+// have the same device number.
+func FileSystem(path string) (string, error) {
+	var stx unix.Statx_t
+	if err := unix.Statx(unix.AT_FDCWD, path, 0, unix.STATX_MNT_ID, &stx); err != nil {
+		if !errors.Is(err, unix.ENOSYS) {
+			return "", &fs.PathError{Op: "statx", Path: path, Err: err}
+		}
+		info, err := os.Stat(path)
+		if err != nil {
+			return "", err
+		}
+		dev, _ := Device(info)
+		return fmt.Sprint(dev), nil
+	}
+	dev := unix.Mkdev(stx.Dev_major, stx.Dev_minor)
+	if stx.Mask&unix.STATX_MNT_ID == 0 {
+		return fmt.Sprint(dev), nil
+	}
+	return fmt.Sprintf("%d mount %d", dev, stx.Mnt_id), nil
 }

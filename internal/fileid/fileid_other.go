@@ -2,7 +2,10 @@
 
 package fileid
 
-import "io/fs"
+import (
+	"io/fs"
+	"os"
+)
 
 // Inode is empty where the file's change time and inode are not
 // read (Windows, among others): a listing and a file identity name only
@@ -14,3 +17,12 @@ func Inode(fs.FileInfo) string { return "" }
 // Device is not told where the device number is not read: every folder
 // counts as on the same file system.
 func Device(fs.FileInfo) (uint64, bool) { return 0, false }
+
+// FileSystem is not told where the device number is not read: every
+// folder counts as on the same file system.
+func FileSystem(path string) (string, error) {
+	if _, err := os.Stat(path); err != nil {
+		return "", err
+	}
+	return "", nil
+}

@@ -354,53 +354,40 @@ func (l *Store) StageDir(dirKey string) (string, error) {
 
 // stageDir is StageDir of the folder dir, a path under the root. A folder
 // not made yet is on the file system of the deepest one above it that
-// exists (mkdirAll makes it there); stat errors leave the root's.
+// exists (mkdirAll makes it there); errors leave the root's. File systems
+// are told apart by mount (fileid.FileSystem), not only by device number:
+// link(2) fails across two mounts of one file system too (a bind mount).
 func (l *Store) stageDir(dir string) string {
 	rootTemp := filepath.Join(l.root, TempDirName)
 	rel, err := filepath.Rel(l.root, dir)
 	if err != nil || rel == "." || !filepath.IsLocal(rel) {
 		return rootTemp
 	}
-	st, err := os.Stat(l.root)
-	if err != nil {
-		return rootTemp
-	}
 	// The folders from the root down to dir's deepest existing one,
 	// through links, with their file systems.
-	paths, devs := []string{l.root}, []uint64{0}
-	if devs[0], err = device(st); err != nil {
+	paths, fss := []string{l.root}, []string{""}
+	if fss[0], err = fileid.FileSystem(l.root); err != nil {
 		return rootTemp
 	}
 	p := l.root
 	for _, part := range strings.Split(rel, string(filepath.Separator)) {
 		p = filepath.Join(p, part)
-		st, err := os.Stat(p)
-		if err != nil || !st.IsDir() {
+		if st, err := os.Stat(p); err != nil || !st.IsDir() {
 			break
 		}
-		dev, err := device(st)
+		f, err := fileid.FileSystem(p)
 		if err != nil {
 			return rootTemp
 		}
-		paths, devs = append(paths, p), append(devs, dev)
+		paths, fss = append(paths, p), append(fss, f)
 	}
-	want := devs[len(devs)-1]
-	for i, dev := range devs {
-		if dev == want {
+	want := fss[len(fss)-1]
+	for i, f := range fss {
+		if f == want {
 			return filepath.Join(paths[i], TempDirName)
 		}
 	}
 	return rootTemp
-}
-
-// errNoDevice says the system does not tell a file's file system.
-var errNoDevice = errors.New("file system not told")
-
-func device(st fs.FileInfo) (uint64, error) {
-	if dev, ok := fileid.Device(st); ok {
-		return dev, nil
-	}
-	return 0, errNoDevice
 }
 
 // TempDirs lists the TempDirName folders under the root, through links (as
