@@ -71,6 +71,9 @@ func (r *repository) catalogEntries(v *version) ([]catalogEntry, error) {
 		}
 		e := catalogEntry{name: name, kind: entryFile}
 		if first, _, nested := strings.Cut(name, "/"); nested {
+			if first == store.TempDir {
+				continue // a local store's temporary files, as above
+			}
 			e = catalogEntry{name: first, kind: entryFolder}
 		}
 		if !slices.Contains(out, e) {

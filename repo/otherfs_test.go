@@ -167,3 +167,27 @@ func TestBackfillKilledAcrossFileSystems(t *testing.T) {
 		t.Errorf("check after the backfill: %v", err)
 	}
 }
+
+// TestTempDirNotAVersion: a versions/.fdl-tmp/ that a copy of a local
+// repository brought to a bucket or web site (a killed backfill's file,
+// staged there because versions/ was linked onto another disk) is no
+// version, as the root's .fdl-tmp/ never was.
+func TestTempDirNotAVersion(t *testing.T) {
+	ctx := context.Background()
+	st := store.NewMem()
+	for key, body := range map[string]string{
+		FDLKey: `{"fdl":"0.1","formats":[{"ducklake":"1.0"}]}`,
+		VersionsDir + store.TempDir + "/create-0badc0de-1-2.tmp": "half a catalog",
+	} {
+		if err := st.Create(ctx, key, strings.NewReader(body)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m, err := Plan(ctx, st, Options{Cache: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Versions) != 0 {
+		t.Errorf("plan shows versions %+v, want none", m.Versions[0])
+	}
+}

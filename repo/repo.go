@@ -285,6 +285,12 @@ func read(ctx context.Context, st store.Store) (*repository, error) {
 		if !ok {
 			continue // a file directly under versions/ is not a version
 		}
+		if id == store.TempDir {
+			// A local store's temporary files, staged in versions/ when it
+			// is linked onto another disk (store/local's StageDir), as a
+			// copy of the folder to a bucket or web site shows them.
+			continue
+		}
 		v := byID[id]
 		if v == nil {
 			v = &version{id: id, objects: map[string]store.ObjectInfo{}}
