@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/fdl-formats/fdl-formats/compare"
 	"github.com/fdl-formats/fdl-formats/fdljson"
@@ -230,12 +232,24 @@ func Check(ctx context.Context, st store.Store, opts Options) (*CheckReport, err
 // the repository files they stand for (pathNames).
 func (r *repository) nameReport(rep *CheckReport) {
 	for i := range rep.Findings {
-		rep.Findings[i].Detail = r.names.name(rep.Findings[i].Detail)
+		f := &rep.Findings[i]
+		f.Detail = quoteControlKey(f.Key, r.names.name(f.Detail))
 	}
 	for _, p := range rep.Proofs {
 		p.Error = r.names.name(p.Error)
 	}
 	r.nameMatrix(rep.Plan)
+}
+
+// quoteControlKey quotes key (Go syntax) wherever detail names it, when
+// the key holds a control character: a file named "x\ncheck: ok: ..." in a
+// repository cut its finding's line short and printed a line of the
+// publisher's choosing after it (a forged "check: ok").
+func quoteControlKey(key, detail string) string {
+	if !strings.ContainsFunc(key, unicode.IsControl) {
+		return detail
+	}
+	return strings.ReplaceAll(detail, key, strconv.Quote(key))
 }
 
 // nameMatrix does the same for a plan's messages.

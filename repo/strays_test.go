@@ -51,6 +51,9 @@ func TestStrayCatalogFiles(t *testing.T) {
 		{"the frozen catalog's log in upper case", "", func(t *testing.T, v, _ string) {
 			writeFile(t, filepath.Join(v, "ducklake.duckdb.WAL"), "junk")
 		}, []string{"ducklake.duckdb.WAL"}, "in another letter case: on a file system that ignores case"},
+		{"a name holding a newline is quoted, not a line of its own", "", func(t *testing.T, v, other string) {
+			copyFile(t, filepath.Join(other, "ducklake.duckdb"), filepath.Join(v, "evil\ncheck: ok: all fine.duckdb"))
+		}, []string{"evil\ncheck: ok: all fine.duckdb"}, `/evil\ncheck: ok: all fine.duckdb": a DuckDB file in the version folder`},
 		{"a non-DuckDB file is left alone", "frozen.duckdb", func(t *testing.T, v, _ string) {
 			writeFile(t, filepath.Join(v, "README.txt"), "notes")
 		}, nil, ""},
@@ -98,8 +101,8 @@ func TestStrayCatalogFiles(t *testing.T) {
 					t.Errorf("finding %d key %s, want %s", i, f.Key, prefix+tc.want[i])
 				}
 			}
-			if !strings.Contains(got[0].Detail, tc.detailOf) {
-				t.Errorf("detail %q, want it to say %q", got[0].Detail, tc.detailOf)
+			if !strings.Contains(got[0].Detail, tc.detailOf) || strings.Contains(got[0].Detail, "\n") {
+				t.Errorf("detail %q, want it to say %q, on one line", got[0].Detail, tc.detailOf)
 			}
 		})
 	}
