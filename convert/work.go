@@ -118,32 +118,29 @@ func openSource(ctx context.Context, conn *sql.Conn, src string, engines *Engine
 	if err := formats.CheckInlined(src, objs, regs, schema); err != nil {
 		return "", "", nil, fmt.Errorf("open %w: %w", err, ErrNotCatalog)
 	}
-	q := fmt.Sprintf("SELECT value FROM src.%s.ducklake_metadata WHERE key = 'version'", quote(schema))
-	var stamps []string
-	vrows, err := conn.QueryContext(ctx, q)
-	if err != nil {
-		return "", "", nil, sourceReadError(src, "read version of", err)
-	}
-	defer vrows.Close()
-	for vrows.Next() {
-		var v string
-		if err := vrows.Scan(&v); err != nil {
-			return "", "", nil, err
-		}
-		stamps = append(stamps, v)
-	}
-	if len(stamps) != 1 {
-		return "", "", nil, fmt.Errorf("open catalog %s: %w: %d version rows in ducklake_metadata, want 1", src, ErrNotCatalog, len(stamps))
-	}
-	// Rows DuckLake's readers refuse (an unknown scope, two encrypted
-	// values, ...), as the proof holds a catalog to them
-	// (formats.CheckMetadata).
+	// ducklake_metadata is read once: its version rows (any scope: the
+	// converter rewrites every one) and the rows DuckLake's readers refuse
+	// (an unknown scope, two encrypted values, ...), as the proof holds a
+	// catalog to them (formats.CheckMetadata).
 	scoped := slices.ContainsFunc(tables, func(t table) bool {
 		return t.name == "ducklake_metadata" && slices.Contains(t.columns, "scope")
 	})
 	meta, err := formats.ReadMetadata(ctx, conn, "src", schema, scoped)
 	if err != nil {
-		return "", "", nil, sourceReadError(src, "read ducklake_metadata of", err)
+		return "", "", nil, sourceReadError(src, "read version of", err)
+	}
+	var stamps []string
+	for _, m := range meta {
+		if m.Key != "version" {
+			continue
+		}
+		if !m.Value.Valid {
+			return "", "", nil, fmt.Errorf("open catalog %s: %w: a version row of ducklake_metadata is NULL", src, ErrNotCatalog)
+		}
+		stamps = append(stamps, m.Value.String)
+	}
+	if len(stamps) != 1 {
+		return "", "", nil, fmt.Errorf("open catalog %s: %w: %d version rows in ducklake_metadata, want 1", src, ErrNotCatalog, len(stamps))
 	}
 	if _, err := formats.CheckMetadata(src, meta); err != nil {
 		return "", "", nil, fmt.Errorf("open %w: %w", err, ErrNotCatalog)

@@ -233,7 +233,9 @@ func Resolve(ctx context.Context, st store.Store, opts ResolveOptions) (*Resolut
 	if err != nil {
 		return nil, err
 	}
-	sweepWork(os.TempDir(), slog.New(slog.DiscardHandler)) // where verifyFile works
+	if opts.Verify {
+		sweepWork(os.TempDir(), slog.New(slog.DiscardHandler)) // where verifyFile works
+	}
 	v, err := pickVersion(r.versions, opts.Version)
 	if err != nil {
 		return nil, err
@@ -383,13 +385,17 @@ func (r *repository) verifyFile(ctx context.Context, v *version, f *CatalogFile)
 	return readCopyWhole(ctx, local, f.Key)
 }
 
-// copyError is err, about the local copy of key, naming key instead.
+// copyError is err, about the local copy of key, naming key instead (and
+// without compare's "could not compare" prefix: no comparison is made).
 type copyError struct {
 	err        error
 	local, key string
 }
 
-func (e *copyError) Error() string { return strings.ReplaceAll(e.err.Error(), e.local, e.key) }
+func (e *copyError) Error() string {
+	msg := strings.TrimPrefix(e.err.Error(), compare.ErrIncomparable.Error()+": ")
+	return strings.ReplaceAll(msg, e.local, e.key)
+}
 func (e *copyError) Unwrap() error { return e.err }
 
 // readCopyWhole reads the local copy of key whole, as check reads every
@@ -410,9 +416,7 @@ func readCopyWhole(ctx context.Context, local, key string) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		// (Not a comparison: compare's wrapping says nothing here.)
-		msg := strings.TrimPrefix(err.Error(), compare.ErrIncomparable.Error()+": ")
-		return fmt.Errorf("read %s whole: %s", key, strings.ReplaceAll(msg, local, key))
+		return fmt.Errorf("read %s whole: %w", key, &copyError{err: err, local: local, key: key})
 	}
 	return nil
 }
