@@ -63,6 +63,25 @@ func storeOptions(cmd *cli.Command) (open.Options, error) {
 	return open.Options{StallTimeout: d}, nil
 }
 
+// checkTempDir refuses a $TMPDIR that names no folder. Runs make their
+// work folders there (downloads, catalogs being converted and proved), and
+// would create it: a TMPDIR on a disk that is not mounted, or misspelt,
+// filled the root disk's folder of that name without a word. mktemp(1) and
+// Go's os.MkdirTemp fail there too.
+func checkTempDir() error {
+	dir := os.Getenv("TMPDIR")
+	if dir == "" {
+		return nil // os.TempDir's /tmp
+	}
+	switch fi, err := os.Stat(dir); {
+	case err != nil:
+		return usageError{err: fmt.Errorf("$TMPDIR %q: %w; runs make their work folders there: create it or point TMPDIR at an existing folder", dir, err)}
+	case !fi.IsDir():
+		return usageError{err: fmt.Errorf("$TMPDIR %q is not a folder; runs make their work folders there: point TMPDIR at an existing folder", dir)}
+	}
+	return nil
+}
+
 // Values of the global log flags.
 var (
 	logLevels  = []string{"debug", "info", "warn", "error"}
@@ -90,6 +109,9 @@ func newApp() *cli.Command {
 		// The global flags are checked before any command runs.
 		Before: func(ctx context.Context, cmd *cli.Command) (context.Context, error) {
 			if _, _, err := logSettings(cmd); err != nil {
+				return ctx, err
+			}
+			if err := checkTempDir(); err != nil {
 				return ctx, err
 			}
 			_, err := storeOptions(cmd)

@@ -92,3 +92,43 @@ func TestBackfillSummaryCountsOnce(t *testing.T) {
 		t.Errorf("summary:\n%s\nwant it to end %q", out, want)
 	}
 }
+
+// TestTempDirMissing: a $TMPDIR that names no folder (a disk not mounted,
+// a misspelt path) exits 2 naming it, and nothing is created there; every
+// run created it and put its work folders in it without a word.
+func TestTempDirMissing(t *testing.T) {
+	repoDir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(repoDir, "fdl.json"), []byte(`{"fdl":"0.1","formats":[{"ducklake":"1.0"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	parent := t.TempDir()
+	file := filepath.Join(parent, "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, tmpdir, want string
+		code               int
+	}{
+		{"missing", filepath.Join(parent, "mnt", "fast"), "no such file or directory", exitUsage},
+		{"file", file, "is not a folder", exitUsage},
+		{"folder", parent, "", exitOK},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("TMPDIR", tc.tmpdir)
+			_, stderr, code := runAppStderr(t, "plan", repoDir)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d\n%s", code, tc.code, stderr)
+			}
+			if tc.code == exitOK {
+				return
+			}
+			if want := `$TMPDIR "` + tc.tmpdir + `"`; !strings.Contains(stderr, want) || !strings.Contains(stderr, tc.want) {
+				t.Errorf("stderr %q, want %q and %q", stderr, want, tc.want)
+			}
+			if _, err := os.Stat(filepath.Join(parent, "mnt")); err == nil {
+				t.Errorf("the run created %s", filepath.Join(parent, "mnt"))
+			}
+		})
+	}
+}
