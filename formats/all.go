@@ -188,7 +188,11 @@ func nearBounds(constraints string) []*goversion.Version {
 			near = append(near, fmt.Sprintf("%d.999.999", a-1))
 		}
 		for _, n := range near {
-			tried = append(tried, goversion.Must(goversion.NewVersion(n)))
+			// A neighbour of a bound at int64's maximum overflows into
+			// text no version parses: there is no such version to try.
+			if t, err := goversion.NewVersion(n); err == nil {
+				tried = append(tried, t)
+			}
 		}
 	}
 	slices.SortFunc(tried, func(x, y *goversion.Version) int { return x.Compare(y) })

@@ -238,6 +238,11 @@ func TestOpenedOutside(t *testing.T) {
 		{"0.4", "~> 1.5", "1.5.2"},
 		{"0.3", "< 1.5.0", "1.3.999"},
 		{"0.2", "!= 1.4.0", "1.3.0"},
+		// Bounds at int64's maximum (an fdl.json typo): their next patch,
+		// minor or major overflows; it panicked.
+		{"1.0", ">= 1.5.9223372036854775807", ""},
+		{"1.0", ">= 9223372036854775807", ""},
+		{"0.3", "< 1.9223372036854775807", "1.3.999"},
 	} {
 		v, err := Lookup(tc.format)
 		if err != nil {
