@@ -13,7 +13,7 @@ import (
 // CreateNumericStats, DefaultCastAs to the column's type at the catalog's
 // latest snapshot). min and max are the texts the readers cast, nil where
 // they cast none: not set, or, in formats 0.1-0.3 (v1.3-ossivalis,
-// v1.4-andium), the other one not set (castsBoth); FLOAT and DOUBLE
+// v1.4-andium), the other one not set (statsCastTypes' both); FLOAT and DOUBLE
 // statistics are cast only where contains_nan is false.
 type castStat struct {
 	id       int64

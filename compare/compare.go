@@ -62,7 +62,7 @@ type Options struct {
 	// read plan) across comparisons and runs; see package digestcache.
 	DigestCache DigestStore
 	// Digests, when set, shares file digests and kept row hashes with other
-	// comparisons (a backfill's or check's proofs; see Digests.HintFrom).
+	// comparisons (a backfill's or check's proofs; see Digests.HintFromReader).
 	// Make it with NewDigests(DigestCache).
 	Digests *Digests
 	// SumA and SumB are the sha256 (lowercase hex) of catalog A's and B's

@@ -21,7 +21,7 @@ func derive(base []Table, edits ...edit) []Table {
 	for _, e := range edits {
 		var err error
 		if tables, err = e(tables); err != nil {
-			// The registry is static data checked by TestRegistry; a bad edit
+			// The registry is static data checked by TestAllValid; a bad edit
 			// is a programming error found the first time the package loads.
 			panic(err)
 		}
