@@ -560,7 +560,7 @@ const maxRawDeletes = 4_000_000
 
 // rawDeletes is a Parquet delete file's content: positions, strictly
 // increasing as every real reader requires (readParquetDeletes) and, for a
-// partial deletion file, the snapshot that deleted each (rowSnaps). Once
+// partial deletion file, the snapshot that deleted each (rank or snaps). Once
 // read it is never written again: comparisons share it, and a run keeps it
 // for its later proofs (Deletes).
 //
@@ -899,19 +899,6 @@ func (raw rawDeletes) deletedBy(snap int64) func(i int) bool {
 		k++
 	}
 	return func(i int) bool { return int(raw.rank[i]) < k }
-}
-
-// rowSnaps returns every row's snapshot (nil for a file that is not a
-// partial deletion file), as read.
-func (raw rawDeletes) rowSnaps() []int64 {
-	if raw.rank == nil {
-		return raw.snaps
-	}
-	out := make([]int64, len(raw.rank))
-	for i, k := range raw.rank {
-		out[i] = raw.at[k]
-	}
-	return out
 }
 
 // notParquet turns DuckDB's failure to open a delete file that is not

@@ -26,14 +26,6 @@ type keptRow struct {
 	hi, lo uint64
 }
 
-// len is the number of positions kept.
-func (k *keptRows) len() int {
-	if k == nil {
-		return 0
-	}
-	return len(k.rows) + len(k.empty) + len(k.other)
-}
-
 // get returns the digest kept for a position.
 func (k *keptRows) get(pos int64) (Digest, bool) {
 	if k == nil {

@@ -74,11 +74,6 @@ func proofKeyName(ctx context.Context, a, b *Reader, opts Options) proofName {
 	return inputsName(a.path, b.path, a.dataPath, b.dataPath, opts.SumA, opts.SumB, opts.Listings, opts)
 }
 
-// inputsKey is the key of inputsName without rules (tests).
-func inputsKey(catA, catB, dataA, dataB, sumA, sumB string, l *Listings) string {
-	return inputsName(catA, catB, dataA, dataB, sumA, sumB, l, Options{}).key()
-}
-
 // inputsName names both catalogs' bytes and every file of their data
 // folders. Everything else a proof depends on (the formats, whether every
 // path is relative) is a function of those bytes, so a proof kept under
