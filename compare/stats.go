@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/fdl-formats/fdl-formats/formats"
 )
 
 // statsTable is a metadata table of statistics that readers use to skip
@@ -23,8 +25,7 @@ type statsTable struct {
 var statsTables = []statsTable{
 	{names: []string{"ducklake_table_stats"}, keys: []string{"table_id"}},
 	{names: []string{"ducklake_table_column_stats"}, keys: []string{"table_id", "column_id"}},
-	// 0.3 renamed ducklake_file_column_statistics.
-	{names: []string{"ducklake_file_column_stats", "ducklake_file_column_statistics"}, keys: []string{"data_file_id", "column_id"}},
+	{names: formats.FileStatsTables(), keys: []string{"data_file_id", "column_id"}},
 	{names: []string{"ducklake_file_variant_stats"}, keys: []string{"data_file_id", "column_id", "variant_path"}},
 }
 

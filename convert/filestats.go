@@ -11,7 +11,7 @@ import (
 // fileStatsTable is the name of the file column statistics table in the
 // working copy's layout (renamed in 0.3).
 func (r *run) fileStatsTable() (string, error) {
-	for _, n := range []string{"ducklake_file_column_stats", "ducklake_file_column_statistics"} {
+	for _, n := range formats.FileStatsTables() {
 		ok, err := r.w.hasTable(r.ctx, n)
 		if err != nil {
 			return "", err

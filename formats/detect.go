@@ -83,8 +83,8 @@ func Detect(stamp string, layout Layout) (*Version, error) {
 
 // renamedLater covers the stats table that 0.3 renamed.
 func renamedLater(name string, layout Layout) bool {
-	if name == "ducklake_file_column_statistics" {
-		_, ok := layout["ducklake_file_column_stats"]
+	if name == fileStatsTableBefore03 {
+		_, ok := layout[fileStatsTable]
 		return ok
 	}
 	return false

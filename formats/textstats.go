@@ -41,9 +41,8 @@ type TextStats struct {
 	ordered, plain func(col string) string
 }
 
-// The file column statistics tables (ducklake_file_column_statistics before
-// 0.3).
-var fileStatsTables = []string{"ducklake_file_column_stats", "ducklake_file_column_statistics"}
+// The file column statistics tables (FileStatsTables).
+var fileStatsTables = FileStatsTables()
 
 // BooleanTextStats: BOOLEAN statistics (QuirkBooleanStatsComparedAsText).
 // The spelling whose text order is the value order and that every reader

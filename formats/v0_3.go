@@ -2,6 +2,16 @@ package formats
 
 import "slices"
 
+// The file column statistics table, which MigrateV02 (0.3) renamed.
+const (
+	fileStatsTableBefore03 = "ducklake_file_column_statistics"
+	fileStatsTable         = "ducklake_file_column_stats"
+)
+
+// FileStatsTables are the names of the file column statistics table,
+// newest first: a catalog has the one of its format.
+func FileStatsTables() []string { return []string{fileStatsTable, fileStatsTableBefore03} }
+
 // V0_3 is DuckLake 0.3 (DuckDB 1.4): MigrateV02 added commit info, Hive
 // partition mappings, global schema versions and extra stats, and renamed the
 // file stats table. Geometry columns and 'partial_max:N' flushed files appear.
@@ -11,7 +21,7 @@ var V0_3 = &Version{
 		addColumns("ducklake_name_mapping", fill(boolean("is_partition"), "false")),
 		addColumns("ducklake_snapshot_changes", varchar("author"), varchar("commit_message"), varchar("commit_extra_info")),
 		addTables(Table{Name: "ducklake_schema_versions", Columns: []Column{bigint("begin_snapshot"), bigint("schema_version")}}),
-		renameTable("ducklake_file_column_statistics", "ducklake_file_column_stats"),
+		renameTable(fileStatsTableBefore03, fileStatsTable),
 		addColumns("ducklake_file_column_stats", varchar("extra_stats")),
 		addColumns("ducklake_table_column_stats", varchar("extra_stats")),
 	),
