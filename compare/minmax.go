@@ -38,11 +38,7 @@ import (
 // (scan, "" for none). Where the statistics are not exact every reader
 // scans.
 func minMaxReaders(v *formats.Version) (fold, scan string) {
-	name := v.Name
-	if v.Dev {
-		name = v.Release
-	}
-	switch name {
+	switch v.ReleaseName() {
 	case "1.0":
 		return "DuckDB 1.5.4+ and 2.0", "DuckDB 1.5.2-1.5.3"
 	case "1.1":

@@ -186,17 +186,13 @@ func (r *Reader) defaultKind(c *Column) string {
 // main casts TIMESTAMPTZ_NS too, a type this reader cannot read (a column
 // of it makes the comparison stop before).
 func statsCastTypes(v *formats.Version) (types func(string) bool, both bool) {
-	name := v.Name
-	if v.Dev {
-		name = v.Release
-	}
 	base := map[string]bool{
 		"SMALLINT": true, "INTEGER": true, "BIGINT": true,
 		"UTINYINT": true, "USMALLINT": true, "UINTEGER": true, "UBIGINT": true,
 		"FLOAT": true, "DOUBLE": true, "DATE": true, "TIME": true, "TIMESTAMP": true,
 		"TIMESTAMPTZ": true, "TIMESTAMP_S": true, "TIMESTAMP_MS": true, "TIMESTAMP_NS": true,
 	}
-	switch name {
+	switch v.ReleaseName() {
 	case "0.1", "0.2", "0.3":
 		return func(t string) bool { return base[t] }, true
 	case "1.1":
@@ -221,11 +217,7 @@ func statsCastTypes(v *formats.Version) (types func(string) bool, both bool) {
 // alone reads 1.1; every DuckLake of 1.3-1.5.x (0.1-1.0; 1.0 is read by
 // DuckDB 1.5.2-1.5.5 too) casts them for every scan.
 func statsAtCurrentSnapshotOnly(v *formats.Version) bool {
-	name := v.Name
-	if v.Dev {
-		name = v.Release
-	}
-	return name == "1.1"
+	return v.ReleaseName() == "1.1"
 }
 
 // statsCastRefusal is the refusal of a table read at a snapshot whose

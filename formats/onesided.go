@@ -54,7 +54,7 @@ func typeIn(typ string, types []string) string {
 // as an empty range, for some column type (0.4, 1.0, 1.1): convert writes
 // both bounds NULL for such a target.
 func OneSidedStatsEmpty(v *Version) bool {
-	switch oneSidedName(v) {
+	switch v.ReleaseName() {
 	case "0.1", "0.2", "0.3":
 		return false
 	}
@@ -70,7 +70,7 @@ func OneSidedStatsEmpty(v *Version) bool {
 // contains_nan false.
 func OneSidedEmptySQL(v *Version, typ, containsNaN string) string {
 	floats := "(" + typeIn(typ, oneSidedFloatTypes) + " AND coalesce(" + containsNaN + " = false, false))"
-	switch oneSidedName(v) {
+	switch v.ReleaseName() {
 	case "0.1", "0.2", "0.3":
 		return "false"
 	case "0.4":
@@ -79,11 +79,4 @@ func OneSidedEmptySQL(v *Version, typ, containsNaN string) string {
 		return "(" + typeIn(typ, concat(oneSidedBaseTypes, oneSidedMoreTypes)) + " OR lower(trim(" + typ + ")) LIKE 'decimal(%' OR " + floats + ")"
 	}
 	return "(" + typeIn(typ, concat(oneSidedBaseTypes, oneSidedMoreTypes, oneSidedMainTypes)) + " OR lower(trim(" + typ + ")) LIKE 'decimal(%' OR " + floats + ")"
-}
-
-func oneSidedName(v *Version) string {
-	if v.Dev {
-		return v.Release
-	}
-	return v.Name
 }

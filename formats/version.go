@@ -129,6 +129,15 @@ func (v *Version) Table(name string) (Table, bool) {
 	return Table{}, false
 }
 
+// ReleaseName is the name of the release the format is: its own, or for a
+// development layout the release it converges to (Release).
+func (v *Version) ReleaseName() string {
+	if v.Dev {
+		return v.Release
+	}
+	return v.Name
+}
+
 // Has reports whether the format supports every capability in c.
 func (v *Version) Has(c Capability) bool { return v.Caps&c == c }
 
