@@ -298,7 +298,7 @@ func prepare(ctx context.Context, src string, opts Options) (*pass, func(), erro
 	}
 	conn, closeDB, err := openWork(ctx, opts.Engines)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("convert %s: %w", src, err)
 	}
 	schema, stamp, tables, err := openSource(ctx, conn, src, opts.Engines)
 	if err != nil {
