@@ -41,7 +41,7 @@ func runConvert(ctx context.Context, cmd *cli.Command) error {
 	src := cmd.Args().First()
 	target, err := formats.Lookup(cmd.String("to"))
 	if err != nil {
-		return usageError{err: err}
+		return usageError{err: fmt.Errorf("--to: %w", err)}
 	}
 	if cmd.Bool("rewrite-deletes") && cmd.String("data") == "" {
 		return usageError{err: errors.New("--rewrite-deletes needs --data DIR (the local data folder)")}

@@ -36,7 +36,7 @@ func TestConvertCommand(t *testing.T) {
 		}, exitOK, "nothing written", "", false},
 		{"unknown format is a usage error", func(dir string) []string {
 			return []string{"convert", catalog, "--to", "0.9", "-o", filepath.Join(dir, "out.duckdb")}
-		}, exitUsage, "", "unknown format version", false},
+		}, exitUsage, "", "--to: unknown format version \"0.9\"", false},
 		{"no output is a usage error", func(dir string) []string {
 			return []string{"convert", catalog, "--to", "1.1"}
 		}, exitUsage, "", "", false},
