@@ -177,13 +177,24 @@ func TestParseTimeTZ(t *testing.T) {
 		{"23:00:00-00:00:30", "23:00:00-00:00:30", "23:00:00+00"},
 		{"10:00:00", "10:00:00+00", "10:00:00+00"},
 		{"24:00:00+02", "24:00:00+02", "24:00:00+00"}, // DuckDB's TIME includes the end of the day
+		// Spellings DuckDB reads that this parser once refused or misread
+		// (convert took them for read alike, a 0.4 reader drops +02).
+		{"12:34:56 +02", "12:34:56+02", "12:34:56+00"},
+		{"12:34:56+0230", "12:34:56+02:30", "12:34:56+00"},
+		{"12:34:56-02:30:15", "12:34:56-02:30:15", "12:34:56+00"},
+		{"12:34:56+02 junk", "12:34:56+02", "12:34:56+00"}, // text after the offset is ignored
+		{"12:34:56+123", "12:34:56+12", "12:34:56+00"},
+		{"12:00", "12:00:00+00", "12:00:00+00"},
+		{"1:2:3+01", "01:02:03+01", "01:02:03+00"},
+		{"12:34:56.1234567+01", "12:34:56.1234567+01", "12:34:56.1234567+00"},
 	} {
 		got, ok := ParseTimeTZ(tc.lit)
 		if !ok || got.String() != tc.kept || got.DropOffset().String() != tc.dropped {
 			t.Errorf("ParseTimeTZ(%q) = %q (dropped %q), %t; want %q, %q", tc.lit, got, got.DropOffset(), ok, tc.kept, tc.dropped)
 		}
 	}
-	for _, bad := range []string{"noon", "24:00:01", "24:00:00.5", "25:00:00", "12:60:00", "12:00", "12:00:00+x", "12:00:00.5x", "-1:00:00"} {
+	for _, bad := range []string{"noon", "24:00:01", "24:00:00.5", "25:00:00", "12:60:00", "12:00:00+x", "12:00:00.5x", "-1:00:00",
+		"12:34:56+2", "12:34:56+16", "12:34:56 junk", "12:34+02", "12:34:56Z", "2024-01-01 12:34:56+02", "1234567890:00:00"} {
 		if got, ok := ParseTimeTZ(bad); ok {
 			t.Errorf("ParseTimeTZ(%q) = %q, want no parse", bad, got)
 		}

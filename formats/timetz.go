@@ -3,70 +3,128 @@ package formats
 import (
 	"fmt"
 	"strconv"
-	"strings"
 )
 
-// TimeTZ is a TIMETZ literal as DuckDB parses an initial_default
-// ("HH:MM:SS[.f][±HH[:MM[:SS]]]"): a wall-clock time and an offset. The
-// offset is part of the value: DuckDB keeps it ('12:34:56+02' and
-// '10:34:56+00' are the same instant, but different values: = is false,
-// hour() and the text differ).
+// TimeTZ is a TIMETZ literal as DuckDB parses an initial_default: a
+// wall-clock time and an offset. The offset is part of the value: DuckDB
+// keeps it ('12:34:56+02' and '10:34:56+00' are the same instant, but
+// different values: = is false, hour() and the text differ).
 type TimeTZ struct {
 	Seconds int    // of the wall-clock time, 0-86400 (24:00:00)
 	Frac    string // fractional digits of the seconds, without the dot
 	Offset  int    // seconds east of UTC
 }
 
-// ParseTimeTZ parses a TIMETZ literal; ok is false for anything else.
+// maxTimeTZOffset is DuckDB's bound on an offset: within ±15:59:59.
+const maxTimeTZOffset = 16*3600 - 1
+
+// ParseTimeTZ parses a TIMETZ literal as DuckDB's cast from text does
+// (Time::TryConvertTimeTZ, not strict, as a CAST and Value::DefaultCastAs
+// run it; the same grammar in DuckDB 1.3 to 1.5): white space, the hour
+// (1 to 9 digits), ':', the minutes (1 or 2 digits), ':' and the seconds
+// (1 or 2 digits; either may be cut off at the end of the text: '12:00'
+// is noon), optional '.' and digits, white space, then optionally the
+// offset: '+' or '-', exactly two digits of hours, then two digits of
+// minutes with or without ':' and, after a ':', two digits of seconds
+// ('12:34:56 +0230' is +02:30). Text after the offset is ignored; any
+// other text after the time fails the cast. ok is false for every literal
+// DuckDB does not read as a time with an offset: those it refuses, and
+// those it reads as a timestamp (a date first), whose offset is +00 in
+// every reader.
 func ParseTimeTZ(lit string) (t TimeTZ, ok bool) {
-	s := strings.TrimSpace(lit)
-	clock, off := s, ""
-	if i := strings.IndexAny(s, "+-"); i > 0 {
-		clock, off = s[:i], s[i:]
+	s, i := lit, 0
+	isSpace := func(c byte) bool { return c == ' ' || (c >= '\t' && c <= '\r') }
+	isDigit := func(c byte) bool { return c >= '0' && c <= '9' }
+	// upTo2 reads one or two digits (Date::ParseDoubleDigit).
+	upTo2 := func() (int, bool) {
+		if i >= len(s) || !isDigit(s[i]) {
+			return 0, false
+		}
+		v := int(s[i] - '0')
+		i++
+		if i < len(s) && isDigit(s[i]) {
+			v = v*10 + int(s[i]-'0')
+			i++
+		}
+		return v, true
 	}
-	whole, frac, _ := strings.Cut(clock, ".")
-	hms := strings.Split(whole, ":")
-	if len(hms) != 3 {
-		return TimeTZ{}, false
+	for i < len(s) && isSpace(s[i]) {
+		i++
 	}
-	var n [3]int
-	for i, p := range hms {
-		v, err := strconv.Atoi(p)
-		if err != nil || v < 0 || p[0] == '+' {
+	hour, digits := 0, 0
+	for ; i < len(s) && isDigit(s[i]); i++ {
+		if digits++; digits > 9 {
 			return TimeTZ{}, false
 		}
-		n[i] = v
+		hour = hour*10 + int(s[i]-'0')
 	}
-	for _, c := range frac {
-		if c < '0' || c > '9' {
-			return TimeTZ{}, false
-		}
-	}
-	// DuckDB's TIME runs to 24:00:00 inclusive.
-	endOfDay := n[0] == 24 && n[1] == 0 && n[2] == 0 && strings.Trim(frac, "0") == ""
-	if (n[0] > 23 && !endOfDay) || n[1] > 59 || n[2] > 59 {
+	if digits == 0 || i >= len(s) || s[i] != ':' {
 		return TimeTZ{}, false
 	}
-	t = TimeTZ{Seconds: n[0]*3600 + n[1]*60 + n[2], Frac: frac}
-	if off == "" {
+	i++
+	var minute, second int
+	if i < len(s) {
+		if minute, ok = upTo2(); !ok || minute >= 60 {
+			return TimeTZ{}, false
+		}
+		if i < len(s) {
+			if s[i] != ':' {
+				return TimeTZ{}, false
+			}
+			i++
+			if i < len(s) {
+				if second, ok = upTo2(); !ok || second >= 60 {
+					return TimeTZ{}, false
+				}
+			}
+		}
+	}
+	frac := ""
+	if i < len(s) && s[i] == '.' {
+		i++
+		j := i
+		for i < len(s) && isDigit(s[i]) {
+			i++
+		}
+		frac = s[j:i]
+	}
+	// Only microseconds count; the time runs to 24:00:00 inclusive.
+	micros, _ := strconv.Atoi((frac + "000000")[:6])
+	t = TimeTZ{Seconds: (hour*60+minute)*60 + second, Frac: frac}
+	if t.Seconds > 86400 || (t.Seconds == 86400 && micros > 0) {
+		return TimeTZ{}, false
+	}
+	for i < len(s) && isSpace(s[i]) {
+		i++
+	}
+	if i == len(s) {
 		return t, true
 	}
-	parts := strings.Split(off[1:], ":")
-	if len(parts) > 3 {
+	// Timestamp::TryParseUTCOffset.
+	if i+3 > len(s) || (s[i] != '+' && s[i] != '-') || !isDigit(s[i+1]) || !isDigit(s[i+2]) {
 		return TimeTZ{}, false
 	}
-	unit := 3600
-	for _, p := range parts {
-		v, err := strconv.Atoi(p)
-		if err != nil || v < 0 || p == "" || p[0] == '+' {
-			return TimeTZ{}, false
+	sign := s[i]
+	off := int(s[i+1]-'0')*36000 + int(s[i+2]-'0')*3600
+	i += 3
+	colons := i < len(s) && s[i] == ':'
+	if colons {
+		i++
+	}
+	if i+2 <= len(s) && isDigit(s[i]) && isDigit(s[i+1]) {
+		off += int(s[i]-'0')*600 + int(s[i+1]-'0')*60
+		i += 2
+		if colons && i+3 <= len(s) && s[i] == ':' && isDigit(s[i+1]) && isDigit(s[i+2]) {
+			off += int(s[i+1]-'0')*10 + int(s[i+2]-'0')
 		}
-		t.Offset += v * unit
-		unit /= 60
 	}
-	if off[0] == '-' {
-		t.Offset = -t.Offset
+	if off > maxTimeTZOffset {
+		return TimeTZ{}, false
 	}
+	if sign == '-' {
+		off = -off
+	}
+	t.Offset = off
 	return t, true
 }
 
