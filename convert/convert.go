@@ -15,6 +15,7 @@ import (
 
 	// DuckDB driver.
 	_ "github.com/duckdb/duckdb-go/v2"
+	goversion "github.com/hashicorp/go-version"
 
 	"github.com/fdl-formats/fdl-formats/duckfile"
 	"github.com/fdl-formats/fdl-formats/formats"
@@ -329,6 +330,8 @@ func (p *pass) convert(ctx context.Context, dst string, target *formats.Version)
 	storage := opts.Storage
 	if storage == "" {
 		storage = target.Storage
+	} else if err := StorageReadBy(storage, target); err != nil {
+		return nil, fmt.Errorf("convert %s: %w", src, err)
 	}
 	res := &Result{Source: source, Target: target, From: source.Name, To: target.Name, Storage: storage}
 	for _, v := range path {
@@ -986,4 +989,22 @@ func openWork(ctx context.Context, engines *Engines) (*sql.Conn, func(), error) 
 func noDictFSST(storage string) bool {
 	older, _ := duckfile.Older(storage, duckfile.DictFSSTReadable)
 	return older
+}
+
+// StorageReadBy checks that some DuckDB that reads target opens a catalog
+// file saved at storage (STORAGE_VERSION, "v1.5.0"): a 0.1 catalog saved
+// at v1.5.0 opens only in DuckDB 1.5, which reads no 0.1, so no reader
+// could open what the conversion writes (the proof, which opens it with
+// this DuckDB, cannot tell).
+func StorageReadBy(storage string, target *formats.Version) error {
+	min := duckfile.MinDuckDB(storage)
+	if min == nil {
+		return fmt.Errorf("storage %q: %w: not a DuckDB storage version (such as %s)", storage, ErrStorageUnreadable, target.Storage)
+	}
+	c, err := goversion.NewConstraint(target.DuckDB + ", >= " + min.String())
+	if err != nil || target.AdmitsNone(c) {
+		return fmt.Errorf("storage %s: %w: DuckDB %s and later open it, format %s is read by DuckDB %s (its default storage: %s)",
+			storage, ErrStorageUnreadable, min, target.Name, target.DuckDB, target.Storage)
+	}
+	return nil
 }

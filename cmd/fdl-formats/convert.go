@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 
@@ -49,6 +50,17 @@ func runConvert(ctx context.Context, cmd *cli.Command) error {
 	for _, o := range cmd.StringSlice("allow-lossy") {
 		if !slices.Contains(convert.LossyOptions, o) {
 			return usageError{err: fmt.Errorf("--allow-lossy %q: known features are %s", o, strings.Join(convert.LossyOptions, ", "))}
+		}
+	}
+	if s := cmd.String("storage"); s != "" {
+		if err := convert.StorageReadBy(s, target); err != nil {
+			return usageError{err: fmt.Errorf("--storage: %w", err)}
+		}
+	}
+	if d := cmd.String("data"); d != "" {
+		// A misspelt folder went unnoticed until a check read a file.
+		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
+			return usageError{err: fmt.Errorf("--data %s: not a folder", d)}
 		}
 	}
 	dst := cmd.String("output")

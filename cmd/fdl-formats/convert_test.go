@@ -43,6 +43,20 @@ func TestConvertCommand(t *testing.T) {
 		{"unknown lossy option", func(dir string) []string {
 			return []string{"convert", catalog, "--to", "0.3", "--allow-lossy", "everything", "-o", filepath.Join(dir, "out.duckdb")}
 		}, exitUsage, "", "known features are", false},
+		// A 0.1 catalog saved at storage v1.5.0 opens only in DuckDB 1.5,
+		// which reads no 0.1: it was written, exit 0, and proved equivalent.
+		{"a storage no reader of the target opens", func(dir string) []string {
+			return []string{"convert", catalog, "--to", "0.3", "--allow-lossy", "sort-hints", "--storage", "v1.5.0", "-o", filepath.Join(dir, "out.duckdb")}
+		}, exitUsage, "", "--storage: storage v1.5.0: no reader of the target format opens that storage version: DuckDB 1.5.0 and later open it, format 0.3 is read by DuckDB", false},
+		{"a storage that is no version", func(dir string) []string {
+			return []string{"convert", catalog, "--to", "1.1", "--storage", "latest", "-o", filepath.Join(dir, "out.duckdb")}
+		}, exitUsage, "", `--storage: storage "latest"`, false},
+		{"an older storage its readers open", func(dir string) []string {
+			return []string{"convert", catalog, "--to", "1.1", "--storage", "v1.4.0", "-o", filepath.Join(dir, "out.duckdb")}
+		}, exitOK, "(storage v1.4.0)", "", true},
+		{"a data folder that is not there", func(dir string) []string {
+			return []string{"convert", catalog, "--to", "1.1", "--data", filepath.Join(dir, "nodata"), "-o", filepath.Join(dir, "out.duckdb")}
+		}, exitUsage, "", "nodata: not a folder", false},
 		{"not a catalog is invalid input", func(dir string) []string {
 			bad := filepath.Join(dir, "bad.duckdb")
 			os.WriteFile(bad, []byte("hello"), 0o644)
