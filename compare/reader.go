@@ -205,12 +205,12 @@ func Open(ctx context.Context, catalogPath string, opts ReaderOptions) (*Reader,
 	}
 	db, err := opts.Engines.Get()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("open catalog %s: %w", catalogPath, err)
 	}
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		opts.Engines.Discard(db) //nolint:errcheck // already failing
-		return nil, fmt.Errorf("open duckdb: %w", err)
+		return nil, fmt.Errorf("open catalog %s: open duckdb: %w", catalogPath, err)
 	}
 	r := &Reader{path: catalogPath, asSource: opts.AsSource, db: db, engines: opts.Engines, conn: conn, memo: newDigestMemo(NewDigests(opts.DigestCache)), allRowsKeys: map[allRowsKeyID]string{}, goneKeys: map[goneKeyID]string{}, goneParts: map[allRowsKeyID]goneParts{}, schemas: map[string]*pnode{}, schemaTried: map[string]bool{}, deleteTried: map[string]bool{}, existing: map[string]bool{}, posHashes: map[string]keptHash{}, rawDeletes: newDeleteFiles(), tempTables: map[string]bool{}, deletes: map[string][]int64{}, partialCuts: map[string]partialCut{}, cutCap: maxRawDeletes, meta: newMetaMemo(), inl: newInlinedMemo(), maxInlinePositions: 10000}
 	if err := r.init(ctx, opts); err != nil {
