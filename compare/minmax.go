@@ -35,16 +35,16 @@ import (
 
 // minMaxReaders names, for a format, the DuckDB releases that fold min/max
 // from exact statistics (fold, "" for none) and those that scan even then
-// (scan, "" for none). Where the statistics are not exact every reader
-// scans.
+// (scan, "" for none), as the registry declares them
+// (formats.TableStatsReading.FoldMinMax, ScanMinMax); a format none of
+// whose readers fold is scanned by all of them. Where the statistics are
+// not exact every reader scans.
 func minMaxReaders(v *formats.Version) (fold, scan string) {
-	switch v.ReleaseName() {
-	case "1.0":
-		return "DuckDB 1.5.4+ and 2.0", "DuckDB 1.5.2-1.5.3"
-	case "1.1":
-		return "DuckDB 2.0", ""
+	st := v.ReadsTableStats()
+	if st.FoldMinMax == "" {
+		return "", "format " + v.Name + " readers"
 	}
-	return "", "format " + v.Name + " readers"
+	return st.FoldMinMax, st.ScanMinMax
 }
 
 // foldedTypes are the DuckDB types whose min/max a folding reader answers

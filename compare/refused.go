@@ -178,46 +178,47 @@ func (r *Reader) defaultKind(c *Column) string {
 }
 
 // statsCastTypes are the types whose table statistics every reader of v
-// casts when it plans a scan (DuckLakeColumnStats::ToStats), and whether it
-// casts only when both min_value and max_value are set (formats 0.1-0.3).
-// Format 1.0 is read by DuckDB 1.5.2 too, whose DuckLake (415a9ebd) casts
-// the types of 0.4; 1.5.3 on (e6a3bd0a) cast BOOLEAN, TINYINT, DECIMAL and
-// UUID too, which only some 1.0 readers then fail on: not a refusal.
-// main casts TIMESTAMPTZ_NS too, a type this reader cannot read (a column
-// of it makes the comparison stop before).
+// casts when it plans a scan (DuckLakeColumnStats::ToStats;
+// formats.TableStatsReading.CastByEvery), as DuckDB type names, and whether
+// it casts only when both min_value and max_value are set (BothBounds:
+// formats 0.1-0.3). Format 1.0 is read by DuckDB 1.5.2 too, whose DuckLake
+// (415a9ebd) casts the types of 0.4; 1.5.3 on (e6a3bd0a) cast BOOLEAN,
+// TINYINT, DECIMAL and UUID too, which only some 1.0 readers then fail on:
+// not a refusal. main casts TIMESTAMPTZ_NS too, a type this reader cannot
+// read (a column of it makes the comparison stop before).
 func statsCastTypes(v *formats.Version) (types func(string) bool, both bool) {
-	base := map[string]bool{
-		"SMALLINT": true, "INTEGER": true, "BIGINT": true,
-		"UTINYINT": true, "USMALLINT": true, "UINTEGER": true, "UBIGINT": true,
-		"FLOAT": true, "DOUBLE": true, "DATE": true, "TIME": true, "TIMESTAMP": true,
-		"TIMESTAMPTZ": true, "TIMESTAMP_S": true, "TIMESTAMP_MS": true, "TIMESTAMP_NS": true,
+	st := v.ReadsTableStats()
+	switch st.CastByEvery {
+	case formats.StatsTypesNone:
+		return func(string) bool { return false }, st.BothBounds
+	case formats.StatsTypesBase:
+		return func(t string) bool { return statsBaseTypes[t] }, st.BothBounds
 	}
-	switch v.ReleaseName() {
-	case "0.1", "0.2", "0.3":
-		return func(t string) bool { return base[t] }, true
-	case "1.1":
-		return func(t string) bool {
-			switch t {
-			case "BOOLEAN", "TINYINT", "UUID":
-				return true
-			}
-			return base[t] || strings.HasPrefix(t, "DECIMAL(")
-		}, false
-	}
-	return func(t string) bool { return base[t] }, false
+	return func(t string) bool {
+		switch t {
+		case "BOOLEAN", "TINYINT", "UUID":
+			return true
+		}
+		return statsBaseTypes[t] || strings.HasPrefix(t, "DECIMAL(")
+	}, st.BothBounds
+}
+
+// statsBaseTypes are formats.StatsTypesBase as DuckDB type names.
+var statsBaseTypes = map[string]bool{
+	"SMALLINT": true, "INTEGER": true, "BIGINT": true,
+	"UTINYINT": true, "USMALLINT": true, "UINTEGER": true, "UBIGINT": true,
+	"FLOAT": true, "DOUBLE": true, "DATE": true, "TIME": true, "TIMESTAMP": true,
+	"TIMESTAMPTZ": true, "TIMESTAMP_S": true, "TIMESTAMP_MS": true, "TIMESTAMP_NS": true,
 }
 
 // statsAtCurrentSnapshotOnly tells whether every reader of v gives the
 // planner the table statistics only for a scan at the catalog's current
 // snapshot, so that a read at an older one (AT (VERSION => ...)) never
-// casts them. DuckLake main from d2f4b9c0 (2026-08-11, "Only apply global
-// statistics to current-snapshot table scans": DuckLakeStatistics returns
-// none unless DuckLakeFunctionInfo::CanUseGlobalStats, the scan's snapshot
-// being the transaction's and the catalog not pinned to a snapshot), which
-// alone reads 1.1; every DuckLake of 1.3-1.5.x (0.1-1.0; 1.0 is read by
-// DuckDB 1.5.2-1.5.5 too) casts them for every scan.
+// casts them (formats.TableStatsReading.CurrentSnapshotOnly: DuckLake main
+// from d2f4b9c0, which alone reads 1.1; every DuckLake of 1.3-1.5.x casts
+// them for every scan).
 func statsAtCurrentSnapshotOnly(v *formats.Version) bool {
-	return v.ReleaseName() == "1.1"
+	return v.ReadsTableStats().CurrentSnapshotOnly
 }
 
 // statsCastRefusal is the refusal of a table read at a snapshot whose

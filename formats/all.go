@@ -80,7 +80,13 @@ func (vs Versions) Validate() error {
 			if _, err := Lookup(v.Release); err != nil {
 				return fmt.Errorf("format %s: release: %w", v.Name, err)
 			}
+			if v.TableStats != (TableStatsReading{}) {
+				return fmt.Errorf("format %s: a development layout reads table statistics as its release: TableStats must be zero", v.Name)
+			}
 		} else {
+			if st := v.TableStats; st.CastByEvery == StatsTypesNone || st.CastBySome < st.CastByEvery || (st.FoldMinMax == "" && st.ScanMinMax != "") {
+				return fmt.Errorf("format %s: TableStats %+v: no types cast, CastBySome short of CastByEvery, or ScanMinMax without FoldMinMax", v.Name, st)
+			}
 			cur, err := goversion.NewVersion(v.Name)
 			if err != nil {
 				return fmt.Errorf("format %s: %w", v.Name, err)

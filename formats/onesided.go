@@ -51,31 +51,31 @@ func typeIn(typ string, types []string) string {
 
 // OneSidedStatsEmpty reports whether some reader of the format reads a
 // ducklake_table_column_stats row with only one of min_value and max_value
-// as an empty range, for some column type (0.4, 1.0, 1.1): convert writes
-// both bounds NULL for such a target.
+// as an empty range, for some column type (0.4, 1.0, 1.1: readers that do
+// not need both bounds, TableStatsReading.BothBounds): convert writes both
+// bounds NULL for such a target.
 func OneSidedStatsEmpty(v *Version) bool {
-	switch v.ReleaseName() {
-	case "0.1", "0.2", "0.3":
-		return false
-	}
-	return true
+	return !v.ReadsTableStats().BothBounds
 }
 
 // OneSidedEmptySQL is an SQL condition, on a ducklake_column column_type
 // expression (typ) and the row's contains_nan expression (containsNaN),
 // that is true where some reader of format v reads a one-sided row of that
-// column as an empty range: "false" for 0.1-0.3; 0.4's readers (DuckDB
-// 1.5.0, 1.5.1) the base types; 1.0's (1.5.2, and 1.5.3 and later) and
-// 1.1's (2.0) the base and more types; FLOAT and DOUBLE only with
-// contains_nan false.
+// column as an empty range: "false" where every reader needs both bounds
+// (0.1-0.3); else the types some reader casts (TableStatsReading.CastBySome:
+// 0.4's readers, DuckDB 1.5.0, 1.5.1, the base types; 1.0's, 1.5.2 and
+// 1.5.3 and later, the base and more types; 1.1's, 2.0, the main ones too),
+// FLOAT and DOUBLE only with contains_nan false.
 func OneSidedEmptySQL(v *Version, typ, containsNaN string) string {
-	floats := "(" + typeIn(typ, oneSidedFloatTypes) + " AND coalesce(" + containsNaN + " = false, false))"
-	switch v.ReleaseName() {
-	case "0.1", "0.2", "0.3":
+	st := v.ReadsTableStats()
+	if st.BothBounds || st.CastBySome == StatsTypesNone {
 		return "false"
-	case "0.4":
+	}
+	floats := "(" + typeIn(typ, oneSidedFloatTypes) + " AND coalesce(" + containsNaN + " = false, false))"
+	switch st.CastBySome {
+	case StatsTypesBase:
 		return "(" + typeIn(typ, oneSidedBaseTypes) + " OR " + floats + ")"
-	case "1.0":
+	case StatsTypesMore:
 		return "(" + typeIn(typ, concat(oneSidedBaseTypes, oneSidedMoreTypes)) + " OR lower(trim(" + typ + ")) LIKE 'decimal(%' OR " + floats + ")"
 	}
 	return "(" + typeIn(typ, concat(oneSidedBaseTypes, oneSidedMoreTypes, oneSidedMainTypes)) + " OR lower(trim(" + typ + ")) LIKE 'decimal(%' OR " + floats + ")"

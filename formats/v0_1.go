@@ -39,6 +39,12 @@ var tokensV0_1 = []string{
 	"altered_table", "altered_view", "dropped_schema", "dropped_table", "dropped_view", "compacted_table",
 }
 
+// tableStatsV0_1 is how the readers of formats 0.1-0.3 (DuckLake
+// v1.3-ossivalis, v1.4-andium) read table statistics: the base types, only
+// where min_value and max_value are both set; none answers min/max from them
+// (8c1e97ab is 1.5.4's), all scan.
+var tableStatsV0_1 = TableStatsReading{BothBounds: true, CastByEvery: StatsTypesBase, CastBySome: StatsTypesBase}
+
 // V0_1 is DuckLake 0.1: partition columns are positions, file paths are
 // relative to data_path, no name mapping, no scoped settings.
 var V0_1 = &Version{
@@ -46,6 +52,7 @@ var V0_1 = &Version{
 	Tables:       tablesV0_1,
 	Caps:         CapSplitPartialFiles,
 	Quirks:       quirksV1_3_0,
+	TableStats:   tableStatsV0_1,
 	DuckDB:       ">= 1.3.0, < 1.3.1",
 	DataPathRows: DataPathFirstRow,
 	Storage:      "v1.3.0",

@@ -16,6 +16,7 @@ var V0_2 = &Version{
 	),
 	Caps:         V0_1.Caps | CapScopedSettings | CapTablePaths | CapNameMapping | CapPartitionFieldIDs,
 	Quirks:       quirksV1_3,
+	TableStats:   tableStatsV0_1,
 	DuckDB:       ">= 1.3.1, < 1.4.0",
 	DataPathRows: DataPathFirstRow,
 	Storage:      "v1.3.0",

@@ -28,6 +28,7 @@ var V0_3 = &Version{
 	Caps:         V0_2.Caps | CapHivePartitionMapping | CapCommitInfo | CapSchemaVersions | CapExtraStats | CapPartialMaxInfo,
 	Quirks:       quirksV1_4,
 	SourceQuirks: quirksV1_4_5,
+	TableStats:   tableStatsV0_1,
 	DuckDB:       ">= 1.4.0, < 1.5.0",
 	DataPathRows: DataPathRowsMatch,
 	Storage:      "v1.4.0",

@@ -40,6 +40,9 @@ var V0_4 = &Version{
 	Caps:         capsV0_4,
 	Quirks:       quirksV1_5_0,
 	SourceQuirks: quirksV1_5_1,
+	// DuckLake 7ea15644, 67480b1d (DuckDB 1.5.0, 1.5.1) cast the base types
+	// and set each bound present; neither answers min/max from them.
+	TableStats:   TableStatsReading{CastByEvery: StatsTypesBase, CastBySome: StatsTypesBase},
 	DuckDB:       ">= 1.5.0, < 1.5.2",
 	DataPathRows: DataPathRowsMatch,
 	Storage:      "v1.5.0",

@@ -14,6 +14,14 @@ var V1_0 = &Version{
 	Types:        typesV0_4,
 	Transforms:   append(slices.Clone(transformsV0_1), "bucket("),
 	ChangeTokens: tokensV0_4,
+	// DuckDB 1.5.2 (415a9ebd) casts the base types; 1.5.3 on (e6a3bd0a,
+	// from d6906fa9) and 2.0 the more types too, which only some 1.0
+	// readers then fail on (not a refusal). DuckDB 1.5.4 on (d318a545, then
+	// 1.5.5's d8a1881e: 8c1e97ab "Answer MIN/MAX from catalog metadata when
+	// stats are exact") and 2.0 fold min/max from exact statistics; 1.5.2
+	// and 1.5.3 scan.
+	TableStats: TableStatsReading{CastByEvery: StatsTypesBase, CastBySome: StatsTypesMore,
+		FoldMinMax: "DuckDB 1.5.4+ and 2.0", ScanMinMax: "DuckDB 1.5.2-1.5.3"},
 	// DuckDB 1.5.2 and 1.5.3 (DuckLake 415a9ebd, e6a3bd0a) still fail on
 	// table statistics without column statistics (fixed by db9cb183, first
 	// in 1.5.4's d318a545); DuckDB 1.5.2 (415a9ebd) still reads delete

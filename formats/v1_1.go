@@ -26,6 +26,15 @@ var V1_1 = &Version{
 	Types:        append(slices.Clone(typesV0_4), "timestamptz_ns"),
 	Transforms:   transformsV1_1,
 	ChangeTokens: tokensV0_4,
+	// Read by DuckLake main (DuckDB 2.0) only: it casts the main types,
+	// only for a scan at the catalog's current snapshot (d2f4b9c0,
+	// 2026-08-11, "Only apply global statistics to current-snapshot table
+	// scans": DuckLakeStatistics returns none unless
+	// DuckLakeFunctionInfo::CanUseGlobalStats, the scan's snapshot being the
+	// transaction's and the catalog not pinned to a snapshot), and folds
+	// min/max from exact statistics (8c1e97ab).
+	TableStats: TableStatsReading{CastByEvery: StatsTypesMain, CastBySome: StatsTypesMain,
+		CurrentSnapshotOnly: true, FoldMinMax: "DuckDB 2.0"},
 }
 
 // V1_1Dev1 is the development stamp '1.1-dev1' written by DuckDB's 2.0

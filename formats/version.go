@@ -99,6 +99,11 @@ type Version struct {
 	// written catalog of the format that holds it while its source does not
 	// (EarlyReadsWith).
 	EarlyQuirks ReaderQuirk
+	// TableStats is how the format's readers read the table statistics
+	// (tablestats.go): the types they cast, when, and whether they answer
+	// min/max from them. Zero for a development layout, which reads as its
+	// release (ReadsTableStats).
+	TableStats TableStatsReading
 	// DuckDB is the version constraint (hashicorp/go-version syntax) of the
 	// DuckDB releases whose ducklake extension opens this format read-only.
 	DuckDB string

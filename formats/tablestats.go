@@ -1,0 +1,69 @@
+package formats
+
+// TableStatsReading is how the readers of a format turn the catalog's table
+// statistics (ducklake_table_stats, ducklake_table_column_stats) into the
+// statistics DuckDB's planner uses (DuckLakeColumnStats::ToStats ->
+// CreateNumericStats, src/storage/ducklake_stats.cpp): which column types
+// they cast, when, and whether they answer min/max from them. The proof
+// (package compare) refuses statistics a reader fails to cast and checks
+// folded min/max; convert and the proof treat one-sided rows by it
+// (onesided.go). Declared once per released format (Version.TableStats); a
+// development layout reads as its release (Version.ReadsTableStats).
+type TableStatsReading struct {
+	// BothBounds: the readers give a column no statistics unless both
+	// min_value and max_value are set (v1.3-ossivalis, v1.4-andium:
+	// formats 0.1-0.3). Later readers (7ea15644 on) start from
+	// NumericStats::CreateEmpty and set each bound present, so a row with
+	// one bound reads as an empty range (OneSidedStatsEmpty).
+	BothBounds bool
+	// CastByEvery are the types every reader of the format casts when it
+	// plans a scan (a text that does not cast fails the query: compare's
+	// uncastable-column-stats refusal); CastBySome those some reader casts
+	// (where a one-sided row reads as empty: OneSidedEmptySQL). They differ
+	// where the releases that read the format run different DuckLake builds.
+	CastByEvery, CastBySome StatsTypes
+	// CurrentSnapshotOnly: every reader gives the planner the table
+	// statistics only for a scan at the catalog's current snapshot, so a
+	// read at an older one (AT (VERSION => ...)) never casts them.
+	CurrentSnapshotOnly bool
+	// FoldMinMax names the DuckDB releases reading the format that answer
+	// SELECT min(c), max(c) at the latest snapshot from exact table
+	// statistics ("" for none: every reader scans); ScanMinMax those that
+	// scan even then ("" for none) (compare/minmax.go).
+	FoldMinMax, ScanMinMax string
+}
+
+// StatsTypes is a set of column types whose table column statistics a
+// DuckLake build's DuckLakeColumnStats::ToStats turns into numeric
+// statistics (src/storage/ducklake_stats.cpp); each set holds the one
+// before it. FLOAT and DOUBLE statistics are read only where contains_nan
+// is false.
+type StatsTypes uint8
+
+const (
+	// StatsTypesNone: no type (the zero value; no format declares it).
+	StatsTypesNone StatsTypes = iota
+	// StatsTypesBase: v1.3-ossivalis, v1.4-andium, and 7ea15644, 67480b1d
+	// and 415a9ebd (DuckDB 1.5.0, 1.5.1, 1.5.2): the integers from SMALLINT
+	// up, unsigned ones, FLOAT, DOUBLE, DATE, TIME and the TIMESTAMPs.
+	StatsTypesBase
+	// StatsTypesMore: from d6906fa9 ("Populate stats for more types";
+	// e6a3bd0a, DuckDB 1.5.3, and later): also BOOLEAN, TINYINT, DECIMAL
+	// and UUID.
+	StatsTypesMore
+	// StatsTypesMain: DuckLake main (DuckDB 2.0): also TIMESTAMP_TZ_NS.
+	StatsTypesMain
+)
+
+// ReadsTableStats is how the format's readers read table statistics: its
+// TableStats, or for a development layout its release's (as ReleaseName).
+func (v *Version) ReadsTableStats() TableStatsReading {
+	if v.Dev {
+		for _, r := range All {
+			if r.Name == v.Release {
+				return r.TableStats
+			}
+		}
+	}
+	return v.TableStats
+}
