@@ -19,7 +19,7 @@ var (
 	// ErrStorageTooNew is returned when the source DuckDB file uses a storage
 	// version this DuckDB cannot open.
 	ErrStorageTooNew = errors.New("catalog file uses a newer DuckDB storage version")
-	// ErrStorageUnreadable is returned when Options.Storage names a storage
+	// ErrStorageUnreadable is returned by StorageReadBy for a storage
 	// version no DuckDB that reads the target format opens.
 	ErrStorageUnreadable = errors.New("no reader of the target format opens that storage version")
 	// ErrExists is returned by Catalog when the destination already exists.

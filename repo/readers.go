@@ -142,10 +142,18 @@ func (r *repository) readerMatrix(ctx context.Context, m *Matrix, opts *Options,
 			rv := &ReaderVersion{Version: row.vp.ID, Seq: row.vp.Seq, Opens: map[string]string{}}
 			rangesShut := false // a DuckDB that opens a catalog fails on the server
 			failedFile := ""    // the catalog a DuckDB opens, which check found wrong
+			misnamed := ""      // the frozen catalog a DuckDB would open, not at the name readers fall back to
 			for _, p := range tried {
 				file := firstOpening(row.files, p)
 				if file != "" && shut && p.LessThan(rangeFallbackFrom) {
 					file, rangesShut = "", true
+				}
+				// A reader that opens none of catalogs/ falls back to
+				// ducklake.duckdb by name (FDL 0.1, Versions): a frozen
+				// catalog named otherwise in version.json is not found. It
+				// counted as read, beside plan's warning saying so.
+				if fr := row.files[len(row.files)-1]; file != "" && file == fr.Key && fr.Frozen && row.vp.v.meta.Catalog.Path != fallbackCatalog {
+					file, misnamed = "", file
 				}
 				if failed[file] {
 					file, failedFile = "", file
@@ -172,6 +180,8 @@ func (r *repository) readerMatrix(ctx context.Context, m *Matrix, opts *Options,
 					gap += " (its frozen catalog's storage is too new: see that warning)"
 				case rangesShut:
 					gap += " (the server ignores Range requests: see that difference)"
+				case misnamed != "":
+					gap += " (its frozen catalog is " + misnamed + ", not " + fallbackCatalog + ", which such readers fall back to: see that warning)"
 				case failedFile != "":
 					gap += " (" + failedFile + " fails check: see that finding)"
 				default:

@@ -79,6 +79,20 @@ func TestStrayCatalogFiles(t *testing.T) {
 			}) {
 				t.Errorf("no warning that catalog.path is %s among %+v", tc.frozen, rep.Findings)
 			}
+			// The readers table agrees: a 1.0 reader falls back to
+			// ducklake.duckdb, so it reads that version only from a catalog
+			// there. It said "reads all" beside the warning.
+			if tc.frozen != "" && len(tc.want) == 0 && rep != nil {
+				unreadable := false
+				for _, rr := range rep.Readers {
+					unreadable = unreadable || (rr.Format == "1.0" && slices.ContainsFunc(rr.Unreadable, func(rv *ReaderVersion) bool { return rv.Version == ids[2] }))
+				}
+				if !unreadable || !slices.ContainsFunc(rep.Findings, func(f Finding) bool {
+					return f.Kind == KindWarning && strings.Contains(f.Detail, "readers: DuckDB") && strings.Contains(f.Detail, "its frozen catalog is versions/"+ids[2]+"/"+tc.frozen+", not ducklake.duckdb")
+				}) {
+					t.Errorf("readers %+v, findings %+v: want version %s unreadable for 1.0 readers, naming its frozen catalog", rep.Readers, rep.Findings, ids[2])
+				}
+			}
 			if len(tc.want) == 0 {
 				if err != nil {
 					t.Fatalf("Check = %v (%+v), want nil", err, got)
