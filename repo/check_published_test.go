@@ -367,3 +367,40 @@ func TestCheckDemoContents(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckUndeclaredSourceFormatCatalog: a catalogs/<format>.duckdb in the
+// frozen catalog's own format, where fdl.json does not declare that format,
+// is opened by that format's readers before the frozen catalog (the spec's
+// order: catalogs/ first) and is never proved. Declared, it is a violation
+// ("a catalog in the frozen catalog's own format"); undeclared, any other
+// format's catalog is one too ("not declared in fdl.json"); this one was
+// shown as the frozen catalog's cell (Source) and check exited 0.
+func TestCheckUndeclaredSourceFormatCatalog(t *testing.T) {
+	ctx := context.Background()
+	golden, _ := publishedLake(t)
+	st, root := cloneRepo(t, golden)
+	id := versionIDs(t, golden)[2]
+	// The frozen catalogs are 1.0; declare 0.4 and 1.1 only.
+	fdl := `{"fdl": "0.1", "data_dir": "data/", "formats": [` +
+		`{"ducklake": "0.4", "duckdb": ">= 1.5.0, < 1.5.2"}, {"ducklake": "1.1", "duckdb": ">= 2.0.0"}]}`
+	if err := os.WriteFile(filepath.Join(root, "fdl.json"), []byte(fdl), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	garbage := make([]byte, 5000)
+	rand.Read(garbage)
+	bad := filepath.Join(root, "versions", id, "catalogs", "1.0.duckdb")
+	if err := os.WriteFile(bad, garbage, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Check(ctx, st, Options{Versions: []string{"3"}, Formats: []string{"1.1"}, Jobs: 2})
+	if !errors.Is(err, ErrDifferences) {
+		t.Fatalf("Check = %v, want a difference: DuckDB 1.5.2+ opens catalogs/1.0.duckdb (5,000 random bytes) before the frozen catalog", err)
+	}
+	found := false
+	for _, f := range rep.Findings {
+		found = found || strings.HasSuffix(f.Key, "catalogs/1.0.duckdb")
+	}
+	if !found {
+		t.Errorf("no finding names catalogs/1.0.duckdb: %+v", rep.Findings)
+	}
+}
