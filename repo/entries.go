@@ -159,7 +159,10 @@ func (r *repository) folderViolations(ctx context.Context, v *version, entries [
 		format, isCatalog := strings.CutSuffix(e.name, ".duckdb")
 		_, declared := r.cfg.Format(format)
 		switch {
-		case isCatalog && declared && format == source:
+		case isCatalog && format == source && (declared || e.kind == entryFile):
+			// Declared or not: its readers open it before the frozen
+			// catalog, and no cell proves it (the format's cell is the
+			// frozen catalog's).
 			out = append(out, Violation{e.key(v), fmt.Sprintf("a catalog in the frozen catalog's own format %s: readers of %s open catalogs/%s before the frozen %s, and it is never proved; remove it", format, format, e.name, v.meta.Catalog.Path)})
 		case isCatalog && (declared || e.kind == entryFile):
 			// a cell of the matrix
