@@ -404,3 +404,35 @@ func TestCheckUndeclaredSourceFormatCatalog(t *testing.T) {
 		t.Errorf("no finding names catalogs/1.0.duckdb: %+v", rep.Findings)
 	}
 }
+
+// TestCheckCatalogsIsAFile: a regular file named catalogs in a version
+// folder, where catalogs/ should be, is something the version folder may
+// not hold (exit 3: remove it; backfill cannot make the folder while it is
+// there). It was reported as unverifiable (exit 4, "restore the missing
+// input") under no key, with the operating system's "not a directory".
+func TestCheckCatalogsIsAFile(t *testing.T) {
+	ctx := context.Background()
+	golden, opts := publishedLake(t)
+	st, root := cloneRepo(t, golden)
+	id := versionIDs(t, golden)[2]
+	c := filepath.Join(root, "versions", id, "catalogs")
+	if err := os.RemoveAll(c); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(c, []byte("not a folder"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opts.Formats = []string{"1.0"} // no catalog expected: only the folder is at stake
+	rep, err := Check(ctx, st, opts)
+	if !errors.Is(err, ErrDifferences) || errors.Is(err, ErrUnverifiable) {
+		t.Fatalf("Check = %v, want a difference (a violation), not unverifiable", err)
+	}
+	want := "versions/" + id + "/catalogs"
+	found := false
+	for _, f := range rep.Findings {
+		found = found || f.Key == want
+	}
+	if !found {
+		t.Errorf("no finding with key %s: %+v", want, rep.Findings)
+	}
+}
