@@ -9,6 +9,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"syscall"
 
 	"golang.org/x/sync/errgroup"
 
@@ -48,6 +49,9 @@ func (r *repository) catalogEntries(v *version) ([]catalogEntry, error) {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil
 		}
+		if errors.Is(err, syscall.ENOTDIR) {
+			return nil, errCatalogsFile
+		}
 		if err != nil {
 			return nil, fmt.Errorf("list %scatalogs/: %w", v.prefix(), err)
 		}
@@ -83,6 +87,11 @@ func (r *repository) catalogEntries(v *version) ([]catalogEntry, error) {
 	slices.SortFunc(out, func(a, b catalogEntry) int { return strings.Compare(a.name, b.name) })
 	return out, nil
 }
+
+// errCatalogsFile is catalogEntries' error for a version folder whose
+// catalogs is a file (or a link to one), not a folder: a violation, not an
+// unreadable input (planVersion).
+var errCatalogsFile = errors.New("a file, not the catalogs/ folder: readers find no catalog in it, and backfill cannot write one while it is there; remove it")
 
 // entryKind says what is at a key ("" when nothing is).
 func (r *repository) entryKind(ctx context.Context, key string) (string, error) {

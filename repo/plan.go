@@ -281,13 +281,18 @@ func (r *repository) planVersion(ctx context.Context, v *version, declared []fdl
 		vp.Format, vp.Catalog = v.meta.DuckLake.Format, v.prefix()+v.meta.Catalog.Path
 	}
 	entries, err := r.catalogEntries(v)
-	if err != nil {
+	var catalogsFile []Violation
+	switch {
+	case errors.Is(err, errCatalogsFile):
+		catalogsFile = []Violation{{v.prefix() + "catalogs", err.Error()}}
+	case err != nil:
 		vp.Issues = append(vp.Issues, Issue{ProblemUnreadable, err.Error()})
 	}
 	hidden, infos, hiddenErr := r.hiddenCatalogs(ctx, v, declared)
 	entries, hidden, vp.Notes = r.adoptHidden(v, entries, hidden, infos, declared)
 	var walIssues []Issue
 	vp.Violations, walIssues = r.folderViolations(ctx, v, entries)
+	vp.Violations = append(vp.Violations, catalogsFile...)
 	vp.Issues = append(vp.Issues, walIssues...)
 	vp.Notes = append(vp.Notes, litterNotes(v, entries)...)
 	if v.meta != nil && v.meta.Catalog.Path != fallbackCatalog {
