@@ -9,7 +9,7 @@ import (
 
 // hintDeletes gives the run's shared digests the positions that the newest
 // version's catalog deletes from each data file at any snapshot (see
-// compare.Digests.HintFrom). Versions extend their parents' history, so
+// compare.Digests.HintFromReader). Versions extend their parents' history, so
 // the first proof that reads a data file keeps the hashes of every row any
 // version deletes, and no later proof reads the file again for them. It
 // only saves reads: on any failure the proofs read what they need. The

@@ -42,7 +42,7 @@ func (s *hidingStore) List(ctx context.Context, prefix string) ([]store.ObjectIn
 	return out, nil
 }
 
-// setParents rewrites a version.json's parents (editVersion; the rest of
+// setParents rewrites a version.json's parents (testlakes.EditVersion; the rest of
 // the version still matches).
 func setParents(t *testing.T, root, id string, parents ...string) {
 	t.Helper()

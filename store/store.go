@@ -50,12 +50,15 @@ type PathStore interface {
 	Path(key string) (string, error)
 }
 
-// TempDir is the folder, directly under a local repository's root, where
-// writers keep their temporary files (named after the process that owns
-// them; see internal/scratch). It sits beside versions/ and data/, on the
-// same file system, and is no object: List never shows it, and readers,
-// who open only fdl.json, versions/ and the data files a catalog names,
-// never look there.
+// TempDir is the folder where writers keep their temporary files (named
+// after the process that owns them; see internal/scratch): directly under
+// a local repository's root, beside versions/ and data/, and, for a key
+// whose folder is on another file system (a versions/, version, catalogs/
+// or data folder linked onto another disk), in the topmost folder of the
+// key's path on that file system (store/local's StageDir). It is no
+// object: List never shows it, at any depth, and readers, who open only
+// fdl.json, versions/ and the data files a catalog names, never look
+// there.
 const TempDir = ".fdl-tmp"
 
 // ObjectInfo describes one object.
