@@ -823,3 +823,37 @@ func TestResolveAttachForDuckDB13(t *testing.T) {
 		})
 	}
 }
+
+// TestHugeDuckDBBound: fdl.json accepts a duckdb range whose bound is at
+// int64's maximum ("> 1.5.9223372036854775807" lies within format 1.0's
+// readers), and the boundaries the readers matrix and resolve evaluate
+// (constraintPoints: the version just past a bound) overflowed to
+// "1.5.-9223372036854775808", which goversion.Must panicked on: check of
+// such a repository crashed, even one with no version (--allow-empty).
+// The newcomer review fixed the same overflow in formats' nearBounds.
+func TestHugeDuckDBBound(t *testing.T) {
+	for _, c := range []string{"> 1.5.9223372036854775807", "~> 1.9223372036854775807.0", ">= 1.5.2, != 1.5.9223372036854775807"} {
+		t.Run(c, func(t *testing.T) {
+			root := t.TempDir()
+			fdl := `{"fdl": "0.1", "formats": [{"ducklake": "1.0", "duckdb": "` + c + `"}]}`
+			if err := os.WriteFile(filepath.Join(root, "fdl.json"), []byte(fdl), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Mkdir(filepath.Join(root, "versions"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			st, err := local.New(root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() {
+				if p := recover(); p != nil {
+					t.Fatalf("Check panics: %v", p)
+				}
+			}()
+			if _, err := Check(context.Background(), st, Options{AllowEmpty: true, WorkDir: t.TempDir()}); err != nil {
+				t.Errorf("Check = %v, want nil (an empty repository, allowed)", err)
+			}
+		})
+	}
+}
