@@ -755,18 +755,24 @@ func constraintPoints(c string) []*goversion.Version {
 		return nil
 	}
 	s := v.Segments()
-	next := func(major, minor, patch int) *goversion.Version {
-		return goversion.Must(goversion.NewVersion(fmt.Sprintf("%d.%d.%d", major, minor, patch)))
-	}
 	v = v.Core()
+	// The version just past v: none when a segment at int64's maximum
+	// (which fdl.json's constraints accept) would overflow; no DuckDB
+	// lies past it.
+	next := func(major, minor, patch int) []*goversion.Version {
+		if major < 0 || minor < 0 || patch < 0 {
+			return []*goversion.Version{v}
+		}
+		return []*goversion.Version{v, goversion.Must(goversion.NewVersion(fmt.Sprintf("%d.%d.%d", major, minor, patch)))}
+	}
 	switch m[1] {
 	case ">", "<=", "=", "", "!=":
-		return []*goversion.Version{v, next(s[0], s[1], s[2]+1)}
+		return next(s[0], s[1], s[2]+1)
 	case "~>":
 		if strings.Count(strings.TrimPrefix(m[2], "v"), ".") >= 2 {
-			return []*goversion.Version{v, next(s[0], s[1]+1, 0)}
+			return next(s[0], s[1]+1, 0)
 		}
-		return []*goversion.Version{v, next(s[0]+1, 0, 0)}
+		return next(s[0]+1, 0, 0)
 	}
 	return []*goversion.Version{v}
 }
