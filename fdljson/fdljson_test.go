@@ -109,6 +109,23 @@ func TestParseRepo(t *testing.T) {
 	}
 }
 
+// TestUntilAtZeroTime: an until at Go's zero time (0001-01-01T00:00:00Z,
+// also written with an offset) is an until long past, not "no until":
+// HasUntil tested UntilTime.IsZero(), so such a format never expired and
+// backfill went on writing it.
+func TestUntilAtZeroTime(t *testing.T) {
+	now := time.Date(2026, 12, 3, 0, 0, 0, 0, time.UTC)
+	for _, until := range []string{"0001-01-01", "0001-01-01T00:00:00Z", "0001-01-01T09:00:00+09:00"} {
+		r, err := ParseRepo("fdl.json", []byte(`{"fdl": "0.1", "formats": [{"ducklake": "1.0", "until": "`+until+`"}]}`))
+		if err != nil {
+			t.Fatalf("until %s: %v", until, err)
+		}
+		if f := r.Formats[0]; !f.HasUntil() || !f.ExpiredAt(now) || !f.ExpiredFor(now.AddDate(-1, 0, 0), now) {
+			t.Errorf("until %s: HasUntil %v, ExpiredAt(%s) %v: want an until long past", until, f.HasUntil(), now.Format(time.DateOnly), f.ExpiredAt(now))
+		}
+	}
+}
+
 func TestParseRepoDefaults(t *testing.T) {
 	r, err := ParseRepo("fdl.json", []byte(`{"fdl":"0.1","formats":[{"ducklake":"1.0"}]}`))
 	if err != nil {
