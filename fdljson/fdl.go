@@ -39,12 +39,14 @@ type Format struct {
 
 	Version    *formats.Version      `json:"-"`
 	Readers    goversion.Constraints `json:"-"`
-	UntilTime  time.Time             `json:"-"` // zero when Until is empty
+	UntilTime  time.Time             `json:"-"` // zero when Until is empty (HasUntil tells)
 	DuckDBFrom string                `json:"-"` // "fdl.json" or "registry"
 }
 
-// HasUntil reports whether the format has an end date.
-func (f Format) HasUntil() bool { return !f.UntilTime.IsZero() }
+// HasUntil reports whether the format has an end date. By Until, not
+// UntilTime: an until of 0001-01-01T00:00:00Z is Go's zero time, and read
+// as none the format never expired.
+func (f Format) HasUntil() bool { return f.Until != "" }
 
 // ExpiredAt reports whether the format is no longer written as of now.
 func (f Format) ExpiredAt(now time.Time) bool { return f.HasUntil() && !now.Before(f.UntilTime) }
