@@ -75,3 +75,16 @@ func TestRepositoryStallTimeout(t *testing.T) {
 		}
 	}
 }
+
+// TestRepositoryErrorsName: a repository argument that opens no store is
+// named in the error, as the user wrote it (before, "s3:///prefix" said
+// only "s3: no bucket").
+func TestRepositoryErrorsName(t *testing.T) {
+	dir := t.TempDir()
+	for _, arg := range []string{filepath.Join(dir, "missing"), "ftp://host/x", "s3:///prefix", "s3://bucket/../up"} {
+		_, err := open.Repository(context.Background(), arg, open.Options{})
+		if err == nil || !strings.Contains(err.Error(), arg) {
+			t.Errorf("Repository(%q) = %v, want an error naming %s", arg, err, arg)
+		}
+	}
+}
