@@ -90,7 +90,7 @@ var (
 // New returns the store of s3://bucket/prefix.
 func New(ctx context.Context, bucket, prefix string, opts Options) (*Store, error) {
 	if bucket == "" {
-		return nil, fmt.Errorf("s3: no bucket")
+		return nil, fmt.Errorf("s3:///%s: no bucket (want s3://BUCKET/PREFIX)", prefix)
 	}
 	prefix = strings.Trim(prefix, "/")
 	if prefix != "" {
