@@ -107,3 +107,23 @@ func TestPrefixQueryRefused(t *testing.T) {
 		t.Errorf("prefix with a %%-escape: %v, want it accepted (DuckDB's S3 client encodes %%)", err)
 	}
 }
+
+// An endpoint with a path (an S3 server behind a reverse proxy at
+// https://host/minio) is refused: the SDK sends its requests under the path
+// (check reads https://host/minio/BUCKET/KEY), while DuckDB's S3 secret
+// takes a host and port only (DuckDBSecret, which resolve prints, dropped
+// the path), so readers would ask https://host/BUCKET/KEY, another server
+// or none. A root path, "/", is no path.
+func TestEndpointPathRefused(t *testing.T) {
+	for _, ep := range []string{"https://example.org/minio", "http://127.0.0.1:9000/s3/", "http://127.0.0.1:9000/?x=1"} {
+		if _, err := s3.New(context.Background(), "bucket", "lake", s3.Options{Endpoint: ep}); err == nil {
+			t.Errorf("endpoint %s: accepted, want a refusal (DuckDB's S3 secret takes a host and port)", ep)
+		}
+	}
+	t.Setenv("AWS_REGION", "us-east-1")
+	for _, ep := range []string{"http://127.0.0.1:9000", "http://127.0.0.1:9000/"} {
+		if _, err := s3.New(context.Background(), "bucket", "lake", s3.Options{Endpoint: ep}); err != nil {
+			t.Errorf("endpoint %s: %v, want it accepted", ep, err)
+		}
+	}
+}
