@@ -186,6 +186,12 @@ func checkEndpoint(endpoint string) error {
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return fmt.Errorf("endpoint %s: not an http:// or https:// URL", u.Redacted())
 	}
+	// The SDK sends every request under the endpoint's path; DuckDB's S3
+	// secret takes a host and port only (DuckDBSecret), so its readers
+	// would ask the host's root for other objects than the ones checked.
+	if strings.Trim(u.Path, "/") != "" || u.RawQuery != "" || u.Fragment != "" {
+		return fmt.Errorf("endpoint %s: a path, query or fragment after the host, which DuckDB's s3:// reader cannot be given (its S3 secret's ENDPOINT is a host and port): it would read other objects than fdl-formats checks; give the S3 server's own host and port", u.Redacted())
+	}
 	return nil
 }
 
