@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/fdl-formats/fdl-formats/internal/faults"
 	"github.com/fdl-formats/fdl-formats/store"
@@ -284,5 +285,42 @@ func TestCreateSyncsEveryFolder(t *testing.T) {
 				t.Errorf("Create synced %q, want %q", synced, tc.want)
 			}
 		})
+	}
+}
+
+// TestOpenSpecialFile: Open of a key that is a named pipe (or a link to
+// one) fails at once instead of blocking until a writer comes: a FIFO
+// named fdl.json hung plan, backfill and check forever (the other
+// repository files are opened only when List shows them, and it shows
+// regular files only).
+func TestOpenSpecialFile(t *testing.T) {
+	root := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(root, "fdl.json"), 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	if err := os.Symlink("fdl.json", filepath.Join(root, "link.json")); err != nil {
+		t.Fatal(err)
+	}
+	l, err := New(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"fdl.json", "link.json"} {
+		done := make(chan error, 1)
+		go func() {
+			rc, err := l.Open(context.Background(), key)
+			if err == nil {
+				rc.Close()
+			}
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), key) {
+				t.Errorf("Open(%s) = %v, want an error naming it", key, err)
+			}
+		case <-time.After(2 * time.Second):
+			t.Fatalf("Open(%s) of a named pipe still blocks after 2 s", key)
+		}
 	}
 }
