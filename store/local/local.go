@@ -84,6 +84,12 @@ func (l *Store) Open(ctx context.Context, key string) (io.ReadCloser, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	// A named pipe, socket or device is no object (List shows none), and
+	// opening a pipe blocks until a writer comes (a FIFO named fdl.json
+	// hung every command): told apart before.
+	if st, err := os.Stat(p); err == nil && !st.IsDir() && !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("open %s: a special file (named pipe, socket or device), not a regular file", key)
+	}
 	f, err := os.Open(p)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", key, err)
