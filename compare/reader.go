@@ -190,13 +190,16 @@ type Reader struct {
 // Open attaches a catalog read-only in a private in-memory DuckDB and detects
 // its format. Errors wrap ErrIncomparable when the catalog cannot be read,
 // or when a write-ahead log (<catalog>.wal) lies beside it, which DuckDB
-// would replay on top of the file.
+// would replay on top of the file. A file that could not be opened at all
+// (none, one another DuckDB process holds, not DuckDB, not DuckLake) gives
+// an *OpenError too.
 func Open(ctx context.Context, catalogPath string, opts ReaderOptions) (*Reader, error) {
 	if err := faults.At(ctx, "compare/open", catalogPath); err != nil {
 		return nil, err
 	}
-	if _, err := os.Stat(catalogPath); err != nil {
-		return nil, fmt.Errorf("%w: catalog %s: %w", ErrIncomparable, catalogPath, err)
+	st, err := os.Stat(catalogPath)
+	if err != nil {
+		return nil, openFailed(catalogPath, OpenNoFile, fmt.Errorf("%w: catalog %s: %w", ErrIncomparable, catalogPath, err))
 	}
 	// DuckDB replays a write-ahead log beside the file, even read-only:
 	// what would be read is then not the file alone.
@@ -215,6 +218,9 @@ func Open(ctx context.Context, catalogPath string, opts ReaderOptions) (*Reader,
 	r := &Reader{path: catalogPath, asSource: opts.AsSource, db: db, engines: opts.Engines, conn: conn, memo: newDigestMemo(NewDigests(opts.DigestCache)), allRowsKeys: map[allRowsKeyID]string{}, goneKeys: map[goneKeyID]string{}, goneParts: map[allRowsKeyID]goneParts{}, schemas: map[string]*pnode{}, schemaTried: map[string]bool{}, deleteTried: map[string]bool{}, existing: map[string]bool{}, posHashes: map[string]keptHash{}, rawDeletes: newDeleteFiles(), tempTables: map[string]bool{}, deletes: map[string][]int64{}, partialCuts: map[string]partialCut{}, cutCap: maxRawDeletes, meta: newMetaMemo(), inl: newInlinedMemo(), maxInlinePositions: 10000}
 	if err := r.init(ctx, opts); err != nil {
 		r.Close()
+		if st.IsDir() && !errors.As(err, new(*OpenError)) {
+			err = openFailed(catalogPath, OpenNotDuckDB, err)
+		}
 		return nil, damaged(err)
 	}
 	return r, nil
@@ -236,7 +242,7 @@ func (r *Reader) init(ctx context.Context, opts ReaderOptions) error {
 		if storageTooNew(err.Error()) {
 			return fmt.Errorf("%w: catalog %s was saved with a newer DuckDB storage version than DuckDB %s can open (e.g. storage v2.0.0): %w", ErrIncomparable, r.path, duckdbVersion(ctx, r.conn), err)
 		}
-		return fmt.Errorf("%w: attach catalog %s: %w", ErrIncomparable, r.path, err)
+		return openFailed(r.path, attachFailure(err.Error()), fmt.Errorf("%w: attach catalog %s: %w", ErrIncomparable, r.path, err))
 	}
 	rows, err := r.conn.QueryContext(ctx, `SELECT table_name, column_name, data_type FROM duckdb_columns() WHERE database_name = 'cat' AND schema_name = 'main' ORDER BY table_name, column_index`)
 	if err != nil {
@@ -281,7 +287,7 @@ func (r *Reader) init(ctx context.Context, opts ReaderOptions) error {
 		r.dynamicOf[strings.ToLower(n)] = n // DuckDB allows one object per name in any letter case
 	}
 	if _, ok := r.layout["ducklake_metadata"]; !ok {
-		return fmt.Errorf("%w: %s is not a DuckLake catalog (no ducklake_metadata table)", ErrIncomparable, r.path)
+		return openFailed(r.path, OpenNotDuckLake, fmt.Errorf("%w: %s is not a DuckLake catalog (no ducklake_metadata table)", ErrIncomparable, r.path))
 	}
 	// ducklake_metadata is held to what its readers load (every row, in
 	// scan order): rows they refuse, or read in an order the rows do not

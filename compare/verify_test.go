@@ -199,3 +199,48 @@ func TestDiskCheck(t *testing.T) {
 		t.Errorf("missing file: %v, want ErrIncomparable", err)
 	}
 }
+
+// TestCatalogsOpenError: a catalog that cannot be opened at all (no file,
+// not DuckDB, not DuckLake, another process's lock) is still a difference
+// when the other reads, as check and backfill need it (a published catalog
+// no reader opens differs from its source), and says why with an
+// *OpenError; a catalog its readers fail on (truncated) is none.
+func TestCatalogsOpenError(t *testing.T) {
+	lake, catalog := lastVersion(t, "lakes", "06_deletes")
+	data := filepath.Join(lake, "data")
+	dir := t.TempDir()
+	text := filepath.Join(dir, "text.duckdb")
+	if err := os.WriteFile(text, []byte("hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		b    func(t *testing.T) string
+		want OpenCause // 0: no OpenError
+	}{
+		{"no file", func(*testing.T) string { return filepath.Join(dir, "typo.duckdb") }, OpenNoFile},
+		{"a text file", func(*testing.T) string { return text }, OpenNotDuckDB},
+		{"a folder", func(*testing.T) string { return dir }, OpenNotDuckDB},
+		{"truncated", func(t *testing.T) string {
+			b := filepath.Join(t.TempDir(), "copy.duckdb")
+			copyFile(t, catalog, b)
+			cut(256*1024)(t, b)
+			return b
+		}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := tc.b(t)
+			_, err := Catalogs(context.Background(), catalog, b, Options{DataPath: data})
+			if !errors.Is(err, ErrNotEquivalent) || !strings.Contains(err.Error(), "B cannot be read while A can") {
+				t.Fatalf("Catalogs = %v, want a difference", err)
+			}
+			var oe *OpenError
+			switch ok := errors.As(err, &oe); {
+			case tc.want == 0 && ok:
+				t.Fatalf("an OpenError (%d) for a catalog its readers fail on: %v", oe.Cause, err)
+			case tc.want != 0 && (!ok || oe.Cause != tc.want || oe.Path != b):
+				t.Fatalf("Catalogs = %v, want an OpenError of cause %d naming %s", err, tc.want, b)
+			}
+		})
+	}
+}

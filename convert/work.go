@@ -55,6 +55,9 @@ func openSource(ctx context.Context, conn *sql.Conn, src string, engines *Engine
 		switch {
 		case strings.Contains(msg, "newer version of DuckDB"):
 			return "", "", nil, fmt.Errorf("open catalog %s: %w: DuckDB %s cannot open it (%s); re-save it with an older STORAGE_VERSION such as v1.5.0", src, ErrStorageTooNew, duckdbVersion(ctx, conn), oneline.First(msg))
+		case strings.Contains(msg, "Could not set lock on file"):
+			// Not the file's fault: a runtime failure, not invalid input.
+			return "", "", nil, fmt.Errorf("open catalog %s: another process holds it open read-write (DuckDB could not set its lock on the file); convert it once that process has closed it, or convert a copy: %s", src, oneline.First(msg))
 		case strings.Contains(msg, "not a valid DuckDB database file"):
 			return "", "", nil, fmt.Errorf("open catalog %s: %w: not a DuckDB database file", src, ErrNotCatalog)
 		default:

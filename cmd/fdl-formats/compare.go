@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 
+	"github.com/duckdb/duckdb-go/v2"
 	"github.com/urfave/cli/v3"
 
 	"github.com/fdl-formats/fdl-formats/compare"
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 )
 
 func compareCommand() *cli.Command {
@@ -53,6 +56,16 @@ func runCompare(ctx context.Context, cmd *cli.Command) error {
 		Logger:      logger(cmd),
 		Carry:       carry,
 	})
+	// A catalog that could not be opened at all is no difference between
+	// the two: the file is reported, no comparison ran.
+	var oe *compare.OpenError
+	if errors.As(err, &oe) {
+		side := "B"
+		if oe.Path == a {
+			side = "A"
+		}
+		rep, err = &compare.Report{A: compare.CatalogInfo{Path: a}, B: compare.CatalogInfo{Path: b}}, catalogOpenError{side: side, err: oe}
+	}
 	out := cmd.Root().Writer
 	if cmd.Bool("json") {
 		doc := struct {
@@ -72,10 +85,41 @@ func runCompare(ctx context.Context, cmd *cli.Command) error {
 		}
 		return err
 	}
-	if rep != nil {
+	if rep != nil && !errors.As(err, new(catalogOpenError)) {
 		printReport(cmd, rep, err)
 	}
 	return err
+}
+
+// catalogOpenError is a catalog compare could not open at all (compare.OpenError):
+// exit 1 for a file that is not there or that another process holds,
+// 6 for one that is not a DuckLake catalog (as convert).
+type catalogOpenError struct {
+	side string // "A" or "B"
+	err  *compare.OpenError
+}
+
+func (e catalogOpenError) Error() string {
+	detail := e.err.Reason()
+	var pe *fs.PathError
+	var de *duckdb.Error
+	switch {
+	case errors.As(e.err, &pe):
+		detail = pe.Error()
+	case errors.As(e.err, &de):
+		detail += ": " + oneline.First(de.Error())
+	}
+	return fmt.Sprintf("catalog %s %s cannot be opened: %s", e.side, e.err.Path, detail)
+}
+
+func (e catalogOpenError) Unwrap() error { return e.err }
+
+// Hint says what to do about a catalog another process holds.
+func (e catalogOpenError) Hint() string {
+	if e.err.Cause == compare.OpenLocked {
+		return "compare it once the process writing it (named above) has closed it, or compare a copy of it"
+	}
+	return ""
 }
 
 func errString(err error) string {
@@ -150,7 +194,13 @@ func printReport(cmd *cli.Command, rep *compare.Report, err error) {
 }
 
 func classifyCompare(err error) (int, bool) {
+	var oe catalogOpenError
 	switch {
+	case errors.As(err, &oe):
+		if c := oe.err.Cause; c == compare.OpenNotDuckDB || c == compare.OpenNotDuckLake {
+			return exitInvalid, true
+		}
+		return exitFailure, true
 	case errors.Is(err, compare.ErrNotEquivalent):
 		return exitDifferent, true
 	case errors.Is(err, compare.ErrIncomparable):

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"database/sql"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// holdLock takes the write lock DuckDB takes on a file it opens read-write,
+// as another process writing the catalog holds it: an open file
+// description lock conflicts with DuckDB's own (process-associated) lock
+// even in this process. It is released when the test ends.
+func holdLock(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	lk := unix.Flock_t{Type: unix.F_WRLCK}
+	if err := unix.FcntlFlock(f.Fd(), unix.F_OFD_SETLK, &lk); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCompareCatalogNotOpened: a catalog compare cannot open at all is
+// reported as such, not as a difference between the two (exit 3): a
+// file another process holds or that is not there is a runtime failure
+// (exit 1, as convert), one that is not a DuckLake catalog invalid input
+// (exit 6, as convert). Trial 2 F1.1, F2.4.
+func TestCompareCatalogNotOpened(t *testing.T) {
+	a, data := lakeCatalog(t, "lakes", "06_deletes")
+	dir := t.TempDir()
+	text := filepath.Join(dir, "text.duckdb")
+	if err := os.WriteFile(text, []byte("hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plain := filepath.Join(dir, "plain.duckdb")
+	db, err := sql.Open("duckdb", plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`CREATE TABLE t (a INTEGER); CHECKPOINT`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	for _, tc := range []struct {
+		name     string
+		path     func(t *testing.T) string
+		asB      bool
+		wantCode int
+		wantErr  string
+	}{
+		{"a mistyped path", func(*testing.T) string { return filepath.Join(dir, "typo.duckdb") }, false, exitFailure, "typo.duckdb: no such file or directory"},
+		{"a folder", func(*testing.T) string { return dir }, true, exitInvalid, "cannot be opened: not a DuckDB database file"},
+		{"a text file", func(*testing.T) string { return text }, true, exitInvalid, "cannot be opened: not a DuckDB database file"},
+		{"a DuckDB file without DuckLake tables", func(*testing.T) string { return plain }, false, exitInvalid, "cannot be opened: not a DuckLake catalog (no ducklake_metadata table)"},
+		{"a catalog another process holds", func(t *testing.T) string {
+			p := copyCatalog(t, a)
+			holdLock(t, p)
+			return p
+		}, true, exitFailure, "cannot be opened: another process holds it open read-write (DuckDB could not set its lock on the file): IO Error: Could not set lock on file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := tc.path(t)
+			args, side := []string{"compare", p, a, "--data", data}, "A"
+			if tc.asB {
+				args, side = []string{"compare", a, p, "--data", data}, "B"
+			}
+			out, stderr, code := runAppStderr(t, args...)
+			if code != tc.wantCode || !strings.Contains(stderr, "Error: catalog "+side+" "+p+" cannot be opened") || !strings.Contains(stderr, tc.wantErr) {
+				t.Fatalf("exit %d, want %d naming catalog %s and saying %q\nstdout: %s\nstderr: %s", code, tc.wantCode, side, tc.wantErr, out, stderr)
+			}
+			if strings.Contains(out, "NOT equivalent") || strings.Contains(out, "DIFF") {
+				t.Errorf("a report of differences:\n%s", out)
+			}
+			if code == exitFailure && tc.wantCode == exitFailure && strings.Contains(tc.wantErr, "lock") && !strings.Contains(stderr, "Try: compare it once the process writing it") {
+				t.Errorf("no hint about the lock:\n%s", stderr)
+			}
+		})
+	}
+	t.Run("json", func(t *testing.T) {
+		out, _, code := runAppStderr(t, "compare", a, text, "--data", data, "--json")
+		if code != exitInvalid || !strings.Contains(out, `"error": "catalog B `+text+` cannot be opened: not a DuckDB database file`) || strings.Contains(out, `"differences": [`) {
+			t.Fatalf("exit %d\n%s", code, out)
+		}
+	})
+}
+
+// TestConvertLockedSource: convert names the lock on a source another
+// process holds (exit 1), not "unreadable DuckDB file (truncated or
+// corrupt?)" (exit 6). Trial 2 F1.1.
+func TestConvertLockedSource(t *testing.T) {
+	catalog, _ := lakeCatalog(t, "lakes", "22_sorted_tables")
+	src := copyCatalog(t, catalog)
+	holdLock(t, src)
+	out := filepath.Join(t.TempDir(), "out.duckdb")
+	_, stderr, code := runAppStderr(t, "convert", src, "--to", "1.1", "-o", out)
+	if code != exitFailure || !strings.Contains(stderr, "another process holds it open read-write") || strings.Contains(stderr, "truncated or corrupt") {
+		t.Fatalf("exit %d, want %d naming the lock\n%s", code, exitFailure, stderr)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("output written")
+	}
+}

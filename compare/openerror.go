@@ -1,0 +1,83 @@
+package compare
+
+import (
+	"errors"
+	"io/fs"
+	"strings"
+)
+
+// OpenCause says why a catalog file could not be opened at all.
+type OpenCause int
+
+const (
+	// OpenNoFile: the path names no file that can be read (missing, or
+	// not accessible).
+	OpenNoFile OpenCause = iota + 1
+	// OpenLocked: another process holds the file open read-write, and so
+	// DuckDB's lock on it ("Could not set lock on file").
+	OpenLocked
+	// OpenNotDuckDB: a folder, or a file that is not a DuckDB database.
+	OpenNotDuckDB
+	// OpenNotDuckLake: a DuckDB database without a ducklake_metadata table.
+	OpenNotDuckLake
+)
+
+// OpenError is a catalog that could not be opened at all (Open): no file,
+// a file another DuckDB process holds, not a DuckDB file, or a DuckDB
+// database without DuckLake's tables. It is not a reader's failure on a
+// DuckLake catalog (a truncated file, a corrupt block, a write-ahead log
+// beside it, an object named like a DuckLake table): the proof compares
+// nothing read. Catalogs still reports it as before (a "catalog"
+// difference when the other catalog reads, ErrIncomparable when neither
+// does), as a published catalog that cannot be opened differs from its
+// source for its readers; a caller comparing two files it was given (the
+// compare command) finds it with errors.As and reports the file instead.
+// Its text is the error it wraps.
+type OpenError struct {
+	Path  string
+	Cause OpenCause
+	Err   error
+}
+
+func (e *OpenError) Error() string { return e.Err.Error() }
+func (e *OpenError) Unwrap() error { return e.Err }
+
+// Reason says in a few words why the catalog could not be opened.
+func (e *OpenError) Reason() string {
+	switch e.Cause {
+	case OpenNoFile:
+		if errors.Is(e.Err, fs.ErrNotExist) {
+			return "no such file"
+		}
+		return "the file cannot be read"
+	case OpenLocked:
+		return "another process holds it open read-write (DuckDB could not set its lock on the file)"
+	case OpenNotDuckDB:
+		return "not a DuckDB database file"
+	case OpenNotDuckLake:
+		return "not a DuckLake catalog (no ducklake_metadata table)"
+	}
+	return "cannot be opened"
+}
+
+// attachFailure is the cause of a failed ATTACH that is not about the
+// catalog's bytes as DuckLake reads them, judged by DuckDB's message; 0
+// for any other (a truncated or corrupt file, a newer storage version).
+func attachFailure(msg string) OpenCause {
+	switch {
+	case strings.Contains(msg, "Could not set lock on file"):
+		return OpenLocked
+	case strings.Contains(msg, "not a valid DuckDB database file"):
+		return OpenNotDuckDB
+	}
+	return 0
+}
+
+// openFailed wraps err, the failure to open catalog path, in an OpenError
+// of cause c; err as it is when c is 0.
+func openFailed(path string, c OpenCause, err error) error {
+	if c == 0 {
+		return err
+	}
+	return &OpenError{Path: path, Cause: c, Err: err}
+}
