@@ -122,6 +122,9 @@ func Catalog(ctx context.Context, src, dst string, target *formats.Version, opts
 type Output struct {
 	Target *formats.Version
 	Dst    string
+	// Logger, when set, receives this output's logs in Options.Logger's
+	// place (a backfill names each output's cell in its lines).
+	Logger *slog.Logger
 }
 
 // Converted is what became of one Output: Catalog's result and error.
@@ -174,7 +177,7 @@ func Catalogs(ctx context.Context, src string, outs []Output, opts Options) []Co
 				return res
 			}
 		}
-		res[i].Result, res[i].Err = p.convert(ctx, outs[i].Dst, outs[i].Target)
+		res[i].Result, res[i].Err = p.convert(ctx, outs[i].Dst, outs[i].Target, outs[i].Logger)
 	}
 	return res
 }
@@ -206,7 +209,7 @@ func Check(ctx context.Context, src string, target *formats.Version, opts Option
 		return nil, err
 	}
 	defer closeDB()
-	return p.convert(ctx, "", target)
+	return p.convert(ctx, "", target, nil)
 }
 
 // pass is what the conversions of one source share (Catalogs): the
@@ -320,9 +323,13 @@ func prepare(ctx context.Context, src string, opts Options) (*pass, func(), erro
 }
 
 // convert converts the pass's source into target in the (empty) working
-// database, and writes it to dst unless dst is empty (Check).
-func (p *pass) convert(ctx context.Context, dst string, target *formats.Version) (*Result, error) {
-	src, source, opts, log := p.src, p.source, p.opts, p.log
+// database, and writes it to dst unless dst is empty (Check). Its logs go
+// to log, or without one to the pass's.
+func (p *pass) convert(ctx context.Context, dst string, target *formats.Version, log *slog.Logger) (*Result, error) {
+	src, source, opts := p.src, p.source, p.opts
+	if log == nil {
+		log = p.log
+	}
 	path, err := Plan(source, target)
 	if err != nil {
 		return nil, fmt.Errorf("convert %s: %w", src, err)

@@ -205,7 +205,7 @@ func Backfill(ctx context.Context, st store.Store, opts Options) (_ *BackfillRep
 			for n, i := range group {
 				groupCells[n] = todo[i]
 			}
-			conv := newGroupConversions(groupCells, work)
+			conv := newGroupConversions(groupCells, work, opts.log())
 			defer func() {
 				conv.close()
 				source.Close()
@@ -437,7 +437,7 @@ func (r *repository) fill(ctx context.Context, c *Cell, work string, frozen *fro
 	// is a work file: the store syncs the copy it publishes, so the
 	// converter does not sync it (NoSync).
 	// (The converter names the format: to_version, each step's too.)
-	copts.Logger = opts.log().With("version", c.Version, "key", c.Key)
+	copts.Logger = cellLogger(opts.log(), c)
 	copts.DataPath, copts.TempDir, copts.Engines = r.dataPath, r.tempDir(), r.convEngines
 	copts.NoSync = true
 	// A frozen catalog in another format than version.json says stops the
@@ -566,9 +566,10 @@ func (r *repository) fill(ctx context.Context, c *Cell, work string, frozen *fro
 // names and uses them.
 type groupConversions struct {
 	cells []*Cell
-	work  string // the backfill's work folder
-	dir   string // the pass's outputs, until close
-	src   string // the frozen copy the pass converted
+	log   *slog.Logger // the backfill's logger, without a cell's names
+	work  string       // the backfill's work folder
+	dir   string       // the pass's outputs, until close
+	src   string       // the frozen copy the pass converted
 	done  map[*Cell]groupConverted
 }
 
@@ -579,8 +580,13 @@ type groupConverted struct {
 	convert.Converted
 }
 
-func newGroupConversions(cells []*Cell, work string) *groupConversions {
-	return &groupConversions{cells: cells, work: work}
+func newGroupConversions(cells []*Cell, work string, log *slog.Logger) *groupConversions {
+	return &groupConversions{cells: cells, work: work, log: log}
+}
+
+// cellLogger is log naming cell c: its version and key.
+func cellLogger(log *slog.Logger, c *Cell) *slog.Logger {
+	return log.With("version", c.Version, "key", c.Key)
 }
 
 // convert returns cell c's converted catalog (a file in dir, or in the
@@ -610,6 +616,10 @@ func (g *groupConversions) convert(ctx context.Context, c *Cell, src, dir string
 	for i, lc := range cells {
 		paths[i] = filepath.Join(d, fmt.Sprintf("%d-%s.duckdb", i, lc.Format))
 		outs[i] = convert.Output{Target: lc.target, Dst: paths[i]}
+		if i > 0 {
+			// Each output's lines name its own cell, not c.
+			outs[i].Logger = cellLogger(g.log, lc)
+		}
 	}
 	got := convert.Catalogs(ctx, src, outs, copts)
 	for i, lc := range later {

@@ -85,3 +85,38 @@ func TestBackfillLogsNameCells(t *testing.T) {
 		t.Errorf("lines about cells %v, want one converted, one cell failed and one cell done\n%s", seen, buf.String())
 	}
 }
+
+// TestBackfillGroupLogsNameEachCell: a version's formats are converted in
+// one pass (convert.Catalogs); every "converted" line named the key of the
+// pass's first cell (key=.../0.4.duckdb beside to_version=1.1, trial 2
+// F2.5). Each line names its own cell now.
+func TestBackfillGroupLogsNameEachCell(t *testing.T) {
+	if testing.Short() {
+		t.Skip("converts and proves a catalog")
+	}
+	st := copyLake(t, filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes"))
+	var buf bytes.Buffer
+	log := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	if _, err := Backfill(context.Background(), st, Options{Formats: []string{"0.4", "1.1"}, Jobs: 1, Logger: log}); err != nil {
+		t.Fatalf("backfill: %v", err)
+	}
+	converted := map[string]int{}
+	for _, line := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("log line %q: %v", line, err)
+		}
+		if m["msg"] != "converted" {
+			continue
+		}
+		to, _ := m["to_version"].(string)
+		key, _ := m["key"].(string)
+		converted[to]++
+		if !strings.HasSuffix(key, "/catalogs/"+to+".duckdb") {
+			t.Errorf("converted to %s names key %s: %s", to, key, line)
+		}
+	}
+	if converted["0.4"] == 0 || converted["1.1"] == 0 {
+		t.Fatalf("converted lines %v, want both formats\n%s", converted, buf.String())
+	}
+}
