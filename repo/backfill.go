@@ -148,6 +148,15 @@ func Backfill(ctx context.Context, st store.Store, opts Options) (_ *BackfillRep
 	for _, w := range m.Warnings {
 		log.Warn(w)
 	}
+	// A version's other files that disagree with version.json (a
+	// dataset.json or files.json whose sha256 differs, as plan lists them)
+	// do not stop its catalogs, as in plan; check fails on them. The run
+	// says so rather than publish without a word.
+	for _, vp := range m.Versions {
+		for _, is := range vp.Issues {
+			log.Warn("version issue: its catalogs are written all the same; check reports it", "version", vp.ID, "problem", is.Problem, "detail", is.Detail)
+		}
+	}
 	rep := &BackfillReport{FormatVersion: 1, DryRun: opts.DryRun, Plan: m, Results: []*CellResult{}, Counts: map[Outcome]int{}, Removed: []scratch.Removed{}}
 	rep.Removed = append(rep.Removed, r.sweptWork...)
 	if !opts.DryRun {

@@ -120,6 +120,19 @@ func printBackfill(out io.Writer, _ string, rep *repo.BackfillReport) {
 			fmt.Fprintf(out, "error         %s %s: %s\n", c.Version, c.Format, oneline.First(strings.Join(c.Reasons, "; ")))
 		}
 	}
+	// A version's issues (a dataset.json or files.json that disagrees with
+	// version.json, its parents) stop none of its catalogs, as in plan;
+	// check fails on them.
+	issues := 0
+	for _, v := range rep.Plan.Versions {
+		for _, is := range v.Issues {
+			issues++
+			fmt.Fprintf(out, "issue         %s %s: %s\n", v.ID, is.Problem, oneline.First(is.Detail))
+		}
+	}
+	if issues > 0 {
+		fmt.Fprintf(out, "%d issue(s) with versions' other files: their catalogs are written all the same (as plan plans them); check reports the issues\n", issues)
+	}
 	fmt.Fprintf(out, "%d written, %d already there, %d planned, %d failed, %d refused, %d in error\n",
 		rep.Counts[repo.Written], rep.Counts[repo.AlreadyThere], rep.Counts[repo.Planned], rep.Counts[repo.Failed], refused, errored)
 	printTransfer(out, rep.Transfer)

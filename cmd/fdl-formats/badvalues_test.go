@@ -132,3 +132,36 @@ func TestTempDirMissing(t *testing.T) {
 		})
 	}
 }
+
+// TestBackfillReportsVersionIssues: a version whose dataset.json no longer
+// has the sha256 version.json gives is planned as before (plan lists the
+// mismatch; its catalogs are written, exit 0), and check fails on it; the
+// backfill published into it without a word (trial 2 F3.10). It now lists
+// the issue, in its text output and as a warning in its log.
+func TestBackfillReportsVersionIssues(t *testing.T) {
+	repoDir := copyRepo(t, "lakes", "01_primitive_types")
+	ids, err := os.ReadDir(filepath.Join(repoDir, "versions"))
+	if err != nil || len(ids) != 1 {
+		t.Fatalf("versions: %v %v", ids, err)
+	}
+	id := ids[0].Name()
+	testlakes.EditVersion(t, filepath.Join(repoDir, "versions", id), func(m map[string]any) {
+		m["dataset"].(map[string]any)["sha256"] = strings.Repeat("0", 64)
+	})
+	var out, errOut strings.Builder
+	app := newApp()
+	app.Writer, app.ErrWriter = &out, &errOut
+	err = app.Run(t.Context(), []string{"fdl-formats", "backfill", "--formats=1.1", repoDir})
+	if code := exitCode(err); code != exitOK {
+		t.Fatalf("backfill: exit %d, want %d\n%s\n%s", code, exitOK, out.String(), errOut.String())
+	}
+	if !strings.Contains(out.String(), "written       versions/"+id+"/catalogs/1.1.duckdb") {
+		t.Errorf("the catalog is not written:\n%s", out.String())
+	}
+	if want := "issue         " + id + " mismatch: versions/" + id + "/dataset.json: sha256 "; !strings.Contains(out.String(), want) || !strings.Contains(out.String(), "1 issue(s) with versions' other files") {
+		t.Errorf("stdout does not list the issue (%q):\n%s", want, out.String())
+	}
+	if !strings.Contains(errOut.String(), "level=WARN") || !strings.Contains(errOut.String(), "problem=mismatch") {
+		t.Errorf("no warning in the log:\n%s", errOut.String())
+	}
+}
