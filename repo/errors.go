@@ -1,6 +1,10 @@
 package repo
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/fdl-formats/fdl-formats/store"
+)
 
 var (
 	// ErrNotRepository is returned by Plan, Backfill and Check when the store
@@ -42,12 +46,21 @@ var (
 // writes publishing relies on (it matches store.ErrUnsafe).
 type UnsafeStoreError struct{ Err error }
 
-func (e *UnsafeStoreError) Error() string { return "backfill refused: " + e.Err.Error() }
+func (e *UnsafeStoreError) Error() string {
+	if errors.Is(e.Err, store.ErrWriteDenied) {
+		return "backfill cannot publish: " + e.Err.Error()
+	}
+	return "backfill refused: " + e.Err.Error()
+}
 
 // Unwrap gives the probe's error.
 func (e *UnsafeStoreError) Unwrap() error { return e.Err }
 
 // Hint tells the user what to do next.
 func (e *UnsafeStoreError) Hint() string {
+	if errors.Is(e.Err, store.ErrWriteDenied) {
+		// Not the server's conditional writes: it refused the write.
+		return "use credentials that may write to the repository: backfill needs s3:PutObject on its prefix (and s3:DeleteObject, to remove its probe's object); plan and check need only s3:GetObject and s3:ListBucket"
+	}
 	return "publish to a service that honours If-None-Match: * on PutObject (AWS S3, Cloudflare R2, MinIO, versitygw; see the README), or backfill a local copy"
 }

@@ -164,6 +164,10 @@ var (
 	// not honour the conditions Create relies on, so publishing could
 	// replace another writer's object.
 	ErrUnsafe = errors.New("store cannot create objects safely")
+	// ErrWriteDenied is returned (wrapped) by Prober.Probe when the server
+	// refuses the probe's write itself (403 AccessDenied): the credentials
+	// may read the store but not create objects in it.
+	ErrWriteDenied = errors.New("the credentials may not write to the store")
 	// ErrNoListing is returned (wrapped) by List on a store that finds
 	// its objects through folder listings (a web site) when a folder it
 	// must walk has none it understands: the folder answers 404, or a page

@@ -356,6 +356,33 @@ func TestS3RefusesUnsafeServer(t *testing.T) {
 	}
 }
 
+// TestS3ReadOnlyCredentials: credentials that may read but not write (every
+// PutObject answered 403 AccessDenied, as IAM answers) were reported as
+// "backfill refused: probe conditional writes ... AccessDenied" with a hint
+// blaming the server's If-None-Match support (trial 2 F3.8). The error and
+// the hint now say the credentials may not write.
+func TestS3ReadOnlyCredentials(t *testing.T) {
+	srv, bucket := s3Lake(t)
+	target, _ := neturl.Parse(srv.Endpoint)
+	rp := httputil.NewSingleHostReverseProxy(target)
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Content-Type", "application/xml")
+			w.WriteHeader(http.StatusForbidden)
+			io.WriteString(w, `<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>`)
+			return
+		}
+		rp.ServeHTTP(w, r)
+	}))
+	defer proxy.Close()
+	out, errOut, code := runAppStderr(t, "backfill", remoteNow, "--endpoint="+proxy.URL, "--cache="+t.TempDir(), "s3://"+bucket+"/lake")
+	if code != exitFailure || !strings.Contains(errOut, "Error: backfill cannot publish: probe conditional writes on s3://"+bucket+"/lake") ||
+		!strings.Contains(errOut, "the credentials may not write to the store (PutObject of .fdl-formats/probe-") ||
+		!strings.Contains(errOut, "Try: use credentials that may write to the repository: backfill needs s3:PutObject") || strings.Contains(errOut, "If-None-Match") {
+		t.Errorf("backfill with read-only credentials: exit %d\n%s\n%s", code, out, errOut)
+	}
+}
+
 // TestHTTPRepository checks a backfilled lake served by Go's file server.
 func TestHTTPRepository(t *testing.T) {
 	if testing.Short() {

@@ -567,6 +567,10 @@ func (s *Store) Probe(ctx context.Context) error {
 		switch {
 		case i == 0 && status(err) == http.StatusNotImplemented:
 			return fmt.Errorf("%w: %s does not implement conditional writes (If-None-Match: *): %v", store.ErrUnsafe, s.Location(), err)
+		case i == 0 && status(err) == http.StatusForbidden:
+			// Read-only credentials: the write is refused before any
+			// condition is looked at.
+			return fmt.Errorf("probe conditional writes on %s: %w (PutObject of %s answered 403): %w", s.Location(), store.ErrWriteDenied, key, err)
 		case i == 0 && err != nil:
 			return fmt.Errorf("probe conditional writes on %s: %w", s.Location(), err)
 		case i == 1 && err == nil:
