@@ -57,6 +57,9 @@ type Finding struct {
 	// frozenDiffers: a difference of the version's frozen catalog itself
 	// (selfRead), which no backfill can mend.
 	frozenDiffers bool
+	// noRanges: a declared format's readers fail every read of this web
+	// server, which ignores Range requests (noRangesFinding).
+	noRanges bool
 }
 
 // Proof is the verification of one published catalog.
@@ -143,6 +146,11 @@ func (e *CheckError) Hint() string {
 	case ErrWorkMissing:
 		return "run `fdl-formats backfill REPO` to write the missing catalogs"
 	case ErrDifferences:
+		if e.First.noRanges {
+			// Nothing published differs: the server cannot serve the
+			// readers of a declared format.
+			return "the web server ignores Range requests, which the first finding's DuckDB releases need: serve the repository from a server that honours them (nginx, Apache, Caddy, S3), or no longer declare that format for them; see the report (--json)"
+		}
 		if strings.HasPrefix(e.First.Detail, "rule broken: ") {
 			// A stray file, a write-ahead log, a catalog of an undeclared
 			// format...: nothing to restore, the finding says what to do.

@@ -298,7 +298,7 @@ func (r *repository) noRangesFinding(format, declared string, readers goversion.
 	if len(ignored) > 1 {
 		others = fmt.Sprintf(" and %d other files", len(ignored)-1)
 	}
-	return Finding{Kind: KindDifference, Format: format, Key: ignored[0],
+	return Finding{Kind: KindDifference, Format: format, Key: ignored[0], noRanges: true,
 		Detail: fmt.Sprintf("readers: DuckDB %s (format %s, declared for DuckDB %s) cannot read this repository: %s ignores Range requests (it answered the ranged GET of the last %d bytes of %s%s with 200 and the whole file), and DuckDB before %s fails every read so answered (httpfs: \"HTTP GET error: Content-Length from server mismatches requested range, server may not support range requests.\"), reading every catalog and data file by ranged GETs; DuckDB %s and later download the whole file instead. Serve the repository from a server that honours Range requests (nginx, Apache, Caddy, S3), or no longer declare format %s for DuckDB before %s",
 			strings.Join(releases, ", "), format, declared, storeName(r.st), tailBytes, ignored[0], others, rangeFallbackFrom, rangeFallbackFrom, format, rangeFallbackFrom)}, true
 }

@@ -19,8 +19,9 @@ import (
 // It now exits 3 with a difference for that format naming the server, a
 // file and the DuckDB releases, and its readers read no version; without
 // 0.2 among the formats checked, or on a server that honours ranges, it
-// exits 0. resolve for DuckDB 1.3.2 exits 8 on that server instead of
-// printing an ATTACH that fails.
+// exits 0; its hint names the server's Range support (it said to restore or
+// withdraw a published file). resolve for DuckDB 1.3.2 exits 8 on that
+// server instead of printing an ATTACH that fails.
 func TestWebServerIgnoringRanges(t *testing.T) {
 	if testing.Short() {
 		t.Skip("backfills and proves a lake")
@@ -69,6 +70,11 @@ func TestWebServerIgnoringRanges(t *testing.T) {
 			}
 			if len(found) != 1 {
 				t.Fatalf("findings %+v, want one difference about ranges", rep.Findings)
+			}
+			// The hint is about the server, not a published file to
+			// restore or withdraw (trial 2 F3.9).
+			if !strings.Contains(errOut, "Try: the web server ignores Range requests") || strings.Contains(errOut, "restore or withdraw") {
+				t.Errorf("hint:\n%s\nwant it about Range requests", errOut)
 			}
 			f := found[0]
 			if f.Kind != repo.KindDifference || f.Format != "0.2" || f.Key == "" {
