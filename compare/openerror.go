@@ -51,7 +51,7 @@ func (e *OpenError) Reason() string {
 		}
 		return "the file cannot be read"
 	case OpenLocked:
-		return "another process holds it open read-write (DuckDB could not set its lock on the file)"
+		return "another process holds it open read-write (its lock on the file)"
 	case OpenNotDuckDB:
 		return "not a DuckDB database file"
 	case OpenNotDuckLake:

@@ -204,6 +204,15 @@ func Open(ctx context.Context, catalogPath string, opts ReaderOptions) (*Reader,
 	// DuckDB replays a write-ahead log beside the file, even read-only:
 	// what would be read is then not the file alone.
 	if _, err := os.Lstat(catalogPath + ".wal"); err == nil {
+		// A DuckDB writing the catalog now keeps its log there: the file
+		// is another process's, not a catalog with a stray log.
+		if pid, locked := writeLocked(catalogPath); locked {
+			holder := "another process"
+			if pid > 0 {
+				holder = fmt.Sprintf("process %d", pid)
+			}
+			return nil, openFailed(catalogPath, OpenLocked, fmt.Errorf("%w: catalog %s is held open read-write by %s (its write lock), which keeps its write-ahead log beside it (%s.wal)", ErrIncomparable, catalogPath, holder, filepath.Base(catalogPath)))
+		}
 		return nil, fmt.Errorf("%w: catalog %s has a write-ahead log beside it (%s.wal): DuckDB would replay changes that are not in the file; compare a copy of the file alone", ErrIncomparable, catalogPath, filepath.Base(catalogPath))
 	}
 	db, err := opts.Engines.Get()

@@ -108,6 +108,8 @@ func (e catalogOpenError) Error() string {
 		detail = pe.Error()
 	case errors.As(e.err, &de):
 		detail += ": " + oneline.First(de.Error())
+	case e.err.Cause == compare.OpenLocked:
+		detail += ": " + strings.TrimPrefix(e.err.Err.Error(), compare.ErrIncomparable.Error()+": ")
 	}
 	return fmt.Sprintf("catalog %s %s cannot be opened: %s", e.side, e.err.Path, detail)
 }
@@ -117,7 +119,7 @@ func (e catalogOpenError) Unwrap() error { return e.err }
 // Hint says what to do about a catalog another process holds.
 func (e catalogOpenError) Hint() string {
 	if e.err.Cause == compare.OpenLocked {
-		return "compare it once the process writing it (named above) has closed it, or compare a copy of it"
+		return "compare it once the process holding it (named above) has closed it"
 	}
 	return ""
 }

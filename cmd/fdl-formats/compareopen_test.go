@@ -63,26 +63,48 @@ func TestCompareCatalogNotOpened(t *testing.T) {
 			p := copyCatalog(t, a)
 			holdLock(t, p)
 			return p
-		}, true, exitFailure, "cannot be opened: another process holds it open read-write (DuckDB could not set its lock on the file): IO Error: Could not set lock on file"},
+		}, true, exitFailure, "cannot be opened: another process holds it open read-write (its lock on the file): IO Error: Could not set lock on file"},
+		// A writer keeps its write-ahead log beside the file: the lock is
+		// the cause, not a stray log.
+		{"a catalog another process writes", func(t *testing.T) string {
+			p := copyCatalog(t, a)
+			if err := os.WriteFile(p+".wal", []byte("wal"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			holdLock(t, p)
+			return p
+		}, false, exitFailure, "cannot be opened: another process holds it open read-write (its lock on the file): catalog " + "%s is held open read-write by another process (its write lock), which keeps its write-ahead log beside it (b.duckdb.wal)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := tc.path(t)
+			want := strings.ReplaceAll(tc.wantErr, "%s", p)
 			args, side := []string{"compare", p, a, "--data", data}, "A"
 			if tc.asB {
 				args, side = []string{"compare", a, p, "--data", data}, "B"
 			}
 			out, stderr, code := runAppStderr(t, args...)
-			if code != tc.wantCode || !strings.Contains(stderr, "Error: catalog "+side+" "+p+" cannot be opened") || !strings.Contains(stderr, tc.wantErr) {
-				t.Fatalf("exit %d, want %d naming catalog %s and saying %q\nstdout: %s\nstderr: %s", code, tc.wantCode, side, tc.wantErr, out, stderr)
+			if code != tc.wantCode || !strings.Contains(stderr, "Error: catalog "+side+" "+p+" cannot be opened") || !strings.Contains(stderr, want) {
+				t.Fatalf("exit %d, want %d naming catalog %s and saying %q\nstdout: %s\nstderr: %s", code, tc.wantCode, side, want, out, stderr)
 			}
 			if strings.Contains(out, "NOT equivalent") || strings.Contains(out, "DIFF") {
 				t.Errorf("a report of differences:\n%s", out)
 			}
-			if code == exitFailure && tc.wantCode == exitFailure && strings.Contains(tc.wantErr, "lock") && !strings.Contains(stderr, "Try: compare it once the process writing it") {
+			if strings.Contains(want, "lock") && !strings.Contains(stderr, "Try: compare it once the process holding it (named above) has closed it") {
 				t.Errorf("no hint about the lock:\n%s", stderr)
 			}
 		})
 	}
+	t.Run("a write-ahead log beside a catalog no process holds", func(t *testing.T) {
+		// Still a catalog its readers read otherwise: a difference.
+		b := copyCatalog(t, a)
+		if err := os.WriteFile(b+".wal", []byte("wal"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, stderr, code := runAppStderr(t, "compare", a, b, "--data", data)
+		if code != exitDifferent || !strings.Contains(stderr, "write-ahead log beside it") {
+			t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", code, exitDifferent, out, stderr)
+		}
+	})
 	t.Run("json", func(t *testing.T) {
 		out, _, code := runAppStderr(t, "compare", a, text, "--data", data, "--json")
 		if code != exitInvalid || !strings.Contains(out, `"error": "catalog B `+text+` cannot be opened: not a DuckDB database file`) || strings.Contains(out, `"differences": [`) {
