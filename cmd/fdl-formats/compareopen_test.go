@@ -78,9 +78,11 @@ func TestCompareCatalogNotOpened(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := tc.path(t)
 			want := strings.ReplaceAll(tc.wantErr, "%s", p)
-			args, side := []string{"compare", p, a, "--data", data}, "A"
+			// --no-cache: a proof kept for the same bytes (another
+			// test's) stands without opening either catalog.
+			args, side := []string{"compare", "--no-cache", p, a, "--data", data}, "A"
 			if tc.asB {
-				args, side = []string{"compare", a, p, "--data", data}, "B"
+				args, side = []string{"compare", "--no-cache", a, p, "--data", data}, "B"
 			}
 			out, stderr, code := runAppStderr(t, args...)
 			if code != tc.wantCode || !strings.Contains(stderr, "Error: catalog "+side+" "+p+" cannot be opened") || !strings.Contains(stderr, want) {
@@ -100,13 +102,13 @@ func TestCompareCatalogNotOpened(t *testing.T) {
 		if err := os.WriteFile(b+".wal", []byte("wal"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		out, stderr, code := runAppStderr(t, "compare", a, b, "--data", data)
+		out, stderr, code := runAppStderr(t, "compare", "--no-cache", a, b, "--data", data)
 		if code != exitDifferent || !strings.Contains(stderr, "write-ahead log beside it") {
 			t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", code, exitDifferent, out, stderr)
 		}
 	})
 	t.Run("json", func(t *testing.T) {
-		out, _, code := runAppStderr(t, "compare", a, text, "--data", data, "--json")
+		out, _, code := runAppStderr(t, "compare", "--no-cache", a, text, "--data", data, "--json")
 		if code != exitInvalid || !strings.Contains(out, `"error": "catalog B `+text+` cannot be opened: not a DuckDB database file`) || strings.Contains(out, `"differences": [`) {
 			t.Fatalf("exit %d\n%s", code, out)
 		}
