@@ -67,6 +67,10 @@ func checkOnDisk(k diskKey) (string, error) {
 	if strings.Contains(k.path, "://") {
 		return "", nil
 	}
+	// Stat before opening: open(2) of a FIFO blocks until a writer comes.
+	if st, err := os.Stat(k.path); err == nil && !st.Mode().IsRegular() {
+		return fmt.Sprintf("%s is not a regular file (%s)", k.path, st.Mode().Type()), nil
+	}
 	f, err := os.Open(k.path)
 	if err != nil {
 		return "", fmt.Errorf("%w: %w", ErrIncomparable, err)

@@ -3,7 +3,11 @@ package compare
 import (
 	"errors"
 	"io"
+	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 type failingReaderAt struct{ err error }
@@ -57,5 +61,32 @@ func TestFooterSizeReadErrors(t *testing.T) {
 				t.Errorf("the read error %v does not wrap the I/O error", err)
 			}
 		})
+	}
+}
+
+// TestDiskCheckFIFO: a data file replaced by a FIFO is a difference ("not
+// a regular file"), found with stat: opening it would block until a writer
+// came (check hung on one).
+func TestDiskCheckFIFO(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "x.parquet")
+	if err := syscall.Mkfifo(p, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		problem string
+		err     error
+	}
+	done := make(chan result, 1)
+	go func() {
+		problem, err := NewDiskCheck().Check(p, 100, nil, "parquet")
+		done <- result{problem, err}
+	}()
+	select {
+	case res := <-done:
+		if res.err != nil || !strings.Contains(res.problem, p+" is not a regular file") {
+			t.Errorf("Check = %q, %v; want a problem naming the file", res.problem, res.err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Check opened the FIFO: still blocked after 30 s")
 	}
 }

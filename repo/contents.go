@@ -306,7 +306,14 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 		}
 		err = outside.Other
 	}
-	if err != nil {
+	var notRegular *NotRegularError
+	if errors.As(err, &notRegular) {
+		// Not opened, nor checked on disk (that opens them).
+		for _, f := range notRegular.Files {
+			issues = append(issues, Issue{ProblemViolation, fmt.Sprintf("%s: %s; not opened (opening a FIFO blocks): restore the data file", key, f)})
+		}
+		inDataFolder = false // never a clean pass to keep
+	} else if err != nil {
 		problem := ProblemUnreadable
 		if errors.Is(err, errStoreDiffers) {
 			problem = ProblemMismatch

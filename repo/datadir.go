@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"strings"
 
 	"github.com/fdl-formats/fdl-formats/compare"
 )
@@ -38,12 +40,53 @@ func (e *OutsideError) Error() string {
 // context.
 func (e *OutsideError) Unwrap() error { return e.Other }
 
+// NotRegularError is returned (wrapped) when data or delete files a
+// catalog of a local repository names are there but are not regular files
+// (a FIFO, a device, a socket, a folder). They are found with stat(2) and
+// never opened: open(2) of a FIFO, as of a file on a hung mount, blocks
+// until a writer comes, and check hung on one with no word. Like an entry
+// of catalogs/ that is not a regular file, it is a violation
+// (ProblemViolation): check reports it as a difference.
+type NotRegularError struct {
+	Catalog string   // the catalog's key in the repository
+	Files   []string // each file described (notRegular)
+}
+
+func (e *NotRegularError) Error() string {
+	return fmt.Sprintf("%s names %s; not opened (opening a FIFO blocks): restore the data files", e.Catalog, strings.Join(e.Files, "; "))
+}
+
+// notRegular stats every file of files (resolved local paths) and
+// describes those that exist but are not regular files, in the words of
+// folderViolations ("a special file in catalogs/, where only regular
+// files ... may be"). A missing file, or one stat cannot read, is left to
+// the step that reads it, which says why.
+func (r *repository) notRegular(files []compare.StoredFile, key string) error {
+	var bad []string
+	for _, f := range files {
+		st, err := os.Stat(f.Path)
+		if err != nil || st.Mode().IsRegular() {
+			continue
+		}
+		what := fmt.Sprintf("data file %d", f.ID)
+		if f.Delete {
+			what = fmt.Sprintf("delete file %d (of data file %d)", f.ID, f.DataFileID)
+		}
+		bad = append(bad, fmt.Sprintf("%s %s, a %s in data_dir, where only regular files may be", what, r.relData(f.Path), modeKind(st.Mode().Type())))
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	return &NotRegularError{Catalog: key, Files: bad}
+}
+
 // dataProblem is the Problem of an ensureData failure: a violation for
-// files outside data_dir, else unreadable.
+// files outside data_dir or not regular files, else unreadable.
 func dataProblem(err error) Problem {
 	var oe *OutsideError
 	var ce *compare.OutsideDataPathError
-	if errors.As(err, &oe) || errors.As(err, &ce) {
+	var nr *NotRegularError
+	if errors.As(err, &oe) || errors.As(err, &ce) || errors.As(err, &nr) {
 		return ProblemViolation
 	}
 	if errors.Is(err, errStoreDiffers) {
@@ -89,6 +132,10 @@ func (r *repository) ensureListed(ctx context.Context, list fileLister, key stri
 	var fetchErr error
 	if r.remote != nil {
 		fetchErr = r.remote.ensureFiles(ctx, inside, dataPath, deletesOnly)
+	} else {
+		// A folder's files are read in place, by DuckDB: none that is not
+		// a regular file may be opened.
+		fetchErr = r.notRegular(inside, key)
 	}
 	if outside != nil {
 		return true, &OutsideError{OutsideDataPathError: outside, Other: fetchErr}

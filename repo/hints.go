@@ -39,14 +39,13 @@ func (r *repository) hintFrom(ctx context.Context, frozen *frozenCopies, v *vers
 		return err
 	}
 	defer rd.Close()
-	if r.remote != nil {
-		// Only a remote store's delete files must be fetched first; a
-		// folder's are read in place (its data_dir rule is the content
-		// pass's and the cells' business, not the hints').
-		key := v.prefix() + v.meta.Catalog.Path
-		if _, err := r.ensureListed(ctx, readerLister(rd, key), key, true); err != nil {
-			return err
-		}
+	// Only a remote store's delete files must be fetched first; a
+	// folder's are read in place, once known to be regular files (its
+	// data_dir rule is the content pass's and the cells' business, not the
+	// hints': on any failure here, no hints).
+	key := v.prefix() + v.meta.Catalog.Path
+	if _, err := r.ensureListed(ctx, readerLister(rd, key), key, true); err != nil {
+		return err
 	}
 	return r.digests.HintFromReader(ctx, rd)
 }

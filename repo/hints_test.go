@@ -16,9 +16,11 @@ import (
 )
 
 // TestHintDeletesOpensOnce: the newest version's delete hints open its
-// verified copy once, for a folder (nothing listed) and for a store without
-// local paths (its files listed once, with the same reader, and its delete
-// files, and only they, fetched into the cache first). Before, a remote store's hints listed the files with
+// verified copy once, for a folder and for a store without local paths:
+// its files listed once, with the same reader (a folder's to make sure
+// none is a FIFO or other special file, which the hints would open: see
+// TestDataNotRegularFile), and a remote store's delete files, and only
+// they, fetched into the cache first. Before, a remote store's hints listed the files with
 // one reader and opened the copy again for the hints.
 func TestHintDeletesOpensOnce(t *testing.T) {
 	ctx := context.Background()
@@ -65,11 +67,7 @@ func TestHintDeletesOpensOnce(t *testing.T) {
 				if n != 1 {
 					t.Errorf("%s opened %d times, want once", catalog, n)
 				}
-				want := 0 // a folder's delete files are read in place
-				if tc.remote {
-					want = 1
-				}
-				if lists := counts["compare/list"][catalog]; lists != want {
+				if lists, want := counts["compare/list"][catalog], 1; lists != want {
 					t.Errorf("%s listed %d times, want %d", catalog, lists, want)
 				}
 			}
