@@ -7,18 +7,78 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v3"
 )
 
+// interruptGrace is how long a run may take to return after the first
+// SIGINT or SIGTERM canceled it, before watchSignals ends the process.
+const interruptGrace = 10 * time.Second
+
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	err := newApp().Run(ctx, os.Args)
+	os.Exit(runMain(newApp(), os.Args))
+}
+
+// runMain runs app with args as the process's command line and returns
+// its exit code, the error printed on stderr; SIGINT and SIGTERM stop it
+// (watchSignals).
+func runMain(app *cli.Command, args []string) int {
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go watchSignals(sigs, cancel, interruptGrace, os.Stderr, os.Exit)
+	err := app.Run(ctx, args)
 	code := exitCode(err)
 	if err != nil && code != exitOK {
 		fmt.Fprintln(os.Stderr, renderError(err))
 	}
-	os.Exit(code)
+	return code
+}
+
+// watchSignals cancels the run's context at the first signal: every step
+// stops at its next check of the context and the run returns (exit 130).
+// A step blocked in a system call that no context reaches (open(2) of a
+// FIFO or of a file on a hung network mount, a read from such a mount, a
+// DuckDB query inside such a read) never returns, and the process used to
+// ignore SIGTERM, so that only SIGKILL stopped it. So if the run has not
+// returned grace after the first signal, or at a second signal, it prints
+// one line saying so and exits 130 at once.
+//
+// Exiting there is safe: nothing a run publishes is ever half written.
+// A catalog is written to a temporary file under .fdl-tmp/ (or the work
+// folder in $TMPDIR) and hard-linked to its final name, which fails if
+// the name exists; an object store's is one conditional PutObject
+// (If-None-Match: *) that either creates the whole object or nothing
+// (docs/repository.md, docs/remote.md). What an exit leaves behind is the
+// run's temporary files, named after its process, which the next run
+// removes once the process is gone, as after a SIGKILL, a crash or a power
+// loss (tested before with kill -9 mid-run: the next backfill removed
+// them and wrote what was missing).
+func watchSignals(sigs <-chan os.Signal, cancel context.CancelFunc, grace time.Duration, w io.Writer, exit func(int)) {
+	first := <-sigs
+	cancel()
+	why := fmt.Sprintf("still running %v after %v", grace, signalName(first))
+	select {
+	case s := <-sigs:
+		why = fmt.Sprintf("%v again", signalName(s))
+	case <-time.After(grace):
+	}
+	fmt.Fprintf(w, "fdl-formats: interrupted, %s: stopping without waiting for blocked I/O (a file or mount that does not answer)\n", why)
+	exit(exitInterrupted)
+}
+
+func signalName(s os.Signal) string {
+	switch s {
+	case os.Interrupt:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	}
+	return s.String()
 }

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/urfave/cli/v3"
+)
+
+// blockEnv makes the test binary, run again as a child, act as the
+// command with one more hidden command, block-open PATH, which opens PATH
+// (a FIFO: open(2) blocks until a writer comes, as on a hung mount) in a
+// system call no context reaches.
+const blockEnv = "FDL_FORMATS_TEST_BLOCKING_MAIN"
+
+func init() {
+	if os.Getenv(blockEnv) == "" {
+		return
+	}
+	app := newApp()
+	app.Commands = append(app.Commands, &cli.Command{Name: "block-open", Hidden: true, Action: func(ctx context.Context, cmd *cli.Command) error {
+		f, err := os.Open(cmd.Args().First())
+		if err == nil {
+			f.Close()
+		}
+		return ctx.Err()
+	}})
+	os.Exit(runMain(app, os.Args))
+}
+
+// TestBlockedRunStopsOnSignal: a run blocked in a system call (opening a
+// FIFO) ignored SIGTERM (trial 2 F2.3: check on a FIFO data file, only
+// SIGKILL ended it). The real process now exits 130 with one line on
+// stderr: interruptGrace after the first SIGTERM, at once at a second
+// signal.
+func TestBlockedRunStopsOnSignal(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		signals []os.Signal
+		want    string
+		min     time.Duration
+	}{
+		{"one SIGTERM, after the grace period", []os.Signal{syscall.SIGTERM}, "still running 10s after SIGTERM", interruptGrace},
+		{"SIGTERM then SIGINT, at once", []os.Signal{syscall.SIGTERM, os.Interrupt}, "SIGINT again", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fifo := filepath.Join(t.TempDir(), "fifo")
+			if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(os.Args[0], "block-open", fifo)
+			cmd.Env = append(os.Environ(), blockEnv+"=1")
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			time.Sleep(time.Second) // in open(2) by now
+			start := time.Now()
+			for _, s := range tc.signals {
+				if err := cmd.Process.Signal(s); err != nil {
+					t.Fatal(err)
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(interruptGrace + 30*time.Second):
+				cmd.Process.Kill()
+				t.Fatalf("still running %v after the signals; stderr %q", time.Since(start), stderr.String())
+			}
+			took := time.Since(start)
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted {
+				t.Fatalf("exit %v, want %d; stderr %q", err, exitInterrupted, stderr.String())
+			}
+			if took < tc.min || (tc.min == 0 && took > interruptGrace/2) {
+				t.Errorf("exited after %v, want %v", took, tc.min)
+			}
+			lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+			if len(lines) != 1 || !strings.Contains(lines[0], tc.want) || !strings.Contains(lines[0], "stopping without waiting for blocked I/O") {
+				t.Errorf("stderr %q, want one line saying %q", stderr.String(), tc.want)
+			}
+		})
+	}
+}
+
+// TestSignalReturnsNormally: a run that returns after the first signal
+// canceled it is not ended by the watchdog (its own exit code and error
+// stand).
+func TestSignalReturnsNormally(t *testing.T) {
+	sigs := make(chan os.Signal, 2)
+	ctx, cancel := context.WithCancel(context.Background())
+	exited := make(chan int, 1)
+	var out bytes.Buffer
+	go watchSignals(sigs, cancel, time.Hour, &out, func(code int) { exited <- code })
+	sigs <- syscall.SIGTERM
+	select {
+	case <-ctx.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the first signal did not cancel the context")
+	}
+	select {
+	case code := <-exited:
+		t.Fatalf("exited %d within the grace period", code)
+	case <-time.After(200 * time.Millisecond):
+	}
+	if out.Len() != 0 {
+		t.Errorf("printed %q", out.String())
+	}
+}
