@@ -98,6 +98,13 @@ type CheckReport struct {
 	Readers []*ReaderRange `json:"readers"`
 	// Transfer is what the run downloaded (remote stores only).
 	Transfer *Transfer `json:"transfer,omitempty"`
+	// Error and ExitCode are set by the command when the run failed (exit
+	// code not 0): the error it printed, and its exit code. A check that
+	// stopped on a runtime failure (a TLS error, a server's 500, a
+	// download failing: exit 1) writes a report with them alone, so that
+	// a CI job's check.json says why (it was empty).
+	Error    string `json:"error,omitempty"`
+	ExitCode int    `json:"exit_code,omitempty"`
 }
 
 // CheckError is returned by Check when it found anything but warnings. It
@@ -357,7 +364,7 @@ func (rep *CheckReport) frozenBlocksBackfill() {
 // of every report (no plan, no proof) and one finding naming the file and
 // the error, of the kind whose exit code the error has (invalid: 6,
 // unverifiable: 4), so that `check --json`'s output says what to fix. It
-// returns nil for any other error.
+// returns nil for any other error (see RunFailedCheckReport).
 func FailedCheckReport(err error) *CheckReport {
 	f := Finding{Kind: KindInvalid, Key: FDLKey, Detail: err.Error()}
 	var fe *fdljson.Error
@@ -370,7 +377,17 @@ func FailedCheckReport(err error) *CheckReport {
 	default:
 		return nil
 	}
-	rep := &CheckReport{FormatVersion: 1, Proofs: []*Proof{}, Findings: []Finding{}, Counts: map[Kind]int{}, Readers: []*ReaderRange{}}
+	rep := emptyCheckReport()
 	rep.add(f)
 	return rep
+}
+
+// RunFailedCheckReport is the report of a check that stopped on a
+// failure no finding describes (a TLS error, a server's 500, a download
+// failing, an interrupt): the top-level shape of every report, not ok, no
+// plan, no finding. The command sets Error and ExitCode.
+func RunFailedCheckReport() *CheckReport { return emptyCheckReport() }
+
+func emptyCheckReport() *CheckReport {
+	return &CheckReport{FormatVersion: 1, Proofs: []*Proof{}, Findings: []Finding{}, Counts: map[Kind]int{}, Readers: []*ReaderRange{}}
 }

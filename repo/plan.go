@@ -201,7 +201,7 @@ func (r *repository) plan(ctx context.Context, opts *Options, check bool) (*Matr
 		return nil, err
 	}
 	versions = selectShard(versions, opts.Shard)
-	p := &Matrix{FormatVersion: 1, Now: now, DataDir: r.cfg.DataDir, Warnings: []string{}, Rules: []Rule{}, Counts: map[State]int{}, repo: r, declared: declared}
+	p := &Matrix{FormatVersion: 1, Now: now, DataDir: r.cfg.DataDir, Versions: []*VersionPlan{}, Warnings: []string{}, Rules: []Rule{}, Counts: map[State]int{}, repo: r, declared: declared}
 	for _, f := range r.cfg.Sorted() {
 		fp := FormatPlan{DuckLake: f.DuckLake, DuckDB: f.DuckDB, Until: f.Until, Expired: f.ExpiredAt(now)}
 		if f.HasUntil() {

@@ -39,21 +39,35 @@ func runCheck(ctx context.Context, cmd *cli.Command) error {
 		if rep != nil {
 			reported = true
 			logTransfer(opts.Logger, "check", rep.Transfer)
+			setRunError(rep, err)
 		}
 		return rep, err
 	}, printCheck)
 	// A check that could not start (fdl.json missing or invalid, no
-	// listing of versions/) still writes a JSON report, naming the file
-	// and the error: CI keeps check.json and points the operator to it.
-	// The exit code stays the error's.
-	if err != nil && !reported && cmd.Bool("json") {
-		if rep := repo.FailedCheckReport(err); rep != nil {
-			if jerr := writeJSON(cmd.Root().Writer, rep); jerr != nil {
-				return jerr
-			}
+	// listing of versions/: a finding naming the file) or that stopped on
+	// a runtime failure (a TLS error, a 500, a download failing, an
+	// interrupt: no finding) still writes a JSON report with the error and
+	// the exit code: CI keeps check.json and points the operator to it.
+	// Before, a runtime failure left it empty. The exit code stays the
+	// error's. A usage error (exit 2) writes none: nothing ran.
+	if err != nil && !reported && cmd.Bool("json") && exitCode(err) != exitUsage {
+		rep := repo.FailedCheckReport(err)
+		if rep == nil {
+			rep = repo.RunFailedCheckReport()
+		}
+		setRunError(rep, err)
+		if jerr := writeJSON(cmd.Root().Writer, rep); jerr != nil {
+			return jerr
 		}
 	}
 	return err
+}
+
+// setRunError records a failed run's error and exit code in its report.
+func setRunError(rep *repo.CheckReport, err error) {
+	if code := exitCode(err); err != nil && code != exitOK {
+		rep.Error, rep.ExitCode = err.Error(), code
+	}
 }
 
 // printCheck prints the matrix, the proofs and every finding.

@@ -2,6 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -65,5 +69,49 @@ func TestCheckJSONInvalidRepository(t *testing.T) {
 				t.Errorf("without --json: exit %d, stdout %q; want %d and nothing", code, stdout, exitInvalid)
 			}
 		})
+	}
+}
+
+// TestCheckJSONRuntimeFailure: `check --json` that stops on a runtime
+// failure (here a web server whose certificate no authority signed: a TLS
+// error, exit 1) writes a report too, with the error and the exit code; it
+// wrote nothing, and CI's check.json stayed empty (trial 2 F2.6).
+func TestCheckJSONRuntimeFailure(t *testing.T) {
+	srv := httptest.NewUnstartedServer(http.NotFoundHandler())
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the handshakes the client refuses
+	srv.StartTLS()
+	defer srv.Close()
+	stdout, stderr, code := runAppStderr(t, "check", "--json", srv.URL+"/")
+	if code != exitFailure {
+		t.Fatalf("exit %d, want %d; stderr %s", code, exitFailure, stderr)
+	}
+	var rep repo.CheckReport
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatalf("stdout is no JSON report: %v\n%s", err, stdout)
+	}
+	for _, key := range []string{`"format_version": 1`, `"ok": false`, `"plan": null`, `"proofs": []`, `"findings": []`, `"counts": {}`, `"readers": []`, `"exit_code": 1`} {
+		if !strings.Contains(stdout, key) {
+			t.Errorf("report lacks %s:\n%s", key, stdout)
+		}
+	}
+	if !strings.Contains(rep.Error, "certificate") || !strings.Contains(stderr, rep.Error) {
+		t.Errorf("report error %q, want the error printed on stderr (%q)", rep.Error, stderr)
+	}
+}
+
+// TestCheckJSONEmptyRepository: an empty repository's report (with
+// --allow-empty) lists no version as [], as every other report does; it
+// said "versions": null.
+func TestCheckJSONEmptyRepository(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "fdl.json"), []byte(`{"fdl":"0.1","formats":[{"ducklake":"1.0"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := runAppStderr(t, "check", "--json", "--allow-empty", dir)
+	if code != exitOK {
+		t.Fatalf("exit %d; stderr %s", code, stderr)
+	}
+	if !strings.Contains(stdout, `"versions": []`) || strings.Contains(stdout, "exit_code") || strings.Contains(stdout, `"error"`) {
+		t.Errorf("report, want versions [] and no error:\n%s", stdout)
 	}
 }
