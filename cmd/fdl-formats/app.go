@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/urfave/cli/v3"
@@ -135,6 +136,7 @@ func newApp() *cli.Command {
 		c.OnUsageError = onUsageError
 		action := c.Action
 		c.Action = func(ctx context.Context, cmd *cli.Command) error {
+			noteLogFormat(cmd)
 			err := action(ctx, cmd)
 			if ue, ok := err.(usageError); ok && ue.command == "" {
 				ue.command = helpOf(cmd)
@@ -220,4 +222,25 @@ func logger(cmd *cli.Command) *slog.Logger {
 		return slog.New(slog.NewJSONHandler(w, opts))
 	}
 	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// logFormatKey is the root command's Metadata key of the flag runMain
+// reads to print the run's final error as the logs are (reportError).
+const logFormatKey = "json-logs"
+
+// setLogFormatSink gives app the flag its command sets (noteLogFormat).
+func setLogFormatSink(app *cli.Command, jsonLogs *atomic.Bool) {
+	if app.Metadata == nil {
+		app.Metadata = map[string]any{}
+	}
+	app.Metadata[logFormatKey] = jsonLogs
+}
+
+// noteLogFormat records, before a command runs, whether its logs are JSON
+// (the global flags are known by then, wherever they were given).
+func noteLogFormat(cmd *cli.Command) {
+	if b, ok := cmd.Root().Metadata[logFormatKey].(*atomic.Bool); ok {
+		_, format, err := logSettings(cmd)
+		b.Store(err == nil && format == "json")
+	}
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/urfave/cli/v3"
 )
@@ -73,12 +72,20 @@ type hinted interface{ Hint() string }
 
 func renderError(err error) string {
 	msg := "Error: " + err.Error()
+	if hint := errorHint(err); hint != "" {
+		msg += "\nTry: " + hint
+	}
+	return msg
+}
+
+// errorHint is what the user should try next ("" when nothing is known).
+func errorHint(err error) string {
 	var h hinted
 	switch {
 	case errors.As(err, &h) && h.Hint() != "":
-		msg += fmt.Sprintf("\nTry: %s", h.Hint())
+		return h.Hint()
 	case errors.As(err, new(cli.ExitCoder)):
-		msg += "\nTry: fdl-formats --help"
+		return "fdl-formats --help"
 	}
-	return msg
+	return ""
 }

@@ -8,8 +8,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -21,24 +23,50 @@ import (
 const interruptGrace = 10 * time.Second
 
 func main() {
-	os.Exit(runMain(newApp(), os.Args))
+	os.Exit(runMain(newApp(), os.Args, os.Stderr))
 }
 
 // runMain runs app with args as the process's command line and returns
-// its exit code, the error printed on stderr; SIGINT and SIGTERM stop it
-// (watchSignals).
-func runMain(app *cli.Command, args []string) int {
+// its exit code, the error printed on stderr (reportError); SIGINT and
+// SIGTERM stop it (watchSignals).
+func runMain(app *cli.Command, args []string, stderr io.Writer) int {
+	jsonLogs := new(atomic.Bool)
+	setLogFormatSink(app, jsonLogs)
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go watchSignals(sigs, cancel, interruptGrace, os.Stderr, os.Exit)
+	go watchSignals(sigs, cancel, interruptGrace, stderr, jsonLogs.Load, os.Exit)
 	err := app.Run(ctx, args)
 	code := exitCode(err)
 	if err != nil && code != exitOK {
-		fmt.Fprintln(os.Stderr, renderError(err))
+		if !jsonLogs.Load() {
+			// A run that failed before any command ran (a bad flag):
+			// the root's own --log-format, if valid.
+			_, format, ferr := logSettings(app)
+			jsonLogs.Store(ferr == nil && format == "json")
+		}
+		reportError(stderr, jsonLogs.Load(), err, code)
 	}
 	return code
+}
+
+// reportError prints a failed run's error on w: as the lines "Error: …"
+// and "Try: …" (renderError), or with --log-format=json as one JSON log
+// record at level ERROR, msg "failed", with the error, the hint (if any)
+// and the exit code, so that a JSON log holds nothing but JSON records.
+func reportError(w io.Writer, jsonLogs bool, err error, code int) {
+	if !jsonLogs {
+		fmt.Fprintln(w, renderError(err))
+		return
+	}
+	attrs := []any{"error", err.Error()}
+	if hint := errorHint(err); hint != "" {
+		attrs = append(attrs, "hint", hint)
+	}
+	attrs = append(attrs, "exit_code", code)
+	slog.New(slog.NewJSONHandler(w, nil)).Error("failed", attrs...)
 }
 
 // watchSignals cancels the run's context at the first signal: every step
@@ -60,7 +88,9 @@ func runMain(app *cli.Command, args []string) int {
 // removes once the process is gone, as after a SIGKILL, a crash or a power
 // loss (tested before with kill -9 mid-run: the next backfill removed
 // them and wrote what was missing).
-func watchSignals(sigs <-chan os.Signal, cancel context.CancelFunc, grace time.Duration, w io.Writer, exit func(int)) {
+// With jsonLogs true (--log-format=json), the line is a JSON log record
+// at level ERROR.
+func watchSignals(sigs <-chan os.Signal, cancel context.CancelFunc, grace time.Duration, w io.Writer, jsonLogs func() bool, exit func(int)) {
 	first := <-sigs
 	cancel()
 	why := fmt.Sprintf("still running %v after %v", grace, signalName(first))
@@ -69,7 +99,12 @@ func watchSignals(sigs <-chan os.Signal, cancel context.CancelFunc, grace time.D
 		why = fmt.Sprintf("%v again", signalName(s))
 	case <-time.After(grace):
 	}
-	fmt.Fprintf(w, "fdl-formats: interrupted, %s: stopping without waiting for blocked I/O (a file or mount that does not answer)\n", why)
+	msg := fmt.Sprintf("interrupted, %s: stopping without waiting for blocked I/O (a file or mount that does not answer)", why)
+	if jsonLogs() {
+		slog.New(slog.NewJSONHandler(w, nil)).Error(msg, "exit_code", exitInterrupted)
+	} else {
+		fmt.Fprintln(w, "fdl-formats: "+msg)
+	}
 	exit(exitInterrupted)
 }
 

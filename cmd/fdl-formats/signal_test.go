@@ -33,7 +33,7 @@ func init() {
 		}
 		return ctx.Err()
 	}})
-	os.Exit(runMain(app, os.Args))
+	os.Exit(runMain(app, os.Args, os.Stderr))
 }
 
 // TestBlockedRunStopsOnSignal: a run blocked in a system call (opening a
@@ -104,7 +104,7 @@ func TestSignalReturnsNormally(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	exited := make(chan int, 1)
 	var out bytes.Buffer
-	go watchSignals(sigs, cancel, time.Hour, &out, func(code int) { exited <- code })
+	go watchSignals(sigs, cancel, time.Hour, &out, func() bool { return false }, func(code int) { exited <- code })
 	sigs <- syscall.SIGTERM
 	select {
 	case <-ctx.Done():
