@@ -5,7 +5,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 .PHONY: build test vet fmt lint demo bench clean
 
 build:
-	$(GO) build -o $(BIN) ./cmd/fdl-formats
+	$(GO) build -buildvcs=auto -o $(BIN) ./cmd/fdl-formats
 
 vet:
 	$(GO) vet ./...

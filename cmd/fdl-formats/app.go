@@ -91,9 +91,12 @@ var (
 
 // newApp builds the command tree. Every subcommand lives in its own file.
 func newApp() *cli.Command {
+	// --version (and -v) print what the version command prints.
+	cli.VersionPrinter = printVersion
 	app := &cli.Command{
-		Name:  "fdl-formats",
-		Usage: "keep every version of a Frozen DuckLake repository readable by every declared DuckDB",
+		Name:    "fdl-formats",
+		Version: shortVersion(),
+		Usage:   "keep every version of a Frozen DuckLake repository readable by every declared DuckDB",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "log-level", Value: "info", Usage: strings.Join(logLevels, ", ")},
 			&cli.StringFlag{Name: "log-format", Value: "text", Usage: strings.Join(logFormats, " or ") + " (logs go to stderr)"},
@@ -105,6 +108,7 @@ func newApp() *cli.Command {
 			compareCommand(),
 			planCommand(), backfillCommand(), checkCommand(),
 			resolveCommand(),
+			versionCommand(),
 			helpCommand(),
 		},
 		// The global flags are checked before any command runs.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"runtime"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -89,7 +90,10 @@ func openRepo(ctx context.Context, cmd *cli.Command) (store.Store, repo.Options,
 		}
 		opts.Now = t
 	}
-	if j := cmd.Int("jobs"); j < 0 {
+	// --jobs 0 is refused like -1 (it was taken silently as the default,
+	// the number of CPUs); no value is capped, but one far above the CPUs
+	// is warned of below: each job holds its own DuckDB.
+	if j := cmd.Int("jobs"); j < 0 || (j == 0 && cmd.IsSet("jobs")) {
 		return nil, opts, usageError{err: errors.New("--jobs must be 1 or more")}
 	} else {
 		opts.Jobs = int(j)
@@ -117,8 +121,14 @@ func openRepo(ctx context.Context, cmd *cli.Command) (store.Store, repo.Options,
 		return nil, opts, err
 	}
 	opts.Logger = logger(cmd)
+	if n := runtime.NumCPU(); opts.Jobs > jobsWarnFactor*n {
+		opts.Logger.Warn("--jobs far above the number of CPUs: each running job holds its own DuckDB, so memory grows with --jobs (about 14 MB a job measured), and jobs beyond the CPUs mostly wait for them", "jobs", opts.Jobs, "cpus", n)
+	}
 	return st, opts, nil
 }
+
+// jobsWarnFactor: --jobs above this many times the CPUs is warned of.
+const jobsWarnFactor = 4
 
 func splitList(vals []string) []string {
 	var out []string

@@ -106,19 +106,46 @@ func printReaders(w io.Writer, ranges []*repo.ReaderRange) {
 			fmt.Fprintf(w, "%sreads all %d versions\n", line, total)
 			continue
 		}
-		var cannot []string
+		var cannot []seqNote
 		for _, v := range rr.Unreadable {
-			s := fmt.Sprintf("seq %d", v.Seq)
+			var note string
 			if v.Expected {
-				s += " (past until)"
+				note += " (past until)"
 			}
 			if len(v.Cannot) < len(rr.Tried) {
-				s += " (in DuckDB " + strings.Join(v.Cannot, ", ") + ")"
+				note += " (in DuckDB " + strings.Join(v.Cannot, ", ") + ")"
 			}
-			cannot = append(cannot, s)
+			cannot = append(cannot, seqNote{v.Seq, note})
 		}
-		fmt.Fprintf(w, "%sreads %d of %d versions; cannot read %s\n", line, len(rr.Readable), total, strings.Join(cannot, ", "))
+		fmt.Fprintf(w, "%sreads %d of %d versions; cannot read %s\n", line, len(rr.Readable), total, strings.Join(seqRanges(cannot), ", "))
 	}
+}
+
+// seqNote is a version's seq and what is said of it.
+type seqNote struct {
+	seq  int64
+	note string
+}
+
+// seqRanges names versions as "seq 3 (past until)", with a run of
+// consecutive seqs saying the same as one range, "seq 1-200": a line
+// listed every seq one by one (60 KB for 200 versions). A version
+// without a seq (0) is never merged.
+func seqRanges(items []seqNote) []string {
+	var out []string
+	for i := 0; i < len(items); {
+		j := i
+		for j+1 < len(items) && items[i].seq > 0 && items[j+1].seq == items[j].seq+1 && items[j+1].note == items[i].note {
+			j++
+		}
+		s := fmt.Sprintf("seq %d", items[i].seq)
+		if j > i {
+			s += fmt.Sprintf("-%d", items[j].seq)
+		}
+		out = append(out, s+items[i].note)
+		i = j + 1
+	}
+	return out
 }
 
 // classifyResolve maps Resolve's errors to exit codes.
