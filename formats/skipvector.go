@@ -2,6 +2,7 @@ package formats
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -50,7 +51,7 @@ func SkippedVectorReads(rowGroups []int64, deleted []int64, records int64) []Ski
 			}
 			start, end := deleted[i], deleted[j]+1
 			if end-start >= ParquetVectorSize && end < records {
-				out = append(out, SkippedVectorRead{SkipStart: start, ReadStart: end, ReadEnd: min(end+ParquetVectorSize, records)})
+				out = append(out, SkippedVectorRead{SkipStart: start, ReadStart: end, ReadEnd: end + min(ParquetVectorSize, records-end)})
 			}
 			i = j + 1
 		}
@@ -71,26 +72,53 @@ func SkippedVectorReads(rowGroups []int64, deleted []int64, records int64) []Ski
 	}
 	var start int64
 	for _, rows := range rowGroups {
-		end := start + rows
+		end := addSaturated(start, rows)
 		skipFrom := int64(-1)
-		for lo := start; lo < end; lo += ParquetVectorSize {
-			hi := min(lo+ParquetVectorSize, end)
+		for lo := start; lo < end; {
+			hi := lo + min(ParquetVectorSize, end-lo)
 			n, next := deletedIn(lo, hi)
 			k = next
 			if n == hi-lo {
 				if skipFrom < 0 {
 					skipFrom = lo
 				}
+				lo = hi
 				continue
 			}
 			if skipFrom >= 0 {
 				out = append(out, SkippedVectorRead{SkipStart: skipFrom, ReadStart: lo, ReadEnd: hi})
 				skipFrom = -1
 			}
+			// Up to the vector that holds the next deleted position, every
+			// vector has a row kept and none is skipped: go there at once.
+			// Stepping through them took as many steps as the row group
+			// has vectors, which a corrupt footer sets as high as it likes
+			// (2^62 rows: a hang).
+			switch {
+			case k >= len(deleted) || deleted[k] >= end:
+				lo = end
+			case deleted[k] >= hi:
+				// The difference fits in a uint64 however far apart the two are.
+				lo = start + int64(uint64(deleted[k]-start)/ParquetVectorSize*ParquetVectorSize)
+			default:
+				lo = hi
+			}
 		}
 		start = end
 	}
 	return out
+}
+
+// addSaturated is a + b, held at int64's bounds rather than wrapped round.
+func addSaturated(a, b int64) int64 {
+	switch s := a + b; {
+	case b > 0 && s < a:
+		return math.MaxInt64
+	case b < 0 && s > a:
+		return math.MinInt64
+	default:
+		return s
+	}
 }
 
 // ParquetSchemaRow is one row of DuckDB's parquet_schema of a file, which
