@@ -107,8 +107,10 @@ func puffinPositions(data []byte, snap int64) ([]int64, error) {
 		if b.Type != "deletion-vector-v1" {
 			return nil, &UnsupportedError{What: fmt.Sprintf("puffin blob type %q", b.Type)}
 		}
-		if b.Offset < 0 || b.Length < 0 || b.Offset+b.Length > int64(n) {
-			return nil, fmt.Errorf("puffin blob %d out of range", i)
+		// Offset+Length is not summed: two values near int64's maximum
+		// wrapped round to a negative end, passed, and the slice panicked.
+		if b.Offset < 0 || b.Length < 0 || b.Offset > int64(n) || b.Length > int64(n)-b.Offset {
+			return nil, fmt.Errorf("puffin blob %d (offset %d, length %d) out of range of the file's %d bytes", i, b.Offset, b.Length, n)
 		}
 		bm, err := decodeDV(data[b.Offset : b.Offset+b.Length])
 		if err != nil {

@@ -183,6 +183,10 @@ func (p *typeParser) typ() (*dtype, error) {
 		if err := p.expect(')'); err != nil {
 			return nil, err
 		}
+	case "LIST":
+		// DuckDB spells a list t[]: a bare LIST names no element type,
+		// and encode would hash a nil one (a panic).
+		return nil, fmt.Errorf("LIST without an element type at %d (want t[])", p.i)
 	default:
 		if p.peek() == '(' {
 			start := p.i
