@@ -80,8 +80,12 @@ func FuzzDecodeDV(f *testing.F) {
 	f.Add(bitmapBytes(0, 1, 2, 3, 1<<40, 1<<40+1))
 	f.Add([]byte{1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0})
 	f.Fuzz(func(t *testing.T, vec []byte) {
-		if bm, err := decodeDV(wrapDV(vec)); err == nil && bm.GetCardinality() <= 1<<20 {
-			bitmapPositions(bm)
+		bm, err := decodeDV(wrapDV(vec))
+		if err != nil || bm.GetCardinality() > 1<<20 {
+			return
+		}
+		if pos, err := bitmapPositions(bm); err == nil && (!slices.IsSorted(pos) || len(slices.Compact(slices.Clone(pos))) != len(pos)) {
+			t.Fatalf("positions %v not sorted and unique", pos)
 		}
 	})
 }

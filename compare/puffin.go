@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/crc32"
+	"math"
 	"os"
 	"sort"
 	"strconv"
@@ -79,7 +80,7 @@ func puffinPositions(data []byte, snap int64) ([]int64, error) {
 		if err != nil {
 			return nil, err
 		}
-		return bitmapPositions(bm), nil
+		return bitmapPositions(bm)
 	}
 	n := len(data)
 	if n < 16 || !bytes.Equal(data[n-4:], puffinMagic) {
@@ -135,7 +136,7 @@ func puffinPositions(data []byte, snap int64) ([]int64, error) {
 		for _, b := range blobs {
 			all.Or(b.bm)
 		}
-		return bitmapPositions(all), nil
+		return bitmapPositions(all)
 	}
 	// Blobs are cumulative: the newest blob at or before snap holds every
 	// position deleted by then.
@@ -146,7 +147,7 @@ func puffinPositions(data []byte, snap int64) ([]int64, error) {
 			acc.Or(b.bm)
 		}
 	}
-	return bitmapPositions(acc), nil
+	return bitmapPositions(acc)
 }
 
 // decodeDV decodes an Iceberg deletion-vector-v1 blob: a big-endian length
@@ -167,19 +168,60 @@ func decodeDV(b []byte) (*roaring64.Bitmap, error) {
 	if want, got := binary.BigEndian.Uint32(b[4+l:4+l+4]), crc32.ChecksumIEEE(body); want != got {
 		return nil, fmt.Errorf("deletion vector checksum %08x, computed %08x", want, got)
 	}
-	bm := roaring64.New()
-	if _, err := bm.ReadFrom(bytes.NewReader(body[4:])); err != nil {
+	return readBitmap(body[4:])
+}
+
+// readBitmap reads a portable 64-bit Roaring bitmap: a little-endian
+// count of 32-bit buckets, then each bucket's key and 32-bit bitmap. The
+// Roaring library trusts what it reads: a count of 0x3030303030303030
+// ("00000000") panicked in make (roaring64 ReadFrom sizes its slices by
+// the count before it reads a bucket), and a count below that but past
+// the bytes there would allocate gigabytes. So the count is checked
+// against the bytes (a bucket takes at least 12: its key, and a 32-bit
+// bitmap's cookie and container count), and a panic of the library on
+// other corrupt bytes is an error naming the bitmap as corrupt.
+func readBitmap(vec []byte) (bm *roaring64.Bitmap, err error) {
+	if len(vec) >= 8 && binary.LittleEndian.Uint64(vec) > uint64(len(vec)-8)/12 {
+		n := binary.LittleEndian.Uint64(vec)
+		return nil, fmt.Errorf("deletion vector bitmap is corrupt: %d buckets in %d bytes", n, len(vec))
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			bm, err = nil, fmt.Errorf("deletion vector bitmap is corrupt (%v)", r)
+		}
+	}()
+	bm = roaring64.New()
+	if _, err := bm.ReadFrom(bytes.NewReader(vec)); err != nil {
 		return nil, fmt.Errorf("deletion vector bitmap: %w", err)
+	}
+	// ReadFrom does not check the containers it reads: one whose runs or
+	// cardinality do not match its values panicked when iterated
+	// (FuzzDecodeDV). Validate does; an empty bucket, which it also
+	// refuses, reads as no positions, as before.
+	if err := bm.Validate(); err != nil && err.Error() != "empty container" {
+		return nil, fmt.Errorf("deletion vector bitmap is corrupt: %w", err)
 	}
 	return bm, nil
 }
 
-// bitmapPositions lists a bitmap's positions, sorted and unique.
-func bitmapPositions(bm *roaring64.Bitmap) []int64 {
-	out := make([]int64, 0, bm.GetCardinality())
+// bitmapPositions lists a bitmap's positions, sorted and unique. A
+// corrupt bitmap that Validate lets through (after an empty bucket) is an
+// error, not a panic of the iterator.
+func bitmapPositions(bm *roaring64.Bitmap) (out []int64, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, fmt.Errorf("deletion vector bitmap is corrupt (%v)", r)
+		}
+	}()
+	// Positions are row numbers (int64, not negative): one past int64's
+	// maximum would read back negative, out of order.
+	if !bm.IsEmpty() && bm.Maximum() > math.MaxInt64 {
+		return nil, fmt.Errorf("deletion vector holds position %d, past int64's maximum", bm.Maximum())
+	}
+	out = make([]int64, 0, min(bm.GetCardinality(), 1<<24)) // a corrupt count can claim any
 	it := bm.Iterator()
 	for it.HasNext() {
 		out = append(out, int64(it.Next()))
 	}
-	return out
+	return out, nil
 }
