@@ -1,0 +1,66 @@
+package parquetfooter
+
+import (
+	"database/sql"
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// The fuzz targets below feed the footer checks what a corrupt or hostile
+// Parquet file's footer can hold, as DuckDB renders it: statistics bounds,
+// the "geo" key-value metadata, and chunks naming any column. None may
+// panic. Their seeds run with the ordinary tests; `go test
+// ./internal/parquetfooter -run '^$' -fuzz '^FuzzChunkHits$' -fuzztime
+// 10m` runs one for longer.
+
+func FuzzRenderedInvalidUTF8(f *testing.F) {
+	for _, s := range []string{`\xC3(clair`, `abc\xFF`, `\xC3\xA9clair`, "éclair", "plain", `C:\x`, `\x`, `\xF`, `\xZZ\xC3`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := RenderedInvalidUTF8(s)
+		if got && !strings.Contains(s, `\x`) {
+			t.Fatalf("%q: taken for invalid without an escape", s)
+		}
+		if got && !utf8.ValidString(s) {
+			t.Fatalf("%q: not valid UTF-8 itself, so not as DuckDB renders a bound", s)
+		}
+	})
+}
+
+func FuzzNullCRSColumns(f *testing.F) {
+	for _, s := range []string{
+		`{"version":"1.1.0","primary_column":"g","columns":{"g":{"encoding":"WKB","crs":null},"h":{"crs":{"id":1}}}}`,
+		`{"columns":{"g":{"crs":  null  }}}`, `{"columns":[]}`, `[1]`, `not json`, `{"columns":{"g":null}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, geo []byte) {
+		cols := NullCRSColumns(geo)
+		if !slices.IsSorted(cols) {
+			t.Fatalf("NullCRSColumns = %q, not sorted", cols)
+		}
+	})
+}
+
+// FuzzChunkHits: a footer's chunks (any column index, any bounds) over
+// the leaf types read from the same footer.
+func FuzzChunkHits(f *testing.F) {
+	f.Add(int64(0), int64(0), "a", `\xC3(`, true, "b", false, true, true, "VARCHAR", "JSON")
+	f.Add(int64(1), int64(1), "j", "x", true, "", false, true, true, "INTEGER", "JSON")
+	f.Add(int64(0), int64(-1), "a", "", false, "", false, false, false, "VARCHAR", "")
+	f.Add(int64(0), int64(1<<40), "a", "", false, "", false, false, false, "VARCHAR", "")
+	f.Fuzz(func(t *testing.T, rowGroup, column int64, path, min string, minValid bool, max string, maxValid, hasStats, deltaLength bool, duck0, duck1 string) {
+		types := []leafType{{duck: duck0, json: duck0 == "JSON"}, {duck: duck1, json: strings.EqualFold(duck1, "json")}}
+		c := chunk{rowGroup: rowGroup, column: column, path: path, min: sql.NullString{String: min, Valid: minValid},
+			max: sql.NullString{String: max, Valid: maxValid}, hasStats: hasStats, deltaLength: deltaLength}
+		hits := chunkHits([]chunk{c, c}, types)
+		for _, h := range hits {
+			if h.Column != path || h.Quirk == "" {
+				t.Fatalf("hit %+v for column %q", h, path)
+			}
+		}
+	})
+}
