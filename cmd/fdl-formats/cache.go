@@ -77,7 +77,10 @@ func parseSize(s string) (int64, error) {
 		}
 	}
 	n, err := strconv.ParseFloat(num, 64)
-	if err != nil || n <= 0 || n*float64(mult) > math.MaxInt64 {
+	// float64(math.MaxInt64) is 2^63, past int64's maximum: a size there
+	// ("9223372036854775807") converted to int64's minimum, as did NaN,
+	// which no comparison refused.
+	if err != nil || !(n > 0) || n*float64(mult) >= math.MaxInt64 {
 		return 0, fmt.Errorf("size %q: want a positive number with an optional unit (500MB, 10GiB) or unlimited", s)
 	}
 	return int64(n * float64(mult)), nil
