@@ -80,7 +80,9 @@ func parseSize(s string) (int64, error) {
 	// float64(math.MaxInt64) is 2^63, past int64's maximum: a size there
 	// ("9223372036854775807") converted to int64's minimum, as did NaN,
 	// which no comparison refused.
-	if err != nil || !(n > 0) || n*float64(mult) >= math.MaxInt64 {
+	// A size under a byte ("0.5", "1e-9") read as 0, which "0" is refused
+	// for.
+	if err != nil || !(n > 0) || n*float64(mult) >= math.MaxInt64 || int64(n*float64(mult)) < 1 {
 		return 0, fmt.Errorf("size %q: want a positive number with an optional unit (500MB, 10GiB) or unlimited", s)
 	}
 	return int64(n * float64(mult)), nil
