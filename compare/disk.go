@@ -67,7 +67,8 @@ func checkOnDisk(k diskKey) (string, error) {
 	if strings.Contains(k.path, "://") {
 		return "", nil
 	}
-	// Stat before opening: open(2) of a FIFO blocks until a writer comes.
+	// Stat before opening: open(2) of a FIFO blocks until a writer comes
+	// (and a folder opens, then has no footer to read).
 	if st, err := os.Stat(k.path); err == nil && !st.Mode().IsRegular() {
 		return fmt.Sprintf("%s is not a regular file (%s)", k.path, st.Mode().Type()), nil
 	}
@@ -79,9 +80,6 @@ func checkOnDisk(k diskKey) (string, error) {
 	st, err := f.Stat()
 	if err != nil {
 		return "", fmt.Errorf("%w: %w", ErrIncomparable, err)
-	}
-	if !st.Mode().IsRegular() {
-		return fmt.Sprintf("%s is not a regular file (%s)", k.path, st.Mode().Type()), nil
 	}
 	if st.Size() != k.size {
 		return fmt.Sprintf("%s is %d bytes on disk, the catalog records %d", k.path, st.Size(), k.size), nil

@@ -3,7 +3,8 @@ package compare
 import (
 	"errors"
 	"io/fs"
-	"strings"
+
+	"github.com/fdl-formats/fdl-formats/duckfile"
 )
 
 // OpenCause says why a catalog file could not be opened at all.
@@ -61,13 +62,13 @@ func (e *OpenError) Reason() string {
 }
 
 // attachFailure is the cause of a failed ATTACH that is not about the
-// catalog's bytes as DuckLake reads them, judged by DuckDB's message; 0
-// for any other (a truncated or corrupt file, a newer storage version).
+// catalog's bytes as DuckLake reads them (duckfile.ClassifyAttach); 0 for
+// any other (a truncated or corrupt file, a newer storage version).
 func attachFailure(msg string) OpenCause {
-	switch {
-	case strings.Contains(msg, "Could not set lock on file"):
+	switch duckfile.ClassifyAttach(msg) {
+	case duckfile.AttachLocked:
 		return OpenLocked
-	case strings.Contains(msg, "not a valid DuckDB database file"):
+	case duckfile.AttachNotDuckDB:
 		return OpenNotDuckDB
 	}
 	return 0

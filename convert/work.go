@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fdl-formats/fdl-formats/duckfile"
 	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/internal/oneline"
 )
@@ -52,13 +53,13 @@ func openSource(ctx context.Context, conn *sql.Conn, src string, engines *Engine
 	}
 	if _, err := conn.ExecContext(ctx, fmt.Sprintf("ATTACH %s AS src (READ_ONLY)", literal(src))); err != nil {
 		msg := err.Error()
-		switch {
-		case strings.Contains(msg, "newer version of DuckDB"):
+		switch duckfile.ClassifyAttach(msg) {
+		case duckfile.AttachNewerStorage:
 			return "", "", nil, fmt.Errorf("open catalog %s: %w: DuckDB %s cannot open it (%s); re-save it with an older STORAGE_VERSION such as v1.5.0", src, ErrStorageTooNew, duckdbVersion(ctx, conn), oneline.First(msg))
-		case strings.Contains(msg, "Could not set lock on file"):
+		case duckfile.AttachLocked:
 			// Not the file's fault: a runtime failure, not invalid input.
 			return "", "", nil, fmt.Errorf("open catalog %s: another process holds it open read-write (DuckDB could not set its lock on the file); convert it once that process has closed it, or convert a copy: %s", src, oneline.First(msg))
-		case strings.Contains(msg, "not a valid DuckDB database file"):
+		case duckfile.AttachNotDuckDB:
 			return "", "", nil, fmt.Errorf("open catalog %s: %w: not a DuckDB database file", src, ErrNotCatalog)
 		default:
 			return "", "", nil, fmt.Errorf("open catalog %s: %w: unreadable DuckDB file (truncated or corrupt?): %s", src, ErrNotCatalog, oneline.First(msg))
