@@ -1,10 +1,13 @@
 package repo
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +18,7 @@ import (
 	"github.com/fdl-formats/fdl-formats/convert"
 	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
+	"github.com/fdl-formats/fdl-formats/store/httpstore"
 	"github.com/fdl-formats/fdl-formats/store/local"
 )
 
@@ -855,5 +859,104 @@ func TestHugeDuckDBBound(t *testing.T) {
 				t.Errorf("Check = %v, want nil (an empty repository, allowed)", err)
 			}
 		})
+	}
+}
+
+// TestResolveWebURLsAsDuckDBSendsThem: over HTTP(S) the statement names the
+// data folder as fdl.json writes it, not percent-encoded, and DuckDB's HTTP
+// clients encode each request's path themselves: httplib's encode_path (a
+// space, ', ",", ";", CR, LF and bytes >= 0x80) and curl's URL API (a space
+// and bytes >= 0x80, when a path is set on the base URL, as httpfs does);
+// neither touches a "%", so the escaped base URL is sent as it is. A
+// repository below a folder with a space, whose data_dir holds a space,
+// non-ASCII letters and characters only httplib encodes, is served by a
+// plain file server: the catalog and a data file, asked for as each client
+// sends them, are the repository's bytes.
+func TestResolveWebURLsAsDuckDBSendsThem(t *testing.T) {
+	ctx := context.Background()
+	_, root := smallLake(t)
+	site := filepath.Join(t.TempDir(), "site")
+	repoDir := filepath.Join(site, "my lakes")
+	if err := os.MkdirAll(site, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(root, repoDir); err != nil {
+		t.Fatal(err)
+	}
+	const dataDir = "dätä's, dir;/"
+	if err := os.Rename(filepath.Join(repoDir, "data"), filepath.Join(repoDir, strings.TrimSuffix(dataDir, "/"))); err != nil {
+		t.Fatal(err)
+	}
+	fdl, err := os.ReadFile(filepath.Join(repoDir, "fdl.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(repoDir, "fdl.json"), strings.Replace(string(fdl), `"data_dir": "data/"`, `"data_dir": "`+dataDir+`"`, 1))
+	web := webSite(t, http.FileServer(http.Dir(site)))
+	base := strings.TrimSuffix(web.BaseURL(), "/")
+	lake, err := httpstore.New(base+"/my%20lakes/", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Resolve(ctx, lake, ResolveOptions{DuckDB: "1.5.6"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := base + "/my%20lakes/" + dataDir; res.DataURL != want {
+		t.Fatalf("DATA_PATH %q, want %q (as fdl.json writes it)", res.DataURL, want)
+	}
+	var dataFile string
+	err = filepath.WalkDir(filepath.Join(repoDir, strings.TrimSuffix(dataDir, "/")), func(p string, d os.DirEntry, err error) error {
+		if err == nil && dataFile == "" && strings.HasSuffix(p, ".parquet") {
+			dataFile = p
+		}
+		return err
+	})
+	if err != nil || dataFile == "" {
+		t.Fatalf("no data file: %v", err)
+	}
+	rel, _ := filepath.Rel(filepath.Join(repoDir, strings.TrimSuffix(dataDir, "/")), dataFile)
+	for _, c := range []struct {
+		name   string
+		encode func(byte) string
+	}{
+		{"httplib", func(b byte) string {
+			if b == ' ' || b == '\'' || b == ',' || b == ';' || b >= 0x80 {
+				return fmt.Sprintf("%%%02X", b)
+			}
+			return string(b)
+		}},
+		{"curl", func(b byte) string {
+			if b == ' ' || b >= 0x80 {
+				return fmt.Sprintf("%%%02x", b)
+			}
+			return string(b)
+		}},
+	} {
+		for _, f := range []struct{ url, local string }{
+			{strings.TrimPrefix(res.CatalogURL, "ducklake:"), filepath.Join(repoDir, filepath.FromSlash(res.File.Key))},
+			{res.DataURL + filepath.ToSlash(rel), dataFile},
+		} {
+			var sent strings.Builder
+			for i := 0; i < len(f.url); i++ {
+				sent.WriteString(c.encode(f.url[i]))
+			}
+			resp, err := http.Get(sent.String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if err != nil || resp.StatusCode != http.StatusOK {
+				t.Fatalf("%s GET %s: %s %v", c.name, sent.String(), resp.Status, err)
+			}
+			want, err := os.ReadFile(f.local)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s GET %s: %d bytes, not the %d of %s", c.name, sent.String(), len(got), len(want), f.local)
+			}
+		}
 	}
 }
