@@ -64,3 +64,12 @@ func (e *UnsafeStoreError) Hint() string {
 	}
 	return "publish to a service that honours If-None-Match: * on PutObject (AWS S3, Cloudflare R2, MinIO, versitygw; see the README), or backfill a local copy"
 }
+
+// selectionError is a version selection that is not one version for
+// another reason than naming nothing (a seq several versions share, every
+// version expired): errors.Is matches ErrBadFilter, so it exits as a bad
+// argument, but its text is its own, not ErrBadFilter's "names nothing".
+type selectionError struct{ msg string }
+
+func (e *selectionError) Error() string        { return e.msg }
+func (e *selectionError) Is(target error) bool { return target == ErrBadFilter }

@@ -505,7 +505,7 @@ func pickVersion(all []*version, sel string) (*version, error) {
 				return all[i], nil
 			}
 		}
-		return nil, fmt.Errorf("%w: no version that is not expired or withdrawn", ErrBadFilter)
+		return nil, &selectionError{"every version is expired or withdrawn (expired.json): none is left to read"}
 	}
 	var found []*version
 	n, serr := strconv.ParseInt(sel, 10, 64)
@@ -524,7 +524,7 @@ func pickVersion(all []*version, sel string) (*version, error) {
 	for i, v := range found {
 		ids[i] = v.id
 	}
-	return nil, fmt.Errorf("%w: seq %s names %d versions (%s); give the ID", ErrBadFilter, sel, len(found), strings.Join(ids, ", "))
+	return nil, &selectionError{fmt.Sprintf("seq %s names %d versions (%s): give the ID", sel, len(found), strings.Join(ids, ", "))}
 }
 
 // catalogFiles lists a version's catalogs in the order a reader tries them:
