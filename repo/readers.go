@@ -168,7 +168,10 @@ func (r *repository) readerMatrix(ctx context.Context, m *Matrix, opts *Options,
 				rr.Readable = append(rr.Readable, rv)
 				continue
 			}
-			rv.Expected = f.ExpiredFor(row.vp.CreatedAt, m.Now)
+			// Past its until a format is not written, by design; but a
+			// catalog of it that is there and fails check is opened by its
+			// readers all the same: not expected, and warned of.
+			rv.Expected = failedFile == "" && f.ExpiredFor(row.vp.CreatedAt, m.Now)
 			rr.Unreadable = append(rr.Unreadable, rv)
 			if !rv.Expected {
 				gap := fmt.Sprintf("seq %d", rv.Seq)
