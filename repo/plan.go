@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"slices"
 	"strings"
@@ -205,7 +206,7 @@ func (r *repository) plan(ctx context.Context, opts *Options, check bool) (*Matr
 	for _, f := range r.cfg.Sorted() {
 		fp := FormatPlan{DuckLake: f.DuckLake, DuckDB: f.DuckDB, Until: f.Until, Expired: f.ExpiredAt(now)}
 		if f.HasUntil() {
-			days := int(f.UntilTime.Sub(now) / (24 * time.Hour))
+			days := wholeDays(now, f.UntilTime)
 			fp.DaysLeft = &days
 			if !fp.Expired && f.UntilTime.Sub(now) <= ExpiryWarning {
 				w := fmt.Sprintf("format %s expires on %s (in %d days): no catalog in it will be written after that, for any version (a version still without one stays without)", f.DuckLake, f.Until, days)
@@ -564,4 +565,14 @@ func (r *repository) oldestFormatRule(vp *VersionPlan, declared []fdljson.Format
 		rule.Status = "ok"
 	}
 	return []Rule{rule}
+}
+
+// wholeDays is the number of whole days from from to to, truncated toward
+// zero. time.Sub saturates about 292 years apart (a --now of year 1 said
+// 106751 days left to 2026); past that, whole seconds tell the days.
+func wholeDays(from, to time.Time) int {
+	if d := to.Sub(from); d > math.MinInt64 && d < math.MaxInt64 {
+		return int(d / (24 * time.Hour))
+	}
+	return int((to.Unix() - from.Unix()) / (24 * 60 * 60))
 }

@@ -214,11 +214,15 @@ func TestPlanUntil(t *testing.T) {
 		{"long_before", "2026-11-01", "2026-09-01T00:00:00Z", []State{Missing, Missing, Missing}, false},
 		{"created_after_until", "2026-10-31T02:03:08Z", "2026-10-01T00:00:00Z", []State{Missing, Expired, Expired}, false},
 		{"created_just_before", "2026-10-31T02:03:09Z", "2026-10-01T00:00:00Z", []State{Missing, Missing, Expired}, false},
+		// Go's zero time is a date like any other, not "now" (which is
+		// past the until).
+		{"now_at_zero_time", "2026-11-01", "0001-01-01T00:00:00Z", []State{Missing, Missing, Missing}, false},
+		{"now_at_zero_time_offset", "2026-11-01", "0001-01-01T09:00:00+09:00", []State{Missing, Missing, Missing}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			os.Remove(filepath.Join(root, "fdl.json"))
 			writeFile(t, filepath.Join(root, "fdl.json"), `{"fdl":"0.1","formats":[{"ducklake":"1.0"},{"ducklake":"0.4","until":"`+tc.until+`"}]}`)
-			m, err := Plan(ctx, st, Options{Now: at(tc.now), Formats: []string{"0.4"}, DataPath: t.TempDir()})
+			m, err := Plan(ctx, st, Options{Now: at(tc.now), NowSet: true, Formats: []string{"0.4"}, DataPath: t.TempDir()})
 			if err != nil {
 				t.Fatal(err)
 			}

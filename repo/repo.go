@@ -28,8 +28,13 @@ import (
 
 // Options tune Plan, Backfill and Check.
 type Options struct {
-	// Now is the time `until` is evaluated at; zero means time.Now().
+	// Now is the time `until` is evaluated at; zero means time.Now(),
+	// unless NowSet says the zero time itself was asked for.
 	Now time.Time
+	// NowSet makes Now the time even when it is zero: Go's zero time is
+	// 0001-01-01T00:00:00Z, a date the CLI's --now may name, and taken as
+	// "now" it expired formats whose until was still ahead of it.
+	NowSet bool
 	// Formats limits the work to these declared formats (names as in fdl.json).
 	Formats []string
 	// Versions limits the work to these versions (IDs or seq numbers).
@@ -98,7 +103,7 @@ type Progress struct {
 }
 
 func (o *Options) now() time.Time {
-	if o.Now.IsZero() {
+	if o.Now.IsZero() && !o.NowSet {
 		return time.Now().UTC()
 	}
 	return o.Now.UTC()

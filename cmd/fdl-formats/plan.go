@@ -88,7 +88,9 @@ func openRepo(ctx context.Context, cmd *cli.Command) (store.Store, repo.Options,
 		if err != nil {
 			return nil, opts, usageError{err: fmt.Errorf("--now %q: want an RFC 3339 time such as 2026-06-30T00:00:00Z", s)}
 		}
-		opts.Now = t
+		// NowSet: 0001-01-01T00:00:00Z is Go's zero time, which alone
+		// the library reads as "now".
+		opts.Now, opts.NowSet = t, true
 	}
 	// --jobs 0 is refused like -1 (it was taken silently as the default,
 	// the number of CPUs); no value is capped, but one far above the CPUs

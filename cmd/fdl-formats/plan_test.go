@@ -168,3 +168,26 @@ func TestCheckStrictFDLJSON(t *testing.T) {
 		})
 	}
 }
+
+// TestPlanNowZeroTime: --now 0001-01-01T00:00:00Z is Go's zero time, which
+// the library read as "now" (plan said as of the run's time); it is that
+// date like any other, 739,796 days before 08_partitioning's 0.3 until
+// (time.Sub saturated at 106,751).
+func TestPlanNowZeroTime(t *testing.T) {
+	repoDir := copyRepo(t, "lakes", "08_partitioning")
+	for _, tc := range []struct{ now, want string }{
+		{"0001-01-01T00:00:00Z", "as of 0001-01-01T00:00:00Z\n  format 0.3: DuckDB >= 1.4.0, < 1.5.0; until 2026-06-30 (739796 days left)\n"},
+		{"0001-01-01T09:00:00+09:00", "as of 0001-01-01T00:00:00Z\n  format 0.3: DuckDB >= 1.4.0, < 1.5.0; until 2026-06-30 (739796 days left)\n"},
+		{"0001-01-01", "as of 0001-01-01T00:00:00Z\n  format 0.3: DuckDB >= 1.4.0, < 1.5.0; until 2026-06-30 (739796 days left)\n"},
+		{"2026-06-29T12:00:00Z", "as of 2026-06-29T12:00:00Z\n  format 0.3: DuckDB >= 1.4.0, < 1.5.0; until 2026-06-30 (0 days left)\n"},
+		{"2026-11-30T00:00:00Z", "as of 2026-11-30T00:00:00Z\n  format 0.3: DuckDB >= 1.4.0, < 1.5.0; until 2026-06-30 (expired)\n"},
+	} {
+		out, errOut, code := runApp(t, "plan", "--now="+tc.now, repoDir)
+		if code != exitOK {
+			t.Fatalf("plan --now=%s: exit %d, stderr %s", tc.now, code, errOut)
+		}
+		if !strings.Contains(out, tc.want) {
+			t.Errorf("plan --now=%s: want %q; got:\n%s", tc.now, tc.want, out)
+		}
+	}
+}
