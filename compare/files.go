@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -952,6 +953,20 @@ func (r *Reader) strings(ctx context.Context, q string) ([]string, error) {
 	return out, rows.Err()
 }
 
+// partialMaxInfo reads the N of a 'partial_max:N' partial_file_info
+// (rest is what follows the prefix); like a split list's numbers, an N
+// past int64 is named.
+func partialMaxInfo(info, rest string) (int64, error) {
+	n, err := strconv.ParseInt(rest, 10, 64)
+	if err != nil {
+		if u, uerr := strconv.ParseUint(rest, 10, 64); uerr == nil && u > math.MaxInt64 {
+			return 0, fmt.Errorf("partial_file_info %q: %s is past int64's maximum", info, rest)
+		}
+		return 0, fmt.Errorf("bad partial_file_info %q", info)
+	}
+	return n, nil
+}
+
 // splitLimit applies a split list 's1:n1|s2:n2|...' at a snapshot: the
 // number of leading physical rows visible (§5.5). ok=false when the value
 // is not a split list.
@@ -965,6 +980,14 @@ func splitLimit(info string, snap int64) (limit int64, ok bool, err error) {
 		si, err1 := strconv.ParseInt(s, 10, 64)
 		ni, err2 := strconv.ParseInt(n, 10, 64)
 		if err1 != nil || err2 != nil {
+			// The reader parses to 2^64-1 (std::stoull, partialInfoParses);
+			// no catalog holds a snapshot id or row count past int64
+			// (BIGINT), so such a value is named, not modelled.
+			for _, v := range []string{s, n} {
+				if u, err := strconv.ParseUint(v, 10, 64); err == nil && u > math.MaxInt64 {
+					return 0, false, fmt.Errorf("partial_file_info %q: %s is past int64's maximum", info, v)
+				}
+			}
 			return 0, false, fmt.Errorf("bad partial_file_info %q", info)
 		}
 		if si <= snap && ni > limit {

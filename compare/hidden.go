@@ -36,9 +36,9 @@ func (r *Reader) hiddenPositions(ctx context.Context, f DataFile, snap int64) ([
 			}
 			return out, nil
 		}
-		var n int64
-		if _, err := fmt.Sscan(rest, &n); err != nil {
-			return nil, fmt.Errorf("bad partial_file_info %q", info)
+		n, err := partialMaxInfo(info, rest)
+		if err != nil {
+			return nil, err
 		}
 		partialMax = &n
 	}

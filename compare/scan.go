@@ -258,9 +258,9 @@ func partialFilter(f DataFile, snapCol string, snap int64) ([]string, error) {
 	case f.PartialInfo != nil && *f.PartialInfo != "":
 		info := *f.PartialInfo
 		if rest, ok := strings.CutPrefix(info, "partial_max:"); ok {
-			var n int64
-			if _, err := fmt.Sscan(rest, &n); err != nil {
-				return nil, fmt.Errorf("bad partial_file_info %q", info)
+			n, err := partialMaxInfo(info, rest)
+			if err != nil {
+				return nil, err
 			}
 			if n > snap {
 				return bySnapshot(info)

@@ -30,6 +30,22 @@ func FuzzParseSplits(f *testing.F) {
 	})
 }
 
+// TestParseSplitsErrors: what a split list that does not parse is told
+// by (the caller names the data file's id and path).
+func TestParseSplitsErrors(t *testing.T) {
+	for _, tc := range []struct{ info, want string }{
+		{"1:x", `bad split list "1:x"`},
+		{"-1:10", `bad split list "-1:10"`},
+		{"1:9223372036854775808", `bad split list "1:9223372036854775808": 9223372036854775808 is past int64's maximum`},
+		{"2:1|18446744073709551615:3", `bad split list "2:1|18446744073709551615:3": 18446744073709551615 is past int64's maximum`},
+		{"18446744073709551616:3", `bad split list "18446744073709551616:3"`},
+	} {
+		if _, err := parseSplits(tc.info); err == nil || err.Error() != tc.want {
+			t.Errorf("parseSplits(%q) = %v, want %s", tc.info, err, tc.want)
+		}
+	}
+}
+
 func FuzzSplitChanges(f *testing.F) {
 	for _, s := range []string{`created_table:"main"."t",inserted_into_table:1`, `altered_table:2,dropped_table:3`, `created_schema:"a,""b"`, `"`, ",", ""} {
 		f.Add(s)

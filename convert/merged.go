@@ -58,6 +58,13 @@ func parseSplits(info string) ([]split, error) {
 		si, err1 := strconv.ParseInt(s, 10, 64)
 		ni, err2 := strconv.ParseInt(n, 10, 64)
 		if !ok || err1 != nil || err2 != nil || si < 0 || ni < 0 {
+			// The reader parses to 2^64-1 (std::stoull); no catalog holds
+			// a snapshot id or row count past int64 (BIGINT): named.
+			for _, v := range []string{s, n} {
+				if u, err := strconv.ParseUint(v, 10, 64); ok && err == nil && u > math.MaxInt64 {
+					return nil, fmt.Errorf("bad split list %q: %s is past int64's maximum", info, v)
+				}
+			}
 			return nil, fmt.Errorf("bad split list %q", info)
 		}
 		out = append(out, split{si, ni})
