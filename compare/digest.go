@@ -1128,21 +1128,22 @@ func (d *Digests) HintFromReader(ctx context.Context, r *Reader) error {
 		if err != nil {
 			return err
 		}
-		paths := map[int64]string{}
+		files := map[int64]DataFile{}
 		for _, f := range all.data {
-			paths[f.file.ID] = f.file.Path
+			files[f.file.ID] = f.file
 		}
 		for _, del := range all.dels {
-			path, ok := paths[del.dataID]
+			f, ok := files[del.dataID]
 			if !ok {
 				continue
 			}
+			path := f.Path
 			var pos []int64
 			switch del.file.Format {
 			case "parquet":
 				pos, err = r.parquetDeletes(ctx, &del.file, math.MaxInt64) // sorted, shared
 			case "puffin":
-				pos, err = puffinDeletes(del.file.Path, math.MaxInt64) // a bitmap's: sorted, unique
+				pos, err = puffinDeletes(del.file.Path, math.MaxInt64, r.vectorBound(ctx, f)) // a bitmap's: sorted, unique
 			default:
 				continue
 			}

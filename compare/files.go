@@ -422,7 +422,7 @@ func (r *Reader) deleteFilePositions(ctx context.Context, t Table, f DataFile, s
 			case "parquet":
 				cached, err = r.parquetDeletes(ctx, d, snap) // sorted, shared
 			case "puffin":
-				cached, err = r.puffinDeletes(d, snap) // a bitmap's: sorted, unique
+				cached, err = r.puffinDeletes(ctx, d, f, snap) // a bitmap's: sorted, unique
 			default:
 				// Only a 1.0+ reader keeps another value (deleteFormat).
 				err = &DeleteFileError{Path: d.Path, Detail: fmt.Sprintf("Unknown delete file format: %s (format %s readers read the format column with DeleteFileFormatFromString, which knows only parquet and puffin)", d.Format, r.format.Name)}

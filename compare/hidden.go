@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/deletionvector"
 	"github.com/fdl-formats/fdl-formats/internal/parquetsql"
 )
 
@@ -30,8 +31,20 @@ func (r *Reader) hiddenPositions(ctx context.Context, f DataFile, snap int64) ([
 			if err != nil {
 				return nil, err
 			}
+			// Past deletionvector.SmallCount positions, the rows hidden
+			// are held to the file's Parquet row count: a tampered
+			// record_count claims any (2^40 listed ran out of memory), and
+			// rows past the file's last hide nothing. It stays a files
+			// difference (recordCounts); a genuine file's record_count is
+			// its row count, and reads as before.
+			end := f.RecordCount
+			if end-limit > deletionvector.SmallCount {
+				if n, ok := r.partialFileRows(ctx, f); ok && n < end {
+					end = n
+				}
+			}
 			var out []int64
-			for p := limit; p < f.RecordCount; p++ {
+			for p := limit; p < end; p++ {
 				out = append(out, p)
 			}
 			return out, nil

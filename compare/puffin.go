@@ -2,6 +2,7 @@ package compare
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
 
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/deletionvector"
 )
 
 var (
@@ -38,7 +40,7 @@ type puffinFooter struct {
 // whole file as one bare deletion-vector-v1 blob, so a Puffin container
 // fails its magic check; 1.1 (main's DuckLakePuffinReader) reads both. A
 // failure is a DeleteFileError: the catalog's readers cannot read the table.
-func (r *Reader) puffinDeletes(d *DeleteFile, snap int64) ([]int64, error) {
+func (r *Reader) puffinDeletes(ctx context.Context, d *DeleteFile, f DataFile, snap int64) ([]int64, error) {
 	data, err := os.ReadFile(d.Path)
 	if err != nil {
 		return nil, err
@@ -57,30 +59,54 @@ func (r *Reader) puffinDeletes(d *DeleteFile, snap int64) ([]int64, error) {
 			return nil, &DeleteFileError{Path: d.Path, Detail: fmt.Sprintf("Magic bytes mismatch, deletion vector is corrupt! (format %s readers read %s, whose format column says puffin, as one bare deletion vector)", r.format.Name, d.Path)}
 		}
 	}
-	return puffinPositions(data, snap)
+	return puffinPositions(data, snap, r.vectorBound(ctx, f))
+}
+
+// vectorBound holds a deletion vector of data file f to f's rows before
+// its positions are listed (deletionvector.Check): its record_count, and
+// past deletionvector.SmallCount positions its Parquet row count too (a
+// tampered record_count claims any), read once per reader. A genuine
+// vector holds at most the file's rows and reads as before; one claiming
+// more is an error naming the data file (its callers name the delete
+// file, table and catalog). Positions past the file's rows are kept, as
+// before (TestDeletesOutOfRange): only their number is held.
+func (r *Reader) vectorBound(ctx context.Context, f DataFile) func(uint64) error {
+	return func(n uint64) error {
+		err := deletionvector.Check(n, f.RecordCount, "record_count")
+		if err == nil && n > deletionvector.SmallCount {
+			if rows, ok := r.partialFileRows(ctx, f); ok {
+				err = deletionvector.Check(n, rows, "Parquet row count")
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("data file %s (id %d): %w", f.Path, f.ID, err)
+		}
+		return nil
+	}
 }
 
 // puffinDeletes reads the positions deleted at a snapshot from a Puffin
 // delete file: either a bare deletion-vector-v1 blob (valid for the whole
 // visibility of the delete-file row) or a Puffin container whose blobs carry
 // ducklake-snapshot-id (cumulative; a position counts from the smallest blob
-// snapshot containing it).
-func puffinDeletes(path string, snap int64) ([]int64, error) {
+// snapshot containing it). bound, when set, is asked about the number of
+// positions before they are listed (Reader.vectorBound).
+func puffinDeletes(path string, snap int64, bound func(uint64) error) ([]int64, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return puffinPositions(data, snap)
+	return puffinPositions(data, snap, bound)
 }
 
 // puffinPositions is puffinDeletes of a file's bytes.
-func puffinPositions(data []byte, snap int64) ([]int64, error) {
+func puffinPositions(data []byte, snap int64, bound func(uint64) error) ([]int64, error) {
 	if !bytes.HasPrefix(data, puffinMagic) {
 		bm, err := decodeDV(data)
 		if err != nil {
 			return nil, err
 		}
-		return bitmapPositions(bm)
+		return bitmapPositions(bm, bound)
 	}
 	n := len(data)
 	if n < 16 || !bytes.Equal(data[n-4:], puffinMagic) {
@@ -136,7 +162,7 @@ func puffinPositions(data []byte, snap int64) ([]int64, error) {
 		for _, b := range blobs {
 			all.Or(b.bm)
 		}
-		return bitmapPositions(all)
+		return bitmapPositions(all, bound)
 	}
 	// Blobs are cumulative: the newest blob at or before snap holds every
 	// position deleted by then.
@@ -147,7 +173,7 @@ func puffinPositions(data []byte, snap int64) ([]int64, error) {
 			acc.Or(b.bm)
 		}
 	}
-	return bitmapPositions(acc)
+	return bitmapPositions(acc, bound)
 }
 
 // decodeDV decodes an Iceberg deletion-vector-v1 blob: a big-endian length
@@ -171,43 +197,18 @@ func decodeDV(b []byte) (*roaring64.Bitmap, error) {
 	return readBitmap(body[4:])
 }
 
-// readBitmap reads a portable 64-bit Roaring bitmap: a little-endian
-// count of 32-bit buckets, then each bucket's key and 32-bit bitmap. The
-// Roaring library trusts what it reads: a count of 0x3030303030303030
-// ("00000000") panicked in make (roaring64 ReadFrom sizes its slices by
-// the count before it reads a bucket), and a count below that but past
-// the bytes there would allocate gigabytes. So the count is checked
-// against the bytes (a bucket takes at least 12: its key, and a 32-bit
-// bitmap's cookie and container count), and a panic of the library on
-// other corrupt bytes is an error naming the bitmap as corrupt.
-func readBitmap(vec []byte) (bm *roaring64.Bitmap, err error) {
-	if len(vec) >= 8 && binary.LittleEndian.Uint64(vec) > uint64(len(vec)-8)/12 {
-		n := binary.LittleEndian.Uint64(vec)
-		return nil, fmt.Errorf("deletion vector bitmap is corrupt: %d buckets in %d bytes", n, len(vec))
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			bm, err = nil, fmt.Errorf("deletion vector bitmap is corrupt (%v)", r)
-		}
-	}()
-	bm = roaring64.New()
-	if _, err := bm.ReadFrom(bytes.NewReader(vec)); err != nil {
-		return nil, fmt.Errorf("deletion vector bitmap: %w", err)
-	}
-	// ReadFrom does not check the containers it reads: one whose runs or
-	// cardinality do not match its values panicked when iterated
-	// (FuzzDecodeDV). Validate does; an empty bucket, which it also
-	// refuses, reads as no positions, as before.
-	if err := bm.Validate(); err != nil && err.Error() != "empty container" {
-		return nil, fmt.Errorf("deletion vector bitmap is corrupt: %w", err)
-	}
-	return bm, nil
+// readBitmap reads a deletion vector's bitmap without trusting its counts
+// (deletionvector.ReadBitmap).
+func readBitmap(vec []byte) (*roaring64.Bitmap, error) {
+	return deletionvector.ReadBitmap(vec)
 }
 
 // bitmapPositions lists a bitmap's positions, sorted and unique. A
 // corrupt bitmap that Validate lets through (after an empty bucket) is an
-// error, not a panic of the iterator.
-func bitmapPositions(bm *roaring64.Bitmap) (out []int64, err error) {
+// error, not a panic of the iterator. bound, when set, is asked about the
+// number of positions first: a few bytes of run containers claim 2^32
+// positions a bucket, and listed they exhausted memory.
+func bitmapPositions(bm *roaring64.Bitmap, bound func(uint64) error) (out []int64, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			out, err = nil, fmt.Errorf("deletion vector bitmap is corrupt (%v)", r)
@@ -218,7 +219,13 @@ func bitmapPositions(bm *roaring64.Bitmap) (out []int64, err error) {
 	if !bm.IsEmpty() && bm.Maximum() > math.MaxInt64 {
 		return nil, fmt.Errorf("deletion vector holds position %d, past int64's maximum", bm.Maximum())
 	}
-	out = make([]int64, 0, min(bm.GetCardinality(), 1<<24)) // a corrupt count can claim any
+	n := bm.GetCardinality()
+	if bound != nil {
+		if err := bound(n); err != nil {
+			return nil, err
+		}
+	}
+	out = make([]int64, 0, min(n, 1<<24)) // a corrupt count can claim any
 	it := bm.Iterator()
 	for it.HasNext() {
 		out = append(out, int64(it.Next()))

@@ -76,7 +76,7 @@ func TestPuffinDeletes(t *testing.T) {
 	if err := os.WriteFile(bare, dvBlob(t, 1, 5, 1<<33), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	got, err := puffinDeletes(bare, 0)
+	got, err := puffinDeletes(bare, 0, nil)
 	if err != nil || !slices.Equal(got, []int64{1, 5, 1 << 33}) {
 		t.Fatalf("bare blob: %v %v", got, err)
 	}
@@ -84,13 +84,13 @@ func TestPuffinDeletes(t *testing.T) {
 	// Cumulative per-snapshot blobs: a position counts from the first blob holding it.
 	p := container(t, map[int64][]uint64{3: {1}, 4: {1, 7}, 6: {1, 7, 9}})
 	for snap, want := range map[int64][]int64{2: {}, 3: {1}, 5: {1, 7}, 9: {1, 7, 9}} {
-		got, err := puffinDeletes(p, snap)
+		got, err := puffinDeletes(p, snap, nil)
 		if err != nil || !slices.Equal(got, want) {
 			t.Errorf("snapshot %d: got %v %v, want %v", snap, got, err, want)
 		}
 	}
 
-	if _, err := puffinDeletes(container(t, map[int64][]uint64{-1: {1}, 3: {2}}), 5); err == nil || !strings.Contains(err.Error(), "mixes") {
+	if _, err := puffinDeletes(container(t, map[int64][]uint64{-1: {1}, 3: {2}}), 5, nil); err == nil || !strings.Contains(err.Error(), "mixes") {
 		t.Errorf("mixed container accepted: %v", err)
 	}
 

@@ -66,11 +66,11 @@ func TestPuffinReadByFormat(t *testing.T) {
 		})
 	}
 	// 1.1 reads the container: the positions are the bare vector's.
-	bare, err := puffinDeletes(filepath.Join(data, filepath.FromSlash(rel)), 1<<62)
+	bare, err := puffinDeletes(filepath.Join(data, filepath.FromSlash(rel)), 1<<62, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := puffinDeletes(wrapped, 1<<62)
+	got, err := puffinDeletes(wrapped, 1<<62, nil)
 	if err != nil || len(got) != len(bare) || len(got) == 0 {
 		t.Fatalf("the container reads %d positions (%v), the bare vector %d", len(got), err, len(bare))
 	}

@@ -278,9 +278,11 @@ func (r *Reader) checkPlans(ctx context.Context, t Table, snap int64, opts ScanO
 	return wrong, nil
 }
 
-// partialFileRows is a partial data file's Parquet row count, read once
-// per reader (Parquet metadata only); ok is false where the file cannot be
-// read, which its plan's own read reports.
+// partialFileRows is a data file's Parquet row count, read once per
+// reader (Parquet metadata only); ok is false where the file cannot be
+// read, which its plan's own read reports. Partial files are held to it
+// (checkPlans), and so are the counts that would size allocations for a
+// file: rows a split list hides, positions of a deletion vector.
 func (r *Reader) partialFileRows(ctx context.Context, f DataFile) (n int64, ok bool) {
 	if n, ok := r.partialRows[f.Path]; ok {
 		return n, true

@@ -578,7 +578,7 @@ func updateDeleteFile(t *testing.T, catalog, path string, size int, footer uint3
 // positions.
 func rewritePuffin(t *testing.T, catalog, path string, extra []int64) {
 	t.Helper()
-	pos, err := puffinDeletes(path, math.MaxInt64)
+	pos, err := puffinDeletes(path, math.MaxInt64, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

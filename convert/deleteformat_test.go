@@ -1,9 +1,17 @@
 package convert
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
+	"hash/crc32"
+	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
+
+	"github.com/RoaringBitmap/roaring/v2/roaring64"
 
 	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
@@ -64,6 +72,62 @@ func TestDeletionVectorsAnyCase(t *testing.T) {
 			got, err := refusalCodes(t, src, formats.V0_4, Options{DataPath: filepath.Join(lake, "data")})
 			if err != nil || got != "deletion-vectors" {
 				t.Fatalf("refused for %q (%v), want deletion-vectors", got, err)
+			}
+		})
+	}
+}
+
+// TestTamperedDeletionVector: --rewrite-deletes lists a deletion vector's
+// positions only when their number fits its data file (its record_count,
+// and its Parquet row count where that is tampered too): a bare vector of
+// a few bytes of run containers claiming 2^32 positions for a file of a
+// few rows is refused, naming the delete and data files; before, the
+// rewrite made a slice of 2^32 positions and ran out of memory.
+func TestTamperedDeletionVector(t *testing.T) {
+	ctx := context.Background()
+	lake := filepath.Join(testlakes.Dir(t, "lakes"), "24_deletion_vectors")
+	vs := versionCatalogs(t, lake)
+	bm := roaring64.New()
+	bm.AddRange(0, 1<<32)
+	bm.RunOptimize()
+	var vec bytes.Buffer
+	if _, err := bm.WriteTo(&vec); err != nil {
+		t.Fatal(err)
+	}
+	body := append(slices.Clone(dvMagic), vec.Bytes()...)
+	blob := binary.BigEndian.AppendUint32(nil, uint32(len(body)))
+	blob = binary.BigEndian.AppendUint32(append(blob, body...), crc32.ChecksumIEEE(body))
+	for _, tc := range []struct{ name, stmt, want string }{
+		{"held to record_count", "", "(record_count)"},
+		{"record_count tampered: held to the Parquet row count", "UPDATE ducklake_data_file SET record_count = 1099511627776", "(Parquet row count)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data := filepath.Join(t.TempDir(), "data")
+			copyTree(t, filepath.Join(lake, "data"), data)
+			n := 0
+			err := filepath.WalkDir(data, func(path string, d os.DirEntry, err error) error {
+				if err != nil || !strings.HasSuffix(path, ".puffin") {
+					return err
+				}
+				n++
+				return os.WriteFile(path, blob, 0o644)
+			})
+			if err != nil || n == 0 {
+				t.Fatalf("%d deletion vectors rewritten: %v", n, err)
+			}
+			src := vs[len(vs)-1]
+			if tc.stmt != "" {
+				src = editedCopy(t, src, tc.stmt)
+			}
+			_, err = Catalog(ctx, src, filepath.Join(t.TempDir(), "out.duckdb"), formats.V0_4, Options{DataPath: data, RewriteDeletes: true})
+			if err == nil {
+				t.Fatal("converted")
+			}
+			t.Log(err)
+			for _, w := range []string{"deletion vector claims 4294967296 positions", tc.want, ".puffin", "data file "} {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not say %q", err, w)
+				}
 			}
 		})
 	}

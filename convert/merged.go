@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/deletionvector"
 	"github.com/fdl-formats/fdl-formats/internal/oneline"
 	"github.com/fdl-formats/fdl-formats/internal/parquetsql"
 	"github.com/google/uuid"
@@ -312,6 +313,19 @@ func rewriteMergedFiles(r *run) error {
 		}
 		if d.rows == 0 {
 			continue
+		}
+		// The spans' delete files list the positions from the split
+		// list's limit up to record_count (writeSpanDeletes), which a
+		// tampered catalog sets at will (2^40 wrote without end): past
+		// deletionvector.SmallCount rows it is held to the file's.
+		if m.records > deletionvector.SmallCount {
+			var rows int64
+			if err := r.w.conn.QueryRowContext(r.ctx, "SELECT count(*) FROM "+readParquetSQL(m.localPath(r.opts.DataPath), m.key.String)).Scan(&rows); err != nil {
+				return fmt.Errorf("count the rows of data file %d (%s): %w", m.id, m.localPath(r.opts.DataPath), err)
+			}
+			if m.records > rows {
+				return cannotRewrite{fmt.Sprintf("data file %d (%s) has record_count %d, more than its %d rows", m.id, m.localPath(r.opts.DataPath), m.records, rows)}
+			}
 		}
 		if m.key.Valid {
 			if err := r.w.exec(r.ctx, "LOAD httpfs"); err != nil {

@@ -161,3 +161,22 @@ func TestCompactedLakesDowngrade(t *testing.T) {
 		}
 	})
 }
+
+// TestMergedRecordCountTampered: --rewrite-deletes writes, for each span of
+// a merged file, the positions from its split list's limit up to its
+// record_count; a record_count of 2^40 (a tampered catalog) wrote without
+// end. Past 2^20 rows it is held to the file's Parquet row count, and one
+// claiming more is refused naming the data file.
+func TestMergedRecordCountTampered(t *testing.T) {
+	lake := filepath.Join(testlakes.Dir(t, "lakes-0.3-compaction"), compactionLakes[0])
+	versions := lakeVersions(t, lake)
+	src := editedCopy(t, filepath.Join(lake, "versions", versions[len(versions)-1].ID, "ducklake.duckdb"),
+		`UPDATE ducklake_data_file SET record_count = 1099511627776 WHERE partial_file_info IS NOT NULL AND partial_file_info NOT LIKE 'partial_max:%'`)
+	data := filepath.Join(t.TempDir(), "data")
+	copyTree(t, filepath.Join(lake, "data"), data)
+	_, err := Catalog(context.Background(), src, filepath.Join(t.TempDir(), "out.duckdb"), formats.V1_0, Options{DataPath: data, RewriteDeletes: true})
+	if err == nil || !strings.Contains(err.Error(), "has record_count 1099511627776, more than its") || !strings.Contains(err.Error(), ".parquet") {
+		t.Fatalf("converted with a record_count of 2^40: %v", err)
+	}
+	t.Log(err)
+}

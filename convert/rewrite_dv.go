@@ -2,14 +2,17 @@ package convert
 
 import (
 	"bytes"
+	"database/sql"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/crc32"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 
-	"github.com/RoaringBitmap/roaring/v2/roaring64"
+	"github.com/fdl-formats/fdl-formats/internal/deletionvector"
 )
 
 // Bare Puffin deletion vectors (1.0, option write_deletion_vectors) are read
@@ -36,7 +39,7 @@ func rewriteDeletionVectors(r *run) error {
 			return cannotRewrite{fmt.Sprintf("delete file %d (%s) is not under the data path", f.id, f.path)}
 		}
 		local := filepath.Join(r.opts.DataPath, filepath.FromSlash(f.relDir+f.path))
-		positions, err := readDeletionVector(local)
+		positions, err := readDeletionVector(local, r.vectorBound(f.dataFile))
 		if err != nil {
 			return cannotRewrite{fmt.Sprintf("delete file %d: %v", f.id, err)}
 		}
@@ -82,10 +85,51 @@ func (r *run) dataFileOf(id int64) (path, key string, err error) {
 	return path, key, nil
 }
 
+// vectorBound holds a deletion vector of data file id to the file's rows
+// before its positions are listed (deletionvector.Check): past
+// deletionvector.SmallCount positions, to its record_count and, since that
+// may be tampered too, to the Parquet row count of its local copy. A
+// genuine vector holds at most its file's rows; a few bytes of run
+// containers claim 2^32 positions, which listed ran out of memory. Only a
+// vector past SmallCount costs a query.
+func (r *run) vectorBound(id int64) func(uint64) error {
+	return func(n uint64) error {
+		if n <= deletionvector.SmallCount {
+			return nil
+		}
+		dirs, err := r.tableDirs()
+		if err != nil {
+			return err
+		}
+		var records int64
+		var key sql.NullString
+		var where string
+		err = r.w.conn.QueryRowContext(r.ctx, `SELECT coalesce(x.record_count, 0), x.encryption_key, `+sqlLocalPath+`
+			FROM ducklake_data_file x LEFT JOIN (`+dirs+`) td USING (table_id) WHERE x.data_file_id = ?`, id).Scan(&records, &key, &where)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("data file %d of a deletion vector: %w", id, err)
+		}
+		if err := deletionvector.Check(n, records, "record_count"); err != nil {
+			return fmt.Errorf("data file %d: %w", id, err)
+		}
+		if local := r.localFile(where); local != "" {
+			var rows int64
+			if r.w.conn.QueryRowContext(r.ctx, "SELECT count(*) FROM "+readParquetSQL(local, key.String)).Scan(&rows) == nil {
+				if err := deletionvector.Check(n, rows, "Parquet row count"); err != nil {
+					return fmt.Errorf("data file %d (%s): %w", id, local, err)
+				}
+			}
+		}
+		return nil
+	}
+}
+
 // readDeletionVector decodes a bare deletion-vector-v1 blob: a big-endian
 // length of magic+bitmap, the magic, a portable 64-bit Roaring bitmap and a
 // big-endian CRC-32 of magic+bitmap. A Puffin container is refused earlier.
-func readDeletionVector(path string) ([]int64, error) {
+// Its counts are not trusted (deletionvector.ReadBitmap); bound, when set,
+// is asked about the number of positions before they are listed.
+func readDeletionVector(path string, bound func(uint64) error) (_ []int64, err error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -104,11 +148,27 @@ func readDeletionVector(path string) ([]int64, error) {
 	if crc := binary.BigEndian.Uint32(b[4+n:]); crc != crc32.ChecksumIEEE(body) {
 		return nil, fmt.Errorf("%s: deletion-vector checksum mismatch", path)
 	}
-	bm := roaring64.New()
-	if _, err := bm.ReadFrom(bytes.NewReader(body[4:])); err != nil {
+	bm, err := deletionvector.ReadBitmap(body[4:])
+	if err != nil {
 		return nil, fmt.Errorf("%s: read bitmap: %w", path, err)
 	}
-	out := make([]int64, 0, bm.GetCardinality())
+	if !bm.IsEmpty() && bm.Maximum() > math.MaxInt64 {
+		return nil, fmt.Errorf("%s: deletion vector holds position %d, past int64's maximum", path, bm.Maximum())
+	}
+	card := bm.GetCardinality()
+	if bound != nil {
+		if err := bound(card); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	// A container Validate lets through (after an empty bucket) may
+	// still panic the iterator: an error, as in compare.
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%s: deletion vector bitmap is corrupt (%v)", path, p)
+		}
+	}()
+	out := make([]int64, 0, card)
 	it := bm.Iterator()
 	for it.HasNext() {
 		out = append(out, int64(it.Next()))

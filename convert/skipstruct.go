@@ -274,7 +274,7 @@ func skipDeleteFiles(r *run, f skipDataFile, dirs string, partial bool) ([]skipD
 		if x.puffin {
 			// A bare deletion vector (1.0+): every position from the file's
 			// first snapshot.
-			pos, err := readDeletionVector(local)
+			pos, err := readDeletionVector(local, r.vectorBound(f.id))
 			if err != nil {
 				return nil, fmt.Errorf("read deletion vector %d (%s): %w", x.d.id, x.d.path, err)
 			}
