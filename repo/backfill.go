@@ -135,6 +135,9 @@ func Backfill(ctx context.Context, st store.Store, opts Options) (_ *BackfillRep
 		return nil, err
 	}
 	defer r.close()
+	if err := ownDataFolder(r.paths, r.cfg, opts.DataPath); err != nil {
+		return nil, err
+	}
 	// Its logs name the repository's files, not the run's copies.
 	opts.Logger = r.namingLogger(opts.log())
 	// A run that writes leaves its missing cells unchecked: each cell's

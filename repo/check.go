@@ -206,6 +206,9 @@ func Check(ctx context.Context, st store.Store, opts Options) (*CheckReport, err
 		return nil, err
 	}
 	defer r.close()
+	if err := ownDataFolder(r.paths, r.cfg, opts.DataPath); err != nil {
+		return nil, err
+	}
 	m, err := r.plan(ctx, &opts, true)
 	if err != nil {
 		return nil, err

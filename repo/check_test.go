@@ -46,9 +46,9 @@ func TestCheckKinds(t *testing.T) {
 		}, ErrDifferences, "files.json: sha256"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			st, root := smallLake(t, "fdl.json", "versions")
+			st, root := smallLake(t)
 			tc.mutate(t, root, versionIDs(t, root))
-			rep, err := Check(ctx, st, Options{Formats: []string{"1.1"}, DataPath: filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes", "data")})
+			rep, err := Check(ctx, st, Options{Formats: []string{"1.1"}})
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("Check error = %v, want %v", err, tc.want)
 			}
@@ -65,8 +65,8 @@ func TestCheckKinds(t *testing.T) {
 func TestCheckUnverifiable(t *testing.T) {
 	ctx := context.Background()
 	lake := filepath.Join(testlakes.Dir(t, "lakes-1.1-dev1"), "zz_storage_v2_unreadable")
-	st := copyLake(t, lake, "fdl.json", "versions")
-	_, err := Check(ctx, st, Options{Formats: []string{"1.0"}, Versions: []string{"1"}, DataPath: filepath.Join(lake, "data")})
+	st := copyLake(t, lake)
+	_, err := Check(ctx, st, Options{Formats: []string{"1.0"}, Versions: []string{"1"}})
 	var ce *CheckError
 	if !errors.Is(err, ErrUnverifiable) || !errors.As(err, &ce) || !strings.Contains(ce.First.Detail, "storage") {
 		t.Errorf("Check = %v, want ErrUnverifiable naming the storage version", err)

@@ -81,7 +81,7 @@ func TestCheckExpiredCatalogs(t *testing.T) {
 		}, true, []string{"catalogs/1.1.duckdb", "ducklake.duckdb"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			st, root := smallLake(t, "fdl.json", "versions")
+			st, root := smallLake(t)
 			id := versionIDs(t, root)[0]
 			dir := filepath.Join(root, "versions", id)
 			if err := os.MkdirAll(filepath.Join(dir, "catalogs"), 0o755); err != nil {
@@ -102,7 +102,7 @@ func TestCheckExpiredCatalogs(t *testing.T) {
 				}))
 				s = site
 			}
-			rep, err := Check(ctx, s, Options{Versions: []string{id}, Formats: []string{"1.1"}, Cache: t.TempDir(), DataPath: filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes", "data")})
+			rep, err := Check(ctx, s, Options{Versions: []string{id}, Formats: []string{"1.1"}, Cache: t.TempDir(), DataPath: filepath.Join(root, "data")})
 			got := nonWarnings(rep)
 			if len(tc.want) == 0 {
 				if err != nil {

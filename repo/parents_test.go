@@ -199,10 +199,10 @@ func TestCheckParents(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			st, root := smallLake(t, "fdl.json", "versions")
+			st, root := smallLake(t)
 			ids := versionIDs(t, root)
 			hs := &hidingStore{Store: st, hide: tc.mutate(t, root, ids), partial: tc.partial}
-			rep, err := Check(ctx, hs, Options{Formats: []string{"1.1"}, DataPath: filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes", "data")})
+			rep, err := Check(ctx, hs, Options{Formats: []string{"1.1"}})
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("Check error = %v, want %v", err, tc.want)
 			}

@@ -46,10 +46,10 @@ type Options struct {
 	// DataPath is the local folder holding the repository's data files (its
 	// data_dir). Empty means the store's own folder for data_dir, which a
 	// store.PathStore provides, or for other stores (S3, HTTP) the data
-	// cache, filled from the store. For a store.PathStore, another folder
-	// is not checked against the store's own: Check and Backfill then
-	// prove and convert on files its readers do not open (the CLI refuses
-	// --data there; the tests use it to share one data folder).
+	// cache, filled from the store. For a store.PathStore, Check and
+	// Backfill refuse another folder than the store's own
+	// (*NotOwnDataFolderError): they would prove and convert on files its
+	// readers do not open. Plan takes any.
 	DataPath string
 	// Cache is the folder of the data cache of stores without local paths
 	// (objects/ inside it); empty means <user cache folder>/fdl-formats.

@@ -59,7 +59,7 @@ func TestStrayCatalogFiles(t *testing.T) {
 		}, nil, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			st, root := smallLake(t, "fdl.json", "versions")
+			st, root := smallLake(t)
 			ids := versionIDs(t, root)
 			v, other := filepath.Join(root, "versions", ids[2]), filepath.Join(root, "versions", ids[1])
 			if tc.frozen != "" {
@@ -71,8 +71,7 @@ func TestStrayCatalogFiles(t *testing.T) {
 			if tc.mutate != nil {
 				tc.mutate(t, v, other)
 			}
-			rep, err := Check(ctx, st, Options{Formats: []string{"1.0"}, Versions: []string{"3"},
-				DataPath: filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes", "data"), Cache: t.TempDir()})
+			rep, err := Check(ctx, st, Options{Formats: []string{"1.0"}, Versions: []string{"3"}, Cache: t.TempDir()})
 			got := nonWarnings(rep)
 			if tc.frozen != "" && rep != nil && !slices.ContainsFunc(rep.Findings, func(f Finding) bool {
 				return f.Kind == KindWarning && f.Version == ids[2] && strings.Contains(f.Detail, "catalog.path is "+tc.frozen+", not ducklake.duckdb: readers that open none of catalogs/ fall back")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,7 +12,6 @@ import (
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/fdl-formats/fdl-formats/fdljson"
 	"github.com/fdl-formats/fdl-formats/internal/oneline"
 	"github.com/fdl-formats/fdl-formats/repo"
 	"github.com/fdl-formats/fdl-formats/store"
@@ -200,38 +200,18 @@ func isTerminal(w io.Writer) bool {
 }
 
 // ownDataFolder refuses, for a repository in a local folder, a --data
-// folder other than the repository's own data_dir: its readers open
-// REPO/<data_dir>, so a check of another folder would certify files they
-// never read (and pass with the repository's own data gone), and a
-// backfill would write delete files where they never look. (A bucket or
-// web site with --data is checked against the store's own files.) An
-// fdl.json that cannot be read is left to the job, which reports it.
+// folder other than the repository's own data_dir, before the run starts
+// (repo.OwnDataFolder; repo.Check and repo.Backfill refuse it the same
+// way): its readers open REPO/<data_dir>, so a check of another folder
+// would certify files they never read (and pass with the repository's own
+// data gone), and a backfill would write delete files where they never
+// look. (A bucket or web site with --data is checked against the store's
+// own files.) An fdl.json that cannot be read is left to the job, which
+// reports it.
 func ownDataFolder(ctx context.Context, st store.Store, dataPath string) error {
-	ps, ok := st.(store.PathStore)
-	if !ok || dataPath == "" {
-		return nil
+	var e *repo.NotOwnDataFolderError
+	if err := repo.OwnDataFolder(ctx, st, dataPath); !errors.As(err, &e) {
+		return err
 	}
-	rc, err := st.Open(ctx, "fdl.json")
-	if err != nil {
-		return nil
-	}
-	raw, err := io.ReadAll(rc)
-	rc.Close()
-	if err != nil {
-		return nil
-	}
-	cfg, err := fdljson.ParseRepo("fdl.json", raw)
-	if err != nil {
-		return nil
-	}
-	own, err := ps.Path(strings.TrimSuffix(cfg.DataDir, "/"))
-	if err != nil {
-		return nil
-	}
-	a, errOwn := os.Stat(own)
-	b, errData := os.Stat(dataPath)
-	if errOwn == nil && errData == nil && os.SameFile(a, b) {
-		return nil
-	}
-	return usageError{err: fmt.Errorf("--data %s: the repository is a local folder, whose readers open its own data folder %s (data_dir in fdl.json), not this one; omit --data", dataPath, own)}
+	return usageError{err: fmt.Errorf("--data %s: the repository is a local folder, whose readers open its own data folder %s (data_dir in fdl.json), not this one; omit --data", e.DataPath, e.Own)}
 }
