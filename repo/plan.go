@@ -201,8 +201,15 @@ func (r *repository) plan(ctx context.Context, opts *Options, check bool) (*Matr
 	if err != nil {
 		return nil, err
 	}
+	selected := len(versions)
 	versions = selectShard(versions, opts.Shard)
 	p := &Matrix{FormatVersion: 1, Now: now, DataDir: r.cfg.DataDir, Versions: []*VersionPlan{}, Warnings: []string{}, Rules: []Rule{}, Counts: map[State]int{}, repo: r, declared: declared}
+	if len(versions) == 0 && selected > 0 {
+		// An empty shard is fine in a matrix (the other shards take the
+		// versions), but its "0 versions" and "check: ok" read like a
+		// repository or filter without versions.
+		p.Warnings = append(p.Warnings, fmt.Sprintf("shard %d/%d holds none of the selected versions (%d): this run looks at no version (the other shards do)", opts.Shard.K, opts.Shard.N, selected))
+	}
 	for _, f := range r.cfg.Sorted() {
 		fp := FormatPlan{DuckLake: f.DuckLake, DuckDB: f.DuckDB, Until: f.Until, Expired: f.ExpiredAt(now)}
 		if f.HasUntil() {

@@ -2,8 +2,10 @@ package repo
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -53,6 +55,12 @@ func TestShardsCoverEveryVersionOnce(t *testing.T) {
 				}
 				for _, v := range m.Versions {
 					ids[run] = append(ids[run], v.ID)
+				}
+				// An empty shard says so: its "0 versions" read like an
+				// empty repository.
+				empty := fmt.Sprintf("shard %d/%d holds none of the selected versions (%d)", k, n, len(all))
+				if warned := slices.ContainsFunc(m.Warnings, func(w string) bool { return strings.HasPrefix(w, empty) }); warned != (len(m.Versions) == 0) {
+					t.Errorf("shard %d/%d with %d versions: warnings %q", k, n, len(m.Versions), m.Warnings)
 				}
 			}
 			if !slices.Equal(ids[0], ids[1]) {
