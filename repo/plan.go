@@ -566,7 +566,11 @@ func (r *repository) oldestFormatRule(vp *VersionPlan, declared []fdljson.Format
 			rule.Status = "ok"
 			rule.Detail = "the catalog is refused, but not because of its data files"
 		}
-	case cell.State == Expired || cell.State == Error:
+	case cell.State == Expired:
+		// The rule is judged against the format as it was when the version
+		// was created; past its until the cell is no longer analysed.
+		rule.Status, rule.Detail = "unknown", fmt.Sprintf("format %s is past its until (%s), so this version's cell in it is no longer analysed", oldest.DuckLake, oldest.Until)
+	case cell.State == Error:
 		rule.Status, rule.Detail = "unknown", fmt.Sprintf("cell is %s", cell.State)
 	default:
 		rule.Status = "ok"

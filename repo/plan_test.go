@@ -235,6 +235,17 @@ func TestPlanUntil(t *testing.T) {
 			if tc.warn && (!strings.Contains(m.Warnings[0], "format 0.4 expires on 2026-11-01") || !strings.Contains(m.Warnings[0], "written after that, for any version")) {
 				t.Errorf("warning = %q", m.Warnings[0])
 			}
+			// The oldest-format rule of a version created before the until
+			// cannot be judged once the cell is expired, and says why.
+			unjudged := 0
+			for _, r := range m.Rules {
+				if r.Rule == RuleOldestFormat && r.Status == "unknown" && r.Detail == "format 0.4 is past its until ("+tc.until+"), so this version's cell in it is no longer analysed" {
+					unjudged++
+				}
+			}
+			if want := map[string]int{"at_until": 3, "after_until": 3}[tc.name]; unjudged != want {
+				t.Errorf("%d oldest-format rules unknown past the until, want %d: %+v", unjudged, want, m.Rules)
+			}
 		})
 	}
 }
