@@ -343,6 +343,7 @@ func (r *repository) planVersion(ctx context.Context, v *version, declared []fdl
 	if hiddenErr != nil {
 		vp.Issues = append(vp.Issues, Issue{ProblemUnreadable, hiddenErr.Error()})
 	}
+	vp.Issues = append(vp.Issues, v.probeIssues()...)
 	if v.expired == nil && v.err == nil {
 		parents, notes := r.parentIssues(ctx, v)
 		vp.Issues, vp.Notes = append(vp.Issues, parents...), append(vp.Notes, notes...)

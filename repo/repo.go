@@ -184,6 +184,10 @@ type version struct {
 	err     error
 	problem Problem
 	objects map[string]store.ObjectInfo // key relative to the version folder
+	// probeErrs are the names (relative to the version folder) probed on a
+	// store whose listing may leave files out (probeUnlisted): nil for one
+	// found absent, else why the probe failed. Found ones are in objects.
+	probeErrs map[string]error
 	// header is what the frozen catalog's DuckDB headers say, taken from
 	// the bytes the plan hashed against version.json (nil when they were
 	// not read or are not a DuckDB file's); see storageClaim.
@@ -206,6 +210,11 @@ func load(ctx context.Context, st store.Store, opts *Options) (_ *repository, er
 	}
 	r, err := read(ctx, st)
 	if err != nil {
+		return nil, err
+	}
+	// Check, plan and backfill see every version's files as readers
+	// fetch them, listed or not.
+	if err := r.probeVersions(ctx, r.versions); err != nil {
 		return nil, err
 	}
 	cfg := r.cfg
@@ -353,6 +362,13 @@ const (
 )
 
 func (r *repository) readVersion(ctx context.Context, v *version) {
+	for _, name := range versionFiles {
+		if err := v.probeErr(name); err != nil {
+			// Whether readers refuse it, or what it is, is unknown.
+			v.err, v.problem = err, ProblemUnreadable
+			return
+		}
+	}
 	if _, ok := v.objects["expired.json"]; ok {
 		data, err := store.ReadAll(ctx, r.st, v.prefix()+"expired.json")
 		if err == nil {
@@ -389,6 +405,9 @@ func (r *repository) verifyRef(ctx context.Context, v *version, ref fdljson.File
 	key := v.prefix() + ref.Path
 	info, ok := v.objects[ref.Path]
 	if !ok {
+		if err := v.probeErr(ref.Path); err != nil {
+			return ProblemUnreadable, err
+		}
 		return ProblemInvalid, fmt.Errorf("%s: missing (named in version.json)", key)
 	}
 	if info.Size != ref.Bytes {

@@ -236,7 +236,7 @@ func Resolve(ctx context.Context, st store.Store, opts ResolveOptions) (*Resolut
 	if opts.Verify {
 		sweepWork(os.TempDir(), slog.New(slog.DiscardHandler)) // where verifyFile works
 	}
-	v, err := pickVersion(r.versions, opts.Version)
+	v, err := r.pickProbed(ctx, opts.Version)
 	if err != nil {
 		return nil, err
 	}
@@ -497,6 +497,36 @@ func duckDBVersion(s string) (*goversion.Version, error) {
 	return v.Core(), nil
 }
 
+// pickProbed is pickVersion, on a store whose listing may leave files out
+// (a web site's index pages) with the picked version's own files probed
+// by name where the listing does not show them (probeVersions): for
+// "latest", newest first, a version whose expired.json is there after all
+// is passed over, as readers refuse it. It costs one request (a HEAD) for
+// the version picked when its listing shows every file, and none on other
+// stores. A probe that fails otherwise than "absent" is an error: which
+// version is the latest is unknown.
+func (r *repository) pickProbed(ctx context.Context, sel string) (*version, error) {
+	all := r.versions
+	for {
+		v, err := pickVersion(all, sel)
+		if err != nil {
+			return nil, err
+		}
+		if err := r.probeVersions(ctx, []*version{v}); err != nil {
+			return nil, err
+		}
+		for _, name := range versionFiles {
+			if err := v.probeErr(name); err != nil {
+				return nil, err
+			}
+		}
+		if v.expired == nil || (sel != "" && sel != "latest") {
+			return v, nil
+		}
+		all = all[:slices.Index(all, v)]
+	}
+}
+
 // pickVersion finds a version by ID, seq or "latest".
 func pickVersion(all []*version, sel string) (*version, error) {
 	if sel == "" || sel == "latest" {
@@ -561,6 +591,9 @@ func (r *repository) catalogFiles(ctx context.Context, v *version, readHeaders b
 	r.setReaders(frozen)
 	if _, ok := v.objects[v.meta.Catalog.Path]; !ok {
 		frozen.problem = "missing (named in version.json)"
+		if err := v.probeErr(v.meta.Catalog.Path); err != nil {
+			frozen.problem = err.Error()
+		}
 		out = append(out, frozen)
 		return r.finishFiles(out), nil
 	}

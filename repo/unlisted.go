@@ -1,0 +1,189 @@
+package repo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/fdl-formats/fdl-formats/fdljson"
+	"github.com/fdl-formats/fdl-formats/store"
+)
+
+// On a store whose listing may leave files out (a web site's index pages:
+// a CDN's stale copy, a hand-written index.html; store.ListsPartially),
+// the files of a version's own layout that readers fetch by name are
+// probed by name when the listing does not show them, and a file found is
+// taken as if listed: a folder check and a web check of the same
+// repository give the same findings. Before, a withdrawn version whose page
+// left out expired.json was checked as live (exit 0) and resolve sent
+// readers to it, and a version.json's named files left out were "missing"
+// (exit 6) though every GET of them answered 200. A probe answered
+// otherwise than "absent" (404, 410) leaves the file unknown: the version
+// is unverifiable (exit 4), the error naming the file. Catalogs under
+// catalogs/ and DuckDB files beside the frozen catalog are probed by
+// hiddenCatalogs; parents the listing does not show by parentIssues.
+
+// versionFiles are the files of a version folder that say what the
+// version is, probed for every version before its version.json is read:
+// expired.json (a withdrawn or expired version, which readers refuse)
+// and version.json.
+var versionFiles = []string{"expired.json", "version.json"}
+
+// layoutFiles are the other files of v's layout that readers fetch by
+// name (after versionFiles are read): the files version.json names (the
+// frozen catalog, dataset.json, files.json), and dataset.json and
+// files.json by their spec names, which a version.json that does not name
+// them must not have beside it (unnamedFiles); in an expired or withdrawn
+// version, whose files.json must be gone (leftCatalogs), files.json and
+// the index version.json names. An expired version's frozen catalogs are
+// hiddenCatalogs'.
+func (v *version) layoutFiles() []string {
+	if v.err != nil {
+		return nil
+	}
+	names := []string{"dataset.json", "files.json"}
+	if v.meta != nil {
+		for _, ref := range []*fdljson.FileRef{v.meta.Dataset, v.meta.Files} {
+			if ref != nil {
+				names = append(names, ref.Path)
+			}
+		}
+		if v.expired == nil {
+			names = append(names, v.meta.Catalog.Path)
+		}
+	} else if v.expired == nil {
+		return nil // no version.json: invalid, nothing names a file
+	}
+	return names
+}
+
+// unlistedProbe is a name of a version folder to probe.
+type unlistedProbe struct {
+	v    *version
+	name string // relative to the version folder
+}
+
+// unlisted gives, of names, those v's listing does not show and no probe
+// has asked for yet.
+func (v *version) unlisted(names ...string) []unlistedProbe {
+	var out []unlistedProbe
+	var seen []string
+	for _, name := range names {
+		if _, listed := v.objects[name]; listed || slices.Contains(seen, name) {
+			continue
+		}
+		if _, probed := v.probeErrs[name]; probed {
+			continue
+		}
+		seen = append(seen, name)
+		out = append(out, unlistedProbe{v, name})
+	}
+	return out
+}
+
+// probeUnlisted asks the store for each name, probeJobs at a time (a HEAD,
+// or a ranged GET of one byte where the server refuses HEAD: Stat). A file
+// found is added to its version's objects, as a listed one; "absent" adds
+// nothing; any other answer is kept in the version's probeErrs. Only a
+// cancelled run is an error.
+func (r *repository) probeUnlisted(ctx context.Context, probes []unlistedProbe) error {
+	if len(probes) == 0 {
+		return nil
+	}
+	found := make([]*store.ObjectInfo, len(probes))
+	errs := make([]error, len(probes))
+	var g errgroup.Group
+	g.SetLimit(probeJobs)
+	for i, p := range probes {
+		g.Go(func() error {
+			info, err := r.st.Stat(ctx, p.v.prefix()+p.name)
+			switch {
+			case err == nil:
+				found[i] = &info
+			case !errors.Is(err, fs.ErrNotExist):
+				errs[i] = err
+			}
+			return nil
+		})
+	}
+	_ = g.Wait()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	for i, p := range probes {
+		switch {
+		case found[i] != nil:
+			p.v.objects[p.name] = *found[i]
+		case errs[i] != nil:
+			if p.v.probeErrs == nil {
+				p.v.probeErrs = map[string]error{}
+			}
+			p.v.probeErrs[p.name] = fmt.Errorf("probe %s%s, which the server's folder listing does not show: %w", p.v.prefix(), p.name, errs[i])
+		default:
+			if p.v.probeErrs == nil {
+				p.v.probeErrs = map[string]error{}
+			}
+			p.v.probeErrs[p.name] = nil // absent: not asked again
+		}
+	}
+	return nil
+}
+
+// probeVersions probes, in every version of vs, the versionFiles the
+// listing does not show, and reads the versions again; then the
+// layoutFiles their version.json names or the spec's layout has (nothing
+// on stores that list every file).
+func (r *repository) probeVersions(ctx context.Context, vs []*version) error {
+	if !store.ListsPartially(r.st) {
+		return nil
+	}
+	var probes []unlistedProbe
+	for _, v := range vs {
+		probes = append(probes, v.unlisted(versionFiles...)...)
+	}
+	if err := r.probeUnlisted(ctx, probes); err != nil {
+		return err
+	}
+	reread := map[*version]bool{}
+	for _, p := range probes {
+		reread[p.v] = true
+	}
+	probes = nil
+	for _, v := range vs {
+		if reread[v] {
+			v.meta, v.expired, v.err, v.problem = nil, nil, nil, ""
+			r.readVersion(ctx, v)
+		}
+		probes = append(probes, v.unlisted(v.layoutFiles()...)...)
+	}
+	return r.probeUnlisted(ctx, probes)
+}
+
+// probeErr is the error of the probe of name in v, nil when it was not
+// probed or found absent.
+func (v *version) probeErr(name string) error { return v.probeErrs[name] }
+
+// probeIssues are the failed probes of v's layoutFiles that no other
+// check reports (verifyRef reports those of the files version.json names,
+// readVersion those of versionFiles): each leaves a file unknown.
+func (v *version) probeIssues() []Issue {
+	var names []string
+	for name, err := range v.probeErrs {
+		if err != nil && !slices.Contains(versionFiles, name) {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	var out []Issue
+	for _, name := range names {
+		if v.meta != nil && v.expired == nil && v.err == nil && slices.ContainsFunc([]*fdljson.FileRef{&v.meta.Catalog.FileRef, v.meta.Dataset, v.meta.Files}, func(ref *fdljson.FileRef) bool { return ref != nil && ref.Path == name }) {
+			continue
+		}
+		out = append(out, Issue{ProblemUnreadable, v.probeErrs[name].Error()})
+	}
+	return out
+}
