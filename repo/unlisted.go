@@ -148,9 +148,13 @@ func (r *repository) probeVersions(ctx context.Context, vs []*version) error {
 	if err := r.probeUnlisted(ctx, probes); err != nil {
 		return err
 	}
+	// A version is read again when a probe found a file or failed: most
+	// often none did (a live version has no expired.json).
 	reread := map[*version]bool{}
 	for _, p := range probes {
-		reread[p.v] = true
+		if _, found := p.v.objects[p.name]; found || p.v.probeErrs[p.name] != nil {
+			reread[p.v] = true
+		}
 	}
 	probes = nil
 	for _, v := range vs {
