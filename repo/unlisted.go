@@ -42,21 +42,20 @@ var versionFiles = []string{"expired.json", "version.json"}
 // the index version.json names. An expired version's frozen catalogs are
 // hiddenCatalogs'.
 func (v *version) layoutFiles() []string {
-	if v.err != nil {
-		return nil
+	switch {
+	case v.err != nil, v.meta == nil && v.expired == nil:
+		return nil // invalid or unknown: nothing names a file
+	case v.meta == nil:
+		return []string{"files.json"} // withdrawn, its version.json gone
 	}
 	names := []string{"dataset.json", "files.json"}
-	if v.meta != nil {
-		for _, ref := range []*fdljson.FileRef{v.meta.Dataset, v.meta.Files} {
-			if ref != nil {
-				names = append(names, ref.Path)
-			}
+	for _, ref := range []*fdljson.FileRef{v.meta.Dataset, v.meta.Files} {
+		if ref != nil {
+			names = append(names, ref.Path)
 		}
-		if v.expired == nil {
-			names = append(names, v.meta.Catalog.Path)
-		}
-	} else if v.expired == nil {
-		return nil // no version.json: invalid, nothing names a file
+	}
+	if v.expired == nil {
+		names = append(names, v.meta.Catalog.Path)
 	}
 	return names
 }

@@ -156,6 +156,12 @@ func TestUnlistedVersionFiles(t *testing.T) {
 			}
 		}, []string{"expired.json"}, nil, nil, ""},
 		{"files.json of a withdrawn version", withdraw, []string{"expired.json", "files.json"}, nil, ErrDifferences, ""},
+		{"files.json of a withdrawn version without version.json", func(t *testing.T, v string) {
+			withdraw(t, v)
+			if err := os.Remove(filepath.Join(v, "version.json")); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{"expired.json", "files.json"}, nil, ErrDifferences, ""},
 		{"version.json", nil, []string{"version.json"}, nil, nil, ""},
 		{"the frozen catalog version.json names", nil, []string{"ducklake.duckdb"}, nil, nil, ""},
 		{"dataset.json version.json names", nil, []string{"dataset.json"}, nil, nil, ""},
