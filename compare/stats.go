@@ -229,13 +229,17 @@ type statsFacts struct {
 	rcCol, sizeCol         int
 	ids, counted           []int64
 	nkeys                  int
+	// vcCol: value_count's column (-1: not read); zeroCount: some row's
+	// value_count is 0 (valueCountZero).
+	vcCol     int
+	zeroCount bool
 }
 
 // newStatsFacts starts the facts of rows read with the key columns keys
 // and the compared columns cols.
 func newStatsFacts(keys, cols []string) statsFacts {
 	f := statsFacts{minCol: slices.Index(cols, "min_value"), maxCol: slices.Index(cols, "max_value"), nkeys: len(keys),
-		rcCol: slices.Index(cols, "record_count"), sizeCol: slices.Index(cols, "file_size_bytes")}
+		rcCol: slices.Index(cols, "record_count"), sizeCol: slices.Index(cols, "file_size_bytes"), vcCol: slices.Index(cols, "value_count")}
 	f.known = f.minCol >= 0 && f.maxCol >= 0
 	f.idsKnown = len(keys) > 0 && keys[0] == "table_id"
 	f.countedKnown = f.idsKnown && f.rcCol >= 0 && f.sizeCol >= 0
@@ -250,6 +254,9 @@ func (f *statsFacts) add(vals []sql.NullString) {
 		lo, hi := cols[f.minCol].Valid, cols[f.maxCol].Valid
 		f.oneBound = f.oneBound || lo != hi
 		f.noBound = f.noBound || (!lo && !hi)
+	}
+	if f.vcCol >= 0 && cols[f.vcCol].Valid && cols[f.vcCol].String == "0" {
+		f.zeroCount = true
 	}
 	if !f.idsKnown {
 		return
@@ -316,6 +323,14 @@ func (r *Reader) noRowWith(ask statsAsk, one bool) bool {
 	return !f.noBound
 }
 
+// noZeroValueCount reports whether the rows of ask, as this reader last
+// read them, are known to hold no row whose value_count is 0. false when
+// the rows (or their value_count) were not read.
+func (r *Reader) noZeroValueCount(ask statsAsk) bool {
+	f, ok := r.meta.facts[ask.memoKey()]
+	return ok && f.vcCol >= 0 && !f.zeroCount
+}
+
 // addStatsEntry adds one statistics row (vals: the key columns', then the
 // compared columns' values as text) to e: keyed by statsEntryKey; a second
 // row of the same key is appended after " | ".
@@ -352,9 +367,10 @@ func statsText(v *string) string {
 
 // statsNone says of one statistics table which sides' rows are known
 // (statsFacts) to hold no row with one of min_value and max_value only
-// (oneA, oneB) and no row with neither (neitherA, neitherB); false where
-// not known.
-type statsNone struct{ oneA, oneB, neitherA, neitherB bool }
+// (oneA, oneB), no row with neither (neitherA, neitherB) and, of the file
+// column statistics, no row whose value_count is 0 (zeroA, zeroB); false
+// where not known.
+type statsNone struct{ oneA, oneB, neitherA, neitherB, zeroA, zeroB bool }
 
 // stats compares the statistics both catalogs hold. What one format cannot
 // hold is not compared, and the report says so per table and column.
@@ -466,6 +482,15 @@ func (c *comparison) stats() error {
 		}
 		if rd.label == "ducklake_file_column_stats" || rd.label == "ducklake_table_column_stats" {
 			if err := c.textStats(rd.label, rd.na, rd.nb, rd.ea, rd.eb); err != nil {
+				return err
+			}
+		}
+		if rd.label == "ducklake_file_column_stats" {
+			none := statsNone{
+				zeroA: c.a.noZeroValueCount(statsAsk{label: rd.label, table: rd.na, keys: rd.keys, cols: rd.cols}),
+				zeroB: c.b.noZeroValueCount(statsAsk{label: rd.label, table: rd.nb, keys: rd.keys, cols: rd.cols}),
+			}
+			if err := c.valueCountZero(rd.label, rd.nb, rd.ea, rd.eb, none); err != nil {
 				return err
 			}
 		}

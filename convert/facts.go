@@ -47,7 +47,11 @@ var (
 	// (viewsWithCatalogPlaceholder selects only those).
 	factViewPlaceholder = workFact{[]string{"ducklake_view"},
 		`EXISTS (SELECT 1 FROM ducklake_view WHERE contains(sql, ` + literal(formats.ViewCatalogPlaceholder) + `))`}
-	workFacts = []*workFact{&factHivePartitions, &factTableStatsNoBounds, &factTableStatsOneBound, &factTableStatsUncovered, &factStructColumns, &factViewPlaceholder}
+	// factValueCountZero: a file column statistics row has value_count 0
+	// (valueCountZero selects only those).
+	factValueCountZero = workFact{[]string{"ducklake_file_column_stats.value_count"},
+		`EXISTS (SELECT 1 FROM ducklake_file_column_stats WHERE value_count = 0)`}
+	workFacts = []*workFact{&factHivePartitions, &factTableStatsNoBounds, &factTableStatsOneBound, &factTableStatsUncovered, &factStructColumns, &factViewPlaceholder, &factValueCountZero}
 )
 
 // workFactsRead are the facts as last read, and the working copy's write

@@ -22,6 +22,7 @@ func TestWorkFacts(t *testing.T) {
 		`CREATE TABLE ducklake_table_stats (table_id BIGINT, record_count BIGINT, next_row_id BIGINT, file_size_bytes BIGINT)`,
 		`CREATE TABLE ducklake_column (column_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT, table_id BIGINT, column_order BIGINT, column_name VARCHAR, column_type VARCHAR, initial_default VARCHAR, default_value VARCHAR, nulls_allowed BOOLEAN, parent_column BIGINT)`,
 		`CREATE TABLE ducklake_view (view_id BIGINT, view_uuid UUID, begin_snapshot BIGINT, end_snapshot BIGINT, schema_id BIGINT, view_name VARCHAR, dialect VARCHAR, sql VARCHAR, column_aliases VARCHAR)`,
+		`CREATE TABLE ducklake_file_column_stats (data_file_id BIGINT, table_id BIGINT, column_id BIGINT, column_size_bytes BIGINT, value_count BIGINT, null_count BIGINT, min_value VARCHAR, max_value VARCHAR, contains_nan BOOLEAN, extra_stats VARCHAR)`,
 	} {
 		if err := r.w.exec(ctx, q); err != nil {
 			t.Fatal(err)
@@ -44,6 +45,8 @@ func TestWorkFacts(t *testing.T) {
 			`INSERT INTO ducklake_column VALUES (3, 1, NULL, 1, 1, 'n', 'struct', NULL, NULL, true, 2)`, `INSERT INTO ducklake_column VALUES (2, 1, NULL, 1, 2, 's', ' STRUCT', NULL, NULL, true, NULL)`}},
 		{&factViewPlaceholder, []string{`INSERT INTO ducklake_view VALUES (1, uuid(), 1, NULL, 0, 'v', 'duckdb', 'SELECT 1', NULL)`,
 			`INSERT INTO ducklake_view VALUES (2, uuid(), 1, NULL, 0, 'w', 'duckdb', 'SELECT * FROM {DUCKLAKE_CATALOG}.main.t', NULL)`}},
+		{&factValueCountZero, []string{`INSERT INTO ducklake_file_column_stats VALUES (1, 1, 1, 10, 3, 0, '1', '2', NULL, NULL)`, `INSERT INTO ducklake_file_column_stats VALUES (1, 1, 2, 10, NULL, NULL, NULL, NULL, NULL, NULL)`,
+			`INSERT INTO ducklake_file_column_stats VALUES (1, 1, 3, 0, 0, 0, NULL, NULL, NULL, NULL)`}},
 		{&factTableStatsUncovered, []string{`INSERT INTO ducklake_table_stats VALUES (1, 5, 5, 100)`, `INSERT INTO ducklake_table_stats VALUES (2, NULL, 0, NULL)`, `INSERT INTO ducklake_table_stats VALUES (2, 5, 5, 100)`}},
 	} {
 		for i, q := range tc.rows {

@@ -33,6 +33,7 @@ func (r *run) readerChecks(source, target *formats.Version) error {
 		&factTableStatsUncovered: target.ReadsWith(tableStats) || target.EarlyReadsWith(tableStats),
 		&factTableStatsOneBound:  formats.OneSidedStatsEmpty(target),
 		&factViewPlaceholder:     differ(formats.QuirkViewCatalogVerbatim),
+		&factValueCountZero:      target.ReadsWith(formats.QuirkValueCountZeroPruned) && !source.ReadsAsSourceWith(formats.QuirkValueCountZeroPruned),
 	})
 	if differ(formats.QuirkTimeTZDefaultOffset) {
 		if err := r.normaliseTimeTZDefaults(step, source, target); err != nil {
@@ -77,6 +78,9 @@ func (r *run) readerChecks(source, target *formats.Version) error {
 	}
 	if err := r.textStats(step, source, target); err != nil {
 		return err
+	}
+	if err := r.valueCountZero(step, source, target); err != nil {
+		return fmt.Errorf("%s: %w", formats.QuirkValueCountZeroPruned.Info().Name, err)
 	}
 	if err := r.oneSidedTableStats(step, target); err != nil {
 		return fmt.Errorf("one-sided table statistics: %w", err)

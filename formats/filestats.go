@@ -360,3 +360,21 @@ func FileColumnPairsWhere(ctx context.Context, q querier, prefix, stats, where s
 	}
 	return out, nil
 }
+
+// ValueCountZeroWithValuesSQL is the condition on a file column statistics
+// row aliased s (tables under prefix, "" or "cat.") that readers with
+// QuirkValueCountZeroPruned skip under a comparison filter while the file
+// may hold non-NULL values of the column: value_count 0 for a top-level
+// column (filters are pushed down on those only; the readers look up no
+// row of a nested field), unless null_count is at least the data file's
+// record_count, which tells a file of NULLs only (what such readers rightly
+// skip, and what StatsReadAlike writes for a column added after the file
+// without a default). A NULL null_count or record_count tells nothing. The
+// null_count of the columns that meet it in practice (TIMETZ, INTERVAL:
+// DuckDB's Parquet writer reports num_values and null_count 0) is 0 even
+// where the file holds NULLs, so it says nothing about the values either.
+func ValueCountZeroWithValuesSQL(prefix string) string {
+	return `s.value_count = 0
+		AND NOT coalesce(s.null_count >= (SELECT f.record_count FROM ` + prefix + `ducklake_data_file f WHERE f.data_file_id = s.data_file_id), false)
+		AND EXISTS (SELECT 1 FROM ` + prefix + `ducklake_column col WHERE col.table_id = s.table_id AND col.column_id = s.column_id AND col.parent_column IS NULL)`
+}

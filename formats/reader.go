@@ -144,6 +144,18 @@ const (
 	// of its table. A 2-column file with one such folder reads, the added
 	// column ignored.
 	QuirkDeleteFilesHiveColumns
+	// QuirkValueCountZeroPruned: under a filter pushed down on a column
+	// that compares its min_value or max_value (=, <>, <, <=, >, >=, IN),
+	// a data file whose statistics row for the column has value_count 0 is
+	// skipped, whatever its min, max and null_count: the reader takes it
+	// for a file of NULLs only. DuckLake 1.5.0+ writers store
+	// num_values - null_count, and DuckDB's Parquet writer reports
+	// num_values 0 for TIMETZ and INTERVAL columns, so a file holding
+	// such values gets value_count 0 (ValueCountZeroWithValuesSQL). Unlike
+	// the other quirks it is the newer readers' behaviour: formats 1.0
+	// (DuckDB 1.5.3+) and 1.1; readers of 0.1-0.4 (and DuckDB 1.5.2) keep
+	// the file.
+	QuirkValueCountZeroPruned
 )
 
 // QuirkInfo documents one ReaderQuirk: what the real reader does, where in
@@ -258,6 +270,10 @@ var AllQuirks = []QuirkInfo{
 		Source:    "DuckLakeDeleteFilter::ScanDeleteFile (src/storage/ducklake_delete_filter.cpp) binds parquet_scan with only encryption_config among its named parameters in v1.3-ossivalis and v1.4-andium, and through ParquetFileScanner (src/common/parquet_file_scanner.cpp) in the commits DuckDB 1.5.0, 1.5.1 and 1.5.2 pin (7ea15644, 67480b1d, 415a9ebd), so DuckDB's MultiFileOptions::AutoDetectHivePartitioning (auto_detect_hive_partitioning defaults to true; HivePartitioning::Parse takes every key=value folder of the path) adds the Hive columns (MultiFileReader::Bind); v1.5-variegata fbe8d67a (2026-04-17, \"Disable hive partitioning auto-detection in ParquetFileScanner\", DuckLake issue 1027), first in e6a3bd0a, the DuckLake of DuckDB 1.5.3, sets hive_partitioning false; v1.3-ossivalis accepts return_types.size() == 2 only, v1.4-andium from 72cf52ae and v1.5-variegata 2 or 3",
 		Error:     "Invalid Input Error: Invalid schema contained in the delete file",
 		Evidence:  "lakes-0.3-compaction/c_compaction__merge_rewrite_partial_file_info version 2 with its merged data file 10 moved under year=2024/month=1/: converted to 0.4 with --rewrite-deletes, the delete-file chain written beside the data file binds as file_path, pos, month, year in DuckDB 1.5.1's parquet_scan (review rv16-c F6, /tmp/rv16-c-scratch/f7); lakes/08_partitioning (1.0) keeps every delete file in the table's folder though its data files lie in year=2024/month=1/, region=us/, bucket=2/"},
+	{Quirk: QuirkValueCountZeroPruned, Name: "files-with-value-count-zero-pruned", Family: "file pruning by statistics",
+		Behaviour: "under a filter pushed down on a column that compares its min_value or max_value (=, <>, <, <=, >, >=, IN; not IS NULL or IS NOT NULL alone), a data file whose ducklake_file_column_stats row for the column has value_count 0 is skipped, whatever its min_value, max_value and null_count (a NULL value_count, or no row, keeps it): right for a file of NULLs only, but DuckDB's Parquet writer reports num_values 0 (and null_count 0) for TIMETZ and INTERVAL columns, so the writers of DuckDB 1.5.0 and later (value_count = num_values - null_count) store value_count 0 for every file of such a column, and WHERE ttz = TIMETZ '...' skips files that hold matching rows. The newer readers' behaviour, unlike the others here: readers of 0.1-0.4 (and DuckDB 1.5.2 of 1.0) keep such a file; 1.0 is modelled as DuckDB 1.5.3+ read it",
+		Source:    "DuckLakeMetadataManager::ConvertFilterPushdownToSQL (src/storage/ducklake_metadata_manager.cpp): 3b8cb1f1 (2026-04-20, \"Fix null partition prune\") adds (value_count IS NULL OR value_count > 0) to the file list's condition of every filter that references min_value or max_value; first in e6a3bd0a, the DuckLake of DuckDB 1.5.3, and in main (DuckDB 2.0); not in 7ea15644, 67480b1d or 415a9ebd (DuckDB 1.5.0-1.5.2), nor in v1.3-ossivalis or v1.4-andium. Writers: DuckLakeColumnStatsInfo::FromColumnStats (src/storage/ducklake_transaction.cpp) stores num_values - null_count from ae5d618e (first in 7ea15644, DuckDB 1.5.0); v1.4-andium stored the file's row count - null_count",
+		Evidence:  "lakes/01_primitive_types (1.0) and its lakes-1.1-dev1 twin, table exotic, data file 2: ttz TIMETZ and iv INTERVAL with value_count 0, null_count 0, record_count 3 (DuckDB 1.5.6's COPY ... RETURN_STATS of one TIMETZ value and one NULL: num_values 0, null_count 0); its 0.4 conversion (the rows DuckDB 1.5.0/1.5.1 write) converted to 1.0 with the row unchanged: the file list DuckLake 1.5.3+ builds for WHERE ttz = TIMETZ '12:00:00+00' keeps no file of exotic, the 1.5.0-1.5.2 one keeps it (reader-fidelity audit F1-1, /tmp/s22/fidelity/vc.sql)"},
 }
 
 // DeleteFileHiveKeys returns the distinct Hive partition keys DuckDB's
@@ -372,6 +388,13 @@ const (
 	// apart).
 	quirksV1_5_1 = quirksV1_5_0 &^ (QuirkHiveValuesRaw | QuirkHiveTimeZoneValuesUTC | QuirkStringTableStatsEmpty | QuirkStructNullsAfterSkippedVector)
 )
+
+// quirksV1_5_3: DuckLake e6a3bd0a (DuckDB 1.5.3) and later, up to the
+// v1.5-variegata head, format 1.0 as the model reads it; and DuckLake main
+// (DuckDB 2.0), format 1.1: files with value_count 0 skipped under
+// comparison filters (3b8cb1f1). DuckDB 1.5.2 (415a9ebd) keeps them, which
+// keeps more files: a catalog written as 1.0 is held to 1.5.3+.
+const quirksV1_5_3 = QuirkValueCountZeroPruned
 
 // ReadsWith reports whether the format's real reader has every quirk in q
 // (one of its real readers, where they differ: what a catalog written in

@@ -91,8 +91,8 @@ func TestQuirksDeclared(t *testing.T) {
 		{"0.2", "unmapped-files-read-null|timetz-default-offset-ignored|table-stats-need-column-stats|inlined-read-at-snapshot-zero|files-without-column-stats-pruned|view-catalog-placeholder-verbatim|boolean-stats-compared-as-text|temporal-stats-compared-as-text|delete-files-two-columns-only|struct-nulls-after-skipped-vector|delete-files-hive-columns"},
 		{"0.3", "unmapped-files-read-null|timetz-default-offset-ignored|hive-values-cast-raw|table-stats-need-column-stats|inlined-read-at-first-snapshot|inlined-read-at-snapshot-zero|files-without-column-stats-pruned|view-catalog-placeholder-verbatim|boolean-stats-compared-as-text|hive-tz-values-read-as-utc|temporal-stats-compared-as-text|inlined-read-at-schema-version-lookup|delete-files-two-columns-only|struct-nulls-after-skipped-vector|delete-files-hive-columns"},
 		{"0.4", "unmapped-files-read-null|timetz-default-offset-ignored|hive-values-cast-raw|table-stats-need-column-stats|inlined-read-at-first-snapshot|files-without-column-stats-pruned|partial-deletes-whole-with-inlined-deletes|view-catalog-placeholder-verbatim|boolean-stats-compared-as-text|hive-tz-values-read-as-utc|string-table-stats-without-minmax-empty|struct-nulls-after-skipped-vector|delete-files-hive-columns"},
-		{"1.0", "none"},
-		{"1.1", "none"},
+		{"1.0", "files-with-value-count-zero-pruned"},
+		{"1.1", "files-with-value-count-zero-pruned"},
 	} {
 		v, err := Lookup(tc.format)
 		if err != nil {

@@ -28,4 +28,7 @@ var V1_0 = &Version{
 	// files with Hive partition detection (fixed by fbe8d67a, first in
 	// 1.5.3's e6a3bd0a).
 	EarlyQuirks: QuirkTableStatsNeedColumnStats | QuirkDeleteFilesHiveColumns,
+	// DuckDB 1.5.3 on skip files with value_count 0 under comparison
+	// filters (3b8cb1f1, first in e6a3bd0a); 1.5.2 keeps them.
+	Quirks: quirksV1_5_3,
 }

@@ -35,6 +35,9 @@ var V1_1 = &Version{
 	// min/max from exact statistics (8c1e97ab).
 	TableStats: TableStatsReading{CastByEvery: StatsTypesMain, CastBySome: StatsTypesMain,
 		CurrentSnapshotOnly: true, FoldMinMax: "DuckDB 2.0"},
+	// DuckLake main skips files with value_count 0 under comparison
+	// filters, as DuckDB 1.5.3+ do for 1.0 (3b8cb1f1).
+	Quirks: quirksV1_5_3,
 }
 
 // V1_1Dev1 is the development stamp '1.1-dev1' written by DuckDB's 2.0
@@ -50,4 +53,5 @@ var V1_1Dev1 = &Version{
 	Types:        V1_1.Types,
 	Transforms:   transformsV1_1,
 	ChangeTokens: tokensV0_4,
+	Quirks:       quirksV1_5_3,
 }
