@@ -1,0 +1,176 @@
+package convert
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fdl-formats/fdl-formats/compare"
+	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/testlakes"
+)
+
+// keptByGuard runs, on a catalog file, the file list DuckLake 1.5.3+
+// (3b8cb1f1) builds for WHERE ttz = TIMETZ '12:00:00+00' on table exotic of
+// 01_primitive_types (table 2, column ttz 4): a file with a statistics row
+// is kept when (value_count IS NULL OR value_count > 0) and the min/max
+// test passes (NULL keeps), a file without one is kept. Without the guard
+// (older readers) the min/max test alone. It returns the data files kept.
+func keptByGuard(t *testing.T, path string, guard bool) map[int64]bool {
+	t.Helper()
+	conn, release := attached(t, path, "READ_ONLY")
+	defer release()
+	g := "true"
+	if guard {
+		g = "(value_count IS NULL OR value_count > 0)"
+	}
+	rows, err := conn.QueryContext(context.Background(), `WITH st AS (SELECT * FROM c.ducklake_file_column_stats WHERE table_id = 2 AND column_id = 4)
+		SELECT data_file_id FROM c.ducklake_data_file WHERE table_id = 2 AND end_snapshot IS NULL
+			AND (data_file_id NOT IN (SELECT data_file_id FROM st) OR data_file_id IN (SELECT data_file_id FROM st WHERE `+g+`
+				AND (min_value IS NULL OR max_value IS NULL OR ('12:00:00+00'::TIMETZ BETWEEN TRY_CAST(min_value AS TIMETZ) AND TRY_CAST(max_value AS TIMETZ)))))`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	out := map[int64]bool{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		out[id] = true
+	}
+	return out
+}
+
+// valueCounts reads the value_count of exotic's ttz and iv (columns 4, 5)
+// in data file 2 ("NULL" for NULL).
+func valueCounts(t *testing.T, path string) string {
+	t.Helper()
+	conn, release := attached(t, path, "READ_ONLY")
+	defer release()
+	var got string
+	if err := conn.QueryRowContext(context.Background(), `SELECT string_agg(coalesce(value_count::VARCHAR, 'NULL'), ',' ORDER BY column_id)
+		FROM c.ducklake_file_column_stats WHERE data_file_id = 2 AND column_id IN (4, 5)`).Scan(&got); err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// TestValueCountZeroForSkippingReaders: DuckLake 1.5.0+ writers store
+// value_count = num_values - null_count, and DuckDB's Parquet writer counts
+// no values for TIMETZ and INTERVAL columns, so lakes/01_primitive_types
+// (1.0) has value_count 0 for ttz and iv in exotic's data file 2, which
+// holds 3 rows of values; DuckLake 1.5.3+ and main skip such a file under
+// WHERE ttz = ... (formats.QuirkValueCountZeroPruned), 0.1-0.4 readers keep
+// it. Its 0.4 conversion keeps the zeros (what DuckDB 1.5.0/1.5.1 write
+// too), and converted up to 1.0 and 1.1 they become NULL, so the file is
+// kept and the conversion proves equivalent. The old output (zeros
+// carried) is not equivalent, naming the catalog, table, column and data
+// file; nor is a 1.0 B with 0 against a 1.0 A with NULL. One-sided: the
+// native 1.0 catalog proves equivalent to its 1.1 conversion (both skip;
+// the zeros are carried) and to its 0.4 conversion (B keeps the file).
+// Before, the old output was proved equivalent.
+func TestValueCountZeroForSkippingReaders(t *testing.T) {
+	ctx := context.Background()
+	q := formats.QuirkValueCountZeroPruned
+	lake := filepath.Join(testlakes.Dir(t, "lakes"), "01_primitive_types")
+	data := filepath.Join(lake, "data")
+	vs := versionCatalogs(t, lake)
+	src := vs[len(vs)-1]
+	if got := valueCounts(t, src); got != "0,0" {
+		t.Fatalf("the lake's exotic file 2 has value_count %s for ttz and iv, want 0,0 (the test needs DuckLake 1.5's zeros)", got)
+	}
+	if kept := keptByGuard(t, src, true); kept[2] {
+		t.Fatalf("the 1.5.3+ file list keeps file 2 of the source; the test needs one that skips it")
+	}
+	noted := func(res *Result) string {
+		for _, f := range res.Findings {
+			if f.Code == q.Info().Name {
+				return f.Detail
+			}
+		}
+		return ""
+	}
+	tmp := t.TempDir()
+	down := filepath.Join(tmp, "0.4.duckdb")
+	res, err := Catalog(ctx, src, down, formats.V0_4, Options{DataPath: data})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := noted(res); n != "" || valueCounts(t, down) != "0,0" {
+		t.Errorf("1.0 -> 0.4: note %q, value_count %s; want none and 0,0 (0.4 readers keep the file)", n, valueCounts(t, down))
+	}
+	if !keptByGuard(t, down, false)[2] {
+		t.Errorf("0.4 readers skip file 2 of the 0.4 conversion")
+	}
+	proveEquivalent(t, src, down, data)
+
+	same := filepath.Join(tmp, "1.1.duckdb")
+	if res, err = Catalog(ctx, src, same, formats.V1_1, Options{DataPath: data}); err != nil {
+		t.Fatal(err)
+	}
+	if n := noted(res); n != "" || valueCounts(t, same) != "0,0" {
+		t.Errorf("1.0 -> 1.1: note %q, value_count %s; want none and 0,0 (both skip)", n, valueCounts(t, same))
+	}
+	proveEquivalent(t, src, same, data)
+
+	for _, target := range []*formats.Version{formats.V1_0, formats.V1_1} {
+		t.Run("0.4 to "+target.Name, func(t *testing.T) {
+			up := filepath.Join(t.TempDir(), "up.duckdb")
+			res, err := Catalog(ctx, down, up, target, Options{DataPath: data})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := noted(res)
+			for _, want := range []string{"exotic.ttz (table 2, column 4): 1 file", "exotic.iv (table 2, column 5): 1 file"} {
+				if !strings.Contains(n, want) {
+					t.Errorf("note %q does not name %q", n, want)
+				}
+			}
+			if got := valueCounts(t, up); got != "NULL,NULL" {
+				t.Errorf("value_count %s, want NULL,NULL", got)
+			}
+			if !keptByGuard(t, up, true)[2] {
+				t.Errorf("format %s readers skip file 2, which holds values of ttz", target.Name)
+			}
+			proveEquivalent(t, down, up, data)
+
+			// The old output: the zeros carried.
+			old := editedCopy(t, up, `UPDATE c.ducklake_file_column_stats SET value_count = 0 WHERE data_file_id = 2 AND column_id IN (4, 5)`)
+			rep, err := compare.Catalogs(ctx, down, old, compare.Options{DataPath: data})
+			if !errors.Is(err, compare.ErrNotEquivalent) {
+				t.Fatalf("compare with the zeros carried: err = %v, want not equivalent", err)
+			}
+			found := map[string]bool{}
+			for _, d := range rep.Differences {
+				if d.Kind != "stats" || d.Table != "main.exotic" || !strings.Contains(d.Reason, q.Info().Name) || !strings.Contains(d.Reason, "(data_file_id 2)") || !strings.Contains(d.Reason, old) {
+					t.Errorf("unexpected difference %s", d)
+					continue
+				}
+				for _, c := range []string{"ttz", "iv"} {
+					found[c] = found[c] || strings.Contains(d.Reason, "column "+c+" (id ")
+				}
+			}
+			if !found["ttz"] || !found["iv"] {
+				t.Errorf("differences name columns %v, want ttz and iv", found)
+			}
+			// A of the same format with NULL: its readers keep the file.
+			rep, err = compare.Catalogs(ctx, up, old, compare.Options{DataPath: data})
+			if !errors.Is(err, compare.ErrNotEquivalent) {
+				t.Fatalf("compare %s with NULL against 0: err = %v, want not equivalent", target.Name, err)
+			}
+			n2 := 0
+			for _, d := range rep.Differences {
+				if strings.Contains(d.Reason, q.Info().Name) && strings.Contains(d.Reason, "A's value_count is not 0") {
+					n2++
+				}
+			}
+			if n2 != 2 {
+				t.Errorf("%d %s differences against a %s A with NULL, want 2: %v", n2, q.Info().Name, target.Name, rep.Differences)
+			}
+		})
+	}
+}
