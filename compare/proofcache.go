@@ -59,8 +59,12 @@ import (
 // v33: delete files under key=value folders, delete-files-hive-columns, and
 // partial data files' record_count held to their Parquet row count;
 // v34: one-sided table column statistics read as empty by column type and
-// DuckLake build, formats.OneSidedEmptySQL).
-const proofVersion = "fdl-formats proof v34"
+// DuckLake build, formats.OneSidedEmptySQL;
+// v35: a 1.0 or 1.1 catalog B with value_count 0 for a column of a data
+// file that may hold values, which DuckDB 1.5.3+ and 2.0 skip under
+// comparison filters while A's readers keep it,
+// files-with-value-count-zero-pruned).
+const proofVersion = "fdl-formats proof v35"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths

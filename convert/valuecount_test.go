@@ -117,6 +117,18 @@ func TestValueCountZeroForSkippingReaders(t *testing.T) {
 	}
 	proveEquivalent(t, src, same, data)
 
+	// A file of NULLs only by its statistics (null_count = record_count)
+	// keeps its 0: every reader may skip it.
+	nulls := editedCopy(t, down, `UPDATE c.ducklake_file_column_stats SET null_count = 3 WHERE data_file_id = 2 AND column_id IN (4, 5)`)
+	nullsUp := filepath.Join(tmp, "nulls-1.0.duckdb")
+	if res, err = Catalog(ctx, nulls, nullsUp, formats.V1_0, Options{DataPath: data}); err != nil {
+		t.Fatal(err)
+	}
+	if n := noted(res); n != "" || valueCounts(t, nullsUp) != "0,0" {
+		t.Errorf("0.4 -> 1.0 with null_count = record_count: note %q, value_count %s; want none and 0,0", n, valueCounts(t, nullsUp))
+	}
+	proveEquivalent(t, nulls, nullsUp, data)
+
 	for _, target := range []*formats.Version{formats.V1_0, formats.V1_1} {
 		t.Run("0.4 to "+target.Name, func(t *testing.T) {
 			up := filepath.Join(t.TempDir(), "up.duckdb")
