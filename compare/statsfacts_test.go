@@ -129,6 +129,23 @@ func TestStatsFactsMatchQueries(t *testing.T) {
 					decided["some file without column statistics"]++
 				}
 			}
+			for _, a := range asks {
+				if a.label != "ducklake_file_column_stats" {
+					continue
+				}
+				var zeros int
+				if err := fresh.conn.QueryRowContext(ctx, `SELECT count(*) FROM cat.`+ident(a.table)+` s WHERE `+formats.ValueCountZeroWithValuesSQL("cat.")).Scan(&zeros); err != nil {
+					t.Fatal(err)
+				}
+				if r.noZeroValueCount(a) {
+					decided["no value_count 0"]++
+					if zeros > 0 {
+						t.Errorf("no value_count 0 decided, but %d rows of %s have one for a file that may hold values", zeros, a.table)
+					}
+				} else if zeros > 0 {
+					decided["value_count 0 with values"]++
+				}
+			}
 			if ts.table != "" && cs.table != "" {
 				r.tablesWithoutColumnStatsFrom(ts, cs)
 				if r.statsChecked {
@@ -152,7 +169,7 @@ func TestStatsFactsMatchQueries(t *testing.T) {
 		})
 	}
 	// Each decision was taken somewhere, and rows of each kind were found.
-	for _, k := range []string{"one bound", "no bounds", "no BOOLEAN column", "no temporal column", "tables without column statistics", "some table without column statistics", "every file has column statistics", "some file without column statistics"} {
+	for _, k := range []string{"one bound", "no bounds", "no BOOLEAN column", "no temporal column", "tables without column statistics", "some table without column statistics", "every file has column statistics", "some file without column statistics", "no value_count 0", "value_count 0 with values"} {
 		some := k == "one bound" || k == "no bounds" // and not all: the edited catalogs hold such rows
 		if decided[k] == 0 || (some && decided[k] == len(cases)) {
 			t.Errorf("%q decided in %d of %d catalogs: want some but not all", k, decided[k], len(cases))
