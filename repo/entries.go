@@ -167,7 +167,15 @@ func (r *repository) folderViolations(ctx context.Context, v *version, entries [
 	for _, e := range entries {
 		format, isCatalog := strings.CutSuffix(e.name, ".duckdb")
 		_, declared := r.cfg.Format(format)
+		hidden := ""
+		if e.kind == entryFile {
+			hidden = v.hidden["catalogs/"+e.name]
+		}
 		switch {
+		case hidden == hiddenLitter:
+			// Reported by litterNotes: no reader opens it.
+		case hidden == hiddenDuckDB:
+			out = append(out, Violation{e.key(v), "a DuckDB file under a hidden name in catalogs/: no reader opens it (no format's name starts with a dot), but it is a catalog nothing proves, such as a copy tool's unfinished temporary file that becomes a catalog when the copy ends; remove it"})
 		case isCatalog && format == source && (declared || e.kind == entryFile):
 			// Declared or not: its readers open it before the frozen
 			// catalog, and no cell proves it (the format's cell is the
@@ -179,6 +187,9 @@ func (r *repository) folderViolations(ctx context.Context, v *version, entries [
 			out = append(out, Violation{e.key(v), "a DuckDB write-ahead log in catalogs/: DuckDB replays it when it opens the catalog beside it, so readers would see changes that were never proved; remove it"})
 		case e.kind != entryFile:
 			out = append(out, Violation{e.key(v), fmt.Sprintf("a %s in catalogs/, where only regular files catalogs/<format>.duckdb may be; remove it", e.kind)})
+		case indexPage(e.name):
+			// The index page a web host without folder listings needs
+			// (docs/remote.md): no reader opens it.
 		case osLitter(e.name):
 			// Reported by litterNotes: no reader opens it.
 		default:
@@ -188,10 +199,14 @@ func (r *repository) folderViolations(ctx context.Context, v *version, entries [
 	return out, issues
 }
 
-// osLitter tells a hidden file (a name starting with a dot) that is neither
-// a DuckDB file nor a write-ahead log: what file managers and copy tools
-// leave behind (.DS_Store, AppleDouble ._ files). Readers fetch catalogs/
-// entries by their format's name only, so it changes no read.
+// osLitter tells, by its name alone, a hidden file (a name starting with a
+// dot) that is neither a DuckDB file nor a write-ahead log: what file
+// managers and copy tools leave behind (.DS_Store, AppleDouble ._ files).
+// Readers fetch catalogs/ entries by their format's name only, so it
+// changes no read. It decides for a hidden file findHidden could not read;
+// the others are told by their bytes (findHidden), whatever their suffix:
+// the AppleDouble files a macOS copy or tar makes are named
+// ._<format>.duckdb beside each catalog.
 func osLitter(name string) bool {
 	lower := strings.ToLower(name)
 	return strings.HasPrefix(name, ".") && path.Ext(lower) != ".wal" && !strings.Contains(lower, ".duckdb")
@@ -203,7 +218,11 @@ func osLitter(name string) bool {
 func litterNotes(v *version, entries []catalogEntry) []string {
 	var notes []string
 	for _, e := range entries {
-		if e.kind == entryFile && osLitter(e.name) {
+		if e.kind != entryFile {
+			continue
+		}
+		hidden, read := v.hidden["catalogs/"+e.name]
+		if hidden == hiddenLitter || !read && osLitter(e.name) {
 			notes = append(notes, fmt.Sprintf("%s: a hidden file in catalogs/ that no reader opens (file-manager or copy-tool metadata); ignored, remove it when convenient", e.key(v)))
 		}
 	}
@@ -370,7 +389,7 @@ func hiddenViolations(v *version, names []string) []Violation {
 func (r *repository) leftCatalogs(v *version, entries []catalogEntry, hidden []string, run []fdljson.Format) []Violation {
 	var names []string
 	for rel := range v.objects {
-		if ext := strings.ToLower(path.Ext(rel)); ext == ".duckdb" || ext == ".wal" {
+		if ext := strings.ToLower(path.Ext(rel)); (ext == ".duckdb" || ext == ".wal") && v.hidden[rel] != hiddenLitter {
 			names = append(names, rel)
 		}
 	}
@@ -440,7 +459,7 @@ func (r *repository) otherRunFormat(format string, run []fdljson.Format) bool {
 func (v *version) presentFormats() []string {
 	var out []string
 	for rel := range v.objects {
-		if name, ok := strings.CutPrefix(rel, "catalogs/"); ok && path.Ext(name) == ".duckdb" && !strings.Contains(name, "/") {
+		if name, ok := strings.CutPrefix(rel, "catalogs/"); ok && path.Ext(name) == ".duckdb" && !strings.Contains(name, "/") && !hiddenName(name) {
 			out = append(out, strings.TrimSuffix(name, ".duckdb"))
 		}
 	}
@@ -464,7 +483,7 @@ func strayCatalogs(v *version) []Violation {
 		// Extensions in any letter case: a file system that ignores case
 		// (macOS, Windows) opens ducklake.duckdb.WAL as the catalog's log.
 		ext := strings.ToLower(path.Ext(rel))
-		if ext != ".duckdb" && ext != ".wal" || strings.HasPrefix(rel, "catalogs/") || rel == frozen || rel == frozen+".wal" {
+		if ext != ".duckdb" && ext != ".wal" || strings.HasPrefix(rel, "catalogs/") || rel == frozen || rel == frozen+".wal" || v.hidden[rel] == hiddenLitter {
 			continue
 		}
 		detail := fmt.Sprintf("a DuckDB write-ahead log in the version folder, not beside the frozen catalog %s: DuckDB replays it when it opens the file beside it; remove it", frozen)

@@ -131,6 +131,9 @@ type Matrix struct {
 	Rules         []Rule         `json:"rules"`
 	Warnings      []string       `json:"warnings"`
 	Counts        map[State]int  `json:"counts"`
+	// Violations are entries of the repository's root that break the
+	// rules (rootViolations: a Versions/ beside versions/).
+	Violations []Violation `json:"violations,omitempty"`
 	// Transfer is what Plan downloaded (remote stores only; Backfill and
 	// Check report theirs beside the plan).
 	Transfer *Transfer `json:"transfer,omitempty"`
@@ -232,6 +235,7 @@ func (r *repository) plan(ctx context.Context, opts *Options, check bool) (*Matr
 	if r.cfg.FDL != fdljson.SpecVersion {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("fdl.json is written for FDL %s; this tool checks FDL %s's rules only", r.cfg.FDL, fdljson.SpecVersion))
 	}
+	p.Violations = r.rootViolations()
 	if w := r.hiveFolderWarning(declared); w != "" {
 		p.Warnings = append(p.Warnings, w)
 	}
@@ -296,6 +300,7 @@ func (r *repository) planVersion(ctx context.Context, v *version, declared []fdl
 	case err != nil:
 		vp.Issues = append(vp.Issues, Issue{ProblemUnreadable, err.Error()})
 	}
+	v.hidden = r.findHidden(ctx, v, entries)
 	hidden, infos, hiddenErr := r.hiddenCatalogs(ctx, v, declared)
 	entries, hidden, vp.Notes = r.adoptHidden(v, entries, hidden, infos, declared)
 	var walIssues []Issue
@@ -303,6 +308,8 @@ func (r *repository) planVersion(ctx context.Context, v *version, declared []fdl
 	vp.Violations = append(vp.Violations, catalogsFile...)
 	vp.Issues = append(vp.Issues, walIssues...)
 	vp.Notes = append(vp.Notes, litterNotes(v, entries)...)
+	names, notes := r.versionFolderFindings(v, r.versionEntries(v), v.hidden, vp.Violations)
+	vp.Violations, vp.Notes = append(vp.Violations, names...), append(vp.Notes, notes...)
 	if v.meta != nil && v.meta.Catalog.Path != fallbackCatalog {
 		// FDL 0.1 (Versions, "Catalogs in other formats"): a reader that
 		// opens none of catalogs/ falls back to ducklake.duckdb by name.
@@ -324,6 +331,9 @@ func (r *repository) planVersion(ctx context.Context, v *version, declared []fdl
 	for _, e := range entries {
 		byName[e.name] = e
 		name, ok := strings.CutSuffix(e.name, ".duckdb")
+		if _, read := v.hidden["catalogs/"+e.name]; read {
+			continue // no format's name starts with a dot (folderViolations)
+		}
 		if _, declared := r.cfg.Format(name); ok && !declared && e.kind == entryFile {
 			formatsShown = append(formatsShown, fdljson.Format{DuckLake: name})
 		}

@@ -188,6 +188,9 @@ type version struct {
 	// store whose listing may leave files out (probeUnlisted): nil for one
 	// found absent, else why the probe failed. Found ones are in objects.
 	probeErrs map[string]error
+	// hidden says what each hidden regular file holds (findHidden), by its
+	// name relative to the version folder.
+	hidden map[string]string
 	// header is what the frozen catalog's DuckDB headers say, taken from
 	// the bytes the plan hashed against version.json (nil when they were
 	// not read or are not a DuckDB file's); see storageClaim.

@@ -10,6 +10,9 @@ import (
 // can fix.
 func ruleFindings(m *Matrix) []Finding {
 	var out []Finding
+	for _, v := range m.Violations {
+		out = append(out, Finding{Kind: KindDifference, Key: v.Key, Detail: "rule broken: " + v.Key + ": " + v.Detail})
+	}
 	for _, vp := range m.Versions {
 		if vp.Error != "" {
 			p := vp.v.problem

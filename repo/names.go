@@ -1,0 +1,281 @@
+package repo
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/fdl-formats/fdl-formats/store"
+)
+
+// versionLayout lists the names the FDL layout gives meaning to directly
+// in a version folder (besides catalog.path and the files version.json
+// names): readers ask for them by these names.
+var versionLayout = []string{"version.json", "expired.json", "dataset.json", "files.json", fallbackCatalog, fallbackCatalog + ".wal", "catalogs", "version.json.sig"}
+
+// foldName is a name as a file system that ignores letter case (macOS's,
+// Windows') and drops trailing dots and spaces (Windows) matches it, and
+// as web servers on them do.
+func foldName(name string) string { return strings.ToLower(strings.TrimRight(name, ". ")) }
+
+// lookAlike gives the name of names that name stands for where letter
+// case and trailing dots and spaces do not count, when name is not that
+// name itself, and how it differs.
+func lookAlike(name string, names []string) (spec, how string, ok bool) {
+	folded := foldName(name)
+	for _, n := range names {
+		if name == n || folded != foldName(n) {
+			continue
+		}
+		trimmed := strings.TrimRight(name, ". ")
+		switch {
+		case trimmed == n:
+			how = "with trailing dots or spaces"
+		case len(trimmed) == len(name):
+			how = "in another letter case"
+		default:
+			how = "in another letter case and with trailing dots or spaces"
+		}
+		return n, how, true
+	}
+	return "", "", false
+}
+
+// lookAlikeDetail is the violation of an entry whose name stands for spec
+// on a file system or web server that ignores case or trailing dots.
+func lookAlikeDetail(spec, how, what string) string {
+	why := map[string]string{
+		"expired.json":           ": readers there see the version as withdrawn, though check proved it",
+		"versions":               ": check never looks in it, but a copy onto such a file system merges it with versions/, and readers find the versions in it, never checked",
+		fallbackCatalog + ".wal": ": DuckDB there replays it when it opens " + fallbackCatalog + ", so readers would see changes that were never proved",
+		"catalogs":               ": readers there look in it for catalogs that were never proved",
+	}[spec]
+	if why == "" {
+		why = ", never the file check verified as " + spec
+	}
+	return fmt.Sprintf("%s named like %s %s: a file system that ignores letter case (macOS's, Windows') or drops trailing dots and spaces (Windows), and a web server on one, gives it to readers that ask for %s%s; remove or rename it", what, spec, how, spec, why)
+}
+
+// indexPage tells the index page a web host without folder listings
+// needs in each folder (docs/remote.md, "Listing versions"); no reader of
+// the repository opens it.
+func indexPage(name string) bool {
+	return strings.EqualFold(name, "index.html") || strings.EqualFold(name, "index.htm")
+}
+
+// hiddenName tells a name no reader opens: a dot first. No format's name,
+// and no name of the FDL layout, starts with one.
+func hiddenName(name string) bool { return strings.HasPrefix(name, ".") }
+
+// Hidden file contents, as findHidden reads them.
+const (
+	hiddenLitter = "litter" // not DuckDB's: file-manager or copy-tool metadata
+	hiddenDuckDB = "duckdb" // a DuckDB database file
+)
+
+// appleDouble is the magic number AppleDouble files (macOS's ._x) start with.
+var appleDouble = []byte{0x00, 0x05, 0x16, 0x07}
+
+// findHidden reads the first bytes of every hidden regular file of a
+// version folder (a name starting with a dot, at any depth, catalogs/
+// included) and says what each holds, keyed by its name relative to the
+// version folder. A hidden file is litter (a warning) unless it holds a
+// DuckDB database (the magic bytes "DUCK" at offset 8): no reader opens a
+// hidden name, but a hidden DuckDB file is a catalog nothing proves, such
+// as a copy tool's unfinished temporary file (rsync's .1.1.duckdb.XXXXXX)
+// that becomes a catalog when the copy ends. A hidden .wal is litter only
+// when it is AppleDouble metadata: a write-ahead log has no magic bytes to
+// tell it by. A file that cannot be read is left out, and its name
+// decides as before (osLitter). Only regular files are read: a store's
+// listing shows nothing else, and catalogs/ entries are read with lstat.
+func (r *repository) findHidden(ctx context.Context, v *version, entries []catalogEntry) map[string]string {
+	var names []string
+	for rel := range v.objects {
+		if hiddenName(path.Base(rel)) {
+			names = append(names, rel)
+		}
+	}
+	for _, e := range entries {
+		if rel := "catalogs/" + e.name; e.kind == entryFile && hiddenName(e.name) && !slices.Contains(names, rel) {
+			names = append(names, rel)
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	out := map[string]string{}
+	for _, rel := range names {
+		head, err := readHead(ctx, r.st, v.prefix()+rel, 12)
+		if err != nil {
+			continue
+		}
+		switch {
+		case len(head) >= 12 && bytes.Equal(head[8:12], []byte("DUCK")):
+			out[rel] = hiddenDuckDB
+		case strings.EqualFold(path.Ext(rel), ".wal") && !bytes.HasPrefix(head, appleDouble):
+			// A write-ahead log cannot be told by its bytes: as before.
+		default:
+			out[rel] = hiddenLitter
+		}
+	}
+	return out
+}
+
+// readHead reads up to n first bytes of an object.
+func readHead(ctx context.Context, st store.Store, key string, n int64) ([]byte, error) {
+	rc, err := st.Open(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	return io.ReadAll(io.LimitReader(rc, n))
+}
+
+// versionEntries lists the entries directly in a version folder, whatever
+// their kind; a symbolic link counts as what it points to, as readers
+// follow it (a dangling one stays a link). A store with local files is
+// read with readdir, others from their keys.
+func (r *repository) versionEntries(v *version) []catalogEntry {
+	if ps, ok := r.st.(store.PathStore); ok {
+		dir, err := ps.Path(strings.TrimSuffix(v.prefix(), "/"))
+		if err != nil {
+			return nil
+		}
+		des, err := os.ReadDir(dir)
+		if err != nil {
+			return nil // the listing that found the version says why
+		}
+		out := make([]catalogEntry, 0, len(des))
+		for _, d := range des {
+			kind := modeKind(d.Type())
+			if kind == entrySymlink {
+				if st, err := os.Stat(filepath.Join(dir, d.Name())); err == nil {
+					kind = modeKind(st.Mode().Type())
+				}
+			}
+			out = append(out, catalogEntry{name: d.Name(), kind: kind})
+		}
+		return out
+	}
+	var out []catalogEntry
+	for rel := range v.objects {
+		e := catalogEntry{name: rel, kind: entryFile}
+		if first, _, nested := strings.Cut(rel, "/"); nested {
+			e = catalogEntry{name: first, kind: entryFolder}
+		}
+		if !slices.Contains(out, e) {
+			out = append(out, e)
+		}
+	}
+	slices.SortFunc(out, func(a, b catalogEntry) int { return strings.Compare(a.name, b.name) })
+	return out
+}
+
+// versionFolderFindings classifies the entries directly in a version
+// folder beyond what the other rules see (reported tells the keys they
+// reported already): an entry named like a file of the layout in another
+// letter case or with trailing dots or spaces (Expired.json, expired.json.)
+// and an expired.json that is not a regular file are violations; index
+// pages pass; hidden litter and any other file no reader opens are notes.
+func (r *repository) versionFolderFindings(v *version, entries []catalogEntry, hidden map[string]string, reported []Violation) ([]Violation, []string) {
+	known := slices.Clone(versionLayout)
+	if v.meta != nil {
+		known = append(known, v.meta.Catalog.Path, v.meta.Catalog.Path+".wal")
+		if v.meta.Dataset != nil {
+			known = append(known, v.meta.Dataset.Path)
+		}
+		if v.meta.Files != nil {
+			known = append(known, v.meta.Files.Path)
+		}
+	}
+	var out []Violation
+	var notes []string
+	for _, e := range entries {
+		key := v.prefix() + e.name
+		if e.name == store.TempDir || slices.ContainsFunc(reported, func(x Violation) bool { return x.Key == key }) {
+			continue
+		}
+		what := "a " + e.kind
+		if e.name == "expired.json" && e.kind != entryFile {
+			out = append(out, Violation{key, fmt.Sprintf("%s, not a regular file: readers that test whether expired.json exists see the version as withdrawn, and reading it fails (a folder) or blocks (a FIFO); check took the version as published and never opened it; remove it, or make it the regular file that withdraws the version", what)})
+			continue
+		}
+		if slices.Contains(known, e.name) {
+			continue
+		}
+		if spec, how, ok := lookAlike(e.name, known); ok {
+			out = append(out, Violation{key, lookAlikeDetail(spec, how, what)})
+			continue
+		}
+		ext := strings.ToLower(path.Ext(e.name))
+		switch {
+		case indexPage(e.name):
+		case e.kind == entryFile && hidden[e.name] == hiddenLitter:
+			notes = append(notes, fmt.Sprintf("%s: a hidden file in the version folder that no reader opens (file-manager or copy-tool metadata); ignored, remove it when convenient", key))
+		case e.kind == entryFile && (ext == ".duckdb" || ext == ".wal"):
+			// A stray catalog or log: strayCatalogs reports it.
+		default:
+			name := e.name
+			if e.kind == entryFolder {
+				name += "/"
+			}
+			notes = append(notes, fmt.Sprintf("%s%s: %s that is not part of the FDL layout; no reader opens it, but once a version is published only expired.json, catalogs/<format>.duckdb and version.json.sig may be added to its folder (FDL 0.1, Versions): remove it if it came later", v.prefix(), name, what))
+		}
+	}
+	return out, notes
+}
+
+// rootViolations reports, in a repository in a local folder, an entry of
+// its root named like fdl.json, versions/ or the data folder in another
+// letter case or with trailing dots or spaces (Versions/ beside
+// versions/): check never looks in it, but a copy onto a file system that
+// ignores case merges the two, and readers find what check never read.
+// Other stores are not listed at their root.
+func (r *repository) rootViolations() []Violation {
+	ps, ok := r.st.(store.PathStore)
+	if !ok {
+		return nil
+	}
+	f, err := ps.Path(FDLKey)
+	if err != nil {
+		return nil
+	}
+	des, err := os.ReadDir(filepath.Dir(f))
+	if err != nil {
+		return nil
+	}
+	known := []string{FDLKey, strings.TrimSuffix(VersionsDir, "/")}
+	if first, _, _ := strings.Cut(strings.TrimPrefix(r.cfg.DataDir, "./"), "/"); first != "" && first != "." && first != ".." {
+		known = append(known, first)
+	}
+	var out []Violation
+	for _, d := range des {
+		if spec, how, ok := lookAlike(d.Name(), known); ok {
+			kind := modeKind(d.Type())
+			if kind == entrySymlink {
+				if st, err := os.Stat(filepath.Join(filepath.Dir(f), d.Name())); err == nil {
+					kind = modeKind(st.Mode().Type())
+				}
+			}
+			out = append(out, Violation{d.Name(), lookAlikeDetail(spec, how, "a "+kind)})
+		}
+	}
+	return out
+}
+
+// linkedOut tells whether a resolved path is outside every folder of
+// roots (resolved too).
+func linkedOut(p string, roots []string) bool {
+	for _, root := range roots {
+		if rel, err := filepath.Rel(root, p); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return false
+		}
+	}
+	return true
+}
