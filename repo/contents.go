@@ -299,6 +299,9 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 	if listErr != nil {
 		return append(issues, Issue{ProblemUnreadable, listErr.Error()}), false
 	}
+	if w := r.links.warning(r, key); w != "" {
+		issues = append(issues, Issue{ProblemWarning, w})
+	}
 	var outside *OutsideError
 	if errors.As(err, &outside) {
 		for _, f := range outside.Files {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strings"
 
@@ -64,7 +65,16 @@ func (e *NotRegularError) Error() string {
 func (r *repository) notRegular(files []compare.StoredFile, key string) error {
 	var bad []string
 	for _, f := range files {
-		st, err := os.Stat(f.Path)
+		// lstat, then stat only for a link: a file that is no link costs
+		// no more than before.
+		st, err := os.Lstat(f.Path)
+		link := err == nil && st.Mode()&fs.ModeSymlink != 0
+		if link {
+			st, err = os.Stat(f.Path)
+		}
+		if err == nil {
+			r.links.see(r, key, f.Path, link)
+		}
 		if err != nil || st.Mode().IsRegular() {
 			continue
 		}

@@ -5,11 +5,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/fdl-formats/fdl-formats/store"
 )
@@ -278,4 +280,115 @@ func linkedOut(p string, roots []string) bool {
 		}
 	}
 	return true
+}
+
+// linksOut collects the data and delete files of a repository in a local
+// folder that resolve outside it through symbolic links (a file, or a
+// folder above it, linked elsewhere). Readers of the folder follow links,
+// and so does check; but cp -a, rsync -a and tar copy a link as a link,
+// so a copy of the repository (what publishing it often is) holds a link
+// that leads nowhere, or to another file, where the target is not copied
+// along. Safe for concurrent use.
+type linksOut struct {
+	mu    sync.Mutex
+	init  bool
+	roots []string                     // the repository's folder and data folder, resolved
+	dirs  map[string]string            // folders of data files, resolved ("" when that failed)
+	out   map[string]map[string]string // catalog key -> data file (relative to data_dir) -> what it resolves to
+}
+
+// rootsOf resolves the repository's folder and its data folder (nil when
+// the store has no local files or they do not resolve).
+func rootsOf(r *repository) []string {
+	if r.paths == nil {
+		return nil
+	}
+	f, err := r.paths.Path(FDLKey)
+	if err != nil {
+		return nil
+	}
+	root, err := filepath.EvalSymlinks(filepath.Dir(f))
+	if err != nil {
+		return nil
+	}
+	roots := []string{root}
+	if data, err := filepath.EvalSymlinks(r.dataPath); err == nil {
+		roots = append(roots, data)
+	}
+	return roots
+}
+
+// see records file p (a local path under the data folder) that the
+// catalog key names if it resolves
+// outside the repository's folder and its data folder (whose own link,
+// if any, dataFolderWarning reports); link says p itself is a symbolic
+// link. Only a link costs a resolution; folders are resolved once each.
+func (l *linksOut) see(r *repository, key, p string, link bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.init {
+		l.init, l.roots, l.dirs, l.out = true, rootsOf(r), map[string]string{}, map[string]map[string]string{}
+	}
+	if l.roots == nil {
+		return
+	}
+	dir := filepath.Dir(p)
+	real, ok := l.dirs[dir]
+	if !ok {
+		real, _ = filepath.EvalSymlinks(dir)
+		l.dirs[dir] = real
+	}
+	if real == "" {
+		return
+	}
+	real = filepath.Join(real, filepath.Base(p))
+	if link {
+		var err error
+		if real, err = filepath.EvalSymlinks(p); err != nil {
+			return
+		}
+	}
+	if linkedOut(real, l.roots) {
+		if l.out[key] == nil {
+			l.out[key] = map[string]string{}
+		}
+		l.out[key][r.relData(p)] = real
+	}
+}
+
+// maxLinksNamed bounds the files linksOut's warning names.
+const maxLinksNamed = 5
+
+// warning is the content pass's warning naming the files of catalog key
+// that see recorded ("" when none): a warning of the pass, it is kept with
+// a clean pass and said again by a check that reuses it (a change of a
+// link changes the data folder's listing, and so the pass's key).
+func (l *linksOut) warning(r *repository, key string) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := l.out[key]
+	if len(out) == 0 {
+		return ""
+	}
+	names := slices.Sorted(maps.Keys(out))
+	var parts []string
+	for _, n := range names[:min(len(names), maxLinksNamed)] {
+		parts = append(parts, fmt.Sprintf("%s -> %s", n, out[n]))
+	}
+	if len(names) > maxLinksNamed {
+		parts = append(parts, fmt.Sprintf("and %d more", len(names)-maxLinksNamed))
+	}
+	return fmt.Sprintf("%s names %d data or delete file(s) in data_dir %s that resolve outside the repository folder %s through symbolic links: %s; readers of this folder follow the links, as check did, but a copy made with cp -a, rsync -a or tar keeps each link as it is, and it leads nowhere (or to another file) where the target is not copied along: move the files into the repository, or publish with cp -L, rsync -L or tar -h, which copy what links point to",
+		key, len(names), r.cfg.DataDir, l.roots[0], strings.Join(parts, "; "))
+}
+
+// dataFolderWarning warns when the data folder of a repository in a local
+// folder resolves outside it (data/ a link onto another disk): readers
+// and check follow the link, copy tools keep it ("" otherwise).
+func (r *repository) dataFolderWarning() string {
+	roots := rootsOf(r)
+	if len(roots) < 2 || !linkedOut(roots[1], roots[:1]) {
+		return ""
+	}
+	return fmt.Sprintf("data_dir %s resolves to %s, outside the repository folder %s, through a symbolic link: readers of this folder follow it, as check does, but a copy made with cp -a, rsync -a or tar keeps the link as it is, and it leads nowhere (or to another folder) where the target is not copied along; publish with cp -L, rsync -L or tar -h, which copy what links point to", r.cfg.DataDir, roots[1], roots[0])
 }

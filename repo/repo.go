@@ -152,6 +152,7 @@ type repository struct {
 	paths       store.PathStore // the store, when its objects are local files
 	remote      *remote         // else: downloads, cache, byte counts
 	names       pathNames       // what the run's local copies stand for, for messages
+	links       linksOut        // data files that resolve outside a local repository
 	// sweptWork is what load removed from the work folder (sweepWork).
 	sweptWork []scratch.Removed
 }
