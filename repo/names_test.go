@@ -1,0 +1,260 @@
+package repo
+
+import (
+	"context"
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// appleDoubleFile is the header macOS writes as ._<name> beside a file it
+// copies to a volume without resource forks (or into a tar): no entries.
+func appleDoubleFile() string {
+	b := binary.BigEndian.AppendUint32(nil, 0x00051607)
+	b = binary.BigEndian.AppendUint32(b, 0x00020000)
+	b = append(b, "Mac OS X        "...)
+	return string(binary.BigEndian.AppendUint16(b, 0))
+}
+
+// TestVersionFolderNames: the entries of a version folder and of the
+// repository's root beyond catalogs/ (docs/repository.md, rules). A name
+// that stands for one of the layout's on a file system or web server that
+// ignores letter case or drops trailing dots and spaces (macOS, Windows,
+// IIS) is a violation, as ducklake.duckdb.WAL was: readers there open it
+// by the layout's name (Expired.json withdraws the version for them), and
+// check passed it (exit 0). So is an expired.json that is not a regular
+// file (treated as absent), and a Versions/ beside versions/ (never looked
+// at). AppleDouble files (._1.1.duckdb) are warnings: they were undeclared
+// formats "its readers would open" (exit 3). An index.html passes
+// silently (it failed catalogs/: "not a catalog"); other files no reader
+// opens are warnings naming them (they passed silently).
+func TestVersionFolderNames(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name       string
+		mutate     func(t *testing.T, root, v, other string)
+		violations []string // keys (relative to the version folder; "/x": to the root), sorted
+		notes      []string // phrases of the version's notes, each in one
+		detail     string   // a phrase of the first violation
+	}{
+		{"Expired.json", func(t *testing.T, _, v, _ string) {
+			writeFile(t, filepath.Join(v, "Expired.json"), `{"reason": "withdrawn"}`)
+		}, []string{"Expired.json"}, nil, "named like expired.json in another letter case: a file system that ignores letter case (macOS's, Windows') or drops trailing dots and spaces (Windows), and a web server on one, gives it to readers that ask for expired.json: readers there see the version as withdrawn"},
+		{"EXPIRED.JSON", func(t *testing.T, _, v, _ string) {
+			writeFile(t, filepath.Join(v, "EXPIRED.JSON"), `{"reason": "withdrawn"}`)
+		}, []string{"EXPIRED.JSON"}, nil, "in another letter case"},
+		{"expired.json with a trailing dot", func(t *testing.T, _, v, _ string) {
+			writeFile(t, filepath.Join(v, "expired.json."), `{"reason": "withdrawn"}`)
+		}, []string{"expired.json."}, nil, "named like expired.json with trailing dots or spaces"},
+		{"expired.json with a trailing space", func(t *testing.T, _, v, _ string) {
+			writeFile(t, filepath.Join(v, "expired.json "), `{"reason": "withdrawn"}`)
+		}, []string{"expired.json "}, nil, "with trailing dots or spaces"},
+		{"Version.json. beside version.json", func(t *testing.T, _, v, _ string) {
+			writeFile(t, filepath.Join(v, "Version.json."), `{}`)
+		}, []string{"Version.json."}, nil, "in another letter case and with trailing dots or spaces"},
+		{"Files.json and Dataset.JSON", func(t *testing.T, _, v, _ string) {
+			writeFile(t, filepath.Join(v, "Files.json"), `{}`)
+			writeFile(t, filepath.Join(v, "Dataset.JSON"), `{}`)
+		}, []string{"Dataset.JSON", "Files.json"}, nil, "named like dataset.json"},
+		{"version.json.SIG", func(t *testing.T, _, v, _ string) {
+			writeFile(t, filepath.Join(v, "version.json.SIG"), "sig")
+		}, []string{"version.json.SIG"}, nil, "named like version.json.sig"},
+		{"ducklake.duckdb.wal with a trailing dot", func(t *testing.T, _, v, _ string) {
+			writeFile(t, filepath.Join(v, "ducklake.duckdb.wal."), "junk")
+		}, []string{"ducklake.duckdb.wal."}, nil, "DuckDB there replays it when it opens ducklake.duckdb"},
+		{"ducklake.duckdb with a trailing dot", func(t *testing.T, _, v, other string) {
+			copyFile(t, filepath.Join(other, "ducklake.duckdb"), filepath.Join(v, "ducklake.duckdb."))
+		}, []string{"ducklake.duckdb."}, nil, "named like ducklake.duckdb"},
+		// Reported once, as before, by the stray-catalog rule.
+		{"DUCKLAKE.DUCKDB", func(t *testing.T, _, v, other string) {
+			copyFile(t, filepath.Join(other, "ducklake.duckdb"), filepath.Join(v, "DUCKLAKE.DUCKDB"))
+		}, []string{"DUCKLAKE.DUCKDB"}, nil, "a DuckDB file in the version folder that is not the frozen catalog"},
+		{"an empty Catalogs/ folder", func(t *testing.T, _, v, _ string) {
+			if err := os.Mkdir(filepath.Join(v, "Catalogs"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{"Catalogs"}, nil, "a folder named like catalogs in another letter case"},
+		{"expired.json as a folder", func(t *testing.T, _, v, _ string) {
+			if err := os.Mkdir(filepath.Join(v, "expired.json"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{"expired.json"}, nil, "a folder, not a regular file: readers that test whether expired.json exists see the version as withdrawn"},
+		{"expired.json as a FIFO", func(t *testing.T, _, v, _ string) {
+			if err := syscall.Mkfifo(filepath.Join(v, "expired.json"), 0o644); err != nil {
+				t.Skip(err)
+			}
+		}, []string{"expired.json"}, nil, "a special file, not a regular file"},
+		{"Versions/ beside versions/", func(t *testing.T, root, v, _ string) {
+			if err := os.CopyFS(filepath.Join(root, "Versions", filepath.Base(v)), os.DirFS(v)); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{"/Versions"}, nil, "check never looks in it, but a copy onto such a file system merges it with versions/"},
+		{"FDL.json and fdl.json. beside fdl.json", func(t *testing.T, root, _, _ string) {
+			writeFile(t, filepath.Join(root, "FDL.json"), "{}")
+			writeFile(t, filepath.Join(root, "fdl.json."), "{}")
+		}, []string{"/FDL.json", "/fdl.json."}, nil, "named like fdl.json"},
+		// AppleDouble files are litter whatever their suffix: no reader
+		// opens a hidden name.
+		{"AppleDouble files", func(t *testing.T, _, v, _ string) {
+			writeFile(t, filepath.Join(v, "._ducklake.duckdb"), appleDoubleFile())
+			writeFile(t, filepath.Join(v, "catalogs", "._1.1.duckdb"), appleDoubleFile())
+			writeFile(t, filepath.Join(v, "catalogs", "._1.1.duckdb.wal"), appleDoubleFile())
+			writeFile(t, filepath.Join(v, ".DS_Store"), "Bud1")
+		}, nil, []string{
+			".DS_Store: a hidden file in the version folder that no reader opens",
+			"._ducklake.duckdb: a hidden file in the version folder that no reader opens",
+			"catalogs/._1.1.duckdb: a hidden file in catalogs/ that no reader opens",
+			"catalogs/._1.1.duckdb.wal: a hidden file in catalogs/ that no reader opens",
+		}, ""},
+		// A DuckDB file under a hidden name is a catalog nothing proves
+		// (rsync's temporary file of an unfinished copy), not litter.
+		{"a hidden DuckDB file", func(t *testing.T, _, v, _ string) {
+			copyFile(t, filepath.Join(v, "ducklake.duckdb"), filepath.Join(v, "catalogs", ".1.1.duckdb.Xa3b9Q"))
+			copyFile(t, filepath.Join(v, "ducklake.duckdb"), filepath.Join(v, "catalogs", "._1.1.duckdb"))
+		}, []string{"catalogs/.1.1.duckdb.Xa3b9Q", "catalogs/._1.1.duckdb"}, nil, "a DuckDB file under a hidden name in catalogs/: no reader opens it"},
+		// Index pages for hosts without folder listings pass silently.
+		{"index pages", func(t *testing.T, _, v, _ string) {
+			writeFile(t, filepath.Join(v, "index.html"), "<html></html>")
+			writeFile(t, filepath.Join(v, "catalogs", "INDEX.HTML"), "<html></html>")
+			writeFile(t, filepath.Join(v, "catalogs", "index.htm"), "<html></html>")
+		}, nil, nil, ""},
+		{"files no reader opens", func(t *testing.T, _, v, _ string) {
+			writeFile(t, filepath.Join(v, "notes.txt"), "notes")
+			writeFile(t, filepath.Join(v, "junk", "a"), "a")
+		}, nil, []string{
+			"junk/: a folder that is not part of the FDL layout; no reader opens it",
+			"notes.txt: a regular file that is not part of the FDL layout",
+		}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st, root := smallLake(t, "fdl.json", "versions")
+			ids := versionIDs(t, root)
+			v, other := filepath.Join(root, "versions", ids[2]), filepath.Join(root, "versions", ids[1])
+			if err := os.MkdirAll(filepath.Join(v, "catalogs"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			tc.mutate(t, root, v, other)
+			m, err := Plan(ctx, st, Options{Formats: []string{"1.0", "1.1"}, Versions: []string{"3"},
+				DataPath: filepath.Join(root, "data"), Cache: t.TempDir()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			vp := m.Versions[0]
+			var got []Violation
+			for _, x := range m.Violations {
+				x.Key = "/" + x.Key
+				got = append(got, x)
+			}
+			for _, x := range vp.Violations {
+				x.Key = strings.TrimPrefix(x.Key, "versions/"+ids[2]+"/")
+				got = append(got, x)
+			}
+			slices.SortFunc(got, func(a, b Violation) int { return strings.Compare(a.Key, b.Key) })
+			var keys []string
+			for _, x := range got {
+				keys = append(keys, x.Key)
+			}
+			if !slices.Equal(keys, tc.violations) {
+				t.Fatalf("violations %+v, want keys %v", got, tc.violations)
+			}
+			if len(got) > 0 && !strings.Contains(got[0].Detail, tc.detail) {
+				t.Errorf("violation %q, want it to say %q", got[0].Detail, tc.detail)
+			}
+			for _, n := range tc.notes {
+				if !slices.ContainsFunc(vp.Notes, func(s string) bool { return strings.Contains(s, "versions/"+ids[2]+"/"+n) }) {
+					t.Errorf("no note %q among %q", n, vp.Notes)
+				}
+			}
+			if tc.notes == nil && slices.ContainsFunc(vp.Notes, func(s string) bool { return strings.Contains(s, "no reader opens") }) {
+				t.Errorf("notes %q, want none about files no reader opens", vp.Notes)
+			}
+			// No hidden name is a format: no cell of its own.
+			for _, c := range vp.Cells {
+				if strings.HasPrefix(c.Format, ".") {
+					t.Errorf("a cell of format %q", c.Format)
+				}
+			}
+		})
+	}
+}
+
+// TestDataLinkedOutside: a data file that is a symbolic link leading out
+// of a repository in a folder is read (links are followed, as readers
+// follow them), but a copy made with cp -a, rsync -a or tar keeps the link
+// and it leads nowhere: a warning naming the file and its target, from a
+// cold check and from one that reuses the kept content pass. It passed
+// without a word. A data folder linked elsewhere is named once, by plan
+// too.
+func TestDataLinkedOutside(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name   string
+		folder bool // link the data folder itself, not one file
+		want   string
+	}{
+		{"a data file", false, "names 1 data or delete file(s) in data_dir data/ that resolve outside the repository folder"},
+		{"the data folder", true, "data_dir data/ resolves to"},
+		{"nothing linked", false, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st, root := smallLake(t)
+			elsewhere := t.TempDir()
+			var moved string
+			switch {
+			case tc.folder:
+				if err := os.Rename(filepath.Join(root, "data"), filepath.Join(elsewhere, "data")); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Symlink(filepath.Join(elsewhere, "data"), filepath.Join(root, "data")); err != nil {
+					t.Fatal(err)
+				}
+			case tc.want != "":
+				err := filepath.WalkDir(filepath.Join(root, "data"), func(p string, d os.DirEntry, err error) error {
+					if err == nil && moved == "" && !d.IsDir() && strings.HasSuffix(p, ".parquet") {
+						moved = p
+					}
+					return err
+				})
+				if err != nil || moved == "" {
+					t.Fatal("no data file", err)
+				}
+				target := filepath.Join(elsewhere, filepath.Base(moved))
+				if err := os.Rename(moved, target); err != nil {
+					t.Fatal(err)
+				}
+				rel, err := filepath.Rel(filepath.Dir(moved), target)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Symlink(rel, moved); err != nil {
+					t.Fatal(err)
+				}
+			}
+			opts := Options{Formats: []string{"1.0"}, Versions: []string{"3"}, Cache: t.TempDir()}
+			for _, run := range []string{"cold", "warm"} {
+				rep, err := Check(ctx, st, opts)
+				if err != nil {
+					t.Fatalf("%s check: %v", run, err)
+				}
+				var warned []string
+				for _, f := range rep.Findings {
+					if f.Kind == KindWarning && strings.Contains(f.Detail, "cp -a, rsync -a or tar") {
+						warned = append(warned, f.Detail)
+					}
+				}
+				switch {
+				case tc.want == "" && len(warned) > 0:
+					t.Errorf("%s check warns %q, want nothing", run, warned)
+				case tc.want != "" && (len(warned) != 1 || !strings.Contains(warned[0], tc.want)):
+					t.Errorf("%s check warns %q, want one warning saying %q", run, warned, tc.want)
+				case moved != "" && !strings.Contains(warned[0], filepath.Base(moved)+" -> "+filepath.Join(elsewhere, filepath.Base(moved))):
+					t.Errorf("%s check warns %q, want it to name %s and its target", run, warned, filepath.Base(moved))
+				}
+			}
+		})
+	}
+}
