@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/fdl-formats/fdl-formats/fdljson"
 	"github.com/fdl-formats/fdl-formats/store"
 )
 
@@ -59,7 +60,7 @@ func lookAlikeDetail(spec, how, what string) string {
 		"catalogs":               ": readers there look in it for catalogs that were never proved",
 	}[spec]
 	if why == "" {
-		why = ", never the file check verified as " + spec
+		why = ", never what check verified as " + spec
 	}
 	return fmt.Sprintf("%s named like %s %s: a file system that ignores letter case (macOS's, Windows') or drops trailing dots and spaces (Windows), and a web server on one, gives it to readers that ask for %s%s; remove or rename it", what, spec, how, spec, why)
 }
@@ -86,7 +87,8 @@ var appleDouble = []byte{0x00, 0x05, 0x16, 0x07}
 
 // findHidden reads the first bytes of every hidden regular file of a
 // version folder (a name starting with a dot, at any depth, catalogs/
-// included) and says what each holds, keyed by its name relative to the
+// included; outside catalogs/, only those named like a DuckDB file or a
+// write-ahead log) and says what each holds, keyed by its name relative to the
 // version folder. A hidden file is litter (a warning) unless it holds a
 // DuckDB database (the magic bytes "DUCK" at offset 8): no reader opens a
 // hidden name, but a hidden DuckDB file is a catalog nothing proves, such
@@ -99,7 +101,11 @@ var appleDouble = []byte{0x00, 0x05, 0x16, 0x07}
 func (r *repository) findHidden(ctx context.Context, v *version, entries []catalogEntry) map[string]string {
 	var names []string
 	for rel := range v.objects {
-		if hiddenName(path.Base(rel)) {
+		// Outside catalogs/, only the names a rule looks at by their
+		// suffix (strayCatalogs, leftCatalogs) need the bytes; the others
+		// are litter by their name (osLitter).
+		base := strings.ToLower(path.Base(rel))
+		if hiddenName(base) && (strings.HasPrefix(rel, "catalogs/") || strings.Contains(base, ".duckdb") || path.Ext(base) == ".wal") {
 			names = append(names, rel)
 		}
 	}
@@ -127,6 +133,13 @@ func (r *repository) findHidden(ctx context.Context, v *version, entries []catal
 		}
 	}
 	return out
+}
+
+// litter tells a hidden regular file that no reader opens by what
+// findHidden read of it, else, unread, by its name (osLitter).
+func litter(hidden map[string]string, rel string) bool {
+	kind, read := hidden[rel]
+	return kind == hiddenLitter || !read && osLitter(path.Base(rel))
 }
 
 // readHead reads up to n first bytes of an object.
@@ -189,11 +202,12 @@ func (r *repository) versionFolderFindings(v *version, entries []catalogEntry, h
 	known := slices.Clone(versionLayout)
 	if v.meta != nil {
 		known = append(known, v.meta.Catalog.Path, v.meta.Catalog.Path+".wal")
-		if v.meta.Dataset != nil {
-			known = append(known, v.meta.Dataset.Path)
-		}
-		if v.meta.Files != nil {
-			known = append(known, v.meta.Files.Path)
+		for _, ref := range []*fdljson.FileRef{v.meta.Dataset, v.meta.Files} {
+			if ref != nil {
+				// A path in a subfolder makes that folder the layout's.
+				first, _, _ := strings.Cut(ref.Path, "/")
+				known = append(known, first)
+			}
 		}
 	}
 	var out []Violation
@@ -218,7 +232,7 @@ func (r *repository) versionFolderFindings(v *version, entries []catalogEntry, h
 		ext := strings.ToLower(path.Ext(e.name))
 		switch {
 		case indexPage(e.name):
-		case e.kind == entryFile && hidden[e.name] == hiddenLitter:
+		case e.kind == entryFile && litter(hidden, e.name):
 			notes = append(notes, fmt.Sprintf("%s: a hidden file in the version folder that no reader opens (file-manager or copy-tool metadata); ignored, remove it when convenient", key))
 		case e.kind == entryFile && (ext == ".duckdb" || ext == ".wal"):
 			// A stray catalog or log: strayCatalogs reports it.

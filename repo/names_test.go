@@ -3,6 +3,7 @@ package repo
 import (
 	"context"
 	"encoding/binary"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -53,7 +54,7 @@ func TestVersionFolderNames(t *testing.T) {
 		{"expired.json with a trailing space", func(t *testing.T, _, v, _ string) {
 			writeFile(t, filepath.Join(v, "expired.json "), `{"reason": "withdrawn"}`)
 		}, []string{"expired.json "}, nil, "with trailing dots or spaces"},
-		{"Version.json. beside version.json", func(t *testing.T, _, v, _ string) {
+		{"Version.json. as well as version.json", func(t *testing.T, _, v, _ string) {
 			writeFile(t, filepath.Join(v, "Version.json."), `{}`)
 		}, []string{"Version.json."}, nil, "in another letter case and with trailing dots or spaces"},
 		{"Files.json and Dataset.JSON", func(t *testing.T, _, v, _ string) {
@@ -176,6 +177,25 @@ func TestVersionFolderNames(t *testing.T) {
 			for _, c := range vp.Cells {
 				if strings.HasPrefix(c.Format, ".") {
 					t.Errorf("a cell of format %q", c.Format)
+				}
+			}
+			// The same repository on a web site whose listings show its
+			// files: the version folder's entries are classified from the
+			// listed keys alike (a listing shows no empty folder, no FIFO,
+			// and the root is not listed; Go's file server serves an
+			// index.html in place of its folder's listing).
+			if !strings.Contains(tc.name, "folder") && !strings.Contains(tc.name, "FIFO") && !strings.Contains(tc.name, "beside") && !strings.Contains(tc.name, "index") {
+				wm, err := Plan(ctx, webSite(t, http.FileServer(http.Dir(root))), Options{Formats: []string{"1.0", "1.1"}, Versions: []string{"3"}, Cache: t.TempDir()})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var webKeys []string
+				for _, x := range wm.Versions[0].Violations {
+					webKeys = append(webKeys, strings.TrimPrefix(x.Key, "versions/"+ids[2]+"/"))
+				}
+				slices.Sort(webKeys)
+				if !slices.Equal(webKeys, keys) {
+					t.Errorf("over http: violations %v, want %v as in the folder", webKeys, keys)
 				}
 			}
 		})
