@@ -404,5 +404,15 @@ func (r *repository) dataFolderWarning() string {
 	if len(roots) < 2 || !linkedOut(roots[1], roots[:1]) {
 		return ""
 	}
+	// Only the repository's own data folder: a data folder given in its
+	// place (Plan's Options.DataPath, a bucket's local mirror) is not what
+	// a copy of the repository holds.
+	own, err := r.paths.Path(strings.TrimSuffix(r.cfg.DataDir, "/"))
+	if err != nil {
+		return ""
+	}
+	if own, err = filepath.EvalSymlinks(own); err != nil || own != roots[1] {
+		return ""
+	}
 	return fmt.Sprintf("data_dir %s resolves to %s, outside the repository folder %s, through a symbolic link: readers of this folder follow it, as check does, but a copy made with cp -a, rsync -a or tar keeps the link as it is, and it leads nowhere (or to another folder) where the target is not copied along; publish with cp -L, rsync -L or tar -h, which copy what links point to", r.cfg.DataDir, roots[1], roots[0])
 }
