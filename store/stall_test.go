@@ -224,16 +224,22 @@ func put(t *testing.T, c Doer, url string, body []byte) (int, time.Duration, err
 // blocked for ever. An upload the server reads slowly but steadily (longer
 // in all than the timeout), and one whose answer comes later than the
 // timeout after the body (the header wait is the transport's), succeed.
+//
+// The uploads that must succeed run with a 1 s timeout, the stalls with
+// 200ms: on a loaded machine (CI beside other jobs) a goroutine can wait
+// longer than 200ms for a core, and the steady reader then looked stalled
+// (the server read 0 bytes, "took no byte for 200ms"). A stall is only
+// found later under load, which checkStallTimeout allows.
 func TestStallTransportUpload(t *testing.T) {
-	const d = 200 * time.Millisecond
+	const d, steady = 200 * time.Millisecond, time.Second
 	srv := stallServer(t)
 	body := bytes.Repeat([]byte("0123456789abcdef"), 1<<20) // 16 MiB
 	for _, c := range []struct {
 		name string
-		c    Doer
+		c    func(time.Duration) Doer
 	}{
-		{"transport", WithStallTimeout(srv.Client(), d)},
-		{"client", StallDoer(srv.Client(), d)},
+		{"transport", func(d time.Duration) Doer { return WithStallTimeout(srv.Client(), d) }},
+		{"client", func(d time.Duration) Doer { return StallDoer(srv.Client(), d) }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			for _, tc := range []struct {
@@ -243,11 +249,15 @@ func TestStallTransportUpload(t *testing.T) {
 			}{
 				{"the server reads nothing", "/putstall/0", true},
 				{"the server stops after 1 MiB", "/putstall/1048576", true},
-				{"a slow but steady reader (256 KiB every 20ms)", "/putslow/262144", false},
-				{"an answer 3 timeouts after the body", "/putlate/600", false},
+				{"a slow but steady reader (128 KiB every 20ms, 2.56 s)", "/putslow/131072", false},
+				{"an answer 3 timeouts after the body", "/putlate/3000", false},
 			} {
 				t.Run(tc.name, func(t *testing.T) {
-					n, took, err := put(t, c.c, srv.URL+tc.path, body)
+					d := d
+					if !tc.stall {
+						d = steady
+					}
+					n, took, err := put(t, c.c(d), srv.URL+tc.path, body)
 					if !tc.stall {
 						if err != nil || n != len(body) {
 							t.Fatalf("after %v: the server read %d bytes, %v; want %d", took, n, err, len(body))
