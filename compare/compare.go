@@ -499,6 +499,8 @@ type comparison struct {
 	lastA, lastB int64
 	// self: a self-read (Self): b is a, and only side A is reported.
 	self bool
+	// ties: B's data file ids as A's of the same files (fileTiesOf).
+	ties *fileTies
 }
 
 func (c *comparison) add(d Difference) { c.rep.Differences = append(c.rep.Differences, d) }

@@ -75,6 +75,9 @@ func (c *comparison) fileColumnStats(label, na, nb string, ea, eb entries) error
 		n := 0
 		for _, p := range side.pairs {
 			k := fileStatsKey(label, p.DataFileID, p.ColumnID)
+			if side.name == "B" {
+				k = c.fileKeyB(label, p.DataFileID, p.ColumnID)
+			}
 			if _, ok := side.other[k]; ok || !p.HasReadAlikeRow() {
 				continue
 			}
@@ -180,8 +183,9 @@ func (c *comparison) filesSkippedByB(label string, pb []formats.FileColumnPair, 
 				return err
 			}
 		}
-		a, inA := ma[pairKey{p.DataFileID, p.ColumnID}]
-		if !inA || (quirkA && a.Rows == 0) {
+		idA, tied := c.aIDOfB(p.DataFileID)
+		a, inA := ma[pairKey{idA, p.ColumnID}]
+		if !tied || !inA || (quirkA && a.Rows == 0) {
 			continue // not A's file and column (other differences say so), or A's readers skip it too
 		}
 		if names == nil {
@@ -206,7 +210,7 @@ func (c *comparison) filesSkippedByB(label string, pb []formats.FileColumnPair, 
 		if a.Rows == 0 {
 			av = "no row (format " + c.rep.A.Format + " readers keep the file)"
 		}
-		c.add(Difference{Kind: "stats", Snapshot: &s, Table: table, Item: fileStatsKey(label, p.DataFileID, p.ColumnID),
+		c.add(Difference{Kind: "stats", Snapshot: &s, Table: table, Item: c.fileKeyB(label, p.DataFileID, p.ColumnID),
 			A: av, B: "no row (format " + c.rep.B.Format + " readers skip the file)",
 			Reason: fmt.Sprintf("format %s readers skip data file %s (data_file_id %d) under any filter on column %s (id %d) from snapshot %d on, so such a query returns fewer rows (%s): B has no %s row for them (%s); %s",
 				c.rep.B.Format, p.Path, p.DataFileID, p.ColumnName, p.ColumnID, p.Snapshot, read, label, q.Info().Name, why)})

@@ -158,6 +158,11 @@ func (c *comparison) textStatsKind(k *formats.TextStats, label, na, nb string, e
 		if rb, err = c.b.textStatsRows(c, k, label, nb); err != nil {
 			return err
 		}
+		for i := range rb {
+			if rb[i].file != nil {
+				rb[i].key = c.fileKeyB(label, *rb[i].file, rb[i].column)
+			}
+		}
 	}
 	for _, side := range []struct {
 		rows []textStatsRow

@@ -77,7 +77,7 @@ ORDER BY s.table_id, s.data_file_id, s.column_id`)
 	rows.Close()
 	var names map[int64]string
 	for _, z := range zs {
-		key := fileStatsKey(label, z.file, z.column)
+		key := c.fileKeyB(label, z.file, z.column)
 		ta, inA := ea[key]
 		if !inA {
 			continue // not A's row: the row comparison says so
