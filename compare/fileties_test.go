@@ -1,0 +1,92 @@
+package compare
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fdl-formats/fdl-formats/formats"
+)
+
+// TestFileStatsTiedToFiles: file statistics rows are compared as the
+// statistics of the data file their data_file_id names on each side (by
+// path, as files are compared), not by bare id (fileTies). In
+// 06_deletes (1.0), data file 12 is main.kill_list's only file and files
+// 10 and 11 are main.trunc's (before and after a truncation). Before, B with file 12 renamed 13 (no row of
+// statistics for it: DuckDB 1.5.0/1.5.1 skip it under a filter) and B
+// with files 10 and 11 swapping ids (each read with the other's min/max)
+// were equivalent, and B with every data_file_id renumbered alike in every
+// table that names one was a `stats` difference.
+func TestFileStatsTiedToFiles(t *testing.T) {
+	ctx := context.Background()
+	lake, orig := lastVersion(t, "lakes", "06_deletes")
+	data := filepath.Join(lake, "data")
+	renumber := func(stats bool) []string {
+		s := []string{`UPDATE ducklake_data_file SET data_file_id = data_file_id + 100`,
+			`UPDATE ducklake_delete_file SET data_file_id = data_file_id + 100`,
+			`UPDATE ducklake_file_partition_value SET data_file_id = data_file_id + 100`,
+			`UPDATE ducklake_snapshot SET next_file_id = next_file_id + 100`}
+		if stats {
+			s = append(s, `UPDATE ducklake_file_column_stats SET data_file_id = data_file_id + 100`,
+				`UPDATE ducklake_file_variant_stats SET data_file_id = data_file_id + 100`)
+		}
+		return s
+	}
+	as04 := []string{`UPDATE ducklake_metadata SET value = '0.4' WHERE key = 'version'`,
+		formats.BooleanTextStats.SpellSQL("", "ducklake_file_column_stats", true), formats.BooleanTextStats.SpellSQL("", "ducklake_table_column_stats", true)}
+	renamed := `UPDATE ducklake_data_file SET data_file_id = 13 WHERE data_file_id = 12`
+	swapped := `UPDATE ducklake_data_file SET data_file_id = CASE data_file_id WHEN 10 THEN 11 ELSE 10 END WHERE data_file_id IN (10, 11)`
+	for _, tc := range []struct {
+		name  string
+		stmts []string
+		// want: substrings of the stats differences (as many as given,
+		// and no other difference); none: equivalent.
+		want []string
+	}{
+		{name: "renumbered alike", stmts: renumber(true)},
+		{name: "0.4 renumbered alike", stmts: append(as04, renumber(true)...)},
+		{name: "renumbered without the statistics", stmts: renumber(false), want: []string{
+			`data_file_id="0" column_id="1" only in A`, `data_file_id="0" (no data file in B (A's data file main/del/`}},
+		{name: "id renamed", stmts: []string{renamed}, want: []string{
+			`data_file_id="12" column_id="1" only in A`,
+			`data_file_id="12" (no data file in B (A's data file main/kill_list/ducklake-01a229fa-2ab5-7484-84b3-23146dc1c4ac.parquet)) column_id="1" only in B`}},
+		{name: "0.4 id renamed", stmts: append(as04, renamed), want: []string{
+			`format 0.4 readers skip data file ducklake-01a229fa-2ab5-7484-84b3-23146dc1c4ac.parquet (data_file_id 13) under any filter on column id (id 1)`,
+			`data_file_id="12" column_id="1" only in A`, `data_file_id="12" (no data file in B`}},
+		{name: "ids swapped", stmts: []string{swapped}, want: []string{
+			`data_file_id="10" column_id="1" differs: column_size_bytes, max_value, min_value, value_count`, `data_file_id="11" column_id="1" differs: column_size_bytes, max_value, min_value, value_count`}},
+		{name: "statistics swapped", stmts: []string{`UPDATE ducklake_file_column_stats SET data_file_id = CASE data_file_id WHEN 10 THEN 11 ELSE 10 END WHERE data_file_id IN (10, 11)`}, want: []string{
+			`data_file_id="10" column_id="1" differs: column_size_bytes, max_value, min_value, value_count`, `data_file_id="11" column_id="1" differs: column_size_bytes, max_value, min_value, value_count`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := tamper(t, orig, tc.stmts...)
+			rep, err := Catalogs(ctx, orig, b, Options{DataPath: data, Engines: readerDBs})
+			var lines []string
+			if rep != nil {
+				for _, d := range rep.Differences {
+					lines = append(lines, d.String())
+				}
+			}
+			if len(tc.want) == 0 {
+				if err != nil {
+					t.Fatalf("not proved equivalent: %v\n%s", err, strings.Join(lines, "\n"))
+				}
+				return
+			}
+			if err == nil {
+				t.Fatal("proved equivalent")
+			}
+			for _, w := range tc.want {
+				if !hasDifference(rep, "stats", w) {
+					t.Errorf("no stats difference with %q in:\n%s", w, strings.Join(lines, "\n"))
+				}
+			}
+			for _, d := range rep.Differences {
+				if d.Kind != "stats" {
+					t.Errorf("difference of kind %s: %s", d.Kind, d)
+				}
+			}
+		})
+	}
+}
