@@ -266,11 +266,15 @@ func TestCatalogsFindPlantedDifferences(t *testing.T) {
 		}
 	})
 
-	t.Run("missing data file is incomparable", func(t *testing.T) {
+	// A data file only B names, missing on disk: B's readers fail where
+	// A's read, and its statistics belong to no file of A, so B is not
+	// equivalent (it was "could not compare", which tells an operator to
+	// restore a file A never needed).
+	t.Run("data file only B names is a difference", func(t *testing.T) {
 		b := tamper(t, catalog, `UPDATE ducklake_data_file SET path = 'no-such-file.parquet' WHERE data_file_id = 0`)
-		_, err := Catalogs(context.Background(), catalog, b, Options{DataPath: data})
-		if !errors.Is(err, ErrIncomparable) || !strings.Contains(err.Error(), "no-such-file.parquet") {
-			t.Fatalf("want ErrIncomparable naming the file, got %v", err)
+		rep, err := Catalogs(context.Background(), catalog, b, Options{DataPath: data})
+		if !errors.Is(err, ErrNotEquivalent) || !hasDifference(rep, "stats", "no-such-file.parquet") {
+			t.Fatalf("want ErrNotEquivalent with a stats difference naming the file, got %v", err)
 		}
 	})
 }
