@@ -533,6 +533,11 @@ func (c *comparison) schemaVersions(sa, sb []Snapshot, common []int64) {
 }
 
 func (c *comparison) run() error {
+	// First: a value B's readers cannot read is found before a read of
+	// the rows it spoils fails.
+	if err := c.readerValues(); err != nil {
+		return err
+	}
 	sa, err := c.a.Snapshots(c.ctx)
 	if err != nil {
 		return err

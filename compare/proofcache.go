@@ -63,8 +63,11 @@ import (
 // v35: a 1.0 or 1.1 catalog B with value_count 0 for a column of a data
 // file that may hold values, which DuckDB 1.5.3+ and 2.0 skip under
 // comparison filters while A's readers keep it,
-// files-with-value-count-zero-pruned).
-const proofVersion = "fdl-formats proof v35"
+// files-with-value-count-zero-pruned;
+// v36: a catalog B with metadata values DuckLake's readers cannot read
+// where A's can (ids and counts NULL or negative, a partition transform
+// spelled otherwise, column_order ties), formats.ReaderValueRules).
+const proofVersion = "fdl-formats proof v36"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths

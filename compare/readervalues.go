@@ -1,0 +1,46 @@
+package compare
+
+import (
+	"fmt"
+
+	"github.com/fdl-formats/fdl-formats/formats"
+)
+
+// readerValues reports, as kind "unreadable", each declared rule
+// (formats.ReaderValueRules: ids and counts read as unsigned numbers, the
+// partition transform's spelling, column_order ties) that B's metadata
+// breaks where A's does not: B's readers fail, or read another id, order
+// or transform, where A's read. The first breaking row of B is named. A
+// rule A breaks too is the readers' problem on both sides, not the
+// conversion's. One query per catalog.
+func (c *comparison) readerValues() error {
+	if c.self {
+		return nil
+	}
+	va, err := formats.ReaderValueViolations(c.ctx, c.a.conn, "cat", "main", c.a.has)
+	if err != nil {
+		return fmt.Errorf("read the metadata values of %s: %w", c.a.path, err)
+	}
+	vb, err := formats.ReaderValueViolations(c.ctx, c.b.conn, "cat", "main", c.b.has)
+	if err != nil {
+		return fmt.Errorf("read the metadata values of %s: %w", c.b.path, err)
+	}
+	inA := map[formats.ValueRule]bool{}
+	for _, v := range va {
+		inA[v.Rule] = true
+	}
+	for _, v := range vb {
+		if inA[v.Rule] {
+			continue
+		}
+		why := v.Rule.Why()
+		what := fmt.Sprintf("%s.%s of row %d", v.Rule.Table, v.Rule.Column, v.RowID)
+		if v.Rule == formats.ColumnOrderTie {
+			why = formats.ColumnOrderTieWhy
+		}
+		c.add(Difference{Kind: "unreadable", Item: v.Rule.Table + "." + v.Rule.Column, A: "every value readable",
+			Reason: fmt.Sprintf("catalog B (%s): %s is a value DuckLake's readers cannot read: %s", c.b.path, what, why),
+			B:      v.Row})
+	}
+	return nil
+}

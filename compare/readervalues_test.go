@@ -1,0 +1,86 @@
+package compare
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/testlakes"
+)
+
+// TestCatalogsFindUnreadableValues: a B whose metadata holds a value DuckLake's
+// readers cannot read where A's readers can (formats.ReaderValueRules) is a
+// difference naming catalog B, the table, the column and the row: an id read
+// as unsigned made negative or NULL, a partition transform in another letter
+// case, a column_order tie. Before, each was proved equivalent (mutation
+// test, session 22: F1-2, F1-3, F3).
+func TestCatalogsFindUnreadableValues(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name, lake, stmt, want string
+	}{
+		{"negative data file id", "06_deletes", `UPDATE ducklake_data_file SET data_file_id = -1 WHERE data_file_id = 0`,
+			"ducklake_data_file.data_file_id of row"},
+		{"NULL next_catalog_id", "06_deletes", `UPDATE ducklake_snapshot SET next_catalog_id = NULL WHERE snapshot_id = (SELECT max(snapshot_id) FROM ducklake_snapshot)`,
+			"ducklake_snapshot.next_catalog_id of row"},
+		{"NULL next_file_id", "06_deletes", `UPDATE ducklake_snapshot SET next_file_id = NULL WHERE snapshot_id = (SELECT max(snapshot_id) FROM ducklake_snapshot)`,
+			"ducklake_snapshot.next_file_id of row"},
+		{"negative parent column", "06_deletes", `UPDATE ducklake_column SET parent_column = -1 WHERE rowid = 0`,
+			"ducklake_column.parent_column of row 0"},
+		{"transform in upper case", "08_partitioning", `UPDATE ducklake_partition_column SET transform = 'IDENTITY' WHERE rowid = 9`,
+			"ducklake_partition_column.transform of row 9"},
+		{"bucket of no buckets", "08_partitioning", `UPDATE ducklake_partition_column SET transform = 'bucket(0)' WHERE rowid = 3`,
+			"ducklake_partition_column.transform of row 3"},
+		{"column_order tie", "06_deletes", `UPDATE ducklake_column SET column_order = 2 WHERE rowid = 0`,
+			"ducklake_column.column_order of row 1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lake, catalog := lastVersion(t, "lakes", tc.lake)
+			b := tamper(t, catalog, tc.stmt)
+			rep, err := Catalogs(ctx, catalog, b, Options{DataPath: filepath.Join(lake, "data")})
+			if !errors.Is(err, ErrNotEquivalent) {
+				t.Fatalf("want ErrNotEquivalent, got %v", err)
+			}
+			if !hasDifference(rep, "unreadable", tc.want) || !hasDifference(rep, "unreadable", "catalog B ("+b+")") {
+				var all []string
+				for _, d := range rep.Differences {
+					all = append(all, d.String())
+				}
+				t.Fatalf("no unreadable difference containing %q; got:\n%s", tc.want, strings.Join(all, "\n"))
+			}
+			// The same value in A too is no difference of the conversion.
+			if rep, err := Catalogs(ctx, b, b, Options{DataPath: filepath.Join(lake, "data")}); hasDifference(rep, "unreadable", tc.want) {
+				t.Errorf("B against itself: %v", err)
+			}
+		})
+	}
+}
+
+// TestConformanceLakesReadableValues: no version of any conformance lake
+// (what DuckLake releases wrote) breaks a rule of formats.ReaderValueRules:
+// the rules name only what their readers cannot read.
+func TestConformanceLakesReadableValues(t *testing.T) {
+	ctx := context.Background()
+	for _, archive := range []string{"lakes", "lakes-0.3", "lakes-1.1-dev1"} {
+		for _, lake := range testlakes.Lakes(t, archive) {
+			if filepath.Base(lake) == "zz_storage_v2_unreadable" {
+				continue
+			}
+			cats, _ := filepath.Glob(filepath.Join(lake, "versions", "*", "ducklake.duckdb"))
+			for _, cat := range cats {
+				r, err := Open(ctx, cat, ReaderOptions{DataPath: filepath.Join(lake, "data")})
+				if err != nil {
+					t.Fatalf("%s: %v", cat, err)
+				}
+				v, err := formats.ReaderValueViolations(ctx, r.conn, "cat", "main", r.has)
+				r.Close()
+				if err != nil || len(v) > 0 {
+					t.Errorf("%s: %v %+v", cat, err, v)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,196 @@
+package formats
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// Values DuckLake's readers cannot read. Every release line (v1.3-ossivalis,
+// v1.4-andium, v1.5-variegata, main) loads a catalog's ids, counts and
+// sizes with row.GetValue<idx_t>() or GetValue<uint64_t>()
+// (src/storage/ducklake_metadata_manager.cpp, ducklake_transaction.cpp,
+// ducklake_catalog.cpp): a NULL throws ("Calling GetValueInternal on a value
+// that is NULL") and a negative number becomes a huge unsigned one (-1 is
+// DConstants::INVALID_INDEX, "no id"). A partition transform is compared
+// case-sensitively with the names the readers know (DuckLakeCatalog::
+// LoadPartition...: field.transform == "identity", "bucket(N)"), any other
+// failing the catalog's load ("Unsupported partition transform"). Columns
+// are sorted by table_id, parent_column, column_order with no tiebreak: two
+// columns of one table and parent alive together with one column_order
+// have no defined order.
+//
+// ReaderValueRules declares them; ReaderValueViolations derives one query
+// per catalog from the declaration.
+
+// ValueRuleKind says which values of a column readers read.
+type ValueRuleKind int
+
+const (
+	// Unsigned: never NULL, never negative (GetValue<idx_t> unconditionally).
+	Unsigned ValueRuleKind = iota
+	// UnsignedOrNull: NULL (checked with IsNull first) or not negative.
+	UnsignedOrNull
+	// Transform: a partition transform name the readers know, spelled as
+	// they compare it.
+	Transform
+)
+
+// ValueRule is one column of a metadata table and the values its readers
+// read.
+type ValueRule struct {
+	Table, Column string
+	Kind          ValueRuleKind
+}
+
+// ReaderValueRules: the columns every release line reads as unsigned
+// numbers (ids, counts, sizes, snapshots), those it reads so when not NULL,
+// and the partition transform. A rule applies to a catalog whose layout
+// has its table and column.
+var ReaderValueRules = []ValueRule{
+	{"ducklake_snapshot", "snapshot_id", Unsigned},
+	{"ducklake_snapshot", "schema_version", Unsigned},
+	{"ducklake_snapshot", "next_catalog_id", Unsigned},
+	{"ducklake_snapshot", "next_file_id", Unsigned},
+	{"ducklake_schema", "schema_id", Unsigned},
+	{"ducklake_schema", "begin_snapshot", Unsigned},
+	{"ducklake_table", "table_id", Unsigned},
+	{"ducklake_table", "schema_id", Unsigned},
+	{"ducklake_table", "begin_snapshot", Unsigned},
+	{"ducklake_view", "view_id", Unsigned},
+	{"ducklake_view", "schema_id", Unsigned},
+	{"ducklake_view", "begin_snapshot", Unsigned},
+	{"ducklake_column", "column_id", Unsigned},
+	{"ducklake_column", "table_id", Unsigned},
+	{"ducklake_column", "begin_snapshot", Unsigned},
+	{"ducklake_column", "parent_column", UnsignedOrNull},
+	{"ducklake_partition_info", "partition_id", Unsigned},
+	{"ducklake_partition_info", "table_id", Unsigned},
+	{"ducklake_partition_column", "partition_key_index", Unsigned},
+	{"ducklake_partition_column", "column_id", Unsigned},
+	{"ducklake_partition_column", "transform", Transform},
+	{"ducklake_table_stats", "table_id", Unsigned},
+	{"ducklake_table_stats", "record_count", Unsigned},
+	{"ducklake_table_stats", "next_row_id", Unsigned},
+	{"ducklake_table_stats", "file_size_bytes", Unsigned},
+	{"ducklake_table_column_stats", "table_id", Unsigned},
+	{"ducklake_table_column_stats", "column_id", Unsigned},
+	{"ducklake_data_file", "data_file_id", Unsigned},
+	{"ducklake_data_file", "table_id", Unsigned},
+	{"ducklake_data_file", "begin_snapshot", Unsigned},
+	{"ducklake_data_file", "record_count", Unsigned},
+	{"ducklake_data_file", "file_size_bytes", Unsigned},
+	{"ducklake_data_file", "footer_size", UnsignedOrNull},
+	{"ducklake_data_file", "row_id_start", UnsignedOrNull},
+	{"ducklake_data_file", "mapping_id", UnsignedOrNull},
+	{"ducklake_data_file", "partition_id", UnsignedOrNull},
+	{"ducklake_data_file", "end_snapshot", UnsignedOrNull},
+	{"ducklake_delete_file", "delete_file_id", Unsigned},
+	{"ducklake_delete_file", "data_file_id", Unsigned},
+	{"ducklake_delete_file", "begin_snapshot", Unsigned},
+	{"ducklake_delete_file", "delete_count", Unsigned},
+	{"ducklake_delete_file", "file_size_bytes", Unsigned},
+	{"ducklake_delete_file", "footer_size", UnsignedOrNull},
+	{"ducklake_delete_file", "end_snapshot", UnsignedOrNull},
+	{"ducklake_file_column_stats", "data_file_id", Unsigned},
+	{"ducklake_file_column_stats", "column_id", Unsigned},
+	{"ducklake_macro", "schema_id", Unsigned},
+	{"ducklake_macro", "macro_id", Unsigned},
+	{"ducklake_inlined_data_tables", "table_id", Unsigned},
+	{"ducklake_inlined_data_tables", "schema_version", Unsigned},
+}
+
+// transformNames are the transforms some release line knows (identity,
+// year, month, day, hour in all; bucket(N), N > 0, from v1.5; epoch_* on
+// main), spelled as they compare them.
+var transformNames = []string{"identity", "year", "month", "day", "hour", "epoch_year", "epoch_month", "epoch_day", "epoch_hour"}
+
+// violation is the SQL condition true for a value of column c readers
+// cannot read.
+func (v ValueRule) violation(c string) string {
+	switch v.Kind {
+	case UnsignedOrNull:
+		return c + " < 0"
+	case Transform:
+		names := make([]string, len(transformNames))
+		for i, n := range transformNames {
+			names[i] = "'" + n + "'"
+		}
+		return fmt.Sprintf("%[1]s IS NULL OR NOT (%[1]s IN (%[2]s) OR (regexp_full_match(%[1]s, 'bucket\\([0-9]+\\)') AND TRY_CAST(%[1]s[8:-2] AS UBIGINT) > 0))", c, strings.Join(names, ", "))
+	default:
+		return c + " IS NULL OR " + c + " < 0"
+	}
+}
+
+// Why says what the readers do with a value the rule refuses.
+func (v ValueRule) Why() string {
+	switch v.Kind {
+	case UnsignedOrNull:
+		return "DuckLake's readers read it, when not NULL, as an unsigned number (GetValue<idx_t>): a negative one is read as another id or count"
+	case Transform:
+		return "DuckLake's readers compare the transform case-sensitively with the ones they know (identity, year, month, day, hour, bucket(N)) and fail the catalog's load on any other (\"Unsupported partition transform\")"
+	default:
+		return "DuckLake's readers read it as an unsigned number (GetValue<idx_t>): NULL fails the read, a negative one is read as another id or count"
+	}
+}
+
+// ColumnOrderTie is the pseudo-rule of ties in ducklake_column.column_order.
+var ColumnOrderTie = ValueRule{Table: "ducklake_column", Column: "column_order", Kind: -1}
+
+// ColumnOrderTieWhy says what readers do with a tie.
+const ColumnOrderTieWhy = "two columns of one table with the same parent, alive at the same snapshots, have the same column_order: DuckLake's readers sort the columns by table_id, parent_column, column_order with no tiebreak, so the column order is undefined"
+
+// ValueViolation is the first row (in rowid order) of a catalog breaking a
+// rule.
+type ValueViolation struct {
+	Rule  ValueRule
+	RowID int64
+	// Row is the whole row as DuckDB prints a struct.
+	Row string
+}
+
+// ReaderValueViolations runs one query on attached DuckDB database db
+// (schema schema) for every rule applying to a catalog whose layout has
+// has(table, column): the first violating row of each rule, in rule order
+// (the column_order tie last).
+func ReaderValueViolations(ctx context.Context, q Querier, db, schema string, has func(table, column string) bool) ([]ValueViolation, error) {
+	var parts []string
+	var rules []ValueRule
+	tbl := func(t string) string { return quoteIdent(db) + "." + quoteIdent(schema) + "." + quoteIdent(t) }
+	for _, v := range ReaderValueRules {
+		if !has(v.Table, v.Column) {
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("(SELECT %d AS r, rowid AS id, CAST(t AS VARCHAR) AS row FROM %s AS t WHERE %s ORDER BY rowid LIMIT 1)",
+			len(rules), tbl(v.Table), v.violation("t."+quoteIdent(v.Column))))
+		rules = append(rules, v)
+	}
+	if has("ducklake_column", "column_order") && has("ducklake_column", "parent_column") && has("ducklake_column", "begin_snapshot") && has("ducklake_column", "end_snapshot") {
+		// Rows of one column id are versions of one column (never alive
+		// together); two ids alive at one snapshot with one order tie.
+		parts = append(parts, fmt.Sprintf(`(SELECT %d AS r, b.rowid AS id, CAST(b AS VARCHAR) AS row FROM %[2]s AS a JOIN %[2]s AS b
+	ON a.table_id = b.table_id AND a.parent_column IS NOT DISTINCT FROM b.parent_column AND a.column_order = b.column_order AND a.column_id < b.column_id
+	AND a.begin_snapshot < coalesce(b.end_snapshot, 9223372036854775807) AND b.begin_snapshot < coalesce(a.end_snapshot, 9223372036854775807)
+	ORDER BY b.rowid LIMIT 1)`, len(rules), tbl("ducklake_column")))
+		rules = append(rules, ColumnOrderTie)
+	}
+	if len(parts) == 0 {
+		return nil, nil
+	}
+	rows, err := q.QueryContext(ctx, "SELECT r, id, row FROM ("+strings.Join(parts, "\nUNION ALL ")+") ORDER BY r")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []ValueViolation
+	for rows.Next() {
+		var i int
+		var v ValueViolation
+		if err := rows.Scan(&i, &v.RowID, &v.Row); err != nil {
+			return nil, err
+		}
+		v.Rule = rules[i]
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
