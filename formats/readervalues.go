@@ -44,25 +44,27 @@ type ValueRule struct {
 }
 
 // ReaderValueRules: the columns every release line reads as unsigned
-// numbers (ids, counts, sizes, snapshots), those it reads so when not NULL,
-// and the partition transform. A rule applies to a catalog whose layout
-// has its table and column.
+// numbers with GetValue<idx_t> or GetValue<uint64_t> (ids, counts, sizes,
+// snapshots; ducklake_table.begin_snapshot by GetBeginSnapshotForTable,
+// those of data and delete files by the change feeds), those it reads so
+// after an IsNull check, and the partition transform. Columns readers only
+// filter or join on (schema, view and column lifetimes, file column
+// statistics) are left out: a value there changes what is read, which the
+// comparison of what is read finds. A rule applies to a catalog whose
+// layout has its table and column.
 var ReaderValueRules = []ValueRule{
 	{"ducklake_snapshot", "snapshot_id", Unsigned},
 	{"ducklake_snapshot", "schema_version", Unsigned},
 	{"ducklake_snapshot", "next_catalog_id", Unsigned},
 	{"ducklake_snapshot", "next_file_id", Unsigned},
 	{"ducklake_schema", "schema_id", Unsigned},
-	{"ducklake_schema", "begin_snapshot", Unsigned},
 	{"ducklake_table", "table_id", Unsigned},
 	{"ducklake_table", "schema_id", Unsigned},
 	{"ducklake_table", "begin_snapshot", Unsigned},
 	{"ducklake_view", "view_id", Unsigned},
 	{"ducklake_view", "schema_id", Unsigned},
-	{"ducklake_view", "begin_snapshot", Unsigned},
 	{"ducklake_column", "column_id", Unsigned},
 	{"ducklake_column", "table_id", Unsigned},
-	{"ducklake_column", "begin_snapshot", Unsigned},
 	{"ducklake_column", "parent_column", UnsignedOrNull},
 	{"ducklake_partition_info", "partition_id", Unsigned},
 	{"ducklake_partition_info", "table_id", Unsigned},
@@ -92,11 +94,8 @@ var ReaderValueRules = []ValueRule{
 	{"ducklake_delete_file", "file_size_bytes", Unsigned},
 	{"ducklake_delete_file", "footer_size", UnsignedOrNull},
 	{"ducklake_delete_file", "end_snapshot", UnsignedOrNull},
-	{"ducklake_file_column_stats", "data_file_id", Unsigned},
-	{"ducklake_file_column_stats", "column_id", Unsigned},
 	{"ducklake_macro", "schema_id", Unsigned},
 	{"ducklake_macro", "macro_id", Unsigned},
-	{"ducklake_inlined_data_tables", "table_id", Unsigned},
 	{"ducklake_inlined_data_tables", "schema_version", Unsigned},
 }
 
@@ -130,7 +129,7 @@ func (v ValueRule) Why() string {
 	case Transform:
 		return "DuckLake's readers compare the transform case-sensitively with the ones they know (identity, year, month, day, hour, bucket(N)) and fail the catalog's load on any other (\"Unsupported partition transform\")"
 	default:
-		return "DuckLake's readers read it as an unsigned number (GetValue<idx_t>): NULL fails the read, a negative one is read as another id or count"
+		return "DuckLake's readers read it as an unsigned number (GetValue<idx_t>): NULL fails the read (or drops the row), a negative one is read as another id or count"
 	}
 }
 
