@@ -144,7 +144,8 @@ const ColumnOrderTieWhy = "two columns of one table with the same parent, alive 
 type ValueViolation struct {
 	Rule  ValueRule
 	RowID int64
-	// Row is the whole row as DuckDB prints a struct.
+	// Row is the whole row as DuckDB prints a struct (a column_order tie:
+	// "ties with row N: " first, N the other row's rowid).
 	Row string
 }
 
@@ -167,7 +168,7 @@ func ReaderValueViolations(ctx context.Context, q Querier, db, schema string, ha
 	if has("ducklake_column", "column_order") && has("ducklake_column", "parent_column") && has("ducklake_column", "begin_snapshot") && has("ducklake_column", "end_snapshot") {
 		// Rows of one column id are versions of one column (never alive
 		// together); two ids alive at one snapshot with one order tie.
-		parts = append(parts, fmt.Sprintf(`(SELECT %d AS r, b.rowid AS id, CAST(b AS VARCHAR) AS row FROM %[2]s AS a JOIN %[2]s AS b
+		parts = append(parts, fmt.Sprintf(`(SELECT %d AS r, b.rowid AS id, 'ties with row ' || a.rowid || ': ' || CAST(b AS VARCHAR) AS row FROM %[2]s AS a JOIN %[2]s AS b
 	ON a.table_id = b.table_id AND a.parent_column IS NOT DISTINCT FROM b.parent_column AND a.column_order = b.column_order AND a.column_id < b.column_id
 	AND a.begin_snapshot < coalesce(b.end_snapshot, 9223372036854775807) AND b.begin_snapshot < coalesce(a.end_snapshot, 9223372036854775807)
 	ORDER BY b.rowid LIMIT 1)`, len(rules), tbl("ducklake_column")))
