@@ -2,6 +2,7 @@ package formats
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"strings"
 )
@@ -150,47 +151,99 @@ type ValueViolation struct {
 }
 
 // ReaderValueViolations runs one query on attached DuckDB database db
-// (schema schema) for every rule applying to a catalog whose layout has
-// has(table, column): the first violating row of each rule, in rule order
-// (the column_order tie last).
+// (schema schema), one aggregate per metadata table, for every rule
+// applying to a catalog whose layout has has(table, column): the first
+// violating row (in rowid order) of each rule, in rule order (the
+// column_order tie last). Only a violation's row is read again.
 func ReaderValueViolations(ctx context.Context, q Querier, db, schema string, has func(table, column string) bool) ([]ValueViolation, error) {
-	var parts []string
-	var rules []ValueRule
 	tbl := func(t string) string { return quoteIdent(db) + "." + quoteIdent(schema) + "." + quoteIdent(t) }
+	var rules []ValueRule
+	var tables []string
+	conds := map[string][]string{}
 	for _, v := range ReaderValueRules {
 		if !has(v.Table, v.Column) {
 			continue
 		}
-		parts = append(parts, fmt.Sprintf("(SELECT %d AS r, rowid AS id, CAST(t AS VARCHAR) AS row FROM %s AS t WHERE %s ORDER BY rowid LIMIT 1)",
-			len(rules), tbl(v.Table), v.violation("t."+quoteIdent(v.Column))))
+		if _, ok := conds[v.Table]; !ok {
+			tables = append(tables, v.Table)
+		}
+		conds[v.Table] = append(conds[v.Table], fmt.Sprintf("min(rowid) FILTER (WHERE %s)", v.violation(quoteIdent(v.Column))))
 		rules = append(rules, v)
 	}
-	if has("ducklake_column", "column_order") && has("ducklake_column", "parent_column") && has("ducklake_column", "begin_snapshot") && has("ducklake_column", "end_snapshot") {
+	var parts []string
+	for _, t := range tables {
+		parts = append(parts, fmt.Sprintf("(SELECT [%s] FROM %s)", strings.Join(conds[t], ", "), tbl(t)))
+	}
+	tie := has("ducklake_column", "column_order") && has("ducklake_column", "parent_column") && has("ducklake_column", "begin_snapshot") && has("ducklake_column", "end_snapshot")
+	if tie {
 		// Rows of one column id are versions of one column (never alive
 		// together); two ids alive at one snapshot with one order tie.
-		parts = append(parts, fmt.Sprintf(`(SELECT %d AS r, b.rowid AS id, 'ties with row ' || a.rowid || ': ' || CAST(b AS VARCHAR) AS row FROM %[2]s AS a JOIN %[2]s AS b
+		parts = append(parts, fmt.Sprintf(`(SELECT [min(b.rowid), arg_min(a.rowid, b.rowid)] FROM %[1]s AS a JOIN %[1]s AS b
 	ON a.table_id = b.table_id AND a.parent_column IS NOT DISTINCT FROM b.parent_column AND a.column_order = b.column_order AND a.column_id < b.column_id
-	AND a.begin_snapshot < coalesce(b.end_snapshot, 9223372036854775807) AND b.begin_snapshot < coalesce(a.end_snapshot, 9223372036854775807)
-	ORDER BY b.rowid LIMIT 1)`, len(rules), tbl("ducklake_column")))
-		rules = append(rules, ColumnOrderTie)
+	AND a.begin_snapshot < coalesce(b.end_snapshot, 9223372036854775807) AND b.begin_snapshot < coalesce(a.end_snapshot, 9223372036854775807))`, tbl("ducklake_column")))
 	}
 	if len(parts) == 0 {
 		return nil, nil
 	}
-	rows, err := q.QueryContext(ctx, "SELECT r, id, row FROM ("+strings.Join(parts, "\nUNION ALL ")+") ORDER BY r")
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []ValueViolation
-	for rows.Next() {
-		var i int
-		var v ValueViolation
-		if err := rows.Scan(&i, &v.RowID, &v.Row); err != nil {
+	// One list of first rowids (NULL: none) per table, concatenated in
+	// rule order.
+	var ids []sql.NullInt64
+	{
+		rows, err := q.QueryContext(ctx, "SELECT unnest(flatten(["+strings.Join(parts, ", ")+"]))")
+		if err != nil {
 			return nil, err
 		}
-		v.Rule = rules[i]
-		out = append(out, v)
+		for rows.Next() {
+			var id sql.NullInt64
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			ids = append(ids, id)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
 	}
-	return out, rows.Err()
+	want := len(rules)
+	if tie {
+		want += 2
+	}
+	if len(ids) != want {
+		return nil, fmt.Errorf("reader value rules: %d answers for %d rules", len(ids), want)
+	}
+	row := func(table string, id int64) (string, error) {
+		rows, err := q.QueryContext(ctx, fmt.Sprintf("SELECT CAST(t AS VARCHAR) FROM %s AS t WHERE rowid = %d", tbl(table), id))
+		if err != nil {
+			return "", err
+		}
+		defer rows.Close()
+		var s string
+		for rows.Next() {
+			if err := rows.Scan(&s); err != nil {
+				return "", err
+			}
+		}
+		return s, rows.Err()
+	}
+	var out []ValueViolation
+	for i, v := range rules {
+		if !ids[i].Valid {
+			continue
+		}
+		s, err := row(v.Table, ids[i].Int64)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ValueViolation{Rule: v, RowID: ids[i].Int64, Row: s})
+	}
+	if tie && ids[len(rules)].Valid {
+		s, err := row("ducklake_column", ids[len(rules)].Int64)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ValueViolation{Rule: ColumnOrderTie, RowID: ids[len(rules)].Int64, Row: fmt.Sprintf("ties with row %d: %s", ids[len(rules)+1].Int64, s)})
+	}
+	return out, nil
 }
