@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"maps"
 	"slices"
@@ -348,6 +349,9 @@ func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
 	// must read what DuckDB 1.5.6 reads.
 	misread, merr := misreadColumns(ctx, rb.conn, rb.path)
 	if merr != nil {
+		if what, ok := bOnlyFailure(merr, a, b); ok {
+			return rep, bCannotBeRead(rep, a, b, what)
+		}
 		return nil, incomparable(merr)
 	}
 	for _, m := range misread {
@@ -357,6 +361,10 @@ func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
 	// fails on (formats.FooterQuirks).
 	footerDiffs, ferr := footerQuirkDifferences(ctx, ra, rb, opts.BReaders, opts.Digests)
 	if ferr != nil {
+		if what, ok := bOnlyFailure(ferr, a, b); ok {
+			rep.Differences = append(rep.Differences, footerDiffs...)
+			return rep, bCannotBeRead(rep, a, b, what)
+		}
 		return nil, incomparable(ferr)
 	}
 	rep.Differences = append(rep.Differences, footerDiffs...)
@@ -380,6 +388,13 @@ func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
 	now := ra.rawDeletes.counts()
 	rep.DeleteFiles = &DeleteFileStats{Read: now.Read - dels.Read, Shared: now.Shared - dels.Shared}
 	rep.Timings.TotalMS = time.Since(start).Milliseconds()
+	if err != nil && !c.self {
+		if what, ok := bOnlyFailure(err, a, b); ok {
+			if len(rep.Differences) == 0 {
+				return rep, bCannotBeRead(rep, a, b, what)
+			}
+		}
+	}
 	if err != nil {
 		err = incomparable(err)
 		rep.Incomparable = err.Error()
@@ -494,6 +509,8 @@ type comparison struct {
 	ext bool
 	// diskSeen: "side path" of files whose on-disk disagreement is reported.
 	diskSeen map[string]bool
+	// aNames: A's files relative to its data folder (onlyBNames).
+	aNames map[string]bool
 	// lastA, lastB: each catalog's latest snapshot, at which its real
 	// reader may answer count(*) from the catalog (counts.go).
 	lastA, lastB int64
@@ -961,6 +978,9 @@ func firstPositionDiff(a, b []int64) string {
 func (c *comparison) onDisk(side, table string) func(path string, size int64, footer *int64, format string) error {
 	return func(path string, size int64, footer *int64, format string) error {
 		problem, err := c.opts.Disk.Check(path, size, footer, format)
+		if side == "B" && errors.Is(err, fs.ErrNotExist) && c.onlyBNames(path) {
+			return &bReadFailure{err: fmt.Errorf("%s names %s, which A does not name and which does not exist: %w", c.b.path, c.b.relPath(path), err)}
+		}
 		if err != nil || problem == "" {
 			return err
 		}
