@@ -978,8 +978,9 @@ func firstPositionDiff(a, b []int64) string {
 func (c *comparison) onDisk(side, table string) func(path string, size int64, footer *int64, format string) error {
 	return func(path string, size int64, footer *int64, format string) error {
 		problem, err := c.opts.Disk.Check(path, size, footer, format)
-		if side == "B" && errors.Is(err, fs.ErrNotExist) && c.onlyBNames(path) {
-			return &bReadFailure{err: fmt.Errorf("%s names %s, which A does not name and which does not exist: %w", c.b.path, c.b.relPath(path), err)}
+		var pe *fs.PathError
+		if side == "B" && errors.Is(err, fs.ErrNotExist) && errors.As(err, &pe) && c.onlyBNames(path) {
+			return &bReadFailure{err: fmt.Errorf("B names %s, which does not exist and which A does not name: %w", c.b.relPath(path), pe)}
 		}
 		if err != nil || problem == "" {
 			return err

@@ -29,7 +29,7 @@ func TestBCannotBeReadWhereACan(t *testing.T) {
 		{name: "unknown parent", sql: `UPDATE ducklake_column SET parent_column = parent_column - 1 WHERE rowid = 21`, want: `has unknown parent`},
 		{name: "schema name NULL", sql: `UPDATE ducklake_schema SET schema_name = NULL WHERE rowid = 0`, want: `NULL id or name`},
 		{name: "snapshot time NULL", sql: `UPDATE ducklake_snapshot SET snapshot_time = NULL WHERE rowid = 0`, want: `snapshot_time`},
-		{name: "data file only B names", sql: `UPDATE ducklake_data_file SET path = path || 'x' WHERE rowid = 0`, want: `which A does not name and which does not exist`},
+		{name: "data file only B names", sql: `UPDATE ducklake_data_file SET path = path || 'x' WHERE rowid = 0`, want: `which does not exist and which A does not name`},
 		{name: "A fails", sql: `UPDATE ducklake_column SET column_id = NULL WHERE rowid = 0`, onA: true},
 		{name: "data file both name missing", missing: "main/d/ducklake-01a229fa-0fa7-702b-8d35-9500e7cd79f4.parquet"},
 	} {
