@@ -130,7 +130,33 @@ func TestCompareCommand(t *testing.T) {
 			t.Fatal(err)
 		}
 		db.Close()
+		// A file only B names that is not there: B cannot be read where
+		// A can, a difference (exit 3), nothing for the operator to restore.
 		out, _, code := runApp(t, "compare", a, b, "--data", data)
+		if code != exitDifferent || !strings.Contains(out, "B cannot be read where A can") || !strings.Contains(out, "gone.parquet") {
+			t.Fatalf("exit %d, want %d\n%s", code, exitDifferent, out)
+		}
+		// A data file both name missing: could not compare (exit 4).
+		own := t.TempDir()
+		if err := os.CopyFS(own, os.DirFS(data)); err != nil {
+			t.Fatal(err)
+		}
+		// The file data_file_id 0 names (relative to main/del/).
+		db, err = sql.Open("duckdb", a+"?access_mode=read_only")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rel string
+		err = db.QueryRow(`SELECT path FROM ducklake_data_file WHERE data_file_id = 0`).Scan(&rel)
+		db.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		gone := filepath.Join(own, "main", "del", rel)
+		if err := os.Remove(gone); err != nil {
+			t.Fatal(err)
+		}
+		out, _, code = runApp(t, "compare", a, copyCatalog(t, a), "--data", own)
 		if code != exitIncomparable || !strings.Contains(out, "could not compare") {
 			t.Fatalf("exit %d, want %d\n%s", code, exitIncomparable, out)
 		}
