@@ -597,6 +597,9 @@ func (c *comparison) run() error {
 		c.add(Difference{Kind: "schema", Item: "ducklake_metadata encrypted", Reason: "the encrypted option differs (DuckLake reads the files' encryption keys only when it is 'true')", A: c.a.encrypted, B: c.b.encrypted})
 	}
 	c.rep.Snapshots = common
+	if err := c.snapshotChanges(common); err != nil {
+		return err
+	}
 	if err := c.stats(); err != nil {
 		return err
 	}

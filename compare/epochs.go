@@ -36,6 +36,7 @@ type metaMemo struct {
 	tableOf map[string]*tableFiles
 	schema  map[int64]entries
 	commits map[int64]string       // snapshot -> commit info (nil until read)
+	changes map[int64]*string      // snapshot -> changes_made (nil until read; a nil value is SQL NULL)
 	inlined map[int64][]inlinedReg // table id -> its inlined data tables
 	stats   map[string]entries     // statistics entries by table and columns (statsEntries)
 	facts   map[string]statsFacts  // what the entries' rows tell, by the same key (statsFacts)

@@ -1,0 +1,159 @@
+package compare
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/fdl-formats/fdl-formats/formats"
+)
+
+// changesMade reads ducklake_snapshot_changes.changes_made by snapshot
+// (nil for SQL NULL), once per reader.
+func (r *Reader) changesMade(ctx context.Context) (map[int64]*string, error) {
+	if r.meta.changes != nil {
+		return r.meta.changes, nil
+	}
+	out := map[int64]*string{}
+	if r.has("ducklake_snapshot_changes", "changes_made") {
+		rows, err := r.conn.QueryContext(ctx, `SELECT snapshot_id, changes_made FROM cat.ducklake_snapshot_changes`)
+		if err != nil {
+			return nil, fmt.Errorf("read snapshot changes of %s: %w", r.path, err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id sql.NullInt64
+			var v sql.NullString
+			if err := rows.Scan(&id, &v); err != nil {
+				return nil, fmt.Errorf("read snapshot changes of %s: %w", r.path, err)
+			}
+			if !id.Valid {
+				continue // no snapshot's row: ducklake_snapshots() joins by snapshot_id
+			}
+			if v.Valid {
+				out[id.Int64] = &v.String
+			} else {
+				out[id.Int64] = nil
+			}
+		}
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("read snapshot changes of %s: %w", r.path, err)
+		}
+	}
+	r.meta.changes = out
+	return out, nil
+}
+
+// changeKindDown is how convert writes a change kind for a format whose
+// readers do not know it (the kinds the readers of 0.1-0.3 and 0.4+ parse:
+// formats.Version.ChangeTokens); "" drops it. Applied until the other
+// side's format knows the kind.
+var changeKindDown = map[string]string{
+	"inline_flush":         "flushed_inlined",
+	"flushed_inlined":      "compacted_table",
+	"merge_adjacent":       "compacted_table",
+	"rewrite_delete":       "compacted_table",
+	"inlined_insert":       "inserted_into_table",
+	"inlined_delete":       "deleted_from_table",
+	"created_scalar_macro": "",
+	"created_table_macro":  "",
+	"dropped_scalar_macro": "",
+	"dropped_table_macro":  "",
+}
+
+// parsedChanges is changes_made as the readers of format own parse it
+// (SnapshotChangeInformation::ParseChangesMade, ducklake_transaction_changes.cpp,
+// which ducklake_snapshots() and the change feed call): entries
+// "kind:value" separated by commas outside double quotes, the kind matched
+// in any letter case among those own's readers know (else "Unsupported
+// change type"), a colon after it (else "Expected a colon after the change
+// type"). The readers keep each kind's values in a set, so order and
+// repeats do not count; "inline_flush" is read as "flushed_inlined". A kind
+// format other cannot hold is written as convert writes it there
+// (changeKindDown). The result is the sorted, distinct entries, or why the
+// readers fail.
+func parsedChanges(v *string, own, other *formats.Version) string {
+	if v == nil {
+		return "NULL"
+	}
+	s := *v
+	var out []string
+	for pos := 0; pos < len(s); {
+		colon := strings.IndexByte(s[pos:], ':')
+		if colon < 0 {
+			kind := strings.ToLower(s[pos:])
+			if !knownChange(own, kind) {
+				return fmt.Sprintf("unreadable: Unsupported change type %s", s[pos:])
+			}
+			return "unreadable: Expected a colon after the change type"
+		}
+		kind := strings.ToLower(s[pos : pos+colon])
+		if !knownChange(own, kind) {
+			return fmt.Sprintf("unreadable: Unsupported change type %s", s[pos:pos+colon])
+		}
+		pos += colon + 1
+		start, quoted := pos, false
+		for ; pos < len(s); pos++ {
+			if !quoted && s[pos] == ',' {
+				break
+			}
+			if s[pos] == '"' {
+				quoted = !quoted
+			}
+		}
+		value := s[start:pos]
+		if pos < len(s) {
+			pos++ // the comma
+		}
+		if kind == "inline_flush" {
+			kind = "flushed_inlined"
+		}
+		for kind != "" && other != nil && !other.SupportsChangeToken(kind) {
+			down, ok := changeKindDown[kind]
+			if !ok {
+				break
+			}
+			kind = down
+		}
+		if kind != "" {
+			out = append(out, kind+":"+value)
+		}
+	}
+	slices.Sort(out)
+	return strings.Join(slices.Compact(out), ",")
+}
+
+func knownChange(v *formats.Version, kind string) bool {
+	return v == nil || v.SupportsChangeToken(kind)
+}
+
+// snapshotChanges compares changes_made at every snapshot both catalogs
+// hold, as each side's readers parse it (parsedChanges).
+func (c *comparison) snapshotChanges(common []int64) error {
+	ca, err := c.a.changesMade(c.ctx)
+	if err != nil {
+		return err
+	}
+	cb, err := c.b.changesMade(c.ctx)
+	if err != nil {
+		return err
+	}
+	for _, s := range common {
+		va, okA := ca[s]
+		vb, okB := cb[s]
+		pa, pb := "<no snapshot_changes row>", "<no snapshot_changes row>"
+		if okA {
+			pa = parsedChanges(va, c.a.format, c.b.format)
+		}
+		if okB {
+			pb = parsedChanges(vb, c.b.format, c.a.format)
+		}
+		if pa != pb {
+			c.add(Difference{Kind: "schema", Snapshot: ptr(s), Item: "snapshot changes",
+				Reason: "changes_made differs as readers parse it (ducklake_snapshots())", A: pa, B: pb})
+		}
+	}
+	return nil
+}
