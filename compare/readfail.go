@@ -45,7 +45,8 @@ func (c *comparison) onlyBNames(path string) bool {
 // "could not compare": a failure naming A or both catalogs (or either
 // catalog's path held in the other's), a file both name, any I/O error
 // (a *fs.PathError other than a file only B names, DuckDB's "IO Error"),
-// cancellation. It returns what failed in B.
+// cancellation, DuckDB running out of memory or failing inside
+// (environmental). It returns what failed in B.
 func bOnlyFailure(err error, a, b string) (string, bool) {
 	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return "", false
@@ -56,7 +57,7 @@ func bOnlyFailure(err error, a, b string) (string, bool) {
 		return msg, true
 	}
 	var pe *fs.PathError
-	if errors.As(err, &pe) || strings.Contains(msg, "IO Error") {
+	if errors.As(err, &pe) || environmental(msg) {
 		return "", false
 	}
 	if a == "" || b == "" || strings.Contains(a, b) || strings.Contains(b, a) {
@@ -74,4 +75,19 @@ func bCannotBeRead(rep *Report, a, b, what string) error {
 		Reason: "B cannot be read where A can: " + what})
 	rep.Incomparable = ""
 	return fmt.Errorf("%w: %s and %s: catalog: B cannot be read where A can: %s", ErrNotEquivalent, a, b, what)
+}
+
+// environmentalErrors are DuckDB's error types that say nothing about the
+// catalog's rows: the machine, a mount or DuckDB itself failed, and a
+// retry or the operator may succeed.
+var environmentalErrors = []string{"IO Error", "Out of Memory Error", "Interrupt Error", "Permission Error",
+	"FATAL Error", "INTERNAL Error", "Internal Error", "Connection Error", "HTTP Error"}
+
+func environmental(msg string) bool {
+	for _, e := range environmentalErrors {
+		if strings.Contains(msg, e) {
+			return true
+		}
+	}
+	return false
 }
