@@ -983,7 +983,7 @@ func (c *comparison) onDisk(side, table string) func(path string, size int64, fo
 		problem, err := c.opts.Disk.Check(path, size, footer, format)
 		var pe *fs.PathError
 		if side == "B" && errors.Is(err, fs.ErrNotExist) && errors.As(err, &pe) && c.onlyBNames(path) {
-			return &bReadFailure{err: fmt.Errorf("B names %s, which does not exist and which A does not name: %w", c.b.relPath(path), pe)}
+			return &bReadFailure{err: fmt.Errorf("catalog B names %s, which does not exist and which A does not name: %w", c.b.relPath(path), pe)}
 		}
 		if err != nil || problem == "" {
 			return err
