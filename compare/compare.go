@@ -389,10 +389,10 @@ func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
 	rep.DeleteFiles = &DeleteFileStats{Read: now.Read - dels.Read, Shared: now.Shared - dels.Shared}
 	rep.Timings.TotalMS = time.Since(start).Milliseconds()
 	if err != nil && !c.self {
+		// Also after differences found before it: the report then says
+		// what failed in B, not that the comparison stopped.
 		if what, ok := bOnlyFailure(err, a, b); ok {
-			if len(rep.Differences) == 0 {
-				return rep, bCannotBeRead(rep, a, b, what)
-			}
+			return rep, bCannotBeRead(rep, a, b, what)
 		}
 	}
 	if err != nil {

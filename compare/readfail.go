@@ -74,6 +74,9 @@ func bCannotBeRead(rep *Report, a, b, what string) error {
 	rep.Differences = append(rep.Differences, Difference{Kind: "catalog", Item: "B",
 		Reason: "B cannot be read where A can: " + what})
 	rep.Incomparable = ""
+	if n := len(rep.Differences); n > 1 {
+		return fmt.Errorf("%w: %s and %s: %d difference(s), first: %s; catalog: B cannot be read where A can: %s", ErrNotEquivalent, a, b, n, rep.Differences[0], what)
+	}
 	return fmt.Errorf("%w: %s and %s: catalog: B cannot be read where A can: %s", ErrNotEquivalent, a, b, what)
 }
 
