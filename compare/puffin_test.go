@@ -17,7 +17,13 @@ import (
 // dvBlob serialises positions as an Iceberg deletion-vector-v1 blob.
 func dvBlob(t *testing.T, pos ...uint64) []byte {
 	t.Helper()
-	bm := roaring64.BitmapOf(pos...)
+	return dvFrame(t, roaring64.BitmapOf(pos...))
+}
+
+// dvFrame frames a bitmap as a deletion-vector-v1 blob: length, magic and
+// bitmap, CRC-32.
+func dvFrame(t *testing.T, bm *roaring64.Bitmap) []byte {
+	t.Helper()
 	var vec bytes.Buffer
 	if _, err := bm.WriteTo(&vec); err != nil {
 		t.Fatal(err)

@@ -1,12 +1,9 @@
 package compare
 
 import (
-	"bytes"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -26,14 +23,7 @@ func dvRange(t *testing.T, lo, hi uint64) []byte {
 	bm := roaring64.New()
 	bm.AddRange(lo, hi)
 	bm.RunOptimize()
-	var vec bytes.Buffer
-	if _, err := bm.WriteTo(&vec); err != nil {
-		t.Fatal(err)
-	}
-	body := append(slices.Clone(dvMagic), vec.Bytes()...)
-	out := binary.BigEndian.AppendUint32(nil, uint32(len(body)))
-	out = append(out, body...)
-	return binary.BigEndian.AppendUint32(out, crc32.ChecksumIEEE(body))
+	return dvFrame(t, bm)
 }
 
 // TestDeletionVectorBound: a deletion vector's positions are listed only

@@ -64,22 +64,9 @@ func keptFiles(t *testing.T, conn *sql.Conn, stats string, table, column int64, 
 	if constant {
 		c = "'true'"
 	}
-	rows, err := conn.QueryContext(context.Background(), `SELECT data_file_id FROM c.ducklake_data_file
+	return idSet(t, conn, `SELECT data_file_id FROM c.ducklake_data_file
 		WHERE table_id = $1 AND data_file_id IN (SELECT data_file_id FROM c.`+stats+`
 			WHERE table_id = $1 AND column_id = $2 AND (min_value IS NULL OR max_value IS NULL OR (`+c+` BETWEEN min_value AND max_value)))`, table, column)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	out := map[int64]bool{}
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			t.Fatal(err)
-		}
-		out[id] = true
-	}
-	return out
 }
 
 // filesHolding lists the data files of a table whose Parquet column of
@@ -284,22 +271,9 @@ func textStatsLake(t *testing.T, snapshots ...lakegen.Snapshot) (catalog, data s
 // min_value and max_value. It returns the kept data files.
 func keptFilesWhere(t *testing.T, conn *sql.Conn, stats string, column int64, cond string) map[int64]bool {
 	t.Helper()
-	rows, err := conn.QueryContext(context.Background(), `SELECT data_file_id FROM c.ducklake_data_file
+	return idSet(t, conn, `SELECT data_file_id FROM c.ducklake_data_file
 		WHERE table_id = 1 AND data_file_id IN (SELECT data_file_id FROM c.`+stats+`
 			WHERE table_id = 1 AND column_id = $1 AND (min_value IS NULL OR max_value IS NULL OR (`+cond+`)))`, column)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	out := map[int64]bool{}
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			t.Fatal(err)
-		}
-		out[id] = true
-	}
-	return out
 }
 
 // TestTemporalStatsForTextReaders: the readers of 0.1-0.3 compare DATE and
@@ -412,4 +386,23 @@ func TestTemporalStatsForTextReaders(t *testing.T) {
 			}
 		})
 	}
+}
+
+// idSet runs a query of ids (data_file_id) and returns them as a set.
+func idSet(t *testing.T, conn *sql.Conn, query string, args ...any) map[int64]bool {
+	t.Helper()
+	rows, err := conn.QueryContext(context.Background(), query, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	out := map[int64]bool{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		out[id] = true
+	}
+	return out
 }

@@ -26,23 +26,10 @@ func keptByGuard(t *testing.T, path string, guard bool) map[int64]bool {
 	if guard {
 		g = "(value_count IS NULL OR value_count > 0)"
 	}
-	rows, err := conn.QueryContext(context.Background(), `WITH st AS (SELECT * FROM c.ducklake_file_column_stats WHERE table_id = 2 AND column_id = 4)
+	return idSet(t, conn, `WITH st AS (SELECT * FROM c.ducklake_file_column_stats WHERE table_id = 2 AND column_id = 4)
 		SELECT data_file_id FROM c.ducklake_data_file WHERE table_id = 2 AND end_snapshot IS NULL
 			AND (data_file_id NOT IN (SELECT data_file_id FROM st) OR data_file_id IN (SELECT data_file_id FROM st WHERE `+g+`
 				AND (min_value IS NULL OR max_value IS NULL OR ('12:00:00+00'::TIMETZ BETWEEN TRY_CAST(min_value AS TIMETZ) AND TRY_CAST(max_value AS TIMETZ)))))`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	out := map[int64]bool{}
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			t.Fatal(err)
-		}
-		out[id] = true
-	}
-	return out
 }
 
 // valueCounts reads the value_count of exotic's ttz and iv (columns 4, 5)
