@@ -114,19 +114,16 @@ func (r *repository) probeUnlisted(ctx context.Context, probes []unlistedProbe) 
 		return err
 	}
 	for i, p := range probes {
-		switch {
-		case found[i] != nil:
+		if found[i] != nil {
 			p.v.objects[p.name] = *found[i]
-		case errs[i] != nil:
-			if p.v.probeErrs == nil {
-				p.v.probeErrs = map[string]error{}
-			}
+			continue
+		}
+		if p.v.probeErrs == nil {
+			p.v.probeErrs = map[string]error{}
+		}
+		p.v.probeErrs[p.name] = nil // absent: not asked again
+		if errs[i] != nil {
 			p.v.probeErrs[p.name] = fmt.Errorf("probe %s%s, which the server's folder listing does not show: %w", p.v.prefix(), p.name, errs[i])
-		default:
-			if p.v.probeErrs == nil {
-				p.v.probeErrs = map[string]error{}
-			}
-			p.v.probeErrs[p.name] = nil // absent: not asked again
 		}
 	}
 	return nil
