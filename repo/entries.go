@@ -11,8 +11,6 @@ import (
 	"strings"
 	"syscall"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/fdl-formats/fdl-formats/fdljson"
 	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/store"
@@ -281,30 +279,22 @@ func (r *repository) hiddenCatalogs(ctx context.Context, v *version, run []fdljs
 		unlisted(name)
 		unlisted(name + ".wal")
 	}
-	found := make([]*store.ObjectInfo, len(names))
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(probeJobs)
+	keys := make([]string, len(names))
 	for i, name := range names {
-		g.Go(func() error {
-			key := v.prefix() + name
-			info, err := r.st.Stat(gctx, key)
-			switch {
-			case err == nil:
-				info.Key = name
-				found[i] = &info
-			case !errors.Is(err, fs.ErrNotExist):
-				return fmt.Errorf("probe %s, which the server's listing does not show: %w", key, err)
-			}
-			return nil
-		})
+		keys[i] = v.prefix() + name
 	}
-	if err := g.Wait(); err != nil {
+	found, errs := r.statKeys(ctx, keys)
+	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
 	var out []string
 	infos := map[string]store.ObjectInfo{}
 	for i, name := range names {
+		if errs[i] != nil {
+			return nil, nil, fmt.Errorf("probe %s, which the server's listing does not show: %w", keys[i], errs[i])
+		}
 		if found[i] != nil {
+			found[i].Key = name
 			out = append(out, name)
 			infos[name] = *found[i]
 		}

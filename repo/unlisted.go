@@ -93,23 +93,11 @@ func (r *repository) probeUnlisted(ctx context.Context, probes []unlistedProbe) 
 	if len(probes) == 0 {
 		return nil
 	}
-	found := make([]*store.ObjectInfo, len(probes))
-	errs := make([]error, len(probes))
-	var g errgroup.Group
-	g.SetLimit(probeJobs)
+	keys := make([]string, len(probes))
 	for i, p := range probes {
-		g.Go(func() error {
-			info, err := r.st.Stat(ctx, p.v.prefix()+p.name)
-			switch {
-			case err == nil:
-				found[i] = &info
-			case !errors.Is(err, fs.ErrNotExist):
-				errs[i] = err
-			}
-			return nil
-		})
+		keys[i] = p.v.prefix() + p.name
 	}
-	_ = g.Wait()
+	found, errs := r.statKeys(ctx, keys)
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -127,6 +115,30 @@ func (r *repository) probeUnlisted(ctx context.Context, probes []unlistedProbe) 
 		}
 	}
 	return nil
+}
+
+// statKeys asks the store for each key, probeJobs at a time (a HEAD, or a
+// ranged GET of one byte where the server refuses HEAD: Stat): found[i] is
+// the object when it is there, errs[i] the answer when it is neither there
+// nor absent; both nil for an absent key.
+func (r *repository) statKeys(ctx context.Context, keys []string) (found []*store.ObjectInfo, errs []error) {
+	found, errs = make([]*store.ObjectInfo, len(keys)), make([]error, len(keys))
+	var g errgroup.Group
+	g.SetLimit(probeJobs)
+	for i, key := range keys {
+		g.Go(func() error {
+			info, err := r.st.Stat(ctx, key)
+			switch {
+			case err == nil:
+				found[i] = &info
+			case !errors.Is(err, fs.ErrNotExist):
+				errs[i] = err
+			}
+			return nil
+		})
+	}
+	_ = g.Wait()
+	return found, errs
 }
 
 // probeVersions probes, in every version of vs, the versionFiles the
