@@ -296,21 +296,25 @@ func read(ctx context.Context, st store.Store) (*repository, error) {
 		return nil, err
 	}
 	r := &repository{st: st, cfg: cfg}
-	objs, err := st.List(ctx, VersionsDir)
+	// On a web site, versions/'s listing may link a version folder whose
+	// own page links no file (an empty index.html, a CDN's copy of an
+	// empty page): it is a version all the same, whose files readers
+	// fetch by name (probeVersions asks for them). Before, such a folder
+	// was never seen: check passed without checking it.
+	objs, folders, err := store.ListFolders(ctx, st, VersionsDir)
 	if err != nil {
 		return nil, fmt.Errorf("list versions: %w", err)
 	}
 	byID := map[string]*version{}
-	for _, o := range objs {
-		id, rest, ok := strings.Cut(strings.TrimPrefix(o.Key, VersionsDir), "/")
-		if !ok {
-			continue // a file directly under versions/ is not a version
-		}
-		if id == store.TempDir {
-			// A local store's temporary files, staged in versions/ when it
-			// is linked onto another disk (store/local's StageDir), as a
-			// copy of the folder to a bucket or web site shows them.
-			continue
+	add := func(key string) *version {
+		id, _, ok := strings.Cut(strings.TrimPrefix(key, VersionsDir), "/")
+		if !ok || id == store.TempDir {
+			// A file directly under versions/ is not a version; TempDir
+			// holds a local store's temporary files, staged in versions/
+			// when it is linked onto another disk (store/local's
+			// StageDir), as a copy of the folder to a bucket or web site
+			// shows them.
+			return nil
 		}
 		v := byID[id]
 		if v == nil {
@@ -318,7 +322,15 @@ func read(ctx context.Context, st store.Store) (*repository, error) {
 			byID[id] = v
 			r.versions = append(r.versions, v)
 		}
-		v.objects[rest] = o
+		return v
+	}
+	for _, o := range objs {
+		if v := add(o.Key); v != nil {
+			v.objects[strings.TrimPrefix(o.Key, v.prefix())] = o
+		}
+	}
+	for _, f := range folders {
+		add(f)
 	}
 	// UUIDv7 IDs sort by creation time.
 	slices.SortFunc(r.versions, func(a, b *version) int { return strings.Compare(a.id, b.id) })

@@ -143,6 +143,30 @@ func Base(st Store) Store {
 	}
 }
 
+// FolderLister is implemented by stores that find their objects through
+// folder listings (a web site's index pages; PartialLister): a listing may
+// link a subfolder whose own listing links no file (an empty index.html,
+// a CDN's cached copy of an empty page), which List, a list of objects,
+// cannot show, though readers fetch that folder's files by name.
+type FolderLister interface {
+	// ListFolders is List that also returns the folders it walked whose
+	// keys start with prefix (prefix itself left out), each ending in "/",
+	// sorted: those whose listings link no file too.
+	ListFolders(ctx context.Context, prefix string) ([]ObjectInfo, []string, error)
+}
+
+// ListFolders lists prefix in st and, where st (or the store a wrapper,
+// Counter, wraps) is a FolderLister, gives the folders its listings link
+// below prefix too; on other stores folders is nil: they list every
+// object, and a folder without one holds nothing a reader can open.
+func ListFolders(ctx context.Context, st Store, prefix string) (objs []ObjectInfo, folders []string, err error) {
+	if fl, ok := Base(st).(FolderLister); ok {
+		return fl.ListFolders(ctx, prefix)
+	}
+	objs, err = st.List(ctx, prefix)
+	return objs, nil, err
+}
+
 // Prober is implemented by stores that must check, once per run before
 // anything is published, that Create's guarantee holds on the server (an
 // object store that may ignore conditional writes). Probe returns an error

@@ -25,6 +25,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -51,6 +52,9 @@ var (
 	_ store.Location = (*Store)(nil)
 	_ store.ReadOnly = (*Store)(nil)
 	_ store.URLStore = (*Store)(nil)
+
+	_ store.PartialLister = (*Store)(nil)
+	_ store.FolderLister  = (*Store)(nil)
 )
 
 // responseTimeout bounds the wait for a response's headers (and the
@@ -394,19 +398,45 @@ func (s *Store) Create(_ context.Context, key string, _ io.Reader) error {
 // store.ErrNoListing (a *ListingError), never an empty answer: a web
 // server cannot tell an absent folder from an unlisted one.
 func (s *Store) List(ctx context.Context, prefix string) ([]store.ObjectInfo, error) {
+	objs, _, err := s.ListFolders(ctx, prefix)
+	return objs, err
+}
+
+// ListFolders implements store.FolderLister: List, with the folders whose
+// listings the walk read below prefix, whether they link files or not (a
+// version folder whose page links none: an empty index.html, a CDN's copy
+// of an empty page, a page linking only a catalogs/ whose own page is
+// empty). It costs no request more than List.
+func (s *Store) ListFolders(ctx context.Context, prefix string) ([]store.ObjectInfo, []string, error) {
 	if err := store.ValidatePrefix(prefix); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	dir := ""
 	if i := strings.LastIndex(prefix, "/"); i >= 0 {
 		dir = prefix[:i+1]
 	}
-	out := []store.ObjectInfo{}
-	if err := s.walk(ctx, dir, prefix, &out, 0); err != nil {
-		return nil, fmt.Errorf("list %s in %s: %w", prefix, s.Location(), err)
+	w := &walked{objects: []store.ObjectInfo{}}
+	if err := s.walk(ctx, dir, prefix, w, 0); err != nil {
+		return nil, nil, fmt.Errorf("list %s in %s: %w", prefix, s.Location(), err)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
-	return out, nil
+	sort.Slice(w.objects, func(i, j int) bool { return w.objects[i].Key < w.objects[j].Key })
+	sort.Strings(w.folders)
+	return w.objects, slices.Compact(w.folders), nil
+}
+
+// walked is what a walk found below a prefix: the objects, and the folders
+// whose listings it read.
+type walked struct {
+	objects []store.ObjectInfo
+	folders []string
+}
+
+// listed notes that the walk read the listing of dir (a "/"-ended key
+// prefix), when dir is below prefix.
+func (w *walked) listed(dir, prefix string) {
+	if dir != prefix && strings.HasPrefix(dir, prefix) {
+		w.folders = append(w.folders, dir)
+	}
 }
 
 // ListingError is a folder List must walk whose listing it cannot use.
@@ -432,8 +462,8 @@ func (e *ListingError) Hint() string {
 const maxDepth = 16
 
 // walk adds the objects under dir (a "" or "/"-ended key prefix) whose
-// keys start with prefix.
-func (s *Store) walk(ctx context.Context, dir, prefix string, out *[]store.ObjectInfo, depth int) error {
+// keys start with prefix, and the folders it lists whose keys do.
+func (s *Store) walk(ctx context.Context, dir, prefix string, out *walked, depth int) error {
 	if err := checkDepth(dir, depth); err != nil {
 		return err
 	}
@@ -441,6 +471,7 @@ func (s *Store) walk(ctx context.Context, dir, prefix string, out *[]store.Objec
 	if err != nil {
 		return err
 	}
+	out.listed(dir, prefix)
 	return s.entries(ctx, dir, names, prefix, out, depth)
 }
 
@@ -498,7 +529,7 @@ func (s *Store) listing(ctx context.Context, dir string) (names []string, listed
 }
 
 // entries adds the objects below the names a listing of dir links.
-func (s *Store) entries(ctx context.Context, dir string, names []string, prefix string, out *[]store.ObjectInfo, depth int) error {
+func (s *Store) entries(ctx context.Context, dir string, names []string, prefix string, out *walked, depth int) error {
 	for _, name := range names {
 		key := dir + name
 		if sub, ok := strings.CutSuffix(key, "/"); ok {
@@ -529,6 +560,7 @@ func (s *Store) entries(ctx context.Context, dir string, names []string, prefix 
 				if err := checkDepth(key+"/", depth+1); err != nil {
 					return err
 				}
+				out.listed(key+"/", prefix)
 				if err := s.entries(ctx, key+"/", names, prefix, out, depth+1); err != nil {
 					return err
 				}
@@ -545,7 +577,7 @@ func (s *Store) entries(ctx context.Context, dir string, names []string, prefix 
 		case err != nil:
 			return err
 		case strings.HasPrefix(key, prefix):
-			*out = append(*out, info.ObjectInfo)
+			out.objects = append(out.objects, info.ObjectInfo)
 		}
 	}
 	return nil

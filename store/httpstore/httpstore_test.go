@@ -259,6 +259,95 @@ func TestListingLinksDeeper(t *testing.T) {
 	}
 }
 
+// TestListFolders: ListFolders lists what List does and also gives the
+// folders below the prefix whose listings the walk read, those whose pages
+// link no file too (an empty page, a page linking only an empty
+// catalogs/, a folder linked without its slash and served at both
+// addresses), for no request more than List; through a Counter too
+// (store.ListFolders). A folder whose page answers 404 is still an error.
+func TestListFolders(t *testing.T) {
+	pages := map[string]string{
+		"/lake/versions/":            `<a href="../">..</a> <a href="a/">a</a> <a href="e/">e</a> <a href="c/">c</a> <a href="d">d</a>`,
+		"/lake/versions/a/":          `<a href="version.json">v</a>`,
+		"/lake/versions/e/":          `<a href="../">..</a>`,
+		"/lake/versions/c/":          `<a href="catalogs/">catalogs</a>`,
+		"/lake/versions/c/catalogs/": ``,
+		"/lake/versions/d":           `<a href="d/">d</a>`,
+		"/lake/versions/d/":          ``,
+	}
+	var mu sync.Mutex
+	requests, missing := 0, false
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		requests++
+		gone := missing && r.URL.Path == "/lake/versions/e/"
+		mu.Unlock()
+		if page, ok := pages[r.URL.Path]; ok && !gone {
+			w.Header().Set("Content-Type", "text/html")
+			io.WriteString(w, page)
+			return
+		}
+		if r.URL.Path == "/lake/versions/a/version.json" {
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, "{}")
+			return
+		}
+		http.NotFound(w, r)
+	}))
+	defer srv.Close()
+	site, err := httpstore.New(srv.URL+"/lake", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, tc := range []struct {
+		prefix  string
+		folders []string
+	}{
+		{"versions/", []string{"versions/a/", "versions/c/", "versions/c/catalogs/", "versions/d/", "versions/e/"}},
+		{"versions/c", []string{"versions/c/", "versions/c/catalogs/"}},
+		{"versions/c/", []string{"versions/c/catalogs/"}},
+		{"versions/a/v", nil},
+	} {
+		mu.Lock()
+		requests = 0
+		mu.Unlock()
+		list, err := site.List(ctx, tc.prefix)
+		if err != nil {
+			t.Fatalf("List(%s): %v", tc.prefix, err)
+		}
+		mu.Lock()
+		listRequests := requests
+		requests = 0
+		mu.Unlock()
+		for _, st := range []store.Store{site, store.NewCounter(site)} {
+			objs, folders, err := store.ListFolders(ctx, st, tc.prefix)
+			if err != nil || !slices.Equal(objs, list) || !slices.Equal(folders, tc.folders) {
+				t.Errorf("ListFolders(%s) = %v, %q, %v; want List's %v and %q", tc.prefix, objs, folders, err, list, tc.folders)
+			}
+		}
+		mu.Lock()
+		if requests != 2*listRequests {
+			t.Errorf("ListFolders(%s): %d requests for two lists, List %d for one", tc.prefix, requests, listRequests)
+		}
+		mu.Unlock()
+	}
+	mu.Lock()
+	missing = true
+	mu.Unlock()
+	if _, _, err := site.ListFolders(ctx, "versions/"); !errors.Is(err, store.ErrNoListing) || !strings.Contains(err.Error(), "/lake/versions/e/") {
+		t.Errorf("ListFolders(versions/) with a folder answering 404 = %v, want ErrNoListing naming it", err)
+	}
+	// Stores that list every object give no folders.
+	mem := store.NewMem()
+	if err := mem.Create(ctx, "versions/a/version.json", strings.NewReader("{}")); err != nil {
+		t.Fatal(err)
+	}
+	if objs, folders, err := store.ListFolders(ctx, mem, "versions/"); err != nil || len(objs) != 1 || folders != nil {
+		t.Errorf("ListFolders(memory) = %v, %q, %v; want its one object and no folders", objs, folders, err)
+	}
+}
+
 // TestListsPartially: a web site lists only what its index pages link, and
 // says so through the wrappers a run puts around it; other stores do not.
 func TestListsPartially(t *testing.T) {

@@ -1,0 +1,192 @@
+package repo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/fdl-formats/fdl-formats/store"
+)
+
+// emptyPage is an index page that links no file: only its parent folder,
+// as a server's listing does.
+const emptyPage = `<html><body><a href="../">../</a></body></html>`
+
+// emptyFolderSite serves root as a web site whose page for the folder of
+// version id links no file: page "empty" links nothing, "catalogs"
+// links only catalogs/, whose own page is empty, "404" answers 404. The
+// names in fail (relative to the version folder) are answered 500. It
+// counts the requests as hidingSite does.
+func emptyFolderSite(t *testing.T, root, id, page string, fail []string) (*httpSiteCounts, http.Handler) {
+	t.Helper()
+	counts := &httpSiteCounts{n: map[string]int{}}
+	files := http.FileServer(http.Dir(root))
+	dir := "/versions/" + id + "/"
+	return counts, http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		w := &statusWriter{ResponseWriter: rw, status: http.StatusOK}
+		defer func() { counts.add(fmt.Sprintf("%d %s %s", w.status, r.Method, r.URL.Path)) }()
+		name, inVersion := strings.CutPrefix(r.URL.Path, dir)
+		if inVersion && slices.Contains(fail, name) {
+			http.Error(w, "overloaded", http.StatusInternalServerError)
+			return
+		}
+		html := func(body string) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprint(w, body)
+		}
+		switch {
+		case r.URL.Path == dir && page == "empty":
+			html(emptyPage)
+		case r.URL.Path == dir && page == "catalogs":
+			html(`<html><body><a href="../">../</a> <a href="catalogs/">catalogs/</a></body></html>`)
+		case r.URL.Path == dir+"catalogs/" && page == "catalogs":
+			html(emptyPage)
+		case r.URL.Path == dir && page == "404":
+			http.NotFound(w, r)
+		default:
+			files.ServeHTTP(w, r)
+		}
+	})
+}
+
+// TestEmptyFolderVersion: a version folder that versions/'s listing links
+// but whose own page links no file (an empty index.html, a CDN's copy of
+// an empty page, a page linking only a catalogs/ whose page is empty) is a
+// version, whose files are probed by name as unlisted ones are: the web
+// check gives the findings and error of a check of the same repository as
+// a folder. Before, the store learnt versions only from the files it
+// listed: the version was never seen (a --versions filter naming it found
+// "no version", and a whole check of a repository whose newest version has
+// no version.json passed). A version folder holding no version.json is the
+// folder's version without version.json (there, one holding only a stray
+// file); a probe the server answers 500 is unverifiable, naming the file;
+// a version folder whose page answers 404 stays an error (no listing).
+func TestEmptyFolderVersion(t *testing.T) {
+	ctx := context.Background()
+	remove := func(t *testing.T, v string, names ...string) {
+		for _, f := range names {
+			if err := os.Remove(filepath.Join(v, f)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		page string                       // emptyFolderSite's
+		edit func(t *testing.T, v string) // the version folder
+		fail []string                     // answered 500
+		want error                        // of both checks (nil: no error)
+		// whole checks every version (else only the one whose page is
+		// empty, with --versions).
+		whole bool
+		// detail is in a finding of the web check (%s: the version ID).
+		detail string
+		// probes are the requests answered 404 for files directly in the
+		// version folder (absentProbes), beyond one HEAD expired.json per
+		// version that a site whose listings show every file costs.
+		probes map[string]int
+	}{
+		{name: "empty page, a sound version", page: "empty",
+			probes: map[string]int{"HEAD expired.json": 3}},
+		{name: "page linking only an empty catalogs/, a sound version", page: "catalogs",
+			probes: map[string]int{"HEAD expired.json": 3}},
+		{name: "empty page, no version.json", page: "empty", edit: func(t *testing.T, v string) {
+			remove(t, v, "version.json", "ducklake.duckdb", "dataset.json", "files.json")
+			writeFile(t, filepath.Join(v, "notes.txt"), "moved")
+		}, want: ErrInvalidVersion, detail: "versions/%s/version.json: missing",
+			probes: map[string]int{"HEAD expired.json": 3, "HEAD version.json": 1}},
+		{name: "empty page, no version.json, every version checked", page: "empty", edit: func(t *testing.T, v string) {
+			remove(t, v, "version.json", "ducklake.duckdb", "dataset.json", "files.json")
+			writeFile(t, filepath.Join(v, "notes.txt"), "moved")
+		}, whole: true, want: ErrInvalidVersion, detail: "versions/%s/version.json: missing",
+			probes: map[string]int{"HEAD expired.json": 3, "HEAD version.json": 1}},
+		{name: "empty page, a withdrawn version", page: "empty", edit: func(t *testing.T, v string) {
+			remove(t, v, "ducklake.duckdb", "files.json")
+			writeFile(t, filepath.Join(v, "expired.json"), `{"reason": "withdrawn"}`)
+		}, probes: map[string]int{"HEAD expired.json": 2, "HEAD files.json": 1}},
+		{name: "empty page, a withdrawn version with its catalog left", page: "catalogs", edit: func(t *testing.T, v string) {
+			writeFile(t, filepath.Join(v, "expired.json"), `{"reason": "withdrawn"}`)
+		}, want: ErrDifferences, probes: map[string]int{"HEAD expired.json": 2}},
+		{name: "empty page, version.json unknown", page: "empty", fail: []string{"version.json"},
+			want: ErrUnverifiable, detail: "probe versions/%s/version.json, which the server's folder listing does not show: stat versions/%[1]s/version.json: HEAD "},
+		{name: "empty page, the frozen catalog unknown", page: "catalogs", fail: []string{"ducklake.duckdb"},
+			want: ErrUnverifiable, detail: "probe versions/%s/ducklake.duckdb"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st, root := smallLake(t)
+			ids := versionIDs(t, root)
+			id := ids[2]
+			if tc.edit != nil {
+				tc.edit(t, filepath.Join(root, "versions", id))
+			}
+			opts := func() Options {
+				o := Options{Versions: []string{id}, Formats: []string{"1.0"}, Jobs: 2, Cache: t.TempDir()}
+				if tc.whole {
+					o.Versions = nil
+				}
+				return o
+			}
+			var folder *CheckReport
+			var ferr error
+			if tc.fail == nil {
+				folder, ferr = Check(ctx, st, opts())
+			}
+			counts, h := emptyFolderSite(t, root, id, tc.page, tc.fail)
+			web, werr := Check(ctx, webSite(t, h), opts())
+			for _, c := range []struct {
+				what string
+				err  error
+			}{{"folder", ferr}, {"web", werr}} {
+				if c.what == "folder" && tc.fail != nil {
+					continue // the folder has no server to fail
+				}
+				if tc.want == nil && c.err != nil || tc.want != nil && !errors.Is(c.err, tc.want) {
+					t.Errorf("%s check = %v, want %v", c.what, c.err, tc.want)
+				}
+			}
+			if tc.detail != "" {
+				want := fmt.Sprintf(tc.detail, id)
+				if !slices.ContainsFunc(findingLines(web), func(l string) bool { return strings.Contains(l, " "+id+" ") && strings.Contains(l, want) }) {
+					t.Errorf("web findings %q, want one of version %s saying %q", findingLines(web), id, want)
+				}
+			}
+			if tc.fail != nil {
+				return
+			}
+			// Two differences are the server's: a stray file in the
+			// folder (what makes the version folder one there) is on no
+			// page and no reader asks for it, so the web check cannot see
+			// it (a warning, failing nothing); and a catalog found by
+			// name is said to be hidden by the listing.
+			f := slices.DeleteFunc(findingLines(folder), func(l string) bool {
+				return strings.HasPrefix(l, "warning ") && strings.Contains(l, "/notes.txt: a regular file that is not part of the FDL layout")
+			})
+			w := findingLines(web)
+			for i, l := range w {
+				w[i] = strings.Replace(l, "a catalog hidden by the server's folder listing left", "a catalog left", 1)
+			}
+			if !slices.Equal(f, w) {
+				t.Errorf("findings differ:\nfolder %q\nweb    %q", f, w)
+			}
+			if got := counts.absentProbes(); !maps.Equal(got, tc.probes) {
+				t.Errorf("requests answered 404 in version folders %v, want %v", got, tc.probes)
+			}
+		})
+	}
+	t.Run("page 404", func(t *testing.T) {
+		_, root := smallLake(t)
+		id := versionIDs(t, root)[2]
+		_, h := emptyFolderSite(t, root, id, "404", nil)
+		_, err := Check(ctx, webSite(t, h), Options{Formats: []string{"1.0"}, Jobs: 2, Cache: t.TempDir()})
+		if !errors.Is(err, store.ErrNoListing) || !strings.Contains(err.Error(), "/versions/"+id+"/") {
+			t.Errorf("check = %v, want ErrNoListing naming the version folder", err)
+		}
+	})
+}
