@@ -190,3 +190,55 @@ func TestEmptyFolderVersion(t *testing.T) {
 		}
 	})
 }
+
+// TestResolveEmptyFolderVersion: resolve finds a version whose folder's
+// page links no file, as readers fetch its files by name: as the latest
+// (before, the version before it was sent to readers as the latest), by
+// its ID (before: no such version) and by its seq; and by its seq a
+// version whose page lists other files but not version.json (before: no
+// such version, as the seq is in the unlisted version.json). Picking by
+// seq costs a HEAD for each version whose listing leaves version.json
+// out, none where listings show it; a failed one is an error naming it.
+func TestResolveEmptyFolderVersion(t *testing.T) {
+	ctx := context.Background()
+	_, root := smallLake(t)
+	ids := versionIDs(t, root)
+	_, h := emptyFolderSite(t, root, ids[2], "empty", nil)
+	site := webSite(t, h)
+	for _, sel := range []string{"latest", ids[2], "3"} {
+		res, err := Resolve(ctx, site, ResolveOptions{Version: sel, DuckDB: "1.5.6"})
+		if err != nil || res.Version != ids[2] || res.Seq != 3 || !res.OK {
+			t.Errorf("Resolve(%s) = %+v, %v; want version %s (seq 3)", sel, res, err, ids[2])
+		}
+	}
+	// version.json left out of a page that lists the other files.
+	counts, h := hidingSite(t, root, ids[1], []string{"version.json"}, nil)
+	site = webSite(t, h)
+	res, err := Resolve(ctx, site, ResolveOptions{Version: "2", DuckDB: "1.5.6"})
+	if err != nil || res.Version != ids[1] || !res.OK {
+		t.Errorf("Resolve(2) with version.json unlisted = %+v, %v; want version %s", res, err, ids[1])
+	}
+	// Each version.json is asked for once by HEAD: by the listing's walk
+	// (sizes) where it is listed, by the probe where not.
+	heads := func(counts *httpSiteCounts) {
+		t.Helper()
+		for _, id := range ids {
+			if n := counts.matching(func(_, method, path string) bool {
+				return method == http.MethodHead && path == "/versions/"+id+"/version.json"
+			}); n != 1 {
+				t.Errorf("%d HEAD requests for versions/%s/version.json, want 1", n, id)
+			}
+		}
+	}
+	heads(counts)
+	counts, h = hidingSite(t, root, ids[1], nil, nil)
+	if _, err := Resolve(ctx, webSite(t, h), ResolveOptions{Version: "2", DuckDB: "1.5.6"}); err != nil {
+		t.Fatal(err)
+	}
+	heads(counts)
+	_, h = hidingSite(t, root, ids[0], []string{"version.json"}, []string{"version.json"})
+	want := "probe versions/" + ids[0] + "/version.json, which the server's folder listing does not show"
+	if _, err := Resolve(ctx, webSite(t, h), ResolveOptions{Version: "2", DuckDB: "1.5.6"}); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Resolve(2) with another version's version.json answered 500 = %v, want an error saying %q", err, want)
+	}
+}

@@ -506,6 +506,9 @@ func duckDBVersion(s string) (*goversion.Version, error) {
 // stores. A probe that fails otherwise than "absent" is an error: which
 // version is the latest is unknown.
 func (r *repository) pickProbed(ctx context.Context, sel string) (*version, error) {
+	if err := r.probeSeqs(ctx, sel); err != nil {
+		return nil, err
+	}
 	all := r.versions
 	for {
 		v, err := pickVersion(all, sel)
@@ -525,6 +528,39 @@ func (r *repository) pickProbed(ctx context.Context, sel string) (*version, erro
 		}
 		all = all[:slices.Index(all, v)]
 	}
+}
+
+// probeSeqs, when sel is a seq, probes on a store whose listing may leave
+// files out the version.json of every version whose listing does not show
+// it, and reads those found: a seq is in version.json, so a version whose
+// version.json the listing left out (or whose folder's page links no file)
+// was never found by its seq. It costs one request (a HEAD) for each such
+// version, none where every listing shows version.json. A probe that
+// fails otherwise than "absent" is an error: which version holds the seq
+// is unknown.
+func (r *repository) probeSeqs(ctx context.Context, sel string) error {
+	if _, err := strconv.ParseInt(sel, 10, 64); err != nil || !store.ListsPartially(r.st) {
+		return nil
+	}
+	var probes []unlistedProbe
+	for _, v := range r.versions {
+		if v.meta == nil {
+			probes = append(probes, v.unlisted("version.json")...)
+		}
+	}
+	if err := r.probeUnlisted(ctx, probes); err != nil {
+		return err
+	}
+	for _, p := range probes {
+		if err := p.v.probeErr("version.json"); err != nil {
+			return fmt.Errorf("find seq %s: %w", sel, err)
+		}
+		if _, found := p.v.objects["version.json"]; found {
+			p.v.meta, p.v.expired, p.v.err, p.v.problem = nil, nil, nil, ""
+			r.readVersion(ctx, p.v)
+		}
+	}
+	return nil
 }
 
 // pickVersion finds a version by ID, seq or "latest".
