@@ -134,11 +134,11 @@ func knownChange(v *formats.Version, kind string) bool {
 func (c *comparison) snapshotChanges(common []int64) error {
 	ca, err := c.a.changesMade(c.ctx)
 	if err != nil {
-		return err
+		return inA(err)
 	}
 	cb, err := c.b.changesMade(c.ctx)
 	if err != nil {
-		return err
+		return inB(err)
 	}
 	for _, s := range common {
 		va, okA := ca[s]

@@ -55,11 +55,11 @@ func (c *comparison) fileColumnStats(label, na, nb string, ea, eb entries) error
 	}
 	pa, err := c.a.fileColumnPairs(c, na)
 	if err != nil {
-		return err
+		return inA(err)
 	}
 	pb, err := c.b.fileColumnPairs(c, nb)
 	if err != nil {
-		return err
+		return inB(err)
 	}
 	ma := pairsByKey(pa)
 	for _, side := range []struct {
@@ -131,13 +131,13 @@ func (c *comparison) filesWithoutStatsInB(label, na, nb string) error {
 	if !c.b.filePairsRead && c.b.mayLackFileStats(c, nb) {
 		var err error
 		if pb, err = formats.FileColumnPairsWhere(c.ctx, c.b.conn, "cat.", nb, formats.PairsWithoutStats); err != nil {
-			return fmt.Errorf("read data files and columns of %s: %w", c.b.path, err)
+			return inB(fmt.Errorf("read data files and columns of %s: %w", c.b.path, err))
 		}
 	}
 	return c.filesSkippedByB(label, pb, func() (map[pairKey]formats.FileColumnPair, error) {
 		pa, err := c.a.fileColumnPairs(c, na)
 		if err != nil {
-			return nil, err
+			return nil, inA(err)
 		}
 		return pairsByKey(pa), nil
 	})
@@ -190,7 +190,7 @@ func (c *comparison) filesSkippedByB(label string, pb []formats.FileColumnPair, 
 		}
 		if names == nil {
 			if names, err = c.b.tableNames(c.ctx); err != nil {
-				return err
+				return inB(err)
 			}
 		}
 		table := names[p.TableID]

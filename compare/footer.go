@@ -29,7 +29,9 @@ const DiffFooter = "footer"
 // earlyTableStats: when A is in B's format, its readers fail alike on the
 // same files and nothing is reported. Encrypted data files are DuckLake's
 // own, whose writer leaves none of these footers; a file whose footer
-// cannot be read is left to the comparison, which reports it.
+// cannot be read is left to the comparison, which reports it. A failure of
+// a read of B is marked as B's (sideError); an invalid readers range is
+// no read.
 func footerQuirkDifferences(ctx context.Context, a, b *Reader, readers string, digests *Digests) ([]Difference, error) {
 	if a.format.Name == b.format.Name {
 		return nil, nil
@@ -47,24 +49,24 @@ func footerQuirkDifferences(ctx context.Context, a, b *Reader, readers string, d
 	}
 	stored, err := b.StoredFiles(ctx)
 	if err != nil {
-		return nil, err
+		return nil, inB(err)
 	}
 	encrypted := map[int64]bool{}
 	rows, err := b.conn.QueryContext(ctx, `SELECT data_file_id FROM cat.ducklake_data_file WHERE encryption_key IS NOT NULL AND encryption_key <> ''`)
 	if err != nil {
-		return nil, fmt.Errorf("list the encrypted data files of %s: %w", b.path, err)
+		return nil, inB(fmt.Errorf("list the encrypted data files of %s: %w", b.path, err))
 	}
 	for rows.Next() {
 		var id int64
 		if err := rows.Scan(&id); err != nil {
 			rows.Close()
-			return nil, err
+			return nil, inB(err)
 		}
 		encrypted[id] = true
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return nil, inB(err)
 	}
 	var files []StoredFile
 	var paths []string // footers not read yet this run
@@ -88,7 +90,7 @@ func footerQuirkDifferences(ctx context.Context, a, b *Reader, readers string, d
 	if len(paths) > 0 {
 		read, err := parquetfooter.Read(ctx, b.conn, paths)
 		if err != nil {
-			return nil, fmt.Errorf("read the footers of the data files of %s: %w", b.path, err)
+			return nil, inB(fmt.Errorf("read the footers of the data files of %s: %w", b.path, err))
 		}
 		for _, p := range paths {
 			hits[p] = read[p]

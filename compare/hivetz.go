@@ -50,10 +50,13 @@ func (c *comparison) hiveTimeZoneValues() error {
 	}
 	why := hiveTZReading(c.rep.A.Format, wa, woa) + "; " + hiveTZReading(c.rep.B.Format, wb, wob)
 	seen := map[string]bool{}
-	for _, side := range []*Reader{c.a, c.b} {
-		vals, err := side.hiveTimeZoneValues(c)
+	for _, side := range []struct {
+		name string
+		r    *Reader
+	}{{"A", c.a}, {"B", c.b}} {
+		vals, err := side.r.hiveTimeZoneValues(c)
 		if err != nil {
-			return err
+			return onSide(side.name, err)
 		}
 		for _, v := range vals {
 			k := v.table + "\x00" + v.file + "\x00" + v.column + "\x00" + v.value

@@ -563,11 +563,11 @@ func (c *comparison) schemaVersionRows() error {
 	}
 	ea, err := c.a.schemaVersionEntries(c.ctx)
 	if err != nil {
-		return err
+		return inA(err)
 	}
 	eb, err := c.b.schemaVersionEntries(c.ctx)
 	if err != nil {
-		return err
+		return inB(err)
 	}
 	c.diffEntries("schema", nil, "", ea, eb)
 	return nil

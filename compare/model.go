@@ -99,17 +99,17 @@ func tableStatsKey(label string, id int64) string {
 func (c *comparison) dropUnreadableTableStats(label string, ea, eb entries) error {
 	q := formats.QuirkTableStatsNeedColumnStats
 	for _, side := range []struct {
-		has, lacks       *Reader
-		hasE, lacksE     entries
-		lacksName, label string
-	}{{c.a, c.b, ea, eb, "B", label}, {c.b, c.a, eb, ea, "A", label}} {
+		has, lacks                *Reader
+		hasE, lacksE              entries
+		hasName, lacksName, label string
+	}{{c.a, c.b, ea, eb, "A", "B", label}, {c.b, c.a, eb, ea, "B", "A", label}} {
 		early := !side.lacks.format.ReadsWith(q) && side.lacks.format.EarlyReadsWith(q)
 		if (!side.lacks.format.ReadsWith(q) && !early) || side.has.format.ReadsWith(q) {
 			continue
 		}
 		ids, err := side.has.tablesWithoutColumnStats(c.ctx)
 		if err != nil {
-			return err
+			return onSide(side.hasName, err)
 		}
 		who := "whose format's readers fail on it"
 		if early {
@@ -146,21 +146,21 @@ func (c *comparison) earlyTableStats(label string, ea, eb entries) error {
 	}
 	ids, err := c.b.tablesWithoutColumnStats(c.ctx)
 	if err != nil || len(ids) == 0 {
-		return err
+		return inB(err)
 	}
-	var inA []int64
+	var alsoA []int64
 	if c.a.format.Name == c.b.format.Name {
-		if inA, err = c.a.tablesWithoutColumnStats(c.ctx); err != nil {
-			return err
+		if alsoA, err = c.a.tablesWithoutColumnStats(c.ctx); err != nil {
+			return inA(err)
 		}
 	}
 	names, err := c.b.tableNames(c.ctx)
 	if err != nil {
-		return err
+		return inB(err)
 	}
 	for _, id := range ids {
 		k := tableStatsKey(label, id)
-		if slices.Contains(inA, id) {
+		if slices.Contains(alsoA, id) {
 			continue
 		}
 		table := names[id]

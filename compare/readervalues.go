@@ -19,7 +19,12 @@ func (c *comparison) readerValues() error {
 	}
 	vb, err := formats.ReaderValueViolations(c.ctx, c.b.conn, "cat", "main", c.b.has)
 	if err != nil {
-		return fmt.Errorf("read the metadata values of %s: %w", c.b.path, err)
+		// B is read first here; a failure of A's read of the same values
+		// is A's (could not compare), not B's alone.
+		if _, errA := formats.ReaderValueViolations(c.ctx, c.a.conn, "cat", "main", c.a.has); errA != nil {
+			return inA(fmt.Errorf("read the metadata values of %s: %w", c.a.path, errA))
+		}
+		return inB(fmt.Errorf("read the metadata values of %s: %w", c.b.path, err))
 	}
 	if len(vb) == 0 {
 		// A's values matter only to excuse B's violations: a query saved
@@ -28,14 +33,14 @@ func (c *comparison) readerValues() error {
 	}
 	va, err := formats.ReaderValueViolations(c.ctx, c.a.conn, "cat", "main", c.a.has)
 	if err != nil {
-		return fmt.Errorf("read the metadata values of %s: %w", c.a.path, err)
+		return inA(fmt.Errorf("read the metadata values of %s: %w", c.a.path, err))
 	}
-	inA := map[formats.ValueRule]bool{}
+	aBreaks := map[formats.ValueRule]bool{}
 	for _, v := range va {
-		inA[v.Rule] = true
+		aBreaks[v.Rule] = true
 	}
 	for _, v := range vb {
-		if inA[v.Rule] {
+		if aBreaks[v.Rule] {
 			continue
 		}
 		why := v.Rule.Why()

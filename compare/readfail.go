@@ -37,18 +37,75 @@ func (c *comparison) onlyBNames(path string) bool {
 	return !c.aNames[c.b.relPath(path)]
 }
 
+// sideError is a failure of the read of one catalog, marked where the read
+// happens: each step of the comparison knows which catalog it reads (it
+// reads A, then B, item by item) and marks what fails with that side. Its
+// message is the failure's own: marking changes no text.
+type sideError struct {
+	side string // "A" or "B"
+	err  error
+}
+
+func (e *sideError) Error() string { return e.err.Error() }
+func (e *sideError) Unwrap() error { return e.err }
+
+// onSide marks err as a failure of the read of catalog side; nil stays nil.
+func onSide(side string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &sideError{side: side, err: err}
+}
+
+// inA and inB mark err as a failure of A's or of B's read.
+func inA(err error) error { return onSide("A", err) }
+func inB(err error) error { return onSide("B", err) }
+
+// failedSides says which catalogs' reads err marks as failed, anywhere in
+// its tree (an errors.Join of both sides' failures marks both).
+func failedSides(err error) (a, b bool) {
+	var walk func(error)
+	walk = func(e error) {
+		for e != nil {
+			if s, ok := e.(*sideError); ok {
+				a, b = a || s.side == "A", b || s.side == "B"
+			}
+			switch u := e.(type) {
+			case interface{ Unwrap() []error }:
+				for _, x := range u.Unwrap() {
+					walk(x)
+				}
+				return
+			case interface{ Unwrap() error }:
+				e = u.Unwrap()
+			default:
+				return
+			}
+		}
+	}
+	walk(err)
+	return a, b
+}
+
 // bOnlyFailure says whether err, which stopped the comparison (or a read of
 // B alone before it), is B's reader failing where A's reads: a value B's
 // readers need that is NULL or names nothing (a column's unknown parent),
-// a file only B names that does not exist. A's reader read the same item
-// first (each step reads A, then B) or reads nothing of it. Kept as
-// "could not compare": a failure naming A or both catalogs (or either
-// catalog's path held in the other's), a file both name, any I/O error
-// (a *fs.PathError other than a file only B names, DuckDB's "IO Error"),
+// a file only B names that does not exist. The side is a property of the
+// error (sideError, set by the step that read): B's read failed and no
+// read of A did (each step reads A, then B, so A's reader read the same
+// item first, or reads nothing of it). What the message says plays no
+// part: a failure of A that quotes B's path, or one of B that does not
+// name B, is told by its mark. Kept as "could not compare": a failure of
+// A or of both, one no step marked (an invalid option, a failure before
+// either catalog is read), a file both name, any I/O error (a
+// *fs.PathError other than a file only B names, DuckDB's "IO Error"),
 // cancellation, DuckDB running out of memory or failing inside
 // (environmental). It returns what failed in B.
-func bOnlyFailure(err error, a, b string) (string, bool) {
+func bOnlyFailure(err error) (string, bool) {
 	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return "", false
+	}
+	if a, b := failedSides(err); a || !b {
 		return "", false
 	}
 	msg := strings.TrimPrefix(err.Error(), ErrIncomparable.Error()+": ")
@@ -58,12 +115,6 @@ func bOnlyFailure(err error, a, b string) (string, bool) {
 	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) || environmental(msg) {
-		return "", false
-	}
-	if a == "" || b == "" || strings.Contains(a, b) || strings.Contains(b, a) {
-		return "", false
-	}
-	if !strings.Contains(msg, b) || strings.Contains(msg, a) {
 		return "", false
 	}
 	return msg, true

@@ -3,6 +3,8 @@ package compare
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -66,6 +68,99 @@ func TestBCannotBeReadWhereACan(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error does not name %q: %v", tc.want, err)
+			}
+		})
+	}
+}
+
+// TestReadFailSideByType: whether a failure is B's (not equivalent, exit 3)
+// or not (could not compare, exit 4) is the side of the read that failed,
+// not what its message names. B's reader failing is B's also when its
+// message quotes A's catalog path, or when one catalog's path holds the
+// other's (relative paths: compare ducklake.duckdb out/ducklake.duckdb);
+// A's reader failing stays could not compare, also when its message quotes
+// B's path. Paths are relative to the test's working folder; {A} and {B}
+// in the SQL are the other catalog's path as given.
+func TestReadFailSideByType(t *testing.T) {
+	lake, catalog := lastVersion(t, "lakes", "05_defaults_not_null")
+	data := filepath.Join(lake, "data")
+	const (
+		// No difference is found before the read fails.
+		nullOrder = `UPDATE ducklake_column SET column_order = NULL WHERE rowid = 0`
+		// Column rowid 21 named as the other catalog's path, under a
+		// parent that is not there: the failure quotes the name.
+		quoteA = `UPDATE ducklake_column SET parent_column = parent_column - 1, column_name = '{A}' WHERE rowid = 21`
+		quoteB = `UPDATE ducklake_column SET parent_column = parent_column - 1, column_name = '{B}' WHERE rowid = 21`
+	)
+	for _, tc := range []struct {
+		name       string
+		a, b       string // catalog paths, relative to the working folder
+		sqlA, sqlB string
+		quotes     string // the other catalog's path, which the failure quotes
+		want       string // "" : could not compare
+	}{
+		{name: "B fails, B's path holds A's", a: "ducklake.duckdb", b: "out/ducklake.duckdb", sqlB: nullOrder, want: "column_order"},
+		{name: "B fails, A's path holds B's", a: "frozen/ducklake.duckdb", b: "ducklake.duckdb", sqlB: nullOrder, want: "column_order"},
+		{name: "B fails, its message quotes A's path", a: "a.duckdb", b: "b.duckdb", sqlB: quoteA, quotes: "(a.duckdb)", want: "has unknown parent"},
+		{name: "A fails, B's path holds A's", a: "ducklake.duckdb", b: "out/ducklake.duckdb", sqlA: nullOrder},
+		{name: "A fails, A's path holds B's", a: "frozen/ducklake.duckdb", b: "ducklake.duckdb", sqlA: nullOrder},
+		{name: "A fails, its message quotes B's path", a: "a.duckdb", b: "b.duckdb", sqlA: quoteB, quotes: "(b.duckdb)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Chdir(t.TempDir())
+			for _, side := range []struct{ path, sql string }{{tc.a, tc.sqlA}, {tc.b, tc.sqlB}} {
+				copyFile(t, catalog, side.path)
+				if side.sql != "" {
+					execCatalog(t, side.path, strings.NewReplacer("{A}", tc.a, "{B}", tc.b).Replace(side.sql))
+				}
+			}
+			rep, err := Catalogs(context.Background(), tc.a, tc.b, Options{DataPath: data})
+			if err == nil || !strings.Contains(err.Error(), tc.quotes) {
+				t.Fatalf("want a failure quoting %q, got %v", tc.quotes, err)
+			}
+			if tc.want == "" {
+				if !errors.Is(err, ErrIncomparable) || errors.Is(err, ErrNotEquivalent) {
+					t.Fatalf("want could not compare, got %v", err)
+				}
+				return
+			}
+			if !errors.Is(err, ErrNotEquivalent) || errors.Is(err, ErrIncomparable) {
+				t.Fatalf("want not equivalent, got %v", err)
+			}
+			if !hasDifference(rep, "catalog", "B cannot be read where A can") || !hasDifference(rep, "catalog", tc.want) || rep.Incomparable != "" {
+				t.Fatalf("want a catalog difference naming %q: %+v", tc.want, rep.Differences)
+			}
+		})
+	}
+}
+
+// TestReadFailSides: bOnlyFailure decides by the side marks in the error's
+// tree, whatever the message says, and still keeps I/O, environmental and
+// cancelled failures of B as could not compare.
+func TestReadFailSides(t *testing.T) {
+	const b = "/lake/b.duckdb"
+	gone := &fs.PathError{Op: "open", Path: "/lake/data/x.parquet", Err: fs.ErrNotExist}
+	for _, tc := range []struct {
+		name string
+		err  error
+		want string // "" : not B's alone
+	}{
+		{"B's read", inB(errors.New("read schemas of /lake/a.duckdb at snapshot 1: a schema has a NULL id or name")), "read schemas of /lake/a.duckdb at snapshot 1: a schema has a NULL id or name"},
+		{"B's read, wrapped", incomparable(fmt.Errorf("snapshot 2: table main.t: %w", inB(errors.New("boom")))), "snapshot 2: table main.t: boom"},
+		{"A's read naming B", inA(errors.New("read columns of " + b)), ""},
+		{"both", errors.Join(inA(errors.New("a")), inB(errors.New("b"))), ""},
+		{"both, nested", inB(fmt.Errorf("x: %w", inA(errors.New("a")))), ""},
+		{"not marked", errors.New("read columns of " + b), ""},
+		{"B's, a file", inB(fmt.Errorf("data file x of main.t in %s: %w", b, gone)), ""},
+		{"B's, a file only B names", inB(&bReadFailure{err: fmt.Errorf("catalog B names x, which does not exist and which A does not name: %w", gone)}), "catalog B names x, which does not exist and which A does not name: " + gone.Error()},
+		{"B's, environmental", inB(errors.New("read columns of " + b + ": IO Error: disk")), ""},
+		{"B's, cancelled", inB(fmt.Errorf("read: %w", context.Canceled)), ""},
+		{"nil", nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			what, ok := bOnlyFailure(tc.err)
+			if ok != (tc.want != "") || what != tc.want {
+				t.Fatalf("bOnlyFailure = %q, %v; want %q", what, ok, tc.want)
 			}
 		})
 	}

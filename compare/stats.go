@@ -413,12 +413,13 @@ func (c *comparison) stats() error {
 		reads = append(reads, &read{label: label, na: na, nb: nb, keys: t.keys, cols: cols})
 	}
 	for _, side := range []struct {
+		side string
 		r    *Reader
 		name func(*read) string
 		set  func(*read, entries)
 	}{
-		{c.a, func(rd *read) string { return rd.na }, func(rd *read, e entries) { rd.ea = e }},
-		{c.b, func(rd *read) string { return rd.nb }, func(rd *read, e entries) { rd.eb = e }},
+		{"A", c.a, func(rd *read) string { return rd.na }, func(rd *read, e entries) { rd.ea = e }},
+		{"B", c.b, func(rd *read) string { return rd.nb }, func(rd *read, e entries) { rd.eb = e }},
 	} {
 		asks := make([]statsAsk, len(reads))
 		for i, rd := range reads {
@@ -426,7 +427,7 @@ func (c *comparison) stats() error {
 		}
 		es, err := side.r.statsEntriesAll(c.ctx, asks)
 		if err != nil {
-			return err
+			return onSide(side.side, err)
 		}
 		for i, rd := range reads {
 			side.set(rd, es[i])

@@ -100,7 +100,7 @@ func (c *comparison) stringTableStats(label string, ea, eb entries, none statsNo
 	// of a VARCHAR column either.
 	if !none.neitherB {
 		if rb, err = c.b.stringStatsWithoutMinMax(c.ctx, label, true); err != nil {
-			return err
+			return inB(err)
 		}
 	}
 	for _, row := range rb {
@@ -127,7 +127,7 @@ func (c *comparison) stringTableStats(label string, ea, eb entries, none statsNo
 	}
 	if !none.neitherA {
 		if ra, err = c.a.stringStatsWithoutMinMax(c.ctx, label, false); err != nil {
-			return err
+			return inA(err)
 		}
 	}
 	for _, row := range ra {
@@ -185,7 +185,7 @@ func (c *comparison) dropStringOnlyTableStats(label string, ea, eb entries, none
 	}
 	ids, err := c.a.tablesOnlyWithStringStatsWithoutMinMax(c)
 	if err != nil {
-		return err
+		return inA(err)
 	}
 	for _, id := range ids {
 		k := tableStatsKey(label, id)

@@ -55,7 +55,7 @@ FROM cat.`+ident(nb)+` s LEFT JOIN cat.ducklake_data_file f ON f.data_file_id = 
 WHERE `+formats.ValueCountZeroWithValuesSQL("cat.")+`
 ORDER BY s.table_id, s.data_file_id, s.column_id`)
 	if err != nil {
-		return fmt.Errorf("read value_count 0 rows of %s in %s: %w", nb, c.b.path, err)
+		return inB(fmt.Errorf("read value_count 0 rows of %s in %s: %w", nb, c.b.path, err))
 	}
 	defer rows.Close()
 	type zeroRow struct {
@@ -67,12 +67,12 @@ ORDER BY s.table_id, s.data_file_id, s.column_id`)
 	for rows.Next() {
 		var z zeroRow
 		if err := rows.Scan(&z.file, &z.table, &z.column, &z.nulls, &z.records, &z.path, &z.snap, &z.name); err != nil {
-			return fmt.Errorf("read value_count 0 rows of %s in %s: %w", nb, c.b.path, err)
+			return inB(fmt.Errorf("read value_count 0 rows of %s in %s: %w", nb, c.b.path, err))
 		}
 		zs = append(zs, z)
 	}
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("read value_count 0 rows of %s in %s: %w", nb, c.b.path, err)
+		return inB(fmt.Errorf("read value_count 0 rows of %s in %s: %w", nb, c.b.path, err))
 	}
 	rows.Close()
 	var names map[int64]string
@@ -87,7 +87,7 @@ ORDER BY s.table_id, s.data_file_id, s.column_id`)
 		}
 		if names == nil {
 			if names, err = c.b.tableNames(c.ctx); err != nil {
-				return err
+				return inB(err)
 			}
 		}
 		table := names[z.table]

@@ -162,6 +162,38 @@ func TestCompareCommand(t *testing.T) {
 		}
 	})
 
+	t.Run("relative paths, one holding the other", func(t *testing.T) {
+		// compare ducklake.duckdb out/ducklake.duckdb: B's path holds A's,
+		// so every message naming B names A too. Which reader failed
+		// decides: B's is a difference (exit 3), A's could not compare
+		// (exit 4).
+		t.Chdir(t.TempDir())
+		if err := os.Mkdir("out", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range []string{"ducklake.duckdb", "out/ducklake.duckdb"} {
+			if err := os.Rename(copyCatalog(t, a), p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		db, err := sql.Open("duckdb", "out/ducklake.duckdb")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Exec(`UPDATE ducklake_column SET column_order = NULL WHERE rowid = 0`); err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+		out, _, code := runApp(t, "compare", "ducklake.duckdb", "out/ducklake.duckdb", "--data", data)
+		if code != exitDifferent || !strings.Contains(out, "B cannot be read where A can") {
+			t.Fatalf("B fails: exit %d, want %d\n%s", code, exitDifferent, out)
+		}
+		out, _, code = runApp(t, "compare", "out/ducklake.duckdb", "ducklake.duckdb", "--data", data)
+		if code != exitIncomparable || !strings.Contains(out, "could not compare") {
+			t.Fatalf("A fails: exit %d, want %d\n%s", code, exitIncomparable, out)
+		}
+	})
+
 	t.Run("difference before an unreadable file", func(t *testing.T) {
 		// Delete files longer than recorded: a difference (the disk
 		// check), then unreadable (no footer where the catalog says):
