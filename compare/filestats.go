@@ -131,7 +131,18 @@ func (c *comparison) filesWithoutStatsInB(label, na, nb string) error {
 	if !c.b.filePairsRead && c.b.mayLackFileStats(c, nb) {
 		var err error
 		if pb, err = formats.FileColumnPairsWhere(c.ctx, c.b.conn, "cat.", nb, formats.PairsWithoutStats); err != nil {
-			return inB(fmt.Errorf("read data files and columns of %s: %w", c.b.path, err))
+			// B's pairs are read first (A's only when B has one without
+			// a row): the failure is both catalogs' when A's same read
+			// fails too.
+			return bThenA(fmt.Errorf("read data files and columns of %s: %w", c.b.path, err), func() error {
+				if c.a.filePairsRead {
+					return nil // A's pairs, all of them, are read
+				}
+				if _, err := formats.FileColumnPairsWhere(c.ctx, c.a.conn, "cat.", na, formats.PairsWithoutStats); err != nil {
+					return fmt.Errorf("read data files and columns of %s: %w", c.a.path, err)
+				}
+				return nil
+			})
 		}
 	}
 	return c.filesSkippedByB(label, pb, func() (map[pairKey]formats.FileColumnPair, error) {
@@ -189,8 +200,8 @@ func (c *comparison) filesSkippedByB(label string, pb []formats.FileColumnPair, 
 			continue // not A's file and column (other differences say so), or A's readers skip it too
 		}
 		if names == nil {
-			if names, err = c.b.tableNames(c.ctx); err != nil {
-				return inB(err)
+			if names, err = c.bTableNames(); err != nil {
+				return err
 			}
 		}
 		table := names[p.TableID]

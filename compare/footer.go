@@ -30,8 +30,8 @@ const DiffFooter = "footer"
 // same files and nothing is reported. Encrypted data files are DuckLake's
 // own, whose writer leaves none of these footers; a file whose footer
 // cannot be read is left to the comparison, which reports it. A failure of
-// a read of B is marked as B's (sideError); an invalid readers range is
-// no read.
+// a read of B is marked as B's (sideError), or as both catalogs' when A's
+// same read fails too (bThenA); an invalid readers range is no read.
 func footerQuirkDifferences(ctx context.Context, a, b *Reader, readers string, digests *Digests) ([]Difference, error) {
 	if a.format.Name == b.format.Name {
 		return nil, nil
@@ -47,26 +47,24 @@ func footerQuirkDifferences(ctx context.Context, a, b *Reader, readers string, d
 	if len(affected) == 0 {
 		return nil, nil
 	}
+	// B alone is read here, before the comparison reads A: a failure of
+	// a read of B is both catalogs' when A's same read fails too.
 	stored, err := b.StoredFiles(ctx)
 	if err != nil {
-		return nil, inB(err)
+		return nil, bThenA(err, func() error {
+			_, err := a.StoredFiles(ctx)
+			return err
+		})
 	}
-	encrypted := map[int64]bool{}
-	rows, err := b.conn.QueryContext(ctx, `SELECT data_file_id FROM cat.ducklake_data_file WHERE encryption_key IS NOT NULL AND encryption_key <> ''`)
+	encrypted, err := encryptedFiles(ctx, b)
 	if err != nil {
-		return nil, inB(fmt.Errorf("list the encrypted data files of %s: %w", b.path, err))
-	}
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return nil, inB(err)
-		}
-		encrypted[id] = true
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, inB(err)
+		return nil, bThenA(err, func() error {
+			if !a.has("ducklake_data_file", "encryption_key") {
+				return nil // A's format has no such column to read
+			}
+			_, err := encryptedFiles(ctx, a)
+			return err
+		})
 	}
 	var files []StoredFile
 	var paths []string // footers not read yet this run
@@ -126,4 +124,26 @@ func footerQuirkDifferences(ctx context.Context, a, b *Reader, readers string, d
 		}
 	}
 	return out, nil
+}
+
+// encryptedFiles lists the catalog's data files that have an encryption
+// key, by data_file_id.
+func encryptedFiles(ctx context.Context, r *Reader) (map[int64]bool, error) {
+	encrypted := map[int64]bool{}
+	rows, err := r.conn.QueryContext(ctx, `SELECT data_file_id FROM cat.ducklake_data_file WHERE encryption_key IS NOT NULL AND encryption_key <> ''`)
+	if err != nil {
+		return nil, fmt.Errorf("list the encrypted data files of %s: %w", r.path, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("list the encrypted data files of %s: %w", r.path, err)
+		}
+		encrypted[id] = true
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list the encrypted data files of %s: %w", r.path, err)
+	}
+	return encrypted, nil
 }

@@ -55,6 +55,15 @@ func (c *comparison) hiveTimeZoneValues() error {
 		r    *Reader
 	}{{"A", c.a}, {"B", c.b}} {
 		vals, err := side.r.hiveTimeZoneValues(c)
+		if err != nil && side.name == "B" {
+			// A's values were read, its table names perhaps not (only
+			// for a value): B's failure is both catalogs' when A's
+			// names cannot be read either.
+			return bThenA(err, func() error {
+				_, err := c.a.tableNames(c.ctx)
+				return err
+			})
+		}
 		if err != nil {
 			return onSide(side.name, err)
 		}

@@ -144,9 +144,14 @@ func (c *comparison) earlyTableStats(label string, ea, eb entries) error {
 	if c.b.format.ReadsWith(q) || !c.b.format.EarlyReadsWith(q) {
 		return nil
 	}
+	// B's are read first (A's only when A is in B's format): a failure
+	// of B's read is both catalogs' when A's same read fails too.
 	ids, err := c.b.tablesWithoutColumnStats(c.ctx)
 	if err != nil || len(ids) == 0 {
-		return inB(err)
+		return bThenA(err, func() error {
+			_, err := c.a.tablesWithoutColumnStats(c.ctx)
+			return err
+		})
 	}
 	var alsoA []int64
 	if c.a.format.Name == c.b.format.Name {
@@ -154,9 +159,9 @@ func (c *comparison) earlyTableStats(label string, ea, eb entries) error {
 			return inA(err)
 		}
 	}
-	names, err := c.b.tableNames(c.ctx)
+	names, err := c.bTableNames()
 	if err != nil {
-		return inB(err)
+		return err
 	}
 	for _, id := range ids {
 		k := tableStatsKey(label, id)

@@ -61,6 +61,32 @@ func onSide(side string, err error) error {
 func inA(err error) error { return onSide("A", err) }
 func inB(err error) error { return onSide("B", err) }
 
+// bThenA marks errB, a failure of a read of B that no read of A's same
+// item came before (a check of B alone, or one that reads B first), as B's;
+// when the same read of A, readA (run only then: the common path asks
+// nothing more), fails too, as both catalogs': neither can be read there,
+// so it is not B failing where A reads. The message is B's failure's, then
+// A's.
+func bThenA(errB error, readA func() error) error {
+	if errB == nil {
+		return nil
+	}
+	if errA := readA(); errA != nil {
+		return fmt.Errorf("%w; the same read of A fails too: %w", inB(errB), inA(errA))
+	}
+	return inB(errB)
+}
+
+// bTableNames is B's tableNames for a difference's text, read before A's
+// (or without): a failure is both catalogs' when A's fails too (bThenA).
+func (c *comparison) bTableNames() (map[int64]string, error) {
+	names, err := c.b.tableNames(c.ctx)
+	return names, bThenA(err, func() error {
+		_, err := c.a.tableNames(c.ctx)
+		return err
+	})
+}
+
 // failedSides says which catalogs' reads err marks as failed, anywhere in
 // its tree (an errors.Join of both sides' failures marks both).
 func failedSides(err error) (a, b bool) {

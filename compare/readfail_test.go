@@ -165,3 +165,71 @@ func TestReadFailSides(t *testing.T) {
 		})
 	}
 }
+
+// TestReadFailBFirst: the statistics checks that read B before A, or B
+// alone, reach a broken value of B first. A value broken alike in both
+// catalogs is could not compare (exit 4: A cannot be read either; A's same
+// read is tried when B's fails), not "B cannot be read where A can" (exit
+// 3, as before); broken in B alone it stays exit 3. Each case is reached
+// first by the step named: earlyTableStats (a 1.0 table without column
+// statistics; B's table names, from a ducklake_schema.path_is_relative
+// that is not a boolean), filesWithoutStatsInB (0.4: a column row with a
+// NULL begin_snapshot, the data file pairs' in_file NULL), valueCountZero
+// (1.0: a value_count 0 row with a NULL data_file_id) and
+// stringTableStats (0.4 without table statistics, so that no read of A's
+// comes first: a VARCHAR column's statistics without min and max, and an
+// inlined data table whose table_id does not cast).
+func TestReadFailBFirst(t *testing.T) {
+	lake, catalog := lastVersion(t, "lakes", "05_defaults_not_null")
+	data := filepath.Join(lake, "data")
+	stamp04 := `UPDATE ducklake_metadata SET value = '0.4' WHERE key = 'version'`
+	for _, tc := range []struct {
+		name, want string // want: what B's failure names
+		sql        []string
+	}{
+		{name: "earlyTableStats, B's table names", want: `couldn't convert "x" into type bool`, sql: []string{
+			`DELETE FROM ducklake_table_column_stats WHERE table_id = 4`,
+			`ALTER TABLE ducklake_schema ALTER path_is_relative TYPE VARCHAR`, `UPDATE ducklake_schema SET path_is_relative = 'x'`}},
+		{name: "filesWithoutStatsInB", want: `name "in_file"`, sql: []string{stamp04,
+			`UPDATE ducklake_column SET begin_snapshot = NULL WHERE table_id = 1 AND column_id = 6`}},
+		{name: "valueCountZero", want: `read value_count 0 rows of ducklake_file_column_stats`, sql: []string{
+			`UPDATE ducklake_file_column_stats SET value_count = 0, data_file_id = NULL WHERE data_file_id = 0 AND column_id = 1`}},
+		{name: "stringTableStats", want: `Could not convert string 'x' to INT64`, sql: []string{stamp04,
+			`DELETE FROM ducklake_table_stats`,
+			`UPDATE ducklake_table_column_stats SET min_value = NULL, max_value = NULL WHERE table_id = 1 AND column_id = 4`,
+			`ALTER TABLE ducklake_inlined_data_tables ALTER table_id TYPE VARCHAR`,
+			`INSERT INTO ducklake_inlined_data_tables VALUES ('x', 'ducklake_inlined_data_9_9', 1)`}},
+	} {
+		for _, both := range []bool{true, false} {
+			name := tc.name + ", B only"
+			if both {
+				name = tc.name + ", both"
+			}
+			t.Run(name, func(t *testing.T) {
+				a, b := catalog, tamper(t, catalog, tc.sql...)
+				if both {
+					a = tamper(t, catalog, tc.sql...)
+				}
+				rep, err := Catalogs(context.Background(), a, b, Options{DataPath: data})
+				if err == nil || !strings.Contains(err.Error(), tc.want) {
+					t.Fatalf("want a failure naming %q, got %v", tc.want, err)
+				}
+				if both {
+					if !errors.Is(err, ErrIncomparable) || errors.Is(err, ErrNotEquivalent) {
+						t.Fatalf("want could not compare, got %v", err)
+					}
+					if !strings.Contains(err.Error(), "the same read of A fails too") {
+						t.Errorf("the failure does not say A's read fails too: %v", err)
+					}
+					return
+				}
+				if !errors.Is(err, ErrNotEquivalent) || errors.Is(err, ErrIncomparable) {
+					t.Fatalf("want not equivalent, got %v", err)
+				}
+				if !hasDifference(rep, "catalog", "B cannot be read where A can") || !hasDifference(rep, "catalog", tc.want) {
+					t.Fatalf("want a catalog difference naming %q: %+v", tc.want, rep.Differences)
+				}
+			})
+		}
+	}
+}

@@ -496,7 +496,7 @@ func (c *comparison) stats() error {
 				zeroA: c.a.noZeroValueCount(statsAsk{label: rd.label, table: rd.na, keys: rd.keys, cols: rd.cols}),
 				zeroB: c.b.noZeroValueCount(statsAsk{label: rd.label, table: rd.nb, keys: rd.keys, cols: rd.cols}),
 			}
-			if err := c.valueCountZero(rd.label, rd.nb, rd.ea, rd.eb, none); err != nil {
+			if err := c.valueCountZero(rd.label, rd.na, rd.nb, rd.ea, rd.eb, none); err != nil {
 				return err
 			}
 		}

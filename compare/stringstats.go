@@ -100,7 +100,12 @@ func (c *comparison) stringTableStats(label string, ea, eb entries, none statsNo
 	// of a VARCHAR column either.
 	if !none.neitherB {
 		if rb, err = c.b.stringStatsWithoutMinMax(c.ctx, label, true); err != nil {
-			return inB(err)
+			// B's rows are read first: the failure is both catalogs'
+			// when A's same read fails too.
+			return bThenA(err, func() error {
+				_, err := c.a.stringStatsWithoutMinMax(c.ctx, label, true)
+				return err
+			})
 		}
 	}
 	for _, row := range rb {

@@ -207,11 +207,16 @@ func (c *comparison) textStatsKind(k *formats.TextStats, label, na, nb string, e
 			continue // not A's row (other differences say so), or A's readers skip alike
 		}
 		if names == nil {
-			if names, err = c.b.tableNames(c.ctx); err != nil {
-				return inB(err)
+			if names, err = c.bTableNames(); err != nil {
+				return err
 			}
 			if columns, err = c.b.textColumnNames(c, k); err != nil {
-				return inB(err)
+				// Read of B alone: both catalogs' when A's same read
+				// fails too.
+				return bThenA(err, func() error {
+					_, err := c.a.textColumnNames(c, k)
+					return err
+				})
 			}
 		}
 		table := names[row.table]

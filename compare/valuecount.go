@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"context"
 	"database/sql"
 	"fmt"
 	"regexp"
@@ -15,8 +16,8 @@ import (
 var valueCountText = regexp.MustCompile(`(^| )value_count=(NULL|"[^"]*")`)
 
 // valueCountZero applies formats.QuirkValueCountZeroPruned to the
-// comparison of the file column statistics (label; nb is the table's name
-// in B). Where B's readers skip a data file whose value_count for a column
+// comparison of the file column statistics (label; na and nb are the
+// table's names in A and B). Where B's readers skip a data file whose value_count for a column
 // is 0 (1.0 as DuckDB 1.5.3+ read it, 1.1) and A's do not (0.1-0.4), a NULL
 // value_count of B equals A's 0: every reader keeps the file (convert
 // writes it so). And B must not be read with fewer files than A: a row of
@@ -29,7 +30,7 @@ var valueCountText = regexp.MustCompile(`(^| )value_count=(NULL|"[^"]*")`)
 // files. A row that only B has is left to the row comparison. none says
 // which side is known to hold no row with value_count 0: then nothing is
 // queried.
-func (c *comparison) valueCountZero(label, nb string, ea, eb entries, none statsNone) error {
+func (c *comparison) valueCountZero(label, na, nb string, ea, eb entries, none statsNone) error {
 	q := formats.QuirkValueCountZeroPruned
 	quirkA, quirkB := c.a.readsWith(q), c.b.readsWith(q)
 	if !quirkB {
@@ -49,32 +50,18 @@ func (c *comparison) valueCountZero(label, nb string, ea, eb entries, none stats
 	if none.zeroB || c.b.empty(nb) {
 		return nil
 	}
-	rows, err := c.b.conn.QueryContext(c.ctx, `SELECT s.data_file_id, s.table_id, s.column_id, s.null_count, f.record_count, f.path, f.begin_snapshot,
-	(SELECT arg_max(col.column_name, col.begin_snapshot) FROM cat.ducklake_column col WHERE col.table_id = s.table_id AND col.column_id = s.column_id)
-FROM cat.`+ident(nb)+` s LEFT JOIN cat.ducklake_data_file f ON f.data_file_id = s.data_file_id
-WHERE `+formats.ValueCountZeroWithValuesSQL("cat.")+`
-ORDER BY s.table_id, s.data_file_id, s.column_id`)
+	zs, err := c.b.valueCountZeroRows(c.ctx, nb)
 	if err != nil {
-		return inB(fmt.Errorf("read value_count 0 rows of %s in %s: %w", nb, c.b.path, err))
+		// A read of B alone: both catalogs' when A's same read fails
+		// too (A's table of file column statistics, na).
+		return bThenA(err, func() error {
+			if c.a.empty(na) {
+				return nil
+			}
+			_, err := c.a.valueCountZeroRows(c.ctx, na)
+			return err
+		})
 	}
-	defer rows.Close()
-	type zeroRow struct {
-		file, table, column  int64
-		nulls, records, snap sql.NullInt64
-		path, name           sql.NullString
-	}
-	var zs []zeroRow
-	for rows.Next() {
-		var z zeroRow
-		if err := rows.Scan(&z.file, &z.table, &z.column, &z.nulls, &z.records, &z.path, &z.snap, &z.name); err != nil {
-			return inB(fmt.Errorf("read value_count 0 rows of %s in %s: %w", nb, c.b.path, err))
-		}
-		zs = append(zs, z)
-	}
-	if err := rows.Err(); err != nil {
-		return inB(fmt.Errorf("read value_count 0 rows of %s in %s: %w", nb, c.b.path, err))
-	}
-	rows.Close()
 	var names map[int64]string
 	for _, z := range zs {
 		key := c.fileKeyB(label, z.file, z.column)
@@ -86,8 +73,8 @@ ORDER BY s.table_id, s.data_file_id, s.column_id`)
 			continue // A's readers skip the file too
 		}
 		if names == nil {
-			if names, err = c.b.tableNames(c.ctx); err != nil {
-				return inB(err)
+			if names, err = c.bTableNames(); err != nil {
+				return err
 			}
 		}
 		table := names[z.table]
@@ -139,4 +126,40 @@ func allValueCountsZero(text string) bool {
 		}
 	}
 	return true
+}
+
+// zeroRow is a file column statistics row with value_count 0 of a data
+// file that may hold values of the column (valueCountZeroRows).
+type zeroRow struct {
+	file, table, column  int64
+	nulls, records, snap sql.NullInt64
+	path, name           sql.NullString
+}
+
+// valueCountZeroRows reads the rows of stats, the catalog's file column
+// statistics table, with value_count 0 for a top-level column of a data
+// file that may hold values (formats.ValueCountZeroWithValuesSQL), by
+// table, data file and column.
+func (r *Reader) valueCountZeroRows(ctx context.Context, stats string) ([]zeroRow, error) {
+	rows, err := r.conn.QueryContext(ctx, `SELECT s.data_file_id, s.table_id, s.column_id, s.null_count, f.record_count, f.path, f.begin_snapshot,
+	(SELECT arg_max(col.column_name, col.begin_snapshot) FROM cat.ducklake_column col WHERE col.table_id = s.table_id AND col.column_id = s.column_id)
+FROM cat.`+ident(stats)+` s LEFT JOIN cat.ducklake_data_file f ON f.data_file_id = s.data_file_id
+WHERE `+formats.ValueCountZeroWithValuesSQL("cat.")+`
+ORDER BY s.table_id, s.data_file_id, s.column_id`)
+	if err != nil {
+		return nil, fmt.Errorf("read value_count 0 rows of %s in %s: %w", stats, r.path, err)
+	}
+	defer rows.Close()
+	var zs []zeroRow
+	for rows.Next() {
+		var z zeroRow
+		if err := rows.Scan(&z.file, &z.table, &z.column, &z.nulls, &z.records, &z.path, &z.snap, &z.name); err != nil {
+			return nil, fmt.Errorf("read value_count 0 rows of %s in %s: %w", stats, r.path, err)
+		}
+		zs = append(zs, z)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read value_count 0 rows of %s in %s: %w", stats, r.path, err)
+	}
+	return zs, nil
 }
