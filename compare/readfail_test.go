@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -166,14 +167,15 @@ func TestReadFailSides(t *testing.T) {
 	}
 }
 
-// TestReadFailBFirst: the statistics checks that read B before A, or B
-// alone, reach a broken value of B first. A value broken alike in both
+// TestReadFailBFirst: the checks that read B before A, or B alone, reach
+// a broken value of B first. A value broken alike in both
 // catalogs is could not compare (exit 4: A cannot be read either; A's same
 // read is tried when B's fails), not "B cannot be read where A can" (exit
 // 3, as before); broken in B alone it stays exit 3. Each case is reached
-// first by the step named: earlyTableStats (a 1.0 table without column
-// statistics; B's table names, from a ducklake_schema.path_is_relative
-// that is not a boolean), filesWithoutStatsInB (0.4: a column row with a
+// first by the step named: footerQuirkDifferences (a 0.4 B beside a 1.0
+// A, before the comparison: B's file list, from a
+// ducklake_schema.path_is_relative that is not a boolean), earlyTableStats (a 1.0 table without column
+// statistics; B's table names, from the same path_is_relative), filesWithoutStatsInB (0.4: a column row with a
 // NULL begin_snapshot, the data file pairs' in_file NULL), valueCountZero
 // (1.0: a value_count 0 row with a NULL data_file_id) and
 // stringTableStats (0.4 without table statistics, so that no read of A's
@@ -186,8 +188,11 @@ func TestReadFailBFirst(t *testing.T) {
 	for _, tc := range []struct {
 		name, want string // want: what B's failure names
 		sql        []string
+		toB        []string // B's alone, before sql: its format
 	}{
-		{name: "earlyTableStats, B's table names", want: `couldn't convert "x" into type bool`, sql: []string{
+		{name: "footerQuirkDifferences, B's file list", want: `list the files of`, toB: []string{stamp04}, sql: []string{
+			`ALTER TABLE ducklake_schema ALTER path_is_relative TYPE VARCHAR`, `UPDATE ducklake_schema SET path_is_relative = 'x'`}},
+		{name: "earlyTableStats, B's table names", want: `read the schemas of`, sql: []string{
 			`DELETE FROM ducklake_table_column_stats WHERE table_id = 4`,
 			`ALTER TABLE ducklake_schema ALTER path_is_relative TYPE VARCHAR`, `UPDATE ducklake_schema SET path_is_relative = 'x'`}},
 		{name: "filesWithoutStatsInB", want: `name "in_file"`, sql: []string{stamp04,
@@ -206,7 +211,7 @@ func TestReadFailBFirst(t *testing.T) {
 				name = tc.name + ", both"
 			}
 			t.Run(name, func(t *testing.T) {
-				a, b := catalog, tamper(t, catalog, tc.sql...)
+				a, b := catalog, tamper(t, catalog, append(slices.Clone(tc.toB), tc.sql...)...)
 				if both {
 					a = tamper(t, catalog, tc.sql...)
 				}
