@@ -143,7 +143,8 @@ func untar(src, dst string) error {
 	}
 }
 
-// Lakes lists the lake folders of an unpacked archive, sorted.
+// Lakes lists the lake folders of an unpacked archive, sorted; an archive
+// without any fails the test.
 func Lakes(tb testing.TB, archive string) []string {
 	tb.Helper()
 	dir := Dir(tb, archive)
@@ -156,6 +157,11 @@ func Lakes(tb testing.TB, archive string) []string {
 		if e.IsDir() {
 			out = append(out, filepath.Join(dir, e.Name()))
 		}
+	}
+	if len(out) == 0 {
+		// Tests loop over the lakes: with none they would pass having
+		// checked nothing.
+		tb.Fatalf("conformance archive %s holds no lake (unpacked in %s)", archive, dir)
 	}
 	return out
 }
