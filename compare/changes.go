@@ -134,11 +134,11 @@ func knownChange(v *formats.Version, kind string) bool {
 func (c *comparison) snapshotChanges(common []int64) error {
 	ca, err := c.a.changesMade(c.ctx)
 	if err != nil {
-		return inA(err)
+		return markA(err)
 	}
 	cb, err := c.b.changesMade(c.ctx)
 	if err != nil {
-		return inB(err)
+		return markB(err)
 	}
 	for _, s := range common {
 		va, okA := ca[s]

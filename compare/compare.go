@@ -349,7 +349,7 @@ func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
 	// must read what DuckDB 1.5.6 reads.
 	misread, merr := misreadColumns(ctx, rb.conn, rb.path)
 	if merr != nil {
-		if what, ok := bOnlyFailure(inB(merr)); ok {
+		if what, ok := bOnlyFailure(markB(merr)); ok {
 			return rep, bCannotBeRead(rep, a, b, what)
 		}
 		return nil, incomparable(merr)
@@ -557,11 +557,11 @@ func (c *comparison) run() error {
 	}
 	sa, err := c.a.Snapshots(c.ctx)
 	if err != nil {
-		return inA(err)
+		return markA(err)
 	}
 	sb, err := c.b.Snapshots(c.ctx)
 	if err != nil {
-		return inB(err)
+		return markB(err)
 	}
 	c.rep.A.Snapshots, c.rep.B.Snapshots = len(sa), len(sb)
 	c.lastA, c.lastB = latestSnapshot(sa), latestSnapshot(sb)
@@ -687,11 +687,11 @@ func (c *comparison) snapshot(s int64) error {
 	t0 := time.Now()
 	ea, err := c.a.schemaEntries(c.ctx, s)
 	if err != nil {
-		return inA(err)
+		return markA(err)
 	}
 	eb, err := c.b.schemaEntries(c.ctx, s)
 	if err != nil {
-		return inB(err)
+		return markB(err)
 	}
 	if !c.a.format.Has(formats.CapMacros) || !c.b.format.Has(formats.CapMacros) {
 		// Macros exist only from 0.4; a catalog without them cannot differ there.
@@ -702,11 +702,11 @@ func (c *comparison) snapshot(s int64) error {
 	c.diffEntries("schema", ptr(s), "", ea, eb)
 	ca, okA, err := c.a.commitInfo(c.ctx, s)
 	if err != nil {
-		return inA(err)
+		return markA(err)
 	}
 	cb, okB, err := c.b.commitInfo(c.ctx, s)
 	if err != nil {
-		return inB(err)
+		return markB(err)
 	}
 	if okA && okB && ca != cb {
 		// Commit info exists from 0.3; older formats cannot carry it.
@@ -716,11 +716,11 @@ func (c *comparison) snapshot(s int64) error {
 
 	ta, err := c.a.Tables(c.ctx, s)
 	if err != nil {
-		return inA(err)
+		return markA(err)
 	}
 	tb, err := c.b.Tables(c.ctx, s)
 	if err != nil {
-		return inB(err)
+		return markB(err)
 	}
 	byName := map[string]Table{}
 	for _, t := range tb {
@@ -750,7 +750,7 @@ func (c *comparison) table(s int64, x, y Table) error {
 	t0 := time.Now()
 	fa, pa, errA := c.a.fileEntries(c.ctx, x, s, c.onDisk("A", x.FullName()))
 	fb, pb, errB := c.b.fileEntries(c.ctx, y, s, c.onDisk("B", y.FullName()))
-	if done, err := c.refusedDeleteFiles(s, x, inA(errA), inB(errB)); done || err != nil {
+	if done, err := c.refusedDeleteFiles(s, x, markA(errA), markB(errB)); done || err != nil {
 		return err
 	}
 	c.diffEntries("files", ptr(s), x.FullName(), fa, fb)
@@ -798,11 +798,11 @@ func (c *comparison) table(s int64, x, y Table) error {
 		plain := ScanOptions{}
 		ra, err := c.a.RowTexts(c.ctx, x, s, plain)
 		if err != nil {
-			return inA(err)
+			return markA(err)
 		}
 		rb, err := c.b.RowTexts(c.ctx, y, s, plain)
 		if err != nil {
-			return inB(err)
+			return markB(err)
 		}
 		d := diffRows(ra, rb, c.opts.MaxRowDiffs)
 		if len(d.OnlyA) == 0 && len(d.OnlyB) == 0 {
@@ -838,7 +838,7 @@ func (c *comparison) recordCounts(s int64, x Table, opts ScanOptions, pa, pb *ta
 		}
 		wrong, err := side.r.checkPlans(c.ctx, x, s, opts, side.tp, side.skip)
 		if err != nil {
-			return onSide(side.name, err)
+			return c.mark(side.r, err)
 		}
 		for _, w := range wrong {
 			f, n := w.f, w.rows
@@ -869,10 +869,10 @@ func (c *comparison) unreadable(s int64, x Table, errA, errB error) (done bool, 
 		// of a side's format cannot read (a modelled quirk) is no failure
 		// of that side's read.
 		if !okA {
-			errA = inA(errA)
+			errA = markA(errA)
 		}
 		if !okB {
-			errB = inB(errB)
+			errB = markB(errB)
 		}
 		return true, errors.Join(errA, errB)
 	}

@@ -126,7 +126,7 @@ func (c *comparison) counts(s int64, x, y Table, da, db Digest, partsA, partsB [
 		}
 		issues, err := side.r.deleteCounts(c.ctx, side.t, s)
 		if err != nil {
-			return onSide(side.name, err)
+			return c.mark(side.r, err)
 		}
 		for _, is := range issues {
 			d := Difference{Kind: "files", Snapshot: ptr(s), Table: x.FullName(), Item: "delete_count of " + is.deleteFile,
@@ -146,7 +146,7 @@ func (c *comparison) counts(s int64, x, y Table, da, db Digest, partsA, partsB [
 	}
 	na, metaA, err := c.a.countAnswer(c.ctx, x, s, da, partsA)
 	if err != nil {
-		return inA(err)
+		return markA(err)
 	}
 	if c.self {
 		// One side: what its readers answer against the rows they read.
@@ -159,7 +159,7 @@ func (c *comparison) counts(s int64, x, y Table, da, db Digest, partsA, partsB [
 	}
 	nb, metaB, err := c.b.countAnswer(c.ctx, y, s, db, partsB)
 	if err != nil {
-		return inB(err)
+		return markB(err)
 	}
 	if metaA || metaB {
 		if err := c.minMax(s, x, y, na, nb); err != nil {

@@ -58,7 +58,7 @@ func (c *comparison) extensionCheck(s int64, x, y Table) error {
 		}
 		ours, _, err := side.r.TableDigest(c.ctx, side.t, s, ScanOptions{})
 		if err != nil {
-			return onSide(side.name, err)
+			return c.mark(side.r, err)
 		}
 		q := fmt.Sprintf("SELECT * FROM dl.%s.%s AT (VERSION => %d)", ident(side.t.Schema), ident(side.t.Name), s)
 		var theirs Digest
@@ -67,7 +67,7 @@ func (c *comparison) extensionCheck(s int64, x, y Table) error {
 			return err
 		})
 		if err != nil {
-			return onSide(side.name, fmt.Errorf("read %s at snapshot %d of %s with the ducklake extension: %w", side.t.FullName(), s, side.r.path, err))
+			return c.mark(side.r, fmt.Errorf("read %s at snapshot %d of %s with the ducklake extension: %w", side.t.FullName(), s, side.r.path, err))
 		}
 		if ours != theirs {
 			c.add(Difference{Kind: "reader", Snapshot: ptr(s), Table: side.t.FullName(), Item: side.r.path,

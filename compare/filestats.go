@@ -55,11 +55,11 @@ func (c *comparison) fileColumnStats(label, na, nb string, ea, eb entries) error
 	}
 	pa, err := c.a.fileColumnPairs(c, na)
 	if err != nil {
-		return inA(err)
+		return markA(err)
 	}
 	pb, err := c.b.fileColumnPairs(c, nb)
 	if err != nil {
-		return inB(err)
+		return markB(err)
 	}
 	ma := pairsByKey(pa)
 	for _, side := range []struct {
@@ -148,7 +148,7 @@ func (c *comparison) filesWithoutStatsInB(label, na, nb string) error {
 	return c.filesSkippedByB(label, pb, func() (map[pairKey]formats.FileColumnPair, error) {
 		pa, err := c.a.fileColumnPairs(c, na)
 		if err != nil {
-			return nil, inA(err)
+			return nil, markA(err)
 		}
 		return pairsByKey(pa), nil
 	})

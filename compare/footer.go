@@ -88,7 +88,7 @@ func footerQuirkDifferences(ctx context.Context, a, b *Reader, readers string, d
 	if len(paths) > 0 {
 		read, err := parquetfooter.Read(ctx, b.conn, paths)
 		if err != nil {
-			return nil, inB(fmt.Errorf("read the footers of the data files of %s: %w", b.path, err))
+			return nil, markB(fmt.Errorf("read the footers of the data files of %s: %w", b.path, err))
 		}
 		for _, p := range paths {
 			hits[p] = read[p]

@@ -65,7 +65,7 @@ func (c *comparison) hiveTimeZoneValues() error {
 			})
 		}
 		if err != nil {
-			return onSide(side.name, err)
+			return c.mark(side.r, err)
 		}
 		for _, v := range vals {
 			k := v.table + "\x00" + v.file + "\x00" + v.column + "\x00" + v.value

@@ -563,11 +563,11 @@ func (c *comparison) schemaVersionRows() error {
 	}
 	ea, err := c.a.schemaVersionEntries(c.ctx)
 	if err != nil {
-		return inA(err)
+		return markA(err)
 	}
 	eb, err := c.b.schemaVersionEntries(c.ctx)
 	if err != nil {
-		return inB(err)
+		return markB(err)
 	}
 	c.diffEntries("schema", nil, "", ea, eb)
 	return nil

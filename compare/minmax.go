@@ -149,10 +149,10 @@ func (c *comparison) minMax(s int64, x, y Table, netA, netB int64) error {
 	b := &minMaxSide{name: "B", r: c.b, t: y, fold: foldB, scan: scanB, need: map[int64]*Column{}}
 	var err error
 	if a.folded, err = c.a.foldedMinMax(c.ctx, x, s, netA); err != nil {
-		return inA(err)
+		return markA(err)
 	}
 	if b.folded, err = c.b.foldedMinMax(c.ctx, y, s, netB); err != nil {
-		return inB(err)
+		return markB(err)
 	}
 	if len(a.folded) == 0 && len(b.folded) == 0 {
 		return nil
@@ -162,11 +162,11 @@ func (c *comparison) minMax(s int64, x, y Table, netA, netB int64) error {
 	// A's first, as every step reads: a failure of both is A's too.
 	colsA, err := c.a.Columns(c.ctx, x.ID, s)
 	if err != nil {
-		return inA(err)
+		return markA(err)
 	}
 	cols, err := c.b.Columns(c.ctx, y.ID, s)
 	if err != nil {
-		return inB(err)
+		return markB(err)
 	}
 	a.cols = map[int64]*Column{}
 	for _, col := range colsA {
@@ -201,7 +201,7 @@ func (c *comparison) minMax(s int64, x, y Table, netA, netB int64) error {
 			}
 		}
 		if side.scanned, err = side.r.scannedMinMax(c.ctx, side.t, s, need); err != nil {
-			return onSide(side.name, err)
+			return c.mark(side.r, err)
 		}
 	}
 	for _, col := range cols {

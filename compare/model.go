@@ -109,7 +109,7 @@ func (c *comparison) dropUnreadableTableStats(label string, ea, eb entries) erro
 		}
 		ids, err := side.has.tablesWithoutColumnStats(c.ctx)
 		if err != nil {
-			return onSide(side.hasName, err)
+			return c.mark(side.has, err)
 		}
 		who := "whose format's readers fail on it"
 		if early {
@@ -156,7 +156,7 @@ func (c *comparison) earlyTableStats(label string, ea, eb entries) error {
 	var alsoA []int64
 	if c.a.format.Name == c.b.format.Name {
 		if alsoA, err = c.a.tablesWithoutColumnStats(c.ctx); err != nil {
-			return inA(err)
+			return markA(err)
 		}
 	}
 	names, err := c.bTableNames()

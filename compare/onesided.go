@@ -73,12 +73,12 @@ func (c *comparison) oneSidedTableStats(label, na, nb string, ea, eb entries, no
 	// bound only has no such row of any type (none.oneA, none.oneB).
 	if !none.oneA {
 		if ra, err = c.a.oneSidedRows(c, label, na); err != nil {
-			return inA(err)
+			return markA(err)
 		}
 	}
 	if !none.oneB {
 		if rb, err = c.b.oneSidedRows(c, label, nb); err != nil {
-			return inB(err)
+			return markB(err)
 		}
 	}
 	for k, o := range ra {

@@ -17,23 +17,30 @@ func (c *comparison) readerValues() error {
 	if c.self {
 		return nil
 	}
+	readA := func() ([]formats.ValueViolation, error) {
+		va, err := formats.ReaderValueViolations(c.ctx, c.a.conn, "cat", "main", c.a.has)
+		if err != nil {
+			return nil, fmt.Errorf("read the metadata values of %s: %w", c.a.path, err)
+		}
+		return va, nil
+	}
 	vb, err := formats.ReaderValueViolations(c.ctx, c.b.conn, "cat", "main", c.b.has)
 	if err != nil {
-		// B is read first here; a failure of A's read of the same values
-		// is A's (could not compare), not B's alone.
-		if _, errA := formats.ReaderValueViolations(c.ctx, c.a.conn, "cat", "main", c.a.has); errA != nil {
-			return inA(fmt.Errorf("read the metadata values of %s: %w", c.a.path, errA))
-		}
-		return inB(fmt.Errorf("read the metadata values of %s: %w", c.b.path, err))
+		// B is read first here: both catalogs' failure when A's read of
+		// the same values fails too.
+		return bThenA(fmt.Errorf("read the metadata values of %s: %w", c.b.path, err), func() error {
+			_, err := readA()
+			return err
+		})
 	}
 	if len(vb) == 0 {
 		// A's values matter only to excuse B's violations: a query saved
 		// per cell in the common case.
 		return nil
 	}
-	va, err := formats.ReaderValueViolations(c.ctx, c.a.conn, "cat", "main", c.a.has)
+	va, err := readA()
 	if err != nil {
-		return inA(fmt.Errorf("read the metadata values of %s: %w", c.a.path, err))
+		return markA(err)
 	}
 	aBreaks := map[formats.ValueRule]bool{}
 	for _, v := range va {

@@ -37,12 +37,21 @@ func (c *comparison) onlyBNames(path string) bool {
 	return !c.aNames[c.b.relPath(path)]
 }
 
+// catalogSide is the catalog a read was of.
+type catalogSide int
+
+const (
+	sideA catalogSide = iota + 1
+	sideB
+)
+
 // sideError is a failure of the read of one catalog, marked where the read
 // happens: each step of the comparison knows which catalog it reads (it
-// reads A, then B, item by item) and marks what fails with that side. Its
-// message is the failure's own: marking changes no text.
+// reads A, then B, item by item, or B first through bThenA) and marks what
+// fails with that side. Its message is the failure's own: marking changes
+// no text.
 type sideError struct {
-	side string // "A" or "B"
+	side catalogSide
 	err  error
 }
 
@@ -50,16 +59,25 @@ func (e *sideError) Error() string { return e.err.Error() }
 func (e *sideError) Unwrap() error { return e.err }
 
 // onSide marks err as a failure of the read of catalog side; nil stays nil.
-func onSide(side string, err error) error {
+func onSide(side catalogSide, err error) error {
 	if err == nil {
 		return nil
 	}
 	return &sideError{side: side, err: err}
 }
 
-// inA and inB mark err as a failure of A's or of B's read.
-func inA(err error) error { return onSide("A", err) }
-func inB(err error) error { return onSide("B", err) }
+// markA and markB mark err as a failure of A's or of B's read.
+func markA(err error) error { return onSide(sideA, err) }
+func markB(err error) error { return onSide(sideB, err) }
+
+// mark marks err as a failure of the read of r, one of the comparison's
+// two readers (the steps that loop over both sides).
+func (c *comparison) mark(r *Reader, err error) error {
+	if r == c.b && r != c.a {
+		return markB(err)
+	}
+	return markA(err)
+}
 
 // bThenA marks errB, a failure of a read of B that no read of A's same
 // item came before (a check of B alone, or one that reads B first), as B's;
@@ -72,9 +90,9 @@ func bThenA(errB error, readA func() error) error {
 		return nil
 	}
 	if errA := readA(); errA != nil {
-		return fmt.Errorf("%w; the same read of A fails too: %w", inB(errB), inA(errA))
+		return fmt.Errorf("%w; the same read of A fails too: %w", markB(errB), markA(errA))
 	}
-	return inB(errB)
+	return markB(errB)
 }
 
 // bTableNames is B's tableNames for a difference's text, read before A's
@@ -94,7 +112,7 @@ func failedSides(err error) (a, b bool) {
 	walk = func(e error) {
 		for e != nil {
 			if s, ok := e.(*sideError); ok {
-				a, b = a || s.side == "A", b || s.side == "B"
+				a, b = a || s.side == sideA, b || s.side == sideB
 			}
 			switch u := e.(type) {
 			case interface{ Unwrap() []error }:
@@ -119,7 +137,8 @@ func failedSides(err error) (a, b bool) {
 // a file only B names that does not exist. The side is a property of the
 // error (sideError, set by the step that read): B's read failed and no
 // read of A did (each step reads A, then B, so A's reader read the same
-// item first, or reads nothing of it). What the message says plays no
+// item first, or reads nothing of it; one that reads B first tries A's
+// same read when B's fails, bThenA). What the message says plays no
 // part: a failure of A that quotes B's path, or one of B that does not
 // name B, is told by its mark. Kept as "could not compare": a failure of
 // A or of both, one no step marked (an invalid option, a failure before

@@ -146,16 +146,16 @@ func TestReadFailSides(t *testing.T) {
 		err  error
 		want string // "" : not B's alone
 	}{
-		{"B's read", inB(errors.New("read schemas of /lake/a.duckdb at snapshot 1: a schema has a NULL id or name")), "read schemas of /lake/a.duckdb at snapshot 1: a schema has a NULL id or name"},
-		{"B's read, wrapped", incomparable(fmt.Errorf("snapshot 2: table main.t: %w", inB(errors.New("boom")))), "snapshot 2: table main.t: boom"},
-		{"A's read naming B", inA(errors.New("read columns of " + b)), ""},
-		{"both", errors.Join(inA(errors.New("a")), inB(errors.New("b"))), ""},
-		{"both, nested", inB(fmt.Errorf("x: %w", inA(errors.New("a")))), ""},
+		{"B's read", markB(errors.New("read schemas of /lake/a.duckdb at snapshot 1: a schema has a NULL id or name")), "read schemas of /lake/a.duckdb at snapshot 1: a schema has a NULL id or name"},
+		{"B's read, wrapped", incomparable(fmt.Errorf("snapshot 2: table main.t: %w", markB(errors.New("boom")))), "snapshot 2: table main.t: boom"},
+		{"A's read naming B", markA(errors.New("read columns of " + b)), ""},
+		{"both", errors.Join(markA(errors.New("a")), markB(errors.New("b"))), ""},
+		{"both, nested", markB(fmt.Errorf("x: %w", markA(errors.New("a")))), ""},
 		{"not marked", errors.New("read columns of " + b), ""},
-		{"B's, a file", inB(fmt.Errorf("data file x of main.t in %s: %w", b, gone)), ""},
-		{"B's, a file only B names", inB(&bReadFailure{err: fmt.Errorf("catalog B names x, which does not exist and which A does not name: %w", gone)}), "catalog B names x, which does not exist and which A does not name: " + gone.Error()},
-		{"B's, environmental", inB(errors.New("read columns of " + b + ": IO Error: disk")), ""},
-		{"B's, cancelled", inB(fmt.Errorf("read: %w", context.Canceled)), ""},
+		{"B's, a file", markB(fmt.Errorf("data file x of main.t in %s: %w", b, gone)), ""},
+		{"B's, a file only B names", markB(&bReadFailure{err: fmt.Errorf("catalog B names x, which does not exist and which A does not name: %w", gone)}), "catalog B names x, which does not exist and which A does not name: " + gone.Error()},
+		{"B's, environmental", markB(errors.New("read columns of " + b + ": IO Error: disk")), ""},
+		{"B's, cancelled", markB(fmt.Errorf("read: %w", context.Canceled)), ""},
 		{"nil", nil, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -427,7 +427,7 @@ func (c *comparison) stats() error {
 		}
 		es, err := side.r.statsEntriesAll(c.ctx, asks)
 		if err != nil {
-			return onSide(side.side, err)
+			return c.mark(side.r, err)
 		}
 		for i, rd := range reads {
 			side.set(rd, es[i])

@@ -132,7 +132,7 @@ func (c *comparison) stringTableStats(label string, ea, eb entries, none statsNo
 	}
 	if !none.neitherA {
 		if ra, err = c.a.stringStatsWithoutMinMax(c.ctx, label, false); err != nil {
-			return inA(err)
+			return markA(err)
 		}
 	}
 	for _, row := range ra {
@@ -190,7 +190,7 @@ func (c *comparison) dropStringOnlyTableStats(label string, ea, eb entries, none
 	}
 	ids, err := c.a.tablesOnlyWithStringStatsWithoutMinMax(c)
 	if err != nil {
-		return inA(err)
+		return markA(err)
 	}
 	for _, id := range ids {
 		k := tableStatsKey(label, id)

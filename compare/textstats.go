@@ -151,12 +151,12 @@ func (c *comparison) textStatsKind(k *formats.TextStats, label, na, nb string, e
 	// A catalog without a column of the kind has no statistics row of it.
 	if c.a.hasLakeType(c, k.Types) {
 		if ra, err = c.a.textStatsRows(c, k, label, na); err != nil {
-			return inA(err)
+			return markA(err)
 		}
 	}
 	if c.b.hasLakeType(c, k.Types) {
 		if rb, err = c.b.textStatsRows(c, k, label, nb); err != nil {
-			return inB(err)
+			return markB(err)
 		}
 		for i := range rb {
 			if rb[i].file != nil {
