@@ -64,10 +64,13 @@ func emptyFolderSite(t *testing.T, root, id, page string, fail []string) (*httpS
 // a folder. Before, the store learnt versions only from the files it
 // listed: the version was never seen (a --versions filter naming it found
 // "no version", and a whole check of a repository whose newest version has
-// no version.json passed). A version folder holding no version.json is the
-// folder's version without version.json (there, one holding only a stray
-// file); a probe the server answers 500 is unverifiable, naming the file;
-// a version folder whose page answers 404 stays an error (no listing).
+// no version.json passed). A version folder whose page lists no file and
+// whose version.json and expired.json answer 404 is ignored with a
+// warning, as an empty folder on disk is (TestEmptyFolderVersionDropped):
+// a folder holding only a stray file, a version without version.json on
+// disk, looks so on the web; a probe the server answers 500 is
+// unverifiable, naming the file; a version folder whose page answers 404
+// stays an error (no listing).
 func TestEmptyFolderVersion(t *testing.T) {
 	ctx := context.Background()
 	remove := func(t *testing.T, v string, names ...string) {
@@ -92,6 +95,11 @@ func TestEmptyFolderVersion(t *testing.T) {
 		// version folder (absentProbes), beyond one HEAD expired.json per
 		// version that a site whose listings show every file costs.
 		probes map[string]int
+		// dropped: the web check cannot tell the folder from an empty
+		// one (its only file, a stray one, is on no page and no reader
+		// asks for it), so it ignores it with a warning (exit 0, or no
+		// version for --versions), where the folder check gives want.
+		dropped bool
 	}{
 		{name: "empty page, a sound version", page: "empty",
 			probes: map[string]int{"HEAD expired.json": 3}},
@@ -100,13 +108,11 @@ func TestEmptyFolderVersion(t *testing.T) {
 		{name: "empty page, no version.json", page: "empty", edit: func(t *testing.T, v string) {
 			remove(t, v, "version.json", "ducklake.duckdb", "dataset.json", "files.json")
 			writeFile(t, filepath.Join(v, "notes.txt"), "moved")
-		}, want: ErrInvalidVersion, detail: "versions/%s/version.json: missing",
-			probes: map[string]int{"HEAD expired.json": 3, "HEAD version.json": 1}},
+		}, want: ErrInvalidVersion, dropped: true},
 		{name: "empty page, no version.json, every version checked", page: "empty", edit: func(t *testing.T, v string) {
 			remove(t, v, "version.json", "ducklake.duckdb", "dataset.json", "files.json")
 			writeFile(t, filepath.Join(v, "notes.txt"), "moved")
-		}, whole: true, want: ErrInvalidVersion, detail: "versions/%s/version.json: missing",
-			probes: map[string]int{"HEAD expired.json": 3, "HEAD version.json": 1}},
+		}, whole: true, want: ErrInvalidVersion, dropped: true},
 		{name: "empty page, a withdrawn version", page: "empty", edit: func(t *testing.T, v string) {
 			remove(t, v, "ducklake.duckdb", "files.json")
 			writeFile(t, filepath.Join(v, "expired.json"), `{"reason": "withdrawn"}`)
@@ -140,6 +146,23 @@ func TestEmptyFolderVersion(t *testing.T) {
 			}
 			counts, h := emptyFolderSite(t, root, id, tc.page, tc.fail)
 			web, werr := Check(ctx, webSite(t, h), opts())
+			if tc.dropped {
+				if !errors.Is(ferr, tc.want) {
+					t.Errorf("folder check = %v, want %v", ferr, tc.want)
+				}
+				warning := emptyFolderWarning(id).Detail
+				switch {
+				case tc.whole && (werr != nil || !slices.ContainsFunc(findingLines(web), func(l string) bool { return strings.HasSuffix(l, warning) })):
+					t.Errorf("web check = %v, findings %q; want no error and the warning %q", werr, findingLines(web), warning)
+				case !tc.whole && !errors.Is(werr, ErrBadFilter):
+					t.Errorf("web check = %v, want no version (ErrBadFilter)", werr)
+				}
+				want := map[string]int{"HEAD expired.json": 3, "HEAD version.json": 1}
+				if got := counts.absentProbes(); !maps.Equal(got, want) {
+					t.Errorf("requests answered 404 in version folders %v, want %v", got, want)
+				}
+				return
+			}
 			for _, c := range []struct {
 				what string
 				err  error
@@ -240,5 +263,160 @@ func TestResolveEmptyFolderVersion(t *testing.T) {
 	want := "probe versions/" + ids[0] + "/version.json, which the server's folder listing does not show"
 	if _, err := Resolve(ctx, webSite(t, h), ResolveOptions{Version: "2", DuckDB: "1.5.6"}); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("Resolve(2) with another version's version.json answered 500 = %v, want an error saying %q", err, want)
+	}
+}
+
+// emptyVersionID is a version ID newer than smallLake's: an empty folder
+// named so is the newest version folder.
+const emptyVersionID = "01ffffff-0000-7000-8000-000000000000"
+
+// emptyWarning is the warning of a web check for an empty version folder.
+const emptyWarning = "empty version folder (its page lists no file and no version.json or expired.json answers): ignored, as a folder on disk is"
+
+// TestEmptyFolderVersionDropped: a version folder holding no file at all
+// (or only an empty catalogs/), which a web server's listing shows as an
+// empty page, is no version on a web site as it is none on disk: a whole
+// check passes (the web check adds a warning naming the folder), a
+// --versions filter naming it finds no version. Its two probes
+// (expired.json, version.json) cost a HEAD each. A probe the server
+// fails still leaves it unverifiable. Before, the web check said
+// "version.json: missing" (exit 6) where the folder's passed.
+func TestEmptyFolderVersionDropped(t *testing.T) {
+	ctx := context.Background()
+	for _, sub := range []string{"", "catalogs"} {
+		for _, filter := range []bool{false, true} {
+			t.Run(fmt.Sprintf("sub %q filter %v", sub, filter), func(t *testing.T) {
+				st, root := smallLake(t)
+				if err := os.MkdirAll(filepath.Join(root, "versions", emptyVersionID, sub), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				opts := Options{Formats: []string{"1.0"}, Jobs: 2, Cache: t.TempDir()}
+				if filter {
+					opts.Versions = []string{emptyVersionID}
+				}
+				folder, ferr := Check(ctx, st, opts)
+				counts, h := hidingSite(t, root, emptyVersionID, nil, nil)
+				opts.Cache = t.TempDir()
+				web, werr := Check(ctx, webSite(t, h), opts)
+				if filter {
+					for _, err := range []error{ferr, werr} {
+						if !errors.Is(err, ErrBadFilter) {
+							t.Errorf("check --versions %s = %v, want ErrBadFilter", emptyVersionID, err)
+						}
+					}
+					return
+				}
+				if ferr != nil || werr != nil {
+					t.Fatalf("folder check = %v, web check = %v; want both to pass", ferr, werr)
+				}
+				w := findingLines(web)
+				warning := fmt.Sprintf("warning  %s%s/: %s%s/: %s", VersionsDir, emptyVersionID, VersionsDir, emptyVersionID, emptyWarning)
+				if !slices.Contains(w, warning) {
+					t.Errorf("web findings %q, want %q", w, warning)
+				}
+				w = slices.DeleteFunc(w, func(l string) bool { return l == warning })
+				if f := findingLines(folder); !slices.Equal(f, w) {
+					t.Errorf("findings differ:\nfolder %q\nweb    %q", f, w)
+				}
+				want := map[string]int{"HEAD expired.json": 4, "HEAD version.json": 1}
+				if got := counts.absentProbes(); !maps.Equal(got, want) {
+					t.Errorf("requests answered 404 in version folders %v, want %v", got, want)
+				}
+			})
+		}
+	}
+	t.Run("probe fails", func(t *testing.T) {
+		_, root := smallLake(t)
+		if err := os.MkdirAll(filepath.Join(root, "versions", emptyVersionID), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		_, h := hidingSite(t, root, emptyVersionID, nil, []string{"version.json"})
+		_, err := Check(ctx, webSite(t, h), Options{Formats: []string{"1.0"}, Jobs: 2, Cache: t.TempDir()})
+		if !errors.Is(err, ErrUnverifiable) || !strings.Contains(err.Error(), emptyVersionID+"/version.json") {
+			t.Errorf("check = %v, want ErrUnverifiable naming %s/version.json", err, emptyVersionID)
+		}
+	})
+}
+
+// TestResolveEmptyFolderVersionDropped: resolve of a repository whose
+// newest version folder is empty picks the version before it as the
+// latest, and finds no version by the folder's ID, on a web site as on
+// disk (before, on the web site, latest failed: version.json missing);
+// a probe the server fails is an error naming the file.
+func TestResolveEmptyFolderVersionDropped(t *testing.T) {
+	ctx := context.Background()
+	st, root := smallLake(t)
+	ids := versionIDs(t, root)
+	if err := os.MkdirAll(filepath.Join(root, "versions", emptyVersionID), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, h := hidingSite(t, root, emptyVersionID, nil, nil)
+	site := webSite(t, h)
+	for _, s := range []store.Store{st, site} {
+		res, err := Resolve(ctx, s, ResolveOptions{DuckDB: "1.5.6"})
+		if err != nil || res.Version != ids[2] || !res.OK {
+			t.Errorf("Resolve(latest) on %T = %+v, %v; want version %s", s, res, err, ids[2])
+		}
+		if _, err := Resolve(ctx, s, ResolveOptions{Version: emptyVersionID, DuckDB: "1.5.6"}); !errors.Is(err, ErrBadFilter) {
+			t.Errorf("Resolve(%s) on %T = %v, want ErrBadFilter", emptyVersionID, s, err)
+		}
+	}
+	_, h = hidingSite(t, root, emptyVersionID, nil, []string{"expired.json"})
+	want := "probe versions/" + emptyVersionID + "/expired.json"
+	if _, err := Resolve(ctx, webSite(t, h), ResolveOptions{DuckDB: "1.5.6"}); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Resolve(latest) with the empty folder's expired.json answered 500 = %v, want an error saying %q", err, want)
+	}
+}
+
+// TestResolveSeqWithdrawn: by seq, resolve does not probe the version.json
+// of a withdrawn version whose listing shows expired.json (and not
+// version.json, as withdrawn versions may delete it) while a version the
+// listing does not show withdrawn holds the seq: on a site whose listings
+// show every file, no request more (before, a HEAD per withdrawn
+// version). The withdrawn version's own seq gives what it gives on disk:
+// no version when its version.json is gone, and, when its version.json
+// is there but unlisted (found by the probe made when no other version
+// holds the seq), the version, which has no catalog to open.
+func TestResolveSeqWithdrawn(t *testing.T) {
+	ctx := context.Background()
+	st, root := smallLake(t)
+	ids := versionIDs(t, root)
+	v0 := filepath.Join(root, "versions", ids[0])
+	writeFile(t, filepath.Join(v0, "expired.json"), `{"reason": "withdrawn"}`)
+	heads := func(counts *httpSiteCounts) int {
+		return counts.matching(func(_, method, path string) bool {
+			return method == http.MethodHead && path == "/versions/"+ids[0]+"/version.json"
+		})
+	}
+	// version.json there but unlisted: seq 1 is the withdrawn version.
+	counts, h := hidingSite(t, root, ids[0], []string{"version.json"}, nil)
+	site := webSite(t, h)
+	if res, err := Resolve(ctx, site, ResolveOptions{Version: "2", DuckDB: "1.5.6"}); err != nil || res.Version != ids[1] {
+		t.Errorf("Resolve(2) = %+v, %v; want version %s", res, err, ids[1])
+	}
+	if n := heads(counts); n != 0 {
+		t.Errorf("Resolve(2) sent %d HEAD for the withdrawn version's version.json, want 0", n)
+	}
+	for _, s := range []store.Store{st, site} {
+		if _, err := Resolve(ctx, s, ResolveOptions{Version: "1", DuckDB: "1.5.6"}); !errors.Is(err, ErrNoCatalog) || !strings.Contains(err.Error(), ids[0]) {
+			t.Errorf("Resolve(1) on %T = %v, want ErrNoCatalog naming withdrawn %s", s, err, ids[0])
+		}
+	}
+	// version.json deleted, every file listed.
+	if err := os.Remove(filepath.Join(v0, "version.json")); err != nil {
+		t.Fatal(err)
+	}
+	counts, h = hidingSite(t, root, ids[0], nil, nil)
+	site = webSite(t, h)
+	if res, err := Resolve(ctx, site, ResolveOptions{Version: "2", DuckDB: "1.5.6"}); err != nil || res.Version != ids[1] {
+		t.Errorf("Resolve(2) = %+v, %v; want version %s", res, err, ids[1])
+	}
+	if n := heads(counts); n != 0 {
+		t.Errorf("Resolve(2) sent %d HEAD for the withdrawn version's version.json, want 0", n)
+	}
+	for _, s := range []store.Store{st, site} {
+		if _, err := Resolve(ctx, s, ResolveOptions{Version: "1", DuckDB: "1.5.6"}); !errors.Is(err, ErrBadFilter) {
+			t.Errorf("Resolve(1) on %T = %v, want ErrBadFilter (no version)", s, err)
+		}
 	}
 }

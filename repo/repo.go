@@ -155,6 +155,10 @@ type repository struct {
 	links       linksOut        // data files that resolve outside a local repository
 	// sweptWork is what load removed from the work folder (sweepWork).
 	sweptWork []scratch.Removed
+	// emptyFolders are the IDs of version folders on a web site whose page
+	// lists no file and whose expired.json and version.json answered
+	// absent: no version, as on disk (dropEmpty).
+	emptyFolders []string
 }
 
 // close removes the run's work files.

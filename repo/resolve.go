@@ -523,6 +523,12 @@ func (r *repository) pickProbed(ctx context.Context, sel string) (*version, erro
 				return nil, err
 			}
 		}
+		if r.find(v.id) == nil {
+			// An empty version folder (dropEmpty), no version as on
+			// disk: the version before it may be the latest.
+			all = slices.DeleteFunc(slices.Clone(all), func(o *version) bool { return o == v })
+			continue
+		}
 		if v.expired == nil || (sel != "" && sel != "latest") {
 			return v, nil
 		}
@@ -531,20 +537,39 @@ func (r *repository) pickProbed(ctx context.Context, sel string) (*version, erro
 }
 
 // probeSeqs, when sel is a seq, probes on a store whose listing may leave
-// files out the version.json of every version whose listing does not show
+// files out the version.json of the versions whose listing does not show
 // it, and reads those found: a seq is in version.json, so a version whose
 // version.json the listing left out (or whose folder's page links no file)
-// was never found by its seq. It costs one request (a HEAD) for each such
-// version, none where every listing shows version.json. A probe that
-// fails otherwise than "absent" is an error: which version holds the seq
-// is unknown.
+// was never found by its seq. Versions whose listing shows expired.json
+// (withdrawn ones, which may delete version.json) are probed only when no
+// other version holds the seq: a withdrawn version found by its seq is
+// refused (no catalog to open), and where its version.json is gone the
+// seq names no version, as on disk. It costs one request (a HEAD) for each
+// version probed, none where every listing shows version.json or
+// expired.json (and the GET of each version.json found, which the listing
+// would have cost too). A probe that fails otherwise than "absent" is an
+// error: which version holds the seq is unknown.
 func (r *repository) probeSeqs(ctx context.Context, sel string) error {
-	if _, err := strconv.ParseInt(sel, 10, 64); err != nil || !store.ListsPartially(r.st) {
+	n, err := strconv.ParseInt(sel, 10, 64)
+	if err != nil || !store.ListsPartially(r.st) {
 		return nil
 	}
+	withdrawn := func(v *version) bool { _, listed := v.objects["expired.json"]; return listed }
+	if err := r.probeVersionJSON(ctx, sel, func(v *version) bool { return !withdrawn(v) }); err != nil {
+		return err
+	}
+	if slices.ContainsFunc(r.versions, func(v *version) bool { return v.meta != nil && v.meta.Seq == n }) {
+		return nil
+	}
+	return r.probeVersionJSON(ctx, sel, withdrawn)
+}
+
+// probeVersionJSON probes the unlisted version.json of the versions with
+// none read that match, and reads those found (probeSeqs).
+func (r *repository) probeVersionJSON(ctx context.Context, sel string, match func(*version) bool) error {
 	var probes []unlistedProbe
 	for _, v := range r.versions {
-		if v.meta == nil {
+		if v.meta == nil && match(v) {
 			probes = append(probes, v.unlisted("version.json")...)
 		}
 	}
@@ -556,8 +581,7 @@ func (r *repository) probeSeqs(ctx context.Context, sel string) error {
 			return fmt.Errorf("find seq %s: %w", sel, err)
 		}
 		if _, found := p.v.objects["version.json"]; found {
-			p.v.meta, p.v.expired, p.v.err, p.v.problem = nil, nil, nil, ""
-			r.readVersion(ctx, p.v)
+			r.reread(ctx, p.v)
 		}
 	}
 	return nil

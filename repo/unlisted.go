@@ -164,15 +164,66 @@ func (r *repository) probeVersions(ctx context.Context, vs []*version) error {
 			reread[p.v] = true
 		}
 	}
+	vs = r.dropEmpty(vs)
 	probes = nil
 	for _, v := range vs {
 		if reread[v] {
-			v.meta, v.expired, v.err, v.problem = nil, nil, nil, ""
-			r.readVersion(ctx, v)
+			r.reread(ctx, v)
 		}
 		probes = append(probes, v.unlisted(v.layoutFiles()...)...)
 	}
 	return r.probeUnlisted(ctx, probes)
+}
+
+// reread reads v's versionFiles again, after probes found or failed some.
+func (r *repository) reread(ctx context.Context, v *version) {
+	v.meta, v.expired, v.err, v.problem = nil, nil, nil, ""
+	r.readVersion(ctx, v)
+}
+
+// emptyFolder says whether v is there only because versions/'s listing
+// links its folder (its own page lists no file) and the probes of both
+// its versionFiles answered "absent": a folder holding no file, which on
+// disk or in a bucket is no version.
+func (v *version) emptyFolder() bool {
+	if len(v.objects) > 0 {
+		return false
+	}
+	for _, name := range versionFiles {
+		if err, probed := v.probeErrs[name]; !probed || err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// dropEmpty removes the versions of vs that are empty folders from the
+// repository, as a folder on disk holding no file is no version (readers
+// find nothing to open there), keeping their IDs for check's warning; it
+// returns the others.
+func (r *repository) dropEmpty(vs []*version) []*version {
+	var empty []*version
+	for _, v := range vs {
+		if v.emptyFolder() {
+			empty = append(empty, v)
+			r.emptyFolders = append(r.emptyFolders, v.id)
+		}
+	}
+	if len(empty) == 0 {
+		return vs
+	}
+	gone := func(v *version) bool { return slices.Contains(empty, v) }
+	// Clones: vs may be r.versions.
+	r.versions = slices.DeleteFunc(slices.Clone(r.versions), gone)
+	return slices.DeleteFunc(slices.Clone(vs), gone)
+}
+
+// emptyFolderWarning is check's warning for a version folder dropped as
+// empty (dropEmpty).
+func emptyFolderWarning(id string) Finding {
+	key := VersionsDir + id + "/"
+	return Finding{Kind: KindWarning, Key: key,
+		Detail: key + ": empty version folder (its page lists no file and no version.json or expired.json answers): ignored, as a folder on disk is"}
 }
 
 // probeErr is the error of the probe of name in v, nil when it was not
