@@ -501,7 +501,8 @@ func duckDBVersion(s string) (*goversion.Version, error) {
 // (a web site's index pages) with the picked version's own files probed
 // by name where the listing does not show them (probeVersions): for
 // "latest", newest first, a version whose expired.json is there after all
-// is passed over, as readers refuse it. It costs one request (a HEAD) for
+// is passed over, as readers refuse it, and an empty version folder
+// (dropEmpty) is no version, as on disk. It costs one request (a HEAD) for
 // the version picked when its listing shows every file, and none on other
 // stores. A probe that fails otherwise than "absent" is an error: which
 // version is the latest is unknown.
