@@ -66,3 +66,42 @@ func TestParsedChangesAcrossFormats(t *testing.T) {
 		}
 	}
 }
+
+// TestParsedChanges: changes_made as each format's readers parse it, to
+// the text compared: kinds in any letter case, the values of each kind as
+// a set (a comma inside double quotes is part of a value), inline_flush
+// read as flushed_inlined; a kind the readers do not know, or no colon
+// after a known one, is the readers' error; a kind the other side's format
+// cannot hold is read as convert writes it there; where the readers'
+// format is unknown (nil), every kind is taken and one the other side can
+// neither hold nor be written as is kept (mutation test, session 23: each
+// held with the rule removed).
+func TestParsedChanges(t *testing.T) {
+	for _, tc := range []struct {
+		in         string
+		own, other *formats.Version
+		want       string
+	}{
+		{`inserted_into_table:1,Created_Table:"main"."t",inserted_into_table:1`, formats.V1_0, formats.V1_0, `created_table:"main"."t",inserted_into_table:1`},
+		{`created_table:"main"."a,b",inserted_into_table:1`, formats.V1_0, formats.V1_0, `created_table:"main"."a,b",inserted_into_table:1`},
+		{`inline_flush:2`, formats.V1_0, formats.V1_0, `flushed_inlined:2`},
+		{`inline_flush:2`, formats.V1_0, nil, `flushed_inlined:2`},
+		{`inline_flush:2,created_scalar_macro:"main"."m"`, formats.V0_4, formats.V0_3, `flushed_inlined:2`},
+		{`x:1`, formats.V1_0, formats.V1_0, `unreadable: Unsupported change type x`},
+		{`inserted_into_table:1,Nope:2`, formats.V1_0, formats.V1_0, `unreadable: Unsupported change type Nope`},
+		{`inserted_into_table`, formats.V1_0, formats.V1_0, `unreadable: Expected a colon after the change type`},
+		{`nope`, formats.V1_0, formats.V1_0, `unreadable: Unsupported change type nope`},
+		{`:1`, formats.V1_0, formats.V1_0, `unreadable: Unsupported change type `},
+		{`x:1`, nil, formats.V0_1, `x:1`},
+		{`inlined_insert:1`, nil, formats.V0_1, `inserted_into_table:1`},
+		{``, formats.V1_0, formats.V1_0, ``},
+	} {
+		v := tc.in
+		if got := parsedChanges(&v, tc.own, tc.other); got != tc.want {
+			t.Errorf("parsedChanges(%q, %v, %v) = %q, want %q", tc.in, tc.own, tc.other, got, tc.want)
+		}
+	}
+	if got := parsedChanges(nil, formats.V1_0, formats.V1_0); got != "NULL" {
+		t.Errorf("parsedChanges(NULL) = %q, want NULL", got)
+	}
+}
