@@ -32,6 +32,18 @@ func keptByGuard(t *testing.T, path string, guard bool) map[int64]bool {
 				AND (min_value IS NULL OR max_value IS NULL OR ('12:00:00+00'::TIMETZ BETWEEN TRY_CAST(min_value AS TIMETZ) AND TRY_CAST(max_value AS TIMETZ)))))`)
 }
 
+// fileSnapshot reads the begin_snapshot of a data file.
+func fileSnapshot(t *testing.T, path string, id int64) int64 {
+	t.Helper()
+	conn, release := attached(t, path, "READ_ONLY")
+	defer release()
+	var snap int64
+	if err := conn.QueryRowContext(context.Background(), `SELECT begin_snapshot FROM c.ducklake_data_file WHERE data_file_id = ?`, id).Scan(&snap); err != nil {
+		t.Fatal(err)
+	}
+	return snap
+}
+
 // valueCounts reads the value_count of exotic's ttz and iv (columns 4, 5)
 // in data file 2 ("NULL" for NULL).
 func valueCounts(t *testing.T, path string) string {
@@ -139,22 +151,44 @@ func TestValueCountZeroForSkippingReaders(t *testing.T) {
 
 			// The old output: the zeros carried.
 			old := editedCopy(t, up, `UPDATE c.ducklake_file_column_stats SET value_count = 0 WHERE data_file_id = 2 AND column_id IN (4, 5)`)
-			rep, err := compare.Catalogs(ctx, down, old, compare.Options{DataPath: data})
-			if !errors.Is(err, compare.ErrNotEquivalent) {
-				t.Fatalf("compare with the zeros carried: err = %v, want not equivalent", err)
-			}
-			found := map[string]bool{}
-			for _, d := range rep.Differences {
-				if d.Kind != "stats" || d.Table != "main.exotic" || !strings.Contains(d.Reason, q.Info().Name) || !strings.Contains(d.Reason, "(data_file_id 2)") || !strings.Contains(d.Reason, old) {
-					t.Errorf("unexpected difference %s", d)
-					continue
+			snap := fileSnapshot(t, up, 2)
+			// The same with every data_file_id renumbered alike in B: the
+			// rows are those of the same file (by path) as A's.
+			renumbered := editedCopy(t, old, `UPDATE c.ducklake_data_file SET data_file_id = data_file_id + 100`,
+				`UPDATE c.ducklake_delete_file SET data_file_id = data_file_id + 100`,
+				`UPDATE c.ducklake_file_partition_value SET data_file_id = data_file_id + 100`,
+				`UPDATE c.ducklake_file_column_stats SET data_file_id = data_file_id + 100`,
+				`UPDATE c.ducklake_file_variant_stats SET data_file_id = data_file_id + 100`,
+				`UPDATE c.ducklake_snapshot SET next_file_id = next_file_id + 100`)
+			for _, b := range []struct{ path, id string }{{old, "(data_file_id 2)"}, {renumbered, "(data_file_id 102)"}} {
+				rep, err := compare.Catalogs(ctx, down, b.path, compare.Options{DataPath: data})
+				if !errors.Is(err, compare.ErrNotEquivalent) {
+					t.Fatalf("compare with the zeros carried %s: err = %v, want not equivalent", b.id, err)
 				}
-				for _, c := range []string{"ttz", "iv"} {
-					found[c] = found[c] || strings.Contains(d.Reason, "column "+c+" (id ")
+				found := map[string]bool{}
+				for _, d := range rep.Differences {
+					if d.Kind != "stats" || d.Table != "main.exotic" || !strings.Contains(d.Reason, q.Info().Name) || !strings.Contains(d.Reason, b.id) || !strings.Contains(d.Reason, b.path) {
+						t.Errorf("unexpected difference %s", d)
+						continue
+					}
+					// At the snapshot that added the file.
+					if d.Snapshot == nil || *d.Snapshot != snap {
+						t.Errorf("difference %s at snapshot %v, want %d", d, d.Snapshot, snap)
+					}
+					for _, c := range []string{"ttz", "iv"} {
+						found[c] = found[c] || strings.Contains(d.Reason, "column "+c+" (id ")
+					}
+				}
+				if !found["ttz"] || !found["iv"] {
+					t.Errorf("differences name columns %v, want ttz and iv", found)
 				}
 			}
-			if !found["ttz"] || !found["iv"] {
-				t.Errorf("differences name columns %v, want ttz and iv", found)
+			// A value_count of B other than NULL or 0 is B's own, not read
+			// as A's 0: a difference of the statistics.
+			counted := editedCopy(t, up, `UPDATE c.ducklake_file_column_stats SET value_count = 3 WHERE data_file_id = 2 AND column_id = 4`)
+			rep, err := compare.Catalogs(ctx, down, counted, compare.Options{DataPath: data})
+			if !errors.Is(err, compare.ErrNotEquivalent) || len(rep.Differences) != 1 || rep.Differences[0].Kind != "stats" || !strings.Contains(rep.Differences[0].String(), "value_count") {
+				t.Errorf("compare with value_count 3 against 0: err = %v, differences %v; want one stats difference of value_count", err, rep.Differences)
 			}
 			// A of the same format with NULL: its readers keep the file.
 			rep, err = compare.Catalogs(ctx, up, old, compare.Options{DataPath: data})
