@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 )
 
 // appleDoubleFile is the header macOS writes as ._<name> beside a file it
@@ -123,6 +125,63 @@ func TestVersionFolderNames(t *testing.T) {
 			writeFile(t, filepath.Join(v, "catalogs", "INDEX.HTML"), "<html></html>")
 			writeFile(t, filepath.Join(v, "catalogs", "index.htm"), "<html></html>")
 		}, nil, nil, ""},
+		// Mutation test, session 23: the cases below held with the rule
+		// they test removed.
+		// An entry is what it links to, as readers follow links.
+		{"expired.json as a link to a folder", func(t *testing.T, _, v, _ string) {
+			if err := os.Symlink(t.TempDir(), filepath.Join(v, "expired.json")); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{"expired.json"}, nil, "a folder, not a regular file"},
+		{"a link Versions beside versions/", func(t *testing.T, root, _, _ string) {
+			if err := os.Symlink("versions", filepath.Join(root, "Versions")); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{"/Versions"}, nil, "a folder named like versions in another letter case"},
+		{"DATA/ beside data/", func(t *testing.T, root, _, _ string) {
+			if err := os.MkdirAll(filepath.Join(root, "DATA"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{"/DATA"}, nil, "a folder named like data in another letter case"},
+		// Listed over http, a folder shows once per file in it: one entry.
+		{"Catalogs/ holding two files", func(t *testing.T, _, v, _ string) {
+			writeFile(t, filepath.Join(v, "Catalogs", "a.txt"), "a")
+			writeFile(t, filepath.Join(v, "Catalogs", "b.txt"), "b")
+		}, []string{"Catalogs"}, nil, "a folder named like catalogs in another letter case"},
+		// A folder holding a file version.json names is the layout's.
+		{"dataset.json under meta/", func(t *testing.T, _, v, _ string) {
+			if err := os.MkdirAll(filepath.Join(v, "meta"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(filepath.Join(v, "dataset.json"), filepath.Join(v, "meta", "dataset.json")); err != nil {
+				t.Fatal(err)
+			}
+			testlakes.EditVersion(t, v, func(m map[string]any) { m["dataset"].(map[string]any)["path"] = "meta/dataset.json" })
+		}, nil, nil, ""},
+		{"five look-alikes", func(t *testing.T, _, v, _ string) {
+			for _, n := range []string{"Expired.json", "Files.json", "Dataset.JSON", "Version.json.", "version.json.SIG"} {
+				writeFile(t, filepath.Join(v, n), "{}")
+			}
+		}, []string{"Dataset.JSON", "Expired.json", "Files.json", "Version.json.", "version.json.SIG"}, nil, "named like dataset.json"},
+		// A hidden write-ahead log is litter only when it is AppleDouble
+		// metadata: DuckDB replays any other beside the file it opens.
+		{"hidden write-ahead logs", func(t *testing.T, _, v, _ string) {
+			writeFile(t, filepath.Join(v, ".x.wal"), "junk")
+			writeFile(t, filepath.Join(v, "._x.wal"), appleDoubleFile())
+			writeFile(t, filepath.Join(v, "catalogs", ".1.1.duckdb.wal"), "junk")
+		}, []string{".x.wal", "catalogs/.1.1.duckdb.wal"}, []string{"._x.wal: a hidden file in the version folder that no reader opens"}, "a DuckDB write-ahead log in the version folder"},
+		// The log of a frozen catalog named otherwise than ducklake.duckdb.
+		{"frozen.duckdb.wal. of a renamed frozen catalog", func(t *testing.T, _, v, _ string) {
+			if err := os.Rename(filepath.Join(v, "ducklake.duckdb"), filepath.Join(v, "frozen.duckdb")); err != nil {
+				t.Fatal(err)
+			}
+			testlakes.EditVersion(t, v, func(m map[string]any) { m["catalog"].(map[string]any)["path"] = "frozen.duckdb" })
+			writeFile(t, filepath.Join(v, "frozen.duckdb.wal."), "junk")
+		}, []string{"frozen.duckdb.wal."}, nil, "named like frozen.duckdb.wal with trailing dots or spaces"},
+		// Writers' temporary files (store.TempDir) are no entry.
+		{"the writers' temporary folder", func(t *testing.T, _, v, _ string) {
+			writeFile(t, filepath.Join(v, ".fdl-tmp", "x"), "x")
+		}, nil, nil, ""},
 		{"files no reader opens", func(t *testing.T, _, v, _ string) {
 			writeFile(t, filepath.Join(v, "notes.txt"), "notes")
 			writeFile(t, filepath.Join(v, "junk", "a"), "a")
@@ -193,9 +252,15 @@ func TestVersionFolderNames(t *testing.T) {
 				for _, x := range wm.Versions[0].Violations {
 					webKeys = append(webKeys, strings.TrimPrefix(x.Key, "versions/"+ids[2]+"/"))
 				}
-				slices.Sort(webKeys)
-				if !slices.Equal(webKeys, keys) {
-					t.Errorf("over http: violations %v, want %v as in the folder", webKeys, keys)
+				// In the folder's order: a report does not change from run
+				// to run (mutation test, session 23: the order followed
+				// a map's over http).
+				var folderKeys []string
+				for _, x := range vp.Violations {
+					folderKeys = append(folderKeys, strings.TrimPrefix(x.Key, "versions/"+ids[2]+"/"))
+				}
+				if !slices.Equal(webKeys, folderKeys) {
+					t.Errorf("over http: violations %v, want %v as in the folder", webKeys, folderKeys)
 				}
 			}
 		})
@@ -213,17 +278,21 @@ func TestDataLinkedOutside(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name   string
-		folder bool // link the data folder itself, not one file
+		folder bool // link the data folder itself, not files
+		files  int  // else link this many files
 		want   string
 	}{
-		{"a data file", false, "names 1 data or delete file(s) in data_dir data/ that resolve outside the repository folder"},
-		{"the data folder", true, "data_dir data/ resolves to"},
-		{"nothing linked", false, ""},
+		{"a data file", false, 1, "names 1 data or delete file(s) in data_dir data/ that resolve outside the repository folder"},
+		{"the data folder", true, 0, "data_dir data/ resolves to"},
+		{"nothing linked", false, 0, ""},
+		// The warning names at most five files, then how many more
+		// (mutation test, session 23).
+		{"every file", false, -1, "names 9 data or delete file(s)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st, root := smallLake(t)
 			elsewhere := t.TempDir()
-			var moved string
+			var moved []string
 			switch {
 			case tc.folder:
 				if err := os.Rename(filepath.Join(root, "data"), filepath.Join(elsewhere, "data")); err != nil {
@@ -232,26 +301,28 @@ func TestDataLinkedOutside(t *testing.T) {
 				if err := os.Symlink(filepath.Join(elsewhere, "data"), filepath.Join(root, "data")); err != nil {
 					t.Fatal(err)
 				}
-			case tc.want != "":
+			case tc.files != 0:
 				err := filepath.WalkDir(filepath.Join(root, "data"), func(p string, d os.DirEntry, err error) error {
-					if err == nil && moved == "" && !d.IsDir() && strings.HasSuffix(p, ".parquet") {
-						moved = p
+					if err == nil && (len(moved) < tc.files || tc.files < 0) && !d.IsDir() && strings.HasSuffix(p, ".parquet") {
+						moved = append(moved, p)
 					}
 					return err
 				})
-				if err != nil || moved == "" {
-					t.Fatal("no data file", err)
+				if err != nil || len(moved) == 0 || len(moved) < tc.files {
+					t.Fatal("too few data files", moved, err)
 				}
-				target := filepath.Join(elsewhere, filepath.Base(moved))
-				if err := os.Rename(moved, target); err != nil {
-					t.Fatal(err)
-				}
-				rel, err := filepath.Rel(filepath.Dir(moved), target)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := os.Symlink(rel, moved); err != nil {
-					t.Fatal(err)
+				for _, m := range moved {
+					target := filepath.Join(elsewhere, filepath.Base(m))
+					if err := os.Rename(m, target); err != nil {
+						t.Fatal(err)
+					}
+					rel, err := filepath.Rel(filepath.Dir(m), target)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if err := os.Symlink(rel, m); err != nil {
+						t.Fatal(err)
+					}
 				}
 			}
 			opts := Options{Formats: []string{"1.0"}, Versions: []string{"3"}, Cache: t.TempDir()}
@@ -271,8 +342,10 @@ func TestDataLinkedOutside(t *testing.T) {
 					t.Errorf("%s check warns %q, want nothing", run, warned)
 				case tc.want != "" && (len(warned) != 1 || !strings.Contains(warned[0], tc.want)):
 					t.Errorf("%s check warns %q, want one warning saying %q", run, warned, tc.want)
-				case moved != "" && !strings.Contains(warned[0], filepath.Base(moved)+" -> "+filepath.Join(elsewhere, filepath.Base(moved))):
-					t.Errorf("%s check warns %q, want it to name %s and its target", run, warned, filepath.Base(moved))
+				case len(moved) == 1 && !strings.Contains(warned[0], filepath.Base(moved[0])+" -> "+filepath.Join(elsewhere, filepath.Base(moved[0]))):
+					t.Errorf("%s check warns %q, want it to name %s and its target", run, warned, filepath.Base(moved[0]))
+				case len(moved) > 1 && (strings.Count(warned[0], " -> ") != 5 || !strings.Contains(warned[0], "; and 4 more;")):
+					t.Errorf("%s check warns %q, want it to name five files, then 4 more", run, warned)
 				}
 			}
 		})
