@@ -183,6 +183,16 @@ func TestUnlistedVersionFiles(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, nil, []string{"files.json"}, ErrUnverifiable, "probe versions/%s/files.json"},
+		// Mutation test, session 23: held with the probe's failure left
+		// to verifyRef, which an expired version does not run.
+		{"files.json of a withdrawn version unknown", func(t *testing.T, v string) {
+			withdraw(t, v)
+			for _, f := range []string{"ducklake.duckdb", "files.json"} {
+				if err := os.Remove(filepath.Join(v, f)); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}, []string{"expired.json"}, []string{"files.json"}, ErrUnverifiable, "probe versions/%s/files.json"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st, root := smallLake(t)
@@ -212,9 +222,14 @@ func TestUnlistedVersionFiles(t *testing.T) {
 				}
 			}
 			if tc.fail != nil {
-				if want := fmt.Sprintf(tc.detail, id); !slices.ContainsFunc(findingLines(web), func(l string) bool {
-					return strings.HasPrefix(l, "unverifiable "+id+" ") && strings.Contains(l, want) && strings.HasSuffix(l, "500 Internal Server Error")
-				}) {
+				// One finding: the probe's, not also another rule's.
+				want, n := fmt.Sprintf(tc.detail, id), 0
+				for _, l := range findingLines(web) {
+					if strings.HasPrefix(l, "unverifiable "+id+" ") && strings.Contains(l, want) && strings.HasSuffix(l, "500 Internal Server Error") {
+						n++
+					}
+				}
+				if n != 1 {
 					t.Errorf("web findings %q, want one saying %q and the server's 500", findingLines(web), want)
 				}
 				return
@@ -223,12 +238,12 @@ func TestUnlistedVersionFiles(t *testing.T) {
 				t.Errorf("findings differ:\nfolder %q\nweb    %q", f, w)
 			}
 			// Each hidden file is probed once (HEAD), as the listing
-			// would have it.
+			// would have it (the frozen catalog is asked for again).
 			for _, name := range tc.hide {
 				if n := counts.matching(func(status, method, path string) bool {
 					return status != "404" && method == "HEAD" && path == "/versions/"+id+"/"+name
-				}); n == 0 {
-					t.Errorf("no HEAD request for hidden %s", name)
+				}); n == 0 || n > 1 && name != "ducklake.duckdb" {
+					t.Errorf("%d HEAD requests for hidden %s, want 1", n, name)
 				}
 			}
 		})
@@ -251,6 +266,13 @@ func TestUnlistedRequests(t *testing.T) {
 	want := map[string]int{"HEAD expired.json": len(ids)}
 	if got := counts.absentProbes(); !maps.Equal(got, want) {
 		t.Errorf("check: requests answered 404 in version folders %v, want %v", got, want)
+	}
+	// A listed file is not probed: one HEAD request for each version's
+	// version.json, as without probes (mutation test, session 23: two).
+	if n := counts.matching(func(status, method, path string) bool {
+		return status == "200" && method == "HEAD" && strings.HasPrefix(path, "/versions/") && strings.HasSuffix(path, "/version.json")
+	}); n != len(ids) {
+		t.Errorf("check: %d HEAD requests for listed version.json files, want %d", n, len(ids))
 	}
 	counts.n = map[string]int{}
 	if _, err := Resolve(ctx, site, ResolveOptions{DuckDB: "1.5.6"}); err != nil {
