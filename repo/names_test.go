@@ -185,9 +185,15 @@ func TestVersionFolderNames(t *testing.T) {
 		{"files no reader opens", func(t *testing.T, _, v, _ string) {
 			writeFile(t, filepath.Join(v, "notes.txt"), "notes")
 			writeFile(t, filepath.Join(v, "junk", "a"), "a")
+			// Folders named like hidden files or catalogs are folders
+			// (mutation test, session 23).
+			writeFile(t, filepath.Join(v, ".cache", "a"), "a")
+			writeFile(t, filepath.Join(v, "old.duckdb", "a"), "a")
 		}, nil, []string{
 			"junk/: a folder that is not part of the FDL layout; no reader opens it",
 			"notes.txt: a regular file that is not part of the FDL layout",
+			".cache/: a folder that is not part of the FDL layout",
+			"old.duckdb/: a folder that is not part of the FDL layout",
 		}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -44,6 +44,8 @@ func TestOwnDataFolder(t *testing.T) {
 		{"backfill, another folder", backfill, elsewhere, true},
 		{"check, a folder that does not exist", check, filepath.Join(elsewhere, "none"), true},
 		{"check, its own folder", check, own, false},
+		{"check, no folder given", check, "", false}, // mutation test, session 23
+		{"backfill, no folder given", backfill, "", false},
 		{"check, a link to its own folder", check, link, false},
 		{"backfill, its own folder", backfill, own, false},
 		{"plan, another folder", plan, elsewhere, false},
