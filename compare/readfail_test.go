@@ -56,17 +56,10 @@ func TestBCannotBeReadWhereACan(t *testing.T) {
 			}
 			rep, err := Catalogs(context.Background(), a, b, Options{DataPath: dp})
 			if tc.want == "" {
-				if !errors.Is(err, ErrIncomparable) || errors.Is(err, ErrNotEquivalent) {
-					t.Fatalf("want could not compare, got %v", err)
-				}
+				wantIncomparable(t, err)
 				return
 			}
-			if !errors.Is(err, ErrNotEquivalent) || errors.Is(err, ErrIncomparable) {
-				t.Fatalf("want not equivalent, got %v", err)
-			}
-			if !hasDifference(rep, "catalog", "B cannot be read where A can") || !hasDifference(rep, "catalog", tc.want) || rep.Incomparable != "" {
-				t.Fatalf("want a catalog difference naming %q: %+v", tc.want, rep.Differences)
-			}
+			wantBCannotBeRead(t, rep, err, tc.want)
 			if !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error does not name %q: %v", tc.want, err)
 			}
@@ -120,17 +113,10 @@ func TestReadFailSideByType(t *testing.T) {
 				t.Fatalf("want a failure quoting %q, got %v", tc.quotes, err)
 			}
 			if tc.want == "" {
-				if !errors.Is(err, ErrIncomparable) || errors.Is(err, ErrNotEquivalent) {
-					t.Fatalf("want could not compare, got %v", err)
-				}
+				wantIncomparable(t, err)
 				return
 			}
-			if !errors.Is(err, ErrNotEquivalent) || errors.Is(err, ErrIncomparable) {
-				t.Fatalf("want not equivalent, got %v", err)
-			}
-			if !hasDifference(rep, "catalog", "B cannot be read where A can") || !hasDifference(rep, "catalog", tc.want) || rep.Incomparable != "" {
-				t.Fatalf("want a catalog difference naming %q: %+v", tc.want, rep.Differences)
-			}
+			wantBCannotBeRead(t, rep, err, tc.want)
 		})
 	}
 }
@@ -220,21 +206,36 @@ func TestReadFailBFirst(t *testing.T) {
 					t.Fatalf("want a failure naming %q, got %v", tc.want, err)
 				}
 				if both {
-					if !errors.Is(err, ErrIncomparable) || errors.Is(err, ErrNotEquivalent) {
-						t.Fatalf("want could not compare, got %v", err)
-					}
+					wantIncomparable(t, err)
 					if !strings.Contains(err.Error(), "the same read of A fails too") {
 						t.Errorf("the failure does not say A's read fails too: %v", err)
 					}
 					return
 				}
-				if !errors.Is(err, ErrNotEquivalent) || errors.Is(err, ErrIncomparable) {
-					t.Fatalf("want not equivalent, got %v", err)
-				}
-				if !hasDifference(rep, "catalog", "B cannot be read where A can") || !hasDifference(rep, "catalog", tc.want) {
-					t.Fatalf("want a catalog difference naming %q: %+v", tc.want, rep.Differences)
-				}
+				wantBCannotBeRead(t, rep, err, tc.want)
 			})
 		}
+	}
+}
+
+// wantIncomparable fails the test unless err is "could not compare"
+// (exit 4), not "not equivalent".
+func wantIncomparable(t *testing.T, err error) {
+	t.Helper()
+	if !errors.Is(err, ErrIncomparable) || errors.Is(err, ErrNotEquivalent) {
+		t.Fatalf("want could not compare, got %v", err)
+	}
+}
+
+// wantBCannotBeRead fails the test unless err is "not equivalent" (exit 3)
+// and rep holds the one catalog difference "B cannot be read where A can"
+// naming what, the comparison not stopped.
+func wantBCannotBeRead(t *testing.T, rep *Report, err error, what string) {
+	t.Helper()
+	if !errors.Is(err, ErrNotEquivalent) || errors.Is(err, ErrIncomparable) {
+		t.Fatalf("want not equivalent, got %v", err)
+	}
+	if !hasDifference(rep, "catalog", "B cannot be read where A can") || !hasDifference(rep, "catalog", what) || rep.Incomparable != "" {
+		t.Fatalf("want a catalog difference naming %q: %+v", what, rep.Differences)
 	}
 }

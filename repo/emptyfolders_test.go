@@ -26,17 +26,7 @@ const emptyPage = `<html><body><a href="../">../</a></body></html>`
 // counts the requests as hidingSite does.
 func emptyFolderSite(t *testing.T, root, id, page string, fail []string) (*httpSiteCounts, http.Handler) {
 	t.Helper()
-	counts := &httpSiteCounts{n: map[string]int{}}
-	files := http.FileServer(http.Dir(root))
-	dir := "/versions/" + id + "/"
-	return counts, http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		w := &statusWriter{ResponseWriter: rw, status: http.StatusOK}
-		defer func() { counts.add(fmt.Sprintf("%d %s %s", w.status, r.Method, r.URL.Path)) }()
-		name, inVersion := strings.CutPrefix(r.URL.Path, dir)
-		if inVersion && slices.Contains(fail, name) {
-			http.Error(w, "overloaded", http.StatusInternalServerError)
-			return
-		}
+	return countingSite(root, id, fail, func(w http.ResponseWriter, r *http.Request, dir string) bool {
 		html := func(body string) {
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
 			fmt.Fprint(w, body)
@@ -51,8 +41,9 @@ func emptyFolderSite(t *testing.T, root, id, page string, fail []string) (*httpS
 		case r.URL.Path == dir && page == "404":
 			http.NotFound(w, r)
 		default:
-			files.ServeHTTP(w, r)
+			return false
 		}
+		return true
 	})
 }
 

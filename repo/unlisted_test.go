@@ -21,6 +21,36 @@ import (
 // listing or a hand-written index.html does), and answers 500 for the
 // names in fail. It counts the requests for each path.
 func hidingSite(t *testing.T, root, id string, hide, fail []string) (*httpSiteCounts, http.Handler) {
+	return countingSite(root, id, fail, func(w http.ResponseWriter, r *http.Request, dir string) bool {
+		if r.URL.Path != dir || len(hide) == 0 {
+			return false
+		}
+		des, err := os.ReadDir(filepath.Join(root, "versions", id))
+		if err != nil {
+			t.Error(err)
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, "<html><body>\n")
+		for _, d := range des {
+			if slices.Contains(hide, d.Name()) {
+				continue
+			}
+			href := d.Name()
+			if d.IsDir() {
+				href += "/"
+			}
+			fmt.Fprintf(w, "<a href=%q>%s</a>\n", href, href)
+		}
+		fmt.Fprint(w, "</body></html>\n")
+		return true
+	})
+}
+
+// countingSite serves root as a web site that counts the requests for each
+// path ("STATUS METHOD PATH") and answers 500 for the names in fail under
+// the folder of version id; page answers a request itself when it returns
+// true (dir is the version folder's path, "/versions/<id>/").
+func countingSite(root, id string, fail []string, page func(w http.ResponseWriter, r *http.Request, dir string) bool) (*httpSiteCounts, http.Handler) {
 	counts := &httpSiteCounts{n: map[string]int{}}
 	files := http.FileServer(http.Dir(root))
 	dir := "/versions/" + id + "/"
@@ -32,27 +62,9 @@ func hidingSite(t *testing.T, root, id string, hide, fail []string) (*httpSiteCo
 			http.Error(w, "overloaded", http.StatusInternalServerError)
 			return
 		}
-		if r.URL.Path == dir && len(hide) > 0 {
-			des, err := os.ReadDir(filepath.Join(root, "versions", id))
-			if err != nil {
-				t.Error(err)
-			}
-			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			fmt.Fprint(w, "<html><body>\n")
-			for _, d := range des {
-				if slices.Contains(hide, d.Name()) {
-					continue
-				}
-				href := d.Name()
-				if d.IsDir() {
-					href += "/"
-				}
-				fmt.Fprintf(w, "<a href=%q>%s</a>\n", href, href)
-			}
-			fmt.Fprint(w, "</body></html>\n")
-			return
+		if !page(w, r, dir) {
+			files.ServeHTTP(w, r)
 		}
-		files.ServeHTTP(w, r)
 	})
 }
 
