@@ -49,9 +49,9 @@ func (r *Reader) changesMade(ctx context.Context) (map[int64]*string, error) {
 // changeKindDown is how convert writes a change kind for a format whose
 // readers do not know it (the kinds the readers of 0.1-0.3 and 0.4+ parse:
 // formats.Version.ChangeTokens); "" drops it. Applied until the other
-// side's format knows the kind.
+// side's format knows the kind. ("inline_flush" is read as
+// "flushed_inlined" before: parsedChanges.)
 var changeKindDown = map[string]string{
-	"inline_flush":         "flushed_inlined",
 	"flushed_inlined":      "compacted_table",
 	"merge_adjacent":       "compacted_table",
 	"rewrite_delete":       "compacted_table",
