@@ -37,6 +37,9 @@ func TestFileStatsTiedToFiles(t *testing.T) {
 		formats.BooleanTextStats.SpellSQL("", "ducklake_file_column_stats", true), formats.BooleanTextStats.SpellSQL("", "ducklake_table_column_stats", true)}
 	renamed := `UPDATE ducklake_data_file SET data_file_id = 13 WHERE data_file_id = 12`
 	swapped := `UPDATE ducklake_data_file SET data_file_id = CASE data_file_id WHEN 10 THEN 11 ELSE 10 END WHERE data_file_id IN (10, 11)`
+	dup := `INSERT INTO ducklake_data_file SELECT * REPLACE (13 AS data_file_id) FROM ducklake_data_file WHERE data_file_id = 12`
+	dupStats := `INSERT INTO ducklake_file_column_stats SELECT * REPLACE (13 AS data_file_id) FROM ducklake_file_column_stats WHERE data_file_id = 12`
+	kill := `table_id="4" column_size_bytes="37" value_count="3" null_count="0" min_value="1" max_value="15003" contains_nan=NULL extra_stats=NULL`
 	for _, tc := range []struct {
 		name  string
 		stmts []string
@@ -68,6 +71,13 @@ func TestFileStatsTiedToFiles(t *testing.T) {
 			`data_file_id="12" column_id="1" only in A`, `data_file_id="12" (no data file in B (A's data file main/kill_list/ducklake-01a229fa-2ab5-7484-84b3-23146dc1c4ac.parquet)) column_id="1" only in B`}},
 		{name: "data file moved", stmts: []string{`UPDATE ducklake_data_file SET path = 'moved-' || path WHERE data_file_id = 12`}, others: true, want: []string{
 			`data_file_id="12" column_id="1" only in A`, `data_file_id="12" (B's data file main/kill_list/moved-ducklake-01a229fa-2ab5-7484-84b3-23146dc1c4ac.parquet, which A names otherwise) column_id="1" only in B`}},
+		// B naming file 12 under ids 12 and 13 too: both its rows for the
+		// column are read, as two rows of A's file 12 (joined in text
+		// order, as rows of one key are).
+		{name: "file under two ids", stmts: []string{dup, dupStats}, others: true, want: []string{
+			`data_file_id="12" column_id="1" differs: | ` + kill + ` (A: ` + kill + `; B: ` + kill + ` | ` + kill + `)`}},
+		{name: "file under two ids, rows differ", stmts: []string{dup, dupStats, `UPDATE ducklake_file_column_stats SET value_count = 1 WHERE data_file_id = 13 AND column_id = 1`}, others: true, want: []string{
+			`; B: ` + strings.Replace(kill, `value_count="3"`, `value_count="1"`, 1) + ` | ` + kill + `)`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := tamper(t, orig, tc.stmts...)

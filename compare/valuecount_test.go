@@ -59,7 +59,7 @@ func TestValueCountZeroRows(t *testing.T) {
 		// B's NULL is A's 0 only where each side has one row for the
 		// column: two rows are not read as one.
 		{name: "two rows, 0 in A, NULL in B", a: append(slices.Clone(as04), `UPDATE ducklake_file_column_stats SET value_count = 0`+row, twice),
-			b: []string{`UPDATE ducklake_file_column_stats SET value_count = NULL` + row, twice},
+			b:    []string{`UPDATE ducklake_file_column_stats SET value_count = NULL` + row, twice},
 			want: []string{`data_file_id="12" column_id="1" differs: value_count`}},
 		{name: "one row, 0 in A, NULL in B", a: append(slices.Clone(as04), `UPDATE ducklake_file_column_stats SET value_count = 0`+row),
 			b: []string{`UPDATE ducklake_file_column_stats SET value_count = NULL` + row}},
