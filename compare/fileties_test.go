@@ -42,6 +42,7 @@ func TestFileStatsTiedToFiles(t *testing.T) {
 	kill := `table_id="4" column_size_bytes="37" value_count="3" null_count="0" min_value="1" max_value="15003" contains_nan=NULL extra_stats=NULL`
 	for _, tc := range []struct {
 		name  string
+		a     []string // tampering A (none: A is the lake's catalog)
 		stmts []string
 		// want: substrings of the stats differences (as many as given,
 		// and no other difference); none: equivalent.
@@ -78,10 +79,21 @@ func TestFileStatsTiedToFiles(t *testing.T) {
 			`data_file_id="12" column_id="1" differs: | ` + kill + ` (A: ` + kill + `; B: ` + kill + ` | ` + kill + `)`}},
 		{name: "file under two ids, rows differ", stmts: []string{dup, dupStats, `UPDATE ducklake_file_column_stats SET value_count = 1 WHERE data_file_id = 13 AND column_id = 1`}, others: true, want: []string{
 			`; B: ` + strings.Replace(kill, `value_count="3"`, `value_count="1"`, 1) + ` | ` + kill + `)`}},
+		// An id is read as A's only where it names exactly the paths A's
+		// id does: not B's file 12 at A's path and another, nor A's path
+		// of files 12 and 13.
+		{name: "file at a second path", stmts: []string{`INSERT INTO ducklake_table SELECT * REPLACE ('moved/' AS path) FROM ducklake_table WHERE table_id = 4 AND end_snapshot IS NULL`}, others: true, want: []string{
+			`data_file_id="12" column_id="1" only in A`, `data_file_id="12" (B's data file main/kill_list/ducklake-01a229fa-2ab5-7484-84b3-23146dc1c4ac.parquet, main/moved/ducklake-01a229fa-2ab5-7484-84b3-23146dc1c4ac.parquet, which A names otherwise) column_id="1" only in B`}},
+		{name: "A's file under two ids", a: []string{dup, dupStats}, others: true, want: []string{
+			`data_file_id="12" (B's data file main/kill_list/ducklake-01a229fa-2ab5-7484-84b3-23146dc1c4ac.parquet, which A names otherwise) column_id="1" only in B`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			a := orig
+			if len(tc.a) > 0 {
+				a = tamper(t, orig, tc.a...)
+			}
 			b := tamper(t, orig, tc.stmts...)
-			rep, err := Catalogs(ctx, orig, b, Options{DataPath: data, Engines: readerDBs})
+			rep, err := Catalogs(ctx, a, b, Options{DataPath: data, Engines: readerDBs})
 			var lines []string
 			if rep != nil {
 				for _, d := range rep.Differences {
