@@ -2,11 +2,14 @@ package compare
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/faults"
 )
 
 // TestFileStatsTiedToFiles: file statistics rows are compared as the
@@ -40,6 +43,9 @@ func TestFileStatsTiedToFiles(t *testing.T) {
 	dup := `INSERT INTO ducklake_data_file SELECT * REPLACE (13 AS data_file_id) FROM ducklake_data_file WHERE data_file_id = 12`
 	dupStats := `INSERT INTO ducklake_file_column_stats SELECT * REPLACE (13 AS data_file_id) FROM ducklake_file_column_stats WHERE data_file_id = 12`
 	kill := `table_id="4" column_size_bytes="37" value_count="3" null_count="0" min_value="1" max_value="15003" contains_nan=NULL extra_stats=NULL`
+	moved := func(by int) string {
+		return fmt.Sprintf(`INSERT INTO ducklake_table SELECT * REPLACE ('moved/' AS path, begin_snapshot + %d AS begin_snapshot) FROM ducklake_table WHERE table_id = 4 AND end_snapshot IS NULL`, by)
+	}
 	for _, tc := range []struct {
 		name  string
 		a     []string // tampering A (none: A is the lake's catalog)
@@ -48,8 +54,11 @@ func TestFileStatsTiedToFiles(t *testing.T) {
 		// and no other difference); none: equivalent.
 		want []string
 		// others: differences of other kinds are allowed (B's data files
-		// differ from A's too).
+		// differ from A's too); with no want, no stats difference.
 		others bool
+		// failB: listing B's files fails (the rows are then compared by
+		// bare id).
+		failB bool
 	}{
 		{name: "renumbered alike", stmts: renumber(true)},
 		{name: "0.4 renumbered alike", stmts: append(as04, renumber(true)...)},
@@ -86,6 +95,14 @@ func TestFileStatsTiedToFiles(t *testing.T) {
 			`data_file_id="12" column_id="1" only in A`, `data_file_id="12" (B's data file main/kill_list/ducklake-01a229fa-2ab5-7484-84b3-23146dc1c4ac.parquet, main/moved/ducklake-01a229fa-2ab5-7484-84b3-23146dc1c4ac.parquet, which A names otherwise) column_id="1" only in B`}},
 		{name: "A's file under two ids", a: []string{dup, dupStats}, others: true, want: []string{
 			`data_file_id="12" (B's data file main/kill_list/ducklake-01a229fa-2ab5-7484-84b3-23146dc1c4ac.parquet, which A names otherwise) column_id="1" only in B`}},
+		// A's and B's file 12 under the same two table folders, listed
+		// in the other order (by the folders' begin_snapshot): the same
+		// paths.
+		{name: "file at two paths, listed in another order", a: []string{moved(+1)}, stmts: []string{moved(-1)}, others: true},
+		// B's files cannot be listed: B's rows are read by bare id, not
+		// as rows of files B lacks.
+		{name: "B's files not listed", stmts: []string{`UPDATE ducklake_file_column_stats SET value_count = 2 WHERE data_file_id = 12 AND column_id = 1`}, failB: true, want: []string{
+			`data_file_id="12" column_id="1" differs: value_count`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := orig
@@ -93,12 +110,32 @@ func TestFileStatsTiedToFiles(t *testing.T) {
 				a = tamper(t, orig, tc.a...)
 			}
 			b := tamper(t, orig, tc.stmts...)
+			ctx := ctx
+			if tc.failB {
+				ctx = faults.With(ctx, func(p faults.Point) error {
+					if p.Name == "compare/list" && p.Path == b {
+						return errors.New("injected: B's files cannot be listed")
+					}
+					return nil
+				})
+			}
 			rep, err := Catalogs(ctx, a, b, Options{DataPath: data, Engines: readerDBs})
 			var lines []string
 			if rep != nil {
 				for _, d := range rep.Differences {
 					lines = append(lines, d.String())
 				}
+			}
+			if len(tc.want) == 0 && tc.others {
+				if rep == nil {
+					t.Fatalf("no report: %v", err)
+				}
+				for _, d := range rep.Differences {
+					if d.Kind == "stats" {
+						t.Errorf("stats difference: %s\n%s", d, strings.Join(lines, "\n"))
+					}
+				}
+				return
 			}
 			if len(tc.want) == 0 {
 				if err != nil {
