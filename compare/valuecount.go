@@ -25,7 +25,8 @@ var valueCountText = regexp.MustCompile(`(^| )value_count=(NULL|"[^"]*")`)
 // values (formats.ValueCountZeroWithValuesSQL) is a `stats` difference
 // naming the catalog, table, column and data file, where A's readers keep
 // the file: A's format lacks the behaviour, or A's value_count is not 0
-// (NULL, or more). The other way (a native 1.0 A whose writer wrote 0 for
+// (NULL, or more); not where another row of B's for the file and column
+// is not 0 (B's readers keep the file by it). The other way (a native 1.0 A whose writer wrote 0 for
 // TIMETZ files, converted to 0.4) is not a difference: B then keeps more
 // files. A row that only B has is left to the row comparison. none says
 // which side is known to hold no row with value_count 0: then nothing is
@@ -68,6 +69,9 @@ func (c *comparison) valueCountZero(label, na, nb string, ea, eb entries, none s
 		ta, inA := ea[key]
 		if !inA {
 			continue // not A's row: the row comparison says so
+		}
+		if !allValueCountsZero(eb[key]) {
+			continue // another row of B's for the column keeps the file
 		}
 		if quirkA && allValueCountsZero(ta) {
 			continue // A's readers skip the file too

@@ -49,6 +49,7 @@ func TestValueCountZeroRows(t *testing.T) {
 		formats.BooleanTextStats.SpellSQL("", "ducklake_file_column_stats", true), formats.BooleanTextStats.SpellSQL("", "ducklake_table_column_stats", true)}
 	const row = ` WHERE data_file_id = 12 AND column_id = 1`
 	twice := `INSERT INTO ducklake_file_column_stats SELECT * FROM ducklake_file_column_stats` + row
+	zeroFirst := `UPDATE ducklake_file_column_stats SET value_count = 0 WHERE rowid = (SELECT min(rowid) FROM ducklake_file_column_stats` + row + `)`
 	for _, tc := range []struct {
 		name   string
 		a, b   []string
@@ -64,10 +65,14 @@ func TestValueCountZeroRows(t *testing.T) {
 		{name: "one row, 0 in A, NULL in B", a: append(slices.Clone(as04), `UPDATE ducklake_file_column_stats SET value_count = 0`+row),
 			b: []string{`UPDATE ducklake_file_column_stats SET value_count = NULL` + row}},
 		// A's readers skip the file only where every row of it is 0.
-		{name: "A rows 0 and not 0, B row 0", a: []string{twice, `UPDATE ducklake_file_column_stats SET value_count = 0 WHERE rowid = (SELECT min(rowid) FROM ducklake_file_column_stats` + row + `)`},
+		{name: "A rows 0 and not 0, B row 0", a: []string{twice, zeroFirst},
 			b:      []string{`UPDATE ducklake_file_column_stats SET value_count = 0` + row},
 			want:   []string{`data_file_id="12" column_id="1"`},
 			reason: "A's value_count is not 0, so format 1.0 readers keep it"},
+		// B's readers keep a file one of whose rows for the column is not
+		// 0: the same two rows on both sides are equivalent (before, B's
+		// row 0 was a difference by itself).
+		{name: "rows 0 and not 0 on both sides", a: []string{twice, zeroFirst}, b: []string{twice, zeroFirst}},
 		// A row only B has is the row comparison's alone.
 		{name: "row 0 only in B", a: []string{`DELETE FROM ducklake_file_column_stats` + row},
 			b:    []string{`UPDATE ducklake_file_column_stats SET value_count = 0` + row},
