@@ -26,11 +26,11 @@ var valueCountText = regexp.MustCompile(`(^| )value_count=(NULL|"[^"]*")`)
 // naming the catalog, table, column and data file, where A's readers keep
 // the file: A's format lacks the behaviour, or A's value_count is not 0
 // (NULL, or more); not where another row of B's for the file and column
-// is not 0 (B's readers keep the file by it). The other way (a native 1.0 A whose writer wrote 0 for
-// TIMETZ files, converted to 0.4) is not a difference: B then keeps more
-// files. A row that only B has is left to the row comparison. none says
-// which side is known to hold no row with value_count 0: then nothing is
-// queried.
+// is not 0 (B's readers keep the file by it). The other way (a native 1.0
+// A whose writer wrote 0 for TIMETZ files, converted to 0.4) is not a
+// difference: B then keeps more files. A row that only B has is left to
+// the row comparison. none says which side is known to hold no row with
+// value_count 0: then nothing is queried.
 func (c *comparison) valueCountZero(label, na, nb string, ea, eb entries, none statsNone) error {
 	q := formats.QuirkValueCountZeroPruned
 	quirkA, quirkB := c.a.readsWith(q), c.b.readsWith(q)
