@@ -72,10 +72,7 @@ func TestFilesWithoutColumnStatsPruned(t *testing.T) {
 	ctx := context.Background()
 	lake, orig := lastVersion(t, "lakes", "05_defaults_not_null")
 	data := filepath.Join(lake, "data")
-	// As convert writes 0.4: BOOLEAN statistics 'false'/'true' (the lake's
-	// '0'/'1' are boolean-stats-compared-as-text differences of their own).
-	as04 := []string{`UPDATE ducklake_metadata SET value = '0.4' WHERE key = 'version'`,
-		formats.BooleanTextStats.SpellSQL("", "ducklake_file_column_stats", true), formats.BooleanTextStats.SpellSQL("", "ducklake_table_column_stats", true)}
+	as04 := as04SQL()
 	bare04 := tamper(t, orig, as04...)
 	rows04 := tamper(t, orig, append(as04, readAlikeInserts(t, orig)...)...)
 	wrong04 := tamper(t, rows04, `UPDATE ducklake_file_column_stats SET min_value = '8', max_value = '8' WHERE data_file_id = 0 AND column_id = 6`)
@@ -130,4 +127,12 @@ func TestFilesWithoutColumnStatsPruned(t *testing.T) {
 			}
 		})
 	}
+}
+
+// as04SQL makes a 1.0 catalog read as a 0.4 one as convert writes 0.4: the
+// version row, and BOOLEAN statistics spelled 'false'/'true' (the lakes'
+// '0'/'1' are boolean-stats-compared-as-text differences of their own).
+func as04SQL() []string {
+	return []string{`UPDATE ducklake_metadata SET value = '0.4' WHERE key = 'version'`,
+		formats.BooleanTextStats.SpellSQL("", "ducklake_file_column_stats", true), formats.BooleanTextStats.SpellSQL("", "ducklake_table_column_stats", true)}
 }

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/internal/faults"
 )
 
@@ -37,8 +36,7 @@ func TestFileStatsTiedToFiles(t *testing.T) {
 		}
 		return s
 	}
-	as04 := []string{`UPDATE ducklake_metadata SET value = '0.4' WHERE key = 'version'`,
-		formats.BooleanTextStats.SpellSQL("", "ducklake_file_column_stats", true), formats.BooleanTextStats.SpellSQL("", "ducklake_table_column_stats", true)}
+	as04 := as04SQL()
 	renamed := `UPDATE ducklake_data_file SET data_file_id = 13 WHERE data_file_id = 12`
 	swapped := `UPDATE ducklake_data_file SET data_file_id = CASE data_file_id WHEN 10 THEN 11 ELSE 10 END WHERE data_file_id IN (10, 11)`
 	dup := `INSERT INTO ducklake_data_file SELECT * REPLACE (13 AS data_file_id) FROM ducklake_data_file WHERE data_file_id = 12`

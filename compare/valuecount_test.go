@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/fdl-formats/fdl-formats/formats"
 )
 
 // TestValueCountText: the value_count of a statistics entry's text, per
@@ -45,8 +43,7 @@ func TestValueCountZeroRows(t *testing.T) {
 	ctx := context.Background()
 	lake, orig := lastVersion(t, "lakes", "06_deletes")
 	data := filepath.Join(lake, "data")
-	as04 := []string{`UPDATE ducklake_metadata SET value = '0.4' WHERE key = 'version'`,
-		formats.BooleanTextStats.SpellSQL("", "ducklake_file_column_stats", true), formats.BooleanTextStats.SpellSQL("", "ducklake_table_column_stats", true)}
+	as04 := as04SQL()
 	const row = ` WHERE data_file_id = 12 AND column_id = 1`
 	twice := `INSERT INTO ducklake_file_column_stats SELECT * FROM ducklake_file_column_stats` + row
 	zeroFirst := `UPDATE ducklake_file_column_stats SET value_count = 0 WHERE rowid = (SELECT min(rowid) FROM ducklake_file_column_stats` + row + `)`
