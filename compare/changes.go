@@ -46,23 +46,6 @@ func (r *Reader) changesMade(ctx context.Context) (map[int64]*string, error) {
 	return out, nil
 }
 
-// changeKindDown is how convert writes a change kind for a format whose
-// readers do not know it (the kinds the readers of 0.1-0.3 and 0.4+ parse:
-// formats.Version.ChangeTokens); "" drops it. Applied until the other
-// side's format knows the kind. ("inline_flush" is read as
-// "flushed_inlined" before: parsedChanges.)
-var changeKindDown = map[string]string{
-	"flushed_inlined":      "compacted_table",
-	"merge_adjacent":       "compacted_table",
-	"rewrite_delete":       "compacted_table",
-	"inlined_insert":       "inserted_into_table",
-	"inlined_delete":       "deleted_from_table",
-	"created_scalar_macro": "",
-	"created_table_macro":  "",
-	"dropped_scalar_macro": "",
-	"dropped_table_macro":  "",
-}
-
 // parsedChanges is changes_made as the readers of format own parse it
 // (SnapshotChangeInformation::ParseChangesMade, ducklake_transaction_changes.cpp,
 // which ducklake_snapshots() and the change feed call): entries
@@ -70,10 +53,12 @@ var changeKindDown = map[string]string{
 // in any letter case among those own's readers know (else "Unsupported
 // change type"), a colon after it (else "Expected a colon after the change
 // type"). The readers keep each kind's values in a set, so order and
-// repeats do not count; "inline_flush" is read as "flushed_inlined". A kind
-// format other cannot hold is written as convert writes it there
-// (changeKindDown). The result is the sorted, distinct entries, or why the
-// readers fail.
+// repeats do not count; a kind declared an alias is read as the kind it
+// stands for ("inline_flush" as "flushed_inlined": formats.ReadChangeKind).
+// A kind format other cannot hold is taken as convert writes it there
+// (formats.Version.ChangeKindAs, from the registry's declaration of each
+// release's new kinds). The result is the sorted, distinct entries, or why
+// the readers fail.
 func parsedChanges(v *string, own, other *formats.Version) string {
 	if v == nil {
 		return "NULL"
@@ -107,15 +92,9 @@ func parsedChanges(v *string, own, other *formats.Version) string {
 		if pos < len(s) {
 			pos++ // the comma
 		}
-		if kind == "inline_flush" {
-			kind = "flushed_inlined"
-		}
-		for kind != "" && other != nil && !other.SupportsChangeToken(kind) {
-			down, ok := changeKindDown[kind]
-			if !ok {
-				break
-			}
-			kind = down
+		kind = formats.ReadChangeKind(kind)
+		if other != nil {
+			kind = other.ChangeKindAs(kind)
 		}
 		if kind != "" {
 			out = append(out, kind+":"+value)

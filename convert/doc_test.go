@@ -59,13 +59,27 @@ func renderFormatsDoc() string {
 		fmt.Fprintf(&b, "| %s | `%s` | `%s` | `%s` | %d | %s |\n", name, v.Stamp, duck, v.Storage, len(v.Tables), strings.ReplaceAll(v.Caps.String(), "|", ", "))
 	}
 	b.WriteString("\n## Types, partition transforms and change tokens added by each release\n\n")
+	b.WriteString("A change token (a kind of `ducklake_snapshot_changes.changes_made` entry) a release adds is shown with what the release before calls it (`formats.Version.NewChangeKinds`, the one declaration): " +
+		"a conversion down writes that name, step by step, and the proof reads a kind the other side's format lacks as so written; — means the release before has none (the entry is dropped); " +
+		"*alias* means the release's own readers read the token as that older one. Every release parses every token of the one before, so a conversion up renames none.\n\n")
 	var prev *formats.Version
 	for _, v := range formats.All.Releases() {
 		fmt.Fprintf(&b, "- **%s**:", v.Name)
 		if prev == nil {
 			fmt.Fprintf(&b, " types %s; transforms %s; change tokens %s\n", strings.Join(v.Types, ", "), strings.Join(v.Transforms, ", "), strings.Join(v.ChangeTokens, ", "))
 		} else {
-			fmt.Fprintf(&b, " types +[%s]; transforms +[%s]; change tokens +[%s]\n", strings.Join(added(prev.Types, v.Types), ", "), strings.Join(added(prev.Transforms, v.Transforms), ", "), strings.Join(added(prev.ChangeTokens, v.ChangeTokens), ", "))
+			var kinds []string
+			for _, k := range v.NewChangeKinds {
+				before := k.Before
+				switch {
+				case before == "":
+					before = "—"
+				case k.Alias:
+					before += ", alias"
+				}
+				kinds = append(kinds, fmt.Sprintf("%s (%s: %s)", k.Name, prev.Name, before))
+			}
+			fmt.Fprintf(&b, " types +[%s]; transforms +[%s]; change tokens +[%s]\n", strings.Join(added(prev.Types, v.Types), ", "), strings.Join(added(prev.Transforms, v.Transforms), ", "), strings.Join(kinds, ", "))
 		}
 		prev = v
 	}
@@ -77,7 +91,7 @@ func renderFormatsDoc() string {
 		}
 		b.WriteString("```\n\n</details>\n\n")
 	}
-	b.WriteString("## Steps\n\nEach step runs its checks on its input, renames tables, adds the target's new tables and columns (filled as DuckLake's migration fills them), runs its data migration, maps change tokens, and drops what the target lacks.\n\n")
+	b.WriteString("## Steps\n\nEach step runs its checks on its input, renames tables, adds the target's new tables and columns (filled as DuckLake's migration fills them), runs its data migration, renames or drops the change tokens the target's readers do not parse (derived from the registry: see above), and drops what the target lacks.\n\n")
 	for _, s := range steps {
 		fmt.Fprintf(&b, "### %s → %s\n\n", s.from, s.to)
 		if s.note != "" {
@@ -94,15 +108,16 @@ func renderFormatsDoc() string {
 			}
 			b.WriteString("\n")
 		}
-		if len(s.tokens) > 0 {
+		tokens := stepChangeKindRenames(s)
+		if len(tokens) > 0 {
 			var keys []string
-			for k := range s.tokens {
+			for k := range tokens {
 				keys = append(keys, k)
 			}
 			slices.Sort(keys)
 			var maps []string
 			for _, k := range keys {
-				to := s.tokens[k]
+				to := tokens[k]
 				if to == "" {
 					to = "(removed)"
 				}
@@ -110,12 +125,23 @@ func renderFormatsDoc() string {
 			}
 			fmt.Fprintf(&b, "- change tokens: %s.\n", strings.Join(maps, ", "))
 		}
-		if len(s.checks) == 0 && len(s.tokens) == 0 && s.note == "" {
+		if len(s.checks) == 0 && len(tokens) == 0 && s.note == "" {
 			b.WriteString("Version row only.\n")
 		}
 		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+// stepChangeKindRenames are the change kinds step s renames or drops, as
+// the engine derives them from the registry.
+func stepChangeKindRenames(s step) map[string]string {
+	from, err1 := formats.Lookup(s.from)
+	to, err2 := formats.Lookup(s.to)
+	if err1 != nil || err2 != nil {
+		panic(fmt.Sprintf("step %s -> %s names an unknown format", s.from, s.to))
+	}
+	return formats.ChangeKindRenames(from, to)
 }
 
 func added(before, after []string) []string {

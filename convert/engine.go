@@ -122,7 +122,7 @@ func (r *run) apply(from, to *formats.Version) error {
 			return fmt.Errorf("step %s: %w", name, err)
 		}
 	}
-	if err := rewriteTokens(r, s.tokens); err != nil {
+	if err := rewriteTokens(r, formats.ChangeKindRenames(from, to)); err != nil {
 		return fmt.Errorf("step %s: %w", name, err)
 	}
 	if s.dynamic != nil {

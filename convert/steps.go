@@ -11,11 +11,14 @@ import "github.com/fdl-formats/fdl-formats/formats"
 //  3. new tables and columns of the target, filled as DuckLake's migration
 //     fills them (formats.Column.Fill);
 //  4. sql, the data migration, while old and new columns both exist;
-//  5. dynamic, the work on per-table inlined tables;
-//  6. tables and columns the target lacks are dropped, and the version row
+//  5. change kinds the target's readers do not parse are renamed or dropped
+//     (formats.ChangeKindRenames);
+//  6. dynamic, the work on per-table inlined tables;
+//  7. tables and columns the target lacks are dropped, and the version row
 //     is stamped.
 //
-// Shapes come from the registry: a step never spells out a column list.
+// Shapes and change kinds come from the registry: a step never spells out a
+// column list or a change kind's rename.
 type step struct {
 	from, to string
 	renames  [][2]string // {old, new}; applied only when old exists
@@ -24,7 +27,6 @@ type step struct {
 	// sqlIf runs statements only when a column exists in the working copy
 	// ("table.column"), for development layouts that may lack it.
 	sqlIf   map[string][]string
-	tokens  map[string]string // change-token kinds rewritten on the way ("" drops the token)
 	dynamic func(r *run) error
 	note    string // documentation of the step for the README's matrix
 }
@@ -96,8 +98,7 @@ var steps = []step{
 				reason: "format 0.2 has no extra_stats (geometry and variant pruning statistics)",
 				option: "extra-stats"},
 		},
-		tokens: map[string]string{"inlined_insert": "inserted_into_table", "inlined_delete": "deleted_from_table", "flushed_inlined": "compacted_table"},
-		note:   "ducklake_schema_versions is dropped (0.2 has none; only compaction used it)"},
+		note: "ducklake_schema_versions is dropped (0.2 has none; only compaction used it)"},
 	{from: "0.3-dev1", to: "0.3",
 		renames: [][2]string{{"ducklake_file_column_statistics", "ducklake_file_column_stats"}},
 		sql:     []string{sqlBackfillGlobalSchemaVersions + ` WHERE NOT EXISTS (SELECT 1 FROM ducklake_schema_versions)`},
@@ -149,8 +150,6 @@ var steps = []step{
 			`UPDATE ducklake_data_file SET partial_file_info = 'partial_max:' || partial_max WHERE partial_max IS NOT NULL`,
 			sqlGlobalSchemaVersions,
 		},
-		tokens: map[string]string{"inline_flush": "flushed_inlined", "merge_adjacent": "compacted_table", "rewrite_delete": "compacted_table",
-			"created_scalar_macro": "", "created_table_macro": "", "dropped_scalar_macro": "", "dropped_table_macro": ""},
 		note: "default 'NULL' (0.4's no-default string) becomes SQL NULL; partial_max becomes 'partial_max:N'; " +
 			"schema versions coarsen to one global row per schema version; new change tokens map to their 0.3 names"},
 

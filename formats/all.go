@@ -61,7 +61,8 @@ func Lookup(name string) (*Version, error) {
 }
 
 // Validate checks the registry: unique names, releases in version order,
-// every column typed, development layouts pointing at a release.
+// every column typed, development layouts pointing at a release, change
+// kinds declared consistently (validateChangeKinds).
 func (vs Versions) Validate() error {
 	seen := map[string]bool{}
 	var prev *goversion.Version
@@ -111,7 +112,7 @@ func (vs Versions) Validate() error {
 			}
 		}
 	}
-	return nil
+	return vs.validateChangeKinds()
 }
 
 // ReaderOf returns the released format that a DuckDB version opens read-only

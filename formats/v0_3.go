@@ -25,16 +25,25 @@ var V0_3 = &Version{
 		addColumns("ducklake_file_column_stats", varchar("extra_stats")),
 		addColumns("ducklake_table_column_stats", varchar("extra_stats")),
 	),
-	Caps:         V0_2.Caps | CapHivePartitionMapping | CapCommitInfo | CapSchemaVersions | CapExtraStats | CapPartialMaxInfo,
-	Quirks:       quirksV1_4,
-	SourceQuirks: quirksV1_4_5,
-	TableStats:   tableStatsV0_1,
-	DuckDB:       ">= 1.4.0, < 1.5.0",
-	DataPathRows: DataPathRowsMatch,
-	Storage:      "v1.4.0",
-	Types:        append(slices.Clone(typesV0_1), "geometry"),
-	Transforms:   transformsV0_1,
-	ChangeTokens: append(slices.Clone(tokensV0_1), "inlined_insert", "inlined_delete", "flushed_inlined"),
+	Caps:           V0_2.Caps | CapHivePartitionMapping | CapCommitInfo | CapSchemaVersions | CapExtraStats | CapPartialMaxInfo,
+	Quirks:         quirksV1_4,
+	SourceQuirks:   quirksV1_4_5,
+	TableStats:     tableStatsV0_1,
+	DuckDB:         ">= 1.4.0, < 1.5.0",
+	DataPathRows:   DataPathRowsMatch,
+	Storage:        "v1.4.0",
+	Types:          append(slices.Clone(typesV0_1), "geometry"),
+	Transforms:     transformsV0_1,
+	ChangeTokens:   withChangeKinds(tokensV0_1, changeKindsV0_3),
+	NewChangeKinds: changeKindsV0_3,
+}
+
+// changeKindsV0_3 are the change kinds of data inlining, which 0.2
+// records as the plain insert, delete and compaction.
+var changeKindsV0_3 = []ChangeKind{
+	{Name: "inlined_insert", Before: "inserted_into_table"},
+	{Name: "inlined_delete", Before: "deleted_from_table"},
+	{Name: "flushed_inlined", Before: "compacted_table"},
 }
 
 // V0_3Dev1 is the development stamp '0.3-dev1'. On the v1.3 branch it is the

@@ -27,9 +27,17 @@ var capsV0_4 = (V0_3.Caps &^ (CapSplitPartialFiles | CapPartialMaxInfo)) |
 
 var typesV0_4 = append(slices.Clone(V0_3.Types), "variant", "time_ns", "unknown")
 
-var tokensV0_4 = append(slices.Clone(V0_3.ChangeTokens),
-	"inline_flush", "merge_adjacent", "rewrite_delete",
-	"created_scalar_macro", "created_table_macro", "dropped_scalar_macro", "dropped_table_macro")
+// changeKindsV0_4: 0.4 writers record a flush of inlined data as
+// inline_flush, which 0.4 readers read as flushed_inlined; the two kinds of
+// compaction are 0.3's one; 0.3 has no macros to record.
+var changeKindsV0_4 = []ChangeKind{
+	{Name: "inline_flush", Before: "flushed_inlined", Alias: true},
+	{Name: "merge_adjacent", Before: "compacted_table"},
+	{Name: "rewrite_delete", Before: "compacted_table"},
+	{Name: "created_scalar_macro"}, {Name: "created_table_macro"}, {Name: "dropped_scalar_macro"}, {Name: "dropped_table_macro"},
+}
+
+var tokensV0_4 = withChangeKinds(V0_3.ChangeTokens, changeKindsV0_4)
 
 // V0_4 is DuckLake 0.4 (DuckDB 1.5.0/1.5.1): macros, expression defaults,
 // sort hints, variant stats, per-table schema versions, partial_max, partial
@@ -42,13 +50,14 @@ var V0_4 = &Version{
 	SourceQuirks: quirksV1_5_1,
 	// DuckLake 7ea15644, 67480b1d (DuckDB 1.5.0, 1.5.1) cast the base types
 	// and set each bound present; neither answers min/max from them.
-	TableStats:   TableStatsReading{CastByEvery: StatsTypesBase, CastBySome: StatsTypesBase},
-	DuckDB:       ">= 1.5.0, < 1.5.2",
-	DataPathRows: DataPathRowsMatch,
-	Storage:      "v1.5.0",
-	Types:        typesV0_4,
-	Transforms:   transformsV0_1,
-	ChangeTokens: tokensV0_4,
+	TableStats:     TableStatsReading{CastByEvery: StatsTypesBase, CastBySome: StatsTypesBase},
+	DuckDB:         ">= 1.5.0, < 1.5.2",
+	DataPathRows:   DataPathRowsMatch,
+	Storage:        "v1.5.0",
+	Types:          typesV0_4,
+	Transforms:     transformsV0_1,
+	ChangeTokens:   tokensV0_4,
+	NewChangeKinds: changeKindsV0_4,
 }
 
 // V0_4Dev1 is the development stamp '0.4-dev1': layouts between 0.3 and 0.4,

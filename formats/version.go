@@ -119,9 +119,16 @@ type Version struct {
 	// Transforms are the partition transforms the format's readers accept;
 	// a trailing "(" means a parameterised transform such as bucket(N).
 	Transforms []string
-	// ChangeTokens are the ducklake_snapshot_changes tokens the format's
-	// parser accepts.
+	// ChangeTokens are the ducklake_snapshot_changes kinds the format's
+	// parser accepts: for a release, the previous release's and then its
+	// NewChangeKinds (withChangeKinds); for a development layout, its
+	// release's.
 	ChangeTokens []string
+	// NewChangeKinds are the change kinds a release's readers parse and the
+	// previous release's do not, each with what that release calls it
+	// (changekinds.go): the one declaration of the renames a conversion
+	// down applies and the proof reads with.
+	NewChangeKinds []ChangeKind
 }
 
 // Table returns the named static table and whether the format has it.
