@@ -15,7 +15,11 @@ import (
 // data_file_id IN (SELECT data_file_id FROM the statistics ...)), so B's
 // row for id X must read alike to A's row for the file at the path of B's
 // file X, whatever A's id of it. B's id X is read as A's id Y when the
-// paths B's rows of X name are exactly those A's rows of Y name; as X when
+// paths B's rows of X name are exactly those A's rows of Y name, and as X
+// first where A's rows of X name exactly those paths (one path under ids X
+// and Y on both sides: X reads as X and Y as Y; before, both were rows of
+// a file A names otherwise, and a catalog compared with its own copy was
+// a `stats` difference); as X when
 // neither catalog has a data file X (a row no reader applies to a file);
 // otherwise as a key no A row has, so that the row is a `stats` difference
 // (before, rows were compared by bare id: B with data_file_id 12 renamed
@@ -70,6 +74,14 @@ func (c *comparison) fileTiesOf() *fileTies {
 	}
 	t := &fileTies{same: true, to: map[int64]int64{}, off: map[int64]string{}}
 	for id, ps := range pb {
+		if slices.Equal(pa[id], ps) {
+			// A's id X names the same paths: each side's readers read them
+			// as file X with X's rows, also where both name them under
+			// other ids too (A compared with a copy or with its
+			// conversion, which keeps the ids).
+			t.to[id] = id
+			continue
+		}
 		var ys []int64
 		for _, p := range ps {
 			ys = append(ys, byPath[p]...)

@@ -90,12 +90,19 @@ func TestFileStatsTiedToFiles(t *testing.T) {
 		{name: "file under two ids, rows differ", stmts: []string{dup, dupStats, `UPDATE ducklake_file_column_stats SET value_count = 1 WHERE data_file_id = 13 AND column_id = 1`}, others: true, want: []string{
 			`; B: ` + strings.Replace(kill, `value_count="3"`, `value_count="1"`, 1) + ` | ` + kill + `)`}},
 		// An id is read as A's only where it names exactly the paths A's
-		// id does: not B's file 12 at A's path and another, nor A's path
-		// of files 12 and 13.
+		// id does: not B's file 12 at A's path and another; B's file 12
+		// at the path A names under ids 12 and 13 is A's 12, and A's 13
+		// has no rows in B.
 		{name: "file at a second path", stmts: []string{`INSERT INTO ducklake_table SELECT * REPLACE ('moved/' AS path) FROM ducklake_table WHERE table_id = 4 AND end_snapshot IS NULL`}, others: true, want: []string{
 			`data_file_id="12" column_id="1" only in A`, `data_file_id="12" (B's data file main/kill_list/ducklake-01a229fa-2ab5-7484-84b3-23146dc1c4ac.parquet, main/moved/ducklake-01a229fa-2ab5-7484-84b3-23146dc1c4ac.parquet, which A names otherwise) column_id="1" only in B`}},
 		{name: "A's file under two ids", a: []string{dup, dupStats}, others: true, want: []string{
-			`data_file_id="12" (B's data file main/kill_list/ducklake-01a229fa-2ab5-7484-84b3-23146dc1c4ac.parquet, which A names otherwise) column_id="1" only in B`}},
+			`data_file_id="13" column_id="1" only in A`}, notWant: []string{`data_file_id="12"`}},
+		// A and B naming file 12 under ids 12 and 13 alike (B a copy of
+		// A): each id's rows are the same file's on both sides.
+		{name: "both sides' file under two ids", a: []string{dup, dupStats}, stmts: []string{dup, dupStats}},
+		{name: "both sides' file under two ids, rows of one id differ", a: []string{dup, dupStats},
+			stmts: []string{dup, dupStats, `UPDATE ducklake_file_column_stats SET value_count = 1 WHERE data_file_id = 13 AND column_id = 1`},
+			want:  []string{`data_file_id="13" column_id="1" differs: value_count`}},
 		// 0.4 B's readers skip a file without statistics rows only where
 		// it is A's file: not B's file 12 at a path A has no file at.
 		{name: "0.4 data file moved without the statistics", stmts: append(slices.Clone(as04), `UPDATE ducklake_data_file SET path = 'moved-' || path WHERE data_file_id = 12`,
