@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"strconv"
@@ -37,17 +38,19 @@ type fileTies struct {
 }
 
 // fileTiesOf reads both sides' data files (StoredFiles) once per
-// comparison. Where a side's files cannot be listed the rows are compared
-// by bare id, as before: the listing's failure is not a difference here.
-func (c *comparison) fileTiesOf() *fileTies {
+// comparison, A's first. A side's files that cannot be listed stop the
+// comparison, marked with that side (B's alone: B cannot be read where A
+// can): rows compared by bare id would prove a B equivalent whose ids
+// name other files than A's (ids 10 and 11 swapped: each file pruned by
+// the other's statistics). Before, the rows were then compared by bare id.
+func (c *comparison) fileTiesOf() (*fileTies, error) {
 	if c.ties != nil {
-		return c.ties
+		return c.ties, nil
 	}
-	c.ties = &fileTies{same: true}
-	paths := func(r *Reader) (map[int64][]string, bool) {
+	paths := func(r *Reader) (map[int64][]string, error) {
 		files, err := r.StoredFiles(c.ctx)
 		if err != nil {
-			return nil, false
+			return nil, fmt.Errorf("tie the file statistics rows of %s to its data files: %w", r.path, err)
 		}
 		out := map[int64][]string{}
 		for _, f := range files {
@@ -59,12 +62,15 @@ func (c *comparison) fileTiesOf() *fileTies {
 			slices.Sort(ps)
 			out[id] = slices.Compact(ps)
 		}
-		return out, true
+		return out, nil
 	}
-	pa, okA := paths(c.a)
-	pb, okB := paths(c.b)
-	if !okA || !okB {
-		return c.ties
+	pa, err := paths(c.a)
+	if err != nil {
+		return nil, markA(err)
+	}
+	pb, err := paths(c.b)
+	if err != nil {
+		return nil, markB(err)
 	}
 	byPath := map[string][]int64{} // A's ids by path
 	for id, ps := range pa {
@@ -103,7 +109,7 @@ func (c *comparison) fileTiesOf() *fileTies {
 		}
 	}
 	c.ties = t
-	return t
+	return t, nil
 }
 
 // idKey is the key text of B's id X as A's rows are keyed (the value of
@@ -169,13 +175,16 @@ func (t *fileTies) rekey(label, k string) string {
 // data_file_id (keys[0]) as A's rows of the same file are (fileTies). Two
 // B rows read as one key (B names one file under two ids) are joined, in
 // text order, as addStatsEntry joins rows of one key.
-func (c *comparison) tieFileStats(label string, keys []string, eb entries) entries {
+func (c *comparison) tieFileStats(label string, keys []string, eb entries) (entries, error) {
 	if len(keys) == 0 || keys[0] != "data_file_id" || len(eb) == 0 {
-		return eb
+		return eb, nil
 	}
-	t := c.fileTiesOf()
+	t, err := c.fileTiesOf()
+	if err != nil {
+		return nil, err
+	}
 	if t.same {
-		return eb
+		return eb, nil
 	}
 	out := make(entries, len(eb))
 	for _, k := range slices.Sorted(maps.Keys(eb)) {
@@ -188,5 +197,5 @@ func (c *comparison) tieFileStats(label string, keys []string, eb entries) entri
 		}
 		out[nk] = eb[k]
 	}
-	return out
+	return out, nil
 }

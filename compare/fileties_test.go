@@ -57,9 +57,10 @@ func TestFileStatsTiedToFiles(t *testing.T) {
 		others bool
 		// notWant: substrings no difference has.
 		notWant []string
-		// failB: listing B's files fails (the rows are then compared by
-		// bare id).
-		failB bool
+		// fail: the side ("A" or "B") whose file listing fails; wantErr:
+		// then the error's text, and errIs its kind.
+		fail, wantErr string
+		errIs         error
 	}{
 		{name: "renumbered alike", stmts: renumber(true)},
 		{name: "0.4 renumbered alike", stmts: append(as04, renumber(true)...)},
@@ -112,10 +113,14 @@ func TestFileStatsTiedToFiles(t *testing.T) {
 		// in the other order (by the folders' begin_snapshot): the same
 		// paths.
 		{name: "file at two paths, listed in another order", a: []string{moved(+1)}, stmts: []string{moved(-1)}, others: true},
-		// B's files cannot be listed: B's rows are read by bare id, not
-		// as rows of files B lacks.
-		{name: "B's files not listed", stmts: []string{`UPDATE ducklake_file_column_stats SET value_count = 2 WHERE data_file_id = 12 AND column_id = 1`}, failB: true, want: []string{
-			`data_file_id="12" column_id="1" differs: value_count`}},
+		// A side's files cannot be listed: the rows cannot be tied to
+		// files, and by bare id a B with ids 10 and 11 swapped (each file
+		// pruned by the other's statistics) was proved equivalent.
+		{name: "B's files not listed", stmts: []string{swapped}, fail: "B", errIs: ErrNotEquivalent,
+			wantErr: "B cannot be read where A can: tie the file statistics rows of "},
+		{name: "B's files not listed, B a copy", fail: "B", errIs: ErrNotEquivalent, wantErr: "B cannot be read where A can"},
+		{name: "A's files not listed", stmts: []string{swapped}, fail: "A", errIs: ErrIncomparable,
+			wantErr: "could not be compared: tie the file statistics rows of "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := orig
@@ -124,10 +129,11 @@ func TestFileStatsTiedToFiles(t *testing.T) {
 			}
 			b := tamper(t, orig, tc.stmts...)
 			ctx := ctx
-			if tc.failB {
+			if tc.fail != "" {
+				failing := map[string]string{"A": a, "B": b}[tc.fail]
 				ctx = faults.With(ctx, func(p faults.Point) error {
-					if p.Name == "compare/list" && p.Path == b {
-						return errors.New("injected: B's files cannot be listed")
+					if p.Name == "compare/list" && p.Path == failing {
+						return errors.New("injected: the files cannot be listed")
 					}
 					return nil
 				})
@@ -138,6 +144,12 @@ func TestFileStatsTiedToFiles(t *testing.T) {
 				for _, d := range rep.Differences {
 					lines = append(lines, d.String())
 				}
+			}
+			if tc.fail != "" {
+				if !errors.Is(err, tc.errIs) || !strings.Contains(fmt.Sprint(err), tc.wantErr) {
+					t.Fatalf("error %v, want %v with %q\n%s", err, tc.errIs, tc.wantErr, strings.Join(lines, "\n"))
+				}
+				return
 			}
 			if len(tc.want) == 0 && tc.others {
 				if rep == nil {

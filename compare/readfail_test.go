@@ -161,7 +161,8 @@ func TestReadFailSides(t *testing.T) {
 // first by the step named: footerQuirkDifferences (a 0.4 B beside a 1.0
 // A, before the comparison: B's file list, from a
 // ducklake_schema.path_is_relative that is not a boolean), earlyTableStats (a 1.0 table without column
-// statistics; B's table names, from the same path_is_relative), filesWithoutStatsInB (0.4: a column row with a
+// statistics; B's table names, from the same path_is_relative; no file
+// statistics, whose ties to files list A's files, then B's, before it), filesWithoutStatsInB (0.4: a column row with a
 // NULL begin_snapshot, the data file pairs' in_file NULL), valueCountZero
 // (1.0: a value_count 0 row with a NULL data_file_id) and
 // stringTableStats (0.4 without table statistics, so that no read of A's
@@ -180,6 +181,7 @@ func TestReadFailBFirst(t *testing.T) {
 			`ALTER TABLE ducklake_schema ALTER path_is_relative TYPE VARCHAR`, `UPDATE ducklake_schema SET path_is_relative = 'x'`}},
 		{name: "earlyTableStats, B's table names", want: `read the schemas of`, sql: []string{
 			`DELETE FROM ducklake_table_column_stats WHERE table_id = 4`,
+			`DELETE FROM ducklake_file_column_stats`, // no file statistics to tie to B's files (fileTiesOf lists them first)
 			`ALTER TABLE ducklake_schema ALTER path_is_relative TYPE VARCHAR`, `UPDATE ducklake_schema SET path_is_relative = 'x'`}},
 		{name: "filesWithoutStatsInB", want: `name "in_file"`, sql: []string{stamp04,
 			`UPDATE ducklake_column SET begin_snapshot = NULL WHERE table_id = 1 AND column_id = 6`}},

@@ -436,7 +436,11 @@ func (c *comparison) stats() error {
 	// B's rows keyed by data_file_id are keyed as A's rows of the same
 	// data file (fileTies): the id each side's readers join them on.
 	for _, rd := range reads {
-		rd.eb = c.tieFileStats(rd.label, rd.keys, rd.eb)
+		eb, err := c.tieFileStats(rd.label, rd.keys, rd.eb)
+		if err != nil {
+			return err
+		}
+		rd.eb = eb
 	}
 	// What the rows read tell, so that the steps below do not query for
 	// rows none of them can match.
