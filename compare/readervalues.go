@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/faults"
 )
 
 // readerValues reports, as kind "unreadable", each declared rule
@@ -17,19 +18,23 @@ func (c *comparison) readerValues() error {
 	if c.self {
 		return nil
 	}
-	readA := func() ([]formats.ValueViolation, error) {
-		va, err := formats.ReaderValueViolations(c.ctx, c.a.conn, "cat", "main", c.a.has)
-		if err != nil {
-			return nil, fmt.Errorf("read the metadata values of %s: %w", c.a.path, err)
+	read := func(r *Reader) ([]formats.ValueViolation, error) {
+		err := faults.At(c.ctx, "compare/reader-values", r.path)
+		var v []formats.ValueViolation
+		if err == nil {
+			v, err = formats.ReaderValueViolations(c.ctx, r.conn, "cat", "main", r.has)
 		}
-		return va, nil
+		if err != nil {
+			return nil, fmt.Errorf("read the metadata values of %s: %w", r.path, err)
+		}
+		return v, nil
 	}
-	vb, err := formats.ReaderValueViolations(c.ctx, c.b.conn, "cat", "main", c.b.has)
+	vb, err := read(c.b)
 	if err != nil {
 		// B is read first here: both catalogs' failure when A's read of
 		// the same values fails too.
-		return bThenA(fmt.Errorf("read the metadata values of %s: %w", c.b.path, err), func() error {
-			_, err := readA()
+		return bThenA(err, func() error {
+			_, err := read(c.a)
 			return err
 		})
 	}
@@ -38,7 +43,7 @@ func (c *comparison) readerValues() error {
 		// per cell in the common case.
 		return nil
 	}
-	va, err := readA()
+	va, err := read(c.a)
 	if err != nil {
 		return markA(err)
 	}

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/faults"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 )
 
@@ -86,5 +88,66 @@ func TestConformanceLakesReadableValues(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestReaderValuesBThenA: readerValues reads B's metadata values first;
+// when B's read fails, A's same read is tried (bThenA). B failing alone
+// is "B cannot be read where A can" (exit 3); both failing is could not
+// compare (exit 4), the message saying A's read fails too. A's read
+// failing after B's answered (a value B breaks, which A's values might
+// excuse) is A's failure: could not compare. The failures are injected
+// at the point "compare/reader-values" of the catalogs named.
+func TestReaderValuesBThenA(t *testing.T) {
+	lake, catalog := lastVersion(t, "lakes", "06_deletes")
+	data := filepath.Join(lake, "data")
+	const injected = "injected: the metadata values cannot be read"
+	for _, tc := range []struct {
+		name       string
+		breakB     string // a statement giving B a value its readers cannot read
+		failA      bool
+		failB      bool
+		wantB      bool // "B cannot be read where A can"; else could not compare
+		wantBothRd bool // the message says A's same read fails too
+	}{
+		{name: "B fails, A reads", failB: true, wantB: true},
+		{name: "both fail", failA: true, failB: true, wantBothRd: true},
+		{name: "B breaks a value, A's read fails", failA: true,
+			breakB: `UPDATE ducklake_data_file SET data_file_id = -1 WHERE data_file_id = 0`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a, b := catalog, filepath.Join(t.TempDir(), "b.duckdb")
+			copyFile(t, catalog, b)
+			if tc.breakB != "" {
+				execCatalog(t, b, tc.breakB)
+			}
+			var calls []string
+			ctx := faults.With(context.Background(), func(p faults.Point) error {
+				if p.Name != "compare/reader-values" {
+					return nil
+				}
+				side := map[string]string{a: "A", b: "B"}[p.Path]
+				calls = append(calls, side)
+				if (side == "A" && tc.failA) || (side == "B" && tc.failB) {
+					return errors.New(injected)
+				}
+				return nil
+			})
+			rep, err := Catalogs(ctx, a, b, Options{DataPath: data, Engines: readerDBs})
+			if err == nil || !strings.Contains(err.Error(), injected) {
+				t.Fatalf("want a failure naming %q, got %v (reads: %v)", injected, err, calls)
+			}
+			if want := []string{"B", "A"}; !slices.Equal(calls, want) {
+				t.Errorf("reads %v, want %v", calls, want)
+			}
+			if tc.wantB {
+				wantBCannotBeRead(t, rep, err, "read the metadata values of "+b+": "+injected)
+				return
+			}
+			wantIncomparable(t, err)
+			if got := strings.Contains(err.Error(), "the same read of A fails too"); got != tc.wantBothRd {
+				t.Errorf("says A's same read fails too: %v, want %v: %v", got, tc.wantBothRd, err)
+			}
+		})
 	}
 }
