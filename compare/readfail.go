@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
+
+	"github.com/duckdb/duckdb-go/v2"
 )
 
 // bReadFailure is B's reader failing on a file A's catalog does not name:
@@ -143,9 +145,10 @@ func failedSides(err error) (a, b bool) {
 // name B, is told by its mark. Kept as "could not compare": a failure of
 // A or of both, one no step marked (an invalid option, a failure before
 // either catalog is read), a file both name, any I/O error (a
-// *fs.PathError other than a file only B names, DuckDB's "IO Error"),
+// *fs.PathError other than a file only B names, DuckDB's IO error),
 // cancellation, DuckDB running out of memory or failing inside
-// (environmental). It returns what failed in B.
+// (environmental: by DuckDB's error type, not by a message that may quote
+// B's values). It returns what failed in B.
 func bOnlyFailure(err error) (string, bool) {
 	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return "", false
@@ -159,7 +162,7 @@ func bOnlyFailure(err error) (string, bool) {
 		return msg, true
 	}
 	var pe *fs.PathError
-	if errors.As(err, &pe) || environmental(msg) {
+	if errors.As(err, &pe) || environmental(err) {
 		return "", false
 	}
 	return msg, true
@@ -176,15 +179,57 @@ func bCannotBeRead(rep *Report, a, b, what string) error {
 	return fmt.Errorf("%w: %s and %s: catalog: B cannot be read where A can: %s", ErrNotEquivalent, a, b, what)
 }
 
-// environmentalErrors are DuckDB's error types that say nothing about the
+// environmentalTypes are DuckDB's error types that say nothing about the
 // catalog's rows: the machine, a mount or DuckDB itself failed, and a
 // retry or the operator may succeed.
-var environmentalErrors = []string{"IO Error", "Out of Memory Error", "Interrupt Error", "Permission Error",
+var environmentalTypes = map[duckdb.ErrorType]bool{
+	duckdb.ErrorTypeIO: true, duckdb.ErrorTypeOutOfMemory: true, duckdb.ErrorTypeInterrupt: true,
+	duckdb.ErrorTypePermission: true, duckdb.ErrorTypeFatal: true, duckdb.ErrorTypeInternal: true,
+	duckdb.ErrorTypeConnection: true, duckdb.ErrorTypeHTTP: true,
+}
+
+// environmentalHeads are how DuckDB's messages of environmentalTypes
+// begin ("IO Error: ..."), for the fallback of environmental.
+var environmentalHeads = []string{"IO Error", "Out of Memory Error", "INTERRUPT Error", "Interrupt Error", "Permission Error",
 	"FATAL Error", "INTERNAL Error", "Internal Error", "Connection Error", "HTTP Error"}
 
-func environmental(msg string) bool {
-	for _, e := range environmentalErrors {
-		if strings.Contains(msg, e) {
+// environmental says whether err is a failure of the machine or of DuckDB
+// itself (environmentalTypes), told by the type DuckDB gives it: the
+// driver's *duckdb.Error, which every step keeps in the chain (%w). Its
+// text may quote B's values and paths (a column or folder named "IO
+// Error"), which say nothing about what failed.
+func environmental(err error) bool {
+	var de *duckdb.Error
+	if errors.As(err, &de) {
+		if de.Type != duckdb.ErrorTypeInvalid {
+			return environmentalTypes[de.Type]
+		}
+		// ErrorTypeInvalid is also the driver's answer when it finds no
+		// type it knows at the head of DuckDB's message: read that head
+		// (the driver's table spells some types in one letter case only).
+		return environmentalHead(de.Msg)
+	}
+	// No DuckDB error in the chain: our own and Go's failures, told by
+	// their types (a *fs.PathError, cancellation) before this. The text is
+	// a fallback for DuckDB's message reaching us as text only (an error
+	// rebuilt from a message, by a step of ours or of a library); none of
+	// compare's steps does so today. Only where a DuckDB message would
+	// begin, at the start or after ": ", not a value quoted within one
+	// ("column 2 (IO Error) has unknown parent").
+	msg := err.Error()
+	for _, h := range environmentalHeads {
+		if strings.Contains(msg, ": "+h+": ") {
+			return true
+		}
+	}
+	return environmentalHead(msg)
+}
+
+// environmentalHead says whether msg begins as DuckDB's messages of
+// environmentalTypes do.
+func environmentalHead(msg string) bool {
+	for _, h := range environmentalHeads {
+		if strings.HasPrefix(msg, h+": ") {
 			return true
 		}
 	}

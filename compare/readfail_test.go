@@ -10,6 +10,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/duckdb/duckdb-go/v2"
+
+	"github.com/fdl-formats/fdl-formats/internal/faults"
 )
 
 // TestBCannotBeReadWhereACan: a catalog B whose readers fail where A's
@@ -141,6 +145,15 @@ func TestReadFailSides(t *testing.T) {
 		{"B's, a file", markB(fmt.Errorf("data file x of main.t in %s: %w", b, gone)), ""},
 		{"B's, a file only B names", markB(&bReadFailure{err: fmt.Errorf("catalog B names x, which does not exist and which A does not name: %w", gone)}), "catalog B names x, which does not exist and which A does not name: " + gone.Error()},
 		{"B's, environmental", markB(errors.New("read columns of " + b + ": IO Error: disk")), ""},
+		// DuckDB's type decides where the driver gives one, whatever the
+		// message holds; the text only where it gives none (Invalid).
+		{"B's, DuckDB's IO error", markB(fmt.Errorf("read x of %s: %w", b, &duckdb.Error{Type: duckdb.ErrorTypeIO, Msg: "IO Error: Could not read enough bytes"})), ""},
+		{"B's, DuckDB's out of memory", markB(fmt.Errorf("read x: %w", &duckdb.Error{Type: duckdb.ErrorTypeOutOfMemory, Msg: "Out of Memory Error: failed to allocate"})), ""},
+		{"B's, DuckDB's conversion error", markB(fmt.Errorf("read x: %w", &duckdb.Error{Type: duckdb.ErrorTypeConversion, Msg: "Conversion Error: value: IO Error: disk"})), "read x: Conversion Error: value: IO Error: disk"},
+		{"B's, DuckDB's untyped interrupt", markB(fmt.Errorf("read x: %w", &duckdb.Error{Type: duckdb.ErrorTypeInvalid, Msg: "Interrupt Error: stopped"})), ""},
+		{"B's, DuckDB's invalid error", markB(fmt.Errorf("read x: %w", &duckdb.Error{Type: duckdb.ErrorTypeInvalid, Msg: "Invalid Error: TProtocolException: Invalid data"})), "read x: Invalid Error: TProtocolException: Invalid data"},
+		{"B's, DuckDB's invalid error quoting IO Error", markB(fmt.Errorf("read x: %w", &duckdb.Error{Type: duckdb.ErrorTypeInvalid, Msg: "Invalid Error: value: IO Error: disk"})), "read x: Invalid Error: value: IO Error: disk"},
+		{"B's, a name quoting IO Error", markB(errors.New("table 3 in " + b + ": column 2 (IO Error: disk) has unknown parent 0")), "table 3 in " + b + ": column 2 (IO Error: disk) has unknown parent 0"},
 		{"B's, cancelled", markB(fmt.Errorf("read: %w", context.Canceled)), ""},
 		{"nil", nil, ""},
 	} {
@@ -240,4 +253,98 @@ func wantBCannotBeRead(t *testing.T, rep *Report, err error, what string) {
 	if !hasDifference(rep, "catalog", "B cannot be read where A can") || !hasDifference(rep, "catalog", what) || rep.Incomparable != "" {
 		t.Fatalf("want a catalog difference naming %q: %+v", what, rep.Differences)
 	}
+}
+
+// TestReadFailEnvironmentalByType: whether B's failure is the machine's
+// or DuckDB's (could not compare, exit 4) or B's catalog's (exit 3) is the
+// type DuckDB gives the error, not what its message says. A failure of B
+// whose message quotes a value or path of B holding "IO Error" is B's:
+// DuckDB's or the driver's conversion error quoting a value, a column of
+// that name under no parent, B's catalog in a folder of that name. Until
+// session 24 these were exit 4 (or, after differences found before, the
+// comparison stopped without saying that B failed). A data file of that
+// name that only B names and that does not exist was B's already (told by
+// its own type, bReadFailure). DuckDB's IO error from a read of B (a real
+// one, injected at B's read of its metadata values) stays exit 4, its
+// *duckdb.Error kept in the error's chain.
+func TestReadFailEnvironmentalByType(t *testing.T) {
+	lake, catalog := lastVersion(t, "lakes", "05_defaults_not_null")
+	data := filepath.Join(lake, "data")
+	ioErr := realIOError(t)
+	for _, tc := range []struct {
+		name   string
+		folder string // B's catalog's folder, under the test's
+		sql    []string
+		inject error  // failing B's read of its metadata values
+		want   string // what B's failure names; "" : could not compare
+	}{
+		// DuckDB's conversion error, B in 0.4 without table statistics (so
+		// that no read of A's comes first: stringTableStats reads B's
+		// inlined data tables), one of them with a table_id that does not
+		// cast. Until session 24 exit 3 only by the statistics differences
+		// found before, without the catalog difference.
+		{name: "DuckDB's conversion error quoting IO Error", want: `Could not convert string 'IO Error: disk' to INT64`, sql: []string{
+			`UPDATE ducklake_metadata SET value = '0.4' WHERE key = 'version'`,
+			`DELETE FROM ducklake_table_stats`,
+			`UPDATE ducklake_table_column_stats SET min_value = NULL, max_value = NULL WHERE table_id = 1 AND column_id = 4`,
+			`ALTER TABLE ducklake_inlined_data_tables ALTER table_id TYPE VARCHAR`,
+			`INSERT INTO ducklake_inlined_data_tables VALUES ('IO Error: disk', 'ducklake_inlined_data_9_9', 1)`}},
+		// The driver's scan of a value, B in 0.4 beside a 1.0 A: B's file
+		// list is read before the comparison (footerQuirkDifferences),
+		// with a path_is_relative that is not a boolean.
+		{name: "scan error quoting IO Error", want: `couldn't convert "IO Error: disk" into type bool`, sql: []string{
+			`UPDATE ducklake_metadata SET value = '0.4' WHERE key = 'version'`,
+			`ALTER TABLE ducklake_schema ALTER path_is_relative TYPE VARCHAR`,
+			`UPDATE ducklake_schema SET path_is_relative = 'IO Error: disk'`}},
+		{name: "column named IO Error under no parent", want: `(IO Error: disk) has unknown parent`, sql: []string{
+			`UPDATE ducklake_column SET parent_column = parent_column - 1, column_name = 'IO Error: disk' WHERE rowid = 21`}},
+		{name: "B's folder named IO Error", folder: "IO Error", want: `column_order`, sql: []string{
+			`UPDATE ducklake_column SET column_order = NULL WHERE rowid = 0`}},
+		{name: "data file named IO Error only B names", want: `IO Error.parquet, which does not exist and which A does not name`, sql: []string{
+			`UPDATE ducklake_data_file SET path = 'IO Error.parquet' WHERE rowid = 0`}},
+		{name: "DuckDB's IO error", inject: ioErr},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := filepath.Join(t.TempDir(), tc.folder, "b.duckdb")
+			copyFile(t, catalog, b)
+			execCatalog(t, b, tc.sql...)
+			ctx := faults.With(context.Background(), func(p faults.Point) error {
+				if p.Name == "compare/reader-values" && p.Path == b {
+					return tc.inject
+				}
+				return nil
+			})
+			rep, err := Catalogs(ctx, catalog, b, Options{DataPath: data, Engines: readerDBs})
+			if err == nil || !strings.Contains(err.Error(), "IO Error") {
+				t.Fatalf("want a failure holding %q, got %v", "IO Error", err)
+			}
+			if tc.want == "" {
+				wantIncomparable(t, err)
+				var de *duckdb.Error
+				if !errors.As(err, &de) || de.Type != duckdb.ErrorTypeIO {
+					t.Errorf("DuckDB's IO error is not in the chain: %#v", err)
+				}
+				return
+			}
+			wantBCannotBeRead(t, rep, err, tc.want)
+		})
+	}
+}
+
+// realIOError is DuckDB's error for a read of a Parquet file that is not
+// there: a *duckdb.Error of type IO, as DuckDB and the driver make it.
+func realIOError(t *testing.T) error {
+	t.Helper()
+	ctx := context.Background()
+	db, err := helperDBs.Get()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer helperDBs.Discard(db) //nolint:errcheck // a test's database
+	_, err = db.ExecContext(ctx, "SELECT * FROM read_parquet("+sqlString(filepath.Join(t.TempDir(), "gone.parquet"))+")")
+	var de *duckdb.Error
+	if !errors.As(err, &de) || de.Type != duckdb.ErrorTypeIO {
+		t.Fatalf("want DuckDB's IO error, got %#v", err)
+	}
+	return err
 }
