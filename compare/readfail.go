@@ -185,13 +185,13 @@ func bCannotBeRead(rep *Report, a, b, what string) error {
 var environmentalTypes = map[duckdb.ErrorType]bool{
 	duckdb.ErrorTypeIO: true, duckdb.ErrorTypeOutOfMemory: true, duckdb.ErrorTypeInterrupt: true,
 	duckdb.ErrorTypePermission: true, duckdb.ErrorTypeFatal: true, duckdb.ErrorTypeInternal: true,
-	duckdb.ErrorTypeConnection: true, duckdb.ErrorTypeHTTP: true,
+	duckdb.ErrorTypeConnection: true, duckdb.ErrorTypeHTTP: true, duckdb.ErrorTypeNetwork: true,
 }
 
 // environmentalHeads are how DuckDB's messages of environmentalTypes
 // begin ("IO Error: ..."), for the fallback of environmental.
 var environmentalHeads = []string{"IO Error", "Out of Memory Error", "INTERRUPT Error", "Interrupt Error", "Permission Error",
-	"FATAL Error", "INTERNAL Error", "Internal Error", "Connection Error", "HTTP Error"}
+	"FATAL Error", "INTERNAL Error", "Internal Error", "Connection Error", "HTTP Error", "Network Error"}
 
 // environmental says whether err is a failure of the machine or of DuckDB
 // itself (environmentalTypes), told by the type DuckDB gives it: the
