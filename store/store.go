@@ -143,11 +143,12 @@ func Base(st Store) Store {
 	}
 }
 
-// FolderLister is implemented by stores that find their objects through
-// folder listings (a web site's index pages; PartialLister): a listing may
-// link a subfolder whose own listing links no file (an empty index.html,
-// a CDN's cached copy of an empty page), which List, a list of objects,
-// cannot show, though readers fetch that folder's files by name.
+// FolderLister is implemented by stores that have folders: a web site's
+// index pages (PartialLister) may link a subfolder whose own listing links
+// no file (an empty index.html, a CDN's cached copy of an empty page),
+// though readers fetch that folder's files by name; a local folder may
+// hold an empty subfolder. List, a list of objects, shows neither; a
+// repository check names them (an empty version folder).
 type FolderLister interface {
 	// ListFolders is List that also returns the folders it walked whose
 	// keys start with prefix (prefix itself left out), each ending in "/",
@@ -156,9 +157,9 @@ type FolderLister interface {
 }
 
 // ListFolders lists prefix in st and, where st (or the store a wrapper,
-// Counter, wraps) is a FolderLister, gives the folders its listings link
-// below prefix too; on other stores folders is nil: they list every
-// object, and a folder without one holds nothing a reader can open.
+// Counter, wraps) is a FolderLister, gives the folders below prefix too;
+// on other stores (buckets) folders is nil: they have no folders, only
+// objects, and a folder marker object holds nothing a reader can open.
 func ListFolders(ctx context.Context, st Store, prefix string) (objs []ObjectInfo, folders []string, err error) {
 	if fl, ok := Base(st).(FolderLister); ok {
 		return fl.ListFolders(ctx, prefix)

@@ -44,8 +44,9 @@ type Store struct {
 }
 
 var (
-	_ store.Store     = (*Store)(nil)
-	_ store.PathStore = (*Store)(nil)
+	_ store.Store        = (*Store)(nil)
+	_ store.PathStore    = (*Store)(nil)
+	_ store.FolderLister = (*Store)(nil)
 )
 
 // New returns the store of the folder root, which must exist.
@@ -130,8 +131,21 @@ func (l *Store) Stat(ctx context.Context, key string) (store.ObjectInfo, error) 
 // whose target is missing is no object (Open fails on it too) and is not
 // listed, like sockets, pipes and devices.
 func (l *Store) List(ctx context.Context, prefix string) ([]store.ObjectInfo, error) {
+	objs, _, err := l.list(ctx, prefix, false)
+	return objs, err
+}
+
+// ListFolders implements store.FolderLister: List, with the folders below
+// prefix it walked, each ending in "/", those holding no file too (an
+// empty version folder, which readers find nothing in but a check names).
+func (l *Store) ListFolders(ctx context.Context, prefix string) ([]store.ObjectInfo, []string, error) {
+	return l.list(ctx, prefix, true)
+}
+
+// list is List, and with folders ListFolders.
+func (l *Store) list(ctx context.Context, prefix string, folders bool) ([]store.ObjectInfo, []string, error) {
 	if err := store.ValidatePrefix(prefix); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// The folder the prefix names, and every folder above it up to the
 	// root: the walk's ancestors, for finding loops.
@@ -144,14 +158,15 @@ func (l *Store) List(ctx context.Context, prefix string) ([]store.ObjectInfo, er
 		if err != nil {
 			err = fmt.Errorf("list %s: %w", prefix, err)
 		}
-		return []store.ObjectInfo{}, err
+		return []store.ObjectInfo{}, nil, err
 	}
-	w := walker{ctx: ctx, prefix: prefix, out: []store.ObjectInfo{}}
+	w := walker{ctx: ctx, prefix: prefix, out: []store.ObjectInfo{}, withFolders: folders}
 	if err := w.walk(filepath.Join(l.root, filepath.FromSlash(dirKey)), dirKey, ancestors); err != nil {
-		return nil, fmt.Errorf("list %s: %w", prefix, err)
+		return nil, nil, fmt.Errorf("list %s: %w", prefix, err)
 	}
 	sort.Slice(w.out, func(i, j int) bool { return w.out[i].Key < w.out[j].Key })
-	return w.out, nil
+	sort.Strings(w.folders)
+	return w.out, w.folders, nil
 }
 
 // ancestors stats the root and each folder on the way to the folder dirKey
@@ -190,6 +205,10 @@ type walker struct {
 	ctx    context.Context
 	prefix string
 	out    []store.ObjectInfo
+	// withFolders: folders gets the "/"-ended keys of the folders walked
+	// below prefix (ListFolders).
+	withFolders bool
+	folders     []string
 }
 
 // walk lists the folder dir (key dirKey, "" for the root); ancestors are
@@ -235,6 +254,9 @@ func (w *walker) walk(dir, dirKey string, ancestors []fs.FileInfo) error {
 		case info.IsDir():
 			if err := checkLoop(key, info, ancestors); err != nil {
 				return err
+			}
+			if w.withFolders && strings.HasPrefix(key+"/", w.prefix) && key+"/" != w.prefix {
+				w.folders = append(w.folders, key+"/")
 			}
 			if err := w.walk(p, key, append(slices.Clip(ancestors), info)); err != nil {
 				return err

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -321,6 +322,49 @@ func TestOpenSpecialFile(t *testing.T) {
 			}
 		case <-time.After(2 * time.Second):
 			t.Fatalf("Open(%s) of a named pipe still blocks after 2 s", key)
+		}
+	}
+}
+
+// TestListFolders: ListFolders lists what List does and also gives the
+// folders below the prefix, those holding no file too (an empty version
+// folder, one holding only an empty catalogs/), a folder reached through a
+// symbolic link, but not Create's temporary folder; through a Counter too
+// (store.ListFolders). Before, a folder holding no file was in no listing,
+// so an empty version folder on disk was ignored without a word.
+func TestListFolders(t *testing.T) {
+	ctx := context.Background()
+	l := newLocal(t)
+	for _, dir := range []string{"versions/e", "versions/c/catalogs", "elsewhere/x", "versions/" + TempDirName} {
+		if err := os.MkdirAll(filepath.Join(l.Root(), filepath.FromSlash(dir)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.Create(ctx, "versions/a/version.json", strings.NewReader("{}")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(l.Root(), "elsewhere"), filepath.Join(l.Root(), "versions", "l")); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		prefix  string
+		folders []string
+	}{
+		{"versions/", []string{"versions/a/", "versions/c/", "versions/c/catalogs/", "versions/e/", "versions/l/", "versions/l/x/"}},
+		{"versions/c", []string{"versions/c/", "versions/c/catalogs/"}},
+		{"versions/c/", []string{"versions/c/catalogs/"}},
+		{"versions/a/v", nil},
+		{"missing/", nil},
+	} {
+		list, err := l.List(ctx, tc.prefix)
+		if err != nil {
+			t.Fatalf("List(%s): %v", tc.prefix, err)
+		}
+		for _, st := range []store.Store{l, store.NewCounter(l)} {
+			objs, folders, err := store.ListFolders(ctx, st, tc.prefix)
+			if err != nil || !slices.Equal(objs, list) || !slices.Equal(folders, tc.folders) {
+				t.Errorf("ListFolders(%s) on %T = %v, %q, %v; want List's %v and %q", tc.prefix, st, objs, folders, err, list, tc.folders)
+			}
 		}
 	}
 }
