@@ -216,9 +216,6 @@ func Check(ctx context.Context, st store.Store, opts Options) (*CheckReport, err
 	rep := &CheckReport{FormatVersion: 1, Plan: m, Proofs: []*Proof{}, Findings: []Finding{}, Counts: map[Kind]int{}}
 	defer func() { rep.Transfer = r.transfer() }()
 	rep.add(ruleFindings(m)...)
-	for _, id := range r.emptyFolders {
-		rep.add(emptyFolderWarning(id))
-	}
 	if len(r.versions) == 0 {
 		rep.add(emptyFinding(r.st, opts.AllowEmpty))
 	}

@@ -56,10 +56,11 @@ func emptyFolderSite(t *testing.T, root, id, page string, fail []string) (*httpS
 // listed: the version was never seen (a --versions filter naming it found
 // "no version", and a whole check of a repository whose newest version has
 // no version.json passed). A version folder whose page lists no file and
-// whose version.json and expired.json answer 404 is ignored with a
-// warning, as an empty folder on disk is (TestEmptyFolderVersionDropped):
-// a folder holding only a stray file, a version without version.json on
-// disk, looks so on the web; a probe the server answers 500 is
+// whose version.json, expired.json and presenceFiles answer 404 is ignored
+// with a warning, as an empty folder on disk is
+// (TestEmptyFolderVersionDropped): a folder holding only a stray file no
+// reader asks for, a version without version.json on disk, looks so on the
+// web (TestEmptyFolderRule); a probe the server answers 500 is
 // unverifiable, naming the file; a version folder whose page answers 404
 // stays an error (no listing).
 func TestEmptyFolderVersion(t *testing.T) {
@@ -141,14 +142,14 @@ func TestEmptyFolderVersion(t *testing.T) {
 				if !errors.Is(ferr, tc.want) {
 					t.Errorf("folder check = %v, want %v", ferr, tc.want)
 				}
-				warning := emptyFolderWarning(id).Detail
+				_, warning := emptyFolderWarning(id, true)
 				switch {
 				case tc.whole && (werr != nil || !slices.ContainsFunc(findingLines(web), func(l string) bool { return strings.HasSuffix(l, warning) })):
 					t.Errorf("web check = %v, findings %q; want no error and the warning %q", werr, findingLines(web), warning)
 				case !tc.whole && !errors.Is(werr, ErrBadFilter):
 					t.Errorf("web check = %v, want no version (ErrBadFilter)", werr)
 				}
-				want := map[string]int{"HEAD expired.json": 3, "HEAD version.json": 1}
+				want := map[string]int{"HEAD expired.json": 3, "HEAD version.json": 1, "HEAD dataset.json": 1, "HEAD files.json": 1}
 				if got := counts.absentProbes(); !maps.Equal(got, want) {
 					t.Errorf("requests answered 404 in version folders %v, want %v", got, want)
 				}
@@ -261,17 +262,15 @@ func TestResolveEmptyFolderVersion(t *testing.T) {
 // named so is the newest version folder.
 const emptyVersionID = "01ffffff-0000-7000-8000-000000000000"
 
-// emptyWarning is the warning of a web check for an empty version folder.
-const emptyWarning = "empty version folder (its page lists no file and no version.json or expired.json answers): ignored, as a folder on disk is"
-
 // TestEmptyFolderVersionDropped: a version folder holding no file at all
 // (or only an empty catalogs/), which a web server's listing shows as an
 // empty page, is no version on a web site as it is none on disk: a whole
-// check passes (the web check adds a warning naming the folder), a
-// --versions filter naming it finds no version. Its two probes
-// (expired.json, version.json) cost a HEAD each. A probe the server
-// fails still leaves it unverifiable. Before, the web check said
-// "version.json: missing" (exit 6) where the folder's passed.
+// check passes with a warning naming the folder (on disk too: before, only
+// the web check warned), a --versions filter naming it finds no version.
+// Its probes (expired.json, version.json, then the presenceFiles) cost a
+// HEAD each. A probe the server fails still leaves it unverifiable.
+// Before, the web check said "version.json: missing" (exit 6) where the
+// folder's passed.
 func TestEmptyFolderVersionDropped(t *testing.T) {
 	ctx := context.Background()
 	for _, sub := range []string{"", "catalogs"} {
@@ -300,16 +299,24 @@ func TestEmptyFolderVersionDropped(t *testing.T) {
 				if ferr != nil || werr != nil {
 					t.Fatalf("folder check = %v, web check = %v; want both to pass", ferr, werr)
 				}
-				w := findingLines(web)
-				warning := fmt.Sprintf("warning  %s%s/: %s%s/: %s", VersionsDir, emptyVersionID, VersionsDir, emptyVersionID, emptyWarning)
-				if !slices.Contains(w, warning) {
-					t.Errorf("web findings %q, want %q", w, warning)
+				// Each warns naming the folder, saying what it looked at.
+				var lines [2][]string
+				for i, c := range []struct {
+					rep     *CheckReport
+					partial bool
+				}{{folder, false}, {web, true}} {
+					key, detail := emptyFolderWarning(emptyVersionID, c.partial)
+					warning := "warning  " + key + ": " + detail
+					lines[i] = findingLines(c.rep)
+					if !slices.Contains(lines[i], warning) {
+						t.Errorf("findings %q, want %q", lines[i], warning)
+					}
+					lines[i] = slices.DeleteFunc(lines[i], func(l string) bool { return l == warning })
 				}
-				w = slices.DeleteFunc(w, func(l string) bool { return l == warning })
-				if f := findingLines(folder); !slices.Equal(f, w) {
-					t.Errorf("findings differ:\nfolder %q\nweb    %q", f, w)
+				if !slices.Equal(lines[0], lines[1]) {
+					t.Errorf("findings differ:\nfolder %q\nweb    %q", lines[0], lines[1])
 				}
-				want := map[string]int{"HEAD expired.json": 4, "HEAD version.json": 1}
+				want := map[string]int{"HEAD expired.json": 4, "HEAD version.json": 1, "HEAD dataset.json": 1, "HEAD files.json": 1}
 				if got := counts.absentProbes(); !maps.Equal(got, want) {
 					t.Errorf("requests answered 404 in version folders %v, want %v", got, want)
 				}
@@ -333,7 +340,8 @@ func TestEmptyFolderVersionDropped(t *testing.T) {
 // newest version folder is empty picks the version before it as the
 // latest, and finds no version by the folder's ID, on a web site as on
 // disk (before, on the web site, latest failed: version.json missing);
-// a probe the server fails is an error naming the file.
+// a probe the server fails is an error naming the file (expired.json, or
+// a presence probe: ducklake.duckdb).
 func TestResolveEmptyFolderVersionDropped(t *testing.T) {
 	ctx := context.Background()
 	st, root := smallLake(t)
@@ -352,10 +360,12 @@ func TestResolveEmptyFolderVersionDropped(t *testing.T) {
 			t.Errorf("Resolve(%s) on %T = %v, want ErrBadFilter", emptyVersionID, s, err)
 		}
 	}
-	_, h = hidingSite(t, root, emptyVersionID, nil, []string{"expired.json"})
-	want := "probe versions/" + emptyVersionID + "/expired.json"
-	if _, err := Resolve(ctx, webSite(t, h), ResolveOptions{DuckDB: "1.5.6"}); err == nil || !strings.Contains(err.Error(), want) {
-		t.Errorf("Resolve(latest) with the empty folder's expired.json answered 500 = %v, want an error saying %q", err, want)
+	for _, name := range []string{"expired.json", "ducklake.duckdb"} {
+		_, h = hidingSite(t, root, emptyVersionID, nil, []string{name})
+		want := "probe versions/" + emptyVersionID + "/" + name
+		if _, err := Resolve(ctx, webSite(t, h), ResolveOptions{DuckDB: "1.5.6"}); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Resolve(latest) with the empty folder's %s answered 500 = %v, want an error saying %q", name, err, want)
+		}
 	}
 }
 

@@ -140,6 +140,19 @@ type Matrix struct {
 
 	repo     *repository
 	declared []fdljson.Format
+	// warningKeys are the keys the Warnings at those indexes name (check
+	// gives them to its findings).
+	warningKeys map[int]string
+}
+
+// warn adds a warning about the file or folder key, for plan, backfill
+// and check alike (check's findings keep the key).
+func (p *Matrix) warn(key, detail string) {
+	if p.warningKeys == nil {
+		p.warningKeys = map[int]string{}
+	}
+	p.warningKeys[len(p.Warnings)] = key
+	p.Warnings = append(p.Warnings, detail)
 }
 
 // ExpiryWarning is how long before a format's until Plan starts warning.
@@ -232,6 +245,13 @@ func (r *repository) plan(ctx context.Context, opts *Options, check bool) (*Matr
 	}
 	defer os.RemoveAll(work)
 
+	// Empty version folders are no version, but a publisher hears of them
+	// from every command, not from check alone (before, plan and backfill
+	// dropped them without a word).
+	partial := store.ListsPartially(r.st)
+	for _, id := range r.emptyFolders {
+		p.warn(emptyFolderWarning(id, partial))
+	}
 	if r.cfg.FDL != fdljson.SpecVersion {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("fdl.json is written for FDL %s; this tool checks FDL %s's rules only", r.cfg.FDL, fdljson.SpecVersion))
 	}

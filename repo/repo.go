@@ -155,9 +155,9 @@ type repository struct {
 	links       linksOut        // data files that resolve outside a local repository
 	// sweptWork is what load removed from the work folder (sweepWork).
 	sweptWork []scratch.Removed
-	// emptyFolders are the IDs of version folders on a web site whose page
-	// lists no file and whose expired.json and version.json answered
-	// absent: no version, as on disk (dropEmpty).
+	// emptyFolders are the IDs of version folders holding no file (on a
+	// web site: whose page lists none and whose probes answered absent):
+	// no version, each named by a warning (dropEmpty).
 	emptyFolders []string
 }
 
@@ -304,7 +304,9 @@ func read(ctx context.Context, st store.Store) (*repository, error) {
 	// own page links no file (an empty index.html, a CDN's copy of an
 	// empty page): it is a version all the same, whose files readers
 	// fetch by name (probeVersions asks for them). Before, such a folder
-	// was never seen: check passed without checking it.
+	// was never seen: check passed without checking it. On disk, a
+	// version folder holding no file is listed too, to be named by a
+	// warning (dropEmpty); before, it was ignored without a word.
 	objs, folders, err := store.ListFolders(ctx, st, VersionsDir)
 	if err != nil {
 		return nil, fmt.Errorf("list versions: %w", err)
@@ -338,6 +340,12 @@ func read(ctx context.Context, st store.Store) (*repository, error) {
 	}
 	// UUIDv7 IDs sort by creation time.
 	slices.SortFunc(r.versions, func(a, b *version) int { return strings.Compare(a.id, b.id) })
+	if !store.ListsPartially(st) {
+		// Its listing shows every file: a folder holding none is no
+		// version, named by the plan's warning. Web sites' are known
+		// after probes (probeVersions).
+		r.versions = r.dropEmpty(r.versions)
+	}
 	for _, v := range r.versions {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -382,7 +390,13 @@ const (
 )
 
 func (r *repository) readVersion(ctx context.Context, v *version) {
-	for _, name := range versionFiles {
+	names := versionFiles
+	if len(v.objects) == 0 {
+		// A folder showing no file: whether it is empty or a
+		// half-uploaded version hangs on its presenceFiles too.
+		names = append(slices.Clone(versionFiles), presenceFiles...)
+	}
+	for _, name := range names {
 		if err := v.probeErr(name); err != nil {
 			// Whether readers refuse it, or what it is, is unknown.
 			v.err, v.problem = err, ProblemUnreadable

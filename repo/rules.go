@@ -46,8 +46,8 @@ func ruleFindings(m *Matrix) []Finding {
 			out = append(out, Finding{Kind: KindWarning, Version: rule.Version, Format: rule.Format, Detail: rule.Rule + ": " + rule.Detail})
 		}
 	}
-	for _, w := range m.Warnings {
-		out = append(out, Finding{Kind: KindWarning, Detail: w})
+	for i, w := range m.Warnings {
+		out = append(out, Finding{Kind: KindWarning, Key: m.warningKeys[i], Detail: w})
 	}
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"slices"
+	"strings"
 
 	"golang.org/x/sync/errgroup"
 
@@ -32,6 +33,15 @@ import (
 // expired.json (a withdrawn or expired version, which readers refuse)
 // and version.json.
 var versionFiles = []string{"expired.json", "version.json"}
+
+// presenceFiles are the files of a version's layout that tell a version
+// folder whose page lists no file and whose versionFiles are absent from
+// an empty one: the catalog readers fall back to by name, and dataset.json
+// and files.json by their spec names. One found makes the folder a
+// half-uploaded version (version.json missing: invalid), as the same
+// folder on disk is; with all absent it holds, as far as a web site can
+// tell, nothing readers ask for, and is dropped as empty (dropEmpty).
+var presenceFiles = []string{fallbackCatalog, "dataset.json", "files.json"}
 
 // layoutFiles are the other files of v's layout that readers fetch by
 // name (after versionFiles are read): the files version.json names (the
@@ -142,27 +152,34 @@ func (r *repository) statKeys(ctx context.Context, keys []string) (found []*stor
 }
 
 // probeVersions probes, in every version of vs, the versionFiles the
-// listing does not show, and reads the versions again; then the
-// layoutFiles their version.json names or the spec's layout has (nothing
-// on stores that list every file).
+// listing does not show; in those still showing no file, the
+// presenceFiles; and reads the versions again; then the layoutFiles their
+// version.json names or the spec's layout has (nothing on stores that
+// list every file).
 func (r *repository) probeVersions(ctx context.Context, vs []*version) error {
 	if !store.ListsPartially(r.st) {
 		return nil
 	}
+	// A version is read again when a probe found a file or failed: most
+	// often none did (a live version has no expired.json).
+	reread := map[*version]bool{}
 	var probes []unlistedProbe
 	for _, v := range vs {
 		probes = append(probes, v.unlisted(versionFiles...)...)
 	}
-	if err := r.probeUnlisted(ctx, probes); err != nil {
+	if err := r.probeRound(ctx, probes, reread); err != nil {
 		return err
 	}
-	// A version is read again when a probe found a file or failed: most
-	// often none did (a live version has no expired.json).
-	reread := map[*version]bool{}
-	for _, p := range probes {
-		if _, found := p.v.objects[p.name]; found || p.v.probeErrs[p.name] != nil {
-			reread[p.v] = true
+	// Only folders whose page lists nothing at all and whose versionFiles
+	// are absent: none on a site whose pages list every file.
+	probes = nil
+	for _, v := range vs {
+		if len(v.objects) == 0 && v.absent(versionFiles) {
+			probes = append(probes, v.unlisted(presenceFiles...)...)
 		}
+	}
+	if err := r.probeRound(ctx, probes, reread); err != nil {
+		return err
 	}
 	vs = r.dropEmpty(vs)
 	probes = nil
@@ -175,21 +192,23 @@ func (r *repository) probeVersions(ctx context.Context, vs []*version) error {
 	return r.probeUnlisted(ctx, probes)
 }
 
-// reread reads v's versionFiles again, after probes found or failed some.
-func (r *repository) reread(ctx context.Context, v *version) {
-	v.meta, v.expired, v.err, v.problem = nil, nil, nil, ""
-	r.readVersion(ctx, v)
+// probeRound probes and marks in reread the versions where a probe found
+// a file or failed.
+func (r *repository) probeRound(ctx context.Context, probes []unlistedProbe, reread map[*version]bool) error {
+	if err := r.probeUnlisted(ctx, probes); err != nil {
+		return err
+	}
+	for _, p := range probes {
+		if _, found := p.v.objects[p.name]; found || p.v.probeErrs[p.name] != nil {
+			reread[p.v] = true
+		}
+	}
+	return nil
 }
 
-// emptyFolder says whether v is there only because versions/'s listing
-// links its folder (its own page lists no file) and the probes of both
-// its versionFiles answered "absent": a folder holding no file, which on
-// disk or in a bucket is no version.
-func (v *version) emptyFolder() bool {
-	if len(v.objects) > 0 {
-		return false
-	}
-	for _, name := range versionFiles {
+// absent says whether every one of names was probed and found absent.
+func (v *version) absent(names []string) bool {
+	for _, name := range names {
 		if err, probed := v.probeErrs[name]; !probed || err != nil {
 			return false
 		}
@@ -197,14 +216,33 @@ func (v *version) emptyFolder() bool {
 	return true
 }
 
+// reread reads v's versionFiles again, after probes found or failed some.
+func (r *repository) reread(ctx context.Context, v *version) {
+	v.meta, v.expired, v.err, v.problem = nil, nil, nil, ""
+	r.readVersion(ctx, v)
+}
+
+// emptyFolder says whether v is there only because the listing of
+// versions/ shows its folder, which holds no file: on a store that lists
+// every file (a folder on disk), none is listed in it; on one whose
+// listing may leave files out (a web site), its own page lists no file
+// and the probes of its versionFiles and presenceFiles all answered
+// "absent". Readers find nothing to open in it: no version.
+func (v *version) emptyFolder(partial bool) bool {
+	if len(v.objects) > 0 {
+		return false
+	}
+	return !partial || v.absent(versionFiles) && v.absent(presenceFiles)
+}
+
 // dropEmpty removes the versions of vs that are empty folders from the
-// repository, as a folder on disk holding no file is no version (readers
-// find nothing to open there), keeping their IDs for check's warning; it
-// returns the others.
+// repository, keeping their IDs for the plan's warning (emptyFolderWarning);
+// it returns the others.
 func (r *repository) dropEmpty(vs []*version) []*version {
+	partial := store.ListsPartially(r.st)
 	var empty []*version
 	for _, v := range vs {
-		if v.emptyFolder() {
+		if v.emptyFolder(partial) {
 			empty = append(empty, v)
 			r.emptyFolders = append(r.emptyFolders, v.id)
 		}
@@ -218,12 +256,16 @@ func (r *repository) dropEmpty(vs []*version) []*version {
 	return slices.DeleteFunc(slices.Clone(vs), gone)
 }
 
-// emptyFolderWarning is check's warning for a version folder dropped as
-// empty (dropEmpty).
-func emptyFolderWarning(id string) Finding {
-	key := VersionsDir + id + "/"
-	return Finding{Kind: KindWarning, Key: key,
-		Detail: key + ": empty version folder (its page lists no file and no version.json or expired.json answers): ignored, as a folder on disk is"}
+// emptyFolderWarning is the warning of plan, backfill and check for a
+// version folder dropped as empty (dropEmpty), saying what was looked at:
+// on a web site, the files asked for by name.
+func emptyFolderWarning(id string, partial bool) (key, detail string) {
+	key = VersionsDir + id + "/"
+	what := "it holds no file"
+	if partial {
+		what = "its page lists no file and none of " + strings.Join(append(slices.Clone(versionFiles), presenceFiles...), ", ") + " answers"
+	}
+	return key, key + ": empty version folder (" + what + "): no version, ignored (readers find nothing to open in it); remove it, or finish publishing its version (a file in it without version.json makes it an invalid version)"
 }
 
 // probeErr is the error of the probe of name in v, nil when it was not
@@ -236,7 +278,7 @@ func (v *version) probeErr(name string) error { return v.probeErrs[name] }
 func (v *version) probeIssues() []Issue {
 	var names []string
 	for name, err := range v.probeErrs {
-		if err != nil && !slices.Contains(versionFiles, name) {
+		if err != nil && err != v.err && !slices.Contains(versionFiles, name) {
 			names = append(names, name)
 		}
 	}

@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
+	"github.com/fdl-formats/fdl-formats/internal/webtest"
 )
 
 // copyRepo copies a conformance lake's fdl.json, versions/ and data/ into a
@@ -188,6 +190,51 @@ func TestPlanNowZeroTime(t *testing.T) {
 		}
 		if !strings.Contains(out, tc.want) {
 			t.Errorf("plan --now=%s: want %q; got:\n%s", tc.now, tc.want, out)
+		}
+	}
+}
+
+// TestEmptyVersionFolderWarned: plan and backfill of a repository with an
+// empty version folder name it in their warnings, in the text report and
+// in --json (plan's warnings; backfill's plan.warnings), on a folder and
+// (plan; backfill writes, so it takes no web site) on a web site, and exit
+// 0. Before, both dropped it without a word (only check warned,
+// and only on a web site).
+func TestEmptyVersionFolderWarned(t *testing.T) {
+	const id = "01ffffff-0000-7000-8000-000000000000"
+	dir := copyRepo(t, "lakes", "06_deletes")
+	if err := os.MkdirAll(filepath.Join(dir, "versions", id), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	url := webtest.Serve(t, dir, webtest.Options{})
+	want := "versions/" + id + "/: empty version folder ("
+	for _, where := range []string{dir, url} {
+		for _, args := range [][]string{{"plan"}, {"backfill"}} {
+			if where == url && args[0] == "backfill" {
+				continue // it writes: a folder or a bucket only
+			}
+			args = append(args, "--formats=1.0", where)
+			out, errOut, code := runAppStderr(t, args...)
+			if code != exitOK || !strings.Contains(out, "warning: "+want) {
+				t.Errorf("%v: exit %d, want 0 and a line %q:\n%s\n%s", args, code, "warning: "+want, out, errOut)
+			}
+			out, errOut, code = runAppStderr(t, append([]string{args[0], "--json"}, args[1:]...)...)
+			var rep struct {
+				Warnings []string `json:"warnings"`
+				Plan     struct {
+					Warnings []string `json:"warnings"`
+				} `json:"plan"`
+			}
+			if err := json.Unmarshal([]byte(out), &rep); err != nil {
+				t.Fatalf("%v --json: %v\n%s\n%s", args, err, out, errOut)
+			}
+			warnings := rep.Warnings
+			if args[0] == "backfill" {
+				warnings = rep.Plan.Warnings
+			}
+			if code != exitOK || !slices.ContainsFunc(warnings, func(w string) bool { return strings.HasPrefix(w, want) }) {
+				t.Errorf("%v --json: exit %d, warnings %q; want 0 and one starting %q", args, code, warnings, want)
+			}
 		}
 	}
 }
