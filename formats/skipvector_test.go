@@ -18,7 +18,7 @@ func span(lo, hi int64) []int64 {
 // TestSkippedVectorReads: the stretches QuirkStructNullsAfterSkippedVector
 // can misread are runs of wholly deleted 2048-row vectors, counted from
 // each row group's start, followed by a read vector of the same row group
-// (what DuckDB 1.3.0-1.5.0 read wrong in /tmp/skipstruct-scratch/exp.sql).
+// (where DuckDB 1.3.0-1.5.0 read the structs wrong: the quirk's Evidence).
 func TestSkippedVectorReads(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
