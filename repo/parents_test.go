@@ -42,6 +42,26 @@ func (s *hidingStore) List(ctx context.Context, prefix string) ([]store.ObjectIn
 	return out, nil
 }
 
+// ListFolders hides the folder from the folder listing too (the local
+// store is a store.FolderLister): a hidden version is not seen at all.
+func (s *hidingStore) ListFolders(ctx context.Context, prefix string) ([]store.ObjectInfo, []string, error) {
+	objs, err := s.List(ctx, prefix)
+	if err != nil {
+		return nil, nil, err
+	}
+	_, folders, err := s.Store.ListFolders(ctx, prefix)
+	if err != nil || s.hide == "" {
+		return objs, folders, err
+	}
+	var out []string
+	for _, f := range folders {
+		if !strings.HasPrefix(f, s.hide) {
+			out = append(out, f)
+		}
+	}
+	return objs, out, nil
+}
+
 // setParents rewrites a version.json's parents (testlakes.EditVersion; the rest of
 // the version still matches).
 func setParents(t *testing.T, root, id string, parents ...string) {
