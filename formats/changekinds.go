@@ -87,9 +87,9 @@ func (v *Version) newChangeKind(name string) (ChangeKind, bool) {
 // first: the oldest declares none new; every later one parses exactly the
 // kinds of the one before plus those it declares (so a conversion up
 // renames nothing), each really new, with a Before the release before
-// parses or "" (so every chain down ends in a kind of the oldest or "");
-// an Alias names what it is read as. A development layout parses its
-// release's kinds and declares none.
+// parses or "" (so every chain down ends in a kind of the oldest or ""),
+// none named ""; an Alias names what it is read as. A development layout
+// parses its release's kinds and declares none.
 func (vs Versions) validateChangeKinds() error {
 	var prev *Version
 	for _, v := range vs {
@@ -109,6 +109,10 @@ func (vs Versions) validateChangeKinds() error {
 		}
 		for i, k := range v.NewChangeKinds {
 			switch {
+			case k.Name == "":
+				// A kind "" would make the readers accept an entry ":value",
+				// and be taken for a dropped entry (ChangeKindAs's "").
+				return fmt.Errorf("format %s: change kind %d has no name", v.Name, i+1)
 			case slices.ContainsFunc(v.NewChangeKinds[:i], func(o ChangeKind) bool { return o.Name == k.Name }):
 				return fmt.Errorf("format %s: change kind %s declared twice", v.Name, k.Name)
 			case prev.SupportsChangeToken(k.Name):

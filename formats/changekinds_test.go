@@ -101,10 +101,14 @@ func TestValidateChangeKinds(t *testing.T) {
 		{"kind not new", Versions{oldest(), release(base, ChangeKind{Name: "made", Before: "gone"})}, "change kind made is not new"},
 		{"renamed to a kind the previous release does not parse", Versions{oldest(), release(append(slices.Clone(base), "x"), ChangeKind{Name: "x", Before: "y"})}, "change kind x becomes y, which format 0.1 does not parse"},
 		{"renamed to itself", Versions{oldest(), release(append(slices.Clone(base), "x"), ChangeKind{Name: "x", Before: "x"})}, "change kind x becomes x"},
+		{"kind without a name", Versions{oldest(), release(append(slices.Clone(base), ""), ChangeKind{Name: "", Before: "made"})}, "format 0.2: change kind 1 has no name"},
 		{"alias of nothing", Versions{oldest(), release(append(slices.Clone(base), "x"), ChangeKind{Name: "x", Alias: true})}, "change kind x is an alias of nothing"},
 		{"declared twice", Versions{oldest(), release(append(slices.Clone(base), "x", "x"), ChangeKind{Name: "x"}, ChangeKind{Name: "x"})}, "change kind x declared twice"},
 		{"new kind not parsed", Versions{oldest(), release(base, ChangeKind{Name: "x"})}, "format 0.2: parses change kinds"},
 		{"kind parsed but not declared", Versions{oldest(), release(append(slices.Clone(base), "x"))}, "format 0.2: parses change kinds"},
+		// As many kinds as wanted, but one other than the one declared
+		// (mutation test, session 24: a check of the count alone held).
+		{"another kind parsed in place of the new one", Versions{oldest(), release(append(slices.Clone(base), "y"), ChangeKind{Name: "x"})}, "format 0.2: parses change kinds"},
 		{"kind of the previous release no longer parsed (a conversion up would rename)", Versions{oldest(), release([]string{"made", "merged"})}, "format 0.2: parses change kinds"},
 		{"development layout declares kinds", Versions{oldest(), {Name: "0.2-dev1", Dev: true, Release: "0.2", ChangeTokens: withChangeKinds(base, good), NewChangeKinds: good}, release(withChangeKinds(base, good), good...)}, "format 0.2-dev1: a development layout"},
 		{"development layout parses other kinds", Versions{oldest(), {Name: "0.2-dev1", Dev: true, Release: "0.2", ChangeTokens: base}, release(withChangeKinds(base, good), good...)}, "format 0.2-dev1: a development layout"},
