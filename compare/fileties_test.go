@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/fdl-formats/fdl-formats/internal/faults"
@@ -57,9 +59,11 @@ func TestFileStatsTiedToFiles(t *testing.T) {
 		others bool
 		// notWant: substrings no difference has.
 		notWant []string
-		// fail: the side ("A" or "B") whose file listing fails; wantErr:
-		// then the error's text, and errIs its kind.
+		// fail: the sides ("A", "B" or "AB") whose file listing fails,
+		// with failErr (a plain error when nil); wantErr: then the error's
+		// text, and errIs its kind.
 		fail, wantErr string
+		failErr       error
 		errIs         error
 	}{
 		{name: "renumbered alike", stmts: renumber(true)},
@@ -121,6 +125,17 @@ func TestFileStatsTiedToFiles(t *testing.T) {
 		{name: "B's files not listed, B a copy", fail: "B", errIs: ErrNotEquivalent, wantErr: "B cannot be read where A can"},
 		{name: "A's files not listed", stmts: []string{swapped}, fail: "A", errIs: ErrIncomparable,
 			wantErr: "could not be compared: tie the file statistics rows of "},
+		// Neither side's files can be listed: A's failure, listed first,
+		// is what stops the comparison, not "B cannot be read where A
+		// can"; B's listing failing with an I/O error (a *fs.PathError,
+		// kept in the chain) is no difference of B either (mutation test,
+		// session 24: each held with B listed first, or with the listing's
+		// error flattened to text).
+		{name: "neither side's files listed", stmts: []string{swapped}, fail: "AB", errIs: ErrIncomparable,
+			wantErr: "could not be compared: tie the file statistics rows of "},
+		{name: "B's files not listed, an I/O error", stmts: []string{swapped}, fail: "B", errIs: ErrIncomparable,
+			failErr: &fs.PathError{Op: "read", Path: "injected", Err: syscall.EIO},
+			wantErr: "could not be compared: tie the file statistics rows of "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := orig
@@ -130,10 +145,20 @@ func TestFileStatsTiedToFiles(t *testing.T) {
 			b := tamper(t, orig, tc.stmts...)
 			ctx := ctx
 			if tc.fail != "" {
-				failing := map[string]string{"A": a, "B": b}[tc.fail]
+				failing := map[string]bool{}
+				if strings.Contains(tc.fail, "A") {
+					failing[a] = true
+				}
+				if strings.Contains(tc.fail, "B") {
+					failing[b] = true
+				}
+				failErr := tc.failErr
+				if failErr == nil {
+					failErr = errors.New("injected: the files cannot be listed")
+				}
 				ctx = faults.With(ctx, func(p faults.Point) error {
-					if p.Name == "compare/list" && p.Path == failing {
-						return errors.New("injected: the files cannot be listed")
+					if p.Name == "compare/list" && failing[p.Path] {
+						return failErr
 					}
 					return nil
 				})
