@@ -88,7 +88,9 @@ func TestEmptyFolderWarnings(t *testing.T) {
 // nothing, a half-uploaded version (its catalog, dataset.json or
 // files.json there, version.json not yet) was dropped as empty with a
 // warning where the folder check failed; now its presenceFiles are asked
-// for by name. A stray file no reader asks for behind such a page stays
+// for by name, and each declared format's catalogs/<format>.duckdb, which
+// that format's DuckDB opens by name (before, a folder left with only
+// one was a warning there, exit 6 on disk). A stray file no reader asks for behind such a page stays
 // out of a web site's sight (the one difference left: a warning there). A
 // presence probe the server fails leaves the folder unknown
 // (unverifiable, naming the file).
@@ -112,6 +114,10 @@ func TestEmptyFolderRule(t *testing.T) {
 		{name: "the catalog, no version.json yet", files: []string{"ducklake.duckdb"}, want: invalid},
 		{name: "dataset.json, no version.json yet", files: []string{"dataset.json"}, want: invalid},
 		{name: "files.json, no version.json yet", files: []string{"files.json"}, want: invalid},
+		// A DuckDB reader asks for its format's catalog by name (resolve):
+		// a version whose version.json and frozen catalog are gone (a
+		// withdrawal half done) but whose catalogs/1.0.duckdb is left.
+		{name: "a published catalog, nothing else", files: []string{"catalogs/1.0.duckdb"}, want: invalid},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st, root := smallLake(t)
@@ -159,7 +165,7 @@ func TestEmptyFolderRule(t *testing.T) {
 		if err := os.MkdirAll(filepath.Join(root, "versions", emptyVersionID), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		for _, name := range presenceFiles {
+		for _, name := range append(slices.Clone(presenceFiles), "catalogs/0.3.duckdb") {
 			_, h := emptyFolderSite(t, root, emptyVersionID, "empty", []string{name})
 			_, err := Check(ctx, webSite(t, h), Options{Formats: []string{"1.0"}, Jobs: 2, Cache: t.TempDir()})
 			if !errors.Is(err, ErrUnverifiable) || errors.Is(err, ErrInvalidVersion) || !strings.Contains(err.Error(), emptyVersionID+"/"+name) {

@@ -394,7 +394,7 @@ func (r *repository) readVersion(ctx context.Context, v *version) {
 	if len(v.objects) == 0 {
 		// A folder showing no file: whether it is empty or a
 		// half-uploaded version hangs on its presenceFiles too.
-		names = append(slices.Clone(versionFiles), presenceFiles...)
+		names = append(slices.Clone(versionFiles), r.presenceNames()...)
 	}
 	for _, name := range names {
 		if err := v.probeErr(name); err != nil {

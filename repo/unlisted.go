@@ -37,11 +37,26 @@ var versionFiles = []string{"expired.json", "version.json"}
 // presenceFiles are the files of a version's layout that tell a version
 // folder whose page lists no file and whose versionFiles are absent from
 // an empty one: the catalog readers fall back to by name, and dataset.json
-// and files.json by their spec names. One found makes the folder a
-// half-uploaded version (version.json missing: invalid), as the same
-// folder on disk is; with all absent it holds, as far as a web site can
-// tell, nothing readers ask for, and is dropped as empty (dropEmpty).
+// and files.json by their spec names; with each declared format's
+// catalogs/<format>.duckdb, which its DuckDB opens by name
+// (presenceNames). One found makes the folder a half-uploaded version
+// (version.json missing: invalid), as the same folder on disk is; with all
+// absent it holds, as far as a web site can tell, nothing readers ask for,
+// and is dropped as empty (dropEmpty).
 var presenceFiles = []string{fallbackCatalog, "dataset.json", "files.json"}
+
+// presenceNames are presenceFiles and the catalogs/<format>.duckdb of
+// every format fdl.json declares: a folder left with only a published
+// catalog (a withdrawal that deleted version.json and the frozen catalog
+// first) is a version readers of that format still open, invalid on disk;
+// before, behind a page listing nothing it was an empty folder (exit 0).
+func (r *repository) presenceNames() []string {
+	names := slices.Clone(presenceFiles)
+	for _, f := range r.cfg.Formats {
+		names = append(names, "catalogs/"+f.DuckLake+".duckdb")
+	}
+	return names
+}
 
 // layoutFiles are the other files of v's layout that readers fetch by
 // name (after versionFiles are read): the files version.json names (the
@@ -175,7 +190,7 @@ func (r *repository) probeVersions(ctx context.Context, vs []*version) error {
 	probes = nil
 	for _, v := range vs {
 		if len(v.objects) == 0 && v.absent(versionFiles) {
-			probes = append(probes, v.unlisted(presenceFiles...)...)
+			probes = append(probes, v.unlisted(r.presenceNames()...)...)
 		}
 	}
 	if err := r.probeRound(ctx, probes, reread); err != nil {
@@ -226,13 +241,13 @@ func (r *repository) reread(ctx context.Context, v *version) {
 // versions/ shows its folder, which holds no file: on a store that lists
 // every file (a folder on disk), none is listed in it; on one whose
 // listing may leave files out (a web site), its own page lists no file
-// and the probes of its versionFiles and presenceFiles all answered
+// and the probes of its versionFiles and presence (presenceNames) all answered
 // "absent". Readers find nothing to open in it: no version.
-func (v *version) emptyFolder(partial bool) bool {
+func (v *version) emptyFolder(partial bool, presence []string) bool {
 	if len(v.objects) > 0 {
 		return false
 	}
-	return !partial || v.absent(versionFiles) && v.absent(presenceFiles)
+	return !partial || v.absent(versionFiles) && v.absent(presence)
 }
 
 // dropEmpty removes the versions of vs that are empty folders from the
@@ -240,9 +255,10 @@ func (v *version) emptyFolder(partial bool) bool {
 // it returns the others.
 func (r *repository) dropEmpty(vs []*version) []*version {
 	partial := store.ListsPartially(r.st)
+	presence := r.presenceNames()
 	var empty []*version
 	for _, v := range vs {
-		if v.emptyFolder(partial) {
+		if v.emptyFolder(partial, presence) {
 			empty = append(empty, v)
 			r.emptyFolders = append(r.emptyFolders, v.id)
 		}
@@ -263,7 +279,7 @@ func emptyFolderWarning(id string, partial bool) (key, detail string) {
 	key = VersionsDir + id + "/"
 	what := "it holds no file"
 	if partial {
-		what = "its page lists no file and none of " + strings.Join(append(slices.Clone(versionFiles), presenceFiles...), ", ") + " answers"
+		what = "its page lists no file and none of " + strings.Join(append(slices.Clone(versionFiles), presenceFiles...), ", ") + " or a declared format's catalogs/<format>.duckdb answers"
 	}
 	return key, key + ": empty version folder (" + what + "): no version, ignored (readers find nothing to open in it); remove it, or finish publishing its version (a file in it without version.json makes it an invalid version)"
 }
