@@ -109,6 +109,11 @@ func TestEmptyFolderRule(t *testing.T) {
 	}{
 		{name: "nothing", want: warn},
 		{name: "an empty catalogs/", files: []string{"catalogs/"}, want: warn},
+		// Files no reader opens: the index page a host without listings
+		// needs in each folder (on such a host it is the folder's page),
+		// macOS Finder's .DS_Store; an empty folder all the same.
+		{name: "an index page", files: []string{"index.html"}, want: warn},
+		{name: "a hidden file and an index page in catalogs/", files: []string{".DS_Store", "catalogs/INDEX.HTM"}, want: warn},
 		{name: "a stray file", files: []string{"notes.txt"}, want: invalid, emptyPage: warn},
 		{name: "a stray file in catalogs/", files: []string{"catalogs/notes.txt"}, want: invalid, emptyPage: warn},
 		{name: "the catalog, no version.json yet", files: []string{"ducklake.duckdb"}, want: invalid},

@@ -391,7 +391,7 @@ const (
 
 func (r *repository) readVersion(ctx context.Context, v *version) {
 	names := versionFiles
-	if len(v.objects) == 0 {
+	if v.showsNoFile() {
 		// A folder showing no file: whether it is empty or a
 		// half-uploaded version hangs on its presenceFiles too.
 		names = append(slices.Clone(versionFiles), r.presenceNames()...)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path"
 	"slices"
 	"strings"
 
@@ -189,7 +190,7 @@ func (r *repository) probeVersions(ctx context.Context, vs []*version) error {
 	// are absent: none on a site whose pages list every file.
 	probes = nil
 	for _, v := range vs {
-		if len(v.objects) == 0 && v.absent(versionFiles) {
+		if v.showsNoFile() && v.absent(versionFiles) {
 			probes = append(probes, v.unlisted(r.presenceNames()...)...)
 		}
 	}
@@ -244,10 +245,25 @@ func (r *repository) reread(ctx context.Context, v *version) {
 // and the probes of its versionFiles and presence (presenceNames) all answered
 // "absent". Readers find nothing to open in it: no version.
 func (v *version) emptyFolder(partial bool, presence []string) bool {
-	if len(v.objects) > 0 {
+	if !v.showsNoFile() {
 		return false
 	}
 	return !partial || v.absent(versionFiles) && v.absent(presence)
+}
+
+// showsNoFile says whether v's listing shows no file a reader opens: none,
+// or only index pages (on a host without listings the folder's page
+// itself, so a web site never shows it) and hidden names (macOS Finder's
+// .DS_Store). Before, such a folder on disk was a version without
+// version.json (exit 6) where the same folder served from the web was an
+// empty one (a warning).
+func (v *version) showsNoFile() bool {
+	for key := range v.objects {
+		if !indexPage(path.Base(key)) && !slices.ContainsFunc(strings.Split(key, "/"), hiddenName) {
+			return false
+		}
+	}
+	return true
 }
 
 // dropEmpty removes the versions of vs that are empty folders from the
