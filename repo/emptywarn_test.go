@@ -88,7 +88,7 @@ func TestEmptyFolderWarnings(t *testing.T) {
 // nothing, a half-uploaded version (its catalog, dataset.json or
 // files.json there, version.json not yet) was dropped as empty with a
 // warning where the folder check failed; now its presenceFiles are asked
-// for by name, and each declared format's catalogs/<format>.duckdb, which
+// for by name, and each known format's catalogs/<format>.duckdb, which
 // that format's DuckDB opens by name (before, a folder left with only
 // one was a warning there, exit 6 on disk). A stray file no reader asks for behind such a page stays
 // out of a web site's sight (the one difference left: a warning there). A

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/fdl-formats/fdl-formats/fdljson"
+	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/store"
 )
 
@@ -38,7 +39,7 @@ var versionFiles = []string{"expired.json", "version.json"}
 // presenceFiles are the files of a version's layout that tell a version
 // folder whose page lists no file and whose versionFiles are absent from
 // an empty one: the catalog readers fall back to by name, and dataset.json
-// and files.json by their spec names; with each declared format's
+// and files.json by their spec names; with each format's
 // catalogs/<format>.duckdb, which its DuckDB opens by name
 // (presenceNames). One found makes the folder a half-uploaded version
 // (version.json missing: invalid), as the same folder on disk is; with all
@@ -47,14 +48,16 @@ var versionFiles = []string{"expired.json", "version.json"}
 var presenceFiles = []string{fallbackCatalog, "dataset.json", "files.json"}
 
 // presenceNames are presenceFiles and the catalogs/<format>.duckdb of
-// every format fdl.json declares: a folder left with only a published
-// catalog (a withdrawal that deleted version.json and the frozen catalog
-// first) is a version readers of that format still open, invalid on disk;
-// before, behind a page listing nothing it was an empty folder (exit 0).
+// every format of the registry, which a reader that opens that format
+// tries whether fdl.json declares it or not (as hiddenCatalogs has it): a
+// folder left with only a published catalog (a withdrawal that deleted
+// version.json and the frozen catalog first) is a version readers of that
+// format still open, invalid on disk; before, behind a page listing
+// nothing it was an empty folder (exit 0).
 func (r *repository) presenceNames() []string {
 	names := slices.Clone(presenceFiles)
-	for _, f := range r.cfg.Formats {
-		names = append(names, "catalogs/"+f.DuckLake+".duckdb")
+	for _, f := range formats.All {
+		names = append(names, "catalogs/"+f.Name+".duckdb")
 	}
 	return names
 }
@@ -295,7 +298,7 @@ func emptyFolderWarning(id string, partial bool) (key, detail string) {
 	key = VersionsDir + id + "/"
 	what := "it holds no file"
 	if partial {
-		what = "its page lists no file and none of " + strings.Join(append(slices.Clone(versionFiles), presenceFiles...), ", ") + " or a declared format's catalogs/<format>.duckdb answers"
+		what = "its page lists no file and none of " + strings.Join(append(slices.Clone(versionFiles), presenceFiles...), ", ") + " or any catalogs/<format>.duckdb answers"
 	}
 	return key, key + ": empty version folder (" + what + "): no version, ignored (readers find nothing to open in it); remove it, or finish publishing its version (a file in it without version.json makes it an invalid version)"
 }
