@@ -296,7 +296,7 @@ func (r *repository) dropEmpty(vs []*version) []*version {
 // on a web site, the files asked for by name.
 func emptyFolderWarning(id string, partial bool) (key, detail string) {
 	key = VersionsDir + id + "/"
-	what := "it holds no file"
+	what := "it holds no file a reader opens"
 	if partial {
 		what = "its page lists no file and none of " + strings.Join(append(slices.Clone(versionFiles), presenceFiles...), ", ") + " or any catalogs/<format>.duckdb answers"
 	}
