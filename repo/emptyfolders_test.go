@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/store"
 )
 
@@ -319,6 +320,14 @@ func TestEmptyFolderVersionDropped(t *testing.T) {
 				want := map[string]int{"HEAD expired.json": 4, "HEAD version.json": 1, "HEAD dataset.json": 1, "HEAD files.json": 1}
 				if got := counts.absentProbes(); !maps.Equal(got, want) {
 					t.Errorf("requests answered 404 in version folders %v, want %v", got, want)
+				}
+				// Its DuckDB files asked for by name: ducklake.duckdb and
+				// each known format's catalog, once each (docs/remote.md).
+				dir := "/versions/" + emptyVersionID + "/"
+				if n := counts.matching(func(status, method, path string) bool {
+					return strings.HasPrefix(path, dir) && strings.HasSuffix(path, ".duckdb")
+				}); n != 1+len(formats.All) {
+					t.Errorf("%d requests for DuckDB files in the empty folder, want %d", n, 1+len(formats.All))
 				}
 			})
 		}
