@@ -179,3 +179,36 @@ func TestEmptyFolderRule(t *testing.T) {
 		}
 	})
 }
+
+// TestEmptyNonVersionFolder: an empty folder under versions/ whose name is
+// no version ID (a system's lost+found, another tool's .staging) is no
+// version and ignored, with a warning that does not tell the publisher to
+// finish publishing a version there.
+func TestEmptyNonVersionFolder(t *testing.T) {
+	ctx := context.Background()
+	st, root := smallLake(t)
+	for _, name := range []string{"lost+found", ".staging"} {
+		if err := os.MkdirAll(filepath.Join(root, "versions", name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err := Check(ctx, st, Options{Formats: []string{"1.0"}, Jobs: 2, Cache: t.TempDir()})
+	if err != nil {
+		t.Fatalf("check = %v, findings %q", err, findingLines(rep))
+	}
+	for _, name := range []string{"lost+found", ".staging"} {
+		key := VersionsDir + name + "/"
+		n := 0
+		for _, f := range rep.Findings {
+			if f.Key == key {
+				n++
+				if f.Kind != KindWarning || !strings.Contains(f.Detail, "whose name is not a version ID") || strings.Contains(f.Detail, "finish publishing") {
+					t.Errorf("finding %s %q; want a warning saying the name is no version ID", f.Kind, f.Detail)
+				}
+			}
+		}
+		if n != 1 {
+			t.Errorf("%d findings for %s, want one warning; findings %q", n, key, findingLines(rep))
+		}
+	}
+}

@@ -300,6 +300,11 @@ func emptyFolderWarning(id string, partial bool) (key, detail string) {
 	if partial {
 		what = "its page lists no file and none of " + strings.Join(append(slices.Clone(versionFiles), presenceFiles...), ", ") + " or any catalogs/<format>.duckdb answers"
 	}
+	if !fdljson.IsVersionID(id) {
+		// A folder of another tool or of the system (.staging,
+		// lost+found): no version was ever meant to be published in it.
+		return key, key + ": empty folder under " + VersionsDir + " whose name is not a version ID (a lower-case UUIDv7): no version, ignored; remove it when convenient (a file in it makes it an invalid version)"
+	}
 	return key, key + ": empty version folder (" + what + "): no version, ignored (readers find nothing to open in it); remove it, or finish publishing its version (a file in it without version.json makes it an invalid version)"
 }
 

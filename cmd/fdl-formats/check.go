@@ -70,9 +70,16 @@ func setRunError(rep *repo.CheckReport, err error) {
 	}
 }
 
-// printCheck prints the matrix, the proofs and every finding.
+// printCheck prints the matrix, the proofs and every finding. The plan's
+// warnings are findings of the check too: printed once, among them.
 func printCheck(out io.Writer, root string, rep *repo.CheckReport) {
-	printMatrix(out, root, rep.Plan)
+	plan := rep.Plan
+	if plan != nil && len(plan.Warnings) > 0 {
+		noWarnings := *plan
+		noWarnings.Warnings = nil
+		plan = &noWarnings
+	}
+	printMatrix(out, root, plan)
 	ok := 0
 	for _, p := range rep.Proofs {
 		if p.OK {

@@ -237,4 +237,9 @@ func TestEmptyVersionFolderWarned(t *testing.T) {
 			}
 		}
 	}
+	// check prints the plan's warnings once, among its findings.
+	out, errOut, code := runAppStderr(t, "check", "--formats=1.0", dir)
+	if code != exitOK || strings.Count(out, want) != 1 {
+		t.Errorf("check: exit %d, %d lines with %q; want 0 and one:\n%s\n%s", code, strings.Count(out, want), want, out, errOut)
+	}
 }
