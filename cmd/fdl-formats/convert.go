@@ -21,11 +21,11 @@ func convertCommand() *cli.Command {
 		Usage:     "write a frozen DuckLake catalog in another DuckLake format",
 		ArgsUsage: "SRC.duckdb",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "to", Required: true, Usage: "target format (" + fmt.Sprint(formats.All.Releases().Names()) + ")"},
+			&cli.StringFlag{Name: "to", Required: true, Usage: "target format: " + strings.Join(formats.All.Releases().Names(), ", ")},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "destination DuckDB file (never overwritten)"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "analyse and report findings, write nothing"},
 			&cli.StringFlag{Name: "storage", Usage: "DuckDB storage version to write (default: the target format's, e.g. v1.4.0 for 0.3)"},
-			&cli.StringSliceFlag{Name: "allow-lossy", Usage: "drop metadata that changes no row: " + fmt.Sprint(convert.LossyOptions)},
+			&cli.StringSliceFlag{Name: "allow-lossy", Usage: "drop metadata that changes no row (repeatable): " + strings.Join(convert.LossyOptions, ", ")},
 			&cli.BoolFlag{Name: "allow-inlined", Usage: "convert a catalog that still holds inlined rows"},
 			&cli.BoolFlag{Name: "rewrite-deletes", Usage: "write the delete files older formats read (Parquet for Puffin deletion vectors, cumulative files for partial deletion files, delete-file chains for 0.3 merged files holding rewritten rows); needs --data"},
 			&cli.StringFlag{Name: "data", Usage: "local folder of the catalog's data_path (the repository's data_dir)"},

@@ -30,8 +30,9 @@ func repoFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
 		&cli.StringSliceFlag{Name: "formats", Usage: "only these declared formats (comma-separated, e.g. 0.4,1.0)"},
 		&cli.StringSliceFlag{Name: "versions", Usage: "only these versions (IDs or seq numbers, comma-separated)"},
-		&cli.StringFlag{Name: "now", Usage: "evaluate `until` as of this RFC 3339 time (default: now)"},
-		&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: 0, Usage: "cells to run at once (default: number of CPUs)"},
+		&cli.StringFlag{Name: "now", Usage: "evaluate each format's until as of `TIME`, an RFC 3339 time or date (default: now)"},
+		// DefaultText: the help printed "(default: number of CPUs) (default: 0)".
+		&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: 0, DefaultText: "number of CPUs", Usage: "cells to run at once, 1 or more"},
 		&cli.StringFlag{Name: "data", Usage: "local folder of the data files (default: REPO/<data_dir from fdl.json>, or for s3:// and https:// repositories the cache)"},
 		&cli.StringFlag{Name: "endpoint", Usage: "S3 endpoint URL of a non-AWS service (default: $AWS_ENDPOINT_URL_S3, then $AWS_ENDPOINT_URL)"},
 		&cli.BoolFlag{Name: "virtual-hosted", Usage: "address the bucket as BUCKET.HOST at --endpoint instead of HOST/BUCKET (path style)"},

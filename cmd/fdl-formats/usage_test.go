@@ -65,3 +65,37 @@ func TestUsageErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestHelpFlagText: each command's --help reads as the README does. It
+// printed "--now until" (the backquoted word in the usage became the
+// placeholder), "(default: number of CPUs) (default: 0)" for --jobs, and
+// Go's slice syntax for the lists of formats and lossy features.
+func TestHelpFlagText(t *testing.T) {
+	for _, tc := range []struct {
+		command string
+		want    []string
+		not     []string
+	}{
+		{"plan", []string{"--now TIME", "cells to run at once, 1 or more (default: number of CPUs)"}, []string{"--now until", "(default: 0)"}},
+		{"backfill", []string{"--now TIME", "(default: number of CPUs)"}, []string{"--now until", "(default: 0)"}},
+		{"check", []string{"--now TIME", "(default: number of CPUs)"}, []string{"--now until", "(default: 0)"}},
+		{"convert", []string{"target format: 0.1, 0.2, 0.3, 0.4, 1.0, 1.1", "(repeatable): commit-info, expression-defaults,"}, []string{"[0.1", "[commit-info"}},
+	} {
+		t.Run(tc.command, func(t *testing.T) {
+			out, stderr, code := runAppStderr(t, tc.command, "--help")
+			if code != exitOK {
+				t.Fatalf("exit %d\n%s", code, stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("%s --help lacks %q:\n%s", tc.command, w, out)
+				}
+			}
+			for _, n := range tc.not {
+				if strings.Contains(out, n) {
+					t.Errorf("%s --help says %q:\n%s", tc.command, n, out)
+				}
+			}
+		})
+	}
+}
