@@ -146,7 +146,7 @@ func newApp() *cli.Command {
 				ue.command = helpOf(cmd)
 				return ue
 			}
-			return err
+			return explain(err, cmd)
 		}
 	}
 	return app

@@ -5,6 +5,8 @@ import (
 	"errors"
 
 	"github.com/urfave/cli/v3"
+
+	"github.com/fdl-formats/fdl-formats/repo"
 )
 
 // Exit codes, documented in the README. Only main calls os.Exit.
@@ -65,6 +67,35 @@ func exitCode(err error) int {
 		}
 	}
 	return exitFailure
+}
+
+// hintedError gives an error of another package the hint the CLI knows
+// for it (the package's own error says what is wrong, not which command
+// line to try).
+type hintedError struct {
+	err  error
+	hint string
+}
+
+func (e hintedError) Error() string { return e.err.Error() }
+func (e hintedError) Unwrap() error { return e.err }
+func (e hintedError) Hint() string  { return e.hint }
+
+// explain gives a command's error what the user needs to act on it: a
+// --formats, --versions or --version that names nothing in the repository
+// is a bad argument like any other (exit 2, pointing to the command's
+// help; it said nothing after the error), and a REPO that is no FDL
+// repository says what REPO must be.
+func explain(err error, cmd *cli.Command) error {
+	switch {
+	case err == nil, errors.As(err, new(usageError)), errorHint(err) != "":
+		return err
+	case errors.Is(err, repo.ErrBadFilter):
+		return usageError{err: err, command: helpOf(cmd)}
+	case errors.Is(err, repo.ErrNotRepository):
+		return hintedError{err: err, hint: "give the folder that holds fdl.json (or s3://BUCKET/PREFIX, https://HOST/PREFIX where it is); see docs/repository.md"}
+	}
+	return err
 }
 
 // hinted is implemented by errors that know what the user should try next.

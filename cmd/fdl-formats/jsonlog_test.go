@@ -20,8 +20,8 @@ func TestFinalErrorJSONLog(t *testing.T) {
 		code int
 		hint string
 	}{
-		{"flag before the command", []string{"--log-format=json", "check", missing}, exitInvalid, ""},
-		{"flag after the command", []string{"check", "--log-format", "json", missing}, exitInvalid, ""},
+		{"flag before the command", []string{"--log-format=json", "check", missing}, exitInvalid, "give the folder that holds fdl.json (or s3://BUCKET/PREFIX, https://HOST/PREFIX where it is); see docs/repository.md"},
+		{"flag after the command", []string{"check", "--log-format", "json", missing}, exitInvalid, "give the folder that holds fdl.json (or s3://BUCKET/PREFIX, https://HOST/PREFIX where it is); see docs/repository.md"},
 		{"usage error", []string{"--log-format=json", "check", "--jobs", "x", missing}, exitUsage, "fdl-formats check --help"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -95,8 +95,13 @@ func TestRepoCommands(t *testing.T) {
 
 func TestRepoCommandErrors(t *testing.T) {
 	dir := t.TempDir()
-	if _, _, code := runApp(t, "plan", dir); code != exitInvalid {
-		t.Errorf("plan on a folder without fdl.json: exit %d, want %d", code, exitInvalid)
+	// Not a repository: exit 6, and the hint says what REPO must be (it
+	// said nothing after the error).
+	for _, repoArg := range []string{dir, filepath.Join(dir, "nosuch")} {
+		_, errOut, code := runAppStderr(t, "plan", repoArg)
+		if code != exitInvalid || !strings.Contains(errOut, "Error: not an FDL repository") || !strings.Contains(errOut, "Try: give the folder that holds fdl.json") {
+			t.Errorf("plan on %s: exit %d, want %d and a hint\n%s", repoArg, code, exitInvalid, errOut)
+		}
 	}
 	os.WriteFile(filepath.Join(dir, "fdl.json"), []byte(`{"fdl":"0.1","formats":[{"ducklake":"1.0","until":"soon"}]}`), 0o644)
 	_, errOut, code := runApp(t, "check", dir)

@@ -43,6 +43,12 @@ func TestUsageErrors(t *testing.T) {
 		{"--stall-timeout not a duration", []string{"--stall-timeout", "soon", "check", repoDir}, `invalid value "soon" for flag -stall-timeout`},
 		{"--stall-timeout negative", []string{"--stall-timeout=-1s", "plan", repoDir}, "--stall-timeout -1s: want 0 (off) or more"},
 		{"--stall-timeout negative after the command", []string{"resolve", "--stall-timeout=-1m", repoDir}, "--stall-timeout -1m0s"},
+		// Values that name nothing in the repository: exit 2 as before,
+		// now with the pointer to --help every other bad value has.
+		{"--formats not declared", []string{"plan", "--formats", "0.5", repoDir}, `format "0.5" is not declared in fdl.json (declared: 1.0)`},
+		{"--formats not declared on backfill", []string{"backfill", "--formats=1.O", repoDir}, `format "1.O" is not declared`},
+		{"--versions naming none", []string{"check", "--versions", "7", repoDir}, `no version "7"`},
+		{"resolve --version naming none", []string{"resolve", "--version", "9", repoDir}, `no version "9"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var errOut strings.Builder
