@@ -163,6 +163,11 @@ func (e *CheckError) Hint() string {
 			// format...: nothing to restore, the finding says what to do.
 			return "a file breaks a repository rule: do what the first finding says (remove it, mostly); see the report (--json) for every finding"
 		}
+		if e.First.Format != "" && e.First.Key == CatalogKey(e.First.Version, e.First.Format) {
+			// A catalog backfill wrote: nothing to restore or withdraw
+			// (the version is fine), it is written again once removed.
+			return "a published catalog is not equivalent to its version's frozen catalog (or cannot be read, or holds another format than its name): remove " + e.First.Key + " and run `fdl-formats backfill REPO`, which writes it again; see the report (--json) for every finding"
+		}
 		return "a published file differs from what its version says; see the report (--json) and restore or withdraw it"
 	}
 	return "see the report (--json) for every finding"

@@ -227,6 +227,19 @@ func TestCheckPublishedFiles(t *testing.T) {
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("Check = %v, want %v", err, tc.want)
 			}
+			// The hint after a published catalog's difference says to
+			// remove it and backfill; it said "restore or withdraw it",
+			// and withdrawing is for a version, which is fine here.
+			var ce *CheckError
+			if errors.As(err, &ce) && errors.Is(err, ErrDifferences) {
+				published := ce.First.Key == CatalogKey(id, ce.First.Format) && !strings.HasPrefix(ce.First.Detail, "rule broken: ")
+				if h := ce.Hint(); published != strings.Contains(h, "remove "+ce.First.Key+" and run `fdl-formats backfill REPO`") {
+					t.Errorf("first finding %s %s: %s\nhint %q", ce.First.Kind, ce.First.Key, ce.First.Detail, h)
+				}
+				if strings.Contains(tc.detail, "B cannot be read while A can") && !published {
+					t.Errorf("first finding %s %s is not the published catalog", ce.First.Kind, ce.First.Key)
+				}
+			}
 			var details []string
 			for _, f := range rep.Findings {
 				details = append(details, fmt.Sprintf("%s %s: %s", f.Kind, f.Key, f.Detail))
