@@ -102,8 +102,14 @@ func printReaders(w io.Writer, ranges []*repo.ReaderRange) {
 	for _, rr := range ranges {
 		total := len(rr.Readable) + len(rr.Unreadable)
 		line := fmt.Sprintf("  DuckDB %s (format %s): ", rr.DuckDB, rr.Format)
-		if len(rr.Unreadable) == 0 {
-			fmt.Fprintf(w, "%sreads all %d versions\n", line, total)
+		switch {
+		case total == 0:
+			// A shard or --versions holding none: "reads all 0 versions"
+			// read as a promise.
+			fmt.Fprintf(w, "%sno version checked\n", line)
+			continue
+		case len(rr.Unreadable) == 0:
+			fmt.Fprintf(w, "%sreads all %s\n", line, versionCount(total))
 			continue
 		}
 		var cannot []seqNote
@@ -117,8 +123,16 @@ func printReaders(w io.Writer, ranges []*repo.ReaderRange) {
 			}
 			cannot = append(cannot, seqNote{v.Seq, note})
 		}
-		fmt.Fprintf(w, "%sreads %d of %d versions; cannot read %s\n", line, len(rr.Readable), total, strings.Join(seqRanges(cannot), ", "))
+		fmt.Fprintf(w, "%sreads %d of %s; cannot read %s\n", line, len(rr.Readable), versionCount(total), strings.Join(seqRanges(cannot), ", "))
 	}
+}
+
+// versionCount is "1 version" or "n versions".
+func versionCount(n int) string {
+	if n == 1 {
+		return "1 version"
+	}
+	return fmt.Sprintf("%d versions", n)
 }
 
 // seqNote is a version's seq and what is said of it.

@@ -68,3 +68,25 @@ func TestReadersSeqRanges(t *testing.T) {
 		t.Errorf("readers:\n%s\nwant the line to end %q", b.String(), want)
 	}
 }
+
+// TestReadersCounts: the readers table counts in English and says when a
+// run checked no version (a shard or --versions holding none); it said
+// "reads all 1 versions" and "reads all 0 versions".
+func TestReadersCounts(t *testing.T) {
+	one := &repo.ReaderVersion{Seq: 1}
+	for _, tc := range []struct {
+		readable, unreadable []*repo.ReaderVersion
+		want                 string
+	}{
+		{nil, nil, "(format 1.0): no version checked\n"},
+		{[]*repo.ReaderVersion{one}, nil, "(format 1.0): reads all 1 version\n"},
+		{[]*repo.ReaderVersion{one, {Seq: 2}}, nil, "(format 1.0): reads all 2 versions\n"},
+		{nil, []*repo.ReaderVersion{one}, "(format 1.0): reads 0 of 1 version; cannot read seq 1\n"},
+	} {
+		var b strings.Builder
+		printReaders(&b, []*repo.ReaderRange{{Format: "1.0", DuckDB: ">= 1.5.2", Readable: tc.readable, Unreadable: tc.unreadable}})
+		if !strings.HasSuffix(b.String(), tc.want) {
+			t.Errorf("readers:\n%s\nwant the line to end %q", b.String(), tc.want)
+		}
+	}
+}
