@@ -3,10 +3,12 @@ package fdljson
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/fdl-formats/fdl-formats/internal/datapath"
 )
@@ -25,6 +27,7 @@ func decodeObject(file, path string, raw []byte) (*object, error) {
 			return nil, err
 		}
 	}
+	orig := raw
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || raw[0] != '{' {
 		what := "the file"
@@ -35,6 +38,15 @@ func decodeObject(file, path string, raw []byte) (*object, error) {
 	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &m); err != nil {
+		var syn *json.SyntaxError
+		if top && errors.As(err, &syn) {
+			// Where in the file: a hand-edited fdl.json said only
+			// "invalid character '}' looking for beginning of object key
+			// string".
+			at := len(orig) - len(bytes.TrimLeftFunc(orig, unicode.IsSpace)) + int(syn.Offset) - 1
+			line, col := lineColumn(orig, at)
+			return nil, &Error{File: file, Err: fmt.Errorf("parse JSON at line %d, column %d: %w", line, col, err)}
+		}
 		return nil, &Error{File: file, Field: path, Err: fmt.Errorf("parse JSON: %w", err)}
 	}
 	if top {
@@ -43,6 +55,14 @@ func decodeObject(file, path string, raw []byte) (*object, error) {
 		}
 	}
 	return &object{file: file, path: path, m: m}, nil
+}
+
+// lineColumn is the 1-based line and column (in bytes) of data[at], at
+// clamped into data.
+func lineColumn(data []byte, at int) (line, col int) {
+	at = max(0, min(at, len(data)))
+	before := data[:at]
+	return bytes.Count(before, []byte("\n")) + 1, at - bytes.LastIndexByte(before, '\n')
 }
 
 func (o *object) field(key string) string {

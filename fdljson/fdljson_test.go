@@ -144,7 +144,10 @@ func TestParseRepoErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name, json, want string
 	}{
-		{"not_json", `{`, "fdl.json: parse JSON"},
+		{"not_json", `{`, "fdl.json: parse JSON at line 1, column 1: unexpected end of JSON input"},
+		// A syntax error names its line and column (it named neither).
+		{"trailing_comma", "\n  {\"fdl\": \"0.1\",\n   \"formats\": [{\"ducklake\": \"1.0\",}]}", "fdl.json: parse JSON at line 3, column 35: invalid character '}' looking for beginning of object key string"},
+		{"cut_short", "{\"fdl\": \"0.1\",\n\"formats\": [", "fdl.json: parse JSON at line 2, column 12: unexpected end of JSON input"},
 		{"not_object", `[]`, "fdl.json: the file is not a JSON object"},
 		{"missing_fdl", `{"formats":[{"ducklake":"1.0"}]}`, "fdl.json: fdl: missing"},
 		{"missing_formats", `{"fdl":"0.1"}`, "fdl.json: formats: missing"},
