@@ -68,6 +68,9 @@ type CellResult struct {
 	// error, as the plan's check would have; the cell's state says which,
 	// and it is no result of the run.
 	settled bool
+	// interrupted: the run was interrupted (Ctrl-C, SIGTERM) while or
+	// before the cell ran; nothing of it is wrong.
+	interrupted bool
 }
 
 // BackfillReport is what Backfill did.
@@ -90,6 +93,11 @@ type BackfillError struct {
 }
 
 func (e *BackfillError) Error() string {
+	if e.interrupted() {
+		// One line: the report lists the cells, and each said "context
+		// canceled" (or DuckDB's "INTERRUPT Error: Interrupted!").
+		return fmt.Sprintf("backfill interrupted: %d cell(s) not written (nothing half-written)", len(e.Failed))
+	}
 	lines := make([]string, 0, len(e.Failed))
 	for _, r := range e.Failed {
 		lines = append(lines, fmt.Sprintf("  - version %s format %s: %s: %s", r.Version, r.Format, r.Step, r.Error))
@@ -109,8 +117,22 @@ func (e *BackfillError) Unwrap() []error {
 	return out
 }
 
+// interrupted tells whether every cell not written was stopped by an
+// interruption of the run.
+func (e *BackfillError) interrupted() bool {
+	for _, r := range e.Failed {
+		if !r.interrupted {
+			return false
+		}
+	}
+	return len(e.Failed) > 0
+}
+
 // Hint tells the user what to do next.
 func (e *BackfillError) Hint() string {
+	if e.interrupted() {
+		return "run `fdl-formats backfill` again: it writes what is still missing"
+	}
 	for _, r := range e.Failed {
 		if r.frozenDiffers {
 			return "a version's frozen catalog is itself at fault (see the error): no backfill can write a catalog of it that proves; restore the data files if they were changed, else withdraw the version and publish its data again; run `fdl-formats plan` to see the other cells"
@@ -273,7 +295,7 @@ func Backfill(ctx context.Context, st store.Store, opts Options) (_ *BackfillRep
 		if res == nil { // never started: interrupted
 			c := todo[i]
 			res = &CellResult{Version: c.Version, Seq: c.Seq, Format: c.Format, Key: c.Key, Outcome: Failed, Step: "start",
-				Error: "interrupted before it started", err: context.Canceled}
+				Error: "interrupted before it started", err: context.Canceled, interrupted: true}
 		}
 		if res.settled {
 			continue // not a missing cell after all: the plan shows it
@@ -405,6 +427,15 @@ func (r *repository) fill(ctx context.Context, c *Cell, work string, frozen *fro
 		switch {
 		case res.settled:
 			log.Debug("cell not written", "state", c.State, "reasons", c.Reasons)
+		case res.err != nil && ctx.Err() != nil:
+			// The run was interrupted: a warning, not an error per cell
+			// ("context canceled", "INTERRUPT Error: Interrupted!").
+			res.Outcome, res.Step, res.interrupted = Failed, step, true
+			res.Error = "interrupted"
+			if !errors.Is(res.err, context.Canceled) {
+				res.Error += " (" + res.err.Error() + ")"
+			}
+			log.Warn("cell interrupted", "step", step, "error", res.err)
 		case res.err != nil:
 			res.Outcome, res.Step, res.Error = Failed, step, res.err.Error()
 			log.Error("cell failed", "step", step, "error", res.err)

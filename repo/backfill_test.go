@@ -471,6 +471,21 @@ func TestBackfillInterrupted(t *testing.T) {
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("Backfill error = %v, want %v", err, tc.want)
 			}
+			// An interruption is said as one: each cell said "context
+			// canceled", logged as an error, and so did the run's error.
+			var be *BackfillError
+			if interrupted := errors.Is(tc.want, context.Canceled); errors.As(err, &be) {
+				if interrupted != strings.HasPrefix(err.Error(), "backfill interrupted: 1 cell(s) not written") || interrupted != strings.Contains(be.Hint(), "again") {
+					t.Errorf("error %q, hint %q (interrupted: %v)", err, be.Hint(), interrupted)
+				}
+				for _, r := range rep.Results {
+					if interrupted != strings.HasPrefix(r.Error, "interrupted") {
+						t.Errorf("cell %s: error %q (interrupted: %v)", r.Key, r.Error, interrupted)
+					}
+				}
+			} else if interrupted {
+				t.Errorf("interrupted: error %v, want a *BackfillError", err)
+			}
 			if rep != nil && rep.Counts[Written] != 0 {
 				t.Errorf("a failed backfill wrote %d cells", rep.Counts[Written])
 			}
