@@ -146,7 +146,7 @@ func newApp() *cli.Command {
 				ue.command = helpOf(cmd)
 				return ue
 			}
-			return explain(err, cmd)
+			return explain(ctx, err, cmd)
 		}
 	}
 	return app

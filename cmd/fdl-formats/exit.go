@@ -81,15 +81,18 @@ func (e hintedError) Error() string { return e.err.Error() }
 func (e hintedError) Unwrap() error { return e.err }
 func (e hintedError) Hint() string  { return e.hint }
 
-// explain gives a command's error what the user needs to act on it: a
-// --formats, --versions or --version that names nothing in the repository
-// is a bad argument like any other (exit 2, pointing to the command's
-// help; it said nothing after the error), and a REPO that is no FDL
-// repository says what REPO must be.
-func explain(err error, cmd *cli.Command) error {
+// explain gives a command's error what the user needs to act on it: an
+// interrupted run says so, a --formats, --versions or --version that names
+// nothing in the repository is a bad argument like any other (exit 2,
+// pointing to the command's help; it said nothing after the error), and a
+// REPO that is no FDL repository says what REPO must be.
+func explain(ctx context.Context, err error, cmd *cli.Command) error {
 	switch {
 	case err == nil, errors.As(err, new(usageError)), errorHint(err) != "":
 		return err
+	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
+		// Ctrl-C or SIGTERM: it said "Error: context canceled".
+		return interruptedError{err: err, command: cmd.Name}
 	case errors.Is(err, repo.ErrBadFilter):
 		return usageError{err: err, command: helpOf(cmd)}
 	case errors.Is(err, repo.ErrNotRepository):
@@ -97,6 +100,17 @@ func explain(err error, cmd *cli.Command) error {
 	}
 	return err
 }
+
+// interruptedError is a run a signal stopped (exit 130).
+type interruptedError struct {
+	err     error
+	command string
+}
+
+func (e interruptedError) Error() string {
+	return "interrupted (SIGINT or SIGTERM): " + e.command + " stopped before it finished; nothing was written half-way"
+}
+func (e interruptedError) Unwrap() error { return e.err }
 
 // hinted is implemented by errors that know what the user should try next.
 type hinted interface{ Hint() string }

@@ -120,3 +120,35 @@ func TestSignalReturnsNormally(t *testing.T) {
 		t.Errorf("printed %q", out.String())
 	}
 }
+
+// TestInterruptedRunSaysSo: a run a signal canceled ends with an error
+// saying it was interrupted, exit 130; check, plan and convert said
+// "Error: context canceled".
+func TestInterruptedRunSaysSo(t *testing.T) {
+	repoDir := copyRepo(t, "lakes", "01_primitive_types")
+	catalogs, err := filepath.Glob(filepath.Join(repoDir, "versions", "*", "ducklake.duckdb"))
+	if err != nil || len(catalogs) == 0 {
+		t.Fatalf("catalogs %v: %v", catalogs, err)
+	}
+	for _, args := range [][]string{
+		{"check", repoDir},
+		{"plan", repoDir},
+		{"convert", catalogs[0], "--to", "0.4", "-o", filepath.Join(t.TempDir(), "out.duckdb")},
+	} {
+		t.Run(args[0], func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel() // as the first SIGINT does (watchSignals)
+			var out, errOut bytes.Buffer
+			app := newApp()
+			app.Writer, app.ErrWriter = &out, &errOut
+			err := app.Run(ctx, append([]string{"fdl-formats", "--log-level", "error"}, args...))
+			if code := exitCode(err); code != exitInterrupted {
+				t.Fatalf("exit %d, want %d (error %v)", code, exitInterrupted, err)
+			}
+			want := "Error: interrupted (SIGINT or SIGTERM): " + args[0] + " stopped before it finished"
+			if got := renderError(err); !strings.HasPrefix(got, want) {
+				t.Errorf("error %q, want it to begin %q", got, want)
+			}
+		})
+	}
+}
