@@ -23,7 +23,12 @@ func ClassifyAttach(msg string) AttachFailure {
 	switch {
 	case strings.Contains(msg, "Could not set lock on file"):
 		return AttachLocked
-	case strings.Contains(msg, "not a valid DuckDB database file"):
+	case strings.Contains(msg, "not a valid DuckDB database file"),
+		// A file that is no DuckDB database, named like a data file
+		// (.parquet, .csv, .json, ...): DuckDB opens it as a view in an
+		// in-memory database, which READ_ONLY refuses. It was taken for a
+		// truncated or corrupt catalog.
+		strings.Contains(msg, "Cannot launch in-memory database in read-only mode"):
 		return AttachNotDuckDB
 	case strings.Contains(msg, "newer version of DuckDB"):
 		return AttachNewerStorage

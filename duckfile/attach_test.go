@@ -16,6 +16,15 @@ func TestClassifyAttach(t *testing.T) {
 	if err := os.WriteFile(text, []byte("hello, not a database"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// Named like data files, DuckDB gives another message.
+	var dataNamed []string
+	for _, name := range []string{"fdl.json", "x.csv", "x.parquet"} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(`{"fdl": "0.1", "formats": []}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		dataNamed = append(dataNamed, p)
+	}
 	db, err := sql.Open("duckdb", "")
 	if err != nil {
 		t.Fatal(err)
@@ -26,6 +35,9 @@ func TestClassifyAttach(t *testing.T) {
 		want AttachFailure
 	}{
 		{text, AttachNotDuckDB},
+		{dataNamed[0], AttachNotDuckDB},
+		{dataNamed[1], AttachNotDuckDB},
+		{dataNamed[2], AttachNotDuckDB},
 		{filepath.Join(dir, "missing", "x.duckdb"), AttachOther},
 	} {
 		_, err := db.Exec("ATTACH '" + tc.path + "' AS c (READ_ONLY)")

@@ -39,6 +39,12 @@ func TestCompareCatalogNotOpened(t *testing.T) {
 	if err := os.WriteFile(text, []byte("hello\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// fdl.json given for a catalog: it was exit 3, "B cannot be read while
+	// A can" (DuckDB opens a .json file as a view, not as a database file).
+	jsonFile := filepath.Join(dir, "fdl.json")
+	if err := os.WriteFile(jsonFile, []byte(`{"fdl": "0.1", "formats": [{"ducklake": "1.0"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	plain := filepath.Join(dir, "plain.duckdb")
 	db, err := sql.Open("duckdb", plain)
 	if err != nil {
@@ -58,6 +64,7 @@ func TestCompareCatalogNotOpened(t *testing.T) {
 		{"a mistyped path", func(*testing.T) string { return filepath.Join(dir, "typo.duckdb") }, false, exitFailure, "typo.duckdb: no such file or directory"},
 		{"a folder", func(*testing.T) string { return dir }, true, exitInvalid, "cannot be opened: not a DuckDB database file"},
 		{"a text file", func(*testing.T) string { return text }, true, exitInvalid, "cannot be opened: not a DuckDB database file"},
+		{"a JSON file", func(*testing.T) string { return jsonFile }, true, exitInvalid, "cannot be opened: not a DuckDB database file"},
 		{"a DuckDB file without DuckLake tables", func(*testing.T) string { return plain }, false, exitInvalid, "cannot be opened: not a DuckLake catalog (no ducklake_metadata table)"},
 		{"a catalog another process holds", func(t *testing.T) string {
 			p := copyCatalog(t, a)

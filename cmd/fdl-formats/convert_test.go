@@ -62,6 +62,13 @@ func TestConvertCommand(t *testing.T) {
 			os.WriteFile(bad, []byte("hello"), 0o644)
 			return []string{"convert", bad, "--to", "1.0", "-o", filepath.Join(dir, "out.duckdb")}
 		}, exitInvalid, "", "not a DuckDB database file", false},
+		// A data file given for a catalog: it said "unreadable DuckDB
+		// file (truncated or corrupt?)".
+		{"a JSON file is not a catalog", func(dir string) []string {
+			bad := filepath.Join(dir, "fdl.json")
+			os.WriteFile(bad, []byte(`{"fdl": "0.1", "formats": [{"ducklake": "1.0"}]}`), 0o644)
+			return []string{"convert", bad, "--to", "1.0", "-o", filepath.Join(dir, "out.duckdb")}
+		}, exitInvalid, "", "fdl.json: not a DuckLake catalog: not a DuckDB database file", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
