@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"strings"
 
 	"github.com/duckdb/duckdb-go/v2"
@@ -37,6 +38,15 @@ func runCompare(ctx context.Context, cmd *cli.Command) error {
 		return usageError{err: errors.New("compare takes exactly two catalogs: A.duckdb B.duckdb")}
 	}
 	a, b := cmd.Args().Get(0), cmd.Args().Get(1)
+	for _, flag := range []string{"data", "data-b"} {
+		// As convert: a misspelt folder made every data file missing,
+		// "could not compare" (exit 4) after reading both catalogs.
+		if d := cmd.String(flag); d != "" {
+			if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
+				return usageError{err: fmt.Errorf("--%s %s: not a folder", flag, d)}
+			}
+		}
+	}
 	cache, err := digestStore(cmd)
 	if err != nil {
 		return err
@@ -66,6 +76,7 @@ func runCompare(ctx context.Context, cmd *cli.Command) error {
 		}
 		rep, err = &compare.Report{A: compare.CatalogInfo{Path: a}, B: compare.CatalogInfo{Path: b}}, catalogOpenError{side: side, err: oe}
 	}
+	err = dataPathHint(cmd, err)
 	out := cmd.Root().Writer
 	if cmd.Bool("json") {
 		doc := struct {
@@ -89,6 +100,17 @@ func runCompare(ctx context.Context, cmd *cli.Command) error {
 		printReport(cmd, rep, err)
 	}
 	return err
+}
+
+// dataPathHint says what to do when, without --data, a catalog's data_path
+// is a URL (what an FDL catalog carries): compare reads no data file over
+// the network, and DuckDB's error asked to INSTALL httpfs.
+func dataPathHint(cmd *cli.Command, err error) error {
+	var de *duckdb.Error
+	if err == nil || cmd.String("data") != "" || !errors.As(err, &de) || de.Type != duckdb.ErrorTypeMissingExtension {
+		return err
+	}
+	return hintedError{err: err, hint: "the catalogs' data_path is a URL, and compare reads data files from a local folder only: give --data DIR, the folder of the lake's data files (a repository's data_dir)"}
 }
 
 // catalogOpenError is a catalog compare could not open at all (compare.OpenError):

@@ -138,3 +138,27 @@ func TestConvertLockedSource(t *testing.T) {
 		t.Error("output written")
 	}
 }
+
+// TestCompareURLDataPathHint: without --data, a catalog whose data_path is
+// a URL (as FDL catalogs carry) cannot be read here; the error asked to
+// INSTALL httpfs, the hint now says to give --data.
+func TestCompareURLDataPathHint(t *testing.T) {
+	a, data := lakeCatalog(t, "lakes", "06_deletes")
+	b := copyCatalog(t, a)
+	db, err := sql.Open("duckdb", b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`UPDATE ducklake_metadata SET value = 'https://fdl.example/lake/data/' WHERE key = 'data_path'; CHECKPOINT`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	c := copyCatalog(t, b)
+	out, stderr, code := runAppStderr(t, "compare", "--no-cache", b, c)
+	if code != exitIncomparable || !strings.Contains(stderr, "Try: the catalogs' data_path is a URL") || !strings.Contains(stderr, "give --data DIR") {
+		t.Errorf("exit %d, want %d and the hint to give --data\nstdout: %s\nstderr: %s", code, exitIncomparable, out, stderr)
+	}
+	if out, stderr, code := runAppStderr(t, "compare", "--no-cache", b, c, "--data", data); code != exitOK {
+		t.Errorf("with --data: exit %d\nstdout: %s\nstderr: %s", code, out, stderr)
+	}
+}

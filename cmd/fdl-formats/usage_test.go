@@ -33,6 +33,8 @@ func TestUsageErrors(t *testing.T) {
 		{"--jobs not a number", []string{"plan", "--jobs", "abc", repoDir}, `invalid value "abc" for flag -jobs`},
 		{"--jobs not a number on backfill", []string{"backfill", "--jobs=abc", repoDir}, `invalid value "abc"`},
 		{"--max-rows not a number", []string{"compare", "--max-rows", "x", catalog, catalog}, `invalid value "x"`},
+		{"compare --data not a folder", []string{"compare", "--data", filepath.Join(repoDir, "nodata"), catalog, catalog}, "--data " + filepath.Join(repoDir, "nodata") + ": not a folder"},
+		{"compare --data-b a file", []string{"compare", "--data", repoDir, "--data-b", filepath.Join(repoDir, "fdl.json"), catalog, catalog}, "--data-b " + filepath.Join(repoDir, "fdl.json") + ": not a folder"},
 		{"unknown command", []string{"nosuch", repoDir}, `unknown command "nosuch"`},
 		{"no command", nil, "no command given"},
 		{"help on an unknown command", []string{"help", "nosuch"}, `no help topic for "nosuch"`},
