@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -135,7 +136,10 @@ func (e *CheckError) Error() string {
 			parts = append(parts, fmt.Sprintf("%d %s", n, k))
 		}
 	}
-	return fmt.Sprintf("check: %s (first: %s %s %s: %s)", strings.Join(parts, ", "), e.First.Kind, e.First.Version, e.First.Format, e.First.Detail)
+	// A finding about a whole version has no format: "invalid <id> : ..."
+	// read as a typo.
+	where := strings.Join(slices.DeleteFunc([]string{string(e.First.Kind), e.First.Version, e.First.Format}, func(s string) bool { return s == "" }), " ")
+	return fmt.Sprintf("check: %s (first: %s: %s)", strings.Join(parts, ", "), where, e.First.Detail)
 }
 
 // Is matches the sentinel of the most serious kind found.
@@ -150,6 +154,8 @@ func (e *CheckError) Hint() string {
 		return "a version's frozen catalog is itself at fault (it disagrees with its data files, or its format's readers cannot read a table of it): `fdl-formats backfill` cannot help; restore the data files if they were changed, else withdraw the version and publish its data again; see the report (--json)"
 	}
 	switch e.sentinel() {
+	case ErrInvalidVersion:
+		return "fix the file the first finding names (a published version's files do not change: restore one that was edited, or withdraw the version); see the report (--json) for every finding"
 	case ErrWorkMissing:
 		return "run `fdl-formats backfill REPO` to write the missing catalogs"
 	case ErrDifferences:

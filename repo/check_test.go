@@ -54,7 +54,15 @@ func TestCheckKinds(t *testing.T) {
 			}
 			var ce *CheckError
 			if !errors.As(err, &ce) || !strings.Contains(ce.First.Detail, tc.detail) || rep.OK {
-				t.Errorf("first finding %+v, want one about %q", ce.First, tc.detail)
+				t.Fatalf("first finding %+v, want one about %q", ce.First, tc.detail)
+			}
+			// A finding without a format left "<id> :" in the error, and
+			// an invalid version's hint said only to see the report.
+			if strings.Contains(err.Error(), " :") || !strings.Contains(err.Error(), "(first: "+string(ce.First.Kind)+" "+ce.First.Version) {
+				t.Errorf("error %q", err)
+			}
+			if errors.Is(err, ErrInvalidVersion) && !strings.HasPrefix(ce.Hint(), "fix the file the first finding names") {
+				t.Errorf("hint %q", ce.Hint())
 			}
 		})
 	}
