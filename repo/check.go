@@ -154,6 +154,8 @@ func (e *CheckError) Hint() string {
 		return "a version's frozen catalog is itself at fault (it disagrees with its data files, or its format's readers cannot read a table of it): `fdl-formats backfill` cannot help; restore the data files if they were changed, else withdraw the version and publish its data again; see the report (--json)"
 	}
 	switch e.sentinel() {
+	case ErrUnverifiable:
+		return "restore the file the first finding names if it is missing or damaged (a data file missing from the data folder, most often: check data_dir in fdl.json); a catalog saved by a newer DuckDB needs a newer fdl-formats; see the report (--json) for every finding"
 	case ErrInvalidVersion:
 		return "fix the file the first finding names (a published version's files do not change: restore one that was edited, or withdraw the version); see the report (--json) for every finding"
 	case ErrWorkMissing:

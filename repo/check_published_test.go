@@ -231,6 +231,9 @@ func TestCheckPublishedFiles(t *testing.T) {
 			// remove it and backfill; it said "restore or withdraw it",
 			// and withdrawing is for a version, which is fine here.
 			var ce *CheckError
+			if errors.As(err, &ce) && errors.Is(err, ErrUnverifiable) && !strings.HasPrefix(ce.Hint(), "restore the file the first finding names") {
+				t.Errorf("hint %q, want it to say to restore the file (it said only to see the report)", ce.Hint())
+			}
 			if errors.As(err, &ce) && errors.Is(err, ErrDifferences) {
 				published := ce.First.Key == CatalogKey(id, ce.First.Format) && !strings.HasPrefix(ce.First.Detail, "rule broken: ")
 				if h := ce.Hint(); published != strings.Contains(h, "remove "+ce.First.Key+" and run `fdl-formats backfill REPO`") {
