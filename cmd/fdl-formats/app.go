@@ -220,6 +220,11 @@ func logger(cmd *cli.Command) *slog.Logger {
 	if cmd.Root().ErrWriter != nil {
 		w = cmd.Root().ErrWriter
 	}
+	return loggerTo(cmd, w)
+}
+
+// loggerTo is logger writing to w.
+func loggerTo(cmd *cli.Command, w io.Writer) *slog.Logger {
 	level, format, _ := logSettings(cmd)
 	opts := &slog.HandlerOptions{Level: level}
 	if format == "json" {

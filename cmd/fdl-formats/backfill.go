@@ -153,40 +153,85 @@ func progress(cmd *cli.Command, verb string, opts *repo.Options) func() {
 		}
 		return func() {}
 	}
-	var mu sync.Mutex
-	start := time.Now()
-	drawn := false
-	var last repo.Progress
-	var downloaded int64
-	draw := func() {
-		const width = 30
-		filled := width * last.Done / max(last.Total, 1)
-		line := fmt.Sprintf("\r%s [%s%s] %d/%d cells", verb, strings.Repeat("#", filled), strings.Repeat(".", width-filled), last.Done, last.Total)
-		if downloaded > 0 {
-			line += fmt.Sprintf(", %.1f MB downloaded", float64(downloaded)/1e6)
-		}
-		fmt.Fprintf(w, "%s, %s  ", line, time.Since(start).Round(time.Second))
-		drawn = true
+	bar := &progressBar{w: w, verb: verb, start: time.Now()}
+	// Log lines (a cell's "converted", a warning) went to the same
+	// terminal, in the middle of the bar's line, which the next cell drew
+	// again after them: each now clears the line and the bar is drawn
+	// again below it.
+	opts.Logger = loggerTo(cmd, bar)
+	opts.Progress = bar.progress
+	opts.OnDownload = bar.download
+	return bar.end
+}
+
+// progressBar is the progress line of a run on a terminal, redrawn in
+// place; log records written through it go above it.
+type progressBar struct {
+	mu         sync.Mutex
+	w          io.Writer
+	verb       string
+	start      time.Time
+	last       repo.Progress
+	downloaded int64
+	drawn      bool // the line is on the screen
+	ended      bool
+}
+
+// clearLine is a carriage return and ANSI "erase to the end of the line".
+const clearLine = "\r\x1b[K"
+
+func (b *progressBar) draw() {
+	const width = 30
+	filled := width * b.last.Done / max(b.last.Total, 1)
+	line := fmt.Sprintf("\r%s [%s%s] %d/%d cells", b.verb, strings.Repeat("#", filled), strings.Repeat(".", width-filled), b.last.Done, b.last.Total)
+	if b.downloaded > 0 {
+		line += fmt.Sprintf(", %.1f MB downloaded", float64(b.downloaded)/1e6)
 	}
-	opts.Progress = func(p repo.Progress) {
-		mu.Lock()
-		defer mu.Unlock()
-		last = p
-		draw()
+	fmt.Fprintf(b.w, "%s, %s  ", line, time.Since(b.start).Round(time.Second))
+	b.drawn = true
+}
+
+func (b *progressBar) progress(p repo.Progress) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.last = p
+	if !b.ended {
+		b.draw()
 	}
-	opts.OnDownload = func(d repo.DownloadProgress) {
-		mu.Lock()
-		defer mu.Unlock()
-		downloaded = d.Downloaded
-		draw()
+}
+
+func (b *progressBar) download(d repo.DownloadProgress) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.downloaded = d.Downloaded
+	if !b.ended {
+		b.draw()
 	}
-	return func() {
-		mu.Lock()
-		defer mu.Unlock()
-		if drawn {
-			fmt.Fprintln(w)
-		}
+}
+
+// Write writes a log record: on a line of its own, the bar drawn again
+// below it.
+func (b *progressBar) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.drawn && !b.ended {
+		fmt.Fprint(b.w, clearLine)
 	}
+	n, err := b.w.Write(p)
+	if b.drawn && !b.ended {
+		b.draw()
+	}
+	return n, err
+}
+
+// end ends the bar's line; what is logged after goes below it.
+func (b *progressBar) end() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.drawn && !b.ended {
+		fmt.Fprintln(b.w)
+	}
+	b.ended = true
 }
 
 // isTerminal reports whether w is a character device (a terminal).
