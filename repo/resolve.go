@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	goversion "github.com/hashicorp/go-version"
 
@@ -47,6 +48,10 @@ type ResolveOptions struct {
 	// that does not is passed over (its Reason says why, naming the
 	// repository's file). Without it Resolve reads only the files' headers.
 	Verify bool
+	// Now is when each declared format's until is evaluated, for what
+	// NoCatalogError says of a format the version lacks; zero means the
+	// current time.
+	Now time.Time
 }
 
 // Resolution is which catalog of a version a DuckDB opens, and how.
@@ -129,8 +134,11 @@ type NoCatalogError struct {
 	// Would are the version's catalogs some other DuckDB opens.
 	Would []*CatalogFile
 	// Declared names the formats fdl.json declares for this DuckDB, which
-	// the version has no catalog in.
+	// the version has no catalog in (backfill writes them).
 	Declared []string
+	// Expired names those of them past their until for this version
+	// (fdl.json's until, "2026-06-30"): backfill writes none.
+	Expired []ExpiredFormat
 	// TooNew are the version's catalogs in a format this DuckDB opens,
 	// saved at a storage it cannot open.
 	TooNew []*CatalogFile
@@ -155,6 +163,12 @@ func (e *NoCatalogError) Error() string {
 	return msg
 }
 
+// ExpiredFormat is a declared format past its until.
+type ExpiredFormat struct {
+	Format string
+	Until  string
+}
+
 // Is matches ErrNoCatalog.
 func (e *NoCatalogError) Is(target error) bool { return target == ErrNoCatalog }
 
@@ -172,7 +186,11 @@ func (e *NoCatalogError) Hint() string {
 		}
 	}
 	if len(e.Declared) > 0 {
-		hints = append(hints, fmt.Sprintf("fdl.json declares format %s for DuckDB %s, but this version has no catalog in it: the publisher runs `fdl-formats backfill` (`fdl-formats plan` says if it is refused or past its until)", strings.Join(e.Declared, ", "), e.DuckDB))
+		hints = append(hints, fmt.Sprintf("fdl.json declares format %s for DuckDB %s, but this version has no catalog in it: the publisher runs `fdl-formats backfill` (`fdl-formats plan` says if it is refused)", strings.Join(e.Declared, ", "), e.DuckDB))
+	}
+	for _, x := range e.Expired {
+		// Backfill writes nothing past until: it said to run it.
+		hints = append(hints, fmt.Sprintf("fdl.json declares format %s for DuckDB %s until %s, which has passed for this version: no catalog in it is written any more; open it from one of the DuckDB versions listed", x.Format, e.DuckDB, x.Until))
 	}
 	if len(hints) == 0 {
 		return "open it from one of the DuckDB versions listed, or ask the publisher to declare a format for DuckDB " + e.DuckDB + " in fdl.json and run `fdl-formats backfill`"
@@ -281,7 +299,11 @@ func Resolve(ctx context.Context, st store.Store, opts ResolveOptions) (*Resolut
 		}
 	}
 	if res.File == nil {
-		e := r.noCatalog(res, dv)
+		now := opts.Now
+		if now.IsZero() {
+			now = time.Now()
+		}
+		e := r.noCatalog(res, dv, v, now)
 		res.Error = e.Error()
 		return res, e
 	}
@@ -424,7 +446,7 @@ func readCopyWhole(ctx context.Context, local, key string) error {
 // noCatalog says which catalogs of the version other DuckDBs open, which
 // declared formats this one would open but the version lacks, and which
 // files it would open but for their storage.
-func (r *repository) noCatalog(res *Resolution, dv *goversion.Version) *NoCatalogError {
+func (r *repository) noCatalog(res *Resolution, dv *goversion.Version, v *version, now time.Time) *NoCatalogError {
 	e := &NoCatalogError{Version: res.Version, Seq: res.Seq, DuckDB: res.DuckDB}
 	has := map[string]bool{}
 	for _, f := range res.Files {
@@ -439,7 +461,11 @@ func (r *repository) noCatalog(res *Resolution, dv *goversion.Version) *NoCatalo
 		}
 	}
 	for _, f := range r.cfg.Sorted() {
-		if f.Readers.Check(dv) && !has[f.DuckLake] {
+		switch {
+		case !f.Readers.Check(dv) || has[f.DuckLake]:
+		case v.meta != nil && f.ExpiredFor(v.meta.CreatedAt, now):
+			e.Expired = append(e.Expired, ExpiredFormat{Format: f.DuckLake, Until: f.Until})
+		default:
 			e.Declared = append(e.Declared, f.DuckLake)
 		}
 	}

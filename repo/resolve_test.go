@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fdl-formats/fdl-formats/compare"
 	"github.com/fdl-formats/fdl-formats/convert"
@@ -987,5 +988,45 @@ func TestResolveSelectionMessages(t *testing.T) {
 				t.Errorf("Resolve(%q) = %v, want %q (ErrBadFilter)", tc.sel, err, tc.want)
 			}
 		})
+	}
+}
+
+// TestResolveNoCatalogPastUntil: a DuckDB whose declared format the
+// version lacks is told to wait for backfill only while the format is
+// written; past its until (for this version) backfill writes nothing, and
+// the hint said to run it all the same.
+func TestResolveNoCatalogPastUntil(t *testing.T) {
+	ctx := context.Background()
+	st := copyLake(t, filepath.Join(testlakes.Dir(t, "lakes"), "02_add_drop_columns"))
+	// Its versions were created after the lake's 0.3 until (2026-06-30):
+	// one after them.
+	fdl := filepath.Join(st.Root(), "fdl.json")
+	data, err := os.ReadFile(fdl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(fdl, []byte(strings.Replace(string(data), `"until": "2026-06-30"`, `"until": "2027-06-30"`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		now      time.Time
+		declared []string
+		expired  []ExpiredFormat
+		hint     string
+	}{
+		{time.Date(2027, 6, 29, 0, 0, 0, 0, time.UTC), []string{"0.3"}, nil, "the publisher runs `fdl-formats backfill`"},
+		{time.Date(2027, 6, 30, 0, 0, 0, 0, time.UTC), nil, []ExpiredFormat{{"0.3", "2027-06-30"}}, "fdl.json declares format 0.3 for DuckDB 1.4.3 until 2027-06-30, which has passed for this version: no catalog in it is written any more"},
+	} {
+		_, err := Resolve(ctx, st, ResolveOptions{Version: "1", DuckDB: "1.4.3", Now: tc.now})
+		var nc *NoCatalogError
+		if !errors.As(err, &nc) {
+			t.Fatalf("Resolve at %v = %v, want no catalog", tc.now, err)
+		}
+		if !slices.Equal(nc.Declared, tc.declared) || !slices.Equal(nc.Expired, tc.expired) || !strings.Contains(nc.Hint(), tc.hint) {
+			t.Errorf("at %v: declared %v, expired %v, hint %q; want %v, %v and %q", tc.now, nc.Declared, nc.Expired, nc.Hint(), tc.declared, tc.expired, tc.hint)
+		}
+		if tc.expired != nil && strings.Contains(nc.Hint(), "runs `fdl-formats backfill`") {
+			t.Errorf("at %v: hint %q says to run backfill, which writes nothing past until", tc.now, nc.Hint())
+		}
 	}
 }

@@ -38,7 +38,8 @@ func TestResolveCommand(t *testing.T) {
 	}
 
 	for hint, args := range map[string][]string{
-		"fdl.json declares format 0.3 for DuckDB 1.4.3, but this version has no catalog in it":                      {"resolve", "--duckdb", "1.4.3", repoDir},
+		// The lake declares 0.3 until 2026-06-30, past: backfill writes none.
+		"fdl.json declares format 0.3 for DuckDB 1.4.3 until 2026-06-30, which has passed for this version":         {"resolve", "--duckdb", "1.4.3", repoDir},
 		"open it from one of the DuckDB versions listed, or ask the publisher to declare a format for DuckDB 1.3.2": {"resolve", "--duckdb", "1.3.2", "--version", "1", repoDir},
 	} {
 		out, errOut, code := runAppStderr(t, args...)
