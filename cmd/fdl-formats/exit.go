@@ -47,6 +47,7 @@ var exitClassifiers = []func(error) (int, bool){
 	classifyCompare, // before convert: a catalog compare cannot read is "could not compare"
 	classifyConvert,
 	classifyResolve,
+	classifyStore,
 }
 
 func exitCode(err error) int {

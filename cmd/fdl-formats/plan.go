@@ -297,6 +297,20 @@ func logTransfer(log *slog.Logger, verb string, t *repo.Transfer) {
 // classifyRepo maps repository errors to exit codes. It runs before the
 // other classifiers: a backfill that failed is a failure (1) whatever its
 // cells' causes, and check's own verdict decides its code.
+// classifyStore gives a store the run's setup cannot reach its exit code:
+// a bucket that does not exist is a REPO that names no repository, as a
+// folder that does not exist is (exit 6: fix the argument); credentials,
+// a region or an endpoint the server refuses or that no connection
+// reaches are the runner's setup failing, as any I/O (exit 1: fix the
+// job's secrets or network, not the repository).
+func classifyStore(err error) (int, bool) {
+	var ce *s3.ConfigError
+	if errors.As(err, &ce) && ce.Problem == s3.NoBucket {
+		return exitInvalid, true
+	}
+	return 0, false
+}
+
 func classifyRepo(err error) (int, bool) {
 	var ce *repo.CheckError
 	switch {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -485,5 +486,70 @@ func TestS3ResolveNamesEndpoint(t *testing.T) {
 	want := "CREATE SECRET (TYPE s3, ENDPOINT '" + host + "', URL_STYLE 'path', USE_SSL false);\nATTACH 'ducklake:" + url + "/versions/"
 	if code != exitOK || !strings.Contains(out, want) {
 		t.Fatalf("resolve %s: exit %d, want %q in\n%s\n%s", url, code, want, out, errOut)
+	}
+}
+
+// TestS3SetupErrors: a bucket, credentials or endpoint that do not work
+// end the run with one line naming the bucket and the endpoint, a Try:
+// line saying what to change, and an exit code a CI job can act on: a
+// bucket that does not exist is a REPO that names no repository (6, as a
+// missing folder); the runner's credentials or network are its setup (1).
+// Before, each printed the SDK's error with its request IDs, and
+// versitygw's 404 for an unknown access key read as "no fdl.json" (6).
+func TestS3SetupErrors(t *testing.T) {
+	srv := s3test.Start(t)
+	bucket := srv.Bucket(t)
+	putObject(t, srv.Client(), bucket, "lake/fdl.json", `{"fdl":"0.1","formats":[{"ducklake":"1.0"}]}`)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "http://" + l.Addr().String() // nothing listens there once closed
+	l.Close()
+	denied := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/xml")
+		w.WriteHeader(http.StatusForbidden)
+		io.WriteString(w, `<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>`)
+	}))
+	t.Cleanup(denied.Close)
+
+	for _, tc := range []struct {
+		name, bucket, endpoint string
+		env                    map[string]string
+		code                   int
+		err, try               string
+	}{
+		{"missing bucket", "no-such-bucket", srv.Endpoint, nil, exitInvalid,
+			"the server has no bucket no-such-bucket (404 NoSuchBucket)",
+			"check the bucket's name in s3://BUCKET/PREFIX and the endpoint (" + srv.Endpoint},
+		{"wrong secret", bucket, srv.Endpoint, map[string]string{"AWS_SECRET_ACCESS_KEY": "not-the-secret"}, exitFailure,
+			"the server rejected the request's signature (403 SignatureDoesNotMatch)",
+			"set AWS_SECRET_ACCESS_KEY"},
+		{"wrong access key", bucket, srv.Endpoint, map[string]string{"AWS_ACCESS_KEY_ID": "nosuchkey"}, exitFailure,
+			"the server does not know the access key ID in use (404 XAdminUserNotFound)",
+			"set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or AWS_PROFILE) to a key of the service at " + srv.Endpoint},
+		{"access denied", bucket, denied.URL, nil, exitFailure,
+			"access denied (403 AccessDenied): the credentials may not read it (s3:GetObject)",
+			"use credentials allowed s3:ListBucket on bucket " + bucket},
+		{"nothing listening", bucket, closed, nil, exitFailure,
+			"cannot reach it: connect: connection refused",
+			"check the endpoint (--endpoint, $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL)"},
+		{"wrong region", bucket, srv.Endpoint, map[string]string{"AWS_REGION": "eu-west-3"}, exitFailure,
+			"bucket " + bucket + " is in region " + s3test.Region + ", not eu-west-3",
+			"export AWS_REGION=" + s3test.Region},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for k, v := range tc.env {
+				t.Setenv(k, v)
+			}
+			url := "s3://" + tc.bucket + "/lake"
+			_, errOut, code := runAppStderr(t, "plan", "--endpoint="+tc.endpoint, "--cache="+t.TempDir(), url)
+			lines := strings.Split(strings.TrimSpace(errOut), "\n")
+			if code != tc.code || len(lines) != 2 ||
+				!strings.HasPrefix(lines[0], "Error: read fdl.json: open fdl.json in "+url+" at "+tc.endpoint+": ") || !strings.Contains(lines[0], tc.err) ||
+				strings.Contains(lines[0], "RequestID") || !strings.HasPrefix(lines[1], "Try: "+tc.try) {
+				t.Errorf("plan %s at %s: exit %d, want %d, and the lines\nError: read fdl.json: open fdl.json in %s at %s: ...%s...\nTry: %s...\ngot:\n%s", url, tc.endpoint, code, tc.code, url, tc.endpoint, tc.err, tc.try, errOut)
+			}
+		})
 	}
 }

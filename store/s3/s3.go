@@ -31,8 +31,6 @@ import (
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
-	"github.com/aws/aws-sdk-go-v2/service/s3/types"
-	smithy "github.com/aws/smithy-go"
 	"github.com/aws/smithy-go/middleware"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 
@@ -583,45 +581,44 @@ func (s *Store) Probe(ctx context.Context) error {
 }
 
 // wrap turns SDK errors into the store's: a missing object wraps
-// fs.ErrNotExist.
+// fs.ErrNotExist; a bucket, credentials, region or endpoint the server
+// refuses, or that no connection reaches, is a *ConfigError or a
+// *RegionError, each saying what to change.
 func (s *Store) wrap(op, key string, err error) error {
-	var nsk *types.NoSuchKey
-	var nf *types.NotFound
-	if errors.As(err, &nsk) || errors.As(err, &nf) || status(err) == http.StatusNotFound {
-		var api smithy.APIError
-		if errors.As(err, &api) && api.ErrorCode() == "NoSuchBucket" {
-			return fmt.Errorf("%s %s: bucket %s (%s): %w", op, key, s.bucket, s.Location(), err)
-		}
+	if isMissingKey(err) {
 		return fmt.Errorf("%s %s: %w", op, key, fs.ErrNotExist)
 	}
-	var re *smithyhttp.ResponseError
-	if errors.As(err, &re) && re.HTTPStatusCode() == http.StatusMovedPermanently {
-		return fmt.Errorf("%s %s: %w", op, key, &RegionError{
-			Bucket: s.bucket, Region: re.Response.Header.Get("x-amz-bucket-region"),
-			Signed: s.client.Options().Region, Err: err,
-		})
+	if re := s.regionError(err); re != nil {
+		return fmt.Errorf("%s %s in %s: %w", op, key, s.Location(), re)
+	}
+	if ce := s.configError(op, key, err); ce != nil {
+		return ce
 	}
 	return fmt.Errorf("%s %s in %s: %w", op, key, s.Location(), err)
 }
 
 // RegionError is a bucket the server says is in another region than the
-// one the requests were signed for (301 PermanentRedirect): the SDK follows
-// no such redirect, and its error named neither region.
+// one the requests were signed for (301 PermanentRedirect, or 400
+// AuthorizationHeaderMalformed): the SDK follows no such redirect, and its
+// error named neither region.
 type RegionError struct {
 	Bucket string
 	// Region is the bucket's, as the server names it in the
-	// x-amz-bucket-region header ("" when it does not).
+	// x-amz-bucket-region header or its message ("" when it does not).
 	Region string
 	// Signed is the region the requests were signed for.
 	Signed string
+	// Status and Code are the server's answer (301 PermanentRedirect).
+	Status int
+	Code   string
 	Err    error
 }
 
 func (e *RegionError) Error() string {
 	if e.Region == "" {
-		return fmt.Sprintf("bucket %s is not in region %s, the one this run uses (the server answered 301 PermanentRedirect without naming the bucket's region): set AWS_REGION to the bucket's region (or the region of the AWS profile in use); `aws s3api head-bucket --bucket %s` shows it (BucketRegion)", e.Bucket, e.Signed, e.Bucket)
+		return fmt.Sprintf("bucket %s is not in region %s, the one this run uses (the server answered %d %s without naming the bucket's region): set AWS_REGION to the bucket's region (or the region of the AWS profile in use); `aws s3api head-bucket --bucket %s` shows it (BucketRegion)", e.Bucket, e.Signed, e.Status, e.Code, e.Bucket)
 	}
-	return fmt.Sprintf("bucket %s is in region %s, not %s, the one this run uses (the server answered 301 PermanentRedirect): set AWS_REGION=%s (or the region of the AWS profile in use)", e.Bucket, e.Region, e.Signed, e.Region)
+	return fmt.Sprintf("bucket %s is in region %s, not %s, the one this run uses (the server answered %d %s): set AWS_REGION=%s (or the region of the AWS profile in use)", e.Bucket, e.Region, e.Signed, e.Status, e.Code, e.Region)
 }
 
 // Unwrap is the SDK's error.

@@ -1,0 +1,279 @@
+package s3
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+
+	smithy "github.com/aws/smithy-go"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
+)
+
+// Problem is what a run's setup must fix when the server refuses every
+// request, or none reaches it: the bucket named, the credentials, the
+// endpoint. The SDK's own errors said it in a 300-character line of
+// request IDs, and a key unknown to versitygw (404) read as "no fdl.json".
+type Problem int
+
+const (
+	// NoBucket: the server has no bucket of that name (NoSuchBucket).
+	NoBucket Problem = iota + 1
+	// UnknownAccessKey: the server knows no such access key ID
+	// (InvalidAccessKeyId; versitygw's XAdminUserNotFound).
+	UnknownAccessKey
+	// BadSecret: the request's signature does not match the one the server
+	// computes with the key ID's secret (SignatureDoesNotMatch).
+	BadSecret
+	// ExpiredCredentials: session credentials that expired or that the
+	// server does not accept (ExpiredToken, InvalidToken).
+	ExpiredCredentials
+	// Denied: the credentials may not do what was asked (AccessDenied, or a
+	// 403 without a reason, such as a HEAD's).
+	Denied
+	// Unreachable: no connection to the server (refused, no route, unknown
+	// host, timed out connecting).
+	Unreachable
+)
+
+// problemCodes are the S3 error codes of each Problem, as AWS, MinIO, R2
+// and versitygw send them.
+var problemCodes = map[string]Problem{
+	"NoSuchBucket":          NoBucket,
+	"InvalidAccessKeyId":    UnknownAccessKey,
+	"XAdminUserNotFound":    UnknownAccessKey, // versitygw, with 404
+	"SignatureDoesNotMatch": BadSecret,
+	"ExpiredToken":          ExpiredCredentials,
+	"InvalidToken":          ExpiredCredentials,
+	"TokenRefreshRequired":  ExpiredCredentials,
+	"AccessDenied":          Denied,
+	"AllAccessDisabled":     Denied,
+}
+
+// ConfigError is a request that failed for a reason the run's setup must
+// fix (Problem). Its text is one line naming the object, the bucket and
+// the endpoint, without the SDK's request IDs; Hint says what to change.
+type ConfigError struct {
+	Problem Problem
+	// Op and Key are what was asked ("open", "fdl.json").
+	Op, Key string
+	// Bucket and Location name the store (Location: s3://bucket/prefix,
+	// and the endpoint when one is set).
+	Bucket, Location string
+	// Endpoint is where the request went: the configured endpoint, else
+	// the host the SDK resolved ("" when unknown).
+	Endpoint string
+	// Status and Code are the server's answer (0 and "" when there was none).
+	Status int
+	Code   string
+	// Err is the SDK's error.
+	Err error
+}
+
+func (e *ConfigError) Error() string {
+	answer := strings.TrimSpace(fmt.Sprintf("%s %s", statusText(e.Status), e.Code))
+	var what string
+	switch e.Problem {
+	case NoBucket:
+		what = fmt.Sprintf("the server has no bucket %s (%s)", e.Bucket, answer)
+	case UnknownAccessKey:
+		what = fmt.Sprintf("the server does not know the access key ID in use (%s)", answer)
+	case BadSecret:
+		what = fmt.Sprintf("the server rejected the request's signature (%s): the secret access key is not the one of the access key ID in use", answer)
+	case ExpiredCredentials:
+		what = fmt.Sprintf("the session credentials have expired or are not accepted (%s)", answer)
+	case Denied:
+		what = fmt.Sprintf("access denied (%s): the credentials may not %s", answer, deniedAction(e.Op))
+	case Unreachable:
+		server := "the S3 server " + e.endpointName()
+		if e.Endpoint != "" && strings.HasSuffix(e.Location, " at "+e.Endpoint) {
+			server = "it" // the location names the endpoint
+		}
+		what = fmt.Sprintf("cannot reach %s: %s", server, netCause(e.Err))
+	}
+	return fmt.Sprintf("%s %s in %s: %s", e.Op, e.Key, e.Location, what)
+}
+
+// Unwrap is the SDK's error.
+func (e *ConfigError) Unwrap() error { return e.Err }
+
+// Hint says what to change before running again.
+func (e *ConfigError) Hint() string {
+	switch e.Problem {
+	case NoBucket:
+		return fmt.Sprintf("check the bucket's name in s3://BUCKET/PREFIX and the endpoint (%s; --endpoint, $AWS_ENDPOINT_URL_S3): `aws s3 ls%s` lists the buckets these credentials see", e.endpointName(), e.endpointFlag())
+	case UnknownAccessKey:
+		return fmt.Sprintf("set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or AWS_PROFILE) to a key of the service at %s: one service's keys (AWS, R2, MinIO) are unknown to another", e.endpointName())
+	case BadSecret:
+		return "set AWS_SECRET_ACCESS_KEY (or the profile's aws_secret_access_key) to the secret of the access key ID in use (AWS_ACCESS_KEY_ID); look for a lost character or a stray space"
+	case ExpiredCredentials:
+		return "renew the session credentials (`aws sso login`, or a fresh AWS_SESSION_TOKEN), or unset AWS_SESSION_TOKEN with long-term keys"
+	case Denied:
+		return fmt.Sprintf("use credentials allowed s3:ListBucket on bucket %s and s3:GetObject on its objects under the prefix (backfill also s3:PutObject); see docs/remote.md, Permissions", e.Bucket)
+	case Unreachable:
+		return "check the endpoint (--endpoint, $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL) and that the S3 server runs and is reachable from this machine"
+	}
+	return ""
+}
+
+func (e *ConfigError) endpointName() string {
+	if e.Endpoint == "" {
+		return "AWS S3"
+	}
+	return e.Endpoint
+}
+
+// endpointFlag is the aws CLI's flag for a non-AWS endpoint.
+func (e *ConfigError) endpointFlag() string {
+	if e.Endpoint == "" || strings.HasSuffix(hostOf(e.Endpoint), ".amazonaws.com") {
+		return ""
+	}
+	return " --endpoint-url " + e.Endpoint
+}
+
+// deniedAction is what an operation needed, with its IAM action.
+func deniedAction(op string) string {
+	switch op {
+	case "list":
+		return "list it (s3:ListBucket)"
+	case "create":
+		return "write it (s3:PutObject)"
+	}
+	return "read it (s3:GetObject)"
+}
+
+func statusText(code int) string {
+	if code == 0 {
+		return ""
+	}
+	return fmt.Sprint(code)
+}
+
+// netCause is the reason a connection failed, without the request line
+// the SDK wraps it in ("connect: connection refused").
+func netCause(err error) string {
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		return dns.Error()
+	}
+	var op *net.OpError
+	if errors.As(err, &op) && op.Err != nil {
+		return op.Err.Error()
+	}
+	return err.Error()
+}
+
+// configError classifies an SDK error of op on key as a ConfigError, or
+// returns nil when it is none (a missing key, a server error, a timeout
+// half-way: the caller's own wrapping says those).
+func (s *Store) configError(op, key string, err error) *ConfigError {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return nil // the run's own end, not the server's
+	}
+	e := &ConfigError{Op: op, Key: key, Bucket: s.bucket, Location: s.Location(), Endpoint: s.endpoint, Status: status(err), Err: err}
+	var api smithy.APIError
+	if errors.As(err, &api) {
+		e.Code = api.ErrorCode()
+	}
+	var re *smithyhttp.ResponseError
+	if e.Endpoint == "" && errors.As(err, &re) && re.Response != nil && re.Response.Request != nil {
+		e.Endpoint = re.Response.Request.URL.Scheme + "://" + re.Response.Request.URL.Host
+	}
+	if p, ok := problemCodes[e.Code]; ok {
+		e.Problem = p
+		return e
+	}
+	if e.Status == http.StatusForbidden {
+		// A HEAD's 403 has no body, so no code: a wrong secret or no
+		// permission, which it cannot tell.
+		e.Problem = Denied
+		return e
+	}
+	if e.Status != 0 {
+		return nil
+	}
+	var dns *net.DNSError
+	var dial *net.OpError
+	if errors.As(err, &dns) || (errors.As(err, &dial) && dial.Op == "dial") {
+		var ue *url.Error
+		if e.Endpoint == "" && errors.As(err, &ue) {
+			e.Endpoint = hostURL(ue.URL)
+		}
+		e.Problem = Unreachable
+		return e
+	}
+	return nil
+}
+
+// isMissingKey reports whether a 404 says the key is absent (NoSuchKey, a
+// HEAD's bodiless NotFound, or no code at all), not something else the
+// server did not find (a bucket, versitygw's unknown access key).
+func isMissingKey(err error) bool {
+	code := ""
+	var api smithy.APIError
+	if errors.As(err, &api) {
+		code = api.ErrorCode()
+	}
+	switch code {
+	case "NoSuchKey":
+		return true
+	case "", "NotFound":
+		return status(err) == http.StatusNotFound
+	}
+	return false
+}
+
+// regionError is a request signed for another region than the bucket's:
+// 301 PermanentRedirect (AWS, naming the bucket's region in
+// x-amz-bucket-region), or 400 AuthorizationHeaderMalformed (AWS and
+// versitygw, naming it in the message: "expecting 'eu-west-1'").
+func (s *Store) regionError(err error) *RegionError {
+	var re *smithyhttp.ResponseError
+	if !errors.As(err, &re) {
+		return nil
+	}
+	var api smithy.APIError
+	code := ""
+	if errors.As(err, &api) {
+		code = api.ErrorCode()
+	}
+	switch {
+	case re.HTTPStatusCode() == http.StatusMovedPermanently:
+		// A HEAD's answer has no body, so no code of its own.
+		code = "PermanentRedirect"
+	case code == "AuthorizationHeaderMalformed":
+	default:
+		return nil
+	}
+	region := re.Response.Header.Get("x-amz-bucket-region")
+	if region == "" && api != nil {
+		if m := expectingRegion.FindStringSubmatch(api.ErrorMessage()); m != nil {
+			region = m[1]
+		}
+	}
+	return &RegionError{Bucket: s.bucket, Region: region, Signed: s.client.Options().Region, Status: re.HTTPStatusCode(), Code: code, Err: err}
+}
+
+// expectingRegion finds the bucket's region in an
+// AuthorizationHeaderMalformed message, where the server sends no header.
+var expectingRegion = regexp.MustCompile(`expecting ["']([a-z0-9-]+)["']`)
+
+func hostURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host
+}
+
+func hostOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return u.Hostname()
+}

@@ -1,0 +1,92 @@
+package s3_test
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"net"
+	"strings"
+	"testing"
+
+	"github.com/fdl-formats/fdl-formats/internal/s3test"
+	"github.com/fdl-formats/fdl-formats/store/s3"
+)
+
+// TestConfigErrors: a bucket, credentials, region or endpoint the server
+// refuses, or that nothing answers at, is a *s3.ConfigError (or a
+// *s3.RegionError) naming the bucket and the endpoint, on every operation.
+// Before, each was the SDK's error with its request IDs, and versitygw's
+// answer to an unknown access key (404 XAdminUserNotFound) read as a
+// missing object: "no fdl.json", a REPO that is no repository.
+func TestConfigErrors(t *testing.T) {
+	srv := s3test.Start(t)
+	bucket := srv.Bucket(t)
+	ctx := context.Background()
+	good, err := s3.New(ctx, bucket, "lake", s3.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := good.Create(ctx, "fdl.json", strings.NewReader("{}")); err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "http://" + l.Addr().String() // nothing listens there once closed
+	l.Close()
+
+	for _, tc := range []struct {
+		name     string
+		bucket   string
+		env      map[string]string
+		endpoint string
+		problem  s3.Problem // 0: a *s3.RegionError
+		want     string
+	}{
+		{"missing bucket", "no-such-bucket", nil, "", s3.NoBucket, "the server has no bucket no-such-bucket (404 NoSuchBucket)"},
+		{"wrong secret", bucket, map[string]string{"AWS_SECRET_ACCESS_KEY": "not-the-secret"}, "", s3.BadSecret, "(403 SignatureDoesNotMatch)"},
+		{"wrong access key", bucket, map[string]string{"AWS_ACCESS_KEY_ID": "nosuchkey"}, "", s3.UnknownAccessKey, "does not know the access key ID in use"},
+		{"nothing listening", bucket, nil, closed, s3.Unreachable, "cannot reach it: connect: connection refused"},
+		{"wrong region", bucket, map[string]string{"AWS_REGION": "eu-west-3"}, "", 0, "bucket " + bucket + " is in region " + s3test.Region + ", not eu-west-3"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for k, v := range tc.env {
+				t.Setenv(k, v)
+			}
+			endpoint := srv.Endpoint
+			if tc.endpoint != "" {
+				endpoint = tc.endpoint
+			}
+			st, err := s3.New(ctx, tc.bucket, "lake", s3.Options{Endpoint: endpoint})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, oerr := st.Open(ctx, "fdl.json")
+			_, lerr := st.List(ctx, "versions/")
+			for op, err := range map[string]error{"Open": oerr, "List": lerr} {
+				var ce *s3.ConfigError
+				var re *s3.RegionError
+				switch {
+				case err == nil || errors.Is(err, fs.ErrNotExist):
+					t.Errorf("%s = %v, want an error that is no missing object", op, err)
+				case tc.problem == 0 && !errors.As(err, &re):
+					t.Errorf("%s = %v, want an *s3.RegionError", op, err)
+				case tc.problem != 0 && (!errors.As(err, &ce) || ce.Problem != tc.problem || ce.Hint() == ""):
+					t.Errorf("%s = %v (%T), want an *s3.ConfigError of problem %d with a hint", op, err, err, tc.problem)
+				case !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "s3://"+tc.bucket+"/lake at "+endpoint+":"):
+					t.Errorf("%s = %v, want it to name s3://%s/lake at %s and say %q", op, err, tc.bucket, endpoint, tc.want)
+				case strings.Contains(err.Error(), "RequestID") || strings.Contains(err.Error(), "\n"):
+					t.Errorf("%s = %v, want one line without the SDK's request IDs", op, err)
+				}
+			}
+		})
+	}
+	// A HEAD's 404 has no code: a missing key, still.
+	if _, err := good.Stat(ctx, "versions/none"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Stat of a missing key = %v, want fs.ErrNotExist", err)
+	}
+	if _, err := good.Open(ctx, "versions/none"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Open of a missing key = %v, want fs.ErrNotExist", err)
+	}
+}
