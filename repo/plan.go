@@ -256,6 +256,9 @@ func (r *repository) plan(ctx context.Context, opts *Options, check bool) (*Matr
 		p.Warnings = append(p.Warnings, fmt.Sprintf("fdl.json is written for FDL %s; this tool checks FDL %s's rules only", r.cfg.FDL, fdljson.SpecVersion))
 	}
 	p.Violations = r.rootViolations()
+	if w := r.missingDataWarning(ctx, opts); w != "" {
+		p.warn(strings.TrimSuffix(r.cfg.DataDir, "/"), w)
+	}
 	if w := r.dataFolderWarning(); w != "" {
 		p.Warnings = append(p.Warnings, w)
 	}

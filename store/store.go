@@ -143,6 +143,15 @@ func Base(st Store) Store {
 	}
 }
 
+// PrefixChecker is implemented by stores that can tell in one request
+// whether any object's key starts with a prefix (a bucket: a listing of
+// one key), where List would page through every object under it. A store
+// that lists through folder listings (a web site) cannot tell an absent
+// folder from an unlisted one, and does not implement it.
+type PrefixChecker interface {
+	HasPrefix(ctx context.Context, prefix string) (bool, error)
+}
+
 // FolderLister is implemented by stores that have folders: a web site's
 // index pages (PartialLister) may link a subfolder whose own listing links
 // no file (an empty index.html, a CDN's cached copy of an empty page),

@@ -248,3 +248,50 @@ func TestEmptyVersionFolderWarned(t *testing.T) {
 		t.Errorf("check: exit %d, %d lines with %q; want 0 and one:\n%s\n%s", code, strings.Count(out, want), want, out, errOut)
 	}
 }
+
+// TestMissingDataFolderWarned: a data_dir naming no folder (a misspelt
+// "nodata/"), or a --data that does not exist, is named by one warning of
+// plan, backfill and check, with the folder it resolves to; check still
+// exits 4 for the data files it cannot read. Before, plan and backfill
+// said nothing and check listed each file "no such file" without a word
+// on why.
+func TestMissingDataFolderWarned(t *testing.T) {
+	dir := copyRepo(t, "lakes", "06_deletes")
+	cfg, err := os.ReadFile(filepath.Join(dir, "fdl.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(cfg), `"data_dir": "data/"`) {
+		t.Fatalf("fdl.json has another data_dir than data/:\n%s", cfg)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "fdl.json"), []byte(strings.Replace(string(cfg), `"data_dir": "data/"`, `"data_dir": "nodata/"`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := `data_dir "nodata/" in fdl.json resolves to ` + filepath.Join(dir, "nodata") + ", which does not exist"
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"plan"}, exitOK},
+		{[]string{"backfill", "--dry-run"}, exitOK},
+		{[]string{"check"}, exitIncomparable},
+	} {
+		out, errOut, code := runAppStderr(t, append(tc.args, "--formats=1.0", remoteNow, dir)...)
+		if code != tc.code || strings.Count(out, want) != 1 {
+			t.Errorf("%v: exit %d, %d lines with %q; want %d and one:\n%s\n%s", tc.args, code, strings.Count(out, want), want, tc.code, out, errOut)
+		}
+	}
+	// --data that does not exist, on the repository as it was.
+	if err := os.WriteFile(filepath.Join(dir, "fdl.json"), cfg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(t.TempDir(), "nodata")
+	out, errOut, code := runAppStderr(t, "plan", "--data="+missing, remoteNow, dir)
+	if want := "--data " + missing + " does not exist"; code != exitOK || strings.Count(out, want) != 1 {
+		t.Errorf("plan --data %s: exit %d; want 0 and one line with %q:\n%s\n%s", missing, code, want, out, errOut)
+	}
+	// The repository's own data folder: no such warning.
+	if out, errOut, code := runAppStderr(t, "plan", remoteNow, dir); code != exitOK || strings.Contains(out, "does not exist") {
+		t.Errorf("plan of the repository with its data folder: exit %d, want 0 and no warning of a missing data folder:\n%s\n%s", code, out, errOut)
+	}
+}

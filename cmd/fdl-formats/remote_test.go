@@ -553,3 +553,25 @@ func TestS3SetupErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestS3MissingDataFolderWarned: in a bucket, a data_dir under whose
+// prefix there is no object (a misspelt "nodata/") is named by plan's
+// warning, asked in one listing of one key; the lake's own data_dir is not.
+func TestS3MissingDataFolderWarned(t *testing.T) {
+	srv, bucket := s3Lake(t)
+	url := "s3://" + bucket + "/lake"
+	want := `data_dir "nodata/" in fdl.json: no object under nodata/ in ` + url + " at " + srv.Endpoint
+	out, errOut, code := runAppStderr(t, "plan", "--formats=1.0", remoteNow, "--cache="+t.TempDir(), url)
+	if code != exitOK || strings.Contains(out, "no object under") {
+		t.Fatalf("plan %s: exit %d, want 0 and no warning of a missing data folder:\n%s\n%s", url, code, out, errOut)
+	}
+	cfg := getObject(t, srv.Client(), bucket, "lake/fdl.json")
+	if !strings.Contains(cfg, `"data_dir": "data/"`) {
+		t.Fatalf("fdl.json has another data_dir than data/:\n%s", cfg)
+	}
+	putObject(t, srv.Client(), bucket, "lake/fdl.json", strings.Replace(cfg, `"data_dir": "data/"`, `"data_dir": "nodata/"`, 1))
+	out, errOut, code = runAppStderr(t, "plan", "--formats=1.0", remoteNow, "--cache="+t.TempDir(), url)
+	if code != exitOK || strings.Count(out, want) != 1 {
+		t.Errorf("plan %s with data_dir nodata/: exit %d, want 0 and one line with %q:\n%s\n%s", url, code, want, out, errOut)
+	}
+}

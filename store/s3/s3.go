@@ -83,6 +83,8 @@ var (
 	_ store.Prober   = (*Store)(nil)
 	_ store.Location = (*Store)(nil)
 	_ store.URLStore = (*Store)(nil)
+
+	_ store.PrefixChecker = (*Store)(nil)
 )
 
 // New returns the store of s3://bucket/prefix.
@@ -411,6 +413,19 @@ func (s *Store) List(ctx context.Context, prefix string) ([]store.ObjectInfo, er
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
 	return out, nil
+}
+
+// HasPrefix implements store.PrefixChecker: one ListObjectsV2 of at most
+// one key.
+func (s *Store) HasPrefix(ctx context.Context, prefix string) (bool, error) {
+	if err := store.ValidatePrefix(prefix); err != nil {
+		return false, err
+	}
+	page, err := s.client.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: &s.bucket, Prefix: aws.String(s.prefix + prefix), MaxKeys: aws.Int32(1)})
+	if err != nil {
+		return false, s.wrap("list", prefix, err)
+	}
+	return len(page.Contents) > 0, nil
 }
 
 // Create implements store.Store with a conditional PutObject. The body is
