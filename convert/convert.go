@@ -425,7 +425,9 @@ func (p *pass) convert(ctx context.Context, dst string, target *formats.Version,
 	if err := linkCatalog(tmp, dst, opts); err != nil {
 		return nil, fmt.Errorf("convert %s to %s: %w", src, target, err)
 	}
-	log.Info("converted", "catalog", src, "from_version", source.Name, "to_version", target.Name, "output", dst)
+	// DEBUG: the output is a work file of a backfill (whose own line per
+	// cell says what a user needs), and convert prints its result.
+	log.Debug("converted", "catalog", src, "from_version", source.Name, "to_version", target.Name, "output", dst)
 	return res, nil
 }
 

@@ -267,7 +267,7 @@ func Backfill(ctx context.Context, st store.Store, opts Options) (_ *BackfillRep
 					if res.settled {
 						result = string(c.State)
 					}
-					opts.Progress(Progress{Done: done, Total: len(todo), Cell: c, Result: result})
+					opts.Progress(Progress{Done: done, Total: len(todo), Cell: c, Result: result, Bytes: res.Bytes, Seconds: res.Seconds})
 				}
 				mu.Unlock()
 				// Only an interruption stops the other cells; a failed cell

@@ -96,7 +96,8 @@ func TestBackfillGroupLogsNameEachCell(t *testing.T) {
 	}
 	st := copyLake(t, filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes"))
 	var buf bytes.Buffer
-	log := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	// "converted" is a DEBUG line (the cell's line at INFO is the CLI's).
+	log := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	if _, err := Backfill(context.Background(), st, Options{Formats: []string{"0.4", "1.1"}, Jobs: 1, Logger: log}); err != nil {
 		t.Fatalf("backfill: %v", err)
 	}

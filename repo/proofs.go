@@ -124,7 +124,7 @@ func (r *repository) checkAll(ctx context.Context, m *Matrix, work string, disk 
 					if !p.OK {
 						result = "failed"
 					}
-					opts.Progress(Progress{Done: done, Total: len(present), Cell: c, Result: result})
+					opts.Progress(Progress{Done: done, Total: len(present), Cell: c, Result: result, Seconds: p.Seconds})
 				}
 				mu.Unlock()
 			}

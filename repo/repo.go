@@ -100,6 +100,12 @@ type Progress struct {
 	Cell        *Cell
 	// Result is the cell's outcome (backfill) or "proved"/"failed" (check).
 	Result string
+	// Bytes is the size of the catalog the cell wrote (backfill; 0 when
+	// it wrote none).
+	Bytes int64
+	// Seconds is how long the cell (its conversion and proof, or its
+	// proof) took.
+	Seconds float64
 }
 
 func (o *Options) now() time.Time {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 	"sync"
@@ -149,7 +150,15 @@ func progress(cmd *cli.Command, verb string, opts *repo.Options) func() {
 	log := opts.Logger
 	if !isTerminal(w) {
 		opts.Progress = func(p repo.Progress) {
-			log.Info(verb+" cell finished", "version", p.Cell.Version, "to_version", p.Cell.Format, "key", p.Cell.Key, "result", p.Result, "done", p.Done, "total", p.Total)
+			// The one line per cell at INFO: the cell, its result, the
+			// catalog's size and the time (the converter's own line, with
+			// the run's private paths, is at DEBUG).
+			attrs := []any{"version", p.Cell.Version, "to_version", p.Cell.Format, "key", p.Cell.Key, "result", p.Result}
+			if p.Bytes > 0 {
+				attrs = append(attrs, "bytes", p.Bytes)
+			}
+			attrs = append(attrs, "duration_seconds", math.Round(p.Seconds*1000)/1000, "done", p.Done, "total", p.Total)
+			log.Info(verb+" cell finished", attrs...)
 		}
 		return func() {}
 	}

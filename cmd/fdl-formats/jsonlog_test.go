@@ -54,3 +54,48 @@ func TestFinalErrorJSONLog(t *testing.T) {
 		t.Errorf("text logs: exit %d, stderr %q; want the plain Error: line", code, errOut.String())
 	}
 }
+
+// TestBackfillCellLogLine: a backfill logs one INFO line per cell (not on
+// a terminal, where the progress bar stands for it) naming the cell (its
+// version, format and key), its result, the catalog's size and the time,
+// and nothing of the run's private work folder. The converter's
+// "converted" line, about 400 characters with two private temporary
+// paths, was the line per cell at INFO; it is at DEBUG now.
+func TestBackfillCellLogLine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("converts and proves a lake")
+	}
+	dir := copyRepo(t, "lakes", "06_deletes")
+	var out, errOut strings.Builder
+	app := newApp()
+	app.Writer, app.ErrWriter = &out, &errOut
+	args := []string{"fdl-formats", "--log-format=json", "backfill", "--formats=1.1", "--jobs=1", remoteNow, dir}
+	if code := runMain(app, args, &errOut); code != exitOK {
+		t.Fatalf("backfill: exit %d\n%s\n%s", code, out.String(), errOut.String())
+	}
+	cells := 0
+	for _, line := range strings.Split(strings.TrimSpace(errOut.String()), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("log line is not JSON: %q", line)
+		}
+		if strings.Contains(line, "fdl-backfill-") || m["msg"] == "converted" {
+			t.Errorf("an INFO line names the run's work folder or is the converter's: %s", line)
+		}
+		if m["msg"] != "backfill cell finished" {
+			continue
+		}
+		cells++
+		key, _ := m["key"].(string)
+		version, _ := m["version"].(string)
+		bytes, _ := m["bytes"].(float64)
+		secs, _ := m["duration_seconds"].(float64)
+		if version == "" || m["to_version"] != "1.1" || key != "versions/"+version+"/catalogs/1.1.duckdb" || m["result"] != "written" ||
+			bytes <= 0 || secs <= 0 || m["done"] != float64(cells) || m["total"] == nil || len(line) > 320 {
+			t.Errorf("cell line %s (%d characters): want version, to_version 1.1, its key, result written, bytes, duration_seconds, done %d, total, in at most 320 characters", line, len(line), cells)
+		}
+	}
+	if cells == 0 {
+		t.Errorf("no cell line in\n%s", errOut.String())
+	}
+}
