@@ -65,11 +65,30 @@ func (e *UnsafeStoreError) Hint() string {
 	return "publish to a service that honours If-None-Match: * on PutObject (AWS S3, Cloudflare R2, MinIO, versitygw; see the README), or backfill a local copy"
 }
 
-// selectionError is a version selection that is not one version for
-// another reason than naming nothing (a seq several versions share, every
-// version expired): errors.Is matches ErrBadFilter, so it exits as a bad
-// argument, but its text is its own, not ErrBadFilter's "names nothing".
-type selectionError struct{ msg string }
+// FilterError is a selection that names nothing in the repository (a
+// --formats or --versions value, resolve's --version), or not one version
+// (a seq several versions share, every version expired): errors.Is
+// matches ErrBadFilter, so it exits as a bad argument.
+type FilterError struct {
+	// Option is the selection as the CLI's flag names it: "formats",
+	// "versions" (Options.Formats, Versions) or "version"
+	// (ResolveOptions.Version); "" for resolve's default, the latest
+	// version.
+	Option string
+	// Detail says what is wrong with it (`format "0.5" is not declared in
+	// fdl.json (declared: 1.0)`).
+	Detail string
+	// NamesNothing: the value names nothing (Error starts with
+	// ErrBadFilter's text); else it names more or less than one version.
+	NamesNothing bool
+}
 
-func (e *selectionError) Error() string        { return e.msg }
-func (e *selectionError) Is(target error) bool { return target == ErrBadFilter }
+func (e *FilterError) Error() string {
+	if e.NamesNothing {
+		return ErrBadFilter.Error() + ": " + e.Detail
+	}
+	return e.Detail
+}
+
+// Is matches ErrBadFilter.
+func (e *FilterError) Is(target error) bool { return target == ErrBadFilter }

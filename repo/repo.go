@@ -579,7 +579,7 @@ func selectVersions(all []*version, filter []string) ([]*version, error) {
 			found = found || match
 		}
 		if !found {
-			return nil, fmt.Errorf("%w: no version %q", ErrBadFilter, f)
+			return nil, &FilterError{Option: "versions", Detail: fmt.Sprintf("no version %q (give IDs or seq numbers)", f), NamesNothing: true}
 		}
 	}
 	slices.SortFunc(out, func(a, b *version) int { return strings.Compare(a.id, b.id) })
@@ -600,7 +600,7 @@ func selectFormats(cfg *fdljson.Repo, filter []string) ([]fdljson.Format, error)
 	}
 	for _, f := range filter {
 		if _, ok := cfg.Format(f); !ok {
-			return nil, fmt.Errorf("%w: format %q is not declared in fdl.json (declared: %s)", ErrBadFilter, f, strings.Join(cfg.Names(), ", "))
+			return nil, &FilterError{Option: "formats", Detail: fmt.Sprintf("format %q is not declared in fdl.json (declared: %s)", f, strings.Join(cfg.Names(), ", ")), NamesNothing: true}
 		}
 	}
 	return out, nil

@@ -518,7 +518,9 @@ func LinkedDuckDB(ctx context.Context) (string, error) {
 func duckDBVersion(s string) (*goversion.Version, error) {
 	v, err := goversion.NewVersion(s)
 	if err != nil {
-		return nil, fmt.Errorf("%w %q (want one such as 1.4.3): %w", ErrMalformedDuckDB, s, err)
+		// Not goversion's own error beside it: it said the same again
+		// ("malformed version: abc").
+		return nil, fmt.Errorf("%w %q (want one such as 1.4.3)", ErrMalformedDuckDB, s)
 	}
 	return v.Core(), nil
 }
@@ -622,7 +624,11 @@ func pickVersion(all []*version, sel string) (*version, error) {
 				return all[i], nil
 			}
 		}
-		return nil, &selectionError{"every version is expired or withdrawn (expired.json): none is left to read"}
+		option := "version"
+		if sel == "" {
+			option = "" // not given: the latest, by default
+		}
+		return nil, &FilterError{Option: option, Detail: "every version is expired or withdrawn (expired.json): none is left to read"}
 	}
 	var found []*version
 	n, serr := strconv.ParseInt(sel, 10, 64)
@@ -633,7 +639,7 @@ func pickVersion(all []*version, sel string) (*version, error) {
 	}
 	switch len(found) {
 	case 0:
-		return nil, fmt.Errorf("%w: no version %q (give an ID, a seq or latest)", ErrBadFilter, sel)
+		return nil, &FilterError{Option: "version", Detail: fmt.Sprintf("no version %q (give an ID, a seq or latest)", sel), NamesNothing: true}
 	case 1:
 		return found[0], nil
 	}
@@ -641,7 +647,7 @@ func pickVersion(all []*version, sel string) (*version, error) {
 	for i, v := range found {
 		ids[i] = v.id
 	}
-	return nil, &selectionError{fmt.Sprintf("seq %s names %d versions (%s): give the ID", sel, len(found), strings.Join(ids, ", "))}
+	return nil, &FilterError{Option: "version", Detail: fmt.Sprintf("seq %s names %d versions (%s): give the ID", sel, len(found), strings.Join(ids, ", "))}
 }
 
 // catalogFiles lists a version's catalogs in the order a reader tries them:

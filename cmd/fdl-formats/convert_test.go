@@ -34,6 +34,13 @@ func TestConvertCommand(t *testing.T) {
 		{"dry run writes nothing", func(dir string) []string {
 			return []string{"convert", catalog, "--to", "1.1", "--dry-run"}
 		}, exitOK, "nothing written", "", false},
+		// It said "1.0 -> 1.0 converts (path [1.0] ...)".
+		{"dry run in the catalog's own format", func(dir string) []string {
+			return []string{"convert", catalog, "--to", "1.0", "--dry-run"}
+		}, exitOK, "already in format 1.0: nothing to convert (-o would write a copy in the same format, storage v", "", false},
+		{"a copy in the catalog's own format", func(dir string) []string {
+			return []string{"convert", catalog, "--to", "1.0", "-o", filepath.Join(dir, "out.duckdb")}
+		}, exitOK, "already in format 1.0: nothing to convert; copied to ", "", true},
 		{"unknown format is a usage error", func(dir string) []string {
 			return []string{"convert", catalog, "--to", "0.9", "-o", filepath.Join(dir, "out.duckdb")}
 		}, exitUsage, "", "--to: unknown format version \"0.9\"", false},

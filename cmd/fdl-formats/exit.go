@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/urfave/cli/v3"
 
@@ -95,6 +96,12 @@ func explain(ctx context.Context, err error, cmd *cli.Command) error {
 		// Ctrl-C or SIGTERM: it said "Error: context canceled".
 		return interruptedError{err: err, command: cmd.Name}
 	case errors.Is(err, repo.ErrBadFilter):
+		// Named by its flag: it said "filter names nothing in the
+		// repository: ...", which left the user to find which one.
+		var fe *repo.FilterError
+		if errors.As(err, &fe) && fe.Option != "" {
+			err = fmt.Errorf("--%s: %s", fe.Option, fe.Detail)
+		}
 		return usageError{err: err, command: helpOf(cmd)}
 	case errors.Is(err, repo.ErrNotRepository):
 		return hintedError{err: err, hint: "give the folder that holds fdl.json (or s3://BUCKET/PREFIX, https://HOST/PREFIX where it is); see docs/repository.md"}

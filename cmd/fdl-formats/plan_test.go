@@ -121,6 +121,25 @@ func TestRepoCommandErrors(t *testing.T) {
 			t.Errorf("%v: exit %d, want %d", args, code, exitUsage)
 		}
 	}
+	// A filter that names nothing is named by its flag: it said "filter
+	// names nothing in the repository: ...".
+	for _, tc := range []struct{ args []string }{
+		{[]string{"plan", "--formats=0.4", dir}},
+		{[]string{"check", "--versions=3", dir}},
+		{[]string{"resolve", "--duckdb=1.5.6", "--version=3", dir}},
+	} {
+		flag, value, _ := strings.Cut(strings.TrimPrefix(tc.args[len(tc.args)-2], "--"), "=")
+		_, errOut, code := runAppStderr(t, tc.args...)
+		want := "Error: --" + flag + ": "
+		if flag == "formats" {
+			want += `format "` + value + `" is not declared in fdl.json (declared: 1.0)`
+		} else {
+			want += `no version "` + value + `"`
+		}
+		if code != exitUsage || !strings.HasPrefix(errOut, want) || strings.Contains(errOut, "filter names nothing") || !strings.Contains(errOut, "Try: fdl-formats "+tc.args[0]+" --help") {
+			t.Errorf("%v: exit %d, want %d and an error starting %q:\n%s", tc.args, code, exitUsage, want, errOut)
+		}
+	}
 	// No version at all: nothing was checked, which exit 0 must not hide
 	// (a wrong path, a listing that hides them), unless allowed.
 	out, errOut, code := runAppStderr(t, "check", dir)
