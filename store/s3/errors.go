@@ -72,6 +72,8 @@ type ConfigError struct {
 	Code   string
 	// Err is the SDK's error.
 	Err error
+
+	configured bool // Endpoint is the run's (--endpoint, $AWS_ENDPOINT_URL_S3), not AWS's
 }
 
 func (e *ConfigError) Error() string {
@@ -89,13 +91,14 @@ func (e *ConfigError) Error() string {
 	case Denied:
 		what = fmt.Sprintf("access denied (%s): the credentials may not %s", answer, deniedAction(e.Op))
 	case Unreachable:
-		server := "the S3 server " + e.endpointName()
-		if e.Endpoint != "" && strings.HasSuffix(e.Location, " at "+e.Endpoint) {
-			server = "it" // the location names the endpoint
-		}
-		what = fmt.Sprintf("cannot reach %s: %s", server, netCause(e.Err))
+		what = "cannot reach it: " + netCause(e.Err)
 	}
-	return fmt.Sprintf("%s %s in %s: %s", e.Op, e.Key, e.Location, what)
+	where := e.Location
+	if e.Endpoint != "" && !strings.HasSuffix(where, " at "+e.Endpoint) {
+		// AWS: the location names no endpoint; the host the SDK resolved.
+		where += " at " + e.Endpoint
+	}
+	return fmt.Sprintf("%s %s in %s: %s", e.Op, e.Key, where, what)
 }
 
 // Unwrap is the SDK's error.
@@ -115,6 +118,9 @@ func (e *ConfigError) Hint() string {
 	case Denied:
 		return fmt.Sprintf("use credentials allowed s3:ListBucket on bucket %s and s3:GetObject on its objects under the prefix (backfill also s3:PutObject); see docs/remote.md, Permissions", e.Bucket)
 	case Unreachable:
+		if !e.configured {
+			return "check that this machine reaches AWS S3 (network, DNS, a proxy in $HTTPS_PROXY), or give the endpoint of another S3 service (--endpoint, $AWS_ENDPOINT_URL_S3)"
+		}
 		return "check the endpoint (--endpoint, $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL) and that the S3 server runs and is reachable from this machine"
 	}
 	return ""
@@ -174,7 +180,7 @@ func (s *Store) configError(op, key string, err error) *ConfigError {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return nil // the run's own end, not the server's
 	}
-	e := &ConfigError{Op: op, Key: key, Bucket: s.bucket, Location: s.Location(), Endpoint: s.endpoint, Status: status(err), Err: err}
+	e := &ConfigError{Op: op, Key: key, Bucket: s.bucket, Location: s.Location(), Endpoint: s.endpoint, Status: status(err), Err: err, configured: s.endpoint != ""}
 	var api smithy.APIError
 	if errors.As(err, &api) {
 		e.Code = api.ErrorCode()
