@@ -82,6 +82,13 @@ func TestConfigErrors(t *testing.T) {
 			}
 		})
 	}
+	// HasPrefix: one listing of one key.
+	if found, err := good.HasPrefix(ctx, "fdl"); err != nil || !found {
+		t.Errorf("HasPrefix(fdl) = %v, %v; want true", found, err)
+	}
+	if found, err := good.HasPrefix(ctx, "nodata/"); err != nil || found {
+		t.Errorf("HasPrefix(nodata/) = %v, %v; want false", found, err)
+	}
 	// A HEAD's 404 has no code: a missing key, still.
 	if _, err := good.Stat(ctx, "versions/none"); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("Stat of a missing key = %v, want fs.ErrNotExist", err)
