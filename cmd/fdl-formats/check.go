@@ -92,6 +92,12 @@ func printCheck(out io.Writer, root string, rep *repo.CheckReport) {
 		if f.Format != "" {
 			where += " " + f.Format
 		}
+		if where == "" {
+			// The repository's own (a data folder, fdl.json): it read
+			// "warning      : data_dir ...".
+			fmt.Fprintf(out, "%-12s %s\n", f.Kind, oneline.First(f.Detail))
+			continue
+		}
 		fmt.Fprintf(out, "%-12s %s: %s\n", f.Kind, where, oneline.First(f.Detail))
 	}
 	printReaders(out, rep.Readers)

@@ -299,6 +299,10 @@ func TestMissingDataFolderWarned(t *testing.T) {
 		if code != tc.code || strings.Count(out, want) != 1 {
 			t.Errorf("%v: exit %d, %d lines with %q; want %d and one:\n%s\n%s", tc.args, code, strings.Count(out, want), want, tc.code, out, errOut)
 		}
+		// check's finding line names no version: no "warning      : ".
+		if tc.args[0] == "check" && !strings.Contains(out, "\nwarning      "+want) {
+			t.Errorf("check: no line %q:\n%s", "warning      "+want, out)
+		}
 	}
 	// --data that does not exist, on the repository as it was.
 	if err := os.WriteFile(filepath.Join(dir, "fdl.json"), cfg, 0o644); err != nil {
