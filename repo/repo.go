@@ -10,6 +10,7 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -291,18 +292,35 @@ func where(st store.Store) string {
 	return location(st)
 }
 
+// notJSON is the error of a store whose fdl.json is an HTML page: a REPO
+// URL that points at a site that answers every path with its index page
+// (a single-page app), not at a repository. It said "no fdl.json", which
+// left the user to wonder why a file the browser shows was not found.
+func notJSON(st store.Store) error {
+	return fmt.Errorf("%w: %s in %s is not JSON (the site answers every path with a page?): the server answered with an HTML page", ErrNotRepository, FDLKey, where(st))
+}
+
 // read reads fdl.json and every version's version.json (and expired.json);
 // it needs no local data folder, so it serves readers of any store.
 func read(ctx context.Context, st store.Store) (*repository, error) {
 	data, err := store.ReadAll(ctx, st, FDLKey)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%w: no %s in %s", ErrNotRepository, FDLKey, where(st))
-		}
+	switch {
+	case errors.Is(err, store.ErrPage):
+		return nil, notJSON(st)
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("%w: no %s in %s", ErrNotRepository, FDLKey, where(st))
+	case err != nil:
 		return nil, fmt.Errorf("read %s: %w", FDLKey, err)
 	}
 	cfg, err := fdljson.ParseRepo(FDLKey, data)
 	if err != nil {
+		if store.ListsPartially(st) && strings.HasPrefix(http.DetectContentType(data), "text/html") {
+			// A web site's page under another type than HTML: a site,
+			// not a repository, as above. (A folder's or bucket's
+			// fdl.json is a file someone wrote: its parse error says
+			// what is wrong with it.)
+			return nil, notJSON(st)
+		}
 		return nil, err
 	}
 	r := &repository{st: st, cfg: cfg}

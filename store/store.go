@@ -209,6 +209,13 @@ var (
 	// Such a store cannot tell an absent folder from an unlisted one, so
 	// it never answers "nothing there" for it.
 	ErrNoListing = errors.New("no folder listing")
+	// ErrPage is returned (wrapped, with fs.ErrNotExist) by a web store
+	// for a key the server answers with an HTML page: repository files are
+	// never HTML, and hosts that answer every unknown path with a page
+	// (single-page-app fallbacks) would otherwise seem to hold every file.
+	// A caller reading a file it requires (fdl.json) tells by it a REPO
+	// URL that points at a site, not at a repository.
+	ErrPage = errors.New("the server answered with an HTML page, which no repository file is (a host that answers every missing path with a page)")
 )
 
 // ValidateKey checks that key is a clean, relative, slash-separated path.

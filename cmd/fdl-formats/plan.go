@@ -302,7 +302,10 @@ func logTransfer(log *slog.Logger, verb string, t *repo.Transfer) {
 // folder that does not exist is (exit 6: fix the argument); credentials,
 // a region or an endpoint the server refuses or that no connection
 // reaches are the runner's setup failing, as any I/O (exit 1: fix the
-// job's secrets or network, not the repository).
+// job's secrets or network, not the repository). A web site's setup
+// errors (httpstore.SetupError: unreachable, a refused certificate, 401
+// or 403, a redirect loop) are 1 for the same reason; its missing or
+// HTML-page fdl.json is repo.ErrNotRepository (6).
 func classifyStore(err error) (int, bool) {
 	var ce *s3.ConfigError
 	if errors.As(err, &ce) && ce.Problem == s3.NoBucket {

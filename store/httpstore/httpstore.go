@@ -80,7 +80,7 @@ func Client(stall time.Duration) *http.Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.ResponseHeaderTimeout = d
 	tr.TLSHandshakeTimeout = d
-	return &http.Client{Transport: store.StallTransport(tr, stall)}
+	return &http.Client{Transport: store.StallTransport(tr, stall), CheckRedirect: checkRedirect}
 }
 
 // New returns the store of the site folder rawURL (http or https). client
@@ -110,6 +110,12 @@ func New(rawURL string, client *http.Client) (*Store, error) {
 	u.RawPath = ""
 	if client == nil {
 		client = defaultClient()
+	}
+	if client.CheckRedirect == nil {
+		// A copy: the caller's client is theirs.
+		c := *client
+		c.CheckRedirect = checkRedirect
+		client = &c
 	}
 	return &Store{base: u, client: client}, nil
 }
@@ -154,10 +160,16 @@ func (s *Store) OpenInfo(ctx context.Context, key string) (io.ReadCloser, store.
 	}
 	resp, err := s.do(ctx, http.MethodGet, u, nil)
 	if err != nil {
+		if se := s.setupError("open", key, err, nil); se != nil {
+			return nil, store.ObjectInfo{}, se
+		}
 		return nil, store.ObjectInfo{}, fmt.Errorf("open %s: %w", key, err)
 	}
 	if err := check(resp, key); err != nil {
 		resp.Body.Close()
+		if se := s.setupError("open", key, err, resp); se != nil {
+			return nil, store.ObjectInfo{}, se
+		}
 		return nil, store.ObjectInfo{}, fmt.Errorf("open %s: %w", key, err)
 	}
 	if isListing(resp) {
@@ -177,7 +189,7 @@ func (s *Store) OpenInfo(ctx context.Context, key string) (io.ReadCloser, store.
 	}
 	if looksLikeHTML(head[:n]) {
 		resp.Body.Close()
-		return nil, store.ObjectInfo{}, fmt.Errorf("open %s: %s: %w", key, softNotFound, fs.ErrNotExist)
+		return nil, store.ObjectInfo{}, fmt.Errorf("open %s: %w: %w", key, store.ErrPage, fs.ErrNotExist)
 	}
 	return struct {
 		io.Reader
@@ -267,8 +279,8 @@ func responseInfo(resp *http.Response, key string) store.ObjectInfo {
 	return info
 }
 
-// softNotFound says why an HTML page at a file's address (typed as HTML
-// and starting like a page) counts as no file: repository files are never
+// An HTML page at a file's address (typed as HTML and starting like a
+// page) counts as no file (store.ErrPage): repository files are never
 // HTML, and hosts that answer every
 // unknown path with a page (200 and index.html: single-page-app fallbacks
 // of Netlify, Cloudflare Pages, Firebase, nginx try_files) would
@@ -276,10 +288,9 @@ func responseInfo(resp *http.Response, key string) store.ObjectInfo {
 // format, a .wal beside each catalog). A reader that asks for such a path
 // gets a page, not a DuckDB or Parquet file, as it would get nothing from
 // a 404.
-const softNotFound = "the server answered with an HTML page, which no repository file is (a host that answers every missing path with a page)"
 
 // Stat implements store.Store. An HTML page at key is no object (see
-// softNotFound).
+// store.ErrPage).
 func (s *Store) Stat(ctx context.Context, key string) (store.ObjectInfo, error) {
 	if err := store.ValidateKey(key); err != nil {
 		return store.ObjectInfo{}, err
@@ -297,7 +308,7 @@ func (s *Store) statFile(ctx context.Context, key string) (objectInfo, error) {
 			return objectInfo{}, perr
 		}
 		if page {
-			return objectInfo{}, fmt.Errorf("stat %s: %s: %w", key, softNotFound, fs.ErrNotExist)
+			return objectInfo{}, fmt.Errorf("stat %s: %w: %w", key, store.ErrPage, fs.ErrNotExist)
 		}
 	}
 	return info, err
@@ -358,10 +369,16 @@ func (s *Store) stat(ctx context.Context, key string) (_ objectInfo, folder bool
 		resp, err = s.do(ctx, http.MethodGet, u, http.Header{"Range": {"bytes=0-0"}})
 	}
 	if err != nil {
+		if se := s.setupError("stat", key, err, nil); se != nil {
+			return objectInfo{}, false, se
+		}
 		return objectInfo{}, false, fmt.Errorf("stat %s: %w", key, err)
 	}
 	defer resp.Body.Close()
 	if err := check(resp, key); err != nil {
+		if se := s.setupError("stat", key, err, resp); se != nil {
+			return objectInfo{}, false, se
+		}
 		return objectInfo{}, false, fmt.Errorf("stat %s: %w", key, err)
 	}
 	if isListing(resp) {
@@ -689,6 +706,9 @@ func (s *Store) do(ctx context.Context, method, u string, h http.Header) (*http.
 		resp, err = s.client.Do(req)
 		if err == nil && resp.StatusCode < 500 {
 			return resp, nil
+		}
+		if err != nil && permanent(err) {
+			return nil, err // asking again gets the same answer
 		}
 		if ctx.Err() != nil {
 			if err == nil {
