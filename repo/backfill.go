@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/duckdb/duckdb-go/v2"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/fdl-formats/fdl-formats/compare"
@@ -115,6 +116,13 @@ func (e *BackfillError) Unwrap() []error {
 		out = append(out, r.err)
 	}
 	return out
+}
+
+// interruption tells whether a cell's error is the run's interruption
+// itself: the cancelled context, or DuckDB's query interrupted for it.
+func interruption(err error) bool {
+	var de *duckdb.Error
+	return errors.Is(err, context.Canceled) || (errors.As(err, &de) && de.Type == duckdb.ErrorTypeInterrupt)
 }
 
 // interrupted tells whether every cell not written was stopped by an
@@ -427,9 +435,11 @@ func (r *repository) fill(ctx context.Context, c *Cell, work string, frozen *fro
 		switch {
 		case res.settled:
 			log.Debug("cell not written", "state", c.State, "reasons", c.Reasons)
-		case res.err != nil && ctx.Err() != nil:
+		case res.err != nil && ctx.Err() != nil && interruption(res.err):
 			// The run was interrupted: a warning, not an error per cell
-			// ("context canceled", "INTERRUPT Error: Interrupted!").
+			// ("context canceled", "INTERRUPT Error: Interrupted!"). A
+			// cell that failed for a reason of its own meanwhile (a
+			// difference, a refused write) stays a failure.
 			res.Outcome, res.Step, res.interrupted = Failed, step, true
 			res.Error = "interrupted"
 			if !errors.Is(res.err, context.Canceled) {

@@ -446,6 +446,18 @@ func TestBackfillInterrupted(t *testing.T) {
 					}
 					return nil
 				}
+			}},
+			// A cell that fails for a reason of its own while the run is
+			// being interrupted is a failure, not an interruption: it was
+			// labelled "interrupted" and the run's error hid it.
+			failure{name: "error_while_cancelled_at_" + step, want: injected, hook: func(cancel context.CancelFunc) faults.Func {
+				return func(p faults.Point) error {
+					if p.Name == "backfill/"+step {
+						cancel()
+						return injected
+					}
+					return nil
+				}
 			}})
 	}
 	cases = append(cases, failure{name: "publish_breaks_midway", want: ErrBackfillIncomplete,
