@@ -452,3 +452,32 @@ func TestCheckCatalogsIsAFile(t *testing.T) {
 		t.Errorf("no finding with key %s: %+v", want, rep.Findings)
 	}
 }
+
+// TestCheckProgressResult: each proof's progress (the "check cell
+// finished" log line) names what the report calls it. Every proof that
+// did not pass said "failed", so a data folder that went missing (exit 4,
+// restore it) read in the logs as catalogs that failed their proof.
+func TestCheckProgressResult(t *testing.T) {
+	if testing.Short() {
+		t.Skip("checks a lake")
+	}
+	root, opts := publishedLake(t)
+	st, dir := cloneRepo(t, root)
+	if err := os.Rename(filepath.Join(dir, "data"), filepath.Join(dir, "data-moved")); err != nil {
+		t.Fatal(err)
+	}
+	var results []string
+	opts.Progress = func(p Progress) { results = append(results, p.Result) }
+	if _, err := Check(context.Background(), st, opts); !errors.Is(err, ErrUnverifiable) {
+		t.Fatalf("Check without the data folder: %v, want %v", err, ErrUnverifiable)
+	}
+	if len(results) == 0 {
+		t.Fatal("no progress")
+	}
+	for _, r := range results {
+		if r != string(KindUnverifiable) {
+			t.Errorf("progress results %q, want each %q", results, KindUnverifiable)
+			break
+		}
+	}
+}

@@ -120,9 +120,12 @@ func (r *repository) checkAll(ctx context.Context, m *Matrix, work string, disk 
 				}
 				done++
 				if opts.Progress != nil {
+					// The finding's kind, as the report says it: every proof
+					// not passed said "failed", an unreadable data file
+					// (restore it) as much as a difference.
 					result := "proved"
 					if !p.OK {
-						result = "failed"
+						result = string(kind)
 					}
 					opts.Progress(Progress{Done: done, Total: len(present), Cell: c, Result: result, Seconds: p.Seconds})
 				}

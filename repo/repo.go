@@ -99,7 +99,8 @@ type Options struct {
 type Progress struct {
 	Done, Total int
 	Cell        *Cell
-	// Result is the cell's outcome (backfill) or "proved"/"failed" (check).
+	// Result is the cell's outcome (backfill), or "proved" or the kind of
+	// its finding ("difference", "unverifiable", "invalid"; check).
 	Result string
 	// Bytes is the size of the catalog the cell wrote (backfill; 0 when
 	// it wrote none).
