@@ -294,9 +294,6 @@ func logTransfer(log *slog.Logger, verb string, t *repo.Transfer) {
 		"frozen_catalogs_cached", t.CatalogsCached)
 }
 
-// classifyRepo maps repository errors to exit codes. It runs before the
-// other classifiers: a backfill that failed is a failure (1) whatever its
-// cells' causes, and check's own verdict decides its code.
 // classifyStore gives a store the run's setup cannot reach its exit code:
 // a bucket that does not exist is a REPO that names no repository, as a
 // folder that does not exist is (exit 6: fix the argument); credentials,
@@ -314,6 +311,9 @@ func classifyStore(err error) (int, bool) {
 	return 0, false
 }
 
+// classifyRepo maps repository errors to exit codes. It runs before the
+// other classifiers: a backfill that failed is a failure (1) whatever its
+// cells' causes, and check's own verdict decides its code.
 func classifyRepo(err error) (int, bool) {
 	var ce *repo.CheckError
 	switch {
