@@ -444,6 +444,10 @@ func (r *repository) fill(ctx context.Context, c *Cell, work string, frozen *fro
 			res.Error = "interrupted"
 			if !errors.Is(res.err, context.Canceled) {
 				res.Error += " (" + res.err.Error() + ")"
+				// DuckDB's INTERRUPT error holds no context.Canceled, by
+				// which the run's error is an interruption (exit 130):
+				// the run said "backfill interrupted" and exited 1.
+				res.err = fmt.Errorf("%w: %w", context.Canceled, res.err)
 			}
 			log.Warn("cell interrupted", "step", step, "error", res.err)
 		case res.err != nil:

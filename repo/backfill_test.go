@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	_ "github.com/duckdb/duckdb-go/v2"
+	"github.com/duckdb/duckdb-go/v2"
 
 	"github.com/fdl-formats/fdl-formats/digestcache"
 	"github.com/fdl-formats/fdl-formats/internal/faults"
@@ -443,6 +443,18 @@ func TestBackfillInterrupted(t *testing.T) {
 				return func(p faults.Point) error {
 					if p.Name == "backfill/"+step {
 						cancel()
+					}
+					return nil
+				}
+			}},
+			// DuckDB's answer to a query the cancelled context
+			// interrupted mid-way: no context.Canceled in it, so the run
+			// said "backfill interrupted" and exited 1, not 130.
+			failure{name: "duckdb_interrupted_at_" + step, want: context.Canceled, hook: func(cancel context.CancelFunc) faults.Func {
+				return func(p faults.Point) error {
+					if p.Name == "backfill/"+step {
+						cancel()
+						return &duckdb.Error{Type: duckdb.ErrorTypeInterrupt, Msg: "INTERRUPT Error: Interrupted!"}
 					}
 					return nil
 				}
