@@ -42,8 +42,8 @@ func runCompare(ctx context.Context, cmd *cli.Command) error {
 		// As convert: a misspelt folder made every data file missing,
 		// "could not compare" (exit 4) after reading both catalogs.
 		if d := cmd.String(flag); d != "" {
-			if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
-				return usageError{err: fmt.Errorf("--%s %s: not a folder", flag, d)}
+			if err := dataFolderFlag(flag, d); err != nil {
+				return err
 			}
 		}
 	}
@@ -239,4 +239,20 @@ func firstLine(s string) string {
 		return s[:i]
 	}
 	return s
+}
+
+// dataFolderFlag refuses a --data (or --data-b) DIR that is no folder, as
+// a usage error saying why: "not a folder" was said of a folder that does
+// not exist, and of one this user may not read, too.
+func dataFolderFlag(flag, dir string) error {
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return usageError{err: fmt.Errorf("--%s %s: no such folder", flag, dir)}
+	case err != nil:
+		return usageError{err: fmt.Errorf("--%s: %w", flag, err)}
+	case !fi.IsDir():
+		return usageError{err: fmt.Errorf("--%s %s: a file, not a folder", flag, dir)}
+	}
+	return nil
 }

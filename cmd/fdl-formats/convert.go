@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
@@ -59,8 +58,8 @@ func runConvert(ctx context.Context, cmd *cli.Command) error {
 	}
 	if d := cmd.String("data"); d != "" {
 		// A misspelt folder went unnoticed until a check read a file.
-		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
-			return usageError{err: fmt.Errorf("--data %s: not a folder", d)}
+		if err := dataFolderFlag("data", d); err != nil {
+			return err
 		}
 	}
 	dst := cmd.String("output")

@@ -63,7 +63,7 @@ func TestConvertCommand(t *testing.T) {
 		}, exitOK, "(storage v1.4.0)", "", true},
 		{"a data folder that is not there", func(dir string) []string {
 			return []string{"convert", catalog, "--to", "1.1", "--data", filepath.Join(dir, "nodata"), "-o", filepath.Join(dir, "out.duckdb")}
-		}, exitUsage, "", "nodata: not a folder", false},
+		}, exitUsage, "", "nodata: no such folder", false},
 		{"not a catalog is invalid input", func(dir string) []string {
 			bad := filepath.Join(dir, "bad.duckdb")
 			os.WriteFile(bad, []byte("hello"), 0o644)
