@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/fdl-formats/fdl-formats/internal/datapath"
 )
@@ -28,8 +27,16 @@ func decodeObject(file, path string, raw []byte) (*object, error) {
 		}
 	}
 	orig := raw
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || raw[0] != '{' {
+	// JSON's own white space only: bytes.TrimSpace also took a no-break
+	// space (or any Unicode space) around the object for it, which strict
+	// JSON readers refuse.
+	raw = bytes.Trim(raw, jsonSpace)
+	if top && bytes.HasPrefix(raw, utf8BOM) {
+		return nil, fieldErr(file, path, "the file starts with a UTF-8 byte order mark, which JSON does not allow: save it without one (UTF-8 without BOM)")
+	}
+	// A file that is not even JSON is a syntax error, said with its line
+	// and column below.
+	if len(raw) == 0 || (raw[0] != '{' && (!top || json.Valid(raw))) {
 		what := "the file"
 		if path != "" {
 			what = "the value"
@@ -43,7 +50,7 @@ func decodeObject(file, path string, raw []byte) (*object, error) {
 			// Where in the file: a hand-edited fdl.json said only
 			// "invalid character '}' looking for beginning of object key
 			// string".
-			at := len(orig) - len(bytes.TrimLeftFunc(orig, unicode.IsSpace)) + int(syn.Offset) - 1
+			at := len(orig) - len(bytes.TrimLeft(orig, jsonSpace)) + int(syn.Offset) - 1
 			line, col := lineColumn(orig, at)
 			return nil, &Error{File: file, Err: fmt.Errorf("parse JSON at line %d, column %d: %w", line, col, err)}
 		}
@@ -56,6 +63,13 @@ func decodeObject(file, path string, raw []byte) (*object, error) {
 	}
 	return &object{file: file, path: path, m: m}, nil
 }
+
+// jsonSpace is JSON's white space (RFC 8259): space, tab, line feed and
+// carriage return.
+const jsonSpace = " \t\n\r"
+
+// utf8BOM is the UTF-8 byte order mark, which JSON text must not begin with.
+var utf8BOM = []byte("\xef\xbb\xbf")
 
 // lineColumn is the 1-based line and column (in bytes) of data[at], at
 // clamped into data.

@@ -149,6 +149,13 @@ func TestParseRepoErrors(t *testing.T) {
 		{"trailing_comma", "\n  {\"fdl\": \"0.1\",\n   \"formats\": [{\"ducklake\": \"1.0\",}]}", "fdl.json: parse JSON at line 3, column 35: invalid character '}' looking for beginning of object key string"},
 		{"cut_short", "{\"fdl\": \"0.1\",\n\"formats\": [", "fdl.json: parse JSON at line 2, column 12: unexpected end of JSON input"},
 		{"not_object", `[]`, "fdl.json: the file is not a JSON object"},
+		// JSON's white space is four characters: a no-break space (or any
+		// other Unicode space) around the object was taken for one, so
+		// check passed an fdl.json that strict JSON readers refuse.
+		{"nbsp_before", "\u00a0{\"fdl\":\"0.1\",\"formats\":[{\"ducklake\":\"1.0\"}]}", "fdl.json: parse JSON at line 1, column 1: invalid character"},
+		{"nbsp_after", "{\"fdl\":\"0.1\",\"formats\":[{\"ducklake\":\"1.0\"}]}\n\u00a0", "fdl.json: parse JSON at line 2, column 1: invalid character"},
+		// A byte order mark (Windows editors) said "not a JSON object".
+		{"bom", "\ufeff{\"fdl\":\"0.1\",\"formats\":[{\"ducklake\":\"1.0\"}]}", "fdl.json: the file starts with a UTF-8 byte order mark"},
 		{"missing_fdl", `{"formats":[{"ducklake":"1.0"}]}`, "fdl.json: fdl: missing"},
 		{"missing_formats", `{"fdl":"0.1"}`, "fdl.json: formats: missing"},
 		{"empty_formats", `{"fdl":"0.1","formats":[]}`, "formats: empty"},
