@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/fdl-formats/fdl-formats/store"
 )
 
 // Problem is what a run's setup must fix when a site cannot be read at
@@ -61,9 +63,9 @@ func (e *SetupError) Error() string {
 	var what string
 	switch e.Problem {
 	case Unreachable:
-		what = "cannot reach " + e.Host + ": " + netCause(e.Err)
+		what = "cannot reach " + e.Host + ": " + store.NetCause(e.Err)
 	case UnknownHost:
-		what = "cannot resolve the host name: " + netCause(e.Err)
+		what = "cannot resolve the host name: " + store.NetCause(e.Err)
 	case UntrustedCertificate:
 		what = "the site's TLS certificate is signed by an authority this machine does not trust (" + certCause(e.Err) + ")"
 	case ExpiredCertificate:
@@ -213,20 +215,6 @@ func permanent(err error) bool {
 		return dns.IsNotFound
 	}
 	return false
-}
-
-// netCause is the reason a connection failed, without the request line
-// Go's client wraps it in ("connect: connection refused").
-func netCause(err error) string {
-	var dns *net.DNSError
-	if errors.As(err, &dns) {
-		return dns.Error()
-	}
-	var op *net.OpError
-	if errors.As(err, &op) && op.Err != nil {
-		return op.Err.Error()
-	}
-	return err.Error()
 }
 
 // certCause is x509's own reason ("x509: certificate has expired or is

@@ -12,6 +12,8 @@ import (
 
 	smithy "github.com/aws/smithy-go"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
+
+	"github.com/fdl-formats/fdl-formats/store"
 )
 
 // Problem is what a run's setup must fix when the server refuses every
@@ -91,7 +93,7 @@ func (e *ConfigError) Error() string {
 	case Denied:
 		what = fmt.Sprintf("access denied (%s): the credentials may not %s", answer, deniedAction(e.Op))
 	case Unreachable:
-		what = "cannot reach it: " + netCause(e.Err)
+		what = "cannot reach it: " + store.NetCause(e.Err)
 	}
 	where := e.Location
 	if e.Endpoint != "" && !strings.HasSuffix(where, " at "+e.Endpoint) {
@@ -157,20 +159,6 @@ func statusText(code int) string {
 		return ""
 	}
 	return fmt.Sprint(code)
-}
-
-// netCause is the reason a connection failed, without the request line
-// the SDK wraps it in ("connect: connection refused").
-func netCause(err error) string {
-	var dns *net.DNSError
-	if errors.As(err, &dns) {
-		return dns.Error()
-	}
-	var op *net.OpError
-	if errors.As(err, &op) && op.Err != nil {
-		return op.Err.Error()
-	}
-	return err.Error()
 }
 
 // configError classifies an SDK error of op on key as a ConfigError, or
