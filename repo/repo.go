@@ -309,6 +309,10 @@ func read(ctx context.Context, st store.Store) (*repository, error) {
 	case errors.Is(err, store.ErrPage):
 		return nil, notJSON(st)
 	case errors.Is(err, fs.ErrNotExist):
+		var absent *store.AbsentError
+		if errors.As(err, &absent) {
+			return nil, fmt.Errorf("%w: no %s in %s; %s", ErrNotRepository, FDLKey, where(st), absent.Note)
+		}
 		return nil, fmt.Errorf("%w: no %s in %s", ErrNotRepository, FDLKey, where(st))
 	case err != nil:
 		return nil, fmt.Errorf("read %s: %w", FDLKey, err)

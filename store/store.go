@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"strings"
 	"time"
 )
@@ -374,3 +375,14 @@ func LastBytes(r io.Reader, n, size int64) ([]byte, error) {
 	}
 	return tail, nil
 }
+
+// AbsentError is a missing object (it wraps fs.ErrNotExist) with what the
+// store noticed of the answer that a caller requiring the file should
+// say: an S3 endpoint whose 404 is no S3 error at all.
+type AbsentError struct {
+	Note string
+}
+
+func (e *AbsentError) Error() string { return fs.ErrNotExist.Error() + " (" + e.Note + ")" }
+
+func (e *AbsentError) Unwrap() error { return fs.ErrNotExist }

@@ -575,3 +575,21 @@ func TestS3MissingDataFolderWarned(t *testing.T) {
 		t.Errorf("plan %s with data_dir nodata/: exit %d, want 0 and one line with %q:\n%s\n%s", url, code, want, out, errOut)
 	}
 }
+
+// TestS3EndpointNotS3: an --endpoint that is a plain web server (its 404
+// is text, with no S3 error code) still reads as "no fdl.json" (exit 6,
+// as the SDK cannot tell it from an absent key), but the error says the
+// 404 was no S3 answer, so the user checks the endpoint, not the bucket.
+func TestS3EndpointNotS3(t *testing.T) {
+	web := httptest.NewServer(http.NotFoundHandler())
+	t.Cleanup(web.Close)
+	for k, v := range s3test.Env(web.URL) {
+		t.Setenv(k, v)
+	}
+	url := "s3://bucket/lake"
+	_, errOut, code := runAppStderr(t, "plan", "--endpoint="+web.URL, "--cache="+t.TempDir(), url)
+	want := "no fdl.json in " + url + " at " + web.URL + "; the server's 404 is no S3 error (Content-Type text/plain; charset=utf-8, no S3 error code): is the endpoint of " + url + " at " + web.URL + " an S3 server?"
+	if code != exitInvalid || !strings.Contains(errOut, want) {
+		t.Errorf("plan %s at a plain web server: exit %d, want %d and %q:\n%s", url, code, exitInvalid, want, errOut)
+	}
+}

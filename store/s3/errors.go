@@ -221,6 +221,27 @@ func isMissingKey(err error) bool {
 	return false
 }
 
+// notS3Answer is the note for a 404 that carries no S3 error code (none,
+// or the SDK's NotFound for a body it cannot read) and a body that is not XML (text/plain, text/html): S3 and the services
+// compatible with it answer errors in XML, so the endpoint is likely a
+// plain web server, and "no fdl.json" alone would send the user looking
+// for a file. "" for an S3 answer, or one without a body type.
+func notS3Answer(err error, where string) string {
+	var api smithy.APIError
+	if errors.As(err, &api) && api.ErrorCode() != "" && api.ErrorCode() != "NotFound" {
+		return "" // the SDK names a body it cannot parse by the status: NotFound
+	}
+	var re *smithyhttp.ResponseError
+	if !errors.As(err, &re) || re.Response == nil {
+		return ""
+	}
+	ct := re.Response.Header.Get("Content-Type")
+	if ct == "" || strings.Contains(ct, "xml") {
+		return ""
+	}
+	return fmt.Sprintf("the server's 404 is no S3 error (Content-Type %s, no S3 error code): is the endpoint of %s an S3 server?", ct, where)
+}
+
 // regionError is a request signed for another region than the bucket's:
 // 301 PermanentRedirect (AWS, naming the bucket's region in
 // x-amz-bucket-region), or 400 AuthorizationHeaderMalformed (AWS and

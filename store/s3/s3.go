@@ -601,6 +601,9 @@ func (s *Store) Probe(ctx context.Context) error {
 // *RegionError, each saying what to change.
 func (s *Store) wrap(op, key string, err error) error {
 	if isMissingKey(err) {
+		if note := notS3Answer(err, s.Location()); note != "" {
+			return fmt.Errorf("%s %s: %w", op, key, &store.AbsentError{Note: note})
+		}
 		return fmt.Errorf("%s %s: %w", op, key, fs.ErrNotExist)
 	}
 	if re := s.regionError(err); re != nil {
