@@ -334,9 +334,10 @@ func (r *Reader) describeFile(ctx context.Context, t Table, f DataFile, snap int
 }
 
 // partitionValues is every data file's ducklake_file_partition_value rows
-// ("key index=quoted value", by key index), read once per reader: DuckLake
-// 1.5.5+ prunes files of bucket partitions by them, so a file with other
-// values is read by other queries. It prunes with the row's table_id
+// ("key index=quoted value", by key index), read once per reader: DuckDB
+// 1.5.4+ (DuckLake 0999e724, first in d318a545) prunes files of bucket
+// partitions by them, so a file with other values is read by other
+// queries. It prunes with the row's table_id
 // (WHERE table_id = <the table read>), so a row naming another table than
 // its data file's is shown with it ("key index@table id=value"): it
 // prunes nothing for the file's own table.
