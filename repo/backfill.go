@@ -35,6 +35,12 @@ const (
 	// Failed: verification, conversion, proof or publication failed;
 	// nothing was written.
 	Failed Outcome = "failed"
+	// Interrupted: the run was interrupted (Ctrl-C, SIGTERM) before or
+	// while the cell ran; nothing was written and nothing of it is wrong.
+	// It was "failed", so a scheduler counting failures read a cancelled
+	// run as that many failed cells. A cell that failed for a reason of
+	// its own while the run was being interrupted stays Failed.
+	Interrupted Outcome = "interrupted"
 )
 
 // Steps of a Backfill cell, in order (CellResult.Step names the one that
@@ -88,7 +94,8 @@ type BackfillReport struct {
 	Transfer *Transfer `json:"transfer,omitempty"`
 }
 
-// BackfillError lists the cells Backfill could not write.
+// BackfillError lists the cells Backfill could not write: those that
+// failed and those an interruption stopped.
 type BackfillError struct {
 	Failed []*CellResult
 }
@@ -302,7 +309,7 @@ func Backfill(ctx context.Context, st store.Store, opts Options) (_ *BackfillRep
 	for i, res := range results {
 		if res == nil { // never started: interrupted
 			c := todo[i]
-			res = &CellResult{Version: c.Version, Seq: c.Seq, Format: c.Format, Key: c.Key, Outcome: Failed, Step: "start",
+			res = &CellResult{Version: c.Version, Seq: c.Seq, Format: c.Format, Key: c.Key, Outcome: Interrupted, Step: "start",
 				Error: "interrupted before it started", err: context.Canceled, interrupted: true}
 		}
 		if res.settled {
@@ -311,7 +318,7 @@ func Backfill(ctx context.Context, st store.Store, opts Options) (_ *BackfillRep
 		res.Error = r.names.name(res.Error)
 		rep.Results = append(rep.Results, res)
 		rep.Counts[res.Outcome]++
-		if res.Outcome == Failed {
+		if res.Outcome == Failed || res.Outcome == Interrupted {
 			failed = append(failed, res)
 		}
 		if res.Outcome == Written || res.Outcome == AlreadyThere {
@@ -440,7 +447,7 @@ func (r *repository) fill(ctx context.Context, c *Cell, work string, frozen *fro
 			// ("context canceled", "INTERRUPT Error: Interrupted!"). A
 			// cell that failed for a reason of its own meanwhile (a
 			// difference, a refused write) stays a failure.
-			res.Outcome, res.Step, res.interrupted = Failed, step, true
+			res.Outcome, res.Step, res.interrupted = Interrupted, step, true
 			res.Error = "interrupted"
 			if !errors.Is(res.err, context.Canceled) {
 				res.Error += " (" + res.err.Error() + ")"

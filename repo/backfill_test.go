@@ -503,8 +503,8 @@ func TestBackfillInterrupted(t *testing.T) {
 					t.Errorf("error %q, hint %q (interrupted: %v)", err, be.Hint(), interrupted)
 				}
 				for _, r := range rep.Results {
-					if interrupted != strings.HasPrefix(r.Error, "interrupted") {
-						t.Errorf("cell %s: error %q (interrupted: %v)", r.Key, r.Error, interrupted)
+					if interrupted != strings.HasPrefix(r.Error, "interrupted") || interrupted != (r.Outcome == Interrupted) || !interrupted != (r.Outcome == Failed) {
+						t.Errorf("cell %s: %s, error %q (interrupted: %v)", r.Key, r.Outcome, r.Error, interrupted)
 					}
 				}
 			} else if interrupted {

@@ -96,6 +96,14 @@ func printBackfill(out io.Writer, _ string, rep *repo.BackfillReport) {
 			line += " (written by another run)"
 		case repo.Failed:
 			line += fmt.Sprintf(" (at %s: %s)", r.Step, oneline.First(r.Error))
+		case repo.Interrupted:
+			// The step it was stopped at (DuckDB's own word, where it
+			// gave one, is in the --json report's error and the log).
+			if r.Step == "start" {
+				line += " (before it started)"
+			} else {
+				line += fmt.Sprintf(" (at %s)", r.Step)
+			}
 		}
 		fmt.Fprintln(out, line)
 	}
@@ -134,8 +142,10 @@ func printBackfill(out io.Writer, _ string, rep *repo.BackfillReport) {
 	if issues > 0 {
 		fmt.Fprintf(out, "%d issue(s) with versions' other files: their catalogs are written all the same (as plan plans them); check reports the issues\n", issues)
 	}
-	fmt.Fprintf(out, "%d written, %d already there, %d planned, %d failed, %d refused, %d in error\n",
-		rep.Counts[repo.Written], rep.Counts[repo.AlreadyThere], rep.Counts[repo.Planned], rep.Counts[repo.Failed], refused, errored)
+	// Interrupted cells have a count of their own: a cancelled run is no
+	// run with failed cells (they were counted as failed).
+	fmt.Fprintf(out, "%d written, %d already there, %d planned, %d failed, %d interrupted, %d refused, %d in error\n",
+		rep.Counts[repo.Written], rep.Counts[repo.AlreadyThere], rep.Counts[repo.Planned], rep.Counts[repo.Failed], rep.Counts[repo.Interrupted], refused, errored)
 	printTransfer(out, rep.Transfer)
 }
 

@@ -89,7 +89,7 @@ func TestBackfillSummaryCountsOnce(t *testing.T) {
 	if strings.Contains(out, "\nerror ") {
 		t.Errorf("the failed cell is listed again as in error:\n%s", out)
 	}
-	if want := "0 written, 0 already there, 0 planned, 1 failed, 0 refused, 0 in error\n"; !strings.HasSuffix(out, want) {
+	if want := "0 written, 0 already there, 0 planned, 1 failed, 0 interrupted, 0 refused, 0 in error\n"; !strings.HasSuffix(out, want) {
 		t.Errorf("summary:\n%s\nwant it to end %q", out, want)
 	}
 }

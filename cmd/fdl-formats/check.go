@@ -39,7 +39,7 @@ func runCheck(ctx context.Context, cmd *cli.Command) error {
 		if rep != nil {
 			reported = true
 			logTransfer(opts.Logger, "check", rep.Transfer)
-			setRunError(rep, err)
+			setRunError(rep, explain(ctx, err, cmd))
 		}
 		return rep, err
 	}, printCheck)
@@ -55,7 +55,9 @@ func runCheck(ctx context.Context, cmd *cli.Command) error {
 		if rep == nil {
 			rep = repo.RunFailedCheckReport()
 		}
-		setRunError(rep, err)
+		// The error as stderr says it: an interrupted run's said
+		// "context canceled" where stderr said it was interrupted.
+		setRunError(rep, explain(ctx, err, cmd))
 		if jerr := writeJSON(cmd.Root().Writer, rep); jerr != nil {
 			return jerr
 		}
