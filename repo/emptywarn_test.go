@@ -183,7 +183,8 @@ func TestEmptyFolderRule(t *testing.T) {
 // TestEmptyNonVersionFolder: an empty folder under versions/ whose name is
 // no version ID (a system's lost+found, another tool's .staging) is no
 // version and ignored, with a warning that does not tell the publisher to
-// finish publishing a version there.
+// finish publishing a version there (a hidden one's is the hidden
+// folder's: TestHiddenFolderUnderVersions).
 func TestEmptyNonVersionFolder(t *testing.T) {
 	ctx := context.Background()
 	st, root := smallLake(t)
@@ -198,12 +199,16 @@ func TestEmptyNonVersionFolder(t *testing.T) {
 	}
 	for _, name := range []string{"lost+found", ".staging"} {
 		key := VersionsDir + name + "/"
+		want := "whose name is not a version ID"
+		if name == ".staging" {
+			want = "hidden folder under versions/ ignored: no version"
+		}
 		n := 0
 		for _, f := range rep.Findings {
 			if f.Key == key {
 				n++
-				if f.Kind != KindWarning || !strings.Contains(f.Detail, "whose name is not a version ID") || strings.Contains(f.Detail, "finish publishing") {
-					t.Errorf("finding %s %q; want a warning saying the name is no version ID", f.Kind, f.Detail)
+				if f.Kind != KindWarning || !strings.Contains(f.Detail, want) || strings.Contains(f.Detail, "finish publishing") {
+					t.Errorf("finding %s %q; want a warning saying %q", f.Kind, f.Detail, want)
 				}
 			}
 		}

@@ -252,6 +252,9 @@ func (r *repository) plan(ctx context.Context, opts *Options, check bool) (*Matr
 	for _, id := range r.emptyFolders {
 		p.warn(emptyFolderWarning(id, partial))
 	}
+	for _, name := range r.hiddenFolders {
+		p.warn(hiddenFolderWarning(name))
+	}
 	if r.cfg.FDL != fdljson.SpecVersion {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("fdl.json is written for FDL %s; this tool checks FDL %s's rules only", r.cfg.FDL, fdljson.SpecVersion))
 	}

@@ -167,6 +167,11 @@ type repository struct {
 	// web site: whose page lists none and whose probes answered absent):
 	// no version, each named by a warning (dropEmpty).
 	emptyFolders []string
+	// hiddenFolders are the names of folders under versions/ starting
+	// with "." (an upload tool's staging folder, .git, .Trash-1000),
+	// whatever they hold: no version, each named by a warning
+	// (hiddenFolderWarning).
+	hiddenFolders []string
 }
 
 // close removes the run's work files.
@@ -341,14 +346,26 @@ func read(ctx context.Context, st store.Store) (*repository, error) {
 		return nil, fmt.Errorf("list versions: %w", err)
 	}
 	byID := map[string]*version{}
+	hidden := map[string]bool{}
 	add := func(key string) *version {
 		id, _, ok := strings.Cut(strings.TrimPrefix(key, VersionsDir), "/")
 		if !ok || id == store.TempDir {
-			// A file directly under versions/ is not a version; TempDir
-			// holds a local store's temporary files, staged in versions/
-			// when it is linked onto another disk (store/local's
-			// StageDir), as a copy of the folder to a bucket or web site
-			// shows them.
+			// A file directly under versions/ is not a version (a
+			// .DS_Store there neither); TempDir holds a local store's
+			// temporary files, staged in versions/ when it is linked
+			// onto another disk (store/local's StageDir), as a copy of
+			// the folder to a bucket or web site shows them.
+			return nil
+		}
+		if hiddenName(id) {
+			// The spec's versions are versions/<UUIDv7>/, and readers
+			// never open a hidden folder: another tool's (an upload's
+			// staging folder, .git, .Trash-1000). With a file in it, it
+			// was an invalid version (exit 6); now a warning names it.
+			if !hidden[id] {
+				hidden[id] = true
+				r.hiddenFolders = append(r.hiddenFolders, id)
+			}
 			return nil
 		}
 		v := byID[id]
@@ -367,6 +384,7 @@ func read(ctx context.Context, st store.Store) (*repository, error) {
 	for _, f := range folders {
 		add(f)
 	}
+	slices.Sort(r.hiddenFolders)
 	// UUIDv7 IDs sort by creation time.
 	slices.SortFunc(r.versions, func(a, b *version) int { return strings.Compare(a.id, b.id) })
 	if !store.ListsPartially(st) {

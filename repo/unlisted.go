@@ -301,11 +301,19 @@ func emptyFolderWarning(id string, partial bool) (key, detail string) {
 		what = "its page lists no file and none of " + strings.Join(append(slices.Clone(versionFiles), presenceFiles...), ", ") + " or any catalogs/<format>.duckdb answers"
 	}
 	if !fdljson.IsVersionID(id) {
-		// A folder of another tool or of the system (.staging,
-		// lost+found): no version was ever meant to be published in it.
+		// A folder of another tool or of the system (lost+found; a
+		// hidden one is not listed as a version at all): no version
+		// was ever meant to be published in it.
 		return key, key + ": empty folder under " + VersionsDir + " whose name is not a version ID (a lower-case UUIDv7): no version, ignored; remove it when convenient (a file in it makes it an invalid version)"
 	}
 	return key, key + ": empty version folder (" + what + "): no version, ignored (readers find nothing to open in it); remove it, or finish publishing its version (a file in it without version.json makes it an invalid version)"
+}
+
+// hiddenFolderWarning is the warning of plan, backfill and check for a
+// folder under versions/ whose name starts with "." (read), empty or not.
+func hiddenFolderWarning(name string) (key, detail string) {
+	key = VersionsDir + name + "/"
+	return key, key + ": hidden folder under " + VersionsDir + " ignored: no version (its name is not a version ID, a lower-case UUIDv7, and readers never open a hidden folder; another tool's, such as an upload's staging folder, .git or a trash folder); remove it when convenient"
 }
 
 // probeErr is the error of the probe of name in v, nil when it was not
