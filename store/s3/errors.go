@@ -35,7 +35,8 @@ const (
 	// server does not accept (ExpiredToken, InvalidToken).
 	ExpiredCredentials
 	// Denied: the credentials may not do what was asked (AccessDenied, or a
-	// 403 without a reason, such as a HEAD's).
+	// 403 without a code; a HEAD's bare 403 is first asked again by a GET
+	// for its code: headCause).
 	Denied
 	// Unreachable: no connection to the server (refused, no route, unknown
 	// host, timed out connecting).
@@ -182,7 +183,8 @@ func (s *Store) configError(op, key string, err error) *ConfigError {
 		return e
 	}
 	if e.Status == http.StatusForbidden {
-		// A HEAD's 403 has no body, so no code: a wrong secret or no
+		// A 403 with no code (a HEAD's whose GET could not tell more,
+		// headCause, or a server that sends none): a wrong secret or no
 		// permission, which it cannot tell.
 		e.Problem = Denied
 		return e

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"io/fs"
 	"net"
+	"net/http"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/fdl-formats/fdl-formats/internal/s3test"
@@ -17,7 +19,14 @@ import (
 // *s3.RegionError) naming the bucket and the endpoint, on every operation.
 // Before, each was the SDK's error with its request IDs, and versitygw's
 // answer to an unknown access key (404 XAdminUserNotFound) read as a
-// missing object: "no fdl.json", a REPO that is no repository.
+// missing object: "no fdl.json", a REPO that is no repository. Stat and
+// ReadTail start with a HEAD, whose answer has no body and so no code: a
+// wrong secret read as "access denied (403 Forbidden)", a missing bucket
+// and an unknown access key as a missing object, a wrong region as the
+// SDK's bare 400; the store now asks a GET of the first byte for the code
+// (headCause). The run's own first request is a GET (of fdl.json), but
+// credentials that expire or are rotated during a run meet a HEAD first
+// when the next request is a data file's tail.
 func TestConfigErrors(t *testing.T) {
 	srv := s3test.Start(t)
 	bucket := srv.Bucket(t)
@@ -64,7 +73,9 @@ func TestConfigErrors(t *testing.T) {
 			}
 			_, oerr := st.Open(ctx, "fdl.json")
 			_, lerr := st.List(ctx, "versions/")
-			for op, err := range map[string]error{"Open": oerr, "List": lerr} {
+			_, serr := st.Stat(ctx, "fdl.json")
+			_, _, terr := st.ReadTail(ctx, "fdl.json", 8)
+			for op, err := range map[string]error{"Open": oerr, "List": lerr, "Stat": serr, "ReadTail": terr} {
 				var ce *s3.ConfigError
 				var re *s3.RegionError
 				switch {
@@ -95,5 +106,51 @@ func TestConfigErrors(t *testing.T) {
 	}
 	if _, err := good.Open(ctx, "versions/none"); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("Open of a missing key = %v, want fs.ErrNotExist", err)
+	}
+}
+
+// methods counts the requests sent, by method.
+type methods struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (m *methods) RoundTrip(req *http.Request) (*http.Response, error) {
+	m.mu.Lock()
+	m.n[req.Method]++
+	m.mu.Unlock()
+	return http.DefaultTransport.RoundTrip(req)
+}
+
+// TestHeadCauseCost: a HEAD's bare 404 is asked again by a GET for its
+// code only while the store has had no answer (the bucket and credentials
+// unproven); after one, it is a missing object at the cost of the HEAD
+// alone, as before: checks look for absent files (a catalog's .wal) in
+// every version.
+func TestHeadCauseCost(t *testing.T) {
+	srv := s3test.Start(t)
+	bucket := srv.Bucket(t)
+	ctx := context.Background()
+	t.Setenv("AWS_CA_BUNDLE", "") // the SDK adds one only to its own client
+	m := &methods{n: map[string]int{}}
+	st, err := s3.New(ctx, bucket, "lake", s3.Options{HTTPClient: &http.Client{Transport: m}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Stat(ctx, "none"); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("Stat of a missing key = %v, want fs.ErrNotExist", err)
+	}
+	if m.n["HEAD"] != 1 || m.n["GET"] != 1 {
+		t.Errorf("first Stat sent %v, want a HEAD and the GET asking its code", m.n)
+	}
+	if _, err := st.List(ctx, "versions/"); err != nil {
+		t.Fatal(err)
+	}
+	clear(m.n)
+	if _, err := st.Stat(ctx, "none"); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("Stat of a missing key = %v, want fs.ErrNotExist", err)
+	}
+	if m.n["HEAD"] != 1 || m.n["GET"] != 0 {
+		t.Errorf("Stat after a listing sent %v, want one HEAD", m.n)
 	}
 }

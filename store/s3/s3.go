@@ -24,6 +24,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -76,6 +77,10 @@ type Store struct {
 	prefix   string // "" or ending in "/"
 	endpoint string
 	vhost    bool // virtual-hosted addressing at the endpoint
+	// answered: a request of this store was answered with an object or a
+	// listing, so the bucket is there and the credentials worked; a HEAD's
+	// bare 404 after that is a missing object (headCause).
+	answered atomic.Bool
 }
 
 var (
@@ -250,6 +255,7 @@ func (s *Store) OpenInfo(ctx context.Context, key string) (io.ReadCloser, store.
 	if err != nil {
 		return nil, store.ObjectInfo{}, s.wrap("open", key, err)
 	}
+	s.answered.Store(true)
 	info := store.ObjectInfo{Key: key, Size: aws.ToInt64(out.ContentLength), ETag: unquote(aws.ToString(out.ETag))}
 	if out.LastModified != nil {
 		info.ModTime = *out.LastModified
@@ -337,8 +343,9 @@ func (s *Store) Stat(ctx context.Context, key string) (store.ObjectInfo, error) 
 func (s *Store) stat(ctx context.Context, key string) (store.ObjectInfo, string, error) {
 	out, err := s.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &s.bucket, Key: s.key(key)})
 	if err != nil {
-		return store.ObjectInfo{}, "", s.wrap("stat", key, err)
+		return store.ObjectInfo{}, "", s.wrap("stat", key, s.headCause(ctx, key, err))
 	}
+	s.answered.Store(true)
 	info := store.ObjectInfo{Key: key, Size: aws.ToInt64(out.ContentLength), ETag: unquote(aws.ToString(out.ETag))}
 	if out.LastModified != nil {
 		info.ModTime = *out.LastModified
@@ -349,6 +356,40 @@ func (s *Store) stat(ctx context.Context, key string) (store.ObjectInfo, string,
 		}
 	}
 	return info, aws.ToString(out.ETag), nil
+}
+
+// headCause is the error of a HEAD of key with the S3 error code its
+// answer could not carry: a HEAD's answer has no body, so a 400, 403 or
+// 404 names no code, and a wrong secret read as "access denied", expired
+// session credentials too, a missing bucket or versitygw's unknown access
+// key (404) as a missing object, a wrong region as a bare 400. As a
+// careful client does, it asks a GET of the key's first byte (Range:
+// bytes=0-0), whose error answer has a body with the code, and returns
+// that GET's error in the HEAD's place. A GET that is answered (the
+// object reads: the HEAD alone was refused) or that gets no answer (the
+// run cancelled, no connection) leaves the HEAD's error as it is. A 404
+// once the store has been answered (answered) is a missing object, with
+// no GET: checks look for absent files (a catalog's .wal) in every
+// version.
+func (s *Store) headCause(ctx context.Context, key string, err error) error {
+	switch status(err) {
+	case http.StatusBadRequest, http.StatusForbidden:
+	case http.StatusNotFound:
+		if s.answered.Load() {
+			return err
+		}
+	default:
+		return err
+	}
+	out, gerr := s.client.GetObject(ctx, &s3.GetObjectInput{Bucket: &s.bucket, Key: s.key(key), Range: aws.String("bytes=0-0")})
+	if gerr == nil {
+		out.Body.Close()
+		return err
+	}
+	if status(gerr) == 0 {
+		return err
+	}
+	return gerr
 }
 
 // sizeByRange is the size of an object by a GET of its first byte.
@@ -387,6 +428,7 @@ func (s *Store) List(ctx context.Context, prefix string) ([]store.ObjectInfo, er
 		if err != nil {
 			return nil, s.wrap("list", prefix, err)
 		}
+		s.answered.Store(true)
 		for _, o := range page.Contents {
 			key := strings.TrimPrefix(aws.ToString(o.Key), s.prefix)
 			if strings.HasPrefix(key, PrivatePrefix) || store.ValidateKey(key) != nil {
