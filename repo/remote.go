@@ -702,7 +702,9 @@ func (rm *remote) rangesIgnored() []string {
 // that a server answers differently (a CDN edge or replica serving whole
 // downloads from an older copy: the checks would prove bytes readers do
 // not get) is an error naming it (wrapping errStoreDiffers for other last
-// bytes, a *store.ETagError for another ETag), and dst is removed.
+// bytes, a *store.ETagError for another ETag, store.ErrLastModifiedChanged
+// for another Last-Modified where ETags cannot be compared), and dst is
+// removed.
 func (rm *remote) downloadHeld(ctx context.Context, key, dst string, hd *head, tail []byte, info store.ObjectInfo) (string, int64, *store.ObjectInfo, error) {
 	sum, n, got, err := rm.downloadDescribed(ctx, key, dst, hd)
 	if err != nil {
@@ -717,8 +719,8 @@ func (rm *remote) downloadHeld(ctx context.Context, key, dst string, hd *head, t
 // holdToTail holds the download at dst of the object key (n bytes, got
 // the description of the response that delivered them) to the ranged read
 // of its end before it (tail and info): the same size, the same last
-// bytes and the same ETag (downloadHeld). Where they differ dst is
-// removed.
+// bytes and the same ETag, or, where the two cannot both give one, the
+// same Last-Modified (downloadHeld). Where they differ dst is removed.
 func holdToTail(key, dst string, n int64, got *store.ObjectInfo, tail []byte, info store.ObjectInfo) error {
 	if n != info.Size {
 		os.Remove(dst)
@@ -739,6 +741,15 @@ func holdToTail(key, dst string, n int64, got *store.ObjectInfo, tail []byte, in
 	// and the next run, seeing the HEAD's validator, download it again.
 	if got != nil && got.ETag != "" {
 		if err := store.CheckFullETag(key, info.ETag, got.ETag); err != nil {
+			os.Remove(dst)
+			return err
+		}
+	}
+	// Where no two ETags could be compared (a server without them: Go's
+	// http.FileServer), Last-Modified tells the stale copy instead: it
+	// passed with the same size and last bytes.
+	if got != nil && (got.ETag == "" || info.ETag == "") {
+		if err := store.CheckFullLastModified(key, info.ModTime, got.ModTime); err != nil {
 			os.Remove(dst)
 			return err
 		}

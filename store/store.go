@@ -335,6 +335,25 @@ func CheckFullETag(key, head, get string) error {
 	return err
 }
 
+// ErrLastModifiedChanged is matched by the errors of CheckFullLastModified.
+var ErrLastModifiedChanged = errors.New("the object's Last-Modified changed between its ranged GET and its download")
+
+// CheckFullLastModified compares the Last-Modified a ranged GET of an
+// object gave (ranged) with that of a later GET of the whole object
+// (whole), for servers whose ETags could not be compared (CheckFullETag:
+// one answer or both without one, as Go's http.FileServer sends none): a
+// CDN edge or replica answering downloads from an older copy of the same
+// size and last bytes keeps that copy's Last-Modified, and the checks
+// would prove bytes readers, who read by ranges, do not get. Skipped when
+// either answer has no Last-Modified.
+func CheckFullLastModified(key string, ranged, whole time.Time) error {
+	if ranged.IsZero() || whole.IsZero() || ranged.Equal(whole) {
+		return nil
+	}
+	return fmt.Errorf("%s: Last-Modified %s by its HEAD and ranged GET, %s by the GET that downloaded it: the object changed meanwhile, or the server answers them from different copies (a CDN edge or replica serving an older copy; without an ETag only the size, the last bytes and Last-Modified tell them apart); the download is not used: %w",
+		key, ranged.UTC().Format(time.RFC3339), whole.UTC().Format(time.RFC3339), ErrLastModifiedChanged)
+}
+
 func unquoteETag(etag string) string {
 	if len(etag) >= 2 && etag[0] == '"' && etag[len(etag)-1] == '"' {
 		return etag[1 : len(etag)-1]

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+	"time"
 )
 
 func TestCheckETags(t *testing.T) {
@@ -41,6 +42,32 @@ func TestCheckFullETag(t *testing.T) {
 	err := CheckFullETag("data/f.parquet", "abc", "old")
 	if !errors.Is(err, ErrETagChanged) || !strings.Contains(err.Error(), "data/f.parquet: ETag abc by its HEAD and ranged GET, old by the GET that downloaded it") {
 		t.Errorf("CheckFullETag(abc, old) = %v, want it to name the key, both ETags and the download", err)
+	}
+}
+
+// TestCheckFullLastModified: without ETags to compare, a download's
+// Last-Modified must be the ranged GET's; an answer without one is not
+// compared.
+func TestCheckFullLastModified(t *testing.T) {
+	mod := time.Date(2026, 12, 3, 18, 40, 6, 0, time.UTC)
+	for _, tc := range []struct {
+		ranged, whole time.Time
+		same          bool
+	}{
+		{mod, mod, true},
+		{mod, mod.In(time.FixedZone("CET", 3600)), true}, // the same instant
+		{time.Time{}, mod, true},                         // none by the ranged GET
+		{mod, time.Time{}, true},                         // none by the download
+		{mod, mod.Add(-time.Hour), false},                // an older copy
+		{mod, mod.Add(time.Second), false},
+	} {
+		err := CheckFullLastModified("data/f.parquet", tc.ranged, tc.whole)
+		if tc.same != (err == nil) {
+			t.Errorf("CheckFullLastModified(%v, %v) = %v, want same %v", tc.ranged, tc.whole, err, tc.same)
+		}
+		if err != nil && (!errors.Is(err, ErrLastModifiedChanged) || !strings.Contains(err.Error(), "data/f.parquet: Last-Modified "+tc.ranged.UTC().Format(time.RFC3339)+" by its HEAD and ranged GET, "+tc.whole.UTC().Format(time.RFC3339)+" by the GET that downloaded it")) {
+			t.Errorf("CheckFullLastModified(%v, %v) = %v, want it to name the key, both times and the download", tc.ranged, tc.whole, err)
+		}
 	}
 }
 

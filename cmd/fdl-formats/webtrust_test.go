@@ -244,7 +244,11 @@ func TestWebWholeGETOfAnotherETag(t *testing.T) {
 // while readers attached the origin's catalog (here a damaged one; a
 // frozen catalog's stale copy matched version.json, the origin's, of the
 // same size, did not). Both are now unverifiable (exit 4), naming the
-// catalog and both ETags, with and without the cache.
+// catalog and both ETags, with and without the cache. A server that sends
+// no ETag (Go's http.FileServer: Last-Modified only) was compared by size
+// and last bytes only, and still passed the stale copy (exit 0); the
+// whole GET's Last-Modified must now be the ranged read's (exit 4, naming
+// both).
 func TestWebCatalogWholeGETFromStaleCopy(t *testing.T) {
 	if testing.Short() {
 		t.Skip("proves a lake")
@@ -268,27 +272,46 @@ func TestWebCatalogWholeGETFromStaleCopy(t *testing.T) {
 			return cats[len(cats)-1]
 		}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			stale := backfilledLake(t) // what the edge serves whole
-			root := backfilledLake(t)  // the origin, which DuckDB reads
-			target := tc.file(filepath.Join(root, "lake"))
-			flipBlockByte(t, target, "ducklake_data_file") // same size
-			key := filepath.ToSlash(strings.TrimPrefix(target, filepath.Join(root, "lake")+string(filepath.Separator)))
-			url := webtest.Serve(t, root, webtest.Options{Validators: webtest.ETag, StaleRoot: stale}) + "/lake"
-			for _, cache := range []string{"--no-cache", "--cache=" + t.TempDir()} {
-				rep, errOut, code := checkReport(t, cache, url)
-				if code != exitIncomparable || rep == nil {
-					t.Fatalf("check %s: exit %d, want %d\n%s", cache, code, exitIncomparable, errOut)
+		for _, v := range []struct {
+			name       string
+			validators webtest.Validators
+			names      string // what the finding says after the key
+		}{
+			{"ETag", webtest.ETag, ": ETag "},
+			{"Last-Modified only", webtest.LastModified, ": Last-Modified "},
+		} {
+			t.Run(tc.name+", "+v.name, func(t *testing.T) {
+				stale := backfilledLake(t) // what the edge serves whole
+				root := backfilledLake(t)  // the origin, which DuckDB reads
+				target := tc.file(filepath.Join(root, "lake"))
+				st, err := os.Stat(target)
+				if err != nil {
+					t.Fatal(err)
 				}
-				named := false
-				for _, f := range rep.Findings {
-					named = named || (f.Kind == repo.KindUnverifiable && strings.Contains(f.Detail, key+": ETag ") && strings.Contains(f.Detail, "by the GET that downloaded it"))
+				flipBlockByte(t, target, "ducklake_data_file") // same size
+				// Changed an hour after the edge's copy (Last-Modified has
+				// whole seconds).
+				later := st.ModTime().Add(time.Hour)
+				if err := os.Chtimes(target, later, later); err != nil {
+					t.Fatal(err)
 				}
-				if !named {
-					t.Errorf("check %s: no unverifiable finding names %s and both ETags: %+v", cache, key, rep.Findings)
+				key := filepath.ToSlash(strings.TrimPrefix(target, filepath.Join(root, "lake")+string(filepath.Separator)))
+				url := webtest.Serve(t, root, webtest.Options{Validators: v.validators, StaleRoot: stale}) + "/lake"
+				for _, cache := range []string{"--no-cache", "--cache=" + t.TempDir()} {
+					rep, errOut, code := checkReport(t, cache, url)
+					if code != exitIncomparable || rep == nil {
+						t.Fatalf("check %s: exit %d, want %d\n%s", cache, code, exitIncomparable, errOut)
+					}
+					named := false
+					for _, f := range rep.Findings {
+						named = named || (f.Kind == repo.KindUnverifiable && strings.Contains(f.Detail, key+v.names) && strings.Contains(f.Detail, "by the GET that downloaded it"))
+					}
+					if !named {
+						t.Errorf("check %s: no unverifiable finding names %s and both validators: %+v", cache, key, rep.Findings)
+					}
 				}
-			}
-		})
+			})
+		}
 	}
 }
 
