@@ -187,10 +187,10 @@ func readerLister(rd *compare.Reader, key string) fileLister {
 // local repository; in a bucket, data_dir's prefix holding no object,
 // asked in one request (store.PrefixChecker). A web site's listing cannot
 // tell an absent folder from an unlisted one: nothing is said there. A
-// repository without versions needs no data yet. "" when there is
-// nothing to say.
+// repository that needs no data folder (needsNoData) is not warned of.
+// "" when there is nothing to say.
 func (r *repository) missingDataWarning(ctx context.Context, opts *Options) string {
-	if len(r.versions) == 0 {
+	if r.needsNoData() {
 		return ""
 	}
 	dataDir := r.cfg.DataDir
@@ -214,6 +214,28 @@ func (r *repository) missingDataWarning(ctx context.Context, opts *Options) stri
 		}
 	}
 	return ""
+}
+
+// needsNoData reports whether, as far as the run knows without reading a
+// catalog, no version of the repository names a data file, so that its
+// publisher may never have made a data folder: a repository without
+// versions, or one whose every version has a files.json, the bytes
+// version.json hashes, that lists no data file (every table empty at the
+// version's snapshot). It is called after the plan read the files.json of
+// the versions it planned (versionIssues). Every version counts, since a
+// version's catalog also names its parents' files: a run of some versions
+// (--versions, --shard) does not know, and warns as before; so does one
+// where a version has no files.json, or is expired (its files.json
+// deleted with its catalogs). A catalog may name files that no files.json
+// lists, written and removed between two versions' snapshots (check then
+// reports each as unverifiable, without this warning).
+func (r *repository) needsNoData() bool {
+	for _, v := range r.versions {
+		if !v.indexesNoData {
+			return false
+		}
+	}
+	return true
 }
 
 // folderMissing reports whether path names nothing at all (a file or a

@@ -259,6 +259,18 @@ func (r *repository) plan(ctx context.Context, opts *Options, check bool) (*Matr
 		p.Warnings = append(p.Warnings, fmt.Sprintf("fdl.json is written for FDL %s; this tool checks FDL %s's rules only", r.cfg.FDL, fdljson.SpecVersion))
 	}
 	p.Violations = r.rootViolations()
+	var checks []*Cell
+	for _, v := range versions {
+		vp := r.planVersion(ctx, v, declared, now)
+		p.Versions = append(p.Versions, vp)
+		for _, c := range vp.Cells {
+			if c.State == Missing {
+				checks = append(checks, c)
+			}
+		}
+	}
+	// After the versions were planned: whether any names a data file is
+	// known from the files.json each read (needsNoData).
 	if w := r.missingDataWarning(ctx, opts); w != "" {
 		p.warn(strings.TrimSuffix(r.cfg.DataDir, "/"), w)
 	}
@@ -268,17 +280,9 @@ func (r *repository) plan(ctx context.Context, opts *Options, check bool) (*Matr
 	if w := r.hiveFolderWarning(declared); w != "" {
 		p.Warnings = append(p.Warnings, w)
 	}
-	var checks []*Cell
 	for _, v := range versions {
-		vp := r.planVersion(ctx, v, declared, now)
-		p.Versions = append(p.Versions, vp)
 		if v.meta != nil && v.meta.FDL != fdljson.SpecVersion {
 			p.Warnings = append(p.Warnings, fmt.Sprintf("version %s: version.json is written for FDL %s; this tool checks FDL %s's rules only", v.id, v.meta.FDL, fdljson.SpecVersion))
-		}
-		for _, c := range vp.Cells {
-			if c.State == Missing {
-				checks = append(checks, c)
-			}
 		}
 	}
 	// A missing cell is refused if the converter cannot express the catalog
@@ -460,13 +464,25 @@ func (r *repository) versionIssues(ctx context.Context, v *version) []Issue {
 		if ref == v.meta.Dataset {
 			_, err = fdljson.ParseDataset(v.prefix()+ref.Path, data)
 		} else {
-			_, err = fdljson.ParseFiles(v.prefix()+ref.Path, data)
+			var files *fdljson.Files
+			files, err = fdljson.ParseFiles(v.prefix()+ref.Path, data)
+			v.indexesNoData = err == nil && !listsDataFiles(files)
 		}
 		if err != nil {
 			issues = append(issues, Issue{ProblemInvalid, err.Error()})
 		}
 	}
 	return issues
+}
+
+// listsDataFiles reports whether a files.json lists any data file.
+func listsDataFiles(f *fdljson.Files) bool {
+	for _, t := range f.Tables {
+		if t != nil && len(t.Files) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func storeRead(ctx context.Context, r *repository, key string) ([]byte, error) {

@@ -216,6 +216,10 @@ type version struct {
 	// detected is the frozen catalog's DuckLake format as a run that opened
 	// it detected it ("" when none did); see formatClaim.
 	detected string
+	// indexesNoData: the run read the version's files.json, its bytes the
+	// ones version.json hashes, and it lists no data file (versionIssues;
+	// see needsNoData).
+	indexesNoData bool
 }
 
 func (v *version) prefix() string { return VersionsDir + v.id + "/" }
