@@ -422,7 +422,10 @@ func (r *repository) planVersion(ctx context.Context, v *version, declared []fdl
 				c.Violation = fmt.Sprintf("format %s is not declared in fdl.json, yet its readers would open %s; remove it or declare the format", f.DuckLake, key)
 			}
 			if c.Declared && f.HasUntil() && !v.meta.CreatedAt.Before(f.UntilTime) {
-				c.Violation = fmt.Sprintf("written for a version created %s, at or after the format's until %s", v.meta.CreatedAt.Format(time.RFC3339), f.Until)
+				// Say what mends it: the finding alone left the
+				// operator to guess which of the two was wrong.
+				created := v.meta.CreatedAt.Format(time.RFC3339)
+				c.Violation = fmt.Sprintf("written for a version created %s, at or after the format's until %s (a format past its until is not written for newer versions): remove %s, or, if until is too early, set it after %s in fdl.json", created, f.Until, key, created)
 			}
 		case f.ExpiredFor(v.meta.CreatedAt, now):
 			c.State = Expired
