@@ -42,15 +42,55 @@ func runBackfill(ctx context.Context, cmd *cli.Command) error {
 			logTransfer(opts.Logger, "backfill", rep.Transfer)
 		}
 		return rep, err
-	}, printBackfill)
+	}, printBackfill, backfillSummary)
+}
+
+// backfillSummary is the run's line in a log: the counts of its report's
+// last line.
+func backfillSummary(rep *repo.BackfillReport) []any {
+	refused, errored := 0, 0
+	for _, c := range notTried(rep) {
+		if c.State == repo.Refused {
+			refused++
+		} else {
+			errored++
+		}
+	}
+	return []any{"written", rep.Counts[repo.Written], "already_there", rep.Counts[repo.AlreadyThere],
+		"planned", rep.Counts[repo.Planned], "failed", rep.Counts[repo.Failed],
+		"refused", refused, "in_error", errored, "versions", len(rep.Plan.Versions)}
+}
+
+// notTried is the plan's refused cells and cells in error that the run
+// did not try, in the plan's order. A cell it tried is counted by its
+// outcome alone: a failed one whose version the run found in error (its
+// frozen catalog breaking version.json's claims) is failed, not also in
+// error.
+func notTried(rep *repo.BackfillReport) []*repo.Cell {
+	tried := map[[2]string]bool{}
+	for _, r := range rep.Results {
+		tried[[2]string{r.Version, r.Format}] = true
+	}
+	var out []*repo.Cell
+	for _, c := range rep.Plan.Cells() {
+		if !tried[[2]string{c.Version, c.Format}] && (c.State == repo.Refused || c.State == repo.Error) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // runRepoJob is the skeleton shared by backfill and check: open the
 // repository from the flags, run the job with progress on stderr, then print
 // its report as JSON (--json) or as text. The job's error decides the exit
-// code either way.
+// code either way. Off a terminal, where each cell is logged, the run ends
+// with one INFO record "<verb> finished" holding summary's counts and the
+// time: a scheduled run's log showed its cells only, so a night with
+// nothing to do left no line at all, and a run's outcome was in its
+// report on stdout, which a cron job sends elsewhere.
 func runRepoJob[R any](ctx context.Context, cmd *cli.Command, verb string,
-	job func(context.Context, store.Store, repo.Options) (*R, error), printText func(io.Writer, string, *R)) error {
+	job func(context.Context, store.Store, repo.Options) (*R, error), printText func(io.Writer, string, *R),
+	summary func(*R) []any) error {
 	st, opts, err := openRepo(ctx, cmd)
 	if err != nil {
 		return err
@@ -58,11 +98,16 @@ func runRepoJob[R any](ctx context.Context, cmd *cli.Command, verb string,
 	if err := ownDataFolder(ctx, st, opts.DataPath); err != nil {
 		return err
 	}
+	start := time.Now()
 	stop := progress(cmd, verb, &opts)
 	rep, err := job(ctx, st, opts)
 	stop()
 	if rep == nil {
 		return err
+	}
+	if !isTerminal(errWriter(cmd)) {
+		attrs := append(summary(rep), "duration_seconds", math.Round(time.Since(start).Seconds()*1000)/1000)
+		opts.Logger.Info(verb+" finished", attrs...)
 	}
 	out := cmd.Root().Writer
 	if cmd.Bool("json") {
@@ -107,27 +152,16 @@ func printBackfill(out io.Writer, _ string, rep *repo.BackfillReport) {
 		}
 		fmt.Fprintln(out, line)
 	}
-	// A cell this run tried is counted by its outcome alone: a failed one
-	// whose version the run found in error (its frozen catalog breaking
-	// version.json's claims) is failed, not also in error.
-	tried := map[[2]string]bool{}
-	for _, r := range rep.Results {
-		tried[[2]string{r.Version, r.Format}] = true
-	}
 	refused, errored := 0, 0
-	for _, c := range rep.Plan.Cells() {
-		if tried[[2]string{c.Version, c.Format}] {
-			continue
-		}
-		switch c.State {
-		case repo.Refused:
+	for _, c := range notTried(rep) {
+		if c.State == repo.Refused {
 			refused++
 			fmt.Fprintf(out, "refused       %s %s: %s\n", c.Version, c.Format, strings.Join(c.Reasons, "; "))
-		case repo.Error:
-			// Not backfill's to fix; check reports them with its exit code.
-			errored++
-			fmt.Fprintf(out, "error         %s %s: %s\n", c.Version, c.Format, oneline.First(strings.Join(c.Reasons, "; ")))
+			continue
 		}
+		// Not backfill's to fix; check reports them with its exit code.
+		errored++
+		fmt.Fprintf(out, "error         %s %s: %s\n", c.Version, c.Format, oneline.First(strings.Join(c.Reasons, "; ")))
 	}
 	// A version's issues (a dataset.json or files.json that disagrees with
 	// version.json, its parents) stop none of its catalogs, as in plan;
@@ -153,10 +187,7 @@ func printBackfill(out io.Writer, _ string, rep *repo.BackfillReport) {
 // otherwise (structured logs for schedules and CI). The returned function
 // ends the line.
 func progress(cmd *cli.Command, verb string, opts *repo.Options) func() {
-	w := cmd.Root().ErrWriter
-	if w == nil {
-		w = os.Stderr
-	}
+	w := errWriter(cmd)
 	log := opts.Logger
 	if !isTerminal(w) {
 		opts.Progress = func(p repo.Progress) {
@@ -181,6 +212,15 @@ func progress(cmd *cli.Command, verb string, opts *repo.Options) func() {
 	opts.Progress = bar.progress
 	opts.OnDownload = bar.download
 	return bar.end
+}
+
+// errWriter is where logs and the progress line go: stderr, unless the
+// app is given another writer (tests).
+func errWriter(cmd *cli.Command) io.Writer {
+	if w := cmd.Root().ErrWriter; w != nil {
+		return w
+	}
+	return os.Stderr
 }
 
 // progressBar is the progress line of a run on a terminal, redrawn in

@@ -42,7 +42,7 @@ func runCheck(ctx context.Context, cmd *cli.Command) error {
 			setRunError(rep, explain(ctx, err, cmd))
 		}
 		return rep, err
-	}, printCheck)
+	}, printCheck, checkSummary)
 	// A check that could not start (fdl.json missing or invalid, no
 	// listing of versions/: a finding naming the file) or that stopped on
 	// a runtime failure (a TLS error, a 500, a download failing, an
@@ -63,6 +63,26 @@ func runCheck(ctx context.Context, cmd *cli.Command) error {
 		}
 	}
 	return err
+}
+
+// checkSummary is the run's line in a log: its verdict, what it proved and
+// its findings per kind.
+func checkSummary(rep *repo.CheckReport) []any {
+	cached := 0
+	for _, p := range rep.Proofs {
+		if p.Cached {
+			cached++
+		}
+	}
+	versions := 0
+	if rep.Plan != nil {
+		versions = len(rep.Plan.Versions)
+	}
+	attrs := []any{"ok", rep.OK, "versions", versions, "proofs", len(rep.Proofs), "proofs_cached", cached}
+	for _, k := range []repo.Kind{repo.KindDifference, repo.KindInvalid, repo.KindUnverifiable, repo.KindMissing, repo.KindWarning} {
+		attrs = append(attrs, string(k), rep.Counts[k])
+	}
+	return attrs
 }
 
 // setRunError records a failed run's error and exit code in its report.

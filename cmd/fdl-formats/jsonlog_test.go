@@ -98,4 +98,44 @@ func TestBackfillCellLogLine(t *testing.T) {
 	if cells == 0 {
 		t.Errorf("no cell line in\n%s", errOut.String())
 	}
+	// The run ends with its summary, the counts of the report's last line:
+	// a cron job's log held the cells only, nothing for a night with
+	// nothing to do, and never the outcome (the report goes to stdout).
+	wantSummary(t, errOut.String(), "backfill finished", map[string]any{"written": float64(cells), "failed": 0.0, "refused": 0.0, "in_error": 0.0})
+	for _, tc := range []struct {
+		args []string
+		msg  string
+		want map[string]any
+	}{
+		{[]string{"backfill", "--formats=1.1", "--jobs=1", remoteNow, dir}, "backfill finished", map[string]any{"written": 0.0, "already_there": 0.0, "failed": 0.0}},
+		{[]string{"check", "--formats=1.1", "--jobs=1", remoteNow, dir}, "check finished", map[string]any{"ok": true, "proofs": float64(cells), "difference": 0.0, "missing": 0.0}},
+	} {
+		out.Reset()
+		errOut.Reset()
+		app := newApp()
+		app.Writer, app.ErrWriter = &out, &errOut
+		if code := runMain(app, append([]string{"fdl-formats", "--log-format=json"}, tc.args...), &errOut); code != exitOK {
+			t.Fatalf("%s: exit %d\n%s\n%s", tc.args[0], code, out.String(), errOut.String())
+		}
+		wantSummary(t, errOut.String(), tc.msg, tc.want)
+	}
+}
+
+// wantSummary requires the last record of a JSON log to be the run's
+// summary msg, with its time and the wanted values.
+func wantSummary(t *testing.T, log, msg string, want map[string]any) {
+	t.Helper()
+	lines := strings.Split(strings.TrimSpace(log), "\n")
+	var last map[string]any
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil {
+		t.Fatalf("last log line is not JSON: %q", lines[len(lines)-1])
+	}
+	if last["msg"] != msg || last["level"] != "INFO" || last["versions"] == nil || last["duration_seconds"] == nil {
+		t.Fatalf("last log record %v, want %s at INFO with versions and duration_seconds", last, msg)
+	}
+	for k, v := range want {
+		if last[k] != v {
+			t.Errorf("%s: %s = %v, want %v", msg, k, last[k], v)
+		}
+	}
 }
