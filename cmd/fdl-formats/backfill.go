@@ -57,8 +57,8 @@ func backfillSummary(rep *repo.BackfillReport) []any {
 		}
 	}
 	return []any{"written", rep.Counts[repo.Written], "already_there", rep.Counts[repo.AlreadyThere],
-		"planned", rep.Counts[repo.Planned], "failed", rep.Counts[repo.Failed],
-		"refused", refused, "in_error", errored, "versions", len(rep.Plan.Versions)}
+		"planned", rep.Counts[repo.Planned], "failed", rep.Counts[repo.Failed], "interrupted", rep.Counts[repo.Interrupted],
+		"refused", refused, "in_error", errored, "expired", rep.Plan.Counts[repo.Expired], "versions", len(rep.Plan.Versions)}
 }
 
 // notTried is the plan's refused cells and cells in error that the run
@@ -177,9 +177,15 @@ func printBackfill(out io.Writer, _ string, rep *repo.BackfillReport) {
 		fmt.Fprintf(out, "%d issue(s) with versions' other files: their catalogs are written all the same (as plan plans them); check reports the issues\n", issues)
 	}
 	// Interrupted cells have a count of their own: a cancelled run is no
-	// run with failed cells (they were counted as failed).
-	fmt.Fprintf(out, "%d written, %d already there, %d planned, %d failed, %d interrupted, %d refused, %d in error\n",
-		rep.Counts[repo.Written], rep.Counts[repo.AlreadyThere], rep.Counts[repo.Planned], rep.Counts[repo.Failed], rep.Counts[repo.Interrupted], refused, errored)
+	// run with failed cells (they were counted as failed). Cells past
+	// their format's until are never tried: named, a run asked for one
+	// (--formats, --versions) said "0 written" and nothing else.
+	expired := ""
+	if n := rep.Plan.Counts[repo.Expired]; n > 0 {
+		expired = fmt.Sprintf(", %d expired (past their format's until: no longer written)", n)
+	}
+	fmt.Fprintf(out, "%d written, %d already there, %d planned, %d failed, %d interrupted, %d refused, %d in error%s\n",
+		rep.Counts[repo.Written], rep.Counts[repo.AlreadyThere], rep.Counts[repo.Planned], rep.Counts[repo.Failed], rep.Counts[repo.Interrupted], refused, errored, expired)
 	printTransfer(out, rep.Transfer)
 }
 

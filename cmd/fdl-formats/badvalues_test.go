@@ -94,6 +94,27 @@ func TestBackfillSummaryCountsOnce(t *testing.T) {
 	}
 }
 
+// TestBackfillSaysExpired: a cell past its format's until is not
+// written, and the summary line and the run's log record say how many
+// there were; a backfill asked for exactly such a cell said "0 written,
+// ..., 0 in error" and nothing else.
+func TestBackfillSaysExpired(t *testing.T) {
+	repoDir := copyRepo(t, "lakes", "01_primitive_types") // created 2026-10-31, 0.3 until 2026-06-30
+	var out, errOut strings.Builder
+	app := newApp()
+	app.Writer, app.ErrWriter = &out, &errOut
+	if code := runMain(app, []string{"fdl-formats", "--log-format=json", "backfill", "--formats=0.3", remoteNow, repoDir}, &errOut); code != exitOK {
+		t.Fatalf("backfill: exit %d\n%s\n%s", code, out.String(), errOut.String())
+	}
+	if want := "0 written, 0 already there, 0 planned, 0 failed, 0 interrupted, 0 refused, 0 in error, 1 expired (past their format's until: no longer written)\n"; out.String() != want {
+		t.Errorf("report %q, want %q", out.String(), want)
+	}
+	wantSummary(t, errOut.String(), "backfill finished", map[string]any{"written": 0.0, "expired": 1.0})
+	if m, _ := filepath.Glob(filepath.Join(repoDir, "versions", "*", "catalogs")); len(m) != 0 {
+		t.Errorf("catalogs written past until: %v", m)
+	}
+}
+
 // TestTempDirMissing: a $TMPDIR that names no folder (a disk not mounted,
 // a misspelt path) exits 2 naming it, and nothing is created there; every
 // run created it and put its work folders in it without a word.
