@@ -143,20 +143,32 @@ type seqNote struct {
 
 // seqRanges names versions as "seq 3 (past until)", with a run of
 // consecutive seqs saying the same as one range, "seq 1-200": a line
-// listed every seq one by one (60 KB for 200 versions). A version
-// without a seq (0) is never merged.
+// listed every seq one by one (60 KB for 200 versions). Neighbouring
+// ranges saying the same share the note, "seq 1, 3-5 (past until)": a
+// gap (a withdrawn version between them) repeated it. A version without
+// a seq (0) is never merged.
 func seqRanges(items []seqNote) []string {
 	var out []string
+	var last *seqNote // the previous range's first item, when it had a seq
 	for i := 0; i < len(items); {
 		j := i
 		for j+1 < len(items) && items[i].seq > 0 && items[j+1].seq == items[j].seq+1 && items[j+1].note == items[i].note {
 			j++
 		}
-		s := fmt.Sprintf("seq %d", items[i].seq)
+		s := fmt.Sprintf("%d", items[i].seq)
 		if j > i {
 			s += fmt.Sprintf("-%d", items[j].seq)
 		}
-		out = append(out, s+items[i].note)
+		if last != nil && items[i].seq > 0 && last.note == items[i].note {
+			prev := out[len(out)-1]
+			out[len(out)-1] = strings.TrimSuffix(prev, last.note) + ", " + s + last.note
+		} else {
+			out = append(out, "seq "+s+items[i].note)
+		}
+		last = nil
+		if items[i].seq > 0 {
+			last = &items[i]
+		}
 		i = j + 1
 	}
 	return out

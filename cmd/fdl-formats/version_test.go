@@ -63,8 +63,21 @@ func TestReadersSeqRanges(t *testing.T) {
 	rr.Unreadable = append(rr.Unreadable, &repo.ReaderVersion{Version: "no-seq", Cannot: []string{"1.5.0", "1.5.1"}}, &repo.ReaderVersion{Version: "no-seq-2", Cannot: []string{"1.5.0", "1.5.1"}})
 	var b strings.Builder
 	printReaders(&b, []*repo.ReaderRange{rr})
-	want := "reads 1 of 202 versions; cannot read seq 1-3 (past until), seq 4-6, seq 7-8 (in DuckDB 1.5.0), seq 9, seq 11-200, seq 0, seq 0\n"
+	// Neighbouring ranges saying the same share it: "seq 9, 11-200" (a
+	// gap, seq 10, between them), which read "seq 9, seq 11-200".
+	want := "reads 1 of 202 versions; cannot read seq 1-3 (past until), seq 4-6, seq 7-8 (in DuckDB 1.5.0), seq 9, 11-200, seq 0, seq 0\n"
 	if !strings.HasSuffix(b.String(), want) {
+		t.Errorf("readers:\n%s\nwant the line to end %q", b.String(), want)
+	}
+	// A withdrawn version (seq 2, not listed) between versions past until:
+	// it read "seq 1 (past until), seq 3-5 (past until)".
+	gap := &repo.ReaderRange{Format: "0.3", DuckDB: ">= 1.4.0, < 1.5.0", Tried: []string{"1.4.0"}}
+	for _, seq := range []int64{1, 3, 4, 5} {
+		gap.Unreadable = append(gap.Unreadable, &repo.ReaderVersion{Seq: seq, Cannot: []string{"1.4.0"}, Expected: true})
+	}
+	b.Reset()
+	printReaders(&b, []*repo.ReaderRange{gap})
+	if want := "reads 0 of 4 versions; cannot read seq 1, 3-5 (past until)\n"; !strings.HasSuffix(b.String(), want) {
 		t.Errorf("readers:\n%s\nwant the line to end %q", b.String(), want)
 	}
 }
