@@ -253,7 +253,13 @@ func printMatrix(w io.Writer, root string, m *repo.Matrix) {
 	var rules []string
 	for _, r := range m.Rules {
 		if r.Status != "ok" {
-			rules = append(rules, fmt.Sprintf("  %s version %s format %s: %s %s", r.Rule, r.Version, r.Format, r.Status, r.Detail))
+			// The status, then why: "unknown format 0.4 is past its
+			// until" read as a format named unknown.
+			line := fmt.Sprintf("  %s version %s format %s: %s", r.Rule, r.Version, r.Format, r.Status)
+			if r.Detail != "" {
+				line += ": " + r.Detail
+			}
+			rules = append(rules, line)
 		}
 	}
 	if len(rules) > 0 {

@@ -218,6 +218,23 @@ func TestPlanNowZeroTime(t *testing.T) {
 	}
 }
 
+// TestPlanRuleLine: a repository rule plan cannot judge says so, then
+// why; the line ran the two together, "format 0.4: unknown format 0.4 is
+// past its until", which read as a format named unknown.
+func TestPlanRuleLine(t *testing.T) {
+	repoDir := copyRepo(t, "lakes", "01_primitive_types") // created 2026-10-31, frozen in 1.0
+	if err := os.WriteFile(filepath.Join(repoDir, "fdl.json"), []byte(`{"fdl":"0.1","data_dir":"data/","formats":[{"ducklake":"0.4","until":"2026-11-01"},{"ducklake":"1.0"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runApp(t, "plan", remoteNow, repoDir)
+	if code != exitOK {
+		t.Fatalf("plan: exit %d, stderr %s", code, errOut)
+	}
+	if want := " format 0.4: unknown: format 0.4 is past its until (2026-11-01), so this version's cell in it is no longer analysed\n"; !strings.Contains(out, want) {
+		t.Errorf("plan: want %q; got:\n%s", want, out)
+	}
+}
+
 // TestEmptyVersionFolderWarned: plan and backfill of a repository with an
 // empty version folder name it in their warnings, in the text report and
 // in --json (plan's warnings; backfill's plan.warnings), on a folder and
