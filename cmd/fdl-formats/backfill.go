@@ -182,7 +182,7 @@ func printBackfill(out io.Writer, _ string, rep *repo.BackfillReport) {
 	// (--formats, --versions) said "0 written" and nothing else.
 	expired := ""
 	if n := rep.Plan.Counts[repo.Expired]; n > 0 {
-		expired = fmt.Sprintf(", %d expired (past their format's until: no longer written)", n)
+		expired = fmt.Sprintf(", %d expired (past their format's until: not written)", n)
 	}
 	fmt.Fprintf(out, "%d written, %d already there, %d planned, %d failed, %d interrupted, %d refused, %d in error%s\n",
 		rep.Counts[repo.Written], rep.Counts[repo.AlreadyThere], rep.Counts[repo.Planned], rep.Counts[repo.Failed], rep.Counts[repo.Interrupted], refused, errored, expired)

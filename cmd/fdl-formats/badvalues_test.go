@@ -106,7 +106,7 @@ func TestBackfillSaysExpired(t *testing.T) {
 	if code := runMain(app, []string{"fdl-formats", "--log-format=json", "backfill", "--formats=0.3", remoteNow, repoDir}, &errOut); code != exitOK {
 		t.Fatalf("backfill: exit %d\n%s\n%s", code, out.String(), errOut.String())
 	}
-	if want := "0 written, 0 already there, 0 planned, 0 failed, 0 interrupted, 0 refused, 0 in error, 1 expired (past their format's until: no longer written)\n"; out.String() != want {
+	if want := "0 written, 0 already there, 0 planned, 0 failed, 0 interrupted, 0 refused, 0 in error, 1 expired (past their format's until: not written)\n"; out.String() != want {
 		t.Errorf("report %q, want %q", out.String(), want)
 	}
 	wantSummary(t, errOut.String(), "backfill finished", map[string]any{"written": 0.0, "expired": 1.0})
