@@ -157,7 +157,9 @@ func TestEmptyFolderRule(t *testing.T) {
 					// (A stray file in catalogs/ is a difference too.)
 					var ce *CheckError
 					if !errors.As(err, &ce) || ce.Counts[KindInvalid] != 1 || !slices.ContainsFunc(lines, func(l string) bool {
-						return strings.HasPrefix(l, "invalid "+emptyVersionID+" ") && strings.Contains(l, "version.json: missing")
+						// The finding says what mends it, as check's hint
+						// for an invalid version does not here.
+						return strings.HasPrefix(l, "invalid "+emptyVersionID+" ") && strings.Contains(l, "version.json: missing: finish publishing the version")
 					}) {
 						t.Errorf("%s: check = %v, findings %q; want version %s invalid, its version.json missing", name, err, lines, emptyVersionID)
 					}

@@ -470,7 +470,10 @@ func (r *repository) readVersion(ctx context.Context, v *version) {
 	}
 	if _, ok := v.objects["version.json"]; !ok {
 		if v.expired == nil {
-			v.err, v.problem = fmt.Errorf("%sversion.json: missing", v.prefix()), ProblemInvalid
+			// Say what mends it: check's hint (restore an edited file, or
+			// withdraw) fits a published version, not one still being
+			// copied in.
+			v.err, v.problem = fmt.Errorf("%sversion.json: missing: finish publishing the version (version.json is copied last) or restore its version.json; a withdrawn version has expired.json instead", v.prefix()), ProblemInvalid
 		}
 		return // withdrawn versions may lose version.json
 	}
