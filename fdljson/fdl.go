@@ -142,6 +142,11 @@ func parseFormat(file, path string, raw []byte) (Format, error) {
 	}
 	v, err := formats.Lookup(f.DuckLake)
 	if err != nil {
+		// After a DuckDB upgrade the DuckDB release is the number at hand
+		// ("2.0"), not the DuckLake format it writes (1.1): say which.
+		if r, rerr := formats.ReaderOf(f.DuckLake); rerr == nil {
+			err = fmt.Errorf("%w; DuckDB %s reads DuckLake format %s: ducklake names the format, duckdb the range of DuckDB releases", err, f.DuckLake, r.Name)
+		}
 		return f, &Error{File: file, Field: o.field("ducklake"), Err: err}
 	}
 	if v.Dev {

@@ -161,6 +161,9 @@ func TestParseRepoErrors(t *testing.T) {
 		{"empty_formats", `{"fdl":"0.1","formats":[]}`, "formats: empty"},
 		{"formats_not_list", `{"fdl":"0.1","formats":{}}`, "formats: want a list"},
 		{"unknown_format", `{"fdl":"0.1","formats":[{"ducklake":"0.9"}]}`, `formats[0].ducklake: unknown format version "0.9"`},
+		// A DuckDB release given as the format: which format it reads.
+		{"duckdb_release_as_format", `{"fdl":"0.1","formats":[{"ducklake":"2.0"}]}`, `formats[0].ducklake: unknown format version "2.0" (known: 0.1, 0.2, 0.3-dev1, 0.3, 0.4-dev1, 0.4, 1.0, 1.1-dev1, 1.1); DuckDB 2.0 reads DuckLake format 1.1: ducklake names the format, duckdb the range of DuckDB releases`},
+		{"duckdb_patch_as_format", `{"fdl":"0.1","formats":[{"ducklake":"1.5.2"}]}`, `DuckDB 1.5.2 reads DuckLake format 1.0:`},
 		{"dev_format", `{"fdl":"0.1","formats":[{"ducklake":"1.1-dev1"}]}`, `formats[0].ducklake: 1.1-dev1 is a development layout`},
 		{"duplicate_format", `{"fdl":"0.1","formats":[{"ducklake":"1.0"},{"ducklake":"0.4"},{"ducklake":"1.0"}]}`, "formats[2].ducklake: format 1.0 declared twice (also formats[0])"},
 		{"missing_ducklake", `{"fdl":"0.1","formats":[{"duckdb":">= 1.0"}]}`, "formats[0].ducklake: missing"},
