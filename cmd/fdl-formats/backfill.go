@@ -20,8 +20,15 @@ import (
 
 func backfillCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "backfill",
-		Usage:     "write every missing catalog of an FDL repository: verify, convert, prove, publish",
+		Name:  "backfill",
+		Usage: "write every missing catalog of an FDL repository: verify, convert, prove, publish",
+		// A scheduler acts on the exit code: say what each means here,
+		// as check's help does (backfill's said nothing).
+		Description: "Exit codes: 0 every missing catalog written (or nothing to do); cells refused, past their\n" +
+			"format's until or in error are listed but are no failure (check reports what they mean);\n" +
+			"1 a cell failed (the report says where and why) or a runtime failure; 2 bad flags or\n" +
+			"arguments; 6 REPO is no FDL repository, or fdl.json is invalid; 130 interrupted (nothing\n" +
+			"half-written). Run check after it. See docs/repository.md.",
 		ArgsUsage: "REPO",
 		Flags: append(repoFlags(),
 			&cli.BoolFlag{Name: "dry-run", Usage: "plan and list what would be written, write nothing"},

@@ -85,7 +85,8 @@ func TestHelpFlagText(t *testing.T) {
 		not     []string
 	}{
 		{"plan", []string{"--now TIME", "cells to run at once, 1 or more (default: number of CPUs)"}, []string{"--now until", "(default: 0)"}},
-		{"backfill", []string{"--now TIME", "(default: number of CPUs)"}, []string{"--now until", "(default: 0)"}},
+		// A scheduler acts on backfill's exit code: its help said none.
+		{"backfill", []string{"--now TIME", "(default: number of CPUs)", "Exit codes: 0 every missing catalog written", "1 a cell failed", "130 interrupted"}, []string{"--now until", "(default: 0)"}},
 		{"check", []string{"--now TIME", "(default: number of CPUs)"}, []string{"--now until", "(default: 0)"}},
 		{"convert", []string{"target format: 0.1, 0.2, 0.3, 0.4, 1.0, 1.1", "(repeatable): commit-info, expression-defaults,"}, []string{"[0.1", "[commit-info"}},
 	} {
