@@ -26,7 +26,9 @@ import (
 // read vector of non-NULL ones, convert refuses 0.3 and 0.4 naming the
 // table, column, data file, delete file and snapshot, the proof reads the
 // faithful 0.3 conversion's table as unreadable, a faithful 0.1
-// conversion (no table paths) is refused for 1.0, and 1.1 is proved; the
+// conversion (no table paths) is refused for 1.0, a faithful 0.4 one
+// (read as a source by DuckDB 1.5.1) converts to 1.0 and is proved, and
+// 1.1 is proved; the
 // other lakes, which differ in one condition each, convert to 0.3 and
 // 0.4 and are proved.
 func TestStructNullsAfterSkippedVector(t *testing.T) {
@@ -138,6 +140,19 @@ func TestStructNullsAfterSkippedVector(t *testing.T) {
 			var refused *RefusedError
 			if _, err := Check(ctx, out01, formats.V1_0, opts); !errors.As(err, &refused) || !strings.Contains(err.Error(), "struct-nulls-after-skipped-vector") || !strings.Contains(err.Error(), tc.refused) {
 				t.Errorf("convert the 0.1 catalog to 1.0: %v, want refused for struct-nulls-after-skipped-vector at %s", err, tc.refused)
+			}
+			// A 0.4 catalog holding it is read as a source by DuckDB 1.5.1,
+			// the newest release of the line, which keeps skipped levels
+			// apart: it converts to 1.0 and is proved (0.4's SourceQuirks).
+			out04 := filepath.Join(t.TempDir(), "faithful-0.4.duckdb")
+			if _, err := Catalog(ctx, src, out04, formats.V0_4, Options{faithful: true, DataPath: data, RewriteDeletes: true}); err != nil {
+				t.Fatalf("faithful 0.4: %v", err)
+			}
+			up10 := filepath.Join(t.TempDir(), "from-0.4-1.0.duckdb")
+			if _, err := Catalog(ctx, out04, up10, formats.V1_0, opts); err != nil {
+				t.Errorf("convert the 0.4 catalog to 1.0: %v, want converted", err)
+			} else if _, err := compare.Catalogs(ctx, out04, up10, compare.Options{DataPath: data}); err != nil {
+				t.Errorf("compare the 0.4 catalog with its 1.0 conversion: %v, want equivalent", err)
 			}
 			out11 := filepath.Join(t.TempDir(), "1.1.duckdb")
 			if _, err := Catalog(ctx, src, out11, formats.V1_1, opts); err != nil {
