@@ -21,28 +21,7 @@ func TestOldFormatsReadDeletesAsTheirDuckLake(t *testing.T) {
 	ctx := context.Background()
 	lake, catalog := lastVersion(t, "lakes-0.3", "06_deletes")
 	data := filepath.Join(lake, "data")
-	r, snaps := openWithSnapshots(t, catalog, data)
-	last := snaps[len(snaps)-1].ID
-	var target DataFile
-	var table Table
-	eachTable(t, r, func(s Snapshot, tb Table) {
-		if s.ID != last || target.Delete != nil {
-			return
-		}
-		files, err := r.Files(ctx, tb, s.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range files {
-			if f.Delete != nil && f.Delete.Format == "parquet" {
-				target, table = f, tb
-				return
-			}
-		}
-	})
-	if target.Delete == nil {
-		t.Fatal("no Parquet delete file at the last snapshot of lakes-0.3/06_deletes")
-	}
+	r, last, table, target := lastParquetDelete(t, catalog, data)
 	deleted, err := r.deletedPositions(ctx, table, target, last)
 	if err != nil {
 		t.Fatal(err)
@@ -109,6 +88,85 @@ func TestOldFormatsReadDeletesAsTheirDuckLake(t *testing.T) {
 			}
 			if !errors.Is(err, ErrNotEquivalent) || !hasDifference(rep, tc.kind, tc.text) {
 				t.Fatalf("Catalogs: %v, want a %s difference naming %q", err, tc.kind, tc.text)
+			}
+		})
+	}
+}
+
+// lastParquetDelete opens catalog and finds a data file with a Parquet
+// delete file at its last snapshot.
+func lastParquetDelete(t *testing.T, catalog, data string) (r *Reader, last int64, table Table, target DataFile) {
+	t.Helper()
+	r, snaps := openWithSnapshots(t, catalog, data)
+	last = snaps[len(snaps)-1].ID
+	eachTable(t, r, func(s Snapshot, tb Table) {
+		if s.ID != last || target.Delete != nil {
+			return
+		}
+		files, err := r.Files(context.Background(), tb, s.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			if f.Delete != nil && f.Delete.Format == "parquet" {
+				target, table = f, tb
+				return
+			}
+		}
+	})
+	if target.Delete == nil {
+		t.Fatalf("no Parquet delete file at the last snapshot of %s", catalog)
+	}
+	return r, last, table, target
+}
+
+// TestDeleteFileHiveFoldersByReader: a delete file under key=value folders
+// (formats.QuirkDeleteFilesHiveColumns) is read as each reader reads it. A
+// 0.3 catalog is written for DuckDB 1.4.0 too, which accepts two columns
+// only, so one folder (a third column) already fails it; read as a source
+// (DuckDB 1.4.5, two or three columns) it reads. A 1.0 catalog is written
+// for DuckDB 1.5.2 too (a first release), which fails on two folders; read
+// as a source (DuckDB 1.5.3+, Hive detection off) it reads.
+func TestDeleteFileHiveFoldersByReader(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		archive, folders string
+		asA              bool   // the moved catalog is A (a source)
+		text             string // an unreadable difference naming it ("": equivalent)
+	}{
+		{"lakes-0.3", "k=1", false, "delete-files-hive-columns"},
+		{"lakes-0.3", "k=1", true, ""},
+		{"lakes", "k=1/j=2", false, "delete-files-hive-columns"},
+		{"lakes", "k=1/j=2", true, ""},
+	} {
+		t.Run(fmt.Sprintf("%s/%s/asA=%v", tc.archive, tc.folders, tc.asA), func(t *testing.T) {
+			lake, catalog := lastVersion(t, tc.archive, "06_deletes")
+			data := filepath.Join(lake, "data")
+			_, _, _, target := lastParquetDelete(t, catalog, data)
+			moved := filepath.Join(t.TempDir(), filepath.FromSlash(tc.folders), filepath.Base(target.Delete.Path))
+			if err := os.MkdirAll(filepath.Dir(moved), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			b, err := os.ReadFile(target.Delete.Path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(moved, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			a, bcat := catalog, tamper(t, catalog, fmt.Sprintf("UPDATE ducklake_delete_file SET path = %s, path_is_relative = false WHERE delete_file_id = %d", sqlString(moved), target.Delete.ID))
+			if tc.asA {
+				a, bcat = bcat, a
+			}
+			rep, err := Catalogs(ctx, a, bcat, Options{DataPath: data})
+			if tc.text == "" {
+				if err != nil {
+					t.Fatalf("Catalogs: %v, want equivalent", err)
+				}
+				return
+			}
+			if !errors.Is(err, ErrNotEquivalent) || !hasDifference(rep, "unreadable", tc.text) {
+				t.Fatalf("Catalogs: %v, want an unreadable difference naming %q", err, tc.text)
 			}
 		})
 	}
