@@ -130,7 +130,8 @@ func filesHolding(t *testing.T, conn *sql.Conn, data string, table, column int64
 // holding a matching row, and the catalog is proved equivalent. The old
 // output (the same catalog with '0'/'1') is not equivalent to its source,
 // naming the file and column; as a source it proves equivalent to its 1.0
-// conversion (which keeps '0'/'1'). Before, the conversions carried
+// conversion (which keeps '0'/'1'), and the 0.4 one converted to 0.3 (text
+// readers on both sides) is respelled too. Before, the conversions carried
 // '0'/'1' and were proved equivalent.
 func TestBooleanStatsForTextReaders(t *testing.T) {
 	ctx := context.Background()
@@ -241,6 +242,21 @@ func TestBooleanStatsForTextReaders(t *testing.T) {
 				t.Fatal(err)
 			}
 			proveEquivalent(t, old, up, data)
+			if tc.target != formats.V0_4 {
+				return
+			}
+			// Down to 0.3, whose readers compare them as text too, they are
+			// respelled all the same (docs/formats.md): 0.3's readers then
+			// keep the files holding matching rows.
+			down := filepath.Join(t.TempDir(), "down.duckdb")
+			if _, err := Catalog(ctx, old, down, formats.V0_3, Options{DataPath: data}); err != nil {
+				t.Fatal(err)
+			}
+			for _, b := range booleanStats(t, down, formats.V0_3) {
+				if !formats.BooleanTextStats.Ordered(b.min) || !formats.BooleanTextStats.Ordered(b.max) {
+					t.Errorf("0.4 to 0.3: table %d column %d file %d: BOOLEAN statistics %v/%v, want NULL, 'false' or 'true'", b.table, b.column, b.file, str(b.min), str(b.max))
+				}
+			}
 		})
 	}
 }
