@@ -10,6 +10,7 @@ import (
 	"github.com/fdl-formats/fdl-formats/compare"
 	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
+	"github.com/fdl-formats/fdl-formats/lakegen"
 )
 
 // keptByGuard runs, on a catalog file, the file list DuckLake 1.5.3+
@@ -205,5 +206,43 @@ func TestValueCountZeroForSkippingReaders(t *testing.T) {
 				t.Errorf("%d %s differences against a %s A with NULL, want 2: %v", n2, q.Info().Name, target.Name, rep.Differences)
 			}
 		})
+	}
+}
+
+// TestValueCountZeroNestedFieldsKept: readers with
+// formats.QuirkValueCountZeroPruned look up the statistics row of a
+// top-level column only (filters are pushed down on those), so an upgrade
+// from 0.4 sets value_count NULL where a top-level column's row has 0 and
+// the file values, and copies a struct field's such row as it is
+// (ValueCountZeroWithValuesSQL). The zeros are written into a 0.4
+// conversion's rows of a top-level column and a struct field (DuckLake
+// 1.5's writers write them for TIMETZ and INTERVAL, which lakegen does not
+// write). Before this test, a mutant also rewriting the struct field's
+// rows passed.
+func TestValueCountZeroNestedFieldsKept(t *testing.T) {
+	ctx := context.Background()
+	src, data := textStatsLake(t,
+		lakegen.Snapshot{lakegen.CreateTable{Table: "t", Columns: []lakegen.Column{{Name: "a", Type: "INTEGER"},
+			{Name: "s", Type: "STRUCT", Fields: []lakegen.Column{{Name: "f", Type: "INTEGER"}}}}}},
+		lakegen.Snapshot{lakegen.Insert{Table: "t", Select: "SELECT i::INTEGER, {f: i::INTEGER} FROM range(3) r(i)"}})
+	counts := func(path string) string {
+		return query(t, path, `SELECT string_agg(col.column_name || '=' || coalesce(s.value_count::VARCHAR, 'NULL'), ',' ORDER BY s.column_id)
+			FROM c.ducklake_file_column_stats s JOIN c.ducklake_column col USING (table_id, column_id) WHERE col.column_name IN ('a', 'f')`)[0][0]
+	}
+	down := filepath.Join(t.TempDir(), "0.4.duckdb")
+	if _, err := Catalog(ctx, src, down, formats.V0_4, Options{DataPath: data}); err != nil {
+		t.Fatal(err)
+	}
+	zeros := editedCopy(t, down, `UPDATE ducklake_file_column_stats SET value_count = 0, null_count = 0
+		WHERE column_id IN (SELECT column_id FROM ducklake_column WHERE column_name IN ('a', 'f'))`)
+	if got := counts(zeros); got != "a=0,f=0" {
+		t.Fatalf("value counts %s after the edit, want a=0,f=0", got)
+	}
+	up := filepath.Join(t.TempDir(), "1.0.duckdb")
+	if _, err := Catalog(ctx, zeros, up, formats.V1_0, Options{DataPath: data}); err != nil {
+		t.Fatal(err)
+	}
+	if got := counts(up); got != "a=NULL,f=0" {
+		t.Errorf("0.4 -> 1.0: value counts %s, want a=NULL,f=0 (the readers that skip read only the top-level column's row)", got)
 	}
 }
