@@ -103,7 +103,7 @@ func TestBackfillSaysExpired(t *testing.T) {
 	var out, errOut strings.Builder
 	app := newApp()
 	app.Writer, app.ErrWriter = &out, &errOut
-	if code := runMain(app, []string{"fdl-formats", "--log-format=json", "backfill", "--formats=0.3", remoteNow, repoDir}, &errOut); code != exitOK {
+	if code := runMain(app, []string{"fdl-formats", "--log-format=json", "backfill", "--formats=0.3", remoteNow, repoDir}, &errOut, interruptGrace); code != exitOK {
 		t.Fatalf("backfill: exit %d\n%s\n%s", code, out.String(), errOut.String())
 	}
 	if want := "0 written, 0 already there, 0 planned, 0 failed, 0 interrupted, 0 refused, 0 in error, 1 expired (past their format's until: not written)\n"; out.String() != want {

@@ -28,7 +28,7 @@ func TestFinalErrorJSONLog(t *testing.T) {
 			var out, errOut strings.Builder
 			app := newApp()
 			app.Writer, app.ErrWriter = &out, &errOut
-			code := runMain(app, append([]string{"fdl-formats"}, tc.args...), &errOut)
+			code := runMain(app, append([]string{"fdl-formats"}, tc.args...), &errOut, interruptGrace)
 			if code != tc.code {
 				t.Fatalf("exit %d, want %d; stderr %s", code, tc.code, errOut.String())
 			}
@@ -50,7 +50,7 @@ func TestFinalErrorJSONLog(t *testing.T) {
 	var errOut strings.Builder
 	app := newApp()
 	app.ErrWriter = &errOut
-	if code := runMain(app, []string{"fdl-formats", "check", missing}, &errOut); code != exitInvalid || !strings.HasPrefix(errOut.String(), "Error: not an FDL repository") {
+	if code := runMain(app, []string{"fdl-formats", "check", missing}, &errOut, interruptGrace); code != exitInvalid || !strings.HasPrefix(errOut.String(), "Error: not an FDL repository") {
 		t.Errorf("text logs: exit %d, stderr %q; want the plain Error: line", code, errOut.String())
 	}
 }
@@ -70,7 +70,7 @@ func TestBackfillCellLogLine(t *testing.T) {
 	app := newApp()
 	app.Writer, app.ErrWriter = &out, &errOut
 	args := []string{"fdl-formats", "--log-format=json", "backfill", "--formats=1.1", "--jobs=1", remoteNow, dir}
-	if code := runMain(app, args, &errOut); code != exitOK {
+	if code := runMain(app, args, &errOut, interruptGrace); code != exitOK {
 		t.Fatalf("backfill: exit %d\n%s\n%s", code, out.String(), errOut.String())
 	}
 	cells := 0
@@ -114,7 +114,7 @@ func TestBackfillCellLogLine(t *testing.T) {
 		errOut.Reset()
 		app := newApp()
 		app.Writer, app.ErrWriter = &out, &errOut
-		if code := runMain(app, append([]string{"fdl-formats", "--log-format=json"}, tc.args...), &errOut); code != exitOK {
+		if code := runMain(app, append([]string{"fdl-formats", "--log-format=json"}, tc.args...), &errOut, interruptGrace); code != exitOK {
 			t.Fatalf("%s: exit %d\n%s\n%s", tc.args[0], code, out.String(), errOut.String())
 		}
 		wantSummary(t, errOut.String(), tc.msg, tc.want)

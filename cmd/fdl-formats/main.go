@@ -23,13 +23,15 @@ import (
 const interruptGrace = 10 * time.Second
 
 func main() {
-	os.Exit(runMain(newApp(), os.Args, os.Stderr))
+	os.Exit(runMain(newApp(), os.Args, os.Stderr, interruptGrace))
 }
 
 // runMain runs app with args as the process's command line and returns
 // its exit code, the error printed on stderr (reportError); SIGINT and
-// SIGTERM stop it (watchSignals).
-func runMain(app *cli.Command, args []string, stderr io.Writer) int {
+// SIGTERM stop it (watchSignals), a run that has not returned grace after
+// the first signal included (main's is interruptGrace; a test that waits
+// for it passes a shorter one).
+func runMain(app *cli.Command, args []string, stderr io.Writer, grace time.Duration) int {
 	jsonLogs := new(atomic.Bool)
 	setLogFormatSink(app, jsonLogs)
 	sigs := make(chan os.Signal, 2)
@@ -37,7 +39,7 @@ func runMain(app *cli.Command, args []string, stderr io.Writer) int {
 	defer signal.Stop(sigs)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go watchSignals(sigs, cancel, interruptGrace, stderr, jsonLogs.Load, os.Exit)
+	go watchSignals(sigs, cancel, grace, stderr, jsonLogs.Load, os.Exit)
 	err := app.Run(ctx, args)
 	code := exitCode(err)
 	if err != nil && code != exitOK {

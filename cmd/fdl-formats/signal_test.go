@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,12 +19,19 @@ import (
 // blockEnv makes the test binary, run again as a child, act as the
 // command with one more hidden command, block-open PATH, which opens PATH
 // (a FIFO: open(2) blocks until a writer comes, as on a hung mount) in a
-// system call no context reaches.
+// system call no context reaches. Its value is the run's grace after the
+// first signal (runMain), so that a test of the grace waits a second, not
+// interruptGrace.
 const blockEnv = "FDL_FORMATS_TEST_BLOCKING_MAIN"
 
 func init() {
 	if os.Getenv(blockEnv) == "" {
 		return
+	}
+	grace, err := time.ParseDuration(os.Getenv(blockEnv))
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", blockEnv, err)
+		os.Exit(2)
 	}
 	app := newApp()
 	app.Commands = append(app.Commands, &cli.Command{Name: "block-open", Hidden: true, Action: func(ctx context.Context, cmd *cli.Command) error {
@@ -33,23 +41,25 @@ func init() {
 		}
 		return ctx.Err()
 	}})
-	os.Exit(runMain(app, os.Args, os.Stderr))
+	os.Exit(runMain(app, os.Args, os.Stderr, grace))
 }
 
 // TestBlockedRunStopsOnSignal: a run blocked in a system call (opening a
 // FIFO) ignored SIGTERM (trial 2 F2.3: check on a FIFO data file, only
 // SIGKILL ended it). The real process now exits 130 with one line on
-// stderr: interruptGrace after the first SIGTERM, at once at a second
-// signal.
+// stderr: its grace after the first SIGTERM (a second here; main's is
+// interruptGrace, 10 s of waiting), at once at a second signal (within
+// half of interruptGrace).
 func TestBlockedRunStopsOnSignal(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
+		grace   time.Duration
 		signals []os.Signal
 		want    string
 		min     time.Duration
 	}{
-		{"one SIGTERM, after the grace period", []os.Signal{syscall.SIGTERM}, "still running 10s after SIGTERM", interruptGrace},
-		{"SIGTERM then SIGINT, at once", []os.Signal{syscall.SIGTERM, os.Interrupt}, "SIGINT again", 0},
+		{"one SIGTERM, after the grace period", time.Second, []os.Signal{syscall.SIGTERM}, "still running 1s after SIGTERM", time.Second},
+		{"SIGTERM then SIGINT, at once", interruptGrace, []os.Signal{syscall.SIGTERM, os.Interrupt}, "SIGINT again", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fifo := filepath.Join(t.TempDir(), "fifo")
@@ -57,7 +67,7 @@ func TestBlockedRunStopsOnSignal(t *testing.T) {
 				t.Fatal(err)
 			}
 			cmd := exec.Command(os.Args[0], "block-open", fifo)
-			cmd.Env = append(os.Environ(), blockEnv+"=1")
+			cmd.Env = append(os.Environ(), blockEnv+"="+tc.grace.String())
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
 			if err := cmd.Start(); err != nil {
@@ -76,7 +86,7 @@ func TestBlockedRunStopsOnSignal(t *testing.T) {
 			var err error
 			select {
 			case err = <-done:
-			case <-time.After(interruptGrace + 30*time.Second):
+			case <-time.After(tc.grace + 30*time.Second):
 				cmd.Process.Kill()
 				t.Fatalf("still running %v after the signals; stderr %q", time.Since(start), stderr.String())
 			}
