@@ -172,12 +172,18 @@ func TestEmptyFolderRule(t *testing.T) {
 		if err := os.MkdirAll(filepath.Join(root, "versions", emptyVersionID), 0o755); err != nil {
 			t.Fatal(err)
 		}
+		// Side by side, each with its own server and cache: each check
+		// mostly waits for the failing probe's three retries (0.7 s of
+		// httpstore's backoff).
 		for _, name := range append(slices.Clone(presenceFiles), "catalogs/0.3.duckdb") {
-			_, h := emptyFolderSite(t, root, emptyVersionID, "empty", []string{name})
-			_, err := Check(ctx, webSite(t, h), Options{Formats: []string{"1.0"}, Jobs: 2, Cache: t.TempDir()})
-			if !errors.Is(err, ErrUnverifiable) || errors.Is(err, ErrInvalidVersion) || !strings.Contains(err.Error(), emptyVersionID+"/"+name) {
-				t.Errorf("check with %s answered 500 = %v, want ErrUnverifiable (not invalid) naming %s/%s", name, err, emptyVersionID, name)
-			}
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				_, h := emptyFolderSite(t, root, emptyVersionID, "empty", []string{name})
+				_, err := Check(ctx, webSite(t, h), Options{Formats: []string{"1.0"}, Jobs: 2, Cache: t.TempDir()})
+				if !errors.Is(err, ErrUnverifiable) || errors.Is(err, ErrInvalidVersion) || !strings.Contains(err.Error(), emptyVersionID+"/"+name) {
+					t.Errorf("check with %s answered 500 = %v, want ErrUnverifiable (not invalid) naming %s/%s", name, err, emptyVersionID, name)
+				}
+			})
 		}
 	})
 }

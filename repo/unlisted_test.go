@@ -207,6 +207,10 @@ func TestUnlistedVersionFiles(t *testing.T) {
 		}, []string{"expired.json"}, []string{"files.json"}, ErrUnverifiable, "probe versions/%s/files.json"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			// Side by side: each case has its own lake and server, and
+			// those with a failing probe mostly wait for its three retries
+			// (0.7 s of httpstore's backoff).
+			t.Parallel()
 			st, root := smallLake(t)
 			id := versionIDs(t, root)[2]
 			if tc.edit != nil {
