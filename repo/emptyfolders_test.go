@@ -65,6 +65,7 @@ func emptyFolderSite(t *testing.T, root, id, page string, fail []string) (*httpS
 // unverifiable, naming the file; a version folder whose page answers 404
 // stays an error (no listing).
 func TestEmptyFolderVersion(t *testing.T) {
+	t.Parallel() // mostly waits for a probe's retries (httpstore's backoff)
 	ctx := context.Background()
 	remove := func(t *testing.T, v string, names ...string) {
 		for _, f := range names {
@@ -216,6 +217,7 @@ func TestEmptyFolderVersion(t *testing.T) {
 // seq costs a HEAD for each version whose listing leaves version.json
 // out, none where listings show it; a failed one is an error naming it.
 func TestResolveEmptyFolderVersion(t *testing.T) {
+	t.Parallel() // mostly waits for a probe's retries (httpstore's backoff)
 	ctx := context.Background()
 	_, root := smallLake(t)
 	ids := versionIDs(t, root)
@@ -352,6 +354,7 @@ func TestEmptyFolderVersionDropped(t *testing.T) {
 // a probe the server fails is an error naming the file (expired.json, or
 // a presence probe: ducklake.duckdb).
 func TestResolveEmptyFolderVersionDropped(t *testing.T) {
+	t.Parallel() // mostly waits for a probe's retries (httpstore's backoff)
 	ctx := context.Background()
 	st, root := smallLake(t)
 	ids := versionIDs(t, root)

@@ -272,6 +272,7 @@ func TestHiddenCatalogsOfTheRunAreProved(t *testing.T) {
 // unverifiable (exit 4) naming the file. Before, it was reported as a
 // write-ahead log found beside the catalog (exit 3).
 func TestWalProbeFailureIsUnverifiable(t *testing.T) {
+	t.Parallel() // mostly waits for a probe's retries (httpstore's backoff)
 	ctx := context.Background()
 	_, root := smallLake(t)
 	id := versionIDs(t, root)[2]

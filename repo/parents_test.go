@@ -260,6 +260,7 @@ func TestCheckParents(t *testing.T) {
 // not there; 404 for both is a parent not in the repository; a parent the
 // server gives is one the listing hides.
 func TestCheckParentProbes(t *testing.T) {
+	t.Parallel() // mostly waits for a probe's retries (httpstore's backoff)
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name   string
