@@ -46,6 +46,7 @@ func TestWebSetupErrors(t *testing.T) {
 	tlsSrv := webtest.ServeTLS(t, site) // its certificate: no authority this machine trusts
 	expired := webtest.ServeExpiredTLS(t, site)
 	plain := webtest.Serve(t, lake, webtest.Options{})
+	gzipped := webtest.Serve(t, lake, webtest.Options{Encode: "/"}) // nginx gzip_static always
 	status := func(code int) string {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("WWW-Authenticate", `Basic realm="lake"`)
@@ -103,6 +104,9 @@ func TestWebSetupErrors(t *testing.T) {
 		{"redirect loop", loop.URL + "/a/lake", exitFailure,
 			"redirect loop: " + loop.URL + "/a/lake/fdl.json -> " + loop.URL + "/b/lake/fdl.json -> " + loop.URL + "/a/lake/fdl.json",
 			"fix the server's redirects"},
+		{"fdl.json sent gzip-encoded, unasked", gzipped + "/lake", exitFailure,
+			`the server sends the file with Content-Encoding "gzip" though none was asked for (GET ` + gzipped + "/lake/fdl.json): readers get the encoded bytes, not the file",
+			"serve the repository's files as stored, without Content-Encoding"},
 		{"404: the URL names no repository", plain + "/elsewhere", exitInvalid,
 			"",
 			"give the folder that holds fdl.json"},

@@ -640,3 +640,43 @@ func TestRemoteArgumentMessages(t *testing.T) {
 		}
 	}
 }
+
+// TestWebEncodedAnswers: a server that sends the repository's files with
+// Content-Encoding gzip though none was asked for (nginx `gzip_static
+// always`, a CDN compressing application/octet-stream and JSON) gives
+// readers the encoded bytes. Met in the folder walk (a version's
+// files.json), it stops the run with one line naming the file and the
+// site and a Try: line saying to serve the files without Content-Encoding
+// (exit 1, as the other setup errors; it said Go's wording and no Try:);
+// met on the data files, each is unverifiable (exit 4), its finding
+// saying the same.
+func TestWebEncodedAnswers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("checks a lake")
+	}
+	root := backfilledLake(t)
+	const cause = `the server sends the file with Content-Encoding "gzip" though none was asked for`
+	t.Run("files.json, in the folder walk", func(t *testing.T) {
+		url := webtest.Serve(t, root, webtest.Options{Encode: "/files.json"}) + "/lake"
+		_, errOut, code := runAppStderr(t, "check", remoteNow, "--no-cache", url)
+		lines := strings.Split(strings.TrimSpace(errOut), "\n")
+		if code != exitFailure || len(lines) != 2 || !strings.Contains(lines[0], "/files.json in "+url+"/: "+cause+" (") ||
+			!strings.HasPrefix(lines[1], "Try: serve the repository's files as stored, without Content-Encoding") {
+			t.Errorf("check: exit %d, want %d, an Error: line naming files.json, %s and the cause, and a Try: line; got:\n%s", code, exitFailure, url, errOut)
+		}
+	})
+	t.Run("data files", func(t *testing.T) {
+		url := webtest.Serve(t, root, webtest.Options{Encode: "/data/"}) + "/lake"
+		rep, errOut, code := checkReport(t, "--no-cache", url)
+		if code != exitIncomparable || rep == nil {
+			t.Fatalf("check: exit %d, want %d\n%s", code, exitIncomparable, errOut)
+		}
+		named := false
+		for _, f := range rep.Findings {
+			named = named || (f.Kind == repo.KindUnverifiable && strings.Contains(f.Detail, ".parquet in "+url+"/: "+cause))
+		}
+		if !named {
+			t.Errorf("check: no unverifiable finding names a data file, the site and the cause; first: %+v", rep.Findings[0])
+		}
+	})
+}

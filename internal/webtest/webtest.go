@@ -5,6 +5,8 @@
 package webtest
 
 import (
+	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -89,6 +91,11 @@ type Options struct {
 	// IgnoreRange answers every GET with 200 and the whole file, whatever
 	// Range it asks (python -m http.server, some proxies and CDNs).
 	IgnoreRange bool
+	// Encode answers a GET or HEAD without a Range of a file whose URL
+	// path holds it gzip-compressed, with Content-Encoding gzip, whatever
+	// the request accepts (nginx `gzip_static always`, a CDN or proxy
+	// compressing application/octet-stream and JSON for every client).
+	Encode string
 }
 
 // Serve serves root at the returned URL (no trailing slash) until the
@@ -143,6 +150,10 @@ func Handler(root string, opts Options) http.Handler {
 				return
 			}
 		}
+		if opts.Encode != "" && strings.Contains(clean, opts.Encode) && r.Header.Get("Range") == "" {
+			encoded(w, r, p)
+			return
+		}
 		if opts.HeadWithoutLength && r.Method == http.MethodHead {
 			w = noLength{w}
 		}
@@ -179,6 +190,26 @@ func Handler(root string, opts Options) http.Handler {
 		}
 		http.ServeContent(w, r, st.Name(), mod, f)
 	})
+}
+
+// encoded answers with the file at p gzip-compressed (Content-Encoding
+// gzip), its body left out for a HEAD.
+func encoded(w http.ResponseWriter, r *http.Request, p string) {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(b)
+	zw.Close()
+	w.Header().Set("Content-Type", "application/octet-stream")
+	w.Header().Set("Content-Encoding", "gzip")
+	w.Header().Set("Content-Length", fmt.Sprint(gz.Len()))
+	if r.Method != http.MethodHead {
+		w.Write(gz.Bytes())
+	}
 }
 
 // listing writes an index page of folder dir (its URL path, "/"-ended).

@@ -42,6 +42,13 @@ const (
 	// RedirectLoop: the server's redirects come back to an address already
 	// visited, or go on past maxRedirects.
 	RedirectLoop
+	// Encoded: the server sends a file with a Content-Encoding (gzip, br)
+	// though the request asked for none, as DuckDB asks for none (nginx
+	// `gzip_static always`, a CDN or proxy compressing
+	// application/octet-stream or JSON whatever the client accepts):
+	// readers, DuckDB's ranged reads among them, get the encoded bytes,
+	// not the file.
+	Encoded
 )
 
 // SetupError is a request that failed for a reason the run's setup (the
@@ -53,8 +60,11 @@ type SetupError struct {
 	Op, Key string
 	// Location is the repository's URL; Host the host (and port) asked.
 	Location, Host string
-	// Status is the server's answer (NeedsAuth), 0 when there was none.
+	// Status is the server's answer (NeedsAuth), "" when there was none.
 	Status string
+	// Encoding is the answer's Content-Encoding and Request the request
+	// that got it ("HEAD https://…/files.json") (Encoded).
+	Encoding, Request string
 	// Err is the client's error.
 	Err error
 }
@@ -78,6 +88,8 @@ func (e *SetupError) Error() string {
 		what = "the server answers " + e.Status + ": the site requires authentication or denies access to it"
 	case RedirectLoop:
 		what = e.Err.Error()
+	case Encoded:
+		what = fmt.Sprintf("the server sends the file with Content-Encoding %q though none was asked for (%s): readers get the encoded bytes, not the file", e.Encoding, e.Request)
 	}
 	return fmt.Sprintf("%s %s in %s: %s", e.Op, e.Key, e.Location, what)
 }
@@ -104,6 +116,8 @@ func (e *SetupError) Hint() string {
 		return "fdl-formats reads public web sites only (no credentials, cookies or signed URLs): serve the repository's files without authentication, or check the bucket by s3:// with read-only credentials"
 	case RedirectLoop:
 		return "fix the server's redirects for the repository's folder (a rule that sends the address back to itself: http↔https, a trailing slash added and removed)"
+	case Encoded:
+		return "serve the repository's files as stored, without Content-Encoding: on nginx, `gzip off` and `gzip_static off` (never `always`) for the repository's location, or application/octet-stream and application/json left out of `gzip_types`; on a CDN or proxy, turn compression off for the repository's path"
 	}
 	return ""
 }
@@ -154,6 +168,11 @@ func checkRedirect(req *http.Request, via []*http.Request) error {
 func (s *Store) setupError(op, key string, err error, resp *http.Response) *SetupError {
 	e := &SetupError{Op: op, Key: key, Location: s.Location(), Host: s.base.Host, Err: err}
 	if resp != nil {
+		if enc := encoding(resp); enc != "" && (resp.StatusCode == http.StatusOK || resp.StatusCode == http.StatusPartialContent) {
+			e.Problem, e.Encoding = Encoded, enc
+			e.Request = resp.Request.Method + " " + redact(resp.Request.URL)
+			return e
+		}
 		if resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden {
 			return nil
 		}

@@ -231,6 +231,9 @@ func (s *Store) ReadTail(ctx context.Context, key string, n int64) ([]byte, stor
 	}
 	defer resp.Body.Close()
 	if err := check(resp, key); err != nil {
+		if se := s.setupError("read the end of", key, err, resp); se != nil {
+			return nil, store.ObjectInfo{}, se
+		}
 		return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s: %w", key, err)
 	}
 	if err := store.CheckETags(key, hd.etag, resp.Header.Get("ETag")); err != nil {
@@ -331,6 +334,9 @@ func (s *Store) isPage(ctx context.Context, key string) (bool, error) {
 	}
 	defer resp.Body.Close()
 	if err := check(resp, key); err != nil {
+		if se := s.setupError("stat", key, err, resp); se != nil {
+			return false, se
+		}
 		return false, fmt.Errorf("stat %s: %w", key, err)
 	}
 	head, err := io.ReadAll(io.LimitReader(resp.Body, sniffLen))
@@ -529,6 +535,13 @@ func (s *Store) listing(ctx context.Context, dir string) (names []string, listed
 		return nil, false, &ListingError{URL: u, Reason: "the folder answers " + resp.Status + ": the server refuses folder listings (nginx without `autoindex on`, Apache with `Options -Indexes`) or access to the folder"}
 	}
 	if err := check(resp, dir); err != nil {
+		name := dir
+		if name == "" {
+			name = "./" // the repository's own folder
+		}
+		if se := s.setupError("list", name, err, resp); se != nil {
+			return nil, false, se
+		}
 		return nil, false, err
 	}
 	if !isListing(resp) {
@@ -734,11 +747,12 @@ func (s *Store) do(ctx context.Context, method, u string, h http.Header) (*http.
 
 // check maps an HTTP status to the store's errors. A file sent encoded
 // (a Content-Encoding other than identity, though none was asked for) is
-// an error: readers get its encoded bytes, which are not the file.
+// an error: readers get its encoded bytes, which are not the file (the
+// callers' setupError makes it a SetupError, with a hint).
 func check(resp *http.Response, key string) error {
 	switch {
 	case resp.StatusCode == http.StatusOK || resp.StatusCode == http.StatusPartialContent:
-		if enc := resp.Header.Get("Content-Encoding"); enc != "" && !strings.EqualFold(enc, "identity") {
+		if enc := encoding(resp); enc != "" {
 			return fmt.Errorf("%s %s: the server sent %s with Content-Encoding %q though none was asked for; readers get those encoded bytes, not the file", resp.Request.Method, redact(resp.Request.URL), key, enc)
 		}
 		return nil
@@ -746,6 +760,14 @@ func check(resp *http.Response, key string) error {
 		return fmt.Errorf("%s: %w", resp.Status, fs.ErrNotExist)
 	}
 	return fmt.Errorf("%s %s: %s", resp.Request.Method, redact(resp.Request.URL), resp.Status)
+}
+
+// encoding is the Content-Encoding of an answer, "" for none or identity.
+func encoding(resp *http.Response) string {
+	if enc := resp.Header.Get("Content-Encoding"); enc != "" && !strings.EqualFold(enc, "identity") {
+		return enc
+	}
+	return ""
 }
 
 func redact(u *url.URL) string { return u.Redacted() }

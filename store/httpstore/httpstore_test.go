@@ -606,50 +606,101 @@ func TestReadTailWholeFileAsked(t *testing.T) {
 
 // TestEncodedAnswers: the store asks for the bytes as stored (no gzip, as
 // DuckDB) and refuses an answer encoded all the same: readers get the
-// encoded bytes, not the file.
+// encoded bytes, not the file. The refusal is a *SetupError (Encoded)
+// naming the file, the request and the encoding, with a hint to serve
+// the files without Content-Encoding, from every request that meets it:
+// the HEAD of Stat (the folder walk's, which stopped the run with Go's
+// wording and no hint), the GET of Open, the ranged GET of ReadTail and
+// a folder's listing.
 func TestEncodedAnswers(t *testing.T) {
 	ctx := context.Background()
 	const body = "....PAR1"
-	for _, tc := range []struct {
+	type call struct {
 		name string
-		h    http.HandlerFunc
-		want string // "" for the body
+		do   func(*httpstore.Store) error
+	}
+	open := call{"Open", func(st *httpstore.Store) error {
+		rc, err := st.Open(ctx, "f.parquet")
+		if err != nil {
+			return err
+		}
+		defer rc.Close()
+		got, err := io.ReadAll(rc)
+		if err == nil && string(got) != body {
+			err = fmt.Errorf("read %q, want %q", got, body)
+		}
+		return err
+	}}
+	stat := call{"Stat", func(st *httpstore.Store) error { _, err := st.Stat(ctx, "f.parquet"); return err }}
+	tail := call{"ReadTail", func(st *httpstore.Store) error { _, _, err := st.ReadTail(ctx, "f.parquet", 4); return err }}
+	list := call{"List", func(st *httpstore.Store) error { _, err := st.List(ctx, "versions/"); return err }}
+	gzipped := func(w http.ResponseWriter) {
+		w.Header().Set("Content-Encoding", "gzip")
+		io.WriteString(w, "\x1f\x8b not the file")
+	}
+	for _, tc := range []struct {
+		name    string
+		h       http.HandlerFunc
+		calls   []call
+		request string // "" for no error; else the request the error names
 	}{
 		{"gzip only when asked", func(w http.ResponseWriter, r *http.Request) {
 			if strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
-				w.Header().Set("Content-Encoding", "gzip")
-				io.WriteString(w, "\x1f\x8b not the file")
+				gzipped(w)
 				return
 			}
-			io.WriteString(w, body)
-		}, ""},
-		{"gzip unasked", func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Encoding", "gzip")
-			io.WriteString(w, "\x1f\x8b not the file")
-		}, `Content-Encoding "gzip"`},
+			http.ServeContent(w, r, "f.parquet", time.Time{}, strings.NewReader(body))
+		}, []call{open, stat, tail}, ""},
+		{"gzip unasked, to GET", func(w http.ResponseWriter, r *http.Request) {
+			gzipped(w)
+		}, []call{open}, "GET "},
+		{"gzip unasked, to HEAD", func(w http.ResponseWriter, r *http.Request) {
+			gzipped(w)
+		}, []call{stat, tail}, "HEAD "},
+		{"gzip unasked, to ranged GETs only", func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("Range") != "" {
+				gzipped(w)
+				return
+			}
+			http.ServeContent(w, r, "f.parquet", time.Time{}, strings.NewReader(body))
+		}, []call{tail}, "GET "},
+		{"gzip unasked, a listing", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			gzipped(w)
+		}, []call{list}, "GET "},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			srv := httptest.NewServer(tc.h)
-			t.Cleanup(srv.Close)
-			st, err := httpstore.New(srv.URL+"/", srv.Client())
-			if err != nil {
-				t.Fatal(err)
-			}
-			rc, err := st.Open(ctx, "f.parquet")
-			if tc.want != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.want) {
-					t.Errorf("Open: %v, want an error containing %q", err, tc.want)
+		for _, c := range tc.calls {
+			t.Run(tc.name+", "+c.name, func(t *testing.T) {
+				srv := httptest.NewServer(tc.h)
+				t.Cleanup(srv.Close)
+				st, err := httpstore.New(srv.URL+"/", srv.Client())
+				if err != nil {
+					t.Fatal(err)
 				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer rc.Close()
-			got, err := io.ReadAll(rc)
-			if err != nil || string(got) != body {
-				t.Errorf("Open read %q, %v; want %q", got, err, body)
-			}
-		})
+				err = c.do(st)
+				if tc.request == "" {
+					if err != nil {
+						t.Fatalf("%s: %v", c.name, err)
+					}
+					return
+				}
+				var se *httpstore.SetupError
+				if !errors.As(err, &se) || se.Problem != httpstore.Encoded {
+					t.Fatalf("%s: %v (%T), want a *SetupError of Problem Encoded", c.name, err, err)
+				}
+				msg := err.Error()
+				for _, want := range []string{" in " + srv.URL + "/: ", `with Content-Encoding "gzip" though none was asked for (` + tc.request + srv.URL + "/", "readers get the encoded bytes, not the file"} {
+					if !strings.Contains(msg, want) {
+						t.Errorf("%s: %q, want it to contain %q", c.name, msg, want)
+					}
+				}
+				if c.name != "List" && !strings.Contains(msg, "f.parquet in ") {
+					t.Errorf("%s: %q names no file", c.name, msg)
+				}
+				if !strings.Contains(se.Hint(), "without Content-Encoding") || !strings.Contains(se.Hint(), "gzip_static") {
+					t.Errorf("%s: hint %q", c.name, se.Hint())
+				}
+			})
+		}
 	}
 }
