@@ -499,7 +499,7 @@ func (r *repository) verifyRef(ctx context.Context, v *version, ref fdljson.File
 		return ProblemInvalid, fmt.Errorf("%s: missing (named in version.json)", key)
 	}
 	if info.Size != ref.Bytes {
-		return ProblemMismatch, fmt.Errorf("%s: %d bytes, version.json says %d", key, info.Size, ref.Bytes)
+		return sizeProblem(ctx, r.st, key, info.Size, ref.Bytes)
 	}
 	frozen := key == v.prefix()+v.meta.Catalog.Path
 	if r.remote != nil && frozen {

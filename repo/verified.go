@@ -22,7 +22,8 @@ func (r *repository) copyFrozen(ctx context.Context, v *version, dir string) (st
 	ref := v.meta.Catalog.FileRef
 	key := v.prefix() + ref.Path
 	if info, ok := v.objects[ref.Path]; ok && info.Size != ref.Bytes {
-		return "", ProblemMismatch, fmt.Errorf("%s: %d bytes, version.json says %d", key, info.Size, ref.Bytes)
+		problem, err := sizeProblem(ctx, r.st, key, info.Size, ref.Bytes)
+		return "", problem, err
 	}
 	if r.remote != nil {
 		// Downloaded once per run into the run's private work folder,
@@ -71,4 +72,33 @@ func matchRef(key string, wantBytes int64, wantSum string, n int64, sum string) 
 		return ProblemMismatch, fmt.Errorf("%s: sha256 %s, version.json says %s", key, sum, wantSum)
 	}
 	return "", nil
+}
+
+// sizeProblem is what it means that the store gives the file key, named in
+// version.json, another size (statSize: its listing's or Stat's, a web
+// server's HEAD) than version.json records (want). Where the store's Stat
+// is another request than its GETs (store.GETSizer: a web server), a GET
+// of the file's first byte tells whose fault it is: a GET that gives the
+// same size is a file that is not the one recorded (a difference, as on
+// any store); one that gives another is a server that disagrees with
+// itself about the file (a proxy, cache or application answering HEAD
+// otherwise than GET), which blamed the version (exit 3) though its GETs
+// give the recorded bytes: unverifiable, naming the HEAD's Content-Length.
+// Asked only on a disagreement: a size that matches costs no request.
+func sizeProblem(ctx context.Context, st store.Store, key string, statSize, want int64) (Problem, error) {
+	mismatch := fmt.Errorf("%s: %d bytes, version.json says %d", key, statSize, want)
+	gs, ok := store.Base(st).(store.GETSizer)
+	if !ok {
+		return ProblemMismatch, mismatch
+	}
+	got, err := gs.GETSize(ctx, key)
+	switch {
+	case err != nil:
+		return ProblemUnreadable, fmt.Errorf("%s: %d bytes by the server's HEAD (Content-Length), version.json says %d, and the GET that would tell a wrong size from a wrong file failed: %w", key, statSize, want, err)
+	case got == statSize:
+		return ProblemMismatch, mismatch
+	case got == want:
+		return ProblemUnreadable, fmt.Errorf("%s: %d bytes by the server's HEAD (Content-Length), but %d by a GET, as version.json records: the server disagrees with itself about the file's size (a proxy, cache or application answering HEAD otherwise than GET); DuckDB sizes a file by its HEAD, so its readers may fail on it: fix the server", key, statSize, got)
+	}
+	return ProblemUnreadable, fmt.Errorf("%s: %d bytes by the server's HEAD (Content-Length), %d by a GET, %d by version.json: the server disagrees with itself about the file's size (a proxy, cache or application answering HEAD otherwise than GET, or the file changed meanwhile), so which file readers get cannot be told: fix the server", key, statSize, got, want)
 }

@@ -99,6 +99,17 @@ type TailReader interface {
 	ReadTail(ctx context.Context, key string, n int64) ([]byte, ObjectInfo, error)
 }
 
+// GETSizer is implemented by stores whose Stat is another request than
+// the GETs that read an object (a web server's HEAD), so that the two can
+// disagree about its size: a proxy, cache or application may answer HEAD
+// with another Content-Length than its GETs deliver. GETSize is the size a
+// GET gives. A check asks it only when Stat's size is not the size a
+// version records, to tell a server that disagrees with itself from a file
+// that is not the one recorded.
+type GETSizer interface {
+	GETSize(ctx context.Context, key string) (int64, error)
+}
+
 // Location is implemented by stores that can name where they are, for
 // reports and logs. The result never holds credentials.
 type Location interface {

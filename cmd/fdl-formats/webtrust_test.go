@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -679,4 +680,78 @@ func TestWebEncodedAnswers(t *testing.T) {
 			t.Errorf("check: no unverifiable finding names a data file, the site and the cause; first: %+v", rep.Findings[0])
 		}
 	})
+}
+
+// TestWebFrozenCatalogHeadLength: a server whose HEAD gives a frozen
+// catalog another Content-Length than its GETs deliver (a proxy, cache or
+// application answering HEAD otherwise) disagrees with itself: check said
+// "N bytes, version.json says M" and exit 3, blaming a version whose file
+// the GETs serve as recorded. A GET of the first byte now tells the two
+// apart, only when the HEAD disagrees with version.json: the server
+// disagreeing with itself is unverifiable (exit 4) naming the HEAD's
+// Content-Length; a file whose every answer agrees, and not with
+// version.json, is still a difference (exit 3).
+func TestWebFrozenCatalogHeadLength(t *testing.T) {
+	if testing.Short() {
+		t.Skip("checks a lake")
+	}
+	for _, tc := range []struct {
+		name   string
+		head   func(size int64) int64 // the HEAD's Content-Length; nil: the file's
+		grow   int64                  // bytes appended to the frozen catalog
+		code   int
+		detail func(size int64) string // what the finding says after the key
+	}{
+		{"HEAD Content-Length 0", func(int64) int64 { return 0 }, 0, exitIncomparable, func(size int64) string {
+			return fmt.Sprintf(": 0 bytes by the server's HEAD (Content-Length), but %d by a GET, as version.json records: the server disagrees with itself", size)
+		}},
+		{"HEAD 10 bytes short", func(size int64) int64 { return size - 10 }, 0, exitIncomparable, func(size int64) string {
+			return fmt.Sprintf(": %d bytes by the server's HEAD (Content-Length), but %d by a GET, as version.json records", size-10, size)
+		}},
+		{"HEAD short, file grown", func(size int64) int64 { return size - 10 }, 5, exitIncomparable, func(size int64) string {
+			return fmt.Sprintf(": %d bytes by the server's HEAD (Content-Length), %d by a GET, %d by version.json: the server disagrees with itself", size-10, size+5, size)
+		}},
+		{"file grown, HEAD and GET agree", nil, 5, exitDifferent, func(size int64) string {
+			return fmt.Sprintf(": %d bytes, version.json says %d", size+5, size)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := backfilledLake(t)
+			cats, _ := filepath.Glob(filepath.Join(root, "lake", "versions", "*", "ducklake.duckdb"))
+			if len(cats) == 0 {
+				t.Fatal("no frozen catalog")
+			}
+			st, err := os.Stat(cats[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			size := st.Size()
+			if tc.grow > 0 {
+				f, err := os.OpenFile(cats[0], os.O_WRONLY|os.O_APPEND, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				f.Write(make([]byte, tc.grow))
+				f.Close()
+			}
+			key := filepath.ToSlash(strings.TrimPrefix(cats[0], filepath.Join(root, "lake")+string(filepath.Separator)))
+			opts := webtest.Options{}
+			if tc.head != nil {
+				opts.HeadLengths = map[string]int64{"/" + key: tc.head(size)}
+			}
+			url := webtest.Serve(t, root, opts) + "/lake"
+			rep, errOut, code := checkReport(t, "--no-cache", url)
+			if code != tc.code || rep == nil {
+				t.Fatalf("check: exit %d, want %d\n%s", code, tc.code, errOut)
+			}
+			want := key + tc.detail(size)
+			named := false
+			for _, f := range rep.Findings {
+				named = named || strings.Contains(f.Detail, want)
+			}
+			if !named {
+				t.Errorf("check: no finding says %q; first: %+v", want, rep.Findings[0])
+			}
+		})
+	}
 }

@@ -96,6 +96,10 @@ type Options struct {
 	// the request accepts (nginx `gzip_static always`, a CDN or proxy
 	// compressing application/octet-stream and JSON for every client).
 	Encode string
+	// HeadLengths answers a HEAD of a file whose URL path ends with a key
+	// with that Content-Length instead of the file's, while GETs serve the
+	// file (a proxy, cache or application answering HEAD otherwise).
+	HeadLengths map[string]int64
 }
 
 // Serve serves root at the returned URL (no trailing slash) until the
@@ -153,6 +157,15 @@ func Handler(root string, opts Options) http.Handler {
 		if opts.Encode != "" && strings.Contains(clean, opts.Encode) && r.Header.Get("Range") == "" {
 			encoded(w, r, p)
 			return
+		}
+		if r.Method == http.MethodHead {
+			for suffix, n := range opts.HeadLengths {
+				if strings.HasSuffix(clean, suffix) {
+					w.Header().Set("Content-Type", "application/octet-stream")
+					w.Header().Set("Content-Length", fmt.Sprint(n))
+					return
+				}
+			}
 		}
 		if opts.HeadWithoutLength && r.Method == http.MethodHead {
 			w = noLength{w}

@@ -53,6 +53,7 @@ var (
 	_ store.ReadOnly = (*Store)(nil)
 	_ store.URLStore = (*Store)(nil)
 
+	_ store.GETSizer      = (*Store)(nil)
 	_ store.PartialLister = (*Store)(nil)
 	_ store.FolderLister  = (*Store)(nil)
 )
@@ -264,6 +265,57 @@ func (s *Store) ReadTail(ctx context.Context, key string, n int64) ([]byte, stor
 	}
 	info.Size = head.Size
 	return tail, info, nil
+}
+
+// GETSize implements store.GETSizer by a GET of the first byte (Range:
+// bytes=0-0), as stat does where HEAD is refused: the complete length its
+// Content-Range gives (a 416's "bytes */0" for an empty file), or, from a
+// server that ignores the range, the bytes of the whole answer counted.
+func (s *Store) GETSize(ctx context.Context, key string) (int64, error) {
+	if err := store.ValidateKey(key); err != nil {
+		return 0, err
+	}
+	u, err := s.url(key)
+	if err != nil {
+		return 0, err
+	}
+	const op = "GET the size of"
+	resp, err := s.do(ctx, http.MethodGet, u, http.Header{"Range": {"bytes=0-0"}})
+	if err != nil {
+		if se := s.setupError(op, key, err, nil); se != nil {
+			return 0, se
+		}
+		return 0, fmt.Errorf("%s %s: %w", op, key, err)
+	}
+	defer resp.Body.Close()
+	cr := resp.Header.Get("Content-Range")
+	if resp.StatusCode == http.StatusRequestedRangeNotSatisfiable {
+		var size int64
+		if _, err := fmt.Sscanf(cr, "bytes */%d", &size); err != nil || size != 0 {
+			return 0, fmt.Errorf("%s %s: GET %s: %s, Content-Range %q", op, key, redact(resp.Request.URL), resp.Status, cr)
+		}
+		return 0, nil // an empty file: no first byte
+	}
+	if err := check(resp, key); err != nil {
+		if se := s.setupError(op, key, err, resp); se != nil {
+			return 0, se
+		}
+		return 0, fmt.Errorf("%s %s: %w", op, key, err)
+	}
+	if resp.StatusCode == http.StatusPartialContent {
+		var size int64
+		_, total, _ := strings.Cut(cr, "/")
+		if _, err := fmt.Sscan(total, &size); err != nil || size < 0 {
+			return 0, fmt.Errorf("%s %s: the ranged answer's Content-Range %q gives no complete length", op, key, cr)
+		}
+		return size, nil
+	}
+	// The range ignored: the whole file, as readers that download it get it.
+	n, err := io.Copy(io.Discard, store.ContextReader(ctx, resp.Body))
+	if err != nil {
+		return 0, fmt.Errorf("%s %s: %w", op, key, err)
+	}
+	return n, nil
 }
 
 // responseInfo describes the object a response (to a HEAD, or a GET of

@@ -704,3 +704,57 @@ func TestEncodedAnswers(t *testing.T) {
 		}
 	}
 }
+
+// TestGETSize: the size a GET gives, asked where a HEAD's size disagrees
+// with a recorded one: a ranged answer's complete length, the bytes of a
+// whole answer from a server that ignores the range, 0 for an empty file
+// (416, "bytes */0"); an answer that tells no size, or is encoded, is an
+// error.
+func TestGETSize(t *testing.T) {
+	const body = "0123456789"
+	for _, tc := range []struct {
+		name string
+		h    http.HandlerFunc
+		want int64
+		err  string
+	}{
+		{"ranged", func(w http.ResponseWriter, r *http.Request) {
+			http.ServeContent(w, r, "f", time.Time{}, strings.NewReader(body))
+		}, int64(len(body)), ""},
+		{"range ignored", func(w http.ResponseWriter, r *http.Request) {
+			io.WriteString(w, body)
+		}, int64(len(body)), ""},
+		{"empty file", func(w http.ResponseWriter, r *http.Request) {
+			http.ServeContent(w, r, "f", time.Time{}, strings.NewReader(""))
+		}, 0, ""},
+		{"unknown complete length", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Range", "bytes 0-0/*")
+			w.WriteHeader(http.StatusPartialContent)
+			io.WriteString(w, "0")
+		}, 0, "gives no complete length"},
+		{"encoded", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Encoding", "br")
+			io.WriteString(w, body)
+		}, 0, `Content-Encoding "br"`},
+		{"missing", http.NotFound, 0, "file does not exist"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewServer(tc.h)
+			t.Cleanup(srv.Close)
+			st, err := httpstore.New(srv.URL+"/", srv.Client())
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, err := st.GETSize(context.Background(), "f")
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Errorf("GETSize = %d, %v; want an error containing %q", n, err, tc.err)
+				}
+				return
+			}
+			if err != nil || n != tc.want {
+				t.Errorf("GETSize = %d, %v; want %d", n, err, tc.want)
+			}
+		})
+	}
+}
