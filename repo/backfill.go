@@ -162,8 +162,18 @@ func (e *BackfillError) Hint() string {
 // compare, and only then publishes versions/<id>/catalogs/<format>.duckdb
 // with store.Create, which never replaces a file. Cells run Options.Jobs at
 // a time. A cell that fails writes nothing; Backfill then returns its report
-// and a *BackfillError.
-func Backfill(ctx context.Context, st store.Store, opts Options) (_ *BackfillReport, err error) {
+// and a *BackfillError. A request that fails for the whole store mid-run
+// (store.IsWholeStore) stops the cells still running (interrupted: nothing
+// half-written) and those not started; Backfill then returns its report of
+// the cells written until then and a *StoppedError wrapping the store's
+// error.
+func Backfill(ctx context.Context, st store.Store, opts Options) (*BackfillReport, error) {
+	return runWatched(ctx, "backfill", opts, true, func(ctx context.Context, opts Options, _ *storeFailures) (*BackfillReport, error) {
+		return backfill(ctx, st, opts)
+	})
+}
+
+func backfill(ctx context.Context, st store.Store, opts Options) (_ *BackfillReport, err error) {
 	if !opts.DryRun && store.IsReadOnly(st) {
 		return nil, fmt.Errorf("backfill %s: %w: backfill writes catalogs; run it on the repository's bucket or folder (plan and check read web sites)", location(st), store.ErrReadOnly)
 	}

@@ -114,6 +114,13 @@ type CheckReport struct {
 type CheckError struct {
 	Counts map[Kind]int
 	First  Finding
+	// Denied are the objects the store refused to the run's credentials
+	// (store.ErrAccessDenied: S3's AccessDenied, a web server's 401 or
+	// 403), in the order the run met them: files that may well be there
+	// and whole, so the hint does not say to restore them.
+	Denied []string
+
+	site bool // the repository is a web site (Denied: files it does not serve)
 }
 
 func (e *CheckError) sentinel() error {
@@ -155,6 +162,9 @@ func (e *CheckError) Hint() string {
 	}
 	switch e.sentinel() {
 	case ErrUnverifiable:
+		if len(e.Denied) > 0 {
+			return e.deniedHint()
+		}
 		return "restore the file the first finding names if it is missing or damaged (a data file missing from the data folder, most often: check data_dir in fdl.json); a catalog saved by a newer DuckDB needs a newer fdl-formats; see the report (--json) for every finding"
 	case ErrInvalidVersion:
 		return "fix the file the first finding names (a published version's files do not change: restore one that was edited, or withdraw the version); see the report (--json) for every finding"
@@ -179,6 +189,18 @@ func (e *CheckError) Hint() string {
 		return "a published file differs from what its version says; see the report (--json) and restore or withdraw it"
 	}
 	return "see the report (--json) for every finding"
+}
+
+// deniedHint is the hint of a check that could not read some files
+// because the store refused them to its credentials: they need access,
+// not restoring.
+func (e *CheckError) deniedHint() string {
+	n := len(slices.Compact(slices.Sorted(slices.Values(e.Denied))))
+	const rest = "a file is to restore only where a finding says it is missing or damaged; see the report (--json) for every finding"
+	if e.site {
+		return fmt.Sprintf("the web site denies %d file(s) to a reader without credentials (401 or 403; first: %s): they may be there and whole; serve them without authentication, as every reader fetches them; %s", n, e.Denied[0], rest)
+	}
+	return fmt.Sprintf("%d file(s) are not readable with these credentials (AccessDenied; first: %s): they may be there and whole; use credentials allowed s3:GetObject on every object under the prefix (docs/remote.md, Permissions); %s", n, e.Denied[0], rest)
 }
 
 // Check verifies a repository; docs/repository.md says what exit 0
@@ -212,8 +234,22 @@ func (e *CheckError) Hint() string {
 // The reader matrix (Readers) is evaluated last, with the formats the
 // content pass found. Repository rules only the writer can fix are
 // warnings. It returns the report and, unless everything is fine, a
-// *CheckError.
+// *CheckError. A request to a remote store that fails for the whole store
+// mid-run (credentials expired or rotated, the bucket or the endpoint
+// gone: store.IsWholeStore) stops it: it returns no report and a
+// *StoppedError wrapping the store's error.
 func Check(ctx context.Context, st store.Store, opts Options) (*CheckReport, error) {
+	return runWatched(ctx, "check", opts, false, func(ctx context.Context, opts Options, failures *storeFailures) (*CheckReport, error) {
+		rep, err := check(ctx, st, opts)
+		var ce *CheckError
+		if errors.As(err, &ce) {
+			ce.Denied, ce.site = failures.deniedKeys(), store.IsReadOnly(st)
+		}
+		return rep, err
+	})
+}
+
+func check(ctx context.Context, st store.Store, opts Options) (*CheckReport, error) {
 	r, err := load(ctx, st, &opts)
 	if err != nil {
 		return nil, err

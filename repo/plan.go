@@ -184,9 +184,17 @@ func (p *Matrix) Cell(id, format string) *Cell {
 
 // Plan reads a repository and builds its matrix. Nothing is written. It
 // returns an error only when the repository itself cannot be read (no or an
-// invalid fdl.json, a bad filter); problems of single versions are cells in
-// state Error.
+// invalid fdl.json, a bad filter), or when a request to a remote store
+// fails for the whole store mid-run (a *StoppedError: credentials expired,
+// the bucket or endpoint gone; every version read "in error" for it);
+// problems of single versions are cells in state Error.
 func Plan(ctx context.Context, st store.Store, opts Options) (*Matrix, error) {
+	return runWatched(ctx, "plan", opts, false, func(ctx context.Context, opts Options, _ *storeFailures) (*Matrix, error) {
+		return plan(ctx, st, opts)
+	})
+}
+
+func plan(ctx context.Context, st store.Store, opts Options) (*Matrix, error) {
 	r, err := load(ctx, st, &opts)
 	if err != nil {
 		return nil, err

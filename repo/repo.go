@@ -93,6 +93,8 @@ type Options struct {
 	// carryMinWork is compare.Options.CarryMinWork for every proof
 	// (tests: small lakes carry too).
 	carryMinWork int64
+	// failures watches a remote run's requests (watchStore); nil: none.
+	failures *storeFailures
 }
 
 // Progress reports one finished cell.
@@ -231,6 +233,9 @@ func load(ctx context.Context, st store.Store, opts *Options) (_ *repository, er
 	var counter *store.Counter
 	if _, ok := st.(store.PathStore); !ok {
 		counter = store.NewCounter(st) // reports count every byte read
+		if opts.failures != nil {
+			counter.Watch(opts.failures.note)
+		}
 		st = counter
 	}
 	r, err := read(ctx, st)

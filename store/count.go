@@ -8,12 +8,13 @@ import (
 )
 
 // Counter wraps a Store and counts the bytes read through Open and written
-// through Create, for the "bytes downloaded and uploaded" of a run's report.
-// It hides any optional interface of the wrapped store; use Unwrap to reach
-// them.
+// through Create, for the "bytes downloaded and uploaded" of a run's report;
+// it also tells a watcher of each request that fails (Watch). It hides any
+// optional interface of the wrapped store; use Unwrap to reach them.
 type Counter struct {
 	Store
 	down, up atomic.Int64
+	watch    func(key string, err error)
 }
 
 // NewCounter wraps s.
@@ -21,6 +22,32 @@ func NewCounter(s Store) *Counter { return &Counter{Store: s} }
 
 // Unwrap returns the wrapped store.
 func (c *Counter) Unwrap() Store { return c.Store }
+
+// Watch has f called with the key (or prefix) and the error of every
+// request through c that fails: a run stops on the first error about the
+// whole store (IsWholeStore), wherever the request was made. Call it
+// before c is used; f must be safe for concurrent use.
+func (c *Counter) Watch(f func(key string, err error)) { c.watch = f }
+
+// failed tells the watcher of a failed request and returns err.
+func (c *Counter) failed(key string, err error) error {
+	if err != nil && c.watch != nil {
+		c.watch(key, err)
+	}
+	return err
+}
+
+// List implements Store.
+func (c *Counter) List(ctx context.Context, prefix string) ([]ObjectInfo, error) {
+	objs, err := c.Store.List(ctx, prefix)
+	return objs, c.failed(prefix, err)
+}
+
+// Stat implements Store.
+func (c *Counter) Stat(ctx context.Context, key string) (ObjectInfo, error) {
+	info, err := c.Store.Stat(ctx, key)
+	return info, c.failed(key, err)
+}
 
 // Downloaded is the number of bytes read through Open so far.
 func (c *Counter) Downloaded() int64 { return c.down.Load() }
@@ -32,7 +59,7 @@ func (c *Counter) Uploaded() int64 { return c.up.Load() }
 func (c *Counter) Open(ctx context.Context, key string) (io.ReadCloser, error) {
 	rc, err := c.Store.Open(ctx, key)
 	if err != nil {
-		return nil, err
+		return nil, c.failed(key, err)
 	}
 	return &countingReader{ReadCloser: rc, n: &c.down}, nil
 }
@@ -48,7 +75,7 @@ func (c *Counter) OpenInfo(ctx context.Context, key string) (_ io.ReadCloser, _ 
 	}
 	rc, info, err := io_.OpenInfo(ctx, key)
 	if err != nil {
-		return nil, ObjectInfo{}, true, err
+		return nil, ObjectInfo{}, true, c.failed(key, err)
 	}
 	return &countingReader{ReadCloser: rc, n: &c.down}, info, true, nil
 }
@@ -59,12 +86,12 @@ func (c *Counter) OpenInfo(ctx context.Context, key string) (_ io.ReadCloser, _ 
 func (c *Counter) ReadTail(ctx context.Context, key string, n int64) (tail []byte, info ObjectInfo, err error) {
 	tr, ok := c.Store.(TailReader)
 	if !ok {
-		info, err = c.Store.Stat(ctx, key)
+		info, err = c.Stat(ctx, key)
 		return nil, info, err
 	}
 	tail, info, err = tr.ReadTail(ctx, key, n)
 	c.down.Add(int64(len(tail)))
-	return tail, info, err
+	return tail, info, c.failed(key, err)
 }
 
 // Create implements Store; only an object actually written counts. A
@@ -78,7 +105,7 @@ func (c *Counter) Create(ctx context.Context, key string, r io.Reader) error {
 				if err == nil {
 					c.up.Add(st.Size() - pos)
 				}
-				return err
+				return c.failed(key, err)
 			}
 		}
 	}
@@ -87,7 +114,7 @@ func (c *Counter) Create(ctx context.Context, key string, r io.Reader) error {
 	if err == nil {
 		c.up.Add(n.Load())
 	}
-	return err
+	return c.failed(key, err)
 }
 
 type countingReader struct {

@@ -292,9 +292,10 @@ func count[T comparable](s []T, v T) int {
 	return n
 }
 
-// TestS3KilledUpload stops the server as a backfill publishes: check then
-// finds work missing and nothing published half-written, and a rerun
-// completes.
+// TestS3KilledUpload stops the server as a backfill publishes: the run
+// stops with the unreachable endpoint's error (exit 1; it failed each cell
+// before, repo.ErrBackfillIncomplete), check then finds work missing and
+// nothing published half-written, and a rerun completes.
 func TestS3KilledUpload(t *testing.T) {
 	if testing.Short() {
 		t.Skip("converts and proves a lake")
@@ -313,8 +314,9 @@ func TestS3KilledUpload(t *testing.T) {
 		return nil
 	})
 	_, err = repo.Backfill(stopAtPublish, st, repo.Options{Cache: t.TempDir(), Jobs: 1})
-	if !errors.Is(err, repo.ErrBackfillIncomplete) {
-		t.Fatalf("backfill with the server stopped: %v, want ErrBackfillIncomplete", err)
+	var ce *s3.ConfigError
+	if !errors.As(err, new(*repo.StoppedError)) || !errors.As(err, &ce) || ce.Problem != s3.Unreachable || exitCode(err) != exitFailure {
+		t.Fatalf("backfill with the server stopped: %v (exit %d), want a *repo.StoppedError of the unreachable endpoint, exit %d", err, exitCode(err), exitFailure)
 	}
 	srv.Restart()
 	for _, k := range srv.Keys(t, bucket) {

@@ -97,6 +97,16 @@ func (e *SetupError) Error() string {
 // Unwrap is the client's error.
 func (e *SetupError) Unwrap() error { return e.Err }
 
+// WholeStore reports whether the error is about the whole site
+// (store.WholeStoreError): every Problem but NeedsAuth, which a server
+// may answer for some files and not others.
+func (e *SetupError) WholeStore() bool { return e.Problem != NeedsAuth }
+
+// Is matches store.ErrAccessDenied for NeedsAuth.
+func (e *SetupError) Is(target error) bool {
+	return target == store.ErrAccessDenied && e.Problem == NeedsAuth
+}
+
 // Hint says what to change before running again.
 func (e *SetupError) Hint() string {
 	switch e.Problem {

@@ -107,6 +107,16 @@ func (e *ConfigError) Error() string {
 // Unwrap is the SDK's error.
 func (e *ConfigError) Unwrap() error { return e.Err }
 
+// WholeStore reports whether the error is about the whole store
+// (store.WholeStoreError): every Problem but Denied, which the server
+// answers for one object (a policy may allow some keys and not others).
+func (e *ConfigError) WholeStore() bool { return e.Problem != Denied }
+
+// Is matches store.ErrAccessDenied for Denied.
+func (e *ConfigError) Is(target error) bool {
+	return target == store.ErrAccessDenied && e.Problem == Denied
+}
+
 // Hint says what to change before running again.
 func (e *ConfigError) Hint() string {
 	switch e.Problem {

@@ -537,6 +537,19 @@ func (s *Store) put(ctx context.Context, key string, body io.ReadSeeker, size in
 			ambiguous = true
 			mine, present, herr := s.holds(ctx, key, body)
 			switch {
+			case herr != nil && store.IsWholeStore(herr):
+				// The store itself is gone (the endpoint, the
+				// credentials): that is the error, one line with its
+				// hint, not the SDK's for the lost answer (a connection
+				// reset mid-upload, then none at all).
+				if perr := s.putFailed(key, attempt, timeouts, err); store.IsWholeStore(perr) {
+					return perr // the put's own says it (connection refused)
+				}
+				lost := "got no answer (" + store.NetCause(err) + ")"
+				if code != 0 {
+					lost = fmt.Sprintf("was answered %d", code)
+				}
+				return fmt.Errorf("create %s: the upload %s, and then: %w", key, lost, herr)
 			case herr != nil:
 				return fmt.Errorf("create %s: %w (and then: %w)", key, s.putFailed(key, attempt, timeouts, err), herr)
 			case present && mine:
@@ -683,6 +696,11 @@ func (e *RegionError) Error() string {
 
 // Unwrap is the SDK's error.
 func (e *RegionError) Unwrap() error { return e.Err }
+
+// WholeStore reports that the error is about the whole store
+// (store.WholeStoreError): every request to the bucket is signed for the
+// same region.
+func (e *RegionError) WholeStore() bool { return true }
 
 // Hint tells how to point the run at the bucket's region.
 func (e *RegionError) Hint() string {

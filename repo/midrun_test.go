@@ -1,0 +1,292 @@
+package repo
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+
+	"github.com/fdl-formats/fdl-formats/internal/s3test"
+	"github.com/fdl-formats/fdl-formats/internal/webtest"
+	"github.com/fdl-formats/fdl-formats/store"
+	"github.com/fdl-formats/fdl-formats/store/httpstore"
+	"github.com/fdl-formats/fdl-formats/store/s3"
+)
+
+// breakAt passes requests to the server until the first that trip
+// matches; from it on (it included) each goes through broken, once
+// onTrip has run: credentials going wrong, or the server going away, in
+// the middle of a run.
+type breakAt struct {
+	base   http.RoundTripper
+	trip   func(*http.Request) bool
+	onTrip func()
+	broken func(*http.Request) (*http.Request, *http.Response, error)
+	once   sync.Once
+	mu     sync.Mutex
+	hit    bool
+}
+
+func (b *breakAt) RoundTrip(req *http.Request) (*http.Response, error) {
+	b.mu.Lock()
+	if !b.hit && b.trip(req) {
+		b.hit = true
+	}
+	hit := b.hit
+	b.mu.Unlock()
+	if !hit {
+		return b.base.RoundTrip(req)
+	}
+	if b.onTrip != nil {
+		b.once.Do(b.onTrip)
+	}
+	if b.broken == nil {
+		return b.base.RoundTrip(req)
+	}
+	req, resp, err := b.broken(req.Clone(req.Context()))
+	if resp != nil || err != nil {
+		return resp, err
+	}
+	return b.base.RoundTrip(req)
+}
+
+// wrongSecret signs the request with another secret than the key ID's.
+func wrongSecret(req *http.Request) (*http.Request, *http.Response, error) {
+	req.Header.Set("Authorization", signature.ReplaceAllString(req.Header.Get("Authorization"), "Signature="+zeros))
+	return req, nil, nil
+}
+
+// denyKey answers requests for one object as S3 does for an object a
+// policy denies the credentials (403 AccessDenied), the others going on
+// to the server: versitygw's root account, the tests', is denied nothing.
+func denyKey(key string) func(*http.Request) (*http.Request, *http.Response, error) {
+	return func(req *http.Request) (*http.Request, *http.Response, error) {
+		if !strings.HasSuffix(req.URL.Path, "/"+key) {
+			return req, nil, nil
+		}
+		body := "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>"
+		if req.Method == http.MethodHead {
+			body = ""
+		}
+		return req, &http.Response{StatusCode: http.StatusForbidden, Status: "403 Forbidden", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+			Header: http.Header{"Content-Type": {"application/xml"}}, Body: io.NopCloser(strings.NewReader(body)), ContentLength: int64(len(body)), Request: req}, nil
+	}
+}
+
+// resetOnce fails the first request it is given as a connection the
+// server reset half-way through the upload would; the others go on.
+func resetOnce() func(*http.Request) (*http.Request, *http.Response, error) {
+	var once sync.Once
+	return func(req *http.Request) (*http.Request, *http.Response, error) {
+		reset := false
+		once.Do(func() { reset = true })
+		if reset {
+			return nil, nil, &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}
+		}
+		return req, nil, nil
+	}
+}
+
+// catalogPut is a backfill's upload of a catalog; firstRead a data file's
+// or catalog's first read (a HEAD, or a GET under data/).
+func catalogPut(req *http.Request) bool {
+	return req.Method == http.MethodPut && strings.Contains(req.URL.Path, "/catalogs/")
+}
+
+func firstRead(req *http.Request) bool {
+	return req.Method == http.MethodHead || strings.Contains(req.URL.Path, "/data/")
+}
+
+// runCommand runs check, plan or backfill (format 1.1, missing in the
+// lake) and returns its error and, for backfill, its report.
+func runCommand(ctx context.Context, t *testing.T, command string, st store.Store) (*BackfillReport, error) {
+	t.Helper()
+	opts := Options{Formats: []string{"1.1"}, Jobs: 2, Cache: t.TempDir(), WorkDir: t.TempDir()}
+	switch command {
+	case "check":
+		rep, err := Check(ctx, st, opts)
+		if err != nil && rep != nil && errors.As(err, new(*StoppedError)) {
+			t.Errorf("check stopped, yet returned a report: %q", findingLines(rep))
+		}
+		return nil, err
+	case "plan":
+		m, err := Plan(ctx, st, opts)
+		if err != nil && m != nil {
+			t.Errorf("plan stopped, yet returned a matrix")
+		}
+		return nil, err
+	}
+	return Backfill(ctx, st, opts)
+}
+
+// TestStoreFailsMidRun: credentials that stop working in the middle of a
+// run (a secret rotated, a session token expired) or a server that goes
+// away stop check, plan and backfill with the store's one-line error and
+// hint, as at setup, naming the file being read; a backfill publishes
+// nothing half-way. Before, check reported each file it then could not
+// read as unverifiable, with the hint to restore it (a CI log telling to
+// restore hundreds of files that are fine), plan showed every version in
+// error and exited 0, and backfill failed each cell.
+func TestStoreFailsMidRun(t *testing.T) {
+	ctx := context.Background()
+	_, root := smallLake(t)
+	srv := s3test.Start(t)
+	bucket := srv.Bucket(t)
+	srv.Upload(t, root, bucket, "lake")
+	// The SDK adds a CA bundle only to its own client.
+	t.Setenv("AWS_CA_BUNDLE", "")
+	for _, tc := range []struct {
+		name    string
+		command string
+		trip    func(*http.Request) bool
+		gone    bool // the server is stopped at the trip; else the secret goes wrong
+		reset   bool // and the trip's own request has its connection reset
+		problem s3.Problem
+	}{
+		{"secret rotated", "check", firstRead, false, false, s3.BadSecret},
+		{"secret rotated", "plan", firstRead, false, false, s3.BadSecret},
+		{"secret rotated", "backfill", catalogPut, false, false, s3.BadSecret},
+		{"server gone", "check", firstRead, true, false, s3.Unreachable},
+		{"server gone", "backfill", catalogPut, true, false, s3.Unreachable},
+		// The upload's answer lost, then no connection: the store's
+		// error, not the SDK's for the lost answer.
+		{"server gone mid-upload", "backfill", catalogPut, true, true, s3.Unreachable},
+	} {
+		t.Run(tc.name+"/"+tc.command, func(t *testing.T) {
+			rt := &breakAt{base: http.DefaultTransport, trip: tc.trip, broken: wrongSecret}
+			if tc.gone {
+				rt.onTrip, rt.broken = srv.Stop, nil
+				t.Cleanup(srv.Restart)
+			}
+			if tc.reset {
+				rt.broken = resetOnce()
+			}
+			st, err := s3.New(ctx, bucket, "lake", s3.Options{HTTPClient: &http.Client{Transport: rt}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := runCommand(ctx, t, tc.command, st)
+			var stopped *StoppedError
+			var ce *s3.ConfigError
+			if !errors.As(err, &stopped) || !errors.As(err, &ce) || ce.Problem != tc.problem || errors.Is(err, context.Canceled) {
+				t.Fatalf("%s = %v (%T), want a *StoppedError of an *s3.ConfigError of problem %d", tc.command, err, err, tc.problem)
+			}
+			if !strings.HasPrefix(err.Error(), tc.command+" stopped: ") || !strings.Contains(err.Error(), " versions/") || strings.Contains(err.Error(), "\n") || strings.Contains(err.Error(), "RequestID") {
+				t.Errorf("error %q: want one line naming the file read, without the SDK's request IDs", err)
+			}
+			if ce.Hint() == "" {
+				t.Errorf("no hint for %v", ce)
+			}
+			if tc.command != "backfill" {
+				return
+			}
+			if rep == nil {
+				t.Fatal("backfill stopped with no report")
+			}
+			for _, c := range rep.Results {
+				if c.Outcome == Written {
+					t.Errorf("cell %s %s written after the store failed", c.Version, c.Format)
+				}
+			}
+			if tc.gone {
+				srv.Restart()
+			}
+			for _, k := range srv.Keys(t, bucket) {
+				if strings.Contains(k, "/catalogs/") {
+					t.Errorf("%s published by a backfill that stopped", k)
+				}
+			}
+		})
+	}
+}
+
+// TestObjectDeniedMidRun: a store that refuses one object to the run's
+// credentials (S3's AccessDenied for a key, a web site's 403 for a file)
+// leaves the run going: the file is unverifiable, as before, and the
+// check's hint says the file is not readable with these credentials or on
+// that site, not to restore it (it may be there and whole).
+func TestObjectDeniedMidRun(t *testing.T) {
+	ctx := context.Background()
+	_, root := smallLake(t)
+	// The first data file of the lake, which every version reads.
+	lakeStore, _ := smallLake(t)
+	objs, err := lakeStore.List(ctx, "data/")
+	if err != nil || len(objs) == 0 {
+		t.Fatalf("list data/: %v (%d)", err, len(objs))
+	}
+	denied := objs[0].Key
+
+	srv := s3test.Start(t)
+	bucket := srv.Bucket(t)
+	srv.Upload(t, root, bucket, "lake")
+	t.Setenv("AWS_CA_BUNDLE", "")
+	bucketStore, err := s3.New(ctx, bucket, "lake", s3.Options{HTTPClient: &http.Client{Transport: &breakAt{base: http.DefaultTransport,
+		trip: func(*http.Request) bool { return true }, broken: denyKey(denied)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := webtest.Handler(root, webtest.Options{})
+	site := webSite(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/"+denied) {
+			http.Error(w, "members only", http.StatusForbidden)
+			return
+		}
+		files.ServeHTTP(w, r)
+	}))
+	for _, tc := range []struct {
+		name string
+		st   store.Store
+		hint string
+	}{
+		{"bucket", bucketStore, "not readable with these credentials (AccessDenied; first: " + denied + ")"},
+		{"web site", site, "the web site denies 1 file(s) to a reader without credentials (401 or 403; first: " + denied + ")"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep, err := Check(ctx, tc.st, Options{Formats: []string{"1.0"}, Jobs: 2, Cache: t.TempDir(), WorkDir: t.TempDir()})
+			var ce *CheckError
+			if !errors.As(err, &ce) || !errors.Is(err, ErrUnverifiable) {
+				t.Fatalf("check = %v (%T), want unverifiable files", err, err)
+			}
+			if !strings.Contains(ce.Hint(), tc.hint) || strings.Contains(ce.Hint(), "restore the file the first finding names") {
+				t.Errorf("hint %q, want %q and no 'restore the file'", ce.Hint(), tc.hint)
+			}
+			named := false
+			for _, f := range rep.Findings {
+				named = named || (f.Kind == KindUnverifiable && strings.Contains(f.Detail, denied))
+			}
+			if !named {
+				t.Errorf("findings %q, want %s unverifiable", findingLines(rep), denied)
+			}
+		})
+	}
+}
+
+// TestWebServerGoneMidRun: a web site whose server goes away (connection
+// refused) once check reads the data files stops the check with the
+// site's one-line error and hint, naming the file.
+func TestWebServerGoneMidRun(t *testing.T) {
+	ctx := context.Background()
+	_, root := smallLake(t)
+	srv := httptest.NewServer(webtest.Handler(root, webtest.Options{}))
+	t.Cleanup(srv.Close)
+	rt := &breakAt{base: srv.Client().Transport, trip: func(r *http.Request) bool { return strings.Contains(r.URL.Path, "/data/") },
+		onTrip: func() { srv.Listener.Close(); srv.CloseClientConnections() }}
+	site, err := httpstore.New(srv.URL+"/", &http.Client{Transport: rt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Check(ctx, site, Options{Formats: []string{"1.0"}, Jobs: 2, Cache: t.TempDir(), WorkDir: t.TempDir()})
+	var se *httpstore.SetupError
+	if !errors.As(err, new(*StoppedError)) || !errors.As(err, &se) || se.Problem != httpstore.Unreachable {
+		t.Fatalf("check = %v (%T; findings %q), want a *StoppedError of an unreachable site", err, err, findingLines(rep))
+	}
+	if !strings.Contains(err.Error(), "data/") || se.Hint() == "" {
+		t.Errorf("error %q (hint %q): want the data file named, and a hint", err, se.Hint())
+	}
+}

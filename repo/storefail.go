@@ -1,0 +1,119 @@
+package repo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/fdl-formats/fdl-formats/store"
+)
+
+// storeFailures watches the requests of a run on a remote store
+// (store.Counter.Watch). The first that fails for the whole store
+// (store.IsWholeStore: credentials expired or rotated mid-run, the bucket
+// gone, the endpoint unreachable) cancels the run's context, and the run
+// returns that error alone, as its setup would have: before, check
+// reported every file it then could not read as unverifiable with the
+// hint to restore it, and plan every version as unreadable. Objects the
+// credentials may not read (store.ErrAccessDenied) are kept for check's
+// hint: they are no files to restore.
+type storeFailures struct {
+	stop   context.CancelCauseFunc
+	mu     sync.Mutex
+	whole  error    // the first error about the whole store
+	denied []string // keys the store refused to these credentials, in order met
+}
+
+// watchStore returns ctx, cancelled when a request fails for the whole
+// store, and the watcher load gives the run's store.Counter. release
+// frees the context.
+func watchStore(ctx context.Context) (context.Context, *storeFailures) {
+	ctx, stop := context.WithCancelCause(ctx)
+	return ctx, &storeFailures{stop: stop}
+}
+
+// note is the store.Counter's watcher.
+func (f *storeFailures) note(key string, err error) {
+	switch {
+	case store.IsWholeStore(err):
+		f.mu.Lock()
+		if f.whole == nil {
+			f.whole = err
+			f.stop(err)
+		}
+		f.mu.Unlock()
+	case errors.Is(err, store.ErrAccessDenied):
+		f.mu.Lock()
+		f.denied = append(f.denied, key)
+		f.mu.Unlock()
+	}
+}
+
+func (f *storeFailures) release() { f.stop(nil) }
+
+// stopped is the error a run of command stops with when a request failed
+// for the whole store (nil when none did): the store's error, which names
+// the object being read and carries its hint and exit code, prefixed with
+// the command so that the log says the run did not finish.
+func (f *storeFailures) stopped(command string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.whole == nil {
+		return nil
+	}
+	return &StoppedError{Command: command, Err: f.whole}
+}
+
+// deniedKeys are the objects the store refused to the run's credentials.
+func (f *storeFailures) deniedKeys() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.denied...)
+}
+
+// StoppedError is a run that stopped at a request that failed for the
+// whole store (store.IsWholeStore): nothing after it could be read, so
+// the run reports that one error instead of a finding per file. Its hint
+// and exit code are the store error's (errors.As reaches it).
+type StoppedError struct {
+	Command string // "check", "plan", "backfill"
+	Err     error
+}
+
+func (e *StoppedError) Error() string {
+	return fmt.Sprintf("%s stopped: %v", e.Command, e.Err)
+}
+
+// Unwrap gives the store's error.
+func (e *StoppedError) Unwrap() error { return e.Err }
+
+// runWatched runs a command's job on st with its store's requests watched
+// (watchStore). A job that a whole-store failure stopped returns a
+// *StoppedError instead of what it made of the failed reads, with its
+// report only where keep says (backfill's: the cells written before the
+// stop are published); an error of the job's own about the whole store
+// (its setup's first request: fdl.json) is returned as it is.
+func runWatched[R any](ctx context.Context, command string, opts Options, keep bool, job func(context.Context, Options, *storeFailures) (*R, error)) (*R, error) {
+	ctx, failures := watchStore(ctx)
+	defer failures.release()
+	opts.failures = failures
+	rep, err := job(ctx, opts, failures)
+	if store.IsWholeStore(err) && !verdict(err) {
+		return rep, err // the job stopped at it itself: at setup, its first request
+	}
+	if serr := failures.stopped(command); serr != nil {
+		if !keep {
+			rep = nil
+		}
+		return rep, serr
+	}
+	return rep, err
+}
+
+// verdict tells a run's verdict on what it read (a *CheckError, a
+// *BackfillError) from an error that stopped it: a verdict made after a
+// whole-store failure is about files the run could not read.
+func verdict(err error) bool {
+	return errors.As(err, new(*CheckError)) || errors.As(err, new(*BackfillError))
+}

@@ -1,0 +1,29 @@
+package store
+
+import "errors"
+
+// WholeStoreError is implemented by a store's errors that are about the
+// run's access to the whole store (its credentials, its endpoint, its
+// bucket, the network to it), not about the object asked for: every other
+// request fails the same way. A run that met one mid-way (a session token
+// expiring, a secret rotated, the server going away) reported each file it
+// then could not read as one to restore; it stops at the first instead
+// (IsWholeStore).
+type WholeStoreError interface {
+	error
+	// WholeStore reports whether the error is about the whole store.
+	WholeStore() bool
+}
+
+// IsWholeStore reports whether err is, or wraps, an error about the whole
+// store (WholeStoreError).
+func IsWholeStore(err error) bool {
+	var w WholeStoreError
+	return errors.As(err, &w) && w.WholeStore()
+}
+
+// ErrAccessDenied is matched by a store's error for one object that the
+// credentials in use may not read, or that a web site does not serve
+// without authentication (S3's AccessDenied, a web server's 401 or 403):
+// the object may be there and whole, so restoring it is no cure.
+var ErrAccessDenied = errors.New("access denied")
