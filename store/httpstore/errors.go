@@ -98,9 +98,10 @@ func (e *SetupError) Error() string {
 func (e *SetupError) Unwrap() error { return e.Err }
 
 // WholeStore reports whether the error is about the whole site
-// (store.WholeStoreError): every Problem but NeedsAuth, which a server
-// may answer for some files and not others.
-func (e *SetupError) WholeStore() bool { return e.Problem != NeedsAuth }
+// (store.WholeStoreError): every Problem but NeedsAuth and Encoded, which
+// a server may answer for some files and not others (a data file sent
+// encoded makes its version unverifiable, as before).
+func (e *SetupError) WholeStore() bool { return e.Problem != NeedsAuth && e.Problem != Encoded }
 
 // Is matches store.ErrAccessDenied for NeedsAuth.
 func (e *SetupError) Is(target error) bool {
