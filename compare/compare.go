@@ -270,9 +270,9 @@ func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
 	openedB := make(chan struct{})
 	go func() {
 		defer close(openedB)
-		rb, errB = Open(ctx, b, ReaderOptions{DataPath: dpB, Engines: opts.Engines})
+		rb, errB = Open(ctx, b, ReaderOptions{DataPath: dpB, Engines: opts.Engines, Listings: opts.Listings})
 	}()
-	ra, ownA, errA := opts.Source.reader(ctx, a, ReaderOptions{DataPath: opts.DataPath, Engines: opts.Engines, AsSource: true})
+	ra, ownA, errA := opts.Source.reader(ctx, a, ReaderOptions{DataPath: opts.DataPath, Engines: opts.Engines, AsSource: true, Listings: opts.Listings})
 	<-openedB
 	if ra != nil && ownA {
 		defer ra.Close()

@@ -517,7 +517,7 @@ func (r *Reader) planKeyOf(ctx context.Context, t Table, f DataFile, cols []*Col
 	id, ok := r.identities[ik]
 	if !ok {
 		var err error
-		if id, err = fileIdentity(f); err != nil {
+		if id, err = fileIdentity(f, r.listings); err != nil {
 			return "", err
 		}
 		if r.identities == nil {
@@ -704,11 +704,20 @@ type identityKey struct {
 // modification time and, where the system has them, its inode change time,
 // device and inode (fileid.Inode), so that a file rewritten in place is
 // digested again, even at the same size with its modification time set
-// back.
-func fileIdentity(f DataFile) (string, error) {
+// back. A copy in a store's mirror (Listings.SetMirror) that the mirror
+// names by its object (key, size, strong validator: Mirror.Identity) is
+// named so instead, as a kept proof's key names it: the mirror holds each
+// copy to its object before a proof reads it, and a copy of the mirror
+// (a cache restored in CI) keeps the name.
+func fileIdentity(f DataFile, l *Listings) (string, error) {
 	id := fmt.Sprintf("file %d size %d footer %s", f.ID, f.SizeBytes, optInt(f.FooterSize))
 	if strings.Contains(f.Path, "://") {
 		return id, nil
+	}
+	if m := l.mirrorHolding(f.Path); m != nil {
+		if obj, _ := m.Identity(f.Path); obj != "" {
+			return id + " object " + obj, nil
+		}
 	}
 	st, err := os.Stat(f.Path)
 	if err != nil {

@@ -64,7 +64,7 @@ func TestDeletedRowsKeysPerDeleteState(t *testing.T) {
 						t.Fatal(err)
 					}
 					asked++
-					id, err := fileIdentity(f)
+					id, err := fileIdentity(f, nil)
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -34,7 +34,10 @@ import (
 // repository's own folders are not part of a proof, and the content pass's
 // key, repo's contentsKey, still names the exact listing). So the files a
 // kept proof read are all in the listing it was kept under, and where each
-// is still there unchanged, the proof reads the same now. Two guards: a
+// is still there unchanged, the proof reads the same now (in a store's
+// mirror, Mirror, a copy named by its object is unchanged while the object
+// keeps its key, size and strong validator, which the run holds every copy
+// it reads to before any proof). Two guards: a
 // listing naming a path with a glob character (* ? [ {) is never taken
 // (a reader that would expand such a path could read a new file through
 // it), and a catalog beside a write-ahead log is refused before any key

@@ -105,7 +105,7 @@ func inputsName(catA, catB, dataA, dataB, sumA, sumB string, l *Listings, opts O
 			}
 		}
 	}
-	return sumsName(sums[0], sums[1], dataA, dataB, l.list, opts)
+	return sumsName(sums[0], sums[1], dataA, dataB, l, opts)
 }
 
 // proofName names a kept proof in two parts: base, everything it depends
@@ -145,21 +145,21 @@ func listingSum(text []byte) string {
 // sumsName names catalogs by their sha256 and every file of their data
 // folders (local folders; none for any other), listed by list, under
 // opts' rules.
-func sumsName(sumA, sumB, dataA, dataB string, list func(dir string) ([]byte, error), opts Options) proofName {
+func sumsName(sumA, sumB, dataA, dataB string, l *Listings, opts Options) proofName {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s %s\x00", proofVersion, buildID())
 	for _, c := range [][2]string{{sumA, dataA}, {sumB, dataB}} {
 		if c[0] == "" || c[1] == "" || strings.Contains(c[1], "://") {
 			return proofName{}
 		}
-		fmt.Fprintf(h, "catalog %s data %s\x00", c[0], c[1])
+		fmt.Fprintf(h, "catalog %s data %s\x00", c[0], l.folderName(c[1]))
 	}
-	text, err := list(dataA)
+	text, err := l.list(dataA)
 	if err != nil {
 		return proofName{}
 	}
 	if dataB != dataA {
-		textB, err := list(dataB)
+		textB, err := l.list(dataB)
 		if err != nil {
 			return proofName{}
 		}
@@ -185,6 +185,77 @@ type Listings struct {
 	stored map[string]bool
 	grew   map[[2]string]bool
 	walks  int // folders listed (tests)
+	// mirrors are the data folders that mirror a store's folder, by
+	// their clean path (SetMirror).
+	mirrors map[string]Mirror
+}
+
+// A Mirror is a local folder that holds copies of a store's objects (a
+// remote repository's data cache), each held to its object, as the store
+// gives it, before a proof reads it. A kept proof names such a folder, and
+// the copies in it, by the store's identity of the objects rather than by
+// what the copies are on local disk, so that a proof is found again from a
+// copy of the folder (a cache restored in CI: every file a new inode, and
+// maybe a new path). See docs/compare.md, "The proof cache".
+type Mirror interface {
+	// Name names the store's folder the local one mirrors (its store's
+	// location and the key prefix).
+	Name() string
+	// Identity names the copy at path (under the folder) by its object:
+	// key, size and a strong validator the run holds the copy to (an S3
+	// ETag), or "" where the store gives none (a Last-Modified time and
+	// size only): the copy is then named by its local identity, as in any
+	// folder. skip is true for a file of the mirror's own bookkeeping,
+	// which no reader reads: left out of the listing.
+	Identity(path string) (id string, skip bool)
+}
+
+// SetMirror says the data folder dir mirrors a store's folder (m): its
+// listing and its files' identities name the store's objects (Mirror).
+func (l *Listings) SetMirror(dir string, m Mirror) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.mirrors == nil {
+		l.mirrors = map[string]Mirror{}
+	}
+	l.mirrors[filepath.Clean(dir)] = m
+}
+
+// mirrorOf returns the Mirror registered for dir, nil for a plain folder.
+func (l *Listings) mirrorOf(dir string) Mirror {
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.mirrors[filepath.Clean(dir)]
+}
+
+// mirrorHolding returns the Mirror registered for a folder holding the
+// file at path, nil when there is none.
+func (l *Listings) mirrorHolding(path string) Mirror {
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for dir := filepath.Dir(path); ; dir = filepath.Dir(dir) {
+		if m, ok := l.mirrors[dir]; ok {
+			return m
+		}
+		if next := filepath.Dir(dir); next == dir {
+			return nil
+		}
+	}
+}
+
+// folderName is how a key names the data folder dir: a mirror by its
+// store's folder, any other by its path.
+func (l *Listings) folderName(dir string) string {
+	if m := l.mirrorOf(dir); m != nil {
+		return "mirror of " + m.Name()
+	}
+	return dir
 }
 
 type listing struct {
@@ -212,8 +283,9 @@ func (l *Listings) Changed() {
 // data folder since it was made.
 func (l *Listings) list(dir string) ([]byte, error) {
 	if l == nil {
-		return walkListing(dir)
+		return walkListing(dir, nil)
 	}
+	m := l.mirrorOf(dir)
 	l.mu.Lock()
 	gen := l.gen
 	if got, ok := l.byDir[dir]; ok && got.gen == gen {
@@ -222,7 +294,7 @@ func (l *Listings) list(dir string) ([]byte, error) {
 	}
 	l.walks++
 	l.mu.Unlock()
-	text, err := walkListing(dir)
+	text, err := walkListing(dir, m)
 	if err != nil {
 		return nil, err
 	}
@@ -250,7 +322,7 @@ func (l *Listings) InputsKey(kind, dataPath string, parts ...string) string {
 		return ""
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s %s\x00data %s\x00", kind, proofVersion, buildID(), dir)
+	fmt.Fprintf(h, "%s\x00%s %s\x00data %s\x00", kind, proofVersion, buildID(), l.folderName(dir))
 	for _, p := range parts {
 		fmt.Fprintf(h, "%d:%s\x00", len(p), p)
 	}
@@ -287,19 +359,39 @@ var errLinkedFolder = errors.New("a symbolic link to a folder: not listed, nothi
 // it would need loop guards for a layout no writer makes; the folder gets
 // no key, so every check of it reads (cold) instead of trusting a listing
 // that misses files.
-func walkListing(dir string) ([]byte, error) {
+//
+// A folder that mirrors a store's (m not nil) is named by the store's
+// folder, and each copy the mirror can name by its object (Mirror.Identity:
+// key, size, strong validator) by that alone: the listing is the same for
+// a copy of the folder, wherever it is. The others are listed as above.
+func walkListing(dir string, m Mirror) ([]byte, error) {
 	root, err := filepath.EvalSymlinks(dir)
 	if err != nil {
 		return nil, fmt.Errorf("list %s: %w", dir, err)
 	}
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "root %s\x00", root)
+	if m != nil {
+		fmt.Fprintf(&b, "mirror of %s\x00", m.Name())
+	} else {
+		fmt.Fprintf(&b, "root %s\x00", root)
+	}
 	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		if d.IsDir() {
 			return nil
+		}
+		if m != nil && d.Type().IsRegular() {
+			id, skip := m.Identity(p)
+			if skip {
+				return nil
+			}
+			if id != "" {
+				fmt.Fprintf(&b, "object %s", id)
+				b.WriteByte(0)
+				return nil
+			}
 		}
 		link := ""
 		var info fs.FileInfo
@@ -344,7 +436,7 @@ func KeptProof(a, b string, opts Options) (*Report, bool) {
 	// a and b name the catalogs for the report only (a store's keys):
 	// the sums stand for them.
 	dpA, dpB := keyDataPaths(opts)
-	kept, ok := findKept(opts, sumsName(opts.SumA, opts.SumB, dpA, dpB, opts.Listings.list, opts))
+	kept, ok := findKept(opts, sumsName(opts.SumA, opts.SumB, dpA, dpB, opts.Listings, opts))
 	if !ok {
 		return nil, false
 	}

@@ -78,6 +78,10 @@ type ReaderOptions struct {
 	// newest reader of its format where the format's readers differ
 	// (formats.Version.ReadsAsSourceWith), not with all of them.
 	AsSource bool
+	// Listings, when set, names the data files of a folder it knows as a
+	// store's mirror (Listings.SetMirror) by their objects in the digests'
+	// keys (fileIdentity), as it names them in a kept proof's key.
+	Listings *Listings
 }
 
 // Reader reads one DuckLake catalog, read-only, with the rules of its format.
@@ -129,6 +133,7 @@ type Reader struct {
 	// identities: data files' identities (fileIdentity), once per reader.
 	filesAt          map[*tableFiles]filesAtSnap
 	identities       map[identityKey]string
+	listings         *Listings // names mirrored data files (ReaderOptions.Listings)
 	inlinedDelTables map[int64]string
 	// cutPositions counts the positions partialCuts keeps alive, from and
 	// cut (about, a replaced cut still counts): past maxRawDeletes it is
@@ -224,7 +229,7 @@ func Open(ctx context.Context, catalogPath string, opts ReaderOptions) (*Reader,
 		opts.Engines.Discard(db) //nolint:errcheck // already failing
 		return nil, fmt.Errorf("open catalog %s: open duckdb: %w", catalogPath, err)
 	}
-	r := &Reader{path: catalogPath, asSource: opts.AsSource, db: db, engines: opts.Engines, conn: conn, memo: newDigestMemo(NewDigests(opts.DigestCache)), allRowsKeys: map[allRowsKeyID]string{}, goneKeys: map[goneKeyID]string{}, goneParts: map[allRowsKeyID]goneParts{}, schemas: map[string]*pnode{}, schemaTried: map[string]bool{}, deleteTried: map[string]bool{}, existing: map[string]bool{}, posHashes: map[string]keptHash{}, rawDeletes: newDeleteFiles(), tempTables: map[string]bool{}, deletes: map[string][]int64{}, partialCuts: map[string]partialCut{}, cutCap: maxRawDeletes, meta: newMetaMemo(), inl: newInlinedMemo(), maxInlinePositions: 10000}
+	r := &Reader{path: catalogPath, asSource: opts.AsSource, listings: opts.Listings, db: db, engines: opts.Engines, conn: conn, memo: newDigestMemo(NewDigests(opts.DigestCache)), allRowsKeys: map[allRowsKeyID]string{}, goneKeys: map[goneKeyID]string{}, goneParts: map[allRowsKeyID]goneParts{}, schemas: map[string]*pnode{}, schemaTried: map[string]bool{}, deleteTried: map[string]bool{}, existing: map[string]bool{}, posHashes: map[string]keptHash{}, rawDeletes: newDeleteFiles(), tempTables: map[string]bool{}, deletes: map[string][]int64{}, partialCuts: map[string]partialCut{}, cutCap: maxRawDeletes, meta: newMetaMemo(), inl: newInlinedMemo(), maxInlinePositions: 10000}
 	if err := r.init(ctx, opts); err != nil {
 		r.Close()
 		if st.IsDir() && !errors.As(err, new(*OpenError)) {

@@ -45,7 +45,7 @@ func Self(ctx context.Context, a string, opts Options) (*Report, error) {
 	if kept, ok := findKept(opts, name); ok {
 		return keptReport(kept, a, "", start), nil
 	}
-	ra, own, err := opts.Source.reader(ctx, a, ReaderOptions{DataPath: opts.DataPath, Engines: opts.Engines, AsSource: true})
+	ra, own, err := opts.Source.reader(ctx, a, ReaderOptions{DataPath: opts.DataPath, Engines: opts.Engines, AsSource: true, Listings: opts.Listings})
 	if ra != nil && own {
 		defer ra.Close()
 	}
@@ -127,7 +127,7 @@ func selfName(a string, opts Options) proofName {
 	if opts.SumA == "" {
 		return inputsName(a, a, dp, dp, "", selfReadMarker, opts.Listings, opts)
 	}
-	return sumsName(opts.SumA, selfReadMarker, dp, dp, opts.Listings.list, opts)
+	return sumsName(opts.SumA, selfReadMarker, dp, dp, opts.Listings, opts)
 }
 
 // selfRun walks every snapshot of side A alone (comparison.self).

@@ -91,16 +91,16 @@ func TestListingSeesWhatReadersRead(t *testing.T) {
 			copyTree(t, filepath.Join(lake, "data"), data)
 			dp, file := tc.prepare(t, base, data)
 			df := DataFile{ID: 1, Path: file, SizeBytes: 1}
-			idBefore, err := fileIdentity(df)
+			idBefore, err := fileIdentity(df, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			before := NewListings().InputsKey("test", dp)
-			rawBefore, errBefore := walkListing(dp) // as given: no trailing slash
+			rawBefore, errBefore := walkListing(dp, nil) // as given: no trailing slash
 			tc.change(t, file)
 			after := NewListings().InputsKey("test", dp)
-			rawAfter, errAfter := walkListing(dp)
-			idAfter, err := fileIdentity(df)
+			rawAfter, errAfter := walkListing(dp, nil)
+			idAfter, err := fileIdentity(df, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

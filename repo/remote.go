@@ -38,7 +38,10 @@ import (
 //     each downloaded at most once per run and kept between runs; a cached
 //     file is reused only when the object's validator is the one it was
 //     downloaded with: its ETag, else its Last-Modified time and size; an
-//     object with neither is downloaded again on every run.
+//     object with neither is downloaded again on every run. A copy that is
+//     not the file this machine wrote (a restored cache) is read again and
+//     held to the sha256 of the bytes delivered first (mirror.go, which
+//     also says how kept proofs name the copies).
 
 // Transfer counts what a run moved between the store and this machine.
 type Transfer struct {
@@ -51,6 +54,10 @@ type Transfer struct {
 	// Cached how many were already there and reused.
 	DataFiles int `json:"data_files_downloaded"`
 	Cached    int `json:"data_files_cached"`
+	// Rehashed is how many of those were read again and held to the
+	// sha256 of the bytes the store delivered, their files not being the
+	// ones this machine wrote (a restored or copied cache folder).
+	Rehashed int `json:"data_files_rehashed"`
 	// CatalogsCached is how many frozen catalogs were taken from the cache
 	// (the store still holding the same bytes) instead of downloaded.
 	CatalogsCached int `json:"frozen_catalogs_cached"`
@@ -182,6 +189,11 @@ func newRemote(counter *store.Counter, cfg *fdljson.Repo, opts *Options, listing
 		}
 		os.RemoveAll(work)
 		return nil, err
+	}
+	if rm.cacheDir != "" {
+		// Its copies are held to the store's objects (fillCache): proofs
+		// name them by those (mirror.go).
+		listings.SetMirror(rm.local, rm)
 	}
 	return rm, nil
 }
@@ -637,7 +649,7 @@ func (rm *remote) fillCache(ctx context.Context, cf cachedFile) error {
 	// The cache mirrors the store's bytes, also where their size is not
 	// the one the catalog records: that is for the checks to find, as in
 	// a local folder (a difference, not a failed download).
-	if sameAsCached(path, tail, info) {
+	if rm.heldCopy(path, cf.key, tail, info) {
 		touch(rm.cacheDir + lastUsedSuffix) // the file keeps its time: proof keys name it
 		rm.mu.Lock()
 		rm.stats.Cached++
@@ -648,19 +660,12 @@ func (rm *remote) fillCache(ctx context.Context, cf cachedFile) error {
 	// next proof key lists it again.
 	defer rm.listings.Changed()
 	os.Remove(path + validatorSuffix) // the copy is not proven until written again
-	_, n, got, err := rm.downloadHeld(ctx, cf.key, path, nil, tail, info)
+	sum, n, got, err := rm.downloadHeld(ctx, cf.key, path, nil, tail, info)
 	if err != nil {
 		return fmt.Errorf("data file %w", err)
 	}
-	// The copy is kept under the validator of the response that delivered
-	// its bytes, never the HEAD's: a HEAD answered by the origin and a GET
-	// by a stale copy (a CDN edge, a replica) would otherwise bind the new
-	// validator to the old bytes, and every later run would reuse them.
-	// Where the GET gives none, the copy is not reused.
-	if valid := describedValidator(got); valid != "" {
-		if err := os.WriteFile(path+validatorSuffix, []byte(valid), 0o644); err != nil {
-			return fmt.Errorf("data file %s: %w", cf.key, err)
-		}
+	if err := rm.keepCopyRecord(path, got, sum, n); err != nil {
+		return fmt.Errorf("data file %s: %w", cf.key, err)
 	}
 	rm.mu.Lock()
 	rm.stats.DataFiles++
@@ -896,7 +901,9 @@ func (rm *remote) upload(ctx context.Context, key string) error {
 		os.Remove(other)
 		return nil
 	}
-	// Keep the store's bytes so that the next run reuses them.
+	// Keep the store's bytes so that the next run reuses them (once it
+	// downloaded them under a record: none is kept here).
+	os.Remove(path + validatorSuffix)
 	if err := os.Rename(other, path); err != nil {
 		return err
 	}

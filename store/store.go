@@ -70,6 +70,9 @@ type ObjectInfo struct {
 	// ETag is the server's entity tag, quotes removed, where the store has
 	// one (object stores and most HTTP servers); empty otherwise.
 	ETag string `json:"etag,omitempty"`
+	// WeakETag tells an ETag the server sent as weak (W/"..."): one it may
+	// keep over a change of the bytes, which names no bytes.
+	WeakETag bool `json:"-"`
 	// IgnoredRange is set by a TailReader whose server answered the ranged
 	// GET of a part of the object (not all of it) with 200 and the whole
 	// object: readers that fall back to a whole download read it (DuckDB

@@ -286,8 +286,14 @@ func printTransfer(w io.Writer, t *repo.Transfer) {
 	if t == nil {
 		return
 	}
-	fmt.Fprintf(w, "transfer: %d bytes downloaded in %.1fs (%d data files, %d reused from the cache; %d frozen catalogs from the cache), %d bytes uploaded\n",
-		t.Downloaded, t.DownloadSeconds, t.DataFiles, t.Cached, t.CatalogsCached, t.Uploaded)
+	reread := ""
+	if t.Rehashed > 0 {
+		// A restored or copied cache: its copies were held to the bytes
+		// the store delivered before any proof read them.
+		reread = fmt.Sprintf(", %d of them read again to hold them to the bytes downloaded", t.Rehashed)
+	}
+	fmt.Fprintf(w, "transfer: %d bytes downloaded in %.1fs (%d data files, %d reused from the cache%s; %d frozen catalogs from the cache), %d bytes uploaded\n",
+		t.Downloaded, t.DownloadSeconds, t.DataFiles, t.Cached, reread, t.CatalogsCached, t.Uploaded)
 }
 
 // logTransfer logs the same for schedules and CI.
@@ -297,7 +303,7 @@ func logTransfer(log *slog.Logger, verb string, t *repo.Transfer) {
 	}
 	log.Info(verb+" transfer", "store", t.Store, "bytes_downloaded", t.Downloaded, "bytes_uploaded", t.Uploaded,
 		"download_seconds", t.DownloadSeconds, "data_files_downloaded", t.DataFiles, "data_files_cached", t.Cached,
-		"frozen_catalogs_cached", t.CatalogsCached)
+		"data_files_rehashed", t.Rehashed, "frozen_catalogs_cached", t.CatalogsCached)
 }
 
 // classifyStore gives a store the run's setup cannot reach its exit code:

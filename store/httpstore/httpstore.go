@@ -322,7 +322,8 @@ func (s *Store) GETSize(ctx context.Context, key string) (int64, error) {
 // the whole object or of a range) is about: its ETag (a weak one's
 // value), its size (-1 when the server gives none) and its Last-Modified.
 func responseInfo(resp *http.Response, key string) store.ObjectInfo {
-	info := store.ObjectInfo{Key: key, Size: resp.ContentLength, ETag: strings.Trim(strings.TrimPrefix(resp.Header.Get("ETag"), "W/"), `"`)}
+	etag := resp.Header.Get("ETag")
+	info := store.ObjectInfo{Key: key, Size: resp.ContentLength, ETag: strings.Trim(strings.TrimPrefix(etag, "W/"), `"`), WeakETag: strings.HasPrefix(etag, "W/")}
 	if resp.StatusCode == http.StatusPartialContent {
 		if _, total, ok := strings.Cut(resp.Header.Get("Content-Range"), "/"); ok {
 			fmt.Sscan(total, &info.Size)

@@ -1,0 +1,231 @@
+package main
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+
+	"github.com/fdl-formats/fdl-formats/internal/webtest"
+	"github.com/fdl-formats/fdl-formats/repo"
+)
+
+// TestS3CopiedCacheKeepsProofs: a check of a bucket with a copy of an
+// earlier check's cache folder (cp -a, or through tar as actions/cache
+// restores it), at another path, finds every proof kept, downloads no data
+// file and reads each copy once to hold it to the bytes downloaded; a copy
+// changed in the cache is downloaded again before any proof reads it; an
+// object replaced in the bucket by the same bytes under a new ETag makes
+// the proofs that name it prove again.
+func TestS3CopiedCacheKeepsProofs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("converts and proves a lake")
+	}
+	srv, bucket := s3Lake(t)
+	url := "s3://" + bucket + "/lake"
+	first := t.TempDir()
+	if rep, errOut, code := backfillJSON(t, "--cache="+first, url); code != exitOK || rep.Counts[repo.Written] == 0 {
+		t.Fatalf("backfill: exit %d\n%s", code, errOut)
+	}
+	rep, errOut, code := checkReport(t, "--cache="+first, url)
+	if code != exitOK || len(rep.Proofs) == 0 {
+		t.Fatalf("check: exit %d\n%s", code, errOut)
+	}
+	for _, how := range []struct {
+		name string
+		copy func(t *testing.T, src, dst string)
+	}{{"cp -a", cpArchive}, {"tar", tarCopy}} {
+		dst := filepath.Join(t.TempDir(), "restored")
+		how.copy(t, first, dst)
+		rep, errOut, code := checkReport(t, "--cache="+dst, url)
+		if code != exitOK {
+			t.Fatalf("%s: check: exit %d\n%s", how.name, code, errOut)
+		}
+		if n := cachedProofs(rep); n != len(rep.Proofs) {
+			t.Errorf("%s: %d of %d proofs taken from the copied cache, want all", how.name, n, len(rep.Proofs))
+		}
+		if tr := rep.Transfer; tr.DataFiles != 0 || tr.Cached == 0 || tr.Rehashed != tr.Cached {
+			t.Errorf("%s: transfer %+v, want every data file reused, each read again once", how.name, tr)
+		}
+	}
+
+	// A copy changed in the cache (same size, same last bytes, same
+	// record) with no proof kept: it is downloaded again before the
+	// proofs read it.
+	edited := filepath.Join(t.TempDir(), "edited")
+	cpArchive(t, first, edited)
+	if err := os.RemoveAll(filepath.Join(edited, "digests")); err != nil {
+		t.Fatal(err)
+	}
+	var copyPath string
+	filepath.WalkDir(filepath.Join(edited, "objects"), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && copyPath == "" && strings.HasSuffix(p, ".parquet") {
+			copyPath = p
+		}
+		return err
+	})
+	b, err := os.ReadFile(copyPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)/2] ^= 0xff
+	if err := os.WriteFile(copyPath, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, errOut, code = checkReport(t, "--cache="+edited, url)
+	if code != exitOK || rep.Transfer.DataFiles != 1 || cachedProofs(rep) != 0 {
+		t.Fatalf("check with a copy changed in the cache: exit %d, transfer %+v, %d proofs kept; want that file downloaded again and every proof made\n%s", code, rep.Transfer, cachedProofs(rep), errOut)
+	}
+	if got, err := os.ReadFile(copyPath); err != nil || bytes.Equal(got, b) {
+		t.Errorf("the changed copy is still in the cache (%v)", err)
+	}
+
+	// The same bytes under a new ETag (a multipart upload's): the proofs
+	// naming the object prove again, the others stay kept.
+	var key string
+	for _, k := range srv.Keys(t, bucket) {
+		if strings.HasPrefix(k, "lake/data/") && strings.HasSuffix(k, ".parquet") {
+			key = k
+			break
+		}
+	}
+	client := srv.Client()
+	putMultipart(t, client, bucket, key, getObject(t, client, bucket, key))
+	rep, errOut, code = checkReport(t, "--cache="+first, url)
+	if code != exitOK || rep.Transfer.DataFiles != 1 || cachedProofs(rep) == len(rep.Proofs) {
+		t.Fatalf("check after %s got a new ETag: exit %d, transfer %+v, %d of %d proofs kept; want it downloaded and the proofs naming it made again\n%s", key, code, rep.Transfer, cachedProofs(rep), len(rep.Proofs), errOut)
+	}
+}
+
+// TestWebCopiedCacheWeakValidators: a web server whose files have only a
+// Last-Modified time and size (Go's file server; nginx's and Apache's
+// ETags are made of them) names no bytes: a copy of the cache folder finds
+// no proof kept. One with strong ETags, made from the content, does.
+func TestWebCopiedCacheWeakValidators(t *testing.T) {
+	if testing.Short() {
+		t.Skip("proves a lake")
+	}
+	root := backfilledLake(t)
+	for _, tc := range []struct {
+		name       string
+		validators webtest.Validators
+		kept       bool
+	}{{"last-modified", webtest.LastModified, false}, {"etag", webtest.ETag, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			url := webtest.Serve(t, root, webtest.Options{Validators: tc.validators}) + "/lake"
+			first := t.TempDir()
+			if rep, errOut, code := checkReport(t, "--cache="+first, url); code != exitOK || rep.Transfer.DataFiles == 0 {
+				t.Fatalf("check: exit %d\n%s", code, errOut)
+			}
+			dst := filepath.Join(t.TempDir(), "restored")
+			tarCopy(t, first, dst)
+			rep, errOut, code := checkReport(t, "--cache="+dst, url)
+			if code != exitOK {
+				t.Fatalf("check with the copied cache: exit %d\n%s", code, errOut)
+			}
+			want := 0
+			if tc.kept {
+				want = len(rep.Proofs)
+			}
+			if n := cachedProofs(rep); n != want {
+				t.Errorf("%d of %d proofs taken from the copied cache, want %d", n, len(rep.Proofs), want)
+			}
+		})
+	}
+}
+
+func cachedProofs(rep *repo.CheckReport) int {
+	n := 0
+	for _, p := range rep.Proofs {
+		if p.Cached {
+			n++
+		}
+	}
+	return n
+}
+
+// cpArchive copies folder src to dst as `cp -a` does.
+func cpArchive(t *testing.T, src, dst string) {
+	t.Helper()
+	if out, err := exec.Command("cp", "-a", src, dst).CombinedOutput(); err != nil {
+		t.Fatalf("cp -a: %v\n%s", err, out)
+	}
+}
+
+// tarCopy copies folder src to dst through a tar archive, as actions/cache
+// saves and restores a folder: the files' modification times kept, their
+// inodes new.
+func tarCopy(t *testing.T, src, dst string) {
+	t.Helper()
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	if err := tw.AddFS(os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	tr := tar.NewReader(&buf)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dst, filepath.FromSlash(h.Name))
+		if h.Typeflag == tar.TypeDir {
+			if err := os.MkdirAll(p, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, fs.FileMode(h.Mode))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.Copy(f, tr); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, h.ModTime, h.ModTime); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// putMultipart puts body at key as a one-part multipart upload, whose
+// ETag ("<md5 of the part's md5>-1") is not a single PUT's.
+func putMultipart(t *testing.T, c *awss3.Client, bucket, key, body string) {
+	t.Helper()
+	ctx := context.Background()
+	up, err := c.CreateMultipartUpload(ctx, &awss3.CreateMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String(key)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	part, err := c.UploadPart(ctx, &awss3.UploadPartInput{Bucket: aws.String(bucket), Key: aws.String(key), UploadId: up.UploadId, PartNumber: aws.Int32(1), Body: strings.NewReader(body)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.CompleteMultipartUpload(ctx, &awss3.CompleteMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String(key), UploadId: up.UploadId,
+		MultipartUpload: &types.CompletedMultipartUpload{Parts: []types.CompletedPart{{ETag: part.ETag, PartNumber: aws.Int32(1)}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
