@@ -173,7 +173,9 @@ func (rm *remote) Identity(path string) (string, bool) {
 func (rm *remote) heldCopy(path, key string, tail []byte, info store.ObjectInfo) bool {
 	c, ok := readCopyRecord(path + validatorSuffix)
 	want := validator(info)
-	if !ok || want == "" || c.validator != want || c.size != info.Size {
+	// Also as strong as it was: a server now sending the same ETag as weak
+	// no longer says the bytes are the same.
+	if !ok || want == "" || c.validator != want || c.size != info.Size || c.strong && !strongValidator(&info) {
 		return false
 	}
 	st, err := os.Stat(path)
