@@ -11,7 +11,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
-	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 
 	"github.com/fdl-formats/fdl-formats/digestcache"
 	"github.com/fdl-formats/fdl-formats/internal/s3test"
@@ -61,7 +60,7 @@ func TestCheckDataMD5(t *testing.T) {
 			put(t, client, bucket, key, flipped)
 		}, ErrUnverifiable, "is not the MD5 of the --data folder's copy"},
 		{"uploaded in parts (ETag ...-1)", func(t *testing.T, key string) {
-			putMultipart(t, client, bucket, key, orig)
+			s3test.PutMultipart(t, client, bucket, key, orig)
 		}, nil, "--data: 1 data file(s) in the store have no MD5 ETag"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -115,28 +114,5 @@ func put(t *testing.T, c *awss3.Client, bucket, key string, body []byte) {
 	t.Helper()
 	if _, err := c.PutObject(context.Background(), &awss3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String(key), Body: bytes.NewReader(body)}); err != nil {
 		t.Fatal(err)
-	}
-}
-
-// putMultipart uploads body as a multipart upload of one part, whose ETag
-// is "<MD5 of the part's MD5>-1", not the MD5 of the bytes.
-func putMultipart(t *testing.T, c *awss3.Client, bucket, key string, body []byte) {
-	t.Helper()
-	ctx := context.Background()
-	up, err := c.CreateMultipartUpload(ctx, &awss3.CreateMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String(key)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	part, err := c.UploadPart(ctx, &awss3.UploadPartInput{Bucket: aws.String(bucket), Key: aws.String(key), UploadId: up.UploadId, PartNumber: aws.Int32(1), Body: bytes.NewReader(body)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	done, err := c.CompleteMultipartUpload(ctx, &awss3.CompleteMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String(key), UploadId: up.UploadId,
-		MultipartUpload: &types.CompletedMultipartUpload{Parts: []types.CompletedPart{{ETag: part.ETag, PartNumber: aws.Int32(1)}}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if etag := aws.ToString(done.ETag); !strings.HasSuffix(strings.Trim(etag, `"`), "-1") {
-		t.Fatalf("multipart upload of %s: ETag %s, want one ending in -1", key, etag)
 	}
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"archive/tar"
 	"bytes"
-	"context"
 	"io"
 	"io/fs"
 	"os"
@@ -12,10 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
-	"github.com/aws/aws-sdk-go-v2/service/s3/types"
-
+	"github.com/fdl-formats/fdl-formats/internal/s3test"
 	"github.com/fdl-formats/fdl-formats/internal/webtest"
 	"github.com/fdl-formats/fdl-formats/repo"
 )
@@ -100,7 +96,7 @@ func TestS3CopiedCacheKeepsProofs(t *testing.T) {
 		}
 	}
 	client := srv.Client()
-	putMultipart(t, client, bucket, key, getObject(t, client, bucket, key))
+	s3test.PutMultipart(t, client, bucket, key, []byte(getObject(t, client, bucket, key)))
 	rep, errOut, code = checkReport(t, "--cache="+first, url)
 	if code != exitOK || rep.Transfer.DataFiles != 1 || cachedProofs(rep) == len(rep.Proofs) {
 		t.Fatalf("check after %s got a new ETag: exit %d, transfer %+v, %d of %d proofs kept; want it downloaded and the proofs naming it made again\n%s", key, code, rep.Transfer, cachedProofs(rep), len(rep.Proofs), errOut)
@@ -207,25 +203,5 @@ func tarCopy(t *testing.T, src, dst string) {
 		if err := os.Chtimes(p, h.ModTime, h.ModTime); err != nil {
 			t.Fatal(err)
 		}
-	}
-}
-
-// putMultipart puts body at key as a one-part multipart upload, whose
-// ETag ("<md5 of the part's md5>-1") is not a single PUT's.
-func putMultipart(t *testing.T, c *awss3.Client, bucket, key, body string) {
-	t.Helper()
-	ctx := context.Background()
-	up, err := c.CreateMultipartUpload(ctx, &awss3.CreateMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String(key)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	part, err := c.UploadPart(ctx, &awss3.UploadPartInput{Bucket: aws.String(bucket), Key: aws.String(key), UploadId: up.UploadId, PartNumber: aws.Int32(1), Body: strings.NewReader(body)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = c.CompleteMultipartUpload(ctx, &awss3.CompleteMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String(key), UploadId: up.UploadId,
-		MultipartUpload: &types.CompletedMultipartUpload{Parts: []types.CompletedPart{{ETag: part.ETag, PartNumber: aws.Int32(1)}}}})
-	if err != nil {
-		t.Fatal(err)
 	}
 }

@@ -7,6 +7,7 @@
 package s3test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"github.com/fdl-formats/fdl-formats/internal/testbin"
@@ -22,6 +23,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 )
 
 // Module and Version pin the server.
@@ -242,5 +244,29 @@ func (s *Server) Upload(t testing.TB, dir, bucket, prefix string) {
 	})
 	if err != nil {
 		t.Fatalf("upload %s to s3://%s/%s: %v", dir, bucket, prefix, err)
+	}
+}
+
+// PutMultipart puts body at key as a multipart upload of one part, whose
+// ETag is "<MD5 of the part's MD5>-1", not the MD5 of the bytes as a single
+// PUT's is: the same bytes under another ETag.
+func PutMultipart(t testing.TB, c *s3.Client, bucket, key string, body []byte) {
+	t.Helper()
+	ctx := context.Background()
+	up, err := c.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String(key)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	part, err := c.UploadPart(ctx, &s3.UploadPartInput{Bucket: aws.String(bucket), Key: aws.String(key), UploadId: up.UploadId, PartNumber: aws.Int32(1), Body: bytes.NewReader(body)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done, err := c.CompleteMultipartUpload(ctx, &s3.CompleteMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String(key), UploadId: up.UploadId,
+		MultipartUpload: &types.CompletedMultipartUpload{Parts: []types.CompletedPart{{ETag: part.ETag, PartNumber: aws.Int32(1)}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if etag := aws.ToString(done.ETag); !strings.HasSuffix(strings.Trim(etag, `"`), "-1") {
+		t.Fatalf("multipart upload of %s: ETag %s, want one ending in -1", key, etag)
 	}
 }
