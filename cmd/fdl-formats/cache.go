@@ -14,32 +14,47 @@ import (
 	"github.com/fdl-formats/fdl-formats/digestcache"
 )
 
-// cacheEnv names the environment variable that sets --cache (a CI job points
-// it at a folder it keeps between runs; the tests at a private one).
+// cacheEnv names the environment variable that sets the cache folder when
+// --cache is not given (a CI job points it at a folder it keeps between
+// runs; the tests at a private one).
 const cacheEnv = "FDL_FORMATS_CACHE"
 
 // cacheFlags are the cache folder flags, declared once for every command
 // that uses the cache (compare, plan, backfill, check). The folder is
 // shared: digests go to <cache>/digests/, other caches to their own
 // subfolders.
+//
+// $FDL_FORMATS_CACHE is read by cacheRoot, not given to the flag as a
+// source: the CLI library reports a flag set from its source as set, and
+// only a --cache on the command line contradicts --no-cache.
 func cacheFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "cache", Sources: cli.EnvVars(cacheEnv), Usage: "cache folder, shared by runs and machines on one volume: proof digests go to DIR/digests/, data files of s3:// and https:// repositories to DIR/objects/ (default: $" + cacheEnv + ", else the user cache folder, e.g. ~/.cache/fdl-formats)"},
-		&cli.BoolFlag{Name: "no-cache", Usage: "neither read nor write the cache folder: every data file and frozen catalog is read again"},
+		&cli.StringFlag{Name: "cache", Usage: "cache folder `DIR`, shared by runs and machines on one volume: proof digests go to DIR/digests/, data files of s3:// and https:// repositories to DIR/objects/ (default: $" + cacheEnv + ", else the user cache folder, e.g. ~/.cache/fdl-formats)"},
+		&cli.BoolFlag{Name: "no-cache", Usage: "neither read nor write the cache folder: every data file and frozen catalog is read again (wins over $" + cacheEnv + "; refused with --cache)"},
 	}
 }
 
-// cacheRoot is the cache folder of the flags ("" with --no-cache).
+// cacheRoot is the cache folder of the flags ("" with --no-cache). A
+// --no-cache wins over $FDL_FORMATS_CACHE (a standing setting, such as a
+// CI job's, that a one-off run turns off), but not over a --cache on the
+// same command line: one of the two would be ignored, so both are refused.
 func cacheRoot(cmd *cli.Command) (string, error) {
-	if cmd.Bool("no-cache") {
+	switch {
+	case cmd.Bool("no-cache") && cmd.IsSet("cache"):
+		return "", usageError{err: fmt.Errorf("--cache %q and --no-cache contradict each other: give one (--no-cache alone also turns off $%s)", cmd.String("cache"), cacheEnv)}
+	case cmd.Bool("no-cache"):
 		return "", nil
 	}
-	if dir := cmd.String("cache"); dir != "" {
+	dir := cmd.String("cache")
+	if !cmd.IsSet("cache") {
+		dir = os.Getenv(cacheEnv)
+	}
+	if dir != "" {
 		return dir, nil
 	}
 	base, err := os.UserCacheDir()
 	if err != nil {
-		return "", fmt.Errorf("no cache folder (set --cache DIR or --no-cache): %w", err)
+		return "", fmt.Errorf("no cache folder (set --cache DIR, $%s or --no-cache): %w", cacheEnv, err)
 	}
 	return filepath.Join(base, "fdl-formats"), nil
 }

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/urfave/cli/v3"
@@ -24,17 +26,22 @@ func TestMain(m *testing.M) {
 }
 
 // The cache folder comes from --cache, else $FDL_FORMATS_CACHE, else the
-// user cache folder; --no-cache turns it off.
+// user cache folder; --no-cache turns it off, also when the variable is
+// set, and is refused beside a --cache (one of the two was ignored).
 func TestCacheRoot(t *testing.T) {
 	env := t.TempDir()
 	t.Setenv(cacheEnv, env)
 	for _, tc := range []struct {
-		args []string
-		want string
+		args    []string
+		want    string
+		wantErr string // a usage error saying this
 	}{
-		{nil, env},
-		{[]string{"--cache", "/srv/cache"}, "/srv/cache"},
-		{[]string{"--no-cache"}, ""},
+		{nil, env, ""},
+		{[]string{"--cache", "/srv/cache"}, "/srv/cache", ""},
+		{[]string{"--no-cache"}, "", ""},
+		{[]string{"--no-cache=false", "--cache", "/srv/cache"}, "/srv/cache", ""},
+		{[]string{"--cache", "/srv/cache", "--no-cache"}, "", `--cache "/srv/cache" and --no-cache contradict each other`},
+		{[]string{"--no-cache", "--cache=" + env}, "", "--no-cache contradict"},
 	} {
 		var got string
 		cmd := &cli.Command{Name: "x", Flags: cacheFlags(), Action: func(_ context.Context, c *cli.Command) error {
@@ -42,10 +49,15 @@ func TestCacheRoot(t *testing.T) {
 			got, err = cacheRoot(c)
 			return err
 		}}
-		if err := cmd.Run(context.Background(), append([]string{"x"}, tc.args...)); err != nil {
+		err := cmd.Run(context.Background(), append([]string{"x"}, tc.args...))
+		switch {
+		case tc.wantErr != "":
+			if !errors.As(err, new(usageError)) || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("%v: error %v, want a usage error saying %q", tc.args, err, tc.wantErr)
+			}
+		case err != nil:
 			t.Fatalf("%v: %v", tc.args, err)
-		}
-		if got != tc.want {
+		case got != tc.want:
 			t.Errorf("%v: cache folder %q, want %q", tc.args, got, tc.want)
 		}
 	}

@@ -74,6 +74,13 @@ func openRepo(ctx context.Context, cmd *cli.Command) (store.Store, repo.Options,
 	if err != nil {
 		return nil, opts, err
 	}
+	// Data files of s3:// and https:// repositories go to <cache>/objects/;
+	// with --no-cache, to the run's work folder (gone after the run). Read
+	// before the repository is opened: contradicting cache flags are a
+	// usage error, found before any request to a server.
+	if opts.Cache, err = cacheRoot(cmd); err != nil {
+		return nil, opts, err
+	}
 	so.S3 = s3.Options{Endpoint: cmd.String("endpoint"), VirtualHosted: cmd.Bool("virtual-hosted")}
 	st, err := open.Repository(ctx, cmd.Args().First(), so)
 	if err != nil {
@@ -104,11 +111,6 @@ func openRepo(ctx context.Context, cmd *cli.Command) (store.Store, repo.Options,
 	opts.Formats = splitList(cmd.StringSlice("formats"))
 	opts.Versions = splitList(cmd.StringSlice("versions"))
 	opts.DataPath = cmd.String("data")
-	// Data files of s3:// and https:// repositories go to <cache>/objects/;
-	// with --no-cache, to the run's work folder (gone after the run).
-	if opts.Cache, err = cacheRoot(cmd); err != nil {
-		return nil, opts, err
-	}
 	opts.NoDataCache = cmd.Bool("no-cache")
 	if opts.DataCacheMax, err = parseSize(cmd.String("data-cache-max")); err != nil {
 		return nil, opts, usageError{err: fmt.Errorf("--data-cache-max: %w", err)}

@@ -35,6 +35,11 @@ func TestUsageErrors(t *testing.T) {
 		{"--max-rows not a number", []string{"compare", "--max-rows", "x", catalog, catalog}, `invalid value "x"`},
 		{"compare --data not a folder", []string{"compare", "--data", filepath.Join(repoDir, "nodata"), catalog, catalog}, "--data " + filepath.Join(repoDir, "nodata") + ": no such folder"},
 		{"compare --data-b a file", []string{"compare", "--data", repoDir, "--data-b", filepath.Join(repoDir, "fdl.json"), catalog, catalog}, "--data-b " + filepath.Join(repoDir, "fdl.json") + ": a file, not a folder"},
+		// Both cache flags: one of them would be ignored. Refused before
+		// the repository is opened (this one does not exist).
+		{"--cache with --no-cache on check", []string{"check", "--cache", out, "--no-cache", repoDir}, "--no-cache contradict each other"},
+		{"--no-cache with --cache on backfill", []string{"backfill", "--no-cache", "--cache=" + out, filepath.Join(repoDir, "missing")}, `--cache "` + out + `" and --no-cache`},
+		{"--cache with --no-cache on compare", []string{"compare", "--cache", out, "--no-cache", catalog, catalog}, "--no-cache contradict each other"},
 		{"unknown command", []string{"nosuch", repoDir}, `unknown command "nosuch"`},
 		{"no command", nil, "no command given"},
 		{"help on an unknown command", []string{"help", "nosuch"}, `no help topic for "nosuch"`},
