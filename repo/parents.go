@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"strings"
 
+	"github.com/fdl-formats/fdl-formats/fdljson"
 	"github.com/fdl-formats/fdl-formats/store"
 )
 
@@ -61,8 +62,15 @@ func (r *repository) parentIssues(ctx context.Context, v *version) (issues []Iss
 // version metadata, which readers show people as the version's number. A
 // first parent that is not in the repository, or not listed, is reported
 // by parentIssues, and seq is not checked against it; neither is it
-// against a parent whose version.json is gone (a withdrawn version may
-// lose it) or unusable: note says so.
+// against a parent whose version.json is gone or unusable.
+//
+// A withdrawn parent whose version.json is gone is as the spec has it
+// ("version.json itself is deleted if it holds the withdrawn data", FDL
+// 0.1, Versions), and nothing can ever mend the unchecked seq: the
+// parent's version.json must stay gone and v's may not change. A note
+// there repeated on every scheduled run, asking for nothing, so it is
+// silent. Any other parent without version.json is not (only a withdrawal
+// deletes it): note says what mends it.
 func (r *repository) seqIssue(v *version) (_ *Issue, note string) {
 	field := v.prefix() + "version.json: seq"
 	if len(v.meta.Parents) == 0 {
@@ -76,8 +84,10 @@ func (r *repository) seqIssue(v *version) (_ *Issue, note string) {
 	switch {
 	case p == nil:
 		return nil, ""
+	case p.meta == nil && p.expired != nil && p.err == nil && p.expired.Reason == fdljson.ReasonWithdrawn:
+		return nil, ""
 	case p.meta == nil && p.expired != nil && p.err == nil:
-		return nil, fmt.Sprintf("%s: %d not checked: its first parent %s is %s and its version.json is gone (expired.json lets it go)", field, v.meta.Seq, pid, p.expired.Reason)
+		return nil, fmt.Sprintf("%s: %d not checked: its first parent %s is marked %q (expired.json) and its version.json is gone, which the spec allows only for a withdrawal (FDL 0.1, Versions: version.json is deleted if it holds the withdrawn data); restore %sversion.json, or, if the version was withdrawn, say so in its expired.json (\"reason\": \"withdrawn\")", field, v.meta.Seq, pid, p.expired.Reason, p.prefix())
 	case p.meta == nil:
 		return nil, fmt.Sprintf("%s: %d not checked: the version.json of its first parent %s cannot be used (%v)", field, v.meta.Seq, pid, p.err)
 	case v.meta.Seq != p.meta.Seq+1:

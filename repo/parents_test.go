@@ -132,11 +132,27 @@ func TestCheckParents(t *testing.T) {
 		}, false, ErrDifferences, func(ids []string) []string {
 			return []string{"difference: versions/" + ids[1] + "/version.json: parents[0]: version " + ids[0] + " is not in the repository"}
 		}},
+		// As the spec has a withdrawal at its most: nothing to report,
+		// nothing anyone could mend (it warned on every run), also for
+		// a seq that cannot be checked against it.
 		{"parent_withdrawn", func(t *testing.T, root string, ids []string) string {
 			withdraw(t, root, ids[0])
 			return ""
+		}, false, ErrWorkMissing, nil},
+		{"parent_withdrawn_child_seq_unchecked", func(t *testing.T, root string, ids []string) string {
+			withdraw(t, root, ids[0])
+			setSeq(t, root, ids[1], 9)
+			setSeq(t, root, ids[2], 10)
+			return ""
+		}, false, ErrWorkMissing, nil},
+		// Only a withdrawal deletes version.json: an expired parent that
+		// lost it is warned of, saying what mends it.
+		{"parent_expired_without_version_json", func(t *testing.T, root string, ids []string) string {
+			withdraw(t, root, ids[0])
+			writeFile(t, filepath.Join(root, "versions", ids[0], "expired.json"), `{"reason": "expired"}`)
+			return ""
 		}, false, ErrWorkMissing, func(ids []string) []string {
-			return []string{"warning: versions/" + ids[1] + "/version.json: seq: 2 not checked: its first parent " + ids[0] + " is withdrawn and its version.json is gone"}
+			return []string{"warning: versions/" + ids[1] + "/version.json: seq: 2 not checked: its first parent " + ids[0] + ` is marked "expired" (expired.json) and its version.json is gone, which the spec allows only for a withdrawal (FDL 0.1, Versions: version.json is deleted if it holds the withdrawn data); restore versions/` + ids[0] + `/version.json, or, if the version was withdrawn, say so in its expired.json ("reason": "withdrawn")`}
 		}},
 		{"parent_hidden_by_listing", func(t *testing.T, root string, ids []string) string {
 			return "versions/" + ids[0] + "/"
