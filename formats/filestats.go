@@ -265,19 +265,14 @@ func (p FileColumnPair) HasReadAlikeRow() bool {
 	return p.Rows == 1 && StatsReadAlike(p.MissingColumnStats).Matches(p.SizeBytes, p.ValueCount, p.NullCount, p.MinValue, p.MaxValue, p.ContainsNaN)
 }
 
-// querier runs a query (a *sql.DB, *sql.Conn or *sql.Tx).
-type querier interface {
-	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
-}
-
 // FileColumnPairs runs fileColumnPairsSQL on q: every pair.
-func FileColumnPairs(ctx context.Context, q querier, prefix, stats string) ([]FileColumnPair, error) {
+func FileColumnPairs(ctx context.Context, q Querier, prefix, stats string) ([]FileColumnPair, error) {
 	return FileColumnPairsWhere(ctx, q, prefix, stats, "")
 }
 
 // FileColumnPairsWhere is FileColumnPairs of the pairs where (PairsWithoutStats,
 // PairsMaybeReadAlike; "" for all) holds.
-func FileColumnPairsWhere(ctx context.Context, q querier, prefix, stats, where string) ([]FileColumnPair, error) {
+func FileColumnPairsWhere(ctx context.Context, q Querier, prefix, stats, where string) ([]FileColumnPair, error) {
 	rows, err := q.QueryContext(ctx, fileColumnPairsSQL(prefix, stats, where))
 	if err != nil {
 		return nil, err

@@ -37,7 +37,9 @@ const objectsSQL = `SELECT schema_name, table_name, 'table' FROM duckdb_tables()
 	UNION ALL SELECT schema_name, sequence_name, 'sequence' FROM duckdb_sequences() WHERE database_name = %[1]s AND starts_with(lower(sequence_name), 'ducklake_')
 	ORDER BY 1, 2, 3`
 
-// Querier is what ReadObjects needs of a DuckDB connection.
+// Querier is what the functions that read a catalog's rows (ReadObjects,
+// ReadMetadata, FileColumnPairs, ...) need of a DuckDB connection: a *sql.DB,
+// *sql.Conn or *sql.Tx the caller opened.
 type Querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }
