@@ -11,7 +11,7 @@ import (
 
 // TestChangeKindsConverted: a snapshot's changes_made holding every change
 // kind of 1.0 is written in each format as the registry declares the
-// renames (formats.NewChangeKinds): unchanged up and between formats that
+// renames (formats.Version.NewChangeKinds): unchanged up and between formats that
 // parse the same kinds, 0.4's kinds renamed to 0.3's (inline_flush to
 // flushed_inlined, the compactions to compacted_table) or dropped (the
 // macros), 0.3's inlining kinds renamed to 0.2's, the first of repeated

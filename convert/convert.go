@@ -40,9 +40,16 @@ type Options struct {
 	AllowInlined bool
 	// Lossy lists the LossyOptions to apply.
 	Lossy []string
-	// RewriteDeletes expresses partial deletion files in formats that
-	// lack them (0.3 and older) by writing cumulative 2-column delete files
-	// beside them in DataPath. Nothing is written unless the conversion
+	// RewriteDeletes expresses delete files the target's readers cannot
+	// read by writing, beside them in DataPath, the 2-column Parquet delete
+	// files its writer would have written (the steps whose findings carry a
+	// rewrite): each bare Puffin deletion vector for 0.4 and older
+	// (rewriteDeletionVectors), each partial deletion file as a chain of
+	// cumulative files for 0.3 and older (rewritePartialDeletes), or for 0.4
+	// where its data file has inlined deletions (partialDeletesWithInlinedCheck),
+	// and the merged files of a 0.1-0.3 source whose rows' snapshots
+	// disagree with their split lists for 0.4 and newer
+	// (rewriteMergedFiles). Nothing is written unless the conversion
 	// succeeds; the names are deterministic, so a second run reuses them.
 	RewriteDeletes bool
 	// DataPath is the local folder the catalog's data_path stands for
