@@ -1,9 +1,3 @@
-// Package compare proves two DuckLake catalogs equivalent: the same schema,
-// the same data and delete files, and the same rows at every snapshot. Rows
-// are read by an independent DuckLake reader of our own (Open), which follows
-// the read rules of each catalog's own format (ducklake-formats.md §5) and
-// shares no code with the converter, so that a bug in one cannot hide in the
-// other.
 package compare
 
 import (
