@@ -16,14 +16,15 @@ func checkCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "check",
 		Usage: "verify every published catalog of an FDL repository and its rules (the CI command)",
-		Description: "Exit codes: 0 all good; 3 differences found (a published catalog not equivalent to its\n" +
-			"source, in another format than its name or unreadable while its source reads; a file not\n" +
-			"matching version.json or its catalog; a broken rule: an entry catalogs/ may not hold, a .wal\n" +
-			"beside a catalog, a catalog written after its format's until); 4 a missing or unreadable\n" +
-			"input to restore (a data file, a catalog this DuckDB cannot open); 5 work missing (run\n" +
-			"backfill); 6 invalid input. A repository with no version at all, or a web server whose\n" +
-			"folders give no usable listing, exits 4: nothing could be checked. See docs/repository.md\n" +
-			"for what exit 0 guarantees, docs/remote.md for web servers.",
+		Description: "Exit codes: 0 all good; 1 a runtime failure (I/O, DuckDB, storage: credentials, a server\n" +
+			"that cannot be reached); 2 bad flags or arguments; 3 differences found (a published catalog\n" +
+			"not equivalent to its source, in another format than its name or unreadable while its source\n" +
+			"reads; a file not matching version.json or its catalog; a broken rule: an entry catalogs/\n" +
+			"may not hold, a .wal beside a catalog, a catalog written after its format's until);\n" +
+			"4 a missing or unreadable input to restore (a data file, a catalog this DuckDB cannot open);\n" +
+			"5 work missing (run backfill); 6 invalid input; 130 interrupted. A repository with no version\n" +
+			"at all, or a web server whose folders give no usable listing, exits 4: nothing could be\n" +
+			"checked. See docs/repository.md for what exit 0 guarantees, docs/remote.md for web servers.",
 		ArgsUsage: "REPO",
 		Flags: append(repoFlags(), &cli.BoolFlag{Name: "allow-empty",
 			Usage: "pass a repository with no version at all (a warning); without it that exits 4, since nothing was checked"}),

@@ -24,7 +24,9 @@ func resolveCommand() *cli.Command {
 			"storage version. Prints the statement to run (SQL, with a comment line; the alias quoted).\n" +
 			"Exit codes: 0 found; 8 no catalog of the version opens in that DuckDB (the error lists the\n" +
 			"DuckDB versions that would), or, for a DuckDB before 1.4.0, the web server ignores Range requests,\n" +
-			"which that DuckDB fails on; 2 bad arguments or an unknown version; 6 invalid repository.",
+			"which that DuckDB fails on; 1 a runtime failure (I/O, storage, a server that cannot be reached);\n" +
+			"2 bad arguments or an unknown version; 4 a web server whose folders give no usable listing;\n" +
+			"6 invalid repository.",
 		ArgsUsage: "REPO",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "version", Value: "latest", Usage: "the version: its ID, its seq, or latest (the newest not expired)"},

@@ -92,7 +92,13 @@ func TestHelpFlagText(t *testing.T) {
 		{"plan", []string{"--now TIME", "cells to run at once, 1 or more (default: number of CPUs)"}, []string{"--now until", "(default: 0)"}},
 		// A scheduler acts on backfill's exit code: its help said none.
 		{"backfill", []string{"--now TIME", "(default: number of CPUs)", "Exit codes: 0 every missing catalog written", "1 a cell failed", "130 interrupted"}, []string{"--now until", "(default: 0)"}},
-		{"check", []string{"--now TIME", "(default: number of CPUs)"}, []string{"--now until", "(default: 0)"}},
+		// A CI job maps check's exit code (docs/repository.md, In CI): its
+		// help named neither 1 (a runtime failure, such as S3 credentials)
+		// nor 2 nor 130.
+		{"check", []string{"--now TIME", "(default: number of CPUs)", "Exit codes: 0 all good; 1 a runtime failure", "2 bad flags or arguments", "130 interrupted"}, []string{"--now until", "(default: 0)"}},
+		// resolve's help named neither 1 nor 4 (a web server without
+		// folder listings), which the README's exit code table gives it.
+		{"resolve", []string{"1 a runtime failure", "4 a web server whose folders give no usable listing", "8 no catalog of the version"}, nil},
 		{"convert", []string{"target format: 0.1, 0.2, 0.3, 0.4, 1.0, 1.1", "(repeatable): commit-info, expression-defaults,"}, []string{"[0.1", "[commit-info"}},
 	} {
 		t.Run(tc.command, func(t *testing.T) {
