@@ -4,7 +4,9 @@
 # of the other declared formats, printing each command before running it.
 #
 #   scripts/demo.sh          # into a temporary folder, removed afterwards
-#   scripts/demo.sh DIR      # into DIR (absent or empty), kept
+#                            # with the proofs it cached (FDL_FORMATS_CACHE)
+#   scripts/demo.sh DIR      # into DIR (absent or empty), kept; proofs in
+#                            # the usual cache (~/.cache/fdl-formats)
 #
 # `make demo` builds bin/fdl-formats first.
 set -euo pipefail
@@ -19,8 +21,12 @@ fi
 if [[ $# -ge 1 ]]; then
 	DIR=$1
 else
-	DIR=$(mktemp -d "${TMPDIR:-/tmp}/fdl-demo.XXXXXX")
-	trap 'rm -rf "$DIR"' EXIT
+	# The repository and the cache of its proofs, both removed at the end:
+	# a throwaway run leaves nothing in the user's cache.
+	TOP=$(mktemp -d "${TMPDIR:-/tmp}/fdl-demo.XXXXXX")
+	trap 'rm -rf "$TOP"' EXIT
+	DIR=$TOP/repo
+	export FDL_FORMATS_CACHE=$TOP/cache
 fi
 
 run() {
