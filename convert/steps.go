@@ -28,7 +28,7 @@ type step struct {
 	// ("table.column"), for development layouts that may lack it.
 	sqlIf   map[string][]string
 	dynamic func(r *run) error
-	note    string // documentation of the step for the README's matrix
+	note    string // documentation of the step, rendered into docs/formats.md (TestFormatsDoc)
 }
 
 // check is one thing the target may not be able to express. query returns
