@@ -24,7 +24,8 @@ const (
 	ReaderExtension = "ducklake extension"
 )
 
-// Options tune Catalogs.
+// Options tune Catalogs and KeptProof, and Self and KeptSelf (Self names
+// the ones it uses).
 type Options struct {
 	// DataPath overrides the data_path of both catalogs (a local folder).
 	DataPath string
@@ -107,7 +108,8 @@ type Options struct {
 	everyDigest bool
 }
 
-// Report is the result of Catalogs.
+// Report is the result of a proof (Catalogs, or KeptProof from the cache),
+// or of a self-read (Self, KeptSelf), which leaves B empty.
 type Report struct {
 	A          CatalogInfo `json:"a"`
 	B          CatalogInfo `json:"b"`
