@@ -196,7 +196,8 @@ type Listings struct {
 // the copies in it, by the store's identity of the objects rather than by
 // what the copies are on local disk, so that a proof is found again from a
 // copy of the folder (a cache restored in CI: every file a new inode, and
-// maybe a new path). See docs/compare.md, "The proof cache".
+// maybe a new path). See docs/compare.md, "A store's mirror" (under "The
+// digest").
 type Mirror interface {
 	// Name names the store's folder the local one mirrors (its store's
 	// location and the key prefix).
