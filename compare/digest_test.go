@@ -221,7 +221,7 @@ func (m memStore) Put(key string, val []byte) error {
 }
 
 // TestCatalogsShareAndCacheDigests (every file digested, as for plans that
-// differ; see TestSamePlans): a plan both catalogs give is read once
+// differ; see TestSamePlansCancel): a plan both catalogs give is read once
 // (B reuses A's digests); the same comparison again returns the kept proof;
 // another version of the lake reads nothing its plans share with the first
 // comparison; a plan over other files (B's own data folder) is read again.
