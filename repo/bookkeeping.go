@@ -36,31 +36,31 @@ import (
 func (r *repository) bookkeepingIssues(ctx context.Context, v *version, rd *compare.Reader, key string) []Issue {
 	bk, err := rd.Bookkeeping(ctx)
 	if err != nil {
-		return []Issue{{ProblemUnreadable, err.Error()}}
+		return []Issue{{Problem: ProblemUnreadable, Detail: err.Error()}}
 	}
 	var issues []Issue
 	claim := v.prefix() + "version.json: ducklake"
 	last, ok := bk.Last()
 	switch {
 	case !ok:
-		issues = append(issues, Issue{ProblemMismatch, fmt.Sprintf("%s.snapshot_id is %d, but %s holds no snapshot (ducklake_snapshot is empty)", claim, v.meta.DuckLake.SnapshotID, key)})
+		issues = append(issues, Issue{Problem: ProblemMismatch, Detail: fmt.Sprintf("%s.snapshot_id is %d, but %s holds no snapshot (ducklake_snapshot is empty)", claim, v.meta.DuckLake.SnapshotID, key)})
 	case last != v.meta.DuckLake.SnapshotID:
-		issues = append(issues, Issue{ProblemMismatch, fmt.Sprintf("%s.snapshot_id is %d, but the last snapshot of %s is %d: the frozen catalog holds bookkeeping rows up to ducklake.snapshot_id and none after (readers of the catalog read snapshot %d, readers of files.json snapshot %d)",
+		issues = append(issues, Issue{Problem: ProblemMismatch, Detail: fmt.Sprintf("%s.snapshot_id is %d, but the last snapshot of %s is %d: the frozen catalog holds bookkeeping rows up to ducklake.snapshot_id and none after (readers of the catalog read snapshot %d, readers of files.json snapshot %d)",
 			claim, v.meta.DuckLake.SnapshotID, key, last, last, v.meta.DuckLake.SnapshotID)})
 	}
 	for _, b := range bk.Breaches() {
-		issues = append(issues, Issue{ProblemViolation, key + ": " + b})
+		issues = append(issues, Issue{Problem: ProblemViolation, Detail: key + ": " + b})
 	}
 	if s := v.meta.DuckLake.Snapshots; len(s) == 2 && ok {
 		if s[1] != last {
-			issues = append(issues, Issue{ProblemMismatch, fmt.Sprintf("%s.snapshots is [%d, %d], but the last snapshot of %s is %d", claim, s[0], s[1], key, last)})
+			issues = append(issues, Issue{Problem: ProblemMismatch, Detail: fmt.Sprintf("%s.snapshots is [%d, %d], but the last snapshot of %s is %d", claim, s[0], s[1], key, last)})
 		}
 		// A parent frozen at this version's snapshot or later leaves no
 		// range to check: in a cycle of parents the history rules report
 		// it; otherwise history goes back, which is a false claim here.
 		parent, known := r.parentSnapshot(v)
 		if known && parent >= v.meta.DuckLake.SnapshotID && r.historyCycle(v) == nil {
-			issues = append(issues, Issue{ProblemMismatch, fmt.Sprintf("%s.snapshot_id is %d, not after its first parent %s's snapshot_id %d: a version adds snapshots after its parent's", claim, v.meta.DuckLake.SnapshotID, v.meta.Parents[0], parent)})
+			issues = append(issues, Issue{Problem: ProblemMismatch, Detail: fmt.Sprintf("%s.snapshot_id is %d, not after its first parent %s's snapshot_id %d: a version adds snapshots after its parent's", claim, v.meta.DuckLake.SnapshotID, v.meta.Parents[0], parent)})
 		}
 		if known && parent < v.meta.DuckLake.SnapshotID {
 			after := "after its parent's snapshot_id " + fmt.Sprint(parent)
@@ -76,9 +76,9 @@ func (r *repository) bookkeepingIssues(ctx context.Context, v *version, rd *comp
 			}
 			switch {
 			case !found:
-				issues = append(issues, Issue{ProblemMismatch, fmt.Sprintf("%s.snapshots is [%d, %d], but %s holds no snapshot %s", claim, s[0], s[1], key, after)})
+				issues = append(issues, Issue{Problem: ProblemMismatch, Detail: fmt.Sprintf("%s.snapshots is [%d, %d], but %s holds no snapshot %s", claim, s[0], s[1], key, after)})
 			case s[0] <= parent || s[0] > first:
-				issues = append(issues, Issue{ProblemMismatch, fmt.Sprintf("%s.snapshots is [%d, %d], but the first snapshot of %s %s is %d", claim, s[0], s[1], key, after, first)})
+				issues = append(issues, Issue{Problem: ProblemMismatch, Detail: fmt.Sprintf("%s.snapshots is [%d, %d], but the first snapshot of %s %s is %d", claim, s[0], s[1], key, after, first)})
 			}
 		}
 	}
@@ -128,7 +128,7 @@ func expiredAncestorIssues(v *version, snapshots []int64, ancestors []frozenAt, 
 	var issues []Issue
 	for _, a := range ancestors {
 		if a.snap < v.meta.DuckLake.SnapshotID && !held[a.snap] {
-			issues = append(issues, Issue{ProblemViolation, fmt.Sprintf("%s holds no snapshot %d, the snapshot its ancestor %s was frozen at: the writer expired it (ducklake_expire_snapshots), which FDL forbids (Versions: The frozen catalog), and DuckDB fails on this version's AT (VERSION => %d)", key, a.snap, a.id, a.snap)})
+			issues = append(issues, Issue{Problem: ProblemViolation, Detail: fmt.Sprintf("%s holds no snapshot %d, the snapshot its ancestor %s was frozen at: the writer expired it (ducklake_expire_snapshots), which FDL forbids (Versions: The frozen catalog), and DuckDB fails on this version's AT (VERSION => %d)", key, a.snap, a.id, a.snap)})
 		}
 	}
 	return issues

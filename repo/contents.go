@@ -59,7 +59,7 @@ func keptWarnings(kept []byte) []Issue {
 	var out []Issue
 	for _, l := range lines[1:] {
 		if l != "" {
-			out = append(out, Issue{ProblemWarning, l})
+			out = append(out, Issue{Problem: ProblemWarning, Detail: l})
 		}
 	}
 	return out
@@ -83,12 +83,12 @@ func (r *repository) earlyStatsWarning(ctx context.Context, rd *compare.Reader, 
 	}
 	tables, err := rd.TablesWithFailingStats(ctx)
 	if err != nil {
-		return []Issue{{ProblemUnreadable, fmt.Sprintf("read the table statistics of %s: %v", key, err)}}
+		return []Issue{{Problem: ProblemUnreadable, Detail: fmt.Sprintf("read the table statistics of %s: %v", key, err)}}
 	}
 	if len(tables) == 0 {
 		return nil
 	}
-	return []Issue{{ProblemWarning, fmt.Sprintf("%s (format %s) has table statistics of tables without column statistics: %s; DuckDB before %s (1.5.2 and 1.5.3, DuckLake 415a9ebd and e6a3bd0a), readers of format %s by its range DuckDB %s, fail to read any table of it (%s), where no other catalog of the version opens in them; this tool does not change a frozen catalog (its writer's DuckDB reads it): narrow the range to DuckDB >= %s, or have those readers upgrade",
+	return []Issue{{Problem: ProblemWarning, Detail: fmt.Sprintf("%s (format %s) has table statistics of tables without column statistics: %s; DuckDB before %s (1.5.2 and 1.5.3, DuckLake 415a9ebd and e6a3bd0a), readers of format %s by its range DuckDB %s, fail to read any table of it (%s), where no other catalog of the version opens in them; this tool does not change a frozen catalog (its writer's DuckDB reads it): narrow the range to DuckDB >= %s, or have those readers upgrade",
 		key, f.Name, strings.Join(tables, ", "), earlyStatsFixedIn, f.Name, text, q.Info().Name, earlyStatsFixedIn)}}
 }
 
@@ -139,12 +139,12 @@ func (r *repository) emptyStringsWarning(ctx context.Context, rd *compare.Reader
 	}
 	cols, err := rd.EmptyStringStats(ctx)
 	if err != nil {
-		return []Issue{{ProblemUnreadable, fmt.Sprintf("read the VARCHAR table column statistics of %s: %v", key, err)}}
+		return []Issue{{Problem: ProblemUnreadable, Detail: fmt.Sprintf("read the VARCHAR table column statistics of %s: %v", key, err)}}
 	}
 	if len(cols) == 0 {
 		return nil
 	}
-	return []Issue{{ProblemWarning, fmt.Sprintf("%s (format %s) has table statistics of VARCHAR columns with values but no min_value and max_value: %s; DuckDB before %s (1.5.0, DuckLake 7ea15644), a reader of format %s by its range DuckDB %s, reads them as an empty column and returns no rows for a filter on it (WHERE column = 'x', %s), where later readers return them; this tool does not change a frozen catalog: narrow the range to DuckDB >= %s, or have those readers upgrade",
+	return []Issue{{Problem: ProblemWarning, Detail: fmt.Sprintf("%s (format %s) has table statistics of VARCHAR columns with values but no min_value and max_value: %s; DuckDB before %s (1.5.0, DuckLake 7ea15644), a reader of format %s by its range DuckDB %s, reads them as an empty column and returns no rows for a filter on it (WHERE column = 'x', %s), where later readers return them; this tool does not change a frozen catalog: narrow the range to DuckDB >= %s, or have those readers upgrade",
 		key, f.Name, strings.Join(cols, ", "), emptyStringsFixedIn, f.Name, text, q.Info().Name, emptyStringsFixedIn)}}
 }
 
@@ -232,7 +232,7 @@ func (r *repository) contentsKey(v *version, jsonFiles bool) string {
 func (r *repository) contentIssues(ctx context.Context, v *version, frozen *frozenCopies, source *compare.Source, disk *compare.DiskCheck, jsonFiles bool) (_ []Issue, inDataFolder bool) {
 	src, problem, err := frozen.catalog(ctx, v)
 	if err != nil {
-		return []Issue{{problem, err.Error()}}, false
+		return []Issue{{Problem: problem, Detail: err.Error()}}, false
 	}
 	key := v.prefix() + v.meta.Catalog.Path
 	rd, done, err := source.Reader(ctx, src, compare.ReaderOptions{DataPath: r.dataPath, Engines: r.engines})
@@ -241,14 +241,14 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 		// frozen catalog is not the DuckLake catalog its tables say.
 		var impostor *formats.NotBaseTableError
 		if errors.As(err, &impostor) {
-			return []Issue{{ProblemViolation, key + ": " + impostor.Detail()}}, false
+			return []Issue{{Problem: ProblemViolation, Detail: key + ": " + impostor.Detail()}}, false
 		}
 		if errors.Is(err, compare.ErrDamaged) {
 			// Not even opened: the whole read below says the same.
 			problem, err := frozen.readWhole(ctx, v, source)
-			return []Issue{{problem, err.Error()}}, false
+			return []Issue{{Problem: problem, Detail: err.Error()}}, false
 		}
-		return []Issue{{ProblemUnreadable, fmt.Sprintf("read %s: %v", key, err)}}, false
+		return []Issue{{Problem: ProblemUnreadable, Detail: fmt.Sprintf("read %s: %v", key, err)}}, false
 	}
 	defer done()
 	// Every row of every table, first: a block no later step reads is
@@ -258,7 +258,7 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 	// proofs of the version take the answer through source). The steps
 	// below then answer from what it read (AllPathsRelative, bookkeeping).
 	if problem, err := frozen.readWhole(ctx, v, source); err != nil {
-		return []Issue{{problem, err.Error()}}, false
+		return []Issue{{Problem: problem, Detail: err.Error()}}, false
 	}
 	inDataFolder = rd.AllPathsRelative(ctx)
 	var issues []Issue
@@ -268,7 +268,7 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 	if f := rd.Format(); f != nil {
 		v.detected = f.Name
 		if err := formatClaim(v, f.Name); err != nil {
-			issues = append(issues, Issue{ProblemMismatch, err.Error()})
+			issues = append(issues, Issue{Problem: ProblemMismatch, Detail: err.Error()})
 		}
 	}
 	issues = append(issues, r.bookkeepingIssues(ctx, v, rd, key)...)
@@ -278,9 +278,9 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 	// misreads some dictionary-FSST columns as NULL: as for a published
 	// catalog (misreadDetail), whether or not a proof of the version runs.
 	if mis, err := rd.MisreadColumns(ctx); err != nil {
-		issues = append(issues, Issue{ProblemUnreadable, fmt.Sprintf("%s: %v", key, err)})
+		issues = append(issues, Issue{Problem: ProblemUnreadable, Detail: fmt.Sprintf("%s: %v", key, err)})
 	} else if len(mis) > 0 {
-		issues = append(issues, Issue{ProblemMismatch, frozenMisreadDetail(key, rd.Format(), mis)})
+		issues = append(issues, Issue{Problem: ProblemMismatch, Detail: frozenMisreadDetail(key, rd.Format(), mis)})
 	}
 	// Every data file must be under data_dir: one violation per file that
 	// is not. A remote store's data files come into the cache first
@@ -297,15 +297,15 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 		return files, dataPath, err
 	})
 	if listErr != nil {
-		return append(issues, Issue{ProblemUnreadable, listErr.Error()}), false
+		return append(issues, Issue{Problem: ProblemUnreadable, Detail: listErr.Error()}), false
 	}
 	if w := r.links.warning(r, key); w != "" {
-		issues = append(issues, Issue{ProblemWarning, w})
+		issues = append(issues, Issue{Problem: ProblemWarning, Detail: w})
 	}
 	var outside *OutsideError
 	if errors.As(err, &outside) {
 		for _, f := range outside.Files {
-			issues = append(issues, Issue{ProblemViolation, fmt.Sprintf("%s: %s; every data file a catalog names must be under data_dir, recorded relative to the catalog's data path (FDL 0.1, Versions: The frozen catalog)", key, f)})
+			issues = append(issues, Issue{Problem: ProblemViolation, Detail: fmt.Sprintf("%s: %s; every data file a catalog names must be under data_dir, recorded relative to the catalog's data path (FDL 0.1, Versions: The frozen catalog)", key, f)})
 		}
 		err = outside.Other
 	}
@@ -313,7 +313,7 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 	if errors.As(err, &notRegular) {
 		// Not opened, nor checked on disk (that opens them).
 		for _, f := range notRegular.Files {
-			issues = append(issues, Issue{ProblemViolation, fmt.Sprintf("%s: %s; not opened (opening a FIFO blocks): restore the data file", key, f)})
+			issues = append(issues, Issue{Problem: ProblemViolation, Detail: fmt.Sprintf("%s: %s; not opened (opening a FIFO blocks): restore the data file", key, f)})
 		}
 		inDataFolder = false // never a clean pass to keep
 	} else if err != nil {
@@ -321,14 +321,14 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 		if errors.Is(err, errStoreDiffers) {
 			problem = ProblemMismatch
 		}
-		issues = append(issues, Issue{problem, fmt.Sprintf("fetch the data files of %s: %v", key, err)})
+		issues = append(issues, Issue{Problem: problem, Detail: fmt.Sprintf("fetch the data files of %s: %v", key, err)})
 	} else {
 		bad, err := rd.CheckFiles(ctx, disk)
 		if err != nil {
-			issues = append(issues, Issue{ProblemUnreadable, fmt.Sprintf("check the data files of %s: %v", key, err)})
+			issues = append(issues, Issue{Problem: ProblemUnreadable, Detail: fmt.Sprintf("check the data files of %s: %v", key, err)})
 		}
 		for _, b := range bad {
-			issues = append(issues, Issue{ProblemMismatch, fmt.Sprintf("data file disagrees with %s: %s", key, r.relData(b))})
+			issues = append(issues, Issue{Problem: ProblemMismatch, Detail: fmt.Sprintf("data file disagrees with %s: %s", key, r.relData(b))})
 		}
 	}
 	if !jsonFiles || (v.meta.Files == nil && v.meta.Dataset == nil) {
@@ -337,14 +337,14 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 	snap := v.meta.DuckLake.SnapshotID
 	tables, err := rd.Tables(ctx, snap)
 	if err != nil {
-		return append(issues, Issue{ProblemUnreadable, err.Error()}), false
+		return append(issues, Issue{Problem: ProblemUnreadable, Detail: err.Error()}), false
 	}
 	// Both files.json and dataset.json (its rows) are checked against
 	// each table's files at the snapshot.
 	tableFiles := map[int64][]compare.DataFile{}
 	for _, t := range tables {
 		if tableFiles[t.ID], err = rd.Files(ctx, t, snap); err != nil {
-			return append(issues, Issue{ProblemUnreadable, fmt.Sprintf("list the data files of %s at snapshot %d to check files.json and dataset.json: %v", key, snap, err)}), false
+			return append(issues, Issue{Problem: ProblemUnreadable, Detail: fmt.Sprintf("list the data files of %s at snapshot %d to check files.json and dataset.json: %v", key, snap, err)}), false
 		}
 	}
 	if ref := v.meta.Files; ref != nil {
@@ -357,11 +357,11 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 			issues = append(issues, *changed)
 		}
 		if err != nil {
-			issues = append(issues, Issue{ProblemUnreadable, err.Error()})
+			issues = append(issues, Issue{Problem: ProblemUnreadable, Detail: err.Error()})
 		} else {
 			renamed, err := rd.RenamedColumns(ctx, snap)
 			if err != nil {
-				return append(issues, Issue{ProblemUnreadable, fmt.Sprintf("%s: %v", key, err)}), false
+				return append(issues, Issue{Problem: ProblemUnreadable, Detail: fmt.Sprintf("%s: %v", key, err)}), false
 			}
 			want := &fdljson.Files{Tables: map[string]*fdljson.FilesTable{}}
 			for _, t := range tables {
@@ -376,7 +376,7 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 				want.Tables[t.FullName()] = ft
 			}
 			for _, d := range got.Diff(want) {
-				issues = append(issues, Issue{ProblemMismatch, v.prefix() + ref.Path + ": " + d})
+				issues = append(issues, Issue{Problem: ProblemMismatch, Detail: v.prefix() + ref.Path + ": " + d})
 			}
 			issues = append(issues, r.footerBytesIssues(v, ref, got, tables, tableFiles)...)
 		}
@@ -387,13 +387,13 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 			issues = append(issues, *changed)
 		}
 		if err != nil {
-			issues = append(issues, Issue{ProblemUnreadable, err.Error()})
+			issues = append(issues, Issue{Problem: ProblemUnreadable, Detail: err.Error()})
 		} else {
 			var want []fdljson.DatasetTable
 			for _, t := range tables {
 				cols, err := rd.Columns(ctx, t.ID, snap)
 				if err != nil {
-					return append(issues, Issue{ProblemUnreadable, err.Error()}), false
+					return append(issues, Issue{Problem: ProblemUnreadable, Detail: err.Error()}), false
 				}
 				// A table's rows at the snapshot, as the catalog records
 				// them: each live data file's rows less its delete file's.
@@ -413,13 +413,13 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 			}
 			views, err := rd.Views(ctx, snap)
 			if err != nil {
-				return append(issues, Issue{ProblemUnreadable, fmt.Sprintf("%s: %v", key, err)}), false
+				return append(issues, Issue{Problem: ProblemUnreadable, Detail: fmt.Sprintf("%s: %v", key, err)}), false
 			}
 			for _, vw := range views {
 				want = append(want, fdljson.DatasetTable{Schema: vw.Schema, Name: vw.Name, Kind: "view", SQL: &vw.SQL})
 			}
 			for _, d := range got.Diff(want) {
-				issues = append(issues, Issue{ProblemMismatch, v.prefix() + ref.Path + ": " + d})
+				issues = append(issues, Issue{Problem: ProblemMismatch, Detail: v.prefix() + ref.Path + ": " + d})
 			}
 		}
 	}
@@ -446,7 +446,7 @@ func (r *repository) readRef(ctx context.Context, v *version, ref *fdljson.FileR
 	}
 	sum := sha256.Sum256(data)
 	if p, err := matchRef(key, ref.Bytes, ref.SHA256, int64(len(data)), hex.EncodeToString(sum[:])); err != nil {
-		changed = &Issue{p, err.Error()}
+		changed = &Issue{Problem: p, Detail: err.Error()}
 	}
 	return data, changed, nil
 }
@@ -513,9 +513,9 @@ func (r *repository) footerBytesIssues(v *version, ref *fdljson.FileRef, got *fd
 			case errors.Is(err, compare.ErrIncomparable):
 				continue // the disk check reports a file it cannot read
 			case err != nil:
-				issues = append(issues, Issue{ProblemMismatch, fmt.Sprintf("%s%s: table %s file %s: footer_bytes %d, but the file has no readable footer (%v); the catalog records no footer_size", v.prefix(), ref.Path, t.FullName(), g.Path, *g.FooterBytes, err)})
+				issues = append(issues, Issue{Problem: ProblemMismatch, Detail: fmt.Sprintf("%s%s: table %s file %s: footer_bytes %d, but the file has no readable footer (%v); the catalog records no footer_size", v.prefix(), ref.Path, t.FullName(), g.Path, *g.FooterBytes, err)})
 			case n != *g.FooterBytes:
-				issues = append(issues, Issue{ProblemMismatch, fmt.Sprintf("%s%s: table %s file %s: footer_bytes %d, the file's footer is %d bytes (the catalog records no footer_size)", v.prefix(), ref.Path, t.FullName(), g.Path, *g.FooterBytes, n)})
+				issues = append(issues, Issue{Problem: ProblemMismatch, Detail: fmt.Sprintf("%s%s: table %s file %s: footer_bytes %d, the file's footer is %d bytes (the catalog records no footer_size)", v.prefix(), ref.Path, t.FullName(), g.Path, *g.FooterBytes, n)})
 			}
 		}
 	}

@@ -37,19 +37,19 @@ func (r *repository) parentIssues(ctx context.Context, v *version) (issues []Iss
 		field := fmt.Sprintf("%sversion.json: parents[%d]", v.prefix(), i)
 		if store.ListsPartially(r.st) {
 			if key, err := r.probeVersion(ctx, id); err != nil {
-				issues = append(issues, Issue{ProblemUnreadable, fmt.Sprintf("%s: version %s is not listed under %s and probing it failed: %v", field, id, VersionsDir, err)})
+				issues = append(issues, Issue{Problem: ProblemUnreadable, Detail: fmt.Sprintf("%s: version %s is not listed under %s and probing it failed: %v", field, id, VersionsDir, err)})
 				continue
 			} else if key != "" {
-				issues = append(issues, Issue{ProblemUnreadable, fmt.Sprintf("%s: version %s is not listed under %s, yet %s exists: the store's listing hides it", field, id, VersionsDir, key)})
+				issues = append(issues, Issue{Problem: ProblemUnreadable, Detail: fmt.Sprintf("%s: version %s is not listed under %s, yet %s exists: the store's listing hides it", field, id, VersionsDir, key)})
 				continue
 			}
 		}
-		issues = append(issues, Issue{ProblemViolation, fmt.Sprintf("%s: version %s is not in the repository (no folder %s%s/): readers following its history find nothing", field, id, VersionsDir, id)})
+		issues = append(issues, Issue{Problem: ProblemViolation, Detail: fmt.Sprintf("%s: version %s is not in the repository (no folder %s%s/): readers following its history find nothing", field, id, VersionsDir, id)})
 	}
 	// On a cycle of first parents no seq can follow its parent's all the
 	// way round: the cycle is the finding, not the seqs.
 	if cycle := r.historyCycle(v); cycle != nil {
-		issues = append(issues, Issue{ProblemInvalid, fmt.Sprintf("%sversion.json: parents[0]: its history comes back to it (%s): following first parents, as readers do for history, never reaches a first version; a version cannot be its own ancestor", v.prefix(), strings.Join(append(cycle, v.id), " -> "))})
+		issues = append(issues, Issue{Problem: ProblemInvalid, Detail: fmt.Sprintf("%sversion.json: parents[0]: its history comes back to it (%s): following first parents, as readers do for history, never reaches a first version; a version cannot be its own ancestor", v.prefix(), strings.Join(append(cycle, v.id), " -> "))})
 	} else if is, note := r.seqIssue(v); is != nil {
 		issues = append(issues, *is)
 	} else if note != "" {
@@ -75,7 +75,7 @@ func (r *repository) seqIssue(v *version) (_ *Issue, note string) {
 	field := v.prefix() + "version.json: seq"
 	if len(v.meta.Parents) == 0 {
 		if v.meta.Seq != 1 {
-			return &Issue{ProblemInvalid, fmt.Sprintf("%s: %d for a version without parents, want 1: %s; readers would show it as version %d", field, v.meta.Seq, specSeq, v.meta.Seq)}, ""
+			return &Issue{Problem: ProblemInvalid, Detail: fmt.Sprintf("%s: %d for a version without parents, want 1: %s; readers would show it as version %d", field, v.meta.Seq, specSeq, v.meta.Seq)}, ""
 		}
 		return nil, ""
 	}
@@ -91,7 +91,7 @@ func (r *repository) seqIssue(v *version) (_ *Issue, note string) {
 	case p.meta == nil:
 		return nil, fmt.Sprintf("%s: %d not checked: the version.json of its first parent %s cannot be used (%v)", field, v.meta.Seq, pid, p.err)
 	case v.meta.Seq != p.meta.Seq+1:
-		return &Issue{ProblemInvalid, fmt.Sprintf("%s: %d, want %d: its first parent %s has seq %d, and %s; readers would show it as version %d", field, v.meta.Seq, p.meta.Seq+1, pid, p.meta.Seq, specSeq, v.meta.Seq)}, ""
+		return &Issue{Problem: ProblemInvalid, Detail: fmt.Sprintf("%s: %d, want %d: its first parent %s has seq %d, and %s; readers would show it as version %d", field, v.meta.Seq, p.meta.Seq+1, pid, p.meta.Seq, specSeq, v.meta.Seq)}, ""
 	}
 	return nil, ""
 }

@@ -339,7 +339,7 @@ func (r *repository) planVersion(ctx context.Context, v *version, declared []fdl
 	case errors.Is(err, errCatalogsFile):
 		catalogsFile = []Violation{{v.prefix() + "catalogs", err.Error()}}
 	case err != nil:
-		vp.Issues = append(vp.Issues, Issue{ProblemUnreadable, err.Error()})
+		vp.Issues = append(vp.Issues, Issue{Problem: ProblemUnreadable, Detail: err.Error()})
 	}
 	v.hidden = r.findHidden(ctx, v, entries)
 	hidden, infos, hiddenErr := r.hiddenCatalogs(ctx, v, declared)
@@ -392,7 +392,7 @@ func (r *repository) planVersion(ctx context.Context, v *version, declared []fdl
 		vp.Issues = append(vp.Issues, fileIssues...)
 	}
 	if hiddenErr != nil {
-		vp.Issues = append(vp.Issues, Issue{ProblemUnreadable, hiddenErr.Error()})
+		vp.Issues = append(vp.Issues, Issue{Problem: ProblemUnreadable, Detail: hiddenErr.Error()})
 	}
 	vp.Issues = append(vp.Issues, v.probeIssues()...)
 	if v.expired == nil && v.err == nil {
@@ -464,12 +464,12 @@ func (r *repository) versionIssues(ctx context.Context, v *version) []Issue {
 			continue
 		}
 		if problem, err := r.verifyRef(ctx, v, *ref); err != nil {
-			issues = append(issues, Issue{problem, err.Error()})
+			issues = append(issues, Issue{Problem: problem, Detail: err.Error()})
 			continue
 		}
 		data, err := storeRead(ctx, r, v.prefix()+ref.Path)
 		if err != nil {
-			issues = append(issues, Issue{ProblemUnreadable, err.Error()})
+			issues = append(issues, Issue{Problem: ProblemUnreadable, Detail: err.Error()})
 			continue
 		}
 		if ref == v.meta.Dataset {
@@ -480,7 +480,7 @@ func (r *repository) versionIssues(ctx context.Context, v *version) []Issue {
 			v.indexesNoData = err == nil && !listsDataFiles(files)
 		}
 		if err != nil {
-			issues = append(issues, Issue{ProblemInvalid, err.Error()})
+			issues = append(issues, Issue{Problem: ProblemInvalid, Detail: err.Error()})
 		}
 	}
 	return issues
