@@ -36,7 +36,7 @@ import (
 func (r *repository) bookkeepingIssues(ctx context.Context, v *version, rd *compare.Reader, key string) []Issue {
 	bk, err := rd.Bookkeeping(ctx)
 	if err != nil {
-		return []Issue{{Problem: ProblemUnreadable, Detail: err.Error()}}
+		return []Issue{{Problem: ProblemUnreadable, Detail: err.Error(), cause: err}}
 	}
 	var issues []Issue
 	claim := v.prefix() + "version.json: ducklake"

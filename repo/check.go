@@ -61,6 +61,9 @@ type Finding struct {
 	// noRanges: a declared format's readers fail every read of this web
 	// server, which ignores Range requests (noRangesFinding).
 	noRanges bool
+	// cause is the error Detail says, where one is known: its type tells
+	// a server at fault from a file to restore (serverHint).
+	cause error
 }
 
 // Proof is the verification of one published catalog.
@@ -83,7 +86,8 @@ type Proof struct {
 	CarriedSnapshots int     `json:"carried_snapshots,omitempty"`
 	Seconds          float64 `json:"duration_seconds"`
 
-	frozenDiffers bool // failed for the frozen catalog's own fault (frozenAtFault)
+	frozenDiffers bool  // failed for the frozen catalog's own fault (frozenAtFault)
+	cause         error // the error Error says (serverHint)
 }
 
 // CheckReport is what Check found.
@@ -106,6 +110,8 @@ type CheckReport struct {
 	// a CI job's check.json says why (it was empty).
 	Error    string `json:"error,omitempty"`
 	ExitCode int    `json:"exit_code,omitempty"`
+	// Hint is what the command's Try: line said to do (set with Error).
+	Hint string `json:"hint,omitempty"`
 }
 
 // CheckError is returned by Check when it found anything but warnings. It
@@ -162,6 +168,9 @@ func (e *CheckError) Hint() string {
 	}
 	switch e.sentinel() {
 	case ErrUnverifiable:
+		if hint := e.serverHint(); hint != "" {
+			return hint
+		}
 		if len(e.Denied) > 0 {
 			return e.deniedHint()
 		}
@@ -196,11 +205,10 @@ func (e *CheckError) Hint() string {
 // not restoring.
 func (e *CheckError) deniedHint() string {
 	n := len(slices.Compact(slices.Sorted(slices.Values(e.Denied))))
-	const rest = "a file is to restore only where a finding says it is missing or damaged; see the report (--json) for every finding"
 	if e.site {
-		return fmt.Sprintf("the web site denies %d file(s) to a reader without credentials (401 or 403; first: %s): they may be there and whole; serve them without authentication, as every reader fetches them; %s", n, e.Denied[0], rest)
+		return fmt.Sprintf("the web site denies %d file(s) to a reader without credentials (401 or 403; first: %s): they may be there and whole; serve them without authentication, as every reader fetches them; %s", n, e.Denied[0], restoreOnly)
 	}
-	return fmt.Sprintf("%d file(s) are not readable with these credentials (AccessDenied; first: %s): they may be there and whole; use credentials allowed s3:GetObject on every object under the prefix (docs/remote.md, Permissions); %s", n, e.Denied[0], rest)
+	return fmt.Sprintf("%d file(s) are not readable with these credentials (AccessDenied; first: %s): they may be there and whole; use credentials allowed s3:GetObject on every object under the prefix (docs/remote.md, Permissions); %s", n, e.Denied[0], restoreOnly)
 }
 
 // Check verifies a repository; docs/repository.md says what exit 0

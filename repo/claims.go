@@ -111,9 +111,9 @@ func sourceFormat(res *convert.Result, err error) string {
 // claims in error: every cell of it, so that nothing is written or proved
 // for it.
 func refuseVersion(vp *VersionPlan, problem Problem, err error) {
-	vp.Error = err.Error()
+	vp.Error, vp.cause = err.Error(), err
 	for _, c := range vp.Cells {
-		c.State, c.Key, c.Problem, c.Reasons = Error, "", problem, []string{err.Error()}
+		c.State, c.Key, c.Problem, c.Reasons, c.cause = Error, "", problem, []string{err.Error()}, err
 		c.Findings, c.Violation = nil, ""
 	}
 }

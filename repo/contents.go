@@ -83,7 +83,7 @@ func (r *repository) earlyStatsWarning(ctx context.Context, rd *compare.Reader, 
 	}
 	tables, err := rd.TablesWithFailingStats(ctx)
 	if err != nil {
-		return []Issue{{Problem: ProblemUnreadable, Detail: fmt.Sprintf("read the table statistics of %s: %v", key, err)}}
+		return []Issue{{Problem: ProblemUnreadable, Detail: fmt.Sprintf("read the table statistics of %s: %v", key, err), cause: err}}
 	}
 	if len(tables) == 0 {
 		return nil
@@ -139,7 +139,7 @@ func (r *repository) emptyStringsWarning(ctx context.Context, rd *compare.Reader
 	}
 	cols, err := rd.EmptyStringStats(ctx)
 	if err != nil {
-		return []Issue{{Problem: ProblemUnreadable, Detail: fmt.Sprintf("read the VARCHAR table column statistics of %s: %v", key, err)}}
+		return []Issue{{Problem: ProblemUnreadable, Detail: fmt.Sprintf("read the VARCHAR table column statistics of %s: %v", key, err), cause: err}}
 	}
 	if len(cols) == 0 {
 		return nil
@@ -232,7 +232,7 @@ func (r *repository) contentsKey(v *version, jsonFiles bool) string {
 func (r *repository) contentIssues(ctx context.Context, v *version, frozen *frozenCopies, source *compare.Source, disk *compare.DiskCheck, jsonFiles bool) (_ []Issue, inDataFolder bool) {
 	src, problem, err := frozen.catalog(ctx, v)
 	if err != nil {
-		return []Issue{{Problem: problem, Detail: err.Error()}}, false
+		return []Issue{{Problem: problem, Detail: err.Error(), cause: err}}, false
 	}
 	key := v.prefix() + v.meta.Catalog.Path
 	rd, done, err := source.Reader(ctx, src, compare.ReaderOptions{DataPath: r.dataPath, Engines: r.engines})
@@ -246,9 +246,9 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 		if errors.Is(err, compare.ErrDamaged) {
 			// Not even opened: the whole read below says the same.
 			problem, err := frozen.readWhole(ctx, v, source)
-			return []Issue{{Problem: problem, Detail: err.Error()}}, false
+			return []Issue{{Problem: problem, Detail: err.Error(), cause: err}}, false
 		}
-		return []Issue{{Problem: ProblemUnreadable, Detail: fmt.Sprintf("read %s: %v", key, err)}}, false
+		return []Issue{{Problem: ProblemUnreadable, Detail: fmt.Sprintf("read %s: %v", key, err), cause: err}}, false
 	}
 	defer done()
 	// Every row of every table, first: a block no later step reads is
@@ -258,7 +258,7 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 	// proofs of the version take the answer through source). The steps
 	// below then answer from what it read (AllPathsRelative, bookkeeping).
 	if problem, err := frozen.readWhole(ctx, v, source); err != nil {
-		return []Issue{{Problem: problem, Detail: err.Error()}}, false
+		return []Issue{{Problem: problem, Detail: err.Error(), cause: err}}, false
 	}
 	inDataFolder = rd.AllPathsRelative(ctx)
 	var issues []Issue
@@ -268,7 +268,7 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 	if f := rd.Format(); f != nil {
 		v.detected = f.Name
 		if err := formatClaim(v, f.Name); err != nil {
-			issues = append(issues, Issue{Problem: ProblemMismatch, Detail: err.Error()})
+			issues = append(issues, Issue{Problem: ProblemMismatch, Detail: err.Error(), cause: err})
 		}
 	}
 	issues = append(issues, r.bookkeepingIssues(ctx, v, rd, key)...)
@@ -278,7 +278,7 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 	// misreads some dictionary-FSST columns as NULL: as for a published
 	// catalog (misreadDetail), whether or not a proof of the version runs.
 	if mis, err := rd.MisreadColumns(ctx); err != nil {
-		issues = append(issues, Issue{Problem: ProblemUnreadable, Detail: fmt.Sprintf("%s: %v", key, err)})
+		issues = append(issues, Issue{Problem: ProblemUnreadable, Detail: fmt.Sprintf("%s: %v", key, err), cause: err})
 	} else if len(mis) > 0 {
 		issues = append(issues, Issue{Problem: ProblemMismatch, Detail: frozenMisreadDetail(key, rd.Format(), mis)})
 	}
@@ -297,7 +297,7 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 		return files, dataPath, err
 	})
 	if listErr != nil {
-		return append(issues, Issue{Problem: ProblemUnreadable, Detail: listErr.Error()}), false
+		return append(issues, Issue{Problem: ProblemUnreadable, Detail: listErr.Error(), cause: listErr}), false
 	}
 	if w := r.links.warning(r, key); w != "" {
 		issues = append(issues, Issue{Problem: ProblemWarning, Detail: w})
@@ -321,11 +321,11 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 		if errors.Is(err, errStoreDiffers) {
 			problem = ProblemMismatch
 		}
-		issues = append(issues, Issue{Problem: problem, Detail: fmt.Sprintf("fetch the data files of %s: %v", key, err)})
+		issues = append(issues, Issue{Problem: problem, Detail: fmt.Sprintf("fetch the data files of %s: %v", key, err), cause: err})
 	} else {
 		bad, err := rd.CheckFiles(ctx, disk)
 		if err != nil {
-			issues = append(issues, Issue{Problem: ProblemUnreadable, Detail: fmt.Sprintf("check the data files of %s: %v", key, err)})
+			issues = append(issues, Issue{Problem: ProblemUnreadable, Detail: fmt.Sprintf("check the data files of %s: %v", key, err), cause: err})
 		}
 		for _, b := range bad {
 			issues = append(issues, Issue{Problem: ProblemMismatch, Detail: fmt.Sprintf("data file disagrees with %s: %s", key, r.relData(b))})
@@ -337,14 +337,14 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 	snap := v.meta.DuckLake.SnapshotID
 	tables, err := rd.Tables(ctx, snap)
 	if err != nil {
-		return append(issues, Issue{Problem: ProblemUnreadable, Detail: err.Error()}), false
+		return append(issues, Issue{Problem: ProblemUnreadable, Detail: err.Error(), cause: err}), false
 	}
 	// Both files.json and dataset.json (its rows) are checked against
 	// each table's files at the snapshot.
 	tableFiles := map[int64][]compare.DataFile{}
 	for _, t := range tables {
 		if tableFiles[t.ID], err = rd.Files(ctx, t, snap); err != nil {
-			return append(issues, Issue{Problem: ProblemUnreadable, Detail: fmt.Sprintf("list the data files of %s at snapshot %d to check files.json and dataset.json: %v", key, snap, err)}), false
+			return append(issues, Issue{Problem: ProblemUnreadable, Detail: fmt.Sprintf("list the data files of %s at snapshot %d to check files.json and dataset.json: %v", key, snap, err), cause: err}), false
 		}
 	}
 	if ref := v.meta.Files; ref != nil {
@@ -357,11 +357,11 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 			issues = append(issues, *changed)
 		}
 		if err != nil {
-			issues = append(issues, Issue{Problem: ProblemUnreadable, Detail: err.Error()})
+			issues = append(issues, Issue{Problem: ProblemUnreadable, Detail: err.Error(), cause: err})
 		} else {
 			renamed, err := rd.RenamedColumns(ctx, snap)
 			if err != nil {
-				return append(issues, Issue{Problem: ProblemUnreadable, Detail: fmt.Sprintf("%s: %v", key, err)}), false
+				return append(issues, Issue{Problem: ProblemUnreadable, Detail: fmt.Sprintf("%s: %v", key, err), cause: err}), false
 			}
 			want := &fdljson.Files{Tables: map[string]*fdljson.FilesTable{}}
 			for _, t := range tables {
@@ -387,13 +387,13 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 			issues = append(issues, *changed)
 		}
 		if err != nil {
-			issues = append(issues, Issue{Problem: ProblemUnreadable, Detail: err.Error()})
+			issues = append(issues, Issue{Problem: ProblemUnreadable, Detail: err.Error(), cause: err})
 		} else {
 			var want []fdljson.DatasetTable
 			for _, t := range tables {
 				cols, err := rd.Columns(ctx, t.ID, snap)
 				if err != nil {
-					return append(issues, Issue{Problem: ProblemUnreadable, Detail: err.Error()}), false
+					return append(issues, Issue{Problem: ProblemUnreadable, Detail: err.Error(), cause: err}), false
 				}
 				// A table's rows at the snapshot, as the catalog records
 				// them: each live data file's rows less its delete file's.
@@ -413,7 +413,7 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 			}
 			views, err := rd.Views(ctx, snap)
 			if err != nil {
-				return append(issues, Issue{Problem: ProblemUnreadable, Detail: fmt.Sprintf("%s: %v", key, err)}), false
+				return append(issues, Issue{Problem: ProblemUnreadable, Detail: fmt.Sprintf("%s: %v", key, err), cause: err}), false
 			}
 			for _, vw := range views {
 				want = append(want, fdljson.DatasetTable{Schema: vw.Schema, Name: vw.Name, Kind: "view", SQL: &vw.SQL})
@@ -446,7 +446,7 @@ func (r *repository) readRef(ctx context.Context, v *version, ref *fdljson.FileR
 	}
 	sum := sha256.Sum256(data)
 	if p, err := matchRef(key, ref.Bytes, ref.SHA256, int64(len(data)), hex.EncodeToString(sum[:])); err != nil {
-		changed = &Issue{Problem: p, Detail: err.Error()}
+		changed = &Issue{Problem: p, Detail: err.Error(), cause: err}
 	}
 	return data, changed, nil
 }
@@ -513,7 +513,7 @@ func (r *repository) footerBytesIssues(v *version, ref *fdljson.FileRef, got *fd
 			case errors.Is(err, compare.ErrIncomparable):
 				continue // the disk check reports a file it cannot read
 			case err != nil:
-				issues = append(issues, Issue{Problem: ProblemMismatch, Detail: fmt.Sprintf("%s%s: table %s file %s: footer_bytes %d, but the file has no readable footer (%v); the catalog records no footer_size", v.prefix(), ref.Path, t.FullName(), g.Path, *g.FooterBytes, err)})
+				issues = append(issues, Issue{Problem: ProblemMismatch, Detail: fmt.Sprintf("%s%s: table %s file %s: footer_bytes %d, but the file has no readable footer (%v); the catalog records no footer_size", v.prefix(), ref.Path, t.FullName(), g.Path, *g.FooterBytes, err), cause: err})
 			case n != *g.FooterBytes:
 				issues = append(issues, Issue{Problem: ProblemMismatch, Detail: fmt.Sprintf("%s%s: table %s file %s: footer_bytes %d, the file's footer is %d bytes (the catalog records no footer_size)", v.prefix(), ref.Path, t.FullName(), g.Path, *g.FooterBytes, n)})
 			}

@@ -155,7 +155,7 @@ func (r *repository) folderViolations(ctx context.Context, v *version, entries [
 		wal := v.prefix() + v.meta.Catalog.Path + ".wal"
 		switch kind, err := r.entryKind(ctx, wal); {
 		case err != nil:
-			issues = append(issues, Issue{Problem: ProblemUnreadable, Detail: fmt.Sprintf("look for a write-ahead log %s beside the frozen catalog: %v", wal, err)})
+			issues = append(issues, Issue{Problem: ProblemUnreadable, Detail: fmt.Sprintf("look for a write-ahead log %s beside the frozen catalog: %v", wal, err), cause: err})
 		case kind != "":
 			out = append(out, Violation{wal, "a DuckDB write-ahead log beside the frozen catalog: DuckDB replays it when it opens the catalog, so readers would see changes that are not in the hashed file; remove it"})
 		}

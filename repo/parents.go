@@ -37,7 +37,7 @@ func (r *repository) parentIssues(ctx context.Context, v *version) (issues []Iss
 		field := fmt.Sprintf("%sversion.json: parents[%d]", v.prefix(), i)
 		if store.ListsPartially(r.st) {
 			if key, err := r.probeVersion(ctx, id); err != nil {
-				issues = append(issues, Issue{Problem: ProblemUnreadable, Detail: fmt.Sprintf("%s: version %s is not listed under %s and probing it failed: %v", field, id, VersionsDir, err)})
+				issues = append(issues, Issue{Problem: ProblemUnreadable, Detail: fmt.Sprintf("%s: version %s is not listed under %s and probing it failed: %v", field, id, VersionsDir, err), cause: err})
 				continue
 			} else if key != "" {
 				issues = append(issues, Issue{Problem: ProblemUnreadable, Detail: fmt.Sprintf("%s: version %s is not listed under %s, yet %s exists: the store's listing hides it", field, id, VersionsDir, key)})

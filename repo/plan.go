@@ -63,6 +63,7 @@ type Cell struct {
 
 	source string // key of the frozen catalog
 	target *formats.Version
+	cause  error // the error Reasons say, if any (serverHint)
 }
 
 // VersionPlan is one row of the matrix.
@@ -90,7 +91,8 @@ type VersionPlan struct {
 	Violations []Violation `json:"violations,omitempty"`
 	Cells      []*Cell     `json:"cells"`
 
-	v *version
+	v     *version
+	cause error // the error Error says, if any (serverHint)
 	// filesTrusted: dataset.json and files.json match version.json and
 	// parse, and catalogs/ was listed; the content pass then compares them
 	// with the catalog.
@@ -339,7 +341,7 @@ func (r *repository) planVersion(ctx context.Context, v *version, declared []fdl
 	case errors.Is(err, errCatalogsFile):
 		catalogsFile = []Violation{{v.prefix() + "catalogs", err.Error()}}
 	case err != nil:
-		vp.Issues = append(vp.Issues, Issue{Problem: ProblemUnreadable, Detail: err.Error()})
+		vp.Issues = append(vp.Issues, Issue{Problem: ProblemUnreadable, Detail: err.Error(), cause: err})
 	}
 	v.hidden = r.findHidden(ctx, v, entries)
 	hidden, infos, hiddenErr := r.hiddenCatalogs(ctx, v, declared)
@@ -392,7 +394,7 @@ func (r *repository) planVersion(ctx context.Context, v *version, declared []fdl
 		vp.Issues = append(vp.Issues, fileIssues...)
 	}
 	if hiddenErr != nil {
-		vp.Issues = append(vp.Issues, Issue{Problem: ProblemUnreadable, Detail: hiddenErr.Error()})
+		vp.Issues = append(vp.Issues, Issue{Problem: ProblemUnreadable, Detail: hiddenErr.Error(), cause: hiddenErr})
 	}
 	vp.Issues = append(vp.Issues, v.probeIssues()...)
 	if v.expired == nil && v.err == nil {
@@ -400,7 +402,7 @@ func (r *repository) planVersion(ctx context.Context, v *version, declared []fdl
 		vp.Issues, vp.Notes = append(vp.Issues, parents...), append(vp.Notes, notes...)
 	}
 	if verr != nil {
-		vp.Error = verr.Error()
+		vp.Error, vp.cause = verr.Error(), verr
 	}
 	for _, f := range formatsShown {
 		c := &Cell{Version: v.id, Seq: vp.Seq, Format: f.DuckLake, Declared: f.Version != nil, target: f.Version}
@@ -415,7 +417,7 @@ func (r *repository) planVersion(ctx context.Context, v *version, declared []fdl
 			c.State = Skipped
 			c.Reasons = []string{fmt.Sprintf("version %s (expired.json)", v.expired.Reason)}
 		case verr != nil:
-			c.State, c.Problem, c.Reasons = Error, problem, []string{verr.Error()}
+			c.State, c.Problem, c.Reasons, c.cause = Error, problem, []string{verr.Error()}, verr
 		case f.DuckLake == v.meta.DuckLake.Format:
 			c.State, c.Key = Source, vp.Catalog
 		case exists && !present:
@@ -454,6 +456,8 @@ func (r *repository) planVersion(ctx context.Context, v *version, declared []fdl
 type Issue struct {
 	Problem Problem `json:"problem"`
 	Detail  string  `json:"detail"`
+
+	cause error // the error Detail says, if any: its type gives check's hint (serverHint)
 }
 
 // versionIssues checks dataset.json and files.json against version.json.
@@ -464,12 +468,12 @@ func (r *repository) versionIssues(ctx context.Context, v *version) []Issue {
 			continue
 		}
 		if problem, err := r.verifyRef(ctx, v, *ref); err != nil {
-			issues = append(issues, Issue{Problem: problem, Detail: err.Error()})
+			issues = append(issues, Issue{Problem: problem, Detail: err.Error(), cause: err})
 			continue
 		}
 		data, err := storeRead(ctx, r, v.prefix()+ref.Path)
 		if err != nil {
-			issues = append(issues, Issue{Problem: ProblemUnreadable, Detail: err.Error()})
+			issues = append(issues, Issue{Problem: ProblemUnreadable, Detail: err.Error(), cause: err})
 			continue
 		}
 		if ref == v.meta.Dataset {
@@ -480,7 +484,7 @@ func (r *repository) versionIssues(ctx context.Context, v *version) []Issue {
 			v.indexesNoData = err == nil && !listsDataFiles(files)
 		}
 		if err != nil {
-			issues = append(issues, Issue{Problem: ProblemInvalid, Detail: err.Error()})
+			issues = append(issues, Issue{Problem: ProblemInvalid, Detail: err.Error(), cause: err})
 		}
 	}
 	return issues
@@ -542,7 +546,7 @@ func (r *repository) checkCells(ctx context.Context, cells []*Cell, work string,
 				if ctxErr := gctx.Err(); ctxErr != nil {
 					return ctxErr
 				}
-				c.State, c.Key, c.Problem, c.Reasons = Error, "", fc.problem, []string{err.Error()}
+				c.State, c.Key, c.Problem, c.Reasons, c.cause = Error, "", fc.problem, []string{err.Error()}, err
 				return nil
 			}
 			copts := opts.Convert
@@ -586,7 +590,7 @@ func applyCheck(c *Cell, res *convert.Result, err error) {
 		if errors.Is(err, convert.ErrNotCatalog) {
 			c.Problem = ProblemInvalid
 		}
-		c.Reasons = []string{err.Error()}
+		c.Reasons, c.cause = []string{err.Error()}, err
 	default:
 		c.Findings = res.Findings
 	}

@@ -93,7 +93,7 @@ func (r *repository) checkAll(ctx context.Context, m *Matrix, work string, disk 
 				if vp := tk.content; vp != nil {
 					var out []Finding
 					for _, is := range r.checkContents(gctx, vp.v, frozen, source, disk, vp.filesTrusted) {
-						out = append(out, Finding{Kind: problemKind(is.Problem), Version: vp.ID, Detail: is.Detail})
+						out = append(out, Finding{Kind: problemKind(is.Problem), Version: vp.ID, Detail: is.Detail, cause: is.cause})
 					}
 					if !proved[vp.ID] {
 						// No proof reads the frozen catalog's rows: it is read
@@ -116,7 +116,7 @@ func (r *repository) checkAll(ctx context.Context, m *Matrix, work string, disk 
 				mu.Lock()
 				proofs[i] = p
 				if !p.OK {
-					findings = append(findings, Finding{Kind: kind, Version: c.Version, Format: c.Format, Key: c.Key, Detail: p.Error, frozenDiffers: p.frozenDiffers})
+					findings = append(findings, Finding{Kind: kind, Version: c.Version, Format: c.Format, Key: c.Key, Detail: p.Error, frozenDiffers: p.frozenDiffers, cause: p.cause})
 				}
 				done++
 				if opts.Progress != nil {
@@ -155,7 +155,7 @@ func (r *repository) prove(ctx context.Context, c *Cell, work string, frozen *fr
 	p := &Proof{Version: c.Version, Format: c.Format, Key: c.Key}
 	defer func() { p.Seconds = time.Since(start).Seconds() }()
 	fail := func(kind Kind, err error) (*Proof, Kind) {
-		p.Error = err.Error()
+		p.Error, p.cause = err.Error(), err
 		return p, kind
 	}
 	v := r.find(c.Version)

@@ -729,7 +729,7 @@ func (rm *remote) downloadHeld(ctx context.Context, key, dst string, hd *head, t
 func holdToTail(key, dst string, n int64, got *store.ObjectInfo, tail []byte, info store.ObjectInfo) error {
 	if n != info.Size {
 		os.Remove(dst)
-		return fmt.Errorf("%s: downloaded %d bytes, the store gave its size as %d (changed while read?)", key, n, info.Size)
+		return store.SizeDisagrees(fmt.Errorf("%s: downloaded %d bytes, the store gave its size as %d (changed while read?)", key, n, info.Size))
 	}
 	// The whole GET must end with the bytes the ranged read gave, as
 	// readers read it: a server answering the two differently would show

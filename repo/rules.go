@@ -19,10 +19,10 @@ func ruleFindings(m *Matrix) []Finding {
 			if len(vp.Cells) > 0 {
 				p = vp.Cells[0].Problem
 			}
-			out = append(out, Finding{Kind: problemKind(p), Version: vp.ID, Key: vp.Catalog, Detail: vp.Error})
+			out = append(out, Finding{Kind: problemKind(p), Version: vp.ID, Key: vp.Catalog, Detail: vp.Error, cause: vp.cause})
 		}
 		for _, is := range vp.Issues {
-			out = append(out, Finding{Kind: problemKind(is.Problem), Version: vp.ID, Detail: is.Detail})
+			out = append(out, Finding{Kind: problemKind(is.Problem), Version: vp.ID, Detail: is.Detail, cause: is.cause})
 		}
 		for _, n := range vp.Notes {
 			out = append(out, Finding{Kind: KindWarning, Version: vp.ID, Detail: n})
@@ -37,7 +37,7 @@ func ruleFindings(m *Matrix) []Finding {
 			case c.State == Missing:
 				out = append(out, Finding{Kind: KindMissing, Version: c.Version, Format: c.Format, Key: c.Key, Detail: "declared format not written yet"})
 			case c.State == Error && vp.Error == "":
-				out = append(out, Finding{Kind: problemKind(c.Problem), Version: c.Version, Format: c.Format, Key: c.Key, Detail: strings.Join(c.Reasons, "; ")})
+				out = append(out, Finding{Kind: problemKind(c.Problem), Version: c.Version, Format: c.Format, Key: c.Key, Detail: strings.Join(c.Reasons, "; "), cause: c.cause})
 			}
 		}
 	}

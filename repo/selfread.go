@@ -68,7 +68,9 @@ func selfFindings(v *version, key, src string, rep *compare.Report, err error) [
 	}
 	if !errors.Is(err, compare.ErrCatalogDiffers) || rep == nil || len(rep.Differences) == 0 {
 		msg := strings.TrimPrefix(err.Error(), compare.ErrIncomparable.Error()+": ")
-		return []Finding{f(KindUnverifiable, fmt.Sprintf("%s, %s, could not be read: %s", key, what, msg))}
+		unread := f(KindUnverifiable, fmt.Sprintf("%s, %s, could not be read: %s", key, what, msg))
+		unread.cause = err
+		return []Finding{unread}
 	}
 	var out []Finding
 	for i, d := range rep.Differences {

@@ -336,7 +336,7 @@ func (v *version) probeIssues() []Issue {
 		if v.meta != nil && v.expired == nil && v.err == nil && slices.ContainsFunc([]*fdljson.FileRef{&v.meta.Catalog.FileRef, v.meta.Dataset, v.meta.Files}, func(ref *fdljson.FileRef) bool { return ref != nil && ref.Path == name }) {
 			continue
 		}
-		out = append(out, Issue{Problem: ProblemUnreadable, Detail: v.probeErrs[name].Error()})
+		out = append(out, Issue{Problem: ProblemUnreadable, Detail: v.probeErrs[name].Error(), cause: v.probeErrs[name]})
 	}
 	return out
 }

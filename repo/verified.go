@@ -98,7 +98,7 @@ func sizeProblem(ctx context.Context, st store.Store, key string, statSize, want
 	case got == statSize:
 		return ProblemMismatch, mismatch
 	case got == want:
-		return ProblemUnreadable, fmt.Errorf("%s: %d bytes by the server's HEAD (Content-Length), but %d by a GET, as version.json records: the server disagrees with itself about the file's size (a proxy, cache or application answering HEAD otherwise than GET); DuckDB sizes a file by its HEAD, so its readers may fail on it: fix the server", key, statSize, got)
+		return ProblemUnreadable, store.SizeDisagrees(fmt.Errorf("%s: %d bytes by the server's HEAD (Content-Length), but %d by a GET, as version.json records: the server disagrees with itself about the file's size (a proxy, cache or application answering HEAD otherwise than GET); DuckDB sizes a file by its HEAD, so its readers may fail on it: fix the server", key, statSize, got))
 	}
-	return ProblemUnreadable, fmt.Errorf("%s: %d bytes by the server's HEAD (Content-Length), %d by a GET, %d by version.json: the server disagrees with itself about the file's size (a proxy, cache or application answering HEAD otherwise than GET, or the file changed meanwhile), so which file readers get cannot be told: fix the server", key, statSize, got, want)
+	return ProblemUnreadable, store.SizeDisagrees(fmt.Errorf("%s: %d bytes by the server's HEAD (Content-Length), %d by a GET, %d by version.json: the server disagrees with itself about the file's size (a proxy, cache or application answering HEAD otherwise than GET, or the file changed meanwhile), so which file readers get cannot be told: fix the server", key, statSize, got, want))
 }

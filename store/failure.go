@@ -27,3 +27,23 @@ func IsWholeStore(err error) bool {
 // without authentication (S3's AccessDenied, a web server's 401 or 403):
 // the object may be there and whole, so restoring it is no cure.
 var ErrAccessDenied = errors.New("access denied")
+
+// ErrEncoded is matched by a store's error for an object the server sends
+// with a Content-Encoding (gzip, br) though none was asked for: readers get
+// the encoded bytes, not the object, which may be there and whole.
+var ErrEncoded = errors.New("sent with a Content-Encoding")
+
+// ErrSizeDisagrees is matched by a store's error for an object whose size
+// by its HEAD (Stat) is not the size its GETs give (SizeDisagrees): a
+// proxy, cache or application answering HEAD otherwise than GET, or an
+// object changed while read. The object may be there and whole.
+var ErrSizeDisagrees = errors.New("the server's HEAD and GETs disagree about the object's size")
+
+// SizeDisagrees marks err, its text unchanged, as matching
+// ErrSizeDisagrees.
+func SizeDisagrees(err error) error { return sizeDisagrees{err} }
+
+type sizeDisagrees struct{ error }
+
+func (e sizeDisagrees) Is(target error) bool { return target == ErrSizeDisagrees }
+func (e sizeDisagrees) Unwrap() error        { return e.error }

@@ -276,7 +276,10 @@ func ReadAll(ctx context.Context, s Store, key string) ([]byte, error) {
 // bytes the answer held, and returns the object's size (-1 for "/*", an
 // unknown complete length). A range that is
 // not the object's end, or not the length received, is an error: DuckDB's
-// ranged reads fail on such answers.
+// ranged reads fail on such answers. With a range that is not the object's
+// end, size is the object's size the answer names (a caller that asked
+// for the end of another size tells a server whose HEAD disagrees with
+// its GETs); with every other error it is 0.
 func TailRange(contentRange string, got, n int64) (size int64, err error) {
 	var first, last int64
 	if rng, ok := strings.CutSuffix(contentRange, "/*"); ok {
@@ -291,7 +294,7 @@ func TailRange(contentRange string, got, n int64) (size int64, err error) {
 	}
 	switch {
 	case last != size-1 || first > last || first < 0:
-		return 0, fmt.Errorf("the ranged answer's Content-Range %q is not the object's end", contentRange)
+		return max(size, 0), fmt.Errorf("the ranged answer's Content-Range %q is not the object's end", contentRange)
 	case last-first+1 != got:
 		return 0, fmt.Errorf("the ranged answer's Content-Range %q says %d bytes, the answer held %d", contentRange, last-first+1, got)
 	case got != min(n, size):

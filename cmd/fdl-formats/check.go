@@ -86,10 +86,11 @@ func checkSummary(rep *repo.CheckReport) []any {
 	return attrs
 }
 
-// setRunError records a failed run's error and exit code in its report.
+// setRunError records a failed run's error, exit code and hint (its
+// Try: line) in its report.
 func setRunError(rep *repo.CheckReport, err error) {
 	if code := exitCode(err); err != nil && code != exitOK {
-		rep.Error, rep.ExitCode = err.Error(), code
+		rep.Error, rep.ExitCode, rep.Hint = err.Error(), code, errorHint(err)
 	}
 }
 

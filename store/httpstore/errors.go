@@ -103,9 +103,10 @@ func (e *SetupError) Unwrap() error { return e.Err }
 // encoded makes its version unverifiable, as before).
 func (e *SetupError) WholeStore() bool { return e.Problem != NeedsAuth && e.Problem != Encoded }
 
-// Is matches store.ErrAccessDenied for NeedsAuth.
+// Is matches store.ErrAccessDenied for NeedsAuth and store.ErrEncoded for
+// Encoded.
 func (e *SetupError) Is(target error) bool {
-	return target == store.ErrAccessDenied && e.Problem == NeedsAuth
+	return target == store.ErrAccessDenied && e.Problem == NeedsAuth || target == store.ErrEncoded && e.Problem == Encoded
 }
 
 // Hint says what to change before running again.

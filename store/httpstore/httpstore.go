@@ -256,10 +256,13 @@ func (s *Store) ReadTail(ctx context.Context, key string, n int64) ([]byte, stor
 	}
 	size, err := store.TailRange(resp.Header.Get("Content-Range"), int64(len(tail)), n)
 	switch {
+	case err != nil && size > 0 && size != head.Size:
+		// The range asked ends at the HEAD's size, the object at another.
+		return nil, store.ObjectInfo{}, store.SizeDisagrees(fmt.Errorf("read the end of %s: %w", key, err))
 	case err != nil:
 		return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s: %w", key, err)
 	case size >= 0 && size != head.Size:
-		return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s: %d bytes by its HEAD, %d by its GET (changed while read?)", key, head.Size, size)
+		return nil, store.ObjectInfo{}, store.SizeDisagrees(fmt.Errorf("read the end of %s: %d bytes by its HEAD, %d by its GET (changed while read?)", key, head.Size, size))
 	case size < 0 && int64(len(tail)) != min(n, head.Size):
 		return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s: %d bytes for the last %d of a %d-byte file", key, len(tail), n, head.Size)
 	}
