@@ -34,7 +34,7 @@ func repoFlags() []cli.Flag {
 		// DefaultText: the help printed "(default: number of CPUs) (default: 0)".
 		&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: 0, DefaultText: "number of CPUs", Usage: "cells to run at once, 1 or more"},
 		&cli.StringFlag{Name: "data", Usage: "local folder of the data files (default: REPO/<data_dir from fdl.json>, or for s3:// and https:// repositories the cache)"},
-		&cli.StringFlag{Name: "endpoint", Usage: "S3 endpoint URL of a non-AWS service (default: $AWS_ENDPOINT_URL_S3, then $AWS_ENDPOINT_URL)"},
+		&cli.StringFlag{Name: "endpoint", Usage: "S3 endpoint URL of a non-AWS service (default: $AWS_ENDPOINT_URL_S3, then $AWS_ENDPOINT_URL, then the AWS profile's endpoint_url)"},
 		&cli.BoolFlag{Name: "virtual-hosted", Usage: "address the bucket as BUCKET.HOST at --endpoint instead of HOST/BUCKET (path style)"},
 		&cli.StringSliceFlag{Name: "allow-lossy", Usage: "write catalogs that drop metadata changing no row: " + strings.Join(convert.LossyOptions, ", ")},
 		&cli.BoolFlag{Name: "rewrite-deletes", Usage: "write the delete files older formats read (Parquet for Puffin deletion vectors, cumulative files for partial deletion files, delete-file chains for 0.3 merged files holding rewritten rows) into the data folder"},

@@ -121,9 +121,6 @@ func New(ctx context.Context, bucket, prefix string, opts Options) (*Store, erro
 			endpoint = getenv(name)
 		}
 	}
-	if err := checkEndpoint(endpoint); err != nil {
-		return nil, fmt.Errorf("s3://%s: %w", bucket, err)
-	}
 	var loadOpts []func(*config.LoadOptions) error
 	if opts.Region != "" {
 		loadOpts = append(loadOpts, config.WithRegion(opts.Region))
@@ -134,6 +131,19 @@ func New(ctx context.Context, bucket, prefix string, opts Options) (*Store, erro
 	cfg, err := config.LoadDefaultConfig(ctx, loadOpts...)
 	if err != nil {
 		return nil, fmt.Errorf("s3://%s: load AWS configuration: %w", bucket, err)
+	}
+	if endpoint == "" {
+		// The SDK also takes an endpoint from the shared configuration (a
+		// profile's endpoint_url, its services section): the requests go
+		// there, so it must name the store as --endpoint does (Location
+		// keys the data cache and the kept proofs; DuckDBSecret sends
+		// readers there), not AWS.
+		if be := s3.NewFromConfig(cfg).Options().BaseEndpoint; be != nil {
+			endpoint = *be
+		}
+	}
+	if err := checkEndpoint(endpoint); err != nil {
+		return nil, fmt.Errorf("s3://%s: %w", bucket, err)
 	}
 	if cfg.Region == "" {
 		if endpoint == "" {

@@ -3,6 +3,7 @@ package s3_test
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 
@@ -125,5 +126,55 @@ func TestEndpointPathRefused(t *testing.T) {
 		if _, err := s3.New(context.Background(), "bucket", "lake", s3.Options{Endpoint: ep}); err != nil {
 			t.Errorf("endpoint %s: %v, want it accepted", ep, err)
 		}
+	}
+}
+
+// An endpoint the SDK takes from the shared configuration (a profile's
+// endpoint_url, or its services section) is the store's endpoint as much as
+// --endpoint's: it names the store (Location: the data cache's mirror and
+// the kept proofs' keys) and DuckDB's S3 secret. Before, both said AWS:
+// a cache of s3://lake/r on MinIO answered for s3://lake/r on R2, and
+// resolve printed no secret, so readers' DuckDB asked AWS for the bucket.
+func TestProfileEndpoint(t *testing.T) {
+	for _, tc := range []struct {
+		name, config string
+		ignore       bool   // AWS_IGNORE_CONFIGURED_ENDPOINT_URLS
+		want         string // in Location, "" for none
+	}{
+		{"endpoint_url", "[default]\nregion = us-east-1\nendpoint_url = http://127.0.0.1:9\n", false, " at http://127.0.0.1:9"},
+		{"services", "[default]\nregion = us-east-1\nservices = local\n[services local]\ns3 =\n  endpoint_url = http://127.0.0.1:9\n", false, " at http://127.0.0.1:9"},
+		{"ignored", "[default]\nregion = us-east-1\nendpoint_url = http://127.0.0.1:9\n", true, ""},
+		{"none", "[default]\nregion = us-east-1\n", false, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for k, v := range s3test.Env("") {
+				t.Setenv(k, v)
+			}
+			cfg := t.TempDir() + "/config"
+			if err := os.WriteFile(cfg, []byte(tc.config), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			t.Setenv("AWS_CONFIG_FILE", cfg)
+			if tc.ignore {
+				t.Setenv("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS", "true")
+			}
+			st, err := s3.New(context.Background(), "lake", "r", s3.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			loc, secret := st.Location(), st.DuckDBSecret()
+			if tc.want == "" {
+				if loc != "s3://lake/r" || secret != "" {
+					t.Errorf("Location %q, DuckDBSecret %q; want AWS's (s3://lake/r, no secret)", loc, secret)
+				}
+				return
+			}
+			if !strings.HasSuffix(loc, tc.want) {
+				t.Errorf("Location %q, want it to end in %q", loc, tc.want)
+			}
+			if !strings.Contains(secret, "ENDPOINT '127.0.0.1:9'") || !strings.Contains(secret, "URL_STYLE 'path'") {
+				t.Errorf("DuckDBSecret %q, want the profile's endpoint, path-style", secret)
+			}
+		})
 	}
 }
