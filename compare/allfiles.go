@@ -32,6 +32,9 @@ type StoredFile struct {
 	Table string `json:"table,omitempty"`
 	// Stored is the path as the catalog records it.
 	Stored string `json:"stored_path"`
+	// Format is how the format's reader opens the file: "parquet" for a
+	// data file, a delete file's "parquet" or "puffin" (deleteFormat).
+	Format string `json:"format,omitempty"`
 	// Relative is true when Path is the data path followed by relative
 	// parts only: the file's own path and its schema's and table's folders
 	// (where the format has them) are all recorded relative. A file
@@ -165,16 +168,18 @@ func (r *Reader) readStoredFiles(ctx context.Context) ([]StoredFile, error) {
 		if del {
 			id, dataID = "f.delete_file_id", "f.data_file_id"
 		}
-		split := "false"
-		if !del {
+		split, format := "false", "NULL"
+		if del {
+			format = r.col(table, "f", "format")
+		} else {
 			split = "coalesce(" + r.col(table, "f", "partial_file_info") + " NOT LIKE 'partial_max:%', false)"
 		}
-		return fmt.Sprintf(`SELECT %t, %s, %s, s.schema_name, t.table_name, f.path, %s, f.file_size_bytes, %s, %s, %s, %s, t.begin_snapshot, s.begin_snapshot, %s
+		return fmt.Sprintf(`SELECT %t, %s, %s, s.schema_name, t.table_name, f.path, %s, f.file_size_bytes, %s, %s, %s, %s, t.begin_snapshot, s.begin_snapshot, %s, %s
 		FROM cat.%s f
 		`+datapath.FolderJoins("cat.")+``,
 			del, id, dataID, r.col(table, "f", "path_is_relative"),
 			r.col("ducklake_schema", "s", "path"), r.col("ducklake_schema", "s", "path_is_relative"),
-			r.col("ducklake_table", "t", "path"), r.col("ducklake_table", "t", "path_is_relative"), split, table)
+			r.col("ducklake_table", "t", "path"), r.col("ducklake_table", "t", "path_is_relative"), split, format, table)
 	}
 	q := part("ducklake_data_file", false) + " UNION ALL " + part("ducklake_delete_file", true) + " ORDER BY 1, 2, 13 NULLS FIRST, 14 NULLS FIRST"
 	rows, err := r.conn.QueryContext(ctx, q)
@@ -200,8 +205,13 @@ func (r *Reader) readStoredFiles(ctx context.Context) ([]StoredFile, error) {
 		var rel, sRel, tRel sql.NullBool
 		var sPath, tPath sql.NullString
 		var tBegin, sBegin sql.NullInt64
-		if err := rows.Scan(&f.Delete, &f.ID, &dataID, &schema, &table, &f.Stored, &rel, &f.SizeBytes, &sPath, &sRel, &tPath, &tRel, &tBegin, &sBegin, &f.Split); err != nil {
+		var format sql.NullString
+		if err := rows.Scan(&f.Delete, &f.ID, &dataID, &schema, &table, &f.Stored, &rel, &f.SizeBytes, &sPath, &sRel, &tPath, &tRel, &tBegin, &sBegin, &f.Split, &format); err != nil {
 			return nil, fmt.Errorf("list the files of %s: %w", r.path, err)
+		}
+		f.Format = "parquet"
+		if f.Delete {
+			f.Format = r.deleteFormat(format)
 		}
 		f.DataFileID = dataID.Int64
 		if schema.Valid && table.Valid {

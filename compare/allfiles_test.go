@@ -240,3 +240,36 @@ func TestStoredFilesFollowMovedFolders(t *testing.T) {
 		})
 	}
 }
+
+// TestStoredFilesFormat: each file is listed with how its format's reader
+// opens it, which a remote repository's data cache uses to tell the delete
+// files whose footer lies beyond the last bytes a ranged read holds: the
+// conformance lake 24_deletion_vectors (a real 1.0 lake) has Parquet data
+// files and Puffin deletion vectors.
+func TestStoredFilesFormat(t *testing.T) {
+	ctx := context.Background()
+	lake, catalog := lastVersion(t, "lakes", "24_deletion_vectors")
+	rd, err := Open(ctx, catalog, ReaderOptions{DataPath: filepath.Join(lake, "data")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	files, err := rd.StoredFiles(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	puffins := 0
+	for _, f := range files {
+		want := "parquet"
+		if f.Delete && strings.HasSuffix(f.Path, ".puffin") {
+			want = "puffin"
+			puffins++
+		}
+		if f.Format != want {
+			t.Errorf("%s: format %q, want %q", f.Path, f.Format, want)
+		}
+	}
+	if puffins == 0 {
+		t.Fatalf("no Puffin delete file listed: %+v", files)
+	}
+}

@@ -92,6 +92,12 @@ type Options struct {
 	// key once per run (see Listings); share one across the proofs of a
 	// run. Nil: each comparison lists them.
 	Listings *Listings
+	// BeforeRead, when set, is called once the comparison is not found
+	// kept and before it reads any data file; its error is returned. A
+	// remote repository's data cache holds a copy from a restored cache to
+	// the bytes the store delivered only then: a comparison found kept
+	// reads no copy (docs/compare.md, "A store's mirror").
+	BeforeRead func(context.Context) error
 	// Carry names earlier pairs of catalogs of the same lake, latest
 	// first; the first whose proof of equivalence is kept in DigestCache
 	// (under the same rules and data folders) is used: the snapshots A and
@@ -296,6 +302,11 @@ func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
 		}
 	default:
 		relativeKey = true
+	}
+	if opts.BeforeRead != nil {
+		if err := opts.BeforeRead(ctx); err != nil {
+			return nil, err
+		}
 	}
 	readB := make(chan struct{})
 	go func() {

@@ -34,7 +34,7 @@ const selfReadMarker = "self-read v1"
 // sha256 (opts.SumA) and the data folder's listing, found again while the
 // folder only gains files (KeptSelf); Report.Equivalent is then true.
 // Options used: DataPath, Logger, DigestCache, Digests, SumA, AReadWhole,
-// Deletes, Engines, Source, Listings.
+// Deletes, Engines, Source, Listings, BeforeRead.
 func Self(ctx context.Context, a string, opts Options) (*Report, error) {
 	start := time.Now()
 	log := opts.Logger
@@ -44,6 +44,11 @@ func Self(ctx context.Context, a string, opts Options) (*Report, error) {
 	name := selfName(a, opts)
 	if kept, ok := findKept(opts, name); ok {
 		return keptReport(kept, a, "", start), nil
+	}
+	if opts.BeforeRead != nil {
+		if err := opts.BeforeRead(ctx); err != nil {
+			return nil, err
+		}
 	}
 	ra, own, err := opts.Source.reader(ctx, a, ReaderOptions{DataPath: opts.DataPath, Engines: opts.Engines, AsSource: true, Listings: opts.Listings})
 	if ra != nil && own {

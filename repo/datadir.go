@@ -122,6 +122,17 @@ func (r *repository) ensureData(ctx context.Context, catalog, key string, delete
 	return err
 }
 
+// readable makes every data file the run's catalogs listed readable: a
+// remote store's copies reused from a restored cache are first held to
+// the bytes the store delivered (remote.readableAll). A reader of data
+// files calls it first, or passes it as compare.Options.BeforeRead.
+func (r *repository) readable(ctx context.Context) error {
+	if r.remote == nil {
+		return nil
+	}
+	return r.remote.readableAll(ctx)
+}
+
 // fileLister lists every data and delete file a catalog names and the data
 // path they resolve against (storedFiles, or a reader's StoredFiles and
 // DataPath).

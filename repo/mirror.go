@@ -32,8 +32,15 @@ import (
 // sha256 and the copy's stamp on local disk when written (copyStamp). A copy
 // whose stamp is not the recorded one (a restored or copied cache, or a
 // file changed in the cache) is read again, and used only when its sha256
-// is the recorded one, else downloaded again; either way before any proof
-// of the run reads it. A proof found again reads no copy.
+// is the recorded one, else downloaded again; either way before any
+// reader of the run reads it. A proof found again reads no copy.
+//
+// That read is deferred to the first reader of the copy (unreadCopy,
+// readable): a check whose proofs are all found again (a CI run with a
+// restored cache) reads no copy, and re-hashing every one of them first
+// cost about a cold check. Until then the copy is held by what the run
+// asked the store (size, validator, last bytes), which is all that a
+// proof found again and the content pass's footer check read of it.
 
 // copyRecordHeader opens a copy's record; a record without it (written by
 // an earlier release: the validator alone) is no record, and the copy is
@@ -165,34 +172,47 @@ func (rm *remote) Identity(path string) (string, bool) {
 
 // heldCopy reports whether the copy at path may stand for the object the
 // store describes (tail and info, from a ranged read of its end): the same
-// size, the validator its record holds and the same last bytes, and either
-// the stamp its record holds (the file this machine wrote or last held) or,
-// read again, the sha256 of the bytes delivered (a restored or copied
-// cache: its record is then stamped anew). A copy whose bytes are not
-// those is reported (changed in the cache) and not used.
-func (rm *remote) heldCopy(path, key string, tail []byte, info store.ObjectInfo) bool {
+// size, the validator its record holds and the same last bytes. unread is
+// true for a copy whose stamp is not the one its record holds (a restored
+// or copied cache, or a file changed in the cache): it may be read only
+// once sameBytes held it to the sha256 of the bytes delivered.
+func (rm *remote) heldCopy(path string, tail []byte, info store.ObjectInfo) (held, unread bool) {
 	c, ok := readCopyRecord(path + validatorSuffix)
 	want := validator(info)
 	// Also as strong as it was: a server now sending the same ETag as weak
 	// no longer says the bytes are the same.
 	if !ok || want == "" || c.validator != want || c.size != info.Size || c.strong && !strongValidator(&info) {
-		return false
+		return false, false
 	}
 	st, err := os.Stat(path)
 	if err != nil || st.Size() != info.Size {
-		return false
+		return false, false
 	}
 	if mine, err := fileTail(path, int64(len(tail))); err != nil || !bytes.Equal(mine, tail) {
+		return false, false
+	}
+	return true, copyStamp(st) != c.stamp
+}
+
+// sameBytes reads the copy at path of the object key (size bytes) again
+// and reports whether its sha256 is the one its record holds (the bytes
+// the store delivered); the record is then stamped anew, so the next run
+// does not read it. A copy whose bytes are not those is reported (changed
+// in the cache) and must not be used.
+func (rm *remote) sameBytes(path, key string, size int64) bool {
+	c, ok := readCopyRecord(path + validatorSuffix)
+	st, err := os.Stat(path)
+	if !ok || err != nil {
 		return false
 	}
 	stamp := copyStamp(st)
-	if stamp == c.stamp {
-		return true
-	}
 	sum, n, err := hashFile(path)
-	if err != nil || n != info.Size {
+	if err != nil || n != size {
 		return false
 	}
+	rm.mu.Lock()
+	rm.stats.Rehashed++
+	rm.mu.Unlock()
 	if sum != c.sha256 {
 		if rm.log != nil {
 			rm.log.Warn("a cached data file is not the bytes the store delivered (changed in the cache); downloading it again",
@@ -206,9 +226,6 @@ func (rm *remote) heldCopy(path, key string, tail []byte, info store.ObjectInfo)
 	c.stamp = stamp
 	// A record that cannot be written only costs this read next run.
 	_, _, _ = writeHashed(strings.NewReader(c.encode()), path+validatorSuffix, rm.recordTmp(path), nil)
-	rm.mu.Lock()
-	rm.stats.Rehashed++
-	rm.mu.Unlock()
 	return true
 }
 

@@ -169,9 +169,16 @@ func (r *repository) prove(ctx context.Context, c *Cell, work string, frozen *fr
 	// cache was made with both.
 	opts := compare.Options{DataPath: r.dataPath, BUnderDataPath: true, BBookkeeping: true, BReaders: r.servedRanges()[c.Format], Disk: disk, DigestCache: r.digestCache, Digests: r.digests, Deletes: r.deletes, Engines: r.engines,
 		Source: source, Listings: r.listings, SumA: v.meta.Catalog.FileRef.SHA256, Carry: r.earlierPairs(v, c.Format), CarryMinWork: r.carryMin}
+	// Before the proof reads a data file (none when it is found kept, also
+	// in compare.Catalogs: a remote store's): the run's delete hints, and
+	// a remote store's copies reused from a restored cache held to the
+	// bytes the store delivered (readable).
+	opts.BeforeRead = func(ctx context.Context) error {
+		hint()
+		return r.readable(ctx)
+	}
 	rep := r.keptProof(ctx, c, opts)
 	if rep == nil {
-		hint() // the run's delete hints, before its first proof that reads
 		// The frozen catalog whole first, once per run (the version's
 		// content pass may have read it) and not by the proof again: one
 		// that does not read is the version's fault, not the published
@@ -180,7 +187,7 @@ func (r *repository) prove(ctx context.Context, c *Cell, work string, frozen *fr
 			return fail(problemKind(problem), err)
 		}
 		opts.AReadWhole = true
-		src, problem, err := frozen.get(ctx, v, source)
+		src, problem, err := frozen.getHeld(ctx, v, source)
 		if err != nil {
 			return fail(problemKind(problem), err)
 		}
@@ -232,6 +239,9 @@ func (r *repository) prove(ctx context.Context, c *Cell, work string, frozen *fr
 			return fail(KindDifference, &OutsideError{OutsideDataPathError: &compare.OutsideDataPathError{Catalog: c.Key, Files: outside.Files}})
 		case errors.As(err, &bk):
 			return fail(KindDifference, &compare.BookkeepingError{Catalog: c.Key, Breaches: bk.Breaches})
+		case errors.Is(err, errStoreDiffers):
+			// A copy downloaded again before the proof read (readable).
+			return fail(problemKind(dataProblem(err)), err)
 		case err == nil:
 			// Proved: a later version's proof may carry this one
 			// (earlierPairs), from these very bytes.

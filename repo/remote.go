@@ -40,8 +40,9 @@ import (
 //     downloaded with: its ETag, else its Last-Modified time and size; an
 //     object with neither is downloaded again on every run. A copy that is
 //     not the file this machine wrote (a restored cache) is read again and
-//     held to the sha256 of the bytes delivered first (mirror.go, which
-//     also says how kept proofs name the copies).
+//     held to the sha256 of the bytes delivered before anything of the run
+//     reads it, and not at all when nothing does (mirror.go, which also
+//     says how kept proofs name the copies).
 
 // Transfer counts what a run moved between the store and this machine.
 type Transfer struct {
@@ -54,9 +55,10 @@ type Transfer struct {
 	// Cached how many were already there and reused.
 	DataFiles int `json:"data_files_downloaded"`
 	Cached    int `json:"data_files_cached"`
-	// Rehashed is how many of those were read again and held to the
+	// Rehashed is how many of those were read again to hold them to the
 	// sha256 of the bytes the store delivered, their files not being the
-	// ones this machine wrote (a restored or copied cache folder).
+	// ones this machine wrote (a restored or copied cache folder): only
+	// those a reader of the run read (a proof not found kept).
 	Rehashed int `json:"data_files_rehashed"`
 	// CatalogsCached is how many frozen catalogs were taken from the cache
 	// (the store still holding the same bytes) instead of downloaded.
@@ -104,6 +106,11 @@ type remote struct {
 	mu       sync.Mutex
 	catalogs map[string]*fetch // key -> local copy in work
 	files    map[string]*fetch // key -> cached data file
+	// unread are the copies reused but not yet held to the bytes the
+	// store delivered (heldCopy: a restored cache), by key; reread holds
+	// each once, before a reader reads it (readable).
+	unread map[string]unreadCopy
+	reread map[string]*fetch
 	// published holds the published catalogs this run proved or wrote
 	// (keepPublished): key -> local copy in work.
 	published map[string]string
@@ -137,6 +144,7 @@ func newRemote(counter *store.Counter, cfg *fdljson.Repo, opts *Options, listing
 		slots:   make(chan struct{}, max(opts.Downloads, 1)),
 		onFile:  opts.OnDownload, listings: listings,
 		catalogs: map[string]*fetch{}, files: map[string]*fetch{}, published: map[string]string{},
+		unread: map[string]unreadCopy{}, reread: map[string]*fetch{},
 		md5s: opts.DigestCache,
 	}
 	if opts.Downloads == 0 {
@@ -418,14 +426,21 @@ func downloadInfo(ctx context.Context, c *store.Counter, key, dst, tmpDir string
 // folder's files are what is read and checked, and the store is asked only
 // whether it holds each file at the size the catalog records (inStore), so
 // that a run does not pass on files the store's readers cannot get.
+//
+// A copy reused from a restored cache is read again only when a reader
+// needs it (readable): with deletesOnly (a conversion or the delete hints
+// read those files next) here, else by the proof or read that is not
+// found kept.
 func (rm *remote) ensureFiles(ctx context.Context, stored []compare.StoredFile, dataPath string, deletesOnly bool) error {
 	files := rm.cached(stored, dataPath)
 	errs := make([]error, len(files))
 	var wg sync.WaitGroup
+	var keys []string
 	for i, f := range files {
 		if deletesOnly && !f.Delete && !f.Split {
 			continue
 		}
+		keys = append(keys, f.key)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -437,7 +452,10 @@ func (rm *remote) ensureFiles(ctx context.Context, stored []compare.StoredFile, 
 		}()
 	}
 	wg.Wait()
-	return errors.Join(errs...)
+	if err := errors.Join(errs...); err != nil || !deletesOnly {
+		return err
+	}
+	return rm.readable(ctx, keys)
 }
 
 // cachedFile is a data file of the store: its key, the size its catalog
@@ -447,6 +465,10 @@ type cachedFile struct {
 	size   int64 // what the catalog records (inStore compares it)
 	Delete bool
 	Split  bool // a merged data file, which a conversion reads (compare.StoredFile.Split)
+	// pastTail: the content pass's footer check (compare.DiskCheck)
+	// reads more of its end than the ranged read holds (a Puffin delete
+	// file's footer size), so a restored copy is read again at once.
+	pastTail bool
 }
 
 // errListFiles is matched by the errors that come from reading a catalog
@@ -476,7 +498,7 @@ func (rm *remote) cached(files []compare.StoredFile, dataPath string) []cachedFi
 	out := make([]cachedFile, 0, len(files))
 	for _, f := range files {
 		rel := filepath.ToSlash(strings.TrimPrefix(f.Path, dataPath))
-		out = append(out, cachedFile{key: rm.dataKey + rel, size: f.SizeBytes, Delete: f.Delete, Split: f.Split})
+		out = append(out, cachedFile{key: rm.dataKey + rel, size: f.SizeBytes, Delete: f.Delete, Split: f.Split, pastTail: f.Format == "puffin"})
 	}
 	return out
 }
@@ -649,29 +671,106 @@ func (rm *remote) fillCache(ctx context.Context, cf cachedFile) error {
 	// The cache mirrors the store's bytes, also where their size is not
 	// the one the catalog records: that is for the checks to find, as in
 	// a local folder (a difference, not a failed download).
-	if rm.heldCopy(path, cf.key, tail, info) {
+	if held, unread := rm.heldCopy(path, tail, info); held && (!unread || !cf.pastTail || rm.sameBytes(path, cf.key, info.Size)) {
 		touch(rm.cacheDir + lastUsedSuffix) // the file keeps its time: proof keys name it
 		rm.mu.Lock()
 		rm.stats.Cached++
+		if unread && !cf.pastTail {
+			rm.unread[cf.key] = unreadCopy{tail: tail, info: info}
+		}
 		rm.mu.Unlock()
 		return nil
 	}
+	return rm.downloadCopy(ctx, cf.key, path, tail, info)
+}
+
+// unreadCopy is a copy reused from a restored cache, held to its object by
+// the ranged read of this run (tail, info) but not yet to the bytes the
+// store delivered (heldCopy).
+type unreadCopy struct {
+	tail []byte
+	info store.ObjectInfo
+}
+
+// readableAll is readable for every copy the run reused unread: a proof
+// reads the files of two catalogs, which name nearly all of a
+// repository's files (a version names its parents').
+func (rm *remote) readableAll(ctx context.Context) error {
+	rm.mu.Lock()
+	keys := make([]string, 0, len(rm.unread))
+	for k := range rm.unread {
+		keys = append(keys, k)
+	}
+	rm.mu.Unlock()
+	return rm.readable(ctx, keys)
+}
+
+// readable holds every copy of keys that was reused unread to the bytes
+// the store delivered, once per run (sameBytes), and downloads again one
+// that is not them, before the caller reads any: what a reader reads is
+// the store's bytes, as when the copy was downloaded.
+func (rm *remote) readable(ctx context.Context, keys []string) error {
+	rm.mu.Lock()
+	var todo []string
+	for _, k := range keys {
+		if _, ok := rm.unread[k]; ok {
+			todo = append(todo, k)
+		}
+	}
+	rm.mu.Unlock()
+	errs := make([]error, len(todo))
+	var wg sync.WaitGroup
+	for i, key := range todo {
+		wg.Go(func() {
+			f := rm.once(rm.reread, key, func(f *fetch) { f.err = rm.readAgain(ctx, key) })
+			errs[i] = f.err
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// readAgain holds one unread copy to the bytes the store delivered, or
+// downloads it again.
+func (rm *remote) readAgain(ctx context.Context, key string) error {
+	select {
+	case rm.slots <- struct{}{}:
+		defer func() { <-rm.slots }()
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	rm.mu.Lock()
+	u := rm.unread[key]
+	rm.mu.Unlock()
+	path := rm.localPath(key)
+	if rm.sameBytes(path, key, u.info.Size) {
+		return nil
+	}
+	rm.mu.Lock()
+	rm.stats.Cached--
+	rm.mu.Unlock()
+	return rm.downloadCopy(ctx, key, path, u.tail, u.info)
+}
+
+// downloadCopy downloads the object key into the cache at path, held to
+// this run's ranged read of its end (tail, info), with its record.
+func (rm *remote) downloadCopy(ctx context.Context, key, path string, tail []byte, info store.ObjectInfo) error {
 	// From here the data folder changes (files written or removed): the
 	// next proof key lists it again.
 	defer rm.listings.Changed()
 	os.Remove(path + validatorSuffix) // the copy is not proven until written again
-	sum, n, got, err := rm.downloadHeld(ctx, cf.key, path, nil, tail, info)
+	sum, n, got, err := rm.downloadHeld(ctx, key, path, nil, tail, info)
 	if err != nil {
 		return fmt.Errorf("data file %w", err)
 	}
 	if err := rm.keepCopyRecord(path, got, sum, n); err != nil {
-		return fmt.Errorf("data file %s: %w", cf.key, err)
+		return fmt.Errorf("data file %s: %w", key, err)
 	}
 	rm.mu.Lock()
 	rm.stats.DataFiles++
 	rm.mu.Unlock()
 	if rm.onFile != nil {
-		rm.onFile(DownloadProgress{Key: cf.key, Bytes: n, Downloaded: rm.counter.Downloaded()})
+		rm.onFile(DownloadProgress{Key: key, Bytes: n, Downloaded: rm.counter.Downloaded()})
 	}
 	return nil
 }

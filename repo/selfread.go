@@ -19,7 +19,7 @@ const maxSelfFindings = 10
 // another run (a backfill) takes the data files' reads.
 func (r *repository) selfOptions(v *version, source *compare.Source) compare.Options {
 	return compare.Options{DataPath: r.dataPath, DigestCache: r.digestCache, Digests: r.digests, Deletes: r.deletes, Engines: r.engines,
-		Source: source, Listings: r.listings, SumA: v.meta.Catalog.FileRef.SHA256}
+		Source: source, Listings: r.listings, SumA: v.meta.Catalog.FileRef.SHA256, BeforeRead: r.readable}
 }
 
 // selfRead reads v's frozen catalog alone, as a proof reads its side A
@@ -45,7 +45,7 @@ func (r *repository) selfRead(ctx context.Context, v *version, frozen *frozenCop
 	if _, err := frozen.readWhole(ctx, v, source); err != nil {
 		return nil // the content pass reports it
 	}
-	src, _, err := frozen.get(ctx, v, source)
+	src, _, err := frozen.getHeld(ctx, v, source)
 	if err != nil {
 		return nil // the content pass reports it
 	}
