@@ -38,7 +38,7 @@ func repoFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "virtual-hosted", Usage: "address the bucket as BUCKET.HOST at --endpoint instead of HOST/BUCKET (path style)"},
 		&cli.StringSliceFlag{Name: "allow-lossy", Usage: "write catalogs that drop metadata changing no row: " + strings.Join(convert.LossyOptions, ", ")},
 		&cli.BoolFlag{Name: "rewrite-deletes", Usage: "write the delete files older formats read (Parquet for Puffin deletion vectors, cumulative files for partial deletion files, delete-file chains for 0.3 merged files holding rewritten rows) into the data folder"},
-		&cli.StringFlag{Name: "data-cache-max", Value: fmt.Sprintf("%dGiB", repo.DefaultDataCacheMax>>30), Usage: "bound of the data cache (`SIZE`, e.g. 500MB, 10GiB, or unlimited): after a run, the least recently used s3:// and https:// repositories' data files go first (never the run's own repository)"},
+		&cli.StringFlag{Name: "data-cache-max", Value: fmt.Sprintf("%dGiB", repo.DefaultDataCacheMax>>30), Usage: "bound of the data cache (`SIZE`, e.g. 500MB, 10GiB, or unlimited): after a run, the least recently used s3:// and https:// repositories' data files go first (never the run's own repository); refused with --no-cache"},
 		&cli.StringFlag{Name: "shard", Usage: "only shard `K/N` of the versions (those whose ID hashes to K of N), for N machines sharing the work"},
 	}, cacheFlags()...)
 }
@@ -80,6 +80,11 @@ func openRepo(ctx context.Context, cmd *cli.Command) (store.Store, repo.Options,
 	// usage error, found before any request to a server.
 	if opts.Cache, err = cacheRoot(cmd); err != nil {
 		return nil, opts, err
+	}
+	if cmd.Bool("no-cache") && cmd.IsSet("data-cache-max") {
+		// There is no data cache to bound: the bound would be ignored
+		// without a word, as --cache was.
+		return nil, opts, usageError{err: fmt.Errorf("--data-cache-max %q and --no-cache contradict each other: with --no-cache no data file is kept between runs, so there is nothing to bound; give one", cmd.String("data-cache-max")), command: helpOf(cmd)}
 	}
 	so.S3 = s3.Options{Endpoint: cmd.String("endpoint"), VirtualHosted: cmd.Bool("virtual-hosted")}
 	st, err := open.Repository(ctx, cmd.Args().First(), so)

@@ -40,6 +40,10 @@ func TestUsageErrors(t *testing.T) {
 		{"--cache with --no-cache on check", []string{"check", "--cache", out, "--no-cache", repoDir}, "--no-cache contradict each other"},
 		{"--no-cache with --cache on backfill", []string{"backfill", "--no-cache", "--cache=" + out, filepath.Join(repoDir, "missing")}, `--cache "` + out + `" and --no-cache`},
 		{"--cache with --no-cache on compare", []string{"compare", "--cache", out, "--no-cache", catalog, catalog}, "--no-cache contradict each other"},
+		// --no-cache keeps no data cache: a bound of it was ignored
+		// without a word.
+		{"--data-cache-max with --no-cache on check", []string{"check", "--data-cache-max", "1GiB", "--no-cache", repoDir}, `--data-cache-max "1GiB" and --no-cache contradict each other`},
+		{"--no-cache with --data-cache-max on plan", []string{"plan", "--no-cache", "--data-cache-max=unlimited", filepath.Join(repoDir, "missing")}, `--data-cache-max "unlimited" and --no-cache`},
 		{"unknown command", []string{"nosuch", repoDir}, `unknown command "nosuch"`},
 		{"no command", nil, "no command given"},
 		{"help on an unknown command", []string{"help", "nosuch"}, `no help topic for "nosuch"`},
