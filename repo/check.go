@@ -112,6 +112,25 @@ type CheckReport struct {
 	ExitCode int    `json:"exit_code,omitempty"`
 	// Hint is what the command's Try: line said to do (set with Error).
 	Hint string `json:"hint,omitempty"`
+	// Stopped is set when a request that failed for the whole store
+	// (credentials expired, the bucket or endpoint gone) stopped the run
+	// part-way: the findings and proofs are those made before the stop.
+	Stopped *StoppedCheck `json:"stopped,omitempty"`
+}
+
+// StoppedCheck is what a check that a whole-store failure stopped part-way
+// did not check. Whatever it found before, its exit code is the stop's
+// (docs/repository.md, "Exit codes of a stopped check").
+type StoppedCheck struct {
+	// Reason is the store's error that stopped the run.
+	Reason string `json:"reason"`
+	// VersionsNotChecked are the versions whose content pass (their
+	// frozen catalog, files.json, dataset.json, data and delete files)
+	// did not finish before the stop.
+	VersionsNotChecked []string `json:"versions_not_checked"`
+	// CatalogsNotProved are the published catalogs whose proof did not
+	// finish before the stop.
+	CatalogsNotProved []string `json:"catalogs_not_proved"`
 }
 
 // CheckError is returned by Check when it found anything but warnings. It
@@ -244,17 +263,31 @@ func (e *CheckError) deniedHint() string {
 // warnings. It returns the report and, unless everything is fine, a
 // *CheckError. A request to a remote store that fails for the whole store
 // mid-run (credentials expired or rotated, the bucket or the endpoint
-// gone: store.IsWholeStore) stops it: it returns no report and a
-// *StoppedError wrapping the store's error.
+// gone: store.IsWholeStore) stops it with a *StoppedError wrapping the
+// store's error; where it stopped after the plan, with the report of what
+// the content passes and proofs that finished before the stop found
+// (Stopped says what was not checked; never ok), else with none. A pass
+// or proof the stop cut short reports nothing: what it could not read is
+// no finding.
 func Check(ctx context.Context, st store.Store, opts Options) (*CheckReport, error) {
-	return runWatched(ctx, "check", opts, false, func(ctx context.Context, opts Options, failures *storeFailures) (*CheckReport, error) {
+	var partial *CheckReport // of a run stopped part-way
+	rep, err := runWatched(ctx, "check", opts, false, func(ctx context.Context, opts Options, failures *storeFailures) (*CheckReport, error) {
 		rep, err := check(ctx, st, opts)
 		var ce *CheckError
 		if errors.As(err, &ce) {
 			ce.Denied, ce.site = failures.deniedKeys(), store.IsReadOnly(st)
 		}
+		if rep != nil && rep.Stopped != nil {
+			partial = rep
+		}
 		return rep, err
 	})
+	var se *StoppedError
+	if partial != nil && errors.As(err, &se) {
+		se.Found = partial.Counts
+		return partial, err
+	}
+	return rep, err
 }
 
 func check(ctx context.Context, st store.Store, opts Options) (*CheckReport, error) {
@@ -270,6 +303,11 @@ func check(ctx context.Context, st store.Store, opts Options) (*CheckReport, err
 	if err != nil {
 		return nil, err
 	}
+	if err := ctx.Err(); err != nil {
+		// Stopped while planning: versions may read "in error" for the
+		// stop, so no finding of the plan is reported.
+		return nil, err
+	}
 	rep := &CheckReport{FormatVersion: 1, Plan: m, Proofs: []*Proof{}, Findings: []Finding{}, Counts: map[Kind]int{}}
 	defer func() { rep.Transfer = r.transfer() }()
 	rep.add(ruleFindings(m)...)
@@ -282,18 +320,30 @@ func check(ctx context.Context, st store.Store, opts Options) (*CheckReport, err
 	}
 	defer os.RemoveAll(work)
 	disk := compare.NewDiskCheck() // each data file is checked once per run
-	contents, proofs, findings, err := r.checkAll(ctx, m, work, disk, &opts)
-	if err != nil {
-		return nil, err
+	done, err := r.checkAll(ctx, m, work, disk, &opts)
+	stop := opts.failures.cause()
+	if err != nil && stop == nil {
+		return nil, err // interrupted
 	}
-	rep.add(contents...)
-	rep.Proofs = append(rep.Proofs, proofs...)
-	rep.add(findings...)
+	rep.add(done.contents...)
+	rep.Proofs = append(rep.Proofs, done.proofs...)
+	rep.add(done.findings...)
 	rep.frozenBlocksBackfill()
 	if r.remote != nil {
 		if w := r.remote.tailWarning(); w != "" {
 			rep.add(Finding{Kind: KindWarning, Detail: w})
 		}
+	}
+	if stop != nil {
+		// A whole-store failure stopped the run part-way: what the passes
+		// and proofs that finished before it found stands (they read what
+		// they needed), the rest was not checked, and the reader matrix,
+		// which needs every version's content pass, is not evaluated. The
+		// report goes with the stop (Check): not ok, whatever was found.
+		rep.Readers = []*ReaderRange{}
+		rep.Stopped = &StoppedCheck{Reason: stop.Error(), VersionsNotChecked: nonNil(done.unchecked), CatalogsNotProved: nonNil(done.unproved)}
+		r.nameReport(rep)
+		return rep, ctx.Err()
 	}
 	// After the content pass, which found each frozen catalog's real format.
 	if err := r.addReaders(ctx, rep, &opts); err != nil {
@@ -301,6 +351,15 @@ func check(ctx context.Context, st store.Store, opts Options) (*CheckReport, err
 	}
 	r.nameReport(rep)
 	return rep, rep.result()
+}
+
+// nonNil is s, or an empty list for none: a report's lists are [], never
+// null.
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }
 
 // nameReport rewrites the run's local copies in every message of rep to

@@ -2,13 +2,18 @@ package repo
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 
@@ -110,9 +115,12 @@ func runCommand(ctx context.Context, t *testing.T, command string, st store.Stor
 	opts := Options{Formats: []string{"1.1"}, Jobs: 2, Cache: t.TempDir(), WorkDir: t.TempDir()}
 	switch command {
 	case "check":
+		// The lake is sound: a stopped check's report (of what it found
+		// before the stop) holds no finding but warnings; every other
+		// would be a file it could not read for the stop.
 		rep, err := Check(ctx, st, opts)
-		if err != nil && rep != nil && errors.As(err, new(*StoppedError)) {
-			t.Errorf("check stopped, yet returned a report: %q", findingLines(rep))
+		if err != nil && rep != nil && errors.As(err, new(*StoppedError)) && (rep.Stopped == nil || rep.OK || len(nonWarnings(rep)) > 0) {
+			t.Errorf("check stopped, yet returned a report not marked stopped, ok, or with findings: stopped %+v, ok %v, findings %q", rep.Stopped, rep.OK, findingLines(rep))
 		}
 		return nil, err
 	case "plan":
@@ -288,5 +296,98 @@ func TestWebServerGoneMidRun(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "data/") || se.Hint() == "" {
 		t.Errorf("error %q (hint %q): want the data file named, and a hint", err, se.Hint())
+	}
+}
+
+// TestStoppedCheckKeepsFindings: a check that a whole-store failure stops
+// after it found a difference reports that difference, in a report
+// marked stopped that names what it did not check, and counts it in the
+// stop's one-line error; what it could not read for the stop is no
+// finding. Before, the stopped check returned no report at all: the
+// difference was learnt on the rerun, or never if that stopped too.
+// Version 1's published catalog is version 2's, so its proof fails; the
+// secret goes wrong at the end of that proof (Progress; one job, so
+// versions 2 and 3 come after it).
+func TestStoppedCheckKeepsFindings(t *testing.T) {
+	ctx := context.Background()
+	_, root := cloneRepo(t, lake11(t))
+	ids := versionIDs(t, root)
+	if len(ids) != 3 {
+		t.Fatalf("versions %v, want 3", ids)
+	}
+	wrong := CatalogKey(ids[0], "1.1")
+	other, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(CatalogKey(ids[1], "1.1"))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, filepath.FromSlash(wrong)), other, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := s3test.Start(t)
+	bucket := srv.Bucket(t)
+	srv.Upload(t, root, bucket, "lake")
+	t.Setenv("AWS_CA_BUNDLE", "")
+	var tripped atomic.Bool
+	st, err := s3.New(ctx, bucket, "lake", s3.Options{HTTPClient: &http.Client{Transport: &breakAt{base: http.DefaultTransport,
+		trip: func(*http.Request) bool { return tripped.Load() }, broken: wrongSecret}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Formats: []string{"1.1"}, Jobs: 1, Cache: t.TempDir(), WorkDir: t.TempDir(),
+		Progress: func(p Progress) {
+			if p.Result != "proved" {
+				tripped.Store(true)
+			}
+		}}
+	rep, err := Check(ctx, st, opts)
+	var stopped *StoppedError
+	var ce *s3.ConfigError
+	if !errors.As(err, &stopped) || !errors.As(err, &ce) || ce.Problem != s3.BadSecret {
+		t.Fatalf("check = %v (%T), want a *StoppedError of a bad secret", err, err)
+	}
+	if !tripped.Load() {
+		t.Fatal("no proof failed: the test's difference was not found")
+	}
+	if rep == nil {
+		t.Fatal("the stopped check returned no report: the difference it found before the stop is lost")
+	}
+	if !strings.Contains(err.Error(), "before the stop it found 1 difference") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("error %q: want one line counting the difference found before the stop", err)
+	}
+	var found []string
+	for _, f := range nonWarnings(rep) {
+		found = append(found, string(f.Kind)+" "+f.Key)
+	}
+	if want := []string{"difference " + wrong}; !slices.Equal(found, want) {
+		t.Errorf("findings %q, want only %q: those of the files the stop kept from being read are none", findingLines(rep), want)
+	}
+	want := &StoppedCheck{Reason: ce.Error(), VersionsNotChecked: ids[1:], CatalogsNotProved: []string{CatalogKey(ids[1], "1.1"), CatalogKey(ids[2], "1.1")}}
+	if rep.OK || rep.Stopped == nil || rep.Stopped.Reason != want.Reason || !slices.Equal(rep.Stopped.VersionsNotChecked, want.VersionsNotChecked) ||
+		!slices.Equal(rep.Stopped.CatalogsNotProved, want.CatalogsNotProved) || len(rep.Proofs) != 1 || rep.Proofs[0].Key != wrong || len(rep.Readers) != 0 {
+		t.Errorf("ok %v, stopped %+v, %d proof(s), %d reader range(s); want not ok, stopped %+v, one proof (of %s), no reader evaluated", rep.OK, rep.Stopped, len(rep.Proofs), len(rep.Readers), want, wrong)
+	}
+	// As check --json writes it: the difference, and why and where the
+	// run stopped.
+	js, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back struct {
+		OK       bool `json:"ok"`
+		Findings []struct {
+			Kind, Key string
+		} `json:"findings"`
+		Stopped struct {
+			Reason             string   `json:"reason"`
+			VersionsNotChecked []string `json:"versions_not_checked"`
+			CatalogsNotProved  []string `json:"catalogs_not_proved"`
+		} `json:"stopped"`
+	}
+	if err := json.Unmarshal(js, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.OK || !slices.ContainsFunc(back.Findings, func(f struct{ Kind, Key string }) bool { return f.Kind == "difference" && f.Key == wrong }) ||
+		back.Stopped.Reason == "" || len(back.Stopped.VersionsNotChecked) != 2 || len(back.Stopped.CatalogsNotProved) != 2 {
+		t.Errorf("JSON report %s: want ok false, the difference of %s, and stopped with its reason and what was not checked", js, wrong)
 	}
 }

@@ -25,7 +25,13 @@ import (
 // (compare.Source) for all its proofs; the copy goes once they are done
 // (versionGroups). It returns the content findings (in version order), the
 // proofs (in matrix order) and a finding per failed proof.
-func (r *repository) checkAll(ctx context.Context, m *Matrix, work string, disk *compare.DiskCheck, opts *Options) ([]Finding, []*Proof, []Finding, error) {
+//
+// A run whose context ends part-way (a whole-store failure, an interrupt)
+// returns the context's error with what the passes and proofs that had
+// finished before found, and what the others would have checked: a pass
+// or proof that ended after it may have failed for it, so it counts as
+// not reached (its result is the stop's, not the repository's).
+func (r *repository) checkAll(ctx context.Context, m *Matrix, work string, disk *compare.DiskCheck, opts *Options) (*checked, error) {
 	type task struct {
 		content *VersionPlan // a content pass (of m.Versions[version]), or
 		version int
@@ -74,6 +80,7 @@ func (r *repository) checkAll(ctx context.Context, m *Matrix, work string, disk 
 		}
 	})
 	contents := make([][]Finding, len(m.Versions))
+	contentDone := make([]bool, len(m.Versions))
 	proofs := make([]*Proof, len(present))
 	var findings []Finding
 	var mu sync.Mutex
@@ -104,7 +111,7 @@ func (r *repository) checkAll(ctx context.Context, m *Matrix, work string, disk 
 						return err
 					}
 					mu.Lock()
-					contents[tk.version] = out
+					contents[tk.version], contentDone[tk.version] = out, true
 					mu.Unlock()
 					continue
 				}
@@ -134,10 +141,31 @@ func (r *repository) checkAll(ctx context.Context, m *Matrix, work string, disk 
 			return nil
 		})
 	}
-	if err := g.Wait(); err != nil {
-		return nil, nil, nil, err
+	err := g.Wait()
+	res := &checked{contents: slices.Concat(contents...), findings: findings}
+	for i, p := range proofs {
+		if p == nil {
+			res.unproved = append(res.unproved, present[i].Key)
+			continue
+		}
+		res.proofs = append(res.proofs, p)
 	}
-	return slices.Concat(contents...), proofs, findings, nil
+	for i, vp := range m.Versions {
+		if vp.Error == "" && vp.Skipped == "" && !contentDone[i] {
+			res.unchecked = append(res.unchecked, vp.ID)
+		}
+	}
+	return res, err
+}
+
+// checked is what a Check's content pass and proofs found (checkAll).
+type checked struct {
+	contents []Finding // of the content passes, in version order
+	proofs   []*Proof  // in matrix order
+	findings []Finding // a finding per failed proof
+	// Of a run stopped part-way: the versions whose content pass and the
+	// published catalogs whose proof did not finish before the stop.
+	unchecked, unproved []string
 }
 
 // prove compares one published catalog with its version's frozen catalog,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/fdl-formats/fdl-formats/store"
@@ -52,6 +53,17 @@ func (f *storeFailures) note(key string, err error) {
 
 func (f *storeFailures) release() { f.stop(nil) }
 
+// cause is the whole-store error that stopped the run, nil when none did
+// (or nothing watches the run).
+func (f *storeFailures) cause() error {
+	if f == nil {
+		return nil
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.whole
+}
+
 // stopped is the error a run of command stops with when a request failed
 // for the whole store (nil when none did): the store's error, which names
 // the object being read and carries its hint and exit code, prefixed with
@@ -79,10 +91,24 @@ func (f *storeFailures) deniedKeys() []string {
 type StoppedError struct {
 	Command string // "check", "plan", "backfill"
 	Err     error
+	// Found counts, per kind, what a check found before the stop (its
+	// report, CheckReport.Stopped, lists them): said in the message, as
+	// the exit code is the stop's.
+	Found map[Kind]int
 }
 
 func (e *StoppedError) Error() string {
-	return fmt.Sprintf("%s stopped: %v", e.Command, e.Err)
+	msg := fmt.Sprintf("%s stopped: %v", e.Command, e.Err)
+	var found []string
+	for _, k := range []Kind{KindDifference, KindInvalid, KindUnverifiable, KindMissing} {
+		if n := e.Found[k]; n > 0 {
+			found = append(found, fmt.Sprintf("%d %s", n, k))
+		}
+	}
+	if len(found) > 0 {
+		msg += "; before the stop it found " + strings.Join(found, ", ") + " (the report lists them, and what was not checked)"
+	}
+	return msg
 }
 
 // Unwrap gives the store's error.
@@ -92,7 +118,8 @@ func (e *StoppedError) Unwrap() error { return e.Err }
 // (watchStore). A job that a whole-store failure stopped returns a
 // *StoppedError instead of what it made of the failed reads, with its
 // report only where keep says (backfill's: the cells written before the
-// stop are published); an error of the job's own about the whole store
+// stop are published; Check returns its own, of what finished before the
+// stop); an error of the job's own about the whole store
 // (its setup's first request: fdl.json) is returned as it is.
 func runWatched[R any](ctx context.Context, command string, opts Options, keep bool, job func(context.Context, Options, *storeFailures) (*R, error)) (*R, error) {
 	ctx, failures := watchStore(ctx)

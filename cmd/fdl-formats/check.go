@@ -24,7 +24,10 @@ func checkCommand() *cli.Command {
 			"4 a missing or unreadable input to restore (a data file, a catalog this DuckDB cannot open);\n" +
 			"5 work missing (run backfill); 6 invalid input; 130 interrupted. A repository with no version\n" +
 			"at all, or a web server whose folders give no usable listing, exits 4: nothing could be\n" +
-			"checked. See docs/repository.md for what exit 0 guarantees, docs/remote.md for web servers.",
+			"checked. A run that a failure of the whole store stops (credentials expired, the bucket\n" +
+			"gone) exits as that failure does (1; a bucket gone 6), and reports what it found before the\n" +
+			"stop and what it did not check. See docs/repository.md for what exit 0 guarantees,\n" +
+			"docs/remote.md for web servers.",
 		ArgsUsage: "REPO",
 		Flags: append(repoFlags(), &cli.BoolFlag{Name: "allow-empty",
 			Usage: "pass a repository with no version at all (a warning); without it that exits 4, since nothing was checked"}),
@@ -83,6 +86,9 @@ func checkSummary(rep *repo.CheckReport) []any {
 	for _, k := range []repo.Kind{repo.KindDifference, repo.KindInvalid, repo.KindUnverifiable, repo.KindMissing, repo.KindWarning} {
 		attrs = append(attrs, string(k), rep.Counts[k])
 	}
+	if s := rep.Stopped; s != nil {
+		attrs = append(attrs, "stopped", true, "versions_not_checked", len(s.VersionsNotChecked), "catalogs_not_proved", len(s.CatalogsNotProved))
+	}
 	return attrs
 }
 
@@ -110,7 +116,11 @@ func printCheck(out io.Writer, root string, rep *repo.CheckReport) {
 			ok++
 		}
 	}
-	fmt.Fprintf(out, "\nproofs: %d of %d published catalogs equivalent to their source\n", ok, len(rep.Proofs))
+	stopped := ""
+	if s := rep.Stopped; s != nil && len(s.CatalogsNotProved) > 0 {
+		stopped = fmt.Sprintf(" (%d more not proved: the run stopped)", len(s.CatalogsNotProved))
+	}
+	fmt.Fprintf(out, "\nproofs: %d of %d published catalogs equivalent to their source%s\n", ok, len(rep.Proofs), stopped)
 	for _, f := range rep.Findings {
 		where := f.Version
 		if f.Format != "" {
@@ -123,6 +133,12 @@ func printCheck(out io.Writer, root string, rep *repo.CheckReport) {
 			continue
 		}
 		fmt.Fprintf(out, "%-12s %s: %s\n", f.Kind, where, oneline.First(f.Detail))
+	}
+	if s := rep.Stopped; s != nil {
+		// The stop itself is the Error: line on stderr; this says what
+		// the report covers.
+		fmt.Fprintf(out, "%-12s the run stopped part-way (a failure of the whole store: see the error): %d version(s) not checked, %d published catalog(s) not proved, the readers not evaluated; the findings above were made before the stop\n",
+			"stopped", len(s.VersionsNotChecked), len(s.CatalogsNotProved))
 	}
 	printReaders(out, rep.Readers)
 	printTransfer(out, rep.Transfer)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -42,5 +43,70 @@ func TestStoppedRunExit(t *testing.T) {
 				t.Errorf("exit %d (want %d), rendered:\n%s\nwant Error: check stopped: ... and Try: %s...", code, tc.code, strings.Join(lines, "\n"), tc.try)
 			}
 		})
+	}
+}
+
+// TestStoppedCheckReport: a check that a whole-store failure stopped after
+// it found a difference prints that difference, and a line saying the run
+// stopped and what it did not check, in text and in --json (ok false,
+// "stopped" with the reason and what was not checked); it still exits as
+// the stop does (1), whatever it found before, and its Error: line counts
+// what it found. repo's TestStoppedCheckKeepsFindings makes such a report
+// on a real server.
+func TestStoppedCheckReport(t *testing.T) {
+	const key = "versions/v1/catalogs/1.1.duckdb"
+	stop := &s3.ConfigError{Problem: s3.ExpiredCredentials, Op: "open", Key: "versions/v2/files.json", Bucket: "b", Location: "s3://b/lake", Status: 400, Code: "ExpiredToken", Err: errors.New("api error")}
+	rep := repo.RunFailedCheckReport()
+	rep.Plan = &repo.Matrix{FormatVersion: 1}
+	rep.Proofs = []*repo.Proof{{Version: "v1", Format: "1.1", Key: key, Error: "not equivalent"}}
+	rep.Findings = []repo.Finding{{Kind: repo.KindDifference, Version: "v1", Format: "1.1", Key: key, Detail: key + " is not equivalent"}}
+	rep.Counts[repo.KindDifference] = 1
+	rep.Stopped = &repo.StoppedCheck{Reason: stop.Error(), VersionsNotChecked: []string{"v2", "v3"}, CatalogsNotProved: []string{"versions/v2/catalogs/1.1.duckdb", "versions/v3/catalogs/1.1.duckdb"}}
+	err := &repo.StoppedError{Command: "check", Err: stop, Found: rep.Counts}
+	setRunError(rep, err)
+	if code := exitCode(err); code != exitFailure || rep.ExitCode != exitFailure {
+		t.Errorf("exit %d, report's exit_code %d; want the stop's, %d, whatever was found before it", code, rep.ExitCode, exitFailure)
+	}
+	if first := strings.Split(renderError(err), "\n")[0]; !strings.HasPrefix(first, "Error: check stopped: "+stop.Error()) || !strings.Contains(first, "before the stop it found 1 difference") {
+		t.Errorf("Error: line %q, want the stop, then the difference found before it", first)
+	}
+	var text strings.Builder
+	printCheck(&text, "s3://b/lake", rep)
+	for _, want := range []string{
+		"difference   v1 1.1: " + key + " is not equivalent",
+		"proofs: 0 of 1 published catalogs equivalent to their source (2 more not proved: the run stopped)",
+		"stopped      the run stopped part-way (a failure of the whole store: see the error): 2 version(s) not checked, 2 published catalog(s) not proved",
+	} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("text report:\n%s\nwant a line with %q", text.String(), want)
+		}
+	}
+	if strings.Contains(text.String(), "check: ok") {
+		t.Errorf("text report of a stopped check says ok:\n%s", text.String())
+	}
+	var js strings.Builder
+	if err := writeJSON(&js, rep); err != nil {
+		t.Fatal(err)
+	}
+	var back struct {
+		OK       bool   `json:"ok"`
+		ExitCode int    `json:"exit_code"`
+		Error    string `json:"error"`
+		Hint     string `json:"hint"`
+		Findings []struct {
+			Kind, Key string
+		} `json:"findings"`
+		Stopped *struct {
+			Reason             string   `json:"reason"`
+			VersionsNotChecked []string `json:"versions_not_checked"`
+			CatalogsNotProved  []string `json:"catalogs_not_proved"`
+		} `json:"stopped"`
+	}
+	if err := json.Unmarshal([]byte(js.String()), &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.OK || back.ExitCode != exitFailure || !strings.HasPrefix(back.Error, "check stopped: ") || !strings.HasPrefix(back.Hint, "renew the session credentials") || len(back.Findings) != 1 || back.Findings[0].Kind != "difference" || back.Findings[0].Key != key ||
+		back.Stopped == nil || back.Stopped.Reason != stop.Error() || len(back.Stopped.VersionsNotChecked) != 2 || len(back.Stopped.CatalogsNotProved) != 2 {
+		t.Errorf("JSON report:\n%s\nwant ok false, exit_code 1, the stop's error and hint, the difference of %s, and stopped with its reason and what was not checked", js.String(), key)
 	}
 }
