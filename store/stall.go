@@ -2,8 +2,10 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"sync"
@@ -134,6 +136,7 @@ func watch(req *http.Request, d time.Duration, send func(*http.Request) (*http.R
 	u := *req.URL
 	u.User, u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = nil, "", false, "", ""
 	sent := req.WithContext(ctx)
+	sw, began := serverWatchOf(req.Context()), time.Now()
 	var up *stallUpload
 	if req.Body != nil && req.Body != http.NoBody {
 		up = newStallUpload(sent, cancel, d, &u)
@@ -148,14 +151,23 @@ func watch(req *http.Request, d time.Duration, send func(*http.Request) (*http.R
 				resp.Body.Close()
 			}
 			cancel(e)
+			sw.stalled(req.Method, &u, began, d)
 			return nil, e
 		}
+	}
+	if err != nil && req.Context().Err() == nil && noAnswer(err) {
+		// The transport's wait for the headers (ResponseHeaderTimeout,
+		// set to d by the stores) or for a TLS handshake ran out.
+		sw.stalled(req.Method, &u, began, d)
+	}
+	if err == nil && answeredByHeaders(req, resp) {
+		sw.answered(&u, time.Now())
 	}
 	if err != nil || resp.Body == nil || resp.Body == http.NoBody {
 		cancel(nil)
 		return resp, err
 	}
-	b := &stallBody{rc: resp.Body, cancel: cancel, d: d, t0: time.Now(), method: req.Method, url: &u}
+	b := &stallBody{rc: resp.Body, cancel: cancel, d: d, t0: time.Now(), method: req.Method, url: &u, sw: sw}
 	b.state.Store(idle)
 	// One timer per response, re-armed by itself (never per Read).
 	b.timer = time.AfterFunc(d, b.fire)
@@ -304,6 +316,11 @@ type stallBody struct {
 	state   atomic.Int64
 	stalled atomic.Pointer[StallError]
 	done    atomic.Bool
+
+	// sw is told of the body's first byte (or its end) as an answer,
+	// once (answered), and of its stall.
+	sw       *ServerWatch
+	answered atomic.Bool
 }
 
 func (b *stallBody) now() int64 { return int64(time.Since(b.t0)) }
@@ -317,6 +334,9 @@ func (b *stallBody) Read(p []byte) (int, error) {
 	if e := b.stalled.Load(); e != nil {
 		b.finish()
 		return n, e
+	}
+	if b.sw != nil && (n > 0 || err == io.EOF) && b.answered.CompareAndSwap(false, true) {
+		b.sw.answered(b.url, time.Now())
 	}
 	if err != nil {
 		b.finish()
@@ -359,6 +379,29 @@ func (b *stallBody) fire() {
 		e := &StallError{Method: b.method, URL: b.url.String(), After: b.d}
 		b.stalled.Store(e)
 		b.cancel(e)
+		b.sw.stalled(b.method, b.url, b.t0.Add(time.Duration(s)), b.d)
 		return
 	}
+}
+
+// noAnswer tells a request's error that is the wait for its answer running
+// out (a timeout), not a connection that could not be made: a dial that
+// timed out is an unreachable host, which the stores say as such.
+func noAnswer(err error) bool {
+	var ne net.Error
+	if !errors.As(err, &ne) || !ne.Timeout() {
+		return false
+	}
+	var op *net.OpError
+	return !errors.As(err, &op) || op.Op != "dial"
+}
+
+// answeredByHeaders tells a response whose headers are the whole answer
+// (a HEAD's, an empty body) or an answer in themselves (an error status,
+// which callers close unread), not a body to come: headers whose body
+// never comes (a proxy that answers for a dead backend) are no answer
+// (ServerWatch).
+func answeredByHeaders(req *http.Request, resp *http.Response) bool {
+	return req.Method == http.MethodHead || resp.ContentLength == 0 || resp.Body == nil || resp.Body == http.NoBody ||
+		resp.StatusCode >= 300
 }

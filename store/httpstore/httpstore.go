@@ -22,6 +22,7 @@ import (
 	"html"
 	"io"
 	"io/fs"
+	"net"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -576,8 +577,19 @@ func (s *Store) listing(ctx context.Context, dir string) (names []string, listed
 		}
 		u = d + "/"
 	}
+	name := dir
+	if name == "" {
+		name = "./" // the repository's own folder
+	}
 	resp, err := s.do(ctx, http.MethodGet, u, nil)
 	if err != nil {
+		// A server gone, a certificate or a redirect loop met by a
+		// listing is the same failure about the whole site as a file's
+		// (a *SetupError naming the folder): it was Go's error alone,
+		// which a run did not take for one.
+		if se := s.setupError("list", name, err, nil); se != nil {
+			return nil, false, se
+		}
 		return nil, false, err
 	}
 	defer resp.Body.Close()
@@ -591,10 +603,6 @@ func (s *Store) listing(ctx context.Context, dir string) (names []string, listed
 		return nil, false, &ListingError{URL: u, Reason: "the folder answers " + resp.Status + ": the server refuses folder listings (nginx without `autoindex on`, Apache with `Options -Indexes`) or access to the folder"}
 	}
 	if err := check(resp, dir); err != nil {
-		name := dir
-		if name == "" {
-			name = "./" // the repository's own folder
-		}
 		if se := s.setupError("list", name, err, resp); se != nil {
 			return nil, false, se
 		}
@@ -758,6 +766,12 @@ func (s *Store) do(ctx context.Context, method, u string, h http.Header) (*http.
 	var resp *http.Response
 	var err error
 	backoff := 100 * time.Millisecond
+	// timeouts counts the attempts in a row that got no answer within
+	// the stall timeout. Two end the request, as they end an S3 put: each
+	// cost the whole timeout, and four of them made one file of a server
+	// that stopped answering cost 8 minutes at the default before the
+	// run went on to the next.
+	timeouts := 0
 	for attempt := 0; attempt < 4; attempt++ {
 		req, rerr := http.NewRequestWithContext(ctx, method, u, nil)
 		if rerr != nil {
@@ -778,6 +792,13 @@ func (s *Store) do(ctx context.Context, method, u string, h http.Header) (*http.
 		}
 		if err != nil && permanent(err) {
 			return nil, err // asking again gets the same answer
+		}
+		if err != nil && isTimeout(err) && ctx.Err() == nil {
+			if timeouts++; timeouts == 2 {
+				return nil, err
+			}
+		} else {
+			timeouts = 0
 		}
 		if ctx.Err() != nil {
 			if err == nil {
@@ -838,4 +859,11 @@ func isHTML(resp *http.Response) bool {
 // never HTML.
 func isListing(resp *http.Response) bool {
 	return isHTML(resp) && strings.HasSuffix(resp.Request.URL.Path, "/")
+}
+
+// isTimeout tells a request that got no answer in time (the transport's
+// wait for the headers or for a TLS handshake ran out).
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }

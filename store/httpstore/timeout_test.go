@@ -4,16 +4,21 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
 
 // TestServerThatNeverAnswers: the default client gives up on a server that
 // accepts a request and sends no response (a scheduled check hung for
-// hours on one); the store retries, then fails naming the file.
+// hours on one); the store tries once more, then fails naming the file
+// (it tried four times, each costing the whole timeout).
 func TestServerThatNeverAnswers(t *testing.T) {
 	release := make(chan struct{})
+	var asked atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Add(1)
 		select {
 		case <-release:
 		case <-r.Context().Done():
@@ -37,6 +42,9 @@ func TestServerThatNeverAnswers(t *testing.T) {
 	case err := <-done:
 		if err == nil {
 			t.Fatal("Stat of a server that never answers succeeded")
+		}
+		if !strings.Contains(err.Error(), "fdl.json") || asked.Load() != 2 {
+			t.Errorf("Stat = %v after %d requests, want an error naming fdl.json after 2", err, asked.Load())
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("Stat of a server that never answers did not return")
