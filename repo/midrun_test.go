@@ -108,6 +108,12 @@ func firstRead(req *http.Request) bool {
 	return req.Method == http.MethodHead || strings.Contains(req.URL.Path, "/data/")
 }
 
+// bucketListing is a listing of the bucket (ListObjectsV2): versions/'s,
+// the run's first request after fdl.json's.
+func bucketListing(req *http.Request) bool {
+	return req.Method == http.MethodGet && req.URL.Query().Get("list-type") == "2"
+}
+
 // runCommand runs check, plan or backfill (format 1.1, missing in the
 // lake) and returns its error and, for backfill, its report.
 func runCommand(ctx context.Context, t *testing.T, command string, st store.Store) (*BackfillReport, error) {
@@ -162,6 +168,10 @@ func TestStoreFailsMidRun(t *testing.T) {
 		{"secret rotated", "backfill", catalogPut, false, false, s3.BadSecret},
 		{"server gone", "check", firstRead, true, false, s3.Unreachable},
 		{"server gone", "backfill", catalogPut, true, false, s3.Unreachable},
+		// Gone at versions/'s listing, right after fdl.json: stopped
+		// too (it was the listing's error alone, as at setup), as a web
+		// site's walk is (TestWebListingFailsMidRun).
+		{"server gone at the listing", "plan", bucketListing, true, false, s3.Unreachable},
 		// The upload's answer lost, then no connection: the store's
 		// error, not the SDK's for the lost answer.
 		{"server gone mid-upload", "backfill", catalogPut, true, true, s3.Unreachable},

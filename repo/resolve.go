@@ -234,8 +234,25 @@ func frozenTooNew(f *CatalogFile, who string) string {
 // needs no local data folder. When nothing opens it returns the
 // Resolution and a *NoCatalogError naming the DuckDB versions that would.
 // An unknown version is ErrBadFilter; an invalid one ErrInvalidVersion; a
-// DuckDB version that is none ErrMalformedDuckDB.
+// DuckDB version that is none ErrMalformedDuckDB. A request to a remote
+// store that fails for the whole store after fdl.json was read
+// (credentials expired, the server gone or no longer answering) stops it
+// with a *StoppedError, as it stops check (runWatched).
 func Resolve(ctx context.Context, st store.Store, opts ResolveOptions) (*Resolution, error) {
+	return runWatched(ctx, "resolve", Options{}, false, func(ctx context.Context, _ Options, failures *storeFailures) (*Resolution, error) {
+		watched := st
+		if _, ok := st.(store.PathStore); !ok {
+			c := store.NewCounter(st)
+			c.Watch(failures.note)
+			watched = c
+		}
+		return resolve(ctx, st, watched, opts)
+	})
+}
+
+// resolve is Resolve; its requests go to watched (st under the run's
+// watcher), st itself naming the objects (URLs, the reader's secret).
+func resolve(ctx context.Context, st, watched store.Store, opts ResolveOptions) (*Resolution, error) {
 	duckdb := opts.DuckDB
 	if duckdb == "" {
 		var err error
@@ -247,7 +264,7 @@ func Resolve(ctx context.Context, st store.Store, opts ResolveOptions) (*Resolut
 	if err != nil {
 		return nil, err
 	}
-	r, err := read(ctx, st)
+	r, err := read(ctx, watched)
 	if err != nil {
 		return nil, err
 	}
@@ -307,7 +324,7 @@ func Resolve(ctx context.Context, st store.Store, opts ResolveOptions) (*Resolut
 		res.Error = e.Error()
 		return res, e
 	}
-	if e, err := rangesRead(ctx, st, res.File.Key, dv); err != nil {
+	if e, err := rangesRead(ctx, watched, res.File.Key, dv); err != nil {
 		return nil, err
 	} else if e != nil {
 		// Every file of the server fails so in that DuckDB: none opens.

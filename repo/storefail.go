@@ -20,18 +20,22 @@ import (
 // credentials may not read (store.ErrAccessDenied) are kept for check's
 // hint: they are no files to restore.
 type storeFailures struct {
-	stop   context.CancelCauseFunc
-	mu     sync.Mutex
-	whole  error    // the first error about the whole store
-	denied []string // keys the store refused to these credentials, in order met
+	stop     context.CancelCauseFunc
+	mu       sync.Mutex
+	whole    error    // the first error about the whole store
+	wholeKey string   // the key whose request met it ("" for the server's stall watch)
+	denied   []string // keys the store refused to these credentials, in order met
 }
 
 // watchStore returns ctx, cancelled when a request fails for the whole
-// store, and the watcher load gives the run's store.Counter. release
-// frees the context.
+// store or the server stops answering (store.ServerWatch, which ctx
+// carries to the stall watchdog), and the watcher load gives the run's
+// store.Counter. release frees the context.
 func watchStore(ctx context.Context) (context.Context, *storeFailures) {
 	ctx, stop := context.WithCancelCause(ctx)
-	return ctx, &storeFailures{stop: stop}
+	f := &storeFailures{stop: stop}
+	ctx = store.WithServerWatch(ctx, store.NewServerWatch(func(err error) { f.note("", err) }))
+	return ctx, f
 }
 
 // note is the store.Counter's watcher.
@@ -40,7 +44,7 @@ func (f *storeFailures) note(key string, err error) {
 	case store.IsWholeStore(err):
 		f.mu.Lock()
 		if f.whole == nil {
-			f.whole = err
+			f.whole, f.wholeKey = err, key
 			f.stop(err)
 		}
 		f.mu.Unlock()
@@ -65,13 +69,15 @@ func (f *storeFailures) cause() error {
 }
 
 // stopped is the error a run of command stops with when a request failed
-// for the whole store (nil when none did): the store's error, which names
-// the object being read and carries its hint and exit code, prefixed with
-// the command so that the log says the run did not finish.
+// for the whole store after the run's first (nil when none did): the
+// store's error, which names the object being read and carries its hint
+// and exit code, prefixed with the command so that the log says the run
+// did not finish. A failure of the first request, fdl.json's, is the
+// run's setup failing: the job returns it as it is.
 func (f *storeFailures) stopped(command string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.whole == nil {
+	if f.whole == nil || f.wholeKey == FDLKey {
 		return nil
 	}
 	return &StoppedError{Command: command, Err: f.whole}
@@ -119,16 +125,15 @@ func (e *StoppedError) Unwrap() error { return e.Err }
 // *StoppedError instead of what it made of the failed reads, with its
 // report only where keep says (backfill's: the cells written before the
 // stop are published; Check returns its own, of what finished before the
-// stop); an error of the job's own about the whole store
-// (its setup's first request: fdl.json) is returned as it is.
+// stop); a failure of its setup's first request (fdl.json) is returned as
+// it is. Whether the job met the failure in a request of its own (a folder
+// listing, a file's stat) or in one of the work it runs at once, the run
+// reads the same: "COMMAND stopped: ...".
 func runWatched[R any](ctx context.Context, command string, opts Options, keep bool, job func(context.Context, Options, *storeFailures) (*R, error)) (*R, error) {
 	ctx, failures := watchStore(ctx)
 	defer failures.release()
 	opts.failures = failures
 	rep, err := job(ctx, opts, failures)
-	if store.IsWholeStore(err) && !verdict(err) {
-		return rep, err // the job stopped at it itself: at setup, its first request
-	}
 	if serr := failures.stopped(command); serr != nil {
 		if !keep {
 			rep = nil
@@ -136,11 +141,4 @@ func runWatched[R any](ctx context.Context, command string, opts Options, keep b
 		return rep, serr
 	}
 	return rep, err
-}
-
-// verdict tells a run's verdict on what it read (a *CheckError, a
-// *BackfillError) from an error that stopped it: a verdict made after a
-// whole-store failure is about files the run could not read.
-func verdict(err error) bool {
-	return errors.As(err, new(*CheckError)) || errors.As(err, new(*BackfillError))
 }

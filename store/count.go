@@ -43,6 +43,17 @@ func (c *Counter) List(ctx context.Context, prefix string) ([]ObjectInfo, error)
 	return objs, c.failed(prefix, err)
 }
 
+// ListFolders is the package's ListFolders on the wrapped store: a
+// listing that fails (a web site's folder walk meeting a server gone) is
+// told to the watcher as List's failures are. Before, the walk went
+// around the Counter (ListFolders unwrapped it), and a site that went away
+// during it ended the run with the walk's own error, not as a failure
+// about the whole store does (the run "stopped").
+func (c *Counter) ListFolders(ctx context.Context, prefix string) ([]ObjectInfo, []string, error) {
+	objs, folders, err := ListFolders(ctx, c.Store, prefix)
+	return objs, folders, c.failed(prefix, err)
+}
+
 // Stat implements Store.
 func (c *Counter) Stat(ctx context.Context, key string) (ObjectInfo, error) {
 	info, err := c.Store.Stat(ctx, key)

@@ -180,11 +180,15 @@ type FolderLister interface {
 	ListFolders(ctx context.Context, prefix string) ([]ObjectInfo, []string, error)
 }
 
-// ListFolders lists prefix in st and, where st (or the store a wrapper,
-// Counter, wraps) is a FolderLister, gives the folders below prefix too;
-// on other stores (buckets) folders is nil: they have no folders, only
-// objects, and a folder marker object holds nothing a reader can open.
+// ListFolders lists prefix in st and, where st (or the store a wrapper
+// wraps) is a FolderLister, gives the folders below prefix too; on other
+// stores (buckets) folders is nil: they have no folders, only objects, and
+// a folder marker object holds nothing a reader can open. A Counter's
+// ListFolders is its own, so that its watcher sees the listing fail.
 func ListFolders(ctx context.Context, st Store, prefix string) (objs []ObjectInfo, folders []string, err error) {
+	if c, ok := st.(*Counter); ok {
+		return c.ListFolders(ctx, prefix)
+	}
 	if fl, ok := Base(st).(FolderLister); ok {
 		return fl.ListFolders(ctx, prefix)
 	}

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fdl-formats/fdl-formats/repo"
+	"github.com/fdl-formats/fdl-formats/store"
 	"github.com/fdl-formats/fdl-formats/store/httpstore"
 	"github.com/fdl-formats/fdl-formats/store/s3"
 )
@@ -33,6 +35,13 @@ func TestStoppedRunExit(t *testing.T) {
 			exitInvalid, "check the bucket's name"},
 		{"site gone", &httpstore.SetupError{Problem: httpstore.Unreachable, Op: "stat", Key: "data/x.parquet", Location: "http://127.0.0.1:1/", Host: "127.0.0.1:1", Err: sdk},
 			exitFailure, "check the host and port in the URL"},
+		{"a listing's site gone", &httpstore.SetupError{Problem: httpstore.Unreachable, Op: "list", Key: "versions/v/", Location: "http://127.0.0.1:1/", Host: "127.0.0.1:1", Err: sdk},
+			exitFailure, "check the host and port in the URL"},
+		// A server that takes requests and never answers (repo's
+		// TestServerStopsAnsweringMidRun): no interruption, though the
+		// run's context was cancelled with it.
+		{"server stopped answering", &store.ServerStoppedError{Server: "https://h", First: "HEAD https://h/data/a.parquet", Last: "HEAD https://h/data/b.parquet", After: 2 * time.Minute},
+			exitFailure, "check the server at https://h (and any proxy, gateway or CDN in front of it)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := &repo.StoppedError{Command: "check", Err: tc.err}
