@@ -47,3 +47,16 @@ type sizeDisagrees struct{ error }
 
 func (e sizeDisagrees) Is(target error) bool { return target == ErrSizeDisagrees }
 func (e sizeDisagrees) Unwrap() error        { return e.error }
+
+// ServerError marks a store's error for a request the server answered
+// with a 5xx status, the store's retries spent: the server failed (an
+// overloaded origin, a proxy or CDN whose upstream fails), not the object,
+// which may be there and whole. Its text is Err's, unchanged.
+type ServerError struct {
+	// Status is the server's last answer (500-599).
+	Status int
+	Err    error
+}
+
+func (e *ServerError) Error() string { return e.Err.Error() }
+func (e *ServerError) Unwrap() error { return e.Err }

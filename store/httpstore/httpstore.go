@@ -822,7 +822,8 @@ func (s *Store) do(ctx context.Context, method, u string, h http.Header) (*http.
 	return resp, err
 }
 
-// check maps an HTTP status to the store's errors. A file sent encoded
+// check maps an HTTP status to the store's errors (a 5xx to a
+// store.ServerError). A file sent encoded
 // (a Content-Encoding other than identity, though none was asked for) is
 // an error: readers get its encoded bytes, which are not the file (the
 // callers' setupError makes it a SetupError, with a hint).
@@ -835,6 +836,9 @@ func check(resp *http.Response, key string) error {
 		return nil
 	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone:
 		return fmt.Errorf("%s: %w", resp.Status, fs.ErrNotExist)
+	case resp.StatusCode >= 500 && resp.StatusCode <= 599:
+		// do retried it: the server failed, not the file.
+		return &store.ServerError{Status: resp.StatusCode, Err: fmt.Errorf("%s %s: %s", resp.Request.Method, redact(resp.Request.URL), resp.Status)}
 	}
 	return fmt.Errorf("%s %s: %s", resp.Request.Method, redact(resp.Request.URL), resp.Status)
 }

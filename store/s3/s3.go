@@ -666,7 +666,8 @@ func (s *Store) Probe(ctx context.Context) error {
 // wrap turns SDK errors into the store's: a missing object wraps
 // fs.ErrNotExist; a bucket, credentials, region or endpoint the server
 // refuses, or that no connection reaches, is a *ConfigError or a
-// *RegionError, each saying what to change.
+// *RegionError, each saying what to change; a 5xx answer is a
+// *store.ServerError.
 func (s *Store) wrap(op, key string, err error) error {
 	if isMissingKey(err) {
 		if note := notS3Answer(err, s.Location()); note != "" {
@@ -679,6 +680,10 @@ func (s *Store) wrap(op, key string, err error) error {
 	}
 	if ce := s.configError(op, key, err); ce != nil {
 		return ce
+	}
+	if code := status(err); code >= 500 && code <= 599 {
+		// The SDK retried it: the server failed, not the object.
+		return &store.ServerError{Status: code, Err: fmt.Errorf("%s %s in %s: %w", op, key, s.Location(), err)}
 	}
 	return fmt.Errorf("%s %s in %s: %w", op, key, s.Location(), err)
 }
