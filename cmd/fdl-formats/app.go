@@ -55,11 +55,11 @@ func badStallTimeoutEnv(v string) bool {
 // again by each command: a global flag may follow the command's name).
 func storeOptions(cmd *cli.Command) (open.Options, error) {
 	if v := os.Getenv(stallTimeoutEnv); !cmd.IsSet("stall-timeout") && badStallTimeoutEnv(v) {
-		return open.Options{}, usageError{err: fmt.Errorf("$%s %q: want a duration of 0 (off) or more, e.g. 2m", stallTimeoutEnv, v)}
+		return open.Options{}, usageError{err: fmt.Errorf("$%s %q: want %s", stallTimeoutEnv, v, flagWants["stall-timeout"])}
 	}
 	d := cmd.Duration("stall-timeout")
 	if d < 0 {
-		return open.Options{}, usageError{err: fmt.Errorf("--stall-timeout %v: want 0 (off) or more, e.g. 2m", d)}
+		return open.Options{}, usageError{err: fmt.Errorf("--stall-timeout %v: want %s", d, flagWants["stall-timeout"])}
 	}
 	return open.Options{StallTimeout: d}, nil
 }
@@ -178,7 +178,7 @@ func helpCommand() *cli.Command {
 }
 
 func onUsageError(_ context.Context, cmd *cli.Command, err error, _ bool) error {
-	return usageError{err: err, command: helpOf(cmd)}
+	return usageError{err: rewordFlagError(cmd, err), command: helpOf(cmd)}
 }
 
 // helpOf is the command whose --help explains cmd's usage.

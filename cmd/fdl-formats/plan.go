@@ -109,7 +109,7 @@ func openRepo(ctx context.Context, cmd *cli.Command) (store.Store, repo.Options,
 	// the number of CPUs); no value is capped, but one far above the CPUs
 	// is warned of below: each job holds its own DuckDB.
 	if j := cmd.Int("jobs"); j < 0 || (j == 0 && cmd.IsSet("jobs")) {
-		return nil, opts, usageError{err: errors.New("--jobs must be 1 or more")}
+		return nil, opts, usageError{err: fmt.Errorf("--jobs %d: want %s", j, flagWants["jobs"])}
 	} else {
 		opts.Jobs = int(j)
 	}

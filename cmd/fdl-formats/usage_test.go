@@ -22,7 +22,8 @@ func TestUsageErrors(t *testing.T) {
 		args []string
 		want string // in stderr
 	}{
-		{"unknown flag on plan", []string{"plan", "--bogus", repoDir}, "flag provided but not defined: -bogus"},
+		{"unknown flag on plan", []string{"plan", "--bogus", repoDir}, "Error: unknown flag --bogus\n"},
+		{"unknown one-letter flag", []string{"plan", "-x", repoDir}, "Error: unknown flag -x\n"},
 		{"unknown flag on backfill", []string{"backfill", "--bogus", repoDir}, "-bogus"},
 		{"unknown flag on check", []string{"check", "--bogus", repoDir}, "-bogus"},
 		{"unknown flag on convert", []string{"convert", "--bogus", catalog, "--to", "1.0", "-o", out}, "-bogus"},
@@ -30,9 +31,16 @@ func TestUsageErrors(t *testing.T) {
 		{"unknown flag on compare", []string{"compare", "--bogus", catalog, catalog}, "-bogus"},
 		{"unknown global flag", []string{"--bogus", "plan", repoDir}, "-bogus"},
 		{"convert without --to", []string{"convert", catalog, "-o", out}, `Required flag "to" not set`},
-		{"--jobs not a number", []string{"plan", "--jobs", "abc", repoDir}, `invalid value "abc" for flag -jobs`},
-		{"--jobs not a number on backfill", []string{"backfill", "--jobs=abc", repoDir}, `invalid value "abc"`},
-		{"--max-rows not a number", []string{"compare", "--max-rows", "x", catalog, catalog}, `invalid value "x"`},
+		// A value the CLI library cannot parse, in the words of the other
+		// usage errors (it said `invalid value "abc" for flag -jobs:
+		// strconv.ParseInt: parsing "abc": invalid syntax`).
+		{"--jobs not a number", []string{"plan", "--jobs", "abc", repoDir}, "Error: --jobs \"abc\": want a whole number ≥ 1\n"},
+		{"-j not a number", []string{"check", "-j", "1.5", repoDir}, "Error: --jobs \"1.5\": want a whole number ≥ 1\n"},
+		{"--jobs not a number on backfill", []string{"backfill", "--jobs=abc", repoDir}, "Error: --jobs \"abc\": want a whole number ≥ 1\n"},
+		{"--jobs out of range", []string{"plan", "--jobs", "99999999999999999999", repoDir}, "Error: --jobs \"99999999999999999999\": want a whole number ≥ 1 (this one is out of range)\n"},
+		{"--jobs 0", []string{"plan", "--jobs", "0", repoDir}, "Error: --jobs 0: want a whole number ≥ 1\n"},
+		{"--max-rows not a number", []string{"compare", "--max-rows", "x", catalog, catalog}, "Error: --max-rows \"x\": want a whole number\n"},
+		{"--json not true or false", []string{"check", "--json=maybe", repoDir}, "Error: --json \"maybe\": want true or false (or the flag alone for true)\n"},
 		{"compare --data not a folder", []string{"compare", "--data", filepath.Join(repoDir, "nodata"), catalog, catalog}, "--data " + filepath.Join(repoDir, "nodata") + ": no such folder"},
 		{"compare --data-b a file", []string{"compare", "--data", repoDir, "--data-b", filepath.Join(repoDir, "fdl.json"), catalog, catalog}, "--data-b " + filepath.Join(repoDir, "fdl.json") + ": a file, not a folder"},
 		// Both cache flags: one of them would be ignored. Refused before
@@ -51,8 +59,9 @@ func TestUsageErrors(t *testing.T) {
 		{"--log-level loud", []string{"--log-level", "loud", "plan", repoDir}, `--log-level "loud"`},
 		{"--log-format xml", []string{"--log-format", "xml", "plan", repoDir}, `--log-format "xml"`},
 		{"--log-format xml after the command", []string{"check", "--log-format=xml", repoDir}, `--log-format "xml"`},
-		{"--stall-timeout not a duration", []string{"--stall-timeout", "soon", "check", repoDir}, `invalid value "soon" for flag -stall-timeout`},
-		{"--stall-timeout negative", []string{"--stall-timeout=-1s", "plan", repoDir}, "--stall-timeout -1s: want 0 (off) or more"},
+		{"--stall-timeout not a duration", []string{"--stall-timeout", "soon", "check", repoDir}, "Error: --stall-timeout \"soon\": want a duration of 0 (off) or more, e.g. 2m\n"},
+		{"--stall-timeout not a duration after the command", []string{"check", "--stall-timeout=5", repoDir}, "Error: --stall-timeout \"5\": want a duration of 0 (off) or more, e.g. 2m\n"},
+		{"--stall-timeout negative", []string{"--stall-timeout=-1s", "plan", repoDir}, "Error: --stall-timeout -1s: want a duration of 0 (off) or more, e.g. 2m\n"},
 		{"--stall-timeout negative after the command", []string{"resolve", "--stall-timeout=-1m", repoDir}, "--stall-timeout -1m0s"},
 		// Values that name nothing in the repository: exit 2 as before,
 		// now with the pointer to --help every other bad value has.

@@ -33,7 +33,7 @@ func TestJobsZero(t *testing.T) {
 	dir := t.TempDir()
 	for _, j := range []string{"0", "-1"} {
 		_, errOut, code := runAppStderr(t, "plan", "--jobs", j, dir)
-		if code != exitUsage || !strings.Contains(errOut, "--jobs must be 1 or more") {
+		if code != exitUsage || !strings.Contains(errOut, "--jobs "+j+": want a whole number ≥ 1") {
 			t.Errorf("--jobs %s: exit %d, stderr %q; want %d and the refusal", j, code, errOut, exitUsage)
 		}
 	}
