@@ -130,8 +130,9 @@ func assertCauseHint(t *testing.T, hint string, args ...string) {
 // TestS3ServerCauseHints: the same hints for a bucket (versitygw behind a
 // front proxy): a data file whose HEAD gives another size than its GETs
 // (0, or 10 bytes), a frozen catalog's HEAD of 0 bytes, a data file
-// whose download stalls and a data file answered 503 (ServiceUnavailable)
-// on every attempt.
+// whose ranged GET gives another ETag than its HEAD (a gateway or CDN
+// answering from another copy), a data file whose download stalls and a
+// data file answered 503 (ServiceUnavailable) on every attempt.
 func TestS3ServerCauseHints(t *testing.T) {
 	if testing.Short() {
 		t.Skip("checks a lake")
@@ -163,6 +164,18 @@ func TestS3ServerCauseHints(t *testing.T) {
 		}
 		return p
 	}
+	// etagOnRanges answers ranged GETs of path with another ETag than
+	// its HEAD (a gateway or CDN answering from another copy).
+	etagOnRanges := func(path string) http.Handler {
+		p := httputil.NewSingleHostReverseProxy(target)
+		p.ModifyResponse = func(resp *http.Response) error {
+			if resp.Request.Method == http.MethodGet && resp.Request.Header.Get("Range") != "" && resp.Request.URL.Path == path {
+				resp.Header.Set("ETag", `"0000000000000000000000000000000a"`)
+			}
+			return nil
+		}
+		return p
+	}
 	for _, tc := range []struct {
 		name  string
 		front http.Handler
@@ -172,6 +185,8 @@ func TestS3ServerCauseHints(t *testing.T) {
 		{"frozen catalog's HEAD gives 0 bytes", headLength(urlPath(frozen[0]), 0), nil, headSizeHint},
 		{"a data file's HEAD gives 0 bytes", headLength(oneData, 0), nil, headSizeHint},
 		{"a data file's HEAD gives 10 bytes", headLength(oneData, 10), nil, headSizeHint},
+		{"a data file's ranged GET gives another ETag", etagOnRanges(oneData), nil,
+			"the server answers a file's requests from different copies, or the file changed while read"},
 		{"a data file fails with 503", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Path == oneData {
 				w.Header().Set("Content-Type", "application/xml")
