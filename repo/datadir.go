@@ -110,7 +110,9 @@ func dataProblem(err error) Problem {
 // copy of the object key) names is under data_dir (see OutsideError), and
 // makes those that are readable at r.dataPath: nothing more for a local
 // store, downloads into the cache for a remote one (with deletesOnly, only
-// what a conversion reads: the delete files and the merged data files). Files outside data_dir make an *OutsideError, after
+// what a conversion reads: the delete files and the merged data files, and
+// holds the data files whose copies are cached already, whose footers it
+// reads). Files outside data_dir make an *OutsideError, after
 // the others were fetched. A catalog that cannot be read is an error for a
 // remote store (its files cannot be fetched); for a local one it is left
 // to the step that reads the catalog next (a conversion, a proof), which

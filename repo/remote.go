@@ -420,7 +420,12 @@ func downloadInfo(ctx context.Context, c *store.Counter, key, dst, tmpDir string
 // of compare.Outside, resolved against dataPath), into the cache (only the
 // delete files with deletesOnly, and the merged data files whose rows a
 // conversion reads: compare.StoredFile.Split), at most Options.Downloads
-// at a time.
+// at a time. With deletesOnly, a data file whose copy is in the cache
+// already is held to its object too: a conversion's reader checks read the
+// footers of the data files they find in the data folder (field ids, footer
+// quirks), and a copy not held to the store (a restored cache's, changed in
+// the cache; or an object replaced since) gave plan a verdict on bytes the
+// store does not hold.
 //
 // With a local --data folder (Options.DataPath) nothing is downloaded: the
 // folder's files are what is read and checked, and the store is asked only
@@ -428,16 +433,16 @@ func downloadInfo(ctx context.Context, c *store.Counter, key, dst, tmpDir string
 // that a run does not pass on files the store's readers cannot get.
 //
 // A copy reused from a restored cache is read again only when a reader
-// needs it (readable): with deletesOnly (a conversion or the delete hints
-// read those files next) here, else by the proof or read that is not
-// found kept.
+// needs it (readable): with deletesOnly (a conversion's check or the
+// delete hints read those files next) here, else by the proof or read that
+// is not found kept.
 func (rm *remote) ensureFiles(ctx context.Context, stored []compare.StoredFile, dataPath string, deletesOnly bool) error {
 	files := rm.cached(stored, dataPath)
 	errs := make([]error, len(files))
 	var wg sync.WaitGroup
 	var keys []string
 	for i, f := range files {
-		if deletesOnly && !f.Delete && !f.Split {
+		if deletesOnly && !f.Delete && !f.Split && !rm.hasCopy(f.key) {
 			continue
 		}
 		keys = append(keys, f.key)
@@ -456,6 +461,18 @@ func (rm *remote) ensureFiles(ctx context.Context, stored []compare.StoredFile, 
 		return err
 	}
 	return rm.readable(ctx, keys)
+}
+
+// hasCopy reports whether the data cache holds anything at the copy's path
+// of the object key, which a conversion would find (os.Stat, following
+// links, as it does) and read in the data folder. With a --data folder
+// there is no cache: its files are the user's, read in place.
+func (rm *remote) hasCopy(key string) bool {
+	if rm.cacheDir == "" {
+		return false
+	}
+	_, err := os.Stat(rm.localPath(key))
+	return err == nil
 }
 
 // cachedFile is a data file of the store: its key, the size its catalog

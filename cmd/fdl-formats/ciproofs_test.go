@@ -3,6 +3,8 @@ package main
 import (
 	"archive/tar"
 	"bytes"
+	"context"
+	"encoding/binary"
 	"io"
 	"io/fs"
 	"os"
@@ -10,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/fdl-formats/fdl-formats/internal/s3test"
 	"github.com/fdl-formats/fdl-formats/internal/webtest"
@@ -105,6 +109,73 @@ func TestS3CopiedCacheKeepsProofs(t *testing.T) {
 	rep, errOut, code = checkReport(t, "--cache="+first, url)
 	if code != exitOK || rep.Transfer.DataFiles != 1 || cachedProofs(rep) == len(rep.Proofs) {
 		t.Fatalf("check after %s got a new ETag: exit %d, transfer %+v, %d of %d proofs kept; want it downloaded and the proofs naming it made again\n%s", key, code, rep.Transfer, cachedProofs(rep), len(rep.Proofs), errOut)
+	}
+}
+
+// TestS3CopiedCachePlanHoldsFooters: plan's conversion check of a missing
+// cell reads the footers of the data files whose copies are in the cache
+// (field ids: lake 06_deletes is 1.0, whose readers and 0.4's read unmapped
+// files differently, so its missing 0.4 cell reads them). With a restored
+// cache whose copies have a byte of their footer changed (same size, same
+// last 8 bytes), plan and check read the store's bytes: the copies are
+// downloaded again and the cell is missing (check exit 5), not an error
+// read from the changed footers (before: plan showed the cell in error,
+// check exited 4).
+func TestS3CopiedCachePlanHoldsFooters(t *testing.T) {
+	if testing.Short() {
+		t.Skip("converts and proves a lake")
+	}
+	srv, bucket := s3Lake(t)
+	url := "s3://" + bucket + "/lake"
+	first := t.TempDir()
+	if rep, errOut, code := backfillJSON(t, "--cache="+first, url); code != exitOK || rep.Counts[repo.Written] == 0 {
+		t.Fatalf("backfill: exit %d\n%s", code, errOut)
+	}
+	var missing string
+	for _, k := range srv.Keys(t, bucket) {
+		if strings.HasSuffix(k, "/catalogs/0.4.duckdb") {
+			missing = k // the newest version's, keys sorting by version id
+		}
+	}
+	if _, err := srv.Client().DeleteObject(context.Background(), &s3.DeleteObjectInput{Bucket: &bucket, Key: &missing}); err != nil {
+		t.Fatal(err)
+	}
+	edited := func() string {
+		dst := filepath.Join(t.TempDir(), "restored")
+		cpArchive(t, first, dst)
+		n := 0
+		filepath.WalkDir(filepath.Join(dst, "objects"), func(p string, d fs.DirEntry, err error) error {
+			if err != nil || !strings.HasSuffix(p, ".parquet") || strings.HasSuffix(p, "-delete.parquet") {
+				return err
+			}
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			footer := int(binary.LittleEndian.Uint32(b[len(b)-8:]))
+			b[len(b)-8-footer/2] ^= 0xff
+			if err := os.WriteFile(p, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			n++
+			return nil
+		})
+		if n == 0 {
+			t.Fatal("no data file copied in the cache")
+		}
+		return dst
+	}
+
+	out, errOut, code := runApp(t, "--log-level", "error", "plan", remoteNow, "--cache="+edited(), url)
+	if code != exitOK || strings.Contains(out, "error") || !strings.Contains(out, "missing") {
+		t.Errorf("plan with footers changed in the cache: exit %d, want the cell missing, not in error\n%s\n%s", code, out, errOut)
+	}
+	rep, errOut, code := checkReport(t, "--cache="+edited(), url)
+	if code != exitMissing {
+		t.Fatalf("check with footers changed in the cache: exit %d, want %d (missing)\n%s", code, exitMissing, errOut)
+	}
+	if rep.Transfer.DataFiles == 0 {
+		t.Errorf("check with footers changed in the cache: transfer %+v, want the changed copies downloaded again", rep.Transfer)
 	}
 }
 
