@@ -39,10 +39,27 @@ func stallServer(t testing.TB) *httptest.Server {
 	// (which cannot tell that the client went away) before the server
 	// closes.
 	quit := make(chan struct{})
-	srv := httptest.NewServer(stallHandler(quit))
+	srv := httptest.NewUnstartedServer(stallHandler(quit))
+	srv.Config.ConnState = pinReadBuffer
+	srv.Start()
 	t.Cleanup(srv.Close)
 	t.Cleanup(func() { close(quit) })
 	return srv
+}
+
+// pinReadBuffer fixes a server connection's receive buffer at a few
+// hundred KiB, which turns off the kernel's autotuning of it. The upload
+// stalls need a body far larger than a connection holds unread: autotuned,
+// the buffer of a kept-alive connection the server had read an upload from
+// fast grew (up to net.ipv4.tcp_rmem's maximum: 32 MiB on some machines,
+// more under load), took the whole 16 MiB body, and the client then waited
+// for an answer that never came (that wait is the transport's
+// ResponseHeaderTimeout, unset here, not the upload watchdog's) until the
+// test's deadline.
+func pinReadBuffer(c net.Conn, s http.ConnState) {
+	if tc, ok := c.(*net.TCPConn); ok && s == http.StateNew {
+		tc.SetReadBuffer(256 << 10)
+	}
 }
 
 func stallHandler(quit <-chan struct{}) http.Handler {
@@ -343,7 +360,9 @@ func TestStallTransportKeepsConnections(t *testing.T) {
 func TestStallTransportNoLeak(t *testing.T) {
 	before := runtime.NumGoroutine()
 	q := make(chan struct{})
-	srv := httptest.NewServer(stallHandler(q))
+	srv := httptest.NewUnstartedServer(stallHandler(q))
+	srv.Config.ConnState = pinReadBuffer
+	srv.Start()
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	c := &http.Client{Transport: StallTransport(tr, 100*time.Millisecond)}
 	big := make([]byte, 16<<20)
