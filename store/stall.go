@@ -175,13 +175,12 @@ func watch(req *http.Request, d time.Duration, send func(*http.Request) (*http.R
 	return resp, nil
 }
 
-// stallUpload times a request body: its timer, armed by the transport's
-// first Read of the body, fires at the latest d after the end of the last
-// Read; if the transport has taken nothing since (it is blocked writing to
-// the connection) and the body is not at its end, the request is
-// canceled. It watches only until send returns (end): then the response
-// is there, and what the transport still writes of the body (a server may
-// answer before reading it all) is not waited on by anyone.
+// stallUpload watches the body of a request until send returns (end):
+// then the response is there, and what the transport still writes of the
+// body (a server may answer before reading it all) is not waited on by
+// anyone. Each body the transport is given (the request's, then one per
+// GetBody: a redirect, a resend on a fresh connection) is timed on its own
+// (uploadBody); only the latest can stall the request.
 type stallUpload struct {
 	cancel context.CancelCauseFunc
 	d      time.Duration
@@ -189,16 +188,9 @@ type stallUpload struct {
 	method string
 	url    *url.URL
 	size   int64
-	timer  *time.Timer
 
-	// state is upOff (the timer not timing: before the first Read, after
-	// the body's end or Close), upReading (a Read in progress: the body's
-	// own time, not the server's), or the end of the last Read
-	// (nanoseconds since t0).
-	state atomic.Int64
-	sent  atomic.Int64
-
-	mu      sync.Mutex // orders end against fire's cancel
+	mu      sync.Mutex  // orders end and a new body against fire's cancel
+	cur     *uploadBody // the latest body
 	over    bool
 	stalled *StallError
 }
@@ -215,80 +207,107 @@ func newStallUpload(req *http.Request, cancel context.CancelCauseFunc, d time.Du
 	if up.size == 0 {
 		up.size = -1 // a body of unknown length
 	}
-	up.state.Store(upOff)
-	up.timer = time.AfterFunc(d, up.fire)
-	up.timer.Stop()
-	req.Body = &uploadBody{rc: req.Body, up: up}
+	req.Body = up.newBody(req.Body)
 	if get := req.GetBody; get != nil {
 		req.GetBody = func() (io.ReadCloser, error) {
 			rc, err := get()
 			if err != nil || rc == nil || rc == http.NoBody {
 				return rc, err
 			}
-			return &uploadBody{rc: rc, up: up}, nil
+			return up.newBody(rc), nil
 		}
 	}
 	return up
 }
 
+// newBody makes rc the latest body, with a timer of its own (stopped: its
+// first Read arms it). A body of before keeps its timer, and what its
+// connection still does with it (a late Read or Close, from another
+// goroutine) touches only its own state: when it shared one state with
+// the body after it, its Close marked that state off, the timer saw it and
+// stopped, and the body after it was never timed.
+func (up *stallUpload) newBody(rc io.ReadCloser) *uploadBody {
+	b := &uploadBody{rc: rc, up: up}
+	b.state.Store(upOff)
+	b.timer = time.AfterFunc(up.d, b.fire)
+	b.timer.Stop()
+	up.mu.Lock()
+	up.cur = b
+	up.mu.Unlock()
+	return b
+}
+
 func (up *stallUpload) now() int64 { return int64(time.Since(up.t0)) }
 
-// uploadBody is a request body under the watchdog.
+// uploadBody is a request body under the watchdog. Its timer, armed by
+// the transport's first Read of it, fires at the latest d after the end
+// of the last Read; if the transport has taken nothing since (it is
+// blocked writing to the connection) and the body is not at its end, the
+// request is canceled.
 type uploadBody struct {
-	rc io.ReadCloser
-	up *stallUpload
+	rc    io.ReadCloser
+	up    *stallUpload
+	timer *time.Timer
+
+	// state is upOff (the timer not timing: before the first Read, after
+	// the body's end or Close), upReading (a Read in progress: the body's
+	// own time, not the server's), or the end of the last Read
+	// (nanoseconds since up.t0).
+	state atomic.Int64
+	sent  atomic.Int64
 }
 
 func (b *uploadBody) Read(p []byte) (int, error) {
-	up := b.up
-	if up.state.Swap(upReading) == upOff {
-		up.timer.Reset(up.d)
+	if b.state.Swap(upReading) == upOff {
+		b.timer.Reset(b.up.d)
 	}
 	n, err := b.rc.Read(p)
-	up.sent.Add(int64(n))
+	b.sent.Add(int64(n))
 	if err != nil {
-		up.state.Store(upOff) // the end (or the body's own failure)
+		b.state.Store(upOff) // the end (or the body's own failure)
 	} else {
-		up.state.Store(up.now())
+		b.state.Store(b.up.now())
 	}
 	return n, err
 }
 
 func (b *uploadBody) Close() error {
-	b.up.state.Store(upOff)
+	b.state.Store(upOff)
 	return b.rc.Close()
 }
 
 // fire runs on the timer's goroutine.
-func (up *stallUpload) fire() {
+func (b *uploadBody) fire() {
+	up := b.up
 	up.mu.Lock()
 	defer up.mu.Unlock()
-	if up.over || up.stalled != nil {
-		return
+	if up.over || up.stalled != nil || up.cur != b {
+		return // answered, failed, or a body of before (its connection abandoned)
 	}
-	switch s := up.state.Load(); s {
+	switch s := b.state.Load(); s {
 	case upOff:
 		return // the next Read arms the timer again
 	case upReading:
-		up.timer.Reset(up.d)
+		b.timer.Reset(up.d)
 		return
 	default:
 		if waited := time.Duration(up.now() - s); waited < up.d {
-			up.timer.Reset(up.d - waited)
+			b.timer.Reset(up.d - waited)
 			return
 		}
 	}
-	up.stalled = &StallError{Method: up.method, URL: up.url.String(), After: up.d, Upload: true, Sent: up.sent.Load(), Size: up.size}
+	up.stalled = &StallError{Method: up.method, URL: up.url.String(), After: up.d, Upload: true, Sent: b.sent.Load(), Size: up.size}
 	up.cancel(up.stalled)
 }
 
 // end stops the watchdog once send has returned, and tells whether it
-// had fired.
+// had fired. (A body of before whose timer is still armed fires once more
+// and finds the watch over.)
 func (up *stallUpload) end() *StallError {
 	up.mu.Lock()
 	defer up.mu.Unlock()
 	up.over = true
-	up.timer.Stop()
+	up.cur.timer.Stop()
 	return up.stalled
 }
 

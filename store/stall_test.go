@@ -490,3 +490,46 @@ func checkStallTimeout(t *testing.T, err error, took, d time.Duration) {
 		t.Errorf("%v: not a timeout", err)
 	}
 }
+
+// TestStallUploadResentBody: a request body sent again (GetBody: a 307 or
+// 308 followed by a client under StallDoer) gets its own watch; the first
+// body, read or closed late by its abandoned connection while the second
+// is stalled, does not stop the watch (it did: its Close or end marked the
+// shared state off, the timer saw that and stopped for good, and the
+// second upload was never timed).
+func TestStallUploadResentBody(t *testing.T) {
+	const d = 50 * time.Millisecond
+	for _, tc := range []struct {
+		name string
+		late func(io.ReadCloser) // what the first attempt's connection does late
+	}{
+		{"the first body closed late", func(b io.ReadCloser) { b.Close() }},
+		{"the first body read to its end late", func(b io.ReadCloser) { io.Copy(io.Discard, b) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req, _ := http.NewRequest(http.MethodPut, "http://127.0.0.1/x", bytes.NewReader(make([]byte, 1000)))
+			ctx, cancel := context.WithCancelCause(context.Background())
+			defer cancel(nil)
+			up := newStallUpload(req, cancel, d, req.URL)
+			defer up.end()
+			first := req.Body
+			buf := make([]byte, 100)
+			first.Read(buf) // the first attempt starts sending
+			second, err := req.GetBody()
+			if err != nil {
+				t.Fatal(err)
+			}
+			second.Read(buf) // the second attempt sends 100 bytes, then its server takes no more
+			tc.late(first)
+			select {
+			case <-ctx.Done():
+			case <-time.After(40 * d):
+				t.Fatalf("the second upload, stalled, was not noticed in %v (stall timeout %v)", 40*d, d)
+			}
+			var se *StallError
+			if !errors.As(context.Cause(ctx), &se) || !se.Upload || se.Sent != 100 {
+				t.Fatalf("the request ended with %v, want a stalled upload after the second body's 100 bytes", context.Cause(ctx))
+			}
+		})
+	}
+}
