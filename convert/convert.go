@@ -87,6 +87,14 @@ type Options struct {
 	// another is refused with a *SourceFormatError as soon as its format is
 	// known, before anything is converted or written.
 	SourceFormat string
+	// Footers, when set, gives the footer checks (field ids, footer quirks,
+	// the struct-skip check's row groups) the footers of the data files the
+	// data folder lacks: a remote repository's data folder is a cache that
+	// holds only the copies earlier runs downloaded, and a check that
+	// skipped the others gave a cold plan another verdict than a warm one.
+	// Without it such files are skipped here, as missing ones are (the proof
+	// reports them).
+	Footers FooterSource
 	// faithful (tests only) skips the reader checks: the output carries
 	// exactly the source's rows, even where the target's real reader reads
 	// them differently (what the conformance set's expected-0.3-reader/

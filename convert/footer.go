@@ -3,6 +3,7 @@ package convert
 import (
 	"fmt"
 	"os"
+	"slices"
 
 	goversion "github.com/hashicorp/go-version"
 
@@ -39,35 +40,44 @@ func (r *run) footerQuirksCheck(step string, target *formats.Version) error {
 	if err != nil {
 		return err
 	}
-	hits := map[string][]parquetfooter.Hit{}
-	stats := map[string]os.FileInfo{}
-	var unread []string
+	var locals []string
 	for _, f := range files {
-		if f.local == "" {
-			continue // outside the data folder: the proof reports it
+		if f.local != "" { // "": outside the data folder, the proof reports it
+			locals = append(locals, f.local)
 		}
-		if _, seen := stats[f.local]; seen {
-			continue
-		}
-		st, err := os.Stat(f.local)
-		stats[f.local] = st
+	}
+	// The file each footer is read from: the data file, or a stand-in
+	// holding its footer (Options.Footers); a missing one is left out (the
+	// proof reports it).
+	paths, err := r.footerPaths(locals)
+	if err != nil {
+		return fmt.Errorf("read the footers of the data files: %w", err)
+	}
+	hits := map[string][]parquetfooter.Hit{} // by local path
+	stats := map[string]os.FileInfo{}        // by path read
+	of := map[string]string{}                // local path by path read
+	var unread []string
+	for local, p := range paths {
+		st, err := os.Stat(p)
 		if err != nil {
-			continue // missing: the proof reports it
+			continue // gone meanwhile: the proof reports it
 		}
-		if h, ok := r.footers.footerQuirkHits(f.local, st); ok {
-			hits[f.local] = h
+		stats[p], of[p] = st, local
+		if h, ok := r.footers.footerQuirkHits(p, st); ok {
+			hits[local] = h
 		} else {
-			unread = append(unread, f.local)
+			unread = append(unread, p)
 		}
 	}
 	if len(unread) > 0 {
+		slices.Sort(unread) // one statement's list, the same on every run
 		read, err := parquetfooter.Read(r.ctx, r.w.conn, unread)
 		if err != nil {
 			return fmt.Errorf("read the footers of the data files: %w", err)
 		}
-		for local, h := range read {
-			hits[local] = h
-			r.footers.keepFooterQuirkHits(local, stats[local], h)
+		for p, h := range read {
+			hits[of[p]] = h
+			r.footers.keepFooterQuirkHits(p, stats[p], h)
 		}
 	}
 	for _, q := range affected {

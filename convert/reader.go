@@ -293,47 +293,61 @@ func (r *run) unmappedFilesWithoutFieldIDs() ([]string, error) {
 	type unmapped struct {
 		table, name, id, local string
 	}
-	var files []unmapped
-	stats := map[string]os.FileInfo{} // by local path; nil when missing
-	hasIDs := map[string]bool{}       // by local path, once known
-	var unread []string               // local paths whose footers are not known yet
+	var locals []string
 	for _, f := range all {
-		local := f.local
-		if local == "" {
-			continue // outside the data folder: the proof reports it
+		if f.local != "" { // "": outside the data folder, the proof reports it
+			locals = append(locals, f.local)
 		}
-		st, seen := stats[local]
+	}
+	// The file each footer is read from: the data file, or a stand-in
+	// holding its footer (Options.Footers); a missing one is left out (the
+	// proof reports it).
+	paths, err := r.footerPaths(locals)
+	if err != nil {
+		return nil, err
+	}
+	var files []unmapped
+	stats := map[string]os.FileInfo{} // by path read; nil when missing
+	of := map[string]string{}         // local path by path read
+	hasIDs := map[string]bool{}       // by local path, once known
+	var unread []string               // paths whose footers are not known yet
+	for _, f := range all {
+		p, ok := paths[f.local]
+		if !ok {
+			continue // outside the data folder or missing: the proof reports it
+		}
+		st, seen := stats[p]
 		if !seen {
-			st, _ = os.Stat(local) // nil when missing
-			stats[local] = st
+			st, _ = os.Stat(p) // nil when missing
+			stats[p], of[p] = st, f.local
 			if st != nil {
-				if ids, known := r.footers.footer(local, st); known {
-					hasIDs[local] = ids
+				if ids, known := r.footers.footer(p, st); known {
+					hasIDs[f.local] = ids
 				} else {
-					unread = append(unread, local)
+					unread = append(unread, p)
 				}
 			}
 		}
 		if st == nil {
 			continue // missing: the proof reports it
 		}
-		files = append(files, unmapped{table: f.table, name: f.name, id: f.id, local: local})
+		files = append(files, unmapped{table: f.table, name: f.name, id: f.id, local: f.local})
 	}
-	tableOf := func(local string) string {
+	fileOf := func(p string) string {
 		for _, f := range files {
-			if f.local == local {
-				return f.name
+			if f.local == of[p] {
+				return fmt.Sprintf("data file %s (table %s)", f.local, f.name)
 			}
 		}
-		return "?"
+		return "data file " + p
 	}
-	read, err := r.fieldIDs(unread, tableOf)
+	read, err := r.fieldIDs(unread, fileOf)
 	if err != nil {
 		return nil, err
 	}
-	for local, ids := range read {
-		hasIDs[local] = ids
-		r.footers.keepFooter(local, stats[local], ids)
+	for p, ids := range read {
+		hasIDs[of[p]] = ids
+		r.footers.keepFooter(p, stats[p], ids)
 	}
 	var out []string
 	for _, f := range files {
@@ -391,8 +405,8 @@ func (r *run) localDataFiles(where string) ([]localDataFile, error) {
 // them (parquet_schema of the list, by file_name). A file the answer does
 // not name (DuckDB spelled its path otherwise), or all of them when the
 // statement fails, are read one by one, so that an error names the file
-// and its table (tableOf).
-func (r *run) fieldIDs(locals []string, tableOf func(string) string) (map[string]bool, error) {
+// and its table (fileOf: a stand-in's path names its data file).
+func (r *run) fieldIDs(locals []string, fileOf func(string) string) (map[string]bool, error) {
 	out := make(map[string]bool, len(locals))
 	if len(locals) > 1 {
 		if err := r.fieldIDsAtOnce(locals, out); err != nil {
@@ -405,7 +419,7 @@ func (r *run) fieldIDs(locals []string, tableOf func(string) string) (map[string
 		}
 		one := map[string]bool{}
 		if err := r.topLevelFieldIDs("parquet_schema("+parquetsql.Path(l)+")", map[string]bool{}, one); err != nil {
-			return nil, fmt.Errorf("read the footer of data file %s (table %s): %w", l, tableOf(l), err)
+			return nil, fmt.Errorf("read the footer of %s: %w", fileOf(l), err)
 		}
 		ids := false
 		for _, v := range one { // one file: its one answer, whatever its spelling

@@ -2,7 +2,9 @@ package convert
 
 import (
 	"database/sql"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -50,6 +52,12 @@ type skipDataFile struct {
 	id, table, records, begin, end int64
 	name, path, local              string
 	key                            sql.NullString
+	// footer is the file its footer is read from: local, or a stand-in
+	// holding only the footer (Options.Footers) while absent.
+	footer string
+	// absent: the data folder lacks the file (local is where it goes);
+	// a check that reads its rows fetches it first (wholeFile).
+	absent bool
 	// partialMax is the file's partial_max (the column, or 0.3's
 	// partial_file_info 'partial_max:N'): rows whose stored snapshot is
 	// later than the snapshot read are hidden while it is later too.
@@ -121,6 +129,11 @@ func structSkipFiles(r *run) ([]string, error) {
 				dels = append(dels, inl)
 			}
 		}
+		if f.partialMax.Valid && f.partialMax.Int64 > f.begin {
+			if err := r.wholeFile(&f); err != nil {
+				return nil, err
+			}
+		}
 		hidden, err := skipHiddenRows(r, f)
 		if err != nil {
 			return nil, fmt.Errorf("table %d %s, data file %d (%s): %w", f.table, f.name, f.id, f.path, err)
@@ -154,10 +167,7 @@ func (r *run) tableDirs() (string, error) {
 // folder (rel: its path relative to data_path), or its absolute path;
 // "" when it is not there (the proof reports it).
 func (r *run) localFile(where string) string {
-	local := where
-	if rel, ok := strings.CutPrefix(where, "rel:"); ok {
-		local = filepath.Join(r.opts.DataPath, filepath.FromSlash(rel))
-	}
+	local := r.filePath(where)
 	if local == "" {
 		return ""
 	}
@@ -165,6 +175,28 @@ func (r *run) localFile(where string) string {
 		return ""
 	}
 	return local
+}
+
+// filePath is where a catalog file goes on this machine (see localFile),
+// whether or not it is there.
+func (r *run) filePath(where string) string {
+	if rel, ok := strings.CutPrefix(where, "rel:"); ok {
+		return filepath.Join(r.opts.DataPath, filepath.FromSlash(rel))
+	}
+	return where
+}
+
+// wholeFile makes a data file the data folder lacks present before its
+// rows are read (Options.Footers' Fetch); nothing for one present.
+func (r *run) wholeFile(f *skipDataFile) error {
+	if !f.absent {
+		return nil
+	}
+	if err := r.opts.Footers.Fetch(r.ctx, f.local); err != nil {
+		return fmt.Errorf("table %d %s, data file %d (%s): %w", f.table, f.name, f.id, f.path, err)
+	}
+	f.absent, f.footer = false, f.local
+	return nil
 }
 
 // sqlLocalPath is a file's location for localFile, from a row of
@@ -216,18 +248,46 @@ func skipDataFiles(r *run) ([]skipDataFile, error) {
 		return nil, fmt.Errorf("read data files with deletes: %w", err)
 	}
 	defer rows.Close()
-	var out []skipDataFile
+	var all []skipDataFile
+	var plain []string // the unencrypted files' paths, whose footers are read
 	for rows.Next() {
 		var f skipDataFile
 		var where string
 		if err := rows.Scan(&f.id, &f.table, &f.name, &f.path, &f.records, &f.key, &f.begin, &f.end, &f.partialMax, &where); err != nil {
 			return nil, err
 		}
-		if f.local = r.localFile(where); f.local != "" {
-			out = append(out, f)
+		if f.local = r.filePath(where); f.local != "" {
+			all = append(all, f)
+			if !f.key.Valid {
+				plain = append(plain, f.local)
+			}
 		}
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	// Where the data folder lacks a file, its footer is read from a
+	// stand-in (Options.Footers); an encrypted file's footer is not read.
+	paths, err := r.footerPaths(plain)
+	if err != nil {
+		return nil, fmt.Errorf("read the footers of data files with deletes: %w", err)
+	}
+	var out []skipDataFile
+	for _, f := range all {
+		_, statErr := os.Stat(f.local)
+		switch p, ok := paths[f.local]; {
+		case statErr == nil:
+			f.footer = f.local
+		case ok:
+			f.footer, f.absent = p, true
+		case f.key.Valid && r.opts.Footers != nil && errors.Is(statErr, fs.ErrNotExist):
+			f.absent = true
+		default:
+			continue // missing: the proof reports it
+		}
+		out = append(out, f)
+	}
+	return out, nil
 }
 
 // skipDeleteFiles reads the Parquet delete files of a data file.
@@ -397,6 +457,9 @@ func structSkipItem(r *run, f skipDataFile, dels []skipDeletes, hidden skipHidde
 			}
 		}
 		if len(ask) > 0 {
+			if err := r.wholeFile(&f); err != nil {
+				return "", err
+			}
 			if err := structSkipRows(r, f, cols, ask, memo); err != nil {
 				return "", err
 			}
@@ -446,7 +509,7 @@ func skipFooter(r *run, f skipDataFile) ([]int64, []formats.StructSkipColumn, er
 	if f.key.Valid {
 		return nil, nil, nil
 	}
-	p := parquetsql.Path(f.local)
+	p := parquetsql.Path(f.footer)
 	rows, err := r.w.strings(r.ctx, `SELECT any_value(row_group_num_rows)::VARCHAR FROM parquet_metadata(`+p+`) GROUP BY row_group_id ORDER BY row_group_id`)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read row groups: %w", err)

@@ -30,7 +30,9 @@ const dataCacheGrace = time.Hour
 //   - <hash>.tmp/, the downloads in progress (a partial file inside the
 //     mirror would change its listing while proofs are keyed on it);
 //   - <hash>.catalogs/, the repository's frozen catalogs by sha256
-//     (catalogcache.go), counted and removed with the mirror.
+//     (catalogcache.go), and <hash>.footers/, the stand-ins holding data
+//     files' footers that plan's conversion check read (footers.go), each
+//     counted and removed with the mirror.
 const (
 	lastUsedSuffix = ".last-used"
 	tmpSuffix      = ".tmp"
@@ -73,10 +75,10 @@ func pruneObjects(objects, current string, max int64, log *slog.Logger) int64 {
 		case strings.HasSuffix(e.Name(), tmpSuffix):
 			removeOld(p, now)
 			continue
-		case strings.HasSuffix(e.Name(), catalogsSuffix):
+		case strings.HasSuffix(e.Name(), catalogsSuffix), strings.HasSuffix(e.Name(), footersSuffix):
 			// Read with its mirror; one whose mirror is gone (a prune
 			// killed halfway) is removed once old.
-			if _, err := os.Stat(strings.TrimSuffix(p, catalogsSuffix)); errors.Is(err, fs.ErrNotExist) {
+			if _, err := os.Stat(strings.TrimSuffix(strings.TrimSuffix(p, catalogsSuffix), footersSuffix)); errors.Is(err, fs.ErrNotExist) {
 				removeOld(p, now)
 			}
 			continue
@@ -115,6 +117,7 @@ func pruneObjects(objects, current string, max int64, log *slog.Logger) int64 {
 		}
 		_ = filepath.WalkDir(p, walk)
 		_ = filepath.WalkDir(p+catalogsSuffix, walk)
+		_ = filepath.WalkDir(p+footersSuffix, walk)
 		for v := range validators {
 			if !present[strings.TrimSuffix(v, validatorSuffix)] {
 				os.Remove(v) // a data file without a validator is never reused; this is its converse
@@ -142,6 +145,7 @@ func pruneObjects(objects, current string, max int64, log *slog.Logger) int64 {
 			total -= m.size
 			os.RemoveAll(m.dir + tmpSuffix)
 			os.RemoveAll(m.dir + catalogsSuffix)
+			os.RemoveAll(m.dir + footersSuffix)
 			os.Remove(m.dir + lastUsedSuffix)
 		}
 	}

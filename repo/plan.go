@@ -553,6 +553,11 @@ func (r *repository) checkCells(ctx context.Context, cells []*Cell, work string,
 			copts.Logger, copts.DataPath, copts.Engines = opts.log(), r.dataPath, r.convEngines
 			copts.SourceFormat = r.find(c.Version).meta.DuckLake.Format
 			copts.Readers = r.servedRanges()
+			if r.remote != nil && r.remote.cacheDir != "" {
+				// The mirror holds only some data files: the footer checks
+				// read the others' footers by ranged reads.
+				copts.Footers = r.remote
+			}
 			res, err := convert.Check(gctx, src, c.target, copts)
 			if err := gctx.Err(); err != nil {
 				return err

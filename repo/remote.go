@@ -63,6 +63,11 @@ type Transfer struct {
 	// CatalogsCached is how many frozen catalogs were taken from the cache
 	// (the store still holding the same bytes) instead of downloaded.
 	CatalogsCached int `json:"frozen_catalogs_cached"`
+	// Footers is how many data files' footers plan's conversion check read
+	// by ranged reads instead of their files (footers.go); FootersCached
+	// how many it took from the cache, the objects unchanged.
+	Footers       int `json:"footers_read"`
+	FootersCached int `json:"footers_cached"`
 	// DownloadSeconds is the time spent downloading, summed over the
 	// downloads (parallel ones overlap, so it can exceed the run's time).
 	DownloadSeconds float64 `json:"download_seconds"`
@@ -106,6 +111,7 @@ type remote struct {
 	mu       sync.Mutex
 	catalogs map[string]*fetch // key -> local copy in work
 	files    map[string]*fetch // key -> cached data file
+	footers  map[string]*fetch // key -> stand-in holding its footer (footers.go)
 	// unread are the copies reused but not yet held to the bytes the
 	// store delivered (heldCopy: a restored cache), by key; reread holds
 	// each once, before a reader reads it (readable).
@@ -143,7 +149,7 @@ func newRemote(counter *store.Counter, cfg *fdljson.Repo, opts *Options, listing
 		dataKey: strings.TrimSuffix(cfg.DataDir, "/") + "/",
 		slots:   make(chan struct{}, max(opts.Downloads, 1)),
 		onFile:  opts.OnDownload, listings: listings,
-		catalogs: map[string]*fetch{}, files: map[string]*fetch{}, published: map[string]string{},
+		catalogs: map[string]*fetch{}, files: map[string]*fetch{}, footers: map[string]*fetch{}, published: map[string]string{},
 		unread: map[string]unreadCopy{}, reread: map[string]*fetch{},
 		md5s: opts.DigestCache,
 	}

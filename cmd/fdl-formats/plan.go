@@ -299,8 +299,13 @@ func printTransfer(w io.Writer, t *repo.Transfer) {
 		// the store delivered before any proof read them.
 		reread = fmt.Sprintf(", %d of them read again to hold them to the bytes downloaded", t.Rehashed)
 	}
-	fmt.Fprintf(w, "transfer: %d bytes downloaded in %.1fs (%d data files, %d reused from the cache%s; %d frozen catalogs from the cache), %d bytes uploaded\n",
-		t.Downloaded, t.DownloadSeconds, t.DataFiles, t.Cached, reread, t.CatalogsCached, t.Uploaded)
+	footers := ""
+	if t.Footers+t.FootersCached > 0 {
+		// plan's conversion check: footers of files the cache lacks.
+		footers = fmt.Sprintf("; %d data file footers read by ranged reads, %d from the cache", t.Footers, t.FootersCached)
+	}
+	fmt.Fprintf(w, "transfer: %d bytes downloaded in %.1fs (%d data files, %d reused from the cache%s; %d frozen catalogs from the cache%s), %d bytes uploaded\n",
+		t.Downloaded, t.DownloadSeconds, t.DataFiles, t.Cached, reread, t.CatalogsCached, footers, t.Uploaded)
 }
 
 // logTransfer logs the same for schedules and CI.
@@ -310,7 +315,8 @@ func logTransfer(log *slog.Logger, verb string, t *repo.Transfer) {
 	}
 	log.Info(verb+" transfer", "store", t.Store, "bytes_downloaded", t.Downloaded, "bytes_uploaded", t.Uploaded,
 		"download_seconds", t.DownloadSeconds, "data_files_downloaded", t.DataFiles, "data_files_cached", t.Cached,
-		"data_files_rehashed", t.Rehashed, "frozen_catalogs_cached", t.CatalogsCached)
+		"data_files_rehashed", t.Rehashed, "frozen_catalogs_cached", t.CatalogsCached,
+		"footers_read", t.Footers, "footers_cached", t.FootersCached)
 }
 
 // classifyStore gives a store the run's setup cannot reach its exit code:
