@@ -397,8 +397,11 @@ func (b *stallBody) fire() {
 		}
 		e := &StallError{Method: b.method, URL: b.url.String(), After: b.d}
 		b.stalled.Store(e)
-		b.cancel(e)
+		// The watch first: cancel wakes the Read, and its caller must not
+		// see this stall (and make it a finding about the object) before
+		// a stop it causes has cancelled the run.
 		b.sw.stalled(b.method, b.url, b.t0.Add(time.Duration(s)), b.d)
+		b.cancel(e)
 		return
 	}
 }
