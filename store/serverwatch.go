@@ -28,9 +28,10 @@ import (
 // one request at a time, after its retries and the next object's first
 // wait.
 //
-// An answer is the first byte of a response's body, its end, or its
-// headers when it has no body: headers followed by a body that never comes
-// are no answer (a proxy that answers for a dead backend).
+// An answer is a response's body sending (its first byte, its end, and
+// bytes still coming: a long download is the server answering all along),
+// or its headers when it has no body: headers followed by a body that
+// never comes are no answer (a proxy that answers for a dead backend).
 type ServerWatch struct {
 	stop  func(error)
 	mu    sync.Mutex

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -21,45 +22,8 @@ import (
 func TestServerWatch(t *testing.T) {
 	t.Parallel()
 	const d = 100 * time.Millisecond
-	quit := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		wait := func() {
-			select {
-			case <-r.Context().Done():
-			case <-quit:
-			}
-		}
-		switch {
-		case strings.HasPrefix(r.URL.Path, "/hang/"):
-			wait() // no answer at all
-		case strings.HasPrefix(r.URL.Path, "/headers/"):
-			w.Header().Set("Content-Length", "10")
-			w.WriteHeader(http.StatusOK)
-			http.NewResponseController(w).Flush()
-			wait() // then no body
-		default:
-			io.WriteString(w, "ok")
-		}
-	}))
-	t.Cleanup(srv.Close)
-	t.Cleanup(func() { close(quit) })
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.ResponseHeaderTimeout = d // as the stores set it
-	t.Cleanup(tr.CloseIdleConnections)
-	client := &http.Client{Transport: StallTransport(tr, d)}
-	get := func(ctx context.Context, path string) error {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+path, nil)
-		if err != nil {
-			return err
-		}
-		resp, err := client.Do(req)
-		if err != nil {
-			return err
-		}
-		defer resp.Body.Close()
-		_, err = io.ReadAll(resp.Body)
-		return err
-	}
+	srv, client := watchedServer(t, d)
+	get := func(ctx context.Context, path string) error { return getAll(ctx, client, srv.URL+path) }
 	for _, tc := range []struct {
 		name string
 		// rounds of requests, each round's at once, rounds one after
@@ -113,5 +77,102 @@ func TestServerWatch(t *testing.T) {
 				t.Errorf("stopped after %v, want about one stall timeout per round", took)
 			}
 		})
+	}
+}
+
+// watchedServer serves /hang/... (no answer at all), /headers/... (headers,
+// then no body), /trickle/... (a byte at once, then one every d/10 for
+// 3d) and anything else ("ok"); its client has the stall watchdog of d,
+// as the stores have.
+func watchedServer(t *testing.T, d time.Duration) (*httptest.Server, *http.Client) {
+	t.Helper()
+	quit := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		wait := func() {
+			select {
+			case <-r.Context().Done():
+			case <-quit:
+			}
+		}
+		switch {
+		case strings.HasPrefix(r.URL.Path, "/hang/"):
+			wait() // no answer at all
+		case strings.HasPrefix(r.URL.Path, "/headers/"):
+			w.Header().Set("Content-Length", "10")
+			w.WriteHeader(http.StatusOK)
+			http.NewResponseController(w).Flush()
+			wait() // then no body
+		case strings.HasPrefix(r.URL.Path, "/trickle/"):
+			tick := time.NewTicker(d / 10)
+			defer tick.Stop()
+			for range 30 {
+				io.WriteString(w, "x")
+				http.NewResponseController(w).Flush()
+				select {
+				case <-tick.C:
+				case <-r.Context().Done():
+					return
+				}
+			}
+		default:
+			io.WriteString(w, "ok")
+		}
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(quit) })
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.ResponseHeaderTimeout = d // as the stores set it
+	t.Cleanup(tr.CloseIdleConnections)
+	return srv, &http.Client{Transport: StallTransport(tr, d)}
+}
+
+// getAll reads url whole.
+func getAll(ctx context.Context, client *http.Client, url string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	_, err = io.ReadAll(resp.Body)
+	return err
+}
+
+// TestServerWatchLongDownload: two objects that stall while a long
+// download from the same server keeps sending are no server that stopped:
+// the download's bytes are answers all along. Told only its first byte,
+// the watch stopped the run.
+func TestServerWatchLongDownload(t *testing.T) {
+	t.Parallel()
+	const d = 300 * time.Millisecond
+	srv, client := watchedServer(t, d)
+	var stopped atomic.Pointer[error]
+	ctx := WithServerWatch(t.Context(), NewServerWatch(func(err error) { stopped.Store(&err) }))
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/trickle/big", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	// Its first byte, then the two stalls, which begin after it.
+	if _, err := io.ReadFull(resp.Body, make([]byte, 1)); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for _, p := range []string{"/hang/a", "/hang/b"} {
+		wg.Go(func() { getAll(ctx, client, srv.URL+p) })
+	}
+	if _, err := io.ReadAll(resp.Body); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	if err := stopped.Load(); err != nil {
+		t.Fatalf("stopped during a download that kept sending: %v", *err)
 	}
 }

@@ -336,10 +336,10 @@ type stallBody struct {
 	stalled atomic.Pointer[StallError]
 	done    atomic.Bool
 
-	// sw is told of the body's first byte (or its end) as an answer,
-	// once (answered), and of its stall.
-	sw       *ServerWatch
-	answered atomic.Bool
+	// sw is told of the body's bytes as answers (answer) and of its
+	// stall. lastAnswer is when it was last told (b.now()+1; 0 never).
+	sw         *ServerWatch
+	lastAnswer atomic.Int64
 }
 
 func (b *stallBody) now() int64 { return int64(time.Since(b.t0)) }
@@ -354,8 +354,8 @@ func (b *stallBody) Read(p []byte) (int, error) {
 		b.finish()
 		return n, e
 	}
-	if b.sw != nil && (n > 0 || err == io.EOF) && b.answered.CompareAndSwap(false, true) {
-		b.sw.answered(b.url, time.Now())
+	if b.sw != nil && (n > 0 || err == io.EOF) {
+		b.answer()
 	}
 	if err != nil {
 		b.finish()
@@ -367,6 +367,23 @@ func (b *stallBody) Close() error {
 	err := b.rc.Close()
 	b.finish()
 	return err
+}
+
+// answer tells the watch that the server is sending: at the body's first
+// byte (or its end), then at most every quarter of the stall timeout. A
+// long download that keeps sending is the server answering while other
+// requests wait; told only its first byte, the watch took two other
+// objects stalling during it for a server that stopped. Not every Read:
+// that would take the watch's lock per Read.
+func (b *stallBody) answer() {
+	now := b.now() + 1
+	last := b.lastAnswer.Load()
+	if last != 0 && now-last < int64(b.d/4) {
+		return
+	}
+	if b.lastAnswer.CompareAndSwap(last, now) {
+		b.sw.answered(b.url, time.Now())
+	}
 }
 
 // finish stops the timer and ends the request's context: after the body's
