@@ -93,11 +93,14 @@ type Options struct {
 	// run. Nil: each comparison lists them.
 	Listings *Listings
 	// BeforeRead, when set, is called once the comparison is not found
-	// kept and before it reads any data file; its error is returned. A
-	// remote repository's data cache holds a copy from a restored cache to
-	// the bytes the store delivered only then: a comparison found kept
-	// reads no copy (docs/compare.md, "A store's mirror").
+	// kept and before it reads anything (a run's delete hints); its error
+	// is returned. A comparison found kept reads no file.
 	BeforeRead func(context.Context) error
+	// Gate, when set, makes each data and delete file readable just
+	// before the comparison reads its bytes (ReadGate): a remote
+	// repository's data cache holds a copy from a restored cache to the
+	// bytes the store delivered only then, and only the copies read.
+	Gate ReadGate
 	// Carry names earlier pairs of catalogs of the same lake, latest
 	// first; the first whose proof of equivalence is kept in DigestCache
 	// (under the same rules and data folders) is used: the snapshots A and
@@ -278,10 +281,11 @@ func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
 	openedB := make(chan struct{})
 	go func() {
 		defer close(openedB)
-		rb, errB = Open(ctx, b, ReaderOptions{DataPath: dpB, Engines: opts.Engines, Listings: opts.Listings})
+		rb, errB = Open(ctx, b, ReaderOptions{DataPath: dpB, Engines: opts.Engines, Listings: opts.Listings, Gate: opts.Gate})
 	}()
-	ra, ownA, errA := opts.Source.reader(ctx, a, ReaderOptions{DataPath: opts.DataPath, Engines: opts.Engines, AsSource: true, Listings: opts.Listings})
+	ra, ownA, errA := opts.Source.reader(ctx, a, ReaderOptions{DataPath: opts.DataPath, Engines: opts.Engines, AsSource: true, Listings: opts.Listings, Gate: opts.Gate})
 	<-openedB
+	ra.setGate(opts.Gate) // a Source's reader may have been opened without
 	if ra != nil && ownA {
 		defer ra.Close()
 	}

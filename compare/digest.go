@@ -414,6 +414,9 @@ func (r *Reader) fileDigests(ctx context.Context, t Table, needs []filePlan, col
 				}
 				n := needs[g.i]
 				f := n.f
+				if err := r.readable(ctx, f.Path); err != nil {
+					return err
+				}
 				got, err := g.sc.run(ctx, r.conn)
 				r.memo.countReads(1, 1)
 				if err != nil {
@@ -535,7 +538,7 @@ func (r *Reader) planKeyOf(ctx context.Context, t Table, f DataFile, cols []*Col
 	if err != nil {
 		return "", err
 	}
-	k := planKey(q, id)
+	k := planKey(r.mirroredQuery(q, id), id)
 	r.keysBuilt++
 	switch mode {
 	case deletesIgnored:
@@ -716,7 +719,7 @@ func fileIdentity(f DataFile, l *Listings) (string, error) {
 	}
 	if m := l.mirrorHolding(f.Path); m != nil {
 		if obj, _ := m.Identity(f.Path); obj != "" {
-			return id + " object " + obj, nil
+			return id + objectIdentity + obj, nil
 		}
 	}
 	st, err := os.Stat(f.Path)
@@ -724,6 +727,22 @@ func fileIdentity(f DataFile, l *Listings) (string, error) {
 		return "", fmt.Errorf("%w: %w", ErrIncomparable, err)
 	}
 	return id + fmt.Sprintf(" disk %d %d", st.Size(), st.ModTime().UnixNano()) + fileid.Inode(st), nil
+}
+
+// objectIdentity marks a file's identity that names a store's object
+// (fileIdentity of a copy in a mirror).
+const objectIdentity = " object "
+
+// mirroredQuery is a plan query as its key names it: for a copy a mirror
+// names by its object (id), the reader's data path, where the mirror lies
+// on this machine, is left out, as a kept proof's key leaves it out, so
+// that a copy of the mirror at another path (a restored cache) finds the
+// digests. The object (its key, size and validator) is in id.
+func (r *Reader) mirroredQuery(q, id string) string {
+	if !strings.Contains(id, objectIdentity) || r.dataPath == "" {
+		return q
+	}
+	return strings.ReplaceAll(q, r.dataPath, "\x00mirror\x00")
 }
 
 // planKey identifies a file digest: the digest query (the read plan: path,
@@ -1045,6 +1064,11 @@ func (r *Reader) RowTexts(ctx context.Context, t Table, snap int64, opts ScanOpt
 	if err != nil {
 		return nil, err
 	}
+	// The table's query names its files deep inside: all are made
+	// readable (a row difference is being reported; rare).
+	if err := r.readableAll(ctx); err != nil {
+		return nil, err
+	}
 	var texts map[string]int64
 	err = r.scanning(ctx, func() (err error) {
 		texts, err = rowCounts(ctx, r.conn, q)
@@ -1152,7 +1176,9 @@ func (d *Digests) HintFromReader(ctx context.Context, r *Reader) error {
 			case "parquet":
 				pos, err = r.parquetDeletes(ctx, &del.file, math.MaxInt64) // sorted, shared
 			case "puffin":
-				pos, err = puffinDeletes(del.file.Path, math.MaxInt64, r.vectorBound(ctx, f)) // a bitmap's: sorted, unique
+				if err = r.readable(ctx, del.file.Path); err == nil {
+					pos, err = puffinDeletes(del.file.Path, math.MaxInt64, r.vectorBound(ctx, f)) // a bitmap's: sorted, unique
+				}
 			default:
 				continue
 			}

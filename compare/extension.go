@@ -61,6 +61,10 @@ func (c *comparison) extensionCheck(s int64, x, y Table) error {
 			return c.mark(side.r, err)
 		}
 		q := fmt.Sprintf("SELECT * FROM dl.%s.%s AT (VERSION => %d)", ident(side.t.Schema), ident(side.t.Name), s)
+		// The extension opens the files it finds: all are made readable.
+		if err := side.r.readableAll(c.ctx); err != nil {
+			return c.mark(side.r, err)
+		}
 		var theirs Digest
 		err = side.r.scanning(c.ctx, func() (err error) {
 			theirs, err = digestOf(c.ctx, side.r.conn, q)

@@ -798,6 +798,9 @@ func unsortedDelete(path string, p, last int64) error {
 // is a *DeleteFileError; a NULL snapshot is refused only by readers that
 // read the snapshots (rawDeletes.nullSnap).
 func (r *Reader) readParquetDeletes(ctx context.Context, d *DeleteFile) (rawDeletes, error) {
+	if err := r.readable(ctx, d.Path); err != nil {
+		return rawDeletes{}, err
+	}
 	kp, err := r.keyParam(ctx, d.encryptionKey)
 	if err != nil {
 		return rawDeletes{}, err

@@ -81,11 +81,17 @@ func footerQuirkDifferences(ctx context.Context, a, b *Reader, readers string, d
 		keys[f.Path] = fmt.Sprintf("%s\x00%d", f.Path, f.SizeBytes)
 		if kept, ok := digests.footerHits(keys[f.Path]); ok {
 			hits[f.Path] = kept
+		} else if kept, ok := digests.keptFooterHits(b.listings, f.Path); ok {
+			hits[f.Path] = kept
+			digests.keepFooterHits(keys[f.Path], kept)
 		} else {
 			paths = append(paths, f.Path)
 		}
 	}
 	if len(paths) > 0 {
+		if err := b.readable(ctx, paths...); err != nil {
+			return nil, err // the copies' fault, not B's: not marked
+		}
 		read, err := parquetfooter.Read(ctx, b.conn, paths)
 		if err != nil {
 			return nil, markB(fmt.Errorf("read the footers of the data files of %s: %w", b.path, err))
@@ -94,6 +100,9 @@ func footerQuirkDifferences(ctx context.Context, a, b *Reader, readers string, d
 			hits[p] = read[p]
 			if _, answered := read[p]; answered {
 				digests.keepFooterHits(keys[p], read[p])
+				if digests != nil {
+					keepFact(digests.store, b.listings, keptFooterKind, p, read[p])
+				}
 			}
 		}
 	}

@@ -204,6 +204,9 @@ func (r *Reader) readGroup(ctx context.Context, scans []wholeScan, idx []int) er
 			}
 		}
 	}
+	if err := r.readable(ctx, paths...); err != nil {
+		return err
+	}
 	q := fillShape(scans[idx[0]].shape, paths, starts)
 	// One grouping key per row: -1 - file index for the rows not kept, and
 	// (file index << positionBits) | position for a kept row. A single

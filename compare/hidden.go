@@ -62,6 +62,9 @@ func (r *Reader) hiddenPositions(ctx context.Context, f DataFile, snap int64) ([
 	if err != nil {
 		return nil, err
 	}
+	if err := r.readable(ctx, f.Path); err != nil {
+		return nil, err
+	}
 	q := fmt.Sprintf(`SELECT file_row_number FROM read_parquet(%s, file_row_number = true, hive_partitioning = false%s) WHERE NOT coalesce("_ducklake_internal_snapshot_id" <= %d, false) ORDER BY 1`,
 		parquetsql.Path(f.Path), kp, snap)
 	pos, err := r.int64s(ctx, q)

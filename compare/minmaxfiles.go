@@ -85,7 +85,8 @@ func (r *Reader) scannedMinMax(ctx context.Context, t Table, snap int64, cols []
 	var answers [][]*string // per part read or found, 2 texts per column
 	type miss struct{ key, sql string }
 	var misses []miss
-	var rest []string // files with deletes and inlined rows, read together
+	var rest []string  // files with deletes and inlined rows, read together
+	var paths []string // the files read
 	for _, n := range plan.files {
 		if len(n.deleted) > 0 || n.gone != "" {
 			q, err := r.fileSQL(ctx, t, n.f, all, snap, ScanOptions{})
@@ -93,6 +94,7 @@ func (r *Reader) scannedMinMax(ctx context.Context, t Table, snap int64, cols []
 				return nil, fail(err)
 			}
 			rest = append(rest, "("+q+")")
+			paths = append(paths, n.f.Path)
 			continue
 		}
 		key := minMaxKey(n.all, cols, types)
@@ -105,6 +107,7 @@ func (r *Reader) scannedMinMax(ctx context.Context, t Table, snap int64, cols []
 			return nil, fail(err)
 		}
 		misses = append(misses, miss{key, q})
+		paths = append(paths, n.f.Path)
 	}
 	inl, err := r.inlinedSQL(ctx, t, all, snap, ScanOptions{})
 	if err != nil {
@@ -124,6 +127,9 @@ func (r *Reader) scannedMinMax(ctx context.Context, t Table, snap int64, cols []
 	}
 	if len(rest) > 0 {
 		sel = append(sel, fmt.Sprintf("SELECT -1 AS i, %s FROM (%s) t", strings.Join(agg, ", "), strings.Join(rest, "\nUNION ALL BY NAME\n")))
+	}
+	if err := r.readable(ctx, paths...); err != nil {
+		return nil, fail(err)
 	}
 	if len(sel) > 0 {
 		err = r.scanning(ctx, func() error {

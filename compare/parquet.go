@@ -41,6 +41,10 @@ func (r *Reader) parquetSchema(ctx context.Context, path string) (*pnode, error)
 	if n, ok := r.schemas[path]; ok {
 		return n, nil // data files never change: one read per file
 	}
+	if n, ok := r.keptSchema(path); ok {
+		r.schemas[path] = n
+		return n, nil
+	}
 	r.prefetchSchemas(ctx, path)
 	if n, ok := r.schemas[path]; ok {
 		return n, nil
@@ -48,6 +52,7 @@ func (r *Reader) parquetSchema(ctx context.Context, path string) (*pnode, error)
 	n, err := r.readParquetSchema(ctx, path)
 	if err == nil {
 		r.schemas[path] = n
+		r.keepSchema(path, n)
 	}
 	return n, err
 }
@@ -55,6 +60,9 @@ func (r *Reader) parquetSchema(ctx context.Context, path string) (*pnode, error)
 const schemaColumns = `name, field_id, num_children, repetition_type, converted_type, logical_type::VARCHAR, duckdb_type`
 
 func (r *Reader) readParquetSchema(ctx context.Context, path string) (*pnode, error) {
+	if err := r.readable(ctx, path); err != nil {
+		return nil, err
+	}
 	rows, err := r.conn.QueryContext(ctx, fmt.Sprintf(`SELECT %s FROM parquet_schema(%s)`, schemaColumns, parquetsql.Path(path)))
 	if err != nil {
 		return nil, fmt.Errorf("read parquet schema: %w", err)
@@ -99,7 +107,9 @@ func (r *Reader) prefetchSchemas(ctx context.Context, path string) {
 		if len(paths) == maxSchemaBatch {
 			break
 		}
-		if f.Path == path || (f.encryptionKey != nil && *f.encryptionKey != "") || r.schemaTried[f.Path] || !lifetimesOverlap(self.file.BeginSnapshot, self.end, f.BeginSnapshot, row.end) {
+		// A file its gate has not made readable is left to be asked for
+		// (ReadGate.Ready): a proof may need no read of it at all.
+		if f.Path == path || (f.encryptionKey != nil && *f.encryptionKey != "") || r.schemaTried[f.Path] || !lifetimesOverlap(self.file.BeginSnapshot, self.end, f.BeginSnapshot, row.end) || !r.ready(f.Path) {
 			continue
 		}
 		if _, ok := r.schemas[f.Path]; ok {
@@ -119,6 +129,7 @@ func (r *Reader) prefetchSchemas(ctx context.Context, path string) {
 	}
 	for p, n := range trees {
 		r.schemas[p] = n
+		r.keepSchema(p, n)
 	}
 }
 
@@ -126,6 +137,9 @@ func (r *Reader) prefetchSchemas(ctx context.Context, path string) {
 // fails when any file cannot be read; a file it returns no rows for is
 // left out.
 func (r *Reader) readParquetSchemas(ctx context.Context, paths []string) (map[string]*pnode, error) {
+	if err := r.readable(ctx, paths...); err != nil {
+		return nil, err
+	}
 	list := make([]string, len(paths))
 	want := make(map[string]bool, len(paths))
 	for i, p := range paths {

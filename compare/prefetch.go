@@ -37,7 +37,7 @@ func (r *Reader) prefetchDeletes(ctx context.Context, path string, before delete
 	total := self.file.DeleteCount
 	for _, row := range all.dels {
 		d := row.file
-		if d.Path == path || d.Format != "parquet" || (d.encryptionKey != nil && *d.encryptionKey != "") || r.deleteTried[d.Path] || !lifetimesOverlap(self.file.BeginSnapshot, self.end, d.BeginSnapshot, row.end) {
+		if d.Path == path || d.Format != "parquet" || (d.encryptionKey != nil && *d.encryptionKey != "") || r.deleteTried[d.Path] || !lifetimesOverlap(self.file.BeginSnapshot, self.end, d.BeginSnapshot, row.end) || !r.ready(d.Path) {
 			continue
 		}
 		if total+d.DeleteCount > maxDeleteBatch || len(batch) == maxSchemaBatch {
@@ -147,6 +147,9 @@ func (r *Reader) readDeleteBatch(ctx context.Context, paths []string) (map[strin
 // built by one aggregate, so that they pair up in the same order (lists
 // cost DuckDB and the driver about half of one row per position).
 func (r *Reader) readDeleteGroup(ctx context.Context, paths, cols []string, ncols int, out map[string]rawDeletes) error {
+	if err := r.readable(ctx, paths...); err != nil {
+		return err
+	}
 	list := make([]string, len(paths))
 	want := make(map[string]bool, len(paths))
 	for i, p := range paths {

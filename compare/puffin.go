@@ -41,6 +41,9 @@ type puffinFooter struct {
 // fails its magic check; 1.1 (main's DuckLakePuffinReader) reads both. A
 // failure is a DeleteFileError: the catalog's readers cannot read the table.
 func (r *Reader) puffinDeletes(ctx context.Context, d *DeleteFile, f DataFile, snap int64) ([]int64, error) {
+	if err := r.readable(ctx, d.Path); err != nil {
+		return nil, err
+	}
 	data, err := os.ReadFile(d.Path)
 	if err != nil {
 		return nil, err

@@ -76,6 +76,9 @@ type ReaderOptions struct {
 	// store's mirror (Listings.SetMirror) by their objects in the digests'
 	// keys (fileIdentity), as it names them in a kept proof's key.
 	Listings *Listings
+	// Gate, when set, makes each data and delete file readable before the
+	// reader reads its bytes (ReadGate).
+	Gate ReadGate
 }
 
 // Reader reads one DuckLake catalog, read-only, with the rules of its format.
@@ -128,6 +131,7 @@ type Reader struct {
 	filesAt          map[*tableFiles]filesAtSnap
 	identities       map[identityKey]string
 	listings         *Listings // names mirrored data files (ReaderOptions.Listings)
+	gate             ReadGate  // makes files readable before they are read (ReaderOptions.Gate)
 	inlinedDelTables map[int64]string
 	// cutPositions counts the positions partialCuts keeps alive, from and
 	// cut (about, a replaced cut still counts): past maxRawDeletes it is
@@ -223,7 +227,7 @@ func Open(ctx context.Context, catalogPath string, opts ReaderOptions) (*Reader,
 		opts.Engines.Discard(db) //nolint:errcheck // already failing
 		return nil, fmt.Errorf("open catalog %s: open duckdb: %w", catalogPath, err)
 	}
-	r := &Reader{path: catalogPath, asSource: opts.AsSource, listings: opts.Listings, db: db, engines: opts.Engines, conn: conn, memo: newDigestMemo(NewDigests(opts.DigestCache)), allRowsKeys: map[allRowsKeyID]string{}, goneKeys: map[goneKeyID]string{}, goneParts: map[allRowsKeyID]goneParts{}, schemas: map[string]*pnode{}, schemaTried: map[string]bool{}, deleteTried: map[string]bool{}, existing: map[string]bool{}, posHashes: map[string]keptHash{}, rawDeletes: newDeleteFiles(), tempTables: map[string]bool{}, deletes: map[string][]int64{}, partialCuts: map[string]partialCut{}, cutCap: maxRawDeletes, meta: newMetaMemo(), inl: newInlinedMemo(), maxInlinePositions: 10000}
+	r := &Reader{path: catalogPath, asSource: opts.AsSource, listings: opts.Listings, gate: opts.Gate, db: db, engines: opts.Engines, conn: conn, memo: newDigestMemo(NewDigests(opts.DigestCache)), allRowsKeys: map[allRowsKeyID]string{}, goneKeys: map[goneKeyID]string{}, goneParts: map[allRowsKeyID]goneParts{}, schemas: map[string]*pnode{}, schemaTried: map[string]bool{}, deleteTried: map[string]bool{}, existing: map[string]bool{}, posHashes: map[string]keptHash{}, rawDeletes: newDeleteFiles(), tempTables: map[string]bool{}, deletes: map[string][]int64{}, partialCuts: map[string]partialCut{}, cutCap: maxRawDeletes, meta: newMetaMemo(), inl: newInlinedMemo(), maxInlinePositions: 10000}
 	if err := r.init(ctx, opts); err != nil {
 		r.Close()
 		if st.IsDir() && !errors.As(err, new(*OpenError)) {

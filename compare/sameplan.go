@@ -196,6 +196,9 @@ func (r *Reader) readChecks(ctx context.Context, scans []checkScan, idx []int) e
 	if len(idx) > 1 {
 		what = fmt.Sprintf("%d data files (%s, ...)", len(idx), paths[0])
 	}
+	if err := r.readable(ctx, paths...); err != nil {
+		return err
+	}
 	q := fillShape(scans[idx[0]].shape, paths, starts)
 	rows, err := r.conn.QueryContext(ctx, fmt.Sprintf("SELECT %s, count(*), bit_xor(h) FROM (%s) GROUP BY %s", fileColumn, q, fileColumn))
 	if err != nil {
@@ -288,7 +291,7 @@ func (r *Reader) partialFileRows(ctx context.Context, f DataFile) (n int64, ok b
 		return n, true
 	}
 	kp, err := r.keyParam(ctx, f.encryptionKey)
-	if err != nil {
+	if err != nil || r.readable(ctx, f.Path) != nil {
 		return 0, false
 	}
 	if err := r.conn.QueryRowContext(ctx, fmt.Sprintf("SELECT count(*) FROM read_parquet(%s, hive_partitioning = false%s)", parquetsql.Path(f.Path), kp)).Scan(&n); err != nil {

@@ -358,6 +358,10 @@ func (r *Reader) Rows(ctx context.Context, table string, snap int64, opts ScanOp
 	if err != nil {
 		return nil, err
 	}
+	// The table's query names its files deep inside: all are made readable.
+	if err := r.readableAll(ctx); err != nil {
+		return nil, err
+	}
 	rows, err := r.conn.QueryContext(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("read %s at snapshot %d of %s: %w", table, snap, r.path, err)

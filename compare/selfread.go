@@ -34,7 +34,7 @@ const selfReadMarker = "self-read v1"
 // sha256 (opts.SumA) and the data folder's listing, found again while the
 // folder only gains files (KeptSelf); Report.Equivalent is then true.
 // Options used: DataPath, Logger, DigestCache, Digests, SumA, AReadWhole,
-// Deletes, Engines, Source, Listings, BeforeRead.
+// Deletes, Engines, Source, Listings, BeforeRead, Gate.
 func Self(ctx context.Context, a string, opts Options) (*Report, error) {
 	start := time.Now()
 	log := opts.Logger
@@ -50,7 +50,8 @@ func Self(ctx context.Context, a string, opts Options) (*Report, error) {
 			return nil, err
 		}
 	}
-	ra, own, err := opts.Source.reader(ctx, a, ReaderOptions{DataPath: opts.DataPath, Engines: opts.Engines, AsSource: true, Listings: opts.Listings})
+	ra, own, err := opts.Source.reader(ctx, a, ReaderOptions{DataPath: opts.DataPath, Engines: opts.Engines, AsSource: true, Listings: opts.Listings, Gate: opts.Gate})
+	ra.setGate(opts.Gate)
 	if ra != nil && own {
 		defer ra.Close()
 	}

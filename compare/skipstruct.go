@@ -146,6 +146,9 @@ func (r *Reader) structSkipDetail(ctx context.Context, f DataFile, deleted []int
 	if len(windows) == 0 {
 		return "", nil
 	}
+	if err := r.readable(ctx, f.Path); err != nil {
+		return "", err
+	}
 	from := fmt.Sprintf("read_parquet(%s, file_row_number = true, hive_partitioning = false)", parquetsql.Path(f.Path))
 	res, err := r.conn.QueryContext(ctx, formats.StructSkipSQL(from, cols, windows))
 	if err != nil {
@@ -176,6 +179,9 @@ func (r *Reader) structSkipDetail(ctx context.Context, f DataFile, deleted []int
 // rowGroups reads the row counts of a data file's row groups from its
 // footer, in file order.
 func (r *Reader) rowGroups(ctx context.Context, path string) ([]int64, error) {
+	if err := r.readable(ctx, path); err != nil {
+		return nil, err
+	}
 	rows, err := r.conn.QueryContext(ctx, fmt.Sprintf(`SELECT row_group_id, any_value(row_group_num_rows) FROM parquet_metadata(%s) GROUP BY row_group_id ORDER BY row_group_id`, parquetsql.Path(path)))
 	if err != nil {
 		return nil, fmt.Errorf("read row groups: %w", err)
@@ -198,6 +204,9 @@ func (r *Reader) rowGroups(ctx context.Context, path string) ([]int64, error) {
 // parquetSchemaRows reads a data file's parquet_schema rows as the quirk's model
 // takes them.
 func (r *Reader) parquetSchemaRows(ctx context.Context, path string) ([]formats.ParquetSchemaRow, error) {
+	if err := r.readable(ctx, path); err != nil {
+		return nil, err
+	}
 	rows, err := r.conn.QueryContext(ctx, fmt.Sprintf(`SELECT name, coalesce(num_children, 0), repetition_type, concat_ws(' ', converted_type, logical_type::VARCHAR) FROM parquet_schema(%s)`, parquetsql.Path(path)))
 	if err != nil {
 		return nil, fmt.Errorf("read parquet schema: %w", err)

@@ -235,7 +235,7 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 		return []Issue{{Problem: problem, Detail: err.Error(), cause: err}}, false
 	}
 	key := v.prefix() + v.meta.Catalog.Path
-	rd, done, err := source.Reader(ctx, src, compare.ReaderOptions{DataPath: r.dataPath, Engines: r.engines})
+	rd, done, err := source.Reader(ctx, src, compare.ReaderOptions{DataPath: r.dataPath, Engines: r.engines, Listings: r.listings, Gate: r.gate()})
 	if err != nil {
 		// A view (or the like) standing for a bookkeeping table: the
 		// frozen catalog is not the DuckLake catalog its tables say.

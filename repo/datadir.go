@@ -109,30 +109,42 @@ func dataProblem(err error) Problem {
 // ensureData checks that every data and delete file the catalog (a local
 // copy of the object key) names is under data_dir (see OutsideError), and
 // makes those that are readable at r.dataPath: nothing more for a local
-// store, downloads into the cache for a remote one (with deletesOnly, only
-// what a conversion reads: the delete files and the merged data files, and
-// holds the data files whose copies are cached already, whose footers it
-// reads). Files outside data_dir make an *OutsideError, after
+// store, downloads into the cache for a remote one (scope: with
+// fetchConversion, only what a conversion reads: the delete files and the
+// merged data files, and holds the data files whose copies are cached
+// already, whose footers it reads). Files outside data_dir make an *OutsideError, after
 // the others were fetched. A catalog that cannot be read is an error for a
 // remote store (its files cannot be fetched); for a local one it is left
 // to the step that reads the catalog next (a conversion, a proof), which
 // tells why, as it did when nothing was read here: it names no file.
-func (r *repository) ensureData(ctx context.Context, catalog, key string, deletesOnly bool) error {
+func (r *repository) ensureData(ctx context.Context, catalog, key string, scope fetchScope) error {
 	_, err := r.ensureListed(ctx, func(ctx context.Context) ([]compare.StoredFile, string, error) {
 		return r.storedFiles(ctx, catalog, key, nil)
-	}, key, deletesOnly)
+	}, key, scope)
 	return err
 }
 
 // readable makes every data file the run's catalogs listed readable: a
 // remote store's copies reused from a restored cache are first held to
-// the bytes the store delivered (remote.readableAll). A reader of data
-// files calls it first, or passes it as compare.Options.BeforeRead.
+// the bytes the store delivered (remote.readableAll). For a reader that
+// does not pass gate (a conversion).
 func (r *repository) readable(ctx context.Context) error {
 	if r.remote == nil {
 		return nil
 	}
 	return r.remote.readableAll(ctx)
+}
+
+// gate is what the run's readers pass as their compare.ReadGate: a
+// remote store's data cache, which holds a copy reused from a restored
+// cache to the bytes the store delivered just before a reader reads it
+// (remote.Readable), and no copy no reader reads. nil for a folder,
+// whose files are read in place.
+func (r *repository) gate() compare.ReadGate {
+	if r.remote == nil {
+		return nil
+	}
+	return r.remote
 }
 
 // fileLister lists every data and delete file a catalog names and the data
@@ -144,7 +156,7 @@ type fileLister func(ctx context.Context) (files []compare.StoredFile, dataPath 
 // holds a reader of the catalog already. listed is false when a local
 // store's listing failed and was left to the next step (ensureData), so
 // that a caller keeping the result (frozenCopies.fetch) lists again later.
-func (r *repository) ensureListed(ctx context.Context, list fileLister, key string, deletesOnly bool) (listed bool, _ error) {
+func (r *repository) ensureListed(ctx context.Context, list fileLister, key string, scope fetchScope) (listed bool, _ error) {
 	files, dataPath, err := list(ctx)
 	if err != nil {
 		if r.remote == nil && ctx.Err() == nil {
@@ -155,7 +167,7 @@ func (r *repository) ensureListed(ctx context.Context, list fileLister, key stri
 	inside, outside := compare.Outside(files, dataPath, key)
 	var fetchErr error
 	if r.remote != nil {
-		fetchErr = r.remote.ensureFiles(ctx, inside, dataPath, deletesOnly)
+		fetchErr = r.remote.ensureFiles(ctx, inside, dataPath, scope)
 	} else {
 		// A folder's files are read in place, by DuckDB: none that is not
 		// a regular file may be opened.
@@ -172,7 +184,7 @@ func (r *repository) ensureListed(ctx context.Context, list fileLister, key stri
 // catalog, whose proofs follow), the catalog is read with the Source's
 // reader, which the proofs then use: it is opened once for all of them.
 func (r *repository) storedFiles(ctx context.Context, catalog, key string, source *compare.Source) ([]compare.StoredFile, string, error) {
-	rd, done, err := source.Reader(ctx, catalog, compare.ReaderOptions{DataPath: r.dataPath, Engines: r.engines})
+	rd, done, err := source.Reader(ctx, catalog, compare.ReaderOptions{DataPath: r.dataPath, Engines: r.engines, Listings: r.listings, Gate: r.gate()})
 	if err != nil {
 		return nil, "", fmt.Errorf("%w %s: %w", errListFiles, key, err)
 	}

@@ -130,7 +130,7 @@ func (f *frozenCopies) fetch(ctx context.Context, v *version, list fileLister) e
 	defer fc.mu.Unlock()
 	if !fc.ready {
 		key := v.prefix() + v.meta.Catalog.Path
-		listed, err := f.r.ensureListed(ctx, list, key, false)
+		listed, err := f.r.ensureListed(ctx, list, key, fetchAll)
 		var oe *OutsideError
 		if err != nil && !(errors.As(err, &oe) && oe.Other == nil) {
 			return err
@@ -207,7 +207,7 @@ func (f *frozenCopies) readWhole(ctx context.Context, v *version, source *compar
 	}
 	name := v.prefix() + v.meta.Catalog.Path
 	problem, err = "", nil
-	rd, done, err := source.Reader(ctx, src, compare.ReaderOptions{DataPath: f.r.dataPath, Engines: f.r.engines})
+	rd, done, err := source.Reader(ctx, src, compare.ReaderOptions{DataPath: f.r.dataPath, Engines: f.r.engines, Listings: f.r.listings, Gate: f.r.gate()})
 	if err == nil {
 		err = source.ReadEveryTable(ctx, rd)
 		_ = done() // a reader that only read

@@ -34,7 +34,7 @@ func (r *repository) hintFrom(ctx context.Context, frozen *frozenCopies, v *vers
 	if err != nil {
 		return err
 	}
-	rd, err := compare.Open(ctx, src, compare.ReaderOptions{DataPath: r.dataPath, Engines: r.engines})
+	rd, err := compare.Open(ctx, src, compare.ReaderOptions{DataPath: r.dataPath, Engines: r.engines, Listings: r.listings, Gate: r.gate()})
 	if err != nil {
 		return err
 	}
@@ -44,7 +44,7 @@ func (r *repository) hintFrom(ctx context.Context, frozen *frozenCopies, v *vers
 	// data_dir rule is the content pass's and the cells' business, not the
 	// hints': on any failure here, no hints).
 	key := v.prefix() + v.meta.Catalog.Path
-	if _, err := r.ensureListed(ctx, readerLister(rd, key), key, true); err != nil {
+	if _, err := r.ensureListed(ctx, readerLister(rd, key), key, fetchDeletes); err != nil {
 		return err
 	}
 	return r.digests.HintFromReader(ctx, rd)

@@ -536,7 +536,7 @@ func (r *repository) checkCells(ctx context.Context, cells []*Cell, work string,
 				if fc.src, fc.problem, fc.err = r.copyFrozen(gctx, r.find(c.Version), work); fc.err == nil {
 					// The converter reads delete files to tell containers,
 					// and merged data files' rows to split their snapshots.
-					if fc.err = r.ensureData(gctx, fc.src, c.source, true); fc.err != nil {
+					if fc.err = r.ensureData(gctx, fc.src, c.source, fetchConversion); fc.err != nil {
 						fc.problem = dataProblem(fc.err)
 					}
 				}

@@ -197,13 +197,16 @@ func (r *repository) prove(ctx context.Context, c *Cell, work string, frozen *fr
 	// cache was made with both.
 	opts := compare.Options{DataPath: r.dataPath, BUnderDataPath: true, BBookkeeping: true, BReaders: r.servedRanges()[c.Format], Disk: disk, DigestCache: r.digestCache, Digests: r.digests, Deletes: r.deletes, Engines: r.engines,
 		Source: source, Listings: r.listings, SumA: v.meta.Catalog.FileRef.SHA256, Carry: r.earlierPairs(v, c.Format), CarryMinWork: r.carryMin}
-	// Before the proof reads a data file (none when it is found kept, also
-	// in compare.Catalogs: a remote store's): the run's delete hints, and
-	// a remote store's copies reused from a restored cache held to the
-	// bytes the store delivered (readable).
-	opts.BeforeRead = func(ctx context.Context) error {
+	// Before the proof reads (not when it is found kept, also in
+	// compare.Catalogs): the run's delete hints. A remote store's copies
+	// reused from a restored cache are held to the bytes the store
+	// delivered as the proof is about to read each (gate): a proof of a
+	// new version reads the files whose digests are not kept, not every
+	// file its catalogs name.
+	opts.Gate = r.gate()
+	opts.BeforeRead = func(context.Context) error {
 		hint()
-		return r.readable(ctx)
+		return nil
 	}
 	rep := r.keptProof(ctx, c, opts)
 	if rep == nil {
@@ -238,7 +241,7 @@ func (r *repository) prove(ctx context.Context, c *Cell, work string, frozen *fr
 		// to judge, as for a folder: unreadable while its source reads is
 		// a difference.
 		if r.remote != nil {
-			if err := r.ensureData(ctx, pub, c.Key, false); err != nil && !errors.Is(err, errListFiles) {
+			if err := r.ensureData(ctx, pub, c.Key, fetchAll); err != nil && !errors.Is(err, errListFiles) {
 				return fail(problemKind(dataProblem(err)), err)
 			}
 		}

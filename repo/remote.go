@@ -423,10 +423,10 @@ func downloadInfo(ctx context.Context, c *store.Counter, key, dst, tmpDir string
 }
 
 // ensureFiles puts data files of a catalog, all under data_dir (the inside
-// of compare.Outside, resolved against dataPath), into the cache (only the
-// delete files with deletesOnly, and the merged data files whose rows a
-// conversion reads: compare.StoredFile.Split), at most Options.Downloads
-// at a time. With deletesOnly, a data file whose copy is in the cache
+// of compare.Outside, resolved against dataPath), into the cache (with
+// fetchDeletes or fetchConversion only the delete files and the merged
+// data files whose rows a conversion reads: compare.StoredFile.Split), at
+// most Options.Downloads at a time. With fetchConversion, a data file whose copy is in the cache
 // already is held to its object too: a conversion's reader checks read the
 // footers of the data files they find in the data folder (field ids, footer
 // quirks), and a copy not held to the store (a restored cache's, changed in
@@ -439,16 +439,16 @@ func downloadInfo(ctx context.Context, c *store.Counter, key, dst, tmpDir string
 // that a run does not pass on files the store's readers cannot get.
 //
 // A copy reused from a restored cache is read again only when a reader
-// needs it (readable): with deletesOnly (a conversion's check or the
-// delete hints read those files next) here, else by the proof or read that
-// is not found kept.
-func (rm *remote) ensureFiles(ctx context.Context, stored []compare.StoredFile, dataPath string, deletesOnly bool) error {
+// needs it (readable): with fetchConversion (a conversion's check reads
+// those files next, without a gate) here, else by the run's gated reader
+// (compare.ReadGate) that reads it.
+func (rm *remote) ensureFiles(ctx context.Context, stored []compare.StoredFile, dataPath string, scope fetchScope) error {
 	files := rm.cached(stored, dataPath)
 	errs := make([]error, len(files))
 	var wg sync.WaitGroup
 	var keys []string
 	for i, f := range files {
-		if deletesOnly && !f.Delete && !f.Split && !rm.hasCopy(f.key) {
+		if scope != fetchAll && !f.Delete && !f.Split && (scope != fetchConversion || !rm.hasCopy(f.key)) {
 			continue
 		}
 		keys = append(keys, f.key)
@@ -463,11 +463,28 @@ func (rm *remote) ensureFiles(ctx context.Context, stored []compare.StoredFile, 
 		}()
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil || !deletesOnly {
+	if err := errors.Join(errs...); err != nil || scope != fetchConversion {
 		return err
 	}
 	return rm.readable(ctx, keys)
 }
+
+// fetchScope says which of a catalog's files ensureFiles fetches and
+// holds to the store, and whether it makes them readable at once.
+type fetchScope int
+
+const (
+	// fetchAll: every file, for a proof or self-read, whose readers pass
+	// the run's gate and make each copy readable as they read it.
+	fetchAll fetchScope = iota
+	// fetchDeletes: the delete files and merged data files, for the delete
+	// hints, whose reader passes the gate too.
+	fetchDeletes
+	// fetchConversion: those and every data file whose copy is cached,
+	// all made readable first: a conversion's check reads footers
+	// without a gate (convert).
+	fetchConversion
+)
 
 // hasCopy reports whether the data cache holds anything at the copy's path
 // of the object key, which a conversion would find (os.Stat, following
@@ -715,9 +732,66 @@ type unreadCopy struct {
 	info store.ObjectInfo
 }
 
-// readableAll is readable for every copy the run reused unread: a proof
-// reads the files of two catalogs, which name nearly all of a
-// repository's files (a version names its parents').
+// Readable makes the copies at paths (local paths in the mirror) readable
+// (readable), nil every copy (readableAll): the compare.ReadGate of the
+// run's readers, called before they read a file's bytes. A path outside
+// the mirror is no copy: nothing to do.
+func (rm *remote) Readable(ctx context.Context, paths []string) error {
+	if paths == nil {
+		return rm.readableAll(ctx)
+	}
+	keys := make([]string, 0, len(paths))
+	for _, p := range paths {
+		if key, ok := rm.copyKey(p); ok {
+			keys = append(keys, key)
+		}
+	}
+	return rm.readable(ctx, keys)
+}
+
+// Ready reports whether the copy at path may be read as it is: not one
+// reused unread, or one already held to the bytes the store delivered
+// (compare.ReadGate: a read ahead takes only such copies).
+func (rm *remote) Ready(path string) bool {
+	key, ok := rm.copyKey(path)
+	if !ok {
+		return true
+	}
+	rm.mu.Lock()
+	defer rm.mu.Unlock()
+	if _, unread := rm.unread[key]; !unread {
+		return true
+	}
+	f, ok := rm.reread[key]
+	if !ok {
+		return false
+	}
+	select {
+	case <-f.done:
+		return f.err == nil
+	default:
+		return false
+	}
+}
+
+// copyKey is the object key of the copy at path, a local path in the
+// mirror as a reader with the mirror for its data path resolves it: the
+// key cached gives the file, spelt the same way (keyOf cleans the path,
+// and a key spelt otherwise would find no unread copy to hold).
+func (rm *remote) copyKey(path string) (string, bool) {
+	dp := rm.local
+	if abs, err := filepath.Abs(dp); err == nil {
+		dp = abs
+	}
+	rel, ok := strings.CutPrefix(path, strings.TrimSuffix(dp, "/")+"/")
+	if !ok {
+		return "", false
+	}
+	return rm.dataKey + filepath.ToSlash(rel), true
+}
+
+// readableAll is readable for every copy the run reused unread, for a
+// reader that cannot name the files it reads.
 func (rm *remote) readableAll(ctx context.Context) error {
 	rm.mu.Lock()
 	keys := make([]string, 0, len(rm.unread))

@@ -19,7 +19,7 @@ const maxSelfFindings = 10
 // another run (a backfill) takes the data files' reads.
 func (r *repository) selfOptions(v *version, source *compare.Source) compare.Options {
 	return compare.Options{DataPath: r.dataPath, DigestCache: r.digestCache, Digests: r.digests, Deletes: r.deletes, Engines: r.engines,
-		Source: source, Listings: r.listings, SumA: v.meta.Catalog.FileRef.SHA256, BeforeRead: r.readable}
+		Source: source, Listings: r.listings, SumA: v.meta.Catalog.FileRef.SHA256, Gate: r.gate()}
 }
 
 // selfRead reads v's frozen catalog alone, as a proof reads its side A

@@ -1,0 +1,183 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/fdl-formats/fdl-formats/internal/s3test"
+	"github.com/fdl-formats/fdl-formats/lakegen"
+)
+
+// TestS3RestoredCacheNewVersion: the nightly CI case. A bucket's
+// repository was checked and its cache kept; one version is published
+// (two new data files); the check with the cache restored (cp -a, at
+// another path: every copy a new inode) finds every older proof kept and
+// reads again only the copies the new version's proofs read: the delete
+// file of version 3, still visible (a proof reads the positions it
+// deletes), not the data files, whose digests, schemas and footers the
+// cache holds. A copy edited in the cache that no proof reads stays unread
+// (the bucket is sound: exit 0); an edited copy of the file the new proofs
+// read is found and downloaded again before they read it.
+func TestS3RestoredCacheNewVersion(t *testing.T) {
+	if testing.Short() {
+		t.Skip("backfills and checks a lake in a bucket")
+	}
+	dir := t.TempDir()
+	// 4 versions of 300 rows in 2 files; version 3 deletes id % 997 = 3:
+	// row 3 only, of version 1's first file (one delete file).
+	if _, err := lakegen.History(context.Background(), dir, lakegen.HistoryOptions{Versions: 4, RowsPerVersion: 300, FilesPerVersion: 2, DeleteEvery: 3}); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, code := runApp(t, "backfill", remoteNow, dir); code != exitOK {
+		t.Fatalf("local backfill: exit %d\n%s", code, errOut)
+	}
+	events := filepath.Join(dir, "data", "main", "events")
+	entries, err := os.ReadDir(events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string // data and delete files, oldest first (UUIDv7 names)
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	slices.Sort(names)
+	ids := versionDirs(t, dir)
+	last, prev := ids[len(ids)-1], ids[len(ids)-2]
+	held := t.TempDir() // the last version, as a folder to upload under lake/
+	var added []string
+	for _, n := range names {
+		if u := strings.TrimPrefix(n, "ducklake-"); len(u) >= 36 && u[:36] > prev {
+			added = append(added, n)
+		}
+	}
+	moves := [][2]string{{filepath.Join(dir, "versions", last), filepath.Join(held, "versions", last)}}
+	for _, n := range added {
+		moves = append(moves, [2]string{filepath.Join(events, n), filepath.Join(held, "data", "main", "events", n)})
+	}
+	for _, m := range moves {
+		if err := os.MkdirAll(filepath.Dir(m[1]), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(m[0], m[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	srv := s3test.Start(t)
+	bucket := srv.Bucket(t)
+	srv.Upload(t, dir, bucket, "lake")
+	url := "s3://" + bucket + "/lake"
+	first := t.TempDir()
+	if rep, errOut, code := checkReport(t, "--cache="+first, url); code != exitOK || len(rep.Proofs) == 0 {
+		t.Fatalf("check before the new version: exit %d\n%s", code, errOut)
+	}
+	kept := len(ids) - 1 // versions whose proofs the first check kept
+	srv.Upload(t, held, bucket, "lake")
+
+	// The copies in the cache: the delete file is read by the new
+	// version's proofs; no data file is.
+	copyOf := func(cache, name string) string {
+		var p string
+		filepath.WalkDir(filepath.Join(cache, "objects"), func(path string, d os.DirEntry, err error) error {
+			if err == nil && filepath.Base(path) == name {
+				p = path
+			}
+			return err
+		})
+		if p == "" {
+			t.Fatalf("no copy of %s in %s", name, cache)
+		}
+		return p
+	}
+	edit := func(path string) {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b[len(b)/2] ^= 0xff // same size, same footer and last bytes
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var readByNew string
+	for _, n := range names {
+		if strings.Contains(n, "delete") {
+			readByNew = n
+		}
+	}
+	unread := names[0]
+	if readByNew == "" || slices.Contains(added, readByNew) {
+		t.Fatalf("no delete file before the last version: %v (added %v)", names, added)
+	}
+	for _, tc := range []struct {
+		name   string
+		edited string // a copy edited in the restored cache
+		// data files downloaded: the new version's, and an edited copy
+		// a proof reads
+		downloads int
+	}{
+		{"restored", "", len(added)},
+		{"copy no proof reads edited", unread, len(added)},
+		{"copy the new proofs read edited", readByNew, len(added) + 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			restored := filepath.Join(t.TempDir(), "restored")
+			cpArchive(t, first, restored)
+			var before []byte
+			if tc.edited != "" {
+				edit(copyOf(restored, tc.edited))
+				before, _ = os.ReadFile(copyOf(restored, tc.edited))
+			}
+			rep, errOut, code := checkReport(t, "--cache="+restored, url)
+			if code != exitOK || rep == nil {
+				t.Fatalf("check: exit %d\n%s", code, errOut)
+			}
+			n, want := 0, 0
+			for _, p := range rep.Proofs {
+				if p.Cached {
+					n++
+				}
+				if p.Version != last {
+					want++
+				}
+			}
+			if n != want || want == 0 {
+				t.Errorf("%d of %d proofs kept, want the %d of the %d older versions", n, len(rep.Proofs), want, kept)
+			}
+			// Only the one old copy the new proofs read is read again
+			// (held to the bytes downloaded), not every copy: before,
+			// every one of them.
+			if tr := rep.Transfer; tr.DataFiles != tc.downloads || tr.Rehashed != 1 {
+				t.Errorf("transfer %+v: want %d data files downloaded and 1 copy read again (of %d reused)", tr, tc.downloads, tr.Cached)
+			}
+			if tc.edited != "" {
+				after, err := os.ReadFile(copyOf(restored, tc.edited))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if changed := !slices.Equal(before, after); changed != (tc.edited == readByNew) {
+					t.Errorf("edited copy of %s downloaded again: %v, want %v", tc.edited, changed, tc.edited == readByNew)
+				}
+			}
+		})
+	}
+}
+
+// versionDirs lists a local repository's version ids, oldest first.
+func versionDirs(t *testing.T, root string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(filepath.Join(root, "versions"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, e := range entries {
+		ids = append(ids, e.Name())
+	}
+	slices.Sort(ids)
+	return ids
+}

@@ -1,0 +1,168 @@
+package compare
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/fdl-formats/fdl-formats/internal/parquetfooter"
+)
+
+// A ReadGate makes data and delete files readable just before a reader
+// reads their bytes. A remote repository's data cache (repo) is one: a
+// copy reused from a restored cache is held to the bytes the store
+// delivered only when something is about to read it, so that a run reads
+// again only the copies its proofs read (docs/compare.md, "A store's
+// mirror").
+type ReadGate interface {
+	// Readable is called with the local paths of the files a read is
+	// about to open, before it reads any of their bytes (other than the
+	// last 12 that a footer size check reads, DiskCheck); its error fails
+	// the read. nil stands for every file the reader may read, where a
+	// read cannot name its files cheaply. It must be cheap for files
+	// already readable: reads call it every time.
+	Readable(ctx context.Context, paths []string) error
+	// Ready reports whether the file at path may be read as it is. A read
+	// ahead (other files' schemas or delete files in one query, before
+	// anyone asks for them) takes only such files, so that it makes no
+	// file readable that no read asked for.
+	Ready(path string) bool
+}
+
+// readable lets r's gate (ReaderOptions.Gate, Options.Gate) make the
+// files at paths readable; with none given, nothing is asked.
+func (r *Reader) readable(ctx context.Context, paths ...string) error {
+	if r.gate == nil || len(paths) == 0 {
+		return nil
+	}
+	return r.gate.Readable(ctx, paths)
+}
+
+// readableAll lets r's gate make every file readable, for a read that
+// cannot name its files (a query over a table's rows, the ducklake
+// extension's reads).
+func (r *Reader) readableAll(ctx context.Context) error {
+	if r.gate == nil {
+		return nil
+	}
+	return r.gate.Readable(ctx, nil)
+}
+
+// ready reports whether a read ahead may take the file at path (ReadGate.Ready).
+func (r *Reader) ready(path string) bool {
+	return r.gate == nil || r.gate.Ready(path)
+}
+
+// setGate gives r the gate g, when set: a Source's reader, opened by a
+// caller without one, is gated by the comparisons that use it.
+func (r *Reader) setGate(g ReadGate) {
+	if r != nil && g != nil {
+		r.gate = g
+	}
+}
+
+// What a file's bytes alone tell (its Parquet schema, its footer quirk
+// hits) is kept in the digest cache for a copy in a store's mirror named
+// by its object (Mirror.Identity): a proof of a new version builds the
+// plan keys of every file its snapshots show, from their schemas, and
+// checks their footers, and a restored cache then answers without
+// reading the copies again (ReadGate).
+const (
+	keptSchemaKind = "fdl-formats mirrored parquet schema v1"
+	keptFooterKind = "fdl-formats mirrored footer quirk hits v1"
+)
+
+// mirroredKey is the digest cache's key of kind for the copy at path, ""
+// for a file no mirror names by its object (it is read as before).
+func mirroredKey(l *Listings, kind, path string) string {
+	m := l.mirrorHolding(path)
+	if m == nil {
+		return ""
+	}
+	obj, _ := m.Identity(path)
+	if obj == "" {
+		return ""
+	}
+	return BuildKey(kind, obj)
+}
+
+// keptFact decodes what store keeps under kind for the copy at path.
+func keptFact(store DigestStore, l *Listings, kind, path string, v any) bool {
+	if store == nil {
+		return false
+	}
+	key := mirroredKey(l, kind, path)
+	if key == "" {
+		return false
+	}
+	b, ok := store.Get(key)
+	return ok && json.Unmarshal(b, v) == nil
+}
+
+// keepFact keeps v under kind for the copy at path; a cache that cannot
+// be written only costs a read next run.
+func keepFact(store DigestStore, l *Listings, kind, path string, v any) {
+	if store == nil {
+		return
+	}
+	if key := mirroredKey(l, kind, path); key != "" {
+		if b, err := json.Marshal(v); err == nil {
+			_ = store.Put(key, b)
+		}
+	}
+}
+
+// schemaJSON is a pnode as the digest cache keeps it.
+type schemaJSON struct {
+	Name     string        `json:"name"`
+	FieldID  *int64        `json:"field_id,omitempty"`
+	Kind     string        `json:"kind"`
+	DuckType string        `json:"duck_type,omitempty"`
+	Repeated bool          `json:"repeated,omitempty"`
+	Annot    string        `json:"annot,omitempty"`
+	Children []*schemaJSON `json:"children,omitempty"`
+}
+
+func toSchemaJSON(n *pnode) *schemaJSON {
+	j := &schemaJSON{Name: n.Name, FieldID: n.FieldID, Kind: n.Kind, DuckType: n.DuckType, Repeated: n.repeated, Annot: n.annot}
+	for _, c := range n.Children {
+		j.Children = append(j.Children, toSchemaJSON(c))
+	}
+	return j
+}
+
+func (j *schemaJSON) node() *pnode {
+	n := &pnode{Name: j.Name, FieldID: j.FieldID, Kind: j.Kind, DuckType: j.DuckType, repeated: j.Repeated, annot: j.Annot}
+	for _, c := range j.Children {
+		n.Children = append(n.Children, c.node())
+	}
+	return n
+}
+
+// keptSchema is the Parquet schema kept for the copy at path.
+func (r *Reader) keptSchema(path string) (*pnode, bool) {
+	var j schemaJSON
+	if r.memo == nil || !keptFact(r.memo.store, r.listings, keptSchemaKind, path, &j) || j.Kind == "" {
+		return nil, false
+	}
+	return j.node(), true
+}
+
+// keepSchema keeps the Parquet schema just read from the copy at path.
+func (r *Reader) keepSchema(path string, n *pnode) {
+	if r.memo != nil {
+		keepFact(r.memo.store, r.listings, keptSchemaKind, path, toSchemaJSON(n))
+	}
+}
+
+// keptFooterHits are the footer quirk hits the digest cache keeps for the
+// copy at path (footerQuirkDifferences).
+func (d *Digests) keptFooterHits(l *Listings, path string) ([]parquetfooter.Hit, bool) {
+	if d == nil {
+		return nil, false
+	}
+	hits := []parquetfooter.Hit{}
+	if !keptFact(d.store, l, keptFooterKind, path, &hits) {
+		return nil, false
+	}
+	return hits, true
+}
