@@ -34,7 +34,7 @@ func (r *Reader) readable(ctx context.Context, paths ...string) error {
 	if r.gate == nil || len(paths) == 0 {
 		return nil
 	}
-	return r.gate.Readable(ctx, paths)
+	return gateFailed(r.gate.Readable(ctx, paths))
 }
 
 // readableAll lets r's gate make every file readable, for a read that
@@ -44,7 +44,22 @@ func (r *Reader) readableAll(ctx context.Context) error {
 	if r.gate == nil {
 		return nil
 	}
-	return r.gate.Readable(ctx, nil)
+	return gateFailed(r.gate.Readable(ctx, nil))
+}
+
+// gateError is a gate's failure to make files readable (a copy that could
+// not be downloaded again): the files', never a catalog's, whichever
+// side's read asked first (bOnlyFailure).
+type gateError struct{ err error }
+
+func (e *gateError) Error() string { return e.err.Error() }
+func (e *gateError) Unwrap() error { return e.err }
+
+func gateFailed(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &gateError{err}
 }
 
 // ready reports whether a read ahead may take the file at path (ReadGate.Ready).

@@ -153,6 +153,9 @@ func bOnlyFailure(err error) (string, bool) {
 	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return "", false
 	}
+	if _, ok := errors.AsType[*gateError](err); ok {
+		return "", false // the copies', not B's (ReadGate)
+	}
 	if a, b := failedSides(err); a || !b {
 		return "", false
 	}

@@ -348,3 +348,18 @@ func realIOError(t *testing.T) error {
 	}
 	return err
 }
+
+// TestReadFailGateIsNoBFailure: a gate that cannot make a file readable
+// (a copy a remote repository's cache could not download again) fails a
+// read of B first as often as one of A, but it is the files' failure, not
+// B's: never "B cannot be read where A can" (a difference), whichever side
+// asked.
+func TestReadFailGateIsNoBFailure(t *testing.T) {
+	err := markB(fmt.Errorf("read data file x: %w", gateFailed(errors.New("data file x: download: connection reset"))))
+	if what, ok := bOnlyFailure(err); ok {
+		t.Errorf("a gate's failure on a read of B is B's: %q", what)
+	}
+	if _, ok := bOnlyFailure(markB(errors.New("Invalid Input Error: not a catalog"))); !ok {
+		t.Error("a read of B that fails alone is no longer B's")
+	}
+}
