@@ -758,3 +758,105 @@ func TestGETSize(t *testing.T) {
 		})
 	}
 }
+
+// TestListWalksAtOnce: a walk asks for several version folders' listings
+// and files at once, at most 8 (one at a time, N versions cost N times
+// several round trips to a far server), finds what a walk one at a time
+// found, and of several folders without a listing names the first in
+// the listing's order, whichever answers first.
+func TestListWalksAtOnce(t *testing.T) {
+	const versions = 20
+	var ids []string
+	pages := map[string]string{}
+	top := ""
+	for i := range versions {
+		id := fmt.Sprintf("v%02d", i)
+		ids = append(ids, id)
+		top += fmt.Sprintf(`<a href="%s/">%s</a> `, id, id)
+		pages["/lake/versions/"+id+"/"] = `<a href="version.json">v</a> <a href="files.json">f</a>`
+	}
+	pages["/lake/versions/"] = top
+	var (
+		mu             sync.Mutex
+		inFlight, most int
+		failing        map[string]bool
+		two            = make(chan struct{})
+		twoOnce        sync.Once
+	)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		inFlight++
+		most = max(most, inFlight)
+		fail := failing[r.URL.Path]
+		if inFlight >= 2 {
+			twoOnce.Do(func() { close(two) })
+		}
+		mu.Unlock()
+		defer func() {
+			mu.Lock()
+			inFlight--
+			mu.Unlock()
+		}()
+		if r.URL.Path != "/lake/versions/" {
+			// A request below versions/ waits for a second one, so that
+			// a walk asking several at once is seen doing so; one asking
+			// one at a time waits 5 s once, then no more.
+			select {
+			case <-two:
+			case <-time.After(5 * time.Second):
+				twoOnce.Do(func() { close(two) })
+			}
+		}
+		if fail {
+			http.NotFound(w, r)
+			return
+		}
+		if page, ok := pages[r.URL.Path]; ok {
+			w.Header().Set("Content-Type", "text/html")
+			io.WriteString(w, page)
+			return
+		}
+		if strings.HasSuffix(r.URL.Path, ".json") {
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, "{}")
+			return
+		}
+		http.NotFound(w, r)
+	}))
+	defer srv.Close()
+	site, err := httpstore.New(srv.URL+"/lake", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	objs, folders, err := site.ListFolders(ctx, "versions/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wantKeys, wantFolders []string
+	for _, id := range ids {
+		wantKeys = append(wantKeys, "versions/"+id+"/files.json", "versions/"+id+"/version.json")
+		wantFolders = append(wantFolders, "versions/"+id+"/")
+	}
+	var keys []string
+	for _, o := range objs {
+		keys = append(keys, o.Key)
+	}
+	if !slices.Equal(keys, wantKeys) || !slices.Equal(folders, wantFolders) {
+		t.Errorf("ListFolders(versions/) = %q, %q; want %q, %q", keys, folders, wantKeys, wantFolders)
+	}
+	mu.Lock()
+	if most < 2 || most > 8 {
+		t.Errorf("the walk had at most %d requests in flight, want 2 to 8", most)
+	}
+	// Two folders without a listing: the error names the first of them
+	// in versions/'s order, every time.
+	failing = map[string]bool{"/lake/versions/v03/": true, "/lake/versions/v15/": true}
+	mu.Unlock()
+	for range 3 {
+		_, _, err := site.ListFolders(ctx, "versions/")
+		if !errors.Is(err, store.ErrNoListing) || !strings.Contains(err.Error(), "/lake/versions/v03/") {
+			t.Fatalf("ListFolders(versions/) with v03/ and v15/ answering 404 = %v, want ErrNoListing naming v03/", err)
+		}
+	}
+}
