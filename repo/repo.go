@@ -25,6 +25,7 @@ import (
 	"github.com/fdl-formats/fdl-formats/fdljson"
 	"github.com/fdl-formats/fdl-formats/internal/scratch"
 	"github.com/fdl-formats/fdl-formats/store"
+	"golang.org/x/sync/errgroup"
 )
 
 // Options tune Plan, Backfill and Check.
@@ -402,11 +403,22 @@ func read(ctx context.Context, st store.Store) (*repository, error) {
 		// after probes (probeVersions).
 		r.versions = r.dropEmpty(r.versions)
 	}
+	// probeJobs at a time: one at a time, a web site's or bucket's
+	// repository of N versions cost N round trips here. Each reads and
+	// sets its own version only.
+	var g errgroup.Group
+	g.SetLimit(probeJobs)
 	for _, v := range r.versions {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		r.readVersion(ctx, v)
+		g.Go(func() error {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			r.readVersion(ctx, v)
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
 	}
 	return r, nil
 }
