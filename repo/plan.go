@@ -270,8 +270,7 @@ func (r *repository) plan(ctx context.Context, opts *Options, check bool) (*Matr
 	}
 	p.Violations = r.rootViolations()
 	var checks []*Cell
-	for _, v := range versions {
-		vp := r.planVersion(ctx, v, declared, now)
+	for _, vp := range r.planVersions(ctx, versions, declared, now) {
 		p.Versions = append(p.Versions, vp)
 		for _, c := range vp.Cells {
 			if c.State == Missing {
@@ -327,6 +326,30 @@ func (r *repository) tally(p *Matrix) {
 		}
 		p.Rules = append(p.Rules, r.oldestFormatRule(vp, p.declared)...)
 	}
+}
+
+// planVersions plans each version, probeJobs at a time: one at a time, a
+// web site's or bucket's repository cost about seven round trips per
+// version (200 versions 20 ms away: about a minute). Each plan reads and
+// sets its own version only; the other versions' version.json, which the
+// parents and seq checks read, were all read before (read). The plans come
+// back in the versions' order, so the matrix, its notes and warnings read
+// the same whichever answer came first. A run stopped mid-way (a
+// whole-store failure cancels ctx, storeFailures) still plans every
+// version, each failing at once, as one at a time did: runWatched replaces
+// the matrix with the stop.
+func (r *repository) planVersions(ctx context.Context, versions []*version, declared []fdljson.Format, now time.Time) []*VersionPlan {
+	plans := make([]*VersionPlan, len(versions))
+	var g errgroup.Group
+	g.SetLimit(probeJobs)
+	for i, v := range versions {
+		g.Go(func() error {
+			plans[i] = r.planVersion(ctx, v, declared, now)
+			return nil
+		})
+	}
+	_ = g.Wait() // no plan returns an error: each version's is in its plan
+	return plans
 }
 
 func (r *repository) planVersion(ctx context.Context, v *version, declared []fdljson.Format, now time.Time) *VersionPlan {
