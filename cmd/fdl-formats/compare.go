@@ -24,7 +24,7 @@ func compareCommand() *cli.Command {
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "data", Usage: "local data folder of the lake (overrides both catalogs' data_path)"},
 			&cli.StringFlag{Name: "data-b", Usage: "local data folder for B when it differs from --data"},
-			&cli.IntFlag{Name: "max-rows", Value: 5, Usage: "differing rows shown per side and table"},
+			&cli.IntFlag{Name: "max-rows", Value: 5, Usage: "differing rows shown per side and table (1 or more)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
 			&cli.StringFlag{Name: "earlier-a", Usage: "an earlier version's frozen catalog of the same lake, proved equivalent to --earlier-b by a proof kept in the cache: the snapshots both pairs share are not walked again when A and B restricted to them are these two, row for row"},
 			&cli.StringFlag{Name: "earlier-b", Usage: "the catalog proved equivalent to --earlier-a (see --earlier-a)"},
@@ -57,6 +57,10 @@ func runCompare(ctx context.Context, cmd *cli.Command) error {
 		carry = []compare.Carry{{A: ea, B: eb}}
 	case ea != "" || eb != "":
 		return usageError{err: errors.New("--earlier-a and --earlier-b go together: the earlier pair's two catalogs")}
+	}
+	// --max-rows 0 or less was taken silently as the default, 5.
+	if n := cmd.Int("max-rows"); n < 1 {
+		return usageError{err: fmt.Errorf("--max-rows %d: want %s", n, flagWants["max-rows"])}
 	}
 	rep, err := compare.Catalogs(ctx, a, b, compare.Options{
 		DigestCache: cache,

@@ -27,6 +27,7 @@ const (
 // the same words.
 var flagWants = map[string]string{
 	"jobs":          "a whole number ≥ 1",
+	"max-rows":      "a whole number ≥ 1",
 	"stall-timeout": "a duration of 0 (off) or more, e.g. 2m",
 }
 
