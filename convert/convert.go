@@ -95,6 +95,12 @@ type Options struct {
 	// Without it such files are skipped here, as missing ones are (the proof
 	// reports them).
 	Footers FooterSource
+	// Gate, when set, is asked before a check or rewrite reads a data or
+	// delete file under DataPath (ReadGate): a remote repository's copies
+	// reused from a restored cache are held to the store's bytes only
+	// then. A footer check takes a stand-in from Footers for a copy the
+	// gate says is not ready.
+	Gate ReadGate
 	// faithful (tests only) skips the reader checks: the output carries
 	// exactly the source's rows, even where the target's real reader reads
 	// them differently (what the conformance set's expected-0.3-reader/

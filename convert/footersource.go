@@ -36,7 +36,19 @@ func (r *run) footerPaths(locals []string) (map[string]string, error) {
 			continue
 		}
 		if _, err := os.Stat(l); err == nil {
-			out[l] = l
+			switch {
+			case r.ready(l):
+				out[l] = l
+			case r.opts.Footers != nil:
+				// A copy not yet held to the store's bytes: its footer
+				// from the store, rather than a pass over the whole copy.
+				absent = append(absent, l)
+			default:
+				if err := r.readable(l); err != nil {
+					return nil, err
+				}
+				out[l] = l
+			}
 		} else if errors.Is(err, fs.ErrNotExist) && r.opts.Footers != nil {
 			absent = append(absent, l)
 		}

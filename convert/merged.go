@@ -146,6 +146,9 @@ type disagreement struct {
 // is hidden by 0.4+ until partial_max.
 func (m mergedFile) disagreement(r *run) (disagreement, error) {
 	var d disagreement
+	if err := r.readable(m.localPath(r.opts.DataPath)); err != nil {
+		return d, err
+	}
 	src := parquetRows(m.localPath(r.opts.DataPath), m.key.String)
 	cols, err := r.w.strings(r.ctx, "SELECT column_name FROM (DESCRIBE SELECT * FROM "+src+")")
 	if err != nil {
@@ -320,6 +323,9 @@ func rewriteMergedFiles(r *run) error {
 		// deletionvector.SmallCount rows it is held to the file's.
 		if m.records > deletionvector.SmallCount {
 			var rows int64
+			if err := r.readable(m.localPath(r.opts.DataPath)); err != nil {
+				return err
+			}
 			if err := r.w.conn.QueryRowContext(r.ctx, "SELECT count(*) FROM "+readParquetSQL(m.localPath(r.opts.DataPath), m.key.String)).Scan(&rows); err != nil {
 				return fmt.Errorf("count the rows of data file %d (%s): %w", m.id, m.localPath(r.opts.DataPath), err)
 			}
@@ -372,6 +378,9 @@ func (r *run) writeSpanDeletes(m mergedFile, sp span, id int64) error {
 			return cannotRewrite{fmt.Sprintf("delete file %d (%s) is not under the data path", sp.del.id, sp.del.path)}
 		}
 		local := filepath.Join(r.opts.DataPath, filepath.FromSlash(sp.del.relDir+sp.del.path))
+		if err := r.readable(local); err != nil {
+			return err
+		}
 		positions += " UNION SELECT pos::BIGINT FROM " + readParquetSQL(local, sp.del.key.String)
 	}
 	rows := fmt.Sprintf("SELECT %s AS file_path, pos FROM (%s)", literal(m.tableDir+m.path), positions)
@@ -468,6 +477,9 @@ func flushedPartialFiles(r *run) ([]string, error) {
 // splitListOf is the split list a 'partial_max:pm' file reads as, or why
 // there is none.
 func (m mergedFile) splitListOf(r *run, pm int64) (list, why string, err error) {
+	if err := r.readable(m.localPath(r.opts.DataPath)); err != nil {
+		return "", "", err
+	}
 	src := parquetRows(m.localPath(r.opts.DataPath), m.key.String)
 	cols, err := r.w.strings(r.ctx, "SELECT column_name FROM (DESCRIBE SELECT * FROM "+src+")")
 	if err != nil {

@@ -87,6 +87,9 @@ func rewritePartialDeletesWhere(r *run, cond string) error {
 				return cannotRewrite{fmt.Sprintf("delete file %d (%s) is encrypted and writing encrypted Parquet needs DuckDB's httpfs extension, which this DuckDB cannot load", p.id, p.path)}
 			}
 		}
+		if err := r.readable(local); err != nil {
+			return err
+		}
 		src := readParquetSQL(local, keyName)
 		snaps, err := r.w.strings(r.ctx, fmt.Sprintf(`SELECT DISTINCT "_ducklake_internal_snapshot_id"::VARCHAR FROM %s ORDER BY "_ducklake_internal_snapshot_id"`, src))
 		if err != nil {
@@ -243,6 +246,9 @@ func (r *run) partialDeleteFiles() (partialDeletes, error) {
 // to 0.3 or older walks the 0.4 -> 0.3 step, which reads every delete
 // file's columns.
 func (r *run) partialDeleteContentOf(local, key string) (last sql.NullInt64, partial bool, err error) {
+	if err := r.readable(local); err != nil {
+		return last, false, err
+	}
 	st, statErr := os.Stat(local)
 	if statErr == nil {
 		if c, ok := r.footers.deleteContent(local, key, st); ok {
@@ -368,6 +374,9 @@ func (r *run) writeDeleteFile(id int64, final, query, key string) (size, footer,
 // sameDeleteRows fails with ErrExists unless the delete file at path holds
 // exactly the rows of query.
 func (r *run) sameDeleteRows(query, path, key string) error {
+	if err := r.readable(path); err != nil {
+		return err
+	}
 	got := fmt.Sprintf(`SELECT file_path::VARCHAR, pos::BIGINT FROM %s`, readParquetSQL(path, key))
 	diff, err := r.w.count(r.ctx, fmt.Sprintf(`SELECT count(*) FROM ((%s EXCEPT ALL %s) UNION ALL (%s EXCEPT ALL %s))`, query, got, got, query))
 	if err != nil {

@@ -39,6 +39,9 @@ func rewriteDeletionVectors(r *run) error {
 			return cannotRewrite{fmt.Sprintf("delete file %d (%s) is not under the data path", f.id, f.path)}
 		}
 		local := filepath.Join(r.opts.DataPath, filepath.FromSlash(f.relDir+f.path))
+		if err := r.readable(local); err != nil {
+			return err
+		}
 		positions, err := readDeletionVector(local, r.vectorBound(f.dataFile))
 		if err != nil {
 			return cannotRewrite{fmt.Sprintf("delete file %d: %v", f.id, err)}
@@ -114,6 +117,9 @@ func (r *run) vectorBound(id int64) func(uint64) error {
 		}
 		if local := r.localFile(where); local != "" {
 			var rows int64
+			if err := r.readable(local); err != nil {
+				return err
+			}
 			if r.w.conn.QueryRowContext(r.ctx, "SELECT count(*) FROM "+readParquetSQL(local, key.String)).Scan(&rows) == nil {
 				if err := deletionvector.Check(n, rows, "Parquet row count"); err != nil {
 					return fmt.Errorf("data file %d (%s): %w", id, local, err)

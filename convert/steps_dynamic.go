@@ -252,6 +252,9 @@ func puffinContainers(r *run) ([]string, error) {
 		container := slices.Contains(withMax, fmt.Sprint(f.id))
 		if !container {
 			if local := r.reachableDeleteFile(f); local != "" {
+				if err := r.readable(local); err != nil {
+					return nil, err
+				}
 				if container, err = startsWith(local, "PFA1"); err != nil {
 					return nil, err
 				}

@@ -87,6 +87,9 @@ func (r *run) threeColumnDeleteFiles() ([]string, error) {
 		if _, err := os.Stat(local); err != nil {
 			continue // missing: the proof reports it
 		}
+		if err := r.readable(local); err != nil {
+			return nil, err
+		}
 		names, types, err := parquetsql.Describe(r.ctx, r.w.conn, "SELECT * FROM "+readParquetSQL(local, f[3]))
 		if err != nil {
 			continue // unreadable: the proof reports it

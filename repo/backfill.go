@@ -495,7 +495,9 @@ func (r *repository) fill(ctx context.Context, c *Cell, work string, frozen *fro
 	// Convert and prove from a private copy of exactly the verified bytes
 	// (one per version, shared by its cells).
 	v := r.find(c.Version)
-	src, problem, err := frozen.get(ctx, v, source)
+	// The data files are held to the store's bytes only as the conversion
+	// and proofs read them (convert.ReadGate, compare.ReadGate).
+	src, problem, err := frozen.getHeld(ctx, v, source)
 	if err != nil {
 		res.err, res.Problem = err, problem
 		return res
@@ -518,6 +520,13 @@ func (r *repository) fill(ctx context.Context, c *Cell, work string, frozen *fro
 	// conversion before it writes anything (rewritten delete files too).
 	copts.SourceFormat = v.meta.DuckLake.Format
 	copts.Readers = r.servedRanges()
+	copts.Gate = r.convGate()
+	if r.remote != nil && r.remote.cacheDir != "" {
+		// A copy reused from a restored cache and not yet held to the
+		// store's bytes: the footer checks read its footer from the store
+		// (two ranged reads) rather than hashing the whole copy.
+		copts.Footers = r.remote
+	}
 	converted, cres, err := conv.convert(ctx, c, src, dir, copts)
 	if copts.RewriteDeletes {
 		// It may have written delete files, even if it failed: every

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/fdl-formats/fdl-formats/compare"
+	"github.com/fdl-formats/fdl-formats/convert"
 	"github.com/fdl-formats/fdl-formats/store"
 )
 
@@ -124,23 +125,22 @@ func (r *repository) ensureData(ctx context.Context, catalog, key string, scope 
 	return err
 }
 
-// readable makes every data file the run's catalogs listed readable: a
-// remote store's copies reused from a restored cache are first held to
-// the bytes the store delivered (remote.readableAll). For a reader that
-// does not pass gate (a conversion).
-func (r *repository) readable(ctx context.Context) error {
-	if r.remote == nil {
-		return nil
-	}
-	return r.remote.readableAll(ctx)
-}
-
 // gate is what the run's readers pass as their compare.ReadGate: a
 // remote store's data cache, which holds a copy reused from a restored
 // cache to the bytes the store delivered just before a reader reads it
 // (remote.Readable), and no copy no reader reads. nil for a folder,
 // whose files are read in place.
 func (r *repository) gate() compare.ReadGate {
+	if r.remote == nil {
+		return nil
+	}
+	return r.remote
+}
+
+// convGate is gate for a conversion (convert.ReadGate, the same shape):
+// a conversion's checks and rewrites hold each copy to the store's bytes
+// just before they read it. nil for a folder.
+func (r *repository) convGate() convert.ReadGate {
 	if r.remote == nil {
 		return nil
 	}

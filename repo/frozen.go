@@ -68,27 +68,14 @@ func newFrozenCopies(r *repository, work string, cells []*Cell, others ...string
 	return f
 }
 
-// get returns the verified copy of v's frozen catalog, with the data files
-// it references readable at the repository's data path. The files are
-// listed (if not yet) with source's reader of the copy, binding source to
-// it when not yet bound (nil: a reader of its own), so that the version's
-// proofs that pass the same Source do not open the copy again.
-func (f *frozenCopies) get(ctx context.Context, v *version, source *compare.Source) (string, Problem, error) {
-	src, problem, err := f.getHeld(ctx, v, source)
-	if err == nil {
-		err = f.r.readable(ctx)
-		problem = dataProblem(err)
-	}
-	if err != nil {
-		return "", problem, err
-	}
-	return src, "", nil
-}
-
-// getHeld is get for a caller that may read no data file (a proof or
-// self-read found kept): a remote store's copies are held to their objects,
-// and one reused from a restored cache is read again only by the
-// compare.Options.BeforeRead the caller passes (readable).
+// getHeld returns the verified copy of v's frozen catalog, with the data
+// files it references at the repository's data path. The files are listed
+// (if not yet) with source's reader of the copy, binding source to it when
+// not yet bound (nil: a reader of its own), so that the version's proofs
+// that pass the same Source do not open the copy again. A remote store's
+// copies are held to their objects, and one reused from a restored cache
+// is read again only by the gate of the reader or conversion that reads it
+// (compare.ReadGate, convert.ReadGate).
 func (f *frozenCopies) getHeld(ctx context.Context, v *version, source *compare.Source) (string, Problem, error) {
 	if err := f.falseClaim(v.id); err != nil {
 		return "", ProblemMismatch, err

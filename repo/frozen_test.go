@@ -28,11 +28,11 @@ func TestFrozenCopies(t *testing.T) {
 	cells := []*Cell{{Version: ids[0], Format: "0.4"}, {Version: ids[0], Format: "1.1"}, {Version: ids[1], Format: "1.1"}}
 	f := newFrozenCopies(r, work, cells)
 
-	first, _, err := f.get(ctx, r.find(ids[0]), nil)
+	first, _, err := f.getHeld(ctx, r.find(ids[0]), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, _, err := f.get(ctx, r.find(ids[0]), nil)
+	second, _, err := f.getHeld(ctx, r.find(ids[0]), nil)
 	if err != nil || second != first {
 		t.Fatalf("second cell of the version: %q, %v; want the first cell's copy %q", second, err, first)
 	}
@@ -55,14 +55,14 @@ func TestFrozenCopies(t *testing.T) {
 		t.Fatal(err)
 	}
 	overwrite(t, frozen, 100, []byte{orig[100] ^ 0xff})
-	if _, problem, err := f.get(ctx, r.find(ids[1]), nil); err == nil || problem != ProblemMismatch {
+	if _, problem, err := f.getHeld(ctx, r.find(ids[1]), nil); err == nil || problem != ProblemMismatch {
 		t.Fatalf("tampered frozen catalog: %v (%s), want a mismatch", err, problem)
 	}
 	if entries, _ := os.ReadDir(work); len(entries) != 0 {
 		t.Errorf("a refused copy was kept: %d entries", len(entries))
 	}
 	overwrite(t, frozen, 100, orig[100:101])
-	if _, _, err := f.get(ctx, r.find(ids[1]), nil); err != nil {
+	if _, _, err := f.getHeld(ctx, r.find(ids[1]), nil); err != nil {
 		t.Errorf("after the catalog was restored: %v, want a copy", err)
 	}
 	f.release(ids[1])
@@ -124,7 +124,7 @@ func TestFrozenCopiesListOnce(t *testing.T) {
 					t.Errorf("a listed file is not readable at the data path: %v", err)
 				}
 			}
-			if _, _, err := f.get(ctx, v, nil); err != nil {
+			if _, _, err := f.getHeld(ctx, v, nil); err != nil {
 				t.Fatalf("get: %v", err)
 			}
 			if err := f.fetch(ctx, v, list); err != nil || lists != 1 {

@@ -581,6 +581,7 @@ func (r *repository) checkCells(ctx context.Context, cells []*Cell, work string,
 				// read the others' footers by ranged reads.
 				copts.Footers = r.remote
 			}
+			copts.Gate = r.convGate()
 			res, err := convert.Check(gctx, src, c.target, copts)
 			if err := gctx.Err(); err != nil {
 				return err

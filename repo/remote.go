@@ -439,19 +439,16 @@ func downloadInfo(ctx context.Context, c *store.Counter, key, dst, tmpDir string
 // that a run does not pass on files the store's readers cannot get.
 //
 // A copy reused from a restored cache is read again only when a reader
-// needs it (readable): with fetchConversion (a conversion's check reads
-// those files next, without a gate) here, else by the run's gated reader
-// (compare.ReadGate) that reads it.
+// needs it (readable): by the run's gated reader (compare.ReadGate) or
+// conversion (convert.ReadGate) that reads it.
 func (rm *remote) ensureFiles(ctx context.Context, stored []compare.StoredFile, dataPath string, scope fetchScope) error {
 	files := rm.cached(stored, dataPath)
 	errs := make([]error, len(files))
 	var wg sync.WaitGroup
-	var keys []string
 	for i, f := range files {
 		if scope != fetchAll && !f.Delete && !f.Split && (scope != fetchConversion || !rm.hasCopy(f.key)) {
 			continue
 		}
-		keys = append(keys, f.key)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -463,10 +460,7 @@ func (rm *remote) ensureFiles(ctx context.Context, stored []compare.StoredFile, 
 		}()
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil || scope != fetchConversion {
-		return err
-	}
-	return rm.readable(ctx, keys)
+	return errors.Join(errs...)
 }
 
 // fetchScope says which of a catalog's files ensureFiles fetches and
@@ -480,9 +474,11 @@ const (
 	// fetchDeletes: the delete files and merged data files, for the delete
 	// hints, whose reader passes the gate too.
 	fetchDeletes
-	// fetchConversion: those and every data file whose copy is cached,
-	// all made readable first: a conversion's check reads footers
-	// without a gate (convert).
+	// fetchConversion: those and every data file whose copy is cached
+	// (held to its object), for a conversion's check, which passes
+	// convert.ReadGate: a copy not yet held to the store's bytes gives its
+	// footer by ranged reads (convert.Options.Footers), and is read again
+	// only where a check reads its rows.
 	fetchConversion
 )
 

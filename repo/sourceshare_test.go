@@ -48,7 +48,7 @@ func TestFrozenCatalogOpenedOncePerVersion(t *testing.T) {
 			for i, step := range tc.order {
 				switch step {
 				case "get":
-					if _, _, err := frozen.get(ctx, v, source); err != nil {
+					if _, _, err := frozen.getHeld(ctx, v, source); err != nil {
 						t.Fatalf("%s: %v", step, err)
 					}
 				case "contents":

@@ -181,3 +181,127 @@ func versionDirs(t *testing.T, root string) []string {
 	slices.Sort(ids)
 	return ids
 }
+
+// TestS3RestoredCacheBackfillNewVersion: backfill of a bucket repository
+// with a restored cache (cp -a: new stamps) after one new version was
+// published converts and proves the new version's cells, holding to the
+// store's bytes only the copies its conversion and proofs read: the
+// conversion's footer checks read the footers of the copies they would
+// otherwise hash by ranged reads (convert.ReadGate, Options.Footers). An
+// edited copy no read opens stays as it is; one a proof reads is caught
+// and downloaded again. Before, every reused copy was read again first.
+func TestS3RestoredCacheBackfillNewVersion(t *testing.T) {
+	if testing.Short() {
+		t.Skip("backfills a lake in a bucket")
+	}
+	dir := t.TempDir()
+	// As TestS3RestoredCacheNewVersion: 4 versions, version 3 deletes one
+	// row of version 1's first file.
+	if _, err := lakegen.History(context.Background(), dir, lakegen.HistoryOptions{Versions: 4, RowsPerVersion: 300, FilesPerVersion: 2, DeleteEvery: 3}); err != nil {
+		t.Fatal(err)
+	}
+	events := filepath.Join(dir, "data", "main", "events")
+	entries, err := os.ReadDir(events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string // data and delete files, oldest first (UUIDv7 names)
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	slices.Sort(names)
+	ids := versionDirs(t, dir)
+	last, prev := ids[len(ids)-1], ids[len(ids)-2]
+	// The last version, not backfilled, held back to be published later.
+	held := t.TempDir()
+	var added []string
+	for _, n := range names {
+		if u := strings.TrimPrefix(n, "ducklake-"); len(u) >= 36 && u[:36] > prev {
+			added = append(added, n)
+		}
+	}
+	moves := [][2]string{{filepath.Join(dir, "versions", last), filepath.Join(held, "versions", last)}}
+	for _, n := range added {
+		moves = append(moves, [2]string{filepath.Join(events, n), filepath.Join(held, "data", "main", "events", n)})
+	}
+	for _, m := range moves {
+		if err := os.MkdirAll(filepath.Dir(m[1]), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(m[0], m[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, errOut, code := runApp(t, "backfill", remoteNow, dir); code != exitOK {
+		t.Fatalf("local backfill: exit %d\n%s", code, errOut)
+	}
+
+	srv := s3test.Start(t)
+	bucket := srv.Bucket(t)
+	srv.Upload(t, dir, bucket, "lake")
+	url := "s3://" + bucket + "/lake"
+	first := t.TempDir()
+	if rep, errOut, code := checkReport(t, "--cache="+first, url); code != exitOK || len(rep.Proofs) == 0 {
+		t.Fatalf("check before the new version: exit %d\n%s", code, errOut)
+	}
+	srv.Upload(t, held, bucket, "lake")
+
+	restored := filepath.Join(t.TempDir(), "restored")
+	cpArchive(t, first, restored)
+	copyOf := func(name string) string {
+		var p string
+		filepath.WalkDir(filepath.Join(restored, "objects"), func(path string, d os.DirEntry, err error) error {
+			if err == nil && filepath.Base(path) == name {
+				p = path
+			}
+			return err
+		})
+		if p == "" {
+			t.Fatalf("no copy of %s in %s", name, restored)
+		}
+		return p
+	}
+	// Edited copies: same size, same footer and last bytes. The delete
+	// file is read by the new version's proofs; the first data file by
+	// nothing but the footer checks.
+	var readByNew string
+	for _, n := range names {
+		if strings.Contains(n, "delete") {
+			readByNew = n
+		}
+	}
+	unread := names[0]
+	if readByNew == "" || slices.Contains(added, readByNew) {
+		t.Fatalf("no delete file before the last version: %v (added %v)", names, added)
+	}
+	edited := map[string][]byte{}
+	for _, n := range []string{unread, readByNew} {
+		b, err := os.ReadFile(copyOf(n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b[len(b)/2] ^= 0xff
+		if err := os.WriteFile(copyOf(n), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		edited[n] = b
+	}
+
+	rep, errOut, code := backfillJSON(t, "--cache="+restored, url)
+	if code != exitOK {
+		t.Fatalf("backfill: exit %d\n%s", code, errOut)
+	}
+	tr := rep.Transfer
+	if tr == nil || tr.Rehashed != 1 || tr.DataFiles != len(added)+1 {
+		t.Errorf("transfer %+v: want %d data files downloaded (the new version's and the edited copy a proof reads) and 1 copy read again", tr, len(added)+1)
+	}
+	for n, b := range edited {
+		after, err := os.ReadFile(copyOf(n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if changed := !slices.Equal(b, after); changed != (n == readByNew) {
+			t.Errorf("edited copy of %s downloaded again: %v, want %v", n, changed, n == readByNew)
+		}
+	}
+}
