@@ -4,10 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/fdl-formats/fdl-formats/store/local"
 )
@@ -19,38 +16,9 @@ import (
 func TestPlanLooksAtVersionsAtOnce(t *testing.T) {
 	ctx := context.Background()
 	dir, _ := sharedDemo(ctx, t)
-	files := http.FileServer(http.Dir(dir))
-	var (
-		mu             sync.Mutex
-		inFlight, most int
-		two            = make(chan struct{})
-		twoOnce        sync.Once
-	)
 	// files.json is read by plan's look at a version only (versionIssues).
-	site := webSite(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodGet || !strings.HasSuffix(r.URL.Path, "/files.json") {
-			files.ServeHTTP(w, r)
-			return
-		}
-		mu.Lock()
-		inFlight++
-		most = max(most, inFlight)
-		if inFlight >= 2 {
-			twoOnce.Do(func() { close(two) })
-		}
-		mu.Unlock()
-		// Waits for a second version's files.json, so that looks at once
-		// are seen; one at a time waits 5 s once, then no more.
-		select {
-		case <-two:
-		case <-time.After(5 * time.Second):
-			twoOnce.Do(func() { close(two) })
-		}
-		files.ServeHTTP(w, r)
-		mu.Lock()
-		inFlight--
-		mu.Unlock()
-	}))
+	handler, most := inFlight(http.FileServer(http.Dir(dir)), "/files.json")
+	site := webSite(t, handler)
 	opts := Options{Formats: []string{"1.0", "1.1"}, Cache: t.TempDir()}
 	web, err := Plan(ctx, site, opts)
 	if err != nil {
@@ -77,9 +45,7 @@ func TestPlanLooksAtVersionsAtOnce(t *testing.T) {
 	if string(got) != string(want) {
 		t.Errorf("web plan's versions differ from the folder's:\n%s\nwant\n%s", got, want)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if most < 2 {
-		t.Errorf("plan had at most %d files.json in flight, want 2 or more", most)
+	if n := most(); n < 2 {
+		t.Errorf("plan had at most %d files.json in flight, want 2 or more", n)
 	}
 }

@@ -18,37 +18,8 @@ import (
 func TestReadAsksVersionsAtOnce(t *testing.T) {
 	ctx := context.Background()
 	dir, _ := sharedDemo(ctx, t)
-	files := http.FileServer(http.Dir(dir))
-	var (
-		mu             sync.Mutex
-		inFlight, most int
-		two            = make(chan struct{})
-		twoOnce        sync.Once
-	)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodGet || !strings.HasSuffix(r.URL.Path, "/version.json") {
-			files.ServeHTTP(w, r)
-			return
-		}
-		mu.Lock()
-		inFlight++
-		most = max(most, inFlight)
-		if inFlight >= 2 {
-			twoOnce.Do(func() { close(two) })
-		}
-		mu.Unlock()
-		// Waits for a second version.json, so that reads at once are
-		// seen; one at a time waits 5 s once, then no more.
-		select {
-		case <-two:
-		case <-time.After(5 * time.Second):
-			twoOnce.Do(func() { close(two) })
-		}
-		files.ServeHTTP(w, r)
-		mu.Lock()
-		inFlight--
-		mu.Unlock()
-	}))
+	handler, most := inFlight(http.FileServer(http.Dir(dir)), "/version.json")
+	srv := httptest.NewServer(handler)
 	defer srv.Close()
 	site, err := httpstore.New(srv.URL+"/", nil)
 	if err != nil {
@@ -75,9 +46,47 @@ func TestReadAsksVersionsAtOnce(t *testing.T) {
 			seqs[v.meta.Seq] = v.id
 		}
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if most < 2 {
-		t.Errorf("read had at most %d version.json in flight, want 2 or more", most)
+	if n := most(); n < 2 {
+		t.Errorf("read had at most %d version.json in flight, want 2 or more", n)
+	}
+}
+
+// inFlight serves files, counting the GETs of paths ending in suffix in
+// flight at once; most says the most seen. Each such GET waits for a
+// second one (5 s at most, once), so that requests made at once are seen
+// at once.
+func inFlight(files http.Handler, suffix string) (h http.Handler, most func() int) {
+	var (
+		mu        sync.Mutex
+		now, peak int
+		two       = make(chan struct{})
+		twoOnce   sync.Once
+	)
+	h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet || !strings.HasSuffix(r.URL.Path, suffix) {
+			files.ServeHTTP(w, r)
+			return
+		}
+		mu.Lock()
+		now++
+		peak = max(peak, now)
+		if now >= 2 {
+			twoOnce.Do(func() { close(two) })
+		}
+		mu.Unlock()
+		select {
+		case <-two:
+		case <-time.After(5 * time.Second):
+			twoOnce.Do(func() { close(two) })
+		}
+		files.ServeHTTP(w, r)
+		mu.Lock()
+		now--
+		mu.Unlock()
+	})
+	return h, func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return peak
 	}
 }
