@@ -35,37 +35,9 @@ func TestS3RestoredCacheNewVersion(t *testing.T) {
 	if _, errOut, code := runApp(t, "backfill", remoteNow, dir); code != exitOK {
 		t.Fatalf("local backfill: exit %d\n%s", code, errOut)
 	}
-	events := filepath.Join(dir, "data", "main", "events")
-	entries, err := os.ReadDir(events)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string // data and delete files, oldest first (UUIDv7 names)
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
-	slices.Sort(names)
 	ids := versionDirs(t, dir)
-	last, prev := ids[len(ids)-1], ids[len(ids)-2]
-	held := t.TempDir() // the last version, as a folder to upload under lake/
-	var added []string
-	for _, n := range names {
-		if u := strings.TrimPrefix(n, "ducklake-"); len(u) >= 36 && u[:36] > prev {
-			added = append(added, n)
-		}
-	}
-	moves := [][2]string{{filepath.Join(dir, "versions", last), filepath.Join(held, "versions", last)}}
-	for _, n := range added {
-		moves = append(moves, [2]string{filepath.Join(events, n), filepath.Join(held, "data", "main", "events", n)})
-	}
-	for _, m := range moves {
-		if err := os.MkdirAll(filepath.Dir(m[1]), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Rename(m[0], m[1]); err != nil {
-			t.Fatal(err)
-		}
-	}
+	last := ids[len(ids)-1]
+	held, names, added := holdBackLastVersion(t, dir)
 
 	srv := s3test.Start(t)
 	bucket := srv.Bucket(t)
@@ -200,38 +172,7 @@ func TestS3RestoredCacheBackfillNewVersion(t *testing.T) {
 	if _, err := lakegen.History(context.Background(), dir, lakegen.HistoryOptions{Versions: 4, RowsPerVersion: 300, FilesPerVersion: 2, DeleteEvery: 3}); err != nil {
 		t.Fatal(err)
 	}
-	events := filepath.Join(dir, "data", "main", "events")
-	entries, err := os.ReadDir(events)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string // data and delete files, oldest first (UUIDv7 names)
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
-	slices.Sort(names)
-	ids := versionDirs(t, dir)
-	last, prev := ids[len(ids)-1], ids[len(ids)-2]
-	// The last version, not backfilled, held back to be published later.
-	held := t.TempDir()
-	var added []string
-	for _, n := range names {
-		if u := strings.TrimPrefix(n, "ducklake-"); len(u) >= 36 && u[:36] > prev {
-			added = append(added, n)
-		}
-	}
-	moves := [][2]string{{filepath.Join(dir, "versions", last), filepath.Join(held, "versions", last)}}
-	for _, n := range added {
-		moves = append(moves, [2]string{filepath.Join(events, n), filepath.Join(held, "data", "main", "events", n)})
-	}
-	for _, m := range moves {
-		if err := os.MkdirAll(filepath.Dir(m[1]), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Rename(m[0], m[1]); err != nil {
-			t.Fatal(err)
-		}
-	}
+	held, names, added := holdBackLastVersion(t, dir)
 	if _, errOut, code := runApp(t, "backfill", remoteNow, dir); code != exitOK {
 		t.Fatalf("local backfill: exit %d\n%s", code, errOut)
 	}
@@ -304,4 +245,43 @@ func TestS3RestoredCacheBackfillNewVersion(t *testing.T) {
 			t.Errorf("edited copy of %s downloaded again: %v, want %v", n, changed, n == readByNew)
 		}
 	}
+}
+
+// holdBackLastVersion moves the last version of the lakegen history in dir
+// (its folder and the data files written after the version before it) to
+// a new folder, held, to be published later under the same paths. names
+// are every data and delete file, oldest first (UUIDv7 names), added those
+// of the last version.
+func holdBackLastVersion(t *testing.T, dir string) (held string, names, added []string) {
+	t.Helper()
+	events := filepath.Join(dir, "data", "main", "events")
+	entries, err := os.ReadDir(events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	slices.Sort(names)
+	ids := versionDirs(t, dir)
+	last, prev := ids[len(ids)-1], ids[len(ids)-2]
+	held = t.TempDir()
+	for _, n := range names {
+		if u := strings.TrimPrefix(n, "ducklake-"); len(u) >= 36 && u[:36] > prev {
+			added = append(added, n)
+		}
+	}
+	moves := [][2]string{{filepath.Join(dir, "versions", last), filepath.Join(held, "versions", last)}}
+	for _, n := range added {
+		moves = append(moves, [2]string{filepath.Join(events, n), filepath.Join(held, "data", "main", "events", n)})
+	}
+	for _, m := range moves {
+		if err := os.MkdirAll(filepath.Dir(m[1]), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(m[0], m[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return held, names, added
 }
