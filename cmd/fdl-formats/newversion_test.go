@@ -52,39 +52,7 @@ func TestS3RestoredCacheNewVersion(t *testing.T) {
 
 	// The copies in the cache: the delete file is read by the new
 	// version's proofs; no data file is.
-	copyOf := func(cache, name string) string {
-		var p string
-		filepath.WalkDir(filepath.Join(cache, "objects"), func(path string, d os.DirEntry, err error) error {
-			if err == nil && filepath.Base(path) == name {
-				p = path
-			}
-			return err
-		})
-		if p == "" {
-			t.Fatalf("no copy of %s in %s", name, cache)
-		}
-		return p
-	}
-	edit := func(path string) {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b[len(b)/2] ^= 0xff // same size, same footer and last bytes
-		if err := os.WriteFile(path, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	var readByNew string
-	for _, n := range names {
-		if strings.Contains(n, "delete") {
-			readByNew = n
-		}
-	}
-	unread := names[0]
-	if readByNew == "" || slices.Contains(added, readByNew) {
-		t.Fatalf("no delete file before the last version: %v (added %v)", names, added)
-	}
+	readByNew, unread := deleteFileBefore(t, names, added), names[0]
 	for _, tc := range []struct {
 		name   string
 		edited string // a copy edited in the restored cache
@@ -101,8 +69,7 @@ func TestS3RestoredCacheNewVersion(t *testing.T) {
 			cpArchive(t, first, restored)
 			var before []byte
 			if tc.edited != "" {
-				edit(copyOf(restored, tc.edited))
-				before, _ = os.ReadFile(copyOf(restored, tc.edited))
+				before = editMiddle(t, cachedCopy(t, restored, tc.edited))
 			}
 			rep, errOut, code := checkReport(t, "--cache="+restored, url)
 			if code != exitOK || rep == nil {
@@ -127,7 +94,7 @@ func TestS3RestoredCacheNewVersion(t *testing.T) {
 				t.Errorf("transfer %+v: want %d data files downloaded and 1 copy read again (of %d reused)", tr, tc.downloads, tr.Cached)
 			}
 			if tc.edited != "" {
-				after, err := os.ReadFile(copyOf(restored, tc.edited))
+				after, err := os.ReadFile(cachedCopy(t, restored, tc.edited))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -189,43 +156,13 @@ func TestS3RestoredCacheBackfillNewVersion(t *testing.T) {
 
 	restored := filepath.Join(t.TempDir(), "restored")
 	cpArchive(t, first, restored)
-	copyOf := func(name string) string {
-		var p string
-		filepath.WalkDir(filepath.Join(restored, "objects"), func(path string, d os.DirEntry, err error) error {
-			if err == nil && filepath.Base(path) == name {
-				p = path
-			}
-			return err
-		})
-		if p == "" {
-			t.Fatalf("no copy of %s in %s", name, restored)
-		}
-		return p
-	}
 	// Edited copies: same size, same footer and last bytes. The delete
 	// file is read by the new version's proofs; the first data file by
 	// nothing but the footer checks.
-	var readByNew string
-	for _, n := range names {
-		if strings.Contains(n, "delete") {
-			readByNew = n
-		}
-	}
-	unread := names[0]
-	if readByNew == "" || slices.Contains(added, readByNew) {
-		t.Fatalf("no delete file before the last version: %v (added %v)", names, added)
-	}
+	readByNew, unread := deleteFileBefore(t, names, added), names[0]
 	edited := map[string][]byte{}
 	for _, n := range []string{unread, readByNew} {
-		b, err := os.ReadFile(copyOf(n))
-		if err != nil {
-			t.Fatal(err)
-		}
-		b[len(b)/2] ^= 0xff
-		if err := os.WriteFile(copyOf(n), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		edited[n] = b
+		edited[n] = editMiddle(t, cachedCopy(t, restored, n))
 	}
 
 	rep, errOut, code := backfillJSON(t, "--cache="+restored, url)
@@ -237,7 +174,7 @@ func TestS3RestoredCacheBackfillNewVersion(t *testing.T) {
 		t.Errorf("transfer %+v: want %d data files downloaded (the new version's and the edited copy a proof reads) and 1 copy read again", tr, len(added)+1)
 	}
 	for n, b := range edited {
-		after, err := os.ReadFile(copyOf(n))
+		after, err := os.ReadFile(cachedCopy(t, restored, n))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -284,4 +221,52 @@ func holdBackLastVersion(t *testing.T, dir string) (held string, names, added []
 		}
 	}
 	return held, names, added
+}
+
+// deleteFileBefore is the newest delete file of names not among added
+// (the last version's files).
+func deleteFileBefore(t *testing.T, names, added []string) string {
+	t.Helper()
+	var last string
+	for _, n := range names {
+		if strings.Contains(n, "delete") {
+			last = n
+		}
+	}
+	if last == "" || slices.Contains(added, last) {
+		t.Fatalf("no delete file before the last version: %v (added %v)", names, added)
+	}
+	return last
+}
+
+// cachedCopy is the path of the mirrored copy of the data or delete file
+// name in the cache folder cache.
+func cachedCopy(t *testing.T, cache, name string) string {
+	t.Helper()
+	var p string
+	filepath.WalkDir(filepath.Join(cache, "objects"), func(path string, d os.DirEntry, err error) error {
+		if err == nil && filepath.Base(path) == name {
+			p = path
+		}
+		return err
+	})
+	if p == "" {
+		t.Fatalf("no copy of %s in %s", name, cache)
+	}
+	return p
+}
+
+// editMiddle flips a byte in the middle of the file at path: the same
+// size, footer and last bytes, other contents. It returns the new bytes.
+func editMiddle(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)/2] ^= 0xff
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
