@@ -72,14 +72,7 @@ func TestS3CopiedCacheKeepsProofs(t *testing.T) {
 		}
 		return err
 	})
-	b, err := os.ReadFile(copyPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b[len(b)/2] ^= 0xff
-	if err := os.WriteFile(copyPath, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	b := editMiddle(t, copyPath)
 	rep, errOut, code = checkReport(t, "--cache="+edited, url)
 	if tr := rep.Transfer; code != exitOK || tr.DataFiles != 0 || tr.Rehashed != 0 || cachedProofs(rep) != len(rep.Proofs) {
 		t.Fatalf("check with a copy changed in the cache, every proof kept: exit %d, transfer %+v, %d of %d proofs kept; want none read nor downloaded\n%s", code, tr, cachedProofs(rep), len(rep.Proofs), errOut)
