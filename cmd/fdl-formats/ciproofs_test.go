@@ -32,12 +32,7 @@ func TestS3CopiedCacheKeepsProofs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("converts and proves a lake")
 	}
-	srv, bucket := s3Lake(t)
-	url := "s3://" + bucket + "/lake"
-	first := t.TempDir()
-	if rep, errOut, code := backfillJSON(t, "--cache="+first, url); code != exitOK || rep.Counts[repo.Written] == 0 {
-		t.Fatalf("backfill: exit %d\n%s", code, errOut)
-	}
+	srv, bucket, url, first := backfilledBucket(t)
 	rep, errOut, code := checkReport(t, "--cache="+first, url)
 	if code != exitOK || len(rep.Proofs) == 0 {
 		t.Fatalf("check: exit %d\n%s", code, errOut)
@@ -118,12 +113,7 @@ func TestS3CopiedCachePlanHoldsFooters(t *testing.T) {
 	if testing.Short() {
 		t.Skip("converts and proves a lake")
 	}
-	srv, bucket := s3Lake(t)
-	url := "s3://" + bucket + "/lake"
-	first := t.TempDir()
-	if rep, errOut, code := backfillJSON(t, "--cache="+first, url); code != exitOK || rep.Counts[repo.Written] == 0 {
-		t.Fatalf("backfill: exit %d\n%s", code, errOut)
-	}
+	srv, bucket, url, first := backfilledBucket(t)
 	var missing string
 	for _, k := range srv.Keys(t, bucket) {
 		if strings.HasSuffix(k, "/catalogs/0.4.duckdb") {
@@ -277,4 +267,17 @@ func tarCopy(t *testing.T, src, dst string) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// backfilledBucket is s3Lake's bucket backfilled with the cache folder
+// first: its repository's url, and first holding the copies and proofs.
+func backfilledBucket(t *testing.T) (srv *s3test.Server, bucket, url, first string) {
+	t.Helper()
+	srv, bucket = s3Lake(t)
+	url = "s3://" + bucket + "/lake"
+	first = t.TempDir()
+	if rep, errOut, code := backfillJSON(t, "--cache="+first, url); code != exitOK || rep.Counts[repo.Written] == 0 {
+		t.Fatalf("backfill: exit %d\n%s", code, errOut)
+	}
+	return srv, bucket, url, first
 }

@@ -26,12 +26,7 @@ func TestS3RestoredCacheNewVersion(t *testing.T) {
 	if testing.Short() {
 		t.Skip("backfills and checks a lake in a bucket")
 	}
-	dir := t.TempDir()
-	// 4 versions of 300 rows in 2 files; version 3 deletes id % 997 = 3:
-	// row 3 only, of version 1's first file (one delete file).
-	if _, err := lakegen.History(context.Background(), dir, lakegen.HistoryOptions{Versions: 4, RowsPerVersion: 300, FilesPerVersion: 2, DeleteEvery: 3}); err != nil {
-		t.Fatal(err)
-	}
+	dir := fourVersionHistory(t)
 	if _, errOut, code := runApp(t, "backfill", remoteNow, dir); code != exitOK {
 		t.Fatalf("local backfill: exit %d\n%s", code, errOut)
 	}
@@ -133,12 +128,7 @@ func TestS3RestoredCacheBackfillNewVersion(t *testing.T) {
 	if testing.Short() {
 		t.Skip("backfills a lake in a bucket")
 	}
-	dir := t.TempDir()
-	// As TestS3RestoredCacheNewVersion: 4 versions, version 3 deletes one
-	// row of version 1's first file.
-	if _, err := lakegen.History(context.Background(), dir, lakegen.HistoryOptions{Versions: 4, RowsPerVersion: 300, FilesPerVersion: 2, DeleteEvery: 3}); err != nil {
-		t.Fatal(err)
-	}
+	dir := fourVersionHistory(t)
 	held, names, added := holdBackLastVersion(t, dir)
 	if _, errOut, code := runApp(t, "backfill", remoteNow, dir); code != exitOK {
 		t.Fatalf("local backfill: exit %d\n%s", code, errOut)
@@ -269,4 +259,16 @@ func editMiddle(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// fourVersionHistory writes a lakegen history of 4 versions of 300 rows in
+// 2 files; version 3 deletes id % 997 = 3: row 3 only, of version 1's
+// first file (one delete file).
+func fourVersionHistory(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if _, err := lakegen.History(context.Background(), dir, lakegen.HistoryOptions{Versions: 4, RowsPerVersion: 300, FilesPerVersion: 2, DeleteEvery: 3}); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
