@@ -111,16 +111,11 @@ func newApp() *cli.Command {
 			versionCommand(),
 			helpCommand(),
 		},
-		// The global flags are checked before any command runs.
+		// The global flags are checked before any command runs; a mistake
+		// points to the help of the command given (which lists the global
+		// flags too), as the command's own flag errors do.
 		Before: func(ctx context.Context, cmd *cli.Command) (context.Context, error) {
-			if _, _, err := logSettings(cmd); err != nil {
-				return ctx, err
-			}
-			if err := checkTempDir(); err != nil {
-				return ctx, err
-			}
-			_, err := storeOptions(cmd)
-			return ctx, err
+			return ctx, namedUsage(cmd, globalSettings(cmd))
 		},
 		// Reached only without a command, or with one that does not exist
 		// (a known command runs its own Action).
@@ -175,6 +170,34 @@ func helpCommand() *cli.Command {
 			}
 		},
 	}
+}
+
+// globalSettings checks the global flags and the environment every
+// command runs in.
+func globalSettings(cmd *cli.Command) error {
+	if _, _, err := logSettings(cmd); err != nil {
+		return err
+	}
+	if err := checkTempDir(); err != nil {
+		return err
+	}
+	_, err := storeOptions(cmd)
+	return err
+}
+
+// namedUsage gives a usage error of the root's checks the command the run
+// was given, if any: `fdl-formats check --stall-timeout=-1s` said `Try:
+// fdl-formats --help`, where `check --stall-timeout=abc` (a value the
+// library cannot parse) says `Try: fdl-formats check --help`.
+func namedUsage(root *cli.Command, err error) error {
+	ue, ok := err.(usageError)
+	if !ok || ue.command != "" {
+		return err
+	}
+	if sub := root.Command(root.Args().First()); sub != nil {
+		ue.command = helpOf(sub)
+	}
+	return ue
 }
 
 func onUsageError(_ context.Context, cmd *cli.Command, err error, _ bool) error {

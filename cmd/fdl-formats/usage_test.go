@@ -93,6 +93,47 @@ func TestUsageErrors(t *testing.T) {
 	}
 }
 
+// TestGlobalFlagErrorsNameTheCommand: a bad global flag value the root
+// checks itself (a negative --stall-timeout, a bad
+// $FDL_FORMATS_STALL_TIMEOUT, --log-level, --log-format), before or after
+// the command's name, points to that command's help, which lists the
+// global flags too, as a value the library cannot parse after the command
+// does (`check --stall-timeout=abc`). It said `Try: fdl-formats --help`.
+// Without a command, or with one that does not exist, the root's help.
+func TestGlobalFlagErrorsNameTheCommand(t *testing.T) {
+	repoDir := t.TempDir() // never opened: the usage is checked first
+	for _, tc := range []struct {
+		name string
+		env  string // $FDL_FORMATS_STALL_TIMEOUT
+		args []string
+		want string
+	}{
+		{"negative after the command", "", []string{"check", "--stall-timeout=-1s", repoDir}, "Error: --stall-timeout -1s: want a duration of 0 (off) or more, e.g. 2m\nTry: fdl-formats check --help"},
+		{"negative before the command", "", []string{"--stall-timeout=-2m", "backfill", repoDir}, "--stall-timeout -2m0s: want a duration of 0 (off) or more, e.g. 2m\nTry: fdl-formats backfill --help"},
+		{"not a duration after the command", "", []string{"plan", "--stall-timeout=abc", repoDir}, "--stall-timeout \"abc\": want a duration of 0 (off) or more, e.g. 2m\nTry: fdl-formats plan --help"},
+		{"variable negative", "-1s", []string{"resolve", repoDir}, "$FDL_FORMATS_STALL_TIMEOUT \"-1s\": want a duration of 0 (off) or more, e.g. 2m\nTry: fdl-formats resolve --help"},
+		{"variable not a duration", "soon", []string{"check", repoDir}, "$FDL_FORMATS_STALL_TIMEOUT \"soon\": want a duration of 0 (off) or more, e.g. 2m\nTry: fdl-formats check --help"},
+		{"--log-level after the command", "", []string{"check", "--log-level=loud", repoDir}, "--log-level \"loud\": want one of debug, info, warn, error\nTry: fdl-formats check --help"},
+		{"--log-format before the command", "", []string{"--log-format", "xml", "compare", repoDir, repoDir}, "--log-format \"xml\": want one of text, json\nTry: fdl-formats compare --help"},
+		{"no command", "", []string{"--stall-timeout=-1s"}, "--stall-timeout -1s: want a duration of 0 (off) or more, e.g. 2m\nTry: fdl-formats --help"},
+		{"unknown command", "", []string{"--stall-timeout=-1s", "nosuch"}, "--stall-timeout -1s: want a duration of 0 (off) or more, e.g. 2m\nTry: fdl-formats --help"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv(stallTimeoutEnv, tc.env)
+			app := newApp()
+			var errOut strings.Builder
+			app.Writer, app.ErrWriter = &strings.Builder{}, &errOut
+			err := app.Run(t.Context(), append([]string{"fdl-formats"}, tc.args...))
+			if code := exitCode(err); code != exitUsage {
+				t.Fatalf("exit %d, want %d (error %v)", code, exitUsage, err)
+			}
+			if got := errOut.String() + renderError(err); !strings.HasSuffix(got, tc.want) {
+				t.Errorf("stderr %q, want it to end %q", got, tc.want)
+			}
+		})
+	}
+}
+
 // TestHelpFlagText: each command's --help reads as the README does. It
 // printed "--now until" (the backquoted word in the usage became the
 // placeholder), "(default: number of CPUs) (default: 0)" for --jobs, and
