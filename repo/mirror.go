@@ -210,9 +210,6 @@ func (rm *remote) sameBytes(path, key string, size int64) bool {
 	if err != nil || n != size {
 		return false
 	}
-	rm.mu.Lock()
-	rm.stats.Rehashed++
-	rm.mu.Unlock()
 	if sum != c.sha256 {
 		if rm.log != nil {
 			rm.log.Warn("a cached data file is not the bytes the store delivered (changed in the cache); downloading it again",
@@ -226,6 +223,11 @@ func (rm *remote) sameBytes(path, key string, size int64) bool {
 	c.stamp = stamp
 	// A record that cannot be written only costs this read next run.
 	_, _, _ = writeHashed(strings.NewReader(c.encode()), path+validatorSuffix, rm.recordTmp(path), nil)
+	// Counted only as reused: a copy found changed is downloaded again and
+	// counted so (Transfer.Rehashed is "of those" Cached).
+	rm.mu.Lock()
+	rm.stats.Rehashed++
+	rm.mu.Unlock()
 	return true
 }
 

@@ -58,7 +58,9 @@ type Transfer struct {
 	// Rehashed is how many of those were read again to hold them to the
 	// sha256 of the bytes the store delivered, their files not being the
 	// ones this machine wrote (a restored or copied cache folder): only
-	// those a reader of the run read (a proof not found kept).
+	// those a reader of the run read (a proof not found kept). A copy
+	// found changed so is downloaded again: counted in DataFiles, in
+	// neither of these.
 	Rehashed int `json:"data_files_rehashed"`
 	// CatalogsCached is how many frozen catalogs were taken from the cache
 	// (the store still holding the same bytes) instead of downloaded.
