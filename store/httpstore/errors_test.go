@@ -114,3 +114,47 @@ func TestSetupErrors(t *testing.T) {
 		})
 	}
 }
+
+// goneAfterHEAD answers HEADs from the server and refuses the connection of
+// every GET: a server that goes away between a file's HEAD and its GET.
+type goneAfterHEAD struct{ base http.RoundTripper }
+
+func (g goneAfterHEAD) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Method == http.MethodHead {
+		return g.base.RoundTrip(req)
+	}
+	return nil, &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connect: connection refused")}
+}
+
+// TestSetupErrorsAfterTheHEAD: the GETs that follow a HEAD (ReadTail's
+// ranged read of a file's end, Stat's sniff of a file typed as HTML)
+// classify a server gone as every other request does: a *SetupError,
+// Unreachable, which stops a run as a failure of the whole site. They were
+// Go's error alone, which a check took for the file's: unverifiable, with
+// the hint to restore it.
+func TestSetupErrorsAfterTheHEAD(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, ".html") {
+			w.Header().Set("Content-Type", "text/html")
+		}
+		fmt.Fprint(w, "{}")
+	}))
+	t.Cleanup(srv.Close)
+	st, err := httpstore.New(srv.URL+"/lake", &http.Client{Transport: goneAfterHEAD{srv.Client().Transport}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		op, key string
+		call    func() error
+	}{
+		{"read the end of", "fdl.json", func() error { _, _, err := st.ReadTail(t.Context(), "fdl.json", 8); return err }},
+		{"stat", "page.html", func() error { _, err := st.Stat(t.Context(), "page.html"); return err }},
+	} {
+		err := tc.call()
+		var se *httpstore.SetupError
+		if !errors.As(err, &se) || se.Problem != httpstore.Unreachable || !strings.HasPrefix(err.Error(), tc.op+" "+tc.key+" in ") {
+			t.Errorf("%s %s: %v (%T), want a SetupError, Unreachable, starting %q", tc.op, tc.key, err, err, tc.op+" "+tc.key+" in ")
+		}
+	}
+}

@@ -234,6 +234,12 @@ func (s *Store) ReadTail(ctx context.Context, key string, n int64) ([]byte, stor
 	first := max(head.Size-n, 0)
 	resp, err := s.do(ctx, http.MethodGet, u, http.Header{"Range": {fmt.Sprintf("bytes=%d-%d", first, head.Size-1)}})
 	if err != nil {
+		// A server gone between the HEAD and the GET is gone for the whole
+		// site, as at any other request (it was Go's error alone, which a
+		// run took for this file's: unverifiable, restore it).
+		if se := s.setupError("read the end of", key, err, nil); se != nil {
+			return nil, store.ObjectInfo{}, se
+		}
 		return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s: %w", key, err)
 	}
 	defer resp.Body.Close()
@@ -392,6 +398,9 @@ func (s *Store) isPage(ctx context.Context, key string) (bool, error) {
 	}
 	resp, err := s.do(ctx, http.MethodGet, u, http.Header{"Range": {fmt.Sprintf("bytes=0-%d", sniffLen-1)}})
 	if err != nil {
+		if se := s.setupError("stat", key, err, nil); se != nil {
+			return false, se
+		}
 		return false, fmt.Errorf("stat %s: %w", key, err)
 	}
 	defer resp.Body.Close()

@@ -1,0 +1,120 @@
+package repo
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/fdl-formats/fdl-formats/internal/faults"
+	"github.com/fdl-formats/fdl-formats/internal/webtest"
+	"github.com/fdl-formats/fdl-formats/store/httpstore"
+)
+
+// TestStopInTheMiddleOfAProof: a run that stops while a published
+// catalog's proof is under way (checkAll's ctx.Err() after prove) counts
+// that catalog as not proved, whatever the proof made of the reads the
+// stop cut short: no proof and no finding of it, and the stop is what the
+// run reports. One job, so version 1's content pass and proof come before
+// version 2's, and version 3's after.
+//
+//   - The web server goes away at the download of version 2's published
+//     catalog (the ranged read of its end, after its HEAD: the proof's own
+//     request): the check stops (a *StoppedError naming the catalog) and
+//     its report has version 1's proof, version 3 not checked, and the
+//     catalogs of versions 2 and 3 not proved. Without the check after
+//     prove, the failed download is a finding, unverifiable, with the hint
+//     to restore a catalog that is fine; and so it was until the web
+//     store's ranged read said a server gone was gone for the whole site
+//     (the stop then came at the next request, version 3's).
+//   - The run is interrupted (Ctrl-C) while version 2's proof reads its
+//     copy of the published catalog: the check returns the interrupt
+//     (exit 130) and no report, not a verdict on what it read (the next
+//     task's own check of the context returns it too).
+func TestStopInTheMiddleOfAProof(t *testing.T) {
+	t.Parallel()
+	root := lake11(t)
+	ids := versionIDs(t, root)
+	if len(ids) != 3 {
+		t.Fatalf("versions %v, want 3", ids)
+	}
+	cats := []string{CatalogKey(ids[0], "1.1"), CatalogKey(ids[1], "1.1"), CatalogKey(ids[2], "1.1")}
+	for _, tc := range []struct {
+		name        string
+		interrupted bool // else the server goes away
+	}{
+		{"server gone at the published catalog's download", false},
+		{"interrupted as the proof reads the published catalog", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := httptest.NewServer(webtest.Handler(root, webtest.Options{}))
+			t.Cleanup(srv.Close)
+			var client *http.Client
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var tripped atomic.Bool
+			if tc.interrupted {
+				client = srv.Client()
+				// The second proof's whole read of its copy of the
+				// published catalog (in its proof- folder; the first is
+				// version 1's).
+				var reads atomic.Int32
+				ctx = faults.With(ctx, func(p faults.Point) error {
+					if p.Name == "compare/read-whole" && strings.HasSuffix(p.Path, "-1.1.duckdb") && strings.HasPrefix(filepath.Base(filepath.Dir(p.Path)), "proof-") &&
+						reads.Add(1) == 2 {
+						tripped.Store(true)
+						cancel()
+					}
+					return nil
+				})
+			} else {
+				client = &http.Client{Transport: &breakAt{base: srv.Client().Transport,
+					trip: func(r *http.Request) bool {
+						return r.Method == http.MethodGet && r.URL.Path == "/"+cats[1]
+					},
+					onTrip: func() { tripped.Store(true); srv.Listener.Close(); srv.CloseClientConnections() }}}
+			}
+			site, err := httpstore.New(srv.URL+"/", client)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := Check(ctx, site, Options{Formats: []string{"1.1"}, Jobs: 1, Cache: t.TempDir(), WorkDir: t.TempDir()})
+			if !tripped.Load() {
+				t.Fatalf("the stop was never injected (check: %v)", err)
+			}
+			if errors.As(err, new(*CheckError)) {
+				t.Fatalf("check = %v: a verdict on reads the stop cut short (findings %q)", err, findingLines(rep))
+			}
+			if tc.interrupted {
+				if !errors.Is(err, context.Canceled) || errors.As(err, new(*StoppedError)) || rep != nil {
+					t.Fatalf("check = %v (%T), report %v; want the interrupt alone, no report", err, err, rep != nil)
+				}
+				return
+			}
+			var stopped *StoppedError
+			if !errors.As(err, &stopped) || !strings.Contains(err.Error(), cats[1]) || rep == nil || rep.Stopped == nil {
+				t.Fatalf("check = %v (%T), want a *StoppedError naming %s, with a report marked stopped", err, err, cats[1])
+			}
+			if f := nonWarnings(rep); len(f) > 0 {
+				t.Errorf("findings %q: the stopped download is no finding", findingLines(rep))
+			}
+			var proved []string
+			for _, p := range rep.Proofs {
+				if p.OK {
+					proved = append(proved, p.Key)
+				}
+			}
+			if len(rep.Proofs) != 1 || !slices.Equal(proved, cats[:1]) || !slices.Equal(rep.Stopped.VersionsNotChecked, ids[2:]) ||
+				!slices.Equal(rep.Stopped.CatalogsNotProved, cats[1:]) || rep.OK {
+				t.Errorf("ok %v, proofs %d (passed %q), stopped %+v; want version 1's proof alone, %q not checked, %q not proved",
+					rep.OK, len(rep.Proofs), proved, rep.Stopped, ids[2:], cats[1:])
+			}
+		})
+	}
+}
