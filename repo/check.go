@@ -119,7 +119,9 @@ type CheckReport struct {
 }
 
 // StoppedCheck is what a check that a whole-store failure stopped part-way
-// did not check. Whatever it found before, its exit code is the stop's
+// did not check: both lists empty when it stopped after every content pass
+// and proof, at the reader matrix, which a stopped check never evaluates.
+// Whatever it found before, its exit code is the stop's
 // (docs/repository.md, "Exit codes of a stopped check").
 type StoppedCheck struct {
 	// Reason is the store's error that stopped the run.
@@ -284,7 +286,7 @@ func Check(ctx context.Context, st store.Store, opts Options) (*CheckReport, err
 	})
 	var se *StoppedError
 	if partial != nil && errors.As(err, &se) {
-		se.Found = partial.Counts
+		se.Found, se.OnlyReaders = partial.Counts, partial.Stopped.onlyReaders()
 		return partial, err
 	}
 	return rep, err
@@ -334,23 +336,38 @@ func check(ctx context.Context, st store.Store, opts Options) (*CheckReport, err
 			rep.add(Finding{Kind: KindWarning, Detail: w})
 		}
 	}
+	if stop == nil {
+		// After the content pass, which found each frozen catalog's real
+		// format. It reads each published catalog's header: a whole-store
+		// failure there stops the run as anywhere else, after every pass
+		// and proof finished (such a stop dropped their report).
+		if err := r.addReaders(ctx, rep, &opts); err != nil {
+			if stop = opts.failures.cause(); stop == nil {
+				return nil, err
+			}
+		}
+	}
 	if stop != nil {
 		// A whole-store failure stopped the run part-way: what the passes
 		// and proofs that finished before it found stands (they read what
 		// they needed), the rest was not checked, and the reader matrix,
-		// which needs every version's content pass, is not evaluated. The
-		// report goes with the stop (Check): not ok, whatever was found.
+		// which needs every version's content pass and reads the catalogs'
+		// headers, is not evaluated. The report goes with the stop
+		// (Check): not ok, whatever was found, also when only the reader
+		// matrix was left (it finds differences of its own).
 		rep.Readers = []*ReaderRange{}
 		rep.Stopped = &StoppedCheck{Reason: stop.Error(), VersionsNotChecked: nonNil(done.unchecked), CatalogsNotProved: nonNil(done.unproved)}
 		r.nameReport(rep)
 		return rep, ctx.Err()
 	}
-	// After the content pass, which found each frozen catalog's real format.
-	if err := r.addReaders(ctx, rep, &opts); err != nil {
-		return nil, err
-	}
 	r.nameReport(rep)
 	return rep, rep.result()
+}
+
+// onlyReaders says that a check stopped after every content pass and
+// proof finished: only the reader matrix was not evaluated.
+func (s *StoppedCheck) onlyReaders() bool {
+	return len(s.VersionsNotChecked) == 0 && len(s.CatalogsNotProved) == 0
 }
 
 // nonNil is s, or an empty list for none: a report's lists are [], never

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -116,5 +117,66 @@ func TestStopInTheMiddleOfAProof(t *testing.T) {
 					rep.OK, len(rep.Proofs), proved, rep.Stopped, ids[2:], cats[1:])
 			}
 		})
+	}
+}
+
+// TestStopAfterEveryProof: a whole-store failure met after every content
+// pass and proof finished, at the reader matrix's reads (each published
+// catalog's header), stops the check with the report of every version and
+// catalog: the difference found (version 1's published catalog is version
+// 2's), every proof, nothing listed as not checked or not proved, the
+// readers not evaluated, and an error saying only the readers were left.
+// Its exit code stays the stop's: the reader matrix finds differences of
+// its own (a catalog saved at a storage its readers cannot open), so the
+// check is not done. Before, that stop dropped the report: the error
+// alone, the difference learnt on the rerun.
+func TestStopAfterEveryProof(t *testing.T) {
+	t.Parallel()
+	_, root := cloneRepo(t, lake11(t))
+	ids := versionIDs(t, root)
+	if len(ids) != 3 {
+		t.Fatalf("versions %v, want 3", ids)
+	}
+	wrong := CatalogKey(ids[0], "1.1")
+	other, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(CatalogKey(ids[1], "1.1"))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, filepath.FromSlash(wrong)), other, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(webtest.Handler(root, webtest.Options{}))
+	t.Cleanup(srv.Close)
+	var last atomic.Bool // the last proof has finished
+	site, err := httpstore.New(srv.URL+"/", &http.Client{Transport: &breakAt{base: srv.Client().Transport,
+		trip:   func(*http.Request) bool { return last.Load() },
+		onTrip: func() { srv.Listener.Close(); srv.CloseClientConnections() }}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Check(context.Background(), site, Options{Formats: []string{"1.1"}, Jobs: 1, Cache: t.TempDir(), WorkDir: t.TempDir(),
+		Progress: func(p Progress) {
+			if p.Done == p.Total {
+				last.Store(true)
+			}
+		}})
+	var stopped *StoppedError
+	if !last.Load() || !errors.As(err, &stopped) || rep == nil || rep.Stopped == nil {
+		t.Fatalf("check = %v (%T), report %v (last proof finished: %v); want a *StoppedError with the report of every pass and proof", err, err, rep != nil, last.Load())
+	}
+	if want := "; every version was checked and every published catalog's proof finished before it, finding 1 difference (the report lists them); only the readers were not evaluated"; !stopped.OnlyReaders || !strings.HasSuffix(err.Error(), want) {
+		t.Errorf("error %q: want it to end %q", err, want)
+	}
+	var found []string
+	for _, f := range nonWarnings(rep) {
+		found = append(found, string(f.Kind)+" "+f.Key)
+	}
+	if want := []string{"difference " + wrong}; !slices.Equal(found, want) {
+		t.Errorf("findings %q, want only %q", findingLines(rep), want)
+	}
+	if rep.OK || len(rep.Proofs) != 3 || len(rep.Stopped.VersionsNotChecked) != 0 || len(rep.Stopped.CatalogsNotProved) != 0 ||
+		rep.Stopped.VersionsNotChecked == nil || rep.Stopped.CatalogsNotProved == nil || len(rep.Readers) != 0 {
+		t.Errorf("ok %v, %d proof(s), stopped %+v, %d reader range(s); want not ok, 3 proofs, nothing ([]) not checked or not proved, no reader evaluated",
+			rep.OK, len(rep.Proofs), rep.Stopped, len(rep.Readers))
 	}
 }

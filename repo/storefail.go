@@ -101,6 +101,10 @@ type StoppedError struct {
 	// report, CheckReport.Stopped, lists them): said in the message, as
 	// the exit code is the stop's.
 	Found map[Kind]int
+	// OnlyReaders: the check stopped after every content pass and proof
+	// finished; only its reader matrix was not evaluated (said in the
+	// message, where nothing is listed as not checked).
+	OnlyReaders bool
 }
 
 func (e *StoppedError) Error() string {
@@ -111,7 +115,12 @@ func (e *StoppedError) Error() string {
 			found = append(found, fmt.Sprintf("%d %s", n, k))
 		}
 	}
-	if len(found) > 0 {
+	switch {
+	case e.OnlyReaders && len(found) > 0:
+		msg += "; every version was checked and every published catalog's proof finished before it, finding " + strings.Join(found, ", ") + " (the report lists them); only the readers were not evaluated"
+	case e.OnlyReaders:
+		msg += "; every version was checked and every published catalog's proof finished before it, nothing found wrong; only the readers were not evaluated"
+	case len(found) > 0:
 		msg += "; before the stop it found " + strings.Join(found, ", ") + " (the report lists them, and what was not checked)"
 	}
 	return msg

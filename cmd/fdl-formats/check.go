@@ -134,7 +134,13 @@ func printCheck(out io.Writer, root string, rep *repo.CheckReport) {
 		}
 		fmt.Fprintf(out, "%-12s %s: %s\n", f.Kind, where, oneline.First(f.Detail))
 	}
-	if s := rep.Stopped; s != nil {
+	switch s := rep.Stopped; {
+	case s == nil:
+	case len(s.VersionsNotChecked) == 0 && len(s.CatalogsNotProved) == 0:
+		// At the reader matrix's reads: it said "0 version(s) not
+		// checked, 0 published catalog(s) not proved".
+		fmt.Fprintf(out, "%-12s the run stopped after every version was checked and every published catalog's proof finished (a failure of the whole store: see the error): only the readers not evaluated; the findings above are those of every version and catalog\n", "stopped")
+	default:
 		// The stop itself is the Error: line on stderr; this says what
 		// the report covers.
 		fmt.Fprintf(out, "%-12s the run stopped part-way (a failure of the whole store: see the error): %d version(s) not checked, %d published catalog(s) not proved, the readers not evaluated; the findings above were made before the stop\n",

@@ -119,3 +119,31 @@ func TestStoppedCheckReport(t *testing.T) {
 		t.Errorf("JSON report:\n%s\nwant ok false, exit_code 1, the stop's error and hint, the difference of %s, and stopped with its reason and what was not checked", js.String(), key)
 	}
 }
+
+// TestStoppedAfterEveryProofReport: a check stopped after every content
+// pass and proof, at the reader matrix's reads (repo's
+// TestStopAfterEveryProof), says that only the readers were left, in its
+// stopped line and its Error: line, where it said "0 version(s) not
+// checked, 0 published catalog(s) not proved"; it exits as the stop does
+// (1), the readers not evaluated.
+func TestStoppedAfterEveryProofReport(t *testing.T) {
+	stop := &httpstore.SetupError{Problem: httpstore.Unreachable, Op: "open", Key: "versions/v1/catalogs/1.1.duckdb", Location: "http://127.0.0.1:1/", Host: "127.0.0.1:1", Err: errors.New("connection refused")}
+	rep := repo.RunFailedCheckReport()
+	rep.Plan = &repo.Matrix{FormatVersion: 1}
+	rep.Proofs = []*repo.Proof{{Version: "v1", Format: "1.1", Key: "versions/v1/catalogs/1.1.duckdb", OK: true}}
+	rep.Stopped = &repo.StoppedCheck{Reason: stop.Error(), VersionsNotChecked: []string{}, CatalogsNotProved: []string{}}
+	err := &repo.StoppedError{Command: "check", Err: stop, Found: rep.Counts, OnlyReaders: true}
+	setRunError(rep, err)
+	if code := exitCode(err); code != exitFailure || rep.ExitCode != exitFailure {
+		t.Errorf("exit %d, report's exit_code %d; want the stop's, %d", code, rep.ExitCode, exitFailure)
+	}
+	if first := strings.Split(renderError(err), "\n")[0]; !strings.HasSuffix(first, "; every version was checked and every published catalog's proof finished before it, nothing found wrong; only the readers were not evaluated") {
+		t.Errorf("Error: line %q, want it to say that only the readers were left", first)
+	}
+	var text strings.Builder
+	printCheck(&text, "http://127.0.0.1:1/", rep)
+	want := "stopped      the run stopped after every version was checked and every published catalog's proof finished (a failure of the whole store: see the error): only the readers not evaluated"
+	if !strings.Contains(text.String(), want) || strings.Contains(text.String(), "0 version(s) not checked") || strings.Contains(text.String(), "check: ok") {
+		t.Errorf("text report:\n%s\nwant a line with %q, and no count of nothing", text.String(), want)
+	}
+}
