@@ -338,9 +338,10 @@ func check(ctx context.Context, st store.Store, opts Options) (*CheckReport, err
 	}
 	if stop == nil {
 		// After the content pass, which found each frozen catalog's real
-		// format. It reads each published catalog's header: a whole-store
-		// failure there stops the run as anywhere else, after every pass
-		// and proof finished (such a stop dropped their report).
+		// format. It reads each published catalog's header (from the
+		// store where the run holds no copy of it: catalogHeader): a
+		// whole-store failure there stops the run as anywhere else, after
+		// every pass and proof finished (such a stop dropped their report).
 		if err := r.addReaders(ctx, rep, &opts); err != nil {
 			if stop = opts.failures.cause(); stop == nil {
 				return nil, err

@@ -121,17 +121,38 @@ func TestStopInTheMiddleOfAProof(t *testing.T) {
 }
 
 // TestStopAfterEveryProof: a whole-store failure met after every content
-// pass and proof finished, at the reader matrix's reads (each published
-// catalog's header), stops the check with the report of every version and
-// catalog: the difference found (version 1's published catalog is version
-// 2's), every proof, nothing listed as not checked or not proved, the
-// readers not evaluated, and an error saying only the readers were left.
-// Its exit code stays the stop's: the reader matrix finds differences of
-// its own (a catalog saved at a storage its readers cannot open), so the
-// check is not done. Before, that stop dropped the report: the error
-// alone, the difference learnt on the rerun.
+// pass and proof finished, at the reader matrix's reads (the header of
+// each published catalog the run did not download: here version 3's 0.4
+// catalog, a format outside --formats, so not proved), stops the check
+// with the report of every version and catalog: the difference found
+// (version 1's published catalog is version 2's), every proof, nothing
+// listed as not checked or not proved, the readers not evaluated, and an
+// error saying only the readers were left. Its exit code stays the
+// stop's: the reader matrix finds differences of its own (a catalog saved
+// at a storage its readers cannot open), so the check is not done.
+// Before, that stop dropped the report: the error alone, the difference
+// learnt on the rerun.
+//
+// Without that catalog the reader matrix asks the store nothing (each
+// proved catalog's header comes from its proof's copy): the server gone
+// after the last proof stops nothing, and the check ends with its
+// verdict (exit 3) and every reader evaluated. Before, each header was a
+// GET after the proofs, and that run stopped with the readers left.
 func TestStopAfterEveryProof(t *testing.T) {
 	t.Parallel()
+	for _, unproved := range []bool{true, false} {
+		name := "a catalog not proved"
+		if !unproved {
+			name = "every catalog proved"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			stopAfterEveryProof(t, unproved)
+		})
+	}
+}
+
+func stopAfterEveryProof(t *testing.T, unproved bool) {
 	_, root := cloneRepo(t, lake11(t))
 	ids := versionIDs(t, root)
 	if len(ids) != 3 {
@@ -145,12 +166,18 @@ func TestStopAfterEveryProof(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, filepath.FromSlash(wrong)), other, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if unproved {
+		if err := os.WriteFile(filepath.Join(root, filepath.FromSlash(CatalogKey(ids[2], "0.4"))), other, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	srv := httptest.NewServer(webtest.Handler(root, webtest.Options{}))
 	t.Cleanup(srv.Close)
 	var last atomic.Bool // the last proof has finished
+	var tripped atomic.Bool
 	site, err := httpstore.New(srv.URL+"/", &http.Client{Transport: &breakAt{base: srv.Client().Transport,
 		trip:   func(*http.Request) bool { return last.Load() },
-		onTrip: func() { srv.Listener.Close(); srv.CloseClientConnections() }}})
+		onTrip: func() { tripped.Store(true); srv.Listener.Close(); srv.CloseClientConnections() }}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,19 +187,26 @@ func TestStopAfterEveryProof(t *testing.T) {
 				last.Store(true)
 			}
 		}})
-	var stopped *StoppedError
-	if !last.Load() || !errors.As(err, &stopped) || rep == nil || rep.Stopped == nil {
-		t.Fatalf("check = %v (%T), report %v (last proof finished: %v); want a *StoppedError with the report of every pass and proof", err, err, rep != nil, last.Load())
-	}
-	if want := "; every version was checked and every published catalog's proof finished before it, finding 1 difference (the report lists them); only the readers were not evaluated"; !stopped.OnlyReaders || !strings.HasSuffix(err.Error(), want) {
-		t.Errorf("error %q: want it to end %q", err, want)
-	}
 	var found []string
 	for _, f := range nonWarnings(rep) {
 		found = append(found, string(f.Kind)+" "+f.Key)
 	}
 	if want := []string{"difference " + wrong}; !slices.Equal(found, want) {
 		t.Errorf("findings %q, want only %q", findingLines(rep), want)
+	}
+	if !unproved {
+		var ce *CheckError
+		if tripped.Load() || !errors.As(err, &ce) || rep == nil || rep.Stopped != nil || len(rep.Readers) != 1 {
+			t.Fatalf("check = %v (%T), a request after the last proof: %v; want its verdict (a *CheckError), no request after the last proof, the readers evaluated", err, err, tripped.Load())
+		}
+		return
+	}
+	var stopped *StoppedError
+	if !last.Load() || !errors.As(err, &stopped) || rep == nil || rep.Stopped == nil {
+		t.Fatalf("check = %v (%T), report %v (last proof finished: %v); want a *StoppedError with the report of every pass and proof", err, err, rep != nil, last.Load())
+	}
+	if want := "; every version was checked and every published catalog's proof finished before it, finding 1 difference (the report lists them); only the readers were not evaluated"; !stopped.OnlyReaders || !strings.HasSuffix(err.Error(), want) {
+		t.Errorf("error %q: want it to end %q", err, want)
 	}
 	if rep.OK || len(rep.Proofs) != 3 || len(rep.Stopped.VersionsNotChecked) != 0 || len(rep.Stopped.CatalogsNotProved) != 0 ||
 		rep.Stopped.VersionsNotChecked == nil || rep.Stopped.CatalogsNotProved == nil || len(rep.Readers) != 0 {

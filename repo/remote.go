@@ -122,7 +122,10 @@ type remote struct {
 	// published holds the published catalogs this run proved or wrote
 	// (keepPublished): key -> local copy in work.
 	published map[string]string
-	stats     Transfer
+	// heads holds the start of each catalog copyHeld downloaded and held
+	// in this run, for the reader matrix (catalogHeader).
+	heads map[string]heldHead
+	stats Transfer
 	// tailOnly counts the --data files whose object has no MD5 ETag
 	// (inStore compared only their size and last bytes).
 	tailOnly int
@@ -152,7 +155,7 @@ func newRemote(counter *store.Counter, cfg *fdljson.Repo, opts *Options, listing
 		slots:   make(chan struct{}, max(opts.Downloads, 1)),
 		onFile:  opts.OnDownload, listings: listings,
 		catalogs: map[string]*fetch{}, files: map[string]*fetch{}, footers: map[string]*fetch{}, published: map[string]string{},
-		unread: map[string]unreadCopy{}, reread: map[string]*fetch{},
+		heads: map[string]heldHead{}, unread: map[string]unreadCopy{}, reread: map[string]*fetch{},
 		md5s: opts.DigestCache,
 	}
 	if opts.Downloads == 0 {
@@ -959,11 +962,23 @@ func holdToTail(key, dst string, n int64, got *store.ObjectInfo, tail []byte, in
 // copyHeld copies the object key into a new file in dir, through a
 // ranged read of its end and a download held to it (readTail,
 // downloadHeld), and returns the file's path, the sha256 of its bytes and
-// their number.
+// their number. The start of a copy so held is kept for the reader matrix
+// (keepHead).
 func (rm *remote) copyHeld(ctx context.Context, key, dir string) (string, string, int64, error) {
-	return copyHeld(ctx, key, dir, rm.readTail, func(ctx context.Context, key, dst string) (string, int64, *store.ObjectInfo, error) {
-		return rm.downloadDescribed(ctx, key, dst, nil)
+	hd := &head{}
+	var held store.ObjectInfo
+	readTail := func(ctx context.Context, key string) ([]byte, store.ObjectInfo, error) {
+		tail, info, err := rm.readTail(ctx, key)
+		held = info
+		return tail, info, err
+	}
+	local, sum, n, err := copyHeld(ctx, key, dir, readTail, func(ctx context.Context, key, dst string) (string, int64, *store.ObjectInfo, error) {
+		return rm.downloadDescribed(ctx, key, dst, hd)
 	})
+	if err == nil {
+		rm.keepHead(key, hd, held)
+	}
+	return local, sum, n, err
 }
 
 // copyHeld copies the object key into a new file in dir: a ranged read of

@@ -679,7 +679,7 @@ func (r *repository) catalogFiles(ctx context.Context, v *version, readHeaders b
 		f := &CatalogFile{Key: CatalogKey(v.id, name), Format: name, StorageFrom: "file header"}
 		r.setReaders(f)
 		if f.problem == "" {
-			h, err := readHeader(ctx, r.st, f.Key)
+			h, err := r.catalogHeader(ctx, v, "catalogs/"+name+".duckdb")
 			switch {
 			case err != nil && ctx.Err() != nil:
 				return nil, ctx.Err()
