@@ -105,6 +105,37 @@ func (c *Counter) ReadTail(ctx context.Context, key string, n int64) (tail []byt
 	return tail, info, c.failed(key, err)
 }
 
+// ReadTailKeep is ReadTail that, where the store can (TailKeeper), also
+// writes a whole-object answer to the ranged GET to whole (kept): every
+// byte of such an answer is counted as downloaded, as a download of the
+// object is.
+func (c *Counter) ReadTailKeep(ctx context.Context, key string, n int64, whole io.Writer) (tail []byte, info ObjectInfo, kept bool, err error) {
+	tk, ok := c.Store.(TailKeeper)
+	if !ok || whole == nil {
+		tail, info, err = c.ReadTail(ctx, key, n)
+		return tail, info, false, err
+	}
+	var sent atomic.Int64
+	tail, info, kept, err = tk.ReadTailKeep(ctx, key, n, countingWriter{w: whole, n: &sent})
+	if kept {
+		c.down.Add(sent.Load())
+	} else {
+		c.down.Add(int64(len(tail)))
+	}
+	return tail, info, kept, c.failed(key, err)
+}
+
+type countingWriter struct {
+	w io.Writer
+	n *atomic.Int64
+}
+
+func (w countingWriter) Write(p []byte) (int, error) {
+	n, err := w.w.Write(p)
+	w.n.Add(int64(n))
+	return n, err
+}
+
 // Create implements Store; only an object actually written counts. A
 // regular file is passed on as it is (stores may seek it) and counted by
 // its size.

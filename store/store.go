@@ -102,6 +102,17 @@ type TailReader interface {
 	ReadTail(ctx context.Context, key string, n int64) ([]byte, ObjectInfo, error)
 }
 
+// TailKeeper is implemented by TailReaders whose server may answer the
+// ranged GET with the whole object (a web server that ignores Range):
+// ReadTailKeep is ReadTail that also writes such a whole answer to whole,
+// as it is read, and reports it (kept), so that a caller that needs the
+// object adopts the bytes it was sent instead of downloading it again.
+// Nothing is written for a ranged answer; a kept answer holds exactly
+// the object's size in bytes. A write error of whole fails the read.
+type TailKeeper interface {
+	ReadTailKeep(ctx context.Context, key string, n int64, whole io.Writer) (tail []byte, info ObjectInfo, kept bool, err error)
+}
+
 // GETSizer is implemented by stores whose Stat is another request than
 // the GETs that read an object (a web server's HEAD), so that the two can
 // disagree about its size: a proxy, cache or application may answer HEAD

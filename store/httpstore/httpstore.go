@@ -216,20 +216,30 @@ func (s *Store) OpenInfo(ctx context.Context, key string) (io.ReadCloser, store.
 // ranged answer whose Content-Range is not the range asked, or not the
 // bytes sent, is an error, as it is for DuckDB.
 func (s *Store) ReadTail(ctx context.Context, key string, n int64) ([]byte, store.ObjectInfo, error) {
+	tail, info, _, err := s.ReadTailKeep(ctx, key, n, nil)
+	return tail, info, err
+}
+
+var _ store.TailKeeper = (*Store)(nil)
+
+// ReadTailKeep implements store.TailKeeper: ReadTail that, where the
+// server answers the range with the whole file, also writes the answer to
+// whole (when not nil) as it reads it for its last bytes (kept).
+func (s *Store) ReadTailKeep(ctx context.Context, key string, n int64, whole io.Writer) (_ []byte, _ store.ObjectInfo, kept bool, _ error) {
 	if err := store.ValidateKey(key); err != nil {
-		return nil, store.ObjectInfo{}, err
+		return nil, store.ObjectInfo{}, false, err
 	}
 	hd, err := s.statFile(ctx, key)
 	if err != nil {
-		return nil, store.ObjectInfo{}, err
+		return nil, store.ObjectInfo{}, false, err
 	}
 	head := hd.ObjectInfo
 	if head.Size == 0 {
-		return []byte{}, head, nil
+		return []byte{}, head, false, nil
 	}
 	u, err := s.url(key)
 	if err != nil {
-		return nil, store.ObjectInfo{}, err
+		return nil, store.ObjectInfo{}, false, err
 	}
 	first := max(head.Size-n, 0)
 	resp, err := s.do(ctx, http.MethodGet, u, http.Header{"Range": {fmt.Sprintf("bytes=%d-%d", first, head.Size-1)}})
@@ -238,48 +248,52 @@ func (s *Store) ReadTail(ctx context.Context, key string, n int64) ([]byte, stor
 		// site, as at any other request (it was Go's error alone, which a
 		// run took for this file's: unverifiable, restore it).
 		if se := s.setupError("read the end of", key, err, nil); se != nil {
-			return nil, store.ObjectInfo{}, se
+			return nil, store.ObjectInfo{}, false, se
 		}
-		return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s: %w", key, err)
+		return nil, store.ObjectInfo{}, false, fmt.Errorf("read the end of %s: %w", key, err)
 	}
 	defer resp.Body.Close()
 	if err := check(resp, key); err != nil {
 		if se := s.setupError("read the end of", key, err, resp); se != nil {
-			return nil, store.ObjectInfo{}, se
+			return nil, store.ObjectInfo{}, false, se
 		}
-		return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s: %w", key, err)
+		return nil, store.ObjectInfo{}, false, fmt.Errorf("read the end of %s: %w", key, err)
 	}
 	if err := store.CheckETags(key, hd.etag, resp.Header.Get("ETag")); err != nil {
-		return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %w", err)
+		return nil, store.ObjectInfo{}, false, fmt.Errorf("read the end of %w", err)
 	}
 	info := responseInfo(resp, key)
 	if resp.StatusCode != http.StatusPartialContent {
-		tail, err := store.LastBytes(store.ContextReader(ctx, resp.Body), n, head.Size)
+		var body io.Reader = store.ContextReader(ctx, resp.Body)
+		if whole != nil {
+			body = io.TeeReader(body, whole)
+		}
+		tail, err := store.LastBytes(body, n, head.Size)
 		if err != nil {
-			return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s: the server ignored the range (%s): %w", key, resp.Status, err)
+			return nil, store.ObjectInfo{}, false, fmt.Errorf("read the end of %s: the server ignored the range (%s): %w", key, resp.Status, err)
 		}
 		info.Size = head.Size
 		info.IgnoredRange = first > 0
-		return tail, info, nil
+		return tail, info, whole != nil, nil
 	}
 	tail, err := io.ReadAll(io.LimitReader(resp.Body, n+1))
 	if err != nil {
-		return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s: %w", key, err)
+		return nil, store.ObjectInfo{}, false, fmt.Errorf("read the end of %s: %w", key, err)
 	}
 	size, err := store.TailRange(resp.Header.Get("Content-Range"), int64(len(tail)), n)
 	switch {
 	case err != nil && size > 0 && size != head.Size:
 		// The range asked ends at the HEAD's size, the object at another.
-		return nil, store.ObjectInfo{}, store.SizeDisagrees(fmt.Errorf("read the end of %s: %w", key, err))
+		return nil, store.ObjectInfo{}, false, store.SizeDisagrees(fmt.Errorf("read the end of %s: %w", key, err))
 	case err != nil:
-		return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s: %w", key, err)
+		return nil, store.ObjectInfo{}, false, fmt.Errorf("read the end of %s: %w", key, err)
 	case size >= 0 && size != head.Size:
-		return nil, store.ObjectInfo{}, store.SizeDisagrees(fmt.Errorf("read the end of %s: %d bytes by its HEAD, %d by its GET (changed while read?)", key, head.Size, size))
+		return nil, store.ObjectInfo{}, false, store.SizeDisagrees(fmt.Errorf("read the end of %s: %d bytes by its HEAD, %d by its GET (changed while read?)", key, head.Size, size))
 	case size < 0 && int64(len(tail)) != min(n, head.Size):
-		return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s: %d bytes for the last %d of a %d-byte file", key, len(tail), n, head.Size)
+		return nil, store.ObjectInfo{}, false, fmt.Errorf("read the end of %s: %d bytes for the last %d of a %d-byte file", key, len(tail), n, head.Size)
 	}
 	info.Size = head.Size
-	return tail, info, nil
+	return tail, info, false, nil
 }
 
 // GETSize implements store.GETSizer by a GET of the first byte (Range:
