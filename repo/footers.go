@@ -33,10 +33,15 @@ import (
 //
 // Stand-ins are never in the mirror (no proof or reader of data takes one
 // for the data file): those of objects with a strong ETag are kept in
-// <hash>.footers/ beside it, named by the object's key, size and ETag, so
-// that a warm plan reads only the 8 bytes that revalidate each (what a
-// copy costs); the others (a weak ETag, a Last-Modified time) in the run's
-// work folder, for the run only.
+// <hash>.footers/ beside it, named by the object's key, size and ETag and
+// held to the sha256 of their bytes, so that a warm plan reads only the 8
+// bytes that revalidate each (what a copy costs); the others (a weak ETag,
+// a Last-Modified time) in the run's work folder, for the run only. A
+// copy downloaded whole into the mirror leaves its stand-in there too
+// (keepStandIn), made from its bytes: a later run whose copy is not yet
+// held to the bytes the store delivered (a restored cache), and which the
+// footer checks therefore do not read, takes the stand-in instead of two
+// ranged reads more of the object.
 const footersSuffix = ".footers"
 
 // footerMagic ends a Parquet file, after the footer's length; it also
@@ -119,12 +124,23 @@ func (rm *remote) footer(ctx context.Context, key string) (string, error) {
 // footerHeld is footer within a download slot; whole asks for the whole
 // file instead.
 func (rm *remote) footerHeld(ctx context.Context, key string) (path string, whole bool, _ error) {
-	tail, info, err := rm.readTail(ctx, key)
+	tail, info, ans, err := rm.footerTail(ctx, key)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", false, nil // missing: the proof reports it
 	}
 	if err != nil {
 		return "", false, fmt.Errorf("data file %s: %w", key, err)
+	}
+	if ans != nil {
+		// The server sent the whole file: it is the copy.
+		f, mine := rm.claimFile(key)
+		if !mine {
+			ans.discard() // made by another caller: Fetch waits for it
+			return "", true, nil
+		}
+		f.err = rm.adoptCopy(key, rm.localPath(key), ans, info)
+		close(f.done)
+		return rm.localPath(key), false, f.err
 	}
 	if len(tail) != tailBytes || string(tail[4:]) != footerMagic {
 		return "", true, nil
@@ -133,10 +149,11 @@ func (rm *remote) footerHeld(ctx context.Context, key string) (path string, whol
 	if n+int64(2*len(footerMagic))+4 > info.Size {
 		return "", true, nil
 	}
-	dir, name := rm.footerPlace(key, info)
-	path = filepath.Join(dir, name)
-	if mine, err := fileTail(path, tailBytes); err == nil && bytes.Equal(mine, tail) {
-		if st, err := os.Stat(path); err == nil && st.Size() == n+12 {
+	dir, ident := rm.footerPlace(key, info)
+	// Only the cache's are found again: the work folder's are of this
+	// run, which reads each footer once.
+	if rm.keyFolder(dir) {
+		if path, ok := findStandIn(dir, ident, tail, n); ok {
 			rm.mu.Lock()
 			rm.stats.FootersCached++
 			rm.mu.Unlock()
@@ -150,21 +167,7 @@ func (rm *remote) footerHeld(ctx context.Context, key string) (path string, whol
 	if again.Size != info.Size || again.ETag != info.ETag || !again.ModTime.Equal(info.ModTime) || int64(len(end)) != n+tailBytes || !bytes.Equal(end[n:], tail) {
 		return "", false, fmt.Errorf("data file %s: its footer, read by a ranged read after its last %d bytes, is not of the same object (changed while read?): %w", key, tailBytes, errStoreDiffers)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", false, fmt.Errorf("data file %s: keep its footer: %w", key, err)
-	}
-	f, err := os.CreateTemp(dir, ".footer-*")
-	if err == nil {
-		_, err = f.Write(standIn(end))
-		err = errors.Join(err, f.Close())
-		if err == nil {
-			err = os.Rename(f.Name(), path)
-		}
-		if err != nil {
-			os.Remove(f.Name())
-		}
-	}
-	if err != nil {
+	if path, err = writeStandIn(dir, ident, end, rm.keyFolder(dir)); err != nil {
 		return "", false, fmt.Errorf("data file %s: keep its footer: %w", key, err)
 	}
 	rm.mu.Lock()
@@ -173,18 +176,199 @@ func (rm *remote) footerHeld(ctx context.Context, key string) (path string, whol
 	return path, false, nil
 }
 
-// footerPlace is the folder and name of the stand-in of the object key as
-// the store describes it: beside the mirror, named by key, size and ETag,
-// where the ETag is strong (it names the bytes); in the run's work folder
-// otherwise, where nothing else reuses it.
-func (rm *remote) footerPlace(key string, info store.ObjectInfo) (dir, name string) {
-	sum := sha256.Sum256([]byte(key + "\x00" + strconv.FormatInt(info.Size, 10) + "\x00" + info.ETag))
-	name = hex.EncodeToString(sum[:16]) + ".parquet"
-	if rm.catalogDir != "" && strongValidator(&info) {
-		return rm.cacheDir + footersSuffix, name
+// footerTail is the last bytes of the object key and what the store says
+// of it, for its stand-in: those this run's ranged read gave for the copy
+// it reused unread (fillCache read them, and nothing since reads the
+// copy), else a ranged read's, whose whole answer, where the server sent
+// the whole file, is kept (ans) to be adopted as the copy.
+func (rm *remote) footerTail(ctx context.Context, key string) (_ []byte, _ store.ObjectInfo, ans *keptAnswer, _ error) {
+	rm.mu.Lock()
+	u, unread := rm.unread[key]
+	rm.mu.Unlock()
+	if unread {
+		return u.tail, u.info, nil, nil
 	}
-	return filepath.Join(rm.work, "footers"), name
+	return rm.readTailKeep(ctx, key, rm.answerDir(), nil)
 }
+
+// claimFile takes the making of the data file key's copy in this run
+// (dataFile's once) for the caller, mine false when another caller
+// already made it or is making it. The caller sets f.err and closes
+// f.done.
+func (rm *remote) claimFile(key string) (f *fetch, mine bool) {
+	rm.mu.Lock()
+	defer rm.mu.Unlock()
+	if f, ok := rm.files[key]; ok {
+		return f, false
+	}
+	f = &fetch{done: make(chan struct{})}
+	rm.files[key] = f
+	return f, true
+}
+
+// writeStandIn writes the stand-in of a Parquet file ending with end into
+// dir (through a temporary file: a reader never sees half of it), named
+// by ident, the object's identity (footerPlace), and the sha256 of its
+// bytes (findStandIn holds it to them), and returns its path. With onlyKey
+// (dir is one object key's folder in the cache), it removes the other
+// stand-ins dir holds, which name identities (size, ETag) the object no
+// longer has.
+func writeStandIn(dir, ident string, end []byte, onlyKey bool) (string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	b := standIn(end)
+	sum := sha256.Sum256(b)
+	name := ident + "-" + hex.EncodeToString(sum[:16]) + ".parquet"
+	f, err := os.CreateTemp(dir, ".footer-*")
+	if err != nil {
+		return "", err
+	}
+	_, err = f.Write(b)
+	err = errors.Join(err, f.Close())
+	if err == nil {
+		err = os.Rename(f.Name(), filepath.Join(dir, name))
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", err
+	}
+	if !onlyKey {
+		return filepath.Join(dir, name), nil
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		// Temporary files are other runs' stand-ins being written.
+		if e.Name() != name && strings.HasSuffix(e.Name(), ".parquet") && !strings.HasPrefix(e.Name(), ".") {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+	return filepath.Join(dir, name), nil
+}
+
+// findStandIn finds in dir the stand-in of the identity ident (footerPlace)
+// of an object whose footer is n bytes long and whose last bytes are tail,
+// held to the sha256 its name records: a stand-in changed in the cache
+// (every file of a restored cache is new to this machine, and no record
+// of how it was written can tell it from one edited) is removed and not
+// used. A stand-in is a footer, so reading it whole costs little.
+func findStandIn(dir, ident string, tail []byte, n int64) (string, bool) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return "", false
+	}
+	for _, e := range entries {
+		sum, ok := strings.CutPrefix(e.Name(), ident+"-")
+		if !ok {
+			continue
+		}
+		sum, ok = strings.CutSuffix(sum, ".parquet")
+		path := filepath.Join(dir, e.Name())
+		b, err := os.ReadFile(path)
+		if !ok || err != nil {
+			continue
+		}
+		got := sha256.Sum256(b)
+		if hex.EncodeToString(got[:16]) != sum {
+			os.Remove(path) // not the bytes written
+			continue
+		}
+		if int64(len(b)) == n+12 && bytes.HasSuffix(b, tail) {
+			return path, true
+		}
+	}
+	return "", false
+}
+
+// hasStandIn reports whether dir holds a stand-in of the identity ident.
+func hasStandIn(dir, ident string) bool {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ident+"-") {
+			return true
+		}
+	}
+	return false
+}
+
+// keepStandIn keeps, beside the mirror, the stand-in of the copy at path
+// of the object key, which the store describes as info, when none is kept
+// yet: made from the copy's own bytes, so that a later run whose copy is
+// not yet held to the bytes the store delivered (a restored cache: the
+// conversion's footer checks do not read it) takes its footer from the
+// stand-in instead of two ranged reads. It is kept only where the
+// object's ETag is strong (footerPlace) and the copy is what its record
+// says was delivered under that identity: the record names info's
+// validator and size, and the copy still bears the stamp the record
+// holds (not replaced or changed since), before and after its footer is
+// read. A copy whose end is no Parquet footer has none. Failures only
+// cost the ranged reads next time: nothing is reported.
+func (rm *remote) keepStandIn(key, path string, info store.ObjectInfo) {
+	if rm.catalogDir == "" || !strongValidator(&info) {
+		return
+	}
+	dir, ident := rm.footerPlace(key, info)
+	if hasStandIn(dir, ident) {
+		return
+	}
+	c, ok := readCopyRecord(path + validatorSuffix)
+	if !ok || !c.strong || c.validator != validator(info) || c.size != info.Size {
+		return
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	stamped := func() bool {
+		st, err := f.Stat()
+		return err == nil && st.Size() == info.Size && copyStamp(st) == c.stamp
+	}
+	if !stamped() || info.Size < 2*int64(len(footerMagic))+4 {
+		return
+	}
+	tail := make([]byte, tailBytes)
+	if _, err := f.ReadAt(tail, info.Size-tailBytes); err != nil || string(tail[4:]) != footerMagic {
+		return
+	}
+	n := int64(binary.LittleEndian.Uint32(tail[:4]))
+	if n+int64(2*len(footerMagic))+4 > info.Size {
+		return
+	}
+	end := make([]byte, n+tailBytes)
+	if _, err := f.ReadAt(end, info.Size-int64(len(end))); err != nil || !stamped() {
+		return
+	}
+	_, _ = writeStandIn(dir, ident, end, true)
+}
+
+// keyFolder reports whether dir, from footerPlace, is one object key's
+// folder in the cache (the run's work folder holds every key's).
+func (rm *remote) keyFolder(dir string) bool {
+	return rm.catalogDir != "" && strings.HasPrefix(dir, rm.cacheDir+footersSuffix+string(filepath.Separator))
+}
+
+// footerPlace is the folder of the stand-in of the object key as the
+// store describes it and the identity its name starts with (key, size and
+// ETag, hashed): beside the mirror, in the key's own folder, where the
+// ETag is strong (it names the bytes); in the run's work folder
+// otherwise, where nothing else reuses it.
+func (rm *remote) footerPlace(key string, info store.ObjectInfo) (dir, ident string) {
+	sum := sha256.Sum256([]byte(key + "\x00" + strconv.FormatInt(info.Size, 10) + "\x00" + info.ETag))
+	ident = hex.EncodeToString(sum[:16])
+	if rm.catalogDir != "" && strongValidator(&info) {
+		k := sha256.Sum256([]byte(key))
+		return filepath.Join(rm.cacheDir+footersSuffix, footersLayout, hex.EncodeToString(k[:16])), ident
+	}
+	return filepath.Join(rm.work, "footers"), ident
+}
+
+// footersLayout names the layout of <hash>.footers/: a folder per object
+// key (the hash of the key), holding the stand-in of the identity (size,
+// ETag) the object had when it was last read, named by that identity and
+// the sha256 of the stand-in's bytes. Stand-ins of the first layout (one
+// folder, named by identity alone) are not read.
+const footersLayout = "v2"
 
 // standIn is the stand-in of a Parquet file whose last bytes are end (its
 // footer, the footer's length and "PAR1"): "PAR1" and end, which DuckDB's

@@ -317,15 +317,27 @@ func (rm *remote) catalog(ctx context.Context, key string, ref *fdljson.FileRef)
 	f := rm.once(rm.catalogs, key, func(f *fetch) {
 		f.path = filepath.Join(rm.work, filepath.FromSlash(key))
 		hd := &head{}
-		tail, info, err := rm.readTail(ctx, key)
-		if err == nil && ref != nil && rm.cachedFrozen(key, ref, f.path, hd, tail, info) {
-			f.header = hd.header()
-			return
-		}
+		// A server that ignores the range sends the whole catalog
+		// instead: kept (ans), it is the download (wholeanswer.go).
+		tail, info, ans, err := rm.readTailKeep(ctx, key, rm.work, hd)
 		var sum string
 		var n int64
 		var got *store.ObjectInfo
-		if err == nil {
+		switch {
+		case err != nil:
+		case ans != nil:
+			sum, n, got = ans.sum, ans.n, &info
+			if err = os.MkdirAll(filepath.Dir(f.path), 0o755); err == nil {
+				err = os.Rename(ans.path, f.path)
+			}
+			if err != nil {
+				ans.discard()
+				err = fmt.Errorf("%s: keep the whole answer to its ranged read: %w", key, err)
+			}
+		case ref != nil && rm.cachedFrozen(key, ref, f.path, hd, tail, info):
+			f.header = hd.header()
+			return
+		default:
 			sum, n, got, err = rm.downloadHeld(ctx, key, f.path, hd, tail, info)
 		}
 		if err == nil {
@@ -705,14 +717,22 @@ func (rm *remote) fillCache(ctx context.Context, cf cachedFile) error {
 	// still be read (an S3 object moved to an archive storage class
 	// answers HEAD, not GET), through the ranged reads DuckDB makes, and
 	// its bytes must be the cached copy's.
-	tail, info, err := rm.readTail(ctx, cf.key)
+	// A server that ignores the range sends the whole file instead: kept
+	// (ans), it is the download where one is needed (wholeanswer.go).
+	tail, info, ans, err := rm.readTailKeep(ctx, cf.key, rm.answerDir(), nil)
 	if err != nil {
 		return fmt.Errorf("data file %s: %w", cf.key, err)
 	}
 	// The cache mirrors the store's bytes, also where their size is not
 	// the one the catalog records: that is for the checks to find, as in
 	// a local folder (a difference, not a failed download).
-	if held, unread := rm.heldCopy(path, tail, info); held && (!unread || !cf.pastTail || rm.sameBytes(path, cf.key, info.Size)) {
+	held, unread := rm.heldCopy(path, tail, info)
+	if ans != nil && (!held || unread) {
+		// Rather than read the copy again, take the bytes just sent.
+		return rm.adoptCopy(cf.key, path, ans, info)
+	}
+	ans.discard()
+	if held && (!unread || !cf.pastTail || rm.sameBytes(path, cf.key, info.Size)) {
 		touch(rm.cacheDir + lastUsedSuffix) // the file keeps its time: proof keys name it
 		rm.mu.Lock()
 		rm.stats.Cached++
@@ -720,6 +740,12 @@ func (rm *remote) fillCache(ctx context.Context, cf cachedFile) error {
 			rm.unread[cf.key] = unreadCopy{tail: tail, info: info}
 		}
 		rm.mu.Unlock()
+		if !unread || cf.pastTail {
+			// A copy held to the bytes delivered: its footer for a
+			// restored cache's conversion checks (a cache written before
+			// stand-ins were kept from copies).
+			rm.keepStandIn(cf.key, path, info)
+		}
 		return nil
 	}
 	return rm.downloadCopy(ctx, cf.key, path, tail, info)
@@ -842,6 +868,7 @@ func (rm *remote) readAgain(ctx context.Context, key string) error {
 	rm.mu.Unlock()
 	path := rm.localPath(key)
 	if rm.sameBytes(path, key, u.info.Size) {
+		rm.keepStandIn(key, path, u.info)
 		return nil
 	}
 	rm.mu.Lock()
@@ -864,6 +891,10 @@ func (rm *remote) downloadCopy(ctx context.Context, key, path string, tail []byt
 	if err := rm.keepCopyRecord(path, got, sum, n); err != nil {
 		return fmt.Errorf("data file %s: %w", key, err)
 	}
+	// Named by the ranged read's identity, which the download was held
+	// to (holdToTail) and its record names: what a later run's footer
+	// check looks it up by.
+	rm.keepStandIn(key, path, info)
 	rm.mu.Lock()
 	rm.stats.DataFiles++
 	rm.mu.Unlock()

@@ -108,7 +108,9 @@ func TestS3CopiedCacheKeepsProofs(t *testing.T) {
 // last 8 bytes), plan and check read the store's bytes: the footers by
 // ranged reads of the objects, and the cell is missing (check exit 5), not an error
 // read from the changed footers (before: plan showed the cell in error,
-// check exited 4).
+// check exited 4). The footer stand-ins the first run's downloads left
+// beside the mirror are changed too: each is held to the sha256 its name
+// records, and not used.
 func TestS3CopiedCachePlanHoldsFooters(t *testing.T) {
 	if testing.Short() {
 		t.Skip("converts and proves a lake")

@@ -1,0 +1,157 @@
+package repo
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"os"
+	"path/filepath"
+
+	"github.com/fdl-formats/fdl-formats/store"
+)
+
+// A web server that ignores Range (python -m http.server, some proxies and
+// CDNs) answers the ranged read of an object's end (readTail) with the
+// whole object, which the run reads to its end for the last bytes. That
+// answer was thrown away, and a data file or catalog the run needed was
+// then downloaded a second time (and, for a footer stand-in, a third). So
+// where the run will need the object's bytes, the answer is written to a
+// temporary file as it is read (wholeAnswer) and adopted as the download:
+// it is the response that delivered the bytes, held to itself (its size
+// is the HEAD's, its ETag the HEAD's, its last bytes the tail).
+
+// wholeAnswer is an io.Writer that keeps a whole-object answer to a ranged
+// read in a temporary file in dir, created at the first byte (a server
+// honouring ranges writes nothing), hashed as it is written, with the
+// start of its bytes in hd when not nil. A write error is kept, not
+// returned: it is the cache folder's, not the store's, and only means the
+// answer cannot be adopted.
+type wholeAnswer struct {
+	dir  string
+	hd   *head
+	file *os.File
+	sum  hash.Hash
+	n    int64
+	err  error
+}
+
+func (w *wholeAnswer) Write(p []byte) (int, error) {
+	if w.err != nil {
+		return len(p), nil
+	}
+	if w.file == nil {
+		w.file, w.err = os.CreateTemp(w.dir, ".answer-*")
+		if w.err != nil {
+			return len(p), nil
+		}
+		w.sum = sha256.New()
+		if w.hd != nil {
+			w.hd.buf = w.hd.buf[:0]
+		}
+	}
+	if _, err := w.file.Write(p); err != nil {
+		w.err = err
+		return len(p), nil
+	}
+	w.sum.Write(p)
+	if w.hd != nil {
+		w.hd.Write(p)
+	}
+	w.n += int64(len(p))
+	return len(p), nil
+}
+
+// keptAnswer is a whole answer adopted as a download: its temporary file,
+// the sha256 of its bytes and their number.
+type keptAnswer struct {
+	path string
+	sum  string
+	n    int64
+}
+
+// discard removes the answer's file; nil does nothing.
+func (a *keptAnswer) discard() {
+	if a != nil {
+		os.Remove(a.path)
+	}
+}
+
+// finish closes the answer's file and returns it when the store kept a
+// whole answer in it that may be adopted (kept, all of it written, size
+// bytes); else it removes the file and returns nil.
+func (w *wholeAnswer) finish(kept bool, size int64) *keptAnswer {
+	if w.file == nil {
+		return nil
+	}
+	err := errors.Join(w.err, w.file.Close())
+	if !kept || err != nil || w.n != size {
+		os.Remove(w.file.Name())
+		return nil
+	}
+	return &keptAnswer{path: w.file.Name(), sum: hex.EncodeToString(w.sum.Sum(nil)), n: w.n}
+}
+
+// answerDir is where whole answers are written: the data cache's download
+// folder, on the file system of the mirror, or the run's work folder
+// (with --no-cache, where the mirror is). With a --data folder there is
+// no mirror to adopt an answer into: "".
+func (rm *remote) answerDir() string {
+	switch {
+	case rm.cacheDir == "":
+		return ""
+	case rm.tmpDir != "":
+		return rm.tmpDir
+	}
+	return rm.work
+}
+
+// readTailKeep is readTail that keeps the server's whole answer to the
+// ranged read, where it sent one, as a download of the object into dir
+// (nil where it did not, or dir is ""), hd keeping its start. The caller
+// adopts the answer or discards it.
+func (rm *remote) readTailKeep(ctx context.Context, key, dir string, hd *head) ([]byte, store.ObjectInfo, *keptAnswer, error) {
+	if dir == "" {
+		tail, info, err := rm.readTail(ctx, key)
+		return tail, info, nil, err
+	}
+	w := &wholeAnswer{dir: dir, hd: hd}
+	tail, info, kept, err := rm.counter.ReadTailKeep(ctx, key, tailBytes, w)
+	ans := w.finish(kept && err == nil, info.Size)
+	if err == nil && info.IgnoredRange {
+		rm.mu.Lock()
+		rm.ignoredRanges = append(rm.ignoredRanges, key)
+		rm.mu.Unlock()
+	}
+	return tail, info, ans, err
+}
+
+// adoptCopy makes the whole answer ans, of the object key as info
+// describes it (the response that delivered the bytes), the cache's copy
+// at path with its record, as downloadCopy makes a download: counted as a
+// data file downloaded, with its footer's stand-in (keepStandIn).
+func (rm *remote) adoptCopy(key, path string, ans *keptAnswer, info store.ObjectInfo) error {
+	defer rm.listings.Changed()
+	os.Remove(path + validatorSuffix) // the copy is not proven until written again
+	err := os.MkdirAll(filepath.Dir(path), 0o755)
+	if err == nil {
+		err = os.Rename(ans.path, path)
+	}
+	if err != nil {
+		ans.discard()
+		return fmt.Errorf("data file %s: keep the whole answer to its ranged read: %w", key, err)
+	}
+	if err := rm.keepCopyRecord(path, &info, ans.sum, ans.n); err != nil {
+		return fmt.Errorf("data file %s: %w", key, err)
+	}
+	rm.keepStandIn(key, path, info)
+	rm.mu.Lock()
+	rm.stats.DataFiles++
+	rm.mu.Unlock()
+	if rm.onFile != nil {
+		rm.onFile(DownloadProgress{Key: key, Bytes: ans.n, Downloaded: rm.counter.Downloaded()})
+	}
+	return nil
+}
