@@ -1,6 +1,7 @@
 package httpstore_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -575,6 +576,14 @@ func TestReadTail(t *testing.T) {
 			if tc.ok {
 				if err != nil || string(tail) != tc.want || info.Size != int64(len(body)) || info.IgnoredRange != tc.ignored {
 					t.Errorf("ReadTail = %q, size %d, ignored range %t, %v; want %q, size %d, ignored range %t", tail, info.Size, info.IgnoredRange, err, tc.want, len(body), tc.ignored)
+				}
+				// ReadTailKeep also hands over a whole answer (the
+				// download a caller needing the file adopts), and
+				// nothing of a ranged one.
+				var whole bytes.Buffer
+				tail, _, kept, err := st.ReadTailKeep(ctx, "f.parquet", 4, &whole)
+				if want := map[bool]string{true: body}[tc.ignored]; err != nil || string(tail) != tc.want || kept != tc.ignored || whole.String() != want {
+					t.Errorf("ReadTailKeep = %q, kept %t (%d bytes), %v; want %q, kept %t (%d bytes)", tail, kept, whole.Len(), err, tc.want, tc.ignored, len(want))
 				}
 				return
 			}
