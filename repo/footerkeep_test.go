@@ -17,6 +17,7 @@ import (
 	"github.com/fdl-formats/fdl-formats/internal/webtest"
 	"github.com/fdl-formats/fdl-formats/lakegen"
 	"github.com/fdl-formats/fdl-formats/store/httpstore"
+	"github.com/fdl-formats/fdl-formats/store/local"
 	"github.com/fdl-formats/fdl-formats/store/s3"
 )
 
@@ -170,14 +171,31 @@ func TestS3RestoredCacheKeepsFooters(t *testing.T) {
 // answer was read for the last bytes and thrown away, and the file then
 // downloaded again (a catalog or data file a check reads: twice; a data
 // file whose footer plan's conversion check reads: twice for its
-// stand-in). Now the whole answer is the download: every file is sent
-// once per run.
+// stand-in; a published catalog copied for its proof: twice). Now the
+// whole answer is the download: every file is sent once per run.
 func TestWebIgnoringRangesDownloadsOnce(t *testing.T) {
 	if testing.Short() {
 		t.Skip("checks and plans a lake on a web server")
 	}
 	ctx := context.Background()
 	dir, files := historyDataFiles(t, lakegen.HistoryOptions{Versions: 3, RowsPerVersion: 300, FilesPerVersion: 2, DeleteEvery: 2})
+	// Backfilled but for the last version: plan converts it, and check
+	// proves the published catalogs of the others (copies of their own).
+	last := versionIDs(t, dir)[2]
+	aside := filepath.Join(t.TempDir(), last)
+	if err := os.Rename(filepath.Join(dir, "versions", last), aside); err != nil {
+		t.Fatal(err)
+	}
+	lst, err := local.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Backfill(ctx, lst, Options{Jobs: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(aside, filepath.Join(dir, "versions", last)); err != nil {
+		t.Fatal(err)
+	}
 	log := &requestLog{}
 	h := webtest.Handler(dir, webtest.Options{IgnoreRange: true, Validators: webtest.ETag})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

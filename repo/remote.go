@@ -998,13 +998,23 @@ func holdToTail(key, dst string, n int64, got *store.ObjectInfo, tail []byte, in
 func (rm *remote) copyHeld(ctx context.Context, key, dir string) (string, string, int64, error) {
 	hd := &head{}
 	var held store.ObjectInfo
+	// A server that ignores the range sends the whole object instead:
+	// kept (ans), it is the copy (wholeanswer.go).
+	var ans *keptAnswer
+	defer func() { ans.discard() }() // once renamed, there is nothing to remove
 	readTail := func(ctx context.Context, key string) ([]byte, store.ObjectInfo, error) {
-		tail, info, err := rm.readTail(ctx, key)
-		held = info
+		tail, info, a, err := rm.readTailKeep(ctx, key, dir, hd)
+		held, ans = info, a
 		return tail, info, err
 	}
 	local, sum, n, err := copyHeld(ctx, key, dir, readTail, func(ctx context.Context, key, dst string) (string, int64, *store.ObjectInfo, error) {
-		return rm.downloadDescribed(ctx, key, dst, hd)
+		if ans == nil {
+			return rm.downloadDescribed(ctx, key, dst, hd)
+		}
+		if err := os.Rename(ans.path, dst); err != nil {
+			return "", 0, nil, fmt.Errorf("keep the whole answer to its ranged read: %w", err)
+		}
+		return ans.sum, ans.n, &held, nil
 	})
 	if err == nil {
 		rm.keepHead(key, hd, held)

@@ -9,6 +9,7 @@ import (
 	"hash"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/fdl-formats/fdl-formats/store"
 )
@@ -118,8 +119,14 @@ func (rm *remote) readTailKeep(ctx context.Context, key, dir string, hd *head) (
 		return tail, info, nil, err
 	}
 	w := &wholeAnswer{dir: dir, hd: hd}
+	start := time.Now()
 	tail, info, kept, err := rm.counter.ReadTailKeep(ctx, key, tailBytes, w)
 	ans := w.finish(kept && err == nil, info.Size)
+	if ans != nil {
+		rm.mu.Lock()
+		rm.stats.DownloadSeconds += time.Since(start).Seconds()
+		rm.mu.Unlock()
+	}
 	if err == nil && info.IgnoredRange {
 		rm.mu.Lock()
 		rm.ignoredRanges = append(rm.ignoredRanges, key)
