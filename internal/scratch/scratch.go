@@ -60,8 +60,10 @@ var owned = regexp.MustCompile(`^(?:[a-z]+-)*?([0-9a-f]{8})-([0-9]+)-`)
 // the two steps; MkdirTemp then tries again.
 func MkdirTemp(dir, prefix string) (string, error) {
 	var err error
-	for range 4 {
-		if err = os.MkdirAll(dir, 0o755); err != nil {
+	for range attempts {
+		if err = mkdirAll(dir); errors.Is(err, fs.ErrExist) {
+			continue
+		} else if err != nil {
 			return "", err
 		}
 		var name string
@@ -75,12 +77,26 @@ func MkdirTemp(dir, prefix string) (string, error) {
 	return "", err
 }
 
+// attempts bounds MkdirTemp's and CreateTemp's tries while other writers
+// remove dir as they finish (each lost race is one try).
+const attempts = 8
+
+// mkdirAll is os.MkdirAll(dir, 0o755). It fails with "file exists" when dir
+// is removed between its mkdir and its look at what is there (another
+// writer removing the folder it emptied, as store/local's Create does): the
+// callers try again then, as they do when dir goes before the entry is made.
+func mkdirAll(dir string) error {
+	return os.MkdirAll(dir, 0o755)
+}
+
 // CreateTemp creates a new file "<prefix><owner>-<random><suffix>" in dir,
 // making dir if needed, as MkdirTemp does.
 func CreateTemp(dir, prefix, suffix string) (*os.File, error) {
 	var err error
-	for range 4 {
-		if err = os.MkdirAll(dir, 0o755); err != nil {
+	for range attempts {
+		if err = mkdirAll(dir); errors.Is(err, fs.ErrExist) {
+			continue
+		} else if err != nil {
 			return nil, err
 		}
 		var f *os.File

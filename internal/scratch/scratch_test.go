@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -108,5 +109,38 @@ func TestNames(t *testing.T) {
 	entries, _ := os.ReadDir(dir)
 	if names := len(entries); names != 2 || !slices.ContainsFunc(entries, func(e os.DirEntry) bool { return e.IsDir() }) {
 		t.Errorf("entries %v", entries)
+	}
+}
+
+// TestCreateTempFolderRemovedMeanwhile: writers that remove their temporary
+// folder when done (store/local's Create does) race others creating theirs in
+// it. os.MkdirAll then fails with "file exists" when the folder is removed
+// between its mkdir and its check of what is there; CreateTemp tries again
+// then, as it does when the folder goes before the file is made.
+func TestCreateTempFolderRemovedMeanwhile(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "tmp")
+	const writers, rounds = 8, 400
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	for range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range rounds {
+				f, err := CreateTemp(dir, "w-", ".tmp")
+				if err != nil {
+					errs <- err
+					return
+				}
+				f.Close()
+				os.Remove(f.Name())
+				_ = os.Remove(dir) // only if empty, as Create does
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Errorf("CreateTemp while others remove the folder: %v", err)
 	}
 }

@@ -327,6 +327,9 @@ func (l *Store) Create(ctx context.Context, key string, r io.Reader) (err error)
 	// A failing writer may remove a folder this one just made; retry then.
 	for attempt := 0; ; attempt++ {
 		made, err := mkdirAll(filepath.Dir(final))
+		if errors.Is(err, fs.ErrExist) && attempt < 3 {
+			continue // a folder removed between os.MkdirAll's mkdir and its look
+		}
 		if err != nil {
 			return fmt.Errorf("create %s: %w", key, err)
 		}
