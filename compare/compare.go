@@ -452,8 +452,31 @@ func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
 		}
 	}
 	rep.Equivalent = true
+	if opts.DigestCache != nil && name.base != "" {
+		if what, ok := stillRead(opts.Listings, name, ra, rb); !ok {
+			log.Warn("a data file changed while the proof read its folder (another run sharing the cache replaced a copy?): the proof holds for what it read, and is not kept",
+				"a", a, "b", b, "file", what)
+			name = proofName{}
+		}
+	}
 	keepProof(opts.DigestCache, name, rep, opts.Listings)
 	return rep, nil
+}
+
+// stillRead reports whether the data folders of a proof named n still
+// hold every file n lists, as it lists it, and whether every data file
+// its readers named is still the copy they named (see identity.go); what
+// names the first file that is not.
+func stillRead(l *Listings, n proofName, readers ...*Reader) (what string, ok bool) {
+	if what, ok := l.stillListed(n); !ok {
+		return what, false
+	}
+	for _, r := range readers {
+		if what, ok := r.identitiesCurrent(); !ok {
+			return what, false
+		}
+	}
+	return "", true
 }
 
 // keptName names a proof of catalogs a and b (sha256 sumA and sumB, ""

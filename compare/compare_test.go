@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -476,7 +475,8 @@ func TestDigestJSON(t *testing.T) {
 // TestFooterHitsReadOncePerRun: a backfill or check proves many versions
 // that name the same data files, each proof holding B to the footer
 // quirks (footerQuirkDifferences); the footers are read once a run, kept
-// in the run's Digests by path and size, not once per proof.
+// in the run's Digests by path, size and copy (footerRunKey), not once
+// per proof.
 func TestFooterHitsReadOncePerRun(t *testing.T) {
 	// B in 0.3, whose readers have footer quirks; A in another format.
 	lakeA, catalogA := lastVersion(t, "lakes", "06_deletes")
@@ -504,7 +504,7 @@ func TestFooterHitsReadOncePerRun(t *testing.T) {
 		if f.Delete {
 			continue
 		}
-		if _, ok := d.footerHits(fmt.Sprintf("%s\x00%d", f.Path, f.SizeBytes)); !ok {
+		if _, ok := d.footerHits(footerRunKey(rb.listings, f.Path, f.SizeBytes)); !ok {
 			t.Errorf("data file %s: footer not kept for the run", f.Path)
 		}
 	}
@@ -517,7 +517,7 @@ func TestFooterHitsReadOncePerRun(t *testing.T) {
 			break
 		}
 	}
-	d.keepFooterHits(fmt.Sprintf("%s\x00%d", first.Path, first.SizeBytes), []parquetfooter.Hit{{Quirk: formats.FooterStringStatsInvalidUTF8, Column: "kept", Detail: "kept for the run"}})
+	d.keepFooterHits(footerRunKey(rb.listings, first.Path, first.SizeBytes), []parquetfooter.Hit{{Quirk: formats.FooterStringStatsInvalidUTF8, Column: "kept", Detail: "kept for the run"}})
 	diffs, err := footerQuirkDifferences(ctx, a, rb, "", d)
 	if err != nil {
 		t.Fatal(err)

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"os"
 	"runtime/debug"
 	"slices"
 	"sort"
@@ -21,7 +20,6 @@ import (
 
 	bindings "github.com/duckdb/duckdb-go-bindings"
 
-	"github.com/fdl-formats/fdl-formats/internal/fileid"
 	"github.com/fdl-formats/fdl-formats/internal/parquetfooter"
 	"github.com/fdl-formats/fdl-formats/internal/parquetsql"
 )
@@ -425,7 +423,7 @@ func (r *Reader) fileDigests(ctx context.Context, t Table, needs []filePlan, col
 				if g.sc.each {
 					r.memo.keepRows(n.all, n.deleted, got)
 				} else {
-					r.memo.put(n.gone, got[-1])
+					r.memo.put(n.gone, got[-1], r.stillNamed(f.Path))
 				}
 			}
 			return nil
@@ -444,7 +442,7 @@ func (r *Reader) fileDigests(ctx context.Context, t Table, needs []filePlan, col
 				if gone, ok = r.memo.sumRows(n.all, n.deleted); !ok {
 					return nil, fail(f, errors.New("deleted rows not digested"))
 				}
-				r.memo.putDerived(n.gone, gone)
+				r.memo.putDerived(n.gone, gone, r.stillNamed(f.Path))
 			}
 			d = d.Sub(gone)
 		}
@@ -527,6 +525,7 @@ func (r *Reader) planKeyOf(ctx context.Context, t Table, f DataFile, cols []*Col
 			r.identities = map[identityKey]string{}
 		}
 		r.identities[ik] = id
+		r.nameCopy(f, id)
 	}
 	var q string
 	var err error
@@ -713,20 +712,15 @@ type identityKey struct {
 // copy to its object before a proof reads it, and a copy of the mirror
 // (a cache restored in CI) keeps the name.
 func fileIdentity(f DataFile, l *Listings) (string, error) {
-	id := fmt.Sprintf("file %d size %d footer %s", f.ID, f.SizeBytes, optInt(f.FooterSize))
+	id := copyHead(f)
 	if strings.Contains(f.Path, "://") {
 		return id, nil
 	}
-	if m := l.mirrorHolding(f.Path); m != nil {
-		if obj, _ := m.Identity(f.Path); obj != "" {
-			return id + objectIdentity + obj, nil
-		}
-	}
-	st, err := os.Stat(f.Path)
+	c, err := copyIdentity(f.Path, l)
 	if err != nil {
-		return "", fmt.Errorf("%w: %w", ErrIncomparable, err)
+		return "", err
 	}
-	return id + fmt.Sprintf(" disk %d %d", st.Size(), st.ModTime().UnixNano()) + fileid.Inode(st), nil
+	return id + c, nil
 }
 
 // objectIdentity marks a file's identity that names a store's object
@@ -928,12 +922,15 @@ func (m *digestMemo) get(key string) (Digest, bool) {
 	return d, ok
 }
 
-// putDerived records a digest summed from kept rows (not read, not counted).
-func (m *digestMemo) putDerived(key string, d Digest) {
+// putDerived records a digest summed from kept rows (not read, not
+// counted), kept in the store when keep (as put).
+func (m *digestMemo) putDerived(key string, d Digest, keep bool) {
 	m.mu.Lock()
 	m.mem[key] = d
 	m.mu.Unlock()
-	m.save(key, d)
+	if keep {
+		m.save(key, d)
+	}
 }
 
 func (m *digestMemo) save(key string, d Digest) {
@@ -1048,13 +1045,17 @@ func (m *digestMemo) peek(key string) Digest {
 	return m.mem[key]
 }
 
-// put records a computed digest in the memo and the store.
-func (m *digestMemo) put(key string, d Digest) {
+// put records a computed digest in the memo and, when keep (the file read
+// is still the copy its key names: stillNamed), in the store: a digest of
+// a copy replaced while it was read is the run's alone.
+func (m *digestMemo) put(key string, d Digest, keep bool) {
 	m.mu.Lock()
 	m.mem[key] = d
 	m.mu.Unlock()
 	m.count(&m.stats.Computed)
-	m.save(key, d)
+	if keep {
+		m.save(key, d)
+	}
 }
 
 // RowTexts returns the canonical texts of a table's rows at a snapshot with

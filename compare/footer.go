@@ -70,6 +70,7 @@ func footerQuirkDifferences(ctx context.Context, a, b *Reader, readers string, d
 	var paths []string // footers not read yet this run
 	hits := map[string][]parquetfooter.Hit{}
 	keys := map[string]string{}
+	before := map[string]string{} // the kept facts' keys of the copies read, before the read
 	for _, f := range stored {
 		if f.Delete || encrypted[f.ID] {
 			continue
@@ -78,14 +79,15 @@ func footerQuirkDifferences(ctx context.Context, a, b *Reader, readers string, d
 		if _, ok := keys[f.Path]; ok {
 			continue
 		}
-		keys[f.Path] = fmt.Sprintf("%s\x00%d", f.Path, f.SizeBytes)
+		keys[f.Path] = footerRunKey(b.listings, f.Path, f.SizeBytes)
 		if kept, ok := digests.footerHits(keys[f.Path]); ok {
 			hits[f.Path] = kept
-		} else if kept, ok := digests.keptFooterHits(b.listings, f.Path); ok {
+		} else if kept, key, ok := digests.keptFooterHits(b.listings, f.Path); ok {
 			hits[f.Path] = kept
 			digests.keepFooterHits(keys[f.Path], kept)
 		} else {
 			paths = append(paths, f.Path)
+			before[f.Path] = key
 		}
 	}
 	if len(paths) > 0 {
@@ -101,7 +103,7 @@ func footerQuirkDifferences(ctx context.Context, a, b *Reader, readers string, d
 			if _, answered := read[p]; answered {
 				digests.keepFooterHits(keys[p], read[p])
 				if digests != nil {
-					keepFact(digests.store, b.listings, keptFooterKind, p, read[p])
+					keepFactAs(digests.store, b.listings, keptFooterKind, p, before[p], read[p])
 				}
 			}
 		}

@@ -3,6 +3,7 @@ package compare
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 
 	"github.com/fdl-formats/fdl-formats/internal/parquetfooter"
 )
@@ -100,29 +101,33 @@ func mirroredKey(l *Listings, kind, path string) string {
 	return BuildKey(kind, obj)
 }
 
-// keptFact decodes what store keeps under kind for the copy at path.
-func keptFact(store DigestStore, l *Listings, kind, path string, v any) bool {
+// keptFact decodes what store keeps under kind for the copy at path, and
+// returns the key it looked under ("" for none): what a read of the copy
+// that follows is kept under (keepFactAs).
+func keptFact(store DigestStore, l *Listings, kind, path string, v any) (key string, ok bool) {
 	if store == nil {
-		return false
+		return "", false
 	}
-	key := mirroredKey(l, kind, path)
+	key = mirroredKey(l, kind, path)
 	if key == "" {
-		return false
+		return "", false
 	}
 	b, ok := store.Get(key)
-	return ok && json.Unmarshal(b, v) == nil
+	return key, ok && json.Unmarshal(b, v) == nil
 }
 
-// keepFact keeps v under kind for the copy at path; a cache that cannot
-// be written only costs a read next run.
-func keepFact(store DigestStore, l *Listings, kind, path string, v any) {
-	if store == nil {
+// keepFactAs keeps v, read from the copy at path, under before: the key
+// of kind for the copy as it was before the read (keptFact). It is kept
+// only while the copy is still that one: a copy replaced while it was read
+// (another run sharing the cache downloaded it again) may have given the
+// old copy's bytes or the new one's, and its fact is the run's alone. A
+// cache that cannot be written only costs a read next run.
+func keepFactAs(store DigestStore, l *Listings, kind, path, before string, v any) {
+	if store == nil || before == "" || mirroredKey(l, kind, path) != before {
 		return
 	}
-	if key := mirroredKey(l, kind, path); key != "" {
-		if b, err := json.Marshal(v); err == nil {
-			_ = store.Put(key, b)
-		}
+	if b, err := json.Marshal(v); err == nil {
+		_ = store.Put(before, b)
 	}
 }
 
@@ -153,31 +158,48 @@ func (j *schemaJSON) node() *pnode {
 	return n
 }
 
-// keptSchema is the Parquet schema kept for the copy at path.
-func (r *Reader) keptSchema(path string) (*pnode, bool) {
+// keptSchema is the Parquet schema kept for the copy at path; before is
+// the key it was looked for under, which a read of the copy is kept under
+// (keepSchema).
+func (r *Reader) keptSchema(path string) (n *pnode, before string, ok bool) {
 	var j schemaJSON
-	if r.memo == nil || !keptFact(r.memo.store, r.listings, keptSchemaKind, path, &j) || j.Kind == "" {
-		return nil, false
+	if r.memo == nil {
+		return nil, "", false
 	}
-	return j.node(), true
+	before, ok = keptFact(r.memo.store, r.listings, keptSchemaKind, path, &j)
+	if !ok || j.Kind == "" {
+		return nil, before, false
+	}
+	return j.node(), before, true
 }
 
-// keepSchema keeps the Parquet schema just read from the copy at path.
-func (r *Reader) keepSchema(path string, n *pnode) {
+// keepSchema keeps the Parquet schema just read from the copy at path
+// under before, its key before the read (keepFactAs).
+func (r *Reader) keepSchema(path, before string, n *pnode) {
 	if r.memo != nil {
-		keepFact(r.memo.store, r.listings, keptSchemaKind, path, toSchemaJSON(n))
+		keepFactAs(r.memo.store, r.listings, keptSchemaKind, path, before, toSchemaJSON(n))
 	}
 }
 
 // keptFooterHits are the footer quirk hits the digest cache keeps for the
-// copy at path (footerQuirkDifferences).
-func (d *Digests) keptFooterHits(l *Listings, path string) ([]parquetfooter.Hit, bool) {
+// copy at path (footerQuirkDifferences); before is the key they were
+// looked for under, which a read of the copy is kept under (keepFactAs).
+func (d *Digests) keptFooterHits(l *Listings, path string) (hits []parquetfooter.Hit, before string, ok bool) {
 	if d == nil {
-		return nil, false
+		return nil, "", false
 	}
-	hits := []parquetfooter.Hit{}
-	if !keptFact(d.store, l, keptFooterKind, path, &hits) {
-		return nil, false
+	hits = []parquetfooter.Hit{}
+	if before, ok = keptFact(d.store, l, keptFooterKind, path, &hits); !ok {
+		return nil, before, false
 	}
-	return hits, true
+	return hits, before, true
+}
+
+// footerRunKey names a data file's footer quirk hits for the run
+// (Digests.footers): its path, size and copy (copyIdentity), so that a
+// copy replaced during the run (another run sharing the cache downloaded
+// it again) is read again rather than answered with the old copy's hits.
+func footerRunKey(l *Listings, path string, size int64) string {
+	c, _ := copyIdentity(path, l) // none: the read fails and says why
+	return fmt.Sprintf("%s\x00%d\x00%s", path, size, c)
 }

@@ -260,7 +260,7 @@ func (r *Reader) readGroup(ctx context.Context, scans []wholeScan, idx []int) er
 		// Kept rows first: whoever finds the digest finds them too
 		// (another comparison's claim reuses a digest with its rows).
 		r.memo.keepRows(scans[i].key, scans[i].keep, kept[k])
-		r.memo.put(scans[i].key, all[k])
+		r.memo.put(scans[i].key, all[k], r.stillNamed(scans[i].path))
 	}
 	return nil
 }

@@ -50,11 +50,13 @@ func (m *digestMemo) fileMinMax(key string) ([]*string, bool) {
 	return v, true
 }
 
-func (m *digestMemo) putFileMinMax(key string, v []*string) {
+// putFileMinMax records a data file's min/max, and keeps it in the store
+// when keep (the file is still the copy its key names: stillNamed).
+func (m *digestMemo) putFileMinMax(key string, v []*string, keep bool) {
 	m.mu.Lock()
 	m.minmax[key] = v
 	m.mu.Unlock()
-	if m.store == nil {
+	if m.store == nil || !keep {
 		return
 	}
 	if b, err := json.Marshal(v); err == nil {
@@ -83,7 +85,7 @@ func (r *Reader) scannedMinMax(ctx context.Context, t Table, snap int64, cols []
 		return nil, err
 	}
 	var answers [][]*string // per part read or found, 2 texts per column
-	type miss struct{ key, sql string }
+	type miss struct{ key, sql, path string }
 	var misses []miss
 	var rest []string  // files with deletes and inlined rows, read together
 	var paths []string // the files read
@@ -106,7 +108,7 @@ func (r *Reader) scannedMinMax(ctx context.Context, t Table, snap int64, cols []
 		if err != nil {
 			return nil, fail(err)
 		}
-		misses = append(misses, miss{key, q})
+		misses = append(misses, miss{key, q, n.f.Path})
 		paths = append(paths, n.f.Path)
 	}
 	inl, err := r.inlinedSQL(ctx, t, all, snap, ScanOptions{})
@@ -155,7 +157,7 @@ func (r *Reader) scannedMinMax(ctx context.Context, t Table, snap int64, cols []
 					}
 				}
 				if i >= 0 && i < len(misses) {
-					r.memo.putFileMinMax(misses[i].key, v)
+					r.memo.putFileMinMax(misses[i].key, v, r.stillNamed(misses[i].path))
 				}
 				answers = append(answers, v)
 			}

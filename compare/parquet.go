@@ -41,7 +41,8 @@ func (r *Reader) parquetSchema(ctx context.Context, path string) (*pnode, error)
 	if n, ok := r.schemas[path]; ok {
 		return n, nil // data files never change: one read per file
 	}
-	if n, ok := r.keptSchema(path); ok {
+	n, before, ok := r.keptSchema(path)
+	if ok {
 		r.schemas[path] = n
 		return n, nil
 	}
@@ -52,7 +53,7 @@ func (r *Reader) parquetSchema(ctx context.Context, path string) (*pnode, error)
 	n, err := r.readParquetSchema(ctx, path)
 	if err == nil {
 		r.schemas[path] = n
-		r.keepSchema(path, n)
+		r.keepSchema(path, before, n)
 	}
 	return n, err
 }
@@ -120,8 +121,13 @@ func (r *Reader) prefetchSchemas(ctx context.Context, path string) {
 	if len(paths) < 2 {
 		return
 	}
+	// Each kept under its key as the copy is before the read (keepSchema).
+	before := make(map[string]string, len(paths))
 	for _, p := range paths {
 		r.schemaTried[p] = true
+		if r.memo != nil && r.memo.store != nil {
+			before[p] = mirroredKey(r.listings, keptSchemaKind, p)
+		}
 	}
 	trees, err := r.readParquetSchemas(ctx, paths)
 	if err != nil {
@@ -129,7 +135,7 @@ func (r *Reader) prefetchSchemas(ctx context.Context, path string) {
 	}
 	for p, n := range trees {
 		r.schemas[p] = n
-		r.keepSchema(p, n)
+		r.keepSchema(p, before[p], n)
 	}
 }
 

@@ -119,6 +119,7 @@ func inputsName(catA, catB, dataA, dataB, sumA, sumB string, l *Listings, opts O
 type proofName struct {
 	base string
 	text []byte
+	dirs []string // the data folders text lists (stillListed)
 }
 
 // key is the name's key in the digest cache, "" for none.
@@ -158,14 +159,15 @@ func sumsName(sumA, sumB, dataA, dataB string, l *Listings, opts Options) proofN
 	if err != nil {
 		return proofName{}
 	}
+	dirs := []string{dataA}
 	if dataB != dataA {
 		textB, err := l.list(dataB)
 		if err != nil {
 			return proofName{}
 		}
-		text = slices.Concat(text, textB)
+		text, dirs = slices.Concat(text, textB), append(dirs, dataB)
 	}
-	return proofName{base: withRules(hex.EncodeToString(h.Sum(nil)), opts), text: text}
+	return proofName{base: withRules(hex.EncodeToString(h.Sum(nil)), opts), text: text, dirs: dirs}
 }
 
 // Listings lists the data folders that name a kept proof (every file's

@@ -128,8 +128,12 @@ type Reader struct {
 	noStateMemo   bool // tests: build every file plan and description afresh
 	// filesAt: each table's files at the snapshot last asked (Files);
 	// identities: data files' identities (fileIdentity), once per reader.
-	filesAt          map[*tableFiles]filesAtSnap
-	identities       map[identityKey]string
+	filesAt    map[*tableFiles]filesAtSnap
+	identities map[identityKey]string
+	// namedAs: each data file's copy identity (copyIdentity) when this
+	// reader first named it in a key (planKeyOf): what its digests and
+	// its proofs' facts were read under (identitiesCurrent).
+	namedAs          map[string]string
 	listings         *Listings // names mirrored data files (ReaderOptions.Listings)
 	gate             ReadGate  // makes files readable before they are read (ReaderOptions.Gate)
 	inlinedDelTables map[int64]string

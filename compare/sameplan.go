@@ -96,13 +96,15 @@ func (m *digestMemo) planRows(all string) (int64, bool) {
 	return e.Rows, true
 }
 
-// putChecked records a plan read by a check scan, with its row count.
-func (m *digestMemo) putChecked(all string, rows int64) {
+// putChecked records a plan read by a check scan, with its row count,
+// and keeps it in the store when keep (the file is still the copy its key
+// names: stillNamed).
+func (m *digestMemo) putChecked(all string, rows int64, keep bool) {
 	m.mu.Lock()
 	m.checked[all] = rows
 	m.mu.Unlock()
 	m.count(&m.stats.Checked)
-	if m.store == nil {
+	if m.store == nil || !keep {
 		return
 	}
 	if b, err := json.Marshal(checkEntry{Rows: rows, Checked: true}); err == nil {
@@ -222,7 +224,7 @@ func (r *Reader) readChecks(ctx context.Context, scans []checkScan, idx []int) e
 	}
 	r.memo.countReads(len(idx), 1)
 	for k, i := range idx {
-		r.memo.putChecked(scans[i].key, counts[k])
+		r.memo.putChecked(scans[i].key, counts[k], r.stillNamed(scans[i].path))
 	}
 	return nil
 }

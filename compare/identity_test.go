@@ -1,0 +1,126 @@
+package compare
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// copyMirror is a local folder standing for a store's mirror, as a remote
+// repository's data cache is one (repo): each copy is named by its object,
+// key, size and ETag, which the test sets per file ("e1" unless set), as
+// the record a download keeps beside the copy gives it.
+type copyMirror struct {
+	dir  string
+	mu   sync.Mutex
+	etag map[string]string // by path relative to dir
+}
+
+func (m *copyMirror) Name() string { return "test-store data/" }
+
+func (m *copyMirror) Identity(path string) (string, bool) {
+	rel, err := filepath.Rel(m.dir, path)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return "", false
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return "", false
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e := m.etag[rel]
+	if e == "" {
+		e = "e1"
+	}
+	return fmt.Sprintf("data/%s %d %s", filepath.ToSlash(rel), st.Size(), e), false
+}
+
+// replace downloads the copy at path again, as another run sharing the
+// cache does once its object changed in the store: the same bytes, a new
+// file renamed over the copy, under the ETag etag.
+func (m *copyMirror) replace(path, etag string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(path+".download", b, 0o644); err != nil {
+		return err
+	}
+	if err := os.Rename(path+".download", path); err != nil {
+		return err
+	}
+	m.set(path, etag)
+	return nil
+}
+
+func (m *copyMirror) set(path, etag string) {
+	rel, _ := filepath.Rel(m.dir, path)
+	m.mu.Lock()
+	m.etag[rel] = etag
+	m.mu.Unlock()
+}
+
+// TestDigestsOfACopyReplacedMidRead: a comparison over a store's mirror
+// builds the digest keys of the data files (naming each copy by its
+// object), then reads them. A copy replaced in between (another run
+// sharing the cache downloaded it again: a new ETag) was read, and its
+// digests kept under the keys naming the copy it replaced: a later run
+// whose mirror held that object again took them from the digest cache.
+// A digest is now kept only while the copy read is still the one its key
+// names; the proof, which read the copy under the old name, is not kept
+// either, and the next comparison reads that file again.
+func TestDigestsOfACopyReplacedMidRead(t *testing.T) {
+	ctx := context.Background()
+	lake, catalog := lastVersion(t, "lakes", "06_deletes")
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(dir, "data")
+	copyTree(t, filepath.Join(lake, "data"), data)
+	files, err := filepath.Glob(filepath.Join(data, "main", "whole", "*.parquet"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no data file in %s (%v)", data, err)
+	}
+	target := files[0]
+	m := &copyMirror{dir: data, etag: map[string]string{}}
+	store := memStore{}
+	run := func(step string, hook func(owned, waits int)) *Report {
+		t.Helper()
+		l := NewListings()
+		l.SetMirror(data, m)
+		shared := NewDigests(store)
+		shared.claimedHook = hook
+		rep, err := Catalogs(ctx, catalog, catalog, Options{DataPath: data, DigestCache: store, Digests: shared, Listings: l, everyDigest: true})
+		if err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+		return rep
+	}
+	var once sync.Once
+	replaced := fmt.Errorf("no read")
+	first := run("comparison while the copy is replaced", func(owned, waits int) {
+		once.Do(func() { replaced = m.replace(target, "e2") })
+	})
+	if replaced != nil {
+		t.Fatal(replaced)
+	}
+	if first.Digests.Computed == 0 {
+		t.Fatalf("first comparison: %+v; want the files read", first.Digests)
+	}
+	// The mirror holds the first object again (the store went back to it).
+	m.set(target, "e1")
+	second := run("comparison with the first object", nil)
+	if second.ProofCached {
+		t.Fatal("second comparison: the proof found kept; the first read a copy its key did not name")
+	}
+	if second.Digests.Computed == 0 {
+		t.Errorf("second comparison: %+v; every digest from the cache, also those of %s read from the copy that replaced it", second.Digests, target)
+	}
+	t.Logf("first %+v; second %+v", first.Digests, second.Digests)
+}
