@@ -186,6 +186,9 @@ func (r *repository) prove(ctx context.Context, c *Cell, work string, frozen *fr
 		p.Error, p.cause = err.Error(), err
 		return p, kind
 	}
+	if r.beforeProof != nil {
+		r.beforeProof(c, r.listings)
+	}
 	v := r.find(c.Version)
 	// The frozen catalog's sum is version.json's, which the plan matched
 	// it against where it lies, and its copy matches as it is made.

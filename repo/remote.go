@@ -92,9 +92,11 @@ type remote struct {
 	dataKey  string // data_dir as a key prefix ("data/")
 	slots    chan struct{}
 	onFile   func(DownloadProgress)
-	tmpDir   string // downloads in progress into the cache, outside it
-	cacheMax int64  // bound of the data cache folder (objects/), bytes
-	log      *slog.Logger
+	// readableHook: Options.readableHook (tests).
+	readableHook func(paths []string)
+	tmpDir       string // downloads in progress into the cache, outside it
+	cacheMax     int64  // bound of the data cache folder (objects/), bytes
+	log          *slog.Logger
 	// listings is told of every data file written into the cache.
 	listings *compare.Listings
 
@@ -153,7 +155,7 @@ func newRemote(counter *store.Counter, cfg *fdljson.Repo, opts *Options, listing
 		counter: counter, work: work,
 		dataKey: strings.TrimSuffix(cfg.DataDir, "/") + "/",
 		slots:   make(chan struct{}, max(opts.Downloads, 1)),
-		onFile:  opts.OnDownload, listings: listings,
+		onFile:  opts.OnDownload, listings: listings, readableHook: opts.readableHook,
 		catalogs: map[string]*fetch{}, files: map[string]*fetch{}, footers: map[string]*fetch{}, published: map[string]string{},
 		heads: map[string]heldHead{}, unread: map[string]unreadCopy{}, reread: map[string]*fetch{},
 		md5s: opts.DigestCache,
@@ -764,6 +766,9 @@ type unreadCopy struct {
 // run's readers, called before they read a file's bytes. A path outside
 // the mirror is no copy: nothing to do.
 func (rm *remote) Readable(ctx context.Context, paths []string) error {
+	if rm.readableHook != nil {
+		rm.readableHook(paths)
+	}
 	if paths == nil {
 		return rm.readableAll(ctx)
 	}

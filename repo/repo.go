@@ -94,6 +94,13 @@ type Options struct {
 	// carryMinWork is compare.Options.CarryMinWork for every proof
 	// (tests: small lakes carry too).
 	carryMinWork int64
+	// readableHook, when set (tests), runs as a remote store's copies are
+	// made readable (remote.Readable), with their local paths: after the
+	// keys that name them were made, before their bytes are read.
+	readableHook func(paths []string)
+	// beforeProof, when set (tests), runs as a proof of c starts, before
+	// its key lists the data folder (l: the run's listings).
+	beforeProof func(c *Cell, l *compare.Listings)
 	// failures watches a remote run's requests (watchStore); nil: none.
 	failures *storeFailures
 }
@@ -175,6 +182,8 @@ type repository struct {
 	// whatever they hold: no version, each named by a warning
 	// (hiddenFolderWarning).
 	hiddenFolders []string
+	// beforeProof: Options.beforeProof (tests).
+	beforeProof func(*Cell, *compare.Listings)
 }
 
 // close removes the run's work files.
@@ -261,7 +270,7 @@ func load(ctx context.Context, st store.Store, opts *Options) (_ *repository, er
 	}
 	r.digests = compare.NewDigests(opts.DigestCache)
 	r.listings = compare.NewListings()
-	r.carryMin = opts.carryMinWork
+	r.carryMin, r.beforeProof = opts.carryMinWork, opts.beforeProof
 	r.deletes = compare.NewDeletes()
 	// Each running proof holds two readers.
 	r.engines = compare.NewEngines(2 * opts.jobs())
