@@ -468,11 +468,12 @@ func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
 // its readers named is still the copy they named (see identity.go); what
 // names the first file that is not.
 func stillRead(l *Listings, n proofName, readers ...*Reader) (what string, ok bool) {
-	if what, ok := l.stillListed(n); !ok {
+	what, ok, ids := l.stillListed(n)
+	if !ok {
 		return what, false
 	}
 	for _, r := range readers {
-		if what, ok := r.identitiesCurrent(); !ok {
+		if what, ok := r.identitiesCurrent(ids); !ok {
 			return what, false
 		}
 	}

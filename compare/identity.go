@@ -53,7 +53,13 @@ func copyIdentity(path string, l *Listings) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%w: %w", ErrIncomparable, err)
 	}
-	return fmt.Sprintf(" disk %d %d", st.Size(), st.ModTime().UnixNano()) + fileid.Inode(st), nil
+	return diskIdentity(st), nil
+}
+
+// diskIdentity is copyIdentity of a file that no mirror names, by its
+// stat (followed through a symbolic link).
+func diskIdentity(st os.FileInfo) string {
+	return fmt.Sprintf(" disk %d %d", st.Size(), st.ModTime().UnixNano()) + fileid.Inode(st)
 }
 
 // nameCopy records that r named the data file f in a key under the
@@ -92,14 +98,21 @@ func (r *Reader) stillNamed(path string) bool {
 // is still the copy it named (a Source's reader serves several proofs:
 // its digests, schemas and footer facts of a copy replaced since one of
 // them read it are not the new copy's); changed names the first that is
-// not.
-func (r *Reader) identitiesCurrent() (changed string, ok bool) {
+// not. now holds the copy identities of a listing just made
+// (stillListed), looked up first.
+func (r *Reader) identitiesCurrent(now map[string]string) (changed string, ok bool) {
 	if r == nil {
 		return "", true
 	}
 	for path, want := range r.namedAs {
-		now, err := copyIdentity(path, r.listings)
-		if err != nil || now != want {
+		c, listed := now[path]
+		if !listed {
+			var err error
+			if c, err = copyIdentity(path, r.listings); err != nil {
+				return path, false
+			}
+		}
+		if c != want {
 			return path, false
 		}
 	}
@@ -110,13 +123,15 @@ func (r *Reader) identitiesCurrent() (changed string, ok bool) {
 // file n's listing holds, as it lists it (files added since do not
 // matter: a kept proof is found again from a folder that only grew): each
 // folder is listed again, not from the run's listings. missing names the
-// first entry that is not.
-func (l *Listings) stillListed(n proofName) (missing string, ok bool) {
+// first entry that is not; ids are the listed files' copy identities by
+// path (identitiesCurrent).
+func (l *Listings) stillListed(n proofName) (missing string, ok bool, ids map[string]string) {
 	now := map[string]bool{}
+	ids = map[string]string{}
 	for _, dir := range n.dirs {
-		text, err := walkListing(dir, l.mirrorOf(dir))
+		text, err := walkCopies(dir, l.mirrorOf(dir), ids)
 		if err != nil {
-			return dir, false
+			return dir, false, nil
 		}
 		for e := range bytes.SplitSeq(text, []byte{0}) {
 			now[string(e)] = true
@@ -124,8 +139,8 @@ func (l *Listings) stillListed(n proofName) (missing string, ok bool) {
 	}
 	for e := range bytes.SplitSeq(n.text, []byte{0}) {
 		if len(e) > 0 && !now[string(e)] {
-			return string(e), false
+			return string(e), false, nil
 		}
 	}
-	return "", true
+	return "", true, ids
 }

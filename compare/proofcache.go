@@ -368,6 +368,12 @@ var errLinkedFolder = errors.New("a symbolic link to a folder: not listed, nothi
 // key, size, strong validator) by that alone: the listing is the same for
 // a copy of the folder, wherever it is. The others are listed as above.
 func walkListing(dir string, m Mirror) ([]byte, error) {
+	return walkCopies(dir, m, nil)
+}
+
+// walkCopies is walkListing that also gives, in ids when not nil, each
+// file's copy identity (copyIdentity) by its path under dir resolved.
+func walkCopies(dir string, m Mirror, ids map[string]string) ([]byte, error) {
 	root, err := filepath.EvalSymlinks(dir)
 	if err != nil {
 		return nil, fmt.Errorf("list %s: %w", dir, err)
@@ -393,6 +399,9 @@ func walkListing(dir string, m Mirror) ([]byte, error) {
 			if id != "" {
 				fmt.Fprintf(&b, "object %s", id)
 				b.WriteByte(0)
+				if ids != nil {
+					ids[p] = objectIdentity + id
+				}
 				return nil
 			}
 		}
@@ -412,6 +421,9 @@ func walkListing(dir string, m Mirror) ([]byte, error) {
 			return err
 		}
 		fmt.Fprintf(&b, "%s %d %d%s", p, info.Size(), info.ModTime().UnixNano(), fileid.Inode(info))
+		if ids != nil {
+			ids[p] = diskIdentity(info)
+		}
 		if link != "" {
 			fmt.Fprintf(&b, " -> %d:%s", len(link), link)
 		}
