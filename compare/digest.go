@@ -831,6 +831,9 @@ type Digests struct {
 	// claimedHook, when set (tests), runs after a comparison claimed the
 	// keys of a queue, before it reads those it owns.
 	claimedHook func(owned, waits int)
+	// readHook, when set (tests), runs after a copy's Parquet schema or
+	// footer was read, before what it tells is kept (keepFactAs).
+	readHook func(path string)
 }
 
 // NewDigests returns an empty Digests in front of store (nil: memory only).

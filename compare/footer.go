@@ -103,6 +103,7 @@ func footerQuirkDifferences(ctx context.Context, a, b *Reader, readers string, d
 			if _, answered := read[p]; answered {
 				digests.keepFooterHits(keys[p], read[p])
 				if digests != nil {
+					digests.afterRead(p)
 					keepFactAs(digests.store, b.listings, keptFooterKind, p, before[p], read[p])
 				}
 			}

@@ -177,7 +177,15 @@ func (r *Reader) keptSchema(path string) (n *pnode, before string, ok bool) {
 // under before, its key before the read (keepFactAs).
 func (r *Reader) keepSchema(path, before string, n *pnode) {
 	if r.memo != nil {
+		r.memo.afterRead(path)
 		keepFactAs(r.memo.store, r.listings, keptSchemaKind, path, before, toSchemaJSON(n))
+	}
+}
+
+// afterRead runs the test hook readHook, when set, for the copy at path.
+func (d *Digests) afterRead(path string) {
+	if d != nil && d.readHook != nil {
+		d.readHook(path)
 	}
 }
 

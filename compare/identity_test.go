@@ -124,3 +124,62 @@ func TestDigestsOfACopyReplacedMidRead(t *testing.T) {
 	}
 	t.Logf("first %+v; second %+v", first.Digests, second.Digests)
 }
+
+// TestFactsOfACopyReplacedAfterTheRead: what a copy's bytes alone tell
+// (its Parquet schema, its footer's quirk hits) is kept in the digest
+// cache under its object. A copy replaced after its schema was read and
+// before the schema was kept (another run sharing the cache downloaded it
+// again: a new ETag) had the old copy's schema kept under the new copy's
+// key, made at keep time. It is now kept under the key of the copy as it
+// was before the read, and only while it still is that copy.
+func TestFactsOfACopyReplacedAfterTheRead(t *testing.T) {
+	ctx := context.Background()
+	lake, catalog := lastVersion(t, "lakes", "06_deletes")
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(dir, "data")
+	copyTree(t, filepath.Join(lake, "data"), data)
+	files, err := filepath.Glob(filepath.Join(data, "main", "whole", "*.parquet"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no data file in %s (%v)", data, err)
+	}
+	target := files[0]
+	m := &copyMirror{dir: data, etag: map[string]string{}}
+	store := memStore{}
+	l := NewListings()
+	l.SetMirror(data, m)
+	before := mirroredKey(l, keptSchemaKind, target)
+	shared := NewDigests(store)
+	var once sync.Once
+	replaced := fmt.Errorf("no schema read of %s", target)
+	shared.readHook = func(path string) {
+		if path == target {
+			once.Do(func() { replaced = m.replace(target, "e2") })
+		}
+	}
+	if _, err := Catalogs(ctx, catalog, catalog, Options{DataPath: data, DigestCache: store, Digests: shared, Listings: l, everyDigest: true}); err != nil {
+		t.Fatal(err)
+	}
+	if replaced != nil {
+		t.Fatal(replaced)
+	}
+	after := mirroredKey(l, keptSchemaKind, target)
+	if before == "" || after == "" || before == after {
+		t.Fatalf("keys before %q and after %q the copy was replaced", before, after)
+	}
+	if _, ok := store[after]; ok {
+		t.Errorf("the schema read from the replaced copy is kept under the new copy's key")
+	}
+	if _, ok := store[before]; ok {
+		t.Errorf("the schema is kept under the replaced copy's key while the copy is another")
+	}
+	// Another file's schema, not replaced, is kept.
+	other := files[len(files)-1]
+	if other != target {
+		if _, ok := store[mirroredKey(l, keptSchemaKind, other)]; !ok {
+			t.Errorf("the schema of %s, not replaced, is not kept", other)
+		}
+	}
+}
