@@ -149,7 +149,9 @@ func getAll(ctx context.Context, client *http.Client, url string) error {
 // the watch stopped the run.
 func TestServerWatchLongDownload(t *testing.T) {
 	t.Parallel()
-	const d = 300 * time.Millisecond
+	// A byte every d/10 must never look like a stall of d: at 300 ms a
+	// loaded 2-core machine (load 10) once let 300 ms pass between two.
+	const d = time.Second
 	srv, client := watchedServer(t, d)
 	var stopped atomic.Pointer[error]
 	ctx := WithServerWatch(t.Context(), NewServerWatch(func(err error) { stopped.Store(&err) }))
