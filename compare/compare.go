@@ -109,8 +109,16 @@ type Options struct {
 	// docs/compare.md, "Carrying an earlier proof"). Otherwise every
 	// snapshot is walked (Report.CarryNote says why).
 	Carry []Carry
+	// SelfCarry names, latest first, earlier catalogs of the same lake
+	// whose self-read this run found clean, for Self: the first of the
+	// same format whose bytes are still the ones read is used, and the
+	// snapshots it covers, where the catalog is row for row the earlier
+	// one restricted to its snapshots, are not walked again
+	// (Report.Carried, Report.CarryNote; compare/selfcarry.go).
+	SelfCarry []SelfCarry
 	// CarryMinWork is the least walk (table and data file visits) worth
-	// checking an earlier pair for: 0 is minCarryWork, negative always.
+	// checking an earlier pair (or, for Self, an earlier self-read) for:
+	// 0 is minCarryWork (minSelfCarryWork), negative always.
 	CarryMinWork int64
 	// everyDigest digests every data file of both sides, as before equal
 	// plans cancelled (tests of the digest machinery on self-comparisons).
@@ -149,7 +157,8 @@ type Report struct {
 	// Incomparable is set when the comparison stopped on a read error.
 	Incomparable string `json:"incomparable,omitempty"`
 	// Carried is set when the snapshots an earlier proof covered were not
-	// walked again (Options.Carry); CarryNote says why they were when one
+	// walked again (Options.Carry; for Self, an earlier self-read:
+	// Options.SelfCarry, B empty); CarryNote says why they were when one
 	// was asked for.
 	Carried   *Carried `json:"carried,omitempty"`
 	CarryNote string   `json:"carry_note,omitempty"`

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 )
 
@@ -34,7 +35,9 @@ const selfReadMarker = "self-read v1"
 // sha256 (opts.SumA) and the data folder's listing, found again while the
 // folder only gains files (KeptSelf); Report.Equivalent is then true.
 // Options used: DataPath, Logger, DigestCache, Digests, SumA, AReadWhole,
-// Deletes, Engines, Source, Listings, BeforeRead, Gate.
+// Deletes, Engines, Source, Listings, BeforeRead, Gate, SelfCarry and
+// CarryMinWork (an earlier clean self-read carried: its snapshots not
+// walked again, Report.Carried).
 func Self(ctx context.Context, a string, opts Options) (*Report, error) {
 	start := time.Now()
 	log := opts.Logger
@@ -150,10 +153,18 @@ func (c *comparison) selfRun() error {
 		ids[i] = s.ID
 	}
 	c.rep.Snapshots = ids
+	walk := ids
+	if carried, from, why := c.selfCarried(ids); len(carried) > 0 {
+		walk = slices.DeleteFunc(slices.Clone(ids), func(s int64) bool { return carried[s] })
+		c.rep.Carried = &Carried{A: from, Snapshots: len(carried)}
+	} else if why != "" {
+		c.rep.CarryNote = why
+		c.log.Debug("earlier self-read not carried", "reason", why)
+	}
 	t0 := time.Now()
-	c.prefetch(ids, rowOptions())
+	c.prefetch(walk, rowOptions())
 	c.rep.Timings.ScanMS = time.Since(t0).Milliseconds()
-	for _, s := range ids {
+	for _, s := range walk {
 		if err := c.ctx.Err(); err != nil {
 			return err
 		}
