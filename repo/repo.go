@@ -159,8 +159,11 @@ type repository struct {
 	digests     *compare.Digests // shared by the run's proofs
 	// listings lists the data folder for the run's proof keys once, again
 	// after the run writes into it (rewritten delete files, downloads).
-	listings    *compare.Listings
-	carryMin    int64            // Options.carryMinWork
+	listings *compare.Listings
+	carryMin int64 // Options.carryMinWork
+	// selfReads are the run's clean self-reads (selfRead), offered to a
+	// later version's (earlierFrozen).
+	selfReads   selfReads
 	deletes     *compare.Deletes // delete files the run's proofs read
 	engines     *compare.Engines // DuckDB databases the run's readers reuse
 	convEngines *convert.Engines // and its conversions (a pool of their own)

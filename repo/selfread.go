@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/fdl-formats/fdl-formats/compare"
 )
@@ -19,7 +20,130 @@ const maxSelfFindings = 10
 // another run (a backfill) takes the data files' reads.
 func (r *repository) selfOptions(v *version, source *compare.Source) compare.Options {
 	return compare.Options{DataPath: r.dataPath, DigestCache: r.digestCache, Digests: r.digests, Deletes: r.deletes, Engines: r.engines,
-		Source: source, Listings: r.listings, SumA: v.meta.Catalog.FileRef.SHA256, Gate: r.gate()}
+		Source: source, Listings: r.listings, SumA: v.meta.Catalog.FileRef.SHA256, Gate: r.gate(), CarryMinWork: r.carryMin}
+}
+
+// selfReads keeps the clean self-reads of a run's frozen catalogs, by
+// version id, for the self-reads of later versions to carry, and the
+// self-reads under way (closed when done).
+type selfReads struct {
+	mu      sync.Mutex
+	byID    map[string]*compare.Report
+	running map[string]chan struct{}
+}
+
+func (s *selfReads) put(id string, rep *compare.Report) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.byID == nil {
+		s.byID = map[string]*compare.Report{}
+	}
+	s.byID[id] = rep
+}
+
+// get returns version id's clean self-read, or, when none is kept, the
+// channel closed when its self-read under way is done (nil: none is).
+func (s *selfReads) get(id string) (*compare.Report, <-chan struct{}) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.byID[id], s.running[id]
+}
+
+// start records that version id's self-read is under way; the returned
+// func says it is done.
+func (s *selfReads) start(id string) func() {
+	done := make(chan struct{})
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.running == nil {
+		s.running = map[string]chan struct{}{}
+	}
+	s.running[id] = done
+	return func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		delete(s.running, id)
+		close(done)
+	}
+}
+
+// earlierFrozen offers, latest first, the frozen catalogs of up to
+// maxEarlier versions before v whose self-read this run found clean (or
+// found kept), for v's self-read to carry (compare.Options.SelfCarry): a
+// local repository's where they lie, a remote one's as the copies this run
+// downloaded and matched to version.json (nothing is downloaded to offer
+// them). Each is offered with the sha256 version.json gives: compare hashes
+// the file and carries it only when its bytes are the ones read. The
+// nearest earlier self-read still under way (another job's) is waited for:
+// a version that rewrote rows the earlier snapshots see (deletes that
+// replace delete files) can be carried only by the versions after it, and
+// the wait costs less than the walk it saves.
+func (r *repository) earlierFrozen(ctx context.Context, v *version) []compare.SelfCarry {
+	if r.paths == nil && r.remote == nil {
+		return nil
+	}
+	i, ok := r.index(v.id)
+	if !ok {
+		return nil
+	}
+	var out []compare.SelfCarry
+	waited := false
+	for j := i - 1; j >= 0 && len(out) < maxEarlier; j-- {
+		p := r.versions[j]
+		if p.err != nil || p.meta == nil || p.expired != nil || p.meta.Catalog.FileRef.SHA256 == "" {
+			continue
+		}
+		read, running := r.selfReads.get(p.id)
+		if read == nil && running != nil && !waited {
+			waited = true
+			select {
+			case <-running:
+			case <-ctx.Done():
+				return out
+			}
+			read, _ = r.selfReads.get(p.id)
+		}
+		if read == nil {
+			continue
+		}
+		key := p.prefix() + p.meta.Catalog.Path
+		var path string
+		if r.paths == nil {
+			path, ok = r.remote.frozenCopy(key)
+			if !ok {
+				continue
+			}
+		} else {
+			var err error
+			if path, err = r.paths.Path(key); err != nil || !regularFile(path) {
+				continue
+			}
+		}
+		out = append(out, compare.SelfCarry{Path: path, SHA256: p.meta.Catalog.FileRef.SHA256, Read: read})
+	}
+	return out
+}
+
+// frozenCopy returns this run's local copy of a version's frozen catalog
+// (the download, or the frozen-catalog cache's copy, that matched
+// version.json), for earlierFrozen; false when it is not at hand: a
+// download still in flight or failed, a catalog this run did not read.
+func (rm *remote) frozenCopy(key string) (string, bool) {
+	rm.mu.Lock()
+	f := rm.catalogs[key]
+	rm.mu.Unlock()
+	if f == nil {
+		return "", false
+	}
+	select {
+	case <-f.done:
+	default:
+		return "", false // in flight
+	}
+	if f.err != nil || !regularFile(f.path) {
+		return "", false
+	}
+	return f.path, true
 }
 
 // selfRead reads v's frozen catalog alone, as a proof reads its side A
@@ -38,10 +162,12 @@ func (r *repository) selfRead(ctx context.Context, v *version, frozen *frozenCop
 	opts := r.selfOptions(v, source)
 	key := v.prefix() + v.meta.Catalog.Path
 	if r.remote == nil {
-		if _, ok := compare.KeptSelf(key, opts); ok {
+		if kept, ok := compare.KeptSelf(key, opts); ok {
+			r.selfReads.put(v.id, kept)
 			return nil
 		}
 	}
+	defer r.selfReads.start(v.id)()
 	if _, err := frozen.readWhole(ctx, v, source); err != nil {
 		return nil // the content pass reports it
 	}
@@ -50,7 +176,11 @@ func (r *repository) selfRead(ctx context.Context, v *version, frozen *frozenCop
 		return nil // the content pass reports it
 	}
 	opts.AReadWhole = true
+	opts.SelfCarry = r.earlierFrozen(ctx, v)
 	rep, err := compare.Self(ctx, src, opts)
+	if err == nil && rep != nil && rep.Equivalent {
+		r.selfReads.put(v.id, rep)
+	}
 	if err == nil || ctx.Err() != nil {
 		return nil
 	}

@@ -1,0 +1,102 @@
+package repo
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fdl-formats/fdl-formats/compare"
+	"github.com/fdl-formats/fdl-formats/digestcache"
+	"github.com/fdl-formats/fdl-formats/internal/testlakes"
+	"github.com/fdl-formats/fdl-formats/store/local"
+)
+
+// TestCheckCarriesEarlierSelfReads checks a seven-version history with
+// only its frozen format declared (every version read alone) from a cold
+// cache, one version at a time: each version's self-read carries the
+// clean self-read of the version before made in the run, except the first
+// and version 6, whose deletes rewrite delete file rows the earlier
+// snapshots see (version 3's are the first: they replace none). The kept
+// self-reads say so. Two at a time (the one before waited for when under
+// way), a record_count edited in version 5's frozen catalog at a snapshot
+// only the earlier versions' reads covered is still found.
+func TestCheckCarriesEarlierSelfReads(t *testing.T) {
+	if testing.Short() {
+		t.Skip("checks a seven-version lake twice")
+	}
+	ctx := context.Background()
+	golden, res := carryHistory7(t)
+	run := func(t *testing.T, jobs int, edit func(dir string)) (*CheckReport, error, *digestcache.Cache, string) {
+		t.Helper()
+		dir := filepath.Join(t.TempDir(), "lake")
+		if err := copyTree(golden, dir); err != nil {
+			t.Fatal(err)
+		}
+		setFormats(t, dir, frozenOnly)
+		if edit != nil {
+			edit(dir)
+		}
+		st, err := local.New(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cache, err := digestcache.Open(filepath.Join(t.TempDir(), "cache"), digestcache.Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := Check(ctx, st, Options{Jobs: jobs, DigestCache: cache, carryMinWork: -1})
+		return rep, err, cache, dir
+	}
+	t.Run("clean", func(t *testing.T) {
+		rep, err, cache, dir := run(t, 1, nil)
+		if err != nil {
+			t.Fatalf("check: %v (%+v)", err, rep.Findings)
+		}
+		data := filepath.Join(dir, "data") + string(os.PathSeparator)
+		for i, v := range res.Versions {
+			vdir := filepath.Join(dir, "versions", v.ID)
+			b, err := os.ReadFile(filepath.Join(vdir, "ducklake.duckdb"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			sum := fmt.Sprintf("%x", sha256.Sum256(b))
+			kept, ok := compare.KeptSelf(filepath.Join(vdir, "ducklake.duckdb"), compare.Options{DataPath: data, DigestCache: cache, SumA: sum, Listings: compare.NewListings()})
+			if !ok {
+				t.Fatalf("version %d: no self-read kept", i+1)
+			}
+			switch s := i + 1; {
+			case s == 1 || s == 6:
+				if kept.Carried != nil {
+					t.Errorf("version %d: carried %+v, want none", s, kept.Carried)
+				}
+			case kept.Carried == nil:
+				t.Errorf("version %d: not carried (%s)", s, kept.CarryNote)
+			case !strings.Contains(kept.Carried.A, res.Versions[i-1].ID):
+				t.Errorf("version %d: carried %+v, want version %d's", s, kept.Carried, s-1)
+			}
+		}
+	})
+	t.Run("old record_count", func(t *testing.T) {
+		v := res.Versions[4]
+		rep, err, _, _ := run(t, 2, func(dir string) {
+			vdir := filepath.Join(dir, "versions", v.ID)
+			execDuckDB(t, filepath.Join(vdir, "ducklake.duckdb"), "INSERT INTO ducklake_data_file SELECT * REPLACE (999 AS data_file_id, 1 AS begin_snapshot, 2 AS end_snapshot, record_count + 1 AS record_count) FROM ducklake_data_file WHERE data_file_id = 0")
+			testlakes.EditVersion(t, vdir, nil, "catalog")
+		})
+		if !errors.Is(err, ErrDifferences) {
+			t.Fatalf("check: %v, want ErrDifferences", err)
+		}
+		found := false
+		for _, f := range rep.Findings {
+			found = found || f.Version == v.ID && strings.Contains(f.Detail, "record_count is") && strings.Contains(f.Detail, "the frozen catalog")
+		}
+		if !found {
+			t.Errorf("no finding of version 5's record_count: %+v", rep.Findings)
+		}
+	})
+}
