@@ -109,13 +109,14 @@ type Options struct {
 	// docs/compare.md, "Carrying an earlier proof"). Otherwise every
 	// snapshot is walked (Report.CarryNote says why).
 	Carry []Carry
-	// SelfCarry names, latest first, earlier catalogs of the same lake
-	// whose self-read this run found clean, for Self: the first of the
-	// same format whose bytes are still the ones read is used, and the
-	// snapshots it covers, where the catalog is row for row the earlier
-	// one restricted to its snapshots, are not walked again
-	// (Report.Carried, Report.CarryNote; compare/selfcarry.go).
-	SelfCarry []SelfCarry
+	// SelfCarry, for Self, names, latest first, earlier catalogs of the
+	// same lake whose self-read this run found clean; called only when
+	// the walk is long enough to carry one (it may wait for a read under
+	// way). The first of the same format whose bytes are still the ones
+	// read is used, and the snapshots it covers, where the catalog is row
+	// for row the earlier one restricted to its snapshots, are not walked
+	// again (Report.Carried, Report.CarryNote; compare/selfcarry.go).
+	SelfCarry func(context.Context) []SelfCarry
 	// CarryMinWork is the least walk (table and data file visits) worth
 	// checking an earlier pair (or, for Self, an earlier self-read) for:
 	// 0 is minCarryWork (minSelfCarryWork), negative always.

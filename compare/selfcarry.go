@@ -37,13 +37,13 @@ type SelfCarry struct {
 // over, in table and data file visits (walkWork): checking the
 // restriction costs about 40 ms of DuckDB statements, the self-read's
 // walk about 5 us a visit (docs/repository.md).
-const minSelfCarryWork = 10_000
+const minSelfCarryWork = 30_000
 
 // selfCarried returns the snapshots of snaps the self-read may leave out,
 // carried from the clean self-read of an earlier catalog (one of
 // opts.SelfCarry), and why none are (for the report) when it returns none.
 func (c *comparison) selfCarried(snaps []int64) (_ map[int64]bool, from string, why string) {
-	if len(c.opts.SelfCarry) == 0 || c.opts.everyDigest {
+	if c.opts.SelfCarry == nil || c.opts.everyDigest {
 		return nil, "", ""
 	}
 	least := c.opts.CarryMinWork
@@ -54,7 +54,7 @@ func (c *comparison) selfCarried(snaps []int64) (_ map[int64]bool, from string, 
 		return nil, "", fmt.Sprintf("the walk is short (about %d table and file visits): carrying costs more", n)
 	}
 	var sc SelfCarry
-	for _, e := range c.opts.SelfCarry {
+	for _, e := range c.opts.SelfCarry(c.ctx) {
 		if e.Read == nil || !e.Read.Equivalent || e.Read.A.Format != c.a.format.Name || !slices.Equal(e.Read.Readers, c.rep.Readers) || e.SHA256 == "" {
 			continue
 		}
@@ -63,6 +63,9 @@ func (c *comparison) selfCarried(snaps []int64) (_ map[int64]bool, from string, 
 		}
 		sc = e
 		break
+	}
+	if c.ctx.Err() != nil {
+		return nil, "", "" // the walk returns the cancellation
 	}
 	if sc.Read == nil {
 		return nil, "", fmt.Sprintf("no clean self-read of an earlier catalog of format %s is at hand", c.a.format.Name)

@@ -30,6 +30,11 @@ func earlierRead(t *testing.T, path string, rep *Report) SelfCarry {
 	return SelfCarry{Path: path, SHA256: sum, Read: rep}
 }
 
+// carryAll offers these earlier reads (Options.SelfCarry).
+func carryAll(reads ...SelfCarry) func(context.Context) []SelfCarry {
+	return func(context.Context) []SelfCarry { return reads }
+}
+
 // TestSelfCarriesEarlierRead reads the versions of a history alone one
 // after the other, each carrying the clean self-read of the version
 // before: the snapshots the earlier read covered are not walked where the
@@ -46,7 +51,9 @@ func TestSelfCarriesEarlierRead(t *testing.T) {
 	carried, prevSnaps := 0, 0
 	for i, a := range cats {
 		o := opts
-		o.SelfCarry = earlier
+		if earlier != nil {
+			o.SelfCarry = carryAll(earlier...)
+		}
 		rep, err := Self(ctx, a, o)
 		if err != nil {
 			t.Fatalf("version %d: %v", i+1, err)
@@ -109,7 +116,7 @@ func TestSelfCarriesEarlierRead(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := opts
-			o.SelfCarry, o.CarryMinWork = tc.with, tc.min
+			o.SelfCarry, o.CarryMinWork = carryAll(tc.with...), tc.min
 			rep, err := Self(ctx, cats[1], o)
 			if err != nil {
 				t.Fatal(err)
@@ -181,7 +188,7 @@ func TestSelfCarryFindsOldFaults(t *testing.T) {
 			if !errors.Is(err, ErrCatalogDiffers) || !slices.ContainsFunc(whole.Differences, func(d Difference) bool { return strings.Contains(d.String(), tc.want) }) {
 				t.Fatalf("walked whole: want a difference naming %q, got %v (%+v)", tc.want, err, whole)
 			}
-			opts.SelfCarry = []SelfCarry{earlierRead(t, e0, first)}
+			opts.SelfCarry = carryAll(earlierRead(t, e0, first))
 			rep, err := Self(ctx, l, opts)
 			if !errors.Is(err, ErrCatalogDiffers) {
 				t.Fatalf("carrying: want ErrCatalogDiffers, got %v (carried %+v)", err, rep.Carried)

@@ -32,13 +32,16 @@ type selfReads struct {
 	running map[string]chan struct{}
 }
 
+// put keeps what a later self-read needs of version id's clean self-read
+// rep (its format, readers and snapshots), not its table results.
 func (s *selfReads) put(id string, rep *compare.Report) {
+	kept := &compare.Report{A: rep.A, Equivalent: rep.Equivalent, Readers: rep.Readers, Snapshots: rep.Snapshots}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.byID == nil {
 		s.byID = map[string]*compare.Report{}
 	}
-	s.byID[id] = rep
+	s.byID[id] = kept
 }
 
 // get returns version id's clean self-read, or, when none is kept, the
@@ -74,10 +77,11 @@ func (s *selfReads) start(id string) func() {
 // downloaded and matched to version.json (nothing is downloaded to offer
 // them). Each is offered with the sha256 version.json gives: compare hashes
 // the file and carries it only when its bytes are the ones read. The
-// nearest earlier self-read still under way (another job's) is waited for:
-// a version that rewrote rows the earlier snapshots see (deletes that
-// replace delete files) can be carried only by the versions after it, and
-// the wait costs less than the walk it saves.
+// nearest earlier self-read still under way (another job's) is waited for
+// when none nearer is at hand: a version that rewrote rows the earlier
+// snapshots see (deletes that replace delete files) can be carried only by
+// the versions after it, and the wait costs less than the walk it saves.
+// Called by compare.Self only when its walk is long enough to carry.
 func (r *repository) earlierFrozen(ctx context.Context, v *version) []compare.SelfCarry {
 	if r.paths == nil && r.remote == nil {
 		return nil
@@ -94,7 +98,7 @@ func (r *repository) earlierFrozen(ctx context.Context, v *version) []compare.Se
 			continue
 		}
 		read, running := r.selfReads.get(p.id)
-		if read == nil && running != nil && !waited {
+		if read == nil && running != nil && !waited && len(out) == 0 {
 			waited = true
 			select {
 			case <-running:
@@ -176,7 +180,7 @@ func (r *repository) selfRead(ctx context.Context, v *version, frozen *frozenCop
 		return nil // the content pass reports it
 	}
 	opts.AReadWhole = true
-	opts.SelfCarry = r.earlierFrozen(ctx, v)
+	opts.SelfCarry = func(ctx context.Context) []compare.SelfCarry { return r.earlierFrozen(ctx, v) }
 	rep, err := compare.Self(ctx, src, opts)
 	if err == nil && rep != nil && rep.Equivalent {
 		r.selfReads.put(v.id, rep)
