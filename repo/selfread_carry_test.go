@@ -31,7 +31,7 @@ func TestCheckCarriesEarlierSelfReads(t *testing.T) {
 	}
 	ctx := context.Background()
 	golden, res := carryHistory7(t)
-	run := func(t *testing.T, jobs int, edit func(dir string)) (*CheckReport, error, *digestcache.Cache, string) {
+	run := func(t *testing.T, jobs int, edit func(dir string)) (*CheckReport, *digestcache.Cache, string, error) {
 		t.Helper()
 		dir := filepath.Join(t.TempDir(), "lake")
 		if err := copyTree(golden, dir); err != nil {
@@ -50,10 +50,10 @@ func TestCheckCarriesEarlierSelfReads(t *testing.T) {
 			t.Fatal(err)
 		}
 		rep, err := Check(ctx, st, Options{Jobs: jobs, DigestCache: cache, carryMinWork: -1})
-		return rep, err, cache, dir
+		return rep, cache, dir, err
 	}
 	t.Run("clean", func(t *testing.T) {
-		rep, err, cache, dir := run(t, 1, nil)
+		rep, cache, dir, err := run(t, 1, nil)
 		if err != nil {
 			t.Fatalf("check: %v (%+v)", err, rep.Findings)
 		}
@@ -83,7 +83,7 @@ func TestCheckCarriesEarlierSelfReads(t *testing.T) {
 	})
 	t.Run("old record_count", func(t *testing.T) {
 		v := res.Versions[4]
-		rep, err, _, _ := run(t, 2, func(dir string) {
+		rep, _, _, err := run(t, 2, func(dir string) {
 			vdir := filepath.Join(dir, "versions", v.ID)
 			execDuckDB(t, filepath.Join(vdir, "ducklake.duckdb"), "INSERT INTO ducklake_data_file SELECT * REPLACE (999 AS data_file_id, 1 AS begin_snapshot, 2 AS end_snapshot, record_count + 1 AS record_count) FROM ducklake_data_file WHERE data_file_id = 0")
 			testlakes.EditVersion(t, vdir, nil, "catalog")
