@@ -183,3 +183,64 @@ func TestFactsOfACopyReplacedAfterTheRead(t *testing.T) {
 		}
 	}
 }
+
+// TestSelfReadOfACopyReplacedMidRead: a self-read (Self: a frozen catalog
+// read alone, as a proof reads its side A) over a store's mirror is kept
+// under the data folder's listing made before it reads, as a proof is. A
+// copy replaced while it read (another run sharing the cache downloaded it
+// again: a new ETag) left the self-read kept under the listing naming the
+// copy it replaced: a later run whose mirror held that object again took
+// the self-read, never made of the bytes it names. As a proof, a
+// self-read is now kept only while its folder still lists every copy its
+// key listed, as it listed it, and its reader's copies are those it named.
+func TestSelfReadOfACopyReplacedMidRead(t *testing.T) {
+	ctx := context.Background()
+	lake, catalog := lastVersion(t, "lakes", "06_deletes")
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(dir, "data")
+	copyTree(t, filepath.Join(lake, "data"), data)
+	files, err := filepath.Glob(filepath.Join(data, "main", "whole", "*.parquet"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no data file in %s (%v)", data, err)
+	}
+	target := files[0]
+	m := &copyMirror{dir: data, etag: map[string]string{}}
+	store := memStore{}
+	var once sync.Once
+	replaced := fmt.Errorf("no read of %s", target)
+	replace := func() { once.Do(func() { replaced = m.replace(target, "e2") }) }
+	run := func(step string, hook bool) *Report {
+		t.Helper()
+		l := NewListings()
+		l.SetMirror(data, m)
+		shared := NewDigests(store)
+		if hook {
+			shared.claimedHook = func(owned, waits int) { replace() }
+			shared.readHook = func(string) { replace() }
+		}
+		rep, err := Self(ctx, catalog, Options{DataPath: data, DigestCache: store, Digests: shared, Listings: l})
+		if err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+		return rep
+	}
+	first := run("self-read while the copy is replaced", true)
+	if replaced != nil {
+		t.Fatal(replaced)
+	}
+	if first.ProofCached {
+		t.Fatal("first self-read: found kept in an empty cache")
+	}
+	// The mirror holds the first object again (the store went back to it).
+	m.set(target, "e1")
+	if second := run("self-read with the first object", false); second.ProofCached {
+		t.Error("second self-read: found kept; the first read a copy replaced after its key listed the folder")
+	}
+	// What the second read, with no copy replaced, it kept.
+	if third := run("self-read again", false); !third.ProofCached {
+		t.Error("third self-read: not found kept; the second read every copy as its key named it")
+	}
+}

@@ -104,6 +104,15 @@ func Self(ctx context.Context, a string, opts Options) (*Report, error) {
 			ErrCatalogDiffers, a, rep.A.Format, len(rep.Differences), rep.Differences[0])
 	}
 	rep.Equivalent = true
+	if opts.DigestCache != nil && name.base != "" {
+		// As a proof (Catalogs): kept only while what it read is still
+		// what its key names (identity.go).
+		if what, ok := stillRead(opts.Listings, name, ra); !ok {
+			log.Warn("a data file changed while the self-read read its folder (another run sharing the cache replaced a copy?): the read holds for what it read, and is not kept",
+				"a", a, "file", what)
+			name = proofName{}
+		}
+	}
 	keepProof(opts.DigestCache, name, rep, opts.Listings)
 	return rep, nil
 }
