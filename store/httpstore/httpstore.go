@@ -83,10 +83,10 @@ func Client(stall time.Duration) *http.Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.ResponseHeaderTimeout = d
 	tr.TLSHandshakeTimeout = d
-	// Keep a connection for each request a walk has in flight: with Go's
-	// default of 2, the others were closed after each answer and opened
-	// again (a TLS handshake each).
-	tr.MaxIdleConnsPerHost = walkJobs
+	// Keep a connection for each request a run has in flight at once:
+	// with Go's default of 2, the others were closed after each answer
+	// and opened again (a TLS handshake each).
+	tr.MaxIdleConnsPerHost = idleConns
 	return &http.Client{Transport: store.StallTransport(tr, stall), CheckRedirect: checkRedirect}
 }
 
@@ -574,6 +574,14 @@ const maxDepth = 16
 // (each version folder's listing and a HEAD of each of its files): 200
 // versions 20 ms away took 21 s before anything was read.
 const walkJobs = 8
+
+// idleConns is how many idle connections to the site the client keeps: at
+// least what a run has in flight at once. It was walkJobs (8), while a plan
+// asks more than that at once: 4 versions looked at side by side, each its
+// frozen catalog, dataset.json and files.json and 4 probes (28), then the
+// data files' ends read ahead (16) beside the checks' downloads (4): the
+// others were closed after each answer and opened again.
+const idleConns = 32
 
 // folderWalk is a folder a walk has still to read: its listing, unless
 // names holds it already (a folder found at a link without a slash, whose
