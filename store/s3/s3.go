@@ -160,9 +160,28 @@ func New(ctx context.Context, bucket, prefix string, opts Options) (*Store, erro
 		// (the SDK's default CRC trailers are not understood everywhere).
 		o.RequestChecksumCalculation = aws.RequestChecksumCalculationWhenRequired
 		o.ResponseChecksumValidation = aws.ResponseChecksumValidationWhenRequired
-		o.HTTPClient = stallClient(o.HTTPClient, opts.StallTimeout)
+		o.HTTPClient = stallClient(keepConns(o.HTTPClient), opts.StallTimeout)
 	})
 	return &Store{client: client, bucket: bucket, prefix: prefix, endpoint: endpoint, vhost: opts.VirtualHosted}, nil
+}
+
+// idleConns is how many idle connections to the server the SDK's own
+// client keeps (its default is 10): at least what a run has in flight at
+// once (a plan's look at 4 versions side by side, then the data files'
+// ends read ahead, 16, beside the downloads); the others were closed after
+// each answer and opened again, a TLS handshake each.
+const idleConns = 32
+
+// keepConns raises the idle connections the SDK's own client keeps to
+// idleConns; a client the caller gave is left as it is.
+func keepConns(c s3.HTTPClient) s3.HTTPClient {
+	if b, ok := c.(*awshttp.BuildableClient); ok {
+		return b.WithTransportOptions(func(tr *http.Transport) {
+			tr.MaxIdleConnsPerHost = max(tr.MaxIdleConnsPerHost, idleConns)
+			tr.MaxIdleConns = max(tr.MaxIdleConns, idleConns)
+		})
+	}
+	return c
 }
 
 // stallClient puts the SDK's HTTP client, as the SDK resolved it (a custom
