@@ -301,6 +301,7 @@ func check(ctx context.Context, st store.Store, opts Options) (*CheckReport, err
 	if err := ownDataFolder(r.paths, r.cfg, opts.DataPath); err != nil {
 		return nil, err
 	}
+	r.keepJSON = true // the content pass compares them
 	m, err := r.plan(ctx, &opts, true)
 	if err != nil {
 		return nil, err

@@ -348,10 +348,11 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 		}
 	}
 	if ref := v.meta.Files; ref != nil {
-		// files.json and dataset.json are read again here: bytes that
-		// cannot be read or parsed, or are not those version.json names
-		// (and the key of a clean pass names), are an issue, so that a pass
-		// over them is never kept as clean.
+		// files.json and dataset.json are the bytes the plan read and
+		// matched with version.json (readVerified), or, where it did not,
+		// read again here: bytes that cannot be read or parsed, or are not
+		// those version.json names (and the key of a clean pass names), are
+		// an issue, so that a pass over them is never kept as clean.
 		got, changed, err := r.parsedFiles(ctx, v, ref)
 		if changed != nil {
 			issues = append(issues, *changed)
@@ -439,6 +440,9 @@ func (r *repository) relData(p string) string {
 // matched, and the key of a clean content pass names; the bytes read are
 // still compared, and the issue keeps the pass from being kept as clean.
 func (r *repository) readRef(ctx context.Context, v *version, ref *fdljson.FileRef) (data []byte, changed *Issue, err error) {
+	if data, ok := v.heldRef(ref); ok {
+		return data, nil, nil // the plan's read, those bytes (readVerified)
+	}
 	key := v.prefix() + ref.Path
 	data, err = store.ReadAll(ctx, r.st, key)
 	if err != nil {

@@ -55,6 +55,7 @@ const footerMagic = "PAR1"
 // Parquet footer is downloaded whole instead, so that the check fails on
 // it as on the file.
 func (rm *remote) Footers(ctx context.Context, locals []string) (map[string]string, error) {
+	rm.footersAskedOnce.Do(func() { close(rm.footersAsked) })
 	paths := make([]string, len(locals))
 	errs := make([]error, len(locals))
 	var wg sync.WaitGroup

@@ -354,6 +354,10 @@ func (r *repository) planVersions(ctx context.Context, versions []*version, decl
 
 func (r *repository) planVersion(ctx context.Context, v *version, declared []fdljson.Format, now time.Time) *VersionPlan {
 	vp := &VersionPlan{ID: v.id, Cells: []*Cell{}, v: v}
+	// The reads of the frozen catalog, dataset.json and files.json go out
+	// now, beside the probes below, not each after the other.
+	looked := r.lookAhead(ctx, v)
+	defer looked()
 	if v.meta != nil {
 		vp.Seq, vp.Parent, vp.CreatedAt = v.meta.Seq, v.meta.Parent(), v.meta.CreatedAt
 		vp.Format, vp.Catalog = v.meta.DuckLake.Format, v.prefix()+v.meta.Catalog.Path
@@ -408,6 +412,7 @@ func (r *repository) planVersion(ctx context.Context, v *version, declared []fdl
 	if v.expired != nil {
 		vp.Skipped = v.expired.Reason
 	} else if verr == nil {
+		looked()
 		problem, verr = r.verifyRef(ctx, v, v.meta.Catalog.FileRef)
 		if verr == nil {
 			problem, verr = storageClaim(v)
@@ -490,13 +495,11 @@ func (r *repository) versionIssues(ctx context.Context, v *version) []Issue {
 		if ref == nil {
 			continue
 		}
-		if problem, err := r.verifyRef(ctx, v, *ref); err != nil {
-			issues = append(issues, Issue{Problem: problem, Detail: err.Error(), cause: err})
-			continue
-		}
-		data, err := storeRead(ctx, r, v.prefix()+ref.Path)
+		// Read once: the bytes hashed are the bytes parsed (and those
+		// check's content pass compares, held).
+		data, problem, err := r.readVerified(ctx, v, *ref)
 		if err != nil {
-			issues = append(issues, Issue{Problem: ProblemUnreadable, Detail: err.Error(), cause: err})
+			issues = append(issues, Issue{Problem: problem, Detail: err.Error(), cause: err})
 			continue
 		}
 		if ref == v.meta.Dataset {
@@ -505,6 +508,9 @@ func (r *repository) versionIssues(ctx context.Context, v *version) []Issue {
 			var files *fdljson.Files
 			files, err = fdljson.ParseFiles(v.prefix()+ref.Path, data)
 			v.indexesNoData = err == nil && !listsDataFiles(files)
+			if err == nil {
+				v.indexed = r.indexedKeys(files)
+			}
 		}
 		if err != nil {
 			issues = append(issues, Issue{Problem: ProblemInvalid, Detail: err.Error(), cause: err})
@@ -523,15 +529,22 @@ func listsDataFiles(f *fdljson.Files) bool {
 	return false
 }
 
-func storeRead(ctx context.Context, r *repository, key string) ([]byte, error) {
-	return store.ReadAll(ctx, r.st, key)
-}
-
 // checkCells runs convert.Check for each missing cell, jobs at a time, and
 // turns refusals into Refused cells and unreadable sources into Error cells.
 // It returns the format each checked version's frozen catalog was detected
 // in, by version ID.
 func (r *repository) checkCells(ctx context.Context, cells []*Cell, work string, opts *Options) (map[string]string, error) {
+	if r.remote != nil && r.remote.cacheDir != "" {
+		// Each cell revalidates its version's cached data files and reads
+		// the others' footers (a ranged read of each one's end) as its
+		// check reaches them: read ahead, in the cells' order.
+		sure, later := r.indexedFiles(cells)
+		stop := r.remote.readAhead(ctx, sure, later)
+		defer stop()
+		for _, v := range r.versions {
+			v.indexed = nil // taken
+		}
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(opts.jobs())
 	var mu sync.Mutex

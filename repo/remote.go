@@ -135,6 +135,17 @@ type remote struct {
 	// server answered with the whole object, sorted when read
 	// (rangesIgnored).
 	ignoredRanges []string
+	// ahead are the ranged reads of objects' ends started ahead of need
+	// (readAhead), by key: the next readTail of the key takes its answer.
+	ahead map[string]*tailRead
+	// asked are the keys whose end was read (readTail) or read ahead in
+	// this run: never read ahead again.
+	asked map[string]struct{}
+	// footersAsked is closed when a check first asks for stand-ins
+	// (Footers): from then on readAhead reads ahead the ends of the files
+	// without a copy too.
+	footersAsked     chan struct{}
+	footersAskedOnce sync.Once
 }
 
 // fetch is one download shared by every caller that needs the same key.
@@ -158,6 +169,7 @@ func newRemote(counter *store.Counter, cfg *fdljson.Repo, opts *Options, listing
 		onFile:  opts.OnDownload, listings: listings, readableHook: opts.readableHook,
 		catalogs: map[string]*fetch{}, files: map[string]*fetch{}, footers: map[string]*fetch{}, published: map[string]string{},
 		heads: map[string]heldHead{}, unread: map[string]unreadCopy{}, reread: map[string]*fetch{},
+		ahead: map[string]*tailRead{}, asked: map[string]struct{}{}, footersAsked: make(chan struct{}),
 		md5s: opts.DigestCache,
 	}
 	if opts.Downloads == 0 {
@@ -912,9 +924,18 @@ func (rm *remote) downloadCopy(ctx context.Context, key, path string, tail []byt
 // readTail reads the last tailBytes of the object key as DuckDB reads an
 // object, by a HEAD and a ranged GET (store.TailReader), and notes an
 // object whose server answered the range with the whole object
-// (rangesIgnored).
+// (rangesIgnored). Where the run read it ahead (readAhead), that answer is
+// taken instead.
 func (rm *remote) readTail(ctx context.Context, key string) ([]byte, store.ObjectInfo, error) {
-	tail, info, err := rm.counter.ReadTail(ctx, key, tailBytes)
+	var tail []byte
+	var info store.ObjectInfo
+	var err error
+	if t := rm.takeAhead(ctx, key); t != nil {
+		t.ans.discard() // a whole answer nobody adopts here
+		tail, info, err = t.tail, t.info, t.err
+	} else {
+		tail, info, err = rm.counter.ReadTail(ctx, key, tailBytes)
+	}
 	if err == nil && info.IgnoredRange {
 		rm.mu.Lock()
 		rm.ignoredRanges = append(rm.ignoredRanges, key)

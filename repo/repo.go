@@ -187,6 +187,10 @@ type repository struct {
 	hiddenFolders []string
 	// beforeProof: Options.beforeProof (tests).
 	beforeProof func(*Cell, *compare.Listings)
+	// keepJSON: the run's content pass compares each version's
+	// dataset.json and files.json with its catalog (check), so the plan
+	// keeps the bytes it read (version.held).
+	keepJSON bool
 }
 
 // close removes the run's work files.
@@ -235,6 +239,20 @@ type version struct {
 	// ones version.json hashes, and it lists no data file (versionIssues;
 	// see needsNoData).
 	indexesNoData bool
+	// held are the bytes of dataset.json and files.json as the plan read
+	// them (by name relative to the version folder; readVerified), kept
+	// where they are those version.json names and the run is a check
+	// (repository.keepJSON): its content pass
+	// compares them with the catalog without reading them again. Written
+	// by the version's plan only, read after it.
+	held map[string][]byte
+	// reads are the reads of dataset.json and files.json planVersion
+	// started ahead of need (lookAhead), by name; taken by readVerified.
+	reads map[string]*aheadRead
+	// indexed are the data and delete files the version's files.json
+	// lists (its bytes those version.json names), in its order: what
+	// checkCells revalidates ahead of need (readAhead).
+	indexed []indexedFile
 }
 
 func (v *version) prefix() string { return VersionsDir + v.id + "/" }
@@ -517,8 +535,10 @@ func (r *repository) readVersion(ctx context.Context, v *version) {
 	}
 }
 
-// verifyRef checks a file beside version.json against its size and sha256.
-func (r *repository) verifyRef(ctx context.Context, v *version, ref fdljson.FileRef) (Problem, error) {
+// listedRef checks that the store shows a file beside version.json at the
+// size version.json records for it (nothing is read unless the sizes
+// disagree: sizeProblem).
+func (r *repository) listedRef(ctx context.Context, v *version, ref fdljson.FileRef) (Problem, error) {
 	key := v.prefix() + ref.Path
 	info, ok := v.objects[ref.Path]
 	if !ok {
@@ -530,6 +550,15 @@ func (r *repository) verifyRef(ctx context.Context, v *version, ref fdljson.File
 	if info.Size != ref.Bytes {
 		return sizeProblem(ctx, r.st, key, info.Size, ref.Bytes)
 	}
+	return "", nil
+}
+
+// verifyRef checks a file beside version.json against its size and sha256.
+func (r *repository) verifyRef(ctx context.Context, v *version, ref fdljson.FileRef) (Problem, error) {
+	if problem, err := r.listedRef(ctx, v, ref); err != nil {
+		return problem, err
+	}
+	key := v.prefix() + ref.Path
 	frozen := key == v.prefix()+v.meta.Catalog.Path
 	if r.remote != nil && frozen {
 		// The frozen catalog of a remote store is downloaded once per run

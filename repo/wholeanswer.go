@@ -118,14 +118,32 @@ func (rm *remote) readTailKeep(ctx context.Context, key, dir string, hd *head) (
 		tail, info, err := rm.readTail(ctx, key)
 		return tail, info, nil, err
 	}
-	w := &wholeAnswer{dir: dir, hd: hd}
-	start := time.Now()
-	tail, info, kept, err := rm.counter.ReadTailKeep(ctx, key, tailBytes, w)
-	ans := w.finish(kept && err == nil, info.Size)
-	if ans != nil {
-		rm.mu.Lock()
-		rm.stats.DownloadSeconds += time.Since(start).Seconds()
-		rm.mu.Unlock()
+	var tail []byte
+	var info store.ObjectInfo
+	var ans *keptAnswer
+	var err error
+	if t := rm.takeAhead(ctx, key); t != nil && (t.ans == nil || t.dir == dir && hd == nil) {
+		// Read ahead (readAhead), as this read would have read it.
+		tail, info, ans, err = t.tail, t.info, t.ans, t.err
+		if ans != nil {
+			rm.mu.Lock()
+			rm.stats.DownloadSeconds += t.took.Seconds()
+			rm.mu.Unlock()
+		}
+	} else {
+		if t != nil {
+			t.ans.discard() // kept elsewhere, or without the start hd needs
+		}
+		w := &wholeAnswer{dir: dir, hd: hd}
+		start := time.Now()
+		var kept bool
+		tail, info, kept, err = rm.counter.ReadTailKeep(ctx, key, tailBytes, w)
+		ans = w.finish(kept && err == nil, info.Size)
+		if ans != nil {
+			rm.mu.Lock()
+			rm.stats.DownloadSeconds += time.Since(start).Seconds()
+			rm.mu.Unlock()
+		}
 	}
 	if err == nil && info.IgnoredRange {
 		rm.mu.Lock()

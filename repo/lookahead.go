@@ -1,0 +1,310 @@
+package repo
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"maps"
+	"path"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fdl-formats/fdl-formats/fdljson"
+	"github.com/fdl-formats/fdl-formats/store"
+)
+
+// A web site or bucket far away costs a round trip per request, and a
+// request that waits for the one before it costs another. A warm plan of
+// 200 versions 20 ms away took 99-117 s, most of it waiting: each version's
+// frozen catalog, dataset.json and files.json were read one after the
+// other (dataset.json and files.json twice: hashed, then parsed; check's
+// content pass read them a third time), and every data file of a checked
+// version was revalidated (its HEAD and ranged GET of its end) only when
+// its conversion check reached it, four at a time. So:
+//
+//   - planVersion starts the reads of the frozen catalog, dataset.json and
+//     files.json at once (lookAhead), beside the probes of catalogs/, and
+//     reads each JSON file once: the bytes hashed are the bytes parsed, and
+//     in a check those its content pass compares (held);
+//   - checkCells reads the ends of the data files the checked versions'
+//     files.json list ahead of need, askJobs at a time, in the versions'
+//     order (remote.readAhead): the delete files and the cached copies,
+//     which every check revalidates, at once; the others once a check has
+//     asked for footers (their stand-ins start with that read). A cell's
+//     readTail then finds its answer there.
+//
+// Nothing is asked twice, nor, but for the footers of files a check that
+// reads footers for other files may not read, anything the run would not
+// ask anyway.
+
+// askJobs bounds the requests of the read ahead in flight at once: a warm
+// plan's checks of 200 versions read 4,500 files' ends (a HEAD and a
+// ranged GET each): 20 ms away the whole plan took 52 s with 8 at a time,
+// 44 s with 16 (one run each, scripts/benchrtt -only web).
+const askJobs = 16
+
+// aheadRead is a read of a file started ahead of need.
+type aheadRead struct {
+	done chan struct{}
+	data []byte
+	err  error
+}
+
+// lookAhead starts, on a remote store, the reads planVersion makes of v's
+// frozen catalog (remote.catalog, shared by every caller of the run), its
+// dataset.json and its files.json (readVerified takes them), where the
+// listing shows each at the size version.json records (else nothing is
+// read: the plan reports it as before). wait waits for them.
+func (r *repository) lookAhead(ctx context.Context, v *version) (wait func()) {
+	if r.remote == nil || v.meta == nil || v.expired != nil || v.err != nil {
+		return func() {}
+	}
+	var wg sync.WaitGroup
+	listed := func(ref fdljson.FileRef) bool {
+		info, ok := v.objects[ref.Path]
+		return ok && info.Size == ref.Bytes
+	}
+	if ref := v.meta.Catalog.FileRef; listed(ref) {
+		wg.Go(func() { r.remote.catalog(ctx, v.prefix()+ref.Path, &ref) })
+	}
+	for _, ref := range []*fdljson.FileRef{v.meta.Dataset, v.meta.Files} {
+		if ref == nil || !listed(*ref) || ref.Path == v.meta.Catalog.Path {
+			continue
+		}
+		if _, ok := v.reads[ref.Path]; ok {
+			continue
+		}
+		if v.reads == nil {
+			v.reads = map[string]*aheadRead{}
+		}
+		a := &aheadRead{done: make(chan struct{})}
+		v.reads[ref.Path] = a
+		wg.Go(func() {
+			defer close(a.done)
+			a.data, a.err = store.ReadAll(ctx, r.st, v.prefix()+ref.Path)
+		})
+	}
+	return wg.Wait
+}
+
+// readVerified reads a file beside version.json (dataset.json, files.json)
+// once per run and holds its bytes to the size and sha256 version.json
+// records; in a check, the bytes that match are kept for its content pass
+// (heldRef).
+func (r *repository) readVerified(ctx context.Context, v *version, ref fdljson.FileRef) ([]byte, Problem, error) {
+	if problem, err := r.listedRef(ctx, v, ref); err != nil {
+		return nil, problem, err
+	}
+	key := v.prefix() + ref.Path
+	var data []byte
+	var err error
+	if a, ok := v.reads[ref.Path]; ok {
+		delete(v.reads, ref.Path)
+		<-a.done
+		data, err = a.data, a.err
+	} else {
+		data, err = store.ReadAll(ctx, r.st, key)
+	}
+	if err != nil {
+		return nil, ProblemUnreadable, err
+	}
+	sum := sha256.Sum256(data)
+	if problem, err := matchRef(key, ref.Bytes, ref.SHA256, int64(len(data)), hex.EncodeToString(sum[:])); err != nil {
+		return nil, problem, err
+	}
+	if r.keepJSON {
+		if v.held == nil {
+			v.held = map[string][]byte{}
+		}
+		v.held[ref.Path] = data
+	}
+	return data, "", nil
+}
+
+// heldRef gives the bytes of the file ref (of v's version.json) names that
+// the plan read and found to be those it records (readVerified).
+func (v *version) heldRef(ref *fdljson.FileRef) ([]byte, bool) {
+	data, ok := v.held[ref.Path]
+	return data, ok
+}
+
+// indexedFile is a data or delete file a version's files.json lists.
+type indexedFile struct {
+	key    string
+	delete bool
+}
+
+// indexedKeys are the data and delete files files lists, under data_dir
+// (others are not the mirror's: never read ahead).
+func (r *repository) indexedKeys(files *fdljson.Files) []indexedFile {
+	if r.remote == nil {
+		return nil
+	}
+	var out []indexedFile
+	add := func(p string, del bool) {
+		key := path.Clean(r.remote.dataKey + p)
+		if strings.HasPrefix(key, r.remote.dataKey) && store.ValidateKey(key) == nil {
+			out = append(out, indexedFile{key, del})
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(files.Tables)) {
+		t := files.Tables[name]
+		if t == nil {
+			continue
+		}
+		for _, f := range t.Files {
+			add(f.Path, false)
+			if f.Deletes != nil {
+				add(f.Deletes.Path, true)
+			}
+		}
+	}
+	return out
+}
+
+// tailRead is a ranged read of an object's end (readTailKeep into
+// answerDir) started ahead of need.
+type tailRead struct {
+	key  string
+	done chan struct{}
+	tail []byte
+	info store.ObjectInfo
+	ans  *keptAnswer // a Range-ignoring server's whole answer, kept in dir
+	dir  string
+	took time.Duration
+	err  error
+}
+
+// readAhead reads the ends of the objects sure and, once a check has
+// asked for footers (Footers), later (readTail), askJobs at a time, each
+// list in its order, each object once and only where no readTail of it
+// was made in this run, so that the readTail each gets when its turn comes
+// is answered already: the requests the run makes are the same, made
+// earlier. stop ends the reads not yet made (a readTail of those asks the
+// store then), waits for those in flight and drops the answers not taken.
+func (rm *remote) readAhead(ctx context.Context, sure, later []string) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	todo := make(chan *tailRead)
+	var wg, producers sync.WaitGroup
+	for range askJobs {
+		wg.Go(func() {
+			for t := range todo {
+				// As readTailKeep reads a data file's end: a whole
+				// answer is kept for the copy's download to adopt.
+				w := &wholeAnswer{dir: t.dir}
+				start := time.Now()
+				var kept bool
+				t.tail, t.info, kept, t.err = rm.counter.ReadTailKeep(ctx, t.key, tailBytes, w)
+				t.ans, t.took = w.finish(kept && t.err == nil, t.info.Size), time.Since(start)
+				close(t.done)
+			}
+		})
+	}
+	send := func(keys []string) {
+		for _, key := range keys {
+			rm.mu.Lock()
+			_, asked := rm.asked[key]
+			var t *tailRead
+			if !asked {
+				t = &tailRead{key: key, dir: rm.answerDir(), done: make(chan struct{})}
+				rm.asked[key] = struct{}{}
+				rm.ahead[key] = t
+			}
+			rm.mu.Unlock()
+			if t == nil {
+				continue
+			}
+			select {
+			case todo <- t:
+			case <-ctx.Done():
+				rm.mu.Lock()
+				delete(rm.ahead, key) // never asked: readTail asks it
+				rm.mu.Unlock()
+				return
+			}
+		}
+	}
+	producers.Go(func() { send(sure) })
+	producers.Go(func() {
+		select {
+		case <-rm.footersAsked:
+			send(later)
+		case <-ctx.Done():
+		}
+	})
+	wg.Go(func() {
+		producers.Wait()
+		close(todo)
+	})
+	return func() {
+		cancel()
+		wg.Wait()
+		rm.mu.Lock()
+		for _, keys := range [][]string{sure, later} {
+			for _, key := range keys {
+				if t := rm.ahead[key]; t != nil {
+					// Not taken: a later readTail asks anew.
+					t.ans.discard()
+					delete(rm.ahead, key)
+				}
+			}
+		}
+		rm.mu.Unlock()
+	}
+}
+
+// takeAhead is the read ahead of the object key's end (readAhead), done,
+// nil where none was made (or it was cut short by its stop, or ctx ended
+// meanwhile): the caller asks the store now. Each is taken once.
+func (rm *remote) takeAhead(ctx context.Context, key string) *tailRead {
+	rm.mu.Lock()
+	t := rm.ahead[key]
+	delete(rm.ahead, key)
+	rm.asked[key] = struct{}{}
+	rm.mu.Unlock()
+	if t == nil {
+		return nil
+	}
+	select {
+	case <-t.done:
+	case <-ctx.Done():
+		go func() { <-t.done; t.ans.discard() }()
+		return nil
+	}
+	if t.err != nil && ctx.Err() == nil && errors.Is(t.err, context.Canceled) {
+		t.ans.discard()
+		return nil
+	}
+	return t
+}
+
+// indexedFiles are the data and delete files the files.json of the cells'
+// versions list (indexed), each once, in the cells' order: sure those a
+// check of the cells revalidates whatever it checks (the delete files, and
+// the files whose copy is in the cache: fetchConversion), later the others,
+// whose ends a check reads only where it asks for their footers.
+func (r *repository) indexedFiles(cells []*Cell) (sure, later []string) {
+	seen := map[string]bool{}
+	for _, c := range cells {
+		v := r.find(c.Version)
+		if v == nil || seen[v.prefix()] {
+			continue
+		}
+		seen[v.prefix()] = true
+		for _, f := range v.indexed {
+			if seen[f.key] {
+				continue
+			}
+			seen[f.key] = true
+			if f.delete || r.remote.hasCopy(f.key) {
+				sure = append(sure, f.key)
+			} else {
+				later = append(later, f.key)
+			}
+		}
+	}
+	return sure, later
+}
