@@ -905,12 +905,18 @@ func (rm *remote) downloadCopy(ctx context.Context, key, path string, tail []byt
 	if err != nil {
 		return fmt.Errorf("data file %w", err)
 	}
+	return rm.downloaded(key, path, got, info, sum, n)
+}
+
+// downloaded records a data file's new copy at path, n bytes of sha256
+// sum, delivered under the validators got, and its footer stand-in, named
+// by the ranged read's identity info, which the download was held to
+// (holdToTail) and its record names: what a later run's footer check
+// looks it up by.
+func (rm *remote) downloaded(key, path string, got *store.ObjectInfo, info store.ObjectInfo, sum string, n int64) error {
 	if err := rm.keepCopyRecord(path, got, sum, n); err != nil {
 		return fmt.Errorf("data file %s: %w", key, err)
 	}
-	// Named by the ranged read's identity, which the download was held
-	// to (holdToTail) and its record names: what a later run's footer
-	// check looks it up by.
 	rm.keepStandIn(key, path, info)
 	rm.mu.Lock()
 	rm.stats.DataFiles++

@@ -168,15 +168,5 @@ func (rm *remote) adoptCopy(key, path string, ans *keptAnswer, info store.Object
 		ans.discard()
 		return fmt.Errorf("data file %s: keep the whole answer to its ranged read: %w", key, err)
 	}
-	if err := rm.keepCopyRecord(path, &info, ans.sum, ans.n); err != nil {
-		return fmt.Errorf("data file %s: %w", key, err)
-	}
-	rm.keepStandIn(key, path, info)
-	rm.mu.Lock()
-	rm.stats.DataFiles++
-	rm.mu.Unlock()
-	if rm.onFile != nil {
-		rm.onFile(DownloadProgress{Key: key, Bytes: ans.n, Downloaded: rm.counter.Downloaded()})
-	}
-	return nil
+	return rm.downloaded(key, path, &info, info, ans.sum, ans.n)
 }

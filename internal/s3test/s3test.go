@@ -224,9 +224,16 @@ func (s *Server) Keys(t testing.TB, bucket string) []string {
 // files' paths relative to dir), for test setup.
 func (s *Server) Upload(t testing.TB, dir, bucket, prefix string) {
 	t.Helper()
-	ctx := context.Background()
+	if err := s.UploadDir(context.Background(), dir, bucket, prefix); err != nil {
+		t.Fatalf("upload %s to s3://%s/%s: %v", dir, bucket, prefix, err)
+	}
+}
+
+// UploadDir is Upload returning its error (for benchmarks that run
+// outside a test).
+func (s *Server) UploadDir(ctx context.Context, dir, bucket, prefix string) error {
 	client := s.Client()
-	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+	return filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
@@ -242,9 +249,6 @@ func (s *Server) Upload(t testing.TB, dir, bucket, prefix string) {
 		_, err = client.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String(prefix + "/" + filepath.ToSlash(rel)), Body: f})
 		return err
 	})
-	if err != nil {
-		t.Fatalf("upload %s to s3://%s/%s: %v", dir, bucket, prefix, err)
-	}
 }
 
 // PutMultipart puts body at key as a multipart upload of one part, whose

@@ -295,22 +295,7 @@ func bucket(dir, repo string, delay time.Duration, port int) (string, []string, 
 	if _, err := client.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(name)}); err != nil {
 		fail(err)
 	}
-	err = filepath.WalkDir(repo, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, err := filepath.Rel(repo, p)
-		if err != nil {
-			return err
-		}
-		f, err := os.Open(p)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		_, err = client.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(name), Key: aws.String("repo/" + filepath.ToSlash(rel)), Body: f})
-		return err
-	})
+	err = srv.UploadDir(ctx, repo, name, "repo")
 	if err != nil {
 		gw.Process.Kill()
 		fail(fmt.Errorf("upload: %w", err))

@@ -3,16 +3,13 @@ package httpstore_test
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/fdl-formats/fdl-formats/internal/webtest"
 	"github.com/fdl-formats/fdl-formats/store/httpstore"
 )
 
@@ -29,60 +26,22 @@ func TestKeepsConnectionsOfARun(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	var opened atomic.Int64
-	var (
-		mu      sync.Mutex
-		waiting int
-		all     = make(chan struct{})
-	)
-	files := http.FileServer(http.Dir(root))
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// Each round's requests wait for one another: n in flight at once.
-		mu.Lock()
-		waiting++
-		if waiting == n {
-			close(all)
-		}
-		ch := all
-		mu.Unlock()
-		select {
-		case <-ch:
-		case <-time.After(5 * time.Second):
-		}
-		files.ServeHTTP(w, r)
-	}))
-	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s == http.StateNew {
-			opened.Add(1)
-		}
-	}
-	srv.Start()
-	defer srv.Close()
-	site, err := httpstore.New(srv.URL+"/", httpstore.Client(time.Minute))
+	rounds := webtest.ServeRounds(t, n, http.FileServer(http.Dir(root)))
+	site, err := httpstore.New(rounds.URL+"/", httpstore.Client(time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
 	for round := range 2 {
-		mu.Lock()
-		waiting, all = 0, make(chan struct{})
-		mu.Unlock()
-		var wg sync.WaitGroup
-		for i := range n {
-			wg.Go(func() {
-				if _, err := site.Stat(ctx, fmt.Sprintf("f%d", i)); err != nil {
-					t.Error(err)
-				}
-			})
-		}
-		wg.Wait()
-		if round == 0 {
-			if got := opened.Load(); got != n {
-				t.Fatalf("the first round opened %d connections, want %d", got, n)
-			}
+		rounds.Round(t, func(i int) error {
+			_, err := site.Stat(ctx, fmt.Sprintf("f%d", i))
+			return err
+		})
+		if got := rounds.Opened(); round == 0 && got != n {
+			t.Fatalf("the first round opened %d connections, want %d", got, n)
 		}
 	}
-	if got := opened.Load() - n; got != 0 {
+	if got := rounds.Opened() - n; got != 0 {
 		t.Errorf("the second round of %d requests at once opened %d connections, want none (kept from the first)", n, got)
 	}
 }

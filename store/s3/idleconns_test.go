@@ -3,18 +3,13 @@ package s3_test
 import (
 	"context"
 	"fmt"
-	"net"
-	"net/http"
-	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/fdl-formats/fdl-formats/internal/s3test"
+	"github.com/fdl-formats/fdl-formats/internal/webtest"
 	"github.com/fdl-formats/fdl-formats/store/s3"
 )
 
@@ -39,56 +34,21 @@ func TestKeepsConnectionsOfARun(t *testing.T) {
 	}
 	target, _ := url.Parse(srv.Endpoint)
 	proxy := httputil.NewSingleHostReverseProxy(target)
-	var (
-		opened  atomic.Int64
-		mu      sync.Mutex
-		waiting int
-		all     = make(chan struct{})
-	)
-	front := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// Each round's requests wait for one another: n in flight at once.
-		mu.Lock()
-		waiting++
-		if waiting == n {
-			close(all)
-		}
-		ch := all
-		mu.Unlock()
-		select {
-		case <-ch:
-		case <-time.After(5 * time.Second):
-		}
-		proxy.ServeHTTP(w, r)
-	}))
-	front.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s == http.StateNew {
-			opened.Add(1)
-		}
-	}
-	front.Start()
-	defer front.Close()
+	front := webtest.ServeRounds(t, n, proxy)
 	st, err := s3.New(ctx, bucket, "lake", s3.Options{Endpoint: front.URL})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for round := range 2 {
-		mu.Lock()
-		waiting, all = 0, make(chan struct{})
-		mu.Unlock()
-		var wg sync.WaitGroup
-		for i := range n {
-			wg.Go(func() {
-				if _, err := st.Stat(ctx, fmt.Sprintf("f%d", i)); err != nil {
-					t.Error(err)
-				}
-			})
-		}
-		wg.Wait()
-		if got := opened.Load(); round == 0 && got != n {
+		front.Round(t, func(i int) error {
+			_, err := st.Stat(ctx, fmt.Sprintf("f%d", i))
+			return err
+		})
+		if got := front.Opened(); round == 0 && got != n {
 			t.Fatalf("the first round opened %d connections, want %d", got, n)
 		}
 	}
-	if got := opened.Load() - n; got != 0 {
+	if got := front.Opened() - n; got != 0 {
 		t.Errorf("the second round of %d requests at once opened %d connections, want none (kept from the first)", n, got)
 	}
 }
