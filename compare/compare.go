@@ -163,6 +163,12 @@ type Report struct {
 	// was asked for.
 	Carried   *Carried `json:"carried,omitempty"`
 	CarryNote string   `json:"carry_note,omitempty"`
+
+	// heldTo names the data folders' listing this report holds for: the
+	// one its key named when it was kept or found kept (not kept in the
+	// cache). A self-read that carries it is kept only while that listing
+	// still holds (carriedStillHeld).
+	heldTo proofName
 }
 
 // Carried names the earlier pair of catalogs whose proof covered
@@ -569,6 +575,9 @@ type comparison struct {
 	self bool
 	// ties: B's data file ids as A's of the same files (fileTiesOf).
 	ties *fileTies
+	// selfFrom is the earlier clean self-read a self-read carried
+	// (selfCarried), nil when it walked every snapshot.
+	selfFrom *Report
 }
 
 func (c *comparison) add(d Difference) { c.rep.Differences = append(c.rep.Differences, d) }

@@ -33,6 +33,13 @@ type SelfCarry struct {
 	Read *Report
 }
 
+// ForCarry is what a run keeps of a clean self-read for later self-reads
+// to carry (SelfCarry.Read): its catalog, verdict, readers and snapshots,
+// and the listing it holds for, not its table results.
+func (r *Report) ForCarry() *Report {
+	return &Report{A: r.A, Equivalent: r.Equivalent, Readers: r.Readers, Snapshots: r.Snapshots, heldTo: r.heldTo}
+}
+
 // minSelfCarryWork is the least walk a self-read carries an earlier one
 // over, in table and data file visits (walkWork): checking the
 // restriction costs about 35 ms of DuckDB statements at 200 versions
@@ -115,5 +122,25 @@ func (c *comparison) selfCarried(snaps []int64) (_ map[int64]bool, from string, 
 	if len(out) == 0 {
 		return nil, "", "no snapshot to carry"
 	}
+	c.selfFrom = sc.Read
 	return out, sc.Path, ""
+}
+
+// carriedStillHeld reports whether the data folders still hold every copy
+// the carried self-read held for (Report.heldTo), as it held it: the
+// carried snapshots' files were read by the earlier read, not this one, so
+// its own check of what it read (stillRead) does not cover them; a copy
+// replaced since (another run sharing the cache) would otherwise leave a
+// kept self-read naming a copy no read of its snapshots saw. what names
+// the first entry that is not held.
+func (c *comparison) carriedStillHeld() (what string, ok bool) {
+	if c.selfFrom == nil {
+		return "", true
+	}
+	held := c.selfFrom.heldTo
+	if held.base == "" {
+		return "the carried self-read was not kept (what it read is not named)", false
+	}
+	what, ok, _ = c.opts.Listings.stillListed(held)
+	return what, ok
 }

@@ -3,6 +3,7 @@ package compare
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -198,6 +199,67 @@ func TestSelfCarryFindsOldFaults(t *testing.T) {
 			}
 			if tc.note != "" && (rep.Carried != nil || !strings.Contains(rep.CarryNote, tc.note)) {
 				t.Errorf("carried %+v, note %q, want %q", rep.Carried, rep.CarryNote, tc.note)
+			}
+		})
+	}
+}
+
+// TestSelfCarryOfACopyReplacedSince: a self-read that carries an earlier
+// one does not read the carried snapshots' files again; a copy the earlier
+// read held to, replaced since (another run sharing the cache downloaded
+// it again), is then the new copy in the later read's key but was read
+// only as the old one. Such a read is not kept; with no copy replaced it
+// is.
+func TestSelfCarryOfACopyReplacedSince(t *testing.T) {
+	ctx := context.Background()
+	cats, shared := selfCarryLake(t)
+	for _, replace := range []bool{false, true} {
+		t.Run(map[bool]string{false: "unchanged", true: "replaced"}[replace], func(t *testing.T) {
+			dir, err := filepath.EvalSymlinks(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			data := filepath.Join(dir, "data")
+			copyTree(t, shared, data)
+			m := &copyMirror{dir: data, etag: map[string]string{}}
+			store := memStore{}
+			self := func(step, a string, carry ...SelfCarry) *Report {
+				t.Helper()
+				l := NewListings()
+				l.SetMirror(data, m)
+				opts := Options{DataPath: data, DigestCache: store, Listings: l, CarryMinWork: -1}
+				if carry != nil {
+					opts.SelfCarry = carryAll(carry...)
+				}
+				rep, err := Self(ctx, a, opts)
+				if err != nil {
+					t.Fatalf("%s: %v", step, err)
+				}
+				return rep
+			}
+			// Version 2 carries version 1's read (TestSelfCarriesEarlierRead).
+			first := self("version 1", cats[0])
+			if first.ProofCached {
+				t.Fatal("version 1: found kept in an empty cache")
+			}
+			if replace {
+				files, err := filepath.Glob(filepath.Join(data, "*", "*", "*.parquet"))
+				if err != nil || len(files) == 0 {
+					t.Fatalf("no data file in %s (%v)", data, err)
+				}
+				for _, f := range files {
+					if err := m.replace(f, "e2"); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			second := self("version 2 carrying version 1", cats[1], earlierRead(t, cats[0], first))
+			if second.Carried == nil {
+				t.Fatalf("version 2 did not carry version 1's read: %s", second.CarryNote)
+			}
+			again := self("version 2 again", cats[1])
+			if again.ProofCached == replace {
+				t.Errorf("version 2's carrying read found kept: %v, want %v (copies replaced since version 1's read: %v)", again.ProofCached, !replace, replace)
 			}
 		})
 	}

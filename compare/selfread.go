@@ -46,7 +46,9 @@ func Self(ctx context.Context, a string, opts Options) (*Report, error) {
 	}
 	name := selfName(a, opts)
 	if kept, ok := findKept(opts, name); ok {
-		return keptReport(kept, a, "", start), nil
+		rep := keptReport(kept, a, "", start)
+		rep.heldTo = name
+		return rep, nil
 	}
 	if opts.BeforeRead != nil {
 		if err := opts.BeforeRead(ctx); err != nil {
@@ -111,9 +113,14 @@ func Self(ctx context.Context, a string, opts Options) (*Report, error) {
 			log.Warn("a data file changed while the self-read read its folder (another run sharing the cache replaced a copy?): the read holds for what it read, and is not kept",
 				"a", a, "file", what)
 			name = proofName{}
+		} else if what, ok := c.carriedStillHeld(); !ok {
+			log.Warn("a data file changed since the earlier self-read this one carried read it (another run sharing the cache replaced a copy?): the read holds for what was read, and is not kept",
+				"a", a, "carried", c.selfFrom.A.Path, "file", what)
+			name = proofName{}
 		}
 	}
 	keepProof(opts.DigestCache, name, rep, opts.Listings)
+	rep.heldTo = name
 	return rep, nil
 }
 
@@ -126,11 +133,14 @@ func KeptSelf(a string, opts Options) (*Report, bool) {
 	if opts.SumA == "" {
 		return nil, false
 	}
-	kept, ok := findKept(opts, selfName(a, opts))
+	name := selfName(a, opts)
+	kept, ok := findKept(opts, name)
 	if !ok {
 		return nil, false
 	}
-	return keptReport(kept, a, "", start), true
+	rep := keptReport(kept, a, "", start)
+	rep.heldTo = name
+	return rep, true
 }
 
 // selfName names a self-read of catalog a (opts.SumA, "" to hash it) over

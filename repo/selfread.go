@@ -35,7 +35,7 @@ type selfReads struct {
 // put keeps what a later self-read needs of version id's clean self-read
 // rep (its format, readers and snapshots), not its table results.
 func (s *selfReads) put(id string, rep *compare.Report) {
-	kept := &compare.Report{A: rep.A, Equivalent: rep.Equivalent, Readers: rep.Readers, Snapshots: rep.Snapshots}
+	kept := rep.ForCarry()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.byID == nil {
