@@ -14,7 +14,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
+	"github.com/fdl-formats/fdl-formats/internal/scratch"
 	"github.com/fdl-formats/fdl-formats/store"
 )
 
@@ -221,7 +223,7 @@ func writeStandIn(dir, ident string, end []byte, onlyKey bool) (string, error) {
 	b := standIn(end)
 	sum := sha256.Sum256(b)
 	name := ident + "-" + hex.EncodeToString(sum[:16]) + ".parquet"
-	f, err := os.CreateTemp(dir, ".footer-*")
+	f, err := scratch.CreateTemp(dir, footerTemp, "")
 	if err != nil {
 		return "", err
 	}
@@ -238,6 +240,7 @@ func writeStandIn(dir, ident string, end []byte, onlyKey bool) (string, error) {
 		return filepath.Join(dir, name), nil
 	}
 	entries, _ := os.ReadDir(dir)
+	sweepFooterTemps(dir, entries)
 	for _, e := range entries {
 		// Temporary files are other runs' stand-ins being written.
 		if e.Name() != name && strings.HasSuffix(e.Name(), ".parquet") && !strings.HasPrefix(e.Name(), ".") {
@@ -258,6 +261,7 @@ func findStandIn(dir, ident string, tail []byte, n int64) (string, bool) {
 	if err != nil {
 		return "", false
 	}
+	sweepFooterTemps(dir, entries)
 	for _, e := range entries {
 		sum, ok := strings.CutPrefix(e.Name(), ident+"-")
 		if !ok {
@@ -284,6 +288,7 @@ func findStandIn(dir, ident string, tail []byte, n int64) (string, bool) {
 // hasStandIn reports whether dir holds a stand-in of the identity ident.
 func hasStandIn(dir, ident string) bool {
 	entries, _ := os.ReadDir(dir)
+	sweepFooterTemps(dir, entries)
 	for _, e := range entries {
 		if strings.HasPrefix(e.Name(), ident+"-") {
 			return true
@@ -358,6 +363,7 @@ func (rm *remote) footerPlace(key string, info store.ObjectInfo) (dir, ident str
 	sum := sha256.Sum256([]byte(key + "\x00" + strconv.FormatInt(info.Size, 10) + "\x00" + info.ETag))
 	ident = hex.EncodeToString(sum[:16])
 	if rm.catalogDir != "" && strongValidator(&info) {
+		rm.footersTidied.Do(rm.tidyFooters)
 		k := sha256.Sum256([]byte(key))
 		return filepath.Join(rm.cacheDir+footersSuffix, footersLayout, hex.EncodeToString(k[:16])), ident
 	}
@@ -370,6 +376,36 @@ func (rm *remote) footerPlace(key string, info store.ObjectInfo) (dir, ident str
 // the sha256 of the stand-in's bytes. Stand-ins of the first layout (one
 // folder, named by identity alone) are not read.
 const footersLayout = "v2"
+
+// tidyFooters removes the stand-ins of the first layout, kept directly in
+// <hash>.footers/ (no run reads them; they only counted toward the
+// cache's bound), and their stale temporary files. It never looks into
+// footersLayout's folder. Failures leave them for the next run.
+func (rm *remote) tidyFooters() {
+	dir := rm.cacheDir + footersSuffix
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".parquet") && !strings.HasPrefix(e.Name(), ".") {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+	_, _ = scratch.Sweep(dir, []string{footerTemp}, time.Now())
+}
+
+// footerTemp starts the names of stand-ins being written (writeStandIn).
+const footerTemp = ".footer-"
+
+// sweepFooterTemps removes the temporary files that runs which ended
+// before renaming them left in dir, whose entries are entries, when it
+// holds any: those of live runs (scratch.Sweep) stay.
+func sweepFooterTemps(dir string, entries []os.DirEntry) {
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), footerTemp) {
+			_, _ = scratch.Sweep(dir, []string{footerTemp}, time.Now())
+			return
+		}
+	}
+}
 
 // standIn is the stand-in of a Parquet file whose last bytes are end (its
 // footer, the footer's length and "PAR1"): "PAR1" and end, which DuckDB's

@@ -146,6 +146,9 @@ type remote struct {
 	// without a copy too.
 	footersAsked     chan struct{}
 	footersAskedOnce sync.Once
+	// footersTidied removes, once a run, what the first stand-in layout
+	// left in <hash>.footers/ (tidyFooters).
+	footersTidied sync.Once
 }
 
 // fetch is one download shared by every caller that needs the same key.
