@@ -40,6 +40,33 @@ func (m *copyMirror) Identity(path string) (string, bool) {
 	return fmt.Sprintf("data/%s %d %s", filepath.ToSlash(rel), st.Size(), e), false
 }
 
+// mirroredLake is the conformance lake 06_deletes's latest catalog over a
+// copy of its data folder served as a store's mirror (copyMirror), and
+// the data files of its table main.whole, for a test to replace.
+func mirroredLake(t *testing.T) (catalog, data string, files []string, m *copyMirror) {
+	t.Helper()
+	lake, catalog := lastVersion(t, "lakes", "06_deletes")
+	data, m = mirroredCopy(t, filepath.Join(lake, "data"))
+	files, err := filepath.Glob(filepath.Join(data, "main", "whole", "*.parquet"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no data file in %s (%v)", data, err)
+	}
+	return catalog, data, files, m
+}
+
+// mirroredCopy copies the data folder src into a new folder served as a
+// store's mirror (copyMirror), every copy under the ETag "e1".
+func mirroredCopy(t *testing.T, src string) (data string, m *copyMirror) {
+	t.Helper()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = filepath.Join(dir, "data")
+	copyTree(t, src, data)
+	return data, &copyMirror{dir: data, etag: map[string]string{}}
+}
+
 // replace downloads the copy at path again, as another run sharing the
 // cache does once its object changed in the store: the same bytes, a new
 // file renamed over the copy, under the ETag etag.
@@ -76,19 +103,8 @@ func (m *copyMirror) set(path, etag string) {
 // either, and the next comparison reads that file again.
 func TestDigestsOfACopyReplacedMidRead(t *testing.T) {
 	ctx := context.Background()
-	lake, catalog := lastVersion(t, "lakes", "06_deletes")
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	data := filepath.Join(dir, "data")
-	copyTree(t, filepath.Join(lake, "data"), data)
-	files, err := filepath.Glob(filepath.Join(data, "main", "whole", "*.parquet"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no data file in %s (%v)", data, err)
-	}
+	catalog, data, files, m := mirroredLake(t)
 	target := files[0]
-	m := &copyMirror{dir: data, etag: map[string]string{}}
 	store := memStore{}
 	run := func(step string, hook func(owned, waits int)) *Report {
 		t.Helper()
@@ -134,19 +150,8 @@ func TestDigestsOfACopyReplacedMidRead(t *testing.T) {
 // was before the read, and only while it still is that copy.
 func TestFactsOfACopyReplacedAfterTheRead(t *testing.T) {
 	ctx := context.Background()
-	lake, catalog := lastVersion(t, "lakes", "06_deletes")
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	data := filepath.Join(dir, "data")
-	copyTree(t, filepath.Join(lake, "data"), data)
-	files, err := filepath.Glob(filepath.Join(data, "main", "whole", "*.parquet"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no data file in %s (%v)", data, err)
-	}
+	catalog, data, files, m := mirroredLake(t)
 	target := files[0]
-	m := &copyMirror{dir: data, etag: map[string]string{}}
 	store := memStore{}
 	l := NewListings()
 	l.SetMirror(data, m)
@@ -195,19 +200,8 @@ func TestFactsOfACopyReplacedAfterTheRead(t *testing.T) {
 // key listed, as it listed it, and its reader's copies are those it named.
 func TestSelfReadOfACopyReplacedMidRead(t *testing.T) {
 	ctx := context.Background()
-	lake, catalog := lastVersion(t, "lakes", "06_deletes")
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	data := filepath.Join(dir, "data")
-	copyTree(t, filepath.Join(lake, "data"), data)
-	files, err := filepath.Glob(filepath.Join(data, "main", "whole", "*.parquet"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no data file in %s (%v)", data, err)
-	}
+	catalog, data, files, m := mirroredLake(t)
 	target := files[0]
-	m := &copyMirror{dir: data, etag: map[string]string{}}
 	store := memStore{}
 	var once sync.Once
 	replaced := fmt.Errorf("no read of %s", target)

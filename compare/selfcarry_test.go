@@ -215,13 +215,7 @@ func TestSelfCarryOfACopyReplacedSince(t *testing.T) {
 	cats, shared := selfCarryLake(t)
 	for _, replace := range []bool{false, true} {
 		t.Run(map[bool]string{false: "unchanged", true: "replaced"}[replace], func(t *testing.T) {
-			dir, err := filepath.EvalSymlinks(t.TempDir())
-			if err != nil {
-				t.Fatal(err)
-			}
-			data := filepath.Join(dir, "data")
-			copyTree(t, shared, data)
-			m := &copyMirror{dir: data, etag: map[string]string{}}
+			data, m := mirroredCopy(t, shared)
 			store := memStore{}
 			self := func(step, a string, carry ...SelfCarry) *Report {
 				t.Helper()
