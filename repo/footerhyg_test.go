@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fdl-formats/fdl-formats/internal/parquetfooter/footertest"
 	"github.com/fdl-formats/fdl-formats/internal/s3test"
 	"github.com/fdl-formats/fdl-formats/internal/scratch"
 	"github.com/fdl-formats/fdl-formats/store/s3"
@@ -24,18 +23,7 @@ func TestFooterCacheHygiene(t *testing.T) {
 		t.Skip("checks conversions")
 	}
 	ctx := context.Background()
-	l, err := footertest.NewLake(ctx, filepath.Join(t.TempDir(), "lake"), false)
-	if err == nil {
-		err = l.Break(ctx)
-	}
-	if err == nil {
-		err = l.Reseal()
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	st := copyLake(t, filepath.Dir(l.Data))
-	setFormats(t, st.Root(), `[{"ducklake": "0.3"}, {"ducklake": "0.4"}, {"ducklake": "1.0"}]`)
+	st := quirksLake(t)
 	srv := s3test.Start(t)
 	bucket := srv.Bucket(t)
 	srv.Upload(t, st.Root(), bucket, "lake")

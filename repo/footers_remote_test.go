@@ -53,21 +53,7 @@ func TestRemotePlanReadsFooters(t *testing.T) {
 			setFormats(t, st.Root(), `[{"ducklake": "0.3"}, {"ducklake": "1.0"}]`)
 			return st
 		}},
-		{"footer quirks", "string-stats-invalid-utf8", []string{"0.3", "0.4"}, false, func(t *testing.T) *local.Store {
-			l, err := footertest.NewLake(ctx, filepath.Join(t.TempDir(), "lake"), false)
-			if err == nil {
-				err = l.Break(ctx)
-			}
-			if err == nil {
-				err = l.Reseal()
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			st := copyLake(t, filepath.Dir(l.Data))
-			setFormats(t, st.Root(), `[{"ducklake": "0.3"}, {"ducklake": "0.4"}, {"ducklake": "1.0"}]`)
-			return st
-		}},
+		{"footer quirks", "string-stats-invalid-utf8", []string{"0.3", "0.4"}, false, quirksLake},
 		{"struct-skip", "struct-nulls-after-skipped-vector", []string{"0.3", "0.4"}, true, func(t *testing.T) *local.Store {
 			// A vector of NULL structs deleted before a read one of
 			// non-NULL structs (convert's TestStructNullsAfterSkippedVector).
@@ -191,4 +177,25 @@ func mapValues(m map[string]string) []string {
 		out = append(out, v)
 	}
 	return out
+}
+
+// quirksLake is a lake whose data files have footer quirks (invalid UTF-8
+// in string statistics: footertest's Break), sealed again, with 0.3, 0.4
+// and 1.0 declared: 0.3 and 0.4 readers refuse it.
+func quirksLake(t *testing.T) *local.Store {
+	t.Helper()
+	ctx := context.Background()
+	l, err := footertest.NewLake(ctx, filepath.Join(t.TempDir(), "lake"), false)
+	if err == nil {
+		err = l.Break(ctx)
+	}
+	if err == nil {
+		err = l.Reseal()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := copyLake(t, filepath.Dir(l.Data))
+	setFormats(t, st.Root(), `[{"ducklake": "0.3"}, {"ducklake": "0.4"}, {"ducklake": "1.0"}]`)
+	return st
 }
