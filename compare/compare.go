@@ -167,7 +167,7 @@ type Report struct {
 	// heldTo names the data folders' listing this report holds for: the
 	// one its key named when it was kept or found kept (not kept in the
 	// cache). A self-read that carries it is kept only while that listing
-	// still holds (carriedStillHeld).
+	// still holds (carriedListing).
 	heldTo proofName
 }
 
@@ -469,7 +469,7 @@ func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
 	}
 	rep.Equivalent = true
 	if opts.DigestCache != nil && name.base != "" {
-		if what, ok := stillRead(opts.Listings, name, ra, rb); !ok {
+		if what, ok := stillRead(opts.Listings, name, nil, ra, rb); !ok {
 			log.Warn("a data file changed while the proof read its folder (another run sharing the cache replaced a copy?): the proof holds for what it read, and is not kept",
 				"a", a, "b", b, "file", what)
 			name = proofName{}
@@ -480,11 +480,12 @@ func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
 }
 
 // stillRead reports whether the data folders of a proof named n still
-// hold every file n lists, as it lists it, and whether every data file
-// its readers named is still the copy they named (see identity.go); what
-// names the first file that is not.
-func stillRead(l *Listings, n proofName, readers ...*Reader) (what string, ok bool) {
-	what, ok, ids := l.stillListed(n)
+// hold every file n lists, as it lists it (and every file the listings in
+// also list: a carried read's), and whether every data file its readers
+// named is still the copy they named (see identity.go); what names the
+// first file that is not.
+func stillRead(l *Listings, n proofName, also []proofName, readers ...*Reader) (what string, ok bool) {
+	what, ok, ids := l.stillListed(n, also...)
 	if !ok {
 		return what, false
 	}

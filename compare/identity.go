@@ -121,25 +121,35 @@ func (r *Reader) identitiesCurrent(now map[string]string) (changed string, ok bo
 
 // stillListed reports whether the data folders n lists still hold every
 // file n's listing holds, as it lists it (files added since do not
-// matter: a kept proof is found again from a folder that only grew): each
-// folder is listed again, not from the run's listings. missing names the
-// first entry that is not; ids are the listed files' copy identities by
-// path (identitiesCurrent).
-func (l *Listings) stillListed(n proofName) (missing string, ok bool, ids map[string]string) {
+// matter: a kept proof is found again from a folder that only grew), and
+// so every listing in also (a carried read's, Report.heldTo), in the same
+// walk: each folder is listed again once, not from the run's listings.
+// missing names the first entry that is not; ids are the listed files'
+// copy identities by path (identitiesCurrent).
+func (l *Listings) stillListed(n proofName, also ...proofName) (missing string, ok bool, ids map[string]string) {
 	now := map[string]bool{}
 	ids = map[string]string{}
-	for _, dir := range n.dirs {
-		text, err := walkCopies(dir, l.mirrorOf(dir), ids)
-		if err != nil {
-			return dir, false, nil
-		}
-		for e := range bytes.SplitSeq(text, []byte{0}) {
-			now[string(e)] = true
+	walked := map[string]bool{}
+	for _, m := range append([]proofName{n}, also...) {
+		for _, dir := range m.dirs {
+			if walked[dir] {
+				continue
+			}
+			walked[dir] = true
+			text, err := walkCopies(dir, l.mirrorOf(dir), ids)
+			if err != nil {
+				return dir, false, nil
+			}
+			for e := range bytes.SplitSeq(text, []byte{0}) {
+				now[string(e)] = true
+			}
 		}
 	}
-	for e := range bytes.SplitSeq(n.text, []byte{0}) {
-		if len(e) > 0 && !now[string(e)] {
-			return string(e), false, nil
+	for _, m := range append([]proofName{n}, also...) {
+		for e := range bytes.SplitSeq(m.text, []byte{0}) {
+			if len(e) > 0 && !now[string(e)] {
+				return string(e), false, nil
+			}
 		}
 	}
 	return "", true, ids

@@ -126,21 +126,21 @@ func (c *comparison) selfCarried(snaps []int64) (_ map[int64]bool, from string, 
 	return out, sc.Path, ""
 }
 
-// carriedStillHeld reports whether the data folders still hold every copy
-// the carried self-read held for (Report.heldTo), as it held it: the
-// carried snapshots' files were read by the earlier read, not this one, so
-// its own check of what it read (stillRead) does not cover them; a copy
-// replaced since (another run sharing the cache) would otherwise leave a
-// kept self-read naming a copy no read of its snapshots saw. what names
-// the first entry that is not held.
-func (c *comparison) carriedStillHeld() (what string, ok bool) {
+// carriedListing is the listing the carried self-read held for
+// (Report.heldTo), which the data folders must still hold, as it held it,
+// for this read to be kept (stillRead's also): the carried snapshots'
+// files were read by the earlier read, not this one, so this read's check
+// of its own reader does not cover them; a copy replaced since (another
+// run sharing the cache) would otherwise leave a kept self-read naming a
+// copy no read of its snapshots saw. why says why it cannot be kept at
+// all (the earlier read named no listing); nothing when nothing was
+// carried.
+func (c *comparison) carriedListing() (also []proofName, why string) {
 	if c.selfFrom == nil {
-		return "", true
+		return nil, ""
 	}
-	held := c.selfFrom.heldTo
-	if held.base == "" {
-		return "the carried self-read was not kept (what it read is not named)", false
+	if c.selfFrom.heldTo.base == "" {
+		return nil, "the carried self-read was not kept (what it read is not named)"
 	}
-	what, ok, _ = c.opts.Listings.stillListed(held)
-	return what, ok
+	return []proofName{c.selfFrom.heldTo}, ""
 }

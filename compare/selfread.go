@@ -109,13 +109,15 @@ func Self(ctx context.Context, a string, opts Options) (*Report, error) {
 	if opts.DigestCache != nil && name.base != "" {
 		// As a proof (Catalogs): kept only while what it read is still
 		// what its key names (identity.go).
-		if what, ok := stillRead(opts.Listings, name, ra); !ok {
-			log.Warn("a data file changed while the self-read read its folder (another run sharing the cache replaced a copy?): the read holds for what it read, and is not kept",
-				"a", a, "file", what)
+		// A carrying read also holds the carried read's listing
+		// (carriedListing), in the same walk.
+		also, why := c.carriedListing()
+		if why != "" {
+			log.Warn("the self-read is not kept: "+why, "a", a, "carried", c.selfFrom.A.Path)
 			name = proofName{}
-		} else if what, ok := c.carriedStillHeld(); !ok {
-			log.Warn("a data file changed since the earlier self-read this one carried read it (another run sharing the cache replaced a copy?): the read holds for what was read, and is not kept",
-				"a", a, "carried", c.selfFrom.A.Path, "file", what)
+		} else if what, ok := stillRead(opts.Listings, name, also, ra); !ok {
+			log.Warn("a data file changed while the self-read, or the earlier one it carried, read its folder (another run sharing the cache replaced a copy?): the read holds for what was read, and is not kept",
+				"a", a, "file", what)
 			name = proofName{}
 		}
 	}
