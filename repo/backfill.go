@@ -186,7 +186,7 @@ func backfill(ctx context.Context, st store.Store, opts Options) (_ *BackfillRep
 		return nil, err
 	}
 	// Its logs name the repository's files, not the run's copies.
-	opts.Logger = r.namingLogger(opts.log())
+	opts.Logger = r.log
 	// A run that writes leaves its missing cells unchecked: each cell's
 	// conversion runs the checks convert.Check would (and refuses the same
 	// way), so checking first converted every cell twice.

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -99,11 +100,13 @@ func TestSharedCacheCopyReplacedMidRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	var finished atomic.Int32 // proofs the run finished
+	var logs bytes.Buffer     // the first check's warnings
 	check := func(step string, hook func(paths []string)) *CheckReport {
 		t.Helper()
 		finished.Store(0)
+		logs.Reset()
 		opts := Options{Formats: []string{"1.1"}, Jobs: 1, Cache: cache, DigestCache: digests, WorkDir: t.TempDir(), readableHook: hook,
-			Progress: func(Progress) { finished.Add(1) }}
+			Progress: func(Progress) { finished.Add(1) }, Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))}
 		rep, err := Check(ctx, site, opts)
 		if err != nil {
 			t.Fatalf("%s: %v", step, err)
@@ -134,6 +137,12 @@ func TestSharedCacheCopyReplacedMidRun(t *testing.T) {
 	}
 	if n, _ := cachedProofs(first); n != 0 || len(first.Proofs) == 0 {
 		t.Fatalf("first check: %d of %d proofs found kept, want none of some", n, len(first.Proofs))
+	}
+	// The user is told, naming the version and the published catalog, why
+	// the next run proves it again (the proof holds, so no finding does).
+	p := first.Proofs[victim]
+	if got := logs.String(); !strings.Contains(got, "is not kept") || !strings.Contains(got, "version="+p.Version) || !strings.Contains(got, "key="+p.Key) {
+		t.Errorf("first check's log does not say the proof of %s is not kept:\n%s", p.Key, got)
 	}
 
 	// The store holds the first upload again: the warm check downloads its

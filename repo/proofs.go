@@ -199,7 +199,8 @@ func (r *repository) prove(ctx context.Context, c *Cell, work string, frozen *fr
 	// visible at the frozen catalog's snapshots); a proof kept in the
 	// cache was made with both.
 	opts := compare.Options{DataPath: r.dataPath, BUnderDataPath: true, BBookkeeping: true, BReaders: r.servedRanges()[c.Format], Disk: disk, DigestCache: r.digestCache, Digests: r.digests, Deletes: r.deletes, Engines: r.engines,
-		Source: source, Listings: r.listings, SumA: v.meta.Catalog.FileRef.SHA256, Carry: r.earlierPairs(v, c.Format), CarryMinWork: r.carryMin}
+		Source: source, Listings: r.listings, SumA: v.meta.Catalog.FileRef.SHA256, Carry: r.earlierPairs(v, c.Format), CarryMinWork: r.carryMin,
+		Logger: cellLogger(r.log, c)}
 	// Before the proof reads (not when it is found kept, also in
 	// compare.Catalogs): the run's delete hints. A remote store's copies
 	// reused from a restored cache are held to the bytes the store

@@ -163,8 +163,11 @@ type repository struct {
 	carryMin int64 // Options.carryMinWork
 	// selfReads are the run's clean self-reads (selfRead), offered to a
 	// later version's (earlierFrozen).
-	selfReads   selfReads
-	deletes     *compare.Deletes // delete files the run's proofs read
+	selfReads selfReads
+	deletes   *compare.Deletes // delete files the run's proofs read
+	// log is the run's logger, naming the repository's files (namingLogger):
+	// what the proofs and self-reads warn of reaches the user.
+	log         *slog.Logger
 	engines     *compare.Engines // DuckDB databases the run's readers reuse
 	convEngines *convert.Engines // and its conversions (a pool of their own)
 	cfg         *fdljson.Repo
@@ -281,6 +284,7 @@ func load(ctx context.Context, st store.Store, opts *Options) (_ *repository, er
 	cfg := r.cfg
 	// Before this run makes its own work folders: those of killed runs go.
 	r.sweptWork = sweepWork(opts.workDir(), opts.log())
+	r.log = r.namingLogger(opts.log())
 	r.dataPath, r.digestCache = opts.DataPath, opts.DigestCache
 	// Readers resolve data paths to absolute ones, which the checks then
 	// match against this folder: a relative --data matched nothing.

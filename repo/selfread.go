@@ -20,7 +20,8 @@ const maxSelfFindings = 10
 // another run (a backfill) takes the data files' reads.
 func (r *repository) selfOptions(v *version, source *compare.Source) compare.Options {
 	return compare.Options{DataPath: r.dataPath, DigestCache: r.digestCache, Digests: r.digests, Deletes: r.deletes, Engines: r.engines,
-		Source: source, Listings: r.listings, SumA: v.meta.Catalog.FileRef.SHA256, Gate: r.gate(), CarryMinWork: r.carryMin}
+		Source: source, Listings: r.listings, SumA: v.meta.Catalog.FileRef.SHA256, Gate: r.gate(), CarryMinWork: r.carryMin,
+		Logger: r.log.With("version", v.id)}
 }
 
 // selfReads keeps the clean self-reads of a run's frozen catalogs, by
