@@ -3,6 +3,7 @@ package repo
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,33 +15,52 @@ import (
 
 	goversion "github.com/hashicorp/go-version"
 
+	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/internal/realduckdb"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 	"github.com/fdl-formats/fdl-formats/store/local"
 )
 
-// everyFormat declares every released format up to 1.0 with the registry's
-// reader ranges and no until, so that a backfill writes each one it can.
-const everyFormat = `{"fdl": "0.1", "data_dir": "data/", "formats": [
-	{"ducklake": "0.1", "duckdb": ">= 1.3.0, < 1.3.1"},
-	{"ducklake": "0.2", "duckdb": ">= 1.3.1, < 1.4.0"},
-	{"ducklake": "0.3", "duckdb": ">= 1.4.0, < 1.5.0"},
-	{"ducklake": "0.4", "duckdb": ">= 1.5.0, < 1.5.2"},
-	{"ducklake": "1.0", "duckdb": ">= 1.5.2"}]}`
+// everyFormat declares every released format of the registry with its
+// reader range and no until, so that a backfill writes each one it can: the
+// formats a release opens come from the registry, not from this test.
+func everyFormat(t *testing.T) string {
+	t.Helper()
+	type format struct {
+		DuckLake string `json:"ducklake"`
+		DuckDB   string `json:"duckdb"`
+	}
+	fdl := struct {
+		FDL     string   `json:"fdl"`
+		DataDir string   `json:"data_dir"`
+		Formats []format `json:"formats"`
+	}{FDL: "0.1", DataDir: "data/"}
+	for _, v := range formats.All.Releases() {
+		fdl.Formats = append(fdl.Formats, format{v.Name, v.DuckDB})
+	}
+	data, err := json.Marshal(fdl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
 
 // TestRealOldDuckDBsReadOutputs opens backfilled catalogs with real older
 // DuckDB releases (internal/realduckdb: one small program per release, built
 // from the Go module proxy; a build that fails fails the test). For real
 // lakes (two conformance lakes, one frozen in 1.0 and one in 0.3, and a
-// lakegen repository), backfilled to every format up to 1.0 (partial
-// deletion files rewritten, so that 0.1-0.3 hold deletes), and each release:
+// lakegen repository), backfilled to every released format of the registry
+// (partial deletion files rewritten, so that 0.1-0.3 hold deletes), and each
+// release:
 //
 //   - the file Resolve picks for that release opens in it, plain and
 //     read-only, and every table reads the same rows (count and content
 //     digest) as in the linked DuckDB 1.5.6;
 //   - every other catalog of the version opens exactly when the release is
 //     not older than the file's storage (the MinDuckDB resolve tells), and
-//     then reads the same as well.
+//     then reads the same as well;
+//   - every format the registry says the release opens (DuckDB 2.0.0: 1.0
+//     and 1.1) has at least one catalog so read.
 func TestRealOldDuckDBsReadOutputs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a program per DuckDB release and backfills three lakes")
@@ -71,6 +91,7 @@ func TestRealOldDuckDBsReadOutputs(t *testing.T) {
 		"lakes-0.3/03_renames": copyLake(t, filepath.Join(testlakes.Dir(t, "lakes-0.3"), "03_renames")),
 	}
 	_, stores["lakegen/demo"] = demoRepo(ctx, t)
+	decl := everyFormat(t)
 	names := make([]string, 0, len(stores))
 	for name, st := range stores {
 		names = append(names, name)
@@ -78,7 +99,7 @@ func TestRealOldDuckDBsReadOutputs(t *testing.T) {
 		if err := os.Remove(fdl); err != nil {
 			t.Fatal(err)
 		}
-		writeFile(t, fdl, everyFormat)
+		writeFile(t, fdl, decl)
 		// Partial deletion files are rewritten (into the data folder) so
 		// that the older formats hold deletes too.
 		opts := Options{Jobs: 2}
@@ -148,6 +169,7 @@ func TestRealOldDuckDBsReadOutputs(t *testing.T) {
 			}
 			dv := goversion.Must(goversion.NewVersion(rel.DuckDB))
 			resolved := 0
+			read := map[string]int{} // catalogs read as the linked DuckDB does, by format
 			for _, v := range versions {
 				st := stores[v.lake]
 				res, err := Resolve(ctx, st, ResolveOptions{Version: v.id, DuckDB: rel.DuckDB})
@@ -171,8 +193,12 @@ func TestRealOldDuckDBsReadOutputs(t *testing.T) {
 					case !wantOpen:
 						t.Errorf("%s: DuckDB %s opens it, but resolve says its storage needs DuckDB %s", where, rel.DuckDB, cf.MinDuckDB)
 					default:
-						for _, d := range realduckdb.Diff(g, w) {
+						diff := realduckdb.Diff(g, w)
+						for _, d := range diff {
 							t.Errorf("%s: DuckDB %s reads it differently from %s: %s", where, rel.DuckDB, ref.DuckDB, d)
+						}
+						if len(diff) == 0 {
+							read[cf.Format]++
 						}
 						t.Logf("%s: DuckDB %s opens it (block size %s, %d tables), reads as %s (resolve picked it: %v)", where, rel.DuckDB, g.BlockSize, len(g.Tables), ref.DuckDB, picked)
 					}
@@ -180,6 +206,17 @@ func TestRealOldDuckDBsReadOutputs(t *testing.T) {
 			}
 			if resolved == 0 {
 				t.Errorf("no version of any lake has a catalog DuckDB %s opens: nothing tested", rel.DuckDB)
+			}
+			// Every format the registry says the release opens was read,
+			// in at least one catalog, as the linked DuckDB reads it.
+			for _, v := range formats.All.Releases() {
+				c, err := goversion.NewConstraint(v.DuckDB)
+				if err != nil {
+					t.Fatalf("format %s: %v", v.Name, err)
+				}
+				if c.Check(dv) && read[v.Name] == 0 {
+					t.Errorf("format %s (DuckDB %s): DuckDB %s read none of its catalogs as %s does", v.Name, v.DuckDB, rel.DuckDB, ref.DuckDB)
+				}
 			}
 		})
 	}

@@ -1,5 +1,6 @@
-// Package realduckdb reads DuckDB files with real, older DuckDB releases, so
-// that tests prove what a user of that release sees. A binary cannot link two
+// Package realduckdb reads DuckDB files with real DuckDB releases other than
+// the one linked into this module (older ones, and DuckDB 2.0.0), so that
+// tests prove what a user of that release sees. A binary cannot link two
 // DuckDBs, so each release is a small Go module of its own under
 // testdata/realduckdb (duckdb-<release>/, pinned to the duckdb-go or raw
 // duckdb-go-bindings version that links it; probe/ is their shared logic and
@@ -36,13 +37,15 @@ type Release struct {
 	Binding string
 }
 
-// Releases are the older DuckDBs the tests read with, oldest first.
+// Releases are the DuckDBs the tests read with, oldest first: the older
+// releases and 2.0.0, newer than the linked 1.5.6.
 var Releases = []Release{
 	{"1.3.0", "duckdb-1.3.0", "duckdb-go-bindings/linux-amd64 v0.1.10 (raw C API)"},
 	{"1.3.2", "duckdb-1.3.2", "duckdb-go-bindings/linux-amd64 v0.1.12 (raw C API)"},
 	{"1.4.3", "duckdb-1.4.3", "duckdb-go/v2 v2.5.4"},
 	{"1.5.0", "duckdb-1.5.0", "duckdb-go/v2 v2.10500.0"},
 	{"1.5.1", "duckdb-1.5.1", "duckdb-go/v2 v2.10501.0"},
+	{"2.0.0", "duckdb-2.0.0", "duckdb-go/v2 v2.20000.0"},
 }
 
 // Report is a probe's reading: its DuckDB and each file's tables.
