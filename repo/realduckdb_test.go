@@ -15,6 +15,7 @@ import (
 
 	goversion "github.com/hashicorp/go-version"
 
+	"github.com/fdl-formats/fdl-formats/duckfile"
 	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/internal/realduckdb"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
@@ -247,4 +248,73 @@ func loadavg() string {
 		return "unknown"
 	}
 	return strings.Join(strings.Fields(string(data))[:3], " ")
+}
+
+// TestRealDuckDBsOpenNewerStorage: the frozen catalogs of the conformance
+// lake zz_storage_v2_unreadable were saved by DuckDB's 2.0 development line
+// at its default storage (header numbers 999 and 69, which DuckDB 2.0.0
+// writes too; version.json claims duckdb-v2.0.0). The header model
+// (duckfile: newer than every known storage, so no DuckDB of a known line)
+// and the claim agree with the real releases: every release older than
+// both refuses the files, and DuckDB 2.0.0 opens them and reads every
+// table.
+func TestRealDuckDBsOpenNewerStorage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a program per DuckDB release")
+	}
+	ctx := context.Background()
+	lake := filepath.Join(testlakes.Dir(t, "lakes-1.1-dev1"), "zz_storage_v2_unreadable")
+	paths, err := filepath.Glob(filepath.Join(lake, "versions", "*", "ducklake.duckdb"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no frozen catalogs in %s (%v)", lake, err)
+	}
+	claim := goversion.Must(goversion.NewVersion("2.0.0")) // version.json: duckdb-v2.0.0
+	for _, p := range paths {
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := duckfile.Read(f)
+		f.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		if h.Known() || h.VersionNumber != 999 || h.Serialization != 69 || h.MinDuckDB().GreaterThan(claim) {
+			t.Fatalf("%s: header %+v (needs %s), want the numbers DuckDB 2.0.0 writes (999, 69), unknown here and within the claim %s", p, h, h.MinDuckDB(), claim)
+		}
+	}
+	opened := 0
+	for _, rel := range realduckdb.Releases {
+		bin, err := realduckdb.Build(ctx, rel)
+		if err != nil {
+			t.Fatalf("DuckDB %s: %v", rel.DuckDB, err)
+		}
+		got, err := realduckdb.Read(ctx, bin, paths)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dv := goversion.Must(goversion.NewVersion(rel.DuckDB))
+		for _, p := range paths {
+			g := got.File(p)
+			switch {
+			case dv.LessThan(claim) && g.Error == "":
+				t.Errorf("%s: DuckDB %s opens it, but its storage (version.json: duckdb-v2.0.0) needs 2.0.0", p, rel.DuckDB)
+			case dv.LessThan(claim):
+				t.Logf("%s: DuckDB %s refuses it: %s", filepath.Base(filepath.Dir(p)), rel.DuckDB, firstLine(g.Error))
+			case g.Error != "" || len(g.Tables) == 0:
+				t.Errorf("%s: DuckDB %s: %d tables, error %q; want it opened and read", p, rel.DuckDB, len(g.Tables), g.Error)
+			default:
+				for _, tb := range g.Tables {
+					if tb.Error != "" {
+						t.Errorf("%s: DuckDB %s: table %s.%s: %s", p, rel.DuckDB, tb.Schema, tb.Name, tb.Error)
+					}
+				}
+				opened++
+				t.Logf("%s: DuckDB %s opens it (block size %s, %d tables)", filepath.Base(filepath.Dir(p)), rel.DuckDB, g.BlockSize, len(g.Tables))
+			}
+		}
+	}
+	if opened == 0 {
+		t.Error("no release opened the catalogs: Releases has no DuckDB 2.0")
+	}
 }
