@@ -151,7 +151,8 @@ type ValueViolation struct {
 }
 
 // ReaderValueViolations runs one query on attached DuckDB database db
-// (schema schema), one aggregate per metadata table, for every rule
+// (schema schema), one aggregate per metadata table (one row each, cross
+// joined), for every rule
 // applying to a catalog whose layout has has(table, column): the first
 // violating row (in rowid order) of each rule, in rule order (the
 // column_order tie last). Only a violation's row is read again.
@@ -170,26 +171,33 @@ func ReaderValueViolations(ctx context.Context, q Querier, db, schema string, ha
 		conds[v.Table] = append(conds[v.Table], fmt.Sprintf("min(rowid) FILTER (WHERE %s)", v.violation(quoteIdent(v.Column))))
 		rules = append(rules, v)
 	}
-	var parts []string
-	for _, t := range tables {
-		parts = append(parts, fmt.Sprintf("(SELECT [%s] FROM %s)", strings.Join(conds[t], ", "), tbl(t)))
+	// Each table's aggregate is a derived table of one row (an aggregate
+	// without GROUP BY), cross joined with the others': DuckDB plans that
+	// in about two thirds of the CPU the same aggregates take as scalar
+	// subqueries (about 9 -> 6 ms a catalog of the issue 9 history, a
+	// statement every proof runs).
+	var lists, from []string
+	for i, t := range tables {
+		lists = append(lists, fmt.Sprintf("r%d.l", i))
+		from = append(from, fmt.Sprintf("(SELECT [%s] AS l FROM %s) AS r%d", strings.Join(conds[t], ", "), tbl(t), i))
 	}
 	tie := has("ducklake_column", "column_order") && has("ducklake_column", "parent_column") && has("ducklake_column", "begin_snapshot") && has("ducklake_column", "end_snapshot")
 	if tie {
 		// Rows of one column id are versions of one column (never alive
 		// together); two ids alive at one snapshot with one order tie.
-		parts = append(parts, fmt.Sprintf(`(SELECT [min(b.rowid), arg_min(a.rowid, b.rowid)] FROM %[1]s AS a JOIN %[1]s AS b
+		lists = append(lists, "tie.l")
+		from = append(from, fmt.Sprintf(`(SELECT [min(b.rowid), arg_min(a.rowid, b.rowid)] AS l FROM %[1]s AS a JOIN %[1]s AS b
 	ON a.table_id = b.table_id AND a.parent_column IS NOT DISTINCT FROM b.parent_column AND a.column_order = b.column_order AND a.column_id < b.column_id
-	AND a.begin_snapshot < coalesce(b.end_snapshot, 9223372036854775807) AND b.begin_snapshot < coalesce(a.end_snapshot, 9223372036854775807))`, tbl("ducklake_column")))
+	AND a.begin_snapshot < coalesce(b.end_snapshot, 9223372036854775807) AND b.begin_snapshot < coalesce(a.end_snapshot, 9223372036854775807)) AS tie`, tbl("ducklake_column")))
 	}
-	if len(parts) == 0 {
+	if len(lists) == 0 {
 		return nil, nil
 	}
 	// One list of first rowids (NULL: none) per table, concatenated in
 	// rule order.
 	var ids []sql.NullInt64
 	{
-		rows, err := q.QueryContext(ctx, "SELECT unnest(flatten(["+strings.Join(parts, ", ")+"]))")
+		rows, err := q.QueryContext(ctx, "SELECT unnest(flatten(["+strings.Join(lists, ", ")+"])) FROM "+strings.Join(from, ", "))
 		if err != nil {
 			return nil, err
 		}
