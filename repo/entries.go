@@ -240,8 +240,12 @@ const probeJobs = 4
 // but the listing did not show, for every format of the registry (declared
 // formats filtered out of this run are left alone, as listed ones are): a
 // reader that can open a format tries its file whether listed or not, so a
-// hidden one is read and was never proved. It costs two Stat requests per
-// format not listed, and none on other stores. When catalog.path names
+// hidden one is read and was never proved. In a live version a .wal is
+// asked for only beside a catalog that is there, listed or found (a
+// second round of requests, only when one is found): no reader replays
+// the log of a catalog it cannot open. It costs one Stat request per
+// format not listed (two where the catalog is found or listed without its
+// .wal, or the version is expired), and none on other stores. When catalog.path names
 // another file than ducklake.duckdb, the ducklake.duckdb readers fall back
 // to by name and its .wal are probed too (see strayCatalogs); in an expired
 // or withdrawn version, whose catalogs must be gone (leftCatalogs), so are
@@ -259,12 +263,26 @@ func (r *repository) hiddenCatalogs(ctx context.Context, v *version, run []fdljs
 			names = append(names, name)
 		}
 	}
+	// A live version's catalogs/<format>.duckdb.wal is asked for only
+	// beside a catalogs/<format>.duckdb that is there (listed, or found
+	// below): DuckDB replays a log when it opens the catalog beside it, and
+	// no reader opens a log whose catalog is absent. An expired version's
+	// are all asked for: every file left there holds what it gave up.
+	var later []string // logs to ask for once their catalog is found
+	var order []string // the names in the order they are reported
 	for _, f := range formats.All {
 		if r.otherRunFormat(f.Name, run) {
 			continue
 		}
-		unlisted("catalogs/" + f.Name + ".duckdb")
-		unlisted("catalogs/" + f.Name + ".duckdb.wal")
+		name := "catalogs/" + f.Name + ".duckdb"
+		_, listed := v.objects[name]
+		unlisted(name)
+		if listed || v.expired != nil {
+			unlisted(name + ".wal")
+		} else if _, logListed := v.objects[name+".wal"]; !logListed {
+			later = append(later, name)
+		}
+		order = append(order, name, name+".wal")
 	}
 	var frozen []string
 	switch {
@@ -279,26 +297,44 @@ func (r *repository) hiddenCatalogs(ctx context.Context, v *version, run []fdljs
 		unlisted(name)
 		unlisted(name + ".wal")
 	}
-	keys := make([]string, len(names))
-	for i, name := range names {
-		keys[i] = v.prefix() + name
-	}
-	found, errs := r.statKeys(ctx, keys)
-	if err := ctx.Err(); err != nil {
-		return nil, nil, err
-	}
 	var out []string
 	infos := map[string]store.ObjectInfo{}
-	for i, name := range names {
-		if errs[i] != nil {
-			return nil, nil, fmt.Errorf("probe %s, which the server's listing does not show: %w", keys[i], errs[i])
+	for len(names) > 0 {
+		keys := make([]string, len(names))
+		for i, name := range names {
+			keys[i] = v.prefix() + name
 		}
-		if found[i] != nil {
-			found[i].Key = name
-			out = append(out, name)
-			infos[name] = *found[i]
+		found, errs := r.statKeys(ctx, keys)
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
 		}
+		var next []string
+		for i, name := range names {
+			if errs[i] != nil {
+				return nil, nil, fmt.Errorf("probe %s, which the server's listing does not show: %w", keys[i], errs[i])
+			}
+			if found[i] != nil {
+				found[i].Key = name
+				out = append(out, name)
+				infos[name] = *found[i]
+				if slices.Contains(later, name) {
+					next = append(next, name+".wal")
+				}
+			}
+		}
+		names = next
 	}
+	// In the order of before: each log after its catalog.
+	slices.SortStableFunc(out, func(a, b string) int {
+		i, j := slices.Index(order, a), slices.Index(order, b)
+		if i < 0 {
+			i = len(order)
+		}
+		if j < 0 {
+			j = len(order)
+		}
+		return i - j
+	})
 	return out, infos, nil
 }
 
