@@ -163,7 +163,11 @@ func (rm *remote) footerHeld(ctx context.Context, key string) (path string, whol
 			return path, false, nil
 		}
 	}
-	end, again, err := rm.counter.ReadTail(ctx, key, n+tailBytes)
+	// The object's size, ETag and Last-Modified are known from the read
+	// of its last bytes above: the footer is read by the ranged GET alone,
+	// held to them below, as DuckDB reads it after one HEAD (a second HEAD
+	// cost one request more per footer).
+	end, again, _, err := rm.counter.ReadTailOf(ctx, key, n+tailBytes, info, nil)
 	if err != nil {
 		return "", false, fmt.Errorf("data file %s: the footer: %w", key, err)
 	}

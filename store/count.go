@@ -105,6 +105,28 @@ func (c *Counter) ReadTail(ctx context.Context, key string, n int64) (tail []byt
 	return tail, info, c.failed(key, err)
 }
 
+// ReadTailOf is ReadTailKeep of an object head describes (from a request
+// of this run): by the ranged GET alone where the store can
+// (KnownTailReader), else as ReadTailKeep.
+func (c *Counter) ReadTailOf(ctx context.Context, key string, n int64, head ObjectInfo, whole io.Writer) (tail []byte, info ObjectInfo, kept bool, err error) {
+	kr, ok := c.Store.(KnownTailReader)
+	if !ok {
+		return c.ReadTailKeep(ctx, key, n, whole)
+	}
+	var sent atomic.Int64
+	var w io.Writer
+	if whole != nil {
+		w = countingWriter{w: whole, n: &sent}
+	}
+	tail, info, kept, err = kr.ReadTailOf(ctx, key, n, head, w)
+	if kept {
+		c.down.Add(sent.Load())
+	} else {
+		c.down.Add(int64(len(tail)))
+	}
+	return tail, info, kept, c.failed(key, err)
+}
+
 // ReadTailKeep is ReadTail that, where the store can (TailKeeper), also
 // writes a whole-object answer to the ranged GET to whole (kept): every
 // byte of such an answer is counted as downloaded, as a download of the

@@ -102,6 +102,21 @@ type TailReader interface {
 	ReadTail(ctx context.Context, key string, n int64) ([]byte, ObjectInfo, error)
 }
 
+// KnownTailReader is implemented by TailReaders that can read an object's
+// last n bytes by the ranged GET alone, for an object a request of this
+// run already described (head: its size, ETag and Last-Modified, from a
+// HEAD and ranged GET of ReadTail, or a web site's HEAD of it in its
+// folder walk): DuckDB reads a Parquet footer by one HEAD and then ranged
+// GETs, and a second HEAD for the same object would ask what the run
+// already knows. The GET's ETag must be head's, as ReadTail holds its GET
+// to its HEAD, and its Content-Range's complete length head's size (a
+// store.SizeDisagrees error otherwise); the info returned is the GET's,
+// for the caller to hold to head as a ReadTail's. A whole answer to the
+// range is written to whole (when not nil) as ReadTailKeep writes it.
+type KnownTailReader interface {
+	ReadTailOf(ctx context.Context, key string, n int64, head ObjectInfo, whole io.Writer) (tail []byte, info ObjectInfo, kept bool, err error)
+}
+
 // TailKeeper is implemented by TailReaders whose server may answer the
 // ranged GET with the whole object (a web server that ignores Range):
 // ReadTailKeep is ReadTail that also writes such a whole answer to whole,

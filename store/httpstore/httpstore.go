@@ -233,6 +233,25 @@ func (s *Store) ReadTailKeep(ctx context.Context, key string, n int64, whole io.
 	if err != nil {
 		return nil, store.ObjectInfo{}, false, err
 	}
+	return s.readTailAfter(ctx, key, n, hd, whole)
+}
+
+var _ store.KnownTailReader = (*Store)(nil)
+
+// ReadTailOf implements store.KnownTailReader: ReadTailKeep's ranged GET
+// without its HEAD, held to head (the object as this run's ReadTail of it
+// described it) as ReadTail holds it to its HEAD: the GET's ETag (weak or
+// strong alike) and the complete length of its Content-Range.
+func (s *Store) ReadTailOf(ctx context.Context, key string, n int64, head store.ObjectInfo, whole io.Writer) (_ []byte, _ store.ObjectInfo, kept bool, _ error) {
+	if err := store.ValidateKey(key); err != nil {
+		return nil, store.ObjectInfo{}, false, err
+	}
+	return s.readTailAfter(ctx, key, n, objectInfo{ObjectInfo: head, known: true}, whole)
+}
+
+// readTailAfter is ReadTailKeep after its HEAD, which described the
+// object as hd.
+func (s *Store) readTailAfter(ctx context.Context, key string, n int64, hd objectInfo, whole io.Writer) (_ []byte, _ store.ObjectInfo, kept bool, _ error) {
 	head := hd.ObjectInfo
 	if head.Size == 0 {
 		return []byte{}, head, false, nil
@@ -259,10 +278,10 @@ func (s *Store) ReadTailKeep(ctx context.Context, key string, n int64, whole io.
 		}
 		return nil, store.ObjectInfo{}, false, fmt.Errorf("read the end of %s: %w", key, err)
 	}
-	if err := store.CheckETags(key, hd.etag, resp.Header.Get("ETag")); err != nil {
+	info := responseInfo(resp, key)
+	if err := hd.checkETag(key, resp.Header.Get("ETag"), info); err != nil {
 		return nil, store.ObjectInfo{}, false, fmt.Errorf("read the end of %w", err)
 	}
-	info := responseInfo(resp, key)
 	if resp.StatusCode != http.StatusPartialContent {
 		var body io.Reader = store.ContextReader(ctx, resp.Body)
 		if whole != nil {
@@ -441,6 +460,27 @@ type objectInfo struct {
 	store.ObjectInfo
 	html bool   // served as an HTML page
 	etag string // the ETag header as sent ("" for none)
+	// known tells an object described by an earlier request of the run
+	// (ReadTailOf), whose ETag header is not at hand: only its value and
+	// weakness.
+	known bool
+}
+
+// checkETag holds the ETag header get of a GET of the object, which
+// responseInfo describes as info, to the object's (store.CheckETags; for
+// a known object, by value and weakness).
+func (o objectInfo) checkETag(key, get string, info store.ObjectInfo) error {
+	if !o.known {
+		return store.CheckETags(key, o.etag, get)
+	}
+	if o.ETag == "" || get == "" || o.ETag == info.ETag && o.WeakETag == info.WeakETag {
+		return nil
+	}
+	head := `"` + o.ETag + `"`
+	if o.WeakETag {
+		head = "W/" + head
+	}
+	return &store.ETagError{Key: key, Head: head, Get: get}
 }
 
 // stat is Stat; folder tells that key is a folder (the server answered

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -867,5 +868,56 @@ func TestListWalksAtOnce(t *testing.T) {
 		if !errors.Is(err, store.ErrNoListing) || !strings.Contains(err.Error(), "/lake/versions/v03/") {
 			t.Fatalf("ListFolders(versions/) with v03/ and v15/ answering 404 = %v, want ErrNoListing naming v03/", err)
 		}
+	}
+}
+
+// TestReadTailOf: the ranged GET of an object's end without a HEAD, for
+// an object this run's ReadTail described: one request, held to that
+// description as ReadTail holds its GET to its HEAD (the ETag, weak or
+// strong, and the object's size).
+func TestReadTailOf(t *testing.T) {
+	ctx := context.Background()
+	body := strings.Repeat("x", 100_000) + "footPAR1"
+	for _, tc := range []struct {
+		name string
+		etag string // the server's
+		head store.ObjectInfo
+		want string // the tail, or a phrase of the error
+	}{
+		{"the same object", `"v1"`, store.ObjectInfo{Size: int64(len(body)), ETag: "v1"}, "tPAR1"},
+		{"no ETag", ``, store.ObjectInfo{Size: int64(len(body))}, "tPAR1"},
+		{"the same weak ETag", `W/"v1"`, store.ObjectInfo{Size: int64(len(body)), ETag: "v1", WeakETag: true}, "tPAR1"},
+		{"the ETag changed", `"v2"`, store.ObjectInfo{Size: int64(len(body)), ETag: "v1"}, `ETag "v1" by its HEAD, "v2" by its ranged GET`},
+		{"a weak ETag now", `W/"v1"`, store.ObjectInfo{Size: int64(len(body)), ETag: "v1"}, `ETag "v1" by its HEAD, W/"v1" by its ranged GET`},
+		{"the object grew", `"v1"`, store.ObjectInfo{Size: int64(len(body)) - 10, ETag: "v1"}, "is not the object's end"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var requests atomic.Int64
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				requests.Add(1)
+				if tc.etag != "" {
+					w.Header().Set("ETag", tc.etag)
+				}
+				http.ServeContent(w, r, "f.parquet", time.Time{}, strings.NewReader(body))
+			}))
+			t.Cleanup(srv.Close)
+			st, err := httpstore.New(srv.URL+"/", srv.Client())
+			if err != nil {
+				t.Fatal(err)
+			}
+			tail, info, _, err := st.ReadTailOf(ctx, "f.parquet", 5, tc.head, nil)
+			if requests.Load() != 1 {
+				t.Errorf("%d requests, want the ranged GET alone", requests.Load())
+			}
+			if !strings.HasPrefix(tc.want, "tPAR1") {
+				if err == nil || !strings.Contains(err.Error(), tc.want) {
+					t.Errorf("ReadTailOf = %q, %v; want an error containing %q", tail, err, tc.want)
+				}
+				return
+			}
+			if err != nil || string(tail) != tc.want || info.Size != int64(len(body)) || info.ETag != tc.head.ETag || info.WeakETag != tc.head.WeakETag {
+				t.Errorf("ReadTailOf = %q, %+v, %v; want %q of the object %+v", tail, info, err, tc.want, tc.head)
+			}
+		})
 	}
 }

@@ -310,6 +310,26 @@ func (s *Store) ReadTail(ctx context.Context, key string, n int64) ([]byte, stor
 	if err != nil {
 		return nil, store.ObjectInfo{}, err
 	}
+	return s.readTailAfter(ctx, key, n, head, headETag)
+}
+
+var _ store.KnownTailReader = (*Store)(nil)
+
+// ReadTailOf implements store.KnownTailReader: ReadTail's GetObject
+// without its HeadObject, held to head (the object as this run's ReadTail
+// of it described it) as ReadTail holds it to its HEAD.
+// A whole answer is an error there, as in ReadTail: nothing is kept.
+func (s *Store) ReadTailOf(ctx context.Context, key string, n int64, head store.ObjectInfo, _ io.Writer) ([]byte, store.ObjectInfo, bool, error) {
+	if err := store.ValidateKey(key); err != nil {
+		return nil, store.ObjectInfo{}, false, err
+	}
+	tail, info, err := s.readTailAfter(ctx, key, n, head, head.ETag)
+	return tail, info, false, err
+}
+
+// readTailAfter is ReadTail after its HeadObject, which described the
+// object as head, its ETag as sent headETag.
+func (s *Store) readTailAfter(ctx context.Context, key string, n int64, head store.ObjectInfo, headETag string) ([]byte, store.ObjectInfo, error) {
 	if head.Size == 0 {
 		return []byte{}, head, nil
 	}

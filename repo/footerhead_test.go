@@ -1,0 +1,76 @@
+package repo
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"testing"
+
+	"github.com/fdl-formats/fdl-formats/internal/s3test"
+	"github.com/fdl-formats/fdl-formats/lakegen"
+	"github.com/fdl-formats/fdl-formats/store"
+	"github.com/fdl-formats/fdl-formats/store/s3"
+)
+
+// TestFooterReadAfterOneHEAD: plan's conversion check reads the footer of
+// each data file the mirror lacks by two ranged reads of its end, the
+// last 8 bytes (its footer's length) and then the footer. Each read was a
+// store ReadTail, a HEAD and a ranged GET: the second HEAD asked what the
+// first had told in the same run (400 requests of a warm plan of 200
+// versions on a web site without strong ETags, whose footers are read
+// again on every run; a cold plan of a bucket too). Now the footer is
+// read by its ranged GET alone, held to the size, ETag and Last-Modified
+// the first read gave, as DuckDB reads a footer after one HEAD: one HEAD
+// and two ranged GETs per data file.
+func TestFooterReadAfterOneHEAD(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plans a lake on a web site and in a bucket")
+	}
+	ctx := context.Background()
+	dir, files := historyDataFiles(t, lakegen.HistoryOptions{Versions: 3, RowsPerVersion: 300, FilesPerVersion: 2, DeleteEvery: -1})
+	want := map[string]int{"HEAD": 1, "GET ranged": 2}
+
+	// Go's file server: Last-Modified only, so the footers are read again
+	// on every run, warm or cold.
+	log := &requestLog{}
+	site := webSite(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		log.note(r)
+		http.FileServer(http.Dir(dir)).ServeHTTP(w, r)
+	}))
+	cache := t.TempDir()
+	for _, run := range []string{"cold", "warm"} {
+		plannedOnce(ctx, t, "web site, "+run, site, cache, log, files, want)
+	}
+
+	srv := s3test.Start(t)
+	bucket := srv.Bucket(t)
+	srv.Upload(t, dir, bucket, "lake")
+	t.Setenv("AWS_CA_BUNDLE", "") // a custom HTTP client takes no CA bundle
+	blog := &requestLog{}
+	bst, err := s3.New(ctx, bucket, "lake", s3.Options{HTTPClient: &http.Client{Transport: loggedTransport{blog, http.DefaultTransport}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A bucket's ETags are strong: a warm plan takes the footers kept.
+	plannedOnce(ctx, t, "bucket, cold", bst, t.TempDir(), blog, files, want)
+}
+
+// plannedOnce plans st with the cache folder cache and wants each of the
+// data files read footer by footer, with the requests want.
+func plannedOnce(ctx context.Context, t *testing.T, name string, st store.Store, cache string, log *requestLog, files []string, want map[string]int) {
+	t.Helper()
+	log.take()
+	m, err := Plan(ctx, st, Options{Cache: cache})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	if tr := m.Transfer; tr == nil || tr.Footers != len(files) {
+		t.Fatalf("%s: transfer %+v, want the %d data files' footers read by ranged reads", name, tr, len(files))
+	}
+	calls := log.take()
+	for _, f := range files {
+		if got := of(calls, f); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s: requests of %s: %v, want %v", name, f, got, want)
+		}
+	}
+}
