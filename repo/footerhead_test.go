@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/fdl-formats/fdl-formats/internal/s3test"
@@ -74,3 +75,55 @@ func plannedOnce(ctx context.Context, t *testing.T, name string, st store.Store,
 		}
 	}
 }
+
+// TestCatalogHEADOncePerRun: a web site's folder walk asks the HEAD of
+// every file it finds, catalogs among them; the ranged read of a
+// catalog's end, which holds its download (or its cached copy) to what
+// readers read, asked a HEAD of its own: two per frozen catalog a plan
+// revalidates and per published catalog a check proves. Now that read is
+// its ranged GET alone, held to the walk's HEAD: one HEAD per catalog and
+// run, cold or warm, plan or check.
+func TestCatalogHEADOncePerRun(t *testing.T) {
+	ctx := context.Background()
+	dir := lake11(t)
+	log := &requestLog{}
+	site := webSite(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		log.note(r)
+		http.FileServer(http.Dir(dir)).ServeHTTP(w, r)
+	}))
+	opts := Options{Cache: t.TempDir(), Formats: []string{"1.1"}}
+	for _, run := range []struct {
+		name string
+		run  func() error
+	}{
+		{"cold plan", func() error { _, err := Plan(ctx, site, opts); return err }},
+		{"warm plan", func() error { _, err := Plan(ctx, site, opts); return err }},
+		{"check", func() error { _, err := Check(ctx, site, opts); return err }},
+		{"warm check", func() error { _, err := Check(ctx, site, opts); return err }},
+	} {
+		log.take()
+		if err := run.run(); err != nil {
+			t.Fatalf("%s: %v", run.name, err)
+		}
+		calls := log.take()
+		catalogs := 0
+		for k, n := range calls {
+			what, p, _ := strings.Cut(k, " /")
+			if !strings.HasSuffix(p, ".duckdb") {
+				continue
+			}
+			switch what {
+			case "HEAD":
+				if n != 1 {
+					t.Errorf("%s: %s asked %d times, want once (the folder walk's)", run.name, k, n)
+				}
+			case "GET ranged":
+				catalogs++
+			}
+		}
+		if catalogs == 0 {
+			t.Errorf("%s: no catalog's end read (%v)", run.name, calls)
+		}
+	}
+}
+

@@ -197,7 +197,7 @@ func (rm *remote) readAhead(ctx context.Context, sure, later []string) (stop fun
 				w := &wholeAnswer{dir: t.dir}
 				start := time.Now()
 				var kept bool
-				t.tail, t.info, kept, t.err = rm.counter.ReadTailKeep(ctx, t.key, tailBytes, w)
+				t.tail, t.info, kept, t.err = rm.readEnd(ctx, t.key, w)
 				t.ans, t.took = w.finish(kept && t.err == nil, t.info.Size), time.Since(start)
 				close(t.done)
 			}

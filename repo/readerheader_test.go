@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/fdl-formats/fdl-formats/internal/s3test"
 	"github.com/fdl-formats/fdl-formats/internal/webtest"
@@ -209,58 +210,85 @@ func readsOwnCatalogs(t *testing.T, rep *CheckReport, ids []string) {
 }
 
 // TestReaderHeaderChangedBeforeProof: a published catalog changed between
-// the run's listing and its proof (version 1's replaced by version 2's as
-// the proof's HEAD comes) is one whose download the listing does not
-// describe (another ETag): the reader matrix reads its header from the
-// store, as before (a third GET), not from the copy; the proof finds the
-// difference.
+// the run's listing and its proof (version 2's replaced by version 3's, of
+// the same size, as the proof's ranged read comes) is one whose download the listing does
+// not describe: the reader matrix reads its header from the store, as
+// before (a third GET), not from the copy; the proof finds the difference
+// (on a server of Last-Modified times, which a ranged GET is not held
+// to). The proof's ranged read asks no HEAD of its own since the folder
+// walk's HEAD described the catalog: on a server of ETags, the GET's is
+// not the walk's, and the catalog is unverifiable, naming both (the run
+// read another object than its listing described).
 func TestReaderHeaderChangedBeforeProof(t *testing.T) {
 	t.Parallel()
-	_, root := cloneRepo(t, lake11(t))
-	ids := versionIDs(t, root)
-	key := CatalogKey(ids[0], "1.1")
-	other, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(CatalogKey(ids[1], "1.1"))))
-	if err != nil {
-		t.Fatal(err)
-	}
-	files := webtest.Handler(root, webtest.Options{Validators: webtest.ETag})
-	var mu sync.Mutex
-	heads := 0
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodHead && r.URL.Path == "/"+key {
-			mu.Lock()
-			// The first HEAD is the listing's (the folder walk's), the
-			// second the proof's ranged read's.
-			if heads++; heads == 2 {
-				if err := os.WriteFile(filepath.Join(root, filepath.FromSlash(key)), other, 0o644); err != nil {
-					t.Error(err)
-				}
+	for _, tc := range []struct {
+		name       string
+		validators webtest.Validators
+		kind       Kind
+		gets       int
+	}{
+		{"Last-Modified", webtest.LastModified, "difference", 3},
+		{"ETag", webtest.ETag, "unverifiable", 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, root := cloneRepo(t, lake11(t))
+			ids := versionIDs(t, root)
+			// Versions 2 and 3 have 1.1 catalogs of one size.
+			key := CatalogKey(ids[1], "1.1")
+			other, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(CatalogKey(ids[2], "1.1"))))
+			if err != nil {
+				t.Fatal(err)
 			}
-			mu.Unlock()
-		}
-		files.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	rt := &requestCounter{base: srv.Client().Transport}
-	site, err := httpstore.New(srv.URL+"/", &http.Client{Transport: rt})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := Check(context.Background(), site, Options{Formats: []string{"1.1"}, Jobs: 1, Cache: t.TempDir(), WorkDir: t.TempDir()})
-	var found []string
-	for _, f := range nonWarnings(rep) {
-		found = append(found, string(f.Kind)+" "+f.Key)
-	}
-	if want := []string{"difference " + key}; err == nil || !slices.Equal(found, want) {
-		t.Errorf("check: %v, findings %q; want only %q", err, findingLines(rep), want)
-	}
-	if heads < 2 {
-		t.Fatalf("%d HEADs of %s, want the listing's and the proof's", heads, key)
-	}
-	if n := rt.getsOf(key); n != 3 {
-		t.Errorf("%s: %d GETs, want 3 (the proof's two and the reader matrix's, its copy not the object listed)", key, n)
-	}
-	if n := rt.getsOf(CatalogKey(ids[1], "1.1")); n != 2 {
-		t.Errorf("%s: %d GETs, want 2", CatalogKey(ids[1], "1.1"), n)
+			files := webtest.Handler(root, webtest.Options{Validators: tc.validators})
+			var mu sync.Mutex
+			heads, ranged := 0, 0
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/"+key {
+					mu.Lock()
+					switch {
+					case r.Method == http.MethodHead:
+						heads++
+					case r.Header.Get("Range") != "":
+						// The proof's ranged read: the walk's HEAD came
+						// before.
+						if ranged++; ranged == 1 {
+							p := filepath.Join(root, filepath.FromSlash(key))
+							if err := os.WriteFile(p, other, 0o644); err != nil {
+								t.Error(err)
+							}
+							later := time.Now().Add(time.Hour)
+							if err := os.Chtimes(p, later, later); err != nil {
+								t.Error(err)
+							}
+						}
+					}
+					mu.Unlock()
+				}
+				files.ServeHTTP(w, r)
+			}))
+			t.Cleanup(srv.Close)
+			rt := &requestCounter{base: srv.Client().Transport}
+			site, err := httpstore.New(srv.URL+"/", &http.Client{Transport: rt})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := Check(context.Background(), site, Options{Formats: []string{"1.1"}, Jobs: 1, Cache: t.TempDir(), WorkDir: t.TempDir()})
+			var found []string
+			for _, f := range nonWarnings(rep) {
+				found = append(found, string(f.Kind)+" "+f.Key)
+			}
+			if want := []string{string(tc.kind) + " " + key}; err == nil || !slices.Equal(found, want) {
+				t.Errorf("check: %v, findings %q; want only %q", err, findingLines(rep), want)
+			}
+			if heads != 1 || ranged < 1 {
+				t.Fatalf("%d HEADs and %d ranged GETs of %s, want the listing's HEAD and the proof's ranged GET", heads, ranged, key)
+			}
+			if n := rt.getsOf(key); n != tc.gets {
+				t.Errorf("%s: %d GETs, want %d (the reader matrix's, its copy not the object listed)", key, n, tc.gets)
+			}
+			if n := rt.getsOf(CatalogKey(ids[2], "1.1")); n != 2 {
+				t.Errorf("%s: %d GETs, want 2", CatalogKey(ids[2], "1.1"), n)
+			}
+		})
 	}
 }

@@ -141,6 +141,11 @@ type remote struct {
 	// asked are the keys whose end was read (readTail) or read ahead in
 	// this run: never read ahead again.
 	asked map[string]struct{}
+	// described are the catalogs a web site's folder walk (or a probe)
+	// described by a HEAD in this run (describeCatalogs), by key: the
+	// ranged read of such a catalog's end asks its ranged GET alone,
+	// held to that HEAD's answer (readEnd).
+	described map[string]store.ObjectInfo
 	// footersAsked is closed when a check first asks for stand-ins
 	// (Footers): from then on readAhead reads ahead the ends of the files
 	// without a copy too.
@@ -943,7 +948,7 @@ func (rm *remote) readTail(ctx context.Context, key string) ([]byte, store.Objec
 		t.ans.discard() // a whole answer nobody adopts here
 		tail, info, err = t.tail, t.info, t.err
 	} else {
-		tail, info, err = rm.counter.ReadTail(ctx, key, tailBytes)
+		tail, info, _, err = rm.readEnd(ctx, key, nil)
 	}
 	if err == nil && info.IgnoredRange {
 		rm.mu.Lock()
@@ -951,6 +956,51 @@ func (rm *remote) readTail(ctx context.Context, key string) ([]byte, store.Objec
 		rm.mu.Unlock()
 	}
 	return tail, info, err
+}
+
+// readEnd is the ranged read of the last tailBytes of the object key, a
+// whole answer to it written to whole (when not nil) and reported (kept):
+// a HEAD and a ranged GET, as DuckDB reads an object, or the ranged GET
+// alone where a HEAD of this run described the object already
+// (describeCatalogs), held to that HEAD's answer as the GET is held to
+// its own HEAD (store.KnownTailReader).
+func (rm *remote) readEnd(ctx context.Context, key string, whole io.Writer) ([]byte, store.ObjectInfo, bool, error) {
+	rm.mu.Lock()
+	head, known := rm.described[key]
+	rm.mu.Unlock()
+	switch {
+	case known:
+		return rm.counter.ReadTailOf(ctx, key, tailBytes, head, whole)
+	case whole == nil:
+		tail, info, err := rm.counter.ReadTail(ctx, key, tailBytes)
+		return tail, info, false, err
+	}
+	return rm.counter.ReadTailKeep(ctx, key, tailBytes, whole)
+}
+
+// describeCatalogs notes the catalogs of vs (their DuckDB files, and the
+// frozen catalog under any name) as a web site's folder walk and probes
+// described them, each by a HEAD of this run: readEnd then reads their
+// ends without a HEAD more. Before, each catalog's HEAD was asked twice
+// per run, in the walk and before its ranged read (200 requests of a
+// warm plan of 200 versions). Nothing is noted of other stores (a
+// bucket's listing is no HEAD).
+func (rm *remote) describeCatalogs(st store.Store, vs []*version) {
+	if !store.ListsPartially(st) {
+		return
+	}
+	rm.mu.Lock()
+	defer rm.mu.Unlock()
+	if rm.described == nil {
+		rm.described = map[string]store.ObjectInfo{}
+	}
+	for _, v := range vs {
+		for rel, info := range v.objects {
+			if strings.EqualFold(path.Ext(rel), ".duckdb") || v.meta != nil && rel == v.meta.Catalog.Path {
+				rm.described[v.prefix()+rel] = info
+			}
+		}
+	}
 }
 
 // rangesIgnored lists, sorted, the objects of the run whose ranged read

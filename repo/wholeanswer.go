@@ -137,7 +137,7 @@ func (rm *remote) readTailKeep(ctx context.Context, key, dir string, hd *head) (
 		w := &wholeAnswer{dir: dir, hd: hd}
 		start := time.Now()
 		var kept bool
-		tail, info, kept, err = rm.counter.ReadTailKeep(ctx, key, tailBytes, w)
+		tail, info, kept, err = rm.readEnd(ctx, key, w)
 		ans = w.finish(kept && err == nil, info.Size)
 		if ans != nil {
 			rm.mu.Lock()

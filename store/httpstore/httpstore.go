@@ -301,6 +301,9 @@ func (s *Store) readTailAfter(ctx context.Context, key string, n int64, hd objec
 	}
 	size, err := store.TailRange(resp.Header.Get("Content-Range"), int64(len(tail)), n)
 	switch {
+	case hd.known && size > 0 && size != head.Size:
+		// The HEAD was an earlier request of the run.
+		return nil, store.ObjectInfo{}, false, store.SizeDisagrees(fmt.Errorf("read the end of %s: %d bytes by the run's earlier HEAD of it, %d by its ranged GET (changed since?)", key, head.Size, size))
 	case err != nil && size > 0 && size != head.Size:
 		// The range asked ends at the HEAD's size, the object at another.
 		return nil, store.ObjectInfo{}, false, store.SizeDisagrees(fmt.Errorf("read the end of %s: %w", key, err))
