@@ -116,6 +116,26 @@ func (r *repository) entryKind(ctx context.Context, key string) (string, error) 
 	return entryFile, nil
 }
 
+// walKind is entryKind of the write-ahead log key beside v's frozen
+// catalog, answered by the run's listing where it tells: a bucket's lists
+// every object (as hiddenCatalogs asks nothing there), and a web site's
+// walk asked a HEAD of every file it shows. Before, a bucket was asked a
+// HEAD of the log of every version (a warm plan of 200 versions: 200
+// requests), whose answer the listing had given. A web site's log the
+// listing does not show may be hidden by it: it is asked for.
+func (r *repository) walKind(ctx context.Context, v *version, key string) (string, error) {
+	if _, ok := r.st.(store.PathStore); ok {
+		return r.entryKind(ctx, key)
+	}
+	if _, listed := v.objects[strings.TrimPrefix(key, v.prefix())]; listed {
+		return entryFile, nil
+	}
+	if !store.ListsPartially(r.st) {
+		return "", nil
+	}
+	return r.entryKind(ctx, key)
+}
+
 func modeKind(m fs.FileMode) string {
 	switch {
 	case m.IsRegular():
@@ -153,7 +173,7 @@ func (r *repository) folderViolations(ctx context.Context, v *version, entries [
 	if v.meta != nil {
 		source = v.meta.DuckLake.Format
 		wal := v.prefix() + v.meta.Catalog.Path + ".wal"
-		switch kind, err := r.entryKind(ctx, wal); {
+		switch kind, err := r.walKind(ctx, v, wal); {
 		case err != nil:
 			issues = append(issues, Issue{Problem: ProblemUnreadable, Detail: fmt.Sprintf("look for a write-ahead log %s beside the frozen catalog: %v", wal, err), cause: err})
 		case kind != "":

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -127,3 +128,54 @@ func TestCatalogHEADOncePerRun(t *testing.T) {
 	}
 }
 
+// TestS3FrozenLogFromListing: the write-ahead log beside each version's
+// frozen catalog (a violation: DuckDB replays it) is looked for in a
+// bucket's listing, which shows every object: a HEAD of it was asked for
+// every version, whose answer the listing of the same run had given. A
+// log there is still found.
+func TestS3FrozenLogFromListing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plans a lake in a bucket")
+	}
+	ctx := context.Background()
+	_, root := smallLake(t)
+	srv := s3test.Start(t)
+	t.Setenv("AWS_CA_BUNDLE", "") // a custom HTTP client takes no CA bundle
+	for _, withLog := range []bool{false, true} {
+		dir := t.TempDir()
+		copyParts(t, root, dir)
+		id := versionIDs(t, dir)[1]
+		if withLog {
+			writeFile(t, filepath.Join(dir, "versions", id, "ducklake.duckdb.wal"), "junk")
+		}
+		bucket := srv.Bucket(t)
+		srv.Upload(t, dir, bucket, "lake")
+		log := &requestLog{}
+		st, err := s3.New(ctx, bucket, "lake", s3.Options{HTTPClient: &http.Client{Transport: loggedTransport{log, http.DefaultTransport}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := Plan(ctx, st, Options{Cache: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, n := range log.take() {
+			if strings.HasSuffix(k, ".wal") {
+				t.Errorf("log beside the frozen catalog %t: %s asked %d times, want none (the listing shows every object)", withLog, k, n)
+			}
+		}
+		var found []string
+		for _, vp := range m.Versions {
+			for _, x := range vp.Violations {
+				found = append(found, x.Key)
+			}
+		}
+		want := []string(nil)
+		if withLog {
+			want = []string{"versions/" + id + "/ducklake.duckdb.wal"}
+		}
+		if fmt.Sprint(found) != fmt.Sprint(want) {
+			t.Errorf("log beside the frozen catalog %t: violations %v, want %v", withLog, found, want)
+		}
+	}
+}
