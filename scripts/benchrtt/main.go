@@ -16,6 +16,9 @@
 //	go run ./scripts/benchrtt -bin bin/fdl-formats
 //	go run ./scripts/benchrtt -bin NEW -against OLD -rounds 3
 //	go run ./scripts/benchrtt -bin NEW -against OLD -only web -versions 50
+//	go run ./scripts/benchrtt -bin NEW -against OLD -command check -versions 20
+//
+// -command check times `check --json` instead (cold once, then warm).
 package main
 
 import (
@@ -55,7 +58,11 @@ func main() {
 	logTo := flag.String("log", "", "append each request (method, path, range, Unix ms) to this file")
 	reuse := flag.Bool("reuse", false, "keep the caches an earlier run filled (no cold plans; give the same -port, which names the store in the cache)")
 	port := flag.Int("port", 0, "serve the web site on 127.0.0.1:PORT and the bucket's front on PORT+1 (0: free ports)")
+	flag.StringVar(&command, "command", "plan", "the command timed: plan or check (each with --json)")
 	flag.Parse()
+	if command != "plan" && command != "check" {
+		fail(fmt.Errorf("-command: %q is neither plan nor check", command))
+	}
 	if *logTo != "" {
 		f, err := os.OpenFile(*logTo, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 		if err != nil {
@@ -128,7 +135,7 @@ func timeStore(name, url string, env []string, reqs *atomic.Int64, bins []string
 		}
 		os.RemoveAll(caches[i])
 		r := plan(b, url, caches[i], env, reqs)
-		fmt.Printf("%s: cold plan of %s: %.1f s, %d requests, %.0f MB\n", name, b, r.wall, r.requests, r.rssMB)
+		fmt.Printf("%s: cold %s of %s: %.1f s, %d requests, %.0f MB\n", name, command, b, r.wall, r.requests, r.rssMB)
 	}
 	results := make([][]result, len(bins))
 	for round := range rounds {
@@ -142,7 +149,7 @@ func timeStore(name, url string, env []string, reqs *atomic.Int64, bins []string
 		for _, i := range order {
 			r := plan(bins[i], url, caches[i], env, reqs)
 			results[i] = append(results[i], r)
-			fmt.Printf("%s: round %d, warm plan of %s: %.1f s (CPU %.1f s), %d requests, %.0f MB\n", name, round+1, bins[i], r.wall, r.cpu, r.requests, r.rssMB)
+			fmt.Printf("%s: round %d, warm %s of %s: %.1f s (CPU %.1f s), %d requests, %.0f MB\n", name, round+1, command, bins[i], r.wall, r.cpu, r.requests, r.rssMB)
 		}
 	}
 	same := true
@@ -150,18 +157,22 @@ func timeStore(name, url string, env []string, reqs *atomic.Int64, bins []string
 		for _, r := range rs {
 			same = same && r.report == results[0][0].report
 		}
-		fmt.Printf("%s: %s: median of %d warm plans: %.1f s (CPU %.1f s), %d requests, %.0f MB peak RSS\n", name, bins[i], len(rs),
+		fmt.Printf("%s: %s: median of %d warm %ss: %.1f s (CPU %.1f s), %d requests, %.0f MB peak RSS\n", name, bins[i], len(rs), command,
 			median(rs, func(r result) float64 { return r.wall }),
 			median(rs, func(r result) float64 { return r.cpu }),
 			int64(median(rs, func(r result) float64 { return float64(r.requests) })),
 			median(rs, func(r result) float64 { return r.rssMB }))
 	}
-	fmt.Printf("%s: every plan's report the same: %v\n", name, same)
+	fmt.Printf("%s: every %s report the same: %v\n", name, command, same)
 }
 
-// plan runs `bin plan --json` of url with cache and returns its figures.
+// command is the command timed (-command).
+var command = "plan"
+
+// plan runs `bin plan --json` (or -command's) of url with cache and
+// returns its figures.
 func plan(bin, url, cache string, env []string, reqs *atomic.Int64) result {
-	cmd := exec.Command(bin, "--log-level", "error", "plan", "--json", "--cache", cache, url)
+	cmd := exec.Command(bin, "--log-level", "error", command, "--json", "--cache", cache, url)
 	cmd.Env = append(os.Environ(), env...)
 	var out strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, os.Stderr
@@ -170,10 +181,11 @@ func plan(bin, url, cache string, env []string, reqs *atomic.Int64) result {
 	hwm, err := peakKB(cmd)
 	wall := time.Since(start).Seconds()
 	if err != nil {
-		// plan exits 5 when catalogs are missing: every run here does.
+		// plan and check exit 5 when catalogs are missing: every run
+		// here does.
 		var exit *exec.ExitError
 		if !errors.As(err, &exit) || exit.ExitCode() != 5 {
-			fail(fmt.Errorf("%s plan %s: %w\n%s", bin, url, err, out.String()))
+			fail(fmt.Errorf("%s %s %s: %w\n%s", bin, command, url, err, out.String()))
 		}
 	}
 	cpu := (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()

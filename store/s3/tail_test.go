@@ -11,6 +11,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/fdl-formats/fdl-formats/internal/s3test"
@@ -194,6 +195,57 @@ func TestWrongRegion(t *testing.T) {
 				if !errors.As(err, &re) || !strings.Contains(err.Error(), tc.want) || re.Hint() != tc.hint {
 					t.Errorf("%s = %v; want an *s3.RegionError containing %q, hint %q", op, err, tc.want, tc.hint)
 				}
+			}
+		})
+	}
+}
+
+// TestReadTailOf: the ranged GET of an object's end without a HeadObject,
+// for an object this run described (a ReadTail of it): one request, held
+// to that description as ReadTail holds its GET to its HEAD (the ETag,
+// the object's size).
+func TestReadTailOf(t *testing.T) {
+	srv := s3test.Start(t)
+	bucket := srv.Bucket(t)
+	ctx := context.Background()
+	body := strings.Repeat("x", 100_000) + "footPAR1"
+	var requests atomic.Int64
+	st := through(t, srv, bucket, func(resp *http.Response) error {
+		if resp.Request.Method != http.MethodPut {
+			requests.Add(1)
+		}
+		return nil
+	})
+	if err := st.Create(ctx, "f.parquet", strings.NewReader(body)); err != nil {
+		t.Fatal(err)
+	}
+	_, head, err := st.ReadTail(ctx, "f.parquet", 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		head store.ObjectInfo
+		want string // the tail, or a phrase of the error
+	}{
+		{"the same object", head, "PAR1"},
+		{"another ETag", store.ObjectInfo{Key: head.Key, Size: head.Size, ETag: "0123"}, "by its ranged GET"},
+		{"another size", store.ObjectInfo{Key: head.Key, Size: head.Size - 10, ETag: head.ETag}, "is not the object's end"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			requests.Store(0)
+			tail, info, kept, err := st.ReadTailOf(ctx, "f.parquet", 4, tc.head, nil)
+			if requests.Load() != 1 || kept {
+				t.Errorf("%d requests (kept %t), want the ranged GET alone", requests.Load(), kept)
+			}
+			if tc.want != "PAR1" {
+				if err == nil || !strings.Contains(err.Error(), tc.want) {
+					t.Errorf("ReadTailOf = %q, %v; want an error containing %q", tail, err, tc.want)
+				}
+				return
+			}
+			if err != nil || string(tail) != tc.want || info.Size != head.Size || info.ETag != head.ETag {
+				t.Errorf("ReadTailOf = %q, %+v, %v; want %q of %+v", tail, info, err, tc.want, head)
 			}
 		})
 	}
