@@ -164,6 +164,12 @@ func timeStore(name, url string, env []string, reqs *atomic.Int64, bins []string
 			median(rs, func(r result) float64 { return r.rssMB }))
 	}
 	fmt.Printf("%s: every %s report the same: %v\n", name, command, same)
+	if !same {
+		// For a diff: the first report of each binary.
+		for i, rs := range results {
+			_ = os.WriteFile(filepath.Join(dir, fmt.Sprintf("report-%s-%d.json", name, i)), []byte(rs[0].report), 0o644)
+		}
+	}
 }
 
 // command is the command timed (-command).
@@ -174,8 +180,8 @@ var command = "plan"
 func plan(bin, url, cache string, env []string, reqs *atomic.Int64) result {
 	cmd := exec.Command(bin, "--log-level", "error", command, "--json", "--cache", cache, url)
 	cmd.Env = append(os.Environ(), env...)
-	var out strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, os.Stderr
+	var out, errOut strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errOut
 	before := reqs.Load()
 	start := time.Now()
 	hwm, err := peakKB(cmd)
@@ -185,7 +191,7 @@ func plan(bin, url, cache string, env []string, reqs *atomic.Int64) result {
 		// here does.
 		var exit *exec.ExitError
 		if !errors.As(err, &exit) || exit.ExitCode() != 5 {
-			fail(fmt.Errorf("%s %s %s: %w\n%s", bin, command, url, err, out.String()))
+			fail(fmt.Errorf("%s %s %s: %w\n%s%s", bin, command, url, err, out.String(), errOut.String()))
 		}
 	}
 	cpu := (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()
@@ -200,6 +206,11 @@ func report(s string) string {
 	}
 	delete(m, "now")
 	delete(m, "transfer")
+	if p, ok := m["plan"].(map[string]any); ok {
+		// check's: its plan's
+		delete(p, "now")
+		delete(p, "transfer")
+	}
 	b, _ := json.Marshal(m)
 	return string(b)
 }
