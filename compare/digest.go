@@ -825,6 +825,14 @@ type Digests struct {
 	// footers: a data file's footer quirk hits (footerQuirkDifferences)
 	// by path and size, read once a run whatever the proofs naming it.
 	footers map[string][]parquetfooter.Hit
+	// schemas: data files' Parquet schemas by schemaRunKey (path and copy
+	// identity), read once a run whatever the readers naming them
+	// (runSchema); schemaNodes counts the nodes of the distinct trees
+	// held, capped at schemaCap (maxRunSchemaNodes; tests lower it).
+	schemas     map[string]*pnode
+	schemaTrees map[string]*pnode // the distinct trees of schemas, by schemaSignature
+	schemaNodes int
+	schemaCap   int
 	// flights are the all-rows plan keys a comparison is reading now
 	// (claim, see inflight.go).
 	flights map[string]*flight
@@ -838,7 +846,7 @@ type Digests struct {
 
 // NewDigests returns an empty Digests in front of store (nil: memory only).
 func NewDigests(store DigestStore) *Digests {
-	return &Digests{mem: map[string]Digest{}, checked: map[string]int64{}, rows: map[string]*keptRows{}, hints: map[string][]int64{}, hintCap: maxHintedRows, rowCap: maxRowHashes, store: store, flights: map[string]*flight{}, minmax: map[string][]*string{}, footers: map[string][]parquetfooter.Hit{}}
+	return &Digests{mem: map[string]Digest{}, checked: map[string]int64{}, rows: map[string]*keptRows{}, hints: map[string][]int64{}, hintCap: maxHintedRows, rowCap: maxRowHashes, store: store, flights: map[string]*flight{}, minmax: map[string][]*string{}, footers: map[string][]parquetfooter.Hit{}, schemas: map[string]*pnode{}, schemaCap: maxRunSchemaNodes}
 }
 
 // footerHits returns the footer quirk hits kept for a data file (key: its

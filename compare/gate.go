@@ -174,11 +174,13 @@ func (r *Reader) keptSchema(path string) (n *pnode, before string, ok bool) {
 }
 
 // keepSchema keeps the Parquet schema just read from the copy at path
-// under before, its key before the read (keepFactAs).
-func (r *Reader) keepSchema(path, before string, n *pnode) {
+// under before, its key before the read (keepFactAs), and for the run
+// under runKey, its schemaRunKey before the read (keepRunSchema).
+func (r *Reader) keepSchema(path, before, runKey string, n *pnode) {
 	if r.memo != nil {
 		r.memo.afterRead(path)
 		keepFactAs(r.memo.store, r.listings, keptSchemaKind, path, before, toSchemaJSON(n))
+		r.keepRunSchema(path, runKey, n)
 	}
 }
 

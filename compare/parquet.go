@@ -41,6 +41,10 @@ func (r *Reader) parquetSchema(ctx context.Context, path string) (*pnode, error)
 	if n, ok := r.schemas[path]; ok {
 		return n, nil // data files never change: one read per file
 	}
+	if n, ok := r.runSchema(path); ok {
+		r.schemas[path] = n // another reader of the run read this copy
+		return n, nil
+	}
 	n, before, ok := r.keptSchema(path)
 	if ok {
 		r.schemas[path] = n
@@ -50,10 +54,11 @@ func (r *Reader) parquetSchema(ctx context.Context, path string) (*pnode, error)
 	if n, ok := r.schemas[path]; ok {
 		return n, nil
 	}
+	runKey, _ := schemaRunKey(r.listings, path)
 	n, err := r.readParquetSchema(ctx, path)
 	if err == nil {
 		r.schemas[path] = n
-		r.keepSchema(path, before, n)
+		r.keepSchema(path, before, runKey, n)
 	}
 	return n, err
 }
@@ -116,6 +121,10 @@ func (r *Reader) prefetchSchemas(ctx context.Context, path string) {
 		if _, ok := r.schemas[f.Path]; ok {
 			continue
 		}
+		if n, ok := r.runSchema(f.Path); ok {
+			r.schemas[f.Path] = n
+			continue
+		}
 		paths = append(paths, f.Path)
 	}
 	if len(paths) < 2 {
@@ -123,11 +132,13 @@ func (r *Reader) prefetchSchemas(ctx context.Context, path string) {
 	}
 	// Each kept under its key as the copy is before the read (keepSchema).
 	before := make(map[string]string, len(paths))
+	runKeys := make(map[string]string, len(paths))
 	for _, p := range paths {
 		r.schemaTried[p] = true
 		if r.memo != nil && r.memo.store != nil {
 			before[p] = mirroredKey(r.listings, keptSchemaKind, p)
 		}
+		runKeys[p], _ = schemaRunKey(r.listings, p)
 	}
 	trees, err := r.readParquetSchemas(ctx, paths)
 	if err != nil {
@@ -135,7 +146,7 @@ func (r *Reader) prefetchSchemas(ctx context.Context, path string) {
 	}
 	for p, n := range trees {
 		r.schemas[p] = n
-		r.keepSchema(p, before[p], n)
+		r.keepSchema(p, before[p], runKeys[p], n)
 	}
 }
 
