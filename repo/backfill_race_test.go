@@ -111,6 +111,7 @@ func TestBackfillRewriteDeletesConcurrent(t *testing.T) {
 	if runChild(t) {
 		return
 	}
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("converts and proves three catalogs per case")
 	}
@@ -195,6 +196,7 @@ func TestBackfillKilled(t *testing.T) {
 	if runChild(t) {
 		return
 	}
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("converts catalogs in child processes")
 	}
@@ -281,6 +283,7 @@ func newNames(before, after []string) []string {
 // files names a folder that is gone; the proof kept after the last write
 // names the folder as it now is, and a check with the same cache finds it.
 func TestBackfillRewriteDeletesKeysNameWrittenFiles(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("converts and proves three catalogs per case")
 	}

@@ -88,6 +88,7 @@ func cellStates(m *Matrix) map[string]State {
 // reasons; check passes afterwards, a second backfill does nothing, and
 // check fails with ErrDifferences after a published file is tampered with.
 func TestBackfillConformance(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("converts and proves whole lakes (minutes)")
 	}
@@ -99,6 +100,7 @@ func TestBackfillConformance(t *testing.T) {
 		{"lakes-1.1-dev1", "24_deletion_vectors"}, // 1.1-dev1 source: 0.4 and 1.0 refused
 	} {
 		t.Run(tc.archive+"/"+tc.lake, func(t *testing.T) {
+			t.Parallel() // each lake in a copy of its own
 			st := copyLake(t, filepath.Join(testlakes.Dir(t, tc.archive), tc.lake))
 			flagRenamedColumns(t, st.Root())
 			before := snapshotTree(t, st.Root())
@@ -331,6 +333,7 @@ func overwrite(t *testing.T, path string, off int64, data []byte) {
 // two processes would (two stores on the same folder): each file is written
 // exactly once, and the repository ends as one backfill leaves it.
 func TestBackfillConcurrent(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("converts a lake twice at once")
 	}
@@ -417,6 +420,7 @@ func (errAfter) Read([]byte) (int, error) { return 0, errors.New("disk full (inj
 // cancelling it, and checks that nothing was created under versions/ (no
 // partial catalog, no temporary file), and that the next run completes.
 func TestBackfillInterrupted(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("converts a catalog once per step")
 	}

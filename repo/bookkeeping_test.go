@@ -55,6 +55,7 @@ func wantDifference(t *testing.T, rep *CheckReport, err error, want ...string) {
 // file, the object and its kind. The catalogs are real DuckDB files changed
 // with DuckDB.
 func TestCheckImpostorTables(t *testing.T) {
+	t.Parallel()
 	root, opts := publishedLake(t)
 	id := versionIDs(t, root)[2]
 	cases := []struct {
@@ -176,6 +177,7 @@ func TestCheckFrozenInlinedRows(t *testing.T) {
 // rv16-c F3). Each is now a difference naming the version, the claim and
 // what the catalog holds.
 func TestCheckSnapshotClaims(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	root, res := sharedDemo(ctx, t) // each case changes a copy (cloneRepo)
 	v1, v2 := res.Versions[0], res.Versions[1]
@@ -244,6 +246,7 @@ func TestCheckSnapshotClaims(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // each case its own copy
 			st, dir := cloneRepo(t, root)
 			tc.change(t, dir)
 			rep, err := Check(ctx, st, Options{Jobs: 2})
@@ -263,6 +266,7 @@ func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 // (which holds no inlined rows) or a published one, passed (exit 0,
 // review r2 #1 and #3). Each is now a difference naming the table.
 func TestCheckInlinedByRegistration(t *testing.T) {
+	t.Parallel()
 	root, opts := publishedLake(t)
 	id := versionIDs(t, root)[2]
 	frozen := filepath.Join(root, "versions", id, "ducklake.duckdb")

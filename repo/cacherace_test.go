@@ -77,6 +77,7 @@ func refreshCopy(ctx context.Context, site store.Store, cache, work, key string)
 // the bytes its key names. A proof is now kept only while every copy its
 // key lists is still listed so; the run's own result stands.
 func TestSharedCacheCopyReplacedMidRun(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st, root := smallLake(t)
 	if _, err := Backfill(ctx, st, Options{Formats: []string{"1.1"}, Jobs: 2}); err != nil {
@@ -171,6 +172,7 @@ func TestSharedCacheCopyReplacedMidRun(t *testing.T) {
 // one's bytes, and the proof was kept, so a warm check trusted it. A proof
 // is now kept only while every copy its readers named is still that copy.
 func TestSourceReaderIdentitiesAfterCopyReplaced(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st, root := smallLake(t)
 	formats := []string{"0.4", "1.1"}

@@ -25,6 +25,7 @@ import (
 // from a cold cache carries the previous version's proof from the copies it
 // downloaded and proved, and still finds the edited catalog too.
 func TestBackfillAndCheckCarryEarlierProofs(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("backfills and checks a seven-version lake")
 	}

@@ -116,6 +116,7 @@ func copyFile(t *testing.T, src, dst string) {
 // is, a write-ahead log beside a catalog is a violation, and data files
 // must match the catalog's record.
 func TestCheckPublishedFiles(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	golden, all := publishedLake(t)
 	// Most cases need one published catalog (1.1); those about 0.4 prove both.
@@ -216,6 +217,7 @@ func TestCheckPublishedFiles(t *testing.T) {
 		}, ErrDifferences, "write-ahead log in catalogs/", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // each case its own copy
 			st, root := cloneRepo(t, golden)
 			v := filepath.Join(root, "versions", id)
 			tc.mutate(t, root, v, filepath.Join(v, "catalogs"))

@@ -15,6 +15,7 @@ import (
 // TestCheckKinds: each kind of problem gives its sentinel, and the most
 // serious wins (difference, invalid, unverifiable, missing).
 func TestCheckKinds(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name   string

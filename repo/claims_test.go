@@ -62,6 +62,7 @@ func setClaim(section, field, value string) func(m map[string]any) {
 // older than claimed is no finding (every DuckDB the claim admits opens
 // the file). Before, every case but the last passed the check.
 func TestCheckFalseClaims(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	golden, opts := publishedLake(t)
 	id := versionIDs(t, golden)[2]
@@ -255,6 +256,7 @@ func TestResolveHeaderNewerThanClaim(t *testing.T) {
 // the catalog records: before, a bucket without the files passed the check
 // as long as the folder had them.
 func TestCheckDataFolderOverBucket(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	root := lake11(t) // shared: copied before any change
 	files, err := filepath.Glob(filepath.Join(root, "data", "main", "del", "*.parquet"))

@@ -16,6 +16,7 @@ import (
 // --rewrite-deletes backfill writes 1.0 and 1.1 catalogs that prove
 // equivalent and check passes.
 func TestCompactedLakesPlanAndBackfill(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("converts and proves whole lakes")
 	}

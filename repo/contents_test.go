@@ -25,6 +25,7 @@ var inlinedLakes = map[string]bool{
 // dataset.json agree with its catalog, its snapshot claims too; the
 // catalogs of inlinedLakes break the rule on inlined rows.
 func TestContentsConformance(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("reads every conformance catalog")
 	}

@@ -76,6 +76,7 @@ func cachedProofs(rep *CheckReport) (n int, proved []string) {
 // A data file touched, edited or removed since makes every proof be made
 // again, and the edited and removed ones are found.
 func TestCheckAfterAVersionIsAdded(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("backfills and checks a four-version lake three times")
 	}

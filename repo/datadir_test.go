@@ -104,6 +104,7 @@ func rehash(t *testing.T, dir, old, path string) {
 // writes nothing, plan shows the cell in error, and check fails with a
 // difference naming the version, the file's kind, id, table and path.
 func TestDataOutsideDataDir(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	opts := Options{Versions: []string{"3"}, Formats: []string{"1.0", "1.1"}, Jobs: 2}
 	for _, tc := range []struct {

@@ -275,6 +275,7 @@ const emptyVersionID = "01ffffff-0000-7000-8000-000000000000"
 // Before, the web check said "version.json: missing" (exit 6) where the
 // folder's passed.
 func TestEmptyFolderVersionDropped(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, sub := range []string{"", "catalogs"} {
 		for _, filter := range []bool{false, true} {

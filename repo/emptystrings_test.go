@@ -29,6 +29,7 @@ import (
 // rows): lakes-0.3/12_nested_types, whose DuckDB 1.4 writer left the map
 // key (id 8) and list element (id 23) of table 1 without min and max.
 func TestCheckEmptyStringStatsFrozen04(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("converts catalogs")
 	}

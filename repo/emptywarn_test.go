@@ -95,6 +95,7 @@ func TestEmptyFolderWarnings(t *testing.T) {
 // presence probe the server fails leaves the folder unknown
 // (unverifiable, naming the file).
 func TestEmptyFolderRule(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	const (
 		warn    = "warning"
@@ -125,6 +126,7 @@ func TestEmptyFolderRule(t *testing.T) {
 		{name: "a published catalog, nothing else", files: []string{"catalogs/1.0.duckdb"}, want: invalid},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // each case its own copy, web sites and cache
 			st, root := smallLake(t)
 			dir := filepath.Join(root, "versions", emptyVersionID)
 			if err := os.MkdirAll(dir, 0o755); err != nil {

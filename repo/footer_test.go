@@ -18,6 +18,7 @@ import (
 // from 1.5.1). Both were backfilled before, the catalogs unreadable in the
 // first releases.
 func TestFooterQuirksFollowDeclaredRange(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("converts and proves catalogs")
 	}

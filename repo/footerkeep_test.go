@@ -174,6 +174,7 @@ func TestS3RestoredCacheKeepsFooters(t *testing.T) {
 // stand-in; a published catalog copied for its proof: twice). Now the
 // whole answer is the download: every file is sent once per run.
 func TestWebIgnoringRangesDownloadsOnce(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("checks and plans a lake on a web server")
 	}

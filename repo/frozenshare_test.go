@@ -44,6 +44,7 @@ func (s *openCounter) Open(ctx context.Context, key string) (io.ReadCloser, erro
 // own). A published catalog is read twice by a check: its sum in the plan,
 // and its proof's copy.
 func TestCheckCopiesEachFrozenCatalogOnce(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st, root := smallLake(t)
 	ids := versionIDs(t, root)
@@ -81,6 +82,7 @@ func TestCheckCopiesEachFrozenCatalogOnce(t *testing.T) {
 // version's content pass as a failed fetch, naming the catalog, and every
 // proof that needs it is unverifiable; the rest of the check still runs.
 func TestCheckOpaqueStoreMissingDataFile(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st, root := smallLake(t)
 	if _, err := Backfill(ctx, st, Options{Jobs: 2}); err != nil {
@@ -175,6 +177,7 @@ func (c *closeHook) Close() error {
 // is copied once and proved again, or refused: the cache never certifies
 // bytes it did not prove.
 func TestWarmCheckCopiesNoPublishedCatalog(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	golden, opts := publishedLake(t)
 	opts.Jobs = 1

@@ -34,6 +34,7 @@ import (
 // unverifiable (exit 4); with a published catalog, a difference of the
 // published file (exit 3).
 func TestCheckReadsFrozenCatalogWhole(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	golden, st := demoRepo(ctx, t)
 	id := versionIDs(t, golden)[2]
@@ -124,6 +125,7 @@ func TestCheckReadsFrozenCatalogWhole(t *testing.T) {
 // warm run opens none. Before, a version without proofs was never read
 // whole.
 func TestCheckReadsFrozenCatalogOnce(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	golden, _ := publishedLake(t)
 	for _, tc := range []struct {

@@ -24,6 +24,7 @@ import (
 // violation naming the version and the file. Before, a catalogs/1.0.duckdb
 // hidden by a hand-written index page was never proved and check exited 0.
 func TestHiddenCatalogs(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	// Check runs 1.0 (the source's own format) alone: the declared 0.3,
 	// 0.4 and 1.1 are filtered out, every other registry format probed.
@@ -183,6 +184,7 @@ func TestSoftNotFoundHost(t *testing.T) {
 // Proved, not waved through: a hidden 0.4 catalog that is a copy of the
 // 1.0 frozen catalog fails its proof.
 func TestHiddenCatalogsOfTheRunAreProved(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name  string

@@ -44,6 +44,7 @@ func (c *fileDigestCounter) Put(key string, val []byte) error {
 // run in three); compare's TestConcurrentComparisonsReadSharedFilesOnce
 // makes the overlap certain.
 func TestBackfillJobsReadEachFileOnce(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("backfills a six-version lake")
 	}

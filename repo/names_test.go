@@ -36,6 +36,7 @@ func appleDoubleFile() string {
 // silently (it failed catalogs/: "not a catalog"); other files no reader
 // opens are warnings naming them (they passed silently).
 func TestVersionFolderNames(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name       string
@@ -197,6 +198,7 @@ func TestVersionFolderNames(t *testing.T) {
 		}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // each case its own copy
 			st, root := smallLake(t, "fdl.json", "versions")
 			ids := versionIDs(t, root)
 			v, other := filepath.Join(root, "versions", ids[2]), filepath.Join(root, "versions", ids[1])

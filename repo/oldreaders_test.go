@@ -56,6 +56,7 @@ func writeWithDictFSST(t *testing.T, ctx context.Context, path string) {
 // the catalogs backfill writes again. Deleting the file and backfilling again
 // mends it. The real DuckDB 1.3.2 confirms the reading.
 func TestCheckFindsCatalogsOldDuckDBsMisread(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("backfills lakegen's demo twice and checks it five times")
 	}

@@ -19,6 +19,7 @@ import (
 // fails alone: the version's other cell is written, the stopped one's
 // converted file is neither published nor left in the work folder.
 func TestBackfillConvertsVersionInOnePass(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("converts and proves every version twice")
 	}

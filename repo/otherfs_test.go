@@ -51,6 +51,7 @@ func firstVersion(t *testing.T, root string) string {
 // The temporary files are staged on the folder's own file system and
 // gone afterwards.
 func TestBackfillAcrossFileSystems(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("converts and proves three catalogs per case")
 	}

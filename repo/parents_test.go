@@ -100,6 +100,7 @@ func withdraw(t *testing.T, root, id string) {
 // the latest version, end. The 06_deletes lake's versions (seq 1, 2, 3)
 // each name the one before.
 func TestCheckParents(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	const gone = "0190a000-0000-7000-8000-000000000001"
 	for _, tc := range []struct {
@@ -235,6 +236,7 @@ func TestCheckParents(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // each case its own copy
 			st, root := smallLake(t)
 			ids := versionIDs(t, root)
 			hs := &hidingStore{Store: st, hide: tc.mutate(t, root, ids), partial: tc.partial}
@@ -289,6 +291,7 @@ func TestCheckParentProbes(t *testing.T) {
 		{"hidden", 0, ErrUnverifiable, "is not listed under versions/, yet versions/%s/version.json exists"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // each case its own copy and web site
 			_, root := smallLake(t)
 			ids := versionIDs(t, root)
 			files := http.FileServer(http.Dir(root))

@@ -20,6 +20,7 @@ import (
 // /tmp/fdl-remote-.../ducklake.duckdb and
 // /tmp/fdl-remote-.../objects/.../data/....parquet.
 func TestFindingsNameRepositoryFiles(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	golden, opts := publishedLake(t)
 	id := versionIDs(t, golden)[2]

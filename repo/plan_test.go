@@ -72,6 +72,7 @@ func expectedCells(archive, lake string, seq int64) map[string]string {
 }
 
 func TestPlanConformance(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("plans every conformance lake (about a minute)")
 	}
@@ -80,6 +81,7 @@ func TestPlanConformance(t *testing.T) {
 		for _, lake := range testlakes.Lakes(t, archive) {
 			name := filepath.Base(lake)
 			t.Run(archive+"/"+name, func(t *testing.T) {
+				t.Parallel() // each lake planned in a copy of its own
 				st := copyLake(t, lake, "fdl.json", "versions")
 				m, err := Plan(ctx, st, Options{Jobs: 2, DataPath: filepath.Join(lake, "data")})
 				if err != nil {
@@ -194,6 +196,7 @@ func states(m *Matrix, format string) []State {
 // TestPlanUntil evaluates until as of Options.Now, on each side of the date.
 // The lake's versions were created at 01:03, 02:03 and 03:03 on 2026-10-31.
 func TestPlanUntil(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st, root := smallLake(t, "fdl.json", "versions")
 	at := func(s string) time.Time {

@@ -21,6 +21,7 @@ import (
 // gets a published catalog whose reading with the 0.3 reader model equals
 // what DuckLake 1.0 returns from the source (expected/).
 func TestBackfill03ReaderLakes(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("converts and proves catalogs")
 	}

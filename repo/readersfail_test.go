@@ -21,6 +21,7 @@ import (
 // format is past its until: readers still open the file, so it is not an
 // expected gap (it was listed as "past until", with no warning).
 func TestReadersSkipCatalogsCheckFailed(t *testing.T) {
+	t.Parallel()
 	for _, pastUntil := range []bool{false, true} {
 		t.Run(fmt.Sprintf("past_until=%t", pastUntil), func(t *testing.T) { readersSkipCatalogCheckFailed(t, pastUntil) })
 	}

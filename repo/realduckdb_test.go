@@ -63,6 +63,7 @@ func everyFormat(t *testing.T) string {
 //   - every format the registry says the release opens (DuckDB 2.0.0: 1.0
 //     and 1.1) has at least one catalog so read.
 func TestRealOldDuckDBsReadOutputs(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds a program per DuckDB release and backfills three lakes")
 	}

@@ -55,6 +55,7 @@ type resolveCase struct {
 // read-only in the linked DuckDB and the data folder holds every file it
 // names.
 func TestResolveConformance(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("backfills three catalogs")
 	}
@@ -477,6 +478,7 @@ func TestConstraintPoints(t *testing.T) {
 // exited 8 for DuckDB 2.0 in the first repository and named the frozen
 // catalog in the second, and check warned that DuckDB 2.0 read no version.
 func TestResolveWhatDuckDBCanOpen(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	readme := `{"fdl": "0.1", "data_dir": "data/", "formats": [
 		{"ducklake": "1.0", "duckdb": ">= 1.5.2, < 2.0.0"},
@@ -639,6 +641,7 @@ func TestAttachAlias(t *testing.T) {
 // than the header is still false. Before, check warned that DuckDB 1.5.2
 // could not read the version.
 func TestCheckPatchStorageClaim(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, tc := range []struct {
 		claim string
@@ -684,6 +687,7 @@ func TestCheckPatchStorageClaim(t *testing.T) {
 // publisher would run backfill, and check's only word was the readers
 // table's gap, pointing at the plan.
 func TestFrozenStorageShutsOutItsReaders(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name, save, from string // save: the storage the frozen catalog is saved at ("" as made: v0.10.0)

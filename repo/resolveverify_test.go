@@ -18,6 +18,7 @@ import (
 // chosen. It "verified" such a 1.1 catalog, which only format detection
 // had read, while check exited 3 on it.
 func TestResolveVerifyReadsAttachTables(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("backfills a lake")
 	}

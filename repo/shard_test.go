@@ -41,6 +41,7 @@ func TestParseShard(t *testing.T) {
 // between two runs, so shards that ran at different times still cover
 // every version.
 func TestShardsCoverEveryVersionOnce(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st, root := smallLake(t, "fdl.json", "versions")
 	all := versionIDs(t, root)
@@ -110,6 +111,7 @@ func (c *countingStore) Put(key string, val []byte) error {
 // backfill ran while it had the frozen catalog at hand; it stores nothing.
 // A check without the cache still proves.
 func TestCheckReusesBackfillDigests(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("backfills and checks a lake (a minute)")
 	}

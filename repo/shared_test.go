@@ -21,7 +21,8 @@ import (
 // that takes one checks at its end that the shared files are what they
 // were when built (paths, sizes, modification times and contents), so a
 // test that writes into a shared fixture fails rather than changing what
-// the next test sees.
+// the next test sees (tests run side by side, t.Parallel: the test named
+// may be one that ran beside the one that wrote).
 
 // sharedRoot is the folder of every shared fixture of this run, removed
 // when the tests end.

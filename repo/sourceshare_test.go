@@ -18,6 +18,7 @@ import (
 // opened a reader of their own (three opens of the same catalog per
 // version), and failed here.
 func TestFrozenCatalogOpenedOncePerVersion(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st, root := smallLake(t)
 	if _, err := Backfill(ctx, st, Options{Jobs: 1}); err != nil {

@@ -24,6 +24,7 @@ import (
 // edge is stale, DuckDB fails every read of the file (its ranged GET gives
 // another ETag than its HEAD), and so does the check (exit 4).
 func TestCacheValidatorFromTheGET(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	_, root := smallLake(t)
 	files, err := filepath.Glob(filepath.Join(root, "data", "*", "*", "*.parquet"))
@@ -94,6 +95,7 @@ func TestCacheValidatorFromTheGET(t *testing.T) {
 // check. Both are now unverifiable (exit 4); so is a server whose ranged
 // GETs give another ETag than its HEADs, on which DuckDB's reads fail.
 func TestWarmCheckReadsEveryDataFile(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name   string

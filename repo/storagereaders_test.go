@@ -19,6 +19,7 @@ import (
 // fails. It was a warning (check passed). The catalogs backfill writes
 // (at the oldest storage the range opens) pass.
 func TestCheckPublishedStorageTooNew(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	root, st := demoRepo(ctx, t)
 	writeFile(t, filepath.Join(root, "fdl.json"), `{"fdl": "0.1", "data_dir": "data/", "formats": [

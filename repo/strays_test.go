@@ -20,6 +20,7 @@ import (
 // file a ducklake.duckdb beside it (another version's catalog) was ignored
 // and check exited 0.
 func TestStrayCatalogFiles(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name     string

@@ -23,6 +23,7 @@ import (
 // q_stats__table_stats_without_column_stats) is a warning naming DuckDB
 // 1.5.2 and 1.5.3, not a failure.
 func TestCheckTableStatsWithoutColumnStats(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("converts and proves catalogs")
 	}

@@ -125,6 +125,7 @@ func execCatalog(t *testing.T, catalog string, stmts ...string) {
 // are this machine's own data folder, so every file is readable and
 // nothing else differs.
 func TestTableSchemaOutsideDataDir(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	opts := Options{Versions: []string{"3"}, Formats: []string{"0.4", "1.1"}, Jobs: 2}
 	for _, tc := range []struct {

@@ -23,6 +23,7 @@ const warmDelFile = "data/main/del/ducklake-01a229fa-2280-7a87-ac6f-bba0032cc116
 // check's listing (lstat of path, size, mtime) stayed the same and it
 // exited 0.
 func TestWarmCheckSeesDataChanges(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	golden, opts := publishedLake(t)
 	opts.Jobs = 1
