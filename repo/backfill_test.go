@@ -537,6 +537,7 @@ func TestBackfillInterrupted(t *testing.T) {
 // TestBackfillProofFails changes the converted catalog before the proof:
 // compare finds the difference, the cell fails, and nothing is published.
 func TestBackfillProofFails(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("converts a catalog")
 	}
@@ -613,6 +614,7 @@ func TestBackfillUntil(t *testing.T) {
 // converter may write cumulative delete files into the data folder; then
 // the catalog is written and proved, and nothing else lands under versions/.
 func TestBackfillRewriteDeletes(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("converts a catalog")
 	}

@@ -107,6 +107,7 @@ func TestCheckImpostorTables(t *testing.T) {
 // published catalogs are the frozen one in other formats: check passed
 // both (exit 0); each is now a difference naming the catalog and the table.
 func TestCheckPublishedBookkeeping(t *testing.T) {
+	t.Parallel()
 	root, opts := publishedLake(t)
 	id := versionIDs(t, root)[2]
 	cases := []struct {
@@ -145,6 +146,7 @@ func TestCheckPublishedBookkeeping(t *testing.T) {
 // at all). It is now a difference naming the version and the tables,
 // whatever formats fdl.json declares.
 func TestCheckFrozenInlinedRows(t *testing.T) {
+	t.Parallel()
 	lake := filepath.Join(testlakes.Dir(t, "lakes"), "16_data_inlining")
 	for _, tc := range []struct {
 		name string

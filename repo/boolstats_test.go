@@ -20,6 +20,7 @@ import (
 // passes, and the catalog as it was published before ('0'/'1') fails check
 // with a difference naming the format, table, column and data file.
 func TestCheckBooleanStatsPublishedBefore(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("converts and proves catalogs")
 	}

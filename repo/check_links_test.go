@@ -17,6 +17,7 @@ import (
 // fewer versions or none, and passed), and an intact one is proved. A link
 // to nowhere holds no version, for check as for readers.
 func TestCheckThroughLinks(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	golden, opts := publishedLake(t)
 	opts.Formats = []string{"1.0", "1.1"}

@@ -366,6 +366,7 @@ func (s symlinkFirst) Create(ctx context.Context, key string, r io.Reader) error
 // files have the sizes and footers its catalogs record, and only the
 // declared formats not yet written are reported.
 func TestCheckDemoContents(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	if _, err := lakegen.Repository(ctx, dir, lakegen.Demo()); err != nil {

@@ -391,6 +391,7 @@ func TestResolveVerify(t *testing.T) {
 // check finds the false claim. The first run keeps the pass; the second
 // differs only in the claim.
 func TestCheckKeptContentPassNamesTheClaim(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st, root := smallLake(t)
 	id := versionIDs(t, root)[2]

@@ -43,6 +43,7 @@ func hasWarning(warnings []string, st store.Store, id string) bool {
 // check's finding keeps the folder's key. Before, plan and backfill
 // dropped it without a word everywhere, and on disk check did too.
 func TestEmptyFolderWarnings(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st, root := smallLake(t)
 	if err := os.MkdirAll(filepath.Join(root, "versions", emptyVersionID), 0o755); err != nil {

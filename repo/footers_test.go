@@ -23,6 +23,7 @@ import (
 // Files with an encrypted footer ("PARE") are left out: no check reads
 // them.
 func TestFooterStandInReadsAsFile(t *testing.T) {
+	t.Parallel()
 	root := testlakes.Dir(t, "lakes")
 	dir := t.TempDir()
 	var files, stands []string

@@ -137,6 +137,7 @@ func TestHiddenCatalogs(t *testing.T) {
 // that answers 404. A real file the server types as HTML (a wrong
 // Content-Type) is still read.
 func TestSoftNotFoundHost(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	const page = "<!DOCTYPE html><html><head><title>Population</title></head><body><div id=app></div></body></html>"
 	for _, tc := range []struct {

@@ -25,6 +25,7 @@ import (
 // looked for the site's URL through it and never warned). Before, nothing
 // was said.
 func TestHiveFolderWarning(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name    string

@@ -25,6 +25,7 @@ import (
 // cell's key, and a private path is left only in <key>_local (and the
 // converter's output, a work file).
 func TestBackfillLogsNameCells(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("converts and proves a catalog")
 	}
@@ -91,6 +92,7 @@ func TestBackfillLogsNameCells(t *testing.T) {
 // pass's first cell (key=.../0.4.duckdb beside to_version=1.1, trial 2
 // F2.5). Each line names its own cell now.
 func TestBackfillGroupLogsNameEachCell(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("converts and proves a catalog")
 	}

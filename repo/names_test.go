@@ -283,6 +283,7 @@ func TestVersionFolderNames(t *testing.T) {
 // without a word. A data folder linked elsewhere is named once, by plan
 // too.
 func TestDataLinkedOutside(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name   string

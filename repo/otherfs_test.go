@@ -116,6 +116,7 @@ func TestBackfillKilledAcrossFileSystems(t *testing.T) {
 	if runChild(t) {
 		return
 	}
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("converts catalogs in child processes")
 	}

@@ -794,6 +794,7 @@ func TestResolveDevLayoutOpensNowhere(t *testing.T) {
 // for 1.4 and later keeps it. Before, 1.3 readers were given a statement
 // their DuckLake fails on ("Unsupported option override_data_path").
 func TestResolveAttachForDuckDB13(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st, ids := readerLake(t)
 	fdl := filepath.Join(st.Root(), "fdl.json")

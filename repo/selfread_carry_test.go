@@ -26,6 +26,7 @@ import (
 // way), a record_count edited in version 5's frozen catalog at a snapshot
 // only the earlier versions' reads covered is still found.
 func TestCheckCarriesEarlierSelfReads(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("checks a seven-version lake twice")
 	}

@@ -256,6 +256,7 @@ func TestCheckReadsFrozenOnlyVersions(t *testing.T) {
 // Before, backfill's error named only the pair, and check exited 5, "run
 // `fdl-formats backfill`", which could never help.
 func TestFrozenAtFaultNotBackfill(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	root, st := demoRepo(ctx, t)
 	setFormats(t, root, `[{"ducklake": "1.0", "duckdb": ">= 1.5.2"}, {"ducklake": "1.1", "duckdb": ">= 2.0.0"}]`)
@@ -337,6 +338,7 @@ func TestWarmFrozenOnlyCheckCopiesNothing(t *testing.T) {
 // a hint that does not tell to delete the published catalog and backfill.
 // Before, the finding and hint blamed the published file.
 func TestProofFailsOnFrozenFault(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	root, st := demoRepo(ctx, t)
 	setFormats(t, root, `[{"ducklake": "1.0", "duckdb": ">= 1.5.2"}, {"ducklake": "1.1", "duckdb": ">= 2.0.0"}]`)

@@ -159,6 +159,7 @@ func TestWarmCheckReadsEveryDataFile(t *testing.T) {
 // reads) gave no last bytes, and the comparison was skipped: such an
 // answer is now read to its end.
 func TestDataFolderTailAgainstStore(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name  string

@@ -63,6 +63,7 @@ func plantWork(t *testing.T, work string) (stale, kept []string) {
 // others' are kept. Before, only backfill swept, so a host that only ran
 // check and plan kept them for ever.
 func TestRunsSweepStaleWorkFolders(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st, _ := smallLake(t)
 	for _, run := range []struct {

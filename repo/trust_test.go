@@ -50,6 +50,7 @@ func deleteFilesOf(t *testing.T, root string) map[string]bool {
 // (delete_files in each proof's report). A proof given no run Deletes
 // reads every delete file its catalogs name again.
 func TestRunSharesDeleteFiles(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st, root := smallLake(t)
 	distinct := len(deleteFilesOf(t, root))
