@@ -159,35 +159,41 @@ func get(t *testing.T, c Doer, url string, pause time.Duration) (int, time.Durat
 // multiples of the stall timeout with an error naming the URL; a body
 // trickling slower than the timeout in total but faster between bytes, and
 // a reader that waits longer than the timeout between its reads, succeed.
+//
+// The trickle runs with a 600ms timeout (its 20 bytes take 1s, 50ms apart),
+// the rest with 200ms: on a loaded machine (load 20 on 2 cores) the
+// trickling server's goroutine waited over 200ms for a core, and the
+// steady body looked stalled ("no byte for 200ms" after 9 bytes).
 func TestStallTransport(t *testing.T) {
-	const d = 200 * time.Millisecond
+	const d, steady = 200 * time.Millisecond, 600 * time.Millisecond
 	srv := stallServer(t)
 	for _, c := range []struct {
 		name string
-		c    Doer
+		c    func(time.Duration) Doer
 	}{
-		{"transport", WithStallTimeout(srv.Client(), d)},
-		{"client", StallDoer(srv.Client(), d)},
+		{"transport", func(d time.Duration) Doer { return WithStallTimeout(srv.Client(), d) }},
+		{"client", func(d time.Duration) Doer { return StallDoer(srv.Client(), d) }},
 	} {
-		t.Run(c.name, func(t *testing.T) { testStall(t, c.c, srv.URL, d) })
+		t.Run(c.name, func(t *testing.T) { testStall(t, c.c, srv.URL, d, steady) })
 	}
 }
 
-func testStall(t *testing.T, c Doer, url string, d time.Duration) {
+func testStall(t *testing.T, c func(time.Duration) Doer, url string, d, steady time.Duration) {
 	for _, tc := range []struct {
-		name  string
-		path  string
-		pause time.Duration
-		want  int // bytes read
-		stall bool
+		name    string
+		path    string
+		pause   time.Duration
+		want    int // bytes read
+		stall   bool
+		timeout time.Duration
 	}{
-		{"headers, part of the body, then nothing", "/stall/1000", 0, 1000, true},
-		{"headers, then nothing", "/stall/0", 0, 0, true},
-		{"a slow but steady body (20 bytes over 1s)", "/trickle/20", 0, 20, false},
-		{"a reader slower than the timeout", "/full/30", 3 * d, 30, false},
+		{"headers, part of the body, then nothing", "/stall/1000", 0, 1000, true, d},
+		{"headers, then nothing", "/stall/0", 0, 0, true, d},
+		{"a slow but steady body (20 bytes over 1s)", "/trickle/20", 0, 20, false, steady},
+		{"a reader slower than the timeout", "/full/30", 3 * d, 30, false, d},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			n, took, err := get(t, c, url+tc.path, tc.pause)
+			n, took, err := get(t, c(tc.timeout), url+tc.path, tc.pause)
 			if n != tc.want {
 				t.Errorf("read %d bytes, want %d", n, tc.want)
 			}
@@ -364,7 +370,9 @@ func TestStallTransportNoLeak(t *testing.T) {
 	srv.Config.ConnState = pinReadBuffer
 	srv.Start()
 	tr := http.DefaultTransport.(*http.Transport).Clone()
-	c := &http.Client{Transport: StallTransport(tr, 100*time.Millisecond)}
+	// 500ms, not 100ms: at load 20 on 2 cores the server reading the 16 MiB
+	// upload of /putlate/0 paused over 100ms and the upload looked stalled.
+	c := &http.Client{Transport: StallTransport(tr, 500*time.Millisecond)}
 	big := make([]byte, 16<<20)
 	for i := range 30 {
 		path := []string{"/full/5000", "/stall/10", "/trickle/2", "/putstall/1000", "/putlate/0"}[i%5]
