@@ -344,17 +344,19 @@ func (r *repository) hiddenCatalogs(ctx context.Context, v *version, run []fdljs
 		}
 		names = next
 	}
-	// In the order of before: each log after its catalog.
-	slices.SortStableFunc(out, func(a, b string) int {
-		i, j := slices.Index(order, a), slices.Index(order, b)
-		if i < 0 {
-			i = len(order)
+	// In the order of before: each log after its catalog (the frozen
+	// catalog's names, not in order, last).
+	rank := make(map[string]int, len(order))
+	for i, name := range order {
+		rank[name] = i + 1
+	}
+	last := func(name string) int {
+		if i := rank[name]; i > 0 {
+			return i
 		}
-		if j < 0 {
-			j = len(order)
-		}
-		return i - j
-	})
+		return len(order) + 1
+	}
+	slices.SortStableFunc(out, func(a, b string) int { return last(a) - last(b) })
 	return out, infos, nil
 }
 

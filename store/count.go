@@ -113,18 +113,9 @@ func (c *Counter) ReadTailOf(ctx context.Context, key string, n int64, head Obje
 	if !ok {
 		return c.ReadTailKeep(ctx, key, n, whole)
 	}
-	var sent atomic.Int64
-	var w io.Writer
-	if whole != nil {
-		w = countingWriter{w: whole, n: &sent}
-	}
-	tail, info, kept, err = kr.ReadTailOf(ctx, key, n, head, w)
-	if kept {
-		c.down.Add(sent.Load())
-	} else {
-		c.down.Add(int64(len(tail)))
-	}
-	return tail, info, kept, c.failed(key, err)
+	return c.countKept(key, whole, func(w io.Writer) ([]byte, ObjectInfo, bool, error) {
+		return kr.ReadTailOf(ctx, key, n, head, w)
+	})
 }
 
 // ReadTailKeep is ReadTail that, where the store can (TailKeeper), also
@@ -137,8 +128,22 @@ func (c *Counter) ReadTailKeep(ctx context.Context, key string, n int64, whole i
 		tail, info, err = c.ReadTail(ctx, key, n)
 		return tail, info, false, err
 	}
+	return c.countKept(key, whole, func(w io.Writer) ([]byte, ObjectInfo, bool, error) {
+		return tk.ReadTailKeep(ctx, key, n, w)
+	})
+}
+
+// countKept runs read, a ranged read of key's end that may write a whole
+// answer to the writer it is given (whole, counted; nil when whole is),
+// and counts as downloaded every byte of a whole answer kept, else the
+// tail's.
+func (c *Counter) countKept(key string, whole io.Writer, read func(io.Writer) ([]byte, ObjectInfo, bool, error)) ([]byte, ObjectInfo, bool, error) {
 	var sent atomic.Int64
-	tail, info, kept, err = tk.ReadTailKeep(ctx, key, n, countingWriter{w: whole, n: &sent})
+	var w io.Writer
+	if whole != nil {
+		w = countingWriter{w: whole, n: &sent}
+	}
+	tail, info, kept, err := read(w)
 	if kept {
 		c.down.Add(sent.Load())
 	} else {
