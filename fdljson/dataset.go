@@ -24,8 +24,10 @@ type DatasetTable struct {
 	Kind   string `json:"kind,omitempty"` // "view", or "" for a table
 	Rows   *int64 `json:"rows,omitempty"`
 	// SQL is the view's SQL (for a table, the writer's own).
-	SQL    *string        `json:"sql,omitempty"`
-	Fields []DatasetField `json:"fields,omitempty"`
+	SQL *string `json:"sql,omitempty"`
+	// PrimaryKey names columns of the table (Diff: each one the catalog's).
+	PrimaryKey []string       `json:"primary_key,omitempty"`
+	Fields     []DatasetField `json:"fields,omitempty"`
 }
 
 // DatasetField is one column of a described table.
@@ -75,6 +77,10 @@ func ParseDataset(file string, data []byte) (*Dataset, error) {
 		return d, nil
 	}
 	d.Tables = []DatasetTable{} // given, so it lists every table (Diff)
+	// Each table and field once: the file describes each of the catalog's
+	// tables and columns, and a reader keeps one entry of a key (which one
+	// is up to it) or counts a column twice.
+	tableAt := map[string]int{}
 	var raws []json.RawMessage
 	if err := o.decode("tables", &raws); err != nil {
 		return nil, err
@@ -93,6 +99,17 @@ func ParseDataset(file string, data []byte) (*Dataset, error) {
 		}
 		if err := t.req("name", &dt.Name); err != nil {
 			return nil, err
+		}
+		if j, ok := tableAt[dt.Schema+"."+dt.Name]; ok {
+			return nil, fieldErr(file, t.path, "%s.%s described twice (also tables[%d]): describe each table and view once", dt.Schema, dt.Name, j)
+		}
+		tableAt[dt.Schema+"."+dt.Name] = i
+		if ok, err := t.opt("primary_key", &dt.PrimaryKey); err != nil {
+			return nil, err
+		} else if ok {
+			if err := checkNames(file, t.field("primary_key"), "column", dt.PrimaryKey); err != nil {
+				return nil, err
+			}
 		}
 		if _, err := t.opt("kind", &dt.Kind); err != nil {
 			return nil, err
@@ -117,6 +134,7 @@ func ParseDataset(file string, data []byte) (*Dataset, error) {
 			if err := t.decode("fields", &fraws); err != nil {
 				return nil, err
 			}
+			fieldAt := map[string]int{}
 			for j, fraw := range fraws {
 				f, err := decodeObject(file, fmt.Sprintf("%s.fields[%d]", t.path, j), fraw)
 				if err != nil {
@@ -129,6 +147,10 @@ func ParseDataset(file string, data []byte) (*Dataset, error) {
 				if err := f.req("name", &df.Name); err != nil {
 					return nil, err
 				}
+				if k, ok := fieldAt[df.Name]; ok {
+					return nil, fieldErr(file, f.path, "field %s described twice (also fields[%d]): describe each column once", df.Name, k)
+				}
+				fieldAt[df.Name] = j
 				if _, err := f.opt("type", &df.Type); err != nil {
 					return nil, err
 				}
@@ -144,6 +166,19 @@ func ParseDataset(file string, data []byte) (*Dataset, error) {
 		d.Tables = append(d.Tables, dt)
 	}
 	return d, nil
+}
+
+// checkNames accepts a list of names, each given once and none empty.
+func checkNames(file, field, what string, names []string) error {
+	for i, n := range names {
+		if n == "" {
+			return fieldErr(file, fmt.Sprintf("%s[%d]", field, i), "empty %s name", what)
+		}
+		if j := slices.Index(names[:i], n); j >= 0 {
+			return fieldErr(file, fmt.Sprintf("%s[%d]", field, i), "%s %s named twice (also [%d])", what, n, j)
+		}
+	}
+	return nil
 }
 
 func onlyKeys(o *object, allowed []string) error {
@@ -174,7 +209,8 @@ func annotations(o *object) (map[string]json.RawMessage, error) {
 // complete it from the catalog), so one left out is a difference, as are
 // described tables, views or fields the catalog lacks, a table described as
 // a view or the reverse, and rows, types, nullability or a view's SQL that
-// disagree. A view's fields are the writer's: not compared.
+// disagree, as is a primary_key naming a column the catalog's table lacks.
+// A view's fields (and primary key) are the writer's: not compared.
 func (d *Dataset) Diff(want []DatasetTable) []string {
 	byName := map[string]DatasetTable{}
 	for _, t := range want {
@@ -213,6 +249,11 @@ func (d *Dataset) Diff(want []DatasetTable) []string {
 				}
 			}
 			continue
+		}
+		for _, c := range t.PrimaryKey {
+			if !slices.ContainsFunc(w.Fields, func(f DatasetField) bool { return f.Name == c }) {
+				out = append(out, fmt.Sprintf("table %s primary_key %s: not a column of the catalog's table", key, c))
+			}
 		}
 		for _, f := range t.Fields {
 			i := slices.IndexFunc(w.Fields, func(c DatasetField) bool { return c.Name == f.Name })

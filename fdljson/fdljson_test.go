@@ -400,6 +400,16 @@ func TestParseDataset(t *testing.T) {
 	if got := d.Diff(catalog); len(got) != 3 {
 		t.Errorf("Diff = %q, want 3 differences (rows, type, kind)", got)
 	}
+	// A primary key names columns of the catalog's table: one it lacks (a
+	// column renamed or dropped since the description was written) is a
+	// difference; a view's is the writer's.
+	keyed, err := ParseDataset("dataset.json", []byte(`{"name":"d","title":"t","tables":[{"schema":"main","name":"population","primary_key":["town_code","town"]},{"schema":"main","name":"v","kind":"view","primary_key":["x"]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := keyed.Diff([]DatasetTable{catalog[0], {Schema: "main", Name: "v", Kind: "view", SQL: &one}}); len(got) != 1 || !strings.Contains(got[0], "table main.population primary_key town: not a column of the catalog's table") {
+		t.Errorf("Diff of a primary key naming a missing column = %q", got)
+	}
 	// A view's entry carries no rows, and its fields no type or nullable.
 	withRows, err := ParseDataset("dataset.json", []byte(`{"name":"d","title":"t","tables":[{"schema":"main","name":"v","kind":"view","rows":9,"fields":[{"name":"x","type":"int64"}]}]}`))
 	if err != nil {
@@ -430,6 +440,14 @@ func TestParseDatasetErrors(t *testing.T) {
 		{"unknown_field_key", `{"name":"n","title":"t","tables":[{"schema":"main","name":"x","fields":[{"name":"a","unit":"m"}]}]}`, "tables[0].fields[0].unit: unknown key"},
 		{"bad_kind", `{"name":"n","title":"t","tables":[{"schema":"main","name":"x","kind":"macro"}]}`, "tables[0].kind"},
 		{"table_no_schema", `{"name":"n","title":"t","tables":[{"name":"x"}]}`, "tables[0].schema: missing"},
+		// Each table, field and key column once; primary_key a list of
+		// column names (the check let all of these pass).
+		{"table_twice", `{"name":"n","title":"t","tables":[{"schema":"main","name":"x","title":"A"},{"schema":"main","name":"y"},{"schema":"main","name":"x","title":"B"}]}`, "tables[2]: main.x described twice (also tables[0])"},
+		{"view_twice", `{"name":"n","title":"t","tables":[{"schema":"main","name":"v","kind":"view"},{"schema":"main","name":"v","kind":"view"}]}`, "tables[1]: main.v described twice (also tables[0])"},
+		{"field_twice", `{"name":"n","title":"t","tables":[{"schema":"main","name":"x","fields":[{"name":"a"},{"name":"b"},{"name":"a","type":"int64"}]}]}`, "tables[0].fields[2]: field a described twice (also fields[0])"},
+		{"primary_key_string", `{"name":"n","title":"t","tables":[{"schema":"main","name":"x","primary_key":"a"}]}`, "tables[0].primary_key: want a list of strings"},
+		{"primary_key_twice", `{"name":"n","title":"t","tables":[{"schema":"main","name":"x","primary_key":["a","b","a"]}]}`, "tables[0].primary_key[2]: column a named twice (also [0])"},
+		{"primary_key_empty_name", `{"name":"n","title":"t","tables":[{"schema":"main","name":"x","primary_key":[""]}]}`, "tables[0].primary_key[0]: empty column name"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParseDataset("dataset.json", []byte(tc.json))

@@ -122,10 +122,10 @@ func TestContentsDiffer(t *testing.T) {
 	edited := strings.Replace(strings.Replace(string(data), `"rows": 1000`, `"rows": 999`, 1), `"main.del": {`, `"main.del": {"renamed_columns": true,`, 1)
 	writeFile(t, filepath.Join(dir, "files.json"), edited)
 	os.Remove(filepath.Join(dir, "dataset.json"))
-	// main.del with a field it lacks and a wrong row count, main.whole
-	// (a table) as a view, a table the catalog lacks; main.kill_list and
-	// main.trunc left out.
-	writeFile(t, filepath.Join(dir, "dataset.json"), `{"name":"d","title":"t","tables":[{"schema":"main","name":"del","rows":1,"fields":[{"name":"nope"}]},{"schema":"main","name":"whole","kind":"view"},{"schema":"main","name":"ghost"}]}`)
+	// main.del with a field it lacks, a primary key naming a column it
+	// lacks and a wrong row count, main.whole (a table) as a view, a table
+	// the catalog lacks; main.kill_list and main.trunc left out.
+	writeFile(t, filepath.Join(dir, "dataset.json"), `{"name":"d","title":"t","tables":[{"schema":"main","name":"del","rows":1,"primary_key":["id","nope_key"],"fields":[{"name":"nope"}]},{"schema":"main","name":"whole","kind":"view"},{"schema":"main","name":"ghost"}]}`)
 	r, err := load(ctx, st, &Options{DataPath: filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes", "data")})
 	if err != nil {
 		t.Fatal(err)
@@ -136,7 +136,7 @@ func TestContentsDiffer(t *testing.T) {
 		got = append(got, is.Detail)
 	}
 	joined := strings.Join(got, "\n")
-	for _, want := range []string{"files.json: table main.del file 0: files.json has", "files.json: table main.del: renamed_columns is true in files.json, false in the catalog", "field nope: described, not in the catalog", "table main.ghost: described, not in the catalog",
+	for _, want := range []string{"files.json: table main.del file 0: files.json has", "files.json: table main.del: renamed_columns is true in files.json, false in the catalog", "field nope: described, not in the catalog", "dataset.json: table main.del primary_key nope_key: not a column of the catalog's table", "table main.ghost: described, not in the catalog",
 		"dataset.json: table main.del: rows 1, the catalog ", "dataset.json: main.whole: described as a view, the catalog has a table",
 		"dataset.json: table main.kill_list: in the catalog, not in tables", "dataset.json: table main.trunc: in the catalog, not in tables"} {
 		if !strings.Contains(joined, want) {
