@@ -83,6 +83,11 @@ func (r *repository) bookkeepingIssues(ctx context.Context, v *version, rd *comp
 		}
 	}
 	issues = append(issues, expiredAncestorIssues(v, bk.Snapshots, r.ancestorSnapshots(v), key)...)
+	// Read with the bookkeeping (the reader keeps them): the rows the
+	// comparison with the parent's history needs (historyIssues).
+	if snaps, err := rd.Snapshots(ctx); err == nil {
+		r.noteHistory(v, snaps)
+	}
 	return issues
 }
 

@@ -164,6 +164,9 @@ type repository struct {
 	// selfReads are the run's clean self-reads (selfRead), offered to a
 	// later version's (earlierFrozen).
 	selfReads selfReads
+	// histories are the rows each frozen catalog read holds at its own
+	// and its first parent's snapshot (historyIssues).
+	histories histories
 	deletes   *compare.Deletes // delete files the run's proofs read
 	// log is the run's logger, naming the repository's files (namingLogger):
 	// what the proofs and self-reads warn of reaches the user.

@@ -1,0 +1,152 @@
+package repo
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"sync"
+
+	"github.com/fdl-formats/fdl-formats/compare"
+)
+
+// A version's frozen catalog holds the snapshots of the versions before it
+// ("the range of snapshots this version adds after its parent"; a writer
+// must not expire "the snapshot a version was frozen at"): readers of the
+// latest version's catalog ask it for an earlier version's state (AT
+// (VERSION => n)). Holding a snapshot of the same number is not holding the
+// same snapshot: a working catalog restored from an older copy and written
+// again, or a lake made anew for each version, numbers its snapshots the
+// same way with other contents. The snapshot a first parent was frozen at
+// is its frozen catalog's last row of ducklake_snapshot; the child's row of
+// that number must be the same row (the time it was committed, its schema
+// version). A diverged history differs there (the snapshot was committed
+// at another time), whatever snapshot it diverged at.
+
+// historyRowsKind names, in the digest cache, the rows a frozen catalog
+// holds at its own last snapshot and at its first parent's (historyRows),
+// kept by its sha256 and the parent's snapshot: a content pass kept clean
+// does not open the catalog, and the comparison with the parent runs in
+// every check.
+const historyRowsKind = "fdl-formats frozen catalog history rows v1"
+
+// snapshotRow is a row of ducklake_snapshot as compared: its time (text, as
+// the reader renders it) and schema version.
+type snapshotRow struct {
+	Time          string `json:"time"`
+	SchemaVersion int64  `json:"schema_version"`
+}
+
+// historyRows is what a frozen catalog holds at its own snapshot_id (Own) and
+// at its first parent's snapshot (AtParent: nil when it has no parent, the
+// parent's snapshot is unknown, or the catalog lacks it).
+type historyRows struct {
+	Own      *snapshotRow `json:"own,omitempty"`
+	AtParent *snapshotRow `json:"at_parent,omitempty"`
+}
+
+// histories are the run's historyRows by version id.
+type histories struct {
+	mu   sync.Mutex
+	byID map[string]historyRows
+}
+
+func (h *histories) put(id string, rows historyRows) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.byID == nil {
+		h.byID = map[string]historyRows{}
+	}
+	h.byID[id] = rows
+}
+
+func (h *histories) get(id string) (historyRows, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	rows, ok := h.byID[id]
+	return rows, ok
+}
+
+// historyKey is the digest cache key of v's historyRows ("" without a
+// cache or a sum).
+func (r *repository) historyKey(v *version) string {
+	if r.digestCache == nil || v.meta == nil || v.meta.Catalog.SHA256 == "" {
+		return ""
+	}
+	parent, known := r.parentSnapshot(v)
+	if !known {
+		return ""
+	}
+	return compare.BuildKey(historyRowsKind, v.meta.Catalog.SHA256, strconv.FormatInt(v.meta.DuckLake.SnapshotID, 10), strconv.FormatInt(parent, 10))
+}
+
+// noteHistory keeps, for the run and in the digest cache, the rows v's
+// frozen catalog holds at its own snapshot_id and at its first parent's,
+// from the snapshots its content pass read.
+func (r *repository) noteHistory(v *version, snaps []compare.Snapshot) {
+	var rows historyRows
+	parent, known := r.parentSnapshot(v)
+	for _, s := range snaps {
+		row := &snapshotRow{Time: s.Time, SchemaVersion: s.SchemaVersion}
+		if s.ID == v.meta.DuckLake.SnapshotID {
+			rows.Own = row
+		}
+		if known && parent >= 0 && s.ID == parent {
+			rows.AtParent = row
+		}
+	}
+	r.histories.put(v.id, rows)
+	if key := r.historyKey(v); key != "" {
+		if b, err := json.Marshal(rows); err == nil {
+			_ = r.digestCache.Put(key, b) // a cache that cannot be written only costs time
+		}
+	}
+}
+
+// historyOf is v's historyRows, from this run's content pass or the cache.
+func (r *repository) historyOf(v *version) (historyRows, bool) {
+	if rows, ok := r.histories.get(v.id); ok {
+		return rows, true
+	}
+	key := r.historyKey(v)
+	if key == "" {
+		return historyRows{}, false
+	}
+	b, ok := r.digestCache.Get(key)
+	if !ok {
+		return historyRows{}, false
+	}
+	var rows historyRows
+	if err := json.Unmarshal(b, &rows); err != nil {
+		return historyRows{}, false
+	}
+	r.histories.put(v.id, rows) // asked again as the parent of the next version
+	return rows, true
+}
+
+// historyIssues compares the row v's frozen catalog holds at its first
+// parent's snapshot with the parent's own, where both are known (the
+// parent's frozen catalog read by this run's content pass, or by an earlier
+// run of this build: the cache). A missing snapshot is
+// expiredAncestorIssues' finding, a parent frozen at v's snapshot or later
+// the snapshots claim's, a cycle the history rules'.
+func (r *repository) historyIssues(v *version) []Issue {
+	if v.meta == nil || len(v.meta.Parents) == 0 || r.historyCycle(v) != nil {
+		return nil
+	}
+	p := r.find(v.meta.Parents[0])
+	if p == nil || p.meta == nil || p.meta.DuckLake.SnapshotID >= v.meta.DuckLake.SnapshotID {
+		return nil
+	}
+	own, ok := r.historyOf(v)
+	if !ok || own.AtParent == nil {
+		return nil
+	}
+	theirs, ok := r.historyOf(p)
+	if !ok || theirs.Own == nil || *theirs.Own == *own.AtParent {
+		return nil
+	}
+	return []Issue{{Problem: ProblemMismatch, Detail: fmt.Sprintf(
+		"%s%s: snapshot %d, the one its first parent %s was frozen at, is another snapshot here (committed %s, schema version %d) than in %s%s (committed %s, schema version %d): this catalog's history is not its parent's (a working catalog restored from an older copy and written again, or a lake made anew, numbers its snapshots alike), so readers asking it for the parent's state (AT (VERSION => %d)) get other rows than the parent version; publish the version from the parent's working catalog, or name its real parent",
+		v.prefix(), v.meta.Catalog.Path, p.meta.DuckLake.SnapshotID, p.id, own.AtParent.Time, own.AtParent.SchemaVersion,
+		p.prefix(), p.meta.Catalog.Path, theirs.Own.Time, theirs.Own.SchemaVersion, p.meta.DuckLake.SnapshotID)}}
+}

@@ -1,0 +1,95 @@
+package repo
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/fdl-formats/fdl-formats/digestcache"
+	"github.com/fdl-formats/fdl-formats/internal/testlakes"
+	"github.com/fdl-formats/fdl-formats/lakegen"
+)
+
+// TestCheckHistoryOfParent: readers ask the newest version's catalog for an
+// earlier version's state (AT (VERSION => n)), so a version's frozen
+// catalog holds its first parent's snapshot. Check asked only that a
+// snapshot of that number was there: a version made by the same pipeline
+// in a lake made anew (lakegen's demo run again, its third version grafted
+// onto the first run's second) numbers its snapshots alike with other
+// contents, and passed (exit 0). It is a difference naming both catalogs
+// and the snapshot, with a cold cache and with the cache of an earlier run
+// (the content passes kept, their catalogs not opened again).
+func TestCheckHistoryOfParent(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	golden, res := sharedDemo(ctx, t)
+	st, root := cloneRepo(t, golden)
+	other := filepath.Join(t.TempDir(), "other")
+	spec := lakegen.Demo()
+	spec.RecordRows = false
+	ores, err := lakegen.Repository(ctx, other, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent, own, graft := res.Versions[1], res.Versions[2], ores.Versions[2]
+	if graft.Snapshots[0] != parent.SnapshotID+1 {
+		t.Fatalf("the second run's third version adds snapshots %v, want from %d", graft.Snapshots, parent.SnapshotID+1)
+	}
+	if err := os.RemoveAll(filepath.Join(root, "versions", own.ID)); err != nil {
+		t.Fatal(err)
+	}
+	vdir := filepath.Join(root, "versions", graft.ID)
+	if err := copyTree(filepath.Join(other, "versions", graft.ID), vdir); err != nil {
+		t.Fatal(err)
+	}
+	testlakes.EditVersion(t, vdir, func(m map[string]any) { m["parents"] = []string{parent.ID} })
+	// The second run's data files beside the first's (other names).
+	odata := filepath.Join(other, "data")
+	err = filepath.WalkDir(odata, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(odata, p)
+		dst := filepath.Join(root, "data", rel)
+		if _, err := os.Stat(dst); err == nil {
+			return nil
+		}
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(dst, b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{graft.ID, "versions/" + graft.ID + "/ducklake.duckdb: snapshot " + itoa(parent.SnapshotID) + ", the one its first parent " + parent.ID + " was frozen at, is another snapshot here",
+		"than in versions/" + parent.ID + "/ducklake.duckdb", "AT (VERSION => " + itoa(parent.SnapshotID) + ")"}
+	rep, err := Check(ctx, st, Options{Jobs: 2, Formats: []string{"1.0"}})
+	wantDifference(t, rep, err, want...)
+	if n := len(nonWarnings(rep)); n != 1 {
+		t.Errorf("findings %v, want only the history's", nonWarnings(rep))
+	}
+	cache, err := digestcache.Open(filepath.Join(t.TempDir(), "cache"), digestcache.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for run := range 2 {
+		rep, err := Check(ctx, st, Options{Jobs: 2, Formats: []string{"1.0"}, DigestCache: cache})
+		if t.Failed() {
+			return
+		}
+		t.Logf("run %d with a cache: %v", run+1, err)
+		wantDifference(t, rep, err, want...)
+	}
+	// The first run's own third version, its history the parent's, passes.
+	st2, _ := cloneRepo(t, golden)
+	if rep, err := Check(ctx, st2, Options{Jobs: 2, Formats: []string{"1.0"}}); err != nil {
+		t.Fatalf("the demo: %v; findings %v", err, nonWarnings(rep))
+	}
+}
