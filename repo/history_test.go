@@ -9,7 +9,9 @@ import (
 
 	"github.com/fdl-formats/fdl-formats/digestcache"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
+	"github.com/fdl-formats/fdl-formats/internal/webtest"
 	"github.com/fdl-formats/fdl-formats/lakegen"
+	"github.com/fdl-formats/fdl-formats/store/httpstore"
 )
 
 // TestCheckHistoryOfParent: readers ask the newest version's catalog for an
@@ -20,7 +22,8 @@ import (
 // onto the first run's second) numbers its snapshots alike with other
 // contents, and passed (exit 0). It is a difference naming both catalogs
 // and the snapshot, with a cold cache and with the cache of an earlier run
-// (the content passes kept, their catalogs not opened again).
+// (the content passes kept, their catalogs not opened again), and on a web
+// site.
 func TestCheckHistoryOfParent(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -85,6 +88,25 @@ func TestCheckHistoryOfParent(t *testing.T) {
 			return
 		}
 		t.Logf("run %d with a cache: %v", run+1, err)
+		wantDifference(t, rep, err, want...)
+	}
+	// On a web site (no content pass kept: both rows read by the run), a
+	// cold run and one with the cache of the first.
+	site, err := httpstore.New(webtest.Serve(t, root, webtest.Options{})+"/", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	webCache := t.TempDir()
+	webDigests, err := digestcache.Open(filepath.Join(webCache, "digests"), digestcache.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for run := range 2 {
+		rep, err := Check(ctx, site, Options{Jobs: 2, Formats: []string{"1.0"}, Cache: filepath.Join(webCache, "data"), DigestCache: webDigests})
+		if t.Failed() {
+			return
+		}
+		t.Logf("web site, run %d: %v", run+1, err)
 		wantDifference(t, rep, err, want...)
 	}
 	// The first run's own third version, its history the parent's, passes.
