@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -155,6 +156,20 @@ var (
 // IsVersionID reports whether s is a version ID: a UUIDv7 in lower case with
 // hyphens (RFC 9562: version nibble 7, variant bits 10).
 func IsVersionID(s string) bool { return uuidV7.MatchString(s) }
+
+// IDTime returns the creation time a version ID carries: a UUIDv7's first
+// 48 bits, the Unix time in milliseconds (RFC 9562, section 5.7), in UTC.
+// It refuses a string that is not a version ID (IsVersionID).
+func IDTime(id string) (time.Time, error) {
+	if !IsVersionID(id) {
+		return time.Time{}, fmt.Errorf("%q is not a UUIDv7 (lower case, with hyphens)", id)
+	}
+	ms, err := strconv.ParseInt(id[:8]+id[9:13], 16, 64)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("read the time of %q: %w", id, err)
+	}
+	return time.UnixMilli(ms).UTC(), nil
+}
 
 func checkVersionID(file, field, s string) error {
 	if IsVersionID(s) {

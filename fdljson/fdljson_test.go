@@ -231,6 +231,55 @@ func TestParseVersion(t *testing.T) {
 	}
 }
 
+// TestIDTime reads the creation time a UUIDv7 carries (its first 48 bits,
+// Unix milliseconds); anything else is refused.
+func TestIDTime(t *testing.T) {
+	for _, tc := range []struct {
+		id   string
+		want time.Time // zero: refused
+	}{
+		{id, time.Date(2025, 10, 31, 22, 6, 7, 649e6, time.UTC)}, // the spec's example
+		{"01a18fb2-48c5-76b2-8724-28c2c03f2c6b", time.Date(2026, 10, 31, 2, 3, 8, 357e6, time.UTC)},
+		{"00000000-0000-7000-8000-000000000000", time.Unix(0, 0).UTC()},
+		{"ffffffff-ffff-7fff-bfff-ffffffffffff", time.UnixMilli(1<<48 - 1).UTC()},
+		{"019a3c4e-7b21-4f3a-9c55-2f0d8e1a4b6c", time.Time{}}, // UUIDv4
+		{"019a3c4e-7b21-7f3a-cc55-2f0d8e1a4b6c", time.Time{}}, // variant 110
+		{"019A3C4E-7B21-7F3A-9C55-2F0D8E1A4B6C", time.Time{}}, // upper case
+		{"019a3c4e7b217f3a9c552f0d8e1a4b6c", time.Time{}},     // no hyphens
+		{"", time.Time{}},
+	} {
+		got, err := IDTime(tc.id)
+		switch {
+		case tc.want.IsZero() && err == nil:
+			t.Errorf("IDTime(%q) = %v, want an error", tc.id, got)
+		case !tc.want.IsZero() && (err != nil || !got.Equal(tc.want) || got.Location() != time.UTC):
+			t.Errorf("IDTime(%q) = %v, %v; want %v", tc.id, got, err, tc.want)
+		}
+	}
+}
+
+// TestVersionCreated: the until rule's creation time is the later of
+// created_at and the id's time, so a created_at set back is not believed.
+func TestVersionCreated(t *testing.T) {
+	idTime := time.Date(2025, 10, 31, 22, 6, 7, 649e6, time.UTC)
+	for _, tc := range []struct {
+		created string
+		want    time.Time
+	}{
+		{"2026-10-30T09:00:00Z", time.Date(2026, 10, 30, 9, 0, 0, 0, time.UTC)},
+		{"2025-10-31T22:06:07Z", idTime},
+		{"2001-01-01T00:00:00Z", idTime},
+	} {
+		v, err := ParseVersion("version.json", id, edit(t, versionJSON, map[string]any{"created_at": tc.created}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !v.IDTime.Equal(idTime) || !v.Created().Equal(tc.want) {
+			t.Errorf("created_at %s: IDTime %v, Created %v; want %v, %v", tc.created, v.IDTime, v.Created(), idTime, tc.want)
+		}
+	}
+}
+
 func TestParseVersionAccepts(t *testing.T) {
 	for _, tc := range []struct {
 		name  string

@@ -27,6 +27,10 @@ type Version struct {
 	Changes     []Change                   `json:"changes,omitempty"`
 	Inputs      []json.RawMessage          `json:"inputs,omitempty"`
 	Annotations map[string]json.RawMessage `json:"annotations,omitempty"`
+
+	// IDTime is the creation time the id carries (IDTime). CreatedAt is
+	// created_at, the writer's word; the until rule reads Created.
+	IDTime time.Time `json:"-"`
 }
 
 // Author is who made a version; name is required.
@@ -71,6 +75,19 @@ func (v *Version) Parent() string {
 	return v.Parents[0]
 }
 
+// Created is when the version was created, as the until rule of fdl.json
+// reads it: the later of created_at and the time its id carries. created_at
+// is only the writer's word (a writer may put the data's date there, or run
+// on a clock years off), and the UUIDv7 id "sorts by creation time" (FDL
+// 0.1, Versions): taking the later, a created_at set back before a format's
+// until does not get a catalog in that format written or certified.
+func (v *Version) Created() time.Time {
+	if v.IDTime.After(v.CreatedAt) {
+		return v.IDTime
+	}
+	return v.CreatedAt
+}
+
 // Format looks up the catalog's DuckLake format in the registry.
 func (v *Version) Format() (*formats.Version, error) { return formats.Lookup(v.DuckLake.Format) }
 
@@ -94,6 +111,9 @@ func ParseVersion(file, dirID string, data []byte) (*Version, error) {
 	}
 	if err := checkVersionID(file, "id", v.ID); err != nil {
 		return nil, err
+	}
+	if v.IDTime, err = IDTime(v.ID); err != nil {
+		return nil, fieldErr(file, "id", "%v", err)
 	}
 	if dirID != "" && v.ID != dirID {
 		return nil, fieldErr(file, "id", "%q differs from its folder %q; a reader must not read this version", v.ID, dirID)
