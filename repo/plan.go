@@ -293,6 +293,11 @@ func (r *repository) plan(ctx context.Context, opts *Options, check bool) (*Matr
 		if v.meta != nil && v.meta.FDL != fdljson.SpecVersion {
 			p.Warnings = append(p.Warnings, fmt.Sprintf("version %s: version.json is written for FDL %s; this tool checks FDL %s's rules only", v.id, v.meta.FDL, fdljson.SpecVersion))
 		}
+		if v.meta != nil && v.expired == nil {
+			if w := createdGapWarning(v); w != "" {
+				p.warn(v.prefix()+"version.json", w)
+			}
+		}
 	}
 	// A missing cell is refused if the converter cannot express the catalog
 	// in its format; find out without writing anything.
@@ -459,16 +464,15 @@ func (r *repository) planVersion(ctx context.Context, v *version, declared []fdl
 				c.Reasons = []string{"format not declared in fdl.json"}
 				c.Violation = fmt.Sprintf("format %s is not declared in fdl.json, yet its readers would open %s; remove it or declare the format", f.DuckLake, key)
 			}
-			if c.Declared && f.HasUntil() && !v.meta.CreatedAt.Before(f.UntilTime) {
+			if c.Declared && createdPast(f, v.meta) {
 				// Say what mends it: the finding alone left the
 				// operator to guess which of the two was wrong.
-				created := v.meta.CreatedAt.Format(time.RFC3339)
-				c.Violation = fmt.Sprintf("written for a version created %s, at or after the format's until %s (a format past its until is not written for newer versions): remove %s, or, if until is too early, set it after %s in fdl.json", created, f.Until, key, created)
+				c.Violation = fmt.Sprintf("written for a version created %s, at or after the format's until %s (a format past its until is not written for newer versions): remove %s, or, if until is too early, set it after %s in fdl.json", createdText(v.meta, f.UntilTime), f.Until, key, v.meta.Created().Format(time.RFC3339Nano))
 			}
-		case f.ExpiredFor(v.meta.CreatedAt, now):
+		case f.ExpiredFor(v.meta.Created(), now):
 			c.State = Expired
-			if !v.meta.CreatedAt.Before(f.UntilTime) {
-				c.Reasons = []string{fmt.Sprintf("version created %s, at or after until %s", v.meta.CreatedAt.Format(time.RFC3339), f.Until)}
+			if createdPast(f, v.meta) {
+				c.Reasons = []string{fmt.Sprintf("version created %s, at or after until %s", createdText(v.meta, f.UntilTime), f.Until)}
 			} else {
 				c.Reasons = []string{fmt.Sprintf("until %s has passed (as of %s)", f.Until, now.Format(time.RFC3339))}
 			}
@@ -478,6 +482,62 @@ func (r *repository) planVersion(ctx context.Context, v *version, declared []fdl
 		vp.Cells = append(vp.Cells, c)
 	}
 	return vp
+}
+
+// CreatedAtTolerance is how far a version.json's created_at may lie from
+// the time its UUIDv7 id carries before plan, backfill and check warn. The
+// two are made by different steps, and often tools (the id when the
+// version's folder is made, created_at when version.json is written, after
+// a freeze and upload that may take hours), on clocks that may be some
+// minutes off or set to a local zone by mistake (up to 14 hours); a day is
+// beyond all of these, and still catches a created_at that is the data's
+// date or a clock years off. Whatever the gap, the until rule takes the
+// later of the two (createdPast).
+const CreatedAtTolerance = 24 * time.Hour
+
+// createdPast reports whether a version was created at or after a format's
+// until: by the later of its created_at and its id's time
+// (fdljson.Version.Created), so that a created_at set back cannot get a
+// catalog past until written or certified. It is the one test of the until
+// rule against a version's creation: the expired cells, the catalogs
+// present past until (a violation) and the oldest-format rule read it.
+func createdPast(f fdljson.Format, meta *fdljson.Version) bool {
+	return f.HasUntil() && !meta.Created().Before(f.UntilTime)
+}
+
+// createdText says when a version was created, for a finding about until:
+// created_at, or, when only the time its id carries is at or after until,
+// that time, naming created_at beside it.
+func createdText(meta *fdljson.Version, until time.Time) string {
+	if meta.CreatedAt.Before(until) && !meta.IDTime.Before(until) {
+		return fmt.Sprintf("%s (the time in its id; its created_at says %s)", meta.IDTime.Format(time.RFC3339Nano), meta.CreatedAt.Format(time.RFC3339Nano))
+	}
+	return meta.CreatedAt.Format(time.RFC3339Nano)
+}
+
+// createdGapWarning warns of a version whose created_at and id's time are
+// more than CreatedAtTolerance apart, naming both times and the gap ("" when
+// they agree).
+func createdGapWarning(v *version) string {
+	m := v.meta
+	earlier, later := m.CreatedAt, m.IDTime
+	side := "before"
+	if later.Before(earlier) {
+		earlier, later, side = later, earlier, "after"
+	}
+	gap := later.Sub(earlier)
+	if gap <= CreatedAtTolerance {
+		return ""
+	}
+	span := fmt.Sprintf("%d days", wholeDays(earlier, later))
+	if gap < 2*24*time.Hour {
+		span = gap.Round(time.Second).String()
+	}
+	w := fmt.Sprintf("version %s: version.json's created_at %s is %s %s the time its id carries, %s (more than %d hours apart)", v.id, m.CreatedAt.Format(time.RFC3339Nano), span, side, m.IDTime.Format(time.RFC3339Nano), int(CreatedAtTolerance.Hours()))
+	if side == "before" {
+		return w + ": fdl.json's until rule takes the later, the id's; created_at should say when the version was made (not its data's date), as the id does"
+	}
+	return w + ": fdl.json's until rule takes the later, created_at; the id's time is set when the version is made (ids sort by creation time), so one of the two clocks was off"
 }
 
 // Issue is a problem with a file of a version other than its catalogs.
@@ -650,8 +710,7 @@ func (r *repository) oldestFormatRule(vp *VersionPlan, declared []fdljson.Format
 	if vp.v.meta == nil || vp.Skipped != "" || vp.Error != "" {
 		return nil
 	}
-	created := vp.v.meta.CreatedAt
-	oldest, ok := r.cfg.Oldest(func(f fdljson.Format) bool { return !f.HasUntil() || created.Before(f.UntilTime) })
+	oldest, ok := r.cfg.Oldest(func(f fdljson.Format) bool { return !createdPast(f, vp.v.meta) })
 	if !ok {
 		return nil
 	}

@@ -171,7 +171,7 @@ func (r *repository) readerMatrix(ctx context.Context, m *Matrix, opts *Options,
 			// Past its until a format is not written, by design; but a
 			// catalog of it that is there and fails check is opened by its
 			// readers all the same: not expected, and warned of.
-			rv.Expected = failedFile == "" && f.ExpiredFor(row.vp.CreatedAt, m.Now)
+			rv.Expected = failedFile == "" && f.ExpiredFor(row.vp.v.meta.Created(), m.Now)
 			rr.Unreadable = append(rr.Unreadable, rv)
 			if !rv.Expected {
 				gap := fmt.Sprintf("seq %d", rv.Seq)

@@ -480,7 +480,7 @@ func (r *repository) noCatalog(res *Resolution, dv *goversion.Version, v *versio
 	for _, f := range r.cfg.Sorted() {
 		switch {
 		case !f.Readers.Check(dv) || has[f.DuckLake]:
-		case v.meta != nil && f.ExpiredFor(v.meta.CreatedAt, now):
+		case v.meta != nil && f.ExpiredFor(v.meta.Created(), now):
 			e.Expired = append(e.Expired, ExpiredFormat{Format: f.DuckLake, Until: f.Until})
 		default:
 			e.Declared = append(e.Declared, f.DuckLake)
