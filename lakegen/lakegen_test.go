@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	_ "github.com/duckdb/duckdb-go/v2"
 	"github.com/google/uuid"
@@ -199,8 +200,13 @@ func checkVersionJSON(t *testing.T, vdir string, v VersionResult, parent, name s
 	if err != nil || id.Version() != 7 || doc.ID != strings.ToLower(doc.ID) || doc.ID != filepath.Base(vdir) {
 		t.Errorf("version id %q: not the lower-case UUIDv7 of its folder (%v)", doc.ID, err)
 	}
-	if doc.FDL != "0.1" || doc.Seq != v.Seq || doc.Author.Name == "" || doc.Message == "" || doc.Created == "" {
+	if doc.FDL != "0.1" || doc.Seq != v.Seq || doc.Author.Name == "" || doc.Message == "" || doc.Created != v.CreatedAt.Format(time.RFC3339) {
 		t.Errorf("version.json header: %+v", doc)
+	}
+	// The id carries created_at's time: fdl-formats warns when the two lie
+	// a day apart, and its until rule reads the later.
+	if idTime, err := fdljson.IDTime(doc.ID); err != nil || !idTime.Equal(v.CreatedAt) {
+		t.Errorf("id %s carries %v (%v), want created_at %s", doc.ID, idTime, err, doc.Created)
 	}
 	if (parent == "" && len(doc.Parents) != 0) || (parent != "" && !slices.Equal(doc.Parents, []string{parent})) {
 		t.Errorf("parents = %v, want %q", doc.Parents, parent)
@@ -575,6 +581,34 @@ func BenchmarkLarge(b *testing.B) {
 		if _, err := Large(context.Background(), dir, 10_000_000, 8); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestVersionID: a version's id carries its creation time, and sorts after
+// the id made before it even when both were made for the same millisecond.
+func TestVersionID(t *testing.T) {
+	at := time.Date(2026, 7, 1, 0, 0, 1, 0, time.UTC)
+	first, err := versionID(at, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := versionID(at, first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		id   string
+		want time.Time
+	}{{first, at}, {second, at.Add(time.Millisecond)}} {
+		if got, err := fdljson.IDTime(tc.id); err != nil || !got.Equal(tc.want) {
+			t.Errorf("id %s carries %v (%v), want %v", tc.id, got, err, tc.want)
+		}
+	}
+	if second <= first {
+		t.Errorf("ids %s then %s do not sort by creation", first, second)
+	}
+	if id, err := versionID(time.Date(1969, 12, 31, 0, 0, 0, 0, time.UTC), ""); err == nil {
+		t.Errorf("a time before 1970 gave id %s, want an error", id)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -30,8 +31,9 @@ type Result struct {
 type VersionResult struct {
 	ID         string
 	Seq        int
-	SnapshotID int64    // the frozen snapshot
-	Snapshots  [2]int64 // first and last snapshot this version adds
+	CreatedAt  time.Time // created_at; the ID carries it too (versionID)
+	SnapshotID int64     // the frozen snapshot
+	Snapshots  [2]int64  // first and last snapshot this version adds
 }
 
 // SnapshotResult is the state of every live table at one snapshot.
@@ -121,11 +123,17 @@ func Repository(ctx context.Context, dir string, spec Spec) (*Result, error) {
 				return nil, fmt.Errorf("version %d: %w", i+1, err)
 			}
 		}
-		id, err := uuid.NewV7()
+		// created_at, a second after the version's last snapshot.
+		created := g.snapTime.Add(time.Second).UTC().Truncate(time.Second)
+		var after string
+		if len(res.Versions) > 0 {
+			after = res.Versions[len(res.Versions)-1].ID
+		}
+		id, err := versionID(created, after)
 		if err != nil {
 			return nil, err
 		}
-		vr := VersionResult{ID: id.String(), Seq: i + 1, SnapshotID: g.snap, Snapshots: [2]int64{first, g.snap}}
+		vr := VersionResult{ID: id, Seq: i + 1, CreatedAt: created, SnapshotID: g.snap, Snapshots: [2]int64{first, g.snap}}
 		if err := g.writeVersion(ctx, abs, spec, v, vr, parents); err != nil {
 			return nil, fmt.Errorf("version %d (%s): %w", i+1, vr.ID, err)
 		}
@@ -134,6 +142,35 @@ func Repository(ctx context.Context, dir string, spec Spec) (*Result, error) {
 	}
 	res.Snapshots = g.snapshots
 	return res, nil
+}
+
+// versionID makes a version's UUIDv7 for its creation time: the id's
+// 48-bit Unix milliseconds are created's, so the id and created_at agree
+// (fdl-formats warns when they lie more than a day apart, and its until
+// rule reads the later), and ids sort by creation time, as the spec says
+// they do: one that would share the millisecond of the id made before it
+// (after, "" for none) takes the next millisecond.
+func versionID(created time.Time, after string) (string, error) {
+	id, err := uuid.NewV7()
+	if err != nil {
+		return "", err
+	}
+	if ms := created.UnixMilli(); ms < 0 || ms >= 1<<48 {
+		return "", fmt.Errorf("lakegen: version created %s: a UUIDv7 holds times from 1970 to the year 10889 only", created.Format(time.RFC3339))
+	}
+	var b [8]byte // the milliseconds, big-endian: the id's first 6 bytes are b[2:]
+	ms := uint64(created.UnixMilli())
+	if after != "" {
+		prev, err := uuid.Parse(after)
+		if err != nil {
+			return "", err
+		}
+		copy(b[2:], prev[:6])
+		ms = max(ms, binary.BigEndian.Uint64(b[:])+1)
+	}
+	binary.BigEndian.PutUint64(b[:], ms)
+	copy(id[:6], b[2:])
+	return id.String(), nil
 }
 
 func emptyDir(dir string) error {
@@ -280,7 +317,7 @@ func (g *gen) writeVersion(ctx context.Context, root string, spec Spec, v Versio
 	}
 	doc := versionFile{
 		FDL: "0.1", ID: vr.ID, Seq: vr.Seq, Parents: parents,
-		CreatedAt: g.snapTime.Add(time.Second).UTC().Format("2006-01-02T15:04:05Z"),
+		CreatedAt: vr.CreatedAt.Format("2006-01-02T15:04:05Z"),
 		Author:    author{Name: spec.Author}, Message: msg,
 		Catalog:  catalogRef{Path: cat.Path, Storage: "duckdb-v1.5.0", Bytes: cat.Bytes, SHA256: cat.SHA256},
 		Dataset:  ds,
