@@ -180,6 +180,11 @@ func TestCheckPublishedFiles(t *testing.T) {
 		{"wal beside a published catalog", func(t *testing.T, _, _, c string) {
 			os.WriteFile(filepath.Join(c, "1.1.duckdb.wal"), []byte("wal"), 0o644)
 		}, ErrDifferences, "write-ahead log in catalogs/", false},
+		// DuckDB reads a checkpoint log only beside a main log with a
+		// checkpoint marker: still a violation, but not "replayed".
+		{"checkpoint log beside a published catalog", func(t *testing.T, _, _, c string) {
+			os.WriteFile(filepath.Join(c, "1.1.duckdb.checkpoint.wal"), []byte("wal"), 0o644)
+		}, ErrDifferences, "catalogs/1.1.duckdb.checkpoint.wal: a DuckDB checkpoint log in catalogs/: DuckDB reads one only beside the catalog's main write-ahead log (<catalog>.wal) holding a checkpoint marker", false},
 		{"wal beside the frozen catalog", func(t *testing.T, _, v, _ string) {
 			os.WriteFile(filepath.Join(v, "ducklake.duckdb.wal"), []byte("wal"), 0o644)
 		}, ErrDifferences, "write-ahead log beside the frozen catalog", false},

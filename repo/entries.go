@@ -201,6 +201,8 @@ func (r *repository) folderViolations(ctx context.Context, v *version, entries [
 			out = append(out, Violation{e.key(v), fmt.Sprintf("a catalog in the frozen catalog's own format %s: readers of %s open catalogs/%s before the frozen %s, and it is never proved; remove it", format, format, e.name, v.meta.Catalog.Path)})
 		case isCatalog && (declared || e.kind == entryFile):
 			// a cell of the matrix
+		case checkpointLog(e.name):
+			out = append(out, Violation{e.key(v), checkpointLogDetail("catalogs/")})
 		case strings.EqualFold(path.Ext(e.name), ".wal"):
 			out = append(out, Violation{e.key(v), "a DuckDB write-ahead log in catalogs/: DuckDB replays it when it opens the catalog beside it, so readers would see changes that were never proved; remove it"})
 		case e.kind != entryFile:
@@ -215,6 +217,23 @@ func (r *repository) folderViolations(ctx context.Context, v *version, entries [
 		}
 	}
 	return out, issues
+}
+
+// checkpointLog tells a DuckDB checkpoint log by its name
+// (<database>.checkpoint.wal, in any letter case): the log DuckDB writes
+// while a checkpoint runs. DuckDB reads it only when it opens the database
+// beside the database's main log (<database>.wal) and that log holds a
+// checkpoint marker; alone, nothing replays it.
+func checkpointLog(name string) bool {
+	return strings.HasSuffix(strings.ToLower(name), ".checkpoint.wal")
+}
+
+// checkpointLogDetail is the violation of a checkpoint log (checkpointLog)
+// found in where. It stays a violation: it is left by a write to a catalog
+// that nothing proves, and with a main log beside it (itself a violation)
+// DuckDB would read it too.
+func checkpointLogDetail(where string) string {
+	return "a DuckDB checkpoint log in " + where + ": DuckDB reads one only beside the catalog's main write-ahead log (<catalog>.wal) holding a checkpoint marker, so alone it changes no read, but it is what a write to the catalog left, never proved; remove it"
 }
 
 // osLitter tells, by its name alone, a hidden file (a name starting with a
@@ -535,7 +554,10 @@ func strayCatalogs(v *version) []Violation {
 			continue
 		}
 		detail := fmt.Sprintf("a DuckDB write-ahead log in the version folder, not beside the frozen catalog %s: DuckDB replays it when it opens the file beside it; remove it", frozen)
-		if strings.EqualFold(rel, frozen+".wal") {
+		switch {
+		case checkpointLog(rel):
+			detail = checkpointLogDetail("the version folder")
+		case strings.EqualFold(rel, frozen+".wal"):
 			detail = fmt.Sprintf("a DuckDB write-ahead log beside the frozen catalog %s in another letter case: on a file system that ignores case (macOS, Windows) DuckDB replays it when it opens the catalog; remove it", frozen)
 		}
 		if ext == ".duckdb" {

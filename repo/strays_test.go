@@ -40,6 +40,9 @@ func TestStrayCatalogFiles(t *testing.T) {
 		{"a lone wal", "frozen.duckdb", func(t *testing.T, v, _ string) {
 			writeFile(t, filepath.Join(v, "ducklake.duckdb.wal"), "junk")
 		}, []string{"ducklake.duckdb.wal"}, "write-ahead log in the version folder"},
+		{"a checkpoint log", "", func(t *testing.T, v, _ string) {
+			writeFile(t, filepath.Join(v, "ducklake.duckdb.checkpoint.wal"), "junk")
+		}, []string{"ducklake.duckdb.checkpoint.wal"}, "a DuckDB checkpoint log in the version folder: DuckDB reads one only beside the catalog's main write-ahead log"},
 		{"an old catalog beside ducklake.duckdb", "", func(t *testing.T, v, other string) {
 			copyFile(t, filepath.Join(other, "ducklake.duckdb"), filepath.Join(v, "old.duckdb"))
 		}, []string{"old.duckdb"}, "not the frozen catalog (version.json names ducklake.duckdb)"},
