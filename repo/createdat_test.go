@@ -2,7 +2,6 @@ package repo
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -10,28 +9,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 )
 
-// setCreatedAt rewrites created_at in a version's version.json (nothing
-// records that file's hash).
+// setCreatedAt rewrites created_at in a version's version.json.
 func setCreatedAt(t *testing.T, root, id, createdAt string) {
 	t.Helper()
-	path := filepath.Join(root, "versions", id, "version.json")
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatal(err)
-	}
-	m["created_at"] = createdAt
-	if b, err = json.Marshal(m); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testlakes.EditVersion(t, filepath.Join(root, "versions", id), func(m map[string]any) { m["created_at"] = createdAt })
 }
 
 // TestPlanCreatedAtGap: a created_at more than CreatedAtTolerance from the
