@@ -164,11 +164,15 @@ func (c *comparison) carried(common []int64) (_ map[int64]bool, from Carry, why 
 	if c.ctx.Err() != nil {
 		return nil, Carry{}, "" // the walk returns the cancellation
 	}
-	throughA, whyA, err := c.a.restrictedTo(c.ctx, cr.A, sumA)
+	// A delete file replaced on a side counts as the one it replaces
+	// where it deletes the same positions at every earlier snapshot: a
+	// proof compares what each side deletes there (describeFile), not
+	// which file.
+	throughA, whyA, err := c.a.restrictedTo(c.ctx, cr.A, sumA, true)
 	if err != nil || whyA != "" {
 		return nil, Carry{}, fmt.Sprintf("A restricted to %s: %s", cr.A, orErr(whyA, err))
 	}
-	throughB, whyB, err := c.b.restrictedTo(c.ctx, cr.B, sumB)
+	throughB, whyB, err := c.b.restrictedTo(c.ctx, cr.B, sumB, true)
 	if err != nil || whyB != "" {
 		return nil, Carry{}, fmt.Sprintf("B restricted to %s: %s", cr.B, orErr(whyB, err))
 	}
@@ -211,19 +215,32 @@ type restriction struct {
 }
 
 // restrictedTo is restrictedEqual for the reader's catalog, once per
-// earlier catalog's bytes (sum: their sha256).
-func (r *Reader) restrictedTo(ctx context.Context, earlier, sum string) (through int64, why string, err error) {
-	if got, ok := r.restricted[sum]; ok {
+// earlier catalog's bytes (sum: their sha256) and replaced. With replaced,
+// a delete file row the later catalog replaced one for one (replacement)
+// counts as the earlier one where the format's readers delete the same
+// positions with both files at every snapshot through the earlier
+// catalog's last (sameDeletes).
+func (r *Reader) restrictedTo(ctx context.Context, earlier, sum string, replaced bool) (through int64, why string, err error) {
+	key := sum
+	if replaced {
+		key += " replaced"
+	}
+	if got, ok := r.restricted[key]; ok {
 		return got.through, got.why, nil
 	}
-	through, why, err = restrictedEqual(ctx, r.conn, earlier, r.catalogView(true))
+	through, why, pairs, err := restrictedEqual(ctx, r.conn, earlier, r.catalogView(true), replaced)
 	if err != nil {
 		return 0, "", err
+	}
+	if why == "" && len(pairs) > 0 {
+		if why, err = r.sameDeletes(ctx, through, pairs); err != nil {
+			return 0, "", err
+		}
 	}
 	if r.restricted == nil {
 		r.restricted = map[string]restriction{}
 	}
-	r.restricted[sum] = restriction{through, why}
+	r.restricted[key] = restriction{through, why}
 	return through, why, nil
 }
 
@@ -265,23 +282,35 @@ func (r *Reader) catalogView(emptyKnown bool) catView {
 // table that is not and how. Each table's rows are compared as a multiset
 // by their digest (the proof's row hashes, rowHashes): the earlier
 // catalog's rows against the later one's rows less those hidden at the
-// earlier snapshots.
-func restrictedEqual(ctx context.Context, conn *sql.Conn, path string, cat catView) (through int64, why string, err error) {
+// earlier snapshots. With replaced, the delete file rows the later catalog
+// replaced one for one (replacements) are left out of both, and returned
+// as pairs for the caller to prove (Reader.sameDeletes).
+func restrictedEqual(ctx context.Context, conn *sql.Conn, path string, cat catView, replaced bool) (through int64, why string, pairs []replacement, err error) {
+	through, why, pairs, err = restrictedEqualOn(ctx, conn, path, cat, replaced)
+	if why != "" {
+		pairs = nil
+	}
+	return through, why, pairs, err
+}
+
+// restrictedEqualOn is restrictedEqual, its pairs returned whatever its
+// answer.
+func restrictedEqualOn(ctx context.Context, conn *sql.Conn, path string, cat catView, replaced bool) (through int64, why string, pairs []replacement, err error) {
 	if _, err := conn.ExecContext(ctx, fmt.Sprintf("ATTACH %s AS carry (READ_ONLY)", sqlString(path))); err != nil {
-		return 0, "", fmt.Errorf("attach %s: %w", path, err)
+		return 0, "", nil, fmt.Errorf("attach %s: %w", path, err)
 	}
 	defer conn.ExecContext(context.WithoutCancel(ctx), "DETACH carry") //nolint:errcheck // a failed detach leaves an attached read-only file, released with the connection
 	cols := map[string]map[string][]column{"cat": cat.cols}
 	if cols["carry"], err = tableColumns(ctx, conn, "carry"); err != nil {
-		return 0, "", fmt.Errorf("read the tables of %s: %w", path, err)
+		return 0, "", nil, fmt.Errorf("read the tables of %s: %w", path, err)
 	}
 	inlined, empty := cat.inlined, cat.empty
 	if err := conn.QueryRowContext(ctx, "SELECT max(snapshot_id) FROM carry.ducklake_snapshot").Scan(&through); err != nil {
-		return 0, "", fmt.Errorf("read the last snapshot of %s: %w", path, err)
+		return 0, "", nil, fmt.Errorf("read the last snapshot of %s: %w", path, err)
 	}
 	for t := range cols["carry"] {
 		if _, ok := cols["cat"][t]; !ok && !slices.Contains(wholeCatalog, t) {
-			return through, "table " + t + " is gone", nil
+			return through, "table " + t + " is gone", nil, nil
 		}
 	}
 	for t := range cols["cat"] {
@@ -289,7 +318,12 @@ func restrictedEqual(ctx context.Context, conn *sql.Conn, path string, cat catVi
 			// A reader of the earlier snapshots may read it by its name
 			// (an inlined data table registered there, an inlined
 			// deletion table), whatever its rows.
-			return through, "inlined table " + t + " is new", nil
+			return through, "inlined table " + t + " is new", nil, nil
+		}
+	}
+	if replaced {
+		if pairs, err = replacements(ctx, conn, cols["carry"][deleteFileTable], cols["cat"][deleteFileTable], through); err != nil {
+			return 0, "", nil, fmt.Errorf("compare the delete files of %s: %w", path, err)
 		}
 	}
 	var parts []string
@@ -305,16 +339,20 @@ func restrictedEqual(ctx context.Context, conn *sql.Conn, path string, cat catVi
 			parts = append(parts, fmt.Sprintf("SELECT %s, (SELECT count(*) FROM carry.%s), 0::UBIGINT, 0::UBIGINT, 0, 0::UBIGINT, 0::UBIGINT", sqlString(t), ident(t)))
 			continue
 		}
-		q, why, err := restrictionQuery(t, cols["carry"], cols["cat"][t], through, inlined(t))
+		var skip []replacement
+		if t == deleteFileTable {
+			skip = pairs
+		}
+		q, why, err := restrictionQuery(t, cols["carry"], cols["cat"][t], through, inlined(t), skip)
 		if err != nil || why != "" {
-			return through, why, err
+			return through, why, nil, err
 		}
 		parts = append(parts, q)
 	}
 	for _, l := range lookups {
 		q, err := lookupQuery(l.name, l.query, l.cols, l.needs, cols)
 		if err != nil {
-			return 0, "", err
+			return 0, "", nil, err
 		}
 		if q != "" {
 			parts = append(parts, q)
@@ -322,20 +360,20 @@ func restrictedEqual(ctx context.Context, conn *sql.Conn, path string, cat catVi
 	}
 	rows, err := conn.QueryContext(ctx, strings.Join(parts, " UNION ALL "))
 	if err != nil {
-		return 0, "", fmt.Errorf("compare with %s: %w", path, err)
+		return 0, "", nil, fmt.Errorf("compare with %s: %w", path, err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var t string
 		var earlier, later Digest
 		if err := rows.Scan(&t, &earlier.Rows, &earlier.Hi, &earlier.Lo, &later.Rows, &later.Hi, &later.Lo); err != nil {
-			return 0, "", fmt.Errorf("compare with %s: %w", path, err)
+			return 0, "", nil, fmt.Errorf("compare with %s: %w", path, err)
 		}
 		if earlier != later {
-			return through, fmt.Sprintf("%s: the rows visible at its snapshots differ (earlier %s, now %s)", t, earlier, later), nil
+			return through, fmt.Sprintf("%s: the rows visible at its snapshots differ (earlier %s, now %s)", t, earlier, later), nil, nil
 		}
 	}
-	return through, "", rows.Err()
+	return through, "", pairs, rows.Err()
 }
 
 // column is a table column's name and DuckDB type.
@@ -343,8 +381,10 @@ type column struct{ name, typ string }
 
 // restrictionQuery is one row (table, digest of the earlier catalog's
 // rows, digest of cat's rows not hidden at its snapshots) for table t of
-// cat, with its columns cols; why says why t cannot be compared so.
-func restrictionQuery(t string, earlier map[string][]column, cols []column, through int64, inlined bool) (q, why string, err error) {
+// cat, with its columns cols; why says why t cannot be compared so. The
+// delete files of skip (replacements of ducklake_delete_file) are left out
+// of both.
+func restrictionQuery(t string, earlier map[string][]column, cols []column, through int64, inlined bool, skip []replacement) (q, why string, err error) {
 	old, inOld := earlier[t]
 	if inOld && !slices.Equal(old, cols) {
 		return "", fmt.Sprintf("table %s has other columns than in the earlier catalog", t), nil
@@ -398,6 +438,14 @@ func restrictionQuery(t string, earlier map[string][]column, cols []column, thro
 		earlierRows = "SELECT " + list + " FROM cat." + ident(t) + " WHERE false"
 	}
 	laterRows := fmt.Sprintf("SELECT %s FROM cat.%s n WHERE NOT coalesce(%s, false)", list, ident(t), hidden)
+	if len(skip) > 0 && inOld {
+		olds, news := make([]string, len(skip)), make([]string, len(skip))
+		for i, p := range skip {
+			olds[i], news[i] = fmt.Sprint(p.oldID), fmt.Sprint(p.newID)
+		}
+		earlierRows += " WHERE delete_file_id NOT IN (" + strings.Join(olds, ", ") + ")"
+		laterRows += " AND n.delete_file_id NOT IN (" + strings.Join(news, ", ") + ")"
+	}
 	dq := make([]string, 2)
 	for i, rq := range []string{earlierRows, laterRows} {
 		if dq[i], err = digestSQL(rq, names, types); err != nil {

@@ -14,7 +14,9 @@ import (
 // earlier catalog's snapshots, is row for row that catalog (restrictedTo,
 // as a proof carrying an earlier proof checks it), its readers read at
 // those snapshots exactly what the earlier catalog's read there, over the
-// same data files, and found readable and true to record_count. What
+// same data files, and found readable and true to record_count (a delete
+// file the catalog replaced counts as the one it replaced where both delete
+// the same positions at every earlier snapshot: deletereplace.go). What
 // depends on more than those rows is still checked: the statistics (not
 // restricted: a table whose statistics the readers fail to cast is walked
 // at every snapshot), and everything of the latest snapshot (delete_count,
@@ -86,7 +88,7 @@ func (c *comparison) selfCarried(snaps []int64) (_ map[int64]bool, from string, 
 	if c.ctx.Err() != nil {
 		return nil, "", "" // the walk returns the cancellation
 	}
-	through, why, err := c.a.restrictedTo(c.ctx, sc.Path, sc.SHA256)
+	through, why, err := c.a.restrictedTo(c.ctx, sc.Path, sc.SHA256, true)
 	if err != nil || why != "" {
 		return nil, "", fmt.Sprintf("restricted to %s: %s", sc.Path, orErr(why, err))
 	}

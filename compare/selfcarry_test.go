@@ -39,9 +39,11 @@ func carryAll(reads ...SelfCarry) func(context.Context) []SelfCarry {
 // TestSelfCarriesEarlierRead reads the versions of a history alone one
 // after the other, each carrying the clean self-read of the version
 // before: the snapshots the earlier read covered are not walked where the
-// catalog restricted to them is the earlier one, and are where a version
-// rewrote rows the earlier snapshots see (its deletes replace delete
-// files). Each read's verdict is the whole walk's. A catalog whose bytes
+// catalog restricted to them is the earlier one, the versions that delete
+// again included (their delete files replace earlier ones with files
+// deleting the same positions at the earlier snapshots:
+// TestSelfCarryAcrossReplacedDeletes). Each read's verdict is the whole
+// walk's. A catalog whose bytes
 // are not the ones read, a read of another format and a short walk (with
 // the default threshold) are not carried.
 func TestSelfCarriesEarlierRead(t *testing.T) {
@@ -79,20 +81,21 @@ func TestSelfCarriesEarlierRead(t *testing.T) {
 			if len(rep.Tables) >= len(whole.Tables) {
 				t.Errorf("version %d: %d tables read carrying, %d walking whole", i+1, len(rep.Tables), len(whole.Tables))
 			}
-		case (i+1)%3 == 0:
-			if !strings.Contains(rep.CarryNote, "ducklake_delete_file") {
-				t.Errorf("version %d (deletes): note %q", i+1, rep.CarryNote)
-			}
 		default:
+			// The versions that delete again (every third) replace
+			// delete files: carried too (TestSelfCarryAcrossReplacedDeletes).
 			t.Errorf("version %d: not carried: %s", i+1, rep.CarryNote)
+		}
+		if rep.Equivalent != whole.Equivalent || len(rep.Differences) != len(whole.Differences) {
+			t.Errorf("version %d: equivalent %v (%d differences), whole %v (%d)", i+1, rep.Equivalent, len(rep.Differences), whole.Equivalent, len(whole.Differences))
 		}
 		if !slices.Equal(rep.Snapshots, whole.Snapshots) {
 			t.Errorf("version %d: snapshots %v, whole %v", i+1, rep.Snapshots, whole.Snapshots)
 		}
 		earlier, prevSnaps = []SelfCarry{earlierRead(t, a, rep)}, len(rep.Snapshots)
 	}
-	if carried < 3 {
-		t.Errorf("%d versions carried an earlier self-read, want at least 3", carried)
+	if carried != len(cats)-1 {
+		t.Errorf("%d versions carried an earlier self-read, want %d", carried, len(cats)-1)
 	}
 
 	// Version 2 carrying version 1's read, offered otherwise.
@@ -145,8 +148,6 @@ func TestSelfCarriesEarlierRead(t *testing.T) {
 func TestSelfCarryFindsOldFaults(t *testing.T) {
 	ctx := context.Background()
 	cats, data := selfCarryLake(t)
-	// Versions 1 and 2: version 2 only appends.
-	e0, e1 := cats[0], cats[1]
 	text := func(ds []Difference) []string {
 		out := make([]string, len(ds))
 		for i, d := range ds {
@@ -154,31 +155,31 @@ func TestSelfCarryFindsOldFaults(t *testing.T) {
 		}
 		return out
 	}
+	// A copy of the first file with a wrong record_count, seen at
+	// snapshot 1 only (the table is created at snapshot 1).
+	recordCount := []string{"INSERT INTO ducklake_data_file SELECT * REPLACE (999 AS data_file_id, 1 AS begin_snapshot, 2 AS end_snapshot, record_count + 1 AS record_count) FROM ducklake_data_file WHERE data_file_id = 0"}
+	// Statistics its readers fail to cast, in the later catalog: not
+	// versioned, so not in the restriction. Every snapshot that reads the
+	// column fails (cast to its type at the latest snapshot), and is
+	// reported so, not only the latest.
+	stats := []string{"UPDATE ducklake_table_column_stats SET max_value = 'many' WHERE column_id = (SELECT min(column_id) FROM ducklake_column WHERE column_type = 'int64')"}
 	for _, tc := range []struct {
 		name  string
-		later []string // edits of version 2
+		from  int      // the earlier version's index: version from+1, read by the later one (from+2)
+		later []string // edits of the later version
 		want  string   // in a difference
 		note  string   // in the carry note ("": carried)
 	}{
-		{
-			// A copy of the first file with a wrong record_count, seen at
-			// snapshot 1 only (the table is created at snapshot 1).
-			name:  "record_count at snapshot 1",
-			later: []string{"INSERT INTO ducklake_data_file SELECT * REPLACE (999 AS data_file_id, 1 AS begin_snapshot, 2 AS end_snapshot, record_count + 1 AS record_count) FROM ducklake_data_file WHERE data_file_id = 0"},
-			want:  "record_count is",
-			note:  "ducklake_data_file",
-		},
-		{
-			// Statistics its readers fail to cast, in the later catalog:
-			// not versioned, so not in the restriction. Every snapshot
-			// that reads the column fails (cast to its type at the latest
-			// snapshot), and is reported so, not only the latest.
-			name:  "statistics that do not cast",
-			later: []string{"UPDATE ducklake_table_column_stats SET max_value = 'many' WHERE column_id = (SELECT min(column_id) FROM ducklake_column WHERE column_type = 'int64')"},
-			want:  "uncastable-column-stats",
-		},
+		// Versions 1 and 2: version 2 only appends.
+		{name: "record_count at snapshot 1", later: recordCount, want: "record_count is", note: "ducklake_data_file"},
+		{name: "statistics that do not cast", later: stats, want: "uncastable-column-stats"},
+		// Versions 5 and 6: version 6 deletes again, replacing the delete
+		// files of version 5 (TestSelfCarryAcrossReplacedDeletes).
+		{name: "record_count at snapshot 1, delete files replaced", from: 4, later: recordCount, want: "record_count is", note: "ducklake_data_file"},
+		{name: "statistics that do not cast, delete files replaced", from: 4, later: stats, want: "uncastable-column-stats"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			e0, e1 := cats[tc.from], cats[tc.from+1]
 			opts := Options{DataPath: data, CarryMinWork: -1}
 			first, err := Self(ctx, e0, opts)
 			if err != nil {
@@ -199,6 +200,9 @@ func TestSelfCarryFindsOldFaults(t *testing.T) {
 			}
 			if tc.note != "" && (rep.Carried != nil || !strings.Contains(rep.CarryNote, tc.note)) {
 				t.Errorf("carried %+v, note %q, want %q", rep.Carried, rep.CarryNote, tc.note)
+			}
+			if tc.note == "" && rep.Carried == nil {
+				t.Errorf("not carried: %s", rep.CarryNote)
 			}
 		})
 	}
