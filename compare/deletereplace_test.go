@@ -195,3 +195,37 @@ func differenceTexts(ds []Difference) []string {
 	}
 	return out
 }
+
+// TestReplacedDeletesReadAsTheWalkReads: the replaced and replacing delete
+// files are read by the reader's own model, quirks included. Version 6 of
+// replacedDeletes replaces 2-column files with 3-column partial ones: a
+// reader whose format's readers read two columns only
+// (formats.QuirkDeleteFilesTwoColumns, the 0.1-0.3 readers) refuses the
+// replacing files, so nothing is carried; the same reader without the
+// quirk carries.
+func TestReplacedDeletesReadAsTheWalkReads(t *testing.T) {
+	ctx := context.Background()
+	data, earlier, later, _ := replacedDeletes(t)
+	sum, err := fileSHA256(earlier)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, two := range []bool{false, true} {
+		r := openForTest(t, later, data)
+		if err := r.ReadEveryTable(ctx); err != nil {
+			t.Fatal(err)
+		}
+		r.twoColumnDeletes = two
+		_, why, err := r.restrictedTo(ctx, earlier, sum, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := map[bool]string{true: "read two columns only"}[two]; (want == "") != (why == "") || !strings.Contains(why, want) {
+			t.Errorf("two columns only %v: why %q, want %q", two, why, want)
+		}
+		// Without replacements allowed, the rows differ either way.
+		if _, why, err := r.restrictedTo(ctx, earlier, sum, false); err != nil || !strings.Contains(why, "ducklake_delete_file") {
+			t.Errorf("two columns only %v, no replacements: why %q (%v)", two, why, err)
+		}
+	}
+}
