@@ -229,3 +229,42 @@ func TestReplacedDeletesReadAsTheWalkReads(t *testing.T) {
 		}
 	}
 }
+
+// TestCarryReplacedOnOneSide proves the version of a history that deletes
+// again (replacedDeletes) against itself with data file 0's replacement
+// undone in B (B names the replaced 2-column file, A the replacing
+// partial one): both delete the same positions at every earlier snapshot
+// and differ at the latest. A carries across its replacement, B restricts
+// exactly, and the proof reports what the whole walk reports.
+func TestCarryReplacedOnOneSide(t *testing.T) {
+	ctx := context.Background()
+	data, earlier, later, _ := replacedDeletes(t)
+	cache := newTestCache(t)
+	opts := Options{DataPath: data, DigestCache: cache, CarryMinWork: -1}
+	b0 := tamper(t, earlier)
+	if _, err := Catalogs(ctx, earlier, b0, opts); err != nil {
+		t.Fatal(err)
+	}
+	a := tamper(t, later)
+	b := tamper(t, later,
+		"ATTACH "+sqlString(earlier)+" AS e (READ_ONLY)",
+		"DELETE FROM ducklake_delete_file WHERE data_file_id = 0",
+		"INSERT INTO ducklake_delete_file SELECT * FROM e.ducklake_delete_file WHERE data_file_id = 0",
+		"DETACH e")
+	whole, errWhole := Catalogs(ctx, a, b, Options{DataPath: data})
+	if whole == nil || whole.Equivalent {
+		t.Fatalf("walked whole: %v (want a difference at the latest snapshot)", errWhole)
+	}
+	o := opts
+	o.Carry = []Carry{{A: earlier, B: b0}}
+	rep, err := Catalogs(ctx, a, b, o)
+	if (err == nil) != (errWhole == nil) {
+		t.Fatalf("carrying: %v; walked whole: %v", err, errWhole)
+	}
+	if rep.Carried == nil {
+		t.Errorf("not carried: %s", rep.CarryNote)
+	}
+	if !slices.Equal(differenceTexts(rep.Differences), differenceTexts(whole.Differences)) {
+		t.Errorf("carrying: %v\nwalked whole: %v", differenceTexts(rep.Differences), differenceTexts(whole.Differences))
+	}
+}
