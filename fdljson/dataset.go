@@ -80,7 +80,7 @@ func ParseDataset(file string, data []byte) (*Dataset, error) {
 	// Each table and field once: the file describes each of the catalog's
 	// tables and columns, and a reader keeps one entry of a key (which one
 	// is up to it) or counts a column twice.
-	tableAt := map[string]int{}
+	tableAt := map[tableName]int{}
 	var raws []json.RawMessage
 	if err := o.decode("tables", &raws); err != nil {
 		return nil, err
@@ -100,10 +100,10 @@ func ParseDataset(file string, data []byte) (*Dataset, error) {
 		if err := t.req("name", &dt.Name); err != nil {
 			return nil, err
 		}
-		if j, ok := tableAt[dt.Schema+"."+dt.Name]; ok {
+		if j, ok := tableAt[dt.name()]; ok {
 			return nil, fieldErr(file, t.path, "%s.%s described twice (also tables[%d]): describe each table and view once", dt.Schema, dt.Name, j)
 		}
-		tableAt[dt.Schema+"."+dt.Name] = i
+		tableAt[dt.name()] = i
 		if ok, err := t.opt("primary_key", &dt.PrimaryKey); err != nil {
 			return nil, err
 		} else if ok {
@@ -212,16 +212,16 @@ func annotations(o *object) (map[string]json.RawMessage, error) {
 // disagree, as is a primary_key naming a column the catalog's table lacks.
 // A view's fields (and primary key) are the writer's: not compared.
 func (d *Dataset) Diff(want []DatasetTable) []string {
-	byName := map[string]DatasetTable{}
+	byName := map[tableName]DatasetTable{}
 	for _, t := range want {
-		byName[t.Schema+"."+t.Name] = t
+		byName[t.name()] = t
 	}
 	var out []string
-	described := map[string]bool{}
+	described := map[tableName]bool{}
 	for _, t := range d.Tables {
 		key := t.Schema + "." + t.Name
-		described[key] = true
-		w, ok := byName[key]
+		described[t.name()] = true
+		w, ok := byName[t.name()]
 		if !ok {
 			out = append(out, fmt.Sprintf("%s %s: described, not in the catalog", kindName(t.Kind), key))
 			continue
@@ -272,13 +272,20 @@ func (d *Dataset) Diff(want []DatasetTable) []string {
 	}
 	if d.Tables != nil {
 		for _, w := range want {
-			if key := w.Schema + "." + w.Name; !described[key] {
-				out = append(out, fmt.Sprintf("%s %s: in the catalog, not in tables (which lists every table and view of the catalog's last snapshot)", kindName(w.Kind), key))
+			if !described[w.name()] {
+				out = append(out, fmt.Sprintf("%s %s.%s: in the catalog, not in tables (which lists every table and view of the catalog's last snapshot)", kindName(w.Kind), w.Schema, w.Name))
 			}
 		}
 	}
 	return out
 }
+
+// tableName identifies a table or view by its schema and name, kept apart:
+// either may hold a dot (a quoted identifier), so "a.b"."c" and "a"."b.c"
+// are two tables that one joined string would take for one.
+type tableName struct{ schema, name string }
+
+func (t DatasetTable) name() tableName { return tableName{t.Schema, t.Name} }
 
 func kindName(k string) string {
 	if k == "" {

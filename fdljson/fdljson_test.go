@@ -480,6 +480,29 @@ func TestParseDataset(t *testing.T) {
 	}
 }
 
+// TestDatasetDottedNames: a schema or table name may hold a dot (a quoted
+// identifier), so "a.b"."c" and "a"."b.c" are two tables; one key joining
+// schema and name with a dot took them for one, refusing the file as
+// describing a table twice and comparing each with the other's columns.
+func TestDatasetDottedNames(t *testing.T) {
+	one, two := int64(1), int64(2)
+	d, err := ParseDataset("dataset.json", []byte(`{"name":"d","title":"t","tables":[{"schema":"a.b","name":"c","rows":1,"fields":[{"name":"x"}]},{"schema":"a","name":"b.c","rows":2,"fields":[{"name":"y"}]}]}`))
+	if err != nil {
+		t.Fatalf("ParseDataset: %v", err)
+	}
+	catalog := []DatasetTable{
+		{Schema: "a.b", Name: "c", Rows: &one, Fields: []DatasetField{{Name: "x", Type: "int64"}}},
+		{Schema: "a", Name: "b.c", Rows: &two, Fields: []DatasetField{{Name: "y", Type: "int64"}}},
+	}
+	if got := d.Diff(catalog); len(got) != 0 {
+		t.Errorf("Diff = %q, want none", got)
+	}
+	// A third table of the catalog, left out of tables, is the one difference.
+	if got := d.Diff(append(catalog, DatasetTable{Schema: "a.b.c", Name: "d"})); len(got) != 1 {
+		t.Errorf("Diff with a third table = %q, want it alone", got)
+	}
+}
+
 func TestParseDatasetErrors(t *testing.T) {
 	for _, tc := range []struct{ name, json, want string }{
 		{"missing_name", `{"title":"t"}`, "dataset.json: name: missing"},
