@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/fdl-formats/fdl-formats/compare"
 )
@@ -142,11 +143,42 @@ func (r *repository) historyIssues(v *version) []Issue {
 		return nil
 	}
 	theirs, ok := r.historyOf(p)
-	if !ok || theirs.Own == nil || *theirs.Own == *own.AtParent {
+	if !ok || theirs.Own == nil || sameSnapshot(*theirs.Own, *own.AtParent) {
 		return nil
 	}
 	return []Issue{{Problem: ProblemMismatch, Detail: fmt.Sprintf(
 		"%s%s: snapshot %d, the one its first parent %s was frozen at, is another snapshot here (committed %s, schema version %d) than in %s%s (committed %s, schema version %d): this catalog's history is not its parent's (a working catalog restored from an older copy and written again, or a lake made anew, numbers its snapshots alike), so readers asking it for the parent's state (AT (VERSION => %d)) get other rows than the parent version; publish the version from the parent's working catalog, or name its real parent",
 		v.prefix(), v.meta.Catalog.Path, p.meta.DuckLake.SnapshotID, p.id, own.AtParent.Time, own.AtParent.SchemaVersion,
 		p.prefix(), p.meta.Catalog.Path, theirs.Own.Time, theirs.Own.SchemaVersion, p.meta.DuckLake.SnapshotID)}}
+}
+
+// sameSnapshot reports whether two rows of ducklake_snapshot are the same
+// commit: the same schema version, committed at the same instant. The
+// instant, not the text: a catalog copied through a tool that typed
+// snapshot_time a TIMESTAMP renders it without the "+00" a TIMESTAMPTZ
+// has (both read at TimeZone UTC), the same commit all the same. A time
+// that is not read as one (infinity, a date BC) is compared as text.
+func sameSnapshot(a, b snapshotRow) bool {
+	if a.SchemaVersion != b.SchemaVersion {
+		return false
+	}
+	ta, okA := snapshotInstant(a.Time)
+	tb, okB := snapshotInstant(b.Time)
+	if okA && okB {
+		return ta.Equal(tb)
+	}
+	return a.Time == b.Time
+}
+
+// snapshotInstant reads snapshot_time as DuckDB renders it at TimeZone
+// UTC: "2026-12-04 22:41:19.515388+00" for a TIMESTAMPTZ, without the
+// offset (UTC) for a TIMESTAMP; fractional seconds are read whatever
+// their digits (Go reads them after the seconds unasked).
+func snapshotInstant(text string) (time.Time, bool) {
+	for _, layout := range []string{"2006-01-02 15:04:05Z07:00", "2006-01-02 15:04:05Z07", "2006-01-02 15:04:05"} {
+		if t, err := time.Parse(layout, text); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
 }

@@ -115,3 +115,48 @@ func TestCheckHistoryOfParent(t *testing.T) {
 		t.Fatalf("the demo: %v; findings %v", err, nonWarnings(rep))
 	}
 }
+
+// TestCheckHistorySnapshotTimeType: the history comparison compares the
+// instant each snapshot was committed, not its text. A frozen catalog
+// whose snapshot_time is a TIMESTAMP (what a copy of a working catalog
+// through a scanner typing it without a zone leaves) renders the same
+// instant without the "+00" a TIMESTAMPTZ has; the check took it for
+// another snapshot and failed a history that is its parent's (exit 3).
+// The demo's second version, with such a column, is both the child of the
+// first and the parent of the third.
+func TestCheckHistorySnapshotTimeType(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	golden, res := sharedDemo(ctx, t)
+	st, root := cloneRepo(t, golden)
+	vdir := filepath.Join(root, "versions", res.Versions[1].ID)
+	execCatalog(t, filepath.Join(vdir, "ducklake.duckdb"), "SET TimeZone = 'UTC'; ALTER TABLE c.ducklake_snapshot ALTER snapshot_time TYPE TIMESTAMP; CHECKPOINT c")
+	testlakes.EditVersion(t, vdir, nil)
+	if rep, err := Check(ctx, st, Options{Jobs: 2, Formats: []string{"1.0"}}); err != nil {
+		t.Fatalf("check: %v; findings %v", err, nonWarnings(rep))
+	}
+}
+
+// TestSameSnapshot: rows are the same commit when their schema versions
+// and instants agree, however the time is rendered.
+func TestSameSnapshot(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		sa   int64
+		want bool
+	}{
+		{"2026-12-04 22:41:19.515388+00", "2026-12-04 22:41:19.515388", 3, true},
+		{"2026-12-04 22:41:19.5+00", "2026-12-04 22:41:19.500+00:00", 3, true},
+		{"2026-12-04 23:41:19.515388+01", "2026-12-04 22:41:19.515388+00", 3, true},
+		{"2026-12-04 22:41:19+00", "2026-12-04 22:41:19+00", 3, true},
+		{"2026-12-04 22:41:19.515388+00", "2026-12-04 22:41:19.515389+00", 3, false},
+		{"2026-12-04 22:41:19.515388+00", "2026-12-04 22:41:19.515388+00", 4, false}, // schema version
+		{"infinity", "infinity", 3, true},
+		{"infinity", "2026-12-04 22:41:19+00", 3, false},
+	} {
+		a, b := snapshotRow{Time: tc.a, SchemaVersion: tc.sa}, snapshotRow{Time: tc.b, SchemaVersion: 3}
+		if got := sameSnapshot(a, b); got != tc.want {
+			t.Errorf("sameSnapshot(%v, %v) = %t, want %t", a, b, got, tc.want)
+		}
+	}
+}
