@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fdl-formats/fdl-formats/fdljson"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 )
 
@@ -136,5 +137,31 @@ func TestBackfillCreatedAtBackdated(t *testing.T) {
 	}
 	if !warned {
 		t.Errorf("check's findings %+v do not warn of the created_at", crep.Findings)
+	}
+}
+
+// TestCreatedText: a finding about until names the time the rule took, the
+// later of created_at and the id's time, also when both are past until (it
+// named created_at then, while its advice named the id's time).
+func TestCreatedText(t *testing.T) {
+	t.Parallel()
+	at := func(s string) time.Time {
+		v, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	for _, tc := range []struct {
+		name, created, id, want string
+	}{
+		{"same time", "2026-11-01T00:00:00Z", "2026-11-01T00:00:00Z", "2026-11-01T00:00:00Z"},
+		{"created_at later", "2026-11-02T00:00:00Z", "2026-11-01T00:00:00Z", "2026-11-02T00:00:00Z"},
+		{"id later", "2026-11-01T00:00:00Z", "2026-12-01T00:00:00.5Z", "2026-12-01T00:00:00.5Z (the time in its id; its created_at says 2026-11-01T00:00:00Z)"},
+	} {
+		meta := &fdljson.Version{CreatedAt: at(tc.created), IDTime: at(tc.id)}
+		if got := createdText(meta); got != tc.want || !strings.HasPrefix(got, meta.Created().Format(time.RFC3339Nano)) {
+			t.Errorf("%s: createdText = %q, want %q", tc.name, got, tc.want)
+		}
 	}
 }

@@ -467,12 +467,12 @@ func (r *repository) planVersion(ctx context.Context, v *version, declared []fdl
 			if c.Declared && createdPast(f, v.meta) {
 				// Say what mends it: the finding alone left the
 				// operator to guess which of the two was wrong.
-				c.Violation = fmt.Sprintf("written for a version created %s, at or after the format's until %s (a format past its until is not written for newer versions): remove %s, or, if until is too early, set it after %s in fdl.json", createdText(v.meta, f.UntilTime), f.Until, key, v.meta.Created().Format(time.RFC3339Nano))
+				c.Violation = fmt.Sprintf("written for a version created %s, at or after the format's until %s (a format past its until is not written for newer versions): remove %s, or, if until is too early, set it after %s in fdl.json", createdText(v.meta), f.Until, key, v.meta.Created().Format(time.RFC3339Nano))
 			}
 		case f.ExpiredFor(v.meta.Created(), now):
 			c.State = Expired
 			if createdPast(f, v.meta) {
-				c.Reasons = []string{fmt.Sprintf("version created %s, at or after until %s", createdText(v.meta, f.UntilTime), f.Until)}
+				c.Reasons = []string{fmt.Sprintf("version created %s, at or after until %s", createdText(v.meta), f.Until)}
 			} else {
 				c.Reasons = []string{fmt.Sprintf("until %s has passed (as of %s)", f.Until, now.Format(time.RFC3339))}
 			}
@@ -506,10 +506,11 @@ func createdPast(f fdljson.Format, meta *fdljson.Version) bool {
 }
 
 // createdText says when a version was created, for a finding about until:
-// created_at, or, when only the time its id carries is at or after until,
-// that time, naming created_at beside it.
-func createdText(meta *fdljson.Version, until time.Time) string {
-	if meta.CreatedAt.Before(until) && !meta.IDTime.Before(until) {
+// the time the rule took (Created), so the finding and its advice ("set it
+// after ...") name the same time: created_at, or the time its id carries
+// when that is later, naming created_at beside it.
+func createdText(meta *fdljson.Version) string {
+	if meta.IDTime.After(meta.CreatedAt) {
 		return fmt.Sprintf("%s (the time in its id; its created_at says %s)", meta.IDTime.Format(time.RFC3339Nano), meta.CreatedAt.Format(time.RFC3339Nano))
 	}
 	return meta.CreatedAt.Format(time.RFC3339Nano)
