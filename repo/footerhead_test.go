@@ -3,19 +3,25 @@ package repo
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/fdl-formats/fdl-formats/internal/s3test"
+	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 	"github.com/fdl-formats/fdl-formats/lakegen"
 	"github.com/fdl-formats/fdl-formats/store"
 	"github.com/fdl-formats/fdl-formats/store/s3"
@@ -31,13 +37,22 @@ import (
 // read by its ranged GET alone, held to the size, ETag and Last-Modified
 // the first read gave, as DuckDB reads a footer after one HEAD: one HEAD
 // and two ranged GETs per data file.
+//
+// files.json records each data file's footer length (footer_bytes): the
+// read of a data file's end for its footer then asks for the footer with
+// its last 8 bytes in one ranged GET, held to the HEAD as every ranged
+// read is, and the footer is the one those last bytes say: one HEAD and
+// one ranged GET per data file (1,200 requests fewer in a warm plan of
+// 200 versions on a web site). A footer_bytes that is not the footer's
+// length costs the second ranged GET again, and changes nothing else
+// (TestFooterReadWrongRecord).
 func TestFooterReadAfterOneHEAD(t *testing.T) {
 	if testing.Short() {
 		t.Skip("plans a lake on a web site and in a bucket")
 	}
 	ctx := context.Background()
 	dir, files := historyDataFiles(t, lakegen.HistoryOptions{Versions: 3, RowsPerVersion: 300, FilesPerVersion: 2, DeleteEvery: -1})
-	want := map[string]int{"HEAD": 1, "GET ranged": 2}
+	want := map[string]int{"HEAD": 1, "GET ranged": 1}
 
 	// Go's file server: Last-Modified only, so the footers are read again
 	// on every run, warm or cold.
@@ -62,6 +77,80 @@ func TestFooterReadAfterOneHEAD(t *testing.T) {
 	}
 	// A bucket's ETags are strong: a warm plan takes the footers kept.
 	plannedOnce(ctx, t, "bucket, cold", bst, t.TempDir(), blog, files, want)
+}
+
+// TestFooterReadWrongRecord: files.json's footer_bytes is only a guess
+// of how much of a data file's end to ask for with its last 8 bytes: a
+// record shorter than the footer costs the footer's own ranged GET (one
+// HEAD and two ranged GETs, as before the guess), a longer one a longer
+// answer, and either gives the same plan as the right record.
+func TestFooterReadWrongRecord(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plans a lake on a web site")
+	}
+	ctx := context.Background()
+	orig, files := historyDataFiles(t, lakegen.HistoryOptions{Versions: 3, RowsPerVersion: 300, FilesPerVersion: 2, DeleteEvery: -1})
+	var served atomic.Value // the folder the site serves
+	served.Store(orig)
+	log := &requestLog{}
+	site := webSite(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		log.note(r)
+		http.FileServer(http.Dir(served.Load().(string))).ServeHTTP(w, r)
+	}))
+	plan := func(name string, want map[string]int) string {
+		t.Helper()
+		plannedOnce(ctx, t, name, site, t.TempDir(), log, files, want)
+		m, err := Plan(ctx, site, Options{Cache: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Now, m.Transfer = time.Time{}, nil
+		b, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	right := plan("footer_bytes right", map[string]int{"HEAD": 1, "GET ranged": 1})
+	footerBytes := regexp.MustCompile(`"footer_bytes": *([0-9]+)`)
+	for _, tc := range []struct {
+		name string
+		edit func(n int) int
+		want map[string]int
+	}{
+		{"footer_bytes short", func(n int) int { return n / 2 }, map[string]int{"HEAD": 1, "GET ranged": 2}},
+		{"footer_bytes long", func(n int) int { return n + 100 }, map[string]int{"HEAD": 1, "GET ranged": 1}},
+	} {
+		dir := t.TempDir()
+		if err := copyTree(orig, dir); err != nil {
+			t.Fatal(err)
+		}
+		edited := 0
+		for _, id := range versionIDs(t, dir) {
+			vdir := filepath.Join(dir, "versions", id)
+			p := filepath.Join(vdir, "files.json")
+			data, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data = footerBytes.ReplaceAllFunc(data, func(m []byte) []byte {
+				n, _ := strconv.Atoi(string(footerBytes.FindSubmatch(m)[1]))
+				edited++
+				return fmt.Appendf(nil, `"footer_bytes": %d`, tc.edit(n))
+			})
+			if err := os.WriteFile(p, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			testlakes.EditVersion(t, vdir, nil, "catalog", "files")
+		}
+		if edited == 0 {
+			t.Fatal("no footer_bytes in files.json")
+		}
+		served.Store(dir)
+		if got := plan(tc.name, tc.want); got != right {
+			t.Errorf("%s: plan\n%s\nwant, as with the right record,\n%s", tc.name, got, right)
+		}
+	}
 }
 
 // plannedOnce plans st with the cache folder cache and wants each of the

@@ -145,7 +145,14 @@ func (rm *remote) footerHeld(ctx context.Context, key string) (path string, whol
 		close(f.done)
 		return rm.localPath(key), false, f.err
 	}
-	if len(tail) != tailBytes || string(tail[4:]) != footerMagic {
+	// The read may have asked for the footer too (footerRead): its last
+	// 8 bytes say how long the footer is.
+	got := tail
+	if len(tail) < tailBytes {
+		return "", true, nil
+	}
+	tail = tail[len(tail)-tailBytes:]
+	if string(tail[4:]) != footerMagic {
 		return "", true, nil
 	}
 	n := int64(binary.LittleEndian.Uint32(tail[:4]))
@@ -163,16 +170,25 @@ func (rm *remote) footerHeld(ctx context.Context, key string) (path string, whol
 			return path, false, nil
 		}
 	}
-	// The object's size, ETag and Last-Modified are known from the read
-	// of its last bytes above: the footer is read by the ranged GET alone,
-	// held to them below, as DuckDB reads it after one HEAD (a second HEAD
-	// cost one request more per footer).
-	end, again, _, err := rm.counter.ReadTailOf(ctx, key, n+tailBytes, info, nil)
-	if err != nil {
-		return "", false, fmt.Errorf("data file %s: the footer: %w", key, err)
-	}
-	if again.Size != info.Size || again.ETag != info.ETag || !again.ModTime.Equal(info.ModTime) || int64(len(end)) != n+tailBytes || !bytes.Equal(end[n:], tail) {
-		return "", false, fmt.Errorf("data file %s: its footer, read by a ranged read after its last %d bytes, is not of the same object (changed while read?): %w", key, tailBytes, errStoreDiffers)
+	var end []byte
+	if int64(len(got)) >= n+tailBytes {
+		// Read with its last bytes, by the same ranged GET (held to the
+		// HEAD before it as every ranged read is): files.json told the
+		// footer's length (footerRead), and it is the one they give.
+		end = got[int64(len(got))-n-tailBytes:]
+	} else {
+		// The object's size, ETag and Last-Modified are known from the
+		// read of its last bytes above: the footer is read by the ranged
+		// GET alone, held to them below, as DuckDB reads it after one
+		// HEAD (a second HEAD cost one request more per footer).
+		var again store.ObjectInfo
+		end, again, _, err = rm.counter.ReadTailOf(ctx, key, n+tailBytes, info, nil)
+		if err != nil {
+			return "", false, fmt.Errorf("data file %s: the footer: %w", key, err)
+		}
+		if again.Size != info.Size || again.ETag != info.ETag || !again.ModTime.Equal(info.ModTime) || int64(len(end)) != n+tailBytes || !bytes.Equal(end[n:], tail) {
+			return "", false, fmt.Errorf("data file %s: its footer, read by a ranged read after its last %d bytes, is not of the same object (changed while read?): %w", key, tailBytes, errStoreDiffers)
+		}
 	}
 	if path, err = writeStandIn(dir, ident, end, rm.keyFolder(dir)); err != nil {
 		return "", false, fmt.Errorf("data file %s: keep its footer: %w", key, err)
@@ -195,7 +211,28 @@ func (rm *remote) footerTail(ctx context.Context, key string) (_ []byte, _ store
 	if unread {
 		return u.tail, u.info, nil, nil
 	}
-	return rm.readTailKeep(ctx, key, rm.answerDir(), nil)
+	return rm.readTailKeepN(ctx, key, rm.footerRead(key), rm.answerDir(), nil)
+}
+
+// standInsKept reports whether the cache keeps a stand-in of the data
+// file key, of whatever identity (footerPlace's folder of the key): a
+// read of its end for its footer then asks only the last bytes that
+// find it (footerRead), since the footer is most likely that one.
+func (rm *remote) standInsKept(key string) bool {
+	if rm.catalogDir == "" {
+		return false
+	}
+	k := sha256.Sum256([]byte(key))
+	entries, err := os.ReadDir(filepath.Join(rm.cacheDir+footersSuffix, footersLayout, hex.EncodeToString(k[:16])))
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".parquet") && !strings.HasPrefix(e.Name(), ".") {
+			return true
+		}
+	}
+	return false
 }
 
 // claimFile takes the making of the data file key's copy in this run

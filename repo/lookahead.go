@@ -144,11 +144,13 @@ func (r *repository) indexedKeys(files *fdljson.Files) []indexedFile {
 		return nil
 	}
 	var out []indexedFile
-	add := func(p string, del bool) {
+	add := func(p string, del bool) string {
 		key := path.Clean(r.remote.dataKey + p)
 		if strings.HasPrefix(key, r.remote.dataKey) && store.ValidateKey(key) == nil {
 			out = append(out, indexedFile{key, del})
+			return key
 		}
+		return ""
 	}
 	for _, name := range slices.Sorted(maps.Keys(files.Tables)) {
 		t := files.Tables[name]
@@ -156,7 +158,9 @@ func (r *repository) indexedKeys(files *fdljson.Files) []indexedFile {
 			continue
 		}
 		for _, f := range t.Files {
-			add(f.Path, false)
+			if key := add(f.Path, false); key != "" && f.FooterBytes != nil {
+				r.remote.expectFooter(key, *f.FooterBytes, f.Bytes)
+			}
 			if f.Deletes != nil {
 				add(f.Deletes.Path, true)
 			}
@@ -165,10 +169,51 @@ func (r *repository) indexedKeys(files *fdljson.Files) []indexedFile {
 	return out
 }
 
+// expectFooter notes the footer length files.json records for the data
+// file key of size bytes (footer_bytes), where it can be one: the read
+// ahead of its end for its footer (readAhead's later reads) then asks for
+// the footer and its last 8 bytes in one ranged GET (footerRead). A first
+// record wins; the record is only a guess of what to ask, never trusted:
+// the footer's length is the one the answer's last bytes give.
+func (rm *remote) expectFooter(key string, n, size int64) {
+	if n <= 0 || n > maxFooterGuess || n+int64(2*len(footerMagic))+4 > size {
+		return
+	}
+	rm.mu.Lock()
+	defer rm.mu.Unlock()
+	if rm.footerLens == nil {
+		rm.footerLens = map[string]int64{}
+	}
+	if _, ok := rm.footerLens[key]; !ok {
+		rm.footerLens[key] = n
+	}
+}
+
+// maxFooterGuess bounds the footer a read ahead asks for on files.json's
+// word (footer_bytes): a larger one is read as before, its last 8 bytes
+// first, so that a wrong record costs no large download.
+const maxFooterGuess = 4 << 20
+
+// footerRead is how many of the data file key's last bytes a read of its
+// end for its footer asks for: its footer and the 8 bytes after it where
+// files.json records the footer's length and no stand-in of the file is
+// kept in the cache (whose footer a run takes from there, reading only
+// the 8 bytes that revalidate it), else those 8 bytes alone.
+func (rm *remote) footerRead(key string) int64 {
+	rm.mu.Lock()
+	n, ok := rm.footerLens[key]
+	rm.mu.Unlock()
+	if !ok || rm.standInsKept(key) {
+		return tailBytes
+	}
+	return n + tailBytes
+}
+
 // tailRead is a ranged read of an object's end (readTailKeep into
 // answerDir) started ahead of need.
 type tailRead struct {
 	key  string
+	n    int64 // the last bytes asked: tailBytes, or a footer's too (footerRead)
 	done chan struct{}
 	tail []byte
 	info store.ObjectInfo
@@ -197,19 +242,25 @@ func (rm *remote) readAhead(ctx context.Context, sure, later []string) (stop fun
 				w := &wholeAnswer{dir: t.dir}
 				start := time.Now()
 				var kept bool
-				t.tail, t.info, kept, t.err = rm.readEnd(ctx, t.key, w)
+				t.tail, t.info, kept, t.err = rm.readEnd(ctx, t.key, t.n, w)
 				t.ans, t.took = w.finish(kept && t.err == nil, t.info.Size), time.Since(start)
 				close(t.done)
 			}
 		})
 	}
-	send := func(keys []string) {
+	send := func(keys []string, footers bool) {
 		for _, key := range keys {
+			n := int64(tailBytes)
+			if footers {
+				// Read for its footer: the footer with its last bytes
+				// where files.json tells its length.
+				n = rm.footerRead(key)
+			}
 			rm.mu.Lock()
 			_, asked := rm.asked[key]
 			var t *tailRead
 			if !asked {
-				t = &tailRead{key: key, dir: rm.answerDir(), done: make(chan struct{})}
+				t = &tailRead{key: key, n: n, dir: rm.answerDir(), done: make(chan struct{})}
 				rm.asked[key] = struct{}{}
 				rm.ahead[key] = t
 			}
@@ -227,11 +278,11 @@ func (rm *remote) readAhead(ctx context.Context, sure, later []string) (stop fun
 			}
 		}
 	}
-	producers.Go(func() { send(sure) })
+	producers.Go(func() { send(sure, false) })
 	producers.Go(func() {
 		select {
 		case <-rm.footersAsked:
-			send(later)
+			send(later, true)
 		case <-ctx.Done():
 		}
 	})

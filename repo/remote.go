@@ -152,6 +152,10 @@ type remote struct {
 	// without a copy too.
 	footersAsked     chan struct{}
 	footersAskedOnce sync.Once
+	// footerLens are the footer lengths files.json records for data files
+	// (expectFooter), by key: a read of such a file's end for its footer
+	// asks for the footer with it (footerRead).
+	footerLens map[string]int64
 	// footersTidied removes, once a run, what the first stand-in layout
 	// left in <hash>.footers/ (tidyFooters).
 	footersTidied sync.Once
@@ -949,7 +953,7 @@ func (rm *remote) readTail(ctx context.Context, key string) ([]byte, store.Objec
 		t.ans.discard() // a whole answer nobody adopts here
 		tail, info, err = t.tail, t.info, t.err
 	} else {
-		tail, info, _, err = rm.readEnd(ctx, key, nil)
+		tail, info, _, err = rm.readEnd(ctx, key, tailBytes, nil)
 	}
 	if err == nil && info.IgnoredRange {
 		rm.mu.Lock()
@@ -965,18 +969,20 @@ func (rm *remote) readTail(ctx context.Context, key string) ([]byte, store.Objec
 // alone where a HEAD of this run (or a bucket's listing) described the
 // object already (describeCatalogs), held to that description as the GET
 // is held to its own HEAD (store.KnownTailReader).
-func (rm *remote) readEnd(ctx context.Context, key string, whole io.Writer) ([]byte, store.ObjectInfo, bool, error) {
+// It asks for the last n bytes (tailBytes, or more where a footer is read
+// with them: footerRead).
+func (rm *remote) readEnd(ctx context.Context, key string, n int64, whole io.Writer) ([]byte, store.ObjectInfo, bool, error) {
 	rm.mu.Lock()
 	head, known := rm.described[key]
 	rm.mu.Unlock()
 	switch {
 	case known:
-		return rm.counter.ReadTailOf(ctx, key, tailBytes, head, whole)
+		return rm.counter.ReadTailOf(ctx, key, n, head, whole)
 	case whole == nil:
-		tail, info, err := rm.counter.ReadTail(ctx, key, tailBytes)
+		tail, info, err := rm.counter.ReadTail(ctx, key, n)
 		return tail, info, false, err
 	}
-	return rm.counter.ReadTailKeep(ctx, key, tailBytes, whole)
+	return rm.counter.ReadTailKeep(ctx, key, n, whole)
 }
 
 // describeCatalogs notes the catalogs of vs (their DuckDB files, and the

@@ -114,6 +114,13 @@ func (rm *remote) answerDir() string {
 // (nil where it did not, or dir is ""), hd keeping its start. The caller
 // adopts the answer or discards it.
 func (rm *remote) readTailKeep(ctx context.Context, key, dir string, hd *head) ([]byte, store.ObjectInfo, *keptAnswer, error) {
+	return rm.readTailKeepN(ctx, key, tailBytes, dir, hd)
+}
+
+// readTailKeepN is readTailKeep asking for the last n bytes (at least
+// tailBytes; a read ahead's answer is taken as it is, whatever it asked;
+// without dir, tailBytes).
+func (rm *remote) readTailKeepN(ctx context.Context, key string, n int64, dir string, hd *head) ([]byte, store.ObjectInfo, *keptAnswer, error) {
 	if dir == "" {
 		tail, info, err := rm.readTail(ctx, key)
 		return tail, info, nil, err
@@ -137,7 +144,7 @@ func (rm *remote) readTailKeep(ctx context.Context, key, dir string, hd *head) (
 		w := &wholeAnswer{dir: dir, hd: hd}
 		start := time.Now()
 		var kept bool
-		tail, info, kept, err = rm.readEnd(ctx, key, w)
+		tail, info, kept, err = rm.readEnd(ctx, key, n, w)
 		ans = w.finish(kept && err == nil, info.Size)
 		if ans != nil {
 			rm.mu.Lock()
