@@ -82,6 +82,12 @@ func (r *repository) lookAhead(ctx context.Context, v *version) (wait func()) {
 		}
 		a := &aheadRead{done: make(chan struct{})}
 		v.reads[ref.Path] = a
+		if b, ok := v.takeBody(ref.Path); ok {
+			// The walk of versions/ read it (walkReads).
+			a.data = b
+			close(a.done)
+			continue
+		}
 		wg.Go(func() {
 			defer close(a.done)
 			a.data, a.err = store.ReadAll(ctx, r.st, v.prefix()+ref.Path)
@@ -106,7 +112,7 @@ func (r *repository) readVerified(ctx context.Context, v *version, ref fdljson.F
 		<-a.done
 		data, err = a.data, a.err
 	} else {
-		data, err = store.ReadAll(ctx, r.st, key)
+		data, err = r.readFile(ctx, v, ref.Path)
 	}
 	if err != nil {
 		return nil, ProblemUnreadable, err

@@ -25,7 +25,7 @@ func TestReadAsksVersionsAtOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := read(ctx, site)
+	r, err := read(ctx, site, nil) // nil: each version.json by a GET of its own
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -259,6 +259,61 @@ type version struct {
 	// lists (its bytes those version.json names), in its order: what
 	// checkCells revalidates ahead of need (readAhead).
 	indexed []indexedFile
+	// bodies are the version's JSON files a web site's folder walk read
+	// whole in place of their HEADs (store.ListRead), by name: the first
+	// read of each takes its bytes from there (takeBody) instead of a GET.
+	// Read and taken by one goroutine at a time (read's, then the plan's).
+	bodies map[string][]byte
+}
+
+// walkReads are the names of a version folder's files that the listing of
+// versions/ reads whole on a web site, in place of their HEADs: each is
+// read by every run that plans or checks the version (version.json and
+// expired.json by the listing's reader, dataset.json and files.json by
+// the version's look), so its GET tells what the HEAD told and gives the
+// bytes a GET after it gave (the bytes held to version.json's sha256 as
+// before). Three round trips a version fewer in a warm plan. resolve,
+// which reads no version's dataset.json or files.json but the one it
+// picks, reads those of resolveReads only.
+var (
+	walkReads    = map[string]bool{"version.json": true, "expired.json": true, "dataset.json": true, "files.json": true}
+	resolveReads = map[string]bool{"version.json": true, "expired.json": true}
+)
+
+// maxWalkRead is the most of each such file the walk reads: a larger one
+// is described by that answer, and read by a GET when needed, as before.
+const maxWalkRead = 1 << 20
+
+// readsInWalk tells the keys whose files the walk of versions/ reads
+// whole: those of names, directly in a version folder.
+func readsInWalk(names map[string]bool) func(key string) bool {
+	return func(key string) bool {
+		rest, ok := strings.CutPrefix(key, VersionsDir)
+		if !ok {
+			return false
+		}
+		_, name, ok := strings.Cut(rest, "/")
+		return ok && names[name]
+	}
+}
+
+// takeBody gives the bytes of the version's file name that the walk read
+// (once: the body is dropped), else false.
+func (v *version) takeBody(name string) ([]byte, bool) {
+	b, ok := v.bodies[name]
+	if ok {
+		delete(v.bodies, name)
+	}
+	return b, ok
+}
+
+// readFile reads the version's file name: the walk's bytes where it read
+// them (takeBody), else a GET.
+func (r *repository) readFile(ctx context.Context, v *version, name string) ([]byte, error) {
+	if b, ok := v.takeBody(name); ok {
+		return b, nil
+	}
+	return store.ReadAll(ctx, r.st, v.prefix()+name)
 }
 
 func (v *version) prefix() string { return VersionsDir + v.id + "/" }
@@ -275,7 +330,7 @@ func load(ctx context.Context, st store.Store, opts *Options) (_ *repository, er
 		}
 		st = counter
 	}
-	r, err := read(ctx, st)
+	r, err := read(ctx, st, walkReads)
 	if err != nil {
 		return nil, err
 	}
@@ -355,8 +410,10 @@ func notJSON(st store.Store) error {
 }
 
 // read reads fdl.json and every version's version.json (and expired.json);
-// it needs no local data folder, so it serves readers of any store.
-func read(ctx context.Context, st store.Store) (*repository, error) {
+// it needs no local data folder, so it serves readers of any store. The
+// walk of a web site's versions/ reads the version files of walk whole
+// (walkReads).
+func read(ctx context.Context, st store.Store, walk map[string]bool) (*repository, error) {
 	data, err := store.ReadAll(ctx, st, FDLKey)
 	switch {
 	case errors.Is(err, store.ErrPage):
@@ -389,7 +446,7 @@ func read(ctx context.Context, st store.Store) (*repository, error) {
 	// was never seen: check passed without checking it. On disk, a
 	// version folder holding no file is listed too, to be named by a
 	// warning (dropEmpty); before, it was ignored without a word.
-	objs, folders, err := store.ListFolders(ctx, st, VersionsDir)
+	objs, folders, bodies, err := store.ListRead(ctx, st, VersionsDir, readsInWalk(walk), maxWalkRead)
 	if err != nil {
 		return nil, fmt.Errorf("list versions: %w", err)
 	}
@@ -426,7 +483,14 @@ func read(ctx context.Context, st store.Store) (*repository, error) {
 	}
 	for _, o := range objs {
 		if v := add(o.Key); v != nil {
-			v.objects[strings.TrimPrefix(o.Key, v.prefix())] = o
+			name := strings.TrimPrefix(o.Key, v.prefix())
+			v.objects[name] = o
+			if b, ok := bodies[o.Key]; ok {
+				if v.bodies == nil {
+					v.bodies = map[string][]byte{}
+				}
+				v.bodies[name] = b
+			}
 		}
 	}
 	for _, f := range folders {
@@ -510,7 +574,7 @@ func (r *repository) readVersion(ctx context.Context, v *version) {
 		}
 	}
 	if _, ok := v.objects["expired.json"]; ok {
-		data, err := store.ReadAll(ctx, r.st, v.prefix()+"expired.json")
+		data, err := r.readFile(ctx, v, "expired.json")
 		if err == nil {
 			v.expired, err = fdljson.ParseExpired(v.prefix()+"expired.json", data)
 		}
@@ -532,7 +596,7 @@ func (r *repository) readVersion(ctx context.Context, v *version) {
 		}
 		return // withdrawn versions may lose version.json
 	}
-	data, err := store.ReadAll(ctx, r.st, v.prefix()+"version.json")
+	data, err := r.readFile(ctx, v, "version.json")
 	if err != nil {
 		v.err, v.problem = err, ProblemUnreadable
 		return

@@ -54,6 +54,17 @@ func (c *Counter) ListFolders(ctx context.Context, prefix string) ([]ObjectInfo,
 	return objs, folders, c.failed(prefix, err)
 }
 
+// ListRead is the package's ListRead on the wrapped store: the bytes of
+// the bodies it read count as downloaded, and a listing that fails is told
+// to the watcher.
+func (c *Counter) ListRead(ctx context.Context, prefix string, read func(key string) bool, max int64) ([]ObjectInfo, []string, map[string][]byte, error) {
+	objs, folders, bodies, err := ListRead(ctx, c.Store, prefix, read, max)
+	for _, b := range bodies {
+		c.down.Add(int64(len(b)))
+	}
+	return objs, folders, bodies, c.failed(prefix, err)
+}
+
 // Stat implements Store.
 func (c *Counter) Stat(ctx context.Context, key string) (ObjectInfo, error) {
 	info, err := c.Store.Stat(ctx, key)

@@ -222,6 +222,35 @@ func ListFolders(ctx context.Context, st Store, prefix string) (objs []ObjectInf
 	return objs, nil, err
 }
 
+// BodyLister is implemented by FolderListers that describe each object
+// they list by a request of its own (a web site's HEAD in its folder
+// walk): ListRead is ListFolders that, for the objects whose keys read
+// selects, asks a GET of their first max bytes in that request's place,
+// which describes the object as well (its size, ETag and Last-Modified),
+// and returns the bytes of those it read whole (at most max bytes), by
+// key, in bodies: a small file the caller reads anyway (a version's JSON
+// files) then costs one round trip, not a HEAD and then a GET. The
+// objects, folders and errors are those ListFolders gives.
+type BodyLister interface {
+	ListRead(ctx context.Context, prefix string, read func(key string) bool, max int64) (objs []ObjectInfo, folders []string, bodies map[string][]byte, err error)
+}
+
+// ListRead lists prefix in st as ListFolders does and, where st (or the
+// store a wrapper wraps) is a BodyLister, returns the bodies it read of
+// the objects read selects (at most max bytes each); elsewhere bodies is
+// nil and the caller reads them as before. A Counter counts those bytes as
+// downloaded and tells its watcher of a listing that fails.
+func ListRead(ctx context.Context, st Store, prefix string, read func(key string) bool, max int64) (objs []ObjectInfo, folders []string, bodies map[string][]byte, err error) {
+	if c, ok := st.(*Counter); ok {
+		return c.ListRead(ctx, prefix, read, max)
+	}
+	if bl, ok := Base(st).(BodyLister); ok {
+		return bl.ListRead(ctx, prefix, read, max)
+	}
+	objs, folders, err = ListFolders(ctx, st, prefix)
+	return objs, folders, nil, err
+}
+
 // Prober is implemented by stores that must check, once per run before
 // anything is published, that Create's guarantee holds on the server (an
 // object store that may ignore conditional writes). Probe returns an error

@@ -29,6 +29,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/fdl-formats/fdl-formats/store"
@@ -559,27 +560,82 @@ func (s *Store) List(ctx context.Context, prefix string) ([]store.ObjectInfo, er
 // of an empty page, a page linking only a catalogs/ whose own page is
 // empty). It costs no request more than List.
 func (s *Store) ListFolders(ctx context.Context, prefix string) ([]store.ObjectInfo, []string, error) {
+	objs, folders, _, err := s.ListRead(ctx, prefix, nil, 0)
+	return objs, folders, err
+}
+
+var _ store.BodyLister = (*Store)(nil)
+
+// ListRead implements store.BodyLister: ListFolders that asks, for each
+// file the walk finds whose key read selects, a GET of its first max
+// bytes (Range: bytes=0-(max-1)) in place of its HEAD. Such a file is
+// described by that answer (its Content-Range's complete length, or a
+// whole answer's length, its ETag and Last-Modified), and, where the
+// answer holds all of it (at most max bytes), its bytes are returned in
+// bodies, by key: a small file the caller reads anyway (a version's JSON
+// files) costs one request instead of a HEAD and a GET. An answer that is
+// anything else (an error, a page, a folder, an encoded file, no size)
+// has the HEAD asked as before, so that what the walk finds and the
+// errors it reports are the same. At most maxHeldBodies bytes are held
+// per call: past them the walk asks HEADs.
+func (s *Store) ListRead(ctx context.Context, prefix string, read func(key string) bool, max int64) ([]store.ObjectInfo, []string, map[string][]byte, error) {
 	if err := store.ValidatePrefix(prefix); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	dir := ""
 	if i := strings.LastIndex(prefix, "/"); i >= 0 {
 		dir = prefix[:i+1]
 	}
 	w := &walked{objects: []store.ObjectInfo{}}
+	if read != nil && max > 0 {
+		w.read, w.max, w.budget = read, max, maxHeldBodies
+	}
 	if err := s.walk(ctx, dir, prefix, w); err != nil {
-		return nil, nil, fmt.Errorf("list %s in %s: %w", prefix, s.Location(), err)
+		return nil, nil, nil, fmt.Errorf("list %s in %s: %w", prefix, s.Location(), err)
 	}
 	sort.Slice(w.objects, func(i, j int) bool { return w.objects[i].Key < w.objects[j].Key })
 	sort.Strings(w.folders)
-	return w.objects, slices.Compact(w.folders), nil
+	return w.objects, slices.Compact(w.folders), w.bodies, nil
 }
 
+// maxHeldBodies bounds the bytes a ListRead holds: the files past it are
+// described by their HEADs, and the caller reads them as before.
+const maxHeldBodies = 64 << 20
+
 // walked is what a walk found below a prefix: the objects, and the folders
-// whose listings it read.
+// whose listings it read; with read (ListRead), the bodies of the files it
+// read whole.
 type walked struct {
 	objects []store.ObjectInfo
 	folders []string
+
+	read   func(key string) bool
+	max    int64 // the most a file read whole may hold
+	mu     sync.Mutex
+	budget int64 // bytes still to be held
+	bodies map[string][]byte
+}
+
+// reserve takes max bytes of the walk's budget for one file's read,
+// false when it is spent (or the walk reads no file).
+func (w *walked) reserve(key string) bool {
+	if w.read == nil || !w.read(key) {
+		return false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.budget < w.max {
+		return false
+	}
+	w.budget -= w.max
+	return true
+}
+
+// release gives back to the budget what a read reserved and does not hold.
+func (w *walked) release(n int64) {
+	w.mu.Lock()
+	w.budget += n
+	w.mu.Unlock()
 }
 
 // listed notes that the walk read the listing of dir (a "/"-ended key
@@ -655,7 +711,7 @@ func (s *Store) walk(ctx context.Context, dir, prefix string, out *walked) error
 			next = append(next, subs...)
 			files = append(files, found...)
 		}
-		s.statAll(ctx, files)
+		s.statAll(ctx, files, out)
 		for _, f := range files {
 			sub, err := f.result(out, prefix)
 			if err != nil {
@@ -770,6 +826,7 @@ type fileWalk struct {
 	depth int // of the folder linking it
 
 	info   objectInfo
+	body   []byte // the file's bytes, where the walk read it whole (ListRead)
 	folder bool
 	err    error
 	// An HTML page at key: the listing of key+"/", if the server gives one.
@@ -800,13 +857,22 @@ func entries(f folderWalk, prefix string) (subs []folderWalk, files []fileWalk) 
 	return subs, files
 }
 
-// statAll asks the server about each of files, walkJobs at a time.
-func (s *Store) statAll(ctx context.Context, files []fileWalk) {
+// statAll asks the server about each of files, walkJobs at a time: a HEAD,
+// or, for a file out reads (ListRead), a GET of it that tells as much.
+func (s *Store) statAll(ctx context.Context, files []fileWalk, out *walked) {
 	var g errgroup.Group
 	g.SetLimit(walkJobs)
 	for i := range files {
 		f := &files[i]
 		g.Go(func() error {
+			if out.reserve(f.key) {
+				var ok bool
+				f.info, f.body, ok, f.err = s.statRead(ctx, f.key, out.max)
+				out.release(out.max - int64(len(f.body)))
+				if ok || f.err != nil {
+					return nil
+				}
+			}
 			f.info, f.folder, f.err = s.stat(ctx, f.key)
 			if f.err == nil && f.info.html {
 				// An HTML page at a link without a slash: a folder whose
@@ -839,8 +905,72 @@ func (f *fileWalk) result(out *walked, prefix string) (*folderWalk, error) {
 		return nil, f.err
 	case strings.HasPrefix(f.key, prefix):
 		out.objects = append(out.objects, f.info.ObjectInfo)
+		if f.body != nil {
+			if out.bodies == nil {
+				out.bodies = map[string][]byte{}
+			}
+			out.bodies[f.key] = f.body
+		}
 	}
 	return nil, nil
+}
+
+// statRead describes the file key by a GET of its first max bytes, as a
+// HEAD would (stat): ok where the answer is the file's (a 206 of its
+// first bytes whose Content-Range gives its size, or a 200 of its whole
+// length, not a page, a folder or an encoded file), with its bytes
+// (body) where the answer holds all of them. Anything else is not ok,
+// and nothing is reported: the caller asks the HEAD, whose answer or
+// error is the walk's as before. A timeout, or the run's end, is the
+// error (err), not asked again.
+func (s *Store) statRead(ctx context.Context, key string, max int64) (_ objectInfo, body []byte, ok bool, _ error) {
+	u, err := s.url(key)
+	if err != nil {
+		return objectInfo{}, nil, false, nil
+	}
+	resp, err := s.do(ctx, http.MethodGet, u, http.Header{"Range": {fmt.Sprintf("bytes=0-%d", max-1)}})
+	if err != nil {
+		if ctx.Err() != nil || isTimeout(err) {
+			if se := s.setupError("stat", key, err, nil); se != nil {
+				return objectInfo{}, nil, false, se
+			}
+			return objectInfo{}, nil, false, fmt.Errorf("stat %s: %w", key, err)
+		}
+		return objectInfo{}, nil, false, nil
+	}
+	defer resp.Body.Close()
+	if (resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusPartialContent) || encoding(resp) != "" || isHTML(resp) {
+		return objectInfo{}, nil, false, nil
+	}
+	info := responseInfo(resp, key)
+	if info.Size < 0 || resp.StatusCode == http.StatusOK && resp.ContentLength != info.Size {
+		return objectInfo{}, nil, false, nil
+	}
+	if resp.StatusCode == http.StatusOK && info.Size > max {
+		// The range ignored and the file larger than asked: its HEAD.
+		return objectInfo{}, nil, false, nil
+	}
+	if resp.StatusCode == http.StatusPartialContent {
+		var first, last, size int64
+		if _, err := fmt.Sscanf(resp.Header.Get("Content-Range"), "bytes %d-%d/%d", &first, &last, &size); err != nil || first != 0 || size != info.Size || last != min(max, size)-1 {
+			return objectInfo{}, nil, false, nil
+		}
+	}
+	got, err := io.ReadAll(io.LimitReader(store.ContextReader(ctx, resp.Body), max+1))
+	if err != nil {
+		if ctx.Err() != nil || isTimeout(err) {
+			return objectInfo{}, nil, false, fmt.Errorf("stat %s: %w", key, err)
+		}
+		return objectInfo{}, nil, false, nil
+	}
+	if int64(len(got)) != min(max, info.Size) {
+		return objectInfo{}, nil, false, nil
+	}
+	oi := objectInfo{ObjectInfo: info, etag: resp.Header.Get("ETag")}
+	if info.Size > max {
+		return oi, nil, true, nil // described; too large to hold
+	}
+	return oi, got, true, nil
 }
 
 var hrefRE = regexp.MustCompile(`(?i)<a\s[^>]*href\s*=\s*(?:"([^"]*)"|'([^']*)')`)

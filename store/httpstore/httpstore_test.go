@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -919,5 +920,126 @@ func TestReadTailOf(t *testing.T) {
 				t.Errorf("ReadTailOf = %q, %+v, %v; want %q of the object %+v", tail, info, err, tc.want, tc.head)
 			}
 		})
+	}
+}
+
+// TestListRead: a walk that reads the files a caller selects (ListRead)
+// asks each a GET of its first bytes in place of its HEAD: a file that
+// fits is returned whole with its description, one that does not is
+// described by that answer alone, and the others keep their HEADs. An
+// answer that cannot stand for the HEAD (a server that ignores the range
+// for a file larger than asked, a page, an encoded file) has the HEAD
+// asked, and the walk finds and reports what it did before.
+func TestListRead(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	files := map[string]string{
+		"v/small.json":  "{}",
+		"v/large.json":  strings.Repeat("x", 50),
+		"v/other.bin":   "abc",
+		"v/page.json":   "<!DOCTYPE html><html><body>a page</body></html>",
+		"v/zipped.json": "{}",
+	}
+	for k, v := range files {
+		p := filepath.Join(root, filepath.FromSlash(k))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(v), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, ignoreRange := range []bool{false, true} {
+		var mu sync.Mutex
+		asked := map[string]int{}
+		fsrv := http.FileServer(http.Dir(root))
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			what := r.Method
+			if r.Header.Get("Range") != "" {
+				what += " ranged"
+				if ignoreRange {
+					r.Header.Del("Range")
+				}
+			}
+			mu.Lock()
+			asked[what+" "+r.URL.Path]++
+			mu.Unlock()
+			switch r.URL.Path {
+			case "/v/page.json":
+				w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			case "/v/zipped.json":
+				w.Header().Set("Content-Encoding", "gzip")
+			}
+			fsrv.ServeHTTP(w, r)
+		}))
+		st, err := httpstore.New(srv.URL, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := store.NewCounter(st)
+		objs, _, bodies, err := store.ListRead(ctx, c, "v/", func(key string) bool { return strings.HasSuffix(key, ".json") }, 10)
+		_, _, lerr := st.ListFolders(ctx, "v/")
+		srv.Close()
+		name := fmt.Sprintf("ignore range %v", ignoreRange)
+		// The encoded file fails the walk as it failed ListFolders.
+		if err == nil || lerr == nil || err.Error() != lerr.Error() || !strings.Contains(err.Error(), "Content-Encoding") {
+			t.Fatalf("%s: ListRead = %v, want the encoded file's error, as ListFolders gives it: %v", name, err, lerr)
+		}
+		delete(files, "v/zipped.json")
+		os.Remove(filepath.Join(root, "v", "zipped.json"))
+		srv = httptest.NewServer(srv.Config.Handler)
+		if st, err = httpstore.New(srv.URL, nil); err != nil {
+			t.Fatal(err)
+		}
+		c = store.NewCounter(st)
+		mu.Lock()
+		clear(asked)
+		mu.Unlock()
+		objs, _, bodies, err = store.ListRead(ctx, c, "v/", func(key string) bool { return strings.HasSuffix(key, ".json") }, 10)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		mu.Lock()
+		readAsked := maps.Clone(asked)
+		mu.Unlock()
+		lobjs, _, err := st.ListFolders(ctx, "v/")
+		srv.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var got, want []string
+		for _, o := range objs {
+			got = append(got, fmt.Sprintf("%s %d", o.Key, o.Size))
+		}
+		for _, o := range lobjs {
+			want = append(want, fmt.Sprintf("%s %d", o.Key, o.Size))
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) || !strings.Contains(fmt.Sprint(got), "v/large.json 50") {
+			t.Errorf("%s: objects %v, want those of ListFolders, %v", name, got, want)
+		}
+		if len(bodies) != 1 || string(bodies["v/small.json"]) != "{}" {
+			t.Errorf("%s: bodies %q, want small.json's alone", name, bodies)
+		}
+		if c.Downloaded() != 2 {
+			t.Errorf("%s: %d bytes counted, want small.json's 2", name, c.Downloaded())
+		}
+		wantAsked := map[string]int{
+			"GET ranged /v/small.json": 1, "HEAD /v/small.json": 0,
+			"GET ranged /v/large.json": 1, "HEAD /v/large.json": 0,
+			"HEAD /v/other.bin": 1, "GET ranged /v/other.bin": 0,
+			// A page: its HEAD then, as ListFolders asks it.
+			"GET ranged /v/page.json": 1, "HEAD /v/page.json": 1,
+		}
+		if ignoreRange {
+			// The whole of a file larger than asked cannot stand for it.
+			wantAsked["HEAD /v/large.json"] = 1
+		}
+		for k, n := range wantAsked {
+			if readAsked[k] != n {
+				t.Errorf("%s: %s asked %d times, want %d (%v)", name, k, readAsked[k], n, readAsked)
+			}
+		}
+		files["v/zipped.json"] = "{}"
+		os.WriteFile(filepath.Join(root, "v", "zipped.json"), []byte("{}"), 0o644)
 	}
 }
