@@ -224,3 +224,38 @@ func (a *atOnce) wrap(files http.Handler) http.Handler {
 		a.mu.Unlock()
 	})
 }
+
+// TestWalkReadsSelectedVersions: the walk of a web site's versions/ reads
+// whole the dataset.json and files.json of the versions a run may select
+// only (--versions by ID, --shard): those of the others, which the run
+// does not read, keep their HEADs, not a download each. Every version's
+// version.json is read (the listing's reader reads them all).
+func TestWalkReadsSelectedVersions(t *testing.T) {
+	ctx := context.Background()
+	dir, _ := sharedDemo(ctx, t)
+	c := &counted{files: http.FileServer(http.Dir(dir)), n: map[string]int{}}
+	site := webSite(t, c)
+	ids := versionIDs(t, dir)
+	if _, err := Plan(ctx, site, Options{Cache: t.TempDir(), Versions: []string{ids[0]}}); err != nil {
+		t.Fatal(err)
+	}
+	n := c.take()
+	for _, id := range ids {
+		for _, name := range []string{"version.json", "dataset.json", "files.json"} {
+			p := "/versions/" + id + "/" + name
+			want := map[string]int{"GET range": 1}
+			if id != ids[0] && name != "version.json" {
+				want = map[string]int{"HEAD": 1}
+			}
+			got := map[string]int{}
+			for _, m := range []string{"HEAD", "GET", "GET range"} {
+				if k := n[m+" "+p]; k > 0 {
+					got[m] = k
+				}
+			}
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("%s: %v, want %v", p, got, want)
+			}
+		}
+	}
+}

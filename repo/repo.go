@@ -285,15 +285,49 @@ var (
 const maxWalkRead = 1 << 20
 
 // readsInWalk tells the keys whose files the walk of versions/ reads
-// whole: those of names, directly in a version folder.
-func readsInWalk(names map[string]bool) func(key string) bool {
+// whole: those directly in a version folder that walk selects (nil:
+// none), given the version's ID and the file's name.
+func readsInWalk(walk func(id, name string) bool) func(key string) bool {
 	return func(key string) bool {
 		rest, ok := strings.CutPrefix(key, VersionsDir)
-		if !ok {
+		if !ok || walk == nil {
 			return false
 		}
-		_, name, ok := strings.Cut(rest, "/")
-		return ok && names[name]
+		id, name, ok := strings.Cut(rest, "/")
+		return ok && !strings.Contains(name, "/") && walk(id, name)
+	}
+}
+
+// walkOf is a walk for read that reads the files of names in every
+// version folder.
+func walkOf(names map[string]bool) func(id, name string) bool {
+	return func(_, name string) bool { return names[name] }
+}
+
+// walkFor is the walk of a run with opts: every version's version.json
+// and expired.json (read for the listing), and dataset.json and files.json
+// of the versions the run may select (its shard, its --versions where each
+// names a version ID; a seq could name any version), which its plan reads:
+// those of the others would be bytes downloaded for nothing.
+func walkFor(opts *Options) func(id, name string) bool {
+	return func(id, name string) bool {
+		switch {
+		case !walkReads[name]:
+			return false
+		case resolveReads[name]:
+			return true
+		case opts.Shard.N > 1 && !opts.Shard.holds(id):
+			return false
+		}
+		if len(opts.Versions) == 0 {
+			return true
+		}
+		for _, f := range opts.Versions {
+			if f == id || !fdljson.IsVersionID(f) {
+				return true
+			}
+		}
+		return false
 	}
 }
 
@@ -330,7 +364,7 @@ func load(ctx context.Context, st store.Store, opts *Options) (_ *repository, er
 		}
 		st = counter
 	}
-	r, err := read(ctx, st, walkReads)
+	r, err := read(ctx, st, walkFor(opts))
 	if err != nil {
 		return nil, err
 	}
@@ -411,9 +445,9 @@ func notJSON(st store.Store) error {
 
 // read reads fdl.json and every version's version.json (and expired.json);
 // it needs no local data folder, so it serves readers of any store. The
-// walk of a web site's versions/ reads the version files of walk whole
-// (walkReads).
-func read(ctx context.Context, st store.Store, walk map[string]bool) (*repository, error) {
+// walk of a web site's versions/ reads whole the version files walk
+// selects (walkReads; nil: none).
+func read(ctx context.Context, st store.Store, walk func(id, name string) bool) (*repository, error) {
 	data, err := store.ReadAll(ctx, st, FDLKey)
 	switch {
 	case errors.Is(err, store.ErrPage):

@@ -264,7 +264,7 @@ func resolve(ctx context.Context, st, watched store.Store, opts ResolveOptions) 
 	if err != nil {
 		return nil, err
 	}
-	r, err := read(ctx, watched, resolveReads)
+	r, err := read(ctx, watched, walkOf(resolveReads))
 	if err != nil {
 		return nil, err
 	}
