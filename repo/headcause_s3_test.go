@@ -46,7 +46,7 @@ const zeros = "0000000000000000000000000000000000000000000000000000000000000000"
 
 // TestS3HeadMeetsBadSecret: a check of a bucket whose credentials go
 // wrong after fdl.json and the listings were read (a rotated secret) meets
-// it first with a HEAD (a data file's tail); the run stops
+// it first with a HEAD (a data file's or catalog's tail); the run stops
 // with the error that the signature was rejected, naming the file, and
 // the hint to fix the secret, as when the first request (a GET of
 // fdl.json) meets it. Before, the HEAD's bare 403 read "access denied (403
@@ -72,9 +72,8 @@ func TestS3HeadMeetsBadSecret(t *testing.T) {
 	if !rt.rotated.Load() || !errors.As(err, &ce) {
 		t.Fatalf("check = %v (HEAD sent: %v), want an *s3.ConfigError", err, rt.rotated.Load())
 	}
-	// The request that met it is a HEAD (a stat): a data file's (a
-	// catalog's end is read by its ranged GET alone, held to the listing).
-	if !strings.Contains(err.Error(), ": stat data/") || !strings.Contains(err.Error(), "the server rejected the request's signature (403 SignatureDoesNotMatch)") || strings.Contains(err.Error(), "access denied") {
+	// The request that met it is a HEAD (a stat).
+	if !strings.Contains(err.Error(), ": stat versions/") || !strings.Contains(err.Error(), "the server rejected the request's signature (403 SignatureDoesNotMatch)") || strings.Contains(err.Error(), "access denied") {
 		t.Errorf("check = %v; want a stat's rejected signature", err)
 	}
 	if !strings.Contains(ce.Hint(), "AWS_SECRET_ACCESS_KEY") {

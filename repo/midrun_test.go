@@ -99,15 +99,13 @@ func resetOnce() func(*http.Request) (*http.Request, *http.Response, error) {
 }
 
 // catalogPut is a backfill's upload of a catalog; firstRead a data file's
-// or catalog's first read (a HEAD, a GET under data/, or the ranged GET of
-// a catalog's end, which a bucket's listing describes: no HEAD first).
+// or catalog's first read (a HEAD, or a GET under data/).
 func catalogPut(req *http.Request) bool {
 	return req.Method == http.MethodPut && strings.Contains(req.URL.Path, "/catalogs/")
 }
 
 func firstRead(req *http.Request) bool {
-	return req.Method == http.MethodHead || strings.Contains(req.URL.Path, "/data/") ||
-		req.Method == http.MethodGet && req.Header.Get("Range") != "" && strings.HasSuffix(req.URL.Path, ".duckdb")
+	return req.Method == http.MethodHead || strings.Contains(req.URL.Path, "/data/")
 }
 
 // bucketListing is a listing of the bucket (ListObjectsV2): versions/'s,
