@@ -1,10 +1,8 @@
 package repo
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -12,13 +10,9 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/aws/aws-sdk-go-v2/aws"
-	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/fdl-formats/fdl-formats/internal/s3test"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
@@ -275,104 +269,3 @@ func TestS3FrozenLogFromListing(t *testing.T) {
 		}
 	}
 }
-
-// TestS3CatalogEndFromListing: a bucket's listing gives each catalog's
-// size and ETag from the same record its HEAD answers from, yet the
-// ranged read of each catalog's end (which holds its download, or its
-// cached copy, to what readers read) asked a HEAD of its own: one per
-// frozen catalog a plan revalidates and per published catalog a check
-// proves. Now that read is its ranged GET alone, held to the listing's
-// size and ETag, as a web site's is to its folder walk's HEAD: no HEAD of
-// a catalog, cold or warm, plan or check. A catalog replaced after the
-// listing is still found: its ranged GET's ETag is not the listing's.
-func TestS3CatalogEndFromListing(t *testing.T) {
-	if testing.Short() {
-		t.Skip("plans and checks a lake in a bucket")
-	}
-	ctx := context.Background()
-	dir := lake11(t)
-	srv := s3test.Start(t)
-	t.Setenv("AWS_CA_BUNDLE", "") // a custom HTTP client takes no CA bundle
-	bucket := srv.Bucket(t)
-	srv.Upload(t, dir, bucket, "lake")
-	log := &requestLog{}
-	// replace, when set, runs once before the first ranged GET of its
-	// key (the catalog is replaced between the listing and that GET).
-	var replace struct {
-		sync.Mutex
-		key string
-		do  func()
-	}
-	st, err := s3.New(ctx, bucket, "lake", s3.Options{HTTPClient: &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
-		log.note(r)
-		replace.Lock()
-		if replace.do != nil && r.Method == http.MethodGet && r.Header.Get("Range") != "" && strings.HasSuffix(r.URL.Path, "/"+replace.key) {
-			replace.do()
-			replace.do = nil
-		}
-		replace.Unlock()
-		return http.DefaultTransport.RoundTrip(r)
-	})}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := Options{Cache: t.TempDir(), Formats: []string{"1.1"}}
-	for _, run := range []struct {
-		name string
-		run  func() error
-	}{
-		{"cold plan", func() error { _, err := Plan(ctx, st, opts); return err }},
-		{"warm plan", func() error { _, err := Plan(ctx, st, opts); return err }},
-		{"check", func() error { _, err := Check(ctx, st, opts); return err }},
-		{"warm check", func() error { _, err := Check(ctx, st, opts); return err }},
-	} {
-		log.take()
-		if err := run.run(); err != nil {
-			t.Fatalf("%s: %v", run.name, err)
-		}
-		ranged := 0
-		for k, n := range log.take() {
-			what, p, _ := strings.Cut(k, " /")
-			if !strings.HasSuffix(p, ".duckdb") {
-				continue
-			}
-			switch what {
-			case "HEAD":
-				t.Errorf("%s: %s asked %d times, want none (the listing gave its size and ETag)", run.name, k, n)
-			case "GET ranged":
-				ranged++
-			}
-		}
-		if ranged == 0 {
-			t.Errorf("%s: no catalog's end read", run.name)
-		}
-	}
-
-	// The frozen catalog of a version replaced after the listing (same
-	// size, other bytes): its ranged GET gives another ETag.
-	id := versionIDs(t, dir)[0]
-	key := "versions/" + id + "/ducklake.duckdb"
-	data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(key)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	data[len(data)-1] ^= 0xff
-	replace.Lock()
-	replace.key = key
-	replace.do = func() {
-		if _, err := srv.Client().PutObject(ctx, &awss3.PutObjectInput{Bucket: &bucket, Key: aws.String("lake/" + key), Body: bytes.NewReader(data)}); err != nil {
-			t.Error(err)
-		}
-	}
-	replace.Unlock()
-	_, err = Check(ctx, st, Options{Cache: t.TempDir(), Formats: []string{"1.1"}})
-	if !errors.Is(err, ErrUnverifiable) && !errors.Is(err, ErrDifferences) || !strings.Contains(err.Error(), key) {
-		t.Fatalf("check with %s replaced after the listing = %v, want the catalog found changed", key, err)
-	}
-	t.Logf("replaced after the listing: %v", err)
-}
-
-// roundTripFunc is an http.RoundTripper of a function.
-type roundTripFunc func(*http.Request) (*http.Response, error)
-
-func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

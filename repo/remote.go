@@ -142,10 +142,9 @@ type remote struct {
 	// this run: never read ahead again.
 	asked map[string]struct{}
 	// described are the catalogs a web site's folder walk (or a probe)
-	// described by a HEAD in this run, or a bucket's listing with their
-	// ETags (describeCatalogs), by key: the ranged read of such a
-	// catalog's end asks its ranged GET alone, held to that description
-	// (readEnd).
+	// described by a HEAD in this run (describeCatalogs), by key: the
+	// ranged read of such a catalog's end asks its ranged GET alone,
+	// held to that HEAD's answer (readEnd).
 	described map[string]store.ObjectInfo
 	// footersAsked is closed when a check first asks for stand-ins
 	// (Footers): from then on readAhead reads ahead the ends of the files
@@ -966,9 +965,9 @@ func (rm *remote) readTail(ctx context.Context, key string) ([]byte, store.Objec
 // readEnd is the ranged read of the last tailBytes of the object key, a
 // whole answer to it written to whole (when not nil) and reported (kept):
 // a HEAD and a ranged GET, as DuckDB reads an object, or the ranged GET
-// alone where a HEAD of this run (or a bucket's listing) described the
-// object already (describeCatalogs), held to that description as the GET
-// is held to its own HEAD (store.KnownTailReader).
+// alone where a HEAD of this run described the object already
+// (describeCatalogs), held to that HEAD's answer as the GET is held to
+// its own HEAD (store.KnownTailReader).
 // It asks for the last n bytes (tailBytes, or more where a footer is read
 // with them: footerRead).
 func (rm *remote) readEnd(ctx context.Context, key string, n int64, whole io.Writer) ([]byte, store.ObjectInfo, bool, error) {
@@ -990,18 +989,12 @@ func (rm *remote) readEnd(ctx context.Context, key string, n int64, whole io.Wri
 // described them, each by a HEAD of this run: readEnd then reads their
 // ends without a HEAD more. Before, each catalog's HEAD was asked twice
 // per run, in the walk and before its ranged read (200 requests of a
-// warm plan of 200 versions).
-//
-// A bucket's listing describes each object from the same record its HEAD
-// answers from (size, ETag, time), so the catalogs a bucket's listing
-// gives an ETag are noted too: their ranged GET is held to the listing's
-// size and ETag as a web site's is to the walk's HEAD (a catalog
-// replaced since the listing is an ETag that changed, as it is between a
-// HEAD and a ranged GET). Before, each asked a HEAD of its own (200
-// requests of a warm plan of 200 versions; TestS3CatalogEndFromListing).
-// A listing without ETags leaves the HEAD to be asked.
+// warm plan of 200 versions). Nothing is noted of other stores (a
+// bucket's listing is no HEAD).
 func (rm *remote) describeCatalogs(st store.Store, vs []*version) {
-	partial := store.ListsPartially(st)
+	if !store.ListsPartially(st) {
+		return
+	}
 	rm.mu.Lock()
 	defer rm.mu.Unlock()
 	if rm.described == nil {
@@ -1009,9 +1002,6 @@ func (rm *remote) describeCatalogs(st store.Store, vs []*version) {
 	}
 	for _, v := range vs {
 		for rel, info := range v.objects {
-			if !partial && info.ETag == "" {
-				continue
-			}
 			if strings.EqualFold(path.Ext(rel), ".duckdb") || v.meta != nil && rel == v.meta.Catalog.Path {
 				rm.described[v.prefix()+rel] = info
 			}

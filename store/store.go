@@ -105,8 +105,8 @@ type TailReader interface {
 // KnownTailReader is implemented by TailReaders that can read an object's
 // last n bytes by the ranged GET alone, for an object a request of this
 // run already described (head: its size, ETag and Last-Modified, from a
-// HEAD and ranged GET of ReadTail, a web site's HEAD of it in its folder
-// walk, or a bucket's listing): DuckDB reads a Parquet footer by one HEAD and then ranged
+// HEAD and ranged GET of ReadTail, or a web site's HEAD of it in its
+// folder walk): DuckDB reads a Parquet footer by one HEAD and then ranged
 // GETs, and a second HEAD for the same object would ask what the run
 // already knows. The GET's ETag must be head's, as ReadTail holds its GET
 // to its HEAD, and its Content-Range's complete length head's size (a
