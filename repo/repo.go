@@ -280,9 +280,9 @@ var (
 	resolveReads = map[string]bool{"version.json": true, "expired.json": true}
 )
 
-// maxWalkRead is the most of each such file the walk reads: a larger one
-// is described by that answer, and read by a GET when needed, as before.
-const maxWalkRead = 1 << 20
+// maxWalkRead is the largest such file the walk reads: a larger one has
+// its HEAD asked, and is read by a GET when needed, as before.
+const maxWalkRead = 4 << 20
 
 // readsInWalk tells the keys whose files the walk of versions/ reads
 // whole: those directly in a version folder that walk selects (nil:

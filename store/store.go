@@ -225,12 +225,12 @@ func ListFolders(ctx context.Context, st Store, prefix string) (objs []ObjectInf
 // BodyLister is implemented by FolderListers that describe each object
 // they list by a request of its own (a web site's HEAD in its folder
 // walk): ListRead is ListFolders that, for the objects whose keys read
-// selects, asks a GET of their first max bytes in that request's place,
-// which describes the object as well (its size, ETag and Last-Modified),
-// and returns the bytes of those it read whole (at most max bytes), by
-// key, in bodies: a small file the caller reads anyway (a version's JSON
-// files) then costs one round trip, not a HEAD and then a GET. The
-// objects, folders and errors are those ListFolders gives.
+// selects, asks a GET in that request's place, which describes the object
+// as well (its size, ETag and Last-Modified), and returns the bytes of
+// those of at most max bytes, by key, in bodies: a small file the caller
+// reads anyway (a version's JSON files) then costs one round trip, not a
+// HEAD and then a GET. The objects, folders and errors are those
+// ListFolders gives.
 type BodyLister interface {
 	ListRead(ctx context.Context, prefix string, read func(key string) bool, max int64) (objs []ObjectInfo, folders []string, bodies map[string][]byte, err error)
 }

@@ -567,17 +567,15 @@ func (s *Store) ListFolders(ctx context.Context, prefix string) ([]store.ObjectI
 var _ store.BodyLister = (*Store)(nil)
 
 // ListRead implements store.BodyLister: ListFolders that asks, for each
-// file the walk finds whose key read selects, a GET of its first max
-// bytes (Range: bytes=0-(max-1)) in place of its HEAD. Such a file is
-// described by that answer (its Content-Range's complete length, or a
-// whole answer's length, its ETag and Last-Modified), and, where the
-// answer holds all of it (at most max bytes), its bytes are returned in
-// bodies, by key: a small file the caller reads anyway (a version's JSON
-// files) costs one request instead of a HEAD and a GET. An answer that is
-// anything else (an error, a page, a folder, an encoded file, no size)
-// has the HEAD asked as before, so that what the walk finds and the
-// errors it reports are the same. At most maxHeldBodies bytes are held
-// per call: past them the walk asks HEADs.
+// file the walk finds whose key read selects, a GET of it in place of its
+// HEAD. Such a file of at most max bytes is described by that answer (its
+// length, ETag and Last-Modified) and its bytes are returned in bodies, by
+// key: a small file the caller reads anyway (a version's JSON files) costs
+// one request instead of a HEAD and a GET. An answer that is anything
+// else (an error, a page, a folder, an encoded file, no length, a larger
+// file, whose body is left unread) has the HEAD asked as before, so that
+// what the walk finds and the errors it reports are the same. At most
+// maxHeldBodies bytes are held per call: past them the walk asks HEADs.
 func (s *Store) ListRead(ctx context.Context, prefix string, read func(key string) bool, max int64) ([]store.ObjectInfo, []string, map[string][]byte, error) {
 	if err := store.ValidatePrefix(prefix); err != nil {
 		return nil, nil, nil, err
@@ -915,20 +913,20 @@ func (f *fileWalk) result(out *walked, prefix string) (*folderWalk, error) {
 	return nil, nil
 }
 
-// statRead describes the file key by a GET of its first max bytes, as a
-// HEAD would (stat): ok where the answer is the file's (a 206 of its
-// first bytes whose Content-Range gives its size, or a 200 of its whole
-// length, not a page, a folder or an encoded file), with its bytes
-// (body) where the answer holds all of them. Anything else is not ok,
-// and nothing is reported: the caller asks the HEAD, whose answer or
-// error is the walk's as before. A timeout, or the run's end, is the
-// error (err), not asked again.
+// statRead describes the file key by a GET of it, as a HEAD would (stat),
+// and returns its bytes: a plain GET, as readers of the file send it (a
+// server may answer ranged and plain requests otherwise: encoded, from
+// another copy). ok where the answer is the file's (200 of a known length
+// of at most max bytes, not a page, a folder or an encoded file); anything
+// else is not ok, and nothing is reported: the caller asks the HEAD, whose
+// answer or error is the walk's as before. A timeout, or the run's end,
+// is the error (err), not asked again.
 func (s *Store) statRead(ctx context.Context, key string, max int64) (_ objectInfo, body []byte, ok bool, _ error) {
 	u, err := s.url(key)
 	if err != nil {
 		return objectInfo{}, nil, false, nil
 	}
-	resp, err := s.do(ctx, http.MethodGet, u, http.Header{"Range": {fmt.Sprintf("bytes=0-%d", max-1)}})
+	resp, err := s.do(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		if ctx.Err() != nil || isTimeout(err) {
 			if se := s.setupError("stat", key, err, nil); se != nil {
@@ -939,22 +937,9 @@ func (s *Store) statRead(ctx context.Context, key string, max int64) (_ objectIn
 		return objectInfo{}, nil, false, nil
 	}
 	defer resp.Body.Close()
-	if (resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusPartialContent) || encoding(resp) != "" || isHTML(resp) {
+	if resp.StatusCode != http.StatusOK || encoding(resp) != "" || isHTML(resp) || resp.ContentLength < 0 || resp.ContentLength > max {
+		// A larger file's body is not read: its connection is closed.
 		return objectInfo{}, nil, false, nil
-	}
-	info := responseInfo(resp, key)
-	if info.Size < 0 || resp.StatusCode == http.StatusOK && resp.ContentLength != info.Size {
-		return objectInfo{}, nil, false, nil
-	}
-	if resp.StatusCode == http.StatusOK && info.Size > max {
-		// The range ignored and the file larger than asked: its HEAD.
-		return objectInfo{}, nil, false, nil
-	}
-	if resp.StatusCode == http.StatusPartialContent {
-		var first, last, size int64
-		if _, err := fmt.Sscanf(resp.Header.Get("Content-Range"), "bytes %d-%d/%d", &first, &last, &size); err != nil || first != 0 || size != info.Size || last != min(max, size)-1 {
-			return objectInfo{}, nil, false, nil
-		}
 	}
 	got, err := io.ReadAll(io.LimitReader(store.ContextReader(ctx, resp.Body), max+1))
 	if err != nil {
@@ -963,14 +948,10 @@ func (s *Store) statRead(ctx context.Context, key string, max int64) (_ objectIn
 		}
 		return objectInfo{}, nil, false, nil
 	}
-	if int64(len(got)) != min(max, info.Size) {
+	if int64(len(got)) != resp.ContentLength {
 		return objectInfo{}, nil, false, nil
 	}
-	oi := objectInfo{ObjectInfo: info, etag: resp.Header.Get("ETag")}
-	if info.Size > max {
-		return oi, nil, true, nil // described; too large to hold
-	}
-	return oi, got, true, nil
+	return objectInfo{ObjectInfo: responseInfo(resp, key), etag: resp.Header.Get("ETag")}, got, true, nil
 }
 
 var hrefRE = regexp.MustCompile(`(?i)<a\s[^>]*href\s*=\s*(?:"([^"]*)"|'([^']*)')`)
