@@ -977,7 +977,7 @@ func TestListRead(t *testing.T) {
 			t.Fatal(err)
 		}
 		c := store.NewCounter(st)
-		objs, _, bodies, err := store.ListRead(ctx, c, "v/", func(key string) bool { return strings.HasSuffix(key, ".json") }, 10)
+		_, _, _, err = store.ListRead(ctx, c, "v/", func(key string) bool { return strings.HasSuffix(key, ".json") }, 10)
 		_, _, lerr := st.ListFolders(ctx, "v/")
 		srv.Close()
 		name := fmt.Sprintf("ignore range %v", ignoreRange)
@@ -995,7 +995,7 @@ func TestListRead(t *testing.T) {
 		mu.Lock()
 		clear(asked)
 		mu.Unlock()
-		objs, _, bodies, err = store.ListRead(ctx, c, "v/", func(key string) bool { return strings.HasSuffix(key, ".json") }, 10)
+		objs, _, bodies, err := store.ListRead(ctx, c, "v/", func(key string) bool { return strings.HasSuffix(key, ".json") }, 10)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
