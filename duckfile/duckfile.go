@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	goversion "github.com/hashicorp/go-version"
@@ -34,6 +35,9 @@ type Storage struct {
 	VersionNumber uint64
 	// Serialization is the database header's serialization compatibility.
 	Serialization uint64
+	// DefaultOf is the DuckDB line that saves new files at this storage
+	// by default ("2.0"), where that was measured; empty otherwise.
+	DefaultOf string
 }
 
 // Storages lists the storage versions this package knows, oldest first.
@@ -47,6 +51,21 @@ var Storages = []Storage{
 	{Name: "v1.3.0", VersionNumber: 66, Serialization: 5},
 	{Name: "v1.4.0", VersionNumber: 67, Serialization: 6},
 	{Name: "v1.5.0", VersionNumber: 68, Serialization: 7},
+}
+
+// NewerStorages lists, oldest first, the storage versions of DuckDB
+// releases newer than the linked DuckDB (1.5.6) that are known by the
+// numbers their files carry: a file saved at one is named and given its
+// oldest reader, but the linked DuckDB neither opens nor writes it, so it
+// is never a storage outputs are written at (Storages lists those).
+// Measured with DuckDB 2.0.0 (the library testdata/realduckdb/duckdb-2.0.0
+// links): it saves a new file at its default storage ('latest') with
+// these numbers, the same as STORAGE_VERSION 'v2.0.0', and v1.5.0's
+// numbers at STORAGE_VERSION 'v1.5.0'; it names no later storage (it
+// refuses 'v2.0.1'). TestRealDuckDBsOpenNewerStorage (package repo) has
+// DuckDB 2.0.0 open such files, and the releases before it refuse them.
+var NewerStorages = []Storage{
+	{Name: "v2.0.0", VersionNumber: 999, Serialization: 69, DefaultOf: "2.0"},
 }
 
 // patchStorages are the release names, accepted as STORAGE_VERSION, that
@@ -134,7 +153,7 @@ func Read(r io.Reader) (Header, error) {
 		h.length = uint64(len(buf)) + blocks*blockSize
 		h.BlockSize = blockSize
 	}
-	for _, s := range Storages {
+	for _, s := range known() {
 		if s.VersionNumber >= h.VersionNumber && s.Serialization >= h.Serialization {
 			h.Storage = s.Name
 			break
@@ -164,8 +183,27 @@ func (h Header) Cut(size int64) bool {
 	return size < HeadersSize || h.BlockSize == 0 || (size-HeadersSize)%int64(h.BlockSize) != 0
 }
 
+// known is every known storage version, oldest first: Storages, then
+// NewerStorages.
+func known() []Storage {
+	return append(Storages[:len(Storages):len(Storages)], NewerStorages...)
+}
+
+// newestKnown is the newest storage version this package knows.
+func newestKnown() Storage {
+	all := known()
+	return all[len(all)-1]
+}
+
 // Known reports whether the file's storage version is one this package knows.
 func (h Header) Known() bool { return h.Storage != "" }
+
+// Newer reports whether the file is saved at a storage newer than every one
+// the linked DuckDB writes (Storages): one of NewerStorages, or one newer
+// than every known storage version. The linked DuckDB cannot open it.
+func (h Header) Newer() bool {
+	return !slices.ContainsFunc(Storages, func(s Storage) bool { return s.Name == h.Storage })
+}
 
 // String names the storage version: "v1.5.0", or the raw numbers of a file
 // newer than every known storage version.
@@ -173,7 +211,7 @@ func (h Header) String() string {
 	if h.Known() {
 		return h.Storage
 	}
-	return fmt.Sprintf("newer than %s (storage number %d, serialization %d)", Storages[len(Storages)-1].Name, h.VersionNumber, h.Serialization)
+	return fmt.Sprintf("newer than %s (storage number %d, serialization %d)", newestKnown().Name, h.VersionNumber, h.Serialization)
 }
 
 // MinDuckDB is the oldest DuckDB release that opens the file. For a file
@@ -184,8 +222,42 @@ func (h Header) MinDuckDB() *goversion.Version {
 	if h.Known() {
 		return MinDuckDB(h.Storage)
 	}
-	newest := MinDuckDB(Storages[len(Storages)-1].Name).Segments()
+	newest := MinDuckDB(newestKnown().Name).Segments()
 	return goversion.Must(goversion.NewVersion(fmt.Sprintf("%d.%d.0", newest[0], newest[1]+1)))
+}
+
+// TooNew describes, for a message about a file the linked DuckDB cannot
+// open (Newer), the storage it is saved at and the DuckDB that saves it:
+// "saved at storage v2.0.0 (header numbers 999 and 69: what DuckDB 2.0
+// saves by default; writer v2.0.0)", or for unknown numbers "saved at a
+// storage newer than v2.0.0 (header numbers 1000 and 70; writer v2.1.0)".
+func (h Header) TooNew() string {
+	var msg string
+	if h.Known() {
+		msg = fmt.Sprintf("saved at storage %s (header numbers %d and %d", h.Storage, h.VersionNumber, h.Serialization)
+		if i := slices.IndexFunc(known(), func(s Storage) bool { return s.Name == h.Storage }); i >= 0 && known()[i].DefaultOf != "" {
+			msg += fmt.Sprintf(": what DuckDB %s saves by default", known()[i].DefaultOf)
+		}
+	} else {
+		msg = fmt.Sprintf("saved at a storage newer than %s (header numbers %d and %d", newestKnown().Name, h.VersionNumber, h.Serialization)
+	}
+	if h.Writer != "" {
+		msg += "; writer " + h.Writer
+	}
+	return msg + ")"
+}
+
+// Resave says how to make a file the linked DuckDB cannot open (Newer) one
+// it opens: saved again at the newest storage it writes, by a DuckDB that
+// opens the file. A file DuckDB creates at a storage keeps it when a newer
+// DuckDB writes to it later (measured with DuckDB 2.0.0), so the same
+// ATTACH option serves where a DuckLake catalog is first written.
+func (h Header) Resave() string {
+	who := "the DuckDB that wrote it"
+	if h.Known() {
+		who = "DuckDB " + MinDuckDB(h.Storage).String() + " or newer"
+	}
+	return fmt.Sprintf("save it again with %[1]s at STORAGE_VERSION '%[2]s' (ATTACH a new file with (STORAGE_VERSION '%[2]s') and COPY FROM DATABASE into it), which the DuckDB that fdl-formats links opens", who, Storages[len(Storages)-1].Name)
 }
 
 // DictFSSTReadable is the oldest storage version whose DuckDB releases (1.4

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -80,7 +81,9 @@ func readFile(t *testing.T, p string) Header {
 
 // TestConformanceCatalogs: the frozen catalogs of the conformance set, as
 // their writers saved them (DuckDB 1.5 at v1.5.0; DuckDB's 2.0 line at its
-// own storage, newer than every known one).
+// own storage, v2.0.0, which DuckDB 2.0.0 is the first to open). Before,
+// the 2.0 line's files were "newer than v1.5.0" and needed DuckDB 1.6.0,
+// a release that does not exist.
 func TestConformanceCatalogs(t *testing.T) {
 	for _, tc := range []struct {
 		archive, lake string
@@ -90,7 +93,7 @@ func TestConformanceCatalogs(t *testing.T) {
 		{"lakes", "02_add_drop_columns", "v1.5.0", "1.5.0"},
 		{"lakes-0.3", "02_add_drop_columns", "v0.10.0", "0.10.0"},
 		{"lakes-1.1-dev1", "06_deletes", "v1.5.0", "1.5.0"},
-		{"lakes-1.1-dev1", "zz_storage_v2_unreadable", "", "1.6.0"},
+		{"lakes-1.1-dev1", "zz_storage_v2_unreadable", "v2.0.0", "2.0.0"},
 	} {
 		t.Run(tc.archive+"/"+tc.lake, func(t *testing.T) {
 			files, _ := filepath.Glob(filepath.Join(testlakes.Dir(t, tc.archive), tc.lake, "versions", "*", "ducklake.duckdb"))
@@ -102,8 +105,8 @@ func TestConformanceCatalogs(t *testing.T) {
 				if h.Storage != tc.storage || h.MinDuckDB().String() != tc.min {
 					t.Errorf("%s: %+v (min %s), want storage %q min %s", p, h, h.MinDuckDB(), tc.storage, tc.min)
 				}
-				if !h.Known() && !strings.Contains(h.String(), "newer than v1.5.0") {
-					t.Errorf("String() = %q", h.String())
+				if newer := tc.storage == "v2.0.0"; h.Newer() != newer {
+					t.Errorf("%s: Newer() = %t, want %t", p, h.Newer(), newer)
 				}
 				// A complete file is exactly as long as its header says.
 				if st, err := os.Stat(p); err != nil || st.Size() != h.Length() {
@@ -112,6 +115,69 @@ func TestConformanceCatalogs(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestNewerStorages: a file saved at a storage newer than every one the
+// linked DuckDB writes is named by the newer storage it needs, and numbers
+// beyond every known storage still read "newer than" the newest known one,
+// needing a release after its line. No newer storage is one outputs are
+// written at (Storages), and the messages name the storage, what saves it
+// and how to save the file so that the linked DuckDB opens it.
+func TestNewerStorages(t *testing.T) {
+	for _, s := range NewerStorages {
+		if slices.ContainsFunc(Storages, func(w Storage) bool { return w.Name == s.Name }) {
+			t.Errorf("%s is both written (Storages) and only read (NewerStorages)", s.Name)
+		}
+	}
+	v2 := headerOf(t, 999, 69, "v2.0.0")
+	for _, tc := range []struct {
+		h                     Header
+		storage, min, str     string
+		tooNew, resave, noNot []string
+	}{
+		{v2, "v2.0.0", "2.0.0", "v2.0.0",
+			[]string{"saved at storage v2.0.0 (header numbers 999 and 69: what DuckDB 2.0 saves by default; writer v2.0.0)"},
+			[]string{"DuckDB 2.0.0 or newer at STORAGE_VERSION 'v1.5.0'"}, []string{"1.6"}},
+		// Numbers between v1.5.0's and v2.0.0's: DuckDB 2.0.0 opens them.
+		{headerOf(t, 68, 8, ""), "v2.0.0", "2.0.0", "v2.0.0", []string{"saved at storage v2.0.0 (header numbers 68 and 8: what DuckDB 2.0 saves by default)"}, nil, []string{"1.6"}},
+		{headerOf(t, 1000, 69, "v2.1.0"), "", "2.1.0", "newer than v2.0.0 (storage number 1000, serialization 69)",
+			[]string{"saved at a storage newer than v2.0.0 (header numbers 1000 and 69; writer v2.1.0)"},
+			[]string{"the DuckDB that wrote it at STORAGE_VERSION 'v1.5.0'"}, []string{"1.6"}},
+		{headerOf(t, 999, 70, ""), "", "2.1.0", "newer than v2.0.0 (storage number 999, serialization 70)", nil, nil, nil},
+	} {
+		h := tc.h
+		if h.Storage != tc.storage || h.MinDuckDB().String() != tc.min || h.String() != tc.str || !h.Newer() {
+			t.Errorf("%d/%d: storage %q, min %s, String %q, Newer %t; want %q, %s, %q, true", h.VersionNumber, h.Serialization, h.Storage, h.MinDuckDB(), h, h.Newer(), tc.storage, tc.min, tc.str)
+		}
+		for _, want := range tc.tooNew {
+			if !strings.Contains(h.TooNew(), want) {
+				t.Errorf("TooNew() = %q, want %q", h.TooNew(), want)
+			}
+		}
+		for _, want := range tc.resave {
+			if !strings.Contains(h.Resave(), want) {
+				t.Errorf("Resave() = %q, want %q", h.Resave(), want)
+			}
+		}
+		for _, not := range tc.noNot {
+			if strings.Contains(h.TooNew()+h.Resave()+h.String(), not) {
+				t.Errorf("%q / %q names %s", h.TooNew(), h.Resave(), not)
+			}
+		}
+	}
+	if h := headerOf(t, 68, 7, ""); h.Newer() || h.Storage != "v1.5.0" {
+		t.Errorf("v1.5.0's numbers: %+v, Newer %t", h, h.Newer())
+	}
+}
+
+// headerOf reads a file whose headers carry the given numbers and writer.
+func headerOf(t *testing.T, number, serialization uint64, writer string) Header {
+	t.Helper()
+	h, err := Read(bytes.NewReader(header(number, 1, serialization, 0, 0, 0, 0, 0, 0, writer)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
 }
 
 func TestReadBadInput(t *testing.T) {

@@ -32,6 +32,7 @@ func header(version, iter1, ser1, blocks1, size1, iter2, ser2, blocks2, size2 ui
 func FuzzRead(f *testing.F) {
 	f.Add(header(68, 2, 7, 10, 16384, 1, 6, 5, 16384, "v1.5.6"), int64(HeadersSize+10*16384))
 	f.Add(header(64, 1, 1, 0, 262144, 1, 2, 0, 262144, "v0.10.0"), int64(HeadersSize))
+	f.Add(header(999, 1, 69, 3, 262144, 0, 0, 0, 0, "v2.0.0"), int64(HeadersSize+3*262144))
 	f.Add(header(99, 1, 99, 1<<40, 1<<30, 0, 0, 0, 0, "v9.9.9"), int64(-1))
 	f.Add(header(1<<63, ^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0), 0, 0, 0, 0, ""), int64(1<<62))
 	f.Add([]byte("not a database"), int64(0))
@@ -53,7 +54,10 @@ func FuzzRead(f *testing.F) {
 		if h.MinDuckDB() == nil {
 			t.Fatal("MinDuckDB() = nil")
 		}
-		_ = h.String()
+		_, _, _ = h.String(), h.TooNew(), h.Resave()
+		if h.Newer() != (h.MinDuckDB().GreaterThan(MinDuckDB(Storages[len(Storages)-1].Name))) {
+			t.Fatalf("storage %q (needs %s): Newer %t", h.Storage, h.MinDuckDB(), h.Newer())
+		}
 		h.Cut(size)
 	})
 }
