@@ -47,7 +47,12 @@ func TestBadInput(t *testing.T) {
 			copyFile(t, good, path)
 			execOn(t, path, "UPDATE ducklake_metadata SET value = 'dev-0.4-dev1' WHERE key = 'version'")
 		}, formats.ErrUnknownVersion, "dev-0.4-dev1"},
-		{"storage v2.0.0", func(t *testing.T, path string) { copyFile(t, v2, path) }, ErrStorageTooNew, "STORAGE_VERSION"},
+		// Before, the storage went unnamed ("re-save it with an older
+		// STORAGE_VERSION such as v1.5.0").
+		{"storage v2.0.0", func(t *testing.T, path string) { copyFile(t, v2, path) }, ErrStorageTooNew,
+			"saved at storage v2.0.0 (header numbers 999 and 69: what DuckDB 2.0 saves by default; writer v1.7.0-dev1), which DuckDB v"},
+		{"storage v2.0.0: how to open it", func(t *testing.T, path string) { copyFile(t, v2, path) }, ErrStorageTooNew,
+			"save it again with DuckDB 2.0.0 or newer at STORAGE_VERSION 'v1.5.0'"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := filepath.Join(t.TempDir(), "src.duckdb")

@@ -1023,12 +1023,17 @@ func noDictFSST(storage string) bool {
 // file saved at storage (STORAGE_VERSION, "v1.5.0"): a 0.1 catalog saved
 // at v1.5.0 opens only in DuckDB 1.5, which reads no 0.1, so no reader
 // could open what the conversion writes (the proof, which opens it with
-// this DuckDB, cannot tell). The CLI refuses such a --storage; Catalog
-// writes what Options.Storage says (tests make such files on purpose).
+// this DuckDB, cannot tell); and that the linked DuckDB writes it (not a
+// newer DuckDB's storage, such as v2.0.0). The CLI refuses such a
+// --storage; Catalog writes what Options.Storage says (tests make such
+// files on purpose).
 func StorageReadBy(storage string, target *formats.Version) error {
 	min := duckfile.MinDuckDB(storage)
 	if min == nil {
 		return fmt.Errorf("storage %q: %w: not a DuckDB storage version (such as %s)", storage, ErrStorageUnreadable, target.Storage)
+	}
+	if newest := duckfile.Storages[len(duckfile.Storages)-1].Name; min.GreaterThan(duckfile.MinDuckDB(newest)) {
+		return fmt.Errorf("storage %s: %w: the newest it writes is %s", storage, ErrStorageUnwritable, newest)
 	}
 	c, err := goversion.NewConstraint(target.DuckDB + ", >= " + min.String())
 	if err != nil || target.AdmitsNone(c) {

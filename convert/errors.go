@@ -22,6 +22,10 @@ var (
 	// ErrStorageUnreadable is returned by StorageReadBy for a storage
 	// version no DuckDB that reads the target format opens.
 	ErrStorageUnreadable = errors.New("no reader of the target format opens that storage version")
+	// ErrStorageUnwritable is returned by StorageReadBy for a storage
+	// version newer than every one this DuckDB writes (DuckDB 2.0's v2.0.0:
+	// duckfile.NewerStorages).
+	ErrStorageUnwritable = errors.New("this DuckDB cannot write that storage version")
 	// ErrExists is returned by Catalog when the destination already exists.
 	ErrExists = errors.New("destination exists")
 	// ErrNoPath is returned by Plan when no chain of steps joins two formats.

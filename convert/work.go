@@ -55,7 +55,8 @@ func openSource(ctx context.Context, conn *sql.Conn, src string, engines *Engine
 		msg := err.Error()
 		switch duckfile.ClassifyAttach(msg) {
 		case duckfile.AttachNewerStorage:
-			return "", "", nil, fmt.Errorf("open catalog %s: %w: DuckDB %s cannot open it (%s); re-save it with an older STORAGE_VERSION such as v1.5.0", src, ErrStorageTooNew, duckdbVersion(ctx, conn), oneline.First(msg))
+			saved, resave := tooNew(src)
+			return "", "", nil, fmt.Errorf("open catalog %s: %w: %s, which DuckDB %s cannot open (%s); %s", src, ErrStorageTooNew, saved, duckdbVersion(ctx, conn), oneline.First(msg), resave)
 		case duckfile.AttachLocked:
 			// Not the file's fault: a runtime failure, not invalid input.
 			return "", "", nil, fmt.Errorf("open catalog %s: another process holds it open read-write (DuckDB could not set its lock on the file); convert it once that process has closed it, or convert a copy: %s", src, oneline.First(msg))

@@ -12,6 +12,8 @@ import (
 	"unicode"
 
 	"github.com/fdl-formats/fdl-formats/compare"
+	"github.com/fdl-formats/fdl-formats/convert"
+	"github.com/fdl-formats/fdl-formats/duckfile"
 	"github.com/fdl-formats/fdl-formats/fdljson"
 	"github.com/fdl-formats/fdl-formats/internal/scratch"
 	"github.com/fdl-formats/fdl-formats/store"
@@ -179,6 +181,12 @@ func (e *CheckError) Error() string {
 // Is matches the sentinel of the most serious kind found.
 func (e *CheckError) Is(target error) bool { return target == e.sentinel() }
 
+// storageTooNewHint is what to do about a frozen catalog saved at a DuckDB
+// storage the linked DuckDB cannot open (convert.ErrStorageTooNew), most
+// likely by DuckDB 2.0 at its default storage.
+var storageTooNewHint = fmt.Sprintf("the first finding's catalog is saved at a DuckDB storage the DuckDB that fdl-formats links cannot open (DuckDB %[1]s saves at its own storage, %[2]s, unless told otherwise), so nothing of that version can be converted or proved here: its writer saves the frozen catalog at STORAGE_VERSION '%[3]s' (ATTACH the catalog file with (STORAGE_VERSION '%[3]s') when it is created, or COPY FROM DATABASE into a file so attached) and publishes it as a new version; see the report (--json) for every finding",
+	duckfile.NewerStorages[0].DefaultOf, duckfile.NewerStorages[0].Name, duckfile.Storages[len(duckfile.Storages)-1].Name)
+
 // Hint tells the user what to do next.
 func (e *CheckError) Hint() string {
 	if e.First.Key == VersionsDir && e.First.Kind == KindUnverifiable {
@@ -195,7 +203,11 @@ func (e *CheckError) Hint() string {
 		if len(e.Denied) > 0 {
 			return e.deniedHint()
 		}
-		return "restore the file the first finding names if it is missing or damaged (a data file missing from the data folder, most often: check data_dir in fdl.json); a catalog saved by a newer DuckDB needs a newer fdl-formats; see the report (--json) for every finding"
+		if errors.Is(e.First.cause, convert.ErrStorageTooNew) {
+			return storageTooNewHint
+		}
+		return fmt.Sprintf("restore the file the first finding names if it is missing or damaged (a data file missing from the data folder, most often: check data_dir in fdl.json); a catalog saved at a storage the DuckDB that fdl-formats links cannot open (DuckDB %s's default, %s) its writer saves again at STORAGE_VERSION '%s'; see the report (--json) for every finding",
+			duckfile.NewerStorages[0].DefaultOf, duckfile.NewerStorages[0].Name, duckfile.Storages[len(duckfile.Storages)-1].Name)
 	case ErrInvalidVersion:
 		return "fix the file the first finding names (a published version's files do not change: restore one that was edited, or withdraw the version); see the report (--json) for every finding"
 	case ErrWorkMissing:

@@ -10,6 +10,7 @@ import (
 
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 	"github.com/fdl-formats/fdl-formats/store"
+	"github.com/fdl-formats/fdl-formats/store/local"
 )
 
 // TestCheckKinds: each kind of problem gives its sentinel, and the most
@@ -70,15 +71,54 @@ func TestCheckKinds(t *testing.T) {
 }
 
 // TestCheckUnverifiable: catalogs saved at a DuckDB storage version this
-// DuckDB cannot open cannot be verified, and check says so.
+// DuckDB cannot open cannot be verified, and check says so: the storage
+// (DuckDB 2.0's default, v2.0.0) and what saves the catalog so that it
+// opens. Before, it said "a newer DuckDB storage version" and, as a hint,
+// that such a catalog needs a newer fdl-formats; and a version.json that
+// claimed an older storage was told the file needs DuckDB 1.6.0, a release
+// that does not exist.
 func TestCheckUnverifiable(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	lake := filepath.Join(testlakes.Dir(t, "lakes-1.1-dev1"), "zz_storage_v2_unreadable")
 	st := copyLake(t, lake)
-	_, err := Check(ctx, st, Options{Formats: []string{"1.0"}, Versions: []string{"1"}})
+	_, err := Check(ctx, st, Options{Formats: []string{"1.0"}, Versions: []string{"1"}, Cache: t.TempDir()})
 	var ce *CheckError
-	if !errors.Is(err, ErrUnverifiable) || !errors.As(err, &ce) || !strings.Contains(ce.First.Detail, "storage") {
-		t.Errorf("Check = %v, want ErrUnverifiable naming the storage version", err)
+	if !errors.Is(err, ErrUnverifiable) || !errors.As(err, &ce) {
+		t.Fatalf("Check = %v, want ErrUnverifiable", err)
+	}
+	for _, want := range []string{"saved at storage v2.0.0 (header numbers 999 and 69: what DuckDB 2.0 saves by default", "DuckDB 2.0.0 or newer at STORAGE_VERSION 'v1.5.0'"} {
+		if !strings.Contains(ce.First.Detail, want) {
+			t.Errorf("first finding %q, want %q", ce.First.Detail, want)
+		}
+	}
+	if hint := ce.Hint(); !strings.Contains(hint, "DuckDB 2.0 saves at its own storage, v2.0.0") || !strings.Contains(hint, "STORAGE_VERSION 'v1.5.0'") || strings.Contains(hint, "newer fdl-formats") {
+		t.Errorf("hint %q, want DuckDB 2.0's storage and STORAGE_VERSION 'v1.5.0'", hint)
+	}
+
+	// version.json claims v1.5.0 for a file saved at v2.0.0.
+	root := t.TempDir()
+	copyParts(t, lake, root)
+	vdirs, _ := filepath.Glob(filepath.Join(root, "versions", "*"))
+	testlakes.EditVersion(t, vdirs[0], setClaim("catalog", "storage", "duckdb-v1.5.0"))
+	st2, err := local.New(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := Plan(ctx, st2, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `its DuckDB header says storage v2.0.0 (DuckDB 2.0.0 or newer opens it), but version.json's catalog.storage says "duckdb-v1.5.0": the DuckDB releases from 1.5.0 up to 2.0.0`
+	found := false
+	for _, vp := range plan.Versions {
+		found = found || strings.Contains(vp.Error, want)
+		if strings.Contains(vp.Error, "1.6") {
+			t.Errorf("%s: %s", vp.ID, vp.Error)
+		}
+	}
+	if !found {
+		t.Errorf("no version's error says %q", want)
 	}
 }
 

@@ -58,6 +58,11 @@ func TestConvertCommand(t *testing.T) {
 		{"a storage that is no version", func(dir string) []string {
 			return []string{"convert", catalog, "--to", "1.1", "--storage", "latest", "-o", filepath.Join(dir, "out.duckdb")}
 		}, exitUsage, "", `--storage: storage "latest"`, false},
+		// DuckDB 2.0's storage, which the linked DuckDB cannot write: it
+		// was DuckDB's "not a known DuckDB version" after the plan (exit 1).
+		{"a storage only a newer DuckDB writes", func(dir string) []string {
+			return []string{"convert", catalog, "--to", "1.1", "--storage", "v2.0.0", "-o", filepath.Join(dir, "out.duckdb")}
+		}, exitUsage, "", "--storage: storage v2.0.0: this DuckDB cannot write that storage version: the newest it writes is v1.5.0", false},
 		{"an older storage its readers open", func(dir string) []string {
 			return []string{"convert", catalog, "--to", "1.1", "--storage", "v1.4.0", "-o", filepath.Join(dir, "out.duckdb")}
 		}, exitOK, "(storage v1.4.0)", "", true},
