@@ -14,6 +14,7 @@ import (
 )
 
 func TestBadInput(t *testing.T) {
+	t.Parallel()
 	lakes := testlakes.Dir(t, "lakes")
 	good := versionCatalogs(t, filepath.Join(lakes, "06_deletes"))[0]
 	v2 := versionCatalogs(t, filepath.Join(testlakes.Dir(t, "lakes-1.1-dev1"), "zz_storage_v2_unreadable"))[0]
@@ -95,6 +96,7 @@ func TestPuffinContainerByMagic(t *testing.T) {
 // only with --data). Where nothing tells, the proof does: the 1.0 output is
 // unreadable there (it was proved equivalent).
 func TestPuffinContainerReachable(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	lake := filepath.Join(testlakes.Dir(t, "lakes-1.1-dev1"), "24_deletion_vectors")
 	data := filepath.Join(lake, "data")
@@ -211,6 +213,7 @@ func TestSourceFormat(t *testing.T) {
 // case-sensitive) is refused, not copied into a catalog no reader loads;
 // the spellings it accepts (type names in any case) convert.
 func TestTypesTheTargetCannotParse(t *testing.T) {
+	t.Parallel()
 	lake := filepath.Join(testlakes.Dir(t, "lakes"), "05_defaults_not_null")
 	vs := versionCatalogs(t, lake)
 	for _, tc := range []struct {
@@ -239,6 +242,7 @@ func TestTypesTheTargetCannotParse(t *testing.T) {
 // Convert refused such a source as "truncated or corrupt" (review rv16-b,
 // seen while editing a catalog in several sessions); it converts it now.
 func TestSourceTruncatedByDuckDB(t *testing.T) {
+	t.Parallel()
 	lake := filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes")
 	vs := versionCatalogs(t, lake)
 	src := filepath.Join(t.TempDir(), "src.duckdb")

@@ -20,6 +20,7 @@ import (
 // once, however many outputs it wrote. An output that cannot be written
 // (its file exists, its folder is missing) fails alone.
 func TestCatalogsOnePass(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, tc := range []struct {
 		archive, lake string
@@ -155,6 +156,7 @@ func assertPassAsAlone(t *testing.T, src string, targets []*formats.Version, opt
 // name mapping is refused for 0.3 and 0.4 (unmapped-files-read-null,
 // TestConvertRefusesOrNormalisesReaderQuirks) in one pass as alone.
 func TestUnmappedFilesOnePass(t *testing.T) {
+	t.Parallel()
 	for _, lk := range readerLakes(t) {
 		if lk.name != "q_delete__delete_legacy_missing_mapping_after_rename_add_files" {
 			continue

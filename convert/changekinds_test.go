@@ -19,6 +19,7 @@ import (
 // proof reads the kinds with the same declaration. The wanted values are
 // what the steps wrote while they spelled the renames out themselves.
 func TestChangeKindsConverted(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	lake := filepath.Join(testlakes.Dir(t, "lakes"), "01_primitive_types")
 	vs := versionCatalogs(t, lake)

@@ -472,6 +472,7 @@ func statsRowsOf(t *testing.T, src string, v *formats.Version) map[[2]int64]bool
 }
 
 func TestMigrationsMatchDuckLake(t *testing.T) {
+	t.Parallel()
 	dir := testlakes.Dir(t, "migrations")
 	for _, tc := range []struct {
 		name, format string
@@ -557,6 +558,7 @@ func shapes(t *testing.T, path string) map[string][]string {
 }
 
 func TestDowngradeMatchesReal03Shapes(t *testing.T) {
+	t.Parallel()
 	lakes := testlakes.Dir(t, "lakes")
 	for _, real := range testlakes.Lakes(t, "lakes-0.3") {
 		name := filepath.Base(real)
@@ -593,6 +595,7 @@ func TestDowngradeMatchesReal03Shapes(t *testing.T) {
 // twice, through Engines (a reused database, the source's listing kept
 // from the first): all three have the same tables, constraints and rows.
 func TestOutputShapesAndStorage(t *testing.T) {
+	t.Parallel()
 	lake := filepath.Join(testlakes.Dir(t, "lakes"), "12_nested_types")
 	vs := versionCatalogs(t, lake)
 	engines := NewEngines(1)

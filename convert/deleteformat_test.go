@@ -27,6 +27,7 @@ import (
 // copied: a 0.3 lake whose delete file said "" became a 1.0 catalog every
 // read of whose table fails.
 func TestDeleteFileFormatUpTo10(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	lake := filepath.Join(testlakes.Dir(t, "lakes-0.3"), "06_deletes")
 	vs := versionCatalogs(t, lake)

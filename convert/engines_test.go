@@ -19,6 +19,7 @@ import (
 // each conversion gets the database the last one gave back (refused ones
 // too) and writes the same catalog as one with a database of its own.
 func TestEnginesReused(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	engines := NewEngines(1)
 	defer engines.Close()
@@ -95,6 +96,7 @@ func TestLeftClean(t *testing.T) {
 // database of its own: all three write the same tables,
 // constraints and rows in that schema, and nothing in main.
 func TestMetadataSchemaThroughEngines(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	lake := filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes")
 	vs := versionCatalogs(t, lake)
@@ -195,6 +197,7 @@ func TestEnginesKeepSourceOfSameFile(t *testing.T) {
 // tables in (inside the copies' transaction), and the database is still
 // reused, clean: the intact catalog then converts as it does alone.
 func TestEnginesReusedAfterCorruptSource(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	good := versionCatalogs(t, filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes"))[0]
 	b, err := os.ReadFile(good)

@@ -59,6 +59,7 @@ func proveEquivalent(t *testing.T, a, b, data string) {
 // writer left no rows) converts up to 1.0 unchanged and proves equal.
 // Before, the conversions wrote no rows and were proved equivalent.
 func TestFileColumnStatsForPruningReaders(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	opts := Options{Lossy: []string{"expression-defaults"}}
 	type row struct {

@@ -16,6 +16,7 @@ import (
 // (convert copies the ids). Before, compare read B's ids 12 and 13 as
 // rows of a file A names otherwise, a false statistics difference.
 func TestFileUnderTwoIDsConverted(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	lake := filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes")
 	vs := versionCatalogs(t, lake)

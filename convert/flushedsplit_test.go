@@ -22,6 +22,7 @@ import (
 // whose sorted merge put a later row before an earlier one, it is refused
 // naming why. Before, every 'partial_max:N' file was refused.
 func TestFlushedPartialFilesAsSplitLists(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	lakes := testlakes.Dir(t, "lakes")
 	for _, tc := range []struct {

@@ -32,6 +32,7 @@ func footerQuirkLake(t *testing.T) (catalog, data string) {
 // the table, the column, the file and the releases; a range served only
 // to later releases (Options.Readers) is not. These were converted.
 func TestFooterQuirksRefused(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	catalog, data := footerQuirkLake(t)
 	cases := []struct {

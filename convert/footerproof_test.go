@@ -19,6 +19,7 @@ import (
 // column and releases, and none outside BReaders. They were proved
 // equivalent (the file DuckDB 1.4.0 misreads from the start too).
 func TestFooterQuirksReported(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	l, err := footertest.NewLake(ctx, filepath.Join(dir, "lake"), true)

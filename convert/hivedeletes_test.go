@@ -25,6 +25,7 @@ import (
 // first release) unreadable, not 1.1's; under one folder a 2-column file
 // reads in 0.4 (the third column ignored).
 func TestMergedChainsInTableFolder(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	lake := filepath.Join(testlakes.Dir(t, "lakes-0.3-compaction"), "c_compaction__merge_rewrite_partial_file_info")
 	versions := lakeVersions(t, lake)

@@ -53,6 +53,7 @@ func hiveTZLake(t *testing.T, lk readerLake, typ, value, stat string) (string, s
 // with an explicit offset reads alike and converts, and 1.0 -> 1.1 is
 // unchanged.
 func TestHiveTimeZoneValues(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	var lk readerLake
 	for _, l := range readerLakes(t) {

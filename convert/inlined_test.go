@@ -26,6 +26,7 @@ import (
 // converts, proved equivalent. Before, 0.3 and 0.4 converted and were
 // proved equivalent.
 func TestInlinedReadAtFirstSnapshot(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	lake := filepath.Join(testlakes.Dir(t, "lakes"), "16_data_inlining")
 	vs := versionCatalogs(t, lake)
@@ -240,6 +241,7 @@ func TestInlinedLookupsThatReadAlike(t *testing.T) {
 // the conversion is proved; with a row it is still refused. Before, every
 // such conversion was refused.
 func TestInlinedEmptyDropped(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	// 04_type_promotion's table 5 renames k to key at snapshot 32.
 	renamed := []string{`CREATE TABLE ducklake_inlined_data_5_18(row_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT, "key" BIGINT, v VARCHAR)`,
@@ -329,6 +331,7 @@ func TestInlinedEmptyDropped(t *testing.T) {
 // it, as a 1.1 reader reads none), and the proof passes. Before, the empty
 // ones were refused too.
 func TestInlinedSystemNameCollision(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	lake := filepath.Join(testlakes.Dir(t, "lakes-1.1-dev1"), "26_v11_only_features")
 	vs := versionCatalogs(t, lake)
@@ -396,6 +399,7 @@ func TestInlinedSystemNameCollision(t *testing.T) {
 // twice: refused with rows, dropped without. Before, every conversion of
 // a catalog with a _ducklake_ column was refused.
 func TestReservedColumnNames(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	lake := filepath.Join(testlakes.Dir(t, "lakes"), "25_reserved_names_v11_hazards")
 	vs := versionCatalogs(t, lake)

@@ -121,6 +121,7 @@ func TestCompactedLakesUpgrade(t *testing.T) {
 // files with partial_max, which 0.3 reads as 'partial_max:N' by the same
 // per-row snapshot filter).
 func TestCompactedLakesDowngrade(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	t.Run("0.3-compaction-upgraded", func(t *testing.T) {
 		dir := testlakes.Dir(t, "lakes-0.3-compaction")

@@ -21,6 +21,7 @@ import (
 // version rows stay the converter's own refusal ("want 1": it rewrites
 // every version row); the reader refuses them when their values differ.
 func TestMetadataRowsSource(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	vs := versionCatalogs(t, filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes"))
 	orig := vs[len(vs)-1]

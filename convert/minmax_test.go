@@ -21,6 +21,7 @@ import (
 // give (compare/minmax.go). The statistics compare equal between the two
 // catalogs (convert copies them): only kind minmax can see it.
 func TestMinMaxFromStatistics(t *testing.T) {
+	t.Parallel()
 	// 05_defaults_not_null, table t (id 1) column i (id 1): rows 1..1000,
 	// statistics '1'..'1000'; edited to a max of '100'.
 	const wrongMax = `UPDATE ducklake_table_column_stats SET max_value = '100' WHERE table_id = 1 AND column_id = 1`
@@ -111,6 +112,7 @@ func TestMinMaxFromStatistics(t *testing.T) {
 // It scanned A with B's name and stopped on a Binder Error; now the report
 // has the schema difference and the walk completes.
 func TestMinMaxRenamedColumn(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	lake := filepath.Join(testlakes.Dir(t, "lakes-0.3"), "01_primitive_types")
 	data := filepath.Join(lake, "data")
@@ -154,6 +156,7 @@ func TestMinMaxRenamedColumn(t *testing.T) {
 // they answered); with a min of 'many' and no max, 0.3 readers read and
 // 1.0 readers fail (it was proved equivalent).
 func TestUncastableColumnStats(t *testing.T) {
+	t.Parallel()
 	const col = `table_id = 1 AND column_id = 5`
 	for _, tc := range []struct {
 		name, edit string
@@ -211,6 +214,7 @@ func TestUncastableColumnStats(t *testing.T) {
 // unreadable at every snapshot, the 1.1 side at the latest only (before,
 // at every snapshot, as 1.0).
 func TestUncastableStatsCurrentSnapshotOnly(t *testing.T) {
+	t.Parallel()
 	const edit = `UPDATE ducklake_table_column_stats SET max_value = 'many' WHERE table_id = 1 AND column_id = 5`
 	ctx := context.Background()
 	lake := filepath.Join(testlakes.Dir(t, "lakes"), "01_primitive_types")

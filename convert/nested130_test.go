@@ -25,6 +25,7 @@ import (
 // table, file and field, the proof reads fevo in a 0.1 catalog as
 // unreadable at those snapshots, and 0.2 (DuckDB 1.3.1+) is still proved.
 func TestNestedDefaultsDropped130(t *testing.T) {
+	t.Parallel()
 	lake := filepath.Join(testlakes.Dir(t, "lakes"), "12_nested_types")
 	vs := versionCatalogs(t, lake)
 	src, data := vs[len(vs)-1], filepath.Join(lake, "data")
@@ -45,6 +46,7 @@ func TestNestedDefaultsDropped130(t *testing.T) {
 // {k: NULL} there in 0.1 and NULL in 0.2 and 1.0: refused for 0.1, a rows
 // difference in the proof, and 0.2 still proved.
 func TestStructWithoutFileFields130(t *testing.T) {
+	t.Parallel()
 	lake := filepath.Join(testlakes.Dir(t, "lakes"), "12_nested_types")
 	vs := versionCatalogs(t, lake)
 	data := filepath.Join(lake, "data")

@@ -20,6 +20,7 @@ import (
 // its snapshots; downgrades keep it (0.2 reads it as 0.3 does), and the
 // proof still tells the field-for-field 1.0 copy apart.
 func TestNullStringDefault(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	lake := filepath.Join(testlakes.Dir(t, "lakes-0.3"), "02_add_drop_columns")
 	vs := versionCatalogs(t, lake)

@@ -23,6 +23,7 @@ import (
 // table macros of such names answer no table reference and pass, as do
 // other objects.
 func TestImpostorObjects(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	vs := versionCatalogs(t, filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes"))
 	orig := vs[len(vs)-1]

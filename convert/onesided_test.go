@@ -20,6 +20,7 @@ import (
 // proof accepts that; a 0.4 B that keeps the one bound is a stats
 // difference. The row used to be carried, and proved equivalent.
 func TestOneSidedTableStats(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	res, err := lakegen.Repository(ctx, filepath.Join(dir, "lake"), lakegen.Spec{Name: "onesided", Versions: []lakegen.Version{{Message: "v1", Snapshots: []lakegen.Snapshot{
@@ -101,6 +102,7 @@ func TestOneSidedTableStats(t *testing.T) {
 // not read alike by a 1.0 B keeping it (the proof took every 0.4+ A as
 // reading them as empty, a false equivalence).
 func TestOneSidedStatsByReaderType(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	res, err := lakegen.Repository(ctx, filepath.Join(dir, "lake"), lakegen.Spec{Name: "onesided", Versions: []lakegen.Version{{Message: "v1", Snapshots: []lakegen.Snapshot{

@@ -16,6 +16,7 @@ import (
 // table or schema folder recorded by absolute path or with a ".." part is
 // outside the data path too, not only a file whose own path is.
 func TestFilesOutsideDataPathNote(t *testing.T) {
+	t.Parallel()
 	lakes := testlakes.Dir(t, "lakes")
 	good := versionCatalogs(t, filepath.Join(lakes, "06_deletes"))[0]           // format 1.0: schema and table folders
 	plain := versionCatalogs(t, filepath.Join(lakes, "02_add_drop_columns"))[0] // converts to 0.1

@@ -48,6 +48,7 @@ func TestPartialFieldIDsRefused(t *testing.T) {
 // id reads its values and payload NULL. No conformance file has ids after
 // a column without one: the model's lookup by any id passed every test.
 func TestPartialFieldIDsReadThroughLeadingIDs(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	src, data, _ := unmappedLake(t)
 	orig := query(t, src, "SELECT path FROM c.ducklake_data_file WHERE data_file_id = 1")[0][0]

@@ -24,6 +24,7 @@ import (
 // source with it (read as 1.5.1 reads it) is refused for 1.0 and 1.1, whose
 // readers keep the per-row snapshots.
 func TestPartialDeletesWithInlined(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	lake := filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes")
 	vs := versionCatalogs(t, lake)

@@ -18,6 +18,7 @@ import (
 // temporary name: a conversion that cannot write it leaves the data
 // folder as it was, and one that can publishes the files.
 func TestRewriteDeletesPublishNothingOnFailure(t *testing.T) {
+	t.Parallel()
 	lake := filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes")
 	vs := versionCatalogs(t, lake)
 	src := vs[len(vs)-1]

@@ -56,6 +56,7 @@ func readerLakes(t *testing.T) []readerLake {
 // expected-0.4-reader/). The same conversion must never be proven
 // equivalent to its source.
 func TestReaderModelMatchesRealReaders(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, lk := range readerLakes(t) {
 		for _, target := range []*formats.Version{formats.V0_3, formats.V0_4} {
@@ -127,6 +128,7 @@ func readsSame(t *testing.T, dir string) bool {
 // the target's modelled reader reads exactly as DuckLake 1.0 reads the
 // source (expected/), and that compare proves equivalent.
 func TestConvertRefusesOrNormalisesReaderQuirks(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	want := map[string]map[string]string{ // lake -> target -> refusal code ("" converts)
 		"q_add_files__add_files_hive_partition_cast":                     {"0.3": "hive-values-cast-raw", "0.4": "hive-values-cast-raw"},
@@ -203,6 +205,7 @@ func TestTableStatsDroppedWithOption(t *testing.T) {
 // the downgrade that wrote it so (now refused, above). Moving the offset
 // is a difference; writing the same value in another form is not.
 func TestTimeTZDefaultOffsetIsPartOfTheValue(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, lk := range readerLakes(t) {
 		if lk.name != "q_default__all_types_column_default_stats" {
@@ -251,6 +254,7 @@ func TestTimeTZDefaultOffsetIsPartOfTheValue(t *testing.T) {
 // dropped defaults are now listed as not compared, and a default other
 // than none in their place is still a difference.
 func TestExpressionDefaultsDroppedWithOption(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	lake := filepath.Join(testlakes.Dir(t, "lakes"), "05_defaults_not_null")
 	cats := versionCatalogs(t, lake)
@@ -287,6 +291,7 @@ func TestExpressionDefaultsDroppedWithOption(t *testing.T) {
 // Written as 0.4 or 0.3 it must read alike in every release of the line:
 // refused.
 func TestHive04Upgrades(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, lk := range readerLakes(t) {
 		if lk.name != "q_add_files__add_files_hive_partition_cast" {

@@ -24,6 +24,7 @@ import (
 // 0.1 catalog as unreadable, the whole lake names the new reason too, and
 // 0.2 (DuckDB 1.3.1+) is still proved.
 func TestRemapListsUnreserved130(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	lake := filepath.Join(testlakes.Dir(t, "lakes"), "12_nested_types")
 	vs := versionCatalogs(t, lake)

@@ -151,6 +151,7 @@ func TestRewriteDeletes(t *testing.T) {
 // same rows encoded differently, whose size and footer the catalog then
 // records); other rows under that name are refused and nothing is written.
 func TestRewritePublishRace(t *testing.T) {
+	t.Parallel()
 	lake := filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes")
 	vs := versionCatalogs(t, lake)
 	src := vs[len(vs)-1]

@@ -32,6 +32,7 @@ import (
 // other lakes, which differ in one condition each, convert to 0.3 and
 // 0.4 and are proved.
 func TestStructNullsAfterSkippedVector(t *testing.T) {
+	t.Parallel()
 	structCol := lakegen.Column{Name: "col", Type: "STRUCT", Fields: []lakegen.Column{{Name: "a", Type: "VARCHAR"}, {Name: "b", Type: "DOUBLE"}}}
 	nested := lakegen.Column{Name: "col", Type: "STRUCT", Fields: []lakegen.Column{{Name: "a", Type: "STRUCT", Fields: []lakegen.Column{{Name: "x", Type: "VARCHAR"}}}, {Name: "b", Type: "DOUBLE"}}}
 	listOf := lakegen.Column{Name: "col", Type: "LIST", Fields: []lakegen.Column{structCol}}
@@ -177,6 +178,7 @@ func TestStructNullsAfterSkippedVector(t *testing.T) {
 // snapshot 2, with partial_max 3: at snapshot 2 its 0.4 conversion reads
 // main.t as unreadable; its 1.1 conversion is proved.
 func TestStructNullsAfterHiddenVector(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "lake")
 	structCol := lakegen.Column{Name: "col", Type: "STRUCT", Fields: []lakegen.Column{{Name: "a", Type: "VARCHAR"}, {Name: "b", Type: "DOUBLE"}}}

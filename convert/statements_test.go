@@ -136,6 +136,7 @@ func unmappedRefusal(t *testing.T, src string, opts Options) string {
 // refusal names the same data files whichever way they were read, and a
 // file changed since is read again.
 func TestUnmappedFilesFooterReads(t *testing.T) {
+	t.Parallel()
 	src, data, withIDs := unmappedLake(t)
 	item := func(id int, path string) string {
 		return fmt.Sprintf("data_file_id %d %s has no name mapping and not a field id on every top-level column", id, path)
@@ -227,6 +228,7 @@ func TestUnmappedFilesFooterError(t *testing.T) {
 // one batch; when it fails, the error still names the table, nothing is
 // written, and the pooled database is clean for the next conversion.
 func TestWriteErrorNamesTable(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	vs := versionCatalogs(t, filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes"))
 	good := vs[len(vs)-1]

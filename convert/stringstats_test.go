@@ -47,6 +47,7 @@ func stringTableStatsRows(t *testing.T, path string) []int64 {
 // to its source, naming the table and column. 0.3 and 1.1 keep the row.
 // Before, the row was copied to 0.4 and the proof passed.
 func TestStringTableStatsWithoutMinMax(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	q := formats.QuirkStringTableStatsEmpty
 	lake, data := textStatsLake(t,
@@ -121,6 +122,7 @@ func TestStringTableStatsWithoutMinMax(t *testing.T) {
 // conversion to 0.4 is refused so, and with --allow-lossy table-stats the
 // table statistics row goes too and the output proves equivalent.
 func TestStringTableStatsWithoutMinMaxOnlyColumn(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	lake, data := textStatsLake(t,
 		lakegen.Snapshot{lakegen.CreateTable{Table: "t", Columns: []lakegen.Column{{Name: "s", Type: "VARCHAR"}}}},
@@ -163,6 +165,7 @@ func TestStringTableStatsWithoutMinMaxOnlyColumn(t *testing.T) {
 // dropped with a note naming n. Before (dd6cda9), a file without a row
 // counted as holding values whatever the column's default.
 func TestStringTableStatsWithoutMinMaxAddedColumn(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	q := formats.QuirkStringTableStatsEmpty
 	for _, tc := range []struct {

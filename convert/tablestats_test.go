@@ -51,6 +51,7 @@ func tableStatsWithoutColumnStats(t *testing.T, path string) []string {
 // convert drops them with a note naming the table, and the proof of the
 // output against its 1.1 source lists them as not compared.
 func TestTableStatsWithoutColumnStatsTo10(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	lake := filepath.Join(testlakes.Dir(t, "lakes-1.1-dev1"), "06_deletes")
 	data := filepath.Join(lake, "data")
@@ -111,6 +112,7 @@ func TestTableStatsWithoutColumnStatsTo10(t *testing.T) {
 // lakes-1.1-dev1/06_deletes (table 2, whole), its 1.0 conversion without
 // the row, and that conversion with the row put back.
 func TestTableStatsWithoutColumnStatsProof(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	lake := filepath.Join(testlakes.Dir(t, "lakes-1.1-dev1"), "06_deletes")
 	data := filepath.Join(lake, "data")

@@ -134,6 +134,7 @@ func filesHolding(t *testing.T, conn *sql.Conn, data string, table, column int64
 // readers on both sides) is respelled too. Before, the conversions carried
 // '0'/'1' and were proved equivalent.
 func TestBooleanStatsForTextReaders(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	q := formats.QuirkBooleanStatsComparedAsText
 	for _, tc := range []struct {
@@ -305,6 +306,7 @@ func keptFilesWhere(t *testing.T, conn *sql.Conn, stats string, column int64, co
 // they are kept. Before, the conversions carried them and were proved
 // equivalent.
 func TestTemporalStatsForTextReaders(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	q := formats.QuirkTemporalStatsComparedAsText
 	src, data := textStatsLake(t,

@@ -24,6 +24,7 @@ import (
 // equivalent, while a 0.4 reader returns 12:34:56+00 where the source's
 // returns 12:34:56+02.
 func TestTimeTZDefaultSpellings(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ lit, kept string }{
 		{"12:34:56 +02", "12:34:56+02"},
 		{"12:34:56+0230", "12:34:56+02:30"},
@@ -82,6 +83,7 @@ func TestTimeTZDefaultSpellings(t *testing.T) {
 // the literal or reads it at +00 (as a timestamp), so every reader reads
 // it alike whatever it does with offsets.
 func TestParseTimeTZMatchesDuckDB(t *testing.T) {
+	t.Parallel()
 	db, err := sql.Open("duckdb", "")
 	if err != nil {
 		t.Fatal(err)

@@ -30,6 +30,7 @@ import (
 // reader checks is not proved (main.del unreadable), and 0.4 and 1.1,
 // whose readers accept it, convert.
 func TestTwoColumnDeleteTargets(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	lake := filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes")
 	vs := versionCatalogs(t, lake)

@@ -74,6 +74,7 @@ func valueCounts(t *testing.T, path string) string {
 // the zeros are carried) and to its 0.4 conversion (B keeps the file).
 // Before, the old output was proved equivalent.
 func TestValueCountZeroForSkippingReaders(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	q := formats.QuirkValueCountZeroPruned
 	lake := filepath.Join(testlakes.Dir(t, "lakes"), "01_primitive_types")
@@ -220,6 +221,7 @@ func TestValueCountZeroForSkippingReaders(t *testing.T) {
 // write). Before this test, a mutant also rewriting the struct field's
 // rows passed.
 func TestValueCountZeroNestedFieldsKept(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	src, data := textStatsLake(t,
 		lakegen.Snapshot{lakegen.CreateTable{Table: "t", Columns: []lakegen.Column{{Name: "a", Type: "INTEGER"},

@@ -20,6 +20,7 @@ import (
 // it; a catalog written field for field as before is not equivalent; the
 // placeholder inside a string constant reads alike and converts.
 func TestViewCatalogPlaceholder(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	lake := filepath.Join(testlakes.Dir(t, "lakes"), "09_views")
 	vs := versionCatalogs(t, lake)
