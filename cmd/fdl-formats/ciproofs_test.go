@@ -173,6 +173,7 @@ func TestS3CopiedCachePlanHoldsFooters(t *testing.T) {
 // ETags are made of them) names no bytes: a copy of the cache folder finds
 // no proof kept. One with strong ETags, made from the content, does.
 func TestWebCopiedCacheWeakValidators(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("proves a lake")
 	}

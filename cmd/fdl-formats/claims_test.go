@@ -16,6 +16,7 @@ import (
 // now check exits 3 naming the version, the file, the claim and the
 // detected format, and resolve --verify sends DuckDB 1.5.3 to no file.
 func TestCheckFalseFormatClaim(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("converts and proves a lake")
 	}

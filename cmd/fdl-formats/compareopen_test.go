@@ -33,6 +33,7 @@ func holdLock(t *testing.T, path string) {
 // (exit 1, as convert), one that is not a DuckLake catalog invalid input
 // (exit 6, as convert). Trial 2 F1.1, F2.4.
 func TestCompareCatalogNotOpened(t *testing.T) {
+	t.Parallel()
 	a, data := lakeCatalog(t, "lakes", "06_deletes")
 	dir := t.TempDir()
 	text := filepath.Join(dir, "text.duckdb")
@@ -143,6 +144,7 @@ func TestConvertLockedSource(t *testing.T) {
 // a URL (as FDL catalogs carry) cannot be read here; the error asked to
 // INSTALL httpfs, the hint now says to give --data.
 func TestCompareURLDataPathHint(t *testing.T) {
+	t.Parallel()
 	a, data := lakeCatalog(t, "lakes", "06_deletes")
 	b := copyCatalog(t, a)
 	db, err := sql.Open("duckdb", b)

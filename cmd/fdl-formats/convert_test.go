@@ -13,6 +13,7 @@ import (
 )
 
 func TestConvertCommand(t *testing.T) {
+	t.Parallel()
 	catalog, _ := lakeCatalog(t, "lakes", "22_sorted_tables")
 	for _, tc := range []struct {
 		name     string
@@ -143,6 +144,7 @@ func TestConvertCommandJSON(t *testing.T) {
 // (exit 6, "truncated or corrupt"), never a raw IO failure (exit 1), and
 // nothing is written.
 func TestConvertTruncatedOrCorrupt(t *testing.T) {
+	t.Parallel()
 	versions, err := filepath.Glob(filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes", "versions", "*", "ducklake.duckdb"))
 	if err != nil || len(versions) == 0 {
 		t.Fatalf("no catalogs: %v", err)

@@ -38,6 +38,7 @@ func TestParseSize(t *testing.T) {
 // --data-cache-max, a stale file of another repository's cache folder is
 // gone and the files the run used are kept (a second check reuses them).
 func TestDataCacheBounded(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("proves a lake")
 	}
@@ -91,6 +92,7 @@ func TestDataCacheBounded(t *testing.T) {
 // TestDataCacheUnlimited: with --data-cache-max unlimited nothing is
 // pruned, however old.
 func TestDataCacheUnlimited(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("proves a lake")
 	}

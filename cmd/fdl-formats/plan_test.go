@@ -37,6 +37,7 @@ func copyRepo(t *testing.T, archive, lake string) string {
 // TestRepoCommands runs plan, backfill and check on a conformance
 // repository and checks their output and exit codes.
 func TestRepoCommands(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("converts and proves a lake")
 	}
@@ -200,6 +201,7 @@ func TestCheckStrictFDLJSON(t *testing.T) {
 // date like any other, 739,796 days before 08_partitioning's 0.3 until
 // (time.Sub saturated at 106,751).
 func TestPlanNowZeroTime(t *testing.T) {
+	t.Parallel()
 	repoDir := copyRepo(t, "lakes", "08_partitioning")
 	for _, tc := range []struct{ now, want string }{
 		{"0001-01-01T00:00:00Z", "as of 0001-01-01T00:00:00Z\n  format 0.3: DuckDB >= 1.4.0, < 1.5.0; until 2026-06-30 (739796 days left)\n"},
@@ -242,6 +244,7 @@ func TestPlanRuleLine(t *testing.T) {
 // 0. Before, both dropped it without a word (only check warned,
 // and only on a web site).
 func TestEmptyVersionFolderWarned(t *testing.T) {
+	t.Parallel()
 	const id = "01ffffff-0000-7000-8000-000000000000"
 	dir := copyRepo(t, "lakes", "06_deletes")
 	if err := os.MkdirAll(filepath.Join(dir, "versions", id), 0o755); err != nil {
@@ -292,6 +295,7 @@ func TestEmptyVersionFolderWarned(t *testing.T) {
 // said nothing and check listed each file "no such file" without a word
 // on why.
 func TestMissingDataFolderWarned(t *testing.T) {
+	t.Parallel()
 	dir := copyRepo(t, "lakes", "06_deletes")
 	cfg, err := os.ReadFile(filepath.Join(dir, "fdl.json"))
 	if err != nil {

@@ -23,6 +23,7 @@ import (
 // withdraw a published file). resolve for DuckDB 1.3.2 exits 8 on that
 // server instead of printing an ATTACH that fails.
 func TestWebServerIgnoringRanges(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("backfills and proves a lake")
 	}

@@ -388,6 +388,7 @@ func TestS3ReadOnlyCredentials(t *testing.T) {
 
 // TestHTTPRepository checks a backfilled lake served by Go's file server.
 func TestHTTPRepository(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("converts and proves a lake")
 	}

@@ -110,6 +110,7 @@ func TestResolveCommand(t *testing.T) {
 // older storage (before: "the publisher runs `fdl-formats backfill`", and
 // check said nothing of it).
 func TestResolveCommandReviewCases(t *testing.T) {
+	t.Parallel()
 	db, err := sql.Open("duckdb", "")
 	if err != nil {
 		t.Fatal(err)

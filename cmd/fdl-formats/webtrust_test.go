@@ -73,22 +73,21 @@ func checkReport(t *testing.T, args ...string) (*repo.CheckReport, string, int) 
 // in each way servers do proves every published catalog; on a server that
 // lists none (404 for folders) or whose listings link elsewhere, it exits
 // 4 naming the folder, never 0 having checked nothing; an empty versions/
-// exits 4 too unless --allow-empty.
+// exits 4 too unless --allow-empty. The relative links of Go's, nginx's,
+// Apache's and python's listings are TestWebListingsRelative's, which
+// changes the working folder and so runs alone.
 func TestWebListings(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("proves a lake")
 	}
 	root := backfilledLake(t)
-	local, _, code := checkReport(t, filepath.Join(root, "lake"))
-	if code != exitOK || len(local.Proofs) == 0 {
-		t.Fatalf("local check: exit %d, report %+v", code, local)
-	}
+	local := localCheck(t, root)
 	for _, tc := range []struct {
 		name    string
 		listing webtest.Listing
 		want    int
 	}{
-		{"relative links (Go, nginx, Apache, python)", webtest.Relative, exitOK},
 		{"absolute paths (Jetty, IIS, Tomcat, node)", webtest.AbsolutePath, exitOK},
 		{"full URLs", webtest.FullURL, exitOK},
 		{"folder links without slash", webtest.NoSlash, exitOK},
@@ -98,26 +97,8 @@ func TestWebListings(t *testing.T) {
 		{"401 for folders (listings behind a login, files open)", webtest.Unauthorized, exitIncomparable},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			url := webtest.Serve(t, root, webtest.Options{Listing: tc.listing}) + "/lake"
-			cache := "--cache=" + t.TempDir()
-			if tc.listing == webtest.Relative {
-				// A relative --cache works as well.
-				t.Chdir(t.TempDir())
-				cache = "--cache=cache"
-			}
-			rep, errOut, code := checkReport(t, cache, url)
-			if code != tc.want {
-				t.Fatalf("check %s: exit %d, want %d\n%s", url, code, tc.want, errOut)
-			}
-			if tc.want != exitOK {
-				if !strings.Contains(errOut, url+"/versions/") || !strings.Contains(errOut, "folder listing") || !strings.Contains(errOut, "Try: serve the repository with folder listings on") {
-					t.Errorf("check %s: the error does not name the folder and the fix:\n%s", url, errOut)
-				}
-				return
-			}
-			if len(rep.Proofs) != len(local.Proofs) || len(rep.Plan.Versions) != len(local.Plan.Versions) {
-				t.Errorf("check %s: %d versions, %d proofs; a local check has %d, %d", url, len(rep.Plan.Versions), len(rep.Proofs), len(local.Plan.Versions), len(local.Proofs))
-			}
+			t.Parallel()
+			webListing(t, root, local, tc.listing, "--cache="+t.TempDir(), tc.want)
 		})
 	}
 
@@ -139,11 +120,57 @@ func TestWebListings(t *testing.T) {
 	}
 }
 
+// TestWebListingsRelative: TestWebListings with the relative links of Go's,
+// nginx's, Apache's and python's listings, and a relative --cache, which
+// works as well.
+func TestWebListingsRelative(t *testing.T) {
+	if testing.Short() {
+		t.Skip("proves a lake")
+	}
+	root := backfilledLake(t)
+	local := localCheck(t, root)
+	t.Chdir(t.TempDir())
+	webListing(t, root, local, webtest.Relative, "--cache=cache", exitOK)
+}
+
+// localCheck checks the lake in root/lake and returns its report, which
+// must pass with proofs.
+func localCheck(t *testing.T, root string) *repo.CheckReport {
+	t.Helper()
+	local, _, code := checkReport(t, filepath.Join(root, "lake"))
+	if code != exitOK || len(local.Proofs) == 0 {
+		t.Fatalf("local check: exit %d, report %+v", code, local)
+	}
+	return local
+}
+
+// webListing checks root/lake on a web server listing folders so: its exit
+// code must be want; a check that passes proves what the local check did,
+// one that fails names the folder and the fix.
+func webListing(t *testing.T, root string, local *repo.CheckReport, listing webtest.Listing, cache string, want int) {
+	t.Helper()
+	url := webtest.Serve(t, root, webtest.Options{Listing: listing}) + "/lake"
+	rep, errOut, code := checkReport(t, cache, url)
+	if code != want {
+		t.Fatalf("check %s: exit %d, want %d\n%s", url, code, want, errOut)
+	}
+	if want != exitOK {
+		if !strings.Contains(errOut, url+"/versions/") || !strings.Contains(errOut, "folder listing") || !strings.Contains(errOut, "Try: serve the repository with folder listings on") {
+			t.Errorf("check %s: the error does not name the folder and the fix:\n%s", url, errOut)
+		}
+		return
+	}
+	if len(rep.Proofs) != len(local.Proofs) || len(rep.Plan.Versions) != len(local.Plan.Versions) {
+		t.Errorf("check %s: %d versions, %d proofs; a local check has %d, %d", url, len(rep.Plan.Versions), len(rep.Proofs), len(local.Plan.Versions), len(local.Proofs))
+	}
+}
+
 // TestWebCacheValidators: a data file changed on the server, same size,
 // is downloaded again by a warm check and found (exit 3, as a local check
 // finds it) whatever validators the server sends: none (always downloaded
 // again), Last-Modified only (Go's file server), or an ETag.
 func TestWebCacheValidators(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("proves a lake")
 	}
@@ -165,6 +192,7 @@ func TestWebCacheValidators(t *testing.T) {
 		{"ETag", webtest.ETag, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			root := backfilledLake(t)
 			dir := filepath.Join(root, "lake")
 			url := webtest.Serve(t, root, webtest.Options{Validators: tc.validators}) + "/lake"
@@ -213,6 +241,7 @@ func TestWebCacheValidators(t *testing.T) {
 // run. Before, the download was compared by size and last bytes only:
 // check passed (exit 0) and each run downloaded every file again.
 func TestWebWholeGETOfAnotherETag(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("proves a lake")
 	}
@@ -251,6 +280,7 @@ func TestWebWholeGETOfAnotherETag(t *testing.T) {
 // whole GET's Last-Modified must now be the ranged read's (exit 4, naming
 // both).
 func TestWebCatalogWholeGETFromStaleCopy(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("proves a lake")
 	}
@@ -381,7 +411,9 @@ func damageFrozen(t *testing.T, dir string) {
 }
 
 // TestRemoteExitCodesMatchLocal: the same defect gives the same exit code
-// whether the repository is a folder, on a web server or in a bucket. A
+// whether the repository is a folder, on a web server or in a bucket (the
+// bucket's in TestS3ExitCodesMatchLocal, which starts the S3 test server
+// and so runs alone: it sets AWS_* with t.Setenv). A
 // catalog with a block DuckDB cannot read is a difference (3) when it is
 // a published one (remove it, backfill writes it again) and an invalid
 // version (6) when it is the frozen one and its bytes are the ones
@@ -390,15 +422,60 @@ func damageFrozen(t *testing.T, dir string) {
 // check said 0 of the latter with only the source's format declared, and
 // 3 (blaming the published catalog) with the others.
 func TestRemoteExitCodesMatchLocal(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("proves a lake")
+	}
+	for _, tc := range exitCodeDefects() {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			root := backfilledLake(t)
+			dir := filepath.Join(root, "lake")
+			tc.defect(t, dir)
+			_, errOut, local := checkReport(t, dir)
+			if local != tc.want {
+				t.Fatalf("local check: exit %d, want %d\n%s", local, tc.want, errOut)
+			}
+			url := webtest.Serve(t, root, webtest.Options{}) + "/lake"
+			if _, errOut, code := checkReport(t, "--cache="+t.TempDir(), url); code != local {
+				t.Errorf("check %s: exit %d, a local check %d\n%s", url, code, local, errOut)
+			}
+		})
+	}
+}
+
+// TestS3ExitCodesMatchLocal: each defect of TestRemoteExitCodesMatchLocal
+// gives in a bucket the exit code a local check gives (tc.want, which that
+// test holds the local check to).
+func TestS3ExitCodesMatchLocal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("proves a lake")
 	}
 	srv := s3test.Start(t)
-	for _, tc := range []struct {
-		name   string
-		want   int
-		defect func(t *testing.T, dir string)
-	}{
+	for _, tc := range exitCodeDefects() {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(backfilledLake(t), "lake")
+			tc.defect(t, dir)
+			bucket := srv.Bucket(t)
+			srv.Upload(t, dir, bucket, "lake")
+			if _, errOut, code := checkReport(t, "--cache="+t.TempDir(), "s3://"+bucket+"/lake"); code != tc.want {
+				t.Errorf("check s3://%s/lake: exit %d, a local check %d\n%s", bucket, code, tc.want, errOut)
+			}
+		})
+	}
+}
+
+// exitCodeDefect is a defect made in a copy of the backfilled lake, and the
+// exit code a check of it gives.
+type exitCodeDefect struct {
+	name   string
+	want   int
+	defect func(t *testing.T, dir string)
+}
+
+// exitCodeDefects are the defects the exit code tests make.
+func exitCodeDefects() []exitCodeDefect {
+	return []exitCodeDefect{
 		{"corrupt published catalog", exitDifferent, func(t *testing.T, dir string) {
 			cats, _ := filepath.Glob(filepath.Join(dir, "versions", "*", "catalogs", "*.duckdb"))
 			if len(cats) == 0 {
@@ -474,25 +551,6 @@ func TestRemoteExitCodesMatchLocal(t *testing.T) {
 				t.Fatal(err)
 			}
 		}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			root := backfilledLake(t)
-			dir := filepath.Join(root, "lake")
-			tc.defect(t, dir)
-			_, errOut, local := checkReport(t, dir)
-			if local != tc.want {
-				t.Fatalf("local check: exit %d, want %d\n%s", local, tc.want, errOut)
-			}
-			url := webtest.Serve(t, root, webtest.Options{}) + "/lake"
-			if _, errOut, code := checkReport(t, "--cache="+t.TempDir(), url); code != local {
-				t.Errorf("check %s: exit %d, a local check %d\n%s", url, code, local, errOut)
-			}
-			bucket := srv.Bucket(t)
-			srv.Upload(t, dir, bucket, "lake")
-			if _, errOut, code := checkReport(t, "--cache="+t.TempDir(), "s3://"+bucket+"/lake"); code != local {
-				t.Errorf("check s3://%s/lake: exit %d, a local check %d\n%s", bucket, code, local, errOut)
-			}
-		})
 	}
 }
 
@@ -501,6 +559,7 @@ func TestRemoteExitCodesMatchLocal(t *testing.T) {
 // another file than DuckDB gets (it sends no Accept-Encoding and reads by
 // ranges); a host whose HEAD gives no size serves a sound repository.
 func TestWebServesTheBytesReadersGet(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("proves a lake")
 	}
@@ -584,6 +643,7 @@ func TestWebServesTheBytesReadersGet(t *testing.T) {
 // repository's own data folder, so check and backfill take no other:
 // check --data elsewhere passed (exit 0) with the repository's data gone.
 func TestLocalDataFolderIsTheRepositorys(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("proves a lake")
 	}
@@ -652,6 +712,7 @@ func TestRemoteArgumentMessages(t *testing.T) {
 // met on the data files, each is unverifiable (exit 4), its finding
 // saying the same.
 func TestWebEncodedAnswers(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("checks a lake")
 	}
@@ -692,6 +753,7 @@ func TestWebEncodedAnswers(t *testing.T) {
 // Content-Length; a file whose every answer agrees, and not with
 // version.json, is still a difference (exit 3).
 func TestWebFrozenCatalogHeadLength(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("checks a lake")
 	}
