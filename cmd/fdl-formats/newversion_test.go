@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/fdl-formats/fdl-formats/fdljson"
 	"github.com/fdl-formats/fdl-formats/internal/s3test"
 	"github.com/fdl-formats/fdl-formats/lakegen"
 )
@@ -199,10 +201,34 @@ func holdBackLastVersion(t *testing.T, dir string) (held string, names, added []
 	}
 	slices.Sort(names)
 	ids := versionDirs(t, dir)
-	last, prev := ids[len(ids)-1], ids[len(ids)-2]
+	last := ids[len(ids)-1]
+	// The files of the last version are those no earlier version's
+	// files.json names (their names' UUIDs come from the clock of the
+	// lake's writer, not from the versions' ids: they do not sort
+	// against them).
+	earlier := map[string]bool{}
+	for _, id := range ids[:len(ids)-1] {
+		file := filepath.Join(dir, "versions", id, "files.json")
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files, err := fdljson.ParseFiles(file, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tab := range files.Tables {
+			for _, f := range tab.Files {
+				earlier[path.Base(f.Path)] = true
+				if f.Deletes != nil {
+					earlier[path.Base(f.Deletes.Path)] = true
+				}
+			}
+		}
+	}
 	held = t.TempDir()
 	for _, n := range names {
-		if u := strings.TrimPrefix(n, "ducklake-"); len(u) >= 36 && u[:36] > prev {
+		if !earlier[n] {
 			added = append(added, n)
 		}
 	}
