@@ -11,19 +11,21 @@ import (
 	"time"
 
 	"github.com/fdl-formats/fdl-formats/digestcache"
+	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 	"github.com/fdl-formats/fdl-formats/lakegen"
 	"github.com/fdl-formats/fdl-formats/store/local"
 )
 
 // heldVersion moves the last version of the lakegen repository in dir out
 // of it (its folder, and the data files written after the version before
-// it: lakegen names both by UUIDv7, in the order it writes them) into
+// it: those no earlier version's files.json names) into
 // held, and returns a function that moves them back, as publishing the
 // version does. It returns the data files moved.
 func heldVersion(t *testing.T, dir, held string) (files []string, publish func()) {
 	t.Helper()
 	ids := versionIDs(t, dir)
-	last, prev := ids[len(ids)-1], ids[len(ids)-2]
+	last := ids[len(ids)-1]
+	earlier := testlakes.NamedBefore(t, dir, ids[:len(ids)-1])
 	events := filepath.Join(dir, "data", "main", "events")
 	entries, err := os.ReadDir(events)
 	if err != nil {
@@ -32,7 +34,7 @@ func heldVersion(t *testing.T, dir, held string) (files []string, publish func()
 	type move struct{ from, to string }
 	moves := []move{{filepath.Join(dir, "versions", last), filepath.Join(held, last)}}
 	for _, e := range entries {
-		if u := strings.TrimPrefix(e.Name(), "ducklake-"); len(u) >= 36 && u[:36] > prev {
+		if !earlier[e.Name()] {
 			moves = append(moves, move{filepath.Join(events, e.Name()), filepath.Join(held, e.Name())})
 			files = append(files, filepath.Join(events, e.Name()))
 		}

@@ -3,14 +3,13 @@ package main
 import (
 	"context"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/fdl-formats/fdl-formats/fdljson"
 	"github.com/fdl-formats/fdl-formats/internal/s3test"
+	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 	"github.com/fdl-formats/fdl-formats/lakegen"
 )
 
@@ -202,30 +201,7 @@ func holdBackLastVersion(t *testing.T, dir string) (held string, names, added []
 	slices.Sort(names)
 	ids := versionDirs(t, dir)
 	last := ids[len(ids)-1]
-	// The files of the last version are those no earlier version's
-	// files.json names (their names' UUIDs come from the clock of the
-	// lake's writer, not from the versions' ids: they do not sort
-	// against them).
-	earlier := map[string]bool{}
-	for _, id := range ids[:len(ids)-1] {
-		file := filepath.Join(dir, "versions", id, "files.json")
-		b, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files, err := fdljson.ParseFiles(file, b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, tab := range files.Tables {
-			for _, f := range tab.Files {
-				earlier[path.Base(f.Path)] = true
-				if f.Deletes != nil {
-					earlier[path.Base(f.Deletes.Path)] = true
-				}
-			}
-		}
-	}
+	earlier := testlakes.NamedBefore(t, dir, ids[:len(ids)-1])
 	held = t.TempDir()
 	for _, n := range names {
 		if !earlier[n] {

@@ -15,12 +15,15 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 
 	_ "github.com/duckdb/duckdb-go/v2" // the database/sql driver
+
+	"github.com/fdl-formats/fdl-formats/fdljson"
 )
 
 // Archives are the tarballs of the conformance set, each unpacking to one
@@ -277,4 +280,34 @@ func FreeTrailingBlocks(tb testing.TB, path string) {
 	if st.Size() >= grown {
 		tb.Fatalf("%s: %d bytes, %d with the scratch tables: DuckDB truncated nothing", path, st.Size(), grown)
 	}
+}
+
+// NamedBefore is the base names of every data and delete file the
+// files.json of the given versions of the repository root names: a file
+// of the data folder not among them was written for a later version.
+// (A lake's file names carry the UUIDv7 of its writer's clock, not the
+// versions' ids, so they do not sort against them.)
+func NamedBefore(tb testing.TB, root string, ids []string) map[string]bool {
+	tb.Helper()
+	named := map[string]bool{}
+	for _, id := range ids {
+		file := filepath.Join(root, "versions", id, "files.json")
+		b, err := os.ReadFile(file)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		files, err := fdljson.ParseFiles(file, b)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		for _, tab := range files.Tables {
+			for _, f := range tab.Files {
+				named[path.Base(f.Path)] = true
+				if f.Deletes != nil {
+					named[path.Base(f.Deletes.Path)] = true
+				}
+			}
+		}
+	}
+	return named
 }
