@@ -45,8 +45,10 @@ func (r *Report) ForCarry() *Report {
 // minSelfCarryWork is the least walk a self-read carries an earlier one
 // over, in table and data file visits (walkWork): checking the
 // restriction costs about 35 ms of DuckDB statements at 200 versions
-// (20-60 ms), the self-read's walk about 5 us a visit
-// (docs/repository.md, "Carrying an earlier self-read").
+// (20-60 ms), the self-read's walk about 5 us a visit, which would put
+// break-even near 7,000 visits; yet a check carrying from 15,000, 8,000
+// or 4,000 visits used no less CPU than at 30,000 (docs/repository.md,
+// "Carrying an earlier self-read"), so the shorter walks are walked.
 const minSelfCarryWork = 30_000
 
 // selfCarried returns the snapshots of snaps the self-read may leave out,
