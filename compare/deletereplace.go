@@ -220,13 +220,8 @@ func (r *Reader) replacedState(ctx context.Context, t Table, f DataFile, snap in
 	if st.was, ok = cut(&old); !ok {
 		return deleteState{}, false
 	}
-	if inl, has := r.inlinedDeleteTable(t); has {
-		begins, err := r.inlinedDeleteBegins(ctx, inl)
-		if err != nil {
-			return deleteState{}, false
-		}
-		b := begins[f.ID]
-		st.inlined = sort.Search(len(b), func(i int) bool { return b[i] > snap })
+	if st.inlined, ok = r.inlinedCut(ctx, t, f.ID, snap); !ok {
+		return deleteState{}, false
 	}
 	return st, true
 }

@@ -68,15 +68,26 @@ func (r *Reader) fileStateOf(ctx context.Context, t Table, f DataFile, snap int6
 			s.cut = sort.Search(len(at), func(i int) bool { return at[i] > snap })
 		}
 	}
-	if inl, has := r.inlinedDeleteTable(t); has {
-		begins, err := r.inlinedDeleteBegins(ctx, inl)
-		if err != nil {
-			return fileState{}, false
-		}
-		b := begins[f.ID]
-		s.inlined = sort.Search(len(b), func(i int) bool { return b[i] > snap })
+	if s.inlined, ok = r.inlinedCut(ctx, t, f.ID, snap); !ok {
+		return fileState{}, false
 	}
 	return s, true
+}
+
+// inlinedCut is how many of data file id's inlined deletions (table t's
+// ducklake_inlined_delete table; 0 without one) begin at or before snap,
+// false when they cannot be read.
+func (r *Reader) inlinedCut(ctx context.Context, t Table, id, snap int64) (int, bool) {
+	inl, has := r.inlinedDeleteTable(t)
+	if !has {
+		return 0, true
+	}
+	begins, err := r.inlinedDeleteBegins(ctx, inl)
+	if err != nil {
+		return 0, false
+	}
+	b := begins[id]
+	return sort.Search(len(b), func(i int) bool { return b[i] > snap }), true
 }
 
 // deleteSnaps returns the sorted distinct snapshots of a Parquet delete
