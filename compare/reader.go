@@ -13,6 +13,7 @@ import (
 
 	"github.com/duckdb/duckdb-go/v2"
 
+	"github.com/fdl-formats/fdl-formats/duckfile"
 	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/internal/datapath"
 	"github.com/fdl-formats/fdl-formats/internal/duckpool"
@@ -256,7 +257,8 @@ func (r *Reader) init(ctx context.Context, opts ReaderOptions) error {
 	}
 	if _, err := r.conn.ExecContext(ctx, fmt.Sprintf("ATTACH %s AS cat (READ_ONLY)", sqlString(r.path))); err != nil {
 		if storageTooNew(err.Error()) {
-			return fmt.Errorf("%w: catalog %s was saved with a newer DuckDB storage version than DuckDB %s can open (e.g. storage v2.0.0): %w", ErrIncomparable, r.path, duckdbVersion(ctx, r.conn), err)
+			saved, resave := duckfile.TooNewFile(r.path)
+			return fmt.Errorf("%w: catalog %s was %s, a newer DuckDB storage version than DuckDB %s can open (%w); %s", ErrIncomparable, r.path, saved, duckdbVersion(ctx, r.conn), err, resave)
 		}
 		return openFailed(r.path, attachFailure(err.Error()), fmt.Errorf("%w: attach catalog %s: %w", ErrIncomparable, r.path, err))
 	}

@@ -52,21 +52,3 @@ func sourceReadError(src, doing string, err error) error {
 	}
 	return fmt.Errorf("%s %s: %w", doing, src, err)
 }
-
-// tooNew says, for a catalog the linked DuckDB refuses as saved by a newer
-// DuckDB, the storage its header names and the DuckDB that wrote it
-// (duckfile.Header.TooNew), and how to save it so that it opens
-// (duckfile.Header.Resave).
-func tooNew(path string) (saved, resave string) {
-	saved, resave = "saved at a newer DuckDB storage", "save it again with the DuckDB that wrote it at an older STORAGE_VERSION, such as "+duckfile.Storages[len(duckfile.Storages)-1].Name
-	f, err := os.Open(path)
-	if err != nil {
-		return saved, resave
-	}
-	defer f.Close()
-	h, err := duckfile.Read(f)
-	if err != nil {
-		return saved, resave
-	}
-	return h.TooNew(), h.Resave()
-}

@@ -55,7 +55,7 @@ func openSource(ctx context.Context, conn *sql.Conn, src string, engines *Engine
 		msg := err.Error()
 		switch duckfile.ClassifyAttach(msg) {
 		case duckfile.AttachNewerStorage:
-			saved, resave := tooNew(src)
+			saved, resave := duckfile.TooNewFile(src)
 			return "", "", nil, fmt.Errorf("open catalog %s: %w: %s, which DuckDB %s cannot open (%s); %s", src, ErrStorageTooNew, saved, duckdbVersion(ctx, conn), oneline.First(msg), resave)
 		case duckfile.AttachLocked:
 			// Not the file's fault: a runtime failure, not invalid input.

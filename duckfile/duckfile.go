@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 
@@ -258,6 +259,24 @@ func (h Header) Resave() string {
 		who = "DuckDB " + MinDuckDB(h.Storage).String() + " or newer"
 	}
 	return fmt.Sprintf("save it again with %[1]s at STORAGE_VERSION '%[2]s' (ATTACH a new file with (STORAGE_VERSION '%[2]s') and COPY FROM DATABASE into it), which the DuckDB that fdl-formats links opens", who, Storages[len(Storages)-1].Name)
+}
+
+// TooNewFile says, for the file at path that the linked DuckDB refused as
+// saved at a newer storage, what its header says it was saved at (TooNew)
+// and how to save it so that it opens (Resave); general words where the
+// header cannot be read.
+func TooNewFile(path string) (saved, resave string) {
+	saved, resave = "saved at a newer DuckDB storage", "save it again with the DuckDB that wrote it at an older STORAGE_VERSION, such as "+Storages[len(Storages)-1].Name
+	f, err := os.Open(path)
+	if err != nil {
+		return saved, resave
+	}
+	defer f.Close()
+	h, err := Read(f)
+	if err != nil {
+		return saved, resave
+	}
+	return h.TooNew(), h.Resave()
 }
 
 // DictFSSTReadable is the oldest storage version whose DuckDB releases (1.4
