@@ -577,6 +577,11 @@ var _ store.BodyLister = (*Store)(nil)
 // what the walk finds and the errors it reports are the same. At most
 // maxHeldBodies bytes are held per call: past them the walk asks HEADs.
 func (s *Store) ListRead(ctx context.Context, prefix string, read func(key string) bool, max int64) ([]store.ObjectInfo, []string, map[string][]byte, error) {
+	return s.listRead(ctx, prefix, read, max, maxHeldBodies)
+}
+
+// listRead is ListRead holding at most budget bytes.
+func (s *Store) listRead(ctx context.Context, prefix string, read func(key string) bool, max, budget int64) ([]store.ObjectInfo, []string, map[string][]byte, error) {
 	if err := store.ValidatePrefix(prefix); err != nil {
 		return nil, nil, nil, err
 	}
@@ -586,7 +591,7 @@ func (s *Store) ListRead(ctx context.Context, prefix string, read func(key strin
 	}
 	w := &walked{objects: []store.ObjectInfo{}}
 	if read != nil && max > 0 {
-		w.read, w.max, w.budget = read, max, maxHeldBodies
+		w.read, w.max, w.budget = read, max, budget
 	}
 	if err := s.walk(ctx, dir, prefix, w); err != nil {
 		return nil, nil, nil, fmt.Errorf("list %s in %s: %w", prefix, s.Location(), err)
