@@ -8,6 +8,8 @@
 // proxy) into the user cache, once per content of its sources; Read runs it.
 // ReadLinked reads the same way with the DuckDB linked into this module, with
 // the same SQL (probe/digest.sql, probe/tables.sql), so that readings compare.
+// ReadQueries and ReadQueriesLinked run given statements instead (read_parquet of
+// Parquet files, say) and read each one's rows the same way.
 package realduckdb
 
 import (
@@ -48,10 +50,21 @@ var Releases = []Release{
 	{"2.0.0", "duckdb-2.0.0", "duckdb-go/v2 v2.20000.0"},
 }
 
-// Report is a probe's reading: its DuckDB and each file's tables.
+// Report is a probe's reading: its DuckDB and each file's tables, or each
+// query's rows (ReadQueries, ReadQueriesLinked).
 type Report struct {
-	DuckDB string `json:"duckdb"`
-	Files  []File `json:"files"`
+	DuckDB  string  `json:"duckdb"`
+	Files   []File  `json:"files"`
+	Queries []Query `json:"queries,omitempty"`
+}
+
+// Query is one statement's reading: the row count and content digest of
+// its rows (probe/digest.sql over it as a subquery), or its error.
+type Query struct {
+	SQL    string `json:"sql"`
+	Rows   string `json:"rows"`
+	Digest string `json:"digest"`
+	Error  string `json:"error,omitempty"`
 }
 
 // File is one file's reading; Error is set when it does not open.
@@ -195,6 +208,65 @@ func Read(ctx context.Context, bin string, paths []string) (*Report, error) {
 		return nil, fmt.Errorf("run %s: its report: %w", bin, err)
 	}
 	return &rep, nil
+}
+
+// ReadQueries runs a built probe on the statements (probe -queries FILE, the
+// statements as a JSON array in a temporary file), all in one run: one
+// reading per statement, in order.
+func ReadQueries(ctx context.Context, bin string, stmts []string) (*Report, error) {
+	f, err := os.CreateTemp("", "realduckdb-queries-*.json")
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(f.Name())
+	err = json.NewEncoder(f).Encode(stmts)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("write the queries for %s: %w", bin, err)
+	}
+	rep, err := Read(ctx, bin, []string{"-queries", f.Name()})
+	if err != nil {
+		return nil, err
+	}
+	if len(rep.Queries) != len(stmts) {
+		return nil, fmt.Errorf("run %s: %d readings of %d queries", bin, len(rep.Queries), len(stmts))
+	}
+	return rep, nil
+}
+
+// ReadQueriesLinked runs the statements as a probe does, with the DuckDB linked
+// into this module (through db), on one connection in the time zone UTC.
+func ReadQueriesLinked(ctx context.Context, db *sql.DB, stmts []string) (*Report, error) {
+	digestSQL, err := os.ReadFile(filepath.Join(Dir(), "probe", "digest.sql"))
+	if err != nil {
+		return nil, err
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	rep := &Report{Files: []File{}, Queries: []Query{}}
+	if err := conn.QueryRowContext(ctx, "SELECT version()").Scan(&rep.DuckDB); err != nil {
+		return nil, fmt.Errorf("SELECT version(): %w", err)
+	}
+	rep.DuckDB = strings.TrimPrefix(rep.DuckDB, "v")
+	if _, err := conn.ExecContext(ctx, "SET TimeZone = 'UTC'"); err != nil {
+		return nil, fmt.Errorf("set the time zone: %w", err)
+	}
+	for _, s := range stmts {
+		q := Query{SQL: s}
+		if err := conn.QueryRowContext(ctx, strings.Replace(string(digestSQL), "{table}", "("+s+")", 1)).Scan(&q.Rows, &q.Digest); err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			q.Error = err.Error()
+		}
+		rep.Queries = append(rep.Queries, q)
+	}
+	return rep, nil
 }
 
 // ReadLinked reads the files as a probe does, with the DuckDB linked into

@@ -2,8 +2,13 @@ package realduckdb
 
 import (
 	"context"
+	"database/sql"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+
+	_ "github.com/duckdb/duckdb-go/v2" // the database/sql driver
 )
 
 func TestDiff(t *testing.T) {
@@ -39,5 +44,52 @@ func TestBuildWithoutGo(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 	if bin, err := Build(context.Background(), Releases[0]); err == nil {
 		t.Fatalf("Build without a go command = %s, want an error", bin)
+	}
+}
+
+// TestReadQueries: a probe run on statements reads each one's rows as
+// ReadQueriesLinked does (the same count and digest for the same rows),
+// and a statement that fails is a reading with its error, not a failure.
+func TestReadQueries(t *testing.T) {
+	ctx := context.Background()
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	stmts := []string{
+		"SELECT i, 'v' || i AS s, {a: i} AS st FROM range(3000) r(i)",
+		"SELECT * FROM read_parquet('" + filepath.Join(t.TempDir(), "missing.parquet") + "')",
+		"SELECT 1 WHERE false",
+	}
+	ref, err := ReadQueriesLinked(ctx, db, stmts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin, err := Build(ctx, Releases[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadQueries(ctx, bin, stmts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.DuckDB != Releases[0].DuckDB || len(got.Queries) != len(stmts) {
+		t.Fatalf("DuckDB %s read %d statements, want %s and %d", got.DuckDB, len(got.Queries), Releases[0].DuckDB, len(stmts))
+	}
+	for i, r := range []*Report{ref, got} {
+		q := r.Queries
+		if q[0].Rows != "3000" || q[0].Digest == "" || q[0].Error != "" {
+			t.Errorf("reading %d of the range: %+v", i, q[0])
+		}
+		if q[1].Error == "" || !strings.Contains(q[1].Error, "missing.parquet") {
+			t.Errorf("reading %d of a missing file: %+v, want its error", i, q[1])
+		}
+		if q[2].Rows != "0" || q[2].Error != "" {
+			t.Errorf("reading %d of no rows: %+v", i, q[2])
+		}
+	}
+	if got.Queries[0].Digest != ref.Queries[0].Digest {
+		t.Errorf("DuckDB %s digest %s, linked %s", got.DuckDB, got.Queries[0].Digest, ref.Queries[0].Digest)
 	}
 }

@@ -2,8 +2,11 @@
 // links one DuckDB release, opens DuckDB files read-only with a plain ATTACH
 // and prints, as JSON, that DuckDB's version and each table's row count and
 // content digest (digest.sql: md5 of the sorted text of the rows, so the
-// order rows come in does not matter). The fdl-formats tests compare these
-// readings with DuckDB 1.5.6's, which reads with the same SQL files.
+// order rows come in does not matter). With -queries FILE (a JSON array of
+// SELECT statements: read_parquet of Parquet files, say) it runs each
+// statement instead and reports its row count and digest, or its error.
+// The fdl-formats tests compare these readings with DuckDB 1.5.6's, which
+// reads with the same SQL files.
 package probe
 
 import (
@@ -38,8 +41,18 @@ type Querier interface {
 
 // Report is what a program prints.
 type Report struct {
-	DuckDB string `json:"duckdb"`
-	Files  []File `json:"files"`
+	DuckDB  string  `json:"duckdb"`
+	Files   []File  `json:"files"`
+	Queries []Query `json:"queries,omitempty"`
+}
+
+// Query is one statement's reading: its rows' count and digest (DigestSQL
+// over it), or its error.
+type Query struct {
+	SQL    string `json:"sql"`
+	Rows   string `json:"rows"`
+	Digest string `json:"digest"`
+	Error  string `json:"error,omitempty"`
 }
 
 // File is one DuckDB file's reading; Error is set when it does not open.
@@ -62,7 +75,22 @@ type Table struct {
 // Main reads the files named on the command line and prints the report;
 // it returns the exit code (errors opening a file are data, not failures).
 func Main(q Querier) int {
-	rep, err := Read(q, os.Args[1:])
+	var rep *Report
+	var err error
+	if len(os.Args) == 3 && os.Args[1] == "-queries" {
+		var stmts []string
+		data, rerr := os.ReadFile(os.Args[2])
+		if rerr == nil {
+			rerr = json.Unmarshal(data, &stmts)
+		}
+		if rerr != nil {
+			fmt.Fprintln(os.Stderr, "read the queries:", rerr)
+			return 1
+		}
+		rep, err = RunQueries(q, stmts)
+	} else {
+		rep, err = Read(q, os.Args[1:])
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -116,6 +144,33 @@ func Read(q Querier, paths []string) (*Report, error) {
 			return nil, fmt.Errorf("detach %s: %w", p, err)
 		}
 		rep.Files = append(rep.Files, f)
+	}
+	return rep, nil
+}
+
+// RunQueries runs each statement, as a subquery of DigestSQL, in one
+// session (time zone UTC); a statement's error is data, not a failure.
+func RunQueries(q Querier, stmts []string) (*Report, error) {
+	v, err := q.Query("SELECT version()")
+	if err != nil || len(v) != 1 || len(v[0]) != 1 {
+		return nil, fmt.Errorf("SELECT version(): %v %v", v, err)
+	}
+	if err := q.Exec("SET TimeZone = 'UTC'"); err != nil {
+		return nil, fmt.Errorf("set the time zone: %w", err)
+	}
+	rep := &Report{DuckDB: strings.TrimPrefix(v[0][0], "v"), Files: []File{}, Queries: []Query{}}
+	for _, s := range stmts {
+		r := Query{SQL: s}
+		got, err := q.Query(strings.Replace(DigestSQL, "{table}", "("+s+")", 1))
+		switch {
+		case err != nil:
+			r.Error = err.Error()
+		case len(got) != 1 || len(got[0]) != 2:
+			r.Error = fmt.Sprintf("digest query returned %q", got)
+		default:
+			r.Rows, r.Digest = got[0][0], got[0][1]
+		}
+		rep.Queries = append(rep.Queries, r)
 	}
 	return rep, nil
 }
