@@ -276,10 +276,9 @@ func TestRealReleasesFooterQuirks(t *testing.T) {
 	}
 	defer db.Close()
 	dir := t.TempDir()
-	type file struct {
-		quirk, path, column string
-		filter              string // a filter on the column, for quirks that skip row groups
-	}
+	// Each case: the rows written, then footertest.Rewrite's arguments
+	// (fieldIDs "": the file as DuckDB writes it), and a filter on the
+	// column for a quirk that skips row groups under one.
 	cases := []struct {
 		quirk, rows, fieldIDs, sel, from, to, filter string
 	}{
