@@ -28,13 +28,13 @@ func readParquet(path string) string {
 	return "SELECT * FROM read_parquet(" + sqlLit(path) + ", hive_partitioning = false)"
 }
 
-// readParquetValues is readParquet with the top-level columns whose text
+// readParquetValues is a readParquet statement (read) with the top-level columns whose text
 // differs between releases for equal values read as values: a BLOB as
 // hex (DuckDB 2.0 quotes it inside a row's text, 1.5.6 does not) and a
 // TIMESTAMP_NS as epoch_ns (DuckDB 1.3.0 prints the fraction of
 // 2200-01-01 00:00:00.000000001 as '.\0\0\0\0\0\0001'). types are the
 // file's columns and types as DuckDB 1.5.6 describes them.
-func readParquetValues(path string, cols, types []string) string {
+func readParquetValues(read string, cols, types []string) string {
 	sel := make([]string, len(cols))
 	for i, c := range cols {
 		q := `"` + strings.ReplaceAll(c, `"`, `""`) + `"`
@@ -47,7 +47,7 @@ func readParquetValues(path string, cols, types []string) string {
 			sel[i] = q
 		}
 	}
-	return "SELECT " + strings.Join(sel, ", ") + " FROM read_parquet(" + sqlLit(path) + ", hive_partitioning = false)"
+	return "SELECT " + strings.Join(sel, ", ") + strings.TrimPrefix(read, "SELECT *")
 }
 
 func sqlLit(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
@@ -149,8 +149,9 @@ var newerTypes = []struct {
 // rows DuckDB 1.5.6 reads, except where a footer quirk the file triggers
 // (parquetfooter) names the release (it must fail or misread there), and
 // the files with a column of a type the release does not have
-// (newerTypes). Encrypted files (magic PARE), which read_parquet reads
-// only with the key their catalog holds, are left out, counted.
+// (newerTypes). Encrypted files (magic PARE) are read with the key their
+// lake's catalogs hold (footer_key_value, as DuckLake reads them); one no
+// catalog names has no key and is left out, counted.
 func TestRealReleasesReadConformanceParquet(t *testing.T) {
 	ctx := context.Background()
 	files := conformanceParquetFiles(t)
@@ -159,19 +160,30 @@ func TestRealReleasesReadConformanceParquet(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	var plain, encrypted []string
+	var plain, encrypted, keyless []string
 	var stmts []string
 	fileTypes := map[string][]string{}
+	keys := map[string]string{}   // an encrypted file's name: its key, from its lake's catalogs
+	keysRead := map[string]bool{} // the lakes whose keys are in keys
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
+		read := readParquet(f)
 		if len(b) >= 4 && string(b[len(b)-4:]) == "PARE" {
+			lakeKeys(t, ctx, db, f, keys, keysRead)
+			key, ok := keys[filepath.Base(f)]
+			if !ok {
+				// A file no catalog names (a delete file a later one
+				// replaced): its key went with its row.
+				keyless = append(keyless, f)
+				continue
+			}
 			encrypted = append(encrypted, f)
-			continue
+			read = strings.TrimSuffix(read, ")") + ", encryption_config = {footer_key_value: from_base64(" + sqlLit(key) + ")})"
 		}
-		rows, err := db.QueryContext(ctx, "DESCRIBE "+readParquet(f))
+		rows, err := db.QueryContext(ctx, "DESCRIBE "+read)
 		if err != nil {
 			t.Fatalf("%s: DuckDB 1.5.6: %v", f, err)
 		}
@@ -187,13 +199,13 @@ func TestRealReleasesReadConformanceParquet(t *testing.T) {
 		if err := rows.Close(); err != nil {
 			t.Fatal(err)
 		}
-		plain, stmts, fileTypes[f] = append(plain, f), append(stmts, readParquetValues(f, cols, types)), types
+		plain, stmts, fileTypes[f] = append(plain, f), append(stmts, readParquetValues(read, cols, types)), types
 	}
-	if len(plain) < 500 {
-		t.Fatalf("%d conformance data and delete files read (%d encrypted), want hundreds", len(plain), len(encrypted))
+	if len(plain) < 500 || len(encrypted) == 0 {
+		t.Fatalf("%d conformance data and delete files read (%d encrypted), want hundreds and some encrypted", len(plain), len(encrypted))
 	}
-	t.Logf("%d distinct data and delete files read by %d releases and 1.5.6; %d encrypted left out", len(plain), len(realduckdb.Releases), len(encrypted))
-	hits, err := parquetfooter.Read(ctx, db, plain)
+	t.Logf("%d distinct data and delete files (%d encrypted) read by %d releases and 1.5.6; %d encrypted files no catalog names left out", len(plain), len(encrypted), len(realduckdb.Releases), len(keyless))
+	hits, err := parquetfooter.Read(ctx, db, plain) // encrypted files are left out of its answer
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -478,4 +490,52 @@ func structSkipFlagged(t *testing.T, ctx context.Context, db *sql.DB, path strin
 		t.Fatal(err)
 	}
 	return flagged
+}
+
+// lakeKeys adds to keys the encryption keys (base64, as DuckLake stores
+// them) of the data and delete files the catalogs of the lake that holds
+// path name, by file name, once per lake (read): the lake is the folder
+// above path's data folder, its catalogs versions/*/ducklake.duckdb.
+func lakeKeys(t *testing.T, ctx context.Context, db *sql.DB, path string, keys map[string]string, read map[string]bool) {
+	t.Helper()
+	lake := path
+	for filepath.Base(lake) != "data" {
+		if lake = filepath.Dir(lake); lake == "/" || lake == "." {
+			t.Fatalf("%s: in no data folder", path)
+		}
+	}
+	if read[lake] {
+		return
+	}
+	read[lake] = true
+	catalogs, err := filepath.Glob(filepath.Join(filepath.Dir(lake), "versions", "*", "ducklake.duckdb"))
+	if err != nil || len(catalogs) == 0 {
+		t.Fatalf("%s: no catalog of its lake (%v)", path, err)
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	for _, c := range catalogs {
+		if _, err := conn.ExecContext(ctx, "ATTACH "+sqlLit(c)+" AS keys_cat (READ_ONLY)"); err != nil {
+			t.Fatalf("%s: %v", c, err)
+		}
+		rows, err := conn.QueryContext(ctx, `SELECT path, encryption_key FROM keys_cat.ducklake_data_file WHERE encryption_key IS NOT NULL
+			UNION ALL SELECT path, encryption_key FROM keys_cat.ducklake_delete_file WHERE encryption_key IS NOT NULL`)
+		if err != nil {
+			t.Fatalf("%s: %v", c, err)
+		}
+		for rows.Next() {
+			var p, k string
+			if err := rows.Scan(&p, &k); err != nil {
+				t.Fatal(err)
+			}
+			keys[filepath.Base(p)] = k
+		}
+		rows.Close()
+		if _, err := conn.ExecContext(ctx, "DETACH keys_cat"); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
