@@ -243,19 +243,12 @@ func ReadQueriesLinked(ctx context.Context, db *sql.DB, stmts []string) (*Report
 	if err != nil {
 		return nil, err
 	}
-	conn, err := db.Conn(ctx)
+	conn, rep, err := linkedSession(ctx, db)
 	if err != nil {
 		return nil, err
 	}
 	defer conn.Close()
-	rep := &Report{Files: []File{}, Queries: []Query{}}
-	if err := conn.QueryRowContext(ctx, "SELECT version()").Scan(&rep.DuckDB); err != nil {
-		return nil, fmt.Errorf("SELECT version(): %w", err)
-	}
-	rep.DuckDB = strings.TrimPrefix(rep.DuckDB, "v")
-	if _, err := conn.ExecContext(ctx, "SET TimeZone = 'UTC'"); err != nil {
-		return nil, fmt.Errorf("set the time zone: %w", err)
-	}
+	rep.Queries = []Query{}
 	for _, s := range stmts {
 		q := Query{SQL: s}
 		if err := conn.QueryRowContext(ctx, strings.Replace(string(digestSQL), "{table}", "("+s+")", 1)).Scan(&q.Rows, &q.Digest); err != nil {
@@ -281,19 +274,11 @@ func ReadLinked(ctx context.Context, db *sql.DB, paths []string) (*Report, error
 	if err != nil {
 		return nil, err
 	}
-	conn, err := db.Conn(ctx)
+	conn, rep, err := linkedSession(ctx, db)
 	if err != nil {
 		return nil, err
 	}
 	defer conn.Close()
-	rep := &Report{Files: []File{}}
-	if err := conn.QueryRowContext(ctx, "SELECT version()").Scan(&rep.DuckDB); err != nil {
-		return nil, fmt.Errorf("SELECT version(): %w", err)
-	}
-	rep.DuckDB = strings.TrimPrefix(rep.DuckDB, "v")
-	if _, err := conn.ExecContext(ctx, "SET TimeZone = 'UTC'"); err != nil {
-		return nil, fmt.Errorf("set the time zone: %w", err)
-	}
 	for _, p := range paths {
 		f := File{Path: p}
 		if _, err := conn.ExecContext(ctx, "ATTACH '"+strings.ReplaceAll(p, "'", "''")+"' AS f (READ_ONLY)"); err != nil {
@@ -314,6 +299,27 @@ func ReadLinked(ctx context.Context, db *sql.DB, paths []string) (*Report, error
 		rep.Files = append(rep.Files, f)
 	}
 	return rep, nil
+}
+
+// linkedSession opens the one connection a linked reading runs on, set up as
+// a probe's session is (time zone UTC, so TIMESTAMPTZ values print alike),
+// and the report naming its DuckDB.
+func linkedSession(ctx context.Context, db *sql.DB) (*sql.Conn, *Report, error) {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	rep := &Report{Files: []File{}}
+	if err := conn.QueryRowContext(ctx, "SELECT version()").Scan(&rep.DuckDB); err != nil {
+		conn.Close()
+		return nil, nil, fmt.Errorf("SELECT version(): %w", err)
+	}
+	rep.DuckDB = strings.TrimPrefix(rep.DuckDB, "v")
+	if _, err := conn.ExecContext(ctx, "SET TimeZone = 'UTC'"); err != nil {
+		conn.Close()
+		return nil, nil, fmt.Errorf("set the time zone: %w", err)
+	}
+	return conn, rep, nil
 }
 
 func readTables(ctx context.Context, conn *sql.Conn, tablesSQL, digestSQL string) ([]Table, error) {
