@@ -400,7 +400,7 @@ func (cp *contentPasses) runSelf(ctx context.Context, id string, frozen *frozenC
 		return
 	}
 	cp.self[id].Do(func() {
-		if fs := cp.r.selfRead(ctx, cp.r.find(id), frozen, source); len(fs) > 0 {
+		if _, fs := cp.r.selfRead(ctx, cp.r.find(id), frozen, source); len(fs) > 0 {
 			log.Warn("the frozen catalog, read alone, disagrees with its data files or cannot be read; check reports it", "version", id, "first", fs[0].Detail)
 		}
 	})

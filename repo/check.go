@@ -94,12 +94,15 @@ type Proof struct {
 
 // CheckReport is what Check found.
 type CheckReport struct {
-	FormatVersion int          `json:"format_version"`
-	OK            bool         `json:"ok"`
-	Plan          *Matrix      `json:"plan"`
-	Proofs        []*Proof     `json:"proofs"`
-	Findings      []Finding    `json:"findings"`
-	Counts        map[Kind]int `json:"counts"`
+	FormatVersion int      `json:"format_version"`
+	OK            bool     `json:"ok"`
+	Plan          *Matrix  `json:"plan"`
+	Proofs        []*Proof `json:"proofs"`
+	// SelfReads are the frozen catalogs read alone, for the versions no
+	// proof of the run reads (selfRead), in version order.
+	SelfReads []*SelfRead  `json:"self_reads"`
+	Findings  []Finding    `json:"findings"`
+	Counts    map[Kind]int `json:"counts"`
 	// Readers is the matrix from the reader's side: per declared DuckDB
 	// range, the versions it can and cannot read.
 	Readers []*ReaderRange `json:"readers"`
@@ -323,7 +326,7 @@ func check(ctx context.Context, st store.Store, opts Options) (*CheckReport, err
 		// stop, so no finding of the plan is reported.
 		return nil, err
 	}
-	rep := &CheckReport{FormatVersion: 1, Plan: m, Proofs: []*Proof{}, Findings: []Finding{}, Counts: map[Kind]int{}}
+	rep := &CheckReport{FormatVersion: 1, Plan: m, Proofs: []*Proof{}, SelfReads: []*SelfRead{}, Findings: []Finding{}, Counts: map[Kind]int{}}
 	defer func() { rep.Transfer = r.transfer() }()
 	rep.add(ruleFindings(m)...)
 	if len(r.versions) == 0 {
@@ -342,6 +345,7 @@ func check(ctx context.Context, st store.Store, opts Options) (*CheckReport, err
 	}
 	rep.add(done.contents...)
 	rep.Proofs = append(rep.Proofs, done.proofs...)
+	rep.SelfReads = append(rep.SelfReads, done.selfReads...)
 	rep.add(done.findings...)
 	rep.frozenBlocksBackfill()
 	if r.remote != nil {
@@ -539,5 +543,5 @@ func FailedCheckReport(err error) *CheckReport {
 func RunFailedCheckReport() *CheckReport { return emptyCheckReport() }
 
 func emptyCheckReport() *CheckReport {
-	return &CheckReport{FormatVersion: 1, Proofs: []*Proof{}, Findings: []Finding{}, Counts: map[Kind]int{}, Readers: []*ReaderRange{}}
+	return &CheckReport{FormatVersion: 1, Proofs: []*Proof{}, SelfReads: []*SelfRead{}, Findings: []Finding{}, Counts: map[Kind]int{}, Readers: []*ReaderRange{}}
 }

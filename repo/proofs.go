@@ -81,6 +81,7 @@ func (r *repository) checkAll(ctx context.Context, m *Matrix, work string, disk 
 	})
 	contents := make([][]Finding, len(m.Versions))
 	contentDone := make([]bool, len(m.Versions))
+	selfReads := make([]*SelfRead, len(m.Versions))
 	proofs := make([]*Proof, len(present))
 	var findings []Finding
 	var mu sync.Mutex
@@ -102,16 +103,20 @@ func (r *repository) checkAll(ctx context.Context, m *Matrix, work string, disk 
 					for _, is := range r.checkContents(gctx, vp.v, frozen, source, disk, vp.filesTrusted) {
 						out = append(out, Finding{Kind: problemKind(is.Problem), Version: vp.ID, Detail: is.Detail, cause: is.cause})
 					}
+					var self *SelfRead
 					if !proved[vp.ID] {
 						// No proof reads the frozen catalog's rows: it is read
 						// alone, as a proof's side A.
-						out = append(out, r.selfRead(gctx, vp.v, frozen, source)...)
+						var fs []Finding
+						self, fs = r.selfRead(gctx, vp.v, frozen, source)
+						out = append(out, fs...)
 					}
 					if err := ctx.Err(); err != nil {
 						return err
 					}
 					mu.Lock()
 					contents[tk.version], contentDone[tk.version] = out, true
+					selfReads[tk.version] = self
 					mu.Unlock()
 					continue
 				}
@@ -153,6 +158,11 @@ func (r *repository) checkAll(ctx context.Context, m *Matrix, work string, disk 
 		}
 	}
 	res := &checked{contents: slices.Concat(contents...), findings: findings}
+	for _, s := range selfReads {
+		if s != nil {
+			res.selfReads = append(res.selfReads, s)
+		}
+	}
 	for i, p := range proofs {
 		if p == nil {
 			res.unproved = append(res.unproved, present[i].Key)
@@ -172,7 +182,10 @@ func (r *repository) checkAll(ctx context.Context, m *Matrix, work string, disk 
 type checked struct {
 	contents []Finding // of the content passes, in version order
 	proofs   []*Proof  // in matrix order
-	findings []Finding // a finding per failed proof
+	// selfReads are the frozen catalogs read alone (selfRead), in version
+	// order.
+	selfReads []*SelfRead
+	findings  []Finding // a finding per failed proof
 	// Of a run stopped part-way: the versions whose content pass and the
 	// published catalogs whose proof did not finish before the stop.
 	unchecked, unproved []string

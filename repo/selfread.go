@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/fdl-formats/fdl-formats/compare"
 )
@@ -151,6 +152,27 @@ func (rm *remote) frozenCopy(key string) (string, bool) {
 	return f.path, true
 }
 
+// SelfRead is the read of one version's frozen catalog alone, made for a
+// version no proof of the run reads (selfRead): its rows at every snapshot,
+// with its own format's reader model, as a proof reads its side A.
+type SelfRead struct {
+	Version string `json:"version"`
+	// Key is the frozen catalog's key in the repository.
+	Key string `json:"key"`
+	// OK is set when it read clean; when not, the findings of the
+	// version and key say why.
+	OK bool `json:"ok"`
+	// Cached is set when a clean self-read kept in the digest cache for
+	// the very bytes of the catalog and the data folder stood for this one
+	// (nothing was read again).
+	Cached bool `json:"cached,omitempty"`
+	// CarriedSnapshots counts the snapshots the read did not walk again:
+	// an earlier version's clean self-read covered them
+	// (compare.Options.SelfCarry), as a proof's CarriedSnapshots.
+	CarriedSnapshots int     `json:"carried_snapshots,omitempty"`
+	Seconds          float64 `json:"duration_seconds"`
+}
+
 // selfRead reads v's frozen catalog alone, as a proof reads its side A
 // (compare.Self: every table at every snapshot with the reader model of its
 // own format), for a version no proof of which reads it in this run (only
@@ -158,38 +180,50 @@ func (rm *remote) frozenCopy(key string) (string, bool) {
 // expired or missing): without it, no row of such a version would be read
 // and no record_count checked. A clean read kept in the digest cache for
 // the same bytes and data folder (grown or not) is taken without copying
-// or opening the catalog. It returns nil when the catalog reads clean, the
-// frozen catalog's differences (exit 3, as a proof reports the same
-// failure of its side A) or what could not be read (a data file damaged or
-// missing: exit 4, as in a proof). A catalog the content pass found
-// unreadable is that pass's to report: nothing more here.
-func (r *repository) selfRead(ctx context.Context, v *version, frozen *frozenCopies, source *compare.Source) []Finding {
+// or opening the catalog. It returns the read (nil when none was made: the
+// catalog the content pass found unreadable, which is that pass's to
+// report, or a read the run's end cut short) and its findings: none when
+// the catalog reads clean, the frozen catalog's differences (exit 3, as a
+// proof reports the same failure of its side A) or what could not be read
+// (a data file damaged or missing: exit 4, as in a proof).
+func (r *repository) selfRead(ctx context.Context, v *version, frozen *frozenCopies, source *compare.Source) (*SelfRead, []Finding) {
+	start := time.Now()
 	opts := r.selfOptions(v, source)
 	key := v.prefix() + v.meta.Catalog.Path
+	read := &SelfRead{Version: v.meta.ID, Key: key}
 	if r.remote == nil {
 		if kept, ok := compare.KeptSelf(key, opts); ok {
 			r.selfReads.put(v.id, kept)
-			return nil
+			read.OK, read.Cached, read.Seconds = true, true, time.Since(start).Seconds()
+			return read, nil
 		}
 	}
 	defer r.selfReads.start(v.id)()
 	if _, err := frozen.readWhole(ctx, v, source); err != nil {
-		return nil // the content pass reports it
+		return nil, nil // the content pass reports it
 	}
 	src, _, err := frozen.getHeld(ctx, v, source)
 	if err != nil {
-		return nil // the content pass reports it
+		return nil, nil // the content pass reports it
 	}
 	opts.AReadWhole = true
 	opts.SelfCarry = func(ctx context.Context) []compare.SelfCarry { return r.earlierFrozen(ctx, v) }
 	rep, err := compare.Self(ctx, src, opts)
+	read.Seconds = time.Since(start).Seconds()
+	if rep != nil && rep.Carried != nil {
+		read.CarriedSnapshots = rep.Carried.Snapshots
+	}
 	if err == nil && rep != nil && rep.Equivalent {
 		r.selfReads.put(v.id, rep)
 	}
-	if err == nil || ctx.Err() != nil {
-		return nil
+	if ctx.Err() != nil {
+		return nil, nil
 	}
-	return selfFindings(v, key, src, rep, err)
+	if err == nil {
+		read.OK = true
+		return read, nil
+	}
+	return read, selfFindings(v, key, src, rep, err)
 }
 
 // selfFindings turns a failed self-read of v's frozen catalog (its

@@ -3,6 +3,7 @@ package repo
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -23,7 +24,9 @@ import (
 // it, except the first; version 6 too, whose deletes replace the delete
 // files of version 3 with files deleting the same positions at the earlier
 // snapshots (compare.TestSelfCarryAcrossReplacedDeletes). The kept
-// self-reads say so. Two at a time (the one before waited for when under
+// self-reads say so, and so does the report (self_reads, with each read's
+// carried_snapshots); a check again finds every read kept (cached, nothing
+// carried: nothing walked). Two at a time (the one before waited for when under
 // way), a record_count edited in version 5's frozen catalog at a snapshot
 // only the earlier versions' reads covered is still found.
 func TestCheckCarriesEarlierSelfReads(t *testing.T) {
@@ -60,6 +63,16 @@ func TestCheckCarriesEarlierSelfReads(t *testing.T) {
 			t.Fatalf("check: %v (%+v)", err, rep.Findings)
 		}
 		data := filepath.Join(dir, "data") + string(os.PathSeparator)
+		if len(rep.SelfReads) != len(res.Versions) {
+			t.Fatalf("report: %d self-reads, want %d (one per version)", len(rep.SelfReads), len(res.Versions))
+		}
+		js, err := json.Marshal(rep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(js), `"self_reads":[{`) || !strings.Contains(string(js), `"carried_snapshots":`) {
+			t.Errorf("JSON report without self_reads' carried_snapshots (%d bytes)", len(js))
+		}
 		prevSnaps := 0
 		for i, v := range res.Versions {
 			vdir := filepath.Join(dir, "versions", v.ID)
@@ -82,7 +95,31 @@ func TestCheckCarriesEarlierSelfReads(t *testing.T) {
 			case !strings.Contains(kept.Carried.A, res.Versions[i-1].ID) || kept.Carried.Snapshots != prevSnaps:
 				t.Errorf("version %d: carried %+v, want version %d's %d snapshots", s, kept.Carried, s-1, prevSnaps)
 			}
+			sr := rep.SelfReads[i]
+			want := SelfRead{Version: v.ID, Key: "versions/" + v.ID + "/ducklake.duckdb", OK: true, CarriedSnapshots: prevSnaps, Seconds: sr.Seconds}
+			if i == 0 {
+				want.CarriedSnapshots = 0
+			}
+			if *sr != want {
+				t.Errorf("version %d: self-read reported %+v, want %+v", i+1, *sr, want)
+			}
 			prevSnaps = len(kept.Snapshots)
+		}
+		st, err := local.New(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := Check(ctx, st, Options{Jobs: 1, DigestCache: cache, carryMinWork: -1})
+		if err != nil {
+			t.Fatalf("check again: %v", err)
+		}
+		for i, sr := range again.SelfReads {
+			if !sr.OK || !sr.Cached || sr.CarriedSnapshots != 0 {
+				t.Errorf("check again, version %d: self-read reported %+v, want ok, cached, nothing carried", i+1, *sr)
+			}
+		}
+		if len(again.SelfReads) != len(res.Versions) {
+			t.Errorf("check again: %d self-reads, want %d", len(again.SelfReads), len(res.Versions))
 		}
 	})
 	t.Run("old record_count", func(t *testing.T) {
@@ -101,6 +138,11 @@ func TestCheckCarriesEarlierSelfReads(t *testing.T) {
 		}
 		if !found {
 			t.Errorf("no finding of version 5's record_count: %+v", rep.Findings)
+		}
+		for _, sr := range rep.SelfReads {
+			if sr.OK == (sr.Version == v.ID) {
+				t.Errorf("self-read of %s reported ok %v (version 5 is %s)", sr.Version, sr.OK, v.ID)
+			}
 		}
 	})
 }

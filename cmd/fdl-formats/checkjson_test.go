@@ -53,7 +53,7 @@ func TestCheckJSONInvalidRepository(t *testing.T) {
 			if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 				t.Fatalf("stdout is no JSON report: %v\n%s", err, stdout)
 			}
-			for _, key := range []string{`"format_version": 1`, `"ok": false`, `"plan": null`, `"proofs": []`, `"findings": [`, `"counts": {`, `"readers": []`} {
+			for _, key := range []string{`"format_version": 1`, `"ok": false`, `"plan": null`, `"proofs": []`, `"self_reads": []`, `"findings": [`, `"counts": {`, `"readers": []`} {
 				if !strings.Contains(stdout, key) {
 					t.Errorf("report lacks %s:\n%s", key, stdout)
 				}
@@ -89,7 +89,7 @@ func TestCheckJSONRuntimeFailure(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 		t.Fatalf("stdout is no JSON report: %v\n%s", err, stdout)
 	}
-	for _, key := range []string{`"format_version": 1`, `"ok": false`, `"plan": null`, `"proofs": []`, `"findings": []`, `"counts": {}`, `"readers": []`, `"exit_code": 1`} {
+	for _, key := range []string{`"format_version": 1`, `"ok": false`, `"plan": null`, `"proofs": []`, `"self_reads": []`, `"findings": []`, `"counts": {}`, `"readers": []`, `"exit_code": 1`} {
 		if !strings.Contains(stdout, key) {
 			t.Errorf("report lacks %s:\n%s", key, stdout)
 		}
