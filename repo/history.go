@@ -153,11 +153,12 @@ func (r *repository) historyIssues(v *version) []Issue {
 }
 
 // sameSnapshot reports whether two rows of ducklake_snapshot are the same
-// commit: the same schema version, committed at the same instant. The
-// instant, not the text: a catalog copied through a tool that typed
-// snapshot_time a TIMESTAMP renders it without the "+00" a TIMESTAMPTZ
-// has (both read at TimeZone UTC), the same commit all the same. A time
-// that is not read as one (infinity, a date BC) is compared as text.
+// commit: the same schema version, committed at the same instant
+// (sameInstant). The instant, not the text: a catalog copied through a
+// tool that typed snapshot_time a TIMESTAMP renders it without the "+00" a
+// TIMESTAMPTZ has (both read at TimeZone UTC), the same commit all the
+// same. A time that is not read as one (infinity, a date BC) is compared
+// as text.
 func sameSnapshot(a, b snapshotRow) bool {
 	if a.SchemaVersion != b.SchemaVersion {
 		return false
@@ -165,9 +166,38 @@ func sameSnapshot(a, b snapshotRow) bool {
 	ta, okA := snapshotInstant(a.Time)
 	tb, okB := snapshotInstant(b.Time)
 	if okA && okB {
-		return ta.Equal(tb)
+		return sameInstant(ta, tb) || sameInstant(tb, ta)
 	}
 	return a.Time == b.Time
+}
+
+// sameInstant reports whether a commit time read at microseconds (fine)
+// is coarse, the same time kept by a metadata database at a coarser
+// precision: coarse equal to fine, or, when coarse has no digit below
+// the millisecond (or none below the second), fine truncated or rounded
+// (half up) to that precision. A lake whose working catalog moved from a
+// DuckDB file to MySQL keeps its earlier snapshots' times so: DuckDB's
+// MySQL extension declares DuckLake's TIMESTAMPTZ column a MySQL
+// TIMESTAMP, whole seconds, and MySQL rounds the fractional seconds it is
+// given (truncates them under TIME_TRUNCATE_FRACTIONAL, as MariaDB does by
+// default); a column declared DATETIME(3) keeps milliseconds. The
+// precision is read from the digits, so a time that happened to fall on a
+// whole second is taken for a coarser one: a history that diverged within
+// that second of the parent's commit is not told apart.
+func sameInstant(coarse, fine time.Time) bool {
+	if coarse.Equal(fine) {
+		return true
+	}
+	var unit time.Duration
+	switch ns := coarse.Nanosecond(); {
+	case ns == 0:
+		unit = time.Second
+	case ns%int(time.Millisecond) == 0:
+		unit = time.Millisecond
+	default:
+		return false
+	}
+	return coarse.Equal(fine.Truncate(unit)) || coarse.Equal(fine.Round(unit))
 }
 
 // snapshotInstant reads snapshot_time as DuckDB renders it at TimeZone

@@ -138,7 +138,8 @@ func TestCheckHistorySnapshotTimeType(t *testing.T) {
 }
 
 // TestSameSnapshot: rows are the same commit when their schema versions
-// and instants agree, however the time is rendered.
+// and instants agree, however the time is rendered, one of them perhaps
+// kept at a coarser precision (sameInstant).
 func TestSameSnapshot(t *testing.T) {
 	for _, tc := range []struct {
 		a, b string
@@ -151,6 +152,21 @@ func TestSameSnapshot(t *testing.T) {
 		{"2026-12-04 22:41:19+00", "2026-12-04 22:41:19+00", 3, true},
 		{"2026-12-04 22:41:19.515388+00", "2026-12-04 22:41:19.515389+00", 3, false},
 		{"2026-12-04 22:41:19.515388+00", "2026-12-04 22:41:19.515388+00", 4, false}, // schema version
+		// A time kept at whole seconds or milliseconds (a MySQL catalog,
+		// TestCheckHistoryCoarserTime): the other truncated or rounded
+		// to it, either side.
+		{"2026-12-04 22:41:19+00", "2026-12-04 22:41:19.515388+00", 3, true},
+		{"2026-12-04 22:41:19.515388+00", "2026-12-04 22:41:20", 3, true},
+		{"2026-12-04 22:42:00+00", "2026-12-04 22:41:59.5+00", 3, true}, // rounded half up, into the next minute
+		{"2026-12-04 22:41:19.515+00", "2026-12-04 22:41:19.515388+00", 3, true},
+		{"2026-12-04 22:41:19.515388+00", "2026-12-04 22:41:19.516+00", 3, false}, // rounds to .515
+		{"2026-12-04 22:41:19.5155+00", "2026-12-04 22:41:19.516+00", 3, true},
+		{"2026-12-04 22:41:18+00", "2026-12-04 22:41:19.515388+00", 3, false},
+		{"2026-12-04 22:41:21+00", "2026-12-04 22:41:19.515388+00", 3, false},
+		{"2026-12-04 22:41:20+00", "2026-12-04 22:41:19.499999+00", 3, false},
+		{"2026-12-04 22:41:19.5+00", "2026-12-04 22:41:19.515388+00", 3, false}, // .5 is .500: milliseconds
+		{"2026-12-04 22:41:19+00", "2026-12-04 22:41:20+00", 3, false},          // both whole seconds
+		{"2026-12-04 22:41:19+00", "2026-12-04 22:41:19.515388+00", 4, false},   // schema version
 		{"infinity", "infinity", 3, true},
 		{"infinity", "2026-12-04 22:41:19+00", 3, false},
 	} {
@@ -158,5 +174,51 @@ func TestSameSnapshot(t *testing.T) {
 		if got := sameSnapshot(a, b); got != tc.want {
 			t.Errorf("sameSnapshot(%v, %v) = %t, want %t", a, b, got, tc.want)
 		}
+	}
+}
+
+// TestCheckHistoryCoarserTime: a lake whose working catalog moved from a
+// DuckDB file to MySQL keeps its earlier snapshots' times at the precision
+// of MySQL's column: DuckLake creates snapshot_time a TIMESTAMPTZ, which
+// DuckDB's MySQL extension declares TIMESTAMP, whole seconds, and MySQL
+// rounds the fractional seconds it is given (truncates them under
+// TIME_TRUNCATE_FRACTIONAL, as MariaDB does by default); a column declared
+// DATETIME(3) keeps milliseconds. A version frozen from it holds its
+// parent's snapshot at that precision, the parent's own frozen catalog at
+// microseconds: the check took it for another history (exit 3). It is the
+// parent's when the coarser time is the finer one truncated or rounded to
+// the coarser's precision; a time off by more is still another history.
+func TestCheckHistoryCoarserTime(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	golden, res := sharedDemo(ctx, t)
+	parent, child := res.Versions[0], res.Versions[1]
+	for _, tc := range []struct {
+		name, set string // the child's snapshot_time at and before the parent's snapshot
+		same      bool
+	}{
+		{"seconds, rounded", "date_trunc('second', snapshot_time + INTERVAL 500 MILLISECOND)", true},
+		{"seconds, truncated", "date_trunc('second', snapshot_time)", true},
+		{"milliseconds, rounded", "date_trunc('millisecond', snapshot_time + INTERVAL 500 MICROSECOND)", true},
+		{"milliseconds, truncated", "date_trunc('millisecond', snapshot_time)", true},
+		{"seconds, another time", "date_trunc('second', snapshot_time) - INTERVAL 1 SECOND", false},
+		{"milliseconds, another time", "date_trunc('millisecond', snapshot_time) + INTERVAL 2 MILLISECOND", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			st, root := cloneRepo(t, golden)
+			vdir := filepath.Join(root, "versions", child.ID)
+			execCatalog(t, filepath.Join(vdir, "ducklake.duckdb"), "SET TimeZone = 'UTC'",
+				"UPDATE c.ducklake_snapshot SET snapshot_time = "+tc.set+" WHERE snapshot_id <= "+itoa(parent.SnapshotID), "CHECKPOINT c")
+			testlakes.EditVersion(t, vdir, nil)
+			rep, err := Check(ctx, st, Options{Jobs: 2, Formats: []string{"1.0"}})
+			if tc.same {
+				if err != nil {
+					t.Fatalf("check: %v; findings %v", err, nonWarnings(rep))
+				}
+				return
+			}
+			wantDifference(t, rep, err, child.ID, "snapshot "+itoa(parent.SnapshotID)+", the one its first parent "+parent.ID+" was frozen at, is another snapshot here")
+		})
 	}
 }
