@@ -645,7 +645,12 @@ func pickVersion(all []*version, sel string) (*version, error) {
 		if sel == "" {
 			option = "" // not given: the latest, by default
 		}
-		return nil, &FilterError{Option: option, Detail: "every version is expired or withdrawn (expired.json): none is left to read"}
+		detail := "every version is expired or withdrawn (expired.json): none is left to read"
+		if len(all) == 0 {
+			// Not one expired: there is none (check says so too).
+			detail = "no version found under versions/: none to read"
+		}
+		return nil, &FilterError{Option: option, Detail: detail}
 	}
 	var found []*version
 	n, serr := strconv.ParseInt(sel, 10, 64)

@@ -967,25 +967,34 @@ func TestResolveWebURLsAsDuckDBSendsThem(t *testing.T) {
 	}
 }
 
-// TestResolveSelectionMessages: a seq two versions share and a repository
-// whose every version is expired are bad arguments (ErrBadFilter, exit 2),
-// each saying what it is; they said the filter "names nothing".
+// TestResolveSelectionMessages: a seq two versions share, a repository
+// whose every version is expired and one with no version at all are bad
+// arguments (ErrBadFilter, exit 2), each saying what it is; they said the
+// filter "names nothing", and the last that every version was expired.
 func TestResolveSelectionMessages(t *testing.T) {
 	ctx := context.Background()
 	st, root := smallLake(t, "fdl.json", "versions")
 	ids := versionIDs(t, root)
 	testlakes.EditVersion(t, filepath.Join(root, "versions", ids[0]), func(m map[string]any) { m["seq"] = 2 })
 	for _, tc := range []struct {
-		name, sel, want string
-		expireAll       bool
+		name, sel, want      string
+		expireAll, removeAll bool
 	}{
-		{"shared seq", "2", fmt.Sprintf("seq 2 names 2 versions (%s, %s): give the ID", ids[0], ids[1]), false},
-		{"all expired", "latest", "every version is expired or withdrawn (expired.json): none is left to read", true},
+		{"shared seq", "2", fmt.Sprintf("seq 2 names 2 versions (%s, %s): give the ID", ids[0], ids[1]), false, false},
+		{"all expired", "latest", "every version is expired or withdrawn (expired.json): none is left to read", true, false},
+		{"no version", "latest", "no version found under versions/: none to read", false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.expireAll {
 				for _, id := range ids {
 					writeFile(t, filepath.Join(root, "versions", id, "expired.json"), `{"reason": "withdrawn"}`)
+				}
+			}
+			if tc.removeAll {
+				for _, id := range ids {
+					if err := os.RemoveAll(filepath.Join(root, "versions", id)); err != nil {
+						t.Fatal(err)
+					}
 				}
 			}
 			_, err := Resolve(ctx, st, ResolveOptions{Version: tc.sel, DuckDB: "1.5.6"})
