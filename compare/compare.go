@@ -189,7 +189,7 @@ type CatalogInfo struct {
 
 // Difference is one reason the catalogs differ.
 type Difference struct {
-	Kind     string `json:"kind"` // snapshot, schema, files, stats, rows, row_ids, count, minmax, reader, unreadable, misread, footer
+	Kind     string `json:"kind"` // snapshot, schema, files, stats, rows, row_ids, count, minmax, reader, catalog, unreadable, misread, footer
 	Snapshot *int64 `json:"snapshot,omitempty"`
 	// Through, when set, is the last snapshot of a run of compared
 	// snapshots at which the same difference holds.
