@@ -114,8 +114,10 @@ type CatalogFile struct {
 	Opens  bool   `json:"opens"`
 	Reason string `json:"reason,omitempty"`
 	// Verified: ResolveOptions.Verify opened the file and found it what
-	// version.json or its name says.
-	Verified bool `json:"verified,omitempty"`
+	// version.json or its name says. PassedOver: it opened the file and
+	// found it not so (Reason says why), so the next file was tried.
+	Verified   bool `json:"verified,omitempty"`
+	PassedOver bool `json:"passed_over,omitempty"`
 
 	readers  goversion.Constraints // the registry's: who opens the format
 	declared goversion.Constraints // fdl.json's: who is promised it; nil when not declared
@@ -308,6 +310,7 @@ func resolve(ctx context.Context, st, watched store.Store, opts ResolveOptions) 
 					}
 					// No DuckDB is sent to it, nor told it would open it.
 					f.problem, f.Opens, f.Reason, f.DuckDB = err.Error(), false, err.Error(), ""
+					f.PassedOver = true
 					continue
 				}
 				f.Verified = true

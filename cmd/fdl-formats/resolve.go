@@ -79,8 +79,15 @@ func runResolve(ctx context.Context, cmd *cli.Command) error {
 }
 
 // printResolution prints the statement, after a SQL comment naming the
-// file, so that the output can be given to DuckDB as it is.
+// file, so that the output can be given to DuckDB as it is. Each file
+// --verify passed over is named first, with why, in a one-line comment:
+// the reader learns that a file the publisher serves is broken.
 func printResolution(w io.Writer, res *repo.Resolution) {
+	for _, p := range res.Files {
+		if p.PassedOver {
+			fmt.Fprintf(w, "-- passed over %s (--verify): %s\n", p.Key, strings.Join(strings.Fields(p.Reason), " "))
+		}
+	}
 	seq := ""
 	if res.Seq > 0 {
 		seq = fmt.Sprintf(" (seq %d)", res.Seq)

@@ -203,3 +203,57 @@ func TestResolveCommandReviewCases(t *testing.T) {
 		})
 	}
 }
+
+// TestResolveVerifyNamesPassedOver: a file resolve --verify passes over is
+// named, with why, in a one-line SQL comment before the statement (and
+// passed_over in --json), so that a reader learns the publisher serves a
+// broken file; it was passed over without a word, the statement naming
+// the next file as if the broken one were not there.
+func TestResolveVerifyNamesPassedOver(t *testing.T) {
+	repoDir := copyRepo(t, "lakes", "02_add_drop_columns")
+	latest := "01a18fe8-e1d1-740e-adda-56e0dc49465c"
+	v := filepath.Join(repoDir, "versions", latest)
+	// A 1.0 catalog under 1.1's name: DuckDB 2.0 would try it first.
+	body, err := os.ReadFile(filepath.Join(v, "ducklake.duckdb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(v, "catalogs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(v, "catalogs", "1.1.duckdb"), body, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bad := "versions/" + latest + "/catalogs/1.1.duckdb"
+	out, errOut, code := runAppStderr(t, "resolve", "--duckdb", "2.0.0", "--verify", repoDir)
+	if code != exitOK {
+		t.Fatalf("resolve --verify: exit %d\n%s\n%s", code, out, errOut)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	want := "-- passed over " + bad + " (--verify): " + bad + " holds DuckLake format 1.0"
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], want) ||
+		!strings.HasPrefix(lines[1], "-- version "+latest+" (seq 3) in DuckDB 2.0.0: versions/"+latest+"/ducklake.duckdb") ||
+		!strings.HasPrefix(lines[2], "ATTACH ") {
+		t.Errorf("resolve --verify printed\n%s\nwant a line %q…, the version's comment and the ATTACH of the frozen catalog", out, want)
+	}
+	// Without --verify the file is not opened: the statement alone.
+	out, _, code = runAppStderr(t, "resolve", "--duckdb", "2.0.0", repoDir)
+	if code != exitOK || strings.Contains(out, "passed over") || !strings.Contains(out, bad) {
+		t.Errorf("resolve without --verify: exit %d\n%s\nwant the statement for %s, nothing passed over", code, out, bad)
+	}
+	out, _, _ = runAppStderr(t, "resolve", "--duckdb", "2.0.0", "--verify", "--json", repoDir)
+	var res struct {
+		Files []struct {
+			Key        string `json:"key"`
+			PassedOver bool   `json:"passed_over"`
+		} `json:"files"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range res.Files {
+		if f.PassedOver != (f.Key == bad) {
+			t.Errorf("--json: %s passed_over %v", f.Key, f.PassedOver)
+		}
+	}
+}
