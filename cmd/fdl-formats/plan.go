@@ -99,7 +99,7 @@ func openRepo(ctx context.Context, cmd *cli.Command) (store.Store, repo.Options,
 			}
 		}
 		if err != nil {
-			return nil, opts, usageError{err: fmt.Errorf("--now %q: want an RFC 3339 time such as 2026-06-30T00:00:00Z", s)}
+			return nil, opts, usageError{err: fmt.Errorf("--now %q: want an RFC 3339 time such as 2026-06-30T00:00:00Z or date such as 2026-06-30", s)}
 		}
 		// NowSet: 0001-01-01T00:00:00Z is Go's zero time, which alone
 		// the library reads as "now".

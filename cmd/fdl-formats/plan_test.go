@@ -122,6 +122,11 @@ func TestRepoCommandErrors(t *testing.T) {
 			t.Errorf("%v: exit %d, want %d", args, code, exitUsage)
 		}
 	}
+	// --now takes a date too, and its error says so: it named the
+	// date-time form alone.
+	if _, errOut, _ := runAppStderr(t, "plan", "--now=tomorrow", dir); !strings.Contains(errOut, `Error: --now "tomorrow": want an RFC 3339 time such as 2026-06-30T00:00:00Z or date such as 2026-06-30`) {
+		t.Errorf("plan --now=tomorrow: the error names not both forms:\n%s", errOut)
+	}
 	// A filter that names nothing is named by its flag: it said "filter
 	// names nothing in the repository: ...".
 	for _, tc := range []struct{ args []string }{
