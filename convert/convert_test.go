@@ -113,6 +113,15 @@ func codesOf(err error) (string, error) {
 	if errors.As(err, &refused) {
 		var codes []string
 		for _, f := range refused.Findings {
+			// A finding names each row once: a list that says the same
+			// item twice (two rows of one thing, told apart by a column
+			// the detail leaves out) reads as a mistake.
+			items := strings.Split(f.Detail, "; ")
+			for i, item := range items {
+				if slices.Contains(items[:i], item) {
+					return "", fmt.Errorf("refusal %s names %q twice: %s", f.Code, item, f.Detail)
+				}
+			}
 			if !slices.Contains(codes, f.Code) {
 				codes = append(codes, f.Code)
 			}

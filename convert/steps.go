@@ -185,7 +185,7 @@ var steps = []step{
 	{from: "1.1", to: "1.0",
 		checks: []check{
 			{code: "view-column-comments", table: "ducklake_view_column_tag",
-				query:  `SELECT 'view ' || view_id || ' column ' || column_name || ' ' || key FROM ducklake_view_column_tag ORDER BY ALL`,
+				query:  `SELECT 'view ' || view_id || ' column ' || column_name || ' ' || key || ' from snapshot ' || begin_snapshot FROM ducklake_view_column_tag ORDER BY view_id, column_name, key, begin_snapshot`,
 				reason: "format 1.0 has no view column comments",
 				option: "view-column-comments"},
 			{code: "deletion-vector-containers", table: "ducklake_delete_file",
