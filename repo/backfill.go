@@ -195,8 +195,13 @@ func backfill(ctx context.Context, st store.Store, opts Options) (_ *BackfillRep
 		return nil, err
 	}
 	log := opts.log()
-	for _, w := range m.Warnings {
-		log.Warn(w)
+	// A warning repeated per version (an imported history's created_at)
+	// is logged once, then counted.
+	for _, g := range m.WarningGroups() {
+		log.Warn(g.Detail)
+		if len(g.More) > 0 {
+			log.Warn(MoreAlike(g.More), "count", len(g.More))
+		}
 	}
 	// A version's other files that disagree with version.json (a
 	// dataset.json or files.json whose sha256 differs, as plan lists them)

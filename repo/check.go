@@ -66,6 +66,9 @@ type Finding struct {
 	// cause is the error Detail says, where one is known: its type tells
 	// a server at fault from a file to restore (serverHint).
 	cause error
+	// alike marks a plan's warning that repeats per version
+	// (GroupFindings).
+	alike alike
 }
 
 // Proof is the verification of one published catalog.

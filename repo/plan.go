@@ -145,6 +145,9 @@ type Matrix struct {
 	// warningKeys are the keys the Warnings at those indexes name (check
 	// gives them to its findings).
 	warningKeys map[int]string
+	// warningAlike marks the Warnings at those indexes that repeat per
+	// version (check gives it to its findings).
+	warningAlike map[int]alike
 }
 
 // warn adds a warning about the file or folder key, for plan, backfill
@@ -155,6 +158,17 @@ func (p *Matrix) warn(key, detail string) {
 	}
 	p.warningKeys[len(p.Warnings)] = key
 	p.Warnings = append(p.Warnings, detail)
+}
+
+// warnVersion adds a warning about version id that other versions may get
+// in the same words but their id and times: those of one group are
+// printed once, and counted, in text output (WarningGroups).
+func (p *Matrix) warnVersion(key, detail, group, id string) {
+	if p.warningAlike == nil {
+		p.warningAlike = map[int]alike{}
+	}
+	p.warningAlike[len(p.Warnings)] = alike{group: group, version: id}
+	p.warn(key, detail)
 }
 
 // ExpiryWarning is how long before a format's until Plan starts warning.
@@ -291,11 +305,11 @@ func (r *repository) plan(ctx context.Context, opts *Options, check bool) (*Matr
 	}
 	for _, v := range versions {
 		if v.meta != nil && v.meta.FDL != fdljson.SpecVersion {
-			p.Warnings = append(p.Warnings, fmt.Sprintf("version %s: version.json is written for FDL %s; this tool checks FDL %s's rules only", v.id, v.meta.FDL, fdljson.SpecVersion))
+			p.warnVersion("", fmt.Sprintf("version %s: version.json is written for FDL %s; this tool checks FDL %s's rules only", v.id, v.meta.FDL, fdljson.SpecVersion), alikeVersionFDL+v.meta.FDL, v.id)
 		}
 		if v.meta != nil && v.expired == nil {
-			if w := createdGapWarning(v); w != "" {
-				p.warn(v.prefix()+"version.json", w)
+			if w, group := createdGapWarning(v); w != "" {
+				p.warnVersion(v.prefix()+"version.json", w, group, v.id)
 			}
 		}
 	}
@@ -518,8 +532,8 @@ func createdText(meta *fdljson.Version) string {
 
 // createdGapWarning warns of a version whose created_at and id's time are
 // more than CreatedAtTolerance apart, naming both times and the gap ("" when
-// they agree).
-func createdGapWarning(v *version) string {
+// they agree), and its group of warnings alike (which of the two is later).
+func createdGapWarning(v *version) (warning, group string) {
 	m := v.meta
 	earlier, later := m.CreatedAt, m.IDTime
 	side := "before"
@@ -528,7 +542,7 @@ func createdGapWarning(v *version) string {
 	}
 	gap := later.Sub(earlier)
 	if gap <= CreatedAtTolerance {
-		return ""
+		return "", ""
 	}
 	span := fmt.Sprintf("%d days", wholeDays(earlier, later))
 	if gap < 2*24*time.Hour {
@@ -536,9 +550,9 @@ func createdGapWarning(v *version) string {
 	}
 	w := fmt.Sprintf("version %s: version.json's created_at %s is %s %s the time its id carries, %s (more than %d hours apart)", v.id, m.CreatedAt.Format(time.RFC3339Nano), span, side, m.IDTime.Format(time.RFC3339Nano), int(CreatedAtTolerance.Hours()))
 	if side == "before" {
-		return w + ": fdl.json's until rule takes the later, the id's; created_at should say when the version was made (not its data's date), as the id does"
+		return w + ": fdl.json's until rule takes the later, the id's; created_at should say when the version was made (not its data's date), as the id does", alikeCreatedBefore
 	}
-	return w + ": fdl.json's until rule takes the later, created_at; the id's time is set when the version is made (ids sort by creation time), so one of the two clocks was off"
+	return w + ": fdl.json's until rule takes the later, created_at; the id's time is set when the version is made (ids sort by creation time), so one of the two clocks was off", alikeCreatedAfter
 }
 
 // Issue is a problem with a file of a version other than its catalogs.

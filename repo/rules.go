@@ -47,7 +47,7 @@ func ruleFindings(m *Matrix) []Finding {
 		}
 	}
 	for i, w := range m.Warnings {
-		out = append(out, Finding{Kind: KindWarning, Key: m.warningKeys[i], Detail: w})
+		out = append(out, Finding{Kind: KindWarning, Key: m.warningKeys[i], Detail: w, alike: m.warningAlike[i]})
 	}
 	return out
 }

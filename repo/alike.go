@@ -1,0 +1,117 @@
+package repo
+
+import (
+	"fmt"
+	"strings"
+)
+
+// alike marks a warning that repeats per version in the same words but
+// the version's id and its times (a created_at far from its id's time on
+// every version of an imported history): text output and the log print
+// the first one of a group in full and count the others; --json keeps
+// every one.
+type alike struct {
+	// group is the kind of warning and whatever else its words depend
+	// on but the version ("" for a warning of its own).
+	group string
+	// version is the id of the version it is about.
+	version string
+}
+
+// The groups of the warnings alike (alike.group).
+const (
+	alikeCreatedBefore = "created-at-before-id"
+	alikeCreatedAfter  = "created-at-after-id"
+	alikeVersionFDL    = "version-fdl:" // + the FDL version.json says
+)
+
+// WarningGroup is a warning of a Matrix as text output prints it: its
+// first occurrence, in full, and the versions warned of alike after it.
+type WarningGroup struct {
+	Detail string
+	// More are the ids of the other versions the same warning names, in
+	// the order of Warnings (nil for a warning of its own).
+	More []string
+}
+
+// WarningGroups groups the matrix's warnings that repeat per version in
+// the same words but the version and its times, in the order of their
+// first occurrence; every other warning is a group of its own.
+func (p *Matrix) WarningGroups() []WarningGroup {
+	var out []WarningGroup
+	for _, g := range groupAlike(len(p.Warnings), func(i int) alike { return p.warningAlike[i] }) {
+		out = append(out, WarningGroup{Detail: p.Warnings[g.first], More: g.more})
+	}
+	return out
+}
+
+// FindingGroup is a finding as text output prints it: its first
+// occurrence and the versions of the findings alike after it.
+type FindingGroup struct {
+	Finding
+	// More are the ids of the other versions warned of in the same words
+	// (a warning of the plan that repeats per version), in the order of
+	// the findings; nil for a finding of its own.
+	More []string
+}
+
+// GroupFindings groups the findings that are a plan's warnings repeated
+// per version in the same words but the version and its times, in the
+// order of their first occurrence; every other finding is a group of its
+// own.
+func GroupFindings(fs []Finding) []FindingGroup {
+	var out []FindingGroup
+	for _, g := range groupAlike(len(fs), func(i int) alike { return fs[i].alike }) {
+		out = append(out, FindingGroup{Finding: fs[g.first], More: g.more})
+	}
+	return out
+}
+
+// alikeGroup is the index of a group's first item and the versions of
+// the items alike after it.
+type alikeGroup struct {
+	first int
+	more  []string
+}
+
+// groupAlike groups n items by their alike's group (each item without one
+// is a group of its own), in the order of their first items.
+func groupAlike(n int, at func(i int) alike) []alikeGroup {
+	var out []alikeGroup
+	index := map[string]int{} // group -> its index in out
+	for i := range n {
+		a := at(i)
+		if a.group == "" {
+			out = append(out, alikeGroup{first: i})
+			continue
+		}
+		if j, ok := index[a.group]; ok {
+			out[j].more = append(out[j].more, a.version)
+			continue
+		}
+		index[a.group] = len(out)
+		out = append(out, alikeGroup{first: i})
+	}
+	return out
+}
+
+// alikeShown is how many of the versions alike MoreAlike names.
+const alikeShown = 3
+
+// MoreAlike says in one line how many more versions a warning names in
+// the same words, and the first of them: "and 4 more versions alike: A,
+// B, C, … (all in --json)"; "" for none.
+func MoreAlike(more []string) string {
+	if len(more) == 0 {
+		return ""
+	}
+	ids := strings.Join(more[:min(len(more), alikeShown)], ", ")
+	if len(more) > alikeShown {
+		ids += ", …"
+	}
+	noun := "versions"
+	if len(more) == 1 {
+		noun = "version"
+	}
+	return fmt.Sprintf("and %d more %s alike: %s (all in --json)", len(more), noun, ids)
+}
