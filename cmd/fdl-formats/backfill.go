@@ -129,8 +129,11 @@ func runRepoJob[R any](ctx context.Context, cmd *cli.Command, verb string,
 
 // printBackfill lists each cell's outcome, then the refused and unusable cells.
 func printBackfill(out io.Writer, _ string, rep *repo.BackfillReport) {
-	for _, w := range rep.Plan.Warnings {
-		fmt.Fprintln(out, "warning: "+w)
+	for _, g := range rep.Plan.WarningGroups() {
+		fmt.Fprintln(out, "warning: "+g.Detail)
+		if more := repo.MoreAlike(g.More); more != "" {
+			fmt.Fprintln(out, "  "+more)
+		}
 	}
 	for _, rm := range rep.Removed {
 		fmt.Fprintf(out, "removed stale temporary %s\n", rm)

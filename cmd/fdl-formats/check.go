@@ -121,7 +121,9 @@ func printCheck(out io.Writer, root string, rep *repo.CheckReport) {
 		stopped = fmt.Sprintf(" (%d more not proved: the run stopped)", len(s.CatalogsNotProved))
 	}
 	fmt.Fprintf(out, "\nproofs: %d of %d published catalogs equivalent to their source%s\n", ok, len(rep.Proofs), stopped)
-	for _, f := range rep.Findings {
+	// A plan's warning repeated per version (an imported history's
+	// created_at) is printed once, then counted.
+	for _, f := range repo.GroupFindings(rep.Findings) {
 		where := f.Version
 		if f.Format != "" {
 			where += " " + f.Format
@@ -130,9 +132,12 @@ func printCheck(out io.Writer, root string, rep *repo.CheckReport) {
 			// The repository's own (a data folder, fdl.json): it read
 			// "warning      : data_dir ...".
 			fmt.Fprintf(out, "%-12s %s\n", f.Kind, oneline.First(f.Detail))
-			continue
+		} else {
+			fmt.Fprintf(out, "%-12s %s: %s\n", f.Kind, where, oneline.First(f.Detail))
 		}
-		fmt.Fprintf(out, "%-12s %s: %s\n", f.Kind, where, oneline.First(f.Detail))
+		if more := repo.MoreAlike(f.More); more != "" {
+			fmt.Fprintf(out, "%-12s %s\n", f.Kind, more)
+		}
 	}
 	switch s := rep.Stopped; {
 	case s == nil:

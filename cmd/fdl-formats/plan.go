@@ -275,8 +275,13 @@ func printMatrix(w io.Writer, root string, m *repo.Matrix) {
 			fmt.Fprintln(w, r)
 		}
 	}
-	for _, warn := range m.Warnings {
-		fmt.Fprintln(w, "\nwarning: "+warn)
+	// A warning repeated per version (an imported history's created_at)
+	// is printed once, then counted: 200 paragraphs buried the report.
+	for _, g := range m.WarningGroups() {
+		fmt.Fprintln(w, "\nwarning: "+g.Detail)
+		if more := repo.MoreAlike(g.More); more != "" {
+			fmt.Fprintln(w, "  "+more)
+		}
 	}
 	var totals []string
 	for _, s := range repo.States {

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fdl-formats/fdl-formats/internal/testlakes"
+	"github.com/fdl-formats/fdl-formats/lakegen"
+)
+
+// TestCreatedAtWarningsGrouped: a history imported with its old
+// created_at (ids minted now) has the created_at warning on every
+// version; the text of plan, backfill and check prints it once in full
+// for the first version, then one line counting the other 4 and naming
+// the first of them, and backfill's log does the same; --json keeps all
+// 5. Before, each printed 5 paragraphs (a report of 200 versions drowned).
+func TestCreatedAtWarningsGrouped(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if _, err := lakegen.History(context.Background(), dir, lakegen.HistoryOptions{Versions: 5, RowsPerVersion: 10, FilesPerVersion: 1}); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(filepath.Join(dir, "versions"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, e := range entries {
+		ids = append(ids, e.Name())
+		testlakes.EditVersion(t, filepath.Join(dir, "versions", e.Name()), func(m map[string]any) { m["created_at"] = "2020-01-01T00:00:00Z" })
+	}
+	if len(ids) != 5 {
+		t.Fatalf("versions %v, want 5", ids)
+	}
+	const gap = "version.json's created_at 2020-01-01T00:00:00Z is "
+	full := "version " + ids[0] + ": " + gap
+	more := "and 4 more versions alike: " + ids[1] + ", " + ids[2] + ", " + ids[3] + ", … (all in --json)"
+	for _, cmd := range []string{"plan", "backfill", "check"} {
+		args := []string{cmd, "--formats=1.0", dir}
+		out, errOut, code := runApp(t, args...)
+		if code != exitOK || strings.Count(out, gap) != 1 || !strings.Contains(out, full) || strings.Count(out, more) != 1 {
+			t.Errorf("%s: exit %d, %d warnings of the created_at, want 0 and one for %s then a line %q:\n%s\n%s", cmd, code, strings.Count(out, gap), ids[0], more, out, errOut)
+		}
+		if cmd == "backfill" && (strings.Count(errOut, gap) != 1 || strings.Count(errOut, more) != 1) {
+			t.Errorf("backfill's log: %d warnings of the created_at, want one then %q:\n%s", strings.Count(errOut, gap), more, errOut)
+		}
+		out, errOut, code = runApp(t, append([]string{cmd, "--json"}, args[1:]...)...)
+		var rep struct {
+			Warnings []string `json:"warnings"`
+			Plan     struct {
+				Warnings []string `json:"warnings"`
+			} `json:"plan"`
+			Findings []struct {
+				Kind   string `json:"kind"`
+				Key    string `json:"key"`
+				Detail string `json:"detail"`
+			} `json:"findings"`
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("%s --json: %v\n%s\n%s", cmd, err, out, errOut)
+		}
+		warnings := rep.Warnings
+		if cmd != "plan" {
+			warnings = rep.Plan.Warnings
+		}
+		if cmd == "check" {
+			// The plan's warnings are findings too, each with its key.
+			var found []string
+			for _, f := range rep.Findings {
+				if f.Kind == "warning" && f.Key == "versions/"+ids[len(found)%len(ids)]+"/version.json" && strings.Contains(f.Detail, gap) {
+					found = append(found, f.Detail)
+				}
+			}
+			if len(found) != 5 {
+				t.Errorf("check --json: %d findings of the created_at, want 5: %+v", len(found), rep.Findings)
+			}
+		}
+		n := 0
+		for i, w := range warnings {
+			if strings.Contains(w, gap) {
+				if !strings.HasPrefix(w, "version "+ids[n%len(ids)]+": ") {
+					t.Errorf("%s --json: warning %d %q, want one of version %s", cmd, i, w, ids[n%len(ids)])
+				}
+				n++
+			}
+		}
+		if code != exitOK || n != 5 {
+			t.Errorf("%s --json: exit %d, %d warnings of the created_at, want 0 and 5: %q", cmd, code, n, warnings)
+		}
+	}
+}
