@@ -257,22 +257,42 @@ func printMatrix(w io.Writer, root string, m *repo.Matrix) {
 			fmt.Fprintln(w, "  "+n)
 		}
 	}
-	var rules []string
+	// A rule judged alike for many versions (the oldest format filtered
+	// out by --formats, or past its until) is printed once, then counted,
+	// as the warnings below: one line per version buried the report.
+	type ruleGroup struct {
+		first repo.Rule
+		more  []string
+	}
+	var rules []*ruleGroup
+	byWords := map[string]*ruleGroup{}
 	for _, r := range m.Rules {
-		if r.Status != "ok" {
+		if r.Status == "ok" {
+			continue
+		}
+		words := strings.Join([]string{r.Rule, r.Format, r.Status, r.Detail}, "\x00")
+		if g, ok := byWords[words]; ok && r.Version != "" {
+			g.more = append(g.more, r.Version)
+			continue
+		}
+		g := &ruleGroup{first: r}
+		byWords[words] = g
+		rules = append(rules, g)
+	}
+	if len(rules) > 0 {
+		fmt.Fprintln(w, "\nrepository rules:")
+		for _, g := range rules {
 			// The status, then why: "unknown format 0.4 is past its
 			// until" read as a format named unknown.
+			r := g.first
 			line := fmt.Sprintf("  %s version %s format %s: %s", r.Rule, r.Version, r.Format, r.Status)
 			if r.Detail != "" {
 				line += ": " + r.Detail
 			}
-			rules = append(rules, line)
-		}
-	}
-	if len(rules) > 0 {
-		fmt.Fprintln(w, "\nrepository rules:")
-		for _, r := range rules {
-			fmt.Fprintln(w, r)
+			fmt.Fprintln(w, line)
+			if more := repo.MoreAlike(g.more); more != "" {
+				fmt.Fprintln(w, "    "+more)
+			}
 		}
 	}
 	// A warning repeated per version (an imported history's created_at)

@@ -93,3 +93,51 @@ func TestCreatedAtWarningsGrouped(t *testing.T) {
 		}
 	}
 }
+
+// TestRulesGrouped: a repository rule judged in the same words for every
+// version (the oldest format filtered out by --formats) is printed once in
+// plan's text, then counted; --json keeps one rule per version.
+func TestRulesGrouped(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if _, err := lakegen.History(context.Background(), dir, lakegen.HistoryOptions{Versions: 5, RowsPerVersion: 10, FilesPerVersion: 1}); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := os.ReadFile(filepath.Join(dir, "fdl.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var decl struct {
+		Formats []struct {
+			DuckLake string `json:"ducklake"`
+		} `json:"formats"`
+	}
+	if err := json.Unmarshal(cfg, &decl); err != nil || len(decl.Formats) < 2 {
+		t.Fatalf("fdl.json %s: %v, want two formats or more", cfg, err)
+	}
+	newest := decl.Formats[len(decl.Formats)-1].DuckLake
+	out, errOut, code := runApp(t, "plan", "--formats="+newest, dir)
+	const filtered = ": unknown: format filtered out"
+	if code != exitOK || strings.Count(out, filtered) != 1 || !strings.Contains(out, "    and 4 more versions alike: ") {
+		t.Errorf("plan --formats=%s: exit %d, %d rule lines %q, want 0 and one, then 'and 4 more versions alike':\n%s\n%s", newest, code, strings.Count(out, filtered), filtered, out, errOut)
+	}
+	out, errOut, code = runApp(t, "plan", "--json", "--formats="+newest, dir)
+	var rep struct {
+		Rules []struct {
+			Status string `json:"status"`
+			Detail string `json:"detail"`
+		} `json:"rules"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("plan --json: %v\n%s\n%s", err, out, errOut)
+	}
+	n := 0
+	for _, r := range rep.Rules {
+		if r.Status == "unknown" && r.Detail == "format filtered out" {
+			n++
+		}
+	}
+	if code != exitOK || n != 5 {
+		t.Errorf("plan --json: exit %d, %d rules 'format filtered out', want 0 and 5", code, n)
+	}
+}
