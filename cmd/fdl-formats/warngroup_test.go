@@ -42,7 +42,16 @@ func TestCreatedAtWarningsGrouped(t *testing.T) {
 	for _, cmd := range []string{"plan", "backfill", "check"} {
 		args := []string{cmd, "--formats=1.0", dir}
 		out, errOut, code := runApp(t, args...)
-		if code != exitOK || strings.Count(out, gap) != 1 || !strings.Contains(out, full) || strings.Count(out, more) != 1 {
+		// The repository rules (the oldest format, filtered out here) are
+		// grouped alike under their own heading, indented deeper: count the
+		// warnings' line.
+		warned := 0
+		for _, line := range strings.Split(out, "\n") {
+			if strings.Contains(line, more) && !strings.HasPrefix(line, "    and ") {
+				warned++
+			}
+		}
+		if code != exitOK || strings.Count(out, gap) != 1 || !strings.Contains(out, full) || warned != 1 {
 			t.Errorf("%s: exit %d, %d warnings of the created_at, want 0 and one for %s then a line %q:\n%s\n%s", cmd, code, strings.Count(out, gap), ids[0], more, out, errOut)
 		}
 		if cmd == "backfill" && (strings.Count(errOut, gap) != 1 || strings.Count(errOut, more) != 1) {
