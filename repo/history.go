@@ -1,6 +1,7 @@
 package repo
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -45,10 +46,28 @@ type historyRows struct {
 	AtParent *snapshotRow `json:"at_parent,omitempty"`
 }
 
-// histories are the run's historyRows by version id.
+// histories are the run's historyRows by version id, and why the rows of
+// a parent that the run read for them alone could not be read
+// (parentHistory).
 type histories struct {
-	mu   sync.Mutex
-	byID map[string]historyRows
+	mu     sync.Mutex
+	byID   map[string]historyRows
+	failed map[string]error
+}
+
+func (h *histories) fail(id string, err error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.failed == nil {
+		h.failed = map[string]error{}
+	}
+	h.failed[id] = err
+}
+
+func (h *histories) failure(id string) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.failed[id]
 }
 
 func (h *histories) put(id string, rows historyRows) {
@@ -124,13 +143,12 @@ func (r *repository) historyOf(v *version) (historyRows, bool) {
 	return rows, true
 }
 
-// historyIssues compares the row v's frozen catalog holds at its first
-// parent's snapshot with the parent's own, where both are known (the
-// parent's frozen catalog read by this run's content pass, or by an earlier
-// run of this build: the cache). A missing snapshot is
-// expiredAncestorIssues' finding, a parent frozen at v's snapshot or later
-// the snapshots claim's, a cycle the history rules'.
-func (r *repository) historyIssues(v *version) []Issue {
+// comparedParent is v's first parent when historyIssues compares v's
+// history with it: v has a parent in the repository (its version.json
+// read, not expired or withdrawn: such a parent has no content pass, and
+// its row is compared only when the cache holds it) frozen before v's
+// snapshot, and no cycle of parents; else nil.
+func (r *repository) comparedParent(v *version) *version {
 	if v.meta == nil || len(v.meta.Parents) == 0 || r.historyCycle(v) != nil {
 		return nil
 	}
@@ -138,12 +156,104 @@ func (r *repository) historyIssues(v *version) []Issue {
 	if p == nil || p.meta == nil || p.meta.DuckLake.SnapshotID >= v.meta.DuckLake.SnapshotID {
 		return nil
 	}
+	return p
+}
+
+// unreadParents are the first parents historyIssues compares a version of
+// m with (one whose content pass runs) that no content pass of the run
+// reads, as the run does not select them (--versions, --shard), and whose
+// rows the cache does not hold: parentHistory reads each, once. A parent
+// the run selects reads as its content pass does (none for a parent in
+// error or expired: then, as an unselected parent that is expired or
+// whose version.json cannot be read, its row is compared only when the
+// cache holds it). A version whose own rows are kept and hold no row at
+// its parent's snapshot needs none.
+func (r *repository) unreadParents(m *Matrix) []*version {
+	inRun := map[string]bool{}
+	for _, vp := range m.Versions {
+		inRun[vp.ID] = true
+	}
+	var out []*version
+	for _, vp := range m.Versions {
+		if vp.Error != "" || vp.Skipped != "" || vp.v == nil {
+			continue
+		}
+		p := r.comparedParent(vp.v)
+		if p == nil || p.err != nil || p.expired != nil || inRun[p.id] {
+			continue
+		}
+		if own, ok := r.historyOf(vp.v); ok && own.AtParent == nil {
+			continue
+		}
+		if _, ok := r.historyOf(p); ok {
+			continue
+		}
+		inRun[p.id] = true // once
+		out = append(out, p)
+	}
+	return out
+}
+
+// parentHistory reads the rows historyIssues compares (noteHistory) from
+// p's frozen catalog, a parent no content pass of the run reads
+// (unreadParents): a verified copy, as a content pass makes it (a remote
+// store's through the download cache), opened to read ducklake_snapshot
+// alone (not read whole, nor its data files). The rows are kept in the
+// cache as a content pass keeps them. What fails is kept for historyIssues
+// (an error of a run that is stopping is not).
+func (r *repository) parentHistory(ctx context.Context, p *version, frozen *frozenCopies, source *compare.Source) {
+	snaps, err := func() ([]compare.Snapshot, error) {
+		src, _, err := frozen.catalog(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		key := p.prefix() + p.meta.Catalog.Path
+		rd, done, err := source.Reader(ctx, src, compare.ReaderOptions{DataPath: r.dataPath, Engines: r.engines, Listings: r.listings, Gate: r.gate()})
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %s", key, copyNamed(err, src, key))
+		}
+		defer done() //nolint:errcheck // a reader that only read
+		snaps, err := rd.Snapshots(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %s", key, copyNamed(err, src, key))
+		}
+		return snaps, nil
+	}()
+	switch {
+	case err == nil:
+		r.noteHistory(p, snaps)
+	case ctx.Err() == nil:
+		r.histories.fail(p.id, err)
+	}
+}
+
+// historyIssues compares the row v's frozen catalog holds at its first
+// parent's snapshot with the parent's own, where both are known (the
+// parent's frozen catalog read by this run's content pass, or for this
+// alone where the run does not select the parent (parentHistory), or by
+// an earlier run of this build: the cache). A parent whose row could not
+// be read so leaves v's history unverifiable. A missing snapshot is
+// expiredAncestorIssues' finding, a parent frozen at v's snapshot or later
+// the snapshots claim's, a cycle the history rules'.
+func (r *repository) historyIssues(v *version) []Issue {
+	p := r.comparedParent(v)
+	if p == nil {
+		return nil
+	}
 	own, ok := r.historyOf(v)
 	if !ok || own.AtParent == nil {
 		return nil
 	}
 	theirs, ok := r.historyOf(p)
-	if !ok || theirs.Own == nil || sameSnapshot(*theirs.Own, *own.AtParent) {
+	if !ok {
+		if err := r.histories.failure(p.id); err != nil {
+			return []Issue{{Problem: ProblemUnreadable, cause: err, Detail: fmt.Sprintf(
+				"%s%s: snapshot %d, the one its first parent %s was frozen at, cannot be compared with the parent's own (the last row of ducklake_snapshot in %s%s), which this run reads as it does not check the parent (left out by --versions or --shard): %v; check the parent (`fdl-formats check --versions %s`), whose frozen catalog is at fault or could not be fetched",
+				v.prefix(), v.meta.Catalog.Path, p.meta.DuckLake.SnapshotID, p.id, p.prefix(), p.meta.Catalog.Path, err, p.id)}}
+		}
+		return nil
+	}
+	if theirs.Own == nil || sameSnapshot(*theirs.Own, *own.AtParent) {
 		return nil
 	}
 	return []Issue{{Problem: ProblemMismatch, Detail: fmt.Sprintf(

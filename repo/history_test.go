@@ -2,9 +2,12 @@ package repo
 
 import (
 	"context"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/fdl-formats/fdl-formats/digestcache"
@@ -12,6 +15,7 @@ import (
 	"github.com/fdl-formats/fdl-formats/internal/webtest"
 	"github.com/fdl-formats/fdl-formats/lakegen"
 	"github.com/fdl-formats/fdl-formats/store/httpstore"
+	"github.com/fdl-formats/fdl-formats/store/local"
 )
 
 // TestCheckHistoryOfParent: readers ask the newest version's catalog for an
@@ -27,8 +31,59 @@ import (
 func TestCheckHistoryOfParent(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
+	golden, _ := sharedDemo(ctx, t)
+	st, root, _, _, want := graftedDemo(ctx, t)
+	rep, err := Check(ctx, st, Options{Jobs: 2, Formats: []string{"1.0"}})
+	wantDifference(t, rep, err, want...)
+	if n := len(nonWarnings(rep)); n != 1 {
+		t.Errorf("findings %v, want only the history's", nonWarnings(rep))
+	}
+	cache, err := digestcache.Open(filepath.Join(t.TempDir(), "cache"), digestcache.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for run := range 2 {
+		rep, err := Check(ctx, st, Options{Jobs: 2, Formats: []string{"1.0"}, DigestCache: cache})
+		if t.Failed() {
+			return
+		}
+		t.Logf("run %d with a cache: %v", run+1, err)
+		wantDifference(t, rep, err, want...)
+	}
+	// On a web site (no content pass kept: both rows read by the run), a
+	// cold run and one with the cache of the first.
+	site, err := httpstore.New(webtest.Serve(t, root, webtest.Options{})+"/", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	webCache := t.TempDir()
+	webDigests, err := digestcache.Open(filepath.Join(webCache, "digests"), digestcache.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for run := range 2 {
+		rep, err := Check(ctx, site, Options{Jobs: 2, Formats: []string{"1.0"}, Cache: filepath.Join(webCache, "data"), DigestCache: webDigests})
+		if t.Failed() {
+			return
+		}
+		t.Logf("web site, run %d: %v", run+1, err)
+		wantDifference(t, rep, err, want...)
+	}
+	// The first run's own third version, its history the parent's, passes.
+	st2, _ := cloneRepo(t, golden)
+	if rep, err := Check(ctx, st2, Options{Jobs: 2, Formats: []string{"1.0"}}); err != nil {
+		t.Fatalf("the demo: %v; findings %v", err, nonWarnings(rep))
+	}
+}
+
+// graftedDemo is a copy of the demo whose third version is the third of
+// the demo run again in a lake made anew, grafted onto the first run's
+// second (TestCheckHistoryOfParent), and the words of the difference a
+// check finds in its history.
+func graftedDemo(ctx context.Context, t *testing.T) (st *local.Store, root string, parent, graft lakegen.VersionResult, want []string) {
+	t.Helper()
 	golden, res := sharedDemo(ctx, t)
-	st, root := cloneRepo(t, golden)
+	st, root = cloneRepo(t, golden)
 	other := filepath.Join(t.TempDir(), "other")
 	spec := lakegen.Demo()
 	spec.RecordRows = false
@@ -71,49 +126,9 @@ func TestCheckHistoryOfParent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{graft.ID, "versions/" + graft.ID + "/ducklake.duckdb: snapshot " + itoa(parent.SnapshotID) + ", the one its first parent " + parent.ID + " was frozen at, is another snapshot here",
+	want = []string{graft.ID, "versions/" + graft.ID + "/ducklake.duckdb: snapshot " + itoa(parent.SnapshotID) + ", the one its first parent " + parent.ID + " was frozen at, is another snapshot here",
 		"than in versions/" + parent.ID + "/ducklake.duckdb", "AT (VERSION => " + itoa(parent.SnapshotID) + ")"}
-	rep, err := Check(ctx, st, Options{Jobs: 2, Formats: []string{"1.0"}})
-	wantDifference(t, rep, err, want...)
-	if n := len(nonWarnings(rep)); n != 1 {
-		t.Errorf("findings %v, want only the history's", nonWarnings(rep))
-	}
-	cache, err := digestcache.Open(filepath.Join(t.TempDir(), "cache"), digestcache.Limits{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for run := range 2 {
-		rep, err := Check(ctx, st, Options{Jobs: 2, Formats: []string{"1.0"}, DigestCache: cache})
-		if t.Failed() {
-			return
-		}
-		t.Logf("run %d with a cache: %v", run+1, err)
-		wantDifference(t, rep, err, want...)
-	}
-	// On a web site (no content pass kept: both rows read by the run), a
-	// cold run and one with the cache of the first.
-	site, err := httpstore.New(webtest.Serve(t, root, webtest.Options{})+"/", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	webCache := t.TempDir()
-	webDigests, err := digestcache.Open(filepath.Join(webCache, "digests"), digestcache.Limits{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for run := range 2 {
-		rep, err := Check(ctx, site, Options{Jobs: 2, Formats: []string{"1.0"}, Cache: filepath.Join(webCache, "data"), DigestCache: webDigests})
-		if t.Failed() {
-			return
-		}
-		t.Logf("web site, run %d: %v", run+1, err)
-		wantDifference(t, rep, err, want...)
-	}
-	// The first run's own third version, its history the parent's, passes.
-	st2, _ := cloneRepo(t, golden)
-	if rep, err := Check(ctx, st2, Options{Jobs: 2, Formats: []string{"1.0"}}); err != nil {
-		t.Fatalf("the demo: %v; findings %v", err, nonWarnings(rep))
-	}
+	return st, root, parent, graft, want
 }
 
 // TestCheckHistorySnapshotTimeType: the history comparison compares the
@@ -221,4 +236,120 @@ func TestCheckHistoryCoarserTime(t *testing.T) {
 			wantDifference(t, rep, err, child.ID, "snapshot "+itoa(parent.SnapshotID)+", the one its first parent "+parent.ID+" was frozen at, is another snapshot here")
 		})
 	}
+}
+
+// TestCheckHistoryOfParentNarrowed: a run narrowed to a version whose
+// first parent it does not select (`--versions CHILD`, the check of a
+// publisher's CI after publishing CHILD, or a `--shard` that puts the
+// parent on another machine) had no row of the parent's to compare with
+// but a digest cache filled by an earlier run, which a fresh CI machine
+// has not: a version grafted onto another history passed (exit 0). The
+// run reads the parent's row from its frozen catalog (verified against the
+// parent's version.json, once): a difference, in a folder without and
+// with a fresh cache, on a web site, and in the shard that holds the child
+// alone. The demo's own third version, so narrowed, passes with no new
+// warning; a parent whose frozen catalog is not the one its version.json
+// names leaves the child's history unverifiable (exit 4), naming both.
+func TestCheckHistoryOfParentNarrowed(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st, root, parent, graft, want := graftedDemo(ctx, t)
+	only := Options{Jobs: 2, Formats: []string{"1.0"}, Versions: []string{graft.ID}}
+	t.Run("folder", func(t *testing.T) {
+		counted := &openCounter{Store: st, opens: map[string]int{}}
+		rep, err := Check(ctx, counted, only)
+		t.Logf("--versions %s: %v", graft.ID, err)
+		wantDifference(t, rep, err, want...)
+		if n := len(nonWarnings(rep)); n != 1 {
+			t.Errorf("findings %v, want only the history's", nonWarnings(rep))
+		}
+		if n := counted.opens["versions/"+parent.ID+"/ducklake.duckdb"]; n != 1 {
+			t.Errorf("the parent's frozen catalog was read %d times, want once", n)
+		}
+	})
+	t.Run("fresh cache", func(t *testing.T) {
+		// A CI machine's, then the same cache again: the parent's row is
+		// kept by the first run.
+		cache, err := digestcache.Open(filepath.Join(t.TempDir(), "cache"), digestcache.Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for run := range 2 {
+			opts := only
+			opts.DigestCache = cache
+			rep, err := Check(ctx, st, opts)
+			t.Logf("with a cache, run %d: %v", run+1, err)
+			wantDifference(t, rep, err, want...)
+		}
+	})
+	t.Run("shard", func(t *testing.T) {
+		// A shard that holds the child and not its parent.
+		var shard Shard
+		for n := 2; shard.N == 0; n++ {
+			for k := 1; k <= n; k++ {
+				if s := (Shard{K: k, N: n}); s.holds(graft.ID) && !s.holds(parent.ID) {
+					shard = s
+					break
+				}
+			}
+		}
+		rep, err := Check(ctx, st, Options{Jobs: 2, Formats: []string{"1.0"}, Shard: shard})
+		t.Logf("--shard %s: %v", shard, err)
+		wantDifference(t, rep, err, want...)
+	})
+	t.Run("web", func(t *testing.T) {
+		// A fresh download cache, no digest cache.
+		site, err := httpstore.New(webtest.Serve(t, root, webtest.Options{})+"/", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts := only
+		opts.Cache = filepath.Join(t.TempDir(), "data")
+		rep, err := Check(ctx, site, opts)
+		t.Logf("web site: %v", err)
+		wantDifference(t, rep, err, want...)
+	})
+
+	golden, res := sharedDemo(ctx, t)
+	st2, root2 := cloneRepo(t, golden)
+	child, parent2 := res.Versions[2], res.Versions[1]
+	t.Run("own history", func(t *testing.T) {
+		// The demo's own third version passes, with the warnings of a
+		// whole check alone.
+		full, err := Check(ctx, st2, Options{Jobs: 2, Formats: []string{"1.0"}})
+		if err != nil {
+			t.Fatalf("the demo: %v; findings %v", err, nonWarnings(full))
+		}
+		rep, err := Check(ctx, st2, Options{Jobs: 2, Formats: []string{"1.0"}, Versions: []string{child.ID}})
+		if err != nil {
+			t.Fatalf("the demo, --versions %s: %v; findings %v", child.ID, err, nonWarnings(rep))
+		}
+		for _, f := range rep.Findings {
+			if !slices.ContainsFunc(full.Findings, func(g Finding) bool { return g.Detail == f.Detail }) {
+				t.Errorf("--versions %s warns %q, which a whole check does not", child.ID, f.Detail)
+			}
+		}
+	})
+	t.Run("parent changed", func(t *testing.T) {
+		// The parent's frozen catalog is not the one its version.json
+		// names: the child's history cannot be compared (a whole check
+		// finds the parent's catalog differs).
+		pcat := filepath.Join(root2, "versions", parent2.ID, "ducklake.duckdb")
+		b, err := os.ReadFile(pcat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(pcat, append(b, 0), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := Check(ctx, st2, Options{Jobs: 2, Formats: []string{"1.0"}, Versions: []string{child.ID}})
+		t.Logf("--versions %s: %v", child.ID, err)
+		if !errors.Is(err, ErrUnverifiable) || errors.Is(err, ErrDifferences) {
+			t.Fatalf("--versions %s with its parent's catalog changed: %v, want unverifiable (exit 4); findings %v", child.ID, err, nonWarnings(rep))
+		}
+		if f := nonWarnings(rep); len(f) != 1 || f[0].Version != child.ID || !strings.Contains(f[0].Detail, "versions/"+child.ID+"/ducklake.duckdb") ||
+			!strings.Contains(f[0].Detail, "versions/"+parent2.ID+"/ducklake.duckdb") {
+			t.Errorf("findings %v, want one of %s naming both catalogs", f, child.ID)
+		}
+	})
 }

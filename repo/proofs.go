@@ -35,10 +35,18 @@ func (r *repository) checkAll(ctx context.Context, m *Matrix, work string, disk 
 	type task struct {
 		content *VersionPlan // a content pass (of m.Versions[version]), or
 		version int
-		proof   int // a proof: index in present
+		parent  *version // the history rows of a parent the run does not select (parentHistory), or
+		proof   int      // a proof: index in present
 	}
 	var present []*Cell
 	var tasks []task
+	// First, the parents no content pass reads (cheap: one catalog and
+	// one query each), whose rows historyIssues compares once all is done.
+	var parents []string
+	for _, p := range r.unreadParents(m) {
+		tasks = append(tasks, task{parent: p})
+		parents = append(parents, p.id)
+	}
 	var contentOf []string      // versions with a content pass
 	proved := map[string]bool{} // versions a proof of this run reads
 	for i, vp := range m.Versions {
@@ -64,11 +72,14 @@ func (r *repository) checkAll(ctx context.Context, m *Matrix, work string, disk 
 		if t.content != nil {
 			return t.content.ID
 		}
+		if t.parent != nil {
+			return t.parent.id
+		}
 		return present[t.proof].Version
 	}
 	groups := versionGroups(tasks, versionOf, opts.jobs())
 	hints := r.hintVersions(len(present))
-	frozen := newFrozenCopies(r, work, present, append(contentOf, hints...)...)
+	frozen := newFrozenCopies(r, work, present, slices.Concat(contentOf, hints, parents)...)
 	// Hints only save reads: given before the first proof that reads
 	// (none, when every proof was kept), and their copy's user released
 	// in any case.
@@ -98,6 +109,13 @@ func (r *repository) checkAll(ctx context.Context, m *Matrix, work string, disk 
 				}
 			}()
 			for _, tk := range group {
+				if tk.parent != nil {
+					r.parentHistory(gctx, tk.parent, frozen, source)
+					if err := ctx.Err(); err != nil {
+						return err
+					}
+					continue
+				}
 				if vp := tk.content; vp != nil {
 					var out []Finding
 					for _, is := range r.checkContents(gctx, vp.v, frozen, source, disk, vp.filesTrusted) {
