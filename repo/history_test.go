@@ -247,8 +247,9 @@ func TestCheckHistoryCoarserTime(t *testing.T) {
 // run reads the parent's row from its frozen catalog (verified against the
 // parent's version.json, once): a difference, in a folder without and
 // with a fresh cache, on a web site, and in the shard that holds the child
-// alone. The demo's own third version, so narrowed, passes with no new
-// warning; a parent whose frozen catalog is not the one its version.json
+// alone; an expired parent is compared as a whole check compares it (from
+// the cache alone). The demo's own third version, so narrowed, passes with
+// no new warning; a parent whose frozen catalog is not the one its version.json
 // names leaves the child's history unverifiable (exit 4), naming both.
 func TestCheckHistoryOfParentNarrowed(t *testing.T) {
 	t.Parallel()
@@ -308,6 +309,21 @@ func TestCheckHistoryOfParentNarrowed(t *testing.T) {
 		rep, err := Check(ctx, site, opts)
 		t.Logf("web site: %v", err)
 		wantDifference(t, rep, err, want...)
+	})
+	t.Run("expired parent", func(t *testing.T) {
+		// No content pass reads an expired version's frozen catalog (gone,
+		// or a violation left): a whole check compares the child with it
+		// only from the cache, and a narrowed one does as much.
+		expire(t, filepath.Join(root, "versions", parent.ID), "expired", "ducklake.duckdb")
+		full, err := Check(ctx, st, Options{Jobs: 2, Formats: []string{"1.0"}})
+		t.Logf("whole check: %v", err)
+		rep, err := Check(ctx, st, only)
+		t.Logf("--versions %s: %v", graft.ID, err)
+		for _, f := range rep.Findings {
+			if !slices.ContainsFunc(full.Findings, func(g Finding) bool { return g.Detail == f.Detail }) {
+				t.Errorf("--versions %s finds %s %q, which a whole check does not", graft.ID, f.Kind, f.Detail)
+			}
+		}
 	})
 
 	golden, res := sharedDemo(ctx, t)
