@@ -40,13 +40,6 @@ func (r *repository) checkAll(ctx context.Context, m *Matrix, work string, disk 
 	}
 	var present []*Cell
 	var tasks []task
-	// First, the parents no content pass reads (cheap: one catalog and
-	// one query each), whose rows historyIssues compares once all is done.
-	var parents []string
-	for _, p := range r.unreadParents(m) {
-		tasks = append(tasks, task{parent: p})
-		parents = append(parents, p.id)
-	}
 	var contentOf []string      // versions with a content pass
 	proved := map[string]bool{} // versions a proof of this run reads
 	for i, vp := range m.Versions {
@@ -78,6 +71,17 @@ func (r *repository) checkAll(ctx context.Context, m *Matrix, work string, disk 
 		return present[t.proof].Version
 	}
 	groups := versionGroups(tasks, versionOf, opts.jobs())
+	// First, the parents no content pass reads (cheap: one catalog and
+	// one query each), each a group of its own (the run's own tasks are
+	// grouped as without them), whose rows historyIssues compares once all
+	// is done.
+	var parents []string
+	var first [][]task
+	for _, p := range r.unreadParents(m) {
+		first = append(first, []task{{parent: p}})
+		parents = append(parents, p.id)
+	}
+	groups = append(first, groups...)
 	hints := r.hintVersions(len(present))
 	frozen := newFrozenCopies(r, work, present, slices.Concat(contentOf, hints, parents)...)
 	// Hints only save reads: given before the first proof that reads
