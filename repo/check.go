@@ -212,6 +212,11 @@ func (e *CheckError) Hint() string {
 		if errors.Is(e.First.cause, convert.ErrStorageTooNew) {
 			return storageTooNewHint
 		}
+		var parent *parentRowError
+		if errors.As(e.First.cause, &parent) {
+			// The fault, if any, is the parent's, which the run left out.
+			return "the first finding's history could not be compared with its first parent's, a version this run does not check (--versions, --shard): check it (`fdl-formats check --versions " + parent.parent + " REPO`), which names what is wrong with its frozen catalog; see the report (--json) for every finding"
+		}
 		return fmt.Sprintf("restore the file the first finding names if it is missing or damaged (a data file missing from the data folder, most often: check data_dir in fdl.json); a catalog saved at a storage the DuckDB that fdl-formats links cannot open (DuckDB %s's default, %s) its writer saves again at STORAGE_VERSION '%s'; see the report (--json) for every finding",
 			duckfile.NewerStorages[0].DefaultOf, duckfile.NewerStorages[0].Name, duckfile.Storages[len(duckfile.Storages)-1].Name)
 	case ErrInvalidVersion:

@@ -247,7 +247,7 @@ func (r *repository) historyIssues(v *version) []Issue {
 	theirs, ok := r.historyOf(p)
 	if !ok {
 		if err := r.histories.failure(p.id); err != nil {
-			return []Issue{{Problem: ProblemUnreadable, cause: err, Detail: fmt.Sprintf(
+			return []Issue{{Problem: ProblemUnreadable, cause: &parentRowError{parent: p.id, err: err}, Detail: fmt.Sprintf(
 				"%s%s: snapshot %d, the one its first parent %s was frozen at, cannot be compared with the parent's own (the last row of ducklake_snapshot in %s%s), which this run reads as it does not check the parent (left out by --versions or --shard): %v; check the parent (`fdl-formats check --versions %s`), whose frozen catalog is at fault or could not be fetched",
 				v.prefix(), v.meta.Catalog.Path, p.meta.DuckLake.SnapshotID, p.id, p.prefix(), p.meta.Catalog.Path, err, p.id)}}
 		}
@@ -261,6 +261,17 @@ func (r *repository) historyIssues(v *version) []Issue {
 		v.prefix(), v.meta.Catalog.Path, p.meta.DuckLake.SnapshotID, p.id, own.AtParent.Time, own.AtParent.SchemaVersion,
 		p.prefix(), p.meta.Catalog.Path, theirs.Own.Time, theirs.Own.SchemaVersion, p.meta.DuckLake.SnapshotID)}}
 }
+
+// parentRowError is why the rows of a first parent that the run does not
+// select could not be read (parentHistory): the cause of the child's
+// unverifiable history, whose hint is to check the parent.
+type parentRowError struct {
+	parent string // the parent's version id
+	err    error
+}
+
+func (e *parentRowError) Error() string { return e.err.Error() }
+func (e *parentRowError) Unwrap() error { return e.err }
 
 // sameSnapshot reports whether two rows of ducklake_snapshot are the same
 // commit: the same schema version, committed at the same instant

@@ -249,8 +249,9 @@ func TestCheckHistoryCoarserTime(t *testing.T) {
 // with a fresh cache, on a web site, and in the shard that holds the child
 // alone; an expired parent is compared as a whole check compares it (from
 // the cache alone). The demo's own third version, so narrowed, passes with
-// no new warning; a parent whose frozen catalog is not the one its version.json
-// names leaves the child's history unverifiable (exit 4), naming both.
+// no new warning; a parent whose frozen catalog is not the one its
+// version.json names leaves the child's history unverifiable (exit 4),
+// naming both, and the hint says to check the parent.
 func TestCheckHistoryOfParentNarrowed(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -362,6 +363,10 @@ func TestCheckHistoryOfParentNarrowed(t *testing.T) {
 		t.Logf("--versions %s: %v", child.ID, err)
 		if !errors.Is(err, ErrUnverifiable) || errors.Is(err, ErrDifferences) {
 			t.Fatalf("--versions %s with its parent's catalog changed: %v, want unverifiable (exit 4); findings %v", child.ID, err, nonWarnings(rep))
+		}
+		var ce *CheckError
+		if !errors.As(err, &ce) || !strings.Contains(ce.Hint(), "check --versions "+parent2.ID) {
+			t.Errorf("hint %q, want one to check the parent", ce.Hint())
 		}
 		if f := nonWarnings(rep); len(f) != 1 || f[0].Version != child.ID || !strings.Contains(f[0].Detail, "versions/"+child.ID+"/ducklake.duckdb") ||
 			!strings.Contains(f[0].Detail, "versions/"+parent2.ID+"/ducklake.duckdb") {
