@@ -144,10 +144,9 @@ func (r *repository) historyOf(v *version) (historyRows, bool) {
 }
 
 // comparedParent is v's first parent when historyIssues compares v's
-// history with it: v has a parent in the repository (its version.json
-// read, not expired or withdrawn: such a parent has no content pass, and
-// its row is compared only when the cache holds it) frozen before v's
-// snapshot, and no cycle of parents; else nil.
+// history with it: a parent in the repository whose version.json was read
+// (an expired one too, whose row only the cache can give: no content pass
+// reads it), frozen before v's snapshot, on no cycle of parents; else nil.
 func (r *repository) comparedParent(v *version) *version {
 	if v.meta == nil || len(v.meta.Parents) == 0 || r.historyCycle(v) != nil {
 		return nil
@@ -248,7 +247,7 @@ func (r *repository) historyIssues(v *version) []Issue {
 	if !ok {
 		if err := r.histories.failure(p.id); err != nil {
 			return []Issue{{Problem: ProblemUnreadable, cause: &parentRowError{parent: p.id, err: err}, Detail: fmt.Sprintf(
-				"%s%s: snapshot %d, the one its first parent %s was frozen at, cannot be compared with the parent's own (the last row of ducklake_snapshot in %s%s), which this run reads as it does not check the parent (left out by --versions or --shard): %v; check the parent (`fdl-formats check --versions %s`), whose frozen catalog is at fault or could not be fetched",
+				"%s%s: snapshot %d, the one its first parent %s was frozen at, cannot be compared with the parent's own (the last row of ducklake_snapshot in %s%s), read for that alone as this run does not check the parent (left out by --versions or --shard): %v; check the parent (`fdl-formats check --versions %s`), whose frozen catalog is at fault or could not be fetched",
 				v.prefix(), v.meta.Catalog.Path, p.meta.DuckLake.SnapshotID, p.id, p.prefix(), p.meta.Catalog.Path, err, p.id)}}
 		}
 		return nil
