@@ -221,6 +221,7 @@ func (r *repository) parentHistory(ctx context.Context, p *version, frozen *froz
 	switch {
 	case err == nil:
 		r.noteHistory(p, snaps)
+		r.log.Debug("history rows read of a first parent the run does not check", "version", p.id, "key", p.prefix()+p.meta.Catalog.Path)
 	case ctx.Err() == nil:
 		r.histories.fail(p.id, err)
 	}
