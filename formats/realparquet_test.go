@@ -35,9 +35,15 @@ func readParquet(path string) string {
 // 2200-01-01 00:00:00.000000001 as '.\0\0\0\0\0\0001'). types are the
 // file's columns and types as DuckDB 1.5.6 describes them.
 func readParquetValues(read string, cols, types []string) string {
+	return "SELECT " + strings.Join(valueColumns(cols, types), ", ") + strings.TrimPrefix(read, "SELECT *")
+}
+
+// valueColumns are the select list of readParquetValues: each column
+// quoted, a BLOB as hex and a TIMESTAMP_NS as epoch_ns.
+func valueColumns(cols, types []string) []string {
 	sel := make([]string, len(cols))
 	for i, c := range cols {
-		q := `"` + strings.ReplaceAll(c, `"`, `""`) + `"`
+		q := sqlIdent(c)
 		switch types[i] {
 		case "BLOB":
 			sel[i] = "hex(" + q + ") AS " + q
@@ -47,8 +53,10 @@ func readParquetValues(read string, cols, types []string) string {
 			sel[i] = q
 		}
 	}
-	return "SELECT " + strings.Join(sel, ", ") + strings.TrimPrefix(read, "SELECT *")
+	return sel
 }
+
+func sqlIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
 func sqlLit(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
@@ -125,6 +133,65 @@ func conformanceParquetFiles(t *testing.T) []string {
 	return out
 }
 
+// conformanceRead is one conformance data or delete file as the sweeps
+// read it: Read, the readParquet statement (with the file's key when it is
+// encrypted), and its columns and types as DuckDB 1.5.6 describes them.
+type conformanceRead struct {
+	Path, Read  string
+	Cols, Types []string
+}
+
+// conformanceReads describes every file of conformanceParquetFiles with
+// the linked DuckDB. Encrypted files (magic PARE) are read with the key
+// their lake's catalogs hold (footer_key_value, as DuckLake reads them);
+// one no catalog names has no key and is left out, counted (keyless). It
+// fails the test unless hundreds of files, some encrypted, are read.
+func conformanceReads(t *testing.T, ctx context.Context, db *sql.DB) (reads []conformanceRead, encrypted, keyless int) {
+	t.Helper()
+	keys := map[string]string{}   // an encrypted file's name: its key, from its lake's catalogs
+	keysRead := map[string]bool{} // the lakes whose keys are in keys
+	for _, f := range conformanceParquetFiles(t) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		read := readParquet(f)
+		if len(b) >= 4 && string(b[len(b)-4:]) == "PARE" {
+			lakeKeys(t, ctx, db, f, keys, keysRead)
+			key, ok := keys[filepath.Base(f)]
+			if !ok {
+				// A file no catalog names (a delete file a later one
+				// replaced): its key went with its row.
+				keyless++
+				continue
+			}
+			encrypted++
+			read = strings.TrimSuffix(read, ")") + ", encryption_config = {footer_key_value: from_base64(" + sqlLit(key) + ")})"
+		}
+		rows, err := db.QueryContext(ctx, "DESCRIBE "+read)
+		if err != nil {
+			t.Fatalf("%s: DuckDB 1.5.6: %v", f, err)
+		}
+		r := conformanceRead{Path: f, Read: read}
+		for rows.Next() {
+			var name, typ string
+			var null, key, def, extra sql.NullString
+			if err := rows.Scan(&name, &typ, &null, &key, &def, &extra); err != nil {
+				t.Fatal(err)
+			}
+			r.Cols, r.Types = append(r.Cols, name), append(r.Types, typ)
+		}
+		if err := rows.Close(); err != nil {
+			t.Fatal(err)
+		}
+		reads = append(reads, r)
+	}
+	if len(reads) < 500 || encrypted == 0 {
+		t.Fatalf("%d conformance data and delete files read (%d encrypted), want hundreds and some encrypted", len(reads), encrypted)
+	}
+	return reads, encrypted, keyless
+}
+
 // newerTypes are the column types DuckDB 1.5.6 reads a Parquet file's
 // columns as that older releases do not have: they read the same values as
 // another type (GEOMETRY as its WKB BLOB; VARIANT, Parquet's variant
@@ -154,57 +221,18 @@ var newerTypes = []struct {
 // catalog names has no key and is left out, counted.
 func TestRealReleasesReadConformanceParquet(t *testing.T) {
 	ctx := context.Background()
-	files := conformanceParquetFiles(t)
 	db, err := sql.Open("duckdb", "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	var plain, encrypted, keyless []string
-	var stmts []string
+	reads, encrypted, keyless := conformanceReads(t, ctx, db)
+	var plain, stmts []string
 	fileTypes := map[string][]string{}
-	keys := map[string]string{}   // an encrypted file's name: its key, from its lake's catalogs
-	keysRead := map[string]bool{} // the lakes whose keys are in keys
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		read := readParquet(f)
-		if len(b) >= 4 && string(b[len(b)-4:]) == "PARE" {
-			lakeKeys(t, ctx, db, f, keys, keysRead)
-			key, ok := keys[filepath.Base(f)]
-			if !ok {
-				// A file no catalog names (a delete file a later one
-				// replaced): its key went with its row.
-				keyless = append(keyless, f)
-				continue
-			}
-			encrypted = append(encrypted, f)
-			read = strings.TrimSuffix(read, ")") + ", encryption_config = {footer_key_value: from_base64(" + sqlLit(key) + ")})"
-		}
-		rows, err := db.QueryContext(ctx, "DESCRIBE "+read)
-		if err != nil {
-			t.Fatalf("%s: DuckDB 1.5.6: %v", f, err)
-		}
-		var cols, types []string
-		for rows.Next() {
-			var name, typ string
-			var null, key, def, extra sql.NullString
-			if err := rows.Scan(&name, &typ, &null, &key, &def, &extra); err != nil {
-				t.Fatal(err)
-			}
-			cols, types = append(cols, name), append(types, typ)
-		}
-		if err := rows.Close(); err != nil {
-			t.Fatal(err)
-		}
-		plain, stmts, fileTypes[f] = append(plain, f), append(stmts, readParquetValues(read, cols, types)), types
+	for _, r := range reads {
+		plain, stmts, fileTypes[r.Path] = append(plain, r.Path), append(stmts, readParquetValues(r.Read, r.Cols, r.Types)), r.Types
 	}
-	if len(plain) < 500 || len(encrypted) == 0 {
-		t.Fatalf("%d conformance data and delete files read (%d encrypted), want hundreds and some encrypted", len(plain), len(encrypted))
-	}
-	t.Logf("%d distinct data and delete files (%d encrypted) read by %d releases and 1.5.6; %d encrypted files no catalog names left out", len(plain), len(encrypted), len(realduckdb.Releases), len(keyless))
+	t.Logf("%d distinct data and delete files (%d encrypted) read by %d releases and 1.5.6; %d encrypted files no catalog names left out", len(plain), encrypted, len(realduckdb.Releases), keyless)
 	hits, err := parquetfooter.Read(ctx, db, plain) // encrypted files are left out of its answer
 	if err != nil {
 		t.Fatal(err)
