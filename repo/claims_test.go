@@ -432,7 +432,9 @@ func TestCheckKeptContentPassNamesTheClaim(t *testing.T) {
 
 // TestCheckWarnsOtherFDLVersions: a repository or version written for
 // another FDL version than the one whose rules the tool implements is
-// checked by those rules, and says so as a warning naming the file.
+// checked by those rules, and says so as a warning naming the file, in
+// its words and its key (before, the key was empty, where the created_at
+// warning's named versions/<id>/version.json).
 func TestCheckWarnsOtherFDLVersions(t *testing.T) {
 	ctx := context.Background()
 	st, root := smallLake(t)
@@ -445,9 +447,9 @@ func TestCheckWarnsOtherFDLVersions(t *testing.T) {
 	want := "version " + id + ": version.json is written for FDL 9.0; this tool checks FDL 0.1's rules only"
 	var found bool
 	for _, f := range rep.Findings {
-		found = found || (f.Kind == KindWarning && f.Detail == want)
+		found = found || (f.Kind == KindWarning && f.Detail == want && f.Key == "versions/"+id+"/version.json")
 	}
 	if !found {
-		t.Errorf("no warning %q in %+v", want, rep.Findings)
+		t.Errorf("no warning %q with key versions/%s/version.json in %+v", want, id, rep.Findings)
 	}
 }

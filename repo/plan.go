@@ -305,7 +305,7 @@ func (r *repository) plan(ctx context.Context, opts *Options, check bool) (*Matr
 	}
 	for _, v := range versions {
 		if v.meta != nil && v.meta.FDL != fdljson.SpecVersion {
-			p.warnVersion("", fmt.Sprintf("version %s: version.json is written for FDL %s; this tool checks FDL %s's rules only", v.id, v.meta.FDL, fdljson.SpecVersion), alikeVersionFDL+v.meta.FDL, v.id)
+			p.warnVersion(v.prefix()+"version.json", fmt.Sprintf("version %s: version.json is written for FDL %s; this tool checks FDL %s's rules only", v.id, v.meta.FDL, fdljson.SpecVersion), alikeVersionFDL+v.meta.FDL, v.id)
 		}
 		if v.meta != nil && v.expired == nil {
 			if w, group := createdGapWarning(v); w != "" {
