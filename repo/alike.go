@@ -2,20 +2,28 @@ package repo
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
+	"unicode"
 )
 
 // alike marks a warning that repeats per version in the same words but
 // the version's id and its times (a created_at far from its id's time on
-// every version of an imported history): text output and the log print
-// the first one of a group in full and count the others; --json keeps
-// every one.
+// every version of an imported history), or per empty folder under
+// versions/: text output and the log print the first one of a group in
+// full and count the others; --json keeps every one.
 type alike struct {
 	// group is the kind of warning and whatever else its words depend
 	// on but the version ("" for a warning of its own).
 	group string
-	// version is the id of the version it is about.
+	// version is the id of the version it is about (of the folder, for
+	// a folder's warning).
 	version string
+	// folder marks a warning about a folder under versions/ that is no
+	// version (an empty one): the line counting the others says
+	// "folders", not "versions".
+	folder bool
 }
 
 // The groups of the warnings alike (alike.group).
@@ -23,6 +31,9 @@ const (
 	alikeCreatedBefore = "created-at-before-id"
 	alikeCreatedAfter  = "created-at-after-id"
 	alikeVersionFDL    = "version-fdl:" // + the FDL version.json says
+	// An empty folder named by a version ID, and one named otherwise.
+	alikeEmptyFolder      = "empty-folder"
+	alikeEmptyOtherFolder = "empty-folder-not-id"
 )
 
 // WarningGroup is a warning of a Matrix as text output prints it: its
@@ -30,8 +41,17 @@ const (
 type WarningGroup struct {
 	Detail string
 	// More are the ids of the other versions the same warning names, in
-	// the order of Warnings (nil for a warning of its own).
+	// the order of Warnings (nil for a warning of its own); the names of
+	// the other folders, for an empty folder's warning.
 	More []string
+
+	folders bool // a warning about folders (MoreAlike's noun)
+}
+
+// MoreAlike is the line that counts the group's other versions (or
+// folders) and names the first of them; "" for a warning of its own.
+func (g WarningGroup) MoreAlike() string {
+	return moreAlike(g.More, g.folders)
 }
 
 // WarningGroups groups the matrix's warnings that repeat per version in
@@ -40,7 +60,7 @@ type WarningGroup struct {
 func (p *Matrix) WarningGroups() []WarningGroup {
 	var out []WarningGroup
 	for _, g := range groupAlike(len(p.Warnings), func(i int) alike { return p.warningAlike[i] }) {
-		out = append(out, WarningGroup{Detail: p.Warnings[g.first], More: g.more})
+		out = append(out, WarningGroup{Detail: p.Warnings[g.first], More: g.more, folders: p.warningAlike[g.first].folder})
 	}
 	return out
 }
@@ -51,8 +71,15 @@ type FindingGroup struct {
 	Finding
 	// More are the ids of the other versions warned of in the same words
 	// (a warning of the plan that repeats per version), in the order of
-	// the findings; nil for a finding of its own.
+	// the findings; nil for a finding of its own. The names of the other
+	// folders, for an empty folder's warning.
 	More []string
+}
+
+// MoreAlike is the line that counts the group's other versions (or
+// folders) and names the first of them; "" for a finding of its own.
+func (g FindingGroup) MoreAlike() string {
+	return moreAlike(g.More, g.alike.folder)
 }
 
 // GroupFindings groups the findings that are a plan's warnings repeated
@@ -102,16 +129,32 @@ const alikeShown = 3
 // the same words, and the first of them: "and 4 more versions alike: A,
 // B, C, … (all in --json)"; "" for none.
 func MoreAlike(more []string) string {
+	return moreAlike(more, false)
+}
+
+// moreAlike is MoreAlike, of folders ("and 4 more folders alike: …")
+// when folders is set.
+func moreAlike(more []string, folders bool) string {
 	if len(more) == 0 {
 		return ""
 	}
-	ids := strings.Join(more[:min(len(more), alikeShown)], ", ")
+	shown := slices.Clone(more[:min(len(more), alikeShown)])
+	for i, name := range shown {
+		// A folder's name may hold anything (check quotes such a key).
+		if strings.ContainsFunc(name, unicode.IsControl) {
+			shown[i] = strconv.Quote(name)
+		}
+	}
+	ids := strings.Join(shown, ", ")
 	if len(more) > alikeShown {
 		ids += ", …"
 	}
-	noun := "versions"
-	if len(more) == 1 {
-		noun = "version"
+	noun := "version"
+	if folders {
+		noun = "folder"
+	}
+	if len(more) > 1 {
+		noun += "s"
 	}
 	return fmt.Sprintf("and %d more %s alike: %s (all in --json)", len(more), noun, ids)
 }

@@ -52,9 +52,17 @@ func TestMoreAlike(t *testing.T) {
 		{[]string{"a"}, "and 1 more version alike: a (all in --json)"},
 		{[]string{"a", "b", "c"}, "and 3 more versions alike: a, b, c (all in --json)"},
 		{[]string{"a", "b", "c", "d"}, "and 4 more versions alike: a, b, c, … (all in --json)"},
+		{[]string{"a\nb"}, `and 1 more version alike: "a\nb" (all in --json)`},
 	} {
 		if got := MoreAlike(tc.more); got != tc.want {
 			t.Errorf("MoreAlike(%q) = %q, want %q", tc.more, got, tc.want)
 		}
+	}
+	// Empty folders are no versions.
+	if got, want := (WarningGroup{More: []string{"a"}, folders: true}).MoreAlike(), "and 1 more folder alike: a (all in --json)"; got != want {
+		t.Errorf("a folder's MoreAlike = %q, want %q", got, want)
+	}
+	if got, want := (FindingGroup{Finding: Finding{alike: alike{folder: true}}, More: []string{"a", "b"}}).MoreAlike(), "and 2 more folders alike: a, b (all in --json)"; got != want {
+		t.Errorf("folders' MoreAlike = %q, want %q", got, want)
 	}
 }

@@ -200,7 +200,7 @@ func backfill(ctx context.Context, st store.Store, opts Options) (_ *BackfillRep
 	for _, g := range m.WarningGroups() {
 		log.Warn(g.Detail)
 		if len(g.More) > 0 {
-			log.Warn(MoreAlike(g.More), "count", len(g.More))
+			log.Warn(g.MoreAlike(), "count", len(g.More))
 		}
 	}
 	// A version's other files that disagree with version.json (a

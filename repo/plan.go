@@ -164,10 +164,16 @@ func (p *Matrix) warn(key, detail string) {
 // in the same words but their id and times: those of one group are
 // printed once, and counted, in text output (WarningGroups).
 func (p *Matrix) warnVersion(key, detail, group, id string) {
+	p.warnAlike(key, detail, alike{group: group, version: id})
+}
+
+// warnAlike adds a warning about key that others may get in the same
+// words but what a names (WarningGroups).
+func (p *Matrix) warnAlike(key, detail string, a alike) {
 	if p.warningAlike == nil {
 		p.warningAlike = map[int]alike{}
 	}
-	p.warningAlike[len(p.Warnings)] = alike{group: group, version: id}
+	p.warningAlike[len(p.Warnings)] = a
 	p.warn(key, detail)
 }
 
@@ -273,8 +279,15 @@ func (r *repository) plan(ctx context.Context, opts *Options, check bool) (*Matr
 	// from every command, not from check alone (before, plan and backfill
 	// dropped them without a word).
 	partial := store.ListsPartially(r.st)
+	// Printed once per kind, then counted: 40 folders of uploads never
+	// finished gave 40 paragraphs alike.
 	for _, id := range r.emptyFolders {
-		p.warn(emptyFolderWarning(id, partial))
+		key, detail := emptyFolderWarning(id, partial)
+		group := alikeEmptyFolder
+		if !fdljson.IsVersionID(id) {
+			group = alikeEmptyOtherFolder
+		}
+		p.warnAlike(key, detail, alike{group: group, version: id, folder: true})
 	}
 	for _, name := range r.hiddenFolders {
 		p.warn(hiddenFolderWarning(name))

@@ -131,7 +131,7 @@ func runRepoJob[R any](ctx context.Context, cmd *cli.Command, verb string,
 func printBackfill(out io.Writer, _ string, rep *repo.BackfillReport) {
 	for _, g := range rep.Plan.WarningGroups() {
 		fmt.Fprintln(out, "warning: "+g.Detail)
-		if more := repo.MoreAlike(g.More); more != "" {
+		if more := g.MoreAlike(); more != "" {
 			fmt.Fprintln(out, "  "+more)
 		}
 	}

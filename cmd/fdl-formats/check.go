@@ -135,7 +135,7 @@ func printCheck(out io.Writer, root string, rep *repo.CheckReport) {
 		} else {
 			fmt.Fprintf(out, "%-12s %s: %s\n", f.Kind, where, oneline.First(f.Detail))
 		}
-		if more := repo.MoreAlike(f.More); more != "" {
+		if more := f.MoreAlike(); more != "" {
 			fmt.Fprintf(out, "%-12s %s\n", f.Kind, more)
 		}
 	}

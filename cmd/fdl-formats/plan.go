@@ -299,7 +299,7 @@ func printMatrix(w io.Writer, root string, m *repo.Matrix) {
 	// is printed once, then counted: 200 paragraphs buried the report.
 	for _, g := range m.WarningGroups() {
 		fmt.Fprintln(w, "\nwarning: "+g.Detail)
-		if more := repo.MoreAlike(g.More); more != "" {
+		if more := g.MoreAlike(); more != "" {
 			fmt.Fprintln(w, "  "+more)
 		}
 	}

@@ -150,3 +150,79 @@ func TestRulesGrouped(t *testing.T) {
 		t.Errorf("plan --json: exit %d, %d rules 'format filtered out', want 0 and 5", code, n)
 	}
 }
+
+// TestEmptyFoldersGrouped: empty folders under versions/ (uploads
+// never finished) are warned of once per kind in text output, then
+// counted as folders, not versions: 3 named by a version ID, 2 otherwise;
+// --json keeps one warning each, and check's findings name each folder.
+// Before, plan, backfill and check printed 5 paragraphs.
+func TestEmptyFoldersGrouped(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if _, err := lakegen.History(context.Background(), dir, lakegen.HistoryOptions{Versions: 2, RowsPerVersion: 10, FilesPerVersion: 1}); err != nil {
+		t.Fatal(err)
+	}
+	empty := []string{"01ffffff-0000-7000-8000-000000000001", "01ffffff-0000-7000-8000-000000000002", "01ffffff-0000-7000-8000-000000000003", "lost+found", "upload"}
+	for _, name := range empty {
+		if err := os.MkdirAll(filepath.Join(dir, "versions", name, "catalogs"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const (
+		versionWords = ": empty version folder ("
+		otherWords   = ": empty folder under versions/ whose name is not a version ID"
+	)
+	moreVersions := "and 2 more folders alike: " + empty[1] + ", " + empty[2] + " (all in --json)"
+	moreOther := "and 1 more folder alike: " + empty[4] + " (all in --json)"
+	for _, cmd := range []string{"plan", "backfill", "check"} {
+		args := []string{cmd, "--formats=1.0", dir}
+		out, errOut, code := runApp(t, args...)
+		if code != exitOK || strings.Count(out, versionWords) != 1 || strings.Count(out, otherWords) != 1 ||
+			!strings.Contains(out, "versions/"+empty[0]+"/"+versionWords) || !strings.Contains(out, "versions/"+empty[3]+"/"+otherWords) ||
+			strings.Count(out, moreVersions) != 1 || strings.Count(out, moreOther) != 1 || strings.Contains(out, "more versions alike: "+empty[1]) || strings.Contains(out, "more version alike: "+empty[4]) {
+			t.Errorf("%s: exit %d, %d and %d empty folder warnings, want 0, one of each then %q and %q:\n%s\n%s", cmd, code, strings.Count(out, versionWords), strings.Count(out, otherWords), moreVersions, moreOther, out, errOut)
+		}
+		if cmd == "backfill" && (strings.Count(errOut, versionWords) != 1 || strings.Count(errOut, moreVersions) != 1 || strings.Count(errOut, moreOther) != 1) {
+			t.Errorf("backfill's log: %d empty version folder warnings, want one then %q, and %q:\n%s", strings.Count(errOut, versionWords), moreVersions, moreOther, errOut)
+		}
+		out, errOut, code = runApp(t, append([]string{cmd, "--json"}, args[1:]...)...)
+		var rep struct {
+			Warnings []string `json:"warnings"`
+			Plan     struct {
+				Warnings []string `json:"warnings"`
+			} `json:"plan"`
+			Findings []struct {
+				Kind   string `json:"kind"`
+				Key    string `json:"key"`
+				Detail string `json:"detail"`
+			} `json:"findings"`
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("%s --json: %v\n%s\n%s", cmd, err, out, errOut)
+		}
+		warnings := rep.Warnings
+		if cmd != "plan" {
+			warnings = rep.Plan.Warnings
+		}
+		var named []string
+		for _, w := range warnings {
+			if strings.Contains(w, versionWords) || strings.Contains(w, otherWords) {
+				named = append(named, strings.TrimPrefix(strings.SplitN(w, "/: ", 2)[0], "versions/"))
+			}
+		}
+		if code != exitOK || strings.Join(named, " ") != strings.Join(empty, " ") {
+			t.Errorf("%s --json: exit %d, warnings of empty folders %q, want 0 and %q", cmd, code, named, empty)
+		}
+		if cmd == "check" {
+			var keys []string
+			for _, f := range rep.Findings {
+				if f.Kind == "warning" && (strings.Contains(f.Detail, versionWords) || strings.Contains(f.Detail, otherWords)) {
+					keys = append(keys, f.Key)
+				}
+			}
+			if len(keys) != len(empty) || keys[0] != "versions/"+empty[0]+"/" || keys[4] != "versions/"+empty[4]+"/" {
+				t.Errorf("check --json: findings of empty folders with keys %q, want one per folder", keys)
+			}
+		}
+	}
+}
