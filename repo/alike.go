@@ -158,3 +158,46 @@ func moreAlike(more []string, folders bool) string {
 	}
 	return fmt.Sprintf("and %d more %s alike: %s (all in --json)", len(more), noun, ids)
 }
+
+// IssueGroup is a version's issue as backfill prints and logs it: its
+// first occurrence, in full, and the versions with the same issue after
+// it.
+type IssueGroup struct {
+	// Version is the id of the version of the first occurrence.
+	Version string
+	Issue
+	// More are the ids of the other versions with an issue of the same
+	// problem in the same words but their id (every version's files.json
+	// missing), in the order of the plan; nil for an issue of its own.
+	More []string
+}
+
+// IssueGroups groups the matrix's versions' issues that repeat per
+// version in the same words but the version's id, in the order of their
+// first occurrence; every other issue is a group of its own.
+func (p *Matrix) IssueGroups() []IssueGroup {
+	type versionIssue struct {
+		version string
+		issue   Issue
+	}
+	var all []versionIssue
+	for _, vp := range p.Versions {
+		for _, is := range vp.Issues {
+			all = append(all, versionIssue{vp.ID, is})
+		}
+	}
+	var out []IssueGroup
+	for _, g := range groupAlike(len(all), func(i int) alike {
+		vi := all[i]
+		if vi.version == "" {
+			return alike{}
+		}
+		// The id stands out of the words (a path such as
+		// versions/<id>/files.json); nothing else does.
+		words := string(vi.issue.Problem) + "\x00" + strings.ReplaceAll(vi.issue.Detail, vi.version, "\x00")
+		return alike{group: words, version: vi.version}
+	}) {
+		out = append(out, IssueGroup{Version: all[g.first].version, Issue: all[g.first].issue, More: g.more})
+	}
+	return out
+}

@@ -66,3 +66,28 @@ func TestMoreAlike(t *testing.T) {
 		t.Errorf("folders' MoreAlike = %q, want %q", got, want)
 	}
 }
+
+// TestIssueGroups: issues of one problem in the same words but their
+// version's id group; other words (another sha256) or another problem
+// are groups of their own, in their place.
+func TestIssueGroups(t *testing.T) {
+	t.Parallel()
+	missing := func(id string) Issue {
+		return Issue{Problem: ProblemInvalid, Detail: "versions/" + id + "/files.json: missing (named in version.json)"}
+	}
+	m := &Matrix{Versions: []*VersionPlan{
+		{ID: "v1", Issues: []Issue{missing("v1"), {Problem: ProblemMismatch, Detail: "versions/v1/dataset.json: sha256 aa"}}},
+		{ID: "v2", Issues: []Issue{{Problem: ProblemMismatch, Detail: "versions/v2/dataset.json: sha256 bb"}, missing("v2")}},
+		{ID: "v3", Issues: []Issue{{Problem: ProblemUnreadable, Detail: "versions/v3/files.json: missing (named in version.json)"}}},
+		{ID: "v4", Issues: []Issue{missing("v4")}},
+	}}
+	want := []IssueGroup{
+		{Version: "v1", Issue: missing("v1"), More: []string{"v2", "v4"}},
+		{Version: "v1", Issue: Issue{Problem: ProblemMismatch, Detail: "versions/v1/dataset.json: sha256 aa"}},
+		{Version: "v2", Issue: Issue{Problem: ProblemMismatch, Detail: "versions/v2/dataset.json: sha256 bb"}},
+		{Version: "v3", Issue: Issue{Problem: ProblemUnreadable, Detail: "versions/v3/files.json: missing (named in version.json)"}},
+	}
+	if got := m.IssueGroups(); !reflect.DeepEqual(got, want) {
+		t.Errorf("IssueGroups = %+v, want %+v", got, want)
+	}
+}

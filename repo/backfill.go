@@ -206,10 +206,12 @@ func backfill(ctx context.Context, st store.Store, opts Options) (_ *BackfillRep
 	// A version's other files that disagree with version.json (a
 	// dataset.json or files.json whose sha256 differs, as plan lists them)
 	// do not stop its catalogs, as in plan; check fails on them. The run
-	// says so rather than publish without a word.
-	for _, vp := range m.Versions {
-		for _, is := range vp.Issues {
-			log.Warn("version issue: its catalogs are written all the same; check reports it", "version", vp.ID, "problem", is.Problem, "detail", is.Detail)
+	// says so rather than publish without a word; an issue every version
+	// has alike (files.json missing from each) once, then counted.
+	for _, g := range m.IssueGroups() {
+		log.Warn("version issue: its catalogs are written all the same; check reports it", "version", g.Version, "problem", g.Problem, "detail", g.Detail)
+		if len(g.More) > 0 {
+			log.Warn("version issue: "+MoreAlike(g.More), "count", len(g.More))
 		}
 	}
 	rep := &BackfillReport{FormatVersion: 1, DryRun: opts.DryRun, Plan: m, Results: []*CellResult{}, Counts: map[Outcome]int{}, Removed: []scratch.Removed{}}

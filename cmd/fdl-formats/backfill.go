@@ -175,12 +175,14 @@ func printBackfill(out io.Writer, _ string, rep *repo.BackfillReport) {
 	}
 	// A version's issues (a dataset.json or files.json that disagrees with
 	// version.json, its parents) stop none of its catalogs, as in plan;
-	// check fails on them.
+	// check fails on them. An issue every version has alike (files.json
+	// missing from each) is printed once, then counted.
 	issues := 0
-	for _, v := range rep.Plan.Versions {
-		for _, is := range v.Issues {
-			issues++
-			fmt.Fprintf(out, "issue         %s %s: %s\n", v.ID, is.Problem, oneline.First(is.Detail))
+	for _, g := range rep.Plan.IssueGroups() {
+		issues += 1 + len(g.More)
+		fmt.Fprintf(out, "issue         %s %s: %s\n", g.Version, g.Problem, oneline.First(g.Detail))
+		if more := repo.MoreAlike(g.More); more != "" {
+			fmt.Fprintf(out, "issue         %s\n", more)
 		}
 	}
 	if issues > 0 {

@@ -151,6 +151,71 @@ func TestRulesGrouped(t *testing.T) {
 	}
 }
 
+// TestIssuesGrouped: a repository whose every version lost its files.json
+// (named in version.json) has the same issue on every version, in the
+// same words but the id; backfill's text and log print it once in full,
+// then one line counting the other 4 and naming the first of them; the
+// count of issues and --json keep all 5. Before, each printed 5 lines.
+func TestIssuesGrouped(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if _, err := lakegen.History(context.Background(), dir, lakegen.HistoryOptions{Versions: 5, RowsPerVersion: 10, FilesPerVersion: 1}); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(filepath.Join(dir, "versions"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, e := range entries {
+		ids = append(ids, e.Name())
+		if err := os.Remove(filepath.Join(dir, "versions", e.Name(), "files.json")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(ids) != 5 {
+		t.Fatalf("versions %v, want 5", ids)
+	}
+	const missing = "/files.json: missing (named in version.json)"
+	full := "issue         " + ids[0] + " invalid: versions/" + ids[0] + missing
+	more := "and 4 more versions alike: " + ids[1] + ", " + ids[2] + ", " + ids[3] + ", … (all in --json)"
+	out, errOut, code := runApp(t, "backfill", "--dry-run", dir)
+	if code != exitOK || strings.Count(out, missing) != 1 || !strings.Contains(out, full+"\n") ||
+		!strings.Contains(out, "issue         "+more+"\n") || !strings.Contains(out, "\n5 issue(s) with versions' other files") {
+		t.Errorf("backfill: exit %d, %d issues printed, want 0 and one, %q, then %q and a count of 5:\n%s\n%s", code, strings.Count(out, missing), full, more, out, errOut)
+	}
+	const logged = "version issue: its catalogs are written all the same"
+	if strings.Count(errOut, logged) != 1 || strings.Count(errOut, missing) != 1 || strings.Count(errOut, "version issue: "+more) != 1 {
+		t.Errorf("backfill's log: %d issues logged, want one then %q:\n%s", strings.Count(errOut, logged), "version issue: "+more, errOut)
+	}
+	out, errOut, code = runApp(t, "backfill", "--dry-run", "--json", dir)
+	var rep struct {
+		Plan struct {
+			Versions []struct {
+				ID     string `json:"id"`
+				Issues []struct {
+					Problem string `json:"problem"`
+					Detail  string `json:"detail"`
+				} `json:"issues"`
+			} `json:"versions"`
+		} `json:"plan"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("backfill --json: %v\n%s\n%s", err, out, errOut)
+	}
+	n := 0
+	for _, v := range rep.Plan.Versions {
+		for _, is := range v.Issues {
+			if is.Problem == "invalid" && is.Detail == "versions/"+v.ID+missing {
+				n++
+			}
+		}
+	}
+	if code != exitOK || n != 5 {
+		t.Errorf("backfill --json: exit %d, %d issues of files.json, want 0 and 5: %+v", code, n, rep.Plan.Versions)
+	}
+}
+
 // TestEmptyFoldersGrouped: empty folders under versions/ (uploads
 // never finished) are warned of once per kind in text output, then
 // counted as folders, not versions: 3 named by a version ID, 2 otherwise;
