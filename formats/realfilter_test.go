@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/binary"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -91,15 +92,16 @@ func columnFilters(col, typ string, vals [3]sql.NullString) []columnFilter {
 // many.
 const filterSampleOf = 8
 
-// keepFilter says whether the sweep reads a file (name) under a filter f on
-// a column of type typ, and the filter's hash (of file name, column and
-// filter), deterministic: a file with more than one row group (multiGroup;
+// keepFilter says whether the sweep reads a file (path) under a filter f on
+// a column of type typ, and the filter's hash (of the file's name, column
+// and filter), deterministic wherever the lakes are unpacked (the path's
+// folders, a cache's, are left out): a file with more than one row group (multiGroup;
 // the only ones where a reader prunes some row groups and reads others)
 // keeps every filter; the first filter of each (column type, filter form)
 // is kept (seen); the others are kept when their hash is 0 modulo
 // filterSampleOf. The caller keeps one filter of each file at least.
-func keepFilter(name string, multiGroup bool, typ string, f columnFilter, seen map[string]bool) (bool, uint64) {
-	sum := sha256.Sum256([]byte(name + "\x00" + f.Column + "\x00" + f.Filter))
+func keepFilter(path string, multiGroup bool, typ string, f columnFilter, seen map[string]bool) (bool, uint64) {
+	sum := sha256.Sum256([]byte(filepath.Base(path) + "\x00" + f.Column + "\x00" + f.Filter))
 	h := binary.BigEndian.Uint64(sum[:8])
 	form := typ + "|" + filterForm(f)
 	if multiGroup || !seen[form] {
@@ -375,5 +377,21 @@ func TestRealReleasesReadConformanceParquetFiltered(t *testing.T) {
 		if explained[k] == 0 {
 			t.Errorf("filterExceptions: DuckDB %s, %s, %s: %s explains no difference: remove it", e.Release, e.File, e.Column, e.Filter)
 		}
+	}
+}
+
+// TestKeepFilterSampleIgnoresFolder: the filtered sweep's sample is the same
+// wherever the conformance lakes are unpacked (the user cache, or
+// $FDL_CONFORMANCE_CACHE on CI): keepFilter hashes the file's name, not
+// its path, so that a difference found on one machine is read again on
+// another. It hashed the whole path, so each machine read another eighth.
+func TestKeepFilterSampleIgnoresFolder(t *testing.T) {
+	t.Parallel()
+	f := columnFilter{Column: "id", Filter: `"id" = 7`}
+	name := "ducklake-0193a2b4-5c6d-7e8f-9a0b-1c2d3e4f5a6b.parquet"
+	_, h1 := keepFilter("/home/a/.cache/fdl-formats-test/conformance/01_lake/data/main/t/"+name, false, "BIGINT", f, map[string]bool{})
+	_, h2 := keepFilter("/ci/cache/conformance/01_lake/data/main/t/"+name, false, "BIGINT", f, map[string]bool{})
+	if h1 != h2 {
+		t.Errorf("keepFilter hashes the same file and filter %x under one folder, %x under another", h1, h2)
 	}
 }
