@@ -210,7 +210,13 @@ func (r *repository) selfRead(ctx context.Context, v *version, frozen *frozenCop
 	opts.SelfCarry = func(ctx context.Context) []compare.SelfCarry { return r.earlierFrozen(ctx, v) }
 	rep, err := compare.Self(ctx, src, opts)
 	read.Seconds = time.Since(start).Seconds()
-	if rep != nil && rep.Carried != nil {
+	switch {
+	case rep != nil && rep.ProofCached:
+		// A read kept in the cache (a remote store's copy is made
+		// first, then compare.Self finds it kept): nothing was walked,
+		// and the Carried it holds is the run's that kept it.
+		read.Cached = true
+	case rep != nil && rep.Carried != nil:
 		read.CarriedSnapshots = rep.Carried.Snapshots
 	}
 	if err == nil && rep != nil && rep.Equivalent {
