@@ -573,7 +573,7 @@ func (r *repository) fill(ctx context.Context, c *Cell, work string, frozen *fro
 		Carry: r.earlierPairs(v, c.Format), CarryMinWork: r.carryMin, Logger: log})
 	if proof != nil {
 		res.DeleteFiles = proof.DeleteFiles // nil when no comparison ran
-		if proof.Carried != nil {
+		if proof.Carried != nil && !proof.ProofCached {
 			res.CarriedSnapshots = proof.Carried.Snapshots
 		}
 	}

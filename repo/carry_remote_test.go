@@ -128,6 +128,13 @@ func TestRemoteCarryEarlierProofs(t *testing.T) {
 	if n, proved := cachedProofs(warm); n != len(warm.Proofs) || n == 0 {
 		t.Errorf("warm check: %d of %d proofs found kept; proved again: %v", n, len(warm.Proofs), proved)
 	}
+	// A kept proof walked nothing: no carried snapshots (check --json's
+	// carried_snapshots is absent for it, as in a folder).
+	for _, p := range warm.Proofs {
+		if p.Cached && p.CarriedSnapshots != 0 {
+			t.Errorf("warm check: kept proof of %s reports %d carried snapshots, want none", p.Key, p.CarriedSnapshots)
+		}
+	}
 
 	// Version 3's 1.1 catalog, edited in the bucket, shows a copy of a
 	// data file of version 1 at snapshot 1 only: a difference at that

@@ -300,7 +300,10 @@ func (r *repository) prove(ctx context.Context, c *Cell, work string, frozen *fr
 		rep, err = compare.Catalogs(ctx, src, pub, opts)
 		if rep != nil {
 			p.DeleteFiles = rep.DeleteFiles // nil when no comparison ran
-			if rep.Carried != nil {
+			// A proof kept in the cache (a remote store's copy is made
+			// first, then compare finds it kept) walked nothing: the
+			// Carried it holds is the run's that kept it.
+			if rep.Carried != nil && !rep.ProofCached {
 				p.CarriedSnapshots = rep.Carried.Snapshots
 			}
 		}
