@@ -276,6 +276,9 @@ func TestRealReleasesReadConformanceParquetFiltered(t *testing.T) {
 			}
 			read[k] = n
 		}
+		if err := res.Err(); err != nil {
+			t.Fatalf("%s: DuckDB 1.5.6: %v", r.Path, err)
+		}
 		if err := res.Close(); err != nil {
 			t.Fatal(err)
 		}

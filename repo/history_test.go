@@ -365,7 +365,9 @@ func TestCheckHistoryOfParentNarrowed(t *testing.T) {
 			t.Fatalf("--versions %s with its parent's catalog changed: %v, want unverifiable (exit 4); findings %v", child.ID, err, nonWarnings(rep))
 		}
 		var ce *CheckError
-		if !errors.As(err, &ce) || !strings.Contains(ce.Hint(), "check --versions "+parent2.ID) {
+		if !errors.As(err, &ce) {
+			t.Errorf("--versions %s: error %T, want a *CheckError", child.ID, err)
+		} else if !strings.Contains(ce.Hint(), "check --versions "+parent2.ID) {
 			t.Errorf("hint %q, want one to check the parent", ce.Hint())
 		}
 		if f := nonWarnings(rep); len(f) != 1 || f[0].Version != child.ID || !strings.Contains(f[0].Detail, "versions/"+child.ID+"/ducklake.duckdb") ||
