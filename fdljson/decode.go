@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/fdl-formats/fdl-formats/internal/datapath"
 )
@@ -232,6 +233,9 @@ func checkRelPath(file, field, p string) error {
 	}
 	if strings.HasPrefix(p, "/") || strings.Contains(p, `\`) || strings.Contains(p, "://") {
 		return fieldErr(file, field, "%q must be a relative path with forward slashes", p)
+	}
+	if strings.ContainsFunc(p, unicode.IsControl) {
+		return fieldErr(file, field, "%q must not hold control characters (a line break, a tab): a reader over HTTP cannot ask for it, and a statement naming it (resolve's) breaks", p)
 	}
 	if strings.ContainsAny(p, datapath.Unsafe) {
 		return fieldErr(file, field, "%q must not hold ? or #: readers over HTTP or S3 take them as a query or fragment, so they would open another file than a local reader", p)

@@ -181,6 +181,7 @@ func TestParseRepoErrors(t *testing.T) {
 		{"escaped_dotdot_data_dir", `{"fdl":"0.1","data_dir":"x/%2e%2e/data/","formats":[{"ducklake":"1.0"}]}`, "data_dir: \"x/%2e%2e/data/\" must not contain '.', '..' or empty parts, plain or escaped"},
 		{"dot_data_dir", `{"fdl":"0.1","data_dir":"./data/","formats":[{"ducklake":"1.0"}]}`, "data_dir: \"./data/\" must not contain '.', '..' or empty parts, plain or escaped: its relative path has a . part"},
 		{"query_data_dir", `{"fdl":"0.1","data_dir":"data?x/","formats":[{"ducklake":"1.0"}]}`, "data_dir: \"data?x/\" must not hold ? or #"},
+		{"tab_data_dir", `{"fdl":"0.1","data_dir":"da\tta/","formats":[{"ducklake":"1.0"}]}`, "data_dir: \"da\\tta/\" must not hold control characters"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParseRepo("fdl.json", []byte(tc.json))
@@ -348,6 +349,7 @@ func TestParseVersionErrors(t *testing.T) {
 		{"catalog_escapes", map[string]any{"catalog.path": "../other/ducklake.duckdb"}, id, "catalog.path"},
 		{"catalog_query", map[string]any{"catalog.path": "cat.db?x"}, id, `catalog.path: "cat.db?x" must not hold ? or #`},
 		{"catalog_fragment", map[string]any{"catalog.path": "cat.db#x"}, id, `catalog.path: "cat.db#x" must not hold ? or #`},
+		{"catalog_line_break", map[string]any{"catalog.path": "x\nCOPY (SELECT 1) TO 'f.csv';--.duckdb"}, id, `catalog.path: "x\nCOPY (SELECT 1) TO 'f.csv';--.duckdb" must not hold control characters`},
 		{"catalog_percent", map[string]any{"catalog.path": "cat%2Edb"}, id, `catalog.path: "cat%2Edb" must not hold %`},
 		{"catalog_in_catalogs", map[string]any{"catalog.path": "catalogs/1.0.duckdb"}, id, `catalog.path: "catalogs/1.0.duckdb" is under catalogs/`},
 		{"dataset_percent", map[string]any{"dataset.path": "data%73et.json"}, id, `dataset.path: "data%73et.json" must not hold %`},

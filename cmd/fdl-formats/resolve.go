@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/urfave/cli/v3"
 
@@ -85,7 +87,7 @@ func runResolve(ctx context.Context, cmd *cli.Command) error {
 func printResolution(w io.Writer, res *repo.Resolution) {
 	for _, p := range res.Files {
 		if p.PassedOver {
-			fmt.Fprintf(w, "-- passed over %s (--verify): %s\n", p.Key, strings.Join(strings.Fields(p.Reason), " "))
+			fmt.Fprintf(w, "-- passed over %s (--verify): %s\n", commentText(p.Key), commentText(strings.Join(strings.Fields(p.Reason), " ")))
 		}
 	}
 	seq := ""
@@ -93,12 +95,34 @@ func printResolution(w io.Writer, res *repo.Resolution) {
 		seq = fmt.Sprintf(" (seq %d)", res.Seq)
 	}
 	f := res.File
-	fmt.Fprintf(w, "-- version %s%s in DuckDB %s: %s (format %s, storage %s)\n", res.Version, seq, res.DuckDB, f.Key, f.Format, f.Storage)
+	fmt.Fprintf(w, "-- version %s%s in DuckDB %s: %s (format %s, storage %s)\n", res.Version, seq, res.DuckDB, commentText(f.Key), f.Format, f.Storage)
 	if res.Setup != "" {
 		fmt.Fprintln(w, "-- the repository is at an S3-compatible endpoint: first (add KEY_ID '...', SECRET '...' for a private bucket):")
 		fmt.Fprintln(w, res.Setup+";")
 	}
 	fmt.Fprintln(w, res.Attach)
+}
+
+// commentText makes s safe inside a one-line SQL comment: a key is a
+// path version.json names, which may hold a line break, and whatever
+// followed it would be a statement of its own to a reader who gives the
+// output to DuckDB (duckdb -cmd "$(fdl-formats resolve …)"). Control
+// characters are written as Go escapes ("\n"), which names the file all
+// the same.
+func commentText(s string) string {
+	if !strings.ContainsFunc(s, unicode.IsControl) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // printReaders prints check's matrix from the reader's side: per declared

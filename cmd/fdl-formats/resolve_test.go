@@ -257,3 +257,57 @@ func TestResolveVerifyNamesPassedOver(t *testing.T) {
 		}
 	}
 }
+
+// TestResolveRefusesLineBreakInPath: a frozen catalog whose path
+// (version.json's catalog.path) holds a line break is invalid input (exit
+// 6, naming the file): printed in resolve's comment line, the rest of the
+// path was a statement of its own to a reader who gives the output to
+// DuckDB (duckdb -cmd "$(fdl-formats resolve …)"), one that wrote a file
+// here. commentText escapes such characters too, should a key hold one.
+func TestResolveRefusesLineBreakInPath(t *testing.T) {
+	// Not parallel: DuckDB runs every statement of a script before the
+	// last, so a regression writes pwned.csv where the test runs: a
+	// folder of its own.
+	root := copyRepo(t, "lakes", "02_add_drop_columns")
+	t.Chdir(t.TempDir())
+	latest := "01a18fe8-e1d1-740e-adda-56e0dc49465c"
+	v := filepath.Join(root, "versions", latest)
+	name := "x\nCOPY (SELECT 1) TO 'pwned.csv';--.duckdb"
+	if err := os.Rename(filepath.Join(v, "ducklake.duckdb"), filepath.Join(v, name)); err != nil {
+		t.Fatal(err)
+	}
+	testlakes.EditVersion(t, v, func(m map[string]any) {
+		m["catalog"].(map[string]any)["path"] = name
+	})
+	out, errOut, code := runAppStderr(t, "resolve", "--duckdb", "1.5.2", root)
+	if code != exitInvalid || !strings.Contains(errOut, "versions/"+latest+"/version.json: catalog.path: ") || !strings.Contains(errOut, "must not hold control characters") {
+		t.Errorf("resolve: exit %d, want %d naming version.json's catalog.path\n%s\n%s", code, exitInvalid, out, errOut)
+	}
+	if out != "" {
+		db, err := sql.Open("duckdb", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		if stmt, err := db.Prepare(out); err == nil {
+			stmt.Close()
+		}
+	}
+	if _, err := os.Stat("pwned.csv"); err == nil {
+		t.Errorf("DuckDB ran a statement of resolve's output other than the ATTACH: it wrote pwned.csv\n%s", out)
+	}
+}
+
+func TestCommentText(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"versions/v/ducklake.duckdb", "versions/v/ducklake.duckdb"},
+		{"a\nCOPY x;--", `a\nCOPY x;--`},
+		{"a\r\tb", `a\r\tb`},
+		{"red \x1b[31m", `red \x1b[31m`},
+		{"données é", "données é"},
+	} {
+		if got := commentText(tc.in); got != tc.want {
+			t.Errorf("commentText(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
