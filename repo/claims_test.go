@@ -3,6 +3,7 @@ package repo
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -451,5 +452,41 @@ func TestCheckWarnsOtherFDLVersions(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("no warning %q with key versions/%s/version.json in %+v", want, id, rep.Findings)
+	}
+}
+
+// TestCheckWarnsOtherFDLRepository: the warning that fdl.json is written
+// for another FDL version is a check finding whose key is fdl.json (it
+// was empty, unlike the version.json's warning).
+func TestCheckWarnsOtherFDLRepository(t *testing.T) {
+	ctx := context.Background()
+	st, root := smallLake(t)
+	path := filepath.Join(root, "fdl.json")
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg map[string]any
+	if err := json.Unmarshal(raw, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	cfg["fdl"] = "9.0"
+	if raw, err = json.Marshal(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Check(ctx, st, Options{Versions: []string{"3"}, Formats: []string{"1.0"}, Jobs: 2, Cache: t.TempDir()})
+	if err != nil {
+		t.Fatalf("Check = %v", err)
+	}
+	const want = "fdl.json is written for FDL 9.0; this tool checks FDL 0.1's rules only"
+	var found bool
+	for _, f := range rep.Findings {
+		found = found || (f.Kind == KindWarning && f.Detail == want && f.Key == FDLKey)
+	}
+	if !found {
+		t.Errorf("no warning %q with key %s in %+v", want, FDLKey, rep.Findings)
 	}
 }

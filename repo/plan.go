@@ -293,7 +293,7 @@ func (r *repository) plan(ctx context.Context, opts *Options, check bool) (*Matr
 		p.warn(hiddenFolderWarning(name))
 	}
 	if r.cfg.FDL != fdljson.SpecVersion {
-		p.Warnings = append(p.Warnings, fmt.Sprintf("fdl.json is written for FDL %s; this tool checks FDL %s's rules only", r.cfg.FDL, fdljson.SpecVersion))
+		p.warn(FDLKey, fmt.Sprintf("fdl.json is written for FDL %s; this tool checks FDL %s's rules only", r.cfg.FDL, fdljson.SpecVersion))
 	}
 	p.Violations = r.rootViolations()
 	var checks []*Cell
