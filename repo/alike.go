@@ -10,8 +10,8 @@ import (
 
 // alike marks a warning that repeats per version in the same words but
 // the version's id and its times (a created_at far from its id's time on
-// every version of an imported history), or per empty folder under
-// versions/: text output and the log print the first one of a group in
+// every version of an imported history), or per empty or hidden folder
+// under versions/: text output and the log print the first one of a group in
 // full and count the others; --json keeps every one.
 type alike struct {
 	// group is the kind of warning and whatever else its words depend
@@ -21,7 +21,7 @@ type alike struct {
 	// a folder's warning).
 	version string
 	// folder marks a warning about a folder under versions/ that is no
-	// version (an empty one): the line counting the others says
+	// version (an empty or hidden one): the line counting the others says
 	// "folders", not "versions".
 	folder bool
 }
@@ -34,6 +34,7 @@ const (
 	// An empty folder named by a version ID, and one named otherwise.
 	alikeEmptyFolder      = "empty-folder"
 	alikeEmptyOtherFolder = "empty-folder-not-id"
+	alikeHiddenFolder     = "hidden-folder"
 )
 
 // WarningGroup is a warning of a Matrix as text output prints it: its

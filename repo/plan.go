@@ -290,7 +290,8 @@ func (r *repository) plan(ctx context.Context, opts *Options, check bool) (*Matr
 		p.warnAlike(key, detail, alike{group: group, version: id, folder: true})
 	}
 	for _, name := range r.hiddenFolders {
-		p.warn(hiddenFolderWarning(name))
+		key, detail := hiddenFolderWarning(name)
+		p.warnAlike(key, detail, alike{group: alikeHiddenFolder, version: name, folder: true})
 	}
 	if r.cfg.FDL != fdljson.SpecVersion {
 		p.warn(FDLKey, fmt.Sprintf("fdl.json is written for FDL %s; this tool checks FDL %s's rules only", r.cfg.FDL, fdljson.SpecVersion))

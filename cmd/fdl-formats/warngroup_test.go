@@ -291,3 +291,76 @@ func TestEmptyFoldersGrouped(t *testing.T) {
 		}
 	}
 }
+
+// TestHiddenFoldersGrouped: hidden folders under versions/ (an upload
+// tool's staging folders, .git) are warned of as empty folders are: the
+// first in full, then one line counting the others as folders; --json
+// keeps one warning each, and check's findings name each folder. Before,
+// plan, backfill and check printed 3 paragraphs.
+func TestHiddenFoldersGrouped(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if _, err := lakegen.History(context.Background(), dir, lakegen.HistoryOptions{Versions: 2, RowsPerVersion: 10, FilesPerVersion: 1}); err != nil {
+		t.Fatal(err)
+	}
+	hidden := []string{".Trash-1000", ".git", ".staging"} // in the order warned of
+	for _, name := range hidden {
+		if err := os.MkdirAll(filepath.Join(dir, "versions", name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "versions", name, "version.json"), []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const words = "/: hidden folder under versions/ ignored"
+	more := "and 2 more folders alike: " + hidden[1] + ", " + hidden[2] + " (all in --json)"
+	for _, cmd := range []string{"plan", "backfill", "check"} {
+		args := []string{cmd, "--formats=1.0", dir}
+		out, errOut, code := runApp(t, args...)
+		if code != exitOK || strings.Count(out, words) != 1 || !strings.Contains(out, "versions/"+hidden[0]+words) || strings.Count(out, more) != 1 {
+			t.Errorf("%s: exit %d, %d hidden folder warnings, want 0, one for %s then %q:\n%s\n%s", cmd, code, strings.Count(out, words), hidden[0], more, out, errOut)
+		}
+		if cmd == "backfill" && (strings.Count(errOut, words) != 1 || strings.Count(errOut, more) != 1) {
+			t.Errorf("backfill's log: %d hidden folder warnings, want one then %q:\n%s", strings.Count(errOut, words), more, errOut)
+		}
+		out, errOut, code = runApp(t, append([]string{cmd, "--json"}, args[1:]...)...)
+		var rep struct {
+			Warnings []string `json:"warnings"`
+			Plan     struct {
+				Warnings []string `json:"warnings"`
+			} `json:"plan"`
+			Findings []struct {
+				Kind   string `json:"kind"`
+				Key    string `json:"key"`
+				Detail string `json:"detail"`
+			} `json:"findings"`
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("%s --json: %v\n%s\n%s", cmd, err, out, errOut)
+		}
+		warnings := rep.Warnings
+		if cmd != "plan" {
+			warnings = rep.Plan.Warnings
+		}
+		var named []string
+		for _, w := range warnings {
+			if name, ok := strings.CutPrefix(w, "versions/"); ok && strings.Contains(w, words) {
+				named = append(named, strings.SplitN(name, "/: ", 2)[0])
+			}
+		}
+		if code != exitOK || strings.Join(named, " ") != strings.Join(hidden, " ") {
+			t.Errorf("%s --json: exit %d, warnings of hidden folders %q, want 0 and %q", cmd, code, named, hidden)
+		}
+		if cmd == "check" {
+			var keys []string
+			for _, f := range rep.Findings {
+				if f.Kind == "warning" && strings.Contains(f.Detail, words) {
+					keys = append(keys, f.Key)
+				}
+			}
+			if len(keys) != len(hidden) || keys[0] != "versions/"+hidden[0]+"/" || keys[2] != "versions/"+hidden[2]+"/" {
+				t.Errorf("check --json: findings of hidden folders with keys %q, want one per folder", keys)
+			}
+		}
+	}
+}
