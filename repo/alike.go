@@ -10,9 +10,10 @@ import (
 
 // alike marks a warning that repeats per version in the same words but
 // the version's id and its times (a created_at far from its id's time on
-// every version of an imported history), or per empty or hidden folder
-// under versions/: text output and the log print the first one of a group in
-// full and count the others; --json keeps every one.
+// every version of an imported history), per empty or hidden folder
+// under versions/, or a version's issue in check's findings that repeats
+// per version (IssueWords): text output and the log print the first one
+// of a group in full and count the others; --json keeps every one.
 type alike struct {
 	// group is the kind of warning and whatever else its words depend
 	// on but the version ("" for a warning of its own).
@@ -35,6 +36,7 @@ const (
 	alikeEmptyFolder      = "empty-folder"
 	alikeEmptyOtherFolder = "empty-folder-not-id"
 	alikeHiddenFolder     = "hidden-folder"
+	alikeIssue            = "issue:" // + IssueWords
 )
 
 // WarningGroup is a warning of a Matrix as text output prints it: its
@@ -71,8 +73,8 @@ func (p *Matrix) WarningGroups() []WarningGroup {
 type FindingGroup struct {
 	Finding
 	// More are the ids of the other versions warned of in the same words
-	// (a warning of the plan that repeats per version), in the order of
-	// the findings; nil for a finding of its own. The names of the other
+	// (a warning of the plan, or a version's issue, that repeats per
+	// version), in the order of the findings; nil for a finding of its own. The names of the other
 	// folders, for an empty folder's warning.
 	More []string
 }
@@ -83,9 +85,9 @@ func (g FindingGroup) MoreAlike() string {
 	return moreAlike(g.More, g.alike.folder)
 }
 
-// GroupFindings groups the findings that are a plan's warnings repeated
-// per version in the same words but the version and its times, in the
-// order of their first occurrence; every other finding is a group of its
+// GroupFindings groups the findings that are a plan's warnings, or
+// versions' issues, repeated per version in the same words but the
+// version and its times, in the order of their first occurrence; every other finding is a group of its
 // own.
 func GroupFindings(fs []Finding) []FindingGroup {
 	var out []FindingGroup
@@ -188,17 +190,29 @@ func (p *Matrix) IssueGroups() []IssueGroup {
 		}
 	}
 	var out []IssueGroup
-	for _, g := range groupAlike(len(all), func(i int) alike {
-		vi := all[i]
-		if vi.version == "" {
-			return alike{}
-		}
-		// The id stands out of the words (a path such as
-		// versions/<id>/files.json); nothing else does.
-		words := string(vi.issue.Problem) + "\x00" + strings.ReplaceAll(vi.issue.Detail, vi.version, "\x00")
-		return alike{group: words, version: vi.version}
-	}) {
+	for _, g := range groupAlike(len(all), func(i int) alike { return issueAlike(all[i].version, all[i].issue) }) {
 		out = append(out, IssueGroup{Version: all[g.first].version, Issue: all[g.first].issue, More: g.more})
 	}
 	return out
+}
+
+// IssueWords are the words of version's issue but the version's id:
+// issues of the same words are alike (every version's files.json
+// missing), printed once, then counted. "" for an issue of no version.
+func IssueWords(version string, is Issue) string {
+	if version == "" {
+		return ""
+	}
+	// The id stands out of the words (a path such as
+	// versions/<id>/files.json); nothing else does.
+	return string(is.Problem) + "\x00" + strings.ReplaceAll(is.Detail, version, "\x00")
+}
+
+// issueAlike is the group of version's issue (IssueWords).
+func issueAlike(version string, is Issue) alike {
+	words := IssueWords(version, is)
+	if words == "" {
+		return alike{}
+	}
+	return alike{group: alikeIssue + words, version: version}
 }

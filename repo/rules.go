@@ -22,7 +22,9 @@ func ruleFindings(m *Matrix) []Finding {
 			out = append(out, Finding{Kind: problemKind(p), Version: vp.ID, Key: vp.Catalog, Detail: vp.Error, cause: vp.cause})
 		}
 		for _, is := range vp.Issues {
-			out = append(out, Finding{Kind: problemKind(is.Problem), Version: vp.ID, Detail: is.Detail, cause: is.cause})
+			// Printed once, then counted, when every version has it
+			// alike (GroupFindings).
+			out = append(out, Finding{Kind: problemKind(is.Problem), Version: vp.ID, Detail: is.Detail, cause: is.cause, alike: issueAlike(vp.ID, is)})
 		}
 		for _, n := range vp.Notes {
 			out = append(out, Finding{Kind: KindWarning, Version: vp.ID, Detail: n})

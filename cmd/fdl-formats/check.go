@@ -122,7 +122,8 @@ func printCheck(out io.Writer, root string, rep *repo.CheckReport) {
 	}
 	fmt.Fprintf(out, "\nproofs: %d of %d published catalogs equivalent to their source%s\n", ok, len(rep.Proofs), stopped)
 	// A plan's warning repeated per version (an imported history's
-	// created_at) is printed once, then counted.
+	// created_at), or a version's issue (every files.json missing), is
+	// printed once, then counted.
 	for _, f := range repo.GroupFindings(rep.Findings) {
 		where := f.Version
 		if f.Format != "" {

@@ -205,6 +205,8 @@ func printMatrix(w io.Writer, root string, m *repo.Matrix) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "seq\tversion\tcatalog\t%s\n", strings.Join(cols, "\t"))
 	var notes []string
+	issueNote := map[string]int{}   // an issue's words -> its note's index
+	issueMore := map[int][]string{} // a note's index -> the versions alike after it
 	for _, v := range m.Versions {
 		seq := "-"
 		if v.Seq > 0 {
@@ -243,6 +245,16 @@ func printMatrix(w io.Writer, root string, m *repo.Matrix) {
 			format = v.Skipped
 		}
 		for _, is := range v.Issues {
+			// An issue every version has alike (files.json missing from
+			// each) is noted once, then counted.
+			words := repo.IssueWords(v.ID, is)
+			if i, ok := issueNote[words]; ok && words != "" {
+				issueMore[i] = append(issueMore[i], v.ID)
+				continue
+			}
+			if words != "" {
+				issueNote[words] = len(notes)
+			}
 			notes = append(notes, fmt.Sprintf("seq %s %s: %s", seq, is.Problem, is.Detail))
 		}
 		for _, n := range v.Notes {
@@ -253,8 +265,11 @@ func printMatrix(w io.Writer, root string, m *repo.Matrix) {
 	tw.Flush()
 	if len(notes) > 0 {
 		fmt.Fprintln(w, "\nnotes:")
-		for _, n := range notes {
+		for i, n := range notes {
 			fmt.Fprintln(w, "  "+n)
+			if more := repo.MoreAlike(issueMore[i]); more != "" {
+				fmt.Fprintln(w, "    "+more)
+			}
 		}
 	}
 	// A rule judged alike for many versions (the oldest format filtered

@@ -153,9 +153,10 @@ func TestRulesGrouped(t *testing.T) {
 
 // TestIssuesGrouped: a repository whose every version lost its files.json
 // (named in version.json) has the same issue on every version, in the
-// same words but the id; backfill's text and log print it once in full,
-// then one line counting the other 4 and naming the first of them; the
-// count of issues and --json keep all 5. Before, each printed 5 lines.
+// same words but the id; backfill's text and log, plan's notes and
+// check's findings print it once in full, then one line counting the
+// other 4 and naming the first of them; the counts of issues, check's
+// exit and --json keep all 5. Before, each printed 5 lines.
 func TestIssuesGrouped(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -213,6 +214,43 @@ func TestIssuesGrouped(t *testing.T) {
 	}
 	if code != exitOK || n != 5 {
 		t.Errorf("backfill --json: exit %d, %d issues of files.json, want 0 and 5: %+v", code, n, rep.Plan.Versions)
+	}
+
+	// plan's notes under the matrix: the first in full, then the others
+	// counted, indented deeper.
+	out, errOut, code = runApp(t, "plan", dir)
+	if code != exitOK || strings.Count(out, missing) != 1 || !strings.Contains(out, "\n  seq 1 invalid: versions/"+ids[0]+missing+"\n    "+more+"\n") {
+		t.Errorf("plan: exit %d, %d notes of files.json, want 0 and one for %s then %q:\n%s\n%s", code, strings.Count(out, missing), ids[0], more, out, errOut)
+	}
+
+	// check's findings: the first in full, then the others counted in its
+	// findings' layout; its exit, its count and --json keep all 5.
+	// (The matrix above them has plan's notes.)
+	out, errOut, code = runApp(t, "check", dir)
+	_, findings, _ := strings.Cut(out, "\nproofs: ")
+	if code != exitInvalid || strings.Count(findings, missing) != 1 || !strings.Contains(findings, "\ninvalid      "+ids[0]+": versions/"+ids[0]+missing+"\ninvalid      "+more+"\n") ||
+		!strings.Contains(errOut, " invalid=5 ") {
+		t.Errorf("check: exit %d, %d findings of files.json, want %d and one for %s then %q, and invalid=5 in the log:\n%s\n%s", code, strings.Count(findings, missing), exitInvalid, ids[0], more, out, errOut)
+	}
+	out, errOut, code = runApp(t, "check", "--json", dir)
+	var crep struct {
+		Findings []struct {
+			Kind    string `json:"kind"`
+			Version string `json:"version"`
+			Detail  string `json:"detail"`
+		} `json:"findings"`
+	}
+	if err := json.Unmarshal([]byte(out), &crep); err != nil {
+		t.Fatalf("check --json: %v\n%s\n%s", err, out, errOut)
+	}
+	n = 0
+	for _, f := range crep.Findings {
+		if f.Kind == "invalid" && f.Detail == "versions/"+f.Version+missing {
+			n++
+		}
+	}
+	if code != exitInvalid || n != 5 {
+		t.Errorf("check --json: exit %d, %d findings of files.json, want %d and 5: %+v", code, n, exitInvalid, crep.Findings)
 	}
 }
 
