@@ -37,6 +37,11 @@ const (
 	alikeEmptyOtherFolder = "empty-folder-not-id"
 	alikeHiddenFolder     = "hidden-folder"
 	alikeIssue            = "issue:" // + IssueWords
+	// A declared format not written yet (a repository not backfilled:
+	// every version's cell), and the oldest-format rule broken in the
+	// same words, per format.
+	alikeMissing = "missing:"   // + the format
+	alikeRule    = "rule-kept:" // + the rule, its format and detail
 )
 
 // WarningGroup is a warning of a Matrix as text output prints it: its

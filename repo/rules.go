@@ -37,7 +37,8 @@ func ruleFindings(m *Matrix) []Finding {
 			case c.State == Present && c.Violation != "":
 				out = append(out, Finding{Kind: KindDifference, Version: c.Version, Format: c.Format, Key: c.Key, Detail: "rule broken: " + c.Violation})
 			case c.State == Missing:
-				out = append(out, Finding{Kind: KindMissing, Version: c.Version, Format: c.Format, Key: c.Key, Detail: "declared format not written yet"})
+				out = append(out, Finding{Kind: KindMissing, Version: c.Version, Format: c.Format, Key: c.Key, Detail: "declared format not written yet",
+					alike: alike{group: alikeMissing + c.Format, version: c.Version}})
 			case c.State == Error && vp.Error == "":
 				out = append(out, Finding{Kind: problemKind(c.Problem), Version: c.Version, Format: c.Format, Key: c.Key, Detail: strings.Join(c.Reasons, "; "), cause: c.cause})
 			}
@@ -45,7 +46,8 @@ func ruleFindings(m *Matrix) []Finding {
 	}
 	for _, rule := range m.Rules {
 		if rule.Status == "violated" {
-			out = append(out, Finding{Kind: KindWarning, Version: rule.Version, Format: rule.Format, Detail: rule.Rule + ": " + rule.Detail})
+			out = append(out, Finding{Kind: KindWarning, Version: rule.Version, Format: rule.Format, Detail: rule.Rule + ": " + rule.Detail,
+				alike: alike{group: alikeRule + rule.Rule + "\x00" + rule.Format + "\x00" + rule.Detail, version: rule.Version}})
 		}
 	}
 	for i, w := range m.Warnings {

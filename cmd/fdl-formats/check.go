@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/urfave/cli/v3"
 
@@ -125,10 +126,9 @@ func printCheck(out io.Writer, root string, rep *repo.CheckReport) {
 	// created_at), or a version's issue (every files.json missing), is
 	// printed once, then counted.
 	for _, f := range repo.GroupFindings(rep.Findings) {
-		where := f.Version
-		if f.Format != "" {
-			where += " " + f.Format
-		}
+		// "VERSION FORMAT", either alone (a format's readers: it read
+		// "warning       0.4: readers …").
+		where := strings.TrimSpace(f.Version + " " + f.Format)
 		if where == "" {
 			// The repository's own (a data folder, fdl.json): it read
 			// "warning      : data_dir ...".

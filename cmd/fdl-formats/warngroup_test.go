@@ -402,3 +402,51 @@ func TestHiddenFoldersGrouped(t *testing.T) {
 		}
 	}
 }
+
+// TestMissingGrouped: a repository not backfilled yet has every version's
+// cell of a declared format missing; check's text prints the first of each
+// format, then counts the others (it printed one line per version and
+// format: 400 for 200 versions and two formats), and a finding about a
+// format alone (its readers) reads "0.4: …", not " 0.4: …"; --json keeps
+// one finding per cell.
+func TestMissingGrouped(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	res, err := lakegen.History(context.Background(), dir, lakegen.HistoryOptions{Versions: 5, RowsPerVersion: 10, FilesPerVersion: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runApp(t, "check", dir)
+	if code != exitMissing {
+		t.Fatalf("check: exit %d, want %d\n%s\n%s", code, exitMissing, out, errOut)
+	}
+	first := res.Versions[0].ID
+	more := "missing      and 4 more versions alike: " + res.Versions[1].ID + ", "
+	for _, format := range []string{"0.4", "1.1"} {
+		line := "missing      " + first + " " + format + ": declared format not written yet"
+		if strings.Count(out, ": declared format not written yet") != 2 || !strings.Contains(out, line+"\n"+more) {
+			t.Errorf("check printed\n%s\nwant one line per format, %q, then %q…", out, line, more)
+		}
+	}
+	if !strings.Contains(out, "\nwarning      0.4: readers: ") {
+		t.Errorf("check printed\n%s\nwant the readers' finding as \"warning      0.4: readers: …\"", out)
+	}
+	out, errOut, _ = runApp(t, "check", "--json", dir)
+	var rep struct {
+		Findings []struct {
+			Kind string `json:"kind"`
+		} `json:"findings"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("check --json: %v\n%s\n%s", err, out, errOut)
+	}
+	n := 0
+	for _, f := range rep.Findings {
+		if f.Kind == "missing" {
+			n++
+		}
+	}
+	if n != 10 {
+		t.Errorf("check --json: %d missing findings, want 10 (5 versions, 2 formats)", n)
+	}
+}
