@@ -73,8 +73,7 @@ func (r *run) inlinedSchemaReads(v *formats.Version, asSource bool) (map[string]
 			row = `(SELECT s.begin_snapshot ` + match + ` ORDER BY s.rowid LIMIT 1)`
 		}
 	}
-	rows, err := r.w.strings(r.ctx, `SELECT i.table_name || chr(31) || i.table_id || chr(31) || i.schema_version || chr(31) || `+hasRow+`
-		|| chr(31) || coalesce(`+row+`, -1) || chr(31) || coalesce(`+first+`, -1)
+	rows, err := r.w.fields(r.ctx, `SELECT i.table_name, i.table_id, i.schema_version, `+hasRow+`, coalesce(`+row+`, -1), coalesce(`+first+`, -1)
 		FROM ducklake_inlined_data_tables i WHERE i.table_name IS NOT NULL AND i.table_id IS NOT NULL AND i.schema_version IS NOT NULL
 		ORDER BY i.table_id, i.schema_version, i.table_name`)
 	if err != nil {
@@ -82,7 +81,7 @@ func (r *run) inlinedSchemaReads(v *formats.Version, asSource bool) (map[string]
 	}
 	out := map[string]inlinedSchemaRead{}
 	for _, row := range rows {
-		f := strings.Split(row, "\x1f")
+		f := row
 		if _, ok := tables[f[0]]; !ok {
 			continue // registered, dropped: not read
 		}

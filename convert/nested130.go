@@ -46,7 +46,7 @@ type nestedColumn struct {
 // or QuirkRemapListsUnreserved)
 // reads otherwise, each with its table, the field and the first snapshot.
 func (r *run) nestedDefaultFiles(q formats.ReaderQuirk) ([]string, error) {
-	colRows, err := r.w.strings(r.ctx, `SELECT table_id || chr(31) || column_id || chr(31) || coalesce(parent_column, -1) || chr(31) || column_name || chr(31) || lower(trim(column_type)) || chr(31) || begin_snapshot || chr(31) || coalesce(end_snapshot, 9223372036854775807)
+	colRows, err := r.w.fields(r.ctx, `SELECT table_id, column_id, coalesce(parent_column, -1), column_name, lower(trim(column_type)), begin_snapshot, coalesce(end_snapshot, 9223372036854775807)
 		FROM ducklake_column WHERE column_id IS NOT NULL AND begin_snapshot IS NOT NULL ORDER BY table_id, column_order, column_id, begin_snapshot`)
 	if err != nil {
 		return nil, err
@@ -55,7 +55,7 @@ func (r *run) nestedDefaultFiles(q formats.ReaderQuirk) ([]string, error) {
 	first := map[[2]int64]int64{}      // (table, column_id) -> first begin_snapshot
 	nested := map[int64]bool{}         // tables with a nested column
 	for _, row := range colRows {
-		f := strings.Split(row, "\x1f")
+		f := row
 		var c nestedColumn
 		var bad bool
 		for i, p := range []*int64{&c.table, &c.id, &c.parent} {
@@ -88,7 +88,7 @@ func (r *run) nestedDefaultFiles(q formats.ReaderQuirk) ([]string, error) {
 	} else if ok {
 		mapped = "f.mapping_id IS NULL"
 	}
-	fileRows, err := r.w.strings(r.ctx, `SELECT f.table_id || chr(31) || f.data_file_id || chr(31) || f.path || chr(31) || f.begin_snapshot || chr(31) || coalesce(f.end_snapshot, 9223372036854775807) || chr(31) || coalesce(t.table_name, '?')
+	fileRows, err := r.w.fields(r.ctx, `SELECT f.table_id, f.data_file_id, f.path, f.begin_snapshot, coalesce(f.end_snapshot, 9223372036854775807), coalesce(t.table_name, '?')
 		FROM ducklake_data_file f LEFT JOIN (SELECT table_id, any_value(table_name ORDER BY begin_snapshot DESC) AS table_name FROM ducklake_table GROUP BY table_id) t USING (table_id)
 		WHERE `+mapped+` AND f.begin_snapshot IS NOT NULL ORDER BY f.data_file_id`)
 	if err != nil {
@@ -96,7 +96,7 @@ func (r *run) nestedDefaultFiles(q formats.ReaderQuirk) ([]string, error) {
 	}
 	var out []string
 	for _, row := range fileRows {
-		f := strings.Split(row, "\x1f")
+		f := row
 		table, err1 := strconv.ParseInt(f[0], 10, 64)
 		begin, err2 := strconv.ParseInt(f[3], 10, 64)
 		end, err3 := strconv.ParseInt(f[4], 10, 64)

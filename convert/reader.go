@@ -237,14 +237,14 @@ func otherSide(q formats.ReaderQuirk, source, target *formats.Version) string {
 // refused naming the table, the column and the literal.
 func (r *run) normaliseTimeTZDefaults(step string, source, target *formats.Version) error {
 	sourceDrops := source.ReadsWith(formats.QuirkTimeTZDefaultOffset)
-	items, err := r.w.strings(r.ctx, `SELECT table_id || chr(31) || column_id || chr(31) || begin_snapshot || chr(31) || column_name || chr(31) || initial_default
+	items, err := r.w.fields(r.ctx, `SELECT table_id, column_id, begin_snapshot, column_name, initial_default
 		FROM ducklake_column WHERE lower(trim(column_type)) = 'timetz' AND initial_default IS NOT NULL ORDER BY table_id, column_id, begin_snapshot`)
 	if err != nil {
 		return err
 	}
 	var changed, refused []string
 	for _, it := range items {
-		f := strings.Split(it, "\x1f")
+		f := it
 		old := f[4]
 		t, ok := formats.ParseTimeTZ(old)
 		if !ok || t.Offset == 0 {
@@ -380,8 +380,7 @@ func (r *run) localDataFiles(where string) ([]localDataFile, error) {
 	} else if ok {
 		dirs = sqlTableDirs
 	}
-	rows, err := r.w.strings(r.ctx, `SELECT f.table_id || chr(31) || coalesce(t.table_name, '?') || chr(31) || f.data_file_id || chr(31) ||
-			CASE WHEN NOT f.path_is_relative THEN f.path WHEN starts_with(td.dir, td.data_path) THEN 'rel:' || substr(td.dir, length(td.data_path) + 1) || f.path ELSE '' END || chr(31) || f.path
+	rows, err := r.w.fields(r.ctx, `SELECT f.table_id, coalesce(t.table_name, '?'), f.data_file_id, CASE WHEN NOT f.path_is_relative THEN f.path WHEN starts_with(td.dir, td.data_path) THEN 'rel:' || substr(td.dir, length(td.data_path) + 1) || f.path ELSE '' END, f.path
 		FROM ducklake_data_file f LEFT JOIN (`+dirs+`) td USING (table_id)
 		LEFT JOIN (SELECT table_id, any_value(table_name ORDER BY begin_snapshot DESC) AS table_name FROM ducklake_table GROUP BY table_id) t USING (table_id)
 		WHERE `+where+` ORDER BY f.data_file_id`)
@@ -390,7 +389,7 @@ func (r *run) localDataFiles(where string) ([]localDataFile, error) {
 	}
 	out := make([]localDataFile, 0, len(rows))
 	for _, row := range rows {
-		f := strings.Split(row, "\x1f")
+		f := row
 		local := f[3]
 		if rel, ok := strings.CutPrefix(local, "rel:"); ok {
 			local = filepath.Join(r.opts.DataPath, filepath.FromSlash(rel))
@@ -516,7 +515,7 @@ func (r *run) hiveValuesReadDifferently() ([]string, error) {
 	if !r.mayFind(&factHivePartitions) {
 		return nil, nil
 	}
-	rows, err := r.w.strings(r.ctx, `SELECT f.table_id || chr(31) || coalesce(t.table_name, '?') || chr(31) || f.data_file_id || chr(31) || f.path || chr(31) || n.source_name
+	rows, err := r.w.fields(r.ctx, `SELECT f.table_id, coalesce(t.table_name, '?'), f.data_file_id, f.path, n.source_name
 		FROM ducklake_data_file f JOIN ducklake_name_mapping n ON n.mapping_id = f.mapping_id AND n.is_partition
 		LEFT JOIN (SELECT table_id, any_value(table_name ORDER BY begin_snapshot DESC) AS table_name FROM ducklake_table GROUP BY table_id) t USING (table_id)
 		ORDER BY f.data_file_id, n.source_name`)
@@ -525,7 +524,7 @@ func (r *run) hiveValuesReadDifferently() ([]string, error) {
 	}
 	var out []string
 	for _, row := range rows {
-		f := strings.Split(row, "\x1f")
+		f := row
 		for _, seg := range strings.Split(f[3], "/") {
 			k, v, ok := strings.Cut(seg, "=")
 			if !ok || k != f[4] {
@@ -553,19 +552,19 @@ func (r *run) hiveTimeZoneValues() ([]string, error) {
 	if !r.mayFind(&factHivePartitions) {
 		return nil, nil
 	}
-	rows, err := r.w.strings(r.ctx, `SELECT DISTINCT f.table_id || chr(31) || coalesce(t.table_name, '?') || chr(31) || f.data_file_id || chr(31) || f.path || chr(31) || n.source_name || chr(31) || c.column_name || chr(31) || lower(trim(c.column_type))
+	rows, err := r.w.fields(r.ctx, `SELECT DISTINCT f.table_id, coalesce(t.table_name, '?'), f.data_file_id, f.path, n.source_name, c.column_name, lower(trim(c.column_type))
 		FROM ducklake_data_file f JOIN ducklake_name_mapping n ON n.mapping_id = f.mapping_id AND n.is_partition AND n.parent_column IS NULL
 		JOIN ducklake_column c ON c.table_id = f.table_id AND c.column_id = n.target_field_id AND c.parent_column IS NULL
 			AND c.begin_snapshot < coalesce(f.end_snapshot, 9223372036854775807) AND f.begin_snapshot < coalesce(c.end_snapshot, 9223372036854775807)
 		LEFT JOIN (SELECT table_id, any_value(table_name ORDER BY begin_snapshot DESC) AS table_name FROM ducklake_table GROUP BY table_id) t ON t.table_id = f.table_id
 		WHERE lower(trim(c.column_type)) IN `+formats.HiveTimeZoneTypesSQL+`
-		ORDER BY 1`)
+		ORDER BY ALL`)
 	if err != nil {
 		return nil, err
 	}
 	var out []string
 	for _, row := range rows {
-		f := strings.Split(row, "\x1f")
+		f := row
 		for _, seg := range formats.HiveTimeZoneValues(f[3], f[4]) {
 			out = append(out, fmt.Sprintf("table %s %s: data_file_id %s %s: column %s (%s) partition value %s has no UTC offset", f[0], f[1], f[2], f[3], f[5], f[6], seg))
 		}

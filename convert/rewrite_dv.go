@@ -76,7 +76,7 @@ func rewriteDeletionVectors(r *run) error {
 // dataFileOf returns a data file's published path (data_path, table
 // directory and file path) and its encryption key.
 func (r *run) dataFileOf(id int64) (path, key string, err error) {
-	rows, err := r.w.strings(r.ctx, fmt.Sprintf(`SELECT CASE WHEN f.path_is_relative THEN td.dir || f.path ELSE f.path END || chr(31) || coalesce(f.encryption_key, '')
+	rows, err := r.w.fields(r.ctx, fmt.Sprintf(`SELECT CASE WHEN f.path_is_relative THEN td.dir || f.path ELSE f.path END, coalesce(f.encryption_key, '')
 		FROM ducklake_data_file f LEFT JOIN (%s) td USING (table_id) WHERE f.data_file_id = %d`, sqlTableDirs, id))
 	if err != nil {
 		return "", "", err
@@ -84,7 +84,7 @@ func (r *run) dataFileOf(id int64) (path, key string, err error) {
 	if len(rows) != 1 {
 		return "", "", cannotRewrite{fmt.Sprintf("data file %d of a deletion vector is not in the catalog", id)}
 	}
-	path, key, _ = strings.Cut(rows[0], "\x1f")
+	path, key = rows[0][0], rows[0][1]
 	return path, key, nil
 }
 

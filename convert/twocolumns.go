@@ -66,8 +66,7 @@ func (r *run) threeColumnDeleteFiles() ([]string, error) {
 		notPartial += " AND d.partial_max IS NULL"
 		stepRewrites = true
 	}
-	rows, err := r.w.strings(r.ctx, `SELECT d.table_id || chr(31) || coalesce(t.table_name, '?') || chr(31) || d.delete_file_id || chr(31) || coalesce(d.encryption_key, '') || chr(31) ||
-			CASE WHEN NOT d.path_is_relative THEN d.path WHEN starts_with(td.dir, td.data_path) THEN 'rel:' || substr(td.dir, length(td.data_path) + 1) || d.path ELSE '' END
+	rows, err := r.w.fields(r.ctx, `SELECT d.table_id, coalesce(t.table_name, '?'), d.delete_file_id, coalesce(d.encryption_key, ''), CASE WHEN NOT d.path_is_relative THEN d.path WHEN starts_with(td.dir, td.data_path) THEN 'rel:' || substr(td.dir, length(td.data_path) + 1) || d.path ELSE '' END
 		FROM ducklake_delete_file d LEFT JOIN (`+dirs+`) td USING (table_id)
 		LEFT JOIN (SELECT table_id, any_value(table_name ORDER BY begin_snapshot DESC) AS table_name FROM ducklake_table GROUP BY table_id) t USING (table_id)
 		WHERE `+notPartial+` ORDER BY d.delete_file_id`)
@@ -76,7 +75,7 @@ func (r *run) threeColumnDeleteFiles() ([]string, error) {
 	}
 	var out []string
 	for _, row := range rows {
-		f := strings.Split(row, "\x1f")
+		f := row
 		local := f[4]
 		if rel, ok := strings.CutPrefix(local, "rel:"); ok {
 			local = filepath.Join(r.opts.DataPath, filepath.FromSlash(rel))

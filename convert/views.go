@@ -3,7 +3,6 @@ package convert
 import (
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/fdl-formats/fdl-formats/formats"
 )
@@ -29,7 +28,7 @@ func viewsWithCatalogPlaceholder(r *run) ([]string, error) {
 	if !r.mayFind(&factViewPlaceholder) {
 		return nil, nil
 	}
-	rows, err := r.w.strings(r.ctx, `SELECT coalesce(s.schema_name, '?') || chr(31) || v.view_name || chr(31) || v.view_id || chr(31) || v.begin_snapshot || chr(31) || coalesce(v.end_snapshot::VARCHAR, '') || chr(31) || v.sql
+	rows, err := r.w.fields(r.ctx, `SELECT coalesce(s.schema_name, '?'), v.view_name, v.view_id, v.begin_snapshot, coalesce(v.end_snapshot::VARCHAR, ''), v.sql
 		FROM ducklake_view v
 		LEFT JOIN (SELECT schema_id, any_value(schema_name ORDER BY begin_snapshot DESC) AS schema_name FROM ducklake_schema GROUP BY schema_id) s USING (schema_id)
 		WHERE contains(v.sql, `+literal(formats.ViewCatalogPlaceholder)+`)
@@ -39,7 +38,7 @@ func viewsWithCatalogPlaceholder(r *run) ([]string, error) {
 	}
 	var out []string
 	for _, row := range rows {
-		f := strings.SplitN(row, "\x1f", 6)
+		f := row
 		if len(f) != 6 || !formats.ViewSQLHasCatalogPlaceholder(f[5]) {
 			continue
 		}

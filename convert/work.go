@@ -405,6 +405,39 @@ func (w *work) strings(ctx context.Context, query string) ([]string, error) {
 	return out, rows.Err()
 }
 
+// fields runs a query and returns its rows, each column as text (NULL as
+// ""). Listings with names and paths read their fields as columns of their
+// own, never joined in one text: a NULL field would make the whole row
+// NULL, and a name or path may hold any separator.
+func (w *work) fields(ctx context.Context, query string) ([][]string, error) {
+	rows, err := w.conn.QueryContext(ctx, query)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", oneline.First(strings.TrimSpace(query)), err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, err
+	}
+	var out [][]string
+	vals := make([]sql.NullString, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, err
+		}
+		row := make([]string, len(cols))
+		for i, v := range vals {
+			row[i] = v.String
+		}
+		out = append(out, row)
+	}
+	return out, rows.Err()
+}
+
 func (w *work) count(ctx context.Context, query string) (int64, error) {
 	var n int64
 	if err := w.conn.QueryRowContext(ctx, query).Scan(&n); err != nil {
