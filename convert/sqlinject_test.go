@@ -1,0 +1,204 @@
+package convert
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fdl-formats/fdl-formats/compare"
+	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/testlakes"
+)
+
+// TestRewriteDeletesSnapshotTextIsNotSQL: a partial deletion file is data
+// anyone may have written; its snapshot column, stored as text holding SQL
+// (a statement that writes a marker file), must not reach a query as SQL
+// (rewritePartialDeletes puts the snapshots it reads into its queries as
+// numbers). A file whose snapshot column is not BIGINT is no partial
+// deletion file (formats.IsPartialDeleteFile), so it is not rewritten: the
+// conversion runs and the marker is not written.
+func TestRewriteDeletesSnapshotTextIsNotSQL(t *testing.T) {
+	t.Parallel()
+	lake := filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes")
+	vs := versionCatalogs(t, lake)
+	src := vs[len(vs)-1]
+	data := filepath.Join(t.TempDir(), "data")
+	copyTree(t, filepath.Join(lake, "data"), data)
+	marker := filepath.Join(t.TempDir(), "injected.csv")
+	injected := fmt.Sprintf("0); COPY (SELECT 42 AS x) TO %s (FORMAT csv); SELECT count(*) FROM (SELECT 1", literal(marker))
+
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var crafted []string
+	for _, p := range listTree(t, data) {
+		if !strings.HasSuffix(p, ".parquet") {
+			continue
+		}
+		var partial bool
+		if err := db.QueryRow(`SELECT count(*) > 0 FROM parquet_schema(?) WHERE name = '_ducklake_internal_snapshot_id'`, p).Scan(&partial); err != nil {
+			t.Fatal(err)
+		}
+		if !partial {
+			continue
+		}
+		tmp := p + ".tmp"
+		if _, err := db.Exec(fmt.Sprintf(`COPY (SELECT file_path, pos, %s AS _ducklake_internal_snapshot_id FROM read_parquet(%s)) TO %s (FORMAT parquet, FIELD_IDS {file_path: %d, pos: %d})`,
+			literal(injected), literal(p), literal(tmp), deleteFilePathFieldID, deletePosFieldID)); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, p); err != nil {
+			t.Fatal(err)
+		}
+		crafted = append(crafted, p)
+	}
+	if len(crafted) == 0 {
+		t.Fatal("06_deletes has no partial deletion file")
+	}
+	_, err = Catalog(context.Background(), src, filepath.Join(t.TempDir(), "0.3.duckdb"), formats.V0_3, Options{RewriteDeletes: true, DataPath: data})
+	if _, statErr := os.Stat(marker); statErr == nil {
+		t.Fatalf("a snapshot value of a delete file ran as SQL: %s was written (conversion: %v)", marker, err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// hostilePayload ends an identifier, a literal or a line, then runs a COPY
+// writing marker.
+func hostilePayload(marker string) string {
+	copyTo := "COPY (SELECT 1) TO " + literal(marker) + " (FORMAT csv)"
+	return `"'); ` + copyTo + `; -- ` + "\n" + `'"; ` + copyTo + `; --*?[{}%s`
+}
+
+// TestHostileCatalogTextRunsNoSQL: conformance catalogs edited with SQL so
+// that their schema, table, column, view and macro names, tags, settings
+// and VARCHAR defaults (literal and expression) end in text that would end
+// the quoting it lands in and write a marker file. Converting each to every
+// other format and proving the result (compare) runs none of it.
+func TestHostileCatalogTextRunsNoSQL(t *testing.T) {
+	lakes := testlakes.Dir(t, "lakes")
+	for _, name := range []string{"05_defaults_not_null", "08_partitioning", "10_macros", "11_comments_tags", "16_data_inlining", "21_multi_schema_options", "24_deletion_vectors"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			vs := versionCatalogs(t, filepath.Join(lakes, name))
+			src := filepath.Join(t.TempDir(), "ducklake.duckdb")
+			b, err := os.ReadFile(vs[len(vs)-1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(src, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			data := filepath.Join(t.TempDir(), "data")
+			copyTree(t, filepath.Join(lakes, name, "data"), data)
+			markers := t.TempDir()
+			suffix := hostilePayload(filepath.Join(markers, "ran"))
+			hostileEdit(t, src, suffix)
+			from, err := detectFile(ctx, src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, to := range []string{"0.3", "0.4", "1.0", "1.1"} {
+				if to == from {
+					continue
+				}
+				v, err := formats.Lookup(to)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out := filepath.Join(t.TempDir(), to+".duckdb")
+				_, err = Catalog(ctx, src, out, v, Options{DataPath: data, RewriteDeletes: true, Lossy: LossyOptions})
+				if ents, _ := os.ReadDir(markers); len(ents) > 0 {
+					t.Fatalf("convert %s to %s: a name or value of the catalog ran as SQL (%v)", from, to, err)
+				}
+				if err != nil {
+					t.Logf("convert %s to %s: %v", from, to, err)
+					continue
+				}
+				rep, err := compare.Catalogs(ctx, src, out, compare.Options{DataPath: data})
+				if ents, _ := os.ReadDir(markers); len(ents) > 0 {
+					t.Fatalf("compare %s with %s: a name or value of the catalog ran as SQL (%v)", from, to, err)
+				}
+				if err != nil || !rep.Equivalent {
+					t.Errorf("compare %s with %s: %v %+v", from, to, err, rep)
+				}
+			}
+		})
+	}
+}
+
+// detectFile is the DuckLake format of a catalog file.
+func detectFile(ctx context.Context, path string) (string, error) {
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		return "", err
+	}
+	defer db.Close()
+	var v string
+	err = db.QueryRowContext(ctx, "ATTACH "+literal(path)+" AS c (READ_ONLY); SELECT value FROM c.main.ducklake_metadata WHERE key = 'version'").Scan(&v)
+	return v, err
+}
+
+// hostileEdit appends suffix to the names, tags, settings and VARCHAR
+// defaults of the catalog at path (names stay unique). Inlined data tables
+// keep their names: DuckLake derives them, and openSource refuses others.
+func hostileEdit(t *testing.T, path, suffix string) {
+	t.Helper()
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	exec := func(q string) {
+		t.Helper()
+		if _, err := conn.ExecContext(context.Background(), q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	exec("ATTACH " + literal(path) + " AS c")
+	has := func(table, column string) bool {
+		var n int
+		if err := conn.QueryRowContext(context.Background(), `SELECT count(*) FROM duckdb_columns() WHERE database_name = 'c' AND table_name = ? AND column_name = ?`, table, column).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n > 0
+	}
+	s := literal(suffix)
+	for _, tc := range [][2]string{
+		{"ducklake_schema", "schema_name"}, {"ducklake_table", "table_name"}, {"ducklake_column", "column_name"},
+		{"ducklake_view", "view_name"}, {"ducklake_macro", "macro_name"},
+		{"ducklake_tag", "key"}, {"ducklake_tag", "value"}, {"ducklake_column_tag", "key"}, {"ducklake_column_tag", "value"},
+	} {
+		if has(tc[0], tc[1]) {
+			exec(fmt.Sprintf("UPDATE c.main.%s SET %s = %s || %s WHERE %s IS NOT NULL", tc[0], quote(tc[1]), quote(tc[1]), s, quote(tc[1])))
+		}
+	}
+	// Literal and expression defaults alike: an expression is text the
+	// proof compares, never SQL it runs.
+	for _, col := range []string{"default_value", "initial_default"} {
+		if has("ducklake_column", col) {
+			exec(fmt.Sprintf("UPDATE c.main.ducklake_column SET %[1]s = %[1]s || %[2]s WHERE lower(column_type) = 'varchar' AND %[1]s IS NOT NULL AND %[1]s <> 'NULL'", col, s))
+		}
+	}
+	cols := "key, value"
+	vals := s + ", " + s
+	if has("ducklake_metadata", "scope") {
+		cols += ", scope, scope_id"
+		vals += ", NULL, NULL"
+	}
+	exec("INSERT INTO c.main.ducklake_metadata (" + cols + ") VALUES (" + vals + ")")
+	exec("DETACH c")
+}
