@@ -58,34 +58,17 @@ func TestCreatedAtWarningsGrouped(t *testing.T) {
 			t.Errorf("backfill's log: %d warnings of the created_at, want one then %q:\n%s", strings.Count(errOut, gap), more, errOut)
 		}
 		out, errOut, code = runApp(t, append([]string{cmd, "--json"}, args[1:]...)...)
-		var rep struct {
-			Warnings []string `json:"warnings"`
-			Plan     struct {
-				Warnings []string `json:"warnings"`
-			} `json:"plan"`
-			Findings []struct {
-				Kind   string `json:"kind"`
-				Key    string `json:"key"`
-				Detail string `json:"detail"`
-			} `json:"findings"`
-		}
-		if err := json.Unmarshal([]byte(out), &rep); err != nil {
-			t.Fatalf("%s --json: %v\n%s\n%s", cmd, err, out, errOut)
-		}
-		warnings := rep.Warnings
-		if cmd != "plan" {
-			warnings = rep.Plan.Warnings
-		}
+		warnings, findings := jsonWarnings(t, cmd, out, errOut)
 		if cmd == "check" {
 			// The plan's warnings are findings too, each with its key.
 			var found []string
-			for _, f := range rep.Findings {
+			for _, f := range findings {
 				if f.Kind == "warning" && f.Key == "versions/"+ids[len(found)%len(ids)]+"/version.json" && strings.Contains(f.Detail, gap) {
 					found = append(found, f.Detail)
 				}
 			}
 			if len(found) != 5 {
-				t.Errorf("check --json: %d findings of the created_at, want 5: %+v", len(found), rep.Findings)
+				t.Errorf("check --json: %d findings of the created_at, want 5: %+v", len(found), findings)
 			}
 		}
 		n := 0
@@ -289,24 +272,7 @@ func TestEmptyFoldersGrouped(t *testing.T) {
 			t.Errorf("backfill's log: %d empty version folder warnings, want one then %q, and %q:\n%s", strings.Count(errOut, versionWords), moreVersions, moreOther, errOut)
 		}
 		out, errOut, code = runApp(t, append([]string{cmd, "--json"}, args[1:]...)...)
-		var rep struct {
-			Warnings []string `json:"warnings"`
-			Plan     struct {
-				Warnings []string `json:"warnings"`
-			} `json:"plan"`
-			Findings []struct {
-				Kind   string `json:"kind"`
-				Key    string `json:"key"`
-				Detail string `json:"detail"`
-			} `json:"findings"`
-		}
-		if err := json.Unmarshal([]byte(out), &rep); err != nil {
-			t.Fatalf("%s --json: %v\n%s\n%s", cmd, err, out, errOut)
-		}
-		warnings := rep.Warnings
-		if cmd != "plan" {
-			warnings = rep.Plan.Warnings
-		}
+		warnings, findings := jsonWarnings(t, cmd, out, errOut)
 		var named []string
 		for _, w := range warnings {
 			if strings.Contains(w, versionWords) || strings.Contains(w, otherWords) {
@@ -318,7 +284,7 @@ func TestEmptyFoldersGrouped(t *testing.T) {
 		}
 		if cmd == "check" {
 			var keys []string
-			for _, f := range rep.Findings {
+			for _, f := range findings {
 				if f.Kind == "warning" && (strings.Contains(f.Detail, versionWords) || strings.Contains(f.Detail, otherWords)) {
 					keys = append(keys, f.Key)
 				}
@@ -362,24 +328,7 @@ func TestHiddenFoldersGrouped(t *testing.T) {
 			t.Errorf("backfill's log: %d hidden folder warnings, want one then %q:\n%s", strings.Count(errOut, words), more, errOut)
 		}
 		out, errOut, code = runApp(t, append([]string{cmd, "--json"}, args[1:]...)...)
-		var rep struct {
-			Warnings []string `json:"warnings"`
-			Plan     struct {
-				Warnings []string `json:"warnings"`
-			} `json:"plan"`
-			Findings []struct {
-				Kind   string `json:"kind"`
-				Key    string `json:"key"`
-				Detail string `json:"detail"`
-			} `json:"findings"`
-		}
-		if err := json.Unmarshal([]byte(out), &rep); err != nil {
-			t.Fatalf("%s --json: %v\n%s\n%s", cmd, err, out, errOut)
-		}
-		warnings := rep.Warnings
-		if cmd != "plan" {
-			warnings = rep.Plan.Warnings
-		}
+		warnings, findings := jsonWarnings(t, cmd, out, errOut)
 		var named []string
 		for _, w := range warnings {
 			if name, ok := strings.CutPrefix(w, "versions/"); ok && strings.Contains(w, words) {
@@ -391,7 +340,7 @@ func TestHiddenFoldersGrouped(t *testing.T) {
 		}
 		if cmd == "check" {
 			var keys []string
-			for _, f := range rep.Findings {
+			for _, f := range findings {
 				if f.Kind == "warning" && strings.Contains(f.Detail, words) {
 					keys = append(keys, f.Key)
 				}
@@ -432,16 +381,9 @@ func TestMissingGrouped(t *testing.T) {
 		t.Errorf("check printed\n%s\nwant the readers' finding as \"warning      0.4: readers: …\"", out)
 	}
 	out, errOut, _ = runApp(t, "check", "--json", dir)
-	var rep struct {
-		Findings []struct {
-			Kind string `json:"kind"`
-		} `json:"findings"`
-	}
-	if err := json.Unmarshal([]byte(out), &rep); err != nil {
-		t.Fatalf("check --json: %v\n%s\n%s", err, out, errOut)
-	}
+	_, findings := jsonWarnings(t, "check", out, errOut)
 	n := 0
-	for _, f := range rep.Findings {
+	for _, f := range findings {
 		if f.Kind == "missing" {
 			n++
 		}
@@ -449,4 +391,31 @@ func TestMissingGrouped(t *testing.T) {
 	if n != 10 {
 		t.Errorf("check --json: %d missing findings, want 10 (5 versions, 2 formats)", n)
 	}
+}
+
+// jsonFinding is what the grouping tests read of check's findings.
+type jsonFinding struct {
+	Kind   string `json:"kind"`
+	Key    string `json:"key"`
+	Detail string `json:"detail"`
+}
+
+// jsonWarnings reads the plan's warnings of a --json report (plan's own,
+// or the plan of a backfill or check) and check's findings.
+func jsonWarnings(t *testing.T, cmd, out, errOut string) ([]string, []jsonFinding) {
+	t.Helper()
+	var rep struct {
+		Warnings []string `json:"warnings"`
+		Plan     struct {
+			Warnings []string `json:"warnings"`
+		} `json:"plan"`
+		Findings []jsonFinding `json:"findings"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%s --json: %v\n%s\n%s", cmd, err, out, errOut)
+	}
+	if cmd != "plan" {
+		return rep.Plan.Warnings, rep.Findings
+	}
+	return rep.Warnings, rep.Findings
 }
