@@ -3,7 +3,6 @@ package convert
 import (
 	"context"
 	"database/sql"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -34,13 +33,7 @@ func TestCatalogRowFieldsKeptApart(t *testing.T) {
 			}
 			vs := versionCatalogs(t, filepath.Join(lakes, lake))
 			src := filepath.Join(t.TempDir(), "ducklake.duckdb")
-			b, err := os.ReadFile(vs[len(vs)-1])
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(src, b, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			copyFile(t, vs[len(vs)-1], src)
 			data := filepath.Join(t.TempDir(), "data")
 			copyTree(t, filepath.Join(lakes, lake, "data"), data)
 			db, err := sql.Open("duckdb", "")

@@ -90,13 +90,7 @@ func TestHostileCatalogTextRunsNoSQL(t *testing.T) {
 			ctx := context.Background()
 			vs := versionCatalogs(t, filepath.Join(lakes, name))
 			src := filepath.Join(t.TempDir(), "ducklake.duckdb")
-			b, err := os.ReadFile(vs[len(vs)-1])
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(src, b, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			copyFile(t, vs[len(vs)-1], src)
 			data := filepath.Join(t.TempDir(), "data")
 			copyTree(t, filepath.Join(lakes, name, "data"), data)
 			markers := t.TempDir()
