@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -283,15 +284,7 @@ func TestEmptyFoldersGrouped(t *testing.T) {
 			t.Errorf("%s --json: exit %d, warnings of empty folders %q, want 0 and %q", cmd, code, named, empty)
 		}
 		if cmd == "check" {
-			var keys []string
-			for _, f := range findings {
-				if f.Kind == "warning" && (strings.Contains(f.Detail, versionWords) || strings.Contains(f.Detail, otherWords)) {
-					keys = append(keys, f.Key)
-				}
-			}
-			if len(keys) != len(empty) || keys[0] != "versions/"+empty[0]+"/" || keys[4] != "versions/"+empty[4]+"/" {
-				t.Errorf("check --json: findings of empty folders with keys %q, want one per folder", keys)
-			}
+			folderFindings(t, findings, empty, versionWords, otherWords)
 		}
 	}
 }
@@ -339,15 +332,7 @@ func TestHiddenFoldersGrouped(t *testing.T) {
 			t.Errorf("%s --json: exit %d, warnings of hidden folders %q, want 0 and %q", cmd, code, named, hidden)
 		}
 		if cmd == "check" {
-			var keys []string
-			for _, f := range findings {
-				if f.Kind == "warning" && strings.Contains(f.Detail, words) {
-					keys = append(keys, f.Key)
-				}
-			}
-			if len(keys) != len(hidden) || keys[0] != "versions/"+hidden[0]+"/" || keys[2] != "versions/"+hidden[2]+"/" {
-				t.Errorf("check --json: findings of hidden folders with keys %q, want one per folder", keys)
-			}
+			folderFindings(t, findings, hidden, words)
 		}
 	}
 }
@@ -418,4 +403,24 @@ func jsonWarnings(t *testing.T, cmd, out, errOut string) ([]string, []jsonFindin
 		return rep.Plan.Warnings, rep.Findings
 	}
 	return rep.Warnings, rep.Findings
+}
+
+// folderFindings checks that check's --json gives one warning finding per
+// folder under versions/, in order, keyed by the folder: those whose
+// detail holds one of words.
+func folderFindings(t *testing.T, findings []jsonFinding, folders []string, words ...string) {
+	t.Helper()
+	var keys []string
+	for _, f := range findings {
+		if f.Kind == "warning" && slices.ContainsFunc(words, func(w string) bool { return strings.Contains(f.Detail, w) }) {
+			keys = append(keys, f.Key)
+		}
+	}
+	want := make([]string, len(folders))
+	for i, name := range folders {
+		want[i] = "versions/" + name + "/"
+	}
+	if !slices.Equal(keys, want) {
+		t.Errorf("check --json: findings of the folders keyed %q, want one per folder: %q", keys, want)
+	}
 }
