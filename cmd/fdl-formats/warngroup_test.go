@@ -21,18 +21,9 @@ import (
 // 5. Before, each printed 5 paragraphs (a report of 200 versions drowned).
 func TestCreatedAtWarningsGrouped(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	if _, err := lakegen.History(context.Background(), dir, lakegen.HistoryOptions{Versions: 5, RowsPerVersion: 10, FilesPerVersion: 1}); err != nil {
-		t.Fatal(err)
-	}
-	entries, err := os.ReadDir(filepath.Join(dir, "versions"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ids []string
-	for _, e := range entries {
-		ids = append(ids, e.Name())
-		testlakes.EditVersion(t, filepath.Join(dir, "versions", e.Name()), func(m map[string]any) { m["created_at"] = "2020-01-01T00:00:00Z" })
+	dir, ids := smallHistory(t, 5)
+	for _, id := range ids {
+		testlakes.EditVersion(t, filepath.Join(dir, "versions", id), func(m map[string]any) { m["created_at"] = "2020-01-01T00:00:00Z" })
 	}
 	if len(ids) != 5 {
 		t.Fatalf("versions %v, want 5", ids)
@@ -92,10 +83,7 @@ func TestCreatedAtWarningsGrouped(t *testing.T) {
 // plan's text, then counted; --json keeps one rule per version.
 func TestRulesGrouped(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	if _, err := lakegen.History(context.Background(), dir, lakegen.HistoryOptions{Versions: 5, RowsPerVersion: 10, FilesPerVersion: 1}); err != nil {
-		t.Fatal(err)
-	}
+	dir, _ := smallHistory(t, 5)
 	cfg, err := os.ReadFile(filepath.Join(dir, "fdl.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -143,18 +131,9 @@ func TestRulesGrouped(t *testing.T) {
 // exit and --json keep all 5. Before, each printed 5 lines.
 func TestIssuesGrouped(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	if _, err := lakegen.History(context.Background(), dir, lakegen.HistoryOptions{Versions: 5, RowsPerVersion: 10, FilesPerVersion: 1}); err != nil {
-		t.Fatal(err)
-	}
-	entries, err := os.ReadDir(filepath.Join(dir, "versions"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ids []string
-	for _, e := range entries {
-		ids = append(ids, e.Name())
-		if err := os.Remove(filepath.Join(dir, "versions", e.Name(), "files.json")); err != nil {
+	dir, ids := smallHistory(t, 5)
+	for _, id := range ids {
+		if err := os.Remove(filepath.Join(dir, "versions", id, "files.json")); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -245,10 +224,7 @@ func TestIssuesGrouped(t *testing.T) {
 // Before, plan, backfill and check printed 5 paragraphs.
 func TestEmptyFoldersGrouped(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	if _, err := lakegen.History(context.Background(), dir, lakegen.HistoryOptions{Versions: 2, RowsPerVersion: 10, FilesPerVersion: 1}); err != nil {
-		t.Fatal(err)
-	}
+	dir, _ := smallHistory(t, 2)
 	empty := []string{"01ffffff-0000-7000-8000-000000000001", "01ffffff-0000-7000-8000-000000000002", "01ffffff-0000-7000-8000-000000000003", "lost+found", "upload"}
 	for _, name := range empty {
 		if err := os.MkdirAll(filepath.Join(dir, "versions", name, "catalogs"), 0o755); err != nil {
@@ -296,10 +272,7 @@ func TestEmptyFoldersGrouped(t *testing.T) {
 // plan, backfill and check printed 3 paragraphs.
 func TestHiddenFoldersGrouped(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	if _, err := lakegen.History(context.Background(), dir, lakegen.HistoryOptions{Versions: 2, RowsPerVersion: 10, FilesPerVersion: 1}); err != nil {
-		t.Fatal(err)
-	}
+	dir, _ := smallHistory(t, 2)
 	hidden := []string{".Trash-1000", ".git", ".staging"} // in the order warned of
 	for _, name := range hidden {
 		if err := os.MkdirAll(filepath.Join(dir, "versions", name), 0o755); err != nil {
@@ -345,17 +318,13 @@ func TestHiddenFoldersGrouped(t *testing.T) {
 // one finding per cell.
 func TestMissingGrouped(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	res, err := lakegen.History(context.Background(), dir, lakegen.HistoryOptions{Versions: 5, RowsPerVersion: 10, FilesPerVersion: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, ids := smallHistory(t, 5)
 	out, errOut, code := runApp(t, "check", dir)
 	if code != exitMissing {
 		t.Fatalf("check: exit %d, want %d\n%s\n%s", code, exitMissing, out, errOut)
 	}
-	first := res.Versions[0].ID
-	more := "missing      and 4 more versions alike: " + res.Versions[1].ID + ", "
+	first := ids[0]
+	more := "missing      and 4 more versions alike: " + ids[1] + ", "
 	for _, format := range []string{"0.4", "1.1"} {
 		line := "missing      " + first + " " + format + ": declared format not written yet"
 		if strings.Count(out, ": declared format not written yet") != 2 || !strings.Contains(out, line+"\n"+more) {
@@ -423,4 +392,21 @@ func folderFindings(t *testing.T, findings []jsonFinding, folders []string, word
 	if !slices.Equal(keys, want) {
 		t.Errorf("check --json: findings of the folders keyed %q, want one per folder: %q", keys, want)
 	}
+}
+
+// smallHistory writes a lakegen history of n versions of 10 rows each in
+// a folder of the test's and returns it with the versions' ids, oldest
+// first.
+func smallHistory(t *testing.T, n int) (string, []string) {
+	t.Helper()
+	dir := t.TempDir()
+	res, err := lakegen.History(context.Background(), dir, lakegen.HistoryOptions{Versions: n, RowsPerVersion: 10, FilesPerVersion: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]string, len(res.Versions))
+	for i, v := range res.Versions {
+		ids[i] = v.ID
+	}
+	return dir, ids
 }
