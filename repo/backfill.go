@@ -90,6 +90,10 @@ type BackfillReport struct {
 	// Removed lists the temporary files and work folders of killed runs
 	// this run removed before starting.
 	Removed []scratch.Removed `json:"removed_temporaries"`
+	// SelfReads are the frozen catalogs the run read alone (runSelf: a
+	// version whose cell proved nothing), in version order, as a check
+	// reports its own.
+	SelfReads []*SelfRead `json:"self_reads"`
 	// Transfer is what the run downloaded and uploaded (remote stores only).
 	Transfer *Transfer `json:"transfer,omitempty"`
 }
@@ -214,7 +218,7 @@ func backfill(ctx context.Context, st store.Store, opts Options) (_ *BackfillRep
 			log.Warn("version issue: "+MoreAlike(g.More), "count", len(g.More))
 		}
 	}
-	rep := &BackfillReport{FormatVersion: 1, DryRun: opts.DryRun, Plan: m, Results: []*CellResult{}, Counts: map[Outcome]int{}, Removed: []scratch.Removed{}}
+	rep := &BackfillReport{FormatVersion: 1, DryRun: opts.DryRun, Plan: m, Results: []*CellResult{}, Counts: map[Outcome]int{}, Removed: []scratch.Removed{}, SelfReads: []*SelfRead{}}
 	rep.Removed = append(rep.Removed, r.sweptWork...)
 	if !opts.DryRun {
 		rep.Removed = append(rep.Removed, r.sweepTemp(ctx, &opts)...)
@@ -312,6 +316,7 @@ func backfill(ctx context.Context, st store.Store, opts Options) (_ *BackfillRep
 		})
 	}
 	waitErr := g.Wait()
+	rep.SelfReads = append(rep.SelfReads, contents.reads(m)...)
 	if !opts.DryRun {
 		// A version whose frozen catalog a conversion found breaking
 		// version.json's claims is in error, all its cells.
@@ -364,13 +369,15 @@ type contentPasses struct {
 	jsonFiles map[string]bool // version -> its files.json and dataset.json matched
 	once      map[string]*sync.Once
 	self      map[string]*sync.Once // version -> its self-read (runSelf)
+	mu        sync.Mutex
+	selfReads map[string]*SelfRead // version -> its self-read made (runSelf)
 }
 
 func (r *repository) contentPasses(m *Matrix, todo []*Cell, opts *Options) *contentPasses {
 	if opts.DryRun || r.remote != nil || r.digestCache == nil {
 		return nil
 	}
-	cp := &contentPasses{r: r, disk: compare.NewDiskCheck(), jsonFiles: map[string]bool{}, once: map[string]*sync.Once{}, self: map[string]*sync.Once{}}
+	cp := &contentPasses{r: r, disk: compare.NewDiskCheck(), jsonFiles: map[string]bool{}, once: map[string]*sync.Once{}, self: map[string]*sync.Once{}, selfReads: map[string]*SelfRead{}}
 	for _, vp := range m.Versions {
 		cp.jsonFiles[vp.ID] = vp.filesTrusted
 	}
@@ -407,10 +414,32 @@ func (cp *contentPasses) runSelf(ctx context.Context, id string, frozen *frozenC
 		return
 	}
 	cp.self[id].Do(func() {
-		if _, fs := cp.r.selfRead(ctx, cp.r.find(id), frozen, source); len(fs) > 0 {
+		read, fs := cp.r.selfRead(ctx, cp.r.find(id), frozen, source)
+		if len(fs) > 0 {
 			log.Warn("the frozen catalog, read alone, disagrees with its data files or cannot be read; check reports it", "version", id, "first", fs[0].Detail)
 		}
+		if read != nil {
+			cp.mu.Lock()
+			cp.selfReads[id] = read
+			cp.mu.Unlock()
+		}
 	})
+}
+
+// reads is the self-reads runSelf made, in the order of m's versions.
+func (cp *contentPasses) reads(m *Matrix) []*SelfRead {
+	if cp == nil {
+		return nil
+	}
+	cp.mu.Lock()
+	defer cp.mu.Unlock()
+	var out []*SelfRead
+	for _, vp := range m.Versions {
+		if read := cp.selfReads[vp.ID]; read != nil {
+			out = append(out, read)
+		}
+	}
+	return out
 }
 
 // versionGroups splits items into the groups a run works through, each one
