@@ -38,50 +38,14 @@ func (r *repository) bookkeepingIssues(ctx context.Context, v *version, rd *comp
 	if err != nil {
 		return []Issue{{Problem: ProblemUnreadable, Detail: err.Error(), cause: err}}
 	}
-	var issues []Issue
-	claim := v.prefix() + "version.json: ducklake"
 	last, ok := bk.Last()
-	switch {
-	case !ok:
-		issues = append(issues, Issue{Problem: ProblemMismatch, Detail: fmt.Sprintf("%s.snapshot_id is %d, but %s holds no snapshot (ducklake_snapshot is empty)", claim, v.meta.DuckLake.SnapshotID, key)})
-	case last != v.meta.DuckLake.SnapshotID:
-		issues = append(issues, Issue{Problem: ProblemMismatch, Detail: fmt.Sprintf("%s.snapshot_id is %d, but the last snapshot of %s is %d: the frozen catalog holds bookkeeping rows up to ducklake.snapshot_id and none after (readers of the catalog read snapshot %d, readers of files.json snapshot %d)",
-			claim, v.meta.DuckLake.SnapshotID, key, last, last, v.meta.DuckLake.SnapshotID)})
-	}
+	issues := snapshotIDIssues(v, key, last, ok)
 	for _, b := range bk.Breaches() {
 		issues = append(issues, Issue{Problem: ProblemViolation, Detail: key + ": " + b})
 	}
-	if s := v.meta.DuckLake.Snapshots; len(s) == 2 && ok {
-		if s[1] != last {
-			issues = append(issues, Issue{Problem: ProblemMismatch, Detail: fmt.Sprintf("%s.snapshots is [%d, %d], but the last snapshot of %s is %d", claim, s[0], s[1], key, last)})
-		}
-		// A parent frozen at this version's snapshot or later leaves no
-		// range to check: in a cycle of parents the history rules report
-		// it; otherwise history goes back, which is a false claim here.
-		parent, known := r.parentSnapshot(v)
-		if known && parent >= v.meta.DuckLake.SnapshotID && r.historyCycle(v) == nil {
-			issues = append(issues, Issue{Problem: ProblemMismatch, Detail: fmt.Sprintf("%s.snapshot_id is %d, not after its first parent %s's snapshot_id %d: a version adds snapshots after its parent's", claim, v.meta.DuckLake.SnapshotID, v.meta.Parents[0], parent)})
-		}
-		if known && parent < v.meta.DuckLake.SnapshotID {
-			after := "after its parent's snapshot_id " + fmt.Sprint(parent)
-			if parent < 0 {
-				after = "(the version has no parent)"
-			}
-			first, found := int64(0), false
-			for _, id := range bk.Snapshots {
-				if id > parent {
-					first, found = id, true
-					break
-				}
-			}
-			switch {
-			case !found:
-				issues = append(issues, Issue{Problem: ProblemMismatch, Detail: fmt.Sprintf("%s.snapshots is [%d, %d], but %s holds no snapshot %s", claim, s[0], s[1], key, after)})
-			case s[0] <= parent || s[0] > first:
-				issues = append(issues, Issue{Problem: ProblemMismatch, Detail: fmt.Sprintf("%s.snapshots is [%d, %d], but the first snapshot of %s %s is %d", claim, s[0], s[1], key, after, first)})
-			}
-		}
-	}
+	parent, _ := r.parentSnapshot(v)
+	first, found := firstAfter(bk.Snapshots, parent)
+	issues = append(issues, r.snapshotsIssues(v, key, last, ok, first, found)...)
 	issues = append(issues, expiredAncestorIssues(v, bk.Snapshots, r.ancestorSnapshots(v), key)...)
 	// Read with the bookkeeping (the reader keeps them): the rows the
 	// comparison with the parent's history needs (historyIssues).
@@ -89,6 +53,67 @@ func (r *repository) bookkeepingIssues(ctx context.Context, v *version, rd *comp
 		r.noteHistory(v, snaps)
 	}
 	return issues
+}
+
+// snapshotIDIssues is the mismatch of v's ducklake.snapshot_id with its
+// frozen catalog (key), whose last snapshot is last (ok false: it holds
+// none).
+func snapshotIDIssues(v *version, key string, last int64, ok bool) []Issue {
+	claim := v.prefix() + "version.json: ducklake"
+	switch {
+	case !ok:
+		return []Issue{{Problem: ProblemMismatch, Detail: fmt.Sprintf("%s.snapshot_id is %d, but %s holds no snapshot (ducklake_snapshot is empty)", claim, v.meta.DuckLake.SnapshotID, key)}}
+	case last != v.meta.DuckLake.SnapshotID:
+		return []Issue{{Problem: ProblemMismatch, Detail: fmt.Sprintf("%s.snapshot_id is %d, but the last snapshot of %s is %d: the frozen catalog holds bookkeeping rows up to ducklake.snapshot_id and none after (readers of the catalog read snapshot %d, readers of files.json snapshot %d)",
+			claim, v.meta.DuckLake.SnapshotID, key, last, last, v.meta.DuckLake.SnapshotID)}}
+	}
+	return nil
+}
+
+// snapshotsIssues are the mismatches of v's ducklake.snapshots with its
+// frozen catalog (key), whose last snapshot is last (ok false: it holds
+// none) and whose first snapshot after v's first parent's snapshot_id is
+// first (found false: none), and a snapshot_id not after the parent's.
+func (r *repository) snapshotsIssues(v *version, key string, last int64, ok bool, first int64, found bool) []Issue {
+	s := v.meta.DuckLake.Snapshots
+	if len(s) != 2 || !ok {
+		return nil
+	}
+	var issues []Issue
+	claim := v.prefix() + "version.json: ducklake"
+	if s[1] != last {
+		issues = append(issues, Issue{Problem: ProblemMismatch, Detail: fmt.Sprintf("%s.snapshots is [%d, %d], but the last snapshot of %s is %d", claim, s[0], s[1], key, last)})
+	}
+	// A parent frozen at this version's snapshot or later leaves no
+	// range to check: in a cycle of parents the history rules report
+	// it; otherwise history goes back, which is a false claim here.
+	parent, known := r.parentSnapshot(v)
+	if known && parent >= v.meta.DuckLake.SnapshotID && r.historyCycle(v) == nil {
+		issues = append(issues, Issue{Problem: ProblemMismatch, Detail: fmt.Sprintf("%s.snapshot_id is %d, not after its first parent %s's snapshot_id %d: a version adds snapshots after its parent's", claim, v.meta.DuckLake.SnapshotID, v.meta.Parents[0], parent)})
+	}
+	if known && parent < v.meta.DuckLake.SnapshotID {
+		after := "after its parent's snapshot_id " + fmt.Sprint(parent)
+		if parent < 0 {
+			after = "(the version has no parent)"
+		}
+		switch {
+		case !found:
+			issues = append(issues, Issue{Problem: ProblemMismatch, Detail: fmt.Sprintf("%s.snapshots is [%d, %d], but %s holds no snapshot %s", claim, s[0], s[1], key, after)})
+		case s[0] <= parent || s[0] > first:
+			issues = append(issues, Issue{Problem: ProblemMismatch, Detail: fmt.Sprintf("%s.snapshots is [%d, %d], but the first snapshot of %s %s is %d", claim, s[0], s[1], key, after, first)})
+		}
+	}
+	return issues
+}
+
+// firstAfter is the first of snapshots (in order) after parent.
+func firstAfter(snapshots []int64, parent int64) (int64, bool) {
+	for _, id := range snapshots {
+		if id > parent {
+			return id, true
+		}
+	}
+	return 0, false
 }
 
 // frozenAt is a version and the snapshot it was frozen at.

@@ -229,6 +229,11 @@ func (e *CheckError) Hint() string {
 			// readers of a declared format.
 			return "the web server ignores Range requests, which the first finding's DuckDB releases need: serve the repository from a server that honours them (nginx, Apache, Caddy, S3), or no longer declare that format for them; see the report (--json)"
 		}
+		var parent *parentRowError
+		if errors.As(e.First.cause, &parent) && parent.own {
+			// The fault is the parent's, which the run left out.
+			return "the first finding's history cannot be verified against its first parent's, a version this run does not check (--versions, --shard), whose frozen catalog contradicts its version.json: check it (`fdl-formats check --versions " + parent.parent + " REPO`), which reports the fault as its own; see the report (--json) for every finding"
+		}
 		if strings.HasPrefix(e.First.Detail, "rule broken: ") {
 			// A stray file, a write-ahead log, a catalog of an undeclared
 			// format...: nothing to restore, the finding says what to do.

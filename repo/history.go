@@ -3,8 +3,10 @@ package repo
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -25,11 +27,11 @@ import (
 // at another time), whatever snapshot it diverged at.
 
 // historyRowsKind names, in the digest cache, the rows a frozen catalog
-// holds at its own last snapshot and at its first parent's (historyRows),
-// kept by its sha256 and the parent's snapshot: a content pass kept clean
-// does not open the catalog, and the comparison with the parent runs in
-// every check.
-const historyRowsKind = "fdl-formats frozen catalog history rows v1"
+// holds at its own last snapshot and at its first parent's, and its last
+// snapshot and first after the parent's (historyRows), kept by its sha256
+// and the parent's snapshot: a content pass kept clean does not open the
+// catalog, and the comparison with the parent runs in every check.
+const historyRowsKind = "fdl-formats frozen catalog history rows v2"
 
 // snapshotRow is a row of ducklake_snapshot as compared: its time (text, as
 // the reader renders it) and schema version.
@@ -40,10 +42,16 @@ type snapshotRow struct {
 
 // historyRows is what a frozen catalog holds at its own snapshot_id (Own) and
 // at its first parent's snapshot (AtParent: nil when it has no parent, the
-// parent's snapshot is unknown, or the catalog lacks it).
+// parent's snapshot is unknown, or the catalog lacks it), and the
+// snapshots its version.json's claims are checked with (ownHistoryIssues):
+// its last (Last: nil when it holds none) and its first after its first
+// parent's snapshot (FirstAfterParent: nil when none, or the parent's
+// snapshot is unknown).
 type historyRows struct {
-	Own      *snapshotRow `json:"own,omitempty"`
-	AtParent *snapshotRow `json:"at_parent,omitempty"`
+	Own              *snapshotRow `json:"own,omitempty"`
+	AtParent         *snapshotRow `json:"at_parent,omitempty"`
+	Last             *int64       `json:"last,omitempty"`
+	FirstAfterParent *int64       `json:"first_after_parent,omitempty"`
 }
 
 // histories are the run's historyRows by version id, and why the rows of
@@ -113,6 +121,12 @@ func (r *repository) noteHistory(v *version, snaps []compare.Snapshot) {
 		if known && parent >= 0 && s.ID == parent {
 			rows.AtParent = row
 		}
+		if known && s.ID > parent && rows.FirstAfterParent == nil {
+			rows.FirstAfterParent = &s.ID
+		}
+	}
+	if len(snaps) > 0 {
+		rows.Last = &snaps[len(snaps)-1].ID
 	}
 	r.histories.put(v.id, rows)
 	if key := r.historyKey(v); key != "" {
@@ -232,10 +246,14 @@ func (r *repository) parentHistory(ctx context.Context, p *version, frozen *froz
 // parent's frozen catalog read by this run's content pass, or for this
 // alone where the run does not select the parent (parentHistory), or by
 // an earlier run of this build: the cache). A parent whose row could not
-// be read so leaves v's history unverifiable. A missing snapshot is
+// be read so leaves v's history unverifiable. A parent the run does not
+// check (not in inRun) whose frozen catalog contradicts its own
+// version.json's snapshot_id or snapshots (ownHistoryIssues: a whole check
+// reports that of the parent) leaves nothing to compare with: a
+// difference of v naming the parent's fault. A missing snapshot is
 // expiredAncestorIssues' finding, a parent frozen at v's snapshot or later
 // the snapshots claim's, a cycle the history rules'.
-func (r *repository) historyIssues(v *version) []Issue {
+func (r *repository) historyIssues(v *version, inRun map[string]bool) []Issue {
 	p := r.comparedParent(v)
 	if p == nil {
 		return nil
@@ -253,6 +271,15 @@ func (r *repository) historyIssues(v *version) []Issue {
 		}
 		return nil
 	}
+	if faults := r.unselectedFaults(p, theirs, inRun); len(faults) > 0 {
+		details := make([]string, len(faults))
+		for i, f := range faults {
+			details[i] = f.Detail
+		}
+		return []Issue{{Problem: ProblemMismatch, cause: &parentRowError{parent: p.id, own: true, err: errors.New(details[0])}, Detail: fmt.Sprintf(
+			"%s%s: snapshot %d, the one its first parent %s was frozen at, cannot be compared with the parent's own: the parent's frozen catalog %s%s, read for that alone as this run does not check the parent (left out by --versions or --shard), contradicts the parent's version.json (%s), so this version's history cannot be verified against it; check the parent (`fdl-formats check --versions %s`), whose frozen catalog or version.json is at fault",
+			v.prefix(), v.meta.Catalog.Path, p.meta.DuckLake.SnapshotID, p.id, p.prefix(), p.meta.Catalog.Path, strings.Join(details, "; "), p.id)}}
+	}
 	if theirs.Own == nil || sameSnapshot(*theirs.Own, *own.AtParent) {
 		return nil
 	}
@@ -262,11 +289,40 @@ func (r *repository) historyIssues(v *version) []Issue {
 		p.prefix(), p.meta.Catalog.Path, theirs.Own.Time, theirs.Own.SchemaVersion, p.meta.DuckLake.SnapshotID)}}
 }
 
+// ownHistoryIssues are the claims of p's version.json (ducklake.snapshot_id
+// and snapshots) that its frozen catalog contradicts, from the rows its
+// content pass or parentHistory kept (rows): the findings a content pass of
+// p reports (bookkeepingIssues).
+func (r *repository) ownHistoryIssues(p *version, rows historyRows) []Issue {
+	key := p.prefix() + p.meta.Catalog.Path
+	var last, first int64
+	if rows.Last != nil {
+		last = *rows.Last
+	}
+	if rows.FirstAfterParent != nil {
+		first = *rows.FirstAfterParent
+	}
+	issues := snapshotIDIssues(p, key, last, rows.Last != nil)
+	return append(issues, r.snapshotsIssues(p, key, last, rows.Last != nil, first, rows.FirstAfterParent != nil)...)
+}
+
+// unselectedFaults are ownHistoryIssues of parent p when the run does not
+// check it (not in inRun: a check of p reports them as its own); none for
+// an expired parent or one in error, as unreadParents reads none.
+func (r *repository) unselectedFaults(p *version, rows historyRows, inRun map[string]bool) []Issue {
+	if inRun[p.id] || p.err != nil || p.expired != nil {
+		return nil
+	}
+	return r.ownHistoryIssues(p, rows)
+}
+
 // parentRowError is why the rows of a first parent that the run does not
-// select could not be read (parentHistory): the cause of the child's
-// unverifiable history, whose hint is to check the parent.
+// select could not be read (parentHistory), or (own) why they are no
+// history to compare with (ownHistoryIssues): the cause of the child's
+// unverifiable or unverified history, whose hint is to check the parent.
 type parentRowError struct {
 	parent string // the parent's version id
+	own    bool   // the parent's frozen catalog contradicts its version.json
 	err    error
 }
 

@@ -376,3 +376,76 @@ func TestCheckHistoryOfParentNarrowed(t *testing.T) {
 		}
 	})
 }
+
+// TestCheckParentOwnHistoryNarrowed: a run narrowed to a version whose
+// first parent it does not select reads the parent's ducklake_snapshot
+// rows to compare the child's history with (TestCheckHistoryOfParentNarrowed),
+// but took them as they were: a parent whose frozen catalog lacks the row
+// at its own snapshot_id, or contradicts its version.json's
+// ducklake.snapshots, left nothing to compare with, and the child passed
+// (exit 0) though its history was verified against nothing sound. It is a
+// difference (exit 3) of the child naming the parent's catalog and its
+// fault, with a hint to check the parent, cold and from a cache that holds
+// the parent's rows; a whole check reports the fault as the parent's own
+// only, as before.
+func TestCheckParentOwnHistoryNarrowed(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	golden, res := sharedDemo(ctx, t)
+	grand, parent, child := res.Versions[0], res.Versions[1], res.Versions[2]
+	for _, tc := range []struct {
+		name  string
+		edit  func(t *testing.T, vdir string)
+		fault string
+	}{
+		{"row at snapshot_id deleted", func(t *testing.T, vdir string) {
+			execCatalog(t, filepath.Join(vdir, "ducklake.duckdb"), "DELETE FROM c.ducklake_snapshot WHERE snapshot_id = "+itoa(parent.SnapshotID), "CHECKPOINT c")
+			testlakes.EditVersion(t, vdir, nil)
+		}, "ducklake.snapshot_id is " + itoa(parent.SnapshotID) + ", but the last snapshot of versions/" + parent.ID + "/ducklake.duckdb is " + itoa(parent.SnapshotID-1)},
+		{"snapshots claim", func(t *testing.T, vdir string) {
+			testlakes.EditVersion(t, vdir, func(m map[string]any) {
+				m["ducklake"].(map[string]any)["snapshots"] = []int64{grand.SnapshotID, parent.Snapshots[1]}
+			})
+		}, "ducklake.snapshots is [" + itoa(grand.SnapshotID) + ", " + itoa(parent.Snapshots[1]) + "], but the first snapshot of versions/" + parent.ID + "/ducklake.duckdb after its parent's snapshot_id " + itoa(grand.SnapshotID)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			st, root := cloneRepo(t, golden)
+			tc.edit(t, filepath.Join(root, "versions", parent.ID))
+			cache, err := digestcache.Open(filepath.Join(t.TempDir(), "cache"), digestcache.Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []string{"versions/" + child.ID + "/ducklake.duckdb: snapshot " + itoa(parent.SnapshotID) + ", the one its first parent " + parent.ID + " was frozen at, cannot be compared",
+				"versions/" + parent.ID + "/ducklake.duckdb", "contradicts the parent's version.json", tc.fault, "check --versions " + parent.ID}
+			for _, run := range []string{"cold", "no cache", "the parent's rows kept"} {
+				opts := Options{Jobs: 2, Formats: []string{"1.0"}, Versions: []string{child.ID}}
+				if run != "no cache" {
+					opts.DigestCache = cache
+				}
+				counted := &openCounter{Store: st, opens: map[string]int{}}
+				rep, err := Check(ctx, counted, opts)
+				t.Logf("%s, --versions %s: %v", run, child.ID, err)
+				wantDifference(t, rep, err, want...)
+				if n, want := counted.opens["versions/"+parent.ID+"/ducklake.duckdb"], map[bool]int{true: 0, false: 1}[run == "the parent's rows kept"]; n != want {
+					t.Errorf("%s: the parent's frozen catalog read %d times, want %d", run, n, want)
+				}
+				if f := nonWarnings(rep); len(f) != 1 || f[0].Version != child.ID {
+					t.Errorf("%s: findings %v, want one of %s", run, f, child.ID)
+				}
+				var ce *CheckError
+				if !errors.As(err, &ce) || !strings.Contains(ce.Hint(), "check --versions "+parent.ID) {
+					t.Errorf("%s: hint of %v does not say to check the parent", run, err)
+				}
+			}
+			// A whole check: the parent's own finding, nothing of the child's.
+			rep, err := Check(ctx, st, Options{Jobs: 2, Formats: []string{"1.0"}})
+			wantDifference(t, rep, err, parent.ID, tc.fault)
+			for _, f := range nonWarnings(rep) {
+				if f.Version == child.ID {
+					t.Errorf("whole check: finding of the child %q", f.Detail)
+				}
+			}
+		})
+	}
+}

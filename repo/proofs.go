@@ -171,11 +171,15 @@ func (r *repository) checkAll(ctx context.Context, m *Matrix, work string, disk 
 	err := g.Wait()
 	// Each version's history against its first parent's, once every
 	// content pass has read (or the cache has) both frozen catalogs' rows.
+	inRun := map[string]bool{}
+	for _, vp := range m.Versions {
+		inRun[vp.ID] = true
+	}
 	for i, vp := range m.Versions {
 		if !contentDone[i] {
 			continue
 		}
-		for _, is := range r.historyIssues(r.find(vp.ID)) {
+		for _, is := range r.historyIssues(r.find(vp.ID), inRun) {
 			contents[i] = append(contents[i], Finding{Kind: problemKind(is.Problem), Version: vp.ID, Detail: is.Detail, cause: is.cause})
 		}
 	}
