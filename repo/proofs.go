@@ -209,9 +209,10 @@ func (r *repository) checkAll(ctx context.Context, m *Matrix, work string, disk 
 // once (compare.Source), which cost more than running a few items at once
 // saved. Measured with 2 jobs on check --versions NEWEST --no-cache of
 // lakegen histories (20 versions of 1,000 or 500,000 rows, 10 of 100,000;
-// 2 and 3 published formats): a version's 3 or 4 items in one group took
-// 0.31-0.66 s of CPU, split 2+1 or 2+2 0.40-0.75, each alone 0.43-0.84, and
-// one group had the lowest wall time of the three in every case.
+// 2 and 3 published formats; machine shared, load 5-9): a version's 3 or 4
+// items in one group took 0.31-0.66 s of CPU, split 2+1 or 2+2 0.40-0.75,
+// each alone 0.43-0.84, and one group's wall time was the lowest of the
+// three or within 3% of it.
 const minShared = 3
 
 // checkGroups splits a Check's items (content passes and proofs) into the
