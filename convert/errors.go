@@ -89,12 +89,17 @@ type RefusedError struct {
 	Findings         []Finding // only Refuse findings
 }
 
-func (e *RefusedError) Error() string {
-	lines := make([]string, len(e.Findings))
-	for i, f := range e.Findings {
-		lines[i] = "  - " + f.String()
+func (e *RefusedError) Error() string { return strings.Join(e.Lines(), "\n") }
+
+// Lines is the message's lines: what was refused, then each reason
+// (oneline.Lines).
+func (e *RefusedError) Lines() []string {
+	lines := make([]string, 0, 1+len(e.Findings))
+	lines = append(lines, fmt.Sprintf("convert %s from %s to %s: refused, %d reason(s):", e.Source, e.From, e.To, len(e.Findings)))
+	for _, f := range e.Findings {
+		lines = append(lines, "  - "+f.String())
 	}
-	return fmt.Sprintf("convert %s from %s to %s: refused, %d reason(s):\n%s", e.Source, e.From, e.To, len(e.Findings), strings.Join(lines, "\n"))
+	return lines
 }
 
 // Is makes a RefusedError match ErrRefused.

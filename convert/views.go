@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 )
 
 // viewCatalogPlaceholderCheck refuses views whose SQL holds DuckLake's
@@ -46,7 +47,7 @@ func viewsWithCatalogPlaceholder(r *run) ([]string, error) {
 		if end, err := strconv.ParseInt(f[4], 10, 64); err == nil {
 			life = fmt.Sprintf("snapshots %s to %d", f[3], end-1)
 		}
-		out = append(out, fmt.Sprintf("view %s.%s (view_id %s, %s): %s", f[0], f[1], f[2], life, f[5]))
+		out = append(out, fmt.Sprintf("view %s.%s (view_id %s, %s): %s", oneline.Name(f[0]), oneline.Name(f[1]), f[2], life, f[5]))
 	}
 	return out, nil
 }

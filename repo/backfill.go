@@ -104,17 +104,22 @@ type BackfillError struct {
 	Failed []*CellResult
 }
 
-func (e *BackfillError) Error() string {
+func (e *BackfillError) Error() string { return strings.Join(e.Lines(), "\n") }
+
+// Lines is the message's lines: the count, then each cell with its error
+// (oneline.Lines).
+func (e *BackfillError) Lines() []string {
 	if e.interrupted() {
 		// One line: the report lists the cells, and each said "context
 		// canceled" (or DuckDB's "INTERRUPT Error: Interrupted!").
-		return fmt.Sprintf("backfill interrupted: %d cell(s) not written (nothing half-written)", len(e.Failed))
+		return []string{fmt.Sprintf("backfill interrupted: %d cell(s) not written (nothing half-written)", len(e.Failed))}
 	}
-	lines := make([]string, 0, len(e.Failed))
+	lines := make([]string, 0, 1+len(e.Failed))
+	lines = append(lines, fmt.Sprintf("backfill: %d cell(s) not written:", len(e.Failed)))
 	for _, r := range e.Failed {
 		lines = append(lines, fmt.Sprintf("  - version %s format %s: %s: %s", r.Version, r.Format, r.Step, r.Error))
 	}
-	return fmt.Sprintf("backfill: %d cell(s) not written:\n%s", len(e.Failed), strings.Join(lines, "\n"))
+	return lines
 }
 
 // Is makes a BackfillError match ErrBackfillIncomplete.

@@ -146,23 +146,27 @@ type NoCatalogError struct {
 	TooNew []*CatalogFile
 }
 
-func (e *NoCatalogError) Error() string {
+func (e *NoCatalogError) Error() string { return strings.Join(e.Lines(), "\n") }
+
+// Lines is the message's lines: what fails, then each catalog that other
+// DuckDB versions open (oneline.Lines).
+func (e *NoCatalogError) Lines() []string {
 	v := e.Version
 	if e.Seq > 0 {
 		v = fmt.Sprintf("%s (seq %d)", e.Version, e.Seq)
 	}
 	if e.Why != "" {
-		return fmt.Sprintf("version %s: %s", v, e.Why)
+		return []string{fmt.Sprintf("version %s: %s", v, e.Why)}
 	}
 	msg := fmt.Sprintf("no catalog of version %s opens in DuckDB %s", v, e.DuckDB)
 	if len(e.Would) == 0 {
-		return msg + "; none opens in any released DuckDB"
+		return []string{msg + "; none opens in any released DuckDB"}
 	}
-	msg += "; these would:"
+	lines := []string{msg + "; these would:"}
 	for _, f := range e.Would {
-		msg += fmt.Sprintf("\n  %s (format %s, storage %s): DuckDB %s", f.Key, f.Format, f.Storage, f.DuckDB)
+		lines = append(lines, fmt.Sprintf("  %s (format %s, storage %s): DuckDB %s", f.Key, f.Format, f.Storage, f.DuckDB))
 	}
-	return msg
+	return lines
 }
 
 // ExpiredFormat is a declared format past its until.
