@@ -130,34 +130,34 @@ func runRepoJob[R any](ctx context.Context, cmd *cli.Command, verb string,
 // printBackfill lists each cell's outcome, then the refused and unusable cells.
 func printBackfill(out io.Writer, _ string, rep *repo.BackfillReport) {
 	for _, g := range rep.Plan.WarningGroups() {
-		fmt.Fprintln(out, "warning: "+g.Detail)
+		reportf(out, "warning: %s\n", g.Detail)
 		if more := g.MoreAlike(); more != "" {
-			fmt.Fprintln(out, "  "+more)
+			reportf(out, "  %s\n", more)
 		}
 	}
 	for _, rm := range rep.Removed {
-		fmt.Fprintf(out, "removed stale temporary %s\n", rm)
+		reportf(out, "removed stale temporary %s\n", rm)
 	}
 	for _, r := range rep.Results {
-		line := fmt.Sprintf("%-13s %s", r.Outcome, r.Key)
+		line := textf("%-13s %s", r.Outcome, r.Key)
 		switch r.Outcome {
 		case repo.Written:
-			line += fmt.Sprintf(" (%d bytes, %.1fs", r.Bytes, r.Seconds)
+			line += textf(" (%d bytes, %.1fs", r.Bytes, r.Seconds)
 			if r.CarriedSnapshots > 0 {
-				line += fmt.Sprintf(", %d snapshots carried from an earlier version's proof", r.CarriedSnapshots)
+				line += textf(", %d snapshots carried from an earlier version's proof", r.CarriedSnapshots)
 			}
 			line += ")"
 		case repo.AlreadyThere:
 			line += " (written by another run)"
 		case repo.Failed:
-			line += fmt.Sprintf(" (at %s: %s)", r.Step, oneline.First(r.Error))
+			line += textf(" (at %s: %s)", r.Step, oneline.First(r.Error))
 		case repo.Interrupted:
 			// The step it was stopped at (DuckDB's own word, where it
 			// gave one, is in the --json report's error and the log).
 			if r.Step == "start" {
 				line += " (before it started)"
 			} else {
-				line += fmt.Sprintf(" (at %s)", r.Step)
+				line += textf(" (at %s)", r.Step)
 			}
 		}
 		fmt.Fprintln(out, line)
@@ -166,12 +166,12 @@ func printBackfill(out io.Writer, _ string, rep *repo.BackfillReport) {
 	for _, c := range notTried(rep) {
 		if c.State == repo.Refused {
 			refused++
-			fmt.Fprintf(out, "refused       %s %s: %s\n", c.Version, c.Format, strings.Join(c.Reasons, "; "))
+			reportf(out, "refused       %s %s: %s\n", c.Version, c.Format, strings.Join(c.Reasons, "; "))
 			continue
 		}
 		// Not backfill's to fix; check reports them with its exit code.
 		errored++
-		fmt.Fprintf(out, "error         %s %s: %s\n", c.Version, c.Format, oneline.First(strings.Join(c.Reasons, "; ")))
+		reportf(out, "error         %s %s: %s\n", c.Version, c.Format, oneline.First(strings.Join(c.Reasons, "; ")))
 	}
 	// A version's issues (a dataset.json or files.json that disagrees with
 	// version.json, its parents) stop none of its catalogs, as in plan;
@@ -180,13 +180,13 @@ func printBackfill(out io.Writer, _ string, rep *repo.BackfillReport) {
 	issues := 0
 	for _, g := range rep.Plan.IssueGroups() {
 		issues += 1 + len(g.More)
-		fmt.Fprintf(out, "issue         %s %s: %s\n", g.Version, g.Problem, oneline.First(g.Detail))
+		reportf(out, "issue         %s %s: %s\n", g.Version, g.Problem, oneline.First(g.Detail))
 		if more := repo.MoreAlike(g.More); more != "" {
-			fmt.Fprintf(out, "issue         %s\n", more)
+			reportf(out, "issue         %s\n", more)
 		}
 	}
 	if issues > 0 {
-		fmt.Fprintf(out, "%d issue(s) with versions' other files: their catalogs are written all the same (as plan plans them); check reports the issues\n", issues)
+		reportf(out, "%d issue(s) with versions' other files: their catalogs are written all the same (as plan plans them); check reports the issues\n", issues)
 	}
 	// Interrupted cells have a count of their own: a cancelled run is no
 	// run with failed cells (they were counted as failed). Cells past
@@ -194,9 +194,9 @@ func printBackfill(out io.Writer, _ string, rep *repo.BackfillReport) {
 	// (--formats, --versions) said "0 written" and nothing else.
 	expired := ""
 	if n := rep.Plan.Counts[repo.Expired]; n > 0 {
-		expired = fmt.Sprintf(", %d expired (past their format's until: not written)", n)
+		expired = textf(", %d expired (past their format's until: not written)", n)
 	}
-	fmt.Fprintf(out, "%d written, %d already there, %d planned, %d failed, %d interrupted, %d refused, %d in error%s\n",
+	reportf(out, "%d written, %d already there, %d planned, %d failed, %d interrupted, %d refused, %d in error%s\n",
 		rep.Counts[repo.Written], rep.Counts[repo.AlreadyThere], rep.Counts[repo.Planned], rep.Counts[repo.Failed], rep.Counts[repo.Interrupted], refused, errored, expired)
 	printTransfer(out, rep.Transfer)
 }

@@ -119,9 +119,9 @@ func printCheck(out io.Writer, root string, rep *repo.CheckReport) {
 	}
 	stopped := ""
 	if s := rep.Stopped; s != nil && len(s.CatalogsNotProved) > 0 {
-		stopped = fmt.Sprintf(" (%d more not proved: the run stopped)", len(s.CatalogsNotProved))
+		stopped = textf(" (%d more not proved: the run stopped)", len(s.CatalogsNotProved))
 	}
-	fmt.Fprintf(out, "\nproofs: %d of %d published catalogs equivalent to their source%s\n", ok, len(rep.Proofs), stopped)
+	reportf(out, "\nproofs: %d of %d published catalogs equivalent to their source%s\n", ok, len(rep.Proofs), stopped)
 	// A plan's warning repeated per version (an imported history's
 	// created_at), or a version's issue (every files.json missing), is
 	// printed once, then counted.
@@ -132,12 +132,12 @@ func printCheck(out io.Writer, root string, rep *repo.CheckReport) {
 		if where == "" {
 			// The repository's own (a data folder, fdl.json): it read
 			// "warning      : data_dir ...".
-			fmt.Fprintf(out, "%-12s %s\n", f.Kind, oneline.First(f.Detail))
+			reportf(out, "%-12s %s\n", f.Kind, oneline.First(f.Detail))
 		} else {
-			fmt.Fprintf(out, "%-12s %s: %s\n", f.Kind, where, oneline.First(f.Detail))
+			reportf(out, "%-12s %s: %s\n", f.Kind, where, oneline.First(f.Detail))
 		}
 		if more := f.MoreAlike(); more != "" {
-			fmt.Fprintf(out, "%-12s %s\n", f.Kind, more)
+			reportf(out, "%-12s %s\n", f.Kind, more)
 		}
 	}
 	switch s := rep.Stopped; {
@@ -145,11 +145,11 @@ func printCheck(out io.Writer, root string, rep *repo.CheckReport) {
 	case len(s.VersionsNotChecked) == 0 && len(s.CatalogsNotProved) == 0:
 		// At the reader matrix's reads: it said "0 version(s) not
 		// checked, 0 published catalog(s) not proved".
-		fmt.Fprintf(out, "%-12s the run stopped after every version was checked and every published catalog's proof finished (a failure of the whole store: see the error): only the readers not evaluated; the findings above are those of every version and catalog\n", "stopped")
+		reportf(out, "%-12s the run stopped after every version was checked and every published catalog's proof finished (a failure of the whole store: see the error): only the readers not evaluated; the findings above are those of every version and catalog\n", "stopped")
 	default:
 		// The stop itself is the Error: line on stderr; this says what
 		// the report covers.
-		fmt.Fprintf(out, "%-12s the run stopped part-way (a failure of the whole store: see the error): %d version(s) not checked, %d published catalog(s) not proved, the readers not evaluated; the findings above were made before the stop\n",
+		reportf(out, "%-12s the run stopped part-way (a failure of the whole store: see the error): %d version(s) not checked, %d published catalog(s) not proved, the readers not evaluated; the findings above were made before the stop\n",
 			"stopped", len(s.VersionsNotChecked), len(s.CatalogsNotProved))
 	}
 	printReaders(out, rep.Readers)

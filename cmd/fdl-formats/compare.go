@@ -161,10 +161,10 @@ func errString(err error) string {
 // difference with the first differing rows of the tables that differ.
 func printReport(cmd *cli.Command, rep *compare.Report, err error) {
 	out := cmd.Root().Writer
-	fmt.Fprintf(out, "A: %s (format %s)\nB: %s (format %s)\n", rep.A.Path, rep.A.Format, rep.B.Path, rep.B.Format)
-	fmt.Fprintf(out, "readers: %v\n", rep.Readers)
+	reportf(out, "A: %s (format %s)\nB: %s (format %s)\n", rep.A.Path, rep.A.Format, rep.B.Path, rep.B.Format)
+	reportf(out, "readers: %v\n", rep.Readers)
 	for _, n := range rep.ReaderNotes {
-		fmt.Fprintf(out, "  note: %s\n", n)
+		reportf(out, "  note: %s\n", n)
 	}
 	matched, differed := 0, 0
 	same := map[string]int{}
@@ -182,42 +182,42 @@ func printReport(cmd *cli.Command, rep *compare.Report, err error) {
 			differed++
 		}
 	}
-	fmt.Fprintf(out, "snapshots compared: %d; tables x snapshots: %d matched, %d differed; %d ms\n",
+	reportf(out, "snapshots compared: %d; tables x snapshots: %d matched, %d differed; %d ms\n",
 		len(rep.Snapshots), matched, differed, rep.Timings.TotalMS)
 	switch {
 	case rep.Carried != nil:
-		fmt.Fprintf(out, "  %d snapshots carried from the proof of %s and %s (not walked again)\n", rep.Carried.Snapshots, rep.Carried.A, rep.Carried.B)
+		reportf(out, "  %d snapshots carried from the proof of %s and %s (not walked again)\n", rep.Carried.Snapshots, rep.Carried.A, rep.Carried.B)
 	case rep.CarryNote != "":
-		fmt.Fprintf(out, "  nothing carried: %s\n", rep.CarryNote)
+		reportf(out, "  nothing carried: %s\n", rep.CarryNote)
 	}
 	for _, t := range tables {
 		// Equal plans add equal digests to both sides: read, not digested.
-		fmt.Fprintf(out, "  %s: %d data files x snapshots proved by identical read plans\n", t, same[t])
+		reportf(out, "  %s: %d data files x snapshots proved by identical read plans\n", t, same[t])
 	}
 	for _, d := range rep.Differences {
-		fmt.Fprintf(out, "DIFF %s\n", d)
+		reportf(out, "DIFF %s\n", d)
 	}
 	for _, t := range rep.Tables {
 		if t.Rows == nil {
 			continue
 		}
-		fmt.Fprintf(out, "rows of %s at snapshot %d:\n", t.Table, t.Snapshot)
+		reportf(out, "rows of %s at snapshot %d:\n", t.Table, t.Snapshot)
 		for _, r := range t.Rows.OnlyA {
-			fmt.Fprintf(out, "  only in A: %s\n", r)
+			reportf(out, "  only in A: %s\n", r)
 		}
 		for _, r := range t.Rows.OnlyB {
-			fmt.Fprintf(out, "  only in B: %s\n", r)
+			reportf(out, "  only in B: %s\n", r)
 		}
 	}
 	switch {
 	case errors.Is(err, compare.ErrNotEquivalent) && rep.Incomparable != "":
-		fmt.Fprintf(out, "result: NOT equivalent (%d differences before the comparison stopped: %s)\n", len(rep.Differences), firstLine(rep.Incomparable))
+		reportf(out, "result: NOT equivalent (%d differences before the comparison stopped: %s)\n", len(rep.Differences), firstLine(rep.Incomparable))
 	case rep.Incomparable != "":
 		fmt.Fprintln(out, "result: could not compare")
 	case rep.Equivalent:
 		fmt.Fprintln(out, "result: equivalent")
 	default:
-		fmt.Fprintf(out, "result: NOT equivalent (%d differences)\n", len(rep.Differences))
+		reportf(out, "result: NOT equivalent (%d differences)\n", len(rep.Differences))
 	}
 }
 

@@ -109,19 +109,19 @@ func runConvert(ctx context.Context, cmd *cli.Command) error {
 		return err
 	}
 	for _, f := range res.Findings {
-		fmt.Fprintf(out, "%s %s\n", f.Severity, f)
+		reportf(out, "%s %s\n", f.Severity, f)
 	}
 	// A catalog already in the target format has nothing to convert: it
 	// said "1.0 -> 1.0 converts", as if there were.
 	switch same := res.From == res.To; {
 	case same && cmd.Bool("dry-run"):
-		fmt.Fprintf(out, "%s: already in format %s: nothing to convert (-o would write a copy in the same format, storage %s); nothing written\n", src, res.To, res.Storage)
+		reportf(out, "%s: already in format %s: nothing to convert (-o would write a copy in the same format, storage %s); nothing written\n", src, res.To, res.Storage)
 	case same:
-		fmt.Fprintf(out, "%s: already in format %s: nothing to convert; copied to %s (storage %s)\n", src, res.To, dst, res.Storage)
+		reportf(out, "%s: already in format %s: nothing to convert; copied to %s (storage %s)\n", src, res.To, dst, res.Storage)
 	case cmd.Bool("dry-run"):
-		fmt.Fprintf(out, "%s: %s -> %s converts (path %v, storage %s); nothing written\n", src, res.From, res.To, res.Path, res.Storage)
+		reportf(out, "%s: %s -> %s converts (path %v, storage %s); nothing written\n", src, res.From, res.To, res.Path, res.Storage)
 	default:
-		fmt.Fprintf(out, "%s: %s -> %s written to %s (storage %s)\n", src, res.From, res.To, dst, res.Storage)
+		reportf(out, "%s: %s -> %s written to %s (storage %s)\n", src, res.From, res.To, dst, res.Storage)
 	}
 	return nil
 }

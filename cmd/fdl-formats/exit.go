@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 	"github.com/fdl-formats/fdl-formats/repo"
 )
 
@@ -123,10 +124,14 @@ func (e interruptedError) Unwrap() error { return e.err }
 // hinted is implemented by errors that know what the user should try next.
 type hinted interface{ Hint() string }
 
+// renderError is a failed run's "Error: …" line, then its "Try: …" line.
+// The error names files, tables and columns of the repository: its text is
+// escaped, so that it stays on its lines (oneline.Message: a list of
+// reasons keeps one line each).
 func renderError(err error) string {
-	msg := "Error: " + err.Error()
+	msg := "Error: " + oneline.Message(err)
 	if hint := errorHint(err); hint != "" {
-		msg += "\nTry: " + hint
+		msg += "\nTry: " + oneline.Escape(hint)
 	}
 	return msg
 }

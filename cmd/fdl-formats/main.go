@@ -34,6 +34,12 @@ func main() {
 func runMain(app *cli.Command, args []string, stderr io.Writer, grace time.Duration) int {
 	jsonLogs := new(atomic.Bool)
 	setLogFormatSink(app, jsonLogs)
+	// A control character that a report line did not escape goes to
+	// stdout escaped all the same (controlEscaper).
+	if app.Writer == nil {
+		app.Writer = os.Stdout
+	}
+	app.Writer = controlEscaper{w: app.Writer}
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/fdl-formats/fdl-formats/convert"
 	"github.com/fdl-formats/fdl-formats/fdljson"
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 	"github.com/fdl-formats/fdl-formats/repo"
 	"github.com/fdl-formats/fdl-formats/store"
 	"github.com/fdl-formats/fdl-formats/store/httpstore"
@@ -179,7 +180,7 @@ func writeJSON(w io.Writer, v any) error {
 // printMatrix renders the matrix as a table, then the reasons of refused
 // and error cells, the rules and the warnings.
 func printMatrix(w io.Writer, root string, m *repo.Matrix) {
-	fmt.Fprintf(w, "repository %s (data %s), as of %s\n", root, m.DataDir, m.Now.Format(time.RFC3339))
+	reportf(w, "repository %s (data %s), as of %s\n", root, m.DataDir, m.Now.Format(time.RFC3339))
 	// Declared formats first (every row has them), then undeclared formats
 	// some version carries.
 	var cols []string
@@ -191,19 +192,25 @@ func printMatrix(w io.Writer, root string, m *repo.Matrix) {
 		}
 	}
 	for _, f := range m.Formats {
-		line := fmt.Sprintf("  format %s: DuckDB %s", f.DuckLake, f.DuckDB)
+		line := textf("  format %s: DuckDB %s", f.DuckLake, f.DuckDB)
 		if f.Until != "" {
-			state := fmt.Sprintf("%d days left", *f.DaysLeft)
+			state := textf("%d days left", *f.DaysLeft)
 			if f.Expired {
 				state = "expired"
 			}
-			line += fmt.Sprintf("; until %s (%s)", f.Until, state)
+			line += textf("; until %s (%s)", f.Until, state)
 		}
 		fmt.Fprintln(w, line)
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "seq\tversion\tcatalog\t%s\n", strings.Join(cols, "\t"))
+	// The columns are joined by tabs of the table's own: each name
+	// (a catalog's file name) is escaped alone.
+	heads := make([]string, len(cols))
+	for i, c := range cols {
+		heads[i] = oneline.Escape(c)
+	}
+	fmt.Fprintf(tw, "seq\tversion\tcatalog\t%s\n", strings.Join(heads, "\t"))
 	var notes []string
 	issueNote := map[string]int{}   // an issue's words -> its note's index
 	issueMore := map[int][]string{} // a note's index -> the versions alike after it
@@ -231,15 +238,15 @@ func printMatrix(w io.Writer, root string, m *repo.Matrix) {
 			}
 			switch {
 			case c.State == repo.Refused || (c.State == repo.Error && v.Error == ""):
-				notes = append(notes, fmt.Sprintf("seq %s %s %s: %s", seq, c.Format, c.State, strings.Join(c.Reasons, "; ")))
+				notes = append(notes, textf("seq %s %s %s: %s", seq, c.Format, c.State, strings.Join(c.Reasons, "; ")))
 			case c.Violation != "":
-				notes = append(notes, fmt.Sprintf("seq %s %s present!: %s", seq, c.Format, c.Violation))
+				notes = append(notes, textf("seq %s %s present!: %s", seq, c.Format, c.Violation))
 			case c.State == repo.Present && !c.Declared:
-				notes = append(notes, fmt.Sprintf("seq %s %s present: format not declared in fdl.json", seq, c.Format))
+				notes = append(notes, textf("seq %s %s present: format not declared in fdl.json", seq, c.Format))
 			}
 		}
 		if v.Error != "" {
-			notes = append(notes, fmt.Sprintf("seq %s %s: %s", seq, v.ID, v.Error))
+			notes = append(notes, textf("seq %s %s: %s", seq, v.ID, v.Error))
 		}
 		if v.Skipped != "" {
 			format = v.Skipped
@@ -255,12 +262,12 @@ func printMatrix(w io.Writer, root string, m *repo.Matrix) {
 			if words != "" {
 				issueNote[words] = len(notes)
 			}
-			notes = append(notes, fmt.Sprintf("seq %s %s: %s", seq, is.Problem, is.Detail))
+			notes = append(notes, textf("seq %s %s: %s", seq, is.Problem, is.Detail))
 		}
 		for _, n := range v.Notes {
-			notes = append(notes, fmt.Sprintf("seq %s note: %s", seq, n))
+			notes = append(notes, textf("seq %s note: %s", seq, n))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", seq, v.ID, format, strings.Join(cells, "\t"))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", seq, oneline.Escape(v.ID), oneline.Escape(format), strings.Join(cells, "\t"))
 	}
 	tw.Flush()
 	if len(notes) > 0 {
@@ -268,7 +275,7 @@ func printMatrix(w io.Writer, root string, m *repo.Matrix) {
 		for i, n := range notes {
 			fmt.Fprintln(w, "  "+n)
 			if more := repo.MoreAlike(issueMore[i]); more != "" {
-				fmt.Fprintln(w, "    "+more)
+				reportf(w, "    %s\n", more)
 			}
 		}
 	}
@@ -300,31 +307,31 @@ func printMatrix(w io.Writer, root string, m *repo.Matrix) {
 			// The status, then why: "unknown format 0.4 is past its
 			// until" read as a format named unknown.
 			r := g.first
-			line := fmt.Sprintf("  %s version %s format %s: %s", r.Rule, r.Version, r.Format, r.Status)
+			line := textf("  %s version %s format %s: %s", r.Rule, r.Version, r.Format, r.Status)
 			if r.Detail != "" {
-				line += ": " + r.Detail
+				line += textf(": %s", r.Detail)
 			}
 			fmt.Fprintln(w, line)
 			if more := repo.MoreAlike(g.more); more != "" {
-				fmt.Fprintln(w, "    "+more)
+				reportf(w, "    %s\n", more)
 			}
 		}
 	}
 	// A warning repeated per version (an imported history's created_at)
 	// is printed once, then counted: 200 paragraphs buried the report.
 	for _, g := range m.WarningGroups() {
-		fmt.Fprintln(w, "\nwarning: "+g.Detail)
+		reportf(w, "\nwarning: %s\n", g.Detail)
 		if more := g.MoreAlike(); more != "" {
-			fmt.Fprintln(w, "  "+more)
+			reportf(w, "  %s\n", more)
 		}
 	}
 	var totals []string
 	for _, s := range repo.States {
 		if n := m.Counts[s]; n > 0 {
-			totals = append(totals, fmt.Sprintf("%d %s", n, s))
+			totals = append(totals, textf("%d %s", n, s))
 		}
 	}
-	fmt.Fprintf(w, "\n%d versions; cells: %s\n", len(m.Versions), strings.Join(totals, ", "))
+	reportf(w, "\n%d versions; cells: %s\n", len(m.Versions), strings.Join(totals, ", "))
 	printTransfer(w, m.Transfer)
 }
 

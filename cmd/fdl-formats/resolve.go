@@ -5,12 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 	"github.com/fdl-formats/fdl-formats/repo"
 	"github.com/fdl-formats/fdl-formats/store/open"
 )
@@ -87,15 +86,15 @@ func runResolve(ctx context.Context, cmd *cli.Command) error {
 func printResolution(w io.Writer, res *repo.Resolution) {
 	for _, p := range res.Files {
 		if p.PassedOver {
-			fmt.Fprintf(w, "-- passed over %s (--verify): %s\n", commentText(p.Key), commentText(strings.Join(strings.Fields(p.Reason), " ")))
+			reportf(w, "-- passed over %s (--verify): %s\n", commentText(p.Key), commentText(strings.Join(strings.Fields(p.Reason), " ")))
 		}
 	}
 	seq := ""
 	if res.Seq > 0 {
-		seq = fmt.Sprintf(" (seq %d)", res.Seq)
+		seq = textf(" (seq %d)", res.Seq)
 	}
 	f := res.File
-	fmt.Fprintf(w, "-- version %s%s in DuckDB %s: %s (format %s, storage %s)\n", res.Version, seq, res.DuckDB, commentText(f.Key), f.Format, f.Storage)
+	reportf(w, "-- version %s%s in DuckDB %s: %s (format %s, storage %s)\n", res.Version, seq, res.DuckDB, commentText(f.Key), f.Format, f.Storage)
 	if res.Setup != "" {
 		fmt.Fprintln(w, "-- the repository is at an S3-compatible endpoint: first (add KEY_ID '...', SECRET '...' for a private bucket):")
 		fmt.Fprintln(w, res.Setup+";")
@@ -107,23 +106,9 @@ func printResolution(w io.Writer, res *repo.Resolution) {
 // path version.json names, which may hold a line break, and whatever
 // followed it would be a statement of its own to a reader who gives the
 // output to DuckDB (duckdb -cmd "$(fdl-formats resolve …)"). Control
-// characters are written as Go escapes ("\n"), which names the file all
-// the same.
-func commentText(s string) string {
-	if !strings.ContainsFunc(s, unicode.IsControl) {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if unicode.IsControl(r) {
-			q := strconv.QuoteRune(r)
-			b.WriteString(q[1 : len(q)-1])
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
+// characters are written as Go escapes ("\n", oneline.Escape), which
+// names the file all the same.
+func commentText(s string) string { return oneline.Escape(s) }
 
 // printReaders prints check's matrix from the reader's side: per declared
 // DuckDB range, the versions it reads and those it cannot.
@@ -134,15 +119,15 @@ func printReaders(w io.Writer, ranges []*repo.ReaderRange) {
 	fmt.Fprintln(w, "\nreaders (per declared DuckDB range):")
 	for _, rr := range ranges {
 		total := len(rr.Readable) + len(rr.Unreadable)
-		line := fmt.Sprintf("  DuckDB %s (format %s): ", rr.DuckDB, rr.Format)
+		line := textf("  DuckDB %s (format %s): ", rr.DuckDB, rr.Format)
 		switch {
 		case total == 0:
 			// A shard or --versions holding none: "reads all 0 versions"
 			// read as a promise.
-			fmt.Fprintf(w, "%sno version checked\n", line)
+			reportf(w, "%sno version checked\n", line)
 			continue
 		case len(rr.Unreadable) == 0:
-			fmt.Fprintf(w, "%sreads all %s\n", line, versionCount(total))
+			reportf(w, "%sreads all %s\n", line, versionCount(total))
 			continue
 		}
 		var cannot []seqNote
@@ -156,7 +141,7 @@ func printReaders(w io.Writer, ranges []*repo.ReaderRange) {
 			}
 			cannot = append(cannot, seqNote{v.Seq, note})
 		}
-		fmt.Fprintf(w, "%sreads %d of %s; cannot read %s\n", line, len(rr.Readable), versionCount(total), strings.Join(seqRanges(cannot), ", "))
+		reportf(w, "%sreads %d of %s; cannot read %s\n", line, len(rr.Readable), versionCount(total), strings.Join(seqRanges(cannot), ", "))
 	}
 }
 
