@@ -246,9 +246,13 @@ func logger(cmd *cli.Command) *slog.Logger {
 	return loggerTo(cmd, w)
 }
 
-// loggerTo is logger writing to w.
+// loggerTo is logger writing to w. The text handler quotes a value
+// holding a control character, but keeps DEL as it is, and the JSON
+// handler keeps DEL and the C1 characters (CSI among them): a record
+// passes controlEscaper, as stdout does.
 func loggerTo(cmd *cli.Command, w io.Writer) *slog.Logger {
 	level, format, _ := logSettings(cmd)
+	w = controlEscaper{w: w}
 	opts := &slog.HandlerOptions{Level: level}
 	if format == "json" {
 		return slog.New(slog.NewJSONHandler(w, opts))

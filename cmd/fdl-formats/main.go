@@ -74,7 +74,7 @@ func reportError(w io.Writer, jsonLogs bool, err error, code int) {
 		attrs = append(attrs, "hint", hint)
 	}
 	attrs = append(attrs, "exit_code", code)
-	slog.New(slog.NewJSONHandler(w, nil)).Error("failed", attrs...)
+	slog.New(slog.NewJSONHandler(controlEscaper{w: w}, nil)).Error("failed", attrs...)
 }
 
 // watchSignals cancels the run's context at the first signal: every step

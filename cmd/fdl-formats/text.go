@@ -17,8 +17,8 @@ import (
 // "t\n::error::x" is printed `t\n::error::x`): the format's own "\n" are
 // the report's only line breaks. The error a run ends with is printed
 // with oneline.Message (renderError), and the logs' text handler quotes
-// such values itself. What still slips through to stdout is escaped by
-// controlEscaper.
+// such values itself. What still slips through to stdout or into a log
+// record (DEL, C1 in JSON) is escaped by controlEscaper.
 
 // reportf is fmt.Fprintf with each argument's text escaped (safeArgs).
 func reportf(w io.Writer, format string, args ...any) {
@@ -52,7 +52,8 @@ func safeArgs(args []any) []any {
 	return out
 }
 
-// controlEscaper is stdout's last guard (runMain): a control character
+// controlEscaper is the last guard of stdout (runMain) and of the logs
+// (loggerTo, reportError): a control character
 // other than "\n" and "\t" (C0, DEL, C1) in a report line that did not
 // come through reportf or textf, or in a --json string (encoding/json
 // writes DEL and C1 as they are), is written as its JSON escape

@@ -21,7 +21,7 @@ import (
 // carriage return and a terminal sequence (clear the screen).
 const (
 	forgedTable  = "orders\n::error::forged-table\r\x1b[2J"
-	forgedColumn = "amount\r\n::error::forged-column\x1b[2J"
+	forgedColumn = "amount\r\n::error::forged-column\x1b[2J\x7f\u009b"
 	forgedView   = "v\n::error::forged-view\x1b[2J\r"
 	forgedPart   = "p\n::error::forged-path\r\x1b[2J" // a partition value: a data file's folder
 )
@@ -64,21 +64,22 @@ func TestHostileNamesPrintNoLine(t *testing.T) {
 		var out, errOut bytes.Buffer
 		app := newApp()
 		app.Writer, app.ErrWriter = &out, &errOut
+		cmdline := strings.Join(args[:len(args)-1], " ") // without the last argument, a path
 		code := runMain(app, append([]string{"fdl-formats", "--log-level", "debug"}, args...), &errOut, time.Minute)
 		if code != want {
-			t.Errorf("%s: exit %d, want %d\n%s\n%s", args[0], code, want, out.String(), errOut.String())
+			t.Errorf("%s: exit %d, want %d\n%s\n%s", cmdline, code, want, out.String(), errOut.String())
 		}
 		for _, o := range []struct{ name, text string }{{"stdout", out.String()}, {"stderr", errOut.String()}} {
 			for i, line := range strings.Split(o.text, "\n") {
 				// GitHub Actions reads a workflow command after leading spaces too.
 				if strings.HasPrefix(strings.TrimLeft(line, " \t"), "::") {
-					t.Errorf("%s: %s line %d starts with a name's text: %q", args[0], o.name, i+1, line)
+					t.Errorf("%s: %s line %d starts with a name's text: %q", cmdline, o.name, i+1, line)
 				}
 			}
 			for i := 0; i < len(o.text); {
 				r, n := utf8.DecodeRuneInString(o.text[i:])
 				if (r < 0x20 && r != '\n' && r != '\t') || (r >= 0x7f && r <= 0x9f) || (r == utf8.RuneError && n == 1) {
-					t.Errorf("%s: %s holds %q at byte %d: %q", args[0], o.name, r, i, o.text[max(0, i-60):min(len(o.text), i+20)])
+					t.Errorf("%s: %s holds %q at byte %d: %q", cmdline, o.name, r, i, o.text[max(0, i-60):min(len(o.text), i+20)])
 					break
 				}
 				i += n
@@ -114,6 +115,7 @@ func TestHostileNamesPrintNoLine(t *testing.T) {
 	}
 	out, errOut := run(exitDifferent, "check", "--no-cache", root)
 	seen("check", out+errOut, view)
+	run(exitDifferent, "--log-format", "json", "check", "--no-cache", root)
 	out, _ = run(exitDifferent, "check", "--no-cache", "--json", root)
 	if err := json.Unmarshal([]byte(out), new(map[string]any)); err != nil {
 		t.Errorf("check --json: %v", err)
@@ -123,7 +125,7 @@ func TestHostileNamesPrintNoLine(t *testing.T) {
 	_, errOut = run(exitRefused, "convert", filepath.Join(first, "ducklake.duckdb"), "--to", "0.4", "-o", filepath.Join(t.TempDir(), "out.duckdb"))
 	seen("convert", errOut, view)
 	out, errOut = run(exitDifferent, "compare", filepath.Join(first, "ducklake.duckdb"), published, "--data", filepath.Join(root, "data"))
-	seen("compare", out+errOut, `\n::error::forged-table\r\x1b[2J`, `\r\n::error::forged-column\x1b[2J`)
+	seen("compare", out+errOut, `\n::error::forged-table\r\x1b[2J`, `\r\n::error::forged-column\x1b[2J\x7f\u009b`)
 	run(exitDifferent, "compare", filepath.Join(first, "ducklake.duckdb"), filepath.Join(second, "ducklake.duckdb"), "--data", filepath.Join(root, "data"))
 	run(exitOK, "resolve", root)
 	run(exitNoCatalog, "resolve", "--duckdb", "1.4.3", root)
