@@ -16,7 +16,7 @@ type edit func(tables []Table) ([]Table, error)
 func derive(base []Table, edits ...edit) []Table {
 	tables := make([]Table, len(base))
 	for i, t := range base {
-		tables[i] = Table{Name: t.Name, Columns: slices.Clone(t.Columns)}
+		tables[i] = Table{Name: t.Name, Columns: slices.Clone(t.Columns), Key: slices.Clone(t.Key)}
 	}
 	for _, e := range edits {
 		var err error
@@ -108,6 +108,10 @@ func varchar(name string) Column { return Column{Name: name, Type: "VARCHAR"} }
 func boolean(name string) Column { return Column{Name: name, Type: "BOOLEAN"} }
 func pk(c Column) Column         { c.PrimaryKey = true; return c }
 func notNull(c Column) Column    { c.NotNull = true; return c }
+func required(c Column, nullRead string) Column {
+	c.NullRead = nullRead
+	return c
+}
 func fill(c Column, sql string) Column {
 	c.Fill = sql
 	return c

@@ -1,19 +1,35 @@
 package formats
 
+// What DuckLake's readers do with a NULL where its writers always write a
+// value (Column.NullRead), read from the extension's metadata manager: a
+// field read as a number (Value::GetValue<idx_t>, <bool>) throws an internal
+// error on NULL, one read as text (GetValue<string>) gives the text 'NULL',
+// and a NULL in a filter's column (table_id = T, begin_snapshot <= S, a
+// join on data_file_id) matches nothing.
+const (
+	nullFails        = "DuckLake's readers fail on it (INTERNAL Error: a NULL read as a number)"
+	nullSkipsRow     = "DuckLake's readers leave the row out (a NULL matches no snapshot, table or file)"
+	nullAsText       = "DuckLake's readers take the text 'NULL' for it"
+	nullTypeFails    = "DuckLake's readers take the type name 'NULL' for it, which they cannot parse"
+	nullNoDataFile   = "DuckLake's readers take the data file as absent and fail to scan it"
+	nullNoDeleteFile = "DuckLake's readers take the delete file as absent: its rows are not deleted"
+	nullNoRows       = "DuckLake's readers sum it for count(*) and the table statistics, where a NULL counts no rows"
+)
+
 // tablesV0_1 is the layout of DuckLake 0.1 (DuckDB 1.3.0), 19 tables.
 var tablesV0_1 = []Table{
 	{Name: "ducklake_metadata", Columns: []Column{notNull(varchar("key")), notNull(varchar("value"))}},
-	{Name: "ducklake_snapshot", Columns: []Column{pk(bigint("snapshot_id")), {Name: "snapshot_time", Type: "TIMESTAMP WITH TIME ZONE"}, bigint("schema_version"), bigint("next_catalog_id"), bigint("next_file_id")}},
+	{Name: "ducklake_snapshot", Key: []string{"snapshot_id"}, Columns: []Column{pk(required(bigint("snapshot_id"), nullSkipsRow)), {Name: "snapshot_time", Type: "TIMESTAMP WITH TIME ZONE"}, required(bigint("schema_version"), nullFails), required(bigint("next_catalog_id"), nullFails), required(bigint("next_file_id"), nullFails)}},
 	{Name: "ducklake_snapshot_changes", Columns: []Column{pk(bigint("snapshot_id")), varchar("changes_made")}},
-	{Name: "ducklake_schema", Columns: []Column{pk(bigint("schema_id")), {Name: "schema_uuid", Type: "UUID"}, bigint("begin_snapshot"), bigint("end_snapshot"), varchar("schema_name")}},
-	{Name: "ducklake_table", Columns: []Column{bigint("table_id"), {Name: "table_uuid", Type: "UUID"}, bigint("begin_snapshot"), bigint("end_snapshot"), bigint("schema_id"), varchar("table_name")}},
+	{Name: "ducklake_schema", Key: []string{"schema_id", "begin_snapshot"}, Columns: []Column{pk(required(bigint("schema_id"), nullFails)), {Name: "schema_uuid", Type: "UUID"}, required(bigint("begin_snapshot"), nullSkipsRow), bigint("end_snapshot"), required(varchar("schema_name"), nullAsText)}},
+	{Name: "ducklake_table", Key: []string{"table_id", "begin_snapshot"}, Columns: []Column{required(bigint("table_id"), nullFails), {Name: "table_uuid", Type: "UUID"}, required(bigint("begin_snapshot"), nullSkipsRow), bigint("end_snapshot"), required(bigint("schema_id"), nullFails), required(varchar("table_name"), nullAsText)}},
 	{Name: "ducklake_view", Columns: []Column{bigint("view_id"), {Name: "view_uuid", Type: "UUID"}, bigint("begin_snapshot"), bigint("end_snapshot"), bigint("schema_id"), varchar("view_name"), varchar("dialect"), varchar("sql"), varchar("column_aliases")}},
 	{Name: "ducklake_tag", Columns: []Column{bigint("object_id"), bigint("begin_snapshot"), bigint("end_snapshot"), varchar("key"), varchar("value")}},
 	{Name: "ducklake_column_tag", Columns: []Column{bigint("table_id"), bigint("column_id"), bigint("begin_snapshot"), bigint("end_snapshot"), varchar("key"), varchar("value")}},
-	{Name: "ducklake_data_file", Columns: []Column{pk(bigint("data_file_id")), bigint("table_id"), bigint("begin_snapshot"), bigint("end_snapshot"), bigint("file_order"), varchar("path"), boolean("path_is_relative"), varchar("file_format"), bigint("record_count"), bigint("file_size_bytes"), bigint("footer_size"), bigint("row_id_start"), bigint("partition_id"), varchar("encryption_key"), varchar("partial_file_info")}},
+	{Name: "ducklake_data_file", Key: []string{"data_file_id"}, Columns: []Column{pk(required(bigint("data_file_id"), nullFails)), required(bigint("table_id"), nullSkipsRow), required(bigint("begin_snapshot"), nullSkipsRow), bigint("end_snapshot"), bigint("file_order"), required(varchar("path"), nullNoDataFile), required(boolean("path_is_relative"), nullFails), varchar("file_format"), required(bigint("record_count"), nullNoRows), required(bigint("file_size_bytes"), nullFails), bigint("footer_size"), bigint("row_id_start"), bigint("partition_id"), varchar("encryption_key"), varchar("partial_file_info")}},
 	{Name: "ducklake_file_column_statistics", Columns: []Column{bigint("data_file_id"), bigint("table_id"), bigint("column_id"), bigint("column_size_bytes"), bigint("value_count"), bigint("null_count"), varchar("min_value"), varchar("max_value"), boolean("contains_nan")}},
-	{Name: "ducklake_delete_file", Columns: []Column{pk(bigint("delete_file_id")), bigint("table_id"), bigint("begin_snapshot"), bigint("end_snapshot"), bigint("data_file_id"), varchar("path"), boolean("path_is_relative"), varchar("format"), bigint("delete_count"), bigint("file_size_bytes"), bigint("footer_size"), varchar("encryption_key")}},
-	{Name: "ducklake_column", Columns: []Column{bigint("column_id"), bigint("begin_snapshot"), bigint("end_snapshot"), bigint("table_id"), bigint("column_order"), varchar("column_name"), varchar("column_type"), varchar("initial_default"), varchar("default_value"), boolean("nulls_allowed"), bigint("parent_column")}},
+	{Name: "ducklake_delete_file", Key: []string{"delete_file_id"}, Columns: []Column{pk(bigint("delete_file_id")), required(bigint("table_id"), nullSkipsRow), required(bigint("begin_snapshot"), nullSkipsRow), bigint("end_snapshot"), required(bigint("data_file_id"), nullSkipsRow), required(varchar("path"), nullNoDeleteFile), required(boolean("path_is_relative"), nullFails), varchar("format"), bigint("delete_count"), required(bigint("file_size_bytes"), nullFails), bigint("footer_size"), varchar("encryption_key")}},
+	{Name: "ducklake_column", Key: []string{"table_id", "column_id", "begin_snapshot"}, Columns: []Column{required(bigint("column_id"), nullFails), required(bigint("begin_snapshot"), nullSkipsRow), bigint("end_snapshot"), required(bigint("table_id"), nullSkipsRow), bigint("column_order"), required(varchar("column_name"), nullAsText), required(varchar("column_type"), nullTypeFails), varchar("initial_default"), varchar("default_value"), required(boolean("nulls_allowed"), nullFails), bigint("parent_column")}},
 	{Name: "ducklake_table_stats", Columns: []Column{bigint("table_id"), bigint("record_count"), bigint("next_row_id"), bigint("file_size_bytes")}},
 	{Name: "ducklake_table_column_stats", Columns: []Column{bigint("table_id"), bigint("column_id"), boolean("contains_null"), boolean("contains_nan"), varchar("min_value"), varchar("max_value")}},
 	{Name: "ducklake_partition_info", Columns: []Column{bigint("partition_id"), bigint("table_id"), bigint("begin_snapshot"), bigint("end_snapshot")}},

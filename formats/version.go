@@ -18,12 +18,22 @@ type Column struct {
 	// column first appears (what DuckLake's ALTER TABLE ... ADD COLUMN DEFAULT
 	// gives). Empty means NULL.
 	Fill string
+	// NullRead, where set, says what DuckLake's readers do with a NULL in
+	// the column, where its writers always write a value (read from the
+	// extension's source: a NULL read as a number fails, one read as text is
+	// the text 'NULL', one compared in a filter leaves the row out). A
+	// catalog holding such a NULL is not a DuckLake catalog (CheckRequired).
+	// Empty: NULL is a value the readers read, or one they never look at.
+	NullRead string
 }
 
 // Table is one static metadata table.
 type Table struct {
 	Name    string
 	Columns []Column
+	// Key are the columns whose values name a row in errors (the table's
+	// ids); empty where no error names its rows.
+	Key []string
 }
 
 // Column returns the named column and whether the table has it.
