@@ -5,6 +5,7 @@ import (
 	"io/fs"
 
 	"github.com/fdl-formats/fdl-formats/duckfile"
+	"github.com/fdl-formats/fdl-formats/formats"
 )
 
 // OpenCause says why a catalog file could not be opened at all.
@@ -21,11 +22,15 @@ const (
 	OpenNotDuckDB
 	// OpenNotDuckLake: a DuckDB database without a ducklake_metadata table.
 	OpenNotDuckLake
+	// OpenNullFields: a catalog with NULLs where DuckLake's writers always
+	// write a value (formats.CheckRequired), so no DuckLake catalog.
+	OpenNullFields
 )
 
 // OpenError is a catalog that could not be opened at all (Open): no file,
 // a file another DuckDB process holds, not a DuckDB file, or a DuckDB
-// database without DuckLake's tables. It is not a reader's failure on a
+// database without DuckLake's tables, or one with NULLs where DuckLake
+// requires values. It is not a reader's failure on a
 // DuckLake catalog (a truncated file, a corrupt block, a write-ahead log
 // beside it, an object named like a DuckLake table): the proof compares
 // nothing read. Catalogs still reports it as before (a "catalog"
@@ -57,6 +62,11 @@ func (e *OpenError) Reason() string {
 		return "not a DuckDB database file"
 	case OpenNotDuckLake:
 		return "not a DuckLake catalog (no ducklake_metadata table)"
+	case OpenNullFields:
+		if nf, ok := errors.AsType[*formats.NullFieldError](e.Err); ok {
+			return nf.Detail()
+		}
+		return "not a DuckLake catalog (a NULL where DuckLake requires a value)"
 	}
 	return "cannot be opened"
 }

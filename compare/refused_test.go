@@ -50,13 +50,15 @@ func TestCatalogsFindRefusedMetadata(t *testing.T) {
 			[]string{`UPDATE ducklake_column SET column_type = 'INT64' WHERE column_type = 'int64'`}, nil},
 		{"05_defaults_not_null", "decimal members spaced",
 			[]string{`UPDATE ducklake_column SET column_type = 'decimal(18, 6)' WHERE column_type = 'decimal(18,6)'`}, nil},
-		// NULL flags: every reader reads them with GetValue<bool>.
+		// NULL flags: every reader reads them with GetValue<bool>. Where
+		// DuckLake's writers always write one (formats.Column.NullRead),
+		// the catalog is not opened at all.
 		{"05_defaults_not_null", "nulls_allowed NULL",
 			[]string{`UPDATE ducklake_column SET nulls_allowed = NULL WHERE table_id = 4 AND column_id = 1`},
-			[]want{{"unreadable", "NULL nulls_allowed"}, {"schema", "differs: nulls_allowed"}}},
+			[]want{{"catalog", "B cannot be read while A can"}, {"catalog", "not a DuckLake catalog: 1 NULL field(s) where DuckLake's writers always write a value: ducklake_column.nulls_allowed is NULL in the row table_id=4, column_id=1, "}}},
 		{"08_partitioning", "data file path_is_relative NULL",
 			[]string{`UPDATE ducklake_data_file SET path_is_relative = NULL WHERE data_file_id = 5`},
-			[]want{{"unreadable", "data file bucket=0/"}}},
+			[]want{{"catalog", "ducklake_data_file.path_is_relative is NULL in the row data_file_id=5, "}}},
 		{"08_partitioning", "table path_is_relative NULL",
 			[]string{`UPDATE ducklake_table SET path_is_relative = NULL WHERE table_id = 6`},
 			[]want{{"unreadable", `records path "mk/" with a NULL path_is_relative`}}},
@@ -188,5 +190,37 @@ func TestPartialFileInfoRefused(t *testing.T) {
 		if got := partialInfoParses(tc.info, tc.partialMax); got != tc.parses {
 			t.Errorf("partialInfoParses(%q, %t) = %t, want %t", tc.info, tc.partialMax, got, tc.parses)
 		}
+	}
+}
+
+// TestCatalogsNullRequiredField: a catalog with NULL where DuckLake's
+// writers always write a value (formats.CheckRequired; here the fields the
+// proof's reader named as unreadable values of a row before, and a
+// table's begin_snapshot it read past) is not opened: beside one that
+// reads, it is a "catalog" difference naming the table, the column and
+// the row (not equivalent); on both sides, the catalogs cannot be
+// compared. Compare's command reports such a catalog as invalid input
+// (cmd/fdl-formats, TestNullRequiredFieldExits).
+func TestCatalogsNullRequiredField(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct{ name, stmt, want string }{
+		{"NULL next_catalog_id", `UPDATE ducklake_snapshot SET next_catalog_id = NULL WHERE snapshot_id = (SELECT max(snapshot_id) FROM ducklake_snapshot)`, "ducklake_snapshot.next_catalog_id is NULL in the row snapshot_id="},
+		{"NULL next_file_id", `UPDATE ducklake_snapshot SET next_file_id = NULL WHERE snapshot_id = (SELECT max(snapshot_id) FROM ducklake_snapshot)`, "ducklake_snapshot.next_file_id is NULL in the row snapshot_id="},
+		{"NULL table begin_snapshot", `UPDATE ducklake_table SET begin_snapshot = NULL WHERE table_id = (SELECT min(table_id) FROM ducklake_table)`, "ducklake_table.begin_snapshot is NULL in the row table_id="},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			lake, catalog := lastVersion(t, "lakes", "06_deletes")
+			data := filepath.Join(lake, "data")
+			b := tamper(t, catalog, tc.stmt)
+			rep, err := Catalogs(ctx, catalog, b, Options{DataPath: data})
+			if !errors.Is(err, ErrNotEquivalent) || !hasDifference(rep, "catalog", "B cannot be read while A can") || !hasDifference(rep, "catalog", tc.want) {
+				t.Errorf("B alone: %v, want a catalog difference naming %q", err, tc.want)
+			}
+			_, err = Catalogs(ctx, b, tamper(t, catalog, tc.stmt), Options{DataPath: data})
+			if !errors.Is(err, ErrIncomparable) || errors.Is(err, ErrNotEquivalent) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("both: %v, want could not compare naming %q", err, tc.want)
+			}
+		})
 	}
 }

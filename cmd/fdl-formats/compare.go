@@ -225,7 +225,7 @@ func classifyCompare(err error) (int, bool) {
 	var oe catalogOpenError
 	switch {
 	case errors.As(err, &oe):
-		if c := oe.err.Cause; c == compare.OpenNotDuckDB || c == compare.OpenNotDuckLake {
+		if c := oe.err.Cause; c == compare.OpenNotDuckDB || c == compare.OpenNotDuckLake || c == compare.OpenNullFields {
 			return exitInvalid, true
 		}
 		return exitFailure, true
