@@ -91,7 +91,37 @@ func renderFormatsDoc() string {
 		}
 		b.WriteString("```\n\n</details>\n\n")
 	}
-	b.WriteString("## Steps\n\nEach step runs its checks on its input, renames tables, adds the target's new tables and columns (filled as DuckLake's migration fills them), runs its data migration, renames or drops the change tokens the target's readers do not parse (derived from the registry: see above), and drops what the target lacks.\n\n")
+	b.WriteString("## Fields DuckLake requires\n\n" +
+		"DuckLake's writers always write a value in these columns (`formats.Column.NullRead`; none is NOT NULL in DuckDB's own tables but those of a PRIMARY KEY). " +
+		"A catalog holding NULL in one is not a DuckLake catalog: `convert` refuses it before writing anything (invalid input, exit 6), `compare` cannot open it (exit 6), " +
+		"and `check` finds a version whose frozen catalog holds one invalid (exit 6; `backfill` writes none of its catalogs). Each error names the file, the table, the column and the row (its ids and rowid). " +
+		"What DuckLake's readers do with such a NULL, read from the extension's source:\n\n| Table | Column | Formats | A NULL there |\n| --- | --- | --- | --- |\n")
+	type field struct{ table, column, read string }
+	var fields []field
+	in := map[field][]string{}
+	for _, v := range formats.All.Releases() {
+		for _, t := range v.Tables {
+			for _, c := range t.Columns {
+				if c.NullRead == "" {
+					continue
+				}
+				f := field{t.Name, c.Name, c.NullRead}
+				if in[f] == nil {
+					fields = append(fields, f)
+				}
+				in[f] = append(in[f], v.Name)
+			}
+		}
+	}
+	for _, f := range fields {
+		fs := in[f]
+		which := fs[0] + "-" + fs[len(fs)-1]
+		if len(fs) == 1 {
+			which = fs[0]
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", f.table, f.column, which, f.read)
+	}
+	b.WriteString("\n## Steps\n\nEach step runs its checks on its input, renames tables, adds the target's new tables and columns (filled as DuckLake's migration fills them), runs its data migration, renames or drops the change tokens the target's readers do not parse (derived from the registry: see above), and drops what the target lacks.\n\n")
 	for _, s := range steps {
 		fmt.Fprintf(&b, "### %s → %s\n\n", s.from, s.to)
 		if s.note != "" {

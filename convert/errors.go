@@ -42,6 +42,27 @@ func (e *SourceFormatError) Error() string {
 	return fmt.Sprintf("convert %s: the source holds DuckLake format %s (detected from its version row and tables), not %s as the caller says", e.Source, e.Detected, e.Expected)
 }
 
+// NullFieldsError is a source with NULLs where DuckLake's writers always
+// write a value (formats.CheckRequired): not a DuckLake catalog, refused
+// before anything is written. It matches ErrNotCatalog and
+// formats.ErrNullField.
+type NullFieldsError struct {
+	Source string
+	Err    *formats.NullFieldError
+}
+
+func (e *NullFieldsError) Error() string {
+	return fmt.Sprintf("convert %s: %s", e.Source, e.Err.Detail())
+}
+
+// Unwrap gives ErrNotCatalog and the formats error.
+func (e *NullFieldsError) Unwrap() []error { return []error{ErrNotCatalog, e.Err} }
+
+// Hint tells the user what to do.
+func (e *NullFieldsError) Hint() string {
+	return "DuckLake did not write these rows as they are: restore the catalog from its writer's copy, or set the fields the error names (nothing was written)"
+}
+
 // Severity says what a finding does to a conversion.
 type Severity string
 
