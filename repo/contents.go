@@ -243,8 +243,9 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 		if errors.As(err, &impostor) {
 			return []Issue{{Problem: ProblemViolation, Detail: key + ": " + impostor.Detail()}}, false
 		}
-		if errors.Is(err, compare.ErrDamaged) {
-			// Not even opened: the whole read below says the same.
+		if errors.Is(err, compare.ErrDamaged) || errors.Is(err, formats.ErrNullField) {
+			// Not even opened: the whole read below says the same (its
+			// NULL fields: invalid, as the version's bytes hold them).
 			problem, err := frozen.readWhole(ctx, v, source)
 			return []Issue{{Problem: problem, Detail: err.Error(), cause: err}}, false
 		}

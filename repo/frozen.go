@@ -210,6 +210,8 @@ func (f *frozenCopies) readWhole(ctx context.Context, v *version, source *compar
 		}
 	case errors.As(err, &impostor):
 		problem, err = ProblemViolation, fmt.Errorf("%s: %s", name, impostor.Detail())
+	case errors.Is(err, formats.ErrNullField):
+		problem, err = ProblemInvalid, &nullFieldsError{name: name, why: copyNamed(err, src, name), err: err}
 	case errors.Is(err, compare.ErrDamaged):
 		problem, err = ProblemInvalid, &damagedError{name: name, why: copyNamed(err, src, name), err: err}
 	default:
@@ -218,6 +220,21 @@ func (f *frozenCopies) readWhole(ctx context.Context, v *version, source *compar
 	fc.read, fc.whole, fc.wholeKind = true, err, problem
 	return problem, err
 }
+
+// nullFieldsError is a frozen catalog whose bytes match version.json with
+// NULLs where DuckLake's writers always write a value
+// (formats.CheckRequired): not a DuckLake catalog, and no restore mends it.
+type nullFieldsError struct {
+	name string // the catalog's key in the repository
+	why  string // the fields, naming the catalog by its key
+	err  error
+}
+
+func (e *nullFieldsError) Error() string {
+	return fmt.Sprintf("%s: %s; its bytes are the ones version.json hashes (catalog.sha256), so the version is invalid (DuckLake's readers fail on it or read other rows than it holds): withdraw it (expired.json added, its catalogs and files.json deleted) and publish its data again in a new version", e.name, e.why)
+}
+
+func (e *nullFieldsError) Unwrap() error { return e.err }
 
 // damagedError is a frozen catalog whose bytes match version.json but do
 // not read whole (compare.ErrDamaged).

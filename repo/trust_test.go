@@ -220,7 +220,7 @@ func TestTableSchemaOutsideDataDir(t *testing.T) {
 
 // TestFalseFormatClaimUnlistedFiles: a frozen catalog whose version.json
 // claims another DuckLake format than the file holds, and whose data files
-// cannot be listed (a delete file's recorded size is NULL), is a
+// cannot be listed (a delete file's recorded size is no number), is a
 // difference (exit 3) naming the claim and the truth, as it is when the
 // files can be listed, beside the unreadable listing; before 68ca657 the
 // listing's failure replaced the claim's finding and check exited 4. The
@@ -232,7 +232,9 @@ func TestFalseFormatClaimUnlistedFiles(t *testing.T) {
 	st, root := smallLake(t)
 	id := versionIDs(t, root)[2]
 	dir := filepath.Join(root, "versions", id)
-	execCatalog(t, filepath.Join(dir, "ducklake.duckdb"), "UPDATE c.ducklake_delete_file SET file_size_bytes = NULL")
+	// A size that is no number (a NULL one makes the catalog invalid:
+	// formats.CheckRequired).
+	execCatalog(t, filepath.Join(dir, "ducklake.duckdb"), "ALTER TABLE c.ducklake_delete_file ALTER file_size_bytes TYPE VARCHAR", "UPDATE c.ducklake_delete_file SET file_size_bytes = 'x'")
 	testlakes.EditVersion(t, dir, setClaim("ducklake", "format", "1.1"))
 	site := webSite(t, http.FileServer(http.Dir(root)))
 	want := "versions/" + id + "/ducklake.duckdb holds DuckLake format 1.0 (detected from its version row and tables), but version.json's ducklake.format says 1.1"
