@@ -340,16 +340,6 @@ func prepare(ctx context.Context, src string, opts Options) (*pass, func(), erro
 		closeDB()
 		return nil, nil, &SourceFormatError{Source: src, Detected: source.Name, Expected: opts.SourceFormat}
 	}
-	// A NULL where DuckLake's writers always write a value (the registry's
-	// Column.NullRead) makes the source no DuckLake catalog: refused before
-	// anything is read into the working copy or written.
-	if err := formats.CheckRequired(ctx, conn, src, "src", schema, source, layout); err != nil {
-		closeDB()
-		if nf, ok := errors.AsType[*formats.NullFieldError](err); ok {
-			return nil, nil, &NullFieldsError{Source: src, Err: nf}
-		}
-		return nil, nil, sourceReadError(src, "convert", err)
-	}
 	return &pass{src: src, opts: opts, log: log, conn: conn, schema: schema, tables: tables, source: source, footers: footersOf(opts.Engines)}, closeDB, nil
 }
 

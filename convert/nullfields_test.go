@@ -3,6 +3,7 @@ package convert
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -91,5 +92,42 @@ func TestNullRequiredFieldsRefused(t *testing.T) {
 		if n < 15 {
 			t.Errorf("%s: %d required fields edited, want at least 15", lake, n)
 		}
+	}
+}
+
+// TestNullRequiredFieldsListed: the refusal lists the first 10 NULL
+// fields, table by table in the registry's order and rows by rowid, and
+// counts the others.
+func TestNullRequiredFieldsListed(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	vs := versionCatalogs(t, filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes"))
+	src := editedCopy(t, vs[len(vs)-1], "UPDATE ducklake_data_file SET table_id = NULL, record_count = NULL", "UPDATE ducklake_table SET table_name = NULL WHERE rowid = 0")
+	var files int
+	if err := attach(t, src, "READ_ONLY").QueryRowContext(ctx, "SELECT count(*) FROM c.main.ducklake_data_file").Scan(&files); err != nil {
+		t.Fatal(err)
+	}
+	if files < 5 {
+		t.Fatalf("%d data files, want at least 5", files)
+	}
+	_, err := Check(ctx, src, formats.V1_1, Options{})
+	nf, ok := errors.AsType[*formats.NullFieldError](err)
+	if !ok {
+		t.Fatalf("Check: %v, want a NullFieldError", err)
+	}
+	if len(nf.Fields) != 10 || nf.More != 1+2*files-10 {
+		t.Errorf("%d fields listed and %d more, want 10 and %d: %v", len(nf.Fields), nf.More, 1+2*files-10, err)
+	}
+	if f := nf.Fields[0]; f.Table != "ducklake_table" || f.Column != "table_name" || !strings.HasPrefix(f.Row, "table_id=") {
+		t.Errorf("first field %+v, want ducklake_table.table_name", f)
+	}
+	if f := nf.Fields[1]; f.Table != "ducklake_data_file" || f.Column != "table_id" || !strings.HasPrefix(f.Row, "data_file_id=") {
+		t.Errorf("second field %+v, want ducklake_data_file.table_id", f)
+	}
+	if f := nf.Fields[2]; f.Column != "record_count" || f.Row != nf.Fields[1].Row {
+		t.Errorf("third field %+v, want the same row's record_count", f)
+	}
+	if !strings.Contains(err.Error(), fmt.Sprintf("%d NULL field(s)", 1+2*files)) || !strings.Contains(err.Error(), fmt.Sprintf("; and %d more", 1+2*files-10)) {
+		t.Errorf("error %v, want the count and the others counted", err)
 	}
 }

@@ -150,6 +150,20 @@ func openSource(ctx context.Context, conn *sql.Conn, src string, engines *Engine
 	if _, err := formats.CheckMetadata(src, meta); err != nil {
 		return "", "", nil, fmt.Errorf("open %w: %w", err, ErrNotCatalog)
 	}
+	// A NULL where DuckLake's writers always write a value (the registry's
+	// Column.NullRead) makes the source no DuckLake catalog: refused before
+	// anything is read into the working copy or written. Checked here, so
+	// that a file kept (engines) is checked once; a format Detect does not
+	// know is refused by the caller.
+	layout, _ := splitLayout(tables)
+	if v, err := formats.Detect(stamps[0], layout); err == nil {
+		if err := formats.CheckRequired(ctx, conn, src, "src", schema, v, layout); err != nil {
+			if nf, ok := errors.AsType[*formats.NullFieldError](err); ok {
+				return "", "", nil, &NullFieldsError{Source: src, Err: nf}
+			}
+			return "", "", nil, sourceReadError(src, "open catalog", err)
+		}
+	}
 	return schema, stamps[0], tables, nil
 }
 

@@ -2,10 +2,10 @@ package formats
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -67,9 +67,15 @@ func (e *NullFieldError) Is(target error) bool { return target == ErrNullField }
 // catalog in schema schema of attached database db, of format v, holds
 // NULL in a column the registry marks required (Column.NullRead). Only the
 // tables and columns layout lists are read (a development layout may lack
-// some). catalog names the file in the error.
+// some). catalog names the file in the error. One query reads every
+// table: a backfill opens each frozen catalog several times a cell.
 func CheckRequired(ctx context.Context, q Querier, catalog, db, schema string, v *Version, layout Layout) error {
-	e := &NullFieldError{Catalog: catalog}
+	type checked struct {
+		table string
+		cols  []Column
+	}
+	var tables []checked
+	var parts, probes []string
 	for _, t := range v.Tables {
 		present := layout[t.Name]
 		var cols []Column
@@ -81,73 +87,90 @@ func CheckRequired(ctx context.Context, q Querier, catalog, db, schema string, v
 		if len(cols) == 0 {
 			continue
 		}
+		// The row's name: its key columns (NULL where they are) and rowid.
 		var key []string
 		for _, k := range t.Key {
 			if slices.Contains(present, k) {
-				key = append(key, k)
+				key = append(key, fmt.Sprintf("'%s=' || coalesce(CAST(%s AS VARCHAR), 'NULL') || ', '", k, quoteIdent(k)))
 			}
 		}
-		if err := nullFields(ctx, q, db, schema, t.Name, key, cols, e); err != nil {
-			return fmt.Errorf("catalog %s: read %s for NULL fields: %w", catalog, t.Name, err)
+		key = append(key, "'rowid ' || rowid")
+		// Which columns are NULL: their positions in cols, as text.
+		var which, count, where []string
+		for i, c := range cols {
+			which = append(which, fmt.Sprintf("CASE WHEN %s IS NULL THEN '%d' END", quoteIdent(c.Name), i))
+			count = append(count, fmt.Sprintf("(%s IS NULL)::INTEGER", quoteIdent(c.Name)))
+			where = append(where, quoteIdent(c.Name)+" IS NULL")
 		}
+		parts = append(parts, fmt.Sprintf("SELECT %d AS t, rowid AS r, %s AS name, concat_ws(',', %s) AS which, %s AS n FROM %s.%s.%s WHERE %s",
+			len(tables), strings.Join(key, " || "), strings.Join(which, ", "), strings.Join(count, " + "),
+			quoteIdent(db), quoteIdent(schema), quoteIdent(t.Name), strings.Join(where, " OR ")))
+		probes = append(probes, fmt.Sprintf("SELECT 1 FROM %s.%s.%s WHERE %s", quoteIdent(db), quoteIdent(schema), quoteIdent(t.Name), strings.Join(where, " OR ")))
+		tables = append(tables, checked{t.Name, cols})
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	// Whether any row has a NULL field first: a catalog without (every
+	// catalog DuckLake wrote) costs one plain scan of each table.
+	var exists []string
+	for _, p := range probes {
+		exists = append(exists, "EXISTS ("+p+")")
+	}
+	if found, err := anyRow(ctx, q, "SELECT "+strings.Join(exists, " OR ")); err != nil {
+		return fmt.Errorf("catalog %s: read the fields DuckLake requires: %w", catalog, err)
+	} else if !found {
+		return nil
+	}
+	// The first rows (each with at least one NULL field), and how many
+	// NULL fields there are in all.
+	query := fmt.Sprintf("SELECT t, name, which, CAST(sum(n) OVER () AS BIGINT) FROM (%s) ORDER BY t, r LIMIT %d", strings.Join(parts, " UNION ALL "), maxNullFields)
+	rows, err := q.QueryContext(ctx, query)
+	if err != nil {
+		return fmt.Errorf("catalog %s: read the fields DuckLake requires: %w", catalog, err)
+	}
+	defer rows.Close()
+	e := &NullFieldError{Catalog: catalog}
+	var total int64
+	for rows.Next() {
+		var t int
+		var name, which string
+		if err := rows.Scan(&t, &name, &which, &total); err != nil {
+			return fmt.Errorf("catalog %s: read the fields DuckLake requires: %w", catalog, err)
+		}
+		for _, i := range strings.Split(which, ",") {
+			j, err := strconv.Atoi(i)
+			if err != nil || t < 0 || t >= len(tables) || j < 0 || j >= len(tables[t].cols) {
+				return fmt.Errorf("catalog %s: read the fields DuckLake requires: unexpected answer %d %q", catalog, t, which)
+			}
+			if len(e.Fields) < maxNullFields {
+				c := tables[t].cols[j]
+				e.Fields = append(e.Fields, NullField{Table: tables[t].table, Column: c.Name, Row: name, NullRead: c.NullRead})
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("catalog %s: read the fields DuckLake requires: %w", catalog, err)
 	}
 	if len(e.Fields) == 0 {
 		return nil
 	}
+	e.More = int(total) - len(e.Fields)
 	return e
 }
 
-// nullFields adds the NULLs of cols in table to e.
-func nullFields(ctx context.Context, q Querier, db, schema, table string, key []string, cols []Column, e *NullFieldError) error {
-	sel := []string{"rowid"}
-	for _, k := range key {
-		sel = append(sel, "CAST("+quoteIdent(k)+" AS VARCHAR)")
-	}
-	var where []string
-	for _, c := range cols {
-		sel = append(sel, quoteIdent(c.Name)+" IS NULL")
-		where = append(where, quoteIdent(c.Name)+" IS NULL")
-	}
-	query := fmt.Sprintf("SELECT %s FROM %s.%s.%s WHERE %s ORDER BY rowid", strings.Join(sel, ", "),
-		quoteIdent(db), quoteIdent(schema), quoteIdent(table), strings.Join(where, " OR "))
+// anyRow is the one boolean query answers.
+func anyRow(ctx context.Context, q Querier, query string) (bool, error) {
 	rows, err := q.QueryContext(ctx, query)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer rows.Close()
-	var rowid int64
-	keys := make([]sql.NullString, len(key))
-	nulls := make([]bool, len(cols))
-	dest := []any{&rowid}
-	for i := range keys {
-		dest = append(dest, &keys[i])
-	}
-	for i := range nulls {
-		dest = append(dest, &nulls[i])
-	}
-	for rows.Next() {
-		if err := rows.Scan(dest...); err != nil {
-			return err
-		}
-		var name []string
-		for i, k := range key {
-			val := "NULL"
-			if keys[i].Valid {
-				val = keys[i].String
-			}
-			name = append(name, k+"="+val)
-		}
-		name = append(name, fmt.Sprintf("rowid %d", rowid))
-		for i, c := range cols {
-			if !nulls[i] {
-				continue
-			}
-			if len(e.Fields) == maxNullFields {
-				e.More++
-				continue
-			}
-			e.Fields = append(e.Fields, NullField{Table: table, Column: c.Name, Row: strings.Join(name, ", "), NullRead: c.NullRead})
+	var found bool
+	if rows.Next() {
+		if err := rows.Scan(&found); err != nil {
+			return false, err
 		}
 	}
-	return rows.Err()
+	return found, rows.Err()
 }
