@@ -61,8 +61,9 @@ func Lookup(name string) (*Version, error) {
 }
 
 // Validate checks the registry: unique names, releases in version order,
-// every column typed, development layouts pointing at a release, change
-// kinds declared consistently (validateChangeKinds).
+// every column typed, development layouts pointing at a release, row keys
+// of the table's columns, change kinds declared consistently
+// (validateChangeKinds).
 func (vs Versions) Validate() error {
 	seen := map[string]bool{}
 	var prev *goversion.Version
@@ -109,6 +110,16 @@ func (vs Versions) Validate() error {
 					return fmt.Errorf("format %s: column %s.%s untyped or declared twice", v.Name, t.Name, c.Name)
 				}
 				cols[c.Name] = true
+			}
+			// Keys name rows in errors (CheckRequired): columns of the
+			// table, and only of a table with required columns.
+			for _, k := range t.Key {
+				if !cols[k] {
+					return fmt.Errorf("format %s: key column %s.%s is no column of the table", v.Name, t.Name, k)
+				}
+			}
+			if len(t.Key) > 0 && !slices.ContainsFunc(t.Columns, func(c Column) bool { return c.NullRead != "" }) {
+				return fmt.Errorf("format %s: table %s has a key but no required column", v.Name, t.Name)
 			}
 		}
 	}

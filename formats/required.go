@@ -67,8 +67,9 @@ func (e *NullFieldError) Is(target error) bool { return target == ErrNullField }
 // catalog in schema schema of attached database db, of format v, holds
 // NULL in a column the registry marks required (Column.NullRead). Only the
 // tables and columns layout lists are read (a development layout may lack
-// some). catalog names the file in the error. One query reads every
-// table: a backfill opens each frozen catalog several times a cell.
+// some). catalog names the file in the error. One query asks every table
+// whether a row holds such a NULL (check and backfill open each catalog
+// several times a version); the rows are listed only when one does.
 func CheckRequired(ctx context.Context, q Querier, catalog, db, schema string, v *Version, layout Layout) error {
 	type checked struct {
 		table string
