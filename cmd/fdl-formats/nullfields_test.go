@@ -62,8 +62,18 @@ func TestNullRequiredFieldCheckExit(t *testing.T) {
 		t.Fatal(err)
 	}
 	testlakes.EditVersion(t, vdir, nil) // the edited bytes hashed
-	out, stderr, code := runAppStderr(t, "check", root, "--no-cache")
-	want := "versions/" + id + "/ducklake.duckdb: not a DuckLake catalog: 1 NULL field(s) where DuckLake's writers always write a value: ducklake_table.table_name is NULL in the row table_id="
+	// backfill lists the version's cells in error (exit 0 as for every
+	// cell in error: check reports them) and writes none of them.
+	out, stderr, code := runAppStderr(t, "backfill", root, "--no-cache", "--formats", "1.1")
+	field := "not a DuckLake catalog: 1 NULL field(s) where DuckLake's writers always write a value: ducklake_table.table_name is NULL in the row table_id="
+	if code != exitOK || !strings.Contains(out, "error         "+id+" 1.1: ") || !strings.Contains(out, "versions/"+id+"/ducklake.duckdb") || !strings.Contains(out, field) {
+		t.Errorf("backfill: exit %d, want %d listing the cell in error:\n%s\n%s", code, exitOK, out, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(vdir, "catalogs", "1.1.duckdb")); err == nil {
+		t.Error("backfill wrote the version's 1.1 catalog")
+	}
+	out, stderr, code = runAppStderr(t, "check", root, "--no-cache")
+	want := "versions/" + id + "/ducklake.duckdb: " + field
 	if code != exitInvalid || !strings.Contains(out+stderr, want) {
 		t.Errorf("check: exit %d, want %d naming %q:\n%s\n%s", code, exitInvalid, want, out, stderr)
 	}
