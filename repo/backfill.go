@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -447,33 +448,67 @@ func (cp *contentPasses) reads(m *Matrix) []*SelfRead {
 	return out
 }
 
-// versionGroups splits items into the groups a run works through, each one
-// item after the other: the items of one version together (a Backfill's
-// cells, a Check's content pass and proofs), which then copy, open and
-// read the version's frozen catalog once for all of them, when there are
-// at least as many versions as jobs; else every item alone, so that the
-// jobs run at once (a version's items in one group would leave jobs idle).
-// Groups come in the order of their versions' first items.
+// minShared is the fewest items versionGroups puts in a group split from a
+// version's: each group opens, checks and reads the frozen catalog whole
+// once (compare.Source), which cost more than running a few items at once
+// saved. Measured with 2 jobs on check --versions NEWEST --no-cache of
+// lakegen histories (20 versions of 1,000 or 500,000 rows, 10 of 100,000;
+// 2 and 3 published formats; machine shared, load 5-9): a version's 3 or 4
+// items in one group took 0.31-0.66 s of CPU, split 2+1 or 2+2 0.40-0.75,
+// each alone 0.43-0.84, and one group's wall time was the lowest of the
+// three or within 3% of it. A backfill's version of two cells (a
+// conversion and a proof each) took 0.38 s of CPU in one group (one
+// conversion pass), 0.52 each alone (docs/compare.md).
+const minShared = 3
+
+// versionGroups splits a run's items (a Backfill's cells, a Check's content
+// passes and proofs) into the groups it works through, one item after the
+// other: the items of one version together, which then copy, open and read
+// its frozen catalog once (and a backfill converts the group's cells in
+// one pass). Where that leaves jobs idle (fewer versions than jobs, as in
+// the newest version's backfill or a check narrowed by --versions or
+// --shard), the largest group of at least twice minShared items is split
+// in two (its first half first), again while jobs would be idle, so that a
+// version with many items still runs on several jobs. Groups come in the
+// order of their versions' first items; an item is in one group only, so
+// a backfill's cell (its file) has one writer. (Before the thirty-second
+// session, with fewer versions than jobs every item ran alone, each
+// opening and reading the frozen catalog.)
 func versionGroups[T any](items []T, version func(T) string, jobs int) [][]T {
-	byVersion := map[string]int{} // version -> its group
+	groups := byVersion(items, version)
+	for len(groups) < jobs {
+		big := -1
+		for i, g := range groups {
+			if len(g) >= 2*minShared && (big < 0 || len(g) > len(groups[big])) {
+				big = i
+			}
+		}
+		if big < 0 {
+			break
+		}
+		g := groups[big]
+		half := (len(g) + 1) / 2
+		groups = slices.Insert(groups, big+1, g[half:])
+		groups[big] = g[:half:half]
+	}
+	return groups
+}
+
+// byVersion groups items by version, in the order of their versions' first
+// items.
+func byVersion[T any](items []T, version func(T) string) [][]T {
+	groupOf := map[string]int{} // version -> its group
 	var groups [][]T
 	for _, it := range items {
-		g, ok := byVersion[version(it)]
+		g, ok := groupOf[version(it)]
 		if !ok {
 			g = len(groups)
-			byVersion[version(it)] = g
+			groupOf[version(it)] = g
 			groups = append(groups, nil)
 		}
 		groups[g] = append(groups[g], it)
 	}
-	if len(groups) >= jobs {
-		return groups
-	}
-	alone := make([][]T, len(items))
-	for i, it := range items {
-		alone[i] = []T{it}
-	}
-	return alone
+	return groups
 }
 
 // fill writes one cell. It never leaves a file under versions/ unless the

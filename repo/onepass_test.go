@@ -5,6 +5,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/fdl-formats/fdl-formats/internal/faults"
@@ -111,6 +113,92 @@ func TestBackfillConvertsVersionInOnePass(t *testing.T) {
 			}
 			if _, err := Check(ctx, st, Options{Jobs: 1}); err != nil {
 				t.Errorf("check after the backfill: %v", err)
+			}
+		})
+	}
+}
+
+// TestBackfillOneVersionOneGroup: a backfill of one version to two formats
+// with more jobs than versions (the common scheduled run: the newest
+// version, --jobs 2) runs the version's cells as one group, which opens
+// and reads its frozen catalog's copy once (one compare.Source), converts
+// both formats in one pass and still reports each cell on its own: a cell
+// whose proof fails fails alone, the other is written. Before, with fewer
+// versions than jobs, each cell ran alone, converted on its own, and
+// opened and read the copy once each (3 opens with the hints', 2 whole
+// reads).
+func TestBackfillOneVersionOneGroup(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	injected := errors.New("injected")
+	for _, tc := range []struct {
+		name      string
+		failProof string // the format whose proof is stopped by a fault, if any
+	}{
+		{name: "every cell written"},
+		{name: "one proof fails", failProof: "1.1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st, root := smallLake(t)
+			ids := versionIDs(t, root)
+			newest := ids[len(ids)-1]
+			opts := Options{Jobs: 2, Formats: []string{"0.4", "1.1"}, Versions: []string{newest}, WorkDir: t.TempDir()}
+			var mu sync.Mutex
+			opens, whole := 0, 0
+			var converted []int // per cell reaching its proof: converted catalogs in its folder
+			fctx := faults.With(ctx, func(p faults.Point) error {
+				mu.Lock()
+				defer mu.Unlock()
+				switch {
+				case p.Name == "backfill/compare":
+					got, err := filepath.Glob(filepath.Join(filepath.Dir(p.Path), "*.duckdb"))
+					if err != nil {
+						t.Error(err)
+					}
+					converted = append(converted, len(got))
+					if tc.failProof != "" && strings.HasSuffix(p.Path, tc.failProof+".duckdb") {
+						return injected
+					}
+				case !strings.HasSuffix(p.Path, "ducklake.duckdb"):
+					// a converted catalog's
+				case p.Name == "compare/open":
+					opens++
+				case p.Name == "compare/read-whole":
+					whole++
+				}
+				return nil
+			})
+			rep, err := Backfill(fctx, st, opts)
+			if tc.failProof == "" {
+				if err != nil || rep.Counts[Written] != 2 {
+					t.Fatalf("Backfill = %v, counts %v, want 2 written", err, rep.Counts)
+				}
+			} else {
+				if !errors.Is(err, ErrBackfillIncomplete) || rep.Counts[Written] != 1 || rep.Counts[Failed] != 1 {
+					t.Fatalf("Backfill = %v, counts %v, want 1 written and 1 failed", err, rep.Counts)
+				}
+				for _, r := range rep.Results {
+					if failed := r.Format == tc.failProof; failed != (r.Outcome == Failed) || (failed && (r.Step != "compare" || !strings.Contains(r.Error, "injected"))) {
+						t.Errorf("cell %s: %s at %q (%s)", r.Key, r.Outcome, r.Step, r.Error)
+					}
+				}
+			}
+			// Opened once for the newest version's delete hints
+			// (hintDeletes), once for the group's proofs.
+			if opens != 2 || whole != 1 {
+				t.Errorf("the frozen catalog's copy opened %d times and read whole %d times, want twice (the hints, the group) and once", opens, whole)
+			}
+			if len(converted) != 2 || converted[0] != 2 {
+				t.Errorf("converted catalogs beside each proof's: %v, want 2 proofs, the first with both formats (one pass)", converted)
+			}
+			for _, f := range []string{"0.4", "1.1"} {
+				_, err := os.Stat(filepath.Join(root, "versions", newest, "catalogs", f+".duckdb"))
+				if want := f != tc.failProof; (err == nil) != want {
+					t.Errorf("%s published: %v, want %v", f, err == nil, want)
+				}
+			}
+			if entries, _ := os.ReadDir(opts.WorkDir); len(entries) != 0 {
+				t.Errorf("work files left: %v", entries)
 			}
 		})
 	}

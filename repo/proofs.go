@@ -23,7 +23,7 @@ import (
 // verified copy of its frozen catalog, made once if any of them reads it
 // (with a warm digest cache none may), and one reader of it
 // (compare.Source) for all its proofs; the copy goes once they are done
-// (checkGroups). It returns the content findings (in version order), the
+// (versionGroups). It returns the content findings (in version order), the
 // proofs (in matrix order) and a finding per failed proof.
 //
 // A run whose context ends part-way (a whole-store failure, an interrupt)
@@ -70,7 +70,7 @@ func (r *repository) checkAll(ctx context.Context, m *Matrix, work string, disk 
 		}
 		return present[t.proof].Version
 	}
-	groups := checkGroups(tasks, versionOf, opts.jobs())
+	groups := versionGroups(tasks, versionOf, opts.jobs())
 	// First, the parents no content pass reads (cheap: one catalog and
 	// one query each), each a group of its own (the run's own tasks are
 	// grouped as without them), whose rows historyIssues compares once all
@@ -202,47 +202,6 @@ func (r *repository) checkAll(ctx context.Context, m *Matrix, work string, disk 
 		}
 	}
 	return res, err
-}
-
-// minShared is the fewest items checkGroups puts in a group split from a
-// version's: each group opens, checks and reads the frozen catalog whole
-// once (compare.Source), which cost more than running a few items at once
-// saved. Measured with 2 jobs on check --versions NEWEST --no-cache of
-// lakegen histories (20 versions of 1,000 or 500,000 rows, 10 of 100,000;
-// 2 and 3 published formats; machine shared, load 5-9): a version's 3 or 4
-// items in one group took 0.31-0.66 s of CPU, split 2+1 or 2+2 0.40-0.75,
-// each alone 0.43-0.84, and one group's wall time was the lowest of the
-// three or within 3% of it.
-const minShared = 3
-
-// checkGroups splits a Check's items (content passes and proofs) into the
-// groups it works through, one item after the other: the items of one
-// version together, which then copy, open and read its frozen catalog
-// once. Where that leaves jobs idle (fewer versions than jobs, as in a
-// check narrowed by --versions or --shard), the largest group of at least
-// twice minShared items is split in two (its first half first), again
-// while jobs would be idle, so that a version with many items still runs
-// on several jobs. Groups come in the order of their versions' first
-// items. (Before, with fewer versions than jobs every item ran alone,
-// each opening and reading the frozen catalog: versionGroups.)
-func checkGroups[T any](items []T, version func(T) string, jobs int) [][]T {
-	groups := versionGroups(items, version, 1)
-	for len(groups) < jobs {
-		big := -1
-		for i, g := range groups {
-			if len(g) >= 2*minShared && (big < 0 || len(g) > len(groups[big])) {
-				big = i
-			}
-		}
-		if big < 0 {
-			break
-		}
-		g := groups[big]
-		half := (len(g) + 1) / 2
-		groups = slices.Insert(groups, big+1, g[half:])
-		groups[big] = g[:half:half]
-	}
-	return groups
 }
 
 // checked is what a Check's content pass and proofs found (checkAll).
