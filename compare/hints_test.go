@@ -80,3 +80,39 @@ func hintFrom(ctx context.Context, d *Digests, catalog, dataPath string) error {
 	defer r.Close()
 	return d.HintFromReader(ctx, r)
 }
+
+// TestHintsNoUseForOneVersion proves the newest version of a history with
+// deletes alone (as a run of one version does: backfill --versions NEWEST),
+// with fresh Digests: its own delete hints save no read, as its proof
+// walks every snapshot whose deletes the hints hold, and the scan that
+// digests a file keeps the hashes of the rows deleted at any compared
+// snapshot. So a run that proves one version's cells only gives no hints
+// (repo's hintVersions), which opened and read its catalog once more.
+func TestHintsNoUseForOneVersion(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	if _, err := lakegen.History(ctx, dir, lakegen.HistoryOptions{Versions: 6, RowsPerVersion: 3000, FilesPerVersion: 2, DeleteEvery: 2}); err != nil {
+		t.Fatal(err)
+	}
+	cats, _ := filepath.Glob(filepath.Join(dir, "versions", "*", "ducklake.duckdb"))
+	slices.Sort(cats) // UUIDv7 folders: oldest first
+	newest, data := cats[len(cats)-1], filepath.Join(dir, "data")
+	reads := map[bool]int{}
+	for _, hints := range []bool{false, true} {
+		shared := NewDigests(nil)
+		if hints {
+			if err := hintFrom(ctx, shared, newest, data); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rep, err := Catalogs(ctx, newest, newest, Options{DataPath: data, Digests: shared, everyDigest: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("hints %t: %+v", hints, rep.Digests)
+		reads[hints] = rep.Digests.Reads
+	}
+	if reads[false] != reads[true] || reads[false] != 12 {
+		t.Errorf("file reads without hints %d, with %d; want 12 (each data file once) both", reads[false], reads[true])
+	}
+}

@@ -257,7 +257,7 @@ func backfill(ctx context.Context, st store.Store, opts Options) (_ *BackfillRep
 	defer os.RemoveAll(work)
 	var hints []string
 	if !opts.DryRun {
-		hints = r.hintVersions(len(todo))
+		hints = r.hintVersions(todo)
 	}
 	frozen := newFrozenCopies(r, work, todo, hints...)
 	r.hintDeletes(ctx, frozen, hints, log)

@@ -51,10 +51,29 @@ func (r *repository) hintFrom(ctx context.Context, frozen *frozenCopies, v *vers
 }
 
 // hintVersions is the version whose deletes a run hints at (hintDeletes):
-// the newest, when the run proves more than one cell; else none.
-func (r *repository) hintVersions(cells int) []string {
-	if v := r.newest(); v != nil && cells > 1 {
-		return []string{v.id}
+// the newest, when the run proves more than one cell and reads more than
+// one version (the cells' and others, the versions a check's content
+// passes read); else none. The proofs of one version walk every snapshot
+// whose deletes its hints would hold (or carry them), and a scan keeps the
+// hashes of the rows deleted at any compared snapshot, so hints save a run
+// of one version no read (compare's TestHintsNoUseForOneVersion) and cost
+// it one more open of a frozen catalog and a read of its delete files
+// (before, they were given: backfill --versions NEWEST of two formats,
+// check --versions NEWEST).
+func (r *repository) hintVersions(cells []*Cell, others ...string) []string {
+	v := r.newest()
+	if v == nil || len(cells) < 2 {
+		return nil
+	}
+	for _, c := range cells[1:] {
+		if c.Version != cells[0].Version {
+			return []string{v.id}
+		}
+	}
+	for _, id := range others {
+		if id != cells[0].Version {
+			return []string{v.id}
+		}
 	}
 	return nil
 }

@@ -82,7 +82,7 @@ func (r *repository) checkAll(ctx context.Context, m *Matrix, work string, disk 
 		parents = append(parents, p.id)
 	}
 	groups = append(first, groups...)
-	hints := r.hintVersions(len(present))
+	hints := r.hintVersions(present, contentOf...)
 	frozen := newFrozenCopies(r, work, present, slices.Concat(contentOf, hints, parents)...)
 	// Hints only save reads: given before the first proof that reads
 	// (none, when every proof was kept), and their copy's user released
