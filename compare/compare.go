@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 )
 
 // Reader names used in reports.
@@ -201,6 +202,13 @@ type Difference struct {
 	Reason  string `json:"reason"`
 }
 
+// String is the difference as one line of prose, the form every message
+// (an error's "first: …", check's findings, compare's DIFF lines) shows:
+// the table is written as oneline.Name writes a name, the item and both
+// sides (descriptions made of names and values) escaped (oneline.Escape),
+// so that a name holding a line break cannot cut the line inside it. The
+// fields themselves (--json) keep the names as they are; the reason is
+// the tool's, its names written so where it is made.
 func (d Difference) String() string {
 	var b strings.Builder
 	b.WriteString(d.Kind)
@@ -211,14 +219,14 @@ func (d Difference) String() string {
 		fmt.Fprintf(&b, " at snapshot %d", *d.Snapshot)
 	}
 	if d.Table != "" {
-		b.WriteString(" in " + d.Table)
+		b.WriteString(" in " + oneline.Name(d.Table))
 	}
 	b.WriteString(": " + d.Reason)
-	if d.Item != "" && !strings.Contains(d.Reason, d.Item) {
-		b.WriteString(" [" + d.Item + "]")
+	if item := oneline.Escape(d.Item); item != "" && !strings.Contains(d.Reason, item) {
+		b.WriteString(" [" + item + "]")
 	}
 	if d.A != "" || d.B != "" {
-		fmt.Fprintf(&b, " (A: %s; B: %s)", orNone(d.A), orNone(d.B))
+		fmt.Fprintf(&b, " (A: %s; B: %s)", oneline.Escape(orNone(d.A)), oneline.Escape(orNone(d.B)))
 	}
 	return b.String()
 }
@@ -796,7 +804,7 @@ func (c *comparison) snapshot(s int64) error {
 			continue
 		}
 		if err := c.table(s, x, y); err != nil {
-			return fmt.Errorf("table %s: %w", x.FullName(), err)
+			return fmt.Errorf("table %s: %w", x.Shown(), err)
 		}
 	}
 	for _, y := range tb {
@@ -985,7 +993,7 @@ func (c *comparison) refusedDeleteFiles(s int64, x Table, errA, errB error) (don
 				what = ua.Error()
 			}
 		}
-		return true, fmt.Errorf("%w: %s at snapshot %d: both catalogs name deletes DuckLake readers refuse or read twice, neither can be compared (%s)", ErrIncomparable, x.FullName(), s, what)
+		return true, fmt.Errorf("%w: %s at snapshot %d: both catalogs name deletes DuckLake readers refuse or read twice, neither can be compared (%s)", ErrIncomparable, x.Shown(), s, what)
 	}
 	bad, good, r, e := "A", "B", c.a, errA
 	if okB {
@@ -1102,7 +1110,7 @@ func (c *comparison) diffEntries(kind string, s *int64, table string, a, b entri
 		default:
 			continue
 		}
-		c.add(Difference{Kind: kind, Snapshot: s, Table: table, Item: k, A: va, B: vb, Reason: k + " " + reason})
+		c.add(Difference{Kind: kind, Snapshot: s, Table: table, Item: k, A: va, B: vb, Reason: oneline.Escape(k) + " " + reason})
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 )
 
 // This file models what the real readers of formats 0.4 and newer answer
@@ -56,7 +57,7 @@ func (r *Reader) countAnswer(ctx context.Context, t Table, snap int64, d Digest,
 	if inl, ok := r.inlinedDeleteTable(t); ok && len(ids) > 0 {
 		rows, err := r.int64s(ctx, fmt.Sprintf(`SELECT count(*) FROM cat.%s WHERE begin_snapshot <= %d AND file_id IN (%s)`, ident(inl), snap, strings.Join(ids, ", ")))
 		if err != nil {
-			return 0, true, fmt.Errorf("count the inlined deletions of %s in %s: %w", t.FullName(), r.path, err)
+			return 0, true, fmt.Errorf("count the inlined deletions of %s in %s: %w", t.Shown(), r.path, err)
 		}
 		if len(rows) == 1 {
 			n -= rows[0]
@@ -131,7 +132,7 @@ func (c *comparison) counts(s int64, x, y Table, da, db Digest, partsA, partsB [
 		for _, is := range issues {
 			d := Difference{Kind: "files", Snapshot: ptr(s), Table: x.FullName(), Item: "delete_count of " + is.deleteFile,
 				Reason: fmt.Sprintf("%s: delete file %s of data file %s records delete_count %d but deletes %d positions at snapshot %d, its latest (format %s readers answer count(*) from delete_count)",
-					c.sideLabel(side.name), is.deleteFile, is.dataFile, is.recorded, is.holds, s, side.r.format.Name)}
+					c.sideLabel(side.name), oneline.Name(is.deleteFile), oneline.Name(is.dataFile), is.recorded, is.holds, s, side.r.format.Name)}
 			val := fmt.Sprintf("delete_count %d, %d positions", is.recorded, is.holds)
 			if side.name == "A" {
 				d.A = val

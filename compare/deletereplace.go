@@ -168,7 +168,7 @@ func (r *Reader) sameDeletes(ctx context.Context, through int64, pairs []replace
 			}
 			files, err := r.files(ctx, t, s.ID)
 			if err != nil {
-				return fmt.Sprintf("replaced delete files: the files of %s at snapshot %d: %v", t.FullName(), s.ID, err), ctx.Err()
+				return fmt.Sprintf("replaced delete files: the files of %s at snapshot %d: %v", t.Shown(), s.ID, err), ctx.Err()
 			}
 			for _, f := range files {
 				p := ps[f.ID]

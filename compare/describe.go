@@ -220,7 +220,7 @@ func (r *Reader) partitionEntries(ctx context.Context, e entries, t Table, cols 
 	}
 	rows, err := r.partitionRows(ctx)
 	if err != nil {
-		return fmt.Errorf("read partitioning of %s in %s: %w", t.FullName(), r.path, err)
+		return fmt.Errorf("read partitioning of %s in %s: %w", t.Shown(), r.path, err)
 	}
 	var spec []string
 	for _, x := range rows {
@@ -228,7 +228,7 @@ func (r *Reader) partitionEntries(ctx context.Context, e entries, t Table, cols 
 			continue
 		}
 		if n := nullIn("partition_key_index", x.index, "column_id", x.column, "transform", x.transform); n != "" {
-			return fmt.Errorf("read partitioning of %s in %s at snapshot %d: a partition column has a NULL %s", t.FullName(), r.path, snap, n)
+			return fmt.Errorf("read partitioning of %s in %s at snapshot %d: a partition column has a NULL %s", t.Shown(), r.path, snap, n)
 		}
 		idx, col := x.index.Int64, x.column.Int64
 		if !r.format.Has(formats.CapPartitionFieldIDs) && col >= 0 && col < int64(len(cols)) {
@@ -262,11 +262,11 @@ func (r *Reader) fileEntries(ctx context.Context, t Table, snap int64, onDisk fu
 		// Every call, memo or not: a reader serves several proofs
 		// (Source), each with its own onDisk.
 		if err := onDisk(f.Path, f.SizeBytes, f.FooterSize, "parquet"); err != nil {
-			return nil, nil, fmt.Errorf("data file %s of %s at snapshot %d in %s: %w", f.Path, t.FullName(), snap, r.path, err)
+			return nil, nil, fmt.Errorf("data file %s of %s at snapshot %d in %s: %w", f.Path, t.Shown(), snap, r.path, err)
 		}
 		if del := f.Delete; del != nil {
 			if err := onDisk(del.Path, del.SizeBytes, del.FooterSize, del.Format); err != nil {
-				return nil, nil, fmt.Errorf("delete file %s of %s at snapshot %d in %s: %w", del.Path, t.FullName(), snap, r.path, err)
+				return nil, nil, fmt.Errorf("delete file %s of %s at snapshot %d in %s: %w", del.Path, t.Shown(), snap, r.path, err)
 			}
 		}
 		state, memo := r.fileStateOf(ctx, t, f, snap)
@@ -321,7 +321,7 @@ func (r *Reader) describeFile(ctx context.Context, t Table, f DataFile, snap int
 	// express the same visibility either way.
 	hidden, err := r.hiddenPositions(ctx, f, snap)
 	if err != nil {
-		return fileDescribed{}, fmt.Errorf("data file %s of %s at snapshot %d in %s: %w", f.Path, t.FullName(), snap, r.path, err)
+		return fileDescribed{}, fmt.Errorf("data file %s of %s at snapshot %d in %s: %w", f.Path, t.Shown(), snap, r.path, err)
 	}
 	if len(hidden) > 0 {
 		pos = slices.Compact(slices.Sorted(slices.Values(append(pos, hidden...))))

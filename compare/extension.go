@@ -71,7 +71,7 @@ func (c *comparison) extensionCheck(s int64, x, y Table) error {
 			return err
 		})
 		if err != nil {
-			return c.mark(side.r, fmt.Errorf("read %s at snapshot %d of %s with the ducklake extension: %w", side.t.FullName(), s, side.r.path, err))
+			return c.mark(side.r, fmt.Errorf("read %s at snapshot %d of %s with the ducklake extension: %w", side.t.Shown(), s, side.r.path, err))
 		}
 		if ours != theirs {
 			c.add(Difference{Kind: "reader", Snapshot: ptr(s), Table: side.t.FullName(), Item: side.r.path,

@@ -202,7 +202,7 @@ func (r *Reader) allTableFiles(ctx context.Context, t Table) (*tableFiles, error
 		r.col(dt, "d", "encryption_key"), t.ID)
 	rows, err := r.conn.QueryContext(ctx, q)
 	if err != nil {
-		return nil, fmt.Errorf("list data files of %s in %s: %w", t.FullName(), r.path, err)
+		return nil, fmt.Errorf("list data files of %s in %s: %w", t.Shown(), r.path, err)
 	}
 	for rows.Next() {
 		var f DataFile
@@ -211,7 +211,7 @@ func (r *Reader) allTableFiles(ctx context.Context, t Table) (*tableFiles, error
 		var pinfo, key sql.NullString
 		if err := rows.Scan(&f.ID, &f.Stored, &rel, &f.RecordCount, &f.SizeBytes, &footer, &rowStart, &f.BeginSnapshot, &end, &pmax, &pinfo, &mapping, &key); err != nil {
 			rows.Close()
-			return nil, fmt.Errorf("list data files of %s in %s: %w", t.FullName(), r.path, err)
+			return nil, fmt.Errorf("list data files of %s in %s: %w", t.Shown(), r.path, err)
 		}
 		f.Relative, f.relNull = !rel.Valid || rel.Bool, !rel.Valid
 		f.Path = r.resolve(t.dir, f.Stored, f.Relative)
@@ -221,7 +221,7 @@ func (r *Reader) allTableFiles(ctx context.Context, t Table) (*tableFiles, error
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list data files of %s in %s: %w", t.FullName(), r.path, err)
+		return nil, fmt.Errorf("list data files of %s in %s: %w", t.Shown(), r.path, err)
 	}
 	const del = "ducklake_delete_file"
 	q = fmt.Sprintf(`SELECT x.delete_file_id, x.data_file_id, x.path, x.path_is_relative, %s, x.delete_count,
@@ -230,7 +230,7 @@ func (r *Reader) allTableFiles(ctx context.Context, t Table) (*tableFiles, error
 		r.col(del, "x", "format"), r.col(del, "x", "partial_max"), r.col(del, "x", "encryption_key"), t.ID)
 	rows, err = r.conn.QueryContext(ctx, q)
 	if err != nil {
-		return nil, fmt.Errorf("list delete files of %s in %s: %w", t.FullName(), r.path, err)
+		return nil, fmt.Errorf("list delete files of %s in %s: %w", t.Shown(), r.path, err)
 	}
 	defer rows.Close()
 	for rows.Next() {
@@ -241,7 +241,7 @@ func (r *Reader) allTableFiles(ctx context.Context, t Table) (*tableFiles, error
 		var format, key sql.NullString
 		var footer, end, pmax sql.NullInt64
 		if err := rows.Scan(&d.ID, &dataID, &stored, &rel, &format, &d.DeleteCount, &d.SizeBytes, &footer, &d.BeginSnapshot, &end, &pmax, &key); err != nil {
-			return nil, fmt.Errorf("list delete files of %s in %s: %w", t.FullName(), r.path, err)
+			return nil, fmt.Errorf("list delete files of %s in %s: %w", t.Shown(), r.path, err)
 		}
 		d.Path, d.relNull = r.resolve(t.dir, stored, !rel.Valid || rel.Bool), !rel.Valid
 		d.Format = r.deleteFormat(format)
@@ -249,7 +249,7 @@ func (r *Reader) allTableFiles(ctx context.Context, t Table) (*tableFiles, error
 		all.dels = append(all.dels, fileRow[DeleteFile]{file: d, dataID: dataID, end: nullInt(end)})
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list delete files of %s in %s: %w", t.FullName(), r.path, err)
+		return nil, fmt.Errorf("list delete files of %s in %s: %w", t.Shown(), r.path, err)
 	}
 	r.meta.tableFiles[key] = all
 	for _, row := range all.data {
@@ -353,7 +353,7 @@ func (r *Reader) deletedPositions(ctx context.Context, t Table, f DataFile, snap
 		q := fmt.Sprintf(`SELECT row_id FROM cat.%s WHERE file_id = %d AND begin_snapshot <= %d AND row_id IS NOT NULL`, ident(inl), f.ID, snap)
 		more, err := r.int64s(ctx, q)
 		if err != nil {
-			return nil, fmt.Errorf("read inlined deletions of %s in %s: %w", t.FullName(), r.path, err)
+			return nil, fmt.Errorf("read inlined deletions of %s in %s: %w", t.Shown(), r.path, err)
 		}
 		if len(more) > 0 {
 			// The real readers with QuirkPartialDeletesWholeWithInlined
@@ -362,7 +362,7 @@ func (r *Reader) deletedPositions(ctx context.Context, t Table, f DataFile, snap
 			// 0.4).
 			whole, ok, err := r.partialWhole(ctx, f)
 			if err != nil {
-				return nil, fmt.Errorf("read delete file of %s (data file %d) in %s: %w", t.FullName(), f.ID, r.path, err)
+				return nil, fmt.Errorf("read delete file of %s (data file %d) in %s: %w", t.Shown(), f.ID, r.path, err)
 			}
 			if ok {
 				pos = whole
@@ -407,7 +407,7 @@ func (r *Reader) deleteFilePositions(ctx context.Context, t Table, f DataFile, s
 	var pos []int64
 	if d := f.Delete; d != nil {
 		if err := r.exists(d.Path); err != nil {
-			return nil, fmt.Errorf("delete file %s of %s (data file %d): %w", d.Path, t.FullName(), f.ID, err)
+			return nil, fmt.Errorf("delete file %s of %s (data file %d): %w", d.Path, t.Shown(), f.ID, err)
 		}
 		if snap != r.deletesSnap {
 			// Keep one snapshot's positions only: memory stays bounded.
@@ -428,7 +428,7 @@ func (r *Reader) deleteFilePositions(ctx context.Context, t Table, f DataFile, s
 				err = &DeleteFileError{Path: d.Path, Detail: fmt.Sprintf("Unknown delete file format: %s (format %s readers read the format column with DeleteFileFormatFromString, which knows only parquet and puffin)", d.Format, r.format.Name)}
 			}
 			if err != nil {
-				return nil, fmt.Errorf("read delete file %s of %s in %s: %w", d.Path, t.FullName(), r.path, err)
+				return nil, fmt.Errorf("read delete file %s of %s in %s: %w", d.Path, t.Shown(), r.path, err)
 			}
 			r.deletes[d.Path] = cached
 		}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 )
 
 // fileStatsKey is the statistics comparison's key of a file column
@@ -224,7 +225,7 @@ func (c *comparison) filesSkippedByB(label string, pb []formats.FileColumnPair, 
 		c.add(Difference{Kind: "stats", Snapshot: &s, Table: table, Item: c.fileKeyB(label, p.DataFileID, p.ColumnID),
 			A: av, B: "no row (format " + c.rep.B.Format + " readers skip the file)",
 			Reason: fmt.Sprintf("format %s readers skip data file %s (data_file_id %d) under any filter on column %s (id %d) from snapshot %d on, so such a query returns fewer rows (%s): B has no %s row for them (%s); %s",
-				c.rep.B.Format, p.Path, p.DataFileID, p.ColumnName, p.ColumnID, p.Snapshot, read, label, q.Info().Name, why)})
+				c.rep.B.Format, oneline.Name(p.Path), p.DataFileID, oneline.Name(p.ColumnName), p.ColumnID, p.Snapshot, read, label, q.Info().Name, why)})
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 )
 
 // quirkReadings tells how the catalog's readers read the behaviour q: with
@@ -75,7 +76,7 @@ func (c *comparison) hiveTimeZoneValues() error {
 			seen[k] = true
 			c.add(Difference{Kind: "rows", Snapshot: ptr(v.first), Table: v.table, Item: v.file,
 				Reason: fmt.Sprintf("data file %s takes partition column %s (%s) from the Hive value %s, which has no UTC offset: %s (%s)",
-					v.file, v.column, v.typ, v.value, why, q.Info().Name)})
+					oneline.Name(v.file), oneline.Name(v.column), v.typ, oneline.Name(v.value), why, q.Info().Name)})
 		}
 	}
 	return nil

@@ -205,7 +205,7 @@ func (r *Reader) inlinedReadColumns(ctx context.Context, t Table, src inlinedSou
 	n, ok := r.inl.visible[vkey]
 	if !ok {
 		if err := r.conn.QueryRowContext(ctx, fmt.Sprintf("SELECT count(*) FROM cat.%s WHERE %s", ident(g.name), inlinedVisible(src.sys, snap))).Scan(&n); err != nil {
-			return nil, false, fmt.Errorf("count the rows of %s of %s visible at snapshot %d in %s: %w", g.name, t.FullName(), snap, r.path, err)
+			return nil, false, fmt.Errorf("count the rows of %s of %s visible at snapshot %d in %s: %w", g.name, t.Shown(), snap, r.path, err)
 		}
 		r.inl.visible[vkey] = n
 	}
@@ -246,7 +246,7 @@ func (r *Reader) inlinedColumnsCheck(ctx context.Context, t Table, g inlinedReg,
 	}
 	var got []any
 	if err := r.conn.QueryRowContext(ctx, "SELECT ["+strings.Join(decl, ", ")+"]").Scan(&got); err != nil {
-		return inlinedColumns{}, fmt.Errorf("types of the columns of %s as of snapshot %d: %w", t.FullName(), asOf, err)
+		return inlinedColumns{}, fmt.Errorf("types of the columns of %s as of snapshot %d: %w", t.Shown(), asOf, err)
 	}
 	for i, v := range got {
 		if s, _ := v.(string); s != stored[i] {
@@ -319,10 +319,10 @@ func (r *Reader) checkEncryptedNested(ctx context.Context, t Table, cols []*Colu
 	renamed, err := r.strings(ctx, fmt.Sprintf(`SELECT any_value(column_name) FROM cat.ducklake_column WHERE table_id = %d AND column_id IN (%s)
 		GROUP BY column_id HAVING count(DISTINCT column_name) > 1`, t.ID, strings.Join(ids, ", ")))
 	if err != nil {
-		return fmt.Errorf("read column history of %s: %w", t.FullName(), err)
+		return fmt.Errorf("read column history of %s: %w", t.Shown(), err)
 	}
 	if len(renamed) > 0 {
-		return &UnsupportedError{What: fmt.Sprintf("encrypted data files of %s with renamed nested fields (%s)", t.FullName(), strings.Join(renamed, ", "))}
+		return &UnsupportedError{What: fmt.Sprintf("encrypted data files of %s with renamed nested fields (%s)", t.Shown(), strings.Join(renamed, ", "))}
 	}
 	return nil
 }
@@ -490,7 +490,7 @@ func (r *Reader) tableFirstSnapshot(ctx context.Context, t Table) (int64, error)
 	if !ok {
 		err := r.conn.QueryRowContext(ctx, fmt.Sprintf(`SELECT begin_snapshot FROM cat.ducklake_table WHERE table_id = %d ORDER BY rowid LIMIT 1`, t.ID)).Scan(&s)
 		if err != nil {
-			return 0, fmt.Errorf("read the first snapshot of %s in %s: %w", t.FullName(), r.path, err)
+			return 0, fmt.Errorf("read the first snapshot of %s in %s: %w", t.Shown(), r.path, err)
 		}
 		r.inl.first[t.ID] = s
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 )
 
 // This file models what the real readers answer to SELECT min(c) and
@@ -79,7 +80,7 @@ func (r *Reader) foldedMinMax(ctx context.Context, t Table, snap, net int64) (ma
 	}
 	counts, err := r.int64s(ctx, fmt.Sprintf(`SELECT record_count FROM cat.ducklake_table_stats WHERE table_id = %d AND record_count IS NOT NULL AND file_size_bytes IS NOT NULL`, t.ID))
 	if err != nil {
-		return nil, fmt.Errorf("read the table statistics of %s in %s: %w", t.FullName(), r.path, err)
+		return nil, fmt.Errorf("read the table statistics of %s in %s: %w", t.Shown(), r.path, err)
 	}
 	if len(counts) == 0 || counts[0] != net {
 		return nil, nil
@@ -232,7 +233,7 @@ func (c *comparison) minMax(s int64, x, y Table, netA, netB int64) error {
 		}
 		c.add(Difference{Kind: "minmax", Snapshot: ptr(s), Table: x.FullName(), Item: "column " + col.Name,
 			A: strings.Join(ans, "; "), B: bad + " (" + badWho + ")",
-			Reason: fmt.Sprintf("SELECT min(%[1]s), max(%[1]s) at the latest snapshot: format %[2]s readers of B answer what no format %[3]s reader of A answers (DuckDB 1.5.4+ and 2.0 answer it from the table statistics when record_count is the net row count)", col.Name, c.b.format.Name, c.a.format.Name)})
+			Reason: fmt.Sprintf("SELECT min(%[1]s), max(%[1]s) at the latest snapshot: format %[2]s readers of B answer what no format %[3]s reader of A answers (DuckDB 1.5.4+ and 2.0 answer it from the table statistics when record_count is the net row count)", oneline.Name(col.Name), c.b.format.Name, c.a.format.Name)})
 	}
 	return nil
 }

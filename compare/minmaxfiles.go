@@ -68,7 +68,7 @@ func (m *digestMemo) putFileMinMax(key string, v []*string, keep bool) {
 // snap) over t's rows at snap, as this reader's scan returns them.
 func (r *Reader) scannedMinMax(ctx context.Context, t Table, snap int64, cols []*Column) (map[int64]minMax, error) {
 	fail := func(err error) error {
-		return fmt.Errorf("min/max of %s at snapshot %d in %s: %w", t.FullName(), snap, r.path, err)
+		return fmt.Errorf("min/max of %s at snapshot %d in %s: %w", t.Shown(), snap, r.path, err)
 	}
 	all, err := r.Columns(ctx, t.ID, snap)
 	if err != nil {

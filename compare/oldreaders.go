@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/fdl-formats/fdl-formats/duckfile"
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 )
 
 // DiffMisread is the Kind of a Difference that names a column the older
@@ -28,7 +29,7 @@ type Misread struct {
 // Reason says what the older releases read, for a Difference.
 func (m Misread) Reason() string {
 	return fmt.Sprintf("column %s.%s: DuckDB releases before 1.4 that open this file (storage %s; 1.3.0 and 1.3.2 tested) read its %d row(s) in dictionary-FSST segments with an 'Empty Validity' mask as NULL, without an error (DuckDB 1.4 and later read them right)",
-		m.Table, m.Column, m.Storage, m.Rows)
+		oneline.Name(m.Table), oneline.Name(m.Column), m.Storage, m.Rows)
 }
 
 // misreadColumns lists the columns of the catalog file at path, attached on

@@ -18,6 +18,7 @@ import (
 	"github.com/fdl-formats/fdl-formats/internal/datapath"
 	"github.com/fdl-formats/fdl-formats/internal/duckpool"
 	"github.com/fdl-formats/fdl-formats/internal/faults"
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 )
 
 var (
@@ -612,6 +613,13 @@ type Table struct {
 
 // FullName is schema.table.
 func (t Table) FullName() string { return t.Schema + "." + t.Name }
+
+// Shown is the table's full name as a message shows it (oneline.Name):
+// as it is, or Go-quoted where it holds a line break or another control
+// character, so that a message cut to its first line keeps it whole.
+// FullName stays the key tables are matched by and the name a report's
+// table fields hold.
+func (t Table) Shown() string { return oneline.Name(t.FullName()) }
 
 // visible is the snapshot filter of §5.2 for a table alias.
 func visible(alias string, snap int64) string {

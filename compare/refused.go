@@ -314,7 +314,7 @@ func (r *Reader) inlinedDeletionRefusal(ctx context.Context, t Table, snap int64
 	from, ok := r.inl.badDeletions[t.ID]
 	if !ok {
 		if err := r.conn.QueryRowContext(ctx, fmt.Sprintf(`SELECT min(begin_snapshot) FROM cat.%s WHERE %s`, ident(inl), bad)).Scan(&from); err != nil {
-			return fmt.Errorf("read the inlined deletions of %s in %s: %w", t.FullName(), r.path, err)
+			return fmt.Errorf("read the inlined deletions of %s in %s: %w", t.Shown(), r.path, err)
 		}
 		r.inl.badDeletions[t.ID] = from
 	}
@@ -324,7 +324,7 @@ func (r *Reader) inlinedDeletionRefusal(ctx context.Context, t Table, snap int64
 	var file, row sql.NullInt64
 	var begin int64
 	if err := r.conn.QueryRowContext(ctx, fmt.Sprintf(`SELECT file_id, row_id, begin_snapshot FROM cat.%s WHERE begin_snapshot <= %d AND %s ORDER BY rowid LIMIT 1`, ident(inl), snap, bad)).Scan(&file, &row, &begin); err != nil {
-		return fmt.Errorf("read the inlined deletions of %s in %s at snapshot %d: %w", t.FullName(), r.path, snap, err)
+		return fmt.Errorf("read the inlined deletions of %s in %s at snapshot %d: %w", t.Shown(), r.path, snap, err)
 	}
 	text := func(v sql.NullInt64) string {
 		if !v.Valid {

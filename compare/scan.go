@@ -71,7 +71,7 @@ func (r *Reader) Scan(ctx context.Context, t Table, snap int64, opts ScanOptions
 		return nil, err
 	}
 	if len(cols) == 0 {
-		return nil, fmt.Errorf("%s in %s at snapshot %d has no columns", t.FullName(), r.path, snap)
+		return nil, fmt.Errorf("%s in %s at snapshot %d has no columns", t.Shown(), r.path, snap)
 	}
 	if err := r.statsFailure(ctx, t); err != nil {
 		return nil, err
@@ -84,13 +84,13 @@ func (r *Reader) Scan(ctx context.Context, t Table, snap int64, opts ScanOptions
 	for _, f := range files {
 		q, err := r.fileSQL(ctx, t, f, cols, snap, opts)
 		if err != nil {
-			return nil, fmt.Errorf("%s at snapshot %d, data file %s: %w", t.FullName(), snap, f.Path, err)
+			return nil, fmt.Errorf("%s at snapshot %d, data file %s: %w", t.Shown(), snap, f.Path, err)
 		}
 		parts = append(parts, Part{Kind: "file", FileID: f.ID, Path: f.Path, SQL: q})
 	}
 	inl, err := r.inlinedSQL(ctx, t, cols, snap, opts)
 	if err != nil {
-		return nil, fmt.Errorf("%s at snapshot %d, inlined data: %w", t.FullName(), snap, err)
+		return nil, fmt.Errorf("%s at snapshot %d, inlined data: %w", t.Shown(), snap, err)
 	}
 	parts = append(parts, inl...)
 	return parts, nil
@@ -122,7 +122,7 @@ func (r *Reader) emptySQL(ctx context.Context, t Table, snap int64, opts ScanOpt
 	for _, c := range cols {
 		dt, err := c.DuckType()
 		if err != nil {
-			return "", fmt.Errorf("%s: %w", t.FullName(), err)
+			return "", fmt.Errorf("%s: %w", t.Shown(), err)
 		}
 		sel = append(sel, "CAST(NULL AS "+dt+") AS "+ident(c.Name))
 	}

@@ -198,7 +198,7 @@ func (c *comparison) selfRun() error {
 		}
 		for _, x := range tables {
 			if err := c.selfTable(s, x); err != nil {
-				return fmt.Errorf("snapshot %d: table %s: %w", s, x.FullName(), err)
+				return fmt.Errorf("snapshot %d: table %s: %w", s, x.Shown(), err)
 			}
 		}
 	}

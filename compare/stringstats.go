@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 )
 
 // stringStatsRow is a ducklake_table_column_stats row of a VARCHAR column
@@ -126,7 +127,7 @@ func (c *comparison) stringTableStats(label string, ea, eb entries, none statsNo
 		}
 		c.add(Difference{Kind: "stats", Table: table, Item: row.key, A: av, B: eb[row.key],
 			Reason: fmt.Sprintf("format %s readers (DuckDB 1.5.0) read a VARCHAR column's table statistics with NULL min_value and max_value as a column holding no string (%s): in catalog B (%s), %s of %s (table id %d) has such a row for column %s (id %d), which may hold values, so WHERE %s = 'x' returns no rows; %s (convert to %s drops such rows)",
-				c.rep.B.Format, q.Info().Name, c.b.path, label, table, row.table, row.columnName, row.column, row.columnName, why, c.rep.B.Format)})
+				c.rep.B.Format, q.Info().Name, c.b.path, label, oneline.Name(table), row.table, oneline.Name(row.columnName), row.column, oneline.Name(row.columnName), why, c.rep.B.Format)})
 		delete(ea, row.key)
 		delete(eb, row.key)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 )
 
 // textStatsRow is a statistics row of a column of one formats.TextStats
@@ -236,7 +237,7 @@ func (c *comparison) textStatsKind(k *formats.TextStats, label, na, nb string, e
 		c.add(Difference{Kind: "stats", Snapshot: row.snapshot, Table: table, Item: row.key,
 			A: k.Kind + " statistics by value", B: "min_value=" + statsText(row.minValue) + " max_value=" + statsText(row.maxVal),
 			Reason: fmt.Sprintf("format %s readers compare %s statistics %s (%s): in catalog B (%s), %s has min_value %s and max_value %s for column %s (id %d) of %s in %s, so %s they skip it and return fewer rows; %s (%s)",
-				c.rep.B.Format, k.Kind, how, q.Info().Name, c.b.path, what, statsText(row.minValue), statsText(row.maxVal), column, row.column, table, label, under, why, ordered)})
+				c.rep.B.Format, k.Kind, how, q.Info().Name, c.b.path, what, statsText(row.minValue), statsText(row.maxVal), oneline.Name(column), row.column, oneline.Name(table), label, under, why, ordered)})
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 )
 
 // valueCountText matches the value_count of an entry's text
@@ -96,7 +97,7 @@ func (c *comparison) valueCountZero(label, na, nb string, ea, eb entries, none s
 		c.add(Difference{Kind: "stats", Snapshot: snap, Table: table, Item: key,
 			A: "value_count=" + strings.Join(valueCountsOf(ta), ","), B: fmt.Sprintf("value_count=\"0\" null_count=%s (record_count %s)", optInt(nullInt(z.nulls)), optInt(nullInt(z.records))),
 			Reason: fmt.Sprintf("format %s readers skip a data file whose value_count for a column is 0 under every filter comparing the column's min or max (%s): in catalog B (%s), data file %s (data_file_id %d) has value_count 0 for column %s (id %d) of %s in %s while it may hold values of it (null_count below its record_count, or unknown; DuckLake 1.5's writers store 0 for every TIMETZ and INTERVAL file), so such a query returns fewer rows; %s (convert writes value_count NULL)",
-				c.rep.B.Format, q.Info().Name, c.b.path, z.path.String, z.file, z.name.String, z.column, table, label, why)})
+				c.rep.B.Format, q.Info().Name, c.b.path, oneline.Name(z.path.String), z.file, oneline.Name(z.name.String), z.column, oneline.Name(table), label, why)})
 	}
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/fdl-formats/fdl-formats/compare"
 	"github.com/fdl-formats/fdl-formats/fdljson"
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 	"github.com/fdl-formats/fdl-formats/store"
 )
 
@@ -518,9 +519,9 @@ func (r *repository) footerBytesIssues(v *version, ref *fdljson.FileRef, got *fd
 			case errors.Is(err, compare.ErrIncomparable):
 				continue // the disk check reports a file it cannot read
 			case err != nil:
-				issues = append(issues, Issue{Problem: ProblemMismatch, Detail: fmt.Sprintf("%s%s: table %s file %s: footer_bytes %d, but the file has no readable footer (%v); the catalog records no footer_size", v.prefix(), ref.Path, t.FullName(), g.Path, *g.FooterBytes, err), cause: err})
+				issues = append(issues, Issue{Problem: ProblemMismatch, Detail: fmt.Sprintf("%s%s: table %s file %s: footer_bytes %d, but the file has no readable footer (%v); the catalog records no footer_size", v.prefix(), ref.Path, t.Shown(), oneline.Name(g.Path), *g.FooterBytes, err), cause: err})
 			case n != *g.FooterBytes:
-				issues = append(issues, Issue{Problem: ProblemMismatch, Detail: fmt.Sprintf("%s%s: table %s file %s: footer_bytes %d, the file's footer is %d bytes (the catalog records no footer_size)", v.prefix(), ref.Path, t.FullName(), g.Path, *g.FooterBytes, n)})
+				issues = append(issues, Issue{Problem: ProblemMismatch, Detail: fmt.Sprintf("%s%s: table %s file %s: footer_bytes %d, the file's footer is %d bytes (the catalog records no footer_size)", v.prefix(), ref.Path, t.Shown(), oneline.Name(g.Path), *g.FooterBytes, n)})
 			}
 		}
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/fdl-formats/fdl-formats/compare"
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 )
 
 // checkAll runs a Check's content pass (checkContents, for every version
@@ -391,7 +392,7 @@ func misreadDetail(c *Cell, rep *compare.Report) string {
 	for i, d := range rep.Differences {
 		switch {
 		case d.Kind == compare.DiffMisread:
-			cols = append(cols, d.Item)
+			cols = append(cols, oneline.Escape(d.Item))
 		case other < 0:
 			other = i
 		}
