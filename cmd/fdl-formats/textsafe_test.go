@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -113,25 +114,54 @@ func TestHostileNamesPrintNoLine(t *testing.T) {
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
+	// The finding's line holds the renamed column's entry whole: the
+	// table's name escaped, then the column's id and what differs.
+	entry := `column main.orders\n::error::forged-table\r\x1b[2J (id 2) differs: name (A: name=amount\r\n::error::forged-column\x1b[2J\x7f\u009b type=VARCHAR`
 	out, errOut := run(exitDifferent, "check", "--no-cache", root)
 	seen("check", out+errOut, view)
+	lineWith(t, "check", out, "difference ", entry)
 	run(exitDifferent, "--log-format", "json", "check", "--no-cache", root)
 	out, _ = run(exitDifferent, "check", "--no-cache", "--json", root)
-	if err := json.Unmarshal([]byte(out), new(map[string]any)); err != nil {
+	// Its findings' details are the text's: the names escaped.
+	var checked struct{ Findings []struct{ Detail string } }
+	if err := json.Unmarshal([]byte(out), &checked); err != nil {
 		t.Errorf("check --json: %v", err)
-	} else if !strings.Contains(out, `\u001b[2J`) {
-		t.Errorf("check --json names no name as it is\n%s", out)
+	} else if !slices.ContainsFunc(checked.Findings, func(f struct{ Detail string }) bool { return strings.Contains(f.Detail, entry) }) {
+		t.Errorf("check --json: no finding's detail holds %s\n%s", entry, out)
 	}
 	_, errOut = run(exitRefused, "convert", filepath.Join(first, "ducklake.duckdb"), "--to", "0.4", "-o", filepath.Join(t.TempDir(), "out.duckdb"))
 	seen("convert", errOut, view)
 	out, errOut = run(exitDifferent, "compare", filepath.Join(first, "ducklake.duckdb"), published, "--data", filepath.Join(root, "data"))
 	seen("compare", out+errOut, `\n::error::forged-table\r\x1b[2J`, `\r\n::error::forged-column\x1b[2J\x7f\u009b`)
+	lineWith(t, "compare", out, "DIFF ", entry)
+	lineWith(t, "compare", errOut, "Error: ", entry)
 	run(exitDifferent, "compare", filepath.Join(first, "ducklake.duckdb"), filepath.Join(second, "ducklake.duckdb"), "--data", filepath.Join(root, "data"))
 	run(exitOK, "resolve", root)
-	run(exitNoCatalog, "resolve", "--duckdb", "1.4.3", root)
 	if _, err := os.Stat(published); err != nil {
 		t.Fatal(err)
 	}
+	// A data file of the hostile table replaced by another table's: the
+	// backfill's proof fails on the frozen catalog itself, and the failed
+	// cell's line names the table whole, then the file and what differs.
+	if err := os.Remove(published); err != nil {
+		t.Fatal(err)
+	}
+	orders, _ := filepath.Glob(filepath.Join(root, "data", "main", "*", "*.parquet")) // its folder is its uuid
+	parts, _ := filepath.Glob(filepath.Join(root, "data", "main", "parts", "*", "*.parquet"))
+	if len(orders) == 0 || len(parts) == 0 {
+		t.Fatalf("data files: %q, %q", orders, parts)
+	}
+	other, err := os.ReadFile(parts[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(orders[0], other, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _ = run(exitFailure, "backfill", "--cache", cache, "--versions", res.Versions[0].ID, root)
+	lineWith(t, "backfill", out, "failed ", `first: files in "main.orders\n::error::forged-table\r\x1b[2J": catalog A: `)
+	lineWith(t, "backfill", out, "failed ", `: table "main.orders\n::error::forged-table\r\x1b[2J": `) // the error the read stopped at
+	run(exitNoCatalog, "resolve", "--duckdb", "1.4.3", root)
 }
 
 // TestControlEscaper: stdout's last guard escapes what a report line let
@@ -175,4 +205,15 @@ func TestRenderErrorKeepsOwnLines(t *testing.T) {
 		!strings.Contains(lines[1], `view main.v\n::error::forged`) || !strings.Contains(lines[2], `table \x1b[2J`) {
 		t.Errorf("renderError:\n%s", got)
 	}
+}
+
+// lineWith fails t unless a line of out starting with prefix holds want.
+func lineWith(t *testing.T, cmd, out, prefix, want string) {
+	t.Helper()
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, prefix) && strings.Contains(line, want) {
+			return
+		}
+	}
+	t.Errorf("%s: no line starting %q holds %s\n%s", cmd, prefix, want, out)
 }
