@@ -116,7 +116,7 @@ func (r *Reader) readSchemaEntries(ctx context.Context, snap int64) (entries, er
 			if n := nullIn("view_id", v.id, "schema_id", v.schema, "view_name", v.name); n != "" {
 				return nil, fmt.Errorf("read views of %s at snapshot %d: a view has a NULL %s", r.path, snap, n)
 			}
-			full := schemaName[v.schema.Int64] + "." + v.name.String
+			full := qualified(schemaName[v.schema.Int64], v.name.String)
 			desc := fmt.Sprintf("id=%d uuid=%s dialect=%s sql=%q aliases=%q", v.id.Int64, optString(nullString(v.uuid)), v.dialect.String, v.sql.String, v.aliases.String)
 			if r.readsWith(formats.QuirkViewCatalogVerbatim) && formats.ViewSQLHasCatalogPlaceholder(v.sql.String) {
 				// The real reader parses the placeholder verbatim and
@@ -132,7 +132,7 @@ func (r *Reader) readSchemaEntries(ctx context.Context, snap int64) (entries, er
 			if !visibleRow(v.begin, v.end, snap) {
 				continue
 			}
-			if err := r.tagEntries(ctx, e, false, v.id.Int64, snap, "tag view "+schemaName[v.schema.Int64]+"."+v.name.String); err != nil {
+			if err := r.tagEntries(ctx, e, false, v.id.Int64, snap, "tag view "+qualified(schemaName[v.schema.Int64], v.name.String)); err != nil {
 				return nil, err
 			}
 		}
@@ -160,7 +160,7 @@ func (r *Reader) macroEntries(ctx context.Context, e entries, schemaName map[int
 		if n := nullIn("schema_id", m.schema, "macro_name", m.name, "macro_id", m.id, "impl_id", m.impl); n != "" {
 			return fmt.Errorf("read macros of %s at snapshot %d: a macro has a NULL %s", r.path, snap, n)
 		}
-		e[fmt.Sprintf("macro %s.%s impl %d", schemaName[m.schema.Int64], m.name.String, m.impl.Int64)] = fmt.Sprintf("id=%d dialect=%s type=%s sql=%q params=%q", m.id.Int64, m.dialect.String, m.typ.String, m.sql.String, m.params.String)
+		e[fmt.Sprintf("macro %s impl %d", qualified(schemaName[m.schema.Int64], m.name.String), m.impl.Int64)] = fmt.Sprintf("id=%d dialect=%s type=%s sql=%q params=%q", m.id.Int64, m.dialect.String, m.typ.String, m.sql.String, m.params.String)
 	}
 	return nil
 }

@@ -611,8 +611,31 @@ type Table struct {
 	folderRefusal string
 }
 
-// FullName is schema.table.
-func (t Table) FullName() string { return t.Schema + "." + t.Name }
+// FullName is schema.table, the key tables are matched by between two
+// catalogs and the name reports give them. A part holding a dot or a double
+// quote (or an empty one) is written as an SQL quoted identifier
+// (qualified), so that schema "a.b" with table "c" and schema "a" with
+// table "b.c" have different names; ordinary names are as they are.
+func (t Table) FullName() string { return qualified(t.Schema, t.Name) }
+
+// DottedName is schema.table joined as they are, with no quoting: the key
+// files.json gives a table (fdljson, versions spec).
+func (t Table) DottedName() string { return t.Schema + "." + t.Name }
+
+// qualified joins a schema's name and an object's, each quoted as an SQL
+// identifier ("a.b" is written "\"a.b\"") only where it holds a dot or a
+// double quote or is empty: an unquoted part has neither, so the join
+// splits one way only.
+func qualified(schema, name string) string {
+	return identPart(schema) + "." + identPart(name)
+}
+
+func identPart(s string) string {
+	if s != "" && !strings.ContainsAny(s, `."`) {
+		return s
+	}
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+}
 
 // Shown is the table's full name as a message shows it (oneline.Name):
 // as it is, or Go-quoted where it holds a line break or another control
@@ -789,7 +812,7 @@ func (r *Reader) Table(ctx context.Context, name string, snap int64) (Table, err
 		return Table{}, err
 	}
 	for _, t := range tables {
-		if t.FullName() == name || (!strings.Contains(name, ".") && t.Name == name) {
+		if t.FullName() == name || t.DottedName() == name || (!strings.Contains(name, ".") && t.Name == name) {
 			return t, nil
 		}
 	}

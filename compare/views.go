@@ -12,8 +12,8 @@ type View struct {
 	SQL          string
 }
 
-// FullName is "schema.view".
-func (v View) FullName() string { return v.Schema + "." + v.Name }
+// FullName is "schema.view", parts quoted as Table.FullName quotes them.
+func (v View) FullName() string { return qualified(v.Schema, v.Name) }
 
 // Views lists the views visible at a snapshot with their schema's name (as
 // visible then) and their SQL, sorted by name.

@@ -376,7 +376,7 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 					}
 					ft.Files = append(ft.Files, df)
 				}
-				want.Tables[t.FullName()] = ft
+				want.Tables[t.DottedName()] = ft
 			}
 			for _, d := range got.Diff(want) {
 				issues = append(issues, Issue{Problem: ProblemMismatch, Detail: v.prefix() + ref.Path + ": " + d})
@@ -504,7 +504,7 @@ func frozenMisreadDetail(key string, f *formats.Version, mis []compare.Misread) 
 func (r *repository) footerBytesIssues(v *version, ref *fdljson.FileRef, got *fdljson.Files, tables []compare.Table, tableFiles map[int64][]compare.DataFile) []Issue {
 	var issues []Issue
 	for _, t := range tables {
-		gt := got.Tables[t.FullName()]
+		gt := got.Tables[t.DottedName()]
 		files := tableFiles[t.ID]
 		if gt == nil || len(gt.Files) != len(files) {
 			continue // Diff reports it
