@@ -66,8 +66,11 @@ import (
 // files-with-value-count-zero-pruned;
 // v36: a catalog B with metadata values DuckLake's readers cannot read
 // where A's can (ids and counts NULL or negative, a partition transform
-// spelled otherwise, column_order ties), formats.ReaderValueRules).
-const proofVersion = "fdl-formats proof v36"
+// spelled otherwise, column_order ties), formats.ReaderValueRules);
+// v37: tables, views and macros named with a part quoted where it holds a
+// dot or a double quote (qualified), so schema "a.b" with table "c" and
+// schema "a" with table "b.c" are not matched as one.
+const proofVersion = "fdl-formats proof v37"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths
