@@ -19,6 +19,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/duckdb/duckdb-go/v2"
@@ -32,6 +33,19 @@ type Pool struct {
 	uses    map[*sql.DB]int // users served so far, by database this pool got back
 	maxIdle int
 	closed  bool
+	// bounds are the reaches of the databases this pool handed out or
+	// keeps (none: Open's, unbounded), and what their LOADs said.
+	bounds map[*sql.DB]bounded
+	// outer, when set (Within), is the reach every user whose own reach
+	// it covers gets, so that the users of one run share databases.
+	outer *Reach
+}
+
+// bounded is a database's reach and what its extensions' LOADs said.
+type bounded struct {
+	reach Reach
+	key   string
+	loads map[string]error
 }
 
 // MaxUses is how many users a database serves before Put closes it and
@@ -58,11 +72,15 @@ func New(maxIdle int) *Pool {
 // file cache is off. That cache keeps the bytes of every file a database
 // read until it closes: a pooled database would carry them from one
 // conversion or proof to the next for the whole run, and a proof's peak
-// memory grew with the files it read (docs/compare.md, "Memory").
-const config = "?autoinstall_known_extensions=false&autoload_known_extensions=false&enable_external_file_cache=false"
+// memory grew with the files it read (docs/compare.md, "Memory"). No
+// persistent secret is read (~/.duckdb/stored_secrets may hold a user's
+// credentials, and a sandboxed database could not read that folder: the
+// ducklake extension's ATTACH lists the secrets and failed).
+const config = "?autoinstall_known_extensions=false&autoload_known_extensions=false&enable_external_file_cache=false&allow_persistent_secrets=false"
 
 // Open starts a private in-memory DuckDB database whose connections are
-// closed, not kept, when released.
+// closed, not kept, when released. It can open any file the process can:
+// a database that reads repository input is opened with OpenWithin.
 func Open() (*sql.DB, error) {
 	connector, err := duckdb.NewConnector(config, nil)
 	if err != nil {
@@ -104,19 +122,79 @@ func AllThreads(ctx context.Context, conn *sql.Conn, fn func() error) (err error
 	return fn()
 }
 
-// Get hands out an idle database, or a new one.
+// Get hands out an idle database that can open any file, or a new one
+// (Open).
 func (p *Pool) Get() (*sql.DB, error) {
+	db, _, err := p.get(nil)
+	return db, err
+}
+
+// GetWithin hands out an idle database sandboxed to reach, or a new one
+// (OpenWithin), with what its extensions' LOADs said. When the pool has
+// an outer reach (Within) that covers reach, the database gets the outer
+// reach (and reach's extensions): the users of one run then share
+// databases, each bounded to the run's folders.
+func (p *Pool) GetWithin(reach Reach) (*sql.DB, map[string]error, error) {
+	return p.get(&reach)
+}
+
+// Within bounds, from now on, every user of GetWithin whose reach the
+// folders dirs cover to dirs (with the user's extensions): a run's
+// repository, data, cache and work folders. A user reaching further gets
+// a database of its own reach.
+func (p *Pool) Within(dirs ...string) {
+	if p == nil {
+		return
+	}
+	outer := Reach{Dirs: dirs}.normal()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.outer = &outer
+}
+
+func (p *Pool) get(reach *Reach) (*sql.DB, map[string]error, error) {
+	var want Reach
+	key := ""
+	if reach != nil {
+		want = reach.normal()
+		if p != nil {
+			p.mu.Lock()
+			if p.outer != nil && p.outer.covers(want) {
+				want = Reach{Dirs: p.outer.Dirs, Load: want.Load}
+			}
+			p.mu.Unlock()
+		}
+		key = want.key()
+	}
 	if p != nil {
 		p.mu.Lock()
-		if n := len(p.idle); n > 0 {
-			db := p.idle[n-1]
-			p.idle = p.idle[:n-1]
-			p.mu.Unlock()
-			return db, nil
+		for i := len(p.idle) - 1; i >= 0; i-- {
+			db := p.idle[i]
+			if b := p.bounds[db]; b.key == key {
+				p.idle = slices.Delete(p.idle, i, i+1)
+				p.mu.Unlock()
+				return db, b.loads, nil
+			}
 		}
 		p.mu.Unlock()
 	}
-	return Open()
+	if reach == nil {
+		db, err := Open()
+		return db, nil, err
+	}
+	db, loads, err := OpenWithin(want)
+	if err != nil {
+		return nil, nil, err
+	}
+	if p != nil {
+		p.mu.Lock()
+		if p.bounds == nil {
+			p.bounds = map[*sql.DB]bounded{}
+		}
+		p.bounds[db] = bounded{reach: want, key: key, loads: loads}
+		p.mu.Unlock()
+	}
+	return db, loads, nil
 }
 
 // Put takes back a database nothing uses any more; it is closed when the
@@ -138,12 +216,32 @@ func (p *Pool) Put(db *sql.DB) error {
 		p.uses = map[*sql.DB]int{}
 	}
 	p.uses[db]++
+	b, isBounded := p.bounds[db]
+	// A full pool makes room for the database of the reach just used by
+	// closing an idle one of another reach: a run's users all ask for
+	// the run's reach (Within).
+	var evicted *sql.DB
+	if !p.closed && len(p.idle) >= p.maxIdle {
+		for i, idle := range p.idle {
+			if p.bounds[idle].key != b.key {
+				evicted = idle
+				p.idle = slices.Delete(p.idle, i, i+1)
+				delete(p.uses, idle)
+				delete(p.bounds, idle)
+				break
+			}
+		}
+	}
 	keep := !p.closed && len(p.idle) < p.maxIdle
 	retired := keep && p.uses[db] >= MaxUses
 	if !keep || retired {
 		delete(p.uses, db)
+		delete(p.bounds, db)
 	}
 	p.mu.Unlock()
+	if evicted != nil {
+		evicted.Close() //nolint:errcheck // an idle database, nothing of any user's in it
+	}
 	if !keep {
 		return db.Close()
 	}
@@ -151,11 +249,27 @@ func (p *Pool) Put(db *sql.DB) error {
 		if err := db.Close(); err != nil {
 			return err
 		}
-		fresh, err := Open()
+		var fresh *sql.DB
+		var err error
+		if isBounded {
+			var loads map[string]error
+			fresh, loads, err = OpenWithin(b.reach)
+			b.loads = loads
+		} else {
+			fresh, err = Open()
+		}
 		if err != nil {
 			return nil // the next Get starts one, and reports its error
 		}
 		db = fresh
+		if isBounded {
+			p.mu.Lock()
+			if p.bounds == nil {
+				p.bounds = map[*sql.DB]bounded{}
+			}
+			p.bounds[db] = b
+			p.mu.Unlock()
+		}
 	}
 	if _, err := db.Exec(OneThread); err != nil {
 		p.forget(db)
@@ -165,6 +279,7 @@ func (p *Pool) Put(db *sql.DB) error {
 	defer p.mu.Unlock()
 	if p.closed || len(p.idle) >= p.maxIdle {
 		delete(p.uses, db)
+		delete(p.bounds, db)
 		return db.Close()
 	}
 	p.idle = append(p.idle, db)
@@ -210,6 +325,7 @@ func (p *Pool) forget(db *sql.DB) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	delete(p.uses, db)
+	delete(p.bounds, db)
 }
 
 // Idle is the number of idle databases.
@@ -232,6 +348,7 @@ func (p *Pool) Close() error {
 	p.idle, p.closed = nil, true
 	for _, db := range idle {
 		delete(p.uses, db)
+		delete(p.bounds, db)
 	}
 	p.mu.Unlock()
 	var errs []error

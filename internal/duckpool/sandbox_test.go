@@ -1,0 +1,131 @@
+package duckpool
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestSandbox: a database opened within a reach reads and writes what the
+// reach names (a folder, a file by an absolute or a relative path) and
+// nothing else, and no statement widens it again.
+func TestSandbox(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in")
+	if err := os.Mkdir(in, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "one.csv")
+	outside := filepath.Join(dir, "secret.txt")
+	for _, f := range []string{file, outside, filepath.Join(in, "a.csv")} {
+		if err := os.WriteFile(f, []byte("x\n1\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(dir)
+	db, loads, err := OpenWithin(Reach{Dirs: []string{in}, Files: []string{"one.csv"}, Load: []string{"parquet"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err, ok := loads["parquet"]; !ok || err != nil {
+		t.Fatalf("LOAD parquet: %v (%v)", err, ok)
+	}
+	for _, q := range []string{
+		"SELECT count(*) FROM read_csv('" + filepath.Join(in, "a.csv") + "')",
+		"SELECT count(*) FROM read_csv('" + file + "')",
+		"SELECT count(*) FROM read_csv('one.csv')",
+		"COPY (SELECT 1 AS x) TO '" + filepath.Join(in, "out.parquet") + "'",
+		"SET threads = 1",
+		"RESET threads",
+		// The ducklake extension's ATTACH lists the secrets: with
+		// persistent secrets on, that reads ~/.duckdb/stored_secrets,
+		// which the sandbox refuses.
+		"FROM duckdb_secrets()",
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Errorf("%s: %v", q, err)
+		}
+	}
+	for _, q := range []string{
+		"SELECT * FROM read_text('/etc/hostname')",
+		"SELECT * FROM read_text('" + outside + "')",
+		"SELECT * FROM read_text('secret.txt')",
+		"SELECT * FROM read_text('" + in + "/../secret.txt')",
+		"COPY (SELECT 1 AS x) TO '" + filepath.Join(dir, "marker.csv") + "'",
+		"ATTACH '" + filepath.Join(dir, "new.duckdb") + "' AS n",
+		"SET enable_external_access = true",
+		"RESET enable_external_access",
+		"SET allowed_directories = ['/']",
+		"SET allowed_paths = ['" + outside + "']",
+		"SET temp_directory = '" + dir + "'",
+		"INSTALL httpfs",
+	} {
+		if _, err := db.Exec(q); err == nil {
+			t.Errorf("%s: ran in the sandbox", q)
+		} else if !strings.Contains(err.Error(), "Permission Error") && !strings.Contains(err.Error(), "enable_external_access is disabled") && !strings.Contains(err.Error(), "Cannot enable external access") {
+			t.Errorf("%s: %v, want DuckDB's refusal", q, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "marker.csv")); err == nil {
+		t.Error("COPY TO wrote outside the reach")
+	}
+}
+
+// TestPoolReach: a pool hands out a database again only to a user of the
+// same reach; within an outer reach (Within), users whose reaches it
+// covers share its databases.
+func TestPoolReach(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	p := New(2)
+	defer p.Close()
+	db, _, err := p.GetWithin(Reach{Dirs: []string{a}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Put(db); err != nil {
+		t.Fatal(err)
+	}
+	other, _, err := p.GetWithin(Reach{Dirs: []string{b}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if other == db {
+		t.Fatal("a database of reach a was handed out for reach b")
+	}
+	p.Put(other)
+	again, _, err := p.GetWithin(Reach{Dirs: []string{a + "/"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again != db {
+		t.Fatal("the idle database of reach a was not handed out again for it")
+	}
+	p.Put(again)
+	if plain, err := p.Get(); err != nil {
+		t.Fatal(err)
+	} else if plain == db || plain == other {
+		t.Fatal("a sandboxed database was handed out as an unbounded one")
+	} else {
+		plain.Close()
+	}
+	p.Within(dir)
+	x, _, err := p.GetWithin(Reach{Dirs: []string{a}, Files: []string{filepath.Join(b, "f")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Put(x)
+	y, _, err := p.GetWithin(Reach{Dirs: []string{b}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if y != x {
+		t.Fatal("two users within the outer reach did not share its database")
+	}
+	if _, err := y.Exec("SELECT * FROM read_text('/etc/hostname')"); err == nil {
+		t.Fatal("the outer reach's database read /etc/hostname")
+	}
+	p.Put(y)
+}
