@@ -47,7 +47,7 @@ func TestCarryEarlierProof(t *testing.T) {
 	ctx := context.Background()
 	cats, data := carryLake(t)
 	cache := newTestCache(t)
-	opts := Options{DataPath: data, DigestCache: cache, CarryMinWork: -1}
+	opts := Options{DataPath: data, Engines: readerDBs, DigestCache: cache, CarryMinWork: -1}
 	var earlier []Carry
 	carried, prevSnaps := 0, 0
 	for i, a := range cats {
@@ -120,7 +120,7 @@ func TestCarryFindsOldDifferences(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cache := newTestCache(t)
-			opts := Options{DataPath: data, DigestCache: cache, CarryMinWork: -1}
+			opts := Options{DataPath: data, Engines: readerDBs, DigestCache: cache, CarryMinWork: -1}
 			b0 := tamper(t, a0)
 			if _, err := Catalogs(ctx, a0, b0, opts); err != nil {
 				t.Fatal(err)
@@ -369,7 +369,7 @@ func TestCarrySkipsShortWalks(t *testing.T) {
 	ctx := context.Background()
 	cats, data := carryLake(t)
 	cache := newTestCache(t)
-	opts := Options{DataPath: data, DigestCache: cache}
+	opts := Options{DataPath: data, Engines: readerDBs, DigestCache: cache}
 	b0 := tamper(t, cats[0])
 	if _, err := Catalogs(ctx, cats[0], b0, opts); err != nil {
 		t.Fatal(err)

@@ -127,6 +127,20 @@ type Options struct {
 	everyDigest bool
 }
 
+// carried lists the earlier catalogs of one side (a: A's) of the pairs a
+// proof may carry: the side's reader opens them (ReaderOptions.Also).
+func carried(pairs []Carry, a bool) []string {
+	var out []string
+	for _, p := range pairs {
+		if a {
+			out = append(out, p.A)
+		} else {
+			out = append(out, p.B)
+		}
+	}
+	return out
+}
+
 // Report is the result of a proof (Catalogs, or KeptProof from the cache),
 // or of a self-read (Self, KeptSelf), which leaves B empty.
 type Report struct {
@@ -305,9 +319,9 @@ func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
 	openedB := make(chan struct{})
 	go func() {
 		defer close(openedB)
-		rb, errB = Open(ctx, b, ReaderOptions{DataPath: dpB, Engines: opts.Engines, Listings: opts.Listings, Gate: opts.Gate})
+		rb, errB = Open(ctx, b, ReaderOptions{DataPath: dpB, Engines: opts.Engines, Listings: opts.Listings, Gate: opts.Gate, Also: carried(opts.Carry, false)})
 	}()
-	ra, ownA, errA := opts.Source.reader(ctx, a, ReaderOptions{DataPath: opts.DataPath, Engines: opts.Engines, AsSource: true, Listings: opts.Listings, Gate: opts.Gate})
+	ra, ownA, errA := opts.Source.reader(ctx, a, ReaderOptions{DataPath: opts.DataPath, Engines: opts.Engines, AsSource: true, Listings: opts.Listings, Gate: opts.Gate, Also: carried(opts.Carry, true)})
 	<-openedB
 	ra.setGate(opts.Gate) // a Source's reader may have been opened without
 	if ra != nil && ownA {

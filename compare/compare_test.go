@@ -56,6 +56,7 @@ var readerDBs = NewEngines(2)
 // reader cost about as much CPU as the reader's reads of a small lake.
 func testEngines(t *testing.T) *Engines {
 	e := NewEngines(4)
+	e.Within(fixtureDirs...)
 	t.Cleanup(func() { e.Close() })
 	return e
 }
@@ -166,6 +167,12 @@ func TestCatalogsEquivalentToItself(t *testing.T) {
 			}
 			if len(rep.ReaderNotes) == 0 || !strings.Contains(rep.ReaderNotes[0], "LOAD ducklake failed") {
 				t.Errorf("report should say why the ducklake extension was not used: %v", rep.ReaderNotes)
+			}
+			// The reason is the LOAD's before the sandbox closed (the
+			// extension not installed), not the sandbox's refusal of any
+			// LOAD.
+			if strings.Contains(rep.ReaderNotes[0], "disabled through configuration") {
+				t.Errorf("the note gives the sandbox's refusal, not why the extension did not load: %v", rep.ReaderNotes)
 			}
 		})
 	}
@@ -333,7 +340,7 @@ func TestDigestMultiset(t *testing.T) {
 func TestTableDigestMatchesExpected(t *testing.T) {
 	lake, catalog := lastVersion(t, "lakes", "06_deletes")
 	ctx := context.Background()
-	r, err := Open(ctx, catalog, ReaderOptions{DataPath: filepath.Join(lake, "data")})
+	r, err := Open(ctx, catalog, ReaderOptions{DataPath: filepath.Join(lake, "data"), Engines: readerDBs})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -366,7 +373,7 @@ func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 func openAny(t *testing.T) *Reader {
 	t.Helper()
 	lake, catalog := lastVersion(t, "lakes", "06_deletes")
-	r, err := Open(context.Background(), catalog, ReaderOptions{DataPath: filepath.Join(lake, "data")})
+	r, err := Open(context.Background(), catalog, ReaderOptions{DataPath: filepath.Join(lake, "data"), Engines: readerDBs})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -448,7 +455,7 @@ func TestStagedDeletePositions(t *testing.T) {
 	ctx := context.Background()
 	m := readManifest(t, lake)
 	v := m.Versions[len(m.Versions)-1]
-	r, err := Open(ctx, filepath.Join(lake, "versions", v.ID, "ducklake.duckdb"), ReaderOptions{DataPath: filepath.Join(lake, "data")})
+	r, err := Open(ctx, filepath.Join(lake, "versions", v.ID, "ducklake.duckdb"), ReaderOptions{DataPath: filepath.Join(lake, "data"), Engines: readerDBs})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -483,12 +490,12 @@ func TestFooterHitsReadOncePerRun(t *testing.T) {
 	lakeB, catalogB := lastVersion(t, "lakes-0.3", "06_deletes")
 	ctx := context.Background()
 	d := NewDigests(nil)
-	a, err := Open(ctx, catalogA, ReaderOptions{DataPath: filepath.Join(lakeA, "data"), AsSource: true})
+	a, err := Open(ctx, catalogA, ReaderOptions{DataPath: filepath.Join(lakeA, "data"), AsSource: true, Engines: readerDBs})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	rb, err := Open(ctx, catalogB, ReaderOptions{DataPath: filepath.Join(lakeB, "data")})
+	rb, err := Open(ctx, catalogB, ReaderOptions{DataPath: filepath.Join(lakeB, "data"), Engines: readerDBs})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -234,7 +234,7 @@ func TestStorageV2Unreadable(t *testing.T) {
 		}
 		m := readManifest(t, lake)
 		for _, v := range m.Versions {
-			_, err := Open(context.Background(), filepath.Join(lake, "versions", v.ID, "ducklake.duckdb"), ReaderOptions{DataPath: filepath.Join(lake, "data")})
+			_, err := Open(context.Background(), filepath.Join(lake, "versions", v.ID, "ducklake.duckdb"), ReaderOptions{DataPath: filepath.Join(lake, "data"), Engines: readerDBs})
 			if err == nil {
 				t.Fatalf("version %s: opened a storage v2 catalog", v.ID)
 			}
@@ -294,7 +294,7 @@ func TestConvertedMatchDuckLake(t *testing.T) {
 								t.Errorf("version %s -> %s: convert failed: %v\n%s", v.ID, target, err, out)
 								continue
 							}
-							r, err := Open(ctx, dst, ReaderOptions{DataPath: data})
+							r, err := Open(ctx, dst, ReaderOptions{DataPath: data, Engines: readerDBs})
 							if err != nil {
 								t.Errorf("version %s -> %s: %v", v.ID, target, err)
 								continue
@@ -344,7 +344,7 @@ func TestMigrationCatalogs(t *testing.T) {
 				continue
 			}
 			t.Run(e.Name()+"/"+file, func(t *testing.T) {
-				r, err := Open(ctx, catalog, ReaderOptions{DataPath: filepath.Join(dir, e.Name(), "data"), AsSource: true}) // read as a source, as in checkLake
+				r, err := Open(ctx, catalog, ReaderOptions{DataPath: filepath.Join(dir, e.Name(), "data"), AsSource: true, Engines: readerDBs}) // read as a source, as in checkLake
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -111,7 +111,7 @@ func TestDeletesRewrittenFileReadAgain(t *testing.T) {
 		t.Run(l.archive+"/"+l.name, func(t *testing.T) {
 			catalog, data := deleteLake(t, l.archive, l.name)
 			memo := NewDeletes()
-			if _, err := Catalogs(ctx, catalog, catalog, Options{DataPath: data, Deletes: memo}); err != nil {
+			if _, err := Catalogs(ctx, catalog, catalog, Options{DataPath: data, Engines: readerDBs, Deletes: memo}); err != nil {
 				t.Fatal(err)
 			}
 			r, _ := openWithSnapshots(t, catalog, data)

@@ -108,7 +108,7 @@ type replacedCase struct {
 func TestSelfCarryAcrossReplacedDeletes(t *testing.T) {
 	ctx := context.Background()
 	data, earlier, later, cases := replacedDeletes(t)
-	opts := Options{DataPath: data, CarryMinWork: -1}
+	opts := Options{DataPath: data, Engines: readerDBs, CarryMinWork: -1}
 	first, err := Self(ctx, earlier, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -144,7 +144,7 @@ func TestCarryAcrossReplacedDeletes(t *testing.T) {
 	ctx := context.Background()
 	data, earlier, later, cases := replacedDeletes(t)
 	cache := newTestCache(t)
-	opts := Options{DataPath: data, DigestCache: cache, CarryMinWork: -1}
+	opts := Options{DataPath: data, Engines: readerDBs, DigestCache: cache, CarryMinWork: -1}
 	b0 := tamper(t, earlier)
 	first, err := Catalogs(ctx, earlier, b0, opts)
 	if err != nil {
@@ -240,7 +240,7 @@ func TestCarryReplacedOnOneSide(t *testing.T) {
 	ctx := context.Background()
 	data, earlier, later, _ := replacedDeletes(t)
 	cache := newTestCache(t)
-	opts := Options{DataPath: data, DigestCache: cache, CarryMinWork: -1}
+	opts := Options{DataPath: data, Engines: readerDBs, DigestCache: cache, CarryMinWork: -1}
 	b0 := tamper(t, earlier)
 	if _, err := Catalogs(ctx, earlier, b0, opts); err != nil {
 		t.Fatal(err)

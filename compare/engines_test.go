@@ -33,6 +33,7 @@ func engineState(t *testing.T, db *sql.DB) (attached, temp int) {
 // staged delete positions), and reads DuckLake's rows at every snapshot.
 func TestEnginesReusedClean(t *testing.T) {
 	engines := NewEngines(1)
+	engines.Within(fixtureDirs...) // its checks write their rows beside the lake
 	defer engines.Close()
 	var last *sql.DB
 	for _, tc := range []struct {

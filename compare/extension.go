@@ -13,8 +13,15 @@ func (c *comparison) extension() {
 	for _, r := range []*Reader{c.a, c.b} {
 		// Never download during a proof: only an installed extension
 		// counts (every reader's database starts with autoinstall off,
-		// duckpool.Open).
+		// duckpool.Open). Its database loaded it, where installed, before
+		// its sandbox closed (duckpool.OpenWithin, ReaderOptions.reach):
+		// a sandboxed database loads no extension, and the LOAD here only
+		// finds it loaded. Where it failed, the note gives that LOAD's
+		// error, not the sandbox's refusal.
 		if _, err := r.conn.ExecContext(c.ctx, "LOAD ducklake"); err != nil {
+			if first := r.loads["ducklake"]; first != nil {
+				err = first
+			}
 			c.rep.ReaderNotes = append(c.rep.ReaderNotes, fmt.Sprintf("%s not used: LOAD ducklake failed: %s", ReaderExtension, oneline.First(err.Error())))
 			return
 		}

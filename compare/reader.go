@@ -81,6 +81,11 @@ type ReaderOptions struct {
 	// Gate, when set, makes each data and delete file readable before the
 	// reader reads its bytes (ReadGate).
 	Gate ReadGate
+	// Also are files the reader's DuckDB may open besides its catalog and
+	// data folder: the earlier catalogs a proof may carry (Options.Carry).
+	// Its DuckDB opens nothing else (duckpool.Reach), except within the
+	// folders its Engines are bounded to (duckpool.Pool.Within).
+	Also []string
 }
 
 // Reader reads one DuckLake catalog, read-only, with the rules of its format.
@@ -88,7 +93,8 @@ type ReaderOptions struct {
 type Reader struct {
 	path        string
 	db          *sql.DB
-	engines     *Engines // where db goes back on Close (nil: closed)
+	engines     *Engines         // where db goes back on Close
+	loads       map[string]error // what the LOADs of db's extensions said (duckpool.OpenWithin)
 	conn        *sql.Conn
 	format      *formats.Version
 	layout      formats.Layout
@@ -224,16 +230,84 @@ func Open(ctx context.Context, catalogPath string, opts ReaderOptions) (*Reader,
 		}
 		return nil, fmt.Errorf("%w: catalog %s has a write-ahead log beside it (%s.wal): DuckDB would replay changes that are not in the file; compare a copy of the file alone", ErrIncomparable, catalogPath, filepath.Base(catalogPath))
 	}
-	db, err := opts.Engines.Get()
+	reach := opts.reach(catalogPath)
+	r, err := open(ctx, catalogPath, opts, reach, st)
+	if err != nil {
+		return nil, err
+	}
+	more := r.beyond(ctx, reach)
+	if len(more.Dirs) == 0 && len(more.Files) == 0 {
+		return r, nil
+	}
+	// The data folder came from the catalog, or the catalog names files
+	// outside it: a database whose reach holds them too reads the
+	// catalog again.
+	r.Close()
+	reach.Dirs = append(reach.Dirs, more.Dirs...)
+	reach.Files = append(reach.Files, more.Files...)
+	return open(ctx, catalogPath, opts, reach, st)
+}
+
+// beyond is what the reader opens that reach does not hold: the data
+// folder its catalog names, when none was given (a data path that is a
+// URL is read by nothing here), and each data or delete file the catalog
+// names outside that folder (by absolute path, or with a ".."), as DuckLake
+// opens them. Only those files, not their folders: a repository's check
+// reports them (outside data_dir). A catalog whose files cannot be listed
+// adds none: its reader fails where it fails without the sandbox.
+func (r *Reader) beyond(ctx context.Context, reach duckpool.Reach) duckpool.Reach {
+	var more duckpool.Reach
+	if !reach.Holds(r.dataPath) && filepath.IsAbs(r.dataPath) {
+		more.Dirs = append(more.Dirs, r.dataPath)
+		reach.Dirs = append(reach.Dirs, r.dataPath)
+	}
+	files, err := r.StoredFiles(ctx)
+	if err != nil {
+		return more
+	}
+	for _, f := range files {
+		if f.Relative && !strings.Contains(f.Path, "..") && reach.Holds(f.Path) {
+			continue
+		}
+		if filepath.IsAbs(f.Path) && !reach.Holds(f.Path) {
+			more.Files = append(more.Files, f.Path)
+		}
+	}
+	return more
+}
+
+// reach is what a reader of the catalog at catalogPath may open (package
+// duckpool's sandbox, docs/compare.md "The readers' sandbox"): the
+// catalog, the data folder given, the earlier catalogs it may be held to
+// (ReaderOptions.Also), and the ducklake extension loaded where installed
+// (the second reader, extension.go), as a sandboxed database loads none.
+func (o ReaderOptions) reach(catalogPath string) duckpool.Reach {
+	reach := duckpool.Reach{Files: append([]string{catalogPath}, o.Also...), Load: []string{"ducklake"}}
+	if o.DataPath != "" {
+		reach.Dirs = []string{o.DataPath}
+	}
+	return reach
+}
+
+// open opens the reader in a database sandboxed to reach.
+func open(ctx context.Context, catalogPath string, opts ReaderOptions, reach duckpool.Reach, st os.FileInfo) (*Reader, error) {
+	engines := opts.Engines
+	if engines == nil {
+		// A pool of the reader's own keeps what its database's LOADs
+		// said; Close closes the database with it.
+		engines = duckpool.New(1)
+		engines.Close() //nolint:errcheck // nothing idle: the database goes when given back
+	}
+	db, loads, err := engines.GetWithin(reach)
 	if err != nil {
 		return nil, fmt.Errorf("open catalog %s: %w", catalogPath, err)
 	}
 	conn, err := db.Conn(ctx)
 	if err != nil {
-		opts.Engines.Discard(db) //nolint:errcheck // already failing
+		engines.Discard(db) //nolint:errcheck // already failing
 		return nil, fmt.Errorf("open catalog %s: open duckdb: %w", catalogPath, err)
 	}
-	r := &Reader{path: catalogPath, asSource: opts.AsSource, listings: opts.Listings, gate: opts.Gate, db: db, engines: opts.Engines, conn: conn, memo: newDigestMemo(NewDigests(opts.DigestCache)), allRowsKeys: map[allRowsKeyID]string{}, goneKeys: map[goneKeyID]string{}, goneParts: map[allRowsKeyID]goneParts{}, schemas: map[string]*pnode{}, schemaTried: map[string]bool{}, deleteTried: map[string]bool{}, existing: map[string]bool{}, posHashes: map[string]keptHash{}, rawDeletes: newDeleteFiles(), tempTables: map[string]bool{}, deletes: map[string][]int64{}, partialCuts: map[string]partialCut{}, cutCap: maxRawDeletes, meta: newMetaMemo(), inl: newInlinedMemo(), maxInlinePositions: 10000}
+	r := &Reader{path: catalogPath, asSource: opts.AsSource, listings: opts.Listings, gate: opts.Gate, db: db, engines: engines, loads: loads, conn: conn, memo: newDigestMemo(NewDigests(opts.DigestCache)), allRowsKeys: map[allRowsKeyID]string{}, goneKeys: map[goneKeyID]string{}, goneParts: map[allRowsKeyID]goneParts{}, schemas: map[string]*pnode{}, schemaTried: map[string]bool{}, deleteTried: map[string]bool{}, existing: map[string]bool{}, posHashes: map[string]keptHash{}, rawDeletes: newDeleteFiles(), tempTables: map[string]bool{}, deletes: map[string][]int64{}, partialCuts: map[string]partialCut{}, cutCap: maxRawDeletes, meta: newMetaMemo(), inl: newInlinedMemo(), maxInlinePositions: 10000}
 	if err := r.init(ctx, opts); err != nil {
 		r.Close()
 		if st.IsDir() && !errors.As(err, new(*OpenError)) {

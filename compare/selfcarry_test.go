@@ -49,7 +49,7 @@ func carryAll(reads ...SelfCarry) func(context.Context) []SelfCarry {
 func TestSelfCarriesEarlierRead(t *testing.T) {
 	ctx := context.Background()
 	cats, data := selfCarryLake(t)
-	opts := Options{DataPath: data, CarryMinWork: -1}
+	opts := Options{DataPath: data, Engines: readerDBs, CarryMinWork: -1}
 	var earlier []SelfCarry
 	carried, prevSnaps := 0, 0
 	for i, a := range cats {
@@ -180,7 +180,7 @@ func TestSelfCarryFindsOldFaults(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e0, e1 := cats[tc.from], cats[tc.from+1]
-			opts := Options{DataPath: data, CarryMinWork: -1}
+			opts := Options{DataPath: data, Engines: readerDBs, CarryMinWork: -1}
 			first, err := Self(ctx, e0, opts)
 			if err != nil {
 				t.Fatalf("the earlier catalog: %v", err)
@@ -225,7 +225,7 @@ func TestSelfCarryOfACopyReplacedSince(t *testing.T) {
 				t.Helper()
 				l := NewListings()
 				l.SetMirror(data, m)
-				opts := Options{DataPath: data, DigestCache: store, Listings: l, CarryMinWork: -1}
+				opts := Options{DataPath: data, Engines: readerDBs, DigestCache: store, Listings: l, CarryMinWork: -1}
 				if carry != nil {
 					opts.SelfCarry = carryAll(carry...)
 				}

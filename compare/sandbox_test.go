@@ -1,0 +1,107 @@
+package compare
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestReaderSandbox: a proof's reader, asked through its own connection
+// (as a slip in our SQL, or in the ducklake extension's, would ask), opens
+// no file outside its catalog and data folder (or, with Engines bounded to
+// a run's folders, outside those), writes none, and cannot turn its
+// sandbox off; it still reads its catalog and data files. Before the
+// sandbox, each of these statements ran.
+func TestReaderSandbox(t *testing.T) {
+	ctx := context.Background()
+	lake, catalog := lastVersion(t, "lakes", "06_deletes")
+	data := filepath.Join(lake, "data")
+	outside := t.TempDir()
+	secret := filepath.Join(outside, "credentials")
+	if err := os.WriteFile(secret, []byte("[default]\naws_secret_access_key = x\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	bounded := NewEngines(1)
+	bounded.Within(lake)
+	defer bounded.Close()
+	for _, tc := range []struct {
+		name    string
+		engines *Engines
+	}{{"own reach", nil}, {"a run's folders", bounded}} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := Open(ctx, catalog, ReaderOptions{DataPath: data, Engines: tc.engines})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			marker := filepath.Join(outside, "marker-"+strings.ReplaceAll(tc.name, " ", "-"))
+			for _, q := range []string{
+				"SELECT * FROM read_text('/etc/hostname')",
+				"SELECT * FROM read_text(" + sqlString(secret) + ")",
+				"SELECT * FROM read_blob(" + sqlString(filepath.Join(outside, "*")) + ")",
+				"SELECT * FROM read_text(" + sqlString(data+strings.Repeat("/..", strings.Count(data, "/"))+"/etc/hostname") + ")",
+				"COPY (SELECT 1 AS x) TO " + sqlString(marker),
+				"ATTACH " + sqlString(marker+".duckdb") + " AS planted",
+				"SET enable_external_access = true",
+				"RESET enable_external_access",
+				"SET allowed_directories = ['/']",
+				"SET allowed_paths = [" + sqlString(secret) + "]",
+				"INSTALL httpfs",
+			} {
+				if _, err := r.conn.ExecContext(ctx, q); err == nil {
+					t.Errorf("%s: ran in a reader's database", q)
+				}
+			}
+			for _, f := range []string{marker, marker + ".duckdb"} {
+				if _, err := os.Stat(f); err == nil {
+					t.Errorf("a reader's database wrote %s", f)
+				}
+			}
+			// The reader still reads what it needs.
+			snaps, err := r.Snapshots(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			last := snaps[len(snaps)-1].ID
+			tb, err := r.Table(ctx, "main.del", last)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, _, err := r.TableDigest(ctx, tb, last, ScanOptions{}); err != nil {
+				t.Fatalf("read main.del in the sandbox: %v", err)
+			}
+		})
+	}
+}
+
+// TestReaderReachFromCatalog: a reader given no data folder reads the one
+// its catalog names (its database opened again with that folder in its
+// reach), and nothing else.
+func TestReaderReachFromCatalog(t *testing.T) {
+	ctx := context.Background()
+	lake, catalog := lastVersion(t, "lakes", "06_deletes")
+	data := filepath.Join(lake, "data") + string(os.PathSeparator)
+	local := filepath.Join(t.TempDir(), "local.duckdb")
+	copyFile(t, catalog, local)
+	execCatalog(t, local, "UPDATE ducklake_metadata SET value = "+sqlString(data)+" WHERE key = 'data_path'")
+	r, err := Open(ctx, local, ReaderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if r.DataPath() != data {
+		t.Fatalf("data path %s, want %s", r.DataPath(), data)
+	}
+	if _, err := r.conn.ExecContext(ctx, "SELECT * FROM read_text('/etc/hostname')"); err == nil {
+		t.Error("a reader without a data folder read /etc/hostname")
+	}
+	files, err := r.StoredFiles(ctx)
+	if err != nil || len(files) == 0 {
+		t.Fatalf("stored files: %v, %v", files, err)
+	}
+	if _, err := r.conn.ExecContext(ctx, "SELECT count(*) FROM read_parquet("+sqlString(files[0].Path)+")"); err != nil {
+		t.Errorf("the data folder its catalog names is not in its reach: %v", err)
+	}
+}
