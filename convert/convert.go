@@ -175,7 +175,11 @@ func Catalogs(ctx context.Context, src string, outs []Output, opts Options) []Co
 	if len(todo) == 0 {
 		return res
 	}
-	p, closeDB, err := prepare(ctx, src, opts)
+	var dsts []string
+	for _, i := range todo {
+		dsts = append(dsts, outs[i].Dst)
+	}
+	p, closeDB, err := prepare(ctx, src, dsts, opts)
 	if err != nil {
 		for _, i := range todo {
 			res[i].Err = err
@@ -190,7 +194,7 @@ func Catalogs(ctx context.Context, src string, outs []Output, opts Options) []Co
 			// transaction): the next starts over in a database of its own.
 			closeDB()
 			closeDB = func() {}
-			if p, closeDB, err = prepare(ctx, src, opts); err != nil {
+			if p, closeDB, err = prepare(ctx, src, dsts, opts); err != nil {
 				closeDB = func() {}
 				for _, j := range todo[n:] {
 					res[j].Err = err
@@ -225,7 +229,7 @@ func (p *pass) reusable(ctx context.Context, err error) bool {
 // Check runs the whole conversion in memory and reports its findings
 // without writing anything.
 func Check(ctx context.Context, src string, target *formats.Version, opts Options) (*Result, error) {
-	p, closeDB, err := prepare(ctx, src, opts)
+	p, closeDB, err := prepare(ctx, src, nil, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -308,10 +312,11 @@ type frozenOutcome struct {
 	err      error
 }
 
-// prepare opens the working database, attaches and reads the source, and
-// detects its format (refused against Options.SourceFormat). The closer
-// gives the database back.
-func prepare(ctx context.Context, src string, opts Options) (*pass, func(), error) {
+// prepare opens the working database, sandboxed to what the conversions
+// into dsts open (reach), attaches and reads the source, and detects its
+// format (refused against Options.SourceFormat). The closer gives the
+// database back.
+func prepare(ctx context.Context, src string, dsts []string, opts Options) (*pass, func(), error) {
 	for _, o := range opts.Lossy {
 		if !slices.Contains(LossyOptions, o) {
 			return nil, nil, fmt.Errorf("convert %s: unknown lossy option %q (known: %s)", src, o, strings.Join(LossyOptions, ", "))
@@ -321,7 +326,8 @@ func prepare(ctx context.Context, src string, opts Options) (*pass, func(), erro
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	conn, closeDB, err := openWork(ctx, opts.Engines)
+	r := reach(src, dsts, opts)
+	conn, closeDB, err := openWork(ctx, opts.Engines, &r)
 	if err != nil {
 		return nil, nil, fmt.Errorf("convert %s: %w", src, err)
 	}
@@ -745,7 +751,7 @@ func columnSetDiff(layout formats.Layout, target *formats.Version) []string {
 // Detect opens a catalog read-only and names its format, from its version
 // row and the tables and columns really present.
 func Detect(ctx context.Context, path string) (*formats.Version, error) {
-	conn, closeDB, err := openDuckDB(ctx)
+	conn, closeDB, err := openDuckDBWithin(ctx, duckpool.Reach{Files: []string{path}})
 	if err != nil {
 		return nil, err
 	}
@@ -784,6 +790,41 @@ func openDuckDB(ctx context.Context) (*sql.Conn, func(), error) {
 		return nil, nil, err
 	}
 	return conn, func() { conn.Close(); db.Close() }, nil
+}
+
+// openDuckDBWithin is openDuckDB, the database sandboxed to reach
+// (duckpool.OpenWithin).
+func openDuckDBWithin(ctx context.Context, reach duckpool.Reach) (*sql.Conn, func(), error) {
+	db, _, err := duckpool.OpenWithin(reach)
+	if err != nil {
+		return nil, nil, err
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	return conn, func() { conn.Close(); db.Close() }, nil
+}
+
+// reach is what a conversion of src into dsts may open (package
+// duckpool's sandbox; docs/compare.md, "The readers' sandbox"): the
+// source catalog; the folders of the outputs (each is written under a
+// temporary name beside it, with DuckDB's write-ahead log); the data
+// folder, whose data and delete files the checks read, and the folder of
+// the rewritten delete files (Options.TempDir), when a data folder or a
+// TempDir is given. httpfs is loaded where installed: DuckDB writes
+// encrypted Parquet only with it (rewritten delete files of an encrypted
+// lake), and a sandboxed database loads no extension.
+func reach(src string, dsts []string, opts Options) duckpool.Reach {
+	r := duckpool.Reach{Files: []string{src}, Load: []string{"httpfs"}}
+	for _, d := range dsts {
+		r.Dirs = append(r.Dirs, filepath.Dir(d))
+	}
+	if opts.DataPath != "" || opts.TempDir != "" {
+		r.Dirs = append(r.Dirs, opts.DataPath, opts.tempDir())
+	}
+	return r
 }
 
 // Engines keeps the in-memory DuckDB databases of finished conversions for
@@ -970,6 +1011,11 @@ func (e *Engines) dbs() *duckpool.Pool {
 // Idle is the number of idle databases.
 func (e *Engines) Idle() int { return e.dbs().Idle() }
 
+// Within bounds the databases of every later conversion whose own reach
+// (reach) lies in the folders dirs to dirs, so that the conversions of a
+// run share them (duckpool.Pool.Within).
+func (e *Engines) Within(dirs ...string) { e.dbs().Within(dirs...) }
+
 // Close closes the idle databases; one given back later is closed then.
 func (e *Engines) Close() error { return e.dbs().Close() }
 
@@ -978,13 +1024,20 @@ func (e *Engines) Close() error { return e.dbs().Close() }
 const workDB = "fdl_work"
 
 // openWork opens a connection on a database from engines (or a new one,
-// configured as openDuckDB's) with workDB attached as its default database,
+// configured as openDuckDB's), sandboxed to reach unless it is nil (tests),
+// with workDB attached as its default database,
 // on one thread (duckpool.OneThread). Its closer detaches what the
 // conversion attached (the source, the output, the working database) and
 // gives the database back when nothing of the conversion is left in it
 // (duckpool.Release).
-func openWork(ctx context.Context, engines *Engines) (*sql.Conn, func(), error) {
-	db, err := engines.dbs().Get()
+func openWork(ctx context.Context, engines *Engines, reach *duckpool.Reach) (*sql.Conn, func(), error) {
+	var db *sql.DB
+	var err error
+	if reach != nil {
+		db, _, err = engines.dbs().GetWithin(*reach)
+	} else {
+		db, err = engines.dbs().Get()
+	}
 	if err != nil {
 		return nil, nil, err
 	}

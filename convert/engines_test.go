@@ -73,7 +73,7 @@ func TestLeftClean(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			engines := NewEngines(1)
 			defer engines.Close()
-			conn, release, err := openWork(ctx, engines)
+			conn, release, err := openWork(ctx, engines, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

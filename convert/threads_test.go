@@ -115,7 +115,7 @@ func threadsConn(t *testing.T, ctx context.Context) (conn *sql.Conn, want int64,
 		t.Fatal(err)
 	}
 	closeFresh()
-	conn, release, err := openWork(ctx, engines)
+	conn, release, err := openWork(ctx, engines, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,82 @@
+package convert
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/testlakes"
+)
+
+// TestConversionSandbox: a conversion's database, asked through its own
+// connection (as a slip in our SQL would ask), opens no file outside its
+// source catalog, data folder, delete files' folder and outputs' folders
+// (or, with Engines bounded to a run's folders, outside those), writes
+// none there, and cannot turn its sandbox off; the conversion then writes
+// its output as before. Before the sandbox, each of these statements ran.
+func TestConversionSandbox(t *testing.T) {
+	ctx := context.Background()
+	lake := filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes")
+	vs := versionCatalogs(t, lake)
+	src := vs[len(vs)-1]
+	data := filepath.Join(lake, "data")
+	outside := t.TempDir()
+	secret := filepath.Join(outside, "credentials")
+	if err := os.WriteFile(secret, []byte("[default]\naws_secret_access_key = x\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	bounded := NewEngines(1)
+	defer bounded.Close()
+	for _, tc := range []struct {
+		name    string
+		engines *Engines
+	}{{"own reach", nil}, {"a run's folders", bounded}} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := t.TempDir()
+			bounded.Within(lake, out)
+			dst := filepath.Join(out, "0.4.duckdb")
+			p, closeDB, err := prepare(ctx, src, []string{dst}, Options{DataPath: data, TempDir: out, Engines: tc.engines})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer closeDB()
+			marker := filepath.Join(outside, "marker-"+strings.ReplaceAll(tc.name, " ", "-"))
+			for _, q := range []string{
+				"SELECT * FROM read_text('/etc/hostname')",
+				"SELECT * FROM read_text('" + secret + "')",
+				"COPY (SELECT 1 AS x) TO '" + marker + "'",
+				"ATTACH '" + marker + ".duckdb' AS planted",
+				"SET enable_external_access = true",
+				"SET allowed_directories = ['/']",
+				"INSTALL httpfs",
+			} {
+				if _, err := p.conn.ExecContext(ctx, q); err == nil {
+					t.Errorf("%s: ran in a conversion's database", q)
+				}
+			}
+			for _, f := range []string{marker, marker + ".duckdb"} {
+				if _, err := os.Stat(f); err == nil {
+					t.Errorf("a conversion's database wrote %s", f)
+				}
+			}
+			if _, err := p.convert(ctx, dst, formats.V0_4, nil); err != nil {
+				t.Fatalf("convert in the sandbox: %v", err)
+			}
+			if _, err := os.Stat(dst); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// TestDetectSandbox: Detect's database reaches the catalog only.
+func TestDetectSandbox(t *testing.T) {
+	lake := filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes")
+	vs := versionCatalogs(t, lake)
+	if v, err := Detect(context.Background(), vs[0]); err != nil || v == nil {
+		t.Fatalf("Detect in the sandbox: %v, %v", v, err)
+	}
+}
