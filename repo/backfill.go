@@ -255,6 +255,7 @@ func backfill(ctx context.Context, st store.Store, opts Options) (_ *BackfillRep
 		return nil, fmt.Errorf("create work folder: %w", err)
 	}
 	defer os.RemoveAll(work)
+	r.bound(work)
 	var hints []string
 	if !opts.DryRun {
 		hints = r.hintVersions(todo)

@@ -350,6 +350,7 @@ func check(ctx context.Context, st store.Store, opts Options) (*CheckReport, err
 		return nil, fmt.Errorf("create work folder: %w", err)
 	}
 	defer os.RemoveAll(work)
+	r.bound(work)
 	disk := compare.NewDiskCheck() // each data file is checked once per run
 	done, err := r.checkAll(ctx, m, work, disk, &opts)
 	stop := opts.failures.cause()

@@ -274,6 +274,7 @@ func (r *repository) plan(ctx context.Context, opts *Options, check bool) (*Matr
 		return nil, fmt.Errorf("create work folder: %w", err)
 	}
 	defer os.RemoveAll(work)
+	r.bound(work)
 
 	// Empty version folders are no version, but a publisher hears of them
 	// from every command, not from check alone (before, plan and backfill

@@ -422,7 +422,30 @@ func load(ctx context.Context, st store.Store, opts *Options) (_ *repository, er
 	if !strings.HasSuffix(r.dataPath, string(os.PathSeparator)) {
 		r.dataPath += string(os.PathSeparator)
 	}
+	r.bound("")
 	return r, nil
+}
+
+// bound bounds every DuckDB database the run's readers and conversions
+// open to the run's folders (duckpool.Pool.Within; docs/compare.md, "The
+// readers' sandbox"): the repository's folder (or, for a bucket or a web
+// site, the run's work folder for catalogs and the data cache), the data
+// folder, the folder of rewritten delete files, and the run's work folder
+// (work, once made: the conversions' outputs and copies). A database so
+// bounded opens no other file, whatever statement runs in it; the run's
+// readers and conversions share them, as before.
+func (r *repository) bound(work string) {
+	dirs := []string{r.dataPath, r.tempDir(), work}
+	if r.paths != nil {
+		if temp, err := r.paths.Path(store.TempDir); err == nil {
+			dirs = append(dirs, filepath.Dir(temp))
+		}
+	}
+	if rm := r.remote; rm != nil {
+		dirs = append(dirs, rm.work, rm.cacheDir, rm.tmpDir, rm.catalogDir, rm.local)
+	}
+	r.engines.Within(dirs...)
+	r.convEngines.Within(dirs...)
 }
 
 // where names a store for messages: its Location (a bucket and prefix
