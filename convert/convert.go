@@ -336,6 +336,24 @@ func prepare(ctx context.Context, src string, dsts []string, opts Options) (*pas
 		closeDB()
 		return nil, nil, err
 	}
+	// Files the source names outside its data folder are read where it
+	// names them: a database whose reach holds them too attaches it again.
+	outside, err := outsidePaths(ctx, conn, schema, opts.DataPath)
+	if err != nil {
+		closeDB()
+		return nil, nil, fmt.Errorf("convert %s: %w", src, err)
+	}
+	if slices.ContainsFunc(outside, func(p string) bool { return !r.Holds(p) }) {
+		closeDB()
+		r.AddFiles(outside...)
+		if conn, closeDB, err = openWork(ctx, opts.Engines, &r); err != nil {
+			return nil, nil, fmt.Errorf("convert %s: %w", src, err)
+		}
+		if schema, stamp, tables, err = openSource(ctx, conn, src, opts.Engines); err != nil {
+			closeDB()
+			return nil, nil, err
+		}
+	}
 	layout, _ := splitLayout(tables)
 	source, err := formats.Detect(stamp, layout)
 	if err != nil {

@@ -80,3 +80,9 @@ func TestDetectSandbox(t *testing.T) {
 		t.Fatalf("Detect in the sandbox: %v, %v", v, err)
 	}
 }
+
+// fixtureDirs are the folders of the tests' catalogs, data and outputs:
+// temporary folders and the unpacked conformance set.
+func fixtureDirs(t *testing.T) []string {
+	return []string{os.TempDir(), filepath.Dir(filepath.Dir(testlakes.Dir(t, "lakes")))}
+}

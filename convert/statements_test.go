@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/fdl-formats/fdl-formats/internal/duckpool"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,7 +22,11 @@ import (
 func statementLog(t *testing.T, engines *Engines) func() []string {
 	t.Helper()
 	ctx := context.Background()
-	db, err := engines.pool.Get()
+	// The conversions' databases are sandboxed: within the fixtures'
+	// folders, every conversion's is the one the pool keeps for them.
+	reach := duckpool.Reach{Dirs: fixtureDirs(t), Load: []string{"httpfs"}}
+	engines.Within(reach.Dirs...)
+	db, _, err := engines.pool.GetWithin(reach)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +38,7 @@ func statementLog(t *testing.T, engines *Engines) func() []string {
 	}
 	return func() []string {
 		t.Helper()
-		db, err := engines.pool.Get()
+		db, _, err := engines.pool.GetWithin(reach)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -92,6 +92,19 @@ func (r Reach) covers(o Reach) bool {
 	return true
 }
 
+// AddFiles adds files to the reach, each alone, but for a file whose name
+// holds one of DuckDB's glob characters: DuckDB lists the folder to read
+// it, even with its glob characters escaped, so the folder is added.
+func (r *Reach) AddFiles(paths ...string) {
+	for _, p := range paths {
+		if strings.ContainsAny(filepath.Base(p), "*?[{") {
+			r.Dirs = append(r.Dirs, filepath.Dir(p))
+		} else {
+			r.Files = append(r.Files, p)
+		}
+	}
+}
+
 // Holds tells whether the reach holds path: one of its files, or a path
 // under one of its folders (lexically, as DuckDB checks).
 func (r Reach) Holds(path string) bool {
