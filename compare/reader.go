@@ -252,14 +252,18 @@ func Open(ctx context.Context, catalogPath string, opts ReaderOptions) (*Reader,
 // folder its catalog names, when none was given (a data path that is a
 // URL is read by nothing here), and each data or delete file the catalog
 // names outside that folder (by absolute path, or with a ".."), as DuckLake
-// opens them. Only those files, not their folders: a repository's check
-// reports them (outside data_dir). A catalog whose files cannot be listed
+// opens them. Only those files, not their folders (but for a name with
+// glob characters, duckpool.Reach.AddFiles): a repository's check reports
+// them (outside data_dir). A catalog whose files cannot be listed
 // adds none: its reader fails where it fails without the sandbox.
 func (r *Reader) beyond(ctx context.Context, reach duckpool.Reach) duckpool.Reach {
 	var more duckpool.Reach
 	if !reach.Holds(r.dataPath) && filepath.IsAbs(r.dataPath) {
 		more.Dirs = append(more.Dirs, r.dataPath)
 		reach.Dirs = append(reach.Dirs, r.dataPath)
+	}
+	if !r.mayNameOutside(ctx) {
+		return more
 	}
 	files, err := r.StoredFiles(ctx)
 	if err != nil {
@@ -270,7 +274,7 @@ func (r *Reader) beyond(ctx context.Context, reach duckpool.Reach) duckpool.Reac
 			continue
 		}
 		if filepath.IsAbs(f.Path) && !reach.Holds(f.Path) {
-			more.Files = append(more.Files, f.Path)
+			more.AddFiles(f.Path)
 		}
 	}
 	return more
@@ -500,6 +504,29 @@ WHERE s = 'main' AND lower(name) = lower(?) LIMIT 1`, n).Scan(&kind, &actual)
 		return fmt.Errorf("%w: %w", ErrIncomparable, &formats.NotBaseTableError{Catalog: r.path, Objects: bad})
 	}
 	return nil
+}
+
+// mayNameOutside tells whether the catalog may name a file outside its
+// data folder: a data or delete file, table or schema folder recorded by
+// absolute path, or a path with "..". One query, much cheaper than the
+// listing (StoredFiles) it spares a catalog without any; true when it
+// fails.
+func (r *Reader) mayNameOutside(ctx context.Context) bool {
+	var parts []string
+	for _, t := range []string{"ducklake_data_file", "ducklake_delete_file", "ducklake_table", "ducklake_schema"} {
+		if !r.has(t, "path") {
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("SELECT 1 FROM cat.main.%s x WHERE %s IS false OR contains(x.path, '..')", t, r.col(t, "x", "path_is_relative")))
+	}
+	if len(parts) == 0 {
+		return false
+	}
+	var any bool
+	if err := r.conn.QueryRowContext(ctx, "SELECT EXISTS ("+strings.Join(parts, " UNION ALL ")+")").Scan(&any); err != nil {
+		return true
+	}
+	return any
 }
 
 // dynamicName finds an inlined table of the catalog by name as DuckDB

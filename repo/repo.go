@@ -431,7 +431,9 @@ func load(ctx context.Context, st store.Store, opts *Options) (_ *repository, er
 // readers' sandbox"): the repository's folder (or, for a bucket or a web
 // site, the run's work folder for catalogs and the data cache), the data
 // folder, the folder of rewritten delete files, and the run's work folder
-// (work, once made: the conversions' outputs and copies). A database so
+// (work, once made: the conversions' outputs and copies), and for a
+// bucket or web site the data cache with its catalogs and footers'
+// stand-ins. A database so
 // bounded opens no other file, whatever statement runs in it; the run's
 // readers and conversions share them, as before.
 func (r *repository) bound(work string) {
@@ -443,6 +445,9 @@ func (r *repository) bound(work string) {
 	}
 	if rm := r.remote; rm != nil {
 		dirs = append(dirs, rm.work, rm.cacheDir, rm.tmpDir, rm.catalogDir, rm.local)
+		if rm.cacheDir != "" {
+			dirs = append(dirs, rm.cacheDir+footersSuffix) // the footers' stand-ins
+		}
 	}
 	r.engines.Within(dirs...)
 	r.convEngines.Within(dirs...)
