@@ -108,10 +108,15 @@ func runCompare(ctx context.Context, cmd *cli.Command) error {
 
 // dataPathHint says what to do when, without --data, a catalog's data_path
 // is a URL (what an FDL catalog carries): compare reads no data file over
-// the network, and DuckDB's error asked to INSTALL httpfs.
+// the network. DuckDB's error asked to INSTALL httpfs; in the readers'
+// sandbox (docs/compare.md, "The readers' sandbox") it refuses to access
+// the URL.
 func dataPathHint(cmd *cli.Command, err error) error {
 	var de *duckdb.Error
-	if err == nil || cmd.String("data") != "" || !errors.As(err, &de) || de.Type != duckdb.ErrorTypeMissingExtension {
+	if err == nil || cmd.String("data") != "" || !errors.As(err, &de) {
+		return err
+	}
+	if de.Type != duckdb.ErrorTypeMissingExtension && (de.Type != duckdb.ErrorTypePermission || !strings.Contains(de.Msg, "://")) {
 		return err
 	}
 	return hintedError{err: err, hint: "the catalogs' data_path is a URL, and compare reads data files from a local folder only: give --data DIR, the folder of the lake's data files (a repository's data_dir)"}
