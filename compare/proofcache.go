@@ -193,6 +193,10 @@ type Listings struct {
 	// mirrors are the data folders that mirror a store's folder, by
 	// their clean path (SetMirror).
 	mirrors map[string]Mirror
+	// links are whether a data folder holds a symbolic link, as a
+	// reader's sandbox found it (Reader.linksUnder), with the gen it was
+	// found at.
+	links map[string]linksFound
 }
 
 // A Mirror is a local folder that holds copies of a store's objects (a
@@ -270,6 +274,36 @@ type listing struct {
 }
 
 // NewListings returns an empty Listings.
+// linksFound is what a walk of a data folder found (Listings.links).
+type linksFound struct {
+	gen   uint64
+	found bool
+}
+
+// linksIn returns whether the data folder dir holds a symbolic link, as
+// walk finds it, once per folder until the run writes into a data folder
+// (Changed). Safe for concurrent use; a nil *Listings walks every time.
+func (l *Listings) linksIn(dir string, walk func(string) bool) bool {
+	if l == nil {
+		return walk(dir)
+	}
+	l.mu.Lock()
+	got, ok := l.links[dir]
+	gen := l.gen
+	l.mu.Unlock()
+	if ok && got.gen == gen {
+		return got.found
+	}
+	found := walk(dir)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.links == nil {
+		l.links = map[string]linksFound{}
+	}
+	l.links[dir] = linksFound{gen: gen, found: found}
+	return found
+}
+
 func NewListings() *Listings {
 	return &Listings{byDir: map[string]listing{}}
 }

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -262,7 +263,14 @@ func (r *Reader) beyond(ctx context.Context, reach duckpool.Reach) duckpool.Reac
 		more.Dirs = append(more.Dirs, r.dataPath)
 		reach.Dirs = append(reach.Dirs, r.dataPath)
 	}
-	if !r.mayNameOutside(ctx) {
+	// DuckDB checks the path a symbolic link leads to: a data folder
+	// linked elsewhere (another disk) brings its target.
+	if real, err := filepath.EvalSymlinks(r.dataPath); err == nil && filepath.IsAbs(r.dataPath) && !reach.Holds(real) {
+		more.Dirs = append(more.Dirs, real)
+		reach.Dirs = append(reach.Dirs, real)
+	}
+	outside, links := r.mayNameOutside(ctx), r.linksUnder(r.dataPath)
+	if !outside && !links {
 		return more
 	}
 	files, err := r.StoredFiles(ctx)
@@ -270,14 +278,45 @@ func (r *Reader) beyond(ctx context.Context, reach duckpool.Reach) duckpool.Reac
 		return more
 	}
 	for _, f := range files {
-		if f.Relative && !strings.Contains(f.Path, "..") && reach.Holds(f.Path) {
+		if !filepath.IsAbs(f.Path) {
 			continue
 		}
-		if filepath.IsAbs(f.Path) && !reach.Holds(f.Path) {
+		if !reach.Holds(f.Path) {
 			more.AddFiles(f.Path)
+		}
+		// A data file (or its folder) that is a link leading out of the
+		// data folder is read where it leads, as readers follow links.
+		if links {
+			if real, err := filepath.EvalSymlinks(f.Path); err == nil && !reach.Holds(real) {
+				more.AddFiles(real)
+			}
 		}
 	}
 	return more
+}
+
+// linksUnder tells whether the folder dir holds a symbolic link at any
+// depth (a repository may link data files or folders elsewhere: their
+// targets must be in the reader's reach). The walk stops at the first,
+// and a run's readers walk a folder once (Listings.linksIn).
+func (r *Reader) linksUnder(dir string) bool {
+	if !filepath.IsAbs(dir) {
+		return false
+	}
+	return r.listings.linksIn(dir, walkForLinks)
+}
+
+// walkForLinks walks dir for a symbolic link.
+func walkForLinks(dir string) bool {
+	found := false
+	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error { //nolint:errcheck // an unreadable folder is no link
+		if err == nil && d.Type()&fs.ModeSymlink != 0 {
+			found = true
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	return found
 }
 
 // reach is what a reader of the catalog at catalogPath may open (package
