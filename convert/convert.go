@@ -794,29 +794,20 @@ func Detect(ctx context.Context, path string) (*formats.Version, error) {
 // (merged-file checks, rewritten delete files) gets every thread back,
 // through duckpool.AllThreads.
 
-// openDuckDB opens a private in-memory DuckDB with one connection, so that
-// ATTACH and settings hold for every statement of a conversion. The
-// database never reaches the network (duckpool.Open's configuration).
-func openDuckDB(ctx context.Context) (*sql.Conn, func(), error) {
-	db, err := duckpool.Open()
-	if err != nil {
-		return nil, nil, err
-	}
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		db.Close()
-		return nil, nil, err
-	}
-	return conn, func() { conn.Close(); db.Close() }, nil
-}
-
-// openDuckDBWithin is openDuckDB, the database sandboxed to reach
-// (duckpool.OpenWithin).
+// openDuckDBWithin opens a private in-memory DuckDB sandboxed to reach
+// (duckpool.OpenWithin) with one connection, so that ATTACH and settings
+// hold for every statement of a conversion. The database never reaches
+// the network (duckpool.Open's configuration).
 func openDuckDBWithin(ctx context.Context, reach duckpool.Reach) (*sql.Conn, func(), error) {
 	db, _, err := duckpool.OpenWithin(reach)
 	if err != nil {
 		return nil, nil, err
 	}
+	return oneConn(ctx, db)
+}
+
+// oneConn is db's one connection, and what closes both.
+func oneConn(ctx context.Context, db *sql.DB) (*sql.Conn, func(), error) {
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		db.Close()

@@ -2,6 +2,7 @@ package convert
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/duckpool"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 )
 
@@ -409,4 +411,14 @@ func TestFileMemo(t *testing.T) {
 			t.Errorf("after the limit: %s kept %v, want %v", filepath.Base(tc.path), ok, tc.want)
 		}
 	}
+}
+
+// openDuckDB is openDuckDBWithin unbounded (duckpool.Open), for tests that
+// read their own fixtures through a conversion's kind of connection.
+func openDuckDB(ctx context.Context) (*sql.Conn, func(), error) {
+	db, err := duckpool.Open()
+	if err != nil {
+		return nil, nil, err
+	}
+	return oneConn(ctx, db)
 }
