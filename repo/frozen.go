@@ -211,9 +211,9 @@ func (f *frozenCopies) readWhole(ctx context.Context, v *version, source *compar
 	case errors.As(err, &impostor):
 		problem, err = ProblemViolation, fmt.Errorf("%s: %s", name, impostor.Detail())
 	case errors.Is(err, formats.ErrNullField):
-		problem, err = ProblemInvalid, &nullFieldsError{name: name, why: copyNamed(err, src, name), err: err}
+		problem, err = ProblemInvalid, &invalidFrozenError{name: name, why: copyNamed(err, src, name), err: err}
 	case errors.Is(err, compare.ErrDamaged):
-		problem, err = ProblemInvalid, &damagedError{name: name, why: copyNamed(err, src, name), err: err}
+		problem, err = ProblemInvalid, &invalidFrozenError{name: name, why: copyNamed(err, src, name), damaged: true, err: err}
 	default:
 		problem, err = ProblemUnreadable, fmt.Errorf("read %s whole: %s", name, copyNamed(err, src, name))
 	}
@@ -221,34 +221,28 @@ func (f *frozenCopies) readWhole(ctx context.Context, v *version, source *compar
 	return problem, err
 }
 
-// nullFieldsError is a frozen catalog whose bytes match version.json with
-// NULLs where DuckLake's writers always write a value
-// (formats.CheckRequired): not a DuckLake catalog, and no restore mends it.
-type nullFieldsError struct {
-	name string // the catalog's key in the repository
-	why  string // the fields, naming the catalog by its key
-	err  error
+// invalidFrozenError is a frozen catalog whose bytes match version.json
+// but that no DuckLake reader reads as it is: damaged (compare.ErrDamaged:
+// it does not read whole) or holding NULLs where DuckLake's writers always
+// write a value (formats.CheckRequired). No restore mends it.
+type invalidFrozenError struct {
+	name    string // the catalog's key in the repository
+	why     string // what failed, naming the catalog by its key
+	damaged bool
+	err     error
 }
 
-func (e *nullFieldsError) Error() string {
-	return fmt.Sprintf("%s: %s; its bytes are the ones version.json hashes (catalog.sha256), so the version is invalid (DuckLake's readers fail on it or read other rows than it holds): withdraw it (expired.json added, its catalogs and files.json deleted) and publish its data again in a new version", e.name, e.why)
+// withdrawInvalid is what an invalid version's publisher does.
+const withdrawInvalid = "withdraw it (expired.json added, its catalogs and files.json deleted) and publish its data again in a new version"
+
+func (e *invalidFrozenError) Error() string {
+	if e.damaged {
+		return fmt.Sprintf("%s is not a sound DuckDB file, yet its bytes are the ones version.json hashes (catalog.sha256): %s; every DuckLake reader that loads it fails, so the version is invalid (its writer hashed a damaged file): %s", e.name, e.why, withdrawInvalid)
+	}
+	return fmt.Sprintf("%s: %s; its bytes are the ones version.json hashes (catalog.sha256), so the version is invalid (DuckLake's readers fail on it or read other rows than it holds): %s", e.name, e.why, withdrawInvalid)
 }
 
-func (e *nullFieldsError) Unwrap() error { return e.err }
-
-// damagedError is a frozen catalog whose bytes match version.json but do
-// not read whole (compare.ErrDamaged).
-type damagedError struct {
-	name string // the catalog's key in the repository
-	why  string // what failed, naming the catalog by its key
-	err  error
-}
-
-func (e *damagedError) Error() string {
-	return fmt.Sprintf("%s is not a sound DuckDB file, yet its bytes are the ones version.json hashes (catalog.sha256): %s; every DuckLake reader that loads it fails, so the version is invalid (its writer hashed a damaged file): withdraw it (expired.json added, its catalogs and files.json deleted) and publish its data again in a new version", e.name, e.why)
-}
-
-func (e *damagedError) Unwrap() error { return e.err }
+func (e *invalidFrozenError) Unwrap() error { return e.err }
 
 // copyNamed is the text of err, met reading the private copy src of the
 // catalog key, with the copy named by key and without the prefix that
