@@ -4,10 +4,10 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/sandboxtest"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 )
 
@@ -23,11 +23,7 @@ func TestConversionSandbox(t *testing.T) {
 	vs := versionCatalogs(t, lake)
 	src := vs[len(vs)-1]
 	data := filepath.Join(lake, "data")
-	outside := t.TempDir()
-	secret := filepath.Join(outside, "credentials")
-	if err := os.WriteFile(secret, []byte("[default]\naws_secret_access_key = x\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	outside, secret := sandboxtest.Outside(t)
 	bounded := NewEngines(1)
 	defer bounded.Close()
 	for _, tc := range []struct {
@@ -43,25 +39,10 @@ func TestConversionSandbox(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer closeDB()
-			marker := filepath.Join(outside, "marker-"+strings.ReplaceAll(tc.name, " ", "-"))
-			for _, q := range []string{
-				"SELECT * FROM read_text('/etc/hostname')",
-				"SELECT * FROM read_text('" + secret + "')",
-				"COPY (SELECT 1 AS x) TO '" + marker + "'",
-				"ATTACH '" + marker + ".duckdb' AS planted",
-				"SET enable_external_access = true",
-				"SET allowed_directories = ['/']",
-				"INSTALL httpfs",
-			} {
-				if _, err := p.conn.ExecContext(ctx, q); err == nil {
-					t.Errorf("%s: ran in a conversion's database", q)
-				}
-			}
-			for _, f := range []string{marker, marker + ".duckdb"} {
-				if _, err := os.Stat(f); err == nil {
-					t.Errorf("a conversion's database wrote %s", f)
-				}
-			}
+			sandboxtest.Refused(t, "a conversion's", func(q string) error {
+				_, err := p.conn.ExecContext(ctx, q)
+				return err
+			}, outside, secret, "")
 			if _, err := p.convert(ctx, dst, formats.V0_4, nil); err != nil {
 				t.Fatalf("convert in the sandbox: %v", err)
 			}
