@@ -15,4 +15,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 go build -o bin/fdl-formats ./cmd/fdl-formats
 go run ./scripts/benchproof -bin bin/fdl-formats -dir "${FDL_BENCH_DIR:-${TMPDIR:-/tmp}/fdl-bench}" \
-	-rounds "${ROUNDS:-3}" -only "${ONLY:-proof,backfill,rss,wide,long}" -wide-tables "${WIDE_TABLES:-300}"
+	-rounds "${ROUNDS:-3}" -only "${ONLY:-proof,backfill,rss,wide,long,scheduled}" -wide-tables "${WIDE_TABLES:-300}"

@@ -83,7 +83,7 @@ func main() {
 	longDeleteEvery := flag.Int("long-delete-every", 5, "every this many versions of the long history also delete (negative: an append-only history)")
 	longLast := flag.Int("long-last", 10, "figure 5 backfills the last this many versions of the long history")
 	longWhole := flag.Bool("long-whole", false, "figure 5 also backfills the whole long history (minutes per round)")
-	only := flag.String("only", "proof,backfill,rss,wide,long", "figures to measure")
+	only := flag.String("only", "proof,backfill,rss,wide,long,scheduled", "figures to measure")
 	flag.Parse()
 	b := &bench{bin: mustAbs(*bin), dir: mustAbs(*dir), jobs: *jobs}
 	if *against != "" {
@@ -109,7 +109,7 @@ func main() {
 		fmt.Printf("figures 1 and 3 against binary %s, alternating\n", *against)
 	}
 	want := func(s string) bool { return slices.Contains(strings.Split(*only, ","), s) }
-	if want("proof") || want("backfill") {
+	if want("proof") || want("backfill") || want("scheduled") {
 		name := fmt.Sprintf("history-%d", *versions)
 		if *rows != 500_000 {
 			name = fmt.Sprintf("history-%d-%d", *versions, *rows)
@@ -118,7 +118,12 @@ func main() {
 			_, err := lakegen.History(ctx, d, lakegen.HistoryOptions{Versions: *versions, RowsPerVersion: *rows})
 			return err
 		})
-		b.proofAndBackfill(ctx, hist, *rounds, want("backfill"))
+		if want("proof") || want("backfill") {
+			b.proofAndBackfill(ctx, hist, *rounds, want("backfill"))
+		}
+		if want("scheduled") {
+			b.scheduled(ctx, hist, *versions, *rounds)
+		}
 	}
 	if want("rss") {
 		b.rss(ctx, *rssRows, *rounds)
