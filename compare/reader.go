@@ -334,13 +334,7 @@ func (o ReaderOptions) reach(catalogPath string) duckpool.Reach {
 
 // open opens the reader in a database sandboxed to reach.
 func open(ctx context.Context, catalogPath string, opts ReaderOptions, reach duckpool.Reach, st os.FileInfo) (*Reader, error) {
-	engines := opts.Engines
-	if engines == nil {
-		// A pool of the reader's own keeps what its database's LOADs
-		// said; Close closes the database with it.
-		engines = duckpool.New(1)
-		engines.Close() //nolint:errcheck // nothing idle: the database goes when given back
-	}
+	engines := opts.Engines // nil: a database of the reader's own, closed by Close
 	db, loads, err := engines.GetWithin(reach)
 	if err != nil {
 		return nil, fmt.Errorf("open catalog %s: %w", catalogPath, err)
