@@ -521,45 +521,71 @@ func (r *run) filesOutsideDataPath() ([]string, error) {
 			return nil, err
 		}
 	}
-	var parts []string
-	for _, t := range []string{"ducklake_data_file", "ducklake_delete_file"} {
-		dirs := "NULL, NULL, NULL, NULL FROM " + t + " f"
-		if folders {
-			dirs = `s.path, s.path_is_relative, t.path, t.path_is_relative
-			FROM ` + t + ` f
-			` + datapath.FolderJoins("")
-		}
-		parts = append(parts, fmt.Sprintf("SELECT '%s', f.path, f.path_is_relative, %s", strings.TrimPrefix(t, "ducklake_"), dirs))
-	}
-	q := strings.Join(parts, " UNION ALL ")
-	rows, err := r.w.conn.QueryContext(r.ctx, q)
+	files, err := storedFiles(r.ctx, r.w.conn, "", folders)
 	if err != nil {
-		return nil, fmt.Errorf("list the data and delete files: %w", err)
+		return nil, err
 	}
-	defer rows.Close()
 	var out []string
-	for rows.Next() {
-		var kind, stored string
-		var rel, sRel, tRel sql.NullBool
-		var sPath, tPath sql.NullString
-		if err := rows.Scan(&kind, &stored, &rel, &sPath, &sRel, &tPath, &tRel); err != nil {
-			return nil, fmt.Errorf("list the data and delete files: %w", err)
-		}
+	for _, f := range files {
 		// NULL path_is_relative reads as relative, as DuckLake and
 		// compare read it.
-		joined, foldersRelative := datapath.Join("", datapath.Folder{Path: sPath, Relative: sRel}, datapath.Folder{Path: tPath, Relative: tRel})
-		relative := (!rel.Valid || rel.Bool) && foldersRelative
-		if _, why := datapath.Under(relative, joined+stored); why != "" {
-			out = append(out, fmt.Sprintf("%s %s: %s", kind, stored, why))
+		relative := (!f.rel.Valid || f.rel.Bool) && f.foldersRelative
+		if _, why := datapath.Under(relative, f.folder+f.path); why != "" {
+			out = append(out, fmt.Sprintf("%s %s: %s", f.kind, f.path, why))
 		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list the data and delete files: %w", err)
 	}
 	// A file visible under several table or schema rows (a rename, a
 	// moved folder) comes once per row: name it once per reason.
 	slices.Sort(out)
 	return slices.Compact(out), nil
+}
+
+// storedFile is a data or delete file row of a catalog, with the folders
+// it resolves under (storedFiles).
+type storedFile struct {
+	kind            string       // "data_file" or "delete_file"
+	path            string       // as recorded
+	rel             sql.NullBool // its path_is_relative
+	folder          string       // its schema's and table's folders joined (datapath.Join)
+	foldersRelative bool         // whether those folders are relative
+}
+
+// storedFiles lists the data and delete file rows of the catalog whose
+// metadata tables prefix names ("" for the working copy, "src.<schema>."
+// for an attached source), each resolved against every table and schema
+// folder recorded while it was visible (datapath.FolderJoins) when the
+// format has folders: a file visible under several such rows comes once
+// per row.
+func storedFiles(ctx context.Context, conn *sql.Conn, prefix string, folders bool) ([]storedFile, error) {
+	var parts []string
+	for _, t := range []string{"ducklake_data_file", "ducklake_delete_file"} {
+		dirs := "NULL, NULL, NULL, NULL FROM " + prefix + t + " f"
+		if folders {
+			dirs = `s.path, s.path_is_relative, t.path, t.path_is_relative
+			FROM ` + prefix + t + ` f
+			` + datapath.FolderJoins(prefix)
+		}
+		parts = append(parts, fmt.Sprintf("SELECT '%s', f.path, f.path_is_relative, %s", strings.TrimPrefix(t, "ducklake_"), dirs))
+	}
+	rows, err := conn.QueryContext(ctx, strings.Join(parts, " UNION ALL "))
+	if err != nil {
+		return nil, fmt.Errorf("list the data and delete files: %w", err)
+	}
+	defer rows.Close()
+	var out []storedFile
+	for rows.Next() {
+		var f storedFile
+		var stored sql.NullString
+		var sRel, tRel sql.NullBool
+		var sPath, tPath sql.NullString
+		if err := rows.Scan(&f.kind, &stored, &f.rel, &sPath, &sRel, &tPath, &tRel); err != nil {
+			return nil, fmt.Errorf("list the data and delete files: %w", err)
+		}
+		f.path = stored.String
+		f.folder, f.foldersRelative = datapath.Join("", datapath.Folder{Path: sPath, Relative: sRel}, datapath.Folder{Path: tPath, Relative: tRel})
+		out = append(out, f)
+	}
+	return out, rows.Err()
 }
 
 // outputBlockSize is the DuckDB block size of every catalog written, the

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/fdl-formats/fdl-formats/internal/datapath"
 )
@@ -27,38 +26,19 @@ func outsidePaths(ctx context.Context, conn *sql.Conn, schema, dataPath string) 
 		AND table_name IN ('ducklake_table', 'ducklake_schema') AND column_name = 'path'`, schema).Scan(&folders); err != nil {
 		return nil, fmt.Errorf("list the data and delete files: %w", err)
 	}
-	prefix := "src." + quote(schema) + "."
-	var parts []string
-	for _, t := range []string{"ducklake_data_file", "ducklake_delete_file"} {
-		dirs := "NULL, NULL, NULL, NULL FROM " + prefix + t + " f"
-		if folders == 2 {
-			dirs = `s.path, s.path_is_relative, t.path, t.path_is_relative
-			FROM ` + prefix + t + ` f
-			` + datapath.FolderJoins(prefix)
-		}
-		parts = append(parts, "SELECT f.path, f.path_is_relative, "+dirs)
-	}
-	rows, err := conn.QueryContext(ctx, strings.Join(parts, " UNION ALL "))
+	files, err := storedFiles(ctx, conn, "src."+quote(schema)+".", folders == 2)
 	if err != nil {
-		return nil, fmt.Errorf("list the data and delete files: %w", err)
+		return nil, err
 	}
-	defer rows.Close()
 	var out []string
-	for rows.Next() {
-		var stored sql.NullString
-		var rel, sRel, tRel sql.NullBool
-		var sPath, tPath sql.NullString
-		if err := rows.Scan(&stored, &rel, &sPath, &sRel, &tPath, &tRel); err != nil {
-			return nil, fmt.Errorf("list the data and delete files: %w", err)
-		}
+	for _, f := range files {
 		// A file recorded by absolute path is read there, whatever its
 		// folders; one recorded relative, under its folders.
-		joined, foldersRelative := datapath.Join("", datapath.Folder{Path: sPath, Relative: sRel}, datapath.Folder{Path: tPath, Relative: tRel})
-		p := joined + stored.String
+		p := f.folder + f.path
 		switch {
-		case rel.Valid && !rel.Bool:
-			p = stored.String
-		case foldersRelative:
+		case f.rel.Valid && !f.rel.Bool:
+			p = f.path
+		case f.foldersRelative:
 			if _, why := datapath.Under(true, p); why != "" {
 				out = append(out, filepath.Join(dataPath, filepath.FromSlash(p)))
 			}
@@ -67,9 +47,6 @@ func outsidePaths(ctx context.Context, conn *sql.Conn, schema, dataPath string) 
 		if filepath.IsAbs(p) {
 			out = append(out, filepath.FromSlash(p))
 		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list the data and delete files: %w", err)
 	}
 	slices.Sort(out)
 	return slices.Compact(out), nil
