@@ -3,6 +3,7 @@ package repo
 import (
 	"context"
 	"log/slog"
+	"slices"
 
 	"github.com/fdl-formats/fdl-formats/compare"
 )
@@ -65,15 +66,12 @@ func (r *repository) hintVersions(cells []*Cell, others ...string) []string {
 	if v == nil || len(cells) < 2 {
 		return nil
 	}
-	for _, c := range cells[1:] {
-		if c.Version != cells[0].Version {
-			return []string{v.id}
-		}
+	ids := slices.Clone(others)
+	for _, c := range cells {
+		ids = append(ids, c.Version)
 	}
-	for _, id := range others {
-		if id != cells[0].Version {
-			return []string{v.id}
-		}
+	if slices.ContainsFunc(ids, func(id string) bool { return id != cells[0].Version }) {
+		return []string{v.id}
 	}
 	return nil
 }

@@ -433,9 +433,9 @@ func load(ctx context.Context, st store.Store, opts *Options) (_ *repository, er
 // folder, the folder of rewritten delete files, and the run's work folder
 // (work, once made: the conversions' outputs and copies), and for a
 // bucket or web site the data cache with its catalogs and footers'
-// stand-ins. A database so
-// bounded opens no other file, whatever statement runs in it; the run's
-// readers and conversions share them, as before.
+// stand-ins. A database so bounded opens no other file, whatever
+// statement runs in it; the run's readers and conversions share them, as
+// before.
 func (r *repository) bound(work string) {
 	dirs := []string{r.dataPath, r.tempDir(), work}
 	if r.paths != nil {
