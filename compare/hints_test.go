@@ -90,13 +90,8 @@ func hintFrom(ctx context.Context, d *Digests, catalog, dataPath string) error {
 // (repo's hintVersions), which opened and read its catalog once more.
 func TestHintsNoUseForOneVersion(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	if _, err := lakegen.History(ctx, dir, lakegen.HistoryOptions{Versions: 6, RowsPerVersion: 3000, FilesPerVersion: 2, DeleteEvery: 2}); err != nil {
-		t.Fatal(err)
-	}
-	cats, _ := filepath.Glob(filepath.Join(dir, "versions", "*", "ducklake.duckdb"))
-	slices.Sort(cats) // UUIDv7 folders: oldest first
-	newest, data := cats[len(cats)-1], filepath.Join(dir, "data")
+	cats, data := historyLake(t, lakegen.HistoryOptions{Versions: 6, RowsPerVersion: 3000, FilesPerVersion: 2, DeleteEvery: 2})
+	newest := cats[len(cats)-1]
 	reads := map[bool]int{}
 	for _, hints := range []bool{false, true} {
 		shared := NewDigests(nil)

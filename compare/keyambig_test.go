@@ -3,7 +3,6 @@ package compare
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"testing"
 
 	"github.com/fdl-formats/fdl-formats/lakegen"
@@ -15,7 +14,8 @@ import (
 // other must not compare equal.
 func TestDottedNamesDoNotCollide(t *testing.T) {
 	ctx := context.Background()
-	dir, cat := oneVersionLake(t)
+	cats, data := historyLake(t, lakegen.HistoryOptions{Versions: 1, RowsPerVersion: 50, FilesPerVersion: 1})
+	cat := cats[0]
 	// Both sides get the same second schema, "<schema>.x", with the first
 	// schema's folder.
 	addSchema := `INSERT INTO ducklake_schema SELECT * REPLACE (999 AS schema_id, '00000000-0000-0000-0000-000000000999'::UUID AS schema_uuid, schema_name || '.x' AS schema_name)
@@ -35,7 +35,7 @@ func TestDottedNamesDoNotCollide(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			a := tamper(t, cat, addSchema, tc.a)
 			b := tamper(t, cat, addSchema, tc.b)
-			rep, err := Catalogs(ctx, a, b, Options{DataPath: filepath.Join(dir, "data")})
+			rep, err := Catalogs(ctx, a, b, Options{DataPath: data})
 			if !errors.Is(err, ErrNotEquivalent) {
 				t.Fatalf("want not equivalent, got %v\n%v", err, rep)
 			}
@@ -55,29 +55,15 @@ func TestDottedNamesDoNotCollide(t *testing.T) {
 // true/false/NULL, default kinds), so a name cannot imitate them.
 func TestColumnEntryFieldsDoNotCollide(t *testing.T) {
 	ctx := context.Background()
-	dir, cat := oneVersionLake(t)
+	cats, data := historyLake(t, lakegen.HistoryOptions{Versions: 1, RowsPerVersion: 50, FilesPerVersion: 1})
+	cat := cats[0]
 	a := tamper(t, cat, `UPDATE ducklake_column SET initial_default = '1 default=2', default_value = '3' WHERE column_name = 'label'`)
 	b := tamper(t, cat, `UPDATE ducklake_column SET initial_default = '1', default_value = '2 default=3' WHERE column_name = 'label'`)
-	rep, err := Catalogs(ctx, a, b, Options{DataPath: filepath.Join(dir, "data")})
+	rep, err := Catalogs(ctx, a, b, Options{DataPath: data})
 	if !errors.Is(err, ErrNotEquivalent) {
 		t.Fatalf("want not equivalent, got %v\n%v", err, rep)
 	}
 	if !hasDifference(rep, "schema", "differs: default, initial_default") {
 		t.Errorf("no default difference: %v", rep.Differences)
 	}
-}
-
-// oneVersionLake writes a lakegen history of one version (50 rows, one
-// file) and gives its folder and frozen catalog.
-func oneVersionLake(t *testing.T) (dir, catalog string) {
-	t.Helper()
-	dir = t.TempDir()
-	if _, err := lakegen.History(context.Background(), dir, lakegen.HistoryOptions{Versions: 1, RowsPerVersion: 50, FilesPerVersion: 1}); err != nil {
-		t.Fatal(err)
-	}
-	cats, _ := filepath.Glob(filepath.Join(dir, "versions", "*", "ducklake.duckdb"))
-	if len(cats) != 1 {
-		t.Fatalf("catalogs: %v", cats)
-	}
-	return dir, cats[0]
 }
