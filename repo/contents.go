@@ -6,7 +6,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 
 	goversion "github.com/hashicorp/go-version"
@@ -184,8 +186,9 @@ var earlyStatsFixedIn = goversion.Must(goversion.NewVersion("1.5.4"))
 // (frozenMisreadDetail), and files.json's footer_bytes against the file
 // where the catalog records no footer_size (footerBytesIssues); v11:
 // VARCHAR table statistics DuckDB 1.5.0 reads as empty
-// (emptyStringsWarning).
-const contentsKeyKind = "fdl-formats content pass v11"
+// (emptyStringsWarning); v12: a files.json key two live tables share
+// (sharedFilesKeys).
+const contentsKeyKind = "fdl-formats content pass v12"
 
 // contentsKey names everything a content pass of v reads, or "" (no digest
 // cache, or an object store, whose data files the pass fetches and
@@ -366,8 +369,19 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 			if err != nil {
 				return append(issues, Issue{Problem: ProblemUnreadable, Detail: fmt.Sprintf("%s: %v", key, err), cause: err}), false
 			}
+			// A key two live tables share (schema "a.b" with table "c",
+			// schema "a" with table "b.c"): no entry describes both, so
+			// the file cannot be right, whatever it holds there. It is a
+			// violation, and the key is left out of the comparison.
+			shared := sharedFilesKeys(tables)
+			for _, key := range slices.Sorted(maps.Keys(shared)) {
+				issues = append(issues, Issue{Problem: ProblemViolation, Detail: sharedKeyDetail(v.prefix()+ref.Path, key, shared[key])})
+			}
 			want := &fdljson.Files{Tables: map[string]*fdljson.FilesTable{}}
 			for _, t := range tables {
+				if shared[t.DottedName()] != nil {
+					continue
+				}
 				ft := &fdljson.FilesTable{Files: []fdljson.DataFile{}, RenamedColumns: len(renamed[t.ID]) > 0, Renamed: renamed[t.ID]}
 				for _, f := range tableFiles[t.ID] {
 					df := fdljson.DataFile{Path: r.relData(f.Path), Rows: f.RecordCount, Bytes: f.SizeBytes, FooterBytes: f.FooterSize}
@@ -377,6 +391,15 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 					ft.Files = append(ft.Files, df)
 				}
 				want.Tables[t.DottedName()] = ft
+			}
+			if len(shared) > 0 {
+				kept := &fdljson.Files{Tables: map[string]*fdljson.FilesTable{}}
+				for key, ft := range got.Tables {
+					if shared[key] == nil {
+						kept.Tables[key] = ft
+					}
+				}
+				got = kept
 			}
 			for _, d := range got.Diff(want) {
 				issues = append(issues, Issue{Problem: ProblemMismatch, Detail: v.prefix() + ref.Path + ": " + d})
@@ -427,6 +450,37 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 		}
 	}
 	return issues, inDataFolder
+}
+
+// sharedFilesKeys are the files.json keys (schema.table joined as they
+// are, compare.Table.DottedName) that two or more of tables have, with
+// those tables.
+func sharedFilesKeys(tables []compare.Table) map[string][]compare.Table {
+	byKey := map[string][]compare.Table{}
+	for _, t := range tables {
+		byKey[t.DottedName()] = append(byKey[t.DottedName()], t)
+	}
+	for key, ts := range byKey {
+		if len(ts) < 2 {
+			delete(byKey, key)
+		}
+	}
+	return byKey
+}
+
+// sharedKeyDetail says that the tables (two or more) share key in the
+// files.json file.
+func sharedKeyDetail(file, key string, tables []compare.Table) string {
+	names := make([]string, len(tables))
+	for i, t := range tables {
+		names[i] = t.Shown()
+	}
+	list, all := strings.Join(names, " and "), "both"
+	if len(names) > 2 {
+		list, all = strings.Join(names[:len(names)-1], ", ")+" and "+names[len(names)-1], "all"
+	}
+	return fmt.Sprintf("%s: tables %s %s have the key %s (files.json keys a table schema.table, joined as they are; FDL 0.1, Versions: files.json), and one entry cannot describe the files of %d tables: a reader without DuckLake would read one table's files for another; leave files.json out of this version (it is optional: a reader must work without it), or give the tables names whose keys differ",
+		file, list, all, oneline.Name(key), len(tables))
 }
 
 // relData makes a resolved data file path relative to data_dir.
@@ -504,7 +558,7 @@ func frozenMisreadDetail(key string, f *formats.Version, mis []compare.Misread) 
 func (r *repository) footerBytesIssues(v *version, ref *fdljson.FileRef, got *fdljson.Files, tables []compare.Table, tableFiles map[int64][]compare.DataFile) []Issue {
 	var issues []Issue
 	for _, t := range tables {
-		gt := got.Tables[t.DottedName()]
+		gt := got.Tables[t.DottedName()] // nil for a key tables share (left out of got)
 		files := tableFiles[t.ID]
 		if gt == nil || len(gt.Files) != len(files) {
 			continue // Diff reports it
