@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 )
 
 // Files is files.json: each live table's data files at the frozen snapshot.
@@ -114,11 +116,15 @@ func parseSized(o *object, path *string, rows, bytes *int64) error {
 
 // Diff lists how files.json differs from what the catalog records (want),
 // one line per difference, tables sorted. Empty means they agree. Footer
-// sizes are compared only where both record one.
+// sizes are compared only where both record one. Keys and paths are
+// written as oneline.Name writes them (Go-quoted where they hold a line
+// break or another control character), so that each difference stays one
+// line and names them whole.
 func (f *Files) Diff(want *Files) []string {
 	var out []string
-	for _, name := range unionKeys(f.Tables, want.Tables) {
-		got, w := f.Tables[name], want.Tables[name]
+	for _, key := range unionKeys(f.Tables, want.Tables) {
+		got, w := f.Tables[key], want.Tables[key]
+		name := oneline.Name(key)
 		switch {
 		case got == nil:
 			out = append(out, fmt.Sprintf("table %s: in the catalog, missing from files.json", name))
@@ -143,17 +149,19 @@ func (f *Files) Diff(want *Files) []string {
 		}
 		for i := range got.Files {
 			g, c := got.Files[i], w.Files[i]
+			path := oneline.Name(g.Path)
 			if g.Path != c.Path || g.Rows != c.Rows || g.Bytes != c.Bytes {
-				out = append(out, fmt.Sprintf("table %s file %d: files.json has %s (%d rows, %d bytes), the catalog %s (%d rows, %d bytes)", name, i, g.Path, g.Rows, g.Bytes, c.Path, c.Rows, c.Bytes))
+				out = append(out, fmt.Sprintf("table %s file %d: files.json has %s (%d rows, %d bytes), the catalog %s (%d rows, %d bytes)", name, i, path, g.Rows, g.Bytes, oneline.Name(c.Path), c.Rows, c.Bytes))
 			}
 			if g.FooterBytes != nil && c.FooterBytes != nil && *g.FooterBytes != *c.FooterBytes {
-				out = append(out, fmt.Sprintf("table %s file %s: footer_bytes %d, the catalog %d", name, g.Path, *g.FooterBytes, *c.FooterBytes))
+				out = append(out, fmt.Sprintf("table %s file %s: footer_bytes %d, the catalog %d", name, path, *g.FooterBytes, *c.FooterBytes))
 			}
 			switch {
 			case (g.Deletes == nil) != (c.Deletes == nil):
-				out = append(out, fmt.Sprintf("table %s file %s: deletes %v in files.json, %v in the catalog", name, g.Path, g.Deletes != nil, c.Deletes != nil))
+				out = append(out, fmt.Sprintf("table %s file %s: deletes %v in files.json, %v in the catalog", name, path, g.Deletes != nil, c.Deletes != nil))
 			case g.Deletes != nil && *g.Deletes != *c.Deletes:
-				out = append(out, fmt.Sprintf("table %s file %s: delete file %+v, the catalog %+v", name, g.Path, *g.Deletes, *c.Deletes))
+				gd, cd := g.Deletes, c.Deletes
+				out = append(out, fmt.Sprintf("table %s file %s: delete file %s (%d rows, %d bytes) in files.json, the catalog %s (%d rows, %d bytes)", name, path, oneline.Name(gd.Path), gd.Rows, gd.Bytes, oneline.Name(cd.Path), cd.Rows, cd.Bytes))
 			}
 		}
 	}
