@@ -9,6 +9,7 @@ import (
 
 	"github.com/fdl-formats/fdl-formats/internal/datapath"
 	"github.com/fdl-formats/fdl-formats/internal/faults"
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 )
 
 // StoredFile is a data or delete file a catalog references at some snapshot.
@@ -115,7 +116,7 @@ func (f StoredFile) DescribeOutside(why string) string {
 	if table == "" {
 		table = "a dropped table"
 	}
-	return fmt.Sprintf("%s of %s is outside the data path (data_dir): path %q (resolved %s), %s", what, table, f.Stored, f.Path, why)
+	return fmt.Sprintf("%s of %s is outside the data path (data_dir): path %q (resolved %s), %s", what, table, f.Stored, oneline.Name(f.Path), why)
 }
 
 // AllFiles lists every data and delete file any snapshot of the catalog
@@ -184,7 +185,7 @@ func (r *Reader) readStoredFiles(ctx context.Context) ([]StoredFile, error) {
 	q := part("ducklake_data_file", false) + " UNION ALL " + part("ducklake_delete_file", true) + " ORDER BY 1, 2, 13 NULLS FIRST, 14 NULLS FIRST"
 	rows, err := r.conn.QueryContext(ctx, q)
 	if err != nil {
-		return nil, fmt.Errorf("list the files of %s: %w", r.path, err)
+		return nil, fmt.Errorf("list the files of %s: %w", oneline.Name(r.path), err)
 	}
 	defer rows.Close()
 	var out []StoredFile
@@ -207,7 +208,7 @@ func (r *Reader) readStoredFiles(ctx context.Context) ([]StoredFile, error) {
 		var tBegin, sBegin sql.NullInt64
 		var format sql.NullString
 		if err := rows.Scan(&f.Delete, &f.ID, &dataID, &schema, &table, &f.Stored, &rel, &f.SizeBytes, &sPath, &sRel, &tPath, &tRel, &tBegin, &sBegin, &f.Split, &format); err != nil {
-			return nil, fmt.Errorf("list the files of %s: %w", r.path, err)
+			return nil, fmt.Errorf("list the files of %s: %w", oneline.Name(r.path), err)
 		}
 		f.Format = "parquet"
 		if f.Delete {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 )
 
 // Bookkeeping is what a catalog's bookkeeping rows say of its snapshots
@@ -124,7 +126,7 @@ func (r *Reader) Bookkeeping(ctx context.Context) (*Bookkeeping, error) {
 				return nil
 			})
 			if err != nil {
-				return nil, fmt.Errorf("read the bookkeeping of %s: %w", r.path, err)
+				return nil, fmt.Errorf("read the bookkeeping of %s: %w", oneline.Name(r.path), err)
 			}
 		}
 	}

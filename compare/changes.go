@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 )
 
 // changesMade reads ducklake_snapshot_changes.changes_made by snapshot
@@ -20,14 +21,14 @@ func (r *Reader) changesMade(ctx context.Context) (map[int64]*string, error) {
 	if r.has("ducklake_snapshot_changes", "changes_made") {
 		rows, err := r.conn.QueryContext(ctx, `SELECT snapshot_id, changes_made FROM cat.ducklake_snapshot_changes`)
 		if err != nil {
-			return nil, fmt.Errorf("read snapshot changes of %s: %w", r.path, err)
+			return nil, fmt.Errorf("read snapshot changes of %s: %w", oneline.Name(r.path), err)
 		}
 		defer rows.Close()
 		for rows.Next() {
 			var id sql.NullInt64
 			var v sql.NullString
 			if err := rows.Scan(&id, &v); err != nil {
-				return nil, fmt.Errorf("read snapshot changes of %s: %w", r.path, err)
+				return nil, fmt.Errorf("read snapshot changes of %s: %w", oneline.Name(r.path), err)
 			}
 			if !id.Valid {
 				continue // no snapshot's row: ducklake_snapshots() joins by snapshot_id
@@ -39,7 +40,7 @@ func (r *Reader) changesMade(ctx context.Context) (map[int64]*string, error) {
 			}
 		}
 		if err := rows.Err(); err != nil {
-			return nil, fmt.Errorf("read snapshot changes of %s: %w", r.path, err)
+			return nil, fmt.Errorf("read snapshot changes of %s: %w", oneline.Name(r.path), err)
 		}
 	}
 	r.meta.changes = out

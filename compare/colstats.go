@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 )
 
 // castStat is one column's row of ducklake_table_column_stats as the
@@ -104,7 +106,7 @@ func (r *Reader) readCastStats(ctx context.Context, t Table) ([]castStat, error)
 	}
 	rows, err := r.conn.QueryContext(ctx, fmt.Sprintf(`SELECT column_id, contains_nan, min_value, max_value FROM cat.ducklake_table_column_stats WHERE table_id = %d AND (min_value IS NOT NULL OR max_value IS NOT NULL) ORDER BY column_id`, t.ID))
 	if err != nil {
-		return nil, fmt.Errorf("read the column statistics of %s in %s: %w", t.Shown(), r.path, err)
+		return nil, fmt.Errorf("read the column statistics of %s in %s: %w", t.Shown(), oneline.Name(r.path), err)
 	}
 	_, both := statsCastTypes(r.format)
 	var st []castStat
@@ -114,7 +116,7 @@ func (r *Reader) readCastStats(ctx context.Context, t Table) ([]castStat, error)
 		var lo, hi sql.NullString
 		if err := rows.Scan(&id, &nan, &lo, &hi); err != nil {
 			rows.Close()
-			return nil, fmt.Errorf("read the column statistics of %s in %s: %w", t.Shown(), r.path, err)
+			return nil, fmt.Errorf("read the column statistics of %s in %s: %w", t.Shown(), oneline.Name(r.path), err)
 		}
 		ct, ok := types[id]
 		if !ok || ((ct.dt == "FLOAT" || ct.dt == "DOUBLE") && (!nan.Valid || nan.Bool)) || (both && (!lo.Valid || !hi.Valid)) {
@@ -131,7 +133,7 @@ func (r *Reader) readCastStats(ctx context.Context, t Table) ([]castStat, error)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read the column statistics of %s in %s: %w", t.Shown(), r.path, err)
+		return nil, fmt.Errorf("read the column statistics of %s in %s: %w", t.Shown(), oneline.Name(r.path), err)
 	}
 	if len(st) == 0 {
 		return nil, nil
@@ -157,7 +159,7 @@ func (r *Reader) readCastStats(ctx context.Context, t Table) ([]castStat, error)
 		}
 	}
 	if err := r.conn.QueryRowContext(ctx, "SELECT "+strings.Join(sel, ", ")).Scan(ptrs...); err != nil {
-		return nil, fmt.Errorf("cast the column statistics of %s in %s: %w", t.Shown(), r.path, err)
+		return nil, fmt.Errorf("cast the column statistics of %s in %s: %w", t.Shown(), oneline.Name(r.path), err)
 	}
 	for i := range st {
 		st[i].ordered = orderedNull[i].Valid && orderedNull[i].Bool

@@ -1025,7 +1025,7 @@ func (c *comparison) refusedDeleteFiles(s int64, x Table, errA, errB error) (don
 		var two *TwoDeleteFilesError
 		errors.As(e, &two)
 		d.Kind, d.Item, val = "files", "delete files of "+r.relPath(two.DataFile), fmt.Sprintf("delete files %d and %d", two.First, two.Second)
-		d.Reason = fmt.Sprintf("%s: data file %s has two visible delete files (ids %d, %d): DuckLake readers read it once per delete file, its rows twice", c.sideLabel(bad), r.relPath(two.DataFile), two.First, two.Second)
+		d.Reason = fmt.Sprintf("%s: data file %s has two visible delete files (ids %d, %d): DuckLake readers read it once per delete file, its rows twice", c.sideLabel(bad), oneline.Name(r.relPath(two.DataFile)), two.First, two.Second)
 	}
 	if okA {
 		d.A = val
@@ -1075,7 +1075,7 @@ func (c *comparison) onDisk(side, table string) func(path string, size int64, fo
 		problem, err := c.opts.Disk.Check(path, size, footer, format)
 		var pe *fs.PathError
 		if side == "B" && errors.Is(err, fs.ErrNotExist) && errors.As(err, &pe) && c.onlyBNames(path) {
-			return &bReadFailure{err: fmt.Errorf("catalog B names %s, which does not exist and which A does not name: %w", c.b.relPath(path), pe)}
+			return &bReadFailure{err: fmt.Errorf("catalog B names %s, which does not exist and which A does not name: %w", oneline.Name(c.b.relPath(path)), namedPath(pe))}
 		}
 		if err != nil || problem == "" {
 			return err

@@ -57,7 +57,7 @@ func (r *Reader) countAnswer(ctx context.Context, t Table, snap int64, d Digest,
 	if inl, ok := r.inlinedDeleteTable(t); ok && len(ids) > 0 {
 		rows, err := r.int64s(ctx, fmt.Sprintf(`SELECT count(*) FROM cat.%s WHERE begin_snapshot <= %d AND file_id IN (%s)`, ident(inl), snap, strings.Join(ids, ", ")))
 		if err != nil {
-			return 0, true, fmt.Errorf("count the inlined deletions of %s in %s: %w", t.Shown(), r.path, err)
+			return 0, true, fmt.Errorf("count the inlined deletions of %s in %s: %w", t.Shown(), oneline.Name(r.path), err)
 		}
 		if len(rows) == 1 {
 			n -= rows[0]

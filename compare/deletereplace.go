@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 )
 
 // A version that deletes again from a data file replaces its delete file:
@@ -243,15 +245,15 @@ func (r *Reader) sameDeletesAt(ctx context.Context, t Table, f DataFile, snap in
 	newPath := r.relPath(f.Delete.Path)
 	now, err := r.deletedPositions(ctx, t, f, snap)
 	if err != nil {
-		return fmt.Sprintf("delete file %s of data file %s (replacing %s) at snapshot %d: %v", newPath, r.relPath(f.Path), r.relPath(old.Path), snap, err), ctx.Err()
+		return fmt.Sprintf("delete file %s of data file %s (replacing %s) at snapshot %d: %v", oneline.Name(newPath), oneline.Name(r.relPath(f.Path)), oneline.Name(r.relPath(old.Path)), snap, err), ctx.Err()
 	}
 	f.Delete, f.src = &old, nil
 	was, err := r.deletedPositions(ctx, t, f, snap)
 	if err != nil {
-		return fmt.Sprintf("delete file %s of data file %s, replaced by %s, at snapshot %d: %v", r.relPath(old.Path), r.relPath(f.Path), newPath, snap, err), ctx.Err()
+		return fmt.Sprintf("delete file %s of data file %s, replaced by %s, at snapshot %d: %v", oneline.Name(r.relPath(old.Path)), oneline.Name(r.relPath(f.Path)), oneline.Name(newPath), snap, err), ctx.Err()
 	}
 	if !slices.Equal(now, was) {
-		return fmt.Sprintf("delete file %s of data file %s deletes %d positions at snapshot %d, the file it replaces (%s) %d or others", newPath, r.relPath(f.Path), len(now), snap, r.relPath(old.Path), len(was)), nil
+		return fmt.Sprintf("delete file %s of data file %s deletes %d positions at snapshot %d, the file it replaces (%s) %d or others", oneline.Name(newPath), oneline.Name(r.relPath(f.Path)), len(now), snap, oneline.Name(r.relPath(old.Path)), len(was)), nil
 	}
 	return "", nil
 }

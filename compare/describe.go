@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 )
 
 // entries is a canonical description of part of a catalog at a snapshot:
@@ -51,7 +52,7 @@ func (r *Reader) readSchemaEntries(ctx context.Context, snap int64) (entries, er
 			continue
 		}
 		if !s.id.Valid || !s.name.Valid {
-			return nil, fmt.Errorf("read schemas of %s at snapshot %d: a schema has a NULL id or name", r.path, snap)
+			return nil, fmt.Errorf("read schemas of %s at snapshot %d: a schema has a NULL id or name", oneline.Name(r.path), snap)
 		}
 		schemaName[s.id.Int64] = s.name.String
 		e["schema "+s.name.String] = fmt.Sprintf("id=%d uuid=%s", s.id.Int64, optString(nullString(s.uuid)))
@@ -107,14 +108,14 @@ func (r *Reader) readSchemaEntries(ctx context.Context, snap int64) (entries, er
 	if !r.empty("ducklake_view") {
 		rows, err := r.viewRows(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("read views of %s at snapshot %d: %w", r.path, snap, err)
+			return nil, fmt.Errorf("read views of %s at snapshot %d: %w", oneline.Name(r.path), snap, err)
 		}
 		for _, v := range rows {
 			if !visibleRow(v.begin, v.end, snap) {
 				continue
 			}
 			if n := nullIn("view_id", v.id, "schema_id", v.schema, "view_name", v.name); n != "" {
-				return nil, fmt.Errorf("read views of %s at snapshot %d: a view has a NULL %s", r.path, snap, n)
+				return nil, fmt.Errorf("read views of %s at snapshot %d: a view has a NULL %s", oneline.Name(r.path), snap, n)
 			}
 			full := qualified(schemaName[v.schema.Int64], v.name.String)
 			desc := fmt.Sprintf("id=%d uuid=%s dialect=%s sql=%q aliases=%q", v.id.Int64, optString(nullString(v.uuid)), v.dialect.String, v.sql.String, v.aliases.String)
@@ -151,14 +152,14 @@ func (r *Reader) macroEntries(ctx context.Context, e entries, schemaName map[int
 	}
 	rows, err := r.macroRows(ctx)
 	if err != nil {
-		return fmt.Errorf("read macros of %s at snapshot %d: %w", r.path, snap, err)
+		return fmt.Errorf("read macros of %s at snapshot %d: %w", oneline.Name(r.path), snap, err)
 	}
 	for _, m := range rows {
 		if !visibleRow(m.begin, m.end, snap) {
 			continue
 		}
 		if n := nullIn("schema_id", m.schema, "macro_name", m.name, "macro_id", m.id, "impl_id", m.impl); n != "" {
-			return fmt.Errorf("read macros of %s at snapshot %d: a macro has a NULL %s", r.path, snap, n)
+			return fmt.Errorf("read macros of %s at snapshot %d: a macro has a NULL %s", oneline.Name(r.path), snap, n)
 		}
 		e[fmt.Sprintf("macro %s impl %d", qualified(schemaName[m.schema.Int64], m.name.String), m.impl.Int64)] = fmt.Sprintf("id=%d dialect=%s type=%s sql=%q params=%q", m.id.Int64, m.dialect.String, m.typ.String, m.sql.String, m.params.String)
 	}
@@ -175,19 +176,19 @@ func (r *Reader) commitInfo(ctx context.Context, snap int64) (string, bool, erro
 		commits := map[int64]string{}
 		rows, err := r.conn.QueryContext(ctx, `SELECT snapshot_id, author, commit_message, commit_extra_info FROM cat.ducklake_snapshot_changes`)
 		if err != nil {
-			return "", false, fmt.Errorf("read commit info of %s: %w", r.path, err)
+			return "", false, fmt.Errorf("read commit info of %s: %w", oneline.Name(r.path), err)
 		}
 		defer rows.Close()
 		for rows.Next() {
 			var id int64
 			var author, msg, extra sql.NullString
 			if err := rows.Scan(&id, &author, &msg, &extra); err != nil {
-				return "", false, fmt.Errorf("read commit info of %s: %w", r.path, err)
+				return "", false, fmt.Errorf("read commit info of %s: %w", oneline.Name(r.path), err)
 			}
 			commits[id] = fmt.Sprintf("author=%s message=%s extra=%s", optString(nullString(author)), optString(nullString(msg)), optString(nullString(extra)))
 		}
 		if err := rows.Err(); err != nil {
-			return "", false, fmt.Errorf("read commit info of %s: %w", r.path, err)
+			return "", false, fmt.Errorf("read commit info of %s: %w", oneline.Name(r.path), err)
 		}
 		r.meta.commits = commits
 	}
@@ -220,7 +221,7 @@ func (r *Reader) partitionEntries(ctx context.Context, e entries, t Table, cols 
 	}
 	rows, err := r.partitionRows(ctx)
 	if err != nil {
-		return fmt.Errorf("read partitioning of %s in %s: %w", t.Shown(), r.path, err)
+		return fmt.Errorf("read partitioning of %s in %s: %w", t.Shown(), oneline.Name(r.path), err)
 	}
 	var spec []string
 	for _, x := range rows {
@@ -228,7 +229,7 @@ func (r *Reader) partitionEntries(ctx context.Context, e entries, t Table, cols 
 			continue
 		}
 		if n := nullIn("partition_key_index", x.index, "column_id", x.column, "transform", x.transform); n != "" {
-			return fmt.Errorf("read partitioning of %s in %s at snapshot %d: a partition column has a NULL %s", t.Shown(), r.path, snap, n)
+			return fmt.Errorf("read partitioning of %s in %s at snapshot %d: a partition column has a NULL %s", t.Shown(), oneline.Name(r.path), snap, n)
 		}
 		idx, col := x.index.Int64, x.column.Int64
 		if !r.format.Has(formats.CapPartitionFieldIDs) && col >= 0 && col < int64(len(cols)) {
@@ -262,11 +263,11 @@ func (r *Reader) fileEntries(ctx context.Context, t Table, snap int64, onDisk fu
 		// Every call, memo or not: a reader serves several proofs
 		// (Source), each with its own onDisk.
 		if err := onDisk(f.Path, f.SizeBytes, f.FooterSize, "parquet"); err != nil {
-			return nil, nil, fmt.Errorf("data file %s of %s at snapshot %d in %s: %w", f.Path, t.Shown(), snap, r.path, err)
+			return nil, nil, fmt.Errorf("data file %s of %s at snapshot %d in %s: %w", oneline.Name(f.Path), t.Shown(), snap, oneline.Name(r.path), err)
 		}
 		if del := f.Delete; del != nil {
 			if err := onDisk(del.Path, del.SizeBytes, del.FooterSize, del.Format); err != nil {
-				return nil, nil, fmt.Errorf("delete file %s of %s at snapshot %d in %s: %w", del.Path, t.Shown(), snap, r.path, err)
+				return nil, nil, fmt.Errorf("delete file %s of %s at snapshot %d in %s: %w", oneline.Name(del.Path), t.Shown(), snap, oneline.Name(r.path), err)
 			}
 		}
 		state, memo := r.fileStateOf(ctx, t, f, snap)
@@ -321,7 +322,7 @@ func (r *Reader) describeFile(ctx context.Context, t Table, f DataFile, snap int
 	// express the same visibility either way.
 	hidden, err := r.hiddenPositions(ctx, f, snap)
 	if err != nil {
-		return fileDescribed{}, fmt.Errorf("data file %s of %s at snapshot %d in %s: %w", f.Path, t.Shown(), snap, r.path, err)
+		return fileDescribed{}, fmt.Errorf("data file %s of %s at snapshot %d in %s: %w", oneline.Name(f.Path), t.Shown(), snap, oneline.Name(r.path), err)
 	}
 	if len(hidden) > 0 {
 		pos = slices.Compact(slices.Sorted(slices.Values(append(pos, hidden...))))
@@ -358,7 +359,7 @@ func (r *Reader) partitionValues(ctx context.Context) (map[int64]string, error) 
 		LEFT JOIN (SELECT DISTINCT data_file_id, table_id FROM cat.ducklake_data_file) d ON d.data_file_id = p.data_file_id
 		GROUP BY p.data_file_id`)
 	if err != nil {
-		return nil, fmt.Errorf("read the partition values of %s: %w", r.path, err)
+		return nil, fmt.Errorf("read the partition values of %s: %w", oneline.Name(r.path), err)
 	}
 	defer rows.Close()
 	out := map[int64]string{}
@@ -366,12 +367,12 @@ func (r *Reader) partitionValues(ctx context.Context) (map[int64]string, error) 
 		var id int64
 		var v string
 		if err := rows.Scan(&id, &v); err != nil {
-			return nil, fmt.Errorf("read the partition values of %s: %w", r.path, err)
+			return nil, fmt.Errorf("read the partition values of %s: %w", oneline.Name(r.path), err)
 		}
 		out[id] = v
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read the partition values of %s: %w", r.path, err)
+		return nil, fmt.Errorf("read the partition values of %s: %w", oneline.Name(r.path), err)
 	}
 	r.partValues = out
 	return out, nil

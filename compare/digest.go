@@ -20,6 +20,7 @@ import (
 
 	bindings "github.com/duckdb/duckdb-go-bindings"
 
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 	"github.com/fdl-formats/fdl-formats/internal/parquetfooter"
 	"github.com/fdl-formats/fdl-formats/internal/parquetsql"
 )
@@ -264,7 +265,7 @@ func (r *Reader) tablePlan(ctx context.Context, t Table, snap int64, opts ScanOp
 			}
 		}
 		fail := func(err error) error {
-			return fmt.Errorf("%s at snapshot %d, data file %s: %w", t.Shown(), snap, f.Path, err)
+			return fmt.Errorf("%s at snapshot %d, data file %s: %w", t.Shown(), snap, oneline.Name(f.Path), err)
 		}
 		if n.all, err = r.planKeyOf(ctx, t, f, cols, snap, opts, names, types, deletesIgnored, nil); err != nil {
 			return nil, fail(err)
@@ -321,7 +322,7 @@ func (r *Reader) planDigest(ctx context.Context, t Table, snap int64, opts ScanO
 		// Inlined rows live in this catalog: never shared or cached.
 		d, err := digestTyped(ctx, r.conn, p.SQL, tp.names, tp.types)
 		if err != nil {
-			return Digest{}, nil, fmt.Errorf("read %s of %s at snapshot %d in %s: %w", p.Path, t.Shown(), snap, r.path, err)
+			return Digest{}, nil, fmt.Errorf("read %s of %s at snapshot %d in %s: %w", oneline.Name(p.Path), t.Shown(), snap, oneline.Name(r.path), err)
 		}
 		r.memo.count(&r.memo.stats.Computed)
 		out = append(out, PartDigest{Kind: p.Kind, Path: p.Path, Digest: d})
@@ -337,7 +338,7 @@ func (r *Reader) rowColumns(ctx context.Context, t Table, snap int64, opts ScanO
 		return nil, nil, nil, err
 	}
 	if len(cols) == 0 {
-		return nil, nil, nil, fmt.Errorf("%s in %s at snapshot %d has no columns", t.Shown(), r.path, snap)
+		return nil, nil, nil, fmt.Errorf("%s in %s at snapshot %d has no columns", t.Shown(), oneline.Name(r.path), snap)
 	}
 	for _, c := range cols {
 		dt, err := c.DuckType()
@@ -362,7 +363,7 @@ func (r *Reader) rowColumns(ctx context.Context, t Table, snap int64, opts ScanO
 // Digests the memo or cache hold are not read again.
 func (r *Reader) fileDigests(ctx context.Context, t Table, needs []filePlan, cols []*Column, snap int64, opts ScanOptions, names, types []string) ([]PartDigest, error) {
 	fail := func(f DataFile, err error) error {
-		return fmt.Errorf("%s at snapshot %d, data file %s: %w", t.Shown(), snap, f.Path, err)
+		return fmt.Errorf("%s at snapshot %d, data file %s: %w", t.Shown(), snap, oneline.Name(f.Path), err)
 	}
 	// First every row of the files no digest covers, in one query per shape.
 	q := newWholeQueue()
@@ -376,7 +377,7 @@ func (r *Reader) fileDigests(ctx context.Context, t Table, needs []filePlan, col
 	}
 	reused, err := r.runQueue(ctx, q)
 	if err != nil {
-		return nil, fmt.Errorf("read data files of %s at snapshot %d in %s: %w", t.Shown(), snap, r.path, err)
+		return nil, fmt.Errorf("read data files of %s at snapshot %d in %s: %w", t.Shown(), snap, oneline.Name(r.path), err)
 	}
 	r.memo.countReused(reused) // read by another comparison meanwhile
 	// Then the deleted rows of files whose kept rows do not cover them:
@@ -418,7 +419,7 @@ func (r *Reader) fileDigests(ctx context.Context, t Table, needs []filePlan, col
 				got, err := g.sc.run(ctx, r.conn)
 				r.memo.countReads(1, 1)
 				if err != nil {
-					return fmt.Errorf("read deleted rows of %s at snapshot %d in %s, data file %s: %w", t.Shown(), snap, r.path, f.Path, err)
+					return fmt.Errorf("read deleted rows of %s at snapshot %d in %s, data file %s: %w", t.Shown(), snap, oneline.Name(r.path), oneline.Name(f.Path), err)
 				}
 				if g.sc.each {
 					r.memo.keepRows(n.all, n.deleted, got)
@@ -1195,7 +1196,7 @@ func (d *Digests) HintFromReader(ctx context.Context, r *Reader) error {
 				continue
 			}
 			if err != nil {
-				return fmt.Errorf("hints from %s: delete file %s: %w", catalog, del.file.Path, err)
+				return fmt.Errorf("hints from %s: delete file %s: %w", oneline.Name(catalog), oneline.Name(del.file.Path), err)
 			}
 			hints[path] = mergeSorted(hints[path], pos)
 		}

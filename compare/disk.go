@@ -7,10 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 )
 
 // DiskCheck verifies data and delete files against what a catalog records
@@ -70,19 +73,19 @@ func checkOnDisk(k diskKey) (string, error) {
 	// Stat before opening: open(2) of a FIFO blocks until a writer comes
 	// (and a folder opens, then has no footer to read).
 	if st, err := os.Stat(k.path); err == nil && !st.Mode().IsRegular() {
-		return fmt.Sprintf("%s is not a regular file (%s)", k.path, st.Mode().Type()), nil
+		return fmt.Sprintf("%s is not a regular file (%s)", oneline.Name(k.path), st.Mode().Type()), nil
 	}
 	f, err := os.Open(k.path)
 	if err != nil {
-		return "", fmt.Errorf("%w: %w", ErrIncomparable, err)
+		return "", fmt.Errorf("%w: %w", ErrIncomparable, namedPath(err))
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return "", fmt.Errorf("%w: %w", ErrIncomparable, err)
+		return "", fmt.Errorf("%w: %w", ErrIncomparable, namedPath(err))
 	}
 	if st.Size() != k.size {
-		return fmt.Sprintf("%s is %d bytes on disk, the catalog records %d", k.path, st.Size(), k.size), nil
+		return fmt.Sprintf("%s is %d bytes on disk, the catalog records %d", oneline.Name(k.path), st.Size(), k.size), nil
 	}
 	if k.footer < 0 {
 		return "", nil
@@ -92,15 +95,37 @@ func checkOnDisk(k diskKey) (string, error) {
 	if errors.As(err, &unreadable) {
 		// An I/O error (a failing disk or mount) says nothing about the
 		// file's bytes: the operator can restore it, it is no difference.
-		return "", fmt.Errorf("%w: read the footer of %s: %w", ErrIncomparable, k.path, unreadable.err)
+		return "", fmt.Errorf("%w: read the footer of %s: %w", ErrIncomparable, oneline.Name(k.path), unreadable.err)
 	}
 	if err != nil {
-		return fmt.Sprintf("%s: the catalog records a %d-byte footer, the file has none readable: %v", k.path, k.footer, err), nil
+		return fmt.Sprintf("%s: the catalog records a %d-byte footer, the file has none readable: %v", oneline.Name(k.path), k.footer, err), nil
 	}
 	if got != k.footer {
-		return fmt.Sprintf("%s has a %d-byte footer, the catalog records %d", k.path, got, k.footer), nil
+		return fmt.Sprintf("%s has a %d-byte footer, the catalog records %d", oneline.Name(k.path), got, k.footer), nil
 	}
 	return "", nil
+}
+
+// shownPathError is an *fs.PathError whose message names its path as
+// oneline.Name does (Go-quoted where it holds a line break or another
+// control character): a data file's path is the catalog's text, and the
+// message of an error reaches a report line, which a raw line break in
+// it would cut. errors.As still finds the *fs.PathError (Unwrap).
+type shownPathError struct{ pe *fs.PathError }
+
+func (e *shownPathError) Error() string {
+	return e.pe.Op + " " + oneline.Name(e.pe.Path) + ": " + e.pe.Err.Error()
+}
+
+func (e *shownPathError) Unwrap() error { return e.pe }
+
+// namedPath is err with its *fs.PathError, when it is one, named as
+// shownPathError names it.
+func namedPath(err error) error {
+	if pe, ok := err.(*fs.PathError); ok {
+		return &shownPathError{pe}
+	}
+	return err
 }
 
 // readError is footerSize's failure to read the file at all, as opposed to
@@ -148,7 +173,7 @@ func (r *Reader) CheckFiles(ctx context.Context, d *DiskCheck) ([]string, error)
 	check := func(what, path string, size int64, footer *int64, format string) error {
 		problem, err := d.Check(path, size, footer, format)
 		if err != nil {
-			return fmt.Errorf("%s %s of catalog %s: %w", what, path, r.path, err)
+			return fmt.Errorf("%s %s of catalog %s: %w", what, oneline.Name(path), oneline.Name(r.path), err)
 		}
 		if problem != "" && !slices.Contains(problems, problem) {
 			problems = append(problems, problem)

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 )
 
 // Catalog metadata rows are visible at snapshot s when begin_snapshot <= s
@@ -129,7 +131,7 @@ func (r *Reader) readChangePoints(ctx context.Context, want [][2]string) error {
 	}
 	rows, err := r.conn.QueryContext(ctx, strings.Join(parts, " UNION ALL "))
 	if err != nil {
-		return fmt.Errorf("read change points of %s in %s: %w", strings.Join(names, ", "), r.path, err)
+		return fmt.Errorf("read change points of %s in %s: %w", strings.Join(names, ", "), oneline.Name(r.path), err)
 	}
 	defer rows.Close()
 	got := map[int]map[int64][]int64{}
@@ -137,7 +139,7 @@ func (r *Reader) readChangePoints(ctx context.Context, want [][2]string) error {
 		var i int
 		var k, begin, end sql.NullInt64
 		if err := rows.Scan(&i, &k, &begin, &end); err != nil {
-			return fmt.Errorf("read change points of %s in %s: %w", strings.Join(names, ", "), r.path, err)
+			return fmt.Errorf("read change points of %s in %s: %w", strings.Join(names, ", "), oneline.Name(r.path), err)
 		}
 		if !k.Valid {
 			continue
@@ -152,7 +154,7 @@ func (r *Reader) readChangePoints(ctx context.Context, want [][2]string) error {
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("read change points of %s in %s: %w", strings.Join(names, ", "), r.path, err)
+		return fmt.Errorf("read change points of %s in %s: %w", strings.Join(names, ", "), oneline.Name(r.path), err)
 	}
 	for i, tb := range want {
 		key := tb[0] + " " + tb[1]

@@ -29,7 +29,7 @@ func (c *comparison) extension() {
 	for _, r := range []*Reader{c.a, c.b} {
 		v := duckdbVersion(c.ctx, r.conn)
 		if !r.format.Opens(v) {
-			c.rep.ReaderNotes = append(c.rep.ReaderNotes, fmt.Sprintf("%s not used for %s: DuckDB %s does not open format %s", ReaderExtension, r.path, v, r.format))
+			c.rep.ReaderNotes = append(c.rep.ReaderNotes, fmt.Sprintf("%s not used for %s: DuckDB %s does not open format %s", ReaderExtension, oneline.Name(r.path), v, r.format))
 			r.extAttached = false
 			continue
 		}
@@ -38,7 +38,7 @@ func (c *comparison) extension() {
 		}
 		q := fmt.Sprintf("ATTACH %s AS dl (READ_ONLY, DATA_PATH %s, OVERRIDE_DATA_PATH true)", sqlString("ducklake:"+r.path), sqlString(r.dataPath))
 		if _, err := r.conn.ExecContext(c.ctx, q); err != nil {
-			c.rep.ReaderNotes = append(c.rep.ReaderNotes, fmt.Sprintf("%s could not attach %s: %s", ReaderExtension, r.path, oneline.First(err.Error())))
+			c.rep.ReaderNotes = append(c.rep.ReaderNotes, fmt.Sprintf("%s could not attach %s: %s", ReaderExtension, oneline.Name(r.path), oneline.First(err.Error())))
 			loaded = false
 			continue
 		}
@@ -78,7 +78,7 @@ func (c *comparison) extensionCheck(s int64, x, y Table) error {
 			return err
 		})
 		if err != nil {
-			return c.mark(side.r, fmt.Errorf("read %s at snapshot %d of %s with the ducklake extension: %w", side.t.Shown(), s, side.r.path, err))
+			return c.mark(side.r, fmt.Errorf("read %s at snapshot %d of %s with the ducklake extension: %w", side.t.Shown(), s, oneline.Name(side.r.path), err))
 		}
 		if ours != theirs {
 			c.add(Difference{Kind: "reader", Snapshot: ptr(s), Table: side.t.FullName(), Item: side.r.path,

@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 	"github.com/fdl-formats/fdl-formats/internal/parquetsql"
 )
 
@@ -202,7 +203,7 @@ func (r *Reader) allTableFiles(ctx context.Context, t Table) (*tableFiles, error
 		r.col(dt, "d", "encryption_key"), t.ID)
 	rows, err := r.conn.QueryContext(ctx, q)
 	if err != nil {
-		return nil, fmt.Errorf("list data files of %s in %s: %w", t.Shown(), r.path, err)
+		return nil, fmt.Errorf("list data files of %s in %s: %w", t.Shown(), oneline.Name(r.path), err)
 	}
 	for rows.Next() {
 		var f DataFile
@@ -211,7 +212,7 @@ func (r *Reader) allTableFiles(ctx context.Context, t Table) (*tableFiles, error
 		var pinfo, key sql.NullString
 		if err := rows.Scan(&f.ID, &f.Stored, &rel, &f.RecordCount, &f.SizeBytes, &footer, &rowStart, &f.BeginSnapshot, &end, &pmax, &pinfo, &mapping, &key); err != nil {
 			rows.Close()
-			return nil, fmt.Errorf("list data files of %s in %s: %w", t.Shown(), r.path, err)
+			return nil, fmt.Errorf("list data files of %s in %s: %w", t.Shown(), oneline.Name(r.path), err)
 		}
 		f.Relative, f.relNull = !rel.Valid || rel.Bool, !rel.Valid
 		f.Path = r.resolve(t.dir, f.Stored, f.Relative)
@@ -221,7 +222,7 @@ func (r *Reader) allTableFiles(ctx context.Context, t Table) (*tableFiles, error
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list data files of %s in %s: %w", t.Shown(), r.path, err)
+		return nil, fmt.Errorf("list data files of %s in %s: %w", t.Shown(), oneline.Name(r.path), err)
 	}
 	const del = "ducklake_delete_file"
 	q = fmt.Sprintf(`SELECT x.delete_file_id, x.data_file_id, x.path, x.path_is_relative, %s, x.delete_count,
@@ -230,7 +231,7 @@ func (r *Reader) allTableFiles(ctx context.Context, t Table) (*tableFiles, error
 		r.col(del, "x", "format"), r.col(del, "x", "partial_max"), r.col(del, "x", "encryption_key"), t.ID)
 	rows, err = r.conn.QueryContext(ctx, q)
 	if err != nil {
-		return nil, fmt.Errorf("list delete files of %s in %s: %w", t.Shown(), r.path, err)
+		return nil, fmt.Errorf("list delete files of %s in %s: %w", t.Shown(), oneline.Name(r.path), err)
 	}
 	defer rows.Close()
 	for rows.Next() {
@@ -241,7 +242,7 @@ func (r *Reader) allTableFiles(ctx context.Context, t Table) (*tableFiles, error
 		var format, key sql.NullString
 		var footer, end, pmax sql.NullInt64
 		if err := rows.Scan(&d.ID, &dataID, &stored, &rel, &format, &d.DeleteCount, &d.SizeBytes, &footer, &d.BeginSnapshot, &end, &pmax, &key); err != nil {
-			return nil, fmt.Errorf("list delete files of %s in %s: %w", t.Shown(), r.path, err)
+			return nil, fmt.Errorf("list delete files of %s in %s: %w", t.Shown(), oneline.Name(r.path), err)
 		}
 		d.Path, d.relNull = r.resolve(t.dir, stored, !rel.Valid || rel.Bool), !rel.Valid
 		d.Format = r.deleteFormat(format)
@@ -249,7 +250,7 @@ func (r *Reader) allTableFiles(ctx context.Context, t Table) (*tableFiles, error
 		all.dels = append(all.dels, fileRow[DeleteFile]{file: d, dataID: dataID, end: nullInt(end)})
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list delete files of %s in %s: %w", t.Shown(), r.path, err)
+		return nil, fmt.Errorf("list delete files of %s in %s: %w", t.Shown(), oneline.Name(r.path), err)
 	}
 	r.meta.tableFiles[key] = all
 	for _, row := range all.data {
@@ -353,7 +354,7 @@ func (r *Reader) deletedPositions(ctx context.Context, t Table, f DataFile, snap
 		q := fmt.Sprintf(`SELECT row_id FROM cat.%s WHERE file_id = %d AND begin_snapshot <= %d AND row_id IS NOT NULL`, ident(inl), f.ID, snap)
 		more, err := r.int64s(ctx, q)
 		if err != nil {
-			return nil, fmt.Errorf("read inlined deletions of %s in %s: %w", t.Shown(), r.path, err)
+			return nil, fmt.Errorf("read inlined deletions of %s in %s: %w", t.Shown(), oneline.Name(r.path), err)
 		}
 		if len(more) > 0 {
 			// The real readers with QuirkPartialDeletesWholeWithInlined
@@ -362,7 +363,7 @@ func (r *Reader) deletedPositions(ctx context.Context, t Table, f DataFile, snap
 			// 0.4).
 			whole, ok, err := r.partialWhole(ctx, f)
 			if err != nil {
-				return nil, fmt.Errorf("read delete file of %s (data file %d) in %s: %w", t.Shown(), f.ID, r.path, err)
+				return nil, fmt.Errorf("read delete file of %s (data file %d) in %s: %w", t.Shown(), f.ID, oneline.Name(r.path), err)
 			}
 			if ok {
 				pos = whole
@@ -407,7 +408,7 @@ func (r *Reader) deleteFilePositions(ctx context.Context, t Table, f DataFile, s
 	var pos []int64
 	if d := f.Delete; d != nil {
 		if err := r.exists(d.Path); err != nil {
-			return nil, fmt.Errorf("delete file %s of %s (data file %d): %w", d.Path, t.Shown(), f.ID, err)
+			return nil, fmt.Errorf("delete file %s of %s (data file %d): %w", oneline.Name(d.Path), t.Shown(), f.ID, err)
 		}
 		if snap != r.deletesSnap {
 			// Keep one snapshot's positions only: memory stays bounded.
@@ -428,7 +429,7 @@ func (r *Reader) deleteFilePositions(ctx context.Context, t Table, f DataFile, s
 				err = &DeleteFileError{Path: d.Path, Detail: fmt.Sprintf("Unknown delete file format: %s (format %s readers read the format column with DeleteFileFormatFromString, which knows only parquet and puffin)", d.Format, r.format.Name)}
 			}
 			if err != nil {
-				return nil, fmt.Errorf("read delete file %s of %s in %s: %w", d.Path, t.Shown(), r.path, err)
+				return nil, fmt.Errorf("read delete file %s of %s in %s: %w", oneline.Name(d.Path), t.Shown(), oneline.Name(r.path), err)
 			}
 			r.deletes[d.Path] = cached
 		}
@@ -509,7 +510,7 @@ func (r *Reader) parquetDeleteContent(ctx context.Context, d *DeleteFile) (_ raw
 		r.rawDeletes.put(d.Path, before, raw)
 	}
 	if raw.cols != 2 && r.twoColumnDeletes {
-		return rawDeletes{}, false, &DeleteFileError{Path: d.Path, Detail: fmt.Sprintf("Invalid schema contained in the delete file %s - expected file_name/position (format %s readers read two columns only, %s; it has %d)", d.Path, r.format.Name, formats.QuirkDeleteFilesTwoColumns.Info().Name, raw.cols)}
+		return rawDeletes{}, false, &DeleteFileError{Path: d.Path, Detail: fmt.Sprintf("Invalid schema contained in the delete file %s - expected file_name/position (format %s readers read two columns only, %s; it has %d)", oneline.Name(d.Path), r.format.Name, formats.QuirkDeleteFilesTwoColumns.Info().Name, raw.cols)}
 	}
 	if err := r.deleteHiveColumns(d, raw.cols); err != nil {
 		return rawDeletes{}, false, err
@@ -712,7 +713,7 @@ type TwoDeleteFilesError struct {
 }
 
 func (e *TwoDeleteFilesError) Error() string {
-	return fmt.Sprintf("%s in %s at snapshot %d: data file %s has two visible delete files (ids %d, %d); DuckLake readers read it once per delete file", e.Table, e.Catalog, e.Snapshot, e.DataFile, e.First, e.Second)
+	return fmt.Sprintf("%s in %s at snapshot %d: data file %s has two visible delete files (ids %d, %d); DuckLake readers read it once per delete file", oneline.Name(e.Table), oneline.Name(e.Catalog), e.Snapshot, oneline.Name(e.DataFile), e.First, e.Second)
 }
 
 // DeleteFileError is a delete file the readers of the catalog's format
@@ -734,7 +735,7 @@ type DeleteFileError struct {
 }
 
 func (e *DeleteFileError) Error() string {
-	return fmt.Sprintf("DuckLake readers refuse delete file %s: %s", e.Path, e.Detail)
+	return fmt.Sprintf("DuckLake readers refuse delete file %s: %s", oneline.Name(e.Path), e.Detail)
 }
 
 // AsDeleteFileError returns the DeleteFileError in err's chain, if any.
@@ -751,7 +752,7 @@ func deleteFileSchema(path string, types []string) error {
 	if (len(types) == 2 || len(types) == 3) && types[0] == "VARCHAR" && types[1] == "BIGINT" {
 		return nil
 	}
-	return &DeleteFileError{Path: path, Detail: fmt.Sprintf("Invalid schema contained in the delete file %s - expected file_name/position/[snapshot_id or row] (its columns: %s)", path, strings.Join(types, ", "))}
+	return &DeleteFileError{Path: path, Detail: fmt.Sprintf("Invalid schema contained in the delete file %s - expected file_name/position/[snapshot_id or row] (its columns: %s)", oneline.Name(path), strings.Join(types, ", "))}
 }
 
 // deleteHiveColumns applies formats.QuirkDeleteFilesHiveColumns: readers
@@ -775,7 +776,7 @@ func (r *Reader) deleteHiveColumns(d *DeleteFile, cols int) error {
 	}
 	for _, k := range keys {
 		if strings.EqualFold(k, "file_path") || strings.EqualFold(k, "pos") || strings.EqualFold(k, "_ducklake_internal_snapshot_id") {
-			return &DeleteFileError{Path: d.Path, Detail: fmt.Sprintf("delete file %s lies in folder %s=...: format %s readers scan it with Hive partition detection on and read that column from the folder name (%s)", rel, k, r.format.Name, q.Info().Name)}
+			return &DeleteFileError{Path: d.Path, Detail: fmt.Sprintf("delete file %s lies in folder %s=...: format %s readers scan it with Hive partition detection on and read that column from the folder name (%s)", oneline.Name(rel), k, r.format.Name, q.Info().Name)}
 		}
 	}
 	n := cols + len(keys)
@@ -783,7 +784,7 @@ func (r *Reader) deleteHiveColumns(d *DeleteFile, cols int) error {
 		return nil
 	}
 	return &DeleteFileError{Path: d.Path, Detail: fmt.Sprintf("Invalid schema contained in the delete file %s - expected file_name/position/[snapshot_id or row] (format %s readers scan it with Hive partition detection on: its %d columns and the folders %s make %d; %s)",
-		d.Path, r.format.Name, cols, strings.Join(keys, "=..., ")+"=...", n, q.Info().Name)}
+		oneline.Name(d.Path), r.format.Name, cols, strings.Join(keys, "=..., ")+"=...", n, q.Info().Name)}
 }
 
 // unsortedDelete is the real reader's error for position p read after last.
@@ -919,7 +920,7 @@ func (r *Reader) notParquet(d *DeleteFile, err error) error {
 	if !r.format.Has(formats.CapPuffinDeletes) {
 		why = "format " + r.format.Name + " readers have no Puffin reader: they open every delete file as Parquet, whatever its format column says"
 	}
-	return &DeleteFileError{Path: d.Path, Detail: fmt.Sprintf("No magic bytes found at end of file '%s' (%s)", d.Path, why)}
+	return &DeleteFileError{Path: d.Path, Detail: fmt.Sprintf("No magic bytes found at end of file '%s' (%s)", oneline.Name(d.Path), why)}
 }
 
 func (r *Reader) int64s(ctx context.Context, q string) ([]int64, error) {

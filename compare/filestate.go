@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 	"sort"
+
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 )
 
 // A comparison walks every snapshot of a version, and at each one plans and
@@ -123,19 +125,19 @@ func (r *Reader) inlinedDeleteBegins(ctx context.Context, table string) (map[int
 	}
 	rows, err := r.conn.QueryContext(ctx, fmt.Sprintf(`SELECT file_id, begin_snapshot FROM cat.%s WHERE file_id IS NOT NULL AND begin_snapshot IS NOT NULL`, ident(table)))
 	if err != nil {
-		return nil, fmt.Errorf("read inlined deletions of %s in %s: %w", table, r.path, err)
+		return nil, fmt.Errorf("read inlined deletions of %s in %s: %w", table, oneline.Name(r.path), err)
 	}
 	defer rows.Close()
 	out := map[int64][]int64{}
 	for rows.Next() {
 		var id, begin int64
 		if err := rows.Scan(&id, &begin); err != nil {
-			return nil, fmt.Errorf("read inlined deletions of %s in %s: %w", table, r.path, err)
+			return nil, fmt.Errorf("read inlined deletions of %s in %s: %w", table, oneline.Name(r.path), err)
 		}
 		out[id] = append(out[id], begin)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read inlined deletions of %s in %s: %w", table, r.path, err)
+		return nil, fmt.Errorf("read inlined deletions of %s in %s: %w", table, oneline.Name(r.path), err)
 	}
 	for _, b := range out {
 		slices.Sort(b)

@@ -25,7 +25,7 @@ func (r *Reader) fileColumnPairs(c *comparison, stats string) ([]formats.FileCol
 	}
 	pairs, err := formats.FileColumnPairs(c.ctx, r.conn, "cat.", stats)
 	if err != nil {
-		return nil, fmt.Errorf("read data files and columns of %s: %w", r.path, err)
+		return nil, fmt.Errorf("read data files and columns of %s: %w", oneline.Name(r.path), err)
 	}
 	r.filePairs, r.filePairsRead = pairs, true
 	return pairs, nil
@@ -135,12 +135,12 @@ func (c *comparison) filesWithoutStatsInB(label, na, nb string) error {
 			// B's pairs are read first (A's only when B has one without
 			// a row): the failure is both catalogs' when A's same read
 			// fails too.
-			return bThenA(fmt.Errorf("read data files and columns of %s: %w", c.b.path, err), func() error {
+			return bThenA(fmt.Errorf("read data files and columns of %s: %w", oneline.Name(c.b.path), err), func() error {
 				if c.a.filePairsRead {
 					return nil // A's pairs, all of them, are read
 				}
 				if _, err := formats.FileColumnPairsWhere(c.ctx, c.a.conn, "cat.", na, formats.PairsWithoutStats); err != nil {
-					return fmt.Errorf("read data files and columns of %s: %w", c.a.path, err)
+					return fmt.Errorf("read data files and columns of %s: %w", oneline.Name(c.a.path), err)
 				}
 				return nil
 			})

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 )
 
 // fileTies ties the statistics rows keyed by data_file_id
@@ -50,7 +52,7 @@ func (c *comparison) fileTiesOf() (*fileTies, error) {
 	paths := func(r *Reader) (map[int64][]string, error) {
 		files, err := r.StoredFiles(c.ctx)
 		if err != nil {
-			return nil, fmt.Errorf("tie the file statistics rows of %s to its data files: %w", r.path, err)
+			return nil, fmt.Errorf("tie the file statistics rows of %s to its data files: %w", oneline.Name(r.path), err)
 		}
 		out := map[int64][]string{}
 		for _, f := range files {

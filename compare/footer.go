@@ -7,6 +7,7 @@ import (
 
 	goversion "github.com/hashicorp/go-version"
 
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 	"github.com/fdl-formats/fdl-formats/internal/parquetfooter"
 )
 
@@ -96,7 +97,7 @@ func footerQuirkDifferences(ctx context.Context, a, b *Reader, readers string, d
 		}
 		read, err := parquetfooter.Read(ctx, b.conn, paths)
 		if err != nil {
-			return nil, markB(fmt.Errorf("read the footers of the data files of %s: %w", b.path, err))
+			return nil, markB(fmt.Errorf("read the footers of the data files of %s: %w", oneline.Name(b.path), err))
 		}
 		for _, p := range paths {
 			hits[p] = read[p]
@@ -127,7 +128,7 @@ func footerQuirkDifferences(ctx context.Context, a, b *Reader, readers string, d
 					table = "?"
 				}
 				reason := fmt.Sprintf("%s, readers of format %s, %s data file %s (data_file_id %d), column %s: %s (%s): %s; %s (%s; fixed by %s)",
-					q.ReleasesText(), b.format.Name, does, b.relPath(f.Path), f.ID, h.Column, h.Detail, q.Name, q.Trigger, q.Behaviour, q.Source, q.Fixed)
+					q.ReleasesText(), b.format.Name, does, oneline.Name(b.relPath(f.Path)), f.ID, h.Column, h.Detail, q.Name, q.Trigger, q.Behaviour, q.Source, q.Fixed)
 				if q.Error != "" {
 					reason += "; they fail with " + fmt.Sprintf("%q", q.Error+"...")
 				}
@@ -144,18 +145,18 @@ func encryptedFiles(ctx context.Context, r *Reader) (map[int64]bool, error) {
 	encrypted := map[int64]bool{}
 	rows, err := r.conn.QueryContext(ctx, `SELECT data_file_id FROM cat.ducklake_data_file WHERE encryption_key IS NOT NULL AND encryption_key <> ''`)
 	if err != nil {
-		return nil, fmt.Errorf("list the encrypted data files of %s: %w", r.path, err)
+		return nil, fmt.Errorf("list the encrypted data files of %s: %w", oneline.Name(r.path), err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var id int64
 		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("list the encrypted data files of %s: %w", r.path, err)
+			return nil, fmt.Errorf("list the encrypted data files of %s: %w", oneline.Name(r.path), err)
 		}
 		encrypted[id] = true
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list the encrypted data files of %s: %w", r.path, err)
+		return nil, fmt.Errorf("list the encrypted data files of %s: %w", oneline.Name(r.path), err)
 	}
 	return encrypted, nil
 }

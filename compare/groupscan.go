@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 	"github.com/fdl-formats/fdl-formats/internal/parquetsql"
 )
 
@@ -289,7 +290,7 @@ func fillShape(shape string, paths []string, starts []*int64) string {
 // describePaths names the files of a group for an error message.
 func describePaths(scans []wholeScan, idx []int) string {
 	if len(idx) == 1 {
-		return "data file " + scans[idx[0]].path
+		return "data file " + oneline.Name(scans[idx[0]].path)
 	}
-	return fmt.Sprintf("%d data files (%s, ...)", len(idx), scans[idx[0]].path)
+	return fmt.Sprintf("%d data files (%s, ...)", len(idx), oneline.Name(scans[idx[0]].path))
 }

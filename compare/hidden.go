@@ -7,6 +7,7 @@ import (
 
 	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/internal/deletionvector"
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 	"github.com/fdl-formats/fdl-formats/internal/parquetsql"
 )
 
@@ -69,7 +70,7 @@ func (r *Reader) hiddenPositions(ctx context.Context, f DataFile, snap int64) ([
 		parquetsql.Path(f.Path), kp, snap)
 	pos, err := r.int64s(ctx, q)
 	if err != nil {
-		return nil, fmt.Errorf("read snapshot ids of partial file %s: %w", f.Path, err)
+		return nil, fmt.Errorf("read snapshot ids of partial file %s: %w", oneline.Name(f.Path), err)
 	}
 	return pos, nil
 }

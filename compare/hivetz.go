@@ -105,7 +105,7 @@ func (r *Reader) hiveTimeZoneValues(c *comparison) ([]hiveTZValue, error) {
 		WHERE lower(trim(c.column_type)) IN `+formats.HiveTimeZoneTypesSQL+`
 		GROUP BY ALL ORDER BY 6, 2, 4`)
 	if err != nil {
-		return nil, fmt.Errorf("read Hive partition values of %s: %w", r.path, err)
+		return nil, fmt.Errorf("read Hive partition values of %s: %w", oneline.Name(r.path), err)
 	}
 	defer rows.Close()
 	type row struct {
@@ -117,12 +117,12 @@ func (r *Reader) hiveTimeZoneValues(c *comparison) ([]hiveTZValue, error) {
 	for rows.Next() {
 		var x row
 		if err := rows.Scan(&x.table, &x.path, &x.source, &x.name, &x.typ, &x.first); err != nil {
-			return nil, fmt.Errorf("read Hive partition values of %s: %w", r.path, err)
+			return nil, fmt.Errorf("read Hive partition values of %s: %w", oneline.Name(r.path), err)
 		}
 		found = append(found, x)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read Hive partition values of %s: %w", r.path, err)
+		return nil, fmt.Errorf("read Hive partition values of %s: %w", oneline.Name(r.path), err)
 	}
 	var names map[int64]string
 	var out []hiveTZValue

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 )
 
 // inlinedSQL builds the queries over the table's inlined data tables (§5.8)
@@ -205,7 +206,7 @@ func (r *Reader) inlinedReadColumns(ctx context.Context, t Table, src inlinedSou
 	n, ok := r.inl.visible[vkey]
 	if !ok {
 		if err := r.conn.QueryRowContext(ctx, fmt.Sprintf("SELECT count(*) FROM cat.%s WHERE %s", ident(g.name), inlinedVisible(src.sys, snap))).Scan(&n); err != nil {
-			return nil, false, fmt.Errorf("count the rows of %s of %s visible at snapshot %d in %s: %w", g.name, t.Shown(), snap, r.path, err)
+			return nil, false, fmt.Errorf("count the rows of %s of %s visible at snapshot %d in %s: %w", g.name, t.Shown(), snap, oneline.Name(r.path), err)
 		}
 		r.inl.visible[vkey] = n
 	}
@@ -280,19 +281,19 @@ func (r *Reader) inlinedTypes(ctx context.Context, name string) (map[string]stri
 	}
 	rows, err := r.conn.QueryContext(ctx, `SELECT column_name, data_type FROM duckdb_columns() WHERE database_name = 'cat' AND schema_name = 'main' AND table_name = `+sqlString(name))
 	if err != nil {
-		return nil, fmt.Errorf("read the columns of %s in %s: %w", name, r.path, err)
+		return nil, fmt.Errorf("read the columns of %s in %s: %w", name, oneline.Name(r.path), err)
 	}
 	defer rows.Close()
 	m := map[string]string{}
 	for rows.Next() {
 		var c, ty string
 		if err := rows.Scan(&c, &ty); err != nil {
-			return nil, fmt.Errorf("read the columns of %s in %s: %w", name, r.path, err)
+			return nil, fmt.Errorf("read the columns of %s in %s: %w", name, oneline.Name(r.path), err)
 		}
 		m[strings.ToLower(c)] = ty
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read the columns of %s in %s: %w", name, r.path, err)
+		return nil, fmt.Errorf("read the columns of %s in %s: %w", name, oneline.Name(r.path), err)
 	}
 	r.inl.types[name] = m
 	return m, nil
@@ -357,7 +358,7 @@ func (r *Reader) inlinedTables(ctx context.Context, tableID int64) ([]inlinedReg
 	}
 	rows, err := r.conn.QueryContext(ctx, fmt.Sprintf(`SELECT table_name, schema_version FROM cat.ducklake_inlined_data_tables WHERE table_id = %d ORDER BY schema_version`, tableID))
 	if err != nil {
-		return nil, fmt.Errorf("list inlined data tables of table %d in %s: %w", tableID, r.path, err)
+		return nil, fmt.Errorf("list inlined data tables of table %d in %s: %w", tableID, oneline.Name(r.path), err)
 	}
 	defer rows.Close()
 	regs := []inlinedReg{}
@@ -478,7 +479,7 @@ func (r *Reader) snapshotSchemaVersion(ctx context.Context, snap int64) (int64, 
 	}
 	sv, ok := r.inl.svOf[snap]
 	if !ok {
-		return 0, fmt.Errorf("snapshot %d is not in %s", snap, r.path)
+		return 0, fmt.Errorf("snapshot %d is not in %s", snap, oneline.Name(r.path))
 	}
 	return sv, nil
 }
@@ -490,7 +491,7 @@ func (r *Reader) tableFirstSnapshot(ctx context.Context, t Table) (int64, error)
 	if !ok {
 		err := r.conn.QueryRowContext(ctx, fmt.Sprintf(`SELECT begin_snapshot FROM cat.ducklake_table WHERE table_id = %d ORDER BY rowid LIMIT 1`, t.ID)).Scan(&s)
 		if err != nil {
-			return 0, fmt.Errorf("read the first snapshot of %s in %s: %w", t.Shown(), r.path, err)
+			return 0, fmt.Errorf("read the first snapshot of %s in %s: %w", t.Shown(), oneline.Name(r.path), err)
 		}
 		r.inl.first[t.ID] = s
 	}
@@ -511,21 +512,21 @@ func (r *Reader) schemaVersionRow(ctx context.Context, tableID, sv int64) (sql.N
 			rows, err := r.conn.QueryContext(ctx, `SELECT table_id, schema_version, begin_snapshot FROM cat.ducklake_schema_versions
 				WHERE table_id IS NOT NULL AND schema_version IS NOT NULL ORDER BY rowid`)
 			if err != nil {
-				return sql.NullInt64{}, false, fmt.Errorf("read ducklake_schema_versions of %s: %w", r.path, err)
+				return sql.NullInt64{}, false, fmt.Errorf("read ducklake_schema_versions of %s: %w", oneline.Name(r.path), err)
 			}
 			defer rows.Close()
 			for rows.Next() {
 				var k [2]int64
 				var b sql.NullInt64
 				if err := rows.Scan(&k[0], &k[1], &b); err != nil {
-					return sql.NullInt64{}, false, fmt.Errorf("read ducklake_schema_versions of %s: %w", r.path, err)
+					return sql.NullInt64{}, false, fmt.Errorf("read ducklake_schema_versions of %s: %w", oneline.Name(r.path), err)
 				}
 				if _, seen := r.inl.versionRows[k]; !seen {
 					r.inl.versionRows[k] = b
 				}
 			}
 			if err := rows.Err(); err != nil {
-				return sql.NullInt64{}, false, fmt.Errorf("read ducklake_schema_versions of %s: %w", r.path, err)
+				return sql.NullInt64{}, false, fmt.Errorf("read ducklake_schema_versions of %s: %w", oneline.Name(r.path), err)
 			}
 		}
 		r.inl.versionsRead = true
@@ -539,7 +540,7 @@ func (r *Reader) schemaVersionRow(ctx context.Context, tableID, sv int64) (sql.N
 func (r *Reader) tableExistsAt(ctx context.Context, tableID, snap int64) (bool, error) {
 	_, tables, err := r.schemaRows(ctx)
 	if err != nil {
-		return false, fmt.Errorf("read table %d of %s at snapshot %d: %w", tableID, r.path, snap, err)
+		return false, fmt.Errorf("read table %d of %s at snapshot %d: %w", tableID, oneline.Name(r.path), snap, err)
 	}
 	for _, t := range tables {
 		if t.id.Valid && t.id.Int64 == tableID && visibleRow(t.begin, t.end, snap) {
@@ -597,7 +598,7 @@ func (r *Reader) readSchemaVersionEntries(ctx context.Context) (entries, error) 
 		|| chr(31) || 'begin_snapshot=' || string_agg(coalesce(begin_snapshot::VARCHAR, 'NULL'), ',' ORDER BY rowid)
 		FROM cat.ducklake_schema_versions GROUP BY table_id, schema_version ORDER BY 1`)
 	if err != nil {
-		return nil, fmt.Errorf("read ducklake_schema_versions of %s: %w", r.path, err)
+		return nil, fmt.Errorf("read ducklake_schema_versions of %s: %w", oneline.Name(r.path), err)
 	}
 	for _, row := range rows {
 		k, v, _ := strings.Cut(row, "\x1f")

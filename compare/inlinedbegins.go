@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 )
 
 // inlinedBegins describes the begin_snapshot of a table's inlined rows
@@ -32,7 +34,7 @@ func (r *Reader) inlinedBegins(ctx context.Context, t Table, snap int64) (string
 	var sum string
 	q := "SELECT count(*), COALESCE(sum(hash(rid, b))::VARCHAR, '0') FROM (" + strings.Join(parts, " UNION ALL ") + ")"
 	if err := r.conn.QueryRowContext(ctx, q).Scan(&n, &sum); err != nil {
-		return "", fmt.Errorf("read the inlined rows' snapshots of %s at snapshot %d in %s: %w", t.Shown(), snap, r.path, err)
+		return "", fmt.Errorf("read the inlined rows' snapshots of %s at snapshot %d in %s: %w", t.Shown(), snap, oneline.Name(r.path), err)
 	}
 	if n == 0 {
 		return "", nil

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 )
 
 // mapEntry is one node of a name mapping (§5.4).
@@ -19,7 +21,7 @@ type mapEntry struct {
 func (r *Reader) nameMapping(ctx context.Context, mappingID int64) (*mapEntry, error) {
 	var kind sql.NullString
 	if err := r.conn.QueryRowContext(ctx, fmt.Sprintf(`SELECT type FROM cat.ducklake_column_mapping WHERE mapping_id = %d`, mappingID)).Scan(&kind); err != nil {
-		return nil, fmt.Errorf("read column mapping %d of %s: %w", mappingID, r.path, err)
+		return nil, fmt.Errorf("read column mapping %d of %s: %w", mappingID, oneline.Name(r.path), err)
 	}
 	if kind.String != "map_by_name" {
 		return nil, &UnsupportedError{What: fmt.Sprintf("column mapping %d of type %q", mappingID, kind.String)}
@@ -29,7 +31,7 @@ func (r *Reader) nameMapping(ctx context.Context, mappingID int64) (*mapEntry, e
 		r.col("ducklake_name_mapping", "n", "is_partition"), mappingID)
 	rows, err := r.conn.QueryContext(ctx, q)
 	if err != nil {
-		return nil, fmt.Errorf("read name mapping %d of %s: %w", mappingID, r.path, err)
+		return nil, fmt.Errorf("read name mapping %d of %s: %w", mappingID, oneline.Name(r.path), err)
 	}
 	defer rows.Close()
 	root := &mapEntry{id: -1}
@@ -44,7 +46,7 @@ func (r *Reader) nameMapping(ctx context.Context, mappingID int64) (*mapEntry, e
 		var parent sql.NullInt64
 		var part sql.NullBool
 		if err := rows.Scan(&e.id, &e.source, &e.target, &parent, &part); err != nil {
-			return nil, fmt.Errorf("read name mapping %d of %s: %w", mappingID, r.path, err)
+			return nil, fmt.Errorf("read name mapping %d of %s: %w", mappingID, oneline.Name(r.path), err)
 		}
 		e.isPartition = part.Valid && part.Bool
 		byID[e.id] = e
@@ -55,12 +57,12 @@ func (r *Reader) nameMapping(ctx context.Context, mappingID int64) (*mapEntry, e
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read name mapping %d of %s: %w", mappingID, r.path, err)
+		return nil, fmt.Errorf("read name mapping %d of %s: %w", mappingID, oneline.Name(r.path), err)
 	}
 	for _, k := range kids {
 		p, ok := byID[k.parent]
 		if !ok {
-			return nil, fmt.Errorf("name mapping %d of %s: entry %d has unknown parent %d", mappingID, r.path, k.e.id, k.parent)
+			return nil, fmt.Errorf("name mapping %d of %s: entry %d has unknown parent %d", mappingID, oneline.Name(r.path), k.e.id, k.parent)
 		}
 		p.children = append(p.children, k.e)
 	}

@@ -80,7 +80,7 @@ func (r *Reader) foldedMinMax(ctx context.Context, t Table, snap, net int64) (ma
 	}
 	counts, err := r.int64s(ctx, fmt.Sprintf(`SELECT record_count FROM cat.ducklake_table_stats WHERE table_id = %d AND record_count IS NOT NULL AND file_size_bytes IS NOT NULL`, t.ID))
 	if err != nil {
-		return nil, fmt.Errorf("read the table statistics of %s in %s: %w", t.Shown(), r.path, err)
+		return nil, fmt.Errorf("read the table statistics of %s in %s: %w", t.Shown(), oneline.Name(r.path), err)
 	}
 	if len(counts) == 0 || counts[0] != net {
 		return nil, nil

@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 )
 
 // This file reads the min and max of a table's columns (minmax.go) part
@@ -68,7 +70,7 @@ func (m *digestMemo) putFileMinMax(key string, v []*string, keep bool) {
 // snap) over t's rows at snap, as this reader's scan returns them.
 func (r *Reader) scannedMinMax(ctx context.Context, t Table, snap int64, cols []*Column) (map[int64]minMax, error) {
 	fail := func(err error) error {
-		return fmt.Errorf("min/max of %s at snapshot %d in %s: %w", t.Shown(), snap, r.path, err)
+		return fmt.Errorf("min/max of %s at snapshot %d in %s: %w", t.Shown(), snap, oneline.Name(r.path), err)
 	}
 	all, err := r.Columns(ctx, t.ID, snap)
 	if err != nil {

@@ -77,7 +77,7 @@ func (r *Reader) tablesWithoutColumnStats(ctx context.Context) ([]int64, error) 
 		var err error
 		ids, err = r.int64s(ctx, `SELECT s.table_id FROM cat.ducklake_table_stats s WHERE `+formats.TableStatsWithoutColumnStatsSQL("cat.")+` ORDER BY 1`)
 		if err != nil {
-			return nil, fmt.Errorf("read table statistics of %s: %w", r.path, err)
+			return nil, fmt.Errorf("read table statistics of %s: %w", oneline.Name(r.path), err)
 		}
 	}
 	r.statsChecked, r.statsBadTables = true, ids

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 )
 
 // oneSidedRow is a ducklake_table_column_stats row of a numeric or
@@ -34,7 +35,7 @@ func (r *Reader) oneSidedRows(c *comparison, label, stats string) (map[string]on
 FROM cat.`+ident(stats)+` s
 WHERE (s.min_value IS NULL) <> (s.max_value IS NULL) AND EXISTS (SELECT 1 FROM cat.ducklake_column col WHERE col.table_id = s.table_id AND col.column_id = s.column_id AND `+formats.OneSidedStatsTypeSQL("col.column_type")+`)`)
 	if err != nil {
-		return nil, fmt.Errorf("read one-sided statistics in %s of %s: %w", stats, r.path, err)
+		return nil, fmt.Errorf("read one-sided statistics in %s of %s: %w", stats, oneline.Name(r.path), err)
 	}
 	defer rows.Close()
 	out := map[string]oneSidedRow{}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 	"github.com/fdl-formats/fdl-formats/internal/parquetsql"
 )
 
@@ -176,7 +177,7 @@ func (r *Reader) readParquetSchemas(ctx context.Context, paths []string) (map[st
 			return nil, err
 		}
 		if !want[file] {
-			return nil, fmt.Errorf("read parquet schemas: unexpected file %s", file)
+			return nil, fmt.Errorf("read parquet schemas: unexpected file %s", oneline.Name(file))
 		}
 		// A file's rows come together and in order; a file seen again
 		// after another one would make its tree unreliable.

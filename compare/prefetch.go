@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 	"github.com/fdl-formats/fdl-formats/internal/parquetsql"
 )
 
@@ -177,7 +178,7 @@ func (r *Reader) readDeleteGroup(ctx context.Context, paths, cols []string, ncol
 			return fmt.Errorf("read delete files: %w", err)
 		}
 		if !want[file] {
-			return fmt.Errorf("read delete files: unexpected file %s", file)
+			return fmt.Errorf("read delete files: unexpected file %s", oneline.Name(file))
 		}
 		pos, okP := int64s(ps)
 		raw := rawDeletes{pos: pos, cols: ncols}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/internal/deletionvector"
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 )
 
 var (
@@ -49,7 +50,7 @@ func (r *Reader) puffinDeletes(ctx context.Context, d *DeleteFile, f DataFile, s
 		return nil, err
 	}
 	if !r.format.Has(formats.CapPuffinContainers) && bytes.HasPrefix(data, puffinMagic) {
-		return nil, &DeleteFileError{Path: d.Path, Detail: fmt.Sprintf("Magic bytes mismatch, deletion vector is corrupt! (format %s readers decode the whole file as one bare deletion vector; %s is a Puffin container)", r.format.Name, d.Path)}
+		return nil, &DeleteFileError{Path: d.Path, Detail: fmt.Sprintf("Magic bytes mismatch, deletion vector is corrupt! (format %s readers decode the whole file as one bare deletion vector; %s is a Puffin container)", r.format.Name, oneline.Name(d.Path))}
 	}
 	// A file that is no deletion vector at all (a Parquet file whose
 	// format column says puffin) fails DuckLakeDeletionVectorData::FromBlob
@@ -59,7 +60,7 @@ func (r *Reader) puffinDeletes(ctx context.Context, d *DeleteFile, f DataFile, s
 		case len(data) < 12:
 			return nil, &DeleteFileError{Path: d.Path, Detail: fmt.Sprintf("Blob is too small (length of %d bytes) to be a deletion-vector-v1", len(data))}
 		case !bytes.Equal(data[4:8], dvMagic):
-			return nil, &DeleteFileError{Path: d.Path, Detail: fmt.Sprintf("Magic bytes mismatch, deletion vector is corrupt! (format %s readers read %s, whose format column says puffin, as one bare deletion vector)", r.format.Name, d.Path)}
+			return nil, &DeleteFileError{Path: d.Path, Detail: fmt.Sprintf("Magic bytes mismatch, deletion vector is corrupt! (format %s readers read %s, whose format column says puffin, as one bare deletion vector)", r.format.Name, oneline.Name(d.Path))}
 		}
 	}
 	return puffinPositions(data, snap, r.vectorBound(ctx, f))
@@ -82,7 +83,7 @@ func (r *Reader) vectorBound(ctx context.Context, f DataFile) func(uint64) error
 			}
 		}
 		if err != nil {
-			return fmt.Errorf("data file %s (id %d): %w", f.Path, f.ID, err)
+			return fmt.Errorf("data file %s (id %d): %w", oneline.Name(f.Path), f.ID, err)
 		}
 		return nil
 	}

@@ -370,13 +370,13 @@ func (r *Reader) init(ctx context.Context, opts ReaderOptions) error {
 	if _, err := r.conn.ExecContext(ctx, fmt.Sprintf("ATTACH %s AS cat (READ_ONLY)", sqlString(r.path))); err != nil {
 		if storageTooNew(err.Error()) {
 			saved, resave := duckfile.TooNewFile(r.path)
-			return fmt.Errorf("%w: catalog %s was %s, a newer DuckDB storage version than DuckDB %s can open (%w); %s", ErrIncomparable, r.path, saved, duckdbVersion(ctx, r.conn), err, resave)
+			return fmt.Errorf("%w: catalog %s was %s, a newer DuckDB storage version than DuckDB %s can open (%w); %s", ErrIncomparable, oneline.Name(r.path), saved, duckdbVersion(ctx, r.conn), err, resave)
 		}
-		return openFailed(r.path, attachFailure(err.Error()), fmt.Errorf("%w: attach catalog %s: %w", ErrIncomparable, r.path, err))
+		return openFailed(r.path, attachFailure(err.Error()), fmt.Errorf("%w: attach catalog %s: %w", ErrIncomparable, oneline.Name(r.path), err))
 	}
 	rows, err := r.conn.QueryContext(ctx, `SELECT table_name, column_name, data_type FROM duckdb_columns() WHERE database_name = 'cat' AND schema_name = 'main' ORDER BY table_name, column_index`)
 	if err != nil {
-		return fmt.Errorf("read layout of %s: %w", r.path, err)
+		return fmt.Errorf("read layout of %s: %w", oneline.Name(r.path), err)
 	}
 	r.layout = formats.Layout{}
 	r.dynamic = map[string][]string{}
@@ -385,7 +385,7 @@ func (r *Reader) init(ctx context.Context, opts ReaderOptions) error {
 		var t, c, typ string
 		if err := rows.Scan(&t, &c, &typ); err != nil {
 			rows.Close()
-			return fmt.Errorf("read layout of %s: %w", r.path, err)
+			return fmt.Errorf("read layout of %s: %w", oneline.Name(r.path), err)
 		}
 		r.columnTypes[[2]string{t, c}] = typ
 		if isInlinedName(t) {
@@ -396,7 +396,7 @@ func (r *Reader) init(ctx context.Context, opts ReaderOptions) error {
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("read layout of %s: %w", r.path, err)
+		return fmt.Errorf("read layout of %s: %w", oneline.Name(r.path), err)
 	}
 	// The layout above lists views too (checked before any is queried,
 	// the registrations included): a view (or a sequence, a table of another
@@ -404,7 +404,7 @@ func (r *Reader) init(ctx context.Context, opts ReaderOptions) error {
 	// DuckLake's queries in the table's place.
 	objs, err := formats.ReadObjects(ctx, r.conn, "cat")
 	if err != nil {
-		return fmt.Errorf("read objects of %s: %w", r.path, err)
+		return fmt.Errorf("read objects of %s: %w", oneline.Name(r.path), err)
 	}
 	if err := formats.CheckObjects(r.path, objs, "main"); err != nil {
 		return fmt.Errorf("%w: %w", ErrIncomparable, err)
@@ -417,14 +417,14 @@ func (r *Reader) init(ctx context.Context, opts ReaderOptions) error {
 		r.dynamicOf[strings.ToLower(n)] = n // DuckDB allows one object per name in any letter case
 	}
 	if _, ok := r.layout["ducklake_metadata"]; !ok {
-		return openFailed(r.path, OpenNotDuckLake, fmt.Errorf("%w: %s is not a DuckLake catalog (no ducklake_metadata table)", ErrIncomparable, r.path))
+		return openFailed(r.path, OpenNotDuckLake, fmt.Errorf("%w: %s is not a DuckLake catalog (no ducklake_metadata table)", ErrIncomparable, oneline.Name(r.path)))
 	}
 	// ducklake_metadata is held to what its readers load (every row, in
 	// scan order): rows they refuse, or read in an order the rows do not
 	// fix, make the catalog unreadable (formats.CheckMetadata).
 	metaRows, err := formats.ReadMetadata(ctx, r.conn, "cat", "main", r.has("ducklake_metadata", "scope"))
 	if err != nil {
-		return fmt.Errorf("%w: read format version of %s: %w", ErrIncomparable, r.path, err)
+		return fmt.Errorf("%w: read format version of %s: %w", ErrIncomparable, oneline.Name(r.path), err)
 	}
 	meta, err := formats.CheckMetadata(r.path, metaRows)
 	if err != nil {
@@ -432,7 +432,7 @@ func (r *Reader) init(ctx context.Context, opts ReaderOptions) error {
 	}
 	stamp, err := metadataValue(meta, "version")
 	if err != nil {
-		return fmt.Errorf("%w: read format version of %s: %w", ErrIncomparable, r.path, err)
+		return fmt.Errorf("%w: read format version of %s: %w", ErrIncomparable, oneline.Name(r.path), err)
 	}
 	// The encrypted option decides whether DuckLake passes the files'
 	// keys at all: read as the real reader does ("false" when absent).
@@ -442,7 +442,7 @@ func (r *Reader) init(ctx context.Context, opts ReaderOptions) error {
 	}
 	r.format, err = formats.Detect(stamp, r.layout)
 	if err != nil {
-		return fmt.Errorf("%w: detect format of %s: %w", ErrIncomparable, r.path, err)
+		return fmt.Errorf("%w: detect format of %s: %w", ErrIncomparable, oneline.Name(r.path), err)
 	}
 	// A NULL where DuckLake's writers always write a value: its readers
 	// fail on it, or read something else than the rows say (a row left
@@ -463,7 +463,7 @@ func (r *Reader) init(ctx context.Context, opts ReaderOptions) error {
 			if errors.Is(err, formats.ErrMetadataRows) {
 				return fmt.Errorf("%w: %w", ErrIncomparable, err)
 			}
-			return fmt.Errorf("read data_path of %s: %w", r.path, err)
+			return fmt.Errorf("read data_path of %s: %w", oneline.Name(r.path), err)
 		}
 		if !strings.HasSuffix(dp, "/") {
 			dp += "/"
@@ -500,7 +500,7 @@ func (r *Reader) registeredTables(ctx context.Context) error {
 	}
 	names, err := r.strings(ctx, `SELECT DISTINCT table_name FROM cat.main.ducklake_inlined_data_tables WHERE table_name IS NOT NULL ORDER BY 1`)
 	if err != nil {
-		return fmt.Errorf("%w: read the inlined data tables of %s: %w", ErrIncomparable, r.path, err)
+		return fmt.Errorf("%w: read the inlined data tables of %s: %w", ErrIncomparable, oneline.Name(r.path), err)
 	}
 	var bad []string
 	for _, n := range names {
@@ -517,7 +517,7 @@ WHERE s = 'main' AND lower(name) = lower(?) LIMIT 1`, n).Scan(&kind, &actual)
 		case errors.Is(err, sql.ErrNoRows):
 			continue // read as unreadable
 		case err != nil:
-			return fmt.Errorf("read the inlined data tables of %s: %w", r.path, err)
+			return fmt.Errorf("read the inlined data tables of %s: %w", oneline.Name(r.path), err)
 		case kind != "table":
 			bad = append(bad, fmt.Sprintf("main.%s, registered as an inlined data table, is a %s", actual, kind))
 			continue
@@ -711,19 +711,19 @@ func (r *Reader) Snapshots(ctx context.Context) ([]Snapshot, error) {
 func (r *Reader) readSnapshots(ctx context.Context) ([]Snapshot, error) {
 	rows, err := r.conn.QueryContext(ctx, `SELECT snapshot_id, snapshot_time::VARCHAR, schema_version FROM cat.ducklake_snapshot ORDER BY snapshot_id`)
 	if err != nil {
-		return nil, fmt.Errorf("list snapshots of %s: %w", r.path, err)
+		return nil, fmt.Errorf("list snapshots of %s: %w", oneline.Name(r.path), err)
 	}
 	defer rows.Close()
 	var out []Snapshot
 	for rows.Next() {
 		var s Snapshot
 		if err := rows.Scan(&s.ID, &s.Time, &s.SchemaVersion); err != nil {
-			return nil, fmt.Errorf("list snapshots of %s: %w", r.path, err)
+			return nil, fmt.Errorf("list snapshots of %s: %w", oneline.Name(r.path), err)
 		}
 		out = append(out, s)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list snapshots of %s: %w", r.path, err)
+		return nil, fmt.Errorf("list snapshots of %s: %w", oneline.Name(r.path), err)
 	}
 	return out, nil
 }
@@ -847,7 +847,7 @@ func (r *Reader) schemaRows(ctx context.Context) ([]catSchemaRow, []catTableRow,
 			return nil
 		})
 	if err != nil {
-		return nil, nil, fmt.Errorf("read the schemas of %s: %w", r.path, err)
+		return nil, nil, fmt.Errorf("read the schemas of %s: %w", oneline.Name(r.path), err)
 	}
 	var tables []catTableRow
 	err = r.eachRow(ctx, fmt.Sprintf(`SELECT table_id, schema_id, table_uuid::VARCHAR, table_name, begin_snapshot, end_snapshot, %s, %s FROM cat.ducklake_table t`,
@@ -861,7 +861,7 @@ func (r *Reader) schemaRows(ctx context.Context) ([]catSchemaRow, []catTableRow,
 			return nil
 		})
 	if err != nil {
-		return nil, nil, fmt.Errorf("read the tables of %s: %w", r.path, err)
+		return nil, nil, fmt.Errorf("read the tables of %s: %w", oneline.Name(r.path), err)
 	}
 	r.meta.schemaRows, r.meta.tableRows = schemas, tables
 	return schemas, tables, nil
@@ -900,7 +900,7 @@ func (r *Reader) tablesAt(ctx context.Context, snap int64) ([]Table, error) {
 				continue
 			}
 			if !t.id.Valid || !t.name.Valid || !s.name.Valid {
-				return nil, fmt.Errorf("list tables of %s at snapshot %d: table %s of schema %s has a NULL id or name", r.path, snap, optString(nullString(t.name)), optString(nullString(s.name)))
+				return nil, fmt.Errorf("list tables of %s at snapshot %d: table %s of schema %s has a NULL id or name", oneline.Name(r.path), snap, optString(nullString(t.name)), optString(nullString(s.name)))
 			}
 			x := Table{ID: t.id.Int64, Schema: s.name.String, Name: t.name.String, SchemaID: s.id.Int64, BeginSnapshot: t.begin.Int64,
 				uuid: t.uuid.String, schemaUUID: s.uuid.String}
@@ -950,7 +950,7 @@ func (r *Reader) Table(ctx context.Context, name string, snap int64) (Table, err
 			return t, nil
 		}
 	}
-	return Table{}, fmt.Errorf("table %s not found in %s at snapshot %d", name, r.path, snap)
+	return Table{}, fmt.Errorf("table %s not found in %s at snapshot %d", name, oneline.Name(r.path), snap)
 }
 
 // sqlString quotes a Go string as an SQL string literal.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/internal/faults"
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 )
 
 // readerValues reports, as kind "unreadable", each declared rule
@@ -25,7 +26,7 @@ func (c *comparison) readerValues() error {
 			v, err = formats.ReaderValueViolations(c.ctx, r.conn, "cat", "main", r.has)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("read the metadata values of %s: %w", r.path, err)
+			return nil, fmt.Errorf("read the metadata values of %s: %w", oneline.Name(r.path), err)
 		}
 		return v, nil
 	}
@@ -61,7 +62,7 @@ func (c *comparison) readerValues() error {
 			why = formats.ColumnOrderTieWhy
 		}
 		c.add(Difference{Kind: "unreadable", Item: v.Rule.Table + "." + v.Rule.Column, A: "every value readable",
-			Reason: fmt.Sprintf("catalog B (%s): %s is a value DuckLake's readers cannot read: %s", c.b.path, what, why),
+			Reason: fmt.Sprintf("catalog B (%s): %s is a value DuckLake's readers cannot read: %s", oneline.Name(c.b.path), what, why),
 			B:      v.Row})
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 )
 
 // This file models the metadata every DuckLake release's reader refuses
@@ -85,19 +86,19 @@ func (r *Reader) refusal(ctx context.Context, t Table, snap int64) error {
 		// The real reader reads a file's path, then its key, then its
 		// delete file's: the first failure is the one it reports.
 		if r.encrypted == "true" && f.encryptionKey == nil {
-			return r.refused(refusedNoKey, t, "Database is encrypted, but file %s does not have an encryption key (data file id %d)", f.Path, f.ID)
+			return r.refused(refusedNoKey, t, "Database is encrypted, but file %s does not have an encryption key (data file id %d)", oneline.Name(f.Path), f.ID)
 		}
 		if d := f.Delete; d != nil && r.encrypted == "true" && d.encryptionKey == nil {
-			return r.refused(refusedNoKey, t, "Database is encrypted, but file %s does not have an encryption key (delete file id %d of data file %s)", d.Path, d.ID, f.Stored)
+			return r.refused(refusedNoKey, t, "Database is encrypted, but file %s does not have an encryption key (delete file id %d of data file %s)", oneline.Name(d.Path), d.ID, oneline.Name(f.Stored))
 		}
 		if f.relNull {
-			return r.refused(refusedNull, t, "data file %s (id %d) has a NULL path_is_relative", f.Stored, f.ID)
+			return r.refused(refusedNull, t, "data file %s (id %d) has a NULL path_is_relative", oneline.Name(f.Stored), f.ID)
 		}
 		if d := f.Delete; d != nil && d.relNull {
-			return r.refused(refusedNull, t, "delete file %s (id %d) of data file %s (id %d) has a NULL path_is_relative", r.relPath(d.Path), d.ID, f.Stored, f.ID)
+			return r.refused(refusedNull, t, "delete file %s (id %d) of data file %s (id %d) has a NULL path_is_relative", oneline.Name(r.relPath(d.Path)), d.ID, oneline.Name(f.Stored), f.ID)
 		}
 		if f.PartialInfo != nil && !partialInfoParses(*f.PartialInfo, r.format.Has(formats.CapPartialMaxInfo)) {
-			return r.refused(refusedPartialInfo, t, "data file %s (id %d) has partial_file_info %q, which the reader of format %s cannot parse", f.Stored, f.ID, *f.PartialInfo, r.format.Name)
+			return r.refused(refusedPartialInfo, t, "data file %s (id %d) has partial_file_info %q, which the reader of format %s cannot parse", oneline.Name(f.Stored), f.ID, *f.PartialInfo, r.format.Name)
 		}
 	}
 	return nil
@@ -314,7 +315,7 @@ func (r *Reader) inlinedDeletionRefusal(ctx context.Context, t Table, snap int64
 	from, ok := r.inl.badDeletions[t.ID]
 	if !ok {
 		if err := r.conn.QueryRowContext(ctx, fmt.Sprintf(`SELECT min(begin_snapshot) FROM cat.%s WHERE %s`, ident(inl), bad)).Scan(&from); err != nil {
-			return fmt.Errorf("read the inlined deletions of %s in %s: %w", t.Shown(), r.path, err)
+			return fmt.Errorf("read the inlined deletions of %s in %s: %w", t.Shown(), oneline.Name(r.path), err)
 		}
 		r.inl.badDeletions[t.ID] = from
 	}
@@ -324,7 +325,7 @@ func (r *Reader) inlinedDeletionRefusal(ctx context.Context, t Table, snap int64
 	var file, row sql.NullInt64
 	var begin int64
 	if err := r.conn.QueryRowContext(ctx, fmt.Sprintf(`SELECT file_id, row_id, begin_snapshot FROM cat.%s WHERE begin_snapshot <= %d AND %s ORDER BY rowid LIMIT 1`, ident(inl), snap, bad)).Scan(&file, &row, &begin); err != nil {
-		return fmt.Errorf("read the inlined deletions of %s in %s at snapshot %d: %w", t.Shown(), r.path, snap, err)
+		return fmt.Errorf("read the inlined deletions of %s in %s at snapshot %d: %w", t.Shown(), oneline.Name(r.path), snap, err)
 	}
 	text := func(v sql.NullInt64) string {
 		if !v.Valid {

@@ -3,6 +3,8 @@ package compare
 import (
 	"context"
 	"fmt"
+
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 )
 
 // RenamedColumns lists, by table id, the columns (nested fields included)
@@ -28,7 +30,7 @@ func (r *Reader) RenamedColumns(ctx context.Context, snap int64) (map[int64][]st
 		WHERE parent IS NULL OR NOT EXISTS (SELECT 1 FROM latest l WHERE l.table_id = paths.table_id AND l.column_id = paths.parent)
 		ORDER BY table_id, path`, snap))
 	if err != nil {
-		return nil, fmt.Errorf("read the column names of %s up to snapshot %d: %w", r.path, snap, err)
+		return nil, fmt.Errorf("read the column names of %s up to snapshot %d: %w", oneline.Name(r.path), snap, err)
 	}
 	defer rows.Close()
 	out := map[int64][]string{}
@@ -36,12 +38,12 @@ func (r *Reader) RenamedColumns(ctx context.Context, snap int64) (map[int64][]st
 		var id int64
 		var name string
 		if err := rows.Scan(&id, &name); err != nil {
-			return nil, fmt.Errorf("read the column names of %s up to snapshot %d: %w", r.path, snap, err)
+			return nil, fmt.Errorf("read the column names of %s up to snapshot %d: %w", oneline.Name(r.path), snap, err)
 		}
 		out[id] = append(out[id], name)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read the column names of %s up to snapshot %d: %w", r.path, snap, err)
+		return nil, fmt.Errorf("read the column names of %s up to snapshot %d: %w", oneline.Name(r.path), snap, err)
 	}
 	return out, nil
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 	"github.com/fdl-formats/fdl-formats/internal/parquetsql"
 )
 
@@ -259,13 +260,13 @@ func (r *Reader) checkPlans(ctx context.Context, t Table, snap int64, opts ScanO
 		}
 		c, err := r.planCheck(ctx, t, fp.f, tp.cols, snap, opts, tp.names, fp.all)
 		if err != nil {
-			return nil, fmt.Errorf("%s at snapshot %d, data file %s: %w", t.Shown(), snap, fp.f.Path, err)
+			return nil, fmt.Errorf("%s at snapshot %d, data file %s: %w", t.Shown(), snap, oneline.Name(fp.f.Path), err)
 		}
 		scans = append(scans, c)
 	}
 	if len(scans) > 0 {
 		if err := r.runChecksShared(ctx, scans); err != nil {
-			return nil, fmt.Errorf("read data files of %s at snapshot %d in %s: %w", t.Shown(), snap, r.path, err)
+			return nil, fmt.Errorf("read data files of %s at snapshot %d in %s: %w", t.Shown(), snap, oneline.Name(r.path), err)
 		}
 	}
 	var wrong []wrongCount

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 	"github.com/fdl-formats/fdl-formats/internal/parquetsql"
 )
 
@@ -71,7 +72,7 @@ func (r *Reader) Scan(ctx context.Context, t Table, snap int64, opts ScanOptions
 		return nil, err
 	}
 	if len(cols) == 0 {
-		return nil, fmt.Errorf("%s in %s at snapshot %d has no columns", t.Shown(), r.path, snap)
+		return nil, fmt.Errorf("%s in %s at snapshot %d has no columns", t.Shown(), oneline.Name(r.path), snap)
 	}
 	if err := r.statsFailure(ctx, t); err != nil {
 		return nil, err
@@ -84,7 +85,7 @@ func (r *Reader) Scan(ctx context.Context, t Table, snap int64, opts ScanOptions
 	for _, f := range files {
 		q, err := r.fileSQL(ctx, t, f, cols, snap, opts)
 		if err != nil {
-			return nil, fmt.Errorf("%s at snapshot %d, data file %s: %w", t.Shown(), snap, f.Path, err)
+			return nil, fmt.Errorf("%s at snapshot %d, data file %s: %w", t.Shown(), snap, oneline.Name(f.Path), err)
 		}
 		parts = append(parts, Part{Kind: "file", FileID: f.ID, Path: f.Path, SQL: q})
 	}
@@ -190,12 +191,12 @@ func (r *Reader) fileBase(ctx context.Context, t Table, f DataFile, cols []*Colu
 	}
 	if q := formats.QuirkNestedDefaultsDropped; root != nil && f.MappingID == nil && r.readsWith(q) {
 		if field := nestedFieldsMissing(root, cols, !root.allFieldIDs()); field != "" {
-			return "", nil, r.unreadable(q, t, "data file %s lacks %s, a field of the table's column below a list element or map key or value", r.relPath(f.Path), field)
+			return "", nil, r.unreadable(q, t, "data file %s lacks %s, a field of the table's column below a list element or map key or value", oneline.Name(r.relPath(f.Path)), field)
 		}
 	}
 	if q := formats.QuirkRemapListsUnreserved; root != nil && f.MappingID == nil && r.readsWith(q) {
 		if field := remappedNestedList(root, cols, !root.allFieldIDs()); field != "" {
-			return "", nil, r.unreadable(q, t, "data file %s has %s, a nested list element or map key or value in a column DuckDB 1.3.0 remaps", r.relPath(f.Path), field)
+			return "", nil, r.unreadable(q, t, "data file %s has %s, a nested list element or map key or value in a column DuckDB 1.3.0 remaps", oneline.Name(r.relPath(f.Path)), field)
 		}
 	}
 	src, start := parquetsql.Path(f.Path), "NULL"
@@ -364,7 +365,7 @@ func (r *Reader) Rows(ctx context.Context, table string, snap int64, opts ScanOp
 	}
 	rows, err := r.conn.QueryContext(ctx, q)
 	if err != nil {
-		return nil, fmt.Errorf("read %s at snapshot %d of %s: %w", table, snap, r.path, err)
+		return nil, fmt.Errorf("read %s at snapshot %d of %s: %w", table, snap, oneline.Name(r.path), err)
 	}
 	return rows, nil
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 )
 
 // Column is a table column (or nested field) visible at a snapshot, as
@@ -66,7 +67,7 @@ func (r *Reader) readColumns(ctx context.Context, tableID, snap int64, topOnly b
 		ORDER BY c.parent_column NULLS FIRST, c.column_order`, r.col("ducklake_column", "c", "default_value_type"), tableID, visible("c", snap))
 	rows, err := r.conn.QueryContext(ctx, q)
 	if err != nil {
-		return nil, fmt.Errorf("read columns of table %d in %s at snapshot %d: %w", tableID, r.path, snap, err)
+		return nil, fmt.Errorf("read columns of table %d in %s at snapshot %d: %w", tableID, oneline.Name(r.path), snap, err)
 	}
 	defer rows.Close()
 	byID := map[int64]*Column{}
@@ -82,7 +83,7 @@ func (r *Reader) readColumns(ctx context.Context, tableID, snap int64, topOnly b
 		var nulls sql.NullBool
 		var parent sql.NullInt64
 		if err := rows.Scan(&c.ID, &c.Name, &c.Type, &initial, &def, &nulls, &c.Order, &parent, &defType); err != nil {
-			return nil, fmt.Errorf("read columns of table %d in %s: %w", tableID, r.path, err)
+			return nil, fmt.Errorf("read columns of table %d in %s: %w", tableID, oneline.Name(r.path), err)
 		}
 		c.InitialDefault, c.DefaultValue, c.DefaultType = nullString(initial), nullString(def), nullString(defType)
 		// A NULL nulls_allowed fails every real reader (refused.go); it
@@ -106,7 +107,7 @@ func (r *Reader) readColumns(ctx context.Context, tableID, snap int64, topOnly b
 	for _, k := range kids {
 		p, ok := byID[k.parent]
 		if !ok {
-			return nil, fmt.Errorf("table %d in %s at snapshot %d: column %d (%s) has unknown parent %d", tableID, r.path, snap, k.c.ID, k.c.Name, k.parent)
+			return nil, fmt.Errorf("table %d in %s at snapshot %d: column %d (%s) has unknown parent %d", tableID, oneline.Name(r.path), snap, k.c.ID, k.c.Name, k.parent)
 		}
 		p.Children = append(p.Children, k.c)
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 )
 
 // The schema description (readSchemaEntries) names, beside the schemas,
@@ -154,14 +156,14 @@ func (r *Reader) tagEntries(ctx context.Context, e entries, column bool, owner, 
 	}
 	rows, err := r.tagRows(ctx, column)
 	if err != nil {
-		return fmt.Errorf("read tags of %s: %w", r.path, err)
+		return fmt.Errorf("read tags of %s: %w", oneline.Name(r.path), err)
 	}
 	for _, x := range rows {
 		if !x.owner.Valid || x.owner.Int64 != owner || !visibleRow(x.begin, x.end, snap) {
 			continue
 		}
 		if n := nullIn("column_id", x.sub, "key", x.key); n != "" {
-			return fmt.Errorf("read tags of %s: %s has a tag of %s at snapshot %d with a NULL %s", r.path, table, prefix, snap, n)
+			return fmt.Errorf("read tags of %s: %s has a tag of %s at snapshot %d with a NULL %s", oneline.Name(r.path), table, prefix, snap, n)
 		}
 		e[prefix+x.sub.String+" key "+x.key.String] = optString(nullString(x.value))
 	}

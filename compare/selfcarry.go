@@ -3,6 +3,8 @@ package compare
 import (
 	"fmt"
 	"slices"
+
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 )
 
 // A self-read walks every snapshot of its catalog, and a version of a lake
@@ -92,7 +94,7 @@ func (c *comparison) selfCarried(snaps []int64) (_ map[int64]bool, from string, 
 	}
 	through, why, err := c.a.restrictedTo(c.ctx, sc.Path, sc.SHA256, true)
 	if err != nil || why != "" {
-		return nil, "", fmt.Sprintf("restricted to %s: %s", sc.Path, orErr(why, err))
+		return nil, "", fmt.Sprintf("restricted to %s: %s", oneline.Name(sc.Path), orErr(why, err))
 	}
 	read := map[int64]bool{}
 	for _, s := range sc.Read.Snapshots {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 	"github.com/fdl-formats/fdl-formats/internal/parquetsql"
 )
 
@@ -42,7 +43,7 @@ func (r *Reader) structSkipped(ctx context.Context, t Table, f DataFile, cols []
 	// that filter empties is skipped as a wholly deleted one is.
 	hidden, err := r.hiddenPositions(ctx, f, snap)
 	if err != nil {
-		return fmt.Errorf("%s: data file %s: %w", q.Info().Name, r.relPath(f.Path), err)
+		return fmt.Errorf("%s: data file %s: %w", q.Info().Name, oneline.Name(r.relPath(f.Path)), err)
 	}
 	deleted = unionSorted(deleted, hidden)
 	if len(deleted) == 0 {
@@ -53,7 +54,7 @@ func (r *Reader) structSkipped(ctx context.Context, t Table, f DataFile, cols []
 	if !ok {
 		var err error
 		if detail, err = r.structSkipDetail(ctx, f, deleted); err != nil {
-			return fmt.Errorf("%s: data file %s: %w", q.Info().Name, r.relPath(f.Path), err)
+			return fmt.Errorf("%s: data file %s: %w", q.Info().Name, oneline.Name(r.relPath(f.Path)), err)
 		}
 		if r.structSkips == nil {
 			r.structSkips = map[structSkipKey]string{}
@@ -63,7 +64,7 @@ func (r *Reader) structSkipped(ctx context.Context, t Table, f DataFile, cols []
 	if detail == "" {
 		return nil
 	}
-	return r.unreadable(q, t, "data file %s at snapshot %d: %s", r.relPath(f.Path), snap, detail)
+	return r.unreadable(q, t, "data file %s at snapshot %d: %s", oneline.Name(r.relPath(f.Path)), snap, detail)
 }
 
 // unionSorted merges two ascending position lists into one, without

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 )
 
 // statsTable is a metadata table of statistics that readers use to skip
@@ -182,7 +183,7 @@ func (r *Reader) readStatsEntries(ctx context.Context, label, table string, keys
 	q := fmt.Sprintf("SELECT %s FROM cat.%s ORDER BY ALL", strings.Join(sel, ", "), ident(table))
 	rows, err := r.conn.QueryContext(ctx, q)
 	if err != nil {
-		return nil, fmt.Errorf("read %s of %s: %w", table, r.path, err)
+		return nil, fmt.Errorf("read %s of %s: %w", table, oneline.Name(r.path), err)
 	}
 	defer rows.Close()
 	e := entries{}
@@ -194,7 +195,7 @@ func (r *Reader) readStatsEntries(ctx context.Context, label, table string, keys
 	}
 	for rows.Next() {
 		if err := rows.Scan(ptrs...); err != nil {
-			return nil, fmt.Errorf("read %s of %s: %w", table, r.path, err)
+			return nil, fmt.Errorf("read %s of %s: %w", table, oneline.Name(r.path), err)
 		}
 		addStatsEntry(e, label, keys, cols, vals)
 		facts.add(vals)

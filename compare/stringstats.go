@@ -39,7 +39,7 @@ func (r *Reader) stringStatsWithoutMinMax(ctx context.Context, label string, may
 	(SELECT arg_max(col.column_name, col.begin_snapshot) FROM cat.ducklake_column col WHERE col.table_id = s.table_id AND col.column_id = s.column_id)
 FROM cat.ducklake_table_column_stats s WHERE `+where+` ORDER BY 1, 2`)
 	if err != nil {
-		return nil, fmt.Errorf("read VARCHAR table column statistics of %s: %w", r.path, err)
+		return nil, fmt.Errorf("read VARCHAR table column statistics of %s: %w", oneline.Name(r.path), err)
 	}
 	defer rows.Close()
 	var out []stringStatsRow
@@ -47,7 +47,7 @@ FROM cat.ducklake_table_column_stats s WHERE `+where+` ORDER BY 1, 2`)
 		var s stringStatsRow
 		var table, column sql.NullString
 		if err := rows.Scan(&s.table, &s.column, &table, &column); err != nil {
-			return nil, fmt.Errorf("read VARCHAR table column statistics of %s: %w", r.path, err)
+			return nil, fmt.Errorf("read VARCHAR table column statistics of %s: %w", oneline.Name(r.path), err)
 		}
 		s.tableName, s.columnName = table.String, column.String
 		id := func(n int64) sql.NullString { return sql.NullString{String: strconv.FormatInt(n, 10), Valid: true} }
@@ -166,7 +166,7 @@ WHERE ts.record_count IS NOT NULL AND ts.file_size_bytes IS NOT NULL
 	AND NOT EXISTS (SELECT 1 FROM cat.ducklake_table_column_stats s WHERE s.table_id = ts.table_id AND NOT (`+dropped+`))
 ORDER BY 1`)
 	if err != nil {
-		return nil, fmt.Errorf("read table statistics of %s: %w", r.path, err)
+		return nil, fmt.Errorf("read table statistics of %s: %w", oneline.Name(r.path), err)
 	}
 	return ids, nil
 }

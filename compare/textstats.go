@@ -48,7 +48,7 @@ WHERE EXISTS (SELECT 1 FROM cat.ducklake_column col WHERE col.table_id = s.table
 ORDER BY ALL`
 	rows, err := r.conn.QueryContext(c.ctx, q)
 	if err != nil {
-		return nil, fmt.Errorf("read %s statistics in %s of %s: %w", k.Kind, stats, r.path, err)
+		return nil, fmt.Errorf("read %s statistics in %s of %s: %w", k.Kind, stats, oneline.Name(r.path), err)
 	}
 	defer rows.Close()
 	var out []textStatsRow
@@ -56,7 +56,7 @@ ORDER BY ALL`
 		var b textStatsRow
 		var path sql.NullString
 		if err := rows.Scan(&b.table, &b.column, &b.file, &path, &b.snapshot, &b.minValue, &b.maxVal); err != nil {
-			return nil, fmt.Errorf("read %s statistics in %s of %s: %w", k.Kind, stats, r.path, err)
+			return nil, fmt.Errorf("read %s statistics in %s of %s: %w", k.Kind, stats, oneline.Name(r.path), err)
 		}
 		b.path = path.String
 		id := func(n int64) sql.NullString { return sql.NullString{String: strconv.FormatInt(n, 10), Valid: true} }
@@ -233,7 +233,7 @@ func (c *comparison) textStatsKind(k *formats.TextStats, label, na, nb string, e
 		if k != formats.BooleanTextStats {
 			how, ordered, under = "as text with the constant's text", "convert writes them NULL", fmt.Sprintf("under a filter on %s whose constant or statistics sort otherwise as text than as values (years 10000 and later, BC dates, TIMETZ offsets)", column)
 		}
-		what := fmt.Sprintf("data file %s (data_file_id %d)", row.path, *row.file)
+		what := fmt.Sprintf("data file %s (data_file_id %d)", oneline.Name(row.path), *row.file)
 		c.add(Difference{Kind: "stats", Snapshot: row.snapshot, Table: table, Item: row.key,
 			A: k.Kind + " statistics by value", B: "min_value=" + statsText(row.minValue) + " max_value=" + statsText(row.maxVal),
 			Reason: fmt.Sprintf("format %s readers compare %s statistics %s (%s): in catalog B (%s), %s has min_value %s and max_value %s for column %s (id %d) of %s in %s, so %s they skip it and return fewer rows; %s (%s)",
@@ -275,7 +275,7 @@ func (r *Reader) textColumnNames(c *comparison, k *formats.TextStats) (map[textC
 	rows, err := r.conn.QueryContext(c.ctx, `SELECT table_id, column_id, arg_max(column_name, begin_snapshot) FROM cat.ducklake_column col
 WHERE `+k.TypeSQL("col")+` GROUP BY table_id, column_id`)
 	if err != nil {
-		return nil, fmt.Errorf("read %s columns of %s: %w", k.Kind, r.path, err)
+		return nil, fmt.Errorf("read %s columns of %s: %w", k.Kind, oneline.Name(r.path), err)
 	}
 	defer rows.Close()
 	out := map[textColumn]string{}
@@ -283,7 +283,7 @@ WHERE `+k.TypeSQL("col")+` GROUP BY table_id, column_id`)
 		var t, col int64
 		var name sql.NullString
 		if err := rows.Scan(&t, &col, &name); err != nil {
-			return nil, fmt.Errorf("read %s columns of %s: %w", k.Kind, r.path, err)
+			return nil, fmt.Errorf("read %s columns of %s: %w", k.Kind, oneline.Name(r.path), err)
 		}
 		out[textColumn{t, col}] = name.String
 	}

@@ -97,7 +97,7 @@ func (c *comparison) valueCountZero(label, na, nb string, ea, eb entries, none s
 		c.add(Difference{Kind: "stats", Snapshot: snap, Table: table, Item: key,
 			A: "value_count=" + strings.Join(valueCountsOf(ta), ","), B: fmt.Sprintf("value_count=\"0\" null_count=%s (record_count %s)", optInt(nullInt(z.nulls)), optInt(nullInt(z.records))),
 			Reason: fmt.Sprintf("format %s readers skip a data file whose value_count for a column is 0 under every filter comparing the column's min or max (%s): in catalog B (%s), data file %s (data_file_id %d) has value_count 0 for column %s (id %d) of %s in %s while it may hold values of it (null_count below its record_count, or unknown; DuckLake 1.5's writers store 0 for every TIMETZ and INTERVAL file), so such a query returns fewer rows; %s (convert writes value_count NULL)",
-				c.rep.B.Format, q.Info().Name, c.b.path, oneline.Name(z.path.String), z.file, oneline.Name(z.name.String), z.column, oneline.Name(table), label, why)})
+				c.rep.B.Format, q.Info().Name, oneline.Name(c.b.path), oneline.Name(z.path.String), z.file, oneline.Name(z.name.String), z.column, oneline.Name(table), label, why)})
 	}
 	return nil
 }
@@ -152,19 +152,19 @@ FROM cat.`+ident(stats)+` s LEFT JOIN cat.ducklake_data_file f ON f.data_file_id
 WHERE `+formats.ValueCountZeroWithValuesSQL("cat.")+`
 ORDER BY s.table_id, s.data_file_id, s.column_id`)
 	if err != nil {
-		return nil, fmt.Errorf("read value_count 0 rows of %s in %s: %w", stats, r.path, err)
+		return nil, fmt.Errorf("read value_count 0 rows of %s in %s: %w", stats, oneline.Name(r.path), err)
 	}
 	defer rows.Close()
 	var zs []zeroRow
 	for rows.Next() {
 		var z zeroRow
 		if err := rows.Scan(&z.file, &z.table, &z.column, &z.nulls, &z.records, &z.path, &z.snap, &z.name); err != nil {
-			return nil, fmt.Errorf("read value_count 0 rows of %s in %s: %w", stats, r.path, err)
+			return nil, fmt.Errorf("read value_count 0 rows of %s in %s: %w", stats, oneline.Name(r.path), err)
 		}
 		zs = append(zs, z)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read value_count 0 rows of %s in %s: %w", stats, r.path, err)
+		return nil, fmt.Errorf("read value_count 0 rows of %s in %s: %w", stats, oneline.Name(r.path), err)
 	}
 	return zs, nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/fdl-formats/fdl-formats/duckfile"
 	"github.com/fdl-formats/fdl-formats/internal/faults"
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 )
 
 // ReadEveryTable reads every column of every row of every table in the
@@ -29,20 +30,20 @@ func (r *Reader) ReadEveryTable(ctx context.Context) error {
 	}
 	rows, err := r.conn.QueryContext(ctx, `SELECT schema_name, table_name FROM duckdb_tables() WHERE database_name = 'cat' ORDER BY schema_name, table_name`)
 	if err != nil {
-		return fmt.Errorf("%w: list the tables of %s: %w", ErrIncomparable, r.path, err)
+		return fmt.Errorf("%w: list the tables of %s: %w", ErrIncomparable, oneline.Name(r.path), err)
 	}
 	var names [][2]string
 	for rows.Next() {
 		var s, t string
 		if err := rows.Scan(&s, &t); err != nil {
 			rows.Close()
-			return fmt.Errorf("%w: list the tables of %s: %w", ErrIncomparable, r.path, err)
+			return fmt.Errorf("%w: list the tables of %s: %w", ErrIncomparable, oneline.Name(r.path), err)
 		}
 		names = append(names, [2]string{s, t})
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("%w: list the tables of %s: %w", ErrIncomparable, r.path, err)
+		return fmt.Errorf("%w: list the tables of %s: %w", ErrIncomparable, oneline.Name(r.path), err)
 	}
 	// hash(t) hashes the whole row: every column is read and decoded. All
 	// tables in one query; when it fails, one query per table names the
@@ -237,10 +238,10 @@ func (r *Reader) readTablesOneByOne(ctx context.Context, names [][2]string, err 
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			return damaged(fmt.Errorf("%w: catalog %s: read table %s: %w", ErrIncomparable, r.path, t, err))
+			return damaged(fmt.Errorf("%w: catalog %s: read table %s: %w", ErrIncomparable, oneline.Name(r.path), t, err))
 		}
 	}
-	return fmt.Errorf("%w: catalog %s: read its tables: %w", ErrIncomparable, r.path, err)
+	return fmt.Errorf("%w: catalog %s: read its tables: %w", ErrIncomparable, oneline.Name(r.path), err)
 }
 
 // checkLength fails when a DuckDB file was cut short: shorter than its

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 )
 
 // View is a view of the catalog at a snapshot.
@@ -25,7 +27,7 @@ func (r *Reader) Views(ctx context.Context, snap int64) ([]View, error) {
 		JOIN cat.ducklake_schema s ON s.schema_id = v.schema_id AND %s
 		WHERE %s ORDER BY 1, 2`, visible("s", snap), visible("v", snap)))
 	if err != nil {
-		return nil, fmt.Errorf("read the views of %s at snapshot %d: %w", r.path, snap, err)
+		return nil, fmt.Errorf("read the views of %s at snapshot %d: %w", oneline.Name(r.path), snap, err)
 	}
 	defer rows.Close()
 	var out []View
@@ -33,7 +35,7 @@ func (r *Reader) Views(ctx context.Context, snap int64) ([]View, error) {
 		var v View
 		var q sql.NullString
 		if err := rows.Scan(&v.Schema, &v.Name, &q); err != nil {
-			return nil, fmt.Errorf("read the views of %s at snapshot %d: %w", r.path, snap, err)
+			return nil, fmt.Errorf("read the views of %s at snapshot %d: %w", oneline.Name(r.path), snap, err)
 		}
 		v.SQL = q.String
 		out = append(out, v)

@@ -23,6 +23,7 @@ import (
 	"github.com/fdl-formats/fdl-formats/internal/duckpool"
 	"github.com/fdl-formats/fdl-formats/internal/durable"
 	"github.com/fdl-formats/fdl-formats/internal/fileid"
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 	"github.com/fdl-formats/fdl-formats/internal/parquetfooter"
 )
 
@@ -531,7 +532,7 @@ func (r *run) filesOutsideDataPath() ([]string, error) {
 		// compare read it.
 		relative := (!f.rel.Valid || f.rel.Bool) && f.foldersRelative
 		if _, why := datapath.Under(relative, f.folder+f.path); why != "" {
-			out = append(out, fmt.Sprintf("%s %s: %s", f.kind, f.path, why))
+			out = append(out, fmt.Sprintf("%s %s: %s", f.kind, oneline.Name(f.path), why))
 		}
 	}
 	// A file visible under several table or schema rows (a rename, a

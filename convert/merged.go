@@ -118,7 +118,7 @@ func mergedFiles(r *run) ([]mergedFile, error) {
 			return nil, err
 		}
 		if m.splits, err = parseSplits(m.info); err != nil {
-			return nil, fmt.Errorf("data file %d (%s): %w", m.id, m.path, err)
+			return nil, fmt.Errorf("data file %d (%s): %w", m.id, oneline.Name(m.path), err)
 		}
 		out = append(out, m)
 	}
@@ -152,7 +152,7 @@ func (m mergedFile) disagreement(r *run) (disagreement, error) {
 	src := parquetRows(m.localPath(r.opts.DataPath), m.key.String)
 	cols, err := r.w.strings(r.ctx, "SELECT column_name FROM (DESCRIBE SELECT * FROM "+src+")")
 	if err != nil {
-		return d, fmt.Errorf("read data file %d (%s): %w", m.id, m.localPath(r.opts.DataPath), err)
+		return d, fmt.Errorf("read data file %d (%s): %w", m.id, oneline.Name(m.localPath(r.opts.DataPath)), err)
 	}
 	stored := "NULL::BIGINT"
 	if slices.Contains(cols, "_ducklake_internal_snapshot_id") {
@@ -176,13 +176,13 @@ func (m mergedFile) disagreement(r *run) (disagreement, error) {
 		return d, err
 	}
 	if err := r.w.conn.QueryRowContext(r.ctx, q).Scan(&d.rows, &d.first, &d.last, &d.split, &d.stored); err != nil {
-		return d, fmt.Errorf("compare snapshots of data file %d (%s): %w", m.id, m.path, err)
+		return d, fmt.Errorf("compare snapshots of data file %d (%s): %w", m.id, oneline.Name(m.path), err)
 	}
 	return d, nil
 }
 
 func (m mergedFile) String() string {
-	return fmt.Sprintf("data_file_id %d %s (split list %s)", m.id, m.path, m.info)
+	return fmt.Sprintf("data_file_id %d %s (split list %s)", m.id, oneline.Name(m.path), m.info)
 }
 
 // mergedFilesUnchecked lists the merged files when the data folder, where
@@ -308,7 +308,7 @@ func rewriteMergedFiles(r *run) error {
 	}
 	for _, m := range files {
 		if !m.local {
-			return cannotRewrite{fmt.Sprintf("data file %d (%s) is not under the data path", m.id, m.path)}
+			return cannotRewrite{fmt.Sprintf("data file %d (%s) is not under the data path", m.id, oneline.Name(m.path))}
 		}
 		d, err := m.disagreement(r)
 		if err != nil {
@@ -327,15 +327,15 @@ func rewriteMergedFiles(r *run) error {
 				return err
 			}
 			if err := r.w.conn.QueryRowContext(r.ctx, "SELECT count(*) FROM "+readParquetSQL(m.localPath(r.opts.DataPath), m.key.String)).Scan(&rows); err != nil {
-				return fmt.Errorf("count the rows of data file %d (%s): %w", m.id, m.localPath(r.opts.DataPath), err)
+				return fmt.Errorf("count the rows of data file %d (%s): %w", m.id, oneline.Name(m.localPath(r.opts.DataPath)), err)
 			}
 			if m.records > rows {
-				return cannotRewrite{fmt.Sprintf("data file %d (%s) has record_count %d, more than its %d rows", m.id, m.localPath(r.opts.DataPath), m.records, rows)}
+				return cannotRewrite{fmt.Sprintf("data file %d (%s) has record_count %d, more than its %d rows", m.id, oneline.Name(m.localPath(r.opts.DataPath)), m.records, rows)}
 			}
 		}
 		if m.key.Valid {
 			if err := r.w.exec(r.ctx, "LOAD httpfs"); err != nil {
-				return cannotRewrite{fmt.Sprintf("data file %d (%s) is encrypted and writing encrypted Parquet needs DuckDB's httpfs extension, which this DuckDB cannot load", m.id, m.path)}
+				return cannotRewrite{fmt.Sprintf("data file %d (%s) is encrypted and writing encrypted Parquet needs DuckDB's httpfs extension, which this DuckDB cannot load", m.id, oneline.Name(m.path))}
 			}
 		}
 		dels, err := deleteFiles(r, fmt.Sprintf("d.data_file_id = %d", m.id))
@@ -392,7 +392,7 @@ func (r *run) writeSpanDeletes(m mergedFile, sp span, id int64) error {
 	name := fmt.Sprintf("ducklake-%s-delete.parquet", uuid.NewSHA1(rewriteNamespace, []byte(m.relDir+m.path+"|visible-from|"+strconv.FormatInt(sp.from, 10))))
 	size, footer, count, err := r.writeDeleteFile(id, filepath.Join(r.opts.DataPath, filepath.FromSlash(m.relDir), name), rows, m.key.String)
 	if err != nil {
-		return fmt.Errorf("write delete file of data file %d (%s) from snapshot %d: %w", m.id, m.path, sp.from, err)
+		return fmt.Errorf("write delete file of data file %d (%s) from snapshot %d: %w", m.id, oneline.Name(m.path), sp.from, err)
 	}
 	var end, key any
 	if sp.to.Valid {
@@ -439,7 +439,7 @@ func flushedPartialFiles(r *run) ([]string, error) {
 		f.pm, err = strconv.ParseInt(strings.TrimPrefix(f.m.info, "partial_max:"), 10, 64)
 		if err != nil {
 			rows.Close()
-			return nil, fmt.Errorf("data file %d (%s): bad partial_file_info %q", f.m.id, f.m.path, f.m.info)
+			return nil, fmt.Errorf("data file %d (%s): bad partial_file_info %q", f.m.id, oneline.Name(f.m.path), f.m.info)
 		}
 		files = append(files, f)
 	}
@@ -450,7 +450,7 @@ func flushedPartialFiles(r *run) ([]string, error) {
 	}
 	var refused []string
 	for _, f := range files {
-		item := fmt.Sprintf("data_file_id %d %s (%s)", f.m.id, f.m.path, f.m.info)
+		item := fmt.Sprintf("data_file_id %d %s (%s)", f.m.id, oneline.Name(f.m.path), f.m.info)
 		if r.opts.DataPath == "" || !f.m.local {
 			why := "no data folder (--data DIR) to read its rows' snapshots from"
 			if r.opts.DataPath != "" {
@@ -503,7 +503,7 @@ func (m mergedFile) splitListOf(r *run, pm int64) (list, why string, err error) 
 		return "", "", err
 	}
 	if err := r.w.conn.QueryRowContext(r.ctx, q).Scan(&n, &first, &list); err != nil {
-		return "", "", fmt.Errorf("read snapshots of data file %d (%s): %w", m.id, m.path, err)
+		return "", "", fmt.Errorf("read snapshots of data file %d (%s): %w", m.id, oneline.Name(m.path), err)
 	}
 	switch {
 	case n > 0:

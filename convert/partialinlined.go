@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 )
 
 // partialDeletesWithInlinedCheck applies formats.QuirkPartialDeletesWholeWithInlined
@@ -78,7 +79,7 @@ type partialWithInlined struct {
 
 func (p partialWithInlined) String() string {
 	return fmt.Sprintf("table %d %s: data file %d (%s) with partial deletion file %d (%s) and inlined deletions, read differently at snapshots %s",
-		p.tableID, p.table, p.dataFile, p.dataPath, p.deleteFile, p.deletePath, snapshotRanges(p.snapshots))
+		p.tableID, p.table, p.dataFile, oneline.Name(p.dataPath), p.deleteFile, oneline.Name(p.deletePath), snapshotRanges(p.snapshots))
 }
 
 // partialDeletesWithInlined lists, per table with a

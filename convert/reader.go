@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 	"github.com/fdl-formats/fdl-formats/internal/parquetsql"
 )
 
@@ -336,7 +337,7 @@ func (r *run) unmappedFilesWithoutFieldIDs() ([]string, error) {
 	fileOf := func(p string) string {
 		for _, f := range files {
 			if f.local == of[p] {
-				return fmt.Sprintf("data file %s (table %s)", f.local, f.name)
+				return fmt.Sprintf("data file %s (table %s)", oneline.Name(f.local), f.name)
 			}
 		}
 		return "data file " + p
@@ -352,7 +353,7 @@ func (r *run) unmappedFilesWithoutFieldIDs() ([]string, error) {
 	var out []string
 	for _, f := range files {
 		if !hasIDs[f.local] {
-			out = append(out, fmt.Sprintf("table %s %s: data_file_id %s %s has no name mapping and not a field id on every top-level column", f.table, f.name, f.id, f.local))
+			out = append(out, fmt.Sprintf("table %s %s: data_file_id %s %s has no name mapping and not a field id on every top-level column", f.table, f.name, f.id, oneline.Name(f.local)))
 		}
 	}
 	return out, nil

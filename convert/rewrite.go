@@ -75,7 +75,7 @@ func rewritePartialDeletesWhere(r *run, cond string) error {
 	}
 	for _, p := range parts {
 		if !p.local {
-			return cannotRewrite{fmt.Sprintf("delete file %d (%s) is not under the data path", p.id, p.path)}
+			return cannotRewrite{fmt.Sprintf("delete file %d (%s) is not under the data path", p.id, oneline.Name(p.path))}
 		}
 		relDir := p.relDir
 		local := filepath.Join(r.opts.DataPath, filepath.FromSlash(relDir+p.path))
@@ -84,7 +84,7 @@ func rewritePartialDeletesWhere(r *run, cond string) error {
 			keyName = p.key.String
 			// DuckDB encrypts Parquet securely only with httpfs's OpenSSL.
 			if err := r.w.exec(r.ctx, "LOAD httpfs"); err != nil {
-				return cannotRewrite{fmt.Sprintf("delete file %d (%s) is encrypted and writing encrypted Parquet needs DuckDB's httpfs extension, which this DuckDB cannot load", p.id, p.path)}
+				return cannotRewrite{fmt.Sprintf("delete file %d (%s) is encrypted and writing encrypted Parquet needs DuckDB's httpfs extension, which this DuckDB cannot load", p.id, oneline.Name(p.path))}
 			}
 		}
 		if err := r.readable(local); err != nil {
@@ -93,10 +93,10 @@ func rewritePartialDeletesWhere(r *run, cond string) error {
 		src := readParquetSQL(local, keyName)
 		snaps, err := r.w.strings(r.ctx, fmt.Sprintf(`SELECT DISTINCT "_ducklake_internal_snapshot_id"::VARCHAR FROM %s ORDER BY "_ducklake_internal_snapshot_id"`, src))
 		if err != nil {
-			return cannotRewrite{fmt.Sprintf("partial deletion file %s cannot be read: %v", local, oneline.First(err.Error()))}
+			return cannotRewrite{fmt.Sprintf("partial deletion file %s cannot be read: %v", oneline.Name(local), oneline.First(err.Error()))}
 		}
 		if len(snaps) == 0 || slices.Contains(snaps, "") {
-			return cannotRewrite{fmt.Sprintf("partial deletion file %s has no rows or NULL snapshots", local)}
+			return cannotRewrite{fmt.Sprintf("partial deletion file %s has no rows or NULL snapshots", oneline.Name(local))}
 		}
 		dir := filepath.Dir(local)
 		relPrefix := ""
@@ -119,7 +119,7 @@ func rewritePartialDeletesWhere(r *run, cond string) error {
 			rows := fmt.Sprintf(`SELECT DISTINCT file_path::VARCHAR AS file_path, pos::BIGINT AS pos FROM %s WHERE "_ducklake_internal_snapshot_id" <= %s`, src, s)
 			size, footer, count, err := r.writeDeleteFile(nextID, filepath.Join(dir, name), rows, keyName)
 			if err != nil {
-				return fmt.Errorf("rewrite %s at snapshot %s: %w", local, s, err)
+				return fmt.Errorf("rewrite %s at snapshot %s: %w", oneline.Name(local), s, err)
 			}
 			q := `INSERT INTO ducklake_delete_file (delete_file_id, table_id, begin_snapshot, end_snapshot, data_file_id, path, path_is_relative, format, delete_count, file_size_bytes, footer_size, encryption_key, partial_max)
 				VALUES (?, ?, ` + begin + `, ` + end + `, ?, ?, true, 'parquet', ?, ?, ?, ?, NULL)`
@@ -461,7 +461,7 @@ func (r *run) publishRewritten() (recorded bool, retErr error) {
 			return recorded, err
 		}
 		if err := durable.SyncFile(p.tmp); err != nil {
-			return recorded, fmt.Errorf("publish %s: %w", p.final, err)
+			return recorded, fmt.Errorf("publish %s: %w", oneline.Name(p.final), err)
 		}
 		err := os.Link(p.tmp, p.final)
 		if err == nil {
@@ -469,11 +469,11 @@ func (r *run) publishRewritten() (recorded bool, retErr error) {
 			continue
 		}
 		if !errors.Is(err, fs.ErrExist) {
-			return recorded, fmt.Errorf("publish %s: %w", p.final, err)
+			return recorded, fmt.Errorf("publish %s: %w", oneline.Name(p.final), err)
 		}
 		same, err := sameBytes(p.tmp, p.final)
 		if err != nil {
-			return recorded, fmt.Errorf("publish %s: compare with the file already there: %w", p.final, err)
+			return recorded, fmt.Errorf("publish %s: compare with the file already there: %w", oneline.Name(p.final), err)
 		}
 		if same {
 			r.log.Debug("rewritten delete file already there", "path", p.final, "same", "bytes")
@@ -488,7 +488,7 @@ func (r *run) publishRewritten() (recorded bool, retErr error) {
 			return recorded, err
 		}
 		if err := r.w.exec(r.ctx, `UPDATE ducklake_delete_file SET file_size_bytes = ?, footer_size = ? WHERE delete_file_id = ?`, size, footer, p.id); err != nil {
-			return recorded, fmt.Errorf("publish %s: record the size of the file already there: %w", p.final, err)
+			return recorded, fmt.Errorf("publish %s: record the size of the file already there: %w", oneline.Name(p.final), err)
 		}
 		recorded = true
 		r.log.Debug("rewritten delete file already there", "path", p.final, "same", "rows")

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/fdl-formats/fdl-formats/internal/deletionvector"
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 )
 
 // Bare Puffin deletion vectors (1.0, option write_deletion_vectors) are read
@@ -36,7 +37,7 @@ func rewriteDeletionVectors(r *run) error {
 	}
 	for _, f := range files {
 		if !f.local {
-			return cannotRewrite{fmt.Sprintf("delete file %d (%s) is not under the data path", f.id, f.path)}
+			return cannotRewrite{fmt.Sprintf("delete file %d (%s) is not under the data path", f.id, oneline.Name(f.path))}
 		}
 		local := filepath.Join(r.opts.DataPath, filepath.FromSlash(f.relDir+f.path))
 		if err := r.readable(local); err != nil {
@@ -63,7 +64,7 @@ func rewriteDeletionVectors(r *run) error {
 		rows := fmt.Sprintf(`SELECT %s::VARCHAR AS file_path, unnest([%s]::BIGINT[]) AS pos`, literal(dataPath), strings.Join(values, ","))
 		size, footer, count, err := r.writeDeleteFile(f.id, final, rows, "")
 		if err != nil {
-			return fmt.Errorf("rewrite %s: %w", local, err)
+			return fmt.Errorf("rewrite %s: %w", oneline.Name(local), err)
 		}
 		if err := r.w.exec(r.ctx, `UPDATE ducklake_delete_file SET path = ?, format = 'parquet', delete_count = ?, file_size_bytes = ?, footer_size = ?
 			WHERE delete_file_id = ?`, relPath, count, size, footer, f.id); err != nil {
@@ -122,7 +123,7 @@ func (r *run) vectorBound(id int64) func(uint64) error {
 			}
 			if r.w.conn.QueryRowContext(r.ctx, "SELECT count(*) FROM "+readParquetSQL(local, key.String)).Scan(&rows) == nil {
 				if err := deletionvector.Check(n, rows, "Parquet row count"); err != nil {
-					return fmt.Errorf("data file %d (%s): %w", id, local, err)
+					return fmt.Errorf("data file %d (%s): %w", id, oneline.Name(local), err)
 				}
 			}
 		}

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 	"github.com/fdl-formats/fdl-formats/internal/parquetsql"
 )
 
@@ -136,14 +137,14 @@ func structSkipFiles(r *run) ([]string, error) {
 		}
 		hidden, err := skipHiddenRows(r, f)
 		if err != nil {
-			return nil, fmt.Errorf("table %d %s, data file %d (%s): %w", f.table, f.name, f.id, f.path, err)
+			return nil, fmt.Errorf("table %d %s, data file %d (%s): %w", f.table, f.name, f.id, oneline.Name(f.path), err)
 		}
 		if len(dels) == 0 && len(hidden.pos) == 0 {
 			continue
 		}
 		item, err := structSkipItem(r, f, dels, hidden)
 		if err != nil {
-			return nil, fmt.Errorf("table %d %s, data file %d (%s): %w", f.table, f.name, f.id, f.path, err)
+			return nil, fmt.Errorf("table %d %s, data file %d (%s): %w", f.table, f.name, f.id, oneline.Name(f.path), err)
 		}
 		if item != "" {
 			out = append(out, item)
@@ -193,7 +194,7 @@ func (r *run) wholeFile(f *skipDataFile) error {
 		return nil
 	}
 	if err := r.opts.Footers.Fetch(r.ctx, f.local); err != nil {
-		return fmt.Errorf("table %d %s, data file %d (%s): %w", f.table, f.name, f.id, f.path, err)
+		return fmt.Errorf("table %d %s, data file %d (%s): %w", f.table, f.name, f.id, oneline.Name(f.path), err)
 	}
 	f.absent, f.footer = false, f.local
 	return nil
@@ -422,7 +423,7 @@ func structSkipItem(r *run, f skipDataFile, dels []skipDeletes, hidden skipHidde
 				if d.id < 0 {
 					from = append(from, d.path)
 				} else {
-					from = append(from, fmt.Sprintf("delete file %d (%s)", d.id, d.path))
+					from = append(from, fmt.Sprintf("delete file %d (%s)", d.id, oneline.Name(d.path)))
 				}
 			}
 		}
@@ -451,7 +452,7 @@ func structSkipItem(r *run, f skipDataFile, dels []skipDeletes, hidden skipHidde
 		if f.key.Valid {
 			w := windows[0]
 			return fmt.Sprintf("table %d %s: data file %d (%s), encrypted, with %s at snapshot %d: positions %d-%d deleted before kept ones, and the table has a STRUCT column",
-				f.table, f.name, f.id, f.path, strings.Join(from, " and "), s, w.SkipStart, w.ReadStart-1), nil
+				f.table, f.name, f.id, oneline.Name(f.path), strings.Join(from, " and "), s, w.SkipStart, w.ReadStart-1), nil
 		}
 		if len(cols) == 0 {
 			return "", nil // no column the quirk reaches: no snapshot differs
@@ -473,7 +474,7 @@ func structSkipItem(r *run, f skipDataFile, dels []skipDeletes, hidden skipHidde
 		for _, w := range windows {
 			if c := memo[w]; c != "" {
 				return fmt.Sprintf("table %d %s: column %s: data file %d (%s) with %s at snapshot %d: positions %d-%d, whole vectors of a row group, are deleted and hold a NULL struct, and the next vector (positions %d-%d) a non-NULL one, which the reader can read NULL",
-					f.table, f.name, c, f.id, f.path, strings.Join(from, " and "), s, w.SkipStart, w.ReadStart-1, w.ReadStart, w.ReadEnd-1), nil
+					f.table, f.name, c, f.id, oneline.Name(f.path), strings.Join(from, " and "), s, w.SkipStart, w.ReadStart-1, w.ReadStart, w.ReadEnd-1), nil
 			}
 		}
 	}
@@ -498,7 +499,7 @@ func skipHiddenRows(r *run, f skipDataFile) (skipHidden, error) {
 	res, err := r.w.conn.QueryContext(r.ctx, fmt.Sprintf(`SELECT file_row_number, least(coalesce("_ducklake_internal_snapshot_id", %d), %d)::BIGINT FROM %s WHERE NOT coalesce("_ducklake_internal_snapshot_id" <= %d, false) ORDER BY 1`,
 		pm, pm, parquetRows(f.local, f.key.String), f.begin))
 	if err != nil {
-		return h, fmt.Errorf("read the stored snapshots of merged data file %d (%s): %w", f.id, f.path, err)
+		return h, fmt.Errorf("read the stored snapshots of merged data file %d (%s): %w", f.id, oneline.Name(f.path), err)
 	}
 	defer res.Close()
 	for res.Next() {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 )
 
 // Inlined data tables are created per table and schema version, so the steps
@@ -261,7 +262,7 @@ func puffinContainers(r *run) ([]string, error) {
 			}
 		}
 		if container {
-			out = append(out, fmt.Sprintf("delete_file_id %d %s", f.id, f.path))
+			out = append(out, fmt.Sprintf("delete_file_id %d %s", f.id, oneline.Name(f.path)))
 		}
 	}
 	return out, nil

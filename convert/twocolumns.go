@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 	"github.com/fdl-formats/fdl-formats/internal/parquetsql"
 )
 
@@ -97,7 +98,7 @@ func (r *run) threeColumnDeleteFiles() ([]string, error) {
 			continue // a partial deletion file with partial_max NULL: partial-delete-files takes it (partialDeleteFiles)
 		}
 		if n := len(names); n != 2 {
-			out = append(out, fmt.Sprintf("table %s %s: delete_file_id %s %s has %d columns", f[0], f[1], f[2], local, n))
+			out = append(out, fmt.Sprintf("table %s %s: delete_file_id %s %s has %d columns", f[0], f[1], f[2], oneline.Name(local), n))
 		}
 	}
 	return out, nil

@@ -9,6 +9,7 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	goversion "github.com/hashicorp/go-version"
@@ -333,7 +334,7 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 			issues = append(issues, Issue{Problem: ProblemUnreadable, Detail: fmt.Sprintf("check the data files of %s: %v", key, err), cause: err})
 		}
 		for _, b := range bad {
-			issues = append(issues, Issue{Problem: ProblemMismatch, Detail: fmt.Sprintf("data file disagrees with %s: %s", key, r.relData(b))})
+			issues = append(issues, Issue{Problem: ProblemMismatch, Detail: fmt.Sprintf("data file disagrees with %s: %s", key, r.relDataText(b))})
 		}
 	}
 	if !jsonFiles || (v.meta.Files == nil && v.meta.Dataset == nil) {
@@ -481,6 +482,17 @@ func sharedKeyDetail(file, key string, tables []compare.Table) string {
 	}
 	return fmt.Sprintf("%s: tables %s %s have the key %s (files.json keys a table schema.table, joined as they are; FDL 0.1, Versions: files.json), and one entry cannot describe the files of %d tables: a reader without DuckLake would read one table's files for another; leave files.json out of this version (it is optional: a reader must work without it), or give the tables names whose keys differ",
 		file, list, all, oneline.Name(key), len(tables))
+}
+
+// relDataText is a message of compare.DiskCheck (it starts with the
+// file's resolved path, as oneline.Name writes it) with the path made
+// relative to data_dir, as relData makes it: a path Go-quoted (it holds a
+// line break or another control character) stays quoted.
+func (r *repository) relDataText(msg string) string {
+	if rest, ok := strings.CutPrefix(msg, `"`+r.dataPath); ok && strconv.Quote(r.dataPath) == `"`+r.dataPath+`"` {
+		return `"` + rest
+	}
+	return r.relData(msg)
 }
 
 // relData makes a resolved data file path relative to data_dir.

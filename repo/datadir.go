@@ -10,6 +10,7 @@ import (
 
 	"github.com/fdl-formats/fdl-formats/compare"
 	"github.com/fdl-formats/fdl-formats/convert"
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 	"github.com/fdl-formats/fdl-formats/store"
 )
 
@@ -84,7 +85,7 @@ func (r *repository) notRegular(files []compare.StoredFile, key string) error {
 		if f.Delete {
 			what = fmt.Sprintf("delete file %d (of data file %d)", f.ID, f.DataFileID)
 		}
-		bad = append(bad, fmt.Sprintf("%s %s, a %s in data_dir, where only regular files may be", what, r.relData(f.Path), modeKind(st.Mode().Type())))
+		bad = append(bad, fmt.Sprintf("%s %s, a %s in data_dir, where only regular files may be", what, oneline.Name(r.relData(f.Path)), modeKind(st.Mode().Type())))
 	}
 	if len(bad) == 0 {
 		return nil

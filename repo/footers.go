@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 	"github.com/fdl-formats/fdl-formats/internal/scratch"
 	"github.com/fdl-formats/fdl-formats/store"
 )
@@ -89,7 +90,7 @@ func (rm *remote) Footers(ctx context.Context, locals []string) (map[string]stri
 func (rm *remote) Fetch(ctx context.Context, local string) error {
 	key, ok := rm.keyOf(local)
 	if !ok {
-		return fmt.Errorf("%s is not in the data cache of %s", local, rm.Name())
+		return fmt.Errorf("%s is not in the data cache of %s", oneline.Name(local), rm.Name())
 	}
 	if err := rm.dataFile(ctx, cachedFile{key: key}); err != nil {
 		return err
@@ -132,7 +133,7 @@ func (rm *remote) footerHeld(ctx context.Context, key string) (path string, whol
 		return "", false, nil // missing: the proof reports it
 	}
 	if err != nil {
-		return "", false, fmt.Errorf("data file %s: %w", key, err)
+		return "", false, fmt.Errorf("data file %s: %w", oneline.Name(key), err)
 	}
 	if ans != nil {
 		// The server sent the whole file: it is the copy.
@@ -184,14 +185,14 @@ func (rm *remote) footerHeld(ctx context.Context, key string) (path string, whol
 		var again store.ObjectInfo
 		end, again, _, err = rm.counter.ReadTailOf(ctx, key, n+tailBytes, info, nil)
 		if err != nil {
-			return "", false, fmt.Errorf("data file %s: the footer: %w", key, err)
+			return "", false, fmt.Errorf("data file %s: the footer: %w", oneline.Name(key), err)
 		}
 		if again.Size != info.Size || again.ETag != info.ETag || !again.ModTime.Equal(info.ModTime) || int64(len(end)) != n+tailBytes || !bytes.Equal(end[n:], tail) {
-			return "", false, fmt.Errorf("data file %s: its footer, read by a ranged read after its last %d bytes, is not of the same object (changed while read?): %w", key, tailBytes, errStoreDiffers)
+			return "", false, fmt.Errorf("data file %s: its footer, read by a ranged read after its last %d bytes, is not of the same object (changed while read?): %w", oneline.Name(key), tailBytes, errStoreDiffers)
 		}
 	}
 	if path, err = writeStandIn(dir, ident, end, rm.keyFolder(dir)); err != nil {
-		return "", false, fmt.Errorf("data file %s: keep its footer: %w", key, err)
+		return "", false, fmt.Errorf("data file %s: keep its footer: %w", oneline.Name(key), err)
 	}
 	rm.mu.Lock()
 	rm.stats.Footers++

@@ -23,6 +23,7 @@ import (
 	"github.com/fdl-formats/fdl-formats/duckfile"
 	"github.com/fdl-formats/fdl-formats/fdljson"
 	"github.com/fdl-formats/fdl-formats/internal/fileid"
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 	"github.com/fdl-formats/fdl-formats/internal/scratch"
 	"github.com/fdl-formats/fdl-formats/store"
 )
@@ -611,12 +612,12 @@ func (rm *remote) inStore(ctx context.Context, cf cachedFile) error {
 		tail, info, err := rm.readTail(ctx, cf.key)
 		switch {
 		case err != nil:
-			f.err = fmt.Errorf("data file %s, as the store holds it (the --data folder's copy is read in its place): %w", cf.key, err)
+			f.err = fmt.Errorf("data file %s, as the store holds it (the --data folder's copy is read in its place): %w", oneline.Name(cf.key), err)
 		case info.Size != cf.size:
-			f.err = fmt.Errorf("data file %s: %d bytes in the store, the catalog records %d (the --data folder's copy is not what readers get): %w", cf.key, info.Size, cf.size, errStoreDiffers)
+			f.err = fmt.Errorf("data file %s: %d bytes in the store, the catalog records %d (the --data folder's copy is not what readers get): %w", oneline.Name(cf.key), info.Size, cf.size, errStoreDiffers)
 		case tail != nil:
 			if mine, err := fileTail(rm.localPath(cf.key), int64(len(tail))); err == nil && !bytes.Equal(mine, tail) {
-				f.err = fmt.Errorf("data file %s: its last %d bytes in the store are not the --data folder's copy's (readers get another file): %w", cf.key, len(tail), errStoreDiffers)
+				f.err = fmt.Errorf("data file %s: its last %d bytes in the store are not the --data folder's copy's (readers get another file): %w", oneline.Name(cf.key), len(tail), errStoreDiffers)
 			}
 		}
 		if f.err == nil {
@@ -645,9 +646,9 @@ func (rm *remote) sameMD5(key, etag string) error {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil // the content pass reports the folder's missing file
 	case err != nil:
-		return fmt.Errorf("data file %s: MD5 of the --data folder's copy: %w", key, err)
+		return fmt.Errorf("data file %s: MD5 of the --data folder's copy: %w", oneline.Name(key), err)
 	case mine != etag:
-		return fmt.Errorf("data file %s: the store's ETag %s is not the MD5 of the --data folder's copy (%s): either the store holds other bytes than the copy, which readers of the store may fail to read, or the store's ETags are not MD5s of the bytes (SSE-KMS or SSE-C encryption, some S3-compatible stores); check without --data, which reads the store's own bytes, settles it", key, etag, mine)
+		return fmt.Errorf("data file %s: the store's ETag %s is not the MD5 of the --data folder's copy (%s): either the store holds other bytes than the copy, which readers of the store may fail to read, or the store's ETags are not MD5s of the bytes (SSE-KMS or SSE-C encryption, some S3-compatible stores); check without --data, which reads the store's own bytes, settles it", oneline.Name(key), etag, mine)
 	}
 	return nil
 }
@@ -747,7 +748,7 @@ func (rm *remote) fillCache(ctx context.Context, cf cachedFile) error {
 	// (ans), it is the download where one is needed (wholeanswer.go).
 	tail, info, ans, err := rm.readTailKeep(ctx, cf.key, rm.answerDir(), nil)
 	if err != nil {
-		return fmt.Errorf("data file %s: %w", cf.key, err)
+		return fmt.Errorf("data file %s: %w", oneline.Name(cf.key), err)
 	}
 	// The cache mirrors the store's bytes, also where their size is not
 	// the one the catalog records: that is for the checks to find, as in
@@ -927,7 +928,7 @@ func (rm *remote) downloadCopy(ctx context.Context, key, path string, tail []byt
 // looks it up by.
 func (rm *remote) downloaded(key, path string, got *store.ObjectInfo, info store.ObjectInfo, sum string, n int64) error {
 	if err := rm.keepCopyRecord(path, got, sum, n); err != nil {
-		return fmt.Errorf("data file %s: %w", key, err)
+		return fmt.Errorf("data file %s: %w", oneline.Name(key), err)
 	}
 	rm.keepStandIn(key, path, info)
 	rm.mu.Lock()

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 	"github.com/fdl-formats/fdl-formats/store"
 )
 
@@ -173,7 +174,7 @@ func (rm *remote) adoptCopy(key, path string, ans *keptAnswer, info store.Object
 	}
 	if err != nil {
 		ans.discard()
-		return fmt.Errorf("data file %s: keep the whole answer to its ranged read: %w", key, err)
+		return fmt.Errorf("data file %s: keep the whole answer to its ranged read: %w", oneline.Name(key), err)
 	}
 	return rm.downloaded(key, path, &info, info, ans.sum, ans.n)
 }
