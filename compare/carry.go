@@ -7,6 +7,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 )
 
 // A version of a lake holds every snapshot of the versions before it, so
@@ -299,16 +301,16 @@ func restrictedEqual(ctx context.Context, conn *sql.Conn, path string, cat catVi
 // answer.
 func restrictedEqualOn(ctx context.Context, conn *sql.Conn, path string, cat catView, replaced bool) (through int64, why string, pairs []replacement, err error) {
 	if _, err := conn.ExecContext(ctx, fmt.Sprintf("ATTACH %s AS carry (READ_ONLY)", sqlString(path))); err != nil {
-		return 0, "", nil, fmt.Errorf("attach %s: %w", path, err)
+		return 0, "", nil, fmt.Errorf("attach %s: %w", oneline.Name(path), err)
 	}
 	defer conn.ExecContext(context.WithoutCancel(ctx), "DETACH carry") //nolint:errcheck // a failed detach leaves an attached read-only file, released with the connection
 	cols := map[string]map[string][]column{"cat": cat.cols}
 	if cols["carry"], err = tableColumns(ctx, conn, "carry"); err != nil {
-		return 0, "", nil, fmt.Errorf("read the tables of %s: %w", path, err)
+		return 0, "", nil, fmt.Errorf("read the tables of %s: %w", oneline.Name(path), err)
 	}
 	inlined, empty := cat.inlined, cat.empty
 	if err := conn.QueryRowContext(ctx, "SELECT max(snapshot_id) FROM carry.ducklake_snapshot").Scan(&through); err != nil {
-		return 0, "", nil, fmt.Errorf("read the last snapshot of %s: %w", path, err)
+		return 0, "", nil, fmt.Errorf("read the last snapshot of %s: %w", oneline.Name(path), err)
 	}
 	for t := range cols["carry"] {
 		if _, ok := cols["cat"][t]; !ok && !slices.Contains(wholeCatalog, t) {
@@ -325,7 +327,7 @@ func restrictedEqualOn(ctx context.Context, conn *sql.Conn, path string, cat cat
 	}
 	if replaced {
 		if pairs, err = replacements(ctx, conn, cols["carry"][deleteFileTable], cols["cat"][deleteFileTable], through); err != nil {
-			return 0, "", nil, fmt.Errorf("compare the delete files of %s: %w", path, err)
+			return 0, "", nil, fmt.Errorf("compare the delete files of %s: %w", oneline.Name(path), err)
 		}
 	}
 	var parts []string
@@ -362,14 +364,14 @@ func restrictedEqualOn(ctx context.Context, conn *sql.Conn, path string, cat cat
 	}
 	rows, err := conn.QueryContext(ctx, strings.Join(parts, " UNION ALL "))
 	if err != nil {
-		return 0, "", nil, fmt.Errorf("compare with %s: %w", path, err)
+		return 0, "", nil, fmt.Errorf("compare with %s: %w", oneline.Name(path), err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var t string
 		var earlier, later Digest
 		if err := rows.Scan(&t, &earlier.Rows, &earlier.Hi, &earlier.Lo, &later.Rows, &later.Hi, &later.Lo); err != nil {
-			return 0, "", nil, fmt.Errorf("compare with %s: %w", path, err)
+			return 0, "", nil, fmt.Errorf("compare with %s: %w", oneline.Name(path), err)
 		}
 		if earlier != later {
 			return through, fmt.Sprintf("%s: the rows visible at its snapshots differ (earlier %s, now %s)", t, earlier, later), nil, nil

@@ -44,32 +44,32 @@ func (m Misread) Reason() string {
 func misreadColumns(ctx context.Context, conn *sql.Conn, path string) ([]Misread, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("read the header of %s: %w", path, err)
+		return nil, fmt.Errorf("read the header of %s: %w", oneline.Name(path), err)
 	}
 	h, err := duckfile.Read(f)
 	f.Close()
 	if err != nil {
-		return nil, fmt.Errorf("read the header of %s: %w", path, err)
+		return nil, fmt.Errorf("read the header of %s: %w", oneline.Name(path), err)
 	}
 	if !h.MinDuckDB().LessThan(duckfile.MinDuckDB(duckfile.DictFSSTReadable)) {
 		return nil, nil
 	}
 	rows, err := conn.QueryContext(ctx, `SELECT schema_name, table_name FROM duckdb_tables() WHERE database_name = 'cat' ORDER BY ALL`)
 	if err != nil {
-		return nil, fmt.Errorf("list the tables of %s: %w", path, err)
+		return nil, fmt.Errorf("list the tables of %s: %w", oneline.Name(path), err)
 	}
 	var tables [][2]string
 	for rows.Next() {
 		var t [2]string
 		if err := rows.Scan(&t[0], &t[1]); err != nil {
 			rows.Close()
-			return nil, fmt.Errorf("list the tables of %s: %w", path, err)
+			return nil, fmt.Errorf("list the tables of %s: %w", oneline.Name(path), err)
 		}
 		tables = append(tables, t)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list the tables of %s: %w", path, err)
+		return nil, fmt.Errorf("list the tables of %s: %w", oneline.Name(path), err)
 	}
 	var out []Misread
 	for _, t := range tables {

@@ -168,7 +168,7 @@ func Catalogs(ctx context.Context, src string, outs []Output, opts Options) []Co
 	var todo []int // outputs that can be tried
 	for i, o := range outs {
 		if _, err := os.Lstat(o.Dst); err == nil {
-			res[i].Err = fmt.Errorf("convert %s: %w: %s", src, ErrExists, o.Dst)
+			res[i].Err = fmt.Errorf("convert %s: %w: %s", oneline.Name(src), ErrExists, o.Dst)
 			continue
 		}
 		todo = append(todo, i)
@@ -320,7 +320,7 @@ type frozenOutcome struct {
 func prepare(ctx context.Context, src string, dsts []string, opts Options) (*pass, func(), error) {
 	for _, o := range opts.Lossy {
 		if !slices.Contains(LossyOptions, o) {
-			return nil, nil, fmt.Errorf("convert %s: unknown lossy option %q (known: %s)", src, o, strings.Join(LossyOptions, ", "))
+			return nil, nil, fmt.Errorf("convert %s: unknown lossy option %q (known: %s)", oneline.Name(src), o, strings.Join(LossyOptions, ", "))
 		}
 	}
 	log := opts.Logger
@@ -330,7 +330,7 @@ func prepare(ctx context.Context, src string, dsts []string, opts Options) (*pas
 	r := reach(src, dsts, opts)
 	conn, closeDB, err := openWork(ctx, opts.Engines, &r)
 	if err != nil {
-		return nil, nil, fmt.Errorf("convert %s: %w", src, err)
+		return nil, nil, fmt.Errorf("convert %s: %w", oneline.Name(src), err)
 	}
 	schema, stamp, tables, err := openSource(ctx, conn, src, opts.Engines)
 	if err != nil {
@@ -342,13 +342,13 @@ func prepare(ctx context.Context, src string, dsts []string, opts Options) (*pas
 	outside, err := outsidePaths(ctx, conn, schema, opts.DataPath)
 	if err != nil {
 		closeDB()
-		return nil, nil, fmt.Errorf("convert %s: %w", src, err)
+		return nil, nil, fmt.Errorf("convert %s: %w", oneline.Name(src), err)
 	}
 	if slices.ContainsFunc(outside, func(p string) bool { return !r.Holds(p) }) {
 		closeDB()
 		r.AddFiles(outside...)
 		if conn, closeDB, err = openWork(ctx, opts.Engines, &r); err != nil {
-			return nil, nil, fmt.Errorf("convert %s: %w", src, err)
+			return nil, nil, fmt.Errorf("convert %s: %w", oneline.Name(src), err)
 		}
 		if schema, stamp, tables, err = openSource(ctx, conn, src, opts.Engines); err != nil {
 			closeDB()
@@ -359,7 +359,7 @@ func prepare(ctx context.Context, src string, dsts []string, opts Options) (*pas
 	source, err := formats.Detect(stamp, layout)
 	if err != nil {
 		closeDB()
-		return nil, nil, fmt.Errorf("convert %s: %w", src, err)
+		return nil, nil, fmt.Errorf("convert %s: %w", oneline.Name(src), err)
 	}
 	if opts.SourceFormat != "" && source.Name != opts.SourceFormat {
 		closeDB()
@@ -378,7 +378,7 @@ func (p *pass) convert(ctx context.Context, dst string, target *formats.Version,
 	}
 	path, err := Plan(source, target)
 	if err != nil {
-		return nil, fmt.Errorf("convert %s: %w", src, err)
+		return nil, fmt.Errorf("convert %s: %w", oneline.Name(src), err)
 	}
 	storage := opts.Storage
 	if storage == "" {
@@ -402,37 +402,37 @@ func (p *pass) convert(ctx context.Context, dst string, target *formats.Version,
 		r.findings = append(r.findings, p.frozen.findings...)
 	}
 	if err := p.frozen.err; err != nil {
-		return nil, fmt.Errorf("convert %s: %w", src, err)
+		return nil, fmt.Errorf("convert %s: %w", oneline.Name(src), err)
 	}
 	if err := r.unmappedFilesCheck(source, target); err != nil {
-		return nil, fmt.Errorf("convert %s: reader checks for %s: %w", src, target, err)
+		return nil, fmt.Errorf("convert %s: reader checks for %s: %w", oneline.Name(src), target, err)
 	}
 	if err := r.twoColumnDeletesCheck(source, target); err != nil {
-		return nil, fmt.Errorf("convert %s: reader checks for %s: %w", src, target, err)
+		return nil, fmt.Errorf("convert %s: reader checks for %s: %w", oneline.Name(src), target, err)
 	}
 	if err := r.structSkipCheck(source, target); err != nil {
-		return nil, fmt.Errorf("convert %s: reader checks for %s: %w", src, target, err)
+		return nil, fmt.Errorf("convert %s: reader checks for %s: %w", oneline.Name(src), target, err)
 	}
 	inlinedReads, err := r.inlinedSchemaReads(source, true)
 	if err != nil {
-		return nil, fmt.Errorf("convert %s: reader checks for %s: %w", src, target, err)
+		return nil, fmt.Errorf("convert %s: reader checks for %s: %w", oneline.Name(src), target, err)
 	}
 	for i := 1; i < len(path); i++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		if err := r.apply(path[i-1], path[i]); err != nil {
-			return nil, fmt.Errorf("convert %s from %s to %s: %w", src, source, target, err)
+			return nil, fmt.Errorf("convert %s from %s to %s: %w", oneline.Name(src), source, target, err)
 		}
 	}
 	if err := r.checkTarget(target); err != nil {
-		return nil, fmt.Errorf("convert %s: %w", src, err)
+		return nil, fmt.Errorf("convert %s: %w", oneline.Name(src), err)
 	}
 	if err := r.readerChecks(source, target); err != nil {
-		return nil, fmt.Errorf("convert %s: reader checks for %s: %w", src, target, err)
+		return nil, fmt.Errorf("convert %s: reader checks for %s: %w", oneline.Name(src), target, err)
 	}
 	if err := r.inlinedSchemaCheck(source, target, inlinedReads); err != nil {
-		return nil, fmt.Errorf("convert %s: reader checks for %s: %w", src, target, err)
+		return nil, fmt.Errorf("convert %s: reader checks for %s: %w", oneline.Name(src), target, err)
 	}
 	var refusals []Finding
 	for _, f := range r.findings {
@@ -454,22 +454,22 @@ func (p *pass) convert(ctx context.Context, dst string, target *formats.Version,
 	tmp, err := writeTemp(ctx, p.conn, w, opts, target, dst, storage)
 	defer func() { removeTemp(tmp) }() // once linked, dst is the file
 	if err != nil {
-		return nil, fmt.Errorf("convert %s to %s: %w", src, target, err)
+		return nil, fmt.Errorf("convert %s to %s: %w", oneline.Name(src), target, err)
 	}
 	recorded, err := r.publishRewritten()
 	if err != nil {
-		return nil, fmt.Errorf("convert %s to %s: %w", src, target, err)
+		return nil, fmt.Errorf("convert %s to %s: %w", oneline.Name(src), target, err)
 	}
 	if recorded {
 		// Another run published some of the files first, encoded
 		// otherwise: the catalog records their sizes, written again.
 		removeTemp(tmp)
 		if tmp, err = writeTemp(ctx, p.conn, w, opts, target, dst, storage); err != nil {
-			return nil, fmt.Errorf("convert %s to %s: %w", src, target, err)
+			return nil, fmt.Errorf("convert %s to %s: %w", oneline.Name(src), target, err)
 		}
 	}
 	if err := linkCatalog(tmp, dst, opts); err != nil {
-		return nil, fmt.Errorf("convert %s to %s: %w", src, target, err)
+		return nil, fmt.Errorf("convert %s to %s: %w", oneline.Name(src), target, err)
 	}
 	// DEBUG: the output is a work file of a backfill (whose own line per
 	// cell says what a user needs), and convert prints its result.
@@ -808,7 +808,7 @@ func Detect(ctx context.Context, path string) (*formats.Version, error) {
 	layout, _ := splitLayout(tables)
 	v, err := formats.Detect(stamp, layout)
 	if err != nil {
-		return nil, fmt.Errorf("detect format of %s: %w", path, err)
+		return nil, fmt.Errorf("detect format of %s: %w", oneline.Name(path), err)
 	}
 	return v, nil
 }

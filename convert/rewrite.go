@@ -380,10 +380,10 @@ func (r *run) sameDeleteRows(query, path, key string) error {
 	got := fmt.Sprintf(`SELECT file_path::VARCHAR, pos::BIGINT FROM %s`, readParquetSQL(path, key))
 	diff, err := r.w.count(r.ctx, fmt.Sprintf(`SELECT count(*) FROM ((%s EXCEPT ALL %s) UNION ALL (%s EXCEPT ALL %s))`, query, got, got, query))
 	if err != nil {
-		return fmt.Errorf("read existing %s: %w", path, err)
+		return fmt.Errorf("read existing %s: %w", oneline.Name(path), err)
 	}
 	if diff != 0 {
-		return fmt.Errorf("%s: %w with other positions", path, ErrExists)
+		return fmt.Errorf("%s: %w with other positions", oneline.Name(path), ErrExists)
 	}
 	return nil
 }
@@ -424,7 +424,7 @@ func parquetSizes(path string) (size, footer int64, err error) {
 		return 0, 0, err
 	}
 	if len(b) < 12 || !(bytes.HasSuffix(b, []byte("PAR1")) || bytes.HasSuffix(b, []byte("PARE"))) {
-		return 0, 0, fmt.Errorf("%s: not a Parquet file", path)
+		return 0, 0, fmt.Errorf("%s: not a Parquet file", oneline.Name(path))
 	}
 	return int64(len(b)), int64(binary.LittleEndian.Uint32(b[len(b)-8:])), nil
 }

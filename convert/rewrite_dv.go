@@ -142,37 +142,37 @@ func readDeletionVector(path string, bound func(uint64) error) (_ []int64, err e
 		return nil, err
 	}
 	if len(b) < 12 {
-		return nil, fmt.Errorf("%s: too short for a deletion vector", path)
+		return nil, fmt.Errorf("%s: too short for a deletion vector", oneline.Name(path))
 	}
 	n := int(binary.BigEndian.Uint32(b))
 	if n < 4 || 4+n+4 != len(b) {
-		return nil, fmt.Errorf("%s: not a bare deletion vector (length %d, file %d bytes)", path, n, len(b))
+		return nil, fmt.Errorf("%s: not a bare deletion vector (length %d, file %d bytes)", oneline.Name(path), n, len(b))
 	}
 	body := b[4 : 4+n]
 	if !bytes.Equal(body[:4], dvMagic) {
-		return nil, fmt.Errorf("%s: bad deletion-vector magic %x", path, body[:4])
+		return nil, fmt.Errorf("%s: bad deletion-vector magic %x", oneline.Name(path), body[:4])
 	}
 	if crc := binary.BigEndian.Uint32(b[4+n:]); crc != crc32.ChecksumIEEE(body) {
-		return nil, fmt.Errorf("%s: deletion-vector checksum mismatch", path)
+		return nil, fmt.Errorf("%s: deletion-vector checksum mismatch", oneline.Name(path))
 	}
 	bm, err := deletionvector.ReadBitmap(body[4:])
 	if err != nil {
-		return nil, fmt.Errorf("%s: read bitmap: %w", path, err)
+		return nil, fmt.Errorf("%s: read bitmap: %w", oneline.Name(path), err)
 	}
 	if !bm.IsEmpty() && bm.Maximum() > math.MaxInt64 {
-		return nil, fmt.Errorf("%s: deletion vector holds position %d, past int64's maximum", path, bm.Maximum())
+		return nil, fmt.Errorf("%s: deletion vector holds position %d, past int64's maximum", oneline.Name(path), bm.Maximum())
 	}
 	card := bm.GetCardinality()
 	if bound != nil {
 		if err := bound(card); err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return nil, fmt.Errorf("%s: %w", oneline.Name(path), err)
 		}
 	}
 	// A container Validate lets through (after an empty bucket) may
 	// still panic the iterator: an error, as in compare.
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("%s: deletion vector bitmap is corrupt (%v)", path, p)
+			err = fmt.Errorf("%s: deletion vector bitmap is corrupt (%v)", oneline.Name(path), p)
 		}
 	}()
 	out := make([]int64, 0, card)

@@ -21,21 +21,21 @@ import (
 func checkComplete(path string) error {
 	f, err := os.Open(path)
 	if err != nil {
-		return fmt.Errorf("open catalog %s: %w", path, err)
+		return fmt.Errorf("open catalog %s: %w", oneline.Name(path), err)
 	}
 	defer f.Close()
 	info, err := f.Stat()
 	if err != nil {
-		return fmt.Errorf("open catalog %s: %w", path, err)
+		return fmt.Errorf("open catalog %s: %w", oneline.Name(path), err)
 	}
 	h, err := duckfile.Read(f)
 	switch {
 	case errors.Is(err, duckfile.ErrTruncated):
-		return fmt.Errorf("open catalog %s: %w: truncated or corrupt: %w", path, ErrNotCatalog, err)
+		return fmt.Errorf("open catalog %s: %w: truncated or corrupt: %w", oneline.Name(path), ErrNotCatalog, err)
 	case err != nil:
 		return nil // not DuckDB, or unreadable: DuckDB says which
 	case h.Cut(info.Size()):
-		return fmt.Errorf("open catalog %s: %w: truncated or corrupt: %d bytes, its DuckDB header says %d", path, ErrNotCatalog, info.Size(), h.Length())
+		return fmt.Errorf("open catalog %s: %w: truncated or corrupt: %d bytes, its DuckDB header says %d", oneline.Name(path), ErrNotCatalog, info.Size(), h.Length())
 	}
 	return nil
 }

@@ -44,9 +44,9 @@ func literal(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + 
 func openSource(ctx context.Context, conn *sql.Conn, src string, engines *Engines) (schema, stamp string, tables []table, err error) {
 	st, err := os.Stat(src)
 	if err != nil {
-		return "", "", nil, fmt.Errorf("open catalog %s: %w", src, err)
+		return "", "", nil, fmt.Errorf("open catalog %s: %w", oneline.Name(src), err)
 	} else if st.IsDir() {
-		return "", "", nil, fmt.Errorf("open catalog %s: %w: it is a directory", src, ErrNotCatalog)
+		return "", "", nil, fmt.Errorf("open catalog %s: %w: it is a directory", oneline.Name(src), ErrNotCatalog)
 	}
 	if err := checkComplete(src); err != nil {
 		return "", "", nil, err
@@ -56,14 +56,14 @@ func openSource(ctx context.Context, conn *sql.Conn, src string, engines *Engine
 		switch duckfile.ClassifyAttach(msg) {
 		case duckfile.AttachNewerStorage:
 			saved, resave := duckfile.TooNewFile(src)
-			return "", "", nil, fmt.Errorf("open catalog %s: %w: %s, which DuckDB %s cannot open (%s); %s", src, ErrStorageTooNew, saved, duckdbVersion(ctx, conn), oneline.First(msg), resave)
+			return "", "", nil, fmt.Errorf("open catalog %s: %w: %s, which DuckDB %s cannot open (%s); %s", oneline.Name(src), ErrStorageTooNew, saved, duckdbVersion(ctx, conn), oneline.First(msg), resave)
 		case duckfile.AttachLocked:
 			// Not the file's fault: a runtime failure, not invalid input.
-			return "", "", nil, fmt.Errorf("open catalog %s: another process holds it open read-write (DuckDB could not set its lock on the file); convert it once that process has closed it, or convert a copy: %s", src, oneline.First(msg))
+			return "", "", nil, fmt.Errorf("open catalog %s: another process holds it open read-write (DuckDB could not set its lock on the file); convert it once that process has closed it, or convert a copy: %s", oneline.Name(src), oneline.First(msg))
 		case duckfile.AttachNotDuckDB:
-			return "", "", nil, fmt.Errorf("open catalog %s: %w: not a DuckDB database file", src, ErrNotCatalog)
+			return "", "", nil, fmt.Errorf("open catalog %s: %w: not a DuckDB database file", oneline.Name(src), ErrNotCatalog)
 		default:
-			return "", "", nil, fmt.Errorf("open catalog %s: %w: unreadable DuckDB file (truncated or corrupt?): %s", src, ErrNotCatalog, oneline.First(msg))
+			return "", "", nil, fmt.Errorf("open catalog %s: %w: unreadable DuckDB file (truncated or corrupt?): %s", oneline.Name(src), ErrNotCatalog, oneline.First(msg))
 		}
 	}
 	// A write-ahead log beside the file changes the catalog without
@@ -88,7 +88,7 @@ func openSource(ctx context.Context, conn *sql.Conn, src string, engines *Engine
 	for _, t := range all {
 		if t.name == "ducklake_metadata" {
 			if schema != "" {
-				return "", "", nil, fmt.Errorf("open catalog %s: %w: DuckLake tables in schemas %s and %s", src, ErrNotCatalog, schema, t.schema)
+				return "", "", nil, fmt.Errorf("open catalog %s: %w: DuckLake tables in schemas %s and %s", oneline.Name(src), ErrNotCatalog, schema, t.schema)
 			}
 			schema = t.schema
 		}
@@ -109,7 +109,7 @@ func openSource(ctx context.Context, conn *sql.Conn, src string, engines *Engine
 		return "", "", nil, fmt.Errorf("open %w: %w", err, ErrNotCatalog)
 	}
 	if schema == "" {
-		return "", "", nil, fmt.Errorf("open catalog %s: %w: no ducklake_metadata table", src, ErrNotCatalog)
+		return "", "", nil, fmt.Errorf("open catalog %s: %w: no ducklake_metadata table", oneline.Name(src), ErrNotCatalog)
 	}
 	// The inlined tables are copied by name: the readers' (any name a
 	// registration gives, inlined deletions in any letter case) must be
@@ -140,12 +140,12 @@ func openSource(ctx context.Context, conn *sql.Conn, src string, engines *Engine
 			continue
 		}
 		if !m.Value.Valid {
-			return "", "", nil, fmt.Errorf("open catalog %s: %w: a version row of ducklake_metadata is NULL", src, ErrNotCatalog)
+			return "", "", nil, fmt.Errorf("open catalog %s: %w: a version row of ducklake_metadata is NULL", oneline.Name(src), ErrNotCatalog)
 		}
 		stamps = append(stamps, m.Value.String)
 	}
 	if len(stamps) != 1 {
-		return "", "", nil, fmt.Errorf("open catalog %s: %w: %d version rows in ducklake_metadata, want 1", src, ErrNotCatalog, len(stamps))
+		return "", "", nil, fmt.Errorf("open catalog %s: %w: %d version rows in ducklake_metadata, want 1", oneline.Name(src), ErrNotCatalog, len(stamps))
 	}
 	if _, err := formats.CheckMetadata(src, meta); err != nil {
 		return "", "", nil, fmt.Errorf("open %w: %w", err, ErrNotCatalog)

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -594,6 +595,28 @@ func TestParseISOTime(t *testing.T) {
 	for _, s := range []string{"2026-10-30", "2026-10-30 09:00:00Z", "2026-10-30T09Z", "yesterday", "2026-10-30T09:00:00+01:00", "2026-10-30T09:00:00"} {
 		if got, err := parseISOTime(s); err == nil {
 			t.Errorf("parseISOTime(%q) = %v, want an error", s, got)
+		}
+	}
+}
+
+// TestFilesDiffNamesPathsQuoted: a path or key holding a line break is
+// Go-quoted in Diff's lines (each stays one line), an ordinary one is as
+// it is; a differing delete file is named by its path, rows and bytes.
+func TestFilesDiffNamesPathsQuoted(t *testing.T) {
+	odd := "main/t/a\n::error::x.parquet"
+	got := &Files{Tables: map[string]*FilesTable{"main.t": {Files: []DataFile{
+		{Path: "main/t/b.parquet", Rows: 1, Bytes: 2, Deletes: &DeleteFile{Path: "main/t/d.parquet", Rows: 1, Bytes: 3}},
+	}}}}
+	want := &Files{Tables: map[string]*FilesTable{"main.t": {Files: []DataFile{
+		{Path: "main/t/b.parquet", Rows: 1, Bytes: 2, Deletes: &DeleteFile{Path: odd, Rows: 1, Bytes: 3}},
+	}}, "main.u\nv": {Files: []DataFile{}}}}
+	diffs := got.Diff(want)
+	for _, w := range []string{
+		`table main.t file main/t/b.parquet: delete file main/t/d.parquet (1 rows, 3 bytes) in files.json, the catalog "main/t/a\n::error::x.parquet" (1 rows, 3 bytes)`,
+		`table "main.u\nv": in the catalog, missing from files.json`,
+	} {
+		if !slices.Contains(diffs, w) {
+			t.Errorf("Diff = %q, want %q among them", diffs, w)
 		}
 	}
 }

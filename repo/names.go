@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/fdl-formats/fdl-formats/fdljson"
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 	"github.com/fdl-formats/fdl-formats/store"
 )
 
@@ -387,7 +388,7 @@ func (l *linksOut) warning(r *repository, key string) string {
 	names := slices.Sorted(maps.Keys(out))
 	var parts []string
 	for _, n := range names[:min(len(names), maxLinksNamed)] {
-		parts = append(parts, fmt.Sprintf("%s -> %s", n, out[n]))
+		parts = append(parts, fmt.Sprintf("%s -> %s", oneline.Name(n), oneline.Name(out[n])))
 	}
 	if len(names) > maxLinksNamed {
 		parts = append(parts, fmt.Sprintf("and %d more", len(names)-maxLinksNamed))
