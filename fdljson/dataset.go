@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
+
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 )
 
 // Dataset is dataset.json: what a version holds, in words. Only the parts
@@ -101,7 +104,7 @@ func ParseDataset(file string, data []byte) (*Dataset, error) {
 			return nil, err
 		}
 		if j, ok := tableAt[dt.name()]; ok {
-			return nil, fieldErr(file, t.path, "%s.%s described twice (also tables[%d]): describe each table and view once", dt.Schema, dt.Name, j)
+			return nil, fieldErr(file, t.path, "%s described twice (also tables[%d]): describe each table and view once", dt.name().shown(), j)
 		}
 		tableAt[dt.name()] = i
 		if ok, err := t.opt("primary_key", &dt.PrimaryKey); err != nil {
@@ -219,7 +222,7 @@ func (d *Dataset) Diff(want []DatasetTable) []string {
 	var out []string
 	described := map[tableName]bool{}
 	for _, t := range d.Tables {
-		key := t.Schema + "." + t.Name
+		key := t.name().shown()
 		described[t.name()] = true
 		w, ok := byName[t.name()]
 		if !ok {
@@ -273,7 +276,7 @@ func (d *Dataset) Diff(want []DatasetTable) []string {
 	if d.Tables != nil {
 		for _, w := range want {
 			if !described[w.name()] {
-				out = append(out, fmt.Sprintf("%s %s.%s: in the catalog, not in tables (which lists every table and view of the catalog's last snapshot)", kindName(w.Kind), w.Schema, w.Name))
+				out = append(out, fmt.Sprintf("%s %s: in the catalog, not in tables (which lists every table and view of the catalog's last snapshot)", kindName(w.Kind), w.name().shown()))
 			}
 		}
 	}
@@ -286,6 +289,22 @@ func (d *Dataset) Diff(want []DatasetTable) []string {
 type tableName struct{ schema, name string }
 
 func (t DatasetTable) name() tableName { return tableName{t.Schema, t.Name} }
+
+// shown is the name as a message shows it: schema.name, a part holding a
+// dot or a double quote (or empty) written as an SQL quoted identifier,
+// so that "a.b".c and a."b.c" read apart, and the whole as oneline.Name
+// writes it (Go-quoted where it holds a line break or another control
+// character). Ordinary names are as they are ("main.t").
+func (n tableName) shown() string {
+	return oneline.Name(identPart(n.schema) + "." + identPart(n.name))
+}
+
+func identPart(s string) string {
+	if s != "" && !strings.ContainsAny(s, `."`) {
+		return s
+	}
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+}
 
 func kindName(k string) string {
 	if k == "" {

@@ -501,8 +501,16 @@ func TestDatasetDottedNames(t *testing.T) {
 		t.Errorf("Diff = %q, want none", got)
 	}
 	// A third table of the catalog, left out of tables, is the one difference.
-	if got := d.Diff(append(catalog, DatasetTable{Schema: "a.b.c", Name: "d"})); len(got) != 1 {
+	if got := d.Diff(append(catalog, DatasetTable{Schema: "a.b.c", Name: "d"})); len(got) != 1 || got[0] != `table "a.b.c".d: in the catalog, not in tables (which lists every table and view of the catalog's last snapshot)` {
 		t.Errorf("Diff with a third table = %q, want it alone", got)
+	}
+	// Messages tell the two tables apart: a part holding a dot is quoted
+	// (before, both read "a.b.c").
+	three := int64(3)
+	catalog[0].Rows, catalog[1].Rows = &three, &three
+	want := []string{`table "a.b".c: rows 1, the catalog 3`, `table a."b.c": rows 2, the catalog 3`}
+	if got := d.Diff(catalog); !slices.Equal(got, want) {
+		t.Errorf("Diff = %q, want %q", got, want)
 	}
 }
 
