@@ -78,7 +78,7 @@ type OutsideDataPathError struct {
 
 func (e *OutsideDataPathError) Error() string {
 	const shown = 3
-	msg := fmt.Sprintf("%s names %d data or delete file(s) outside its data path: %s", e.Catalog, len(e.Files), strings.Join(e.Files[:min(len(e.Files), shown)], "; "))
+	msg := fmt.Sprintf("%s names %d data or delete file(s) outside its data path: %s", oneline.Name(e.Catalog), len(e.Files), strings.Join(e.Files[:min(len(e.Files), shown)], "; "))
 	if n := len(e.Files) - shown; n > 0 {
 		msg += fmt.Sprintf("; and %d more", n)
 	}

@@ -375,7 +375,7 @@ func (r *run) writeSpanDeletes(m mergedFile, sp span, id int64) error {
 	positions := fmt.Sprintf("SELECT range AS pos FROM range(%d, %d)", sp.limit, m.records)
 	if sp.del != nil {
 		if !sp.del.local {
-			return cannotRewrite{fmt.Sprintf("delete file %d (%s) is not under the data path", sp.del.id, sp.del.path)}
+			return cannotRewrite{fmt.Sprintf("delete file %d (%s) is not under the data path", sp.del.id, oneline.Name(sp.del.path))}
 		}
 		local := filepath.Join(r.opts.DataPath, filepath.FromSlash(sp.del.relDir+sp.del.path))
 		if err := r.readable(local); err != nil {

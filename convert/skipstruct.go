@@ -343,7 +343,7 @@ func skipDeleteFiles(r *run, f skipDataFile, dirs string, partial bool) ([]skipD
 			// first snapshot.
 			pos, err := readDeletionVector(local, r.vectorBound(f.id))
 			if err != nil {
-				return nil, fmt.Errorf("read deletion vector %d (%s): %w", x.d.id, x.d.path, err)
+				return nil, fmt.Errorf("read deletion vector %d (%s): %w", x.d.id, oneline.Name(x.d.path), err)
 			}
 			x.d.pos = pos
 			for range pos {
@@ -358,7 +358,7 @@ func skipDeleteFiles(r *run, f skipDataFile, dirs string, partial bool) ([]skipD
 		}
 		res, err := r.w.conn.QueryContext(r.ctx, `SELECT DISTINCT pos::BIGINT, `+snap+`::BIGINT FROM `+parquetRows(local, x.key.String)+` ORDER BY 1`)
 		if err != nil {
-			return nil, fmt.Errorf("read delete file %d (%s): %w", x.d.id, x.d.path, err)
+			return nil, fmt.Errorf("read delete file %d (%s): %w", x.d.id, oneline.Name(x.d.path), err)
 		}
 		for res.Next() {
 			var p, s int64
@@ -371,7 +371,7 @@ func skipDeleteFiles(r *run, f skipDataFile, dirs string, partial bool) ([]skipD
 		err = res.Err()
 		res.Close()
 		if err != nil {
-			return nil, fmt.Errorf("read delete file %d (%s): %w", x.d.id, x.d.path, err)
+			return nil, fmt.Errorf("read delete file %d (%s): %w", x.d.id, oneline.Name(x.d.path), err)
 		}
 		out = append(out, x.d)
 	}

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
 )
 
 // ErrNotBaseTable is returned (wrapped) for a catalog in which an object
@@ -77,7 +79,7 @@ type NotBaseTableError struct {
 }
 
 func (e *NotBaseTableError) Error() string {
-	return "catalog " + e.Catalog + ": " + e.Detail()
+	return "catalog " + oneline.Name(e.Catalog) + ": " + e.Detail()
 }
 
 // Detail is the error without the catalog's name.
