@@ -1052,6 +1052,10 @@ func (e *Engines) Idle() int { return e.dbs().Idle() }
 // run share them (duckpool.Pool.Within).
 func (e *Engines) Within(dirs ...string) { e.dbs().Within(dirs...) }
 
+// SpillIn makes the databases of later conversions spill in dir, each in
+// a folder of its own (duckpool.Pool.SpillIn).
+func (e *Engines) SpillIn(dir string) { e.dbs().SpillIn(dir) }
+
 // Close closes the idle databases; one given back later is closed then.
 func (e *Engines) Close() error { return e.dbs().Close() }
 

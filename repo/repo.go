@@ -392,6 +392,10 @@ func load(ctx context.Context, st store.Store, opts *Options) (_ *repository, er
 	// Each running proof holds two readers.
 	r.engines = compare.NewEngines(2 * opts.jobs())
 	r.convEngines = convert.NewEngines(opts.jobs())
+	// Their databases spill beside the run's work folder, each in a
+	// folder of its own (duckpool.Reach.Spill), not in the working folder.
+	r.engines.SpillIn(opts.workDir())
+	r.convEngines.SpillIn(opts.workDir())
 	if counter == nil {
 		r.paths = st.(store.PathStore)
 	} else {

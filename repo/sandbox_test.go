@@ -2,8 +2,12 @@ package repo
 
 import (
 	"context"
+	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/fdl-formats/fdl-formats/internal/duckpool"
 	"github.com/fdl-formats/fdl-formats/internal/sandboxtest"
@@ -44,5 +48,66 @@ func TestCheckSandbox(t *testing.T) {
 	}
 	if _, err := Check(ctx, st, Options{WorkDir: t.TempDir()}); err != nil {
 		t.Fatalf("check in the sandbox: %v", err)
+	}
+}
+
+// TestRunSpill: a run's DuckDB databases, started by a user inside the
+// repository's folder, spill what does not fit in their memory into a
+// folder of their own beside the run's work folders (Options.WorkDir),
+// not into the repository (DuckDB's default, ".tmp" in the working
+// folder, did: a write into a repository that must not change, and one
+// that fails on a read-only mount). The spill folder a killed run left
+// (another host's, untouched for two days) goes when the next run starts.
+func TestRunSpill(t *testing.T) {
+	ctx := context.Background()
+	st, root := deletesLake(t)
+	before := listFiles(t, root)
+	work := t.TempDir()
+	left := filepath.Join(work, duckpool.SpillPrefix+"0badc0de-1-1")
+	if err := os.Mkdir(left, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-48 * time.Hour)
+	if err := os.Chtimes(left, old, old); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(root)
+	r, err := load(ctx, st, &Options{WorkDir: work})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.close()
+	if _, err := os.Stat(left); !os.IsNotExist(err) {
+		t.Errorf("a killed run's spill folder %s is left (%v)", left, err)
+	}
+	db, _, err := r.engines.GetWithin(duckpool.Reach{Dirs: []string{r.dataPath}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.engines.Discard(db)
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "SET memory_limit = '32MB'; SET threads = 1; CREATE TEMP TABLE big AS SELECT range AS i, md5(range::VARCHAR) AS s FROM range(2000000)"); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	var where string
+	if err := conn.QueryRowContext(ctx, "SELECT count(*), coalesce(min(path), '') FROM duckdb_temporary_files()").Scan(&n, &where); err != nil {
+		t.Fatal(err)
+	}
+	if n == 0 {
+		t.Fatal("nothing spilled")
+	}
+	if !filepath.IsAbs(where) {
+		where = filepath.Join(root, where)
+	}
+	if dir := filepath.Dir(where); filepath.Dir(dir) != work || !strings.HasPrefix(filepath.Base(dir), duckpool.SpillPrefix) {
+		t.Errorf("the run's database spilled to %s, want a folder %s* in the work folder %s", where, duckpool.SpillPrefix, work)
+	}
+	if after := listFiles(t, root); !slices.Equal(after, before) {
+		t.Errorf("the repository's folder changed while its run spilled: %v, was %v", after, before)
 	}
 }

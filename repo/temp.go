@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fdl-formats/fdl-formats/internal/duckpool"
 	"github.com/fdl-formats/fdl-formats/internal/scratch"
 	"github.com/fdl-formats/fdl-formats/store"
 )
@@ -63,8 +64,8 @@ func (r *repository) tempDir() string {
 }
 
 // workPrefixes are the names of the work folders runs make in the work
-// folder.
-var workPrefixes = []string{planWorkPrefix, backfillWorkPrefix, checkWorkPrefix, remoteWorkPrefix, resolveWorkPrefix}
+// folder, and of their DuckDB databases' spill folders.
+var workPrefixes = []string{planWorkPrefix, backfillWorkPrefix, checkWorkPrefix, remoteWorkPrefix, resolveWorkPrefix, duckpool.SpillPrefix}
 
 // sweepWork removes the work folders that runs killed before their cleanup
 // left in dir (see internal/scratch for when one counts as stale: its

@@ -39,6 +39,9 @@ type Pool struct {
 	// outer, when set (Within), is the reach every user whose own reach
 	// it covers gets, so that the users of one run share databases.
 	outer *Reach
+	// spill, when set (SpillIn), is where the databases of users that
+	// name no spill folder spill.
+	spill string
 }
 
 // bounded is a database's reach and what its extensions' LOADs said.
@@ -152,17 +155,35 @@ func (p *Pool) Within(dirs ...string) {
 	p.outer = &outer
 }
 
+// SpillIn makes, from now on, the databases of GetWithin users whose reach
+// names no spill folder (Reach.Spill) spill in dir: a run's work folder's
+// parent (the work folder itself goes before the run's databases close).
+func (p *Pool) SpillIn(dir string) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.spill = dir
+}
+
 func (p *Pool) get(reach *Reach) (*sql.DB, map[string]error, error) {
 	var want Reach
 	key := ""
 	if reach != nil {
-		want = reach.normal()
+		want = *reach
 		if p != nil {
 			p.mu.Lock()
+			if want.Spill == "" {
+				want.Spill = p.spill
+			}
+			want = want.normal()
 			if p.outer != nil && p.outer.covers(want) {
-				want = Reach{Dirs: p.outer.Dirs, Load: want.Load}
+				want = Reach{Dirs: p.outer.Dirs, Load: want.Load, Spill: want.Spill}
 			}
 			p.mu.Unlock()
+		} else {
+			want = want.normal()
 		}
 		key = want.key()
 	}

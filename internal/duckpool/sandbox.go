@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/fdl-formats/fdl-formats/internal/scratch"
 )
 
 // Reach is what a sandboxed database may open on the file system: DuckDB's
@@ -20,7 +22,8 @@ import (
 // Cannot access file". DuckDB 1.5.6 refuses, once external access is off,
 // to turn it on again or to change allowed_directories, allowed_paths or
 // temp_directory (docs/compare.md, "The readers' sandbox"). DuckDB's own
-// spilling to its temp_directory is not bounded by the reach.
+// spilling goes to a folder of the database's own in Spill, outside the
+// reach, and is bounded by MaxSpill.
 type Reach struct {
 	// Dirs are folders: every file under them may be read and written.
 	Dirs []string
@@ -32,7 +35,31 @@ type Reach struct {
 	// this DuckDB has them installed: a sandboxed database loads no
 	// extension. What each LOAD said is kept (OpenWithin's answer).
 	Load []string
+	// Spill is the folder in which the database spills what does not fit
+	// in its memory (DuckDB's temp_directory): OpenWithin names a folder
+	// of the database's own in it ("fdl-spill-<owner>-<random>",
+	// SpillPrefix), which DuckDB makes at its first spill and removes when
+	// the database closes. Empty: os.TempDir(). DuckDB's default, ".tmp"
+	// in the working folder, wrote into a repository's folder when the
+	// tool ran in it, and every database of the process shared it: two
+	// spilling at once wrote the same files (named after their block size
+	// only) and read back each other's blocks or crashed.
+	Spill string
 }
+
+// SpillPrefix starts the name of each sandboxed database's spill folder
+// (Reach.Spill). A run killed before its databases closed leaves them;
+// the commands that sweep their work folder sweep these too.
+const SpillPrefix = "fdl-spill-"
+
+// MaxSpill bounds what one sandboxed database may spill
+// (max_temp_directory_size). DuckDB's default is 90% of the spill disk's
+// free space for each database, so a run's databases together could fill
+// it. A database spills only past its memory limit (DuckDB's default, 80%
+// of the machine's memory); a statement that would spill more fails with
+// DuckDB's "Out of Memory Error: failed to offload data block", naming
+// the setting.
+const MaxSpill = "8GiB"
 
 // normal is the reach with absolute, clean paths (folders ending with a
 // separator), each once, in order.
@@ -55,6 +82,13 @@ func (r Reach) normal() Reach {
 		slices.Sort(out)
 		return slices.Compact(out)
 	}
+	spill := r.Spill
+	if spill != "" {
+		if abs, err := filepath.Abs(spill); err == nil {
+			spill = abs
+		}
+		spill = filepath.Clean(spill)
+	}
 	load := slices.Clone(r.Load)
 	slices.Sort(load)
 	files := clean(r.Files, false)
@@ -64,13 +98,13 @@ func (r Reach) normal() Reach {
 		}
 	}
 	slices.Sort(files)
-	return Reach{Dirs: clean(r.Dirs, true), Files: slices.Compact(files), Load: slices.Compact(load)}
+	return Reach{Dirs: clean(r.Dirs, true), Files: slices.Compact(files), Load: slices.Compact(load), Spill: spill}
 }
 
 // key tells apart reaches (of normal ones): databases of the same key are
 // interchangeable.
 func (r Reach) key() string {
-	return "dirs\x00" + strings.Join(r.Dirs, "\x00") + "\x01files\x00" + strings.Join(r.Files, "\x00") + "\x01load\x00" + strings.Join(r.Load, "\x00")
+	return "dirs\x00" + strings.Join(r.Dirs, "\x00") + "\x01files\x00" + strings.Join(r.Files, "\x00") + "\x01load\x00" + strings.Join(r.Load, "\x00") + "\x01spill\x00" + r.Spill
 }
 
 // covers tells whether every folder and file of o (normal) is under one
@@ -117,7 +151,8 @@ func (r Reach) Holds(path string) bool {
 }
 
 // OpenWithin starts a private in-memory DuckDB database, as Open does,
-// loads reach's extensions where installed, then sandboxes it to reach.
+// loads reach's extensions where installed, gives it a spill folder of its
+// own in reach.Spill (bounded by MaxSpill), then sandboxes it to reach.
 // It answers what each LOAD said (nil: loaded). Its configuration is not
 // locked (lock_configuration): that freezes every setting, and its users
 // change the number of threads between statements (AllThreads) and their
@@ -125,6 +160,20 @@ func (r Reach) Holds(path string) bool {
 // itself.
 func OpenWithin(reach Reach) (*sql.DB, map[string]error, error) {
 	reach = reach.normal()
+	root := reach.Spill
+	if root == "" {
+		root = os.TempDir()
+	}
+	// The folder's name is taken (the owner's, a random part), then left
+	// for DuckDB to make: it removes at close the folder it made, and
+	// only the files of one it found.
+	spill, err := scratch.MkdirTemp(root, SpillPrefix)
+	if err != nil {
+		return nil, nil, fmt.Errorf("spill folder for duckdb: %w", err)
+	}
+	if err := os.Remove(spill); err != nil {
+		return nil, nil, fmt.Errorf("spill folder for duckdb: %w", err)
+	}
 	db, err := Open()
 	if err != nil {
 		return nil, nil, err
@@ -143,7 +192,9 @@ func OpenWithin(reach Reach) (*sql.DB, map[string]error, error) {
 			loads[ext] = nil
 		}
 	}
-	q := fmt.Sprintf("SET allowed_directories = %s; SET allowed_paths = %s; SET enable_external_access = false", sqlList(reach.Dirs), sqlList(reach.Files))
+	// temp_directory cannot change once the sandbox is closed.
+	q := fmt.Sprintf("SET temp_directory = %s; SET max_temp_directory_size = %s; SET allowed_directories = %s; SET allowed_paths = %s; SET enable_external_access = false",
+		sqlString(spill), sqlString(MaxSpill), sqlList(reach.Dirs), sqlList(reach.Files))
 	if _, err := conn.ExecContext(ctx, q); err != nil {
 		return nil, nil, errors.Join(fmt.Errorf("sandbox duckdb: %w", err), db.Close())
 	}
@@ -158,11 +209,14 @@ func sqlList(ss []string) string {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString("'" + strings.ReplaceAll(s, "'", "''") + "'")
+		b.WriteString(sqlString(s))
 	}
 	b.WriteString("]::VARCHAR[]")
 	return b.String()
 }
+
+// sqlString is a string literal of s.
+func sqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 // sqlIdent quotes an identifier, doubling the quotes inside it.
 func sqlIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
