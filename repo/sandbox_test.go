@@ -11,6 +11,8 @@ import (
 
 	"github.com/fdl-formats/fdl-formats/internal/duckpool"
 	"github.com/fdl-formats/fdl-formats/internal/sandboxtest"
+	"github.com/fdl-formats/fdl-formats/internal/testlakes"
+	"github.com/fdl-formats/fdl-formats/store/local"
 )
 
 // TestCheckSandbox: the DuckDB databases a run lends its readers and
@@ -109,5 +111,34 @@ func TestRunSpill(t *testing.T) {
 	}
 	if after := listFiles(t, root); !slices.Equal(after, before) {
 		t.Errorf("the repository's folder changed while its run spilled: %v, was %v", after, before)
+	}
+}
+
+// TestGlobFolderSandbox: a repository in a folder whose name holds
+// DuckDB's glob characters ("lake*? [v2]") is backfilled and checked in
+// the sandbox. The readers and conversions hand DuckDB its data files'
+// paths escaped (parquetsql.Path), and DuckDB checks the escaped pattern
+// against the sandbox: every read of a data file failed with "Permission
+// Error: Cannot access file .../lake[*][?] [[]v2]/...".
+func TestGlobFolderSandbox(t *testing.T) {
+	ctx := context.Background()
+	lake := filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes")
+	root := filepath.Join(t.TempDir(), "lake*? [v2]")
+	copyParts(t, lake, root)
+	os.Remove(filepath.Join(root, "fdl.json"))
+	writeFile(t, filepath.Join(root, "fdl.json"), `{"fdl":"0.1","data_dir":"data/","formats":[{"ducklake":"0.3"},{"ducklake":"1.0"},{"ducklake":"1.1"}]}`)
+	st, err := local.New(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Backfill(ctx, st, Options{WorkDir: t.TempDir()}); err != nil {
+		t.Fatalf("backfill: %v", err)
+	}
+	rep, err := Check(ctx, st, Options{WorkDir: t.TempDir()})
+	if err != nil {
+		t.Fatalf("check: %v", err)
+	}
+	if !rep.OK {
+		t.Errorf("check of a repository in %s: not ok: %+v", root, rep.Findings)
 	}
 }

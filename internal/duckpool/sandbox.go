@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fdl-formats/fdl-formats/internal/parquetsql"
 	"github.com/fdl-formats/fdl-formats/internal/scratch"
 )
 
@@ -97,8 +98,26 @@ func (r Reach) normal() Reach {
 			files = append(files, f+".wal")
 		}
 	}
-	slices.Sort(files)
-	return Reach{Dirs: clean(r.Dirs, true), Files: slices.Compact(files), Load: slices.Compact(load), Spill: spill}
+	dirs := clean(r.Dirs, true)
+	return Reach{Dirs: withPatterns(dirs), Files: withPatterns(files), Load: slices.Compact(load), Spill: spill}
+}
+
+// withPatterns is paths (sorted, each once) with, for each path holding
+// DuckDB's glob characters, the pattern compare and convert hand DuckDB
+// for it (parquetsql.Escape): DuckDB checks that pattern against the
+// reach before it globs, so a data file in a folder named "lake [v2]" was
+// refused ("Cannot access file .../lake [[]v2]/..."). The pattern, as a
+// path, names a folder or file whose name is the escaped spelling
+// (literally "lake [[]v2]"), beside the one meant: that much the reach
+// widens.
+func withPatterns(paths []string) []string {
+	for _, p := range paths {
+		if e := parquetsql.Escape(p); e != p {
+			paths = append(paths, e)
+		}
+	}
+	slices.Sort(paths)
+	return slices.Compact(paths)
 }
 
 // key tells apart reaches (of normal ones): databases of the same key are

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fdl-formats/fdl-formats/internal/parquetsql"
 )
 
 // TestSandbox: a database opened within a reach reads and writes what the
@@ -128,4 +130,47 @@ func TestPoolReach(t *testing.T) {
 		t.Fatal("the outer reach's database read /etc/hostname")
 	}
 	p.Put(y)
+}
+
+// TestSandboxGlobFolder: a folder whose path holds DuckDB's glob
+// characters (a repository in "lake [v2]") is read within its reach, by a
+// folder and by a file, as compare and convert read data files: the path
+// escaped (parquetsql.Path). DuckDB checks the escaped pattern against
+// the reach before it globs, and refused it ("Permission Error: Cannot
+// access file .../lake [[]v2]/..."). Its sibling stays out of reach.
+func TestSandboxGlobFolder(t *testing.T) {
+	root := t.TempDir()
+	var files []string
+	for _, d := range []string{"data", "secret"} {
+		dir := filepath.Join(root, "lake*? [v2]", d)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, filepath.Join(dir, "a.parquet"))
+	}
+	plain, err := Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	for _, f := range files {
+		if _, err := plain.Exec("COPY (SELECT 1 AS x) TO " + sqlString(f) + " (FORMAT parquet)"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data, secret := files[0], files[1]
+	for _, reach := range []Reach{{Dirs: []string{filepath.Dir(data)}}, {Files: []string{data}}} {
+		db, _, err := OpenWithin(reach)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n int
+		if err := db.QueryRow("SELECT count(*) FROM read_parquet(" + parquetsql.Path(data) + ")").Scan(&n); err != nil || n != 1 {
+			t.Errorf("reach %v: read %s: %d rows, %v", reach, data, n, err)
+		}
+		if err := db.QueryRow("SELECT count(*) FROM read_parquet(" + parquetsql.Path(secret) + ")").Scan(&n); err == nil {
+			t.Errorf("reach %v: read %s, out of reach", reach, secret)
+		}
+		db.Close()
+	}
 }

@@ -12,30 +12,37 @@ import (
 )
 
 // Path returns p as a SQL string literal with DuckDB's glob characters
-// escaped as one-character classes (`*` as `[*]`, `?` as `[?]`, `[` as
-// `[[]`): DuckDB expands them in any path given to read_parquet or
-// parquet_schema, even alone in a list (`a*b.parquet` also reads
+// escaped (Escape): DuckDB expands them in any path given to read_parquet
+// or parquet_schema, even alone in a list (`a*b.parquet` also reads
 // `axxb.parquet`, `[1].parquet` reads `1.parquet`), where DuckLake hands
-// DuckDB its list of files unexpanded. A path without them is unchanged.
+// DuckDB its list of files unexpanded.
+//
+// It runs for every file of every read plan a comparison builds: a path
+// without glob characters, the usual one, costs no more than the literal
+// (a strings.Replacer built per call was a tenth of what a backfill
+// allocated).
+func Path(p string) string { return literal(Escape(p)) }
+
+// Escape is p with DuckDB's glob characters escaped as one-character
+// classes (`*` as `[*]`, `?` as `[?]`, `[` as `[[]`), the pattern Path
+// hands DuckDB; a path without them is unchanged. DuckDB checks that
+// pattern, not the path it matches, against a sandbox's
+// allowed_directories and allowed_paths before it globs (package
+// duckpool, Reach).
 //
 // Left as it is: an http(s) URL (DuckDB does not expand globs there, so an
 // escaped name would not exist), and, outside Windows, a path with a
 // backslash (DuckDB's glob then matches nothing and opens the literal
 // path, which the escaped name would not be). file:// paths are escaped:
 // DuckDB expands globs in them.
-//
-// It runs for every file of every read plan a comparison builds: a path
-// without glob characters, the usual one, costs no more than the literal
-// (a strings.Replacer built per call was a tenth of what a backfill
-// allocated).
-func Path(p string) string {
+func Escape(p string) string {
 	if !strings.ContainsAny(p, "*?[") {
-		return literal(p)
+		return p
 	}
 	lower := strings.ToLower(p)
 	if strings.HasPrefix(lower, "http://") || strings.HasPrefix(lower, "https://") ||
 		(runtime.GOOS != "windows" && strings.Contains(p, `\`)) {
-		return literal(p)
+		return p
 	}
 	var b strings.Builder
 	b.Grow(len(p) + 8)
@@ -49,7 +56,7 @@ func Path(p string) string {
 			b.WriteByte(c)
 		}
 	}
-	return literal(b.String())
+	return b.String()
 }
 
 func literal(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
