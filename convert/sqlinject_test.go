@@ -196,3 +196,159 @@ func hostileEdit(t *testing.T, path, suffix string) {
 	exec("INSERT INTO c.main.ducklake_metadata (" + cols + ") VALUES (" + vals + ")")
 	exec("DETACH c")
 }
+
+// TestHostileCatalogSQLRunsNoSQL: the catalog's text that is SQL or looks
+// like it (a view's and a macro's SQL, a macro parameter's name, type and
+// default, a column's type, every column's default, a partition
+// transform, the data_path ducklake_metadata records) replaced or ended by
+// statements that write a marker file (a COPY, an ATTACH, a SET, an
+// INSTALL, a CREATE TABLE). Proving the catalog against itself, converting
+// it to every other format and proving the result, with the data folder
+// given and with the catalog's own data_path, runs none of it; each
+// outcome is a conversion, a proof or a refusal. A catalog whose data_path
+// names a local folder whose name ends every quoting proves equivalent
+// with its data read from there. The edits that make every
+// conversion a refusal (a type, a transform) are a catalog of their own,
+// so that the others reach the proofs of converted catalogs.
+func TestHostileCatalogSQLRunsNoSQL(t *testing.T) {
+	lakes := testlakes.Dir(t, "lakes")
+	for _, name := range []string{"01_primitive_types", "05_defaults_not_null", "08_partitioning", "09_views", "10_macros"} {
+		for _, kind := range []string{"text", "types", "path"} {
+			t.Run(name+"/"+kind, func(t *testing.T) {
+				t.Parallel()
+				hostileSQLRun(t, filepath.Join(lakes, name), kind)
+			})
+		}
+	}
+}
+
+// hostileSQLRun edits a copy of lake's newest catalog (hostileSQLEdit),
+// proves it against itself, converts it to every other format and proves
+// each conversion, and fails as soon as a marker file appears.
+func hostileSQLRun(t *testing.T, lake, kind string) {
+	ctx := context.Background()
+	vs := versionCatalogs(t, lake)
+	src := filepath.Join(t.TempDir(), "ducklake.duckdb")
+	copyFile(t, vs[len(vs)-1], src)
+	data := filepath.Join(t.TempDir(), "data")
+	if kind == "path" {
+		// A local data folder whose name ends every quoting.
+		data = filepath.Join(t.TempDir(), `d"'); --*?[{}%s`)
+	}
+	copyTree(t, filepath.Join(lake, "data"), data)
+	markers := t.TempDir()
+	hostileSQLEdit(t, src, markers, kind, data)
+	from, err := detectFile(ctx, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran := func(what string, err error) {
+		t.Helper()
+		if ents, _ := os.ReadDir(markers); len(ents) > 0 {
+			t.Fatalf("%s: catalog text ran as SQL: %s written (%v)", what, ents[0].Name(), err)
+		}
+	}
+	prove := func(b, what string) {
+		t.Helper()
+		_, err := compare.Catalogs(ctx, src, b, compare.Options{DataPath: data})
+		ran("compare "+what, err)
+		rep, err := compare.Catalogs(ctx, src, b, compare.Options{})
+		ran("compare "+what+" (the catalog's data_path)", err)
+		if kind == "path" && (err != nil || !rep.Equivalent) {
+			t.Errorf("compare %s, the data folder named by its data_path: %v %+v", what, err, rep)
+		}
+	}
+	prove(src, "with itself")
+	for _, to := range []string{"0.3", "0.4", "1.0", "1.1"} {
+		if to == from {
+			continue
+		}
+		v, err := formats.Lookup(to)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(t.TempDir(), to+".duckdb")
+		_, err = Catalog(ctx, src, out, v, Options{DataPath: data, RewriteDeletes: true, Lossy: LossyOptions})
+		ran("convert "+from+" to "+to, err)
+		if err != nil {
+			t.Logf("convert %s to %s: %.300s", from, to, err)
+			continue
+		}
+		prove(out, "with "+to)
+	}
+}
+
+// hostileSQLEdit rewrites the SQL-like text of the catalog at path
+// (TestHostileCatalogSQLRunsNoSQL) so that running any of it writes a file
+// in markers: kind "text" the SQL, names, defaults and data_path, "types"
+// the type names and transforms; kind "path" sets data_path to the local
+// folder data.
+func hostileSQLEdit(t *testing.T, path, markers, kind, data string) {
+	t.Helper()
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	exec := func(q string) {
+		t.Helper()
+		if _, err := conn.ExecContext(context.Background(), q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	exec("ATTACH " + literal(path) + " AS c")
+	has := func(table, column string) bool {
+		var n int
+		if err := conn.QueryRowContext(context.Background(), `SELECT count(*) FROM duckdb_columns() WHERE database_name = 'c' AND table_name = ? AND column_name = ?`, table, column).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n > 0
+	}
+	marker := func(n string) string { return literal(filepath.Join(markers, n)) }
+	// Whole statements, as a view's or a macro's SQL would hold them.
+	statements := literal("SELECT 1; COPY (SELECT 1) TO " + marker("copy") + " (FORMAT csv); ATTACH " + marker("attach.duckdb") +
+		" AS x; SET temp_directory = " + marker("temp") + "; INSTALL httpfs; CREATE TABLE x.t AS SELECT 1")
+	tail := literal(hostilePayload(filepath.Join(markers, "tail")))
+	edits := [][3]string{
+		{"ducklake_view", "sql", statements},
+		{"ducklake_macro_impl", "sql", statements},
+		{"ducklake_macro_parameters", "parameter_name", "parameter_name || " + tail},
+		{"ducklake_macro_parameters", "default_value", "coalesce(default_value, '') || " + tail},
+		// Every default, of any type: text the proof compares, never SQL.
+		{"ducklake_column", "default_value", statements},
+		{"ducklake_column", "initial_default", "initial_default || " + tail},
+		{"ducklake_metadata", "value", "value || " + tail},
+	}
+	switch kind {
+	case "path":
+		edits = [][3]string{{"ducklake_metadata", "value", literal(data + "/")}}
+	case "types":
+		edits = [][3]string{
+			{"ducklake_macro_parameters", "parameter_type", "parameter_type || " + tail},
+			{"ducklake_partition_column", "transform", "transform || " + tail},
+			{"ducklake_column", "column_type", "'int32); COPY (SELECT 1) TO ' || " + literal(marker("type")) + " || ' (FORMAT csv); --'"},
+		}
+	}
+	for _, e := range edits {
+		if !has(e[0], e[1]) {
+			continue
+		}
+		where := ""
+		switch e[0] {
+		case "ducklake_metadata":
+			where = " WHERE key = 'data_path'"
+		case "ducklake_column":
+			if e[1] == "column_type" {
+				// One column's type: readers and the converter refuse it.
+				where = " WHERE column_id = (SELECT max(column_id) FROM c.main.ducklake_column)"
+			}
+		}
+		exec(fmt.Sprintf("UPDATE c.main.%s SET %s = %s%s", e[0], quote(e[1]), e[2], where))
+	}
+	exec("DETACH c")
+}
