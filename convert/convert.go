@@ -338,8 +338,9 @@ func prepare(ctx context.Context, src string, dsts []string, opts Options) (*pas
 		return nil, nil, err
 	}
 	// Files the source names outside its data folder are read where it
-	// names them: a database whose reach holds them too attaches it again.
-	outside, err := outsidePaths(ctx, conn, schema, opts.DataPath)
+	// names them, and files linked elsewhere where the links lead: a
+	// database whose reach holds them too attaches it again.
+	outside, err := outsidePaths(ctx, conn, schema, opts.DataPath, opts.DataPath != "" && opts.Engines.holdsLinks(opts.DataPath))
 	if err != nil {
 		closeDB()
 		return nil, nil, fmt.Errorf("convert %s: %w", oneline.Name(src), err)
@@ -849,7 +850,8 @@ func oneConn(ctx context.Context, db *sql.DB) (*sql.Conn, func(), error) {
 // temporary name beside it, with DuckDB's write-ahead log); the data
 // folder, whose data and delete files the checks read, and the folder of
 // the rewritten delete files (Options.TempDir), when a data folder or a
-// TempDir is given. httpfs is loaded where installed: DuckDB writes
+// TempDir is given, and where the data folder leads when it is a symbolic
+// link (prepare adds where linked files lead: outsidePaths). httpfs is loaded where installed: DuckDB writes
 // encrypted Parquet only with it (rewritten delete files of an encrypted
 // lake), and a sandboxed database loads no extension.
 func reach(src string, dsts []string, opts Options) duckpool.Reach {
@@ -859,6 +861,13 @@ func reach(src string, dsts []string, opts Options) duckpool.Reach {
 	}
 	if opts.DataPath != "" || opts.TempDir != "" {
 		r.Dirs = append(r.Dirs, opts.DataPath, opts.tempDir())
+	}
+	// DuckDB checks where a symbolic link leads: a data folder linked
+	// elsewhere (onto another disk) brings its target.
+	if opts.DataPath != "" {
+		if real, err := filepath.EvalSymlinks(opts.DataPath); err == nil && !r.Holds(real) {
+			r.Dirs = append(r.Dirs, real)
+		}
 	}
 	return r
 }
@@ -884,6 +893,10 @@ type Engines struct {
 	// deletes are what the delete files read say of partial deletions,
 	// by local path and encryption key (partialDeleteContentOf).
 	deletes *fileMemo[deleteContent]
+	// links tells, by data folder, whether it holds a symbolic link
+	// (holdsLinks).
+	linksMu sync.Mutex
+	links   map[string]bool
 }
 
 // deleteContent is what partialDeleteContent read of a delete file.

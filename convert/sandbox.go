@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"slices"
 
@@ -16,8 +17,12 @@ import (
 // recorded by absolute path, or with a ".." part (the rule of
 // filesOutsideDataPath). The checks read their footers and rows as DuckLake
 // opens them, so a conversion's sandbox holds them (each file alone: reach).
-// Without a data folder no data file is read, and none is listed.
-func outsidePaths(ctx context.Context, conn *sql.Conn, schema, dataPath string) ([]string, error) {
+// A file that resolves elsewhere through a symbolic link (itself, or a
+// folder above it) is listed where it leads too, as DuckDB checks that
+// against the sandbox: each file recorded by absolute path, and, when the
+// data folder holds a link (links), every file. Without a data folder no
+// data file is read, and none is listed.
+func outsidePaths(ctx context.Context, conn *sql.Conn, schema, dataPath string, links bool) ([]string, error) {
 	if dataPath == "" {
 		return nil, nil
 	}
@@ -31,6 +36,12 @@ func outsidePaths(ctx context.Context, conn *sql.Conn, schema, dataPath string) 
 		return nil, err
 	}
 	var out []string
+	// target adds where a link leads, when p leads elsewhere.
+	target := func(p string) {
+		if real, err := filepath.EvalSymlinks(p); err == nil && real != filepath.Clean(p) {
+			out = append(out, real)
+		}
+	}
 	for _, f := range files {
 		// A file recorded by absolute path is read there, whatever its
 		// folders; one recorded relative, under its folders.
@@ -39,15 +50,51 @@ func outsidePaths(ctx context.Context, conn *sql.Conn, schema, dataPath string) 
 		case f.rel.Valid && !f.rel.Bool:
 			p = f.path
 		case f.foldersRelative:
-			if _, why := datapath.Under(true, p); why != "" {
-				out = append(out, filepath.Join(dataPath, filepath.FromSlash(p)))
+			local := filepath.Join(dataPath, filepath.FromSlash(p))
+			_, why := datapath.Under(true, p)
+			if why != "" {
+				out = append(out, local)
+			}
+			if why != "" || links {
+				target(local)
 			}
 			continue
 		}
 		if filepath.IsAbs(p) {
 			out = append(out, filepath.FromSlash(p))
+			target(filepath.FromSlash(p))
 		}
 	}
 	slices.Sort(out)
 	return slices.Compact(out), nil
+}
+
+// holdsLinks tells whether the folder dir holds a symbolic link at any
+// depth (a repository may link data files or folders elsewhere: where they
+// lead must be in the conversion's reach). The walk stops at the first
+// link. A run's conversions (Engines) walk a folder once: the files a
+// backfill writes into it are no links.
+func (e *Engines) holdsLinks(dir string) bool {
+	if e != nil {
+		e.linksMu.Lock()
+		defer e.linksMu.Unlock()
+		if found, ok := e.links[dir]; ok {
+			return found
+		}
+	}
+	found := false
+	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error { //nolint:errcheck // an unreadable folder holds no link we can follow
+		if err == nil && d.Type()&fs.ModeSymlink != 0 {
+			found = true
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	if e != nil {
+		if e.links == nil {
+			e.links = map[string]bool{}
+		}
+		e.links[dir] = found
+	}
+	return found
 }

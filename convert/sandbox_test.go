@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/fdl-formats/fdl-formats/compare"
 	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/internal/sandboxtest"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
@@ -66,4 +67,81 @@ func TestDetectSandbox(t *testing.T) {
 // temporary folders and the unpacked conformance set.
 func fixtureDirs(t *testing.T) []string {
 	return []string{os.TempDir(), filepath.Dir(filepath.Dir(testlakes.Dir(t, "lakes")))}
+}
+
+// TestConversionFollowsLinks: a conversion of a local repository whose
+// data folder, a folder in it, or its data and delete files are symbolic
+// links leading out of the repository reads the files where the links
+// lead, as DuckLake's readers do (docs/repository.md: links are followed;
+// check warns of those leading outside): each output, with its rewritten
+// delete files, proves equivalent to the source. DuckDB checks where a
+// link leads against the sandbox; the conversion's reach held the data
+// folder alone, so its reads were refused, also in a run's databases
+// (Engines bounded to the repository's folders, as backfill's).
+func TestConversionFollowsLinks(t *testing.T) {
+	lake := filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes")
+	vs := versionCatalogs(t, lake)
+	for _, how := range []string{"files", "folder", "data folder"} {
+		for _, bounded := range []bool{false, true} {
+			name := how
+			if bounded {
+				name += ", a run's databases"
+			}
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				ctx := context.Background()
+				repo, elsewhere := t.TempDir(), t.TempDir()
+				data := filepath.Join(repo, "data")
+				switch how {
+				case "files": // every data and delete file a link to a file elsewhere
+					copyTree(t, filepath.Join(lake, "data"), data)
+					for _, p := range listTree(t, data) {
+						if filepath.Ext(p) != ".parquet" {
+							continue
+						}
+						target := filepath.Join(elsewhere, filepath.Base(p))
+						if err := os.Rename(p, target); err != nil {
+							t.Fatal(err)
+						}
+						if err := os.Symlink(target, p); err != nil {
+							t.Fatal(err)
+						}
+					}
+				case "folder": // a table's folder linked elsewhere
+					copyTree(t, filepath.Join(lake, "data"), data)
+					del := filepath.Join(data, "main", "del")
+					if err := os.Rename(del, filepath.Join(elsewhere, "del")); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.Symlink(filepath.Join(elsewhere, "del"), del); err != nil {
+						t.Fatal(err)
+					}
+				case "data folder": // the data folder linked onto another disk
+					copyTree(t, filepath.Join(lake, "data"), filepath.Join(elsewhere, "data"))
+					if err := os.Symlink(filepath.Join(elsewhere, "data"), data); err != nil {
+						t.Fatal(err)
+					}
+				}
+				src := filepath.Join(repo, "ducklake.duckdb")
+				copyFile(t, vs[len(vs)-1], src)
+				var engines *Engines
+				if bounded {
+					engines = NewEngines(1)
+					defer engines.Close()
+					engines.Within(repo)
+				}
+				for _, to := range []*formats.Version{formats.V0_3, formats.V0_4, formats.V1_1} {
+					dst := filepath.Join(repo, to.Name+".duckdb")
+					opts := Options{DataPath: data, TempDir: filepath.Join(repo, ".fdl-tmp"), RewriteDeletes: true, Lossy: LossyOptions, Engines: engines}
+					if _, err := Catalog(ctx, src, dst, to, opts); err != nil {
+						t.Fatalf("convert to %s: %v", to.Name, err)
+					}
+					rep, err := compare.Catalogs(ctx, src, dst, compare.Options{DataPath: data})
+					if err != nil || !rep.Equivalent {
+						t.Fatalf("prove %s: %v %+v", to.Name, err, rep)
+					}
+				}
+			})
+		}
+	}
 }
