@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -87,6 +88,14 @@ const attempts = 8
 // callers try again then, as they do when dir goes before the entry is made.
 func mkdirAll(dir string) error {
 	return os.MkdirAll(dir, 0o755)
+}
+
+// TempName is a new name "<prefix><owner>-<random>" for an entry that
+// another program makes later, if ever (DuckDB makes its spill folder at
+// its first spill): nothing is created. The random part is 64 bits, so
+// two names of one process differ; Sweep treats the entry as MkdirTemp's.
+func TempName(prefix string) string {
+	return prefix + tag() + strconv.FormatUint(rand.Uint64(), 10)
 }
 
 // CreateTemp creates a new file "<prefix><owner>-<random><suffix>" in dir,

@@ -144,3 +144,31 @@ func TestCreateTempFolderRemovedMeanwhile(t *testing.T) {
 		t.Errorf("CreateTemp while others remove the folder: %v", err)
 	}
 }
+
+// TestTempName: a name TempName gives is new each time, creates nothing,
+// and names its owner as MkdirTemp's do: the folder made under it is kept
+// while its process lives, and removed once that process is gone.
+func TestTempName(t *testing.T) {
+	dir := t.TempDir()
+	a, b := TempName("fdl-spill-"), TempName("fdl-spill-")
+	if a == b || !strings.HasPrefix(a, "fdl-spill-"+tag()) {
+		t.Fatalf("TempName gave %q and %q", a, b)
+	}
+	if err := os.Mkdir(filepath.Join(dir, a), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if removed, err := Sweep(dir, []string{"fdl-spill-"}, time.Now()); err != nil || len(removed) != 0 {
+		t.Fatalf("Sweep removed %v (%v), a live process's folder", removed, err)
+	}
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Skipf("cannot start a process to get a dead PID: %v", err)
+	}
+	gone := strings.Replace(a, "-"+strconv.Itoa(os.Getpid())+"-", "-"+strconv.Itoa(dead.Process.Pid)+"-", 1)
+	if err := os.Rename(filepath.Join(dir, a), filepath.Join(dir, gone)); err != nil {
+		t.Fatal(err)
+	}
+	if removed, err := Sweep(dir, []string{"fdl-spill-"}, time.Now()); err != nil || len(removed) != 1 {
+		t.Fatalf("Sweep removed %v (%v), want the folder of a process gone", removed, err)
+	}
+}
