@@ -98,8 +98,8 @@ func (r Reach) normal() Reach {
 			files = append(files, f+".wal")
 		}
 	}
-	dirs := clean(r.Dirs, true)
-	return Reach{Dirs: withPatterns(dirs), Files: withPatterns(files), Load: slices.Compact(load), Spill: spill}
+	slices.Sort(files)
+	return Reach{Dirs: clean(r.Dirs, true), Files: slices.Compact(files), Load: slices.Compact(load), Spill: spill}
 }
 
 // withPatterns is paths (sorted, each once) with, for each path holding
@@ -109,15 +109,17 @@ func (r Reach) normal() Reach {
 // refused ("Cannot access file .../lake [[]v2]/..."). The pattern, as a
 // path, names a folder or file whose name is the escaped spelling
 // (literally "lake [[]v2]"), beside the one meant: that much the reach
-// widens.
+// widens. Only the settings get them (OpenWithin): a reach compared with
+// another (covers, key) holds the paths themselves.
 func withPatterns(paths []string) []string {
+	out := slices.Clone(paths)
 	for _, p := range paths {
 		if e := parquetsql.Escape(p); e != p {
-			paths = append(paths, e)
+			out = append(out, e)
 		}
 	}
-	slices.Sort(paths)
-	return slices.Compact(paths)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // key tells apart reaches (of normal ones): databases of the same key are
@@ -211,7 +213,7 @@ func OpenWithin(reach Reach) (*sql.DB, map[string]error, error) {
 	}
 	// temp_directory cannot change once the sandbox is closed.
 	q := fmt.Sprintf("SET temp_directory = %s; SET max_temp_directory_size = %s; SET allowed_directories = %s; SET allowed_paths = %s; SET enable_external_access = false",
-		sqlString(spill), sqlString(MaxSpill), sqlList(reach.Dirs), sqlList(reach.Files))
+		sqlString(spill), sqlString(MaxSpill), sqlList(withPatterns(reach.Dirs)), sqlList(withPatterns(reach.Files)))
 	if _, err := conn.ExecContext(ctx, q); err != nil {
 		return nil, nil, errors.Join(fmt.Errorf("sandbox duckdb: %w", err), db.Close())
 	}
