@@ -628,3 +628,36 @@ func TestFilesDiffNamesPathsQuoted(t *testing.T) {
 		}
 	}
 }
+
+// TestParseVersionChangesPresence: "changes": [] is a claim (no column
+// differs from the parent) that check holds the catalog to, where an
+// absent field claims nothing; ParseVersion tells them apart (Changes nil
+// only when absent or null). Before, both parsed as nil.
+func TestParseVersionChangesPresence(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		changes any // nil: the field removed
+		raw     string
+		present bool
+		n       int
+	}{
+		{"absent", nil, "", false, 0},
+		{"null", nil, `null`, false, 0},
+		{"empty", []any{}, "", true, 0},
+		{"one", []any{map[string]any{"table": "main.t", "kind": "drop_column", "column": "c", "breaking": true}}, "", true, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data := edit(t, versionJSON, map[string]any{"changes": tc.changes})
+			if tc.raw != "" {
+				data = []byte(strings.Replace(string(data), `"fdl":`, `"changes":`+tc.raw+`,"fdl":`, 1))
+			}
+			v, err := ParseVersion("version.json", id, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (v.Changes != nil) != tc.present || len(v.Changes) != tc.n {
+				t.Errorf("Changes = %#v, want present %t with %d entries", v.Changes, tc.present, tc.n)
+			}
+		})
+	}
+}

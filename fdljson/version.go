@@ -21,9 +21,12 @@ type Version struct {
 	Message   string    `json:"message"`
 	Catalog   Catalog   `json:"catalog"`
 	// Dataset is nil for versions written before dataset.json was required.
-	Dataset     *FileRef                   `json:"dataset,omitempty"`
-	DuckLake    DuckLake                   `json:"ducklake"`
-	Files       *FileRef                   `json:"files,omitempty"`
+	Dataset  *FileRef `json:"dataset,omitempty"`
+	DuckLake DuckLake `json:"ducklake"`
+	Files    *FileRef `json:"files,omitempty"`
+	// Changes is nil when version.json has no "changes", and not nil
+	// (perhaps empty) when it has one: "changes": [] claims that no
+	// column differs from the parent, which check holds it to.
 	Changes     []Change                   `json:"changes,omitempty"`
 	Inputs      []json.RawMessage          `json:"inputs,omitempty"`
 	Annotations map[string]json.RawMessage `json:"annotations,omitempty"`
@@ -223,6 +226,7 @@ func ParseVersion(file, dirID string, data []byte) (*Version, error) {
 		if err := o.decode("changes", &raws); err != nil {
 			return nil, err
 		}
+		v.Changes = make([]Change, 0, len(raws))
 		for i, raw := range raws {
 			c, err := decodeObject(file, fmt.Sprintf("changes[%d]", i), raw)
 			if err != nil {
