@@ -27,7 +27,7 @@ const (
 	// holds another format than its name, or cannot be read while its
 	// source can; a file does not match version.json or its catalog; a
 	// frozen catalog breaks version.json's claims (ducklake.format,
-	// ducklake.snapshot_id and snapshots, catalog.storage); a frozen or
+	// ducklake.snapshot_id and snapshots, catalog.storage, changes); a frozen or
 	// published catalog is not a DuckLake catalog (an object named like a
 	// DuckLake table is not a base table) or holds inlined rows or rows
 	// naming a snapshot after its last; or a rule is broken (catalogs/ entries, write-ahead

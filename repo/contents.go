@@ -188,8 +188,10 @@ var earlyStatsFixedIn = goversion.Must(goversion.NewVersion("1.5.4"))
 // where the catalog records no footer_size (footerBytesIssues); v11:
 // VARCHAR table statistics DuckDB 1.5.0 reads as empty
 // (emptyStringsWarning); v12: a files.json key two live tables share
-// (sharedFilesKeys).
-const contentsKeyKind = "fdl-formats content pass v12"
+// (sharedFilesKeys); v13: version.json's changes against the column
+// differences from the parent's snapshot (changesIssues), which the key
+// names.
+const contentsKeyKind = "fdl-formats content pass v13"
 
 // contentsKey names everything a content pass of v reads, or "" (no digest
 // cache, or an object store, whose data files the pass fetches and
@@ -199,7 +201,8 @@ const contentsKeyKind = "fdl-formats content pass v12"
 // version.json claims for it (a clean pass proved the claim), the snapshot,
 // the snapshots range with the parent's snapshot_id it was checked with
 // and the ancestors' snapshots the catalog must hold,
-// and the files.json and dataset.json it compares (by their sha256 too,
+// version.json's changes (changesPart), and the files.json and
+// dataset.json it compares (by their sha256 too,
 // which the plan matched, or jsonFiles is false), and every file of the
 // data folder as it is (compare.Listings.InputsKey), and whether fdl.json's
 // range for the format admits the releases earlyStatsWarning and
@@ -215,6 +218,7 @@ func (r *repository) contentsKey(v *version, jsonFiles bool) string {
 	_, emptyStrings := r.admitsEmptyStrings(f)
 	parts := []string{"catalog " + v.meta.Catalog.SHA256, "format " + v.meta.DuckLake.Format, fmt.Sprintf("snapshot %d json %t early-stats %t empty-strings %t", v.meta.DuckLake.SnapshotID, jsonFiles, early, emptyStrings),
 		snapshotsPart(v.meta.DuckLake.Snapshots, parent, known, r.ancestorSnapshots(v))}
+	parts = append(parts, changesPart(v.meta.Changes))
 	for _, ref := range []*fdljson.FileRef{v.meta.Files, v.meta.Dataset} {
 		if ref == nil {
 			parts = append(parts, "none")
@@ -278,6 +282,7 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 		}
 	}
 	issues = append(issues, r.bookkeepingIssues(ctx, v, rd, key)...)
+	issues = append(issues, r.changesIssues(ctx, v, rd, key)...)
 	issues = append(issues, r.earlyStatsWarning(ctx, rd, key)...)
 	issues = append(issues, r.emptyStringsWarning(ctx, rd, key)...)
 	// Saved at a storage older than v1.4.0, it opens in DuckDB 1.3, which

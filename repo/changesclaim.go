@@ -1,0 +1,385 @@
+package repo
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/fdl-formats/fdl-formats/compare"
+	"github.com/fdl-formats/fdl-formats/fdljson"
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
+)
+
+// version.json's "changes" lists the column differences from the parent,
+// each with "breaking": whether SQL written for the parent may fail (a
+// column dropped, renamed or recreated; FDL 0.1, Versions). Hosts and users
+// deciding whether to upgrade act on breaking without opening a catalog, so
+// check holds the list to the frozen catalog, which holds the parent's
+// snapshot too: the content pass compares, in that one catalog, each
+// table's columns at the parent's ducklake.snapshot_id with those at the
+// version's (changesIssues), by table_id and column_id.
+//
+// A column is dropped (its column_id gone), added (a new column_id),
+// renamed (same column_id, another name), recreated (dropped and added
+// under the same name, or its type changed: DuckLake records a type
+// change as a new row of the same column_id) or otherwise altered
+// (nullability, default, or only fields added to a nested column).
+// Dropped, renamed and recreated are breaking, as a nested field dropped,
+// renamed or retyped makes its column's difference breaking. Kinds are not
+// enumerated by the spec ("add_column" is its one example), so an entry's
+// kind is not interpreted: only its table, column and breaking are
+// compared. What is a finding (ProblemMismatch, exit 3):
+//
+//   - a breaking column difference that no entry names (table and column,
+//     the column by its name at either snapshot, or a nested path under
+//     it, "info.lat"), or that every entry naming it says breaking false;
+//   - an entry naming a table that is at neither snapshot, or a column
+//     (or, with no column, a table) with no difference at all;
+//   - a version without parents with a non-empty list: there is nothing
+//     to differ from.
+//
+// Warnings, not findings: a table dropped or renamed (SQL naming it
+// fails, but the spec's changes are column differences, so no entry is
+// required for it) that no entry names with breaking true; differences
+// that break nothing and no entry lists (a column added, a default
+// changed): they mislead nobody about breaking; and a list that cannot be
+// checked (the parent's version.json is not at hand, or the catalog lost
+// the parent's snapshot, which other findings report). An entry saying
+// breaking true of a difference that breaks nothing is no finding: the
+// spec's "may fail" admits caution. Without "changes" nothing is checked.
+
+// colDiff is one column's difference between the parent's snapshot and
+// the version's, in one table.
+type colDiff struct {
+	tables []string // the table's keys (schema.table) at both snapshots
+	shown  string   // the table as messages name it
+	names  []string // the column's names at both snapshots (one if not renamed)
+	what   string
+	// breaking: SQL written for the parent may fail. tableLevel: the
+	// table itself was dropped (its columns are listed so that entries
+	// naming them match; the table's warning covers them).
+	breaking, tableLevel bool
+	// newTable: a column of a table created after the parent's snapshot.
+	newTable bool
+}
+
+// tableDiff is a table dropped, renamed or created after the parent's
+// snapshot.
+type tableDiff struct {
+	names    []string // keys at both snapshots
+	what     string
+	breaking bool // dropped or renamed
+}
+
+// namesTable reports whether an entry's table names one of keys.
+func namesTable(keys []string, table string) bool { return slices.Contains(keys, table) }
+
+// namesColumn reports whether an entry's column names the difference: one
+// of its names, or a nested path under one.
+func (d colDiff) namesColumn(col string) bool {
+	for _, n := range d.names {
+		if col == n || strings.HasPrefix(col, n+".") {
+			return true
+		}
+	}
+	return false
+}
+
+// entryText names changes[i] in a message.
+func entryText(i int, c fdljson.Change) string {
+	col := ""
+	if c.Column != "" {
+		col = ", column " + oneline.Name(c.Column)
+	}
+	return fmt.Sprintf("changes[%d] (table %s, kind %s%s, breaking %t)", i, oneline.Name(c.Table), oneline.Name(c.Kind), col, c.Breaking)
+}
+
+// changesIssues holds v's "changes" to its frozen catalog (see above),
+// read with rd, the content pass's reader: the tables and columns at the
+// parent's snapshot and at v's, which the reader keeps per epoch.
+func (r *repository) changesIssues(ctx context.Context, v *version, rd *compare.Reader, key string) []Issue {
+	changes := v.meta.Changes
+	if changes == nil {
+		return nil
+	}
+	file := v.prefix() + "version.json"
+	if len(v.meta.Parents) == 0 {
+		if len(changes) == 0 {
+			return nil
+		}
+		return []Issue{{Problem: ProblemMismatch, Detail: fmt.Sprintf("%s: %s and %d other entr(ies), but the version has no parent: changes are column differences from the parent (FDL 0.1, Versions: version.json), and a first version differs from none; leave changes out, or empty",
+			file, entryText(0, changes[0]), len(changes)-1)}}
+	}
+	parent, known := r.parentSnapshot(v)
+	snap := v.meta.DuckLake.SnapshotID
+	if !known {
+		return []Issue{{Problem: ProblemWarning, Detail: fmt.Sprintf("%s: changes not checked: the version.json of its parent %s is not at hand, and with it the snapshot the column differences are from", file, v.meta.Parents[0])}}
+	}
+	if parent >= snap {
+		return nil // snapshotsIssues reports a parent frozen at this snapshot or later
+	}
+	snaps, err := rd.Snapshots(ctx)
+	if err != nil {
+		return []Issue{{Problem: ProblemUnreadable, Detail: fmt.Sprintf("check %s's changes: %v", file, err), cause: err}}
+	}
+	if !slices.ContainsFunc(snaps, func(s compare.Snapshot) bool { return s.ID == parent }) {
+		return []Issue{{Problem: ProblemWarning, Detail: fmt.Sprintf("%s: changes not checked: %s holds no snapshot %d, its parent %s's, to compare columns with", file, key, parent, v.meta.Parents[0])}}
+	}
+	cols, tabs, err := columnDifferences(ctx, rd, parent, snap)
+	if err != nil {
+		return []Issue{{Problem: ProblemUnreadable, Detail: fmt.Sprintf("check %s's changes against %s: %v", file, key, err), cause: err}}
+	}
+	between := fmt.Sprintf("between its parent %s's snapshot %d and its snapshot %d in %s", v.meta.Parents[0], parent, snap, key)
+	var issues []Issue
+	// Each breaking difference: some entry names it with breaking true.
+	for _, d := range cols {
+		if !d.breaking || d.tableLevel {
+			continue
+		}
+		var naming []string
+		claimed := false
+		for i, c := range changes {
+			if c.Column != "" && namesTable(d.tables, c.Table) && d.namesColumn(c.Column) {
+				naming = append(naming, entryText(i, c))
+				claimed = claimed || c.Breaking
+			}
+		}
+		switch {
+		case len(naming) == 0:
+			issues = append(issues, Issue{Problem: ProblemMismatch, Detail: fmt.Sprintf("%s: changes has no entry for column %s of table %s, %s %s: SQL written for the parent that names it may fail (breaking); name the table and column in an entry with breaking true",
+				file, oneline.Name(d.names[0]), d.shown, d.what, between)})
+		case !claimed:
+			issues = append(issues, Issue{Problem: ProblemMismatch, Detail: fmt.Sprintf("%s: %s says breaking false, but column %s of table %s was %s %s: SQL written for the parent that names it may fail",
+				file, strings.Join(naming, " and "), oneline.Name(d.names[0]), d.shown, d.what, between)})
+		}
+	}
+	// Each entry: names a table, and a column, that differ.
+	for i, c := range changes {
+		if c.Column == "" {
+			if !slices.ContainsFunc(tabs, func(t tableDiff) bool { return namesTable(t.names, c.Table) }) &&
+				!slices.ContainsFunc(cols, func(d colDiff) bool { return namesTable(d.tables, c.Table) }) {
+				issues = append(issues, Issue{Problem: ProblemMismatch, Detail: fmt.Sprintf("%s: %s names a table with no difference %s (it is at neither snapshot, or none of its columns changed)", file, entryText(i, c), between)})
+			}
+			continue
+		}
+		if !slices.ContainsFunc(cols, func(d colDiff) bool { return namesTable(d.tables, c.Table) && d.namesColumn(c.Column) }) {
+			issues = append(issues, Issue{Problem: ProblemMismatch, Detail: fmt.Sprintf("%s: %s names a column with no difference %s (no column of that name in a table of that name was added, dropped, renamed or altered)", file, entryText(i, c), between)})
+		}
+	}
+	// Whole tables dropped or renamed: SQL naming them fails, but the
+	// spec's changes are column differences.
+	for _, t := range tabs {
+		if !t.breaking || slices.ContainsFunc(changes, func(c fdljson.Change) bool { return c.Breaking && namesTable(t.names, c.Table) }) {
+			continue
+		}
+		issues = append(issues, Issue{Problem: ProblemWarning, Detail: fmt.Sprintf("%s: table %s was %s %s, and no entry of changes names it with breaking true: SQL written for the parent that names it fails; the spec's changes are column differences, so this is not a false claim, but hosts and users deciding whether to upgrade read breaking",
+			file, oneline.Name(t.names[0]), t.what, between)})
+	}
+	// Differences that break nothing and no entry lists.
+	var unlisted []string
+	for _, d := range cols {
+		if d.breaking || d.tableLevel || d.newTable {
+			continue
+		}
+		if !slices.ContainsFunc(changes, func(c fdljson.Change) bool { return namesTable(d.tables, c.Table) && d.namesColumn(c.Column) }) {
+			unlisted = append(unlisted, fmt.Sprintf("column %s of table %s %s", oneline.Name(d.names[0]), d.shown, d.what))
+		}
+	}
+	if len(unlisted) > 0 {
+		issues = append(issues, Issue{Problem: ProblemWarning, Detail: fmt.Sprintf("%s: changes lists no entry for %s, %s; they break no SQL written for the parent, but changes are the column differences from it",
+			file, strings.Join(unlisted, "; "), between)})
+	}
+	return issues
+}
+
+// columnDifferences compares, in one catalog, every table's columns at
+// snapshot from with those at snapshot to, by table_id and column_id.
+func columnDifferences(ctx context.Context, rd *compare.Reader, from, to int64) ([]colDiff, []tableDiff, error) {
+	before, err := rd.Tables(ctx, from)
+	if err != nil {
+		return nil, nil, err
+	}
+	after, err := rd.Tables(ctx, to)
+	if err != nil {
+		return nil, nil, err
+	}
+	byID := map[int64]compare.Table{}
+	for _, t := range before {
+		byID[t.ID] = t
+	}
+	var cols []colDiff
+	var tabs []tableDiff
+	seen := map[int64]bool{}
+	for _, t := range after {
+		seen[t.ID] = true
+		now, err := rd.Columns(ctx, t.ID, to)
+		if err != nil {
+			return nil, nil, err
+		}
+		old, ok := byID[t.ID]
+		if !ok {
+			tabs = append(tabs, tableDiff{names: []string{t.DottedName()}, what: "created"})
+			for _, c := range now {
+				cols = append(cols, colDiff{tables: []string{t.DottedName()}, shown: t.Shown(), names: []string{c.Name}, what: "added with its table", newTable: true})
+			}
+			continue
+		}
+		keys := []string{t.DottedName()}
+		if old.DottedName() != t.DottedName() {
+			keys = append(keys, old.DottedName())
+			tabs = append(tabs, tableDiff{names: []string{old.DottedName(), t.DottedName()}, what: "renamed to " + t.Shown(), breaking: true})
+		}
+		was, err := rd.Columns(ctx, t.ID, from)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, d := range diffColumns(was, now) {
+			d.tables, d.shown = keys, t.Shown()
+			cols = append(cols, d)
+		}
+	}
+	for _, t := range before {
+		if seen[t.ID] {
+			continue
+		}
+		tabs = append(tabs, tableDiff{names: []string{t.DottedName()}, what: "dropped", breaking: true})
+		was, err := rd.Columns(ctx, t.ID, from)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, c := range was {
+			cols = append(cols, colDiff{tables: []string{t.DottedName()}, shown: t.Shown(), names: []string{c.Name}, what: "dropped with its table", breaking: true, tableLevel: true})
+		}
+	}
+	return cols, tabs, nil
+}
+
+// diffColumns compares one table's top-level columns at two snapshots
+// (was, then now) by column_id; tables and shown are left to the caller.
+func diffColumns(was, now []*compare.Column) []colDiff {
+	nowByID := map[int64]*compare.Column{}
+	for _, c := range now {
+		nowByID[c.ID] = c
+	}
+	wasByID := map[int64]*compare.Column{}
+	for _, c := range was {
+		wasByID[c.ID] = c
+	}
+	var out []colDiff
+	dropped := map[string]int{} // name -> index in out
+	for _, c := range was {
+		n, ok := nowByID[c.ID]
+		if !ok {
+			dropped[c.Name] = len(out)
+			out = append(out, colDiff{names: []string{c.Name}, what: fmt.Sprintf("dropped (column_id %d)", c.ID), breaking: true})
+			continue
+		}
+		var what []string
+		breaking := false
+		names := []string{c.Name}
+		if n.Name != c.Name {
+			names = append(names, n.Name)
+			what = append(what, "renamed to "+oneline.Name(n.Name))
+			breaking = true
+		}
+		if n.Type != c.Type {
+			what = append(what, fmt.Sprintf("recreated with type %s, was %s", oneline.Name(n.Type), oneline.Name(c.Type)))
+			breaking = true
+		}
+		if fields, br := diffFields(c.Name, c.Children, n.Children); len(fields) > 0 {
+			what = append(what, fields...)
+			breaking = breaking || br
+		}
+		if n.NullsAllowed != c.NullsAllowed {
+			what = append(what, fmt.Sprintf("nulls allowed %t, was %t", n.NullsAllowed, c.NullsAllowed))
+		}
+		if defaultText(n.DefaultValue) != defaultText(c.DefaultValue) {
+			what = append(what, fmt.Sprintf("default %s, was %s", defaultText(n.DefaultValue), defaultText(c.DefaultValue)))
+		}
+		if len(what) > 0 {
+			out = append(out, colDiff{names: names, what: strings.Join(what, ", ") + fmt.Sprintf(" (column_id %d)", c.ID), breaking: breaking})
+		}
+	}
+	for _, c := range now {
+		if _, ok := wasByID[c.ID]; ok {
+			continue
+		}
+		if i, ok := dropped[c.Name]; ok {
+			// Dropped and added again under the same name: SQL naming it
+			// reads another column.
+			out[i].what = fmt.Sprintf("recreated (column_id %d dropped, %d added under its name)", wasColumnID(was, c.Name), c.ID)
+			continue
+		}
+		out = append(out, colDiff{names: []string{c.Name}, what: fmt.Sprintf("added (column_id %d)", c.ID)})
+	}
+	return out
+}
+
+// wasColumnID is the column_id of the column named name in was.
+func wasColumnID(was []*compare.Column, name string) int64 {
+	for _, c := range was {
+		if c.Name == name {
+			return c.ID
+		}
+	}
+	return -1
+}
+
+// diffFields describes the differences of a nested column's fields (path
+// names the column), by field id; breaking when a field was dropped,
+// renamed or retyped.
+func diffFields(path string, was, now []*compare.Column) (what []string, breaking bool) {
+	nowByID := map[int64]*compare.Column{}
+	for _, c := range now {
+		nowByID[c.ID] = c
+	}
+	wasIDs := map[int64]bool{}
+	for _, c := range was {
+		wasIDs[c.ID] = true
+		field := path + "." + c.Name
+		n, ok := nowByID[c.ID]
+		switch {
+		case !ok:
+			what, breaking = append(what, "field "+oneline.Name(field)+" dropped"), true
+			continue
+		case n.Name != c.Name:
+			what, breaking = append(what, "field "+oneline.Name(field)+" renamed to "+oneline.Name(n.Name)), true
+		}
+		if n.Type != c.Type {
+			what, breaking = append(what, fmt.Sprintf("field %s recreated with type %s, was %s", oneline.Name(field), oneline.Name(n.Type), oneline.Name(c.Type))), true
+		}
+		sub, br := diffFields(field, c.Children, n.Children)
+		what, breaking = append(what, sub...), breaking || br
+	}
+	for _, c := range now {
+		if !wasIDs[c.ID] {
+			what = append(what, "field "+oneline.Name(path+"."+c.Name)+" added")
+		}
+	}
+	return what, breaking
+}
+
+// defaultText is a default_value as a message writes it: Go-quoted, or
+// "none".
+func defaultText(v *string) string {
+	if v == nil {
+		return "none"
+	}
+	return strconv.Quote(*v)
+}
+
+// changesPart names version.json's changes in a content pass's key: absent,
+// or each entry's table, kind, column and breaking.
+func changesPart(changes []fdljson.Change) string {
+	if changes == nil {
+		return "changes absent"
+	}
+	var b strings.Builder
+	b.WriteString("changes")
+	for _, c := range changes {
+		fmt.Fprintf(&b, " %q %q %q %t", c.Table, c.Kind, c.Column, c.Breaking)
+	}
+	return b.String()
+}

@@ -1,0 +1,174 @@
+package repo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fdl-formats/fdl-formats/digestcache"
+	"github.com/fdl-formats/fdl-formats/internal/testlakes"
+	"github.com/fdl-formats/fdl-formats/store/local"
+)
+
+// change is one entry of version.json's changes, as a test writes it.
+func change(table, kind, column string, breaking bool) map[string]any {
+	m := map[string]any{"table": table, "kind": kind, "breaking": breaking}
+	if column != "" {
+		m["column"] = column
+	}
+	return m
+}
+
+// TestCheckChangesClaims: check holds version.json's changes to the column
+// differences between the parent's snapshot and the version's, read in the
+// version's frozen catalog (lakegen's demo: version 2 adds
+// measurements.unit; version 3 renames temp to temperature and drops
+// taken). A breaking difference no entry names, or only entries saying
+// breaking false, and an entry naming a column that did not change, are
+// differences (exit 3) naming the version, version.json, the table and
+// the column; true claims, and no changes at all, pass. Before, every
+// case passed the check.
+func TestCheckChangesClaims(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	golden, res := sharedDemo(ctx, t)
+	const m = "main.measurements"
+	v2 := []any{change(m, "add_column", "unit", false)}
+	v3 := []any{change(m, "rename_column", "temp", true), change(m, "drop_column", "taken", true)}
+	for _, tc := range []struct {
+		name string
+		// changes by version (index into res.Versions); absent: no field.
+		changes map[int][]any
+		// want: the detail of the one difference, of version want.
+		want  string
+		wantV int
+		// warn: a warning that must be reported ("" for none about changes).
+		warn string
+	}{
+		{name: "no changes field"},
+		{name: "true claims", changes: map[int][]any{1: v2, 2: v3}},
+		// An unknown kind is not interpreted, and a renamed column may be
+		// named by its new name.
+		{name: "true claims, rename by its new name, own kinds", changes: map[int][]any{2: {
+			change(m, "x-renamed", "temperature", true), change(m, "x-dropped", "taken", true)}}},
+		{name: "breaking false on a drop", changes: map[int][]any{1: v2, 2: {change(m, "rename_column", "temp", true), change(m, "drop_column", "taken", false)}},
+			want: `version.json: changes[1] (table main.measurements, kind drop_column, column taken, breaking false) says breaking false, but column taken of table main.measurements was dropped (column_id`, wantV: 2},
+		{name: "no entry for a rename", changes: map[int][]any{1: v2, 2: {change(m, "drop_column", "taken", true)}},
+			want: `version.json: changes has no entry for column temp of table main.measurements, renamed to temperature (column_id`, wantV: 2},
+		{name: "entry for an untouched column", changes: map[int][]any{1: {change(m, "add_column", "unit", false), change(m, "add_column", "city", false)}, 2: v3},
+			want: `version.json: changes[1] (table main.measurements, kind add_column, column city, breaking false) names a column with no difference between its parent`, wantV: 1},
+		{name: "entry for an untouched table", changes: map[int][]any{1: {change(m, "add_column", "unit", false), change("main.stations", "add_column", "unit", false)}},
+			want: `version.json: changes[1] (table main.stations, kind add_column, column unit, breaking false) names a column with no difference`, wantV: 1},
+		{name: "first version with changes", changes: map[int][]any{0: {change(m, "add_column", "id", false)}},
+			want: `version.json: changes[0] (table main.measurements, kind add_column, column id, breaking false) and 0 other entr(ies), but the version has no parent`, wantV: 0},
+		{name: "first version, empty changes", changes: map[int][]any{0: {}}},
+		// "changes": [] claims no column differs: an added column is
+		// only a warning (it breaks nothing).
+		{name: "empty changes, a column added", changes: map[int][]any{1: {}},
+			warn: "version.json: changes lists no entry for column unit of table main.measurements added (column_id"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			root := filepath.Join(t.TempDir(), "demo")
+			if err := copyTree(golden, root); err != nil {
+				t.Fatal(err)
+			}
+			for i, ch := range tc.changes {
+				testlakes.EditVersion(t, filepath.Join(root, "versions", res.Versions[i].ID), func(m map[string]any) { m["changes"] = ch })
+			}
+			st, err := local.New(root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := Check(ctx, st, Options{})
+			var details, warnings []string
+			var diffs []Finding
+			for _, f := range rep.Findings {
+				details = append(details, fmt.Sprintf("%s %s: %s", f.Kind, f.Version, f.Detail))
+				switch f.Kind {
+				case KindWarning:
+					warnings = append(warnings, f.Detail)
+				case KindDifference, KindInvalid, KindUnverifiable:
+					diffs = append(diffs, f)
+				}
+			}
+			all := strings.Join(details, "\n")
+			if tc.want == "" {
+				// The demo has no published catalogs: only missing ones.
+				if err != nil && !errors.Is(err, ErrWorkMissing) || len(diffs) > 0 {
+					t.Fatalf("Check = %v, want no error but missing catalogs:\n%s", err, all)
+				}
+			} else {
+				if !errors.Is(err, ErrDifferences) {
+					t.Fatalf("Check = %v, want differences:\n%s", err, all)
+				}
+				id := res.Versions[tc.wantV].ID
+				if d := diffs; len(d) != 1 || d[0].Kind != KindDifference || d[0].Version != id ||
+					!strings.Contains(d[0].Detail, "versions/"+id+"/"+tc.want) {
+					t.Errorf("findings:\n%s\nwant one difference of version %s holding %q", all, id, tc.want)
+				}
+			}
+			ws := strings.Join(warnings, "\n")
+			if tc.warn != "" && !strings.Contains(ws, tc.warn) {
+				t.Errorf("findings:\n%s\nwant a warning holding %q", all, tc.warn)
+			}
+			if tc.warn == "" && strings.Contains(ws, "changes") {
+				t.Errorf("findings:\n%s\nwant no warning about changes", all)
+			}
+		})
+	}
+}
+
+// TestCheckKeptContentPassNamesChanges: a content pass kept clean in the
+// digest cache names version.json's changes in its key, so a version.json
+// that later lists other changes for the same frozen catalog misses the
+// kept pass and the check finds the false claim. Before (the key named
+// the catalog, the snapshots and the parent's snapshot only), the second
+// run took the kept pass and passed.
+func TestCheckKeptContentPassNamesChanges(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	golden, res := sharedDemo(ctx, t)
+	root := filepath.Join(t.TempDir(), "demo")
+	if err := copyTree(golden, root); err != nil {
+		t.Fatal(err)
+	}
+	st, err := local.New(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache, err := digestcache.Open(filepath.Join(t.TempDir(), "cache"), digestcache.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Versions: []string{"3"}, DigestCache: cache}
+	id := res.Versions[2].ID
+	for i, changes := range [][]any{nil, nil, {}} {
+		testlakes.EditVersion(t, filepath.Join(root, "versions", id), func(m map[string]any) {
+			if changes == nil {
+				delete(m, "changes")
+			} else {
+				m["changes"] = changes
+			}
+		})
+		rep, err := Check(ctx, st, opts)
+		var diffs []string
+		for _, f := range rep.Findings {
+			if f.Kind == KindDifference {
+				diffs = append(diffs, f.Detail)
+			}
+		}
+		if changes == nil {
+			if err != nil && !errors.Is(err, ErrWorkMissing) {
+				t.Fatalf("run %d, no changes: Check = %v (%q)", i, err, diffs)
+			}
+			continue
+		}
+		if !errors.Is(err, ErrDifferences) || len(diffs) != 2 || !strings.Contains(diffs[0]+diffs[1], "changes has no entry for column taken") {
+			t.Errorf("run %d, changes []: Check = %v, differences %q; want the drop and the rename", i, err, diffs)
+		}
+	}
+}
