@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fdl-formats/fdl-formats/compare"
 	"github.com/fdl-formats/fdl-formats/digestcache"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 	"github.com/fdl-formats/fdl-formats/store/local"
@@ -170,5 +171,41 @@ func TestCheckKeptContentPassNamesChanges(t *testing.T) {
 		if !errors.Is(err, ErrDifferences) || len(diffs) != 2 || !strings.Contains(diffs[0]+diffs[1], "changes has no entry for column taken") {
 			t.Errorf("run %d, changes []: Check = %v, differences %q; want the drop and the rename", i, err, diffs)
 		}
+	}
+}
+
+// TestDiffColumns: the column differences of one table, by column_id: a
+// type change (DuckLake's new row of the same column_id) and a column
+// dropped and added again under its name (a new column_id) are recreated,
+// breaking, as a nested field dropped, renamed or retyped; an added
+// column, an added field, nullability and a default break nothing.
+func TestDiffColumns(t *testing.T) {
+	col := func(id int64, name, typ string, kids ...*compare.Column) *compare.Column {
+		return &compare.Column{ID: id, Name: name, Type: typ, NullsAllowed: true, Children: kids}
+	}
+	def := "0"
+	notNull := col(6, "n", "int32")
+	notNull.NullsAllowed = false
+	withDefault := col(7, "d", "int32")
+	withDefault.DefaultValue = &def
+	was := []*compare.Column{col(1, "id", "int32"), col(2, "city", "varchar"), col(3, "s", "struct", col(4, "a", "int32"), col(5, "b", "int32")),
+		col(6, "n", "int32"), col(7, "d", "int32"), col(8, "keep", "varchar"), col(9, "t", "struct", col(10, "x", "int32"))}
+	now := []*compare.Column{col(1, "id", "int64"), col(3, "s", "struct", col(4, "a", "int32"), col(5, "bb", "int32")),
+		notNull, withDefault, col(8, "keep", "varchar"), col(9, "t", "struct", col(10, "x", "int32"), col(12, "y", "int32")), col(11, "city", "varchar"), col(13, "new", "date")}
+	var got []string
+	for _, d := range diffColumns(was, now) {
+		got = append(got, fmt.Sprintf("%v %s breaking=%t", d.names, d.what, d.breaking))
+	}
+	want := []string{
+		`[id] recreated with type int64, was int32 (column_id 1) breaking=true`,
+		`[city] recreated (column_id 2 dropped, 11 added under its name) breaking=true`,
+		`[s] field s.b renamed to bb (column_id 3) breaking=true`,
+		`[n] nulls allowed false, was true (column_id 6) breaking=false`,
+		`[d] default "0", was none (column_id 7) breaking=false`,
+		`[t] field t.y added (column_id 9) breaking=false`,
+		`[new] added (column_id 13) breaking=false`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("diffColumns:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
