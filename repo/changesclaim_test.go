@@ -2,6 +2,7 @@ package repo
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"github.com/fdl-formats/fdl-formats/compare"
 	"github.com/fdl-formats/fdl-formats/digestcache"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
+	"github.com/fdl-formats/fdl-formats/lakegen"
 	"github.com/fdl-formats/fdl-formats/store/local"
 )
 
@@ -207,5 +209,165 @@ func TestDiffColumns(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("diffColumns:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestCheckChangesRecreated: a column dropped and added again under its
+// name (a new column_id) is recreated, breaking: SQL written for the
+// parent reads another column. A writer that lists it as an add only,
+// breaking false, makes a false claim (a difference); listed as a drop
+// saying breaking true and an add saying false, it is true. A table
+// created in the version breaks nothing, and entries naming its columns
+// name differences. Before, every case passed the check.
+func TestCheckChangesRecreated(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	golden := filepath.Join(t.TempDir(), "recreated")
+	res, err := lakegen.Repository(ctx, golden, lakegen.Spec{Name: "recreated", Formats: []lakegen.Format{{DuckLake: "1.0", DuckDB: ">= 1.5.2"}}, Versions: []lakegen.Version{
+		{Snapshots: []lakegen.Snapshot{
+			{lakegen.CreateTable{Table: "t", Columns: []lakegen.Column{{Name: "id", Type: "BIGINT"}, {Name: "note", Type: "VARCHAR"}}}},
+			{lakegen.Insert{Table: "t", Select: "SELECT range, 'n' || range FROM range(4)"}},
+		}},
+		{Snapshots: []lakegen.Snapshot{
+			{lakegen.DropColumn{Table: "t", Column: "note"}},
+			{lakegen.AddColumn{Table: "t", Column: lakegen.Column{Name: "note", Type: "VARCHAR"}}},
+			{lakegen.CreateTable{Table: "u", Columns: []lakegen.Column{{Name: "k", Type: "INTEGER"}}}},
+		}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := res.Versions[1].ID
+	for _, tc := range []struct {
+		name    string
+		changes []any
+		want    string
+	}{
+		{"drop and add", []any{change("main.t", "drop_column", "note", true), change("main.t", "add_column", "note", false), change("main.u", "add_column", "k", false)}, ""},
+		{"add only", []any{change("main.t", "add_column", "note", false)},
+			"version.json: changes[0] (table main.t, kind add_column, column note, breaking false) says breaking false, but column note of table main.t was recreated (column_id 2 dropped, 3 added under its name)"},
+		{"none", []any{},
+			"version.json: changes has no entry for column note of table main.t, recreated (column_id 2 dropped, 3 added under its name)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := filepath.Join(t.TempDir(), "repo")
+			if err := copyTree(golden, root); err != nil {
+				t.Fatal(err)
+			}
+			testlakes.EditVersion(t, filepath.Join(root, "versions", id), func(m map[string]any) { m["changes"] = tc.changes })
+			st, err := local.New(root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := Check(ctx, st, Options{})
+			var all []string
+			var diffs int
+			for _, f := range rep.Findings {
+				all = append(all, fmt.Sprintf("%s %s: %s", f.Kind, f.Version, f.Detail))
+				if f.Kind != KindWarning {
+					diffs++
+				}
+			}
+			if tc.want == "" {
+				if err != nil {
+					t.Fatalf("Check = %v:\n%s", err, strings.Join(all, "\n"))
+				}
+				if strings.Contains(strings.Join(all, "\n"), "changes") {
+					t.Errorf("findings about changes:\n%s", strings.Join(all, "\n"))
+				}
+				return
+			}
+			if !errors.Is(err, ErrDifferences) || diffs != 1 || !strings.Contains(strings.Join(all, "\n"), "difference "+id+": versions/"+id+"/"+tc.want) {
+				t.Errorf("Check = %v:\n%s\nwant one difference holding %q", err, strings.Join(all, "\n"), tc.want)
+			}
+		})
+	}
+}
+
+// TestCheckChangesTypeChanged: a column whose type changed (DuckLake's
+// ALTER COLUMN TYPE ends its row and starts one of the same column_id
+// with the new type; here written into the frozen catalog of version 2,
+// and dataset.json says so) is recreated, breaking: an entry saying breaking false of it is a
+// difference, one saying true is none. Before, neither was reported.
+func TestCheckChangesTypeChanged(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	golden := filepath.Join(t.TempDir(), "retyped")
+	res, err := lakegen.Repository(ctx, golden, lakegen.Spec{Name: "retyped", Formats: []lakegen.Format{{DuckLake: "1.0", DuckDB: ">= 1.5.2"}}, Versions: []lakegen.Version{
+		{Snapshots: []lakegen.Snapshot{
+			{lakegen.CreateTable{Table: "t", Columns: []lakegen.Column{{Name: "id", Type: "BIGINT"}, {Name: "k", Type: "INTEGER"}}}},
+			{lakegen.Insert{Table: "t", Select: "SELECT range, range::INTEGER FROM range(4)"}},
+		}},
+		{Snapshots: []lakegen.Snapshot{
+			{lakegen.Insert{Table: "t", Select: "SELECT range, range::INTEGER FROM range(4, 8)"}},
+		}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2 := res.Versions[1]
+	vdir := filepath.Join(golden, "versions", v2.ID)
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	last := v2.SnapshotID
+	for _, q := range []string{
+		"ATTACH '" + filepath.Join(vdir, "ducklake.duckdb") + "' AS c",
+		fmt.Sprintf(`INSERT INTO c.ducklake_column SELECT * REPLACE (%d AS begin_snapshot, NULL AS end_snapshot, 'int64' AS column_type) FROM c.ducklake_column WHERE column_name = 'k'`, last),
+		fmt.Sprintf(`UPDATE c.ducklake_column SET end_snapshot = %d WHERE column_name = 'k' AND begin_snapshot < %d`, last, last),
+		"DETACH c",
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	var dataset map[string]any
+	readJSON(t, filepath.Join(vdir, "dataset.json"), &dataset)
+	for _, tb := range dataset["tables"].([]any) {
+		for _, f := range tb.(map[string]any)["fields"].([]any) {
+			if f := f.(map[string]any); f["name"] == "k" {
+				f["type"] = "int64"
+			}
+		}
+	}
+	writeJSON(t, filepath.Join(vdir, "dataset.json"), dataset)
+	testlakes.EditVersion(t, vdir, nil, "catalog", "dataset")
+	for _, tc := range []struct {
+		name     string
+		breaking bool
+		want     string
+	}{
+		{"breaking true", true, ""},
+		{"breaking false", false, "version.json: changes[0] (table main.t, kind alter_column, column k, breaking false) says breaking false, but column k of table main.t was recreated with type int64, was int32 (column_id 2)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := filepath.Join(t.TempDir(), "repo")
+			if err := copyTree(golden, root); err != nil {
+				t.Fatal(err)
+			}
+			testlakes.EditVersion(t, filepath.Join(root, "versions", v2.ID), func(m map[string]any) {
+				m["changes"] = []any{change("main.t", "alter_column", "k", tc.breaking)}
+			})
+			st, err := local.New(root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := Check(ctx, st, Options{})
+			if tc.want == "" && err != nil {
+				t.Errorf("Check = %v, want none", err)
+			}
+			var about []string
+			for _, f := range rep.Findings {
+				if strings.Contains(f.Detail, "version.json: changes") {
+					about = append(about, fmt.Sprintf("%s %s: %s", f.Kind, f.Version, f.Detail))
+				}
+			}
+			got := strings.Join(about, "\n")
+			if tc.want == "" && got != "" || tc.want != "" && (len(about) != 1 || !strings.Contains(got, "difference "+v2.ID+": versions/"+v2.ID+"/"+tc.want)) {
+				t.Errorf("findings about changes:\n%s\nwant %q", got, tc.want)
+			}
+		})
 	}
 }
