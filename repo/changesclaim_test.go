@@ -371,3 +371,86 @@ func TestCheckChangesTypeChanged(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckChangesWholeTables: a table dropped or renamed after the
+// parent's snapshot (written here into version 2's frozen catalog: the
+// table's rows end, and the renamed one's start again under its new
+// name with its table_id) breaks SQL naming it, but the spec's changes
+// are column differences: no entry naming it with breaking true is a
+// warning, not a difference, and an entry naming it (by either name)
+// names a difference. Other findings (files.json and dataset.json now
+// disagree with the catalog) are not this test's.
+func TestCheckChangesWholeTables(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	golden := filepath.Join(t.TempDir(), "tables")
+	cols := []lakegen.Column{{Name: "id", Type: "BIGINT"}}
+	res, err := lakegen.Repository(ctx, golden, lakegen.Spec{Name: "tables", Formats: []lakegen.Format{{DuckLake: "1.0", DuckDB: ">= 1.5.2"}}, Versions: []lakegen.Version{
+		{Snapshots: []lakegen.Snapshot{{lakegen.CreateTable{Table: "t", Columns: cols}, lakegen.CreateTable{Table: "gone", Columns: cols}, lakegen.CreateTable{Table: "old", Columns: cols}}}},
+		{Snapshots: []lakegen.Snapshot{{lakegen.Insert{Table: "t", Select: "SELECT range FROM range(3)"}}}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2 := res.Versions[1]
+	vdir := filepath.Join(golden, "versions", v2.ID)
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	last := v2.SnapshotID
+	for _, q := range []string{
+		"ATTACH '" + filepath.Join(vdir, "ducklake.duckdb") + "' AS c",
+		fmt.Sprintf(`INSERT INTO c.ducklake_table SELECT * REPLACE (%d AS begin_snapshot, 'new' AS table_name) FROM c.ducklake_table WHERE table_name = 'old'`, last),
+		fmt.Sprintf(`UPDATE c.ducklake_table SET end_snapshot = %d WHERE table_name IN ('old', 'gone')`, last),
+		fmt.Sprintf(`UPDATE c.ducklake_column SET end_snapshot = %d WHERE table_id = (SELECT table_id FROM c.ducklake_table WHERE table_name = 'gone')`, last),
+		"DETACH c",
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	testlakes.EditVersion(t, vdir, nil)
+	for _, tc := range []struct {
+		name    string
+		changes []any
+		want    []string // findings about changes, each "kind: text"
+	}{
+		{"none", []any{}, []string{
+			"warning: version.json: table main.old was renamed to main.new between its parent",
+			"warning: version.json: table main.gone was dropped between its parent",
+		}},
+		{"named", []any{change("main.gone", "drop_table", "", true), change("main.new", "rename_table", "", true)}, nil},
+		{"named by the old name, a column of the dropped one", []any{change("main.gone", "drop_column", "id", true), change("main.old", "rename_table", "", true)}, nil},
+		{"an untouched table", []any{change("main.gone", "drop_table", "", true), change("main.new", "rename_table", "", true), change("main.t", "x", "", false)}, []string{
+			"difference: version.json: changes[2] (table main.t, kind x, breaking false) names a table with no difference",
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := filepath.Join(t.TempDir(), "repo")
+			if err := copyTree(golden, root); err != nil {
+				t.Fatal(err)
+			}
+			testlakes.EditVersion(t, filepath.Join(root, "versions", v2.ID), func(m map[string]any) { m["changes"] = tc.changes })
+			st, err := local.New(root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, _ := Check(ctx, st, Options{})
+			var about []string
+			for _, f := range rep.Findings {
+				if strings.Contains(f.Detail, "version.json: changes") || strings.Contains(f.Detail, "version.json: table") {
+					about = append(about, fmt.Sprintf("%s: %s", f.Kind, f.Detail))
+				}
+			}
+			ok := len(about) == len(tc.want)
+			for i := 0; ok && i < len(about); i++ {
+				ok = strings.HasPrefix(about[i], strings.Replace(tc.want[i], ": ", ": versions/"+v2.ID+"/", 1))
+			}
+			if !ok {
+				t.Errorf("findings about changes:\n%s\nwant\n%s", strings.Join(about, "\n"), strings.Join(tc.want, "\n"))
+			}
+		})
+	}
+}
