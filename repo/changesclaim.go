@@ -109,8 +109,12 @@ func (r *repository) changesIssues(ctx context.Context, v *version, rd *compare.
 		if len(changes) == 0 {
 			return nil
 		}
-		return []Issue{{Problem: ProblemMismatch, Detail: fmt.Sprintf("%s: %s and %d other entr(ies), but the version has no parent: changes are column differences from the parent (FDL 0.1, Versions: version.json), and a first version differs from none; leave changes out, or empty",
-			file, entryText(0, changes[0]), len(changes)-1)}}
+		more := ""
+		if len(changes) > 1 {
+			more = fmt.Sprintf(" (and %d more)", len(changes)-1)
+		}
+		return []Issue{{Problem: ProblemMismatch, Detail: fmt.Sprintf("%s: %s%s, but the version has no parent: changes are column differences from the parent (FDL 0.1, Versions: version.json), and a first version differs from none; leave changes out, or empty",
+			file, entryText(0, changes[0]), more)}}
 	}
 	parent, known := r.parentSnapshot(v)
 	snap := v.meta.DuckLake.SnapshotID

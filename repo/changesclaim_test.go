@@ -65,8 +65,8 @@ func TestCheckChangesClaims(t *testing.T) {
 			want: `version.json: changes[1] (table main.measurements, kind add_column, column city, breaking false) names a column with no difference between its parent`, wantV: 1},
 		{name: "entry for an untouched table", changes: map[int][]any{1: {change(m, "add_column", "unit", false), change("main.stations", "add_column", "unit", false)}},
 			want: `version.json: changes[1] (table main.stations, kind add_column, column unit, breaking false) names a column with no difference`, wantV: 1},
-		{name: "first version with changes", changes: map[int][]any{0: {change(m, "add_column", "id", false)}},
-			want: `version.json: changes[0] (table main.measurements, kind add_column, column id, breaking false) and 0 other entr(ies), but the version has no parent`, wantV: 0},
+		{name: "first version with changes", changes: map[int][]any{0: {change(m, "add_column", "id", false), change(m, "add_column", "city", false)}},
+			want: `version.json: changes[0] (table main.measurements, kind add_column, column id, breaking false) (and 1 more), but the version has no parent`, wantV: 0},
 		{name: "first version, empty changes", changes: map[int][]any{0: {}}},
 		// "changes": [] claims no column differs: an added column is
 		// only a warning (it breaks nothing).
