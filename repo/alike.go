@@ -37,6 +37,9 @@ const (
 	alikeEmptyOtherFolder = "empty-folder-not-id"
 	alikeHiddenFolder     = "hidden-folder"
 	alikeIssue            = "issue:" // + IssueWords
+	// A version's folder, or a file or folder in it, linked outside a
+	// repository in a folder (layoutLinks).
+	alikeLinkedOut = "linked-out"
 	// A declared format not written yet (a repository not backfilled:
 	// every version's cell), and the oldest-format rule broken in the
 	// same words, per format.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"path"
@@ -416,4 +417,91 @@ func (r *repository) dataFolderWarning() string {
 		return ""
 	}
 	return fmt.Sprintf("data_dir %s resolves to %s, outside the repository folder %s, through a symbolic link: readers of this folder follow it, as check does, but a copy made with cp -a, rsync -a or tar keeps the link as it is, and it leads nowhere (or to another folder) where the target is not copied along; publish with cp -L, rsync -L or tar -h, which copy what links point to", r.cfg.DataDir, roots[1], roots[0])
+}
+
+// layoutLink is a file or folder of the layout (fdl.json, versions/, a
+// version folder or a file or folder in it) that resolves outside a
+// repository in a local folder through a symbolic link.
+type layoutLink struct {
+	key     string // its key, a folder's ending in "/"
+	version string // the version it belongs to ("" for fdl.json, versions/)
+	target  string // what it resolves to
+}
+
+// layoutLinks finds, in a repository in a local folder, the first part of
+// fdl.json and of each file of versions (a version folder, catalogs/, a
+// catalog, version.json...) that resolves outside the repository folder
+// through a symbolic link. Readers of the folder follow links, as check
+// does, so what they open was checked; but cp -a, rsync -a and tar copy a
+// link as a link, so a copy of the repository (what publishing it often
+// is) holds one that leads nowhere, or to another file, where the target
+// is not copied along: the data files' warning (linksOut), for the files
+// that say which rows readers get. Only links cost a resolution; a part
+// found outside is named once, not the files under it.
+func (r *repository) layoutLinks(versions []*version) []layoutLink {
+	ps, ok := r.st.(store.PathStore)
+	if !ok {
+		return nil
+	}
+	f, err := ps.Path(FDLKey)
+	if err != nil {
+		return nil
+	}
+	top := filepath.Dir(f)
+	root, err := filepath.EvalSymlinks(top)
+	if err != nil {
+		return nil
+	}
+	type owned struct{ key, version string }
+	keys := []owned{{FDLKey, ""}}
+	for _, v := range versions {
+		names := slices.Sorted(maps.Keys(v.objects))
+		for _, n := range names {
+			keys = append(keys, owned{v.prefix() + n, v.id})
+		}
+	}
+	seen := map[string]bool{} // parts looked at: true for one found outside
+	var out []layoutLink
+	for _, k := range keys {
+		parts := strings.Split(k.key, "/")
+		for i := range parts {
+			part := strings.Join(parts[:i+1], "/")
+			if out, ok := seen[part]; ok {
+				if out {
+					break // named already, with what is under it
+				}
+				continue
+			}
+			seen[part] = false
+			p := filepath.Join(top, filepath.FromSlash(part))
+			if st, err := os.Lstat(p); err != nil || st.Mode()&fs.ModeSymlink == 0 {
+				continue
+			}
+			real, err := filepath.EvalSymlinks(p)
+			if err != nil || !linkedOut(real, []string{root}) {
+				continue
+			}
+			key := part
+			if i < len(parts)-1 {
+				key += "/"
+			}
+			version := k.version
+			if i == 0 { // versions/ itself
+				version = ""
+			}
+			seen[part] = true
+			out = append(out, layoutLink{key: key, version: version, target: real})
+			break
+		}
+	}
+	return out
+}
+
+// layoutLinkWarning is the warning of a layoutLink.
+func (r *repository) layoutLinkWarning(l layoutLink) string {
+	root := ""
+	if f, err := r.st.(store.PathStore).Path(FDLKey); err == nil {
+		root = filepath.Dir(f)
+	}
+	return fmt.Sprintf("%s resolves to %s, outside the repository folder %s, through a symbolic link: readers of this folder follow it, as check did, but a copy made with cp -a, rsync -a or tar keeps the link as it is, and it leads nowhere (or to another file) where the target is not copied along; move it into the repository, or publish with cp -L, rsync -L or tar -h, which copy what links point to", l.key, l.target, root)
 }

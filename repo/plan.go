@@ -315,6 +315,13 @@ func (r *repository) plan(ctx context.Context, opts *Options, check bool) (*Matr
 	if w := r.dataFolderWarning(); w != "" {
 		p.Warnings = append(p.Warnings, w)
 	}
+	for _, l := range r.layoutLinks(versions) {
+		if l.version == "" {
+			p.warn(l.key, r.layoutLinkWarning(l))
+		} else {
+			p.warnVersion(l.key, r.layoutLinkWarning(l), alikeLinkedOut, l.version)
+		}
+	}
 	if w := r.hiveFolderWarning(declared); w != "" {
 		p.Warnings = append(p.Warnings, w)
 	}
