@@ -3,7 +3,6 @@ package repo
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 
@@ -37,12 +36,7 @@ func OwnDataFolder(ctx context.Context, st store.Store, dataPath string) error {
 	if !ok || dataPath == "" {
 		return nil
 	}
-	rc, err := st.Open(ctx, "fdl.json")
-	if err != nil {
-		return nil
-	}
-	raw, err := io.ReadAll(rc)
-	rc.Close()
+	raw, err := readUnsized(ctx, st, FDLKey)
 	if err != nil {
 		return nil
 	}

@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -350,6 +351,34 @@ func (r *repository) readFile(ctx context.Context, v *version, name string) ([]b
 	return store.ReadAll(ctx, r.st, v.prefix()+name)
 }
 
+// maxJSONFile bounds the reads of fdl.json, version.json and expired.json,
+// whose sizes nothing records (version.json records those of dataset.json
+// and files.json): the largest of the demo's is 1 KiB, a version.json
+// listing a thousand inputs some 200 KiB. A larger file is another one
+// under the name (a catalog uploaded as version.json), or a server's
+// endless answer: it was read whole into memory before the parse refused
+// it (a 1 GiB expired.json took check 2.3 GB; TestHugeJSONFiles).
+const maxJSONFile = 16 << 20
+
+// readUnsized reads fdl.json, a version.json or an expired.json (key, the
+// walk's bytes where it read them) up to maxJSONFile; past it, the file is
+// invalid: a *fdljson.Error naming it and the limit.
+func (r *repository) readUnsized(ctx context.Context, v *version, name string) ([]byte, error) {
+	if b, ok := v.takeBody(name); ok {
+		return b, nil
+	}
+	return readUnsized(ctx, r.st, v.prefix()+name)
+}
+
+func readUnsized(ctx context.Context, st store.Store, key string) ([]byte, error) {
+	data, err := store.ReadAtMost(ctx, st, key, maxJSONFile)
+	var large *store.TooLargeError
+	if errors.As(err, &large) {
+		return nil, &fdljson.Error{File: key, Err: fmt.Errorf("more than %d MiB, which no %s is: another file under its name? (read no further)", maxJSONFile>>20, path.Base(key))}
+	}
+	return data, err
+}
+
 func (v *version) prefix() string { return VersionsDir + v.id + "/" }
 
 // load reads fdl.json, lists every version and finds the local data folder:
@@ -480,7 +509,7 @@ func notJSON(st store.Store) error {
 // walk of a web site's versions/ reads whole the version files walk
 // selects (walkReads; nil: none).
 func read(ctx context.Context, st store.Store, walk func(id, name string) bool) (*repository, error) {
-	data, err := store.ReadAll(ctx, st, FDLKey)
+	data, err := readUnsized(ctx, st, FDLKey)
 	switch {
 	case errors.Is(err, store.ErrPage):
 		return nil, notJSON(st)
@@ -490,6 +519,8 @@ func read(ctx context.Context, st store.Store, walk func(id, name string) bool) 
 			return nil, fmt.Errorf("%w: no %s in %s; %s", ErrNotRepository, FDLKey, where(st), absent.Note)
 		}
 		return nil, fmt.Errorf("%w: no %s in %s", ErrNotRepository, FDLKey, where(st))
+	case errors.Is(err, fdljson.ErrInvalid):
+		return nil, err
 	case err != nil:
 		return nil, fmt.Errorf("read %s: %w", FDLKey, err)
 	}
@@ -640,7 +671,7 @@ func (r *repository) readVersion(ctx context.Context, v *version) {
 		}
 	}
 	if _, ok := v.objects["expired.json"]; ok {
-		data, err := r.readFile(ctx, v, "expired.json")
+		data, err := r.readUnsized(ctx, v, "expired.json")
 		if err == nil {
 			v.expired, err = fdljson.ParseExpired(v.prefix()+"expired.json", data)
 		}
@@ -662,9 +693,12 @@ func (r *repository) readVersion(ctx context.Context, v *version) {
 		}
 		return // withdrawn versions may lose version.json
 	}
-	data, err := r.readFile(ctx, v, "version.json")
+	data, err := r.readUnsized(ctx, v, "version.json")
 	if err != nil {
 		v.err, v.problem = err, ProblemUnreadable
+		if errors.Is(err, fdljson.ErrInvalid) {
+			v.problem = ProblemInvalid
+		}
 		return
 	}
 	v.meta, err = fdljson.ParseVersion(v.prefix()+"version.json", v.id, data)

@@ -330,6 +330,36 @@ func ReadAll(ctx context.Context, s Store, key string) ([]byte, error) {
 	return data, nil
 }
 
+// TooLargeError is ReadAtMost's error for an object larger than its limit.
+type TooLargeError struct {
+	Key string
+	Max int64 // the limit, in bytes
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("%s: more than %d bytes", e.Key, e.Max)
+}
+
+// ReadAtMost reads a whole object of at most max bytes. A larger one is a
+// *TooLargeError, read no further than max+1 bytes: a file whose size
+// nothing records (a version.json) is not read into memory whole when it
+// is another, huge file under its name, or a server's endless answer.
+func ReadAtMost(ctx context.Context, s Store, key string, max int64) ([]byte, error) {
+	rc, err := s.Open(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	data, err := io.ReadAll(io.LimitReader(rc, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", key, err)
+	}
+	if int64(len(data)) > max {
+		return nil, &TooLargeError{Key: key, Max: max}
+	}
+	return data, nil
+}
+
 // TailRange checks the Content-Range of an answer to a request for the
 // last n bytes of an object ("bytes FIRST-LAST/SIZE"), given the number of
 // bytes the answer held, and returns the object's size (-1 for "/*", an
