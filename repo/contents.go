@@ -334,6 +334,15 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 		}
 		issues = append(issues, Issue{Problem: problem, Detail: fmt.Sprintf("fetch the data files of %s: %v", key, err), cause: err})
 	} else {
+		if r.remote == nil {
+			// A folder's look-alikes (a bucket's keys and a web site's
+			// paths are what readers ask for, letter for letter).
+			if files, err := rd.StoredFiles(ctx); err == nil {
+				for _, f := range r.lookAlikeData(files) {
+					issues = append(issues, Issue{Problem: ProblemViolation, Detail: fmt.Sprintf("%s names %s: %s", key, f, lookAlikeWhy)})
+				}
+			}
+		}
 		bad, err := rd.CheckFiles(ctx, disk)
 		if err != nil {
 			issues = append(issues, Issue{Problem: ProblemUnreadable, Detail: fmt.Sprintf("check the data files of %s: %v", key, err), cause: err})

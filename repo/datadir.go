@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/fdl-formats/fdl-formats/compare"
 	"github.com/fdl-formats/fdl-formats/convert"
@@ -91,6 +94,89 @@ func (r *repository) notRegular(files []compare.StoredFile, key string) error {
 		return nil
 	}
 	return &NotRegularError{Catalog: key, Files: bad}
+}
+
+// lookAlikeWhy says what is wrong with a look-alike of a data file
+// (lookAlikeData).
+const lookAlikeWhy = "a file system that ignores letter case (macOS's, Windows') or drops trailing dots and spaces (Windows), and a web server on one, gives readers either, and a copy onto one keeps only one of them, not surely the one check read; remove or rename the look-alike"
+
+// foldedDirs holds the names of the folders of a local data folder that
+// lookAlikeData read, by foldName. Safe for concurrent use.
+type foldedDirs struct {
+	mu   sync.Mutex
+	dirs map[string]map[string][]string // folder -> folded name -> names
+}
+
+// names gives the names in folder dir whose foldName is folded (read
+// once per run; nil when the folder cannot be read).
+func (d *foldedDirs) names(dir, folded string) []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	m, ok := d.dirs[dir]
+	if !ok {
+		if d.dirs == nil {
+			d.dirs = map[string]map[string][]string{}
+		}
+		des, err := os.ReadDir(dir)
+		if err == nil {
+			m = make(map[string][]string, len(des))
+			for _, de := range des {
+				f := foldName(de.Name())
+				m[f] = append(m[f], de.Name())
+			}
+		}
+		d.dirs[dir] = m
+	}
+	return m[folded]
+}
+
+// lookAlikeData describes each sibling named like a file of files
+// (resolved local paths under the data folder), or like a folder above it
+// up to the data folder, in another letter case or with trailing dots or
+// spaces (DUCKLAKE-….PARQUET beside ducklake-….parquet, main/T/ beside
+// main/t/). Readers of the folder, and check, open the file the catalog
+// names; but a file system that ignores letter case (macOS's, Windows')
+// or drops trailing dots and spaces (Windows), and a web server on one,
+// gives readers either, and a copy onto one keeps one of the two,
+// whichever came last: readers could get bytes check never read. The
+// content pass reports each as a violation, as such a look-alike in a
+// version folder or the repository's root is (versionFolderFindings,
+// rootViolations). Each folder is read once per run.
+func (r *repository) lookAlikeData(files []compare.StoredFile) []string {
+	var bad []string
+	said := map[string]bool{}
+	for _, f := range files {
+		rel, ok := strings.CutPrefix(f.Path, r.dataPath)
+		if !ok {
+			continue
+		}
+		parts := strings.Split(rel, string(os.PathSeparator))
+		dir := strings.TrimSuffix(r.dataPath, string(os.PathSeparator))
+		for i, part := range parts {
+			for _, n := range r.dataNames.names(dir, foldName(part)) {
+				spec, how, ok := lookAlike(n, []string{part})
+				if !ok {
+					continue
+				}
+				alike := strings.Join(append(slices.Clone(parts[:i]), n), "/")
+				if i < len(parts)-1 {
+					alike += "/"
+					spec += "/"
+				}
+				if said[alike] {
+					continue
+				}
+				said[alike] = true
+				what := fmt.Sprintf("data file %d", f.ID)
+				if f.Delete {
+					what = fmt.Sprintf("delete file %d (of data file %d)", f.ID, f.DataFileID)
+				}
+				bad = append(bad, fmt.Sprintf("%s %s, and data_dir holds %s, named like %s %s", what, r.relData(f.Path), alike, spec, how))
+			}
+			dir = filepath.Join(dir, part)
+		}
+	}
+	return bad
 }
 
 // dataProblem is the Problem of an ensureData failure: a violation for

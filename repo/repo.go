@@ -181,6 +181,7 @@ type repository struct {
 	remote      *remote         // else: downloads, cache, byte counts
 	names       pathNames       // what the run's local copies stand for, for messages
 	links       linksOut        // data files that resolve outside a local repository
+	dataNames   foldedDirs      // the names in a local data folder's folders, for lookAlikeData
 	// sweptWork is what load removed from the work folder (sweepWork).
 	sweptWork []scratch.Removed
 	// emptyFolders are the IDs of version folders holding no file (on a
