@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 
@@ -130,50 +129,52 @@ func (d *foldedDirs) names(dir, folded string) []string {
 	return m[folded]
 }
 
-// lookAlikeData describes each sibling named like a file of files
-// (resolved local paths under the data folder), or like a folder above it
-// up to the data folder, in another letter case or with trailing dots or
-// spaces (DUCKLAKE-….PARQUET beside ducklake-….parquet, main/T/ beside
-// main/t/). Readers of the folder, and check, open the file the catalog
-// names; but a file system that ignores letter case (macOS's, Windows')
-// or drops trailing dots and spaces (Windows), and a web server on one,
-// gives readers either, and a copy onto one keeps one of the two,
-// whichever came last: readers could get bytes check never read. The
-// content pass reports each as a violation, as such a look-alike in a
-// version folder or the repository's root is (versionFolderFindings,
-// rootViolations). Each folder is read once per run.
+// lookAlikeData describes each file of the data folder whose path is
+// like that of a file of files (resolved local paths under the data
+// folder) but for letter case or trailing dots and spaces, in its name or
+// a folder above it (DUCKLAKE-….PARQUET or main/WHOLE/ducklake-….parquet
+// beside main/whole/ducklake-….parquet). Readers of the folder, and
+// check, open the file the catalog names; but a file system that ignores
+// letter case (macOS's, Windows') or drops trailing dots and spaces
+// (Windows), and a web server on one, gives readers either, and a copy
+// onto one keeps one of the two, whichever came last: readers could get
+// bytes check never read. Folders alike that hold no such pair (hive
+// partitions city=Paris/ and city=paris/, each with its own files) merge
+// harmlessly and are not named. The content pass reports each as a
+// violation, as such a look-alike in a version folder or the
+// repository's root is (versionFolderFindings, rootViolations). Each
+// folder is read once per run.
 func (r *repository) lookAlikeData(files []compare.StoredFile) []string {
 	var bad []string
 	said := map[string]bool{}
+	root := strings.TrimSuffix(r.dataPath, string(os.PathSeparator))
 	for _, f := range files {
 		rel, ok := strings.CutPrefix(f.Path, r.dataPath)
 		if !ok {
 			continue
 		}
-		parts := strings.Split(rel, string(os.PathSeparator))
-		dir := strings.TrimSuffix(r.dataPath, string(os.PathSeparator))
-		for i, part := range parts {
-			for _, n := range r.dataNames.names(dir, foldName(part)) {
-				spec, how, ok := lookAlike(n, []string{part})
-				if !ok {
-					continue
+		// Every path of the data folder that folds like rel's, part by
+		// part.
+		paths := []string{root}
+		for _, part := range strings.Split(rel, string(os.PathSeparator)) {
+			var next []string
+			for _, dir := range paths {
+				for _, n := range r.dataNames.names(dir, foldName(part)) {
+					next = append(next, filepath.Join(dir, n))
 				}
-				alike := strings.Join(append(slices.Clone(parts[:i]), n), "/")
-				if i < len(parts)-1 {
-					alike += "/"
-					spec += "/"
-				}
-				if said[alike] {
-					continue
-				}
-				said[alike] = true
-				what := fmt.Sprintf("data file %d", f.ID)
-				if f.Delete {
-					what = fmt.Sprintf("delete file %d (of data file %d)", f.ID, f.DataFileID)
-				}
-				bad = append(bad, fmt.Sprintf("%s %s, and data_dir holds %s, named like %s %s", what, r.relData(f.Path), alike, spec, how))
 			}
-			dir = filepath.Join(dir, part)
+			paths = next
+		}
+		for _, p := range paths {
+			if p == filepath.Join(root, rel) || said[p] {
+				continue
+			}
+			said[p] = true
+			what := fmt.Sprintf("data file %d", f.ID)
+			if f.Delete {
+				what = fmt.Sprintf("delete file %d (of data file %d)", f.ID, f.DataFileID)
+			}
+			bad = append(bad, fmt.Sprintf("%s %s, and data_dir holds %s, named like it but for letter case or trailing dots or spaces", what, r.relData(f.Path), r.relData(p)))
 		}
 	}
 	return bad
