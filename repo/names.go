@@ -435,9 +435,9 @@ type layoutLink struct {
 // does, so what they open was checked; but cp -a, rsync -a and tar copy a
 // link as a link, so a copy of the repository (what publishing it often
 // is) holds one that leads nowhere, or to another file, where the target
-// is not copied along: the data files' warning (linksOut), for the files
-// that say which rows readers get. Only links cost a resolution; a part
-// found outside is named once, not the files under it.
+// is not copied along. linksOut warns so of the data files; these are the
+// files that say which of them readers read, and how. Only links cost a
+// resolution; a part found outside is named once, not the files under it.
 func (r *repository) layoutLinks(versions []*version) []layoutLink {
 	ps, ok := r.st.(store.PathStore)
 	if !ok {
@@ -466,8 +466,8 @@ func (r *repository) layoutLinks(versions []*version) []layoutLink {
 		parts := strings.Split(k.key, "/")
 		for i := range parts {
 			part := strings.Join(parts[:i+1], "/")
-			if out, ok := seen[part]; ok {
-				if out {
+			if outside, ok := seen[part]; ok {
+				if outside {
 					break // named already, with what is under it
 				}
 				continue
