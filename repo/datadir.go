@@ -174,7 +174,7 @@ func (r *repository) lookAlikeData(files []compare.StoredFile) []string {
 			if f.Delete {
 				what = fmt.Sprintf("delete file %d (of data file %d)", f.ID, f.DataFileID)
 			}
-			bad = append(bad, fmt.Sprintf("%s %s, and data_dir holds %s, named like it but for letter case or trailing dots or spaces", what, r.relData(f.Path), r.relData(p)))
+			bad = append(bad, fmt.Sprintf("%s %s, and data_dir holds %s, named like it but for letter case or trailing dots or spaces", what, oneline.Name(r.relData(f.Path)), oneline.Name(r.relData(p))))
 		}
 	}
 	return bad

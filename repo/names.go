@@ -503,5 +503,5 @@ func (r *repository) layoutLinkWarning(l layoutLink) string {
 	if f, err := r.st.(store.PathStore).Path(FDLKey); err == nil {
 		root = filepath.Dir(f)
 	}
-	return fmt.Sprintf("%s resolves to %s, outside the repository folder %s, through a symbolic link: readers of this folder follow it, as check did, but a copy made with cp -a, rsync -a or tar keeps the link as it is, and it leads nowhere (or to another file) where the target is not copied along; move it into the repository, or publish with cp -L, rsync -L or tar -h, which copy what links point to", l.key, l.target, root)
+	return fmt.Sprintf("%s resolves to %s, outside the repository folder %s, through a symbolic link: readers of this folder follow it, as check did, but a copy made with cp -a, rsync -a or tar keeps the link as it is, and it leads nowhere (or to another file) where the target is not copied along; move it into the repository, or publish with cp -L, rsync -L or tar -h, which copy what links point to", oneline.Name(l.key), oneline.Name(l.target), oneline.Name(root))
 }
