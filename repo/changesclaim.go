@@ -23,18 +23,25 @@ import (
 //
 // A column is dropped (its column_id gone), added (a new column_id),
 // renamed (same column_id, another name), recreated (dropped and added
-// under the same name, or its type changed: DuckLake records a type
-// change as a new row of the same column_id) or otherwise altered
-// (nullability, default, or only fields added to a nested column).
-// Dropped, renamed and recreated are breaking, as a nested field dropped,
-// renamed or retyped makes its column's difference breaking. Kinds are not
+// under the same name), retyped (its type changed: DuckLake records a
+// type change as a new row of the same column_id, and allows only
+// promotions, TINYINT to BIGINT, FLOAT to DOUBLE, TIMESTAMP to
+// TIMESTAMPTZ) or otherwise altered (nullability, default, or only fields
+// added to a nested column). Dropped, renamed and recreated are breaking,
+// as a nested field dropped or renamed makes its column's difference
+// breaking. Retyped (the column or a nested field) may break: SQL written
+// for the parent reads the promoted column through DuckDB's implicit
+// casts, and fails only where it leans on the old type (a bitwise
+// operator on a column now FLOAT), so a writer may call it either way
+// (Iceberg counts promotions as compatible). Kinds are not
 // enumerated by the spec ("add_column" is its one example), so an entry's
 // kind is not interpreted: only its table, column and breaking are
 // compared. What is a finding (ProblemMismatch, exit 3):
 //
 //   - a breaking column difference that no entry names (table and column,
 //     the column by its name at either snapshot, or a nested path under
-//     it, "info.lat"), or that every entry naming it says breaking false;
+//     it, "info.lat"), or that every entry naming it says breaking false
+//     (for a column only retyped, a warning);
 //   - an entry naming a table that is at neither snapshot, or a column
 //     (or, with no column, a table) with no difference at all;
 //   - a version without parents with a non-empty list: there is nothing
@@ -59,8 +66,11 @@ type colDiff struct {
 	what   string
 	// breaking: SQL written for the parent may fail. tableLevel: the
 	// table itself was dropped (its columns are listed so that entries
-	// naming them match; the table's warning covers them).
-	breaking, tableLevel bool
+	// naming them match; the table's warning covers them). retyped: it
+	// breaks only by a type promotion (of the column or a nested field),
+	// which a writer may call breaking or not: its missing or false
+	// claim is a warning.
+	breaking, tableLevel, retyped bool
 	// newTable: a column of a table created after the parent's snapshot.
 	newTable bool
 }
@@ -150,13 +160,17 @@ func (r *repository) changesIssues(ctx context.Context, v *version, rd *compare.
 				claimed = claimed || c.Breaking
 			}
 		}
+		problem, why := ProblemMismatch, ""
+		if d.retyped {
+			problem, why = ProblemWarning, " where it leans on the old type (DuckDB casts a promoted column implicitly, so this is not a false claim)"
+		}
 		switch {
 		case len(naming) == 0:
-			issues = append(issues, Issue{Problem: ProblemMismatch, Detail: fmt.Sprintf("%s: changes has no entry for column %s of table %s, %s %s: SQL written for the parent that names it may fail (breaking); name the table and column in an entry with breaking true",
-				file, oneline.Name(d.names[0]), d.shown, d.what, between)})
+			issues = append(issues, Issue{Problem: problem, Detail: fmt.Sprintf("%s: changes has no entry for column %s of table %s, %s %s: SQL written for the parent that names it may fail%s (breaking); name the table and column in an entry with breaking true",
+				file, oneline.Name(d.names[0]), d.shown, d.what, between, why)})
 		case !claimed:
-			issues = append(issues, Issue{Problem: ProblemMismatch, Detail: fmt.Sprintf("%s: %s says breaking false, but column %s of table %s was %s %s: SQL written for the parent that names it may fail",
-				file, strings.Join(naming, " and "), oneline.Name(d.names[0]), d.shown, d.what, between)})
+			issues = append(issues, Issue{Problem: problem, Detail: fmt.Sprintf("%s: %s says breaking false, but column %s of table %s was %s %s: SQL written for the parent that names it may fail%s",
+				file, strings.Join(naming, " and "), oneline.Name(d.names[0]), d.shown, d.what, between, why)})
 		}
 	}
 	// Each entry: names a table, and a column, that differ.
@@ -281,7 +295,7 @@ func diffColumns(was, now []*compare.Column) []colDiff {
 			continue
 		}
 		var what []string
-		breaking := false
+		breaking, retyped := false, false
 		names := []string{c.Name}
 		if n.Name != c.Name {
 			names = append(names, n.Name)
@@ -289,12 +303,12 @@ func diffColumns(was, now []*compare.Column) []colDiff {
 			breaking = true
 		}
 		if n.Type != c.Type {
-			what = append(what, fmt.Sprintf("recreated with type %s, was %s", oneline.Name(n.Type), oneline.Name(c.Type)))
-			breaking = true
+			what = append(what, fmt.Sprintf("retyped to %s, was %s", oneline.Name(n.Type), oneline.Name(c.Type)))
+			retyped = true
 		}
-		if fields, br := diffFields(c.Name, c.Children, n.Children); len(fields) > 0 {
+		if fields, br, rt := diffFields(c.Name, c.Children, n.Children); len(fields) > 0 {
 			what = append(what, fields...)
-			breaking = breaking || br
+			breaking, retyped = breaking || br, retyped || rt
 		}
 		if n.NullsAllowed != c.NullsAllowed {
 			what = append(what, fmt.Sprintf("nulls allowed %t, was %t", n.NullsAllowed, c.NullsAllowed))
@@ -303,7 +317,7 @@ func diffColumns(was, now []*compare.Column) []colDiff {
 			what = append(what, fmt.Sprintf("default %s, was %s", defaultText(n.DefaultValue), defaultText(c.DefaultValue)))
 		}
 		if len(what) > 0 {
-			out = append(out, colDiff{names: names, what: strings.Join(what, ", ") + fmt.Sprintf(" (column_id %d)", c.ID), breaking: breaking})
+			out = append(out, colDiff{names: names, what: strings.Join(what, ", ") + fmt.Sprintf(" (column_id %d)", c.ID), breaking: breaking || retyped, retyped: retyped && !breaking})
 		}
 	}
 	for _, c := range now {
@@ -332,9 +346,9 @@ func wasColumnID(was []*compare.Column, name string) int64 {
 }
 
 // diffFields describes the differences of a nested column's fields (path
-// names the column), by field id; breaking when a field was dropped,
-// renamed or retyped.
-func diffFields(path string, was, now []*compare.Column) (what []string, breaking bool) {
+// names the column), by field id; breaking when a field was dropped or
+// renamed, retyped when one's type changed.
+func diffFields(path string, was, now []*compare.Column) (what []string, breaking, retyped bool) {
 	nowByID := map[int64]*compare.Column{}
 	for _, c := range now {
 		nowByID[c.ID] = c
@@ -352,17 +366,17 @@ func diffFields(path string, was, now []*compare.Column) (what []string, breakin
 			what, breaking = append(what, "field "+oneline.Name(field)+" renamed to "+oneline.Name(n.Name)), true
 		}
 		if n.Type != c.Type {
-			what, breaking = append(what, fmt.Sprintf("field %s recreated with type %s, was %s", oneline.Name(field), oneline.Name(n.Type), oneline.Name(c.Type))), true
+			what, retyped = append(what, fmt.Sprintf("field %s retyped to %s, was %s", oneline.Name(field), oneline.Name(n.Type), oneline.Name(c.Type))), true
 		}
-		sub, br := diffFields(field, c.Children, n.Children)
-		what, breaking = append(what, sub...), breaking || br
+		sub, br, rt := diffFields(field, c.Children, n.Children)
+		what, breaking, retyped = append(what, sub...), breaking || br, retyped || rt
 	}
 	for _, c := range now {
 		if !wasIDs[c.ID] {
 			what = append(what, "field "+oneline.Name(path+"."+c.Name)+" added")
 		}
 	}
-	return what, breaking
+	return what, breaking, retyped
 }
 
 // defaultText is a default_value as a message writes it: Go-quoted, or

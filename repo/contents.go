@@ -190,8 +190,9 @@ var earlyStatsFixedIn = goversion.Must(goversion.NewVersion("1.5.4"))
 // (emptyStringsWarning); v12: a files.json key two live tables share
 // (sharedFilesKeys); v13: version.json's changes against the column
 // differences from the parent's snapshot (changesIssues), which the key
-// names.
-const contentsKeyKind = "fdl-formats content pass v13"
+// names; v14: a column only retyped (a promotion) unclaimed or claimed
+// not breaking is a warning, no longer a difference.
+const contentsKeyKind = "fdl-formats content pass v14"
 
 // contentsKey names everything a content pass of v reads, or "" (no digest
 // cache, or an object store, whose data files the pass fetches and
