@@ -3,6 +3,7 @@ package repo
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -43,7 +44,11 @@ import (
 //     it, "info.lat"), or that every entry naming it says breaking false
 //     (for a column only retyped, a warning);
 //   - an entry naming a table that is at neither snapshot, or a column
-//     (or, with no column, a table) with no difference at all;
+//     (or, with no column, a table) with no difference at all; a view
+//     created, dropped or redefined (dataset.json lists views among the
+//     tables) is a difference, and its columns, which only binding its
+//     SQL would tell, are not compared: an entry naming a column of
+//     such a view is taken as it is;
 //   - a version without parents with a non-empty list: there is nothing
 //     to differ from.
 //
@@ -76,11 +81,12 @@ type colDiff struct {
 }
 
 // tableDiff is a table dropped, renamed or created after the parent's
-// snapshot.
+// snapshot, or a view created, dropped or redefined.
 type tableDiff struct {
 	names    []string // keys at both snapshots
 	what     string
 	breaking bool // dropped or renamed
+	view     bool
 }
 
 // namesTable reports whether an entry's table names one of keys.
@@ -182,7 +188,8 @@ func (r *repository) changesIssues(ctx context.Context, v *version, rd *compare.
 			}
 			continue
 		}
-		if !slices.ContainsFunc(cols, func(d colDiff) bool { return namesTable(d.tables, c.Table) && d.namesColumn(c.Column) }) {
+		if !slices.ContainsFunc(cols, func(d colDiff) bool { return namesTable(d.tables, c.Table) && d.namesColumn(c.Column) }) &&
+			!slices.ContainsFunc(tabs, func(t tableDiff) bool { return t.view && namesTable(t.names, c.Table) }) {
 			issues = append(issues, Issue{Problem: ProblemMismatch, Detail: fmt.Sprintf("%s: %s names a column with no difference %s (no column of that name in a table of that name was added, dropped, renamed or altered)", file, entryText(i, c), between)})
 		}
 	}
@@ -257,6 +264,34 @@ func columnDifferences(ctx context.Context, rd *compare.Reader, from, to int64) 
 			d.tables, d.shown = keys, t.Shown()
 			cols = append(cols, d)
 		}
+	}
+	// Views, by name (a view's SQL is not bound: its columns are not
+	// read).
+	viewsWere, err := rd.Views(ctx, from)
+	if err != nil {
+		return nil, nil, err
+	}
+	viewsNow, err := rd.Views(ctx, to)
+	if err != nil {
+		return nil, nil, err
+	}
+	sqlWas := map[string]string{}
+	for _, v := range viewsWere {
+		sqlWas[v.Schema+"."+v.Name] = v.SQL
+	}
+	for _, v := range viewsNow {
+		key := v.Schema + "." + v.Name
+		was, ok := sqlWas[key]
+		delete(sqlWas, key)
+		switch {
+		case !ok:
+			tabs = append(tabs, tableDiff{names: []string{key}, what: "created (a view)", view: true})
+		case was != v.SQL:
+			tabs = append(tabs, tableDiff{names: []string{key}, what: "redefined (a view)", view: true})
+		}
+	}
+	for _, key := range slices.Sorted(maps.Keys(sqlWas)) {
+		tabs = append(tabs, tableDiff{names: []string{key}, what: "dropped (a view)", breaking: true, view: true})
 	}
 	for _, t := range before {
 		if seen[t.ID] {

@@ -65,6 +65,13 @@ func TestCheckChangesClaims(t *testing.T) {
 			want: `version.json: changes[1] (table main.measurements, kind add_column, column city, breaking false) names a column with no difference between its parent`, wantV: 1},
 		{name: "entry for an untouched table", changes: map[int][]any{1: {change(m, "add_column", "unit", false), change("main.stations", "add_column", "unit", false)}},
 			want: `version.json: changes[1] (table main.stations, kind add_column, column unit, breaking false) names a column with no difference`, wantV: 1},
+		// Version 2 creates the view main.by_city: an entry naming it
+		// (dataset.json lists views among its tables), or a column of
+		// it, names a difference; in version 3, which leaves it as it
+		// was, one names none.
+		{name: "entries for a view created", changes: map[int][]any{1: {change(m, "add_column", "unit", false), change("main.by_city", "create_view", "", false), change("main.by_city", "add_column", "n", false)}, 2: v3}},
+		{name: "entry for an untouched view", changes: map[int][]any{1: v2, 2: {change(m, "rename_column", "temp", true), change(m, "drop_column", "taken", true), change("main.by_city", "replace_view", "", false)}},
+			want: `version.json: changes[2] (table main.by_city, kind replace_view, breaking false) names a table with no difference`, wantV: 2},
 		{name: "first version with changes", changes: map[int][]any{0: {change(m, "add_column", "id", false), change(m, "add_column", "city", false)}},
 			want: `version.json: changes[0] (table main.measurements, kind add_column, column id, breaking false) (and 1 more), but the version has no parent`, wantV: 0},
 		{name: "first version, empty changes", changes: map[int][]any{0: {}}},

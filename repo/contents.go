@@ -191,7 +191,8 @@ var earlyStatsFixedIn = goversion.Must(goversion.NewVersion("1.5.4"))
 // (sharedFilesKeys); v13: version.json's changes against the column
 // differences from the parent's snapshot (changesIssues), which the key
 // names; v14: a column only retyped (a promotion) unclaimed or claimed
-// not breaking is a warning, no longer a difference.
+// not breaking is a warning, no longer a difference, and a view created,
+// dropped or redefined is a difference entries may name.
 const contentsKeyKind = "fdl-formats content pass v14"
 
 // contentsKey names everything a content pass of v reads, or "" (no digest
