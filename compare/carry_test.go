@@ -12,18 +12,13 @@ import (
 	"github.com/fdl-formats/fdl-formats/lakegen"
 )
 
-// carryLake writes a lakegen history (every third version also deletes,
-// which rewrites the delete files of the data files deleted from before)
-// and returns its versions' catalogs, oldest first, and its data folder.
+// carryLake is the lakegen history of the carry tests (every third version
+// also deletes, which rewrites the delete files of the data files deleted
+// from before): its versions' catalogs, oldest first, and its data folder,
+// shared read-only (historyLake; the tests change copies, tamper).
 func carryLake(t *testing.T) (cats []string, data string) {
 	t.Helper()
-	dir := t.TempDir()
-	if _, err := lakegen.History(context.Background(), dir, lakegen.HistoryOptions{Versions: 7, RowsPerVersion: 300, FilesPerVersion: 2, DeleteEvery: 3}); err != nil {
-		t.Fatal(err)
-	}
-	cats, _ = filepath.Glob(filepath.Join(dir, "versions", "*", "ducklake.duckdb"))
-	slices.Sort(cats) // UUIDv7 folders: oldest first
-	return cats, filepath.Join(dir, "data")
+	return historyLake(t, lakegen.HistoryOptions{Versions: 7, RowsPerVersion: 300, FilesPerVersion: 2, DeleteEvery: 3})
 }
 
 // newTestCache is a digest cache of the test's own.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"testing"
 
 	"github.com/fdl-formats/fdl-formats/lakegen"
@@ -18,13 +17,7 @@ import (
 // positions again, and a backfill's memory grew with versions x files.
 func TestDeletedRowsKeysPerDeleteState(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	if _, err := lakegen.History(ctx, dir, lakegen.HistoryOptions{Versions: 6, RowsPerVersion: 3000, FilesPerVersion: 2, DeleteEvery: 2}); err != nil {
-		t.Fatal(err)
-	}
-	cats, _ := filepath.Glob(filepath.Join(dir, "versions", "*", "ducklake.duckdb"))
-	slices.Sort(cats) // UUIDv7 folders: oldest first
-	data := filepath.Join(dir, "data")
+	cats, data := historyLake(t, lakegen.HistoryOptions{Versions: 6, RowsPerVersion: 3000, FilesPerVersion: 2, DeleteEvery: 2})
 	for _, tc := range []struct {
 		name string
 		opts ScanOptions

@@ -2,8 +2,6 @@ package compare
 
 import (
 	"context"
-	"path/filepath"
-	"slices"
 	"testing"
 
 	"github.com/fdl-formats/fdl-formats/lakegen"
@@ -18,17 +16,8 @@ import (
 // Hints past the run's cap are dropped: those files are read again.
 func TestHintsSaveDeletedRowReads(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
 	const versions, filesPerVersion = 6, 2
-	if _, err := lakegen.History(ctx, dir, lakegen.HistoryOptions{Versions: versions, RowsPerVersion: 3000, FilesPerVersion: filesPerVersion, DeleteEvery: 2}); err != nil {
-		t.Fatal(err)
-	}
-	cats, _ := filepath.Glob(filepath.Join(dir, "versions", "*", "ducklake.duckdb"))
-	slices.Sort(cats) // UUIDv7 folders: oldest first
-	if len(cats) != versions {
-		t.Fatalf("%d catalogs, want %d", len(cats), versions)
-	}
-	data := filepath.Join(dir, "data")
+	cats, data := historyLake(t, lakegen.HistoryOptions{Versions: versions, RowsPerVersion: 3000, FilesPerVersion: filesPerVersion, DeleteEvery: 2})
 	for _, tc := range []struct {
 		name  string
 		hints bool
