@@ -12,7 +12,8 @@ import (
 )
 
 // TestMain gives the tests a private cache folder, so that they never read
-// or fill the user's own (~/.cache/fdl-formats).
+// or fill the user's own (~/.cache/fdl-formats), and removes the lakegen
+// histories they copied (historyCopy) when they are done.
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "fdl-formats-cmd-test-cache-")
 	if err != nil {
@@ -21,6 +22,7 @@ func TestMain(m *testing.M) {
 	}
 	os.Setenv(cacheEnv, dir)
 	code := m.Run()
+	removeHistories()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -271,14 +270,11 @@ func editMiddle(t *testing.T, path string) []byte {
 	return b
 }
 
-// fourVersionHistory writes a lakegen history of 4 versions of 300 rows in
-// 2 files; version 3 deletes id % 997 = 3: row 3 only, of version 1's
-// first file (one delete file).
+// fourVersionHistory copies a lakegen history of 4 versions of 300 rows in
+// 2 files (historyCopy) into a folder of the test's; version 3 deletes
+// id % 997 = 3: row 3 only, of version 1's first file (one delete file).
 func fourVersionHistory(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
-	if _, err := lakegen.History(context.Background(), dir, lakegen.HistoryOptions{Versions: 4, RowsPerVersion: 300, FilesPerVersion: 2, DeleteEvery: 3}); err != nil {
-		t.Fatal(err)
-	}
+	dir, _ := historyCopy(t, lakegen.HistoryOptions{Versions: 4, RowsPerVersion: 300, FilesPerVersion: 2, DeleteEvery: 3})
 	return dir
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -394,16 +393,12 @@ func folderFindings(t *testing.T, findings []jsonFinding, folders []string, word
 	}
 }
 
-// smallHistory writes a lakegen history of n versions of 10 rows each in
-// a folder of the test's and returns it with the versions' ids, oldest
-// first.
+// smallHistory copies a lakegen history of n versions of 10 rows each
+// (historyCopy) into a folder of the test's and returns it with the
+// versions' ids, oldest first.
 func smallHistory(t *testing.T, n int) (string, []string) {
 	t.Helper()
-	dir := t.TempDir()
-	res, err := lakegen.History(context.Background(), dir, lakegen.HistoryOptions{Versions: n, RowsPerVersion: 10, FilesPerVersion: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, res := historyCopy(t, lakegen.HistoryOptions{Versions: n, RowsPerVersion: 10, FilesPerVersion: 1})
 	ids := make([]string, len(res.Versions))
 	for i, v := range res.Versions {
 		ids[i] = v.ID
