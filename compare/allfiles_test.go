@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/testduck"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 )
 
@@ -191,10 +192,7 @@ func TestStoredFilesFollowMovedFolders(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			catalog := filepath.Join(t.TempDir(), "moved.duckdb")
 			copyFile(t, cats[0], catalog)
-			db, err := sql.Open("duckdb", catalog)
-			if err != nil {
-				t.Fatal(err)
-			}
+			db := testduck.Open(t, catalog)
 			for _, q := range []string{
 				"UPDATE ducklake_table SET end_snapshot = (SELECT max(snapshot_id) FROM ducklake_snapshot) WHERE end_snapshot IS NULL",
 				"INSERT INTO ducklake_table SELECT * REPLACE (end_snapshot AS begin_snapshot, NULL AS end_snapshot, " + sqlString(tc.folder) + " AS path, false AS path_is_relative) FROM ducklake_table WHERE end_snapshot = (SELECT max(snapshot_id) FROM ducklake_snapshot)",

@@ -2,7 +2,6 @@ package compare
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"io"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/internal/parquetfooter"
+	"github.com/fdl-formats/fdl-formats/internal/testduck"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 )
 
@@ -239,10 +239,7 @@ func TestCatalogsFindPlantedDifferences(t *testing.T) {
 			t.Fatal(err)
 		}
 		target := filepath.Join(dataB, filepath.FromSlash(delFile))
-		db, err := sql.Open("duckdb", "")
-		if err != nil {
-			t.Fatal(err)
-		}
+		db := testduck.Open(t, "")
 		defer db.Close()
 		tmp := target + ".new"
 		if _, err := db.Exec(`COPY (SELECT id, CASE WHEN id = 3 THEN 'changed' ELSE v END AS v FROM read_parquet('` + target + `')) TO '` + tmp + `' (FORMAT parquet, FIELD_IDS {id: 1, v: 2})`); err != nil {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/testduck"
 )
 
 // deleteTarget is a data file with a Parquet delete file visible at a
@@ -304,10 +305,7 @@ func queryString(t *testing.T, catalog, q string) string {
 
 func queryRow(t *testing.T, catalog, q string, dest any) {
 	t.Helper()
-	db, err := sql.Open("duckdb", catalog+"?access_mode=read_only")
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := testduck.Open(t, catalog+"?access_mode=read_only")
 	defer db.Close()
 	if err := db.QueryRow(q).Scan(dest); err != nil {
 		t.Fatalf("%s: %v", q, err)

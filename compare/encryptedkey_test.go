@@ -1,11 +1,12 @@
 package compare
 
 import (
-	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/fdl-formats/fdl-formats/internal/testduck"
 )
 
 // TestEncryptedFileWithoutKey: in a catalog whose ducklake_metadata says
@@ -21,10 +22,7 @@ func TestEncryptedFileWithoutKey(t *testing.T) {
 	lake, catalog := lastVersion(t, "lakes", "15_encryption")
 	data := filepath.Join(lake, "data")
 	plain := filepath.Join(t.TempDir(), "plain.parquet")
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := testduck.Open(t, "")
 	defer db.Close()
 	if _, err := db.Exec(fmt.Sprintf("COPY (SELECT 5000::BIGINT AS id, 'clear' AS payload) TO %s (FORMAT parquet, FIELD_IDS {id: 1, payload: 2})", sqlString(plain))); err != nil {
 		t.Fatal(err)

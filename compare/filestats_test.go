@@ -2,7 +2,6 @@ package compare
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -10,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/testduck"
 )
 
 // readAlikeInserts returns the INSERTs that give every data file and
@@ -17,10 +17,7 @@ import (
 // statistics row the row formats.StatsReadAlike gives.
 func readAlikeInserts(t *testing.T, catalog string) []string {
 	t.Helper()
-	db, err := sql.Open("duckdb", catalog+"?access_mode=read_only")
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := testduck.Open(t, catalog+"?access_mode=read_only")
 	defer db.Close()
 	pairs, err := formats.FileColumnPairs(context.Background(), db, "", "ducklake_file_column_stats")
 	if err != nil {

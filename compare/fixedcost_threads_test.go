@@ -2,12 +2,13 @@ package compare
 
 import (
 	"context"
-	"database/sql"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"sync"
 	"testing"
+
+	"github.com/fdl-formats/fdl-formats/internal/testduck"
 )
 
 // threadsSetting is the threads setting of a reader's database.
@@ -28,10 +29,7 @@ func TestMetadataOnOneThread(t *testing.T) {
 	ctx := context.Background()
 	lake, catalog := lastVersion(t, "lakes", "06_deletes")
 	data := filepath.Join(lake, "data")
-	fresh, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	fresh := testduck.Open(t, "")
 	defer fresh.Close()
 	var def int64
 	if err := fresh.QueryRowContext(ctx, "SELECT current_setting('threads')").Scan(&def); err != nil {

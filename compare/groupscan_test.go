@@ -2,11 +2,12 @@ package compare
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/fdl-formats/fdl-formats/internal/testduck"
 )
 
 // TestGroupedReadsOfFilesWithoutFieldIDs: files without field ids are read
@@ -69,10 +70,7 @@ func lakeWithoutFieldIDs(t *testing.T, name, rename string, dirs []string) (cata
 	if len(files) < 2 {
 		t.Fatalf("%s has %d data files", name, len(files))
 	}
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := testduck.Open(t, "")
 	defer db.Close()
 	if _, err := db.ExecContext(ctx, "ATTACH "+sqlString(catalog)+" AS c"); err != nil {
 		t.Fatal(err)

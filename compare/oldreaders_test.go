@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/fdl-formats/fdl-formats/internal/realduckdb"
+	"github.com/fdl-formats/fdl-formats/internal/testduck"
 )
 
 // misreadTables are VARCHAR (and one BIGINT) columns of every shape of
@@ -54,10 +55,7 @@ func writeMisreadFile(t *testing.T, ctx context.Context, conn *sql.Conn, path, s
 // v1.4.0 (which 1.3 cannot open and 1.4 reads right), it names none.
 func TestOldStorageMisreadCriterion(t *testing.T) {
 	ctx := context.Background()
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := testduck.Open(t, "")
 	defer db.Close()
 	conn, err := db.Conn(ctx)
 	if err != nil {

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fdl-formats/fdl-formats/internal/testduck"
 )
 
 // withParquetFile writes a one-row Parquet file from a DuckDB SELECT with
@@ -19,10 +21,7 @@ import (
 func withParquetFile(t *testing.T, catalog, sel, opts, stamp string) (string, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "partial.parquet")
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := testduck.Open(t, "")
 	defer db.Close()
 	if _, err := db.Exec(fmt.Sprintf("COPY (%s) TO %s (FORMAT parquet%s)", sel, sqlString(path), opts)); err != nil {
 		t.Fatal(err)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/fdl-formats/fdl-formats/internal/duckpool"
 	"github.com/fdl-formats/fdl-formats/internal/parquetsql"
+	"github.com/fdl-formats/fdl-formats/internal/testduck"
 	"github.com/fdl-formats/fdl-formats/lakegen"
 )
 
@@ -397,10 +398,7 @@ func TestDeletedRowsOneScanning(t *testing.T) {
 func rewriteDeleteFile(t *testing.T, catalog, path string, extra []int64) {
 	t.Helper()
 	ctx := context.Background()
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := testduck.Open(t, "")
 	defer db.Close()
 	names, _, err := describeDB(ctx, db, "SELECT * FROM read_parquet("+sqlString(path)+")")
 	if err != nil {
@@ -559,10 +557,7 @@ func deleteFileOfKind(t *testing.T, catalog, data, kind string) string {
 // changed (footer 0 when it has none), so that the disk check still holds.
 func updateDeleteFile(t *testing.T, catalog, path string, size int, footer uint32, added int) {
 	t.Helper()
-	db, err := sql.Open("duckdb", catalog)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := testduck.Open(t, catalog)
 	defer db.Close()
 	res, err := db.Exec(fmt.Sprintf("UPDATE ducklake_delete_file SET file_size_bytes = %d, footer_size = %d, delete_count = delete_count + %d WHERE path = %s",
 		size, footer, added, sqlString(filepath.Base(path))))
@@ -614,10 +609,7 @@ func checkDigestsWithCap(t *testing.T, catalog, data string, prefetched bool, ro
 // openDB opens a private in-memory DuckDB for the test.
 func openDB(t *testing.T) *sql.DB {
 	t.Helper()
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := testduck.Open(t, "")
 	t.Cleanup(func() { db.Close() })
 	return db
 }

@@ -2,7 +2,6 @@ package compare
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"os"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/fdl-formats/fdl-formats/digestcache"
+	"github.com/fdl-formats/fdl-formats/internal/testduck"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 )
 
@@ -69,10 +69,7 @@ func TestSelfConformance(t *testing.T) {
 	if err := os.WriteFile(cat, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	db, err := sql.Open("duckdb", cat)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := testduck.Open(t, cat)
 	var path string
 	if err := db.QueryRow("SELECT path FROM ducklake_data_file ORDER BY data_file_id LIMIT 1").Scan(&path); err != nil {
 		t.Fatal(err)

@@ -2,9 +2,10 @@ package convert
 
 import (
 	"context"
-	"database/sql"
 	"strings"
 	"testing"
+
+	"github.com/fdl-formats/fdl-formats/internal/testduck"
 )
 
 // TestExecInTransaction runs execInTransaction on a real DuckDB connection
@@ -41,10 +42,7 @@ func TestExecInTransaction(t *testing.T) {
 		}, []string{"2 statements in one batch (each alone ran): ", "Parser Error"}, 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			db, err := sql.Open("duckdb", "")
-			if err != nil {
-				t.Fatal(err)
-			}
+			db := testduck.Open(t, "")
 			defer db.Close()
 			conn, err := db.Conn(ctx)
 			if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/fdl-formats/fdl-formats/compare"
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/testduck"
 	"github.com/fdl-formats/fdl-formats/lakegen"
 )
 
@@ -46,10 +47,7 @@ func TestOneSidedTableStats(t *testing.T) {
 	for _, f := range cres.Findings {
 		noted = noted || f.Code == "one-sided-table-stats"
 	}
-	db, err := sql.Open("duckdb", v04)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := testduck.Open(t, v04)
 	var minValue, maxValue sql.NullString
 	err = db.QueryRow("SELECT min_value, max_value FROM ducklake_table_column_stats WHERE column_id = 1").Scan(&minValue, &maxValue)
 	db.Close()

@@ -2,7 +2,6 @@ package convert
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -14,6 +13,7 @@ import (
 	"github.com/fdl-formats/fdl-formats/compare"
 	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/internal/faults"
+	"github.com/fdl-formats/fdl-formats/internal/testduck"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 )
 
@@ -156,10 +156,7 @@ func TestRewritePublishRace(t *testing.T) {
 	vs := versionCatalogs(t, lake)
 	src := vs[len(vs)-1]
 	ctx := context.Background()
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := testduck.Open(t, "")
 	defer db.Close()
 	copyParquet := func(query, to string) error {
 		_, err := db.Exec(fmt.Sprintf(`COPY (%s) TO %s (FORMAT parquet, COMPRESSION uncompressed, FIELD_IDS {file_path: %d, pos: %d})`,

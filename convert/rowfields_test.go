@@ -2,12 +2,12 @@ package convert
 
 import (
 	"context"
-	"database/sql"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/testduck"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 )
 
@@ -36,10 +36,7 @@ func TestCatalogRowFieldsKeptApart(t *testing.T) {
 			copyFile(t, vs[len(vs)-1], src)
 			data := filepath.Join(t.TempDir(), "data")
 			copyTree(t, filepath.Join(lakes, lake, "data"), data)
-			db, err := sql.Open("duckdb", "")
-			if err != nil {
-				t.Fatal(err)
-			}
+			db := testduck.Open(t, "")
 			if _, err := db.Exec("ATTACH " + literal(src) + " AS c; " + edit + "; DETACH c"); err != nil {
 				t.Fatal(err)
 			}

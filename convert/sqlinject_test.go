@@ -11,6 +11,7 @@ import (
 
 	"github.com/fdl-formats/fdl-formats/compare"
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/testduck"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 )
 
@@ -31,10 +32,7 @@ func TestRewriteDeletesSnapshotTextIsNotSQL(t *testing.T) {
 	marker := filepath.Join(t.TempDir(), "injected.csv")
 	injected := fmt.Sprintf("0); COPY (SELECT 42 AS x) TO %s (FORMAT csv); SELECT count(*) FROM (SELECT 1", literal(marker))
 
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := testduck.Open(t, "")
 	defer db.Close()
 	var crafted []string
 	for _, p := range listTree(t, data) {
@@ -61,7 +59,7 @@ func TestRewriteDeletesSnapshotTextIsNotSQL(t *testing.T) {
 	if len(crafted) == 0 {
 		t.Fatal("06_deletes has no partial deletion file")
 	}
-	_, err = Catalog(context.Background(), src, filepath.Join(t.TempDir(), "0.3.duckdb"), formats.V0_3, Options{RewriteDeletes: true, DataPath: data})
+	_, err := Catalog(context.Background(), src, filepath.Join(t.TempDir(), "0.3.duckdb"), formats.V0_3, Options{RewriteDeletes: true, DataPath: data})
 	if _, statErr := os.Stat(marker); statErr == nil {
 		t.Fatalf("a snapshot value of a delete file ran as SQL: %s was written (conversion: %v)", marker, err)
 	}
@@ -146,10 +144,7 @@ func detectFile(ctx context.Context, path string) (string, error) {
 // keep their names: DuckLake derives them, and openSource refuses others.
 func hostileEdit(t *testing.T, path, suffix string) {
 	t.Helper()
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := testduck.Open(t, "")
 	defer db.Close()
 	conn, err := db.Conn(context.Background())
 	if err != nil {

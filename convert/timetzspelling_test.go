@@ -2,7 +2,6 @@ package convert
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"path/filepath"
 	"strings"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/fdl-formats/fdl-formats/compare"
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/testduck"
 )
 
 // TestTimeTZDefaultSpellings: DuckDB reads a TIMETZ initial_default
@@ -84,10 +84,7 @@ func TestTimeTZDefaultSpellings(t *testing.T) {
 // it alike whatever it does with offsets.
 func TestParseTimeTZMatchesDuckDB(t *testing.T) {
 	t.Parallel()
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := testduck.Open(t, "")
 	defer db.Close()
 	var lits []string
 	for _, clock := range []string{"12:34:56", "1:2:3", "12:34", "12:", "24:00:00", "24:00:00.1", "24:00:00.0000001", "12:34:56.5",

@@ -2,7 +2,6 @@ package convert
 
 import (
 	"context"
-	"database/sql"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/fdl-formats/fdl-formats/compare"
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/testduck"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 )
 
@@ -39,11 +39,8 @@ func TestTwoColumnDeleteTargets(t *testing.T) {
 	dir := filepath.Join(data, "main", "del")
 	orig := filepath.Join(dir, "ducklake-01a229fa-2545-7538-9741-e13cab5207c7-delete.parquet")
 	three := filepath.Join(dir, "ducklake-three-columns-delete.parquet")
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = db.Exec(fmt.Sprintf(`COPY (SELECT file_path, pos, 3::BIGINT AS "row" FROM read_parquet('%s') ORDER BY pos) TO '%s' (FORMAT parquet)`, orig, three))
+	db := testduck.Open(t, "")
+	_, err := db.Exec(fmt.Sprintf(`COPY (SELECT file_path, pos, 3::BIGINT AS "row" FROM read_parquet('%s') ORDER BY pos) TO '%s' (FORMAT parquet)`, orig, three))
 	db.Close()
 	if err != nil {
 		t.Fatal(err)

@@ -1,10 +1,11 @@
 package duckfile
 
 import (
-	"database/sql"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/fdl-formats/fdl-formats/internal/testduck"
 )
 
 // TestClassifyAttach holds ClassifyAttach to the messages this DuckDB
@@ -25,10 +26,7 @@ func TestClassifyAttach(t *testing.T) {
 		}
 		dataNamed = append(dataNamed, p)
 	}
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := testduck.Open(t, "")
 	defer db.Close()
 	for _, tc := range []struct {
 		path string

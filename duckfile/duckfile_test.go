@@ -14,6 +14,7 @@ import (
 
 	_ "github.com/duckdb/duckdb-go/v2"
 
+	"github.com/fdl-formats/fdl-formats/internal/testduck"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 )
 
@@ -22,10 +23,7 @@ import (
 // Storages is what DuckDB really writes.
 func TestStoragesMatchDuckDB(t *testing.T) {
 	ctx := context.Background()
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := testduck.Open(t, "")
 	defer db.Close()
 	dir := t.TempDir()
 	for _, s := range Storages {
@@ -210,10 +208,7 @@ func TestReadBadInput(t *testing.T) {
 // a frozen catalog claimed so was kept from DuckDB 1.5.2, which opens it.
 func TestPatchStorageNames(t *testing.T) {
 	ctx := context.Background()
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := testduck.Open(t, "")
 	defer db.Close()
 	dir := t.TempDir()
 	// The release names DuckDB 1.5.6 accepts (its error for an unknown one
@@ -258,10 +253,7 @@ func TestMinDuckDBOfNames(t *testing.T) {
 
 func TestBlockSize(t *testing.T) {
 	ctx := context.Background()
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := testduck.Open(t, "")
 	defer db.Close()
 	dir := t.TempDir()
 	for _, tc := range []struct {
@@ -322,10 +314,7 @@ func TestCut(t *testing.T) {
 		{"UPDATE a SET s = 'x' WHERE i < 10", "CHECKPOINT"},
 		{"DELETE FROM a WHERE i > 1000", "CHECKPOINT"},
 	} {
-		db, err := sql.Open("duckdb", path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		db := testduck.Open(t, path)
 		for _, s := range session {
 			if _, err := db.Exec(s); err != nil {
 				t.Fatalf("%s: %v", s, err)
@@ -339,10 +328,7 @@ func TestCut(t *testing.T) {
 		t.Fatalf("DuckDB left %d bytes, its header says %d: want a file DuckDB truncated", size, h.Length())
 	}
 	// DuckDB reads the file it truncated.
-	db, err := sql.Open("duckdb", path+"?access_mode=read_only")
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := testduck.Open(t, path+"?access_mode=read_only")
 	var n int64
 	if err := db.QueryRow("SELECT count(*) FROM a").Scan(&n); err != nil || n != 1001 {
 		t.Fatalf("read the truncated file: %d rows, %v", n, err)

@@ -14,6 +14,7 @@ import (
 	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/internal/parquetfooter"
 	"github.com/fdl-formats/fdl-formats/internal/realduckdb"
+	"github.com/fdl-formats/fdl-formats/internal/testduck"
 )
 
 // filterTypes are the column types a filtered read of the sweep filters
@@ -156,10 +157,7 @@ var filterExceptions = []filterException{}
 // release and rows.
 func TestRealReleasesReadConformanceParquetFiltered(t *testing.T) {
 	ctx := context.Background()
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := testduck.Open(t, "")
 	defer db.Close()
 	conn, err := db.Conn(ctx)
 	if err != nil {

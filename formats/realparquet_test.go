@@ -19,6 +19,7 @@ import (
 	"github.com/fdl-formats/fdl-formats/internal/parquetfooter"
 	"github.com/fdl-formats/fdl-formats/internal/parquetfooter/footertest"
 	"github.com/fdl-formats/fdl-formats/internal/realduckdb"
+	"github.com/fdl-formats/fdl-formats/internal/testduck"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 )
 
@@ -224,10 +225,7 @@ var newerTypes = []struct {
 // catalog names has no key and is left out, counted.
 func TestRealReleasesReadConformanceParquet(t *testing.T) {
 	ctx := context.Background()
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := testduck.Open(t, "")
 	defer db.Close()
 	reads, encrypted, keyless := conformanceReads(t, ctx, db)
 	var plain, stmts []string
@@ -313,10 +311,7 @@ func olderThan(a, b string) bool {
 // others reading the file right.
 func TestRealReleasesFooterQuirks(t *testing.T) {
 	ctx := context.Background()
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := testduck.Open(t, "")
 	defer db.Close()
 	dir := t.TempDir()
 	// Each case: the rows written, then footertest.Rewrite's arguments
@@ -395,10 +390,7 @@ func TestRealReleasesFooterQuirks(t *testing.T) {
 // others read 1.5.6's; where it does not, every release reads 1.5.6's.
 func TestRealReleasesStructSkip(t *testing.T) {
 	ctx := context.Background()
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := testduck.Open(t, "")
 	defer db.Close()
 	const rows = 8192
 	cases := []struct {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/fdl-formats/fdl-formats/fdljson"
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/testduck"
 )
 
 // TestDemoRepository generates the demo repository and checks, with plain
@@ -101,10 +102,7 @@ func parse(t *testing.T, path string, fn func(string, []byte) error) {
 
 func openDB(t *testing.T) *sql.Conn {
 	t.Helper()
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := testduck.Open(t, "")
 	t.Cleanup(func() { db.Close() })
 	conn, err := db.Conn(context.Background())
 	if err != nil {

@@ -3,7 +3,6 @@ package repo
 import (
 	"context"
 	"crypto/sha256"
-	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -24,6 +23,7 @@ import (
 
 	"github.com/fdl-formats/fdl-formats/digestcache"
 	"github.com/fdl-formats/fdl-formats/internal/faults"
+	"github.com/fdl-formats/fdl-formats/internal/testduck"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 	"github.com/fdl-formats/fdl-formats/store"
 	"github.com/fdl-formats/fdl-formats/store/local"
@@ -277,10 +277,7 @@ func flagRenamedColumns(t *testing.T, root string) {
 // column of which had another name before.
 func renamedTables(t *testing.T, catalog string) []string {
 	t.Helper()
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := testduck.Open(t, "")
 	defer db.Close()
 	rows, err := db.Query(fmt.Sprintf(`ATTACH '%s' AS c (READ_ONLY);
 		SELECT DISTINCT s.schema_name || '.' || t.table_name FROM c.ducklake_column x
@@ -307,10 +304,7 @@ func renamedTables(t *testing.T, catalog string) []string {
 
 func execDuckDB(t *testing.T, path, stmt string) {
 	t.Helper()
-	db, err := sql.Open("duckdb", path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := testduck.Open(t, path)
 	defer db.Close()
 	if _, err := db.Exec(stmt); err != nil {
 		t.Fatalf("%s on %s: %v", stmt, path, err)

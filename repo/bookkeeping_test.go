@@ -2,7 +2,6 @@ package repo
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -11,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fdl-formats/fdl-formats/internal/testduck"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 	"github.com/fdl-formats/fdl-formats/lakegen"
 )
@@ -277,10 +277,7 @@ func TestCheckInlinedByRegistration(t *testing.T) {
 	id := versionIDs(t, root)[2]
 	frozen := filepath.Join(root, "versions", id, "ducklake.duckdb")
 	var tableID, fileID int64
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := testduck.Open(t, "")
 	q := "ATTACH '" + frozen + "' AS f (READ_ONLY)"
 	if _, err := db.Exec(q); err != nil {
 		t.Fatal(err)

@@ -3,7 +3,6 @@ package repo
 import (
 	"context"
 	"crypto/rand"
-	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +14,7 @@ import (
 	"github.com/fdl-formats/fdl-formats/internal/duckblocks"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 
+	"github.com/fdl-formats/fdl-formats/internal/testduck"
 	"github.com/fdl-formats/fdl-formats/lakegen"
 	"github.com/fdl-formats/fdl-formats/store/local"
 )
@@ -83,10 +83,7 @@ func flipByte(t *testing.T, path string, off int64) {
 // (a different size on disk than the catalog records).
 func rewriteDataFile(t *testing.T, path string) {
 	t.Helper()
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := testduck.Open(t, "")
 	defer db.Close()
 	tmp := path + ".new"
 	if _, err := db.Exec(fmt.Sprintf(`COPY (SELECT id, CASE WHEN id = 3 THEN 'changed' ELSE v END AS v FROM read_parquet('%s')) TO '%s' (FORMAT parquet, FIELD_IDS {id: 1, v: 2})`, path, tmp)); err != nil {
@@ -281,10 +278,7 @@ func TestBackfillReadsOnlyVerifiedBytes(t *testing.T) {
 	// beside the frozen catalog.
 	edited := filepath.Join(t.TempDir(), "ducklake.duckdb")
 	copyFile(t, frozen, edited)
-	db, err := sql.Open("duckdb", edited)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := testduck.Open(t, edited)
 	for _, q := range []string{"PRAGMA disable_checkpoint_on_shutdown", "SET wal_autocheckpoint = '1TB'", "UPDATE ducklake_snapshot_changes SET author = 'mallory'"} {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatalf("%s: %v", q, err)
@@ -300,10 +294,7 @@ func TestBackfillReadsOnlyVerifiedBytes(t *testing.T) {
 		t.Fatalf("Backfill: %v", err)
 	}
 	pub := filepath.Join(root, "versions", id, "catalogs", "1.1.duckdb")
-	check, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	check := testduck.Open(t, "")
 	defer check.Close()
 	var n int
 	if _, err := check.Exec(fmt.Sprintf("ATTACH '%s' AS pub (READ_ONLY)", pub)); err != nil {
@@ -315,7 +306,7 @@ func TestBackfillReadsOnlyVerifiedBytes(t *testing.T) {
 	if n != 0 {
 		t.Errorf("the published catalog holds %d edits that are only in the write-ahead log", n)
 	}
-	_, err = Check(ctx, st, opts)
+	_, err := Check(ctx, st, opts)
 	if !errors.Is(err, ErrDifferences) || !strings.Contains(err.Error(), "write-ahead log beside the frozen catalog") {
 		t.Errorf("Check = %v, want a difference naming the write-ahead log", err)
 	}

@@ -2,7 +2,6 @@ package repo
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/fdl-formats/fdl-formats/digestcache"
 	"github.com/fdl-formats/fdl-formats/duckfile"
+	"github.com/fdl-formats/fdl-formats/internal/testduck"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 	"github.com/fdl-formats/fdl-formats/store"
 )
@@ -21,10 +21,7 @@ import (
 // DuckDB storage version storage (COPY FROM DATABASE, the real DuckDB).
 func saveAtStorage(t *testing.T, path, storage string) {
 	t.Helper()
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := testduck.Open(t, "")
 	defer db.Close()
 	tmp := path + ".new"
 	for _, stmt := range []string{

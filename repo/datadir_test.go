@@ -2,7 +2,6 @@ package repo
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"net/http"
@@ -11,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fdl-formats/fdl-formats/internal/testduck"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 	"github.com/fdl-formats/fdl-formats/store"
 )
@@ -32,10 +32,7 @@ func moveOutside(t *testing.T, root, catalog string, del bool, stored string, re
 	if del {
 		table, idCol, old = "ducklake_delete_file", "delete_file_id", delDelete
 	}
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := testduck.Open(t, "")
 	defer db.Close()
 	if _, err := db.Exec(fmt.Sprintf("ATTACH '%s' AS c", catalog)); err != nil {
 		t.Fatal(err)

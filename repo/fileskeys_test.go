@@ -2,7 +2,6 @@ package repo
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"os"
@@ -10,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fdl-formats/fdl-formats/internal/testduck"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 	"github.com/fdl-formats/fdl-formats/lakegen"
 	"github.com/fdl-formats/fdl-formats/store/local"
@@ -40,10 +40,7 @@ func collidingLake(t *testing.T) (*local.Store, string, string) {
 	}
 	id := res.Versions[0].ID
 	dir := filepath.Join(root, "versions", id)
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := testduck.Open(t, "")
 	defer db.Close()
 	for _, q := range []string{
 		"ATTACH '" + filepath.Join(dir, "ducklake.duckdb") + "' AS c",

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/fdl-formats/fdl-formats/internal/parquetsql"
+	"github.com/fdl-formats/fdl-formats/internal/testduck"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 )
 
@@ -50,10 +51,7 @@ func TestFooterStandInReadsAsFile(t *testing.T) {
 	if len(files) < 100 {
 		t.Fatalf("%d Parquet files in the conformance lakes, want their data files", len(files))
 	}
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := testduck.Open(t, "")
 	defer db.Close()
 	rows := func(fn, path string) []string {
 		res, err := db.Query(fmt.Sprintf("SELECT (COLUMNS(* EXCLUDE (file_name)))::VARCHAR FROM %s(%s)", fn, parquetsql.Path(path)))

@@ -2,7 +2,6 @@ package repo
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"os"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/fdl-formats/fdl-formats/digestcache"
 	"github.com/fdl-formats/fdl-formats/internal/realduckdb"
+	"github.com/fdl-formats/fdl-formats/internal/testduck"
 )
 
 // writeWithDictFSST writes the catalog at path again as fdl-formats did
@@ -20,10 +20,7 @@ import (
 // 'v1.3.0' with its default compression, which then replaces the file.
 func writeWithDictFSST(t *testing.T, ctx context.Context, path string) {
 	t.Helper()
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := testduck.Open(t, "")
 	defer db.Close()
 	conn, err := db.Conn(ctx)
 	if err != nil {
@@ -142,10 +139,7 @@ func TestCheckFindsCatalogsOldDuckDBsMisread(t *testing.T) {
 	// The real DuckDB 1.3.2 reads the flagged file wrong, and the file
 	// backfill wrote (and the first version's, unflagged) right.
 	paths := []string{filepath.Join(root, key(ids[1])), good, filepath.Join(root, key(ids[0]))}
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := testduck.Open(t, "")
 	defer db.Close()
 	ref, err := realduckdb.ReadLinked(ctx, db, paths)
 	if err != nil {

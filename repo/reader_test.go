@@ -2,7 +2,6 @@ package repo
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -12,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/fdl-formats/fdl-formats/internal/expectedrows"
+	"github.com/fdl-formats/fdl-formats/internal/testduck"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 )
 
@@ -95,10 +95,7 @@ func relocate(t *testing.T, root, name string) {
 		dir := filepath.Join(root, "versions", id)
 		// table -> absolute path -> path relative to data_dir
 		moved := map[string]map[string]string{}
-		db, err := sql.Open("duckdb", "")
-		if err != nil {
-			t.Fatal(err)
-		}
+		db := testduck.Open(t, "")
 		if _, err := db.Exec(fmt.Sprintf("ATTACH '%s' AS c", filepath.Join(dir, "ducklake.duckdb"))); err != nil {
 			t.Fatal(err)
 		}

@@ -3,7 +3,6 @@ package repo
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +17,7 @@ import (
 	"github.com/fdl-formats/fdl-formats/compare"
 	"github.com/fdl-formats/fdl-formats/convert"
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/testduck"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 	"github.com/fdl-formats/fdl-formats/store/httpstore"
 	"github.com/fdl-formats/fdl-formats/store/local"
@@ -186,10 +186,7 @@ func checkStatement(ctx context.Context, t *testing.T, res *Resolution) {
 	if !filepath.IsAbs(res.CatalogURL) || !strings.HasSuffix(res.DataURL, string(filepath.Separator)) {
 		t.Errorf("catalog %s, data %s: want absolute local paths", res.CatalogURL, res.DataURL)
 	}
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := testduck.Open(t, "")
 	defer db.Close()
 	conn, err := db.Conn(ctx)
 	if err != nil {
@@ -579,10 +576,7 @@ func TestResolveWhatDuckDBCanOpen(t *testing.T) {
 // alias has that name. Before, `AS order` was a parser error.
 func TestAttachAlias(t *testing.T) {
 	ctx := context.Background()
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := testduck.Open(t, "")
 	defer db.Close()
 	conn, err := db.Conn(ctx)
 	if err != nil {

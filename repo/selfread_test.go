@@ -2,7 +2,6 @@ package repo
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -15,6 +14,7 @@ import (
 	"github.com/fdl-formats/fdl-formats/convert"
 	"github.com/fdl-formats/fdl-formats/digestcache"
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/testduck"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 )
 
@@ -54,10 +54,7 @@ func editJSON(t *testing.T, path string, edit func(m map[string]any)) {
 // catalog at path (read-only).
 func queryDuckDB(t *testing.T, path, q string) string {
 	t.Helper()
-	db, err := sql.Open("duckdb", path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := testduck.Open(t, path)
 	defer db.Close()
 	var s string
 	if err := db.QueryRow(q).Scan(&s); err != nil {

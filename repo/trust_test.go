@@ -2,7 +2,6 @@ package repo
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"net/http"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/fdl-formats/fdl-formats/compare"
 	"github.com/fdl-formats/fdl-formats/internal/datapath"
+	"github.com/fdl-formats/fdl-formats/internal/testduck"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 	"github.com/fdl-formats/fdl-formats/store"
 )
@@ -103,10 +103,7 @@ func TestRunSharesDeleteFiles(t *testing.T) {
 // execCatalog runs statements on a DuckDB catalog file (attached as c).
 func execCatalog(t *testing.T, catalog string, stmts ...string) {
 	t.Helper()
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := testduck.Open(t, "")
 	defer db.Close()
 	for _, s := range append(append([]string{fmt.Sprintf("ATTACH '%s' AS c", catalog)}, stmts...), "DETACH c") {
 		if _, err := db.Exec(s); err != nil {

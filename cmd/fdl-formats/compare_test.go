@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"io"
 	"os"
@@ -14,6 +13,7 @@ import (
 
 	_ "github.com/duckdb/duckdb-go/v2"
 
+	"github.com/fdl-formats/fdl-formats/internal/testduck"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 )
 
@@ -71,10 +71,7 @@ func TestCompareCommand(t *testing.T) {
 
 	t.Run("different", func(t *testing.T) {
 		b := copyCatalog(t, a)
-		db, err := sql.Open("duckdb", b)
-		if err != nil {
-			t.Fatal(err)
-		}
+		db := testduck.Open(t, b)
 		if _, err := db.Exec(`DELETE FROM ducklake_delete_file`); err != nil {
 			t.Fatal(err)
 		}
@@ -122,10 +119,7 @@ func TestCompareCommand(t *testing.T) {
 
 	t.Run("incomparable", func(t *testing.T) {
 		b := copyCatalog(t, a)
-		db, err := sql.Open("duckdb", b)
-		if err != nil {
-			t.Fatal(err)
-		}
+		db := testduck.Open(t, b)
 		if _, err := db.Exec(`UPDATE ducklake_data_file SET path = 'gone.parquet' WHERE data_file_id = 0`); err != nil {
 			t.Fatal(err)
 		}
@@ -142,12 +136,9 @@ func TestCompareCommand(t *testing.T) {
 			t.Fatal(err)
 		}
 		// The file data_file_id 0 names (relative to main/del/).
-		db, err = sql.Open("duckdb", a+"?access_mode=read_only")
-		if err != nil {
-			t.Fatal(err)
-		}
+		db = testduck.Open(t, a+"?access_mode=read_only")
 		var rel string
-		err = db.QueryRow(`SELECT path FROM ducklake_data_file WHERE data_file_id = 0`).Scan(&rel)
+		err := db.QueryRow(`SELECT path FROM ducklake_data_file WHERE data_file_id = 0`).Scan(&rel)
 		db.Close()
 		if err != nil {
 			t.Fatal(err)
@@ -176,10 +167,7 @@ func TestCompareCommand(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		db, err := sql.Open("duckdb", "out/ducklake.duckdb")
-		if err != nil {
-			t.Fatal(err)
-		}
+		db := testduck.Open(t, "out/ducklake.duckdb")
 		if _, err := db.Exec(`UPDATE ducklake_column SET column_order = NULL WHERE rowid = 0`); err != nil {
 			t.Fatal(err)
 		}

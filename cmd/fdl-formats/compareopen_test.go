@@ -1,13 +1,14 @@
 package main
 
 import (
-	"database/sql"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/fdl-formats/fdl-formats/internal/testduck"
 )
 
 // holdLock takes the write lock DuckDB takes on a file it opens read-write,
@@ -47,10 +48,7 @@ func TestCompareCatalogNotOpened(t *testing.T) {
 		t.Fatal(err)
 	}
 	plain := filepath.Join(dir, "plain.duckdb")
-	db, err := sql.Open("duckdb", plain)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := testduck.Open(t, plain)
 	if _, err := db.Exec(`CREATE TABLE t (a INTEGER); CHECKPOINT`); err != nil {
 		t.Fatal(err)
 	}
@@ -147,10 +145,7 @@ func TestCompareURLDataPathHint(t *testing.T) {
 	t.Parallel()
 	a, data := lakeCatalog(t, "lakes", "06_deletes")
 	b := copyCatalog(t, a)
-	db, err := sql.Open("duckdb", b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := testduck.Open(t, b)
 	if _, err := db.Exec(`UPDATE ducklake_metadata SET value = 'https://fdl.example/lake/data/' WHERE key = 'data_path'; CHECKPOINT`); err != nil {
 		t.Fatal(err)
 	}

@@ -1,12 +1,12 @@
 package main
 
 import (
-	"database/sql"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/fdl-formats/fdl-formats/internal/testduck"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 )
 
@@ -23,11 +23,8 @@ func TestNullRequiredFieldExits(t *testing.T) {
 	t.Parallel()
 	orig, data := lakeCatalog(t, "lakes", "06_deletes")
 	src := copyCatalog(t, orig)
-	db, err := sql.Open("duckdb", src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = db.Exec("UPDATE ducklake_data_file SET table_id = NULL WHERE data_file_id = (SELECT min(data_file_id) FROM ducklake_data_file)")
+	db := testduck.Open(t, src)
+	_, err := db.Exec("UPDATE ducklake_data_file SET table_id = NULL WHERE data_file_id = (SELECT min(data_file_id) FROM ducklake_data_file)")
 	db.Close()
 	if err != nil {
 		t.Fatal(err)
@@ -52,11 +49,8 @@ func TestNullRequiredFieldCheckExit(t *testing.T) {
 	root, ids := smallHistory(t, 2)
 	id := ids[len(ids)-1]
 	vdir := filepath.Join(root, "versions", id)
-	db, err := sql.Open("duckdb", filepath.Join(vdir, "ducklake.duckdb"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = db.Exec("UPDATE ducklake_table SET table_name = NULL WHERE rowid = (SELECT max(rowid) FROM ducklake_table)")
+	db := testduck.Open(t, filepath.Join(vdir, "ducklake.duckdb"))
+	_, err := db.Exec("UPDATE ducklake_table SET table_name = NULL WHERE rowid = (SELECT max(rowid) FROM ducklake_table)")
 	db.Close()
 	if err != nil {
 		t.Fatal(err)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"database/sql"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -10,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fdl-formats/fdl-formats/internal/testduck"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 	"github.com/fdl-formats/fdl-formats/lakegen"
 )
@@ -58,10 +58,7 @@ func TestHostilePathsPrintOneLine(t *testing.T) {
 		return out.String(), errOut.String()
 	}
 	run(exitOK, "backfill", "--no-cache", root)
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := testduck.Open(t, "")
 	defer db.Close()
 	if _, err := db.Exec("ATTACH '" + filepath.Join(dir, "ducklake.duckdb") + "' AS c"); err != nil {
 		t.Fatal(err)

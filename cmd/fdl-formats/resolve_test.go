@@ -1,13 +1,13 @@
 package main
 
 import (
-	"database/sql"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/fdl-formats/fdl-formats/internal/testduck"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 	"github.com/fdl-formats/fdl-formats/repo"
 )
@@ -111,10 +111,7 @@ func TestResolveCommand(t *testing.T) {
 // check said nothing of it).
 func TestResolveCommandReviewCases(t *testing.T) {
 	t.Parallel()
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := testduck.Open(t, "")
 	defer db.Close()
 	readme := `{"fdl": "0.1", "data_dir": "data/", "formats": [{"ducklake": "1.0", "duckdb": ">= 1.5.2, < 2.0.0"}, {"ducklake": "1.1", "duckdb": ">= 2.0.0"}]}`
 	latest := "01a18fe8-e1d1-740e-adda-56e0dc49465c"
@@ -284,10 +281,7 @@ func TestResolveRefusesLineBreakInPath(t *testing.T) {
 		t.Errorf("resolve: exit %d, want %d naming version.json's catalog.path\n%s\n%s", code, exitInvalid, out, errOut)
 	}
 	if out != "" {
-		db, err := sql.Open("duckdb", "")
-		if err != nil {
-			t.Fatal(err)
-		}
+		db := testduck.Open(t, "")
 		defer db.Close()
 		if stmt, err := db.Prepare(out); err == nil {
 			stmt.Close()

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -14,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/fdl-formats/fdl-formats/convert"
+	"github.com/fdl-formats/fdl-formats/internal/testduck"
 	"github.com/fdl-formats/fdl-formats/lakegen"
 )
 
@@ -104,10 +104,7 @@ func TestHostileNamesPrintNoLine(t *testing.T) {
 	// The published 1.1 catalog of the first version renames the column:
 	// check and compare name both.
 	published := filepath.Join(first, "catalogs", "1.1.duckdb")
-	db, err := sql.Open("duckdb", published)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := testduck.Open(t, published)
 	if _, err := db.Exec("UPDATE ducklake_column SET column_name = ? WHERE column_name = ?", forgedColumn+"-renamed", forgedColumn); err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package parquetfooter_test
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -13,16 +12,14 @@ import (
 	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/internal/parquetfooter"
 	"github.com/fdl-formats/fdl-formats/internal/parquetfooter/footertest"
+	"github.com/fdl-formats/fdl-formats/internal/testduck"
 )
 
 // TestReadFindsFooterQuirks writes one real Parquet file per footer quirk
 // (and clean ones) with DuckDB and reads their footers in one batch.
 func TestReadFindsFooterQuirks(t *testing.T) {
 	ctx := context.Background()
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := testduck.Open(t, "")
 	defer db.Close()
 	dir := t.TempDir()
 	write := func(name, sel, opts string) string {

@@ -2,13 +2,14 @@ package parquetsql
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"path/filepath"
 	"runtime"
 	"testing"
 
 	_ "github.com/duckdb/duckdb-go/v2"
+
+	"github.com/fdl-formats/fdl-formats/internal/testduck"
 )
 
 // TestPathReadsThatFileOnly writes Parquet files whose names are glob
@@ -19,10 +20,7 @@ import (
 // read).
 func TestPathReadsThatFileOnly(t *testing.T) {
 	ctx := context.Background()
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := testduck.Open(t, "")
 	defer db.Close()
 	dir := t.TempDir()
 	write := func(name string, v int) string {

@@ -2,13 +2,14 @@ package realduckdb
 
 import (
 	"context"
-	"database/sql"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	_ "github.com/duckdb/duckdb-go/v2" // the database/sql driver
+
+	"github.com/fdl-formats/fdl-formats/internal/testduck"
 )
 
 func TestDiff(t *testing.T) {
@@ -52,10 +53,7 @@ func TestBuildWithoutGo(t *testing.T) {
 // and a statement that fails is a reading with its error, not a failure.
 func TestReadQueries(t *testing.T) {
 	ctx := context.Background()
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := testduck.Open(t, "")
 	defer db.Close()
 	stmts := []string{
 		"SELECT i, 'v' || i AS s, {a: i} AS st FROM range(3000) r(i)",

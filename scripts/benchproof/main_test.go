@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"flag"
 	"os"
 	"os/exec"
@@ -10,6 +9,8 @@ import (
 	"slices"
 	"syscall"
 	"testing"
+
+	"github.com/fdl-formats/fdl-formats/internal/testduck"
 )
 
 // TestPeakRSSIsTheChilds: a small child of a large parent has a small peak.
@@ -55,10 +56,7 @@ func TestCopyDatabaseAsProcess(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	src, dst := filepath.Join(dir, "src.duckdb"), filepath.Join(dir, "dst.duckdb")
-	db, err := sql.Open("duckdb", src)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := testduck.Open(t, src)
 	for _, q := range []string{
 		"CREATE TABLE ducklake_snapshot AS SELECT range AS snapshot_id, 'v' || range AS note FROM range(1000)",
 		"CREATE TABLE ducklake_metadata (key VARCHAR, value VARCHAR)",
@@ -93,10 +91,7 @@ func TestCopyDatabaseAsProcess(t *testing.T) {
 			if tc.name == "as a child process" && cpu <= 0 {
 				t.Errorf("child CPU time %v, want > 0", cpu)
 			}
-			db, err := sql.Open("duckdb", dst)
-			if err != nil {
-				t.Fatal(err)
-			}
+			db := testduck.Open(t, dst)
 			defer db.Close()
 			var n, sum int64
 			var version string
