@@ -62,6 +62,12 @@ func of(calls map[string]int, suffix string) map[string]int {
 	return out
 }
 
+// dataHistories are historyDataFiles' shared fixtures, by options.
+var dataHistories struct {
+	sync.Mutex
+	byOpts map[lakegen.HistoryOptions]*sharedFixture
+}
+
 type loggedTransport struct {
 	log  *requestLog
 	base http.RoundTripper
@@ -72,12 +78,27 @@ func (t loggedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return t.base.RoundTrip(r)
 }
 
-// historyDataFiles generates a lakegen history in a new folder and lists
+// historyDataFiles copies a lakegen history into a new folder and lists
 // its data files (not delete files) by their path under the repository.
+// Each set of options is generated once per test binary (a shared fixture,
+// read only by the copy).
 func historyDataFiles(t *testing.T, opts lakegen.HistoryOptions) (string, []string) {
 	t.Helper()
-	dir := t.TempDir()
-	if _, err := lakegen.History(context.Background(), dir, opts); err != nil {
+	dataHistories.Lock()
+	f := dataHistories.byOpts[opts]
+	if f == nil {
+		f = &sharedFixture{name: fmt.Sprintf("history-%d", len(dataHistories.byOpts))}
+		if dataHistories.byOpts == nil {
+			dataHistories.byOpts = map[lakegen.HistoryOptions]*sharedFixture{}
+		}
+		dataHistories.byOpts[opts] = f
+	}
+	dataHistories.Unlock()
+	golden, _ := f.generate(t, func(dir string) (*lakegen.Result, error) {
+		return lakegen.History(context.Background(), dir, opts)
+	})
+	dir := filepath.Join(t.TempDir(), "history")
+	if err := copyTree(golden, dir); err != nil {
 		t.Fatal(err)
 	}
 	var files []string
