@@ -280,10 +280,7 @@ func hostileSQLRun(t *testing.T, lake, kind string) {
 // folder data.
 func hostileSQLEdit(t *testing.T, path, markers, kind, data string) {
 	t.Helper()
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := testduck.Open(t, "")
 	defer db.Close()
 	conn, err := db.Conn(context.Background())
 	if err != nil {

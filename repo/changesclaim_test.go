@@ -2,7 +2,6 @@ package repo
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/fdl-formats/fdl-formats/compare"
 	"github.com/fdl-formats/fdl-formats/digestcache"
+	"github.com/fdl-formats/fdl-formats/internal/testduck"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 	"github.com/fdl-formats/fdl-formats/lakegen"
 	"github.com/fdl-formats/fdl-formats/store/local"
@@ -324,10 +324,7 @@ func TestCheckChangesTypeChanged(t *testing.T) {
 	}
 	v2 := res.Versions[1]
 	vdir := filepath.Join(golden, "versions", v2.ID)
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := testduck.Open(t, "")
 	defer db.Close()
 	last := v2.SnapshotID
 	for _, q := range []string{
@@ -415,10 +412,7 @@ func TestCheckChangesWholeTables(t *testing.T) {
 	}
 	v2 := res.Versions[1]
 	vdir := filepath.Join(golden, "versions", v2.ID)
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := testduck.Open(t, "")
 	defer db.Close()
 	last := v2.SnapshotID
 	for _, q := range []string{
