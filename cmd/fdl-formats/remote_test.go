@@ -503,18 +503,21 @@ func TestS3SetupErrors(t *testing.T) {
 	srv := s3test.Start(t)
 	bucket := srv.Bucket(t)
 	putObject(t, srv.Client(), bucket, "lake/fdl.json", `{"fdl":"0.1","formats":[{"ducklake":"1.0"}]}`)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closed := "http://" + l.Addr().String() // nothing listens there once closed
-	l.Close()
 	denied := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/xml")
 		w.WriteHeader(http.StatusForbidden)
 		io.WriteString(w, `<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>`)
 	}))
 	t.Cleanup(denied.Close)
+	// The closed port is taken after the test's last server has started:
+	// a listener started after it was closed could get the same port back
+	// (denied did, and "nothing listening" read a 403).
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "http://" + l.Addr().String() // nothing listens there once closed
+	l.Close()
 
 	for _, tc := range []struct {
 		name, bucket, endpoint string
