@@ -113,6 +113,7 @@ func Repository(ctx context.Context, dir string, spec Spec) (*Result, error) {
 	}
 	defer g.close()
 	var parents []string
+	var frozen map[int64][]frozenCol // the parent's columns, for changes
 	for i, v := range spec.Versions {
 		first := g.snap + 1
 		if i == 0 {
@@ -134,10 +135,16 @@ func Repository(ctx context.Context, dir string, spec Spec) (*Result, error) {
 			return nil, err
 		}
 		vr := VersionResult{ID: id, Seq: i + 1, CreatedAt: created, SnapshotID: g.snap, Snapshots: [2]int64{first, g.snap}}
-		if err := g.writeVersion(ctx, abs, spec, v, vr, parents); err != nil {
+		// The first version differs from nothing: it writes no changes.
+		var changes *[]change
+		if frozen != nil {
+			c := g.columnChanges(frozen)
+			changes = &c
+		}
+		if err := g.writeVersion(ctx, abs, spec, v, vr, parents, changes); err != nil {
 			return nil, fmt.Errorf("version %d (%s): %w", i+1, vr.ID, err)
 		}
-		parents = []string{vr.ID}
+		parents, frozen = []string{vr.ID}, g.frozenColumns()
 		res.Versions = append(res.Versions, vr)
 	}
 	res.Snapshots = g.snapshots
@@ -266,7 +273,9 @@ func (g *gen) freeze(ctx context.Context, path string) error {
 	return g.exec(ctx, "DETACH frz")
 }
 
-func (g *gen) writeVersion(ctx context.Context, root string, spec Spec, v Version, vr VersionResult, parents []string) error {
+// writeVersion freezes the catalog and writes a version's folder; changes
+// is version.json's "changes" (nil: left out).
+func (g *gen) writeVersion(ctx context.Context, root string, spec Spec, v Version, vr VersionResult, parents []string, changes *[]change) error {
 	vdir := filepath.Join(root, "versions", vr.ID)
 	if err := os.MkdirAll(vdir, 0o755); err != nil {
 		return err
@@ -323,6 +332,7 @@ func (g *gen) writeVersion(ctx context.Context, root string, spec Spec, v Versio
 		Dataset:  ds,
 		DuckLake: duckLakeRef{Format: g.format.Name, SnapshotID: vr.SnapshotID, Snapshots: vr.Snapshots[:]},
 		Files:    fj,
+		Changes:  changes,
 	}
 	return writeJSON(filepath.Join(vdir, "version.json"), doc)
 }
@@ -341,6 +351,9 @@ type versionFile struct {
 	Dataset   fileRef     `json:"dataset"`
 	DuckLake  duckLakeRef `json:"ducklake"`
 	Files     fileRef     `json:"files"`
+	// Changes is left out when nil, and written when empty ([]: no
+	// column differs from the parent).
+	Changes *[]change `json:"changes,omitempty"`
 }
 
 type author struct {
