@@ -32,8 +32,8 @@ func change(table, kind, column string, breaking bool) map[string]any {
 // taken). A breaking difference no entry names, or only entries saying
 // breaking false, and an entry naming a column that did not change, are
 // differences (exit 3) naming the version, version.json, the table and
-// the column; true claims, and no changes at all, pass. Before, every
-// case passed the check.
+// the column; true claims, the changes lakegen writes, and no changes at
+// all, pass. Before, every case passed the check.
 func TestCheckChangesClaims(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -43,7 +43,8 @@ func TestCheckChangesClaims(t *testing.T) {
 	v3 := []any{change(m, "rename_column", "temp", true), change(m, "drop_column", "taken", true)}
 	for _, tc := range []struct {
 		name string
-		// changes by version (index into res.Versions); absent: no field.
+		// changes by version (index into res.Versions); nil: the field
+		// removed; a version not listed keeps the changes lakegen wrote.
 		changes map[int][]any
 		// want: the detail of the one difference, of version want.
 		want  string
@@ -51,7 +52,8 @@ func TestCheckChangesClaims(t *testing.T) {
 		// warn: a warning that must be reported ("" for none about changes).
 		warn string
 	}{
-		{name: "no changes field"},
+		{name: "no changes field", changes: map[int][]any{1: nil, 2: nil}},
+		{name: "lakegen's changes"},
 		{name: "true claims", changes: map[int][]any{1: v2, 2: v3}},
 		// An unknown kind is not interpreted, and a renamed column may be
 		// named by its new name.
@@ -87,7 +89,13 @@ func TestCheckChangesClaims(t *testing.T) {
 				t.Fatal(err)
 			}
 			for i, ch := range tc.changes {
-				testlakes.EditVersion(t, filepath.Join(root, "versions", res.Versions[i].ID), func(m map[string]any) { m["changes"] = ch })
+				testlakes.EditVersion(t, filepath.Join(root, "versions", res.Versions[i].ID), func(m map[string]any) {
+					if ch == nil {
+						delete(m, "changes")
+					} else {
+						m["changes"] = ch
+					}
+				})
 			}
 			st, err := local.New(root)
 			if err != nil {
