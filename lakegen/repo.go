@@ -65,7 +65,9 @@ func (r *Result) Snapshot(id int64) (SnapshotResult, bool) {
 
 // Repository writes an FDL repository into dir (absent or empty): fdl.json,
 // data/ with the Parquet data and delete files, and one versions/<uuidv7>/
-// per Spec version with version.json, the frozen ducklake.duckdb (format
+// per Spec version with version.json (with "changes", the column
+// differences from the parent, in every version but the first: see
+// changes.go), the frozen ducklake.duckdb (format
 // 1.0, DuckDB storage v1.5.0, rows up to that version's snapshot only, no
 // inlined data), dataset.json and files.json.
 func Repository(ctx context.Context, dir string, spec Spec) (*Result, error) {
