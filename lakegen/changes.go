@@ -12,6 +12,8 @@ package lakegen
 //
 //   - create_table: a table created since the parent (table only, breaking
 //     false; its columns are not listed);
+//   - create_view: a view created since the parent (table is the view,
+//     breaking false), after the tables' entries;
 //   - add_column: a new column_id (breaking false);
 //   - drop_column: a column_id gone, named by its name at the parent
 //     (breaking true);
@@ -21,13 +23,15 @@ package lakegen
 //
 // A column dropped and added again under its name (recreated) is a
 // drop_column and an add_column of that name. lakegen has no operation
-// that drops or renames a table, changes a type, a default or nullability,
-// or touches a nested field, so no other kind arises. The spec enumerates
+// that drops or renames a table or a view, redefines a view, changes a
+// type, a default or nullability, or touches a nested field, so no other
+// kind arises. The spec enumerates
 // no kinds ("add_column" is its one example); docs/fdl-json.md lists these.
 
 // Kinds of version.json's changes entries lakegen writes.
 const (
 	KindCreateTable  = "create_table"
+	KindCreateView   = "create_view"
 	KindAddColumn    = "add_column"
 	KindDropColumn   = "drop_column"
 	KindRenameColumn = "rename_column"
@@ -47,30 +51,41 @@ type frozenCol struct {
 	name string
 }
 
-// frozenColumns is every live table's top-level columns now, by table_id,
-// in column order: what the next version's changes are taken against.
-func (g *gen) frozenColumns() map[int64][]frozenCol {
-	out := make(map[int64][]frozenCol, len(g.tables))
+// frozen is what a version froze that the next version's changes are
+// taken against: every live table's top-level columns, by table_id, in
+// column order, and the views' ids.
+type frozen struct {
+	cols  map[int64][]frozenCol
+	views map[int64]bool
+}
+
+// freezeState records the tables' columns and the views now.
+func (g *gen) freezeState() *frozen {
+	out := &frozen{cols: make(map[int64][]frozenCol, len(g.tables)), views: make(map[int64]bool, len(g.views))}
 	for _, t := range g.tables {
 		cols := make([]frozenCol, len(t.cols))
 		for i, c := range t.cols {
 			cols[i] = frozenCol{id: c.id, name: c.name}
 		}
-		out[t.id] = cols
+		out.cols[t.id] = cols
+	}
+	for _, v := range g.views {
+		out.views[v.id] = true
 	}
 	return out
 }
 
-// columnChanges lists the differences between the parent's columns
-// (parent, frozenColumns at its freeze) and the live tables' now: tables
-// in table_id order; in each, the parent's columns in their order (dropped
-// or renamed), then the new ones in theirs (added). Never nil: a version
-// whose columns are its parent's writes "changes": [].
-func (g *gen) columnChanges(parent map[int64][]frozenCol) []change {
+// columnChanges lists the differences between what the parent froze
+// (parent, freezeState at its freeze) and the live tables and views now:
+// tables in table_id order; in each, the parent's columns in their order
+// (dropped or renamed), then the new ones in theirs (added); then the
+// views created, in creation order. Never nil: a version whose columns are
+// its parent's writes "changes": [].
+func (g *gen) columnChanges(parent *frozen) []change {
 	out := []change{}
 	for _, t := range g.tables {
 		key := "main." + t.name
-		was, ok := parent[t.id]
+		was, ok := parent.cols[t.id]
 		if !ok {
 			out = append(out, change{Table: key, Kind: KindCreateTable})
 			continue
@@ -93,6 +108,11 @@ func (g *gen) columnChanges(parent map[int64][]frozenCol) []change {
 			if !old[c.id] {
 				out = append(out, change{Table: key, Kind: KindAddColumn, Column: c.name})
 			}
+		}
+	}
+	for _, v := range g.views {
+		if !parent.views[v.id] {
+			out = append(out, change{Table: "main." + v.name, Kind: KindCreateView})
 		}
 	}
 	return out

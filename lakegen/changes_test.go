@@ -14,12 +14,12 @@ import (
 // TestVersionChanges: every version with a parent writes version.json's
 // changes, the column differences from the parent by column_id: a drop and
 // a rename are breaking and name the column by its name at the parent, an
-// addition is not, a created table is a table-level create_table,
-// operations undone within the version (a column added and dropped, a
-// rename and its reverse) leave nothing, a column dropped and added again
-// under its name is a drop and an add, and a version that changes no
-// column writes "changes": []; the first version writes none. Before,
-// lakegen wrote no changes at all.
+// addition is not, a created table or view is a table-level create_table
+// or create_view, operations undone within the version (a column added
+// and dropped, a rename and its reverse) leave nothing, a column dropped
+// and added again under its name is a drop and an add, and a version that
+// changes no column writes "changes": []; the first version writes none.
+// Before, lakegen wrote no changes at all.
 func TestVersionChanges(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -58,7 +58,7 @@ func TestVersionChanges(t *testing.T) {
 	const m = "main.measurements"
 	wantDemo := [][]fdljson.Change{
 		nil,
-		{{Table: m, Kind: "add_column", Column: "unit"}},
+		{{Table: m, Kind: "add_column", Column: "unit"}, {Table: "main.by_city", Kind: "create_view"}},
 		{{Table: m, Kind: "rename_column", Column: "temp", Breaking: true}, {Table: m, Kind: "drop_column", Column: "taken", Breaking: true}},
 	}
 	for _, tc := range []struct {

@@ -115,7 +115,7 @@ func Repository(ctx context.Context, dir string, spec Spec) (*Result, error) {
 	}
 	defer g.close()
 	var parents []string
-	var frozen map[int64][]frozenCol // the parent's columns, for changes
+	var parent *frozen // what the parent froze, for changes
 	for i, v := range spec.Versions {
 		first := g.snap + 1
 		if i == 0 {
@@ -139,14 +139,14 @@ func Repository(ctx context.Context, dir string, spec Spec) (*Result, error) {
 		vr := VersionResult{ID: id, Seq: i + 1, CreatedAt: created, SnapshotID: g.snap, Snapshots: [2]int64{first, g.snap}}
 		// The first version differs from nothing: it writes no changes.
 		var changes *[]change
-		if frozen != nil {
-			c := g.columnChanges(frozen)
+		if parent != nil {
+			c := g.columnChanges(parent)
 			changes = &c
 		}
 		if err := g.writeVersion(ctx, abs, spec, v, vr, parents, changes); err != nil {
 			return nil, fmt.Errorf("version %d (%s): %w", i+1, vr.ID, err)
 		}
-		parents, frozen = []string{vr.ID}, g.frozenColumns()
+		parents, parent = []string{vr.ID}, g.freezeState()
 		res.Versions = append(res.Versions, vr)
 	}
 	res.Snapshots = g.snapshots
