@@ -149,15 +149,8 @@ func TestCheckChangesClaims(t *testing.T) {
 func TestCheckKeptContentPassNamesChanges(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	golden, res := sharedDemo(ctx, t)
-	root := filepath.Join(t.TempDir(), "demo")
-	if err := copyTree(golden, root); err != nil {
-		t.Fatal(err)
-	}
-	st, err := local.New(root)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, res := sharedDemo(ctx, t)
+	root, st := demoRepo(ctx, t)
 	cache, err := digestcache.Open(filepath.Join(t.TempDir(), "cache"), digestcache.Limits{})
 	if err != nil {
 		t.Fatal(err)

@@ -256,15 +256,11 @@ func (r *repository) versionFolderFindings(v *version, entries []catalogEntry, h
 // ignores case merges the two, and readers find what check never read.
 // Other stores are not listed at their root.
 func (r *repository) rootViolations() []Violation {
-	ps, ok := r.st.(store.PathStore)
+	top, ok := r.localRoot()
 	if !ok {
 		return nil
 	}
-	f, err := ps.Path(FDLKey)
-	if err != nil {
-		return nil
-	}
-	des, err := os.ReadDir(filepath.Dir(f))
+	des, err := os.ReadDir(top)
 	if err != nil {
 		return nil
 	}
@@ -277,7 +273,7 @@ func (r *repository) rootViolations() []Violation {
 		if spec, how, ok := lookAlike(d.Name(), known); ok {
 			kind := modeKind(d.Type())
 			if kind == entrySymlink {
-				if st, err := os.Stat(filepath.Join(filepath.Dir(f), d.Name())); err == nil {
+				if st, err := os.Stat(filepath.Join(top, d.Name())); err == nil {
 					kind = modeKind(st.Mode().Type())
 				}
 			}
@@ -439,15 +435,10 @@ type layoutLink struct {
 // files that say which of them readers read, and how. Only links cost a
 // resolution; a part found outside is named once, not the files under it.
 func (r *repository) layoutLinks(versions []*version) []layoutLink {
-	ps, ok := r.st.(store.PathStore)
+	top, ok := r.localRoot()
 	if !ok {
 		return nil
 	}
-	f, err := ps.Path(FDLKey)
-	if err != nil {
-		return nil
-	}
-	top := filepath.Dir(f)
 	root, err := filepath.EvalSymlinks(top)
 	if err != nil {
 		return nil
@@ -504,4 +495,18 @@ func (r *repository) layoutLinkWarning(l layoutLink) string {
 		root = filepath.Dir(f)
 	}
 	return fmt.Sprintf("%s resolves to %s, outside the repository folder %s, through a symbolic link: readers of this folder follow it, as check did, but a copy made with cp -a, rsync -a or tar keeps the link as it is, and it leads nowhere (or to another file) where the target is not copied along; move it into the repository, or publish with cp -L, rsync -L or tar -h, which copy what links point to", oneline.Name(l.key), oneline.Name(l.target), oneline.Name(root))
+}
+
+// localRoot is the folder of a repository in a folder (where fdl.json is);
+// false for other stores, which have no folder to list.
+func (r *repository) localRoot() (string, bool) {
+	ps, ok := r.st.(store.PathStore)
+	if !ok {
+		return "", false
+	}
+	f, err := ps.Path(FDLKey)
+	if err != nil {
+		return "", false
+	}
+	return filepath.Dir(f), true
 }
