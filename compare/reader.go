@@ -6,7 +6,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -303,20 +302,7 @@ func (r *Reader) linksUnder(dir string) bool {
 	if !filepath.IsAbs(dir) {
 		return false
 	}
-	return r.listings.linksIn(dir, walkForLinks)
-}
-
-// walkForLinks walks dir for a symbolic link.
-func walkForLinks(dir string) bool {
-	found := false
-	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error { //nolint:errcheck // an unreadable folder is no link
-		if err == nil && d.Type()&fs.ModeSymlink != 0 {
-			found = true
-			return filepath.SkipAll
-		}
-		return nil
-	})
-	return found
+	return r.listings.linksIn(dir, datapath.HoldsLinks)
 }
 
 // reach is what a reader of the catalog at catalogPath may open (package

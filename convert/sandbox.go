@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"io/fs"
 	"path/filepath"
 	"slices"
 
@@ -69,10 +68,9 @@ func outsidePaths(ctx context.Context, conn *sql.Conn, schema, dataPath string, 
 	return slices.Compact(out), nil
 }
 
-// holdsLinks tells whether the folder dir holds a symbolic link at any
-// depth (a repository may link data files or folders elsewhere: where they
-// lead must be in the conversion's reach). The walk stops at the first
-// link. A run's conversions (Engines) walk a folder once: the files a
+// holdsLinks tells whether the folder dir holds a symbolic link
+// (datapath.HoldsLinks: where they lead must be in the conversion's
+// reach). A run's conversions (Engines) walk a folder once: the files a
 // backfill writes into it are no links.
 func (e *Engines) holdsLinks(dir string) bool {
 	if e != nil {
@@ -82,14 +80,7 @@ func (e *Engines) holdsLinks(dir string) bool {
 			return found
 		}
 	}
-	found := false
-	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error { //nolint:errcheck // an unreadable folder holds no link we can follow
-		if err == nil && d.Type()&fs.ModeSymlink != 0 {
-			found = true
-			return filepath.SkipAll
-		}
-		return nil
-	})
+	found := datapath.HoldsLinks(dir)
 	if e != nil {
 		if e.links == nil {
 			e.links = map[string]bool{}

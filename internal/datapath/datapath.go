@@ -2,15 +2,36 @@
 // DuckLake catalog records is under the catalog's data path: the rule the
 // repository's checks apply (compare.StoredFile.UnderDataPath) and the
 // converter notes (files-outside-data-path), shared so that the two cannot
-// drift apart.
+// drift apart; and the walk that tells whether a data folder holds
+// symbolic links, whose targets a sandboxed reader or converter must reach
+// (HoldsLinks).
 package datapath
 
 import (
 	"database/sql"
+	"io/fs"
 	"net/url"
 	"path"
+	"path/filepath"
 	"strings"
 )
+
+// HoldsLinks tells whether the folder dir holds a symbolic link at any
+// depth (a repository may link data files or folders elsewhere: where they
+// lead must be in a sandboxed reader's or converter's reach). The walk
+// stops at the first link; an unreadable folder holds no link that could
+// be followed.
+func HoldsLinks(dir string) bool {
+	found := false
+	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error { //nolint:errcheck // an unreadable folder is no link
+		if err == nil && d.Type()&fs.ModeSymlink != 0 {
+			found = true
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	return found
+}
 
 // Reasons Under gives for a file that is not under the data path.
 const (

@@ -2,6 +2,8 @@ package datapath
 
 import (
 	"database/sql"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -60,6 +62,39 @@ func TestJoin(t *testing.T) {
 		dir, relative := Join("data/", tc.folders...)
 		if dir != tc.dir || relative != tc.relative {
 			t.Errorf("%s: Join = %q, %t; want %q, %t", tc.name, dir, relative, tc.dir, tc.relative)
+		}
+	}
+}
+
+// TestHoldsLinks: a link at any depth is found, a folder of plain files
+// and folders holds none, and a missing folder holds none.
+func TestHoldsLinks(t *testing.T) {
+	root := t.TempDir()
+	deep := filepath.Join(root, "plain", "main", "t")
+	if err := os.MkdirAll(deep, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(deep, "f.parquet"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	linked := filepath.Join(root, "linked", "main", "t")
+	if err := os.MkdirAll(linked, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(deep, "f.parquet"), filepath.Join(linked, "f.parquet")); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		dir  string
+		want bool
+	}{
+		{filepath.Join(root, "plain"), false},
+		{filepath.Join(root, "linked"), true},
+		{root, true},
+		{filepath.Join(root, "missing"), false},
+	} {
+		if got := HoldsLinks(tc.dir); got != tc.want {
+			t.Errorf("HoldsLinks(%s) = %t, want %t", tc.dir, got, tc.want)
 		}
 	}
 }
