@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"strings"
 	"time"
 )
@@ -316,18 +317,10 @@ func ValidatePrefix(prefix string) error {
 	return ValidateKey(strings.TrimSuffix(prefix, "/"))
 }
 
-// ReadAll reads a whole object.
+// ReadAll reads a whole object, however large (ReadAtMost without a
+// limit).
 func ReadAll(ctx context.Context, s Store, key string) ([]byte, error) {
-	rc, err := s.Open(ctx, key)
-	if err != nil {
-		return nil, err
-	}
-	defer rc.Close()
-	data, err := io.ReadAll(rc)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", key, err)
-	}
-	return data, nil
+	return ReadAtMost(ctx, s, key, math.MaxInt64-1)
 }
 
 // TooLargeError is ReadAtMost's error for an object larger than its limit.
@@ -340,22 +333,22 @@ func (e *TooLargeError) Error() string {
 	return fmt.Sprintf("%s: more than %d bytes", e.Key, e.Max)
 }
 
-// ReadAtMost reads a whole object of at most max bytes. A larger one is a
-// *TooLargeError, read no further than max+1 bytes: a file whose size
+// ReadAtMost reads a whole object of at most limit bytes. A larger one is
+// a *TooLargeError, read no further than limit+1 bytes: a file whose size
 // nothing records (a version.json) is not read into memory whole when it
 // is another, huge file under its name, or a server's endless answer.
-func ReadAtMost(ctx context.Context, s Store, key string, max int64) ([]byte, error) {
+func ReadAtMost(ctx context.Context, s Store, key string, limit int64) ([]byte, error) {
 	rc, err := s.Open(ctx, key)
 	if err != nil {
 		return nil, err
 	}
 	defer rc.Close()
-	data, err := io.ReadAll(io.LimitReader(rc, max+1))
+	data, err := io.ReadAll(io.LimitReader(rc, limit+1))
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", key, err)
 	}
-	if int64(len(data)) > max {
-		return nil, &TooLargeError{Key: key, Max: max}
+	if int64(len(data)) > limit {
+		return nil, &TooLargeError{Key: key, Max: limit}
 	}
 	return data, nil
 }
