@@ -17,6 +17,10 @@ type View struct {
 // FullName is "schema.view", parts quoted as Table.FullName quotes them.
 func (v View) FullName() string { return qualified(v.Schema, v.Name) }
 
+// DottedName is schema.view joined as they are, as Table.DottedName: the
+// key version.json's changes and dataset.json's readers name it by.
+func (v View) DottedName() string { return v.Schema + "." + v.Name }
+
 // Views lists the views visible at a snapshot with their schema's name (as
 // visible then) and their SQL, sorted by name.
 func (r *Reader) Views(ctx context.Context, snap int64) ([]View, error) {

@@ -277,10 +277,10 @@ func columnDifferences(ctx context.Context, rd *compare.Reader, from, to int64) 
 	}
 	sqlWas := map[string]string{}
 	for _, v := range viewsWere {
-		sqlWas[v.Schema+"."+v.Name] = v.SQL
+		sqlWas[v.DottedName()] = v.SQL
 	}
 	for _, v := range viewsNow {
-		key := v.Schema + "." + v.Name
+		key := v.DottedName()
 		was, ok := sqlWas[key]
 		delete(sqlWas, key)
 		switch {
