@@ -139,32 +139,46 @@ func detectFile(ctx context.Context, path string) (string, error) {
 	return v, err
 }
 
-// hostileEdit appends suffix to the names, tags, settings and VARCHAR
-// defaults of the catalog at path (names stay unique). Inlined data tables
-// keep their names: DuckLake derives them, and openSource refuses others.
-func hostileEdit(t *testing.T, path, suffix string) {
+// attachCatalog attaches the catalog at path as c in a database of the
+// test's own, for an edit: exec runs a statement (failing the test),
+// has tells whether c's table has the column, and done closes the
+// database, which writes the edits out before the catalog is read.
+func attachCatalog(t *testing.T, path string) (exec func(q string), has func(table, column string) bool, done func()) {
 	t.Helper()
 	db := testduck.Open(t, "")
-	defer db.Close()
 	conn, err := db.Conn(context.Background())
 	if err != nil {
+		db.Close()
 		t.Fatal(err)
 	}
-	defer conn.Close()
-	exec := func(q string) {
+	done = func() {
+		conn.Close()
+		db.Close()
+	}
+	exec = func(q string) {
 		t.Helper()
 		if _, err := conn.ExecContext(context.Background(), q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
 	exec("ATTACH " + literal(path) + " AS c")
-	has := func(table, column string) bool {
+	has = func(table, column string) bool {
 		var n int
 		if err := conn.QueryRowContext(context.Background(), `SELECT count(*) FROM duckdb_columns() WHERE database_name = 'c' AND table_name = ? AND column_name = ?`, table, column).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		return n > 0
 	}
+	return exec, has, done
+}
+
+// hostileEdit appends suffix to the names, tags, settings and VARCHAR
+// defaults of the catalog at path (names stay unique). Inlined data tables
+// keep their names: DuckLake derives them, and openSource refuses others.
+func hostileEdit(t *testing.T, path, suffix string) {
+	t.Helper()
+	exec, has, done := attachCatalog(t, path)
+	defer done()
 	s := literal(suffix)
 	for _, tc := range [][2]string{
 		{"ducklake_schema", "schema_name"}, {"ducklake_table", "table_name"}, {"ducklake_column", "column_name"},
@@ -280,27 +294,8 @@ func hostileSQLRun(t *testing.T, lake, kind string) {
 // folder data.
 func hostileSQLEdit(t *testing.T, path, markers, kind, data string) {
 	t.Helper()
-	db := testduck.Open(t, "")
-	defer db.Close()
-	conn, err := db.Conn(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	exec := func(q string) {
-		t.Helper()
-		if _, err := conn.ExecContext(context.Background(), q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	exec("ATTACH " + literal(path) + " AS c")
-	has := func(table, column string) bool {
-		var n int
-		if err := conn.QueryRowContext(context.Background(), `SELECT count(*) FROM duckdb_columns() WHERE database_name = 'c' AND table_name = ? AND column_name = ?`, table, column).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n > 0
-	}
+	exec, has, done := attachCatalog(t, path)
+	defer done()
 	marker := func(n string) string { return literal(filepath.Join(markers, n)) }
 	// Whole statements, as a view's or a macro's SQL would hold them.
 	statements := literal("SELECT 1; COPY (SELECT 1) TO " + marker("copy") + " (FORMAT csv); ATTACH " + marker("attach.duckdb") +

@@ -131,16 +131,7 @@ func TestGlobFolderSandbox(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Backfill(ctx, st, Options{WorkDir: t.TempDir()}); err != nil {
-		t.Fatalf("backfill: %v", err)
-	}
-	rep, err := Check(ctx, st, Options{WorkDir: t.TempDir()})
-	if err != nil {
-		t.Fatalf("check: %v", err)
-	}
-	if !rep.OK {
-		t.Errorf("check of a repository in %s: not ok: %+v", root, rep.Findings)
-	}
+	backfillThenCheck(ctx, t, st, root)
 }
 
 // TestBackfillThroughLinks: a backfill of a repository whose data and
@@ -166,14 +157,21 @@ func TestBackfillThroughLinks(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	backfillThenCheck(ctx, t, st, root)
+}
+
+// backfillThenCheck backfills the repository in root (st) and fails the
+// test unless the check after it passes.
+func backfillThenCheck(ctx context.Context, t *testing.T, st *local.Store, root string) {
+	t.Helper()
 	if _, err := Backfill(ctx, st, Options{WorkDir: t.TempDir()}); err != nil {
-		t.Fatalf("backfill: %v", err)
+		t.Fatalf("backfill of the repository in %s: %v", root, err)
 	}
 	rep, err := Check(ctx, st, Options{WorkDir: t.TempDir()})
 	if err != nil {
-		t.Fatalf("check: %v", err)
+		t.Fatalf("check of the repository in %s: %v", root, err)
 	}
 	if !rep.OK {
-		t.Errorf("check: not ok: %+v", rep.Findings)
+		t.Errorf("check of the repository in %s: not ok: %+v", root, rep.Findings)
 	}
 }
