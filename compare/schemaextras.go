@@ -26,6 +26,10 @@ type schemaExtras struct {
 	tags    []tagRow
 	views   []viewRow
 	macros  []macroRow
+	// sorts and viewColTags are read for TableExtras and ViewExtras
+	// only (the description names neither).
+	sorts       []sortRow
+	viewColTags []tagRow
 }
 
 // partRow is a row of ducklake_partition_info joined with its
