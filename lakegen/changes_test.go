@@ -17,9 +17,13 @@ import (
 // addition is not, a created table or view is a table-level create_table
 // or create_view, operations undone within the version (a column added
 // and dropped, a rename and its reverse) leave nothing, a column dropped
-// and added again under its name is a drop and an add, and a version that
-// changes no column writes "changes": []; the first version writes none.
-// Before, lakegen wrote no changes at all.
+// and added again under its name is a drop and an add, a table's
+// partition keys or comment and a column's comment changed are a
+// set_partitioned_by and a set_comment (the same keys set again, or the
+// same comment, are none), and a version that changes nothing of its
+// tables writes "changes": []; the first version writes none. Before,
+// lakegen wrote no changes at all; then none for partition keys and
+// comments, which check counts as differences.
 func TestVersionChanges(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -34,6 +38,7 @@ func TestVersionChanges(t *testing.T) {
 			{DropColumn{Table: "t", Column: "tmp"}},
 			{RenameColumn{Table: "t", From: "d", To: "d2"}},
 			{RenameColumn{Table: "t", From: "d2", To: "d"}},
+			{PartitionBy{Table: "t", Columns: []string{"e"}}},
 		}},
 		{Snapshots: []Snapshot{
 			{DropColumn{Table: "t", Column: "a"}},
@@ -42,15 +47,20 @@ func TestVersionChanges(t *testing.T) {
 			{AddColumn{Table: "t", Column: Column{Name: "f", Type: "INTEGER"}}, RenameColumn{Table: "t", From: "f", To: "g"}},
 			{Comment{Table: "u", Text: "no column change"}},
 		}},
+		{Snapshots: []Snapshot{
+			{Comment{Table: "t", Column: "e", Text: "a column comment"}, Comment{Table: "u", Text: "no column change"}},
+			{PartitionBy{Table: "t", Columns: []string{"e"}}},
+		}},
 		{Snapshots: []Snapshot{{Insert{Table: "u", Select: "SELECT 1"}}}},
 	}}
 	const tt, u = "main.t", "main.u"
 	want := [][]fdljson.Change{
 		nil,
 		{{Table: tt, Kind: "drop_column", Column: "b", Breaking: true}, {Table: tt, Kind: "rename_column", Column: "c", Breaking: true},
-			{Table: tt, Kind: "add_column", Column: "e"}, {Table: u, Kind: "create_table"}},
+			{Table: tt, Kind: "add_column", Column: "e"}, {Table: tt, Kind: "set_partitioned_by"}, {Table: u, Kind: "create_table"}},
 		{{Table: tt, Kind: "drop_column", Column: "a", Breaking: true}, {Table: tt, Kind: "drop_column", Column: "cc", Breaking: true},
-			{Table: tt, Kind: "add_column", Column: "a"}, {Table: tt, Kind: "add_column", Column: "g"}},
+			{Table: tt, Kind: "add_column", Column: "a"}, {Table: tt, Kind: "add_column", Column: "g"}, {Table: u, Kind: "set_comment"}},
+		{{Table: tt, Kind: "set_comment", Column: "e"}},
 		{},
 	}
 	demo := Demo()
@@ -58,7 +68,7 @@ func TestVersionChanges(t *testing.T) {
 	const m = "main.measurements"
 	wantDemo := [][]fdljson.Change{
 		nil,
-		{{Table: m, Kind: "add_column", Column: "unit"}, {Table: "main.by_city", Kind: "create_view"}},
+		{{Table: m, Kind: "add_column", Column: "unit"}, {Table: m, Kind: "set_comment"}, {Table: "main.by_city", Kind: "create_view"}},
 		{{Table: m, Kind: "rename_column", Column: "temp", Breaking: true}, {Table: m, Kind: "drop_column", Column: "taken", Breaking: true}},
 	}
 	for _, tc := range []struct {

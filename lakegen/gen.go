@@ -91,6 +91,7 @@ type col struct {
 	defVal   *string
 	notNull  bool
 	children []*col
+	comment  *string // COMMENT ON COLUMN
 }
 
 type colStat struct {
@@ -664,6 +665,7 @@ func (op Comment) apply(ctx context.Context, g *gen) error {
 		if err := g.exec(ctx, "INSERT INTO cat.ducklake_column_tag VALUES (?, ?, ?, NULL, 'comment', ?)", t.id, c.id, g.snap, text); err != nil {
 			return err
 		}
+		c.comment = &text
 	}
 	// A comment changes the schema version but adds no schema_versions row.
 	g.touch(t)

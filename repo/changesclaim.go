@@ -1,6 +1,7 @@
 package repo
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -34,19 +35,35 @@ import (
 // for the parent reads the promoted column through DuckDB's implicit
 // casts, and fails only where it leans on the old type (a bitwise
 // operator on a column now FLOAT), so a writer may call it either way
-// (Iceberg counts promotions as compatible). Kinds are not
-// enumerated by the spec ("add_column" is its one example), so an entry's
-// kind is not interpreted: only its table, column and breaking are
-// compared. What is a finding (ProblemMismatch, exit 3):
+// (Iceberg counts promotions as compatible).
+//
+// Beside its columns, a table at both snapshots differs where what the
+// catalog records of it at a snapshot, and a reader's SQL sees, changed
+// (diffTableExtras): its partitioning (SET / RESET PARTITIONED BY), its
+// sort hint (SET SORTED BY, formats 0.4 on), its comment and tags, and
+// its columns' and nested fields' (COMMENT ON COLUMN: the column's
+// difference); so does a view's comment and tags, and its columns' (1.1).
+// None breaks SQL written for the parent (see diffTableExtras). An entry
+// names such a difference by the table, or by a column a partitioning or
+// sort hint difference names (a key that came, went or changed), or, for
+// a view, any column of it. Data, a schema's comment, macros,
+// ducklake_metadata options (not recorded per snapshot) and
+// default_value_type (which migrations fill in) are not compared: a
+// changes entry naming a table for them alone names no difference.
+//
+// Kinds are not enumerated by the spec ("add_column" is its one
+// example), so an entry's kind is not interpreted: only its table, column
+// and breaking are compared. What is a finding (ProblemMismatch, exit 3):
 //
 //   - a breaking column difference that no entry names (table and column,
 //     the column by its name at either snapshot, or a nested path under
 //     it, "info.lat"), or that every entry naming it says breaking false
 //     (for a column only retyped, a warning);
 //   - an entry naming a table that is at neither snapshot, or a column
-//     (or, with no column, a table) with no difference at all; a view
-//     created, dropped or redefined (dataset.json lists views among the
-//     tables) is a difference, and its columns, which only binding its
+//     (or, with no column, a table) with no difference at all, its
+//     partitioning, sort hint and tags included; a view created, dropped
+//     or redefined (dataset.json lists views among the tables) is a
+//     difference, and its columns, which only binding its
 //     SQL would tell, are not compared: an entry naming a column of
 //     such a view is taken as it is;
 //   - a version without parents with a non-empty list: there is nothing
@@ -56,9 +73,10 @@ import (
 // fails, but the spec's changes are column differences, so no entry is
 // required for it) that no entry names with breaking true; differences
 // that break nothing and no entry lists (a column added, a default
-// changed): they mislead nobody about breaking; and a list that cannot be
-// checked (the parent's version.json is not at hand, or the catalog lost
-// the parent's snapshot, which other findings report). An entry saying
+// changed, a table partitioned or commented): they mislead nobody about
+// breaking; and a list that cannot be checked (the parent's version.json
+// is not at hand, or the catalog lost the parent's snapshot, which other
+// findings report). An entry saying
 // breaking true of a difference that breaks nothing is no finding: the
 // spec's "may fail" admits caution. Without "changes" nothing is checked.
 
@@ -81,13 +99,25 @@ type colDiff struct {
 }
 
 // tableDiff is a table dropped, renamed or created after the parent's
-// snapshot, or a view created, dropped or redefined.
+// snapshot, or a view created, dropped or redefined, or a table or view
+// at both snapshots whose partitioning, sort hint or tags changed
+// (altered).
 type tableDiff struct {
 	names    []string // keys at both snapshots
 	what     string
 	breaking bool // dropped or renamed
 	view     bool
+	// altered: the table (or view) is at both snapshots and only what
+	// the catalog records of it beside its columns changed; cols are the
+	// names (at either snapshot) of the columns that difference names, a
+	// partition or sort key, which an entry may name too.
+	altered bool
+	cols    []string
 }
+
+// namesColumn reports whether an entry's column names one of the columns
+// an altered table's difference names.
+func (t tableDiff) namesColumn(col string) bool { return slices.Contains(t.cols, col) }
 
 // namesTable reports whether an entry's table names one of keys.
 func namesTable(keys []string, table string) bool { return slices.Contains(keys, table) }
@@ -184,13 +214,15 @@ func (r *repository) changesIssues(ctx context.Context, v *version, rd *compare.
 		if c.Column == "" {
 			if !slices.ContainsFunc(tabs, func(t tableDiff) bool { return namesTable(t.names, c.Table) }) &&
 				!slices.ContainsFunc(cols, func(d colDiff) bool { return namesTable(d.tables, c.Table) }) {
-				issues = append(issues, Issue{Problem: ProblemMismatch, Detail: fmt.Sprintf("%s: %s names a table with no difference %s (it is at neither snapshot, or none of its columns changed)", file, entryText(i, c), between)})
+				issues = append(issues, Issue{Problem: ProblemMismatch, Detail: fmt.Sprintf("%s: %s names a table with no difference %s (it is at neither snapshot, or neither its columns nor its partitioning, sort hint, comment or tags changed)", file, entryText(i, c), between)})
 			}
 			continue
 		}
 		if !slices.ContainsFunc(cols, func(d colDiff) bool { return namesTable(d.tables, c.Table) && d.namesColumn(c.Column) }) &&
-			!slices.ContainsFunc(tabs, func(t tableDiff) bool { return t.view && namesTable(t.names, c.Table) }) {
-			issues = append(issues, Issue{Problem: ProblemMismatch, Detail: fmt.Sprintf("%s: %s names a column with no difference %s (no column of that name in a table of that name was added, dropped, renamed or altered)", file, entryText(i, c), between)})
+			!slices.ContainsFunc(tabs, func(t tableDiff) bool {
+				return namesTable(t.names, c.Table) && (t.view || t.altered && t.namesColumn(c.Column))
+			}) {
+			issues = append(issues, Issue{Problem: ProblemMismatch, Detail: fmt.Sprintf("%s: %s names a column with no difference %s (no column of that name in a table of that name was added, dropped, renamed, altered or commented, nor became or ceased to be a partition or sort key)", file, entryText(i, c), between)})
 		}
 	}
 	// Whole tables dropped or renamed: SQL naming them fails, but the
@@ -212,8 +244,18 @@ func (r *repository) changesIssues(ctx context.Context, v *version, rd *compare.
 			unlisted = append(unlisted, fmt.Sprintf("column %s of table %s %s", oneline.Name(d.names[0]), d.shown, d.what))
 		}
 	}
+	for _, t := range tabs {
+		if !t.altered {
+			continue
+		}
+		if !slices.ContainsFunc(changes, func(c fdljson.Change) bool {
+			return namesTable(t.names, c.Table) && (c.Column == "" || t.view || t.namesColumn(c.Column))
+		}) {
+			unlisted = append(unlisted, fmt.Sprintf("table %s %s", oneline.Name(t.names[0]), t.what))
+		}
+	}
 	if len(unlisted) > 0 {
-		issues = append(issues, Issue{Problem: ProblemWarning, Detail: fmt.Sprintf("%s: changes lists no entry for %s, %s; they break no SQL written for the parent, but changes are the column differences from it",
+		issues = append(issues, Issue{Problem: ProblemWarning, Detail: fmt.Sprintf("%s: changes lists no entry for %s, %s; they break no SQL written for the parent, but changes are the differences from it",
 			file, strings.Join(unlisted, "; "), between)})
 	}
 	return issues
@@ -233,6 +275,14 @@ func columnDifferences(ctx context.Context, rd *compare.Reader, from, to int64) 
 	byID := map[int64]compare.Table{}
 	for _, t := range before {
 		byID[t.ID] = t
+	}
+	extrasWere, err := rd.TableExtras(ctx, from)
+	if err != nil {
+		return nil, nil, err
+	}
+	extrasNow, err := rd.TableExtras(ctx, to)
+	if err != nil {
+		return nil, nil, err
 	}
 	var cols []colDiff
 	var tabs []tableDiff
@@ -260,9 +310,13 @@ func columnDifferences(ctx context.Context, rd *compare.Reader, from, to int64) 
 		if err != nil {
 			return nil, nil, err
 		}
-		for _, d := range diffColumns(was, now) {
+		xWas, xNow := extrasOf(extrasWere, t.ID), extrasOf(extrasNow, t.ID)
+		for _, d := range diffColumns(was, now, xWas.ColumnTags, xNow.ColumnTags) {
 			d.tables, d.shown = keys, t.Shown()
 			cols = append(cols, d)
+		}
+		if what, named := diffTableExtras(xWas, xNow, was, now); len(what) > 0 {
+			tabs = append(tabs, tableDiff{names: keys, what: strings.Join(what, ", "), altered: true, cols: named})
 		}
 	}
 	// Views, by name (a view's SQL is not bound: its columns are not
@@ -272,6 +326,14 @@ func columnDifferences(ctx context.Context, rd *compare.Reader, from, to int64) 
 		return nil, nil, err
 	}
 	viewsNow, err := rd.Views(ctx, to)
+	if err != nil {
+		return nil, nil, err
+	}
+	viewExtrasWere, err := rd.ViewExtras(ctx, from)
+	if err != nil {
+		return nil, nil, err
+	}
+	viewExtrasNow, err := rd.ViewExtras(ctx, to)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -288,6 +350,10 @@ func columnDifferences(ctx context.Context, rd *compare.Reader, from, to int64) 
 			tabs = append(tabs, tableDiff{names: []string{key}, what: "created (a view)", view: true})
 		case was != v.SQL:
 			tabs = append(tabs, tableDiff{names: []string{key}, what: "redefined (a view)", view: true})
+		default:
+			if what := diffViewExtras(viewExtrasWere[key], viewExtrasNow[key]); len(what) > 0 {
+				tabs = append(tabs, tableDiff{names: []string{key}, what: strings.Join(what, ", ") + " (a view)", view: true, altered: true})
+			}
 		}
 	}
 	for _, key := range slices.Sorted(maps.Keys(sqlWas)) {
@@ -310,8 +376,10 @@ func columnDifferences(ctx context.Context, rd *compare.Reader, from, to int64) 
 }
 
 // diffColumns compares one table's top-level columns at two snapshots
-// (was, then now) by column_id; tables and shown are left to the caller.
-func diffColumns(was, now []*compare.Column) []colDiff {
+// (was, then now) by column_id, with their and their nested fields' tags
+// (by column_id; a column's comment is its tag "comment"); tables and
+// shown are left to the caller.
+func diffColumns(was, now []*compare.Column, tagsWere, tagsNow map[int64]map[string]*string) []colDiff {
 	nowByID := map[int64]*compare.Column{}
 	for _, c := range now {
 		nowByID[c.ID] = c
@@ -351,6 +419,7 @@ func diffColumns(was, now []*compare.Column) []colDiff {
 		if defaultText(n.DefaultValue) != defaultText(c.DefaultValue) {
 			what = append(what, fmt.Sprintf("default %s, was %s", defaultText(n.DefaultValue), defaultText(c.DefaultValue)))
 		}
+		what = append(what, diffColumnTags("", c, n, tagsWere, tagsNow)...)
 		if len(what) > 0 {
 			out = append(out, colDiff{names: names, what: strings.Join(what, ", ") + fmt.Sprintf(" (column_id %d)", c.ID), breaking: breaking || retyped, retyped: retyped && !breaking})
 		}
@@ -412,6 +481,179 @@ func diffFields(path string, was, now []*compare.Column) (what []string, breakin
 		}
 	}
 	return what, breaking, retyped
+}
+
+// diffColumnTags describes the differences of the tags of a column at
+// both snapshots (was, now: its rows, of the same column_id) and of its
+// nested fields at both (by field id); path is "" for a top-level column,
+// else the field's dotted path.
+func diffColumnTags(path string, was, now *compare.Column, tagsWere, tagsNow map[int64]map[string]*string) []string {
+	subject := ""
+	if path != "" {
+		subject = "field " + oneline.Name(path) + " "
+	}
+	what := diffTags(subject, tagsWere[was.ID], tagsNow[now.ID])
+	nowByID := map[int64]*compare.Column{}
+	for _, c := range now.Children {
+		nowByID[c.ID] = c
+	}
+	for _, c := range was.Children {
+		if n, ok := nowByID[c.ID]; ok {
+			what = append(what, diffColumnTags(cmp.Or(path, was.Name)+"."+c.Name, c, n, tagsWere, tagsNow)...)
+		}
+	}
+	return what
+}
+
+// diffTags describes the differences between an object's tags at two
+// snapshots (was, now), by key in order: COMMENT ON writes the key
+// "comment", named so; other keys are named as tags. subject opens each
+// ("" for the object itself).
+func diffTags(subject string, was, now map[string]*string) []string {
+	var what []string
+	for _, k := range unionKeys(was, now) {
+		w, inWas := was[k]
+		n, inNow := now[k]
+		if inWas == inNow && defaultText(w) == defaultText(n) {
+			continue
+		}
+		name := "comment"
+		if k != "comment" {
+			name = "tag " + strconv.Quote(k)
+		}
+		what = append(what, fmt.Sprintf("%s%s %s, was %s", subject, name, tagText(n, inNow), tagText(w, inWas)))
+	}
+	return what
+}
+
+// tagText is a tag's value as a message writes it: Go-quoted, "NULL", or
+// "none" (no such tag).
+func tagText(v *string, ok bool) string {
+	switch {
+	case !ok:
+		return "none"
+	case v == nil:
+		return "NULL"
+	}
+	return strconv.Quote(*v)
+}
+
+// extrasOf is a table's partitioning, sort hint and tags (none when the
+// catalog records none).
+func extrasOf(m map[int64]*compare.TableExtras, id int64) compare.TableExtras {
+	if x := m[id]; x != nil {
+		return *x
+	}
+	return compare.TableExtras{}
+}
+
+// diffTableExtras describes the differences of what the catalog records of
+// a table at both snapshots beside its columns (was, now; wasCols and
+// nowCols its columns then and now): its partitioning, its sort hint and
+// its tags, none of which makes SQL written for the parent fail. A
+// partition key or sort hint decides where and in which order rows are
+// written, never which rows a query returns or whether it binds (DuckLake
+// prunes by partition values and reads every file otherwise; a sort hint
+// orders writes only), and a comment or tag is text that only the
+// catalog's own listing (duckdb_tables(), duckdb_columns()) returns, from
+// queries that bind whatever it says. named are the columns (by their
+// names at both snapshots) that became or ceased to be keys, or whose
+// key's transform or place changed: entries may name them.
+func diffTableExtras(was, now compare.TableExtras, wasCols, nowCols []*compare.Column) (what, named []string) {
+	names := map[int64][]string{}
+	for _, cs := range [][]*compare.Column{wasCols, nowCols} {
+		for _, c := range cs {
+			if !slices.Contains(names[c.ID], c.Name) {
+				names[c.ID] = append(names[c.ID], c.Name)
+			}
+		}
+	}
+	if !slices.Equal(was.Partitioning, now.Partitioning) {
+		what = append(what, fmt.Sprintf("partitioning %s, was %s", partitionText(now.Partitioning, nowCols), partitionText(was.Partitioning, wasCols)))
+		for i := range max(len(was.Partitioning), len(now.Partitioning)) {
+			for _, spec := range [][]compare.PartitionKey{was.Partitioning, now.Partitioning} {
+				if i < len(spec) && (i >= len(was.Partitioning) || i >= len(now.Partitioning) || was.Partitioning[i] != now.Partitioning[i]) {
+					named = append(named, names[spec[i].ColumnID]...)
+				}
+			}
+		}
+	}
+	if !slices.Equal(was.Sorting, now.Sorting) {
+		what = append(what, fmt.Sprintf("sort hint %s, was %s", sortText(now.Sorting), sortText(was.Sorting)))
+		for i := range max(len(was.Sorting), len(now.Sorting)) {
+			for _, spec := range [][]compare.SortKey{was.Sorting, now.Sorting} {
+				if i < len(spec) && (i >= len(was.Sorting) || i >= len(now.Sorting) || was.Sorting[i] != now.Sorting[i]) {
+					named = append(named, sortColumn(spec[i].Expression))
+				}
+			}
+		}
+	}
+	what = append(what, diffTags("", was.Tags, now.Tags)...)
+	slices.Sort(named)
+	return what, slices.Compact(named)
+}
+
+// partitionText is a partitioning as a message writes it, its keys by
+// their columns' names (cols: the table's columns then).
+func partitionText(keys []compare.PartitionKey, cols []*compare.Column) string {
+	if len(keys) == 0 {
+		return "none"
+	}
+	var parts []string
+	for _, k := range keys {
+		name := fmt.Sprintf("column_id %d", k.ColumnID)
+		if i := slices.IndexFunc(cols, func(c *compare.Column) bool { return c.ID == k.ColumnID }); i >= 0 {
+			name = oneline.Name(cols[i].Name)
+		}
+		if k.Transform != "identity" {
+			name = oneline.Name(k.Transform) + "(" + name + ")"
+		}
+		parts = append(parts, name)
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
+}
+
+// sortText is a sort hint as a message writes it.
+func sortText(keys []compare.SortKey) string {
+	if len(keys) == 0 {
+		return "none"
+	}
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, oneline.Name(strings.TrimSpace(k.Expression+" "+k.Direction+" "+k.NullOrder)))
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
+}
+
+// sortColumn is the column a sort key's expression names: DuckLake
+// writes a column's name, double-quoted where SQL needs it.
+func sortColumn(expr string) string {
+	if len(expr) >= 2 && expr[0] == '"' && expr[len(expr)-1] == '"' {
+		return strings.ReplaceAll(expr[1:len(expr)-1], `""`, `"`)
+	}
+	return expr
+}
+
+// diffViewExtras describes the differences of a view's tags and its
+// columns' tags (by column name) at two snapshots.
+func diffViewExtras(was, now compare.ViewExtras) []string {
+	what := diffTags("", was.Tags, now.Tags)
+	for _, col := range unionKeys(was.ColumnTags, now.ColumnTags) {
+		what = append(what, diffTags("column "+oneline.Name(col)+" ", was.ColumnTags[col], now.ColumnTags[col])...)
+	}
+	return what
+}
+
+// unionKeys is the keys of a and b, sorted.
+func unionKeys[V any](a, b map[string]V) []string {
+	keys := slices.Collect(maps.Keys(a))
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 // defaultText is a default_value as a message writes it: Go-quoted, or

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -28,8 +29,8 @@ func change(table, kind, column string, breaking bool) map[string]any {
 // TestCheckChangesClaims: check holds version.json's changes to the column
 // differences between the parent's snapshot and the version's, read in the
 // version's frozen catalog (lakegen's demo: version 2 adds
-// measurements.unit; version 3 renames temp to temperature and drops
-// taken). A breaking difference no entry names, or only entries saying
+// measurements.unit and comments the table; version 3 renames temp to
+// temperature and drops taken). A breaking difference no entry names, or only entries saying
 // breaking false, and an entry naming a column that did not change, are
 // differences (exit 3) naming the version, version.json, the table and
 // the column; true claims, the changes lakegen writes, and no changes at
@@ -39,7 +40,8 @@ func TestCheckChangesClaims(t *testing.T) {
 	ctx := context.Background()
 	golden, res := sharedDemo(ctx, t)
 	const m = "main.measurements"
-	v2 := []any{change(m, "add_column", "unit", false)}
+	comment := change(m, "set_comment", "", false)
+	v2 := []any{change(m, "add_column", "unit", false), comment}
 	v3 := []any{change(m, "rename_column", "temp", true), change(m, "drop_column", "taken", true)}
 	for _, tc := range []struct {
 		name string
@@ -63,15 +65,15 @@ func TestCheckChangesClaims(t *testing.T) {
 			want: `version.json: changes[1] (table main.measurements, kind drop_column, column taken, breaking false) says breaking false, but column taken of table main.measurements was dropped (column_id`, wantV: 2},
 		{name: "no entry for a rename", changes: map[int][]any{1: v2, 2: {change(m, "drop_column", "taken", true)}},
 			want: `version.json: changes has no entry for column temp of table main.measurements, renamed to temperature (column_id`, wantV: 2},
-		{name: "entry for an untouched column", changes: map[int][]any{1: {change(m, "add_column", "unit", false), change(m, "add_column", "city", false)}, 2: v3},
+		{name: "entry for an untouched column", changes: map[int][]any{1: {change(m, "add_column", "unit", false), change(m, "add_column", "city", false), comment}, 2: v3},
 			want: `version.json: changes[1] (table main.measurements, kind add_column, column city, breaking false) names a column with no difference between its parent`, wantV: 1},
-		{name: "entry for an untouched table", changes: map[int][]any{1: {change(m, "add_column", "unit", false), change("main.stations", "add_column", "unit", false)}},
+		{name: "entry for an untouched table", changes: map[int][]any{1: {change(m, "add_column", "unit", false), change("main.stations", "add_column", "unit", false), comment}},
 			want: `version.json: changes[1] (table main.stations, kind add_column, column unit, breaking false) names a column with no difference`, wantV: 1},
 		// Version 2 creates the view main.by_city: an entry naming it
 		// (dataset.json lists views among its tables), or a column of
 		// it, names a difference; in version 3, which leaves it as it
 		// was, one names none.
-		{name: "entries for a view created", changes: map[int][]any{1: {change(m, "add_column", "unit", false), change("main.by_city", "create_view", "", false), change("main.by_city", "add_column", "n", false)}, 2: v3}},
+		{name: "entries for a view created", changes: map[int][]any{1: {change(m, "add_column", "unit", false), change("main.by_city", "create_view", "", false), change("main.by_city", "add_column", "n", false), comment}, 2: v3}},
 		{name: "entry for an untouched view", changes: map[int][]any{1: v2, 2: {change(m, "rename_column", "temp", true), change(m, "drop_column", "taken", true), change("main.by_city", "replace_view", "", false)}},
 			want: `version.json: changes[2] (table main.by_city, kind replace_view, breaking false) names a table with no difference`, wantV: 2},
 		{name: "first version with changes", changes: map[int][]any{0: {change(m, "add_column", "id", false), change(m, "add_column", "city", false)}},
@@ -188,8 +190,9 @@ func TestCheckKeptContentPassNamesChanges(t *testing.T) {
 // column dropped and added again under its name (a new column_id) is
 // recreated, breaking, as a nested field dropped or renamed; a type change
 // (DuckLake's new row of the same column_id) is retyped, which may break;
-// an added column, an added field, nullability and a default break
-// nothing.
+// an added column, an added field, nullability, a default and a column's
+// or a nested field's tags (a comment) break nothing; tags unchanged are
+// no difference.
 func TestDiffColumns(t *testing.T) {
 	col := func(id int64, name, typ string, kids ...*compare.Column) *compare.Column {
 		return &compare.Column{ID: id, Name: name, Type: typ, NullsAllowed: true, Children: kids}
@@ -204,7 +207,10 @@ func TestDiffColumns(t *testing.T) {
 	now := []*compare.Column{col(1, "id", "int64"), col(3, "s", "struct", col(4, "a", "int32"), col(5, "bb", "int32")),
 		notNull, withDefault, col(8, "keep", "varchar"), col(9, "t", "struct", col(10, "x", "int32"), col(12, "y", "int32")), col(11, "city", "varchar"), col(13, "new", "date")}
 	var got []string
-	for _, d := range diffColumns(was, now) {
+	k, x := "key", "x field"
+	tagsWere := map[int64]map[string]*string{1: {"comment": &k}, 8: {"comment": &k}}
+	tagsNow := map[int64]map[string]*string{1: {"comment": &k}, 8: {"comment": &k, "owner": nil}, 10: {"comment": &x}}
+	for _, d := range diffColumns(was, now, tagsWere, tagsNow) {
 		line := fmt.Sprintf("%v %s breaking=%t", d.names, d.what, d.breaking)
 		if d.retyped {
 			line += " retyped=true"
@@ -217,7 +223,8 @@ func TestDiffColumns(t *testing.T) {
 		`[s] field s.b renamed to bb (column_id 3) breaking=true`,
 		`[n] nulls allowed false, was true (column_id 6) breaking=false`,
 		`[d] default "0", was none (column_id 7) breaking=false`,
-		`[t] field t.y added (column_id 9) breaking=false`,
+		`[keep] tag "owner" NULL, was none (column_id 8) breaking=false`,
+		`[t] field t.y added, field t.x comment "x field", was none (column_id 9) breaking=false`,
 		`[new] added (column_id 13) breaking=false`,
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
@@ -466,6 +473,190 @@ func TestCheckChangesWholeTables(t *testing.T) {
 			}
 			if !ok {
 				t.Errorf("findings about changes:\n%s\nwant\n%s", strings.Join(about, "\n"), strings.Join(tc.want, "\n"))
+			}
+		})
+	}
+}
+
+// TestCheckChangesTableExtras: what the catalog records of a table or a
+// view beside its columns changed between the parent's snapshot and the
+// version's (here: table t partitioned by k and k commented, through
+// lakegen; written into version 2's frozen catalog: p's partitioning
+// reset, a sort hint set on u and u commented, a nested field t.s.a
+// commented, the view w commented) is a difference, none of them
+// breaking: an entry naming the table, or a column the difference names
+// (a partition or sort key, a commented column or field), is true, an
+// unlisted one is a warning, and an entry naming a column that none of
+// them names is still a difference. Before, every entry naming them was a
+// difference ("names a table with no difference"), and none was warned
+// about.
+func TestCheckChangesTableExtras(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	golden := filepath.Join(t.TempDir(), "extras")
+	cols := []lakegen.Column{{Name: "id", Type: "BIGINT"}, {Name: "k", Type: "INTEGER"}}
+	res, err := lakegen.Repository(ctx, golden, lakegen.Spec{Name: "extras", Formats: []lakegen.Format{{DuckLake: "1.0", DuckDB: ">= 1.5.2"}}, Versions: []lakegen.Version{
+		{Snapshots: []lakegen.Snapshot{
+			{lakegen.CreateTable{Table: "t", Columns: append(slices.Clone(cols), lakegen.Column{Name: "s", Type: "STRUCT", Fields: []lakegen.Column{{Name: "a", Type: "INTEGER"}}})},
+				lakegen.CreateTable{Table: "u", Columns: cols}, lakegen.CreateTable{Table: "p", Columns: cols}, lakegen.CreateTable{Table: "q", Columns: cols}},
+			{lakegen.PartitionBy{Table: "p", Columns: []string{"k"}}, lakegen.CreateView{View: "w", SQL: "SELECT id FROM u"}},
+			{lakegen.Insert{Table: "p", Select: "SELECT range, (range % 2)::INTEGER FROM range(4)"}},
+		}},
+		{Snapshots: []lakegen.Snapshot{
+			{lakegen.PartitionBy{Table: "t", Columns: []string{"k"}}},
+			{lakegen.Comment{Table: "t", Column: "k", Text: "the key"}},
+			{lakegen.Insert{Table: "q", Select: "SELECT range, range::INTEGER FROM range(3)"}},
+		}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2 := res.Versions[1]
+	vdir := filepath.Join(golden, "versions", v2.ID)
+	db := testduck.Open(t, "")
+	defer db.Close()
+	last := v2.SnapshotID
+	id := func(table string) string {
+		return "(SELECT table_id FROM c.ducklake_table WHERE table_name = '" + table + "')"
+	}
+	for _, q := range []string{
+		"ATTACH '" + filepath.Join(vdir, "ducklake.duckdb") + "' AS c",
+		fmt.Sprintf(`UPDATE c.ducklake_partition_info SET end_snapshot = %d WHERE table_id = %s`, last, id("p")),
+		fmt.Sprintf(`INSERT INTO c.ducklake_sort_info VALUES (900, %s, %d, NULL)`, id("u"), last),
+		fmt.Sprintf(`INSERT INTO c.ducklake_sort_expression VALUES (900, %s, 0, 'k', 'duckdb', 'DESC', 'NULLS_LAST')`, id("u")),
+		fmt.Sprintf(`INSERT INTO c.ducklake_tag VALUES (%s, %d, NULL, 'comment', 'the u table')`, id("u"), last),
+		fmt.Sprintf(`INSERT INTO c.ducklake_column_tag SELECT table_id, column_id, %d, NULL, 'comment', 'a field' FROM c.ducklake_column WHERE table_id = %s AND column_name = 'a'`, last, id("t")),
+		fmt.Sprintf(`INSERT INTO c.ducklake_tag SELECT view_id, %d, NULL, 'comment', 'a view' FROM c.ducklake_view WHERE view_name = 'w'`, last),
+		"DETACH c",
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	testlakes.EditVersion(t, vdir, nil)
+	all := []any{change("main.t", "set_partitioned_by", "", false), change("main.t", "set_comment", "k", false), change("main.t", "set_comment", "s.a", false),
+		change("main.p", "reset_partitioned_by", "", false), change("main.u", "set_sorted_by", "", false), change("main.u", "set_comment", "", false),
+		change("main.w", "set_comment", "", false)}
+	for _, tc := range []struct {
+		name    string
+		changes []any
+		want    []string // findings about changes, each "kind: text"
+	}{
+		{"every table named", all, nil},
+		// A partition or sort key names the difference, and a comment on
+		// a nested field is its column's difference.
+		{"by their key columns", []any{change("main.t", "set_partitioned_by", "k", false), change("main.t", "set_comment", "s", false),
+			change("main.p", "reset_partitioned_by", "k", false), change("main.u", "set_sorted_by", "k", false), change("main.u", "set_comment", "", false),
+			change("main.w", "set_comment", "id", false)}, nil},
+		{"none", []any{}, []string{
+			`warning: version.json: changes lists no entry for column k of table main.t comment "the key", was none (column_id 2); column s of table main.t field s.a comment "a field", was none (column_id 3); ` +
+				`table main.p partitioning none, was (k); table main.t partitioning (k), was none; table main.u sort hint (k DESC NULLS_LAST), was none, comment "the u table", was none; table main.w comment "a view", was none (a view), between`,
+		}},
+		{"a column no difference names", append(slices.Clone(all), change("main.t", "set_comment", "id", false), change("main.p", "reset_partitioned_by", "id", false)), []string{
+			"difference: version.json: changes[7] (table main.t, kind set_comment, column id, breaking false) names a column with no difference",
+			"difference: version.json: changes[8] (table main.p, kind reset_partitioned_by, column id, breaking false) names a column with no difference",
+		}},
+		{"an untouched table", append(slices.Clone(all), change("main.q", "set_comment", "", false)), []string{
+			"difference: version.json: changes[7] (table main.q, kind set_comment, breaking false) names a table with no difference",
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := filepath.Join(t.TempDir(), "repo")
+			if err := copyTree(golden, root); err != nil {
+				t.Fatal(err)
+			}
+			testlakes.EditVersion(t, filepath.Join(root, "versions", v2.ID), func(m map[string]any) { m["changes"] = tc.changes })
+			st, err := local.New(root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, _ := Check(ctx, st, Options{})
+			var about, every []string
+			for _, f := range rep.Findings {
+				every = append(every, fmt.Sprintf("%s %s: %s", f.Kind, f.Version, f.Detail))
+				if strings.Contains(f.Detail, "version.json: changes") {
+					about = append(about, fmt.Sprintf("%s: %s", f.Kind, f.Detail))
+				}
+			}
+			ok := len(about) == len(tc.want)
+			for i := 0; ok && i < len(about); i++ {
+				ok = strings.HasPrefix(about[i], strings.Replace(tc.want[i], ": ", ": versions/"+v2.ID+"/", 1))
+			}
+			if !ok {
+				t.Errorf("findings about changes:\n%s\nwant\n%s\nall findings:\n%s", strings.Join(about, "\n"), strings.Join(tc.want, "\n"), strings.Join(every, "\n"))
+			}
+		})
+	}
+}
+
+// TestCheckChangesViewColumnComment: in format 1.1, COMMENT ON COLUMN of a
+// view writes ducklake_view_column_tag (by column name); a comment set
+// there after the parent's snapshot is a difference of the view (written
+// here into version 2's frozen catalog, made 1.1), which an entry naming
+// the view or a column of it names, and an unlisted one a warning. Before,
+// the entry was a difference ("names a table with no difference") and the
+// unlisted comment passed unremarked.
+func TestCheckChangesViewColumnComment(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	golden := filepath.Join(t.TempDir(), "viewcols")
+	res, err := lakegen.Repository(ctx, golden, lakegen.Spec{Name: "viewcols", Formats: []lakegen.Format{{DuckLake: "1.0", DuckDB: ">= 1.5.2"}, {DuckLake: "1.1", DuckDB: ">= 2.0.0"}}, Versions: []lakegen.Version{
+		{Snapshots: []lakegen.Snapshot{
+			{lakegen.CreateTable{Table: "u", Columns: []lakegen.Column{{Name: "id", Type: "BIGINT"}}}, lakegen.CreateView{View: "w", SQL: "SELECT id FROM u"}},
+		}},
+		{Snapshots: []lakegen.Snapshot{{lakegen.Insert{Table: "u", Select: "SELECT range FROM range(3)"}}}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2 := res.Versions[1]
+	vdir := filepath.Join(golden, "versions", v2.ID)
+	db := testduck.Open(t, "")
+	defer db.Close()
+	for _, q := range []string{
+		"ATTACH '" + filepath.Join(vdir, "ducklake.duckdb") + "' AS c",
+		"ALTER TABLE c.ducklake_data_file ADD COLUMN row_group_count BIGINT",
+		"ALTER TABLE c.ducklake_delete_file ADD COLUMN row_group_count BIGINT",
+		"CREATE TABLE c.ducklake_view_column_tag(view_id BIGINT, column_name VARCHAR, begin_snapshot BIGINT, end_snapshot BIGINT, key VARCHAR, value VARCHAR)",
+		"UPDATE c.ducklake_metadata SET value = '1.1' WHERE key = 'version'",
+		fmt.Sprintf(`INSERT INTO c.ducklake_view_column_tag SELECT view_id, 'id', %d, NULL, 'comment', 'the id' FROM c.ducklake_view WHERE view_name = 'w'`, v2.SnapshotID),
+		"DETACH c",
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	testlakes.EditVersion(t, vdir, func(m map[string]any) { m["ducklake"].(map[string]any)["format"] = "1.1" })
+	for _, tc := range []struct {
+		name    string
+		changes []any
+		want    string // the one finding about changes, "kind: text"
+	}{
+		{"the view", []any{change("main.w", "set_comment", "", false)}, ""},
+		{"its column", []any{change("main.w", "set_comment", "id", false)}, ""},
+		{"none", []any{}, `warning: version.json: changes lists no entry for table main.w column id comment "the id", was none (a view), between`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := filepath.Join(t.TempDir(), "repo")
+			if err := copyTree(golden, root); err != nil {
+				t.Fatal(err)
+			}
+			testlakes.EditVersion(t, filepath.Join(root, "versions", v2.ID), func(m map[string]any) { m["changes"] = tc.changes })
+			st, err := local.New(root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, _ := Check(ctx, st, Options{})
+			var about, every []string
+			for _, f := range rep.Findings {
+				every = append(every, fmt.Sprintf("%s %s: %s", f.Kind, f.Version, f.Detail))
+				if strings.Contains(f.Detail, "version.json: changes") {
+					about = append(about, fmt.Sprintf("%s: %s", f.Kind, f.Detail))
+				}
+			}
+			want := strings.Replace(tc.want, ": ", ": versions/"+v2.ID+"/", 1)
+			if tc.want == "" && len(about) > 0 || tc.want != "" && (len(about) != 1 || !strings.HasPrefix(about[0], want)) {
+				t.Errorf("findings about changes:\n%s\nwant %q\nall findings:\n%s", strings.Join(about, "\n"), want, strings.Join(every, "\n"))
 			}
 		})
 	}

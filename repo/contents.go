@@ -192,8 +192,10 @@ var earlyStatsFixedIn = goversion.Must(goversion.NewVersion("1.5.4"))
 // differences from the parent's snapshot (changesIssues), which the key
 // names; v14: a column only retyped (a promotion) unclaimed or claimed
 // not breaking is a warning, no longer a difference, and a view created,
-// dropped or redefined is a difference entries may name.
-const contentsKeyKind = "fdl-formats content pass v14"
+// dropped or redefined is a difference entries may name; v15: a table's
+// partitioning, sort hint and tags, its columns' tags and a view's tags
+// changed are differences entries may name, and unlisted, a warning.
+const contentsKeyKind = "fdl-formats content pass v15"
 
 // contentsKey names everything a content pass of v reads, or "" (no digest
 // cache, or an object store, whose data files the pass fetches and
