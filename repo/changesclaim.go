@@ -507,35 +507,25 @@ func diffColumnTags(path string, was, now *compare.Column, tagsWere, tagsNow map
 
 // diffTags describes the differences between an object's tags at two
 // snapshots (was, now), by key in order: COMMENT ON writes the key
-// "comment", named so; other keys are named as tags. subject opens each
-// ("" for the object itself).
+// "comment", named so; other keys are named as tags, and values as
+// defaults are ("none": no tag). subject opens each ("" for the object
+// itself).
 func diffTags(subject string, was, now map[string]*string) []string {
 	var what []string
 	for _, k := range unionKeys(was, now) {
-		w, inWas := was[k]
-		n, inNow := now[k]
-		if inWas == inNow && defaultText(w) == defaultText(n) {
+		// A tag whose value is NULL (COMMENT ON … IS NULL writes one) is
+		// no tag: readers show no comment, as without a row.
+		w, n := was[k], now[k]
+		if defaultText(w) == defaultText(n) {
 			continue
 		}
 		name := "comment"
 		if k != "comment" {
 			name = "tag " + strconv.Quote(k)
 		}
-		what = append(what, fmt.Sprintf("%s%s %s, was %s", subject, name, tagText(n, inNow), tagText(w, inWas)))
+		what = append(what, fmt.Sprintf("%s%s %s, was %s", subject, name, defaultText(n), defaultText(w)))
 	}
 	return what
-}
-
-// tagText is a tag's value as a message writes it: Go-quoted, "NULL", or
-// "none" (no such tag).
-func tagText(v *string, ok bool) string {
-	switch {
-	case !ok:
-		return "none"
-	case v == nil:
-		return "NULL"
-	}
-	return strconv.Quote(*v)
 }
 
 // extrasOf is a table's partitioning, sort hint and tags (none when the

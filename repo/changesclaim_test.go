@@ -191,8 +191,9 @@ func TestCheckKeptContentPassNamesChanges(t *testing.T) {
 // recreated, breaking, as a nested field dropped or renamed; a type change
 // (DuckLake's new row of the same column_id) is retyped, which may break;
 // an added column, an added field, nullability, a default and a column's
-// or a nested field's tags (a comment) break nothing; tags unchanged are
-// no difference.
+// or a nested field's tags (a comment) break nothing; tags unchanged, and
+// a tag set to NULL where there was none (COMMENT ON … IS NULL), are no
+// difference.
 func TestDiffColumns(t *testing.T) {
 	col := func(id int64, name, typ string, kids ...*compare.Column) *compare.Column {
 		return &compare.Column{ID: id, Name: name, Type: typ, NullsAllowed: true, Children: kids}
@@ -209,7 +210,7 @@ func TestDiffColumns(t *testing.T) {
 	var got []string
 	k, x := "key", "x field"
 	tagsWere := map[int64]map[string]*string{1: {"comment": &k}, 8: {"comment": &k}}
-	tagsNow := map[int64]map[string]*string{1: {"comment": &k}, 8: {"comment": &k, "owner": nil}, 10: {"comment": &x}}
+	tagsNow := map[int64]map[string]*string{1: {"comment": &k}, 8: {"comment": nil, "owner": nil}, 10: {"comment": &x}}
 	for _, d := range diffColumns(was, now, tagsWere, tagsNow) {
 		line := fmt.Sprintf("%v %s breaking=%t", d.names, d.what, d.breaking)
 		if d.retyped {
@@ -223,7 +224,7 @@ func TestDiffColumns(t *testing.T) {
 		`[s] field s.b renamed to bb (column_id 3) breaking=true`,
 		`[n] nulls allowed false, was true (column_id 6) breaking=false`,
 		`[d] default "0", was none (column_id 7) breaking=false`,
-		`[keep] tag "owner" NULL, was none (column_id 8) breaking=false`,
+		`[keep] comment none, was "key" (column_id 8) breaking=false`,
 		`[t] field t.y added, field t.x comment "x field", was none (column_id 9) breaking=false`,
 		`[new] added (column_id 13) breaking=false`,
 	}
