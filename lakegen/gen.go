@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/duckpool"
 	"github.com/fdl-formats/fdl-formats/internal/oneline"
 )
 
@@ -134,7 +135,7 @@ const (
 var plainName = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 
 func newGen(ctx context.Context, dataDir, dataPath string, start time.Time, record bool) (*gen, error) {
-	db, err := sql.Open("duckdb", "")
+	db, err := duckpool.Open()
 	if err != nil {
 		return nil, fmt.Errorf("open duckdb: %w", err)
 	}

@@ -2,7 +2,6 @@ package repo
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -21,6 +20,7 @@ import (
 	"github.com/fdl-formats/fdl-formats/duckfile"
 	"github.com/fdl-formats/fdl-formats/fdljson"
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/duckpool"
 	"github.com/fdl-formats/fdl-formats/internal/scratch"
 	"github.com/fdl-formats/fdl-formats/store"
 )
@@ -525,7 +525,7 @@ func sqlIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) +
 
 // LinkedDuckDB is the version of the DuckDB linked into this program ("1.5.6").
 func LinkedDuckDB(ctx context.Context) (string, error) {
-	db, err := sql.Open("duckdb", "")
+	db, err := duckpool.Open()
 	if err != nil {
 		return "", fmt.Errorf("open DuckDB: %w", err)
 	}

@@ -9,7 +9,7 @@ import (
 	"os"
 	"strings"
 
-	_ "github.com/duckdb/duckdb-go/v2" // the database/sql driver
+	"github.com/fdl-formats/fdl-formats/internal/duckpool"
 )
 
 // headerBytes is what precedes block 0 in a DuckDB file: three 4 KiB
@@ -25,7 +25,7 @@ const PastChecksum = 100
 // offset inside the first such block, past its checksum: a byte flipped
 // there fails every reader of that table; and the file's block size.
 func Offsets(path string, tables ...string) (offsets map[string]int64, blockSize int64, err error) {
-	db, err := sql.Open("duckdb", "")
+	db, err := duckpool.Open()
 	if err != nil {
 		return nil, 0, err
 	}

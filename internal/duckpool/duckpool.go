@@ -19,10 +19,15 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 
 	"github.com/duckdb/duckdb-go/v2"
+
+	"github.com/fdl-formats/fdl-formats/internal/scratch"
 )
 
 // Pool keeps idle databases. Safe for concurrent use; a nil *Pool keeps
@@ -34,21 +39,32 @@ type Pool struct {
 	maxIdle int
 	closed  bool
 	// bounds are the reaches of the databases this pool handed out or
-	// keeps (none: Open's, unbounded), and what their LOADs said.
+	// keeps (for an unbounded one, Get's, its spill folder alone), and
+	// what their LOADs said.
 	bounds map[*sql.DB]bounded
 	// outer, when set (Within), is the reach every user whose own reach
 	// it covers gets, so that the users of one run share databases.
 	outer *Reach
-	// spill, when set (SpillIn), is where the databases of users that
-	// name no spill folder spill.
+	// spill, when set (SpillIn), is where the databases of Get's users
+	// and of GetWithin's users that name no spill folder spill.
 	spill string
 }
 
 // bounded is a database's reach and what its extensions' LOADs said.
 type bounded struct {
-	reach Reach
-	key   string
-	loads map[string]error
+	reach     Reach
+	sandboxed bool // else an unbounded database (Get) of reach.Spill
+	key       string
+	loads     map[string]error
+}
+
+// open starts a database like b's (Put, of one retired).
+func (b bounded) open() (*sql.DB, map[string]error, error) {
+	if b.sandboxed {
+		return OpenWithin(b.reach)
+	}
+	db, err := open(b.reach.Spill)
+	return db, nil, err
 }
 
 // MaxUses is how many users a database serves before Put closes it and
@@ -83,14 +99,41 @@ const config = "?autoinstall_known_extensions=false&autoload_known_extensions=fa
 
 // Open starts a private in-memory DuckDB database whose connections are
 // closed, not kept, when released. It can open any file the process can:
-// a database that reads repository input is opened with OpenWithin.
-func Open() (*sql.DB, error) {
-	connector, err := duckdb.NewConnector(config, nil)
+// a database that reads repository input is opened with OpenWithin. It
+// spills in a folder of its own in os.TempDir(), bounded by MaxSpill, as
+// a sandboxed database does (Reach.Spill).
+func Open() (*sql.DB, error) { return open("") }
+
+// open is Open, spilling in a folder of its own in root (os.TempDir()
+// when empty). The folder is only named (its owner, a random part):
+// DuckDB makes it at its first spill, in a folder that must exist, and
+// removes at close the folder it made (only the files of one it found).
+// Making and removing it here cost 1-2 ms per database on a busy disk.
+// DuckDB's default, ".tmp" in the working folder, wrote into a
+// repository's folder when the tool ran in it, allowed 90% of the disk's
+// free space, and was shared by every database of the process: two
+// spilling at once wrote the same files (named after their block size
+// only) and read back each other's blocks or crashed.
+func open(root string) (*sql.DB, error) {
+	if root == "" {
+		root = os.TempDir()
+	}
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return nil, fmt.Errorf("spill folder for duckdb: %w", err)
+	}
+	spill := url.Values{"temp_directory": {filepath.Join(root, scratch.TempName(SpillPrefix))}}
+	connector, err := duckdb.NewConnector(config+"&"+spill.Encode(), nil)
 	if err != nil {
 		return nil, fmt.Errorf("open duckdb: %w", err)
 	}
 	db := sql.OpenDB(connector)
 	db.SetMaxIdleConns(0)
+	// DuckDB 1.5.6 shows a max_temp_directory_size given when the
+	// database starts (a DSN option) but does not hold to it: a statement
+	// spilled past it. Only a SET bounds the spill.
+	if _, err := db.Exec("SET max_temp_directory_size = " + sqlString(MaxSpill)); err != nil {
+		return nil, errors.Join(fmt.Errorf("bound duckdb's spill: %w", err), db.Close())
+	}
 	return db, nil
 }
 
@@ -126,7 +169,7 @@ func AllThreads(ctx context.Context, conn *sql.Conn, fn func() error) (err error
 }
 
 // Get hands out an idle database that can open any file, or a new one
-// (Open).
+// (Open), spilling in the pool's spill folder (SpillIn).
 func (p *Pool) Get() (*sql.DB, error) {
 	db, _, err := p.get(nil)
 	return db, err
@@ -155,9 +198,10 @@ func (p *Pool) Within(dirs ...string) {
 	p.outer = &outer
 }
 
-// SpillIn makes, from now on, the databases of GetWithin users whose reach
-// names no spill folder (Reach.Spill) spill in dir: a run's work folder's
-// parent (the work folder itself goes before the run's databases close).
+// SpillIn makes, from now on, the databases of Get's users and of
+// GetWithin's users whose reach names no spill folder (Reach.Spill) spill
+// in dir, each in a folder of its own: a run's work folder's parent (the
+// work folder itself goes before the run's databases close).
 func (p *Pool) SpillIn(dir string) {
 	if p == nil {
 		return
@@ -168,51 +212,52 @@ func (p *Pool) SpillIn(dir string) {
 }
 
 func (p *Pool) get(reach *Reach) (*sql.DB, map[string]error, error) {
-	var want Reach
-	key := ""
+	want := Reach{}
 	if reach != nil {
 		want = *reach
-		if p != nil {
-			p.mu.Lock()
-			if want.Spill == "" {
-				want.Spill = p.spill
-			}
-			want = want.normal()
-			if p.outer != nil && p.outer.covers(want) {
-				want = Reach{Dirs: p.outer.Dirs, Load: want.Load, Spill: want.Spill}
-			}
-			p.mu.Unlock()
-		} else {
-			want = want.normal()
+	}
+	var outer *Reach
+	if p != nil {
+		p.mu.Lock()
+		if want.Spill == "" {
+			want.Spill = p.spill
 		}
-		key = want.key()
+		outer = p.outer
+		p.mu.Unlock()
+	}
+	want = want.normal()
+	b := bounded{reach: want, sandboxed: reach != nil}
+	if b.sandboxed && outer != nil && outer.covers(want) {
+		b.reach = Reach{Dirs: outer.Dirs, Load: want.Load, Spill: want.Spill}
+	}
+	if b.sandboxed {
+		b.key = b.reach.key()
+	} else {
+		b.key = "open\x00" + want.Spill
 	}
 	if p != nil {
 		p.mu.Lock()
 		for i := len(p.idle) - 1; i >= 0; i-- {
 			db := p.idle[i]
-			if b := p.bounds[db]; b.key == key {
+			if idle := p.bounds[db]; idle.key == b.key {
 				p.idle = slices.Delete(p.idle, i, i+1)
 				p.mu.Unlock()
-				return db, b.loads, nil
+				return db, idle.loads, nil
 			}
 		}
 		p.mu.Unlock()
 	}
-	if reach == nil {
-		db, err := Open()
-		return db, nil, err
-	}
-	db, loads, err := OpenWithin(want)
+	db, loads, err := b.open()
 	if err != nil {
 		return nil, nil, err
 	}
+	b.loads = loads
 	if p != nil {
 		p.mu.Lock()
 		if p.bounds == nil {
 			p.bounds = map[*sql.DB]bounded{}
 		}
-		p.bounds[db] = bounded{reach: want, key: key, loads: loads}
+		p.bounds[db] = b
 		p.mu.Unlock()
 	}
 	return db, loads, nil
@@ -273,9 +318,7 @@ func (p *Pool) Put(db *sql.DB) error {
 		var fresh *sql.DB
 		var err error
 		if isBounded {
-			var loads map[string]error
-			fresh, loads, err = OpenWithin(b.reach)
-			b.loads = loads
+			fresh, b.loads, err = b.open()
 		} else {
 			fresh, err = Open()
 		}

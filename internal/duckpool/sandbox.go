@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/fdl-formats/fdl-formats/internal/parquetsql"
-	"github.com/fdl-formats/fdl-formats/internal/scratch"
 )
 
 // Reach is what a sandboxed database may open on the file system: DuckDB's
@@ -40,21 +39,19 @@ type Reach struct {
 	// in its memory (DuckDB's temp_directory): OpenWithin names a folder
 	// of the database's own in it ("fdl-spill-<owner>-<random>",
 	// SpillPrefix), which DuckDB makes at its first spill and removes when
-	// the database closes. Empty: os.TempDir(). DuckDB's default, ".tmp"
-	// in the working folder, wrote into a repository's folder when the
-	// tool ran in it, and every database of the process shared it: two
-	// spilling at once wrote the same files (named after their block size
-	// only) and read back each other's blocks or crashed.
+	// the database closes. Empty: os.TempDir(). Every database the tool
+	// opens spills so (Open: in os.TempDir()), not in DuckDB's default
+	// (see open).
 	Spill string
 }
 
-// SpillPrefix starts the name of each sandboxed database's spill folder
-// (Reach.Spill). A run killed before its databases closed leaves them;
+// SpillPrefix starts the name of each database's spill folder (Reach.Spill,
+// Open). A run killed before its databases closed leaves them;
 // the commands that sweep their work folder sweep these too.
 const SpillPrefix = "fdl-spill-"
 
-// MaxSpill bounds what one sandboxed database may spill
-// (max_temp_directory_size). DuckDB's default is 90% of the spill disk's
+// MaxSpill bounds what one database may spill (max_temp_directory_size),
+// sandboxed or not (Open). DuckDB's default is 90% of the spill disk's
 // free space for each database, so a run's databases together could fill
 // it. A database spills only past its memory limit (DuckDB's default, 80%
 // of the machine's memory); a statement that would spill more fails with
@@ -181,19 +178,9 @@ func (r Reach) Holds(path string) bool {
 // itself.
 func OpenWithin(reach Reach) (*sql.DB, map[string]error, error) {
 	reach = reach.normal()
-	root := reach.Spill
-	if root == "" {
-		root = os.TempDir()
-	}
-	// The folder is only named (its owner, a random part): DuckDB makes it
-	// at its first spill, in a folder that must exist, and removes at
-	// close the folder it made (only the files of one it found). Making
-	// and removing it here cost 1-2 ms per database on a busy disk.
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		return nil, nil, fmt.Errorf("spill folder for duckdb: %w", err)
-	}
-	spill := filepath.Join(root, scratch.TempName(SpillPrefix))
-	db, err := Open()
+	// temp_directory cannot change once the sandbox is closed: open sets
+	// it when the database starts.
+	db, err := open(reach.Spill)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -211,9 +198,8 @@ func OpenWithin(reach Reach) (*sql.DB, map[string]error, error) {
 			loads[ext] = nil
 		}
 	}
-	// temp_directory cannot change once the sandbox is closed.
-	q := fmt.Sprintf("SET temp_directory = %s; SET max_temp_directory_size = %s; SET allowed_directories = %s; SET allowed_paths = %s; SET enable_external_access = false",
-		sqlString(spill), sqlString(MaxSpill), sqlList(withPatterns(reach.Dirs)), sqlList(withPatterns(reach.Files)))
+	q := fmt.Sprintf("SET allowed_directories = %s; SET allowed_paths = %s; SET enable_external_access = false",
+		sqlList(withPatterns(reach.Dirs)), sqlList(withPatterns(reach.Files)))
 	if _, err := conn.ExecContext(ctx, q); err != nil {
 		return nil, nil, errors.Join(fmt.Errorf("sandbox duckdb: %w", err), db.Close())
 	}

@@ -136,3 +136,149 @@ func spillFiles(t *testing.T, conn *sql.Conn) []string {
 	}
 	return paths
 }
+
+// TestSpillOpen: databases opened without a sandbox, by Open (lakegen,
+// resolve's version query, the tests' row and block helpers) and by a
+// pool's Get (a conversion's without a reach), spill as sandboxed ones do:
+// each into a folder of its own, Open's in os.TempDir() and Get's in the
+// pool's spill folder (SpillIn), bounded by MaxSpill. Before, they
+// spilled into ".tmp" in the working folder (the repository's, when the
+// tool ran in it), both into the same files, with 90% of the disk's free
+// space allowed.
+func TestSpillOpen(t *testing.T) {
+	repo, tmp, spill := t.TempDir(), t.TempDir(), t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	t.Chdir(repo)
+	ctx := context.Background()
+	p := New(2)
+	defer p.Close()
+	p.SpillIn(spill)
+	plain, err := Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	got, err := p.Get()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Discard(got)
+	folders := map[string]bool{}
+	var conns []*sql.Conn
+	for i, u := range []struct {
+		db    *sql.DB
+		where string
+	}{{plain, tmp}, {got, spill}} {
+		conn, err := u.db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		conns = append(conns, conn)
+		var limit string
+		if err := conn.QueryRowContext(ctx, "SELECT current_setting('max_temp_directory_size')").Scan(&limit); err != nil {
+			t.Fatal(err)
+		}
+		if limit != maxSpillShown {
+			t.Errorf("database %d: max_temp_directory_size %s, want %s (MaxSpill)", i, limit, maxSpillShown)
+		}
+		q := "SET memory_limit = '32MB'; SET threads = 1; CREATE TEMP TABLE big AS SELECT range AS i, md5((range + " + string(rune('0'+i)) + ")::VARCHAR) AS s FROM range(2000000)"
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			t.Fatalf("database %d: %v", i, err)
+		}
+		paths := spillFiles(t, conn)
+		if len(paths) == 0 {
+			t.Fatalf("database %d spilled nothing", i)
+		}
+		for _, path := range paths {
+			if !filepath.IsAbs(path) {
+				path = filepath.Join(repo, path)
+			}
+			dir := filepath.Dir(path)
+			if filepath.Dir(dir) != u.where || !strings.HasPrefix(filepath.Base(dir), SpillPrefix) {
+				t.Fatalf("database %d spilled to %s, want a folder %s* in %s", i, path, SpillPrefix, u.where)
+			}
+			folders[dir] = true
+		}
+	}
+	if len(folders) != 2 {
+		t.Errorf("two databases spilled into %d folders, want one each: %v", len(folders), folders)
+	}
+	if entries, err := os.ReadDir(repo); err != nil {
+		t.Fatal(err)
+	} else if len(entries) != 0 {
+		t.Errorf("the working folder holds %v, want nothing", entries)
+	}
+	for i, conn := range conns {
+		var bad int64
+		q := "SELECT count(*) FROM big WHERE s <> md5((i + " + string(rune('0'+i)) + ")::VARCHAR)"
+		if err := conn.QueryRowContext(ctx, q).Scan(&bad); err != nil {
+			t.Fatalf("database %d: read back its spilled rows: %v", i, err)
+		}
+		if bad != 0 {
+			t.Errorf("database %d read back %d rows that are not its own", i, bad)
+		}
+		conn.Close()
+	}
+	plain.Close()
+	p.Discard(got)
+	for dir := range folders {
+		if _, err := os.Stat(dir); !os.IsNotExist(err) {
+			t.Errorf("spill folder %s left after its database closed (%v)", dir, err)
+		}
+	}
+}
+
+// TestOpensThroughOpen: the module's code opens DuckDB databases through
+// this package only (Open, OpenWithin, a Pool), so that each spills in a
+// folder of its own, bounded by MaxSpill: a database opened with
+// sql.Open("duckdb", ...) spills into ".tmp" in the working folder. Tests
+// and the helpers only tests use (below) may open their own; so may the
+// benchmarks, which time DuckDB as it comes.
+func TestOpensThroughOpen(t *testing.T) {
+	allowed := map[string]bool{
+		"internal/duckpool/duckpool.go":                   true, // Open itself
+		"internal/testduck/testduck.go":                   true, // tests' databases
+		"internal/testlakes/testlakes.go":                 true, // tests' lakes
+		"internal/parquetfooter/footertest/footertest.go": true, // tests' Parquet files
+		"scripts/benchproof/main.go":                      true, // DuckDB alone, timed
+	}
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); name == "testdata" || (strings.HasPrefix(name, ".") && path != root) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		rel, err := filepath.Rel(root, path)
+		if err != nil {
+			return err
+		}
+		if allowed[filepath.ToSlash(rel)] {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, call := range []string{`sql.Open("duckdb"`, "duckdb.NewConnector("} {
+			if strings.Contains(string(src), call) {
+				t.Errorf("%s opens DuckDB with %s: open it with duckpool.Open (or OpenWithin)", rel, call)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

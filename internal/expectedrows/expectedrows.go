@@ -16,9 +16,8 @@ import (
 	"strings"
 	"testing"
 
-	_ "github.com/duckdb/duckdb-go/v2" // the "duckdb" database/sql driver
-
 	"github.com/fdl-formats/fdl-formats/compare"
+	"github.com/fdl-formats/fdl-formats/internal/duckpool"
 )
 
 // Options tune Check.
@@ -52,7 +51,7 @@ func Check(t testing.TB, catalog, data, expected string, opts Options) int {
 		t.Fatalf("open %s: %v", catalog, err)
 	}
 	defer r.Close()
-	db, err := sql.Open("duckdb", "")
+	db, err := duckpool.Open()
 	if err != nil {
 		t.Fatal(err)
 	}
