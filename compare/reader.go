@@ -252,7 +252,7 @@ func Open(ctx context.Context, catalogPath string, opts ReaderOptions) (*Reader,
 // folder its catalog names, when none was given (a data path that is a
 // URL is read by nothing here), and each data or delete file the catalog
 // names outside that folder (by absolute path, or with a ".."), as DuckLake
-// opens them. Only those files, not their folders (but for a name with
+// opens them. Only those files, not their folders (also for a name with
 // glob characters, duckpool.Reach.AddFiles): a repository's check reports
 // them (outside data_dir). A catalog whose files cannot be listed
 // adds none: its reader fails where it fails without the sandbox.

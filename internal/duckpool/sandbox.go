@@ -144,17 +144,13 @@ func (r Reach) covers(o Reach) bool {
 	return true
 }
 
-// AddFiles adds files to the reach, each alone, but for a file whose name
-// holds one of DuckDB's glob characters: DuckDB lists the folder to read
-// it, even with its glob characters escaped, so the folder is added.
+// AddFiles adds files to the reach, each alone, also one whose name holds
+// DuckDB's glob characters: DuckDB checks the escaped pattern it is read
+// by (parquetsql.Path) against the reach before it globs, and the reach
+// names that pattern too (withPatterns), so DuckDB opens the file without
+// listing its folder. Before, such a file brought its whole folder.
 func (r *Reach) AddFiles(paths ...string) {
-	for _, p := range paths {
-		if strings.ContainsAny(filepath.Base(p), "*?[{") {
-			r.Dirs = append(r.Dirs, filepath.Dir(p))
-		} else {
-			r.Files = append(r.Files, p)
-		}
-	}
+	r.Files = append(r.Files, paths...)
 }
 
 // Holds tells whether the reach holds path: one of its files, or a path

@@ -3,6 +3,7 @@ package duckpool
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -170,6 +171,48 @@ func TestSandboxGlobFolder(t *testing.T) {
 		}
 		if err := db.QueryRow("SELECT count(*) FROM read_parquet(" + parquetsql.Path(secret) + ")").Scan(&n); err == nil {
 			t.Errorf("reach %v: read %s, out of reach", reach, secret)
+		}
+		db.Close()
+	}
+}
+
+// TestSandboxGlobFile: a file whose name holds DuckDB's glob characters,
+// added to a reach alone (AddFiles, as a reader adds a data file its
+// catalog names outside the data folder), is read by its escaped pattern
+// (parquetsql.Path), and a sibling in its folder stays out of reach.
+// AddFiles added the whole folder for such a name, and the sibling was
+// read.
+func TestSandboxGlobFile(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "elsewhere")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	plain, err := Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	sibling := filepath.Join(dir, "secret.parquet")
+	names := []string{"a[1]*.parquet", "b?.parquet", "c{x,y}.parquet", "d[!a].parquet"}
+	for _, f := range append(slices.Clone(names), "secret.parquet") {
+		if _, err := plain.Exec("COPY (SELECT 1 AS x) TO " + sqlString(filepath.Join(dir, f)) + " (FORMAT parquet)"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range names {
+		file := filepath.Join(dir, name)
+		var reach Reach
+		reach.AddFiles(file)
+		db, _, err := OpenWithin(reach)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n int
+		if err := db.QueryRow("SELECT count(*) FROM read_parquet(" + parquetsql.Path(file) + ")").Scan(&n); err != nil || n != 1 {
+			t.Errorf("%s: read it: %d rows, %v", name, n, err)
+		}
+		if err := db.QueryRow("SELECT count(*) FROM read_parquet(" + parquetsql.Path(sibling) + ")").Scan(&n); err == nil {
+			t.Errorf("%s: its sibling %s was read, out of reach", name, sibling)
 		}
 		db.Close()
 	}
