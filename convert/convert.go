@@ -1069,6 +1069,14 @@ func (e *Engines) Within(dirs ...string) { e.dbs().Within(dirs...) }
 // a folder of its own (duckpool.Pool.SpillIn).
 func (e *Engines) SpillIn(dir string) { e.dbs().SpillIn(dir) }
 
+// SpillAtMost bounds what each database of later conversions may spill to
+// n bytes; 0 or less: duckpool.MaxSpill (duckpool.Pool.SpillAtMost).
+func (e *Engines) SpillAtMost(n int64) { e.dbs().SpillAtMost(n) }
+
+// SpillBound is what each database of later conversions may spill, in
+// bytes (duckpool.Pool.SpillBound).
+func (e *Engines) SpillBound() int64 { return e.dbs().SpillBound() }
+
 // Close closes the idle databases; one given back later is closed then.
 func (e *Engines) Close() error { return e.dbs().Close() }
 

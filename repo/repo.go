@@ -65,6 +65,11 @@ type Options struct {
 	// recently used files go first, never those the run used or any run
 	// used within the last hour. 0 means DefaultDataCacheMax; < 0, no bound.
 	DataCacheMax int64
+	// MaxSpill bounds, in bytes, what each of the run's DuckDB databases
+	// may write to disk when a statement does not fit in its memory
+	// (duckpool.Pool.SpillAtMost); a statement that would spill more
+	// fails. 0 means DefaultMaxSpill.
+	MaxSpill int64
 	// Downloads is how many data files are downloaded at once; 0 means 4.
 	Downloads int
 	// OnDownload, if set, is called after each data file downloaded.
@@ -426,6 +431,8 @@ func load(ctx context.Context, st store.Store, opts *Options) (_ *repository, er
 	// folder of its own (duckpool.Reach.Spill), not in the working folder.
 	r.engines.SpillIn(opts.workDir())
 	r.convEngines.SpillIn(opts.workDir())
+	r.engines.SpillAtMost(opts.MaxSpill)
+	r.convEngines.SpillAtMost(opts.MaxSpill)
 	if counter == nil {
 		r.paths = st.(store.PathStore)
 	} else {

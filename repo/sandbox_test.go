@@ -114,6 +114,38 @@ func TestRunSpill(t *testing.T) {
 	}
 }
 
+// TestRunMaxSpill: a run's bound on spilling (Options.MaxSpill, the
+// commands' --max-spill) reaches its readers' and its conversions'
+// databases: a statement that would spill past it fails, naming DuckDB's
+// setting. Each database spilled up to duckpool.MaxSpill whatever the
+// run asked.
+func TestRunMaxSpill(t *testing.T) {
+	ctx := context.Background()
+	st, _ := deletesLake(t)
+	r, err := load(ctx, st, &Options{WorkDir: t.TempDir(), MaxSpill: 4 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.close()
+	db, _, err := r.engines.GetWithin(duckpool.Reach{Dirs: []string{r.dataPath}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.engines.Discard(db)
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_, err = conn.ExecContext(ctx, "SET memory_limit = '32MB'; SET threads = 1; CREATE TEMP TABLE big AS SELECT range AS i, md5(range::VARCHAR) AS s FROM range(2000000)")
+	if err == nil || !strings.Contains(err.Error(), "max_temp_directory_size") {
+		t.Errorf("a reader's database spilling past the run's bound: %v, want DuckDB's refusal naming max_temp_directory_size", err)
+	}
+	if got := r.convEngines.SpillBound(); got != 4<<20 {
+		t.Errorf("the run's conversions spill at most %d bytes, want %d", got, 4<<20)
+	}
+}
+
 // TestGlobFolderSandbox: a repository in a folder whose name holds
 // DuckDB's glob characters ("lake*? [v2]") is backfilled and checked in
 // the sandbox. The readers and conversions hand DuckDB its data files'

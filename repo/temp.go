@@ -25,6 +25,11 @@ const (
 	resolveWorkPrefix = "fdl-resolve-"
 )
 
+// DefaultMaxSpill bounds, in bytes, what each DuckDB database of a run
+// may spill (in a folder of its own beside the run's work folders) when
+// Options.MaxSpill is 0: duckpool.MaxSpill, 8 GiB.
+const DefaultMaxSpill = duckpool.MaxSpill
+
 func (o *Options) workDir() string {
 	if o.WorkDir != "" {
 		return o.WorkDir

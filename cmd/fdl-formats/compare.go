@@ -28,6 +28,7 @@ func compareCommand() *cli.Command {
 			&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
 			&cli.StringFlag{Name: "earlier-a", Usage: "an earlier version's frozen catalog of the same lake, proved equivalent to --earlier-b by a proof kept in the cache: the snapshots both pairs share are not walked again when A and B restricted to them are these two, row for row"},
 			&cli.StringFlag{Name: "earlier-b", Usage: "the catalog proved equivalent to --earlier-a (see --earlier-a)"},
+			maxSpillFlag(),
 		}, cacheFlags()...),
 		Action: runCompare,
 	}
@@ -62,7 +63,18 @@ func runCompare(ctx context.Context, cmd *cli.Command) error {
 	if n := cmd.Int("max-rows"); n < 1 {
 		return usageError{err: fmt.Errorf("--max-rows %d: want %s", n, flagWants["max-rows"])}
 	}
+	spill, err := maxSpill(cmd)
+	if err != nil {
+		return err
+	}
+	// The readers' databases come from a pool only for its spill bound:
+	// each reader's goes back to it when the reader closes, and is closed
+	// with it.
+	engines := compare.NewEngines(2)
+	defer engines.Close()
+	engines.SpillAtMost(spill)
 	rep, err := compare.Catalogs(ctx, a, b, compare.Options{
+		Engines:     engines,
 		DigestCache: cache,
 		DataPath:    cmd.String("data"),
 		DataPathB:   cmd.String("data-b"),

@@ -69,6 +69,15 @@ func TestCompareCommand(t *testing.T) {
 		}
 	})
 
+	// With a bound on the readers' spill (their databases then come from
+	// a pool of the command's).
+	t.Run("--max-spill", func(t *testing.T) {
+		out, _, code := runApp(t, "compare", "--max-spill", "64MiB", a, copyCatalog(t, a), "--data", data)
+		if code != exitOK || !strings.Contains(out, "result: equivalent") {
+			t.Fatalf("exit %d\n%s", code, out)
+		}
+	})
+
 	t.Run("different", func(t *testing.T) {
 		b := copyCatalog(t, a)
 		db := testduck.Open(t, b)

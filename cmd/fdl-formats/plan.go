@@ -41,7 +41,27 @@ func repoFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "rewrite-deletes", Usage: "write the delete files older formats read (Parquet for Puffin deletion vectors, cumulative files for partial deletion files, delete-file chains for 0.3 merged files holding rewritten rows) into the data folder"},
 		&cli.StringFlag{Name: "data-cache-max", Value: fmt.Sprintf("%dGiB", repo.DefaultDataCacheMax>>30), Usage: "bound of the data cache (`SIZE`, e.g. 500MB, 10GiB, or unlimited): after a run, the least recently used s3:// and https:// repositories' data files go first (never the run's own repository); refused with --no-cache"},
 		&cli.StringFlag{Name: "shard", Usage: "only shard `K/N` of the versions (those whose ID hashes to K of N), for N machines sharing the work"},
+		maxSpillFlag(),
 	}, cacheFlags()...)
+}
+
+// maxSpillFlag bounds what each DuckDB database of a command may spill.
+func maxSpillFlag() cli.Flag {
+	return &cli.StringFlag{Name: "max-spill", Value: fmt.Sprintf("%dGiB", repo.DefaultMaxSpill>>30), Usage: "bound of what each DuckDB database may write to disk when a statement does not fit in its memory (`SIZE`, e.g. 500MB, 20GiB): a statement that needs more fails"}
+}
+
+// maxSpill is the --max-spill flag's value in bytes.
+func maxSpill(cmd *cli.Command) (int64, error) {
+	n, err := parseSize(cmd.String("max-spill"))
+	if err == nil && n < 0 {
+		// DuckDB's own bound, 90% of the disk's free space for each
+		// database, lets a command's databases together fill the disk.
+		err = fmt.Errorf("size %q: want a positive number with an optional unit (500MB, 20GiB); there is no unlimited spill", cmd.String("max-spill"))
+	}
+	if err != nil {
+		return 0, usageError{err: fmt.Errorf("--max-spill: %w", err), command: helpOf(cmd)}
+	}
+	return n, nil
 }
 
 func planCommand() *cli.Command {
@@ -120,6 +140,9 @@ func openRepo(ctx context.Context, cmd *cli.Command) (store.Store, repo.Options,
 	opts.NoDataCache = cmd.Bool("no-cache")
 	if opts.DataCacheMax, err = parseSize(cmd.String("data-cache-max")); err != nil {
 		return nil, opts, usageError{err: fmt.Errorf("--data-cache-max: %w", err)}
+	}
+	if opts.MaxSpill, err = maxSpill(cmd); err != nil {
+		return nil, opts, err
 	}
 	opts.Convert.Lossy = splitList(cmd.StringSlice("allow-lossy"))
 	opts.Convert.RewriteDeletes = cmd.Bool("rewrite-deletes")

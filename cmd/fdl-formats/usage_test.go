@@ -53,6 +53,11 @@ func TestUsageErrors(t *testing.T) {
 		// without a word.
 		{"--data-cache-max with --no-cache on check", []string{"check", "--data-cache-max", "1GiB", "--no-cache", repoDir}, `--data-cache-max "1GiB" and --no-cache contradict each other`},
 		{"--no-cache with --data-cache-max on plan", []string{"plan", "--no-cache", "--data-cache-max=unlimited", filepath.Join(repoDir, "missing")}, `--data-cache-max "unlimited" and --no-cache`},
+		// --max-spill bounds each DuckDB database's spill: a size, never
+		// unlimited (DuckDB's own, 90% of the free disk for each).
+		{"--max-spill not a size on check", []string{"check", "--max-spill", "lots", repoDir}, `Error: --max-spill: size "lots": want a positive number`},
+		{"--max-spill unlimited on backfill", []string{"backfill", "--max-spill=unlimited", repoDir}, `Error: --max-spill: size "unlimited": want a positive number with an optional unit (500MB, 20GiB); there is no unlimited spill`},
+		{"--max-spill 0 on compare", []string{"compare", "--max-spill", "0", catalog, catalog}, `Error: --max-spill: size "0": want a positive number`},
 		{"unknown command", []string{"nosuch", repoDir}, `unknown command "nosuch"`},
 		{"no command", nil, "no command given"},
 		{"help on an unknown command", []string{"help", "nosuch"}, `no help topic for "nosuch"`},

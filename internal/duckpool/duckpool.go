@@ -23,6 +23,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/duckdb/duckdb-go/v2"
@@ -48,6 +49,9 @@ type Pool struct {
 	// spill, when set (SpillIn), is where the databases of Get's users
 	// and of GetWithin's users that name no spill folder spill.
 	spill string
+	// maxSpill, when set (SpillAtMost), bounds the spill of the databases
+	// of users that name no bound (Reach.MaxSpill).
+	maxSpill int64
 }
 
 // bounded is a database's reach and what its extensions' LOADs said.
@@ -63,7 +67,7 @@ func (b bounded) open() (*sql.DB, map[string]error, error) {
 	if b.sandboxed {
 		return OpenWithin(b.reach)
 	}
-	db, err := open(b.reach.Spill)
+	db, err := open(b.reach.Spill, b.reach.MaxSpill)
 	return db, nil, err
 }
 
@@ -102,21 +106,25 @@ const config = "?autoinstall_known_extensions=false&autoload_known_extensions=fa
 // a database that reads repository input is opened with OpenWithin. It
 // spills in a folder of its own in os.TempDir(), bounded by MaxSpill, as
 // a sandboxed database does (Reach.Spill).
-func Open() (*sql.DB, error) { return open("") }
+func Open() (*sql.DB, error) { return open("", 0) }
 
-// open is Open, spilling in a folder of its own in root (os.TempDir()
-// when empty). The folder is only named (its owner, a random part):
-// DuckDB makes it at its first spill, in a folder that must exist, and
-// removes at close the folder it made (only the files of one it found).
-// Making and removing it here cost 1-2 ms per database on a busy disk.
+// open is Open, spilling at most maxSpill bytes (MaxSpill when 0 or
+// less) in a folder of its own in root (os.TempDir() when empty). The
+// folder is only named (its owner, a random part): DuckDB makes it at its
+// first spill, in a folder that must exist, and removes at close the
+// folder it made (only the files of one it found). Making and removing
+// it here cost 1-2 ms per database on a busy disk.
 // DuckDB's default, ".tmp" in the working folder, wrote into a
 // repository's folder when the tool ran in it, allowed 90% of the disk's
 // free space, and was shared by every database of the process: two
 // spilling at once wrote the same files (named after their block size
 // only) and read back each other's blocks or crashed.
-func open(root string) (*sql.DB, error) {
+func open(root string, maxSpill int64) (*sql.DB, error) {
 	if root == "" {
 		root = os.TempDir()
+	}
+	if maxSpill <= 0 {
+		maxSpill = MaxSpill
 	}
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return nil, fmt.Errorf("spill folder for duckdb: %w", err)
@@ -131,7 +139,7 @@ func open(root string) (*sql.DB, error) {
 	// DuckDB 1.5.6 shows a max_temp_directory_size given when the
 	// database starts (a DSN option) but does not hold to it: a statement
 	// spilled past it. Only a SET bounds the spill.
-	if _, err := db.Exec("SET max_temp_directory_size = " + sqlString(MaxSpill)); err != nil {
+	if _, err := db.Exec(fmt.Sprintf("SET max_temp_directory_size = '%d bytes'", maxSpill)); err != nil {
 		return nil, errors.Join(fmt.Errorf("bound duckdb's spill: %w", err), db.Close())
 	}
 	return db, nil
@@ -211,6 +219,34 @@ func (p *Pool) SpillIn(dir string) {
 	p.spill = dir
 }
 
+// SpillAtMost bounds, from now on, what each database of Get's users and
+// of GetWithin's users whose reach names no bound (Reach.MaxSpill) may
+// spill to n bytes; 0 or less: MaxSpill. A statement that would spill
+// more fails with DuckDB's "Out of Memory Error: failed to offload data
+// block" (backfill's, check's and compare's --max-spill).
+func (p *Pool) SpillAtMost(n int64) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.maxSpill = max(n, 0)
+}
+
+// SpillBound is what each database of a user that names no bound may
+// spill, in bytes (SpillAtMost; MaxSpill unless set).
+func (p *Pool) SpillBound() int64 {
+	if p == nil {
+		return MaxSpill
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.maxSpill > 0 {
+		return p.maxSpill
+	}
+	return MaxSpill
+}
+
 func (p *Pool) get(reach *Reach) (*sql.DB, map[string]error, error) {
 	want := Reach{}
 	if reach != nil {
@@ -222,18 +258,21 @@ func (p *Pool) get(reach *Reach) (*sql.DB, map[string]error, error) {
 		if want.Spill == "" {
 			want.Spill = p.spill
 		}
+		if want.MaxSpill <= 0 {
+			want.MaxSpill = p.maxSpill
+		}
 		outer = p.outer
 		p.mu.Unlock()
 	}
 	want = want.normal()
 	b := bounded{reach: want, sandboxed: reach != nil}
 	if b.sandboxed && outer != nil && outer.covers(want) {
-		b.reach = Reach{Dirs: outer.Dirs, Load: want.Load, Spill: want.Spill}
+		b.reach = Reach{Dirs: outer.Dirs, Load: want.Load, Spill: want.Spill, MaxSpill: want.MaxSpill}
 	}
 	if b.sandboxed {
 		b.key = b.reach.key()
 	} else {
-		b.key = "open\x00" + want.Spill
+		b.key = "open\x00" + want.Spill + "\x00" + strconv.FormatInt(want.MaxSpill, 10)
 	}
 	if p != nil {
 		p.mu.Lock()

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/fdl-formats/fdl-formats/internal/parquetsql"
@@ -43,6 +44,10 @@ type Reach struct {
 	// opens spills so (Open: in os.TempDir()), not in DuckDB's default
 	// (see open).
 	Spill string
+	// MaxSpill bounds, in bytes, what the database may spill
+	// (max_temp_directory_size). 0: the pool's (Pool.SpillAtMost), else
+	// MaxSpill.
+	MaxSpill int64
 }
 
 // SpillPrefix starts the name of each database's spill folder (Reach.Spill,
@@ -57,7 +62,7 @@ const SpillPrefix = "fdl-spill-"
 // of the machine's memory); a statement that would spill more fails with
 // DuckDB's "Out of Memory Error: failed to offload data block", naming
 // the setting.
-const MaxSpill = "8GiB"
+const MaxSpill = 8 << 30
 
 // normal is the reach with absolute, clean paths (folders ending with a
 // separator), each once, in order.
@@ -96,7 +101,7 @@ func (r Reach) normal() Reach {
 		}
 	}
 	slices.Sort(files)
-	return Reach{Dirs: clean(r.Dirs, true), Files: slices.Compact(files), Load: slices.Compact(load), Spill: spill}
+	return Reach{Dirs: clean(r.Dirs, true), Files: slices.Compact(files), Load: slices.Compact(load), Spill: spill, MaxSpill: max(r.MaxSpill, 0)}
 }
 
 // withPatterns is paths (sorted, each once) with, for each path holding
@@ -122,7 +127,7 @@ func withPatterns(paths []string) []string {
 // key tells apart reaches (of normal ones): databases of the same key are
 // interchangeable.
 func (r Reach) key() string {
-	return "dirs\x00" + strings.Join(r.Dirs, "\x00") + "\x01files\x00" + strings.Join(r.Files, "\x00") + "\x01load\x00" + strings.Join(r.Load, "\x00") + "\x01spill\x00" + r.Spill
+	return "dirs\x00" + strings.Join(r.Dirs, "\x00") + "\x01files\x00" + strings.Join(r.Files, "\x00") + "\x01load\x00" + strings.Join(r.Load, "\x00") + "\x01spill\x00" + r.Spill + "\x00" + strconv.FormatInt(r.MaxSpill, 10)
 }
 
 // covers tells whether every folder and file of o (normal) is under one
@@ -176,7 +181,7 @@ func OpenWithin(reach Reach) (*sql.DB, map[string]error, error) {
 	reach = reach.normal()
 	// temp_directory cannot change once the sandbox is closed: open sets
 	// it when the database starts.
-	db, err := open(reach.Spill)
+	db, err := open(reach.Spill, reach.MaxSpill)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -282,3 +282,55 @@ func TestOpensThroughOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestSpillAtMost: a pool's spill bound (SpillAtMost, the commands'
+// --max-spill) reaches its databases, sandboxed or not, unless a reach
+// names its own; a statement that would spill past it fails, naming the
+// setting.
+func TestSpillAtMost(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	p := New(2)
+	defer p.Close()
+	p.SpillIn(dir)
+	p.SpillAtMost(4 << 20)
+	own, _, err := p.GetWithin(Reach{Dirs: []string{dir}, MaxSpill: 64 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Discard(own)
+	for _, u := range []struct {
+		name string
+		get  func() (*sql.DB, error)
+		want string
+	}{
+		{"Get", p.Get, "4.0 MiB"},
+		{"GetWithin", func() (*sql.DB, error) { db, _, err := p.GetWithin(Reach{Dirs: []string{dir}}); return db, err }, "4.0 MiB"},
+		{"GetWithin, a reach's own bound", func() (*sql.DB, error) { return own, nil }, "64.0 MiB"},
+	} {
+		db, err := u.get()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var limit string
+		if err := db.QueryRowContext(ctx, "SELECT current_setting('max_temp_directory_size')").Scan(&limit); err != nil {
+			t.Fatal(err)
+		}
+		if limit != u.want {
+			t.Errorf("%s: max_temp_directory_size %s, want %s", u.name, limit, u.want)
+		}
+		if u.want != "4.0 MiB" {
+			continue
+		}
+		conn, err := db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = conn.ExecContext(ctx, "SET memory_limit = '32MB'; SET threads = 1; CREATE TEMP TABLE big AS SELECT range AS i, md5(range::VARCHAR) AS s FROM range(2000000)")
+		conn.Close()
+		if err == nil || !strings.Contains(err.Error(), "max_temp_directory_size") {
+			t.Errorf("%s: spilling past the bound: %v, want DuckDB's refusal naming max_temp_directory_size", u.name, err)
+		}
+		p.Discard(db)
+	}
+}
