@@ -109,22 +109,32 @@ const config = "?autoinstall_known_extensions=false&autoload_known_extensions=fa
 func Open() (*sql.DB, error) { return open("", 0) }
 
 // open is Open, spilling at most maxSpill bytes (MaxSpill when 0 or
-// less) in a folder of its own in root (os.TempDir() when empty). The
-// folder is only named (its owner, a random part): DuckDB makes it at its
-// first spill, in a folder that must exist, and removes at close the
-// folder it made (only the files of one it found). Making and removing
-// it here cost 1-2 ms per database on a busy disk.
+// less) in a folder of its own in root (os.TempDir() when empty).
+func open(root string, maxSpill int64) (*sql.DB, error) {
+	db, err := start(root)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := db.Exec(spillBound(maxSpill)); err != nil {
+		return nil, errors.Join(fmt.Errorf("bound duckdb's spill: %w", err), db.Close())
+	}
+	return db, nil
+}
+
+// start starts a database spilling in a folder of its own in root
+// (os.TempDir() when empty), not yet bounded (spillBound: open,
+// OpenWithin). The folder is only named (its owner, a random part):
+// DuckDB makes it at its first spill, in a folder that must exist, and
+// removes at close the folder it made (only the files of one it found).
+// Making and removing it here cost 1-2 ms per database on a busy disk.
 // DuckDB's default, ".tmp" in the working folder, wrote into a
 // repository's folder when the tool ran in it, allowed 90% of the disk's
 // free space, and was shared by every database of the process: two
 // spilling at once wrote the same files (named after their block size
 // only) and read back each other's blocks or crashed.
-func open(root string, maxSpill int64) (*sql.DB, error) {
+func start(root string) (*sql.DB, error) {
 	if root == "" {
 		root = os.TempDir()
-	}
-	if maxSpill <= 0 {
-		maxSpill = MaxSpill
 	}
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return nil, fmt.Errorf("spill folder for duckdb: %w", err)
@@ -136,13 +146,19 @@ func open(root string, maxSpill int64) (*sql.DB, error) {
 	}
 	db := sql.OpenDB(connector)
 	db.SetMaxIdleConns(0)
-	// DuckDB 1.5.6 shows a max_temp_directory_size given when the
-	// database starts (a DSN option) but does not hold to it: a statement
-	// spilled past it. Only a SET bounds the spill.
-	if _, err := db.Exec(fmt.Sprintf("SET max_temp_directory_size = '%d bytes'", maxSpill)); err != nil {
-		return nil, errors.Join(fmt.Errorf("bound duckdb's spill: %w", err), db.Close())
-	}
 	return db, nil
+}
+
+// spillBound is the statement that bounds a database's spill to maxSpill
+// bytes (MaxSpill when 0 or less). DuckDB 1.5.6 shows a
+// max_temp_directory_size given when the database starts (a DSN option)
+// but does not hold to it: a statement spilled past it. Only a SET bounds
+// the spill.
+func spillBound(maxSpill int64) string {
+	if maxSpill <= 0 {
+		maxSpill = MaxSpill
+	}
+	return fmt.Sprintf("SET max_temp_directory_size = '%d bytes'", maxSpill)
 }
 
 // Idle databases run no worker thread: DuckDB's worker threads keep the

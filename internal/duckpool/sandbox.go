@@ -179,9 +179,9 @@ func (r Reach) Holds(path string) bool {
 // itself.
 func OpenWithin(reach Reach) (*sql.DB, map[string]error, error) {
 	reach = reach.normal()
-	// temp_directory cannot change once the sandbox is closed: open sets
+	// temp_directory cannot change once the sandbox is closed: start sets
 	// it when the database starts.
-	db, err := open(reach.Spill, reach.MaxSpill)
+	db, err := start(reach.Spill)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -199,8 +199,10 @@ func OpenWithin(reach Reach) (*sql.DB, map[string]error, error) {
 			loads[ext] = nil
 		}
 	}
-	q := fmt.Sprintf("SET allowed_directories = %s; SET allowed_paths = %s; SET enable_external_access = false",
-		sqlList(withPatterns(reach.Dirs)), sqlList(withPatterns(reach.Files)))
+	// The spill's bound goes with the sandbox's settings: one statement
+	// on the connection the LOADs use, not one more connection (open).
+	q := fmt.Sprintf("%s; SET allowed_directories = %s; SET allowed_paths = %s; SET enable_external_access = false",
+		spillBound(reach.MaxSpill), sqlList(withPatterns(reach.Dirs)), sqlList(withPatterns(reach.Files)))
 	if _, err := conn.ExecContext(ctx, q); err != nil {
 		return nil, nil, errors.Join(fmt.Errorf("sandbox duckdb: %w", err), db.Close())
 	}
