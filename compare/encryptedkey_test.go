@@ -1,9 +1,13 @@
 package compare
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/fdl-formats/fdl-formats/internal/testduck"
@@ -13,11 +17,14 @@ import (
 // encrypted = 'true', every DuckLake reader (ReadDataFile, v1.3-ossivalis
 // to main) selects each visible data and delete file's encryption_key and
 // throws "Database is encrypted, but file ... does not have an encryption
-// key" on a NULL one, so the table cannot be read at that snapshot, in
-// every format. 15_encryption is a real encrypted 1.0 lake. Before, the
-// proof read such a file without a key: a plain file registered without one
-// (what a bad conversion or an edit leaves) was read, and a 1.0 catalog
-// with it was equivalent to its 0.4 stamp, though neither can be read.
+// key" on a NULL one, and DuckLake's writers always write one there: such
+// a catalog is not a DuckLake catalog (formats.Column.NullWhen), in every
+// format, and is not opened (a "catalog" difference beside one that
+// reads; none to compare when both hold it). 15_encryption is a real
+// encrypted 1.0 lake. Before, the proof read such a file without a key
+// (a plain file registered without one, what a bad conversion or an edit
+// leaves); then it reported the table unreadable, which a catalog holding
+// the NULL on both sides passed.
 func TestEncryptedFileWithoutKey(t *testing.T) {
 	lake, catalog := lastVersion(t, "lakes", "15_encryption")
 	data := filepath.Join(lake, "data")
@@ -38,20 +45,37 @@ func TestEncryptedFileWithoutKey(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		a, b []string
-		want string // "" equivalent, else an unreadable difference naming it
+		want string // "" equivalent, else the NULL field B (and A, where both hold one) is refused for
 	}{
 		{"1.0, an encrypted data file's key removed", nil,
-			[]string{`UPDATE ducklake_data_file SET encryption_key = NULL WHERE data_file_id = 0`}, "does not have an encryption key (data file id 0)"},
+			[]string{`UPDATE ducklake_data_file SET encryption_key = NULL WHERE data_file_id = 0`}, "ducklake_data_file.encryption_key is NULL in the row data_file_id=0, "},
 		{"1.0, an encrypted delete file's key removed", nil,
-			[]string{`UPDATE ducklake_delete_file SET encryption_key = NULL WHERE delete_file_id = 3`}, "does not have an encryption key (delete file id 3"},
+			[]string{`UPDATE ducklake_delete_file SET encryption_key = NULL WHERE delete_file_id = 3`}, "ducklake_delete_file.encryption_key is NULL in the row delete_file_id=3, "},
 		{"0.4, an encrypted data file's key removed", []string{stamp04},
-			[]string{stamp04, `UPDATE ducklake_data_file SET encryption_key = NULL WHERE data_file_id = 0`}, "format 0.4 readers cannot read main.secret (encrypted-file-without-key)"},
-		{"1.0 and its 0.4 stamp, a plain file without a key", []string{register}, []string{register, stamp04}, "plain.parquet does not have an encryption key"},
+			[]string{stamp04, `UPDATE ducklake_data_file SET encryption_key = NULL WHERE data_file_id = 0`}, "ducklake_data_file.encryption_key is NULL in the row data_file_id=0, "},
+		{"1.0 and its 0.4 stamp, a plain file without a key", []string{register}, []string{register, stamp04}, "ducklake_data_file.encryption_key is NULL in the row data_file_id=100, "},
 		{"1.0, a plain file without a key in a catalog not encrypted", []string{register, `UPDATE ducklake_metadata SET value = 'false' WHERE key = 'encrypted'`},
 			[]string{register, `UPDATE ducklake_metadata SET value = 'false' WHERE key = 'encrypted'`}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			proveTamperedUnreadable(t, catalog, data, tc.a, tc.b, tc.want)
+			if tc.want == "" {
+				proveTamperedUnreadable(t, catalog, data, tc.a, tc.b, "")
+				return
+			}
+			a := catalog
+			if tc.a != nil {
+				a = tamper(t, catalog, tc.a...)
+			}
+			rep, err := Catalogs(context.Background(), a, tamper(t, catalog, tc.b...), Options{DataPath: data, Engines: readerDBs})
+			if slices.Contains(tc.a, register) {
+				if !errors.Is(err, ErrIncomparable) || !strings.Contains(err.Error(), tc.want) {
+					t.Errorf("Catalogs: %v, want could not compare naming %q", err, tc.want)
+				}
+				return
+			}
+			if !errors.Is(err, ErrNotEquivalent) || !hasDifference(rep, "catalog", tc.want) {
+				t.Errorf("Catalogs: %v, want a catalog difference naming %q\n%s", err, tc.want, reportLines(rep))
+			}
 		})
 	}
 }

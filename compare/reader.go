@@ -433,7 +433,7 @@ func (r *Reader) init(ctx context.Context, opts ReaderOptions) error {
 	// A NULL where DuckLake's writers always write a value: its readers
 	// fail on it, or read something else than the rows say (a row left
 	// out, the text 'NULL'): no DuckLake catalog, read no further.
-	if err := formats.CheckRequired(ctx, r.conn, r.path, "cat", "main", r.format, r.layout); err != nil {
+	if err := formats.CheckRequired(ctx, r.conn, r.path, "cat", "main", r.format, r.layout, r.dynamic); err != nil {
 		if errors.Is(err, formats.ErrNullField) {
 			return openFailed(r.path, OpenNullFields, fmt.Errorf("%w: %w", ErrIncomparable, err))
 		}

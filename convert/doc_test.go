@@ -93,19 +93,26 @@ func renderFormatsDoc() string {
 	}
 	b.WriteString("## Fields DuckLake requires\n\n" +
 		"DuckLake's writers always write a value in these columns (`formats.Column.NullRead`; none is NOT NULL in DuckDB's own tables but those of a PRIMARY KEY). " +
-		"A catalog holding NULL in one is not a DuckLake catalog: `convert` refuses it before writing anything (invalid input, exit 6), `compare` cannot open it (exit 6), " +
+		"A catalog holding NULL in one (where a condition is given, in a row it holds for: `formats.Column.NullWhen`) is not a DuckLake catalog: `convert` refuses it before writing anything (invalid input, exit 6), `compare` cannot open it (exit 6), " +
 		"and `check` finds a version whose frozen catalog holds one invalid (exit 6; `backfill` writes none of its catalogs). Each error names the file, the table, the column and the row (its ids and rowid). " +
-		"What DuckLake's readers do with such a NULL, read from the extension's source:\n\n| Table | Column | Formats | A NULL there |\n| --- | --- | --- | --- |\n")
-	type field struct{ table, column, read string }
+		"The per-table tables are held to their system columns (`formats.Version.DynamicTable`; an inlined data table where `ducklake_inlined_data_tables` registers it). " +
+		"What DuckLake's readers do with such a NULL, read from the extension's source:\n\n| Table | Column | Formats | Where | A NULL there |\n| --- | --- | --- | --- | --- |\n")
+	type field struct{ table, column, when, read string }
 	var fields []field
 	in := map[field][]string{}
 	for _, v := range formats.All.Releases() {
-		for _, t := range v.Tables {
+		tables := slices.Clone(v.Tables)
+		for _, name := range []string{"ducklake_inlined_data_<table>_<schema version>", "ducklake_inlined_delete_<table>"} {
+			if t, ok := v.DynamicTable(name); ok {
+				tables = append(tables, t)
+			}
+		}
+		for _, t := range tables {
 			for _, c := range t.Columns {
 				if c.NullRead == "" {
 					continue
 				}
-				f := field{t.Name, c.Name, c.NullRead}
+				f := field{t.Name, c.Name, formats.DescribeNullWhen(c.NullWhen), c.NullRead}
 				if in[f] == nil {
 					fields = append(fields, f)
 				}
@@ -119,7 +126,7 @@ func renderFormatsDoc() string {
 		if len(fs) == 1 {
 			which = fs[0]
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", f.table, f.column, which, f.read)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", f.table, f.column, which, f.when, f.read)
 	}
 	b.WriteString("\n## Steps\n\nEach step runs its checks on its input, renames tables, adds the target's new tables and columns (filled as DuckLake's migration fills them), runs its data migration, renames or drops the change tokens the target's readers do not parse (derived from the registry: see above), and drops what the target lacks.\n\n")
 	for _, s := range steps {

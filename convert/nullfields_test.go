@@ -2,6 +2,7 @@ package convert
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -59,6 +60,13 @@ func TestNullRequiredFieldsRefused(t *testing.T) {
 					t.Logf("%s: %s.%s is NOT NULL in DuckDB's own table: passed over", lake, tb.Name, col.Name)
 					continue
 				}
+				// Conditional fields, and those of tables the lake leaves
+				// empty: TestNullRequiredElsewhereRefused and compare's
+				// TestOpenNullRequiredElsewhere.
+				if col.NullWhen != "" || rowsIn(t, conn, tb.Name) == 0 {
+					t.Logf("%s: %s.%s is conditional or its table empty: passed over", lake, tb.Name, col.Name)
+					continue
+				}
 				n++
 				t.Run(name+"/"+from.Name+"/"+tb.Name+"."+col.Name, func(t *testing.T) {
 					t.Parallel()
@@ -93,6 +101,16 @@ func TestNullRequiredFieldsRefused(t *testing.T) {
 			t.Errorf("%s: %d required fields edited, want at least 15", lake, n)
 		}
 	}
+}
+
+// rowsIn counts the rows of a metadata table of the catalog attached as c.
+func rowsIn(t *testing.T, conn *sql.Conn, table string) int {
+	t.Helper()
+	var n int
+	if err := conn.QueryRowContext(context.Background(), "SELECT count(*) FROM c.main."+table).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 // TestNullRequiredFieldsListed: the refusal lists the first 10 NULL

@@ -155,9 +155,15 @@ func openSource(ctx context.Context, conn *sql.Conn, src string, engines *Engine
 	// anything is read into the working copy or written. Checked here, so
 	// that a file kept (engines) is checked once; a format Detect does not
 	// know is refused by the caller.
-	layout, _ := splitLayout(tables)
+	layout, names := splitLayout(tables)
+	dynamic := formats.Layout{}
+	for _, t := range tables {
+		if slices.Contains(names, t.name) {
+			dynamic[t.name] = t.columns
+		}
+	}
 	if v, err := formats.Detect(stamps[0], layout); err == nil {
-		if err := formats.CheckRequired(ctx, conn, src, "src", schema, v, layout); err != nil {
+		if err := formats.CheckRequired(ctx, conn, src, "src", schema, v, layout, dynamic); err != nil {
 			if nf, ok := errors.AsType[*formats.NullFieldError](err); ok {
 				return "", "", nil, &NullFieldsError{Source: src, Err: nf}
 			}

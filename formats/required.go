@@ -65,49 +65,110 @@ func (e *NullFieldError) Is(target error) bool { return target == ErrNullField }
 
 // CheckRequired fails with a *NullFieldError when a metadata table of the
 // catalog in schema schema of attached database db, of format v, holds
-// NULL in a column the registry marks required (Column.NullRead). Only the
+// NULL in a column the registry marks required (Column.NullRead; where
+// the column has a NullWhen, only in the rows it holds for). Only the
 // tables and columns layout lists are read (a development layout may lack
-// some). catalog names the file in the error. One query asks every table
-// whether a row holds such a NULL (check and backfill open each catalog
-// several times a version); the rows are listed only when one does.
-func CheckRequired(ctx context.Context, q Querier, catalog, db, schema string, v *Version, layout Layout) error {
+// some). dynamic lists the catalog's per-table tables (inlined data and
+// inlined deletions, IsDynamicTable, and any other table
+// ducklake_inlined_data_tables registers) with their columns: their
+// system columns are held to DynamicTable's. catalog names the file in
+// the error. One query asks every table whether a row holds such a NULL
+// (check and backfill open each catalog several times a version); the
+// rows are listed only when one does.
+func CheckRequired(ctx context.Context, q Querier, catalog, db, schema string, v *Version, layout, dynamic Layout) error {
 	type checked struct {
 		table string
 		cols  []Column
 	}
 	var tables []checked
 	var parts, probes []string
-	for _, t := range v.Tables {
-		present := layout[t.Name]
+	qualify := func(table string) string {
+		return quoteIdent(db) + "." + quoteIdent(schema) + "." + quoteIdent(table)
+	}
+	global := "true"
+	if slices.Contains(layout["ducklake_metadata"], "scope") {
+		global = "m.scope IS NULL"
+	}
+	condition := strings.NewReplacer("{metadata}", qualify("ducklake_metadata"), "{global}", global)
+	add := func(name string, t Table, present []string, rowsWhen string) {
+		// present holds the physical names; the registry's are matched as
+		// DuckDB binds them (case-insensitively).
+		physical := func(n string) (string, bool) {
+			for _, p := range present {
+				if strings.EqualFold(p, n) {
+					return p, true
+				}
+			}
+			return "", false
+		}
 		var cols []Column
 		for _, c := range t.Columns {
-			if c.NullRead != "" && slices.Contains(present, c.Name) {
+			if c.NullRead == "" {
+				continue
+			}
+			if p, ok := physical(c.Name); ok {
+				c.Name = p
 				cols = append(cols, c)
 			}
 		}
 		if len(cols) == 0 {
-			continue
+			return
 		}
 		// The row's name: its key columns (NULL where they are) and rowid.
 		var key []string
 		for _, k := range t.Key {
-			if slices.Contains(present, k) {
-				key = append(key, fmt.Sprintf("'%s=' || coalesce(CAST(%s AS VARCHAR), 'NULL') || ', '", k, quoteIdent(k)))
+			if p, ok := physical(k); ok {
+				key = append(key, fmt.Sprintf("%s || '=' || coalesce(CAST(%s AS VARCHAR), 'NULL') || ', '", quoteString(k), quoteIdent(p)))
 			}
 		}
 		key = append(key, "'rowid ' || rowid")
-		// Which columns are NULL: their positions in cols, as text.
+		// Which columns are NULL (where they must not be): their
+		// positions in cols, as text.
 		var which, count, where []string
 		for i, c := range cols {
-			which = append(which, fmt.Sprintf("CASE WHEN %s IS NULL THEN '%d' END", quoteIdent(c.Name), i))
-			count = append(count, fmt.Sprintf("(%s IS NULL)::INTEGER", quoteIdent(c.Name)))
-			where = append(where, quoteIdent(c.Name)+" IS NULL")
+			isNull := quoteIdent(c.Name) + " IS NULL"
+			if c.NullWhen != "" {
+				isNull = "(" + isNull + " AND (" + condition.Replace(c.NullWhen) + "))"
+			}
+			which = append(which, fmt.Sprintf("CASE WHEN %s THEN '%d' END", isNull, i))
+			count = append(count, fmt.Sprintf("(%s)::INTEGER", isNull))
+			where = append(where, isNull)
 		}
-		parts = append(parts, fmt.Sprintf("SELECT %d AS t, rowid AS r, %s AS name, concat_ws(',', %s) AS which, %s AS n FROM %s.%s.%s WHERE %s",
-			len(tables), strings.Join(key, " || "), strings.Join(which, ", "), strings.Join(count, " + "),
-			quoteIdent(db), quoteIdent(schema), quoteIdent(t.Name), strings.Join(where, " OR ")))
-		probes = append(probes, fmt.Sprintf("SELECT 1 FROM %s.%s.%s WHERE %s", quoteIdent(db), quoteIdent(schema), quoteIdent(t.Name), strings.Join(where, " OR ")))
-		tables = append(tables, checked{t.Name, cols})
+		filter := "(" + strings.Join(where, " OR ") + ")"
+		if rowsWhen != "" {
+			filter += " AND " + rowsWhen
+		}
+		parts = append(parts, fmt.Sprintf("SELECT %d AS t, rowid AS r, %s AS name, concat_ws(',', %s) AS which, %s AS n FROM %s WHERE %s",
+			len(tables), strings.Join(key, " || "), strings.Join(which, ", "), strings.Join(count, " + "), qualify(name), filter))
+		probes = append(probes, fmt.Sprintf("SELECT 1 FROM %s WHERE %s", qualify(name), filter))
+		tables = append(tables, checked{name, cols})
+	}
+	for _, t := range v.Tables {
+		if present, ok := layout[t.Name]; ok {
+			add(t.Name, t, present, "")
+		}
+	}
+	// The dynamic tables in name order; an inlined data table only where
+	// registered (the readers read no other).
+	names := make([]string, 0, len(dynamic))
+	for n := range dynamic {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	_, registry := layout["ducklake_inlined_data_tables"]
+	for _, n := range names {
+		t, ok := v.DynamicTable(n)
+		if !ok {
+			continue
+		}
+		rowsWhen := ""
+		if !strings.HasPrefix(strings.ToLower(n), inlinedDeletePrefix) {
+			if !registry {
+				continue
+			}
+			rowsWhen = fmt.Sprintf("EXISTS (SELECT 1 FROM %s WHERE lower(table_name) = %s)", qualify("ducklake_inlined_data_tables"), quoteString(strings.ToLower(n)))
+		}
+		add(n, t, dynamic[n], rowsWhen)
 	}
 	if len(parts) == 0 {
 		return nil
@@ -158,6 +219,52 @@ func CheckRequired(ctx context.Context, q Querier, catalog, db, schema string, v
 	}
 	e.More = int(total) - len(e.Fields)
 	return e
+}
+
+const inlinedDeletePrefix = "ducklake_inlined_delete_"
+
+// DynamicTable is the registry's declaration of a per-table table of
+// format v named name (ducklake_inlined_data_<table>_<schema version>, or
+// any other name ducklake_inlined_data_tables registers, and
+// ducklake_inlined_delete_<table> in formats with inlined deletions): its
+// system columns, as the format's readers name them, with what they do
+// with a NULL there (Column.NullRead); the user columns of an inlined
+// data table are not declared. False for a name the format's readers
+// never read as such a table.
+func (v *Version) DynamicTable(name string) (Table, bool) {
+	lower := strings.ToLower(name)
+	if strings.HasPrefix(lower, inlinedDeletePrefix) {
+		if !v.Has(CapInlinedDeletes) {
+			return Table{}, false
+		}
+		// ReadInlinedFileDeletions reads file_id and row_id as numbers,
+		// of the rows with begin_snapshot <= the snapshot read.
+		return Table{Name: name, Key: []string{"file_id", "row_id"}, Columns: []Column{
+			required(bigint("file_id"), nullFails), required(bigint("row_id"), nullFails), required(bigint("begin_snapshot"), nullNoDeletion)}}, true
+	}
+	if lower == "ducklake_inlined_data_tables" {
+		return Table{}, false
+	}
+	rowID, begin, end := "row_id", "begin_snapshot", "end_snapshot"
+	if v.Has(CapPrefixedInlinedColumns) {
+		rowID, begin, end = "_ducklake_row_id", "_ducklake_begin_snapshot", "_ducklake_end_snapshot"
+	}
+	// ReadInlinedData selects the rows with begin_snapshot <= the
+	// snapshot read, ordered by row id, which is the rowid it reads.
+	return Table{Name: name, Key: []string{rowID}, Columns: []Column{
+		required(bigint(rowID), nullRowID), required(bigint(begin), nullSkipsRow), bigint(end)}}, true
+}
+
+// DescribeNullWhen says in words where a Column.NullWhen condition holds
+// (for the documentation): "every row" without one.
+func DescribeNullWhen(when string) string {
+	switch when {
+	case "":
+		return "every row"
+	case encrypted:
+		return "an encrypted catalog (a global `ducklake_metadata` row `encrypted` = 'true')"
+	}
+	return "`" + when + "`"
 }
 
 // anyRow is the one boolean query answers.

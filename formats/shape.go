@@ -112,6 +112,12 @@ func required(c Column, nullRead string) Column {
 	c.NullRead = nullRead
 	return c
 }
+
+// requiredWhen is required where the condition when holds (Column.NullWhen).
+func requiredWhen(c Column, nullRead, when string) Column {
+	c.NullRead, c.NullWhen = nullRead, when
+	return c
+}
 func fill(c Column, sql string) Column {
 	c.Fill = sql
 	return c

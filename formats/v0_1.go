@@ -14,7 +14,21 @@ const (
 	nullNoDataFile   = "DuckLake's readers take the data file as absent and fail to scan it"
 	nullNoDeleteFile = "DuckLake's readers take the delete file as absent: its rows are not deleted"
 	nullNoRows       = "DuckLake's readers sum it for count(*) and the table statistics, where a NULL counts no rows"
+	// StringValue::Get (a field of a list the readers aggregate in SQL:
+	// inlined data tables, macros) throws an internal error on NULL.
+	nullTextFails    = "DuckLake's readers fail on it (INTERNAL Error: Calling StringValue::Get on a NULL value)"
+	nullTransform    = "DuckLake's readers take the transform 'NULL' for it and fail to load the catalog (Unsupported partition transform NULL)"
+	nullInlinedTable = "DuckLake's readers leave the registration out: none of the inlined table's rows is read"
+	nullRelFails     = "DuckLake's readers fail on it where a path is recorded (INTERNAL Error: a NULL read as a boolean)"
+	nullNoKey        = "DuckLake's readers fail on it in an encrypted catalog (Database is encrypted, but file ... does not have an encryption key)"
+	nullRowID        = "DuckLake's readers give the row the rowid NULL, which no row of a DuckLake table has (and match deletions against an undefined value)"
+	nullNoDeletion   = "DuckLake's readers leave the deletion out: the row it deletes is read"
 )
+
+// encrypted is the condition (Column.NullWhen) of a catalog whose
+// ducklake_metadata says encrypted = 'true' (CheckMetadata refuses
+// catalogs whose global rows disagree): its readers read every file's key.
+const encrypted = "EXISTS (SELECT 1 FROM {metadata} m WHERE m.key = 'encrypted' AND m.value = 'true' AND {global})"
 
 // tablesV0_1 is the layout of DuckLake 0.1 (DuckDB 1.3.0), 19 tables.
 var tablesV0_1 = []Table{
@@ -26,19 +40,23 @@ var tablesV0_1 = []Table{
 	{Name: "ducklake_view", Columns: []Column{bigint("view_id"), {Name: "view_uuid", Type: "UUID"}, bigint("begin_snapshot"), bigint("end_snapshot"), bigint("schema_id"), varchar("view_name"), varchar("dialect"), varchar("sql"), varchar("column_aliases")}},
 	{Name: "ducklake_tag", Columns: []Column{bigint("object_id"), bigint("begin_snapshot"), bigint("end_snapshot"), varchar("key"), varchar("value")}},
 	{Name: "ducklake_column_tag", Columns: []Column{bigint("table_id"), bigint("column_id"), bigint("begin_snapshot"), bigint("end_snapshot"), varchar("key"), varchar("value")}},
-	{Name: "ducklake_data_file", Key: []string{"data_file_id"}, Columns: []Column{pk(required(bigint("data_file_id"), nullFails)), required(bigint("table_id"), nullSkipsRow), required(bigint("begin_snapshot"), nullSkipsRow), bigint("end_snapshot"), bigint("file_order"), required(varchar("path"), nullNoDataFile), required(boolean("path_is_relative"), nullFails), varchar("file_format"), required(bigint("record_count"), nullNoRows), required(bigint("file_size_bytes"), nullFails), bigint("footer_size"), bigint("row_id_start"), bigint("partition_id"), varchar("encryption_key"), varchar("partial_file_info")}},
+	{Name: "ducklake_data_file", Key: []string{"data_file_id"}, Columns: []Column{pk(required(bigint("data_file_id"), nullFails)), required(bigint("table_id"), nullSkipsRow), required(bigint("begin_snapshot"), nullSkipsRow), bigint("end_snapshot"), bigint("file_order"), required(varchar("path"), nullNoDataFile), required(boolean("path_is_relative"), nullFails), varchar("file_format"), required(bigint("record_count"), nullNoRows), required(bigint("file_size_bytes"), nullFails), bigint("footer_size"), bigint("row_id_start"), bigint("partition_id"), requiredWhen(varchar("encryption_key"), nullNoKey, encrypted), varchar("partial_file_info")}},
 	{Name: "ducklake_file_column_statistics", Columns: []Column{bigint("data_file_id"), bigint("table_id"), bigint("column_id"), bigint("column_size_bytes"), bigint("value_count"), bigint("null_count"), varchar("min_value"), varchar("max_value"), boolean("contains_nan")}},
-	{Name: "ducklake_delete_file", Key: []string{"delete_file_id"}, Columns: []Column{pk(bigint("delete_file_id")), required(bigint("table_id"), nullSkipsRow), required(bigint("begin_snapshot"), nullSkipsRow), bigint("end_snapshot"), required(bigint("data_file_id"), nullSkipsRow), required(varchar("path"), nullNoDeleteFile), required(boolean("path_is_relative"), nullFails), varchar("format"), bigint("delete_count"), required(bigint("file_size_bytes"), nullFails), bigint("footer_size"), varchar("encryption_key")}},
+	{Name: "ducklake_delete_file", Key: []string{"delete_file_id"}, Columns: []Column{pk(bigint("delete_file_id")), required(bigint("table_id"), nullSkipsRow), required(bigint("begin_snapshot"), nullSkipsRow), bigint("end_snapshot"), required(bigint("data_file_id"), nullSkipsRow), required(varchar("path"), nullNoDeleteFile), required(boolean("path_is_relative"), nullFails), varchar("format"), bigint("delete_count"), required(bigint("file_size_bytes"), nullFails), bigint("footer_size"), requiredWhen(varchar("encryption_key"), nullNoKey, encrypted)}},
 	{Name: "ducklake_column", Key: []string{"table_id", "column_id", "begin_snapshot"}, Columns: []Column{required(bigint("column_id"), nullFails), required(bigint("begin_snapshot"), nullSkipsRow), bigint("end_snapshot"), required(bigint("table_id"), nullSkipsRow), bigint("column_order"), required(varchar("column_name"), nullAsText), required(varchar("column_type"), nullTypeFails), varchar("initial_default"), varchar("default_value"), required(boolean("nulls_allowed"), nullFails), bigint("parent_column")}},
 	{Name: "ducklake_table_stats", Columns: []Column{bigint("table_id"), bigint("record_count"), bigint("next_row_id"), bigint("file_size_bytes")}},
 	{Name: "ducklake_table_column_stats", Columns: []Column{bigint("table_id"), bigint("column_id"), boolean("contains_null"), boolean("contains_nan"), varchar("min_value"), varchar("max_value")}},
-	{Name: "ducklake_partition_info", Columns: []Column{bigint("partition_id"), bigint("table_id"), bigint("begin_snapshot"), bigint("end_snapshot")}},
-	{Name: "ducklake_partition_column", Columns: []Column{bigint("partition_id"), bigint("table_id"), bigint("partition_key_index"), bigint("column_id"), varchar("transform")}},
+	// The partition spec is read when the catalog is loaded (a join on
+	// partition_id, at the snapshot), but only writers use it: a NULL
+	// that leaves a spec or key out changes no read; one read as a
+	// number or as an unknown transform fails the load.
+	{Name: "ducklake_partition_info", Key: []string{"partition_id", "begin_snapshot"}, Columns: []Column{bigint("partition_id"), required(bigint("table_id"), nullFails), bigint("begin_snapshot"), bigint("end_snapshot")}},
+	{Name: "ducklake_partition_column", Key: []string{"partition_id", "partition_key_index"}, Columns: []Column{bigint("partition_id"), bigint("table_id"), required(bigint("partition_key_index"), nullFails), required(bigint("column_id"), nullFails), required(varchar("transform"), nullTransform)}},
 	// The earliest 0.1 builds had a PRIMARY KEY on data_file_id, which breaks
 	// multi-key partitions; released builds did not (ducklake-formats.md §2.5).
 	{Name: "ducklake_file_partition_value", Columns: []Column{bigint("data_file_id"), bigint("table_id"), bigint("partition_key_index"), varchar("partition_value")}},
 	{Name: "ducklake_files_scheduled_for_deletion", Columns: []Column{bigint("data_file_id"), varchar("path"), boolean("path_is_relative"), {Name: "schedule_start", Type: "TIMESTAMP WITH TIME ZONE"}}},
-	{Name: "ducklake_inlined_data_tables", Columns: []Column{bigint("table_id"), varchar("table_name"), bigint("schema_version")}},
+	{Name: "ducklake_inlined_data_tables", Key: []string{"table_id", "schema_version"}, Columns: []Column{required(bigint("table_id"), nullInlinedTable), required(varchar("table_name"), nullTextFails), required(bigint("schema_version"), nullFails)}},
 }
 
 // Types every format stores (ducklake-formats.md §5.2).

@@ -5,8 +5,8 @@ package formats
 var V0_2 = &Version{
 	Name: "0.2", Stamp: "0.2",
 	Tables: derive(tablesV0_1,
-		addColumns("ducklake_schema", fill(varchar("path"), "''"), fill(boolean("path_is_relative"), "true")),
-		addColumns("ducklake_table", fill(varchar("path"), "''"), fill(boolean("path_is_relative"), "true")),
+		addColumns("ducklake_schema", fill(varchar("path"), "''"), requiredWhen(fill(boolean("path_is_relative"), "true"), nullRelFails, "path IS NOT NULL")),
+		addColumns("ducklake_table", fill(varchar("path"), "''"), requiredWhen(fill(boolean("path_is_relative"), "true"), nullRelFails, "path IS NOT NULL")),
 		addColumns("ducklake_metadata", varchar("scope"), bigint("scope_id")),
 		addColumns("ducklake_data_file", bigint("mapping_id")),
 		addTables(

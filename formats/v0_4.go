@@ -4,14 +4,26 @@ import "slices"
 
 var tablesV0_4 = derive(V0_3.Tables,
 	addTables(
-		Table{Name: "ducklake_macro", Columns: []Column{bigint("schema_id"), bigint("macro_id"), varchar("macro_name"), bigint("begin_snapshot"), bigint("end_snapshot")}},
-		Table{Name: "ducklake_macro_impl", Columns: []Column{bigint("macro_id"), bigint("impl_id"), varchar("dialect"), varchar("sql"), varchar("type")}},
-		Table{Name: "ducklake_macro_parameters", Columns: []Column{bigint("macro_id"), bigint("impl_id"), bigint("column_id"), varchar("parameter_name"), varchar("parameter_type"), varchar("default_value"), varchar("default_value_type")}},
+		// Every macro visible at the snapshot is loaded with the catalog:
+		// its implementations and their parameters are lists aggregated
+		// in SQL, read with StringValue::Get (DuckLakeMetadataManager::
+		// LoadMacroImplementations); every column but end_snapshot and
+		// the parameters' column_id (never read) is always written
+		// (WriteNewMacros; a parameter without a default has the text
+		// 'NULL').
+		Table{Name: "ducklake_macro", Key: []string{"macro_id", "begin_snapshot"}, Columns: []Column{required(bigint("schema_id"), nullFails), required(bigint("macro_id"), nullFails), required(varchar("macro_name"), nullAsText), required(bigint("begin_snapshot"), nullSkipsRow), bigint("end_snapshot")}},
+		Table{Name: "ducklake_macro_impl", Key: []string{"macro_id", "impl_id"}, Columns: []Column{required(bigint("macro_id"), nullNoImpl), required(bigint("impl_id"), nullNoParams), required(varchar("dialect"), nullTextFails), required(varchar("sql"), nullTextFails), required(varchar("type"), nullTextFails)}},
+		Table{Name: "ducklake_macro_parameters", Key: []string{"macro_id", "impl_id", "column_id"}, Columns: []Column{required(bigint("macro_id"), nullNoParam), required(bigint("impl_id"), nullNoParam), bigint("column_id"), required(varchar("parameter_name"), nullTextFails), required(varchar("parameter_type"), nullTextFails), required(varchar("default_value"), nullTextFails), required(varchar("default_value_type"), nullTextFails)}},
 	),
-	addColumns("ducklake_column", fill(varchar("default_value_type"), "'literal'"), varchar("default_value_dialect")),
+	// A default_value (but the text 'NULL', no default) of a column
+	// without fields is read by its default_value_type, which 0.4+
+	// writers always write ('literal' for none) and the migration fills.
+	addColumns("ducklake_column", requiredWhen(fill(varchar("default_value_type"), "'literal'"), nullDefaultType, defaultSet), varchar("default_value_dialect")),
+	// The sort order is only a writers' hint, loaded with the catalog as
+	// the partition spec is: only its numbers fail the load.
 	addTables(
-		Table{Name: "ducklake_sort_info", Columns: []Column{bigint("sort_id"), bigint("table_id"), bigint("begin_snapshot"), bigint("end_snapshot")}},
-		Table{Name: "ducklake_sort_expression", Columns: []Column{bigint("sort_id"), bigint("table_id"), bigint("sort_key_index"), varchar("expression"), varchar("dialect"), varchar("sort_direction"), varchar("null_order")}},
+		Table{Name: "ducklake_sort_info", Key: []string{"sort_id", "begin_snapshot"}, Columns: []Column{bigint("sort_id"), required(bigint("table_id"), nullFails), bigint("begin_snapshot"), bigint("end_snapshot")}},
+		Table{Name: "ducklake_sort_expression", Key: []string{"sort_id", "sort_key_index"}, Columns: []Column{bigint("sort_id"), bigint("table_id"), required(bigint("sort_key_index"), nullFails), varchar("expression"), varchar("dialect"), varchar("sort_direction"), varchar("null_order")}},
 		Table{Name: "ducklake_file_variant_stats", Columns: []Column{bigint("data_file_id"), bigint("table_id"), bigint("column_id"), varchar("variant_path"), varchar("shredded_type"), bigint("column_size_bytes"), bigint("value_count"), bigint("null_count"), varchar("min_value"), varchar("max_value"), boolean("contains_nan"), varchar("extra_stats")}},
 	),
 	addColumns("ducklake_schema_versions", bigint("table_id")),
@@ -21,6 +33,16 @@ var tablesV0_4 = derive(V0_3.Tables,
 )
 
 // capsV0_4 drops the partial_file_info encodings: 0.4 has the partial_max column.
+const (
+	nullNoImpl      = "DuckLake's readers leave the implementation out, and fail on a macro left without one (INTERNAL Error: Calling ListValue::GetChildren on a NULL value)"
+	nullNoParams    = "DuckLake's readers leave the implementation's parameters out: the macro takes none, and its body fails to bind where it names one"
+	nullNoParam     = "DuckLake's readers leave the parameter out: the macro takes one parameter fewer"
+	nullDefaultType = "DuckLake's readers fail to load the column where it has a default (Not implemented Error: Column type  is not supported)"
+	// defaultSet: a column's default the readers read by its
+	// default_value_type (TransformColumnType, leaf columns only).
+	defaultSet = "default_value IS NOT NULL AND default_value <> 'NULL' AND lower(column_type) NOT IN ('struct', 'list', 'map')"
+)
+
 var capsV0_4 = (V0_3.Caps &^ (CapSplitPartialFiles | CapPartialMaxInfo)) |
 	CapPerTableSchemaVersions | CapPartialMax | CapPartialDeleteFiles | CapInlinedDeletes | CapMacros |
 	CapExpressionDefaults | CapSortHints | CapVariantStats | CapNullDefaultSentinel

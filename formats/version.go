@@ -25,6 +25,13 @@ type Column struct {
 	// catalog holding such a NULL is not a DuckLake catalog (CheckRequired).
 	// Empty: NULL is a value the readers read, or one they never look at.
 	NullRead string
+	// NullWhen, where set, limits NullRead to the rows it holds for: a
+	// SQL condition over the row's columns, where the readers' failure
+	// depends on another value (a default_value beside its
+	// default_value_type, an encryption key in an encrypted catalog).
+	// {metadata} stands for the catalog's ducklake_metadata table and
+	// {global} for the condition that its row is a global setting.
+	NullWhen string
 }
 
 // Table is one static metadata table.

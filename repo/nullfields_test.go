@@ -18,7 +18,10 @@ import (
 // catalog's proof reads it or the frozen catalog is read alone; backfill
 // writes nothing for the version and fails its cells as invalid, naming
 // the same. Before, check passed a NULL table_id or table_name (the proof
-// copied it to both sides) and backfill published catalogs holding it.
+// copied it to both sides) and backfill published catalogs holding it;
+// and, until the check covered them, a NULL partition transform, a
+// recorded table folder's NULL path_is_relative and a default's NULL
+// default_value_type, which DuckLake's readers fail on.
 func TestFrozenNullRequiredField(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -27,19 +30,28 @@ func TestFrozenNullRequiredField(t *testing.T) {
 	frozen := "versions/" + id + "/ducklake.duckdb"
 	sourceOnly := `{"fdl": "0.1", "data_dir": "data/", "formats": [{"ducklake": "1.0", "duckdb": ">= 1.5.2"}]}`
 	withNew := `{"fdl": "0.1", "data_dir": "data/", "formats": [{"ducklake": "1.0", "duckdb": ">= 1.5.2, < 2.0.0"}, {"ducklake": "1.1", "duckdb": ">= 2.0.0"}]}`
-	for _, tc := range []struct{ table, column, fdl string }{
-		{"ducklake_data_file", "table_id", sourceOnly},
-		{"ducklake_table", "table_name", withNew},
-		{"ducklake_column", "column_type", withNew},
-		{"ducklake_delete_file", "path", sourceOnly},
+	for _, tc := range []struct{ table, column, fdl, where string }{
+		{"ducklake_data_file", "table_id", sourceOnly, ""},
+		{"ducklake_table", "table_name", withNew, ""},
+		{"ducklake_column", "column_type", withNew, ""},
+		{"ducklake_delete_file", "path", sourceOnly, ""},
+		// The tables and conditions the check once skipped: the
+		// partition spec, a recorded folder's path_is_relative, the
+		// default_value_type of a default (formats.Column.NullWhen).
+		{"ducklake_partition_column", "transform", withNew, ""},
+		{"ducklake_table", "path_is_relative", sourceOnly, "path IS NOT NULL"},
+		{"ducklake_column", "default_value_type", withNew, "default_value = 'C'"},
 	} {
 		t.Run(tc.table+"."+tc.column, func(t *testing.T) {
 			t.Parallel()
 			st, root := cloneRepo(t, golden)
 			writeFile(t, filepath.Join(root, "fdl.json"), tc.fdl)
 			vdir := filepath.Join(root, "versions", id)
-			execCatalog(t, filepath.Join(vdir, "ducklake.duckdb"),
-				"UPDATE c."+tc.table+" SET "+tc.column+" = NULL WHERE rowid = (SELECT max(rowid) FROM c."+tc.table+")")
+			where := "rowid = (SELECT max(rowid) FROM c." + tc.table + ")"
+			if tc.where != "" {
+				where = tc.where
+			}
+			execCatalog(t, filepath.Join(vdir, "ducklake.duckdb"), "UPDATE c."+tc.table+" SET "+tc.column+" = NULL WHERE "+where)
 			testlakes.EditVersion(t, vdir, nil) // the edited bytes hashed
 			want := tc.table + "." + tc.column + " is NULL in the row "
 			if tc.fdl == withNew {
