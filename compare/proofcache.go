@@ -69,8 +69,14 @@ import (
 // spelled otherwise, column_order ties), formats.ReaderValueRules);
 // v37: tables, views and macros named with a part quoted where it holds a
 // dot or a double quote (qualified), so schema "a.b" with table "c" and
-// schema "a" with table "b.c" are not matched as one.
-const proofVersion = "fdl-formats proof v37"
+// schema "a" with table "b.c" are not matched as one;
+// v38: a catalog with a NULL DuckLake's writers always write in the
+// partition spec, macros, sort order, name mappings, inlined data and deletions or their
+// registrations, or where its readers need it beside another value (an
+// encrypted catalog's file keys, a default's default_value_type, a
+// recorded folder's path_is_relative) is not opened
+// (formats.Column.NullWhen, formats.Version.DynamicTable).
+const proofVersion = "fdl-formats proof v38"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths

@@ -194,8 +194,12 @@ var earlyStatsFixedIn = goversion.Must(goversion.NewVersion("1.5.4"))
 // not breaking is a warning, no longer a difference, and a view created,
 // dropped or redefined is a difference entries may name; v15: a table's
 // partitioning, sort hint and tags, its columns' tags and a view's tags
-// changed are differences entries may name, and unlisted, a warning.
-const contentsKeyKind = "fdl-formats content pass v15"
+// changed are differences entries may name, and unlisted, a warning;
+// v16: the NULLs DuckLake's writers never leave in the partition spec,
+// macros, sort order, inlined tables and name mappings, and where its
+// readers need a value beside another (proofVersion v38), make the frozen
+// catalog invalid.
+const contentsKeyKind = "fdl-formats content pass v16"
 
 // contentsKey names everything a content pass of v reads, or "" (no digest
 // cache, or an object store, whose data files the pass fetches and
