@@ -11,7 +11,7 @@ import (
 // DuckLake's writers always write, in the tables and under the conditions
 // the check once skipped (formats.Column.NullRead and NullWhen,
 // formats.Version.DynamicTable: the partition spec, macros, sort order,
-// inlined data and its registrations, inlined deletions; an encryption
+// inlined data and its registrations, inlined deletions, name mappings; an encryption
 // key in an encrypted catalog, a default's default_value_type, a
 // recorded folder's path_is_relative), is not opened: an OpenError
 // (OpenNullFields) naming the table, the column and the row. The same
@@ -98,6 +98,15 @@ func TestOpenNullRequiredElsewhere(t *testing.T) {
 		{"08_partitioning", "schema path_is_relative beside a path",
 			[]string{`UPDATE ducklake_schema SET path_is_relative = NULL`},
 			"ducklake_schema.path_is_relative is NULL in the row schema_id=0, begin_snapshot="},
+		{"19_add_data_files", "name mapping's field id",
+			[]string{`UPDATE ducklake_name_mapping SET target_field_id = NULL WHERE mapping_id = 8 AND column_id = 1`},
+			"ducklake_name_mapping.target_field_id is NULL in the row mapping_id=8, column_id=1, rowid "},
+		{"19_add_data_files", "name mapping's source name",
+			[]string{`UPDATE ducklake_name_mapping SET source_name = NULL WHERE mapping_id = 1 AND column_id = 0`},
+			"ducklake_name_mapping.source_name is NULL in the row mapping_id=1, column_id=0, rowid "},
+		{"19_add_data_files", "column mapping's type",
+			[]string{`UPDATE ducklake_column_mapping SET type = NULL WHERE mapping_id = 5`},
+			"ducklake_column_mapping.type is NULL in the row mapping_id=5, rowid "},
 		{"08_partitioning", "table path_is_relative without a path",
 			[]string{`UPDATE ducklake_table SET path = NULL, path_is_relative = NULL WHERE table_id = 6`}, ""},
 	} {

@@ -144,9 +144,10 @@ func TestTablesMatchSQLTampered(t *testing.T) {
 		{"schema ends early", []string{"UPDATE ducklake_schema SET end_snapshot = begin_snapshot + 1 WHERE schema_id = (SELECT max(schema_id) FROM ducklake_schema)"}},
 		{"table ends early", []string{"UPDATE ducklake_table SET end_snapshot = begin_snapshot + 1"}},
 		{"schema begins late", []string{"UPDATE ducklake_schema SET begin_snapshot = begin_snapshot + 2"}},
-		// A NULL begin_snapshot: the catalog is not opened at all
-		// (formats.CheckRequired, TestCatalogsNullRequiredField).
-		{"NULL path_is_relative and uuids", []string{"UPDATE ducklake_table SET path_is_relative = NULL WHERE table_id = (SELECT min(table_id) FROM ducklake_table)",
+		// A NULL begin_snapshot, or path_is_relative beside a path: the
+		// catalog is not opened at all (formats.CheckRequired,
+		// TestCatalogsNullRequiredField, TestOpenNullRequiredElsewhere).
+		{"NULL path_is_relative and uuids", []string{"UPDATE ducklake_table SET path = NULL, path_is_relative = NULL WHERE table_id = (SELECT min(table_id) FROM ducklake_table)",
 			"UPDATE ducklake_table SET table_uuid = NULL WHERE table_id = (SELECT max(table_id) FROM ducklake_table)",
 			"UPDATE ducklake_schema SET schema_uuid = NULL WHERE schema_id = (SELECT max(schema_id) FROM ducklake_schema)"}},
 	} {

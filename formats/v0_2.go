@@ -1,5 +1,8 @@
 package formats
 
+// nullMapType: ConvertNameMap accepts only 'map_by_name'.
+const nullMapType = "DuckLake's readers take the type 'NULL' for it and fail to read a file the mapping maps (Unsupported column mapping type \"NULL\")"
+
 // V0_2 is DuckLake 0.2 (DuckDB 1.3.1/1.3.2): MigrateV01 added schema/table
 // paths, scoped settings and name mapping; partition columns became field ids.
 var V0_2 = &Version{
@@ -10,8 +13,11 @@ var V0_2 = &Version{
 		addColumns("ducklake_metadata", varchar("scope"), bigint("scope_id")),
 		addColumns("ducklake_data_file", bigint("mapping_id")),
 		addTables(
-			Table{Name: "ducklake_column_mapping", Columns: []Column{bigint("mapping_id"), bigint("table_id"), varchar("type")}},
-			Table{Name: "ducklake_name_mapping", Columns: []Column{bigint("mapping_id"), bigint("column_id"), varchar("source_name"), bigint("target_field_id"), bigint("parent_column")}},
+			// Every mapping is loaded (a join on mapping_id) the first
+			// time a file added with one is read, of any table
+			// (DuckLakeCatalog::LoadNameMaps, GetColumnMappings).
+			Table{Name: "ducklake_column_mapping", Key: []string{"mapping_id"}, Columns: []Column{required(bigint("mapping_id"), nullSkipsRow), required(bigint("table_id"), nullFails), required(varchar("type"), nullMapType)}},
+			Table{Name: "ducklake_name_mapping", Key: []string{"mapping_id", "column_id"}, Columns: []Column{required(bigint("mapping_id"), nullSkipsRow), required(bigint("column_id"), nullFails), required(varchar("source_name"), nullAsText), required(bigint("target_field_id"), nullFails), bigint("parent_column")}},
 		),
 	),
 	Caps:         V0_1.Caps | CapScopedSettings | CapTablePaths | CapNameMapping | CapPartitionFieldIDs,

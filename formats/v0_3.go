@@ -18,7 +18,7 @@ func FileStatsTables() []string { return []string{fileStatsTable, fileStatsTable
 var V0_3 = &Version{
 	Name: "0.3", Stamp: "0.3",
 	Tables: derive(V0_2.Tables,
-		addColumns("ducklake_name_mapping", fill(boolean("is_partition"), "false")),
+		addColumns("ducklake_name_mapping", required(fill(boolean("is_partition"), "false"), nullFails)),
 		addColumns("ducklake_snapshot_changes", varchar("author"), varchar("commit_message"), varchar("commit_extra_info")),
 		addTables(Table{Name: "ducklake_schema_versions", Columns: []Column{bigint("begin_snapshot"), bigint("schema_version")}}),
 		renameTable(fileStatsTableBefore03, fileStatsTable),
