@@ -200,7 +200,10 @@ func TestCatalogsFindPlantedDifferences(t *testing.T) {
 			[]want{{"schema", "column main.del (id 1) differs: type"}}},
 		{"snapshot removed", []string{`DELETE FROM ducklake_snapshot WHERE snapshot_id = 5`},
 			[]want{{"snapshot", "snapshot 5 is only in A"}}},
-		{"encrypted option changed", []string{`UPDATE ducklake_metadata SET value = 'true' WHERE key = 'encrypted'`, `INSERT INTO ducklake_metadata SELECT * REPLACE ('encrypted' AS key, 'true' AS value) FROM ducklake_metadata WHERE key = 'version' AND NOT EXISTS (SELECT 1 FROM ducklake_metadata WHERE key = 'encrypted')`},
+		// Each file with a key: an encrypted catalog's file without one
+		// is not DuckLake's (formats.Column.NullWhen).
+		{"encrypted option changed", []string{`UPDATE ducklake_metadata SET value = 'true' WHERE key = 'encrypted'`, `INSERT INTO ducklake_metadata SELECT * REPLACE ('encrypted' AS key, 'true' AS value) FROM ducklake_metadata WHERE key = 'version' AND NOT EXISTS (SELECT 1 FROM ducklake_metadata WHERE key = 'encrypted')`,
+			`UPDATE ducklake_data_file SET encryption_key = 'a2V5'`, `UPDATE ducklake_delete_file SET encryption_key = 'a2V5'`},
 			[]want{{"schema", "the encrypted option differs"}}},
 		// DuckLake 1.5.5+ prunes bucket partitions by these values.
 		{"partition value changed", []string{`INSERT INTO ducklake_file_partition_value VALUES (0, 1, 0, '3')`},
