@@ -100,6 +100,12 @@ type remote struct {
 	log          *slog.Logger
 	// listings is told of every data file written into the cache.
 	listings *compare.Listings
+	// engines are the run's readers' databases (repository.engines), set
+	// by load: the readers of needed take theirs from it, so that they
+	// spill where the run's do and no more than --max-spill. Nil (a
+	// remote of a test of its own): each opens its own, bounded by
+	// duckpool.MaxSpill.
+	engines *compare.Engines
 
 	// stopMarking ends the run's refreshing of its mirror's last-used
 	// marker (markInUse); nil when the run has no mirror in a cache.
@@ -558,7 +564,7 @@ var errListFiles = errors.New("list the data files of")
 // needed lists the files of a catalog that live under data_dir (for
 // uploadNew: the catalogs it compares passed ensureData).
 func (rm *remote) needed(ctx context.Context, catalog string) ([]cachedFile, error) {
-	rd, err := compare.Open(ctx, catalog, compare.ReaderOptions{DataPath: rm.dataPath()})
+	rd, err := compare.Open(ctx, catalog, compare.ReaderOptions{DataPath: rm.dataPath(), Engines: rm.engines})
 	if err != nil {
 		return nil, fmt.Errorf("%w %s: %w", errListFiles, catalog, err)
 	}

@@ -439,6 +439,7 @@ func load(ctx context.Context, st store.Store, opts *Options) (_ *repository, er
 		if r.remote, err = newRemote(counter, cfg, opts, r.listings); err != nil {
 			return nil, err
 		}
+		r.remote.engines = r.engines
 		r.remote.describeCatalogs(st, r.versions)
 		// Catalogs are downloaded to the work folder under their keys,
 		// data files to the cache's mirror of data_dir.

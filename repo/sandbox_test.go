@@ -12,6 +12,8 @@ import (
 	"github.com/fdl-formats/fdl-formats/internal/duckpool"
 	"github.com/fdl-formats/fdl-formats/internal/sandboxtest"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
+	"github.com/fdl-formats/fdl-formats/internal/webtest"
+	"github.com/fdl-formats/fdl-formats/store/httpstore"
 	"github.com/fdl-formats/fdl-formats/store/local"
 )
 
@@ -205,5 +207,48 @@ func backfillThenCheck(ctx context.Context, t *testing.T, st *local.Store, root 
 	}
 	if !rep.OK {
 		t.Errorf("check of the repository in %s: not ok: %+v", root, rep.Findings)
+	}
+}
+
+// TestUploadNewReadersFromRunPool: the readers with which a backfill of a
+// remote repository lists the data files a converted catalog adds
+// (remote.needed, for uploadNew) take their databases from the run's
+// pool, so that --max-spill and the run's spill folder hold for them as
+// for every other database of the run. They opened databases of their
+// own, spilling in $TMPDIR up to duckpool.MaxSpill whatever --max-spill
+// said: the pool stayed empty.
+func TestUploadNewReadersFromRunPool(t *testing.T) {
+	ctx := context.Background()
+	_, root := deletesLake(t)
+	site, err := httpstore.New(webtest.Serve(t, filepath.Dir(root), webtest.Options{Validators: webtest.ETag})+"/"+filepath.Base(root), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := coldRemote(t)
+	opts.MaxSpill = 4 << 20
+	r, err := load(ctx, site, &opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.close()
+	if r.remote == nil {
+		t.Fatal("a web site's repository has no remote")
+	}
+	var catalog string
+	for _, p := range listFiles(t, filepath.Join(root, "versions")) {
+		if strings.HasSuffix(p, ".duckdb") {
+			catalog = filepath.Join(root, "versions", filepath.FromSlash(p))
+			break
+		}
+	}
+	if catalog == "" {
+		t.Fatal("no catalog in the lake")
+	}
+	idle := r.engines.Idle()
+	if _, err := r.remote.needed(ctx, catalog); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.engines.Idle(); got != idle+1 {
+		t.Errorf("the run's readers' pool holds %d idle databases after needed, want %d: its reader's database was not the run's", got, idle+1)
 	}
 }
