@@ -140,7 +140,9 @@ func Catalog(ctx context.Context, src, dst string, target *formats.Version, opts
 	return out.Result, out.Err
 }
 
-// Output is one catalog Catalogs writes: the format, and the file.
+// Output is one catalog Catalogs writes: the format, and the file. An
+// Output without a file is a dry run, as Check is: converted in memory,
+// nothing written (a plan checks a version's missing formats so).
 type Output struct {
 	Target *formats.Version
 	Dst    string
@@ -857,7 +859,9 @@ func oneConn(ctx context.Context, db *sql.DB) (*sql.Conn, func(), error) {
 func reach(src string, dsts []string, opts Options) duckpool.Reach {
 	r := duckpool.Reach{Files: []string{src}, Load: []string{"httpfs"}}
 	for _, d := range dsts {
-		r.Dirs = append(r.Dirs, filepath.Dir(d))
+		if d != "" { // a dry run's output names no file, nor "." for it
+			r.Dirs = append(r.Dirs, filepath.Dir(d))
+		}
 	}
 	if opts.DataPath != "" || opts.TempDir != "" {
 		r.Dirs = append(r.Dirs, opts.DataPath, opts.tempDir())

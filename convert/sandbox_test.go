@@ -145,3 +145,29 @@ func TestConversionFollowsLinks(t *testing.T) {
 		}
 	}
 }
+
+// TestDryRunReachesNoCurrentFolder: a pass whose outputs are dry runs
+// (Output without Dst, as a plan checks a version's formats) reaches no
+// more than Check does. Before, an output's empty Dst gave its folder "."
+// to the sandbox: the process's current folder, readable and writable by
+// the conversion's database.
+func TestDryRunReachesNoCurrentFolder(t *testing.T) {
+	ctx := context.Background()
+	lake := filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes")
+	vs := versionCatalogs(t, lake)
+	cwd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	here := filepath.Join(cwd, "sandbox_test.go") // the package's folder, the tests' current one
+	p, closeDB, err := prepare(ctx, vs[len(vs)-1], []string{""}, Options{DataPath: filepath.Join(lake, "data")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeDB()
+	for _, q := range []string{"SELECT * FROM read_text(" + literal(here) + ")", "SELECT * FROM read_text('sandbox_test.go')"} {
+		if _, err := p.conn.ExecContext(ctx, q); err == nil {
+			t.Errorf("%s: a dry run's database read a file of the current folder", q)
+		}
+	}
+}
