@@ -367,29 +367,9 @@ func TestCheckChangesTypeChanged(t *testing.T) {
 		{"no entry", []any{}, "version.json: changes has no entry for column k of table main.t, retyped to int64, was int32 (column_id 2)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			root := filepath.Join(t.TempDir(), "repo")
-			if err := copyTree(golden, root); err != nil {
-				t.Fatal(err)
-			}
-			testlakes.EditVersion(t, filepath.Join(root, "versions", v2.ID), func(m map[string]any) {
-				m["changes"] = tc.changes
-			})
-			st, err := local.New(root)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rep, err := Check(ctx, st, Options{})
+			about, _, err := checkEditedChanges(ctx, t, golden, v2.ID, tc.changes)
 			if err != nil {
 				t.Errorf("Check = %v, want none", err)
-			}
-			if rep == nil {
-				t.Fatal("no report")
-			}
-			var about []string
-			for _, f := range rep.Findings {
-				if strings.Contains(f.Detail, "version.json: changes") {
-					about = append(about, fmt.Sprintf("%s %s: %s", f.Kind, f.Version, f.Detail))
-				}
 			}
 			got := strings.Join(about, "\n")
 			if tc.want == "" && got != "" || tc.want != "" && (len(about) != 1 || !strings.Contains(got, "warning "+v2.ID+": versions/"+v2.ID+"/"+tc.want)) {
@@ -452,25 +432,10 @@ func TestCheckChangesWholeTables(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			root := filepath.Join(t.TempDir(), "repo")
-			if err := copyTree(golden, root); err != nil {
-				t.Fatal(err)
-			}
-			testlakes.EditVersion(t, filepath.Join(root, "versions", v2.ID), func(m map[string]any) { m["changes"] = tc.changes })
-			st, err := local.New(root)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rep, _ := Check(ctx, st, Options{})
-			var about []string
-			for _, f := range rep.Findings {
-				if strings.Contains(f.Detail, "version.json: changes") || strings.Contains(f.Detail, "version.json: table") {
-					about = append(about, fmt.Sprintf("%s: %s", f.Kind, f.Detail))
-				}
-			}
+			about, _, _ := checkEditedChanges(ctx, t, golden, v2.ID, tc.changes)
 			ok := len(about) == len(tc.want)
 			for i := 0; ok && i < len(about); i++ {
-				ok = strings.HasPrefix(about[i], strings.Replace(tc.want[i], ": ", ": versions/"+v2.ID+"/", 1))
+				ok = strings.HasPrefix(about[i], strings.Replace(tc.want[i], ": ", " "+v2.ID+": versions/"+v2.ID+"/", 1))
 			}
 			if !ok {
 				t.Errorf("findings about changes:\n%s\nwant\n%s", strings.Join(about, "\n"), strings.Join(tc.want, "\n"))
@@ -562,26 +527,10 @@ func TestCheckChangesTableExtras(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			root := filepath.Join(t.TempDir(), "repo")
-			if err := copyTree(golden, root); err != nil {
-				t.Fatal(err)
-			}
-			testlakes.EditVersion(t, filepath.Join(root, "versions", v2.ID), func(m map[string]any) { m["changes"] = tc.changes })
-			st, err := local.New(root)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rep, _ := Check(ctx, st, Options{})
-			var about, every []string
-			for _, f := range rep.Findings {
-				every = append(every, fmt.Sprintf("%s %s: %s", f.Kind, f.Version, f.Detail))
-				if strings.Contains(f.Detail, "version.json: changes") {
-					about = append(about, fmt.Sprintf("%s: %s", f.Kind, f.Detail))
-				}
-			}
+			about, every, _ := checkEditedChanges(ctx, t, golden, v2.ID, tc.changes)
 			ok := len(about) == len(tc.want)
 			for i := 0; ok && i < len(about); i++ {
-				ok = strings.HasPrefix(about[i], strings.Replace(tc.want[i], ": ", ": versions/"+v2.ID+"/", 1))
+				ok = strings.HasPrefix(about[i], strings.Replace(tc.want[i], ": ", " "+v2.ID+": versions/"+v2.ID+"/", 1))
 			}
 			if !ok {
 				t.Errorf("findings about changes:\n%s\nwant\n%s\nall findings:\n%s", strings.Join(about, "\n"), strings.Join(tc.want, "\n"), strings.Join(every, "\n"))
@@ -638,27 +587,40 @@ func TestCheckChangesViewColumnComment(t *testing.T) {
 		{"none", []any{}, `warning: version.json: changes lists no entry for table main.w column id comment "the id", was none (a view), between`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			root := filepath.Join(t.TempDir(), "repo")
-			if err := copyTree(golden, root); err != nil {
-				t.Fatal(err)
-			}
-			testlakes.EditVersion(t, filepath.Join(root, "versions", v2.ID), func(m map[string]any) { m["changes"] = tc.changes })
-			st, err := local.New(root)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rep, _ := Check(ctx, st, Options{})
-			var about, every []string
-			for _, f := range rep.Findings {
-				every = append(every, fmt.Sprintf("%s %s: %s", f.Kind, f.Version, f.Detail))
-				if strings.Contains(f.Detail, "version.json: changes") {
-					about = append(about, fmt.Sprintf("%s: %s", f.Kind, f.Detail))
-				}
-			}
-			want := strings.Replace(tc.want, ": ", ": versions/"+v2.ID+"/", 1)
+			about, every, _ := checkEditedChanges(ctx, t, golden, v2.ID, tc.changes)
+			want := strings.Replace(tc.want, ": ", " "+v2.ID+": versions/"+v2.ID+"/", 1)
 			if tc.want == "" && len(about) > 0 || tc.want != "" && (len(about) != 1 || !strings.HasPrefix(about[0], want)) {
 				t.Errorf("findings about changes:\n%s\nwant %q\nall findings:\n%s", strings.Join(about, "\n"), want, strings.Join(every, "\n"))
 			}
 		})
 	}
+}
+
+// checkEditedChanges checks a copy of the repository golden in which
+// version id's version.json lists changes, and returns the findings about
+// changes (an entry, or a table dropped or renamed without one) and every
+// finding, each "kind version: detail", and Check's error.
+func checkEditedChanges(ctx context.Context, t *testing.T, golden, id string, changes []any) (about, every []string, err error) {
+	t.Helper()
+	root := filepath.Join(t.TempDir(), "repo")
+	if err := copyTree(golden, root); err != nil {
+		t.Fatal(err)
+	}
+	testlakes.EditVersion(t, filepath.Join(root, "versions", id), func(m map[string]any) { m["changes"] = changes })
+	st, err := local.New(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Check(ctx, st, Options{})
+	if rep == nil {
+		t.Fatalf("Check = %v and no report", err)
+	}
+	for _, f := range rep.Findings {
+		line := fmt.Sprintf("%s %s: %s", f.Kind, f.Version, f.Detail)
+		every = append(every, line)
+		if strings.Contains(f.Detail, "version.json: changes") || strings.Contains(f.Detail, "version.json: table") {
+			about = append(about, line)
+		}
+	}
+	return about, every, err
 }
