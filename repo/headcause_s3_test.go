@@ -18,9 +18,20 @@ import (
 // another secret than the key ID's, as a secret rotated (or session
 // credentials expired) in the middle of a run: the request that meets it
 // first is a HEAD, whose answer has no body and so no S3 error code.
+//
+// A version's look sends its reads at once (the frozen catalog's HEAD
+// beside the GETs of its JSON files). The GETs sent once the secret is
+// rotated (but the one-byte GET that asks the code of the HEAD's bare
+// 403) are held until their request's context ends: the run stops on the
+// first request that fails for the whole store, so the HEAD's error is
+// the one it notes, whatever the machine's load (they slept 300 ms
+// before). A GET still held after held is let go, and heldTooLong says
+// so: the HEAD's error did not stop the run.
 type rotatedSecret struct {
-	base    http.RoundTripper
-	rotated atomic.Bool
+	base        http.RoundTripper
+	held        time.Duration
+	rotated     atomic.Bool
+	heldTooLong atomic.Bool
 }
 
 var signature = regexp.MustCompile(`Signature=[0-9a-f]+`)
@@ -29,11 +40,14 @@ func (r *rotatedSecret) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.Method == http.MethodHead {
 		r.rotated.Store(true)
 	} else if r.rotated.Load() && req.Header.Get("Range") != "bytes=0-0" {
-		// A version's look sends its reads at once (the frozen catalog's
-		// HEAD beside the GETs of its JSON files): those GETs wait a
-		// moment, so that the HEAD (and the GET of one byte that asks the
-		// code of its bare 403) meets the rotated secret first.
-		time.Sleep(300 * time.Millisecond)
+		timer := time.NewTimer(r.held)
+		select {
+		case <-req.Context().Done():
+			timer.Stop()
+			return nil, req.Context().Err()
+		case <-timer.C:
+			r.heldTooLong.Store(true)
+		}
 	}
 	if r.rotated.Load() {
 		req = req.Clone(req.Context())
@@ -62,12 +76,15 @@ func TestS3HeadMeetsBadSecret(t *testing.T) {
 	// The SDK adds a CA bundle only to its own client (a plain endpoint
 	// needs none).
 	t.Setenv("AWS_CA_BUNDLE", "")
-	rt := &rotatedSecret{base: http.DefaultTransport}
+	rt := &rotatedSecret{base: http.DefaultTransport, held: 30 * time.Second}
 	st, err := s3.New(ctx, bucket, "lake", s3.Options{HTTPClient: &http.Client{Transport: rt}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, err = Check(ctx, st, Options{Formats: []string{"1.0"}, Jobs: 2, Cache: t.TempDir()})
+	if rt.heldTooLong.Load() {
+		t.Fatalf("a GET sent after the HEAD was held %v and the run had not stopped (check = %v): the HEAD's rejected signature did not stop it", rt.held, err)
+	}
 	var ce *s3.ConfigError
 	if !rt.rotated.Load() || !errors.As(err, &ce) {
 		t.Fatalf("check = %v (HEAD sent: %v), want an *s3.ConfigError", err, rt.rotated.Load())
