@@ -24,6 +24,9 @@ import (
 // interruptGrace.
 const blockEnv = "FDL_FORMATS_TEST_BLOCKING_MAIN"
 
+// blockReady is the line block-open prints on stdout before it opens.
+const blockReady = "block-open: opening"
+
 func init() {
 	if os.Getenv(blockEnv) == "" {
 		return
@@ -35,6 +38,10 @@ func init() {
 	}
 	app := newApp()
 	app.Commands = append(app.Commands, &cli.Command{Name: "block-open", Hidden: true, Action: func(ctx context.Context, cmd *cli.Command) error {
+		// The signals are watched by now: the parent may send them. A
+		// signal that comes before open(2) is entered cancels ctx, which
+		// open never looks at, so the run blocks all the same.
+		fmt.Println(blockReady)
 		f, err := os.Open(cmd.Args().First())
 		if err == nil {
 			f.Close()
@@ -42,6 +49,25 @@ func init() {
 		return ctx.Err()
 	}})
 	os.Exit(runMain(app, os.Args, os.Stderr, grace))
+}
+
+// readyLine sends the first line written to it on line (without its
+// newline) and drops the rest.
+type readyLine struct {
+	buf  []byte
+	sent bool
+	line chan string
+}
+
+func (f *readyLine) Write(p []byte) (int, error) {
+	if !f.sent {
+		f.buf = append(f.buf, p...)
+		if i := bytes.IndexByte(f.buf, '\n'); i >= 0 {
+			f.sent = true
+			f.line <- string(f.buf[:i])
+		}
+	}
+	return len(p), nil
 }
 
 // TestBlockedRunStopsOnSignal: a run blocked in a system call (opening a
@@ -70,12 +96,25 @@ func TestBlockedRunStopsOnSignal(t *testing.T) {
 			cmd.Env = append(os.Environ(), blockEnv+"="+tc.grace.String())
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
+			// The child says when it is about to open the FIFO (before,
+			// the test slept a second and hoped it was).
+			stdout := &readyLine{line: make(chan string, 1)}
+			cmd.Stdout = stdout
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
+			select {
+			case line := <-stdout.line:
+				if line != blockReady {
+					cmd.Process.Kill()
+					t.Fatalf("child's first line %q, want %q; stderr %q", line, blockReady, stderr.String())
+				}
+			case <-time.After(30 * time.Second):
+				cmd.Process.Kill()
+				t.Fatalf("the child did not say it opens the FIFO within 30s; stderr %q", stderr.String())
+			}
 			done := make(chan error, 1)
 			go func() { done <- cmd.Wait() }()
-			time.Sleep(time.Second) // in open(2) by now
 			start := time.Now()
 			for _, s := range tc.signals {
 				if err := cmd.Process.Signal(s); err != nil {
