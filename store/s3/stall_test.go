@@ -156,8 +156,11 @@ func TestStalledUpload(t *testing.T) {
 		{Name: "a slow but steady reader", Op: create(dir + "slow.duckdb")},
 	})
 	// The proxy lets go: the uploads it held are cut short at the server.
+	// Close returns once every request to the proxy has been answered,
+	// the cut uploads' included (their requests to the server then ended
+	// with the proxy's error), where the test slept 200 ms.
 	release()
-	time.Sleep(200 * time.Millisecond)
+	front.Close()
 	for _, k := range []string{"reads-nothing.duckdb", "stops-at-1mib.duckdb"} {
 		if info, err := direct.Stat(ctx, dir+k); !errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("%s after the stalled upload: %+v, %v; want no object", k, info, err)
