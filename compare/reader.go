@@ -86,6 +86,15 @@ type ReaderOptions struct {
 	// Its DuckDB opens nothing else (duckpool.Reach), except within the
 	// folders its Engines are bounded to (duckpool.Pool.Within).
 	Also []string
+	// ListOnly opens the catalog only to list its files (StoredFiles,
+	// DataPath), as a cheap first look: the reader skips the checks that
+	// refuse a catalog its real readers cannot load (objects named like
+	// DuckLake tables, inlined-table registrations, required fields) and
+	// does not widen its reach to files outside the data path, so it
+	// may list a catalog a full reader refuses. Its fault point is
+	// "compare/open-list", not "compare/open". Nothing else may be read
+	// with it.
+	ListOnly bool
 }
 
 // Reader reads one DuckLake catalog, read-only, with the rules of its format.
@@ -209,7 +218,11 @@ type Reader struct {
 // (none, one another DuckDB process holds, not DuckDB, not DuckLake) gives
 // an *OpenError too.
 func Open(ctx context.Context, catalogPath string, opts ReaderOptions) (*Reader, error) {
-	if err := faults.At(ctx, "compare/open", catalogPath); err != nil {
+	point := "compare/open"
+	if opts.ListOnly {
+		point = "compare/open-list"
+	}
+	if err := faults.At(ctx, point, catalogPath); err != nil {
 		return nil, err
 	}
 	st, err := os.Stat(catalogPath)
@@ -232,8 +245,8 @@ func Open(ctx context.Context, catalogPath string, opts ReaderOptions) (*Reader,
 	}
 	reach := opts.reach(catalogPath)
 	r, err := open(ctx, catalogPath, opts, reach, st)
-	if err != nil {
-		return nil, err
+	if err != nil || opts.ListOnly {
+		return r, err // a listing reads no data file
 	}
 	more := r.beyond(ctx, reach)
 	if len(more.Dirs) == 0 && len(more.Files) == 0 {
@@ -388,15 +401,17 @@ func (r *Reader) init(ctx context.Context, opts ReaderOptions) error {
 	// the registrations included): a view (or a sequence, a table of another
 	// schema) named like a DuckLake table is refused, as it would answer
 	// DuckLake's queries in the table's place.
-	objs, err := formats.ReadObjects(ctx, r.conn, "cat")
-	if err != nil {
-		return fmt.Errorf("read objects of %s: %w", oneline.Name(r.path), err)
-	}
-	if err := formats.CheckObjects(r.path, objs, "main"); err != nil {
-		return fmt.Errorf("%w: %w", ErrIncomparable, err)
-	}
-	if err := r.registeredTables(ctx); err != nil {
-		return err
+	if !opts.ListOnly {
+		objs, err := formats.ReadObjects(ctx, r.conn, "cat")
+		if err != nil {
+			return fmt.Errorf("read objects of %s: %w", oneline.Name(r.path), err)
+		}
+		if err := formats.CheckObjects(r.path, objs, "main"); err != nil {
+			return fmt.Errorf("%w: %w", ErrIncomparable, err)
+		}
+		if err := r.registeredTables(ctx); err != nil {
+			return err
+		}
 	}
 	r.dynamicOf = make(map[string]string, len(r.dynamic))
 	for n := range r.dynamic {
@@ -433,7 +448,10 @@ func (r *Reader) init(ctx context.Context, opts ReaderOptions) error {
 	// A NULL where DuckLake's writers always write a value: its readers
 	// fail on it, or read something else than the rows say (a row left
 	// out, the text 'NULL'): no DuckLake catalog, read no further.
-	if err := formats.CheckRequired(ctx, r.conn, r.path, "cat", "main", r.format, r.layout, r.dynamic); err != nil {
+	if opts.ListOnly {
+		// not checked: a listing's caller lists again with a full reader
+		// when what it found matters (ReaderOptions.ListOnly)
+	} else if err := formats.CheckRequired(ctx, r.conn, r.path, "cat", "main", r.format, r.layout, r.dynamic); err != nil {
 		if errors.Is(err, formats.ErrNullField) {
 			return openFailed(r.path, OpenNullFields, fmt.Errorf("%w: %w", ErrIncomparable, err))
 		}

@@ -213,6 +213,50 @@ func (r *repository) ensureData(ctx context.Context, catalog, key string, scope 
 	return err
 }
 
+// ensureConversionData is ensureData for a conversion of the catalog (a
+// local copy of the object key), with fetchConversion. A local store's
+// files are read in place: nothing is fetched, and ensureData only holds
+// them to data_dir and to regular files (and notes the links among them).
+// So a local store's catalog is first listed by a reader that only lists
+// (compare.ReaderOptions.ListOnly, which skips the checks of a full
+// reader's open); when every file it names is under data_dir and is no
+// link and no other kind of file than a regular one, or is absent, then
+// ensureData has nothing to say either (it says nothing too when its full
+// reader cannot open the catalog), and is not run. Otherwise, or when the
+// listing fails, ensureData runs as before, so its result is unchanged.
+func (r *repository) ensureConversionData(ctx context.Context, catalog, key string) error {
+	if r.remote == nil && r.listedClean(ctx, catalog) {
+		return nil
+	}
+	return r.ensureData(ctx, catalog, key, fetchConversion)
+}
+
+// listedClean reports whether a listing-only reader of the catalog lists
+// only files under r.dataPath (compare.Outside) that are absent or regular
+// files, no link among them (ensureConversionData).
+func (r *repository) listedClean(ctx context.Context, catalog string) bool {
+	rd, err := compare.Open(ctx, catalog, compare.ReaderOptions{DataPath: r.dataPath, Engines: r.engines, ListOnly: true})
+	if err != nil {
+		return false
+	}
+	defer rd.Close()
+	files, err := rd.StoredFiles(ctx)
+	if err != nil {
+		return false
+	}
+	inside, outside := compare.Outside(files, rd.DataPath(), "")
+	if outside != nil {
+		return false
+	}
+	for _, f := range inside {
+		st, err := os.Lstat(f.Path)
+		if err == nil && !st.Mode().IsRegular() {
+			return false // a link (noted by ensureData), or no regular file
+		}
+	}
+	return true
+}
+
 // gate is what the run's readers pass as their compare.ReadGate: a
 // remote store's data cache, which holds a copy reused from a restored
 // cache to the bytes the store delivered just before a reader reads it

@@ -671,7 +671,7 @@ func (r *repository) checkCells(ctx context.Context, cells []*Cell, work string,
 			if err == nil {
 				// The converter reads delete files to tell containers,
 				// and merged data files' rows to split their snapshots.
-				if err = r.ensureData(gctx, src, first.source, fetchConversion); err != nil {
+				if err = r.ensureConversionData(gctx, src, first.source); err != nil {
 					problem = dataProblem(err)
 				}
 			}

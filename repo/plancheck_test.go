@@ -2,7 +2,10 @@ package repo
 
 import (
 	"context"
+	"sync"
 	"testing"
+
+	"github.com/fdl-formats/fdl-formats/internal/faults"
 )
 
 // TestPlanChecksReuseDatabases: a plan's convert.Check of each missing cell
@@ -35,5 +38,62 @@ func TestPlanChecksReuseDatabases(t *testing.T) {
 	}
 	if n := r.convEngines.Idle(); n != 1 {
 		t.Errorf("idle conversion databases after the plan's checks: %d, want 1 (one job, its database reused)", n)
+	}
+}
+
+// TestPlanListsLocalDataWithoutFullReader: a plan of a local repository
+// lists each version's data files, before its missing cells are checked,
+// with a listing-only reader (compare.ReaderOptions.ListOnly), once per
+// frozen copy, and opens none with a full compare reader when every file
+// is a regular file under data_dir: nothing is fetched from a folder, and
+// the full reader's open (checks of objects and required fields) cost
+// CPU on every plan for nothing. The cells are the same either way
+// (TestPlanConformance, the refusal tests).
+func TestPlanListsLocalDataWithoutFullReader(t *testing.T) {
+	ctx := context.Background()
+	st, _ := smallLake(t)
+	opts := Options{Jobs: 1}
+	r, err := load(ctx, st, &opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.close()
+	var mu sync.Mutex
+	counts := map[string]map[string]int{} // point -> catalog -> calls
+	fctx := faults.With(ctx, func(p faults.Point) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if counts[p.Name] == nil {
+			counts[p.Name] = map[string]int{}
+		}
+		counts[p.Name][p.Path]++
+		return nil
+	})
+	m, err := r.plan(fctx, &opts, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	versions := map[string]bool{}
+	for _, v := range m.Versions {
+		for _, c := range v.Cells {
+			if c.State == Missing {
+				versions[v.ID] = true
+			}
+		}
+	}
+	if len(versions) < 2 {
+		t.Fatalf("want missing cells in at least 2 versions, got %d", len(versions))
+	}
+	if opens := counts["compare/open"]; len(opens) != 0 {
+		t.Errorf("catalogs opened by a full compare reader: %v, want none", opens)
+	}
+	lists := counts["compare/open-list"]
+	if len(lists) != len(versions) {
+		t.Errorf("catalogs opened to list: %v, want one per version with missing cells (%d)", lists, len(versions))
+	}
+	for catalog, n := range lists {
+		if n != 1 {
+			t.Errorf("%s opened to list %d times, want once", catalog, n)
+		}
 	}
 }
