@@ -233,7 +233,8 @@ func (r *repository) ensureConversionData(ctx context.Context, catalog, key stri
 
 // listedClean reports whether a listing-only reader of the catalog lists
 // only files under r.dataPath (compare.Outside) that are absent or regular
-// files, no link among them (ensureConversionData).
+// files, no link among them; a file it cannot stat (permission denied) is
+// left to ensureData (ensureConversionData).
 func (r *repository) listedClean(ctx context.Context, catalog string) bool {
 	rd, err := compare.Open(ctx, catalog, compare.ReaderOptions{DataPath: r.dataPath, Engines: r.engines, ListOnly: true})
 	if err != nil {
@@ -250,7 +251,12 @@ func (r *repository) listedClean(ctx context.Context, catalog string) bool {
 	}
 	for _, f := range inside {
 		st, err := os.Lstat(f.Path)
-		if err == nil && !st.Mode().IsRegular() {
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			// absent: the conversion's own reads say so
+		case err != nil:
+			return false // unreadable: ensureData names it
+		case !st.Mode().IsRegular():
 			return false // a link (noted by ensureData), or no regular file
 		}
 	}
