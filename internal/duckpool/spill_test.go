@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -47,33 +48,7 @@ func TestSpill(t *testing.T) {
 			t.Fatal(err)
 		}
 		users = append(users, user{db, conn})
-		var limit string
-		if err := conn.QueryRowContext(ctx, "SELECT current_setting('max_temp_directory_size')").Scan(&limit); err != nil {
-			t.Fatal(err)
-		}
-		if limit != maxSpillShown {
-			t.Errorf("database %d: max_temp_directory_size %s, want %s (MaxSpill)", i, limit, maxSpillShown)
-		}
-		// Database i's rows differ from the other's: a block read back
-		// from the other's spill file would show.
-		q := "SET memory_limit = '32MB'; SET threads = 1; CREATE TEMP TABLE big AS SELECT range AS i, md5((range + " + string(rune('0'+i)) + ")::VARCHAR) AS s FROM range(2000000)"
-		if _, err := conn.ExecContext(ctx, q); err != nil {
-			t.Fatalf("database %d: %v", i, err)
-		}
-		paths := spillFiles(t, conn)
-		if len(paths) == 0 {
-			t.Fatalf("database %d spilled nothing", i)
-		}
-		for _, path := range paths {
-			if !filepath.IsAbs(path) {
-				path = filepath.Join(repo, path)
-			}
-			dir := filepath.Dir(path)
-			if filepath.Dir(dir) != spill || !strings.HasPrefix(filepath.Base(dir), SpillPrefix) {
-				t.Fatalf("database %d spilled to %s, want a folder %s* in %s", i, path, SpillPrefix, spill)
-			}
-			folders[dir] = true
-		}
+		folders[spillOwnRows(ctx, t, conn, i, repo, spill)] = true
 	}
 	if len(folders) != 2 {
 		t.Errorf("two databases spilled into %d folders, want one each: %v", len(folders), folders)
@@ -90,14 +65,7 @@ func TestSpill(t *testing.T) {
 		t.Errorf("the repository's folder holds %v, want fdl.json alone", names)
 	}
 	for i, u := range users {
-		var bad int64
-		q := "SELECT count(*) FROM big WHERE s <> md5((i + " + string(rune('0'+i)) + ")::VARCHAR)"
-		if err := u.conn.QueryRowContext(ctx, q).Scan(&bad); err != nil {
-			t.Fatalf("database %d: read back its spilled rows: %v", i, err)
-		}
-		if bad != 0 {
-			t.Errorf("database %d read back %d rows that are not its own", i, bad)
-		}
+		readBackOwnRows(ctx, t, u.conn, i)
 	}
 	for _, u := range users {
 		u.conn.Close()
@@ -175,31 +143,7 @@ func TestSpillOpen(t *testing.T) {
 		}
 		defer conn.Close()
 		conns = append(conns, conn)
-		var limit string
-		if err := conn.QueryRowContext(ctx, "SELECT current_setting('max_temp_directory_size')").Scan(&limit); err != nil {
-			t.Fatal(err)
-		}
-		if limit != maxSpillShown {
-			t.Errorf("database %d: max_temp_directory_size %s, want %s (MaxSpill)", i, limit, maxSpillShown)
-		}
-		q := "SET memory_limit = '32MB'; SET threads = 1; CREATE TEMP TABLE big AS SELECT range AS i, md5((range + " + string(rune('0'+i)) + ")::VARCHAR) AS s FROM range(2000000)"
-		if _, err := conn.ExecContext(ctx, q); err != nil {
-			t.Fatalf("database %d: %v", i, err)
-		}
-		paths := spillFiles(t, conn)
-		if len(paths) == 0 {
-			t.Fatalf("database %d spilled nothing", i)
-		}
-		for _, path := range paths {
-			if !filepath.IsAbs(path) {
-				path = filepath.Join(repo, path)
-			}
-			dir := filepath.Dir(path)
-			if filepath.Dir(dir) != u.where || !strings.HasPrefix(filepath.Base(dir), SpillPrefix) {
-				t.Fatalf("database %d spilled to %s, want a folder %s* in %s", i, path, SpillPrefix, u.where)
-			}
-			folders[dir] = true
-		}
+		folders[spillOwnRows(ctx, t, conn, i, repo, u.where)] = true
 	}
 	if len(folders) != 2 {
 		t.Errorf("two databases spilled into %d folders, want one each: %v", len(folders), folders)
@@ -210,14 +154,7 @@ func TestSpillOpen(t *testing.T) {
 		t.Errorf("the working folder holds %v, want nothing", entries)
 	}
 	for i, conn := range conns {
-		var bad int64
-		q := "SELECT count(*) FROM big WHERE s <> md5((i + " + string(rune('0'+i)) + ")::VARCHAR)"
-		if err := conn.QueryRowContext(ctx, q).Scan(&bad); err != nil {
-			t.Fatalf("database %d: read back its spilled rows: %v", i, err)
-		}
-		if bad != 0 {
-			t.Errorf("database %d read back %d rows that are not its own", i, bad)
-		}
+		readBackOwnRows(ctx, t, conn, i)
 		conn.Close()
 	}
 	plain.Close()
@@ -332,5 +269,55 @@ func TestSpillAtMost(t *testing.T) {
 			t.Errorf("%s: spilling past the bound: %v, want DuckDB's refusal naming max_temp_directory_size", u.name, err)
 		}
 		p.Discard(db)
+	}
+}
+
+// spillOwnRows checks that database i's bound is MaxSpill, makes it spill
+// rows of its own (they differ from every other database's: a block read
+// back from another's spill file would show, readBackOwnRows), and
+// returns the folder it spilled into, which must be a folder SpillPrefix*
+// in where (a relative spill path is taken from the working folder wd).
+func spillOwnRows(ctx context.Context, t *testing.T, conn *sql.Conn, i int, wd, where string) string {
+	t.Helper()
+	var limit string
+	if err := conn.QueryRowContext(ctx, "SELECT current_setting('max_temp_directory_size')").Scan(&limit); err != nil {
+		t.Fatal(err)
+	}
+	if limit != maxSpillShown {
+		t.Errorf("database %d: max_temp_directory_size %s, want %s (MaxSpill)", i, limit, maxSpillShown)
+	}
+	q := "SET memory_limit = '32MB'; SET threads = 1; CREATE TEMP TABLE big AS SELECT range AS i, md5((range + " + strconv.Itoa(i) + ")::VARCHAR) AS s FROM range(2000000)"
+	if _, err := conn.ExecContext(ctx, q); err != nil {
+		t.Fatalf("database %d: %v", i, err)
+	}
+	paths := spillFiles(t, conn)
+	if len(paths) == 0 {
+		t.Fatalf("database %d spilled nothing", i)
+	}
+	var folder string
+	for _, path := range paths {
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(wd, path)
+		}
+		dir := filepath.Dir(path)
+		if filepath.Dir(dir) != where || !strings.HasPrefix(filepath.Base(dir), SpillPrefix) || folder != "" && dir != folder {
+			t.Fatalf("database %d spilled to %s, want one folder %s* in %s", i, path, SpillPrefix, where)
+		}
+		folder = dir
+	}
+	return folder
+}
+
+// readBackOwnRows checks that database i reads back the rows spillOwnRows
+// made it spill.
+func readBackOwnRows(ctx context.Context, t *testing.T, conn *sql.Conn, i int) {
+	t.Helper()
+	var bad int64
+	q := "SELECT count(*) FROM big WHERE s <> md5((i + " + strconv.Itoa(i) + ")::VARCHAR)"
+	if err := conn.QueryRowContext(ctx, q).Scan(&bad); err != nil {
+		t.Fatalf("database %d: read back its spilled rows: %v", i, err)
+	}
+	if bad != 0 {
+		t.Errorf("database %d read back %d rows that are not its own", i, bad)
 	}
 }
