@@ -7,11 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/fdl-formats/fdl-formats/compare"
-	"github.com/fdl-formats/fdl-formats/internal/faults"
 	"github.com/fdl-formats/fdl-formats/store"
 )
 
@@ -41,17 +39,7 @@ func TestHintDeletesOpensOnce(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer r.close()
-			var mu sync.Mutex
-			counts := map[string]map[string]int{} // point -> catalog -> calls
-			cctx := faults.With(ctx, func(p faults.Point) error {
-				mu.Lock()
-				defer mu.Unlock()
-				if counts[p.Name] == nil {
-					counts[p.Name] = map[string]int{}
-				}
-				counts[p.Name][p.Path]++
-				return nil
-			})
+			cctx, counts := countPoints(ctx)
 			var logs bytes.Buffer
 			log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 			frozen := newFrozenCopies(r, t.TempDir(), nil, newest)
@@ -59,7 +47,7 @@ func TestHintDeletesOpensOnce(t *testing.T) {
 			if strings.Contains(logs.String(), "no delete hints") {
 				t.Fatalf("hints failed: %s", logs.String())
 			}
-			opens := counts["compare/open"]
+			opens := counts.at("compare/open")
 			if len(opens) != 1 {
 				t.Fatalf("catalogs opened: %v, want the newest version's copy alone", opens)
 			}
@@ -67,7 +55,7 @@ func TestHintDeletesOpensOnce(t *testing.T) {
 				if n != 1 {
 					t.Errorf("%s opened %d times, want once", catalog, n)
 				}
-				if lists, want := counts["compare/list"][catalog], 1; lists != want {
+				if lists, want := counts.at("compare/list")[catalog], 1; lists != want {
 					t.Errorf("%s listed %d times, want %d", catalog, lists, want)
 				}
 			}

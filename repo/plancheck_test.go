@@ -2,6 +2,7 @@ package repo
 
 import (
 	"context"
+	"maps"
 	"sync"
 	"testing"
 
@@ -58,17 +59,7 @@ func TestPlanListsLocalDataWithoutFullReader(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.close()
-	var mu sync.Mutex
-	counts := map[string]map[string]int{} // point -> catalog -> calls
-	fctx := faults.With(ctx, func(p faults.Point) error {
-		mu.Lock()
-		defer mu.Unlock()
-		if counts[p.Name] == nil {
-			counts[p.Name] = map[string]int{}
-		}
-		counts[p.Name][p.Path]++
-		return nil
-	})
+	fctx, counts := countPoints(ctx)
 	m, err := r.plan(fctx, &opts, true)
 	if err != nil {
 		t.Fatal(err)
@@ -84,10 +75,10 @@ func TestPlanListsLocalDataWithoutFullReader(t *testing.T) {
 	if len(versions) < 2 {
 		t.Fatalf("want missing cells in at least 2 versions, got %d", len(versions))
 	}
-	if opens := counts["compare/open"]; len(opens) != 0 {
+	if opens := counts.at("compare/open"); len(opens) != 0 {
 		t.Errorf("catalogs opened by a full compare reader: %v, want none", opens)
 	}
-	lists := counts["compare/open-list"]
+	lists := counts.at("compare/open-list")
 	if len(lists) != len(versions) {
 		t.Errorf("catalogs opened to list: %v, want one per version with missing cells (%d)", lists, len(versions))
 	}
@@ -96,4 +87,31 @@ func TestPlanListsLocalDataWithoutFullReader(t *testing.T) {
 			t.Errorf("%s opened to list %d times, want once", catalog, n)
 		}
 	}
+}
+
+// pointCounts counts the fault points a run passes: point -> path -> calls.
+type pointCounts struct {
+	mu     sync.Mutex
+	counts map[string]map[string]int
+}
+
+// countPoints returns ctx counting the fault points passed with it.
+func countPoints(ctx context.Context) (context.Context, *pointCounts) {
+	c := &pointCounts{counts: map[string]map[string]int{}}
+	return faults.With(ctx, func(p faults.Point) error {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.counts[p.Name] == nil {
+			c.counts[p.Name] = map[string]int{}
+		}
+		c.counts[p.Name][p.Path]++
+		return nil
+	}), c
+}
+
+// at is how many times each path passed the point.
+func (c *pointCounts) at(point string) map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return maps.Clone(c.counts[point])
 }
