@@ -560,27 +560,38 @@ func diffTableExtras(was, now compare.TableExtras, wasCols, nowCols []*compare.C
 	}
 	if !slices.Equal(was.Partitioning, now.Partitioning) {
 		what = append(what, fmt.Sprintf("partitioning %s, was %s", partitionText(now.Partitioning, nowCols), partitionText(was.Partitioning, wasCols)))
-		for i := range max(len(was.Partitioning), len(now.Partitioning)) {
-			for _, spec := range [][]compare.PartitionKey{was.Partitioning, now.Partitioning} {
-				if i < len(spec) && (i >= len(was.Partitioning) || i >= len(now.Partitioning) || was.Partitioning[i] != now.Partitioning[i]) {
-					named = append(named, names[spec[i].ColumnID]...)
-				}
-			}
+		for _, k := range changedKeys(was.Partitioning, now.Partitioning) {
+			named = append(named, names[k.ColumnID]...)
 		}
 	}
 	if !slices.Equal(was.Sorting, now.Sorting) {
 		what = append(what, fmt.Sprintf("sort hint %s, was %s", sortText(now.Sorting), sortText(was.Sorting)))
-		for i := range max(len(was.Sorting), len(now.Sorting)) {
-			for _, spec := range [][]compare.SortKey{was.Sorting, now.Sorting} {
-				if i < len(spec) && (i >= len(was.Sorting) || i >= len(now.Sorting) || was.Sorting[i] != now.Sorting[i]) {
-					named = append(named, sortColumn(spec[i].Expression))
-				}
-			}
+		for _, k := range changedKeys(was.Sorting, now.Sorting) {
+			named = append(named, sortColumn(k.Expression))
 		}
 	}
 	what = append(what, diffTags("", was.Tags, now.Tags)...)
 	slices.Sort(named)
 	return what, slices.Compact(named)
+}
+
+// changedKeys are the keys of two specs (a partitioning or a sort hint,
+// was and now) at the places where they differ: both keys where the place
+// holds another key now, the one key where only one spec reaches.
+func changedKeys[K comparable](was, now []K) []K {
+	var changed []K
+	for i := range max(len(was), len(now)) {
+		if i < len(was) && i < len(now) && was[i] == now[i] {
+			continue
+		}
+		if i < len(was) {
+			changed = append(changed, was[i])
+		}
+		if i < len(now) {
+			changed = append(changed, now[i])
+		}
+	}
+	return changed
 }
 
 // partitionText is a partitioning as a message writes it, its keys by
