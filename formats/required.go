@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -150,11 +151,7 @@ func CheckRequired(ctx context.Context, q Querier, catalog, db, schema string, v
 	}
 	// The dynamic tables in name order; an inlined data table only where
 	// registered (the readers read no other).
-	names := make([]string, 0, len(dynamic))
-	for n := range dynamic {
-		names = append(names, n)
-	}
-	slices.Sort(names)
+	names := slices.Sorted(maps.Keys(dynamic))
 	_, registry := layout["ducklake_inlined_data_tables"]
 	for _, n := range names {
 		t, ok := v.DynamicTable(n)
