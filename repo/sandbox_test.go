@@ -2,6 +2,7 @@ package repo
 
 import (
 	"context"
+	"database/sql"
 	"os"
 	"path/filepath"
 	"slices"
@@ -84,17 +85,8 @@ func TestRunSpill(t *testing.T) {
 	if _, err := os.Stat(left); !os.IsNotExist(err) {
 		t.Errorf("a killed run's spill folder %s is left (%v)", left, err)
 	}
-	db, _, err := r.engines.GetWithin(duckpool.Reach{Dirs: []string{r.dataPath}})
+	conn, err := readerSpilling(ctx, t, r)
 	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.engines.Discard(db)
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, "SET memory_limit = '32MB'; SET threads = 1; CREATE TEMP TABLE big AS SELECT range AS i, md5(range::VARCHAR) AS s FROM range(2000000)"); err != nil {
 		t.Fatal(err)
 	}
 	var n int
@@ -129,17 +121,7 @@ func TestRunMaxSpill(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.close()
-	db, _, err := r.engines.GetWithin(duckpool.Reach{Dirs: []string{r.dataPath}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.engines.Discard(db)
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	_, err = conn.ExecContext(ctx, "SET memory_limit = '32MB'; SET threads = 1; CREATE TEMP TABLE big AS SELECT range AS i, md5(range::VARCHAR) AS s FROM range(2000000)")
+	_, err = readerSpilling(ctx, t, r)
 	if err == nil || !strings.Contains(err.Error(), "max_temp_directory_size") {
 		t.Errorf("a reader's database spilling past the run's bound: %v, want DuckDB's refusal naming max_temp_directory_size", err)
 	}
@@ -251,4 +233,23 @@ func TestUploadNewReadersFromRunPool(t *testing.T) {
 	if got := r.engines.Idle(); got != idle+1 {
 		t.Errorf("the run's readers' pool holds %d idle databases after needed, want %d: its reader's database was not the run's", got, idle+1)
 	}
+}
+
+// readerSpilling takes a database for the run's readers and makes it
+// spill (a 32 MB memory limit, 2 M rows), returning its connection (open
+// until the test ends) and what the spilling statement said.
+func readerSpilling(ctx context.Context, t *testing.T, r *repository) (*sql.Conn, error) {
+	t.Helper()
+	db, _, err := r.engines.GetWithin(duckpool.Reach{Dirs: []string{r.dataPath}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.engines.Discard(db) })
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	_, err = conn.ExecContext(ctx, "SET memory_limit = '32MB'; SET threads = 1; CREATE TEMP TABLE big AS SELECT range AS i, md5(range::VARCHAR) AS s FROM range(2000000)")
+	return conn, err
 }
