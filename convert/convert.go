@@ -22,6 +22,7 @@ import (
 	"github.com/fdl-formats/fdl-formats/internal/datapath"
 	"github.com/fdl-formats/fdl-formats/internal/duckpool"
 	"github.com/fdl-formats/fdl-formats/internal/durable"
+	"github.com/fdl-formats/fdl-formats/internal/faults"
 	"github.com/fdl-formats/fdl-formats/internal/fileid"
 	"github.com/fdl-formats/fdl-formats/internal/oneline"
 	"github.com/fdl-formats/fdl-formats/internal/parquetfooter"
@@ -328,6 +329,11 @@ func prepare(ctx context.Context, src string, dsts []string, opts Options) (*pas
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	// A point per source prepared: a plan prepares each frozen catalog
+	// once for all its missing formats (TestPlanPreparesSourceOnce).
+	if err := faults.At(ctx, "convert/prepare", src); err != nil {
+		return nil, nil, fmt.Errorf("convert %s: %w", oneline.Name(src), err)
 	}
 	r := reach(src, dsts, opts)
 	conn, closeDB, err := openWork(ctx, opts.Engines, &r)

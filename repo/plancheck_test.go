@@ -115,3 +115,48 @@ func (c *pointCounts) at(point string) map[string]int {
 	defer c.mu.Unlock()
 	return maps.Clone(c.counts[point])
 }
+
+// TestPlanPreparesSourceOnce: a plan checks a version's missing formats in
+// one conversion pass (convert.Catalogs, every output a dry run), so each
+// frozen catalog is prepared (copied in, listed, attached, its frozen
+// checks run) once, however many of its formats are missing; checked cell
+// by cell, a version missing two formats prepared its source twice.
+func TestPlanPreparesSourceOnce(t *testing.T) {
+	ctx := context.Background()
+	st, _ := smallLake(t)
+	opts := Options{Jobs: 2}
+	r, err := load(ctx, st, &opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.close()
+	fctx, counts := countPoints(ctx)
+	m, err := r.plan(fctx, &opts, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	several := 0
+	for _, v := range m.Versions {
+		missing := 0
+		for _, c := range v.Cells {
+			if c.State == Missing {
+				missing++
+			}
+		}
+		if missing > 1 {
+			several++
+		}
+	}
+	if several == 0 {
+		t.Fatal("no version misses more than one format: the test proves nothing")
+	}
+	prepared := counts.at("convert/prepare")
+	if len(prepared) == 0 {
+		t.Fatal("no source prepared")
+	}
+	for src, n := range prepared {
+		if n != 1 {
+			t.Errorf("%s prepared %d times, want once for all its missing formats", src, n)
+		}
+	}
+}
