@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"strconv"
 	"strings"
 	"sync"
@@ -60,19 +61,28 @@ type historyRows struct {
 type histories struct {
 	mu     sync.Mutex
 	byID   map[string]historyRows
-	failed map[string]error
+	failed map[string]rowsFailure
 }
 
-func (h *histories) fail(id string, err error) {
+// rowsFailure is why a parent's rows could not be read (parentHistory):
+// file tells that the parent's frozen catalog is at fault (absent, not the
+// file its version.json names, or unreadable once copied), which a check
+// of the parent finds as well, rather than this run's transfer of it.
+type rowsFailure struct {
+	err  error
+	file bool
+}
+
+func (h *histories) fail(id string, err error, file bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.failed == nil {
-		h.failed = map[string]error{}
+		h.failed = map[string]rowsFailure{}
 	}
-	h.failed[id] = err
+	h.failed[id] = rowsFailure{err: err, file: file}
 }
 
-func (h *histories) failure(id string) error {
+func (h *histories) failure(id string) rowsFailure {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.failed[id]
@@ -215,29 +225,30 @@ func (r *repository) unreadParents(m *Matrix) []*version {
 // cache as a content pass keeps them. What fails is kept for historyIssues
 // (an error of a run that is stopping is not).
 func (r *repository) parentHistory(ctx context.Context, p *version, frozen *frozenCopies, source *compare.Source) {
-	snaps, err := func() ([]compare.Snapshot, error) {
-		src, _, err := frozen.catalog(ctx, p)
+	// file: the failure is the frozen catalog's, not the transfer's.
+	snaps, file, err := func() ([]compare.Snapshot, bool, error) {
+		src, problem, err := frozen.catalog(ctx, p)
 		if err != nil {
-			return nil, err
+			return nil, problem == ProblemMismatch || errors.Is(err, fs.ErrNotExist), err
 		}
 		key := p.prefix() + p.meta.Catalog.Path
 		rd, done, err := source.Reader(ctx, src, compare.ReaderOptions{DataPath: r.dataPath, Engines: r.engines, Listings: r.listings, Gate: r.gate()})
 		if err != nil {
-			return nil, fmt.Errorf("read %s: %s", key, copyNamed(err, src, key))
+			return nil, true, fmt.Errorf("read %s: %s", key, copyNamed(err, src, key))
 		}
 		defer done() //nolint:errcheck // a reader that only read
 		snaps, err := rd.Snapshots(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("read %s: %s", key, copyNamed(err, src, key))
+			return nil, true, fmt.Errorf("read %s: %s", key, copyNamed(err, src, key))
 		}
-		return snaps, nil
+		return snaps, false, nil
 	}()
 	switch {
 	case err == nil:
 		r.noteHistory(p, snaps)
 		r.log.Debug("history rows read of a first parent the run does not check", "version", p.id, "key", p.prefix()+p.meta.Catalog.Path)
 	case ctx.Err() == nil:
-		r.histories.fail(p.id, err)
+		r.histories.fail(p.id, err, file)
 	}
 }
 
@@ -253,7 +264,14 @@ func (r *repository) parentHistory(ctx context.Context, p *version, frozen *froz
 // difference of v naming the parent's fault. A missing snapshot is
 // expiredAncestorIssues' finding, a parent frozen at v's snapshot or later
 // the snapshots claim's, a cycle the history rules'.
-func (r *repository) historyIssues(v *version, inRun map[string]bool) []Issue {
+//
+// A parent that another shard of the run's --shard holds (otherShards) is
+// checked by that shard's run, which reports its frozen catalog's faults
+// as the parent's own, as a whole check does: v's shard does not report
+// them again as v's (the shards' reports add up to the whole check's), it
+// logs them. A transfer of the parent's catalog that failed in this run
+// alone is still v's unverifiable history.
+func (r *repository) historyIssues(v *version, inRun, otherShards map[string]bool) []Issue {
 	p := r.comparedParent(v)
 	if p == nil {
 		return nil
@@ -264,7 +282,12 @@ func (r *repository) historyIssues(v *version, inRun map[string]bool) []Issue {
 	}
 	theirs, ok := r.historyOf(p)
 	if !ok {
-		if err := r.histories.failure(p.id); err != nil {
+		if f := r.histories.failure(p.id); f.err != nil {
+			err := f.err
+			if f.file && otherShards[p.id] {
+				r.log.Warn("the history is not compared with its first parent's, whose frozen catalog is at fault (missing, not the file its version.json names, or unreadable); the shard that holds the parent reports it", "version", v.id, "parent", p.id, "error", err)
+				return nil
+			}
 			return []Issue{{Problem: ProblemUnreadable, cause: &parentRowError{parent: p.id, err: err}, Detail: fmt.Sprintf(
 				"%s%s: snapshot %d, the one its first parent %s was frozen at, cannot be compared with the parent's own (the last row of ducklake_snapshot in %s%s), read for that alone as this run does not check the parent (left out by --versions or --shard): %v; check the parent (`fdl-formats check --versions %s`), whose frozen catalog is at fault or could not be fetched",
 				v.prefix(), v.meta.Catalog.Path, p.meta.DuckLake.SnapshotID, p.id, p.prefix(), p.meta.Catalog.Path, err, p.id)}}
@@ -275,6 +298,10 @@ func (r *repository) historyIssues(v *version, inRun map[string]bool) []Issue {
 		details := make([]string, len(faults))
 		for i, f := range faults {
 			details[i] = f.Detail
+		}
+		if otherShards[p.id] {
+			r.log.Warn("the history is not compared with its first parent's, whose frozen catalog contradicts its version.json; the shard that holds the parent reports it", "version", v.id, "parent", p.id, "fault", strings.Join(details, "; "))
+			return nil
 		}
 		return []Issue{{Problem: ProblemMismatch, cause: &parentRowError{parent: p.id, own: true, err: errors.New(details[0])}, Detail: fmt.Sprintf(
 			"%s%s: snapshot %d, the one its first parent %s was frozen at, cannot be compared with the parent's own: the parent's frozen catalog %s%s, read for that alone as this run does not check the parent (left out by --versions or --shard), contradicts the parent's version.json (%s), so this version's history cannot be verified against it; check the parent (`fdl-formats check --versions %s`), whose frozen catalog or version.json is at fault",

@@ -142,6 +142,9 @@ type Matrix struct {
 
 	repo     *repository
 	declared []fdljson.Format
+	// otherShards are the versions the run selects (--versions) that
+	// another shard of its --shard holds: that shard's run checks them.
+	otherShards map[string]bool
 	// warningKeys are the keys the Warnings at those indexes name (check
 	// gives them to its findings).
 	warningKeys map[int]string
@@ -248,8 +251,14 @@ func (r *repository) plan(ctx context.Context, opts *Options, check bool) (*Matr
 		return nil, err
 	}
 	selected := len(versions)
+	otherShards := map[string]bool{}
+	for _, v := range versions {
+		if opts.Shard.N > 1 && !opts.Shard.holds(v.id) {
+			otherShards[v.id] = true
+		}
+	}
 	versions = selectShard(versions, opts.Shard)
-	p := &Matrix{FormatVersion: 1, Now: now, DataDir: r.cfg.DataDir, Versions: []*VersionPlan{}, Warnings: []string{}, Rules: []Rule{}, Counts: map[State]int{}, repo: r, declared: declared}
+	p := &Matrix{FormatVersion: 1, Now: now, DataDir: r.cfg.DataDir, Versions: []*VersionPlan{}, Warnings: []string{}, Rules: []Rule{}, Counts: map[State]int{}, repo: r, declared: declared, otherShards: otherShards}
 	if len(versions) == 0 && selected > 0 {
 		// An empty shard is fine in a matrix (the other shards take the
 		// versions), but its "0 versions" and "check: ok" read like a

@@ -180,7 +180,7 @@ func (r *repository) checkAll(ctx context.Context, m *Matrix, work string, disk 
 		if !contentDone[i] {
 			continue
 		}
-		for _, is := range r.historyIssues(r.find(vp.ID), inRun) {
+		for _, is := range r.historyIssues(r.find(vp.ID), inRun, m.otherShards) {
 			contents[i] = append(contents[i], Finding{Kind: problemKind(is.Problem), Version: vp.ID, Detail: is.Detail, cause: is.cause})
 		}
 	}
