@@ -95,6 +95,10 @@ type ReaderOptions struct {
 	// "compare/open-list", not "compare/open". Nothing else may be read
 	// with it.
 	ListOnly bool
+	// MaxSpill bounds, in bytes, what the reader's DuckDB database may
+	// spill (duckpool.Reach.MaxSpill); 0 means its Engines' bound
+	// (duckpool.Pool.SpillAtMost), else duckpool.MaxSpill.
+	MaxSpill int64
 }
 
 // Reader reads one DuckLake catalog, read-only, with the rules of its format.
@@ -324,7 +328,7 @@ func (r *Reader) linksUnder(dir string) bool {
 // (ReaderOptions.Also), and the ducklake extension loaded where installed
 // (the second reader, extension.go), as a sandboxed database loads none.
 func (o ReaderOptions) reach(catalogPath string) duckpool.Reach {
-	reach := duckpool.Reach{Files: append([]string{catalogPath}, o.Also...), Load: []string{"ducklake"}}
+	reach := duckpool.Reach{Files: append([]string{catalogPath}, o.Also...), Load: []string{"ducklake"}, MaxSpill: o.MaxSpill}
 	if o.DataPath != "" {
 		reach.Dirs = []string{o.DataPath}
 	}

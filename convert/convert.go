@@ -103,6 +103,10 @@ type Options struct {
 	// then. A footer check takes a stand-in from Footers for a copy the
 	// gate says is not ready.
 	Gate ReadGate
+	// MaxSpill bounds, in bytes, what each DuckDB database of the
+	// conversion may spill (duckpool.Reach.MaxSpill); 0 means its Engines'
+	// bound (Engines.SpillAtMost), else duckpool.MaxSpill.
+	MaxSpill int64
 	// faithful (tests only) skips the reader checks: the output carries
 	// exactly the source's rows, even where the target's real reader reads
 	// them differently (what the conformance set's expected-0.3-reader/
@@ -803,9 +807,10 @@ func columnSetDiff(layout formats.Layout, target *formats.Version) []string {
 }
 
 // Detect opens a catalog read-only and names its format, from its version
-// row and the tables and columns really present.
-func Detect(ctx context.Context, path string) (*formats.Version, error) {
-	conn, closeDB, err := openDuckDBWithin(ctx, duckpool.Reach{Files: []string{path}})
+// row and the tables and columns really present. Its DuckDB database
+// spills at most maxSpill bytes (0 or less: duckpool.MaxSpill).
+func Detect(ctx context.Context, path string, maxSpill int64) (*formats.Version, error) {
+	conn, closeDB, err := openDuckDBWithin(ctx, duckpool.Reach{Files: []string{path}, MaxSpill: max(maxSpill, 0)})
 	if err != nil {
 		return nil, err
 	}
@@ -863,7 +868,7 @@ func oneConn(ctx context.Context, db *sql.DB) (*sql.Conn, func(), error) {
 // encrypted Parquet only with it (rewritten delete files of an encrypted
 // lake), and a sandboxed database loads no extension.
 func reach(src string, dsts []string, opts Options) duckpool.Reach {
-	r := duckpool.Reach{Files: []string{src}, Load: []string{"httpfs"}}
+	r := duckpool.Reach{Files: []string{src}, Load: []string{"httpfs"}, MaxSpill: opts.MaxSpill}
 	for _, d := range dsts {
 		if d != "" { // a dry run's output names no file, nor "." for it
 			r.Dirs = append(r.Dirs, filepath.Dir(d))

@@ -342,7 +342,7 @@ func TestRoundTrips(t *testing.T) {
 				defer engines.Close()
 				all.Engines = engines
 				// A development layout round-trips through its release.
-				source, err := Detect(ctx, src)
+				source, err := Detect(ctx, src, 0)
 				if err != nil {
 					t.Fatal(err)
 				}

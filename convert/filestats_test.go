@@ -92,7 +92,7 @@ func TestFileColumnStatsForPruningReaders(t *testing.T) {
 			lake := filepath.Join(testlakes.Dir(t, tc.archive), tc.lake)
 			vs := versionCatalogs(t, lake)
 			src, data := vs[len(vs)-1], filepath.Join(lake, "data")
-			source, err := Detect(ctx, src)
+			source, err := Detect(ctx, src, 0)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -31,7 +31,7 @@ func TestNullRequiredFieldsRefused(t *testing.T) {
 		archive, name, _ := strings.Cut(lake, "/")
 		vs := versionCatalogs(t, filepath.Join(testlakes.Dir(t, archive), name))
 		orig := vs[len(vs)-1]
-		from, err := Detect(ctx, orig)
+		from, err := Detect(ctx, orig, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

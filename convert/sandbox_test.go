@@ -58,7 +58,7 @@ func TestConversionSandbox(t *testing.T) {
 func TestDetectSandbox(t *testing.T) {
 	lake := filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes")
 	vs := versionCatalogs(t, lake)
-	if v, err := Detect(context.Background(), vs[0]); err != nil || v == nil {
+	if v, err := Detect(context.Background(), vs[0], 0); err != nil || v == nil {
 		t.Fatalf("Detect in the sandbox: %v, %v", v, err)
 	}
 }

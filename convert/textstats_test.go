@@ -153,7 +153,7 @@ func TestBooleanStatsForTextReaders(t *testing.T) {
 			lake := filepath.Join(testlakes.Dir(t, "lakes"), tc.lake)
 			vs := versionCatalogs(t, lake)
 			src, data := vs[len(vs)-1], filepath.Join(lake, "data")
-			source, err := Detect(ctx, src)
+			source, err := Detect(ctx, src, 0)
 			if err != nil {
 				t.Fatal(err)
 			}

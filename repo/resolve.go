@@ -48,6 +48,9 @@ type ResolveOptions struct {
 	// that does not is passed over (its Reason says why, naming the
 	// repository's file). Without it Resolve reads only the files' headers.
 	Verify bool
+	// MaxSpill bounds, in bytes, what each DuckDB database Verify opens may
+	// spill; 0 means DefaultMaxSpill.
+	MaxSpill int64
 	// Now is when each declared format's until is evaluated, for what
 	// NoCatalogError says of a format the version lacks; zero means the
 	// current time.
@@ -308,7 +311,7 @@ func resolve(ctx context.Context, st, watched store.Store, opts ResolveOptions) 
 		f.Opens, f.Reason = f.opensIn(dv)
 		if f.Opens && res.File == nil {
 			if opts.Verify {
-				if err := r.verifyFile(ctx, v, f); err != nil {
+				if err := r.verifyFile(ctx, v, f, opts.MaxSpill); err != nil {
 					if ctx.Err() != nil {
 						return nil, ctx.Err()
 					}
@@ -399,8 +402,9 @@ func rangesRead(ctx context.Context, st store.Store, key string, dv *goversion.V
 
 // verifyFile opens a catalog of v from a private copy and checks that it is
 // what version.json (the frozen catalog: sha256 and ducklake.format) or its
-// name (a published one) says.
-func (r *repository) verifyFile(ctx context.Context, v *version, f *CatalogFile) error {
+// name (a published one) says. Its DuckDB databases spill at most maxSpill
+// bytes (0: DefaultMaxSpill).
+func (r *repository) verifyFile(ctx context.Context, v *version, f *CatalogFile, maxSpill int64) error {
 	dir, err := scratch.MkdirTemp(os.TempDir(), resolveWorkPrefix)
 	if err != nil {
 		return fmt.Errorf("create work folder: %w", err)
@@ -416,7 +420,7 @@ func (r *repository) verifyFile(ctx context.Context, v *version, f *CatalogFile)
 			return err
 		}
 	}
-	detected, err := convert.Detect(ctx, local)
+	detected, err := convert.Detect(ctx, local, maxSpill)
 	if err != nil {
 		return fmt.Errorf("open %s: %w", f.Key, &copyError{err: err, local: local, key: f.Key})
 	}
@@ -428,7 +432,7 @@ func (r *repository) verifyFile(ctx context.Context, v *version, f *CatalogFile)
 	case detected.Name != f.Format:
 		return fmt.Errorf("%s holds DuckLake format %s (detected from its version row and tables), not %s as its name says", f.Key, detected.Name, f.Format)
 	}
-	return readCopyWhole(ctx, local, f.Key)
+	return readCopyWhole(ctx, local, f.Key, maxSpill)
 }
 
 // copyError is err, about the local copy of key, naming key instead (and
@@ -452,8 +456,8 @@ func (e *copyError) Unwrap() error { return e.err }
 // blocks that detecting the format never reads, so a file with a corrupt
 // one passed --verify while every reader's ATTACH failed (and check exited
 // 3). Its error names key, not the copy.
-func readCopyWhole(ctx context.Context, local, key string) error {
-	rd, err := compare.Open(ctx, local, compare.ReaderOptions{})
+func readCopyWhole(ctx context.Context, local, key string, maxSpill int64) error {
+	rd, err := compare.Open(ctx, local, compare.ReaderOptions{MaxSpill: maxSpill})
 	if err == nil {
 		err = rd.ReadEveryTable(ctx)
 		rd.Close()

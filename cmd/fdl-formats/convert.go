@@ -29,6 +29,7 @@ func convertCommand() *cli.Command {
 			&cli.BoolFlag{Name: "rewrite-deletes", Usage: "write the delete files older formats read (Parquet for Puffin deletion vectors, cumulative files for partial deletion files, delete-file chains for 0.3 merged files holding rewritten rows); needs --data"},
 			&cli.StringFlag{Name: "data", Usage: "local folder of the catalog's data_path (the repository's data_dir)"},
 			&cli.BoolFlag{Name: "json", Usage: "print the result as JSON"},
+			maxSpillFlag(),
 		},
 		Action: runConvert,
 	}
@@ -66,6 +67,10 @@ func runConvert(ctx context.Context, cmd *cli.Command) error {
 	if dst == "" && !cmd.Bool("dry-run") {
 		return usageError{err: errors.New("convert needs -o DST.duckdb (or --dry-run)")}
 	}
+	spill, err := maxSpill(cmd)
+	if err != nil {
+		return err
+	}
 	opts := convert.Options{
 		Storage:        cmd.String("storage"),
 		AllowInlined:   cmd.Bool("allow-inlined"),
@@ -73,6 +78,7 @@ func runConvert(ctx context.Context, cmd *cli.Command) error {
 		RewriteDeletes: cmd.Bool("rewrite-deletes"),
 		DataPath:       cmd.String("data"),
 		Logger:         logger(cmd),
+		MaxSpill:       spill,
 	}
 	var res *convert.Result
 	if cmd.Bool("dry-run") {

@@ -36,6 +36,7 @@ func resolveCommand() *cli.Command {
 			&cli.StringFlag{Name: "data", Usage: "data folder or URL the statement's DATA_PATH names (default: REPO/<data_dir>)"},
 			&cli.BoolFlag{Name: "verify", Usage: "open the file before choosing it (a private copy): its sha256 against version.json, its DuckLake format against version.json or its name, and every row of every table read (each block a DuckLake ATTACH loads passes its checksum); a file that fails is passed over"},
 			&cli.BoolFlag{Name: "json", Usage: "print the resolution as JSON"},
+			maxSpillFlag(),
 		},
 		Action: runResolve,
 	}
@@ -49,16 +50,21 @@ func runResolve(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
+	spill, err := maxSpill(cmd)
+	if err != nil {
+		return err
+	}
 	st, err := open.Repository(ctx, cmd.Args().First(), so)
 	if err != nil {
 		return openError(cmd, err)
 	}
 	res, err := repo.Resolve(ctx, st, repo.ResolveOptions{
-		Version: cmd.String("version"),
-		DuckDB:  cmd.String("duckdb"),
-		Name:    cmd.String("name"),
-		DataURL: cmd.String("data"),
-		Verify:  cmd.Bool("verify"),
+		Version:  cmd.String("version"),
+		DuckDB:   cmd.String("duckdb"),
+		Name:     cmd.String("name"),
+		DataURL:  cmd.String("data"),
+		Verify:   cmd.Bool("verify"),
+		MaxSpill: spill,
 	})
 	if errors.Is(err, repo.ErrMalformedDuckDB) {
 		return usageError{err: fmt.Errorf("--duckdb: %w", err)}

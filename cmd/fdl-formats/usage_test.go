@@ -58,6 +58,8 @@ func TestUsageErrors(t *testing.T) {
 		{"--max-spill not a size on check", []string{"check", "--max-spill", "lots", repoDir}, `Error: --max-spill: size "lots": want a positive number`},
 		{"--max-spill unlimited on backfill", []string{"backfill", "--max-spill=unlimited", repoDir}, `Error: --max-spill: size "unlimited": want a positive number with an optional unit (500MB, 20GiB); there is no unlimited spill`},
 		{"--max-spill 0 on compare", []string{"compare", "--max-spill", "0", catalog, catalog}, `Error: --max-spill: size "0": want a positive number`},
+		{"--max-spill not a size on convert", []string{"convert", "--to", "0.3", "--dry-run", "--max-spill", "lots", catalog}, `Error: --max-spill: size "lots": want a positive number`},
+		{"--max-spill 0 on resolve", []string{"resolve", "--verify", "--max-spill=0", repoDir}, `Error: --max-spill: size "0": want a positive number`},
 		{"unknown command", []string{"nosuch", repoDir}, `unknown command "nosuch"`},
 		{"no command", nil, "no command given"},
 		{"help on an unknown command", []string{"help", "nosuch"}, `no help topic for "nosuch"`},
