@@ -285,7 +285,7 @@ func (r *Reader) beyond(ctx context.Context, reach duckpool.Reach) duckpool.Reac
 		more.Dirs = append(more.Dirs, real)
 		reach.Dirs = append(reach.Dirs, real)
 	}
-	outside, links := r.mayNameOutside(ctx), r.linksUnder(r.dataPath)
+	outside, links := r.mayNameOutside(ctx), r.linksUnder(ctx, r.dataPath)
 	if !outside && !links {
 		return more
 	}
@@ -314,12 +314,17 @@ func (r *Reader) beyond(ctx context.Context, reach duckpool.Reach) duckpool.Reac
 // linksUnder tells whether the folder dir holds a symbolic link at any
 // depth (a repository may link data files or folders elsewhere: their
 // targets must be in the reader's reach). The walk stops at the first,
-// and a run's readers walk a folder once (Listings.linksIn).
-func (r *Reader) linksUnder(dir string) bool {
+// and a run's readers walk a folder once (Listings.linksIn). Each walk
+// passes the point "compare/links" (tests count the walks there; a failure
+// injected there is no failure of the walk).
+func (r *Reader) linksUnder(ctx context.Context, dir string) bool {
 	if !filepath.IsAbs(dir) {
 		return false
 	}
-	return r.listings.linksIn(dir, datapath.HoldsLinks)
+	return r.listings.linksIn(dir, func(dir string) bool {
+		_ = faults.At(ctx, "compare/links", dir)
+		return datapath.HoldsLinks(dir)
+	})
 }
 
 // reach is what a reader of the catalog at catalogPath may open (package

@@ -562,9 +562,13 @@ type cachedFile struct {
 var errListFiles = errors.New("list the data files of")
 
 // needed lists the files of a catalog that live under data_dir (for
-// uploadNew: the catalogs it compares passed ensureData).
+// uploadNew: the catalogs it compares passed ensureData). Its reader shares
+// the run's Listings, so that the data folder is walked for links once
+// while it does not change, not once per reader. It has no Gate: it reads
+// the catalog's tables alone, never a data or delete file's bytes (which a
+// gate makes readable, downloading them).
 func (rm *remote) needed(ctx context.Context, catalog string) ([]cachedFile, error) {
-	rd, err := compare.Open(ctx, catalog, compare.ReaderOptions{DataPath: rm.dataPath(), Engines: rm.engines})
+	rd, err := compare.Open(ctx, catalog, compare.ReaderOptions{DataPath: rm.dataPath(), Engines: rm.engines, Listings: rm.listings})
 	if err != nil {
 		return nil, fmt.Errorf("%w %s: %w", errListFiles, catalog, err)
 	}
