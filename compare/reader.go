@@ -464,6 +464,12 @@ func (r *Reader) init(ctx context.Context, opts ReaderOptions) error {
 		if errors.Is(err, formats.ErrNullField) {
 			return openFailed(r.path, OpenNullFields, fmt.Errorf("%w: %w", ErrIncomparable, err))
 		}
+		// The statistics tables it reads often sit in the file's last
+		// blocks: a file cut short fails here before ReadEveryTable
+		// would say so, and is named as it would.
+		if lerr := checkLength(r.path); lerr != nil {
+			return lerr
+		}
 		return fmt.Errorf("%w: %w", ErrIncomparable, err)
 	}
 	r.twoColumnDeletes = r.readsWith(formats.QuirkDeleteFilesTwoColumns)

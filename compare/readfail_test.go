@@ -174,7 +174,9 @@ func TestReadFailSides(t *testing.T) {
 // ducklake_schema.path_is_relative that is not a boolean), earlyTableStats (a 1.0 table without column
 // statistics; B's table names, from the same path_is_relative; no file
 // statistics, whose ties to files list A's files, then B's, before it), valueCountZero
-// (1.0: a value_count 0 row with a NULL data_file_id) and
+// (1.0: a value_count 0 row whose data_file_id, made text, does not cast;
+// a NULL one, as before, is refused when the catalog is opened:
+// formats.CheckRequired) and
 // stringTableStats (0.4 without table statistics, so that no read of A's
 // comes first: a VARCHAR column's statistics without min and max, and an
 // inlined data table whose table_id does not cast).
@@ -197,7 +199,8 @@ func TestReadFailBFirst(t *testing.T) {
 		// (in_file NULL): such a catalog is not opened any more
 		// (formats.CheckRequired), and no other value fails that read.
 		{name: "valueCountZero", want: `read value_count 0 rows of ducklake_file_column_stats`, sql: []string{
-			`UPDATE ducklake_file_column_stats SET value_count = 0, data_file_id = NULL WHERE data_file_id = 0 AND column_id = 1`}},
+			`ALTER TABLE ducklake_file_column_stats ALTER data_file_id TYPE VARCHAR`,
+			`UPDATE ducklake_file_column_stats SET value_count = 0, data_file_id = 'x' WHERE data_file_id = '0' AND column_id = 1`}},
 		{name: "stringTableStats", want: `Could not convert string 'x' to INT64`, sql: []string{stamp04,
 			`DELETE FROM ducklake_table_stats`,
 			`UPDATE ducklake_table_column_stats SET min_value = NULL, max_value = NULL WHERE table_id = 1 AND column_id = 4`,

@@ -90,7 +90,7 @@ func CheckRequired(ctx context.Context, q Querier, catalog, db, schema string, v
 	if slices.Contains(layout["ducklake_metadata"], "scope") {
 		global = "m.scope IS NULL"
 	}
-	condition := strings.NewReplacer("{metadata}", qualify("ducklake_metadata"), "{global}", global)
+	condition := strings.NewReplacer("{metadata}", qualify("ducklake_metadata"), "{global}", global, "{table_stats}", qualify("ducklake_table_stats"))
 	add := func(name string, t Table, present []string, rowsWhen string) {
 		// present holds the physical names; the registry's are matched as
 		// DuckDB binds them (case-insensitively).
@@ -260,6 +260,12 @@ func DescribeNullWhen(when string) string {
 		return "every row"
 	case encrypted:
 		return "an encrypted catalog (a global `ducklake_metadata` row `encrypted` = 'true')"
+	case statsRead:
+		return "a row the readers read (`record_count` and `file_size_bytes` set)"
+	case columnStatsRead:
+		return "a row of a table whose `ducklake_table_stats` row the readers read (`record_count` and `file_size_bytes` set)"
+	case fileStatsRead:
+		return "a row of a table's column (`table_id` and `column_id` set)"
 	}
 	return "`" + when + "`"
 }

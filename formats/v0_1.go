@@ -23,7 +23,33 @@ const (
 	nullNoKey        = "DuckLake's readers fail on it in an encrypted catalog (Database is encrypted, but file ... does not have an encryption key)"
 	nullRowID        = "DuckLake's readers give the row the rowid NULL, which no row of a DuckLake table has (and match deletions against an undefined value)"
 	nullNoDeletion   = "DuckLake's readers leave the deletion out: the row it deletes is read"
+	// The global statistics (GetGlobalTableStats, TransformGlobalStatsRow)
+	// are loaded for every scan's planning: up to DuckDB 1.5.3 every
+	// table's at once, from 1.5.4 (d318a545) the scanned table's alone.
+	nullStatsTableID  = "DuckLake's readers up to DuckDB 1.5.3 (formats 0.1-0.4, and 1.0 on 1.5.2 and 1.5.3) fail on it when they load the table statistics, so every table read fails (INTERNAL Error: a NULL read as a number); later ones never read the row"
+	nullStatsFails    = "DuckLake's readers fail on it when they load the table statistics (INTERNAL Error: a NULL read as a number): up to DuckDB 1.5.3 every table read fails, later that table's"
+	nullStatsColumnID = "DuckLake's readers up to DuckDB 1.5.3 (formats 0.1-0.4, and 1.0 on 1.5.2 and 1.5.3) fail on it when they load the table statistics, so every table read fails (INTERNAL Error: a NULL read as a number); later ones read the column as one without statistics"
+	// ConvertFilterPushdownToSQL from d318a545 (DuckDB 1.5.4) keeps a file
+	// without a statistics row for the filtered column through
+	// data_file_id NOT IN (the column's rows' data_file_id).
+	nullStatsFileID = "DuckLake's readers from DuckDB 1.5.4 (format 1.0 as modelled, 1.1) skip, under a filter on the column, every data file without a statistics row for it (NOT IN a list holding NULL); earlier ones never match the row"
 )
+
+// statsRead is the condition (Column.NullWhen) of a ducklake_table_stats
+// row the readers read: the global statistics query skips one without a
+// record_count or a file_size_bytes.
+const statsRead = "record_count IS NOT NULL AND file_size_bytes IS NOT NULL"
+
+// columnStatsRead is the condition (Column.NullWhen) of a
+// ducklake_table_column_stats row the readers read: one of a table whose
+// ducklake_table_stats row they read (a LEFT JOIN USING (table_id)).
+// {table_stats} stands for the catalog's ducklake_table_stats table.
+const columnStatsRead = "table_id IN (SELECT s.table_id FROM {table_stats} s WHERE s.record_count IS NOT NULL AND s.file_size_bytes IS NOT NULL)"
+
+// fileStatsRead is the condition (Column.NullWhen) of a file column
+// statistics row a filter's pushdown reads: the column's rows of the
+// table (WHERE column_id = C AND table_id = T).
+const fileStatsRead = "table_id IS NOT NULL AND column_id IS NOT NULL"
 
 // encrypted is the condition (Column.NullWhen) of a catalog whose
 // ducklake_metadata says encrypted = 'true' (CheckMetadata refuses
@@ -41,11 +67,14 @@ var tablesV0_1 = []Table{
 	{Name: "ducklake_tag", Columns: []Column{bigint("object_id"), bigint("begin_snapshot"), bigint("end_snapshot"), varchar("key"), varchar("value")}},
 	{Name: "ducklake_column_tag", Columns: []Column{bigint("table_id"), bigint("column_id"), bigint("begin_snapshot"), bigint("end_snapshot"), varchar("key"), varchar("value")}},
 	{Name: "ducklake_data_file", Key: []string{"data_file_id"}, Columns: []Column{pk(required(bigint("data_file_id"), nullFails)), required(bigint("table_id"), nullSkipsRow), required(bigint("begin_snapshot"), nullSkipsRow), bigint("end_snapshot"), bigint("file_order"), required(varchar("path"), nullNoDataFile), required(boolean("path_is_relative"), nullFails), varchar("file_format"), required(bigint("record_count"), nullNoRows), required(bigint("file_size_bytes"), nullFails), bigint("footer_size"), bigint("row_id_start"), bigint("partition_id"), requiredWhen(varchar("encryption_key"), nullNoKey, encrypted), varchar("partial_file_info")}},
-	{Name: "ducklake_file_column_statistics", Columns: []Column{bigint("data_file_id"), bigint("table_id"), bigint("column_id"), bigint("column_size_bytes"), bigint("value_count"), bigint("null_count"), varchar("min_value"), varchar("max_value"), boolean("contains_nan")}},
+	{Name: "ducklake_file_column_statistics", Key: []string{"data_file_id", "table_id", "column_id"}, Columns: []Column{requiredWhen(bigint("data_file_id"), nullStatsFileID, fileStatsRead), bigint("table_id"), bigint("column_id"), bigint("column_size_bytes"), bigint("value_count"), bigint("null_count"), varchar("min_value"), varchar("max_value"), boolean("contains_nan")}},
 	{Name: "ducklake_delete_file", Key: []string{"delete_file_id"}, Columns: []Column{pk(bigint("delete_file_id")), required(bigint("table_id"), nullSkipsRow), required(bigint("begin_snapshot"), nullSkipsRow), bigint("end_snapshot"), required(bigint("data_file_id"), nullSkipsRow), required(varchar("path"), nullNoDeleteFile), required(boolean("path_is_relative"), nullFails), varchar("format"), bigint("delete_count"), required(bigint("file_size_bytes"), nullFails), bigint("footer_size"), requiredWhen(varchar("encryption_key"), nullNoKey, encrypted)}},
 	{Name: "ducklake_column", Key: []string{"table_id", "column_id", "begin_snapshot"}, Columns: []Column{required(bigint("column_id"), nullFails), required(bigint("begin_snapshot"), nullSkipsRow), bigint("end_snapshot"), required(bigint("table_id"), nullSkipsRow), bigint("column_order"), required(varchar("column_name"), nullAsText), required(varchar("column_type"), nullTypeFails), varchar("initial_default"), varchar("default_value"), required(boolean("nulls_allowed"), nullFails), bigint("parent_column")}},
-	{Name: "ducklake_table_stats", Columns: []Column{bigint("table_id"), bigint("record_count"), bigint("next_row_id"), bigint("file_size_bytes")}},
-	{Name: "ducklake_table_column_stats", Columns: []Column{bigint("table_id"), bigint("column_id"), boolean("contains_null"), boolean("contains_nan"), varchar("min_value"), varchar("max_value")}},
+	// The table statistics: a NULL record_count or file_size_bytes leaves
+	// the row (and its columns' rows) out, a table without statistics;
+	// the column statistics' values are each read only where set.
+	{Name: "ducklake_table_stats", Key: []string{"table_id"}, Columns: []Column{requiredWhen(bigint("table_id"), nullStatsTableID, statsRead), bigint("record_count"), requiredWhen(bigint("next_row_id"), nullStatsFails, statsRead), bigint("file_size_bytes")}},
+	{Name: "ducklake_table_column_stats", Key: []string{"table_id", "column_id"}, Columns: []Column{bigint("table_id"), requiredWhen(bigint("column_id"), nullStatsColumnID, columnStatsRead), boolean("contains_null"), boolean("contains_nan"), varchar("min_value"), varchar("max_value")}},
 	// The partition spec is read when the catalog is loaded (a join on
 	// partition_id, at the snapshot), but only writers use it: a NULL
 	// that leaves a spec or key out changes no read; one read as a

@@ -29,8 +29,9 @@ type Column struct {
 	// SQL condition over the row's columns, where the readers' failure
 	// depends on another value (a default_value beside its
 	// default_value_type, an encryption key in an encrypted catalog).
-	// {metadata} stands for the catalog's ducklake_metadata table and
-	// {global} for the condition that its row is a global setting.
+	// {metadata} stands for the catalog's ducklake_metadata table,
+	// {global} for the condition that its row is a global setting, and
+	// {table_stats} for the catalog's ducklake_table_stats table.
 	NullWhen string
 }
 

@@ -21,7 +21,10 @@ import (
 // copied it to both sides) and backfill published catalogs holding it;
 // and, until the check covered them, a NULL partition transform, a
 // recorded table folder's NULL path_is_relative and a default's NULL
-// default_value_type, which DuckLake's readers fail on.
+// default_value_type, which DuckLake's readers fail on, and a NULL
+// next_row_id of a table's statistics (they fail on it too) or
+// data_file_id of a file's column statistics (from DuckDB 1.5.4 a
+// filter on the column then skips the files without statistics for it).
 func TestFrozenNullRequiredField(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -41,6 +44,10 @@ func TestFrozenNullRequiredField(t *testing.T) {
 		{"ducklake_partition_column", "transform", withNew, ""},
 		{"ducklake_table", "path_is_relative", sourceOnly, "path IS NOT NULL"},
 		{"ducklake_column", "default_value_type", withNew, "default_value = 'C'"},
+		// The statistics the readers load for every scan, or prune files
+		// by.
+		{"ducklake_table_stats", "next_row_id", sourceOnly, ""},
+		{"ducklake_file_column_stats", "data_file_id", withNew, ""},
 	} {
 		t.Run(tc.table+"."+tc.column, func(t *testing.T) {
 			t.Parallel()
