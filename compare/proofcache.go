@@ -75,8 +75,11 @@ import (
 // registrations, or where its readers need it beside another value (an
 // encrypted catalog's file keys, a default's default_value_type, a
 // recorded folder's path_is_relative) is not opened
-// (formats.Column.NullWhen, formats.Version.DynamicTable).
-const proofVersion = "fdl-formats proof v38"
+// (formats.Column.NullWhen, formats.Version.DynamicTable);
+// v39: nor one with a NULL table_id or next_row_id in a table statistics
+// row the readers load, column_id in such a table's column statistics, or
+// data_file_id in a file's column statistics.
+const proofVersion = "fdl-formats proof v39"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths

@@ -198,8 +198,9 @@ var earlyStatsFixedIn = goversion.Must(goversion.NewVersion("1.5.4"))
 // v16: the NULLs DuckLake's writers never leave in the partition spec,
 // macros, sort order, inlined tables and name mappings, and where its
 // readers need a value beside another (proofVersion v38), make the frozen
-// catalog invalid.
-const contentsKeyKind = "fdl-formats content pass v16"
+// catalog invalid; v17: so do those of the table, column and file
+// statistics DuckLake's readers fail on or prune by (proofVersion v39).
+const contentsKeyKind = "fdl-formats content pass v17"
 
 // contentsKey names everything a content pass of v reads, or "" (no digest
 // cache, or an object store, whose data files the pass fetches and
