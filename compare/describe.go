@@ -137,11 +137,49 @@ func (r *Reader) readSchemaEntries(ctx context.Context, snap int64) (entries, er
 				return nil, err
 			}
 		}
+		if err := r.viewColumnTagEntries(ctx, e, rows, schemaName, snap); err != nil {
+			return nil, err
+		}
 	}
 	if err := r.macroEntries(ctx, e, schemaName, snap); err != nil {
 		return nil, err
 	}
 	return e, nil
+}
+
+// viewColumnTagPrefix starts the entries of a view's column tags
+// (ducklake_view_column_tag, format 1.1: COMMENT ON COLUMN of a view),
+// a word no other entry starts with.
+const viewColumnTagPrefix = "view-column-tag "
+
+// viewColumnTagEntries describes the tags of the columns of the views
+// visible at a snapshot, which DuckLake's 1.1 readers load with the views
+// (duckdb_columns() shows the comments): "view-column-tag <view> column
+// <name> key <key>" -> value.
+func (r *Reader) viewColumnTagEntries(ctx context.Context, e entries, views []viewRow, schemaName map[int64]string, snap int64) error {
+	if !r.format.Has(formats.CapViewColumnComments) || r.empty("ducklake_view_column_tag") {
+		return nil
+	}
+	tags, err := r.viewColumnTagRows(ctx)
+	if err != nil {
+		return fmt.Errorf("read view column tags of %s: %w", oneline.Name(r.path), err)
+	}
+	for _, v := range views {
+		if !visibleRow(v.begin, v.end, snap) {
+			continue
+		}
+		full := qualified(schemaName[v.schema.Int64], v.name.String)
+		for _, g := range tags {
+			if !g.owner.Valid || g.owner.Int64 != v.id.Int64 || !visibleRow(g.begin, g.end, snap) {
+				continue
+			}
+			if n := nullIn("column_name", g.sub, "key", g.key); n != "" {
+				return fmt.Errorf("read view column tags of %s: ducklake_view_column_tag has a tag of view %s at snapshot %d with a NULL %s", oneline.Name(r.path), oneline.Name(full), snap, n)
+			}
+			e[viewColumnTagPrefix+full+" column "+g.sub.String+" key "+g.key.String] = optString(nullString(g.value))
+		}
+	}
+	return nil
 }
 
 // macroEntries describes the macros visible at a snapshot (formats with

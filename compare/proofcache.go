@@ -78,8 +78,11 @@ import (
 // (formats.Column.NullWhen, formats.Version.DynamicTable);
 // v39: nor one with a NULL table_id or next_row_id in a table statistics
 // row the readers load, column_id in such a table's column statistics, or
-// data_file_id in a file's column statistics.
-const proofVersion = "fdl-formats proof v39"
+// data_file_id in a file's column statistics;
+// v40: a 1.1 catalog's view column comments (ducklake_view_column_tag)
+// are compared, and B's macros and view column comments where A's format
+// cannot hold them are differences.
+const proofVersion = "fdl-formats proof v40"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths

@@ -184,6 +184,15 @@ type ViewExtras struct {
 	ColumnTags map[string]map[string]*string
 }
 
+// viewColumnTagRows reads every row of ducklake_view_column_tag once per
+// reader (format 1.1).
+func (r *Reader) viewColumnTagRows(ctx context.Context) ([]tagRow, error) {
+	return readOnce(&r.meta.extras.viewColTags, func() ([]tagRow, error) {
+		return scanAll(ctx, r, `SELECT view_id, begin_snapshot, end_snapshot, column_name, key, value FROM cat.ducklake_view_column_tag`,
+			func(x *tagRow) []any { return []any{&x.owner, &x.begin, &x.end, &x.sub, &x.key, &x.value} })
+	})
+}
+
 // ViewExtras reads the tags of the views visible at snap, by
 // View.DottedName (views without tags are left out).
 func (r *Reader) ViewExtras(ctx context.Context, snap int64) (map[string]ViewExtras, error) {
@@ -206,10 +215,7 @@ func (r *Reader) ViewExtras(ctx context.Context, snap int64) (map[string]ViewExt
 	}
 	var colTags []tagRow
 	if r.format.Has(formats.CapViewColumnComments) && !r.empty("ducklake_view_column_tag") {
-		if colTags, err = readOnce(&r.meta.extras.viewColTags, func() ([]tagRow, error) {
-			return scanAll(ctx, r, `SELECT view_id, begin_snapshot, end_snapshot, column_name, key, value FROM cat.ducklake_view_column_tag`,
-				func(x *tagRow) []any { return []any{&x.owner, &x.begin, &x.end, &x.sub, &x.key, &x.value} })
-		}); err != nil {
+		if colTags, err = r.viewColumnTagRows(ctx); err != nil {
 			return nil, fmt.Errorf("read view column tags of %s: %w", oneline.Name(r.path), err)
 		}
 	}

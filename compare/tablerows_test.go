@@ -102,6 +102,7 @@ func tablesMatchSQLAt(ctx context.Context, r *Reader, s int64) error {
 	dropPrefix(e, "table ")
 	dropPrefix(e, "column ")
 	dropPrefix(e, "view ")
+	dropPrefix(e, viewColumnTagPrefix)
 	dropPrefix(e, "macro ")
 	dropPrefix(e, "tag ")
 	dropPrefix(e, "column tag ")

@@ -36,6 +36,7 @@ var mutationFixtures = []mutationFixture{
 	{"lakes", "16_data_inlining", formats.V1_1},
 	{"lakes", "19_add_data_files", formats.V1_1},
 	{"lakes", "24_deletion_vectors", formats.V1_1},
+	{"lakes-1.1-dev1", "26_v11_only_features", formats.V1_1},
 }
 
 // mutation is one wrong value planted in B's metadata: a statement that
@@ -201,6 +202,9 @@ var mutations = []mutation{
 	{name: "view aliases", on: onViews, sql: `UPDATE ducklake_view SET column_aliases = '"b","a"' WHERE view_name = 'v_alias'`},
 	{name: "view renamed", on: onViews, sql: `UPDATE ducklake_view SET view_name = 'v_other' WHERE view_name = 'v_const'`},
 	{name: "view dropped at a snapshot", on: onViews, sql: `UPDATE ducklake_view SET end_snapshot = 20 WHERE view_name = 'v_scaled'`},
+	{name: "view column comment added", on: onViews, sql: `INSERT INTO ducklake_view_column_tag VALUES (2, 'answer', 5, NULL, 'comment', 'the answer')`},
+	{name: "view column comment changed", on: []string{"lakes-1.1-dev1/26_v11_only_features"}, sql: `UPDATE ducklake_view_column_tag SET value = 'another note' WHERE end_snapshot IS NULL`},
+	{name: "view column comment renamed column", on: []string{"lakes-1.1-dev1/26_v11_only_features"}, sql: `UPDATE ducklake_view_column_tag SET column_name = 'col_b' WHERE end_snapshot IS NULL`},
 	{name: "macro body", on: onMacros, sql: `UPDATE ducklake_macro_impl SET sql = '(x + 2)' WHERE macro_id = 3`},
 	{name: "macro table body", on: onMacros, sql: `UPDATE ducklake_macro_impl SET sql = replace(sql, '>=', '>') WHERE macro_id = 7`},
 	{name: "macro type", on: onMacros, sql: `UPDATE ducklake_macro_impl SET type = 'table' WHERE macro_id = 3`},
@@ -208,6 +212,7 @@ var mutations = []mutation{
 	{name: "macro parameter type", on: onMacros, sql: `UPDATE ducklake_macro_parameters SET parameter_type = 'int64' WHERE macro_id = 3`},
 	{name: "macro parameter default type", on: onMacros, sql: `UPDATE ducklake_macro_parameters SET default_value_type = 'varchar' WHERE macro_id = 2 AND parameter_name = 'b'`},
 	{name: "macro dropped at a snapshot", on: onMacros, sql: `UPDATE ducklake_macro SET end_snapshot = 14 WHERE macro_id = 1`},
+	{name: "macro added where A has none", on: []string{"lakes-0.3/06_deletes"}, sql: "INSERT INTO ducklake_macro VALUES (0, 100, 'invented', 1, NULL);\nINSERT INTO ducklake_macro_impl VALUES (100, 0, 'duckdb', '42', 'scalar')"},
 	{name: "table comment", on: onComments, sql: `UPDATE ducklake_tag SET value = 'another comment' WHERE value = 'updated table comment'`},
 	{name: "view comment", on: onComments, sql: `UPDATE ducklake_tag SET value = 'x' WHERE value = 'very gezellige view'`},
 	{name: "comment begin_snapshot", on: onComments, sql: `UPDATE ducklake_tag SET begin_snapshot = 8 WHERE value = 'updated table comment'`},
