@@ -799,9 +799,16 @@ func (c *comparison) snapshot(s int64) error {
 	if err != nil {
 		return markB(err)
 	}
-	if okA && okB && ca != cb {
-		// Commit info exists from 0.3; older formats cannot carry it.
+	switch {
+	case okA && okB && ca != cb:
 		c.add(Difference{Kind: "schema", Snapshot: ptr(s), Item: "commit info", A: ca, B: cb, Reason: "commit info differs"})
+	case !okA && okB && cb != noCommitInfo && cb != noSnapshotChanges:
+		// Commit info exists from 0.3: a B that has it where A's format
+		// cannot hold any shows its readers a commit A's never do (it
+		// was left out, as commit info A has and B's format cannot hold
+		// still is).
+		c.add(Difference{Kind: "schema", Snapshot: ptr(s), Item: "commit info", A: "format " + c.rep.A.Format + " has no commit info", B: cb,
+			Reason: "commit info in B, whose source's format cannot hold any"})
 	}
 	c.rep.Timings.SchemaMS += time.Since(t0).Milliseconds()
 

@@ -204,6 +204,13 @@ func (r *Reader) macroEntries(ctx context.Context, e entries, schemaName map[int
 	return nil
 }
 
+// noCommitInfo and noSnapshotChanges are commitInfo's answers for a
+// snapshot without commit info.
+const (
+	noCommitInfo      = "author=<none> message=<none> extra=<none>"
+	noSnapshotChanges = "<no snapshot_changes row>"
+)
+
 // commitInfo returns author, message and extra info of a snapshot, ok=false
 // when the format has no commit info.
 func (r *Reader) commitInfo(ctx context.Context, snap int64) (string, bool, error) {
@@ -233,7 +240,7 @@ func (r *Reader) commitInfo(ctx context.Context, snap int64) (string, bool, erro
 	if c, ok := r.meta.commits[snap]; ok {
 		return c, true, nil
 	}
-	return "<no snapshot_changes row>", true, nil
+	return noSnapshotChanges, true, nil
 }
 
 // normDefault folds the 'NULL' sentinel of formats that write it into "no default".
