@@ -104,9 +104,14 @@ var mutations = []mutation{
 		neutral: "no DuckLake reader reads file_order (written only: staged commits and compaction; the scan's file list selects path, sizes, footer, row ids, snapshots, mapping), and row order is no part of a table's rows"},
 	{name: "data file_format upper case", on: onDeletes10, sql: `UPDATE ducklake_data_file SET file_format = 'PARQUET' WHERE data_file_id = ` + mutFirstFile,
 		neutral: "no DuckLake reader reads ducklake_data_file.file_format: every data file is read as Parquet (GetFileSelectList)"},
+	// Readers of a catalog whose encrypted is false never select the key
+	// (as for the delete file's below), but the proof reads the file with
+	// it and fails: stricter than the readers, a difference all the same.
 	{name: "data encryption_key set", on: onDeletes10, sql: `UPDATE ducklake_data_file SET encryption_key = 'AAAAAAAAAAAAAAAAAAAAAA==' WHERE data_file_id = ` + mutFirstFile},
 	{name: "data row dropped", on: onRenames, sql: `DELETE FROM ducklake_data_file WHERE data_file_id = ` + mutLastFile},
 	{name: "data row duplicated", on: onDeletes10, sql: `INSERT INTO ducklake_data_file SELECT * REPLACE (data_file_id + 1000 AS data_file_id) FROM ducklake_data_file WHERE data_file_id = ` + mutLastFile},
+	{name: "data file moved to scheduled for deletion", on: onDeletes10, sql: `INSERT INTO ducklake_files_scheduled_for_deletion SELECT data_file_id, path, path_is_relative, now() FROM ducklake_data_file WHERE data_file_id = ` + mutFirstFile,
+		neutral: "readers never read ducklake_files_scheduled_for_deletion (expire writes it, cleanup reads it); the file is still listed in ducklake_data_file"},
 	{name: "data partial_max after begin", on: onDeletes03, sql: `UPDATE ducklake_data_file SET partial_max = ` + mutLastSnap + ` WHERE data_file_id = ` + mutFirstFile},
 	{name: "data partial_max at begin", on: onDeletes10, sql: `UPDATE ducklake_data_file SET partial_max = begin_snapshot WHERE data_file_id = ` + mutFirstFile,
 		neutral: "partial_max at or before every snapshot the file is visible at filters nothing (SetSnapshotFilter: max <= snapshot reads every row)"},
@@ -133,6 +138,9 @@ var mutations = []mutation{
 	{name: "delete partial_max NULL", on: onDeletes10, sql: `UPDATE ducklake_delete_file SET partial_max = NULL WHERE delete_file_id = (SELECT max(delete_file_id) FROM ducklake_delete_file WHERE partial_max IS NOT NULL)`,
 		neutral: "as partial_max -1: DuckLake's own ducklake_flush_inlined_data writes partial deletion files with partial_max NULL, and readers filter them by content"},
 	{name: "delete table_id moved", on: onDeletes10, sql: `UPDATE ducklake_delete_file SET table_id = table_id + 1 WHERE delete_file_id = ` + mutLastDel},
+	{name: "delete second delete file of a data file", on: onDeletes10, sql: `INSERT INTO ducklake_delete_file SELECT * REPLACE (delete_file_id + 1000 AS delete_file_id) FROM ducklake_delete_file WHERE delete_file_id = ` + mutLastDel},
+	{name: "delete encryption_key set", on: onDeletes10, sql: `UPDATE ducklake_delete_file SET encryption_key = 'AAAAAAAAAAAAAAAAAAAAAA==' WHERE delete_file_id = ` + mutLastDel,
+		neutral: "in a catalog whose encrypted is false readers never select encryption_key (GetFileSelectList, every release)"},
 
 	// Columns.
 	{name: "column type narrowed", on: onDeletes03, sql: `UPDATE ducklake_column SET column_type = 'int32' WHERE table_id = 1 AND column_id = 1`},
@@ -163,6 +171,7 @@ var mutations = []mutation{
 
 	// Partitions.
 	{name: "partition value", on: onPartition, sql: `UPDATE ducklake_file_partition_value SET partition_value = 'fr' WHERE partition_value = 'eu'`},
+	{name: "partition value added", on: onPartition, sql: `INSERT INTO ducklake_file_partition_value VALUES (0, 1, 1, 'x')`},
 	{name: "partition value of a bucket", on: onPartition, sql: `UPDATE ducklake_file_partition_value SET partition_value = '2' WHERE data_file_id = 5`},
 	{name: "partition key index swapped", on: onPartition, sql: `UPDATE ducklake_file_partition_value SET partition_key_index = 1 - partition_key_index WHERE data_file_id = 3`},
 	{name: "partition transform", on: onPartition, sql: `UPDATE ducklake_partition_column SET transform = 'bucket(5)' WHERE transform = 'bucket(4)'`},
@@ -186,11 +195,14 @@ var mutations = []mutation{
 		neutral: "an inlined table's schema is found by its own schema_version through ducklake_schema_versions (GetBeginSnapshotForSchemaVersion), both unchanged; the snapshots' numbers only key the schema cache, and 102-111 meet none of 1-11 (a shift that does meet them is caught, below)"},
 	{name: "snapshot schema_version shifted with inlined tables", on: onInlined, sql: `UPDATE ducklake_snapshot SET schema_version = schema_version + 1 WHERE schema_version >= 3`},
 	{name: "schema_versions begin_snapshot", on: onPromotion, sql: `UPDATE ducklake_schema_versions SET begin_snapshot = begin_snapshot + 1 WHERE schema_version = (SELECT max(schema_version) FROM ducklake_schema_versions)`},
+	{name: "schema_versions begin_snapshot of 0.3", on: onRenames, sql: `UPDATE ducklake_schema_versions SET begin_snapshot = begin_snapshot + 1 WHERE schema_version = (SELECT max(schema_version) FROM ducklake_schema_versions)`,
+		neutral: "0.3's global ducklake_schema_versions rows are read by compaction only (GetFilesForCompaction in v1.4-andium); docs/compare.md: not compared"},
 	{name: "snapshot changes", on: onDeletes10, sql: `UPDATE ducklake_snapshot_changes SET changes_made = changes_made || ',inserted_into_table:4' WHERE snapshot_id = 3`},
 	{name: "changes_made reordered", on: onDeletes10, sql: `UPDATE ducklake_snapshot_changes SET changes_made = 'inserted_into_table:1,created_table:"main"."del"' WHERE snapshot_id = 1`,
 		neutral: "readers parse changes_made into sets per kind (SnapshotChangeInformation::ParseChangesMade); order does not count (docs/compare.md)"},
 	{name: "snapshot time", on: onDeletes03, sql: `UPDATE ducklake_snapshot SET snapshot_time = snapshot_time + INTERVAL 1 SECOND WHERE snapshot_id = 3`},
 	{name: "snapshot dropped", on: onDeletes10, sql: `DELETE FROM ducklake_snapshot WHERE snapshot_id = 5`},
+	{name: "snapshot added", on: onDeletes10, sql: `INSERT INTO ducklake_snapshot SELECT snapshot_id + 1, snapshot_time + INTERVAL 1 SECOND, schema_version, next_catalog_id, next_file_id FROM ducklake_snapshot WHERE snapshot_id = ` + mutLastSnap},
 	{name: "snapshot next_file_id", on: onDeletes10, sql: `UPDATE ducklake_snapshot SET next_file_id = next_file_id + 1 WHERE snapshot_id = ` + mutLastSnap,
 		neutral: "read-only readers never allocate an id; only a value they cannot read (NULL, negative) matters, a rule of formats.ReaderValueRules"},
 	{name: "snapshot next_catalog_id", on: onDeletes10, sql: `UPDATE ducklake_snapshot SET next_catalog_id = next_catalog_id + 1 WHERE snapshot_id = ` + mutLastSnap,
@@ -202,12 +214,14 @@ var mutations = []mutation{
 	{name: "table renamed", on: []string{"lakes/06_deletes", "lakes-0.3/06_deletes"}, sql: `UPDATE ducklake_table SET table_name = table_name || '_x' WHERE table_id = (SELECT min(table_id) FROM ducklake_table)`},
 	{name: "table uuid", on: onDeletes10, sql: `UPDATE ducklake_table SET table_uuid = uuid() WHERE table_id = (SELECT min(table_id) FROM ducklake_table)`},
 	{name: "table path", on: onGeneric, sql: `UPDATE ducklake_table SET path = path || 'x/' WHERE table_id = (SELECT min(table_id) FROM ducklake_table)`},
+	{name: "schema added", on: onDeletes10, sql: `INSERT INTO ducklake_schema VALUES (100, uuid(), 3, NULL, 'extra', 'extra/', true)`},
 
 	// Views, macros, comments.
 	{name: "view sql", on: onViews, sql: `UPDATE ducklake_view SET sql = 'SELECT 43 AS answer, ''hello'' AS greeting' WHERE view_name = 'v_const'`},
 	{name: "view aliases", on: onViews, sql: `UPDATE ducklake_view SET column_aliases = '"b","a"' WHERE view_name = 'v_alias'`},
 	{name: "view renamed", on: onViews, sql: `UPDATE ducklake_view SET view_name = 'v_other' WHERE view_name = 'v_const'`},
 	{name: "view dropped at a snapshot", on: onViews, sql: `UPDATE ducklake_view SET end_snapshot = 20 WHERE view_name = 'v_scaled'`},
+	{name: "view added", on: onDeletes10, sql: `INSERT INTO ducklake_view VALUES (100, uuid(), 3, NULL, 0, 'vx', 'duckdb', 'SELECT 1 AS one', '')`},
 	{name: "view column comment added", on: onViews, sql: `INSERT INTO ducklake_view_column_tag VALUES (2, 'answer', 5, NULL, 'comment', 'the answer')`},
 	{name: "view column comment changed", on: []string{"lakes-1.1-dev1/26_v11_only_features"}, sql: `UPDATE ducklake_view_column_tag SET value = 'another note' WHERE end_snapshot IS NULL`},
 	{name: "view column comment renamed column", on: []string{"lakes-1.1-dev1/26_v11_only_features"}, sql: `UPDATE ducklake_view_column_tag SET column_name = 'col_b' WHERE end_snapshot IS NULL`},
@@ -220,6 +234,7 @@ var mutations = []mutation{
 	{name: "macro dropped at a snapshot", on: onMacros, sql: `UPDATE ducklake_macro SET end_snapshot = 14 WHERE macro_id = 1`},
 	{name: "macro added where A has none", on: []string{"lakes-0.3/06_deletes"}, sql: "INSERT INTO ducklake_macro VALUES (0, 100, 'invented', 1, NULL);\nINSERT INTO ducklake_macro_impl VALUES (100, 0, 'duckdb', '42', 'scalar')"},
 	{name: "table comment", on: onComments, sql: `UPDATE ducklake_tag SET value = 'another comment' WHERE value = 'updated table comment'`},
+	{name: "table comment added", on: onDeletes10, sql: `INSERT INTO ducklake_tag VALUES (1, 3, NULL, 'comment', 'hi')`},
 	{name: "view comment", on: onComments, sql: `UPDATE ducklake_tag SET value = 'x' WHERE value = 'very gezellige view'`},
 	{name: "comment begin_snapshot", on: onComments, sql: `UPDATE ducklake_tag SET begin_snapshot = 8 WHERE value = 'updated table comment'`},
 	{name: "column comment", on: onComments, sql: `UPDATE ducklake_column_tag SET value = 'the key column' WHERE value = 'the id column'`},
