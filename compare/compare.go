@@ -730,22 +730,20 @@ func dropPrefix(e entries, prefix string) {
 }
 
 // expressionDefaults leaves out of the comparison a column's default that
-// is an SQL expression on the side whose format can hold one (0.4+) where
-// the other side's format cannot (0.1-0.3) and has no default for the
-// column: what convert's --allow-lossy expression-defaults writes. A
-// default is used only by writers (readers fill missing columns from
-// initial_default), and the other format has no way to hold it; any other
-// default there is still a difference. Each such column is listed in
-// NotCompared once.
+// is an SQL expression in A, whose format can hold one (0.4+), where B's
+// format cannot (0.1-0.3) and B has no default for the column: what
+// convert's --allow-lossy expression-defaults writes. A default is used
+// only by writers (readers fill missing columns from initial_default),
+// and B's format has no way to hold it; any other default there is still
+// a difference. Each such column is listed in NotCompared once. The other
+// way round, an expression default in a 0.4+ B where its 0.1-0.3 A has
+// none is a difference, as a literal one is: convert never writes one,
+// and B's readers show a default A's do not (it was left out too).
 func (c *comparison) expressionDefaults(ea, eb entries) {
-	hasA, hasB := c.a.format.Has(formats.CapExpressionDefaults), c.b.format.Has(formats.CapExpressionDefaults)
-	if hasA == hasB {
+	if !c.a.format.Has(formats.CapExpressionDefaults) || c.b.format.Has(formats.CapExpressionDefaults) {
 		return
 	}
 	has, lacks, lacksName := ea, eb, c.rep.B.Format
-	if hasB {
-		has, lacks, lacksName = eb, ea, c.rep.A.Format
-	}
 	for k, v := range has {
 		if !strings.HasPrefix(k, "column ") {
 			continue

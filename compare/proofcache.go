@@ -80,8 +80,8 @@ import (
 // row the readers load, column_id in such a table's column statistics, or
 // data_file_id in a file's column statistics;
 // v40: a 1.1 catalog's view column comments (ducklake_view_column_tag)
-// are compared, and B's commit info, macros and view column comments
-// where A's format cannot hold them are differences.
+// are compared, and B's commit info, macros, expression defaults and view
+// column comments where A's format cannot hold them are differences.
 const proofVersion = "fdl-formats proof v40"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing

@@ -155,6 +155,7 @@ var mutations = []mutation{
 	{name: "column default_value changed", on: onDefaults, sql: `UPDATE ducklake_column SET default_value = 'bye' WHERE table_id = 1 AND column_name = 'n_txt'`},
 	{name: "column initial_default changed", on: onDefaults, sql: `UPDATE ducklake_column SET initial_default = 'bye' WHERE table_id = 1 AND column_name = 'n_txt'`},
 	{name: "column initial_default of a nested field", on: onDefaults, sql: `UPDATE ducklake_column SET initial_default = '43' WHERE table_id = 3 AND column_name = 'k'`},
+	{name: "column expression default where A has none", on: onDeletes03, sql: `UPDATE ducklake_column SET default_value = 'CAST(now() AS VARCHAR)', default_value_type = 'expression' WHERE table_id = 1 AND column_id = 2`},
 	{name: "column default_value_type expression", on: onDefaults, sql: `UPDATE ducklake_column SET default_value_type = 'expression' WHERE table_id = 1 AND column_name = 'n_txt'`},
 	{name: "column default_value_dialect", on: onDefaults, sql: `UPDATE ducklake_column SET default_value_dialect = 'postgres' WHERE table_id = 1 AND column_name = 'n_txt'`,
 		neutral: "no DuckLake reader reads default_value_dialect (written only); the default itself is compared"},
