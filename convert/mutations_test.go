@@ -113,6 +113,9 @@ var mutations = []mutation{
 	{name: "data file moved to scheduled for deletion", on: onDeletes10, sql: `INSERT INTO ducklake_files_scheduled_for_deletion SELECT data_file_id, path, path_is_relative, now() FROM ducklake_data_file WHERE data_file_id = ` + mutFirstFile,
 		neutral: "readers never read ducklake_files_scheduled_for_deletion (expire writes it, cleanup reads it); the file is still listed in ducklake_data_file"},
 	{name: "data partial_max after begin", on: onDeletes03, sql: `UPDATE ducklake_data_file SET partial_max = ` + mutLastSnap + ` WHERE data_file_id = ` + mutFirstFile},
+	// 0.1-0.3 keep a partial file's rule in partial_file_info.
+	{name: "data partial_file_info partial_max", on: onRenames, sql: `UPDATE ducklake_data_file SET partial_file_info = 'partial_max:21' WHERE data_file_id = ` + mutFirstFile},
+	{name: "data partial_file_info split list", on: onRenames, sql: `UPDATE ducklake_data_file SET partial_file_info = '3:1' WHERE data_file_id = ` + mutFirstFile},
 	{name: "data partial_max at begin", on: onDeletes10, sql: `UPDATE ducklake_data_file SET partial_max = begin_snapshot WHERE data_file_id = ` + mutFirstFile,
 		neutral: "partial_max at or before every snapshot the file is visible at filters nothing (SetSnapshotFilter: max <= snapshot reads every row)"},
 	{name: "data row_group_count set", on: onDeletes10, sql: `UPDATE ducklake_data_file SET row_group_count = 7 WHERE data_file_id = ` + mutFirstFile,
@@ -156,6 +159,7 @@ var mutations = []mutation{
 	{name: "column initial_default changed", on: onDefaults, sql: `UPDATE ducklake_column SET initial_default = 'bye' WHERE table_id = 1 AND column_name = 'n_txt'`},
 	{name: "column initial_default of a nested field", on: onDefaults, sql: `UPDATE ducklake_column SET initial_default = '43' WHERE table_id = 3 AND column_name = 'k'`},
 	{name: "column expression default where A has none", on: onDeletes03, sql: `UPDATE ducklake_column SET default_value = 'CAST(now() AS VARCHAR)', default_value_type = 'expression' WHERE table_id = 1 AND column_id = 2`},
+	{name: "column default 'NULL' in 0.3", on: onRenames, sql: `UPDATE ducklake_column SET default_value = 'NULL' WHERE table_id = 1 AND column_id = 2 AND end_snapshot IS NULL`},
 	{name: "column default_value_type expression", on: onDefaults, sql: `UPDATE ducklake_column SET default_value_type = 'expression' WHERE table_id = 1 AND column_name = 'n_txt'`},
 	{name: "column default_value_dialect", on: onDefaults, sql: `UPDATE ducklake_column SET default_value_dialect = 'postgres' WHERE table_id = 1 AND column_name = 'n_txt'`,
 		neutral: "no DuckLake reader reads default_value_dialect (written only); the default itself is compared"},
