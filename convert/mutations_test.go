@@ -172,6 +172,11 @@ var mutations = []mutation{
 	{name: "mapping target_field_id", on: onMapping, sql: `UPDATE ducklake_name_mapping SET target_field_id = 3 WHERE mapping_id = 8 AND source_name = 'id'`},
 	{name: "mapping source_name", on: onMapping, sql: `UPDATE ducklake_name_mapping SET source_name = 'col1' WHERE mapping_id = 8 AND source_name = 'id'`},
 	{name: "mapping is_partition", on: onMapping, sql: `UPDATE ducklake_name_mapping SET is_partition = NOT is_partition WHERE mapping_id = 14 AND source_name = 'part_key'`},
+	{name: "mapping entry id of a parent", on: onMapping, sql: `UPDATE ducklake_name_mapping SET column_id = 9 WHERE mapping_id = 12 AND column_id = 3`},
+	{name: "mapping entry id of a top-level entry", on: onMapping, sql: `UPDATE ducklake_name_mapping SET column_id = 7 WHERE mapping_id = 8 AND column_id = 2`,
+		neutral: "an entry's column_id only names it as its children's parent_column (ConvertNameMap), and this entry has none"},
+	{name: "mapping table_id", on: onMapping, sql: `UPDATE ducklake_column_mapping SET table_id = 2 WHERE mapping_id = 8`,
+		neutral: "readers find a file's mapping by mapping_id (TryGetMappingById); its table_id only keys writers' reuse of an equal mapping (DuckLakeNameMap::Hash)"},
 	{name: "mapping of a file changed", on: onMapping, sql: `UPDATE ducklake_data_file SET mapping_id = 1 WHERE mapping_id = 8 AND path LIKE 'f6%'`},
 
 	// Partitions.
@@ -209,7 +214,7 @@ var mutations = []mutation{
 	{name: "snapshot dropped", on: onDeletes10, sql: `DELETE FROM ducklake_snapshot WHERE snapshot_id = 5`},
 	{name: "snapshot added", on: onDeletes10, sql: `INSERT INTO ducklake_snapshot SELECT snapshot_id + 1, snapshot_time + INTERVAL 1 SECOND, schema_version, next_catalog_id, next_file_id FROM ducklake_snapshot WHERE snapshot_id = ` + mutLastSnap},
 	{name: "snapshot next_file_id", on: onDeletes10, sql: `UPDATE ducklake_snapshot SET next_file_id = next_file_id + 1 WHERE snapshot_id = ` + mutLastSnap,
-		neutral: "read-only readers never allocate an id; only a value they cannot read (NULL, negative) matters, a rule of formats.ReaderValueRules"},
+		neutral: "read-only readers never allocate an id; they read next_file_id only to skip reloading name maps (LoadNameMaps), whose first load takes them all; a value they cannot read (NULL, negative) is a rule of formats.ReaderValueRules"},
 	{name: "snapshot next_catalog_id", on: onDeletes10, sql: `UPDATE ducklake_snapshot SET next_catalog_id = next_catalog_id + 1 WHERE snapshot_id = ` + mutLastSnap,
 		neutral: "as next_file_id: an id allocator for writers"},
 	{name: "commit author where A has none", on: []string{"lakes-0.3/11_comments_tags"}, sql: `UPDATE ducklake_snapshot_changes SET author = 'mallory' WHERE snapshot_id = 3`},
