@@ -253,6 +253,8 @@ var mutations = []mutation{
 	{name: "file stats min", on: onDeletes03, sql: `UPDATE ducklake_file_column_stats SET min_value = '1000000' WHERE data_file_id = ` + mutFirstFile + ` AND column_id = 1`},
 	{name: "file stats max", on: onRenames, sql: `UPDATE ducklake_file_column_stats SET max_value = '-1000000' WHERE data_file_id = ` + mutFirstFile + ` AND column_id = 1`},
 	{name: "file stats row dropped", on: onDeletes10, sql: `DELETE FROM ducklake_file_column_stats WHERE data_file_id = ` + mutFirstFile + ` AND column_id = 1`},
+	{name: "table stats extra_stats where A's format has none", on: []string{"lakes-0.3/11_comments_tags"}, sql: `UPDATE ducklake_table_column_stats SET extra_stats = '{"xmin": 0}' WHERE table_id = (SELECT min(table_id) FROM ducklake_table_column_stats)`,
+		neutral: "readers read extra_stats only for GEOMETRY columns (DuckLakeColumnStats allocates extra stats for geo types alone), which this table has none of; the proof lists the column as not compared"},
 	{name: "table stats max", on: onDeletes10, sql: `UPDATE ducklake_table_column_stats SET max_value = '-1000000' WHERE table_id = (SELECT min(table_id) FROM ducklake_table_column_stats) AND column_id = 1`},
 	{name: "table stats record_count", on: onDeletes03, sql: `UPDATE ducklake_table_stats SET record_count = record_count + 1 WHERE table_id = (SELECT min(table_id) FROM ducklake_table_stats)`},
 
