@@ -35,14 +35,29 @@ func repoFlags() []cli.Flag {
 		// DefaultText: the help printed "(default: number of CPUs) (default: 0)".
 		&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: 0, DefaultText: "number of CPUs", Usage: "cells to run at once, 1 or more"},
 		&cli.StringFlag{Name: "data", Usage: "local folder of the data files (default: REPO/<data_dir from fdl.json>, or for s3:// and https:// repositories the cache)"},
-		&cli.StringFlag{Name: "endpoint", Usage: "S3 endpoint URL of a non-AWS service (default: $AWS_ENDPOINT_URL_S3, then $AWS_ENDPOINT_URL, then the AWS profile's endpoint_url)"},
-		&cli.BoolFlag{Name: "virtual-hosted", Usage: "address the bucket as BUCKET.HOST at --endpoint instead of HOST/BUCKET (path style)"},
+		endpointFlag(), virtualHostedFlag(),
 		&cli.StringSliceFlag{Name: "allow-lossy", Usage: "write catalogs that drop metadata changing no row: " + strings.Join(convert.LossyOptions, ", ")},
 		&cli.BoolFlag{Name: "rewrite-deletes", Usage: "write the delete files older formats read (Parquet for Puffin deletion vectors, cumulative files for partial deletion files, delete-file chains for 0.3 merged files holding rewritten rows) into the data folder"},
 		&cli.StringFlag{Name: "data-cache-max", Value: fmt.Sprintf("%dGiB", repo.DefaultDataCacheMax>>30), Usage: "bound of the data cache (`SIZE`, e.g. 500MB, 10GiB, or unlimited): after a run, the least recently used s3:// and https:// repositories' data files go first (never the run's own repository); refused with --no-cache"},
 		&cli.StringFlag{Name: "shard", Usage: "only shard `K/N` of the versions (those whose ID hashes to K of N), for N machines sharing the work"},
 		maxSpillFlag(),
 	}, cacheFlags()...)
+}
+
+// endpointFlag and virtualHostedFlag address an S3-compatible service:
+// every command that opens a repository (plan, backfill, check, resolve)
+// takes them.
+func endpointFlag() cli.Flag {
+	return &cli.StringFlag{Name: "endpoint", Usage: "S3 endpoint URL of a non-AWS service (default: $AWS_ENDPOINT_URL_S3, then $AWS_ENDPOINT_URL, then the AWS profile's endpoint_url)"}
+}
+
+func virtualHostedFlag() cli.Flag {
+	return &cli.BoolFlag{Name: "virtual-hosted", Usage: "address the bucket as BUCKET.HOST at --endpoint instead of HOST/BUCKET (path style)"}
+}
+
+// s3Options are the S3 addressing flags' values.
+func s3Options(cmd *cli.Command) s3.Options {
+	return s3.Options{Endpoint: cmd.String("endpoint"), VirtualHosted: cmd.Bool("virtual-hosted")}
 }
 
 // maxSpillFlag bounds what each DuckDB database of a command may spill.
@@ -107,7 +122,7 @@ func openRepo(ctx context.Context, cmd *cli.Command) (store.Store, repo.Options,
 		// without a word, as --cache was.
 		return nil, opts, usageError{err: fmt.Errorf("--data-cache-max %q and --no-cache contradict each other: with --no-cache no data file is kept between runs, so there is nothing to bound; give one", cmd.String("data-cache-max")), command: helpOf(cmd)}
 	}
-	so.S3 = s3.Options{Endpoint: cmd.String("endpoint"), VirtualHosted: cmd.Bool("virtual-hosted")}
+	so.S3 = s3Options(cmd)
 	st, err := open.Repository(ctx, cmd.Args().First(), so)
 	if err != nil {
 		return nil, opts, openError(cmd, err)

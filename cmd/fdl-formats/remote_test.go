@@ -492,6 +492,29 @@ func TestS3ResolveNamesEndpoint(t *testing.T) {
 	}
 }
 
+// TestS3ResolveEndpointFlag: resolve takes the endpoint as plan, backfill
+// and check do, by --endpoint (docs/remote.md: "MinIO and other gateways:
+// the same with their endpoint, e.g. --endpoint http://minio:9000"), not
+// only from $AWS_ENDPOINT_URL_S3; before, resolve --endpoint was an
+// unknown flag (exit 2), though its own hint for an endpoint that does not
+// answer named --endpoint.
+func TestS3ResolveEndpointFlag(t *testing.T) {
+	srv, bucket := s3Lake(t)
+	t.Setenv("AWS_ENDPOINT_URL_S3", "") // the flag alone names the endpoint
+	url := "s3://" + bucket + "/lake"
+	out, errOut, code := runAppStderr(t, "resolve", "--duckdb", "1.5.6", "--endpoint", srv.Endpoint, url)
+	host := strings.TrimPrefix(srv.Endpoint, "http://")
+	want := "CREATE SECRET (TYPE s3, ENDPOINT '" + host + "', URL_STYLE 'path', USE_SSL false);\nATTACH 'ducklake:" + url + "/versions/"
+	if code != exitOK || !strings.Contains(out, want) {
+		t.Fatalf("resolve --endpoint %s %s: exit %d, want %q in\n%s\n%s", srv.Endpoint, url, code, want, out, errOut)
+	}
+	// --virtual-hosted is taken too, and named in the reader's secret.
+	_, errOut, code = runAppStderr(t, "resolve", "--duckdb", "1.5.6", "--endpoint", srv.Endpoint, "--virtual-hosted", url)
+	if strings.Contains(errOut, "unknown flag") {
+		t.Fatalf("resolve --virtual-hosted: exit %d, %s", code, errOut)
+	}
+}
+
 // TestS3SetupErrors: a bucket, credentials or endpoint that do not work
 // end the run with one line naming the bucket and the endpoint, a Try:
 // line saying what to change, and an exit code a CI job can act on: a

@@ -36,6 +36,7 @@ func resolveCommand() *cli.Command {
 			&cli.StringFlag{Name: "data", Usage: "data folder or URL the statement's DATA_PATH names (default: REPO/<data_dir>)"},
 			&cli.BoolFlag{Name: "verify", Usage: "open the file before choosing it (a private copy): its sha256 against version.json, its DuckLake format against version.json or its name, and every row of every table read (each block a DuckLake ATTACH loads passes its checksum); a file that fails is passed over"},
 			&cli.BoolFlag{Name: "json", Usage: "print the resolution as JSON"},
+			endpointFlag(), virtualHostedFlag(),
 			maxSpillFlag(),
 		},
 		Action: runResolve,
@@ -54,6 +55,7 @@ func runResolve(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
+	so.S3 = s3Options(cmd)
 	st, err := open.Repository(ctx, cmd.Args().First(), so)
 	if err != nil {
 		return openError(cmd, err)
