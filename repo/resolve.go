@@ -147,6 +147,11 @@ type NoCatalogError struct {
 	// TooNew are the version's catalogs in a format this DuckDB opens,
 	// saved at a storage it cannot open.
 	TooNew []*CatalogFile
+	// Unusable are the version's catalogs in a format this DuckDB opens
+	// that cannot be used: missing, a header that does not read, or passed
+	// over by ResolveOptions.Verify. Their formats are not in Declared:
+	// backfill finds such a catalog there and writes nothing.
+	Unusable []*CatalogFile
 }
 
 func (e *NoCatalogError) Error() string { return strings.Join(e.Lines(), "\n") }
@@ -162,12 +167,17 @@ func (e *NoCatalogError) Lines() []string {
 		return []string{fmt.Sprintf("version %s: %s", v, e.Why)}
 	}
 	msg := fmt.Sprintf("no catalog of version %s opens in DuckDB %s", v, e.DuckDB)
+	var lines []string
 	if len(e.Would) == 0 {
-		return []string{msg + "; none opens in any released DuckDB"}
+		lines = []string{msg + "; none opens in any released DuckDB"}
+	} else {
+		lines = []string{msg + "; these would:"}
+		for _, f := range e.Would {
+			lines = append(lines, fmt.Sprintf("  %s (format %s, storage %s): DuckDB %s", f.Key, f.Format, f.Storage, f.DuckDB))
+		}
 	}
-	lines := []string{msg + "; these would:"}
-	for _, f := range e.Would {
-		lines = append(lines, fmt.Sprintf("  %s (format %s, storage %s): DuckDB %s", f.Key, f.Format, f.Storage, f.DuckDB))
+	for _, f := range e.Unusable {
+		lines = append(lines, fmt.Sprintf("  %s (format %s) cannot be used: %s", f.Key, f.Format, strings.Join(strings.Fields(f.problem), " ")))
 	}
 	return lines
 }
@@ -187,6 +197,13 @@ func (e *NoCatalogError) Hint() string {
 		return "pick another version (--version ID|SEQ|latest)"
 	}
 	var hints []string
+	for _, f := range e.Unusable {
+		if f.Frozen {
+			hints = append(hints, fmt.Sprintf("%s, the version's frozen catalog, cannot be used (above); `fdl-formats backfill` cannot replace it: only the version's publisher can restore it (`fdl-formats check` reports it), else pick another version (--version)", f.Key))
+		} else {
+			hints = append(hints, fmt.Sprintf("%s, in format %s, which DuckDB %s reads, cannot be used (above): the publisher deletes it and runs `fdl-formats backfill`, which writes it again (`fdl-formats check` reports it)", f.Key, f.Format, e.DuckDB))
+		}
+	}
 	for _, f := range e.TooNew {
 		if f.Frozen {
 			hints = append(hints, frozenTooNew(f, "DuckDB "+e.DuckDB))
@@ -481,11 +498,17 @@ func (r *repository) noCatalog(res *Resolution, dv *goversion.Version, v *versio
 		if f.DuckDB != "" {
 			e.Would = append(e.Would, f)
 		}
-		if f.problem == "" {
+		switch {
+		case f.problem == "":
 			has[f.Format] = true
 			if f.tooNewFor(dv) {
 				e.TooNew = append(e.TooNew, f)
 			}
+		case f.readers != nil && f.readers.Check(dv):
+			// There, in a format this DuckDB reads, but unusable:
+			// backfill would find it there and write nothing.
+			has[f.Format] = true
+			e.Unusable = append(e.Unusable, f)
 		}
 	}
 	for _, f := range r.cfg.Sorted() {

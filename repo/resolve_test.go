@@ -1038,3 +1038,59 @@ func TestResolveNoCatalogPastUntil(t *testing.T) {
 		}
 	}
 }
+
+// TestResolveNoCatalogNamesUnusable: when the catalog of the format a
+// DuckDB reads is there but cannot be used (its header unreadable, or
+// passed over by --verify), the "no catalog" error names it with why, and
+// the hint says to delete it and backfill. Before, the error listed only
+// the other formats' catalogs and the hint said the version "has no
+// catalog in it: the publisher runs `fdl-formats backfill`", which finds
+// the catalog already there and writes nothing.
+func TestResolveNoCatalogNamesUnusable(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name   string
+		verify bool
+		write  func(t *testing.T, frozen, dst string)
+		why    string
+	}{
+		{"header unreadable", false, func(t *testing.T, _, dst string) {
+			writeFile(t, dst, "not a DuckDB file")
+		}, "read the header of"},
+		{"passed over by --verify", true, func(t *testing.T, frozen, dst string) {
+			// The frozen 1.0 catalog under the 0.4 name: its header
+			// reads, and --verify finds the format is not its name's.
+			data, err := os.ReadFile(frozen)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(dst, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, "1.0"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			st, ids := readerLake(t)
+			v := filepath.Join(st.Root(), "versions", ids[0])
+			if err := os.MkdirAll(filepath.Join(v, "catalogs"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			key := "versions/" + ids[0] + "/catalogs/0.4.duckdb"
+			tc.write(t, filepath.Join(v, "ducklake.duckdb"), filepath.Join(st.Root(), key))
+			_, err := Resolve(ctx, st, ResolveOptions{Version: ids[0], DuckDB: "1.5.1", Verify: tc.verify})
+			var nc *NoCatalogError
+			if !errors.As(err, &nc) {
+				t.Fatalf("Resolve = %v, want no catalog", err)
+			}
+			msg, hint := nc.Error(), nc.Hint()
+			if !strings.Contains(msg, key) || !strings.Contains(msg, tc.why) {
+				t.Errorf("error does not name %s and why (%q):\n%s", key, tc.why, msg)
+			}
+			if strings.Contains(hint, "has no catalog in it") || !strings.Contains(hint, key) || !strings.Contains(hint, "deletes it and runs `fdl-formats backfill`") {
+				t.Errorf("hint %q: want it to name %s, to be deleted and backfilled", hint, key)
+			}
+		})
+	}
+}
