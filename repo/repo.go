@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"os"
 	"path"
 	"path/filepath"
@@ -505,6 +506,60 @@ func where(st store.Store) string {
 	return location(st)
 }
 
+// NoAnswerError is the run's first request, for fdl.json, timing out: the
+// server took the connection and sent nothing (no response, or no more of
+// the file), at each attempt. One object cannot tell a dead server from a
+// stuck file (store.ServerWatch needs two), but with nothing read yet the
+// run cannot go on; its hint says what to check, as a server that cannot
+// be reached gets. The client's error was the whole message (`open
+// fdl.json: Get "…": net/http: timeout awaiting response headers`, or
+// the AWS SDK's with its request IDs), naming no repository.
+type NoAnswerError struct {
+	Where string // the repository (folder, s3://… at endpoint, URL)
+	Err   error  // the client's error
+}
+
+func (e *NoAnswerError) Error() string {
+	return fmt.Sprintf("read %s: %s in %s got no answer: the server takes the connection but sends nothing (%s)", FDLKey, FDLKey, e.Where, timeoutCause(e.Err))
+}
+
+// Unwrap is the client's error.
+func (e *NoAnswerError) Unwrap() error { return e.Err }
+
+// Hint says what to check.
+func (e *NoAnswerError) Hint() string {
+	return "check the server of " + e.Where + " (and any proxy, gateway or CDN in front of it): it takes connections but sends nothing; if it is only slow, raise --stall-timeout"
+}
+
+// noAnswer reports whether err is a request that timed out waiting for the
+// server (its response, or more of its body), and that no store has
+// already told the cause of (a hinted error: a connection refused, a
+// certificate).
+func noAnswer(err error) bool {
+	var h interface{ Hint() string }
+	if errors.As(err, &h) {
+		return false
+	}
+	var ne interface{ Timeout() bool }
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// timeoutCause is the client's last words on a timeout, without the AWS
+// SDK's wrapping (operation, attempts, request IDs): the stall watchdog's
+// error, else the HTTP client's (`Get "URL": net/http: timeout awaiting
+// response headers`).
+func timeoutCause(err error) string {
+	var se *store.StallError
+	if errors.As(err, &se) {
+		return se.Error()
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Error()
+	}
+	return err.Error()
+}
+
 // notJSON is the error of a store whose fdl.json is an HTML page: a REPO
 // URL that points at a site that answers every path with its index page
 // (a single-page app), not at a repository. It said "no fdl.json", which
@@ -531,6 +586,9 @@ func read(ctx context.Context, st store.Store, walk func(id, name string) bool) 
 	case errors.Is(err, fdljson.ErrInvalid):
 		return nil, err
 	case err != nil:
+		if ctx.Err() == nil && noAnswer(err) {
+			return nil, &NoAnswerError{Where: where(st), Err: err}
+		}
 		return nil, fmt.Errorf("read %s: %w", FDLKey, err)
 	}
 	cfg, err := fdljson.ParseRepo(FDLKey, data)
