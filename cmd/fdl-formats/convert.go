@@ -40,9 +40,14 @@ func runConvert(ctx context.Context, cmd *cli.Command) error {
 		return usageError{err: errors.New("convert takes exactly one source catalog")}
 	}
 	src := cmd.Args().First()
+	// A target is a release: development layouts are read, never written.
+	releases := strings.Join(formats.All.Releases().Names(), ", ")
 	target, err := formats.Lookup(cmd.String("to"))
 	if err != nil {
-		return usageError{err: fmt.Errorf("--to: %w", err)}
+		return usageError{err: fmt.Errorf("--to: %w %q (want one of %s)", formats.ErrUnknownVersion, cmd.String("to"), releases)}
+	}
+	if target.Dev {
+		return usageError{err: fmt.Errorf("--to %q: a development layout, never written: want one of %s (its release: %s)", target.Name, releases, target.Release)}
 	}
 	if cmd.Bool("rewrite-deletes") && cmd.String("data") == "" {
 		return usageError{err: errors.New("--rewrite-deletes needs --data DIR (the local data folder)")}

@@ -44,7 +44,13 @@ func TestConvertCommand(t *testing.T) {
 		}, exitOK, "already in format 1.0: nothing to convert; copied to ", "", true},
 		{"unknown format is a usage error", func(dir string) []string {
 			return []string{"convert", catalog, "--to", "0.9", "-o", filepath.Join(dir, "out.duckdb")}
-		}, exitUsage, "", "--to: unknown format version \"0.9\"", false},
+		}, exitUsage, "", "--to: unknown format version \"0.9\" (want one of 0.1, 0.2, 0.3, 0.4, 1.0, 1.1)", false},
+		// A development layout is no target (convert writes releases
+		// only): it was refused after the source was opened, as a
+		// conversion with no path (exit 6), while --help lists releases.
+		{"a development layout is a usage error", func(dir string) []string {
+			return []string{"convert", catalog, "--to", "1.1-dev1", "-o", filepath.Join(dir, "out.duckdb")}
+		}, exitUsage, "", "--to \"1.1-dev1\": a development layout, never written: want one of 0.1, 0.2, 0.3, 0.4, 1.0, 1.1 (its release: 1.1)", false},
 		{"no output is a usage error", func(dir string) []string {
 			return []string{"convert", catalog, "--to", "1.1"}
 		}, exitUsage, "", "", false},
