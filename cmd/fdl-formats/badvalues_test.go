@@ -187,3 +187,19 @@ func TestBackfillReportsVersionIssues(t *testing.T) {
 		t.Errorf("no warning in the log:\n%s", errOut.String())
 	}
 }
+
+// TestShardUsageNamesFlag: a --shard value the flag cannot take names the
+// flag as every other bad value does (`Error: --jobs "abc": want …`); it
+// said `shard "0/3": want K/N …`.
+func TestShardUsageNamesFlag(t *testing.T) {
+	repoDir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(repoDir, "fdl.json"), []byte(`{"fdl":"0.1","formats":[{"ducklake":"1.0"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{"0/3", "4/3", "1"} {
+		_, stderr, code := runAppStderr(t, "plan", "--shard", v, repoDir)
+		if want := `Error: --shard "` + v + `": want K/N with 1 <= K <= N`; code != exitUsage || !strings.HasPrefix(stderr, want) {
+			t.Errorf("--shard %s: exit %d, stderr %q; want %d and %q", v, code, stderr, exitUsage, want)
+		}
+	}
+}

@@ -163,7 +163,9 @@ func openRepo(ctx context.Context, cmd *cli.Command) (store.Store, repo.Options,
 	opts.Convert.RewriteDeletes = cmd.Bool("rewrite-deletes")
 	if s := cmd.String("shard"); s != "" {
 		if opts.Shard, err = repo.ParseShard(s); err != nil {
-			return nil, opts, usageError{err: err}
+			// Named by its flag, as every bad value is: the library's
+			// `shard "0/3": want K/N …` becomes `--shard "0/3": …`.
+			return nil, opts, usageError{err: fmt.Errorf("--%w", err)}
 		}
 	}
 	if opts.DigestCache, err = digestStore(cmd); err != nil {
