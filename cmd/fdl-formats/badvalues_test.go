@@ -203,3 +203,26 @@ func TestShardUsageNamesFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestEndpointRefusalHint: an endpoint or prefix the S3 store refuses
+// (credentials or a path in the endpoint URL, a ? in the prefix) exits 6
+// with a Try: line about that, not the hint for a REPO that holds no
+// fdl.json ("give the folder that holds fdl.json …"), which it printed
+// though the repository was never asked for anything.
+func TestEndpointRefusalHint(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		try  string
+	}{
+		{[]string{"--endpoint", "http://key:secret@127.0.0.1:9", "s3://b/lake"}, "Try: give the S3 server's endpoint"},
+		{[]string{"--endpoint", "http://127.0.0.1:9/minio", "s3://b/lake"}, "Try: give the S3 server's endpoint"},
+		{[]string{"--endpoint", "ftp://127.0.0.1:9", "s3://b/lake"}, "Try: give the S3 server's endpoint"},
+		{[]string{"--endpoint", "http://127.0.0.1:9", "s3://b/q?x"}, "Try: move the repository under a prefix"},
+	} {
+		t.Setenv("AWS_REGION", "us-east-1")
+		_, stderr, code := runAppStderr(t, append([]string{"plan"}, tc.args...)...)
+		if code != exitInvalid || !strings.Contains(stderr, tc.try) || strings.Contains(stderr, "holds fdl.json") || strings.Contains(stderr, "secret@") {
+			t.Errorf("plan %v: exit %d, stderr %q; want %d and %q", tc.args, code, stderr, exitInvalid, tc.try)
+		}
+	}
+}

@@ -107,7 +107,8 @@ func New(ctx context.Context, bucket, prefix string, opts Options) (*Store, erro
 		// objects than the ones checked through the SDK: the rule the
 		// catalog's file paths and data_dir follow.
 		if strings.ContainsAny(prefix, datapath.Unsafe) {
-			return nil, fmt.Errorf("s3://%s/%s: the prefix holds a ?, # or \\, which DuckDB's s3:// reader takes as the start of a query or fragment, so it would open other objects than fdl-formats checks: move the repository under a prefix without them", bucket, prefix)
+			return nil, &refusedError{err: fmt.Errorf("s3://%s/%s: the prefix holds a ?, # or \\, which DuckDB's s3:// reader takes as the start of a query or fragment, so it would open other objects than fdl-formats checks: move the repository under a prefix without them", bucket, prefix),
+				hint: "move the repository under a prefix without ?, # or \\ (readers open its files by URL)"}
 		}
 		prefix += "/"
 	}
@@ -206,6 +207,15 @@ func stallClient(c s3.HTTPClient, d time.Duration) s3.HTTPClient {
 // report and error naming the store. The message never repeats the URL as
 // given: not its credentials, and nothing when it does not parse.
 func checkEndpoint(endpoint string) error {
+	if err := endpointProblem(endpoint); err != nil {
+		return &refusedError{err: err, hint: endpointHint}
+	}
+	return nil
+}
+
+// endpointProblem is what checkEndpoint refuses in endpoint, nil when
+// nothing.
+func endpointProblem(endpoint string) error {
 	if endpoint == "" {
 		return nil
 	}
@@ -228,6 +238,24 @@ func checkEndpoint(endpoint string) error {
 	}
 	return nil
 }
+
+// endpointHint is the Try: line of an endpoint checkEndpoint refuses.
+const endpointHint = "give the S3 server's endpoint as an http:// or https:// URL of its host and port alone, without credentials, path or query (--endpoint, $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL or the profile's endpoint_url), and the credentials as AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY or a profile"
+
+// refusedError is an endpoint or prefix New refuses before any request,
+// with what to change: the CLI printed the hint for a REPO that holds no
+// fdl.json ("give the folder that holds fdl.json …"), though nothing was
+// asked of the store.
+type refusedError struct {
+	err  error
+	hint string
+}
+
+func (e *refusedError) Error() string { return e.err.Error() }
+func (e *refusedError) Unwrap() error { return e.err }
+
+// Hint says what to change.
+func (e *refusedError) Hint() string { return e.hint }
 
 // Location implements store.Location: s3://bucket/prefix, and the endpoint
 // when one is set (never credentials).
