@@ -218,6 +218,7 @@ func TestEndpointRefusalHint(t *testing.T) {
 		{[]string{"--endpoint", "http://127.0.0.1:9/minio", "s3://b/lake"}, "Try: give the S3 server's endpoint"},
 		{[]string{"--endpoint", "ftp://127.0.0.1:9", "s3://b/lake"}, "Try: give the S3 server's endpoint"},
 		{[]string{"--endpoint", "http://127.0.0.1:9", "s3://b/q?x"}, "Try: move the repository under a prefix"},
+		{[]string{"http://user:secret@127.0.0.1:9/lake"}, "Try: fdl-formats reads public web sites only"},
 	} {
 		t.Setenv("AWS_REGION", "us-east-1")
 		_, stderr, code := runAppStderr(t, append([]string{"plan"}, tc.args...)...)

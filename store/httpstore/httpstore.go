@@ -91,6 +91,20 @@ func Client(stall time.Duration) *http.Client {
 	return &http.Client{Transport: store.StallTransport(tr, stall), CheckRedirect: checkRedirect}
 }
 
+// credentialsError is a repository URL with a user (and password) in it:
+// refused before any request, with what to do instead.
+type credentialsError struct{ url string }
+
+func (e *credentialsError) Error() string {
+	return fmt.Sprintf("repository URL %s: credentials in the URL are not supported", e.url)
+}
+
+// Hint says what to do: the CLI printed the hint for a REPO that holds no
+// fdl.json.
+func (e *credentialsError) Hint() string {
+	return "fdl-formats reads public web sites only (no credentials, cookies or signed URLs): give the URL without user and password, serve the repository's files without authentication, or check the bucket by s3:// with read-only credentials"
+}
+
 // New returns the store of the site folder rawURL (http or https). client
 // nil means Client(store.DefaultStallTimeout).
 func New(rawURL string, client *http.Client) (*Store, error) {
@@ -105,7 +119,7 @@ func New(rawURL string, client *http.Client) (*Store, error) {
 		return nil, fmt.Errorf("repository URL %q: no host", rawURL)
 	}
 	if u.User != nil {
-		return nil, fmt.Errorf("repository URL %s: credentials in the URL are not supported", u.Redacted())
+		return nil, &credentialsError{url: u.Redacted()}
 	}
 	if u.RawQuery != "" {
 		u.RawQuery = ""
