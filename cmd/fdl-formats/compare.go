@@ -147,6 +147,10 @@ func (e catalogOpenError) Error() string {
 	var pe *fs.PathError
 	var de *duckdb.Error
 	switch {
+	case e.err.Cause == compare.OpenNotDuckDB:
+		// The reason alone, as convert says it: DuckDB's words add
+		// nothing, or mislead (a .json file, which DuckDB attaches as a
+		// view: "Cannot launch in-memory database in read-only mode!").
 	case errors.As(e.err, &pe):
 		detail = pe.Error()
 	case errors.As(e.err, &de):
