@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -71,6 +74,14 @@ func runConvert(ctx context.Context, cmd *cli.Command) error {
 	dst := cmd.String("output")
 	if dst == "" && !cmd.Bool("dry-run") {
 		return usageError{err: errors.New("convert needs -o DST.duckdb (or --dry-run)")}
+	}
+	if dst != "" {
+		// A misspelt folder: the conversion ran, then failed naming its
+		// temporary file (exit 1).
+		dir := filepath.Dir(dst)
+		if fi, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) || (err == nil && !fi.IsDir()) {
+			return usageError{err: fmt.Errorf("-o %s: no such folder %s (convert creates none)", dst, dir)}
+		}
 	}
 	spill, err := maxSpill(cmd)
 	if err != nil {

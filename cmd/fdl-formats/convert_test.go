@@ -76,6 +76,12 @@ func TestConvertCommand(t *testing.T) {
 		{"a data folder that is not there", func(dir string) []string {
 			return []string{"convert", catalog, "--to", "1.1", "--data", filepath.Join(dir, "nodata"), "-o", filepath.Join(dir, "out.duckdb")}
 		}, exitUsage, "", "nodata: no such folder", false},
+		// A misspelt folder in -o: it converted the catalog, then failed
+		// naming a temporary file ("create temporary file: open
+		// …/nodir/.out.duckdb.tmp-…: no such file or directory", exit 1).
+		{"an output folder that is not there", func(dir string) []string {
+			return []string{"convert", catalog, "--to", "1.1", "-o", filepath.Join(dir, "nodir", "out.duckdb")}
+		}, exitUsage, "", "-o " + "%s/nodir/out.duckdb: no such folder %s/nodir (convert creates none)", false},
 		{"not a catalog is invalid input", func(dir string) []string {
 			bad := filepath.Join(dir, "bad.duckdb")
 			os.WriteFile(bad, []byte("hello"), 0o644)
@@ -98,7 +104,7 @@ func TestConvertCommand(t *testing.T) {
 			if !strings.Contains(out, tc.wantOut) {
 				t.Errorf("stdout %q, want it to contain %q", out, tc.wantOut)
 			}
-			if !strings.Contains(stderr, tc.wantErr) {
+			if want := strings.ReplaceAll(tc.wantErr, "%s", dir); !strings.Contains(stderr, want) {
 				t.Errorf("stderr %q, want it to say %q", stderr, tc.wantErr)
 			}
 			_, err := os.Stat(filepath.Join(dir, "out.duckdb"))
