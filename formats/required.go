@@ -176,8 +176,15 @@ func CheckRequired(ctx context.Context, q Querier, catalog, db, schema string, v
 	for _, p := range probes {
 		exists = append(exists, "EXISTS ("+p+")")
 	}
+	checkedNames := func() []string {
+		var names []string
+		for _, t := range tables {
+			names = append(names, t.table)
+		}
+		return names
+	}
 	if found, err := anyRow(ctx, q, "SELECT "+strings.Join(exists, " OR ")); err != nil {
-		return fmt.Errorf("catalog %s: read the fields DuckLake requires: %w", catalog, err)
+		return fmt.Errorf("catalog %s: read the fields DuckLake requires: %w", catalog, failingTable(ctx, q, checkedNames(), qualify, err))
 	} else if !found {
 		return nil
 	}
@@ -216,6 +223,20 @@ func CheckRequired(ctx context.Context, q Querier, catalog, db, schema string, v
 	}
 	e.More = int(total) - len(e.Fields)
 	return e
+}
+
+// failingTable names, in err, the table whose read fails when the one
+// query over every table failed (a corrupt block, say), as a reader's own
+// error would: each table read whole alone (a table's conditions read
+// other tables, so its check query alone could blame the wrong one).
+// The error path only; err as it is when no table fails alone.
+func failingTable(ctx context.Context, q Querier, tables []string, qualify func(string) string, err error) error {
+	for _, t := range tables {
+		if _, terr := anyRow(ctx, q, "SELECT sum(hash(x)) IS NULL FROM "+qualify(t)+" x"); terr != nil {
+			return fmt.Errorf("table %s: %w", t, terr)
+		}
+	}
+	return err
 }
 
 const inlinedDeletePrefix = "ducklake_inlined_delete_"
