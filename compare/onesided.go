@@ -18,9 +18,11 @@ import (
 type oneSidedRow struct {
 	table, column    int64
 	minValue, maxVal *string
-	// empty: some reader of the catalog's format reads it as an empty
-	// range (formats.OneSidedEmptySQL: by column type, and contains_nan).
-	empty bool
+	// misread: some reader of the catalog's format reads it as bounds,
+	// the bound at its type's extreme (formats.OneSidedMisreadSQL: by
+	// column type, contains_nan and the bound); other one-sided rows give
+	// no statistics.
+	misread bool
 }
 
 // oneSidedRows reads, by entry key, the rows of stats (this catalog's name
@@ -31,7 +33,7 @@ func (r *Reader) oneSidedRows(c *comparison, label, stats string) (map[string]on
 		return nil, nil
 	}
 	rows, err := r.conn.QueryContext(c.ctx, `SELECT s.table_id, s.column_id, CAST(s.min_value AS VARCHAR), CAST(s.max_value AS VARCHAR),
-	EXISTS (SELECT 1 FROM cat.ducklake_column col WHERE col.table_id = s.table_id AND col.column_id = s.column_id AND `+formats.OneSidedEmptySQL(r.format, "col.column_type", "s.contains_nan")+`)
+	EXISTS (SELECT 1 FROM cat.ducklake_column col WHERE col.table_id = s.table_id AND col.column_id = s.column_id AND `+formats.OneSidedMisreadSQL(r.format, "col.column_type", "s.contains_nan", "s.min_value", "s.max_value")+`)
 FROM cat.`+ident(stats)+` s
 WHERE (s.min_value IS NULL) <> (s.max_value IS NULL) AND EXISTS (SELECT 1 FROM cat.ducklake_column col WHERE col.table_id = s.table_id AND col.column_id = s.column_id AND `+formats.OneSidedStatsTypeSQL("col.column_type")+`)`)
 	if err != nil {
@@ -41,7 +43,7 @@ WHERE (s.min_value IS NULL) <> (s.max_value IS NULL) AND EXISTS (SELECT 1 FROM c
 	out := map[string]oneSidedRow{}
 	for rows.Next() {
 		var o oneSidedRow
-		if err := rows.Scan(&o.table, &o.column, &o.minValue, &o.maxVal, &o.empty); err != nil {
+		if err := rows.Scan(&o.table, &o.column, &o.minValue, &o.maxVal, &o.misread); err != nil {
 			return nil, err
 		}
 		id := func(n int64) sql.NullString { return sql.NullString{String: strconv.FormatInt(n, 10), Valid: true} }
@@ -52,18 +54,21 @@ WHERE (s.min_value IS NULL) <> (s.max_value IS NULL) AND EXISTS (SELECT 1 FROM c
 
 // oneSidedTableStats applies formats.OneSidedStatsEmpty to the comparison
 // of ducklake_table_column_stats (na, nb its names in A and B): for a B
-// whose readers read a numeric or temporal row with one bound only as an
-// empty range (0.4, 1.0, 1.1), B's row with neither bound stands for A's
-// with one (convert writes that: every reader keeps every row, and none
-// folds min/max without both), and B's row with one bound that some reader
-// of B reads as empty (formats.OneSidedEmptySQL, by column type and
-// contains_nan) is a `stats` difference unless A's row has one bound too
-// and a reader of A reads it as empty (B's readers answer a filter on the
-// column with no rows where A's answer it). A row of a type B's readers
-// give no statistics for (BOOLEAN, TINYINT, DECIMAL, UUID for 0.4; FLOAT
-// and DOUBLE with NaN or contains_nan unknown) is read alike: no rows
-// dropped. A side known to have no row with one bound only (none) is not
-// queried.
+// whose readers read a numeric or temporal row with one bound only
+// (0.4, 1.0, 1.1), B's row with neither bound stands for A's with one
+// (convert writes that: every reader keeps every row, and none folds
+// min/max without both), and B's row with one bound that some reader of B
+// misreads (formats.OneSidedMisreadSQL: the bound at its type's extreme in
+// its direction, so DuckDB's NumericStats::HasMinMax holds for the range
+// CreateNumericStats makes, [v, v]; by column type and contains_nan) is a
+// `stats` difference unless A's row has one bound too and a reader of A
+// misreads it (B's readers fold a filter on the column where A's scan). A
+// one-sided row not at its type's extreme reads as [v, type minimum] or
+// [type maximum, v], min > max, which DuckDB reads as no bounds: every row
+// kept, as A's readers keep them; so is a row of a type B's readers give no
+// statistics for (BOOLEAN, TINYINT, DECIMAL, UUID for 0.4; FLOAT and
+// DOUBLE with NaN or contains_nan unknown). A side known to have no row
+// with one bound only (none) is not queried.
 func (c *comparison) oneSidedTableStats(label, na, nb string, ea, eb entries, none statsNone) error {
 	if label != "ducklake_table_column_stats" || !formats.OneSidedStatsEmpty(c.b.format) {
 		return nil
@@ -101,12 +106,12 @@ func (c *comparison) oneSidedTableStats(label, na, nb string, ea, eb entries, no
 	})
 	for _, k := range keys {
 		o := rb[k]
-		if !o.empty || ra[k].empty {
-			continue // no reader of B drops the rows, or readers of A do too
+		if !o.misread || ra[k].misread {
+			continue // B's readers read no bounds, or readers of A misread it too
 		}
 		c.add(Difference{Kind: "stats", Table: "table id " + strconv.FormatInt(o.table, 10), Item: k,
 			A: "no statistics for its readers", B: "min_value=" + statsText(o.minValue) + " max_value=" + statsText(o.maxVal),
-			Reason: fmt.Sprintf("format %s readers read a table column statistics row with only one bound as an empty range (DuckLake 1.5's CreateNumericStats from NumericStats::CreateEmpty), so a filter on column id %d of table id %d answers no rows, where format %s readers read the rows (they give no statistics for a row with one bound, or for the column's type, or the row has both bounds); convert writes both bounds NULL", c.rep.B.Format, o.column, o.table, c.rep.A.Format)})
+			Reason: fmt.Sprintf("format %s readers read a table column statistics row with only one bound at or beyond its type's extreme as the range from that bound to the extreme, one value where the bound is the extreme (DuckLake 1.5's CreateNumericStats starts from NumericStats::CreateEmpty, [type maximum, type minimum], and sets the bound present, so min <= max and NumericStats::HasMinMax holds), so a filter on column id %d of table id %d folds by that range, where format %s readers read the rows (no statistics for a row with one bound, or one not at its type's extreme, or for the column's type, or the row has both bounds); convert writes both bounds NULL", c.rep.B.Format, o.column, o.table, c.rep.A.Format)})
 	}
 	return nil
 }

@@ -59,7 +59,7 @@ import (
 // v33: delete files under key=value folders, delete-files-hive-columns, and
 // partial data files' record_count held to their Parquet row count;
 // v34: one-sided table column statistics read as empty by column type and
-// DuckLake build, formats.OneSidedEmptySQL;
+// DuckLake build, formats.OneSidedEmptySQL (now OneSidedMisreadSQL);
 // v35: a 1.0 or 1.1 catalog B with value_count 0 for a column of a data
 // file that may hold values, which DuckDB 1.5.3+ and 2.0 skip under
 // comparison filters while A's readers keep it,
@@ -81,8 +81,12 @@ import (
 // data_file_id in a file's column statistics;
 // v40: a 1.1 catalog's view column comments (ducklake_view_column_tag)
 // are compared, and B's commit info, macros, expression defaults and view
-// column comments where A's format cannot hold them are differences.
-const proofVersion = "fdl-formats proof v40"
+// column comments where A's format cannot hold them are differences;
+// v41: a one-sided table column statistics row of B is a difference only
+// where its bound is at or beyond its type's extreme (DuckDB's
+// NumericStats::HasMinMax reads the others as no bounds),
+// formats.OneSidedMisreadSQL.
+const proofVersion = "fdl-formats proof v41"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths

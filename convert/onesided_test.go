@@ -18,8 +18,10 @@ import (
 // an INTEGER column have a min and no max (0.3 readers give no statistics
 // then) converts to 0.4, whose readers read one bound as an empty range
 // (formats.OneSidedStatsEmpty): convert writes both bounds NULL and the
-// proof accepts that; a 0.4 B that keeps the one bound is a stats
-// difference. The row used to be carried, and proved equivalent.
+// proof accepts that; a 0.4 B that keeps one bound at the type's extreme
+// (read as that one value: formats.OneSidedMisreadSQL) is a stats
+// difference, one that keeps a bound short of it (read as no statistics)
+// is not. The row used to be carried, and proved equivalent.
 func TestOneSidedTableStats(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -63,7 +65,13 @@ func TestOneSidedTableStats(t *testing.T) {
 		want bool // a stats difference
 	}{
 		{"both NULL", "", false},
-		{"one bound kept", "UPDATE ducklake_table_column_stats SET min_value = '1' WHERE column_id = 1", true},
+		// min 1, max NULL: [1, INTEGER min], no bounds for DuckDB (min >
+		// max, NumericStats::HasMinMax false): every row kept, as 0.3's
+		// readers keep them (this was reported before).
+		{"one bound kept, not at the extreme", "UPDATE ducklake_table_column_stats SET min_value = '1' WHERE column_id = 1", false},
+		// min INTEGER min, max NULL: [INTEGER min, INTEGER min], one value.
+		{"min kept at the type's minimum", "UPDATE ducklake_table_column_stats SET min_value = '-2147483648' WHERE column_id = 1", true},
+		{"max kept at the type's maximum", "UPDATE ducklake_table_column_stats SET max_value = '2147483647' WHERE column_id = 1", true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			b := v04
@@ -80,7 +88,7 @@ func TestOneSidedTableStats(t *testing.T) {
 			}
 			got := false
 			for _, d := range rep.Differences {
-				got = got || (d.Kind == "stats" && strings.Contains(d.Reason, "empty range"))
+				got = got || (d.Kind == "stats" && strings.Contains(d.Reason, "with only one bound"))
 			}
 			if got != c.want || (err == nil) == c.want {
 				t.Errorf("one-sided difference %t (err %v), want %t", got, err, c.want)
@@ -90,8 +98,9 @@ func TestOneSidedTableStats(t *testing.T) {
 }
 
 // TestOneSidedStatsByReaderType: which one-sided table column statistics
-// a format's readers read as an empty range depends on the column's type
-// and the DuckLake build (formats.OneSidedEmptySQL): DuckDB 1.5.0-1.5.2
+// a format's readers misread depends on the bound (at its type's extreme
+// in its direction, else no statistics), the column's type and the
+// DuckLake build (formats.OneSidedMisreadSQL): DuckDB 1.5.0-1.5.2
 // give BOOLEAN, TINYINT, DECIMAL and UUID no statistics, 1.5.3 and later
 // do (DuckLake d6906fa9), and FLOAT/DOUBLE get them only with contains_nan
 // false. A B row of a type B's readers give no statistics for is no
@@ -116,30 +125,52 @@ func TestOneSidedStatsByReaderType(t *testing.T) {
 	for _, r := range query(t, src, "SELECT column_name, column_id FROM c.ducklake_column") {
 		ids[r[0]] = r[1]
 	}
-	// oneSided keeps column col's min and drops its max, with contains_nan
-	// set to nan (SQL).
-	oneSided := func(col, nan string) string {
-		return "UPDATE ducklake_table_column_stats SET max_value = NULL, contains_nan = " + nan + " WHERE column_id = " + ids[col]
+	// oneSided keeps column col's min, set to value where not "", and
+	// drops its max (the other way round for a bound "max"), with
+	// contains_nan set to nan (SQL).
+	oneSided := func(col, bound, value, nan string) string {
+		keep, drop := "min_value", "max_value"
+		if bound == "max" {
+			keep, drop = drop, keep
+		}
+		set := ""
+		if value != "" {
+			set = keep + " = '" + value + "', "
+		}
+		return "UPDATE ducklake_table_column_stats SET " + set + drop + " = NULL, contains_nan = " + nan + " WHERE column_id = " + ids[col]
 	}
 	formatsByName := map[string]*formats.Version{"0.3": formats.V0_3, "0.4": formats.V0_4, "1.0": formats.V1_0}
 	for _, c := range []struct {
 		name, a, b string
-		col, nan   string // the one-sided row, in A and in B
+		col, min   string // the one-sided row's column and its min ("" as written: i 1, b false, d 1.5, n 2.25; "max:V" keeps the max instead, V or as written: i 2, b true, d 2.5)
+		nan        string // its contains_nan, in A and in B
 		inA        bool   // A holds it too (else A has both bounds)
 		want       bool   // a stats difference
 	}{
-		{"0.3 to 0.4 INTEGER", "0.3", "0.4", "i", "NULL", false, true},
-		{"0.3 to 0.4 BOOLEAN (1.5.0 and 1.5.1 give no statistics)", "0.3", "0.4", "b", "NULL", false, false},
-		{"0.3 to 0.4 DECIMAL", "0.3", "0.4", "n", "NULL", false, false},
-		{"0.3 to 1.0 BOOLEAN (1.5.3 reads it as empty)", "0.3", "1.0", "b", "NULL", false, true},
-		{"0.3 to 1.0 DECIMAL", "0.3", "1.0", "n", "NULL", false, true},
-		{"0.3 to 0.4 DOUBLE, contains_nan unknown", "0.3", "0.4", "d", "NULL", false, false},
-		{"0.3 to 0.4 DOUBLE, with NaN", "0.3", "0.4", "d", "true", false, false},
-		{"0.3 to 0.4 DOUBLE without NaN", "0.3", "0.4", "d", "false", false, true},
-		{"0.4 to 1.0 BOOLEAN in both", "0.4", "1.0", "b", "NULL", true, true},
-		{"0.4 to 1.0 INTEGER in both (read as empty alike)", "0.4", "1.0", "i", "NULL", true, false},
+		{"0.3 to 0.4 INTEGER at its minimum", "0.3", "0.4", "i", "-2147483648", "NULL", false, true},
+		{"0.3 to 0.4 INTEGER not at its minimum (no statistics)", "0.3", "0.4", "i", "", "NULL", false, false},
+		{"0.3 to 0.4 BOOLEAN (1.5.0 and 1.5.1 give no statistics)", "0.3", "0.4", "b", "", "NULL", false, false},
+		{"0.3 to 0.4 DECIMAL", "0.3", "0.4", "n", "", "NULL", false, false},
+		{"0.3 to 1.0 BOOLEAN false (1.5.3 reads it as false only)", "0.3", "1.0", "b", "", "NULL", false, true},
+		{"0.3 to 1.0 BOOLEAN true (no statistics)", "0.3", "1.0", "b", "true", "NULL", false, false},
+		{"0.3 to 1.0 DECIMAL (not tested against its extreme: counted)", "0.3", "1.0", "n", "", "NULL", false, true},
+		{"0.3 to 0.4 DOUBLE -inf, contains_nan unknown", "0.3", "0.4", "d", "-inf", "NULL", false, false},
+		{"0.3 to 0.4 DOUBLE -inf, with NaN", "0.3", "0.4", "d", "-inf", "true", false, false},
+		{"0.3 to 0.4 DOUBLE -inf without NaN", "0.3", "0.4", "d", "-inf", "false", false, true},
+		{"0.3 to 0.4 DOUBLE 1.5 without NaN (no statistics)", "0.3", "0.4", "d", "", "false", false, false},
+		{"0.3 to 0.4 INTEGER max only, below its maximum (no statistics)", "0.3", "0.4", "i", "max:", "NULL", false, false},
+		{"0.3 to 0.4 INTEGER max only, at its maximum", "0.3", "0.4", "i", "max:2147483647", "NULL", false, true},
+		{"0.3 to 1.0 BOOLEAN max only, true", "0.3", "1.0", "b", "max:", "NULL", false, true},
+		{"0.3 to 0.4 DOUBLE max only, inf without NaN", "0.3", "0.4", "d", "max:inf", "false", false, true},
+		{"0.3 to 0.4 DOUBLE max only, 2.5 without NaN (no statistics)", "0.3", "0.4", "d", "max:", "false", false, false},
+		{"0.4 to 1.0 BOOLEAN in both", "0.4", "1.0", "b", "", "NULL", true, true},
+		{"0.4 to 1.0 INTEGER at its minimum in both (read alike)", "0.4", "1.0", "i", "-2147483648", "NULL", true, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			bound, value := "min", c.min
+			if v, ok := strings.CutPrefix(c.min, "max:"); ok {
+				bound, value = "max", v
+			}
 			tmp := t.TempDir()
 			a := filepath.Join(tmp, "a.duckdb")
 			if _, err := Catalog(ctx, src, a, formatsByName[c.a], Options{DataPath: data}); err != nil {
@@ -150,16 +181,16 @@ func TestOneSidedStatsByReaderType(t *testing.T) {
 				t.Fatal(err)
 			}
 			if c.inA {
-				execOn(t, a, oneSided(c.col, c.nan))
+				execOn(t, a, oneSided(c.col, bound, value, c.nan))
 			}
-			execOn(t, b, oneSided(c.col, c.nan))
+			execOn(t, b, oneSided(c.col, bound, value, c.nan))
 			rep, err := compare.Catalogs(ctx, a, b, compare.Options{DataPath: data})
 			if err != nil && !errors.Is(err, compare.ErrNotEquivalent) {
 				t.Fatal(err)
 			}
 			var got []string
 			for _, d := range rep.Differences {
-				if d.Kind == "stats" && strings.Contains(d.Reason, "empty range") {
+				if d.Kind == "stats" && strings.Contains(d.Reason, "with only one bound") {
 					got = append(got, d.String())
 				}
 			}

@@ -1,14 +1,27 @@
 package formats
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // One-sided table column statistics: DuckLake's readers of 0.4 and later
 // turn a ducklake_table_column_stats row into numeric statistics for the
 // types their DuckLakeColumnStats::ToStats lists (CreateNumericStats),
 // starting from NumericStats::CreateEmpty (min the type's maximum, max its
-// minimum) and setting only the bounds present: a row with one bound is an
-// empty range, and a filter on the column answers no rows. Which types
-// depends on the DuckLake build (src/storage/ducklake_stats.cpp):
+// minimum, Value::MaximumValue and MinimumValue) and setting each bound
+// present, cast to the column's type (Value::DefaultCastAs). A row with one
+// bound v so becomes [v, type minimum] (min only) or [type maximum, v] (max
+// only). DuckDB reads numeric bounds only through NumericStats::HasMinMax,
+// HasMin && HasMax && Min <= Max (since 1.4.0): CheckZonemap,
+// PropagateComparison, the filter's narrowing and TryGetValueFromStats ask
+// it first. So such a row gives no bounds (every row kept) unless v is at
+// or beyond the type's extreme in its direction (min only: v <= the type's
+// minimum; max only: v >= its maximum), where the column reads as the
+// range [v, v] (for an integer) or [-inf, -inf] and the like: a filter
+// x > 0 on a UINTEGER column with min_value '0' and no max answers no rows,
+// x = 0 every row. Which types depends on the DuckLake build
+// (src/storage/ducklake_stats.cpp):
 //   - 7ea15644, 67480b1d and 415a9ebd (DuckDB 1.5.0, 1.5.1, 1.5.2): the
 //     integers from SMALLINT up, unsigned ones, DATE, TIME and the
 //     TIMESTAMPs (oneSidedBaseTypes);
@@ -26,9 +39,62 @@ var (
 	oneSidedMainTypes  = []string{"timestamptz_ns"}          // DuckLake main (1.1)
 )
 
+// oneSidedExtreme is how OneSidedMisreadSQL tests a one-sided bound of a
+// DuckLake type against the type's extremes (DuckDB's Value::MinimumValue
+// and MaximumValue): the bound is cast (TRY_CAST) to castAs, and a min-only
+// row is misread where it is <= min, a max-only row where it is >= max (min
+// and max are literals of castAs). exact: the test is the readers' own
+// (castAs is the column's DuckDB type and min, max its extremes, checked
+// against DuckDB 1.5.6 by TestOneSidedExtremes); else it is a band around
+// the extreme that holds every bound the readers read at it, and some they
+// do not (conservative: such rows count as misread). A bound that does not
+// cast counts as misread too (the readers fail on it: compare refuses it
+// as uncastable-column-stats). Types without an entry (DECIMAL, whose
+// extreme depends on the column's width and scale, and TIMESTAMP_TZ_NS,
+// which DuckDB 1.5.6 cannot cast to) count as misread for every one-sided
+// row.
+type oneSidedExtreme struct {
+	castAs, min, max string
+	exact            bool
+}
+
+var oneSidedExtremes = map[string]oneSidedExtreme{
+	"boolean": {"BOOLEAN", "false", "true", true},
+	"int8":    {"TINYINT", "-128", "127", true},
+	"int16":   {"SMALLINT", "-32768", "32767", true},
+	"int32":   {"INTEGER", "-2147483648", "2147483647", true},
+	"int64":   {"BIGINT", "-9223372036854775808", "9223372036854775807", true},
+	"uint8":   {"UTINYINT", "0", "255", true},
+	"uint16":  {"USMALLINT", "0", "65535", true},
+	"uint32":  {"UINTEGER", "0", "4294967295", true},
+	"uint64":  {"UBIGINT", "0", "18446744073709551615", true},
+	// NumericLimits<float>::Minimum() is -infinity; NaN sorts above
+	// infinity, so a max-only 'nan' reads as [inf, nan].
+	"float32": {"FLOAT", "-inf", "inf", true},
+	"float64": {"DOUBLE", "-inf", "inf", true},
+	// 'infinity' and '-infinity' lie beyond the extremes (>=, <=).
+	"date":         {"DATE", "5877642-06-25 (BC)", "5881580-07-10", true},
+	"time":         {"TIME", "00:00:00", "24:00:00", true},
+	"timestamp":    {"TIMESTAMP", "290309-12-22 (BC) 00:00:00", "294247-01-10 04:00:54.775806", true},
+	"timestamp_s":  {"TIMESTAMP_S", "290309-12-22 (BC) 00:00:00", "294247-01-10 04:00:54", true},
+	"timestamp_ms": {"TIMESTAMP_MS", "290309-12-22 (BC) 00:00:00", "294247-01-10 04:00:54.775", true},
+	// TIMESTAMP_NS: its minimum (1677-09-22 00:00:00) does not cast from
+	// text, and a TRY_CAST of text before it fails the query (DuckDB
+	// 1.5.6: "Date out of range in timestamp_ns conversion"), so the bound
+	// is cast to microseconds: the band is that of its maximum's
+	// microsecond.
+	"timestamp_ns": {"TIMESTAMP", "1677-09-22 00:00:00", "2262-04-11 23:47:16.854775", false},
+	// TIMESTAMPTZ: the readers' cast reads text without an offset as UTC,
+	// a session's with ICU in its TimeZone; cast to TIMESTAMP (which drops
+	// an offset) the band is a day inside each extreme (offsets are below
+	// 16 hours).
+	"timestamptz": {"TIMESTAMP", "290309-12-23 (BC) 00:00:00", "294247-01-09 04:00:54.775806", false},
+	"uuid":        {"UUID", "00000000-0000-0000-0000-000000000000", "ffffffff-ffff-ffff-ffff-ffffffffffff", true},
+}
+
 // OneSidedStatsTypes are the DuckLake column types whose one-sided table
-// column statistics some reader of some format reads as an empty range,
-// lower case; decimal(W,S) too (OneSidedStatsTypeSQL).
+// column statistics some reader of some format reads as bounds (at the
+// type's extreme), lower case; decimal(W,S) too (OneSidedStatsTypeSQL).
 var OneSidedStatsTypes = concat(oneSidedBaseTypes, oneSidedMoreTypes, oneSidedFloatTypes, oneSidedMainTypes)
 
 func concat(lists ...[]string) []string {
@@ -49,34 +115,70 @@ func typeIn(typ string, types []string) string {
 	return "lower(trim(" + typ + ")) IN ('" + strings.Join(types, "', '") + "')"
 }
 
+// OneSidedExtremes returns the literals OneSidedMisreadSQL compares a
+// one-sided bound of DuckLake type typ (lower case) with, the DuckDB type
+// it casts the bound to, and whether they are the type's own extremes
+// (else a conservative band); ok is false for a type every one-sided row
+// of which counts as misread (DECIMAL, TIMESTAMP_TZ_NS).
+func OneSidedExtremes(typ string) (castAs, lo, hi string, exact, ok bool) {
+	e, ok := oneSidedExtremes[typ]
+	return e.castAs, e.min, e.max, e.exact, ok
+}
+
 // OneSidedStatsEmpty reports whether some reader of the format reads a
 // ducklake_table_column_stats row with only one of min_value and max_value
-// as an empty range, for some column type (0.4, 1.0, 1.1: readers that do
-// not need both bounds, TableStatsReading.BothBounds): convert writes both
-// bounds NULL for such a target.
+// as bounds where the bound is at its type's extreme (0.4, 1.0, 1.1:
+// readers that do not need both bounds, TableStatsReading.BothBounds):
+// convert writes both bounds NULL for such a target.
 func OneSidedStatsEmpty(v *Version) bool {
 	return !v.ReadsTableStats().BothBounds
 }
 
-// OneSidedEmptySQL is an SQL condition, on a ducklake_column column_type
-// expression (typ) and the row's contains_nan expression (containsNaN),
-// that is true where some reader of format v reads a one-sided row of that
-// column as an empty range: "false" where every reader needs both bounds
-// (0.1-0.3); else the types some reader casts (TableStatsReading.CastBySome:
-// 0.4's readers, DuckDB 1.5.0, 1.5.1, the base types; 1.0's, 1.5.2 and
-// 1.5.3 and later, the base and more types; 1.1's, 2.0, the main ones too),
-// FLOAT and DOUBLE only with contains_nan false.
-func OneSidedEmptySQL(v *Version, typ, containsNaN string) string {
+// OneSidedMisreadSQL is an SQL condition, on a ducklake_column column_type
+// expression (typ) and a ducklake_table_column_stats row's contains_nan,
+// min_value and max_value expressions, that is true where the row has one
+// bound only and some reader of format v reads it as bounds, the single
+// value at the type's extreme (above): "false" where every reader needs both
+// bounds (0.1-0.3); else for the types some reader casts
+// (TableStatsReading.CastBySome: 0.4's readers, DuckDB 1.5.0, 1.5.1, the
+// base types; 1.0's, 1.5.2 and 1.5.3 and later, the base and more types;
+// 1.1's, 2.0, the main ones too; FLOAT and DOUBLE only with contains_nan
+// false) where the bound, cast, is at or beyond the type's extreme in its
+// direction (oneSidedExtremes; conservative where that is not exact). A
+// one-sided row of another type, or not at the extreme, reads as no
+// statistics: every row kept.
+func OneSidedMisreadSQL(v *Version, typ, containsNaN, minValue, maxValue string) string {
 	st := v.ReadsTableStats()
 	if st.BothBounds || st.CastBySome == StatsTypesNone {
 		return "false"
 	}
-	floats := "(" + typeIn(typ, oneSidedFloatTypes) + " AND coalesce(" + containsNaN + " = false, false))"
+	types := oneSidedBaseTypes
+	decimals := false
 	switch st.CastBySome {
 	case StatsTypesBase:
-		return "(" + typeIn(typ, oneSidedBaseTypes) + " OR " + floats + ")"
 	case StatsTypesMore:
-		return "(" + typeIn(typ, concat(oneSidedBaseTypes, oneSidedMoreTypes)) + " OR lower(trim(" + typ + ")) LIKE 'decimal(%' OR " + floats + ")"
+		types, decimals = concat(oneSidedBaseTypes, oneSidedMoreTypes), true
+	default:
+		types, decimals = concat(oneSidedBaseTypes, oneSidedMoreTypes, oneSidedMainTypes), true
 	}
-	return "(" + typeIn(typ, concat(oneSidedBaseTypes, oneSidedMoreTypes, oneSidedMainTypes)) + " OR lower(trim(" + typ + ")) LIKE 'decimal(%' OR " + floats + ")"
+	types = concat(types, oneSidedFloatTypes)
+	t := "lower(trim(" + typ + "))"
+	var alts []string
+	for _, name := range types {
+		cond := t + " = '" + name + "'"
+		if slices.Contains(oneSidedFloatTypes, name) {
+			cond += " AND coalesce(" + containsNaN + " = false, false)"
+		}
+		if e, ok := oneSidedExtremes[name]; ok {
+			cast := func(x string) string { return "TRY_CAST(" + x + " AS " + e.castAs + ")" }
+			lit := func(x string) string { return "CAST('" + x + "' AS " + e.castAs + ")" }
+			cond += " AND coalesce(CASE WHEN " + maxValue + " IS NULL THEN " + cast(minValue) + " <= " + lit(e.min) +
+				" ELSE " + cast(maxValue) + " >= " + lit(e.max) + " END, true)"
+		}
+		alts = append(alts, "("+cond+")")
+	}
+	if decimals {
+		alts = append(alts, "("+t+" LIKE 'decimal(%')")
+	}
+	return "((" + minValue + " IS NULL) <> (" + maxValue + " IS NULL) AND (" + strings.Join(alts, " OR ") + "))"
 }

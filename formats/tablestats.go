@@ -14,12 +14,13 @@ type TableStatsReading struct {
 	// min_value and max_value are set (v1.3-ossivalis, v1.4-andium:
 	// formats 0.1-0.3). Later readers (7ea15644 on) start from
 	// NumericStats::CreateEmpty and set each bound present, so a row with
-	// one bound reads as an empty range (OneSidedStatsEmpty).
+	// one bound reads as no bounds (min > max), or as one value where the
+	// bound is at its type's extreme (OneSidedStatsEmpty, OneSidedMisreadSQL).
 	BothBounds bool
 	// CastByEvery are the types every reader of the format casts when it
 	// plans a scan (a text that does not cast fails the query: compare's
 	// uncastable-column-stats refusal); CastBySome those some reader casts
-	// (where a one-sided row reads as empty: OneSidedEmptySQL). They differ
+	// (where a one-sided row at its type's extreme is misread: OneSidedMisreadSQL). They differ
 	// where the releases that read the format run different DuckLake builds.
 	CastByEvery, CastBySome StatsTypes
 	// CurrentSnapshotOnly: every reader gives the planner the table
