@@ -8,13 +8,20 @@ import (
 
 // oneSidedTableStats writes both bounds NULL in the ducklake_table_column_stats
 // rows of numeric and temporal columns (formats.OneSidedStatsTypes) that
-// have only one of min_value and max_value, for a target whose readers read
-// such a row as an empty range (formats.OneSidedStatsEmpty: 0.4, 1.0, 1.1),
-// where a filter on the column would return no rows; every reader reads
-// both NULL as unknown statistics and keeps every row, and none folds
-// min/max from a row without both bounds, so no answer changes but the
-// wrong one. Such rows come from a 0.1-0.3 source (whose readers give no
-// statistics for them) or from a hand-made catalog. A note names them.
+// have only one of min_value and max_value, for a target whose readers set
+// a single bound (formats.OneSidedStatsEmpty: 0.4, 1.0, 1.1). Those readers
+// (DuckLake 1.5's CreateNumericStats, from NumericStats::CreateEmpty) read
+// such a row as [v, type minimum] or [type maximum, v]: no bounds for
+// DuckDB (NumericStats::HasMinMax is false where min > max) unless v is at
+// or beyond the type's extreme in its direction, where the column reads as
+// that one value and a filter folds by it (x > 0 on a UINTEGER with
+// min_value '0' answers no rows; formats.OneSidedMisreadSQL). Every such
+// row is written without bounds, not only the misread ones: the others
+// already read as no statistics, as both NULL does, so no answer changes
+// but the wrong one, and convert needs no cast of the bound (nor the
+// conservative bands for DECIMAL and TIMESTAMPTZ). Such rows come from a
+// 0.1-0.3 source (whose readers give no statistics for them) or from a
+// hand-made catalog. A note names them.
 func (r *run) oneSidedTableStats(step string, target *formats.Version) error {
 	if !formats.OneSidedStatsEmpty(target) {
 		return nil
@@ -35,6 +42,6 @@ func (r *run) oneSidedTableStats(step string, target *formats.Version) error {
 		return err
 	}
 	r.add(Finding{Severity: Note, Code: "one-sided-table-stats", Step: step, Table: "ducklake_table_column_stats", Detail: summarize(items),
-		Reason: fmt.Sprintf("table column statistics with only one bound written without either: format %s readers (DuckLake 1.5's CreateNumericStats starts from an empty range and sets only the bound present) would answer a filter on the column with no rows, where readers of 0.1-0.3 give no statistics; without bounds every reader keeps every row", target.Name)})
+		Reason: fmt.Sprintf("table column statistics with only one bound written without either: format %s readers (DuckLake 1.5's CreateNumericStats from NumericStats::CreateEmpty) read a bound at or beyond its type's extreme in its direction (a min_value at the type's minimum, a max_value at its maximum) as the range of that one value and fold a filter on the column by it, and any other one-sided row as no statistics (min > max, which DuckDB's NumericStats::HasMinMax reads as no bounds), as readers of 0.1-0.3 read every one-sided row; without bounds every reader reads no statistics and keeps every row", target.Name)})
 	return nil
 }
