@@ -78,17 +78,17 @@ var oneSidedExtremes = map[string]oneSidedExtreme{
 	"timestamp":    {"TIMESTAMP", "290309-12-22 (BC) 00:00:00", "294247-01-10 04:00:54.775806", true},
 	"timestamp_s":  {"TIMESTAMP_S", "290309-12-22 (BC) 00:00:00", "294247-01-10 04:00:54", true},
 	"timestamp_ms": {"TIMESTAMP_MS", "290309-12-22 (BC) 00:00:00", "294247-01-10 04:00:54.775", true},
-	// TIMESTAMP_NS: its minimum (1677-09-22 00:00:00) does not cast from
-	// text, and a TRY_CAST of text before it fails the query (DuckDB
-	// 1.5.6: "Date out of range in timestamp_ns conversion"), so the bound
-	// is cast to microseconds: the band is that of its maximum's
-	// microsecond.
+	// TIMESTAMP_NS: a TRY_CAST to it of text on the day before its minimum
+	// (1677-09-21 00:12:44 to 23:59:59.999999999) fails the query in DuckDB
+	// 1.5.6 ("Date out of range in timestamp_ns conversion") instead of
+	// giving NULL, so the bound is cast to microseconds: the band is that
+	// of its maximum's microsecond.
 	"timestamp_ns": {"TIMESTAMP", "1677-09-22 00:00:00", "2262-04-11 23:47:16.854775", false},
 	// TIMESTAMPTZ: the readers' cast reads text without an offset as UTC,
 	// a session's with ICU in its TimeZone; cast to TIMESTAMP (which drops
-	// an offset) the band is a day inside each extreme (offsets are below
-	// 16 hours).
-	"timestamptz": {"TIMESTAMP", "290309-12-23 (BC) 00:00:00", "294247-01-09 04:00:54.775806", false},
+	// an offset) the band is five days inside each extreme (DuckDB takes
+	// offsets up to +-99:99:99, 100 hours 40 minutes 39 seconds).
+	"timestamptz": {"TIMESTAMP", "290309-12-27 (BC) 00:00:00", "294247-01-05 04:00:54.775806", false},
 	"uuid":        {"UUID", "00000000-0000-0000-0000-000000000000", "ffffffff-ffff-ffff-ffff-ffffffffffff", true},
 }
 

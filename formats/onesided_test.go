@@ -72,8 +72,13 @@ func TestOneSidedExtremes(t *testing.T) {
 		"SELECT epoch_us(CAST('290309-12-22 (BC) 00:00:00' AS TIMESTAMP_S)) = -9223372022400000000 AND epoch_us(CAST('290309-12-22 (BC) 00:00:00' AS TIMESTAMP_MS)) = -9223372022400000000",
 		// TIMESTAMP_NS: INT64 min floored to a day (toward zero), and INT64 max - 1.
 		"SELECT make_timestamp_ns(-9223286400000000000) = CAST('1677-09-22 00:00:00' AS TIMESTAMP) AND epoch_ns(CAST('2262-04-11 23:47:16.854775806' AS TIMESTAMP_NS)) = 9223372036854775806",
-		// TIMESTAMPTZ: the band is a day inside each extreme.
-		"SELECT epoch_us(CAST('290309-12-23 (BC) 00:00:00' AS TIMESTAMP)) = -9223372022400000000 + 86400000000 AND epoch_us(CAST('294247-01-09 04:00:54.775806' AS TIMESTAMP)) = 9223372036854775806 - 86400000000",
+		// TIMESTAMPTZ: the band is five days inside each extreme, more
+		// than the largest offset DuckDB parses (+-99:99:99), and the
+		// parse takes none larger.
+		"SELECT epoch_us(CAST('290309-12-27 (BC) 00:00:00' AS TIMESTAMP)) = -9223372022400000000 + 5 * 86400000000 AND epoch_us(CAST('294247-01-05 04:00:54.775806' AS TIMESTAMP)) = 9223372036854775806 - 5 * 86400000000",
+		"SELECT epoch(CAST('2020-01-01 00:00:00+99:99:99' AS TIMESTAMPTZ)) - epoch(TIMESTAMP '2020-01-01 00:00:00') = -362439 AND epoch(CAST('2020-01-01 00:00:00-99:99:99' AS TIMESTAMPTZ)) - epoch(TIMESTAMP '2020-01-01 00:00:00') = 362439",
+		"SELECT epoch_us(CAST('290309-12-26 (BC) 04:40:39+99:99:99' AS TIMESTAMPTZ)) = -9223372022400000000 AND epoch_us(CAST('294247-01-05 23:20:15.775806-99:99:99' AS TIMESTAMPTZ)) = 9223372036854775806",
+		"SELECT TRY_CAST('2020-01-01 00:00:00+100' AS TIMESTAMPTZ) IS NULL AND TRY_CAST('2020-01-01 00:00:00+99:99:99:99' AS TIMESTAMPTZ) IS NULL AND TRY_CAST('2020-01-01 00:00:00+99:99:99.5' AS TIMESTAMPTZ) IS NULL",
 		"SELECT epoch_us(CAST('294247-01-10 04:00:54.775806+00' AS TIMESTAMPTZ)) = 9223372036854775806 AND epoch_us(CAST('290309-12-22 (BC) 00:00:00+00' AS TIMESTAMPTZ)) = -9223372022400000000",
 		"SELECT CAST('5877642-06-25 (BC)' AS DATE) < CAST('5877642-06-26 (BC)' AS DATE)",
 	} {
@@ -162,6 +167,8 @@ func TestOneSidedMisreadSQL(t *testing.T) {
 		{V0_4, row{"timestamp_ns", "NULL", "NULL", "2262-04-11 23:47:16.854"}, false},
 		{V0_4, row{"timestamptz", "NULL", "290309-12-22 (BC) 00:00:00+00", "NULL"}, true},
 		{V0_4, row{"timestamptz", "NULL", "290309-12-22 (BC) 10:00:00+10", "NULL"}, true},
+		{V0_4, row{"timestamptz", "NULL", "290309-12-26 (BC) 04:40:39+99:99:99", "NULL"}, true},   // UTC the minimum
+		{V0_4, row{"timestamptz", "NULL", "NULL", "294247-01-05 23:20:15.775806-99:99:99"}, true}, // UTC the maximum
 		{V0_4, row{"timestamptz", "NULL", "2020-01-01 00:00:00+00", "NULL"}, false},
 		{V0_4, row{"timestamptz", "NULL", "NULL", "294247-01-10 04:00:54.775806+00"}, true},
 		{V0_4, row{"timestamptz", "NULL", "NULL", "2020-01-01 00:00:00 America/New_York"}, true}, // conservative
