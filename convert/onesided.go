@@ -19,7 +19,7 @@ import (
 // row is written without bounds, not only the misread ones: the others
 // already read as no statistics, as both NULL does, so no answer changes
 // but the wrong one, and convert needs no cast of the bound (nor the
-// conservative bands for DECIMAL and TIMESTAMPTZ). Such rows come from a
+// conservative bands for TIMESTAMP_NS and TIMESTAMPTZ). Such rows come from a
 // 0.1-0.3 source (whose readers give no statistics for them) or from a
 // hand-made catalog. A note names them.
 func (r *run) oneSidedTableStats(step string, target *formats.Version) error {

@@ -2,6 +2,7 @@ package formats
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -49,10 +50,10 @@ var (
 // the extreme that holds every bound the readers read at it, and some they
 // do not (conservative: such rows count as misread). A bound that does not
 // cast counts as misread too (the readers fail on it: compare refuses it
-// as uncastable-column-stats). Types without an entry (DECIMAL, whose
-// extreme depends on the column's width and scale, and TIMESTAMP_TZ_NS,
-// which DuckDB 1.5.6 cannot cast to) count as misread for every one-sided
-// row.
+// as uncastable-column-stats). DECIMAL(W,S), whose extremes depend on the
+// column's width and scale, is tested by decimalMisreadSQL, exactly;
+// TIMESTAMP_TZ_NS, which DuckDB 1.5.6 cannot cast to, counts as misread for
+// every one-sided row.
 type oneSidedExtreme struct {
 	castAs, min, max string
 	exact            bool
@@ -118,8 +119,8 @@ func typeIn(typ string, types []string) string {
 // OneSidedExtremes returns the literals OneSidedMisreadSQL compares a
 // one-sided bound of DuckLake type typ (lower case) with, the DuckDB type
 // it casts the bound to, and whether they are the type's own extremes
-// (else a conservative band); ok is false for a type every one-sided row
-// of which counts as misread (DECIMAL, TIMESTAMP_TZ_NS).
+// (else a conservative band); ok is false for DECIMAL (tested by its width
+// and scale) and TIMESTAMP_TZ_NS (every one-sided row counts as misread).
 func OneSidedExtremes(typ string) (castAs, lo, hi string, exact, ok bool) {
 	e, ok := oneSidedExtremes[typ]
 	return e.castAs, e.min, e.max, e.exact, ok
@@ -178,7 +179,35 @@ func OneSidedMisreadSQL(v *Version, typ, containsNaN, minValue, maxValue string)
 		alts = append(alts, "("+cond+")")
 	}
 	if decimals {
-		alts = append(alts, "("+t+" LIKE 'decimal(%')")
+		alts = append(alts, "("+t+" LIKE 'decimal(%' AND coalesce("+decimalMisreadSQL(t, minValue, maxValue)+", true))")
 	}
 	return "((" + minValue + " IS NULL) <> (" + maxValue + " IS NULL) AND (" + strings.Join(alts, " OR ") + "))"
+}
+
+// decimalMisreadSQL is OneSidedMisreadSQL's test of a DECIMAL(W,S) column
+// (t its lower-case type text) with one bound: the type's minimum and
+// maximum are -(10^W - 1) and 10^W - 1 in units of 10^-S
+// (Value::MinimumValue, MaximumValue), written as text of W - S nines and S
+// nines after the point, and the bound and the extreme are cast to
+// DECIMAL(38,S), which rounds a bound as the readers' cast to DECIMAL(W,S)
+// does (one that then overflows W digits, which the readers fail on, is at
+// or beyond the extreme). NULL where the type text is not DECIMAL(W,S) with
+// 0 <= S <= W <= 38 or the bound does not cast.
+func decimalMisreadSQL(t, minValue, maxValue string) string {
+	const re = `'^decimal\(\s*(\d+)\s*,\s*(\d+)\s*\)$'`
+	w := "TRY_CAST(regexp_extract(" + t + ", " + re + ", 1) AS INTEGER)"
+	sc := "TRY_CAST(regexp_extract(" + t + ", " + re + ", 2) AS INTEGER)"
+	var b strings.Builder
+	b.WriteString("CASE WHEN " + w + " IS NULL OR " + w + " > 38 OR " + sc + " > " + w + " THEN NULL")
+	for s := 0; s <= 38; s++ {
+		typ := "DECIMAL(38," + strconv.Itoa(s) + ")"
+		text := "repeat('9', " + w + " - " + strconv.Itoa(s) + ")"
+		if s > 0 {
+			text += " || '." + strings.Repeat("9", s) + "'"
+		}
+		ext := "TRY_CAST(" + text + " AS " + typ + ")"
+		b.WriteString(" WHEN " + sc + " = " + strconv.Itoa(s) + " THEN CASE WHEN " + maxValue + " IS NULL THEN TRY_CAST(" + minValue + " AS " + typ + ") <= -" + ext +
+			" ELSE TRY_CAST(" + maxValue + " AS " + typ + ") >= " + ext + " END")
+	}
+	return b.String() + " END"
 }

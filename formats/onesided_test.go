@@ -2,6 +2,7 @@ package formats
 
 import (
 	"database/sql"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -58,6 +59,25 @@ func TestOneSidedExtremes(t *testing.T) {
 			if err := db.QueryRow("SELECT TRY_CAST(? AS "+e.castAs+")::VARCHAR", lit).Scan(&got); err != nil || got.Valid {
 				t.Errorf("%s: %q beyond the extreme casts to %s as %v (%v)", typ, lit, e.castAs, got, err)
 			}
+		}
+	}
+	// DECIMAL(W,S): the text decimalMisreadSQL writes for the maximum is
+	// Value::MaximumValue's, 10^W - 1 in units of 10^-S: it casts to
+	// DECIMAL(W,S) unchanged, one unit more does not, and the same for the
+	// minimum, its negation.
+	for _, ws := range [][2]int{{1, 0}, {4, 2}, {4, 4}, {9, 2}, {18, 3}, {19, 0}, {38, 0}, {38, 10}, {38, 38}} {
+		w, s := ws[0], ws[1]
+		typ := fmt.Sprintf("DECIMAL(%d,%d)", w, s)
+		text := strings.Repeat("9", w-s)
+		beyond := "1" + strings.Repeat("0", w-s)
+		if s > 0 {
+			text += "." + strings.Repeat("9", s)
+			beyond += "." + strings.Repeat("0", s)
+		}
+		var ok bool
+		q := "SELECT TRY_CAST('" + text + "' AS " + typ + ")::VARCHAR = '" + text + "' AND TRY_CAST('" + beyond + "' AS " + typ + ") IS NULL AND TRY_CAST('-" + text + "' AS " + typ + ") = -CAST('" + text + "' AS " + typ + ") AND TRY_CAST('-" + beyond + "' AS " + typ + ") IS NULL"
+		if err := db.QueryRow(q).Scan(&ok); err != nil || !ok {
+			t.Errorf("%s: %s: %t %v", typ, q, ok, err)
 		}
 	}
 	// Inherent extremes: nothing sorts below false, 0, -inf, 00:00:00
@@ -133,8 +153,26 @@ func TestOneSidedMisreadSQL(t *testing.T) {
 		{V1_0, row{"boolean", "NULL", "NULL", "true"}, true},
 		{V1_0, row{"int8", "NULL", "-128", "NULL"}, true},
 		{V1_0, row{"int8", "NULL", "-127", "NULL"}, false},
-		{V1_0, row{"decimal(9,2)", "NULL", "1.5", "NULL"}, true}, // conservative
-		{V0_4, row{"decimal(9,2)", "NULL", "1.5", "NULL"}, false},
+		{V1_0, row{"decimal(9,2)", "NULL", "1.5", "NULL"}, false},
+		{V1_0, row{"decimal(9,2)", "NULL", "-9999999.99", "NULL"}, true},
+		{V1_0, row{"decimal(9,2)", "NULL", "-9999999.98", "NULL"}, false},
+		{V1_0, row{"decimal(9,2)", "NULL", "-9999999.994", "NULL"}, true}, // rounds to the minimum
+		{V1_0, row{"decimal(9,2)", "NULL", "-9999999.995", "NULL"}, true}, // overflows: the readers fail
+		{V1_0, row{"decimal(9,2)", "NULL", "NULL", "9999999.99"}, true},
+		{V1_0, row{"decimal(9,2)", "NULL", "NULL", "9999999.98"}, false},
+		{V1_0, row{"Decimal(9, 2)", "NULL", "NULL", "9999999.99"}, true},
+		{V1_0, row{"decimal(4,0)", "NULL", "-9999", "NULL"}, true},
+		{V1_0, row{"decimal(4,0)", "NULL", "-9998", "NULL"}, false},
+		{V1_0, row{"decimal(4,4)", "NULL", "NULL", ".9999"}, true},
+		{V1_0, row{"decimal(4,4)", "NULL", "NULL", "0.9998"}, false},
+		{V1_0, row{"decimal(38,38)", "NULL", "NULL", "0.99999999999999999999999999999999999999"}, true},
+		{V1_0, row{"decimal(38,0)", "NULL", "-99999999999999999999999999999999999999", "NULL"}, true},
+		{V1_0, row{"decimal(38,0)", "NULL", "-99999999999999999999999999999999999998", "NULL"}, false},
+		{V1_0, row{"decimal(18,3)", "NULL", "NULL", "999999999999999.999"}, true},
+		{V1_0, row{"decimal(18,3)", "NULL", "NULL", "999999999999999.998"}, false},
+		{V1_0, row{"decimal(9,2)", "NULL", "not a number", "NULL"}, true},
+		{V1_0, row{"decimal(x)", "NULL", "1", "NULL"}, true},              // not DECIMAL(W,S): counted
+		{V0_4, row{"decimal(9,2)", "NULL", "-9999999.99", "NULL"}, false}, // 1.5.0, 1.5.1 do not cast DECIMAL
 		{V1_0, row{"uuid", "NULL", "00000000-0000-0000-0000-000000000000", "NULL"}, true},
 		{V1_0, row{"uuid", "NULL", "00000000-0000-0000-0000-000000000001", "NULL"}, false},
 		{V1_0, row{"uuid", "NULL", "NULL", "ffffffff-ffff-ffff-ffff-ffffffffffff"}, true},
