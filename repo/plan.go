@@ -271,7 +271,7 @@ func (r *repository) plan(ctx context.Context, opts *Options, check bool) (*Matr
 			days := wholeDays(now, f.UntilTime)
 			fp.DaysLeft = &days
 			if !fp.Expired && f.UntilTime.Sub(now) <= ExpiryWarning {
-				w := fmt.Sprintf("format %s expires on %s (in %d days): no catalog in it will be written after that, for any version (a version still without one stays without)", f.DuckLake, f.Until, days)
+				w := fmt.Sprintf("format %s expires on %s (%s): no catalog in it will be written after that, for any version (a version still without one stays without)", f.DuckLake, f.Until, inDays(days))
 				p.Warnings = append(p.Warnings, w)
 				log.Warn("format expires soon", "format", f.DuckLake, "until", f.Until, "days_left", days)
 			}
@@ -807,6 +807,18 @@ func (r *repository) oldestFormatRule(vp *VersionPlan, declared []fdljson.Format
 // wholeDays is the number of whole days from from to to, truncated toward
 // zero. time.Sub saturates about 292 years apart (a --now of year 1 said
 // 106751 days left to 2026); past that, whole seconds tell the days.
+// inDays says when something wholeDays ahead happens: "in 3 days", "in 1
+// day", "in less than a day".
+func inDays(days int) string {
+	switch days {
+	case 0:
+		return "in less than a day"
+	case 1:
+		return "in 1 day"
+	}
+	return fmt.Sprintf("in %d days", days)
+}
+
 func wholeDays(from, to time.Time) int {
 	if d := to.Sub(from); d > math.MinInt64 && d < math.MaxInt64 {
 		return int(d / (24 * time.Hour))

@@ -210,17 +210,20 @@ func TestPlanUntil(t *testing.T) {
 		name, until, now string
 		want             []State
 		warn             bool
+		in               string // when the warning says the format expires
 	}{
-		{"before_until", "2026-11-01", "2026-10-31T23:59:59Z", []State{Missing, Missing, Missing}, true},
-		{"at_until", "2026-11-01", "2026-11-01T00:00:00Z", []State{Expired, Expired, Expired}, false},
-		{"after_until", "2026-11-01", "2027-03-01T00:00:00Z", []State{Expired, Expired, Expired}, false},
-		{"long_before", "2026-11-01", "2026-09-01T00:00:00Z", []State{Missing, Missing, Missing}, false},
-		{"created_after_until", "2026-10-31T02:03:08Z", "2026-10-01T00:00:00Z", []State{Missing, Expired, Expired}, false},
-		{"created_just_before", "2026-10-31T02:03:09Z", "2026-10-01T00:00:00Z", []State{Missing, Missing, Expired}, false},
+		{"before_until", "2026-11-01", "2026-10-31T23:59:59Z", []State{Missing, Missing, Missing}, true, "(in less than a day)"},
+		{"a_day_before", "2026-11-01", "2026-10-30T12:00:00Z", []State{Missing, Missing, Missing}, true, "(in 1 day)"},
+		{"days_before", "2026-11-01", "2026-10-25T00:00:00Z", []State{Missing, Missing, Missing}, true, "(in 7 days)"},
+		{"at_until", "2026-11-01", "2026-11-01T00:00:00Z", []State{Expired, Expired, Expired}, false, ""},
+		{"after_until", "2026-11-01", "2027-03-01T00:00:00Z", []State{Expired, Expired, Expired}, false, ""},
+		{"long_before", "2026-11-01", "2026-09-01T00:00:00Z", []State{Missing, Missing, Missing}, false, ""},
+		{"created_after_until", "2026-10-31T02:03:08Z", "2026-10-01T00:00:00Z", []State{Missing, Expired, Expired}, false, ""},
+		{"created_just_before", "2026-10-31T02:03:09Z", "2026-10-01T00:00:00Z", []State{Missing, Missing, Expired}, false, ""},
 		// Go's zero time is a date like any other, not "now" (which is
 		// past the until).
-		{"now_at_zero_time", "2026-11-01", "0001-01-01T00:00:00Z", []State{Missing, Missing, Missing}, false},
-		{"now_at_zero_time_offset", "2026-11-01", "0001-01-01T09:00:00+09:00", []State{Missing, Missing, Missing}, false},
+		{"now_at_zero_time", "2026-11-01", "0001-01-01T00:00:00Z", []State{Missing, Missing, Missing}, false, ""},
+		{"now_at_zero_time_offset", "2026-11-01", "0001-01-01T09:00:00+09:00", []State{Missing, Missing, Missing}, false, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			os.Remove(filepath.Join(root, "fdl.json"))
@@ -235,7 +238,7 @@ func TestPlanUntil(t *testing.T) {
 			if got := len(m.Warnings) > 0; got != tc.warn {
 				t.Errorf("warnings = %q, want a warning: %v", m.Warnings, tc.warn)
 			}
-			if tc.warn && (!strings.Contains(m.Warnings[0], "format 0.4 expires on 2026-11-01") || !strings.Contains(m.Warnings[0], "written after that, for any version")) {
+			if tc.warn && (!strings.Contains(m.Warnings[0], "format 0.4 expires on 2026-11-01 "+tc.in) || !strings.Contains(m.Warnings[0], "written after that, for any version")) {
 				t.Errorf("warning = %q", m.Warnings[0])
 			}
 			// The oldest-format rule of a version created before the until
