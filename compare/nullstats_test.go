@@ -1,10 +1,7 @@
 package compare
 
 import (
-	"context"
-	"errors"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
@@ -77,20 +74,7 @@ func TestOpenNullRequiredStats(t *testing.T) {
 				_, catalog = lastVersion(t, tc.archive, tc.lake)
 			}
 			b := tamper(t, catalog, tc.stmts...)
-			r, err := Open(context.Background(), b, ReaderOptions{Engines: readerDBs})
-			if r != nil {
-				r.Close()
-			}
-			if tc.want == "" {
-				if err != nil {
-					t.Fatalf("Open: %v, want it to open", err)
-				}
-				return
-			}
-			var oe *OpenError
-			if !errors.As(err, &oe) || oe.Cause != OpenNullFields || !strings.Contains(oe.Reason(), tc.want) || !strings.Contains(err.Error(), b) {
-				t.Errorf("Open: %v, want an OpenError (OpenNullFields) naming %s and %q", err, b, tc.want)
-			}
+			wantNullFields(t, b, tc.want)
 		})
 	}
 }

@@ -114,20 +114,28 @@ func TestOpenNullRequiredElsewhere(t *testing.T) {
 			t.Parallel() // tampers a copy of its own
 			_, catalog := lastVersion(t, "lakes", tc.lake)
 			b := tamper(t, catalog, tc.stmts...)
-			r, err := Open(context.Background(), b, ReaderOptions{Engines: readerDBs})
-			if r != nil {
-				r.Close()
-			}
-			if tc.want == "" {
-				if err != nil {
-					t.Fatalf("Open: %v, want it to open", err)
-				}
-				return
-			}
-			var oe *OpenError
-			if !errors.As(err, &oe) || oe.Cause != OpenNullFields || !strings.Contains(oe.Reason(), tc.want) || !strings.Contains(err.Error(), b) {
-				t.Errorf("Open: %v, want an OpenError (OpenNullFields) naming %s and %q", err, b, tc.want)
-			}
+			wantNullFields(t, b, tc.want)
 		})
+	}
+}
+
+// wantNullFields opens the tampered catalog b and requires an OpenError
+// (OpenNullFields) whose reason holds want and whose message names b, or,
+// where want is "", that b opens.
+func wantNullFields(t *testing.T, b, want string) {
+	t.Helper()
+	r, err := Open(context.Background(), b, ReaderOptions{Engines: readerDBs})
+	if r != nil {
+		r.Close()
+	}
+	if want == "" {
+		if err != nil {
+			t.Fatalf("Open: %v, want it to open", err)
+		}
+		return
+	}
+	var oe *OpenError
+	if !errors.As(err, &oe) || oe.Cause != OpenNullFields || !strings.Contains(oe.Reason(), want) || !strings.Contains(err.Error(), b) {
+		t.Errorf("Open: %v, want an OpenError (OpenNullFields) naming %s and %q", err, b, want)
 	}
 }
