@@ -65,21 +65,21 @@ type histories struct {
 }
 
 // rowsFailure is why a parent's rows could not be read (parentHistory):
-// file tells that the parent's frozen catalog is at fault (absent, not the
-// file its version.json names, or unreadable once copied), which a check
-// of the parent finds as well, rather than this run's transfer of it.
+// catalogFault tells that the parent's frozen catalog is at fault (absent,
+// not the file its version.json names, or unreadable once copied), which a
+// check of the parent finds as well, rather than this run's transfer of it.
 type rowsFailure struct {
-	err  error
-	file bool
+	err          error
+	catalogFault bool
 }
 
-func (h *histories) fail(id string, err error, file bool) {
+func (h *histories) fail(id string, err error, catalogFault bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.failed == nil {
 		h.failed = map[string]rowsFailure{}
 	}
-	h.failed[id] = rowsFailure{err: err, file: file}
+	h.failed[id] = rowsFailure{err: err, catalogFault: catalogFault}
 }
 
 func (h *histories) failure(id string) rowsFailure {
@@ -225,8 +225,8 @@ func (r *repository) unreadParents(m *Matrix) []*version {
 // cache as a content pass keeps them. What fails is kept for historyIssues
 // (an error of a run that is stopping is not).
 func (r *repository) parentHistory(ctx context.Context, p *version, frozen *frozenCopies, source *compare.Source) {
-	// file: the failure is the frozen catalog's, not the transfer's.
-	snaps, file, err := func() ([]compare.Snapshot, bool, error) {
+	// catalogFault: the failure is the frozen catalog's, not the transfer's.
+	snaps, catalogFault, err := func() ([]compare.Snapshot, bool, error) {
 		src, problem, err := frozen.catalog(ctx, p)
 		if err != nil {
 			return nil, problem == ProblemMismatch || errors.Is(err, fs.ErrNotExist), err
@@ -248,7 +248,7 @@ func (r *repository) parentHistory(ctx context.Context, p *version, frozen *froz
 		r.noteHistory(p, snaps)
 		r.log.Debug("history rows read of a first parent the run does not check", "version", p.id, "key", p.prefix()+p.meta.Catalog.Path)
 	case ctx.Err() == nil:
-		r.histories.fail(p.id, err, file)
+		r.histories.fail(p.id, err, catalogFault)
 	}
 }
 
@@ -284,7 +284,7 @@ func (r *repository) historyIssues(v *version, inRun, otherShards map[string]boo
 	if !ok {
 		if f := r.histories.failure(p.id); f.err != nil {
 			err := f.err
-			if f.file && otherShards[p.id] {
+			if f.catalogFault && otherShards[p.id] {
 				r.log.Warn("the history is not compared with its first parent's, whose frozen catalog is at fault (missing, not the file its version.json names, or unreadable); the shard that holds the parent reports it", "version", v.id, "parent", p.id, "error", err)
 				return nil
 			}

@@ -20,10 +20,9 @@ import (
 // whose first parent is in another shard is compared with the parent's
 // frozen catalog, read for that alone; a fault of that catalog (it
 // contradicts its version.json, is not the file version.json names, or is
-// gone)
-// was reported by the child's shard as a finding of the child, and by the
-// parent's shard as the parent's own: the sum counted one fault twice,
-// where the whole check reports it once, as the parent's.
+// gone) was reported by the child's shard as a finding of the child, and
+// by the parent's shard as the parent's own: the sum counted one fault
+// twice, where the whole check reports it once, as the parent's.
 func TestShardCountsSumToWhole(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
