@@ -14,25 +14,10 @@ import (
 // and closed a DuckDB database of its own, about a sixth of a plan's CPU on
 // the issue 9 history repository).
 func TestPlanChecksReuseDatabases(t *testing.T) {
-	ctx := context.Background()
-	st, _ := smallLake(t)
-	opts := Options{Jobs: 1}
-	r, err := load(ctx, st, &opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.close()
-	m, err := r.plan(ctx, &opts, true)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, m, _ := plannedSmallLake(t, 1)
 	checked := 0
 	for _, v := range m.Versions {
-		for _, c := range v.Cells {
-			if c.State == Missing {
-				checked++
-			}
-		}
+		checked += missingCells(v)
 	}
 	if checked < 2 {
 		t.Fatalf("want at least 2 checked missing cells, got %d", checked)
@@ -51,25 +36,11 @@ func TestPlanChecksReuseDatabases(t *testing.T) {
 // CPU on every plan for nothing. The cells are the same either way
 // (TestPlanConformance, the refusal tests).
 func TestPlanListsLocalDataWithoutFullReader(t *testing.T) {
-	ctx := context.Background()
-	st, _ := smallLake(t)
-	opts := Options{Jobs: 1}
-	r, err := load(ctx, st, &opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.close()
-	fctx, counts := countPoints(ctx)
-	m, err := r.plan(fctx, &opts, true)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, m, counts := plannedSmallLake(t, 1)
 	versions := map[string]bool{}
 	for _, v := range m.Versions {
-		for _, c := range v.Cells {
-			if c.State == Missing {
-				versions[v.ID] = true
-			}
+		if missingCells(v) > 0 {
+			versions[v.ID] = true
 		}
 	}
 	if len(versions) < 2 {
@@ -87,6 +58,38 @@ func TestPlanListsLocalDataWithoutFullReader(t *testing.T) {
 			t.Errorf("%s opened to list %d times, want once", catalog, n)
 		}
 	}
+}
+
+// plannedSmallLake plans (with the check of missing cells) smallLake's
+// repository with jobs jobs, counting the fault points the plan passes;
+// the repository is closed when the test ends.
+func plannedSmallLake(t *testing.T, jobs int) (*repository, *Matrix, *pointCounts) {
+	t.Helper()
+	ctx := context.Background()
+	st, _ := smallLake(t)
+	opts := Options{Jobs: jobs}
+	r, err := load(ctx, st, &opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.close() })
+	fctx, counts := countPoints(ctx)
+	m, err := r.plan(fctx, &opts, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, m, counts
+}
+
+// missingCells counts v's cells the plan found missing.
+func missingCells(v *VersionPlan) int {
+	n := 0
+	for _, c := range v.Cells {
+		if c.State == Missing {
+			n++
+		}
+	}
+	return n
 }
 
 // pointCounts counts the fault points a run passes: point -> path -> calls.
@@ -122,28 +125,10 @@ func (c *pointCounts) at(point string) map[string]int {
 // checks run) once, however many of its formats are missing; checked cell
 // by cell, a version missing two formats prepared its source twice.
 func TestPlanPreparesSourceOnce(t *testing.T) {
-	ctx := context.Background()
-	st, _ := smallLake(t)
-	opts := Options{Jobs: 2}
-	r, err := load(ctx, st, &opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.close()
-	fctx, counts := countPoints(ctx)
-	m, err := r.plan(fctx, &opts, true)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, m, counts := plannedSmallLake(t, 2)
 	several := 0
 	for _, v := range m.Versions {
-		missing := 0
-		for _, c := range v.Cells {
-			if c.State == Missing {
-				missing++
-			}
-		}
-		if missing > 1 {
+		if missingCells(v) > 1 {
 			several++
 		}
 	}
