@@ -466,8 +466,9 @@ func (r *Reader) init(ctx context.Context, opts ReaderOptions) error {
 		}
 		// The statistics tables it reads often sit in the file's last
 		// blocks: a file cut short fails here before ReadEveryTable
-		// would say so, and is named as it would.
-		if lerr := checkLength(r.path); lerr != nil {
+		// would say so, and is named as it would. Only a cut file: any
+		// other answer of the length check leaves err to say what failed.
+		if lerr := checkLength(r.path); errors.Is(lerr, ErrDamaged) {
 			return lerr
 		}
 		return fmt.Errorf("%w: %w", ErrIncomparable, err)
