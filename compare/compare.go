@@ -153,8 +153,10 @@ type Report struct {
 	ReaderNotes []string     `json:"reader_notes,omitempty"`
 	Snapshots   []int64      `json:"snapshots_compared"`
 	Differences []Difference `json:"differences"`
-	// NotCompared names the statistics one of the two formats cannot hold
-	// (table or column), which are therefore not compared.
+	// NotCompared names what one of the two formats cannot hold, which is
+	// therefore not compared: statistics (a table or column), and what
+	// B's format lacks of A's (an expression default, a macro, a view
+	// column comment, a snapshot's commit info).
 	NotCompared []string      `json:"not_compared,omitempty"`
 	Tables      []TableResult `json:"tables"`
 	Timings     Timings       `json:"timings"`
@@ -721,11 +723,21 @@ func rowOptions() ScanOptions { return ScanOptions{RowIDs: true} }
 
 func ptr(v int64) *int64 { return &v }
 
-func dropPrefix(e entries, prefix string) {
+func dropPrefix(e entries, prefix string) (dropped []string) {
 	for k := range e {
 		if strings.HasPrefix(k, prefix) {
 			delete(e, k)
+			dropped = append(dropped, k)
 		}
+	}
+	slices.Sort(dropped)
+	return dropped
+}
+
+// notCompared lists note in the report's NotCompared once.
+func (c *comparison) notCompared(note string) {
+	if !slices.Contains(c.rep.NotCompared, note) {
+		c.rep.NotCompared = append(c.rep.NotCompared, note)
 	}
 }
 
@@ -756,11 +768,8 @@ func (c *comparison) expressionDefaults(ea, eb entries) {
 			continue
 		}
 		has[k] = lacks[k]
-		note := fmt.Sprintf("default of %s: the SQL expression %s, which format %s cannot hold (used only by writers: expression-defaults)",
-			k, strings.TrimSuffix(def, " default_kind=expression"), lacksName)
-		if !slices.Contains(c.rep.NotCompared, note) {
-			c.rep.NotCompared = append(c.rep.NotCompared, note)
-		}
+		c.notCompared(fmt.Sprintf("default of %s: the SQL expression %s, which format %s cannot hold (used only by writers: expression-defaults)",
+			k, strings.TrimSuffix(def, " default_kind=expression"), lacksName))
 	}
 }
 
@@ -781,11 +790,16 @@ func (c *comparison) snapshot(s int64) error {
 	// show. (Both were left out when either side lacked them, and a 0.4+
 	// B of a 0.3 A with a macro, or a 1.1 B of a 1.0 A with a view column
 	// comment, was proved equivalent.)
+	// Each is listed in NotCompared, as --allow-lossy's other drops are.
 	if !c.b.format.Has(formats.CapMacros) {
-		dropPrefix(ea, "macro ")
+		for _, k := range dropPrefix(ea, "macro ") {
+			c.notCompared(fmt.Sprintf("%s: format %s cannot hold macros", k, c.rep.B.Format))
+		}
 	}
 	if !c.b.format.Has(formats.CapViewColumnComments) {
-		dropPrefix(ea, viewColumnTagPrefix)
+		for _, k := range dropPrefix(ea, viewColumnTagPrefix) {
+			c.notCompared(fmt.Sprintf("%s: format %s cannot hold view column comments", k, c.rep.B.Format))
+		}
 	}
 	c.expressionDefaults(ea, eb)
 	c.diffEntries("schema", ptr(s), "", ea, eb)
@@ -800,6 +814,8 @@ func (c *comparison) snapshot(s int64) error {
 	switch {
 	case okA && okB && ca != cb:
 		c.add(Difference{Kind: "schema", Snapshot: ptr(s), Item: "commit info", A: ca, B: cb, Reason: "commit info differs"})
+	case okA && !okB && ca != noCommitInfo && ca != noSnapshotChanges:
+		c.notCompared(fmt.Sprintf("commit info (author, message, extra info) of A's snapshots: format %s cannot hold commit info", c.rep.B.Format))
 	case !okA && okB && cb != noCommitInfo && cb != noSnapshotChanges:
 		// Commit info exists from 0.3: a B that has it where A's format
 		// cannot hold any shows its readers a commit A's never do (it

@@ -353,3 +353,48 @@ func TestHiveNullValuesRefusedFor04(t *testing.T) {
 		}
 	}
 }
+
+// TestLossyDropsListedNotCompared: what --allow-lossy drops because the
+// target's format cannot hold it is listed in the proof's not_compared,
+// as dropped expression defaults are (TestExpressionDefaultsDroppedWithOption):
+// commit info taken to 0.2, view column comments taken to 1.0. Before,
+// the proof left them out without a word.
+func TestLossyDropsListedNotCompared(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for _, tc := range []struct {
+		archive, lake string
+		edits         []string // made convertible otherwise
+		to            *formats.Version
+		want          string
+	}{
+		{"lakes", "20_time_travel", nil, formats.V0_2, "format 0.2 cannot hold commit info"},
+		// As TestInlinedSystemNameCollision: its epoch partitions and
+		// inlined rows removed.
+		{"lakes-1.1-dev1", "26_v11_only_features", []string{
+			"DELETE FROM ducklake_partition_column", "DELETE FROM ducklake_partition_info",
+			"DELETE FROM ducklake_file_partition_value", "UPDATE ducklake_data_file SET partition_id = NULL",
+			"DELETE FROM ducklake_inlined_data_7_10"}, formats.V1_0, "format 1.0 cannot hold view column comments"},
+	} {
+		t.Run(tc.lake, func(t *testing.T) {
+			t.Parallel()
+			lake := filepath.Join(testlakes.Dir(t, tc.archive), tc.lake)
+			cats := versionCatalogs(t, lake)
+			src, data := cats[len(cats)-1], filepath.Join(lake, "data")
+			if tc.edits != nil {
+				src = editedCopy(t, src, tc.edits...)
+			}
+			out := filepath.Join(t.TempDir(), "out.duckdb")
+			if _, err := Catalog(ctx, src, out, tc.to, Options{DataPath: data, RewriteDeletes: true, Lossy: LossyOptions}); err != nil {
+				t.Fatal(err)
+			}
+			rep, err := compare.Catalogs(ctx, src, out, compare.Options{DataPath: data})
+			if err != nil {
+				t.Fatalf("compare: %v", err)
+			}
+			if !slices.ContainsFunc(rep.NotCompared, func(s string) bool { return strings.Contains(s, tc.want) }) {
+				t.Errorf("not compared: %q, want %q listed", rep.NotCompared, tc.want)
+			}
+		})
+	}
+}
