@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/fdl-formats/fdl-formats/internal/oneline"
 )
@@ -143,15 +144,30 @@ func (r *Reader) readCastStats(ctx context.Context, t Table) ([]castStat, error)
 	var sel []string
 	var ptrs []any
 	orderedNull := make([]sql.NullBool, len(st))
+	type early struct {
+		val *sql.NullString
+		ns  sql.NullInt64
+	}
+	var earlies []*early
+	cast := func(text string, typ string, val *sql.NullString) {
+		c := fmt.Sprintf("TRY_CAST(%s AS %s)", sqlString(text), typ)
+		if typ != "TIMESTAMP_NS" {
+			sel = append(sel, c+"::VARCHAR")
+			ptrs = append(ptrs, val)
+			return
+		}
+		e := &early{val: val}
+		earlies = append(earlies, e)
+		sel = append(sel, fmt.Sprintf("CASE WHEN %[1]s >= %[2]s OR %[1]s = '-infinity' THEN %[1]s::VARCHAR END", c, timestampNSRenderable), "epoch_ns("+c+")")
+		ptrs = append(ptrs, val, &e.ns)
+	}
 	for i := range st {
 		s := &st[i]
 		if s.min != nil {
-			sel = append(sel, fmt.Sprintf("TRY_CAST(%s AS %s)::VARCHAR", sqlString(*s.min), s.typ))
-			ptrs = append(ptrs, &s.minVal)
+			cast(*s.min, s.typ, &s.minVal)
 		}
 		if s.max != nil {
-			sel = append(sel, fmt.Sprintf("TRY_CAST(%s AS %s)::VARCHAR", sqlString(*s.max), s.typ))
-			ptrs = append(ptrs, &s.maxVal)
+			cast(*s.max, s.typ, &s.maxVal)
 		}
 		if s.min != nil && s.max != nil {
 			sel = append(sel, fmt.Sprintf("TRY_CAST(%[1]s AS %[3]s) <= TRY_CAST(%[2]s AS %[3]s)", sqlString(*s.min), sqlString(*s.max), s.typ))
@@ -164,5 +180,27 @@ func (r *Reader) readCastStats(ctx context.Context, t Table) ([]castStat, error)
 	for i := range st {
 		st[i].ordered = orderedNull[i].Valid && orderedNull[i].Bool
 	}
+	for _, e := range earlies {
+		if !e.val.Valid && e.ns.Valid {
+			*e.val = sql.NullString{String: timestampNSText(e.ns.Int64), Valid: true}
+		}
+	}
 	return st, nil
+}
+
+// timestampNSRenderable is the first TIMESTAMP_NS that DuckDB renders as
+// text: NumericLimits<int64_t>::Minimum() nanoseconds floored to a day
+// (Value::MinimumValue). A text from 1677-09-21 00:12:43.145224193 on casts
+// to TIMESTAMP_NS (DefaultCastAs, in every DuckDB from 1.3.0 to 2.0.0), but
+// the value's text before this one fails the query (Timestamp::Convert:
+// "Date out of range in timestamp_ns conversion": its day in nanoseconds
+// overflows), so castStats reads such a value as epoch_ns and writes its
+// text itself (timestampNSText).
+const timestampNSRenderable = "TIMESTAMP_NS '1677-09-22 00:00:00'"
+
+// timestampNSText is a TIMESTAMP_NS value's text as DuckDB writes it (a
+// fraction of up to nine digits without trailing zeros), from its
+// nanoseconds since the epoch (UTC).
+func timestampNSText(ns int64) string {
+	return time.Unix(0, ns).UTC().Format("2006-01-02 15:04:05.999999999")
 }

@@ -142,3 +142,62 @@ func TestColumnStatsReadOnce(t *testing.T) {
 		})
 	}
 }
+
+// TestMinMaxTimestampNSBeforeRenderable edits the TIMESTAMP_NS statistics
+// of a 1.0 catalog (01_primitive_types, table 1, column ts_ns: statistics
+// '2000-01-01 00:00:00.123456789'..'2200-01-01 00:00:00.000000001') to a
+// minimum on 1677-09-21 after 00:12:43.145224192: every DuckDB from 1.3.0
+// to 2.0.0 casts that text to TIMESTAMP_NS (DefaultCastAs, as the readers
+// do), but renders no value before 1677-09-22 as text
+// (Timestamp::Convert: "Date out of range in timestamp_ns conversion").
+// B's readers read the statistic and DuckDB 1.5.4+ folds min(ts_ns) to it;
+// the proof used to fail on the text. A text before the type's range does
+// not cast: B's readers fail (uncastable-column-stats).
+func TestMinMaxTimestampNSBeforeRenderable(t *testing.T) {
+	lake, catalog := lastVersion(t, "lakes", "01_primitive_types")
+	data := filepath.Join(lake, "data")
+	const col = `table_id = 1 AND column_id = 22`
+	for _, tc := range []struct {
+		name, min  string
+		self       bool   // A is the edited catalog too
+		want       string // in the minmax difference; "" for none
+		unreadable bool
+	}{
+		{"folds to a value DuckDB cannot render", "1677-09-21 12:00:00", false, "min 1677-09-21 12:00:00, max 2200-01-01 00:00:00.000000001 from the statistics", false},
+		{"nanoseconds", "1677-09-21 00:12:43.1452252", false, "min 1677-09-21 00:12:43.1452252,", false},
+		{"same on both sides", "1677-09-21 12:00:00", true, "", false},
+		{"before the type's range: does not cast", "1677-09-21 00:12:43", false, "", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := tamper(t, catalog, `UPDATE ducklake_table_column_stats SET min_value = '`+tc.min+`' WHERE `+col)
+			a := catalog
+			if tc.self {
+				a = b
+			}
+			rep, err := Catalogs(context.Background(), a, b, Options{DataPath: data, Engines: readerDBs})
+			if err != nil && !errors.Is(err, ErrNotEquivalent) {
+				t.Fatal(err)
+			}
+			var got []string
+			unreadable := false
+			for _, d := range rep.Differences {
+				if d.Kind == "minmax" {
+					got = append(got, d.String())
+				}
+				unreadable = unreadable || (d.Kind == "unreadable" && d.A == "" && strings.Contains(d.Reason, "uncastable-column-stats"))
+			}
+			if unreadable != tc.unreadable {
+				t.Errorf("B unreadable: got %v, want %v", unreadable, tc.unreadable)
+			}
+			if tc.want == "" {
+				if len(got) > 0 {
+					t.Errorf("want no minmax difference, got:\n%s", strings.Join(got, "\n"))
+				}
+				return
+			}
+			if len(got) != 1 || !strings.Contains(got[0], "column ts_ns") || !strings.Contains(got[0], tc.want) || !strings.Contains(got[0], "min 2000-01-01 00:00:00.123456789, max 2200-01-01 00:00:00.000000001 by a scan") {
+				t.Errorf("want one minmax difference of column ts_ns with %q and A's scan, got:\n%s", tc.want, strings.Join(got, "\n"))
+			}
+		})
+	}
+}
