@@ -28,6 +28,14 @@ type castStat struct {
 	// where both cast.
 	minVal, maxVal sql.NullString
 	ordered        bool
+	// extreme: where the row has one bound only, of a column a folding
+	// reader folds (foldedMinMax), and that bound is at or beyond its type's
+	// extreme in its direction (foldExtremes: min only, <= the type's
+	// minimum; max only, >= its maximum), the text of that extreme, which
+	// CreateNumericStats keeps as the other bound (NumericStats::CreateEmpty):
+	// the statistics then read as [min, type minimum] or [type maximum, max],
+	// min <= max (NumericStats::HasMinMax). Invalid elsewhere.
+	extreme sql.NullString
 }
 
 // castsStats tells whether some reader of the catalog's format casts a
@@ -161,6 +169,7 @@ func (r *Reader) readCastStats(ctx context.Context, t Table) ([]castStat, error)
 		sel = append(sel, fmt.Sprintf("CASE WHEN %[1]s >= %[2]s OR %[1]s = '-infinity' THEN %[1]s::VARCHAR END", c, timestampNSRenderable), "epoch_ns("+c+")")
 		ptrs = append(ptrs, val, &e.ns)
 	}
+	fold, _ := minMaxReaders(r.format)
 	for i := range st {
 		s := &st[i]
 		if s.min != nil {
@@ -168,6 +177,14 @@ func (r *Reader) readCastStats(ctx context.Context, t Table) ([]castStat, error)
 		}
 		if s.max != nil {
 			cast(*s.max, s.typ, &s.maxVal)
+		}
+		if lo, hi, ok := foldExtremes(s.typ); ok && fold != "" && s.top && (s.min == nil) != (s.max == nil) {
+			v, cmp, ext := s.min, "<=", lo
+			if s.max != nil {
+				v, cmp, ext = s.max, ">=", hi
+			}
+			sel = append(sel, fmt.Sprintf("CASE WHEN TRY_CAST(%[1]s AS %[2]s) %[3]s CAST(%[4]s AS %[2]s) THEN CAST(%[4]s AS %[2]s)::VARCHAR END", sqlString(*v), s.typ, cmp, sqlString(ext)))
+			ptrs = append(ptrs, &s.extreme)
 		}
 		if s.min != nil && s.max != nil {
 			sel = append(sel, fmt.Sprintf("TRY_CAST(%[1]s AS %[3]s) <= TRY_CAST(%[2]s AS %[3]s)", sqlString(*s.min), sqlString(*s.max), s.typ))

@@ -3,6 +3,7 @@ package compare
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/fdl-formats/fdl-formats/formats"
@@ -25,8 +26,11 @@ import (
 // none) into the constant Value(min_value).DefaultCastAs(type)
 // (DuckLakeColumnStats::CreateNumericStats, src/storage/ducklake_stats.cpp),
 // FLOAT and DOUBLE only where contains_nan is false (not NULL), and only
-// when both min_value and max_value are set and min <= max as values
-// (NumericStats::HasMinMax). At another snapshot (AT (VERSION => ...), a
+// where min <= max as values (NumericStats::HasMinMax): both min_value and
+// max_value set and ordered, or one only, at or beyond its type's extreme
+// in its direction (CreateNumericStats keeps the type's opposite extreme
+// as the other bound, NumericStats::CreateEmpty: a lone min_value v at the
+// type's minimum answers min v, max the type's minimum; foldExtremes). At another snapshot (AT (VERSION => ...), a
 // catalog attached at a snapshot) it scans, as for count(*). Readers of
 // formats 0.1-0.4 (DuckDB 1.3-1.5.1) and DuckDB 1.5.2 and 1.5.3 reading
 // 1.0 scan: the rows' min and max.
@@ -55,6 +59,59 @@ var foldedTypes = map[string]bool{
 	"UTINYINT": true, "USMALLINT": true, "UINTEGER": true, "UBIGINT": true,
 	"FLOAT": true, "DOUBLE": true, "DATE": true, "TIME": true, "TIMESTAMP": true,
 	"TIMESTAMPTZ": true, "TIMESTAMP_S": true, "TIMESTAMP_MS": true, "TIMESTAMP_NS": true,
+}
+
+// foldExtremes returns the literals of DuckDB type dt's extremes
+// (Value::MinimumValue and MaximumValue), for the folded types
+// (foldedTypes, DECIMAL(W,S)): the exact ones of the one-sided model
+// (formats.OneSidedExtremes, by the DuckDB type they cast to), and
+// TIMESTAMP_NS and TIMESTAMPTZ, which that model tests by a band
+// (TestFoldExtremes checks these against DuckDB). A lone bound at or
+// beyond its type's extreme in its direction folds (castStat.extreme).
+func foldExtremes(dt string) (lo, hi string, ok bool) {
+	switch dt {
+	case "TIMESTAMP_NS":
+		// INT64 min floored to a day, INT64 max - 1.
+		return "1677-09-22 00:00:00", "2262-04-11 23:47:16.854775806", true
+	case "TIMESTAMPTZ":
+		// TIMESTAMP's, at UTC.
+		return "290309-12-22 (BC) 00:00:00+00", "294247-01-10 04:00:54.775806+00", true
+	}
+	if w, sc, isDec := decimalWidthScale(dt); isDec {
+		nines := strings.Repeat("9", w-sc)
+		if sc > 0 {
+			nines += "." + strings.Repeat("9", sc)
+		}
+		return "-" + nines, nines, true
+	}
+	if !foldedTypes[dt] {
+		return "", "", false
+	}
+	for _, name := range formats.OneSidedStatsTypes {
+		if castAs, lo, hi, exact, ok := formats.OneSidedExtremes(name); ok && exact && castAs == dt {
+			return lo, hi, true
+		}
+	}
+	return "", "", false
+}
+
+// decimalWidthScale parses DECIMAL(W,S) with 0 <= S <= W <= 38, W >= 1.
+func decimalWidthScale(dt string) (w, sc int, ok bool) {
+	in, found := strings.CutPrefix(dt, "DECIMAL(")
+	if !found {
+		return 0, 0, false
+	}
+	in, found = strings.CutSuffix(in, ")")
+	ws, ss, comma := strings.Cut(in, ",")
+	if !found || !comma {
+		return 0, 0, false
+	}
+	w, err1 := strconv.Atoi(strings.TrimSpace(ws))
+	sc, err2 := strconv.Atoi(strings.TrimSpace(ss))
+	if err1 != nil || err2 != nil || w < 1 || w > 38 || sc < 0 || sc > w {
+		return 0, 0, false
+	}
+	return w, sc, true
 }
 
 // minMax is one answer to SELECT min(c), max(c): the values' text in the
@@ -91,10 +148,21 @@ func (r *Reader) foldedMinMax(ctx context.Context, t Table, snap, net int64) (ma
 	}
 	out := map[int64]minMax{}
 	for _, s := range st {
-		if !s.top || !(foldedTypes[s.typ] || strings.HasPrefix(s.typ, "DECIMAL(")) || s.min == nil || s.max == nil {
-			continue // not folded, or NumericStats::HasMinMax is false
+		if !s.top || !(foldedTypes[s.typ] || strings.HasPrefix(s.typ, "DECIMAL(")) || (s.min == nil && s.max == nil) {
+			continue // not folded
 		}
 		switch {
+		case s.min == nil || s.max == nil:
+			// One bound: CreateNumericStats keeps the type's opposite
+			// extreme as the other, so HasMinMax holds only where the bound
+			// is at or beyond its own extreme (castStat.extreme).
+			switch {
+			case !s.extreme.Valid:
+			case s.min != nil:
+				out[s.id] = minMax{min: s.minVal.String, max: s.extreme.String}
+			default:
+				out[s.id] = minMax{min: s.extreme.String, max: s.maxVal.String}
+			}
 		case !s.minVal.Valid || !s.maxVal.Valid:
 			// DefaultCastAs throws: the query fails.
 			out[s.id] = minMax{err: fmt.Sprintf("the statistics %q, %q do not cast to %s", *s.min, *s.max, s.typ)}

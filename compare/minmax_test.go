@@ -7,6 +7,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/testduck"
 )
 
 // TestMinMaxFoldedValues edits B's table statistics of a 1.0 catalog
@@ -14,6 +17,8 @@ import (
 // '1'..'1000') and compares it with the original: DuckDB 1.5.4+ folds
 // min/max of B from them, and each folded answer must be one A's readers
 // give (its own folded value, or its scan, which DuckDB 1.5.2 answers).
+// A row with one bound folds where the bound is at its type's extreme
+// (HasMinMax holds for [v, type minimum]).
 // The statistics rows differ in every case (kind stats); only the kind
 // minmax is asserted here.
 func TestMinMaxFoldedValues(t *testing.T) {
@@ -29,6 +34,11 @@ func TestMinMaxFoldedValues(t *testing.T) {
 		{"does not cast: every reader fails, unreadable", `UPDATE ducklake_table_column_stats SET max_value = 'many' WHERE ` + col, "", true},
 		{"min above max: not folded", `UPDATE ducklake_table_column_stats SET min_value = '2000' WHERE ` + col, "", false},
 		{"no max: not folded", `UPDATE ducklake_table_column_stats SET max_value = NULL WHERE ` + col, "", false},
+		// One bound at its type's extreme: [v, type minimum] or [type
+		// maximum, v], min <= max, folded.
+		{"min only at the type's minimum folds", `UPDATE ducklake_table_column_stats SET min_value = '-2147483648', max_value = NULL WHERE ` + col, "min -2147483648, max -2147483648 from", false},
+		{"max only at the type's maximum folds", `UPDATE ducklake_table_column_stats SET min_value = NULL, max_value = '2147483647' WHERE ` + col, "min 2147483647, max 2147483647 from", false},
+		{"max only short of the maximum: not folded", `UPDATE ducklake_table_column_stats SET min_value = NULL, max_value = '2147483646' WHERE ` + col, "", false},
 		{"record_count not net: not exact", `UPDATE ducklake_table_column_stats SET max_value = '100' WHERE ` + col + `; UPDATE ducklake_table_stats SET record_count = 6 WHERE table_id = 1`, "", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -199,5 +209,40 @@ func TestMinMaxTimestampNSBeforeRenderable(t *testing.T) {
 				t.Errorf("want one minmax difference of column ts_ns with %q and A's scan, got:\n%s", tc.want, strings.Join(got, "\n"))
 			}
 		})
+	}
+}
+
+func TestFoldExtremes(t *testing.T) {
+	db := testduck.Open(t, "")
+	ctx := context.Background()
+	types := []string{"DECIMAL(4,1)", "DECIMAL(18,0)", "DECIMAL(38,38)"}
+	for dt := range foldedTypes {
+		types = append(types, dt)
+	}
+	slices.Sort(types)
+	for _, dt := range types {
+		lo, hi, ok := foldExtremes(dt)
+		if !ok {
+			t.Errorf("%s: no extremes", dt)
+			continue
+		}
+		var ok2 bool
+		if err := db.QueryRowContext(ctx, "SELECT CAST("+sqlString(lo)+" AS "+dt+") < CAST("+sqlString(hi)+" AS "+dt+")").Scan(&ok2); err != nil || !ok2 {
+			t.Errorf("%s: %q < %q: %v, %v", dt, lo, hi, ok2, err)
+		}
+	}
+	_, tsLo, tsHi, _, _ := formats.OneSidedExtremes("timestamp")
+	for _, q := range []string{
+		"SELECT epoch_ns(CAST('1677-09-22 00:00:00' AS TIMESTAMP_NS)) = -9223286400000000000 AND epoch_ns(CAST('2262-04-11 23:47:16.854775806' AS TIMESTAMP_NS)) = 9223372036854775806",
+		"SELECT epoch_us(CAST('290309-12-22 (BC) 00:00:00+00' AS TIMESTAMPTZ)) = epoch_us(CAST(" + sqlString(tsLo) + " AS TIMESTAMP)) AND epoch_us(CAST('294247-01-10 04:00:54.775806+00' AS TIMESTAMPTZ)) = epoch_us(CAST(" + sqlString(tsHi) + " AS TIMESTAMP))",
+		"SELECT TRY_CAST('-999.9' AS DECIMAL(4,1)) IS NOT NULL AND TRY_CAST('999.95' AS DECIMAL(4,1)) IS NULL AND TRY_CAST('-1000' AS DECIMAL(4,1)) IS NULL",
+	} {
+		var ok bool
+		if err := db.QueryRowContext(ctx, q).Scan(&ok); err != nil || !ok {
+			t.Errorf("%s: %v, %v", q, ok, err)
+		}
+	}
+	if lo, hi, _ := foldExtremes("DECIMAL(4,1)"); lo != "-999.9" || hi != "999.9" {
+		t.Errorf("DECIMAL(4,1): %q, %q", lo, hi)
 	}
 }
