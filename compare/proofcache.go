@@ -85,8 +85,12 @@ import (
 // v41: a one-sided table column statistics row of B is a difference only
 // where its bound is at or beyond its type's extreme (DuckDB's
 // NumericStats::HasMinMax reads the others as no bounds),
-// formats.OneSidedMisreadSQL.
-const proofVersion = "fdl-formats proof v41"
+// formats.OneSidedMisreadSQL;
+// v42: such a row at its type's extreme folds min/max (DuckDB 1.5.4+ and
+// 2.0 answer [v, the type's minimum] or [its maximum, v]), foldExtremes,
+// and a TIMESTAMP_NS statistic before 1677-09-22, which DuckDB casts but
+// cannot render as text, reads as a value.
+const proofVersion = "fdl-formats proof v42"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths
