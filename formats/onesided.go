@@ -79,11 +79,12 @@ var oneSidedExtremes = map[string]oneSidedExtreme{
 	"timestamp":    {"TIMESTAMP", "290309-12-22 (BC) 00:00:00", "294247-01-10 04:00:54.775806", true},
 	"timestamp_s":  {"TIMESTAMP_S", "290309-12-22 (BC) 00:00:00", "294247-01-10 04:00:54", true},
 	"timestamp_ms": {"TIMESTAMP_MS", "290309-12-22 (BC) 00:00:00", "294247-01-10 04:00:54.775", true},
-	// TIMESTAMP_NS: a TRY_CAST to it of text on the day before its minimum
-	// (1677-09-21 00:12:44 to 23:59:59.999999999) fails the query in DuckDB
-	// 1.5.6 ("Date out of range in timestamp_ns conversion") instead of
-	// giving NULL, so the bound is cast to microseconds: the band is that
-	// of its maximum's microsecond.
+	// TIMESTAMP_NS: its Value::MinimumValue is the first whole day of its
+	// range, 1677-09-22; text down to 1677-09-21 00:12:43.145224193 still
+	// casts (and lies beyond that extreme), but DuckDB 1.5.6 fails to
+	// render such a value as text ("Date out of range in timestamp_ns
+	// conversion"), so the bound is compared as microseconds (TIMESTAMP):
+	// the band at the maximum is that of its microsecond.
 	"timestamp_ns": {"TIMESTAMP", "1677-09-22 00:00:00", "2262-04-11 23:47:16.854775", false},
 	// TIMESTAMPTZ: the readers' cast reads text without an offset as UTC,
 	// a session's with ICU in its TimeZone; cast to TIMESTAMP (which drops

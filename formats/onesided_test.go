@@ -199,7 +199,7 @@ func TestOneSidedMisreadSQL(t *testing.T) {
 		{V0_4, row{"timestamp_s", "NULL", "NULL", "294247-01-10 04:00:53"}, false},
 		{V0_4, row{"timestamp_ms", "NULL", "NULL", "294247-01-10 04:00:54.775"}, true},
 		{V0_4, row{"timestamp_ns", "NULL", "1677-09-22 00:00:00", "NULL"}, true},
-		{V0_4, row{"timestamp_ns", "NULL", "1677-09-21 00:12:44", "NULL"}, true}, // does not cast: fails the readers
+		{V0_4, row{"timestamp_ns", "NULL", "1677-09-21 00:12:44", "NULL"}, true}, // casts, below the type's minimum
 		{V0_4, row{"timestamp_ns", "NULL", "2020-01-01 00:00:00", "NULL"}, false},
 		{V0_4, row{"timestamp_ns", "NULL", "NULL", "2262-04-11 23:47:16.854775806"}, true},
 		{V0_4, row{"timestamp_ns", "NULL", "NULL", "2262-04-11 23:47:16.854"}, false},
