@@ -77,6 +77,33 @@ func (rm *remote) cachedFrozen(key string, ref *fdljson.FileRef, dst string, hd 
 	return true
 }
 
+// frozenGate is what a whole answer to the ranged read of the frozen
+// catalog ref (a server that ignores Range) is offered to before it is
+// read (readTailGated): it says to drop the answer unread where the cache
+// holds the catalog, ref.Bytes long, under the answer's validator, the
+// copy cachedFrozen then takes (and hashes). The catalog is not sent
+// again; its last bytes, which only reading all of it gives, are not
+// compared (a DuckDB file's end is the unused tail of its last block:
+// zeros). Nil where nothing is cached, and for an answer without a
+// validator (never dropped: nothing proves the copy current).
+func (rm *remote) frozenGate(ref *fdljson.FileRef) func(store.ObjectInfo) bool {
+	cached, ok := rm.frozenPath(ref)
+	if !ok {
+		return nil
+	}
+	want, err := os.ReadFile(cached + validatorSuffix)
+	if err != nil || len(want) == 0 {
+		return nil
+	}
+	if st, err := os.Stat(cached); err != nil || st.Size() != ref.Bytes {
+		return nil
+	}
+	return func(info store.ObjectInfo) bool {
+		v := validator(info)
+		return info.Size == ref.Bytes && v != "" && v == string(want)
+	}
+}
+
 // keepFrozen puts src, a download of a frozen catalog that matched ref,
 // into the cache under the validator of the response that delivered it; a
 // catalog whose response gave none is not kept (nothing could prove the

@@ -351,8 +351,15 @@ func (rm *remote) catalog(ctx context.Context, key string, ref *fdljson.FileRef)
 		f.path = filepath.Join(rm.work, filepath.FromSlash(key))
 		hd := &head{}
 		// A server that ignores the range sends the whole catalog
-		// instead: kept (ans), it is the download (wholeanswer.go).
-		tail, info, ans, err := rm.readTailKeep(ctx, key, rm.work, hd)
+		// instead: kept (ans), it is the download (wholeanswer.go);
+		// where the cache holds the catalog under that answer's
+		// validator, it is closed unread (dropped) and the cached copy
+		// taken (frozenGate).
+		var drop func(store.ObjectInfo) bool
+		if ref != nil {
+			drop = rm.frozenGate(ref)
+		}
+		tail, info, ans, _, err := rm.readTailGated(ctx, key, tailBytes, rm.work, hd, drop)
 		var sum string
 		var n int64
 		var got *store.ObjectInfo

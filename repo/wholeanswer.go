@@ -38,6 +38,20 @@ type wholeAnswer struct {
 	sum  hash.Hash
 	n    int64
 	err  error
+	// drop, when not nil, is asked of a whole answer before its first
+	// byte (store.AnswerGate): true (the caller holds a copy under the
+	// answer's validator) has the answer closed unread, and dropped set.
+	drop    func(store.ObjectInfo) bool
+	dropped bool
+}
+
+// Drop implements store.AnswerGate.
+func (w *wholeAnswer) Drop(info store.ObjectInfo) bool {
+	if w.drop == nil || w.file != nil || !w.drop(info) {
+		return false
+	}
+	w.dropped = true
+	return true
 }
 
 func (w *wholeAnswer) Write(p []byte) (int, error) {
@@ -122,9 +136,19 @@ func (rm *remote) readTailKeep(ctx context.Context, key, dir string, hd *head) (
 // tailBytes; a read ahead's answer is taken as it is, whatever it asked;
 // without dir, tailBytes).
 func (rm *remote) readTailKeepN(ctx context.Context, key string, n int64, dir string, hd *head) ([]byte, store.ObjectInfo, *keptAnswer, error) {
+	tail, info, ans, _, err := rm.readTailGated(ctx, key, n, dir, hd, nil)
+	return tail, info, ans, err
+}
+
+// readTailGated is readTailKeepN whose whole answer, where the server
+// sends one, is first offered to drop (nil: never dropped) with what it
+// says of the object: true closes it unread (store.AnswerGate), and the
+// read returns no tail, no answer and dropped. A read ahead's answer is
+// taken as it is.
+func (rm *remote) readTailGated(ctx context.Context, key string, n int64, dir string, hd *head, drop func(store.ObjectInfo) bool) (_ []byte, _ store.ObjectInfo, _ *keptAnswer, dropped bool, _ error) {
 	if dir == "" {
 		tail, info, err := rm.readTail(ctx, key)
-		return tail, info, nil, err
+		return tail, info, nil, false, err
 	}
 	var tail []byte
 	var info store.ObjectInfo
@@ -142,11 +166,12 @@ func (rm *remote) readTailKeepN(ctx context.Context, key string, n int64, dir st
 		if t != nil {
 			t.ans.discard() // kept elsewhere, or without the start hd needs
 		}
-		w := &wholeAnswer{dir: dir, hd: hd}
+		w := &wholeAnswer{dir: dir, hd: hd, drop: drop}
 		start := time.Now()
 		var kept bool
 		tail, info, kept, err = rm.readEnd(ctx, key, n, w)
 		ans = w.finish(kept && err == nil, info.Size)
+		dropped = w.dropped && err == nil
 		if ans != nil {
 			rm.mu.Lock()
 			rm.stats.DownloadSeconds += time.Since(start).Seconds()
@@ -158,7 +183,7 @@ func (rm *remote) readTailKeepN(ctx context.Context, key string, n int64, dir st
 		rm.ignoredRanges = append(rm.ignoredRanges, key)
 		rm.mu.Unlock()
 	}
-	return tail, info, ans, err
+	return tail, info, ans, dropped, err
 }
 
 // adoptCopy makes the whole answer ans, of the object key as info

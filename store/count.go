@@ -168,6 +168,13 @@ type countingWriter struct {
 	n *atomic.Int64
 }
 
+// Drop implements AnswerGate for the writer it counts, false where that
+// is no AnswerGate.
+func (w countingWriter) Drop(info ObjectInfo) bool {
+	g, ok := w.w.(AnswerGate)
+	return ok && g.Drop(info)
+}
+
 func (w countingWriter) Write(p []byte) (int, error) {
 	n, err := w.w.Write(p)
 	w.n.Add(int64(n))

@@ -129,6 +129,21 @@ type TailKeeper interface {
 	ReadTailKeep(ctx context.Context, key string, n int64, whole io.Writer) (tail []byte, info ObjectInfo, kept bool, err error)
 }
 
+// AnswerGate may be the writer a TailKeeper's ReadTailKeep or a
+// KnownTailReader's ReadTailOf is given. Of a whole answer to the ranged
+// GET (a server that ignores Range) whose length is the object's size,
+// Drop is asked, before any byte of it is read, with what the answer says
+// of the object (its ETag, Last-Modified and size): true closes the answer
+// unread, and the read returns no tail (nil), that description
+// (IgnoredRange set as for a read answer) and kept false. A caller that
+// holds a copy under the answer's validator so spares the transfer of the
+// whole object, which it would read only for its last bytes; those are
+// then not compared.
+type AnswerGate interface {
+	io.Writer
+	Drop(info ObjectInfo) bool
+}
+
 // GETSizer is implemented by stores whose Stat is another request than
 // the GETs that read an object (a web server's HEAD), so that the two can
 // disagree about its size: a proxy, cache or application may answer HEAD

@@ -298,6 +298,17 @@ func (s *Store) readTailAfter(ctx context.Context, key string, n int64, hd objec
 		return nil, store.ObjectInfo{}, false, fmt.Errorf("read the end of %w", err)
 	}
 	if resp.StatusCode != http.StatusPartialContent {
+		// A caller holding a copy under this answer's validator need
+		// not be sent the object again (store.AnswerGate): the answer is
+		// closed unread (the deferred Close; Go's transport then drops
+		// the connection rather than read the rest).
+		if g, ok := whole.(store.AnswerGate); ok && resp.ContentLength == head.Size {
+			desc := info
+			desc.Size, desc.IgnoredRange = head.Size, first > 0
+			if g.Drop(desc) {
+				return nil, desc, false, nil
+			}
+		}
 		var body io.Reader = store.ContextReader(ctx, resp.Body)
 		if whole != nil {
 			body = io.TeeReader(body, whole)
