@@ -221,3 +221,45 @@ const timestampNSRenderable = "TIMESTAMP_NS '1677-09-22 00:00:00'"
 func timestampNSText(ns int64) string {
 	return time.Unix(0, ns).UTC().Format("2006-01-02 15:04:05.999999999")
 }
+
+// renderedText reads one value of a query as DuckDB's text of it, also for
+// a TIMESTAMP_NS before timestampNSRenderable, which DuckDB reads, compares
+// and hashes but cannot render (its text is written from epoch_ns). exprs
+// are its select expressions (one, or two for TIMESTAMP_NS), scanned into
+// dest.
+type renderedText struct {
+	exprs []string
+	text  sql.NullString
+	ns    sql.NullInt64
+	isNS  bool
+}
+
+func newRenderedText(expr, typ string) *renderedText {
+	if !strings.EqualFold(typ, "TIMESTAMP_NS") {
+		return &renderedText{exprs: []string{"(" + expr + ")::VARCHAR"}}
+	}
+	return &renderedText{isNS: true, exprs: []string{
+		fmt.Sprintf("CASE WHEN (%[1]s) >= %[2]s OR (%[1]s) = '-infinity' THEN (%[1]s)::VARCHAR END", expr, timestampNSRenderable),
+		"epoch_ns(" + expr + ")",
+	}}
+}
+
+func (x *renderedText) dest() []any {
+	if x.isNS {
+		return []any{&x.text, &x.ns}
+	}
+	return []any{&x.text}
+}
+
+// value is the text read, nil for NULL.
+func (x *renderedText) value() *string {
+	switch {
+	case x.text.Valid:
+		s := x.text.String
+		return &s
+	case x.isNS && x.ns.Valid:
+		s := timestampNSText(x.ns.Int64)
+		return &s
+	}
+	return nil
+}

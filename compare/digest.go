@@ -1073,6 +1073,13 @@ func (m *digestMemo) put(key string, d Digest, keep bool) {
 // RowTexts returns the canonical texts of a table's rows at a snapshot with
 // their multiplicities.
 func (r *Reader) RowTexts(ctx context.Context, t Table, snap int64, opts ScanOptions) (map[string]int64, error) {
+	return r.rowTexts(ctx, t, snap, opts, false)
+}
+
+// rowTexts is RowTexts; nsText renders every top-level TIMESTAMP_NS column
+// as text made from epoch_ns (timestampNSRowText), for tables whose rows
+// DuckDB cannot render (isTimestampNSRenderError).
+func (r *Reader) rowTexts(ctx context.Context, t Table, snap int64, opts ScanOptions, nsText bool) (map[string]int64, error) {
 	q, err := r.Query(ctx, t, snap, opts)
 	if err != nil {
 		return nil, err
@@ -1084,6 +1091,11 @@ func (r *Reader) RowTexts(ctx context.Context, t Table, snap int64, opts ScanOpt
 	}
 	var texts map[string]int64
 	err = r.scanning(ctx, func() (err error) {
+		if nsText {
+			if q, err = timestampNSAsText(ctx, r.conn, q); err != nil {
+				return err
+			}
+		}
 		texts, err = rowCounts(ctx, r.conn, q)
 		return err
 	})
@@ -1106,6 +1118,56 @@ func rowCounts(ctx context.Context, conn *sql.Conn, q string) (map[string]int64,
 		out[s] = n
 	}
 	return out, rows.Err()
+}
+
+// isTimestampNSRenderError is DuckDB's error for a TIMESTAMP_NS value it
+// reads but cannot render as text (before timestampNSRenderable).
+func isTimestampNSRenderError(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "Date out of range in timestamp_ns conversion")
+}
+
+// timestampNSAsText wraps query q so that each of its top-level
+// TIMESTAMP_NS columns is a VARCHAR: DuckDB's text of the value, or for a
+// value DuckDB cannot render, the same text made from epoch_ns
+// (timestampNSRowText). q unchanged when it has no such column.
+func timestampNSAsText(ctx context.Context, conn *sql.Conn, q string) (string, error) {
+	rows, err := conn.QueryContext(ctx, "SELECT column_name, column_type FROM (DESCRIBE "+q+")")
+	if err != nil {
+		return "", fmt.Errorf("describe the rows: %w", err)
+	}
+	defer rows.Close()
+	var repl []string
+	for rows.Next() {
+		var name, typ string
+		if err := rows.Scan(&name, &typ); err != nil {
+			return "", err
+		}
+		if strings.EqualFold(typ, "TIMESTAMP_NS") {
+			repl = append(repl, timestampNSRowText(ident(name))+" AS "+ident(name))
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return "", err
+	}
+	if len(repl) == 0 {
+		return q, nil
+	}
+	return "SELECT * REPLACE (" + strings.Join(repl, ", ") + ") FROM (" + q + ")", nil
+}
+
+// timestampNSRowText is SQL for TIMESTAMP_NS column c as DuckDB's text,
+// written from epoch_ns when DuckDB cannot render it: such a value is
+// negative, its whole seconds (floored) render as a TIMESTAMP and its
+// nanoseconds as a fraction without trailing zeros (timestampNSText's
+// text). No step overflows an int64.
+func timestampNSRowText(c string) string {
+	ns := "epoch_ns(" + c + ")"
+	rem := "(" + ns + " % 1000000000)"
+	frac := "(CASE WHEN " + rem + " < 0 THEN " + rem + " + 1000000000 ELSE " + rem + " END)"
+	secs := "(" + ns + " // 1000000000 - CASE WHEN " + rem + " < 0 THEN 1 ELSE 0 END)"
+	return fmt.Sprintf("CASE WHEN %[1]s IS NULL THEN NULL WHEN %[1]s >= %[2]s OR %[1]s = '-infinity' THEN %[1]s::VARCHAR "+
+		"ELSE strftime(make_timestamp(%[3]s * 1000000), '%%Y-%%m-%%d %%H:%%M:%%S') || CASE WHEN %[4]s = 0 THEN '' ELSE '.' || rtrim(lpad(%[4]s::VARCHAR, 9, '0'), '0') END END",
+		c, timestampNSRenderable, secs, frac)
 }
 
 // RowDiff is the rows one side has more often than the other.

@@ -3,7 +3,6 @@ package compare
 import (
 	"context"
 	"crypto/sha256"
-	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -120,9 +119,20 @@ func (r *Reader) scannedMinMax(ctx context.Context, t Table, snap int64, cols []
 	for _, p := range inl {
 		rest = append(rest, "("+p.SQL+")")
 	}
-	agg := make([]string, 0, 2*len(cols))
-	for _, c := range cols {
-		agg = append(agg, fmt.Sprintf("min(%[1]s)::VARCHAR, max(%[1]s)::VARCHAR", ident(c.Name)))
+	// Each min and max as text (renderedText: a TIMESTAMP_NS DuckDB cannot
+	// render is read as epoch_ns).
+	texts := func() []*renderedText {
+		v := make([]*renderedText, 0, 2*len(cols))
+		for k, c := range cols {
+			for _, f := range []string{"min", "max"} {
+				v = append(v, newRenderedText(f+"("+ident(c.Name)+")", types[k]))
+			}
+		}
+		return v
+	}
+	var agg []string
+	for _, x := range texts() {
+		agg = append(agg, x.exprs...)
 	}
 	// One query: a row per missing file (its index), one for the rest (-1).
 	var sel []string
@@ -144,19 +154,17 @@ func (r *Reader) scannedMinMax(ctx context.Context, t Table, snap int64, cols []
 			defer rows.Close()
 			for rows.Next() {
 				var i int
-				vals := make([]sql.NullString, 2*len(cols))
+				vals := texts()
 				ptrs := []any{&i}
-				for k := range vals {
-					ptrs = append(ptrs, &vals[k])
+				for _, x := range vals {
+					ptrs = append(ptrs, x.dest()...)
 				}
 				if err := rows.Scan(ptrs...); err != nil {
 					return err
 				}
 				v := make([]*string, len(vals))
 				for k, x := range vals {
-					if x.Valid {
-						v[k] = &x.String
-					}
+					v[k] = x.value()
 				}
 				if i >= 0 && i < len(misses) {
 					r.memo.putFileMinMax(misses[i].key, v, r.stillNamed(misses[i].path))
@@ -183,26 +191,26 @@ func (r *Reader) scannedMinMax(ctx context.Context, t Table, snap int64, cols []
 		return out, nil
 	}
 	// The table's min and max are those of the parts', as values.
-	comb := make([]string, 0, 2*len(cols))
+	var comb []string
+	var vals []*renderedText
+	var ptrs []any
 	for k := range cols {
 		for j, f := range []string{"min", "max"} {
 			vs := make([]string, len(answers))
 			for a, v := range answers {
 				vs[a] = "(" + optSQL(v[2*k+j]) + ")"
 			}
-			comb = append(comb, fmt.Sprintf("(SELECT %s(CAST(x AS %s))::VARCHAR FROM (VALUES %s) v(x))", f, types[k], strings.Join(vs, ", ")))
+			x := newRenderedText(fmt.Sprintf("(SELECT %s(CAST(x AS %s)) FROM (VALUES %s) v(x))", f, types[k], strings.Join(vs, ", ")), types[k])
+			comb = append(comb, x.exprs...)
+			vals = append(vals, x)
+			ptrs = append(ptrs, x.dest()...)
 		}
-	}
-	vals := make([]sql.NullString, 2*len(cols))
-	ptrs := make([]any, len(vals))
-	for i := range vals {
-		ptrs[i] = &vals[i]
 	}
 	if err := r.conn.QueryRowContext(ctx, "SELECT "+strings.Join(comb, ", ")).Scan(ptrs...); err != nil {
 		return nil, fail(err)
 	}
 	for k, c := range cols {
-		out[c.ID] = minMax{min: textOr(nullString(vals[2*k])), max: textOr(nullString(vals[2*k+1]))}
+		out[c.ID] = minMax{min: textOr(vals[2*k].value()), max: textOr(vals[2*k+1].value())}
 	}
 	return out, nil
 }
