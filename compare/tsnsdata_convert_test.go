@@ -1,0 +1,68 @@
+package compare_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/fdl-formats/fdl-formats/compare"
+	"github.com/fdl-formats/fdl-formats/convert"
+	"github.com/fdl-formats/fdl-formats/formats"
+)
+
+// TestTimestampNSEarlyDataConverted converts a lake whose TIMESTAMP_NS
+// column holds 1677-09-21 12:00:00 (a value DuckDB reads but cannot render
+// as text) to each other format and proves the result equivalent.
+func TestTimestampNSEarlyDataConverted(t *testing.T) {
+	catalog, data := compare.TSNSEarlyLake(t, "1677-09-21 12:00:00", "id = 1")
+	for _, tc := range []struct {
+		aTo  *formats.Version // A is the source converted to aTo; nil for the source
+		to   *formats.Version // B is the source converted to to
+		edit string           // on B
+		want string           // in its minmax difference; "" for equivalent
+	}{
+		{to: formats.V0_4},
+		{to: formats.V1_1},
+		// 0.4 readers scan A, 1.1 readers fold B's (edited) statistics.
+		{aTo: formats.V0_4, to: formats.V1_1, edit: "UPDATE ducklake_table_column_stats SET min_value = '1677-09-21 13:00:00' WHERE table_id = 1 AND column_id = 22",
+			want: "min 1677-09-21 12:00:00, max 2200-01-01 00:00:00.000000001 by a scan"},
+	} {
+		t.Run(tc.to.Name+" "+tc.edit, func(t *testing.T) {
+			ctx := context.Background()
+			out := filepath.Join(t.TempDir(), "out.duckdb")
+			if _, err := convert.Catalog(ctx, catalog, out, tc.to, convert.Options{DataPath: data}); err != nil {
+				t.Fatalf("convert to %s: %v", tc.to.Name, err)
+			}
+			if tc.edit != "" {
+				compare.ExecCatalog(t, out, tc.edit)
+			}
+			a := catalog
+			if tc.aTo != nil {
+				a = filepath.Join(t.TempDir(), "a.duckdb")
+				if _, err := convert.Catalog(ctx, catalog, a, tc.aTo, convert.Options{DataPath: data}); err != nil {
+					t.Fatalf("convert to %s: %v", tc.aTo.Name, err)
+				}
+			}
+			rep, err := compare.Catalogs(ctx, a, out, compare.Options{DataPath: data})
+			if tc.want == "" {
+				if err != nil {
+					t.Fatalf("%v\n%v", err, rep.Differences)
+				}
+				return
+			}
+			if !errors.Is(err, compare.ErrNotEquivalent) {
+				t.Fatalf("want ErrNotEquivalent, got %v", err)
+			}
+			var got []string
+			for _, d := range rep.Differences {
+				got = append(got, d.String())
+			}
+			if !slices.ContainsFunc(got, func(s string) bool { return strings.Contains(s, "column ts_ns") && strings.Contains(s, tc.want) }) {
+				t.Errorf("want a minmax difference of ts_ns with %q, got:\n%s\n(%v)", tc.want, strings.Join(got, "\n"), err)
+			}
+		})
+	}
+}
