@@ -207,7 +207,7 @@ func (r *Reader) readCastStats(ctx context.Context, t Table) ([]castStat, error)
 
 // timestampNSRenderable is the first TIMESTAMP_NS that DuckDB renders as
 // text: NumericLimits<int64_t>::Minimum() nanoseconds floored to a day
-// (Value::MinimumValue). A text from 1677-09-21 00:12:43.145224193 on casts
+// (Value::MinimumValue). A text from 1677-09-21 00:12:43.145225 on casts
 // to TIMESTAMP_NS (DefaultCastAs, in every DuckDB from 1.3.0 to 2.0.0), but
 // the value's text before this one fails the query (Timestamp::Convert:
 // "Date out of range in timestamp_ns conversion": its day in nanoseconds

@@ -80,7 +80,7 @@ var oneSidedExtremes = map[string]oneSidedExtreme{
 	"timestamp_s":  {"TIMESTAMP_S", "290309-12-22 (BC) 00:00:00", "294247-01-10 04:00:54", true},
 	"timestamp_ms": {"TIMESTAMP_MS", "290309-12-22 (BC) 00:00:00", "294247-01-10 04:00:54.775", true},
 	// TIMESTAMP_NS: its Value::MinimumValue is the first whole day of its
-	// range, 1677-09-22; text down to 1677-09-21 00:12:43.145224193 still
+	// range, 1677-09-22; text down to 1677-09-21 00:12:43.145225 still
 	// casts (and lies beyond that extreme), but DuckDB 1.5.6 fails to
 	// render such a value as text ("Date out of range in timestamp_ns
 	// conversion"), so the bound is compared as microseconds (TIMESTAMP):
