@@ -226,9 +226,3 @@ func TestTimestampNSRowText(t *testing.T) {
 		t.Errorf("NULL: %v, %v", null, err)
 	}
 }
-
-// TSNSEarlyLake lends tsNSEarlyLake to the tests of package compare_test.
-var TSNSEarlyLake = tsNSEarlyLake
-
-// ExecCatalog lends execCatalog to the tests of package compare_test.
-var ExecCatalog = execCatalog
