@@ -152,22 +152,18 @@ func (r *Reader) readCastStats(ctx context.Context, t Table) ([]castStat, error)
 	var sel []string
 	var ptrs []any
 	orderedNull := make([]sql.NullBool, len(st))
-	type early struct {
+	// Each bound's text as renderedText reads it (a TIMESTAMP_NS DuckDB
+	// cannot render is read as epoch_ns), set into val after the query.
+	type bound struct {
+		x   *renderedText
 		val *sql.NullString
-		ns  sql.NullInt64
 	}
-	var earlies []*early
+	var bounds []bound
 	cast := func(text string, typ string, val *sql.NullString) {
-		c := fmt.Sprintf("TRY_CAST(%s AS %s)", sqlString(text), typ)
-		if typ != "TIMESTAMP_NS" {
-			sel = append(sel, c+"::VARCHAR")
-			ptrs = append(ptrs, val)
-			return
-		}
-		e := &early{val: val}
-		earlies = append(earlies, e)
-		sel = append(sel, fmt.Sprintf("CASE WHEN %[1]s >= %[2]s OR %[1]s = '-infinity' THEN %[1]s::VARCHAR END", c, timestampNSRenderable), "epoch_ns("+c+")")
-		ptrs = append(ptrs, val, &e.ns)
+		x := newRenderedText(fmt.Sprintf("TRY_CAST(%s AS %s)", sqlString(text), typ), typ)
+		bounds = append(bounds, bound{x, val})
+		sel = append(sel, x.exprs...)
+		ptrs = append(ptrs, x.dest()...)
 	}
 	fold, _ := minMaxReaders(r.format)
 	for i := range st {
@@ -197,9 +193,9 @@ func (r *Reader) readCastStats(ctx context.Context, t Table) ([]castStat, error)
 	for i := range st {
 		st[i].ordered = orderedNull[i].Valid && orderedNull[i].Bool
 	}
-	for _, e := range earlies {
-		if !e.val.Valid && e.ns.Valid {
-			*e.val = sql.NullString{String: timestampNSText(e.ns.Int64), Valid: true}
+	for _, b := range bounds {
+		if v := b.x.value(); v != nil {
+			*b.val = sql.NullString{String: *v, Valid: true}
 		}
 	}
 	return st, nil
@@ -211,8 +207,8 @@ func (r *Reader) readCastStats(ctx context.Context, t Table) ([]castStat, error)
 // to TIMESTAMP_NS (DefaultCastAs, in every DuckDB from 1.3.0 to 2.0.0), but
 // the value's text before this one fails the query (Timestamp::Convert:
 // "Date out of range in timestamp_ns conversion": its day in nanoseconds
-// overflows), so castStats reads such a value as epoch_ns and writes its
-// text itself (timestampNSText).
+// overflows), so such a value is read as epoch_ns and its text written
+// here (renderedText, timestampNSText).
 const timestampNSRenderable = "TIMESTAMP_NS '1677-09-22 00:00:00'"
 
 // timestampNSText is a TIMESTAMP_NS value's text as DuckDB writes it (a
