@@ -3,94 +3,22 @@ package compare
 import (
 	"context"
 	"database/sql"
-	"encoding/binary"
 	"errors"
-	"fmt"
-	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/fdl-formats/fdl-formats/internal/testduck"
+	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 )
 
-// tsNSEarlyLake copies 01_primitive_types with its table's data file
-// rewritten by DuckDB: the ts_ns values of the rows where pick is true
-// become ts (a TIMESTAMP_NS before 1677-09-22, which DuckDB reads,
-// compares and hashes but cannot render as text), with the file's size,
-// footer and ts_ns statistics updated in a copy of the catalog. It returns
-// the catalog copy and the copied data folder.
+// tsNSEarlyLake is testlakes.TimestampNSEarly on the last version of
+// lakes' 01_primitive_types.
 func tsNSEarlyLake(t *testing.T, ts, pick string) (catalog, data string) {
 	t.Helper()
 	lake, src := lastVersion(t, "lakes", "01_primitive_types")
-	dir := t.TempDir()
-	data = filepath.Join(dir, "data")
-	if err := os.CopyFS(data, os.DirFS(filepath.Join(lake, "data"))); err != nil {
-		t.Fatal(err)
-	}
-	db := testduck.Open(t, "")
-	ctx := context.Background()
-	if _, err := db.ExecContext(ctx, "ATTACH "+sqlString(src)+" AS cat (READ_ONLY)"); err != nil {
-		t.Fatal(err)
-	}
-	var ids string
-	if err := db.QueryRowContext(ctx, `SELECT '{' || string_agg('"' || column_name || '": ' || column_id, ', ') || '}' FROM cat.ducklake_column WHERE table_id = 1 AND end_snapshot IS NULL AND parent_column IS NULL`).Scan(&ids); err != nil {
-		t.Fatal(err)
-	}
-	rows, err := db.QueryContext(ctx, `SELECT data_file_id, path FROM cat.ducklake_data_file WHERE table_id = 1 AND end_snapshot IS NULL`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	type dataFile struct {
-		id   int64
-		path string
-	}
-	var files []dataFile
-	for rows.Next() {
-		var f dataFile
-		if err := rows.Scan(&f.id, &f.path); err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, f)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	var edits []string
-	tableLo := int64(math.MaxInt64)
-	for _, f := range files {
-		file := filepath.Join(data, "main", "prim", f.path)
-		tmp := file + ".new"
-		q := `COPY (SELECT * REPLACE (CASE WHEN ` + pick + ` THEN TIMESTAMP_NS ` + sqlString(ts) + ` ELSE ts_ns END AS ts_ns) FROM read_parquet(` + sqlString(file) + `)) TO ` + sqlString(tmp) + ` (FORMAT parquet, FIELD_IDS ` + ids + `)`
-		if _, err := db.ExecContext(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-		if err := os.Rename(tmp, file); err != nil {
-			t.Fatal(err)
-		}
-		b, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		footer := int64(binary.LittleEndian.Uint32(b[len(b)-8:]))
-		var lo, hi int64
-		if err := db.QueryRowContext(ctx, `SELECT epoch_ns(min(ts_ns)), epoch_ns(max(ts_ns)) FROM read_parquet(`+sqlString(file)+`)`).Scan(&lo, &hi); err != nil {
-			t.Fatal(err)
-		}
-		edits = append(edits, fmt.Sprintf("UPDATE ducklake_data_file SET file_size_bytes = %d, footer_size = %d WHERE data_file_id = %d", len(b), footer, f.id),
-			fmt.Sprintf("UPDATE ducklake_file_column_stats SET min_value = '%s', max_value = '%s' WHERE data_file_id = %d AND column_id = 22", timestampNSText(lo), timestampNSText(hi), f.id))
-		if lo < tableLo {
-			tableLo = lo
-		}
-	}
-	catalog = filepath.Join(dir, "ducklake.duckdb")
-	copyFile(t, src, catalog)
-	edits = append(edits, fmt.Sprintf("UPDATE ducklake_table_column_stats SET min_value = '%s' WHERE table_id = 1 AND column_id = 22", timestampNSText(tableLo)))
-	execCatalog(t, catalog, edits...)
-	return catalog, data
+	return testlakes.TimestampNSEarly(t, src, filepath.Join(lake, "data"), ts, pick)
 }
 
 // TestTimestampNSEarlyData proves lakes whose TIMESTAMP_NS column holds
