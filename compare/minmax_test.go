@@ -47,26 +47,7 @@ func TestMinMaxFoldedValues(t *testing.T) {
 			if err != nil && !errors.Is(err, ErrNotEquivalent) {
 				t.Fatal(err)
 			}
-			var got []string
-			unreadable := false
-			for _, d := range rep.Differences {
-				if d.Kind == "minmax" {
-					got = append(got, d.String())
-				}
-				unreadable = unreadable || (d.Kind == "unreadable" && d.A == "" && strings.Contains(d.Reason, "uncastable-column-stats"))
-			}
-			if unreadable != tc.unreadable {
-				t.Errorf("B unreadable: got %v, want %v", unreadable, tc.unreadable)
-			}
-			if tc.want == "" {
-				if len(got) > 0 {
-					t.Errorf("want no minmax difference, got:\n%s", strings.Join(got, "\n"))
-				}
-				return
-			}
-			if len(got) != 1 || !strings.Contains(got[0], "column i") || !strings.Contains(got[0], tc.want) || !strings.Contains(got[0], "min 1, max 1000 by a scan") {
-				t.Errorf("want one minmax difference of column i with %q and A's scan, got:\n%s", tc.want, strings.Join(got, "\n"))
-			}
+			wantMinMax(t, rep, "i", tc.want, "min 1, max 1000 by a scan", tc.unreadable)
 		})
 	}
 }
@@ -188,26 +169,7 @@ func TestMinMaxTimestampNSBeforeRenderable(t *testing.T) {
 			if err != nil && !errors.Is(err, ErrNotEquivalent) {
 				t.Fatal(err)
 			}
-			var got []string
-			unreadable := false
-			for _, d := range rep.Differences {
-				if d.Kind == "minmax" {
-					got = append(got, d.String())
-				}
-				unreadable = unreadable || (d.Kind == "unreadable" && d.A == "" && strings.Contains(d.Reason, "uncastable-column-stats"))
-			}
-			if unreadable != tc.unreadable {
-				t.Errorf("B unreadable: got %v, want %v", unreadable, tc.unreadable)
-			}
-			if tc.want == "" {
-				if len(got) > 0 {
-					t.Errorf("want no minmax difference, got:\n%s", strings.Join(got, "\n"))
-				}
-				return
-			}
-			if len(got) != 1 || !strings.Contains(got[0], "column ts_ns") || !strings.Contains(got[0], tc.want) || !strings.Contains(got[0], "min 2000-01-01 00:00:00.123456789, max 2200-01-01 00:00:00.000000001 by a scan") {
-				t.Errorf("want one minmax difference of column ts_ns with %q and A's scan, got:\n%s", tc.want, strings.Join(got, "\n"))
-			}
+			wantMinMax(t, rep, "ts_ns", tc.want, "min 2000-01-01 00:00:00.123456789, max 2200-01-01 00:00:00.000000001 by a scan", tc.unreadable)
 		})
 	}
 }
@@ -244,5 +206,32 @@ func TestFoldExtremes(t *testing.T) {
 	}
 	if lo, hi, _ := foldExtremes("DECIMAL(4,1)"); lo != "-999.9" || hi != "999.9" {
 		t.Errorf("DECIMAL(4,1): %q, %q", lo, hi)
+	}
+}
+
+// wantMinMax checks a report's minmax differences: none when want is "",
+// else one, of column, saying want and A's scan; and B reported
+// unreadable for uncastable statistics exactly when unreadable.
+func wantMinMax(t *testing.T, rep *Report, column, want, scan string, unreadable bool) {
+	t.Helper()
+	var got []string
+	isUnreadable := false
+	for _, d := range rep.Differences {
+		if d.Kind == "minmax" {
+			got = append(got, d.String())
+		}
+		isUnreadable = isUnreadable || (d.Kind == "unreadable" && d.A == "" && strings.Contains(d.Reason, "uncastable-column-stats"))
+	}
+	if isUnreadable != unreadable {
+		t.Errorf("B unreadable: got %v, want %v", isUnreadable, unreadable)
+	}
+	if want == "" {
+		if len(got) > 0 {
+			t.Errorf("want no minmax difference, got:\n%s", strings.Join(got, "\n"))
+		}
+		return
+	}
+	if len(got) != 1 || !strings.Contains(got[0], "column "+column) || !strings.Contains(got[0], want) || !strings.Contains(got[0], scan) {
+		t.Errorf("want one minmax difference of column %s with %q and A's scan, got:\n%s", column, want, strings.Join(got, "\n"))
 	}
 }
