@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fdl-formats/fdl-formats/internal/testduck"
 )
 
 // TimestampNSEarly copies lakes' 01_primitive_types (its catalog src, its
@@ -30,11 +32,7 @@ func TimestampNSEarly(tb testing.TB, src, data, ts, pick string) (catalog, dataC
 	}
 	catalog = filepath.Join(dir, "ducklake.duckdb")
 	copyFileTo(tb, src, catalog)
-	db, err := sql.Open("duckdb", "")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer db.Close()
+	db := testduck.Open(tb, "")
 	conn := func(q string, args ...any) *sql.Row { return db.QueryRow(q, args...) }
 	must := func(q string) {
 		tb.Helper()
