@@ -380,7 +380,10 @@ func TestLossyDropsListedNotCompared(t *testing.T) {
 			t.Parallel()
 			lake := filepath.Join(testlakes.Dir(t, tc.archive), tc.lake)
 			cats := versionCatalogs(t, lake)
-			src, data := cats[len(cats)-1], filepath.Join(lake, "data")
+			// --rewrite-deletes writes into the data folder: a copy,
+			// not the shared unpacked lake.
+			src, data := cats[len(cats)-1], filepath.Join(t.TempDir(), "data")
+			copyTree(t, filepath.Join(lake, "data"), data)
 			if tc.edits != nil {
 				src = editedCopy(t, src, tc.edits...)
 			}
