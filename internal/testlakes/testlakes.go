@@ -14,10 +14,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -41,12 +43,32 @@ func SourceDir() string {
 
 // Dir returns the unpacked folder of one archive ("lakes", "migrations", ...).
 // The test fails when the archive is absent.
+//
+// The folder is shared by every test and test binary: a test that writes
+// into it (a rewritten delete file, a temporary file) changes what the
+// others read, and fails when it ends, naming what it changed. The tree is
+// then unpacked again by the next Unpack.
 func Dir(tb testing.TB, archive string) string {
 	tb.Helper()
 	dir, err := Unpack(archive)
 	if err != nil {
 		tb.Fatalf("conformance archive %s: %v (the archives are committed under testdata/conformance; FDL_CONFORMANCE_DIR=%q)", archive, err, os.Getenv("FDL_CONFORMANCE_DIR"))
 	}
+	tb.Cleanup(func() {
+		root := filepath.Dir(dir)
+		changed, err := Changed(root)
+		if err == nil && len(changed) == 0 {
+			return
+		}
+		// Unpacked again by the next Unpack; this tree stays readable
+		// for the tests still using it.
+		_ = os.Remove(filepath.Join(root, completeName))
+		if err != nil {
+			tb.Errorf("conformance archive %s unpacked in %s: %v", archive, root, err)
+			return
+		}
+		tb.Errorf("conformance archive %s unpacked in %s was changed by a test, which must copy a lake before writing into it: %s", archive, root, strings.Join(changed, "; "))
+	})
 	return dir
 }
 
@@ -69,8 +91,10 @@ func Unpack(archive string) (string, error) {
 		}
 		cache = filepath.Join(base, "fdl-formats", "conformance")
 	}
-	final := filepath.Join(cache, archive+"-"+hex.EncodeToString(key[:6]))
-	if _, err := os.Stat(filepath.Join(final, ".complete")); err == nil {
+	// "-2": from the first layout whose .complete holds the tree's
+	// manifest (Changed); older folders may have been changed by tests.
+	final := filepath.Join(cache, archive+"-"+hex.EncodeToString(key[:6])+"-2")
+	if _, err := os.Stat(filepath.Join(final, completeName)); err == nil {
 		return filepath.Join(final, archive), nil
 	}
 	if err := os.MkdirAll(cache, 0o755); err != nil {
@@ -84,16 +108,94 @@ func Unpack(archive string) (string, error) {
 	if err := untar(src, tmp); err != nil {
 		return "", fmt.Errorf("unpack %s: %w", src, err)
 	}
-	if err := os.WriteFile(filepath.Join(tmp, ".complete"), nil, 0o644); err != nil {
+	entries, err := manifest(tmp)
+	if err != nil {
+		return "", fmt.Errorf("unpack %s: %w", src, err)
+	}
+	if err := os.WriteFile(filepath.Join(tmp, completeName), []byte(strings.Join(entries, "\n")), 0o644); err != nil {
 		return "", err
+	}
+	if _, err := os.Stat(final); err == nil {
+		// A tree a test changed (Dir): moved aside, not removed in
+		// place, as tests may still be reading it.
+		if stale, err := os.MkdirTemp(cache, archive+".stale-"); err == nil {
+			if os.Rename(final, filepath.Join(stale, "tree")) == nil {
+				defer os.RemoveAll(stale)
+			} else {
+				os.Remove(stale)
+			}
+		}
 	}
 	if err := os.Rename(tmp, final); err != nil {
 		// Another test binary won the race; use its copy.
-		if _, statErr := os.Stat(filepath.Join(final, ".complete")); statErr != nil {
+		if _, statErr := os.Stat(filepath.Join(final, completeName)); statErr != nil {
 			return "", err
 		}
 	}
 	return filepath.Join(final, archive), nil
+}
+
+// completeName marks an unpacked tree whole; it holds the tree's manifest.
+const completeName = ".complete"
+
+// manifest lists every file and folder under root but root itself and
+// .complete: its path, type, size and modification time, sorted.
+func manifest(root string) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(root, p)
+		if err != nil || rel == "." || rel == completeName {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		out = append(out, fmt.Sprintf("%s\t%v\t%d\t%d", filepath.ToSlash(rel), info.Mode().Type(), info.Size(), info.ModTime().UnixNano()))
+		return nil
+	})
+	slices.Sort(out)
+	return out, err
+}
+
+// Changed lists what differs in an unpacked tree (the folder Unpack's
+// result lies in) from what was unpacked: files and folders added,
+// removed or written to (a folder is written to when a file is created or
+// removed in it).
+func Changed(root string) ([]string, error) {
+	want, err := os.ReadFile(filepath.Join(root, completeName))
+	if err != nil {
+		return nil, err
+	}
+	got, err := manifest(root)
+	if err != nil {
+		return nil, err
+	}
+	path := func(entry string) string { p, _, _ := strings.Cut(entry, "\t"); return p }
+	was := map[string]string{}
+	for _, e := range strings.Split(string(want), "\n") {
+		if e != "" {
+			was[path(e)] = e
+		}
+	}
+	var out []string
+	for _, e := range got {
+		switch before, ok := was[path(e)]; {
+		case !ok:
+			out = append(out, "added "+path(e))
+		case before != e:
+			out = append(out, "written to "+path(e))
+		}
+		delete(was, path(e))
+	}
+	for p := range was {
+		out = append(out, "removed "+p)
+	}
+	slices.Sort(out)
+	return out, nil
 }
 
 func untar(src, dst string) error {

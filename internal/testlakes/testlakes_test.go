@@ -3,6 +3,7 @@ package testlakes
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -22,5 +23,51 @@ func TestMissingArchiveIsAnError(t *testing.T) {
 	t.Setenv("FDL_CONFORMANCE_DIR", t.TempDir())
 	if _, err := Unpack("lakes"); !os.IsNotExist(err) {
 		t.Fatalf("Unpack from an empty folder: got %v, want a not-exist error", err)
+	}
+}
+
+// A test that writes into the shared unpacked tree is named (Dir's
+// cleanup reports Changed), and the tree is unpacked again, clean, once
+// its marker is gone: a rewritten delete file a test once left in the
+// shared lakes made another test fail in every later run.
+func TestChangedTreeNamedAndUnpackedAgain(t *testing.T) {
+	t.Setenv("FDL_CONFORMANCE_CACHE", t.TempDir())
+	dir, err := Unpack("migrations")
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Dir(dir)
+	if changed, err := Changed(root); err != nil || len(changed) != 0 {
+		t.Fatalf("fresh tree: changed %q, %v", changed, err)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(entries, os.DirEntry.IsDir)
+	if i < 0 {
+		t.Fatalf("no lake in %s", dir)
+	}
+	lake := filepath.Join(dir, entries[i].Name())
+	if err := os.WriteFile(filepath.Join(lake, "stray.parquet"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rel := "migrations/" + entries[i].Name()
+	changed, err := Changed(root)
+	if err != nil || !slices.Equal(changed, []string{"added " + rel + "/stray.parquet", "written to " + rel}) {
+		t.Fatalf("after a file was written: changed %q, %v", changed, err)
+	}
+	if err := os.Remove(filepath.Join(root, completeName)); err != nil {
+		t.Fatal(err)
+	}
+	again, err := Unpack("migrations")
+	if err != nil || again != dir {
+		t.Fatalf("unpacked again in %s, %v; want %s", again, err, dir)
+	}
+	if changed, err := Changed(root); err != nil || len(changed) != 0 {
+		t.Fatalf("unpacked again: changed %q, %v", changed, err)
+	}
+	if _, err := os.Stat(filepath.Join(lake, "stray.parquet")); !os.IsNotExist(err) {
+		t.Fatalf("the stray file survived unpacking again: %v", err)
 	}
 }
