@@ -226,12 +226,22 @@ func (m memStore) Put(key string, val []byte) error {
 // another version of the lake reads nothing its plans share with the first
 // comparison; a plan over other files (B's own data folder) is read again.
 func TestCatalogsShareAndCacheDigests(t *testing.T) {
-	lake, catalog := lastVersion(t, "lakes", "06_deletes")
+	lake, shared := lastVersion(t, "lakes", "06_deletes")
 	m := readManifest(t, lake)
 	older := filepath.Join(lake, "versions", m.Versions[len(m.Versions)-2].ID, "ducklake.duckdb")
 	data := filepath.Join(lake, "data")
 	ctx := context.Background()
 	store := memStore{}
+	// A copy: a .wal is written beside it below, which would make every
+	// other test opening the shared lake's catalog meanwhile fail.
+	catalog := filepath.Join(t.TempDir(), "ducklake.duckdb")
+	body, err := os.ReadFile(shared)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(catalog, body, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	cold, err := Catalogs(ctx, catalog, catalog, Options{DataPath: data, DigestCache: store, everyDigest: true})
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -57,7 +58,9 @@ func Dir(tb testing.TB, archive string) string {
 	tb.Cleanup(func() {
 		root := filepath.Dir(dir)
 		changed, err := Changed(root)
-		if err == nil && len(changed) == 0 {
+		if errors.Is(err, fs.ErrNotExist) || err == nil && len(changed) == 0 {
+			// Unchanged, or already reported by the test that found
+			// it changed (which removed its .complete).
 			return
 		}
 		// Unpacked again by the next Unpack; this tree stays readable
