@@ -1126,10 +1126,13 @@ func isTimestampNSRenderError(err error) bool {
 	return err != nil && strings.Contains(err.Error(), "Date out of range in timestamp_ns conversion")
 }
 
-// timestampNSAsText wraps query q so that each of its top-level
-// TIMESTAMP_NS columns is a VARCHAR: DuckDB's text of the value, or for a
-// value DuckDB cannot render, the same text made from epoch_ns
-// (timestampNSRowText). q unchanged when it has no such column.
+// timestampNSAsText wraps query q so that each TIMESTAMP_NS value of its
+// columns, top-level or nested in a STRUCT, LIST, fixed-size ARRAY or MAP
+// at any depth, is a VARCHAR: DuckDB's text of the value, or for a value
+// DuckDB cannot render, the same text made from epoch_ns
+// (timestampNSRowText). Everything around such a value keeps its type, so
+// a row renders as DuckDB renders it where it can (timestampNSNested). q
+// unchanged when it has no such column.
 func timestampNSAsText(ctx context.Context, conn *sql.Conn, q string) (string, error) {
 	rows, err := conn.QueryContext(ctx, "SELECT column_name, column_type FROM (DESCRIBE "+q+")")
 	if err != nil {
@@ -1140,19 +1143,150 @@ func timestampNSAsText(ctx context.Context, conn *sql.Conn, q string) (string, e
 	for rows.Next() {
 		var name, typ string
 		if err := rows.Scan(&name, &typ); err != nil {
-			return "", err
+			return "", fmt.Errorf("describe the rows: %w", err)
 		}
-		if strings.EqualFold(typ, "TIMESTAMP_NS") {
-			repl = append(repl, timestampNSRowText(ident(name))+" AS "+ident(name))
+		if !strings.Contains(strings.ToUpper(typ), "TIMESTAMP_NS") {
+			continue
+		}
+		t, err := parseType(typ)
+		if err != nil {
+			return "", fmt.Errorf("column %s: %w", name, err)
+		}
+		e, ok, err := timestampNSNested(ident(name), t, 0)
+		if err != nil {
+			return "", fmt.Errorf("column %s of type %s: %w", name, typ, err)
+		}
+		if ok {
+			repl = append(repl, e+" AS "+ident(name))
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return "", err
+		return "", fmt.Errorf("describe the rows: %w", err)
 	}
 	if len(repl) == 0 {
 		return q, nil
 	}
 	return "SELECT * REPLACE (" + strings.Join(repl, ", ") + ") FROM (" + q + ")", nil
+}
+
+// timestampNSNested is SQL for value e of type t with each TIMESTAMP_NS in
+// it as text (timestampNSRowText), and whether t holds a TIMESTAMP_NS at
+// all (else e is returned as is). A STRUCT stays a STRUCT of the same
+// fields, a LIST a LIST, a fixed-size ARRAY an ARRAY of the same size and
+// a MAP a MAP with its entries in order, NULL where e is NULL: DuckDB
+// renders a VARCHAR inside them as it renders a TIMESTAMP_NS of the same
+// text (quoted by the same rule in a STRUCT, LIST or MAP, e.g. where it
+// holds a ':', never in an ARRAY), so the row's text is DuckDB's wherever
+// DuckDB can render it. depth names lambda variables (each lambda's body
+// refers to its own variable only).
+func timestampNSNested(e string, t *dtype, depth int) (string, bool, error) {
+	if !t.holdsTimestampNS() {
+		return e, false, nil
+	}
+	v := fmt.Sprintf("ns%d", depth)
+	switch t.base {
+	case "TIMESTAMP_NS":
+		return timestampNSRowText(e), true, nil
+	case "STRUCT":
+		fields := make([]string, len(t.fields))
+		for i, f := range t.fields {
+			if f.name == "" {
+				return "", false, fmt.Errorf("a STRUCT field without a name")
+			}
+			x, _, err := timestampNSNested("struct_extract("+e+", "+sqlString(f.name)+")", f.typ, depth)
+			if err != nil {
+				return "", false, err
+			}
+			fields[i] = sqlString(f.name) + ": " + x
+		}
+		return "CASE WHEN " + e + " IS NULL THEN NULL ELSE {" + strings.Join(fields, ", ") + "} END", true, nil
+	case "LIST":
+		x, _, err := timestampNSNested(v, t.elem, depth+1)
+		if err != nil {
+			return "", false, err
+		}
+		l := "list_transform(" + e + ", lambda " + v + ": " + x + ")"
+		if t.size == "" {
+			return l, true, nil
+		}
+		// list_transform makes an ARRAY a LIST, which DuckDB renders
+		// with quotes an ARRAY's text lacks: cast back.
+		typ, err := t.timestampNSTextType()
+		if err != nil {
+			return "", false, err
+		}
+		return "CAST(" + l + " AS " + typ + ")", true, nil
+	case "MAP":
+		k, _, err := timestampNSNested("struct_extract("+v+", 'key')", t.key, depth+1)
+		if err != nil {
+			return "", false, err
+		}
+		x, _, err := timestampNSNested("struct_extract("+v+", 'value')", t.val, depth+1)
+		if err != nil {
+			return "", false, err
+		}
+		return "CASE WHEN " + e + " IS NULL THEN NULL ELSE map_from_entries(list_transform(map_entries(" + e + "), lambda " + v + ": {'key': " + k + ", 'value': " + x + "})) END", true, nil
+	}
+	return "", false, fmt.Errorf("TIMESTAMP_NS inside %s", t.base)
+}
+
+// holdsTimestampNS reports whether t is TIMESTAMP_NS or a STRUCT, LIST,
+// ARRAY or MAP holding one at any depth.
+func (t *dtype) holdsTimestampNS() bool {
+	switch t.base {
+	case "TIMESTAMP_NS":
+		return true
+	case "STRUCT":
+		for _, f := range t.fields {
+			if f.typ.holdsTimestampNS() {
+				return true
+			}
+		}
+	case "LIST":
+		return t.elem.holdsTimestampNS()
+	case "MAP":
+		return t.key.holdsTimestampNS() || t.val.holdsTimestampNS()
+	}
+	return false
+}
+
+// timestampNSTextType spells type t with each TIMESTAMP_NS in it VARCHAR:
+// the type of timestampNSNested's SQL.
+func (t *dtype) timestampNSTextType() (string, error) {
+	switch t.base {
+	case "TIMESTAMP_NS":
+		return "VARCHAR", nil
+	case "STRUCT":
+		fields := make([]string, len(t.fields))
+		for i, f := range t.fields {
+			ft, err := f.typ.timestampNSTextType()
+			if err != nil {
+				return "", err
+			}
+			fields[i] = ident(f.name) + " " + ft
+		}
+		return "STRUCT(" + strings.Join(fields, ", ") + ")", nil
+	case "LIST":
+		et, err := t.elem.timestampNSTextType()
+		if err != nil {
+			return "", err
+		}
+		if n, err := strconv.Atoi(t.size); t.size != "" && (err != nil || n <= 0) {
+			return "", fmt.Errorf("an ARRAY of size %q", t.size)
+		}
+		return et + "[" + t.size + "]", nil
+	case "MAP":
+		kt, err := t.key.timestampNSTextType()
+		if err != nil {
+			return "", err
+		}
+		vt, err := t.val.timestampNSTextType()
+		if err != nil {
+			return "", err
+		}
+		return "MAP(" + kt + ", " + vt + ")", nil
+	}
+	return t.base + t.args, nil
 }
 
 // timestampNSRowText is SQL for TIMESTAMP_NS column c as DuckDB's text,

@@ -24,6 +24,7 @@ type dtype struct {
 	args   string   // a scalar's parameters as written, e.g. "(38, 2)"
 	fields []dfield // STRUCT
 	elem   *dtype   // LIST and fixed-size ARRAY
+	size   string   // a fixed-size ARRAY's size as written (t[n]), "" for a LIST
 	key    *dtype   // MAP
 	val    *dtype   // MAP
 }
@@ -197,14 +198,16 @@ func (p *typeParser) typ() (*dtype, error) {
 		}
 	}
 	for p.peek() == '[' {
+		start := p.i + 1
 		for p.i < len(p.s) && p.s[p.i] != ']' {
 			p.i++
 		}
 		if p.i == len(p.s) {
 			return nil, fmt.Errorf("unterminated [")
 		}
+		size := strings.TrimSpace(p.s[start:p.i])
 		p.i++
-		t = &dtype{base: "LIST", elem: t}
+		t = &dtype{base: "LIST", elem: t, size: size}
 	}
 	return t, nil
 }

@@ -154,3 +154,74 @@ func TestTimestampNSRowText(t *testing.T) {
 		t.Errorf("NULL: %v, %v", null, err)
 	}
 }
+
+// TestTimestampNSNestedText renders values holding TIMESTAMP_NS inside a
+// STRUCT, LIST, ARRAY or MAP, at any depth, through timestampNSAsText:
+// as DuckDB's own text where DuckDB renders the value (the text keeps
+// DuckDB's quoting, which differs between a LIST and an ARRAY), and with
+// the early values written from epoch_ns where it does not. Before, only
+// a top-level TIMESTAMP_NS column was rewritten, and every early value
+// nested in another type failed with "Date out of range in timestamp_ns
+// conversion".
+func TestTimestampNSNestedText(t *testing.T) {
+	db := testduck.Open(t, "")
+	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	render := func(v string) (string, error) {
+		q, err := timestampNSAsText(ctx, conn, "SELECT "+v+" AS c")
+		if err != nil {
+			return "", err
+		}
+		var s sql.NullString
+		if err := conn.QueryRowContext(ctx, "SELECT CAST(c AS VARCHAR) FROM ("+q+")").Scan(&s); err != nil {
+			return "", err
+		}
+		if !s.Valid {
+			return "NULL", nil
+		}
+		return s.String, nil
+	}
+	// DuckDB renders these: the text must be its own.
+	for _, v := range []string{
+		"TIMESTAMP_NS '2000-01-01 00:00:00.123456789'",
+		"{'t': TIMESTAMP_NS '2000-01-01 00:00:00.5', 'n': 1, 'a b''c': TIMESTAMP_NS 'infinity', 'd': NULL::TIMESTAMP_NS}",
+		"[TIMESTAMP_NS '2000-01-01', NULL, TIMESTAMP_NS '-infinity']",
+		"array_value(TIMESTAMP_NS '2000-01-01 00:00:01', NULL)",
+		"array_value(array_value({'t': TIMESTAMP_NS '1677-09-22 00:00:00'}))",
+		"MAP {TIMESTAMP_NS '2000-01-01': [TIMESTAMP_NS '2262-04-11 23:47:16.854775806'], TIMESTAMP_NS '2001-01-01': NULL}",
+		"{'ls': [{'t': TIMESTAMP_NS '2000-01-01'}, NULL, {'t': NULL}], 'm': MAP {'k': array_value([TIMESTAMP_NS '2000-01-01', NULL])}}",
+		"NULL::STRUCT(t TIMESTAMP_NS)",
+		"NULL::TIMESTAMP_NS[]",
+		"NULL::MAP(TIMESTAMP_NS, INTEGER)",
+		"[]::TIMESTAMP_NS[]",
+		"MAP {}::MAP(TIMESTAMP_NS, INTEGER)",
+		"[NULL::STRUCT(t TIMESTAMP_NS), {'t': NULL}]",
+		"{'a': 1, 'b': 'x:y'}",
+	} {
+		var want string
+		if err := conn.QueryRowContext(ctx, "SELECT coalesce(CAST("+v+" AS VARCHAR), 'NULL')").Scan(&want); err != nil {
+			t.Fatalf("%s: %v", v, err)
+		}
+		if got, err := render(v); err != nil || got != want {
+			t.Errorf("%s: %q, %v; want DuckDB's %q", v, got, err, want)
+		}
+	}
+	// DuckDB renders none of these (each holds a value before 1677-09-22).
+	for _, tc := range []struct{ v, want string }{
+		{"{'t': TIMESTAMP_NS '1677-09-21 12:00:00', 'n': 1}", "{'t': '1677-09-21 12:00:00', 'n': 1}"},
+		{"[make_timestamp_ns(-9223372036854775806), NULL, TIMESTAMP_NS '2000-01-01']", "['1677-09-21 00:12:43.145224194', NULL, '2000-01-01 00:00:00']"},
+		{"array_value(TIMESTAMP_NS '1677-09-21 12:00:00.5', TIMESTAMP_NS '2000-01-01')", "[1677-09-21 12:00:00.5, 2000-01-01 00:00:00]"},
+		{"MAP {TIMESTAMP_NS '1677-09-21 12:00:00': [TIMESTAMP_NS '1677-09-21 12:00:00.000000007'], TIMESTAMP_NS '2000-01-01': []}",
+			"{'1677-09-21 12:00:00'=['1677-09-21 12:00:00.000000007'], '2000-01-01 00:00:00'=[]}"},
+		{"{'ls': [{'t': TIMESTAMP_NS '1677-09-21 23:59:59.999999999'}, NULL, {'t': NULL}], 'm': MAP {'k': array_value([TIMESTAMP_NS '1677-09-21 01:00:00'])}}",
+			"{'ls': [{'t': '1677-09-21 23:59:59.999999999'}, NULL, {'t': NULL}], 'm': {k=[['1677-09-21 01:00:00']]}}"},
+	} {
+		if got, err := render(tc.v); err != nil || got != tc.want {
+			t.Errorf("%s: %q, %v; want %q", tc.v, got, err, tc.want)
+		}
+	}
+}
