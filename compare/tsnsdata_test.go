@@ -66,6 +66,89 @@ func TestTimestampNSEarlyData(t *testing.T) {
 	}
 }
 
+// tsNSEarlyNestedLake is testlakes.TimestampNSEarlyNested on the last
+// version of lakes' 01_primitive_types.
+func tsNSEarlyNestedLake(t *testing.T, pick string, ts map[string]string) (catalog, data string) {
+	t.Helper()
+	lake, src := lastVersion(t, "lakes", "01_primitive_types")
+	return testlakes.TimestampNSEarlyNested(t, src, filepath.Join(lake, "data"), pick, ts)
+}
+
+// TestTimestampNSEarlyNestedData proves lakes whose TIMESTAMP_NS values
+// nested in a STRUCT, a LIST, a MAP (key and value) and deeper hold
+// 1677-09-21 12:00:00 (DuckDB reads it; its text fails), against copies
+// with one nested value changed: the proof lists the first differing rows
+// with the nested values' text. Before, it stopped on DuckDB's "Date out
+// of range in timestamp_ns conversion" ("catalogs could not be compared"):
+// only a top-level TIMESTAMP_NS column was rendered from epoch_ns.
+func TestTimestampNSEarlyNestedData(t *testing.T) {
+	const early = "1677-09-21 12:00:00"
+	all := func(ts string) map[string]string {
+		m := map[string]string{}
+		for _, c := range testlakes.NestedTimestampNSColumns {
+			m[c] = ts
+		}
+		return m
+	}
+	a, dataA := tsNSEarlyNestedLake(t, "id = 1", all(early))
+	for _, tc := range []struct {
+		name         string
+		pick         string
+		ts           map[string]string
+		onlyA, onlyB []string // in the differing row of each side; none when equivalent
+	}{
+		{"same rows", "id = 1", all(early), nil, nil},
+		{"B's map differs in nanoseconds", "id = 1", map[string]string{"ns_s": early, "ns_l": early, "ns_m": early + ".000000007", "ns_d": early},
+			[]string{"'ns_m': {'1677-09-21 12:00:00'=['1677-09-21 12:00:00', NULL], '2000-01-01 00:00:00.001001007'=[]}",
+				"'ns_s': {'t': '1677-09-21 12:00:00', 'n': 1}", "'ns_d': {'ls': [{'t': '1677-09-21 12:00:00'}, NULL, {'t': NULL}], 'm': {k=['1677-09-21 12:00:00']}}"},
+			[]string{"'ns_m': {'1677-09-21 12:00:00.000000007'=['1677-09-21 12:00:00.000000007', NULL], '2000-01-01 00:00:00.001001007'=[]}",
+				"'ns_l': ['1677-09-21 12:00:00', NULL, '2000-01-01 00:00:00.001000007']"}},
+		{"B's list holds no early value", "id = 1", map[string]string{"ns_s": early, "ns_m": early, "ns_d": early},
+			[]string{"'ns_l': ['1677-09-21 12:00:00', NULL, '2000-01-01 00:00:00.001000007']"},
+			[]string{"'ns_l': ['2000-01-01 00:00:00.001000007', NULL, '2000-01-01 00:00:00.001000007']"}},
+		{"B's struct field is early in another row", "id = 2", map[string]string{"ns_s": early},
+			[]string{"'ns_s': {'t': '1677-09-21 12:00:00', 'n': 1}"},
+			[]string{"'ns_s': {'t': '1677-09-21 12:00:00', 'n': 2}"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, dataB := tsNSEarlyNestedLake(t, tc.pick, tc.ts)
+			// B is A's catalog over B's data: a changed file is read.
+			rep, err := Catalogs(context.Background(), a, a, Options{DataPath: dataA, DataPathB: dataB, Engines: readerDBs})
+			if tc.onlyA == nil {
+				if err != nil {
+					t.Fatalf("%v\n%v", err, rep.Differences)
+				}
+				return
+			}
+			if !errors.Is(err, ErrNotEquivalent) {
+				t.Fatalf("want ErrNotEquivalent, got %v", err)
+			}
+			var rows *RowDiff
+			for _, tr := range rep.Tables {
+				if tr.Rows != nil {
+					rows = tr.Rows
+				}
+			}
+			if rows == nil || !hasDifference(rep, "rows", "main.prim: rows differ") {
+				t.Fatalf("want the rows of main.prim to differ, got %v (%v)", rep.Differences, err)
+			}
+			has := func(got []string, want []string) bool {
+				return slices.ContainsFunc(got, func(s string) bool {
+					for _, w := range want {
+						if !strings.Contains(s, w) {
+							return false
+						}
+					}
+					return true
+				})
+			}
+			if !has(rows.OnlyA, tc.onlyA) || !has(rows.OnlyB, tc.onlyB) {
+				t.Errorf("want a row only in A with %q and one only in B with %q, got\nA: %q\nB: %q", tc.onlyA, tc.onlyB, rows.OnlyA, rows.OnlyB)
+			}
+		})
+	}
+}
+
 func TestScannedMinMaxTimestampNSEarly(t *testing.T) {
 	ctx := context.Background()
 	catalog, data := tsNSEarlyLake(t, "1677-09-21 12:00:00", "id = 1")
