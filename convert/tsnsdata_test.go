@@ -78,3 +78,29 @@ func TestTimestampNSEarlyDataConverted(t *testing.T) {
 		})
 	}
 }
+
+// TestTimestampNSEarlyNestedConverted converts a lake whose TIMESTAMP_NS
+// values nested in STRUCT, LIST and MAP columns (and deeper) hold
+// 1677-09-21 12:00:00 to 0.4 and 1.1 and proves the result equivalent.
+func TestTimestampNSEarlyNestedConverted(t *testing.T) {
+	t.Parallel()
+	lake := filepath.Join(testlakes.Dir(t, "lakes"), "01_primitive_types")
+	cats := versionCatalogs(t, lake)
+	ts := map[string]string{}
+	for _, c := range testlakes.NestedTimestampNSColumns {
+		ts[c] = "1677-09-21 12:00:00"
+	}
+	catalog, data := testlakes.TimestampNSEarlyNested(t, cats[len(cats)-1], filepath.Join(lake, "data"), "id = 1", ts)
+	for _, to := range []*formats.Version{formats.V0_4, formats.V1_1} {
+		t.Run(to.Name, func(t *testing.T) {
+			ctx := context.Background()
+			out := filepath.Join(t.TempDir(), "out.duckdb")
+			if _, err := Catalog(ctx, catalog, out, to, Options{DataPath: data}); err != nil {
+				t.Fatalf("convert to %s: %v", to.Name, err)
+			}
+			if rep, err := compare.Catalogs(ctx, catalog, out, compare.Options{DataPath: data}); err != nil {
+				t.Fatalf("%v\n%v", err, rep.Differences)
+			}
+		})
+	}
+}
