@@ -1071,9 +1071,16 @@ func (m *digestMemo) put(key string, d Digest, keep bool) {
 }
 
 // RowTexts returns the canonical texts of a table's rows at a snapshot with
-// their multiplicities.
+// their multiplicities. A table with a TIMESTAMP_NS value DuckDB cannot
+// render (before 1677-09-22, top-level or nested) is read again with each
+// TIMESTAMP_NS as text (timestampNSAsText), which is DuckDB's text wherever
+// DuckDB renders one: the texts are the same either way.
 func (r *Reader) RowTexts(ctx context.Context, t Table, snap int64, opts ScanOptions) (map[string]int64, error) {
-	return r.rowTexts(ctx, t, snap, opts, false)
+	texts, err := r.rowTexts(ctx, t, snap, opts, false)
+	if isTimestampNSRenderError(err) {
+		return r.rowTexts(ctx, t, snap, opts, true)
+	}
+	return texts, err
 }
 
 // rowTexts is RowTexts; nsText renders every top-level TIMESTAMP_NS column

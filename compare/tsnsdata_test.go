@@ -308,3 +308,46 @@ func TestTimestampNSNestedText(t *testing.T) {
 		}
 	}
 }
+
+// TestRowTextsTimestampNSEarlyNested: RowTexts reads a table with early
+// TIMESTAMP_NS values nested in its columns, the early values written from
+// epoch_ns and the others as DuckDB renders them. Before, it returned
+// DuckDB's "Date out of range in timestamp_ns conversion".
+func TestRowTextsTimestampNSEarlyNested(t *testing.T) {
+	ctx := context.Background()
+	catalog, data := tsNSEarlyNestedLake(t, "id = 1", map[string]string{"ns_l": "1677-09-21 12:00:00.5", "ns_d": "1677-09-21 12:00:00"})
+	r := openForTest(t, catalog, data)
+	snaps, err := r.Snapshots(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := latestSnapshot(snaps)
+	tables, err := r.Tables(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(tables, func(x Table) bool { return x.ID == 1 })
+	if i < 0 {
+		t.Fatalf("no table 1 in %v", tables)
+	}
+	texts, err := r.RowTexts(ctx, tables[i], s, ScanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"'ns_s': {'t': '2000-01-01 00:00:00.001000007', 'n': 1}", "'ns_l': ['1677-09-21 12:00:00.5', NULL, '2000-01-01 00:00:00.001000007']",
+		"'ns_d': {'ls': [{'t': '1677-09-21 12:00:00'}, NULL, {'t': NULL}], 'm': {k=['1677-09-21 12:00:00']}}"}
+	var found bool
+	for s := range texts {
+		if strings.HasPrefix(s, "{'id': 1,") {
+			found = true
+			for _, w := range want {
+				if !strings.Contains(s, w) {
+					t.Errorf("row 1 lacks %q: %s", w, s)
+				}
+			}
+		}
+	}
+	if !found || len(texts) != 203 {
+		t.Errorf("want 203 rows with row 1, got %d (row 1: %t)", len(texts), found)
+	}
+}
