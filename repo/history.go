@@ -65,9 +65,10 @@ type histories struct {
 }
 
 // rowsFailure is why a parent's rows could not be read (parentHistory):
-// catalogFault tells that the parent's frozen catalog is at fault (absent,
-// not the file its version.json names, or unreadable once copied), which a
-// check of the parent finds as well, rather than this run's transfer of it.
+// catalogFault tells that the parent's frozen catalog is at fault (a
+// folder's absent or not the file its version.json names, or unreadable
+// once copied and verified), which a check of the parent finds as well,
+// rather than this run's transfer of it or the answer this run was given.
 type rowsFailure struct {
 	err          error
 	catalogFault bool
@@ -225,11 +226,18 @@ func (r *repository) unreadParents(m *Matrix) []*version {
 // cache as a content pass keeps them. What fails is kept for historyIssues
 // (an error of a run that is stopping is not).
 func (r *repository) parentHistory(ctx context.Context, p *version, frozen *frozenCopies, source *compare.Source) {
-	// catalogFault: the failure is the frozen catalog's, not the transfer's.
+	// catalogFault: the failure is the frozen catalog's, which a check of
+	// the parent finds as well, not this run's.
 	snaps, catalogFault, err := func() ([]compare.Snapshot, bool, error) {
 		src, problem, err := frozen.catalog(ctx, p)
 		if err != nil {
-			return nil, problem == ProblemMismatch || errors.Is(err, fs.ErrNotExist), err
+			// A file that is not the one version.json names, or is gone,
+			// is the catalog's fault only where every run reads the same
+			// file: a folder's. What a bucket or web site answered this
+			// run proves nothing of what it answers another (a CDN edge or
+			// replica serving an older copy, a proxy's cache, a transfer
+			// gone wrong): the parent's shard may get the recorded bytes.
+			return nil, r.remote == nil && (problem == ProblemMismatch || errors.Is(err, fs.ErrNotExist)), err
 		}
 		key := p.prefix() + p.meta.Catalog.Path
 		rd, done, err := source.Reader(ctx, src, compare.ReaderOptions{DataPath: r.dataPath, Engines: r.engines, Listings: r.listings, Gate: r.gate()})
@@ -268,9 +276,13 @@ func (r *repository) parentHistory(ctx context.Context, p *version, frozen *froz
 // A parent that another shard of the run's --shard holds (otherShards) is
 // checked by that shard's run, which reports its frozen catalog's faults
 // as the parent's own, as a whole check does: v's shard does not report
-// them again as v's (the shards' reports add up to the whole check's), it
-// logs them. A transfer of the parent's catalog that failed in this run
-// alone is still v's unverifiable history.
+// again as v's (the shards' reports add up to the whole check's), it
+// logs, a fault that shard is sure to find too: one of the bytes
+// version.json hashes (parentHistory read them, or the cache holds their
+// rows), or a folder's file that is not those bytes or is gone. A bucket's
+// or web site's answer that is not those bytes or is absent (the shard of
+// the parent may be answered the recorded bytes), and a transfer that
+// failed, leave v's history unverifiable in v's shard.
 func (r *repository) historyIssues(v *version, inRun, otherShards map[string]bool) []Issue {
 	p := r.comparedParent(v)
 	if p == nil {
@@ -288,9 +300,13 @@ func (r *repository) historyIssues(v *version, inRun, otherShards map[string]boo
 				r.log.Warn("the history is not compared with its first parent's, whose frozen catalog is at fault (missing, not the file its version.json names, or unreadable); the shard that holds the parent reports it", "version", v.id, "parent", p.id, "error", err)
 				return nil
 			}
+			elsewhere := ""
+			if otherShards[p.id] {
+				elsewhere = "; the shard that holds the parent reports its catalog's faults, but what the store answered this run is no proof of what it answers that shard (a CDN edge or replica serving an older copy, a proxy's cache, a transfer gone wrong), so no shard verified this history: run this shard again"
+			}
 			return []Issue{{Problem: ProblemUnreadable, cause: &parentRowError{parent: p.id, err: err}, Detail: fmt.Sprintf(
-				"%s%s: snapshot %d, the one its first parent %s was frozen at, cannot be compared with the parent's own (the last row of ducklake_snapshot in %s%s), read for that alone as this run does not check the parent (left out by --versions or --shard): %v; check the parent (`fdl-formats check --versions %s`), whose frozen catalog is at fault or could not be fetched",
-				v.prefix(), v.meta.Catalog.Path, p.meta.DuckLake.SnapshotID, p.id, p.prefix(), p.meta.Catalog.Path, err, p.id)}}
+				"%s%s: snapshot %d, the one its first parent %s was frozen at, cannot be compared with the parent's own (the last row of ducklake_snapshot in %s%s), read for that alone as this run does not check the parent (left out by --versions or --shard): %v; check the parent (`fdl-formats check --versions %s`), whose frozen catalog is at fault or could not be fetched%s",
+				v.prefix(), v.meta.Catalog.Path, p.meta.DuckLake.SnapshotID, p.id, p.prefix(), p.meta.Catalog.Path, err, p.id, elsewhere)}}
 		}
 		return nil
 	}
