@@ -213,6 +213,11 @@ func (e *CheckError) Hint() string {
 			return storageTooNewHint
 		}
 		var parent *parentRowError
+		if errors.As(e.First.cause, &parent) && parent.shard {
+			// The parent's shard may have been answered the recorded
+			// bytes (TestShardParentAnsweredOtherwise).
+			return "the first finding's history could not be compared with its first parent's, which another shard of this --shard split checks: run this shard again; where it fails again while the parent's shard passes, the store answers the parent's frozen catalog otherwise to different requests (a CDN edge or replica serving an older copy, a proxy's cache): fix it, or check the parent (`fdl-formats check --versions " + parent.parent + " REPO`); see the report (--json) for every finding"
+		}
 		if errors.As(e.First.cause, &parent) {
 			// The fault, if any, is the parent's, which the run left out.
 			return "the first finding's history could not be compared with its first parent's, a version this run does not check (--versions, --shard): check it (`fdl-formats check --versions " + parent.parent + " REPO`), which names what is wrong with its frozen catalog; see the report (--json) for every finding"

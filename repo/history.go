@@ -304,7 +304,7 @@ func (r *repository) historyIssues(v *version, inRun, otherShards map[string]boo
 			if otherShards[p.id] {
 				elsewhere = "; the shard that holds the parent reports its catalog's faults, but what the store answered this run is no proof of what it answers that shard (a CDN edge or replica serving an older copy, a proxy's cache, a transfer gone wrong), so no shard verified this history: run this shard again"
 			}
-			return []Issue{{Problem: ProblemUnreadable, cause: &parentRowError{parent: p.id, err: err}, Detail: fmt.Sprintf(
+			return []Issue{{Problem: ProblemUnreadable, cause: &parentRowError{parent: p.id, shard: otherShards[p.id], err: err}, Detail: fmt.Sprintf(
 				"%s%s: snapshot %d, the one its first parent %s was frozen at, cannot be compared with the parent's own (the last row of ducklake_snapshot in %s%s), read for that alone as this run does not check the parent (left out by --versions or --shard): %v; check the parent (`fdl-formats check --versions %s`), whose frozen catalog is at fault or could not be fetched%s",
 				v.prefix(), v.meta.Catalog.Path, p.meta.DuckLake.SnapshotID, p.id, p.prefix(), p.meta.Catalog.Path, err, p.id, elsewhere)}}
 		}
@@ -366,7 +366,9 @@ func (r *repository) unselectedFaults(p *version, rows historyRows, inRun map[st
 type parentRowError struct {
 	parent string // the parent's version id
 	own    bool   // the parent's frozen catalog contradicts its version.json
-	err    error
+	// shard: another shard of the run's --shard split checks the parent.
+	shard bool
+	err   error
 }
 
 func (e *parentRowError) Error() string { return e.err.Error() }

@@ -110,6 +110,20 @@ func TestShardParentAnsweredOtherwise(t *testing.T) {
 					t.Errorf("the finding does not name %q: %s", s, f[0].Detail)
 				}
 			}
+			// Checking the parent passes here: the hint says what else
+			// it may be.
+			if h := hintOf(err); !strings.Contains(h, "otherwise to different requests") {
+				t.Errorf("hint %q, want one naming a store that answers otherwise", h)
+			}
 		})
 	}
+}
+
+// hintOf is the Try: line of a check's error, "" where it has none.
+func hintOf(err error) string {
+	var ce *CheckError
+	if errors.As(err, &ce) {
+		return ce.Hint()
+	}
+	return ""
 }
