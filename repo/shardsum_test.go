@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
+	"github.com/fdl-formats/fdl-formats/internal/webtest"
+	"github.com/fdl-formats/fdl-formats/store"
 	"github.com/fdl-formats/fdl-formats/store/local"
 )
 
@@ -23,6 +25,13 @@ import (
 // gone) was reported by the child's shard as a finding of the child, and
 // by the parent's shard as the parent's own: the sum counted one fault
 // twice, where the whole check reports it once, as the parent's.
+//
+// On a web site the same holds of a fault of the bytes version.json
+// hashes (the row deleted). A catalog that is not those bytes, or is gone,
+// is the parent's fault for the parent's shard and also, in the child's,
+// the child's unverifiable history: what the site answered the child's
+// shard proves nothing of what it answers the parent's
+// (TestShardParentAnsweredOtherwise). The sum counts that one more.
 func TestShardCountsSumToWhole(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -33,13 +42,17 @@ func TestShardCountsSumToWhole(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name string
-		edit func(t *testing.T, vdir string)
+		// answered: the fault is in what the store answers, which a
+		// bucket's or web site's answer to the child's shard does not
+		// prove of the parent's.
+		answered bool
+		edit     func(t *testing.T, vdir string)
 	}{
-		{"row at snapshot_id deleted", func(t *testing.T, vdir string) {
+		{"row at snapshot_id deleted", false, func(t *testing.T, vdir string) {
 			execCatalog(t, filepath.Join(vdir, "ducklake.duckdb"), "DELETE FROM c.ducklake_snapshot WHERE snapshot_id = "+itoa(parent.SnapshotID), "CHECKPOINT c")
 			testlakes.EditVersion(t, vdir, nil)
 		}},
-		{"catalog changed", func(t *testing.T, vdir string) {
+		{"catalog changed", true, func(t *testing.T, vdir string) {
 			cat := filepath.Join(vdir, "ducklake.duckdb")
 			b, err := os.ReadFile(cat)
 			if err != nil {
@@ -49,7 +62,7 @@ func TestShardCountsSumToWhole(t *testing.T) {
 				t.Fatal(err)
 			}
 		}},
-		{"catalog removed", func(t *testing.T, vdir string) {
+		{"catalog removed", true, func(t *testing.T, vdir string) {
 			if err := os.Remove(filepath.Join(vdir, "ducklake.duckdb")); err != nil {
 				t.Fatal(err)
 			}
@@ -59,33 +72,57 @@ func TestShardCountsSumToWhole(t *testing.T) {
 			t.Parallel()
 			st, root := cloneRepo(t, golden)
 			tc.edit(t, filepath.Join(root, "versions", parent.ID))
-			whole, err := Check(ctx, st, Options{Jobs: 2, Formats: []string{"1.0"}})
-			if err == nil {
-				t.Fatalf("whole check passed; want the parent's fault")
-			}
-			sum := map[Kind]int{}
-			ok := true
-			for k := 1; k <= n; k++ {
-				rep, err := Check(ctx, st, Options{Jobs: 2, Formats: []string{"1.0"}, Shard: Shard{k, n}})
-				t.Logf("shard %d/%d: %v", k, n, err)
-				if rep == nil {
-					t.Fatalf("shard %d/%d: no report", k, n)
+			site := webSite(t, webtest.Handler(root, webtest.Options{Validators: webtest.ETag}))
+			for _, where := range []struct {
+				name string
+				st   store.Store
+				// extra are the findings the shards add to the whole's.
+				extra int
+			}{
+				{"folder", st, 0},
+				{"web site", site, map[bool]int{true: 1}[tc.answered]},
+			} {
+				opts := func() Options {
+					o := Options{Jobs: 2, Formats: []string{"1.0"}}
+					if where.st == site {
+						o.Cache = filepath.Join(t.TempDir(), "cache")
+					}
+					return o
 				}
-				ok = ok && rep.OK
-				for kind, c := range rep.Counts {
-					sum[kind] += c
+				whole, err := Check(ctx, where.st, opts())
+				if err == nil {
+					t.Fatalf("%s: whole check passed; want the parent's fault", where.name)
 				}
-			}
-			if ok {
-				t.Errorf("every shard passed")
-			}
-			// Warnings are left out of the sum: one about the repository
-			// is in each report, and a shard holding no version says so.
-			delete(sum, KindWarning)
-			want := maps.Clone(whole.Counts)
-			delete(want, KindWarning)
-			if !maps.Equal(sum, want) {
-				t.Errorf("shards 1..%d count %v, the whole check %v (findings %v)", n, sum, want, whole.Findings)
+				sum := map[Kind]int{}
+				ok := true
+				for k := 1; k <= n; k++ {
+					o := opts()
+					o.Shard = Shard{k, n}
+					rep, err := Check(ctx, where.st, o)
+					t.Logf("%s: shard %d/%d: %v", where.name, k, n, err)
+					if rep == nil {
+						t.Fatalf("%s: shard %d/%d: no report", where.name, k, n)
+					}
+					ok = ok && rep.OK
+					for kind, c := range rep.Counts {
+						sum[kind] += c
+					}
+				}
+				if ok {
+					t.Errorf("%s: every shard passed", where.name)
+				}
+				// Warnings are left out of the sum: one about the
+				// repository is in each report, and a shard holding no
+				// version says so.
+				delete(sum, KindWarning)
+				want := maps.Clone(whole.Counts)
+				delete(want, KindWarning)
+				if where.extra > 0 {
+					want[KindUnverifiable] += where.extra
+				}
+				if !maps.Equal(sum, want) {
+					t.Errorf("%s: shards 1..%d count %v, want %v (the whole check's findings %v)", where.name, n, sum, want, whole.Findings)
+				}
 			}
 		})
 	}
