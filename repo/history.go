@@ -284,6 +284,9 @@ func (r *repository) parentHistory(ctx context.Context, p *version, frozen *froz
 // the parent may be answered the recorded bytes), and a transfer that
 // failed, leave v's history unverifiable in v's shard.
 func (r *repository) historyIssues(v *version, inRun, otherShards map[string]bool) []Issue {
+	if is := r.parentAnsweredUnusable(v, otherShards); is != nil {
+		return []Issue{*is}
+	}
 	p := r.comparedParent(v)
 	if p == nil {
 		return nil
@@ -330,6 +333,29 @@ func (r *repository) historyIssues(v *version, inRun, otherShards map[string]boo
 		"%s%s: snapshot %d, the one its first parent %s was frozen at, is another snapshot here (committed %s, schema version %d) than in %s%s (committed %s, schema version %d): this catalog's history is not its parent's (a working catalog restored from an older copy and written again, or a lake made anew, numbers its snapshots alike), so readers asking it for the parent's state (AT (VERSION => %d)) get other rows than the parent version; publish the version from the parent's working catalog, or name its real parent",
 		v.prefix(), v.meta.Catalog.Path, p.meta.DuckLake.SnapshotID, p.id, own.AtParent.Time, own.AtParent.SchemaVersion,
 		p.prefix(), p.meta.Catalog.Path, theirs.Own.Time, theirs.Own.SchemaVersion, p.meta.DuckLake.SnapshotID)}}
+}
+
+// parentAnsweredUnusable is v's unverifiable history in a --shard run on
+// a bucket or web site that answered v's first parent's version.json with
+// nothing usable (missing, not JSON, not a version.json), where another
+// shard of the split holds the parent: that shard reports such a file as
+// the parent's own fault, but what the store answered this run proves
+// nothing of what it answers that shard (which may read the file whole,
+// check the parent and pass), and without it v's history, seq and changes
+// are checked against nothing. In a folder every shard reads the same
+// file: the parent's shard reports it, and v's notes say what was not
+// checked, as in a whole check (seqIssue).
+func (r *repository) parentAnsweredUnusable(v *version, otherShards map[string]bool) *Issue {
+	if r.remote == nil || v.meta == nil || len(v.meta.Parents) == 0 {
+		return nil
+	}
+	p := r.find(v.meta.Parents[0])
+	if p == nil || p.meta != nil || p.err == nil || !otherShards[p.id] {
+		return nil
+	}
+	return &Issue{Problem: ProblemUnreadable, cause: &parentRowError{parent: p.id, shard: true, err: p.err}, Detail: fmt.Sprintf(
+		"%sversion.json: its history, seq and changes cannot be checked against its first parent %s, whose %sversion.json, as the store answered this run, cannot be used: %v; the shard that holds the parent reports a fault of that file as the parent's own, but what the store answered this run is no proof of what it answers that shard (a CDN edge or replica serving an older copy, a proxy's cache, a transfer gone wrong), so no shard verified this history: run this shard again",
+		v.prefix(), p.id, p.prefix(), p.err)}
 }
 
 // ownHistoryIssues are the claims of p's version.json (ducklake.snapshot_id

@@ -67,6 +67,16 @@ func TestShardCountsSumToWhole(t *testing.T) {
 				t.Fatal(err)
 			}
 		}},
+		{"version.json cut short", true, func(t *testing.T, vdir string) {
+			vj := filepath.Join(vdir, "version.json")
+			b, err := os.ReadFile(vj)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(vj, b[:len(b)/2], 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

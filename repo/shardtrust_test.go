@@ -127,3 +127,74 @@ func hintOf(err error) string {
 	}
 	return ""
 }
+
+// TestShardParentVersionJSONAnsweredOtherwise: as
+// TestShardParentAnsweredOtherwise, for the parent's version.json, which
+// the child's shard needs to know the parent's snapshot and catalog: a
+// web site answering it with 404 or JSON cut short to the child's
+// shard alone left the child's history, seq and changes unchecked with
+// warnings only, and exit 0, while the parent's shard, answered rightly,
+// passed. Now the child's shard fails (unverifiable, exit 4).
+func TestShardParentVersionJSONAnsweredOtherwise(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	golden, res := sharedDemo(ctx, t)
+	parent, child := res.Versions[1], res.Versions[2]
+	n := 2
+	for ; shardOf(parent.ID, n) == shardOf(child.ID, n); n++ {
+	}
+	key := "versions/" + parent.ID + "/version.json"
+	_, root := cloneRepo(t, golden)
+	right := webtest.Handler(root, webtest.Options{Validators: webtest.ETag})
+	for _, tc := range []struct {
+		name   string
+		answer http.HandlerFunc
+		want   string // in the child's finding, beside the parent's ID and key
+	}{
+		{"not found", http.NotFound, "missing"},
+		{"cut short", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.Write([]byte(`{"fdl": "0.1", "id": "`))
+		}, "JSON"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var wrong atomic.Bool
+			site := webSite(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if wrong.Load() && r.URL.Path == "/"+key {
+					tc.answer(w, r)
+					return
+				}
+				right.ServeHTTP(w, r)
+			}))
+			opts := func(holds string) Options {
+				return Options{Jobs: 2, Formats: []string{"1.0"}, Cache: filepath.Join(t.TempDir(), "cache"), Shard: Shard{shardOf(holds, n), n}}
+			}
+			o := opts(parent.ID)
+			rep, err := Check(ctx, site, o)
+			t.Logf("parent's shard %s: %v", o.Shard, err)
+			if err != nil {
+				t.Fatalf("parent's shard %s: %v, want a pass (findings %v)", o.Shard, err, nonWarnings(rep))
+			}
+			wrong.Store(true)
+			o = opts(child.ID)
+			rep, err = Check(ctx, site, o)
+			t.Logf("child's shard %s, the parent's version.json answered otherwise: %v", o.Shard, err)
+			if !errors.Is(err, ErrUnverifiable) {
+				t.Fatalf("child's shard %s: %v, want unverifiable (exit 4); findings %v", o.Shard, err, rep.Findings)
+			}
+			f := nonWarnings(rep)
+			if len(f) != 1 || f[0].Version != child.ID {
+				t.Fatalf("findings %v, want one, of %s", f, child.ID)
+			}
+			for _, s := range []string{parent.ID, key, tc.want, "run this shard again"} {
+				if !strings.Contains(f[0].Detail, s) {
+					t.Errorf("the finding does not name %q: %s", s, f[0].Detail)
+				}
+			}
+			if h := hintOf(err); !strings.Contains(h, "otherwise to different requests") {
+				t.Errorf("hint %q, want one naming a store that answers otherwise", h)
+			}
+		})
+	}
+}
