@@ -90,7 +90,7 @@ func CheckRequired(ctx context.Context, q Querier, catalog, db, schema string, v
 	if slices.Contains(layout["ducklake_metadata"], "scope") {
 		global = "m.scope IS NULL"
 	}
-	condition := strings.NewReplacer("{metadata}", qualify("ducklake_metadata"), "{global}", global, "{table_stats}", qualify("ducklake_table_stats"))
+	condition := strings.NewReplacer("{metadata}", qualify("ducklake_metadata"), "{global}", global, "{table_stats}", qualify("ducklake_table_stats"), "{column}", qualify("ducklake_column"))
 	add := func(name string, t Table, present []string, rowsWhen string) {
 		// present holds the physical names; the registry's are matched as
 		// DuckDB binds them (case-insensitively).
@@ -129,7 +129,8 @@ func CheckRequired(ctx context.Context, q Querier, catalog, db, schema string, v
 		for i, c := range cols {
 			isNull := quoteIdent(c.Name) + " IS NULL"
 			if c.NullWhen != "" {
-				isNull = "(" + isNull + " AND (" + condition.Replace(c.NullWhen) + "))"
+				when := strings.ReplaceAll(condition.Replace(c.NullWhen), "{self}", qualify(name))
+				isNull = "(" + isNull + " AND (" + when + "))"
 			}
 			which = append(which, fmt.Sprintf("CASE WHEN %s THEN '%d' END", isNull, i))
 			count = append(count, fmt.Sprintf("(%s)::INTEGER", isNull))
@@ -287,6 +288,8 @@ func DescribeNullWhen(when string) string {
 		return "a row of a table whose `ducklake_table_stats` row the readers read (`record_count` and `file_size_bytes` set)"
 	case fileStatsRead:
 		return "a row of a table's column (`table_id` and `column_id` set)"
+	case geometryStatsRead:
+		return "a row of a GEOMETRY column (at any depth) of a table whose `ducklake_table_stats` row the readers read"
 	}
 	return "`" + when + "`"
 }

@@ -23,12 +23,21 @@ const (
 	nullNoKey        = "DuckLake's readers fail on it in an encrypted catalog (Database is encrypted, but file ... does not have an encryption key)"
 	nullRowID        = "DuckLake's readers give the row the rowid NULL, which no row of a DuckLake table has (and match deletions against an undefined value)"
 	nullNoDeletion   = "DuckLake's readers leave the deletion out: the row it deletes is read"
+	nullViewSQL      = "DuckLake's readers take the text 'NULL' for the view's query, which does not parse: every read of the view fails (Parser Error: syntax error at or near \"NULL\")"
+	nullAliases      = "DuckLake's readers take the text 'NULL' for the alias list, which does not parse: loading the catalog fails at every snapshot the view is in (Invalid Input Error: Failed to parse quoted value - expected a quote)"
 	// The global statistics (GetGlobalTableStats, TransformGlobalStatsRow)
 	// are loaded for every scan's planning: up to DuckDB 1.5.3 every
 	// table's at once, from 1.5.4 (d318a545) the scanned table's alone.
 	nullStatsTableID  = "DuckLake's readers up to DuckDB 1.5.3 (formats 0.1-0.4, and 1.0 on 1.5.2 and 1.5.3) fail on it when they load the table statistics, so every table read fails (INTERNAL Error: a NULL read as a number); later ones never read the row"
 	nullStatsFails    = "DuckLake's readers fail on it when they load the table statistics (INTERNAL Error: a NULL read as a number): up to DuckDB 1.5.3 every table read fails, later that table's"
 	nullStatsColumnID = "DuckLake's readers up to DuckDB 1.5.3 (formats 0.1-0.4, and 1.0 on 1.5.2 and 1.5.3) fail on it when they load the table statistics, so every table read fails (INTERNAL Error: a NULL read as a number); later ones read the column as one without statistics"
+	// A GEOMETRY column's table statistics without extra_stats read as
+	// geometry statistics with an empty extent and no geometry types
+	// (DuckLakeColumnGeoStats' defaults, ToStats); DuckDB main's
+	// vertex_extract statistics (VertexExtractStats, c92996ee, in DuckLake
+	// main's pin ac5c6d11 and DuckDB 2.0.0) fold the call to a constant NULL
+	// where the types hold no POINT.
+	nullGeoStats = "DuckLake's readers read the GEOMETRY column as one holding no geometry types: DuckDB 2.0 (DuckLake main; formats 1.0 and 1.1) answers vertex_extract() of it (a point's x, y, z or m) NULL in every row; DuckDB 1.5 prunes nothing by the empty extent"
 	// ConvertFilterPushdownToSQL from d318a545 (DuckDB 1.5.4) keeps a file
 	// without a statistics row for the filtered column through
 	// data_file_id NOT IN (the column's rows' data_file_id).
@@ -51,6 +60,14 @@ const columnStatsRead = "table_id IN (SELECT s.table_id FROM {table_stats} s WHE
 // table (WHERE column_id = C AND table_id = T).
 const fileStatsRead = "table_id IS NOT NULL AND column_id IS NOT NULL"
 
+// geometryStatsRead is the condition (Column.NullWhen) of a
+// ducklake_table_column_stats row the readers read (columnStatsRead) of a
+// GEOMETRY column, at any level of nesting: its statistics are built from
+// extra_stats (DuckLakeColumnStats::FromGlobalStats, CreateGeometryStats).
+// {column} stands for the catalog's ducklake_column table, {self} for the
+// checked table.
+const geometryStatsRead = columnStatsRead + " AND EXISTS (SELECT 1 FROM {column} k WHERE k.table_id = {self}.table_id AND k.column_id = {self}.column_id AND lower(k.column_type) = 'geometry')"
+
 // encrypted is the condition (Column.NullWhen) of a catalog whose
 // ducklake_metadata says encrypted = 'true' (CheckMetadata refuses
 // catalogs whose global rows disagree): its readers read every file's key.
@@ -63,7 +80,10 @@ var tablesV0_1 = []Table{
 	{Name: "ducklake_snapshot_changes", Columns: []Column{pk(bigint("snapshot_id")), varchar("changes_made")}},
 	{Name: "ducklake_schema", Key: []string{"schema_id", "begin_snapshot"}, Columns: []Column{pk(required(bigint("schema_id"), nullFails)), {Name: "schema_uuid", Type: "UUID"}, required(bigint("begin_snapshot"), nullSkipsRow), bigint("end_snapshot"), required(varchar("schema_name"), nullAsText)}},
 	{Name: "ducklake_table", Key: []string{"table_id", "begin_snapshot"}, Columns: []Column{required(bigint("table_id"), nullFails), {Name: "table_uuid", Type: "UUID"}, required(bigint("begin_snapshot"), nullSkipsRow), bigint("end_snapshot"), required(bigint("schema_id"), nullFails), required(varchar("table_name"), nullAsText)}},
-	{Name: "ducklake_view", Columns: []Column{bigint("view_id"), {Name: "view_uuid", Type: "UUID"}, bigint("begin_snapshot"), bigint("end_snapshot"), bigint("schema_id"), varchar("view_name"), varchar("dialect"), varchar("sql"), varchar("column_aliases")}},
+	// The views are loaded with the catalog (BuildCatalogForSnapshot): the
+	// ids read as numbers, the texts with GetValue<string>; view_uuid and
+	// dialect are read as the text 'NULL' and used by writers only.
+	{Name: "ducklake_view", Key: []string{"view_id", "begin_snapshot"}, Columns: []Column{required(bigint("view_id"), nullFails), {Name: "view_uuid", Type: "UUID"}, required(bigint("begin_snapshot"), nullSkipsRow), bigint("end_snapshot"), required(bigint("schema_id"), nullFails), required(varchar("view_name"), nullAsText), varchar("dialect"), required(varchar("sql"), nullViewSQL), required(varchar("column_aliases"), nullAliases)}},
 	{Name: "ducklake_tag", Columns: []Column{bigint("object_id"), bigint("begin_snapshot"), bigint("end_snapshot"), varchar("key"), varchar("value")}},
 	{Name: "ducklake_column_tag", Columns: []Column{bigint("table_id"), bigint("column_id"), bigint("begin_snapshot"), bigint("end_snapshot"), varchar("key"), varchar("value")}},
 	{Name: "ducklake_data_file", Key: []string{"data_file_id"}, Columns: []Column{pk(required(bigint("data_file_id"), nullFails)), required(bigint("table_id"), nullSkipsRow), required(bigint("begin_snapshot"), nullSkipsRow), bigint("end_snapshot"), bigint("file_order"), required(varchar("path"), nullNoDataFile), required(boolean("path_is_relative"), nullFails), varchar("file_format"), required(bigint("record_count"), nullNoRows), required(bigint("file_size_bytes"), nullFails), bigint("footer_size"), bigint("row_id_start"), bigint("partition_id"), requiredWhen(varchar("encryption_key"), nullNoKey, encrypted), varchar("partial_file_info")}},

@@ -31,7 +31,9 @@ type Column struct {
 	// default_value_type, an encryption key in an encrypted catalog).
 	// {metadata} stands for the catalog's ducklake_metadata table,
 	// {global} for the condition that its row is a global setting, and
-	// {table_stats} for the catalog's ducklake_table_stats table.
+	// {table_stats} for the catalog's ducklake_table_stats table,
+	// {column} for its ducklake_column table and {self} for the checked
+	// table itself (to name the row's columns inside a subquery).
 	NullWhen string
 }
 
