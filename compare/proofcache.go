@@ -89,8 +89,11 @@ import (
 // v42: such a row at its type's extreme folds min/max (DuckDB 1.5.4+ and
 // 2.0 answer [v, the type's minimum] or [its maximum, v]), foldExtremes,
 // and a TIMESTAMP_NS statistic before 1677-09-22, which DuckDB casts but
-// cannot render as text, reads as a value.
-const proofVersion = "fdl-formats proof v42"
+// cannot render as text, reads as a value;
+// v43: a catalog with a NULL view id, schema_id, begin_snapshot, name,
+// query or alias list, or a NULL extra_stats in a GEOMETRY column's table
+// statistics the readers load, is not opened.
+const proofVersion = "fdl-formats proof v43"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths

@@ -199,8 +199,10 @@ var earlyStatsFixedIn = goversion.Must(goversion.NewVersion("1.5.4"))
 // macros, sort order, inlined tables and name mappings, and where its
 // readers need a value beside another (proofVersion v38), make the frozen
 // catalog invalid; v17: so do those of the table, column and file
-// statistics DuckLake's readers fail on or prune by (proofVersion v39).
-const contentsKeyKind = "fdl-formats content pass v17"
+// statistics DuckLake's readers fail on or prune by (proofVersion v39);
+// v18: and those of the views and of a GEOMETRY column's table statistics
+// (proofVersion v43).
+const contentsKeyKind = "fdl-formats content pass v18"
 
 // contentsKey names everything a content pass of v reads, or "" (no digest
 // cache, or an object store, whose data files the pass fetches and
