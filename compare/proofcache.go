@@ -92,7 +92,9 @@ import (
 // cannot render as text, reads as a value;
 // v43: a catalog with a NULL view id, schema_id, begin_snapshot, name,
 // query or alias list, or a NULL extra_stats in a GEOMETRY column's table
-// statistics the readers load, is not opened.
+// statistics the readers load, is not opened, and a NULL table_uuid or
+// schema_uuid no longer makes the table unreadable (read as the text
+// 'NULL', used by writers only).
 const proofVersion = "fdl-formats proof v43"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing

@@ -760,8 +760,7 @@ type Table struct {
 	// compared.
 	uuid, schemaUUID string
 	// folderRefusal says why the real reader fails on the table's or its
-	// schema's rows (a NULL uuid, or a path with a NULL path_is_relative;
-	// refused.go).
+	// schema's rows (a path with a NULL path_is_relative; refused.go).
 	folderRefusal string
 }
 
@@ -925,15 +924,12 @@ func (r *Reader) tablesAt(ctx context.Context, snap int64) ([]Table, error) {
 			x := Table{ID: t.id.Int64, Schema: s.name.String, Name: t.name.String, SchemaID: s.id.Int64, BeginSnapshot: t.begin.Int64,
 				uuid: t.uuid.String, schemaUUID: s.uuid.String}
 			x.dir, _ = r.tableDir(s.path, s.rel, t.path, t.rel)
-			// Readers read the uuids with GetValue<string>, and
-			// path_is_relative only where a path is recorded, with
-			// GetValue<bool>: either fails on NULL.
+			// Readers read path_is_relative only where a path is
+			// recorded, with GetValue<bool>, which fails on NULL. The
+			// uuids they read with GetValue<string>, the text 'NULL'
+			// for a NULL, which only writers use.
 			paths := r.format.Has(formats.CapTablePaths)
 			switch {
-			case !s.uuid.Valid:
-				x.folderRefusal = fmt.Sprintf("schema %s has a NULL schema_uuid", s.name.String)
-			case !t.uuid.Valid:
-				x.folderRefusal = "the table has a NULL table_uuid"
 			case paths && s.path.Valid && !s.rel.Valid:
 				x.folderRefusal = fmt.Sprintf("schema %s records path %q with a NULL path_is_relative", s.name.String, s.path.String)
 			case paths && t.path.Valid && !t.rel.Valid:

@@ -32,7 +32,7 @@ var (
 		Behaviour: "TransformColumnType (0.4+): a default_value other than NULL must have default_value_type 'literal' or 'expression'",
 		Error:     "Column type"}
 	refusedNull = formats.QuirkInfo{Name: "null-metadata-value",
-		Behaviour: "the metadata manager reads nulls_allowed, and path_is_relative where a path is recorded, with GetValue<bool>, and schema_uuid and table_uuid with GetValue<string>, which fail on NULL",
+		Behaviour: "the metadata manager reads nulls_allowed, and path_is_relative where a path is recorded, with GetValue<bool>, which fails on NULL",
 		Error:     "Attempting to get value of a NULL"}
 	refusedInlinedMissing = formats.QuirkInfo{Name: "registered-inlined-table-missing",
 		Behaviour: "a table's inlined data tables are those ducklake_inlined_data_tables registers; the reader selects FROM each registered name (DuckLakeMetadataManager::ReadInlinedData) and fails when it is not there",
@@ -54,9 +54,8 @@ var (
 // refusal returns an *UnreadableError when the real reader of every format
 // fails to load table t at snap: a column type it cannot parse, a
 // default_value_type it does not know, a NULL nulls_allowed, a NULL
-// table_uuid or schema_uuid, a NULL path_is_relative beside a recorded
-// path (the table's or its schema's folder, a visible data file or its
-// delete file), an inlined file deletion with a NULL or negative file_id or
+// path_is_relative beside a recorded path (the table's or its schema's
+// folder, a visible data file or its delete file), an inlined file deletion with a NULL or negative file_id or
 // row_id (0.4+), or, in an encrypted catalog, a visible data or delete file
 // without an encryption key. Nil when it loads.
 func (r *Reader) refusal(ctx context.Context, t Table, snap int64) error {

@@ -36,10 +36,6 @@ func tablesBySQL(ctx context.Context, r *Reader, snap int64) ([]Table, error) {
 		// What the real reader refuses (refused.go), found by SQL.
 		paths := r.format.Has(formats.CapTablePaths)
 		switch {
-		case !sUUID.Valid:
-			x.folderRefusal = fmt.Sprintf("schema %s has a NULL schema_uuid", x.Schema)
-		case !tUUID.Valid:
-			x.folderRefusal = "the table has a NULL table_uuid"
 		case paths && sPath.Valid && !sRel.Valid:
 			x.folderRefusal = fmt.Sprintf("schema %s records path %q with a NULL path_is_relative", x.Schema, sPath.String)
 		case paths && tPath.Valid && !tRel.Valid:
