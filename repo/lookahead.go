@@ -224,9 +224,12 @@ type tailRead struct {
 	tail []byte
 	info store.ObjectInfo
 	ans  *keptAnswer // a Range-ignoring server's whole answer, kept in dir
-	dir  string
-	took time.Duration
-	err  error
+	// dropped: that whole answer was closed unread, the cache holding
+	// the file under its validator (copyGate); tail is nil.
+	dropped bool
+	dir     string
+	took    time.Duration
+	err     error
 }
 
 // readAhead reads the ends of the objects sure and, once a check has
@@ -243,13 +246,16 @@ func (rm *remote) readAhead(ctx context.Context, sure, later []string) (stop fun
 	for range askJobs {
 		wg.Go(func() {
 			for t := range todo {
-				// As readTailKeep reads a data file's end: a whole
-				// answer is kept for the copy's download to adopt.
-				w := &wholeAnswer{dir: t.dir}
+				// As fillCache reads a data file's end: a whole
+				// answer is kept for the copy's download to adopt, or
+				// closed unread where the cache holds the file under
+				// its validator (copyGate).
+				w := &wholeAnswer{dir: t.dir, drop: rm.copyGate(t.key)}
 				start := time.Now()
 				var kept bool
 				t.tail, t.info, kept, t.err = rm.readEnd(ctx, t.key, t.n, w)
 				t.ans, t.took = w.finish(kept && t.err == nil, t.info.Size), time.Since(start)
+				t.dropped = w.dropped && t.err == nil
 				close(t.done)
 			}
 		})

@@ -194,6 +194,53 @@ func (rm *remote) heldCopy(path string, tail []byte, info store.ObjectInfo) (hel
 	return true, copyStamp(st) != c.stamp
 }
 
+// copyGate is what a whole answer to the ranged read of the data file key
+// (a server that ignores Range) is offered to before it is read
+// (store.AnswerGate, readTailGated): it says to drop the answer unread
+// where the cache's copy of key was delivered under the answer's
+// validator and size (its record), a validator that vouches for the bytes
+// (vouchesForBytes). The copy is then held to the object as heldCopy holds
+// it, without its last bytes, which only reading the whole answer gives;
+// a copy not yet held to the bytes delivered (a restored cache) is still
+// read again before any reader reads it. Nil where there is no such copy
+// (nothing to drop the answer for).
+func (rm *remote) copyGate(key string) func(store.ObjectInfo) bool {
+	if rm.cacheDir == "" {
+		return nil
+	}
+	path := rm.localPath(key)
+	c, ok := readCopyRecord(path + validatorSuffix)
+	if !ok {
+		return nil
+	}
+	if st, err := os.Stat(path); err != nil || st.Size() != c.size {
+		return nil
+	}
+	return func(info store.ObjectInfo) bool {
+		return info.Size == c.size && validator(info) == c.validator && vouchesForBytes(c, info) &&
+			(!c.strong || strongValidator(&info))
+	}
+}
+
+// vouchesForBytes reports whether the answer info, whose validator is the
+// one the record c holds, says the object has the bytes the record's copy
+// was delivered with, without any of them compared: its Last-Modified and
+// size where it sends no ETag, or an ETag that is not weak (W/, which a
+// server may keep over a change of the bytes) and that either was not
+// weak when the copy was delivered (c.strong) or is made of the
+// Last-Modified time and size, as a web server's default ETag is (a record
+// of a weak ETag says nothing of the bytes; the same value sent strong now
+// does not make them the copy's).
+func vouchesForBytes(c copyRecord, info store.ObjectInfo) bool {
+	switch {
+	case info.ETag == "":
+		return !info.ModTime.IsZero()
+	case info.WeakETag:
+		return false
+	}
+	return c.strong || etagOfTimeAndSize(info.ETag, info.ModTime, info.Size)
+}
+
 // sameBytes reads the copy at path of the object key (size bytes) again
 // and reports whether its sha256 is the one its record holds (the bytes
 // the store delivered); the record is then stamped anew, so the next run

@@ -762,8 +762,11 @@ func (rm *remote) fillCache(ctx context.Context, cf cachedFile) error {
 	// answers HEAD, not GET), through the ranged reads DuckDB makes, and
 	// its bytes must be the cached copy's.
 	// A server that ignores the range sends the whole file instead: kept
-	// (ans), it is the download where one is needed (wholeanswer.go).
-	tail, info, ans, err := rm.readTailKeep(ctx, cf.key, rm.answerDir(), nil)
+	// (ans), it is the download where one is needed (wholeanswer.go);
+	// where the cache's copy was delivered under that answer's validator,
+	// the answer is closed unread (copyGate) and the copy held to the
+	// object without its last bytes (tail nil).
+	tail, info, ans, _, err := rm.readTailGated(ctx, cf.key, tailBytes, rm.answerDir(), nil, rm.copyGate(cf.key))
 	if err != nil {
 		return fmt.Errorf("data file %s: %w", oneline.Name(cf.key), err)
 	}
@@ -966,7 +969,7 @@ func (rm *remote) readTail(ctx context.Context, key string) ([]byte, store.Objec
 	var tail []byte
 	var info store.ObjectInfo
 	var err error
-	if t := rm.takeAhead(ctx, key); t != nil {
+	if t := rm.takeAhead(ctx, key); t != nil && !t.dropped {
 		t.ans.discard() // a whole answer nobody adopts here
 		tail, info, err = t.tail, t.info, t.err
 	} else {

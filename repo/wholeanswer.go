@@ -144,7 +144,8 @@ func (rm *remote) readTailKeepN(ctx context.Context, key string, n int64, dir st
 // sends one, is first offered to drop (nil: never dropped) with what it
 // says of the object: true closes it unread (store.AnswerGate), and the
 // read returns no tail, no answer and dropped. A read ahead's answer is
-// taken as it is.
+// taken as it is, but one the read ahead dropped (copyGate) only where
+// drop still drops it.
 func (rm *remote) readTailGated(ctx context.Context, key string, n int64, dir string, hd *head, drop func(store.ObjectInfo) bool) (_ []byte, _ store.ObjectInfo, _ *keptAnswer, dropped bool, _ error) {
 	if dir == "" {
 		tail, info, err := rm.readTail(ctx, key)
@@ -154,9 +155,15 @@ func (rm *remote) readTailGated(ctx context.Context, key string, n int64, dir st
 	var info store.ObjectInfo
 	var ans *keptAnswer
 	var err error
-	if t := rm.takeAhead(ctx, key); t != nil && (t.ans == nil || t.dir == dir && hd == nil) {
+	t := rm.takeAhead(ctx, key)
+	if t != nil && t.dropped && (drop == nil || !drop(t.info)) {
+		// Dropped unread ahead (copyGate), which this read does not
+		// drop (or no longer: the copy changed since): asked anew.
+		t = nil
+	}
+	if t != nil && (t.ans == nil || t.dir == dir && hd == nil) {
 		// Read ahead (readAhead), as this read would have read it.
-		tail, info, ans, err = t.tail, t.info, t.ans, t.err
+		tail, info, ans, dropped, err = t.tail, t.info, t.ans, t.dropped, t.err
 		if ans != nil {
 			rm.mu.Lock()
 			rm.stats.DownloadSeconds += t.took.Seconds()

@@ -63,6 +63,10 @@ const (
 	NoValidators
 	// ETag (strong, from the content) and Last-Modified.
 	ETag
+	// WeakETag: ETag's, sent weak (W/"..."), and Last-Modified, as
+	// servers that compress or transform what they send give (a weak
+	// ETag names no bytes).
+	WeakETag
 )
 
 // Options choose the server's behaviour.
@@ -190,13 +194,17 @@ func Handler(root string, opts Options) http.Handler {
 		switch opts.Validators {
 		case NoValidators:
 			mod = time.Time{} // ServeContent then sends no Last-Modified
-		case ETag:
+		case ETag, WeakETag:
 			h := sha256.New()
 			if _, err := io.Copy(h, f); err != nil {
 				http.Error(w, err.Error(), http.StatusInternalServerError)
 				return
 			}
-			w.Header().Set("ETag", `"`+hex.EncodeToString(h.Sum(nil))[:32]+`"`)
+			etag := `"` + hex.EncodeToString(h.Sum(nil))[:32] + `"`
+			if opts.Validators == WeakETag {
+				etag = "W/" + etag
+			}
+			w.Header().Set("ETag", etag)
 			if opts.StaleWholeGET != "" && strings.Contains(clean, opts.StaleWholeGET) && r.Method == http.MethodGet && r.Header.Get("Range") == "" {
 				w.Header().Set("ETag", `"stale-replica"`)
 			}
