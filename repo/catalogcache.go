@@ -84,8 +84,9 @@ func (rm *remote) cachedFrozen(key string, ref *fdljson.FileRef, dst string, hd 
 // copy cachedFrozen then takes (and hashes). The catalog is not sent
 // again; its last bytes, which only reading all of it gives, are not
 // compared (a DuckDB file's end is the unused tail of its last block:
-// zeros). Nil where nothing is cached, and for an answer without a
-// validator (never dropped: nothing proves the copy current).
+// zeros). Nil where nothing is cached, and an answer without a validator
+// or with a weak ETag (W/, which a server may keep over a change of the
+// bytes) is never dropped: nothing proves the copy current.
 func (rm *remote) frozenGate(ref *fdljson.FileRef) func(store.ObjectInfo) bool {
 	cached, ok := rm.frozenPath(ref)
 	if !ok {
@@ -100,7 +101,7 @@ func (rm *remote) frozenGate(ref *fdljson.FileRef) func(store.ObjectInfo) bool {
 	}
 	return func(info store.ObjectInfo) bool {
 		v := validator(info)
-		return info.Size == ref.Bytes && v != "" && v == string(want)
+		return info.Size == ref.Bytes && !info.WeakETag && v != "" && v == string(want)
 	}
 }
 
