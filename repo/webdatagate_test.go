@@ -70,9 +70,11 @@ func (w *sentWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 // sends a few chunks of each file, not the file. Before, every answer was
 // read to its end for the file's last 8 bytes: a warm check was sent
 // every data file whole again. A weak ETag names no bytes: the answers
-// are read whole and the last bytes compared, as before. A data file
-// changed on the server (another validator) is still sent whole, taken
-// as the new copy and its change reported.
+// are read whole and the last bytes compared, as before. A copy changed
+// in a restored cache is still held to the bytes delivered before it is
+// read, and downloaded again; a data file changed on the server (another
+// validator) is still sent whole, taken as the new copy and its change
+// reported.
 func TestWebIgnoredRangeDataCache(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -179,15 +181,56 @@ func TestWebIgnoredRangeDataCache(t *testing.T) {
 				return
 			}
 
-			// A data file changed on the server, at the same size (its
-			// footer's length): another validator, so sent whole, taken
-			// as the copy, and the change found.
 			var changed string
 			for p := range sizes {
 				if !strings.HasSuffix(p, "-delete.parquet") && (changed == "" || p < changed) {
 					changed = p
 				}
 			}
+
+			// A copy of the cache (every file new to this machine, as
+			// actions/cache restores it) with one copy's bytes changed
+			// inside, its size and last bytes kept: the answer is still
+			// dropped (the server's validator is the record's), but the
+			// copy is held to the sha256 of the bytes delivered before
+			// any reader reads it, and downloaded again; the check passes
+			// on the server's bytes.
+			restored := Options{Cache: filepath.Join(t.TempDir(), "restored"), Jobs: 2}
+			if err := copyTree(opts.Cache, restored.Cache); err != nil {
+				t.Fatal(err)
+			}
+			rel := strings.TrimPrefix(changed, "/") // the mirror holds the store's data folder
+			copies, _ := filepath.Glob(filepath.Join(restored.Cache, "objects", "*", filepath.FromSlash(rel)))
+			if len(copies) != 1 {
+				t.Fatalf("cached copies of %s: %v, want one", changed, copies)
+			}
+			good, err := os.ReadFile(copies[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			bad := append([]byte(nil), good...)
+			for i := len(bad) / 2; i < len(bad)/2+64; i++ {
+				bad[i] ^= 0xff
+			}
+			if err := os.WriteFile(copies[0], bad, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			rep, err = Check(ctx, site, restored)
+			if err != nil {
+				t.Fatalf("check with a restored cache, %s changed in it: %v", changed, err)
+			}
+			_, sent = srv.take()
+			if got, err := os.ReadFile(copies[0]); err != nil || string(got) != string(good) {
+				t.Errorf("check with a restored cache: %s not downloaded again (%v)", copies[0], err)
+			}
+			// Its dropped answer sent a chunk or so, its download all.
+			if sent[changed] < sizes[changed] || rep.Transfer.DataFiles != 1 {
+				t.Errorf("check with a restored cache: %d bytes of %s sent, transfer %+v; want it sent whole (%d bytes), downloaded again", sent[changed], changed, *rep.Transfer, sizes[changed])
+			}
+
+			// A data file changed on the server, at the same size (its
+			// footer's length): another validator, so sent whole, taken
+			// as the copy, and the change found.
 			fp := filepath.Join(dir, filepath.FromSlash(changed))
 			b, err := os.ReadFile(fp)
 			if err != nil {
