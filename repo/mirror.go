@@ -203,14 +203,15 @@ func (rm *remote) heldCopy(path string, tail []byte, info store.ObjectInfo) (hel
 // it, without its last bytes, which only reading the whole answer gives;
 // a copy not yet held to the bytes delivered (a restored cache) is still
 // read again before any reader reads it. Nil where there is no such copy
-// (nothing to drop the answer for).
+// (nothing to drop the answer for), and for a copy of at most smallAnswer
+// bytes, whose answer is read as before.
 func (rm *remote) copyGate(key string) func(store.ObjectInfo) bool {
 	if rm.cacheDir == "" {
 		return nil
 	}
 	path := rm.localPath(key)
 	c, ok := readCopyRecord(path + validatorSuffix)
-	if !ok {
+	if !ok || c.size <= smallAnswer {
 		return nil
 	}
 	if st, err := os.Stat(path); err != nil || st.Size() != c.size {
@@ -221,6 +222,14 @@ func (rm *remote) copyGate(key string) func(store.ObjectInfo) bool {
 			(!c.strong || strongValidator(&info))
 	}
 }
+
+// smallAnswer bounds the whole answers copyGate never drops: reading one
+// costs less than what closing it does (Go's transport drops the
+// connection of an answer closed unread, so the next request opens
+// another: a TCP and TLS handshake, round trips away), and it gives the
+// file's last bytes, which are then compared with the copy's. A delete
+// file is most often a few KB; a data file's rows rarely fit in 64 KiB.
+const smallAnswer = 64 << 10
 
 // vouchesForBytes reports whether the answer info, whose validator is the
 // one the record c holds, says the object has the bytes the record's copy

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/fdl-formats/fdl-formats/internal/webtest"
 	"github.com/fdl-formats/fdl-formats/lakegen"
+	"github.com/fdl-formats/fdl-formats/store"
 	"github.com/fdl-formats/fdl-formats/store/local"
 )
 
@@ -261,6 +263,80 @@ func TestWebIgnoredRangeDataCache(t *testing.T) {
 			}
 			if tr := rep.Transfer; tr == nil || tr.DataFiles != 1 || tr.Cached != len(sizes)-1 {
 				t.Errorf("check after %s changed on the server: transfer %+v, want it downloaded, the %d others from the cache", changed, tr, len(sizes)-1)
+			}
+		})
+	}
+}
+
+// TestCopyGate: the whole answers a data file's cached copy drops unread
+// (copyGate) are those whose validator and size are its record's, by a
+// validator that vouches for the bytes (Last-Modified and size, a strong
+// ETag, a time-and-size ETag), and only for a copy larger than
+// smallAnswer: a small answer is read (its last bytes compared, the
+// connection kept), as every one was before. Before, a delete file of a
+// few KB was dropped too.
+func TestCopyGate(t *testing.T) {
+	t.Parallel()
+	mod := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
+	const big = smallAnswer + 1
+	// nginx's default ETag: the modification time and size in hex.
+	nginx := strconv.FormatInt(mod.Unix(), 16) + "-" + strconv.FormatInt(big, 16)
+	for _, tc := range []struct {
+		name   string
+		copy   int64            // the cached copy's size on disk
+		record copyRecord       // its record (size 0: the copy's)
+		info   store.ObjectInfo // the answer
+		gate   bool             // a gate is made (a copy to drop answers for)
+		drop   bool
+	}{
+		{"Last-Modified", big, copyRecord{validator: validator(store.ObjectInfo{ModTime: mod, Size: big})},
+			store.ObjectInfo{ModTime: mod, Size: big}, true, true},
+		{"Last-Modified, a later one", big, copyRecord{validator: validator(store.ObjectInfo{ModTime: mod, Size: big})},
+			store.ObjectInfo{ModTime: mod.Add(time.Second), Size: big}, true, false},
+		{"Last-Modified, another size", big, copyRecord{validator: validator(store.ObjectInfo{ModTime: mod, Size: big})},
+			store.ObjectInfo{ModTime: mod, Size: big + 1}, true, false},
+		{"small file", smallAnswer, copyRecord{validator: validator(store.ObjectInfo{ModTime: mod, Size: smallAnswer})},
+			store.ObjectInfo{ModTime: mod, Size: smallAnswer}, false, false},
+		{"copy not its record's size", big - 1, copyRecord{validator: validator(store.ObjectInfo{ModTime: mod, Size: big}), size: big},
+			store.ObjectInfo{ModTime: mod, Size: big}, false, false},
+		{"strong ETag", big, copyRecord{validator: "etag abc", strong: true},
+			store.ObjectInfo{ETag: "abc", ModTime: mod, Size: big}, true, true},
+		{"another strong ETag", big, copyRecord{validator: "etag abc", strong: true},
+			store.ObjectInfo{ETag: "abd", ModTime: mod, Size: big}, true, false},
+		{"strong ETag now weak", big, copyRecord{validator: "etag abc", strong: true},
+			store.ObjectInfo{ETag: "abc", WeakETag: true, ModTime: mod, Size: big}, true, false},
+		{"weak ETag", big, copyRecord{validator: "etag abc"},
+			store.ObjectInfo{ETag: "abc", WeakETag: true, ModTime: mod, Size: big}, true, false},
+		{"weak ETag now strong", big, copyRecord{validator: "etag abc"},
+			store.ObjectInfo{ETag: "abc", ModTime: mod, Size: big}, true, false},
+		{"time-and-size ETag", big, copyRecord{validator: "etag " + nginx},
+			store.ObjectInfo{ETag: nginx, ModTime: mod, Size: big}, true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			rm := &remote{cacheDir: dir, local: filepath.Join(dir, "data"), dataKey: "data/"}
+			key := "data/main/t/f.parquet"
+			path := rm.localPath(key)
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, make([]byte, tc.copy), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			c := tc.record
+			c.sha256, c.stamp = "sum", "stamp"
+			if c.size == 0 {
+				c.size = tc.copy
+			}
+			if err := os.WriteFile(path+validatorSuffix, []byte(c.encode()), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			gate := rm.copyGate(key)
+			if (gate != nil) != tc.gate {
+				t.Fatalf("copyGate gives a gate: %t, want %t", gate != nil, tc.gate)
+			}
+			if gate != nil && gate(tc.info) != tc.drop {
+				t.Errorf("the gate drops %+v: %t, want %t", tc.info, !tc.drop, tc.drop)
 			}
 		})
 	}
