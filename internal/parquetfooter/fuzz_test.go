@@ -1,11 +1,16 @@
 package parquetfooter
 
 import (
+	"bytes"
 	"database/sql"
+	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/fdl-formats/fdl-formats/internal/testduck"
 )
 
 // The fuzz targets below feed the footer checks what a corrupt or hostile
@@ -62,5 +67,45 @@ func FuzzChunkHits(f *testing.F) {
 				t.Fatalf("hit %+v for column %q", h, path)
 			}
 		}
+	})
+}
+
+// FuzzParseFooter: any bytes as a footer's Thrift (FileMetaData); real
+// footers DuckDB writes are the seeds. parseFooter and candidates must
+// not panic; a footer parsed has only row groups and chunks it holds.
+func FuzzParseFooter(f *testing.F) {
+	db := testduck.Open(f, "")
+	dir := f.TempDir()
+	for i, sel := range []string{
+		"SELECT 1 AS id, 'x' AS s",
+		"SELECT i AS id, i::VARCHAR AS s, {'a': i, 'b': [i::VARCHAR]} AS n, MAP {i::VARCHAR: i} AS m FROM range(3000) r(i)",
+		"SELECT TIMESTAMP_NS '1677-09-21 12:00:00' AS ts, NULL::VARCHAR AS s",
+	} {
+		p := filepath.Join(dir, fmt.Sprintf("%d.parquet", i))
+		if _, err := db.Exec(fmt.Sprintf("COPY (%s) TO '%s' (FORMAT parquet, ROW_GROUP_SIZE 1024)", sel, p)); err != nil {
+			f.Fatal(err)
+		}
+		b, err := footerBytes(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte{})
+	f.Add([]byte{0x19, 0xfc, 0xff, 0xff, 0xff, 0x0f}) // a list claiming far more elements than bytes
+	f.Add(bytes.Repeat([]byte{0x1c}, 200))            // structs nested deeper than maxDepth
+	f.Fuzz(func(t *testing.T, b []byte) {
+		foot, err := parseFooter(b)
+		if err != nil {
+			return
+		}
+		chunks := 0
+		for _, g := range foot.RowGroups {
+			chunks += len(g.Columns)
+		}
+		if chunks > len(b) {
+			t.Fatalf("%d chunks from %d bytes", chunks, len(b))
+		}
+		candidates(foot)
 	})
 }

@@ -2,8 +2,12 @@
 // that formats.FooterQuirks name: bugs of some DuckDB releases' Parquet
 // reader that the footer alone triggers. convert (refusing a target whose
 // readers include such a release) and compare (reporting such a file of the
-// catalog under proof) both read them here, with DuckDB's parquet_metadata,
-// parquet_schema and parquet_kv_metadata, a batch of files per statement.
+// catalog under proof) both read them here: the row groups and column
+// chunks in Go (ReadFooter: DuckDB's parquet_metadata fails on a footer
+// with an early TIMESTAMP_NS bound), the schema's types and the key-value
+// metadata with DuckDB's parquet_schema and parquet_kv_metadata, a batch
+// of files per statement. The struct-skip checks read row groups here too
+// (RowGroupRows).
 package parquetfooter
 
 import (
@@ -39,16 +43,35 @@ type Queryer interface {
 // maxBatch caps the files of one statement.
 const maxBatch = 256
 
-// Read reads the footers of files (local paths or URLs DuckDB opens) and
-// returns, for each file read, the hits of every footer quirk (an empty
-// list when none). A file that cannot be read (missing, not Parquet,
-// encrypted) is left out of the answer: its reader reports it. Each file's
-// footer is read once, for all the quirks.
+// Read reads the footers of files (local paths: data files, or stand-ins
+// holding only their footers) and returns, for each file read, the hits
+// of every footer quirk (an empty list when none). A file that cannot be
+// read (missing, not Parquet, encrypted) is left out of the answer: its
+// reader reports it. Each file's footer is read once, for all the quirks:
+// its row groups and column chunks in Go (ReadFooter), its schema's types
+// and its key-value metadata with DuckDB's parquet_schema and
+// parquet_kv_metadata, a batch of files per statement.
 func Read(ctx context.Context, q Queryer, files []string) (map[string][]Hit, error) {
 	out := make(map[string][]Hit, len(files))
-	for start := 0; start < len(files); start += maxBatch {
-		batch := files[start:min(start+maxBatch, len(files))]
-		hits, err := readBatch(ctx, q, batch)
+	feet := make(map[string]*Footer, len(files))
+	var readable []string
+	for _, f := range files {
+		if _, done := feet[f]; done {
+			continue
+		}
+		foot, err := ReadFooter(ctx, f)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			continue // left out: its reader reports it
+		}
+		feet[f] = foot
+		readable = append(readable, f)
+	}
+	for start := 0; start < len(readable); start += maxBatch {
+		batch := readable[start:min(start+maxBatch, len(readable))]
+		hits, err := readBatch(ctx, q, batch, feet)
 		if err == nil {
 			for _, f := range batch {
 				out[f] = hits[f]
@@ -60,7 +83,7 @@ func Read(ctx context.Context, q Queryer, files []string) (map[string][]Hit, err
 		}
 		// One by one: a file that fails is left out, the others answer.
 		for _, f := range batch {
-			one, err := readBatch(ctx, q, []string{f})
+			one, err := readBatch(ctx, q, []string{f}, feet)
 			if err != nil {
 				if ctx.Err() != nil {
 					return nil, ctx.Err()
@@ -73,19 +96,56 @@ func Read(ctx context.Context, q Queryer, files []string) (map[string][]Hit, err
 	return out, nil
 }
 
-// chunk is a parquet_metadata row a quirk may concern.
+// chunk is a column chunk a quirk may concern, with parquet_metadata's
+// column_id and path_in_schema.
 type chunk struct {
 	rowGroup, column int64
 	path             string
-	min, max         sql.NullString // min_value, else min (as DuckDB renders them)
+	min, max         sql.NullString // min_value, else min (rendered as DuckDB renders a VARCHAR's)
 	hasStats         bool           // a statistics field set, and not every value NULL
 	deltaLength      bool
 }
 
-// readBatch reads the footers of files in three statements over all of
+// candidates are a footer's BYTE_ARRAY chunks whose bounds hold an escape
+// (DuckDB renders bounds that are not valid UTF-8 as a blob: \xHH), lack
+// a bound while having statistics, or use DELTA_LENGTH_BYTE_ARRAY: what
+// may concern a quirk once the column's type is known.
+func candidates(f *Footer) []chunk {
+	var out []chunk
+	bound := func(v []byte, set bool, old []byte, oldSet bool) sql.NullString {
+		switch {
+		case set:
+			return sql.NullString{String: renderVarchar(v), Valid: true}
+		case oldSet:
+			return sql.NullString{String: renderVarchar(old), Valid: true}
+		}
+		return sql.NullString{}
+	}
+	for g, rg := range f.RowGroups {
+		for i, cc := range rg.Columns {
+			if !cc.HasMeta || cc.Type != typeByteArray {
+				continue
+			}
+			st := cc.Stats
+			c := chunk{rowGroup: int64(g), column: int64(i), path: cc.PathInSchema(),
+				min:         bound(st.MinValue, st.HasMinValue, st.Min, st.HasMin),
+				max:         bound(st.MaxValue, st.HasMaxValue, st.Max, st.HasMax),
+				deltaLength: slices.Contains(cc.Encodings, encodingDeltaLengthBA)}
+			c.hasStats = (st.HasNullCount || st.HasDistinctCount || c.min.Valid || c.max.Valid) &&
+				(!st.HasNullCount || st.NullCount < cc.NumValues)
+			if strings.Contains(c.min.String, `\x`) || strings.Contains(c.max.String, `\x`) || !c.min.Valid || !c.max.Valid || c.deltaLength {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// readBatch finds the hits of files, whose footers feet holds, reading
+// their schemas and key-value metadata in two statements over all of
 // them; it fails when any file cannot be read, or DuckDB names a file
 // otherwise than asked.
-func readBatch(ctx context.Context, q Queryer, files []string) (map[string][]Hit, error) {
+func readBatch(ctx context.Context, q Queryer, files []string, feet map[string]*Footer) (map[string][]Hit, error) {
 	list := make([]string, len(files))
 	asked := make(map[string]bool, len(files))
 	for i, f := range files {
@@ -101,41 +161,11 @@ func readBatch(ctx context.Context, q Queryer, files []string) (map[string][]Hit
 		}
 		return "", fmt.Errorf("unexpected file %s", got)
 	}
-	// Only BYTE_ARRAY chunks whose bounds hold an escape (DuckDB renders
-	// bounds that are not valid UTF-8 as a blob: \xHH), lack a bound while
-	// having statistics, or use DELTA_LENGTH_BYTE_ARRAY: what may concern
-	// a quirk once the column's type is known.
-	rows, err := q.QueryContext(ctx, `SELECT file_name, row_group_id, column_id, path_in_schema,
-			coalesce(stats_min_value, stats_min), coalesce(stats_max_value, stats_max),
-			(stats_null_count IS NOT NULL OR stats_distinct_count IS NOT NULL OR coalesce(stats_min_value, stats_min, stats_max_value, stats_max) IS NOT NULL)
-				AND coalesce(stats_null_count < num_values, true),
-			coalesce(encodings LIKE '%DELTA_LENGTH_BYTE_ARRAY%', false)
-		FROM parquet_metadata`+from+`
-		WHERE type = 'BYTE_ARRAY' AND (contains(coalesce(stats_min_value, stats_min, ''), '\x') OR contains(coalesce(stats_max_value, stats_max, ''), '\x')
-			OR coalesce(stats_min_value, stats_min) IS NULL OR coalesce(stats_max_value, stats_max) IS NULL
-			OR encodings LIKE '%DELTA_LENGTH_BYTE_ARRAY%')
-		ORDER BY file_name, row_group_id, column_id`)
-	if err != nil {
-		return nil, fmt.Errorf("read parquet metadata: %w", err)
-	}
 	chunks := map[string][]chunk{}
-	for rows.Next() {
-		var file string
-		var c chunk
-		if err := rows.Scan(&file, &c.rowGroup, &c.column, &c.path, &c.min, &c.max, &c.hasStats, &c.deltaLength); err != nil {
-			rows.Close()
-			return nil, err
+	for _, f := range files {
+		if cs := candidates(feet[f]); len(cs) > 0 {
+			chunks[f] = cs
 		}
-		f, err := name(file)
-		if err != nil {
-			rows.Close()
-			return nil, err
-		}
-		chunks[f] = append(chunks[f], c)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read parquet metadata: %w", err)
 	}
 	out := make(map[string][]Hit, len(files))
 	if len(chunks) > 0 {

@@ -114,3 +114,48 @@ func TestRenderedInvalidUTF8(t *testing.T) {
 		}
 	}
 }
+
+// TestReadEarlyTimestampNS: files whose TIMESTAMP_NS column has a bound
+// before 1677-09-22, which DuckDB 1.5.6's parquet_metadata cannot render
+// ("Date out of range in timestamp_ns conversion"), are read: one with an
+// invalid UTF-8 bound of its VARCHAR column is found, one without answers
+// no hit, and their row groups are read. Before, Read read the chunks
+// with parquet_metadata and left such a file out of its answer, as if it
+// could not be read, so its quirks went unreported.
+func TestReadEarlyTimestampNS(t *testing.T) {
+	ctx := context.Background()
+	db := testduck.Open(t, "")
+	dir := t.TempDir()
+	const rows = `SELECT i AS id, CASE WHEN i = 1 THEN TIMESTAMP_NS '1677-09-21 12:00:00' ELSE make_timestamp_ns(946684800000000000 + i) END AS ts,
+		CASE i WHEN 1 THEN 'éclair' WHEN 2 THEN 'zèbre' ELSE 'apple' END AS s FROM range(5000) r(i)`
+	var files []string
+	for _, name := range []string{"utf.parquet", "clean.parquet"} {
+		p := filepath.Join(dir, name)
+		if _, err := db.ExecContext(ctx, fmt.Sprintf("COPY (%s) TO '%s' (FORMAT parquet, ROW_GROUP_SIZE 2048)", rows, p)); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, p)
+	}
+	if _, _, err := footertest.Rewrite(ctx, db, files[0], "", "{id: 1, ts: 2, s: 3}", formats.FooterStringStatsInvalidUTF8, "éclair", "\xC3(clair"); err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	if err := db.QueryRowContext(ctx, fmt.Sprintf("SELECT count(*) FROM parquet_metadata('%s')", files[1])).Scan(&n); err != nil {
+		t.Logf("DuckDB's parquet_metadata fails on the file: %v", err)
+	}
+	got, err := parquetfooter.Read(ctx, db, files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hits, ok := got[files[0]]; !ok || len(hits) != 1 || hits[0].Quirk != formats.FooterStringStatsInvalidUTF8 || hits[0].Column != "s" {
+		t.Errorf("%s: answered %t, hits %+v; want %s on column s", files[0], ok, hits, formats.FooterStringStatsInvalidUTF8)
+	}
+	if hits, ok := got[files[1]]; !ok || len(hits) != 0 {
+		t.Errorf("%s: answered %t, hits %+v; want answered, no hit", files[1], ok, hits)
+	}
+	for i, want := range [][]int64{{5000}, {2048, 2048, 904}} { // Rewrite writes one row group
+		if groups, err := parquetfooter.RowGroupRows(ctx, files[i]); err != nil || !slices.Equal(groups, want) {
+			t.Errorf("%s: row groups %v (%v), want %v", files[i], groups, err, want)
+		}
+	}
+}

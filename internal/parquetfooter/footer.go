@@ -1,0 +1,374 @@
+package parquetfooter
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
+)
+
+// The footer's row groups and column chunks are read here, in Go, from
+// its Thrift bytes, rather than with DuckDB's parquet_metadata: that
+// renders every chunk's statistics bounds as text, whatever the query
+// selects, and DuckDB 1.5.6 fails on a TIMESTAMP_NS bound before
+// 1677-09-22 ("Date out of range in timestamp_ns conversion"), which it
+// reads and a DuckLake reader reads fine. The answers are parquet_metadata's
+// (row_group_num_rows, type, path_in_schema, encodings, num_values, the
+// statistics fields, a VARCHAR bound rendered as DuckDB renders it: see
+// TestFooterAsParquetMetadata).
+
+// Footer is what a Parquet file's footer (FileMetaData) holds that the
+// footer checks read.
+type Footer struct {
+	RowGroups []RowGroup
+}
+
+// RowGroup is a row group of a footer.
+type RowGroup struct {
+	NumRows int64
+	Columns []ColumnChunk
+}
+
+// ColumnChunk is a column chunk of a row group, in column order (the
+// column_id of parquet_metadata).
+type ColumnChunk struct {
+	// HasMeta: the chunk holds its meta_data (an encrypted column's may
+	// not); the fields below are its.
+	HasMeta bool
+	// Type is the physical type (parquet.thrift's Type: 6 BYTE_ARRAY).
+	Type      int32
+	Path      []string
+	Encodings []int32
+	NumValues int64
+	Stats     Statistics
+}
+
+// Statistics is a chunk's statistics, each field with whether it is set.
+type Statistics struct {
+	Min, Max, MinValue, MaxValue             []byte
+	HasMin, HasMax, HasMinValue, HasMaxValue bool
+	NullCount, DistinctCount                 int64
+	HasNullCount, HasDistinctCount           bool
+}
+
+// Physical types and encodings of parquet.thrift the checks name.
+const (
+	typeByteArray         = 6
+	encodingDeltaLengthBA = 6
+)
+
+// PathInSchema is the chunk's path as parquet_metadata's path_in_schema
+// renders it (its parts joined by ", ").
+func (c ColumnChunk) PathInSchema() string { return strings.Join(c.Path, ", ") }
+
+// footerMagic ends a Parquet file whose footer is plain; encryptedMagic
+// one whose footer is encrypted (which is not read here, as DuckDB's
+// parquet_metadata does not without the key).
+const (
+	footerMagic    = "PAR1"
+	encryptedMagic = "PARE"
+)
+
+// ReadFooter reads the footer of the Parquet file at path (a local file:
+// a data file, or a stand-in holding only its footer). The error names
+// the file.
+func ReadFooter(ctx context.Context, path string) (*Footer, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	b, err := footerBytes(path)
+	if err != nil {
+		return nil, fmt.Errorf("read the Parquet footer of %s: %w", oneline.Name(path), err)
+	}
+	f, err := parseFooter(b)
+	if err != nil {
+		return nil, fmt.Errorf("read the Parquet footer of %s: %w", oneline.Name(path), err)
+	}
+	return f, nil
+}
+
+// RowGroupRows reads the row counts of the row groups of the Parquet file
+// at path, in file order (parquet_metadata's row_group_num_rows by
+// row_group_id).
+func RowGroupRows(ctx context.Context, path string) ([]int64, error) {
+	f, err := ReadFooter(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]int64, len(f.RowGroups))
+	for i, g := range f.RowGroups {
+		out[i] = g.NumRows
+	}
+	return out, nil
+}
+
+// footerBytes reads the Thrift bytes of a file's footer: the file ends
+// with them, their length (4 bytes, little-endian) and "PAR1".
+func footerBytes(path string) ([]byte, error) {
+	file, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer file.Close()
+	st, err := file.Stat()
+	if err != nil {
+		return nil, err
+	}
+	size := st.Size()
+	if !st.Mode().IsRegular() {
+		return nil, errors.New("not a regular file")
+	}
+	if size < 12 {
+		return nil, fmt.Errorf("%d bytes, too small for a Parquet file", size)
+	}
+	var tail [8]byte
+	if got, err := file.ReadAt(tail[:], size-8); got < len(tail) {
+		return nil, err
+	}
+	switch string(tail[4:]) {
+	case footerMagic:
+	case encryptedMagic:
+		return nil, errors.New("the footer is encrypted")
+	default:
+		return nil, fmt.Errorf("no Parquet magic bytes at its end (%q)", tail[4:])
+	}
+	n := int64(binary.LittleEndian.Uint32(tail[:4]))
+	if n == 0 || n > size-12 {
+		return nil, fmt.Errorf("footer length %d in a file of %d bytes", n, size)
+	}
+	b := make([]byte, n)
+	if got, err := file.ReadAt(b, size-8-n); got < len(b) {
+		return nil, err
+	}
+	return b, nil
+}
+
+// required checks that a struct had its required fields (ids in need,
+// seen as bits of got): Thrift's readers refuse a struct without them.
+func required(what string, got uint64, need ...int16) error {
+	for _, id := range need {
+		if got&(1<<uint(id)) == 0 {
+			return fmt.Errorf("%s lacks its required field %d", what, id)
+		}
+	}
+	return nil
+}
+
+// mark records field id as seen in got (ids past 63 are not tracked: no
+// required field has one).
+func mark(got *uint64, id int16) {
+	if id >= 0 && id < 64 {
+		*got |= 1 << uint(id)
+	}
+}
+
+// parseFooter decodes a FileMetaData.
+func parseFooter(b []byte) (*Footer, error) {
+	d := &decoder{b: b}
+	f := &Footer{}
+	var got uint64
+	err := d.structFields(func(id int16, t byte) error {
+		switch {
+		case id == 1 && typeIs(t, ctI32), id == 3 && typeIs(t, ctI64): // version, num_rows
+			mark(&got, id)
+			_, err := d.varint()
+			return err
+		case id == 2 && typeIs(t, ctList): // schema
+			mark(&got, id)
+			return d.skip(t)
+		case id == 4 && typeIs(t, ctList): // row_groups
+			mark(&got, id)
+			return d.list(func(elem byte) error {
+				if elem != ctStruct {
+					return d.skipElem(elem)
+				}
+				g, err := parseRowGroup(d)
+				if err != nil {
+					return fmt.Errorf("row group %d: %w", len(f.RowGroups), err)
+				}
+				f.RowGroups = append(f.RowGroups, g)
+				return nil
+			})
+		}
+		return d.skip(t)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := required("FileMetaData", got, 1, 2, 3, 4); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+func parseRowGroup(d *decoder) (RowGroup, error) {
+	var g RowGroup
+	var got uint64
+	err := d.structFields(func(id int16, t byte) error {
+		switch {
+		case id == 1 && typeIs(t, ctList): // columns
+			mark(&got, id)
+			return d.list(func(elem byte) error {
+				if elem != ctStruct {
+					return d.skipElem(elem)
+				}
+				c, err := parseColumnChunk(d)
+				if err != nil {
+					return fmt.Errorf("column %d: %w", len(g.Columns), err)
+				}
+				g.Columns = append(g.Columns, c)
+				return nil
+			})
+		case id == 2 && typeIs(t, ctI64): // total_byte_size
+			mark(&got, id)
+			_, err := d.varint()
+			return err
+		case id == 3 && typeIs(t, ctI64): // num_rows
+			mark(&got, id)
+			n, err := d.varint()
+			g.NumRows = n
+			return err
+		}
+		return d.skip(t)
+	})
+	if err == nil {
+		err = required("RowGroup", got, 1, 2, 3)
+	}
+	return g, err
+}
+
+func parseColumnChunk(d *decoder) (ColumnChunk, error) {
+	var c ColumnChunk
+	var got uint64
+	err := d.structFields(func(id int16, t byte) error {
+		switch {
+		case id == 2 && typeIs(t, ctI64): // file_offset
+			mark(&got, id)
+			_, err := d.varint()
+			return err
+		case id == 3 && typeIs(t, ctStruct): // meta_data
+			c.HasMeta = true
+			return parseColumnMeta(d, &c)
+		}
+		return d.skip(t)
+	})
+	if err == nil {
+		err = required("ColumnChunk", got, 2)
+	}
+	return c, err
+}
+
+func parseColumnMeta(d *decoder, c *ColumnChunk) error {
+	var got uint64
+	err := d.structFields(func(id int16, t byte) error {
+		var err error
+		switch {
+		case id == 1 && typeIs(t, ctI32): // type
+			mark(&got, id)
+			c.Type, err = d.i32()
+			return err
+		case id == 2 && typeIs(t, ctList): // encodings
+			mark(&got, id)
+			c.Encodings = c.Encodings[:0]
+			return d.list(func(elem byte) error {
+				if elem != ctI32 {
+					return d.skipElem(elem)
+				}
+				e, err := d.i32()
+				c.Encodings = append(c.Encodings, e)
+				return err
+			})
+		case id == 3 && typeIs(t, ctList): // path_in_schema
+			mark(&got, id)
+			c.Path = c.Path[:0]
+			return d.list(func(elem byte) error {
+				if elem != ctBinary {
+					return d.skipElem(elem)
+				}
+				s, err := d.binary()
+				c.Path = append(c.Path, string(s))
+				return err
+			})
+		case id == 4 && typeIs(t, ctI32), // codec
+			(id == 6 || id == 7 || id == 9) && typeIs(t, ctI64): // sizes, data_page_offset
+			mark(&got, id)
+			_, err = d.varint()
+			return err
+		case id == 5 && typeIs(t, ctI64): // num_values
+			mark(&got, id)
+			c.NumValues, err = d.varint()
+			return err
+		case id == 12 && typeIs(t, ctStruct): // statistics
+			c.Stats = Statistics{}
+			return parseStatistics(d, &c.Stats)
+		}
+		return d.skip(t)
+	})
+	if err == nil {
+		err = required("ColumnMetaData", got, 1, 2, 3, 4, 5, 6, 7, 9)
+	}
+	return err
+}
+
+func parseStatistics(d *decoder, s *Statistics) error {
+	return d.structFields(func(id int16, t byte) error {
+		var err error
+		switch {
+		case id == 1 && typeIs(t, ctBinary):
+			s.Max, err = d.binary()
+			s.HasMax = true
+		case id == 2 && typeIs(t, ctBinary):
+			s.Min, err = d.binary()
+			s.HasMin = true
+		case id == 3 && typeIs(t, ctI64):
+			s.NullCount, err = d.varint()
+			s.HasNullCount = true
+		case id == 4 && typeIs(t, ctI64):
+			s.DistinctCount, err = d.varint()
+			s.HasDistinctCount = true
+		case id == 5 && typeIs(t, ctBinary):
+			s.MaxValue, err = d.binary()
+			s.HasMaxValue = true
+		case id == 6 && typeIs(t, ctBinary):
+			s.MinValue, err = d.binary()
+			s.HasMinValue = true
+		default:
+			err = d.skip(t)
+		}
+		return err
+	})
+}
+
+// renderVarchar renders a statistics bound of a VARCHAR column as DuckDB's
+// parquet_metadata does: as it is when valid UTF-8, else as a blob
+// (printable ASCII but the backslash and quotes as it is, every other
+// byte as \xHH).
+func renderVarchar(b []byte) string {
+	if validUTF8(b) {
+		return string(b)
+	}
+	return renderBlob(b)
+}
+
+func renderBlob(b []byte) string {
+	const hex = "0123456789ABCDEF"
+	var s strings.Builder
+	for _, c := range b {
+		if c >= 32 && c <= 126 && c != '\\' && c != '\'' && c != '"' {
+			s.WriteByte(c)
+			continue
+		}
+		s.WriteString(`\x`)
+		s.WriteByte(hex[c>>4])
+		s.WriteByte(hex[c&0x0f])
+	}
+	return s.String()
+}
+
+// validUTF8 is the UTF-8 check DuckDB applies to a VARCHAR bound.
+func validUTF8(b []byte) bool { return utf8.Valid(b) }
