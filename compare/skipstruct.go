@@ -8,6 +8,7 @@ import (
 
 	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/internal/oneline"
+	"github.com/fdl-formats/fdl-formats/internal/parquetfooter"
 	"github.com/fdl-formats/fdl-formats/internal/parquetsql"
 )
 
@@ -178,28 +179,18 @@ func (r *Reader) structSkipDetail(ctx context.Context, f DataFile, deleted []int
 }
 
 // rowGroups reads the row counts of a data file's row groups from its
-// footer, in file order.
+// footer, in file order. They are read in Go (parquetfooter.RowGroupRows):
+// DuckDB's parquet_metadata fails on a footer with a TIMESTAMP_NS bound
+// before 1677-09-22.
 func (r *Reader) rowGroups(ctx context.Context, path string) ([]int64, error) {
 	if err := r.readable(ctx, path); err != nil {
 		return nil, err
 	}
-	rows, err := r.conn.QueryContext(ctx, fmt.Sprintf(`SELECT row_group_id, any_value(row_group_num_rows) FROM parquet_metadata(%s) GROUP BY row_group_id ORDER BY row_group_id`, parquetsql.Path(path)))
+	out, err := parquetfooter.RowGroupRows(ctx, path)
 	if err != nil {
 		return nil, fmt.Errorf("read row groups: %w", err)
 	}
-	defer rows.Close()
-	var out []int64
-	for rows.Next() {
-		var id, n int64
-		if err := rows.Scan(&id, &n); err != nil {
-			return nil, err
-		}
-		out = append(out, n)
-	}
-	if out == nil {
-		out = []int64{}
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // parquetSchemaRows reads a data file's parquet_schema rows as the quirk's model

@@ -13,6 +13,7 @@ import (
 
 	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/internal/oneline"
+	"github.com/fdl-formats/fdl-formats/internal/parquetfooter"
 	"github.com/fdl-formats/fdl-formats/internal/parquetsql"
 )
 
@@ -513,25 +514,19 @@ func skipHiddenRows(r *run, f skipDataFile) (skipHidden, error) {
 }
 
 // skipFooter reads a data file's row groups and the columns the quirk can
-// misread from its footer (nil, nil for an encrypted file, which DuckDB's
-// parquet_metadata cannot read).
+// misread from its footer (nil, nil for an encrypted file, whose footer is
+// not read). The row groups are read in Go (parquetfooter.RowGroupRows):
+// DuckDB's parquet_metadata fails on a footer with a TIMESTAMP_NS bound
+// before 1677-09-22.
 func skipFooter(r *run, f skipDataFile) ([]int64, []formats.StructSkipColumn, error) {
 	if f.key.Valid {
 		return nil, nil, nil
 	}
-	p := parquetsql.Path(f.footer)
-	rows, err := r.w.strings(r.ctx, `SELECT any_value(row_group_num_rows)::VARCHAR FROM parquet_metadata(`+p+`) GROUP BY row_group_id ORDER BY row_group_id`)
+	groups, err := parquetfooter.RowGroupRows(r.ctx, f.footer)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read row groups: %w", err)
 	}
-	groups := make([]int64, 0, len(rows))
-	for _, s := range rows {
-		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			return nil, nil, fmt.Errorf("read row groups: %q", s)
-		}
-		groups = append(groups, n)
-	}
+	p := parquetsql.Path(f.footer)
 	res, err := r.w.conn.QueryContext(r.ctx, `SELECT name, coalesce(num_children, 0), coalesce(repetition_type, ''), concat_ws(' ', converted_type, logical_type::VARCHAR) FROM parquet_schema(`+p+`)`)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read parquet schema: %w", err)
