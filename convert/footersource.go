@@ -15,8 +15,8 @@ type FooterSource interface {
 	// Footers returns, by local path (each under DataPath, where the data
 	// folder lacks it), a local Parquet file holding that data file's
 	// footer and nothing else ("PAR1", footer, its length, "PAR1"): what
-	// parquet_schema, parquet_metadata and parquet_kv_metadata read, never
-	// rows. A path it has no file for (absent from the store) is left out,
+	// DuckDB's parquet_schema and parquet_kv_metadata and
+	// internal/parquetfooter's own reader read, never rows. A path it has no file for (absent from the store) is left out,
 	// as a missing file is skipped.
 	Footers(ctx context.Context, locals []string) (map[string]string, error)
 	// Fetch makes the whole data file present at local (under DataPath),

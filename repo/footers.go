@@ -30,8 +30,9 @@ import (
 // check (convert.FooterSource) a stand-in for each data file the mirror
 // lacks: "PAR1", the object's footer, its length and "PAR1", read by two
 // ranged reads of its end (the last 8 bytes give the footer's length, then
-// the footer), which DuckDB's parquet_schema, parquet_metadata and
-// parquet_kv_metadata read as they read the file. A check that reads rows
+// the footer), which DuckDB's parquet_schema and parquet_kv_metadata and
+// internal/parquetfooter's reader of row groups and chunks read as they
+// read the file. A check that reads rows
 // gets the whole file (Fetch) instead.
 //
 // Stand-ins are never in the mirror (no proof or reader of data takes one
