@@ -1,8 +1,11 @@
 package convert
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -10,6 +13,8 @@ import (
 
 	"github.com/fdl-formats/fdl-formats/compare"
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/parquetsql"
+	"github.com/fdl-formats/fdl-formats/internal/testduck"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 )
 
@@ -135,5 +140,71 @@ func TestTimestampNSEarlyStructDeletesConverted(t *testing.T) {
 				t.Fatalf("%v\n%v", err, rep.Differences)
 			}
 		})
+	}
+}
+
+// TestTimestampNSEarlyFooterQuirkRefused: the data file of
+// 01_primitive_types whose ts_ns holds 1677-09-21 12:00:00 gets a VARCHAR
+// bound that is not valid UTF-8 (its footer patched), which DuckDB
+// 1.3.0-1.4.3 fail on: a conversion to 0.3, whose readers include them,
+// is refused naming the file's column s, and the proof of a faithful 0.3
+// conversion reports it. Before, the footer checks read the file's chunks
+// with DuckDB's parquet_metadata, which fails on the early TIMESTAMP_NS
+// bound; the file was left out as unreadable and the conversion passed.
+func TestTimestampNSEarlyFooterQuirkRefused(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	catalog, data := tsNSEarlyLake(t, "1677-09-21 12:00:00", "id = 1")
+	files, err := filepath.Glob(filepath.Join(data, "main", "prim", "*.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := testduck.Open(t, "")
+	patched := 0
+	for _, f := range files {
+		var early int64
+		if err := db.QueryRow(`SELECT count(*) FROM read_parquet(` + parquetsql.Path(f) + `) WHERE ts_ns < TIMESTAMP_NS '1677-09-22 00:00:00'`).Scan(&early); err != nil {
+			t.Fatal(err)
+		}
+		if early == 0 {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// "héllo" to "h\xC3(llo" in the footer: s's max bound.
+		start := len(b) - 8 - int(binary.LittleEndian.Uint32(b[len(b)-8:]))
+		if !bytes.Contains(b[start:], []byte("héllo")) {
+			t.Fatalf("%s: no bound héllo in the footer", f)
+		}
+		copy(b[start:], bytes.ReplaceAll(b[start:], []byte("héllo"), []byte("h\xC3(llo")))
+		if err := os.WriteFile(f, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		patched++
+	}
+	if patched != 1 {
+		t.Fatalf("%d data files hold the early value, want 1", patched)
+	}
+	_, err = Check(ctx, catalog, formats.V0_3, Options{DataPath: data})
+	var refused *RefusedError
+	if !errors.As(err, &refused) {
+		t.Fatalf("convert to 0.3: %v, want refused", err)
+	}
+	if !slices.ContainsFunc(refused.Findings, func(f Finding) bool {
+		return f.Code == formats.FooterStringStatsInvalidUTF8 && strings.Contains(f.Detail, "prim") && strings.Contains(f.Detail, "column s:")
+	}) {
+		t.Errorf("convert to 0.3: %v, want %s refused for column s of main.prim", err, formats.FooterStringStatsInvalidUTF8)
+	}
+	out := filepath.Join(t.TempDir(), "faithful-0.3.duckdb")
+	if _, err := Catalog(ctx, catalog, out, formats.V0_3, Options{faithful: true, DataPath: data}); err != nil {
+		t.Fatalf("faithful 0.3: %v", err)
+	}
+	rep, err := compare.Catalogs(ctx, catalog, out, compare.Options{DataPath: data})
+	if !errors.Is(err, compare.ErrNotEquivalent) || !slices.ContainsFunc(rep.Differences, func(d compare.Difference) bool {
+		return d.Kind == compare.DiffFooter && d.Table == "main.prim" && strings.Contains(d.Reason, "column s:") && strings.Contains(d.Reason, formats.FooterStringStatsInvalidUTF8)
+	}) {
+		t.Errorf("compare with the faithful 0.3 conversion: %v %v, want a %s difference of main.prim column s", err, rep.Differences, compare.DiffFooter)
 	}
 }
