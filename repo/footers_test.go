@@ -1,15 +1,18 @@
 package repo
 
 import (
+	"context"
 	"database/sql"
 	"encoding/binary"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/fdl-formats/fdl-formats/internal/parquetfooter"
 	"github.com/fdl-formats/fdl-formats/internal/parquetsql"
 	"github.com/fdl-formats/fdl-formats/internal/testduck"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
@@ -19,7 +22,7 @@ import (
 // data file the cache lacks comes from a stand-in holding only its footer
 // (standIn), so DuckDB's parquet_metadata, parquet_schema and
 // parquet_kv_metadata must answer for it exactly as for the file, every
-// column but the file's name: the conformance lakes' data and delete files
+// column but the file's name, and so must parquetfooter.ReadFooter: the conformance lakes' data and delete files
 // (structs, lists, maps, variants, geometry, partitions, several writers).
 // Files with an encrypted footer ("PARE") are left out: no check reads
 // them.
@@ -83,6 +86,14 @@ func TestFooterStandInReadsAsFile(t *testing.T) {
 			if strings.Join(got, "\n") != strings.Join(want, "\n") {
 				t.Errorf("%s of %s's stand-in:\n%s\nof the file:\n%s", fn, f, strings.Join(got, "\n"), strings.Join(want, "\n"))
 			}
+		}
+		// The footer checks' own reader of row groups and chunks.
+		want, err := parquetfooter.ReadFooter(context.Background(), f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := parquetfooter.ReadFooter(context.Background(), stands[i]); err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("the footer of %s's stand-in read in Go: %+v (%v), of the file: %+v", f, got, err, want)
 		}
 	}
 }
