@@ -21,6 +21,14 @@ import (
 // (row_group_num_rows, type, path_in_schema, encodings, num_values, the
 // statistics fields, a VARCHAR bound rendered as DuckDB renders it: see
 // TestFooterAsParquetMetadata).
+//
+// A footer is read as DuckDB's generated Thrift readers read it, also
+// where a hostile one departs from parquet.thrift
+// (TestFooterRepeatedFieldsAsDuckDB): a repeated list field holds its last
+// value alone, a repeated struct field (meta_data, statistics) adds its
+// fields to the first's, and a list's elements are read as the schema's
+// type, whatever element type the list declares. A footer read otherwise
+// could hide a quirk that the buggy readers hit.
 
 // Footer is what a Parquet file's footer (FileMetaData) holds that the
 // footer checks read.
@@ -183,10 +191,8 @@ func parseFooter(b []byte) (*Footer, error) {
 			return d.skip(t)
 		case id == 4 && typeIs(t, ctList): // row_groups
 			mark(&got, id)
-			return d.list(func(elem byte) error {
-				if elem != ctStruct {
-					return d.skipElem(elem)
-				}
+			f.RowGroups = f.RowGroups[:0] // a repeated field's last value stands
+			return d.list(func(byte) error {
 				g, err := parseRowGroup(d)
 				if err != nil {
 					return fmt.Errorf("row group %d: %w", len(f.RowGroups), err)
@@ -213,10 +219,8 @@ func parseRowGroup(d *decoder) (RowGroup, error) {
 		switch {
 		case id == 1 && typeIs(t, ctList): // columns
 			mark(&got, id)
-			return d.list(func(elem byte) error {
-				if elem != ctStruct {
-					return d.skipElem(elem)
-				}
+			g.Columns = g.Columns[:0] // a repeated field's last value stands
+			return d.list(func(byte) error {
 				c, err := parseColumnChunk(d)
 				if err != nil {
 					return fmt.Errorf("column %d: %w", len(g.Columns), err)
@@ -275,10 +279,7 @@ func parseColumnMeta(d *decoder, c *ColumnChunk) error {
 		case id == 2 && typeIs(t, ctList): // encodings
 			mark(&got, id)
 			c.Encodings = c.Encodings[:0]
-			return d.list(func(elem byte) error {
-				if elem != ctI32 {
-					return d.skipElem(elem)
-				}
+			return d.list(func(byte) error {
 				e, err := d.i32()
 				c.Encodings = append(c.Encodings, e)
 				return err
@@ -286,10 +287,7 @@ func parseColumnMeta(d *decoder, c *ColumnChunk) error {
 		case id == 3 && typeIs(t, ctList): // path_in_schema
 			mark(&got, id)
 			c.Path = c.Path[:0]
-			return d.list(func(elem byte) error {
-				if elem != ctBinary {
-					return d.skipElem(elem)
-				}
+			return d.list(func(byte) error {
 				s, err := d.binary()
 				c.Path = append(c.Path, string(s))
 				return err
@@ -304,7 +302,7 @@ func parseColumnMeta(d *decoder, c *ColumnChunk) error {
 			c.NumValues, err = d.varint()
 			return err
 		case id == 12 && typeIs(t, ctStruct): // statistics
-			c.Stats = Statistics{}
+			// A repeated struct adds its fields to the first's.
 			return parseStatistics(d, &c.Stats)
 		}
 		return d.skip(t)

@@ -1,0 +1,179 @@
+package parquetfooter
+
+import (
+	"context"
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/fdl-formats/fdl-formats/internal/testduck"
+)
+
+// thriftWriter writes Thrift's compact protocol, every field header in
+// its long form (type, then the id as a zigzag varint), which readers
+// take as they take the short one.
+type thriftWriter struct{ b []byte }
+
+func (w *thriftWriter) field(t byte, id int16) *thriftWriter {
+	w.b = append(w.b, t)
+	return w.int(int64(id))
+}
+
+func (w *thriftWriter) int(v int64) *thriftWriter {
+	w.b = binary.AppendUvarint(w.b, uint64(v<<1)^uint64(v>>63))
+	return w
+}
+
+func (w *thriftWriter) bin(s string) *thriftWriter {
+	w.b = binary.AppendUvarint(w.b, uint64(len(s)))
+	w.b = append(w.b, s...)
+	return w
+}
+
+func (w *thriftWriter) list(n int, elem byte) *thriftWriter {
+	if n < 15 {
+		w.b = append(w.b, byte(n)<<4|elem)
+		return w
+	}
+	w.b = append(w.b, 0xf0|elem)
+	w.b = binary.AppendUvarint(w.b, uint64(n))
+	return w
+}
+
+func (w *thriftWriter) stop() *thriftWriter {
+	w.b = append(w.b, ctStop)
+	return w
+}
+
+// stats writes a Statistics struct of field 12 with the bounds given
+// (field id: value).
+func (w *thriftWriter) stats(bounds map[int16]string) *thriftWriter {
+	w.field(ctStruct, 12)
+	for _, id := range []int16{1, 2, 5, 6} {
+		if v, ok := bounds[id]; ok {
+			w.field(ctBinary, id).bin(v)
+		}
+	}
+	return w.stop()
+}
+
+// chunk writes a ColumnChunk of the VARCHAR column s, whose meta_data
+// holds statistics once per entry of stats.
+func (w *thriftWriter) chunk(elem byte, stats ...map[int16]string) *thriftWriter {
+	w.field(ctI64, 2).int(4)
+	w.field(ctStruct, 3)
+	w.field(ctI32, 1).int(typeByteArray)
+	w.field(ctList, 2).list(1, ctI32).int(0)
+	w.field(ctList, 3).list(1, elem).bin("s")
+	w.field(ctI32, 4).int(0)
+	w.field(ctI64, 5).int(1)
+	w.field(ctI64, 6).int(10)
+	w.field(ctI64, 7).int(10)
+	w.field(ctI64, 9).int(4)
+	for _, s := range stats {
+		w.stats(s)
+	}
+	return w.stop().stop()
+}
+
+// head writes FileMetaData's version, schema (a root and the VARCHAR
+// column s) and num_rows.
+func (w *thriftWriter) head() *thriftWriter {
+	w.field(ctI32, 1).int(1)
+	w.field(ctList, 2).list(2, ctStruct)
+	w.field(ctBinary, 4).bin("duckdb_schema").field(ctI32, 5).int(1).stop()
+	w.field(ctI32, 1).int(typeByteArray).field(ctI32, 3).int(1).field(ctBinary, 4).bin("s").field(ctI32, 6).int(0).stop()
+	return w.field(ctI64, 3).int(1)
+}
+
+// rowGroup writes a RowGroup of one row whose columns lists are chunks
+// (each a list of chunk writers).
+func (w *thriftWriter) rowGroup(columns ...[]func(*thriftWriter)) *thriftWriter {
+	for _, cs := range columns {
+		w.field(ctList, 1).list(len(cs), ctStruct)
+		for _, c := range cs {
+			c(w)
+		}
+	}
+	return w.field(ctI64, 2).int(10).field(ctI64, 3).int(1).stop()
+}
+
+// TestFooterRepeatedFieldsAsDuckDB: a footer that repeats a field, or
+// declares a list's elements of another type than its schema's, is read
+// as DuckDB's generated Thrift readers read it (and parquet_metadata
+// answers): a repeated list holds its last value alone, a repeated
+// statistics struct adds its fields to the first's, and a list's
+// elements are read as the schema's type whatever the type declared. A
+// quirk the buggy readers hit in such a footer is then not missed.
+func TestFooterRepeatedFieldsAsDuckDB(t *testing.T) {
+	ctx := context.Background()
+	db := testduck.Open(t, "")
+	dir := t.TempDir()
+	plain := func(w *thriftWriter) { w.chunk(ctBinary, map[int16]string{2: "a", 1: "b"}) }
+	invalid := func(w *thriftWriter) { w.chunk(ctBinary, map[int16]string{6: "\xC3(", 5: "b"}) }
+	cases := []struct {
+		name   string
+		footer func(w *thriftWriter)
+	}{
+		{"row_groups twice", func(w *thriftWriter) {
+			w.head()
+			w.field(ctList, 4).list(2, ctStruct)
+			w.rowGroup([]func(*thriftWriter){invalid})
+			w.rowGroup([]func(*thriftWriter){invalid})
+			w.field(ctList, 4).list(1, ctStruct)
+			w.rowGroup([]func(*thriftWriter){plain})
+			w.stop()
+		}},
+		{"columns twice", func(w *thriftWriter) {
+			w.head()
+			w.field(ctList, 4).list(1, ctStruct)
+			w.rowGroup([]func(*thriftWriter){invalid}, []func(*thriftWriter){plain})
+			w.stop()
+		}},
+		{"statistics twice", func(w *thriftWriter) {
+			w.head()
+			w.field(ctList, 4).list(1, ctStruct)
+			w.rowGroup([]func(*thriftWriter){func(w *thriftWriter) {
+				w.chunk(ctBinary, map[int16]string{6: "\xC3(", 5: "b"}, map[int16]string{2: "a", 1: "b"})
+			}})
+			w.stop()
+		}},
+		{"path_in_schema declared of another type", func(w *thriftWriter) {
+			w.head()
+			w.field(ctList, 4).list(1, ctStruct)
+			w.rowGroup([]func(*thriftWriter){func(w *thriftWriter) {
+				w.chunk(ctI32, map[int16]string{6: "\xC3(", 5: "b"})
+			}})
+			w.stop()
+		}},
+		{"row_groups declared of another type", func(w *thriftWriter) {
+			w.head()
+			w.field(ctList, 4).list(1, ctBinary)
+			w.rowGroup([]func(*thriftWriter){invalid})
+			w.stop()
+		}},
+	}
+	var files []string
+	feet := map[string]*Footer{}
+	for i, c := range cases {
+		w := &thriftWriter{}
+		c.footer(w)
+		b := append([]byte("PAR1"), w.b...)
+		b = binary.LittleEndian.AppendUint32(b, uint32(len(w.b)))
+		b = append(b, "PAR1"...)
+		p := filepath.Join(dir, string(rune('a'+i))+".parquet")
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		foot, err := ReadFooter(ctx, p)
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		t.Logf("%s: %s", c.name, p)
+		files = append(files, p)
+		feet[p] = foot
+	}
+	compareBatch(t, ctx, db, files, feet)
+}
