@@ -30,8 +30,11 @@ const (
 	ctUUID   = 13
 )
 
-// maxDepth caps the nesting of structs and containers: Parquet's
-// FileMetaData nests a few levels; a deeper footer is hostile.
+// maxDepth caps the nesting of structs and skipped containers: Parquet's
+// FileMetaData nests a few levels; a deeper footer is hostile. It is the
+// limit of DuckDB's Thrift readers (DEFAULT_RECURSION_LIMIT), which count
+// a read struct, and a skipped value of any type, as a level: a footer
+// they read is never too deep here (TestFooterDepthAsDuckDB).
 const maxDepth = 64
 
 var errTruncated = errors.New("footer truncated")
@@ -147,6 +150,10 @@ func (d *decoder) skip(t byte) error {
 	case ctStruct:
 		return d.structFields(func(_ int16, t byte) error { return d.skip(t) })
 	case ctList, ctSet:
+		if err := d.enter(); err != nil {
+			return err
+		}
+		defer d.leave()
 		return d.list(func(elem byte) error { return d.skipElem(elem) })
 	case ctMap:
 		if err := d.enter(); err != nil {
@@ -199,12 +206,10 @@ func (d *decoder) enter() error {
 func (d *decoder) leave() { d.depth-- }
 
 // list reads a list's (or set's) header and calls each for each element
-// with the element type; each must read the element.
+// with the element type; each must read the element. A list read does not
+// count as a level of nesting, as in DuckDB's Thrift readers (a skipped
+// one does: skip), so that no footer they read is too deep here.
 func (d *decoder) list(each func(elem byte) error) error {
-	if err := d.enter(); err != nil {
-		return err
-	}
-	defer d.leave()
 	n, elem, err := d.listHeader()
 	if err != nil {
 		return err

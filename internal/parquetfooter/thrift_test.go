@@ -177,3 +177,65 @@ func TestFooterRepeatedFieldsAsDuckDB(t *testing.T) {
 	}
 	compareBatch(t, ctx, db, files, feet)
 }
+
+// TestFooterDepthAsDuckDB: a footer nesting structs or lists deep in a
+// field no check reads is read in Go wherever DuckDB reads it (a footer
+// read in Go only fails where its readers fail: a footer left unread is
+// not checked for quirks).
+func TestFooterDepthAsDuckDB(t *testing.T) {
+	ctx := context.Background()
+	db := testduck.Open(t, "")
+	dir := t.TempDir()
+	nest := func(list bool, depth int) func(*thriftWriter) {
+		return func(w *thriftWriter) {
+			w.chunk(ctBinary)
+			w.b = w.b[:len(w.b)-2] // reopen meta_data
+			if list {
+				w.field(ctList, 20)
+				for range depth - 1 {
+					w.list(1, ctList)
+				}
+				w.list(1, ctI32).int(7)
+			} else {
+				w.field(ctStruct, 20)
+				for range depth - 1 {
+					w.field(ctStruct, 1)
+				}
+				w.field(ctI32, 1).int(7)
+				for range depth {
+					w.stop()
+				}
+			}
+			w.stop().stop()
+		}
+	}
+	both := 0
+	for _, list := range []bool{false, true} {
+		for depth := 50; depth <= 70; depth++ {
+			w := &thriftWriter{}
+			w.head()
+			w.field(ctList, 4).list(1, ctStruct)
+			w.rowGroup([]func(*thriftWriter){nest(list, depth)})
+			w.stop()
+			b := append([]byte("PAR1"), w.b...)
+			b = binary.LittleEndian.AppendUint32(b, uint32(len(w.b)))
+			b = append(b, "PAR1"...)
+			p := filepath.Join(dir, "nested.parquet")
+			if err := os.WriteFile(p, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := ReadFooter(ctx, p)
+			var n int64
+			derr := db.QueryRowContext(ctx, `SELECT count(*) FROM parquet_metadata('`+p+`')`).Scan(&n)
+			if err != nil && derr == nil {
+				t.Errorf("lists %v, depth %d: read in Go: %v; parquet_metadata reads it", list, depth, err)
+			}
+			if err == nil && derr == nil {
+				both++
+			}
+		}
+	}
+	if both == 0 {
+		t.Fatal("no nested footer read by both")
+	}
+}
