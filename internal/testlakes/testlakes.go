@@ -94,9 +94,10 @@ func Unpack(archive string) (string, error) {
 		}
 		cache = filepath.Join(base, "fdl-formats", "conformance")
 	}
-	// "-2": from the first layout whose .complete holds the tree's
-	// manifest (Changed); older folders may have been changed by tests.
-	final := filepath.Join(cache, archive+"-"+hex.EncodeToString(key[:6])+"-2")
+	// "-3": the layout whose .complete holds the tree's manifest with
+	// permissions (Changed); older folders may have been changed by tests
+	// ("-2": a manifest without permissions).
+	final := filepath.Join(cache, archive+"-"+hex.EncodeToString(key[:6])+"-3")
 	if _, err := os.Stat(filepath.Join(final, completeName)); err == nil {
 		return filepath.Join(final, archive), nil
 	}
@@ -142,7 +143,8 @@ func Unpack(archive string) (string, error) {
 const completeName = ".complete"
 
 // manifest lists every file and folder under root but root itself and
-// .complete: its path, type, size and modification time, sorted.
+// .complete: its path, type and permissions, size and modification time,
+// sorted.
 func manifest(root string) ([]string, error) {
 	var out []string
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -157,7 +159,7 @@ func manifest(root string) ([]string, error) {
 		if err != nil {
 			return err
 		}
-		out = append(out, fmt.Sprintf("%s\t%v\t%d\t%d", filepath.ToSlash(rel), info.Mode().Type(), info.Size(), info.ModTime().UnixNano()))
+		out = append(out, fmt.Sprintf("%s\t%v\t%d\t%d", filepath.ToSlash(rel), info.Mode(), info.Size(), info.ModTime().UnixNano()))
 		return nil
 	})
 	slices.Sort(out)
@@ -167,7 +169,7 @@ func manifest(root string) ([]string, error) {
 // Changed lists what differs in an unpacked tree (the folder Unpack's
 // result lies in) from what was unpacked: files and folders added,
 // removed or written to (a folder is written to when a file is created or
-// removed in it).
+// removed in it; a chmod counts as a write).
 func Changed(root string) ([]string, error) {
 	want, err := os.ReadFile(filepath.Join(root, completeName))
 	if err != nil {

@@ -71,3 +71,36 @@ func TestChangedTreeNamedAndUnpackedAgain(t *testing.T) {
 		t.Fatalf("the stray file survived unpacking again: %v", err)
 	}
 }
+
+// A test that changes a file's permissions in the shared tree (to test an
+// unreadable file) changes what the others read: Changed names it.
+// Before, the manifest held the file's type alone, not its permissions.
+func TestChangedNamesPermissions(t *testing.T) {
+	t.Setenv("FDL_CONFORMANCE_CACHE", t.TempDir())
+	dir, err := Unpack("migrations")
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Dir(dir)
+	var file string
+	err = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && file == "" && d.Type().IsRegular() {
+			file = p
+		}
+		return err
+	})
+	if err != nil || file == "" {
+		t.Fatalf("no file in %s: %v", dir, err)
+	}
+	if err := os.Chmod(file, 0o200); err != nil {
+		t.Fatal(err)
+	}
+	rel, err := filepath.Rel(root, file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed, err := Changed(root)
+	if want := []string{"written to " + filepath.ToSlash(rel)}; err != nil || !slices.Equal(changed, want) {
+		t.Fatalf("after a chmod: changed %q, %v; want %q", changed, err, want)
+	}
+}
