@@ -1,9 +1,11 @@
 package testlakes
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -102,5 +104,59 @@ func TestChangedNamesPermissions(t *testing.T) {
 	changed, err := Changed(root)
 	if want := []string{"written to " + filepath.ToSlash(rel)}; err != nil || !slices.Equal(changed, want) {
 		t.Fatalf("after a chmod: changed %q, %v; want %q", changed, err, want)
+	}
+}
+
+// cleanupTB is a testing.TB whose cleanups and errors are kept, to run
+// and read: what Dir's cleanup does at a test's end.
+type cleanupTB struct {
+	testing.TB
+	cleanups []func()
+	errs     []string
+}
+
+func (c *cleanupTB) Cleanup(f func())          { c.cleanups = append(c.cleanups, f) }
+func (c *cleanupTB) Errorf(f string, a ...any) { c.errs = append(c.errs, fmt.Sprintf(f, a...)) }
+func (c *cleanupTB) end() {
+	for i := len(c.cleanups) - 1; i >= 0; i-- {
+		c.cleanups[i]()
+	}
+	c.cleanups = nil
+}
+
+// TestDirCleanupNamesWhatChanged: Dir's cleanup fails the test that
+// changed the shared tree, naming the archive and the file, and marks the
+// tree to be unpacked again; another test's cleanup on the same tree
+// (reported already) and a test that changed nothing pass.
+func TestDirCleanupNamesWhatChanged(t *testing.T) {
+	t.Setenv("FDL_CONFORMANCE_CACHE", t.TempDir())
+	clean := &cleanupTB{TB: t}
+	Dir(clean, "migrations")
+	clean.end()
+	if len(clean.errs) > 0 {
+		t.Fatalf("a test that changed nothing: %q", clean.errs)
+	}
+	writer, other := &cleanupTB{TB: t}, &cleanupTB{TB: t}
+	dir := Dir(writer, "migrations")
+	Dir(other, "migrations")
+	if err := os.WriteFile(filepath.Join(dir, "stray.parquet"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	writer.end()
+	if len(writer.errs) != 1 || !strings.Contains(writer.errs[0], "conformance archive migrations") || !strings.Contains(writer.errs[0], "added migrations/stray.parquet") {
+		t.Fatalf("the test that wrote: %q, want one error naming the archive and the file", writer.errs)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(dir), completeName)); !os.IsNotExist(err) {
+		t.Fatalf("the changed tree keeps its %s: %v", completeName, err)
+	}
+	other.end()
+	if len(other.errs) > 0 {
+		t.Fatalf("another test on the tree already reported: %q", other.errs)
+	}
+	again := &cleanupTB{TB: t}
+	Dir(again, "migrations")
+	again.end()
+	if _, err := os.Stat(filepath.Join(dir, "stray.parquet")); !os.IsNotExist(err) || len(again.errs) > 0 {
+		t.Fatalf("unpacked again: the stray file: %v; errors %q", err, again.errs)
 	}
 }
