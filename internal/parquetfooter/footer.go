@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"syscall"
 	"unicode/utf8"
 
 	"github.com/fdl-formats/fdl-formats/internal/oneline"
@@ -116,9 +117,17 @@ func RowGroupRows(ctx context.Context, path string) ([]int64, error) {
 }
 
 // footerBytes reads the Thrift bytes of a file's footer: the file ends
-// with them, their length (4 bytes, little-endian) and "PAR1".
+// with them, their length (4 bytes, little-endian) and "PAR1". A path
+// that is not a regular file is refused before it is opened, and opened
+// without blocking (a named pipe, put there meanwhile, would wait for a
+// writer forever).
 func footerBytes(path string) ([]byte, error) {
-	file, err := os.Open(path)
+	if st, err := os.Stat(path); err != nil {
+		return nil, err
+	} else if !st.Mode().IsRegular() {
+		return nil, errors.New("not a regular file")
+	}
+	file, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -5,7 +5,10 @@ import (
 	"encoding/binary"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/fdl-formats/fdl-formats/internal/testduck"
 )
@@ -237,5 +240,33 @@ func TestFooterDepthAsDuckDB(t *testing.T) {
 	}
 	if both == 0 {
 		t.Fatal("no nested footer read by both")
+	}
+}
+
+// TestReadFooterNamedPipe: a data file's path that names a named pipe (a
+// hostile repository's data folder, or a catalog's absolute path) is an
+// error naming the file, at once. Before, opening it waited for a writer
+// forever.
+func TestReadFooterNamedPipe(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "fifo.parquet")
+	if err := syscall.Mkfifo(p, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := ReadFooter(context.Background(), p)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "not a regular file") {
+			t.Fatalf("ReadFooter of a named pipe: %v, want an error naming it, not a regular file", err)
+		}
+	case <-time.After(10 * time.Second):
+		// Unblock the open, so the test binary ends.
+		if f, err := os.OpenFile(p, os.O_WRONLY, 0); err == nil {
+			f.Close()
+		}
+		t.Fatal("ReadFooter of a named pipe still waits after 10 s")
 	}
 }
