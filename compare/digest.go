@@ -1083,9 +1083,10 @@ func (r *Reader) RowTexts(ctx context.Context, t Table, snap int64, opts ScanOpt
 	return texts, err
 }
 
-// rowTexts is RowTexts; nsText renders every top-level TIMESTAMP_NS column
-// as text made from epoch_ns (timestampNSRowText), for tables whose rows
-// DuckDB cannot render (isTimestampNSRenderError).
+// rowTexts is RowTexts; nsText renders every TIMESTAMP_NS value, top-level
+// or nested, as text (timestampNSAsText: made from epoch_ns where DuckDB
+// cannot render it), for tables whose rows DuckDB cannot render
+// (isTimestampNSRenderError).
 func (r *Reader) rowTexts(ctx context.Context, t Table, snap int64, opts ScanOptions, nsText bool) (map[string]int64, error) {
 	q, err := r.Query(ctx, t, snap, opts)
 	if err != nil {
