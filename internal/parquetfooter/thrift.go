@@ -78,15 +78,16 @@ func (d *decoder) varint() (int64, error) {
 	return int64(u>>1) ^ -int64(u&1), nil
 }
 
+// i32 reads a zigzag i32 as Thrift's C++ reader (DuckDB's) does: the
+// varint's low 32 bits, whatever its width (a footer read otherwise than
+// DuckDB reads it could hide a quirk).
 func (d *decoder) i32() (int32, error) {
-	v, err := d.varint()
+	u, err := d.uvarint()
 	if err != nil {
 		return 0, err
 	}
-	if v != int64(int32(v)) {
-		return 0, fmt.Errorf("i32 %d at byte %d out of range", v, d.pos)
-	}
-	return int32(v), nil
+	n := uint32(u)
+	return int32(n>>1) ^ -int32(n&1), nil
 }
 
 func (d *decoder) skipBytes(n int) error {
@@ -97,8 +98,22 @@ func (d *decoder) skipBytes(n int) error {
 	return nil
 }
 
+// size reads a binary's, list's or map's size as Thrift's C++ reader
+// (DuckDB's) does: an i32 of the varint's low 32 bits, not negative.
+func (d *decoder) size() (uint64, error) {
+	u, err := d.uvarint()
+	if err != nil {
+		return 0, err
+	}
+	n := int32(uint32(u))
+	if n < 0 {
+		return 0, fmt.Errorf("negative size %d at byte %d", n, d.pos)
+	}
+	return uint64(n), nil
+}
+
 func (d *decoder) binary() ([]byte, error) {
-	n, err := d.uvarint()
+	n, err := d.size()
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +135,7 @@ func (d *decoder) listHeader() (n int, elem byte, err error) {
 	}
 	size := uint64(c >> 4)
 	if size == 15 {
-		if size, err = d.uvarint(); err != nil {
+		if size, err = d.size(); err != nil {
 			return 0, 0, err
 		}
 	}
@@ -160,7 +175,7 @@ func (d *decoder) skip(t byte) error {
 			return err
 		}
 		defer d.leave()
-		n, err := d.uvarint()
+		n, err := d.size()
 		if err != nil {
 			return err
 		}
@@ -241,12 +256,11 @@ func (d *decoder) structFields(field func(id int16, t byte) error) error {
 		}
 		id := last + int16(c>>4)
 		if c>>4 == 0 {
-			v, err := d.varint()
+			// An i16 as Thrift's C++ reader reads one: an i32's low
+			// 16 bits (i32).
+			v, err := d.i32()
 			if err != nil {
 				return err
-			}
-			if v != int64(int16(v)) {
-				return fmt.Errorf("field id %d at byte %d out of range", v, d.pos)
 			}
 			id = int16(v)
 		}

@@ -16,7 +16,12 @@ import (
 // thriftWriter writes Thrift's compact protocol, every field header in
 // its long form (type, then the id as a zigzag varint), which readers
 // take as they take the short one.
-type thriftWriter struct{ b []byte }
+type thriftWriter struct {
+	b []byte
+	// rawType, where set, is the raw varint written for each chunk's
+	// physical type (a zigzag i32 wider than 32 bits).
+	rawType uint64
+}
 
 func (w *thriftWriter) field(t byte, id int16) *thriftWriter {
 	w.b = append(w.b, t)
@@ -66,7 +71,12 @@ func (w *thriftWriter) stats(bounds map[int16]string) *thriftWriter {
 func (w *thriftWriter) chunk(elem byte, stats ...map[int16]string) *thriftWriter {
 	w.field(ctI64, 2).int(4)
 	w.field(ctStruct, 3)
-	w.field(ctI32, 1).int(typeByteArray)
+	if w.rawType != 0 {
+		w.field(ctI32, 1)
+		w.b = binary.AppendUvarint(w.b, w.rawType)
+	} else {
+		w.field(ctI32, 1).int(typeByteArray)
+	}
 	w.field(ctList, 2).list(1, ctI32).int(0)
 	w.field(ctList, 3).list(1, elem).bin("s")
 	w.field(ctI32, 4).int(0)
@@ -102,13 +112,14 @@ func (w *thriftWriter) rowGroup(columns ...[]func(*thriftWriter)) *thriftWriter 
 	return w.field(ctI64, 2).int(10).field(ctI64, 3).int(1).stop()
 }
 
-// TestFooterRepeatedFieldsAsDuckDB: a footer that repeats a field, or
-// declares a list's elements of another type than its schema's, is read
-// as DuckDB's generated Thrift readers read it (and parquet_metadata
-// answers): a repeated list holds its last value alone, a repeated
-// statistics struct adds its fields to the first's, and a list's
-// elements are read as the schema's type whatever the type declared. A
-// quirk the buggy readers hit in such a footer is then not missed.
+// TestFooterRepeatedFieldsAsDuckDB: a footer that repeats a field,
+// declares a list's elements of another type than its schema's, or writes
+// an i32, a field id or a size wider than its type, is read as DuckDB's generated Thrift readers
+// read it (and parquet_metadata answers): a repeated list holds its last
+// value alone, a repeated statistics struct adds its fields to the
+// first's, a list's elements are read as the schema's type whatever the
+// type declared, and an i32, i16 or size is the varint's low bits. A quirk the
+// buggy readers hit in such a footer is then not missed.
 func TestFooterRepeatedFieldsAsDuckDB(t *testing.T) {
 	ctx := context.Background()
 	db := testduck.Open(t, "")
@@ -148,6 +159,38 @@ func TestFooterRepeatedFieldsAsDuckDB(t *testing.T) {
 			w.rowGroup([]func(*thriftWriter){func(w *thriftWriter) {
 				w.chunk(ctI32, map[int16]string{6: "\xC3(", 5: "b"})
 			}})
+			w.stop()
+		}},
+		{"type wider than 32 bits", func(w *thriftWriter) {
+			// Thrift's readI32 keeps the varint's low 32 bits: BYTE_ARRAY.
+			w.rawType = 1<<32 | typeByteArray<<1
+			w.head()
+			w.field(ctList, 4).list(1, ctStruct)
+			w.rowGroup([]func(*thriftWriter){invalid})
+			w.stop()
+		}},
+		{"field id wider than 16 bits", func(w *thriftWriter) {
+			// Thrift's readI16 keeps the varint's low bits: row_groups.
+			w.head()
+			w.b = append(w.b, ctList)
+			w.b = binary.AppendUvarint(w.b, 1<<40|4<<1)
+			w.list(1, ctStruct)
+			w.rowGroup([]func(*thriftWriter){invalid})
+			w.stop()
+		}},
+		{"sizes wider than 32 bits", func(w *thriftWriter) {
+			// Thrift's sizes are i32s: the varint's low 32 bits.
+			w.head()
+			w.field(ctList, 4)
+			w.b = append(w.b, 0xf0|ctStruct)
+			w.b = binary.AppendUvarint(w.b, 1<<32|1)
+			w.field(ctList, 1).list(1, ctStruct)
+			invalid(w)
+			w.field(ctI64, 2).int(10).field(ctI64, 3).int(1)
+			w.field(ctBinary, 20)
+			w.b = binary.AppendUvarint(w.b, 1<<33|2)
+			w.b = append(w.b, "xy"...)
+			w.stop()
 			w.stop()
 		}},
 		{"row_groups declared of another type", func(w *thriftWriter) {
