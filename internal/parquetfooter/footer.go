@@ -27,9 +27,11 @@ import (
 // where a hostile one departs from parquet.thrift
 // (TestFooterRepeatedFieldsAsDuckDB): a repeated list field holds its last
 // value alone, a repeated struct field (meta_data, statistics) adds its
-// fields to the first's, and a list's elements are read as the schema's
-// type, whatever element type the list declares. A footer read otherwise
-// could hide a quirk that the buggy readers hit.
+// fields to the first's, a list's elements are read as the schema's type,
+// whatever element type the list declares, an i32, a field id or a size
+// is its varint's low 32 bits, and nesting is refused only where they
+// refuse it (TestFooterDepthAsDuckDB). A footer read otherwise could hide
+// a quirk that the buggy readers hit.
 
 // Footer is what a Parquet file's footer (FileMetaData) holds that the
 // footer checks read.
