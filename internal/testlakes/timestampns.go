@@ -45,26 +45,7 @@ func TimestampNSEarly(tb testing.TB, src, data, ts, pick string) (catalog, dataC
 	if err := conn(`SELECT '{' || string_agg('"' || column_name || '": ' || column_id, ', ') || '}' FROM c.ducklake_column WHERE table_id = 1 AND end_snapshot IS NULL AND parent_column IS NULL`).Scan(&ids); err != nil {
 		tb.Fatal(err)
 	}
-	rows, err := db.Query(`SELECT data_file_id, path FROM c.ducklake_data_file WHERE table_id = 1 AND end_snapshot IS NULL`)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	type dataFile struct {
-		id   int64
-		path string
-	}
-	var files []dataFile
-	for rows.Next() {
-		var f dataFile
-		if err := rows.Scan(&f.id, &f.path); err != nil {
-			tb.Fatal(err)
-		}
-		files = append(files, f)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		tb.Fatal(err)
-	}
+	files := liveDataFiles(tb, db)
 	text := func(ns int64) string { return time.Unix(0, ns).UTC().Format("2006-01-02 15:04:05.999999999") }
 	tableLo := int64(math.MaxInt64)
 	for _, f := range files {
@@ -110,4 +91,34 @@ func copyFileTo(tb testing.TB, src, dst string) {
 	if err := out.Close(); err != nil {
 		tb.Fatal(err)
 	}
+}
+
+// dataFile is a data file of the catalog attached as c: its id and path
+// (relative to its table's folder).
+type dataFile struct {
+	id   int64
+	path string
+}
+
+// liveDataFiles lists the data files of table 1 of the catalog attached
+// as c at its latest snapshot, by id.
+func liveDataFiles(tb testing.TB, db *sql.DB) []dataFile {
+	tb.Helper()
+	rows, err := db.Query(`SELECT data_file_id, path FROM c.ducklake_data_file WHERE table_id = 1 AND end_snapshot IS NULL ORDER BY data_file_id`)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer rows.Close()
+	var files []dataFile
+	for rows.Next() {
+		var f dataFile
+		if err := rows.Scan(&f.id, &f.path); err != nil {
+			tb.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	if err := rows.Err(); err != nil {
+		tb.Fatal(err)
+	}
+	return files
 }

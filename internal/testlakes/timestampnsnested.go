@@ -115,26 +115,7 @@ func TimestampNSEarlyNested(tb testing.TB, src, data, pick string, ts map[string
 		}
 		sel = append(sel, fmt.Sprintf("CASE WHEN id %% 7 = 3 THEN NULL ELSE CAST("+c.value+" AS %[4]s) END AS %[5]s", v, r, r2, c.duckType, c.name))
 	}
-	rows, err := db.Query(`SELECT data_file_id, path FROM c.ducklake_data_file WHERE table_id = 1 AND end_snapshot IS NULL ORDER BY data_file_id`)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	type dataFile struct {
-		id   int64
-		path string
-	}
-	var files []dataFile
-	for rows.Next() {
-		var f dataFile
-		if err := rows.Scan(&f.id, &f.path); err != nil {
-			tb.Fatal(err)
-		}
-		files = append(files, f)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		tb.Fatal(err)
-	}
+	files := liveDataFiles(tb, db)
 	type bounds struct {
 		lo, hi   sql.NullString
 		hasNulls bool
