@@ -15,9 +15,10 @@ import (
 
 // A repository's frozen catalogs are kept between runs beside its mirror,
 // in objects/<hash>.catalogs/, each named by the sha256 version.json
-// records for it (<sha256>) with, in <sha256>.validator, the validator of
-// the response that delivered its bytes (the data files' rule: its ETag,
-// else its Last-Modified time and size). Before, every run downloaded every
+// records for it (<sha256>) with, in <sha256>.validator, the record of the
+// response that delivered its bytes (frozenRecord: the data files' rule for
+// the validator, its ETag, else its Last-Modified time and size, and
+// whether that ETag was strong). Before, every run downloaded every
 // frozen catalog (a nightly backfill with nothing to do paid the egress of
 // all of them).
 //
@@ -80,20 +81,26 @@ func (rm *remote) cachedFrozen(key string, ref *fdljson.FileRef, dst string, hd 
 // frozenGate is what a whole answer to the ranged read of the frozen
 // catalog ref (a server that ignores Range) is offered to before it is
 // read (readTailGated): it says to drop the answer unread where the cache
-// holds the catalog, ref.Bytes long, under the answer's validator, the
-// copy cachedFrozen then takes (and hashes). The catalog is not sent
-// again; its last bytes, which only reading all of it gives, are not
-// compared (a DuckDB file's end is the unused tail of its last block:
-// zeros). Nil where nothing is cached, and an answer without a validator
-// or with a weak ETag (W/, which a server may keep over a change of the
-// bytes) is never dropped: nothing proves the copy current.
+// holds the catalog, ref.Bytes long, under the answer's validator, and
+// that validator vouches for the bytes the copy was delivered with
+// (vouchesForBytes, the data files' rule: a Last-Modified and size, or an
+// ETag not weak now and either strong when the copy was delivered or made
+// of the time and size); cachedFrozen then takes (and hashes) the copy.
+// The catalog is not sent again; its last bytes, which only reading all of
+// it gives, are not compared (a DuckDB file's end is the unused tail of
+// its last block: zeros). Nil where nothing is cached. An answer without a
+// validator, with a weak ETag (W/, which a server may keep over a change
+// of the bytes), or with a content ETag the copy was delivered under as
+// weak (a weak W/"x" said nothing of the bytes; "x" sent strong now does
+// not make them the copy's), is never dropped: nothing proves the copy
+// current.
 func (rm *remote) frozenGate(ref *fdljson.FileRef) func(store.ObjectInfo) bool {
 	cached, ok := rm.frozenPath(ref)
 	if !ok {
 		return nil
 	}
-	want, err := os.ReadFile(cached + validatorSuffix)
-	if err != nil || len(want) == 0 {
+	rec, ok := readFrozenRecord(cached + validatorSuffix)
+	if !ok {
 		return nil
 	}
 	if st, err := os.Stat(cached); err != nil || st.Size() != ref.Bytes {
@@ -101,17 +108,19 @@ func (rm *remote) frozenGate(ref *fdljson.FileRef) func(store.ObjectInfo) bool {
 	}
 	return func(info store.ObjectInfo) bool {
 		v := validator(info)
-		return info.Size == ref.Bytes && !info.WeakETag && v != "" && v == string(want)
+		return info.Size == ref.Bytes && v != "" && v == rec.validator && vouchesForBytes(rec, info)
 	}
 }
 
 // keepFrozen puts src, a download of a frozen catalog that matched ref,
-// into the cache under the validator of the response that delivered it; a
-// catalog whose response gave none is not kept (nothing could prove the
-// store's copy unchanged). A cache that cannot be written only costs a
-// download next time.
-func (rm *remote) keepFrozen(src string, ref *fdljson.FileRef, valid string) {
+// into the cache with the record of the response that delivered it, got
+// (its validator and whether it was strong); a catalog whose response gave
+// no validator is not kept (nothing could prove the store's copy
+// unchanged). A cache that cannot be written only costs a download next
+// time.
+func (rm *remote) keepFrozen(src string, ref *fdljson.FileRef, got *store.ObjectInfo) {
 	cached, ok := rm.frozenPath(ref)
+	valid := describedValidator(got)
 	if !ok || valid == "" {
 		return
 	}
@@ -122,9 +131,34 @@ func (rm *remote) keepFrozen(src string, ref *fdljson.FileRef, valid string) {
 		rm.log.Debug("frozen catalog not cached", "file", cached, "error", err)
 		return
 	}
-	if _, _, err := writeHashed(strings.NewReader(valid), cached+validatorSuffix, rm.tmpDir, nil); err != nil {
+	st, err := os.Stat(cached)
+	if err != nil {
+		rm.log.Debug("frozen catalog not cached", "file", cached, "error", err)
+		return
+	}
+	rec := copyRecord{validator: valid, size: ref.Bytes, sha256: ref.SHA256, strong: strongValidator(got), stamp: copyStamp(st)}
+	if _, _, err := writeHashed(strings.NewReader(rec.encode()), cached+validatorSuffix, rm.tmpDir, nil); err != nil {
 		rm.log.Debug("frozen catalog not cached", "file", cached, "error", err)
 	}
+}
+
+// readFrozenRecord reads the record beside a cached frozen catalog: a
+// copyRecord, as a data file's copy has, of which the validator and
+// whether it was strong are used. A record written by an earlier release
+// holds the validator alone: it is taken as delivered under a validator
+// that was not strong, so that only a validator that vouches for the bytes
+// by itself (a Last-Modified and size, an ETag made of them) drops an
+// answer for it (frozenGate); a content ETag's answer is read once more and
+// the record written anew. ok is false for no record.
+func readFrozenRecord(path string) (copyRecord, bool) {
+	if c, ok := readCopyRecord(path); ok {
+		return c, true
+	}
+	b, err := os.ReadFile(path)
+	if err != nil || len(b) == 0 || strings.HasPrefix(string(b), copyRecordHeader) || strings.ContainsRune(string(b), '\n') {
+		return copyRecord{}, false
+	}
+	return copyRecord{validator: string(b)}, true
 }
 
 // frozenPath is where ref's catalog is cached; false when there is no

@@ -397,7 +397,7 @@ func (rm *remote) catalog(ctx context.Context, key string, ref *fdljson.FileRef)
 		if f.err != nil {
 			os.Remove(f.path)
 		} else if ref != nil {
-			rm.keepFrozen(f.path, ref, describedValidator(got))
+			rm.keepFrozen(f.path, ref, got)
 		}
 	})
 	return f.path, f.header, f.problem, f.err
@@ -1165,17 +1165,21 @@ func copyHeld(ctx context.Context, key, dir string,
 	return f.Name(), sum, n, nil
 }
 
-// sameAsCached reports whether the cached copy at path still has the
-// bytes the store answers with (tail and info, from a ranged read of the
-// object's end): the same size, the validator kept beside the copy when it
-// was downloaded, and the same last bytes.
+// sameAsCached reports whether the cached frozen catalog at path still
+// has the bytes the store answers with (tail and info, from a ranged read
+// of the object's end): the same size, the validator its record
+// (readFrozenRecord) holds from when it was downloaded, and the same last
+// bytes (none for a whole answer frozenGate dropped unread, which only a
+// validator that vouches for the bytes does). As a data file's copy is held
+// (heldCopy), a ranged answer under a weak ETag is held by those last bytes
+// too: a server sending only weak ETags is revalidated so, as before.
 func sameAsCached(path string, tail []byte, info store.ObjectInfo) bool {
 	want := validator(info)
 	st, err := os.Stat(path)
 	if err != nil || st.Size() != info.Size || want == "" {
 		return false
 	}
-	if got, err := os.ReadFile(path + validatorSuffix); err != nil || string(got) != want {
+	if rec, ok := readFrozenRecord(path + validatorSuffix); !ok || rec.validator != want {
 		return false
 	}
 	mine, err := fileTail(path, int64(len(tail)))
