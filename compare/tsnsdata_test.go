@@ -46,18 +46,7 @@ func TestTimestampNSEarlyData(t *testing.T) {
 				}
 				return
 			}
-			if !errors.Is(err, ErrNotEquivalent) {
-				t.Fatalf("want ErrNotEquivalent, got %v", err)
-			}
-			var rows *RowDiff
-			for _, tr := range rep.Tables {
-				if tr.Rows != nil {
-					rows = tr.Rows
-				}
-			}
-			if rows == nil || !hasDifference(rep, "rows", "main.prim: rows differ") {
-				t.Fatalf("want the rows of main.prim to differ, got %v (%v)", rep.Differences, err)
-			}
+			rows := primRowsDiffer(t, rep, err)
 			if !slices.ContainsFunc(rows.OnlyA, func(s string) bool { return strings.Contains(s, tc.onlyA) }) ||
 				!slices.ContainsFunc(rows.OnlyB, func(s string) bool { return strings.Contains(s, tc.onlyB) }) {
 				t.Errorf("want rows only in A with %q and only in B with %q, got\nA: %q\nB: %q", tc.onlyA, tc.onlyB, rows.OnlyA, rows.OnlyB)
@@ -120,18 +109,7 @@ func TestTimestampNSEarlyNestedData(t *testing.T) {
 				}
 				return
 			}
-			if !errors.Is(err, ErrNotEquivalent) {
-				t.Fatalf("want ErrNotEquivalent, got %v", err)
-			}
-			var rows *RowDiff
-			for _, tr := range rep.Tables {
-				if tr.Rows != nil {
-					rows = tr.Rows
-				}
-			}
-			if rows == nil || !hasDifference(rep, "rows", "main.prim: rows differ") {
-				t.Fatalf("want the rows of main.prim to differ, got %v (%v)", rep.Differences, err)
-			}
+			rows := primRowsDiffer(t, rep, err)
 			has := func(got []string, want []string) bool {
 				return slices.ContainsFunc(got, func(s string) bool {
 					for _, w := range want {
@@ -350,4 +328,23 @@ func TestRowTextsTimestampNSEarlyNested(t *testing.T) {
 	if !found || len(texts) != 203 {
 		t.Errorf("want 203 rows with row 1, got %d (row 1: %t)", len(texts), found)
 	}
+}
+
+// primRowsDiffer fails the test unless the proof (rep, err) found the rows
+// of main.prim different, and returns their first differing rows.
+func primRowsDiffer(t *testing.T, rep *Report, err error) *RowDiff {
+	t.Helper()
+	if !errors.Is(err, ErrNotEquivalent) {
+		t.Fatalf("want ErrNotEquivalent, got %v", err)
+	}
+	var rows *RowDiff
+	for _, tr := range rep.Tables {
+		if tr.Rows != nil {
+			rows = tr.Rows
+		}
+	}
+	if rows == nil || !hasDifference(rep, "rows", "main.prim: rows differ") {
+		t.Fatalf("want the rows of main.prim to differ, got %v (%v)", rep.Differences, err)
+	}
+	return rows
 }

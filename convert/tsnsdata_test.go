@@ -89,25 +89,8 @@ func TestTimestampNSEarlyDataConverted(t *testing.T) {
 // 1677-09-21 12:00:00 to 0.4 and 1.1 and proves the result equivalent.
 func TestTimestampNSEarlyNestedConverted(t *testing.T) {
 	t.Parallel()
-	lake := filepath.Join(testlakes.Dir(t, "lakes"), "01_primitive_types")
-	cats := versionCatalogs(t, lake)
-	ts := map[string]string{}
-	for _, c := range testlakes.NestedTimestampNSColumns {
-		ts[c] = "1677-09-21 12:00:00"
-	}
-	catalog, data := testlakes.TimestampNSEarlyNested(t, cats[len(cats)-1], filepath.Join(lake, "data"), "id = 1", ts)
-	for _, to := range []*formats.Version{formats.V0_4, formats.V1_1} {
-		t.Run(to.Name, func(t *testing.T) {
-			ctx := context.Background()
-			out := filepath.Join(t.TempDir(), "out.duckdb")
-			if _, err := Catalog(ctx, catalog, out, to, Options{DataPath: data}); err != nil {
-				t.Fatalf("convert to %s: %v", to.Name, err)
-			}
-			if rep, err := compare.Catalogs(ctx, catalog, out, compare.Options{DataPath: data}); err != nil {
-				t.Fatalf("%v\n%v", err, rep.Differences)
-			}
-		})
-	}
+	catalog, data := nestedEarlyLake(t)
+	convertsAndProves(t, catalog, data, formats.V0_4, formats.V1_1)
 }
 
 // TestTimestampNSEarlyStructDeletesConverted converts a lake whose table
@@ -121,26 +104,9 @@ func TestTimestampNSEarlyNestedConverted(t *testing.T) {
 // out of range in timestamp_ns conversion"): the conversion stopped.
 func TestTimestampNSEarlyStructDeletesConverted(t *testing.T) {
 	t.Parallel()
-	lake := filepath.Join(testlakes.Dir(t, "lakes"), "01_primitive_types")
-	cats := versionCatalogs(t, lake)
-	ts := map[string]string{}
-	for _, c := range testlakes.NestedTimestampNSColumns {
-		ts[c] = "1677-09-21 12:00:00"
-	}
-	catalog, data := testlakes.TimestampNSEarlyNested(t, cats[len(cats)-1], filepath.Join(lake, "data"), "id = 1", ts)
+	catalog, data := nestedEarlyLake(t)
 	testlakes.DeleteRows(t, catalog, data, 0, []int64{2}) // data file 0 holds id 1, the early row, which stays
-	for _, to := range []*formats.Version{formats.V0_2, formats.V0_3, formats.V0_4} {
-		t.Run(to.Name, func(t *testing.T) {
-			ctx := context.Background()
-			out := filepath.Join(t.TempDir(), "out.duckdb")
-			if _, err := Catalog(ctx, catalog, out, to, Options{DataPath: data}); err != nil {
-				t.Fatalf("convert to %s: %v", to.Name, err)
-			}
-			if rep, err := compare.Catalogs(ctx, catalog, out, compare.Options{DataPath: data}); err != nil {
-				t.Fatalf("%v\n%v", err, rep.Differences)
-			}
-		})
-	}
+	convertsAndProves(t, catalog, data, formats.V0_2, formats.V0_3, formats.V0_4)
 }
 
 // TestTimestampNSEarlyFooterQuirkRefused: the data file of
@@ -206,5 +172,37 @@ func TestTimestampNSEarlyFooterQuirkRefused(t *testing.T) {
 		return d.Kind == compare.DiffFooter && d.Table == "main.prim" && strings.Contains(d.Reason, "column s:") && strings.Contains(d.Reason, formats.FooterStringStatsInvalidUTF8)
 	}) {
 		t.Errorf("compare with the faithful 0.3 conversion: %v %v, want a %s difference of main.prim column s", err, rep.Differences, compare.DiffFooter)
+	}
+}
+
+// nestedEarlyLake is 01_primitive_types with every nested TIMESTAMP_NS
+// column holding 1677-09-21 12:00:00 in the row id = 1
+// (testlakes.TimestampNSEarlyNested): its catalog and data folder.
+func nestedEarlyLake(t *testing.T) (catalog, data string) {
+	t.Helper()
+	lake := filepath.Join(testlakes.Dir(t, "lakes"), "01_primitive_types")
+	cats := versionCatalogs(t, lake)
+	ts := map[string]string{}
+	for _, c := range testlakes.NestedTimestampNSColumns {
+		ts[c] = "1677-09-21 12:00:00"
+	}
+	return testlakes.TimestampNSEarlyNested(t, cats[len(cats)-1], filepath.Join(lake, "data"), "id = 1", ts)
+}
+
+// convertsAndProves converts catalog (its data in data) to each target and
+// proves every output equivalent to it.
+func convertsAndProves(t *testing.T, catalog, data string, targets ...*formats.Version) {
+	t.Helper()
+	for _, to := range targets {
+		t.Run(to.Name, func(t *testing.T) {
+			ctx := context.Background()
+			out := filepath.Join(t.TempDir(), "out.duckdb")
+			if _, err := Catalog(ctx, catalog, out, to, Options{DataPath: data}); err != nil {
+				t.Fatalf("convert to %s: %v", to.Name, err)
+			}
+			if rep, err := compare.Catalogs(ctx, catalog, out, compare.Options{DataPath: data}); err != nil {
+				t.Fatalf("%v\n%v", err, rep.Differences)
+			}
+		})
 	}
 }

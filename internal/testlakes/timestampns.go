@@ -25,13 +25,7 @@ import (
 // import convert, so the lake cannot be built in one of them).
 func TimestampNSEarly(tb testing.TB, src, data, ts, pick string) (catalog, dataCopy string) {
 	tb.Helper()
-	dir := tb.TempDir()
-	dataCopy = filepath.Join(dir, "data")
-	if err := os.CopyFS(dataCopy, os.DirFS(data)); err != nil {
-		tb.Fatal(err)
-	}
-	catalog = filepath.Join(dir, "ducklake.duckdb")
-	copyFileTo(tb, src, catalog)
+	catalog, dataCopy = copyLake(tb, src, data)
 	db := testduck.Open(tb, "")
 	conn := func(q string, args ...any) *sql.Row { return db.QueryRow(q, args...) }
 	must := func(q string) {
@@ -121,4 +115,19 @@ func liveDataFiles(tb testing.TB, db *sql.DB) []dataFile {
 		tb.Fatal(err)
 	}
 	return files
+}
+
+// copyLake copies a catalog (src) and its data folder into a temporary
+// folder, for a builder to change: the shared unpacked lakes are never
+// written (Dir).
+func copyLake(tb testing.TB, src, data string) (catalog, dataCopy string) {
+	tb.Helper()
+	dir := tb.TempDir()
+	dataCopy = filepath.Join(dir, "data")
+	if err := os.CopyFS(dataCopy, os.DirFS(data)); err != nil {
+		tb.Fatal(err)
+	}
+	catalog = filepath.Join(dir, "ducklake.duckdb")
+	copyFileTo(tb, src, catalog)
+	return catalog, dataCopy
 }

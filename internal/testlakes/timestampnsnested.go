@@ -76,13 +76,7 @@ const nestedFieldIDs = `ns_s: {__duckdb_field_id: 28, t: 29, n: 30}, ns_l: {__du
 // copy and the copied data folder.
 func TimestampNSEarlyNested(tb testing.TB, src, data, pick string, ts map[string]string) (catalog, dataCopy string) {
 	tb.Helper()
-	dir := tb.TempDir()
-	dataCopy = filepath.Join(dir, "data")
-	if err := os.CopyFS(dataCopy, os.DirFS(data)); err != nil {
-		tb.Fatal(err)
-	}
-	catalog = filepath.Join(dir, "ducklake.duckdb")
-	copyFileTo(tb, src, catalog)
+	catalog, dataCopy = copyLake(tb, src, data)
 	db := testduck.Open(tb, "")
 	must := func(q string) {
 		tb.Helper()
