@@ -94,8 +94,12 @@ import (
 // query or alias list, or a NULL extra_stats in a GEOMETRY column's table
 // statistics the readers load, is not opened, and a NULL table_uuid or
 // schema_uuid no longer makes the table unreadable (read as the text
-// 'NULL', used by writers only).
-const proofVersion = "fdl-formats proof v43"
+// 'NULL', used by writers only);
+// v44: a footer quirk whose releases return other rows without an error
+// (string-stats-without-min-max-empty) is held to every release that
+// opens B's format, not only those BReaders admits: a release left out
+// of fdl.json's range still opens the catalog (formats.FooterQuirk.Silent).
+const proofVersion = "fdl-formats proof v44"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths

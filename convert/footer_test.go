@@ -30,7 +30,9 @@ func footerQuirkLake(t *testing.T) (catalog, data string) {
 // TestFooterQuirksRefused: a target some of whose readers fail on (or
 // skip rows of) a data file by its footer is refused, naming the quirk,
 // the table, the column, the file and the releases; a range served only
-// to later releases (Options.Readers) is not. These were converted.
+// to later releases (Options.Readers) is not, unless the earlier releases
+// return other rows without an error (they open the catalog all the
+// same). These were converted.
 func TestFooterQuirksRefused(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -44,9 +46,11 @@ func TestFooterQuirksRefused(t *testing.T) {
 		{formats.V0_4, "", []string{formats.FooterGeoCRSNull + ":geo"}},
 		{formats.V0_4, ">= 1.5.1", nil},
 		{formats.V0_3, "", []string{formats.FooterStringStatsInvalidUTF8 + ":words", formats.FooterStringStatsMissingBound + ":cjk", formats.FooterJSONDeltaLength + ":docs"}},
-		{formats.V0_3, ">= 1.4.1", []string{formats.FooterStringStatsInvalidUTF8 + ":words", formats.FooterJSONDeltaLength + ":docs"}},
-		{formats.V0_3, ">= 1.4.2", []string{formats.FooterStringStatsInvalidUTF8 + ":words"}},
-		{formats.V0_3, ">= 1.4.4", nil},
+		// cjk's file is misread (other rows, no error) by DuckDB 1.4.0,
+		// which opens a 0.3 catalog whatever range it is served to.
+		{formats.V0_3, ">= 1.4.1", []string{formats.FooterStringStatsInvalidUTF8 + ":words", formats.FooterStringStatsMissingBound + ":cjk", formats.FooterJSONDeltaLength + ":docs"}},
+		{formats.V0_3, ">= 1.4.2", []string{formats.FooterStringStatsInvalidUTF8 + ":words", formats.FooterStringStatsMissingBound + ":cjk"}},
+		{formats.V0_3, ">= 1.4.4", []string{formats.FooterStringStatsMissingBound + ":cjk"}},
 		{formats.V0_2, "", []string{formats.FooterStringStatsInvalidUTF8 + ":words"}},
 	}
 	var targets []*formats.Version // each target's Check for all its readers

@@ -109,7 +109,12 @@ type AffectedFooterQuirk struct {
 // the releases that open it (v.DuckDB) and, when readers is set (a
 // repository's fdl.json range for the format), that readers admits. A
 // publisher who serves 0.3 to DuckDB >= 1.4.4 is not held to the bugs of
-// 1.4.0-1.4.3.
+// 1.4.0-1.4.3 that fail a read: those releases still open the catalog (a
+// DuckDB opens the newest format it can, whatever fdl.json promises: the
+// FDL rule, resolve), and fail on it as they would find no catalog at all.
+// A quirk that returns other rows without an error (Silent) counts every
+// release that opens the format, whatever readers says: a release left out
+// of the promise still opens the catalog, and would read wrong rows.
 func (v *Version) FooterQuirksOf(readers goversion.Constraints) []AffectedFooterQuirk {
 	own, err := goversion.NewConstraint(v.DuckDB)
 	if err != nil {
@@ -120,7 +125,7 @@ func (v *Version) FooterQuirksOf(readers goversion.Constraints) []AffectedFooter
 		var in []string
 		for _, r := range q.Releases {
 			rv, err := goversion.NewVersion(r)
-			if err == nil && own.Check(rv) && (readers == nil || readers.Check(rv)) {
+			if err == nil && own.Check(rv) && (readers == nil || readers.Check(rv) || q.Silent()) {
 				in = append(in, r)
 			}
 		}
@@ -131,10 +136,19 @@ func (v *Version) FooterQuirksOf(readers goversion.Constraints) []AffectedFooter
 	return out
 }
 
+// Silent reports whether the affected releases return other rows than the
+// others without an error (Error ""), rather than fail the read.
+func (q FooterQuirk) Silent() bool { return q.Error == "" }
+
 // Advice says how a publisher gets the format read alike by every reader
 // it is served to: narrow its range to the releases from the fix on, where
-// the format's own range has them, else rewrite the data files.
+// the format's own range has them and the affected releases fail (a
+// release outside the range still opens the catalog: one that would read
+// wrong rows is no reader to leave out), else rewrite the data files.
 func (a AffectedFooterQuirk) Advice(v *Version) string {
+	if a.Silent() {
+		return fmt.Sprintf("%s open%s a format %s catalog whatever fdl.json serves the format to (a DuckDB opens the newest format it can), so narrowing the range does not help: rewrite the data files", a.ReleasesText(), plural(len(a.In)), v.Name)
+	}
 	own, err1 := goversion.NewConstraint(v.DuckDB)
 	fixed, err2 := goversion.NewVersion(a.FixedIn)
 	if err1 == nil && err2 == nil && own.Check(fixed) {
@@ -149,4 +163,13 @@ func (a AffectedFooterQuirk) ReleasesText() string {
 		return "DuckDB " + a.In[0]
 	}
 	return "DuckDB " + a.In[0] + "-" + a.In[len(a.In)-1]
+}
+
+// plural is the verb ending of a subject of n releases ("DuckDB 1.4.0
+// opens", "DuckDB 1.4.0-1.4.3 open").
+func plural(n int) string {
+	if n == 1 {
+		return "s"
+	}
+	return ""
 }
