@@ -113,23 +113,15 @@ func (r *repository) admitsEarlyStats(f *formats.Version) (text string, admits b
 	return text, err == nil && admitsBefore(c, earlyStatsFixedIn)
 }
 
-// readerRange is fdl.json's range for f (else the registry's), with its
-// text.
-func (r *repository) readerRange(f *formats.Version) (goversion.Constraints, string, error) {
-	if d, ok := r.cfg.Format(f.Name); ok && d.Readers != nil {
-		return d.Readers, d.DuckDB + " (fdl.json)", nil
-	}
-	c, err := goversion.NewConstraint(f.DuckDB)
-	return c, f.DuckDB, err
-}
-
 // emptyStringsWarning is a warning when v's frozen catalog, in a format
 // some of whose readers read a VARCHAR column's table statistics without
 // min and max as an empty column (formats.QuirkStringTableStatsEmpty,
-// 0.4: DuckDB 1.5.0), holds such rows of a column that may hold values,
-// and fdl.json's range for the format (else the registry's) admits those
-// readers: they return no rows for an equality filter on the column
-// (WHERE col = 'x') where later readers of the format return them.
+// 0.4: DuckDB 1.5.0), holds such rows of a column that may hold values:
+// those readers return no rows for an equality filter on the column
+// (WHERE col = 'x') where later readers of the format return them. They
+// open the catalog whatever range fdl.json declares for the format (a
+// DuckDB opens the newest format it can: resolve), so, unlike
+// earlyStatsWarning's failures, narrowing the range does not silence it.
 // DuckDB 1.5.0 and 1.5.1 write such rows themselves (a file whose
 // VARCHAR chunk records no min or max). As earlyStatsWarning, it does
 // not fail the check: the frozen catalog is as its writer made it, and a
@@ -148,19 +140,20 @@ func (r *repository) emptyStringsWarning(ctx context.Context, rd *compare.Reader
 	if len(cols) == 0 {
 		return nil
 	}
-	return []Issue{{Problem: ProblemWarning, Detail: fmt.Sprintf("%s (format %s) has table statistics of VARCHAR columns with values but no min_value and max_value: %s; DuckDB before %s (1.5.0, DuckLake 7ea15644), a reader of format %s by its range DuckDB %s, reads them as an empty column and returns no rows for a filter on it (WHERE column = 'x', %s), where later readers return them; this tool does not change a frozen catalog: narrow the range to DuckDB >= %s, or have those readers upgrade",
-		key, f.Name, strings.Join(cols, ", "), emptyStringsFixedIn, f.Name, text, q.Info().Name, emptyStringsFixedIn)}}
+	return []Issue{{Problem: ProblemWarning, Detail: fmt.Sprintf("%s (format %s) has table statistics of VARCHAR columns with values but no min_value and max_value: %s; DuckDB before %s (1.5.0, DuckLake 7ea15644), a reader of format %s by its range DuckDB %s, reads them as an empty column and returns no rows for a filter on it (WHERE column = 'x', %s), where later readers return them; it opens this catalog whatever range fdl.json declares for format %s (a DuckDB opens the newest format it can), and this tool does not change a frozen catalog: have those readers upgrade to DuckDB >= %s",
+		key, f.Name, strings.Join(cols, ", "), emptyStringsFixedIn, f.Name, text, q.Info().Name, f.Name, emptyStringsFixedIn)}}
 }
 
 // admitsEmptyStrings reports whether f is a format some of whose readers
-// have formats.QuirkStringTableStatsEmpty and fdl.json's range for it
-// (else the registry's, named by text) admits one of them.
+// have formats.QuirkStringTableStatsEmpty and its range (the registry's,
+// named by text) admits one of them. fdl.json's range does not narrow it:
+// those releases open the catalog whatever the publisher promises.
 func (r *repository) admitsEmptyStrings(f *formats.Version) (text string, admits bool) {
 	if f == nil || !f.ReadsWith(formats.QuirkStringTableStatsEmpty) {
 		return "", false
 	}
-	c, text, err := r.readerRange(f)
-	return text, err == nil && admitsBefore(c, emptyStringsFixedIn)
+	c, err := goversion.NewConstraint(f.DuckDB)
+	return f.DuckDB, err == nil && admitsBefore(c, emptyStringsFixedIn)
 }
 
 // emptyStringsFixedIn is the first DuckDB whose DuckLake reads VARCHAR
@@ -201,8 +194,9 @@ var earlyStatsFixedIn = goversion.Must(goversion.NewVersion("1.5.4"))
 // catalog invalid; v17: so do those of the table, column and file
 // statistics DuckLake's readers fail on or prune by (proofVersion v39);
 // v18: and those of the views and of a GEOMETRY column's table statistics
-// (proofVersion v43).
-const contentsKeyKind = "fdl-formats content pass v18"
+// (proofVersion v43); v19: emptyStringsWarning whatever fdl.json's range
+// for the format.
+const contentsKeyKind = "fdl-formats content pass v19"
 
 // contentsKey names everything a content pass of v reads, or "" (no digest
 // cache, or an object store, whose data files the pass fetches and
@@ -216,9 +210,9 @@ const contentsKeyKind = "fdl-formats content pass v18"
 // dataset.json it compares (by their sha256 too,
 // which the plan matched, or jsonFiles is false), and every file of the
 // data folder as it is (compare.Listings.InputsKey), and whether fdl.json's
-// range for the format admits the releases earlyStatsWarning and
-// emptyStringsWarning warn about (a kept warning is kept with the range
-// that raised it).
+// range for the format admits the releases earlyStatsWarning warns about,
+// and the format's those emptyStringsWarning warns about (a kept warning
+// is kept with the range that raised it).
 func (r *repository) contentsKey(v *version, jsonFiles bool) string {
 	if r.remote != nil || r.digestCache == nil {
 		return ""
