@@ -238,3 +238,11 @@ func environmentalHead(msg string) bool {
 	}
 	return false
 }
+
+// Environmental says whether err is a failure of the machine or of DuckDB
+// itself (an IO error, permissions, out of memory, interrupted, failing
+// inside, a connection), told by the type DuckDB gives it, not by a text
+// that may quote the catalog's values: a retry, or another machine, may
+// read the same bytes. A corrupt block's IO error is one too: its caller
+// tells the bytes' faults first.
+func Environmental(err error) bool { return environmental(err) }

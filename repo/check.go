@@ -213,6 +213,11 @@ func (e *CheckError) Hint() string {
 			return storageTooNewHint
 		}
 		var parent *parentRowError
+		if errors.As(e.First.cause, &parent) && parent.shard && parent.here {
+			// The bytes were verified: this machine failed to read them
+			// (TestShardParentReadFailsHere).
+			return "the first finding's history could not be compared with its first parent's, which another shard of this --shard split checks: the parent's frozen catalog matched its version.json, but reading it failed on this machine (the finding's error says why: a full disk, permissions, memory, DuckDB itself): fix that and run this shard again; see the report (--json) for every finding"
+		}
 		if errors.As(e.First.cause, &parent) && parent.shard {
 			// The parent's shard may have been answered the recorded
 			// bytes (TestShardParentAnsweredOtherwise).

@@ -66,21 +66,24 @@ type histories struct {
 
 // rowsFailure is why a parent's rows could not be read (parentHistory):
 // catalogFault tells that the parent's frozen catalog is at fault (a
-// folder's absent or not the file its version.json names, or unreadable
-// once copied and verified), which a check of the parent finds as well,
-// rather than this run's transfer of it or the answer this run was given.
+// folder's absent or not the file its version.json names, or its bytes,
+// copied and verified, unreadable: bytesFault), which a check of the
+// parent finds as well, rather than this run's transfer of it or the
+// answer this run was given; readHere, that the copy was verified and its
+// read failed on this machine (a full disk, permissions, DuckDB out of
+// memory), not for its bytes.
 type rowsFailure struct {
-	err          error
-	catalogFault bool
+	err                    error
+	catalogFault, readHere bool
 }
 
-func (h *histories) fail(id string, err error, catalogFault bool) {
+func (h *histories) fail(id string, f rowsFailure) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.failed == nil {
 		h.failed = map[string]rowsFailure{}
 	}
-	h.failed[id] = rowsFailure{err: err, catalogFault: catalogFault}
+	h.failed[id] = f
 }
 
 func (h *histories) failure(id string) rowsFailure {
@@ -226,9 +229,7 @@ func (r *repository) unreadParents(m *Matrix) []*version {
 // cache as a content pass keeps them. What fails is kept for historyIssues
 // (an error of a run that is stopping is not).
 func (r *repository) parentHistory(ctx context.Context, p *version, frozen *frozenCopies, source *compare.Source) {
-	// catalogFault: the failure is the frozen catalog's, which a check of
-	// the parent finds as well, not this run's.
-	snaps, catalogFault, err := func() ([]compare.Snapshot, bool, error) {
+	snaps, failed := func() ([]compare.Snapshot, rowsFailure) {
 		src, problem, err := frozen.catalog(ctx, p)
 		if err != nil {
 			// A file that is not the one version.json names, or is gone,
@@ -237,26 +238,34 @@ func (r *repository) parentHistory(ctx context.Context, p *version, frozen *froz
 			// run proves nothing of what it answers another (a CDN edge or
 			// replica serving an older copy, a proxy's cache, a transfer
 			// gone wrong): the parent's shard may get the recorded bytes.
-			return nil, r.remote == nil && (problem == ProblemMismatch || errors.Is(err, fs.ErrNotExist)), err
+			return nil, rowsFailure{err: err, catalogFault: r.remote == nil && (problem == ProblemMismatch || errors.Is(err, fs.ErrNotExist))}
 		}
+		// The copy holds the bytes version.json hashes: a read of them
+		// that fails is their fault only where every reader of them fails
+		// so (bytesFault), not where this machine failed (the parent's
+		// shard, on another, may read them and pass).
 		key := p.prefix() + p.meta.Catalog.Path
+		failed := func(err error) rowsFailure {
+			fault := bytesFault(err, src)
+			return rowsFailure{err: fmt.Errorf("read %s: %s", key, copyNamed(err, src, key)), catalogFault: fault, readHere: !fault}
+		}
 		rd, done, err := source.Reader(ctx, src, compare.ReaderOptions{DataPath: r.dataPath, Engines: r.engines, Listings: r.listings, Gate: r.gate()})
 		if err != nil {
-			return nil, true, fmt.Errorf("read %s: %s", key, copyNamed(err, src, key))
+			return nil, failed(err)
 		}
 		defer done() //nolint:errcheck // a reader that only read
 		snaps, err := rd.Snapshots(ctx)
 		if err != nil {
-			return nil, true, fmt.Errorf("read %s: %s", key, copyNamed(err, src, key))
+			return nil, failed(err)
 		}
-		return snaps, false, nil
+		return snaps, rowsFailure{}
 	}()
 	switch {
-	case err == nil:
+	case failed.err == nil:
 		r.noteHistory(p, snaps)
 		r.log.Debug("history rows read of a first parent the run does not check", "version", p.id, "key", p.prefix()+p.meta.Catalog.Path)
 	case ctx.Err() == nil:
-		r.histories.fail(p.id, err, catalogFault)
+		r.histories.fail(p.id, failed)
 	}
 }
 
@@ -304,11 +313,14 @@ func (r *repository) historyIssues(v *version, inRun, otherShards map[string]boo
 				return nil
 			}
 			elsewhere := ""
-			if otherShards[p.id] {
+			switch {
+			case otherShards[p.id] && f.readHere:
+				elsewhere = "; the shard that holds the parent reports its catalog's faults, but this is no fault of the catalog's bytes, which matched its version.json's sha256: reading them failed on this machine (its disk, permissions or memory, DuckDB itself), and the parent's shard, on another, may read them and pass, so no shard verified this history: run this shard again"
+			case otherShards[p.id]:
 				elsewhere = "; the shard that holds the parent reports its catalog's faults, but what the store answered this run is no proof of what it answers that shard (a CDN edge or replica serving an older copy, a proxy's cache, a transfer gone wrong), so no shard verified this history: run this shard again"
 			}
-			return []Issue{{Problem: ProblemUnreadable, cause: &parentRowError{parent: p.id, shard: otherShards[p.id], err: err}, Detail: fmt.Sprintf(
-				"%s%s: snapshot %d, the one its first parent %s was frozen at, cannot be compared with the parent's own (the last row of ducklake_snapshot in %s%s), read for that alone as this run does not check the parent (left out by --versions or --shard): %v; check the parent (`fdl-formats check --versions %s`), whose frozen catalog is at fault or could not be fetched%s",
+			return []Issue{{Problem: ProblemUnreadable, cause: &parentRowError{parent: p.id, shard: otherShards[p.id], here: f.readHere, err: err}, Detail: fmt.Sprintf(
+				"%s%s: snapshot %d, the one its first parent %s was frozen at, cannot be compared with the parent's own (the last row of ducklake_snapshot in %s%s), read for that alone as this run does not check the parent (left out by --versions or --shard): %v; check the parent (`fdl-formats check --versions %s`), whose frozen catalog is at fault, could not be fetched or could not be read here%s",
 				v.prefix(), v.meta.Catalog.Path, p.meta.DuckLake.SnapshotID, p.id, p.prefix(), p.meta.Catalog.Path, err, p.id, elsewhere)}}
 		}
 		return nil
@@ -394,7 +406,10 @@ type parentRowError struct {
 	own    bool   // the parent's frozen catalog contradicts its version.json
 	// shard: another shard of the run's --shard split checks the parent.
 	shard bool
-	err   error
+	// here: the parent's catalog matched its version.json and reading it
+	// failed on this machine (rowsFailure.readHere).
+	here bool
+	err  error
 }
 
 func (e *parentRowError) Error() string { return e.err.Error() }
