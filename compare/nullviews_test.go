@@ -15,6 +15,9 @@ import "testing"
 // and that of a table whose statistics row is never read open. Before,
 // every one of these catalogs opened.
 func TestOpenNullViewAndGeometryStats(t *testing.T) {
+	// noTypes is what ducklake_add_data_files writes for a file whose
+	// footer holds no geospatial statistics.
+	const noTypes = `{"bbox": {"xmin": null, "xmax": null, "ymin": null, "ymax": null, "zmin": null, "zmax": null, "mmin": null, "mmax": null}, "types": []}`
 	for _, tc := range []struct {
 		lake, name string
 		stmts      []string
@@ -53,6 +56,31 @@ func TestOpenNullViewAndGeometryStats(t *testing.T) {
 				`UPDATE ducklake_table_column_stats SET extra_stats = NULL WHERE table_id = 1 AND column_id = 2`}, ""},
 		{"14_geometry", "extra_stats of other types",
 			[]string{`UPDATE ducklake_table_column_stats SET extra_stats = NULL WHERE table_id = 1 AND column_id = 1 OR table_id = 2 AND column_id = 3`}, ""},
+		// extra_stats naming no geometry type while the files hold
+		// values reads as a NULL one does (formats.Column.ReadAsNull).
+		{"14_geometry", "geometry column's extra_stats with an empty types list",
+			[]string{`UPDATE ducklake_table_column_stats SET extra_stats = '` + noTypes + `' WHERE table_id = 1 AND column_id = 2`},
+			"ducklake_table_column_stats.extra_stats names no geometry type (its \"types\" list empty, missing or of unknown types) while the column's data files hold values that are not NULL (value_count above null_count) in the row table_id=1, column_id=2, rowid "},
+		{"14_geometry", "nested geometry field's extra_stats with an empty types list",
+			[]string{`UPDATE ducklake_table_column_stats SET extra_stats = '` + noTypes + `' WHERE table_id = 2 AND column_id = 5`},
+			"ducklake_table_column_stats.extra_stats names no geometry type (its \"types\" list empty, missing or of unknown types) while the column's data files hold values that are not NULL (value_count above null_count) in the row table_id=2, column_id=5, rowid "},
+		{"14_geometry", "geometry extra_stats without a types list",
+			[]string{`UPDATE ducklake_table_column_stats SET extra_stats = '{"bbox": {"xmin": 1.0}}' WHERE table_id = 1 AND column_id = 2`},
+			"ducklake_table_column_stats.extra_stats names no geometry type"},
+		{"14_geometry", "geometry extra_stats naming unknown types only",
+			[]string{`UPDATE ducklake_table_column_stats SET extra_stats = '{"types": ["UNKNOWN_Z", 1, ["point"], "pointy"]}' WHERE table_id = 1 AND column_id = 2`},
+			"ducklake_table_column_stats.extra_stats names no geometry type"},
+		{"14_geometry", "geometry extra_stats naming a type in capitals",
+			[]string{`UPDATE ducklake_table_column_stats SET extra_stats = '{"types": ["unknown", "LineString_ZM"]}' WHERE table_id = 1 AND column_id = 2`}, ""},
+		{"14_geometry", "geometry extra_stats with an empty types list over NULLs only",
+			[]string{`UPDATE ducklake_table_column_stats SET extra_stats = '` + noTypes + `' WHERE table_id = 1 AND column_id = 2`,
+				`UPDATE ducklake_file_column_stats SET null_count = value_count WHERE table_id = 1 AND column_id = 2`}, ""},
+		{"14_geometry", "geometry extra_stats with an empty types list, files without counts",
+			[]string{`UPDATE ducklake_table_column_stats SET extra_stats = '` + noTypes + `' WHERE table_id = 1 AND column_id = 2`,
+				`UPDATE ducklake_file_column_stats SET value_count = NULL WHERE table_id = 1 AND column_id = 2`}, ""},
+		{"14_geometry", "geometry extra_stats with an empty types list of a table whose statistics are never read",
+			[]string{`UPDATE ducklake_table_stats SET file_size_bytes = NULL WHERE table_id = 1`,
+				`UPDATE ducklake_table_column_stats SET extra_stats = '` + noTypes + `' WHERE table_id = 1 AND column_id = 2`}, ""},
 		{"14_geometry", "geometry values, no extra_stats row at all",
 			[]string{`DELETE FROM ducklake_table_column_stats WHERE table_id = 1 AND column_id = 2`}, ""},
 	} {

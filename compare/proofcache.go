@@ -98,8 +98,12 @@ import (
 // v44: a footer quirk whose releases return other rows without an error
 // (string-stats-without-min-max-empty) is held to every release that
 // opens B's format, not only those BReaders admits: a release left out
-// of fdl.json's range still opens the catalog (formats.FooterQuirk.Silent).
-const proofVersion = "fdl-formats proof v44"
+// of fdl.json's range still opens the catalog (formats.FooterQuirk.Silent);
+// v45: a catalog whose GEOMETRY column's table statistics the readers load
+// name no geometry type (an empty "types" list, as ducklake_add_data_files
+// writes for files without geospatial statistics) while the column's files
+// hold values is not opened: DuckDB 2.0 reads it as the NULL of v43.
+const proofVersion = "fdl-formats proof v45"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths

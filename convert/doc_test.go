@@ -128,6 +128,32 @@ func renderFormatsDoc() string {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", f.table, f.column, which, f.when, f.read)
 	}
+	b.WriteString("\nThe same holds of a value that DuckLake's readers read as that NULL (`formats.Column.ReadAsNull`, in a row the condition holds for); the error names the file, the table, the column and the row, and says what the value is:\n\n| Table | Column | Formats | Where | The value |\n| --- | --- | --- | --- | --- |\n")
+	type asNull struct{ table, column, when, is string }
+	var asNulls []asNull
+	asNullIn := map[asNull][]string{}
+	for _, v := range formats.All.Releases() {
+		for _, t := range v.Tables {
+			for _, c := range t.Columns {
+				if c.ReadAsNull == "" {
+					continue
+				}
+				f := asNull{t.Name, c.Name, formats.DescribeNullWhen(c.ReadAsNull), c.ReadAsNullIs}
+				if asNullIn[f] == nil {
+					asNulls = append(asNulls, f)
+				}
+				asNullIn[f] = append(asNullIn[f], v.Name)
+			}
+		}
+	}
+	for _, f := range asNulls {
+		fs := asNullIn[f]
+		which := fs[0] + "-" + fs[len(fs)-1]
+		if len(fs) == 1 {
+			which = fs[0]
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", f.table, f.column, which, f.when, f.is)
+	}
 	b.WriteString("\n## Steps\n\nEach step runs its checks on its input, renames tables, adds the target's new tables and columns (filled as DuckLake's migration fills them), runs its data migration, renames or drops the change tokens the target's readers do not parse (derived from the registry: see above), and drops what the target lacks.\n\n")
 	for _, s := range steps {
 		fmt.Fprintf(&b, "### %s → %s\n\n", s.from, s.to)

@@ -25,10 +25,17 @@ type NullField struct {
 	Row string
 	// NullRead is what DuckLake's readers do with it (Column.NullRead).
 	NullRead string
+	// Is says what the field holds where it is not NULL but read as the
+	// NULL is (Column.ReadAsNullIs); "" for a NULL.
+	Is string
 }
 
 func (f NullField) String() string {
-	return fmt.Sprintf("%s.%s is NULL in the row %s: %s", f.Table, f.Column, f.Row, f.NullRead)
+	is := "is NULL"
+	if f.Is != "" {
+		is = f.Is
+	}
+	return fmt.Sprintf("%s.%s %s in the row %s: %s", f.Table, f.Column, is, f.Row, f.NullRead)
 }
 
 // NullFieldError is a catalog with NULLs where DuckLake requires values
@@ -58,6 +65,9 @@ func (e *NullFieldError) Detail() string {
 	if e.More > 0 {
 		more = fmt.Sprintf("; and %d more", e.More)
 	}
+	if slices.ContainsFunc(e.Fields, func(f NullField) bool { return f.Is != "" }) {
+		return fmt.Sprintf("a catalog DuckLake's readers misread: %d field(s) NULL where DuckLake's writers always write a value, or holding a value they read as that NULL: %s%s", len(e.Fields)+e.More, strings.Join(items, "; "), more)
+	}
 	return fmt.Sprintf("not a DuckLake catalog: %d NULL field(s) where DuckLake's writers always write a value: %s%s", len(e.Fields)+e.More, strings.Join(items, "; "), more)
 }
 
@@ -77,9 +87,15 @@ func (e *NullFieldError) Is(target error) bool { return target == ErrNullField }
 // (check and backfill open each catalog several times a version); the
 // rows are listed only when one does.
 func CheckRequired(ctx context.Context, q Querier, catalog, db, schema string, v *Version, layout, dynamic Layout) error {
+	// A column is checked for a NULL and, where it has ReadAsNull, for a
+	// value read as that NULL: two entries of cols.
+	type field struct {
+		Column
+		readAsNull bool
+	}
 	type checked struct {
 		table string
-		cols  []Column
+		cols  []field
 	}
 	var tables []checked
 	var parts, probes []string
@@ -90,7 +106,7 @@ func CheckRequired(ctx context.Context, q Querier, catalog, db, schema string, v
 	if slices.Contains(layout["ducklake_metadata"], "scope") {
 		global = "m.scope IS NULL"
 	}
-	condition := strings.NewReplacer("{metadata}", qualify("ducklake_metadata"), "{global}", global, "{table_stats}", qualify("ducklake_table_stats"), "{column}", qualify("ducklake_column"))
+	condition := strings.NewReplacer("{metadata}", qualify("ducklake_metadata"), "{global}", global, "{table_stats}", qualify("ducklake_table_stats"), "{column}", qualify("ducklake_column"), "{file_stats}", qualify("ducklake_file_column_stats"))
 	add := func(name string, t Table, present []string, rowsWhen string) {
 		// present holds the physical names; the registry's are matched as
 		// DuckDB binds them (case-insensitively).
@@ -102,14 +118,17 @@ func CheckRequired(ctx context.Context, q Querier, catalog, db, schema string, v
 			}
 			return "", false
 		}
-		var cols []Column
+		var cols []field
 		for _, c := range t.Columns {
 			if c.NullRead == "" {
 				continue
 			}
 			if p, ok := physical(c.Name); ok {
 				c.Name = p
-				cols = append(cols, c)
+				cols = append(cols, field{c, false})
+				if c.ReadAsNull != "" {
+					cols = append(cols, field{c, true})
+				}
 			}
 		}
 		if len(cols) == 0 {
@@ -128,8 +147,12 @@ func CheckRequired(ctx context.Context, q Querier, catalog, db, schema string, v
 		var which, count, where []string
 		for i, c := range cols {
 			isNull := quoteIdent(c.Name) + " IS NULL"
-			if c.NullWhen != "" {
-				when := strings.ReplaceAll(condition.Replace(c.NullWhen), "{self}", qualify(name))
+			when := c.NullWhen
+			if c.readAsNull {
+				isNull, when = quoteIdent(c.Name)+" IS NOT NULL", c.ReadAsNull
+			}
+			if when != "" {
+				when = strings.ReplaceAll(condition.Replace(when), "{self}", qualify(name))
 				isNull = "(" + isNull + " AND (" + when + "))"
 			}
 			which = append(which, fmt.Sprintf("CASE WHEN %s THEN '%d' END", isNull, i))
@@ -212,7 +235,11 @@ func CheckRequired(ctx context.Context, q Querier, catalog, db, schema string, v
 			}
 			if len(e.Fields) < maxNullFields {
 				c := tables[t].cols[j]
-				e.Fields = append(e.Fields, NullField{Table: tables[t].table, Column: c.Name, Row: name, NullRead: c.NullRead})
+				f := NullField{Table: tables[t].table, Column: c.Name, Row: name, NullRead: c.NullRead}
+				if c.readAsNull {
+					f.Is = c.ReadAsNullIs
+				}
+				e.Fields = append(e.Fields, f)
 			}
 		}
 	}
@@ -290,6 +317,8 @@ func DescribeNullWhen(when string) string {
 		return "a row of a table's column (`table_id` and `column_id` set)"
 	case geometryStatsRead:
 		return "a row of a GEOMETRY column (at any depth) of a table whose `ducklake_table_stats` row the readers read"
+	case geometryStatsNoTypes:
+		return "a row of a GEOMETRY column (at any depth) of a table whose `ducklake_table_stats` row the readers read, its `extra_stats` a JSON object (the readers fail on other text), as DuckLake's readers take its `\"types\"` (`DuckLakeColumnGeoStats::Deserialize`, `ToStats`: the strings of the list, each matched case-insensitively against the geometry types, `point` to `geometrycollection_zm`; others, `unknown` and its forms among them, ignored), and the column's values counted by `ducklake_file_column_stats` of its data files"
 	}
 	return "`" + when + "`"
 }

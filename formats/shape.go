@@ -118,6 +118,13 @@ func requiredWhen(c Column, nullRead, when string) Column {
 	c.NullRead, c.NullWhen = nullRead, when
 	return c
 }
+
+// readAsNull marks the values read as the NULL of c is (Column.ReadAsNull).
+func readAsNull(c Column, when, is string) Column {
+	c.ReadAsNull, c.ReadAsNullIs = when, is
+	return c
+}
+
 func fill(c Column, sql string) Column {
 	c.Fill = sql
 	return c

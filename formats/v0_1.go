@@ -68,6 +68,36 @@ const fileStatsRead = "table_id IS NOT NULL AND column_id IS NOT NULL"
 // checked table.
 const geometryStatsRead = columnStatsRead + " AND EXISTS (SELECT 1 FROM {column} k WHERE k.table_id = {self}.table_id AND k.column_id = {self}.column_id AND lower(k.column_type) = 'geometry')"
 
+// geometryStatsNoTypes is the condition (Column.ReadAsNull) of a GEOMETRY
+// column's table statistics row the readers read (geometryStatsRead) whose
+// extra_stats, as they read it, names no geometry type, while a data
+// file's statistics of the column count a value that is not NULL
+// (value_count, NULLs included, above null_count). DuckLake's readers
+// (DuckLakeColumnGeoStats::Deserialize, then ToStats) take the "types"
+// list of a JSON object (none where it is missing or not a list), keep
+// its strings, and add each that names a geometry type, matched
+// case-insensitively; "unknown" and its _z, _m and _zm forms name none
+// (GeometryType::INVALID), nor does any other string. The statistics then
+// say no geometry holds a point, as a NULL extra_stats does
+// (nullGeoStats), and every value has a type: DuckLake's writers list
+// every type they write, and ducklake_add_data_files writes an empty list
+// for files whose footers hold no geospatial statistics. Text that is no
+// JSON object is left to the readers, which fail on it.
+const geometryStatsNoTypes = geometryStatsRead + " AND CASE WHEN json_valid({self}.extra_stats) AND json_type({self}.extra_stats) = 'OBJECT' THEN " +
+	"CASE WHEN json_type({self}.extra_stats, '$.types') = 'ARRAY' THEN len(list_filter(json_extract_string({self}.extra_stats, '$.types[*]'), lambda t: lower(t) IN (" + geometryTypeNames + "))) = 0 ELSE true END " +
+	"ELSE false END AND EXISTS (SELECT 1 FROM {file_stats} f WHERE f.table_id = {self}.table_id AND f.column_id = {self}.column_id AND f.value_count > f.null_count)"
+
+// geometryTypeNames are the names DuckLake's readers read as a geometry
+// type in a GEOMETRY column's extra_stats (ToStats' type_mapping, without
+// the "unknown" forms), as SQL literals.
+const geometryTypeNames = "'point', 'linestring', 'polygon', 'multipoint', 'multilinestring', 'multipolygon', 'geometrycollection', " +
+	"'point_z', 'linestring_z', 'polygon_z', 'multipoint_z', 'multilinestring_z', 'multipolygon_z', 'geometrycollection_z', " +
+	"'point_m', 'linestring_m', 'polygon_m', 'multipoint_m', 'multilinestring_m', 'multipolygon_m', 'geometrycollection_m', " +
+	"'point_zm', 'linestring_zm', 'polygon_zm', 'multipoint_zm', 'multilinestring_zm', 'multipolygon_zm', 'geometrycollection_zm'"
+
+// noGeometryTypes says what such an extra_stats is (Column.ReadAsNullIs).
+const noGeometryTypes = "names no geometry type (its \"types\" list empty, missing or of unknown types) while the column's data files hold values that are not NULL (value_count above null_count)"
+
 // encrypted is the condition (Column.NullWhen) of a catalog whose
 // ducklake_metadata says encrypted = 'true' (CheckMetadata refuses
 // catalogs whose global rows disagree): its readers read every file's key.

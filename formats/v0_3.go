@@ -23,7 +23,7 @@ var V0_3 = &Version{
 		addTables(Table{Name: "ducklake_schema_versions", Columns: []Column{bigint("begin_snapshot"), bigint("schema_version")}}),
 		renameTable(fileStatsTableBefore03, fileStatsTable),
 		addColumns("ducklake_file_column_stats", varchar("extra_stats")),
-		addColumns("ducklake_table_column_stats", requiredWhen(varchar("extra_stats"), nullGeoStats, geometryStatsRead)),
+		addColumns("ducklake_table_column_stats", readAsNull(requiredWhen(varchar("extra_stats"), nullGeoStats, geometryStatsRead), geometryStatsNoTypes, noGeometryTypes)),
 	),
 	Caps:           V0_2.Caps | CapHivePartitionMapping | CapCommitInfo | CapSchemaVersions | CapExtraStats | CapPartialMaxInfo,
 	Quirks:         quirksV1_4,

@@ -35,6 +35,13 @@ type Column struct {
 	// {column} for its ducklake_column table and {self} for the checked
 	// table itself (to name the row's columns inside a subquery).
 	NullWhen string
+	// ReadAsNull, where set, is a condition (as NullWhen, over the row;
+	// {file_stats} stands for the catalog's ducklake_file_column_stats)
+	// under which a value that is not NULL reads as NullRead says a NULL
+	// does: a GEOMETRY column's statistics that name no geometry type,
+	// while its files hold values. ReadAsNullIs says what the value is,
+	// in words ("names no geometry type ..."), for the error.
+	ReadAsNull, ReadAsNullIs string
 }
 
 // Table is one static metadata table.

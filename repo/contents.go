@@ -195,8 +195,10 @@ var earlyStatsFixedIn = goversion.Must(goversion.NewVersion("1.5.4"))
 // statistics DuckLake's readers fail on or prune by (proofVersion v39);
 // v18: and those of the views and of a GEOMETRY column's table statistics
 // (proofVersion v43); v19: emptyStringsWarning whatever fdl.json's range
-// for the format.
-const contentsKeyKind = "fdl-formats content pass v19"
+// for the format; v20: a GEOMETRY column's table statistics naming no
+// geometry type over values make the frozen catalog invalid (proofVersion
+// v45).
+const contentsKeyKind = "fdl-formats content pass v20"
 
 // contentsKey names everything a content pass of v reads, or "" (no digest
 // cache, or an object store, whose data files the pass fetches and
