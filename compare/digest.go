@@ -1153,7 +1153,7 @@ func timestampNSAsText(ctx context.Context, conn *sql.Conn, q string) (string, e
 		if err := rows.Scan(&name, &typ); err != nil {
 			return "", fmt.Errorf("describe the rows: %w", err)
 		}
-		if !strings.Contains(strings.ToUpper(typ), "TIMESTAMP_NS") {
+		if u := strings.ToUpper(typ); !strings.Contains(u, "TIMESTAMP_NS") && !strings.Contains(u, "VARIANT") {
 			continue
 		}
 		t, err := parseType(typ)
@@ -1195,6 +1195,10 @@ func timestampNSNested(e string, t *dtype, depth int) (string, bool, error) {
 	switch t.base {
 	case "TIMESTAMP_NS":
 		return timestampNSRowText(e), true, nil
+	case "VARIANT":
+		// Kept a VARIANT, as DuckDB renders it where it can; where it
+		// cannot, the VARIANT of the text the digest hashes it by.
+		return "CASE WHEN " + e + " IS NULL OR try(CAST(" + e + " AS VARCHAR)) IS NOT NULL THEN " + e + " ELSE CAST(" + variantUnrenderable(e) + " AS VARIANT) END", true, nil
 	case "STRUCT":
 		fields := make([]string, len(t.fields))
 		for i, f := range t.fields {
@@ -1238,11 +1242,11 @@ func timestampNSNested(e string, t *dtype, depth int) (string, bool, error) {
 	return "", false, fmt.Errorf("TIMESTAMP_NS inside %s", t.base)
 }
 
-// holdsTimestampNS reports whether t is TIMESTAMP_NS or a STRUCT, LIST,
-// ARRAY or MAP holding one at any depth.
+// holdsTimestampNS reports whether t is TIMESTAMP_NS or VARIANT (which may
+// hold one), or a STRUCT, LIST, ARRAY or MAP holding one at any depth.
 func (t *dtype) holdsTimestampNS() bool {
 	switch t.base {
-	case "TIMESTAMP_NS":
+	case "TIMESTAMP_NS", "VARIANT":
 		return true
 	case "STRUCT":
 		for _, f := range t.fields {

@@ -264,6 +264,9 @@ func encode(e string, t *dtype, depth int) []string {
 		return []string{e + " IS NULL", "cardinality(" + e + ")",
 			fmt.Sprintf("list_transform(map_entries(%s), lambda %s: hash(%s))", e, v, strings.Join(inner, ", "))}
 	}
+	if t.base == "VARIANT" {
+		return []string{variantText(e)}
+	}
 	switch t.hashKind() {
 	case "float":
 		return []string{e, "signbit(" + e + ")"}
@@ -318,4 +321,32 @@ func rowHashes(names, types []string) (h1, h2 string, err error) {
 	}
 	rev = append(rev, flags...)
 	return "hash(" + strings.Join(enc, ", ") + ")", "hash(" + strings.Join(rev, ", ") + ")", nil
+}
+
+// variantText is SQL for VARIANT value e as the text it is hashed by:
+// DuckDB's (CAST AS VARCHAR) wherever DuckDB renders it, so every value it
+// renders hashes as before; NULL for NULL (a VARIANT null is one). DuckDB
+// reads, compares and writes a TIMESTAMP_NS before 1677-09-22 inside a
+// VARIANT but fails to render it ("Date out of range in timestamp_ns
+// conversion"), as the whole value's text: such a value, and any other
+// DuckDB fails to render, is variantUnrenderable's text (try() gives NULL
+// where the cast fails, row by row).
+func variantText(e string) string {
+	return "CASE WHEN " + e + " IS NULL THEN NULL ELSE coalesce(try(CAST(" + e + " AS VARCHAR)), " + variantUnrenderable(e) + ") END"
+}
+
+// variantUnrenderable is SQL for the text of VARIANT value e that DuckDB
+// cannot render: a TIMESTAMP_NS itself as DuckDB would write it
+// (timestampNSRowText, from epoch_ns); any other (an object, array or
+// other value holding one) "VARIANT " and the hex of its Parquet variant
+// encoding's metadata and value (variant_to_parquet_variant of the value
+// normalised, variant_normalize: a value read from Parquet, where an
+// object's fields are sorted and a shredded value put back together,
+// gives the same bytes however it was stored). The bytes name the value
+// and the type of each of its parts: 1::INTEGER and 1::BIGINT, equal as
+// text, differ there.
+func variantUnrenderable(e string) string {
+	p := "CAST(variant_to_parquet_variant(variant_normalize(" + e + ")) AS STRUCT(metadata BLOB, value BLOB))"
+	return "CASE WHEN variant_typeof(" + e + ") = 'TIMESTAMP_NANOS' THEN " + timestampNSRowText("CAST("+e+" AS TIMESTAMP_NS)") +
+		" ELSE 'VARIANT ' || hex(struct_extract(" + p + ", 'metadata')) || ' ' || hex(struct_extract(" + p + ", 'value')) END"
 }
