@@ -52,6 +52,14 @@ func TestDigestValues(t *testing.T) {
 		{"variant by value", "{'k': 1}::VARIANT AS x", "{'k': 2}::VARIANT AS x", false},
 		{"variant shapes of one value", "1::INTEGER::VARIANT AS x", "1::BIGINT::VARIANT AS x", true},
 		{"variant NULL inside is not NULL", "[NULL]::INTEGER[]::VARIANT AS x", "NULL::VARIANT AS x", false},
+		// A TIMESTAMP_NS before 1677-09-22 in a VARIANT: DuckDB cannot
+		// render it (variantText).
+		{"variant early timestamp_ns by value", "(TIMESTAMP_NS '1677-09-21 12:00:00')::VARIANT AS x", "(TIMESTAMP_NS '1677-09-21 12:00:00.000000001')::VARIANT AS x", false},
+		{"variant early timestamp_ns is its text", "(TIMESTAMP_NS '1677-09-21 12:00:00.5')::VARIANT AS x", "'1677-09-21 12:00:00.5'::VARIANT AS x", true},
+		{"variant early timestamp_ns in an object", "{'t': TIMESTAMP_NS '1677-09-21 12:00:00', 'n': 1}::VARIANT AS x", "{'t': TIMESTAMP_NS '1677-09-21 12:00:00', 'n': 2}::VARIANT AS x", false},
+		{"equal variants holding early timestamp_ns, in a list and a struct", "[{'t': TIMESTAMP_NS '1677-09-21 12:00:00'}::VARIANT, NULL] AS x, {'v': (TIMESTAMP_NS '1677-09-21 00:12:43.145225')::VARIANT} AS y",
+			"[{'t': TIMESTAMP_NS '1677-09-21 12:00:00'}::VARIANT, NULL] AS x, {'v': (TIMESTAMP_NS '1677-09-21 00:12:43.145225')::VARIANT} AS y", true},
+		{"variant early timestamp_ns in a list", "[(TIMESTAMP_NS '1677-09-21 12:00:00')::VARIANT] AS x", "[(TIMESTAMP_NS '1677-09-21 12:00:01')::VARIANT] AS x", false},
 		{"blob bytes", "'\\x00'::BLOB AS x", "''::BLOB AS x", false},
 		{"decimal scale is in the type, values compare", "1.10::DECIMAL(9,2) AS x", "1.01::DECIMAL(9,2) AS x", false},
 		// hash() xors the hashes of a 128-bit value's two halves.
