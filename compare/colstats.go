@@ -41,14 +41,21 @@ type castStat struct {
 // castsStats tells whether some reader of the catalog's format casts a
 // column's statistics of type dt, for the refusal (statsCastTypes, nested
 // fields too) or for a folded min/max (foldedTypes, top-level columns of
-// formats whose readers fold).
+// formats whose readers fold; VARCHAR where some reader folds it, read as
+// text, not cast).
 func (r *Reader) castsStats(dt string, top bool) bool {
 	casts, _ := statsCastTypes(r.format)
 	if casts(dt) {
 		return true
 	}
+	if !top {
+		return false
+	}
+	if sfold, _ := stringMinMaxReaders(r.format); sfold != "" && dt == foldedString {
+		return true
+	}
 	fold, _ := minMaxReaders(r.format)
-	return fold != "" && top && (foldedTypes[dt] || strings.HasPrefix(dt, "DECIMAL("))
+	return fold != "" && (foldedTypes[dt] || strings.HasPrefix(dt, "DECIMAL("))
 }
 
 // castStats is the table statistics of t as the format's readers cast them,
@@ -117,7 +124,7 @@ func (r *Reader) readCastStats(ctx context.Context, t Table) ([]castStat, error)
 	if err != nil {
 		return nil, fmt.Errorf("read the column statistics of %s in %s: %w", t.Shown(), oneline.Name(r.path), err)
 	}
-	_, both := statsCastTypes(r.format)
+	casts, both := statsCastTypes(r.format)
 	var st []castStat
 	for rows.Next() {
 		var id int64
@@ -168,6 +175,11 @@ func (r *Reader) readCastStats(ctx context.Context, t Table) ([]castStat, error)
 	fold, _ := minMaxReaders(r.format)
 	for i := range st {
 		s := &st[i]
+		if s.typ == foldedString && !casts(s.typ) {
+			// Read as text by the readers that fold it (foldedMinMax):
+			// nothing to cast.
+			continue
+		}
 		if s.min != nil {
 			cast(*s.min, s.typ, &s.minVal)
 		}
@@ -186,6 +198,9 @@ func (r *Reader) readCastStats(ctx context.Context, t Table) ([]castStat, error)
 			sel = append(sel, fmt.Sprintf("TRY_CAST(%[1]s AS %[3]s) <= TRY_CAST(%[2]s AS %[3]s)", sqlString(*s.min), sqlString(*s.max), s.typ))
 			ptrs = append(ptrs, &orderedNull[i])
 		}
+	}
+	if len(sel) == 0 {
+		return st, nil
 	}
 	if err := r.conn.QueryRowContext(ctx, "SELECT "+strings.Join(sel, ", ")).Scan(ptrs...); err != nil {
 		return nil, fmt.Errorf("cast the column statistics of %s in %s: %w", t.Shown(), oneline.Name(r.path), err)

@@ -35,6 +35,16 @@ import (
 // formats 0.1-0.4 (DuckDB 1.3-1.5.1) and DuckDB 1.5.2 and 1.5.3 reading
 // 1.0 scan: the rows' min and max.
 //
+// DuckDB 2.0 (DuckLake main on DuckDB main's reworked string statistics)
+// folds a top-level VARCHAR column too, where min_value and max_value are
+// both set and neither is longer than 100000 bytes, to those texts
+// (formats.TableStatsReading.FoldStringMinMax; DuckDB 1.5 scans it): the
+// lesser as min, the greater as max (CreateStringStats merges both as
+// constants, so a min_value above max_value swaps). DuckDB's Parquet
+// writer, and so every DuckLake writer, keeps at most 256 bytes of a string
+// in the statistics (the max cut and its last byte incremented), so a table
+// whose extreme string is longer folds to a value it does not hold.
+//
 // The rule is directional (A the source, B its conversion): whatever B's
 // readers answer must be an answer A's readers give.
 
@@ -51,6 +61,33 @@ func minMaxReaders(v *formats.Version) (fold, scan string) {
 	}
 	return st.FoldMinMax, st.ScanMinMax
 }
+
+// stringMinMaxReaders is minMaxReaders for a top-level VARCHAR column
+// (formats.TableStatsReading.FoldStringMinMax, ScanStringMinMax).
+func stringMinMaxReaders(v *formats.Version) (fold, scan string) {
+	st := v.ReadsTableStats()
+	if st.FoldStringMinMax == "" {
+		return "", "format " + v.Name + " readers"
+	}
+	return st.FoldStringMinMax, st.ScanStringMinMax
+}
+
+// foldsMinMax reports whether some reader of format v folds min/max of
+// some column type.
+func foldsMinMax(v *formats.Version) bool {
+	fold, _ := minMaxReaders(v)
+	sfold, _ := stringMinMaxReaders(v)
+	return fold != "" || sfold != ""
+}
+
+// foldedString is the VARCHAR type whose min/max the readers of
+// stringMinMaxReaders fold, and stringStatsExact the longest bound they
+// take as exact (StringStats::FromConstant's CONSTANT_STATS_BOUND; a
+// longer one is truncated and not folded).
+const (
+	foldedString     = "VARCHAR"
+	stringStatsExact = 100000
+)
 
 // foldedTypes are the DuckDB types whose min/max a folding reader answers
 // from the statistics (DECIMAL(W,S) too).
@@ -131,24 +168,45 @@ func (m minMax) String() string {
 // statistics (castStats), for the columns it folds; nil when the format's
 // readers never fold or the statistics are not exact (record_count is not
 // net, the count(*) answer).
-func (r *Reader) foldedMinMax(ctx context.Context, t Table, snap, net int64) (map[int64]minMax, error) {
-	if fold, _ := minMaxReaders(r.format); fold == "" || r.empty("ducklake_table_stats") || r.empty("ducklake_table_column_stats") {
-		return nil, nil
+//
+// strs holds the columns folded as VARCHAR (stringMinMaxReaders), whose
+// folding and scanning readers are not the other types'.
+func (r *Reader) foldedMinMax(ctx context.Context, t Table, snap, net int64) (out map[int64]minMax, strs map[int64]bool, err error) {
+	if !foldsMinMax(r.format) || r.empty("ducklake_table_stats") || r.empty("ducklake_table_column_stats") {
+		return nil, nil, nil
 	}
 	counts, err := r.int64s(ctx, fmt.Sprintf(`SELECT record_count FROM cat.ducklake_table_stats WHERE table_id = %d AND record_count IS NOT NULL AND file_size_bytes IS NOT NULL`, t.ID))
 	if err != nil {
-		return nil, fmt.Errorf("read the table statistics of %s in %s: %w", t.Shown(), oneline.Name(r.path), err)
+		return nil, nil, fmt.Errorf("read the table statistics of %s in %s: %w", t.Shown(), oneline.Name(r.path), err)
 	}
 	if len(counts) == 0 || counts[0] != net {
-		return nil, nil
+		return nil, nil, nil
 	}
 	st, err := r.castStats(ctx, t)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	out := map[int64]minMax{}
+	fold, _ := minMaxReaders(r.format)
+	sfold, _ := stringMinMaxReaders(r.format)
+	out = map[int64]minMax{}
 	for _, s := range st {
-		if !s.top || !(foldedTypes[s.typ] || strings.HasPrefix(s.typ, "DECIMAL(")) || (s.min == nil && s.max == nil) {
+		if s.top && s.typ == foldedString {
+			// Both bounds, each exact: the lesser is min, the greater max.
+			if sfold == "" || s.min == nil || s.max == nil || len(*s.min) > stringStatsExact || len(*s.max) > stringStatsExact {
+				continue
+			}
+			lo, hi := *s.min, *s.max
+			if hi < lo {
+				lo, hi = hi, lo
+			}
+			out[s.id] = minMax{min: lo, max: hi}
+			if strs == nil {
+				strs = map[int64]bool{}
+			}
+			strs[s.id] = true
+			continue
+		}
+		if fold == "" || !s.top || !(foldedTypes[s.typ] || strings.HasPrefix(s.typ, "DECIMAL(")) || (s.min == nil && s.max == nil) {
 			continue // not folded
 		}
 		switch {
@@ -170,34 +228,62 @@ func (r *Reader) foldedMinMax(ctx context.Context, t Table, snap, net int64) (ma
 			out[s.id] = minMax{min: s.minVal.String, max: s.maxVal.String}
 		}
 	}
-	return out, nil
+	return out, strs, nil
 }
 
 // minMaxSide is one catalog's readers' answers for a table.
 type minMaxSide struct {
-	name       string
-	r          *Reader
-	t          Table
-	fold, scan string            // the releases that fold and that scan (minMaxReaders)
-	folded     map[int64]minMax  // per column, where the statistics are exact and fold
-	scanned    map[int64]minMax  // filled where needed
-	need       map[int64]*Column // the columns whose scan is needed
-	cols       map[int64]*Column // the side's own top-level columns by id
+	name         string
+	r            *Reader
+	t            Table
+	fold, scan   string            // the releases that fold and that scan (minMaxReaders)
+	sfold, sscan string            // the same for VARCHAR columns (stringMinMaxReaders)
+	folded       map[int64]minMax  // per column, where the statistics are exact and fold
+	strs         map[int64]bool    // the folded columns folded as VARCHAR
+	scanned      map[int64]minMax  // filled where needed
+	need         map[int64]*Column // the columns whose scan is needed
+	cols         map[int64]*Column // the side's own top-level columns by id
+}
+
+func newMinMaxSide(name string, r *Reader, t Table) *minMaxSide {
+	m := &minMaxSide{name: name, r: r, t: t, need: map[int64]*Column{}}
+	m.fold, m.scan = minMaxReaders(r.format)
+	m.sfold, m.sscan = stringMinMaxReaders(r.format)
+	return m
+}
+
+// readers is the releases that fold and those that scan column id, a
+// folded one (the VARCHAR ones' own).
+func (m *minMaxSide) readers(id int64) (fold, scan string) {
+	if m.strs[id] {
+		return m.sfold, m.sscan
+	}
+	return m.fold, m.scan
 }
 
 // scans reports whether some reader of the side scans column id.
 func (m *minMaxSide) scans(id int64) bool {
-	_, ok := m.folded[id]
-	return !ok || m.scan != ""
+	if _, ok := m.folded[id]; !ok {
+		return true
+	}
+	_, scan := m.readers(id)
+	return scan != ""
+}
+
+func (m *minMaxSide) foldWho(id int64) string {
+	fold, _ := m.readers(id)
+	return fold
 }
 
 func (m *minMaxSide) scanWho(id int64) string {
 	if _, ok := m.folded[id]; !ok {
-		if m.fold != "" {
+		if foldsMinMax(m.r.format) {
 			return "every format " + m.r.format.Name + " reader (the statistics are not exact or not folded)"
 		}
+		return "format " + m.r.format.Name + " readers"
 	}
-	return m.scan
+	_, scan := m.readers(id)
+	return scan
 }
 
 // minMax checks, per top-level column of the table at the snapshot that
@@ -208,19 +294,17 @@ func (m *minMaxSide) scanWho(id int64) string {
 // against it: a scan of A equals a scan of B where the rows are equal,
 // which the digests check.
 func (c *comparison) minMax(s int64, x, y Table, netA, netB int64) error {
-	foldA, scanA := minMaxReaders(c.a.format)
-	foldB, scanB := minMaxReaders(c.b.format)
-	if foldB == "" && (foldA == "" || scanA != "") {
+	a := newMinMaxSide("A", c.a, x)
+	b := newMinMaxSide("B", c.b, y)
+	if !foldsMinMax(c.b.format) && (a.fold == "" || a.scan != "") && (a.sfold == "" || a.sscan != "") {
 		// B only scans, and A's readers scan too.
 		return nil
 	}
-	a := &minMaxSide{name: "A", r: c.a, t: x, fold: foldA, scan: scanA, need: map[int64]*Column{}}
-	b := &minMaxSide{name: "B", r: c.b, t: y, fold: foldB, scan: scanB, need: map[int64]*Column{}}
 	var err error
-	if a.folded, err = c.a.foldedMinMax(c.ctx, x, s, netA); err != nil {
+	if a.folded, a.strs, err = c.a.foldedMinMax(c.ctx, x, s, netA); err != nil {
 		return markA(err)
 	}
-	if b.folded, err = c.b.foldedMinMax(c.ctx, y, s, netB); err != nil {
+	if b.folded, b.strs, err = c.b.foldedMinMax(c.ctx, y, s, netB); err != nil {
 		return markB(err)
 	}
 	if len(a.folded) == 0 && len(b.folded) == 0 {
@@ -282,7 +366,7 @@ func (c *comparison) minMax(s int64, x, y Table, netA, netB int64) error {
 		var bad, badWho string
 		switch {
 		case okB && !(okA && fa == fb) && !(a.scans(col.ID) && a.scanned[col.ID] == fb):
-			bad, badWho = fb.String()+" from the statistics", b.fold
+			bad, badWho = fb.String()+" from the statistics", b.foldWho(col.ID)
 		case b.scans(col.ID) && !a.scans(col.ID) && b.scanned[col.ID] != fa:
 			bad, badWho = b.scanned[col.ID].String()+" by a scan", b.scanWho(col.ID)
 		default:
@@ -290,7 +374,7 @@ func (c *comparison) minMax(s int64, x, y Table, netA, netB int64) error {
 		}
 		var ans []string
 		if okA {
-			ans = append(ans, fa.String()+" from the statistics ("+a.fold+")")
+			ans = append(ans, fa.String()+" from the statistics ("+a.foldWho(col.ID)+")")
 		}
 		if a.scans(col.ID) {
 			if v, ok := a.scanned[col.ID]; ok {
@@ -301,7 +385,7 @@ func (c *comparison) minMax(s int64, x, y Table, netA, netB int64) error {
 		}
 		c.add(Difference{Kind: "minmax", Snapshot: ptr(s), Table: x.FullName(), Item: "column " + col.Name,
 			A: strings.Join(ans, "; "), B: bad + " (" + badWho + ")",
-			Reason: fmt.Sprintf("SELECT min(%[1]s), max(%[1]s) at the latest snapshot: format %[2]s readers of B answer what no format %[3]s reader of A answers (DuckDB 1.5.4+ and 2.0 answer it from the table statistics when record_count is the net row count)", oneline.Name(col.Name), c.b.format.Name, c.a.format.Name)})
+			Reason: fmt.Sprintf("SELECT min(%[1]s), max(%[1]s) at the latest snapshot: format %[2]s readers of B answer what no format %[3]s reader of A answers (DuckDB 1.5.4+ and 2.0 answer it from the table statistics when record_count is the net row count, 2.0 for VARCHAR too)", oneline.Name(col.Name), c.b.format.Name, c.a.format.Name)})
 	}
 	return nil
 }

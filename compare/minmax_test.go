@@ -100,7 +100,7 @@ func TestColumnStatsReadOnce(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			folded, err := r.foldedMinMax(ctx, tables[i], last, net[0])
+			folded, _, err := r.foldedMinMax(ctx, tables[i], last, net[0])
 			if err != nil {
 				t.Fatal(err)
 			}

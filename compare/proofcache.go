@@ -102,8 +102,12 @@ import (
 // v45: a catalog whose GEOMETRY column's table statistics the readers load
 // name no geometry type (an empty "types" list, as ducklake_add_data_files
 // writes for files without geospatial statistics) while the column's files
-// hold values is not opened: DuckDB 2.0 reads it as the NULL of v43.
-const proofVersion = "fdl-formats proof v45"
+// hold values is not opened: DuckDB 2.0 reads it as the NULL of v43;
+// v46: DuckDB 2.0 folds min/max of a VARCHAR column from exact table
+// statistics too (formats.TableStatsReading.FoldStringMinMax), so a 1.0 or
+// 1.1 catalog B whose VARCHAR bound is no value A's readers scan (DuckDB's
+// Parquet writer cuts strings past 256 bytes) is a minmax difference.
+const proofVersion = "fdl-formats proof v46"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths

@@ -86,8 +86,8 @@ func (vs Versions) Validate() error {
 				return fmt.Errorf("format %s: a development layout reads table statistics as its release: TableStats must be zero", v.Name)
 			}
 		} else {
-			if st := v.TableStats; st.CastByEvery == StatsTypesNone || st.CastBySome < st.CastByEvery || (st.FoldMinMax == "" && st.ScanMinMax != "") {
-				return fmt.Errorf("format %s: TableStats %+v: no types cast, CastBySome short of CastByEvery, or ScanMinMax without FoldMinMax", v.Name, st)
+			if st := v.TableStats; st.CastByEvery == StatsTypesNone || st.CastBySome < st.CastByEvery || (st.FoldMinMax == "" && st.ScanMinMax != "") || (st.FoldStringMinMax == "" && st.ScanStringMinMax != "") {
+				return fmt.Errorf("format %s: TableStats %+v: no types cast, CastBySome short of CastByEvery, or ScanMinMax without FoldMinMax (ScanStringMinMax without FoldStringMinMax)", v.Name, st)
 			}
 			cur, err := goversion.NewVersion(v.Name)
 			if err != nil {

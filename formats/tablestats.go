@@ -32,6 +32,18 @@ type TableStatsReading struct {
 	// statistics ("" for none: every reader scans); ScanMinMax those that
 	// scan even then ("" for none) (compare/minmax.go).
 	FoldMinMax, ScanMinMax string
+	// FoldStringMinMax names the releases that answer min/max of a
+	// top-level VARCHAR column from exact table statistics, and
+	// ScanStringMinMax those that scan it even then: DuckLake main
+	// (DuckDB 2.0) gives a column both of whose bounds are set
+	// StringStats::MergeInConstant of each (DuckLakeColumnStats::
+	// CreateStringStats, 38b862a4), which DuckDB main's reworked string
+	// statistics (968f84a9eb8, ba999157015, 2026-05-13) mark EXACT_STATS
+	// up to 100000 bytes, and TryGetValueFromStats folds exact string
+	// statistics; DuckDB 1.5 folds string statistics only with a maximum
+	// string length of at most 8 bytes, which DuckLake's never have
+	// (ResetMaxStringLength), so it scans (compare/minmax.go).
+	FoldStringMinMax, ScanStringMinMax string
 }
 
 // StatsTypes is a set of column types whose table column statistics a

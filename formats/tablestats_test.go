@@ -9,7 +9,7 @@ import "testing"
 func TestTableStatsDeclared(t *testing.T) {
 	v01 := TableStatsReading{BothBounds: true, CastByEvery: StatsTypesBase, CastBySome: StatsTypesBase}
 	v04 := TableStatsReading{CastByEvery: StatsTypesBase, CastBySome: StatsTypesBase}
-	v11 := TableStatsReading{CastByEvery: StatsTypesMain, CastBySome: StatsTypesMain, CurrentSnapshotOnly: true, FoldMinMax: "DuckDB 2.0"}
+	v11 := TableStatsReading{CastByEvery: StatsTypesMain, CastBySome: StatsTypesMain, CurrentSnapshotOnly: true, FoldMinMax: "DuckDB 2.0", FoldStringMinMax: "DuckDB 2.0"}
 	want := map[string]TableStatsReading{
 		"0.1":      v01,
 		"0.2":      v01,
@@ -18,7 +18,8 @@ func TestTableStatsDeclared(t *testing.T) {
 		"0.4-dev1": v04,
 		"0.4":      v04,
 		"1.0": {CastByEvery: StatsTypesBase, CastBySome: StatsTypesMore,
-			FoldMinMax: "DuckDB 1.5.4+ and 2.0", ScanMinMax: "DuckDB 1.5.2-1.5.3"},
+			FoldMinMax: "DuckDB 1.5.4+ and 2.0", ScanMinMax: "DuckDB 1.5.2-1.5.3",
+			FoldStringMinMax: "DuckDB 2.0", ScanStringMinMax: "DuckDB 1.5"},
 		"1.1-dev1": v11,
 		"1.1":      v11,
 	}

@@ -19,9 +19,11 @@ var V1_0 = &Version{
 	// readers then fail on (not a refusal). DuckDB 1.5.4 on (d318a545, then
 	// 1.5.5's d8a1881e: 8c1e97ab "Answer MIN/MAX from catalog metadata when
 	// stats are exact") and 2.0 fold min/max from exact statistics; 1.5.2
-	// and 1.5.3 scan.
+	// and 1.5.3 scan. VARCHAR min/max: DuckDB 2.0 folds, every 1.5
+	// release scans (TableStatsReading.FoldStringMinMax).
 	TableStats: TableStatsReading{CastByEvery: StatsTypesBase, CastBySome: StatsTypesMore,
-		FoldMinMax: "DuckDB 1.5.4+ and 2.0", ScanMinMax: "DuckDB 1.5.2-1.5.3"},
+		FoldMinMax: "DuckDB 1.5.4+ and 2.0", ScanMinMax: "DuckDB 1.5.2-1.5.3",
+		FoldStringMinMax: "DuckDB 2.0", ScanStringMinMax: "DuckDB 1.5"},
 	// DuckDB 1.5.2 and 1.5.3 (DuckLake 415a9ebd, e6a3bd0a) still fail on
 	// table statistics without column statistics (fixed by db9cb183, first
 	// in 1.5.4's d318a545); DuckDB 1.5.2 (415a9ebd) still reads delete

@@ -32,9 +32,10 @@ var V1_1 = &Version{
 	// scans": DuckLakeStatistics returns none unless
 	// DuckLakeFunctionInfo::CanUseGlobalStats, the scan's snapshot being the
 	// transaction's and the catalog not pinned to a snapshot), and folds
-	// min/max from exact statistics (8c1e97ab).
+	// min/max from exact statistics (8c1e97ab), VARCHAR too
+	// (TableStatsReading.FoldStringMinMax).
 	TableStats: TableStatsReading{CastByEvery: StatsTypesMain, CastBySome: StatsTypesMain,
-		CurrentSnapshotOnly: true, FoldMinMax: "DuckDB 2.0"},
+		CurrentSnapshotOnly: true, FoldMinMax: "DuckDB 2.0", FoldStringMinMax: "DuckDB 2.0"},
 	// DuckLake main skips files with value_count 0 under comparison
 	// filters, as DuckDB 1.5.3+ do for 1.0 (3b8cb1f1).
 	Quirks: quirksV1_5_3,

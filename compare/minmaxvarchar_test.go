@@ -1,0 +1,88 @@
+package compare
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fdl-formats/fdl-formats/internal/testduck"
+)
+
+// withVarcharFile adds to a copy of 05_defaults_not_null's last version a
+// data file of table d2 (a INTEGER field id 1, b VARCHAR field id 2; one
+// file of one row, b 'random()') holding the row (2, value), written by
+// DuckDB 1.5.6's Parquet writer, with the statistics that writer returns
+// (COPY ... RETURN_STATS, what DuckLake stores) merged into the file and
+// table statistics as DuckLake merges them: the statistics stay exact
+// (record_count is the net row count). It returns the catalog, the data
+// folder and the writer's min and max of b.
+func withVarcharFile(t *testing.T, value string) (catalog, data, lo, hi string) {
+	t.Helper()
+	lake, src := lastVersion(t, "lakes", "05_defaults_not_null")
+	data = filepath.Join(lake, "data")
+	path := filepath.Join(t.TempDir(), "long.parquet")
+	db := testduck.Open(t, "")
+	defer db.Close()
+	if _, err := db.Exec(fmt.Sprintf(`COPY (SELECT 2::INTEGER AS a, %s::VARCHAR AS b) TO %s (FORMAT parquet, FIELD_IDS {a: 1, b: 2})`, sqlString(value), sqlString(path))); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.QueryRow(`SELECT stats_min_value, stats_max_value FROM parquet_metadata(?) WHERE path_in_schema = 'b'`, path).Scan(&lo, &hi); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	catalog = tamper(t, src,
+		fmt.Sprintf(`INSERT INTO ducklake_data_file (data_file_id, table_id, begin_snapshot, path, path_is_relative, file_format, record_count, file_size_bytes, row_id_start)
+			VALUES (100, 2, 21, %s, false, 'parquet', 1, %d, 1)`, sqlString(path), st.Size()),
+		fmt.Sprintf(`INSERT INTO ducklake_file_column_stats (data_file_id, table_id, column_id, value_count, null_count, min_value, max_value)
+			VALUES (100, 2, 1, 1, 0, '2', '2'), (100, 2, 2, 1, 0, %s, %s)`, sqlString(lo), sqlString(hi)),
+		fmt.Sprintf(`UPDATE ducklake_table_stats SET record_count = 2, next_row_id = 2, file_size_bytes = file_size_bytes + %d WHERE table_id = 2`, st.Size()),
+		`UPDATE ducklake_table_column_stats SET max_value = '2' WHERE table_id = 2 AND column_id = 1`,
+		fmt.Sprintf(`UPDATE ducklake_table_column_stats SET min_value = least(min_value, %[1]s), max_value = greatest(max_value, %[2]s) WHERE table_id = 2 AND column_id = 2`, sqlString(lo), sqlString(hi)))
+	return catalog, data, lo, hi
+}
+
+// TestMinMaxVarcharFoldedBy20: DuckDB 2.0 (DuckLake main on DuckDB main's
+// reworked string statistics) answers SELECT min(b), max(b) of a VARCHAR
+// column from exact table statistics, where DuckDB 1.5 scans. DuckDB's
+// Parquet writer keeps at most 256 bytes of a string in its statistics
+// (the minimum cut, the maximum cut and its last byte incremented), and
+// DuckLake stores them as written: a table whose greatest string is
+// longer has a max_value that is no value of the column. So a 0.4 catalog
+// (its readers scan) is not equivalent to its 1.0 stamp, which DuckDB 2.0
+// reads, and a short string folds to what the scan reads.
+func TestMinMaxVarcharFoldedBy20(t *testing.T) {
+	long := "z" + strings.Repeat("a", 299)
+	cat, data, lo, hi := withVarcharFile(t, long)
+	if lo != long[:256] || hi != long[:255]+"b" {
+		t.Fatalf("DuckDB's Parquet writer returned min %q, max %q, want the 256-byte cuts", lo, hi)
+	}
+	a := tamper(t, cat, as04SQL()...)
+	rep, err := Catalogs(context.Background(), a, cat, Options{DataPath: data, Engines: readerDBs})
+	if err != nil && !errors.Is(err, ErrNotEquivalent) {
+		t.Fatal(err)
+	}
+	wantMinMax(t, rep, "b", "min random(), max "+hi+" from the statistics (DuckDB 2.0)", "min random(), max "+long+" by a scan (format 0.4 readers)", false)
+
+	// The other way, B's readers (0.4) scan, which A's DuckDB 1.5 readers
+	// do too.
+	rep, err = Catalogs(context.Background(), cat, a, Options{DataPath: data, Engines: readerDBs})
+	if err != nil && !errors.Is(err, ErrNotEquivalent) {
+		t.Fatal(err)
+	}
+	wantMinMax(t, rep, "b", "", "", false)
+
+	// A string the writer keeps whole folds to what the scan reads.
+	short, data2, _, _ := withVarcharFile(t, "zz")
+	rep, err = Catalogs(context.Background(), tamper(t, short, as04SQL()...), short, Options{DataPath: data2, Engines: readerDBs})
+	if err != nil && !errors.Is(err, ErrNotEquivalent) {
+		t.Fatal(err)
+	}
+	wantMinMax(t, rep, "b", "", "", false)
+}
