@@ -1,0 +1,105 @@
+package convert
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fdl-formats/fdl-formats/compare"
+	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/testduck"
+	"github.com/fdl-formats/fdl-formats/internal/testlakes"
+)
+
+// TestMinMaxVarcharConverted: a 1.0 lake (05_defaults_not_null, table d2:
+// a INTEGER, b VARCHAR) given a data file of one row whose b is 300 bytes,
+// written by DuckDB 1.5.6's Parquet writer, with that writer's statistics
+// (b's max cut at 256 bytes, its last byte incremented) merged into the
+// file and table statistics as DuckLake merges them. DuckDB 2.0 answers
+// max(b) of 1.0 and 1.1 catalogs from those statistics, DuckDB 1.5 scans
+// (compare/minmax.go): so a 0.4 conversion converted back to 1.0, and a
+// 1.1 conversion converted to 1.0, each fail their proof on column b; the
+// 1.0 source against its 1.1 and 0.4 conversions holds.
+func TestMinMaxVarcharConverted(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	lake := filepath.Join(testlakes.Dir(t, "lakes"), "05_defaults_not_null")
+	data := filepath.Join(lake, "data")
+	vs := versionCatalogs(t, lake)
+	long := "z" + strings.Repeat("a", 299)
+	path := filepath.Join(t.TempDir(), "long.parquet")
+	lit := func(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+	db := testduck.Open(t, "")
+	if _, err := db.Exec(fmt.Sprintf(`COPY (SELECT 2::INTEGER AS a, %s::VARCHAR AS b) TO %s (FORMAT parquet, FIELD_IDS {a: 1, b: 2})`, lit(long), lit(path))); err != nil {
+		t.Fatal(err)
+	}
+	var lo, hi string
+	if err := db.QueryRow(`SELECT stats_min_value, stats_max_value FROM parquet_metadata(?) WHERE path_in_schema = 'b'`, path).Scan(&lo, &hi); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if hi != long[:255]+"b" {
+		t.Fatalf("DuckDB's Parquet writer returned max %q, want the 256-byte cut incremented", hi)
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := editedCopy(t, vs[len(vs)-1],
+		fmt.Sprintf(`INSERT INTO ducklake_data_file (data_file_id, table_id, begin_snapshot, path, path_is_relative, file_format, record_count, file_size_bytes, row_id_start)
+			VALUES (100, 2, 21, %s, false, 'parquet', 1, %d, 1)`, lit(path), st.Size()),
+		fmt.Sprintf(`INSERT INTO ducklake_file_column_stats (data_file_id, table_id, column_id, value_count, null_count, min_value, max_value)
+			VALUES (100, 2, 1, 1, 0, '2', '2'), (100, 2, 2, 1, 0, %s, %s)`, lit(lo), lit(hi)),
+		fmt.Sprintf(`UPDATE ducklake_table_stats SET record_count = 2, next_row_id = 2, file_size_bytes = file_size_bytes + %d WHERE table_id = 2`, st.Size()),
+		`UPDATE ducklake_table_column_stats SET max_value = '2' WHERE table_id = 2 AND column_id = 1`,
+		fmt.Sprintf(`UPDATE ducklake_table_column_stats SET min_value = least(min_value, %s), max_value = greatest(max_value, %s) WHERE table_id = 2 AND column_id = 2`, lit(lo), lit(hi)))
+	conv := func(from string, to *formats.Version) string {
+		t.Helper()
+		out := filepath.Join(t.TempDir(), to.Name+".duckdb")
+		if _, err := Catalog(ctx, from, out, to, Options{DataPath: data}); err != nil {
+			t.Fatalf("to %s: %v", to, err)
+		}
+		return out
+	}
+	v04, v11 := conv(src, formats.V0_4), conv(src, formats.V1_1)
+	for _, tc := range []struct {
+		name, a, b string
+		want       string // in the one minmax difference; "" for none
+	}{
+		{"1.0 to 0.4: B's readers scan, as A's DuckDB 1.5 do", src, v04, ""},
+		{"1.0 to 1.1: both fold the same statistics", src, v11, ""},
+		{"0.4 to 1.0: DuckDB 2.0 folds what 0.4 never answers", v04, conv(v04, formats.V1_0), "max " + hi + " from the statistics (DuckDB 2.0)"},
+		{"1.1 to 1.0: DuckDB 1.5 scans what 2.0 never answers", v11, conv(v11, formats.V1_0), "max " + long + " by a scan (DuckDB 1.5)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep, err := compare.Catalogs(ctx, tc.a, tc.b, compare.Options{DataPath: data})
+			if err != nil && !errors.Is(err, compare.ErrNotEquivalent) {
+				t.Fatal(err)
+			}
+			var minmax, other []string
+			for _, d := range rep.Differences {
+				if d.Kind == "minmax" {
+					minmax = append(minmax, d.String())
+				} else {
+					other = append(other, d.String())
+				}
+			}
+			if len(other) > 0 {
+				t.Errorf("other differences:\n%s", strings.Join(other, "\n"))
+			}
+			if tc.want == "" {
+				if len(minmax) > 0 {
+					t.Errorf("want no minmax difference, got:\n%s", strings.Join(minmax, "\n"))
+				}
+				return
+			}
+			if len(minmax) != 1 || !strings.Contains(minmax[0], "column b") || !strings.Contains(minmax[0], tc.want) {
+				t.Errorf("want one minmax difference of column b with %q, got:\n%s", tc.want, strings.Join(minmax, "\n"))
+			}
+		})
+	}
+}
