@@ -177,7 +177,7 @@ func TestTableDir(t *testing.T) {
 // same path as a relative one.
 func TestStoredFilesFollowMovedFolders(t *testing.T) {
 	ctx := context.Background()
-	lake := filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes")
+	lake := testlakes.Lake(t, "lakes", "06_deletes")
 	cats, _ := filepath.Glob(filepath.Join(lake, "versions", "*", "ducklake.duckdb"))
 	if len(cats) == 0 {
 		t.Fatal("no versions of 06_deletes")

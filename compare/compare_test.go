@@ -23,7 +23,7 @@ import (
 // lastVersion returns a lake folder and the catalog of its last version.
 func lastVersion(t *testing.T, archive, name string) (lake, catalog string) {
 	t.Helper()
-	lake = filepath.Join(testlakes.Dir(t, archive), name)
+	lake = testlakes.Lake(t, archive, name)
 	m := readManifest(t, lake)
 	v := m.Versions[len(m.Versions)-1]
 	return lake, filepath.Join(lake, "versions", v.ID, "ducklake.duckdb")
@@ -451,7 +451,7 @@ func TestCatalogsFindMetadataDifferences(t *testing.T) {
 // TestStagedDeletePositions reads a lake with delete lists staged in
 // temporary tables (as long lists are) and still gets DuckLake's rows.
 func TestStagedDeletePositions(t *testing.T) {
-	lake := filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes")
+	lake := testlakes.Lake(t, "lakes", "06_deletes")
 	ctx := context.Background()
 	m := readManifest(t, lake)
 	v := m.Versions[len(m.Versions)-1]

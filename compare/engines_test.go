@@ -45,7 +45,7 @@ func TestEnginesReusedClean(t *testing.T) {
 		{"lakes-0.3", "17_compaction", 10000},
 		{"lakes", "06_deletes", 10000},
 	} {
-		lake := filepath.Join(testlakes.Dir(t, tc.archive), tc.lake)
+		lake := testlakes.Lake(t, tc.archive, tc.lake)
 		m := readManifest(t, lake)
 		for _, v := range m.Versions {
 			r, err := Open(context.Background(), filepath.Join(lake, "versions", v.ID, "ducklake.duckdb"), ReaderOptions{DataPath: filepath.Join(lake, "data"), Engines: engines})

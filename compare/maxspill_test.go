@@ -15,7 +15,7 @@ import (
 // spilled up to duckpool.MaxSpill whatever --max-spill said.
 func TestReaderMaxSpill(t *testing.T) {
 	ctx := context.Background()
-	lake := filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes")
+	lake := testlakes.Lake(t, "lakes", "06_deletes")
 	versions, _ := filepath.Glob(filepath.Join(lake, "versions", "*", "ducklake.duckdb"))
 	if len(versions) == 0 {
 		t.Fatal("no catalog in the lake")

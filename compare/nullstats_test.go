@@ -21,7 +21,7 @@ import (
 // load), or whose filtered reads drop rows from DuckDB 1.5.4 on (a file
 // statistics row without data_file_id).
 func TestOpenNullRequiredStats(t *testing.T) {
-	v01 := filepath.Join(testlakes.Dir(t, "migrations"), "v01", "source.duckdb")
+	v01 := filepath.Join(testlakes.Lake(t, "migrations", "v01"), "source.duckdb")
 	for _, tc := range []struct {
 		archive, lake, name string
 		stmts               []string

@@ -13,7 +13,7 @@ import (
 // slice (scanAll's), or every later call reads the table again.
 func TestReadOnceKeepsNoRows(t *testing.T) {
 	ctx := context.Background()
-	lake := filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes")
+	lake := testlakes.Lake(t, "lakes", "06_deletes")
 	versions, _ := filepath.Glob(filepath.Join(lake, "versions", "*", "ducklake.duckdb"))
 	if len(versions) == 0 {
 		t.Fatal("no catalog in the lake")

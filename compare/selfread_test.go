@@ -41,7 +41,7 @@ func TestSelfConformance(t *testing.T) {
 			})
 		}
 	}
-	lake := filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes")
+	lake := testlakes.Lake(t, "lakes", "06_deletes")
 	versions, _ := filepath.Glob(filepath.Join(lake, "versions", "*", "ducklake.duckdb"))
 	store, err := digestcache.Open(t.TempDir(), digestcache.Limits{})
 	if err != nil {

@@ -17,7 +17,7 @@ func TestBadInput(t *testing.T) {
 	t.Parallel()
 	lakes := testlakes.Dir(t, "lakes")
 	good := versionCatalogs(t, filepath.Join(lakes, "06_deletes"))[0]
-	v2 := versionCatalogs(t, filepath.Join(testlakes.Dir(t, "lakes-1.1-dev1"), "zz_storage_v2_unreadable"))[0]
+	v2 := versionCatalogs(t, testlakes.Lake(t, "lakes-1.1-dev1", "zz_storage_v2_unreadable"))[0]
 	goodBytes, err := os.ReadFile(good)
 	if err != nil {
 		t.Fatal(err)
@@ -74,7 +74,7 @@ func TestBadInput(t *testing.T) {
 // A Puffin container must be refused for 1.0 even when its partial_max was
 // not recorded: with the data folder at hand the file's magic tells.
 func TestPuffinContainerByMagic(t *testing.T) {
-	lake := filepath.Join(testlakes.Dir(t, "lakes-1.1-dev1"), "24_deletion_vectors")
+	lake := testlakes.Lake(t, "lakes-1.1-dev1", "24_deletion_vectors")
 	vs := versionCatalogs(t, lake)
 	src := filepath.Join(t.TempDir(), "src.duckdb")
 	copyFile(t, vs[len(vs)-1], src)
@@ -98,7 +98,7 @@ func TestPuffinContainerByMagic(t *testing.T) {
 func TestPuffinContainerReachable(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	lake := filepath.Join(testlakes.Dir(t, "lakes-1.1-dev1"), "24_deletion_vectors")
+	lake := testlakes.Lake(t, "lakes-1.1-dev1", "24_deletion_vectors")
 	data := filepath.Join(lake, "data")
 	vs := versionCatalogs(t, lake)
 	// Delete file 5 (data file 0 of main.dv) is a container.
@@ -152,7 +152,7 @@ func TestPuffinContainerReachable(t *testing.T) {
 // A partition column whose position among the top-level columns changes
 // while its spec is visible cannot be written in 0.1, which stores positions.
 func TestPartitionPositionMustBeStable(t *testing.T) {
-	lake := filepath.Join(testlakes.Dir(t, "lakes"), "12_nested_types")
+	lake := testlakes.Lake(t, "lakes", "12_nested_types")
 	vs := versionCatalogs(t, lake)
 	src := without130Failure(t, vs[len(vs)-1])
 	if got, err := refusalCodes(t, src, formats.V0_1, Options{}); err != nil || got != "" {
@@ -180,7 +180,7 @@ func TestPartitionPositionMustBeStable(t *testing.T) {
 // is refused with a *SourceFormatError naming both, and nothing is written;
 // the format it holds converts as before.
 func TestSourceFormat(t *testing.T) {
-	src := versionCatalogs(t, filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes"))[0] // format 1.0
+	src := versionCatalogs(t, testlakes.Lake(t, "lakes", "06_deletes"))[0] // format 1.0
 	for _, tc := range []struct {
 		claim    string
 		detected string // "" when it converts
@@ -214,7 +214,7 @@ func TestSourceFormat(t *testing.T) {
 // the spellings it accepts (type names in any case) convert.
 func TestTypesTheTargetCannotParse(t *testing.T) {
 	t.Parallel()
-	lake := filepath.Join(testlakes.Dir(t, "lakes"), "05_defaults_not_null")
+	lake := testlakes.Lake(t, "lakes", "05_defaults_not_null")
 	vs := versionCatalogs(t, lake)
 	for _, tc := range []struct {
 		name, stmt, want string
@@ -243,7 +243,7 @@ func TestTypesTheTargetCannotParse(t *testing.T) {
 // seen while editing a catalog in several sessions); it converts it now.
 func TestSourceTruncatedByDuckDB(t *testing.T) {
 	t.Parallel()
-	lake := filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes")
+	lake := testlakes.Lake(t, "lakes", "06_deletes")
 	vs := versionCatalogs(t, lake)
 	src := filepath.Join(t.TempDir(), "src.duckdb")
 	copyFile(t, vs[len(vs)-1], src)

@@ -33,7 +33,7 @@ func TestCatalogsOnePass(t *testing.T) {
 		{archive: "lakes-1.1-dev1", lake: "16_data_inlining", exists: -1, noFolder: 1},
 	} {
 		t.Run(tc.archive+"/"+tc.lake, func(t *testing.T) {
-			lake := filepath.Join(testlakes.Dir(t, tc.archive), tc.lake)
+			lake := testlakes.Lake(t, tc.archive, tc.lake)
 			vs := versionCatalogs(t, lake)
 			src := vs[len(vs)-1]
 			tmp := t.TempDir()

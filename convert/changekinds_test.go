@@ -21,7 +21,7 @@ import (
 func TestChangeKindsConverted(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	lake := filepath.Join(testlakes.Dir(t, "lakes"), "01_primitive_types")
+	lake := testlakes.Lake(t, "lakes", "01_primitive_types")
 	vs := versionCatalogs(t, lake)
 	data := filepath.Join(lake, "data")
 	const all = `inserted_into_table:1,inlined_insert:1,inlined_delete:2,flushed_inlined:3,inline_flush:3,inline_flush:4,merge_adjacent:5,rewrite_delete:6,` +

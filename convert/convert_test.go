@@ -605,7 +605,7 @@ func TestDowngradeMatchesReal03Shapes(t *testing.T) {
 // from the first): all three have the same tables, constraints and rows.
 func TestOutputShapesAndStorage(t *testing.T) {
 	t.Parallel()
-	lake := filepath.Join(testlakes.Dir(t, "lakes"), "12_nested_types")
+	lake := testlakes.Lake(t, "lakes", "12_nested_types")
 	vs := versionCatalogs(t, lake)
 	engines := NewEngines(1)
 	defer engines.Close()
@@ -720,7 +720,7 @@ func fileSum(t *testing.T, path string) string {
 }
 
 func TestSourceUntouchedAndNeverOverwritten(t *testing.T) {
-	lake := filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes")
+	lake := testlakes.Lake(t, "lakes", "06_deletes")
 	vs := versionCatalogs(t, lake)
 	src := filepath.Join(t.TempDir(), "src.duckdb")
 	copyFile(t, vs[len(vs)-1], src)

@@ -29,7 +29,7 @@ import (
 func TestDeleteFileFormatUpTo10(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	lake := filepath.Join(testlakes.Dir(t, "lakes-0.3"), "06_deletes")
+	lake := testlakes.Lake(t, "lakes-0.3", "06_deletes")
 	vs := versionCatalogs(t, lake)
 	data := filepath.Join(lake, "data")
 	for _, tc := range []struct {
@@ -65,7 +65,7 @@ func TestDeleteFileFormatUpTo10(t *testing.T) {
 // on; convert matched 'puffin' in lower case only, so an upper-case one
 // went down to 0.4 unrefused (the proof then failed the output).
 func TestDeletionVectorsAnyCase(t *testing.T) {
-	lake := filepath.Join(testlakes.Dir(t, "lakes"), "24_deletion_vectors")
+	lake := testlakes.Lake(t, "lakes", "24_deletion_vectors")
 	vs := versionCatalogs(t, lake)
 	for _, value := range []string{"'puffin'", "'PUFFIN'", "'Puffin'"} {
 		t.Run(value, func(t *testing.T) {
@@ -86,7 +86,7 @@ func TestDeletionVectorsAnyCase(t *testing.T) {
 // rewrite made a slice of 2^32 positions and ran out of memory.
 func TestTamperedDeletionVector(t *testing.T) {
 	ctx := context.Background()
-	lake := filepath.Join(testlakes.Dir(t, "lakes"), "24_deletion_vectors")
+	lake := testlakes.Lake(t, "lakes", "24_deletion_vectors")
 	vs := versionCatalogs(t, lake)
 	bm := roaring64.New()
 	bm.AddRange(0, 1<<32)

@@ -28,7 +28,7 @@ func TestEnginesReused(t *testing.T) {
 	for _, tc := range []struct{ archive, lake string }{
 		{"lakes", "06_deletes"}, {"lakes-0.3", "17_compaction"}, {"lakes-1.1-dev1", "16_data_inlining"},
 	} {
-		lake := filepath.Join(testlakes.Dir(t, tc.archive), tc.lake)
+		lake := testlakes.Lake(t, tc.archive, tc.lake)
 		vs := versionCatalogs(t, lake)
 		src := vs[len(vs)-1]
 		tmp := t.TempDir()
@@ -100,7 +100,7 @@ func TestLeftClean(t *testing.T) {
 func TestMetadataSchemaThroughEngines(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	lake := filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes")
+	lake := testlakes.Lake(t, "lakes", "06_deletes")
 	vs := versionCatalogs(t, lake)
 	dir := t.TempDir()
 	src := filepath.Join(dir, "schema.duckdb")
@@ -153,8 +153,8 @@ func TestMetadataSchemaThroughEngines(t *testing.T) {
 // again, and a second conversion of an unchanged file reuses it.
 func TestEnginesKeepSourceOfSameFile(t *testing.T) {
 	ctx := context.Background()
-	v03 := versionCatalogs(t, filepath.Join(testlakes.Dir(t, "lakes-0.3"), "06_deletes"))
-	v10 := versionCatalogs(t, filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes"))
+	v03 := versionCatalogs(t, testlakes.Lake(t, "lakes-0.3", "06_deletes"))
+	v10 := versionCatalogs(t, testlakes.Lake(t, "lakes", "06_deletes"))
 	dir := t.TempDir()
 	src := filepath.Join(dir, "src.duckdb")
 	engines := NewEngines(1)
@@ -201,7 +201,7 @@ func TestEnginesKeepSourceOfSameFile(t *testing.T) {
 func TestEnginesReusedAfterCorruptSource(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	good := versionCatalogs(t, filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes"))[0]
+	good := versionCatalogs(t, testlakes.Lake(t, "lakes", "06_deletes"))[0]
 	b, err := os.ReadFile(good)
 	if err != nil {
 		t.Fatal(err)
@@ -265,7 +265,7 @@ func TestEnginesReusedAfterCorruptSource(t *testing.T) {
 // logs apart, whoever made the files.)
 func TestOutputsRefuseEachOthersWAL(t *testing.T) {
 	ctx := context.Background()
-	lake := filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes")
+	lake := testlakes.Lake(t, "lakes", "06_deletes")
 	vs := versionCatalogs(t, lake)
 	src := vs[len(vs)-1]
 	engines := NewEngines(1)
@@ -322,7 +322,7 @@ func TestOutputsRefuseEachOthersWAL(t *testing.T) {
 // a database of its own does.
 func TestEnginesSourceWithWAL(t *testing.T) {
 	ctx := context.Background()
-	v10 := versionCatalogs(t, filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes"))
+	v10 := versionCatalogs(t, testlakes.Lake(t, "lakes", "06_deletes"))
 	dir := t.TempDir()
 	src := filepath.Join(dir, "src.duckdb")
 	copyFile(t, v10[len(v10)-1], src)

@@ -89,7 +89,7 @@ func TestFileColumnStatsForPruningReaders(t *testing.T) {
 		{archive: "lakes-0.3", lake: "12_nested_types", target: formats.V1_0},
 	} {
 		t.Run(tc.archive+"/"+tc.lake+"/"+tc.target.Name, func(t *testing.T) {
-			lake := filepath.Join(testlakes.Dir(t, tc.archive), tc.lake)
+			lake := testlakes.Lake(t, tc.archive, tc.lake)
 			vs := versionCatalogs(t, lake)
 			src, data := vs[len(vs)-1], filepath.Join(lake, "data")
 			source, err := Detect(ctx, src, 0)

@@ -18,7 +18,7 @@ import (
 func TestFileUnderTwoIDsConverted(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	lake := filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes")
+	lake := testlakes.Lake(t, "lakes", "06_deletes")
 	vs := versionCatalogs(t, lake)
 	data := filepath.Join(lake, "data")
 	src := filepath.Join(t.TempDir(), "two-ids.duckdb")

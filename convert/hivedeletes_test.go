@@ -27,7 +27,7 @@ import (
 func TestMergedChainsInTableFolder(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	lake := filepath.Join(testlakes.Dir(t, "lakes-0.3-compaction"), "c_compaction__merge_rewrite_partial_file_info")
+	lake := testlakes.Lake(t, "lakes-0.3-compaction", "c_compaction__merge_rewrite_partial_file_info")
 	versions := lakeVersions(t, lake)
 	last := versions[len(versions)-1]
 	tmp := t.TempDir()

@@ -28,7 +28,7 @@ import (
 func TestInlinedReadAtFirstSnapshot(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	lake := filepath.Join(testlakes.Dir(t, "lakes"), "16_data_inlining")
+	lake := testlakes.Lake(t, "lakes", "16_data_inlining")
 	vs := versionCatalogs(t, lake)
 	src := filepath.Join(t.TempDir(), "src.duckdb")
 	copyFile(t, vs[len(vs)-1], src)
@@ -130,7 +130,7 @@ func TestInlinedReadAtFirstSnapshot(t *testing.T) {
 // fall back to the first snapshot, and _1_4 is not named.
 func TestInlinedSchemaVersionRowNull(t *testing.T) {
 	ctx := context.Background()
-	lake := filepath.Join(testlakes.Dir(t, "lakes"), "16_data_inlining")
+	lake := testlakes.Lake(t, "lakes", "16_data_inlining")
 	vs := versionCatalogs(t, lake)
 	data := filepath.Join(lake, "data")
 	for _, tc := range []struct {
@@ -179,8 +179,8 @@ func TestInlinedSchemaVersionRowNull(t *testing.T) {
 // with a note, not refused (TestInlinedEmptyDropped).
 func TestInlinedLookupsThatReadAlike(t *testing.T) {
 	ctx := context.Background()
-	mig := filepath.Join(testlakes.Dir(t, "migrations"), "v04", "source.duckdb")
-	lake := filepath.Join(testlakes.Dir(t, "lakes"), "16_data_inlining")
+	mig := filepath.Join(testlakes.Lake(t, "migrations", "v04"), "source.duckdb")
+	lake := testlakes.Lake(t, "lakes", "16_data_inlining")
 	vs := versionCatalogs(t, lake)
 	flushed := filepath.Join(t.TempDir(), "flushed.duckdb")
 	copyFile(t, vs[len(vs)-1], flushed)
@@ -270,7 +270,7 @@ func TestInlinedEmptyDropped(t *testing.T) {
 			`INSERT INTO ducklake_inlined_data_5_18 VALUES (1000, 32, NULL, 1, 'x')`), formats.V0_4, "inlined-read-at-first-snapshot", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			lake := filepath.Join(testlakes.Dir(t, "lakes"), tc.lake)
+			lake := testlakes.Lake(t, "lakes", tc.lake)
 			vs := versionCatalogs(t, lake)
 			data := filepath.Join(lake, "data")
 			src := editedCopy(t, vs[len(vs)-1], append(slices.Clone(testlakes.FlushedInlinedTables[tc.lake]), tc.stmts...)...)
@@ -333,7 +333,7 @@ func TestInlinedEmptyDropped(t *testing.T) {
 func TestInlinedSystemNameCollision(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	lake := filepath.Join(testlakes.Dir(t, "lakes-1.1-dev1"), "26_v11_only_features")
+	lake := testlakes.Lake(t, "lakes-1.1-dev1", "26_v11_only_features")
 	vs := versionCatalogs(t, lake)
 	data := filepath.Join(lake, "data")
 	base := []string{
@@ -401,7 +401,7 @@ func TestInlinedSystemNameCollision(t *testing.T) {
 func TestReservedColumnNames(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	lake := filepath.Join(testlakes.Dir(t, "lakes"), "25_reserved_names_v11_hazards")
+	lake := testlakes.Lake(t, "lakes", "25_reserved_names_v11_hazards")
 	vs := versionCatalogs(t, lake)
 	data := filepath.Join(lake, "data")
 	for _, tc := range []struct {

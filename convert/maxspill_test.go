@@ -15,7 +15,7 @@ import (
 // whatever it was told (it had no --max-spill).
 func TestConversionMaxSpill(t *testing.T) {
 	ctx := context.Background()
-	lake := filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes")
+	lake := testlakes.Lake(t, "lakes", "06_deletes")
 	vs := versionCatalogs(t, lake)
 	src := vs[len(vs)-1]
 	engines := NewEngines(1)

@@ -151,7 +151,7 @@ func TestCompactedLakesDowngrade(t *testing.T) {
 		}
 	})
 	t.Run("17_compaction", func(t *testing.T) {
-		lake := filepath.Join(testlakes.Dir(t, "lakes"), "17_compaction")
+		lake := testlakes.Lake(t, "lakes", "17_compaction")
 		for _, v := range lakeVersions(t, lake) {
 			src := filepath.Join(lake, "versions", v.ID, "ducklake.duckdb")
 			down := filepath.Join(t.TempDir(), "0.3.duckdb")
@@ -169,7 +169,7 @@ func TestCompactedLakesDowngrade(t *testing.T) {
 // end. Past 2^20 rows it is held to the file's Parquet row count, and one
 // claiming more is refused naming the data file.
 func TestMergedRecordCountTampered(t *testing.T) {
-	lake := filepath.Join(testlakes.Dir(t, "lakes-0.3-compaction"), compactionLakes[0])
+	lake := testlakes.Lake(t, "lakes-0.3-compaction", compactionLakes[0])
 	versions := lakeVersions(t, lake)
 	src := editedCopy(t, filepath.Join(lake, "versions", versions[len(versions)-1].ID, "ducklake.duckdb"),
 		`UPDATE ducklake_data_file SET record_count = 1099511627776 WHERE partial_file_info IS NOT NULL AND partial_file_info NOT LIKE 'partial_max:%'`)

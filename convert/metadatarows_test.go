@@ -3,7 +3,6 @@ package convert
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -23,7 +22,7 @@ import (
 func TestMetadataRowsSource(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	vs := versionCatalogs(t, filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes"))
+	vs := versionCatalogs(t, testlakes.Lake(t, "lakes", "06_deletes"))
 	orig := vs[len(vs)-1]
 	for _, tc := range []struct {
 		name        string

@@ -59,7 +59,7 @@ func TestMinMaxFromStatistics(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
-			lake := filepath.Join(testlakes.Dir(t, "lakes"), tc.lake)
+			lake := testlakes.Lake(t, "lakes", tc.lake)
 			data := filepath.Join(lake, "data")
 			vs := versionCatalogs(t, lake)
 			cats := []string{vs[len(vs)-1]}
@@ -114,7 +114,7 @@ func TestMinMaxFromStatistics(t *testing.T) {
 func TestMinMaxRenamedColumn(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	lake := filepath.Join(testlakes.Dir(t, "lakes-0.3"), "01_primitive_types")
+	lake := testlakes.Lake(t, "lakes-0.3", "01_primitive_types")
 	data := filepath.Join(lake, "data")
 	vs := versionCatalogs(t, lake)
 	a := vs[len(vs)-1]
@@ -169,7 +169,7 @@ func TestUncastableColumnStats(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
-			lake := filepath.Join(testlakes.Dir(t, "lakes-0.3"), "01_primitive_types")
+			lake := testlakes.Lake(t, "lakes-0.3", "01_primitive_types")
 			data := filepath.Join(lake, "data")
 			vs := versionCatalogs(t, lake)
 			b := filepath.Join(t.TempDir(), "1.0.duckdb")
@@ -217,7 +217,7 @@ func TestUncastableStatsCurrentSnapshotOnly(t *testing.T) {
 	t.Parallel()
 	const edit = `UPDATE ducklake_table_column_stats SET max_value = 'many' WHERE table_id = 1 AND column_id = 5`
 	ctx := context.Background()
-	lake := filepath.Join(testlakes.Dir(t, "lakes"), "01_primitive_types")
+	lake := testlakes.Lake(t, "lakes", "01_primitive_types")
 	data := filepath.Join(lake, "data")
 	vs := versionCatalogs(t, lake)
 	b := filepath.Join(t.TempDir(), "1.1.duckdb")

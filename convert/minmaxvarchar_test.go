@@ -27,7 +27,7 @@ import (
 func TestMinMaxVarcharConverted(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	lake := filepath.Join(testlakes.Dir(t, "lakes"), "05_defaults_not_null")
+	lake := testlakes.Lake(t, "lakes", "05_defaults_not_null")
 	data := filepath.Join(lake, "data")
 	vs := versionCatalogs(t, lake)
 	long := "z" + strings.Repeat("a", 299)

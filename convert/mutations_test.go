@@ -290,7 +290,7 @@ func TestMutationsCaught(t *testing.T) {
 	for _, fx := range mutationFixtures {
 		t.Run(fx.key(), func(t *testing.T) {
 			fixtures++
-			lake := filepath.Join(testlakes.Dir(t, fx.archive), fx.lake)
+			lake := testlakes.Lake(t, fx.archive, fx.lake)
 			// convert may write delete files beside the data: a copy.
 			data := filepath.Join(t.TempDir(), "data")
 			copyTree(t, filepath.Join(lake, "data"), data)

@@ -26,7 +26,7 @@ import (
 // unreadable at those snapshots, and 0.2 (DuckDB 1.3.1+) is still proved.
 func TestNestedDefaultsDropped130(t *testing.T) {
 	t.Parallel()
-	lake := filepath.Join(testlakes.Dir(t, "lakes"), "12_nested_types")
+	lake := testlakes.Lake(t, "lakes", "12_nested_types")
 	vs := versionCatalogs(t, lake)
 	src, data := vs[len(vs)-1], filepath.Join(lake, "data")
 
@@ -47,7 +47,7 @@ func TestNestedDefaultsDropped130(t *testing.T) {
 // difference in the proof, and 0.2 still proved.
 func TestStructWithoutFileFields130(t *testing.T) {
 	t.Parallel()
-	lake := filepath.Join(testlakes.Dir(t, "lakes"), "12_nested_types")
+	lake := testlakes.Lake(t, "lakes", "12_nested_types")
 	vs := versionCatalogs(t, lake)
 	data := filepath.Join(lake, "data")
 	dir := t.TempDir()

@@ -22,7 +22,7 @@ import (
 func TestNullStringDefault(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	lake := filepath.Join(testlakes.Dir(t, "lakes-0.3"), "02_add_drop_columns")
+	lake := testlakes.Lake(t, "lakes-0.3", "02_add_drop_columns")
 	vs := versionCatalogs(t, lake)
 	data := filepath.Join(lake, "data")
 	src := editedCopy(t, vs[len(vs)-1], `UPDATE ducklake_column SET default_value = 'NULL' WHERE table_id = 1 AND column_id = 5`)

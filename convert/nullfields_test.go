@@ -29,7 +29,7 @@ func TestNullRequiredFieldsRefused(t *testing.T) {
 	ctx := context.Background()
 	for _, lake := range []string{"lakes/06_deletes", "lakes-0.3/06_deletes"} {
 		archive, name, _ := strings.Cut(lake, "/")
-		vs := versionCatalogs(t, filepath.Join(testlakes.Dir(t, archive), name))
+		vs := versionCatalogs(t, testlakes.Lake(t, archive, name))
 		orig := vs[len(vs)-1]
 		from, err := Detect(ctx, orig, 0)
 		if err != nil {
@@ -127,7 +127,7 @@ func rowsIn(t *testing.T, conn *sql.Conn, table string) int {
 func TestNullRequiredFieldsListed(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	vs := versionCatalogs(t, filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes"))
+	vs := versionCatalogs(t, testlakes.Lake(t, "lakes", "06_deletes"))
 	src := editedCopy(t, vs[len(vs)-1], "UPDATE ducklake_data_file SET table_id = NULL, record_count = NULL", "UPDATE ducklake_table SET table_name = NULL WHERE rowid = 0")
 	var files int
 	if err := attach(t, src, "READ_ONLY").QueryRowContext(ctx, "SELECT count(*) FROM c.main.ducklake_data_file").Scan(&files); err != nil {

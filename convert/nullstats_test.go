@@ -30,7 +30,7 @@ func TestNullRequiredStatsRefused(t *testing.T) {
 	} {
 		t.Run(strings.Fields(tc.want)[0], func(t *testing.T) {
 			t.Parallel()
-			vs := versionCatalogs(t, filepath.Join(testlakes.Dir(t, "lakes"), "05_defaults_not_null"))
+			vs := versionCatalogs(t, testlakes.Lake(t, "lakes", "05_defaults_not_null"))
 			src := editedCopy(t, vs[len(vs)-1], tc.stmt)
 			dir := t.TempDir()
 			_, err := Catalog(ctx, src, filepath.Join(dir, "1.1.duckdb"), formats.V1_1, Options{DataPath: t.TempDir()})

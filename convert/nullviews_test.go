@@ -32,7 +32,7 @@ func TestNullViewAndGeometryStatsRefused(t *testing.T) {
 	} {
 		t.Run(strings.Join(strings.Fields(tc.want)[:2], " "), func(t *testing.T) {
 			t.Parallel()
-			vs := versionCatalogs(t, filepath.Join(testlakes.Dir(t, "lakes"), tc.lake))
+			vs := versionCatalogs(t, testlakes.Lake(t, "lakes", tc.lake))
 			src := editedCopy(t, vs[len(vs)-1], tc.stmt)
 			dir := t.TempDir()
 			_, err := Catalog(ctx, src, filepath.Join(dir, "1.1.duckdb"), formats.V1_1, Options{DataPath: t.TempDir()})

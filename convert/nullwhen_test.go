@@ -32,7 +32,7 @@ func TestNullRequiredElsewhereRefused(t *testing.T) {
 	} {
 		t.Run(tc.lake+"/"+strings.Fields(tc.want)[0], func(t *testing.T) {
 			t.Parallel()
-			vs := versionCatalogs(t, filepath.Join(testlakes.Dir(t, "lakes"), tc.lake))
+			vs := versionCatalogs(t, testlakes.Lake(t, "lakes", tc.lake))
 			src := editedCopy(t, vs[len(vs)-1], tc.stmt)
 			dir := t.TempDir()
 			_, err := Catalog(ctx, src, filepath.Join(dir, "0.4.duckdb"), formats.V0_4, Options{RewriteDeletes: true, DataPath: t.TempDir(), Lossy: LossyOptions})

@@ -3,7 +3,6 @@ package convert
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -25,7 +24,7 @@ import (
 func TestImpostorObjects(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	vs := versionCatalogs(t, filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes"))
+	vs := versionCatalogs(t, testlakes.Lake(t, "lakes", "06_deletes"))
 	orig := vs[len(vs)-1]
 	cases := []struct {
 		name  string
@@ -90,7 +89,7 @@ func TestImpostorObjects(t *testing.T) {
 // naming the registration (review r2 #1-#3).
 func TestInlinedRegistrations(t *testing.T) {
 	ctx := context.Background()
-	vs := versionCatalogs(t, filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes"))
+	vs := versionCatalogs(t, testlakes.Lake(t, "lakes", "06_deletes"))
 	orig := vs[len(vs)-1]
 	cases := []struct {
 		name  string

@@ -28,7 +28,7 @@ import (
 // only because the proof found them by content.
 func TestPartialDeletesByContent(t *testing.T) {
 	ctx := context.Background()
-	lake := filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes")
+	lake := testlakes.Lake(t, "lakes", "06_deletes")
 	vs := versionCatalogs(t, lake)
 	for _, tc := range []struct {
 		name    string

@@ -26,7 +26,7 @@ import (
 func TestPartialDeletesWithInlined(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	lake := filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes")
+	lake := testlakes.Lake(t, "lakes", "06_deletes")
 	vs := versionCatalogs(t, lake)
 	const code = "partial-deletes-whole-with-inlined-deletes"
 	for _, tc := range []struct {

@@ -19,7 +19,7 @@ import (
 // folder as it was, and one that can publishes the files.
 func TestRewriteDeletesPublishNothingOnFailure(t *testing.T) {
 	t.Parallel()
-	lake := filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes")
+	lake := testlakes.Lake(t, "lakes", "06_deletes")
 	vs := versionCatalogs(t, lake)
 	src := vs[len(vs)-1]
 	ctx := context.Background()

@@ -256,7 +256,7 @@ func TestTimeTZDefaultOffsetIsPartOfTheValue(t *testing.T) {
 func TestExpressionDefaultsDroppedWithOption(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	lake := filepath.Join(testlakes.Dir(t, "lakes"), "05_defaults_not_null")
+	lake := testlakes.Lake(t, "lakes", "05_defaults_not_null")
 	cats := versionCatalogs(t, lake)
 	src, data := cats[len(cats)-1], filepath.Join(lake, "data")
 	if codes, _ := refusalCodes(t, src, formats.V0_3, Options{DataPath: data}); !strings.Contains(codes, "expression-defaults") {
@@ -378,7 +378,7 @@ func TestLossyDropsListedNotCompared(t *testing.T) {
 	} {
 		t.Run(tc.lake, func(t *testing.T) {
 			t.Parallel()
-			lake := filepath.Join(testlakes.Dir(t, tc.archive), tc.lake)
+			lake := testlakes.Lake(t, tc.archive, tc.lake)
 			cats := versionCatalogs(t, lake)
 			// --rewrite-deletes writes into the data folder: a copy,
 			// not the shared unpacked lake.

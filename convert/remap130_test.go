@@ -26,7 +26,7 @@ import (
 func TestRemapListsUnreserved130(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	lake := filepath.Join(testlakes.Dir(t, "lakes"), "12_nested_types")
+	lake := testlakes.Lake(t, "lakes", "12_nested_types")
 	vs := versionCatalogs(t, lake)
 	data := filepath.Join(lake, "data")
 	src := withoutDataFile6(t, vs[len(vs)-1])

@@ -152,7 +152,7 @@ func TestRewriteDeletes(t *testing.T) {
 // records); other rows under that name are refused and nothing is written.
 func TestRewritePublishRace(t *testing.T) {
 	t.Parallel()
-	lake := filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes")
+	lake := testlakes.Lake(t, "lakes", "06_deletes")
 	vs := versionCatalogs(t, lake)
 	src := vs[len(vs)-1]
 	ctx := context.Background()

@@ -20,7 +20,7 @@ import (
 // its output as before. Before the sandbox, each of these statements ran.
 func TestConversionSandbox(t *testing.T) {
 	ctx := context.Background()
-	lake := filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes")
+	lake := testlakes.Lake(t, "lakes", "06_deletes")
 	vs := versionCatalogs(t, lake)
 	src := vs[len(vs)-1]
 	data := filepath.Join(lake, "data")
@@ -56,7 +56,7 @@ func TestConversionSandbox(t *testing.T) {
 
 // TestDetectSandbox: Detect's database reaches the catalog only.
 func TestDetectSandbox(t *testing.T) {
-	lake := filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes")
+	lake := testlakes.Lake(t, "lakes", "06_deletes")
 	vs := versionCatalogs(t, lake)
 	if v, err := Detect(context.Background(), vs[0], 0); err != nil || v == nil {
 		t.Fatalf("Detect in the sandbox: %v, %v", v, err)
@@ -79,7 +79,7 @@ func fixtureDirs(t *testing.T) []string {
 // folder alone, so its reads were refused, also in a run's databases
 // (Engines bounded to the repository's folders, as backfill's).
 func TestConversionFollowsLinks(t *testing.T) {
-	lake := filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes")
+	lake := testlakes.Lake(t, "lakes", "06_deletes")
 	vs := versionCatalogs(t, lake)
 	for _, how := range []string{"files", "folder", "data folder"} {
 		for _, bounded := range []bool{false, true} {
@@ -153,7 +153,7 @@ func TestConversionFollowsLinks(t *testing.T) {
 // the conversion's database.
 func TestDryRunReachesNoCurrentFolder(t *testing.T) {
 	ctx := context.Background()
-	lake := filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes")
+	lake := testlakes.Lake(t, "lakes", "06_deletes")
 	vs := versionCatalogs(t, lake)
 	cwd, err := os.Getwd()
 	if err != nil {

@@ -24,7 +24,7 @@ import (
 // conversion runs and the marker is not written.
 func TestRewriteDeletesSnapshotTextIsNotSQL(t *testing.T) {
 	t.Parallel()
-	lake := filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes")
+	lake := testlakes.Lake(t, "lakes", "06_deletes")
 	vs := versionCatalogs(t, lake)
 	src := vs[len(vs)-1]
 	data := filepath.Join(t.TempDir(), "data")

@@ -235,7 +235,7 @@ func TestUnmappedFilesFooterError(t *testing.T) {
 func TestWriteErrorNamesTable(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	vs := versionCatalogs(t, filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes"))
+	vs := versionCatalogs(t, testlakes.Lake(t, "lakes", "06_deletes"))
 	good := vs[len(vs)-1]
 	bad := filepath.Join(t.TempDir(), "bad.duckdb")
 	copyFile(t, good, bad)
@@ -270,7 +270,7 @@ func TestWriteErrorNamesTable(t *testing.T) {
 // conversions' database, read in order.
 func TestCopiesPlannedWithoutOptimizer(t *testing.T) {
 	ctx := context.Background()
-	vs := versionCatalogs(t, filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes"))
+	vs := versionCatalogs(t, testlakes.Lake(t, "lakes", "06_deletes"))
 	unmapped, unmappedData, _ := unmappedLake(t)
 	engines := NewEngines(1)
 	defer engines.Close()

@@ -53,7 +53,7 @@ func tableStatsWithoutColumnStats(t *testing.T, path string) []string {
 func TestTableStatsWithoutColumnStatsTo10(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	lake := filepath.Join(testlakes.Dir(t, "lakes-1.1-dev1"), "06_deletes")
+	lake := testlakes.Lake(t, "lakes-1.1-dev1", "06_deletes")
 	data := filepath.Join(lake, "data")
 	seen := 0
 	for i, src := range versionCatalogs(t, lake) {
@@ -114,7 +114,7 @@ func TestTableStatsWithoutColumnStatsTo10(t *testing.T) {
 func TestTableStatsWithoutColumnStatsProof(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	lake := filepath.Join(testlakes.Dir(t, "lakes-1.1-dev1"), "06_deletes")
+	lake := testlakes.Lake(t, "lakes-1.1-dev1", "06_deletes")
 	data := filepath.Join(lake, "data")
 	vs := versionCatalogs(t, lake)
 	src := vs[len(vs)-1]

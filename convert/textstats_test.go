@@ -150,7 +150,7 @@ func TestBooleanStatsForTextReaders(t *testing.T) {
 		{"02_add_drop_columns", formats.V0_3, 1, 6, "d"},
 	} {
 		t.Run(tc.lake+"/"+tc.target.Name, func(t *testing.T) {
-			lake := filepath.Join(testlakes.Dir(t, "lakes"), tc.lake)
+			lake := testlakes.Lake(t, "lakes", tc.lake)
 			vs := versionCatalogs(t, lake)
 			src, data := vs[len(vs)-1], filepath.Join(lake, "data")
 			source, err := Detect(ctx, src, 0)

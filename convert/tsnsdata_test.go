@@ -22,7 +22,7 @@ import (
 // lakes' 01_primitive_types.
 func tsNSEarlyLake(t *testing.T, ts, pick string) (catalog, data string) {
 	t.Helper()
-	lake := filepath.Join(testlakes.Dir(t, "lakes"), "01_primitive_types")
+	lake := testlakes.Lake(t, "lakes", "01_primitive_types")
 	cats := versionCatalogs(t, lake)
 	return testlakes.TimestampNSEarly(t, cats[len(cats)-1], filepath.Join(lake, "data"), ts, pick)
 }
@@ -180,7 +180,7 @@ func TestTimestampNSEarlyFooterQuirkRefused(t *testing.T) {
 // (testlakes.TimestampNSEarlyNested): its catalog and data folder.
 func nestedEarlyLake(t *testing.T) (catalog, data string) {
 	t.Helper()
-	lake := filepath.Join(testlakes.Dir(t, "lakes"), "01_primitive_types")
+	lake := testlakes.Lake(t, "lakes", "01_primitive_types")
 	cats := versionCatalogs(t, lake)
 	ts := map[string]string{}
 	for _, c := range testlakes.NestedTimestampNSColumns {
@@ -216,7 +216,7 @@ func convertsAndProves(t *testing.T, catalog, data string, targets ...*formats.V
 // (compare.Timings.Checked); TestVariantTimestampNSEarlyData hashes them.
 func TestVariantTimestampNSEarlyConverted(t *testing.T) {
 	t.Parallel()
-	lake := filepath.Join(testlakes.Dir(t, "lakes"), "13_variant")
+	lake := testlakes.Lake(t, "lakes", "13_variant")
 	cats := versionCatalogs(t, lake)
 	const early = "1677-09-21 12:00:00"
 	catalog, data := testlakes.VariantTimestampNSEarly(t, cats[len(cats)-1], filepath.Join(lake, "data"), map[int]string{1: early}, map[int]string{4: early})

@@ -32,7 +32,7 @@ import (
 func TestTwoColumnDeleteTargets(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	lake := filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes")
+	lake := testlakes.Lake(t, "lakes", "06_deletes")
 	vs := versionCatalogs(t, lake)
 	data := filepath.Join(t.TempDir(), "data")
 	copyTree(t, filepath.Join(lake, "data"), data)

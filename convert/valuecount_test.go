@@ -77,7 +77,7 @@ func TestValueCountZeroForSkippingReaders(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	q := formats.QuirkValueCountZeroPruned
-	lake := filepath.Join(testlakes.Dir(t, "lakes"), "01_primitive_types")
+	lake := testlakes.Lake(t, "lakes", "01_primitive_types")
 	data := filepath.Join(lake, "data")
 	vs := versionCatalogs(t, lake)
 	src := vs[len(vs)-1]

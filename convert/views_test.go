@@ -22,7 +22,7 @@ import (
 func TestViewCatalogPlaceholder(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	lake := filepath.Join(testlakes.Dir(t, "lakes"), "09_views")
+	lake := testlakes.Lake(t, "lakes", "09_views")
 	vs := versionCatalogs(t, lake)
 	data := filepath.Join(lake, "data")
 	const code = "view-catalog-placeholder-verbatim"

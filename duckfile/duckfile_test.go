@@ -94,7 +94,7 @@ func TestConformanceCatalogs(t *testing.T) {
 		{"lakes-1.1-dev1", "zz_storage_v2_unreadable", "v2.0.0", "2.0.0"},
 	} {
 		t.Run(tc.archive+"/"+tc.lake, func(t *testing.T) {
-			files, _ := filepath.Glob(filepath.Join(testlakes.Dir(t, tc.archive), tc.lake, "versions", "*", "ducklake.duckdb"))
+			files, _ := filepath.Glob(filepath.Join(testlakes.Lake(t, tc.archive, tc.lake), "versions", "*", "ducklake.duckdb"))
 			if len(files) == 0 {
 				t.Fatal("no catalogs")
 			}
@@ -179,7 +179,7 @@ func headerOf(t *testing.T, number, serialization uint64, writer string) Header 
 }
 
 func TestReadBadInput(t *testing.T) {
-	valid, err := os.ReadFile(filepath.Join(testlakes.Dir(t, "lakes"), "02_add_drop_columns", "versions", "01a18f7b-04d1-76eb-8109-44e6a174cbb3", "ducklake.duckdb"))
+	valid, err := os.ReadFile(filepath.Join(testlakes.Lake(t, "lakes", "02_add_drop_columns"), "versions", "01a18f7b-04d1-76eb-8109-44e6a174cbb3", "ducklake.duckdb"))
 	if err != nil {
 		t.Fatal(err)
 	}

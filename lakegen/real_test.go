@@ -19,7 +19,7 @@ import (
 // column, data file and delete file rows, and delete files with the same
 // Parquet schema.
 func TestMatchesRealCatalog(t *testing.T) {
-	lake := filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes")
+	lake := testlakes.Lake(t, "lakes", "06_deletes")
 	versions, err := os.ReadDir(filepath.Join(lake, "versions"))
 	if err != nil {
 		t.Fatal(err)

@@ -101,7 +101,7 @@ func TestBackfillConformance(t *testing.T) {
 	} {
 		t.Run(tc.archive+"/"+tc.lake, func(t *testing.T) {
 			t.Parallel() // each lake in a copy of its own
-			st := copyLake(t, filepath.Join(testlakes.Dir(t, tc.archive), tc.lake))
+			st := copyLake(t, testlakes.Lake(t, tc.archive, tc.lake))
 			flagRenamedColumns(t, st.Root())
 			before := snapshotTree(t, st.Root())
 			plan, err := Plan(ctx, st, Options{Jobs: 2})

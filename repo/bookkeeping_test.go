@@ -147,7 +147,7 @@ func TestCheckPublishedBookkeeping(t *testing.T) {
 // whatever formats fdl.json declares.
 func TestCheckFrozenInlinedRows(t *testing.T) {
 	t.Parallel()
-	lake := filepath.Join(testlakes.Dir(t, "lakes"), "16_data_inlining")
+	lake := testlakes.Lake(t, "lakes", "16_data_inlining")
 	for _, tc := range []struct {
 		name string
 		fdl  string // "" keeps the lake's fdl.json

@@ -25,7 +25,7 @@ func TestCheckBooleanStatsPublishedBefore(t *testing.T) {
 		t.Skip("converts and proves catalogs")
 	}
 	ctx := context.Background()
-	st := copyLake(t, filepath.Join(testlakes.Dir(t, "lakes"), "01_primitive_types"))
+	st := copyLake(t, testlakes.Lake(t, "lakes", "01_primitive_types"))
 	root := st.Root()
 	opts := Options{Formats: []string{"0.4"}}
 	if _, err := Backfill(ctx, st, opts); err != nil {

@@ -27,7 +27,7 @@ import (
 func publishedLake(t *testing.T) (root string, opts Options) {
 	t.Helper()
 	opts = Options{Versions: []string{"3"}, Formats: []string{"0.4", "1.0", "1.1"}, Jobs: 2}
-	lake := filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes")
+	lake := testlakes.Lake(t, "lakes", "06_deletes")
 	root = publishedFixture.get(t, func(t *testing.T, root string) {
 		copyParts(t, lake, root)
 		st, err := local.New(root)

@@ -80,7 +80,7 @@ func TestCheckKinds(t *testing.T) {
 func TestCheckUnverifiable(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	lake := filepath.Join(testlakes.Dir(t, "lakes-1.1-dev1"), "zz_storage_v2_unreadable")
+	lake := testlakes.Lake(t, "lakes-1.1-dev1", "zz_storage_v2_unreadable")
 	st := copyLake(t, lake)
 	_, err := Check(ctx, st, Options{Formats: []string{"1.0"}, Versions: []string{"1"}, Cache: t.TempDir()})
 	var ce *CheckError

@@ -223,7 +223,7 @@ func TestResolveHeaderNewerThanClaim(t *testing.T) {
 		{"saved at v1.5.0", "v1.5.0", "1.4.3", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			st := copyLake(t, filepath.Join(testlakes.Dir(t, "lakes-0.3"), "06_deletes"))
+			st := copyLake(t, testlakes.Lake(t, "lakes-0.3", "06_deletes"))
 			id := versionIDs(t, st.Root())[0]
 			v := filepath.Join(st.Root(), "versions", id)
 			if tc.storage != "" {

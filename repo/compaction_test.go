@@ -3,7 +3,6 @@ package repo
 import (
 	"context"
 	"net/http"
-	"path/filepath"
 	"testing"
 
 	"github.com/fdl-formats/fdl-formats/convert"
@@ -23,7 +22,7 @@ func TestCompactedLakesPlanAndBackfill(t *testing.T) {
 	ctx := context.Background()
 	for _, name := range []string{"c_compaction__merge_rewrite_partial_file_info", "c_rewrite_data_files__test_rewrite_merge_adjacent"} {
 		t.Run(name, func(t *testing.T) {
-			st := copyLake(t, filepath.Join(testlakes.Dir(t, "lakes-0.3-compaction"), name))
+			st := copyLake(t, testlakes.Lake(t, "lakes-0.3-compaction", name))
 			formats := []string{"1.0", "1.1"}
 			plan, err := Plan(ctx, st, Options{Jobs: 2, Formats: formats})
 			if err != nil {
@@ -60,7 +59,7 @@ func TestCompactedLakesPlanAndBackfill(t *testing.T) {
 func TestCompactedLakesOverTheWeb(t *testing.T) {
 	ctx := context.Background()
 	name := "c_compaction__merge_rewrite_partial_file_info"
-	st := copyLake(t, filepath.Join(testlakes.Dir(t, "lakes-0.3-compaction"), name))
+	st := copyLake(t, testlakes.Lake(t, "lakes-0.3-compaction", name))
 	site := webSite(t, http.FileServer(http.Dir(st.Root())))
 	plan, err := Plan(ctx, site, Options{Jobs: 2, Formats: []string{"1.0"}, Cache: t.TempDir()})
 	if err != nil {

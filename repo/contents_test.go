@@ -126,7 +126,7 @@ func TestContentsDiffer(t *testing.T) {
 	// lacks and a wrong row count, main.whole (a table) as a view, a table
 	// the catalog lacks; main.kill_list and main.trunc left out.
 	writeFile(t, filepath.Join(dir, "dataset.json"), `{"name":"d","title":"t","tables":[{"schema":"main","name":"del","rows":1,"primary_key":["id","nope_key"],"fields":[{"name":"nope"}]},{"schema":"main","name":"whole","kind":"view"},{"schema":"main","name":"ghost"}]}`)
-	r, err := load(ctx, st, &Options{DataPath: filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes", "data")})
+	r, err := load(ctx, st, &Options{DataPath: filepath.Join(testlakes.Lake(t, "lakes", "06_deletes"), "data")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func TestContentsDiffer(t *testing.T) {
 // given "tables", or described with other SQL, is a difference.
 func TestContentsDatasetViews(t *testing.T) {
 	ctx := context.Background()
-	lake := filepath.Join(testlakes.Dir(t, "lakes"), "09_views")
+	lake := testlakes.Lake(t, "lakes", "09_views")
 	st := copyLake(t, lake, "fdl.json", "versions")
 	ids := versionIDs(t, st.Root())
 	dir := filepath.Join(st.Root(), "versions", ids[len(ids)-1])

@@ -49,7 +49,7 @@ func TestCheckEmptyStringStatsFrozen04(t *testing.T) {
 			`(table_id, column_id) IN (SELECT (col.table_id, col.column_id) FROM c.ducklake_column col JOIN c.ducklake_table tab ON tab.table_id = col.table_id WHERE tab.table_name = 'measurements' AND col.column_name = 'city')`,
 			[]string{"measurements.city (table id"}, true, nil},
 		{"nested", func(t *testing.T) (string, *local.Store) {
-			st := copyLake(t, filepath.Join(testlakes.Dir(t, "lakes-0.3"), "12_nested_types"))
+			st := copyLake(t, testlakes.Lake(t, "lakes-0.3", "12_nested_types"))
 			return st.Root(), st
 		}, `table_id = 1 AND column_id IN (8, 23)`,
 			// Version 3's files.json differs from its catalog (renamed_columns).

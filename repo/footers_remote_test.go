@@ -48,7 +48,7 @@ func TestRemotePlanReadsFooters(t *testing.T) {
 	}{
 		{"add_files without field ids", "unmapped-files-read-null", []string{"0.3"}, false, func(t *testing.T) *local.Store {
 			const name = "q_delete__delete_legacy_missing_mapping_after_rename_add_files"
-			st := copyLake(t, filepath.Join(testlakes.Dir(t, "lakes-0.3-reader"), name))
+			st := copyLake(t, testlakes.Lake(t, "lakes-0.3-reader", name))
 			relocate(t, st.Root(), name)
 			setFormats(t, st.Root(), `[{"ducklake": "0.3"}, {"ducklake": "1.0"}]`)
 			return st

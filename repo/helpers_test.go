@@ -119,7 +119,7 @@ var historyFixture = sharedFixture{name: "history7"}
 // changing it (sharedFixture).
 func lake11(t *testing.T) string {
 	t.Helper()
-	lake := filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes")
+	lake := testlakes.Lake(t, "lakes", "06_deletes")
 	return lake11Fixture.get(t, func(t *testing.T, root string) {
 		copyParts(t, lake, root)
 		st, err := local.New(root)

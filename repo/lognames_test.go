@@ -30,7 +30,7 @@ func TestBackfillLogsNameCells(t *testing.T) {
 		t.Skip("converts and proves a catalog")
 	}
 	ctx := context.Background()
-	st := copyLake(t, filepath.Join(testlakes.Dir(t, "lakes"), "24_deletion_vectors"))
+	st := copyLake(t, testlakes.Lake(t, "lakes", "24_deletion_vectors"))
 	root := st.Root()
 	var buf bytes.Buffer
 	log := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
@@ -96,7 +96,7 @@ func TestBackfillGroupLogsNameEachCell(t *testing.T) {
 	if testing.Short() {
 		t.Skip("converts and proves a catalog")
 	}
-	st := copyLake(t, filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes"))
+	st := copyLake(t, testlakes.Lake(t, "lakes", "06_deletes"))
 	var buf bytes.Buffer
 	// "converted" is a DEBUG line (the cell's line at INFO is the CLI's).
 	log := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))

@@ -136,7 +136,7 @@ func TestPlanConformance(t *testing.T) {
 // smallLake is a private copy of a three-version conformance lake.
 func smallLake(t *testing.T, parts ...string) (*local.Store, string) {
 	t.Helper()
-	lake := filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes")
+	lake := testlakes.Lake(t, "lakes", "06_deletes")
 	if len(parts) == 0 {
 		parts = []string{"fdl.json", "versions", "data"}
 	}

@@ -89,8 +89,8 @@ func TestRealOldDuckDBsReadOutputs(t *testing.T) {
 	}
 
 	stores := map[string]*local.Store{
-		"lakes/06_deletes":     copyLake(t, filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes")),
-		"lakes-0.3/03_renames": copyLake(t, filepath.Join(testlakes.Dir(t, "lakes-0.3"), "03_renames")),
+		"lakes/06_deletes":     copyLake(t, testlakes.Lake(t, "lakes", "06_deletes")),
+		"lakes-0.3/03_renames": copyLake(t, testlakes.Lake(t, "lakes-0.3", "03_renames")),
 	}
 	_, stores["lakegen/demo"] = demoRepo(ctx, t)
 	decl := everyFormat(t)
@@ -260,7 +260,7 @@ func TestRealDuckDBsOpenNewerStorage(t *testing.T) {
 		t.Skip("builds a program per DuckDB release")
 	}
 	ctx := context.Background()
-	lake := filepath.Join(testlakes.Dir(t, "lakes-1.1-dev1"), "zz_storage_v2_unreadable")
+	lake := testlakes.Lake(t, "lakes-1.1-dev1", "zz_storage_v2_unreadable")
 	paths, err := filepath.Glob(filepath.Join(lake, "versions", "*", "ducklake.duckdb"))
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no frozen catalogs in %s (%v)", lake, err)

@@ -14,7 +14,7 @@ import (
 // relative data path off the absolute paths the reader resolves).
 func TestRelativeDataPath(t *testing.T) {
 	ctx := context.Background()
-	lake := filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes")
+	lake := testlakes.Lake(t, "lakes", "06_deletes")
 	st := copyLake(t, lake, "fdl.json", "versions")
 	for _, dp := range []string{filepath.Join(lake, "data"), "data"} {
 		t.Run(dp, func(t *testing.T) {

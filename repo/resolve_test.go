@@ -29,7 +29,7 @@ import (
 // 1.1 (2.0+).
 func readerLake(t *testing.T) (*local.Store, []string) {
 	t.Helper()
-	st := copyLake(t, filepath.Join(testlakes.Dir(t, "lakes"), "02_add_drop_columns"))
+	st := copyLake(t, testlakes.Lake(t, "lakes", "02_add_drop_columns"))
 	fdl := filepath.Join(st.Root(), "fdl.json")
 	os.Remove(fdl)
 	writeFile(t, fdl, `{"fdl": "0.1", "data_dir": "data/", "formats": [
@@ -690,7 +690,7 @@ func TestFrozenStorageShutsOutItsReaders(t *testing.T) {
 		{"saved at v0.10.0, claimed v1.5.0", "", "version.json"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			st := copyLake(t, filepath.Join(testlakes.Dir(t, "lakes-0.3"), "06_deletes"))
+			st := copyLake(t, testlakes.Lake(t, "lakes-0.3", "06_deletes"))
 			fdl := filepath.Join(st.Root(), "fdl.json")
 			os.Remove(fdl)
 			writeFile(t, fdl, `{"fdl": "0.1", "data_dir": "data/", "formats": [{"ducklake": "0.3", "duckdb": ">= 1.4.0, < 1.5.0"}]}`)
@@ -768,7 +768,7 @@ func TestFrozenStorageShutsOutItsReaders(t *testing.T) {
 // sent to no DuckDB, 2.0 included, whatever fdl.json declares for 1.1.
 func TestResolveDevLayoutOpensNowhere(t *testing.T) {
 	ctx := context.Background()
-	st := copyLake(t, filepath.Join(testlakes.Dir(t, "lakes-1.1-dev1"), "06_deletes"))
+	st := copyLake(t, testlakes.Lake(t, "lakes-1.1-dev1", "06_deletes"))
 	for _, duckdb := range []string{"1.5.6", "2.0.0", "2.1.0"} {
 		res, err := Resolve(ctx, st, ResolveOptions{DuckDB: duckdb})
 		var nc *NoCatalogError
@@ -1005,7 +1005,7 @@ func TestResolveSelectionMessages(t *testing.T) {
 // the hint said to run it all the same.
 func TestResolveNoCatalogPastUntil(t *testing.T) {
 	ctx := context.Background()
-	st := copyLake(t, filepath.Join(testlakes.Dir(t, "lakes"), "02_add_drop_columns"))
+	st := copyLake(t, testlakes.Lake(t, "lakes", "02_add_drop_columns"))
 	// Its versions were created after the lake's 0.3 until (2026-06-30):
 	// one after them.
 	fdl := filepath.Join(st.Root(), "fdl.json")

@@ -138,7 +138,7 @@ func TestRunMaxSpill(t *testing.T) {
 // Error: Cannot access file .../lake[*][?] [[]v2]/...".
 func TestGlobFolderSandbox(t *testing.T) {
 	ctx := context.Background()
-	lake := filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes")
+	lake := testlakes.Lake(t, "lakes", "06_deletes")
 	root := filepath.Join(t.TempDir(), "lake*? [v2]")
 	copyParts(t, lake, root)
 	os.Remove(filepath.Join(root, "fdl.json"))

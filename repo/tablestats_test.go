@@ -29,7 +29,7 @@ func TestCheckTableStatsWithoutColumnStats(t *testing.T) {
 	}
 	ctx := context.Background()
 	t.Run("published from 1.1", func(t *testing.T) {
-		st := copyLake(t, filepath.Join(testlakes.Dir(t, "lakes-1.1-dev1"), "06_deletes"))
+		st := copyLake(t, testlakes.Lake(t, "lakes-1.1-dev1", "06_deletes"))
 		root := st.Root()
 		opts := Options{Formats: []string{"1.0"}}
 		if _, err := Backfill(ctx, st, opts); err != nil {
@@ -63,7 +63,7 @@ func TestCheckTableStatsWithoutColumnStats(t *testing.T) {
 		}
 	})
 	t.Run("native 1.0", func(t *testing.T) {
-		st := copyLake(t, filepath.Join(testlakes.Dir(t, "lakes-0.3-reader"), "q_stats__table_stats_without_column_stats"))
+		st := copyLake(t, testlakes.Lake(t, "lakes-0.3-reader", "q_stats__table_stats_without_column_stats"))
 		cache, err := digestcache.Open(filepath.Join(t.TempDir(), "cache"), digestcache.Limits{})
 		if err != nil {
 			t.Fatal(err)

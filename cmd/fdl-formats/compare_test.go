@@ -51,7 +51,7 @@ func copyCatalog(t *testing.T, src string) string {
 // lakeCatalog returns the first version's catalog of a conformance lake and its data folder.
 func lakeCatalog(t *testing.T, archive, lake string) (catalog, data string) {
 	t.Helper()
-	dir := filepath.Join(testlakes.Dir(t, archive), lake)
+	dir := testlakes.Lake(t, archive, lake)
 	versions, err := filepath.Glob(filepath.Join(dir, "versions", "*", "ducklake.duckdb"))
 	if err != nil || len(versions) == 0 {
 		t.Fatalf("no versions in %s: %v", dir, err)

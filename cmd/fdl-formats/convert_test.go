@@ -157,7 +157,7 @@ func TestConvertCommandJSON(t *testing.T) {
 // nothing is written.
 func TestConvertTruncatedOrCorrupt(t *testing.T) {
 	t.Parallel()
-	versions, err := filepath.Glob(filepath.Join(testlakes.Dir(t, "lakes"), "06_deletes", "versions", "*", "ducklake.duckdb"))
+	versions, err := filepath.Glob(filepath.Join(testlakes.Lake(t, "lakes", "06_deletes"), "versions", "*", "ducklake.duckdb"))
 	if err != nil || len(versions) == 0 {
 		t.Fatalf("no catalogs: %v", err)
 	}

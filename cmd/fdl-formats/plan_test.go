@@ -16,7 +16,7 @@ import (
 // private folder.
 func copyRepo(t *testing.T, archive, lake string) string {
 	t.Helper()
-	src := filepath.Join(testlakes.Dir(t, archive), lake)
+	src := testlakes.Lake(t, archive, lake)
 	dst := t.TempDir()
 	for _, part := range []string{"fdl.json", "versions", "data"} {
 		if err := os.CopyFS(filepath.Join(dst, part), os.DirFS(filepath.Join(src, part))); err != nil {

@@ -160,3 +160,78 @@ func TestDirCleanupNamesWhatChanged(t *testing.T) {
 		t.Fatalf("unpacked again: the stray file: %v; errors %q", err, again.errs)
 	}
 }
+
+// TestLakeCleanupNamesWhatChanged: Lake's cleanup, which reads one lake
+// and the archive folder's own entries, still fails the test that wrote a
+// file in place inside its lake, or a file beside the lakes, naming it,
+// and marks the tree to be unpacked again; a test that changed nothing
+// passes.
+func TestLakeCleanupNamesWhatChanged(t *testing.T) {
+	t.Setenv("FDL_CONFORMANCE_CACHE", t.TempDir())
+	clean := &cleanupTB{TB: t}
+	lake := Lake(clean, "migrations", "v04")
+	clean.end()
+	if len(clean.errs) > 0 {
+		t.Fatalf("a test that changed nothing: %q", clean.errs)
+	}
+	if filepath.Base(lake) != "v04" || filepath.Base(filepath.Dir(lake)) != "migrations" {
+		t.Fatalf("Lake returned %s, want .../migrations/v04", lake)
+	}
+	root := filepath.Dir(filepath.Dir(lake))
+
+	// A file of the lake rewritten in place: its folder is unchanged.
+	writer := &cleanupTB{TB: t}
+	lake = Lake(writer, "migrations", "v04")
+	f, err := os.OpenFile(filepath.Join(lake, "source.duckdb"), os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt([]byte{0}, 100); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	writer.end()
+	if len(writer.errs) != 1 || !strings.Contains(writer.errs[0], "conformance archive migrations") || !strings.Contains(writer.errs[0], "written to migrations/v04/source.duckdb") {
+		t.Fatalf("the test that wrote in its lake: %q, want one error naming the archive and the file", writer.errs)
+	}
+	if _, err := os.Stat(filepath.Join(root, completeName)); !os.IsNotExist(err) {
+		t.Fatalf("the changed tree keeps its %s: %v", completeName, err)
+	}
+
+	// A file added beside the lakes, by a test handed one lake.
+	beside := &cleanupTB{TB: t}
+	lake = Lake(beside, "migrations", "v04")
+	if err := os.WriteFile(filepath.Join(filepath.Dir(lake), "stray.parquet"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	beside.end()
+	if len(beside.errs) != 1 || !strings.Contains(beside.errs[0], "added migrations/stray.parquet") {
+		t.Fatalf("the test that wrote beside the lakes: %q, want one error naming the file", beside.errs)
+	}
+}
+
+// ChangedIn with a lake reads that lake and the archive folder's entries:
+// a change in another lake's files is left to the tests handed it (Lake)
+// or the whole archive (Dir), whose Changed names it.
+func TestChangedInReadsOneLake(t *testing.T) {
+	t.Setenv("FDL_CONFORMANCE_CACHE", t.TempDir())
+	dir, err := Unpack("migrations")
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Dir(dir)
+	if err := os.WriteFile(filepath.Join(dir, "v03", "source.duckdb"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if changed, err := ChangedIn(root, "v04"); err != nil || len(changed) != 0 {
+		t.Fatalf("v04 after v03 was written: changed %q, %v", changed, err)
+	}
+	want := []string{"written to migrations/v03/source.duckdb"}
+	for _, lake := range []string{"v03", ""} {
+		if changed, err := ChangedIn(root, lake); err != nil || !slices.Equal(changed, want) {
+			t.Fatalf("ChangedIn(%q): changed %q, %v; want %q", lake, changed, err, want)
+		}
+	}
+}
