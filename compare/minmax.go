@@ -82,11 +82,10 @@ func foldsMinMax(v *formats.Version) bool {
 
 // foldedString is the VARCHAR type whose min/max the readers of
 // stringMinMaxReaders fold, and stringStatsExact the longest bound they
-// take as exact (StringStats::FromConstant's CONSTANT_STATS_BOUND; a
-// longer one is truncated and not folded).
+// take as exact (formats.StringStatsExactBytes).
 const (
 	foldedString     = "VARCHAR"
-	stringStatsExact = 100000
+	stringStatsExact = formats.StringStatsExactBytes
 )
 
 // foldedTypes are the DuckDB types whose min/max a folding reader answers

@@ -1,5 +1,7 @@
 package formats
 
+import "fmt"
+
 // TableStatsReading is how the readers of a format turn the catalog's table
 // statistics (ducklake_table_stats, ducklake_table_column_stats) into the
 // statistics DuckDB's planner uses (DuckLakeColumnStats::ToStats ->
@@ -79,4 +81,43 @@ func (v *Version) ReadsTableStats() TableStatsReading {
 		}
 	}
 	return v.TableStats
+}
+
+// StringStatsExactBytes is the longest VARCHAR table statistics bound the
+// readers of TableStatsReading.FoldStringMinMax take as exact
+// (StringStats::FromConstant's CONSTANT_STATS_BOUND in DuckDB main): a
+// longer one is truncated and not folded.
+const StringStatsExactBytes = 100000
+
+// StringBoundsUnfolded reports whether a conversion from source to target
+// writes the table statistics bounds of top-level VARCHAR columns NULL
+// (FoldedStringBoundsSQL): some reader of the target folds SELECT min(s),
+// max(s) from them (FoldStringMinMax) while no reader of the source does
+// (0.1-0.4 to 1.0 and 1.1). DuckDB's Parquet writer keeps at most 256
+// bytes of a string in its statistics (StringStatisticsState: the min cut
+// to a character boundary, the max cut where a byte below 0x7F can be
+// incremented, so a cut max may be of any length up to 256), and
+// ducklake_add_data_files stores other writers' bounds as their footers
+// hold them (cut at other lengths, or not at all): no text of a bound
+// tells whether a row holds it. The target's folding readers would answer
+// a cut bound the source's readers never answer (they scan); with both
+// bounds NULL they scan too (DuckLake's CreateStringStats gives
+// StringStats::CreateUnknown, NO_STATS, which TryGetValueFromStats does
+// not fold), as every DuckDB 1.5 reader of 1.0 already does, reading NULL
+// bounds as no statistics (CreateUnknown).
+func StringBoundsUnfolded(source, target *Version) bool {
+	return source.ReadsTableStats().FoldStringMinMax == "" && target.ReadsTableStats().FoldStringMinMax != ""
+}
+
+// FoldedStringBoundsSQL is the condition on a ducklake_table_column_stats
+// row aliased s (tables under prefix, "" or "cat.") that the readers of
+// TableStatsReading.FoldStringMinMax fold when the statistics are exact:
+// its column a top-level VARCHAR (not JSON) column of the table at the
+// latest snapshot, both bounds set, neither longer than
+// StringStatsExactBytes.
+func FoldedStringBoundsSQL(prefix string) string {
+	return fmt.Sprintf(`s.min_value IS NOT NULL AND s.max_value IS NOT NULL
+		AND strlen(s.min_value) <= %[2]d AND strlen(s.max_value) <= %[2]d
+		AND EXISTS (SELECT 1 FROM %[1]sducklake_column col WHERE col.table_id = s.table_id AND col.column_id = s.column_id
+			AND col.end_snapshot IS NULL AND col.parent_column IS NULL AND lower(trim(col.column_type)) = 'varchar')`, prefix, StringStatsExactBytes)
 }

@@ -41,3 +41,19 @@ func TestTableStatsDeclared(t *testing.T) {
 		t.Errorf("format %s pinned here is not in All", name)
 	}
 }
+
+// TestStringBoundsUnfolded pins the conversions that write VARCHAR table
+// statistics bounds NULL: from a format none of whose readers fold them
+// (0.1-0.4) to one some of whose readers do (1.0, 1.1, and 1.1-dev1 as
+// its release), and no other.
+func TestStringBoundsUnfolded(t *testing.T) {
+	folds := map[string]bool{"1.0": true, "1.1-dev1": true, "1.1": true}
+	for _, s := range All {
+		for _, d := range All {
+			want := !folds[s.Name] && folds[d.Name]
+			if got := StringBoundsUnfolded(s, d); got != want {
+				t.Errorf("%s to %s: got %v, want %v", s.Name, d.Name, got, want)
+			}
+		}
+	}
+}
