@@ -86,3 +86,46 @@ func TestMinMaxVarcharFoldedBy20(t *testing.T) {
 	}
 	wantMinMax(t, rep, "b", "", "", false)
 }
+
+// TestUnfoldedStringBounds: B's VARCHAR table statistics row with both
+// bounds NULL stands for A's with both set only where B's readers fold
+// them and A's do not (formats.StringBoundsUnfolded: a 0.4 A, a 1.0 B),
+// which convert writes (unfoldStringBounds); before, the proof reported
+// the row as a stats difference. A row NULLed where A's readers fold too
+// (1.0 to 1.0), one bound only NULLed, or another field changed beside
+// stay differences.
+func TestUnfoldedStringBounds(t *testing.T) {
+	long := "z" + strings.Repeat("a", 299)
+	cat, data, _, _ := withVarcharFile(t, long)
+	a04 := tamper(t, cat, as04SQL()...)
+	const row = `UPDATE ducklake_table_column_stats SET %s WHERE table_id = 2 AND column_id = 2`
+	for _, tc := range []struct {
+		name, a string
+		set     string
+		want    bool // a stats difference of d2.b's row
+	}{
+		{"0.4 to 1.0, both bounds NULL", a04, "min_value = NULL, max_value = NULL", false},
+		{"1.0 to 1.0, both bounds NULL: A's DuckDB 2.0 folds too", cat, "min_value = NULL, max_value = NULL", true},
+		{"0.4 to 1.0, max_value only NULL", a04, "max_value = NULL", true},
+		{"0.4 to 1.0, both bounds NULL and contains_null changed", a04, "min_value = NULL, max_value = NULL, contains_null = NOT contains_null", true},
+		{"0.4 to 1.0, a bound changed", a04, "min_value = NULL, max_value = 'zz'", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := tamper(t, cat, fmt.Sprintf(row, tc.set))
+			rep, err := Catalogs(context.Background(), tc.a, b, Options{DataPath: data, Engines: readerDBs})
+			if err != nil && !errors.Is(err, ErrNotEquivalent) {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, d := range rep.Differences {
+				if d.Kind == "stats" && strings.Contains(d.String(), "ducklake_table_column_stats table_id=\"2\" column_id=\"2\"") {
+					got = append(got, d.String())
+				}
+			}
+			if tc.want != (len(got) > 0) {
+				t.Errorf("want a stats difference of d2.b: %v, got:\n%s", tc.want, strings.Join(got, "\n"))
+			}
+			wantMinMax(t, rep, "b", "", "", false)
+		})
+	}
+}

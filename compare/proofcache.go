@@ -106,8 +106,12 @@ import (
 // v46: DuckDB 2.0 folds min/max of a VARCHAR column from exact table
 // statistics too (formats.TableStatsReading.FoldStringMinMax), so a 1.0 or
 // 1.1 catalog B whose VARCHAR bound is no value A's readers scan (DuckDB's
-// Parquet writer cuts strings past 256 bytes) is a minmax difference.
-const proofVersion = "fdl-formats proof v46"
+// Parquet writer cuts strings past 256 bytes) is a minmax difference;
+// v47: a 1.0 or 1.1 catalog B whose VARCHAR table statistics row has both
+// bounds NULL where a 0.1-0.4 catalog A's row has both, the rest equal, is
+// equivalent (formats.StringBoundsUnfolded: convert writes that; was a
+// stats difference).
+const proofVersion = "fdl-formats proof v47"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths

@@ -508,6 +508,9 @@ func (c *comparison) stats() error {
 		if err := c.oneSidedTableStats(rd.label, rd.na, rd.nb, rd.ea, rd.eb, none[rd.label]); err != nil {
 			return err
 		}
+		if err := c.unfoldedStringBounds(rd.label, rd.na, rd.ea, rd.eb); err != nil {
+			return err
+		}
 		c.diffEntries("stats", nil, "", rd.ea, rd.eb)
 	}
 	return nil

@@ -1,0 +1,57 @@
+package compare
+
+import (
+	"database/sql"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
+)
+
+// unfoldedStringBounds applies formats.StringBoundsUnfolded to the
+// comparison of ducklake_table_column_stats (na its name in A): where some
+// reader of B folds min/max of a top-level VARCHAR column from both of its
+// table statistics bounds (DuckDB 2.0 reading 1.0 and 1.1) and no reader
+// of A does (0.1-0.4), B's row with both bounds NULL stands for A's row
+// that such a reader would fold (formats.FoldedStringBoundsSQL), the rest
+// of the row equal: convert writes that, since a bound DuckDB's Parquet
+// writer cut is a value the table may not hold, and without bounds B's
+// readers scan, as A's do. Any other change of such a row (one bound
+// NULL, a bound changed), a NULL row where A's readers fold too (1.0 to
+// 1.1) or of another column type, stays a `stats` difference.
+func (c *comparison) unfoldedStringBounds(label, na string, ea, eb entries) error {
+	if label != "ducklake_table_column_stats" || !formats.StringBoundsUnfolded(c.a.format, c.b.format) || c.a.empty(na) {
+		return nil
+	}
+	rows, err := c.a.conn.QueryContext(c.ctx, `SELECT s.table_id, s.column_id, CAST(s.min_value AS VARCHAR), CAST(s.max_value AS VARCHAR)
+FROM cat.`+ident(na)+` s WHERE `+formats.FoldedStringBoundsSQL("cat."))
+	if err != nil {
+		return markA(fmt.Errorf("read VARCHAR table column statistics in %s of %s: %w", na, oneline.Name(c.a.path), err))
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var table, column int64
+		var lo, hi string
+		if err := rows.Scan(&table, &column, &lo, &hi); err != nil {
+			return markA(fmt.Errorf("read VARCHAR table column statistics in %s of %s: %w", na, oneline.Name(c.a.path), err))
+		}
+		id := func(n int64) sql.NullString { return sql.NullString{String: strconv.FormatInt(n, 10), Valid: true} }
+		k := statsEntryKey(label, []string{"table_id", "column_id"}, []sql.NullString{id(table), id(column)})
+		ta, okA := ea[k]
+		tb, okB := eb[k]
+		if !okA || !okB {
+			continue
+		}
+		canon := strings.Replace(ta, "min_value="+statsText(&lo), "min_value=NULL", 1)
+		canon = strings.Replace(canon, "max_value="+statsText(&hi), "max_value=NULL", 1)
+		if canon == tb {
+			ea[k] = tb
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return markA(fmt.Errorf("read VARCHAR table column statistics in %s of %s: %w", na, oneline.Name(c.a.path), err))
+	}
+	return nil
+}
