@@ -21,8 +21,12 @@ import (
 // (b's max cut at 256 bytes, its last byte incremented) merged into the
 // file and table statistics as DuckLake merges them. DuckDB 2.0 answers
 // max(b) of 1.0 and 1.1 catalogs from those statistics, DuckDB 1.5 scans
-// (compare/minmax.go): so a 0.4 conversion converted back to 1.0, and a
-// 1.1 conversion converted to 1.0, each fail their proof on column b; the
+// (compare/minmax.go). A 0.4 conversion converted back to 1.0 or on to 1.1
+// gets b's table statistics bounds NULL (unfoldStringBounds: 0.4's readers
+// scan, and so does DuckDB 2.0 without bounds) and proves equivalent;
+// before, both failed their proof on column b (0.4 -> 1.1 as 0.4 -> 1.0).
+// A 1.1 conversion converted to 1.0 still fails it: DuckDB 1.5 scans what
+// 2.0, 1.1's only reader, never answers, which no rewrite of B mends. The
 // 1.0 source against its 1.1 and 0.4 conversions holds.
 func TestMinMaxVarcharConverted(t *testing.T) {
 	t.Parallel()
@@ -66,13 +70,43 @@ func TestMinMaxVarcharConverted(t *testing.T) {
 		return out
 	}
 	v04, v11 := conv(src, formats.V0_4), conv(src, formats.V1_1)
+	// 0.4 -> 1.0 and 0.4 -> 1.1: b's bounds written NULL, with a note, and
+	// nothing else of the row changed.
+	unfolded := map[*formats.Version]string{}
+	for _, to := range []*formats.Version{formats.V1_0, formats.V1_1} {
+		out := filepath.Join(t.TempDir(), to.Name+".duckdb")
+		res, err := Catalog(ctx, v04, out, to, Options{DataPath: data})
+		if err != nil {
+			t.Fatalf("0.4 to %s: %v", to, err)
+		}
+		noted := false
+		for _, f := range res.Findings {
+			if f.Code == "string-table-stats-unfolded" {
+				noted = strings.Contains(f.Detail, "table d2 (id 2) column b (id 2)")
+			}
+		}
+		if !noted {
+			t.Errorf("0.4 to %s: no string-table-stats-unfolded note naming d2.b; findings: %+v", to, res.Findings)
+		}
+		db := testduck.Open(t, out)
+		var n int
+		if err := db.QueryRow(`SELECT count(*) FROM ducklake_table_column_stats WHERE table_id = 2 AND column_id = 2 AND min_value IS NULL AND max_value IS NULL`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+		if n != 1 {
+			t.Errorf("0.4 to %s: d2.b's table statistics keep their bounds", to)
+		}
+		unfolded[to] = out
+	}
 	for _, tc := range []struct {
 		name, a, b string
 		want       string // in the one minmax difference; "" for none
 	}{
 		{"1.0 to 0.4: B's readers scan, as A's DuckDB 1.5 do", src, v04, ""},
 		{"1.0 to 1.1: both fold the same statistics", src, v11, ""},
-		{"0.4 to 1.0: DuckDB 2.0 folds what 0.4 never answers", v04, conv(v04, formats.V1_0), "max " + hi + " from the statistics (DuckDB 2.0)"},
+		{"0.4 to 1.0: no bounds, DuckDB 2.0 scans as 0.4's readers do", v04, unfolded[formats.V1_0], ""},
+		{"0.4 to 1.1: no bounds, DuckDB 2.0 scans as 0.4's readers do", v04, unfolded[formats.V1_1], ""},
 		{"1.1 to 1.0: DuckDB 1.5 scans what 2.0 never answers", v11, conv(v11, formats.V1_0), "max " + long + " by a scan (DuckDB 1.5)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -86,6 +86,9 @@ func (r *run) readerChecks(source, target *formats.Version) error {
 	if err := r.oneSidedTableStats(step, target); err != nil {
 		return fmt.Errorf("one-sided table statistics: %w", err)
 	}
+	if err := r.unfoldStringBounds(step, source, target); err != nil {
+		return fmt.Errorf("VARCHAR table statistics folded by %s: %w", target.ReadsTableStats().FoldStringMinMax, err)
+	}
 	if err := r.footerQuirksCheck(step, target); err != nil {
 		return fmt.Errorf("footer quirks: %w", err)
 	}
