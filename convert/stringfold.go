@@ -1,9 +1,13 @@
 package convert
 
 import (
+	"database/sql"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/parquetsql"
 )
 
 // unfoldStringBounds writes both bounds NULL in the ducklake_table_column_stats
@@ -41,4 +45,185 @@ func (r *run) unfoldStringBounds(step string, source, target *formats.Version) e
 	r.add(Finding{Severity: Note, Code: "string-table-stats-unfolded", Step: step, Table: "ducklake_table_column_stats", Detail: summarize(items),
 		Reason: fmt.Sprintf("table column statistics of VARCHAR columns written without min_value and max_value: %s, a format %s reader, answers SELECT min(s), max(s) from both bounds when the statistics are exact, and DuckDB's Parquet writer stores a string past 256 bytes cut (the max with its last byte incremented), a value the table may not hold, where format %s readers scan the rows; no text of a bound tells whether it was cut. Without bounds every reader scans (DuckLake reads them as no statistics); pruning the whole table by them is lost", st.FoldStringMinMax, target.Name, source.Name)})
 	return nil
+}
+
+// foldedStringCutCheck refuses a conversion from a source whose readers
+// all fold VARCHAR min/max from exact table statistics to a target some of
+// whose readers scan (formats.StringBoundsFoldedOnlyBySource: 1.1 to 1.0
+// and 0.1-0.4), for a table whose statistics are exact and one of whose
+// folded bounds (formats.FoldedStringBoundsSQL) is not the min or max its
+// rows hold: a bound a Parquet writer cut, which the source's DuckDB 2.0
+// answers and the target's scanning readers never do. The rows' min and
+// max are read from the table's data files in the local data folder
+// (--data); a table this check cannot read simply (delete files, inlined
+// rows or deletions, partial, encrypted or name-mapped files, a file outside the data folder or
+// without the column's field id, statistics not exact: record_count is
+// not the files' rows) is left to the proof, as is every table without a
+// data folder.
+func (r *run) foldedStringCutCheck(step string, source, target *formats.Version) error {
+	if !formats.StringBoundsFoldedOnlyBySource(source, target) || r.opts.DataPath == "" {
+		return nil
+	}
+	for _, t := range []string{"ducklake_table_column_stats", "ducklake_table_stats", "ducklake_data_file"} {
+		if ok, err := r.w.hasTable(r.ctx, t); err != nil || !ok {
+			return err
+		}
+	}
+	// Tables whose every visible row is in plain data files.
+	plain := `NOT EXISTS (SELECT 1 FROM ducklake_delete_file d WHERE d.table_id = s.table_id AND d.end_snapshot IS NULL)
+		AND NOT EXISTS (SELECT 1 FROM ducklake_data_file f WHERE f.table_id = s.table_id AND f.end_snapshot IS NULL AND f.encryption_key IS NOT NULL)`
+	inlined, err := r.w.hasTable(r.ctx, "ducklake_inlined_data_tables")
+	if err != nil {
+		return err
+	}
+	for _, col := range []string{"partial_max", "mapping_id"} {
+		if ok, err := r.w.hasColumn(r.ctx, "ducklake_data_file", col); err != nil {
+			return err
+		} else if ok {
+			plain += ` AND NOT EXISTS (SELECT 1 FROM ducklake_data_file f WHERE f.table_id = s.table_id AND f.end_snapshot IS NULL AND f.` + col + ` IS NOT NULL)`
+		}
+	}
+	if ok, err := r.w.hasColumn(r.ctx, "ducklake_data_file", "partial_file_info"); err != nil {
+		return err
+	} else if ok {
+		plain += ` AND NOT EXISTS (SELECT 1 FROM ducklake_data_file f WHERE f.table_id = s.table_id AND f.end_snapshot IS NULL AND f.partial_file_info IS NOT NULL)`
+	}
+	rows, err := r.w.fields(r.ctx, `SELECT s.table_id, s.column_id, s.min_value, s.max_value,
+			coalesce((SELECT any_value(t.table_name ORDER BY t.begin_snapshot DESC) FROM ducklake_table t WHERE t.table_id = s.table_id), '?'),
+			coalesce((SELECT arg_max(c.column_name, c.begin_snapshot) FROM ducklake_column c WHERE c.table_id = s.table_id AND c.column_id = s.column_id), '?')
+		FROM ducklake_table_column_stats s
+		WHERE `+formats.FoldedStringBoundsSQL("")+` AND `+plain+`
+			AND EXISTS (SELECT 1 FROM ducklake_table_stats ts WHERE ts.table_id = s.table_id AND ts.file_size_bytes IS NOT NULL
+				AND ts.record_count = (SELECT sum(f.record_count) FROM ducklake_data_file f WHERE f.table_id = s.table_id AND f.end_snapshot IS NULL))
+		ORDER BY s.table_id, s.column_id`)
+	if err != nil || len(rows) == 0 {
+		return err
+	}
+	var items []string
+	for _, row := range rows {
+		table, column, lo, hi, tname, cname := row[0], row[1], row[2], row[3], row[4], row[5]
+		if hi < lo {
+			lo, hi = hi, lo // DuckDB 2.0 merges both as constants
+		}
+		if del, err := r.inlinedDeletes(table); err != nil || del {
+			if err != nil {
+				return fmt.Errorf("inlined deletes of table %s (id %s): %w", tname, table, err)
+			}
+			continue
+		}
+		if inlined {
+			if held, err := r.inlinedRowsAtLatest(table); err != nil || held {
+				if err != nil {
+					return fmt.Errorf("inlined rows of table %s (id %s): %w", tname, table, err)
+				}
+				continue
+			}
+		}
+		files, err := r.localDataFiles("f.table_id = " + table + " AND f.end_snapshot IS NULL")
+		if err != nil {
+			return err
+		}
+		smin, smax, ok, err := r.scannedStringMinMax(files, column)
+		if err != nil {
+			return fmt.Errorf("min/max of table %s (id %s) column %s (id %s): %w", tname, table, cname, column, err)
+		}
+		if !ok || (smin == lo && smax == hi) {
+			continue
+		}
+		items = append(items, fmt.Sprintf("table %s (id %s) column %s (id %s): statistics min %s, max %s, rows min %s, max %s", tname, table, cname, column, shortText(lo), shortText(hi), shortText(smin), shortText(smax)))
+	}
+	if len(items) == 0 {
+		return nil
+	}
+	st := source.ReadsTableStats()
+	r.add(Finding{Severity: Refuse, Code: "string-minmax-folded-cut", Step: step, Table: "ducklake_table_column_stats", Detail: summarize(items),
+		Reason: fmt.Sprintf("%s, every format %s reader, answers SELECT min(s), max(s) of these VARCHAR columns from their exact table statistics, whose bounds are not the rows' min and max (DuckDB's Parquet writer cuts a string past 256 bytes, the max with its last byte incremented), while format %s readers scan the rows (DuckDB 1.5, or 2.0 without exact statistics): no statistics written for them make a scan answer the cut value. Convert from a version whose readers scan these columns (1.0 or 0.1-0.4), or rewrite the strings past 256 bytes", st.FoldStringMinMax, source.Name, target.Name)})
+	return nil
+}
+
+// inlinedRowsAtLatest reports whether an inlined data table of the table
+// (by its table_id's text) holds a row visible at the latest snapshot, or
+// may (one without an end_snapshot column, or not there).
+func (r *run) inlinedRowsAtLatest(table string) (bool, error) {
+	names, err := r.w.strings(r.ctx, `SELECT table_name FROM ducklake_inlined_data_tables WHERE table_id = `+table+` ORDER BY table_name`)
+	if err != nil {
+		return false, err
+	}
+	for _, name := range names {
+		if ok, err := r.w.hasColumn(r.ctx, name, "end_snapshot"); err != nil || !ok {
+			return true, err
+		}
+		n, err := r.w.count(r.ctx, `SELECT count(*) FROM `+quote(name)+` WHERE end_snapshot IS NULL`)
+		if err != nil || n > 0 {
+			return true, err
+		}
+	}
+	return false, nil
+}
+
+// inlinedDeletes reports whether an inlined deletion table of the table
+// (ducklake_inlined_delete_<table_id>, in any letter case) holds a row.
+func (r *run) inlinedDeletes(table string) (bool, error) {
+	tables, err := r.w.workingTables(r.ctx)
+	if err != nil {
+		return false, err
+	}
+	for _, t := range tables {
+		if strings.EqualFold(t.name, "ducklake_inlined_delete_"+table) {
+			n, err := r.w.count(r.ctx, `SELECT count(*) FROM `+quote(t.name))
+			if err != nil || n > 0 {
+				return true, err
+			}
+		}
+	}
+	return false, nil
+}
+
+// scannedStringMinMax is the min and max of the column whose field id is
+// column over the rows of files, read with DuckDB (byte order, as DuckDB
+// compares VARCHAR); ok is false where a file is not in the data folder,
+// holds no column of that field id, or no file holds a value.
+func (r *run) scannedStringMinMax(files []localDataFile, column string) (lo, hi string, ok bool, err error) {
+	if len(files) == 0 {
+		return "", "", false, nil
+	}
+	seen := false
+	for _, f := range files {
+		if f.local == "" {
+			return "", "", false, nil
+		}
+		var name sql.NullString
+		var n int
+		if err := r.w.conn.QueryRowContext(r.ctx, `SELECT count(*), any_value(name) FROM parquet_schema(`+parquetsql.Path(f.local)+`) WHERE field_id = `+column).Scan(&n, &name); err != nil {
+			return "", "", false, fmt.Errorf("read the schema of data file %s: %w", f.stored, err)
+		}
+		if n != 1 || !name.Valid {
+			return "", "", false, nil
+		}
+		var fmin, fmax sql.NullString
+		q := `SELECT CAST(min(` + quote(name.String) + `) AS VARCHAR), CAST(max(` + quote(name.String) + `) AS VARCHAR) FROM read_parquet(` + parquetsql.Path(f.local) + `)`
+		if err := r.w.conn.QueryRowContext(r.ctx, q).Scan(&fmin, &fmax); err != nil {
+			return "", "", false, fmt.Errorf("read data file %s: %w", f.stored, err)
+		}
+		if !fmin.Valid || !fmax.Valid {
+			continue
+		}
+		if !seen || fmin.String < lo {
+			lo = fmin.String
+		}
+		if !seen || fmax.String > hi {
+			hi = fmax.String
+		}
+		seen = true
+	}
+	return lo, hi, seen, nil
+}
+
+// shortText quotes s for a finding, cut to its first 40 bytes with its
+// length when longer.
+func shortText(s string) string {
+	if len(s) <= 40 {
+		return strconv.Quote(s)
+	}
+	return fmt.Sprintf("%s... (%d bytes)", strconv.Quote(s[:40]), len(s))
 }

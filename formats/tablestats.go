@@ -121,3 +121,15 @@ func FoldedStringBoundsSQL(prefix string) string {
 		AND EXISTS (SELECT 1 FROM %[1]sducklake_column col WHERE col.table_id = s.table_id AND col.column_id = s.column_id
 			AND col.end_snapshot IS NULL AND col.parent_column IS NULL AND lower(trim(col.column_type)) = 'varchar')`, prefix, StringStatsExactBytes)
 }
+
+// StringBoundsFoldedOnlyBySource reports whether every reader of source
+// folds min/max of a top-level VARCHAR column from exact table statistics
+// (1.1: DuckDB 2.0 only) while some reader of target scans it (1.0's
+// DuckDB 1.5, 0.1-0.4): where the folded bound is no value of the table
+// (cut by a Parquet writer), the target's scanning readers answer what no
+// reader of the source does, and no rewrite of the target's statistics
+// makes them answer the cut value; convert refuses such a table.
+func StringBoundsFoldedOnlyBySource(source, target *Version) bool {
+	s, t := source.ReadsTableStats(), target.ReadsTableStats()
+	return s.FoldStringMinMax != "" && s.ScanStringMinMax == "" && (t.FoldStringMinMax == "" || t.ScanStringMinMax != "")
+}

@@ -57,3 +57,18 @@ func TestStringBoundsUnfolded(t *testing.T) {
 		}
 	}
 }
+
+// TestStringBoundsFoldedOnlyBySource pins the conversions whose cut
+// VARCHAR bounds convert refuses: from 1.1 (and 1.1-dev1), folded by
+// DuckDB 2.0 only, to 0.1-1.0, scanned by some reader.
+func TestStringBoundsFoldedOnlyBySource(t *testing.T) {
+	only := map[string]bool{"1.1-dev1": true, "1.1": true}
+	for _, s := range All {
+		for _, d := range All {
+			want := only[s.Name] && !only[d.Name]
+			if got := StringBoundsFoldedOnlyBySource(s, d); got != want {
+				t.Errorf("%s to %s: got %v, want %v", s.Name, d.Name, got, want)
+			}
+		}
+	}
+}
