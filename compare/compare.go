@@ -509,7 +509,15 @@ func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
 // named is still the copy they named (see identity.go); what names the
 // first file that is not.
 func stillRead(l *Listings, n proofName, also []proofName, readers ...*Reader) (what string, ok bool) {
-	what, ok, ids := l.stillListed(n, also...)
+	named := map[string]bool{}
+	for _, r := range readers {
+		if r != nil {
+			for path := range r.namedAs {
+				named[path] = true
+			}
+		}
+	}
+	what, ok, ids := l.stillListed(n, named, also...)
 	if !ok {
 		return what, false
 	}

@@ -124,33 +124,90 @@ func (r *Reader) identitiesCurrent(now map[string]string) (changed string, ok bo
 // matter: a kept proof is found again from a folder that only grew), and
 // so every listing in also (a carried read's, Report.heldTo), in the same
 // walk: each folder is listed again once, not from the run's listings.
-// missing names the first entry that is not; ids are the listed files'
-// copy identities by path (identitiesCurrent).
-func (l *Listings) stillListed(n proofName, also ...proofName) (missing string, ok bool, ids map[string]string) {
-	now := map[string]bool{}
+// missing names the first entry that is not; ids are the copy identities
+// (identitiesCurrent) of the listed files whose paths named holds.
+//
+// A proof checks this after its reads, so the walk runs once per proof,
+// and a long history's data folder holds every version's files (8,600 at
+// 200 versions of lakegen's history): it compares the listings in walk
+// order (inOrder) instead of building a set of every entry, and names the
+// identities of the files the readers named only, not of every file
+// (docs/compare.md, "A store's mirror", and Known limits).
+func (l *Listings) stillListed(n proofName, named map[string]bool, also ...proofName) (missing string, ok bool, ids map[string]string) {
 	ids = map[string]string{}
-	walked := map[string]bool{}
+	walked := map[string][]byte{}
 	for _, m := range append([]proofName{n}, also...) {
+		var now [][]byte
 		for _, dir := range m.dirs {
-			if walked[dir] {
-				continue
+			text, done := walked[dir]
+			if !done {
+				var err error
+				if text, err = walkCopies(dir, l.mirrorOf(dir), ids, named); err != nil {
+					return dir, false, nil
+				}
+				walked[dir] = text
 			}
-			walked[dir] = true
-			text, err := walkCopies(dir, l.mirrorOf(dir), ids)
-			if err != nil {
-				return dir, false, nil
-			}
-			for e := range bytes.SplitSeq(text, []byte{0}) {
-				now[string(e)] = true
-			}
+			now = append(now, text)
 		}
-	}
-	for _, m := range append([]proofName{n}, also...) {
-		for e := range bytes.SplitSeq(m.text, []byte{0}) {
-			if len(e) > 0 && !now[string(e)] {
-				return string(e), false, nil
-			}
+		if e, ok := inOrder(m.text, now); !ok {
+			return e, false, nil
 		}
 	}
 	return "", true, ids
+}
+
+// inOrder reports whether every entry of the listing was (its entries,
+// each ended by a 0 byte) is among the entries of the listings now of the
+// same folders, walked again in the same order: as walkCopies lists a
+// folder in lexical order, an entry still there is found after the one
+// before it, so one pass over both finds each, new entries in between
+// skipped. missing is the first entry of was not found. An entry listed
+// twice, or out of walk order, is reported missing: never an answer that
+// a set of now's entries would not give.
+func inOrder(was []byte, now [][]byte) (missing string, ok bool) {
+	c := entryCursor{lists: now}
+	for e := range bytes.SplitSeq(was, []byte{0}) {
+		if len(e) == 0 {
+			continue
+		}
+		for {
+			next, more := c.next()
+			if !more {
+				return string(e), false
+			}
+			if bytes.Equal(next, e) {
+				break
+			}
+		}
+	}
+	return "", true
+}
+
+// entryCursor steps through the entries of listings, one after the other.
+type entryCursor struct {
+	lists [][]byte
+	i, at int // the listing and the offset in it
+}
+
+// next returns the next entry, false after the last.
+func (c *entryCursor) next() ([]byte, bool) {
+	for c.i < len(c.lists) {
+		rest := c.lists[c.i][c.at:]
+		if len(rest) == 0 {
+			c.i, c.at = c.i+1, 0
+			continue
+		}
+		e := rest
+		if end := bytes.IndexByte(rest, 0); end >= 0 {
+			e = rest[:end]
+		}
+		c.at += len(e) + 1
+		if c.at > len(c.lists[c.i]) {
+			c.at = len(c.lists[c.i])
+		}
+		if len(e) > 0 {
+			return e, true
+		}
+	}
+	return nil, false
 }

@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -446,12 +447,13 @@ var errLinkedFolder = errors.New("a symbolic link to a folder: not listed, nothi
 // key, size, strong validator) by that alone: the listing is the same for
 // a copy of the folder, wherever it is. The others are listed as above.
 func walkListing(dir string, m Mirror) ([]byte, error) {
-	return walkCopies(dir, m, nil)
+	return walkCopies(dir, m, nil, nil)
 }
 
-// walkCopies is walkListing that also gives, in ids when not nil, each
-// file's copy identity (copyIdentity) by its path under dir resolved.
-func walkCopies(dir string, m Mirror, ids map[string]string) ([]byte, error) {
+// walkCopies is walkListing that also gives, in ids when not nil, the copy
+// identity (copyIdentity) of each file whose path under dir resolved named
+// holds.
+func walkCopies(dir string, m Mirror, ids map[string]string, named map[string]bool) ([]byte, error) {
 	root, err := filepath.EvalSymlinks(dir)
 	if err != nil {
 		return nil, fmt.Errorf("list %s: %w", dir, err)
@@ -477,7 +479,7 @@ func walkCopies(dir string, m Mirror, ids map[string]string) ([]byte, error) {
 			if id != "" {
 				fmt.Fprintf(&b, "object %s", id)
 				b.WriteByte(0)
-				if ids != nil {
+				if ids != nil && named[p] {
 					ids[p] = objectIdentity + id
 				}
 				return nil
@@ -498,8 +500,16 @@ func walkCopies(dir string, m Mirror, ids map[string]string) ([]byte, error) {
 		} else if info, err = d.Info(); err != nil {
 			return err
 		}
-		fmt.Fprintf(&b, "%s %d %d%s", p, info.Size(), info.ModTime().UnixNano(), fileid.Inode(info))
-		if ids != nil {
+		// "%s %d %d%s" of the path, size, modification time and
+		// fileid.Inode, without fmt's allocations (a folder is listed
+		// again after every proof: stillListed).
+		e := append(b.AvailableBuffer(), p...)
+		e = append(e, ' ')
+		e = strconv.AppendInt(e, info.Size(), 10)
+		e = append(e, ' ')
+		e = strconv.AppendInt(e, info.ModTime().UnixNano(), 10)
+		b.Write(fileid.AppendInode(e, info))
+		if ids != nil && named[p] {
 			ids[p] = diskIdentity(info)
 		}
 		if link != "" {

@@ -12,11 +12,16 @@ import (
 // Inode names what a user cannot set back on a file: its inode
 // change time and its device and inode numbers (see fileid_linux.go).
 func Inode(info fs.FileInfo) string {
+	return string(AppendInode(nil, info))
+}
+
+// AppendInode appends Inode(info) to dst.
+func AppendInode(dst []byte, info fs.FileInfo) []byte {
 	st, ok := info.Sys().(*syscall.Stat_t)
 	if !ok {
-		return ""
+		return dst
 	}
-	return fmt.Sprintf(" ctime %d.%09d dev %d ino %d", st.Ctimespec.Sec, st.Ctimespec.Nsec, uint64(st.Dev), uint64(st.Ino))
+	return appendInode(dst, int64(st.Ctimespec.Sec), int64(st.Ctimespec.Nsec), uint64(st.Dev), uint64(st.Ino))
 }
 
 // Device is the number of the file system a file is on, and whether the

@@ -18,11 +18,16 @@ import (
 // touch -r) still changes the change time, or the inode when the file is
 // replaced; either makes a listing or a file identity differ.
 func Inode(info fs.FileInfo) string {
+	return string(AppendInode(nil, info))
+}
+
+// AppendInode appends Inode(info) to dst.
+func AppendInode(dst []byte, info fs.FileInfo) []byte {
 	st, ok := info.Sys().(*syscall.Stat_t)
 	if !ok {
-		return ""
+		return dst
 	}
-	return fmt.Sprintf(" ctime %d.%09d dev %d ino %d", st.Ctim.Sec, st.Ctim.Nsec, uint64(st.Dev), uint64(st.Ino))
+	return appendInode(dst, int64(st.Ctim.Sec), int64(st.Ctim.Nsec), uint64(st.Dev), uint64(st.Ino))
 }
 
 // Device is the number of the file system a file is on, and whether the

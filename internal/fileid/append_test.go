@@ -1,0 +1,45 @@
+package fileid
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// appendInode writes what fmt writes for inodeFormat, byte for byte
+// (listings kept in a cache name files so: a change would miss every kept
+// proof), out-of-range nanoseconds included; AppendInode of a file is
+// Inode's text appended.
+func TestAppendInodeAsFmt(t *testing.T) {
+	for _, c := range []struct {
+		sec, nsec int64
+		dev, ino  uint64
+	}{
+		{0, 0, 0, 0},
+		{1_796_546_707, 968_840_386, 65024, 10027265},
+		{1, 5, 1, 1},
+		{-1, 999_999_999, math.MaxUint64, math.MaxUint64},
+		{math.MinInt64, 1, 0, 7},
+		{12, 1_000_000_000, 3, 4},
+		{12, -1, 3, 4},
+		{12, math.MinInt64, 3, 4},
+	} {
+		want := fmt.Sprintf(inodeFormat, c.sec, c.nsec, c.dev, c.ino)
+		if got := string(appendInode([]byte("x"), c.sec, c.nsec, c.dev, c.ino)); got != "x"+want {
+			t.Errorf("%+v: %q, want %q", c, got, "x"+want)
+		}
+	}
+	p := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(p, []byte("a"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(AppendInode([]byte("p"), st)), "p"+Inode(st); got != want {
+		t.Errorf("AppendInode %q, want %q", got, want)
+	}
+}
