@@ -93,7 +93,7 @@ func keptGrown(store DigestStore, n proofName, l *Listings) (*Report, bool) {
 	if !ok {
 		return nil, false
 	}
-	now := listingSum(n.text)
+	now := n.textSum()
 	for _, sum := range strings.Fields(string(b)) {
 		if sum == now || !l.grewSince(store, sum, n.text, now) {
 			continue
@@ -182,7 +182,7 @@ func loadListing(store DigestStore, sum string) ([]byte, bool) {
 // keepListing keeps n's listing (once a run per listing) and names it
 // first in the index of n's base.
 func (l *Listings) keepListing(store DigestStore, n proofName) {
-	sum := listingSum(n.text)
+	sum := n.textSum()
 	if !l.storedListing(sum) {
 		var buf bytes.Buffer
 		zw := gzip.NewWriter(&buf)

@@ -165,6 +165,9 @@ type proofName struct {
 	base string
 	text []byte
 	dirs []string // the data folders text lists (stillListed)
+	// sum is listingSum(text) where the run's Listings had it (one data
+	// folder), "" to hash text when asked (textSum).
+	sum string
 }
 
 // key is the name's key in the digest cache, "" for none.
@@ -172,7 +175,18 @@ func (n proofName) key() string {
 	if n.base == "" {
 		return ""
 	}
-	return listedKey(n.base, listingSum(n.text))
+	return listedKey(n.base, n.textSum())
+}
+
+// textSum is listingSum(n.text): the run's, hashed once per listing, where
+// n names one data folder. A long history's folder lists thousands of
+// files (1.3 MB at lakegen -history 200), and a backfill's cell asked for
+// the sum of the same listing four times.
+func (n proofName) textSum() string {
+	if n.sum != "" {
+		return n.sum
+	}
+	return listingSum(n.text)
 }
 
 // listedKey is the key of a proof with base kept under the listing whose
@@ -200,7 +214,7 @@ func sumsName(sumA, sumB, dataA, dataB string, l *Listings, opts Options) proofN
 		}
 		fmt.Fprintf(h, "catalog %s data %s\x00", c[0], l.folderName(c[1]))
 	}
-	text, err := l.list(dataA)
+	text, sum, err := l.listed(dataA)
 	if err != nil {
 		return proofName{}
 	}
@@ -210,9 +224,9 @@ func sumsName(sumA, sumB, dataA, dataB string, l *Listings, opts Options) proofN
 		if err != nil {
 			return proofName{}
 		}
-		text, dirs = slices.Concat(text, textB), append(dirs, dataB)
+		text, sum, dirs = slices.Concat(text, textB), "", append(dirs, dataB)
 	}
-	return proofName{base: withRules(hex.EncodeToString(h.Sum(nil)), opts), text: text, dirs: dirs}
+	return proofName{base: withRules(hex.EncodeToString(h.Sum(nil)), opts), text: text, dirs: dirs, sum: sum}
 }
 
 // Listings lists the data folders that name a kept proof (every file's
@@ -232,6 +246,7 @@ type Listings struct {
 	stored map[string]bool
 	grew   map[[2]string]bool
 	walks  int // folders listed (tests)
+	sums   int // listings hashed (tests)
 	// mirrors are the data folders that mirror a store's folder, by
 	// their clean path (SetMirror).
 	mirrors map[string]Mirror
@@ -313,6 +328,7 @@ func (l *Listings) folderName(dir string) string {
 type listing struct {
 	gen  uint64 // the generation its walk began in
 	text []byte
+	sum  string // listingSum(text), "" until asked (Listings.listed)
 }
 
 // NewListings returns an empty Listings.
@@ -364,28 +380,57 @@ func (l *Listings) Changed() {
 // list returns the listing of dir: the run's, unless the run wrote into a
 // data folder since it was made.
 func (l *Listings) list(dir string) ([]byte, error) {
+	text, _, err := l.listedSum(dir, false)
+	return text, err
+}
+
+// listed is list with the listing's sha256 (listingSum), hashed once per
+// listing the run keeps.
+func (l *Listings) listed(dir string) (text []byte, sum string, err error) {
+	return l.listedSum(dir, true)
+}
+
+// listedSum is list, and with withSum listed.
+func (l *Listings) listedSum(dir string, withSum bool) (text []byte, sum string, err error) {
 	if l == nil {
-		return walkListing(dir, nil)
+		text, err = walkListing(dir, nil)
+		return text, "", err // hashed when asked (proofName.textSum)
 	}
 	m := l.mirrorOf(dir)
 	l.mu.Lock()
 	gen := l.gen
-	if got, ok := l.byDir[dir]; ok && got.gen == gen {
+	got, ok := l.byDir[dir]
+	if !ok || got.gen != gen {
+		l.walks++
 		l.mu.Unlock()
-		return got.text, nil
-	}
-	l.walks++
-	l.mu.Unlock()
-	text, err := walkListing(dir, m)
-	if err != nil {
-		return nil, err
-	}
-	l.mu.Lock()
-	if l.gen == gen { // else a write since the walk began: not kept
-		l.byDir[dir] = listing{gen: gen, text: text}
+		text, err := walkListing(dir, m)
+		if err != nil {
+			return nil, "", err
+		}
+		got = listing{gen: gen, text: text}
+		l.mu.Lock()
+		if l.gen == gen { // else a write since the walk began: not kept
+			l.byDir[dir] = got
+		}
 	}
 	l.mu.Unlock()
-	return text, nil
+	if withSum && got.sum == "" {
+		got.sum = listingSum(got.text)
+		l.mu.Lock()
+		l.sums++
+		if kept, ok := l.byDir[dir]; ok && kept.gen == got.gen && sameText(kept.text, got.text) {
+			kept.sum = got.sum
+			l.byDir[dir] = kept
+		}
+		l.mu.Unlock()
+	}
+	return got.text, got.sum, nil
+}
+
+// sameText reports whether a and b are the same bytes in memory (one
+// listing), not only equal ones.
+func sameText(a, b []byte) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // InputsKey names a result that is a function of parts and of the local

@@ -221,3 +221,45 @@ func TestListingEntriesAsFmt(t *testing.T) {
 		t.Errorf("listing\n%q\nwant\n%q", got, want)
 	}
 }
+
+// TestListingHashedOncePerRun: the names of a run's proofs over one data
+// folder share its listing's sha256, hashed once (a long history's
+// listing is over a megabyte, and each proof asked for it several times),
+// and their keys are those of the listing hashed anew; a write the run
+// reports lists and hashes again; two folders are hashed when asked.
+func TestListingHashedOncePerRun(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	writeListed(t, a, "main/t/f.parquet", 5, 1)
+	writeListed(t, b, "main/t/g.parquet", 6, 2)
+	l := NewListings()
+	var keys []string
+	for i := range 3 {
+		n := sumsName(fmt.Sprint("catalog", i), "b", a, a, l, Options{})
+		if n.base == "" {
+			t.Fatal("no name")
+		}
+		if got, want := n.key(), listedKey(n.base, listingSum(n.text)); got != want {
+			t.Fatalf("key %s, want %s", got, want)
+		}
+		if n.textSum() != listingSum(n.text) {
+			t.Fatalf("sum %s of another listing", n.textSum())
+		}
+		keys = append(keys, n.textSum())
+	}
+	if l.sums != 1 || l.walks != 1 {
+		t.Errorf("3 names of one folder: listed %d times, hashed %d times; want once each", l.walks, l.sums)
+	}
+	writeListed(t, a, "main/t/new.parquet", 1, 3)
+	l.Changed()
+	n := sumsName("catalog", "b", a, a, l, Options{})
+	if n.textSum() == keys[0] || n.textSum() != listingSum(n.text) || l.sums != 2 {
+		t.Errorf("after a write the run reported: sum %s (before %s), hashed %d times", n.textSum(), keys[0], l.sums)
+	}
+	two := sumsName("catalog", "b", a, b, l, Options{})
+	if two.textSum() != listingSum(two.text) || two.key() != listedKey(two.base, listingSum(two.text)) {
+		t.Error("two folders: the sum is not their listings'")
+	}
+	if nl := sumsName("catalog", "b", a, a, nil, Options{}); nl.key() != listedKey(nl.base, listingSum(nl.text)) {
+		t.Error("no Listings: the key is not the listing's")
+	}
+}
