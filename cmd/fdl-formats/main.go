@@ -32,6 +32,16 @@ func main() {
 // the first signal included (main's is interruptGrace; a test that waits
 // for it passes a shorter one).
 func runMain(app *cli.Command, args []string, stderr io.Writer, grace time.Duration) int {
+	stopProfile, err := startCPUProfile(os.Getenv)
+	if err != nil {
+		reportError(stderr, false, usageError{err: err}, exitUsage)
+		return exitUsage
+	}
+	defer func() {
+		if err := stopProfile(); err != nil {
+			fmt.Fprintln(stderr, "Warning:", err)
+		}
+	}()
 	jsonLogs := new(atomic.Bool)
 	setLogFormatSink(app, jsonLogs)
 	// A control character that a report line did not escape goes to
@@ -46,7 +56,7 @@ func runMain(app *cli.Command, args []string, stderr io.Writer, grace time.Durat
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go watchSignals(sigs, cancel, grace, stderr, jsonLogs.Load, os.Exit)
-	err := app.Run(ctx, args)
+	err = app.Run(ctx, args)
 	code := exitCode(err)
 	if err != nil && code != exitOK {
 		if !jsonLogs.Load() {
