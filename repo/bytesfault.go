@@ -21,9 +21,10 @@ import (
 // same bytes and reports it as the version's own. It is where the copy is
 // shorter than its DuckDB header says, or DuckDB says the file is corrupt
 // (a block whose checksum does not match), is no DuckDB database, or is
-// saved by a newer DuckDB, and any DuckDB error of a type that is about
-// what was read (a table that is not there, a value that does not
-// convert); and where the readers' own checks of what they read refuse
+// saved by a newer DuckDB (duckfile.ClassifyAttach; read in its message
+// with the copy's path left out, as the copy is named after the catalog),
+// and any DuckDB error of a type that is about what was read (a table
+// that is not there, a value that does not convert); and where the readers' own checks of what they read refuse
 // it (no DuckLake catalog, a layout or format they do not know, an object
 // named like a DuckLake table, a NULL field DuckLake requires, ...). Not
 // the bytes' fault, as this machine failed and another may not: DuckDB's
@@ -41,10 +42,16 @@ func bytesFault(err error, path string) bool {
 		return true
 	}
 	if de, ok := errors.AsType[*duckdb.Error](err); ok {
-		for _, s := range []string{"Corrupt database file", "not a valid DuckDB database file", "newer version of DuckDB"} {
-			if strings.Contains(de.Msg, s) {
-				return true
-			}
+		// DuckDB's message quotes the copy's path, named after the
+		// catalog's own (the publisher's choice): its phrases are read
+		// in the rest alone.
+		msg := strings.ReplaceAll(de.Msg, path, "")
+		if strings.Contains(msg, corruptBlock) {
+			return true
+		}
+		switch duckfile.ClassifyAttach(msg) {
+		case duckfile.AttachNotDuckDB, duckfile.AttachNewerStorage:
+			return true
 		}
 		return !compare.Environmental(err)
 	}
@@ -62,6 +69,10 @@ func bytesFault(err error, path string) bool {
 	}
 	return false
 }
+
+// corruptBlock is how DuckDB says a block's checksum does not match ("IO
+// Error: Corrupt database file: computed checksum ...").
+const corruptBlock = "Corrupt database file"
 
 // truncated says whether the DuckDB file at path is shorter than its
 // header says (and does not end where DuckDB's own truncation of free

@@ -157,3 +157,31 @@ func TestBytesFault(t *testing.T) {
 		}
 	}
 }
+
+// TestBytesFaultPathInMessage: DuckDB's messages quote the copy's path,
+// whose name ends with the catalog's own name from version.json (the
+// publisher's choice). A read that failed on this machine is no fault of
+// the bytes whatever that name says: bytesFault matched DuckDB's phrases
+// for a corrupt, foreign or newer file anywhere in the message, the path
+// included, and took a full disk for the parent's fault.
+func TestBytesFaultPathInMessage(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, name := range []string{"Corrupt database file.duckdb", "not a valid DuckDB database file.duckdb", "a newer version of DuckDB.duckdb", "Cannot launch in-memory database in read-only mode.duckdb"} {
+		p := filepath.Join(dir, "123-"+name)
+		err := &duckdb.Error{Type: duckdb.ErrorTypeIO, Msg: fmt.Sprintf("IO Error: Could not read from file %q: No space left on device", p)}
+		if bytesFault(err, p) {
+			t.Errorf("bytesFault(%v) = true for a full disk, want false", err)
+		}
+	}
+	// The phrases themselves, where DuckDB puts them, are still the bytes'.
+	p := filepath.Join(dir, "123-catalog.duckdb")
+	for _, msg := range []string{
+		fmt.Sprintf("IO Error: The file %q exists, but it is not a valid DuckDB database file!", p),
+		"IO Error: Trying to read a database file with version number 99, but we can only read version 67.\nThe database file was created with a newer version of DuckDB.",
+	} {
+		if err := (&duckdb.Error{Type: duckdb.ErrorTypeIO, Msg: msg}); !bytesFault(err, p) {
+			t.Errorf("bytesFault(%v) = false, want true", err)
+		}
+	}
+}
