@@ -133,3 +133,20 @@ func StringBoundsFoldedOnlyBySource(source, target *Version) bool {
 	s, t := source.ReadsTableStats(), target.ReadsTableStats()
 	return s.FoldStringMinMax != "" && s.ScanStringMinMax == "" && (t.FoldStringMinMax == "" || t.ScanStringMinMax != "")
 }
+
+// StringBoundsCutUnfolded reports whether a conversion from source to
+// target writes NULL the folded VARCHAR table statistics bounds
+// (FoldedStringBoundsSQL) that are not the min and max of the table's
+// rows, where the statistics are exact: some reader of source scans such a
+// column (1.0's DuckDB 1.5) and some folds it (1.0's DuckDB 2.0), while
+// every reader of target folds it (1.1: DuckDB 2.0 only). Kept, a bound
+// DuckDB's Parquet writer cut leaves the target only readers that answer
+// a value no row holds, where the source's scanning readers answer the
+// true one; with both bounds NULL DuckDB 2.0 scans and answers it too.
+// Bounds that are the rows' min and max stay (no reader's answer changes,
+// and DuckDB 2.0 keeps its fold). A source none of whose readers fold is
+// StringBoundsUnfolded's (every such row NULL).
+func StringBoundsCutUnfolded(source, target *Version) bool {
+	s, t := source.ReadsTableStats(), target.ReadsTableStats()
+	return s.FoldStringMinMax != "" && s.ScanStringMinMax != "" && t.FoldStringMinMax != "" && t.ScanStringMinMax == ""
+}

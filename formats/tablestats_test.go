@@ -72,3 +72,18 @@ func TestStringBoundsFoldedOnlyBySource(t *testing.T) {
 		}
 	}
 }
+
+// TestStringBoundsCutUnfolded pins the conversions that write cut VARCHAR
+// bounds NULL: from 1.0 (scanned by DuckDB 1.5, folded by 2.0) to 1.1 and
+// 1.1-dev1 (folded by 2.0 only), and no other.
+func TestStringBoundsCutUnfolded(t *testing.T) {
+	only := map[string]bool{"1.1-dev1": true, "1.1": true}
+	for _, s := range All {
+		for _, d := range All {
+			want := s.Name == "1.0" && only[d.Name]
+			if got := StringBoundsCutUnfolded(s, d); got != want {
+				t.Errorf("%s to %s: got %v, want %v", s.Name, d.Name, got, want)
+			}
+		}
+	}
+}
