@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fdl-formats/fdl-formats/convert"
+	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/internal/testduck"
 )
 
@@ -90,28 +92,39 @@ func TestMinMaxVarcharFoldedBy20(t *testing.T) {
 // TestUnfoldedStringBounds: B's VARCHAR table statistics row with both
 // bounds NULL stands for A's with both set only where B's readers fold
 // them and A's do not (formats.StringBoundsUnfolded: a 0.4 A, a 1.0 B),
-// which convert writes (unfoldStringBounds); before, the proof reported
-// the row as a stats difference. A row NULLed where A's readers fold too
-// (1.0 to 1.0), one bound only NULLed, or another field changed beside
-// stay differences.
+// which convert writes (unfoldStringBounds), and where some reader of A
+// scans them and every reader of B folds them
+// (formats.StringBoundsCutUnfolded: a 1.0 A, a 1.1 B), which convert
+// writes for a cut bound (unfoldCutStringBounds); before, the proof
+// reported the row as a stats difference (the 1.0 to 1.1 case failed so
+// before its acceptance). A row NULLed where A's readers fold too and B
+// has a scanning reader (1.0 to 1.0), one bound only NULLed, or another
+// field changed beside stay differences.
 func TestUnfoldedStringBounds(t *testing.T) {
 	long := "z" + strings.Repeat("a", 299)
 	cat, data, _, _ := withVarcharFile(t, long)
 	a04 := tamper(t, cat, as04SQL()...)
+	b11 := filepath.Join(t.TempDir(), "1.1.duckdb")
+	if _, err := convert.Catalog(context.Background(), cat, b11, formats.V1_1, convert.Options{}); err != nil {
+		t.Fatal(err)
+	}
 	const row = `UPDATE ducklake_table_column_stats SET %s WHERE table_id = 2 AND column_id = 2`
 	for _, tc := range []struct {
-		name, a string
-		set     string
-		want    bool // a stats difference of d2.b's row
+		name, a, b string
+		set        string
+		want       bool // a stats difference of d2.b's row
 	}{
-		{"0.4 to 1.0, both bounds NULL", a04, "min_value = NULL, max_value = NULL", false},
-		{"1.0 to 1.0, both bounds NULL: A's DuckDB 2.0 folds too", cat, "min_value = NULL, max_value = NULL", true},
-		{"0.4 to 1.0, max_value only NULL", a04, "max_value = NULL", true},
-		{"0.4 to 1.0, both bounds NULL and contains_null changed", a04, "min_value = NULL, max_value = NULL, contains_null = NOT contains_null", true},
-		{"0.4 to 1.0, a bound changed", a04, "min_value = NULL, max_value = 'zz'", true},
+		{"0.4 to 1.0, both bounds NULL", a04, cat, "min_value = NULL, max_value = NULL", false},
+		{"1.0 to 1.0, both bounds NULL: A's DuckDB 2.0 folds too", cat, cat, "min_value = NULL, max_value = NULL", true},
+		{"1.0 to 1.1, both bounds NULL: B's DuckDB 2.0 scans as A's DuckDB 1.5", cat, b11, "min_value = NULL, max_value = NULL", false},
+		{"1.0 to 1.1, max_value only NULL", cat, b11, "max_value = NULL", true},
+		{"1.0 to 1.1, both bounds NULL and contains_null changed", cat, b11, "min_value = NULL, max_value = NULL, contains_null = NOT contains_null", true},
+		{"0.4 to 1.0, max_value only NULL", a04, cat, "max_value = NULL", true},
+		{"0.4 to 1.0, both bounds NULL and contains_null changed", a04, cat, "min_value = NULL, max_value = NULL, contains_null = NOT contains_null", true},
+		{"0.4 to 1.0, a bound changed", a04, cat, "min_value = NULL, max_value = 'zz'", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b := tamper(t, cat, fmt.Sprintf(row, tc.set))
+			b := tamper(t, tc.b, fmt.Sprintf(row, tc.set))
 			rep, err := Catalogs(context.Background(), tc.a, b, Options{DataPath: data, Engines: readerDBs})
 			if err != nil && !errors.Is(err, ErrNotEquivalent) {
 				t.Fatal(err)

@@ -111,8 +111,12 @@ import (
 // v47: a 1.0 or 1.1 catalog B whose VARCHAR table statistics row has both
 // bounds NULL where a 0.1-0.4 catalog A's row has both, the rest equal, is
 // equivalent (formats.StringBoundsUnfolded: convert writes that; was a
-// stats difference).
-const proofVersion = "fdl-formats proof v47"
+// stats difference);
+// v48: a 1.1 catalog B whose VARCHAR table statistics row has both bounds
+// NULL where a 1.0 catalog A's row has both, the rest equal, is equivalent
+// (formats.StringBoundsCutUnfolded: convert writes that for a bound that is
+// not the rows' min or max; was a stats difference).
+const proofVersion = "fdl-formats proof v48"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths

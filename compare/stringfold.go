@@ -18,11 +18,21 @@ import (
 // that such a reader would fold (formats.FoldedStringBoundsSQL), the rest
 // of the row equal: convert writes that, since a bound DuckDB's Parquet
 // writer cut is a value the table may not hold, and without bounds B's
-// readers scan, as A's do. Any other change of such a row (one bound
-// NULL, a bound changed), a NULL row where A's readers fold too (1.0 to
-// 1.1) or of another column type, stays a `stats` difference.
+// readers scan, as A's do. The same holds where some reader of A scans
+// and some folds and every reader of B folds (formats.StringBoundsCutUnfolded:
+// 1.0 to 1.1), where convert writes NULL only the bounds that are not the
+// rows' min and max: B's DuckDB 2.0 then scans, as A's DuckDB 1.5 does.
+// The proof accepts B's NULL bounds there whatever the rows hold, without
+// reading them: where A's bounds are the rows' min and max, B's scan
+// answers what both of A's readers answer, so no answer of B is one A's
+// readers never give (the minmax check holds B's answers to A's either
+// way); only B's pruning by them is lost. Any other change of such a row
+// (one bound NULL, a bound changed), a NULL row where B has a scanning
+// reader and A's readers fold too (1.0 to 1.0), or of another column
+// type, stays a `stats` difference.
 func (c *comparison) unfoldedStringBounds(label, na string, ea, eb entries) error {
-	if label != "ducklake_table_column_stats" || !formats.StringBoundsUnfolded(c.a.format, c.b.format) || c.a.empty(na) {
+	if label != "ducklake_table_column_stats" || c.a.empty(na) ||
+		!formats.StringBoundsUnfolded(c.a.format, c.b.format) && !formats.StringBoundsCutUnfolded(c.a.format, c.b.format) {
 		return nil
 	}
 	rows, err := c.a.conn.QueryContext(c.ctx, `SELECT s.table_id, s.column_id, CAST(s.min_value AS VARCHAR), CAST(s.max_value AS VARCHAR)
