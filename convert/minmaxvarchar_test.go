@@ -72,10 +72,41 @@ func TestMinMaxVarcharConverted(t *testing.T) {
 		return out
 	}
 	v04, v11 := conv(src, formats.V0_4), conv(src, formats.V1_1)
+	// Without --data convert cannot tell the cut bound and keeps it.
+	v11cut := filepath.Join(t.TempDir(), "cut-1.1.duckdb")
+	if _, err := Catalog(ctx, src, v11cut, formats.V1_1, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	bounds := func(path string, table int) (n, null int) {
+		t.Helper()
+		db := testduck.Open(t, path)
+		defer db.Close()
+		if err := db.QueryRow(`SELECT count(*), count(*) FILTER (WHERE min_value IS NULL AND max_value IS NULL) FROM ducklake_table_column_stats s WHERE s.table_id = ? AND `+formats.FoldedStringBoundsSQL("")+` OR (s.table_id = ? AND s.column_id = 2 AND s.min_value IS NULL)`, table, table).Scan(&n, &null); err != nil {
+			t.Fatal(err)
+		}
+		return n, null
+	}
+	// 1.0 -> 1.1 with --data: b's cut bounds written NULL with a note (2.0,
+	// 1.1's only reader, then scans as 1.0's DuckDB 1.5 does).
+	if n, null := bounds(v11, 2); n != 1 || null != 1 {
+		t.Errorf("1.0 to 1.1: d2.b's table statistics: %d rows, %d without bounds; want 1 and 1", n, null)
+	}
+	if n, null := bounds(v11cut, 2); n != 1 || null != 0 {
+		t.Errorf("1.0 to 1.1 without --data: d2.b's table statistics: %d rows, %d without bounds; want 1 and 0", n, null)
+	}
+	// 1.0 -> 1.1 of the lake before the long row: d2.b's bounds are its
+	// rows' min and max, and stay.
+	plain := conv(vs[len(vs)-1], formats.V1_1)
+	if n, null := bounds(vs[len(vs)-1], 2); n != 1 || null != 0 {
+		t.Fatalf("the 1.0 lake's d2.b: %d folded rows, %d without bounds; want 1 and 0", n, null)
+	}
+	if n, null := bounds(plain, 2); n != 1 || null != 0 {
+		t.Errorf("1.0 to 1.1 of true bounds: d2.b's table statistics: %d rows, %d without bounds; want 1 and 0", n, null)
+	}
 	// 1.1 -> 1.0 and 1.1 -> 0.4: DuckDB 1.5 would scan what 2.0, 1.1's
 	// only reader, never answers; refused, naming the column.
 	for _, to := range []*formats.Version{formats.V1_0, formats.V0_4} {
-		_, err := Catalog(ctx, v11, filepath.Join(t.TempDir(), to.Name+".duckdb"), to, Options{DataPath: data})
+		_, err := Catalog(ctx, v11cut, filepath.Join(t.TempDir(), to.Name+".duckdb"), to, Options{DataPath: data})
 		codes, cerr := codesOf(err)
 		if !errors.Is(err, ErrRefused) || cerr != nil || codes != "string-minmax-folded-cut" || !strings.Contains(err.Error(), "table d2 (id 2) column b (id 2)") {
 			t.Errorf("1.1 to %s: got %v (codes %q), want refused string-minmax-folded-cut naming d2.b", to, err, codes)
@@ -115,7 +146,8 @@ func TestMinMaxVarcharConverted(t *testing.T) {
 		want       string // in the one minmax difference; "" for none
 	}{
 		{"1.0 to 0.4: B's readers scan, as A's DuckDB 1.5 do", src, v04, ""},
-		{"1.0 to 1.1: both fold the same statistics", src, v11, ""},
+		{"1.0 to 1.1: no cut bounds, DuckDB 2.0 scans as 1.0's DuckDB 1.5 does", src, v11, ""},
+		{"1.0 to 1.1 without --data: both fold the same statistics", src, v11cut, ""},
 		{"0.4 to 1.0: no bounds, DuckDB 2.0 scans as 0.4's readers do", v04, unfolded[formats.V1_0], ""},
 		{"0.4 to 1.1: no bounds, DuckDB 2.0 scans as 0.4's readers do", v04, unfolded[formats.V1_1], ""},
 	} {

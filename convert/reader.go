@@ -89,6 +89,9 @@ func (r *run) readerChecks(source, target *formats.Version) error {
 	if err := r.unfoldStringBounds(step, source, target); err != nil {
 		return fmt.Errorf("VARCHAR table statistics folded by %s: %w", target.ReadsTableStats().FoldStringMinMax, err)
 	}
+	if err := r.unfoldCutStringBounds(step, source, target); err != nil {
+		return fmt.Errorf("VARCHAR table statistics folded by %s: %w", target.ReadsTableStats().FoldStringMinMax, err)
+	}
 	if err := r.foldedStringCutCheck(step, source, target); err != nil {
 		return fmt.Errorf("VARCHAR table statistics folded by %s: %w", source.ReadsTableStats().FoldStringMinMax, err)
 	}

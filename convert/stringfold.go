@@ -50,23 +50,87 @@ func (r *run) unfoldStringBounds(step string, source, target *formats.Version) e
 // foldedStringCutCheck refuses a conversion from a source whose readers
 // all fold VARCHAR min/max from exact table statistics to a target some of
 // whose readers scan (formats.StringBoundsFoldedOnlyBySource: 1.1 to 1.0
-// and 0.1-0.4), for a table whose statistics are exact and one of whose
-// folded bounds (formats.FoldedStringBoundsSQL) is not the min or max its
-// rows hold: a bound a Parquet writer cut, which the source's DuckDB 2.0
-// answers and the target's scanning readers never do. The rows' min and
+// and 0.1-0.4), for a table one of whose folded bounds is cut
+// (cutStringBounds): a bound a Parquet writer cut, which the source's
+// DuckDB 2.0 answers and the target's scanning readers never do.
+func (r *run) foldedStringCutCheck(step string, source, target *formats.Version) error {
+	if !formats.StringBoundsFoldedOnlyBySource(source, target) {
+		return nil
+	}
+	cuts, err := r.cutStringBounds()
+	if err != nil || len(cuts) == 0 {
+		return err
+	}
+	items := make([]string, len(cuts))
+	for i, c := range cuts {
+		items[i] = c.String()
+	}
+	st := source.ReadsTableStats()
+	r.add(Finding{Severity: Refuse, Code: "string-minmax-folded-cut", Step: step, Table: "ducklake_table_column_stats", Detail: summarize(items),
+		Reason: fmt.Sprintf("%s, every format %s reader, answers SELECT min(s), max(s) of these VARCHAR columns from their exact table statistics, whose bounds are not the rows' min and max (DuckDB's Parquet writer cuts a string past 256 bytes, the max with its last byte incremented), while format %s readers scan the rows (DuckDB 1.5, or 2.0 without exact statistics): no statistics written for them make a scan answer the cut value. Convert from a version whose readers scan these columns (1.0 or 0.1-0.4), or rewrite the strings past 256 bytes", st.FoldStringMinMax, source.Name, target.Name)})
+	return nil
+}
+
+// unfoldCutStringBounds writes both bounds NULL in the table statistics
+// rows that cutStringBounds finds, for a conversion from a source some of
+// whose readers scan VARCHAR min/max (1.0's DuckDB 1.5) to one whose every
+// reader folds it (formats.StringBoundsCutUnfolded: 1.0 to 1.1). Kept,
+// DuckDB 2.0, the target's only reader, would answer the cut bound, a
+// value no row holds, where the source's DuckDB 1.5 answers the rows' min
+// and max; without bounds DuckDB 2.0 scans and answers those. Bounds that
+// are the rows' min and max stay, and so does every row of a table this
+// check cannot read (or of every table without --data). A note names the
+// tables and columns.
+func (r *run) unfoldCutStringBounds(step string, source, target *formats.Version) error {
+	if !formats.StringBoundsCutUnfolded(source, target) {
+		return nil
+	}
+	cuts, err := r.cutStringBounds()
+	if err != nil || len(cuts) == 0 {
+		return err
+	}
+	items := make([]string, len(cuts))
+	for i, c := range cuts {
+		if err := r.w.exec(r.ctx, `UPDATE ducklake_table_column_stats SET min_value = NULL, max_value = NULL WHERE table_id = `+c.table+` AND column_id = `+c.column); err != nil {
+			return fmt.Errorf("table %s (id %s) column %s (id %s): %w", c.tname, c.table, c.cname, c.column, err)
+		}
+		items[i] = c.String()
+	}
+	st := target.ReadsTableStats()
+	r.add(Finding{Severity: Note, Code: "string-table-stats-cut-unfolded", Step: step, Table: "ducklake_table_column_stats", Detail: summarize(items),
+		Reason: fmt.Sprintf("table column statistics of VARCHAR columns written without min_value and max_value: their bounds are not the rows' min and max (DuckDB's Parquet writer cuts a string past 256 bytes, the max with its last byte incremented); %s, every format %s reader, would answer SELECT min(s), max(s) with them where format %s's scanning readers answer the rows' values. Without bounds it scans too; pruning the whole table by them is lost", st.FoldStringMinMax, target.Name, source.Name)})
+	return nil
+}
+
+// cutBound is a folded VARCHAR table statistics row (bounds lo, hi) whose
+// table's rows hold min smin and max smax, not both the bounds; ids and
+// names as text.
+type cutBound struct {
+	table, column, tname, cname string
+	lo, hi, smin, smax          string
+}
+
+func (c cutBound) String() string {
+	return fmt.Sprintf("table %s (id %s) column %s (id %s): statistics min %s, max %s, rows min %s, max %s", c.tname, c.table, c.cname, c.column, shortText(c.lo), shortText(c.hi), shortText(c.smin), shortText(c.smax))
+}
+
+// cutStringBounds lists the working catalog's table statistics rows that
+// the readers of formats.TableStatsReading.FoldStringMinMax fold
+// (formats.FoldedStringBoundsSQL), of a table whose statistics are exact,
+// whose bounds are not the min and max its rows hold. The rows' min and
 // max are read from the table's data files in the local data folder
 // (--data); a table this check cannot read simply (delete files, inlined
-// rows or deletions, partial, encrypted or name-mapped files, a file outside the data folder or
-// without the column's field id, statistics not exact: record_count is
-// not the files' rows) is left to the proof, as is every table without a
-// data folder.
-func (r *run) foldedStringCutCheck(step string, source, target *formats.Version) error {
-	if !formats.StringBoundsFoldedOnlyBySource(source, target) || r.opts.DataPath == "" {
-		return nil
+// rows or deletions, partial, encrypted or name-mapped files, a file
+// outside the data folder or without the column's field id, statistics not
+// exact: record_count is not the files' rows) is not listed, nor is any
+// without a data folder.
+func (r *run) cutStringBounds() ([]cutBound, error) {
+	if r.opts.DataPath == "" {
+		return nil, nil
 	}
 	for _, t := range []string{"ducklake_table_column_stats", "ducklake_table_stats", "ducklake_data_file"} {
 		if ok, err := r.w.hasTable(r.ctx, t); err != nil || !ok {
-			return err
+			return nil, err
 		}
 	}
 	// Tables whose every visible row is in plain data files.
@@ -74,17 +138,17 @@ func (r *run) foldedStringCutCheck(step string, source, target *formats.Version)
 		AND NOT EXISTS (SELECT 1 FROM ducklake_data_file f WHERE f.table_id = s.table_id AND f.end_snapshot IS NULL AND f.encryption_key IS NOT NULL)`
 	inlined, err := r.w.hasTable(r.ctx, "ducklake_inlined_data_tables")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for _, col := range []string{"partial_max", "mapping_id"} {
 		if ok, err := r.w.hasColumn(r.ctx, "ducklake_data_file", col); err != nil {
-			return err
+			return nil, err
 		} else if ok {
 			plain += ` AND NOT EXISTS (SELECT 1 FROM ducklake_data_file f WHERE f.table_id = s.table_id AND f.end_snapshot IS NULL AND f.` + col + ` IS NOT NULL)`
 		}
 	}
 	if ok, err := r.w.hasColumn(r.ctx, "ducklake_data_file", "partial_file_info"); err != nil {
-		return err
+		return nil, err
 	} else if ok {
 		plain += ` AND NOT EXISTS (SELECT 1 FROM ducklake_data_file f WHERE f.table_id = s.table_id AND f.end_snapshot IS NULL AND f.partial_file_info IS NOT NULL)`
 	}
@@ -97,9 +161,9 @@ func (r *run) foldedStringCutCheck(step string, source, target *formats.Version)
 				AND ts.record_count = (SELECT sum(f.record_count) FROM ducklake_data_file f WHERE f.table_id = s.table_id AND f.end_snapshot IS NULL))
 		ORDER BY s.table_id, s.column_id`)
 	if err != nil || len(rows) == 0 {
-		return err
+		return nil, err
 	}
-	var items []string
+	var cuts []cutBound
 	for _, row := range rows {
 		table, column, lo, hi, tname, cname := row[0], row[1], row[2], row[3], row[4], row[5]
 		if hi < lo {
@@ -107,38 +171,32 @@ func (r *run) foldedStringCutCheck(step string, source, target *formats.Version)
 		}
 		if del, err := r.inlinedDeletes(table); err != nil || del {
 			if err != nil {
-				return fmt.Errorf("inlined deletes of table %s (id %s): %w", tname, table, err)
+				return nil, fmt.Errorf("inlined deletes of table %s (id %s): %w", tname, table, err)
 			}
 			continue
 		}
 		if inlined {
 			if held, err := r.inlinedRowsAtLatest(table); err != nil || held {
 				if err != nil {
-					return fmt.Errorf("inlined rows of table %s (id %s): %w", tname, table, err)
+					return nil, fmt.Errorf("inlined rows of table %s (id %s): %w", tname, table, err)
 				}
 				continue
 			}
 		}
 		files, err := r.localDataFiles("f.table_id = " + table + " AND f.end_snapshot IS NULL")
 		if err != nil {
-			return err
+			return nil, err
 		}
 		smin, smax, ok, err := r.scannedStringMinMax(files, column)
 		if err != nil {
-			return fmt.Errorf("min/max of table %s (id %s) column %s (id %s): %w", tname, table, cname, column, err)
+			return nil, fmt.Errorf("min/max of table %s (id %s) column %s (id %s): %w", tname, table, cname, column, err)
 		}
 		if !ok || (smin == lo && smax == hi) {
 			continue
 		}
-		items = append(items, fmt.Sprintf("table %s (id %s) column %s (id %s): statistics min %s, max %s, rows min %s, max %s", tname, table, cname, column, shortText(lo), shortText(hi), shortText(smin), shortText(smax)))
+		cuts = append(cuts, cutBound{table: table, column: column, tname: tname, cname: cname, lo: lo, hi: hi, smin: smin, smax: smax})
 	}
-	if len(items) == 0 {
-		return nil
-	}
-	st := source.ReadsTableStats()
-	r.add(Finding{Severity: Refuse, Code: "string-minmax-folded-cut", Step: step, Table: "ducklake_table_column_stats", Detail: summarize(items),
-		Reason: fmt.Sprintf("%s, every format %s reader, answers SELECT min(s), max(s) of these VARCHAR columns from their exact table statistics, whose bounds are not the rows' min and max (DuckDB's Parquet writer cuts a string past 256 bytes, the max with its last byte incremented), while format %s readers scan the rows (DuckDB 1.5, or 2.0 without exact statistics): no statistics written for them make a scan answer the cut value. Convert from a version whose readers scan these columns (1.0 or 0.1-0.4), or rewrite the strings past 256 bytes", st.FoldStringMinMax, source.Name, target.Name)})
-	return nil
+	return cuts, nil
 }
 
 // inlinedRowsAtLatest reports whether an inlined data table of the table
