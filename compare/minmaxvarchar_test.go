@@ -142,3 +142,43 @@ func TestUnfoldedStringBounds(t *testing.T) {
 		})
 	}
 }
+
+// TestCutStringBounds: the 1.0 catalog whose d2.b table statistics hold
+// the max DuckDB 1.5.6's Parquet writer cut from a 300-byte string (DuckDB
+// 2.0 folds it, no row holds it) is named, with both answers; the same
+// lake without that row, its 1.1 conversion with b's bounds NULL, and its
+// 0.4 stamp (no reader folds) are not.
+func TestCutStringBounds(t *testing.T) {
+	ctx := context.Background()
+	long := "z" + strings.Repeat("a", 299)
+	cat, data, _, _ := withVarcharFile(t, long)
+	lake, plain := lastVersion(t, "lakes", "05_defaults_not_null")
+	b11 := filepath.Join(t.TempDir(), "1.1.duckdb")
+	if _, err := convert.Catalog(ctx, cat, b11, formats.V1_1, convert.Options{DataPath: data}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, path, data string
+		want             string // in the one column named; "" for none
+	}{
+		{"1.0, cut max", cat, data, `main.d2.b (table id 2, column id 2): statistics min "random()", max "zaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"... (256 bytes), rows min "random()", max "zaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"... (300 bytes)`},
+		{"1.0, true bounds", plain, filepath.Join(lake, "data"), ""},
+		{"1.1 conversion, bounds NULL", b11, data, ""},
+		{"0.4 stamp", tamper(t, cat, as04SQL()...), data, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := Open(ctx, tc.path, ReaderOptions{DataPath: tc.data, Engines: readerDBs})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			got, err := r.CutStringBounds(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.want == "" && len(got) > 0 || tc.want != "" && (len(got) != 1 || got[0] != tc.want) {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

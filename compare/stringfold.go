@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"context"
 	"database/sql"
 	"fmt"
 	"strconv"
@@ -64,4 +65,87 @@ FROM cat.`+ident(na)+` s WHERE `+formats.FoldedStringBoundsSQL("cat."))
 		return markA(fmt.Errorf("read VARCHAR table column statistics in %s of %s: %w", na, oneline.Name(c.a.path), err))
 	}
 	return nil
+}
+
+// CutStringBounds names the top-level VARCHAR columns ("table.column
+// (table id, column id): statistics ..., rows ...") at the catalog's latest
+// snapshot whose exact table statistics the readers of
+// formats.TableStatsReading.FoldStringMinMax (DuckDB 2.0 reading 1.0 and
+// 1.1) answer SELECT min(c), max(c) from, where those bounds are not the
+// min and max the rows hold (DuckDB's Parquet writer cuts a string past
+// 256 bytes, the max with its last byte incremented); nil for a format no
+// reader of which folds them. The rows are scanned as a proof scans them.
+// A table with an inlined data table is left out (its count(*) answer,
+// which decides whether the statistics are exact, is not read here). check
+// warns of them in a frozen catalog, which this tool did not write.
+func (r *Reader) CutStringBounds(ctx context.Context) ([]string, error) {
+	if r.format == nil || r.format.ReadsTableStats().FoldStringMinMax == "" {
+		return nil, nil
+	}
+	snaps, err := r.Snapshots(ctx)
+	if err != nil || len(snaps) == 0 {
+		return nil, err
+	}
+	s := snaps[len(snaps)-1].ID
+	tables, err := r.Tables(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, t := range tables {
+		if inl, err := r.inlinedTables(ctx, t.ID); err != nil {
+			return nil, err
+		} else if len(inl) > 0 {
+			continue
+		}
+		net, _, err := r.countAnswer(ctx, t, s, Digest{}, nil)
+		if err != nil {
+			return nil, err
+		}
+		folded, strs, err := r.foldedMinMax(ctx, t, s, net)
+		if err != nil || len(strs) == 0 {
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		cols, err := r.Columns(ctx, t.ID, s)
+		if err != nil {
+			return nil, err
+		}
+		var need []*Column
+		for _, col := range cols {
+			if strs[col.ID] && len(col.Children) == 0 {
+				need = append(need, col)
+			}
+		}
+		if len(need) == 0 {
+			continue
+		}
+		scanned, err := r.scannedMinMax(ctx, t, s, need)
+		if err != nil {
+			return nil, err
+		}
+		for _, col := range need {
+			if f, sc := folded[col.ID], scanned[col.ID]; f != sc {
+				out = append(out, fmt.Sprintf("%s.%s (table id %d, column id %d): statistics %s, rows %s", t.FullName(), col.Name, t.ID, col.ID, shortMinMax(f), shortMinMax(sc)))
+			}
+		}
+	}
+	return out, nil
+}
+
+// shortMinMax is m's text with each value cut to its first 40 bytes and
+// its length where longer.
+func shortMinMax(m minMax) string {
+	if m.err != "" {
+		return m.String()
+	}
+	cut := func(v string) string {
+		if len(v) <= 40 {
+			return strconv.Quote(v)
+		}
+		return fmt.Sprintf("%s... (%d bytes)", strconv.Quote(v[:40]), len(v))
+	}
+	return "min " + cut(m.min) + ", max " + cut(m.max)
 }
