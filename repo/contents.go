@@ -144,6 +144,37 @@ func (r *repository) emptyStringsWarning(ctx context.Context, rd *compare.Reader
 		key, f.Name, strings.Join(cols, ", "), emptyStringsFixedIn, f.Name, text, q.Info().Name, f.Name, emptyStringsFixedIn)}}
 }
 
+// cutStringsWarning is a warning when v's frozen catalog, in a format some
+// of whose readers answer SELECT min(c), max(c) of a top-level VARCHAR
+// column from exact table statistics (1.0 and 1.1: DuckDB 2.0,
+// formats.TableStatsReading.FoldStringMinMax), holds such bounds that are
+// not the min and max of the column's rows (compare.Reader.CutStringBounds:
+// DuckDB's Parquet writer cuts a string past 256 bytes, the max with its
+// last byte incremented), so those readers answer a value no row holds.
+// DuckDB 2.0 opens the catalog whatever range fdl.json declares. The rows
+// are read from a folder's data files once they check out against the
+// catalog (CheckFiles), not from an object store's or web site's. As
+// emptyStringsWarning, it does not fail the check: the frozen catalog is
+// as its writer made it; a catalog this tool converts from it into 1.1
+// has those bounds NULL, and none into 1.0 or 0.1-0.4 is written from a
+// 1.1 one holding them (string-table-stats-cut-unfolded,
+// string-minmax-folded-cut).
+func cutStringsWarning(ctx context.Context, rd *compare.Reader, key string) []Issue {
+	f := rd.Format()
+	if f == nil || f.ReadsTableStats().FoldStringMinMax == "" {
+		return nil
+	}
+	cols, err := rd.CutStringBounds(ctx)
+	if err != nil {
+		return []Issue{{Problem: ProblemUnreadable, Detail: fmt.Sprintf("read the VARCHAR table column statistics of %s against its rows: %v", key, err), cause: err}}
+	}
+	if len(cols) == 0 {
+		return nil
+	}
+	return []Issue{{Problem: ProblemWarning, Detail: fmt.Sprintf("%s (format %s) has exact table statistics of VARCHAR columns whose bounds are not the min and max of their rows: %s; %s, a reader of format %s, answers SELECT min(column), max(column) from them with a value no row holds (string-minmax-folded: DuckDB's Parquet writer cuts a string past 256 bytes, the max with its last byte incremented), where DuckDB 1.5 scans the rows; it opens this catalog whatever range fdl.json declares, and this tool does not change a frozen catalog: rewrite the strings past 256 bytes, or publish its 1.1 conversion, whose bounds convert writes NULL where it reads the rows (--data)",
+		key, f.Name, strings.Join(cols, "; "), f.ReadsTableStats().FoldStringMinMax, f.Name)}}
+}
+
 // admitsEmptyStrings reports whether f is a format some of whose readers
 // have formats.QuirkStringTableStatsEmpty and its range (the registry's,
 // named by text) admits one of them. fdl.json's range does not narrow it:
@@ -197,8 +228,10 @@ var earlyStatsFixedIn = goversion.Must(goversion.NewVersion("1.5.4"))
 // (proofVersion v43); v19: emptyStringsWarning whatever fdl.json's range
 // for the format; v20: a GEOMETRY column's table statistics naming no
 // geometry type over values make the frozen catalog invalid (proofVersion
-// v45).
-const contentsKeyKind = "fdl-formats content pass v20"
+// v45); v21: a 1.0 or 1.1 frozen catalog's VARCHAR table statistics
+// bounds DuckDB 2.0 folds that are not its rows' min and max are a warning
+// (cutStringsWarning).
+const contentsKeyKind = "fdl-formats content pass v21"
 
 // contentsKey names everything a content pass of v reads, or "" (no digest
 // cache, or an object store, whose data files the pass fetches and
@@ -356,6 +389,10 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 		}
 		for _, b := range bad {
 			issues = append(issues, Issue{Problem: ProblemMismatch, Detail: fmt.Sprintf("data file disagrees with %s: %s", key, r.relDataText(b))})
+		}
+		if err == nil && len(bad) == 0 && r.remote == nil {
+			// The rows of a folder's data files, once they check out.
+			issues = append(issues, cutStringsWarning(ctx, rd, key)...)
 		}
 	}
 	if !jsonFiles || (v.meta.Files == nil && v.meta.Dataset == nil) {
