@@ -103,6 +103,53 @@ func TestMinMaxVarcharConverted(t *testing.T) {
 	if n, null := bounds(plain, 2); n != 1 || null != 0 {
 		t.Errorf("1.0 to 1.1 of true bounds: d2.b's table statistics: %d rows, %d without bounds; want 1 and 0", n, null)
 	}
+	// The proof's side of it (formats.StringBoundsCutUnfolded): the 1.1
+	// conversion that kept the cut bounds, with both written NULL, stands
+	// for the 1.0 source (before compare accepted it, a stats difference);
+	// one bound only NULLed, or contains_null changed beside, stay stats
+	// differences. compare.CutStringBounds names the cut bound in the 1.1
+	// catalog that kept it, and nothing in the one convert wrote.
+	const row = `UPDATE ducklake_table_column_stats SET %s WHERE table_id = 2 AND column_id = 2`
+	for _, tc := range []struct {
+		set  string
+		want bool // a stats difference of d2.b's row
+	}{
+		{"min_value = NULL, max_value = NULL", false},
+		{"max_value = NULL", true},
+		{"min_value = NULL, max_value = NULL, contains_null = NOT contains_null", true},
+	} {
+		b := editedCopy(t, v11cut, fmt.Sprintf(row, tc.set))
+		rep, err := compare.Catalogs(ctx, src, b, compare.Options{DataPath: data})
+		if err != nil && !errors.Is(err, compare.ErrNotEquivalent) {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, d := range rep.Differences {
+			if d.Kind == "stats" && strings.Contains(d.String(), "ducklake_table_column_stats table_id=\"2\" column_id=\"2\"") {
+				got = append(got, d.String())
+			}
+		}
+		if tc.want != (len(got) > 0) {
+			t.Errorf("1.0 to 1.1 with %s: want a stats difference of d2.b: %v, got:\n%s", tc.set, tc.want, strings.Join(got, "\n"))
+		}
+	}
+	for _, tc := range []struct {
+		name, path string
+		cut        int
+	}{{"1.1 that kept the cut bound", v11cut, 1}, {"1.1 with --data", v11, 0}} {
+		r, err := compare.Open(ctx, tc.path, compare.ReaderOptions{DataPath: data})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := r.CutStringBounds(ctx)
+		r.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != tc.cut || tc.cut == 1 && !strings.Contains(got[0], "main.d2.b") {
+			t.Errorf("%s: cut bounds %q, want %d naming main.d2.b", tc.name, got, tc.cut)
+		}
+	}
 	// 1.1 -> 1.0 and 1.1 -> 0.4: DuckDB 1.5 would scan what 2.0, 1.1's
 	// only reader, never answers; refused, naming the column.
 	for _, to := range []*formats.Version{formats.V1_0, formats.V0_4} {
