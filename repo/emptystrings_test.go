@@ -2,9 +2,6 @@ package repo
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -80,31 +77,10 @@ func checkEmptyStringStats(ctx context.Context, t *testing.T, repo func(t *testi
 		execCatalog(t, frozen,
 			`UPDATE c.ducklake_table_column_stats SET min_value = NULL, max_value = NULL WHERE `+where,
 			`UPDATE c.ducklake_file_column_stats SET min_value = NULL, max_value = NULL WHERE `+where)
-		data, err := os.ReadFile(frozen)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sum := sha256.Sum256(data)
-		meta := filepath.Join(v, "version.json")
-		raw, err := os.ReadFile(meta)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var m map[string]any
-		if err := json.Unmarshal(raw, &m); err != nil {
-			t.Fatal(err)
-		}
-		m["catalog"].(map[string]any)["bytes"] = len(data)
-		m["catalog"].(map[string]any)["sha256"] = hex.EncodeToString(sum[:])
-		m["catalog"].(map[string]any)["storage"] = "duckdb-v1.5.0" // backfill's 0.4 catalogs
-		m["ducklake"].(map[string]any)["format"] = "0.4"
-		raw, err = json.MarshalIndent(m, "", "  ")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(meta, raw, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		testlakes.EditVersion(t, v, func(m map[string]any) {
+			m["catalog"].(map[string]any)["storage"] = "duckdb-v1.5.0" // backfill's 0.4 catalogs
+			m["ducklake"].(map[string]any)["format"] = "0.4"
+		})
 	}
 	cache, err := digestcache.Open(filepath.Join(t.TempDir(), "cache"), digestcache.Limits{})
 	if err != nil {
