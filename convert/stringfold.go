@@ -3,6 +3,7 @@ package convert
 import (
 	"database/sql"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 
@@ -239,8 +240,9 @@ func (r *run) inlinedDeletes(table string) (bool, error) {
 
 // scannedStringMinMax is the min and max of the column whose field id is
 // column over the rows of files, read with DuckDB (byte order, as DuckDB
-// compares VARCHAR); ok is false where a file is not in the data folder,
-// holds no column of that field id, or no file holds a value.
+// compares VARCHAR); ok is false where a file is not in the data folder
+// or not on this machine, holds no column of that field id, or no file
+// holds a value.
 func (r *run) scannedStringMinMax(files []localDataFile, column string) (lo, hi string, ok bool, err error) {
 	if len(files) == 0 {
 		return "", "", false, nil
@@ -249,6 +251,15 @@ func (r *run) scannedStringMinMax(files []localDataFile, column string) (lo, hi 
 	for _, f := range files {
 		if f.local == "" {
 			return "", "", false, nil
+		}
+		// A file not here (a web or bucket repository's plan, which
+		// fetches no data file) is left to the proof, as a file outside
+		// the data folder is; one that is, the gate makes readable first.
+		if st, err := os.Stat(f.local); err != nil || !st.Mode().IsRegular() {
+			return "", "", false, nil
+		}
+		if err := r.readable(f.local); err != nil {
+			return "", "", false, fmt.Errorf("data file %s: %w", f.stored, err)
 		}
 		var name sql.NullString
 		var n int
