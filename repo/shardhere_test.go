@@ -38,9 +38,7 @@ func TestShardParentReadFailsHere(t *testing.T) {
 	ctx := context.Background()
 	golden, res := sharedDemo(ctx, t)
 	parent, child := res.Versions[1], res.Versions[2]
-	n := 2
-	for ; shardOf(parent.ID, n) == shardOf(child.ID, n); n++ {
-	}
+	n := splittingShards(parent.ID, child.ID)
 	for _, tc := range []struct {
 		name string
 		// fail is the failure of the parent's verified copy's reader on

@@ -150,9 +150,7 @@ func TestShardParentTransferFails(t *testing.T) {
 	golden, res := sharedDemo(ctx, t)
 	parent, child := res.Versions[1], res.Versions[2]
 	st, _ := cloneRepo(t, golden)
-	n := 2
-	for ; shardOf(parent.ID, n) == shardOf(child.ID, n); n++ {
-	}
+	n := splittingShards(parent.ID, child.ID)
 	k := shardOf(child.ID, n)
 	failing := &refusingStore{Store: st, key: "versions/" + parent.ID + "/ducklake.duckdb"}
 	rep, err := Check(ctx, failing, Options{Jobs: 2, Formats: []string{"1.0"}, Shard: Shard{k, n}})
@@ -176,6 +174,15 @@ func (s *refusingStore) Open(ctx context.Context, key string) (io.ReadCloser, er
 		return nil, fmt.Errorf("open %s: refused", key)
 	}
 	return s.Store.Open(ctx, key)
+}
+
+// splittingShards is the fewest shards (2 or more) that put versions a
+// and b in different shards.
+func splittingShards(a, b string) int {
+	n := 2
+	for ; shardOf(a, n) == shardOf(b, n); n++ {
+	}
+	return n
 }
 
 // shardOf is the shard of N that holds id.

@@ -31,9 +31,7 @@ func TestShardParentAnsweredOtherwise(t *testing.T) {
 	ctx := context.Background()
 	golden, res := sharedDemo(ctx, t)
 	parent, child := res.Versions[1], res.Versions[2]
-	n := 2
-	for ; shardOf(parent.ID, n) == shardOf(child.ID, n); n++ {
-	}
+	n := splittingShards(parent.ID, child.ID)
 	key := "versions/" + parent.ID + "/ducklake.duckdb"
 
 	for _, tc := range []struct {
@@ -140,9 +138,7 @@ func TestShardParentVersionJSONAnsweredOtherwise(t *testing.T) {
 	ctx := context.Background()
 	golden, res := sharedDemo(ctx, t)
 	parent, child := res.Versions[1], res.Versions[2]
-	n := 2
-	for ; shardOf(parent.ID, n) == shardOf(child.ID, n); n++ {
-	}
+	n := splittingShards(parent.ID, child.ID)
 	key := "versions/" + parent.ID + "/version.json"
 	_, root := cloneRepo(t, golden)
 	right := webtest.Handler(root, webtest.Options{Validators: webtest.ETag})
