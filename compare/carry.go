@@ -84,6 +84,15 @@ var (
 			needs: [][2]string{{"ducklake_schema_versions", "table_id"}, {"ducklake_inlined_data_tables", "schema_version"}},
 		},
 		{
+			// readMacroRows: the order a macro implementation's
+			// parameters are stored in, which readers bind arguments by
+			// (the restriction compares rows as a multiset).
+			name:  "the storage order of the macros' parameters",
+			query: "SELECT p.macro_id, p.impl_id, list(p ORDER BY p.rowid)::VARCHAR AS o FROM %[1]s.ducklake_macro_parameters p WHERE p.macro_id IN (SELECT macro_id FROM carry.ducklake_macro) GROUP BY p.macro_id, p.impl_id",
+			cols:  []column{{"macro_id", "BIGINT"}, {"impl_id", "BIGINT"}, {"o", "VARCHAR"}},
+			needs: [][2]string{{"ducklake_macro_parameters", "column_id"}, {"ducklake_macro", "macro_id"}},
+		},
+		{
 			// checkEncryptedNested: nested fields named otherwise at any
 			// snapshot.
 			name:  "the nested columns ever renamed",

@@ -425,6 +425,13 @@ func TestCatalogsFindMetadataDifferences(t *testing.T) {
 		lake, stmt, kind, want string
 	}{
 		{"10_macros", `UPDATE ducklake_macro_impl SET sql = '(a + 2)' WHERE macro_id = 2`, "schema", "macro main.add_default impl 0 differs: sql"},
+		// The same parameter rows stored in another order: DuckLake's
+		// readers list a macro's parameters in storage order (LIST()
+		// without ORDER BY; column_id is not read) and bind arguments by
+		// that position, so multi_add(1, 2, 3) binds c = 1.
+		{"10_macros", `CREATE TEMP TABLE p AS SELECT * FROM ducklake_macro_parameters WHERE macro_id = 5 AND impl_id = 3;
+			DELETE FROM ducklake_macro_parameters WHERE macro_id = 5 AND impl_id = 3;
+			INSERT INTO ducklake_macro_parameters SELECT * FROM p ORDER BY column_id DESC`, "schema", "macro main.multi_add impl 3 differs: params"},
 		{"20_time_travel", `UPDATE ducklake_snapshot_changes SET commit_message = 'rewritten' WHERE snapshot_id = (SELECT min(snapshot_id) FROM ducklake_snapshot_changes WHERE commit_message IS NOT NULL)`, "schema", "commit info differs"},
 		{"09_views", `UPDATE ducklake_view SET sql = sql || ' LIMIT 1'`, "schema", "differs: sql"},
 		{"11_comments_tags", `UPDATE ducklake_column_tag SET value = 'changed'`, "schema", "column tag main.tagged column 1 key comment differs"},

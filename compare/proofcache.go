@@ -115,8 +115,11 @@ import (
 // v48: a 1.1 catalog B whose VARCHAR table statistics row has both bounds
 // NULL where a 1.0 catalog A's row has both, the rest equal, is equivalent
 // (formats.StringBoundsCutUnfolded: convert writes that for a bound that is
-// not the rows' min or max; was a stats difference).
-const proofVersion = "fdl-formats proof v48"
+// not the rows' min or max; was a stats difference);
+// v49: a macro implementation's parameters are compared in storage order,
+// the order DuckLake's readers bind a call's arguments in (was column_id
+// order: the same rows stored in another order were equivalent).
+const proofVersion = "fdl-formats proof v49"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths

@@ -193,10 +193,13 @@ func (r *Reader) macroRows(ctx context.Context) ([]macroRow, error) {
 }
 
 // readMacroRows reads the macro implementations whose macro row (m)
-// satisfies where.
+// satisfies where. An implementation's parameters are listed in storage
+// order, as DuckLake's readers list them (LIST() of the rows without ORDER
+// BY; column_id is not read) and bind a call's arguments by that position:
+// the same rows stored in another order are another macro.
 func (r *Reader) readMacroRows(ctx context.Context, where string) ([]macroRow, error) {
 	return scanAll(ctx, r, `SELECT m.schema_id, m.macro_name, m.macro_id, i.impl_id, i.dialect, i.sql, i.type,
-		(SELECT string_agg(p.parameter_name || ':' || coalesce(p.parameter_type, '') || '=' || coalesce(p.default_value, '<none>') || ':' || coalesce(p.default_value_type, ''), ',' ORDER BY p.column_id)
+		(SELECT string_agg(p.parameter_name || ':' || coalesce(p.parameter_type, '') || '=' || coalesce(p.default_value, '<none>') || ':' || coalesce(p.default_value_type, ''), ',' ORDER BY p.rowid)
 		 FROM cat.ducklake_macro_parameters p WHERE p.macro_id = m.macro_id AND p.impl_id = i.impl_id),
 		m.begin_snapshot, m.end_snapshot
 		FROM cat.ducklake_macro m JOIN cat.ducklake_macro_impl i ON i.macro_id = m.macro_id WHERE `+where, func(x *macroRow) []any {
