@@ -642,6 +642,38 @@ func (c *comparison) schemaVersions(sa, sb []Snapshot, common []int64) {
 	}
 }
 
+// timeTies compares, for each snapshot time two or more snapshots share,
+// which of them readers resolve AT (TIMESTAMP => t) to: of the snapshots
+// at or before t with the latest time, the first in storage order
+// (DuckLake 1.3/1.4 select MAX_BY(snapshot_id, snapshot_time), 1.5 and main
+// ORDER BY snapshot_time DESC LIMIT 1, and both keep the first row of a
+// tie: the real DuckDB 1.4.3 and 1.5.1; the change feed's lower bound,
+// MIN_BY or ORDER BY ... ASC, alike). Two catalogs with the same snapshots
+// and times whose tied snapshots are stored in another order read other
+// snapshots at those times. Times that differ are differences already.
+func (c *comparison) timeTies(sa, sb []Snapshot) {
+	first := func(snaps []Snapshot) map[string]Snapshot {
+		out, n := map[string]Snapshot{}, map[string]int{}
+		for _, s := range snaps {
+			n[s.Time]++
+			if f, ok := out[s.Time]; !ok || s.stored < f.stored {
+				out[s.Time] = s
+			}
+		}
+		maps.DeleteFunc(out, func(t string, _ Snapshot) bool { return n[t] < 2 })
+		return out
+	}
+	fa, fb := first(sa), first(sb)
+	for _, t := range slices.Sorted(maps.Keys(fa)) {
+		a, b := fa[t], fb[t]
+		if o, ok := fb[t]; !ok || o.ID == a.ID {
+			continue
+		}
+		c.add(Difference{Kind: "snapshot", Snapshot: ptr(a.ID), Reason: fmt.Sprintf("snapshots share the time %s and are stored in another order: AT (TIMESTAMP => '%s') reads snapshot %d in A, %d in B", t, t, a.ID, b.ID),
+			A: fmt.Sprintf("snapshot %d stored first", a.ID), B: fmt.Sprintf("snapshot %d stored first", b.ID)})
+	}
+}
+
 func (c *comparison) run() error {
 	// First: a value B's readers cannot read is found before a read of
 	// the rows it spoils fails.
@@ -681,6 +713,7 @@ func (c *comparison) run() error {
 			c.add(Difference{Kind: "snapshot", Snapshot: ptr(s.ID), Reason: fmt.Sprintf("snapshot %d is only in B", s.ID)})
 		}
 	}
+	c.timeTies(sa, sb)
 	c.schemaVersions(sa, sb, common)
 	if err := c.schemaVersionRows(); err != nil {
 		return err

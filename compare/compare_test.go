@@ -455,6 +455,33 @@ func TestCatalogsFindMetadataDifferences(t *testing.T) {
 	}
 }
 
+// TestSnapshotTimeTiesStorageOrder: AT (TIMESTAMP => t) reads, of the
+// snapshots at or before t with the latest time, the first in storage
+// order (MAX_BY in DuckLake 1.3/1.4, ORDER BY ... LIMIT 1 from 1.5: the
+// real DuckDB 1.4.3 and 1.5.1 both keep the first of a tie). Two snapshots
+// sharing a time, stored in another order in B, are read otherwise at
+// that time, though every snapshot is the same.
+func TestSnapshotTimeTiesStorageOrder(t *testing.T) {
+	lake, catalog := lastVersion(t, "lakes", "20_time_travel")
+	opts := Options{DataPath: filepath.Join(lake, "data")}
+	a := tamper(t, catalog, `UPDATE ducklake_snapshot SET snapshot_time = (SELECT snapshot_time FROM ducklake_snapshot WHERE snapshot_id = 2) WHERE snapshot_id = 3`)
+	same := filepath.Join(t.TempDir(), "same.duckdb")
+	copyFile(t, a, same)
+	if rep, err := Catalogs(context.Background(), a, same, opts); err != nil {
+		t.Fatalf("the same tie in the same order: %v\n%v", err, rep)
+	}
+	b := tamper(t, a, `CREATE TEMP TABLE s AS SELECT * FROM ducklake_snapshot WHERE snapshot_id IN (2, 3);
+		DELETE FROM ducklake_snapshot WHERE snapshot_id IN (2, 3);
+		INSERT INTO ducklake_snapshot SELECT * FROM s ORDER BY snapshot_id DESC`)
+	rep, err := Catalogs(context.Background(), a, b, opts)
+	if !errors.Is(err, ErrNotEquivalent) {
+		t.Fatalf("want ErrNotEquivalent, got %v", err)
+	}
+	if !hasDifference(rep, "snapshot", "AT (TIMESTAMP") {
+		t.Fatalf("no snapshot difference for the tie; got %v", rep.Differences)
+	}
+}
+
 // TestStagedDeletePositions reads a lake with delete lists staged in
 // temporary tables (as long lists are) and still gets DuckLake's rows.
 func TestStagedDeletePositions(t *testing.T) {

@@ -118,7 +118,9 @@ import (
 // not the rows' min or max; was a stats difference);
 // v49: a macro implementation's parameters are compared in storage order,
 // the order DuckLake's readers bind a call's arguments in (was column_id
-// order: the same rows stored in another order were equivalent).
+// order: the same rows stored in another order were equivalent); and of
+// snapshots sharing a time, the one stored first, which AT (TIMESTAMP =>
+// t) reads (timeTies).
 const proofVersion = "fdl-formats proof v49"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing

@@ -710,6 +710,10 @@ type Snapshot struct {
 	ID            int64  `json:"id"`
 	Time          string `json:"time"`
 	SchemaVersion int64  `json:"schema_version"`
+	// stored is the row's place in storage order (rowid): of snapshots
+	// sharing a time, readers resolve AT (TIMESTAMP => t) to the first
+	// stored (timeTies).
+	stored int64
 }
 
 // Snapshots lists the catalog's snapshots, oldest first. They are read
@@ -729,7 +733,7 @@ func (r *Reader) Snapshots(ctx context.Context) ([]Snapshot, error) {
 }
 
 func (r *Reader) readSnapshots(ctx context.Context) ([]Snapshot, error) {
-	rows, err := r.conn.QueryContext(ctx, `SELECT snapshot_id, snapshot_time::VARCHAR, schema_version FROM cat.ducklake_snapshot ORDER BY snapshot_id`)
+	rows, err := r.conn.QueryContext(ctx, `SELECT snapshot_id, snapshot_time::VARCHAR, schema_version, rowid FROM cat.ducklake_snapshot ORDER BY snapshot_id`)
 	if err != nil {
 		return nil, fmt.Errorf("list snapshots of %s: %w", oneline.Name(r.path), err)
 	}
@@ -737,7 +741,7 @@ func (r *Reader) readSnapshots(ctx context.Context) ([]Snapshot, error) {
 	var out []Snapshot
 	for rows.Next() {
 		var s Snapshot
-		if err := rows.Scan(&s.ID, &s.Time, &s.SchemaVersion); err != nil {
+		if err := rows.Scan(&s.ID, &s.Time, &s.SchemaVersion, &s.stored); err != nil {
 			return nil, fmt.Errorf("list snapshots of %s: %w", oneline.Name(r.path), err)
 		}
 		out = append(out, s)
