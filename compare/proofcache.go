@@ -120,7 +120,9 @@ import (
 // the order DuckLake's readers bind a call's arguments in (was column_id
 // order: the same rows stored in another order were equivalent); and of
 // snapshots sharing a time, the one stored first, which AT (TIMESTAMP =>
-// t) reads (timeTies).
+// t) reads (timeTies); and a B with a name mapping entry loaded before its
+// parent, which readers fail on, is a difference
+// (formats.NameMapParentAfterChild).
 const proofVersion = "fdl-formats proof v49"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing

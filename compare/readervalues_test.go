@@ -63,6 +63,47 @@ func TestCatalogsFindUnreadableValues(t *testing.T) {
 	}
 }
 
+// TestNameMapParentLoadedAfterChild: DuckLake's readers build a name
+// mapping from its rows ORDER BY mapping_id, parent_column NULLS FIRST,
+// attaching each entry to one loaded before it, and fail the read of every
+// table with a name-mapped file when an entry's parent comes later
+// (formats.NameMapParentAfterChild). DuckLake numbers the entries parent
+// first, so its own catalogs never do; a B with the same tree numbered
+// otherwise was proved equivalent (the proof's reader builds the tree
+// after reading every row, and compares mappings as trees). A is
+// 19_add_data_files with a third level under mapping 12 (zz under col2.b,
+// numbered after it), B the same with col2 renumbered 10: zz (parent 1)
+// then loads before b (parent 10).
+func TestNameMapParentLoadedAfterChild(t *testing.T) {
+	ctx := context.Background()
+	lake, catalog := lastVersion(t, "lakes", "19_add_data_files")
+	opts := Options{DataPath: filepath.Join(lake, "data")}
+	a := tamper(t, catalog, `INSERT INTO ducklake_name_mapping VALUES (12, 6, 'zz', 99, 1, false)`)
+	same := filepath.Join(t.TempDir(), "same.duckdb")
+	copyFile(t, a, same)
+	if rep, err := Catalogs(ctx, a, same, opts); err != nil {
+		t.Fatalf("A against its copy: %v\n%v", err, rep)
+	}
+	renumber := []string{
+		`UPDATE ducklake_name_mapping SET column_id = 10 WHERE mapping_id = 12 AND column_id = 0`,
+		`UPDATE ducklake_name_mapping SET parent_column = 10 WHERE mapping_id = 12 AND parent_column = 0`,
+	}
+	b := tamper(t, a, renumber...)
+	rep, err := Catalogs(ctx, a, b, opts)
+	if !errors.Is(err, ErrNotEquivalent) {
+		t.Fatalf("want ErrNotEquivalent, got %v", err)
+	}
+	for _, w := range []string{"ducklake_name_mapping.parent_column of row", "Parent column N not found", "parent row"} {
+		if !hasDifference(rep, "unreadable", w) {
+			t.Fatalf("no unreadable difference containing %q; got %v", w, rep.Differences)
+		}
+	}
+	// The same numbering in A too is the lake's, not the conversion's.
+	if rep, err := Catalogs(ctx, tamper(t, a, renumber...), b, opts); err != nil || rep == nil || hasDifference(rep, "unreadable", "ducklake_name_mapping") {
+		t.Errorf("A with the same numbering: %v", err)
+	}
+}
+
 // TestConformanceLakesReadableValues: no version of any conformance lake
 // (what DuckLake releases wrote) breaks a rule of formats.ReaderValueRules:
 // the rules name only what their readers cannot read.

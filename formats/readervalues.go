@@ -140,6 +140,13 @@ var ColumnOrderTie = ValueRule{Table: "ducklake_column", Column: "column_order",
 // ColumnOrderTieWhy says what readers do with a tie.
 const ColumnOrderTieWhy = "two columns of one table with the same parent, alive at the same snapshots, have the same column_order: DuckLake's readers sort the columns by table_id, parent_column, column_order with no tiebreak, so the column order is undefined"
 
+// NameMapParentAfterChild is the pseudo-rule of a name mapping entry
+// whose parent entry readers build after it.
+var NameMapParentAfterChild = ValueRule{Table: "ducklake_name_mapping", Column: "parent_column", Kind: -2}
+
+// NameMapParentAfterChildWhy says what readers do with such an entry.
+const NameMapParentAfterChildWhy = "its parent entry (column_id = its parent_column, in the same mapping) has a parent_column at least as large: DuckLake's readers load name mappings ORDER BY mapping_id, parent_column NULLS FIRST and attach each entry to an entry loaded before it (DuckLakeCatalog::ConvertNameMap, every release line), so they fail (\"Parent column N not found when converting name map\") on every read of a table with a name-mapped file"
+
 // ValueViolation is the first row (in rowid order) of a catalog breaking a
 // rule.
 type ValueViolation struct {
@@ -154,8 +161,8 @@ type ValueViolation struct {
 // (schema schema), one aggregate per metadata table (one row each, cross
 // joined), for every rule
 // applying to a catalog whose layout has has(table, column): the first
-// violating row (in rowid order) of each rule, in rule order (the
-// column_order tie last). Only a violation's row is read again.
+// violating row (in rowid order) of each rule, in rule order (then the
+// column_order tie and the name mapping entry loaded before its parent). Only a violation's row is read again.
 func ReaderValueViolations(ctx context.Context, q Querier, db, schema string, has func(table, column string) bool) ([]ValueViolation, error) {
 	tbl := func(t string) string { return quoteIdent(db) + "." + quoteIdent(schema) + "." + quoteIdent(t) }
 	var rules []ValueRule
@@ -190,6 +197,17 @@ func ReaderValueViolations(ctx context.Context, q Querier, db, schema string, ha
 	ON a.table_id = b.table_id AND a.parent_column IS NOT DISTINCT FROM b.parent_column AND a.column_order = b.column_order AND a.column_id < b.column_id
 	AND a.begin_snapshot < coalesce(b.end_snapshot, 9223372036854775807) AND b.begin_snapshot < coalesce(a.end_snapshot, 9223372036854775807)) AS tie`, tbl("ducklake_column")))
 	}
+	// A name mapping entry (x) whose parent (y) readers load after it:
+	// entries are loaded by parent_column, and a nested entry's parent
+	// must be there already (the mappings readers load: those of
+	// ducklake_column_mapping).
+	nameMap := has("ducklake_name_mapping", "parent_column") && has("ducklake_column_mapping", "mapping_id")
+	if nameMap {
+		lists = append(lists, "nm.l")
+		from = append(from, fmt.Sprintf(`(SELECT [min(x.rowid), arg_min(y.rowid, x.rowid)] AS l FROM %[1]s AS x JOIN %[1]s AS y
+	ON x.mapping_id = y.mapping_id AND y.column_id = x.parent_column AND y.parent_column >= x.parent_column
+	WHERE x.mapping_id IN (SELECT mapping_id FROM %[2]s)) AS nm`, tbl("ducklake_name_mapping"), tbl("ducklake_column_mapping")))
+	}
 	if len(lists) == 0 {
 		return nil, nil
 	}
@@ -216,6 +234,9 @@ func ReaderValueViolations(ctx context.Context, q Querier, db, schema string, ha
 	}
 	want := len(rules)
 	if tie {
+		want += 2
+	}
+	if nameMap {
 		want += 2
 	}
 	if len(ids) != want {
@@ -252,6 +273,13 @@ func ReaderValueViolations(ctx context.Context, q Querier, db, schema string, ha
 			return nil, err
 		}
 		out = append(out, ValueViolation{Rule: ColumnOrderTie, RowID: ids[len(rules)].Int64, Row: fmt.Sprintf("ties with row %d: %s", ids[len(rules)+1].Int64, s)})
+	}
+	if i := want - 2; nameMap && ids[i].Valid {
+		s, err := row("ducklake_name_mapping", ids[i].Int64)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ValueViolation{Rule: NameMapParentAfterChild, RowID: ids[i].Int64, Row: fmt.Sprintf("parent row %d loaded after it: %s", ids[i+1].Int64, s)})
 	}
 	return out, nil
 }
