@@ -647,7 +647,7 @@ func (c *comparison) schemaVersions(sa, sb []Snapshot, common []int64) {
 // at or before t with the latest time, the first in storage order
 // (DuckLake 1.3/1.4 select MAX_BY(snapshot_id, snapshot_time), 1.5 and main
 // ORDER BY snapshot_time DESC LIMIT 1, and both keep the first row of a
-// tie: the real DuckDB 1.4.3 and 1.5.1; the change feed's lower bound,
+// tie: the real DuckDB 1.3.0 to 2.0.0; the change feed's lower bound,
 // MIN_BY or ORDER BY ... ASC, alike). Two catalogs with the same snapshots
 // and times whose tied snapshots are stored in another order read other
 // snapshots at those times. Times that differ are differences already.

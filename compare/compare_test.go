@@ -458,7 +458,7 @@ func TestCatalogsFindMetadataDifferences(t *testing.T) {
 // TestSnapshotTimeTiesStorageOrder: AT (TIMESTAMP => t) reads, of the
 // snapshots at or before t with the latest time, the first in storage
 // order (MAX_BY in DuckLake 1.3/1.4, ORDER BY ... LIMIT 1 from 1.5: the
-// real DuckDB 1.4.3 and 1.5.1 both keep the first of a tie). Two snapshots
+// real DuckDB 1.3.0 to 2.0.0 all keep the first of a tie). Two snapshots
 // sharing a time, stored in another order in B, are read otherwise at
 // that time, though every snapshot is the same.
 func TestSnapshotTimeTiesStorageOrder(t *testing.T) {
