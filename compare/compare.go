@@ -665,8 +665,9 @@ func (c *comparison) timeTies(sa, sb []Snapshot) {
 	}
 	fa, fb := first(sa), first(sb)
 	for _, t := range slices.Sorted(maps.Keys(fa)) {
-		a, b := fa[t], fb[t]
-		if o, ok := fb[t]; !ok || o.ID == a.ID {
+		a := fa[t]
+		b, ok := fb[t]
+		if !ok || b.ID == a.ID {
 			continue
 		}
 		c.add(Difference{Kind: "snapshot", Snapshot: ptr(a.ID), Reason: fmt.Sprintf("snapshots share the time %s and are stored in another order: AT (TIMESTAMP => '%s') reads snapshot %d in A, %d in B", t, t, a.ID, b.ID),

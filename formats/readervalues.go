@@ -161,8 +161,9 @@ type ValueViolation struct {
 // (schema schema), one aggregate per metadata table (one row each, cross
 // joined), for every rule
 // applying to a catalog whose layout has has(table, column): the first
-// violating row (in rowid order) of each rule, in rule order (then the
-// column_order tie and the name mapping entry loaded before its parent). Only a violation's row is read again.
+// violating row (in rowid order) of each rule, in rule order, then the
+// column_order tie and the name mapping entry loaded before its parent.
+// Only a violation's row is read again.
 func ReaderValueViolations(ctx context.Context, q Querier, db, schema string, has func(table, column string) bool) ([]ValueViolation, error) {
 	tbl := func(t string) string { return quoteIdent(db) + "." + quoteIdent(schema) + "." + quoteIdent(t) }
 	var rules []ValueRule
