@@ -482,6 +482,24 @@ func TestSnapshotTimeTiesStorageOrder(t *testing.T) {
 	}
 }
 
+// TestMacroParameterNamesKeptApart: a macro's parameter list is compared as
+// a list of its fields, not as their text joined with separators: a
+// parameter named like two (a quoted identifier may hold ',', ':' and '=')
+// is not the two parameters, which DuckLake's readers bind as a macro of
+// two arguments.
+func TestMacroParameterNamesKeptApart(t *testing.T) {
+	lake, catalog := lastVersion(t, "lakes", "10_macros")
+	a := tamper(t, catalog, `UPDATE ducklake_macro_parameters SET parameter_name = 'a:unknown=NULL:unknown,b' WHERE macro_id = 1`)
+	b := tamper(t, catalog, `INSERT INTO ducklake_macro_parameters VALUES (1, 0, 1, 'b', 'unknown', 'NULL', 'unknown')`)
+	rep, err := Catalogs(context.Background(), a, b, Options{DataPath: filepath.Join(lake, "data")})
+	if !errors.Is(err, ErrNotEquivalent) {
+		t.Fatalf("want ErrNotEquivalent, got %v", err)
+	}
+	if !hasDifference(rep, "schema", "macro main.simple impl 0 differs: params") {
+		t.Fatalf("no macro difference; got %v", rep.Differences)
+	}
+}
+
 // TestStagedDeletePositions reads a lake with delete lists staged in
 // temporary tables (as long lists are) and still gets DuckLake's rows.
 func TestStagedDeletePositions(t *testing.T) {

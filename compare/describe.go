@@ -199,7 +199,7 @@ func (r *Reader) macroEntries(ctx context.Context, e entries, schemaName map[int
 		if n := nullIn("schema_id", m.schema, "macro_name", m.name, "macro_id", m.id, "impl_id", m.impl); n != "" {
 			return fmt.Errorf("read macros of %s at snapshot %d: a macro has a NULL %s", oneline.Name(r.path), snap, n)
 		}
-		e[fmt.Sprintf("macro %s impl %d", qualified(schemaName[m.schema.Int64], m.name.String), m.impl.Int64)] = fmt.Sprintf("id=%d dialect=%s type=%s sql=%q params=%q", m.id.Int64, m.dialect.String, m.typ.String, m.sql.String, m.params.String)
+		e[fmt.Sprintf("macro %s impl %d", qualified(schemaName[m.schema.Int64], m.name.String), m.impl.Int64)] = fmt.Sprintf("id=%d dialect=%q type=%q sql=%q params=%q", m.id.Int64, m.dialect.String, m.typ.String, m.sql.String, m.params.String)
 	}
 	return nil
 }

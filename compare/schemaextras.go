@@ -196,10 +196,11 @@ func (r *Reader) macroRows(ctx context.Context) ([]macroRow, error) {
 // satisfies where. An implementation's parameters are listed in storage
 // order, as DuckLake's readers list them (LIST() of the rows without ORDER
 // BY; column_id is not read) and bind a call's arguments by that position:
-// the same rows stored in another order are another macro.
+// the same rows stored in another order are another macro. The list is
+// JSON, each parameter's fields apart: a name may hold any separator.
 func (r *Reader) readMacroRows(ctx context.Context, where string) ([]macroRow, error) {
 	return scanAll(ctx, r, `SELECT m.schema_id, m.macro_name, m.macro_id, i.impl_id, i.dialect, i.sql, i.type,
-		(SELECT string_agg(p.parameter_name || ':' || coalesce(p.parameter_type, '') || '=' || coalesce(p.default_value, '<none>') || ':' || coalesce(p.default_value_type, ''), ',' ORDER BY p.rowid)
+		(SELECT to_json(list({'name': p.parameter_name, 'type': p.parameter_type, 'default': p.default_value, 'default_type': p.default_value_type} ORDER BY p.rowid))::VARCHAR
 		 FROM cat.ducklake_macro_parameters p WHERE p.macro_id = m.macro_id AND p.impl_id = i.impl_id),
 		m.begin_snapshot, m.end_snapshot
 		FROM cat.ducklake_macro m JOIN cat.ducklake_macro_impl i ON i.macro_id = m.macro_id WHERE `+where, func(x *macroRow) []any {
