@@ -48,6 +48,12 @@ func TestOpenNullViewAndGeometryStats(t *testing.T) {
 		{"14_geometry", "geometry column's extra_stats",
 			[]string{`UPDATE ducklake_table_column_stats SET extra_stats = NULL WHERE table_id = 1 AND column_id = 2`},
 			"ducklake_table_column_stats.extra_stats is NULL in the row table_id=1, column_id=2, rowid "},
+		// CheckRequired asks for a GEOMETRY row as its conditions do
+		// (lower(column_type), any snapshot) before it reads them.
+		{"14_geometry", "geometry column's extra_stats, its type in capitals",
+			[]string{`UPDATE ducklake_column SET column_type = upper(column_type) WHERE lower(column_type) = 'geometry'`,
+				`UPDATE ducklake_table_column_stats SET extra_stats = NULL WHERE table_id = 1 AND column_id = 2`},
+			"ducklake_table_column_stats.extra_stats is NULL in the row table_id=1, column_id=2, rowid "},
 		{"14_geometry", "nested geometry field's extra_stats",
 			[]string{`UPDATE ducklake_table_column_stats SET extra_stats = NULL WHERE table_id = 2 AND column_id = 5`},
 			"ducklake_table_column_stats.extra_stats is NULL in the row table_id=2, column_id=5, rowid "},

@@ -85,7 +85,11 @@ func (e *NullFieldError) Is(target error) bool { return target == ErrNullField }
 // system columns are held to DynamicTable's. catalog names the file in
 // the error. One query asks every table whether a row holds such a NULL
 // (check and backfill open each catalog several times a version); the
-// rows are listed only when one does.
+// rows are listed only when one does. The conditions of a GEOMETRY
+// column's rows join that query only where ducklake_column has one
+// (hasGeometryColumn, a statement of well under a millisecond): they cost
+// its planning about 3 ms of CPU at every open, and hold in no row
+// without one.
 func CheckRequired(ctx context.Context, q Querier, catalog, db, schema string, v *Version, layout, dynamic Layout) error {
 	// A column is checked for a NULL and, where it has ReadAsNull, for a
 	// value read as that NULL: two entries of cols.
@@ -107,6 +111,15 @@ func CheckRequired(ctx context.Context, q Querier, catalog, db, schema string, v
 		global = "m.scope IS NULL"
 	}
 	condition := strings.NewReplacer("{metadata}", qualify("ducklake_metadata"), "{global}", global, "{table_stats}", qualify("ducklake_table_stats"), "{column}", qualify("ducklake_column"), "{file_stats}", qualify("ducklake_file_column_stats"))
+	// A condition of a GEOMETRY column's row (onlyGeometry) holds in no
+	// row of a catalog without one: its field is left out of the query,
+	// whose planning it would cost a few milliseconds at every open.
+	// Where asking fails, the conditions stay: the query's own failure
+	// names the table (failingTable), as it did without the question.
+	geometry, err := hasGeometryColumn(ctx, q, v, layout, qualify("ducklake_column"))
+	if err != nil {
+		geometry = true
+	}
 	add := func(name string, t Table, present []string, rowsWhen string) {
 		// present holds the physical names; the registry's are matched as
 		// DuckDB binds them (case-insensitively).
@@ -125,8 +138,10 @@ func CheckRequired(ctx context.Context, q Querier, catalog, db, schema string, v
 			}
 			if p, ok := physical(c.Name); ok {
 				c.Name = p
-				cols = append(cols, field{c, false})
-				if c.ReadAsNull != "" {
+				if geometry || !onlyGeometry(c.NullWhen) {
+					cols = append(cols, field{c, false})
+				}
+				if c.ReadAsNull != "" && (geometry || !onlyGeometry(c.ReadAsNull)) {
 					cols = append(cols, field{c, true})
 				}
 			}
@@ -321,6 +336,34 @@ func DescribeNullWhen(when string) string {
 		return "a row of a GEOMETRY column (at any depth) of a table whose `ducklake_table_stats` row the readers read, its `extra_stats` a JSON object (the readers fail on other text), as DuckLake's readers take its `\"types\"` (`DuckLakeColumnGeoStats::Deserialize`, `ToStats`: the strings of the list, each matched case-insensitively against the geometry types, `point` to `geometrycollection_zm`; others, `unknown` and its forms among them, ignored), and the column's values counted by `ducklake_file_column_stats` of its data files"
 	}
 	return "`" + when + "`"
+}
+
+// onlyGeometry reports whether a Column.NullWhen or Column.ReadAsNull
+// condition holds only in a row of a GEOMETRY column: geometryStatsRead,
+// alone or in a conjunction that starts with it (geometryStatsNoTypes).
+func onlyGeometry(when string) bool {
+	return strings.HasPrefix(when, geometryStatsRead)
+}
+
+// hasGeometryColumn reports whether some row of the catalog's
+// ducklake_column (named column) has the type geometryStatsRead matches,
+// at any snapshot and depth; true without asking where v has no condition
+// onlyGeometry marks, or the catalog no such table or column_type (the
+// conditions' own query then says what fails).
+func hasGeometryColumn(ctx context.Context, q Querier, v *Version, layout Layout, column string) (bool, error) {
+	if !slices.ContainsFunc(layout["ducklake_column"], func(c string) bool { return strings.EqualFold(c, "column_type") }) {
+		return true, nil
+	}
+	asks := false
+	for _, t := range v.Tables {
+		if slices.ContainsFunc(t.Columns, func(c Column) bool { return onlyGeometry(c.NullWhen) || onlyGeometry(c.ReadAsNull) }) {
+			asks = true
+		}
+	}
+	if !asks {
+		return true, nil
+	}
+	return anyRow(ctx, q, "SELECT EXISTS (SELECT 1 FROM "+column+" k WHERE lower(k.column_type) = 'geometry')")
 }
 
 // anyRow is the one boolean query answers.
