@@ -51,7 +51,13 @@ var (
 	// (valueCountZero selects only those).
 	factValueCountZero = workFact{[]string{"ducklake_file_column_stats.value_count"},
 		`EXISTS (SELECT 1 FROM ducklake_file_column_stats WHERE value_count = 0)`}
-	workFacts = []*workFact{&factHivePartitions, &factTableStatsNoBounds, &factTableStatsOneBound, &factTableStatsUncovered, &factStructColumns, &factViewPlaceholder, &factValueCountZero}
+	// factPlainStringBounds: a table column statistics row has both
+	// bounds, of a table without a live delete file (cutStringBounds
+	// reads only such rows, of such tables).
+	factPlainStringBounds = workFact{[]string{"ducklake_table_column_stats", "ducklake_delete_file"},
+		`EXISTS (SELECT 1 FROM ducklake_table_column_stats s WHERE s.min_value IS NOT NULL AND s.max_value IS NOT NULL
+			AND NOT EXISTS (SELECT 1 FROM ducklake_delete_file d WHERE d.table_id = s.table_id AND d.end_snapshot IS NULL))`}
+	workFacts = []*workFact{&factHivePartitions, &factTableStatsNoBounds, &factTableStatsOneBound, &factTableStatsUncovered, &factStructColumns, &factViewPlaceholder, &factValueCountZero, &factPlainStringBounds}
 )
 
 // workFactsRead are the facts as last read, and the working copy's write

@@ -23,6 +23,7 @@ func TestWorkFacts(t *testing.T) {
 		`CREATE TABLE ducklake_column (column_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT, table_id BIGINT, column_order BIGINT, column_name VARCHAR, column_type VARCHAR, initial_default VARCHAR, default_value VARCHAR, nulls_allowed BOOLEAN, parent_column BIGINT)`,
 		`CREATE TABLE ducklake_view (view_id BIGINT, view_uuid UUID, begin_snapshot BIGINT, end_snapshot BIGINT, schema_id BIGINT, view_name VARCHAR, dialect VARCHAR, sql VARCHAR, column_aliases VARCHAR)`,
 		`CREATE TABLE ducklake_file_column_stats (data_file_id BIGINT, table_id BIGINT, column_id BIGINT, column_size_bytes BIGINT, value_count BIGINT, null_count BIGINT, min_value VARCHAR, max_value VARCHAR, contains_nan BOOLEAN, extra_stats VARCHAR)`,
+		`CREATE TABLE ducklake_delete_file (delete_file_id BIGINT, table_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT, data_file_id BIGINT, path VARCHAR)`,
 	} {
 		if err := r.w.exec(ctx, q); err != nil {
 			t.Fatal(err)
@@ -37,6 +38,9 @@ func TestWorkFacts(t *testing.T) {
 		fact *workFact
 		rows []string
 	}{
+		// Bounds of a table with a live delete file, then without one.
+		{&factPlainStringBounds, []string{`INSERT INTO ducklake_delete_file VALUES (1, 1, 1, NULL, 1, 'd.parquet')`,
+			`INSERT INTO ducklake_table_column_stats VALUES (1, 9, false, false, 'a', 'b')`, `UPDATE ducklake_delete_file SET end_snapshot = 2`}},
 		{&factHivePartitions, []string{`INSERT INTO ducklake_name_mapping VALUES (1, 1, 'a', 1, NULL, false)`, `INSERT INTO ducklake_name_mapping VALUES (1, 2, 'p', 2, NULL, true)`}},
 		{&factTableStatsOneBound, []string{`INSERT INTO ducklake_table_column_stats VALUES (1, 1, false, false, '1', '2')`, `INSERT INTO ducklake_table_column_stats VALUES (1, 2, false, false, NULL, '2')`}},
 		{&factTableStatsNoBounds, []string{`INSERT INTO ducklake_table_column_stats VALUES (1, 3, false, false, NULL, NULL)`}},

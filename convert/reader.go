@@ -35,6 +35,7 @@ func (r *run) readerChecks(source, target *formats.Version) error {
 		&factTableStatsOneBound:  formats.OneSidedStatsEmpty(target),
 		&factViewPlaceholder:     differ(formats.QuirkViewCatalogVerbatim),
 		&factValueCountZero:      target.ReadsWith(formats.QuirkValueCountZeroPruned) && !source.ReadsAsSourceWith(formats.QuirkValueCountZeroPruned),
+		&factPlainStringBounds:   r.opts.DataPath != "" && (formats.StringBoundsCutUnfolded(source, target) || formats.StringBoundsFoldedOnlyBySource(source, target)),
 	})
 	if differ(formats.QuirkTimeTZDefaultOffset) {
 		if err := r.normaliseTimeTZDefaults(step, source, target); err != nil {
