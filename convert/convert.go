@@ -279,7 +279,7 @@ func footersOf(engines *Engines) *Engines {
 		return engines
 	}
 	return &Engines{footers: newFileMemo[bool](maxKeptFooters), footerHits: newFileMemo[[]parquetfooter.Hit](maxKeptFooters),
-		deletes: newFileMemo[deleteContent](maxKeptFooters)}
+		deletes: newFileMemo[deleteContent](maxKeptFooters), stringMinMax: newFileMemo[fileStringMinMax](maxKeptStringMinMax)}
 }
 
 // beforeSteps is what a pass's reader checks before the steps found, each
@@ -894,7 +894,8 @@ func reach(src string, dsts []string, opts Options) duckpool.Reach {
 // is not left clean is closed instead. Engines also keep what a conversion
 // read of its source file, for the next conversion of the same file, and
 // whether the data files it read the footers of carry a field id on every
-// top-level column, for the
+// top-level column, and the min and max of the VARCHAR columns the
+// cut-bound check read (scannedStringMinMax), for the
 // next conversion naming the same files (a backfill's versions share most
 // of their data files). Safe for concurrent use; a nil *Engines keeps
 // nothing.
@@ -908,6 +909,9 @@ type Engines struct {
 	// deletes are what the delete files read say of partial deletions,
 	// by local path and encryption key (partialDeleteContentOf).
 	deletes *fileMemo[deleteContent]
+	// stringMinMax is the min and max of a data file's column, by local
+	// path and field id (scannedStringMinMax).
+	stringMinMax *fileMemo[fileStringMinMax]
 	// links tells, by data folder, whether it holds a symbolic link
 	// (holdsLinks).
 	linksMu sync.Mutex
@@ -929,6 +933,43 @@ func (e *Engines) deleteContent(path, key string, file os.FileInfo) (deleteConte
 	return e.deletes.get(path+"\x00"+key, file)
 }
 
+// fileStringMinMax is what scannedStringMinMax read of a data file's
+// column: named, whether the file has exactly one column of the field id
+// (the rest is unset where not); values, whether it holds a value; lo and
+// hi, its min and max.
+type fileStringMinMax struct {
+	named, values bool
+	lo, hi        string
+}
+
+// maxKeptStringMinMax bounds Engines' stringMinMax, and
+// maxKeptStringMinMaxBytes the bytes of one's min and max together: a
+// longer pair is not kept (read again), so that the memo holds at most
+// some 16 MB.
+const (
+	maxKeptStringMinMax      = 1 << 14
+	maxKeptStringMinMaxBytes = 1 << 10
+)
+
+// stringMinMaxOf returns what scannedStringMinMax read of the column of
+// field id column of the data file at path, if it read the same file
+// (sameFile) before.
+func (e *Engines) stringMinMaxOf(path, column string, file os.FileInfo) (fileStringMinMax, bool) {
+	if e == nil || e.stringMinMax == nil {
+		return fileStringMinMax{}, false
+	}
+	return e.stringMinMax.get(path+"\x00"+column, file)
+}
+
+// keepStringMinMax keeps what scannedStringMinMax read of the column of
+// field id column of the data file at path (file: its stat before the
+// read), where its min and max are short enough.
+func (e *Engines) keepStringMinMax(path, column string, file os.FileInfo, m fileStringMinMax) {
+	if e != nil && e.stringMinMax != nil && len(m.lo)+len(m.hi) <= maxKeptStringMinMaxBytes {
+		e.stringMinMax.put(path+"\x00"+column, file, m)
+	}
+}
+
 // keepDeleteContent keeps what was read of the delete file at path with key.
 func (e *Engines) keepDeleteContent(path, key string, file os.FileInfo, c deleteContent) {
 	if e != nil {
@@ -940,7 +981,8 @@ func (e *Engines) keepDeleteContent(path, key string, file os.FileInfo, c delete
 // catalogs at once needs jobs).
 func NewEngines(maxIdle int) *Engines {
 	return &Engines{pool: duckpool.New(maxIdle), sources: newFileMemo[sourceInfo](maxKeptSources), footers: newFileMemo[bool](maxKeptFooters),
-		footerHits: newFileMemo[[]parquetfooter.Hit](maxKeptFooters), deletes: newFileMemo[deleteContent](maxKeptFooters)}
+		footerHits: newFileMemo[[]parquetfooter.Hit](maxKeptFooters), deletes: newFileMemo[deleteContent](maxKeptFooters),
+		stringMinMax: newFileMemo[fileStringMinMax](maxKeptStringMinMax)}
 }
 
 // fileMemo keeps what was read of files, by path, for as long as each file

@@ -33,36 +33,7 @@ import (
 func TestMinMaxVarcharConverted(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	lake := testlakes.Lake(t, "lakes", "05_defaults_not_null")
-	data := filepath.Join(lake, "data")
-	vs := versionCatalogs(t, lake)
-	long := "z" + strings.Repeat("a", 299)
-	path := filepath.Join(t.TempDir(), "long.parquet")
-	lit := func(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
-	db := testduck.Open(t, "")
-	if _, err := db.Exec(fmt.Sprintf(`COPY (SELECT 2::INTEGER AS a, %s::VARCHAR AS b) TO %s (FORMAT parquet, FIELD_IDS {a: 1, b: 2})`, lit(long), lit(path))); err != nil {
-		t.Fatal(err)
-	}
-	var lo, hi string
-	if err := db.QueryRow(`SELECT stats_min_value, stats_max_value FROM parquet_metadata(?) WHERE path_in_schema = 'b'`, path).Scan(&lo, &hi); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
-	if hi != long[:255]+"b" {
-		t.Fatalf("DuckDB's Parquet writer returned max %q, want the 256-byte cut incremented", hi)
-	}
-	st, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	src := editedCopy(t, vs[len(vs)-1],
-		fmt.Sprintf(`INSERT INTO ducklake_data_file (data_file_id, table_id, begin_snapshot, path, path_is_relative, file_format, record_count, file_size_bytes, row_id_start)
-			VALUES (100, 2, 21, %s, false, 'parquet', 1, %d, 1)`, lit(path), st.Size()),
-		fmt.Sprintf(`INSERT INTO ducklake_file_column_stats (data_file_id, table_id, column_id, value_count, null_count, min_value, max_value)
-			VALUES (100, 2, 1, 1, 0, '2', '2'), (100, 2, 2, 1, 0, %s, %s)`, lit(lo), lit(hi)),
-		fmt.Sprintf(`UPDATE ducklake_table_stats SET record_count = 2, next_row_id = 2, file_size_bytes = file_size_bytes + %d WHERE table_id = 2`, st.Size()),
-		`UPDATE ducklake_table_column_stats SET max_value = '2' WHERE table_id = 2 AND column_id = 1`,
-		fmt.Sprintf(`UPDATE ducklake_table_column_stats SET min_value = least(min_value, %s), max_value = greatest(max_value, %s) WHERE table_id = 2 AND column_id = 2`, lit(lo), lit(hi)))
+	src, data, vs, _ := longStringLake(t)
 	conv := func(from string, to *formats.Version) string {
 		t.Helper()
 		out := filepath.Join(t.TempDir(), to.Name+".duckdb")
@@ -224,5 +195,123 @@ func TestMinMaxVarcharConverted(t *testing.T) {
 				t.Errorf("want one minmax difference of column b with %q, got:\n%s", tc.want, strings.Join(minmax, "\n"))
 			}
 		})
+	}
+}
+
+// longStringLake is TestMinMaxVarcharConverted's 1.0 lake: src, the
+// catalog of 05_defaults_not_null's last version given a data file (path)
+// of one row whose b is 300 bytes, its statistics (b's max cut at 256
+// bytes) merged in; data its data folder, vs its versions' catalogs.
+func longStringLake(t *testing.T) (src, data string, vs []string, path string) {
+	t.Helper()
+	lake := testlakes.Lake(t, "lakes", "05_defaults_not_null")
+	data = filepath.Join(lake, "data")
+	vs = versionCatalogs(t, lake)
+	long := "z" + strings.Repeat("a", 299)
+	path = filepath.Join(t.TempDir(), "long.parquet")
+	lit := func(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+	db := testduck.Open(t, "")
+	if _, err := db.Exec(fmt.Sprintf(`COPY (SELECT 2::INTEGER AS a, %s::VARCHAR AS b) TO %s (FORMAT parquet, FIELD_IDS {a: 1, b: 2})`, lit(long), lit(path))); err != nil {
+		t.Fatal(err)
+	}
+	var lo, hi string
+	if err := db.QueryRow(`SELECT stats_min_value, stats_max_value FROM parquet_metadata(?) WHERE path_in_schema = 'b'`, path).Scan(&lo, &hi); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if hi != long[:255]+"b" {
+		t.Fatalf("DuckDB's Parquet writer returned max %q, want the 256-byte cut incremented", hi)
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src = editedCopy(t, vs[len(vs)-1],
+		fmt.Sprintf(`INSERT INTO ducklake_data_file (data_file_id, table_id, begin_snapshot, path, path_is_relative, file_format, record_count, file_size_bytes, row_id_start)
+			VALUES (100, 2, 21, %s, false, 'parquet', 1, %d, 1)`, lit(path), st.Size()),
+		fmt.Sprintf(`INSERT INTO ducklake_file_column_stats (data_file_id, table_id, column_id, value_count, null_count, min_value, max_value)
+			VALUES (100, 2, 1, 1, 0, '2', '2'), (100, 2, 2, 1, 0, %s, %s)`, lit(lo), lit(hi)),
+		fmt.Sprintf(`UPDATE ducklake_table_stats SET record_count = 2, next_row_id = 2, file_size_bytes = file_size_bytes + %d WHERE table_id = 2`, st.Size()),
+		`UPDATE ducklake_table_column_stats SET max_value = '2' WHERE table_id = 2 AND column_id = 1`,
+		fmt.Sprintf(`UPDATE ducklake_table_column_stats SET min_value = least(min_value, %s), max_value = greatest(max_value, %s) WHERE table_id = 2 AND column_id = 2`, lit(lo), lit(hi)))
+	return src, data, vs, path
+}
+
+// TestEnginesKeepStringMinMax: the cut-bound check of a 1.0 -> 1.1
+// conversion (cutStringBounds) keeps the min and max it read of a data
+// file's column in the run's Engines, and a later conversion of the run
+// takes them from there while the file is the same one (a backfill's
+// versions share most data files; each read them all again before); a
+// file replaced at its path is read again. The kept answer is seen at
+// work by planting another one: the bound then reads as the rows' own.
+func TestEnginesKeepStringMinMax(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	src, data, _, path := longStringLake(t)
+	engines := NewEngines(1)
+	defer engines.Close()
+	long := "z" + strings.Repeat("a", 299)
+	unfolded := func(name string) bool {
+		t.Helper()
+		res, err := Catalog(ctx, src, filepath.Join(t.TempDir(), "1.1.duckdb"), formats.V1_1, Options{DataPath: data, Engines: engines})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for _, f := range res.Findings {
+			if f.Code == "string-table-stats-cut-unfolded" && strings.Contains(f.Detail, "table d2 (id 2) column b (id 2)") {
+				return true
+			}
+		}
+		return false
+	}
+	kept := func() (key string, m fileStringMinMax, n int) {
+		engines.stringMinMax.mu.Lock()
+		defer engines.stringMinMax.mu.Unlock()
+		for k, v := range engines.stringMinMax.kept {
+			if strings.HasSuffix(k, "long.parquet\x002") {
+				key, m, n = k, v.v, n+1
+			}
+		}
+		return key, m, n
+	}
+	if !unfolded("first conversion") {
+		t.Fatal("first conversion: d2.b's cut bounds not unfolded")
+	}
+	key, m, n := kept()
+	if n != 1 || m != (fileStringMinMax{named: true, values: true, lo: long, hi: long}) {
+		t.Fatalf("kept for long.parquet's b: %d entries, %+v; want one, the 300-byte row as min and max", n, m)
+	}
+	if !unfolded("second conversion") {
+		t.Error("second conversion: d2.b's cut bounds not unfolded")
+	}
+	// Plant the bounds as the rows' min and max: taken from the memo, the
+	// check finds nothing to unfold.
+	var lo, hi string
+	db := testduck.Open(t, src)
+	if err := db.QueryRow(`SELECT min_value, max_value FROM ducklake_table_column_stats WHERE table_id = 2 AND column_id = 2`).Scan(&lo, &hi); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	engines.stringMinMax.mu.Lock()
+	k := engines.stringMinMax.kept[key]
+	k.v.lo, k.v.hi = lo, hi
+	engines.stringMinMax.kept[key] = k
+	engines.stringMinMax.mu.Unlock()
+	if unfolded("conversion with the planted answer") {
+		t.Error("conversion with the planted answer: read the file again")
+	}
+	// The file replaced by a copy of itself: read again.
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path+".tmp", b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(path+".tmp", path); err != nil {
+		t.Fatal(err)
+	}
+	if !unfolded("conversion after the file was replaced") {
+		t.Error("conversion after the file was replaced: the planted answer used")
 	}
 }

@@ -260,37 +260,60 @@ func (r *run) scannedStringMinMax(files []localDataFile, column string) (lo, hi 
 		// A file not here (a web or bucket repository's plan, which
 		// fetches no data file) is left to the proof, as a file outside
 		// the data folder is; one that is, the gate makes readable first.
-		if st, err := os.Stat(f.local); err != nil || !st.Mode().IsRegular() {
+		st, err := os.Stat(f.local)
+		if err != nil || !st.Mode().IsRegular() {
 			return "", "", false, nil
 		}
-		if err := r.readable(f.local); err != nil {
-			return "", "", false, fmt.Errorf("data file %s: %w", f.stored, err)
+		// A file an earlier conversion of the run read, unchanged, is not
+		// read again (Engines: a backfill's versions share most files).
+		m, ok := r.footers.stringMinMaxOf(f.local, column, st)
+		if !ok {
+			if m, err = r.fileStringMinMax(f, column); err != nil {
+				return "", "", false, err
+			}
+			r.footers.keepStringMinMax(f.local, column, st, m)
 		}
-		var name sql.NullString
-		var n int
-		if err := r.w.conn.QueryRowContext(r.ctx, `SELECT count(*), any_value(name) FROM parquet_schema(`+parquetsql.Path(f.local)+`) WHERE field_id = `+column).Scan(&n, &name); err != nil {
-			return "", "", false, fmt.Errorf("read the schema of data file %s: %w", f.stored, err)
-		}
-		if n != 1 || !name.Valid {
+		if !m.named {
 			return "", "", false, nil
 		}
-		var fmin, fmax sql.NullString
-		q := `SELECT CAST(min(` + quote(name.String) + `) AS VARCHAR), CAST(max(` + quote(name.String) + `) AS VARCHAR) FROM read_parquet(` + parquetsql.Path(f.local) + `)`
-		if err := r.w.conn.QueryRowContext(r.ctx, q).Scan(&fmin, &fmax); err != nil {
-			return "", "", false, fmt.Errorf("read data file %s: %w", f.stored, err)
-		}
-		if !fmin.Valid || !fmax.Valid {
+		if !m.values {
 			continue
 		}
-		if !seen || fmin.String < lo {
-			lo = fmin.String
+		if !seen || m.lo < lo {
+			lo = m.lo
 		}
-		if !seen || fmax.String > hi {
-			hi = fmax.String
+		if !seen || m.hi > hi {
+			hi = m.hi
 		}
 		seen = true
 	}
 	return lo, hi, seen, nil
+}
+
+// fileStringMinMax reads the min and max of the column whose field id is
+// column in data file f, through the gate.
+func (r *run) fileStringMinMax(f localDataFile, column string) (fileStringMinMax, error) {
+	if err := r.readable(f.local); err != nil {
+		return fileStringMinMax{}, fmt.Errorf("data file %s: %w", f.stored, err)
+	}
+	var name sql.NullString
+	var n int
+	if err := r.w.conn.QueryRowContext(r.ctx, `SELECT count(*), any_value(name) FROM parquet_schema(`+parquetsql.Path(f.local)+`) WHERE field_id = `+column).Scan(&n, &name); err != nil {
+		return fileStringMinMax{}, fmt.Errorf("read the schema of data file %s: %w", f.stored, err)
+	}
+	if n != 1 || !name.Valid {
+		return fileStringMinMax{}, nil
+	}
+	var fmin, fmax sql.NullString
+	q := `SELECT CAST(min(` + quote(name.String) + `) AS VARCHAR), CAST(max(` + quote(name.String) + `) AS VARCHAR) FROM read_parquet(` + parquetsql.Path(f.local) + `)`
+	if err := r.w.conn.QueryRowContext(r.ctx, q).Scan(&fmin, &fmax); err != nil {
+		return fileStringMinMax{}, fmt.Errorf("read data file %s: %w", f.stored, err)
+	}
+	m := fileStringMinMax{named: true, values: fmin.Valid && fmax.Valid}
+	if m.values {
+		m.lo, m.hi = fmin.String, fmax.String
+	}
+	return m, nil
 }
 
 // shortText quotes s for a finding, cut to its first 40 bytes with its
