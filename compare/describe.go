@@ -331,12 +331,22 @@ func (r *Reader) fileEntries(ctx context.Context, t Table, snap int64, onDisk fu
 			e[d.deletesKey] = d.deletes
 		}
 	}
-	begins, err := r.inlinedBegins(ctx, t, snap)
+	begins, inlEnded, err := r.inlinedBegins(ctx, t, snap)
 	if err != nil {
 		return nil, nil, err
 	}
 	if begins != "" {
 		e["inlined rows"] = begins
+	}
+	if inlEnded != "" {
+		e["inlined rows ended"] = inlEnded
+	}
+	ended, err := r.endedEntries(ctx, t, snap)
+	if err != nil {
+		return nil, nil, err
+	}
+	for k, v := range ended {
+		e[k] = v
 	}
 	return e, positions, nil
 }

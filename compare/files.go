@@ -173,6 +173,9 @@ func (r *Reader) filesOf(all *tableFiles, t Table, snap int64) ([]DataFile, erro
 type tableFiles struct {
 	data []fileRow[DataFile]
 	dels []fileRow[DeleteFile]
+	// ends: the indexes of data's rows with an end_snapshot, by it (nil
+	// until endOrder computes it).
+	ends *[]int32
 }
 
 // fileRow is a file with its data file id (delete files) and end snapshot.

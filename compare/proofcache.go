@@ -122,8 +122,11 @@ import (
 // snapshots sharing a time, the one stored first, which AT (TIMESTAMP =>
 // t) reads (timeTies); and a B with a name mapping entry loaded before its
 // parent, which readers fail on, is a difference
-// (formats.NameMapParentAfterChild).
-const proofVersion = "fdl-formats proof v49"
+// (formats.NameMapParentAfterChild);
+// v50: a data file row's and an inlined row's end_snapshot is compared
+// where the change feed reads it and no snapshot's read pins it (a row no
+// snapshot sees, an end among expired snapshots: endedEntries).
+const proofVersion = "fdl-formats proof v50"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths
