@@ -58,12 +58,6 @@ func (c *comparison) readerValues() error {
 		}
 		why := v.Rule.Why()
 		what := fmt.Sprintf("%s.%s of row %d", v.Rule.Table, v.Rule.Column, v.RowID)
-		switch v.Rule {
-		case formats.ColumnOrderTie:
-			why = formats.ColumnOrderTieWhy
-		case formats.NameMapParentAfterChild:
-			why = formats.NameMapParentAfterChildWhy
-		}
 		c.add(Difference{Kind: "unreadable", Item: v.Rule.Table + "." + v.Rule.Column, A: "every value readable",
 			Reason: fmt.Sprintf("catalog B (%s): %s is a value DuckLake's readers cannot read: %s", oneline.Name(c.b.path), what, why),
 			B:      v.Row})

@@ -37,6 +37,14 @@ const (
 	Transform
 )
 
+// The kinds of the pseudo-rules ColumnOrderTie and
+// NameMapParentAfterChild: no one value breaks them, and
+// ReaderValueViolations checks each apart; Why says what readers do.
+const (
+	columnOrderTie          ValueRuleKind = -1
+	nameMapParentAfterChild ValueRuleKind = -2
+)
+
 // ValueRule is one column of a metadata table and the values its readers
 // read.
 type ValueRule struct {
@@ -127,6 +135,10 @@ func (v ValueRule) Why() string {
 	switch v.Kind {
 	case UnsignedOrNull:
 		return "DuckLake's readers read it, when not NULL, as an unsigned number (GetValue<idx_t>): a negative one is read as another id or count"
+	case columnOrderTie:
+		return ColumnOrderTieWhy
+	case nameMapParentAfterChild:
+		return NameMapParentAfterChildWhy
 	case Transform:
 		return "DuckLake's readers compare the transform case-sensitively with the ones they know (identity, year, month, day, hour, bucket(N)) and fail the catalog's load on any other (\"Unsupported partition transform\")"
 	default:
@@ -135,14 +147,14 @@ func (v ValueRule) Why() string {
 }
 
 // ColumnOrderTie is the pseudo-rule of ties in ducklake_column.column_order.
-var ColumnOrderTie = ValueRule{Table: "ducklake_column", Column: "column_order", Kind: -1}
+var ColumnOrderTie = ValueRule{Table: "ducklake_column", Column: "column_order", Kind: columnOrderTie}
 
 // ColumnOrderTieWhy says what readers do with a tie.
 const ColumnOrderTieWhy = "two columns of one table with the same parent, alive at the same snapshots, have the same column_order: DuckLake's readers sort the columns by table_id, parent_column, column_order with no tiebreak, so the column order is undefined"
 
 // NameMapParentAfterChild is the pseudo-rule of a name mapping entry
 // whose parent entry readers build after it.
-var NameMapParentAfterChild = ValueRule{Table: "ducklake_name_mapping", Column: "parent_column", Kind: -2}
+var NameMapParentAfterChild = ValueRule{Table: "ducklake_name_mapping", Column: "parent_column", Kind: nameMapParentAfterChild}
 
 // NameMapParentAfterChildWhy says what readers do with such an entry.
 const NameMapParentAfterChildWhy = "its parent entry (column_id = its parent_column, in the same mapping) has a parent_column at least as large: DuckLake's readers load name mappings ORDER BY mapping_id, parent_column NULLS FIRST and attach each entry to an entry loaded before it (DuckLakeCatalog::ConvertNameMap, every release line), so they fail (\"Parent column N not found when converting name map\") on every read of a table with a name-mapped file"
