@@ -118,7 +118,10 @@ import (
 // not the rows' min or max; was a stats difference);
 // v49: a macro implementation's parameters are compared in storage order,
 // the order DuckLake's readers bind a call's arguments in (was column_id
-// order: the same rows stored in another order were equivalent); and of
+// order: the same rows stored in another order were equivalent), each
+// parameter's fields apart (were joined with ':', '=' and ',', which a
+// quoted name may hold: one parameter named "a:unknown=NULL:unknown,b"
+// read as the two a and b); and of
 // snapshots sharing a time, the one stored first, which AT (TIMESTAMP =>
 // t) reads (timeTies); and a B with a name mapping entry loaded before its
 // parent, which readers fail on, is a difference
