@@ -55,8 +55,7 @@ var (
 	// bounds, of a table without a live delete file (cutStringBounds
 	// reads only such rows, of such tables).
 	factPlainStringBounds = workFact{[]string{"ducklake_table_column_stats", "ducklake_delete_file"},
-		`EXISTS (SELECT 1 FROM ducklake_table_column_stats s WHERE s.min_value IS NOT NULL AND s.max_value IS NOT NULL
-			AND NOT EXISTS (SELECT 1 FROM ducklake_delete_file d WHERE d.table_id = s.table_id AND d.end_snapshot IS NULL))`}
+		`EXISTS (SELECT 1 FROM ducklake_table_column_stats s WHERE s.min_value IS NOT NULL AND s.max_value IS NOT NULL AND ` + sqlNoLiveDeleteFile + `)`}
 	workFacts = []*workFact{&factHivePartitions, &factTableStatsNoBounds, &factTableStatsOneBound, &factTableStatsUncovered, &factStructColumns, &factViewPlaceholder, &factValueCountZero, &factPlainStringBounds}
 )
 

@@ -115,6 +115,11 @@ func (c cutBound) String() string {
 	return fmt.Sprintf("table %s (id %s) column %s (id %s): statistics min %s, max %s, rows min %s, max %s", c.tname, c.table, c.cname, c.column, shortText(c.lo), shortText(c.hi), shortText(c.smin), shortText(c.smax))
 }
 
+// sqlNoLiveDeleteFile is the condition that the table of the statistics
+// row s has no live delete file: cutStringBounds lists only such tables'
+// rows, and factPlainStringBounds asks whether one exists.
+const sqlNoLiveDeleteFile = `NOT EXISTS (SELECT 1 FROM ducklake_delete_file d WHERE d.table_id = s.table_id AND d.end_snapshot IS NULL)`
+
 // cutStringBounds lists the working catalog's table statistics rows that
 // the readers of formats.TableStatsReading.FoldStringMinMax fold
 // (formats.FoldedStringBoundsSQL), of a table whose statistics are exact,
@@ -140,7 +145,7 @@ func (r *run) cutStringBounds() ([]cutBound, error) {
 		return nil, nil
 	}
 	// Tables whose every visible row is in plain data files.
-	plain := `NOT EXISTS (SELECT 1 FROM ducklake_delete_file d WHERE d.table_id = s.table_id AND d.end_snapshot IS NULL)
+	plain := sqlNoLiveDeleteFile + `
 		AND NOT EXISTS (SELECT 1 FROM ducklake_data_file f WHERE f.table_id = s.table_id AND f.end_snapshot IS NULL AND f.encryption_key IS NOT NULL)`
 	inlined, err := r.w.hasTable(r.ctx, "ducklake_inlined_data_tables")
 	if err != nil {
