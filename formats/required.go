@@ -363,7 +363,7 @@ func hasGeometryColumn(ctx context.Context, q Querier, v *Version, layout Layout
 	if !asks {
 		return true, nil
 	}
-	return anyRow(ctx, q, "SELECT EXISTS (SELECT 1 FROM "+column+" k WHERE lower(k.column_type) = 'geometry')")
+	return anyRow(ctx, q, "SELECT EXISTS (SELECT 1 FROM "+column+" k WHERE "+geometryColumnK+")")
 }
 
 // anyRow is the one boolean query answers.

@@ -66,7 +66,13 @@ const fileStatsRead = "table_id IS NOT NULL AND column_id IS NOT NULL"
 // extra_stats (DuckLakeColumnStats::FromGlobalStats, CreateGeometryStats).
 // {column} stands for the catalog's ducklake_column table, {self} for the
 // checked table.
-const geometryStatsRead = columnStatsRead + " AND EXISTS (SELECT 1 FROM {column} k WHERE k.table_id = {self}.table_id AND k.column_id = {self}.column_id AND lower(k.column_type) = 'geometry')"
+const geometryStatsRead = columnStatsRead + " AND EXISTS (SELECT 1 FROM {column} k WHERE k.table_id = {self}.table_id AND k.column_id = {self}.column_id AND " + geometryColumnK + ")"
+
+// geometryColumnK is the condition that the ducklake_column row k is of a
+// GEOMETRY column, as geometryStatsRead asks it (and CheckRequired's
+// hasGeometryColumn, which leaves the GEOMETRY conditions out of a catalog
+// where no row meets it).
+const geometryColumnK = "lower(k.column_type) = 'geometry'"
 
 // geometryStatsNoTypes is the condition (Column.ReadAsNull) of a GEOMETRY
 // column's table statistics row the readers read (geometryStatsRead) whose
