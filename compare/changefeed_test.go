@@ -62,6 +62,12 @@ func TestChangeFeedDataFileEnds(t *testing.T) {
 	runChangeFeedCases(t, "lakes", "06_deletes", []changeFeedCase{
 		{"file no snapshot sees", nil, []string{ghost}, "data file ended"},
 		{"same on both sides", []string{ghost}, []string{ghost}, ""},
+		// A copy of main.whole's data file 8 ending at 5, before the
+		// table's first snapshot (6): no snapshot shows the table then,
+		// and the feed of main.whole lists its rows all the same.
+		{"file ending before its table's first snapshot", nil, []string{`INSERT INTO ducklake_data_file SELECT * REPLACE (
+			(SELECT max(data_file_id) + 1 FROM ducklake_data_file) AS data_file_id, 5 AS begin_snapshot, 5 AS end_snapshot)
+			FROM ducklake_data_file WHERE data_file_id = 8`}, "data file ended"},
 		// Snapshot 8 expired on both sides: data file 8 (main.whole, seen
 		// at 7, not at 9) ends at 9 in A, at 8 in B, which the feed reports
 		// as its rows' deletion snapshot.

@@ -26,7 +26,8 @@ import (
 // (prevSnapshot < end <= snapshot): once, whatever the history's length.
 
 // endedEntries describes the data file rows of table t whose end_snapshot
-// lies after the catalog's snapshot before snap and at or before snap, by
+// lies after endedSince (the catalog's snapshot before snap, where the
+// table was shown then) and at or before snap, by
 // path: their snapshots, first row id, record count and size (several rows
 // of one path in one value, sorted).
 func (r *Reader) endedEntries(ctx context.Context, t Table, snap int64) (map[string]string, error) {
@@ -34,7 +35,7 @@ func (r *Reader) endedEntries(ctx context.Context, t Table, snap int64) (map[str
 	if err != nil {
 		return nil, err
 	}
-	prev, err := r.prevSnapshot(ctx, snap)
+	prev, err := r.endedSince(ctx, t, snap)
 	if err != nil {
 		return nil, err
 	}
@@ -83,6 +84,22 @@ func (all *tableFiles) endOrder() []int32 {
 	})
 	all.ends = &ends
 	return ends
+}
+
+// endedSince is the end_snapshot after which the rows of table t that end
+// are described at snap (endedEntries, inlinedBegins): the catalog's
+// snapshot before snap (prevSnapshot), or none where the table row
+// visible at snap begins after it. A row that ends while no snapshot shows
+// the table (a data file or inlined row ending before the table's first
+// snapshot, which the change feed still lists by its begin_snapshot) is
+// then described at the table's first snapshot; a rename describes the
+// table's ended rows again, alike on both sides where they are the same.
+func (r *Reader) endedSince(ctx context.Context, t Table, snap int64) (int64, error) {
+	prev, err := r.prevSnapshot(ctx, snap)
+	if err != nil || t.BeginSnapshot <= prev {
+		return prev, err
+	}
+	return math.MinInt64, nil
 }
 
 // prevSnapshot is the largest snapshot id the catalog holds below snap,

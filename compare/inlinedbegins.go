@@ -17,7 +17,7 @@ import (
 // The system columns are found by name as inlinedSQL finds them.
 //
 // ended describes, in the same query, the inlined rows whose end_snapshot
-// lies after the catalog's snapshot before snap and at or before snap:
+// lies after endedSince and at or before snap:
 // their count and a hash of every (row id, begin_snapshot, end_snapshot).
 // DuckLake's change feed (ReadInlinedDataInsertions and
 // ReadInlinedDataDeletions, every release line) selects inlined rows by
@@ -29,7 +29,7 @@ func (r *Reader) inlinedBegins(ctx context.Context, t Table, snap int64) (visibl
 	if err != nil {
 		return "", "", err
 	}
-	prev, err := r.prevSnapshot(ctx, snap)
+	prev, err := r.endedSince(ctx, t, snap)
 	if err != nil {
 		return "", "", err
 	}

@@ -128,8 +128,10 @@ import (
 // (formats.NameMapParentAfterChild);
 // v50: a data file row's and an inlined row's end_snapshot is compared
 // where the change feed reads it and no snapshot's read pins it (a row no
-// snapshot sees, an end among expired snapshots: endedEntries).
-const proofVersion = "fdl-formats proof v50"
+// snapshot sees, an end among expired snapshots: endedEntries);
+// v51: a row of a table that ends before the table's first snapshot is
+// described there (endedSince; was not described at all).
+const proofVersion = "fdl-formats proof v51"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths
