@@ -71,11 +71,13 @@ func (e *OpenError) Reason() string {
 	return "cannot be opened"
 }
 
-// attachFailure is the cause of a failed ATTACH that is not about the
-// catalog's bytes as DuckLake reads them (duckfile.ClassifyAttach); 0 for
-// any other (a truncated or corrupt file, a newer storage version).
-func attachFailure(msg string) OpenCause {
-	switch duckfile.ClassifyAttach(msg) {
+// attachFailure is the cause of a failed ATTACH of the catalog at path
+// that is not about the catalog's bytes as DuckLake reads them
+// (duckfile.ClassifyAttach, which reads DuckDB's message without the
+// path); 0 for any other (a truncated or corrupt file, a newer storage
+// version).
+func attachFailure(msg, path string) OpenCause {
+	switch duckfile.ClassifyAttach(msg, path) {
 	case duckfile.AttachLocked:
 		return OpenLocked
 	case duckfile.AttachNotDuckDB:

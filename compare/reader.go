@@ -34,21 +34,24 @@ var (
 	ErrDamaged = errors.New("catalog file truncated or corrupt")
 )
 
-// damaged marks err, met while DuckDB read the catalog file itself, with
-// ErrDamaged (and ErrIncomparable) when it is DuckDB's IO error (a block
-// whose checksum does not match, a read past the end): the file's bytes
-// are at fault, not the query. Its text is err's.
-func damaged(err error) error {
+// damaged marks err, met while DuckDB read the catalog file at path
+// itself, with ErrDamaged (and ErrIncomparable) when it is DuckDB's IO
+// error (a block whose checksum does not match, a read past the end): the
+// file's bytes are at fault, not the query. Its text is err's.
+func damaged(path string, err error) error {
 	var de *duckdb.Error
-	if errors.As(err, &de) && de.Type == duckdb.ErrorTypeIO && !storageTooNew(de.Msg) && !errors.Is(err, ErrDamaged) {
+	if errors.As(err, &de) && de.Type == duckdb.ErrorTypeIO && !storageTooNew(de.Msg, path) && !errors.Is(err, ErrDamaged) {
 		return damagedError{err}
 	}
 	return err
 }
 
-// storageTooNew says that DuckDB's message is about a file saved at a
-// newer storage version than it opens: a sound file for a newer DuckDB.
-func storageTooNew(msg string) bool {
+// storageTooNew says that DuckDB's message about the file at path is about
+// a file saved at a newer storage version than it opens: a sound file for
+// a newer DuckDB. It is read without the path (duckfile.WithoutPath), the
+// publisher's name, which may say "storage version".
+func storageTooNew(msg, path string) bool {
+	msg = duckfile.WithoutPath(msg, path)
 	return strings.Contains(msg, "storage version") || strings.Contains(msg, "newer version") || strings.Contains(msg, "serialization version")
 }
 
@@ -358,7 +361,7 @@ func open(ctx context.Context, catalogPath string, opts ReaderOptions, reach duc
 		if st.IsDir() && !errors.As(err, new(*OpenError)) {
 			err = openFailed(catalogPath, OpenNotDuckDB, err)
 		}
-		return nil, damaged(err)
+		return nil, damaged(catalogPath, err)
 	}
 	return r, nil
 }
@@ -376,11 +379,11 @@ func (r *Reader) init(ctx context.Context, opts ReaderOptions) error {
 		return fmt.Errorf("%s: %w", settings, err)
 	}
 	if _, err := r.conn.ExecContext(ctx, fmt.Sprintf("ATTACH %s AS cat (READ_ONLY)", sqlString(r.path))); err != nil {
-		if storageTooNew(err.Error()) {
+		if storageTooNew(err.Error(), r.path) {
 			saved, resave := duckfile.TooNewFile(r.path)
 			return fmt.Errorf("%w: catalog %s was %s, a newer DuckDB storage version than DuckDB %s can open (%w); %s", ErrIncomparable, oneline.Name(r.path), saved, duckdbVersion(ctx, r.conn), err, resave)
 		}
-		return openFailed(r.path, attachFailure(err.Error()), fmt.Errorf("%w: attach catalog %s: %w", ErrIncomparable, oneline.Name(r.path), err))
+		return openFailed(r.path, attachFailure(err.Error(), r.path), fmt.Errorf("%w: attach catalog %s: %w", ErrIncomparable, oneline.Name(r.path), err))
 	}
 	rows, err := r.conn.QueryContext(ctx, `SELECT table_name, column_name, data_type FROM duckdb_columns() WHERE database_name = 'cat' AND schema_name = 'main' ORDER BY table_name, column_index`)
 	if err != nil {

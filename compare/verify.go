@@ -238,7 +238,7 @@ func (r *Reader) readTablesOneByOne(ctx context.Context, names [][2]string, err 
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			return damaged(fmt.Errorf("%w: catalog %s: read table %s: %w", ErrIncomparable, oneline.Name(r.path), t, err))
+			return damaged(r.path, fmt.Errorf("%w: catalog %s: read table %s: %w", ErrIncomparable, oneline.Name(r.path), t, err))
 		}
 	}
 	return fmt.Errorf("%w: catalog %s: read its tables: %w", ErrIncomparable, oneline.Name(r.path), err)

@@ -53,7 +53,7 @@ func openSource(ctx context.Context, conn *sql.Conn, src string, engines *Engine
 	}
 	if _, err := conn.ExecContext(ctx, fmt.Sprintf("ATTACH %s AS src (READ_ONLY)", literal(src))); err != nil {
 		msg := err.Error()
-		switch duckfile.ClassifyAttach(msg) {
+		switch duckfile.ClassifyAttach(msg, src) {
 		case duckfile.AttachNewerStorage:
 			saved, resave := duckfile.TooNewFile(src)
 			return "", "", nil, fmt.Errorf("open catalog %s: %w: %s, which DuckDB %s cannot open (%s); %s", oneline.Name(src), ErrStorageTooNew, saved, duckdbVersion(ctx, conn), oneline.First(msg), resave)

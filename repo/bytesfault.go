@@ -45,11 +45,10 @@ func bytesFault(err error, path string) bool {
 		// DuckDB's message quotes the copy's path, named after the
 		// catalog's own (the publisher's choice): its phrases are read
 		// in the rest alone.
-		msg := strings.ReplaceAll(de.Msg, path, "")
-		if strings.Contains(msg, corruptBlock) {
+		if strings.Contains(duckfile.WithoutPath(de.Msg, path), corruptBlock) {
 			return true
 		}
-		switch duckfile.ClassifyAttach(msg) {
+		switch duckfile.ClassifyAttach(de.Msg, path) {
 		case duckfile.AttachNotDuckDB, duckfile.AttachNewerStorage:
 			return true
 		}

@@ -170,3 +170,36 @@ func TestCompareURLDataPathHint(t *testing.T) {
 		t.Errorf("with --data: exit %d\nstdout: %s\nstderr: %s", code, out, stderr)
 	}
 }
+
+// TestCompareCatalogPathSaysPhrase: DuckDB's message about a catalog it
+// could not attach quotes the catalog's path, whose folders a publisher
+// names. A catalog cut short in a folder named "Could not set lock on
+// file" was taken for one another process holds (exit 1, a runtime
+// failure, with the hint to wait for that process), and in a folder named
+// "not a valid DuckDB database file" for no DuckDB file (exit 6): it is a
+// catalog B cut short, which no reader reads where A reads (exit 3, as
+// in any folder).
+func TestCompareCatalogPathSaysPhrase(t *testing.T) {
+	t.Parallel()
+	a, data := lakeCatalog(t, "lakes", "06_deletes")
+	whole, err := os.ReadFile(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, phrase := range []string{"Could not set lock on file", "not a valid DuckDB database file"} {
+		t.Run(phrase, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), phrase)
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			cut := filepath.Join(dir, "ducklake.duckdb")
+			if err := os.WriteFile(cut, whole[:3*4096+512], 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out, stderr, code := runAppStderr(t, "compare", "--no-cache", a, cut, "--data", data)
+			if code != exitDifferent || !strings.Contains(out, "B cannot be read while A can") || strings.Contains(stderr, "cannot be opened") || strings.Contains(stderr, "Try: compare it once") {
+				t.Fatalf("exit %d, want %d (B cut short)\nstdout: %s\nstderr: %s", code, exitDifferent, out, stderr)
+			}
+		})
+	}
+}
