@@ -133,6 +133,37 @@ func TestUnfoldedStringBounds(t *testing.T) {
 	}
 }
 
+// TestUnfoldedStringBoundsByColumn: B's NULL bounds are accepted for
+// A's row column by column, not by replacing text in A's row as printed
+// ("min_value=<lo>" with "min_value=NULL", the first one found). Where
+// (table_id, column_id) has two rows in A, one-sided (min only, not
+// folded: first in the entry, contains_null false) and the folded one
+// (contains_null true), the text replacement NULLed the first row's min
+// and the folded row's max: a B with the one-sided row's bound gone and
+// the folded row's min kept (one bound NULL, which its DuckDB 2.0 folds
+// nothing from, while the row that no reader folds lost its bound) was
+// accepted. Two rows of a key are never taken for one row's NULLed
+// bounds, whatever they hold.
+func TestUnfoldedStringBoundsByColumn(t *testing.T) {
+	long := "z" + strings.Repeat("a", 299)
+	cat, data, lo, _ := withVarcharFile(t, long)
+	const key = `table_id = 2 AND column_id = 2`
+	second := fmt.Sprintf(`INSERT INTO ducklake_table_column_stats (table_id, column_id, contains_null, contains_nan, min_value, max_value)
+		SELECT table_id, column_id, false, contains_nan, %s, NULL FROM ducklake_table_column_stats WHERE %s`, sqlString(lo), key)
+	setup := []string{`UPDATE ducklake_table_column_stats SET contains_null = true, min_value = ` + sqlString(lo) + ` WHERE ` + key, second}
+	a := tamper(t, cat, append(setup, as04SQL()...)...)
+	b := tamper(t, cat, append(setup,
+		`UPDATE ducklake_table_column_stats SET min_value = NULL WHERE contains_null = false AND `+key,
+		`UPDATE ducklake_table_column_stats SET max_value = NULL WHERE contains_null = true AND `+key)...)
+	rep, err := Catalogs(context.Background(), a, b, Options{DataPath: data, Engines: readerDBs})
+	if err != nil && !errors.Is(err, ErrNotEquivalent) {
+		t.Fatal(err)
+	}
+	if !hasDifference(rep, "stats", `ducklake_table_column_stats table_id="2" column_id="2"`) {
+		t.Errorf("no stats difference of d2.b's rows; differences: %v", rep.Differences)
+	}
+}
+
 // TestCutStringBounds: the 1.0 catalog whose d2.b table statistics hold
 // the max DuckDB 1.5.6's Parquet writer cut from a 300-byte string (DuckDB
 // 2.0 folds it, no row holds it) is named, with both answers; the same

@@ -130,8 +130,12 @@ import (
 // where the change feed reads it and no snapshot's read pins it (a row no
 // snapshot sees, an end among expired snapshots: endedEntries);
 // v51: a row of a table that ends before the table's first snapshot is
-// described there (endedSince; was not described at all).
-const proofVersion = "fdl-formats proof v51"
+// described there (endedSince; was not described at all);
+// v52: those rows of v47 and v48, and the one-sided rows of v41, are taken
+// for A's column by column (boundsNulled), and never where the key has
+// two rows on either side (the text replacement took the first row's
+// bound for the folded row's).
+const proofVersion = "fdl-formats proof v52"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths

@@ -358,6 +358,87 @@ func statsEntryKey(label string, keys []string, vals []sql.NullString) string {
 	return label + " " + strings.Join(key, " ")
 }
 
+// statsRows reads back an entry's text as addStatsEntry writes it: its
+// rows (" | " between them), each the values of cols in that order (nil
+// for NULL). false where the text is not so written (a step rewrote it
+// otherwise): nothing is then decided from it.
+func statsRows(text string, cols []string) ([][]*string, bool) {
+	var rows [][]*string
+	for {
+		row := make([]*string, len(cols))
+		for i, c := range cols {
+			if i > 0 {
+				if !strings.HasPrefix(text, " ") {
+					return nil, false
+				}
+				text = text[1:]
+			}
+			if !strings.HasPrefix(text, c+"=") {
+				return nil, false
+			}
+			text = text[len(c)+1:]
+			if strings.HasPrefix(text, "NULL") {
+				text = text[len("NULL"):]
+				continue
+			}
+			q, err := strconv.QuotedPrefix(text)
+			if err != nil {
+				return nil, false
+			}
+			v, err := strconv.Unquote(q)
+			if err != nil {
+				return nil, false
+			}
+			row[i], text = &v, text[len(q):]
+		}
+		rows = append(rows, row)
+		if text == "" {
+			return rows, true
+		}
+		if !strings.HasPrefix(text, " | ") {
+			return nil, false
+		}
+		text = text[len(" | "):]
+	}
+}
+
+// boundsNulled says whether B's entry tb is A's entry ta with its
+// min_value lo and max_value hi (nil: NULL) both NULL and every other
+// column equal, compared column by column (statsRows), not as text: one
+// row on each side, A's bounds lo and hi. A key with two rows on either
+// side is never one row's NULLed bounds: which row would stand for which
+// is not told.
+func boundsNulled(ta, tb string, cols []string, lo, hi *string) bool {
+	lc, hc := slices.Index(cols, "min_value"), slices.Index(cols, "max_value")
+	if lc < 0 || hc < 0 {
+		return false
+	}
+	ra, okA := statsRows(ta, cols)
+	rb, okB := statsRows(tb, cols)
+	if !okA || !okB || len(ra) != 1 || len(rb) != 1 {
+		return false
+	}
+	same := func(x, y *string) bool { return (x == nil) == (y == nil) && (x == nil || *x == *y) }
+	for i := range cols {
+		a, b := ra[0][i], rb[0][i]
+		switch i {
+		case lc:
+			if !same(a, lo) || b != nil {
+				return false
+			}
+		case hc:
+			if !same(a, hi) || b != nil {
+				return false
+			}
+		default:
+			if !same(a, b) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // statsText is a statistics value as its entry shows it.
 func statsText(v *string) string {
 	if v == nil {
@@ -505,10 +586,10 @@ func (c *comparison) stats() error {
 				return err
 			}
 		}
-		if err := c.oneSidedTableStats(rd.label, rd.na, rd.nb, rd.ea, rd.eb, none[rd.label]); err != nil {
+		if err := c.oneSidedTableStats(rd.label, rd.na, rd.nb, rd.cols, rd.ea, rd.eb, none[rd.label]); err != nil {
 			return err
 		}
-		if err := c.unfoldedStringBounds(rd.label, rd.na, rd.ea, rd.eb); err != nil {
+		if err := c.unfoldedStringBounds(rd.label, rd.na, rd.cols, rd.ea, rd.eb); err != nil {
 			return err
 		}
 		c.diffEntries("stats", nil, "", rd.ea, rd.eb)

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/internal/oneline"
@@ -28,10 +27,12 @@ import (
 // answers what both of A's readers answer, so no answer of B is one A's
 // readers never give (the minmax check holds B's answers to A's either
 // way); only B's pruning by them is lost. Any other change of such a row
-// (one bound NULL, a bound changed), a NULL row where B has a scanning
-// reader and A's readers fold too (1.0 to 1.0), or of another column
-// type, stays a `stats` difference.
-func (c *comparison) unfoldedStringBounds(label, na string, ea, eb entries) error {
+// (one bound NULL, a bound changed, another column changed: compared
+// column by column, boundsNulled), a key with two rows on either side, a
+// NULL row where B has a scanning reader and A's readers fold too (1.0 to
+// 1.0), or of another column type, stays a `stats` difference. cols are
+// the columns the entries hold, in order.
+func (c *comparison) unfoldedStringBounds(label, na string, cols []string, ea, eb entries) error {
 	if label != "ducklake_table_column_stats" || c.a.empty(na) ||
 		!formats.StringBoundsUnfolded(c.a.format, c.b.format) && !formats.StringBoundsCutUnfolded(c.a.format, c.b.format) {
 		return nil
@@ -68,9 +69,7 @@ FROM cat.`+ident(na)+` s WHERE `+formats.FoldedStringBoundsSQL("cat."))
 		if !okA || !okB {
 			continue
 		}
-		canon := strings.Replace(ta, "min_value="+statsText(&lo), "min_value=NULL", 1)
-		canon = strings.Replace(canon, "max_value="+statsText(&hi), "max_value=NULL", 1)
-		if canon == tb {
+		if boundsNulled(ta, tb, cols, &lo, &hi) {
 			ea[k] = tb
 		}
 	}
