@@ -249,10 +249,16 @@ func (r *run) inlinedDeletes(table string) (bool, error) {
 }
 
 // scannedStringMinMax is the min and max of the column whose field id is
-// column over the rows of files, read with DuckDB (byte order, as DuckDB
-// compares VARCHAR); ok is false where a file is not in the data folder
-// or not on this machine, holds no column of that field id, or no file
-// holds a value.
+// column over the rows of files, read with DuckDB as the readers read it:
+// mapped by field id to the table's VARCHAR (read_parquet's schema
+// parameter, as the proof reads a file), and compared as VARCHAR (byte
+// order). A column stored as plain BINARY (no UTF8/STRING logical type),
+// which DuckDB reads as BLOB, is so cast to its text (bytes past ASCII,
+// and a backslash or quote, as \xHH) before min and max are taken: taken
+// of the BLOB, they were the bytes' (é after zz, where its text
+// \xC3\xA9 sorts before). ok is false where a file is not in the data
+// folder or not on this machine, holds no column of that field id, or no
+// file holds a value.
 func (r *run) scannedStringMinMax(files []localDataFile, column string) (lo, hi string, ok bool, err error) {
 	if len(files) == 0 {
 		return "", "", false, nil
@@ -301,16 +307,17 @@ func (r *run) fileStringMinMax(f localDataFile, column string) (fileStringMinMax
 	if err := r.readable(f.local); err != nil {
 		return fileStringMinMax{}, fmt.Errorf("data file %s: %w", f.stored, err)
 	}
-	var name sql.NullString
 	var n int
-	if err := r.w.conn.QueryRowContext(r.ctx, `SELECT count(*), any_value(name) FROM parquet_schema(`+parquetsql.Path(f.local)+`) WHERE field_id = `+column).Scan(&n, &name); err != nil {
+	if err := r.w.conn.QueryRowContext(r.ctx, `SELECT count(*) FROM parquet_schema(`+parquetsql.Path(f.local)+`) WHERE field_id = `+column).Scan(&n); err != nil {
 		return fileStringMinMax{}, fmt.Errorf("read the schema of data file %s: %w", f.stored, err)
 	}
-	if n != 1 || !name.Valid {
+	if n != 1 {
 		return fileStringMinMax{}, nil
 	}
+	// Read as the readers read it (scannedStringMinMax): by field id as
+	// the table's VARCHAR, min and max of those VARCHARs.
 	var fmin, fmax sql.NullString
-	q := `SELECT CAST(min(` + quote(name.String) + `) AS VARCHAR), CAST(max(` + quote(name.String) + `) AS VARCHAR) FROM read_parquet(` + parquetsql.Path(f.local) + `)`
+	q := `SELECT min(v), max(v) FROM read_parquet(` + parquetsql.Path(f.local) + `, schema = MAP {` + column + `: {name: 'v', type: 'VARCHAR', default_value: NULL}}, hive_partitioning = false)`
 	if err := r.w.conn.QueryRowContext(r.ctx, q).Scan(&fmin, &fmax); err != nil {
 		return fileStringMinMax{}, fmt.Errorf("read data file %s: %w", f.stored, err)
 	}
