@@ -83,6 +83,10 @@ type Resolution struct {
 	Files []*CatalogFile `json:"files"`
 	// Error says why nothing opens (when not OK).
 	Error string `json:"error,omitempty"`
+	// Warnings are what the reader should know of the file picked: the
+	// DuckDB is outside the range fdl.json declares for its format
+	// (outsideDeclared).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // CatalogFile is one catalog of a version, and which DuckDB opens it.
@@ -360,6 +364,9 @@ func resolve(ctx context.Context, st, watched store.Store, opts ResolveOptions) 
 		return res, e
 	}
 	res.OK = true
+	if w := r.outsideDeclared(res.File, dv); w != "" {
+		res.Warnings = append(res.Warnings, w)
+	}
 	if res.CatalogURL, err = objectURL(st, res.File.Key); err != nil {
 		return nil, err
 	}
@@ -389,6 +396,29 @@ func (e *NoRangesError) Is(target error) bool { return target == ErrNoCatalog }
 // Hint tells the reader what to do, and who can fix it.
 func (e *NoRangesError) Hint() string {
 	return fmt.Sprintf("read it with DuckDB %s or later, whose httpfs downloads the whole file when a server ignores a range; in DuckDB 1.3, httpfs's `SET force_download = true` downloads each file whole before reading it, without ranged GETs; the publisher can serve the repository from a server that honours Range requests (nginx, Apache, Caddy, S3)", rangeFallbackFrom)
+}
+
+// outsideDeclared says, where fdl.json declares f's format for a DuckDB
+// range that dv is outside of, that dv opens f all the same (its DuckLake
+// opens the format, and a DuckDB opens the newest format it can, whatever
+// fdl.json says) but is not promised it, and which formats fdl.json does
+// promise dv; "" otherwise (dv within the range, or the format not
+// declared).
+func (r *repository) outsideDeclared(f *CatalogFile, dv *goversion.Version) string {
+	if f.declared == nil || f.declared.Check(dv) {
+		return ""
+	}
+	var promised []string
+	for _, d := range r.cfg.Sorted() {
+		if d.Readers != nil && d.Readers.Check(dv) {
+			promised = append(promised, d.DuckLake)
+		}
+	}
+	msg := fmt.Sprintf("DuckDB %s is outside the range fdl.json declares for format %s (%s): it opens %s all the same (its DuckLake opens format %s: %s), but fdl.json does not promise the format to it (check reads a format for the DuckDBs of its declared range, which the publisher serves)", dv, f.Format, f.Declared, f.Key, f.Format, f.Readers)
+	if len(promised) == 0 {
+		return msg + fmt.Sprintf("; fdl.json declares no format for DuckDB %s", dv)
+	}
+	return msg + fmt.Sprintf("; fdl.json declares format %s for DuckDB %s", strings.Join(promised, ", "), dv)
 }
 
 // rangesRead reads the end of the object key by a ranged GET, as DuckDB dv

@@ -23,6 +23,8 @@ func resolveCommand() *cli.Command {
 			"file when its DuckLake opens the format (the format registry's range; the range fdl.json\n" +
 			"declares is a promise within it and does not narrow it) and it is not older than the file's\n" +
 			"storage version. Prints the statement to run (SQL, with a comment line; the alias quoted).\n" +
+			"A DuckDB outside the range fdl.json declares for the picked file's format gets a warning on\n" +
+			"stderr (exit 0): it opens the file, but the publisher does not promise it that format.\n" +
 			"Exit codes: 0 found; 8 no catalog of the version opens in that DuckDB (the error lists the\n" +
 			"DuckDB versions that would), or, for a DuckDB before 1.4.0, the web server ignores Range requests,\n" +
 			"which that DuckDB fails on; 1 a runtime failure (I/O, storage, a server that cannot be reached);\n" +
@@ -73,6 +75,11 @@ func runResolve(ctx context.Context, cmd *cli.Command) error {
 	}
 	if res == nil {
 		return err
+	}
+	// Warnings go to stderr, stdout being the statement (or JSON, which
+	// holds them too) a reader gives to DuckDB.
+	for _, w := range res.Warnings {
+		reportf(errWriter(cmd), "warning: %s\n", w)
 	}
 	out := cmd.Root().Writer
 	if cmd.Bool("json") {

@@ -305,3 +305,53 @@ func TestCommentText(t *testing.T) {
 		}
 	}
 }
+
+// TestResolveOutsideDeclaredRange: a DuckDB opens the newest format it
+// can, whatever range fdl.json declares for it, so resolve --duckdb 2.0.0
+// points at a 1.0 catalog fdl.json promises to DuckDB ">= 1.5.2, < 2.0.0"
+// only. It said nothing of it; it now warns on stderr (exit 0, the
+// statement alone on stdout), naming the format, the declared range, the
+// DuckDB and the formats fdl.json does declare for it, and --json carries
+// the warning too. Within the range, no warning.
+func TestResolveOutsideDeclaredRange(t *testing.T) {
+	t.Parallel()
+	latest := "01a18fe8-e1d1-740e-adda-56e0dc49465c"
+	for _, tc := range []struct {
+		name, fdl, duckdb string
+		warn              string // "" for none
+	}{
+		{"1.1 declared for 2.0", `[{"ducklake": "1.0", "duckdb": ">= 1.5.2, < 2.0.0"}, {"ducklake": "1.1", "duckdb": ">= 2.0.0"}]`, "2.0.0",
+			"warning: DuckDB 2.0.0 is outside the range fdl.json declares for format 1.0 (>= 1.5.2, < 2.0.0): it opens versions/" + latest + "/ducklake.duckdb all the same (its DuckLake opens format 1.0: >= 1.5.2)" +
+				", but fdl.json does not promise the format to it (check reads a format for the DuckDBs of its declared range, which the publisher serves); fdl.json declares format 1.1 for DuckDB 2.0.0"},
+		{"nothing declared for 2.0", `[{"ducklake": "1.0", "duckdb": ">= 1.5.2, < 2.0.0"}]`, "2.0.0", "; fdl.json declares no format for DuckDB 2.0.0"},
+		{"within the range", `[{"ducklake": "1.0", "duckdb": ">= 1.5.2, < 2.0.0"}, {"ducklake": "1.1", "duckdb": ">= 2.0.0"}]`, "1.5.3", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := copyRepo(t, "lakes", "02_add_drop_columns")
+			if err := os.WriteFile(filepath.Join(root, "fdl.json"), []byte(`{"fdl": "0.1", "data_dir": "data/", "formats": `+tc.fdl+`}`), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out, errOut, code := runAppStderr(t, "resolve", "--duckdb", tc.duckdb, root)
+			if code != exitOK || !strings.Contains(out, "versions/"+latest+"/ducklake.duckdb (format 1.0") || strings.Contains(out, "warning") {
+				t.Fatalf("exit %d, want 0 and the frozen 1.0 catalog on stdout, no warning there\nstdout: %s\nstderr: %s", code, out, errOut)
+			}
+			if tc.warn == "" {
+				if strings.Contains(errOut, "warning") {
+					t.Errorf("a warning within the declared range:\n%s", errOut)
+				}
+				return
+			}
+			if !strings.Contains(errOut, tc.warn) || strings.Count(errOut, "warning: ") != 1 {
+				t.Errorf("stderr:\n%s\nwant one warning saying %q", errOut, tc.warn)
+			}
+			out, _, code = runAppStderr(t, "resolve", "--duckdb", tc.duckdb, "--json", root)
+			var res struct {
+				OK       bool     `json:"ok"`
+				Warnings []string `json:"warnings"`
+			}
+			if err := json.Unmarshal([]byte(out), &res); err != nil || code != exitOK || !res.OK || len(res.Warnings) != 1 || !strings.Contains("warning: "+res.Warnings[0], tc.warn) {
+				t.Errorf("--json: exit %d, %+v (%v), want ok and the warning\n%s", code, res, err, out)
+			}
+		})
+	}
+}
