@@ -339,10 +339,15 @@ func DescribeNullWhen(when string) string {
 }
 
 // onlyGeometry reports whether a Column.NullWhen or Column.ReadAsNull
-// condition holds only in a row of a GEOMETRY column: geometryStatsRead,
-// alone or in a conjunction that starts with it (geometryStatsNoTypes).
+// condition holds only in a row of a GEOMETRY column: one of the declared
+// GEOMETRY conditions, by its exact text (a prefix would also take a
+// condition that goes on with "OR ...", which holds in other rows too).
 func onlyGeometry(when string) bool {
-	return strings.HasPrefix(when, geometryStatsRead)
+	switch when {
+	case geometryStatsRead, geometryStatsNoTypes:
+		return true
+	}
+	return false
 }
 
 // hasGeometryColumn reports whether some row of the catalog's
