@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/fdl-formats/fdl-formats/duckfile"
 	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/internal/oneline"
 	"github.com/fdl-formats/fdl-formats/internal/parquetsql"
@@ -914,9 +915,10 @@ func (raw rawDeletes) deletedBy(snap int64) func(i int) bool {
 // it the same way: every reader before 1.0 opens every delete file as
 // Parquet (a Puffin deletion vector too), and 1.0+ readers one whose
 // format column says parquet or is NULL. Other errors are returned as
-// they are.
+// they are. DuckDB's words are read without the quoted path
+// (duckfile.WithoutPath): a folder may be named with the phrase.
 func (r *Reader) notParquet(d *DeleteFile, err error) error {
-	if !strings.Contains(err.Error(), "No magic bytes found at end of file") {
+	if !strings.Contains(duckfile.WithoutPath(err.Error(), d.Path), "No magic bytes found at end of file") {
 		return err
 	}
 	why := "format " + r.format.Name + " readers open it as Parquet: their format column says parquet or is NULL"
