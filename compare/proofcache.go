@@ -134,8 +134,11 @@ import (
 // v52: those rows of v47 and v48, and the one-sided rows of v41, are taken
 // for A's column by column (boundsNulled), and never where the key has
 // two rows on either side (the text replacement took the first row's
-// bound for the folded row's).
-const proofVersion = "fdl-formats proof v52"
+// bound for the folded row's);
+// v53: a data file holding a field of a time_ns column is unreadable for
+// format 0.4 (formats.QuirkTimeNSFilesUnreadable: DuckDB 1.5.0 and 1.5.1
+// read the Parquet TIME as TIME and cannot cast it; timeNSUnreadable).
+const proofVersion = "fdl-formats proof v53"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths

@@ -1,0 +1,130 @@
+package compare
+
+import (
+	"context"
+	"strings"
+
+	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
+)
+
+// timeNSUnreadable applies formats.QuirkTimeNSFilesUnreadable to a data
+// file read at some snapshot with the table's columns cols: a file that
+// holds a field for a time_ns column, at any depth, fails the read (DuckDB
+// 1.5.0 and 1.5.1 read the Parquet TIME as TIME and have no cast to
+// TIME_NS). root is the file's footer schema (nil for an encrypted file,
+// whose footer is not read: it then counts as holding every time_ns field
+// of cols, erring toward reporting).
+func (r *Reader) timeNSUnreadable(ctx context.Context, t Table, f DataFile, root *pnode, cols []*Column) error {
+	q := formats.QuirkTimeNSFilesUnreadable
+	if !r.readsWith(q) || !anyTimeNS(cols) {
+		return nil
+	}
+	var field string
+	switch {
+	case root == nil:
+		field = firstTimeNS(cols, "")
+	case f.MappingID != nil:
+		mapping, err := r.nameMapping(ctx, *f.MappingID)
+		if err != nil {
+			return err
+		}
+		for _, c := range cols {
+			if pc, me := (byMapping{}).match(root, c, mapping); pc != nil && field == "" {
+				field = timeNSIn(pc, c, byMapping{}, me, c.Name)
+			}
+		}
+	default:
+		leading := !root.allFieldIDs()
+		for _, c := range cols {
+			pc := root.childByID(c.ID)
+			if leading {
+				pc = root.childByLeadingID(c.ID)
+			}
+			if pc != nil && field == "" {
+				field = timeNSIn(pc, c, byFieldID{}, nil, c.Name)
+			}
+		}
+	}
+	if field == "" {
+		return nil
+	}
+	return r.unreadable(q, t, "data file %s holds %s, a time_ns field, which DuckDB 1.5.0 and 1.5.1 read as TIME and cannot cast to TIME_NS (\"Unimplemented type for cast (TIME -> TIME_NS)\")", oneline.Name(r.relPath(f.Path)), field)
+}
+
+// isTimeNS tells whether a column's type is time_ns.
+func isTimeNS(c *Column) bool { return strings.EqualFold(strings.TrimSpace(c.Type), "time_ns") }
+
+// anyTimeNS tells whether any of the columns is or holds a time_ns field.
+func anyTimeNS(cols []*Column) bool { return firstTimeNS(cols, "") != "" }
+
+// firstTimeNS names the first time_ns field of the columns (path is the
+// parent's; "" at the top level), or "".
+func firstTimeNS(cols []*Column, path string) string {
+	for _, c := range cols {
+		p := c.Name
+		if path != "" {
+			p = path + "." + c.Name
+		}
+		if isTimeNS(c) {
+			return p
+		}
+		if m := firstTimeNS(c.Children, p); m != "" {
+			return m
+		}
+	}
+	return ""
+}
+
+// timeNSIn names the first time_ns field of column c that the file's node
+// phys holds (found as valueExpr finds fields: by field id or through the
+// name mapping, a list's element and a map's key and value by position),
+// or "".
+func timeNSIn(phys *pnode, c *Column, mt matcher, m *mapEntry, path string) string {
+	if isTimeNS(c) {
+		return path
+	}
+	if !c.nested() || phys.Kind == "leaf" {
+		return ""
+	}
+	switch strings.ToLower(c.Type) {
+	case "struct":
+		if phys.Kind != "struct" {
+			return ""
+		}
+		for _, ch := range c.Children {
+			if pc, me := mt.match(phys, ch, m); pc != nil {
+				if f := timeNSIn(pc, ch, mt, me, path+"."+ch.Name); f != "" {
+					return f
+				}
+			}
+		}
+	case "list":
+		if phys.Kind != "list" || len(phys.Children) != 1 || len(c.Children) != 1 {
+			return ""
+		}
+		var me *mapEntry
+		if m != nil && len(m.children) > 0 {
+			me = m.children[0]
+		}
+		return timeNSIn(phys.Children[0], c.Children[0], mt, me, path+"."+c.Children[0].Name)
+	case "map":
+		if phys.Kind != "map" || len(phys.Children) != 2 || len(c.Children) != 2 {
+			return ""
+		}
+		for i := range 2 {
+			var me *mapEntry
+			if m != nil {
+				for _, ch := range m.children {
+					if ch.target == c.Children[i].ID {
+						me = ch
+					}
+				}
+			}
+			if f := timeNSIn(phys.Children[i], c.Children[i], mt, me, path+"."+c.Children[i].Name); f != "" {
+				return f
+			}
+		}
+	}
+	return ""
+}
