@@ -56,7 +56,11 @@ var (
 	// reads only such rows, of such tables).
 	factPlainStringBounds = workFact{[]string{"ducklake_table_column_stats", "ducklake_delete_file"},
 		`EXISTS (SELECT 1 FROM ducklake_table_column_stats s WHERE s.min_value IS NOT NULL AND s.max_value IS NOT NULL AND ` + sqlNoLiveDeleteFile + `)`}
-	workFacts = []*workFact{&factHivePartitions, &factTableStatsNoBounds, &factTableStatsOneBound, &factTableStatsUncovered, &factStructColumns, &factViewPlaceholder, &factValueCountZero, &factPlainStringBounds}
+	// factTimeNSColumns: a column is of type time_ns (timeNSCheck lists
+	// only data files holding one).
+	factTimeNSColumns = workFact{[]string{"ducklake_column"},
+		`EXISTS (SELECT 1 FROM ducklake_column WHERE lower(trim(column_type)) = 'time_ns')`}
+	workFacts = []*workFact{&factHivePartitions, &factTableStatsNoBounds, &factTableStatsOneBound, &factTableStatsUncovered, &factStructColumns, &factViewPlaceholder, &factValueCountZero, &factPlainStringBounds, &factTimeNSColumns}
 )
 
 // workFactsRead are the facts as last read, and the working copy's write

@@ -51,6 +51,8 @@ func TestWorkFacts(t *testing.T) {
 			`INSERT INTO ducklake_view VALUES (2, uuid(), 1, NULL, 0, 'w', 'duckdb', 'SELECT * FROM {DUCKLAKE_CATALOG}.main.t', NULL)`}},
 		{&factValueCountZero, []string{`INSERT INTO ducklake_file_column_stats VALUES (1, 1, 1, 10, 3, 0, '1', '2', NULL, NULL)`, `INSERT INTO ducklake_file_column_stats VALUES (1, 1, 2, 10, NULL, NULL, NULL, NULL, NULL, NULL)`,
 			`INSERT INTO ducklake_file_column_stats VALUES (1, 1, 3, 0, 0, 0, NULL, NULL, NULL, NULL)`}},
+		{&factTimeNSColumns, []string{`INSERT INTO ducklake_column VALUES (4, 1, NULL, 1, 3, 't', 'time', NULL, NULL, true, NULL)`,
+			`INSERT INTO ducklake_column VALUES (5, 1, NULL, 1, 4, 'u', ' TIME_NS', NULL, NULL, true, NULL)`}},
 		{&factTableStatsUncovered, []string{`INSERT INTO ducklake_table_stats VALUES (1, 5, 5, 100)`, `INSERT INTO ducklake_table_stats VALUES (2, NULL, 0, NULL)`, `INSERT INTO ducklake_table_stats VALUES (2, 5, 5, 100)`}},
 	} {
 		for i, q := range tc.rows {

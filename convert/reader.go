@@ -36,6 +36,7 @@ func (r *run) readerChecks(source, target *formats.Version) error {
 		&factViewPlaceholder:     differ(formats.QuirkViewCatalogVerbatim),
 		&factValueCountZero:      target.ReadsWith(formats.QuirkValueCountZeroPruned) && !source.ReadsAsSourceWith(formats.QuirkValueCountZeroPruned),
 		&factPlainStringBounds:   r.opts.DataPath != "" && (formats.StringBoundsCutUnfolded(source, target) || formats.StringBoundsFoldedOnlyBySource(source, target)),
+		&factTimeNSColumns:       !formats.ReadAlike(source, target, formats.QuirkTimeNSFilesUnreadable),
 	})
 	if differ(formats.QuirkTimeTZDefaultOffset) {
 		if err := r.normaliseTimeTZDefaults(step, source, target); err != nil {
@@ -62,6 +63,9 @@ func (r *run) readerChecks(source, target *formats.Version) error {
 		return err
 	}
 	if err := r.nestedDefaultsCheck(step, source, target); err != nil {
+		return err
+	}
+	if err := r.timeNSCheck(step, source, target); err != nil {
 		return err
 	}
 	if differ(formats.QuirkViewCatalogVerbatim) {
