@@ -135,9 +135,9 @@ import (
 // for A's column by column (boundsNulled), and never where the key has
 // two rows on either side (the text replacement took the first row's
 // bound for the folded row's);
-// v53: a data file holding a field of a time_ns column is unreadable for
-// format 0.4 (formats.QuirkTimeNSFilesUnreadable: DuckDB 1.5.0 and 1.5.1
-// read the Parquet TIME as TIME and cannot cast it; timeNSUnreadable).
+// v53: a data file whose field of a time_ns column is a Parquet TIME is
+// unreadable for format 0.4 (formats.QuirkTimeNSFilesUnreadable: DuckDB
+// 1.5.0 and 1.5.1 read it as TIME and cannot cast it; timeNSUnreadable).
 const proofVersion = "fdl-formats proof v53"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing

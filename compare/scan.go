@@ -199,7 +199,7 @@ func (r *Reader) fileBase(ctx context.Context, t Table, f DataFile, cols []*Colu
 			return "", nil, r.unreadable(q, t, "data file %s has %s, a nested list element or map key or value in a column DuckDB 1.3.0 remaps", oneline.Name(r.relPath(f.Path)), field)
 		}
 	}
-	if err := r.timeNSUnreadable(ctx, t, f, root, cols); err != nil {
+	if err := r.timeNSUnreadable(ctx, t, f, root, cols, kp); err != nil {
 		return "", nil, err
 	}
 	src, start := parquetsql.Path(f.Path), "NULL"

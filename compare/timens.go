@@ -2,20 +2,25 @@ package compare
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/internal/oneline"
+	"github.com/fdl-formats/fdl-formats/internal/parquetsql"
 )
 
 // timeNSUnreadable applies formats.QuirkTimeNSFilesUnreadable to a data
-// file read at some snapshot with the table's columns cols: a file that
-// holds a field for a time_ns column, at any depth, fails the read (DuckDB
-// 1.5.0 and 1.5.1 read the Parquet TIME as TIME and have no cast to
-// TIME_NS). root is the file's footer schema (nil for an encrypted file,
-// whose footer is not read: it then counts as holding every time_ns field
-// of cols, erring toward reporting).
-func (r *Reader) timeNSUnreadable(ctx context.Context, t Table, f DataFile, root *pnode, cols []*Column) error {
+// file read at some snapshot with the table's columns cols: a file whose
+// field for a time_ns column, at any depth, is a Parquet TIME (of any
+// unit) fails the read (DuckDB 1.5.0 and 1.5.1 read it as TIME and have
+// no cast to TIME_NS); a field stored as text (what DuckDB wrote for
+// TIME_NS before it wrote TIME(NANOS)) reads. root is the file's footer
+// schema; for an encrypted file (root nil, kp its key parameter), whose
+// footer parquet_schema cannot read, the types DuckDB describes are asked,
+// and any TIME among them counts as every time_ns field's (erring toward
+// reporting).
+func (r *Reader) timeNSUnreadable(ctx context.Context, t Table, f DataFile, root *pnode, cols []*Column, kp string) error {
 	q := formats.QuirkTimeNSFilesUnreadable
 	if !r.readsWith(q) || !anyTimeNS(cols) {
 		return nil
@@ -23,7 +28,15 @@ func (r *Reader) timeNSUnreadable(ctx context.Context, t Table, f DataFile, root
 	var field string
 	switch {
 	case root == nil:
-		field = firstTimeNS(cols, "")
+		types, err := r.strings(ctx, fmt.Sprintf("SELECT column_type FROM (DESCRIBE SELECT * FROM read_parquet(%s, hive_partitioning = false%s))", parquetsql.Path(f.Path), kp))
+		if err != nil {
+			return fmt.Errorf("describe data file %s of %s: %w", oneline.Name(r.relPath(f.Path)), t.Shown(), err)
+		}
+		for _, typ := range types {
+			if holdsParquetTime(typ) {
+				field = firstTimeNS(cols, "")
+			}
+		}
 	case f.MappingID != nil:
 		mapping, err := r.nameMapping(ctx, *f.MappingID)
 		if err != nil {
@@ -49,7 +62,27 @@ func (r *Reader) timeNSUnreadable(ctx context.Context, t Table, f DataFile, root
 	if field == "" {
 		return nil
 	}
-	return r.unreadable(q, t, "data file %s holds %s, a time_ns field, which DuckDB 1.5.0 and 1.5.1 read as TIME and cannot cast to TIME_NS (\"Unimplemented type for cast (TIME -> TIME_NS)\")", oneline.Name(r.relPath(f.Path)), field)
+	return r.unreadable(q, t, "data file %s holds %s, a time_ns field, as a Parquet TIME, which DuckDB 1.5.0 and 1.5.1 read as TIME and cannot cast to TIME_NS (\"Unimplemented type for cast (TIME -> TIME_NS)\")", oneline.Name(r.relPath(f.Path)), field)
+}
+
+// isParquetTime tells whether DuckDB (1.5.6) reads a Parquet leaf as TIME
+// or TIME_NS: a TIME logical type of any unit, which DuckDB 1.5.0 and 1.5.1
+// read as TIME.
+func isParquetTime(duckType string) bool {
+	return strings.EqualFold(duckType, "TIME") || strings.EqualFold(duckType, "TIME_NS")
+}
+
+// holdsParquetTime tells whether a column type DuckDB describes (nested
+// types spelled out) holds a TIME or TIME_NS, not TIME WITH TIME ZONE nor
+// a TIMESTAMP.
+func holdsParquetTime(typ string) bool {
+	typ = strings.NewReplacer("TIMESTAMP WITH TIME ZONE", "TIMESTAMPTZ", "TIME WITH TIME ZONE", "TIMETZ").Replace(typ)
+	for _, w := range strings.FieldsFunc(typ, func(r rune) bool { return (r < 'A' || r > 'Z') && r != '_' }) {
+		if w == "TIME" || w == "TIME_NS" {
+			return true
+		}
+	}
+	return false
 }
 
 // isTimeNS tells whether a column's type is time_ns.
@@ -77,12 +110,15 @@ func firstTimeNS(cols []*Column, path string) string {
 }
 
 // timeNSIn names the first time_ns field of column c that the file's node
-// phys holds (found as valueExpr finds fields: by field id or through the
-// name mapping, a list's element and a map's key and value by position),
-// or "".
+// phys holds as a Parquet TIME (found as valueExpr finds fields: by field
+// id or through the name mapping, a list's element and a map's key and
+// value by position), or "".
 func timeNSIn(phys *pnode, c *Column, mt matcher, m *mapEntry, path string) string {
 	if isTimeNS(c) {
-		return path
+		if phys.Kind == "leaf" && isParquetTime(phys.DuckType) {
+			return path
+		}
+		return ""
 	}
 	if !c.nested() || phys.Kind == "leaf" {
 		return ""

@@ -156,12 +156,13 @@ const (
 	// (DuckDB 1.5.3+) and 1.1; readers of 0.1-0.4 (and DuckDB 1.5.2) keep
 	// the file.
 	QuirkValueCountZeroPruned
-	// QuirkTimeNSFilesUnreadable: a data file that holds a field for a
-	// TIME_NS column (at any depth) fails every read of its table: the
-	// Parquet reader reads a TIME column, of any unit (TIME(NANOS), as
-	// DuckDB writes TIME_NS, included), as TIME, and DuckDB has no cast from
-	// TIME to TIME_NS ("Unimplemented type for cast (TIME -> TIME_NS)"). A
-	// file without the field reads the column's default.
+	// QuirkTimeNSFilesUnreadable: a data file whose field for a TIME_NS
+	// column (at any depth) is a Parquet TIME fails every read of its
+	// table: the Parquet reader reads a TIME column of any unit
+	// (TIME(NANOS), as DuckDB 1.5.6 writes TIME_NS, included) as TIME, and
+	// DuckDB has no cast from TIME to TIME_NS ("Unimplemented type for cast
+	// (TIME -> TIME_NS)"). A field stored as text (what DuckDB wrote for
+	// TIME_NS before) reads; a file without the field reads the default.
 	QuirkTimeNSFilesUnreadable
 )
 
@@ -282,10 +283,10 @@ var AllQuirks = []QuirkInfo{
 		Source:    "DuckLakeMetadataManager::ConvertFilterPushdownToSQL (src/storage/ducklake_metadata_manager.cpp): 3b8cb1f1 (2026-04-20, \"Fix null partition prune\") adds (value_count IS NULL OR value_count > 0) to the file list's condition of every filter that references min_value or max_value; first in e6a3bd0a, the DuckLake of DuckDB 1.5.3, and in main (DuckDB 2.0); not in 7ea15644, 67480b1d or 415a9ebd (DuckDB 1.5.0-1.5.2), nor in v1.3-ossivalis or v1.4-andium. Writers: DuckLakeColumnStatsInfo::FromColumnStats (src/storage/ducklake_transaction.cpp) stores num_values - null_count from ae5d618e (first in 7ea15644, DuckDB 1.5.0); v1.4-andium stored the file's row count - null_count",
 		Evidence:  "lakes/01_primitive_types (1.0) and its lakes-1.1-dev1 twin, table exotic, data file 2: ttz TIMETZ and iv INTERVAL with value_count 0, null_count 0, record_count 3 (DuckDB 1.5.6's COPY ... RETURN_STATS of one TIMETZ value and one NULL: num_values 0, null_count 0); its 0.4 conversion (the rows DuckDB 1.5.0/1.5.1 write) converted to 1.0 with the row unchanged: the file list DuckLake 1.5.3+ builds for WHERE ttz = TIMETZ '12:00:00+00' keeps no file of exotic, the 1.5.0-1.5.2 one keeps it"},
 	{Quirk: QuirkTimeNSFilesUnreadable, Name: "time-ns-files-unreadable", Family: "column types",
-		Behaviour: "a data file holding a field (matched by field id or name mapping, at any depth) for a column of type time_ns fails every read of its table at the snapshots it is visible: DuckDB 1.5.0's and 1.5.1's Parquet reader reads a Parquet TIME column of any unit, TIME(NANOS) included (what DuckDB writes for TIME_NS), as TIME, and the column mapper's cast from TIME to TIME_NS does not exist in those releases; a file without the field reads the column's default. DuckDB 1.5.6 and 2.0.0 read such a field as TIME_NS; 1.5.2-1.5.5 (format 1.0) were not run here. Formats before 0.4 have no time_ns type",
-		Source:    "DuckDB's Parquet reader and cast functions, not DuckLake: DuckDB v1.5.0 and v1.5.1 read_parquet of a TIME(NANOS) column gives TIME (microseconds), and the multi-file column mapper (what DuckLakeMultiFileReader maps each file's fields with, by field id or name mapping) binds a cast to the catalog's type, which fails to bind (\"failed to cast column ... from type TIME to TIME_NS: Unimplemented type for cast (TIME -> TIME_NS)\"); the type time_ns (src/common/ducklake_types.cpp) first in v1.5-variegata",
+		Behaviour: "a data file whose field (matched by field id or name mapping, at any depth) for a column of type time_ns is a Parquet TIME, of any unit, fails every read of its table at the snapshots it is visible: DuckDB 1.5.0's and 1.5.1's Parquet reader reads a TIME column, TIME(NANOS) included (what DuckDB 1.5.6 writes for TIME_NS), as TIME, and the column mapper's cast from TIME to TIME_NS does not exist in those releases. A field stored as text, as DuckDB's Parquet writer stored TIME_NS before it knew the type (so in the native 0.4 lakes DuckDB 1.5.0 and 1.5.1 write), casts and reads; a file without the field reads the column's default. DuckDB 1.5.6 and 2.0.0 read a TIME field as TIME_NS; 1.5.2-1.5.5 (format 1.0) were not run here",
+		Source:    "DuckDB's Parquet reader and cast functions, not DuckLake: DuckDB v1.5.0 and v1.5.1 read_parquet of a TIME(NANOS) column gives TIME (microseconds), and the multi-file column mapper (what DuckLakeMultiFileReader maps each file's fields with, by field id or name mapping) binds a cast to the catalog's type, which fails (\"failed to cast column ... from type TIME to TIME_NS: Unimplemented type for cast (TIME -> TIME_NS)\"); DuckDB pull request 23958 (\"Fix TIME_NS read/write with parquet\", merged 2026-07-20) writes TIME_NS as TIME(NANOS) instead of VARCHAR, reads TIME(NANOS) as TIME_NS and adds the TIME/TIME_NS casts; the type time_ns (src/common/ducklake_types.cpp) first in v1.5-variegata",
 		Error:     "Conversion Error: Error while reading file",
-		Evidence:  "TestRealReleasesReadTimeNS (formats): a TIME_NS column DuckDB 1.5.6 wrote (TIME(NANOS)) read with read_parquet's field id schema as TIME_NS, as DuckLake maps it: DuckDB 1.5.0 and 1.5.1 fail with \"Unimplemented type for cast (TIME -> TIME_NS)\", 1.5.6 and 2.0.0 read 12:34:56.123456789; lakes/01_primitive_types with main.prim's tm column made time_ns and its files written again by DuckDB 1.5.6 (testlakes.TimeNS), converted to 0.4: converted and proved equivalent before this was modelled"},
+		Evidence:  "TestRealReleasesReadTimeNS (formats): a TIME_NS column DuckDB 1.5.6 wrote (TIME(NANOS)), a TIME column and a TIME_NS stored as text read with read_parquet's field id schema as TIME_NS, as DuckLake maps them: DuckDB 1.5.0 and 1.5.1 fail on the first two with \"Unimplemented type for cast (TIME -> TIME_NS)\" and read the text, 1.5.6 and 2.0.0 read all three; lakes/01_primitive_types with main.prim's tm column made time_ns and its files written again by DuckDB 1.5.6 (testlakes.TimeNS), converted to 0.4: converted and proved equivalent before this was modelled"},
 }
 
 // DeleteFileHiveKeys returns the distinct Hive partition keys DuckDB's
