@@ -22,7 +22,10 @@ import (
 // reporting).
 func (r *Reader) timeNSUnreadable(ctx context.Context, t Table, f DataFile, root *pnode, cols []*Column, kp string) error {
 	q := formats.QuirkTimeNSFilesUnreadable
-	if !r.readsWith(q) || !anyTimeNS(cols) {
+	// A catalog B of a format only whose first releases read so (1.0:
+	// DuckDB 1.5.2-1.5.5; EarlyQuirks) is held to them too, as for
+	// deleteHiveColumns: what this tool writes must read in every release.
+	if (!r.readsWith(q) && (r.asSource || !r.format.EarlyReadsWith(q))) || !anyTimeNS(cols) {
 		return nil
 	}
 	var field string
@@ -62,7 +65,7 @@ func (r *Reader) timeNSUnreadable(ctx context.Context, t Table, f DataFile, root
 	if field == "" {
 		return nil
 	}
-	return r.unreadable(q, t, "data file %s holds %s, a time_ns field, as a Parquet TIME, which DuckDB 1.5.0 and 1.5.1 read as TIME and cannot cast to TIME_NS (\"Unimplemented type for cast (TIME -> TIME_NS)\")", oneline.Name(r.relPath(f.Path)), field)
+	return r.unreadable(q, t, "data file %s holds %s, a time_ns field, as a Parquet TIME, which DuckDB 1.5.0-1.5.5 read as TIME and cannot cast to TIME_NS (\"Unimplemented type for cast (TIME -> TIME_NS)\")", oneline.Name(r.relPath(f.Path)), field)
 }
 
 // isParquetTime tells whether DuckDB (1.5.6) reads a Parquet leaf as TIME

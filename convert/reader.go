@@ -36,7 +36,7 @@ func (r *run) readerChecks(source, target *formats.Version) error {
 		&factViewPlaceholder:     differ(formats.QuirkViewCatalogVerbatim),
 		&factValueCountZero:      target.ReadsWith(formats.QuirkValueCountZeroPruned) && !source.ReadsAsSourceWith(formats.QuirkValueCountZeroPruned),
 		&factPlainStringBounds:   r.opts.DataPath != "" && (formats.StringBoundsCutUnfolded(source, target) || formats.StringBoundsFoldedOnlyBySource(source, target)),
-		&factTimeNSColumns:       !formats.ReadAlike(source, target, formats.QuirkTimeNSFilesUnreadable),
+		&factTimeNSColumns:       !formats.ReadAlike(source, target, formats.QuirkTimeNSFilesUnreadable) || target.EarlyReadsWith(formats.QuirkTimeNSFilesUnreadable),
 	})
 	if differ(formats.QuirkTimeTZDefaultOffset) {
 		if err := r.normaliseTimeTZDefaults(step, source, target); err != nil {

@@ -10,8 +10,9 @@ import (
 
 // timeNSCheck refuses, between a format whose readers cannot read a data
 // file's Parquet TIME field of a time_ns column
-// (formats.QuirkTimeNSFilesUnreadable: 0.4, DuckDB 1.5.0 and 1.5.1) and one
-// whose readers can, every data file that holds such a field while it is
+// (formats.QuirkTimeNSFilesUnreadable: 0.4, DuckDB 1.5.0 and 1.5.1; and
+// 1.0's first releases, DuckDB 1.5.2-1.5.5, as a target) and one whose
+// readers can, every data file that holds such a field while it is
 // visible. Which files hold a field of the column is taken from the
 // catalog (a file without a name mapping holds the fields that exist when
 // it is written, its begin_snapshot, found by field id; a name-mapped one
@@ -23,7 +24,11 @@ import (
 // than one no reader reads) and left to the proof for a source that does.
 func (r *run) timeNSCheck(step string, source, target *formats.Version) error {
 	q := formats.QuirkTimeNSFilesUnreadable
-	if formats.ReadAlike(source, target, q) || !r.mayFind(&factTimeNSColumns) {
+	// The target's first releases count (1.0: DuckDB 1.5.2-1.5.5,
+	// EarlyQuirks): a catalog this tool writes must read in every release
+	// of its format.
+	targetFails := target.ReadsWith(q) || target.EarlyReadsWith(q)
+	if (!targetFails && !source.ReadsAsSourceWith(q)) || (targetFails && source.ReadsAsSourceWith(q) && target.ReadsWith(q)) || !r.mayFind(&factTimeNSColumns) {
 		return nil
 	}
 	mapped, encrypted := "false", "false"
@@ -81,7 +86,7 @@ func (r *run) timeNSCheck(step string, source, target *formats.Version) error {
 				known, holds = true, got[0][0] != "0"
 			}
 		}
-		if (known && !holds) || (!known && !target.ReadsWith(q)) {
+		if (known && !holds) || (!known && !targetFails) {
 			continue
 		}
 		how := "as a Parquet TIME"

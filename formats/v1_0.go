@@ -28,8 +28,10 @@ var V1_0 = &Version{
 	// table statistics without column statistics (fixed by db9cb183, first
 	// in 1.5.4's d318a545); DuckDB 1.5.2 (415a9ebd) still reads delete
 	// files with Hive partition detection (fixed by fbe8d67a, first in
-	// 1.5.3's e6a3bd0a).
-	EarlyQuirks: QuirkTableStatsNeedColumnStats | QuirkDeleteFilesHiveColumns,
+	// 1.5.3's e6a3bd0a); DuckDB 1.5.3 and 1.5.5 (run here; 1.5.2 and 1.5.4
+	// have no Go binding to run) still read a Parquet TIME as TIME, with no
+	// cast to TIME_NS (read as TIME_NS from 1.5.6).
+	EarlyQuirks: QuirkTableStatsNeedColumnStats | QuirkDeleteFilesHiveColumns | QuirkTimeNSFilesUnreadable,
 	// DuckDB 1.5.3 on skip files with value_count 0 under comparison
 	// filters (3b8cb1f1, first in e6a3bd0a); 1.5.2 keeps them.
 	Quirks: quirksV1_5_3,
