@@ -219,13 +219,28 @@ func hostileEdit(t *testing.T, path, suffix string) {
 // with its data read from there. The edits that make every
 // conversion a refusal (a type, a transform) are a catalog of their own,
 // so that the others reach the proofs of converted catalogs.
+//
+// Each kind runs on the lakes whose rows its edits reach: "text" on all
+// five (a default in 05, a view in 09, a macro in 10, data_path and every
+// column's default in each); "types" where its three edits differ (the
+// partition transform of 08, the macro parameter types of 10, and one
+// column's type, which 01 stands for: 05 and 09 had that edit only, the
+// same refusal); "path" on 01, whose every conversion is written and
+// proved from the hostile folder, and 08, whose data files sit in hive
+// folders under it (05, 09 and 10 read plain data files as 01 does: no
+// other path of the proof or the conversion; was five lakes each, CPU
+// about a third less).
 func TestHostileCatalogSQLRunsNoSQL(t *testing.T) {
 	lakes := testlakes.Dir(t, "lakes")
-	for _, name := range []string{"01_primitive_types", "05_defaults_not_null", "08_partitioning", "09_views", "10_macros"} {
-		for _, kind := range []string{"text", "types", "path"} {
-			t.Run(name+"/"+kind, func(t *testing.T) {
+	for _, tc := range []struct{ kind, lakes string }{
+		{"text", "01_primitive_types 05_defaults_not_null 08_partitioning 09_views 10_macros"},
+		{"types", "01_primitive_types 08_partitioning 10_macros"},
+		{"path", "01_primitive_types 08_partitioning"},
+	} {
+		for _, name := range strings.Fields(tc.lakes) {
+			t.Run(name+"/"+tc.kind, func(t *testing.T) {
 				t.Parallel()
-				hostileSQLRun(t, filepath.Join(lakes, name), kind)
+				hostileSQLRun(t, filepath.Join(lakes, name), tc.kind)
 			})
 		}
 	}
