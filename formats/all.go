@@ -98,6 +98,9 @@ func (vs Versions) Validate() error {
 			}
 			prev = cur
 		}
+		if err := v.validateEarlyFixes(); err != nil {
+			return err
+		}
 		tables := map[string]bool{}
 		for _, t := range v.Tables {
 			if tables[t.Name] {
@@ -230,4 +233,32 @@ func boundVersions(constraints string) []*goversion.Version {
 		}
 	}
 	return out
+}
+
+// validateEarlyFixes checks that each of v's EarlyQuirks names the release
+// that fixed it (EarlyFixes), a version of v's range, and that no fix is
+// named for a quirk that is none of them.
+func (v *Version) validateEarlyFixes() error {
+	c, err := goversion.NewConstraint(v.DuckDB)
+	if err != nil {
+		return fmt.Errorf("format %s: duckdb constraint %q: %w", v.Name, v.DuckDB, err)
+	}
+	for q, fixed := range v.EarlyFixes {
+		if !v.EarlyReadsWith(q) || q&(q-1) != 0 {
+			return fmt.Errorf("format %s: EarlyFixes names %s (%s), which is not one of its EarlyQuirks", v.Name, q.Info().Name, fixed)
+		}
+	}
+	for _, qi := range AllQuirks {
+		if !v.EarlyReadsWith(qi.Quirk) {
+			continue
+		}
+		fixed, err := goversion.NewVersion(v.EarlyFixes[qi.Quirk])
+		if err != nil {
+			return fmt.Errorf("format %s: EarlyFixes: no release named for %s, one of its EarlyQuirks: %w", v.Name, qi.Name, err)
+		}
+		if !c.Check(fixed) {
+			return fmt.Errorf("format %s: EarlyFixes: %s fixed in DuckDB %s, outside the format's range %s", v.Name, qi.Name, fixed, v.DuckDB)
+		}
+	}
+	return nil
 }

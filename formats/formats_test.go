@@ -272,3 +272,35 @@ func TestOpenedOutside(t *testing.T) {
 		}
 	}
 }
+
+// TestEarlyFixesDeclared: each first-release quirk of a format names the
+// release that fixed it (what check's warnings of a frozen catalog decide
+// by), inside the format's range; a missing or stray one is refused.
+func TestEarlyFixesDeclared(t *testing.T) {
+	if got := V1_0.EarlyFixedIn(QuirkTimeNSFilesUnreadable); got == nil || got.String() != "1.5.6" {
+		t.Errorf("1.0's time-ns-files-unreadable fixed in %v, want DuckDB 1.5.6", got)
+	}
+	if got := V1_0.EarlyFixedIn(QuirkTableStatsNeedColumnStats); got == nil || got.String() != "1.5.4" {
+		t.Errorf("1.0's table-stats-need-column-stats fixed in %v, want DuckDB 1.5.4", got)
+	}
+	if got := V1_0.EarlyFixedIn(QuirkValueCountZeroPruned); got != nil {
+		t.Errorf("1.0's files-with-value-count-zero-pruned (not a first-release quirk) fixed in %v", got)
+	}
+	for _, tc := range []struct {
+		name  string
+		fixes map[ReaderQuirk]string
+	}{
+		{"missing", map[ReaderQuirk]string{QuirkTableStatsNeedColumnStats: "1.5.4", QuirkDeleteFilesHiveColumns: "1.5.3"}},
+		{"outside the range", map[ReaderQuirk]string{QuirkTableStatsNeedColumnStats: "1.5.4", QuirkDeleteFilesHiveColumns: "1.5.3", QuirkTimeNSFilesUnreadable: "1.4.0"}},
+		{"stray", map[ReaderQuirk]string{QuirkTableStatsNeedColumnStats: "1.5.4", QuirkDeleteFilesHiveColumns: "1.5.3", QuirkTimeNSFilesUnreadable: "1.5.6", QuirkValueCountZeroPruned: "1.5.3"}},
+	} {
+		v := *V1_0
+		v.EarlyFixes = tc.fixes
+		if err := v.validateEarlyFixes(); err == nil {
+			t.Errorf("%s: EarlyFixes %v accepted", tc.name, tc.fixes)
+		}
+	}
+	if err := V1_0.validateEarlyFixes(); err != nil {
+		t.Error(err)
+	}
+}

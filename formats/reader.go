@@ -3,6 +3,8 @@ package formats
 import (
 	"slices"
 	"strings"
+
+	goversion "github.com/hashicorp/go-version"
 )
 
 // ReaderQuirk is a behaviour of the real reader of a format (the DuckLake
@@ -433,6 +435,20 @@ func (v *Version) ReadsAsSourceWith(q ReaderQuirk) bool {
 // every quirk in q while the model reads the format without it
 // (Version.EarlyQuirks).
 func (v *Version) EarlyReadsWith(q ReaderQuirk) bool { return q != 0 && v.EarlyQuirks&q == q }
+
+// EarlyFixedIn is the first DuckDB release of v's range that reads
+// without q, one of v's EarlyQuirks (Version.EarlyFixes): the releases of
+// the range before it have q. It is nil where q is none of them.
+func (v *Version) EarlyFixedIn(q ReaderQuirk) *goversion.Version {
+	if !v.EarlyReadsWith(q) {
+		return nil
+	}
+	fixed, err := goversion.NewVersion(v.EarlyFixes[q])
+	if err != nil {
+		return nil // Validate rejects it
+	}
+	return fixed
+}
 
 // ReadAlike reports whether the source, read as the newest release of its
 // format reads it (ReadsAsSourceWith), and every release of the target

@@ -32,6 +32,11 @@ var V1_0 = &Version{
 	// have no Go binding to run) still read a Parquet TIME as TIME, with no
 	// cast to TIME_NS (read as TIME_NS from 1.5.6).
 	EarlyQuirks: QuirkTableStatsNeedColumnStats | QuirkDeleteFilesHiveColumns | QuirkTimeNSFilesUnreadable,
+	EarlyFixes: map[ReaderQuirk]string{
+		QuirkTableStatsNeedColumnStats: "1.5.4",
+		QuirkDeleteFilesHiveColumns:    "1.5.3",
+		QuirkTimeNSFilesUnreadable:     "1.5.6",
+	},
 	// DuckDB 1.5.3 on skip files with value_count 0 under comparison
 	// filters (3b8cb1f1, first in e6a3bd0a); 1.5.2 keeps them.
 	Quirks: quirksV1_5_3,

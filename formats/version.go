@@ -126,6 +126,12 @@ type Version struct {
 	// written catalog of the format that holds it while its source does not
 	// (EarlyReadsWith).
 	EarlyQuirks ReaderQuirk
+	// EarlyFixes names, for each of EarlyQuirks, the first DuckDB release
+	// of the format's range that reads without it: the releases of the
+	// range before it have it (EarlyFixedIn). check warns by it where a
+	// frozen catalog, which this tool does not change, holds what
+	// triggers the quirk and fdl.json's range admits such a release.
+	EarlyFixes map[ReaderQuirk]string
 	// TableStats is how the format's readers read the table statistics
 	// (tablestats.go): the types they cast, when, and whether they answer
 	// min/max from them. Zero for a development layout, which reads as its
