@@ -3,6 +3,7 @@ package compare
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/fdl-formats/fdl-formats/formats"
@@ -28,12 +29,22 @@ func (r *Reader) timeNSUnreadable(ctx context.Context, t Table, f DataFile, root
 	if (!r.readsWith(q) && (r.asSource || !r.format.EarlyReadsWith(q))) || !anyTimeNS(cols) {
 		return nil
 	}
+	field, err := r.timeNSField(ctx, t, f, root, cols, kp)
+	if err != nil || field == "" {
+		return err
+	}
+	return r.unreadable(q, t, "data file %s holds %s, a time_ns field, as a Parquet TIME, which DuckDB 1.5.0-1.5.5 read as TIME and cannot cast to TIME_NS (\"Unimplemented type for cast (TIME -> TIME_NS)\")", oneline.Name(r.relPath(f.Path)), field)
+}
+
+// timeNSField names the first field of a time_ns column of cols that data
+// file f holds as a Parquet TIME (timeNSUnreadable's root and kp), or "".
+func (r *Reader) timeNSField(ctx context.Context, t Table, f DataFile, root *pnode, cols []*Column, kp string) (string, error) {
 	var field string
 	switch {
 	case root == nil:
 		types, err := r.strings(ctx, fmt.Sprintf("SELECT column_type FROM (DESCRIBE SELECT * FROM read_parquet(%s, hive_partitioning = false%s))", parquetsql.Path(f.Path), kp))
 		if err != nil {
-			return fmt.Errorf("describe data file %s of %s: %w", oneline.Name(r.relPath(f.Path)), t.Shown(), err)
+			return "", fmt.Errorf("describe data file %s of %s: %w", oneline.Name(r.relPath(f.Path)), t.Shown(), err)
 		}
 		for _, typ := range types {
 			if holdsParquetTime(typ) {
@@ -43,7 +54,7 @@ func (r *Reader) timeNSUnreadable(ctx context.Context, t Table, f DataFile, root
 	case f.MappingID != nil:
 		mapping, err := r.nameMapping(ctx, *f.MappingID)
 		if err != nil {
-			return err
+			return "", err
 		}
 		for _, c := range cols {
 			if pc, me := (byMapping{}).match(root, c, mapping); pc != nil && field == "" {
@@ -62,10 +73,84 @@ func (r *Reader) timeNSUnreadable(ctx context.Context, t Table, f DataFile, root
 			}
 		}
 	}
-	if field == "" {
-		return nil
+	return field, nil
+}
+
+// TimeNSFiles names the data files of the catalog whose field of a
+// time_ns column is a Parquet TIME ("schema.table.field: data file path
+// (table id N)"), at any snapshot where the file is visible and the column
+// is time_ns, where only the first releases of the catalog's format fail
+// every read of such a table (formats.QuirkTimeNSFilesUnreadable among its
+// EarlyQuirks and not its Quirks; 1.0: DuckDB 1.5.2-1.5.5); nil for other
+// formats (a 0.4 catalog is reported by the proof) and for a catalog with
+// no time_ns column (one query). check warns of them in a frozen catalog,
+// which this tool did not write and the proof reads as its source, as
+// DuckDB 1.5.6 reads it.
+func (r *Reader) TimeNSFiles(ctx context.Context) ([]string, error) {
+	q := formats.QuirkTimeNSFilesUnreadable
+	if r.format == nil || r.format.ReadsWith(q) || !r.format.EarlyReadsWith(q) {
+		return nil, nil
 	}
-	return r.unreadable(q, t, "data file %s holds %s, a time_ns field, as a Parquet TIME, which DuckDB 1.5.0-1.5.5 read as TIME and cannot cast to TIME_NS (\"Unimplemented type for cast (TIME -> TIME_NS)\")", oneline.Name(r.relPath(f.Path)), field)
+	ids, err := r.int64s(ctx, `SELECT DISTINCT table_id FROM cat.ducklake_column WHERE lower(trim(column_type)) = 'time_ns' ORDER BY 1`)
+	if err != nil {
+		return nil, fmt.Errorf("read the time_ns columns of %s: %w", oneline.Name(r.path), err)
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	snaps, err := r.Snapshots(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	reported := map[string]bool{}
+	for _, s := range snaps {
+		tables, err := r.Tables(ctx, s.ID)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range tables {
+			if !slices.Contains(ids, t.ID) {
+				continue
+			}
+			cols, err := r.Columns(ctx, t.ID, s.ID)
+			if err != nil {
+				return nil, err
+			}
+			if !anyTimeNS(cols) {
+				continue
+			}
+			files, err := r.files(ctx, t, s.ID)
+			if err != nil {
+				return nil, err
+			}
+			for _, f := range files {
+				if reported[f.Path] {
+					continue
+				}
+				name := oneline.Name(r.relPath(f.Path))
+				kp, err := r.keyParam(ctx, f.encryptionKey)
+				if err != nil {
+					return nil, fmt.Errorf("data file %s of %s: %w", name, t.Shown(), err)
+				}
+				var root *pnode
+				if kp == "" {
+					if root, err = r.parquetSchema(ctx, f.Path); err != nil {
+						return nil, fmt.Errorf("read the footer of data file %s of %s: %w", name, t.Shown(), err)
+					}
+				}
+				field, err := r.timeNSField(ctx, t, f, root, cols, kp)
+				if err != nil {
+					return nil, err
+				}
+				if field != "" {
+					reported[f.Path] = true
+					out = append(out, fmt.Sprintf("%s.%s: data file %s (table id %d)", t.FullName(), field, name, t.ID))
+				}
+			}
+		}
+	}
+	return out, nil
 }
 
 // isParquetTime tells whether DuckDB (1.5.6) reads a Parquet leaf as TIME

@@ -81,7 +81,7 @@ func keptWarnings(kept []byte) []Issue {
 func (r *repository) earlyStatsWarning(ctx context.Context, rd *compare.Reader, key string) []Issue {
 	f := rd.Format()
 	q := formats.QuirkTableStatsNeedColumnStats
-	text, admits := r.admitsEarlyStats(f)
+	text, fixed, admits := r.admitsEarly(f, q)
 	if !admits {
 		return nil
 	}
@@ -93,24 +93,66 @@ func (r *repository) earlyStatsWarning(ctx context.Context, rd *compare.Reader, 
 		return nil
 	}
 	return []Issue{{Problem: ProblemWarning, Detail: fmt.Sprintf("%s (format %s) has table statistics of tables without column statistics: %s; DuckDB before %s (1.5.2 and 1.5.3, DuckLake 415a9ebd and e6a3bd0a), readers of format %s by its range DuckDB %s, fail to read any table of it (%s), where no other catalog of the version opens in them; this tool does not change a frozen catalog (its writer's DuckDB reads it): narrow the range to DuckDB >= %s, or have those readers upgrade",
-		key, f.Name, strings.Join(tables, ", "), earlyStatsFixedIn, f.Name, text, q.Info().Name, earlyStatsFixedIn)}}
+		key, f.Name, strings.Join(tables, ", "), fixed, f.Name, text, q.Info().Name, fixed)}}
 }
 
-// admitsEarlyStats reports whether f is a format only some of whose first
-// releases fail on a table statistics row without column statistics, and
-// fdl.json's range for it (else the registry's, named by text) admits one
-// of those releases.
-func (r *repository) admitsEarlyStats(f *formats.Version) (text string, admits bool) {
-	q := formats.QuirkTableStatsNeedColumnStats
-	if f == nil || f.ReadsWith(q) || !f.EarlyReadsWith(q) {
-		return "", false
+// timeNSWarning is a warning when v's frozen catalog, in a format some of
+// whose first releases fail every read of a table whose data file holds a
+// time_ns column's field as a Parquet TIME (formats.Version.EarlyQuirks:
+// 1.0, DuckDB 1.5.2-1.5.5, before the release its EarlyFixes names),
+// holds such files (compare.Reader.TimeNSFiles: what DuckDB 1.5.6 and 2.0
+// write for TIME_NS) and fdl.json's range for the format (else the
+// registry's) admits those releases. As earlyStatsWarning, it does not
+// fail the check: the frozen catalog is as its writer made it (its
+// writer's DuckDB reads it, and the proof reads it so, as a source), this
+// tool does not change it, and narrowing the range silences it; a catalog
+// this tool writes in the format never holds such a file (convert refuses
+// it, the proof reports it). The files are read from a folder's or the
+// cache's copies once they check out against the catalog (CheckFiles).
+func (r *repository) timeNSWarning(ctx context.Context, rd *compare.Reader, key string) []Issue {
+	f := rd.Format()
+	q := formats.QuirkTimeNSFilesUnreadable
+	text, fixed, admits := r.admitsEarly(f, q)
+	if !admits {
+		return nil
 	}
-	text = f.DuckDB
-	c, err := goversion.NewConstraint(f.DuckDB)
+	files, err := rd.TimeNSFiles(ctx)
+	if err != nil {
+		return []Issue{{Problem: ProblemUnreadable, Detail: fmt.Sprintf("read the time_ns fields of the data files of %s: %v", key, err), cause: err}}
+	}
+	if len(files) == 0 {
+		return nil
+	}
+	const shown = 10
+	list := strings.Join(files[:min(len(files), shown)], "; ")
+	if len(files) > shown {
+		list += fmt.Sprintf("; and %d more", len(files)-shown)
+	}
+	return []Issue{{Problem: ProblemWarning, Detail: fmt.Sprintf("%s (format %s) has data files holding a time_ns column's field as a Parquet TIME (as DuckDB 1.5.6 and 2.0 write TIME_NS): %s; DuckDB before %s, readers of format %s by its range DuckDB %s, read the field as TIME and cannot cast it to TIME_NS, so they fail every read of those tables (%s), where DuckDB %s and later read them; this tool does not change a frozen catalog (its writer's DuckDB reads it): narrow the range to DuckDB >= %s, or have those readers upgrade",
+		key, f.Name, list, fixed, f.Name, text, q.Info().Name, fixed, fixed)}}
+}
+
+// admitsEarly reports whether f is a format only some of whose first
+// releases have q (formats.Version.EarlyQuirks), fixed from DuckDB fixed
+// (Version.EarlyFixedIn), and fdl.json's range for it (else the
+// registry's, named by text), within the format's own, admits a release
+// before fixed.
+func (r *repository) admitsEarly(f *formats.Version, q formats.ReaderQuirk) (text string, fixed *goversion.Version, admits bool) {
+	if f == nil || f.ReadsWith(q) {
+		return "", nil, false
+	}
+	if fixed = f.EarlyFixedIn(q); fixed == nil {
+		return "", nil, false
+	}
+	own, err := goversion.NewConstraint(f.DuckDB)
+	if err != nil {
+		return "", nil, false
+	}
+	c, text := own, f.DuckDB
 	if d, ok := r.cfg.Format(f.Name); ok && d.Readers != nil {
-		c, text, err = d.Readers, d.DuckDB+" (fdl.json)", nil
+		c, text = append(slices.Clone(d.Readers), own...), d.DuckDB+" (fdl.json)"
 	}
-	return text, err == nil && admitsBefore(c, earlyStatsFixedIn)
+	return text, fixed, admitsBefore(c, fixed)
 }
 
 // emptyStringsWarning is a warning when v's frozen catalog, in a format
@@ -192,11 +234,6 @@ func (r *repository) admitsEmptyStrings(f *formats.Version) (text string, admits
 // 67480b1d, the DuckLake of DuckDB 1.5.1).
 var emptyStringsFixedIn = goversion.Must(goversion.NewVersion("1.5.1"))
 
-// earlyStatsFixedIn is the first DuckDB whose DuckLake reads a table
-// statistics row without column statistics (db9cb183, first in d318a545,
-// the DuckLake of DuckDB 1.5.4).
-var earlyStatsFixedIn = goversion.Must(goversion.NewVersion("1.5.4"))
-
 // contentsKeyKind changes whenever what a content pass checks changes.
 // v2: files under data_dir; v3: version.json's ducklake.format, which the
 // key names; v4: files judged against every table and schema folder
@@ -230,8 +267,10 @@ var earlyStatsFixedIn = goversion.Must(goversion.NewVersion("1.5.4"))
 // geometry type over values make the frozen catalog invalid (proofVersion
 // v45); v21: a 1.0 or 1.1 frozen catalog's VARCHAR table statistics
 // bounds DuckDB 2.0 folds that are not its rows' min and max are a warning
-// (cutStringsWarning).
-const contentsKeyKind = "fdl-formats content pass v21"
+// (cutStringsWarning); v22: a frozen catalog's data files holding a
+// time_ns field as a Parquet TIME, which the first releases of its format
+// fdl.json's range admits fail to read, are a warning (timeNSWarning).
+const contentsKeyKind = "fdl-formats content pass v22"
 
 // contentsKey names everything a content pass of v reads, or "" (no digest
 // cache, or an object store, whose data files the pass fetches and
@@ -245,18 +284,19 @@ const contentsKeyKind = "fdl-formats content pass v21"
 // dataset.json it compares (by their sha256 too,
 // which the plan matched, or jsonFiles is false), and every file of the
 // data folder as it is (compare.Listings.InputsKey), and whether fdl.json's
-// range for the format admits the releases earlyStatsWarning warns about,
-// and the format's those emptyStringsWarning warns about (a kept warning
-// is kept with the range that raised it).
+// range for the format admits the releases earlyStatsWarning and
+// timeNSWarning warn about, and the format's those emptyStringsWarning
+// warns about (a kept warning is kept with the range that raised it).
 func (r *repository) contentsKey(v *version, jsonFiles bool) string {
 	if r.remote != nil || r.digestCache == nil {
 		return ""
 	}
 	parent, known := r.parentSnapshot(v)
 	f, _ := formats.Lookup(v.meta.DuckLake.Format)
-	_, early := r.admitsEarlyStats(f)
+	_, _, early := r.admitsEarly(f, formats.QuirkTableStatsNeedColumnStats)
+	_, _, timeNS := r.admitsEarly(f, formats.QuirkTimeNSFilesUnreadable)
 	_, emptyStrings := r.admitsEmptyStrings(f)
-	parts := []string{"catalog " + v.meta.Catalog.SHA256, "format " + v.meta.DuckLake.Format, fmt.Sprintf("snapshot %d json %t early-stats %t empty-strings %t", v.meta.DuckLake.SnapshotID, jsonFiles, early, emptyStrings),
+	parts := []string{"catalog " + v.meta.Catalog.SHA256, "format " + v.meta.DuckLake.Format, fmt.Sprintf("snapshot %d json %t early-stats %t early-time-ns %t empty-strings %t", v.meta.DuckLake.SnapshotID, jsonFiles, early, timeNS, emptyStrings),
 		snapshotsPart(v.meta.DuckLake.Snapshots, parent, known, r.ancestorSnapshots(v))}
 	parts = append(parts, changesPart(v.meta.Changes))
 	for _, ref := range []*fdljson.FileRef{v.meta.Files, v.meta.Dataset} {
@@ -389,6 +429,10 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 		}
 		for _, b := range bad {
 			issues = append(issues, Issue{Problem: ProblemMismatch, Detail: fmt.Sprintf("data file disagrees with %s: %s", key, r.relDataText(b))})
+		}
+		if err == nil && len(bad) == 0 {
+			// The footers of the data files, once they check out.
+			issues = append(issues, r.timeNSWarning(ctx, rd, key)...)
 		}
 		if err == nil && len(bad) == 0 && r.remote == nil {
 			// The rows of a folder's data files, once they check out.
