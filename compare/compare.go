@@ -611,6 +611,9 @@ type comparison struct {
 	// selfFrom is the earlier clean self-read a self-read carried
 	// (selfCarried), nil when it walked every snapshot.
 	selfFrom *Report
+	// feedSeen: the table pairs whose change feed deletions are compared
+	// (feedDeletes).
+	feedSeen map[string]bool
 }
 
 func (c *comparison) add(d Difference) { c.rep.Differences = append(c.rep.Differences, d) }
@@ -754,6 +757,37 @@ func (c *comparison) run() error {
 		c.log.Debug("compare snapshot", "snapshot", s)
 		if err := c.snapshot(s); err != nil {
 			return fmt.Errorf("snapshot %d: %w", s, err)
+		}
+	}
+	if len(walk) < len(common) {
+		// A carried proof walked the other snapshots; the change feed
+		// spans every snapshot, so the tables of the latest are compared
+		// whether or not the walk met them.
+		return c.feedDeletesAt(common[len(common)-1])
+	}
+	return nil
+}
+
+// feedDeletesAt compares the change feed deletions of the tables both
+// catalogs show at snapshot s (feedDeletes, once per table pair).
+func (c *comparison) feedDeletesAt(s int64) error {
+	ta, err := c.a.Tables(c.ctx, s)
+	if err != nil {
+		return markA(err)
+	}
+	tb, err := c.b.Tables(c.ctx, s)
+	if err != nil {
+		return markB(err)
+	}
+	byName := map[string]Table{}
+	for _, t := range tb {
+		byName[t.FullName()] = t
+	}
+	for _, x := range ta {
+		if y, ok := byName[x.FullName()]; ok {
+			if err := c.feedDeletes(x, y); err != nil {
+				return fmt.Errorf("table %s: %w", x.Shown(), err)
+			}
 		}
 	}
 	return nil
@@ -908,6 +942,9 @@ func (c *comparison) table(s int64, x, y Table) error {
 		return err
 	}
 	c.diffEntries("files", ptr(s), x.FullName(), fa, fb)
+	if err := c.feedDeletes(x, y); err != nil {
+		return err
+	}
 	for i := range c.rep.Differences {
 		d := &c.rep.Differences[i]
 		if k, ok := strings.CutPrefix(d.Item, "deletes of "); ok && d.Kind == "files" && d.Table == x.FullName() && *d.Snapshot == s {

@@ -137,8 +137,13 @@ import (
 // bound for the folded row's);
 // v53: a data file whose field of a time_ns column is a Parquet TIME is
 // unreadable for format 0.4 (formats.QuirkTimeNSFilesUnreadable: DuckDB
-// 1.5.0 and 1.5.1 read it as TIME and cannot cast it; timeNSUnreadable).
-const proofVersion = "fdl-formats proof v53"
+// 1.5.0 and 1.5.1 read it as TIME and cannot cast it; timeNSUnreadable);
+// v54: the change feed's delete side is compared, data file by data file,
+// as each side's release line computes it for every range of snapshots
+// (feedDeletes: delete files and inlined file deletions no snapshot sees
+// or begun among expired snapshot ids, partial deletion files' stored
+// snapshots).
+const proofVersion = "fdl-formats proof v54"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths

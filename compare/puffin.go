@@ -105,79 +105,86 @@ func puffinDeletes(path string, snap int64, bound func(uint64) error) ([]int64, 
 
 // puffinPositions is puffinDeletes of a file's bytes.
 func puffinPositions(data []byte, snap int64, bound func(uint64) error) ([]int64, error) {
+	blobs, snapped, err := puffinBlobs(data)
+	if err != nil {
+		return nil, err
+	}
+	acc := roaring64.New()
+	for _, b := range blobs {
+		// Blobs with snapshots are cumulative: the newest blob at or
+		// before snap holds every position deleted by then.
+		if !snapped || b.snap <= snap {
+			acc.Or(b.bm)
+		}
+	}
+	return bitmapPositions(acc, bound)
+}
+
+// puffinBlob is a deletion vector of a Puffin delete file, with its
+// ducklake-snapshot-id (-1 without one).
+type puffinBlob struct {
+	snap int64
+	bm   *roaring64.Bitmap
+}
+
+// puffinBlobs decodes a Puffin delete file: a bare deletion-vector-v1 blob
+// (one blob, no snapshot), or a Puffin container whose blobs carry
+// ducklake-snapshot-id (snapped; sorted by it) or none.
+func puffinBlobs(data []byte) (_ []puffinBlob, snapped bool, _ error) {
 	if !bytes.HasPrefix(data, puffinMagic) {
 		bm, err := decodeDV(data)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
-		return bitmapPositions(bm, bound)
+		return []puffinBlob{{-1, bm}}, false, nil
 	}
 	n := len(data)
 	if n < 16 || !bytes.Equal(data[n-4:], puffinMagic) {
-		return nil, fmt.Errorf("puffin file has no footer magic")
+		return nil, false, fmt.Errorf("puffin file has no footer magic")
 	}
 	size := int(binary.LittleEndian.Uint32(data[n-12 : n-8]))
 	start := n - 12 - size
 	if start < 8 || !bytes.Equal(data[start-4:start], puffinMagic) {
-		return nil, fmt.Errorf("puffin footer size %d out of range", size)
+		return nil, false, fmt.Errorf("puffin footer size %d out of range", size)
 	}
 	if flags := binary.LittleEndian.Uint32(data[n-8 : n-4]); flags&1 != 0 {
-		return nil, &UnsupportedError{What: "compressed Puffin footer"}
+		return nil, false, &UnsupportedError{What: "compressed Puffin footer"}
 	}
 	var footer puffinFooter
 	if err := json.Unmarshal(data[start:n-12], &footer); err != nil {
-		return nil, fmt.Errorf("puffin footer: %w", err)
+		return nil, false, fmt.Errorf("puffin footer: %w", err)
 	}
-	type blob struct {
-		snap int64
-		bm   *roaring64.Bitmap
-	}
-	var blobs []blob
+	var blobs []puffinBlob
 	withSnap, without := 0, 0
 	for i, b := range footer.Blobs {
 		if b.Type != "deletion-vector-v1" {
-			return nil, &UnsupportedError{What: fmt.Sprintf("puffin blob type %q", b.Type)}
+			return nil, false, &UnsupportedError{What: fmt.Sprintf("puffin blob type %q", b.Type)}
 		}
 		// Offset+Length is not summed: two values near int64's maximum
 		// wrapped round to a negative end, passed, and the slice panicked.
 		if b.Offset < 0 || b.Length < 0 || b.Offset > int64(n) || b.Length > int64(n)-b.Offset {
-			return nil, fmt.Errorf("puffin blob %d (offset %d, length %d) out of range of the file's %d bytes", i, b.Offset, b.Length, n)
+			return nil, false, fmt.Errorf("puffin blob %d (offset %d, length %d) out of range of the file's %d bytes", i, b.Offset, b.Length, n)
 		}
 		bm, err := decodeDV(data[b.Offset : b.Offset+b.Length])
 		if err != nil {
-			return nil, fmt.Errorf("puffin blob %d: %w", i, err)
+			return nil, false, fmt.Errorf("puffin blob %d: %w", i, err)
 		}
 		s := int64(-1)
 		if v, ok := b.Properties["ducklake-snapshot-id"]; ok {
 			if s, err = strconv.ParseInt(v, 10, 64); err != nil {
-				return nil, fmt.Errorf("puffin blob %d: ducklake-snapshot-id %q", i, v)
+				return nil, false, fmt.Errorf("puffin blob %d: ducklake-snapshot-id %q", i, v)
 			}
 			withSnap++
 		} else {
 			without++
 		}
-		blobs = append(blobs, blob{s, bm})
+		blobs = append(blobs, puffinBlob{s, bm})
 	}
 	if withSnap > 0 && without > 0 {
-		return nil, fmt.Errorf("puffin container mixes blobs with and without ducklake-snapshot-id")
+		return nil, false, fmt.Errorf("puffin container mixes blobs with and without ducklake-snapshot-id")
 	}
-	if without > 0 {
-		all := roaring64.New()
-		for _, b := range blobs {
-			all.Or(b.bm)
-		}
-		return bitmapPositions(all, bound)
-	}
-	// Blobs are cumulative: the newest blob at or before snap holds every
-	// position deleted by then.
-	sort.Slice(blobs, func(i, j int) bool { return blobs[i].snap < blobs[j].snap })
-	acc := roaring64.New()
-	for _, b := range blobs {
-		if b.snap <= snap {
-			acc.Or(b.bm)
-		}
-	}
-	return bitmapPositions(acc, bound)
+	sort.SliceStable(blobs, func(i, j int) bool { return blobs[i].snap < blobs[j].snap })
+	return blobs, without == 0 && withSnap > 0, nil
 }
 
 // decodeDV decodes an Iceberg deletion-vector-v1 blob: a big-endian length

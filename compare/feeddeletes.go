@@ -1,0 +1,693 @@
+package compare
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"slices"
+
+	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
+)
+
+// The change feed's delete side (ducklake_table_deletions, and
+// ducklake_table_changes over it) for a range of snapshots [S, E], as each
+// release line's DuckLake computes it (GetTableDeletions in
+// src/storage/ducklake_metadata_manager.cpp, DuckLakeDeleteFilter::Initialize
+// in src/storage/ducklake_delete_filter.cpp). Every row it reports is a
+// (row id, snapshot_id) of one data file row of the table (any snapshots:
+// the data file is joined by data_file_id alone); its values are the data
+// file's, pinned where some snapshot sees the file.
+//
+// v1.3-ossivalis and v1.4-andium (formats 0.1-0.3): for each delete file D
+// (any end_snapshot) with begin_snapshot in [S, E], the positions of D less
+// those of P(D), the same data file's delete file with the largest
+// begin_snapshot below D's, at D's begin_snapshot; for each data file whose
+// end_snapshot is in [S, E], its record_count positions less those of the
+// delete file with the largest begin_snapshot below that end, at the end.
+// So the feed of every range is the events (row id, snapshot) whose
+// snapshot is in the range, of one multiset per catalog: two catalogs give
+// the same feed for every range exactly when those multisets are equal.
+//
+// v1.5-variegata and main (formats 0.4+, the same code in the commits DuckDB
+// 1.5.0-1.5.x pin): for each delete file D with begin_snapshot <= E
+// (whatever its end or S): a partial deletion file (three columns, the
+// third _ducklake_internal_snapshot_id BIGINT; a Puffin container whose
+// blobs carry snapshots) gives its positions whose stored snapshot is in
+// [S, E], at that snapshot; any other the positions of D less those of the
+// data file's delete file with the largest begin_snapshot below S, at D's
+// begin_snapshot. The file's inlined deletions (ducklake_inlined_delete_<id>
+// rows with begin_snapshot in [S, E]) are added to each such entry at their
+// own snapshot (and, for a file that is not partial, less that previous
+// file's positions too). A data file whose end_snapshot is in [S, E] gives
+// its record_count positions less those of the delete file with the largest
+// begin_snapshot below the end, at the end, or, when it has inlined
+// deletions in the range, those alone; a data file with inlined deletions
+// in the range and neither gives them alone. Not range-decomposable (a
+// chain of delete files repeats positions, a delete file begun before S
+// still counts), so two catalogs are compared range by range: the feed is
+// constant while S stays in (b', b] and E in [b, b'') for consecutive
+// values b of the snapshots either catalog names for the data file, one
+// range per such cell.
+//
+// Data files are matched by their path (relative to the data folder), as
+// their entries are; row ids are row_id_start + position.
+
+// feedFile is one data file row of a table with what the change feed's
+// delete side reads of it.
+type feedFile struct {
+	rowIDStart int64
+	records    int64
+	end        *int64
+	dels       []feedDel
+	// inl: its inlined file deletions (position, begin_snapshot).
+	inl []feedEvent
+}
+
+// feedDel is a delete file row: its begin_snapshot and positions (sorted),
+// with each position's stored snapshot when the format's readers read it
+// as a partial deletion file.
+type feedDel struct {
+	begin   int64
+	partial bool
+	pos     []int64
+	snaps   []int64
+}
+
+// feedEvent is a deleted row as the feed reports it (row id, snapshot_id),
+// or an inlined deletion (position, begin_snapshot).
+type feedEvent struct{ row, snap int64 }
+
+// feedSide is one catalog's feed inputs of a table: its data file rows by
+// path, and how its readers compute the feed.
+type feedSide struct {
+	newLine bool
+	files   map[string][]feedFile
+	// bad: why the real readers fail on a data file's feed (a delete file
+	// they cannot read), by path.
+	bad map[string]string
+}
+
+// feedInputs reads table t's feed inputs: every data and delete file row
+// of the table, each delete file's positions (read once per comparison, as
+// the plain reads read them) and its inlined file deletions.
+func (r *Reader) feedInputs(ctx context.Context, t Table) (*feedSide, error) {
+	all, err := r.allTableFiles(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	side := &feedSide{newLine: r.format.Has(formats.CapPartialDeleteFiles), files: map[string][]feedFile{}, bad: map[string]string{}}
+	type at struct {
+		path string
+		i    int
+		f    DataFile
+	}
+	byID := map[int64]at{}
+	for _, row := range all.data {
+		f := row.file
+		p := r.relPath(f.Path)
+		start := int64(0)
+		if f.RowIDStart != nil {
+			start = *f.RowIDStart
+		}
+		byID[f.ID] = at{p, len(side.files[p]), f}
+		side.files[p] = append(side.files[p], feedFile{rowIDStart: start, records: f.RecordCount, end: row.end})
+	}
+	for _, row := range all.dels {
+		loc, ok := byID[row.dataID]
+		if !ok {
+			continue // the feed joins delete files to the table's data files
+		}
+		d := row.file
+		fd, err := r.feedDelete(ctx, &d, loc.f)
+		if err != nil {
+			if _, ok := AsDeleteFileError(err); !ok && !os.IsNotExist(err) {
+				return nil, err
+			}
+			side.bad[loc.path] = fmt.Sprintf("delete file %s: %v", r.relPath(d.Path), err)
+			continue
+		}
+		ff := &side.files[loc.path][loc.i]
+		ff.dels = append(ff.dels, fd)
+	}
+	for _, fs := range side.files {
+		for i := range fs {
+			slices.SortStableFunc(fs[i].dels, func(a, b feedDel) int { return cmpInt(a.begin, b.begin) })
+		}
+	}
+	if inl, ok := r.inlinedDeleteTable(t); ok && side.newLine {
+		q := fmt.Sprintf(`SELECT file_id, row_id, begin_snapshot FROM cat.%s WHERE file_id IS NOT NULL AND row_id IS NOT NULL AND begin_snapshot IS NOT NULL ORDER BY ALL`, ident(inl))
+		rows, err := r.conn.QueryContext(ctx, q)
+		if err != nil {
+			return nil, fmt.Errorf("read inlined deletions of %s in %s: %w", t.Shown(), oneline.Name(r.path), err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id, pos, begin int64
+			if err := rows.Scan(&id, &pos, &begin); err != nil {
+				return nil, fmt.Errorf("read inlined deletions of %s in %s: %w", t.Shown(), oneline.Name(r.path), err)
+			}
+			if loc, ok := byID[id]; ok {
+				ff := &side.files[loc.path][loc.i]
+				ff.inl = append(ff.inl, feedEvent{pos, begin})
+			}
+		}
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("read inlined deletions of %s in %s: %w", t.Shown(), oneline.Name(r.path), err)
+		}
+	}
+	return side, nil
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// feedDelete reads delete file d as the feed's reader of r's format reads
+// it: a Parquet file's positions (with their snapshots where it is a
+// partial deletion file for that reader), a Puffin file's (a container's
+// positions each with the smallest blob snapshot holding it).
+func (r *Reader) feedDelete(ctx context.Context, d *DeleteFile, f DataFile) (feedDel, error) {
+	fd := feedDel{begin: d.BeginSnapshot}
+	if err := r.exists(d.Path); err != nil {
+		return fd, err
+	}
+	switch d.Format {
+	case "parquet":
+		raw, partial, err := r.parquetDeleteContent(ctx, d)
+		if err != nil {
+			return fd, err
+		}
+		fd.pos = raw.pos
+		if partial {
+			fd.partial = true
+			fd.snaps = make([]int64, len(raw.pos))
+			for i := range raw.pos {
+				if raw.rank != nil {
+					fd.snaps[i] = raw.at[raw.rank[i]]
+				} else {
+					fd.snaps[i] = raw.snaps[i]
+				}
+			}
+		}
+		return fd, nil
+	case "puffin":
+		if err := r.readable(ctx, d.Path); err != nil {
+			return fd, err
+		}
+		data, err := os.ReadFile(d.Path)
+		if err != nil {
+			return fd, err
+		}
+		// The checks the plain reads make (puffinDeletes), at every
+		// snapshot.
+		if _, err := r.puffinDeletes(ctx, d, f, math.MaxInt64); err != nil {
+			return fd, err
+		}
+		blobs, snapped, err := puffinBlobs(data)
+		if err != nil {
+			return fd, err
+		}
+		first := map[int64]int64{}
+		for _, b := range blobs {
+			it := b.bm.Iterator()
+			for it.HasNext() {
+				p := int64(it.Next())
+				if _, ok := first[p]; !ok {
+					first[p] = b.snap
+				}
+			}
+		}
+		for p := range first {
+			fd.pos = append(fd.pos, p)
+		}
+		slices.Sort(fd.pos)
+		if snapped && bytes.HasPrefix(data, puffinMagic) {
+			fd.partial = true
+			fd.snaps = make([]int64, len(fd.pos))
+			for i, p := range fd.pos {
+				fd.snaps[i] = first[p]
+			}
+		}
+		return fd, nil
+	}
+	return fd, &DeleteFileError{Path: d.Path, Detail: fmt.Sprintf("Unknown delete file format: %s", d.Format)}
+}
+
+// feedAgg is a multiset of feed events: its size and a sum of a hash of
+// each event (equal multisets, equal aggregates; unequal ones collide with
+// probability about 2^-64).
+type feedAgg struct{ n, sum uint64 }
+
+func (a *feedAgg) add(row, snap int64) {
+	a.n++
+	a.sum += mix64(uint64(row)*0x9e3779b97f4a7c15 ^ mix64(uint64(snap)+0x632be59bd9b4e019))
+}
+
+// mix64 is SplitMix64's finalizer.
+func mix64(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return x
+}
+
+// prevDel is the delete file of f with the largest begin_snapshot below
+// before (the last of equal ones in begin order), nil for none.
+func (f *feedFile) prevDel(before int64) *feedDel {
+	var p *feedDel
+	for i := range f.dels {
+		if f.dels[i].begin < before {
+			p = &f.dels[i]
+		}
+	}
+	return p
+}
+
+// sortedHas reports whether sorted s holds v.
+func sortedHas(s []int64, v int64) bool {
+	_, ok := slices.BinarySearch(s, v)
+	return ok
+}
+
+// oldEvents lists the events of f under the v1.3-ossivalis/v1.4-andium
+// rules (see the top of this file), each range's feed being those whose
+// snapshot is in it.
+func (f *feedFile) oldEvents(emit func(row, snap int64)) {
+	for i := range f.dels {
+		d := &f.dels[i]
+		var prev []int64
+		if p := f.prevDel(d.begin); p != nil {
+			prev = p.pos
+		}
+		for _, pos := range d.pos {
+			if !sortedHas(prev, pos) {
+				emit(f.rowIDStart+pos, d.begin)
+			}
+		}
+	}
+	if f.end != nil {
+		var prev []int64
+		if p := f.prevDel(*f.end); p != nil {
+			prev = p.pos
+		}
+		for pos := int64(0); pos < f.records; pos++ {
+			if !sortedHas(prev, pos) {
+				emit(f.rowIDStart+pos, *f.end)
+			}
+		}
+	}
+}
+
+// newEvents lists f's feed for the range [s, e] under the
+// v1.5-variegata/main rules (see the top of this file).
+func (f *feedFile) newEvents(s, e int64, emit func(row, snap int64)) {
+	in := func(x int64) bool { return s <= x && x <= e }
+	// The inlined deletions in the range, by position (a position given
+	// twice keeps its smallest snapshot here; DuckLake keeps one of them).
+	var inl map[int64]int64
+	for _, d := range f.inl {
+		if !in(d.snap) {
+			continue
+		}
+		if inl == nil {
+			inl = map[int64]int64{}
+		}
+		if old, ok := inl[d.row]; !ok || d.snap < old {
+			inl[d.row] = d.snap
+		}
+	}
+	// entry emits one scan entry's rows: base (position -> snapshot) with
+	// the inlined deletions merged in, less prev's positions.
+	entry := func(base func(yield func(pos, snap int64)), prev []int64) {
+		if len(inl) == 0 {
+			base(func(pos, snap int64) {
+				if !sortedHas(prev, pos) {
+					emit(f.rowIDStart+pos, snap)
+				}
+			})
+			return
+		}
+		seen := map[int64]bool{}
+		base(func(pos, snap int64) {
+			if ov, ok := inl[pos]; ok {
+				snap = ov
+			}
+			seen[pos] = true
+			if !sortedHas(prev, pos) {
+				emit(f.rowIDStart+pos, snap)
+			}
+		})
+		for _, pos := range sortedKeys(inl) {
+			if !seen[pos] && pos >= 0 && pos < f.records && !sortedHas(prev, pos) {
+				emit(f.rowIDStart+pos, inl[pos])
+			}
+		}
+	}
+	begun := false
+	for i := range f.dels {
+		d := &f.dels[i]
+		if d.begin > e {
+			continue
+		}
+		begun = true
+		if d.partial {
+			entry(func(yield func(pos, snap int64)) {
+				for j, pos := range d.pos {
+					if in(d.snaps[j]) {
+						yield(pos, d.snaps[j])
+					}
+				}
+			}, nil)
+			continue
+		}
+		var prev []int64
+		if p := f.prevDel(s); p != nil {
+			prev = p.pos
+		}
+		entry(func(yield func(pos, snap int64)) {
+			for _, pos := range d.pos {
+				yield(pos, d.begin)
+			}
+		}, prev)
+	}
+	ended := f.end != nil && in(*f.end)
+	if ended {
+		var prev []int64
+		if p := f.prevDel(*f.end); p != nil {
+			prev = p.pos
+		}
+		entry(func(yield func(pos, snap int64)) {
+			if len(inl) > 0 {
+				return // only the inlined deletions
+			}
+			for pos := int64(0); pos < f.records; pos++ {
+				yield(pos, *f.end)
+			}
+		}, prev)
+	}
+	if !begun && !ended && len(inl) > 0 {
+		entry(func(func(pos, snap int64)) {}, nil)
+	}
+}
+
+func sortedKeys(m map[int64]int64) []int64 {
+	if len(m) == 0 {
+		return nil
+	}
+	k := make([]int64, 0, len(m))
+	for p := range m {
+		k = append(k, p)
+	}
+	slices.Sort(k)
+	return k
+}
+
+// events lists the feed of the data file rows fs for [s, e] under side's
+// rules.
+func (side *feedSide) events(fs []feedFile, s, e int64, emit func(row, snap int64)) {
+	for i := range fs {
+		if side.newLine {
+			fs[i].newEvents(s, e, emit)
+			continue
+		}
+		fs[i].oldEvents(func(row, snap int64) {
+			if s <= snap && snap <= e {
+				emit(row, snap)
+			}
+		})
+	}
+}
+
+// breakpoints adds the snapshot ids the feed of fs turns on.
+func breakpoints(fs []feedFile, into map[int64]bool) (work int64) {
+	for _, f := range fs {
+		for _, d := range f.dels {
+			into[d.begin] = true
+			for _, s := range d.snaps {
+				into[s] = true
+			}
+			work += int64(len(d.pos))
+		}
+		for _, d := range f.inl {
+			into[d.snap] = true
+		}
+		work += int64(len(f.inl))
+		if f.end != nil {
+			into[*f.end] = true
+			work += f.records
+		}
+	}
+	return work
+}
+
+// feedCellCap bounds the work of comparing one data file's feed range by
+// range (cells times the positions read per cell): past it only the ranges
+// that start at or before the first snapshot the file's feed turns on, and
+// those that end at or after the last, are compared (docs/compare.md,
+// Known limits).
+const feedCellCap = 50_000_000
+
+// feedDiff is a difference between two catalogs' feeds of a data file:
+// for the range [S, E], a row id reported n times by A's readers and m by
+// B's, at a snapshot.
+type feedDiff struct {
+	s, e, row, snap int64
+	na, nb          int
+}
+
+// diffFeeds compares two catalogs' feeds of the data file rows a and b
+// (one path), for every range, and returns the first difference found.
+func diffFeeds(sa, sb *feedSide, a, b []feedFile) (feedDiff, bool) {
+	if !sa.newLine && !sb.newLine {
+		// Range-decomposable on both sides: the event multisets, compared
+		// snapshot by snapshot as aggregates, then listed at the first
+		// snapshot where they differ.
+		aggs := func(fs []feedFile) map[int64]feedAgg {
+			m := map[int64]feedAgg{}
+			for _, f := range fs {
+				f.oldEvents(func(row, snap int64) {
+					g := m[snap]
+					g.add(row, snap)
+					m[snap] = g
+				})
+			}
+			return m
+		}
+		ga, gb := aggs(a), aggs(b)
+		first, found := int64(0), false
+		for _, m := range []map[int64]feedAgg{ga, gb} {
+			for snap := range m {
+				if ga[snap] != gb[snap] && (!found || snap < first) {
+					first, found = snap, true
+				}
+			}
+		}
+		if !found {
+			return feedDiff{}, false
+		}
+		ea, eb := map[feedEvent]int{}, map[feedEvent]int{}
+		for _, f := range a {
+			f.oldEvents(func(row, snap int64) {
+				if snap == first {
+					ea[feedEvent{row, snap}]++
+				}
+			})
+		}
+		for _, f := range b {
+			f.oldEvents(func(row, snap int64) {
+				if snap == first {
+					eb[feedEvent{row, snap}]++
+				}
+			})
+		}
+		return firstEventDiff(ea, eb, math.MinInt64, math.MaxInt64)
+	}
+	bp := map[int64]bool{}
+	work := breakpoints(a, bp) + breakpoints(b, bp)
+	if len(bp) == 0 {
+		return feedDiff{}, false
+	}
+	pts := sortedKeys(boolKeys(bp))
+	n := len(pts)
+	// S takes pts[k] (all of (pts[k-1], pts[k]]) and pts[n-1]+1; E takes
+	// pts[m] (all of [pts[m], pts[m+1])) and pts[0]-1. A cell holds a
+	// range S <= E only when k <= m+1.
+	starts := append(slices.Clone(pts), pts[n-1]+1)
+	ends := append([]int64{pts[0] - 1}, pts...)
+	cells := int64(n+1) * int64(n+2) / 2
+	full := cells*(work+1) <= feedCellCap
+	for k, s := range starts {
+		for m, e := range ends {
+			// ends[m] is pts[m-1].
+			// The cell S in (pts[k-1], pts[k]], E in [pts[k-1], pts[k])
+			// holds a range only when they are two apart.
+			if k > m || (k == m && k > 0 && k < n && pts[k]-pts[k-1] < 2) {
+				continue
+			}
+			if !full && k != 0 && m != len(ends)-1 {
+				continue
+			}
+			var ga, gb feedAgg
+			sa.events(a, s, e, ga.add)
+			sb.events(b, s, e, gb.add)
+			if ga == gb {
+				continue
+			}
+			ea, eb := map[feedEvent]int{}, map[feedEvent]int{}
+			sa.events(a, s, e, func(row, snap int64) { ea[feedEvent{row, snap}]++ })
+			sb.events(b, s, e, func(row, snap int64) { eb[feedEvent{row, snap}]++ })
+			if d, ok := firstEventDiff(ea, eb, s, e); ok {
+				return d, true
+			}
+		}
+	}
+	return feedDiff{}, false
+}
+
+func boolKeys(m map[int64]bool) map[int64]int64 {
+	out := make(map[int64]int64, len(m))
+	for k := range m {
+		out[k] = k
+	}
+	return out
+}
+
+// firstEventDiff returns the smallest (snapshot, row id) reported a
+// different number of times in ea and eb.
+func firstEventDiff(ea, eb map[feedEvent]int, s, e int64) (feedDiff, bool) {
+	var best *feedEvent
+	consider := func(ev feedEvent) {
+		if ea[ev] == eb[ev] {
+			return
+		}
+		if best == nil || ev.snap < best.snap || (ev.snap == best.snap && ev.row < best.row) {
+			v := ev
+			best = &v
+		}
+	}
+	for ev := range ea {
+		consider(ev)
+	}
+	for ev := range eb {
+		consider(ev)
+	}
+	if best == nil {
+		return feedDiff{}, false
+	}
+	return feedDiff{s: s, e: e, row: best.row, snap: best.snap, na: ea[*best], nb: eb[*best]}, true
+}
+
+// feedRules names the release lines whose rules a side's feed follows.
+func feedRules(side *feedSide) string {
+	if side.newLine {
+		return "v1.5-variegata/main rules"
+	}
+	return "v1.3-ossivalis/v1.4-andium rules"
+}
+
+// rangeText is a range of snapshot ids as the difference names it.
+func rangeText(s, e int64) string {
+	lo, hi := fmt.Sprint(s), fmt.Sprint(e)
+	if s == math.MinInt64 {
+		lo = "any"
+	}
+	if e == math.MaxInt64 {
+		hi = "any"
+	}
+	return fmt.Sprintf("[%s, %s]", lo, hi)
+}
+
+// feedDeletes compares the change feed's delete side of table x (A) and y
+// (B), once per table pair: each data file's (row id, snapshot_id) rows
+// for every range of snapshots, as each side's real readers compute them.
+func (c *comparison) feedDeletes(x, y Table) error {
+	if c.self {
+		return nil
+	}
+	key := fmt.Sprintf("%d %s\x00%d %s", x.ID, x.dir, y.ID, y.dir)
+	if c.feedSeen[key] {
+		return nil
+	}
+	if c.feedSeen == nil {
+		c.feedSeen = map[string]bool{}
+	}
+	c.feedSeen[key] = true
+	sa, err := c.a.feedInputs(c.ctx, x)
+	if err != nil {
+		return markA(err)
+	}
+	sb, err := c.b.feedInputs(c.ctx, y)
+	if err != nil {
+		return markB(err)
+	}
+	paths := map[string]bool{}
+	for p := range sa.files {
+		paths[p] = true
+	}
+	for p := range sb.files {
+		paths[p] = true
+	}
+	sorted := make([]string, 0, len(paths))
+	for p := range paths {
+		sorted = append(sorted, p)
+	}
+	slices.Sort(sorted)
+	for _, p := range sorted {
+		ba, bb := sa.bad[p], sb.bad[p]
+		switch {
+		case ba != "" && bb != "":
+			c.notCompared(fmt.Sprintf("the change feed's deletions of %s, data file %s: neither side's readers read it (A: %s; B: %s)", x.FullName(), p, ba, bb))
+			continue
+		case ba != "" || bb != "":
+			c.add(Difference{Kind: "files", Table: x.FullName(), Item: "change feed deletions of " + p, A: ba, B: bb,
+				Reason: "the change feed (ducklake_table_deletions) fails on one side only: its readers read every delete file of the data file, whether or not a snapshot sees it"})
+			continue
+		}
+		d, ok := diffFeeds(sa, sb, sa.files[p], sb.files[p])
+		if !ok {
+			continue
+		}
+		if !sa.newLine && sb.newLine {
+			// B read by A's line's rules gives A's feed: B holds A's
+			// deletions, and only B's readers' rules differ (see
+			// upgradedChain).
+			asOld := &feedSide{files: sb.files, bad: sb.bad}
+			if _, differ := diffFeeds(sa, asOld, sa.files[p], sb.files[p]); !differ {
+				c.notCompared(upgradedChain(x.FullName(), p, d))
+				continue
+			}
+		}
+		c.add(Difference{Kind: "files", Snapshot: ptr(d.snap), Table: x.FullName(), Item: "change feed deletions of " + p,
+			A: fmt.Sprintf("%d", d.na), B: fmt.Sprintf("%d", d.nb),
+			Reason: fmt.Sprintf("the change feed (ducklake_table_deletions) for snapshots %s reports row id %d deleted at snapshot %d %d time(s) in A (%s), %d in B (%s)",
+				rangeText(d.s, d.e), d.row, d.snap, d.na, feedRules(sa), d.nb, feedRules(sb))})
+	}
+	return nil
+}
+
+// upgradedChain is the note for a data file whose B (format 0.4+) holds
+// exactly A's (0.1-0.3) deletions, events for events under A's readers'
+// rules, while B's readers compute the feed otherwise: a chain of
+// cumulative delete files, as formats 0.1-0.3 write them and as convert
+// and DuckLake's own migration to 0.4 keep them, is read by v1.5-variegata
+// and main with each file of the chain begun by the range's end less only
+// the file begun last before its start, so a range holding two of them
+// reports the earlier one's rows again, at the later one's begin_snapshot.
+// A 0.4+ writer writes one partial deletion file per data file instead,
+// whose per-position snapshots give A's feed; convert does not rewrite a
+// chain so (docs/compare.md, Known limits).
+func upgradedChain(table, path string, d feedDiff) string {
+	return fmt.Sprintf("the change feed's deletions of %s, data file %s: B holds A's delete files, but B's readers (%s) read its chain of cumulative delete files otherwise than A's (%s): for snapshots %s row id %d is reported at snapshot %d %d time(s) by A's readers, %d by B's (a chain's earlier rows again at each later file's begin_snapshot; DuckLake's own migration to 0.4 keeps the chain too)",
+		table, path, "v1.5-variegata/main rules", "v1.3-ossivalis/v1.4-andium rules", rangeText(d.s, d.e), d.row, d.snap, d.na, d.nb)
+}
