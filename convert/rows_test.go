@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -81,6 +82,14 @@ func TestConvertedLakesReadIdentically(t *testing.T) {
 							lines = append(lines, d.String())
 						}
 						t.Errorf("%s -> %s is not equivalent:\n%s", rep.A.Format, target, strings.Join(lines, "\n"))
+					}
+					// The 0.3 chains of delete files, kept in 1.0, are read
+					// otherwise by 1.0's change feed: listed, not proved
+					// (docs/compare.md, Known limits).
+					if tc.archive == "lakes-0.3" && name == "06_deletes" && !slices.ContainsFunc(rep.NotCompared, func(n string) bool {
+						return strings.Contains(n, "chain of cumulative delete files")
+					}) {
+						t.Errorf("0.3 -> %s: no not_compared note for the delete file chains' change feed: %q", target, rep.NotCompared)
 					}
 				}
 			})
