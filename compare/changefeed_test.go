@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -121,6 +122,9 @@ func TestChangeFeedDeletes(t *testing.T) {
 		// its rows less file 3's, not less file 5's.
 		{"0.3 begin moved within expired snapshots", []string{expire4}, []string{expire4, `UPDATE ducklake_delete_file SET begin_snapshot = 5 WHERE delete_file_id = 5`}, "change feed deletions of"},
 		{"0.3 expired snapshots alike", []string{expire4}, []string{expire4}, ""},
+		// A delete file row no snapshot sees, naming no file: the feed's
+		// readers fail on B only.
+		{"0.3 missing delete file no snapshot sees", nil, []string{strings.Replace(copy5, "4 AS end_snapshot)", "4 AS end_snapshot, 'gone-delete.parquet' AS path)", 1)}, "fails on one side only"},
 	})
 	// Format 1.0 (v1.5-variegata/main rules): data file 1's partial
 	// deletion file 6 (begin 3); a copy of it begun and ended at 2 (file

@@ -942,9 +942,6 @@ func (c *comparison) table(s int64, x, y Table) error {
 		return err
 	}
 	c.diffEntries("files", ptr(s), x.FullName(), fa, fb)
-	if err := c.feedDeletes(x, y); err != nil {
-		return err
-	}
 	for i := range c.rep.Differences {
 		d := &c.rep.Differences[i]
 		if k, ok := strings.CutPrefix(d.Item, "deletes of "); ok && d.Kind == "files" && d.Table == x.FullName() && *d.Snapshot == s {
@@ -1020,7 +1017,8 @@ func (c *comparison) table(s int64, x, y Table) error {
 		return err
 	}
 	c.rep.Tables = append(c.rep.Tables, res)
-	return nil
+	// After the reads: a delete file they fail on is reported by them.
+	return c.feedDeletes(x, y)
 }
 
 // recordCounts reads the files both sides read under the same plan that no

@@ -3,7 +3,9 @@ package compare
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"slices"
@@ -123,10 +125,14 @@ func (r *Reader) feedInputs(ctx context.Context, t Table) (*feedSide, error) {
 		d := row.file
 		fd, err := r.feedDelete(ctx, &d, loc.f)
 		if err != nil {
-			if _, ok := AsDeleteFileError(err); !ok && !os.IsNotExist(err) {
-				return nil, err
+			if _, ok := AsDeleteFileError(err); !ok && !errors.Is(err, fs.ErrNotExist) {
+				return nil, fmt.Errorf("read delete file %s of %s in %s: %w", oneline.Name(d.Path), t.Shown(), oneline.Name(r.path), err)
 			}
-			side.bad[loc.path] = fmt.Sprintf("delete file %s: %v", r.relPath(d.Path), err)
+			if errors.Is(err, fs.ErrNotExist) {
+				side.bad[loc.path] = fmt.Sprintf("delete file %s does not exist", r.relPath(d.Path))
+			} else {
+				side.bad[loc.path] = fmt.Sprintf("delete file %s: %v", r.relPath(d.Path), err)
+			}
 			continue
 		}
 		ff := &side.files[loc.path][loc.i]
@@ -456,7 +462,7 @@ func breakpoints(fs []feedFile, into map[int64]bool) (work int64) {
 // that start at or before the first snapshot the file's feed turns on, and
 // those that end at or after the last, are compared (docs/compare.md,
 // Known limits).
-const feedCellCap = 50_000_000
+const feedCellCap = 5_000_000
 
 // feedDiff is a difference between two catalogs' feeds of a data file:
 // for the range [S, E], a row id reported n times by A's readers and m by
@@ -513,6 +519,9 @@ func diffFeeds(sa, sb *feedSide, a, b []feedFile) (feedDiff, bool) {
 		}
 		return firstEventDiff(ea, eb, math.MinInt64, math.MaxInt64)
 	}
+	if sa.newLine == sb.newLine && sameFeedInputs(a, b) {
+		return feedDiff{}, false // one line's rules on the same inputs
+	}
 	bp := map[int64]bool{}
 	work := breakpoints(a, bp) + breakpoints(b, bp)
 	if len(bp) == 0 {
@@ -553,6 +562,53 @@ func diffFeeds(sa, sb *feedSide, a, b []feedFile) (feedDiff, bool) {
 		}
 	}
 	return feedDiff{}, false
+}
+
+// sameFeedInputs reports whether a and b are the same data file rows as
+// the feed reads them (in any order): row_id_start, record_count, end, the
+// delete files in begin order with their positions and stored snapshots,
+// the inlined file deletions. The common case (a catalog and its
+// conversion within one release line) skips the range-by-range walk.
+func sameFeedInputs(a, b []feedFile) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	prints := func(fs []feedFile) []uint64 {
+		out := make([]uint64, len(fs))
+		for i, f := range fs {
+			h := mix64(uint64(f.rowIDStart)) ^ mix64(uint64(f.records)+1)
+			step := func(v int64) { h = mix64(h ^ uint64(v)) }
+			if f.end != nil {
+				step(1)
+				step(*f.end)
+			} else {
+				step(0)
+			}
+			for _, d := range f.dels {
+				step(2)
+				step(d.begin)
+				if d.partial {
+					step(1)
+				}
+				step(int64(len(d.pos)))
+				for _, p := range d.pos {
+					step(p)
+				}
+				for _, sn := range d.snaps {
+					step(sn)
+				}
+			}
+			step(3)
+			for _, d := range f.inl {
+				step(d.row)
+				step(d.snap)
+			}
+			out[i] = h
+		}
+		slices.Sort(out)
+		return out
+	}
+	return slices.Equal(prints(a), prints(b))
 }
 
 func boolKeys(m map[int64]bool) map[int64]int64 {
