@@ -83,6 +83,23 @@ func TestChangeFeedDataFileEnds(t *testing.T) {
 	})
 }
 
+// TestChangeFeedGhostPartitions: the feed reads the rows of a data file no
+// snapshot sees with its partition values (and name mapping), which its
+// "data file ended" entry now names: a copy of lakes/08_partitioning's data
+// file 0 (region=eu) seen by no snapshot, whose partition value is us in B
+// only, was proved equivalent before.
+func TestChangeFeedGhostPartitions(t *testing.T) {
+	const ghost = `INSERT INTO ducklake_data_file SELECT * REPLACE (
+		(SELECT max(data_file_id) + 1 FROM ducklake_data_file) AS data_file_id, 4 AS begin_snapshot, 4 AS end_snapshot)
+		FROM ducklake_data_file WHERE data_file_id = 0;
+		INSERT INTO ducklake_file_partition_value SELECT * REPLACE ((SELECT max(data_file_id) FROM ducklake_data_file) AS data_file_id)
+		FROM ducklake_file_partition_value WHERE data_file_id = 0`
+	runChangeFeedCases(t, "lakes", "08_partitioning", []changeFeedCase{
+		{"partition value of a file no snapshot sees", []string{ghost}, []string{ghost, `UPDATE ducklake_file_partition_value SET partition_value = 'us'
+			WHERE data_file_id = (SELECT max(data_file_id) FROM ducklake_data_file)`}, "data file ended"},
+	})
+}
+
 // TestChangeFeedInlinedEnds: the same for inlined rows, which the feed
 // selects by begin_snapshot and end_snapshot alone too
 // (ReadInlinedDataInsertions, ReadInlinedDataDeletions).

@@ -28,8 +28,8 @@ import (
 // endedEntries describes the data file rows of table t whose end_snapshot
 // lies after endedSince (the catalog's snapshot before snap, where the
 // table was shown then) and at or before snap, by
-// path: their snapshots, first row id, record count and size (several rows
-// of one path in one value, sorted).
+// path: their snapshots, first row id, record count, size, name mapping and
+// partition values (several rows of one path in one value, sorted).
 func (r *Reader) endedEntries(ctx context.Context, t Table, snap int64) (map[string]string, error) {
 	all, err := r.allTableFiles(ctx, t)
 	if err != nil {
@@ -42,15 +42,30 @@ func (r *Reader) endedEntries(ctx context.Context, t Table, snap int64) (map[str
 	ends := all.endOrder()
 	i := sort.Search(len(ends), func(i int) bool { return *all.data[ends[i]].end > prev })
 	var out map[string][]string
+	var parts map[int64]string
 	for ; i < len(ends) && *all.data[ends[i]].end <= snap; i++ {
 		row := all.data[ends[i]]
 		f := row.file
 		if out == nil {
 			out = map[string][]string{}
+			if parts, err = r.partitionValues(ctx); err != nil {
+				return nil, err
+			}
+		}
+		// The name mapping and partition values the change feed reads
+		// the file's rows with (the same text as its "data file" entry's,
+		// which pins them only where a snapshot sees the file).
+		mapping := "<none>"
+		if f.MappingID != nil {
+			if m, err := r.mappingText(ctx, *f.MappingID); err != nil {
+				mapping = "<unreadable>" // no path: alike where both fail
+			} else {
+				mapping = m
+			}
 		}
 		key := "data file ended " + r.relPath(f.Path)
-		out[key] = append(out[key], fmt.Sprintf("begin_snapshot=%d end_snapshot=%d row_id_start=%s records=%d size=%d",
-			f.BeginSnapshot, *row.end, optInt(f.RowIDStart), f.RecordCount, f.SizeBytes))
+		out[key] = append(out[key], fmt.Sprintf("begin_snapshot=%d end_snapshot=%d row_id_start=%s records=%d size=%d mapping=%s partition_values=%s",
+			f.BeginSnapshot, *row.end, optInt(f.RowIDStart), f.RecordCount, f.SizeBytes, mapping, parts[f.ID]))
 	}
 	e := make(map[string]string, len(out))
 	for k, v := range out {

@@ -90,6 +90,30 @@ type feedSide struct {
 	// bad: why the real readers fail on a data file's feed (a delete file
 	// they cannot read), by path.
 	bad map[string]string
+	// merged: the paths of 0.3 merged files (a partial_file_info).
+	merged map[string]bool
+	// inlinedEvents: with the v1.4 rules, each inlined file deletion is
+	// an event too (the chain check of a 0.4+ side, chainRead).
+	inlinedEvents bool
+}
+
+// oldAll lists f's events under the v1.4 rules, with its inlined file
+// deletions (one per position, at its smallest snapshot) where
+// side.inlinedEvents.
+func (side *feedSide) oldAll(f *feedFile, emit func(row, snap int64)) {
+	f.oldEvents(emit)
+	if !side.inlinedEvents || len(f.inl) == 0 {
+		return
+	}
+	first := map[int64]int64{}
+	for _, d := range f.inl {
+		if old, ok := first[d.row]; !ok || d.snap < old {
+			first[d.row] = d.snap
+		}
+	}
+	for _, pos := range sortedKeys(first) {
+		emit(f.rowIDStart+pos, first[pos])
+	}
 }
 
 // feedInputs reads table t's feed inputs: every data and delete file row
@@ -115,6 +139,12 @@ func (r *Reader) feedInputs(ctx context.Context, t Table) (*feedSide, error) {
 			start = *f.RowIDStart
 		}
 		byID[f.ID] = at{p, len(side.files[p]), f}
+		if f.PartialInfo != nil {
+			if side.merged == nil {
+				side.merged = map[string]bool{}
+			}
+			side.merged[p] = true
+		}
 		side.files[p] = append(side.files[p], feedFile{rowIDStart: start, records: f.RecordCount, end: row.end})
 	}
 	for _, row := range all.dels {
@@ -427,7 +457,7 @@ func (side *feedSide) events(fs []feedFile, s, e int64, emit func(row, snap int6
 			fs[i].newEvents(s, e, emit)
 			continue
 		}
-		fs[i].oldEvents(func(row, snap int64) {
+		side.oldAll(&fs[i], func(row, snap int64) {
 			if s <= snap && snap <= e {
 				emit(row, snap)
 			}
@@ -479,10 +509,10 @@ func diffFeeds(sa, sb *feedSide, a, b []feedFile) (feedDiff, bool) {
 		// Range-decomposable on both sides: the event multisets, compared
 		// snapshot by snapshot as aggregates, then listed at the first
 		// snapshot where they differ.
-		aggs := func(fs []feedFile) map[int64]feedAgg {
+		aggs := func(side *feedSide, fs []feedFile) map[int64]feedAgg {
 			m := map[int64]feedAgg{}
-			for _, f := range fs {
-				f.oldEvents(func(row, snap int64) {
+			for i := range fs {
+				side.oldAll(&fs[i], func(row, snap int64) {
 					g := m[snap]
 					g.add(row, snap)
 					m[snap] = g
@@ -490,7 +520,7 @@ func diffFeeds(sa, sb *feedSide, a, b []feedFile) (feedDiff, bool) {
 			}
 			return m
 		}
-		ga, gb := aggs(a), aggs(b)
+		ga, gb := aggs(sa, a), aggs(sb, b)
 		first, found := int64(0), false
 		for _, m := range []map[int64]feedAgg{ga, gb} {
 			for snap := range m {
@@ -503,15 +533,15 @@ func diffFeeds(sa, sb *feedSide, a, b []feedFile) (feedDiff, bool) {
 			return feedDiff{}, false
 		}
 		ea, eb := map[feedEvent]int{}, map[feedEvent]int{}
-		for _, f := range a {
-			f.oldEvents(func(row, snap int64) {
+		for i := range a {
+			sa.oldAll(&a[i], func(row, snap int64) {
 				if snap == first {
 					ea[feedEvent{row, snap}]++
 				}
 			})
 		}
-		for _, f := range b {
-			f.oldEvents(func(row, snap int64) {
+		for i := range b {
+			sb.oldAll(&b[i], func(row, snap int64) {
 				if snap == first {
 					eb[feedEvent{row, snap}]++
 				}
@@ -714,13 +744,21 @@ func (c *comparison) feedDeletes(x, y Table) error {
 		if !ok {
 			continue
 		}
-		if !sa.newLine && sb.newLine {
-			// B read by A's line's rules gives A's feed: B holds A's
-			// deletions, and only B's readers' rules differ (see
-			// upgradedChain).
-			asOld := &feedSide{files: sb.files, bad: sb.bad}
+		if sb.newLine {
+			// B read event by event (v1.4's rules) gives A's feed: B
+			// holds A's deletions as a chain of delete files, and only
+			// B's readers' reading of a chain differs (see chainRead).
+			asOld := &feedSide{files: sb.files, bad: sb.bad, inlinedEvents: true}
 			if _, differ := diffFeeds(sa, asOld, sa.files[p], sb.files[p]); !differ {
-				c.notCompared(upgradedChain(x.FullName(), p, d))
+				c.notCompared(chainRead(x.FullName(), p, d, sa.newLine))
+				continue
+			}
+			if sa.newLine && partialAsChain(sa.files[p], sb.files[p]) {
+				c.notCompared(chainRead(x.FullName(), p, d, true))
+				continue
+			}
+			if !sa.newLine && sa.merged[p] {
+				c.notCompared(mergedHidden(x.FullName(), p, d))
 				continue
 			}
 		}
@@ -732,18 +770,65 @@ func (c *comparison) feedDeletes(x, y Table) error {
 	return nil
 }
 
-// upgradedChain is the note for a data file whose B (format 0.4+) holds
-// exactly A's (0.1-0.3) deletions, events for events under A's readers'
-// rules, while B's readers compute the feed otherwise: a chain of
-// cumulative delete files, as formats 0.1-0.3 write them and as convert
-// and DuckLake's own migration to 0.4 keep them, is read by v1.5-variegata
-// and main with each file of the chain begun by the range's end less only
-// the file begun last before its start, so a range holding two of them
+// chainRead is the note for a data file whose B (format 0.4+) holds A's
+// deletions event for event, as a chain of cumulative delete files, while
+// B's readers compute the feed of a chain otherwise: v1.5-variegata and
+// main read each file of the chain begun by the range's end less only the
+// file begun last before its start, so a range holding two of them
 // reports the earlier one's rows again, at the later one's begin_snapshot.
-// A 0.4+ writer writes one partial deletion file per data file instead,
-// whose per-position snapshots give A's feed; convert does not rewrite a
-// chain so (docs/compare.md, Known limits).
-func upgradedChain(table, path string, d feedDiff) string {
-	return fmt.Sprintf("the change feed's deletions of %s, data file %s: B holds A's delete files, but B's readers (%s) read its chain of cumulative delete files otherwise than A's (%s): for snapshots %s row id %d is reported at snapshot %d %d time(s) by A's readers, %d by B's (a chain's earlier rows again at each later file's begin_snapshot; DuckLake's own migration to 0.4 keeps the chain too)",
-		table, path, "v1.5-variegata/main rules", "v1.3-ossivalis/v1.4-andium rules", rangeText(d.s, d.e), d.row, d.snap, d.na, d.nb)
+// Such chains are a 0.1-0.3 source's (which convert and DuckLake's own
+// migration to 0.4 keep) or convert's own for a 0.4 target whose readers
+// (DuckDB 1.5.0/1.5.1) read a partial deletion file whole beside inlined
+// deletions (formats.QuirkPartialDeletesWholeWithInlined). A 0.4+ writer
+// writes one partial deletion file per data file instead, whose
+// per-position snapshots give A's feed; convert does not (docs/compare.md,
+// Known limits).
+func chainRead(table, path string, d feedDiff, fromNew bool) string {
+	whose := "a 0.1-0.3 chain kept (DuckLake's own migration to 0.4 keeps it too)"
+	if fromNew {
+		whose = "the chain convert writes for a 0.4 target in place of a partial deletion file beside inlined deletions (partial-deletes-whole-with-inlined)"
+	}
+	return fmt.Sprintf("the change feed's deletions of %s, data file %s: B holds A's deletions as a chain of cumulative delete files (%s), which B's readers (v1.5-variegata/main rules) read otherwise: for snapshots %s row id %d is reported at snapshot %d %d time(s) by A's readers, %d by B's (a chain's earlier rows again at each later file's begin_snapshot)",
+		table, path, whose, rangeText(d.s, d.e), d.row, d.snap, d.na, d.nb)
+}
+
+// partialAsChain reports whether b is a (one data file row) written as
+// convert writes a partial deletion file for a 0.4 target beside inlined
+// deletions: a's only delete file is a partial deletion file, b's delete
+// files are plain and each holds the positions a's deletes by its
+// begin_snapshot, and the data file and its inlined deletions are alike.
+func partialAsChain(a, b []feedFile) bool {
+	if len(a) != 1 || len(b) != 1 || len(a[0].dels) != 1 || !a[0].dels[0].partial || len(b[0].dels) == 0 {
+		return false
+	}
+	fa, fb := a[0], b[0]
+	if fa.rowIDStart != fb.rowIDStart || fa.records != fb.records || (fa.end == nil) != (fb.end == nil) ||
+		(fa.end != nil && *fa.end != *fb.end) || !slices.Equal(fa.inl, fb.inl) {
+		return false
+	}
+	pd := fa.dels[0]
+	for _, d := range fb.dels {
+		if d.partial {
+			return false
+		}
+		var by []int64
+		for i, pos := range pd.pos {
+			if pd.snaps[i] <= d.begin {
+				by = append(by, pos)
+			}
+		}
+		if !slices.Equal(by, d.pos) {
+			return false
+		}
+	}
+	return true
+}
+
+// mergedHidden is the note for a 0.3 merged data file (partial_file_info)
+// of A whose B (0.4+, which has no split lists) hides the rows 0.3 did not
+// show yet with delete files (convert's merged-file chains, --rewrite-deletes):
+// B's readers' feed reports those hidden rows as deleted.
+func mergedHidden(table, path string, d feedDiff) string {
+	return fmt.Sprintf("the change feed's deletions of %s, data file %s: a 0.3 merged file (partial_file_info), whose rows B hides with delete files until 0.3 shows them (merged-file-snapshots): B's readers report the hidden rows as deleted: for snapshots %s row id %d is reported at snapshot %d %d time(s) by A's readers, %d by B's",
+		table, path, rangeText(d.s, d.e), d.row, d.snap, d.na, d.nb)
 }

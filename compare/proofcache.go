@@ -142,7 +142,8 @@ import (
 // as each side's release line computes it for every range of snapshots
 // (feedDeletes: delete files and inlined file deletions no snapshot sees
 // or begun among expired snapshot ids, partial deletion files' stored
-// snapshots).
+// snapshots), and an ended data file's name mapping and partition values
+// (endedEntries).
 const proofVersion = "fdl-formats proof v54"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
