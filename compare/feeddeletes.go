@@ -34,8 +34,8 @@ import (
 // the same feed for every range exactly when those multisets are equal.
 //
 // v1.5-variegata and main (formats 0.4+, the same code in the commits DuckDB
-// 1.5.0-1.5.x pin): for each delete file D with begin_snapshot <= E
-// (whatever its end or S): a partial deletion file (three columns, the
+// 1.5.0-1.5.2 pin, 7ea15644, 67480b1d, 415a9ebd): for each delete file D
+// with begin_snapshot <= E (whatever its end or S): a partial deletion file (three columns, the
 // third _ducklake_internal_snapshot_id BIGINT; a Puffin container whose
 // blobs carry snapshots) gives its positions whose stored snapshot is in
 // [S, E], at that snapshot; any other the positions of D less those of the
