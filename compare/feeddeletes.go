@@ -744,23 +744,9 @@ func (c *comparison) feedDeletes(x, y Table) error {
 		if !ok {
 			continue
 		}
-		if sb.newLine {
-			// B read event by event (v1.4's rules) gives A's feed: B
-			// holds A's deletions as a chain of delete files, and only
-			// B's readers' reading of a chain differs (see chainRead).
-			asOld := &feedSide{files: sb.files, bad: sb.bad, inlinedEvents: true}
-			if _, differ := diffFeeds(sa, asOld, sa.files[p], sb.files[p]); !differ {
-				c.notCompared(chainRead(x.FullName(), p, d, sa.newLine))
-				continue
-			}
-			if sa.newLine && partialAsChain(sa.files[p], sb.files[p]) {
-				c.notCompared(chainRead(x.FullName(), p, d, true))
-				continue
-			}
-			if !sa.newLine && sa.merged[p] {
-				c.notCompared(mergedHidden(x.FullName(), p, d))
-				continue
-			}
+		if note, ok := feedExcused(sa, sb, x.FullName(), p, d); ok {
+			c.notCompared(note)
+			continue
 		}
 		c.add(Difference{Kind: "files", Snapshot: ptr(d.snap), Table: x.FullName(), Item: "change feed deletions of " + p,
 			A: fmt.Sprintf("%d", d.na), B: fmt.Sprintf("%d", d.nb),
@@ -768,6 +754,29 @@ func (c *comparison) feedDeletes(x, y Table) error {
 				rangeText(d.s, d.e), d.row, d.snap, d.na, feedRules(sa), d.nb, feedRules(sb))})
 	}
 	return nil
+}
+
+// feedExcused returns the note for a difference d of data file p's feed
+// that convert's delete-file chains explain (B a 0.4+ catalog), and
+// whether there is one.
+func feedExcused(sa, sb *feedSide, table, p string, d feedDiff) (string, bool) {
+	if !sb.newLine {
+		return "", false
+	}
+	// B read event by event (v1.4's rules) gives A's feed: B holds A's
+	// deletions as a chain of delete files, and only B's readers'
+	// reading of a chain differs (see chainRead).
+	asOld := &feedSide{files: sb.files, bad: sb.bad, inlinedEvents: true}
+	if _, differ := diffFeeds(sa, asOld, sa.files[p], sb.files[p]); !differ {
+		return chainRead(table, p, d, sa.newLine), true
+	}
+	if sa.newLine && partialAsChain(sa.files[p], sb.files[p]) {
+		return chainRead(table, p, d, true), true
+	}
+	if !sa.newLine && sa.merged[p] {
+		return mergedHidden(table, p, d), true
+	}
+	return "", false
 }
 
 // chainRead is the note for a data file whose B (format 0.4+) holds A's
