@@ -766,8 +766,16 @@ func feedExcused(sa, sb *feedSide, table, p string, d feedDiff) (string, bool) {
 	// B read event by event (v1.4's rules) gives A's feed: B holds A's
 	// deletions as a chain of delete files, and only B's readers'
 	// reading of a chain differs (see chainRead).
+	// A partial deletion file of B is no chain: v1.4's rules read it
+	// without the snapshots it stores, which B's readers report.
+	plain := true
+	for _, f := range sb.files[p] {
+		for _, del := range f.dels {
+			plain = plain && !del.partial
+		}
+	}
 	asOld := &feedSide{files: sb.files, bad: sb.bad, inlinedEvents: true}
-	if _, differ := diffFeeds(sa, asOld, sa.files[p], sb.files[p]); !differ {
+	if _, differ := diffFeeds(sa, asOld, sa.files[p], sb.files[p]); plain && !differ {
 		return chainRead(table, p, d, sa.newLine), true
 	}
 	if sa.newLine && partialAsChain(sa.files[p], sb.files[p]) {
@@ -804,8 +812,10 @@ func chainRead(table, path string, d feedDiff, fromNew bool) string {
 // partialAsChain reports whether b is a (one data file row) written as
 // convert writes a partial deletion file for a 0.4 target beside inlined
 // deletions: a's only delete file is a partial deletion file, b's delete
-// files are plain and each holds the positions a's deletes by its
-// begin_snapshot, and the data file and its inlined deletions are alike.
+// files are plain, one per snapshot a's file stores, the first at its
+// begin_snapshot (as convert writes them), each holding the positions a's
+// deletes by that snapshot (so the last holds them all), and the data file
+// and its inlined deletions are alike.
 func partialAsChain(a, b []feedFile) bool {
 	if len(a) != 1 || len(b) != 1 || len(a[0].dels) != 1 || !a[0].dels[0].partial || len(b[0].dels) == 0 {
 		return false
@@ -816,13 +826,19 @@ func partialAsChain(a, b []feedFile) bool {
 		return false
 	}
 	pd := fa.dels[0]
-	for _, d := range fb.dels {
-		if d.partial {
+	snaps := slices.Clone(pd.snaps)
+	slices.Sort(snaps)
+	snaps = slices.Compact(snaps)
+	if len(snaps) != len(fb.dels) {
+		return false
+	}
+	for i, d := range fb.dels {
+		if d.partial || (i > 0 && d.begin != snaps[i]) {
 			return false
 		}
 		var by []int64
-		for i, pos := range pd.pos {
-			if pd.snaps[i] <= d.begin {
+		for j, pos := range pd.pos {
+			if pd.snaps[j] <= snaps[i] {
 				by = append(by, pos)
 			}
 		}

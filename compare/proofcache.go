@@ -143,8 +143,13 @@ import (
 // (feedDeletes: delete files and inlined file deletions no snapshot sees
 // or begun among expired snapshot ids, partial deletion files' stored
 // snapshots), and an ended data file's name mapping and partition values
-// (endedEntries).
-const proofVersion = "fdl-formats proof v54"
+// (endedEntries);
+// v55: a change feed difference is taken for convert's delete-file chains
+// (feedExcused) only where B's delete files are plain and, for a partial
+// deletion file written as a chain, one per stored snapshot up to the
+// last (a B with a partial file's snapshots changed, or a chain stopping
+// early, was excused).
+const proofVersion = "fdl-formats proof v55"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths
