@@ -81,7 +81,7 @@ func TestWarmCheckSeesDataChanges(t *testing.T) {
 		}, "footer"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			for _, warm := range []bool{false, true} {
+			for _, warm := range []bool{true, false} {
 				st, root := cloneRepo(t, golden)
 				if tc.prepare != nil {
 					tc.prepare(t, root)
@@ -95,8 +95,14 @@ func TestWarmCheckSeesDataChanges(t *testing.T) {
 					}
 					o.DigestCache = cache
 				}
-				if _, err := Check(ctx, st, o); err != nil {
-					t.Fatalf("warm=%v: first check: %v", warm, err)
+				// The first check fills the cache the warm check reuses;
+				// the cold check has nothing to reuse, and the warm case's
+				// first check (an empty cache) already showed the
+				// prepared copy passing.
+				if warm {
+					if _, err := Check(ctx, st, o); err != nil {
+						t.Fatalf("first check: %v", err)
+					}
 				}
 				tc.mutate(t, root)
 				rep, err := Check(ctx, st, o)
