@@ -79,10 +79,8 @@ func refreshCopy(ctx context.Context, site store.Store, cache, work, key string)
 func TestSharedCacheCopyReplacedMidRun(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	st, root := smallLake(t)
-	if _, err := Backfill(ctx, st, Options{Formats: []string{"1.1"}, Jobs: 2}); err != nil {
-		t.Fatal(err)
-	}
+	// smallLake backfilled to 1.1 (lake11, built once per test binary).
+	_, root := cloneRepo(t, lake11(t))
 	files, err := filepath.Glob(filepath.Join(root, "data", "main", "whole", "*.parquet"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no data file in %s (%v)", root, err)
