@@ -129,6 +129,10 @@ func TestEmptyFolderRule(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel() // each case its own copy, web sites and cache
 			st, root := smallLake(t)
+			// The first version alone: the rule is the listing's, and
+			// each of the three checks a case makes proved the later
+			// versions' contents for nothing it asserts.
+			firstVersionOnly(t, root)
 			dir := filepath.Join(root, "versions", emptyVersionID)
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				t.Fatal(err)
@@ -172,6 +176,7 @@ func TestEmptyFolderRule(t *testing.T) {
 	}
 	t.Run("presence probe fails", func(t *testing.T) {
 		_, root := smallLake(t)
+		firstVersionOnly(t, root)
 		if err := os.MkdirAll(filepath.Join(root, "versions", emptyVersionID), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -189,6 +194,17 @@ func TestEmptyFolderRule(t *testing.T) {
 			})
 		}
 	})
+}
+
+// firstVersionOnly removes every version of the repository at root but
+// the first (the one without parents, in the oldest ID's folder).
+func firstVersionOnly(t *testing.T, root string) {
+	t.Helper()
+	for _, id := range versionIDs(t, root)[1:] {
+		if err := os.RemoveAll(filepath.Join(root, "versions", id)); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // TestEmptyNonVersionFolder: an empty folder under versions/ whose name is
