@@ -50,7 +50,11 @@ func TestShardsCoverEveryVersionOnce(t *testing.T) {
 		for k := 1; k <= n; k++ {
 			var ids [2][]string
 			for run := range ids {
-				m, err := Plan(ctx, st, Options{Jobs: 2, Shard: Shard{k, n}, DataPath: t.TempDir()})
+				// The source's format alone: which versions a shard
+				// holds is the same for every format, and the other
+				// formats' missing cells (each a dry-run conversion)
+				// were planned twenty times over for nothing asserted.
+				m, err := Plan(ctx, st, Options{Jobs: 2, Shard: Shard{k, n}, DataPath: t.TempDir(), Formats: []string{"1.0"}})
 				if err != nil {
 					t.Fatal(err)
 				}
