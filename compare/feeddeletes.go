@@ -760,6 +760,17 @@ func (c *comparison) feedDeletes(x, y Table) error {
 // that convert's delete-file chains explain (B a 0.4+ catalog), and
 // whether there is one.
 func feedExcused(sa, sb *feedSide, table, p string, d feedDiff) (string, bool) {
+	if sa.newLine && !sb.newLine {
+		// The converse of a chain kept: A (0.4+) holds a chain of plain
+		// delete files (a 0.1-0.3 lake's, or convert's for a 0.3 merged
+		// file), which B (0.1-0.3; a downgrade keeps it) holds event for
+		// event: A read by v1.4's rules gives B's feed.
+		asOld := &feedSide{files: sa.files, bad: sa.bad, inlinedEvents: true}
+		if _, differ := diffFeeds(asOld, sb, sa.files[p], sb.files[p]); plainDeletes(sa.files[p]) && plainDeletes(sb.files[p]) && !differ {
+			return chainKept(table, p, d), true
+		}
+		return "", false
+	}
 	if !sb.newLine {
 		return "", false
 	}
@@ -768,14 +779,8 @@ func feedExcused(sa, sb *feedSide, table, p string, d feedDiff) (string, bool) {
 	// reading of a chain differs (see chainRead).
 	// A partial deletion file of B is no chain: v1.4's rules read it
 	// without the snapshots it stores, which B's readers report.
-	plain := true
-	for _, f := range sb.files[p] {
-		for _, del := range f.dels {
-			plain = plain && !del.partial
-		}
-	}
 	asOld := &feedSide{files: sb.files, bad: sb.bad, inlinedEvents: true}
-	if _, differ := diffFeeds(sa, asOld, sa.files[p], sb.files[p]); plain && !differ {
+	if _, differ := diffFeeds(sa, asOld, sa.files[p], sb.files[p]); plainDeletes(sb.files[p]) && !differ {
 		return chainRead(table, p, d, sa.newLine), true
 	}
 	if sa.newLine && partialAsChain(sa.files[p], sb.files[p]) {
@@ -855,5 +860,29 @@ func partialAsChain(a, b []feedFile) bool {
 // B's readers' feed reports those hidden rows as deleted.
 func mergedHidden(table, path string, d feedDiff) string {
 	return fmt.Sprintf("the change feed's deletions of %s, data file %s: a 0.3 merged file (partial_file_info), whose rows B hides with delete files until 0.3 shows them (merged-file-snapshots): B's readers report the hidden rows as deleted: for snapshots %s row id %d is reported at snapshot %d %d time(s) by A's readers, %d by B's",
+		table, path, rangeText(d.s, d.e), d.row, d.snap, d.na, d.nb)
+}
+
+// plainDeletes reports whether no delete file of files is a partial
+// deletion file (whose stored snapshots v1.4's rules do not read).
+func plainDeletes(files []feedFile) bool {
+	for _, f := range files {
+		for _, del := range f.dels {
+			if del.partial {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// chainKept is the note for a data file whose A (format 0.4+) holds a
+// chain of cumulative plain delete files that B (0.1-0.3) holds event for
+// event: A's readers (v1.5-variegata/main rules) read each file of the
+// chain begun by the range's end less only the file begun last before its
+// start, B's (v1.3/v1.4) each file less the one before it. No 0.1-0.3
+// catalog gives v1.5's reading of a chain.
+func chainKept(table, path string, d feedDiff) string {
+	return fmt.Sprintf("the change feed's deletions of %s, data file %s: B (0.1-0.3) holds A's chain of cumulative delete files event for event (a downgrade keeps it), which A's readers (v1.5-variegata/main rules) read otherwise: for snapshots %s row id %d is reported at snapshot %d %d time(s) by A's readers, %d by B's (a chain's earlier rows again at each later file's begin_snapshot)",
 		table, path, rangeText(d.s, d.e), d.row, d.snap, d.na, d.nb)
 }

@@ -32,6 +32,16 @@ func TestFeedExcusedOnlyChains(t *testing.T) {
 			newSide(feedDel{begin: 5, partial: true, pos: []int64{0, 1}, snaps: []int64{1, 2}}), false},
 		// B's chain never deletes row 1.
 		{"chain stopping early", newSide(partial), newSide(feedDel{begin: 3, pos: []int64{0}}), false},
+		// A 1.0 chain hiding rows 0-2, then 1-2 (as convert writes a 0.3
+		// merged file's hidden rows), kept by a 0.3 downgrade: A's readers
+		// report row 1 again at 7.
+		{"chain kept down", newSide(feedDel{begin: 3, pos: []int64{0, 1, 2}}, feedDel{begin: 7, pos: []int64{1, 2}}),
+			oldSide(feedDel{begin: 3, pos: []int64{0, 1, 2}}, feedDel{begin: 7, pos: []int64{1, 2}}), true},
+		// B's chain (0.3) deletes row 0 only: not A's chain.
+		{"chain not kept down", newSide(feedDel{begin: 3, pos: []int64{0, 1, 2}}, feedDel{begin: 7, pos: []int64{1, 2}}),
+			oldSide(feedDel{begin: 3, pos: []int64{0}}), false},
+		// A's partial deletion file, which v1.4's rules read whole.
+		{"partial file down", newSide(partial), oldSide(feedDel{begin: 3, pos: []int64{0, 1}}), false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
