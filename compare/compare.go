@@ -768,20 +768,27 @@ func (c *comparison) run() error {
 	return nil
 }
 
+// tablesAt returns A's and B's tables at snapshot s, and B's by full name.
+func (c *comparison) tablesAt(s int64) (ta, tb []Table, byName map[string]Table, err error) {
+	if ta, err = c.a.Tables(c.ctx, s); err != nil {
+		return nil, nil, nil, markA(err)
+	}
+	if tb, err = c.b.Tables(c.ctx, s); err != nil {
+		return nil, nil, nil, markB(err)
+	}
+	byName = make(map[string]Table, len(tb))
+	for _, t := range tb {
+		byName[t.FullName()] = t
+	}
+	return ta, tb, byName, nil
+}
+
 // feedDeletesAt compares the change feed deletions of the tables both
 // catalogs show at snapshot s (feedDeletes, once per table pair).
 func (c *comparison) feedDeletesAt(s int64) error {
-	ta, err := c.a.Tables(c.ctx, s)
+	ta, _, byName, err := c.tablesAt(s)
 	if err != nil {
-		return markA(err)
-	}
-	tb, err := c.b.Tables(c.ctx, s)
-	if err != nil {
-		return markB(err)
-	}
-	byName := map[string]Table{}
-	for _, t := range tb {
-		byName[t.FullName()] = t
+		return err
 	}
 	for _, x := range ta {
 		if y, ok := byName[x.FullName()]; ok {
@@ -902,17 +909,9 @@ func (c *comparison) snapshot(s int64) error {
 	}
 	c.rep.Timings.SchemaMS += time.Since(t0).Milliseconds()
 
-	ta, err := c.a.Tables(c.ctx, s)
+	ta, tb, byName, err := c.tablesAt(s)
 	if err != nil {
-		return markA(err)
-	}
-	tb, err := c.b.Tables(c.ctx, s)
-	if err != nil {
-		return markB(err)
-	}
-	byName := map[string]Table{}
-	for _, t := range tb {
-		byName[t.FullName()] = t
+		return err
 	}
 	seen := map[string]bool{}
 	for _, x := range ta {
