@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"path/filepath"
@@ -211,10 +212,10 @@ func TestFeedRules(t *testing.T) {
 			var got []feedEvent
 			side.events([]feedFile{tc.f}, tc.s, tc.e, func(row, snap int64) { got = append(got, feedEvent{row, snap}) })
 			slices.SortFunc(got, func(a, b feedEvent) int {
-				if c := cmpInt(a.row, b.row); c != 0 {
+				if c := cmp.Compare(a.row, b.row); c != 0 {
 					return c
 				}
-				return cmpInt(a.snap, b.snap)
+				return cmp.Compare(a.snap, b.snap)
 			})
 			if !slices.Equal(got, tc.want) {
 				t.Errorf("got %v, want %v", got, tc.want)

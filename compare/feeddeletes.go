@@ -2,6 +2,7 @@ package compare
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -170,7 +171,7 @@ func (r *Reader) feedInputs(ctx context.Context, t Table) (*feedSide, error) {
 	}
 	for _, fs := range side.files {
 		for i := range fs {
-			slices.SortStableFunc(fs[i].dels, func(a, b feedDel) int { return cmpInt(a.begin, b.begin) })
+			slices.SortStableFunc(fs[i].dels, func(a, b feedDel) int { return cmp.Compare(a.begin, b.begin) })
 		}
 	}
 	if inl, ok := r.inlinedDeleteTable(t); ok && side.newLine {
@@ -195,16 +196,6 @@ func (r *Reader) feedInputs(ctx context.Context, t Table) (*feedSide, error) {
 		}
 	}
 	return side, nil
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // feedDelete reads delete file d as the feed's reader of r's format reads
