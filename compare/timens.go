@@ -103,7 +103,10 @@ func (r *Reader) TimeNSFiles(ctx context.Context) ([]string, error) {
 		return nil, err
 	}
 	var out []string
-	reported := map[string]bool{}
+	// A file is examined once for each set of columns it is read with:
+	// the snapshots after the one it came in read it alike until a
+	// column changes.
+	checked := map[string]bool{}
 	for _, s := range snaps {
 		tables, err := r.Tables(ctx, s.ID)
 		if err != nil {
@@ -124,10 +127,12 @@ func (r *Reader) TimeNSFiles(ctx context.Context) ([]string, error) {
 			if err != nil {
 				return nil, err
 			}
+			colsKey := columnsKey(cols)
 			for _, f := range files {
-				if reported[f.Path] {
+				if checked[f.Path] || checked[f.Path+"\x00"+colsKey] {
 					continue
 				}
+				checked[f.Path+"\x00"+colsKey] = true
 				name := oneline.Name(r.relPath(f.Path))
 				kp, err := r.keyParam(ctx, f.encryptionKey)
 				if err != nil {
@@ -144,13 +149,29 @@ func (r *Reader) TimeNSFiles(ctx context.Context) ([]string, error) {
 					return nil, err
 				}
 				if field != "" {
-					reported[f.Path] = true
+					checked[f.Path] = true // reported once
 					out = append(out, fmt.Sprintf("%s.%s: data file %s (table id %d)", t.FullName(), field, name, t.ID))
 				}
 			}
 		}
 	}
 	return out, nil
+}
+
+// columnsKey identifies the columns a file is read with, at any depth:
+// their ids, names and types.
+func columnsKey(cols []*Column) string {
+	var b strings.Builder
+	var walk func([]*Column)
+	walk = func(cs []*Column) {
+		for _, c := range cs {
+			fmt.Fprintf(&b, "%d %q %q(", c.ID, c.Name, c.Type)
+			walk(c.Children)
+			b.WriteString(")")
+		}
+	}
+	walk(cols)
+	return b.String()
 }
 
 // isParquetTime tells whether DuckDB (1.5.6) reads a Parquet leaf as TIME
