@@ -184,8 +184,8 @@ func (c *comparison) earlyTableStats(label string, ea, eb entries) error {
 			why = "A has column statistics for the table"
 		}
 		c.add(Difference{Kind: "stats", Table: table, Item: k, A: av, B: eb[k] + " (no ducklake_table_column_stats row)",
-			Reason: fmt.Sprintf("catalog B (format %s) holds a %s row for %s (table id %d) without any ducklake_table_column_stats row: DuckDB 1.5.2 and 1.5.3, format %s readers, fail to read any table of B (%s; fixed from DuckDB 1.5.4), and convert to %s drops such rows; %s",
-				c.rep.B.Format, label, oneline.Name(table), id, c.rep.B.Format, q.Info().Name, c.rep.B.Format, why)})
+			Reason: fmt.Sprintf("catalog B (format %s) holds a %s row for %s (table id %d) without any ducklake_table_column_stats row: %s, format %s readers, fail to read any table of B (%s), and convert to %s drops such rows; %s",
+				c.rep.B.Format, label, oneline.Name(table), id, c.b.format.EarlyReleases(q), c.rep.B.Format, q.Info().Name, c.rep.B.Format, why)})
 		delete(ea, k)
 		delete(eb, k)
 	}

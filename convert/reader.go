@@ -192,8 +192,8 @@ func (r *run) tableStatsWithoutColumnStats(step string, target *formats.Version)
 		return err
 	}
 	r.add(Finding{Severity: Note, Code: info.Name, Step: step, Table: "ducklake_table_stats", Detail: summarize(tables),
-		Reason: fmt.Sprintf("table statistics rows of tables without column statistics dropped: DuckDB 1.5.2 and 1.5.3, format %s readers, fail to read any table of a catalog holding one (%s; fixed from DuckDB 1.5.4), and no format %s reader's answer depends on them (count(*) counts the data files, MIN/MAX folds only column statistics, record_count is otherwise a planner estimate)",
-			target.Name, info.Behaviour, target.Name)})
+		Reason: fmt.Sprintf("table statistics rows of tables without column statistics dropped: format %s's first readers, %s, fail to read any table of a catalog holding one (%s), and no format %s reader's answer depends on them (count(*) counts the data files, MIN/MAX folds only column statistics, record_count is otherwise a planner estimate)",
+			target.Name, target.EarlyReleases(q), info.Behaviour, target.Name)})
 	return nil
 }
 

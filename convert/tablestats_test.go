@@ -154,7 +154,7 @@ func TestTableStatsWithoutColumnStatsProof(t *testing.T) {
 			}
 			var stats, other []string
 			for _, d := range rep.Differences {
-				if d.Kind == "stats" && d.Table == "main.whole" && strings.Contains(d.Reason, "DuckDB 1.5.2 and 1.5.3") &&
+				if d.Kind == "stats" && d.Table == "main.whole" && strings.Contains(d.Reason, "DuckDB >= 1.5.2 before 1.5.4") &&
 					strings.Contains(d.Reason, "table-stats-need-column-stats") {
 					stats = append(stats, d.String())
 				} else {

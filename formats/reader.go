@@ -1,6 +1,7 @@
 package formats
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -448,6 +449,17 @@ func (v *Version) EarlyFixedIn(q ReaderQuirk) *goversion.Version {
 		return nil // Validate rejects it
 	}
 	return fixed
+}
+
+// EarlyReleases names the releases of v's range that have q, one of its
+// EarlyQuirks, for messages: "DuckDB >= 1.5.2 before 1.5.4". It is empty
+// where q is none of them.
+func (v *Version) EarlyReleases(q ReaderQuirk) string {
+	fixed := v.EarlyFixedIn(q)
+	if fixed == nil {
+		return ""
+	}
+	return fmt.Sprintf("DuckDB %s before %s", v.DuckDB, fixed)
 }
 
 // ReadAlike reports whether the source, read as the newest release of its

@@ -92,7 +92,7 @@ func (r *repository) earlyStatsWarning(ctx context.Context, rd *compare.Reader, 
 	if len(tables) == 0 {
 		return nil
 	}
-	return []Issue{{Problem: ProblemWarning, Detail: fmt.Sprintf("%s (format %s) has table statistics of tables without column statistics: %s; DuckDB before %s (1.5.2 and 1.5.3, DuckLake 415a9ebd and e6a3bd0a), readers of format %s by its range DuckDB %s, fail to read any table of it (%s), where no other catalog of the version opens in them; this tool does not change a frozen catalog (its writer's DuckDB reads it): narrow the range to DuckDB >= %s, or have those readers upgrade",
+	return []Issue{{Problem: ProblemWarning, Detail: fmt.Sprintf("%s (format %s) has table statistics of tables without column statistics: %s; DuckDB before %s, readers of format %s by its range DuckDB %s, fail to read any table of it (%s), where no other catalog of the version opens in them; this tool does not change a frozen catalog (its writer's DuckDB reads it): narrow the range to DuckDB >= %s, or have those readers upgrade",
 		key, f.Name, strings.Join(tables, ", "), fixed, f.Name, text, q.Info().Name, fixed)}}
 }
 
