@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
-	"os"
 	"slices"
 
 	"github.com/fdl-formats/fdl-formats/formats"
@@ -227,16 +226,13 @@ func (r *Reader) feedDelete(ctx context.Context, d *DeleteFile, f DataFile) (fee
 		}
 		return fd, nil
 	case "puffin":
-		if err := r.readable(ctx, d.Path); err != nil {
-			return fd, err
-		}
-		data, err := os.ReadFile(d.Path)
+		// The checks the plain reads make (puffinDeletes), at every
+		// snapshot, on one read of the file.
+		data, err := r.puffinData(ctx, d)
 		if err != nil {
 			return fd, err
 		}
-		// The checks the plain reads make (puffinDeletes), at every
-		// snapshot.
-		if _, err := r.puffinDeletes(ctx, d, f, math.MaxInt64); err != nil {
+		if _, err := puffinPositions(data, math.MaxInt64, r.vectorBound(ctx, f)); err != nil {
 			return fd, err
 		}
 		blobs, snapped, err := puffinBlobs(data)

@@ -42,6 +42,16 @@ type puffinFooter struct {
 // fails its magic check; 1.1 (main's DuckLakePuffinReader) reads both. A
 // failure is a DeleteFileError: the catalog's readers cannot read the table.
 func (r *Reader) puffinDeletes(ctx context.Context, d *DeleteFile, f DataFile, snap int64) ([]int64, error) {
+	data, err := r.puffinData(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	return puffinPositions(data, snap, r.vectorBound(ctx, f))
+}
+
+// puffinData reads Puffin delete file d's bytes, failing as the real
+// reader of r's format fails on them (puffinDeletes).
+func (r *Reader) puffinData(ctx context.Context, d *DeleteFile) ([]byte, error) {
 	if err := r.readable(ctx, d.Path); err != nil {
 		return nil, err
 	}
@@ -63,7 +73,7 @@ func (r *Reader) puffinDeletes(ctx context.Context, d *DeleteFile, f DataFile, s
 			return nil, &DeleteFileError{Path: d.Path, Detail: fmt.Sprintf("Magic bytes mismatch, deletion vector is corrupt! (format %s readers read %s, whose format column says puffin, as one bare deletion vector)", r.format.Name, oneline.Name(d.Path))}
 		}
 	}
-	return puffinPositions(data, snap, r.vectorBound(ctx, f))
+	return data, nil
 }
 
 // vectorBound holds a deletion vector of data file f to f's rows before
