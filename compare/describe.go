@@ -84,7 +84,7 @@ func (r *Reader) readSchemaEntries(ctx context.Context, snap int64) (entries, er
 				// default_kind: how the reader takes the default (a
 				// constant or SQL), derived for formats without
 				// default_value_type (their defaults are literals).
-				e[fmt.Sprintf("column %s (id %d)", prefix, c.ID)] = fmt.Sprintf("name=%s type=%s position=%d parent=%d nulls_allowed=%s initial_default=%s default=%s default_kind=%s",
+				e[fmt.Sprintf("column %s (id %d)", prefix, c.ID)] = fmt.Sprintf("name=%q type=%s position=%d parent=%d nulls_allowed=%s initial_default=%s default=%s default_kind=%s",
 					c.Name, dt, i, parent, nulls, optString(c.readDefault()), optString(r.normDefault(c.DefaultValue)), cmp.Or(r.defaultKind(c), "<none>"))
 				if err := walk(prefix, c.Children, c.ID); err != nil {
 					return err
