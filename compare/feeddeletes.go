@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/internal/oneline"
@@ -62,16 +64,28 @@ import (
 type feedFile struct {
 	rowIDStart int64
 	records    int64
+	begin      int64
 	end        *int64
 	dels       []feedDel
 	// inl: its inlined file deletions (position, begin_snapshot).
 	inl []feedEvent
+	// splits: a 0.1-0.3 merged file's split list (partial_file_info
+	// 's1:n1|s2:n2|...'), nil for any other file.
+	splits []feedSplit
 }
+
+// feedSplit is an entry of a merged file's split list: from snapshot, the
+// first rows of the file.
+type feedSplit struct{ snap, rows int64 }
 
 // feedDel is a delete file row: its begin_snapshot and positions (sorted),
 // with each position's stored snapshot when the format's readers read it
 // as a partial deletion file.
 type feedDel struct {
+	// id, end: its delete_file_id and end_snapshot (nil: none), which
+	// only convert's rewrite of a merged file reads (mergedChain).
+	id      int64
+	end     *int64
 	begin   int64
 	partial bool
 	pos     []int64
@@ -90,8 +104,6 @@ type feedSide struct {
 	// bad: why the real readers fail on a data file's feed (a delete file
 	// they cannot read), by path.
 	bad map[string]string
-	// merged: the paths of 0.3 merged files (a partial_file_info).
-	merged map[string]bool
 	// inlinedEvents: with the v1.4 rules, each inlined file deletion is
 	// an event too (the chain check of a 0.4+ side, chainRead).
 	inlinedEvents bool
@@ -139,13 +151,11 @@ func (r *Reader) feedInputs(ctx context.Context, t Table) (*feedSide, error) {
 			start = *f.RowIDStart
 		}
 		byID[f.ID] = at{p, len(side.files[p]), f}
-		if f.PartialInfo != nil {
-			if side.merged == nil {
-				side.merged = map[string]bool{}
-			}
-			side.merged[p] = true
+		ff := feedFile{rowIDStart: start, records: f.RecordCount, begin: f.BeginSnapshot, end: row.end}
+		if f.PartialInfo != nil && !side.newLine {
+			ff.splits = parseFeedSplits(*f.PartialInfo)
 		}
-		side.files[p] = append(side.files[p], feedFile{rowIDStart: start, records: f.RecordCount, end: row.end})
+		side.files[p] = append(side.files[p], ff)
 	}
 	for _, row := range all.dels {
 		loc, ok := byID[row.dataID]
@@ -154,6 +164,7 @@ func (r *Reader) feedInputs(ctx context.Context, t Table) (*feedSide, error) {
 		}
 		d := row.file
 		fd, err := r.feedDelete(ctx, &d, loc.f)
+		fd.id, fd.end = d.ID, row.end
 		if err != nil {
 			if _, ok := AsDeleteFileError(err); !ok && !errors.Is(err, fs.ErrNotExist) {
 				return nil, fmt.Errorf("read delete file %s of %s in %s: %w", oneline.Name(d.Path), t.Shown(), oneline.Name(r.path), err)
@@ -195,6 +206,23 @@ func (r *Reader) feedInputs(ctx context.Context, t Table) (*feedSide, error) {
 		}
 	}
 	return side, nil
+}
+
+// parseFeedSplits reads a merged file's split list 's1:n1|s2:n2|...'
+// (convert's parseSplits); nil for 'partial_max:N' or a list that does not
+// parse (its table is refused: refusedPartialInfo).
+func parseFeedSplits(info string) []feedSplit {
+	var out []feedSplit
+	for _, part := range strings.Split(info, "|") {
+		s, n, ok := strings.Cut(part, ":")
+		si, err1 := strconv.ParseInt(s, 10, 64)
+		ni, err2 := strconv.ParseInt(n, 10, 64)
+		if !ok || err1 != nil || err2 != nil || si < 0 || ni < 0 {
+			return nil
+		}
+		out = append(out, feedSplit{si, ni})
+	}
+	return out
 }
 
 // feedDelete reads delete file d as the feed's reader of r's format reads
@@ -773,10 +801,116 @@ func feedExcused(sa, sb *feedSide, table, p string, d feedDiff) (string, bool) {
 	if sa.newLine && partialAsChain(sa.files[p], sb.files[p]) {
 		return chainRead(table, p, d, true), true
 	}
-	if !sa.newLine && sa.merged[p] {
+	if !sa.newLine && mergedRewritten(sa.files[p], sb.files[p]) {
 		return mergedHidden(table, p, d), true
 	}
 	return "", false
+}
+
+// mergedRewritten reports whether b (0.4+) gives, for every range, the
+// feed of a (0.1-0.3, some of its rows merged files) as convert's
+// --rewrite-deletes writes it: each merged file with its chain
+// (mergedChain), no inlined deletions, the other rows as they are.
+func mergedRewritten(a, b []feedFile) bool {
+	want := make([]feedFile, len(a))
+	merged := false
+	for i, f := range a {
+		want[i] = f
+		if f.splits != nil {
+			want[i].dels, want[i].splits = f.mergedChain(), nil
+			merged = true
+		}
+	}
+	if !merged {
+		return false
+	}
+	rewritten := &feedSide{newLine: true}
+	_, differ := diffFeeds(rewritten, &feedSide{newLine: true}, want, b)
+	return !differ
+}
+
+// mergedChain returns the delete files convert's --rewrite-deletes gives
+// merged file f in a 0.4+ catalog (convert/merged.go, rewriteMergedFiles),
+// in begin order: f's life [begin, end) is cut at every split snapshot and
+// every begin and end of one of its delete files inside it, neighbouring
+// stretches showing the same rows joined; a stretch from snapshot s whose
+// rows 0.3 does not all show gets a delete file begun at s of the
+// positions from the split list's limit at s up to record_count and those
+// of the delete file visible at s (the last so in delete_file_id order),
+// except that a delete file covering exactly such a stretch with no limit
+// is kept as it is. f's own delete files are dropped.
+func (f *feedFile) mergedChain() []feedDel {
+	inLife := func(s int64) bool { return s > f.begin && (f.end == nil || s < *f.end) }
+	byID := slices.Clone(f.dels)
+	slices.SortStableFunc(byID, func(a, b feedDel) int { return cmp.Compare(a.id, b.id) })
+	cuts := []int64{f.begin}
+	for _, s := range f.splits {
+		if inLife(s.snap) {
+			cuts = append(cuts, s.snap)
+		}
+	}
+	for _, d := range byID {
+		if inLife(d.begin) {
+			cuts = append(cuts, d.begin)
+		}
+		if d.end != nil && inLife(*d.end) {
+			cuts = append(cuts, *d.end)
+		}
+	}
+	slices.Sort(cuts)
+	cuts = slices.Compact(cuts)
+	type span struct {
+		from  int64
+		to    *int64
+		limit int64
+		del   *feedDel
+	}
+	var spans []span
+	for i, from := range cuts {
+		sp := span{from: from, to: f.end, limit: f.records}
+		var limit int64
+		for _, s := range f.splits {
+			if s.snap <= from && s.rows > limit {
+				limit = s.rows
+			}
+		}
+		sp.limit = min(limit, f.records)
+		if i+1 < len(cuts) {
+			sp.to = &cuts[i+1]
+		}
+		for k := range byID {
+			if d := &byID[k]; d.begin <= from && (d.end == nil || from < *d.end) {
+				sp.del = d
+			}
+		}
+		if n := len(spans); n > 0 && spans[n-1].limit == sp.limit && spans[n-1].del == sp.del {
+			spans[n-1].to = sp.to
+			continue
+		}
+		spans = append(spans, sp)
+	}
+	sameEnd := func(x, y *int64) bool { return (x == nil) == (y == nil) && (x == nil || *x == *y) }
+	var out []feedDel
+	for _, sp := range spans {
+		switch {
+		case sp.limit >= f.records && sp.del == nil:
+			continue
+		case sp.limit >= f.records && sp.del.begin == sp.from && sameEnd(sp.del.end, sp.to):
+			out = append(out, *sp.del)
+			continue
+		}
+		var pos []int64
+		for p := sp.limit; p < f.records; p++ {
+			pos = append(pos, p)
+		}
+		if sp.del != nil {
+			pos = append(pos, sp.del.pos...)
+			slices.Sort(pos)
+			pos = slices.Compact(pos)
+		}
+		out = append(out, feedDel{begin: sp.from, end: sp.to, pos: pos})
+	}
+	return out
 }
 
 // chainRead is the note for a data file whose B (format 0.4+) holds A's
@@ -844,7 +978,9 @@ func partialAsChain(a, b []feedFile) bool {
 // mergedHidden is the note for a 0.3 merged data file (partial_file_info)
 // of A whose B (0.4+, which has no split lists) hides the rows 0.3 did not
 // show yet with delete files (convert's merged-file chains, --rewrite-deletes):
-// B's readers' feed reports those hidden rows as deleted.
+// B's readers' feed reports those hidden rows as deleted (and a chain's
+// rows again, and at the file's end leaves out the rows the last chain
+// file hid). Given only where B's feed is that chain's (mergedRewritten).
 func mergedHidden(table, path string, d feedDiff) string {
 	return fmt.Sprintf("the change feed's deletions of %s, data file %s: a 0.3 merged file (partial_file_info), whose rows B hides with delete files until 0.3 shows them (merged-file-snapshots): B's readers report the hidden rows as deleted: for snapshots %s row id %d is reported at snapshot %d %d time(s) by A's readers, %d by B's",
 		table, path, rangeText(d.s, d.e), d.row, d.snap, d.na, d.nb)

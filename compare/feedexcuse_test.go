@@ -17,6 +17,16 @@ func TestFeedExcusedOnlyChains(t *testing.T) {
 		return s
 	}
 	partial := feedDel{begin: 3, partial: true, pos: []int64{0, 1}, snaps: []int64{3, 7}}
+	// A 0.3 merged file of 10 rows from snapshot 2, its first 4 rows
+	// shown from 2, all from 5 (split list '2:4|5:10'), with dels and an
+	// end; convert's --rewrite-deletes hides rows 4-9 from 2 to 5 with a
+	// delete file begun at 2 and keeps a delete file of the file's own
+	// begun after.
+	merged := func(end *int64, dels ...feedDel) *feedSide {
+		return &feedSide{files: map[string][]feedFile{"f": {{records: 10, begin: 2, end: end, dels: dels, splits: []feedSplit{{2, 4}, {5, 10}}}}}}
+	}
+	hidden := []int64{4, 5, 6, 7, 8, 9}
+	own := feedDel{id: 1, begin: 6, pos: []int64{0}}
 	cases := []struct {
 		name   string
 		a, b   *feedSide
@@ -42,6 +52,24 @@ func TestFeedExcusedOnlyChains(t *testing.T) {
 			oldSide(feedDel{begin: 3, pos: []int64{0}}), false},
 		// A's partial deletion file, which v1.4's rules read whole.
 		{"partial file down", newSide(partial), oldSide(feedDel{begin: 3, pos: []int64{0, 1}}), false},
+		// B's readers report rows 4-9 deleted at 2, rows 0.3 had not
+		// shown yet.
+		{"merged file rewritten", merged(nil, own), newSide(feedDel{begin: 2, pos: hidden}, own), true},
+		// At the end B's readers subtract the chain's file begun at 2 (no
+		// file marks snapshot 5), so rows 4-9 are not reported deleted at
+		// 8; A's readers report all ten.
+		{"merged file rewritten, ended", merged(ptr(8)), withEnd(newSide(feedDel{begin: 2, pos: hidden}), 8), true},
+		// B hides rows 4-9 from snapshot 1 (expired, say; no read of a
+		// snapshot of the file shows it), not 2 as the rewrite does.
+		{"merged chain begun early", merged(nil, own), newSide(feedDel{begin: 1, pos: hidden}, own), false},
+		// B has a delete file no snapshot sees (begun and ended at 7),
+		// which B's readers report: the rewrite writes none.
+		{"merged chain with a file no snapshot sees", merged(nil, own),
+			newSide(feedDel{begin: 2, pos: hidden}, own, feedDel{begin: 7, end: ptr(7), pos: []int64{0, 1}}), false},
+		// B drops the file's own delete file begun at 6 and deletes row
+		// 0 at 5.
+		{"merged chain with its own deletion moved", merged(nil, own),
+			newSide(feedDel{begin: 2, pos: hidden}, feedDel{begin: 5, pos: []int64{0}}), false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -55,4 +83,10 @@ func TestFeedExcusedOnlyChains(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withEnd ends side's data file at end.
+func withEnd(side *feedSide, end int64) *feedSide {
+	side.files["f"][0].end = &end
+	return side
 }

@@ -148,8 +148,13 @@ import (
 // (feedExcused) only where B's delete files are plain and, for a partial
 // deletion file written as a chain, one per stored snapshot up to the
 // last (a B with a partial file's snapshots changed, or a chain stopping
-// early, was excused).
-const proofVersion = "fdl-formats proof v55"
+// early, was excused);
+// v56: a change feed difference of a 0.1-0.3 merged file (split list) is
+// taken for convert's --rewrite-deletes only where B's feed is, for every
+// range, that of the chain convert writes for it (mergedChain; a B hiding
+// the rows from another snapshot, or with another delete file, was
+// excused).
+const proofVersion = "fdl-formats proof v56"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths
