@@ -3,6 +3,7 @@ package compare
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -422,5 +423,47 @@ func TestRestrictedToKeepsAnswersByBytes(t *testing.T) {
 	}
 	if len(r.restricted) != 2 {
 		t.Errorf("%d answers kept, want 2 (one per content)", len(r.restricted))
+	}
+}
+
+// TestCarryFeedOfLatestTables: the change feed spans every snapshot, so a
+// proof carrying an earlier one compares the feed of the tables of the
+// latest snapshot both catalogs share even when the walk does not reach
+// it (feedDeletesAt). That happens only where neither side's last
+// snapshot is the other's (the latest snapshots are always walked): here A
+// and B each gain one of their own after the earlier pair's, and a data
+// file of the earlier snapshots ends at it, so the walk is empty and only
+// the feed pins the end.
+func TestCarryFeedOfLatestTables(t *testing.T) {
+	ctx := context.Background()
+	cats, data := carryLake(t)
+	cache := newTestCache(t)
+	opts := Options{DataPath: data, Engines: readerDBs, DigestCache: cache, CarryMinWork: -1}
+	a0, b0 := cats[0], tamper(t, cats[0])
+	if _, err := Catalogs(ctx, a0, b0, opts); err != nil {
+		t.Fatal(err)
+	}
+	// A snapshot n after the earlier pair's last, at which the first
+	// data file still open ends.
+	endAt := func(n int) []string {
+		return []string{
+			fmt.Sprintf(`INSERT INTO ducklake_snapshot SELECT * REPLACE (snapshot_id + %d AS snapshot_id, snapshot_time + INTERVAL %d SECOND AS snapshot_time)
+				FROM ducklake_snapshot WHERE snapshot_id = (SELECT max(snapshot_id) FROM ducklake_snapshot)`, n, n),
+			`UPDATE ducklake_data_file SET end_snapshot = (SELECT max(snapshot_id) FROM ducklake_snapshot)
+				WHERE data_file_id = (SELECT min(data_file_id) FROM ducklake_data_file WHERE end_snapshot IS NULL)`,
+		}
+	}
+	opts.Carry = []Carry{{A: a0, B: b0}}
+	rep, err := Catalogs(ctx, tamper(t, a0, endAt(1)...), tamper(t, a0, endAt(2)...), opts)
+	if !errors.Is(err, ErrNotEquivalent) {
+		t.Fatalf("want not equivalent, got %v", err)
+	}
+	if rep.Carried == nil || rep.Carried.Snapshots != len(rep.Snapshots) {
+		t.Fatalf("carried %+v of %d snapshots (%q), want all", rep.Carried, len(rep.Snapshots), rep.CarryNote)
+	}
+	if !slices.ContainsFunc(rep.Differences, func(d Difference) bool {
+		return d.Kind == "files" && strings.HasPrefix(d.Item, "change feed deletions of ")
+	}) {
+		t.Errorf("no change feed difference: %v", rep.Differences)
 	}
 }
