@@ -29,10 +29,6 @@ func (r *Reader) inlinedSQL(ctx context.Context, t Table, cols []*Column, snap i
 			return nil, src.unreadable
 		}
 		g, phys, sys := src.reg, src.phys, src.sys
-		byName := map[string]int{} // lower-cased name -> position (DuckDB binds names case-insensitively)
-		for i, p := range phys {
-			byName[strings.ToLower(p)] = i
-		}
 		asOf, err := r.inlinedSchemaSnapshot(ctx, t, g.sv, snap)
 		if err != nil {
 			return nil, err
@@ -44,26 +40,9 @@ func (r *Reader) inlinedSQL(ctx context.Context, t Table, cols []*Column, snap i
 		if none {
 			continue // no row visible at snap: the reader reads nothing
 		}
-		// Inlined columns carry the names of the schema read; their field
-		// ids come from the columns as they were then.
-		physByID := map[int64]*pnode{}
-		for _, c := range then {
-			n := columnNode(c)
-			n.Name = phys[byName[strings.ToLower(c.Name)]]
-			physByID[c.ID] = n
-		}
-		var sel []string
-		for _, c := range cols {
-			var e string
-			if p, ok := physByID[c.ID]; ok {
-				e, err = valueExpr(ident(p.Name), p, c, byFieldID{}, nil, 0)
-			} else {
-				e, err = c.defaultExpr()
-			}
-			if err != nil {
-				return nil, fmt.Errorf("inlined table %s: %w", g.name, err)
-			}
-			sel = append(sel, e+" AS "+ident(c.Name))
+		sel, err := inlinedSelect(g.name, phys, then, cols)
+		if err != nil {
+			return nil, err
 		}
 		if opts.RowIDs {
 			sel = append(sel, sys[0]+" AS "+RowIDColumn)
@@ -72,6 +51,38 @@ func (r *Reader) inlinedSQL(ctx context.Context, t Table, cols []*Column, snap i
 		parts = append(parts, Part{Kind: "inlined", Path: g.name, SQL: q})
 	}
 	return parts, nil
+}
+
+// inlinedSelect is the select list reading inlined table name, whose
+// columns are phys, as columns cols: inlined columns carry the names of
+// the schema read (then); their field ids come from the columns as they
+// were then, and a column of cols none of them has reads its default.
+func inlinedSelect(name string, phys []string, then, cols []*Column) ([]string, error) {
+	byName := map[string]int{} // lower-cased name -> position (DuckDB binds names case-insensitively)
+	for i, p := range phys {
+		byName[strings.ToLower(p)] = i
+	}
+	physByID := map[int64]*pnode{}
+	for _, c := range then {
+		n := columnNode(c)
+		n.Name = phys[byName[strings.ToLower(c.Name)]]
+		physByID[c.ID] = n
+	}
+	var sel []string
+	for _, c := range cols {
+		var e string
+		var err error
+		if p, ok := physByID[c.ID]; ok {
+			e, err = valueExpr(ident(p.Name), p, c, byFieldID{}, nil, 0)
+		} else {
+			e, err = c.defaultExpr()
+		}
+		if err != nil {
+			return nil, fmt.Errorf("inlined table %s: %w", name, err)
+		}
+		sel = append(sel, e+" AS "+ident(c.Name))
+	}
+	return sel, nil
 }
 
 // inlinedSource is one registered inlined data table of a table, as the
