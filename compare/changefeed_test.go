@@ -107,12 +107,21 @@ func TestChangeFeedGhostPartitions(t *testing.T) {
 func TestChangeFeedInlinedEnds(t *testing.T) {
 	const ghost = `INSERT INTO ducklake_inlined_data_1_2 SELECT * REPLACE (3 AS begin_snapshot, 3 AS end_snapshot) FROM ducklake_inlined_data_1_2 WHERE row_id = 0`
 	const expire4 = `DELETE FROM ducklake_snapshot WHERE snapshot_id = 4; DELETE FROM ducklake_snapshot_changes WHERE snapshot_id = 4`
+	const ghostRow = `INSERT INTO ducklake_inlined_data_1_2 VALUES (7, 3, 3, 100, 'ghost')`
+	const ghostExpired = `INSERT INTO ducklake_inlined_data_1_2 VALUES (8, 4, 5, 7, 'x')`
 	runChangeFeedCases(t, "lakes", "16_data_inlining", []changeFeedCase{
 		{"row no snapshot sees", nil, []string{ghost}, "inlined rows ended"},
 		// Snapshot 4 expired on both sides: row 2's first version (seen
 		// at 3, not at 5) ends at 4 in A, at 5 in B.
 		{"end moved within expired snapshots", []string{expire4}, []string{expire4, `UPDATE ducklake_inlined_data_1_2 SET end_snapshot = 5 WHERE row_id = 2 AND begin_snapshot = 3`}, "inlined rows ended"},
 		{"expired snapshots alike", []string{expire4}, []string{expire4}, ""},
+		// A row no snapshot sees (3 to 3) with other values in B:
+		// ducklake_table_insertions(2, 3) and ducklake_table_deletions(3,
+		// 4) return them (proved equivalent before).
+		{"values of a row no snapshot sees", []string{ghostRow}, []string{strings.Replace(ghostRow, "100", "101", 1)}, "inlined rows ended"},
+		{"values of a row no snapshot sees, alike", []string{ghostRow}, []string{ghostRow}, ""},
+		// The same for a row begun at expired snapshot 4, ended at 5.
+		{"values of a row begun at an expired snapshot", []string{expire4, ghostExpired}, []string{expire4, strings.Replace(ghostExpired, "'x'", "'y'", 1)}, "inlined rows ended"},
 	})
 }
 

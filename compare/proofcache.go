@@ -153,8 +153,11 @@ import (
 // taken for convert's --rewrite-deletes only where B's feed is, for every
 // range, that of the chain convert writes for it (mergedChain; a B hiding
 // the rows from another snapshot, or with another delete file, was
-// excused).
-const proofVersion = "fdl-formats proof v56"
+// excused);
+// v57: the values of an inlined row no snapshot sees, which the change
+// feed returns, are compared where its end is described
+// (unseenInlinedValues; a B with other values there was equivalent).
+const proofVersion = "fdl-formats proof v57"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths
