@@ -156,8 +156,11 @@ import (
 // excused);
 // v57: the values of an inlined row no snapshot sees, which the change
 // feed returns, are compared where its end is described
-// (unseenInlinedValues; a B with other values there was equivalent).
-const proofVersion = "fdl-formats proof v57"
+// (unseenInlinedValues; a B with other values there was equivalent);
+// v58: a 0.1 catalog, and a 0.2 catalog B, with a visible data file whose
+// row_id_start is NULL is unreadable for that table (row-id-start-required:
+// DuckDB 1.3.0's and 1.3.1's DuckLake read it as a number).
+const proofVersion = "fdl-formats proof v58"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths

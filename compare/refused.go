@@ -93,6 +93,10 @@ func (r *Reader) refusal(ctx context.Context, t Table, snap int64) error {
 		if f.relNull {
 			return r.refused(refusedNull, t, "data file %s (id %d) has a NULL path_is_relative", oneline.Name(f.Stored), f.ID)
 		}
+		if f.RowIDStart == nil && r.rowIDStartRequired() {
+			q := formats.QuirkRowIDStartRequired
+			return r.unreadable(q, t, "data file %s (id %d) has a NULL row_id_start, which %s read as a number when they list the table's files", oneline.Name(f.Stored), f.ID, rowIDStartReleases(r.format))
+		}
 		if d := f.Delete; d != nil && d.relNull {
 			return r.refused(refusedNull, t, "delete file %s (id %d) of data file %s (id %d) has a NULL path_is_relative", oneline.Name(r.relPath(d.Path)), d.ID, oneline.Name(f.Stored), f.ID)
 		}
@@ -101,6 +105,25 @@ func (r *Reader) refusal(ctx context.Context, t Table, snap int64) error {
 		}
 	}
 	return nil
+}
+
+// rowIDStartRequired tells whether r's readers fail on a visible data file
+// whose row_id_start is NULL (formats.QuirkRowIDStartRequired): every
+// release of its format, or, for a catalog B, its first releases
+// (EarlyQuirks: 0.2, DuckDB 1.3.1): what this tool writes must read in
+// every release of its format. A source is read as the newest release of
+// its format reads it.
+func (r *Reader) rowIDStartRequired() bool {
+	q := formats.QuirkRowIDStartRequired
+	return r.readsWith(q) || (!r.asSource && r.format.EarlyReadsWith(q))
+}
+
+// rowIDStartReleases names the releases of v that need row_id_start.
+func rowIDStartReleases(v *formats.Version) string {
+	if fixed := v.EarlyFixedIn(formats.QuirkRowIDStartRequired); fixed != nil {
+		return "format " + v.Name + "'s readers before DuckDB " + fixed.String()
+	}
+	return "format " + v.Name + "'s readers"
 }
 
 // partialInfoParses tells whether a reader parses a partial_file_info

@@ -68,6 +68,9 @@ func (r *run) readerChecks(source, target *formats.Version) error {
 	if err := r.timeNSCheck(step, source, target); err != nil {
 		return err
 	}
+	if err := r.rowIDStartCheck(step, target); err != nil {
+		return fmt.Errorf("%s: %w", formats.QuirkRowIDStartRequired.Info().Name, err)
+	}
 	if differ(formats.QuirkViewCatalogVerbatim) {
 		if err := r.runCheck(step, viewCatalogPlaceholderCheck(source, target)); err != nil {
 			return fmt.Errorf("%s: %w", formats.QuirkViewCatalogVerbatim.Info().Name, err)

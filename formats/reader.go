@@ -168,6 +168,13 @@ const (
 	// releases). A field stored as text (what DuckDB wrote for TIME_NS
 	// before) reads; a file without the field reads the default.
 	QuirkTimeNSFilesUnreadable
+	// QuirkRowIDStartRequired: the file list reads every visible data
+	// file's row_id_start as a number, so a NULL one (what DuckLake's
+	// merge of files whose row ids are not adjacent writes, from DuckDB
+	// 1.3.2 on, the file carrying its own row ids) fails every read of its
+	// table at the snapshots it is visible: the DuckLake builds of DuckDB
+	// 1.3.0 (0.1) and 1.3.1 (0.2's first release).
+	QuirkRowIDStartRequired
 )
 
 // QuirkInfo documents one ReaderQuirk: what the real reader does, where in
@@ -291,6 +298,11 @@ var AllQuirks = []QuirkInfo{
 		Source:    "DuckDB's Parquet reader and cast functions, not DuckLake: DuckDB v1.5.0 and v1.5.1 read_parquet of a TIME(NANOS) column gives TIME (microseconds), and the multi-file column mapper (what DuckLakeMultiFileReader maps each file's fields with, by field id or name mapping) binds a cast to the catalog's type, which fails (\"failed to cast column ... from type TIME to TIME_NS: Unimplemented type for cast (TIME -> TIME_NS)\"); DuckDB pull request 23958 (\"Fix TIME_NS read/write with parquet\", merged 2026-07-20) writes TIME_NS as TIME(NANOS) instead of VARCHAR, reads TIME(NANOS) as TIME_NS and adds the TIME/TIME_NS casts; the type time_ns (src/common/ducklake_types.cpp) first in v1.5-variegata",
 		Error:     "Conversion Error: Error while reading file",
 		Evidence:  "TestRealReleasesReadTimeNS (formats): a TIME_NS column DuckDB 1.5.6 wrote (TIME(NANOS)), a TIME column and a TIME_NS stored as text read with read_parquet's field id schema as TIME_NS, as DuckLake maps them: DuckDB 1.5.0 and 1.5.1 fail on the first two with \"Unimplemented type for cast (TIME -> TIME_NS)\" and read the text, 1.5.6 and 2.0.0 read all three (DuckDB 1.5.3 and 1.5.5, built once by hand from duckdb-go v2.10503.1 and v2.10505.0, fail as 1.5.0 does); lakes/01_primitive_types with main.prim's tm column made time_ns and its files written again by DuckDB 1.5.6 (testlakes.TimeNS), converted to 0.4: converted and proved equivalent before this was modelled"},
+	{Quirk: QuirkRowIDStartRequired, Name: "row-id-start-required", Family: "file list",
+		Behaviour: "every read of a table lists its visible data files and reads each one's row_id_start with GetValue<idx_t>, which fails on NULL: a data file with a NULL row_id_start (DuckLake's merge_adjacent_files writes one, and the merged rows' ids into the file, when the merged files' row ids are not adjacent, from DuckDB 1.3.2 on, in every later line too; the 1.0 lakes 17_compaction and 23_row_lineage hold such files) makes the table unreadable at every snapshot where the file is visible. Later readers take a NULL row_id_start as none and read each row's id from the file",
+		Source:    "DuckLakeMetadataManager::GetFilesForTable (src/storage/ducklake_metadata_manager.cpp: file_entry.row_id_start = row.GetValue<idx_t>(col_idx++)) in the DuckLake builds of DuckDB 1.3.0 (main from 2f7433bf, 2025-05-27, to 4899f99b, 2025-06-08, the last deployed for it) and in 2d890446, the DuckLake DuckDB 1.3.1 pins; ae083ac7 (2025-06-24, \"Make row_id_start fully optional\"), first in 9cc2d903, the DuckLake DuckDB 1.3.2 pins, reads it after an IsNull check, as v1.4-andium, v1.5-variegata and main do. Format 0.1 (DuckDB 1.3.0 only) is read with it; 0.2 as DuckDB 1.3.2 reads it, and a catalog written as 0.2 is held to 1.3.1 (first releases: Version.EarlyQuirks)",
+		Error:     "INTERNAL Error: Calling GetValueInternal on a value that is NULL",
+		Evidence:  "modelled from the source (no DuckDB 1.3 with the ducklake extension here); lakes/17_compaction (1.0, tables rw and cpart: data files 24, 32 and 33 merged with row_id_start NULL) converted to 0.1 and 0.2 and proved equivalent before this was modelled (TestRowIDStartRequired13, convert)"},
 }
 
 // DeleteFileHiveKeys returns the distinct Hive partition keys DuckDB's
@@ -367,8 +379,10 @@ const (
 	quirksV1_3 = QuirkUnmappedFilesNull | QuirkTimeTZDefaultOffset | QuirkTableStatsNeedColumnStats | QuirkInlinedAtSnapshotZero | QuirkFilesWithoutColumnStatsPruned |
 		QuirkViewCatalogVerbatim | QuirkBooleanStatsComparedAsText | QuirkTemporalStatsComparedAsText | QuirkDeleteFilesTwoColumns | QuirkStructNullsAfterSkippedVector | QuirkDeleteFilesHiveColumns
 	// quirksV1_3_0: DuckLake v1.3-ossivalis on DuckDB 1.3.0, the only
-	// release that opens format 0.1: DuckDB 1.3.0's column mapper.
-	quirksV1_3_0 = quirksV1_3 | QuirkNestedDefaultsDropped | QuirkStructWithoutFileFieldsNotNull | QuirkRemapListsUnreserved
+	// release that opens format 0.1: DuckDB 1.3.0's column mapper, and the
+	// DuckLake builds of 1.3.0, which need every visible data file's
+	// row_id_start.
+	quirksV1_3_0 = quirksV1_3 | QuirkNestedDefaultsDropped | QuirkStructWithoutFileFieldsNotNull | QuirkRemapListsUnreserved | QuirkRowIDStartRequired
 	// quirksV1_4_5: DuckLake 41255d47 (the v1.4-andium head), which DuckDB
 	// 1.4.5 pins, the newest release that reads format 0.3.
 	quirksV1_4_5 = QuirkUnmappedFilesNull | QuirkTimeTZDefaultOffset | QuirkHiveValuesRaw | QuirkHiveTimeZoneValuesUTC | QuirkTableStatsNeedColumnStats | QuirkInlinedAtFirstSnapshot | QuirkFilesWithoutColumnStatsPruned |

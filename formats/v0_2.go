@@ -20,8 +20,12 @@ var V0_2 = &Version{
 			Table{Name: "ducklake_name_mapping", Key: []string{"mapping_id", "column_id"}, Columns: []Column{required(bigint("mapping_id"), nullSkipsRow), required(bigint("column_id"), nullFails), required(varchar("source_name"), nullAsText), required(bigint("target_field_id"), nullFails), bigint("parent_column")}},
 		),
 	),
-	Caps:         V0_1.Caps | CapScopedSettings | CapTablePaths | CapNameMapping | CapPartitionFieldIDs,
-	Quirks:       quirksV1_3,
+	Caps:   V0_1.Caps | CapScopedSettings | CapTablePaths | CapNameMapping | CapPartitionFieldIDs,
+	Quirks: quirksV1_3,
+	// DuckDB 1.3.1's DuckLake (2d890446) needs every visible data file's
+	// row_id_start; 1.3.2's (9cc2d903) reads a NULL one.
+	EarlyQuirks:  QuirkRowIDStartRequired,
+	EarlyFixes:   map[ReaderQuirk]string{QuirkRowIDStartRequired: "1.3.2"},
 	TableStats:   tableStatsV0_1,
 	DuckDB:       ">= 1.3.1, < 1.4.0",
 	DataPathRows: DataPathFirstRow,
