@@ -120,8 +120,8 @@ func (r *Reader) rowIDStartRequired() bool {
 
 // rowIDStartReleases names the releases of v that need row_id_start.
 func rowIDStartReleases(v *formats.Version) string {
-	if fixed := v.EarlyFixedIn(formats.QuirkRowIDStartRequired); fixed != nil {
-		return "format " + v.Name + "'s readers before DuckDB " + fixed.String()
+	if early := v.EarlyReleases(formats.QuirkRowIDStartRequired); early != "" {
+		return "format " + v.Name + "'s readers " + early
 	}
 	return "format " + v.Name + "'s readers"
 }

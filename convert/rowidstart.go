@@ -23,8 +23,8 @@ func (r *run) rowIDStartCheck(step string, target *formats.Version) error {
 	}
 	info := q.Info()
 	releases := "format " + target.Name + "'s readers"
-	if fixed := target.EarlyFixedIn(q); fixed != nil {
-		releases = "format " + target.Name + "'s readers before DuckDB " + fixed.String()
+	if early := target.EarlyReleases(q); early != "" {
+		releases = "format " + target.Name + "'s readers " + early
 	}
 	return r.runCheck(step, check{code: info.Name, table: "ducklake_data_file",
 		query: `SELECT 'table ' || d.table_id || ' ' || coalesce((SELECT any_value(t.table_name) FROM ducklake_table t WHERE t.table_id = d.table_id), '?')
