@@ -283,6 +283,12 @@ func TestEarlyFixesDeclared(t *testing.T) {
 	if got := V1_0.EarlyFixedIn(QuirkTableStatsNeedColumnStats); got == nil || got.String() != "1.5.4" {
 		t.Errorf("1.0's table-stats-need-column-stats fixed in %v, want DuckDB 1.5.4", got)
 	}
+	if got := V0_2.EarlyFixedIn(QuirkRowIDStartRequired); got == nil || got.String() != "1.3.2" {
+		t.Errorf("0.2's row-id-start-required fixed in %v, want DuckDB 1.3.2", got)
+	}
+	if got := V0_1.EarlyFixedIn(QuirkRowIDStartRequired); got != nil || !V0_1.ReadsWith(QuirkRowIDStartRequired) {
+		t.Errorf("0.1 (DuckDB 1.3.0 only) reads with row-id-start-required, not as a first-release quirk (fixed in %v)", got)
+	}
 	if got := V1_0.EarlyFixedIn(QuirkValueCountZeroPruned); got != nil {
 		t.Errorf("1.0's files-with-value-count-zero-pruned (not a first-release quirk) fixed in %v", got)
 	}
