@@ -423,22 +423,39 @@ func TestRowsWithRowIDs(t *testing.T) {
 func TestCatalogsFindMetadataDifferences(t *testing.T) {
 	for _, tc := range []struct {
 		lake, stmt, kind, want string
+		// aStmt, when set, tampers A first; B is A's copy tampered by stmt.
+		aStmt string
 	}{
-		{"10_macros", `UPDATE ducklake_macro_impl SET sql = '(a + 2)' WHERE macro_id = 2`, "schema", "macro main.add_default impl 0 differs: sql"},
+		{lake: "10_macros", stmt: `UPDATE ducklake_macro_impl SET sql = '(a + 2)' WHERE macro_id = 2`, kind: "schema", want: "macro main.add_default impl 0 differs: sql"},
 		// The same parameter rows stored in another order: DuckLake's
 		// readers list a macro's parameters in storage order (LIST()
 		// without ORDER BY; column_id is not read) and bind arguments by
 		// that position, so multi_add(1, 2, 3) binds c = 1.
 		{"10_macros", `CREATE TEMP TABLE p AS SELECT * FROM ducklake_macro_parameters WHERE macro_id = 5 AND impl_id = 3;
 			DELETE FROM ducklake_macro_parameters WHERE macro_id = 5 AND impl_id = 3;
-			INSERT INTO ducklake_macro_parameters SELECT * FROM p ORDER BY column_id DESC`, "schema", "macro main.multi_add impl 3 differs: params"},
-		{"20_time_travel", `UPDATE ducklake_snapshot_changes SET commit_message = 'rewritten' WHERE snapshot_id = (SELECT min(snapshot_id) FROM ducklake_snapshot_changes WHERE commit_message IS NOT NULL)`, "schema", "commit info differs"},
-		{"09_views", `UPDATE ducklake_view SET sql = sql || ' LIMIT 1'`, "schema", "differs: sql"},
-		{"11_comments_tags", `UPDATE ducklake_column_tag SET value = 'changed'`, "schema", "column tag main.tagged column 1 key comment differs"},
-		{"08_partitioning", `UPDATE ducklake_partition_column SET transform = 'identity' WHERE transform = 'year'`, "schema", "partitioning main."},
+			INSERT INTO ducklake_macro_parameters SELECT * FROM p ORDER BY column_id DESC`, "schema", "macro main.multi_add impl 3 differs: params", ""},
+		{"20_time_travel", `UPDATE ducklake_snapshot_changes SET commit_message = 'rewritten' WHERE snapshot_id = (SELECT min(snapshot_id) FROM ducklake_snapshot_changes WHERE commit_message IS NOT NULL)`, "schema", "commit info differs", ""},
+		{"09_views", `UPDATE ducklake_view SET sql = sql || ' LIMIT 1'`, "schema", "differs: sql", ""},
+		{"11_comments_tags", `UPDATE ducklake_column_tag SET value = 'changed'`, "schema", "column tag main.tagged column 1 key comment differs", ""},
+		{"08_partitioning", `UPDATE ducklake_partition_column SET transform = 'identity' WHERE transform = 'year'`, "schema", "partitioning main.", ""},
+		// A tag row with a NULL value is no tag to DuckLake's readers
+		// (LoadTags skips it, in every release line), so the comment a
+		// reader shows is the last non-NULL one visible: a NULL row
+		// stored after the live comment hides neither A's comment nor B's
+		// changed one (before, the proof took the NULL row as the
+		// table's comment on both sides and called them equivalent).
+		{lake: "11_comments_tags", aStmt: `INSERT INTO ducklake_tag VALUES (1, 7, NULL, 'comment', NULL)`,
+			stmt: `UPDATE ducklake_tag SET value = 'changed' WHERE object_id = 1 AND begin_snapshot = 7 AND value IS NOT NULL`,
+			kind: "schema", want: "tag table main.tagged2 key comment differs"},
+		{lake: "11_comments_tags", aStmt: `INSERT INTO ducklake_column_tag VALUES (1, 1, 4, NULL, 'comment', NULL)`,
+			stmt: `UPDATE ducklake_column_tag SET value = 'changed' WHERE column_id = 1 AND value IS NOT NULL`,
+			kind: "schema", want: "column tag main.tagged2 column 1 key comment differs"},
 	} {
 		t.Run(tc.lake, func(t *testing.T) {
 			lake, catalog := lastVersion(t, "lakes", tc.lake)
+			if tc.aStmt != "" {
+				catalog = tamper(t, catalog, tc.aStmt)
+			}
 			b := tamper(t, catalog, tc.stmt)
 			rep, err := Catalogs(context.Background(), catalog, b, Options{DataPath: filepath.Join(lake, "data")})
 			if !errors.Is(err, ErrNotEquivalent) {

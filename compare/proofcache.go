@@ -159,8 +159,11 @@ import (
 // (unseenInlinedValues; a B with other values there was equivalent);
 // v58: a 0.1 catalog, and a 0.2 catalog B, with a visible data file whose
 // row_id_start is NULL is unreadable for that table (row-id-start-required:
-// DuckDB 1.3.0's and 1.3.1's DuckLake read it as a number).
-const proofVersion = "fdl-formats proof v58"
+// DuckDB 1.3.0's and 1.3.1's DuckLake read it as a number);
+// v59: tags (ducklake_tag, ducklake_column_tag) as the readers take them,
+// a row with a NULL value none (tagRow.readerTag: a NULL row stored after
+// a comment hid it, on both sides).
+const proofVersion = "fdl-formats proof v59"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths

@@ -128,6 +128,17 @@ func (r *Reader) readPartitionRows(ctx context.Context, where string) ([]partRow
 	})
 }
 
+// readerTag says whether DuckLake's readers take the row of ducklake_tag
+// or ducklake_column_tag for a tag: LoadTags (ducklake_metadata_manager.cpp,
+// alike in v1.3-ossivalis, v1.4-andium, v1.5-variegata and main) skips a
+// row whose value is NULL, so COMMENT ON … IS NULL, which writes one, leaves
+// no comment, and a NULL row visible beside another of the same key hides
+// nothing: the reader keeps the last non-NULL value in storage order (the
+// LIST() of the rows, without ORDER BY; the loop that builds the entry
+// overwrites a key's value). Not for ducklake_view_column_tag, whose NULL
+// values the 1.1 readers keep (LoadViewColumnTags).
+func (x tagRow) readerTag() bool { return x.value.Valid }
+
 // tagRows reads every row of ducklake_column_tag (column) or ducklake_tag
 // once per reader, in the table's order.
 func (r *Reader) tagRows(ctx context.Context, column bool) ([]tagRow, error) {
@@ -163,7 +174,7 @@ func (r *Reader) tagEntries(ctx context.Context, e entries, column bool, owner, 
 		return fmt.Errorf("read tags of %s: %w", oneline.Name(r.path), err)
 	}
 	for _, x := range rows {
-		if !x.owner.Valid || x.owner.Int64 != owner || !visibleRow(x.begin, x.end, snap) {
+		if !x.owner.Valid || x.owner.Int64 != owner || !visibleRow(x.begin, x.end, snap) || !x.readerTag() {
 			continue
 		}
 		if n := nullIn("column_id", x.sub, "key", x.key); n != "" {

@@ -26,7 +26,8 @@ type TableExtras struct {
 	Partitioning []PartitionKey
 	// Sorting is the sort hint's keys in key order; nil without one.
 	Sorting []SortKey
-	// Tags are the table's tags by key (a nil value: NULL).
+	// Tags are the table's tags by key, as its readers take them (a
+	// row with a NULL value is none: tagRow.readerTag).
 	Tags map[string]*string
 	// ColumnTags are the columns' and nested fields' tags by column_id,
 	// then key.
@@ -119,7 +120,7 @@ func (r *Reader) TableExtras(ctx context.Context, snap int64) (map[int64]*TableE
 			return nil, fmt.Errorf("read column tags in %s: %w", oneline.Name(r.path), err)
 		}
 		for _, g := range rows {
-			if !g.owner.Valid || !visibleRow(g.begin, g.end, snap) {
+			if !g.owner.Valid || !visibleRow(g.begin, g.end, snap) || !g.readerTag() {
 				continue
 			}
 			id, err := strconv.ParseInt(g.sub.String, 10, 64)
@@ -140,7 +141,8 @@ func (r *Reader) TableExtras(ctx context.Context, snap int64) (map[int64]*TableE
 }
 
 // visibleTags is the tags (ducklake_tag) visible at snap, by object_id
-// (a schema's, a table's or a view's), then key.
+// (a schema's, a table's or a view's), then key: the rows with a value, as
+// the readers take them (tagRow.readerTag).
 func (r *Reader) visibleTags(ctx context.Context, snap int64) (map[int64]map[string]*string, error) {
 	if r.empty("ducklake_tag") {
 		return nil, nil
@@ -151,7 +153,7 @@ func (r *Reader) visibleTags(ctx context.Context, snap int64) (map[int64]map[str
 	}
 	out := map[int64]map[string]*string{}
 	for _, g := range rows {
-		if !g.owner.Valid || !visibleRow(g.begin, g.end, snap) {
+		if !g.owner.Valid || !visibleRow(g.begin, g.end, snap) || !g.readerTag() {
 			continue
 		}
 		if !g.key.Valid {
