@@ -162,7 +162,9 @@ import (
 // DuckDB 1.3.0's and 1.3.1's DuckLake read it as a number);
 // v59: tags (ducklake_tag, ducklake_column_tag) as the readers take them,
 // a row with a NULL value none (tagRow.readerTag: a NULL row stored after
-// a comment hid it, on both sides).
+// a comment hid it, on both sides), and a partition spec's keys joined to
+// it by partition_id alone, as the readers join them (a key row naming
+// another table_id was left out).
 const proofVersion = "fdl-formats proof v59"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing

@@ -119,10 +119,16 @@ func scanAll[T any](ctx context.Context, r *Reader, q string, fields func(*T) []
 }
 
 // readPartitionRows reads the partition column rows whose spec's row (i)
-// satisfies where.
+// satisfies where. A column row belongs to the spec of its partition_id,
+// whatever table_id it names: DuckLake's readers join the two tables USING
+// (partition_id) alone (the partition query of BuildCatalogForSnapshot, or
+// of the catalog load before v1.5, alike in v1.3-ossivalis, v1.4-andium,
+// v1.5-variegata and main), and take the table from the spec's row; before,
+// the proof joined on table_id too and left out a row naming another table,
+// a partition key (a bucket key DuckDB 1.5.4+ prunes files by) readers see.
 func (r *Reader) readPartitionRows(ctx context.Context, where string) ([]partRow, error) {
 	return scanAll(ctx, r, `SELECT i.table_id, i.begin_snapshot, i.end_snapshot, c.partition_key_index, c.column_id, c.transform FROM cat.ducklake_partition_info i
-		JOIN cat.ducklake_partition_column c ON c.partition_id = i.partition_id AND c.table_id = i.table_id
+		JOIN cat.ducklake_partition_column c ON c.partition_id = i.partition_id
 		WHERE `+where+` ORDER BY i.table_id, c.partition_key_index`, func(x *partRow) []any {
 		return []any{&x.table, &x.begin, &x.end, &x.index, &x.column, &x.transform}
 	})
