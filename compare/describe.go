@@ -185,7 +185,7 @@ func (r *Reader) viewColumnTagEntries(ctx context.Context, e entries, views []vi
 // macroEntries describes the macros visible at a snapshot (formats with
 // macros only; Catalogs compares them when both formats have them).
 func (r *Reader) macroEntries(ctx context.Context, e entries, schemaName map[int64]string, snap int64) error {
-	if !r.format.Has(formats.CapMacros) || r.empty("ducklake_macro") || r.empty("ducklake_macro_impl") {
+	if !r.format.Has(formats.CapMacros) || r.empty("ducklake_macro") {
 		return nil
 	}
 	rows, err := r.macroRows(ctx)
@@ -194,6 +194,15 @@ func (r *Reader) macroEntries(ctx context.Context, e entries, schemaName map[int
 	}
 	for _, m := range rows {
 		if !visibleRow(m.begin, m.end, snap) {
+			continue
+		}
+		if m.noImpl {
+			if n := nullIn("schema_id", m.schema, "macro_name", m.name, "macro_id", m.id); n != "" {
+				return fmt.Errorf("read macros of %s at snapshot %d: a macro has a NULL %s", oneline.Name(r.path), snap, n)
+			}
+			// Before, the join left it out, and a B with such a macro
+			// was equivalent to an A without it.
+			e[fmt.Sprintf("macro %s without implementation", qualified(schemaName[m.schema.Int64], m.name.String))] = fmt.Sprintf("id=%d unreadable: no ducklake_macro_impl row, the readers' load of the catalog fails (Calling ListValue::GetChildren on a NULL value)", m.id.Int64)
 			continue
 		}
 		if n := nullIn("schema_id", m.schema, "macro_name", m.name, "macro_id", m.id, "impl_id", m.impl); n != "" {

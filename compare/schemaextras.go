@@ -60,6 +60,14 @@ type macroRow struct {
 	schema, id, impl, begin, end sql.NullInt64
 	name                         sql.NullString
 	dialect, sql, typ, params    sql.NullString
+	// noImpl: the macro has no ducklake_macro_impl row. DuckLake's readers
+	// (v1.5-variegata and main, the releases with macros) list a visible
+	// macro's implementations with a LIST() subquery, NULL over no rows,
+	// and LoadMacroImplementations hands it to ListValue::GetChildren,
+	// which throws an InternalException ("Calling ListValue::GetChildren
+	// on a NULL value"): the catalog's load fails at every snapshot the
+	// macro is visible at.
+	noImpl bool
 }
 
 // nullIn names the first of the named values that is NULL ("" when none).
@@ -214,13 +222,15 @@ func (r *Reader) macroRows(ctx context.Context) ([]macroRow, error) {
 // order, as DuckLake's readers list them (LIST() of the rows without ORDER
 // BY; column_id is not read) and bind a call's arguments by that position:
 // the same rows stored in another order are another macro. The list is
-// JSON, each parameter's fields apart: a name may hold any separator.
+// JSON, each parameter's fields apart: a name may hold any separator. A
+// macro without an implementation is one row with noImpl set (the readers
+// fail on it: macroRow.noImpl).
 func (r *Reader) readMacroRows(ctx context.Context, where string) ([]macroRow, error) {
 	return scanAll(ctx, r, `SELECT m.schema_id, m.macro_name, m.macro_id, i.impl_id, i.dialect, i.sql, i.type,
 		(SELECT to_json(list({'name': p.parameter_name, 'type': p.parameter_type, 'default': p.default_value, 'default_type': p.default_value_type} ORDER BY p.rowid))::VARCHAR
 		 FROM cat.ducklake_macro_parameters p WHERE p.macro_id = m.macro_id AND p.impl_id = i.impl_id),
-		m.begin_snapshot, m.end_snapshot
-		FROM cat.ducklake_macro m JOIN cat.ducklake_macro_impl i ON i.macro_id = m.macro_id WHERE `+where, func(x *macroRow) []any {
-		return []any{&x.schema, &x.name, &x.id, &x.impl, &x.dialect, &x.sql, &x.typ, &x.params, &x.begin, &x.end}
+		m.begin_snapshot, m.end_snapshot, i.macro_id IS NULL
+		FROM cat.ducklake_macro m LEFT JOIN cat.ducklake_macro_impl i ON i.macro_id = m.macro_id WHERE `+where, func(x *macroRow) []any {
+		return []any{&x.schema, &x.name, &x.id, &x.impl, &x.dialect, &x.sql, &x.typ, &x.params, &x.begin, &x.end, &x.noImpl}
 	})
 }
