@@ -105,6 +105,9 @@ func (r *Reader) readSchemaEntries(ctx context.Context, snap int64) (entries, er
 			return nil, err
 		}
 	}
+	if err := r.strayPartitionEntries(ctx, e, tables, snap); err != nil {
+		return nil, err
+	}
 	if !r.empty("ducklake_view") {
 		rows, err := r.viewRows(ctx)
 		if err != nil {
@@ -265,6 +268,40 @@ func optString(v *string) string {
 		return "<none>"
 	}
 	return fmt.Sprintf("%q", *v)
+}
+
+// strayPartitionEntries describes the partition specs visible at snap (with
+// a key: the readers join the keys to their spec) whose table_id is no
+// table visible there. DuckLake's readers, in every release line, look up
+// each such spec's table among the snapshot's entries when they load the
+// catalog (GetEntryById) and fail the whole load when it is not a table
+// ("Could not find matching table for partition entry"); writers end a
+// table's spec when they drop it. Before, the proof described specs per
+// visible table only, and a B holding such a spec was equivalent to its
+// source.
+func (r *Reader) strayPartitionEntries(ctx context.Context, e entries, tables []Table, snap int64) error {
+	if r.empty("ducklake_partition_column") || r.empty("ducklake_partition_info") {
+		return nil
+	}
+	rows, err := r.partitionRows(ctx)
+	if err != nil {
+		return fmt.Errorf("read partitioning in %s: %w", oneline.Name(r.path), err)
+	}
+	visible := map[int64]bool{}
+	for _, t := range tables {
+		visible[t.ID] = true
+	}
+	for _, x := range rows {
+		if !visibleRow(x.begin, x.end, snap) || (x.table.Valid && visible[x.table.Int64]) {
+			continue
+		}
+		id := "NULL"
+		if x.table.Valid {
+			id = strconv.FormatInt(x.table.Int64, 10)
+		}
+		e["partitioning of table_id "+id] = "unreadable: no table with this id at the snapshot, the readers' load of the catalog fails (Could not find matching table for partition entry)"
+	}
+	return nil
 }
 
 // partitionEntries describes the partition spec of a table; 0.1 stores
