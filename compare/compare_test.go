@@ -469,6 +469,11 @@ func TestCatalogsFindMetadataDifferences(t *testing.T) {
 		// visible table only.
 		{lake: "08_partitioning", stmt: `INSERT INTO ducklake_partition_info VALUES (90, 99, 27, NULL); INSERT INTO ducklake_partition_column VALUES (90, 99, 0, 1, 'identity')`,
 			kind: "schema", want: "partitioning of table_id 99"},
+		// A visible sort hint of no visible table: the readers with sort
+		// hints (0.4+) fail the load ("Could not find matching table for
+		// sort entry"); sort hints were not described at all.
+		{lake: "22_sorted_tables", stmt: `INSERT INTO ducklake_sort_info VALUES (90, 999, 18, NULL); INSERT INTO ducklake_sort_expression VALUES (90, 999, 0, 'a', 'duckdb', 'ASC', 'NULLS_LAST')`,
+			kind: "schema", want: "sort hint of table_id 999"},
 		{lake: "08_partitioning", stmt: `INSERT INTO ducklake_partition_column VALUES (5, 999, 0, 1, 'bucket(4)')`,
 			kind: "schema", want: "partitioning main.events"},
 	} {

@@ -105,7 +105,7 @@ func (r *Reader) readSchemaEntries(ctx context.Context, snap int64) (entries, er
 			return nil, err
 		}
 	}
-	if err := r.strayPartitionEntries(ctx, e, tables, snap); err != nil {
+	if err := r.strayTableEntries(ctx, e, tables, snap); err != nil {
 		return nil, err
 	}
 	if !r.empty("ducklake_view") {
@@ -270,36 +270,50 @@ func optString(v *string) string {
 	return fmt.Sprintf("%q", *v)
 }
 
-// strayPartitionEntries describes the partition specs visible at snap (with
-// a key: the readers join the keys to their spec) whose table_id is no
-// table visible there. DuckLake's readers, in every release line, look up
-// each such spec's table among the snapshot's entries when they load the
+// strayTableEntries describes the partition specs and sort hints
+// visible at snap (with a key: the readers join the keys to their spec)
+// whose table_id is no table visible there. DuckLake's readers look up each
+// such spec's table among the snapshot's entries when they load the
 // catalog (GetEntryById) and fail the whole load when it is not a table
-// ("Could not find matching table for partition entry"); writers end a
-// table's spec when they drop it. Before, the proof described specs per
-// visible table only, and a B holding such a spec was equivalent to its
+// ("Could not find matching table for partition entry", every release
+// line; "... for sort entry", v1.5-variegata and main, the releases with
+// sort hints); writers end a table's spec and sort hint when they drop it.
+// Before, the proof described specs per visible table only, and sort hints
+// not at all, so a B holding such a spec or hint was equivalent to its
 // source.
-func (r *Reader) strayPartitionEntries(ctx context.Context, e entries, tables []Table, snap int64) error {
-	if r.empty("ducklake_partition_column") || r.empty("ducklake_partition_info") {
-		return nil
-	}
-	rows, err := r.partitionRows(ctx)
-	if err != nil {
-		return fmt.Errorf("read partitioning in %s: %w", oneline.Name(r.path), err)
-	}
+func (r *Reader) strayTableEntries(ctx context.Context, e entries, tables []Table, snap int64) error {
 	visible := map[int64]bool{}
 	for _, t := range tables {
 		visible[t.ID] = true
 	}
-	for _, x := range rows {
-		if !visibleRow(x.begin, x.end, snap) || (x.table.Valid && visible[x.table.Int64]) {
-			continue
-		}
+	stray := func(kind string, table sql.NullInt64, failure string) {
 		id := "NULL"
-		if x.table.Valid {
-			id = strconv.FormatInt(x.table.Int64, 10)
+		if table.Valid {
+			id = strconv.FormatInt(table.Int64, 10)
 		}
-		e["partitioning of table_id "+id] = "unreadable: no table with this id at the snapshot, the readers' load of the catalog fails (Could not find matching table for partition entry)"
+		e[kind+" of table_id "+id] = "unreadable: no table with this id at the snapshot, the readers' load of the catalog fails (" + failure + ")"
+	}
+	if !r.empty("ducklake_partition_column") && !r.empty("ducklake_partition_info") {
+		rows, err := r.partitionRows(ctx)
+		if err != nil {
+			return fmt.Errorf("read partitioning in %s: %w", oneline.Name(r.path), err)
+		}
+		for _, x := range rows {
+			if visibleRow(x.begin, x.end, snap) && (!x.table.Valid || !visible[x.table.Int64]) {
+				stray("partitioning", x.table, "Could not find matching table for partition entry")
+			}
+		}
+	}
+	if r.has("ducklake_sort_info", "begin_snapshot") && r.has("ducklake_sort_expression", "expression") && !r.empty("ducklake_sort_info") && !r.empty("ducklake_sort_expression") {
+		rows, err := readOnce(&r.meta.extras.sorts, func() ([]sortRow, error) { return r.readSortRows(ctx) })
+		if err != nil {
+			return fmt.Errorf("read sort hints in %s: %w", oneline.Name(r.path), err)
+		}
+		for _, x := range rows {
+			if visibleRow(x.begin, x.end, snap) && (!x.table.Valid || !visible[x.table.Int64]) {
+				stray("sort hint", x.table, "Could not find matching table for sort entry")
+			}
+		}
 	}
 	return nil
 }

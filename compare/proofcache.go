@@ -164,10 +164,10 @@ import (
 // a row with a NULL value none (tagRow.readerTag: a NULL row stored after
 // a comment hid it, on both sides), and a partition spec's keys joined to
 // it by partition_id alone, as the readers join them (a key row naming
-// another table_id was left out), a visible partition spec of no visible
-// table and a macro without an implementation, either of which fails the
-// readers' load of the catalog (the first was not described, the join
-// left the second out).
+// another table_id was left out), a visible partition spec or sort hint
+// of no visible table and a macro without an implementation, any of which
+// fails the readers' load of the catalog (the first two were not
+// described, the join left the third out).
 const proofVersion = "fdl-formats proof v59"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing

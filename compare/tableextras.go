@@ -168,10 +168,11 @@ func (r *Reader) visibleTags(ctx context.Context, snap int64) (map[int64]map[str
 }
 
 // readSortRows reads every sort key with its hint's visibility, by table
-// and key index.
+// and key index. A key belongs to the hint of its sort_id, whatever
+// table_id it names: the readers join the two tables USING (sort_id).
 func (r *Reader) readSortRows(ctx context.Context) ([]sortRow, error) {
 	return scanAll(ctx, r, `SELECT i.table_id, i.begin_snapshot, i.end_snapshot, e.sort_key_index, e.expression, e.dialect, e.sort_direction, e.null_order FROM cat.ducklake_sort_info i
-		JOIN cat.ducklake_sort_expression e ON e.sort_id = i.sort_id AND e.table_id = i.table_id
+		JOIN cat.ducklake_sort_expression e ON e.sort_id = i.sort_id
 		ORDER BY i.table_id, i.begin_snapshot, e.sort_key_index`, func(x *sortRow) []any {
 		return []any{&x.table, &x.begin, &x.end, &x.index, &x.expression, &x.dialect, &x.direction, &x.nullOrd}
 	})
