@@ -838,7 +838,11 @@ func mergedRewritten(a, b []feedFile) bool {
 // positions from the split list's limit at s up to record_count and those
 // of the delete file visible at s (the last so in delete_file_id order),
 // except that a delete file covering exactly such a stretch with no limit
-// is kept as it is. f's own delete files are dropped.
+// is kept as it is. f's own delete files are dropped. Where f ends, a
+// partial deletion file begun and ended at its end holds, each with the
+// end's snapshot, the positions of the chain's last file that f's own
+// delete file begun last before the end does not (convert's
+// writeEndDeletes), so that B's feed reports at the end the rows A's does.
 func (f *feedFile) mergedChain() []feedDel {
 	inLife := func(s int64) bool { return s > f.begin && (f.end == nil || s < *f.end) }
 	byID := slices.Clone(f.dels)
@@ -910,6 +914,27 @@ func (f *feedFile) mergedChain() []feedDel {
 		}
 		out = append(out, feedDel{begin: sp.from, end: sp.to, pos: pos})
 	}
+	// A file that ends gets, where the chain's last file holds positions
+	// f's own delete file begun last before the end does not, a partial
+	// deletion file of them begun and ended at the end, each stored with
+	// the end's snapshot: the rows the feed subtracts at the end in B and
+	// not in A.
+	if f.end != nil && len(out) > 0 {
+		var own []int64
+		if p := f.prevDel(*f.end); p != nil {
+			own = p.pos
+		}
+		var pos, snaps []int64
+		for _, p := range out[len(out)-1].pos {
+			if !sortedHas(own, p) {
+				pos = append(pos, p)
+				snaps = append(snaps, *f.end)
+			}
+		}
+		if len(pos) > 0 {
+			out = append(out, feedDel{begin: *f.end, end: f.end, partial: true, pos: pos, snaps: snaps})
+		}
+	}
 	return out
 }
 
@@ -979,8 +1004,7 @@ func partialAsChain(a, b []feedFile) bool {
 // of A whose B (0.4+, which has no split lists) hides the rows 0.3 did not
 // show yet with delete files (convert's merged-file chains, --rewrite-deletes):
 // B's readers' feed reports those hidden rows as deleted (and a chain's
-// rows again, and at the file's end leaves out the rows the last chain
-// file hid). Given only where B's feed is that chain's (mergedRewritten).
+// rows again). Given only where B's feed is that chain's (mergedRewritten).
 func mergedHidden(table, path string, d feedDiff) string {
 	return fmt.Sprintf("the change feed's deletions of %s, data file %s: a 0.3 merged file (partial_file_info), whose rows B hides with delete files until 0.3 shows them (merged-file-snapshots): B's readers report the hidden rows as deleted: for snapshots %s row id %d is reported at snapshot %d %d time(s) by A's readers, %d by B's",
 		table, path, rangeText(d.s, d.e), d.row, d.snap, d.na, d.nb)
