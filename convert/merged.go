@@ -343,17 +343,27 @@ func rewriteMergedFiles(r *run) error {
 			return fmt.Errorf("read delete files of data file %d: %w", m.id, err)
 		}
 		keep := map[int64]bool{}
+		// last: the positions (SQL) of the chain's file begun last.
+		var last string
 		for _, sp := range m.spans(dels) {
 			if sp.limit >= m.records && sp.del == nil {
 				continue
 			}
 			if sp.limit >= m.records && sp.del.begin == sp.from && sp.del.end == sp.to {
 				keep[sp.del.id] = true
+				if last, err = r.deletePositions(*sp.del); err != nil {
+					return err
+				}
 				continue
 			}
-			if err := r.writeSpanDeletes(m, sp, nextID); err != nil {
+			if last, err = r.writeSpanDeletes(m, sp, nextID); err != nil {
 				return err
 			}
+			nextID++
+		}
+		if wrote, err := r.writeEndDeletes(m, dels, last, nextID); err != nil {
+			return err
+		} else if wrote {
 			nextID++
 		}
 		for _, del := range dels {
@@ -370,18 +380,29 @@ func rewriteMergedFiles(r *run) error {
 	return r.w.exec(r.ctx, `UPDATE ducklake_snapshot SET next_file_id = greatest(next_file_id, ?) WHERE snapshot_id = (SELECT max(snapshot_id) FROM ducklake_snapshot)`, nextID)
 }
 
-// writeSpanDeletes writes and records the delete file of one span.
-func (r *run) writeSpanDeletes(m mergedFile, sp span, id int64) error {
+// deletePositions is a query of the positions of a delete file of the
+// source (column pos).
+func (r *run) deletePositions(d deleteFile) (string, error) {
+	if !d.local {
+		return "", cannotRewrite{fmt.Sprintf("delete file %d (%s) is not under the data path", d.id, oneline.Name(d.path))}
+	}
+	local := filepath.Join(r.opts.DataPath, filepath.FromSlash(d.relDir+d.path))
+	if err := r.readable(local); err != nil {
+		return "", err
+	}
+	return "SELECT pos::BIGINT AS pos FROM " + readParquetSQL(local, d.key.String), nil
+}
+
+// writeSpanDeletes writes and records the delete file of one span, and
+// returns a query of its positions.
+func (r *run) writeSpanDeletes(m mergedFile, sp span, id int64) (string, error) {
 	positions := fmt.Sprintf("SELECT range AS pos FROM range(%d, %d)", sp.limit, m.records)
 	if sp.del != nil {
-		if !sp.del.local {
-			return cannotRewrite{fmt.Sprintf("delete file %d (%s) is not under the data path", sp.del.id, oneline.Name(sp.del.path))}
+		own, err := r.deletePositions(*sp.del)
+		if err != nil {
+			return "", err
 		}
-		local := filepath.Join(r.opts.DataPath, filepath.FromSlash(sp.del.relDir+sp.del.path))
-		if err := r.readable(local); err != nil {
-			return err
-		}
-		positions += " UNION SELECT pos::BIGINT FROM " + readParquetSQL(local, sp.del.key.String)
+		positions += " UNION " + own
 	}
 	rows := fmt.Sprintf("SELECT %s AS file_path, pos FROM (%s)", literal(m.tableDir+m.path), positions)
 	// The chain lies in the table's folder, where DuckLake writes every
@@ -392,7 +413,7 @@ func (r *run) writeSpanDeletes(m mergedFile, sp span, id int64) error {
 	name := fmt.Sprintf("ducklake-%s-delete.parquet", uuid.NewSHA1(rewriteNamespace, []byte(m.relDir+m.path+"|visible-from|"+strconv.FormatInt(sp.from, 10))))
 	size, footer, count, err := r.writeDeleteFile(id, filepath.Join(r.opts.DataPath, filepath.FromSlash(m.relDir), name), rows, m.key.String)
 	if err != nil {
-		return fmt.Errorf("write delete file of data file %d (%s) from snapshot %d: %w", m.id, oneline.Name(m.path), sp.from, err)
+		return "", fmt.Errorf("write delete file of data file %d (%s) from snapshot %d: %w", m.id, oneline.Name(m.path), sp.from, err)
 	}
 	var end, key any
 	if sp.to.Valid {
@@ -403,7 +424,66 @@ func (r *run) writeSpanDeletes(m mergedFile, sp span, id int64) error {
 	}
 	q := `INSERT INTO ducklake_delete_file (delete_file_id, table_id, begin_snapshot, end_snapshot, data_file_id, path, path_is_relative, format, delete_count, file_size_bytes, footer_size, encryption_key)
 		VALUES (?, ?, ?, ?, ?, ?, true, 'parquet', ?, ?, ?, ?)`
-	return r.w.exec(r.ctx, q, id, m.table, sp.from, end, m.id, name, count, size, footer, key)
+	return positions, r.w.exec(r.ctx, q, id, m.table, sp.from, end, m.id, name, count, size, footer, key)
+}
+
+// writeEndDeletes gives a merged file that ends the change feed's
+// deletions at its end as 0.3 reports them. At the data file's
+// end_snapshot E the feed of every DuckLake reports the file's rows less
+// those of its delete file begun last before E, whatever that file's end
+// (GetTableDeletions): in the source the file's own last delete file, in
+// the target the chain's last file (last), which also holds rows the split
+// list hid then. Those rows (last's positions less the source's file's)
+// are written to a partial deletion file begun and ended at E (which no
+// snapshot sees, as the data file ends there), each stored with snapshot
+// E: 0.4+ readers' feed reports a partial deletion file's positions whose
+// stored snapshot is in the range, at it, without subtracting any other
+// file, so every range holding E reports them there. A range that starts
+// after E subtracts it, in place of last, from the chain's files: last's
+// positions less the source file's own. Nothing is written for a file
+// without an end or where no row is missing. It reports whether it wrote
+// a file.
+func (r *run) writeEndDeletes(m mergedFile, dels []deleteFile, last string, id int64) (bool, error) {
+	if !m.end.Valid || last == "" {
+		return false, nil
+	}
+	end := m.end.Int64
+	// The source's delete file begun last before the end (the last of
+	// equal ones in delete_file_id order).
+	var prev *deleteFile
+	for i := range dels {
+		if d := &dels[i]; d.begin < end && (prev == nil || d.begin >= prev.begin) {
+			prev = d
+		}
+	}
+	positions := last
+	if prev != nil {
+		own, err := r.deletePositions(*prev)
+		if err != nil {
+			return false, err
+		}
+		positions = fmt.Sprintf("(%s) EXCEPT (%s)", last, own)
+	}
+	rows := fmt.Sprintf("SELECT %s AS file_path, pos, %d::BIGINT AS %s FROM (%s)", literal(m.tableDir+m.path), end, quote(formats.PartialDeleteSnapshotColumn), positions)
+	n, err := r.w.count(r.ctx, "SELECT count(*) FROM ("+rows+")")
+	if err != nil {
+		return false, fmt.Errorf("read the rows data file %d (%s) hides at its end: %w", m.id, oneline.Name(m.path), err)
+	}
+	if n == 0 {
+		return false, nil
+	}
+	name := fmt.Sprintf("ducklake-%s-delete.parquet", uuid.NewSHA1(rewriteNamespace, []byte(m.relDir+m.path+"|ended-at|"+strconv.FormatInt(end, 10))))
+	size, footer, count, err := r.writeDeleteFileOf(id, filepath.Join(r.opts.DataPath, filepath.FromSlash(m.relDir), name), rows, m.key.String, true)
+	if err != nil {
+		return false, fmt.Errorf("write delete file of data file %d (%s) at its end, snapshot %d: %w", m.id, oneline.Name(m.path), end, err)
+	}
+	var key any
+	if m.key.Valid {
+		key = m.key.String
+	}
+	q := `INSERT INTO ducklake_delete_file (delete_file_id, table_id, begin_snapshot, end_snapshot, data_file_id, path, path_is_relative, format, delete_count, file_size_bytes, footer_size, encryption_key)
+		VALUES (?, ?, ?, ?, ?, ?, true, 'parquet', ?, ?, ?, ?)`
+	return true, r.w.exec(r.ctx, q, id, m.table, end, end, m.id, name, count, size, footer, key)
 }
 
 // flushedPartialFiles applies to 0.3 -> 0.2 what format 0.2 can hold of a

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +14,8 @@ import (
 	"github.com/fdl-formats/fdl-formats/compare"
 	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/internal/expectedrows"
+	"github.com/fdl-formats/fdl-formats/internal/realduckdb"
+	"github.com/fdl-formats/fdl-formats/internal/testduck"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 )
 
@@ -180,4 +183,98 @@ func TestMergedRecordCountTampered(t *testing.T) {
 		t.Fatalf("converted with a record_count of 2^40: %v", err)
 	}
 	t.Log(err)
+}
+
+// TestMergedFileEndFeed: a 0.3 merged file rewritten with --rewrite-deletes
+// that ends. At its end_snapshot every DuckLake's change feed reports its
+// rows less those of its delete file begun last before the end: in the
+// source none, in the target the chain's last file, which hides rows
+// 20-169 from snapshot 7 until the split list shows them at 10. The
+// rewrite adds a partial deletion file of those rows, each stored with the
+// end's snapshot, begun and ended at the end (no snapshot sees it), which
+// 0.4+ readers' feed reports there. Without it the proof reports the
+// feed's difference since proof v60 (the exemption of convert's chains
+// models the file); before, it was excused.
+func TestMergedFileEndFeed(t *testing.T) {
+	ctx := context.Background()
+	lake := testlakes.Lake(t, "lakes-0.3-compaction", compactionLakes[0])
+	versions := lakeVersions(t, lake)
+	// Merged data file 10 (split list 6:10|7:20|10:170) ended at 12.
+	src := editedCopy(t, filepath.Join(lake, "versions", versions[len(versions)-1].ID, "ducklake.duckdb"),
+		`UPDATE ducklake_data_file SET end_snapshot = 12 WHERE data_file_id = 10`)
+	for _, target := range []*formats.Version{formats.V0_4, formats.V1_0} {
+		t.Run(target.Name, func(t *testing.T) {
+			data := filepath.Join(t.TempDir(), "data")
+			copyTree(t, filepath.Join(lake, "data"), data)
+			out := filepath.Join(t.TempDir(), "out.duckdb")
+			if _, err := Catalog(ctx, src, out, target, Options{DataPath: data, RewriteDeletes: true}); err != nil {
+				t.Fatal(err)
+			}
+			proveEquivalent(t, src, out, data)
+			var path string
+			var begin, end, count int64
+			if err := attach(t, out, "READ_ONLY").QueryRowContext(ctx, `SELECT d.path, d.begin_snapshot, d.end_snapshot, d.delete_count
+				FROM c.ducklake_delete_file d WHERE d.data_file_id = 10 ORDER BY d.begin_snapshot DESC LIMIT 1`).Scan(&path, &begin, &end, &count); err != nil {
+				t.Fatal(err)
+			}
+			if begin != 12 || end != 12 || count != 150 {
+				t.Fatalf("last delete file of data file 10: %s begun %d, ended %d, %d rows; want one begun and ended at 12 of 150 rows", path, begin, end, count)
+			}
+			i := slices.IndexFunc(listTree(t, data), func(p string) bool { return filepath.Base(p) == path })
+			if i < 0 {
+				t.Fatalf("%s is not in the data folder", path)
+			}
+			got := query(t, out, fmt.Sprintf(`SELECT count(*), min(pos), max(pos), min(_ducklake_internal_snapshot_id), max(_ducklake_internal_snapshot_id)
+				FROM read_parquet(%s)`, literal(listTree(t, data)[i])))
+			if want := [][]string{{"150", "20", "169", "12", "12"}}; !slices.EqualFunc(got, want, slices.Equal) {
+				t.Errorf("the end's delete file holds %v, want %v (count, positions, snapshots)", got, want)
+			}
+			// A second run takes the file already there (same rows, same
+			// three columns).
+			if _, err := Catalog(ctx, src, filepath.Join(t.TempDir(), "again.duckdb"), target, Options{DataPath: data, RewriteDeletes: true}); err != nil {
+				t.Errorf("second run: %v", err)
+			}
+			if target == formats.V1_0 {
+				realReleasesReadDeleteFile(t, listTree(t, data)[i])
+			}
+		})
+	}
+}
+
+// realReleasesReadDeleteFile: every real release (internal/realduckdb)
+// binds a delete file's columns as DuckLake's delete scan does
+// (parquet_scan: names and types), and reads its rows and those a
+// snapshot range keeps as DuckDB 1.5.6 does.
+func realReleasesReadDeleteFile(t *testing.T, path string) {
+	t.Helper()
+	ctx := context.Background()
+	stmts := []string{
+		fmt.Sprintf("SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM parquet_scan(%s))", literal(path)),
+		fmt.Sprintf("SELECT * FROM parquet_scan(%s)", literal(path)),
+		fmt.Sprintf("SELECT pos FROM parquet_scan(%s) WHERE _ducklake_internal_snapshot_id BETWEEN 12 AND 12", literal(path)),
+	}
+	want, err := realduckdb.ReadQueriesLinked(ctx, testduck.Open(t, ""), stmts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, rows := range []string{"3", "150", "150"} {
+		if q := want.Queries[i]; q.Error != "" || q.Rows != rows {
+			t.Fatalf("DuckDB 1.5.6: %s: %s rows, error %q; want %s rows", stmts[i], q.Rows, q.Error, rows)
+		}
+	}
+	for _, rel := range realduckdb.Releases {
+		bin, err := realduckdb.Build(ctx, rel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := realduckdb.ReadQueries(ctx, bin, stmts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, q := range got.Queries {
+			if w := want.Queries[i]; q.Error != "" || q.Rows != w.Rows || q.Digest != w.Digest {
+				t.Errorf("DuckDB %s: %s: %s rows (digest %s), error %q; DuckDB 1.5.6 %s rows (digest %s)", rel.DuckDB, stmts[i], q.Rows, q.Digest, q.Error, w.Rows, w.Digest)
+			}
+		}
+	}
 }

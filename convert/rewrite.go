@@ -35,6 +35,10 @@ import (
 const (
 	deleteFilePathFieldID = 2147483646
 	deletePosFieldID      = 2147483645
+	// deleteSnapshotFieldID is DuckDB's LAST_UPDATED_SEQUENCE_NUMBER_ID,
+	// what DuckLake gives a partial deletion file's snapshot column
+	// (src/storage/ducklake_delete.cpp).
+	deleteSnapshotFieldID = 2147483539
 )
 
 // rewriteNamespace makes the names of rewritten delete files deterministic
@@ -47,6 +51,9 @@ var rewriteNamespace = uuid.NewSHA1(uuid.NameSpaceURL, []byte("https://fdl-forma
 type pendingFile struct {
 	id              int64
 	tmp, final, key string
+	// snapshots: the file is a partial deletion file (a third column,
+	// _ducklake_internal_snapshot_id).
+	snapshots bool
 }
 
 // rewritePartialDeletes replaces every partial deletion file of the working
@@ -329,6 +336,24 @@ func readParquetSQL(path, key string) string {
 	return fmt.Sprintf("read_parquet(%s, hive_partitioning = false, encryption_config = {footer_key_value: from_base64(%s)})", parquetsql.Path(path), literal(key))
 }
 
+// deleteColumns names a delete file's columns: file_path, pos and, for a
+// partial deletion file (snapshots), its snapshot column.
+func deleteColumns(snapshots bool) []string {
+	if snapshots {
+		return []string{"file_path", "pos", formats.PartialDeleteSnapshotColumn}
+	}
+	return []string{"file_path", "pos"}
+}
+
+// deleteColumnsSQL selects a delete file's columns with their types.
+func deleteColumnsSQL(snapshots bool) string {
+	s := "file_path::VARCHAR AS file_path, pos::BIGINT AS pos"
+	if snapshots {
+		s += fmt.Sprintf(", %[1]s::BIGINT AS %[1]s", quote(formats.PartialDeleteSnapshotColumn))
+	}
+	return s
+}
+
 // encryptionOption encrypts a written Parquet file with the same key.
 func encryptionOption(key string) string {
 	if key == "" {
@@ -346,11 +371,19 @@ func encryptionOption(key string) string {
 // scratch folder, where readers never look, and published with the catalog
 // (publishRewritten).
 func (r *run) writeDeleteFile(id int64, final, query, key string) (size, footer, count int64, err error) {
+	return r.writeDeleteFileOf(id, final, query, key, false)
+}
+
+// writeDeleteFileOf is writeDeleteFile, of a partial deletion file where
+// snapshots is set: query's rows then have a third column,
+// _ducklake_internal_snapshot_id, written with the field id DuckLake gives
+// it (LAST_UPDATED_SEQUENCE_NUMBER_ID).
+func (r *run) writeDeleteFileOf(id int64, final, query, key string, snapshots bool) (size, footer, count int64, err error) {
 	if count, err = r.w.count(r.ctx, "SELECT count(*) FROM ("+query+")"); err != nil || r.dryRun {
 		return 0, 0, count, err
 	}
 	if _, statErr := os.Stat(final); statErr == nil {
-		if err := r.sameDeleteRows(query, final, key); err != nil {
+		if err := r.sameDeleteRows(query, final, key, snapshots); err != nil {
 			return 0, 0, 0, err
 		}
 		size, footer, err = parquetSizes(final)
@@ -361,23 +394,35 @@ func (r *run) writeDeleteFile(id int64, final, query, key string) (size, footer,
 		return 0, 0, 0, err
 	}
 	tmp := filepath.Join(dir, fmt.Sprintf("%d-%s", len(r.pending), filepath.Base(final)))
-	copyTo := fmt.Sprintf(`COPY (%s ORDER BY pos) TO %s (FORMAT parquet, FIELD_IDS {file_path: %d, pos: %d}%s)`,
-		query, literal(tmp), deleteFilePathFieldID, deletePosFieldID, encryptionOption(key))
+	fieldIDs := fmt.Sprintf("file_path: %d, pos: %d", deleteFilePathFieldID, deletePosFieldID)
+	if snapshots {
+		fieldIDs += fmt.Sprintf(", %s: %d", formats.PartialDeleteSnapshotColumn, deleteSnapshotFieldID)
+	}
+	copyTo := fmt.Sprintf(`COPY (%s ORDER BY pos) TO %s (FORMAT parquet, FIELD_IDS {%s}%s)`,
+		query, literal(tmp), fieldIDs, encryptionOption(key))
 	if err := r.w.exec(r.ctx, copyTo); err != nil {
 		return 0, 0, 0, err
 	}
-	r.pending = append(r.pending, pendingFile{id: id, tmp: tmp, final: final, key: key})
+	r.pending = append(r.pending, pendingFile{id: id, tmp: tmp, final: final, key: key, snapshots: snapshots})
 	size, footer, err = parquetSizes(tmp)
 	return size, footer, count, err
 }
 
 // sameDeleteRows fails with ErrExists unless the delete file at path holds
-// exactly the rows of query.
-func (r *run) sameDeleteRows(query, path, key string) error {
+// exactly the rows of query (with snapshots, their stored snapshots too,
+// and no file of other columns is taken).
+func (r *run) sameDeleteRows(query, path, key string, snapshots bool) error {
 	if err := r.readable(path); err != nil {
 		return err
 	}
-	got := fmt.Sprintf(`SELECT file_path::VARCHAR, pos::BIGINT FROM %s`, readParquetSQL(path, key))
+	cols, err := r.w.strings(r.ctx, "SELECT column_name FROM (DESCRIBE SELECT * FROM "+readParquetSQL(path, key)+")")
+	if err != nil {
+		return fmt.Errorf("read existing %s: %w", oneline.Name(path), err)
+	}
+	if !slices.Equal(cols, deleteColumns(snapshots)) {
+		return fmt.Errorf("%s: %w with other columns (%s)", oneline.Name(path), ErrExists, strings.Join(cols, ", "))
+	}
+	got := fmt.Sprintf(`SELECT %s FROM %s`, deleteColumnsSQL(snapshots), readParquetSQL(path, key))
 	diff, err := r.w.count(r.ctx, fmt.Sprintf(`SELECT count(*) FROM ((%s EXCEPT ALL %s) UNION ALL (%s EXCEPT ALL %s))`, query, got, got, query))
 	if err != nil {
 		return fmt.Errorf("read existing %s: %w", oneline.Name(path), err)
@@ -479,8 +524,8 @@ func (r *run) publishRewritten() (recorded bool, retErr error) {
 			r.log.Debug("rewritten delete file already there", "path", p.final, "same", "bytes")
 			continue
 		}
-		rows := fmt.Sprintf(`SELECT file_path::VARCHAR AS file_path, pos::BIGINT AS pos FROM %s`, readParquetSQL(p.tmp, p.key))
-		if err := r.sameDeleteRows(rows, p.final, p.key); err != nil {
+		rows := fmt.Sprintf(`SELECT %s FROM %s`, deleteColumnsSQL(p.snapshots), readParquetSQL(p.tmp, p.key))
+		if err := r.sameDeleteRows(rows, p.final, p.key, p.snapshots); err != nil {
 			return recorded, fmt.Errorf("publish: %w", err)
 		}
 		size, footer, err := parquetSizes(p.final)

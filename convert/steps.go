@@ -222,7 +222,7 @@ var mergedFileCheck = check{code: "merged-file-snapshots", table: "ducklake_data
 		"in these files rows are stored with other snapshots than the split list gives them (rows of a rewritten file keep the snapshot of their first insert), " +
 		"so 0.4+ would show them at other snapshots than 0.3 did (before the rewrite, next to the rows they replace)",
 	rewrite:   rewriteMergedFiles,
-	rewritten: "merged files whose rows' stored snapshots disagree with their split list are read without the per-row filter, each with a chain of 2-column delete files hiding, at every snapshot, the rows 0.3 did not show (its own delete files merged in), written beside them under the data folder"}
+	rewritten: "merged files whose rows' stored snapshots disagree with their split list are read without the per-row filter, each with a chain of 2-column delete files hiding, at every snapshot, the rows 0.3 did not show (its own delete files merged in), and, where the file ends, a partial deletion file no snapshot sees of the rows the chain's last file hides, so that the change feed reports them at the end as 0.3 does, written beside them under the data folder"}
 
 // mergedFilesUncheckedCheck: without the data folder, merged files cannot
 // be checked.
