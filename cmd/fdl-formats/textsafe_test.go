@@ -113,7 +113,7 @@ func TestHostileNamesPrintNoLine(t *testing.T) {
 	}
 	// The finding's line holds the renamed column's entry whole: the
 	// table's name escaped, then the column's id and what differs.
-	entry := `column main.orders\n::error::forged-table\r\x1b[2J (id 2) differs: name (A: name=amount\r\n::error::forged-column\x1b[2J\x7f\u009b type=VARCHAR`
+	entry := `column main.orders\n::error::forged-table\r\x1b[2J (id 2) differs: name (A: name="amount\r\n::error::forged-column\x1b[2J\x7f\u009b" type=VARCHAR`
 	out, errOut := run(exitDifferent, "check", "--no-cache", root)
 	seen("check", out+errOut, view)
 	lineWith(t, "check", out, "difference ", entry)
