@@ -114,8 +114,9 @@ var steps = []step{
 	{from: "0.4-dev1", to: "0.4",
 		checks: []check{mergedFileCheck, mergedFilesUncheckedCheck},
 		sqlIf:  map[string][]string{"ducklake_data_file.partial_file_info": {sqlPartialMaxFromInfo, sqlPartialMaxFromSplitList}},
-		sql:    []string{sqlExplodeSchemaVersions, sqlDropGlobalSchemaVersions},
-		note:   "development layouts converge to 0.4, also those DuckLake's own migration cannot upgrade (no partial_file_info column)"},
+		sql:    []string{sqlLiteralDefaultTypes, sqlExplodeSchemaVersions, sqlDropGlobalSchemaVersions},
+		note: "development layouts converge to 0.4, also those DuckLake's own migration cannot upgrade (no partial_file_info column); " +
+			"a ducklake_column row whose default_value_type is NULL gets 'literal', as MigrateV03 sets it"},
 	{from: "0.4", to: "0.3",
 		checks: []check{
 			{code: "macros", table: "ducklake_macro",

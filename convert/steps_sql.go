@@ -60,6 +60,11 @@ func sqlFilePathsToDataPath(table string) string {
 const sqlBackfillGlobalSchemaVersions = `INSERT INTO ducklake_schema_versions (begin_snapshot, schema_version)
 	SELECT * FROM (SELECT MIN(snapshot_id), schema_version FROM ducklake_snapshot GROUP BY schema_version ORDER BY schema_version)`
 
+// A column row without a default type gets 'literal', the type of a
+// literal default and of none (MigrateV03 from d1a598ab: the fill covers a
+// 0.3 catalog, where the column is new; a 0.4-dev1 catalog already has it).
+const sqlLiteralDefaultTypes = `UPDATE ducklake_column SET default_value_type = 'literal' WHERE default_value_type IS NULL`
+
 // 'partial_max:N' (files flushed from inlined data in 0.3) is kept (MigrateV03).
 const sqlPartialMaxFromInfo = `UPDATE ducklake_data_file SET partial_max = TRY_CAST(regexp_extract(partial_file_info, 'partial_max:(\d+)', 1) AS BIGINT)
 	WHERE partial_max IS NULL AND partial_file_info LIKE '%partial_max:%'`
