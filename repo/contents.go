@@ -132,6 +132,42 @@ func (r *repository) timeNSWarning(ctx context.Context, rd *compare.Reader, key 
 		key, f.Name, list, fixed, f.Name, text, q.Info().Name, fixed, fixed)}}
 }
 
+// rowIDStartWarning is a warning when v's frozen catalog, in a format
+// some of whose first releases fail every read of a table while a data
+// file of it whose row_id_start is NULL is visible
+// (formats.QuirkRowIDStartRequired among formats.Version.EarlyQuirks: 0.2,
+// DuckDB 1.3.1), holds such files (compare.Reader.NullRowIDStartFiles:
+// what DuckDB 1.3.2's merge_adjacent_files writes for files whose row ids
+// are not adjacent) and fdl.json's range for the format (else the
+// registry's) admits those releases. As earlyStatsWarning, it does not
+// fail the check: the frozen catalog is as its writer made it (DuckDB
+// 1.3.2 reads it, and the proof reads it so, as a source), this tool does
+// not change it, and narrowing the range silences it; a catalog this tool
+// writes in the format never holds such a file (convert refuses it, the
+// proof reports it).
+func (r *repository) rowIDStartWarning(ctx context.Context, rd *compare.Reader, key string) []Issue {
+	f := rd.Format()
+	q := formats.QuirkRowIDStartRequired
+	text, fixed, admits := r.admitsEarly(f, q)
+	if !admits {
+		return nil
+	}
+	files, err := rd.NullRowIDStartFiles(ctx)
+	if err != nil {
+		return []Issue{{Problem: ProblemUnreadable, Detail: fmt.Sprintf("read the data files of %s: %v", key, err), cause: err}}
+	}
+	if len(files) == 0 {
+		return nil
+	}
+	const shown = 10
+	list := strings.Join(files[:min(len(files), shown)], "; ")
+	if len(files) > shown {
+		list += fmt.Sprintf("; and %d more", len(files)-shown)
+	}
+	return []Issue{{Problem: ProblemWarning, Detail: fmt.Sprintf("%s (format %s) has data files whose row_id_start is NULL (as DuckDB 1.3.2's merge_adjacent_files writes them): %s; DuckDB before %s, readers of format %s by its range DuckDB %s, read every visible data file's row_id_start as a number, so they fail every read of those tables while such a file is visible (%s), where DuckDB %s and later read them; this tool does not change a frozen catalog (its writer's DuckDB reads it): narrow the range to DuckDB >= %s, or have those readers upgrade",
+		key, f.Name, list, fixed, f.Name, text, q.Info().Name, fixed, fixed)}}
+}
+
 // admitsEarly reports whether f is a format only some of whose first
 // releases have q (formats.Version.EarlyQuirks), fixed from DuckDB fixed
 // (Version.EarlyFixedIn), and fdl.json's range for it (else the
@@ -269,8 +305,10 @@ var emptyStringsFixedIn = goversion.Must(goversion.NewVersion("1.5.1"))
 // bounds DuckDB 2.0 folds that are not its rows' min and max are a warning
 // (cutStringsWarning); v22: a frozen catalog's data files holding a
 // time_ns field as a Parquet TIME, which the first releases of its format
-// fdl.json's range admits fail to read, are a warning (timeNSWarning).
-const contentsKeyKind = "fdl-formats content pass v22"
+// fdl.json's range admits fail to read, are a warning (timeNSWarning);
+// v23: so are a frozen 0.2 catalog's data files with a NULL row_id_start
+// (rowIDStartWarning).
+const contentsKeyKind = "fdl-formats content pass v23"
 
 // contentsKey names everything a content pass of v reads, or "" (no digest
 // cache, or an object store, whose data files the pass fetches and
@@ -284,8 +322,8 @@ const contentsKeyKind = "fdl-formats content pass v22"
 // dataset.json it compares (by their sha256 too,
 // which the plan matched, or jsonFiles is false), and every file of the
 // data folder as it is (compare.Listings.InputsKey), and whether fdl.json's
-// range for the format admits the releases earlyStatsWarning and
-// timeNSWarning warn about, and the format's those emptyStringsWarning
+// range for the format admits the releases earlyStatsWarning,
+// timeNSWarning and rowIDStartWarning warn about, and the format's those emptyStringsWarning
 // warns about (a kept warning is kept with the range that raised it).
 func (r *repository) contentsKey(v *version, jsonFiles bool) string {
 	if r.remote != nil || r.digestCache == nil {
@@ -295,8 +333,9 @@ func (r *repository) contentsKey(v *version, jsonFiles bool) string {
 	f, _ := formats.Lookup(v.meta.DuckLake.Format)
 	_, _, early := r.admitsEarly(f, formats.QuirkTableStatsNeedColumnStats)
 	_, _, timeNS := r.admitsEarly(f, formats.QuirkTimeNSFilesUnreadable)
+	_, _, rowIDStart := r.admitsEarly(f, formats.QuirkRowIDStartRequired)
 	_, emptyStrings := r.admitsEmptyStrings(f)
-	parts := []string{"catalog " + v.meta.Catalog.SHA256, "format " + v.meta.DuckLake.Format, fmt.Sprintf("snapshot %d json %t early-stats %t early-time-ns %t empty-strings %t", v.meta.DuckLake.SnapshotID, jsonFiles, early, timeNS, emptyStrings),
+	parts := []string{"catalog " + v.meta.Catalog.SHA256, "format " + v.meta.DuckLake.Format, fmt.Sprintf("snapshot %d json %t early-stats %t early-time-ns %t early-row-id-start %t empty-strings %t", v.meta.DuckLake.SnapshotID, jsonFiles, early, timeNS, rowIDStart, emptyStrings),
 		snapshotsPart(v.meta.DuckLake.Snapshots, parent, known, r.ancestorSnapshots(v))}
 	parts = append(parts, changesPart(v.meta.Changes))
 	for _, ref := range []*fdljson.FileRef{v.meta.Files, v.meta.Dataset} {
@@ -364,6 +403,7 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 	issues = append(issues, r.bookkeepingIssues(ctx, v, rd, key)...)
 	issues = append(issues, r.changesIssues(ctx, v, rd, key)...)
 	issues = append(issues, r.earlyStatsWarning(ctx, rd, key)...)
+	issues = append(issues, r.rowIDStartWarning(ctx, rd, key)...)
 	issues = append(issues, r.emptyStringsWarning(ctx, rd, key)...)
 	// Saved at a storage older than v1.4.0, it opens in DuckDB 1.3, which
 	// misreads some dictionary-FSST columns as NULL: as for a published
