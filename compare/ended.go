@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/fdl-formats/fdl-formats/formats"
 )
 
 // DuckLake's change feed (ducklake_table_insertions and
@@ -63,9 +65,15 @@ func (r *Reader) endedEntries(ctx context.Context, t Table, snap int64) (map[str
 				mapping = m
 			}
 		}
+		// The releases that read row_id_start as a number read it in
+		// the change feed too, seen or not (row-id-start-required).
+		rowIDStart := optInt(f.RowIDStart)
+		if f.RowIDStart == nil && r.rowIDStartRequired() {
+			rowIDStart = fmt.Sprintf("NULL (unreadable: %s read it as a number in the change feed over its begin or end: %s)", rowIDStartReleases(r.format), formats.QuirkRowIDStartRequired.Info().Name)
+		}
 		key := "data file ended " + r.relPath(f.Path)
 		out[key] = append(out[key], fmt.Sprintf("begin_snapshot=%d end_snapshot=%d row_id_start=%s records=%d size=%d mapping=%s partition_values=%s",
-			f.BeginSnapshot, *row.end, optInt(f.RowIDStart), f.RecordCount, f.SizeBytes, mapping, parts[f.ID]))
+			f.BeginSnapshot, *row.end, rowIDStart, f.RecordCount, f.SizeBytes, mapping, parts[f.ID]))
 	}
 	e := make(map[string]string, len(out))
 	for k, v := range out {

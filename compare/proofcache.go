@@ -172,8 +172,13 @@ import (
 // file that ends holds a partial deletion file begun and ended at its end
 // (the rows the feed left out there), and the exemption requires it (a B
 // without it, whose feed at the end leaves out rows A's reports, was
-// excused).
-const proofVersion = "fdl-formats proof v60"
+// excused);
+// v61: a 0.1 catalog's, and a 0.2 catalog B's, data file row that ends
+// with a NULL row_id_start is unreadable in its "data file ended" entry
+// (row-id-start-required: DuckDB 1.3.0's and 1.3.1's change feed reads it
+// as a number, whether or not a snapshot sees the file; a B with such a
+// file no snapshot sees was equivalent).
+const proofVersion = "fdl-formats proof v61"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths

@@ -15,11 +15,11 @@ import (
 // format fail every read of such a table while the file is visible
 // (formats.QuirkRowIDStartRequired among its EarlyQuirks and not its
 // Quirks; 0.2: DuckDB 1.3.1); nil for other formats (a 0.1 catalog B is
-// reported by the proof, and convert refuses both). A file is listed as
-// convert's refusal lists it: unless it is never visible (begin_snapshot
-// at or past end_snapshot). check warns of them in a frozen catalog, which
-// this tool did not write and the proof reads as its source, as DuckDB
-// 1.3.2 reads it.
+// reported by the proof, and convert refuses both). Every such file is
+// listed, as convert's refusal lists them: one no snapshot sees fails
+// those releases' change feed over its begin or end. check warns of them
+// in a frozen catalog, which this tool did not write and the proof reads
+// as its source, as DuckDB 1.3.2 reads it.
 func (r *Reader) NullRowIDStartFiles(ctx context.Context) ([]string, error) {
 	q := formats.QuirkRowIDStartRequired
 	if r.format == nil || r.format.ReadsWith(q) || !r.format.EarlyReadsWith(q) || r.empty("ducklake_data_file") {
@@ -32,7 +32,6 @@ func (r *Reader) NullRowIDStartFiles(ctx context.Context) ([]string, error) {
 	var files []nullFile
 	err := r.eachRow(ctx, `SELECT table_id, data_file_id, path FROM cat.ducklake_data_file
 		WHERE row_id_start IS NULL AND table_id IS NOT NULL AND data_file_id IS NOT NULL AND path IS NOT NULL
-			AND (end_snapshot IS NULL OR end_snapshot > begin_snapshot)
 		ORDER BY table_id, data_file_id`, func(rows *sql.Rows) error {
 		var f nullFile
 		if err := rows.Scan(&f.table, &f.id, &f.path); err != nil {

@@ -111,3 +111,56 @@ func TestRowIDStartRequired13(t *testing.T) {
 		})
 	}
 }
+
+// TestRowIDStartRequiredUnseenFile: the change feed of DuckDB 1.3.0's and
+// 1.3.1's DuckLake (GetTableInsertions, GetTableDeletions in 2d890446) reads
+// the row_id_start of every data file begun, or ended, in its range as a
+// number too, whether or not a snapshot sees the file, so a data file no
+// snapshot sees (begin_snapshot at its end_snapshot) with a NULL
+// row_id_start fails ducklake_table_insertions and
+// ducklake_table_deletions over ranges holding its snapshot. Here
+// 17_compaction's data file 24 (table rw) begins and ends at 27 and the
+// other merged files have numbers: convert converted it to 0.1 and 0.2
+// (the refusal left out files no snapshot sees) and the proof found the
+// copy equivalent (its "data file ended" entry said row_id_start NULL on
+// both sides). Now convert refuses it and the proof reports the entry.
+func TestRowIDStartRequiredUnseenFile(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	lake := testlakes.Lake(t, "lakes", "17_compaction")
+	data := filepath.Join(lake, "data")
+	vs := versionCatalogs(t, lake)
+	src := editedCopy(t, vs[len(vs)-1],
+		`UPDATE ducklake_data_file SET end_snapshot = begin_snapshot WHERE data_file_id = 24 AND begin_snapshot = 27`,
+		`UPDATE ducklake_data_file SET row_id_start = 100000 * data_file_id WHERE data_file_id IN (32, 33)`)
+	const code = "row-id-start-required"
+	for _, target := range []*formats.Version{formats.V0_1, formats.V0_2} {
+		_, err := Check(ctx, src, target, Options{DataPath: data})
+		var refused *RefusedError
+		if !errors.As(err, &refused) {
+			t.Fatalf("%s: want a refusal naming %s, got %v", target.Name, code, err)
+		}
+		var got []string
+		for _, f := range refused.Findings {
+			if f.Code == code {
+				got = append(got, f.Detail)
+			}
+		}
+		if len(got) != 1 || !strings.Contains(got[0], "data_file_id 24 ") || strings.Contains(got[0], "data_file_id 32") {
+			t.Errorf("%s: want a %s refusal naming data file 24 alone, got %q (err %v)", target.Name, code, got, err)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "0.2.duckdb")
+	if _, err := Catalog(ctx, src, out, formats.V0_2, Options{DataPath: data, faithful: true}); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := compare.Catalogs(ctx, src, out, compare.Options{DataPath: data})
+	if err != nil && !errors.Is(err, compare.ErrNotEquivalent) {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(rep.Differences, func(d compare.Difference) bool {
+		return d.Table == "main.rw" && strings.Contains(d.Item, "data file ended") && strings.Contains(d.B, code)
+	}) {
+		t.Errorf("the faithful 0.2 copy: no %s difference of main.rw's data file no snapshot sees: %v", code, rep.Differences)
+	}
+}
