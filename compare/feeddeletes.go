@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/deletionvector"
 	"github.com/fdl-formats/fdl-formats/internal/oneline"
 )
 
@@ -154,6 +155,17 @@ func (r *Reader) feedInputs(ctx context.Context, t Table) (*feedSide, error) {
 		ff := feedFile{rowIDStart: start, records: f.RecordCount, begin: f.BeginSnapshot, end: row.end}
 		if f.PartialInfo != nil && !side.newLine {
 			ff.splits = parseFeedSplits(*f.PartialInfo)
+			// The chain lists the positions a split list hides, up to
+			// record_count: past deletionvector.SmallCount of them it is
+			// held to the file's Parquet row count, as hiddenPositions
+			// does (a tampered 2^40 listed ran out of memory). convert
+			// refuses to rewrite a file that claims more rows than it has
+			// (or cannot be read), so no B is its chain: no exemption.
+			if ff.splits != nil && f.RecordCount > deletionvector.SmallCount {
+				if n, ok := r.partialFileRows(ctx, f); !ok || n < f.RecordCount {
+					ff.splits = nil
+				}
+			}
 		}
 		side.files[p] = append(side.files[p], ff)
 	}

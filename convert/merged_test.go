@@ -278,3 +278,35 @@ func realReleasesReadDeleteFile(t *testing.T, path string) {
 		}
 	}
 }
+
+// TestMergedFeedTamperedRecordCount: the change feed's exemption of a 0.3
+// merged file's rewrite (compare's mergedChain) lists, per stretch of its
+// chain, the positions from the split list's limit up to record_count. A
+// source whose merged file claims 2^40 rows (its Parquet file holds 170)
+// compared with a conversion made before the tampering listed them until
+// memory ran out. convert refuses to rewrite such a file (more
+// record_count than rows), so no B is its chain: the proof reports the
+// files' difference and no longer builds the chain.
+func TestMergedFeedTamperedRecordCount(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	lake := testlakes.Lake(t, "lakes-0.3-compaction", compactionLakes[0])
+	versions := lakeVersions(t, lake)
+	src := filepath.Join(lake, "versions", versions[len(versions)-1].ID, "ducklake.duckdb")
+	data := filepath.Join(t.TempDir(), "data")
+	copyTree(t, filepath.Join(lake, "data"), data)
+	out := filepath.Join(t.TempDir(), "1.0.duckdb")
+	if _, err := Catalog(ctx, src, out, formats.V1_0, Options{DataPath: data, RewriteDeletes: true}); err != nil {
+		t.Fatal(err)
+	}
+	tampered := editedCopy(t, src, `UPDATE ducklake_data_file SET record_count = 1099511627776 WHERE data_file_id = 10`)
+	rep, err := compare.Catalogs(ctx, tampered, out, compare.Options{DataPath: data})
+	if !errors.Is(err, compare.ErrNotEquivalent) {
+		t.Fatalf("want not equivalent, got %v", err)
+	}
+	if !slices.ContainsFunc(rep.Differences, func(d compare.Difference) bool {
+		return strings.Contains(d.Reason, "record_count is 1099511627776")
+	}) {
+		t.Errorf("no record_count difference: %v", rep.Differences)
+	}
+}
