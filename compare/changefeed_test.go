@@ -81,6 +81,11 @@ func TestChangeFeedDataFileEnds(t *testing.T) {
 		// as its rows' deletion snapshot.
 		{"end moved within expired snapshots", []string{expire8}, []string{expire8, `UPDATE ducklake_data_file SET end_snapshot = 8 WHERE data_file_id = 8`}, "data file ended"},
 		{"expired snapshots alike", []string{expire8}, []string{expire8}, ""},
+		// Data file 8 (ended at 9) claims 2^40 rows in B: the feed's
+		// deletions at its end were listed up to record_count, which ran
+		// for hours; they are held to the file's Parquet rows (those the
+		// readers' feed reads) and the entry names the claim.
+		{"ended file claiming 2^40 rows", nil, []string{`UPDATE ducklake_data_file SET record_count = 1099511627776 WHERE data_file_id = 8`}, "data file ended"},
 	})
 }
 

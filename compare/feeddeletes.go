@@ -155,16 +155,27 @@ func (r *Reader) feedInputs(ctx context.Context, t Table) (*feedSide, error) {
 		ff := feedFile{rowIDStart: start, records: f.RecordCount, begin: f.BeginSnapshot, end: row.end}
 		if f.PartialInfo != nil && !side.newLine {
 			ff.splits = parseFeedSplits(*f.PartialInfo)
-			// The chain lists the positions a split list hides, up to
-			// record_count: past deletionvector.SmallCount of them it is
-			// held to the file's Parquet row count, as hiddenPositions
-			// does (a tampered 2^40 listed ran out of memory). convert
-			// refuses to rewrite a file that claims more rows than it has
-			// (or cannot be read), so no B is its chain: no exemption.
-			if ff.splits != nil && f.RecordCount > deletionvector.SmallCount {
-				if n, ok := r.partialFileRows(ctx, f); !ok || n < f.RecordCount {
-					ff.splits = nil
-				}
+		}
+		// record_count sizes the feed's work: the rows of a file that
+		// ends, and the positions a merged file's chain hides
+		// (mergedChain). Past deletionvector.SmallCount it is held to the
+		// file's Parquet row count, as hiddenPositions holds it (a
+		// tampered 2^40 ran for hours at a file's end, and listed in a
+		// chain ran out of memory): the readers' feed reads the file's
+		// rows at its end, and fails there on a file it cannot read.
+		// convert refuses to rewrite a merged file that claims more rows
+		// than it has, or cannot be read, so no B is its chain: no
+		// exemption. The claim stays a difference (recordCounts, and the
+		// "data file ended" entry).
+		if f.RecordCount > deletionvector.SmallCount && (row.end != nil || ff.splits != nil) {
+			n, ok := r.partialFileRows(ctx, f)
+			switch {
+			case !ok && row.end != nil:
+				side.bad[p] = fmt.Sprintf("data file %s (id %d), of record_count %d, cannot be read at its end", p, f.ID, f.RecordCount)
+			case !ok:
+				ff.splits = nil
+			case n < f.RecordCount:
+				ff.records, ff.splits = n, nil
 			}
 		}
 		side.files[p] = append(side.files[p], ff)
