@@ -286,6 +286,22 @@ func TestEarlyFixesDeclared(t *testing.T) {
 	if got := V0_2.EarlyFixedIn(QuirkRowIDStartRequired); got == nil || got.String() != "1.3.2" {
 		t.Errorf("0.2's row-id-start-required fixed in %v, want DuckDB 1.3.2", got)
 	}
+	// The releases named in messages: the range's lower bound and the
+	// fix, not the range's upper bound too ("DuckDB >= 1.3.1, < 1.4.0
+	// before 1.3.2").
+	for _, tc := range []struct {
+		v    *Version
+		q    ReaderQuirk
+		want string
+	}{
+		{V0_2, QuirkRowIDStartRequired, "DuckDB >= 1.3.1 before 1.3.2"},
+		{V1_0, QuirkTableStatsNeedColumnStats, "DuckDB >= 1.5.2 before 1.5.4"},
+		{V1_0, QuirkValueCountZeroPruned, ""},
+	} {
+		if got := tc.v.EarlyReleases(tc.q); got != tc.want {
+			t.Errorf("%s: EarlyReleases(%s) = %q, want %q", tc.v.Name, tc.q.Info().Name, got, tc.want)
+		}
+	}
 	if got := V0_1.EarlyFixedIn(QuirkRowIDStartRequired); got != nil || !V0_1.ReadsWith(QuirkRowIDStartRequired) {
 		t.Errorf("0.1 (DuckDB 1.3.0 only) reads with row-id-start-required, not as a first-release quirk (fixed in %v)", got)
 	}

@@ -466,14 +466,24 @@ func (v *Version) EarlyFixedIn(q ReaderQuirk) *goversion.Version {
 }
 
 // EarlyReleases names the releases of v's range that have q, one of its
-// EarlyQuirks, for messages: "DuckDB >= 1.5.2 before 1.5.4". It is empty
-// where q is none of them.
+// EarlyQuirks, for messages: the range's lower bounds and the fix, "DuckDB
+// >= 1.5.2 before 1.5.4" (0.2: "DuckDB >= 1.3.1 before 1.3.2", not the
+// range's upper bound too). It is empty where q is none of them.
 func (v *Version) EarlyReleases(q ReaderQuirk) string {
 	fixed := v.EarlyFixedIn(q)
 	if fixed == nil {
 		return ""
 	}
-	return fmt.Sprintf("DuckDB %s before %s", v.DuckDB, fixed)
+	var lower []string
+	for _, part := range strings.Split(v.DuckDB, ",") {
+		if part = strings.TrimSpace(part); strings.HasPrefix(part, ">") {
+			lower = append(lower, part)
+		}
+	}
+	if len(lower) == 0 {
+		return fmt.Sprintf("DuckDB before %s", fixed)
+	}
+	return fmt.Sprintf("DuckDB %s before %s", strings.Join(lower, ", "), fixed)
 }
 
 // ReadAlike reports whether the source, read as the newest release of its
