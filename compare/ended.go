@@ -69,7 +69,7 @@ func (r *Reader) endedEntries(ctx context.Context, t Table, snap int64) (map[str
 		// the change feed too, seen or not (row-id-start-required).
 		rowIDStart := optInt(f.RowIDStart)
 		if f.RowIDStart == nil && r.rowIDStartRequired() {
-			rowIDStart = fmt.Sprintf("NULL (unreadable: %s read it as a number in the change feed over its begin or end: %s)", rowIDStartReleases(r.format), formats.QuirkRowIDStartRequired.Info().Name)
+			rowIDStart = fmt.Sprintf("NULL (unreadable: %s read it as a number in the change feed over its begin or end: %s)", r.format.ReadersWith(formats.QuirkRowIDStartRequired), formats.QuirkRowIDStartRequired.Info().Name)
 		}
 		key := "data file ended " + r.relPath(f.Path)
 		out[key] = append(out[key], fmt.Sprintf("begin_snapshot=%d end_snapshot=%d row_id_start=%s records=%d size=%d mapping=%s partition_values=%s",

@@ -95,7 +95,7 @@ func (r *Reader) refusal(ctx context.Context, t Table, snap int64) error {
 		}
 		if f.RowIDStart == nil && r.rowIDStartRequired() {
 			q := formats.QuirkRowIDStartRequired
-			return r.unreadable(q, t, "data file %s (id %d) has a NULL row_id_start, which %s read as a number when they list the table's files", oneline.Name(f.Stored), f.ID, rowIDStartReleases(r.format))
+			return r.unreadable(q, t, "data file %s (id %d) has a NULL row_id_start, which %s read as a number when they list the table's files", oneline.Name(f.Stored), f.ID, r.format.ReadersWith(q))
 		}
 		if d := f.Delete; d != nil && d.relNull {
 			return r.refused(refusedNull, t, "delete file %s (id %d) of data file %s (id %d) has a NULL path_is_relative", oneline.Name(r.relPath(d.Path)), d.ID, oneline.Name(f.Stored), f.ID)
@@ -116,14 +116,6 @@ func (r *Reader) refusal(ctx context.Context, t Table, snap int64) error {
 func (r *Reader) rowIDStartRequired() bool {
 	q := formats.QuirkRowIDStartRequired
 	return r.readsWith(q) || (!r.asSource && r.format.EarlyReadsWith(q))
-}
-
-// rowIDStartReleases names the releases of v that need row_id_start.
-func rowIDStartReleases(v *formats.Version) string {
-	if early := v.EarlyReleases(formats.QuirkRowIDStartRequired); early != "" {
-		return "format " + v.Name + "'s readers " + early
-	}
-	return "format " + v.Name + "'s readers"
 }
 
 // partialInfoParses tells whether a reader parses a partial_file_info

@@ -24,10 +24,7 @@ func (r *run) rowIDStartCheck(step string, target *formats.Version) error {
 		return nil
 	}
 	info := q.Info()
-	releases := "format " + target.Name + "'s readers"
-	if early := target.EarlyReleases(q); early != "" {
-		releases = "format " + target.Name + "'s readers " + early
-	}
+	releases := target.ReadersWith(q)
 	return r.runCheck(step, check{code: info.Name, table: "ducklake_data_file",
 		query: `SELECT 'table ' || d.table_id || ' ' || coalesce((SELECT any_value(t.table_name) FROM ducklake_table t WHERE t.table_id = d.table_id), '?')
 				|| ' data_file_id ' || d.data_file_id || ' ' || d.path

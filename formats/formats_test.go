@@ -302,6 +302,12 @@ func TestEarlyFixesDeclared(t *testing.T) {
 			t.Errorf("%s: EarlyReleases(%s) = %q, want %q", tc.v.Name, tc.q.Info().Name, got, tc.want)
 		}
 	}
+	if got, want := V0_2.ReadersWith(QuirkRowIDStartRequired), "format 0.2's readers DuckDB >= 1.3.1 before 1.3.2"; got != want {
+		t.Errorf("0.2's readers with row-id-start-required: %q, want %q", got, want)
+	}
+	if got, want := V0_1.ReadersWith(QuirkRowIDStartRequired), "format 0.1's readers"; got != want {
+		t.Errorf("0.1's readers with row-id-start-required: %q, want %q", got, want)
+	}
 	if got := V0_1.EarlyFixedIn(QuirkRowIDStartRequired); got != nil || !V0_1.ReadsWith(QuirkRowIDStartRequired) {
 		t.Errorf("0.1 (DuckDB 1.3.0 only) reads with row-id-start-required, not as a first-release quirk (fixed in %v)", got)
 	}

@@ -486,6 +486,16 @@ func (v *Version) EarlyReleases(q ReaderQuirk) string {
 	return fmt.Sprintf("DuckDB %s before %s", strings.Join(lower, ", "), fixed)
 }
 
+// ReadersWith names, for messages, the readers of v that have q: "format
+// 0.1's readers" where its releases do, "format 0.2's readers DuckDB >=
+// 1.3.1 before 1.3.2" where only its first releases do (EarlyReleases).
+func (v *Version) ReadersWith(q ReaderQuirk) string {
+	if early := v.EarlyReleases(q); early != "" && !v.ReadsWith(q) {
+		return "format " + v.Name + "'s readers " + early
+	}
+	return "format " + v.Name + "'s readers"
+}
+
 // ReadAlike reports whether the source, read as the newest release of its
 // format reads it (ReadsAsSourceWith), and every release of the target
 // (ReadsWith and ReadsAsSourceWith: where a format's releases differ, such
