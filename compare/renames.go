@@ -47,3 +47,81 @@ func (r *Reader) RenamedColumns(ctx context.Context, snap int64) (map[int64][]st
 	}
 	return out, nil
 }
+
+// ColumnsReadOtherwiseByName lists, by table id, the columns (nested
+// fields included, named by their path as RenamedColumns names them) that
+// a reader of the Parquet files without DuckLake, taking fields by name
+// (read_parquet(..., union_by_name = true), what files.json's readers are
+// told they may do unless a file has deletes or the table renamed
+// columns), reads otherwise than DuckLake's readers in a data file visible
+// at snap, though no column was renamed:
+//
+//   - a column added with a default after the file was written: the file
+//     has no field for it, and DuckLake's readers read its
+//     initial_default (ALTER TABLE ... ADD COLUMN c ... DEFAULT 7), where
+//     by name it is NULL;
+//   - a column added under the name an earlier, dropped column had while
+//     the file was written: the file holds the dropped column's values
+//     under that name, which DuckLake's readers never read for the new
+//     column (field ids differ: NULL, or its initial_default), where by
+//     name they are read as the new column's.
+//
+// A file counts as written before a column when its begin_snapshot is
+// before the column's first, and as written while the dropped column was
+// there when its begin_snapshot lies in that column's life. Each entry
+// says which and how many files.
+func (r *Reader) ColumnsReadOtherwiseByName(ctx context.Context, snap int64) (map[int64][]string, error) {
+	rows, err := r.conn.QueryContext(ctx, fmt.Sprintf(`WITH RECURSIVE cols AS (
+			SELECT table_id, column_id, min(begin_snapshot) AS first_begin,
+				max(coalesce(end_snapshot, 9223372036854775807)) AS last_end,
+				arg_max(column_name, begin_snapshot) AS name, arg_max(parent_column, begin_snapshot) AS parent,
+				arg_max(initial_default, begin_snapshot) AS init,
+				bool_or(begin_snapshot <= %[1]d AND (end_snapshot IS NULL OR end_snapshot > %[1]d)) AS live
+			FROM cat.ducklake_column WHERE begin_snapshot <= %[1]d GROUP BY table_id, column_id),
+		files AS (
+			SELECT table_id, begin_snapshot FROM cat.ducklake_data_file
+			WHERE begin_snapshot <= %[1]d AND (end_snapshot IS NULL OR end_snapshot > %[1]d)),
+		found AS (
+			SELECT c.table_id, c.column_id, c.name, c.parent,
+				'added at snapshot ' || c.first_begin || ' with default ' || c.init || ', which DuckLake reads for it in ' ||
+					(SELECT count(*) FROM files f WHERE f.table_id = c.table_id AND f.begin_snapshot < c.first_begin) ||
+					' file(s) written before, a reader by name NULL' AS why
+			FROM cols c
+			WHERE c.live AND c.init IS NOT NULL
+				AND (c.parent IS NULL OR EXISTS (SELECT 1 FROM cols p WHERE p.table_id = c.table_id AND p.column_id = c.parent AND p.first_begin < c.first_begin))
+				AND EXISTS (SELECT 1 FROM files f WHERE f.table_id = c.table_id AND f.begin_snapshot < c.first_begin)
+			UNION ALL
+			SELECT c.table_id, c.column_id, c.name, c.parent,
+				'added at snapshot ' || c.first_begin || ' under the name of a dropped column (column_id ' || o.column_id || ', snapshots ' || o.first_begin || '-' || o.last_end ||
+					') whose values ' || (SELECT count(*) FROM files f WHERE f.table_id = c.table_id AND f.begin_snapshot >= o.first_begin AND f.begin_snapshot < o.last_end AND f.begin_snapshot < c.first_begin) ||
+					' file(s) hold under it, which a reader by name reads as this column''s' AS why
+			FROM cols c JOIN cols o ON o.table_id = c.table_id AND o.column_id <> c.column_id AND o.parent IS NOT DISTINCT FROM c.parent
+				AND lower(o.name) = lower(c.name) AND NOT o.live AND o.last_end <= c.first_begin
+			WHERE c.live AND EXISTS (SELECT 1 FROM files f WHERE f.table_id = c.table_id AND f.begin_snapshot >= o.first_begin AND f.begin_snapshot < o.last_end AND f.begin_snapshot < c.first_begin)),
+		paths AS (
+			SELECT table_id, column_id, name AS path, parent, why, 0 AS depth FROM found
+			UNION ALL
+			SELECT p.table_id, p.column_id, l.name || '.' || p.path, l.parent, p.why, p.depth + 1
+			FROM paths p JOIN cols l ON l.table_id = p.table_id AND l.column_id = p.parent
+			WHERE p.depth < 1000)
+		SELECT table_id, path || ' (' || why || ')' FROM paths
+		WHERE parent IS NULL OR NOT EXISTS (SELECT 1 FROM cols l WHERE l.table_id = paths.table_id AND l.column_id = paths.parent)
+		ORDER BY table_id, 2`, snap))
+	if err != nil {
+		return nil, fmt.Errorf("read the columns of %s up to snapshot %d: %w", oneline.Name(r.path), snap, err)
+	}
+	defer rows.Close()
+	out := map[int64][]string{}
+	for rows.Next() {
+		var id int64
+		var entry string
+		if err := rows.Scan(&id, &entry); err != nil {
+			return nil, fmt.Errorf("read the columns of %s up to snapshot %d: %w", oneline.Name(r.path), snap, err)
+		}
+		out[id] = append(out[id], entry)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read the columns of %s up to snapshot %d: %w", oneline.Name(r.path), snap, err)
+	}
+	return out, nil
+}

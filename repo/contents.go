@@ -307,8 +307,10 @@ var emptyStringsFixedIn = goversion.Must(goversion.NewVersion("1.5.1"))
 // time_ns field as a Parquet TIME, which the first releases of its format
 // fdl.json's range admits fail to read, are a warning (timeNSWarning);
 // v23: so are a frozen 0.2 catalog's data files with a NULL row_id_start
-// (rowIDStartWarning).
-const contentsKeyKind = "fdl-formats content pass v23"
+// (rowIDStartWarning); v24: a files.json whose tables' Parquet files
+// readers without DuckLake read otherwise by name (a column added with a
+// default, or under a dropped column's name) is a warning (byNameIssue).
+const contentsKeyKind = "fdl-formats content pass v24"
 
 // contentsKey names everything a content pass of v reads, or "" (no digest
 // cache, or an object store, whose data files the pass fetches and
@@ -548,6 +550,11 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 				issues = append(issues, Issue{Problem: ProblemMismatch, Detail: v.prefix() + ref.Path + ": " + d})
 			}
 			issues = append(issues, r.footerBytesIssues(v, ref, got, tables, tableFiles)...)
+			byName, err := r.byNameIssue(ctx, v, ref, rd, snap, tables, want)
+			if err != nil {
+				return append(issues, Issue{Problem: ProblemUnreadable, Detail: fmt.Sprintf("%s: %v", key, err), cause: err}), false
+			}
+			issues = append(issues, byName...)
 		}
 	}
 	if ref := v.meta.Dataset; ref != nil {
@@ -734,4 +741,34 @@ func (r *repository) footerBytesIssues(v *version, ref *fdljson.FileRef, got *fd
 		}
 	}
 	return issues
+}
+
+// byNameIssue is a warning naming the tables of a version's files.json
+// whose Parquet files a reader without DuckLake, reading fields by name,
+// reads otherwise than DuckLake's readers (compare.Reader.
+// ColumnsReadOtherwiseByName: a column added with a default after a file
+// was written, or under a dropped column's name), though files.json lets
+// it read them (FDL 0.1, files.json: such a reader must not read a table
+// whose files have deletes or whose renamed_columns is true, and may read
+// the others). files.json agrees with the catalog there (it has no flag for
+// it), so it does not fail the check; the conformance lakes
+// 02_add_drop_columns and 05_defaults_not_null have such tables.
+func (r *repository) byNameIssue(ctx context.Context, v *version, ref *fdljson.FileRef, rd *compare.Reader, snap int64, tables []compare.Table, want *fdljson.Files) ([]Issue, error) {
+	cols, err := rd.ColumnsReadOtherwiseByName(ctx, snap)
+	if err != nil || len(cols) == 0 {
+		return nil, err
+	}
+	var parts []string
+	for _, t := range tables {
+		ft := want.Tables[t.DottedName()]
+		if ft == nil || ft.RenamedColumns || len(cols[t.ID]) == 0 || slices.ContainsFunc(ft.Files, func(f fdljson.DataFile) bool { return f.Deletes != nil }) {
+			continue // not described, or its readers are told to apply DuckLake's rules
+		}
+		parts = append(parts, fmt.Sprintf("table %s: %s", t.Shown(), strings.Join(cols[t.ID], "; ")))
+	}
+	if len(parts) == 0 {
+		return nil, nil
+	}
+	return []Issue{{Problem: ProblemWarning, Detail: fmt.Sprintf("%s%s lets readers without DuckLake read these tables' Parquet files (no deletes, renamed_columns false), but reading fields by name they read columns otherwise than DuckLake's readers, which take each file's fields by field id and a missing one as the column's initial default: %s; FDL 0.1's files.json has no flag for this (it agrees with the catalog), so such readers get other values than DuckLake's",
+		v.prefix(), ref.Path, strings.Join(parts, " | "))}}, nil
 }
