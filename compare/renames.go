@@ -2,7 +2,9 @@ package compare
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"slices"
 
 	"github.com/fdl-formats/fdl-formats/internal/oneline"
 )
@@ -54,22 +56,25 @@ func (r *Reader) RenamedColumns(ctx context.Context, snap int64) (map[int64][]st
 // (read_parquet(..., union_by_name = true), what files.json's readers are
 // told they may do unless a file has deletes or the table renamed
 // columns), reads otherwise than DuckLake's readers in a data file visible
-// at snap, though no column was renamed:
+// at snap:
 //
 //   - a column added with a default after the file was written: the file
 //     has no field for it, and DuckLake's readers read its
 //     initial_default (ALTER TABLE ... ADD COLUMN c ... DEFAULT 7), where
 //     by name it is NULL;
-//   - a column added under the name an earlier, dropped column had while
-//     the file was written: the file holds the dropped column's values
-//     under that name, which DuckLake's readers never read for the new
-//     column (field ids differ: NULL, or its initial_default), where by
-//     name they are read as the new column's.
+//   - a column added under the name an earlier, dropped column had: the
+//     file holds the dropped column's values under that name, which
+//     DuckLake's readers never read for the new column (field ids differ:
+//     NULL, or its initial_default), where by name they are read as the
+//     new column's.
 //
-// A file counts as written before a column when its begin_snapshot is
-// before the column's first, and as written while the dropped column was
-// there when its begin_snapshot lies in that column's life. Each entry
-// says which and how many files.
+// The files are those begun before the column's first snapshot, without
+// a name mapping, whose footer has no field of the column's id (a file
+// merged or rewritten after the column came holds it) and, for the second
+// case, has one of the dropped column's; an encrypted file, one whose
+// footer cannot be read or one without field ids counts by its
+// begin_snapshot alone (for the second, begun in
+// the dropped column's life). Each entry says which and how many files.
 func (r *Reader) ColumnsReadOtherwiseByName(ctx context.Context, snap int64) (map[int64][]string, error) {
 	rows, err := r.conn.QueryContext(ctx, fmt.Sprintf(`WITH RECURSIVE cols AS (
 			SELECT table_id, column_id, min(begin_snapshot) AS first_begin,
@@ -82,46 +87,117 @@ func (r *Reader) ColumnsReadOtherwiseByName(ctx context.Context, snap int64) (ma
 			SELECT table_id, begin_snapshot FROM cat.ducklake_data_file
 			WHERE begin_snapshot <= %[1]d AND (end_snapshot IS NULL OR end_snapshot > %[1]d)),
 		found AS (
-			SELECT c.table_id, c.column_id, c.name, c.parent,
-				'added at snapshot ' || c.first_begin || ' with default ' || c.init || ', which DuckLake reads for it in ' ||
-					(SELECT count(*) FROM files f WHERE f.table_id = c.table_id AND f.begin_snapshot < c.first_begin) ||
-					' file(s) written before, a reader by name NULL' AS why
+			SELECT c.table_id, c.column_id, c.name, c.parent, c.first_begin, c.init, NULL::BIGINT AS old_id, NULL::BIGINT AS old_begin, NULL::BIGINT AS old_end
 			FROM cols c
 			WHERE c.live AND c.init IS NOT NULL
 				AND (c.parent IS NULL OR EXISTS (SELECT 1 FROM cols p WHERE p.table_id = c.table_id AND p.column_id = c.parent AND p.first_begin < c.first_begin))
 				AND EXISTS (SELECT 1 FROM files f WHERE f.table_id = c.table_id AND f.begin_snapshot < c.first_begin)
 			UNION ALL
-			SELECT c.table_id, c.column_id, c.name, c.parent,
-				'added at snapshot ' || c.first_begin || ' under the name of a dropped column (column_id ' || o.column_id || ', snapshots ' || o.first_begin || '-' || o.last_end ||
-					') whose values ' || (SELECT count(*) FROM files f WHERE f.table_id = c.table_id AND f.begin_snapshot >= o.first_begin AND f.begin_snapshot < o.last_end AND f.begin_snapshot < c.first_begin) ||
-					' file(s) hold under it, which a reader by name reads as this column''s' AS why
+			SELECT c.table_id, c.column_id, c.name, c.parent, c.first_begin, NULL, o.column_id, o.first_begin, o.last_end
 			FROM cols c JOIN cols o ON o.table_id = c.table_id AND o.column_id <> c.column_id AND o.parent IS NOT DISTINCT FROM c.parent
 				AND lower(o.name) = lower(c.name) AND NOT o.live AND o.last_end <= c.first_begin
-			WHERE c.live AND EXISTS (SELECT 1 FROM files f WHERE f.table_id = c.table_id AND f.begin_snapshot >= o.first_begin AND f.begin_snapshot < o.last_end AND f.begin_snapshot < c.first_begin)),
+			WHERE c.live AND EXISTS (SELECT 1 FROM files f WHERE f.table_id = c.table_id AND f.begin_snapshot < c.first_begin)),
 		paths AS (
-			SELECT table_id, column_id, name AS path, parent, why, 0 AS depth FROM found
+			SELECT table_id, column_id, name AS path, parent, first_begin, init, old_id, old_begin, old_end, 0 AS depth FROM found
 			UNION ALL
-			SELECT p.table_id, p.column_id, l.name || '.' || p.path, l.parent, p.why, p.depth + 1
+			SELECT p.table_id, p.column_id, l.name || '.' || p.path, l.parent, p.first_begin, p.init, p.old_id, p.old_begin, p.old_end, p.depth + 1
 			FROM paths p JOIN cols l ON l.table_id = p.table_id AND l.column_id = p.parent
 			WHERE p.depth < 1000)
-		SELECT table_id, path || ' (' || why || ')' FROM paths
+		SELECT table_id, column_id, path, first_begin, init, old_id, old_begin, old_end FROM paths
 		WHERE parent IS NULL OR NOT EXISTS (SELECT 1 FROM cols l WHERE l.table_id = paths.table_id AND l.column_id = paths.parent)
-		ORDER BY table_id, 2`, snap))
+		ORDER BY table_id, path, old_id`, snap))
 	if err != nil {
 		return nil, fmt.Errorf("read the columns of %s up to snapshot %d: %w", oneline.Name(r.path), snap, err)
 	}
-	defer rows.Close()
-	out := map[int64][]string{}
+	type candidate struct {
+		table, column, first  int64
+		path                  string
+		init                  sql.NullString
+		old, oldBegin, oldEnd sql.NullInt64
+	}
+	var cands []candidate
 	for rows.Next() {
-		var id int64
-		var entry string
-		if err := rows.Scan(&id, &entry); err != nil {
+		var c candidate
+		if err := rows.Scan(&c.table, &c.column, &c.path, &c.first, &c.init, &c.old, &c.oldBegin, &c.oldEnd); err != nil {
+			rows.Close()
 			return nil, fmt.Errorf("read the columns of %s up to snapshot %d: %w", oneline.Name(r.path), snap, err)
 		}
-		out[id] = append(out[id], entry)
+		cands = append(cands, c)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read the columns of %s up to snapshot %d: %w", oneline.Name(r.path), snap, err)
+	err = rows.Err()
+	rows.Close()
+	if err != nil || len(cands) == 0 {
+		return nil, err
+	}
+	tables, err := r.Tables(ctx, snap)
+	if err != nil {
+		return nil, err
+	}
+	byID := map[int64]Table{}
+	for _, t := range tables {
+		byID[t.ID] = t
+	}
+	filesOf := map[int64][]DataFile{}
+	out := map[int64][]string{}
+	for _, c := range cands {
+		t, ok := byID[c.table]
+		if !ok {
+			continue
+		}
+		files, ok := filesOf[c.table]
+		if !ok {
+			if files, err = r.files(ctx, t, snap); err != nil {
+				return nil, err
+			}
+			filesOf[c.table] = files
+		}
+		n := 0
+		for _, f := range files {
+			if f.BeginSnapshot >= c.first || f.MappingID != nil {
+				continue
+			}
+			var root *pnode
+			if f.encryptionKey == nil {
+				// A footer that cannot be read is the disk check's to
+				// report: the file counts by the catalog.
+				root, _ = r.parquetSchema(ctx, f.Path)
+			}
+			if root == nil || !anyFieldID(root) {
+				// By the catalog alone.
+				if !c.old.Valid || (f.BeginSnapshot >= c.oldBegin.Int64 && f.BeginSnapshot < c.oldEnd.Int64) {
+					n++
+				}
+				continue
+			}
+			if hasFieldID(root, c.column) || (c.old.Valid && !hasFieldID(root, c.old.Int64)) {
+				continue
+			}
+			n++
+		}
+		if n == 0 {
+			continue
+		}
+		if c.old.Valid {
+			out[c.table] = append(out[c.table], fmt.Sprintf("%s (added at snapshot %d under the name of a dropped column (column_id %d, snapshots %d-%d) whose values %d file(s) hold under it, which a reader by name reads as this column's)",
+				c.path, c.first, c.old.Int64, c.oldBegin.Int64, c.oldEnd.Int64, n))
+		} else {
+			out[c.table] = append(out[c.table], fmt.Sprintf("%s (added at snapshot %d with default %s, which DuckLake reads for it in %d file(s) written before, a reader by name NULL)",
+				c.path, c.first, c.init.String, n))
+		}
 	}
 	return out, nil
+}
+
+// hasFieldID tells whether a Parquet schema holds a field of the id, at
+// any depth.
+func hasFieldID(n *pnode, id int64) bool {
+	if n.FieldID != nil && *n.FieldID == id {
+		return true
+	}
+	return slices.ContainsFunc(n.Children, func(c *pnode) bool { return hasFieldID(c, id) })
+}
+
+// anyFieldID tells whether a Parquet schema holds any field id.
+func anyFieldID(n *pnode) bool {
+	return n.FieldID != nil || slices.ContainsFunc(n.Children, anyFieldID)
 }
