@@ -661,6 +661,12 @@ func TestCheckPatchStorageClaim(t *testing.T) {
 				return
 			}
 			for _, f := range rep.Findings {
+				// The lake's evo and mixed tables re-add a dropped
+				// column's name: files.json's readers by name are
+				// warned of (TestFilesJSONReadByName), not this test's.
+				if f.Kind == KindWarning && strings.Contains(f.Detail, "lets readers without DuckLake read") {
+					continue
+				}
 				t.Errorf("finding %s: %s", f.Kind, f.Detail)
 			}
 			if len(rep.Readers) != 1 || len(rep.Readers[0].Readable) != 3 || rep.Readers[0].Readable[2].Opens["1.5.2"] == "" {
