@@ -123,11 +123,7 @@ func (r *repository) timeNSWarning(ctx context.Context, rd *compare.Reader, key 
 	if len(files) == 0 {
 		return nil
 	}
-	const shown = 10
-	list := strings.Join(files[:min(len(files), shown)], "; ")
-	if len(files) > shown {
-		list += fmt.Sprintf("; and %d more", len(files)-shown)
-	}
+	list := firstFiles(files)
 	return []Issue{{Problem: ProblemWarning, Detail: fmt.Sprintf("%s (format %s) has data files holding a time_ns column's field as a Parquet TIME (as DuckDB 1.5.6 and 2.0 write TIME_NS): %s; DuckDB before %s, readers of format %s by its range DuckDB %s, read the field as TIME and cannot cast it to TIME_NS, so they fail every read of those tables (%s), where DuckDB %s and later read them; this tool does not change a frozen catalog (its writer's DuckDB reads it): narrow the range to DuckDB >= %s, or have those readers upgrade",
 		key, f.Name, list, fixed, f.Name, text, q.Info().Name, fixed, fixed)}}
 }
@@ -159,13 +155,20 @@ func (r *repository) rowIDStartWarning(ctx context.Context, rd *compare.Reader, 
 	if len(files) == 0 {
 		return nil
 	}
+	list := firstFiles(files)
+	return []Issue{{Problem: ProblemWarning, Detail: fmt.Sprintf("%s (format %s) has data files whose row_id_start is NULL (as DuckDB 1.3.2's merge_adjacent_files writes them): %s; DuckDB before %s, readers of format %s by its range DuckDB %s, read every visible data file's row_id_start as a number, so they fail every read of those tables while such a file is visible (%s), where DuckDB %s and later read them; this tool does not change a frozen catalog (its writer's DuckDB reads it): narrow the range to DuckDB >= %s, or have those readers upgrade",
+		key, f.Name, list, fixed, f.Name, text, q.Info().Name, fixed, fixed)}}
+}
+
+// firstFiles lists a warning's data files: the first ten, then how many
+// more there are.
+func firstFiles(files []string) string {
 	const shown = 10
 	list := strings.Join(files[:min(len(files), shown)], "; ")
 	if len(files) > shown {
 		list += fmt.Sprintf("; and %d more", len(files)-shown)
 	}
-	return []Issue{{Problem: ProblemWarning, Detail: fmt.Sprintf("%s (format %s) has data files whose row_id_start is NULL (as DuckDB 1.3.2's merge_adjacent_files writes them): %s; DuckDB before %s, readers of format %s by its range DuckDB %s, read every visible data file's row_id_start as a number, so they fail every read of those tables while such a file is visible (%s), where DuckDB %s and later read them; this tool does not change a frozen catalog (its writer's DuckDB reads it): narrow the range to DuckDB >= %s, or have those readers upgrade",
-		key, f.Name, list, fixed, f.Name, text, q.Info().Name, fixed, fixed)}}
+	return list
 }
 
 // admitsEarly reports whether f is a format only some of whose first
