@@ -213,12 +213,18 @@ func (r *Reader) TablesWithFailingStats(ctx context.Context) ([]string, error) {
 	}
 	out := make([]string, len(ids))
 	for i, id := range ids {
-		out[i] = fmt.Sprintf("%s (table id %d)", names[id], id)
-		if names[id] == "" {
-			out[i] = fmt.Sprintf("table id %d", id)
-		}
+		out[i] = tableLabel(names, id)
 	}
 	return out, nil
+}
+
+// tableLabel names a table for check's warnings by its tableNames entry:
+// "schema.table (table id N)", or "table id N" where it has no name.
+func tableLabel(names map[int64]string, id int64) string {
+	if n := names[id]; n != "" {
+		return fmt.Sprintf("%s (table id %d)", n, id)
+	}
+	return fmt.Sprintf("table id %d", id)
 }
 
 func int64Text(v []int64) string {

@@ -76,7 +76,14 @@ func (r *Reader) RenamedColumns(ctx context.Context, snap int64) (map[int64][]st
 // begin_snapshot alone (for the second, begun in
 // the dropped column's life). Each entry says which and how many files.
 func (r *Reader) ColumnsReadOtherwiseByName(ctx context.Context, snap int64) (map[int64][]string, error) {
-	rows, err := r.conn.QueryContext(ctx, fmt.Sprintf(`WITH RECURSIVE cols AS (
+	type candidate struct {
+		table, column, first  int64
+		path                  string
+		init                  sql.NullString
+		old, oldBegin, oldEnd sql.NullInt64
+	}
+	var cands []candidate
+	err := r.eachRow(ctx, fmt.Sprintf(`WITH RECURSIVE cols AS (
 			SELECT table_id, column_id, min(begin_snapshot) AS first_begin,
 				max(coalesce(end_snapshot, 9223372036854775807)) AS last_end,
 				arg_max(column_name, begin_snapshot) AS name, arg_max(parent_column, begin_snapshot) AS parent,
@@ -105,29 +112,19 @@ func (r *Reader) ColumnsReadOtherwiseByName(ctx context.Context, snap int64) (ma
 			WHERE p.depth < 1000)
 		SELECT table_id, column_id, path, first_begin, init, old_id, old_begin, old_end FROM paths
 		WHERE parent IS NULL OR NOT EXISTS (SELECT 1 FROM cols l WHERE l.table_id = paths.table_id AND l.column_id = paths.parent)
-		ORDER BY table_id, path, old_id`, snap))
+		ORDER BY table_id, path, old_id`, snap), func(rows *sql.Rows) error {
+		var c candidate
+		if err := rows.Scan(&c.table, &c.column, &c.path, &c.first, &c.init, &c.old, &c.oldBegin, &c.oldEnd); err != nil {
+			return err
+		}
+		cands = append(cands, c)
+		return nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("read the columns of %s up to snapshot %d: %w", oneline.Name(r.path), snap, err)
 	}
-	type candidate struct {
-		table, column, first  int64
-		path                  string
-		init                  sql.NullString
-		old, oldBegin, oldEnd sql.NullInt64
-	}
-	var cands []candidate
-	for rows.Next() {
-		var c candidate
-		if err := rows.Scan(&c.table, &c.column, &c.path, &c.first, &c.init, &c.old, &c.oldBegin, &c.oldEnd); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("read the columns of %s up to snapshot %d: %w", oneline.Name(r.path), snap, err)
-		}
-		cands = append(cands, c)
-	}
-	err = rows.Err()
-	rows.Close()
-	if err != nil || len(cands) == 0 {
-		return nil, err
+	if len(cands) == 0 {
+		return nil, nil
 	}
 	tables, err := r.Tables(ctx, snap)
 	if err != nil {

@@ -52,11 +52,7 @@ func (r *Reader) NullRowIDStartFiles(ctx context.Context) ([]string, error) {
 	}
 	out := make([]string, len(files))
 	for i, f := range files {
-		table := fmt.Sprintf("table id %d", f.table)
-		if n := names[f.table]; n != "" {
-			table = fmt.Sprintf("%s (table id %d)", n, f.table)
-		}
-		out[i] = fmt.Sprintf("%s: data file %s (id %d)", table, oneline.Name(f.path), f.id)
+		out[i] = fmt.Sprintf("%s: data file %s (id %d)", tableLabel(names, f.table), oneline.Name(f.path), f.id)
 	}
 	return out, nil
 }

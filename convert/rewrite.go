@@ -32,14 +32,6 @@ import (
 // publishRewritten).
 
 // Field ids DuckDB's DuckLake writer puts on delete-file columns.
-const (
-	deleteFilePathFieldID = 2147483646
-	deletePosFieldID      = 2147483645
-	// deleteSnapshotFieldID is DuckDB's LAST_UPDATED_SEQUENCE_NUMBER_ID,
-	// what DuckLake gives a partial deletion file's snapshot column
-	// (src/storage/ducklake_delete.cpp).
-	deleteSnapshotFieldID = 2147483539
-)
 
 // rewriteNamespace makes the names of rewritten delete files deterministic
 // (UUIDv5 of the original file's path and the snapshot).
@@ -394,9 +386,9 @@ func (r *run) writeDeleteFileOf(id int64, final, query, key string, snapshots bo
 		return 0, 0, 0, err
 	}
 	tmp := filepath.Join(dir, fmt.Sprintf("%d-%s", len(r.pending), filepath.Base(final)))
-	fieldIDs := fmt.Sprintf("file_path: %d, pos: %d", deleteFilePathFieldID, deletePosFieldID)
+	fieldIDs := fmt.Sprintf("file_path: %d, pos: %d", formats.DeleteFilePathFieldID, formats.DeletePosFieldID)
 	if snapshots {
-		fieldIDs += fmt.Sprintf(", %s: %d", formats.PartialDeleteSnapshotColumn, deleteSnapshotFieldID)
+		fieldIDs += fmt.Sprintf(", %s: %d", formats.PartialDeleteSnapshotColumn, formats.PartialDeleteSnapshotFieldID)
 	}
 	copyTo := fmt.Sprintf(`COPY (%s ORDER BY pos) TO %s (FORMAT parquet, FIELD_IDS {%s}%s)`,
 		query, literal(tmp), fieldIDs, encryptionOption(key))

@@ -160,7 +160,7 @@ func TestRewritePublishRace(t *testing.T) {
 	defer db.Close()
 	copyParquet := func(query, to string) error {
 		_, err := db.Exec(fmt.Sprintf(`COPY (%s) TO %s (FORMAT parquet, COMPRESSION uncompressed, FIELD_IDS {file_path: %d, pos: %d})`,
-			query, literal(to), deleteFilePathFieldID, deletePosFieldID))
+			query, literal(to), formats.DeleteFilePathFieldID, formats.DeletePosFieldID))
 		return err
 	}
 	for _, tc := range []struct {

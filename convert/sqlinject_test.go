@@ -48,7 +48,7 @@ func TestRewriteDeletesSnapshotTextIsNotSQL(t *testing.T) {
 		}
 		tmp := p + ".tmp"
 		if _, err := db.Exec(fmt.Sprintf(`COPY (SELECT file_path, pos, %s AS _ducklake_internal_snapshot_id FROM read_parquet(%s)) TO %s (FORMAT parquet, FIELD_IDS {file_path: %d, pos: %d})`,
-			literal(injected), literal(p), literal(tmp), deleteFilePathFieldID, deletePosFieldID)); err != nil {
+			literal(injected), literal(p), literal(tmp), formats.DeleteFilePathFieldID, formats.DeletePosFieldID)); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.Rename(tmp, p); err != nil {

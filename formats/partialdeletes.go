@@ -4,6 +4,16 @@ package formats
 // file: per deleted position, the snapshot that deleted it.
 const PartialDeleteSnapshotColumn = "_ducklake_internal_snapshot_id"
 
+// The field ids DuckLake's writers give a delete file's columns
+// (src/storage/ducklake_delete.cpp): DuckDB's reserved ids for a delete
+// file's file_path and pos, and LAST_UPDATED_SEQUENCE_NUMBER_ID for a
+// partial deletion file's snapshot column.
+const (
+	DeleteFilePathFieldID        = 2147483646
+	DeletePosFieldID             = 2147483645
+	PartialDeleteSnapshotFieldID = 2147483539
+)
+
 // IsPartialDeleteFile reports whether a Parquet delete file whose
 // top-level columns have these names and DuckDB types is a partial
 // deletion file, as every reader that reads per-row snapshots (0.4+)

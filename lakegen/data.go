@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/duckdb/duckdb-go/v2"
+	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/internal/oneline"
 	"github.com/google/uuid"
 )
@@ -458,10 +459,10 @@ func (g *gen) writeDeleteFile(ctx context.Context, t *table, f *dataFile) error 
 	target := g.dataPath + schemaPath + t.path + f.path
 	partial := f.del != nil
 	cols := fmt.Sprintf("%s AS file_path, _pos AS pos", quoteString(target))
-	ids := fmt.Sprintf("file_path: %d, pos: %d", fieldIDFilePath, fieldIDPos)
+	ids := fmt.Sprintf("file_path: %d, pos: %d", formats.DeleteFilePathFieldID, formats.DeletePosFieldID)
 	if partial {
 		cols += ", _end AS _ducklake_internal_snapshot_id"
-		ids += fmt.Sprintf(", _ducklake_internal_snapshot_id: %d", fieldIDSnapshotID)
+		ids += fmt.Sprintf(", _ducklake_internal_snapshot_id: %d", formats.PartialDeleteSnapshotFieldID)
 	}
 	query := fmt.Sprintf("SELECT %s FROM %s WHERE _file = %d AND _end IS NOT NULL ORDER BY _pos", cols, t.truth(), f.id)
 	res, err := g.copyParquet(ctx, query, ids, local)

@@ -126,10 +126,6 @@ type view struct {
 
 const (
 	schemaPath = "main/"
-	// Reserved Parquet field ids DuckLake gives delete-file columns.
-	fieldIDFilePath   = 2147483646
-	fieldIDPos        = 2147483645
-	fieldIDSnapshotID = 2147483539
 )
 
 var plainName = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
