@@ -184,7 +184,7 @@ func (r *Reader) inlinedSystemColumns(phys []string) (sys [3]string, missing str
 // visible rows once per snapshot read.
 func (r *Reader) inlinedReadColumns(ctx context.Context, t Table, src inlinedSource, asOf, snap int64) (then []*Column, none bool, err error) {
 	g := src.reg
-	exists, err := r.tableExistsAt(ctx, t.ID, asOf)
+	then, c, exists, err := r.inlinedSchemaAt(ctx, t, g, asOf)
 	if err != nil {
 		return nil, false, err
 	}
@@ -195,17 +195,6 @@ func (r *Reader) inlinedReadColumns(ctx context.Context, t Table, src inlinedSou
 		}
 		return nil, false, &UnreadableError{Format: r.format.Name, Quirk: q, Table: t.FullName(),
 			Detail: fmt.Sprintf("inlined table %s (schema version %d) is read with the table as of snapshot %d, where it does not exist", g.name, g.sv, asOf)}
-	}
-	if then, err = r.columnsAt(ctx, t.ID, asOf, false); err != nil {
-		return nil, false, err
-	}
-	key := fmt.Sprintf("%s@%d", g.name, asOf)
-	c, ok := r.inl.checked[key]
-	if !ok {
-		if c, err = r.inlinedColumnsCheck(ctx, t, g, asOf, then); err != nil {
-			return nil, false, err
-		}
-		r.inl.checked[key] = c
 	}
 	if c.missing != "" {
 		return nil, false, r.inlinedMisread(t, g, asOf, c.missing, true)
@@ -225,6 +214,28 @@ func (r *Reader) inlinedReadColumns(ctx context.Context, t Table, src inlinedSou
 		return nil, true, nil
 	}
 	return nil, false, r.inlinedMisread(t, g, asOf, c.retyped+", and rows of it are visible at the snapshot read: the reader copies their stored values into vectors of the type read without a cast (wrong values, or a crash; no error)", false)
+}
+
+// inlinedSchemaAt is table t's columns as of asOf, the schema a reader
+// reads inlined table g with, and what g holds of them
+// (inlinedColumnsCheck, once per inlined table and asOf); exists is false
+// where t is not there at asOf.
+func (r *Reader) inlinedSchemaAt(ctx context.Context, t Table, g inlinedReg, asOf int64) (then []*Column, c inlinedColumns, exists bool, err error) {
+	if exists, err = r.tableExistsAt(ctx, t.ID, asOf); err != nil || !exists {
+		return nil, c, exists, err
+	}
+	if then, err = r.columnsAt(ctx, t.ID, asOf, false); err != nil {
+		return nil, c, true, err
+	}
+	key := fmt.Sprintf("%s@%d", g.name, asOf)
+	c, ok := r.inl.checked[key]
+	if !ok {
+		if c, err = r.inlinedColumnsCheck(ctx, t, g, asOf, then); err != nil {
+			return nil, c, true, err
+		}
+		r.inl.checked[key] = c
+	}
+	return then, c, true, nil
 }
 
 // inlinedColumns is what inlinedReadColumns found comparing an inlined

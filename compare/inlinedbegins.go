@@ -121,26 +121,11 @@ func (r *Reader) unseenInlinedValues(ctx context.Context, t Table, srcs []inline
 		if err != nil {
 			return "", err
 		}
-		if ok, err := r.tableExistsAt(ctx, t.ID, asOf); err != nil || !ok {
-			if err != nil {
-				return "", err
-			}
-			misread = true
-			continue
-		}
-		then, err := r.columnsAt(ctx, t.ID, asOf, false)
+		then, c, exists, err := r.inlinedSchemaAt(ctx, t, g, asOf)
 		if err != nil {
 			return "", err
 		}
-		key := fmt.Sprintf("%s@%d", g.name, asOf)
-		c, ok := r.inl.checked[key]
-		if !ok {
-			if c, err = r.inlinedColumnsCheck(ctx, t, g, asOf, then); err != nil {
-				return "", err
-			}
-			r.inl.checked[key] = c
-		}
-		if c.missing != "" || c.retyped != "" {
+		if !exists || c.missing != "" || c.retyped != "" {
 			misread = true
 			continue
 		}
