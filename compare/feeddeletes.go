@@ -9,8 +9,6 @@ import (
 	"io/fs"
 	"math"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/internal/deletionvector"
@@ -235,17 +233,11 @@ func (r *Reader) feedInputs(ctx context.Context, t Table) (*feedSide, error) {
 // (convert's parseSplits); nil for 'partial_max:N' or a list that does not
 // parse (its table is refused: refusedPartialInfo).
 func parseFeedSplits(info string) []feedSplit {
-	var out []feedSplit
-	for _, part := range strings.Split(info, "|") {
-		s, n, ok := strings.Cut(part, ":")
-		si, err1 := strconv.ParseInt(s, 10, 64)
-		ni, err2 := strconv.ParseInt(n, 10, 64)
-		if !ok || err1 != nil || err2 != nil || si < 0 || ni < 0 {
-			return nil
-		}
-		out = append(out, feedSplit{si, ni})
+	splits, err := splitList(info)
+	if err != nil || slices.ContainsFunc(splits, func(s feedSplit) bool { return s.snap < 0 || s.rows < 0 }) {
+		return nil
 	}
-	return out
+	return splits
 }
 
 // feedDelete reads delete file d as the feed's reader of r's format reads

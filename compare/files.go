@@ -980,11 +980,25 @@ func partialMaxInfo(info, rest string) (int64, error) {
 // number of leading physical rows visible (§5.5). ok=false when the value
 // is not a split list.
 func splitLimit(info string, snap int64) (limit int64, ok bool, err error) {
-	limit = 0
+	splits, err := splitList(info)
+	if err != nil {
+		return 0, false, err
+	}
+	for _, s := range splits {
+		if s.snap <= snap && s.rows > limit {
+			limit = s.rows
+		}
+	}
+	return limit, true, nil
+}
+
+// splitList parses a split list 's1:n1|s2:n2|...' (§5.5), in its order.
+func splitList(info string) ([]feedSplit, error) {
+	var out []feedSplit
 	for _, part := range strings.Split(info, "|") {
 		s, n, found := strings.Cut(part, ":")
 		if !found {
-			return 0, false, fmt.Errorf("bad partial_file_info %q", info)
+			return nil, fmt.Errorf("bad partial_file_info %q", info)
 		}
 		si, err1 := strconv.ParseInt(s, 10, 64)
 		ni, err2 := strconv.ParseInt(n, 10, 64)
@@ -994,14 +1008,12 @@ func splitLimit(info string, snap int64) (limit int64, ok bool, err error) {
 			// (BIGINT), so such a value is named, not modelled.
 			for _, v := range []string{s, n} {
 				if u, err := strconv.ParseUint(v, 10, 64); err == nil && u > math.MaxInt64 {
-					return 0, false, fmt.Errorf("partial_file_info %q: %s is past int64's maximum", info, v)
+					return nil, fmt.Errorf("partial_file_info %q: %s is past int64's maximum", info, v)
 				}
 			}
-			return 0, false, fmt.Errorf("bad partial_file_info %q", info)
+			return nil, fmt.Errorf("bad partial_file_info %q", info)
 		}
-		if si <= snap && ni > limit {
-			limit = ni
-		}
+		out = append(out, feedSplit{si, ni})
 	}
-	return limit, true, nil
+	return out, nil
 }
