@@ -28,7 +28,7 @@ func TestDeletesSameSizeRewriteReadAgain(t *testing.T) {
 		t.Fatal("no identity")
 	}
 	old := rawDeletes{pos: []int64{1, 2, 3}}
-	c1.put(path, before1, old)
+	c1.put(path, "", before1, old)
 
 	// Rewritten in place: same size, other bytes, mtime restored.
 	tmp := filepath.Join(dir, "new")

@@ -79,3 +79,32 @@ func TestEncryptedFileWithoutKey(t *testing.T) {
 		})
 	}
 }
+
+// TestDeleteFileOtherKey: a B whose delete file (the same file on disk as
+// A's) has another encryption key than A's is read otherwise by every
+// reader of an encrypted catalog (ReadDeleteFile passes the key to the
+// scan: the wrong one fails it), as a data file with another key is. The
+// proof reads each delete file once per comparison for both catalogs;
+// before, it kept what it read by path alone, so B's delete file was never
+// read with B's key and the proof passed; the data files' reads are kept
+// by their key already (rowOf).
+func TestDeleteFileOtherKey(t *testing.T) {
+	lake, catalog := lastVersion(t, "lakes", "15_encryption")
+	data := filepath.Join(lake, "data")
+	// A 16-byte key other than the file's.
+	other := tamper(t, catalog, `UPDATE ducklake_delete_file SET encryption_key = 'AAAAAAAAAAAAAAAAAAAAAA==' WHERE delete_file_id = 3`)
+	for _, tc := range []struct {
+		name, a, b string
+		want       error // B not read where A is; A not read: nothing to compare
+	}{
+		{"B's key other", catalog, other, ErrNotEquivalent},
+		{"A's key other", other, catalog, ErrIncomparable},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep, err := Catalogs(context.Background(), tc.a, tc.b, Options{DataPath: data, Engines: readerDBs})
+			if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), "are you using the right key?") {
+				t.Fatalf("Catalogs: %v, want %v reading delete file 3 with the other key\n%s", err, tc.want, reportLines(rep))
+			}
+		})
+	}
+}

@@ -501,17 +501,18 @@ func (r *Reader) parquetDeletes(ctx context.Context, d *DeleteFile, snap int64) 
 // 3-column delete file and deletes every one of them, whatever snapshot it
 // names.
 func (r *Reader) parquetDeleteContent(ctx context.Context, d *DeleteFile) (_ rawDeletes, partial bool, _ error) {
-	raw, before, ok := r.rawDeletes.get(d.Path, keyOf(d.encryptionKey))
-	if !ok {
+	key := keyOf(d.encryptionKey)
+	raw, before, ok := r.rawDeletes.get(d.Path, key)
+	if !ok && key == "" { // the batches read plain files only
 		r.prefetchDeletes(ctx, d.Path, before)
-		raw, ok = r.rawDeletes.kept(d.Path)
+		raw, ok = r.rawDeletes.kept(d.Path, key)
 	}
 	if !ok {
 		var err error
 		if raw, err = r.readParquetDeletes(ctx, d); err != nil {
 			return rawDeletes{}, false, err
 		}
-		r.rawDeletes.put(d.Path, before, raw)
+		r.rawDeletes.put(d.Path, key, before, raw)
 	}
 	if raw.cols != 2 && r.twoColumnDeletes {
 		return rawDeletes{}, false, &DeleteFileError{Path: d.Path, Detail: fmt.Sprintf("Invalid schema contained in the delete file %s - expected file_name/position (format %s readers read two columns only, %s; it has %d)", oneline.Name(d.Path), r.format.Name, formats.QuirkDeleteFilesTwoColumns.Info().Name, raw.cols)}
@@ -598,20 +599,28 @@ type rawDeletes struct {
 	nullSnap bool
 }
 
-// deleteFiles keeps the Parquet delete files read, by path, so that each is
-// read once per comparison (both catalogs name the same files on disk),
-// in front of the run's Deletes when there is one.
+// deleteFiles keeps the Parquet delete files read, by path and the key
+// that decrypts them, so that each is read once per comparison (both
+// catalogs name the same files on disk), in front of the run's Deletes
+// when there is one. The key is part of what is read, as it is of a data
+// file's plan (rowOf): a catalog that records another key for the same
+// file (or none, or one where the other has none) is read with its own,
+// which fails where the readers' scan fails.
 type deleteFiles struct {
 	mu    sync.Mutex
-	files map[string]rawDeletes
+	files map[deleteKey]rawDeletes
 	count int      // positions held
 	run   *Deletes // Options.Deletes (nil: none)
 	stats DeleteFileStats
 	stat  func(string) (os.FileInfo, error) // os.Stat (tests count the calls)
 }
 
+// deleteKey is a delete file's path and the encryption key it is read
+// with ("" if none).
+type deleteKey struct{ path, key string }
+
 func newDeleteFiles() *deleteFiles {
-	return &deleteFiles{files: map[string]rawDeletes{}, stat: os.Stat}
+	return &deleteFiles{files: map[deleteKey]rawDeletes{}, stat: os.Stat}
 }
 
 // useRun puts the run's Deletes (nil: none) behind c and returns c's
@@ -642,7 +651,7 @@ type deleteStamp struct {
 // the file had (one stat), for put after the file is read.
 func (c *deleteFiles) get(path, key string) (_ rawDeletes, before deleteStamp, _ bool) {
 	c.mu.Lock()
-	raw, ok := c.files[path]
+	raw, ok := c.files[deleteKey{path, key}]
 	run := c.run
 	c.mu.Unlock()
 	if ok || run == nil {
@@ -658,25 +667,25 @@ func (c *deleteFiles) get(path, key string) (_ rawDeletes, before deleteStamp, _
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.keep(path, raw)
+	c.keep(path, key, raw)
 	c.stats.Shared++
 	return raw, before, true
 }
 
-// kept returns this comparison's content of the delete file at path,
-// without asking the run.
-func (c *deleteFiles) kept(path string) (rawDeletes, bool) {
+// kept returns this comparison's content of the delete file at path read
+// with key, without asking the run.
+func (c *deleteFiles) kept(path, key string) (rawDeletes, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	raw, ok := c.files[path]
+	raw, ok := c.files[deleteKey{path, key}]
 	return raw, ok
 }
 
-// put keeps what was just read from the delete file at path, and gives it
-// to the run when the file's identity is still before (from get).
-func (c *deleteFiles) put(path string, before deleteStamp, raw rawDeletes) {
+// put keeps what was just read from the delete file at path with key, and
+// gives it to the run when the file's identity is still before (from get).
+func (c *deleteFiles) put(path, key string, before deleteStamp, raw rawDeletes) {
 	c.mu.Lock()
-	c.keep(path, raw)
+	c.keep(path, key, raw)
 	c.stats.Read++
 	run := c.run
 	c.mu.Unlock()
@@ -696,12 +705,12 @@ func keyOf(key *string) string {
 	return *key
 }
 
-// keep holds raw for path; c.mu is held.
-func (c *deleteFiles) keep(path string, raw rawDeletes) {
+// keep holds raw for path read with key; c.mu is held.
+func (c *deleteFiles) keep(path, key string, raw rawDeletes) {
 	if c.count += len(raw.pos); c.count > maxRawDeletes {
-		c.files, c.count = map[string]rawDeletes{}, len(raw.pos) // bound memory
+		c.files, c.count = map[deleteKey]rawDeletes{}, len(raw.pos) // bound memory
 	}
-	c.files[path] = raw
+	c.files[deleteKey{path, key}] = raw
 }
 
 // TwoDeleteFilesError is a data file with two delete files visible at one

@@ -19,7 +19,8 @@ import (
 const maxDeleteBatch = maxRawDeletes / 4
 
 // prefetchDeletes reads the Parquet delete files of path's table whose
-// lifetime overlaps path's, that are not encrypted and not read yet,
+// lifetime overlaps path's, that are not encrypted and not read yet
+// (path's own is not encrypted either: parquetDeleteContent),
 // grouped by their columns (names and types): one parquet_schema query,
 // then one read_parquet per group. It never fails: a file the batch cannot
 // read is read alone when asked for (readParquetDeletes), which reports its
@@ -62,7 +63,7 @@ func (r *Reader) prefetchDeletes(ctx context.Context, path string, before delete
 		return
 	}
 	for p, raw := range got {
-		r.rawDeletes.put(p, stamps[p], raw)
+		r.rawDeletes.put(p, "", stamps[p], raw)
 	}
 }
 

@@ -177,8 +177,11 @@ import (
 // with a NULL row_id_start is unreadable in its "data file ended" entry
 // (row-id-start-required: DuckDB 1.3.0's and 1.3.1's change feed reads it
 // as a number, whether or not a snapshot sees the file; a B with such a
-// file no snapshot sees was equivalent).
-const proofVersion = "fdl-formats proof v61"
+// file no snapshot sees was equivalent);
+// v62: a delete file is read with each catalog's own encryption key (the
+// comparison kept what it read by path alone: a B whose delete file had
+// another key than A's, or one where A's had none, was equivalent).
+const proofVersion = "fdl-formats proof v62"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths

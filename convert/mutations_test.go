@@ -142,8 +142,10 @@ var mutations = []mutation{
 		neutral: "as partial_max -1: DuckLake's own ducklake_flush_inlined_data writes partial deletion files with partial_max NULL, and readers filter them by content"},
 	{name: "delete table_id moved", on: onDeletes10, sql: `UPDATE ducklake_delete_file SET table_id = table_id + 1 WHERE delete_file_id = ` + mutLastDel},
 	{name: "delete second delete file of a data file", on: onDeletes10, sql: `INSERT INTO ducklake_delete_file SELECT * REPLACE (delete_file_id + 1000 AS delete_file_id) FROM ducklake_delete_file WHERE delete_file_id = ` + mutLastDel},
-	{name: "delete encryption_key set", on: onDeletes10, sql: `UPDATE ducklake_delete_file SET encryption_key = 'AAAAAAAAAAAAAAAAAAAAAA==' WHERE delete_file_id = ` + mutLastDel,
-		neutral: "in a catalog whose encrypted is false readers never select encryption_key (GetFileSelectList, every release)"},
+	// As a data file's key above: the proof reads B's delete file with
+	// its key and fails, stricter than the readers (before, it took the
+	// file as A had read it, without a key, and passed).
+	{name: "delete encryption_key set", on: onDeletes10, sql: `UPDATE ducklake_delete_file SET encryption_key = 'AAAAAAAAAAAAAAAAAAAAAA==' WHERE delete_file_id = ` + mutLastDel},
 
 	// Columns.
 	{name: "column type narrowed", on: onDeletes03, sql: `UPDATE ducklake_column SET column_type = 'int32' WHERE table_id = 1 AND column_id = 1`},
