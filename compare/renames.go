@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/fdl-formats/fdl-formats/internal/oneline"
 )
@@ -68,13 +69,22 @@ func (r *Reader) RenamedColumns(ctx context.Context, snap int64) (map[int64][]st
 //     NULL, or its initial_default), where by name they are read as the
 //     new column's.
 //
-// The files are those begun before the column's first snapshot, without
-// a name mapping, whose footer has no field of the column's id (a file
-// merged or rewritten after the column came holds it) and, for the second
-// case, has one of the dropped column's; an encrypted file, one whose
-// footer cannot be read or one without field ids counts by its
-// begin_snapshot alone (for the second, begun in
-// the dropped column's life). Each entry says which and how many files.
+// The files are, for the first case, those that give DuckLake's readers
+// no field for the column, by what their footers hold: a file registered
+// with ducklake_add_data_files (a name mapping), whenever it was
+// registered, when its mapping names no field of its footer for the
+// column (its mapping has no entry for the column's id, or the entry's
+// source is not in the footer: DuckLake then reads initial_default,
+// CreateColumnFromFieldId); a file DuckLake wrote (no mapping) begun
+// before the column's first snapshot whose footer has no field of the
+// column's id (a file merged or rewritten after the column came holds it;
+// DuckLake writes every column into a file begun later). For the second
+// case they are the files without a name mapping begun before the
+// column's first snapshot whose footer has no field of its id and one of
+// the dropped column's. An encrypted file, one whose footer cannot be read
+// or one without field ids counts by the catalog alone: its begin_snapshot
+// (for the second case, begun in the dropped column's life), or its
+// mapping's entries. Each entry says which and how many files.
 func (r *Reader) ColumnsReadOtherwiseByName(ctx context.Context, snap int64) (map[int64][]string, error) {
 	type candidate struct {
 		table, column, first  int64
@@ -91,14 +101,14 @@ func (r *Reader) ColumnsReadOtherwiseByName(ctx context.Context, snap int64) (ma
 				bool_or(begin_snapshot <= %[1]d AND (end_snapshot IS NULL OR end_snapshot > %[1]d)) AS live
 			FROM cat.ducklake_column WHERE begin_snapshot <= %[1]d GROUP BY table_id, column_id),
 		files AS (
-			SELECT table_id, begin_snapshot FROM cat.ducklake_data_file
+			SELECT table_id, begin_snapshot, %[2]s AS mapped FROM cat.ducklake_data_file
 			WHERE begin_snapshot <= %[1]d AND (end_snapshot IS NULL OR end_snapshot > %[1]d)),
 		found AS (
 			SELECT c.table_id, c.column_id, c.name, c.parent, c.first_begin, c.init, NULL::BIGINT AS old_id, NULL::BIGINT AS old_begin, NULL::BIGINT AS old_end
 			FROM cols c
 			WHERE c.live AND c.init IS NOT NULL
 				AND (c.parent IS NULL OR EXISTS (SELECT 1 FROM cols p WHERE p.table_id = c.table_id AND p.column_id = c.parent AND p.first_begin < c.first_begin))
-				AND EXISTS (SELECT 1 FROM files f WHERE f.table_id = c.table_id AND f.begin_snapshot < c.first_begin)
+				AND EXISTS (SELECT 1 FROM files f WHERE f.table_id = c.table_id AND (f.begin_snapshot < c.first_begin OR f.mapped))
 			UNION ALL
 			SELECT c.table_id, c.column_id, c.name, c.parent, c.first_begin, NULL, o.column_id, o.first_begin, o.last_end
 			FROM cols c JOIN cols o ON o.table_id = c.table_id AND o.column_id <> c.column_id AND o.parent IS NOT DISTINCT FROM c.parent
@@ -112,7 +122,7 @@ func (r *Reader) ColumnsReadOtherwiseByName(ctx context.Context, snap int64) (ma
 			WHERE p.depth < 1000)
 		SELECT table_id, column_id, path, first_begin, init, old_id, old_begin, old_end FROM paths
 		WHERE parent IS NULL OR NOT EXISTS (SELECT 1 FROM cols l WHERE l.table_id = paths.table_id AND l.column_id = paths.parent)
-		ORDER BY table_id, path, old_id`, snap), func(rows *sql.Rows) error {
+		ORDER BY table_id, path, old_id`, snap, r.col("ducklake_data_file", "ducklake_data_file", "mapping_id")+" IS NOT NULL"), func(rows *sql.Rows) error {
 		var c candidate
 		if err := rows.Scan(&c.table, &c.column, &c.path, &c.first, &c.init, &c.old, &c.oldBegin, &c.oldEnd); err != nil {
 			return err
@@ -150,7 +160,20 @@ func (r *Reader) ColumnsReadOtherwiseByName(ctx context.Context, snap int64) (ma
 		}
 		n := 0
 		for _, f := range files {
-			if f.BeginSnapshot >= c.first || f.MappingID != nil {
+			if f.MappingID != nil {
+				if c.old.Valid {
+					continue
+				}
+				lacks, err := r.mappedFileLacks(ctx, f, c.column)
+				if err != nil {
+					return nil, err
+				}
+				if lacks {
+					n++
+				}
+				continue
+			}
+			if f.BeginSnapshot >= c.first {
 				continue
 			}
 			var root *pnode
@@ -178,11 +201,68 @@ func (r *Reader) ColumnsReadOtherwiseByName(ctx context.Context, snap int64) (ma
 			out[c.table] = append(out[c.table], fmt.Sprintf("%s (added at snapshot %d under the name of a dropped column (column_id %d, snapshots %d-%d) whose values %d file(s) hold under it, which a reader by name reads as this column's)",
 				c.path, c.first, c.old.Int64, c.oldBegin.Int64, c.oldEnd.Int64, n))
 		} else {
-			out[c.table] = append(out[c.table], fmt.Sprintf("%s (added at snapshot %d with default %s, which DuckLake reads for it in %d file(s) written before, a reader by name NULL)",
+			out[c.table] = append(out[c.table], fmt.Sprintf("%s (added at snapshot %d with default %s, which DuckLake reads for it in %d file(s) without it, a reader by name NULL)",
 				c.path, c.first, c.init.String, n))
 		}
 	}
 	return out, nil
+}
+
+// mappedFileLacks tells whether DuckLake's readers read the column of id
+// column from a file with a name mapping (f.MappingID) as its
+// initial_default: the mapping has no entry for the id (a column added
+// after the file was registered, or registered with allow_missing =>
+// true), or its entry's source is not in the file's footer. DuckLake maps
+// each field id to the entry's source name and DuckDB takes the file's
+// field of that name, or the column's default where there is none
+// (DuckLakeMultiFileReader's MapColumns, "__ducklake_unknown_identifier";
+// CreateColumnFromFieldId). A partition entry is read from the file's
+// path; an encrypted file, or one whose footer cannot be read, counts by
+// its mapping alone; a path through a list or map is taken as held.
+func (r *Reader) mappedFileLacks(ctx context.Context, f DataFile, column int64) (bool, error) {
+	m, err := r.nameMapping(ctx, *f.MappingID)
+	if err != nil {
+		return false, err
+	}
+	path := mappingPath(m, column)
+	if path == nil {
+		return true, nil
+	}
+	if path[len(path)-1].isPartition || f.encryptionKey != nil {
+		return false, nil
+	}
+	// A footer that cannot be read is the disk check's to report: the
+	// file counts by its mapping.
+	root, err := r.parquetSchema(ctx, f.Path)
+	if err != nil || root == nil {
+		return false, nil
+	}
+	n := root
+	for _, e := range path {
+		if n != root && n.Kind != "struct" {
+			return false, nil
+		}
+		i := slices.IndexFunc(n.Children, func(c *pnode) bool { return strings.EqualFold(c.Name, e.source) })
+		if i < 0 {
+			return true, nil
+		}
+		n = n.Children[i]
+	}
+	return false, nil
+}
+
+// mappingPath is the chain of a name mapping's entries from the top to
+// the one whose target is the field id (nil: none).
+func mappingPath(m *mapEntry, id int64) []*mapEntry {
+	for _, e := range m.children {
+		if e.target == id {
+			return []*mapEntry{e}
+		}
+		if p := mappingPath(e, id); p != nil {
+			return append([]*mapEntry{e}, p...)
+		}
+	}
+	return nil
 }
 
 // hasFieldID tells whether a Parquet schema holds a field of the id, at

@@ -2,9 +2,13 @@ package compare
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fdl-formats/fdl-formats/internal/testduck"
 )
 
 // TestColumnsReadOtherwiseByNameFooters: a file counts by its footer's
@@ -36,7 +40,7 @@ func TestColumnsReadOtherwiseByNameFooters(t *testing.T) {
 		all = append(all, entries...)
 	}
 	for _, want := range []string{
-		"i (added at snapshot 23 with default x, which DuckLake reads for it in 3 file(s) written before",
+		"i (added at snapshot 23 with default x, which DuckLake reads for it in 3 file(s) without it",
 		"i (added at snapshot 23 under the name of a dropped column (column_id 2, snapshots 12-18) whose values 2 file(s) hold under it",
 	} {
 		if !strings.Contains(strings.Join(all, "\n"), want) {
@@ -45,5 +49,57 @@ func TestColumnsReadOtherwiseByNameFooters(t *testing.T) {
 	}
 	if len(all) != 2 {
 		t.Errorf("entries %q, want 2", all)
+	}
+}
+
+// TestColumnsReadOtherwiseByNameMapped: a file registered with
+// ducklake_add_data_files is read by DuckLake through its name mapping, a
+// column whose field the mapping does not give from the footer as its
+// initial_default (CreateColumnFromFieldId's default_expression), whenever
+// the file was registered. 19_add_data_files's main.ext gained col3 (id 3)
+// at snapshot 9; told its default is 7, the files that lack it are its
+// DuckLake-written file begun at 2 (no field 3), f3_tinyint, f4_missing and
+// f5_extra (registered at 5-7, mappings without col3) and two files
+// registered here at snapshot 11, after col3 came, holding id and col2
+// only: one with a mapping of its two fields (allow_missing => true), one
+// with mapping 8, which names col3 though the footer has no field of that
+// name. f6_after_rename and inside_data_path (mapping 8, col3 in their
+// footers) and the file DuckLake wrote at 13 hold col3. Before, a file with
+// a mapping never counted, and one begun after the column never: 1 file.
+func TestColumnsReadOtherwiseByNameMapped(t *testing.T) {
+	t.Parallel()
+	lake, orig := lastVersion(t, "lakes", "19_add_data_files")
+	plain := filepath.Join(t.TempDir(), "no_col3.parquet")
+	db := testduck.Open(t, "")
+	defer db.Close()
+	if _, err := db.Exec(fmt.Sprintf("COPY (SELECT 50::INTEGER AS id, 'late' AS col2) TO %s (FORMAT parquet)", sqlString(plain))); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	register := func(id, mapping int) string {
+		return fmt.Sprintf(`INSERT INTO ducklake_data_file (data_file_id, table_id, begin_snapshot, path, path_is_relative, file_format, record_count, file_size_bytes, row_id_start, mapping_id)
+			VALUES (%d, 1, 11, %s, false, 'parquet', 1, %d, %d, %d)`, id, sqlString(plain), st.Size(), 1000+id, mapping)
+	}
+	catalog := tamper(t, orig,
+		`UPDATE ducklake_column SET initial_default = '7' WHERE table_id = 1 AND column_id = 3`,
+		`INSERT INTO ducklake_column_mapping VALUES (100, 1, 'map_by_name')`,
+		`INSERT INTO ducklake_name_mapping VALUES (100, 0, 'id', 1, NULL, false), (100, 1, 'col2', 2, NULL, false)`,
+		register(100, 100), register(101, 8))
+	r := openForTest(t, catalog, filepath.Join(lake, "data"))
+	ctx := context.Background()
+	snaps, err := r.Snapshots(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := r.ColumnsReadOtherwiseByName(ctx, snaps[len(snaps)-1].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "col3 (added at snapshot 9 with default 7, which DuckLake reads for it in 6 file(s) without it, a reader by name NULL)"
+	if len(got[1]) != 1 || got[1][0] != want {
+		t.Errorf("main.ext: %q, want [%q]", got[1], want)
 	}
 }

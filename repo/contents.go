@@ -312,8 +312,11 @@ var emptyStringsFixedIn = goversion.Must(goversion.NewVersion("1.5.1"))
 // v23: so are a frozen 0.2 catalog's data files with a NULL row_id_start
 // (rowIDStartWarning); v24: a files.json whose tables' Parquet files
 // readers without DuckLake read otherwise by name (a column added with a
-// default, or under a dropped column's name) is a warning (byNameIssue).
-const contentsKeyKind = "fdl-formats content pass v24"
+// default, or under a dropped column's name) is a warning (byNameIssue);
+// v25: byNameIssue also counts, for a column added with a default, the
+// files registered with ducklake_add_data_files whose mapping gives it no
+// field of their footers, whenever they were registered.
+const contentsKeyKind = "fdl-formats content pass v25"
 
 // contentsKey names everything a content pass of v reads, or "" (no digest
 // cache, or an object store, whose data files the pass fetches and
