@@ -81,14 +81,19 @@ func (r *Reader) RenamedColumns(ctx context.Context, snap int64) (map[int64][]st
 // DuckLake writes every column into a file begun later). For the second
 // case they are the files without a name mapping begun before the
 // column's first snapshot whose footer has no field of its id and one of
-// the dropped column's. An encrypted file, one whose footer cannot be read
-// or one without field ids counts by the catalog alone: its begin_snapshot
-// (for the second case, begun in the dropped column's life), or its
-// mapping's entries. Each entry says which and how many files.
+// the dropped column's, and the files with a name mapping whose footer
+// has a field of the column's name (its path) that the mapping does not
+// give the column (DuckLake reads another field, or the default, where a
+// reader by name reads that one). An encrypted file, one whose footer
+// cannot be read or one without field ids counts by the catalog alone: its
+// begin_snapshot (for the second case, begun in the dropped column's
+// life), or, for the first case, its mapping's entries; with a mapping,
+// not at all for the second. Each entry says which and how many files.
 func (r *Reader) ColumnsReadOtherwiseByName(ctx context.Context, snap int64) (map[int64][]string, error) {
 	type candidate struct {
 		table, column, first  int64
 		path                  string
+		names                 []string // path's names, parents first
 		init                  sql.NullString
 		old, oldBegin, oldEnd sql.NullInt64
 	}
@@ -113,20 +118,22 @@ func (r *Reader) ColumnsReadOtherwiseByName(ctx context.Context, snap int64) (ma
 			SELECT c.table_id, c.column_id, c.name, c.parent, c.first_begin, NULL, o.column_id, o.first_begin, o.last_end
 			FROM cols c JOIN cols o ON o.table_id = c.table_id AND o.column_id <> c.column_id AND o.parent IS NOT DISTINCT FROM c.parent
 				AND lower(o.name) = lower(c.name) AND NOT o.live AND o.last_end <= c.first_begin
-			WHERE c.live AND EXISTS (SELECT 1 FROM files f WHERE f.table_id = c.table_id AND f.begin_snapshot < c.first_begin)),
+			WHERE c.live AND EXISTS (SELECT 1 FROM files f WHERE f.table_id = c.table_id AND (f.begin_snapshot < c.first_begin OR f.mapped))),
 		paths AS (
-			SELECT table_id, column_id, name AS path, parent, first_begin, init, old_id, old_begin, old_end, 0 AS depth FROM found
+			SELECT table_id, column_id, name AS path, name AS npath, parent, first_begin, init, old_id, old_begin, old_end, 0 AS depth FROM found
 			UNION ALL
-			SELECT p.table_id, p.column_id, l.name || '.' || p.path, l.parent, p.first_begin, p.init, p.old_id, p.old_begin, p.old_end, p.depth + 1
+			SELECT p.table_id, p.column_id, l.name || '.' || p.path, l.name || chr(0) || p.npath, l.parent, p.first_begin, p.init, p.old_id, p.old_begin, p.old_end, p.depth + 1
 			FROM paths p JOIN cols l ON l.table_id = p.table_id AND l.column_id = p.parent
 			WHERE p.depth < 1000)
-		SELECT table_id, column_id, path, first_begin, init, old_id, old_begin, old_end FROM paths
+		SELECT table_id, column_id, path, npath, first_begin, init, old_id, old_begin, old_end FROM paths
 		WHERE parent IS NULL OR NOT EXISTS (SELECT 1 FROM cols l WHERE l.table_id = paths.table_id AND l.column_id = paths.parent)
 		ORDER BY table_id, path, old_id`, snap, r.col("ducklake_data_file", "ducklake_data_file", "mapping_id")+" IS NOT NULL"), func(rows *sql.Rows) error {
 		var c candidate
-		if err := rows.Scan(&c.table, &c.column, &c.path, &c.first, &c.init, &c.old, &c.oldBegin, &c.oldEnd); err != nil {
+		var npath string
+		if err := rows.Scan(&c.table, &c.column, &c.path, &npath, &c.first, &c.init, &c.old, &c.oldBegin, &c.oldEnd); err != nil {
 			return err
 		}
+		c.names = strings.Split(npath, "\x00")
 		cands = append(cands, c)
 		return nil
 	})
@@ -161,14 +168,16 @@ func (r *Reader) ColumnsReadOtherwiseByName(ctx context.Context, snap int64) (ma
 		n := 0
 		for _, f := range files {
 			if f.MappingID != nil {
+				var counts bool
 				if c.old.Valid {
-					continue
+					counts, err = r.mappedNameOther(ctx, f, c.column, c.names)
+				} else {
+					counts, err = r.mappedFileLacks(ctx, f, c.column)
 				}
-				lacks, err := r.mappedFileLacks(ctx, f, c.column)
 				if err != nil {
 					return nil, err
 				}
-				if lacks {
+				if counts {
 					n++
 				}
 				continue
@@ -237,18 +246,68 @@ func (r *Reader) mappedFileLacks(ctx context.Context, f DataFile, column int64) 
 	if err != nil || root == nil {
 		return false, nil
 	}
-	n := root
-	for _, e := range path {
-		if n != root && n.Kind != "struct" {
-			return false, nil
-		}
-		i := slices.IndexFunc(n.Children, func(c *pnode) bool { return strings.EqualFold(c.Name, e.source) })
-		if i < 0 {
+	sources := make([]string, len(path))
+	for i, e := range path {
+		sources[i] = e.source
+	}
+	found, known := footerField(root, sources)
+	return known && !found, nil
+}
+
+// mappedNameOther tells whether a reader by name reads, for the column of
+// id column named names (its path, parents first), a field of a file with
+// a name mapping (f.MappingID) that DuckLake's readers do not read for it:
+// the footer has a field of that path, and the mapping's entry for the id
+// has another source path, or there is none (DuckLake then reads the
+// column's default). An encrypted file, or one whose footer cannot be
+// read, does not count.
+func (r *Reader) mappedNameOther(ctx context.Context, f DataFile, column int64, names []string) (bool, error) {
+	m, err := r.nameMapping(ctx, *f.MappingID)
+	if err != nil {
+		return false, err
+	}
+	if f.encryptionKey != nil {
+		return false, nil
+	}
+	root, err := r.parquetSchema(ctx, f.Path)
+	if err != nil || root == nil {
+		return false, nil
+	}
+	if found, known := footerField(root, names); !found || !known {
+		return false, nil
+	}
+	path := mappingPath(m, column)
+	switch {
+	case path == nil || len(path) != len(names):
+		return true, nil
+	case path[len(path)-1].isPartition:
+		return false, nil // read from the file's folders
+	}
+	for i, e := range path {
+		if !strings.EqualFold(e.source, names[i]) {
 			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// footerField tells whether a Parquet schema holds a field at the path of
+// names (parents first, matched in any letter case, as DuckDB matches a
+// name mapping's sources and union_by_name's columns); known is false where
+// the path goes through a list or a map, which it does not follow.
+func footerField(root *pnode, names []string) (found, known bool) {
+	n := root
+	for _, name := range names {
+		if n != root && n.Kind != "struct" {
+			return false, false
+		}
+		i := slices.IndexFunc(n.Children, func(c *pnode) bool { return strings.EqualFold(c.Name, name) })
+		if i < 0 {
+			return false, true
 		}
 		n = n.Children[i]
 	}
-	return false, nil
+	return true, true
 }
 
 // mappingPath is the chain of a name mapping's entries from the top to

@@ -103,3 +103,35 @@ func TestColumnsReadOtherwiseByNameMapped(t *testing.T) {
 		t.Errorf("main.ext: %q, want [%q]", got[1], want)
 	}
 }
+
+// TestColumnsReadOtherwiseByNameMappedDropped: a column added under the
+// name of a dropped one is read otherwise by name in a file registered with
+// ducklake_add_data_files whose footer holds a field of that name its
+// mapping gives the dropped column: DuckLake reads the new column's
+// default there (NULL), a reader by name the field. Told that
+// 19_add_data_files's main.ext col3 (id 3, mapped in f6_after_rename and
+// inside_data_path, both holding col3) was dropped at 12 and a new col3
+// (id 4) added then, those two files count; the DuckLake-written file begun
+// at 13 holds field 3 but began after, and the one begun at 2 has no field
+// 3. Before, a file with a mapping never counted: no entry.
+func TestColumnsReadOtherwiseByNameMappedDropped(t *testing.T) {
+	t.Parallel()
+	lake, orig := lastVersion(t, "lakes", "19_add_data_files")
+	catalog := tamper(t, orig,
+		`UPDATE ducklake_column SET end_snapshot = 12 WHERE table_id = 1 AND column_id = 3`,
+		`INSERT INTO ducklake_column SELECT * REPLACE (4 AS column_id, 12 AS begin_snapshot, NULL AS end_snapshot, column_order + 1 AS column_order) FROM ducklake_column WHERE table_id = 1 AND column_id = 3`)
+	r := openForTest(t, catalog, filepath.Join(lake, "data"))
+	ctx := context.Background()
+	snaps, err := r.Snapshots(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := r.ColumnsReadOtherwiseByName(ctx, snaps[len(snaps)-1].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "col3 (added at snapshot 12 under the name of a dropped column (column_id 3, snapshots 9-12) whose values 2 file(s) hold under it, which a reader by name reads as this column's)"
+	if len(got[1]) != 1 || got[1][0] != want {
+		t.Errorf("main.ext: %q, want [%q]", got[1], want)
+	}
+}

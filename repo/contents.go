@@ -313,9 +313,11 @@ var emptyStringsFixedIn = goversion.Must(goversion.NewVersion("1.5.1"))
 // (rowIDStartWarning); v24: a files.json whose tables' Parquet files
 // readers without DuckLake read otherwise by name (a column added with a
 // default, or under a dropped column's name) is a warning (byNameIssue);
-// v25: byNameIssue also counts, for a column added with a default, the
-// files registered with ducklake_add_data_files whose mapping gives it no
-// field of their footers, whenever they were registered.
+// v25: byNameIssue also counts the files registered with
+// ducklake_add_data_files: for a column added with a default, those whose
+// mapping gives it no field of their footers, whenever they were
+// registered; for one added under a dropped column's name, those whose
+// footer has a field of its name the mapping does not give it.
 const contentsKeyKind = "fdl-formats content pass v25"
 
 // contentsKey names everything a content pass of v reads, or "" (no digest
