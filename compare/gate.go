@@ -81,10 +81,12 @@ func (r *Reader) setGate(g ReadGate) {
 // by its object (Mirror.Identity): a proof of a new version builds the
 // plan keys of every file its snapshots show, from their schemas, and
 // checks their footers, and a restored cache then answers without
-// reading the copies again (ReadGate).
+// reading the copies again (ReadGate). The footer hits' kind names the
+// footer quirks read (v2: variant-shredded-decimal2 too), so that hits
+// kept before a quirk was modelled are read again.
 const (
 	keptSchemaKind = "fdl-formats mirrored parquet schema v1"
-	keptFooterKind = "fdl-formats mirrored footer quirk hits v1"
+	keptFooterKind = "fdl-formats mirrored footer quirk hits v2"
 )
 
 // mirroredKey is the digest cache's key of kind for the copy at path, ""

@@ -180,8 +180,12 @@ import (
 // file no snapshot sees was equivalent);
 // v62: a delete file is read with each catalog's own encryption key (the
 // comparison kept what it read by path alone: a B whose delete file had
-// another key than A's, or one where A's had none, was equivalent).
-const proofVersion = "fdl-formats proof v62"
+// another key than A's, or one where A's had none, was equivalent);
+// v63: a data file of a 0.4 catalog B whose VARIANT column is shredded on
+// a DECIMAL of at most 4 digits is reported (variant-shredded-decimal2:
+// DuckDB 1.5.0 and 1.5.1 fail every read of the column; such a B was
+// equivalent).
+const proofVersion = "fdl-formats proof v63"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths

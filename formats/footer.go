@@ -47,6 +47,7 @@ const (
 	FooterStringStatsMissingBound = "string-stats-without-min-max-empty"
 	FooterJSONDeltaLength         = "json-delta-length-page-validated-whole"
 	FooterGeoCRSNull              = "geoparquet-crs-null"
+	FooterVariantDecimal2         = "variant-shredded-decimal2"
 )
 
 // FooterQuirks documents every FooterQuirk.
@@ -78,6 +79,13 @@ var FooterQuirks = []FooterQuirk{
 		Source:    "DuckDB v1.5.0 extension/parquet/parquet_geometry.cpp GeoParquetFileMetadata::TryRead: a present \"crs\" that is not an object throws",
 		Error:     "Invalid Input Error: Geoparquet column",
 		Evidence:  "a Parquet file with \"geo\" metadata whose column has \"crs\": null fails with this error on DuckDB 1.5.0 and reads as 1.5.6 reads it on 1.3.0, 1.3.2, 1.4.3, 1.5.1 and 2.0.0 (TestRealReleasesFooterQuirks); by hand, lakes/14_geometry with a data file rewritten so fails on 1.5.0 and reads on 1.5.1"},
+	{Name: FooterVariantDecimal2, FixedIn: "1.5.2", Releases: []string{"1.5.0", "1.5.1"},
+		Fixed:     "ebd4a5fedf8 (2026-04-03, \"add support for Parquet VARIANTs shredded on DECIMAL2\"), first in DuckDB 1.5.2",
+		Trigger:   "a VARIANT column (a Parquet variant group: metadata, value, typed_value) shredded, at any depth, on a DECIMAL of at most 4 digits (a typed_value column DuckDB reads as DECIMAL(p,s) with p <= 4, held in 16 bits), as DuckDB's writer (1.5.6, DuckLake's writer of 1.0 and 1.1) shreds a VARIANT column whose values in a row group are such decimals (1.2::DECIMAL(4,2)::VARIANT)",
+		Behaviour: "every read of the column fails (a read of the file's other columns alone reads): the reader's conversion of shredded values has no case for a 16-bit DECIMAL; the model takes the whole file, whose VARIANT column may no longer be the table's, as unread (on the safe side)",
+		Source:    "DuckDB v1.5.1 extension/parquet/reader/variant/variant_shredded_conversion.cpp VariantShreddedConversion::ConvertShreddedLeaf (DECIMAL): cases for INT32, INT64 and INT128 only, from v1.4.0 on",
+		Error:     "Not implemented Error: Decimal with PhysicalType (INT16) not implemented for shredded Variant",
+		Evidence:  "a Parquet file DuckDB 1.5.6 writes of (id, v VARIANT) with DECIMAL(4,2) values fails with this error on DuckDB 1.5.0 and 1.5.1 and reads as 1.5.6 reads it on 2.0.0 (TestRealReleasesFooterQuirks); the same file with DECIMAL(9,2) values (shredded on a 32-bit DECIMAL) reads alike on 1.5.0, 1.5.1 and 1.5.6; DuckDB 1.4.x fails alike (1.4.3 run here; the same code from v1.4.0 to v1.4.5), but has no VARIANT type and format 0.3 no VARIANT column (a file whose VARIANT column its table no longer has is read without the column), so 1.4.x is not listed"},
 }
 
 // FooterQuirkNamed returns the footer quirk of that name.

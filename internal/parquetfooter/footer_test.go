@@ -104,7 +104,7 @@ func conformanceFiles(t *testing.T, dir string) []string {
 // replaces, over a batch of files, and every field read): the row groups'
 // row counts, each chunk's type, path, num_values, encodings, statistics
 // counts and, for VARCHAR columns, bounds as rendered, and Read's
-// candidate chunks; and a file it cannot read (encrypted) DuckDB cannot
+// candidate chunks, those of a VARIANT's shredded values among them; and a file it cannot read (encrypted) DuckDB cannot
 // read either.
 func TestFooterAsParquetMetadata(t *testing.T) {
 	ctx := context.Background()
@@ -124,10 +124,14 @@ func TestFooterAsParquetMetadata(t *testing.T) {
 		feet[f] = foot
 		readable = append(readable, f)
 	}
+	shredded := 0
 	for start := 0; start < len(readable); start += maxBatch {
-		compareBatch(t, ctx, db, readable[start:min(start+maxBatch, len(readable))], feet)
+		shredded += compareBatch(t, ctx, db, readable[start:min(start+maxBatch, len(readable))], feet)
 	}
-	t.Logf("%d files compared, %d unread by both", len(readable), len(files)-len(readable))
+	t.Logf("%d files compared, %d unread by both, %d chunks of shredded VARIANT values", len(readable), len(files)-len(readable), shredded)
+	if shredded == 0 {
+		t.Errorf("no chunk of shredded VARIANT values compared")
+	}
 	if len(readable) < 100 {
 		t.Errorf("only %d files compared", len(readable))
 	}
@@ -173,7 +177,7 @@ func byFile(t *testing.T, ctx context.Context, db *sql.DB, query string, files [
 
 // compareBatch compares the footers of files read in Go with what
 // DuckDB's parquet_metadata and parquet_schema read of them.
-func compareBatch(t *testing.T, ctx context.Context, db *sql.DB, files []string, feet map[string]*Footer) {
+func compareBatch(t *testing.T, ctx context.Context, db *sql.DB, files []string, feet map[string]*Footer) (seenShredded int) {
 	t.Helper()
 	// The struct-skip checks' statement.
 	groups := byFile(t, ctx, db, `SELECT file_name, any_value(row_group_num_rows) FROM parquet_metadata(%s) GROUP BY file_name, row_group_id ORDER BY file_name, row_group_id`, files)
@@ -191,6 +195,14 @@ func compareBatch(t *testing.T, ctx context.Context, db *sql.DB, files []string,
 		WHERE type = 'BYTE_ARRAY' AND (contains(coalesce(stats_min_value, stats_min, ''), '\x') OR contains(coalesce(stats_max_value, stats_max, ''), '\x')
 			OR coalesce(stats_min_value, stats_min) IS NULL OR coalesce(stats_max_value, stats_max) IS NULL
 			OR encodings LIKE '%%DELTA_LENGTH_BYTE_ARRAY%%')
+		ORDER BY file_name, row_group_id, column_id`, files)
+	// The chunks of a VARIANT's shredded values: a typed_value below a
+	// group with a metadata chunk.
+	shredded := byFile(t, ctx, db, `WITH m AS (SELECT * FROM parquet_metadata(%s))
+		SELECT file_name, row_group_id, column_id, path_in_schema FROM m
+		WHERE path_in_schema LIKE '%%, typed_value' AND EXISTS (SELECT 1 FROM m r WHERE r.file_name = m.file_name
+			AND r.row_group_id = m.row_group_id AND r.path_in_schema LIKE '%%, metadata'
+			AND starts_with(m.path_in_schema, r.path_in_schema[:-len('metadata') - 1]))
 		ORDER BY file_name, row_group_id, column_id`, files)
 	text := func(v any, valid bool) sql.NullString {
 		if !valid {
@@ -262,8 +274,12 @@ func compareBatch(t *testing.T, ctx context.Context, db *sql.DB, files []string,
 		// Only VARCHAR columns concern a quirk (chunkHits): a BLOB's
 		// bounds, which candidates render as a VARCHAR's, render as a blob
 		// in the statement.
-		var got, wantC [][]sql.NullString
+		var got, wantC, gotShredded [][]sql.NullString
 		for _, c := range candidates(foot) {
+			if c.shredded {
+				gotShredded = append(gotShredded, []sql.NullString{text(c.rowGroup, true), text(c.column, true), text(c.path, true)})
+				continue
+			}
 			if int(c.column) < len(varchar) && varchar[c.column] {
 				got = append(got, []sql.NullString{text(c.rowGroup, true), text(c.column, true), text(c.path, true), c.min, c.max, text(c.hasStats, true), text(c.deltaLength, true)})
 			}
@@ -276,7 +292,12 @@ func compareBatch(t *testing.T, ctx context.Context, db *sql.DB, files []string,
 		if fmt.Sprint(got) != fmt.Sprint(wantC) {
 			t.Errorf("%s: candidate chunks read in Go\n%v\nparquet_metadata\n%v", f, got, wantC)
 		}
+		if fmt.Sprint(gotShredded) != fmt.Sprint(shredded[f]) {
+			t.Errorf("%s: shredded VARIANT chunks read in Go\n%v\nparquet_metadata\n%v", f, gotShredded, shredded[f])
+		}
+		seenShredded += len(gotShredded)
 	}
+	return seenShredded
 }
 
 func encodingName(e int32) string {

@@ -104,12 +104,14 @@ type chunk struct {
 	min, max         sql.NullString // min_value, else min (rendered as DuckDB renders a VARCHAR's)
 	hasStats         bool           // a statistics field set, and not every value NULL
 	deltaLength      bool
+	shredded         bool // a VARIANT's typed_value (variantShredded)
 }
 
 // candidates are a footer's BYTE_ARRAY chunks whose bounds hold an escape
 // (DuckDB renders bounds that are not valid UTF-8 as a blob: \xHH), lack
-// a bound while having statistics, or use DELTA_LENGTH_BYTE_ARRAY: what
-// may concern a quirk once the column's type is known.
+// a bound while having statistics, or use DELTA_LENGTH_BYTE_ARRAY, and its
+// chunks of a VARIANT's shredded values (variantShredded): what may
+// concern a quirk once the column's type is known.
 func candidates(f *Footer) []chunk {
 	var out []chunk
 	bound := func(v []byte, set bool, old []byte, oldSet bool) sql.NullString {
@@ -122,7 +124,12 @@ func candidates(f *Footer) []chunk {
 		return sql.NullString{}
 	}
 	for g, rg := range f.RowGroups {
+		shredded := variantShredded(rg)
 		for i, cc := range rg.Columns {
+			if cc.HasMeta && shredded[i] {
+				out = append(out, chunk{rowGroup: int64(g), column: int64(i), path: cc.PathInSchema(), shredded: true})
+				continue
+			}
 			if !cc.HasMeta || cc.Type != typeByteArray {
 				continue
 			}
@@ -139,6 +146,45 @@ func candidates(f *Footer) []chunk {
 		}
 	}
 	return out
+}
+
+// variantShredded tells which chunks of a row group hold a VARIANT's
+// shredded values: a chunk whose path ends in typed_value below a group
+// that also has a metadata chunk (a Parquet variant group: metadata,
+// value, typed_value), at any depth (an object's fields and a list's
+// elements are shredded the same way). A struct that only looks so is
+// taken for a VARIANT too, on the safe side.
+func variantShredded(rg RowGroup) []bool {
+	roots := map[string]bool{} // the paths of the groups with a metadata chunk, each part ended by "\x00"
+	for _, cc := range rg.Columns {
+		if n := len(cc.Path); cc.HasMeta && n >= 2 && cc.Path[n-1] == "metadata" {
+			roots[joinPath(cc.Path[:n-1])] = true
+		}
+	}
+	out := make([]bool, len(rg.Columns))
+	if len(roots) == 0 {
+		return out
+	}
+	for i, cc := range rg.Columns {
+		n := len(cc.Path)
+		if !cc.HasMeta || n < 2 || cc.Path[n-1] != "typed_value" {
+			continue
+		}
+		for k := 1; k < n && !out[i]; k++ {
+			out[i] = roots[joinPath(cc.Path[:k])]
+		}
+	}
+	return out
+}
+
+// joinPath joins a path's parts so that no two paths join alike.
+func joinPath(parts []string) string {
+	var b strings.Builder
+	for _, p := range parts {
+		b.WriteString(p)
+		b.WriteByte(0)
+	}
+	return b.String()
 }
 
 // readBatch finds the hits of files, whose footers feet holds, reading
@@ -247,6 +293,12 @@ func chunkHits(cs []chunk, types []leafType) []Hit {
 			continue
 		}
 		t := types[c.column]
+		if c.shredded {
+			if w, ok := decimalWidth(t.duck); ok && w <= 4 {
+				add(formats.FooterVariantDecimal2, c.path, fmt.Sprintf("row group %d holds a VARIANT's values shredded as %s (16 bits)", c.rowGroup, t.duck))
+			}
+			continue
+		}
 		varchar := t.duck == "VARCHAR" || t.duck == "JSON" // JSON is a VARCHAR to DuckDB
 		if varchar {
 			for _, b := range []struct {
@@ -266,6 +318,21 @@ func chunkHits(cs []chunk, types []leafType) []Hit {
 		}
 	}
 	return out
+}
+
+// decimalWidth is the width of a DECIMAL(w,s) as parquet_schema's
+// duckdb_type renders it.
+func decimalWidth(duck string) (int, bool) {
+	rest, ok := strings.CutPrefix(duck, "DECIMAL(")
+	if !ok {
+		return 0, false
+	}
+	w, _, ok := strings.Cut(rest, ",")
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(w))
+	return n, err == nil
 }
 
 func missing(c chunk) string {

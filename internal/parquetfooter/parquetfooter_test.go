@@ -61,6 +61,18 @@ func TestReadFindsFooterQuirks(t *testing.T) {
 		{"GeoParquet crs null", func() string {
 			return write("geo.parquet", words, ", KV_METADATA {geo: '"+footertest.GeoCRSNull+"'}")
 		}, formats.FooterGeoCRSNull, "g"},
+		{"VARIANT shredded on DECIMAL(4,2)", func() string {
+			return write("variant4.parquet", "SELECT i AS id, (i / 100)::DECIMAL(4,2)::VARIANT AS v FROM range(5) r(i)", "")
+		}, formats.FooterVariantDecimal2, "v, typed_value"},
+		{"VARIANT object with a field shredded on DECIMAL(3,1)", func() string {
+			return write("variant3.parquet", "SELECT i AS id, {a: (i / 10)::DECIMAL(3,1), b: 'x'}::VARIANT AS v FROM range(5) r(i)", "")
+		}, formats.FooterVariantDecimal2, "v, typed_value, a, typed_value"},
+		{"VARIANT shredded on DECIMAL(9,2)", func() string {
+			return write("variant9.parquet", "SELECT i AS id, (i / 100)::DECIMAL(9,2)::VARIANT AS v FROM range(5) r(i)", "")
+		}, "", ""},
+		{"struct of DECIMAL(4,2) named typed_value, no metadata", func() string {
+			return write("struct4.parquet", "SELECT i AS id, {value: 'x'::BLOB, typed_value: (i / 100)::DECIMAL(4,2)} AS v FROM range(5) r(i)", "")
+		}, "", ""},
 		{"GeoParquet crs object", func() string {
 			return write("geo2.parquet", words, `, KV_METADATA {geo: '{"version":"1.0.0","columns":{"g":{"encoding":"WKB","geometry_types":[],"crs":{"id":{"authority":"EPSG","code":4326}}}}}'}`)
 		}, "", ""},
