@@ -183,8 +183,10 @@ import (
 // another key than A's, or one where A's had none, was equivalent);
 // v63: a data file of a 0.4 catalog B whose VARIANT column is shredded on
 // a DECIMAL of at most 4 digits is reported (variant-shredded-decimal2:
-// DuckDB 1.5.0 and 1.5.1 fail every read of the column; such a B was
-// equivalent).
+// DuckDB 1.5.0 and 1.5.1 fail every read of the column), and one of a 0.4
+// or 1.0 catalog B whose VARIANT column is shredded on BLOB
+// (variant-shredded-blob-as-base64: DuckDB 1.5.0-1.5.3 read base64
+// VARCHARs); such a B was equivalent.
 const proofVersion = "fdl-formats proof v63"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing

@@ -48,6 +48,7 @@ const (
 	FooterJSONDeltaLength         = "json-delta-length-page-validated-whole"
 	FooterGeoCRSNull              = "geoparquet-crs-null"
 	FooterVariantDecimal2         = "variant-shredded-decimal2"
+	FooterVariantBlobBase64       = "variant-shredded-blob-as-base64"
 )
 
 // FooterQuirks documents every FooterQuirk.
@@ -86,6 +87,12 @@ var FooterQuirks = []FooterQuirk{
 		Source:    "DuckDB v1.5.1 extension/parquet/reader/variant/variant_shredded_conversion.cpp VariantShreddedConversion::ConvertShreddedLeaf (DECIMAL): cases for INT32, INT64 and INT128 only, from v1.4.0 on",
 		Error:     "Not implemented Error: Decimal with PhysicalType (INT16) not implemented for shredded Variant",
 		Evidence:  "a Parquet file DuckDB 1.5.6 writes of (id, v VARIANT) with DECIMAL(4,2) values fails with this error on DuckDB 1.5.0 and 1.5.1 and reads as 1.5.6 reads it on 2.0.0 (TestRealReleasesFooterQuirks); the same file with DECIMAL(9,2) values (shredded on a 32-bit DECIMAL) reads alike on 1.5.0, 1.5.1 and 1.5.6; DuckDB 1.4.x fails alike (1.4.3 run here; the same code from v1.4.0 to v1.4.5), but has no VARIANT type and format 0.3 no VARIANT column (a file whose VARIANT column its table no longer has is read without the column), so 1.4.x is not listed"},
+	{Name: FooterVariantBlobBase64, FixedIn: "1.5.4", Releases: []string{"1.5.0", "1.5.1", "1.5.2", "1.5.3"},
+		Fixed:     "29cb674de6b (2026-06-10, \"Issue 23122: preserve BLOB type when reading VARIANT from parquet\", #23195), first in DuckDB 1.5.4",
+		Trigger:   "a VARIANT column shredded, at any depth, on BLOB (a typed_value column of BYTE_ARRAY without a logical type, which DuckDB reads as BLOB), as DuckDB's writer (1.5.6, DuckLake's writer of 1.0 and 1.1) shreds a VARIANT column whose values in a row group are BLOBs, or objects with a BLOB field ({a: '\\x01'::BLOB}::VARIANT)",
+		Behaviour: "return each such BLOB as a VARCHAR holding its base64 text (another value, variant_typeof 'VARCHAR'), without an error; BLOBs the writer left unshredded (among other types in a row group: in the variant's value column) are read so too, which the footer does not show (not modelled: docs/compare.md, \"Known limits\")",
+		Source:    "DuckDB v1.5.3 extension/parquet/reader/variant/variant_shredded_conversion.cpp ConvertShreddedValue<string_t>::ConvertBlob, and variant_binary_decoder.cpp VariantBinaryDecoder::PrimitiveTypeDecode (BINARY) for unshredded values: Blob::ToBase64 into a VARCHAR, from v1.5.0 on",
+		Evidence:  "a Parquet file DuckDB 1.5.6 writes of (id, v VARIANT) with BLOB values, and one with objects holding a BLOB field, read with other values (BLOBs as base64 VARCHARs) on DuckDB 1.5.0 and 1.5.1 and as 1.5.6 reads them on 2.0.0 (TestRealReleasesFooterQuirks); 1.5.2 and 1.5.3, which are not run here, are modelled from their source (the same conversion)"},
 }
 
 // FooterQuirkNamed returns the footer quirk of that name.

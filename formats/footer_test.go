@@ -87,10 +87,13 @@ func TestFooterQuirksOf(t *testing.T) {
 		// error: DuckDB 1.4.0 opens a 0.3 catalog whatever the served range.
 		{"0.3", ">= 1.4.1", []string{"string-stats-invalid-utf8 1.4.1,1.4.2,1.4.3", "string-stats-without-min-max-empty 1.4.0", "json-delta-length-page-validated-whole 1.4.1"}},
 		{"0.3", ">= 1.4.4", []string{"string-stats-without-min-max-empty 1.4.0"}},
-		{"0.4", "", []string{"geoparquet-crs-null 1.5.0", "variant-shredded-decimal2 1.5.0,1.5.1"}},
-		{"0.4", ">= 1.5.1", []string{"variant-shredded-decimal2 1.5.1"}},
+		{"0.4", "", []string{"geoparquet-crs-null 1.5.0", "variant-shredded-decimal2 1.5.0,1.5.1", "variant-shredded-blob-as-base64 1.5.0,1.5.1"}},
+		// variant-shredded-blob-as-base64 returns other rows without an
+		// error: DuckDB 1.5.0 opens a 0.4 catalog whatever the served range.
+		{"0.4", ">= 1.5.1", []string{"variant-shredded-decimal2 1.5.1", "variant-shredded-blob-as-base64 1.5.0,1.5.1"}},
 		{"0.4-dev1", "", nil},
-		{"1.0", "", nil},
+		{"1.0", "", []string{"variant-shredded-blob-as-base64 1.5.2,1.5.3"}},
+		{"1.0", ">= 1.5.4", []string{"variant-shredded-blob-as-base64 1.5.2,1.5.3"}},
 		{"1.1", "", nil},
 	} {
 		v, err := Lookup(tc.format)

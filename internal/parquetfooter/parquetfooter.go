@@ -297,6 +297,9 @@ func chunkHits(cs []chunk, types []leafType) []Hit {
 			if w, ok := decimalWidth(t.duck); ok && w <= 4 {
 				add(formats.FooterVariantDecimal2, c.path, fmt.Sprintf("row group %d holds a VARIANT's values shredded as %s (16 bits)", c.rowGroup, t.duck))
 			}
+			if t.duck == "BLOB" {
+				add(formats.FooterVariantBlobBase64, c.path, fmt.Sprintf("row group %d holds a VARIANT's values shredded as BLOB", c.rowGroup))
+			}
 			continue
 		}
 		varchar := t.duck == "VARCHAR" || t.duck == "JSON" // JSON is a VARCHAR to DuckDB

@@ -70,6 +70,15 @@ func TestReadFindsFooterQuirks(t *testing.T) {
 		{"VARIANT shredded on DECIMAL(9,2)", func() string {
 			return write("variant9.parquet", "SELECT i AS id, (i / 100)::DECIMAL(9,2)::VARIANT AS v FROM range(5) r(i)", "")
 		}, "", ""},
+		{"VARIANT shredded on BLOB", func() string {
+			return write("variantblob.parquet", "SELECT i AS id, ('\\x00\\xFF' || i)::BLOB::VARIANT AS v FROM range(5) r(i)", "")
+		}, formats.FooterVariantBlobBase64, "v, typed_value"},
+		{"VARIANT object with a BLOB field", func() string {
+			return write("variantobjblob.parquet", "SELECT i AS id, {a: ('\\x01' || i)::BLOB, b: i}::VARIANT AS v FROM range(5) r(i)", "")
+		}, formats.FooterVariantBlobBase64, "v, typed_value, a, typed_value"},
+		{"VARIANT of strings", func() string {
+			return write("variantstr.parquet", "SELECT i AS id, ('s' || i)::VARIANT AS v FROM range(5) r(i)", "")
+		}, "", ""},
 		{"struct of DECIMAL(4,2) named typed_value, no metadata", func() string {
 			return write("struct4.parquet", "SELECT i AS id, {value: 'x'::BLOB, typed_value: (i / 100)::DECIMAL(4,2)} AS v FROM range(5) r(i)", "")
 		}, "", ""},
