@@ -82,8 +82,9 @@ func (r *Reader) setGate(g ReadGate) {
 // plan keys of every file its snapshots show, from their schemas, and
 // checks their footers, and a restored cache then answers without
 // reading the copies again (ReadGate). The footer hits' kind names the
-// footer quirks read (v2: variant-shredded-decimal2 and
-// variant-shredded-blob-as-base64 too), so that hits
+// footer quirks read (v2: variant-shredded-decimal2,
+// variant-shredded-blob-as-base64 and decimal-wide-in-int32-int64 too), so
+// that hits
 // kept before a quirk was modelled are read again.
 const (
 	keptSchemaKind = "fdl-formats mirrored parquet schema v1"

@@ -186,7 +186,9 @@ import (
 // DuckDB 1.5.0 and 1.5.1 fail every read of the column), and one of a 0.4
 // or 1.0 catalog B whose VARIANT column is shredded on BLOB
 // (variant-shredded-blob-as-base64: DuckDB 1.5.0-1.5.3 read base64
-// VARCHARs); such a B was equivalent.
+// VARCHARs), and one of a 0.1 or 0.2 catalog B with a DECIMAL of 19-38
+// digits stored as INT32/INT64 (decimal-wide-in-int32-int64: DuckDB 1.3.0
+// and 1.3.1 fail every read of the column); such a B was equivalent.
 const proofVersion = "fdl-formats proof v63"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing

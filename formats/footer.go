@@ -49,6 +49,7 @@ const (
 	FooterGeoCRSNull              = "geoparquet-crs-null"
 	FooterVariantDecimal2         = "variant-shredded-decimal2"
 	FooterVariantBlobBase64       = "variant-shredded-blob-as-base64"
+	FooterDecimalWideInInt        = "decimal-wide-in-int32-int64"
 )
 
 // FooterQuirks documents every FooterQuirk.
@@ -93,6 +94,13 @@ var FooterQuirks = []FooterQuirk{
 		Behaviour: "return each such BLOB as a VARCHAR holding its base64 text (another value, variant_typeof 'VARCHAR'), without an error; BLOBs the writer left unshredded (among other types in a row group: in the variant's value column) are read so too, which the footer does not show (not modelled: docs/compare.md, \"Known limits\")",
 		Source:    "DuckDB v1.5.3 extension/parquet/reader/variant/variant_shredded_conversion.cpp ConvertShreddedValue<string_t>::ConvertBlob, and variant_binary_decoder.cpp VariantBinaryDecoder::PrimitiveTypeDecode (BINARY) for unshredded values: Blob::ToBase64 into a VARCHAR, from v1.5.0 on",
 		Evidence:  "a Parquet file DuckDB 1.5.6 writes of (id, v VARIANT) with BLOB values, and one with objects holding a BLOB field, read with other values (BLOBs as base64 VARCHARs) on DuckDB 1.5.0 and 1.5.1 and as 1.5.6 reads them on 2.0.0 (TestRealReleasesFooterQuirks); 1.5.2 and 1.5.3, which are not run here, are modelled from their source (the same conversion)"},
+	{Name: FooterDecimalWideInInt, FixedIn: "1.3.2", Releases: []string{"1.3.0", "1.3.1"},
+		Fixed:     "64998bd3070 (2025-07-01, #18104), first in DuckDB 1.3.2",
+		Trigger:   "a DECIMAL column of 19 to 38 digits stored as INT32 or INT64 (converted type DECIMAL, precision > 18), which the Parquet specification does not allow and DuckDB's writer never writes (it stores such decimals as FIXED_LEN_BYTE_ARRAY), but another writer may, in a file added with ducklake_add_data_files",
+		Behaviour: "every read of the column fails (a read of the file's other columns alone reads): the reader has no decoder for a 128-bit DECIMAL read from 32- or 64-bit storage; the model takes the whole file as unread (on the safe side)",
+		Source:    "DuckDB v1.3.0 extension/parquet/column_reader.cpp CreateDecimalReader: cases for INT16, INT32 and INT64 DuckDB types only",
+		Error:     "Not implemented Error: Unimplemented internal type for CreateDecimalReader",
+		Evidence:  "a Parquet file of DuckDB's own writer whose DECIMAL(18,2) column (INT64) is patched to precision 20 fails with this error on DuckDB 1.3.0 (a read of its other column alone reads), and reads as 1.5.6 reads it on 1.3.2, 1.4.3, 1.5.0, 1.5.1 and 2.0.0 (TestRealReleasesFooterQuirks); 1.3.1 is modelled from its source (the fix is first in 1.3.2)"},
 }
 
 // FooterQuirkNamed returns the footer quirk of that name.

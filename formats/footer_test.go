@@ -79,8 +79,9 @@ func TestFooterQuirksOf(t *testing.T) {
 		format, readers string
 		want            []string // quirk releases
 	}{
-		{"0.1", "", []string{"string-stats-invalid-utf8 1.3.0"}},
-		{"0.2", "", []string{"string-stats-invalid-utf8 1.3.1,1.3.2"}},
+		{"0.1", "", []string{"string-stats-invalid-utf8 1.3.0", "decimal-wide-in-int32-int64 1.3.0"}},
+		{"0.2", "", []string{"string-stats-invalid-utf8 1.3.1,1.3.2", "decimal-wide-in-int32-int64 1.3.1"}},
+		{"0.2", ">= 1.3.2", []string{"string-stats-invalid-utf8 1.3.2"}},
 		{"0.3-dev1", "", []string{"string-stats-invalid-utf8 1.3.2"}},
 		{"0.3", "", []string{"string-stats-invalid-utf8 1.4.0,1.4.1,1.4.2,1.4.3", "string-stats-without-min-max-empty 1.4.0", "json-delta-length-page-validated-whole 1.4.1"}},
 		// string-stats-without-min-max-empty returns other rows without an

@@ -21,7 +21,9 @@ import (
 // reads and a DuckLake reader reads fine. The answers are parquet_metadata's
 // (row_group_num_rows, type, path_in_schema, encodings, num_values, the
 // statistics fields, a VARCHAR bound rendered as DuckDB renders it: see
-// TestFooterAsParquetMetadata).
+// TestFooterAsParquetMetadata). The schema's leaf elements (physical and
+// converted type, precision) are read here too, as parquet_schema gives
+// them: the wide-DECIMAL check needs no statement.
 //
 // A footer is read as DuckDB's generated Thrift readers read it, also
 // where a hostile one departs from parquet.thrift
@@ -37,6 +39,17 @@ import (
 // footer checks read.
 type Footer struct {
 	RowGroups []RowGroup
+	// Leaves are the schema's elements without children, in schema order
+	// (the column_id of parquet_metadata, as parquet_schema lists them).
+	Leaves []SchemaLeaf
+}
+
+// SchemaLeaf is what the checks read of a leaf element of a footer's
+// schema, each field with whether it is set.
+type SchemaLeaf struct {
+	Name                           string
+	Type, ConvertedType, Precision int32
+	HasType, HasConverted, HasPrec bool
 }
 
 // RowGroup is a row group of a footer.
@@ -67,9 +80,13 @@ type Statistics struct {
 	HasNullCount, HasDistinctCount           bool
 }
 
-// Physical types and encodings of parquet.thrift the checks name.
+// Physical types, converted types and encodings of parquet.thrift the
+// checks name.
 const (
+	typeInt32             = 1
+	typeInt64             = 2
 	typeByteArray         = 6
+	convertedDecimal      = 5
 	encodingDeltaLengthBA = 6
 )
 
@@ -199,7 +216,19 @@ func parseFooter(b []byte) (*Footer, error) {
 			return err
 		case id == 2 && typeIs(t, ctList): // schema
 			mark(&got, id)
-			return d.skip(t)
+			f.Leaves = f.Leaves[:0] // a repeated field's last value stands
+			n := 0
+			return d.list(func(byte) error {
+				e, children, err := parseSchemaElement(d)
+				if err != nil {
+					return fmt.Errorf("schema element %d: %w", n, err)
+				}
+				n++
+				if children == 0 {
+					f.Leaves = append(f.Leaves, e)
+				}
+				return nil
+			})
 		case id == 4 && typeIs(t, ctList): // row_groups
 			mark(&got, id)
 			f.RowGroups = f.RowGroups[:0] // a repeated field's last value stands
@@ -221,6 +250,42 @@ func parseFooter(b []byte) (*Footer, error) {
 		return nil, err
 	}
 	return f, nil
+}
+
+// parseSchemaElement decodes a SchemaElement: its leaf fields and its
+// num_children (0 when unset).
+func parseSchemaElement(d *decoder) (SchemaLeaf, int32, error) {
+	var e SchemaLeaf
+	var children int32
+	var got uint64
+	err := d.structFields(func(id int16, t byte) error {
+		var err error
+		switch {
+		case id == 1 && typeIs(t, ctI32): // type
+			e.Type, err = d.i32()
+			e.HasType = true
+		case id == 4 && typeIs(t, ctBinary): // name
+			mark(&got, id)
+			var b []byte
+			b, err = d.binary()
+			e.Name = string(b)
+		case id == 5 && typeIs(t, ctI32): // num_children
+			children, err = d.i32()
+		case id == 6 && typeIs(t, ctI32): // converted_type
+			e.ConvertedType, err = d.i32()
+			e.HasConverted = true
+		case id == 8 && typeIs(t, ctI32): // precision
+			e.Precision, err = d.i32()
+			e.HasPrec = true
+		default:
+			err = d.skip(t)
+		}
+		return err
+	})
+	if err == nil {
+		err = required("SchemaElement", got, 4)
+	}
+	return e, children, err
 }
 
 func parseRowGroup(d *decoder) (RowGroup, error) {

@@ -104,7 +104,8 @@ func conformanceFiles(t *testing.T, dir string) []string {
 // replaces, over a batch of files, and every field read): the row groups'
 // row counts, each chunk's type, path, num_values, encodings, statistics
 // counts and, for VARCHAR columns, bounds as rendered, and Read's
-// candidate chunks, those of a VARIANT's shredded values among them; and a file it cannot read (encrypted) DuckDB cannot
+// candidate chunks, those of a VARIANT's shredded values among them, and
+// the schema's leaves (physical type, whether DECIMAL, precision); and a file it cannot read (encrypted) DuckDB cannot
 // read either.
 func TestFooterAsParquetMetadata(t *testing.T) {
 	ctx := context.Background()
@@ -204,6 +205,9 @@ func compareBatch(t *testing.T, ctx context.Context, db *sql.DB, files []string,
 			AND r.row_group_id = m.row_group_id AND r.path_in_schema LIKE '%%, metadata'
 			AND starts_with(m.path_in_schema, r.path_in_schema[:-len('metadata') - 1]))
 		ORDER BY file_name, row_group_id, column_id`, files)
+	// The schema's leaves as the wide-DECIMAL check reads them.
+	leaves := byFile(t, ctx, db, `SELECT file_name, type, coalesce(converted_type = 'DECIMAL', false), precision
+		FROM parquet_schema(%s) WHERE coalesce(num_children, 0) = 0`, files)
 	text := func(v any, valid bool) sql.NullString {
 		if !valid {
 			return sql.NullString{}
@@ -291,6 +295,14 @@ func compareBatch(t *testing.T, ctx context.Context, db *sql.DB, files []string,
 		}
 		if fmt.Sprint(got) != fmt.Sprint(wantC) {
 			t.Errorf("%s: candidate chunks read in Go\n%v\nparquet_metadata\n%v", f, got, wantC)
+		}
+		var gotLeaves [][]sql.NullString
+		for _, l := range foot.Leaves {
+			gotLeaves = append(gotLeaves, []sql.NullString{text(physicalTypes[min(max(l.Type, 0), int32(len(physicalTypes)-1))], l.HasType),
+				text(l.HasConverted && l.ConvertedType == convertedDecimal, true), text(l.Precision, l.HasPrec)})
+		}
+		if fmt.Sprint(gotLeaves) != fmt.Sprint(leaves[f]) {
+			t.Errorf("%s: schema leaves read in Go\n%v\nparquet_schema\n%v", f, gotLeaves, leaves[f])
 		}
 		if fmt.Sprint(gotShredded) != fmt.Sprint(shredded[f]) {
 			t.Errorf("%s: shredded VARIANT chunks read in Go\n%v\nparquet_metadata\n%v", f, gotShredded, shredded[f])

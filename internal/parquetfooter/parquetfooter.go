@@ -4,7 +4,8 @@
 // readers include such a release) and compare (reporting such a file of the
 // catalog under proof) both read them here: the row groups and column
 // chunks in Go (ReadFooter: DuckDB's parquet_metadata fails on a footer
-// with an early TIMESTAMP_NS bound), the schema's types and the key-value
+// with an early TIMESTAMP_NS bound) and the schema's leaves (a DECIMAL's
+// storage and precision), the schema's DuckDB types and the key-value
 // metadata with DuckDB's parquet_schema and parquet_kv_metadata, a batch
 // of files per statement. The struct-skip checks read row groups here too
 // (RowGroupRows).
@@ -148,6 +149,31 @@ func candidates(f *Footer) []chunk {
 	return out
 }
 
+// wideDecimalHits finds a footer's DECIMAL leaves of 19 to 38 digits
+// stored as INT32 or INT64 (converted type DECIMAL, as DuckDB 1.3.0 and
+// 1.3.1 take a DECIMAL: their readers do not read the logical type's), read
+// from the schema in Go. The column is named by its chunks' path where a
+// row group has it, else by the element's name.
+func wideDecimalHits(f *Footer) []Hit {
+	var out []Hit
+	for i, l := range f.Leaves {
+		if !l.HasConverted || l.ConvertedType != convertedDecimal || !l.HasType || (l.Type != typeInt32 && l.Type != typeInt64) ||
+			!l.HasPrec || l.Precision <= 18 || l.Precision > 38 {
+			continue
+		}
+		col := l.Name
+		if len(f.RowGroups) > 0 && i < len(f.RowGroups[0].Columns) && f.RowGroups[0].Columns[i].HasMeta {
+			col = f.RowGroups[0].Columns[i].PathInSchema()
+		}
+		phys := "INT32"
+		if l.Type == typeInt64 {
+			phys = "INT64"
+		}
+		out = append(out, Hit{Quirk: formats.FooterDecimalWideInInt, Column: col, Detail: fmt.Sprintf("the schema stores a DECIMAL of precision %d as %s", l.Precision, phys)})
+	}
+	return out
+}
+
 // variantShredded tells which chunks of a row group hold a VARIANT's
 // shredded values: a chunk whose path ends in typed_value below a group
 // that also has a metadata chunk (a Parquet variant group: metadata,
@@ -214,6 +240,9 @@ func readBatch(ctx context.Context, q Queryer, files []string, feet map[string]*
 		}
 	}
 	out := make(map[string][]Hit, len(files))
+	for _, f := range files {
+		out[f] = append(out[f], wideDecimalHits(feet[f])...)
+	}
 	if len(chunks) > 0 {
 		var some []string
 		for _, f := range files {

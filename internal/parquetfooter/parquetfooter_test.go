@@ -82,6 +82,16 @@ func TestReadFindsFooterQuirks(t *testing.T) {
 		{"struct of DECIMAL(4,2) named typed_value, no metadata", func() string {
 			return write("struct4.parquet", "SELECT i AS id, {value: 'x'::BLOB, typed_value: (i / 100)::DECIMAL(4,2)} AS v FROM range(5) r(i)", "")
 		}, "", ""},
+		{"DECIMAL(20,2) stored as INT64", func() string {
+			p := write("dec20.parquet", "SELECT i AS id, (i * 1000003 / 100)::DECIMAL(18,2) AS d FROM range(5) r(i)", "")
+			if _, _, err := footertest.Rewrite(ctx, db, p, "", "{id: 1, d: 2}", formats.FooterDecimalWideInInt, "", ""); err != nil {
+				t.Fatal(err)
+			}
+			return p
+		}, formats.FooterDecimalWideInInt, "d"},
+		{"DECIMAL(18,2) as INT64, DECIMAL(38,2) as FIXED_LEN_BYTE_ARRAY", func() string {
+			return write("dec18.parquet", "SELECT i AS id, (i / 100)::DECIMAL(18,2) AS d, (i / 100)::DECIMAL(38,2) AS w FROM range(5) r(i)", "")
+		}, "", ""},
 		{"GeoParquet crs object", func() string {
 			return write("geo2.parquet", words, `, KV_METADATA {geo: '{"version":"1.0.0","columns":{"g":{"encoding":"WKB","geometry_types":[],"crs":{"id":{"authority":"EPSG","code":4326}}}}}'}`)
 		}, "", ""},

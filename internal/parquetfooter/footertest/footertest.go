@@ -33,7 +33,10 @@ const GeoCRSNull = `{"version":"1.0.0","primary_column":"g","columns":{"g":{"enc
 //     (a VARCHAR bound) is patched to to, of the same length;
 //   - FooterJSONDeltaLength: written with PARQUET_VERSION V2 and no
 //     dictionary (JSON columns come out DELTA_LENGTH_BYTE_ARRAY);
-//   - FooterGeoCRSNull: written with "geo" metadata GeoCRSNull.
+//   - FooterGeoCRSNull: written with "geo" metadata GeoCRSNull;
+//   - FooterDecimalWideInInt: every DECIMAL(18,s) (INT64) of the footer
+//     patched to precision 20 (sel casts the column to DECIMAL(18,s)),
+//     in its schema element and its logical type.
 //
 // It returns the new file's size and footer size.
 func Rewrite(ctx context.Context, db *sql.DB, path, sel, fieldIDs, quirk, from, to string) (size, footer int64, err error) {
@@ -57,7 +60,14 @@ func Rewrite(ctx context.Context, db *sql.DB, path, sel, fieldIDs, quirk, from, 
 		return 0, 0, err
 	}
 	footer = int64(binary.LittleEndian.Uint32(b[len(b)-8:]))
-	if quirk == formats.FooterStringStatsInvalidUTF8 {
+	if quirk == formats.FooterDecimalWideInInt {
+		// Thrift compact: field delta 1, type i32 (0x15), then the
+		// zigzag varint of the precision (18: 0x24, 20: 0x28), as a
+		// SchemaElement's precision follows its scale and a
+		// DecimalType's precision its scale.
+		from, to = "\x15\x24", "\x15\x28"
+	}
+	if quirk == formats.FooterStringStatsInvalidUTF8 || quirk == formats.FooterDecimalWideInInt {
 		if len(from) != len(to) {
 			return 0, 0, fmt.Errorf("patch %q to %q: lengths differ", from, to)
 		}
@@ -127,9 +137,7 @@ func (l *Lake) Break(ctx context.Context, catalogs ...string) error {
 		return err
 	}
 	defer db.Close()
-	for _, rw := range []struct {
-		table, sel, fieldIDs, quirk, from, to string
-	}{
+	for _, rw := range []rewrite{
 		{"words", "", "{id: 1, s: 2}", formats.FooterStringStatsInvalidUTF8, "éclair", "\xC3(clair"},
 		{"docs", "id, j::JSON AS j", "{id: 1, j: 2}", formats.FooterJSONDeltaLength, "", ""},
 		{"geo", "", "{id: 1, s: 2}", formats.FooterGeoCRSNull, "", ""},
@@ -137,26 +145,68 @@ func (l *Lake) Break(ctx context.Context, catalogs ...string) error {
 		if rw.table == "docs" && !l.json {
 			continue
 		}
-		var name, rel string
-		err := onCatalog(ctx, l.Catalog, func(c *sql.Conn) error {
-			return c.QueryRowContext(ctx, `SELECT f.path, s.path || t.path || f.path FROM c.ducklake_data_file f JOIN c.ducklake_table t USING (table_id)
-				JOIN c.ducklake_schema s USING (schema_id) WHERE t.table_name = ?`, rw.table).Scan(&name, &rel)
-		})
-		if err != nil {
-			return fmt.Errorf("the data file of %s: %w", rw.table, err)
-		}
-		size, footer, err := Rewrite(ctx, db, filepath.Join(l.Data, filepath.FromSlash(rel)), rw.sel, rw.fieldIDs, rw.quirk, rw.from, rw.to)
-		if err != nil {
+		if err := l.rewrite(ctx, db, rw, catalogs); err != nil {
 			return err
 		}
-		for _, cat := range append([]string{l.Catalog}, catalogs...) {
-			err := onCatalog(ctx, cat, func(c *sql.Conn) error {
-				_, err := c.ExecContext(ctx, "UPDATE c.ducklake_data_file SET file_size_bytes = ?, footer_size = ? WHERE path = ?", size, footer, name)
-				return err
-			})
-			if err != nil {
-				return fmt.Errorf("%s: %w", cat, err)
-			}
+	}
+	return nil
+}
+
+// NewWideDecimalLake writes into dir a 1.0 lake, by lakegen, of one table
+// decs (id INTEGER, d DECIMAL(20,2)) with one data file (d stored as
+// FIXED_LEN_BYTE_ARRAY, as DuckDB writes it); BreakWideDecimal rewrites it
+// so that it triggers FooterDecimalWideInInt.
+func NewWideDecimalLake(ctx context.Context, dir string) (*Lake, error) {
+	spec := lakegen.Spec{Name: "decimals", Versions: []lakegen.Version{{Message: "v1", Snapshots: []lakegen.Snapshot{
+		{lakegen.CreateTable{Table: "decs", Columns: []lakegen.Column{{Name: "id", Type: "INTEGER"}, {Name: "d", Type: "DECIMAL(20,2)"}}}},
+		{lakegen.Insert{Table: "decs", Select: "SELECT i::INTEGER, (i * 1000003 / 100)::DECIMAL(20,2) FROM range(10) r(i)"}},
+	}}}}
+	res, err := lakegen.Repository(ctx, dir, spec)
+	if err != nil {
+		return nil, err
+	}
+	return &Lake{Catalog: filepath.Join(dir, "versions", res.Versions[0].ID, "ducklake.duckdb"), Data: filepath.Join(dir, "data")}, nil
+}
+
+// BreakWideDecimal rewrites the data file of NewWideDecimalLake's decs
+// with d stored as INT64 of precision 20 (Rewrite, FooterDecimalWideInInt),
+// and records its new size in every catalog given, as Break does.
+func (l *Lake) BreakWideDecimal(ctx context.Context, catalogs ...string) error {
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return l.rewrite(ctx, db, rewrite{"decs", "id, d::DECIMAL(18,2) AS d", "{id: 1, d: 2}", formats.FooterDecimalWideInInt, "", ""}, catalogs)
+}
+
+// rewrite is one table's data file rewritten (Rewrite's arguments).
+type rewrite struct {
+	table, sel, fieldIDs, quirk, from, to string
+}
+
+// rewrite rewrites the data file of rw.table and records its new size and
+// footer size in the lake's catalog and the catalogs given.
+func (l *Lake) rewrite(ctx context.Context, db *sql.DB, rw rewrite, catalogs []string) error {
+	var name, rel string
+	err := onCatalog(ctx, l.Catalog, func(c *sql.Conn) error {
+		return c.QueryRowContext(ctx, `SELECT f.path, s.path || t.path || f.path FROM c.ducklake_data_file f JOIN c.ducklake_table t USING (table_id)
+				JOIN c.ducklake_schema s USING (schema_id) WHERE t.table_name = ?`, rw.table).Scan(&name, &rel)
+	})
+	if err != nil {
+		return fmt.Errorf("the data file of %s: %w", rw.table, err)
+	}
+	size, footer, err := Rewrite(ctx, db, filepath.Join(l.Data, filepath.FromSlash(rel)), rw.sel, rw.fieldIDs, rw.quirk, rw.from, rw.to)
+	if err != nil {
+		return err
+	}
+	for _, cat := range append([]string{l.Catalog}, catalogs...) {
+		err := onCatalog(ctx, cat, func(c *sql.Conn) error {
+			_, err := c.ExecContext(ctx, "UPDATE c.ducklake_data_file SET file_size_bytes = ?, footer_size = ? WHERE path = ?", size, footer, name)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("%s: %w", cat, err)
 		}
 	}
 	return nil
