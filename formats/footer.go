@@ -9,9 +9,9 @@ import (
 
 // FooterQuirk is a bug of some DuckDB releases' own Parquet reader (DuckDB
 // core, not the ducklake extension) that a property of a data file's
-// Parquet footer triggers: those releases fail every read of the file, or
-// skip its row groups under a filter, where the other releases that read
-// the format read its rows. They are per release, not per format: a
+// Parquet footer triggers: those releases fail every read of the file (or
+// of a column of it), skip its row groups under a filter, or return other
+// values, where the other releases that read the format read its rows. They are per release, not per format: a
 // format is affected when its readers (its DuckDB range, narrowed by what
 // a repository's fdl.json declares for it) admit one of the releases. The
 // catalog rows are alike for every reader, so nothing in a catalog can be
