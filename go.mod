@@ -11,6 +11,7 @@ require (
 	github.com/urfave/cli/v3 v3.14.0
 	golang.org/x/sync v0.19.0
 	golang.org/x/sys v0.40.0
+	golang.org/x/text v0.33.0
 )
 
 require (

@@ -3,10 +3,13 @@ package repo
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fdl-formats/fdl-formats/compare"
 )
 
 // TestDataLookAlikes: a data file, or a folder above it under data_dir,
@@ -114,4 +117,49 @@ func copyAs(t *testing.T, root, file, rel string) string {
 	}
 	t.Fatalf("%s is %s", rel, file)
 	return ""
+}
+
+// TestDataLookAlikesUnicode: macOS's file systems (APFS, HFS+) and a web
+// server on one ignore Unicode normalization as they ignore letter case:
+// main/café/ with "é" composed (U+00E9) and main/café/ with it decomposed
+// ("e", U+0301) are one folder there, and a copy onto one keeps one of two
+// files of the same name. A data file beside such a look-alike (the folder
+// or the file name in the other form) is named; one whose folders alike
+// hold other files merge harmlessly. Before, foldName compared the bytes:
+// no look-alike was found (session 41).
+func TestDataLookAlikesUnicode(t *testing.T) {
+	t.Parallel()
+	const (
+		composed   = "caf\u00e9"
+		decomposed = "cafe\u0301"
+	)
+	for _, tc := range []struct {
+		name   string
+		files  []string // made in the data folder; the first is the catalog's
+		alikes []string // the look-alikes named, relative to the data folder
+	}{
+		{"a table folder in the other form", []string{"main/" + composed + "/x.parquet", "main/" + decomposed + "/x.parquet"}, []string{"main/" + decomposed + "/x.parquet"}},
+		{"a file name in the other form", []string{"main/t/" + composed + ".parquet", "main/t/" + decomposed + ".parquet"}, []string{"main/t/" + decomposed + ".parquet"}},
+		{"in the other form and letter case", []string{"main/" + composed + "/x.parquet", "main/CAFE\u0301/x.parquet"}, []string{"main/CAFE\u0301/x.parquet"}},
+		{"folders alike holding other files", []string{"main/" + composed + "/x.parquet", "main/" + decomposed + "/y.parquet"}, nil},
+		{"nothing alike", []string{"main/" + composed + "/x.parquet", "main/cafe/x.parquet"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			data := t.TempDir()
+			for _, f := range tc.files {
+				writeFile(t, filepath.Join(data, filepath.FromSlash(f)), f)
+			}
+			r := &repository{dataPath: data + string(os.PathSeparator)}
+			got := r.lookAlikeData([]compare.StoredFile{{Path: filepath.Join(data, filepath.FromSlash(tc.files[0])), ID: 7}})
+			if len(got) != len(tc.alikes) {
+				t.Fatalf("look-alikes %q, want %d naming %q", got, len(tc.alikes), tc.alikes)
+			}
+			for i, a := range tc.alikes {
+				if want := fmt.Sprintf("data file 7 %s, and data_dir holds %s, named like it but for letter case, Unicode form", tc.files[0], a); !strings.HasPrefix(got[i], want) {
+					t.Errorf("look-alike %q, want it to begin %q", got[i], want)
+				}
+			}
+		})
+	}
 }

@@ -317,8 +317,10 @@ var emptyStringsFixedIn = goversion.Must(goversion.NewVersion("1.5.1"))
 // ducklake_add_data_files: for a column added with a default, those whose
 // mapping gives it no field of their footers, whenever they were
 // registered; for one added under a dropped column's name, those whose
-// footer has a field of its name the mapping does not give it.
-const contentsKeyKind = "fdl-formats content pass v25"
+// footer has a field of its name the mapping does not give it; v26: a
+// data or delete file's look-alike in the data folder may differ in
+// Unicode normalization too (lookAlikeData, foldName).
+const contentsKeyKind = "fdl-formats content pass v26"
 
 // contentsKey names everything a content pass of v reads, or "" (no digest
 // cache, or an object store, whose data files the pass fetches and

@@ -97,7 +97,7 @@ func (r *repository) notRegular(files []compare.StoredFile, key string) error {
 
 // lookAlikeWhy says what is wrong with a look-alike of a data file
 // (lookAlikeData).
-const lookAlikeWhy = "a file system that ignores letter case (macOS's, Windows') or drops trailing dots and spaces (Windows), and a web server on one, gives readers either, and a copy onto one keeps only one of them, not surely the one check read; remove or rename the look-alike"
+const lookAlikeWhy = "a file system that ignores letter case (macOS's, Windows') or Unicode normalization (macOS's: an accent composed or decomposed) or drops trailing dots and spaces (Windows), and a web server on one, gives readers either, and a copy onto one keeps only one of them, not surely the one check read; remove or rename the look-alike"
 
 // foldedDirs holds the names of the folders of a local data folder that
 // lookAlikeData read, by foldName. Safe for concurrent use.
@@ -131,11 +131,12 @@ func (d *foldedDirs) names(dir, folded string) []string {
 
 // lookAlikeData describes each file of the data folder whose path is
 // like that of a file of files (resolved local paths under the data
-// folder) but for letter case or trailing dots and spaces, in its name or
+// folder) but for letter case, Unicode normalization (main/café/ composed
+// and decomposed) or trailing dots and spaces, in its name or
 // a folder above it (DUCKLAKE-….PARQUET or main/WHOLE/ducklake-….parquet
 // beside main/whole/ducklake-….parquet). Readers of the folder, and
 // check, open the file the catalog names; but a file system that ignores
-// letter case (macOS's, Windows') or drops trailing dots and spaces
+// letter case (macOS's, Windows') or Unicode normalization (macOS's) or drops trailing dots and spaces
 // (Windows), and a web server on one, gives readers either, and a copy
 // onto one keeps one of the two, whichever came last: readers could get
 // bytes check never read. Folders alike that hold no such pair (hive
@@ -174,7 +175,7 @@ func (r *repository) lookAlikeData(files []compare.StoredFile) []string {
 			if f.Delete {
 				what = fmt.Sprintf("delete file %d (of data file %d)", f.ID, f.DataFileID)
 			}
-			bad = append(bad, fmt.Sprintf("%s %s, and data_dir holds %s, named like it but for letter case or trailing dots or spaces", what, oneline.Name(r.relData(f.Path)), oneline.Name(r.relData(p))))
+			bad = append(bad, fmt.Sprintf("%s %s, and data_dir holds %s, named like it but for letter case, Unicode form (composed or decomposed accents) or trailing dots or spaces", what, oneline.Name(r.relData(f.Path)), oneline.Name(r.relData(p))))
 		}
 	}
 	return bad

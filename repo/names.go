@@ -13,6 +13,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/fdl-formats/fdl-formats/fdljson"
 	"github.com/fdl-formats/fdl-formats/internal/oneline"
@@ -25,35 +28,62 @@ import (
 var versionLayout = []string{"version.json", "expired.json", "dataset.json", "files.json", fallbackCatalog, fallbackCatalog + ".wal", "catalogs", "version.json.sig"}
 
 // foldName is a name as a file system that ignores letter case (macOS's,
-// Windows') and drops trailing dots and spaces (Windows) matches it, and
-// as web servers on them do.
-func foldName(name string) string { return strings.ToLower(strings.TrimRight(name, ". ")) }
+// Windows') and Unicode normalization (macOS's: "é" composed, U+00E9, and
+// decomposed, "e" and U+0301, are one name there) and drops trailing dots
+// and spaces (Windows) matches it, and as web servers on them do.
+func foldName(name string) string {
+	return strings.ToLower(decomposed(strings.TrimRight(name, ". ")))
+}
+
+// decomposed is name in Unicode's canonical decomposition (NFD), name
+// itself when it is ASCII (every name the layout gives, most data files).
+func decomposed(name string) string {
+	for i := 0; i < len(name); i++ {
+		if name[i] >= utf8.RuneSelf {
+			return norm.NFD.String(name)
+		}
+	}
+	return name
+}
 
 // lookAlike gives the name of names that name stands for where letter
-// case and trailing dots and spaces do not count, when name is not that
-// name itself, and how it differs.
+// case, Unicode normalization and trailing dots and spaces do not count,
+// when name is not that name itself, and how it differs.
 func lookAlike(name string, names []string) (spec, how string, ok bool) {
 	folded := foldName(name)
 	for _, n := range names {
 		if name == n || folded != foldName(n) {
 			continue
 		}
-		trimmed := strings.TrimRight(name, ". ")
-		switch {
-		case trimmed == n:
-			how = "with trailing dots or spaces"
-		case len(trimmed) == len(name):
-			how = "in another letter case"
-		default:
-			how = "in another letter case and with trailing dots or spaces"
-		}
-		return n, how, true
+		return n, alikeHow(name, n), true
 	}
 	return "", "", false
 }
 
+// alikeHow says how name differs from n, a name it folds like
+// (foldName): "in another letter case", "in another Unicode form
+// (composed or decomposed accents)", "with trailing dots or spaces", or
+// several of them joined by "and".
+func alikeHow(name, n string) string {
+	trimmed, nTrimmed := strings.TrimRight(name, ". "), strings.TrimRight(n, ". ")
+	var ways []string
+	if decomposed(trimmed) != decomposed(nTrimmed) {
+		ways = append(ways, "in another letter case")
+	}
+	// Folded alike, the names differ beyond letter case only where the
+	// forms do.
+	if !strings.EqualFold(trimmed, nTrimmed) {
+		ways = append(ways, "in another Unicode form (composed or decomposed accents)")
+	}
+	if len(trimmed) != len(name) {
+		ways = append(ways, "with trailing dots or spaces")
+	}
+	return strings.Join(ways, " and ")
+}
+
 // lookAlikeDetail is the violation of an entry whose name stands for spec
-// on a file system or web server that ignores case or trailing dots.
+// on a file system or web server that ignores case, Unicode normalization
+// or trailing dots.
 func lookAlikeDetail(spec, how, what string) string {
 	why := map[string]string{
 		"expired.json":           ": readers there see the version as withdrawn, though check proved it",
@@ -64,7 +94,16 @@ func lookAlikeDetail(spec, how, what string) string {
 	if why == "" {
 		why = ", never what check verified as " + spec
 	}
-	return fmt.Sprintf("%s named like %s %s: a file system that ignores letter case (macOS's, Windows') or drops trailing dots and spaces (Windows), and a web server on one, gives it to readers that ask for %s%s; remove or rename it", what, spec, how, spec, why)
+	return fmt.Sprintf("%s named like %s %s: %s, and a web server on one, gives it to readers that ask for %s%s; remove or rename it", what, spec, how, alikeFileSystems(how), spec, why)
+}
+
+// alikeFileSystems names the file systems on which a look-alike that
+// differs so (alikeHow) is the same name.
+func alikeFileSystems(how string) string {
+	if strings.Contains(how, "Unicode") {
+		return "a file system that ignores Unicode normalization (macOS's APFS and HFS+: an accent composed or decomposed is one name there), letter case (macOS's, Windows') or trailing dots and spaces (Windows)"
+	}
+	return "a file system that ignores letter case (macOS's, Windows') or drops trailing dots and spaces (Windows)"
 }
 
 // indexPage tells the index page a web host without folder listings

@@ -3,6 +3,7 @@ package repo
 import (
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -159,6 +160,40 @@ func TestVersionFolderNames(t *testing.T) {
 			}
 			testlakes.EditVersion(t, v, func(m map[string]any) { m["dataset"].(map[string]any)["path"] = "meta/dataset.json" })
 		}, nil, nil, ""},
+		// macOS's file systems ignore Unicode normalization: "ä" composed
+		// (U+00E4) and decomposed ("a", U+0308) are one name there. It
+		// was a note (a file no reader opens), exit 0 (session 41).
+		{"dätaset.json and its decomposed form", func(t *testing.T, _, v, _ string) {
+			if err := os.Rename(filepath.Join(v, "dataset.json"), filepath.Join(v, "d\u00e4taset.json")); err != nil {
+				t.Fatal(err)
+			}
+			testlakes.EditVersion(t, v, func(m map[string]any) { m["dataset"].(map[string]any)["path"] = "d\u00e4taset.json" })
+			writeFile(t, filepath.Join(v, "da\u0308taset.json"), `{}`)
+		}, []string{"da\u0308taset.json"}, nil, "a regular file named like d\u00e4taset.json in another Unicode form (composed or decomposed accents): a file system that ignores Unicode normalization (macOS's APFS and HFS+"},
+		{"Dätaset.json decomposed", func(t *testing.T, _, v, _ string) {
+			if err := os.Rename(filepath.Join(v, "dataset.json"), filepath.Join(v, "d\u00e4taset.json")); err != nil {
+				t.Fatal(err)
+			}
+			testlakes.EditVersion(t, v, func(m map[string]any) { m["dataset"].(map[string]any)["path"] = "d\u00e4taset.json" })
+			writeFile(t, filepath.Join(v, "Da\u0308taset.json."), `{}`)
+		}, []string{"Da\u0308taset.json."}, nil, "in another letter case and in another Unicode form (composed or decomposed accents) and with trailing dots or spaces"},
+		{"a decomposed dätä/ beside the composed data folder", func(t *testing.T, root, _, _ string) {
+			b, err := os.ReadFile(filepath.Join(root, "fdl.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var m map[string]any
+			if err := json.Unmarshal(b, &m); err != nil {
+				t.Fatal(err)
+			}
+			m["data_dir"] = "d\u00e4t\u00e4/"
+			b, err = json.Marshal(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			writeFile(t, filepath.Join(root, "fdl.json"), string(b))
+			writeFile(t, filepath.Join(root, "da\u0308ta\u0308", "main", "x.parquet"), "x")
+		}, []string{"/da\u0308ta\u0308"}, nil, "a folder named like d\u00e4t\u00e4 in another Unicode form"},
 		{"five look-alikes", func(t *testing.T, _, v, _ string) {
 			for _, n := range []string{"Expired.json", "Files.json", "Dataset.JSON", "Version.json.", "version.json.SIG"} {
 				writeFile(t, filepath.Join(v, n), "{}")
