@@ -2,6 +2,7 @@ package parquetfooter
 
 import (
 	"bytes"
+	"context"
 	"database/sql"
 	"fmt"
 	"path/filepath"
@@ -10,6 +11,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/parquetfooter/footertest"
 	"github.com/fdl-formats/fdl-formats/internal/testduck"
 )
 
@@ -71,8 +74,14 @@ func FuzzChunkHits(f *testing.F) {
 }
 
 // FuzzParseFooter: any bytes as a footer's Thrift (FileMetaData); real
-// footers DuckDB writes are the seeds. parseFooter and candidates must
-// not panic; a footer parsed has only row groups and chunks it holds.
+// footers DuckDB writes are the seeds, among them one with VARIANT columns
+// shredded at two depths (on DECIMAL(4,2) and BLOB) and one whose
+// DECIMAL(18,2) column is patched to precision 20 (footertest.Rewrite),
+// each checked to reach the schema and shredding checks they seed.
+// parseFooter, candidates and wideDecimalHits must not panic; a footer
+// parsed has only row groups, chunks and schema leaves it holds, and a
+// wide-DECIMAL hit names a leaf of precision 19 to 38 stored as INT32 or
+// INT64.
 func FuzzParseFooter(f *testing.F) {
 	db := testduck.Open(f, "")
 	dir := f.TempDir()
@@ -80,20 +89,47 @@ func FuzzParseFooter(f *testing.F) {
 		"SELECT 1 AS id, 'x' AS s",
 		"SELECT i AS id, i::VARCHAR AS s, {'a': i, 'b': [i::VARCHAR]} AS n, MAP {i::VARCHAR: i} AS m FROM range(3000) r(i)",
 		"SELECT TIMESTAMP_NS '1677-09-21 12:00:00' AS ts, NULL::VARCHAR AS s",
+		"SELECT i AS id, (i / 100)::DECIMAL(4,2)::VARIANT AS v, {a: ('\\x01' || i)::BLOB, b: [i]}::VARIANT AS w FROM range(5) r(i)",
+		"SELECT i AS id, (i * 1000003 / 100)::DECIMAL(18,2) AS d FROM range(5) r(i)",
 	} {
 		p := filepath.Join(dir, fmt.Sprintf("%d.parquet", i))
 		if _, err := db.Exec(fmt.Sprintf("COPY (%s) TO '%s' (FORMAT parquet, ROW_GROUP_SIZE 1024)", sel, p)); err != nil {
 			f.Fatal(err)
 		}
+		if strings.Contains(sel, "DECIMAL(18,2)") {
+			if _, _, err := footertest.Rewrite(context.Background(), db, p, "", "{id: 1, d: 2}", formats.FooterDecimalWideInInt, "", ""); err != nil {
+				f.Fatal(err)
+			}
+		}
 		b, err := footerBytes(p)
 		if err != nil {
 			f.Fatal(err)
+		}
+		foot, err := parseFooter(b)
+		if err != nil {
+			f.Fatalf("%s: %v", sel, err)
+		}
+		shredded := 0
+		for _, c := range candidates(foot) {
+			if c.shredded {
+				shredded++
+			}
+		}
+		switch {
+		case strings.Contains(sel, "VARIANT") && shredded < 2:
+			f.Fatalf("%s: %d chunks of shredded VARIANT values, want 2 or more", sel, shredded)
+		case strings.Contains(sel, "DECIMAL(18,2)") && len(wideDecimalHits(foot)) != 1:
+			f.Fatalf("%s patched to precision 20: wide-DECIMAL hits %v, want 1", sel, wideDecimalHits(foot))
 		}
 		f.Add(b)
 	}
 	f.Add([]byte{})
 	f.Add([]byte{0x19, 0xfc, 0xff, 0xff, 0xff, 0x0f}) // a list claiming far more elements than bytes
 	f.Add(bytes.Repeat([]byte{0x1c}, 200))            // structs nested deeper than maxDepth
+	f.Add([]byte{0x29, 0xf5, 0xff, 0xff, 0xff, 0x0f}) // a schema of i32 elements claiming far more than bytes
+	// A schema whose leaf is a DECIMAL of precision 20 in INT64 without
+	// a name (required): refused, not read.
+	f.Add([]byte{0x29, 0x1c, 0x15, 0x04, 0x55, 0x0a, 0x25, 0x28, 0x00, 0x00})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		foot, err := parseFooter(b)
 		if err != nil {
@@ -106,6 +142,19 @@ func FuzzParseFooter(f *testing.F) {
 		if chunks > len(b) {
 			t.Fatalf("%d chunks from %d bytes", chunks, len(b))
 		}
+		if len(foot.Leaves) > len(b) {
+			t.Fatalf("%d schema leaves from %d bytes", len(foot.Leaves), len(b))
+		}
 		candidates(foot)
+		for _, h := range wideDecimalHits(foot) {
+			if h.Quirk != formats.FooterDecimalWideInInt || !strings.Contains(h.Detail, "precision") {
+				t.Fatalf("wide-DECIMAL hit %+v", h)
+			}
+		}
+		for _, l := range foot.Leaves {
+			if l.HasPrec && (l.Precision <= 18 || l.Precision > 38) && len(wideDecimalHits(&Footer{Leaves: []SchemaLeaf{l}})) > 0 {
+				t.Fatalf("leaf %+v taken for a wide DECIMAL", l)
+			}
+		}
 	})
 }
