@@ -3,7 +3,6 @@ package compare
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/fdl-formats/fdl-formats/formats"
@@ -113,7 +112,7 @@ func foldExtremes(dt string) (lo, hi string, ok bool) {
 		// TIMESTAMP's, at UTC.
 		return "290309-12-22 (BC) 00:00:00+00", "294247-01-10 04:00:54.775806+00", true
 	}
-	if w, sc, isDec := decimalWidthScale(dt); isDec {
+	if w, sc, isDec := formats.DecimalWidthScale(dt); isDec {
 		nines := strings.Repeat("9", w-sc)
 		if sc > 0 {
 			nines += "." + strings.Repeat("9", sc)
@@ -129,25 +128,6 @@ func foldExtremes(dt string) (lo, hi string, ok bool) {
 		}
 	}
 	return "", "", false
-}
-
-// decimalWidthScale parses DECIMAL(W,S) with 0 <= S <= W <= 38, W >= 1.
-func decimalWidthScale(dt string) (w, sc int, ok bool) {
-	in, found := strings.CutPrefix(dt, "DECIMAL(")
-	if !found {
-		return 0, 0, false
-	}
-	in, found = strings.CutSuffix(in, ")")
-	ws, ss, comma := strings.Cut(in, ",")
-	if !found || !comma {
-		return 0, 0, false
-	}
-	w, err1 := strconv.Atoi(strings.TrimSpace(ws))
-	sc, err2 := strconv.Atoi(strings.TrimSpace(ss))
-	if err1 != nil || err2 != nil || w < 1 || w > 38 || sc < 0 || sc > w {
-		return 0, 0, false
-	}
-	return w, sc, true
 }
 
 // minMax is one answer to SELECT min(c), max(c): the values' text in the

@@ -323,7 +323,7 @@ func chunkHits(cs []chunk, types []leafType) []Hit {
 		}
 		t := types[c.column]
 		if c.shredded {
-			if w, ok := decimalWidth(t.duck); ok && w <= 4 {
+			if w, _, ok := formats.DecimalWidthScale(t.duck); ok && w <= 4 {
 				add(formats.FooterVariantDecimal2, c.path, fmt.Sprintf("row group %d holds a VARIANT's values shredded as %s (16 bits)", c.rowGroup, t.duck))
 			}
 			if t.duck == "BLOB" {
@@ -350,21 +350,6 @@ func chunkHits(cs []chunk, types []leafType) []Hit {
 		}
 	}
 	return out
-}
-
-// decimalWidth is the width of a DECIMAL(w,s) as parquet_schema's
-// duckdb_type renders it.
-func decimalWidth(duck string) (int, bool) {
-	rest, ok := strings.CutPrefix(duck, "DECIMAL(")
-	if !ok {
-		return 0, false
-	}
-	w, _, ok := strings.Cut(rest, ",")
-	if !ok {
-		return 0, false
-	}
-	n, err := strconv.Atoi(strings.TrimSpace(w))
-	return n, err == nil
 }
 
 func missing(c chunk) string {
