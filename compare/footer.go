@@ -3,6 +3,7 @@ package compare
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	goversion "github.com/hashicorp/go-version"
@@ -50,15 +51,15 @@ func footerQuirkDifferences(ctx context.Context, a, b *Reader, readers string, d
 	}
 	// B alone is read here, before the comparison reads A: a failure of
 	// a read of B is both catalogs' when A's same read fails too.
-	stored, err := b.StoredFiles(ctx)
-	if err != nil {
+	files, hits, stage, err := b.footerHits(ctx, digests)
+	switch stage {
+	case "":
+	case footerStageList:
 		return nil, bThenA(err, func() error {
 			_, err := a.StoredFiles(ctx)
 			return err
 		})
-	}
-	encrypted, err := encryptedFiles(ctx, b)
-	if err != nil {
+	case footerStageEncrypted:
 		return nil, bThenA(err, func() error {
 			if !a.has("ducklake_data_file", "encryption_key") {
 				return nil // A's format has no such column to read
@@ -66,6 +67,61 @@ func footerQuirkDifferences(ctx context.Context, a, b *Reader, readers string, d
 			_, err := encryptedFiles(ctx, a)
 			return err
 		})
+	case footerStageCopies:
+		return nil, err // the copies' fault, not B's: not marked
+	default:
+		return nil, markB(err)
+	}
+	var out []Difference
+	reported := map[[2]string]bool{} // (quirk, path)
+	for _, q := range affected {
+		does := "fail to read"
+		if q.Error == "" {
+			does = "misread"
+		}
+		for _, f := range files {
+			for _, h := range hits[f.Path] {
+				if h.Quirk != q.Name || reported[[2]string{q.Name, f.Path}] {
+					continue
+				}
+				reported[[2]string{q.Name, f.Path}] = true
+				table := f.Table
+				if table == "" {
+					table = "?"
+				}
+				reason := fmt.Sprintf("%s, readers of format %s, %s data file %s (data_file_id %d), column %s: %s (%s): %s; %s (%s; fixed by %s)",
+					q.ReleasesText(), b.format.Name, does, oneline.Name(b.relPath(f.Path)), f.ID, h.Column, h.Detail, q.Name, q.Trigger, q.Behaviour, q.Source, q.Fixed)
+				if q.Error != "" {
+					reason += "; they fail with " + fmt.Sprintf("%q", q.Error+"...")
+				}
+				out = append(out, Difference{Kind: DiffFooter, Table: table, Item: b.relPath(f.Path), B: strings.Join(q.In, ", "), Reason: reason})
+			}
+		}
+	}
+	return out, nil
+}
+
+// The steps of footerHits, for the caller to say whose a failure is.
+const (
+	footerStageList      = "list"
+	footerStageEncrypted = "encrypted"
+	footerStageCopies    = "copies"
+	footerStageRead      = "read"
+)
+
+// footerHits reads the footer quirk hits (parquetfooter.Read) of the
+// catalog's data files at any snapshot that are not encrypted (DuckLake's
+// own, whose writer leaves none of these footers), each file once,
+// answering from digests where it kept them; it returns those files and
+// their hits by path. A failure says its step (footerStage...).
+func (b *Reader) footerHits(ctx context.Context, digests *Digests) (_ []StoredFile, _ map[string][]parquetfooter.Hit, stage string, _ error) {
+	stored, err := b.StoredFiles(ctx)
+	if err != nil {
+		return nil, nil, footerStageList, err
+	}
+	encrypted, err := encryptedFiles(ctx, b)
+	if err != nil {
+		return nil, nil, footerStageEncrypted, err
 	}
 	var files []StoredFile
 	var paths []string // footers not read yet this run
@@ -93,11 +149,11 @@ func footerQuirkDifferences(ctx context.Context, a, b *Reader, readers string, d
 	}
 	if len(paths) > 0 {
 		if err := b.readable(ctx, paths...); err != nil {
-			return nil, err // the copies' fault, not B's: not marked
+			return nil, nil, footerStageCopies, err
 		}
 		read, err := parquetfooter.Read(ctx, b.conn, paths)
 		if err != nil {
-			return nil, markB(fmt.Errorf("read the footers of the data files of %s: %w", oneline.Name(b.path), err))
+			return nil, nil, footerStageRead, fmt.Errorf("read the footers of the data files of %s: %w", oneline.Name(b.path), err)
 		}
 		for _, p := range paths {
 			hits[p] = read[p]
@@ -110,29 +166,43 @@ func footerQuirkDifferences(ctx context.Context, a, b *Reader, readers string, d
 			}
 		}
 	}
-	var out []Difference
-	reported := map[[2]string]bool{} // (quirk, path)
-	for _, q := range affected {
-		does := "fail to read"
-		if q.Error == "" {
-			does = "misread"
+	return files, hits, "", nil
+}
+
+// FooterQuirkFile is a data file of a catalog whose Parquet footer
+// triggers a formats.FooterQuirk (FooterQuirkFiles).
+type FooterQuirkFile struct {
+	Table, Path string // Path relative to the data folder where it is in it
+	ID          int64
+	Quirk       string // the quirk's name
+	Column      string // the column's path in the file's schema
+	Detail      string
+}
+
+// FooterQuirkFiles names the catalog's own data files (at any snapshot,
+// not encrypted) whose Parquet footers trigger one of the footer quirks
+// named (formats.FooterQuirks), one entry per file, column and quirk, in
+// the catalog's file order: what check warns about for a frozen catalog
+// whose readers include an affected release, as the proof reports such a
+// file of a catalog B. Each footer is read once (parquetfooter.Read).
+func (r *Reader) FooterQuirkFiles(ctx context.Context, quirks ...string) ([]FooterQuirkFile, error) {
+	if len(quirks) == 0 {
+		return nil, nil
+	}
+	files, hits, _, err := r.footerHits(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	var out []FooterQuirkFile
+	seen := map[string]bool{}
+	for _, f := range files {
+		if seen[f.Path] {
+			continue
 		}
-		for _, f := range files {
-			for _, h := range hits[f.Path] {
-				if h.Quirk != q.Name || reported[[2]string{q.Name, f.Path}] {
-					continue
-				}
-				reported[[2]string{q.Name, f.Path}] = true
-				table := f.Table
-				if table == "" {
-					table = "?"
-				}
-				reason := fmt.Sprintf("%s, readers of format %s, %s data file %s (data_file_id %d), column %s: %s (%s): %s; %s (%s; fixed by %s)",
-					q.ReleasesText(), b.format.Name, does, oneline.Name(b.relPath(f.Path)), f.ID, h.Column, h.Detail, q.Name, q.Trigger, q.Behaviour, q.Source, q.Fixed)
-				if q.Error != "" {
-					reason += "; they fail with " + fmt.Sprintf("%q", q.Error+"...")
-				}
-				out = append(out, Difference{Kind: DiffFooter, Table: table, Item: b.relPath(f.Path), B: strings.Join(q.In, ", "), Reason: reason})
+		seen[f.Path] = true
+		for _, h := range hits[f.Path] {
+			if slices.Contains(quirks, h.Quirk) {
+				out = append(out, FooterQuirkFile{Table: f.Table, Path: r.relPath(f.Path), ID: f.ID, Quirk: h.Quirk, Column: h.Column, Detail: h.Detail})
 			}
 		}
 	}

@@ -128,6 +128,69 @@ func (r *repository) timeNSWarning(ctx context.Context, rd *compare.Reader, key 
 		key, f.Name, list, fixed, f.Name, text, q.Info().Name, fixed, fixed)}}
 }
 
+// frozenFooterQuirks are the footer quirks (formats.FooterQuirks) some
+// reader of v's frozen catalog's format f has: its range, narrowed by
+// fdl.json's for it (text names the range), as for a published catalog
+// (servedRanges; a quirk that returns other rows counts whatever the
+// range, formats.Version.FooterQuirksOf).
+func (r *repository) frozenFooterQuirks(f *formats.Version) (text string, affected []formats.AffectedFooterQuirk) {
+	if f == nil {
+		return "", nil
+	}
+	var readers goversion.Constraints
+	text = f.DuckDB
+	if d, ok := r.cfg.Format(f.Name); ok && d.Readers != nil {
+		readers, text = d.Readers, d.DuckDB+" (fdl.json)"
+	}
+	return text, f.FooterQuirksOf(readers)
+}
+
+// footerQuirksWarning is a warning when v's frozen catalog has data files
+// (its own, not encrypted) whose Parquet footers some DuckDB release among
+// its format's readers fails on or misreads (frozenFooterQuirks: 1.0's
+// DuckDB 1.5.2 and 1.5.3 read a VARIANT's BLOBs shredded so as base64
+// VARCHARs, variant-shredded-blob-as-base64, in files DuckDB 1.5.4+
+// writes), naming the quirk, the releases, each file's table and column.
+// The proof reports such a file of a published catalog in another format
+// (compare's footer differences) and convert refuses to write one; a
+// frozen catalog is as its writer made it and backfill writes no catalog
+// in its format, so, as timeNSWarning, this does not fail the check.
+// Before, nothing read a frozen catalog's footers for these quirks.
+func (r *repository) footerQuirksWarning(ctx context.Context, rd *compare.Reader, key string) []Issue {
+	f := rd.Format()
+	text, affected := r.frozenFooterQuirks(f)
+	if len(affected) == 0 {
+		return nil
+	}
+	names := make([]string, len(affected))
+	for i, q := range affected {
+		names[i] = q.Name
+	}
+	files, err := rd.FooterQuirkFiles(ctx, names...)
+	if err != nil {
+		return []Issue{{Problem: ProblemUnreadable, Detail: fmt.Sprintf("read the Parquet footers of the data files of %s: %v", key, err), cause: err}}
+	}
+	var out []Issue
+	for _, q := range affected {
+		var items []string
+		for _, h := range files {
+			if h.Quirk == q.Name {
+				items = append(items, fmt.Sprintf("%s: data file %s (data_file_id %d), column %s: %s", h.Table, h.Path, h.ID, h.Column, h.Detail))
+			}
+		}
+		if len(items) == 0 {
+			continue
+		}
+		does := "fail to read"
+		if q.Silent() {
+			does = "read other values from"
+		}
+		out = append(out, Issue{Problem: ProblemWarning, Detail: fmt.Sprintf("%s (format %s) has data files whose Parquet footers %s, readers of format %s by its range DuckDB %s, %s (%s): %s; %s: %s; fixed by %s; this tool does not change a frozen catalog (its writer's DuckDB reads it): %s, or have those readers upgrade",
+			key, f.Name, q.ReleasesText(), f.Name, text, does, q.Name, firstFiles(items), q.Trigger, q.Behaviour, q.Fixed, q.Advice(f))})
+	}
+	return out
+}
+
 // rowIDStartWarning is a warning when v's frozen catalog, in a format
 // some of whose first releases fail every read of a table while a data
 // file of it whose row_id_start is NULL is visible
@@ -319,8 +382,11 @@ var emptyStringsFixedIn = goversion.Must(goversion.NewVersion("1.5.1"))
 // registered; for one added under a dropped column's name, those whose
 // footer has a field of its name the mapping does not give it; v26: a
 // data or delete file's look-alike in the data folder may differ in
-// Unicode normalization too (lookAlikeData, foldName).
-const contentsKeyKind = "fdl-formats content pass v26"
+// Unicode normalization too (lookAlikeData, foldName); v27: a frozen
+// catalog's data files whose Parquet footers some reader of its format
+// fails on or misreads (formats.FooterQuirks) are a warning
+// (footerQuirksWarning).
+const contentsKeyKind = "fdl-formats content pass v27"
 
 // contentsKey names everything a content pass of v reads, or "" (no digest
 // cache, or an object store, whose data files the pass fetches and
@@ -336,7 +402,8 @@ const contentsKeyKind = "fdl-formats content pass v26"
 // data folder as it is (compare.Listings.InputsKey), and whether fdl.json's
 // range for the format admits the releases earlyStatsWarning,
 // timeNSWarning and rowIDStartWarning warn about, and the format's those emptyStringsWarning
-// warns about (a kept warning is kept with the range that raised it).
+// warns about, and the footer quirks footerQuirksWarning reads for (a
+// kept warning is kept with the range that raised it).
 func (r *repository) contentsKey(v *version, jsonFiles bool) string {
 	if r.remote != nil || r.digestCache == nil {
 		return ""
@@ -347,7 +414,12 @@ func (r *repository) contentsKey(v *version, jsonFiles bool) string {
 	_, _, timeNS := r.admitsEarly(f, formats.QuirkTimeNSFilesUnreadable)
 	_, _, rowIDStart := r.admitsEarly(f, formats.QuirkRowIDStartRequired)
 	_, emptyStrings := r.admitsEmptyStrings(f)
-	parts := []string{"catalog " + v.meta.Catalog.SHA256, "format " + v.meta.DuckLake.Format, fmt.Sprintf("snapshot %d json %t early-stats %t early-time-ns %t early-row-id-start %t empty-strings %t", v.meta.DuckLake.SnapshotID, jsonFiles, early, timeNS, rowIDStart, emptyStrings),
+	var footerQuirks []string
+	_, affected := r.frozenFooterQuirks(f)
+	for _, q := range affected {
+		footerQuirks = append(footerQuirks, q.Name+" "+strings.Join(q.In, ","))
+	}
+	parts := []string{"footer-quirks " + strings.Join(footerQuirks, ";"), "catalog " + v.meta.Catalog.SHA256, "format " + v.meta.DuckLake.Format, fmt.Sprintf("snapshot %d json %t early-stats %t early-time-ns %t early-row-id-start %t empty-strings %t", v.meta.DuckLake.SnapshotID, jsonFiles, early, timeNS, rowIDStart, emptyStrings),
 		snapshotsPart(v.meta.DuckLake.Snapshots, parent, known, r.ancestorSnapshots(v))}
 	parts = append(parts, changesPart(v.meta.Changes))
 	for _, ref := range []*fdljson.FileRef{v.meta.Files, v.meta.Dataset} {
@@ -485,6 +557,7 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 		if err == nil && len(bad) == 0 {
 			// The footers of the data files, once they check out.
 			issues = append(issues, r.timeNSWarning(ctx, rd, key)...)
+			issues = append(issues, r.footerQuirksWarning(ctx, rd, key)...)
 		}
 		if err == nil && len(bad) == 0 && r.remote == nil {
 			// The rows of a folder's data files, once they check out.
