@@ -184,12 +184,14 @@ type FooterQuirkFile struct {
 // named (formats.FooterQuirks), one entry per file, column and quirk, in
 // the catalog's file order: what check warns about for a frozen catalog
 // whose readers include an affected release, as the proof reports such a
-// file of a catalog B. Each footer is read once (parquetfooter.Read).
-func (r *Reader) FooterQuirkFiles(ctx context.Context, quirks ...string) ([]FooterQuirkFile, error) {
+// file of a catalog B. Each footer is read once (parquetfooter.Read), and
+// not at all where digests (the run's, nil: none) holds its hits: the
+// proofs of the version's published catalogs read the same files.
+func (r *Reader) FooterQuirkFiles(ctx context.Context, digests *Digests, quirks ...string) ([]FooterQuirkFile, error) {
 	if len(quirks) == 0 {
 		return nil, nil
 	}
-	files, hits, _, err := r.footerHits(ctx, nil)
+	files, hits, _, err := r.footerHits(ctx, digests)
 	if err != nil {
 		return nil, err
 	}

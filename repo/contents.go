@@ -166,7 +166,7 @@ func (r *repository) footerQuirksWarning(ctx context.Context, rd *compare.Reader
 	for i, q := range affected {
 		names[i] = q.Name
 	}
-	files, err := rd.FooterQuirkFiles(ctx, names...)
+	files, err := rd.FooterQuirkFiles(ctx, r.digests, names...)
 	if err != nil {
 		return []Issue{{Problem: ProblemUnreadable, Detail: fmt.Sprintf("read the Parquet footers of the data files of %s: %v", key, err), cause: err}}
 	}
