@@ -55,6 +55,11 @@ type metaMemo struct {
 	// extras: the partition specs', tags', views' and macros' rows (see
 	// schemaExtras).
 	extras schemaExtras
+	// loadRefusals: why the readers' load of the catalog fails, by
+	// snapshot ("" where it loads; see Reader.loadRefusal); withColumns:
+	// the table_ids with a ducklake_column row (nil until read).
+	loadRefusals map[int64]string
+	withColumns  map[int64]bool
 }
 
 func newMetaMemo() *metaMemo {
@@ -68,6 +73,8 @@ func newMetaMemo() *metaMemo {
 		inlined:    map[int64][]inlinedReg{},
 		stats:      map[string]entries{},
 		facts:      map[string]statsFacts{},
+
+		loadRefusals: map[int64]string{},
 	}
 }
 

@@ -188,8 +188,15 @@ import (
 // (variant-shredded-blob-as-base64: DuckDB 1.5.0-1.5.3 read base64
 // VARCHARs), and one of a 0.1 or 0.2 catalog B with a DECIMAL of 19-38
 // digits stored as INT32/INT64 (decimal-wide-in-int32-int64: DuckDB 1.3.0
-// and 1.3.1 fail every read of the column); such a B was equivalent.
-const proofVersion = "fdl-formats proof v63"
+// and 1.3.1 fail every read of the column); such a B was equivalent;
+// v64: a snapshot at which the readers' load of the whole catalog fails
+// makes every table there unreadable (loadRefusal: a table whose schema is
+// not visible, a table_id with two visible rows, a table without column
+// rows, a view or macro whose schema is not visible, a stray partition
+// spec or sort hint, a macro without implementation; the first two were
+// equivalent to a source without them, the others equivalent where both
+// catalogs had them, and a frozen catalog with one read alone cleanly).
+const proofVersion = "fdl-formats proof v64"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths

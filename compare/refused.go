@@ -59,6 +59,13 @@ var (
 // row_id (0.4+), or, in an encrypted catalog, a visible data or delete file
 // without an encryption key. Nil when it loads.
 func (r *Reader) refusal(ctx context.Context, t Table, snap int64) error {
+	why, err := r.loadRefusal(ctx, snap)
+	if err != nil {
+		return err
+	}
+	if why != "" {
+		return r.refused(refusedLoad, t, "the readers' load of the catalog at snapshot %d fails: %s", snap, why)
+	}
 	if t.folderRefusal != "" {
 		return r.refused(refusedNull, t, "%s", t.folderRefusal)
 	}

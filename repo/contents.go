@@ -385,8 +385,10 @@ var emptyStringsFixedIn = goversion.Must(goversion.NewVersion("1.5.1"))
 // Unicode normalization too (lookAlikeData, foldName); v27: a frozen
 // catalog's data files whose Parquet footers some reader of its format
 // fails on or misreads (formats.FooterQuirks) are a warning
-// (footerQuirksWarning).
-const contentsKeyKind = "fdl-formats content pass v27"
+// (footerQuirksWarning);
+// v28: the frozen catalog's self-read fails where the readers' load of the
+// whole catalog at a snapshot fails (proofVersion v64, loadRefusal).
+const contentsKeyKind = "fdl-formats content pass v28"
 
 // contentsKey names everything a content pass of v reads, or "" (no digest
 // cache, or an object store, whose data files the pass fetches and

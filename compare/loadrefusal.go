@@ -1,0 +1,170 @@
+package compare
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/oneline"
+)
+
+// refusedLoad: the real reader's load of the whole catalog at a snapshot
+// fails, and with it the read of every table there.
+var refusedLoad = formats.QuirkInfo{Name: "catalog-load-fails",
+	Behaviour: "every release line's reader loads the whole catalog at the snapshot it reads (DuckLakeMetadataManager::GetCatalogForSnapshot, DuckLakeCatalog::LoadSchemaForSnapshot; v1.3-ossivalis, v1.4-andium, v1.5-variegata and main alike) and fails the load, so every table's read, on a visible ducklake_table row whose schema_id is no visible schema's, a visible table without any ducklake_column row, a table_id with two visible ducklake_table rows (its columns are joined once per row, ORDER BY table_id, and added twice: ColumnList::AddColumn), a visible view or macro whose schema_id is no visible schema's, a visible partition spec or sort hint of no visible table, and a visible macro without an implementation",
+	Error:     "Failed to load DuckLake"}
+
+// loadRefusal says why every DuckLake reader fails to load the catalog at
+// snap, "" when it loads. The readers load a snapshot's schemas, tables,
+// views, macros, partition specs and sort hints together, and fail on any
+// of them: a failure is every table's, whatever table holds it. Before,
+// the proof left out a table whose schema is not visible and read a
+// table_id with two visible rows as one table, so a B with either (the
+// second a plain INSERT of an existing row) was equivalent to its source,
+// and described a stray partition spec, sort hint or macro without an
+// implementation as an entry, so that a catalog A with it, and its B, were
+// equivalent and a frozen catalog with it read alone cleanly.
+func (r *Reader) loadRefusal(ctx context.Context, snap int64) (string, error) {
+	if why, ok := r.meta.loadRefusals[snap]; ok {
+		return why, nil
+	}
+	why, err := r.readLoadRefusal(ctx, snap)
+	if err != nil {
+		return "", err
+	}
+	r.meta.loadRefusals[snap] = why
+	return why, nil
+}
+
+func (r *Reader) readLoadRefusal(ctx context.Context, snap int64) (string, error) {
+	schemas, tables, err := r.schemaRows(ctx)
+	if err != nil {
+		return "", err
+	}
+	schemaVisible := map[int64]bool{}
+	for _, s := range schemas {
+		if s.id.Valid && visibleRow(s.begin, s.end, snap) {
+			schemaVisible[s.id.Int64] = true
+		}
+	}
+	// GetCatalogForSnapshot, in table_id order: the schema, then the
+	// columns.
+	rowsOf := map[int64]int{}
+	var ids []int64
+	for _, t := range tables {
+		if !t.id.Valid || !visibleRow(t.begin, t.end, snap) {
+			continue
+		}
+		if rowsOf[t.id.Int64] == 0 {
+			ids = append(ids, t.id.Int64)
+		}
+		rowsOf[t.id.Int64]++
+	}
+	if len(ids) > 0 {
+		withColumns, err := r.tablesWithColumns(ctx)
+		if err != nil {
+			return "", err
+		}
+		first := map[int64]catTableRow{}
+		for _, t := range tables {
+			if t.id.Valid && visibleRow(t.begin, t.end, snap) {
+				if _, ok := first[t.id.Int64]; !ok {
+					first[t.id.Int64] = t
+				}
+			}
+		}
+		slices.Sort(ids)
+		for _, id := range ids {
+			t := first[id]
+			if !t.schemaID.Valid || !schemaVisible[t.schemaID.Int64] {
+				return fmt.Sprintf("table %s (id %d) names schema id %s, which no schema visible at snapshot %d has (Failed to load DuckLake - table with id %d references schema id %s that does not exist)",
+					oneline.Name(t.name.String), id, idText(t.schemaID), snap, id, idText(t.schemaID)), nil
+			}
+			if !withColumns[id] {
+				return fmt.Sprintf("table %s (id %d) has no ducklake_column row (Failed to load DuckLake - Table entry \"%s\" does not have any columns)", oneline.Name(t.name.String), id, oneline.Name(t.name.String)), nil
+			}
+		}
+		for _, id := range ids {
+			if n := rowsOf[id]; n > 1 {
+				return fmt.Sprintf("table_id %d has %d ducklake_table rows visible at snapshot %d: the readers join its columns once per row and add each twice (Column with name ... already exists!)", id, n, snap), nil
+			}
+		}
+	}
+	if !r.empty("ducklake_view") {
+		rows, err := r.viewRows(ctx)
+		if err != nil {
+			return "", fmt.Errorf("read views of %s: %w", oneline.Name(r.path), err)
+		}
+		for _, v := range rows {
+			if visibleRow(v.begin, v.end, snap) && (!v.schema.Valid || !schemaVisible[v.schema.Int64]) {
+				return fmt.Sprintf("view %s names schema id %s, which no schema visible at snapshot %d has (Failed to load DuckLake - could not find schema that corresponds to the view entry \"%s\")",
+					oneline.Name(v.name.String), idText(v.schema), snap, oneline.Name(v.name.String)), nil
+			}
+		}
+	}
+	if r.format.Has(formats.CapMacros) && !r.empty("ducklake_macro") {
+		rows, err := r.macroRows(ctx)
+		if err != nil {
+			return "", fmt.Errorf("read macros of %s: %w", oneline.Name(r.path), err)
+		}
+		for _, m := range rows {
+			if !visibleRow(m.begin, m.end, snap) {
+				continue
+			}
+			if !m.schema.Valid || !schemaVisible[m.schema.Int64] {
+				return fmt.Sprintf("macro %s names schema id %s, which no schema visible at snapshot %d has (Failed to load DuckLake - could not find schema that corresponds to the macro entry \"%s\")",
+					oneline.Name(m.name.String), idText(m.schema), snap, oneline.Name(m.name.String)), nil
+			}
+			if m.noImpl {
+				return fmt.Sprintf("macro %s has no ducklake_macro_impl row (Calling ListValue::GetChildren on a NULL value)", oneline.Name(m.name.String)), nil
+			}
+		}
+	}
+	// Partition specs and sort hints of no visible table
+	// (strayTableEntries describes them too).
+	stray := entries{}
+	visibleTables := make([]Table, 0, len(ids))
+	for _, id := range ids {
+		visibleTables = append(visibleTables, Table{ID: id})
+	}
+	if err := r.strayTableEntries(ctx, stray, visibleTables, snap); err != nil {
+		return "", err
+	}
+	for _, k := range slices.Sorted(maps.Keys(stray)) {
+		return k + ": " + stray[k], nil
+	}
+	return "", nil
+}
+
+// tablesWithColumns is the table_ids that have a ducklake_column row (at
+// any snapshot): the readers' LEFT JOIN gives a table without one a NULL
+// column, and they fail. Read once per reader.
+func (r *Reader) tablesWithColumns(ctx context.Context) (map[int64]bool, error) {
+	if r.meta.withColumns != nil {
+		return r.meta.withColumns, nil
+	}
+	out := map[int64]bool{}
+	err := r.eachRow(ctx, `SELECT DISTINCT table_id FROM cat.ducklake_column WHERE table_id IS NOT NULL`, func(rows *sql.Rows) error {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return err
+		}
+		out[id] = true
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read the columns' tables of %s: %w", oneline.Name(r.path), err)
+	}
+	r.meta.withColumns = out
+	return out, nil
+}
+
+func idText(v sql.NullInt64) string {
+	if !v.Valid {
+		return "NULL"
+	}
+	return fmt.Sprint(v.Int64)
+}

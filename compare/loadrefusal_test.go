@@ -1,0 +1,73 @@
+package compare
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCatalogLoadFailures: DuckLake's readers load a snapshot's whole
+// catalog before any table is read (GetCatalogForSnapshot,
+// LoadSchemaForSnapshot, alike in every release line) and fail, so that no
+// table reads, on a table whose schema is not visible, a table_id with two
+// visible rows (its columns joined once per row: "Column with name ...
+// already exists!"), a table without any column row, a view whose schema
+// is not visible, a partition spec of no visible table or a macro without
+// an implementation. Before, the proof left out the first, read the second
+// as one table (a B with one ducklake_table row inserted again was
+// equivalent to its source) and described the others as entries, alike on
+// both sides: a catalog A holding one and its B were equivalent, and a
+// frozen catalog holding one read alone cleanly.
+func TestCatalogLoadFailures(t *testing.T) {
+	const live = `table_id = (SELECT min(table_id) FROM ducklake_table WHERE end_snapshot IS NULL) AND end_snapshot IS NULL`
+	for _, tc := range []struct {
+		name, lake, stmt string
+		bOnly            bool   // B alone has it (else A and B both)
+		want             string // in the unreadable difference
+	}{
+		{"table row twice", "06_deletes", `INSERT INTO ducklake_table SELECT * FROM ducklake_table WHERE ` + live, true,
+			"table_id 1 has 2 ducklake_table rows visible"},
+		{"table row twice in both", "06_deletes", `INSERT INTO ducklake_table SELECT * FROM ducklake_table WHERE ` + live, false,
+			"table_id 1 has 2 ducklake_table rows visible"},
+		{"table of no schema", "06_deletes", `INSERT INTO ducklake_table SELECT * REPLACE (99 AS table_id, 999 AS schema_id, 'ghost' AS table_name) FROM ducklake_table WHERE ` + live + `;
+			INSERT INTO ducklake_column SELECT * REPLACE (99 AS table_id) FROM ducklake_column WHERE ` + live, true,
+			"references schema id 999 that does not exist"},
+		{"table without columns in both", "06_deletes", `INSERT INTO ducklake_table SELECT * REPLACE (99 AS table_id, 'ghost' AS table_name) FROM ducklake_table WHERE ` + live, false,
+			`Table entry "ghost" does not have any columns`},
+		{"view of no schema in both", "06_deletes", `INSERT INTO ducklake_view VALUES (98, '01a18fe9-0000-7000-8000-000000000098', 1, NULL, 999, 'gv', 'duckdb', 'SELECT 1', '')`, false,
+			`the view entry "gv"`},
+		{"partition spec of no table in both", "08_partitioning", `INSERT INTO ducklake_partition_info VALUES (90, 99, 27, NULL); INSERT INTO ducklake_partition_column VALUES (90, 99, 0, 1, 'identity')`, false,
+			"Could not find matching table for partition entry"},
+		{"macro without implementation in both", "10_macros", `INSERT INTO ducklake_macro VALUES (0, 99, 'ghost', 16, NULL)`, false,
+			"Calling ListValue::GetChildren on a NULL value"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lake, catalog := lastVersion(t, "lakes", tc.lake)
+			opts := Options{DataPath: filepath.Join(lake, "data"), Engines: readerDBs}
+			b := tamper(t, catalog, tc.stmt)
+			a := catalog
+			if !tc.bOnly {
+				a = tamper(t, catalog, tc.stmt)
+			}
+			rep, err := Catalogs(context.Background(), a, b, opts)
+			if !errors.Is(err, ErrNotEquivalent) {
+				t.Fatalf("Catalogs: %v, want not equivalent\n%s", err, reportLines(rep))
+			}
+			if !hasDifference(rep, "unreadable", tc.want) || !hasDifference(rep, "unreadable", refusedLoad.Name) {
+				t.Fatalf("no unreadable difference naming %s and %q\n%s", refusedLoad.Name, tc.want, reportLines(rep))
+			}
+			for _, d := range rep.Differences {
+				if d.Kind == "unreadable" && !tc.bOnly && (!strings.HasPrefix(d.A, "cannot read") || !strings.HasPrefix(d.B, "cannot read")) {
+					t.Errorf("%s: want both sides unreadable", d)
+				}
+			}
+			// The catalog read alone fails the same way.
+			self, err := Self(context.Background(), b, opts)
+			if !errors.Is(err, ErrCatalogDiffers) || !hasDifference(self, "unreadable", tc.want) {
+				t.Fatalf("Self: %v, want it to differ naming %q\n%s", err, tc.want, reportLines(self))
+			}
+		})
+	}
+}
