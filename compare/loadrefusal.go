@@ -14,13 +14,17 @@ import (
 // refusedLoad: the real reader's load of the whole catalog at a snapshot
 // fails, and with it the read of every table there.
 var refusedLoad = formats.QuirkInfo{Name: "catalog-load-fails",
-	Behaviour: "every release line's reader loads the whole catalog at the snapshot it reads (DuckLakeMetadataManager::GetCatalogForSnapshot, DuckLakeCatalog::LoadSchemaForSnapshot; v1.3-ossivalis, v1.4-andium, v1.5-variegata and main alike) and fails the load, so every table's read, on a visible ducklake_table row whose schema_id is no visible schema's, a visible table without any ducklake_column row, a table_id with two visible ducklake_table rows (its columns are joined once per row, ORDER BY table_id, and added twice: ColumnList::AddColumn), a visible view or macro whose schema_id is no visible schema's, a visible partition spec or sort hint of no visible table, and a visible macro without an implementation",
+	Behaviour: "every release line's reader loads the whole catalog at the snapshot it reads (DuckLakeMetadataManager::GetCatalogForSnapshot, DuckLakeCatalog::LoadSchemaForSnapshot; v1.3-ossivalis, v1.4-andium, v1.5-variegata and main alike) and fails the load, so every table's read, on a visible ducklake_table row whose schema_id is no visible schema's, a visible table without any ducklake_column row, a table_id with two visible ducklake_table rows (its columns are joined once per row, ORDER BY table_id, and added twice: ColumnList::AddColumn), two columns of a visible table whose names are one in any ASCII letter case (ColumnList's names are case-insensitive), a visible view or macro whose schema_id is no visible schema's, a visible partition spec or sort hint of no visible table, and a visible macro without an implementation",
 	Error:     "Failed to load DuckLake"}
 
 // loadRefusal says why every DuckLake reader fails to load the catalog at
 // snap, "" when it loads. The readers load a snapshot's schemas, tables,
 // views, macros, partition specs and sort hints together, and fail on any
-// of them: a failure is every table's, whatever table holds it. Before,
+// of them (a table whose schema is not visible, a table_id with two
+// visible rows, a table without column rows, two columns of one table
+// named alike in any letter case, a view or macro whose schema is not
+// visible, a stray partition spec or sort hint, a macro without
+// implementation): a failure is every table's, whatever table holds it. Before,
 // the proof left out a table whose schema is not visible and read a
 // table_id with two visible rows as one table, so a B with either (the
 // second a plain INSERT of an existing row) was equivalent to its source,
@@ -90,6 +94,20 @@ func (r *Reader) readLoadRefusal(ctx context.Context, snap int64) (string, error
 		for _, id := range ids {
 			if n := rowsOf[id]; n > 1 {
 				return fmt.Sprintf("table_id %d has %d ducklake_table rows visible at snapshot %d: the readers join its columns once per row and add each twice (Column with name ... already exists!)", id, n, snap), nil
+			}
+			// DuckDB's ColumnList names columns in any ASCII letter
+			// case (case_insensitive_map_t).
+			cols, err := r.Columns(ctx, id, snap)
+			if err != nil {
+				return "", err
+			}
+			seen := map[string]string{}
+			for _, c := range cols {
+				k := asciiLower(c.Name)
+				if other, ok := seen[k]; ok {
+					return fmt.Sprintf("table %s (id %d) has columns %q and %q, one name in any letter case (Column with name %s already exists!)", oneline.Name(first[id].name.String), id, other, c.Name, c.Name), nil
+				}
+				seen[k] = c.Name
 			}
 		}
 	}
@@ -167,4 +185,16 @@ func idText(v sql.NullInt64) string {
 		return "NULL"
 	}
 	return fmt.Sprint(v.Int64)
+}
+
+// asciiLower lowers ASCII letters only, as DuckDB's case-insensitive
+// names do (StringUtil::CIEquals, CIHash).
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }

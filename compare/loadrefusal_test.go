@@ -36,6 +36,8 @@ func TestCatalogLoadFailures(t *testing.T) {
 			"references schema id 999 that does not exist"},
 		{"table without columns in both", "06_deletes", `INSERT INTO ducklake_table SELECT * REPLACE (99 AS table_id, 'ghost' AS table_name) FROM ducklake_table WHERE ` + live, false,
 			`Table entry "ghost" does not have any columns`},
+		{"columns named alike in any case in both", "06_deletes", `UPDATE ducklake_column SET column_name = 'ID' WHERE column_name = 'v'`, false,
+			`has columns "id" and "ID"`},
 		{"view of no schema in both", "06_deletes", `INSERT INTO ducklake_view VALUES (98, '01a18fe9-0000-7000-8000-000000000098', 1, NULL, 999, 'gv', 'duckdb', 'SELECT 1', '')`, false,
 			`the view entry "gv"`},
 		{"partition spec of no table in both", "08_partitioning", `INSERT INTO ducklake_partition_info VALUES (90, 99, 27, NULL); INSERT INTO ducklake_partition_column VALUES (90, 99, 0, 1, 'identity')`, false,
