@@ -14,13 +14,14 @@ import (
 // refusedLoad: the real reader's load of the whole catalog at a snapshot
 // fails, and with it the read of every table there.
 var refusedLoad = formats.QuirkInfo{Name: "catalog-load-fails",
-	Behaviour: "every release line's reader loads the whole catalog at the snapshot it reads (DuckLakeMetadataManager::GetCatalogForSnapshot, DuckLakeCatalog::LoadSchemaForSnapshot; v1.3-ossivalis, v1.4-andium, v1.5-variegata and main alike) and fails the load, so every table's read, on a visible ducklake_table row whose schema_id is no visible schema's, a visible table without any ducklake_column row, a table_id with two visible ducklake_table rows (its columns are joined once per row, ORDER BY table_id, and added twice: ColumnList::AddColumn), two columns of a visible table whose names are one in any ASCII letter case (ColumnList's names are case-insensitive), a visible view or macro whose schema_id is no visible schema's, a visible partition spec or sort hint of no visible table, and a visible macro without an implementation",
+	Behaviour: "every release line's reader loads the whole catalog at the snapshot it reads (DuckLakeMetadataManager::GetCatalogForSnapshot, DuckLakeCatalog::LoadSchemaForSnapshot; v1.3-ossivalis, v1.4-andium, v1.5-variegata and main alike) and fails the load, so every table's read, on a visible ducklake_table row whose schema_id is no visible schema's, a visible table without any ducklake_column row, a table_id with two visible ducklake_table rows (its columns are joined once per row, ORDER BY table_id, and added twice: ColumnList::AddColumn), two columns of a visible table whose names are one in any ASCII letter case (ColumnList's names are case-insensitive), a table, view or macro of a visible schema named, in any ASCII letter case, as a schema stored before it (LoadSchemaForSnapshot keeps the first of a name: \"could not find schema that corresponds to the table entry\"), a visible view or macro whose schema_id is no visible schema's, a visible partition spec or sort hint of no visible table, and a visible macro without an implementation",
 	Error:     "Failed to load DuckLake"}
 
 // loadRefusal says why every DuckLake reader fails to load the catalog at
 // snap, "" when it loads. The readers load a snapshot's schemas, tables,
 // views, macros, partition specs and sort hints together, and fail on any
-// of them (a table whose schema is not visible, a table_id with two
+// of them (a table whose schema is not visible, or is dropped as a second
+// schema of its name in any letter case, a table_id with two
 // visible rows, a table without column rows, two columns of one table
 // named alike in any letter case, a view or macro whose schema is not
 // visible, a stray partition spec or sort hint, a macro without
@@ -48,11 +49,29 @@ func (r *Reader) readLoadRefusal(ctx context.Context, snap int64) (string, error
 	if err != nil {
 		return "", err
 	}
-	schemaVisible := map[int64]bool{}
+	// schemaVisible: the metadata manager's schemas, by id;
+	// schemaKept: those LoadSchemaForSnapshot keeps, the first in scan
+	// order of each name in any letter case (a case-insensitive map's
+	// insert), through which it finds the schema of each table, view and
+	// macro.
+	schemaVisible, schemaKept := map[int64]bool{}, map[int64]bool{}
+	keptName := map[string]string{}
 	for _, s := range schemas {
 		if s.id.Valid && visibleRow(s.begin, s.end, snap) {
 			schemaVisible[s.id.Int64] = true
+			if _, ok := keptName[asciiLower(s.name.String)]; !ok {
+				keptName[asciiLower(s.name.String)] = s.name.String
+				schemaKept[s.id.Int64] = true
+			}
 		}
+	}
+	dropped := func(id int64) string {
+		for _, s := range schemas {
+			if s.id.Valid && s.id.Int64 == id && visibleRow(s.begin, s.end, snap) {
+				return fmt.Sprintf("its schema %s (id %d) is named as schema %s, stored before it, in any letter case, and the readers keep only the first", oneline.Name(s.name.String), id, oneline.Name(keptName[asciiLower(s.name.String)]))
+			}
+		}
+		return ""
 	}
 	// GetCatalogForSnapshot, in table_id order: the schema, then the
 	// columns.
@@ -92,6 +111,9 @@ func (r *Reader) readLoadRefusal(ctx context.Context, snap int64) (string, error
 			}
 		}
 		for _, id := range ids {
+			if t := first[id]; !schemaKept[t.schemaID.Int64] {
+				return fmt.Sprintf("table %s (id %d): %s (Failed to load DuckLake - could not find schema that corresponds to the table entry \"%s\")", oneline.Name(t.name.String), id, dropped(t.schemaID.Int64), oneline.Name(t.name.String)), nil
+			}
 			if n := rowsOf[id]; n > 1 {
 				return fmt.Sprintf("table_id %d has %d ducklake_table rows visible at snapshot %d: the readers join its columns once per row and add each twice (Column with name ... already exists!)", id, n, snap), nil
 			}
@@ -117,9 +139,13 @@ func (r *Reader) readLoadRefusal(ctx context.Context, snap int64) (string, error
 			return "", fmt.Errorf("read views of %s: %w", oneline.Name(r.path), err)
 		}
 		for _, v := range rows {
-			if visibleRow(v.begin, v.end, snap) && (!v.schema.Valid || !schemaVisible[v.schema.Int64]) {
-				return fmt.Sprintf("view %s names schema id %s, which no schema visible at snapshot %d has (Failed to load DuckLake - could not find schema that corresponds to the view entry \"%s\")",
-					oneline.Name(v.name.String), idText(v.schema), snap, oneline.Name(v.name.String)), nil
+			if visibleRow(v.begin, v.end, snap) && (!v.schema.Valid || !schemaKept[v.schema.Int64]) {
+				why := fmt.Sprintf("names schema id %s, which no schema visible at snapshot %d has", idText(v.schema), snap)
+				if v.schema.Valid && schemaVisible[v.schema.Int64] {
+					why = dropped(v.schema.Int64)
+				}
+				return fmt.Sprintf("view %s: %s (Failed to load DuckLake - could not find schema that corresponds to the view entry \"%s\")",
+					oneline.Name(v.name.String), why, oneline.Name(v.name.String)), nil
 			}
 		}
 	}
@@ -132,9 +158,13 @@ func (r *Reader) readLoadRefusal(ctx context.Context, snap int64) (string, error
 			if !visibleRow(m.begin, m.end, snap) {
 				continue
 			}
-			if !m.schema.Valid || !schemaVisible[m.schema.Int64] {
-				return fmt.Sprintf("macro %s names schema id %s, which no schema visible at snapshot %d has (Failed to load DuckLake - could not find schema that corresponds to the macro entry \"%s\")",
-					oneline.Name(m.name.String), idText(m.schema), snap, oneline.Name(m.name.String)), nil
+			if !m.schema.Valid || !schemaKept[m.schema.Int64] {
+				why := fmt.Sprintf("names schema id %s, which no schema visible at snapshot %d has", idText(m.schema), snap)
+				if m.schema.Valid && schemaVisible[m.schema.Int64] {
+					why = dropped(m.schema.Int64)
+				}
+				return fmt.Sprintf("macro %s: %s (Failed to load DuckLake - could not find schema that corresponds to the macro entry \"%s\")",
+					oneline.Name(m.name.String), why, oneline.Name(m.name.String)), nil
 			}
 			if m.noImpl {
 				return fmt.Sprintf("macro %s has no ducklake_macro_impl row (Calling ListValue::GetChildren on a NULL value)", oneline.Name(m.name.String)), nil
