@@ -14,7 +14,7 @@ import (
 // refusedLoad: the real reader's load of the whole catalog at a snapshot
 // fails, and with it the read of every table there.
 var refusedLoad = formats.QuirkInfo{Name: "catalog-load-fails",
-	Behaviour: "every release line's reader loads the whole catalog at the snapshot it reads (DuckLakeMetadataManager::GetCatalogForSnapshot, DuckLakeCatalog::LoadSchemaForSnapshot; v1.3-ossivalis, v1.4-andium, v1.5-variegata and main alike) and fails the load, so every table's read, on a visible ducklake_table row whose schema_id is no visible schema's, a visible table without any ducklake_column row, a table_id with two visible ducklake_table rows (its columns are joined once per row, ORDER BY table_id, and added twice: ColumnList::AddColumn), two columns of a visible table whose names are one in any ASCII letter case (ColumnList's names are case-insensitive), a table, view or macro of a visible schema named, in any ASCII letter case, as a schema stored before it (LoadSchemaForSnapshot keeps the first of a name: \"could not find schema that corresponds to the table entry\"), a visible view or macro whose schema_id is no visible schema's, a visible partition spec or sort hint of no visible table, and a visible macro without an implementation",
+	Behaviour: "every release line's reader loads the whole catalog at the snapshot it reads (DuckLakeMetadataManager::GetCatalogForSnapshot, DuckLakeCatalog::LoadSchemaForSnapshot; v1.3-ossivalis, v1.4-andium, v1.5-variegata and main alike) and fails the load, so every table's read, on a visible ducklake_table row whose schema_id is no visible schema's, a visible table without any ducklake_column row, a table_id with two visible ducklake_table rows (its columns are joined once per row, ORDER BY table_id, and added twice: ColumnList::AddColumn), two columns of a visible table whose names are one in any ASCII letter case (ColumnList's names are case-insensitive), a visible tag of a visible top-level column whose key is not 'comment' (\"Only comment tags are supported for columns currently\"), a table, view or macro of a visible schema named, in any ASCII letter case, as a schema stored before it (LoadSchemaForSnapshot keeps the first of a name: \"could not find schema that corresponds to the table entry\"), a visible view or macro whose schema_id is no visible schema's, a visible partition spec or sort hint of no visible table, and a visible macro without an implementation",
 	Error:     "Failed to load DuckLake"}
 
 // loadRefusal says why every DuckLake reader fails to load the catalog at
@@ -23,7 +23,8 @@ var refusedLoad = formats.QuirkInfo{Name: "catalog-load-fails",
 // of them (a table whose schema is not visible, or is dropped as a second
 // schema of its name in any letter case, a table_id with two
 // visible rows, a table without column rows, two columns of one table
-// named alike in any letter case, a view or macro whose schema is not
+// named alike in any letter case, a column tag other than a comment, a
+// view or macro whose schema is not
 // visible, a stray partition spec or sort hint, a macro without
 // implementation): a failure is every table's, whatever table holds it. Before,
 // the proof left out a table whose schema is not visible and read a
@@ -91,6 +92,19 @@ func (r *Reader) readLoadRefusal(ctx context.Context, snap int64) (string, error
 		if err != nil {
 			return "", err
 		}
+		// The column tags visible here that are not comments, by table.
+		otherTags := map[int64][]tagRow{}
+		if !r.empty("ducklake_column_tag") {
+			tags, err := r.tagRows(ctx, true)
+			if err != nil {
+				return "", fmt.Errorf("read the column tags of %s: %w", oneline.Name(r.path), err)
+			}
+			for _, x := range tags {
+				if x.owner.Valid && visibleRow(x.begin, x.end, snap) && x.readerTag() && x.key.String != "comment" {
+					otherTags[x.owner.Int64] = append(otherTags[x.owner.Int64], x)
+				}
+			}
+		}
 		first := map[int64]catTableRow{}
 		for _, t := range tables {
 			if t.id.Valid && visibleRow(t.begin, t.end, snap) {
@@ -130,6 +144,17 @@ func (r *Reader) readLoadRefusal(ctx context.Context, snap int64) (string, error
 					return fmt.Sprintf("table %s (id %d) has columns %q and %q, one name in any letter case (Column with name %s already exists!)", oneline.Name(first[id].name.String), id, other, c.Name, c.Name), nil
 				}
 				seen[k] = c.Name
+			}
+			// A top-level column's tags other than its comment:
+			// LoadSchemaForSnapshot throws on them.
+			top := map[string]*Column{}
+			for _, c := range cols {
+				top[fmt.Sprint(c.ID)] = c
+			}
+			for _, x := range otherTags[id] {
+				if c := top[x.sub.String]; c != nil {
+					return fmt.Sprintf("column %s (id %d) of table %s has the tag %q, not a comment (Only comment tags are supported for columns currently)", c.Name, c.ID, oneline.Name(first[id].name.String), x.key.String), nil
+				}
 			}
 		}
 	}

@@ -41,6 +41,8 @@ func TestCatalogLoadFailures(t *testing.T) {
 		{"table of a second schema named alike in both", "06_deletes", `INSERT INTO ducklake_schema SELECT * REPLACE (77 AS schema_id, '01a18fe9-0000-7000-8000-000000000077' AS schema_uuid, 'MAIN' AS schema_name) FROM ducklake_schema WHERE schema_name = 'main';
 			UPDATE ducklake_table SET schema_id = 77 WHERE ` + live, false,
 			`could not find schema that corresponds to the table entry`},
+		{"column tag other than a comment in both", "11_comments_tags", `INSERT INTO ducklake_column_tag VALUES (1, 1, 4, NULL, 'unit', 'm')`, false,
+			`has the tag "unit", not a comment`},
 		{"view of no schema in both", "06_deletes", `INSERT INTO ducklake_view VALUES (98, '01a18fe9-0000-7000-8000-000000000098', 1, NULL, 999, 'gv', 'duckdb', 'SELECT 1', '')`, false,
 			`the view entry "gv"`},
 		{"partition spec of no table in both", "08_partitioning", `INSERT INTO ducklake_partition_info VALUES (90, 99, 27, NULL); INSERT INTO ducklake_partition_column VALUES (90, 99, 0, 1, 'identity')`, false,
