@@ -14,7 +14,7 @@ import (
 // refusedLoad: the real reader's load of the whole catalog at a snapshot
 // fails, and with it the read of every table there.
 var refusedLoad = formats.QuirkInfo{Name: "catalog-load-fails",
-	Behaviour: "every release line's reader loads the whole catalog at the snapshot it reads (DuckLakeMetadataManager::GetCatalogForSnapshot, DuckLakeCatalog::LoadSchemaForSnapshot; v1.3-ossivalis, v1.4-andium, v1.5-variegata and main alike) and fails the load, so every table's read, on a visible ducklake_table row whose schema_id is no visible schema's, a visible table without any ducklake_column row, a table_id with two visible ducklake_table rows (its columns are joined once per row, ORDER BY table_id, and added twice: ColumnList::AddColumn), two columns of a visible table whose names are one in any ASCII letter case (ColumnList's names are case-insensitive), a visible tag of a visible top-level column whose key is not 'comment' (\"Only comment tags are supported for columns currently\"), a table, view or macro of a visible schema named, in any ASCII letter case, as a schema stored before it (LoadSchemaForSnapshot keeps the first of a name: \"could not find schema that corresponds to the table entry\"), a visible view or macro whose schema_id is no visible schema's, a visible partition spec or sort hint of no visible table, and a visible macro without an implementation",
+	Behaviour: "every release line's reader loads the whole catalog at the snapshot it reads (DuckLakeMetadataManager::GetCatalogForSnapshot, DuckLakeCatalog::LoadSchemaForSnapshot; v1.3-ossivalis, v1.4-andium, v1.5-variegata and main alike) and fails the load, so every table's read, on a visible ducklake_table row whose schema_id is no visible schema's, a visible table without any ducklake_column row, a table_id with two visible ducklake_table rows (its columns are joined once per row, ORDER BY table_id, and added twice: ColumnList::AddColumn), two columns of a visible table whose names are one in any ASCII letter case (ColumnList's names are case-insensitive), a visible tag of a visible top-level column whose key is not 'comment' (\"Only comment tags are supported for columns currently\"), a table, view or macro of a visible schema named, in any ASCII letter case, as a schema stored before it (LoadSchemaForSnapshot keeps the first of a name: \"could not find schema that corresponds to the table entry\"), a visible view or macro whose schema_id is no visible schema's, a visible partition spec or sort hint of no visible table, a visible macro without an implementation, and one with an implementation whose type is neither 'scalar' nor 'table' (CreateMacroInfoFromDucklake: \"Macro type ... is not implemented\")",
 	Error:     "Failed to load DuckLake"}
 
 // loadRefusal says why every DuckLake reader fails to load the catalog at
@@ -26,7 +26,7 @@ var refusedLoad = formats.QuirkInfo{Name: "catalog-load-fails",
 // named alike in any letter case, a column tag other than a comment, a
 // view or macro whose schema is not
 // visible, a stray partition spec or sort hint, a macro without
-// implementation): a failure is every table's, whatever table holds it. Before,
+// implementation or with one of another type than scalar or table): a failure is every table's, whatever table holds it. Before,
 // the proof left out a table whose schema is not visible and read a
 // table_id with two visible rows as one table, so a B with either (the
 // second a plain INSERT of an existing row) was equivalent to its source,
@@ -193,6 +193,11 @@ func (r *Reader) readLoadRefusal(ctx context.Context, snap int64) (string, error
 			}
 			if m.noImpl {
 				return fmt.Sprintf("macro %s has no ducklake_macro_impl row (Calling ListValue::GetChildren on a NULL value)", oneline.Name(m.name.String)), nil
+			}
+			// CreateMacroInfoFromDucklake knows the two types, in
+			// lower case.
+			if m.typ.String != "scalar" && m.typ.String != "table" {
+				return fmt.Sprintf("macro %s has an implementation of type %q (Macro type %s is not implemented)", oneline.Name(m.name.String), m.typ.String, m.typ.String), nil
 			}
 		}
 	}

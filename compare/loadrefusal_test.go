@@ -47,6 +47,8 @@ func TestCatalogLoadFailures(t *testing.T) {
 			`the view entry "gv"`},
 		{"partition spec of no table in both", "08_partitioning", `INSERT INTO ducklake_partition_info VALUES (90, 99, 27, NULL); INSERT INTO ducklake_partition_column VALUES (90, 99, 0, 1, 'identity')`, false,
 			"Could not find matching table for partition entry"},
+		{"macro of another type in both", "10_macros", `UPDATE ducklake_macro_impl SET type = 'Scalar' WHERE macro_id = 1`, false,
+			`of type "Scalar" (Macro type Scalar is not implemented)`},
 		{"macro without implementation in both", "10_macros", `INSERT INTO ducklake_macro VALUES (0, 99, 'ghost', 16, NULL)`, false,
 			"Calling ListValue::GetChildren on a NULL value"},
 	} {

@@ -193,11 +193,13 @@ import (
 // makes every table there unreadable (loadRefusal: a table whose schema is
 // not visible, a table_id with two visible rows, a table without column
 // rows, two columns of a table named alike in any letter case, a column
-// tag other than a comment, a table,
-// view or macro of a second schema named alike in any letter case, a view or macro whose schema is not visible, a stray partition
-// spec or sort hint, a macro without implementation; the first two were
-// equivalent to a source without them, the others equivalent where both
-// catalogs had them, and a frozen catalog with one read alone cleanly).
+// tag other than a comment, a table, view or macro of a second schema
+// named alike in any letter case, a view or macro whose schema is not
+// visible, a stray partition spec or sort hint, a macro without
+// implementation or with one of another type than scalar or table; the
+// first two were equivalent to a source without them, the others
+// equivalent where both catalogs had them, and a frozen catalog with one
+// read alone cleanly).
 const proofVersion = "fdl-formats proof v64"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
