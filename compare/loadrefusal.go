@@ -14,25 +14,26 @@ import (
 // refusedLoad: the real reader's load of the whole catalog at a snapshot
 // fails, and with it the read of every table there.
 var refusedLoad = formats.QuirkInfo{Name: "catalog-load-fails",
-	Behaviour: "every release line's reader loads the whole catalog at the snapshot it reads (DuckLakeMetadataManager::GetCatalogForSnapshot, DuckLakeCatalog::LoadSchemaForSnapshot; v1.3-ossivalis, v1.4-andium, v1.5-variegata and main alike) and fails the load, so every table's read, on a visible ducklake_table row whose schema_id is no visible schema's, a visible table without any ducklake_column row, a table_id with two visible ducklake_table rows (its columns are joined once per row, ORDER BY table_id, and added twice: ColumnList::AddColumn), two columns of a visible table whose names are one in any ASCII letter case (ColumnList's names are case-insensitive), a visible tag of a visible top-level column whose key is not 'comment' (\"Only comment tags are supported for columns currently\"), a table, view or macro of a visible schema named, in any ASCII letter case, as a schema stored before it (LoadSchemaForSnapshot keeps the first of a name: \"could not find schema that corresponds to the table entry\"), a visible view or macro whose schema_id is no visible schema's, a visible partition spec or sort hint of no visible table, a visible macro without an implementation, and one with an implementation whose type is neither 'scalar' nor 'table' (CreateMacroInfoFromDucklake: \"Macro type ... is not implemented\")",
+	Behaviour: "every release line's reader loads the whole catalog at the snapshot it reads (DuckLakeMetadataManager::GetCatalogForSnapshot, DuckLakeCatalog::LoadSchemaForSnapshot; v1.3-ossivalis, v1.4-andium, v1.5-variegata and main alike) and fails the load, so every table's read, on a visible ducklake_table row whose schema_id is no visible schema's, a visible table without any ducklake_column row, a table_id with two visible ducklake_table rows (its columns are joined once per row, ORDER BY table_id, and added twice: ColumnList::AddColumn), two columns of a visible table whose names are one in any ASCII letter case (ColumnList's names are case-insensitive), a visible tag of a visible top-level column whose key is not 'comment' (\"Only comment tags are supported for columns currently\"), a table, view or macro of a visible schema named, in any ASCII letter case, as a schema stored before it (LoadSchemaForSnapshot keeps the first of a name: \"could not find schema that corresponds to the table entry\"), a visible view or macro whose schema_id is no visible schema's, a visible view whose column_aliases DuckLakeUtil::ParseQuotedList cannot parse (\"Failed to parse quoted value - expected a quote\"), a visible partition spec or sort hint of no visible table, a visible macro without an implementation, and one with an implementation whose type is neither 'scalar' nor 'table' (CreateMacroInfoFromDucklake: \"Macro type ... is not implemented\")",
 	Error:     "Failed to load DuckLake"}
 
 // loadRefusal says why every DuckLake reader fails to load the catalog at
 // snap, "" when it loads. The readers load a snapshot's schemas, tables,
 // views, macros, partition specs and sort hints together, and fail on any
 // of them (a table whose schema is not visible, or is dropped as a second
-// schema of its name in any letter case, a table_id with two
-// visible rows, a table without column rows, two columns of one table
-// named alike in any letter case, a column tag other than a comment, a
-// view or macro whose schema is not
+// schema of its name in any letter case, a table_id with two visible
+// rows, a table without column rows, two columns of one table named alike
+// in any letter case, a column tag other than a comment, a view whose
+// column aliases do not parse, a view or macro whose schema is not
 // visible, a stray partition spec or sort hint, a macro without
-// implementation or with one of another type than scalar or table): a failure is every table's, whatever table holds it. Before,
-// the proof left out a table whose schema is not visible and read a
-// table_id with two visible rows as one table, so a B with either (the
-// second a plain INSERT of an existing row) was equivalent to its source,
-// and described a stray partition spec, sort hint or macro without an
-// implementation as an entry, so that a catalog A with it, and its B, were
-// equivalent and a frozen catalog with it read alone cleanly.
+// implementation or with one of another type than scalar or table): a
+// failure is every table's, whatever table holds it. Before, the proof
+// left out a table whose schema is not visible and read a table_id with
+// two visible rows as one table, so a B with either (the second a plain
+// INSERT of an existing row) was equivalent to its source, and described
+// the others as entries, alike on both sides, so that a catalog A with
+// one and its B were equivalent and a frozen catalog with one read alone
+// cleanly.
 func (r *Reader) loadRefusal(ctx context.Context, snap int64) (string, error) {
 	if why, ok := r.meta.loadRefusals[snap]; ok {
 		return why, nil
@@ -164,7 +165,15 @@ func (r *Reader) readLoadRefusal(ctx context.Context, snap int64) (string, error
 			return "", fmt.Errorf("read views of %s: %w", oneline.Name(r.path), err)
 		}
 		for _, v := range rows {
-			if visibleRow(v.begin, v.end, snap) && (!v.schema.Valid || !schemaKept[v.schema.Int64]) {
+			if !visibleRow(v.begin, v.end, snap) {
+				continue
+			}
+			if v.aliases.Valid {
+				if err := quotedListParses(v.aliases.String); err != "" {
+					return fmt.Sprintf("view %s has column_aliases %q (%s)", oneline.Name(v.name.String), v.aliases.String, err), nil
+				}
+			}
+			if !v.schema.Valid || !schemaKept[v.schema.Int64] {
 				why := fmt.Sprintf("names schema id %s, which no schema visible at snapshot %d has", idText(v.schema), snap)
 				if v.schema.Valid && schemaVisible[v.schema.Int64] {
 					why = dropped(v.schema.Int64)
@@ -257,4 +266,42 @@ func asciiLower(s string) string {
 		}
 	}
 	return string(b)
+}
+
+// quotedListParses says why DuckLake's DuckLakeUtil::ParseQuotedList (every
+// release line) fails on a view's column_aliases, "" when it parses: the
+// empty text, or double-quoted values ("" within one is a quote)
+// separated by single commas, nothing else.
+func quotedListParses(s string) string {
+	if s == "" {
+		return ""
+	}
+	pos := 0
+	for {
+		if pos >= len(s) || s[pos] != '"' {
+			return "Failed to parse quoted value - expected a quote"
+		}
+		pos++
+		for {
+			if pos >= len(s) {
+				return "Failed to parse quoted value - unterminated quote"
+			}
+			if s[pos] == '"' {
+				pos++
+				if pos < len(s) && s[pos] == '"' {
+					pos++
+					continue
+				}
+				break
+			}
+			pos++
+		}
+		if pos >= len(s) {
+			return ""
+		}
+		if s[pos] != ',' {
+			return "Failed to parse list - expected a ,"
+		}
+		pos++
+	}
 }

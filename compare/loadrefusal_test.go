@@ -43,6 +43,8 @@ func TestCatalogLoadFailures(t *testing.T) {
 			`could not find schema that corresponds to the table entry`},
 		{"column tag other than a comment in both", "11_comments_tags", `INSERT INTO ducklake_column_tag VALUES (1, 1, 4, NULL, 'unit', 'm')`, false,
 			`has the tag "unit", not a comment`},
+		{"view aliases that do not parse in both", "09_views", `UPDATE ducklake_view SET column_aliases = 'a,b' WHERE view_id = (SELECT min(view_id) FROM ducklake_view)`, false,
+			`(Failed to parse quoted value - expected a quote)`},
 		{"view of no schema in both", "06_deletes", `INSERT INTO ducklake_view VALUES (98, '01a18fe9-0000-7000-8000-000000000098', 1, NULL, 999, 'gv', 'duckdb', 'SELECT 1', '')`, false,
 			`the view entry "gv"`},
 		{"partition spec of no table in both", "08_partitioning", `INSERT INTO ducklake_partition_info VALUES (90, 99, 27, NULL); INSERT INTO ducklake_partition_column VALUES (90, 99, 0, 1, 'identity')`, false,
@@ -78,5 +80,18 @@ func TestCatalogLoadFailures(t *testing.T) {
 				t.Fatalf("Self: %v, want it to differ naming %q\n%s", err, tc.want, reportLines(self))
 			}
 		})
+	}
+}
+
+// TestQuotedListParses: a view's column_aliases as DuckLakeUtil's
+// ParseQuotedList reads them.
+func TestQuotedListParses(t *testing.T) {
+	for in, ok := range map[string]bool{
+		``: true, `"a"`: true, `"a","b"`: true, `"a""b"`: true, `"a,b"`: true, `""`: true,
+		`a`: false, `"a",b`: false, `"a"` + ` `: false, `"a`: false, `"a",`: false, `"a";"b"`: false, ` "a"`: false,
+	} {
+		if why := quotedListParses(in); (why == "") != ok {
+			t.Errorf("quotedListParses(%q) = %q, want it to parse: %t", in, why, ok)
+		}
 	}
 }
