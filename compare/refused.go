@@ -26,7 +26,7 @@ var (
 		Behaviour: "DuckLakeTypes::FromString: type names match case-insensitively but are not trimmed; a decimal is only decimal(W,S) in lower case",
 		Error:     "Failed to parse DuckLake type - unsupported type"}
 	refusedNested = formats.QuirkInfo{Name: "unrecognized-nested-type",
-		Behaviour: "TransformColumnType: a column with fields must be struct, list or map (case-insensitive, untrimmed)",
+		Behaviour: "TransformColumnType: a column with fields must be struct, list or map (case-insensitive, untrimmed), a list of one field, a map of two",
 		Error:     "Unrecognized nested type"}
 	refusedDefaultType = formats.QuirkInfo{Name: "unknown-default-value-type",
 		Behaviour: "TransformColumnType (0.4+): a default_value other than NULL must have default_value_type 'literal' or 'expression'",
@@ -163,6 +163,10 @@ func (r *Reader) columnsRefusal(cols []*Column) (formats.QuirkInfo, string) {
 			return refusedNull, name + " has a NULL nulls_allowed"
 		case len(c.Children) > 0 && !c.nested():
 			return refusedNested, fmt.Sprintf("%s has fields but type %q", name, c.Type)
+		case strings.EqualFold(c.Type, "list") && len(c.Children) != 1:
+			return refusedNested, fmt.Sprintf("%s is a list of %d fields (Lists must have a single child entry)", name, len(c.Children))
+		case strings.EqualFold(c.Type, "map") && len(c.Children) != 2:
+			return refusedNested, fmt.Sprintf("%s is a map of %d fields (Maps must have two child entries)", name, len(c.Children))
 		case len(c.Children) == 0 && !r.format.SupportsType(c.Type):
 			return refusedType, fmt.Sprintf("%s has type %q, which format %s readers cannot parse", name, c.Type, r.format.Name)
 		}
