@@ -55,8 +55,9 @@ type metaMemo struct {
 	// extras: the partition specs', tags', views' and macros' rows (see
 	// schemaExtras).
 	extras schemaExtras
-	// loadRefusals: why the readers' load of the catalog fails, by
-	// snapshot ("" where it loads; see Reader.loadRefusal); withColumns:
+	// loadRefusals: why the readers' load of the catalog fails, by epoch
+	// of the schema description ("" where it loads; see
+	// Reader.loadRefusal); withColumns:
 	// the table_ids with a ducklake_column row (nil until read).
 	loadRefusals map[int64]string
 	withColumns  map[int64]bool

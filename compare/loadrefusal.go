@@ -34,15 +34,21 @@ var refusedLoad = formats.QuirkInfo{Name: "catalog-load-fails",
 // the others as entries, alike on both sides, so that a catalog A with
 // one and its B were equivalent and a frozen catalog with one read alone
 // cleanly.
+// It is kept per epoch of the schema description (every metadata table
+// but the data and delete files): the same rows are visible throughout.
 func (r *Reader) loadRefusal(ctx context.Context, snap int64) (string, error) {
-	if why, ok := r.meta.loadRefusals[snap]; ok {
+	ep, err := r.epoch(ctx, snap, 0, r.schemaTables()...)
+	if err != nil {
+		return "", err
+	}
+	if why, ok := r.meta.loadRefusals[ep]; ok {
 		return why, nil
 	}
 	why, err := r.readLoadRefusal(ctx, snap)
 	if err != nil {
 		return "", err
 	}
-	r.meta.loadRefusals[snap] = why
+	r.meta.loadRefusals[ep] = why
 	return why, nil
 }
 
@@ -118,8 +124,8 @@ func (r *Reader) readLoadRefusal(ctx context.Context, snap int64) (string, error
 		for _, id := range ids {
 			t := first[id]
 			if !t.schemaID.Valid || !schemaVisible[t.schemaID.Int64] {
-				return fmt.Sprintf("table %s (id %d) names schema id %s, which no schema visible at snapshot %d has (Failed to load DuckLake - table with id %d references schema id %s that does not exist)",
-					oneline.Name(t.name.String), id, idText(t.schemaID), snap, id, idText(t.schemaID)), nil
+				return fmt.Sprintf("table %s (id %d) names schema id %s, which no visible schema has (Failed to load DuckLake - table with id %d references schema id %s that does not exist)",
+					oneline.Name(t.name.String), id, idText(t.schemaID), id, idText(t.schemaID)), nil
 			}
 			if !withColumns[id] {
 				return fmt.Sprintf("table %s (id %d) has no ducklake_column row (Failed to load DuckLake - Table entry \"%s\" does not have any columns)", oneline.Name(t.name.String), id, oneline.Name(t.name.String)), nil
@@ -130,7 +136,7 @@ func (r *Reader) readLoadRefusal(ctx context.Context, snap int64) (string, error
 				return fmt.Sprintf("table %s (id %d): %s (Failed to load DuckLake - could not find schema that corresponds to the table entry \"%s\")", oneline.Name(t.name.String), id, dropped(t.schemaID.Int64), oneline.Name(t.name.String)), nil
 			}
 			if n := rowsOf[id]; n > 1 {
-				return fmt.Sprintf("table_id %d has %d ducklake_table rows visible at snapshot %d: the readers join its columns once per row and add each twice (Column with name ... already exists!)", id, n, snap), nil
+				return fmt.Sprintf("table_id %d has %d ducklake_table rows visible: the readers join its columns once per row and add each twice (Column with name ... already exists!)", id, n), nil
 			}
 			// DuckDB's ColumnList names columns in any ASCII letter
 			// case (case_insensitive_map_t).
@@ -174,7 +180,7 @@ func (r *Reader) readLoadRefusal(ctx context.Context, snap int64) (string, error
 				}
 			}
 			if !v.schema.Valid || !schemaKept[v.schema.Int64] {
-				why := fmt.Sprintf("names schema id %s, which no schema visible at snapshot %d has", idText(v.schema), snap)
+				why := fmt.Sprintf("names schema id %s, which no visible schema has", idText(v.schema))
 				if v.schema.Valid && schemaVisible[v.schema.Int64] {
 					why = dropped(v.schema.Int64)
 				}
@@ -193,7 +199,7 @@ func (r *Reader) readLoadRefusal(ctx context.Context, snap int64) (string, error
 				continue
 			}
 			if !m.schema.Valid || !schemaKept[m.schema.Int64] {
-				why := fmt.Sprintf("names schema id %s, which no schema visible at snapshot %d has", idText(m.schema), snap)
+				why := fmt.Sprintf("names schema id %s, which no visible schema has", idText(m.schema))
 				if m.schema.Valid && schemaVisible[m.schema.Int64] {
 					why = dropped(m.schema.Int64)
 				}
