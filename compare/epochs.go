@@ -59,8 +59,11 @@ type metaMemo struct {
 	// of the schema description ("" where it loads; see
 	// Reader.loadRefusal); withColumns:
 	// the table_ids with a ducklake_column row (nil until read).
-	loadRefusals map[int64]string
-	withColumns  map[int64]bool
+	loadRefusals, loadRefusalAt map[int64]string // by epoch, by snapshot
+	withColumns                 map[int64]bool
+	// otherTags: the column tags other than comments, by table_id (nil
+	// until read; see Reader.otherColumnTags).
+	otherTags map[int64][]tagRow
 }
 
 func newMetaMemo() *metaMemo {
@@ -75,7 +78,8 @@ func newMetaMemo() *metaMemo {
 		stats:      map[string]entries{},
 		facts:      map[string]statsFacts{},
 
-		loadRefusals: map[int64]string{},
+		loadRefusals:  map[int64]string{},
+		loadRefusalAt: map[int64]string{},
 	}
 }
 

@@ -36,19 +36,24 @@ var refusedLoad = formats.QuirkInfo{Name: "catalog-load-fails",
 // cleanly.
 // It is kept per epoch of the schema description (every metadata table
 // but the data and delete files): the same rows are visible throughout.
+// The proof asks it for every table at every snapshot, so each snapshot's
+// answer is kept too (finding the epoch costs more than the map).
 func (r *Reader) loadRefusal(ctx context.Context, snap int64) (string, error) {
+	if why, ok := r.meta.loadRefusalAt[snap]; ok {
+		return why, nil
+	}
 	ep, err := r.epoch(ctx, snap, 0, r.schemaTables()...)
 	if err != nil {
 		return "", err
 	}
-	if why, ok := r.meta.loadRefusals[ep]; ok {
-		return why, nil
+	why, ok := r.meta.loadRefusals[ep]
+	if !ok {
+		if why, err = r.readLoadRefusal(ctx, snap); err != nil {
+			return "", err
+		}
+		r.meta.loadRefusals[ep] = why
 	}
-	why, err := r.readLoadRefusal(ctx, snap)
-	if err != nil {
-		return "", err
-	}
-	r.meta.loadRefusals[ep] = why
+	r.meta.loadRefusalAt[snap] = why
 	return why, nil
 }
 
@@ -99,19 +104,6 @@ func (r *Reader) readLoadRefusal(ctx context.Context, snap int64) (string, error
 		if err != nil {
 			return "", err
 		}
-		// The column tags visible here that are not comments, by table.
-		otherTags := map[int64][]tagRow{}
-		if !r.empty("ducklake_column_tag") {
-			tags, err := r.tagRows(ctx, true)
-			if err != nil {
-				return "", fmt.Errorf("read the column tags of %s: %w", oneline.Name(r.path), err)
-			}
-			for _, x := range tags {
-				if x.owner.Valid && visibleRow(x.begin, x.end, snap) && x.readerTag() && x.key.String != "comment" {
-					otherTags[x.owner.Int64] = append(otherTags[x.owner.Int64], x)
-				}
-			}
-		}
 		first := map[int64]catTableRow{}
 		for _, t := range tables {
 			if t.id.Valid && visibleRow(t.begin, t.end, snap) {
@@ -137,31 +129,6 @@ func (r *Reader) readLoadRefusal(ctx context.Context, snap int64) (string, error
 			}
 			if n := rowsOf[id]; n > 1 {
 				return fmt.Sprintf("table_id %d has %d ducklake_table rows visible: the readers join its columns once per row and add each twice (Column with name ... already exists!)", id, n), nil
-			}
-			// DuckDB's ColumnList names columns in any ASCII letter
-			// case (case_insensitive_map_t).
-			cols, err := r.Columns(ctx, id, snap)
-			if err != nil {
-				return "", err
-			}
-			seen := map[string]string{}
-			for _, c := range cols {
-				k := asciiLower(c.Name)
-				if other, ok := seen[k]; ok {
-					return fmt.Sprintf("table %s (id %d) has columns %q and %q, one name in any letter case (Column with name %s already exists!)", oneline.Name(first[id].name.String), id, other, c.Name, c.Name), nil
-				}
-				seen[k] = c.Name
-			}
-			// A top-level column's tags other than its comment:
-			// LoadSchemaForSnapshot throws on them.
-			top := map[string]*Column{}
-			for _, c := range cols {
-				top[fmt.Sprint(c.ID)] = c
-			}
-			for _, x := range otherTags[id] {
-				if c := top[x.sub.String]; c != nil {
-					return fmt.Sprintf("column %s (id %d) of table %s has the tag %q, not a comment (Only comment tags are supported for columns currently)", c.Name, c.ID, oneline.Name(first[id].name.String), x.key.String), nil
-				}
 			}
 		}
 	}
@@ -230,6 +197,67 @@ func (r *Reader) readLoadRefusal(ctx context.Context, snap int64) (string, error
 		return k + ": " + stray[k], nil
 	}
 	return "", nil
+}
+
+// columnsLoadRefusal says why the readers' load of the catalog fails on
+// the columns cols of table t visible at snap, "" when it does not: two
+// top-level columns named alike in any ASCII letter case (DuckDB's
+// ColumnList names are case-insensitive: "Column with name ... already
+// exists!") or a visible tag of a top-level column that is not its
+// comment (LoadSchemaForSnapshot: "Only comment tags are supported for
+// columns currently"). The load fails for every table; the proof reports
+// the table that has it, as it does the other columns its readers refuse
+// (columnsRefusal), where it reads the columns anyway.
+func (r *Reader) columnsLoadRefusal(ctx context.Context, t Table, cols []*Column, snap int64) (string, error) {
+	seen := map[string]string{}
+	for _, c := range cols {
+		k := asciiLower(c.Name)
+		if other, ok := seen[k]; ok {
+			return fmt.Sprintf("columns %q and %q are one name in any letter case (Column with name %s already exists!)", other, c.Name, c.Name), nil
+		}
+		seen[k] = c.Name
+	}
+	if r.empty("ducklake_column_tag") {
+		return "", nil
+	}
+	tags, err := r.otherColumnTags(ctx)
+	if err != nil {
+		return "", err
+	}
+	if len(tags[t.ID]) == 0 {
+		return "", nil
+	}
+	top := map[string]*Column{}
+	for _, c := range cols {
+		top[fmt.Sprint(c.ID)] = c
+	}
+	for _, x := range tags[t.ID] {
+		if c := top[x.sub.String]; c != nil && visibleRow(x.begin, x.end, snap) {
+			return fmt.Sprintf("column %s (id %d) has the tag %q, not a comment (Only comment tags are supported for columns currently)", c.Name, c.ID, x.key.String), nil
+		}
+	}
+	return "", nil
+}
+
+// otherColumnTags is the ducklake_column_tag rows with a value whose key is
+// not "comment", by table_id: the tags the readers refuse where visible.
+// Read once per reader.
+func (r *Reader) otherColumnTags(ctx context.Context) (map[int64][]tagRow, error) {
+	if r.meta.otherTags != nil {
+		return r.meta.otherTags, nil
+	}
+	rows, err := r.tagRows(ctx, true)
+	if err != nil {
+		return nil, fmt.Errorf("read the column tags of %s: %w", oneline.Name(r.path), err)
+	}
+	out := map[int64][]tagRow{}
+	for _, x := range rows {
+		if x.owner.Valid && x.readerTag() && x.key.String != "comment" {
+			out[x.owner.Int64] = append(out[x.owner.Int64], x)
+		}
+	}
+	r.meta.otherTags = out
+	return out, nil
 }
 
 // tablesWithColumns is the table_ids that have a ducklake_column row (at

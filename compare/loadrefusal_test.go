@@ -38,7 +38,7 @@ func TestCatalogLoadFailures(t *testing.T) {
 		{"table without columns in both", "06_deletes", `INSERT INTO ducklake_table SELECT * REPLACE (99 AS table_id, 'ghost' AS table_name) FROM ducklake_table WHERE ` + live, false,
 			`Table entry "ghost" does not have any columns`},
 		{"columns named alike in any case in both", "06_deletes", `UPDATE ducklake_column SET column_name = 'ID' WHERE column_name = 'v'`, false,
-			`has columns "id" and "ID"`},
+			`columns "id" and "ID" are one name in any letter case`},
 		{"table of a second schema named alike in both", "06_deletes", `INSERT INTO ducklake_schema SELECT * REPLACE (77 AS schema_id, '01a18fe9-0000-7000-8000-000000000077' AS schema_uuid, 'MAIN' AS schema_name) FROM ducklake_schema WHERE schema_name = 'main';
 			UPDATE ducklake_table SET schema_id = 77 WHERE ` + live, false,
 			`could not find schema that corresponds to the table entry`},

@@ -76,6 +76,11 @@ func (r *Reader) refusal(ctx context.Context, t Table, snap int64) error {
 	if q, what := r.columnsRefusal(cols); what != "" {
 		return r.refused(q, t, "%s", what)
 	}
+	if why, err := r.columnsLoadRefusal(ctx, t, cols, snap); err != nil {
+		return err
+	} else if why != "" {
+		return r.refused(refusedLoad, t, "the readers' load of the catalog at snapshot %d fails: %s", snap, why)
+	}
 	if err := r.statsCastRefusal(ctx, t, cols, snap); err != nil {
 		return err
 	}
