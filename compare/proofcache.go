@@ -195,8 +195,9 @@ import (
 // rows, two columns of a table named alike in any letter case, a column
 // tag other than a comment, view column aliases that do not parse, a
 // table, view or macro of a second schema named alike in any letter case,
-// a view or macro whose schema is not visible, a stray partition spec or sort hint, a macro without
-// implementation or with one of another type than scalar or table; the
+// a view or macro whose schema is not visible, a stray partition spec or
+// sort hint, a macro without implementation or with one of another type
+// than scalar or table; the
 // first two were equivalent to a source without them, the others
 // equivalent where both catalogs had them, and a frozen catalog with one
 // read alone cleanly).
