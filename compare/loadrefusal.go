@@ -86,6 +86,19 @@ func (r *Reader) readLoadRefusal(ctx context.Context, snap int64) (string, error
 		}
 		return ""
 	}
+	// notLoaded is why the readers' load fails on a view or macro (what)
+	// whose schema they do not keep, or "" when they keep it.
+	notLoaded := func(what, name string, schema sql.NullInt64) string {
+		if schema.Valid && schemaKept[schema.Int64] {
+			return ""
+		}
+		why := fmt.Sprintf("names schema id %s, which no visible schema has", idText(schema))
+		if schema.Valid && schemaVisible[schema.Int64] {
+			why = dropped(schema.Int64)
+		}
+		return fmt.Sprintf("%s %s: %s (Failed to load DuckLake - could not find schema that corresponds to the %s entry \"%s\")",
+			what, oneline.Name(name), why, what, oneline.Name(name))
+	}
 	// GetCatalogForSnapshot, in table_id order: the schema, then the
 	// columns.
 	rowsOf := map[int64]int{}
@@ -146,13 +159,8 @@ func (r *Reader) readLoadRefusal(ctx context.Context, snap int64) (string, error
 					return fmt.Sprintf("view %s has column_aliases %q (%s)", oneline.Name(v.name.String), v.aliases.String, err), nil
 				}
 			}
-			if !v.schema.Valid || !schemaKept[v.schema.Int64] {
-				why := fmt.Sprintf("names schema id %s, which no visible schema has", idText(v.schema))
-				if v.schema.Valid && schemaVisible[v.schema.Int64] {
-					why = dropped(v.schema.Int64)
-				}
-				return fmt.Sprintf("view %s: %s (Failed to load DuckLake - could not find schema that corresponds to the view entry \"%s\")",
-					oneline.Name(v.name.String), why, oneline.Name(v.name.String)), nil
+			if why := notLoaded("view", v.name.String, v.schema); why != "" {
+				return why, nil
 			}
 		}
 	}
@@ -165,13 +173,8 @@ func (r *Reader) readLoadRefusal(ctx context.Context, snap int64) (string, error
 			if !visibleRow(m.begin, m.end, snap) {
 				continue
 			}
-			if !m.schema.Valid || !schemaKept[m.schema.Int64] {
-				why := fmt.Sprintf("names schema id %s, which no visible schema has", idText(m.schema))
-				if m.schema.Valid && schemaVisible[m.schema.Int64] {
-					why = dropped(m.schema.Int64)
-				}
-				return fmt.Sprintf("macro %s: %s (Failed to load DuckLake - could not find schema that corresponds to the macro entry \"%s\")",
-					oneline.Name(m.name.String), why, oneline.Name(m.name.String)), nil
+			if why := notLoaded("macro", m.name.String, m.schema); why != "" {
+				return why, nil
 			}
 			if m.noImpl {
 				return fmt.Sprintf("macro %s has no ducklake_macro_impl row (Calling ListValue::GetChildren on a NULL value)", oneline.Name(m.name.String)), nil
