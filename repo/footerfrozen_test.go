@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fdl-formats/fdl-formats/digestcache"
 	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 )
@@ -35,7 +34,7 @@ func TestCheckFooterQuirkFrozen(t *testing.T) {
 	ids := versionIDs(t, lake)
 	id := ids[len(ids)-1]
 	catalog, data := testlakes.VariantRewritten(t, filepath.Join(lake, "versions", id, "ducklake.duckdb"), filepath.Join(lake, "data"), "CASE WHEN id = 5 THEN v ELSE ('\\x01' || id)::BLOB::VARIANT END")
-	st := copyLake(t, lake, "fdl.json", "versions")
+	st := repoWithFrozen(t, lake, id, catalog, data)
 	root := st.Root()
 	for _, old := range ids[:len(ids)-1] {
 		// The earlier versions' catalogs record the file as it was.
@@ -43,37 +42,9 @@ func TestCheckFooterQuirkFrozen(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	vdir := filepath.Join(root, "versions", id)
-	frozen := filepath.Join(vdir, "ducklake.duckdb")
-	if err := os.Remove(frozen); err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range [][2]string{{catalog, frozen}, {data, filepath.Join(root, "data")}} {
-		if err := copyTree(c[0], c[1]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, name := range []string{"files.json", "dataset.json"} {
-		if err := os.Remove(filepath.Join(vdir, name)); err != nil && !os.IsNotExist(err) {
-			t.Fatal(err)
-		}
-	}
-	testlakes.EditVersion(t, vdir, func(m map[string]any) { delete(m, "files"); delete(m, "dataset") })
 
-	cache, err := digestcache.Open(filepath.Join(t.TempDir(), "cache"), digestcache.Limits{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := Options{Formats: []string{"1.0"}, DigestCache: cache}
-	fdl := filepath.Join(root, "fdl.json")
-	admitting, err := os.ReadFile(fdl)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(admitting), `"duckdb": ">= 1.5.2"`) {
-		t.Fatalf("fdl.json does not declare 1.0 for DuckDB >= 1.5.2:\n%s", admitting)
-	}
-	narrowed := strings.Replace(string(admitting), `"duckdb": ">= 1.5.2"`, `"duckdb": ">= 1.5.4"`, 1)
+	opts := Options{Formats: []string{"1.0"}, DigestCache: openTestCache(t)}
+	fdl, admitting, narrowed := narrowed10(t, root, "1.5.4")
 	// Cold, then from the kept content pass, then with the range narrowed.
 	for i, fdlText := range []string{string(admitting), string(admitting), narrowed} {
 		if err := os.WriteFile(fdl, []byte(fdlText), 0o644); err != nil {

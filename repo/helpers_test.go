@@ -6,8 +6,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/fdl-formats/fdl-formats/digestcache"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 	"github.com/fdl-formats/fdl-formats/lakegen"
 	"github.com/fdl-formats/fdl-formats/store/local"
@@ -146,4 +148,57 @@ func nonWarnings(rep *CheckReport) []Finding {
 		}
 	}
 	return out
+}
+
+// openTestCache is a digest cache of the test's own, in a temporary folder.
+func openTestCache(t *testing.T) *digestcache.Cache {
+	t.Helper()
+	cache, err := digestcache.Open(filepath.Join(t.TempDir(), "cache"), digestcache.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cache
+}
+
+// repoWithFrozen is a copy of lake (fdl.json and its versions) whose
+// version id has catalog as its frozen catalog and data as its data
+// folder; the version's files.json and dataset.json, which describe the
+// lake as it was, are left out.
+func repoWithFrozen(t *testing.T, lake, id, catalog, data string) *local.Store {
+	t.Helper()
+	st := copyLake(t, lake, "fdl.json", "versions")
+	root := st.Root()
+	vdir := filepath.Join(root, "versions", id)
+	frozen := filepath.Join(vdir, "ducklake.duckdb")
+	if err := os.Remove(frozen); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range [][2]string{{catalog, frozen}, {data, filepath.Join(root, "data")}} {
+		if err := copyTree(c[0], c[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range []string{"files.json", "dataset.json"} {
+		if err := os.Remove(filepath.Join(vdir, name)); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+	}
+	testlakes.EditVersion(t, vdir, func(m map[string]any) { delete(m, "files"); delete(m, "dataset") })
+	return st
+}
+
+// narrowed10 reads root's fdl.json, which must serve format 1.0 to DuckDB
+// >= 1.5.2, and gives its path, its text and its text with that range
+// narrowed to >= from.
+func narrowed10(t *testing.T, root, from string) (fdl, admitting, narrowed string) {
+	t.Helper()
+	fdl = filepath.Join(root, "fdl.json")
+	text, err := os.ReadFile(fdl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(text), `"duckdb": ">= 1.5.2"`) {
+		t.Fatalf("fdl.json does not declare 1.0 for DuckDB >= 1.5.2:\n%s", text)
+	}
+	return fdl, string(text), strings.Replace(string(text), `"duckdb": ">= 1.5.2"`, `"duckdb": ">= `+from+`"`, 1)
 }

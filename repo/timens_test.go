@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fdl-formats/fdl-formats/digestcache"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 )
 
@@ -30,44 +29,15 @@ func TestCheckTimeNSFrozen(t *testing.T) {
 	ids := versionIDs(t, lake)
 	id := ids[len(ids)-1]
 	catalog, data := testlakes.TimeNS(t, filepath.Join(lake, "versions", id, "ducklake.duckdb"), filepath.Join(lake, "data"), "TIME_NS")
-	st := copyLake(t, lake, "fdl.json", "versions")
+	st := repoWithFrozen(t, lake, id, catalog, data)
 	root := st.Root()
-	vdir := filepath.Join(root, "versions", id)
-	frozen := filepath.Join(vdir, "ducklake.duckdb")
-	if err := os.Remove(frozen); err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range [][2]string{{catalog, frozen}, {data, filepath.Join(root, "data")}} {
-		if err := copyTree(c[0], c[1]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	// files.json and dataset.json describe the lake as it was (tm a time).
-	for _, name := range []string{"files.json", "dataset.json"} {
-		if err := os.Remove(filepath.Join(vdir, name)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	testlakes.EditVersion(t, vdir, func(m map[string]any) { delete(m, "files"); delete(m, "dataset") })
 	prim, err := os.ReadDir(filepath.Join(data, "main", "prim"))
 	if err != nil || len(prim) == 0 {
 		t.Fatalf("main.prim's data files: %v (%d)", err, len(prim))
 	}
 
-	cache, err := digestcache.Open(filepath.Join(t.TempDir(), "cache"), digestcache.Limits{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := Options{Formats: []string{"1.0"}, DigestCache: cache}
-	fdl := filepath.Join(root, "fdl.json")
-	admitting, err := os.ReadFile(fdl)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(admitting), `"duckdb": ">= 1.5.2"`) {
-		t.Fatalf("fdl.json does not declare 1.0 for DuckDB >= 1.5.2:\n%s", admitting)
-	}
-	narrowed := strings.Replace(string(admitting), `"duckdb": ">= 1.5.2"`, `"duckdb": ">= 1.5.6"`, 1)
+	opts := Options{Formats: []string{"1.0"}, DigestCache: openTestCache(t)}
+	fdl, admitting, narrowed := narrowed10(t, root, "1.5.6")
 	// Cold, then from the kept content pass, then with the range narrowed
 	// past the releases that fail.
 	for i, run := range []struct {
