@@ -25,16 +25,7 @@ func TestColumnsReadOtherwiseByNameFooters(t *testing.T) {
 	lake, orig := lastVersion(t, "lakes", "17_compaction")
 	catalog := tamper(t, orig,
 		`UPDATE ducklake_column SET begin_snapshot = 23, initial_default = 'x' WHERE column_id = 4 AND table_id = (SELECT table_id FROM ducklake_table WHERE table_name = 'calt')`)
-	r := openForTest(t, catalog, filepath.Join(lake, "data"))
-	ctx := context.Background()
-	snaps, err := r.Snapshots(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := r.ColumnsReadOtherwiseByName(ctx, snaps[len(snaps)-1].ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := readOtherwiseByNameAtLast(t, catalog, filepath.Join(lake, "data"))
 	var all []string
 	for _, entries := range got {
 		all = append(all, entries...)
@@ -88,16 +79,7 @@ func TestColumnsReadOtherwiseByNameMapped(t *testing.T) {
 		`INSERT INTO ducklake_column_mapping VALUES (100, 1, 'map_by_name')`,
 		`INSERT INTO ducklake_name_mapping VALUES (100, 0, 'id', 1, NULL, false), (100, 1, 'col2', 2, NULL, false)`,
 		register(100, 100), register(101, 8))
-	r := openForTest(t, catalog, filepath.Join(lake, "data"))
-	ctx := context.Background()
-	snaps, err := r.Snapshots(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := r.ColumnsReadOtherwiseByName(ctx, snaps[len(snaps)-1].ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := readOtherwiseByNameAtLast(t, catalog, filepath.Join(lake, "data"))
 	want := "col3 (added at snapshot 9 with default 7, which DuckLake reads for it in 6 file(s) without it, a reader by name NULL)"
 	if len(got[1]) != 1 || got[1][0] != want {
 		t.Errorf("main.ext: %q, want [%q]", got[1], want)
@@ -120,7 +102,18 @@ func TestColumnsReadOtherwiseByNameMappedDropped(t *testing.T) {
 	catalog := tamper(t, orig,
 		`UPDATE ducklake_column SET end_snapshot = 12 WHERE table_id = 1 AND column_id = 3`,
 		`INSERT INTO ducklake_column SELECT * REPLACE (4 AS column_id, 12 AS begin_snapshot, NULL AS end_snapshot, column_order + 1 AS column_order) FROM ducklake_column WHERE table_id = 1 AND column_id = 3`)
-	r := openForTest(t, catalog, filepath.Join(lake, "data"))
+	got := readOtherwiseByNameAtLast(t, catalog, filepath.Join(lake, "data"))
+	want := "col3 (added at snapshot 12 under the name of a dropped column (column_id 3, snapshots 9-12) whose values 2 file(s) hold under it, which a reader by name reads as this column's)"
+	if len(got[1]) != 1 || got[1][0] != want {
+		t.Errorf("main.ext: %q, want [%q]", got[1], want)
+	}
+}
+
+// readOtherwiseByNameAtLast is ColumnsReadOtherwiseByName of catalog's
+// last snapshot, by table id.
+func readOtherwiseByNameAtLast(t *testing.T, catalog, data string) map[int64][]string {
+	t.Helper()
+	r := openForTest(t, catalog, data)
 	ctx := context.Background()
 	snaps, err := r.Snapshots(ctx)
 	if err != nil {
@@ -130,8 +123,5 @@ func TestColumnsReadOtherwiseByNameMappedDropped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "col3 (added at snapshot 12 under the name of a dropped column (column_id 3, snapshots 9-12) whose values 2 file(s) hold under it, which a reader by name reads as this column's)"
-	if len(got[1]) != 1 || got[1][0] != want {
-		t.Errorf("main.ext: %q, want [%q]", got[1], want)
-	}
+	return got
 }
