@@ -17,8 +17,23 @@ type mapEntry struct {
 	children    []*mapEntry
 }
 
-// nameMapping loads a mapping as a tree under a synthetic root.
+// nameMapping is a mapping as a tree under a synthetic root, read once
+// per reader (a frozen catalog's mappings never change; the tree is
+// shared, read-only): each registered file's read plan, its time_ns and
+// read-by-name checks ask for it.
 func (r *Reader) nameMapping(ctx context.Context, mappingID int64) (*mapEntry, error) {
+	if m, ok := r.mappings[mappingID]; ok {
+		return m, nil
+	}
+	m, err := r.readNameMapping(ctx, mappingID)
+	if err == nil {
+		r.mappings[mappingID] = m
+	}
+	return m, err
+}
+
+// readNameMapping reads a mapping as a tree under a synthetic root.
+func (r *Reader) readNameMapping(ctx context.Context, mappingID int64) (*mapEntry, error) {
 	var kind sql.NullString
 	if err := r.conn.QueryRowContext(ctx, fmt.Sprintf(`SELECT type FROM cat.ducklake_column_mapping WHERE mapping_id = %d`, mappingID)).Scan(&kind); err != nil {
 		return nil, fmt.Errorf("read column mapping %d of %s: %w", mappingID, oneline.Name(r.path), err)

@@ -127,6 +127,7 @@ type Reader struct {
 	keysBuilt   int                         // plan keys planKeyOf built (not found in its memos)
 	scans       int                         // scanning calls: switches to all threads and back
 	schemas     map[string]*pnode           // data file path -> its Parquet schema (read-only once built)
+	mappings    map[int64]*mapEntry         // name mappings by id (nameMapping; read-only once built)
 	structSkips map[structSkipKey]string    // QuirkStructNullsAfterSkippedVector per data file and delete state (structSkipped)
 	skipFooters map[string]structSkipFooter // data file path -> its row groups and the columns structSkipped reads
 	schemaTried map[string]bool             // data files prefetchSchemas asked for
@@ -355,7 +356,7 @@ func open(ctx context.Context, catalogPath string, opts ReaderOptions, reach duc
 		engines.Discard(db) //nolint:errcheck // already failing
 		return nil, fmt.Errorf("open catalog %s: open duckdb: %w", catalogPath, err)
 	}
-	r := &Reader{path: catalogPath, asSource: opts.AsSource, listings: opts.Listings, gate: opts.Gate, db: db, engines: engines, loads: loads, conn: conn, memo: newDigestMemo(NewDigests(opts.DigestCache)), allRowsKeys: map[allRowsKeyID]string{}, goneKeys: map[goneKeyID]string{}, goneParts: map[allRowsKeyID]goneParts{}, schemas: map[string]*pnode{}, schemaTried: map[string]bool{}, deleteTried: map[string]bool{}, existing: map[string]bool{}, posHashes: map[string]keptHash{}, rawDeletes: newDeleteFiles(), tempTables: map[string]bool{}, deletes: map[string][]int64{}, partialCuts: map[string]partialCut{}, cutCap: maxRawDeletes, meta: newMetaMemo(), inl: newInlinedMemo(), maxInlinePositions: 10000}
+	r := &Reader{path: catalogPath, asSource: opts.AsSource, listings: opts.Listings, gate: opts.Gate, db: db, engines: engines, loads: loads, conn: conn, memo: newDigestMemo(NewDigests(opts.DigestCache)), allRowsKeys: map[allRowsKeyID]string{}, goneKeys: map[goneKeyID]string{}, goneParts: map[allRowsKeyID]goneParts{}, schemas: map[string]*pnode{}, mappings: map[int64]*mapEntry{}, schemaTried: map[string]bool{}, deleteTried: map[string]bool{}, existing: map[string]bool{}, posHashes: map[string]keptHash{}, rawDeletes: newDeleteFiles(), tempTables: map[string]bool{}, deletes: map[string][]int64{}, partialCuts: map[string]partialCut{}, cutCap: maxRawDeletes, meta: newMetaMemo(), inl: newInlinedMemo(), maxInlinePositions: 10000}
 	if err := r.init(ctx, opts); err != nil {
 		r.Close()
 		if st.IsDir() && !errors.As(err, new(*OpenError)) {
