@@ -3,6 +3,7 @@ package convert
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -98,6 +99,12 @@ func TestHostileCatalogTextRunsNoSQL(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// Every other format in one pass, each proved against the
+			// hostile catalog read once, as a backfill writes and proves a
+			// version's cells (TestCatalogsOnePass: each output is the
+			// catalog Catalog writes alone; compare.Source: each proof
+			// still reads all of both catalogs).
+			var outs []Output
 			for _, to := range []string{"0.3", "0.4", "1.0", "1.1"} {
 				if to == from {
 					continue
@@ -106,16 +113,25 @@ func TestHostileCatalogTextRunsNoSQL(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				out := filepath.Join(t.TempDir(), to+".duckdb")
-				_, err = Catalog(ctx, src, out, v, Options{DataPath: data, RewriteDeletes: true, Lossy: LossyOptions})
-				if ents, _ := os.ReadDir(markers); len(ents) > 0 {
-					t.Fatalf("convert %s to %s: a name or value of the catalog ran as SQL (%v)", from, to, err)
-				}
+				outs = append(outs, Output{Target: v, Dst: filepath.Join(t.TempDir(), to+".duckdb")})
+			}
+			written := Catalogs(ctx, src, outs, Options{DataPath: data, RewriteDeletes: true, Lossy: LossyOptions})
+			var errs []error
+			for _, w := range written {
+				errs = append(errs, w.Err)
+			}
+			if ents, _ := os.ReadDir(markers); len(ents) > 0 {
+				t.Fatalf("convert %s to the other formats: a name or value of the catalog ran as SQL (%v)", from, errors.Join(errs...))
+			}
+			source := compare.NewSource()
+			defer source.Close()
+			for i, out := range outs {
+				to, err := out.Target.Name, written[i].Err
 				if err != nil {
 					t.Logf("convert %s to %s: %v", from, to, err)
 					continue
 				}
-				rep, err := compare.Catalogs(ctx, src, out, compare.Options{DataPath: data})
+				rep, err := compare.Catalogs(ctx, src, out.Dst, compare.Options{DataPath: data, Source: source})
 				if ents, _ := os.ReadDir(markers); len(ents) > 0 {
 					t.Fatalf("compare %s with %s: a name or value of the catalog ran as SQL (%v)", from, to, err)
 				}
@@ -272,17 +288,27 @@ func hostileSQLRun(t *testing.T, lake, kind string) {
 			t.Fatalf("%s: catalog text ran as SQL: %s written (%v)", what, ents[0].Name(), err)
 		}
 	}
+	// The proofs of each data folder read the hostile catalog once, as a
+	// backfill's proofs of a version do (compare.Source): every proof
+	// still reads all of it, and its conversion whole.
+	withData, ownPath := compare.NewSource(), compare.NewSource()
+	defer withData.Close()
+	defer ownPath.Close()
 	prove := func(b, what string) {
 		t.Helper()
-		_, err := compare.Catalogs(ctx, src, b, compare.Options{DataPath: data})
+		_, err := compare.Catalogs(ctx, src, b, compare.Options{DataPath: data, Source: withData})
 		ran("compare "+what, err)
-		rep, err := compare.Catalogs(ctx, src, b, compare.Options{})
+		rep, err := compare.Catalogs(ctx, src, b, compare.Options{Source: ownPath})
 		ran("compare "+what+" (the catalog's data_path)", err)
 		if kind == "path" && (err != nil || !rep.Equivalent) {
 			t.Errorf("compare %s, the data folder named by its data_path: %v %+v", what, err, rep)
 		}
 	}
 	prove(src, "with itself")
+	// Every other format in one pass over the hostile catalog, as a
+	// backfill writes a version's cells (TestCatalogsOnePass: each output
+	// is the catalog Catalog writes alone).
+	var outs []Output
 	for _, to := range []string{"0.3", "0.4", "1.0", "1.1"} {
 		if to == from {
 			continue
@@ -291,14 +317,21 @@ func hostileSQLRun(t *testing.T, lake, kind string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out := filepath.Join(t.TempDir(), to+".duckdb")
-		_, err = Catalog(ctx, src, out, v, Options{DataPath: data, RewriteDeletes: true, Lossy: LossyOptions})
-		ran("convert "+from+" to "+to, err)
+		outs = append(outs, Output{Target: v, Dst: filepath.Join(t.TempDir(), to+".duckdb")})
+	}
+	written := Catalogs(ctx, src, outs, Options{DataPath: data, RewriteDeletes: true, Lossy: LossyOptions})
+	var errs []error
+	for _, w := range written {
+		errs = append(errs, w.Err)
+	}
+	ran("convert "+from+" to the other formats", errors.Join(errs...))
+	for i, out := range outs {
+		to, err := out.Target.Name, written[i].Err
 		if err != nil {
 			t.Logf("convert %s to %s: %.300s", from, to, err)
 			continue
 		}
-		prove(out, "with "+to)
+		prove(out.Dst, "with "+to)
 	}
 }
 
