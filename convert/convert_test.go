@@ -635,6 +635,9 @@ func TestOutputShapesAndStorage(t *testing.T) {
 	t.Parallel()
 	lake := testlakes.Lake(t, "lakes", "12_nested_types")
 	vs := versionCatalogs(t, lake)
+	// The source of every write; for 0.1 without the file DuckDB 1.3.0
+	// fails on, edited once (was once a write: six copies, each the same).
+	src, src01 := vs[len(vs)-1], without130Failure(t, vs[len(vs)-1])
 	engines := NewEngines(1)
 	defer engines.Close()
 	ddl := func(t *testing.T, path string) [][]string {
@@ -658,9 +661,9 @@ func TestOutputShapesAndStorage(t *testing.T) {
 				dumps := dumpMemo{}
 				for i, e := range []*Engines{nil, engines, engines} {
 					out := filepath.Join(dir, fmt.Sprintf("c%d.duckdb", i))
-					src := vs[len(vs)-1]
+					src := src
 					if target == formats.V0_1 {
-						src = without130Failure(t, src)
+						src = src01
 					}
 					res, err := Catalog(context.Background(), src, out, target, Options{Storage: storage, Engines: e})
 					if err != nil {
