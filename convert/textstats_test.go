@@ -137,6 +137,15 @@ func TestBooleanStatsForTextReaders(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	q := formats.QuirkBooleanStatsComparedAsText
+	// The proofs against a lake's source read it once (compare.Source:
+	// each still reads all of both catalogs), as a backfill's proofs of a
+	// version's cells do; the subtests run one after the other.
+	sources := map[string]*compare.Source{}
+	defer func() {
+		for _, s := range sources {
+			s.Close()
+		}
+	}()
 	for _, tc := range []struct {
 		lake   string
 		target *formats.Version
@@ -153,6 +162,11 @@ func TestBooleanStatsForTextReaders(t *testing.T) {
 			lake := testlakes.Lake(t, "lakes", tc.lake)
 			vs := versionCatalogs(t, lake)
 			src, data := vs[len(vs)-1], filepath.Join(lake, "data")
+			fromSrc := sources[tc.lake]
+			if fromSrc == nil {
+				fromSrc = compare.NewSource()
+				sources[tc.lake] = fromSrc
+			}
 			source, err := Detect(ctx, src, 0)
 			if err != nil {
 				t.Fatal(err)
@@ -196,7 +210,7 @@ func TestBooleanStatsForTextReaders(t *testing.T) {
 			if !noted {
 				t.Errorf("no %s finding: %v", q.Info().Name, res.Findings)
 			}
-			proveEquivalent(t, src, out, data)
+			proveEquivalentFrom(t, fromSrc, src, out, data)
 
 			// The readers' own file list keeps every file holding a
 			// matching row, under = true and = false.
@@ -218,7 +232,7 @@ func TestBooleanStatsForTextReaders(t *testing.T) {
 			old := editedCopy(t, out,
 				formats.BooleanTextStats.SpellSQL("c.", fileStatsName(tc.target), false),
 				formats.BooleanTextStats.SpellSQL("c.", "ducklake_table_column_stats", false))
-			rep, err := compare.Catalogs(ctx, src, old, compare.Options{DataPath: data})
+			rep, err := compare.Catalogs(ctx, src, old, compare.Options{DataPath: data, Source: fromSrc})
 			if !errors.Is(err, compare.ErrNotEquivalent) {
 				t.Fatalf("compare with the '0'/'1' statistics: err = %v, want not equivalent", err)
 			}
@@ -313,6 +327,11 @@ func TestTemporalStatsForTextReaders(t *testing.T) {
 		lakegen.Snapshot{lakegen.CreateTable{Table: "t", Columns: []lakegen.Column{{Name: "id", Type: "INTEGER"}, {Name: "d", Type: "DATE"}, {Name: "ts", Type: "TIMESTAMP"}}}},
 		lakegen.Snapshot{lakegen.Insert{Table: "t", Select: "SELECT * FROM (VALUES (1, DATE '2024-01-01', TIMESTAMP '2024-01-01 00:00:00'), (2, DATE '2025-01-01', TIMESTAMP '2025-01-01 00:00:00'), (3, DATE '10000-01-01', TIMESTAMP '10000-01-01 00:00:00'))"}})
 	const columnD, columnTS = 2, 3
+	// The proofs against the source read it once (compare.Source: each
+	// still reads all of both catalogs), as a backfill's proofs of a
+	// version's cells do; the subtests run one after the other.
+	fromSrc := compare.NewSource()
+	defer fromSrc.Close()
 	filters := []struct {
 		column int64
 		cond   string
@@ -357,7 +376,7 @@ func TestTemporalStatsForTextReaders(t *testing.T) {
 				if noted || nonNull != 2 {
 					t.Errorf("format %s compares by value: finding %v, %d rows with statistics, want none and 2", target.Name, noted, nonNull)
 				}
-				proveEquivalent(t, src, out, data)
+				proveEquivalentFrom(t, fromSrc, src, out, data)
 				return
 			}
 			if !noted || nonNull != 0 {
@@ -368,7 +387,7 @@ func TestTemporalStatsForTextReaders(t *testing.T) {
 					t.Errorf("%s: format %s readers skip data file 0, which holds matching rows", f.cond, target.Name)
 				}
 			}
-			proveEquivalent(t, src, out, data)
+			proveEquivalentFrom(t, fromSrc, src, out, data)
 			up := filepath.Join(t.TempDir(), "up.duckdb")
 			if _, err := Catalog(ctx, out, up, formats.V1_0, Options{DataPath: data}); err != nil {
 				t.Fatal(err)
@@ -385,7 +404,7 @@ func TestTemporalStatsForTextReaders(t *testing.T) {
 					t.Fatalf("%s: the old output's file list keeps data file 0; the test needs one that skips it", f.cond)
 				}
 			}
-			rep, err := compare.Catalogs(ctx, src, old, compare.Options{DataPath: data})
+			rep, err := compare.Catalogs(ctx, src, old, compare.Options{DataPath: data, Source: fromSrc})
 			if !errors.Is(err, compare.ErrNotEquivalent) {
 				t.Fatalf("compare with the source's temporal statistics: err = %v, want not equivalent", err)
 			}
