@@ -191,6 +191,10 @@ func attachCatalog(t *testing.T, path string) (exec func(q string), has func(tab
 // hostileEdit appends suffix to the names, tags, settings and VARCHAR
 // defaults of the catalog at path (names stay unique). Inlined data tables
 // keep their names: DuckLake derives them, and openSource refuses others.
+// A column tag's key stays "comment": any other key fails every reader's
+// catalog load (catalog-load-fails, compare's TestCatalogLoadFailures), so
+// the proof would report every table unreadable; the key is copied as the
+// value beside it is, which carries the payload.
 func hostileEdit(t *testing.T, path, suffix string) {
 	t.Helper()
 	exec, has, done := attachCatalog(t, path)
@@ -199,7 +203,7 @@ func hostileEdit(t *testing.T, path, suffix string) {
 	for _, tc := range [][2]string{
 		{"ducklake_schema", "schema_name"}, {"ducklake_table", "table_name"}, {"ducklake_column", "column_name"},
 		{"ducklake_view", "view_name"}, {"ducklake_macro", "macro_name"},
-		{"ducklake_tag", "key"}, {"ducklake_tag", "value"}, {"ducklake_column_tag", "key"}, {"ducklake_column_tag", "value"},
+		{"ducklake_tag", "key"}, {"ducklake_tag", "value"}, {"ducklake_column_tag", "value"},
 	} {
 		if has(tc[0], tc[1]) {
 			exec(fmt.Sprintf("UPDATE c.main.%s SET %s = %s || %s WHERE %s IS NOT NULL", tc[0], quote(tc[1]), quote(tc[1]), s, quote(tc[1])))
