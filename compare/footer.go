@@ -232,3 +232,23 @@ func encryptedFiles(ctx context.Context, r *Reader) (map[int64]bool, error) {
 	}
 	return encrypted, nil
 }
+
+// HasColumnOfType tells whether the catalog has, or had at any snapshot, a
+// column (at any depth) of one of types: DuckDB type names in lower case,
+// a name with parameters (DECIMAL(20,2)) matched by its name
+// (formats.FooterQuirk.ColumnTypes).
+func (r *Reader) HasColumnOfType(ctx context.Context, types ...string) (bool, error) {
+	if len(types) == 0 {
+		return false, nil
+	}
+	conds := make([]string, len(types))
+	for i, t := range types {
+		conds[i] = fmt.Sprintf("t = %[1]s OR starts_with(t, %[1]s || '(')", sqlString(t))
+	}
+	var has bool
+	q := `SELECT count(*) > 0 FROM (SELECT lower(trim(column_type)) AS t FROM cat.ducklake_column) WHERE ` + strings.Join(conds, " OR ")
+	if err := r.conn.QueryRowContext(ctx, q).Scan(&has); err != nil {
+		return false, fmt.Errorf("read the column types of %s: %w", oneline.Name(r.path), err)
+	}
+	return has, nil
+}

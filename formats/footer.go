@@ -39,6 +39,13 @@ type FooterQuirk struct {
 	Error string
 	// Evidence says what shows it.
 	Evidence string
+	// ColumnTypes are the catalog column types (ducklake_column's
+	// column_type in lower case, at any depth: a nested column's children
+	// are rows of their own; a name with parameters, DECIMAL(20,2), by
+	// its name) only whose data files can trigger it; nil: any data file.
+	// A catalog that never had such a column need not have its footers
+	// read for it.
+	ColumnTypes []string
 }
 
 // The footer quirks' names (FooterQuirks).
@@ -81,20 +88,20 @@ var FooterQuirks = []FooterQuirk{
 		Source:    "DuckDB v1.5.0 extension/parquet/parquet_geometry.cpp GeoParquetFileMetadata::TryRead: a present \"crs\" that is not an object throws",
 		Error:     "Invalid Input Error: Geoparquet column",
 		Evidence:  "a Parquet file with \"geo\" metadata whose column has \"crs\": null fails with this error on DuckDB 1.5.0 and reads as 1.5.6 reads it on 1.3.0, 1.3.2, 1.4.3, 1.5.1 and 2.0.0 (TestRealReleasesFooterQuirks); by hand, lakes/14_geometry with a data file rewritten so fails on 1.5.0 and reads on 1.5.1"},
-	{Name: FooterVariantDecimal2, FixedIn: "1.5.2", Releases: []string{"1.5.0", "1.5.1"},
+	{Name: FooterVariantDecimal2, ColumnTypes: []string{"variant"}, FixedIn: "1.5.2", Releases: []string{"1.5.0", "1.5.1"},
 		Fixed:     "ebd4a5fedf8 (2026-04-03, \"add support for Parquet VARIANTs shredded on DECIMAL2\"), first in DuckDB 1.5.2",
 		Trigger:   "a VARIANT column (a Parquet variant group: metadata, value, typed_value) shredded, at any depth, on a DECIMAL of at most 4 digits (a typed_value column DuckDB reads as DECIMAL(p,s) with p <= 4, held in 16 bits), as DuckDB's writer (1.5.6, DuckLake's writer of 1.0 and 1.1) shreds a VARIANT column whose values in a row group are such decimals (1.2::DECIMAL(4,2)::VARIANT)",
 		Behaviour: "every read of the column fails (a read of the file's other columns alone reads): the reader's conversion of shredded values has no case for a 16-bit DECIMAL; the model takes the whole file, whose VARIANT column may no longer be the table's, as unread (on the safe side)",
 		Source:    "DuckDB v1.5.1 extension/parquet/reader/variant/variant_shredded_conversion.cpp VariantShreddedConversion::ConvertShreddedLeaf (DECIMAL): cases for INT32, INT64 and INT128 only, from v1.4.0 on",
 		Error:     "Not implemented Error: Decimal with PhysicalType (INT16) not implemented for shredded Variant",
 		Evidence:  "a Parquet file DuckDB 1.5.6 writes of (id, v VARIANT) with DECIMAL(4,2) values fails with this error on DuckDB 1.5.0 and 1.5.1 and reads as 1.5.6 reads it on 2.0.0 (TestRealReleasesFooterQuirks); the same file with DECIMAL(9,2) values (shredded on a 32-bit DECIMAL) reads alike on 1.5.0, 1.5.1 and 1.5.6; DuckDB 1.4.x fails alike (1.4.3 run here; the same code from v1.4.0 to v1.4.5), but has no VARIANT type and format 0.3 no VARIANT column (a file whose VARIANT column its table no longer has is read without the column), so 1.4.x is not listed"},
-	{Name: FooterVariantBlobBase64, FixedIn: "1.5.4", Releases: []string{"1.5.0", "1.5.1", "1.5.2", "1.5.3"},
+	{Name: FooterVariantBlobBase64, ColumnTypes: []string{"variant"}, FixedIn: "1.5.4", Releases: []string{"1.5.0", "1.5.1", "1.5.2", "1.5.3"},
 		Fixed:     "29cb674de6b (2026-06-10, \"Issue 23122: preserve BLOB type when reading VARIANT from parquet\", #23195), first in DuckDB 1.5.4",
 		Trigger:   "a VARIANT column shredded, at any depth, on BLOB (a typed_value column of BYTE_ARRAY without a logical type, which DuckDB reads as BLOB), as DuckDB's writer (1.5.6, DuckLake's writer of 1.0 and 1.1) shreds a VARIANT column whose values in a row group are BLOBs, or objects with a BLOB field ({a: '\\x01'::BLOB}::VARIANT)",
 		Behaviour: "return each such BLOB as a VARCHAR holding its base64 text (another value, variant_typeof 'VARCHAR'), without an error; BLOBs the writer left unshredded (among other types in a row group: in the variant's value column) are read so too, which the footer does not show (not modelled: docs/compare.md, \"Known limits\")",
 		Source:    "DuckDB v1.5.3 extension/parquet/reader/variant/variant_shredded_conversion.cpp ConvertShreddedValue<string_t>::ConvertBlob, and variant_binary_decoder.cpp VariantBinaryDecoder::PrimitiveTypeDecode (BINARY) for unshredded values: Blob::ToBase64 into a VARCHAR, from v1.5.0 on",
 		Evidence:  "a Parquet file DuckDB 1.5.6 writes of (id, v VARIANT) with BLOB values, and one with objects holding a BLOB field, read with other values (BLOBs as base64 VARCHARs) on DuckDB 1.5.0 and 1.5.1 and as 1.5.6 reads them on 2.0.0 (TestRealReleasesFooterQuirks); 1.5.2 and 1.5.3, which are not run here, are modelled from their source (the same conversion)"},
-	{Name: FooterDecimalWideInInt, FixedIn: "1.3.2", Releases: []string{"1.3.0", "1.3.1"},
+	{Name: FooterDecimalWideInInt, ColumnTypes: []string{"decimal"}, FixedIn: "1.3.2", Releases: []string{"1.3.0", "1.3.1"},
 		Fixed:     "64998bd3070 (2025-07-01, #18104), first in DuckDB 1.3.2",
 		Trigger:   "a DECIMAL column of 19 to 38 digits stored as INT32 or INT64 (converted type DECIMAL, precision > 18), which the Parquet specification does not allow and DuckDB's writer never writes (it stores such decimals as FIXED_LEN_BYTE_ARRAY), but another writer may, in a file added with ducklake_add_data_files",
 		Behaviour: "every read of the column fails (a read of the file's other columns alone reads): the reader has no decoder for a 128-bit DECIMAL read from 32- or 64-bit storage; the model takes the whole file as unread (on the safe side)",
