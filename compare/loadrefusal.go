@@ -196,10 +196,11 @@ func (r *Reader) readLoadRefusal(ctx context.Context, snap int64) (string, error
 	if err := r.strayTableEntries(ctx, stray, visibleTables, snap); err != nil {
 		return "", err
 	}
-	for _, k := range slices.Sorted(maps.Keys(stray)) {
-		return k + ": " + stray[k], nil
+	if len(stray) == 0 {
+		return "", nil
 	}
-	return "", nil
+	first := slices.Min(slices.Collect(maps.Keys(stray)))
+	return first + ": " + stray[first], nil
 }
 
 // columnsLoadRefusal says why the readers' load of the catalog fails on
