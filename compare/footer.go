@@ -8,6 +8,7 @@ import (
 
 	goversion "github.com/hashicorp/go-version"
 
+	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/internal/oneline"
 	"github.com/fdl-formats/fdl-formats/internal/parquetfooter"
 )
@@ -45,7 +46,10 @@ func footerQuirkDifferences(ctx context.Context, a, b *Reader, readers string, d
 			return nil, fmt.Errorf("the DuckDB range of B's readers %q: %w", readers, err)
 		}
 	}
-	affected := b.format.FooterQuirksOf(c)
+	affected, err := b.FooterQuirksWithColumns(ctx, b.format.FooterQuirksOf(c))
+	if err != nil {
+		return nil, markB(err)
+	}
 	if len(affected) == 0 {
 		return nil, nil
 	}
@@ -231,6 +235,27 @@ func encryptedFiles(ctx context.Context, r *Reader) (map[int64]bool, error) {
 		return nil, fmt.Errorf("list the encrypted data files of %s: %w", oneline.Name(r.path), err)
 	}
 	return encrypted, nil
+}
+
+// FooterQuirksWithColumns is quirks less those the catalog's data files
+// cannot trigger: a quirk with ColumnTypes (formats.FooterQuirk) when the
+// catalog never had a column of those types (HasColumnOfType), so its
+// footers are not read for it (most catalogs have no VARIANT).
+func (r *Reader) FooterQuirksWithColumns(ctx context.Context, quirks []formats.AffectedFooterQuirk) ([]formats.AffectedFooterQuirk, error) {
+	var out []formats.AffectedFooterQuirk
+	for _, q := range quirks {
+		if q.ColumnTypes != nil {
+			has, err := r.HasColumnOfType(ctx, q.ColumnTypes...)
+			if err != nil {
+				return nil, err
+			}
+			if !has {
+				continue
+			}
+		}
+		out = append(out, q)
+	}
+	return out, nil
 }
 
 // HasColumnOfType tells whether the catalog has, or had at any snapshot, a

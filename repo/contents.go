@@ -161,21 +161,16 @@ func (r *repository) footerQuirksWarning(ctx context.Context, rd *compare.Reader
 	text, affected := r.frozenFooterQuirks(f)
 	// Only a catalog with a column of a quirk's types (formats.FooterQuirk
 	// ColumnTypes) has its footers read for it: most have no VARIANT.
-	var names []string
-	for _, q := range affected {
-		if q.ColumnTypes != nil {
-			has, err := rd.HasColumnOfType(ctx, q.ColumnTypes...)
-			if err != nil {
-				return []Issue{{Problem: ProblemUnreadable, Detail: fmt.Sprintf("read the column types of %s: %v", key, err), cause: err}}
-			}
-			if !has {
-				continue
-			}
-		}
-		names = append(names, q.Name)
+	affected, err := rd.FooterQuirksWithColumns(ctx, affected)
+	if err != nil {
+		return []Issue{{Problem: ProblemUnreadable, Detail: fmt.Sprintf("read the column types of %s: %v", key, err), cause: err}}
 	}
-	if len(names) == 0 {
+	if len(affected) == 0 {
 		return nil
+	}
+	names := make([]string, len(affected))
+	for i, q := range affected {
+		names[i] = q.Name
 	}
 	files, err := rd.FooterQuirkFiles(ctx, r.digests, names...)
 	if err != nil {
