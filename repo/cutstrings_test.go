@@ -61,12 +61,7 @@ func TestCheckCutStringBoundsFrozen(t *testing.T) {
 		if bad := nonWarnings(rep); len(bad) > 0 {
 			t.Fatalf("tampered %t: check found %v", tamper, bad)
 		}
-		var warned []string
-		for _, f := range rep.Findings {
-			if f.Kind == KindWarning && strings.Contains(f.Detail, "string-minmax-folded") {
-				warned = append(warned, f.Detail)
-			}
-		}
+		warned := warningsContaining(rep, "string-minmax-folded")
 		if !tamper {
 			if len(warned) > 0 {
 				t.Errorf("untouched demo warned %q", warned)

@@ -106,12 +106,7 @@ func checkEmptyStringStats(ctx context.Context, t *testing.T, repo func(t *testi
 		if bad := nonWarnings(rep); len(bad) > 0 {
 			t.Fatalf("run %d: check found %v", i+1, bad)
 		}
-		var warned []string
-		for _, f := range rep.Findings {
-			if f.Kind == KindWarning && strings.Contains(f.Detail, "string-table-stats-without-minmax-empty") {
-				warned = append(warned, f.Detail)
-			}
-		}
+		warned := warningsContaining(rep, "string-table-stats-without-minmax-empty")
 		if !run.warn {
 			if len(warned) > 0 {
 				t.Errorf("run %d: 0.4 declared for DuckDB >= 1.5.1, yet warned %q", i+1, warned)

@@ -57,12 +57,7 @@ func TestCheckFooterQuirkFrozen(t *testing.T) {
 		if bad := nonWarnings(rep); len(bad) > 0 {
 			t.Fatalf("run %d: check found %v", i+1, bad)
 		}
-		var warned []string
-		for _, f := range rep.Findings {
-			if f.Kind == KindWarning && strings.Contains(f.Detail, formats.FooterVariantBlobBase64) {
-				warned = append(warned, f.Detail)
-			}
-		}
+		warned := warningsContaining(rep, formats.FooterVariantBlobBase64)
 		if len(warned) != 1 {
 			t.Fatalf("run %d: want one %s warning, got %q; findings %+v", i+1, formats.FooterVariantBlobBase64, warned, rep.Findings)
 		}

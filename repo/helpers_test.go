@@ -202,3 +202,14 @@ func narrowed10(t *testing.T, root, from string) (fdl, admitting, narrowed strin
 	}
 	return fdl, string(text), strings.Replace(string(text), `"duckdb": ">= 1.5.2"`, `"duckdb": ">= `+from+`"`, 1)
 }
+
+// warningsContaining is the details of rep's warnings that contain s.
+func warningsContaining(rep *CheckReport, s string) []string {
+	var out []string
+	for _, f := range rep.Findings {
+		if f.Kind == KindWarning && strings.Contains(f.Detail, s) {
+			out = append(out, f.Detail)
+		}
+	}
+	return out
+}

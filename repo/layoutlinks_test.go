@@ -60,12 +60,7 @@ func TestLayoutLinkedOutside(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Check = %v, want ok (readers go through the link)", err)
 			}
-			var warned []string
-			for _, f := range rep.Findings {
-				if f.Kind == KindWarning && strings.Contains(f.Detail, "cp -a, rsync -a or tar") {
-					warned = append(warned, f.Detail)
-				}
-			}
+			warned := warningsContaining(rep, "cp -a, rsync -a or tar")
 			switch {
 			case tc.want == "" && len(warned) > 0:
 				t.Errorf("check warns %q, want nothing", warned)

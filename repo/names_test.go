@@ -375,12 +375,7 @@ func TestDataLinkedOutside(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s check: %v", run, err)
 				}
-				var warned []string
-				for _, f := range rep.Findings {
-					if f.Kind == KindWarning && strings.Contains(f.Detail, "cp -a, rsync -a or tar") {
-						warned = append(warned, f.Detail)
-					}
-				}
+				warned := warningsContaining(rep, "cp -a, rsync -a or tar")
 				switch {
 				case tc.want == "" && len(warned) > 0:
 					t.Errorf("%s check warns %q, want nothing", run, warned)

@@ -90,12 +90,7 @@ func TestCheckRowIDStartFrozen02(t *testing.T) {
 		if err != nil {
 			t.Fatalf("run %d: check: %v (findings %+v)", i+1, err, nonWarnings(rep))
 		}
-		var warned []string
-		for _, f := range rep.Findings {
-			if f.Kind == KindWarning && strings.Contains(f.Detail, "row-id-start-required") {
-				warned = append(warned, f.Detail)
-			}
-		}
+		warned := warningsContaining(rep, "row-id-start-required")
 		if !run.warn {
 			if len(warned) > 0 {
 				t.Errorf("run %d: 0.2 declared for DuckDB >= 1.3.2, yet warned %q", i+1, warned)

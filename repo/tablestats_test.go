@@ -92,12 +92,7 @@ func TestCheckTableStatsWithoutColumnStats(t *testing.T) {
 			if err != nil {
 				t.Fatalf("run %d: check: %v", i+1, err)
 			}
-			var warned []string
-			for _, f := range rep.Findings {
-				if f.Kind == KindWarning && strings.Contains(f.Detail, "table-stats-need-column-stats") {
-					warned = append(warned, f.Detail)
-				}
-			}
+			warned := warningsContaining(rep, "table-stats-need-column-stats")
 			if !run.warn {
 				if len(warned) > 0 {
 					t.Errorf("run %d: 1.0 declared for DuckDB >= 1.5.4, yet warned %q", i+1, warned)

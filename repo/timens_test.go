@@ -54,12 +54,7 @@ func TestCheckTimeNSFrozen(t *testing.T) {
 		if bad := nonWarnings(rep); len(bad) > 0 {
 			t.Fatalf("run %d: check found %v", i+1, bad)
 		}
-		var warned []string
-		for _, f := range rep.Findings {
-			if f.Kind == KindWarning && strings.Contains(f.Detail, "time-ns-files-unreadable") {
-				warned = append(warned, f.Detail)
-			}
-		}
+		warned := warningsContaining(rep, "time-ns-files-unreadable")
 		if !run.warn {
 			if len(warned) > 0 {
 				t.Errorf("run %d: 1.0 declared for DuckDB >= 1.5.6, yet warned %q", i+1, warned)
