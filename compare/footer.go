@@ -243,11 +243,17 @@ func encryptedFiles(ctx context.Context, r *Reader) (map[int64]bool, error) {
 // footers are not read for it (most catalogs have no VARIANT).
 func (r *Reader) FooterQuirksWithColumns(ctx context.Context, quirks []formats.AffectedFooterQuirk) ([]formats.AffectedFooterQuirk, error) {
 	var out []formats.AffectedFooterQuirk
+	hasTypes := map[string]bool{} // one query per set of types (0.4's two VARIANT quirks share one)
 	for _, q := range quirks {
 		if q.ColumnTypes != nil {
-			has, err := r.HasColumnOfType(ctx, q.ColumnTypes...)
-			if err != nil {
-				return nil, err
+			key := strings.Join(q.ColumnTypes, ",")
+			has, ok := hasTypes[key]
+			if !ok {
+				var err error
+				if has, err = r.HasColumnOfType(ctx, q.ColumnTypes...); err != nil {
+					return nil, err
+				}
+				hasTypes[key] = has
 			}
 			if !has {
 				continue
