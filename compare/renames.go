@@ -229,7 +229,7 @@ func (r *Reader) ColumnsReadOtherwiseByName(ctx context.Context, snap int64) (ma
 // path; an encrypted file, or one whose footer cannot be read, counts by
 // its mapping alone; a path through a list or map is taken as held.
 func (r *Reader) mappedFileLacks(ctx context.Context, f DataFile, column int64) (bool, error) {
-	m, err := r.nameMapping(ctx, *f.MappingID)
+	m, root, err := r.mappedFooter(ctx, f)
 	if err != nil {
 		return false, err
 	}
@@ -237,14 +237,8 @@ func (r *Reader) mappedFileLacks(ctx context.Context, f DataFile, column int64) 
 	if path == nil {
 		return true, nil
 	}
-	if path[len(path)-1].isPartition || f.encryptionKey != nil {
-		return false, nil
-	}
-	// A footer that cannot be read is the disk check's to report: the
-	// file counts by its mapping.
-	root, err := r.parquetSchema(ctx, f.Path)
-	if err != nil || root == nil {
-		return false, nil
+	if path[len(path)-1].isPartition || root == nil {
+		return false, nil // counts by its mapping
 	}
 	sources := make([]string, len(path))
 	for i, e := range path {
@@ -262,16 +256,9 @@ func (r *Reader) mappedFileLacks(ctx context.Context, f DataFile, column int64) 
 // column's default). An encrypted file, or one whose footer cannot be
 // read, does not count.
 func (r *Reader) mappedNameOther(ctx context.Context, f DataFile, column int64, names []string) (bool, error) {
-	m, err := r.nameMapping(ctx, *f.MappingID)
-	if err != nil {
-		return false, err
-	}
-	if f.encryptionKey != nil {
-		return false, nil
-	}
-	root, err := r.parquetSchema(ctx, f.Path)
+	m, root, err := r.mappedFooter(ctx, f)
 	if err != nil || root == nil {
-		return false, nil
+		return false, err
 	}
 	if found, known := footerField(root, names); !found || !known {
 		return false, nil
@@ -289,6 +276,21 @@ func (r *Reader) mappedNameOther(ctx context.Context, f DataFile, column int64, 
 		}
 	}
 	return false, nil
+}
+
+// mappedFooter is the name mapping of a file registered with one
+// (f.MappingID) and its footer's schema, nil for an encrypted file or one
+// whose footer cannot be read (the disk check's to report).
+func (r *Reader) mappedFooter(ctx context.Context, f DataFile) (*mapEntry, *pnode, error) {
+	m, err := r.nameMapping(ctx, *f.MappingID)
+	if err != nil || f.encryptionKey != nil {
+		return m, nil, err
+	}
+	root, err := r.parquetSchema(ctx, f.Path)
+	if err != nil {
+		return m, nil, nil
+	}
+	return m, root, nil
 }
 
 // footerField tells whether a Parquet schema holds a field at the path of
