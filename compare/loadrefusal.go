@@ -137,11 +137,12 @@ func (r *Reader) readLoadRefusal(ctx context.Context, snap int64) (string, error
 			}
 		}
 		for _, id := range ids {
-			if t := first[id]; !schemaKept[t.schemaID.Int64] {
+			t := first[id]
+			if !schemaKept[t.schemaID.Int64] {
 				return fmt.Sprintf("table %s (id %d): %s (Failed to load DuckLake - could not find schema that corresponds to the table entry \"%s\")", oneline.Name(t.name.String), id, dropped(t.schemaID.Int64), oneline.Name(t.name.String)), nil
 			}
 			if n := rowsOf[id]; n > 1 {
-				return fmt.Sprintf("table_id %d has %d ducklake_table rows visible: the readers join its columns once per row and add each twice (Column with name ... already exists!)", id, n), nil
+				return fmt.Sprintf("table %s (id %d) has %d ducklake_table rows visible: the readers join its columns once per row and add each twice (Column with name ... already exists!)", oneline.Name(t.name.String), id, n), nil
 			}
 		}
 	}

@@ -29,9 +29,9 @@ func TestCatalogLoadFailures(t *testing.T) {
 		want             string // in the unreadable difference
 	}{
 		{"table row twice", "06_deletes", `INSERT INTO ducklake_table SELECT * FROM ducklake_table WHERE ` + live, true,
-			"table_id 1 has 2 ducklake_table rows visible"},
+			"table del (id 1) has 2 ducklake_table rows visible"},
 		{"table row twice in both", "06_deletes", `INSERT INTO ducklake_table SELECT * FROM ducklake_table WHERE ` + live, false,
-			"table_id 1 has 2 ducklake_table rows visible"},
+			"table del (id 1) has 2 ducklake_table rows visible"},
 		{"table of no schema", "06_deletes", `INSERT INTO ducklake_table SELECT * REPLACE (99 AS table_id, 999 AS schema_id, 'ghost' AS table_name) FROM ducklake_table WHERE ` + live + `;
 			INSERT INTO ducklake_column SELECT * REPLACE (99 AS table_id) FROM ducklake_column WHERE ` + live, true,
 			"references schema id 999 that does not exist"},
