@@ -6,8 +6,10 @@ import (
 )
 
 // DecimalWidthScale parses a DuckDB type name DECIMAL(W,S), as DuckDB
-// renders it (parquet_schema's duckdb_type, typeof, a catalog's column
-// type), with 0 <= S <= W <= 38 and W >= 1; ok is false for anything else.
+// renders it (parquet_schema's duckdb_type, typeof, compare's
+// Column.DuckType), with 0 <= S <= W <= 38 and W >= 1; ok is false for
+// anything else, a DuckLake catalog's column_type (decimal(W,S), in lower
+// case) included.
 // compare's folding of DECIMAL extremes and parquetfooter's check of a
 // VARIANT shredded on a 16-bit DECIMAL read a type's width here.
 func DecimalWidthScale(t string) (w, s int, ok bool) {
