@@ -88,7 +88,8 @@ func (r *Reader) RenamedColumns(ctx context.Context, snap int64) (map[int64][]st
 // cannot be read or one without field ids counts by the catalog alone: its
 // begin_snapshot (for the second case, begun in the dropped column's
 // life), or, for the first case, its mapping's entries; with a mapping,
-// not at all for the second. Each entry says which and how many files.
+// not at all for the second. Each entry says which case, how many files
+// and the first of them (shownByName).
 func (r *Reader) ColumnsReadOtherwiseByName(ctx context.Context, snap int64) (map[int64][]string, error) {
 	type candidate struct {
 		table, column, first  int64
@@ -166,6 +167,12 @@ func (r *Reader) ColumnsReadOtherwiseByName(ctx context.Context, snap int64) (ma
 			filesOf[c.table] = files
 		}
 		n := 0
+		var named []string // the first shownByName files counted
+		count := func(f DataFile) {
+			if n++; len(named) < shownByName {
+				named = append(named, oneline.Name(r.relPath(f.Path)))
+			}
+		}
 		for _, f := range files {
 			if f.MappingID != nil {
 				var counts bool
@@ -178,7 +185,7 @@ func (r *Reader) ColumnsReadOtherwiseByName(ctx context.Context, snap int64) (ma
 					return nil, err
 				}
 				if counts {
-					n++
+					count(f)
 				}
 				continue
 			}
@@ -194,28 +201,37 @@ func (r *Reader) ColumnsReadOtherwiseByName(ctx context.Context, snap int64) (ma
 			if root == nil || !anyFieldID(root) {
 				// By the catalog alone.
 				if !c.old.Valid || (f.BeginSnapshot >= c.oldBegin.Int64 && f.BeginSnapshot < c.oldEnd.Int64) {
-					n++
+					count(f)
 				}
 				continue
 			}
 			if hasFieldID(root, c.column) || (c.old.Valid && !hasFieldID(root, c.old.Int64)) {
 				continue
 			}
-			n++
+			count(f)
 		}
 		if n == 0 {
 			continue
 		}
+		which := strings.Join(named, ", ")
+		if n > len(named) {
+			which += fmt.Sprintf(" and %d more", n-len(named))
+		}
 		if c.old.Valid {
-			out[c.table] = append(out[c.table], fmt.Sprintf("%s (added at snapshot %d under the name of a dropped column (column_id %d, snapshots %d-%d) whose values %d file(s) hold under it, which a reader by name reads as this column's)",
-				c.path, c.first, c.old.Int64, c.oldBegin.Int64, c.oldEnd.Int64, n))
+			out[c.table] = append(out[c.table], fmt.Sprintf("%s (added at snapshot %d under the name of a dropped column (column_id %d, snapshots %d-%d) whose values %d file(s) hold under it (%s), which a reader by name reads as this column's)",
+				c.path, c.first, c.old.Int64, c.oldBegin.Int64, c.oldEnd.Int64, n, which))
 		} else {
-			out[c.table] = append(out[c.table], fmt.Sprintf("%s (added at snapshot %d with default %s, which DuckLake reads for it in %d file(s) without it, a reader by name NULL)",
-				c.path, c.first, c.init.String, n))
+			out[c.table] = append(out[c.table], fmt.Sprintf("%s (added at snapshot %d with default %s, which DuckLake reads for it in %d file(s) without it (%s), a reader by name NULL)",
+				c.path, c.first, c.init.String, n, which))
 		}
 	}
 	return out, nil
 }
+
+// shownByName is how many files an entry of ColumnsReadOtherwiseByName
+// names (relative to the data folder where they are in it) before "and N
+// more".
+const shownByName = 3
 
 // mappedFileLacks tells whether DuckLake's readers read the column of id
 // column from a file with a name mapping (f.MappingID) as its

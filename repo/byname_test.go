@@ -29,7 +29,7 @@ func TestFilesJSONReadByName(t *testing.T) {
 		want []string
 		not  []string
 	}{
-		{"09_views", []string{"table main.base: k (added at snapshot 22 with default k, which DuckLake reads for it in 2 file(s) without it, a reader by name NULL)"}, nil},
+		{"09_views", []string{"table main.base: k (added at snapshot 22 with default k, which DuckLake reads for it in 2 file(s) without it (main/base/ducklake-", ".parquet), a reader by name NULL)"}, nil},
 		{"17_compaction", []string{"table main.calt: i (added at snapshot 21 under the name of a dropped column (column_id 2, snapshots 12-18) whose values 2 file(s) hold under it"}, nil},
 		{"02_add_drop_columns", []string{"table main.evo: b (added at snapshot 7 under the name of a dropped column (column_id 3, snapshots 1-5) whose values 2 file(s) hold under it", "table main.mixed: col2 (added at snapshot 15 under the name of a dropped column (column_id 2"}, []string{"main.gone"}},
 		{"05_defaults_not_null", []string{"table main.d: ", "k (added at snapshot 5 with default 7, which DuckLake reads for it in 2 file(s) without it", "n_bigint (added at snapshot 6 with default 1234567890123", "table main.d3: col1.k (added at snapshot 24 with default 42, which DuckLake reads for it in 1 file(s) without it"}, []string{"s1 (", "s2 (", "main.nn", "main.d2"}},

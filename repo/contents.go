@@ -393,8 +393,9 @@ var emptyStringsFixedIn = goversion.Must(goversion.NewVersion("1.5.1"))
 // fails on or misreads (formats.FooterQuirks) are a warning
 // (footerQuirksWarning);
 // v28: the frozen catalog's self-read fails where the readers' load of the
-// whole catalog at a snapshot fails (proofVersion v64, loadRefusal).
-const contentsKeyKind = "fdl-formats content pass v28"
+// whole catalog at a snapshot fails (proofVersion v64, loadRefusal); v29:
+// byNameIssue names the first files of each column it warns of.
+const contentsKeyKind = "fdl-formats content pass v29"
 
 // contentsKey names everything a content pass of v reads, or "" (no digest
 // cache, or an object store, whose data files the pass fetches and
