@@ -15,7 +15,12 @@ import (
 // fails, and with it the read of every table there.
 var refusedLoad = formats.QuirkInfo{Name: "catalog-load-fails",
 	Behaviour: "every release line's reader loads the whole catalog at the snapshot it reads (DuckLakeMetadataManager::GetCatalogForSnapshot, DuckLakeCatalog::LoadSchemaForSnapshot; v1.3-ossivalis, v1.4-andium, v1.5-variegata and main alike) and fails the load, so every table's read, on a visible ducklake_table row whose schema_id is no visible schema's, a visible table without any ducklake_column row, a table_id with two visible ducklake_table rows (its columns are joined once per row, ORDER BY table_id, and added twice: ColumnList::AddColumn), two columns of a visible table whose names are one in any ASCII letter case (ColumnList's names are case-insensitive), a visible tag of a visible top-level column whose key is not 'comment' (\"Only comment tags are supported for columns currently\"), a table, view or macro of a visible schema named, in any ASCII letter case, as a schema stored before it (LoadSchemaForSnapshot keeps the first of a name: \"could not find schema that corresponds to the table entry\"), a visible view or macro whose schema_id is no visible schema's, a visible view whose column_aliases DuckLakeUtil::ParseQuotedList cannot parse (\"Failed to parse quoted value - expected a quote\"), a visible partition spec or sort hint of no visible table, a visible macro without an implementation, and one with an implementation whose type is neither 'scalar' nor 'table' (CreateMacroInfoFromDucklake: \"Macro type ... is not implemented\")",
-	Error:     "Failed to load DuckLake"}
+	// No one Error: the readers fail with another message for each
+	// condition (a CatalogException "Column with name ... already
+	// exists!", a NotImplementedException for a tag, an
+	// InvalidInputException "Failed to load DuckLake - ..." for a
+	// missing schema), which each reason quotes in parentheses.
+}
 
 // loadRefusal says why every DuckLake reader fails to load the catalog at
 // snap, "" when it loads. The readers load a snapshot's schemas, tables,

@@ -80,6 +80,11 @@ func TestCatalogLoadFailures(t *testing.T) {
 				if d.Kind == "unreadable" && !tc.bOnly && (!strings.HasPrefix(d.A, "cannot read") || !strings.HasPrefix(d.B, "cannot read")) {
 					t.Errorf("%s: want both sides unreadable", d)
 				}
+				// The readers' message is the one the reason quotes,
+				// not one for every condition.
+				if strings.Contains(d.String(), `they fail with "Failed to load DuckLake...`) {
+					t.Errorf("%s: names a message the readers fail with for every condition", d)
+				}
 			}
 			// The catalog read alone fails the same way.
 			self, err := Self(context.Background(), b, opts)
