@@ -107,3 +107,34 @@ func TestQuotedListParses(t *testing.T) {
 		}
 	}
 }
+
+// TestCatalogLoadsDespiteLookAlikes: metadata close to a catalog-load-fails
+// condition that every release line's readers load (GetCatalogForSnapshot,
+// LoadSchemaForSnapshot), so a frozen catalog holding it reads alone
+// cleanly: a schema named as another in another letter case but stored
+// after it, holding nothing (the readers keep the first, and every table
+// names that one); a non-comment column tag whose value is NULL (LoadTags
+// skips it), one never visible, and one of a nested field or of a view's
+// column (the readers check the tags of a table's top-level columns only);
+// a dropped column named as a live one in another letter case (the join
+// reads visible columns only). A model stricter than the readers there
+// would fail check on repositories every reader reads.
+func TestCatalogLoadsDespiteLookAlikes(t *testing.T) {
+	for _, tc := range []struct{ name, lake, stmt string }{
+		{"a second schema named alike stored after, empty", "06_deletes", `INSERT INTO ducklake_schema SELECT * REPLACE (77 AS schema_id, '01a18fe9-0000-7000-8000-000000000077' AS schema_uuid, 'MAIN' AS schema_name) FROM ducklake_schema WHERE schema_name = 'main'`},
+		{"a column tag other than a comment with a NULL value", "11_comments_tags", `INSERT INTO ducklake_column_tag VALUES (1, 1, 4, NULL, 'unit', NULL)`},
+		{"a column tag other than a comment never visible", "11_comments_tags", `INSERT INTO ducklake_column_tag VALUES (1, 1, 4, 4, 'unit', 'm')`},
+		{"a column tag other than a comment of a nested field", "12_nested_types", `INSERT INTO ducklake_column_tag SELECT table_id, column_id, begin_snapshot, NULL, 'unit', 'm' FROM ducklake_column WHERE parent_column IS NOT NULL AND end_snapshot IS NULL LIMIT 1`},
+		{"a column tag other than a comment of a view", "09_views", `INSERT INTO ducklake_column_tag SELECT view_id, 1, begin_snapshot, NULL, 'unit', 'm' FROM ducklake_view WHERE end_snapshot IS NULL LIMIT 1`},
+		{"a dropped column named alike", "06_deletes", `INSERT INTO ducklake_column SELECT * REPLACE (999 AS column_id, 'ID' AS column_name, begin_snapshot AS end_snapshot) FROM ducklake_column WHERE column_name = 'id' LIMIT 1`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lake, catalog := lastVersion(t, "lakes", tc.lake)
+			opts := Options{DataPath: filepath.Join(lake, "data"), Engines: readerDBs}
+			self, err := Self(context.Background(), tamper(t, catalog, tc.stmt), opts)
+			if err != nil {
+				t.Fatalf("Self: %v\n%s", err, reportLines(self))
+			}
+		})
+	}
+}
