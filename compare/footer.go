@@ -31,7 +31,10 @@ const DiffFooter = "footer"
 // published catalog that does is not certified. One-sided, as
 // earlyTableStats: when A is in B's format, its readers fail alike on the
 // same files and nothing is reported. Encrypted data files are DuckLake's
-// own, whose writer leaves none of these footers; a file whose footer
+// own, whose writer leaves none of these footers but the VARIANT ones
+// (DuckDB 1.5's writer shreds a VARIANT on BLOB and on a DECIMAL of at
+// most 4 digits), and are not read (the footer reader does not decrypt:
+// docs/compare.md, Known limits); a file whose footer
 // cannot be read is left to the comparison, which reports it. A failure of
 // a read of B is marked as B's (sideError), or as both catalogs' when A's
 // same read fails too (bThenA); an invalid readers range is no read.
@@ -115,7 +118,7 @@ const (
 
 // footerHits reads the footer quirk hits (parquetfooter.Read) of the
 // catalog's data files at any snapshot that are not encrypted (DuckLake's
-// own, whose writer leaves none of these footers), each file once,
+// own, not decrypted: see footerQuirkDifferences), each file once,
 // answering from digests where it kept them; it returns those files and
 // their hits by path. A failure says its step (footerStage...).
 func (b *Reader) footerHits(ctx context.Context, digests *Digests) (_ []StoredFile, _ map[string][]parquetfooter.Hit, stage string, _ error) {
