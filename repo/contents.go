@@ -394,8 +394,10 @@ var emptyStringsFixedIn = goversion.Must(goversion.NewVersion("1.5.1"))
 // (footerQuirksWarning);
 // v28: the frozen catalog's self-read fails where the readers' load of the
 // whole catalog at a snapshot fails (proofVersion v64, loadRefusal); v29:
-// byNameIssue names the first files of each column it warns of.
-const contentsKeyKind = "fdl-formats content pass v29"
+// byNameIssue names the first files of each column it warns of; v30: a
+// look-alike may differ in letters whose uppercase is one ("ς" and "σ",
+// "ı" and "i": foldCase).
+const contentsKeyKind = "fdl-formats content pass v30"
 
 // contentsKey names everything a content pass of v reads, or "" (no digest
 // cache, or an object store, whose data files the pass fetches and

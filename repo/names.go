@@ -32,8 +32,15 @@ var versionLayout = []string{"version.json", "expired.json", "dataset.json", "fi
 // decomposed, "e" and U+0301, are one name there) and drops trailing dots
 // and spaces (Windows) matches it, and as web servers on them do.
 func foldName(name string) string {
-	return strings.ToLower(decomposed(strings.TrimRight(name, ". ")))
+	return foldCase(decomposed(strings.TrimRight(name, ". ")))
 }
+
+// foldCase is name with letter case folded as those file systems fold it:
+// each letter's uppercase, lowered. Lowering alone keeps apart letters
+// whose uppercase is one: Windows' NTFS compares uppercase (its upcase
+// table: "ς" and "σ" are "Σ", "ı" and "i" are "I", "µ" and "μ" are "Μ"),
+// and macOS's case folding takes "ς" for "σ" and "µ" for "μ" too.
+func foldCase(name string) string { return strings.ToLower(strings.ToUpper(name)) }
 
 // decomposed is name in Unicode's canonical decomposition (NFD), name
 // itself when it is ASCII (every name the layout gives, most data files).
@@ -72,7 +79,7 @@ func alikeHow(name, n string) string {
 	}
 	// Folded alike, the names differ beyond letter case only where the
 	// forms do.
-	if !strings.EqualFold(trimmed, nTrimmed) {
+	if foldCase(trimmed) != foldCase(nTrimmed) {
 		ways = append(ways, "in another Unicode form (composed or decomposed accents)")
 	}
 	if len(trimmed) != len(name) {

@@ -390,3 +390,35 @@ func TestDataLinkedOutside(t *testing.T) {
 		})
 	}
 }
+
+// TestFoldNameLettersOneInUppercase: NTFS compares names by their
+// uppercase (its upcase table) and macOS's file systems by case folding,
+// so "τας" and "τασ" (final and medial sigma, both "Σ"), "kısa" and "kisa"
+// (dotless i, "I" on Windows) and "µs" and "μs" (micro sign, Greek mu) are
+// one name there: a data file beside its look-alike in such a letter is
+// named "in another letter case". Before, foldName lowered the letters
+// only, which leaves each pair apart, so no look-alike was found. Letters
+// whose uppercase is not one letter stay apart ("ß" and "ss"), as they do
+// on both.
+func TestFoldNameLettersOneInUppercase(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		how  string // "": not alike
+	}{
+		{"\u03c4\u03b1\u03c2", "\u03c4\u03b1\u03c3", "in another letter case"},
+		{"k\u0131sa.parquet", "kisa.parquet", "in another letter case"},
+		{"\u00b5s", "\u03bcs", "in another letter case"},
+		{"caf\u00e9", "CAFE\u0301", "in another letter case and in another Unicode form (composed or decomposed accents)"},
+		{"stra\u00dfe", "strasse", ""},
+	} {
+		if alike := foldName(tc.a) == foldName(tc.b); alike != (tc.how != "") {
+			t.Errorf("%q and %q folded alike: %t, want %t", tc.a, tc.b, alike, tc.how != "")
+			continue
+		}
+		if tc.how != "" {
+			if how := alikeHow(tc.b, tc.a); how != tc.how {
+				t.Errorf("%q beside %q: %q, want %q", tc.b, tc.a, how, tc.how)
+			}
+		}
+	}
+}
