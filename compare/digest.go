@@ -9,6 +9,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
+	"io"
 	"maps"
 	"math"
 	"runtime/debug"
@@ -528,17 +530,25 @@ func (r *Reader) planKeyOf(ctx context.Context, t Table, f DataFile, cols []*Col
 		r.identities[ik] = id
 		r.nameCopy(f, id)
 	}
-	var q string
-	var err error
-	if mode == deletesOnly {
-		q, err = r.goneSQL(ctx, t, f, cols, snap, opts, names, types, kid)
+	var k string
+	if mode == deletesOnly && !r.mirrors(id) {
+		var err error
+		if k, err = r.goneKey(ctx, t, f, cols, snap, opts, names, types, kid, id); err != nil {
+			return "", err
+		}
 	} else {
-		q, err = r.planSQL(ctx, t, f, cols, snap, opts, names, types, mode, false)
+		var q string
+		var err error
+		if mode == deletesOnly {
+			q, err = r.goneSQL(ctx, t, f, cols, snap, opts, names, types, kid)
+		} else {
+			q, err = r.planSQL(ctx, t, f, cols, snap, opts, names, types, mode, false)
+		}
+		if err != nil {
+			return "", err
+		}
+		k = planKey(r.mirroredQuery(q, id), id)
 	}
-	if err != nil {
-		return "", err
-	}
-	k := planKey(r.mirroredQuery(q, id), id)
 	r.keysBuilt++
 	switch mode {
 	case deletesIgnored:
@@ -563,25 +573,135 @@ type goneParts struct {
 // delete state of a file (every few snapshots) builds only the list of
 // its positions, not the projection and row hashes again.
 func (r *Reader) goneSQL(ctx context.Context, t Table, f DataFile, cols []*Column, snap int64, opts ScanOptions, names, types []string, kid allRowsKeyID) (string, error) {
-	h, ok := r.goneParts[kid]
-	if !ok {
-		opts.deletes, opts.positions = deletesOnly, false
-		base, where, err := r.fileBase(ctx, t, f, cols, snap, opts)
-		if err != nil {
-			return "", err
-		}
-		prefix, suffix, err := hashParts(names, types)
-		if err != nil {
-			return "", err
-		}
-		h = goneParts{prefix: prefix, base: base, suffix: suffix, where: where}
-		r.goneParts[kid] = h
+	h, err := r.gonePartsOf(ctx, t, f, cols, snap, opts, names, types, kid)
+	if err != nil {
+		return "", err
 	}
 	del, err := r.deleteFilter(ctx, t, f, snap, deletesOnly)
 	if err != nil {
 		return "", err
 	}
 	return h.prefix + withWhere(h.base, h.where, del) + h.suffix, nil
+}
+
+// gonePartsOf is the part of a file's deleted-rows query kept per file
+// plan (kid), built on first use.
+func (r *Reader) gonePartsOf(ctx context.Context, t Table, f DataFile, cols []*Column, snap int64, opts ScanOptions, names, types []string, kid allRowsKeyID) (goneParts, error) {
+	if h, ok := r.goneParts[kid]; ok {
+		return h, nil
+	}
+	opts.deletes, opts.positions = deletesOnly, false
+	base, where, err := r.fileBase(ctx, t, f, cols, snap, opts)
+	if err != nil {
+		return goneParts{}, err
+	}
+	prefix, suffix, err := hashParts(names, types)
+	if err != nil {
+		return goneParts{}, err
+	}
+	h := goneParts{prefix: prefix, base: base, suffix: suffix, where: where}
+	r.goneParts[kid] = h
+	return h, nil
+}
+
+// goneKey is planKey(goneSQL(...), id), the same key, hashed as it is
+// written: goneSQL's text holds the file's deleted positions as a list
+// (up to maxInlinePositions of them), and building it, then the key's
+// input around it, copied the list three times over for every new delete
+// state of every file. In a history that deletes from the same files
+// again and again those lists grow with the versions, and their text was
+// a sixth of what a 40-version backfill allocated, one more source of its
+// peak's growth with versions (docs/compare.md, "Memory"). Only where
+// mirroredQuery leaves the query as it is (r.mirrors).
+func (r *Reader) goneKey(ctx context.Context, t Table, f DataFile, cols []*Column, snap int64, opts ScanOptions, names, types []string, kid allRowsKeyID, id string) (string, error) {
+	parts, err := r.gonePartsOf(ctx, t, f, cols, snap, opts, names, types, kid)
+	if err != nil {
+		return "", err
+	}
+	deleted, err := r.deletedPositions(ctx, t, f, snap)
+	if err != nil {
+		return "", err
+	}
+	// The delete filter as deleteFilter writes it (deletesOnly), the
+	// positions' list appended below.
+	del, list := "false", false
+	if len(deleted) > 0 {
+		if len(deleted) <= r.maxInlinePositions {
+			list = true
+		} else {
+			set, err := r.positionSet(ctx, deleted)
+			if err != nil {
+				return "", err
+			}
+			del = "file_row_number IN (" + set + ")"
+		}
+	}
+	h := sha256.New()
+	w := keyWriter{h: h, b: r.keyBuf[:0]}
+	w.str("fdl-formats file digest v3\x00")
+	w.str(duckdbBuild())
+	w.str("\x00")
+	w.str(id)
+	w.str("\x00")
+	w.str(parts.prefix)
+	w.str(parts.base)
+	w.str(" WHERE ")
+	for _, c := range parts.where {
+		w.str(c)
+		w.str(" AND ")
+	}
+	if list {
+		w.str("file_row_number IN (SELECT unnest([")
+		for i, p := range deleted {
+			if i > 0 {
+				w.b = append(w.b, ',')
+			}
+			w.b = strconv.AppendInt(w.b, p, 10)
+			if len(w.b) > keyBufFlush {
+				w.flush()
+			}
+		}
+		w.str("]::BIGINT[]))")
+	} else {
+		w.str(del)
+	}
+	w.str(parts.suffix)
+	w.flush()
+	r.keyBuf = w.b
+	var sum [sha256.Size]byte
+	return hex.EncodeToString(h.Sum(sum[:0])), nil
+}
+
+// mirrors tells whether mirroredQuery rewrites a query of the file whose
+// identity is id.
+func (r *Reader) mirrors(id string) bool {
+	return strings.Contains(id, objectIdentity) && r.dataPath != ""
+}
+
+// keyBufFlush is when keyWriter hands its buffer to the hash.
+const keyBufFlush = 4000
+
+// keyWriter writes a plan key's input to its hash through a buffer kept
+// by the reader (Reader.keyBuf).
+type keyWriter struct {
+	h hash.Hash
+	b []byte
+}
+
+func (w *keyWriter) str(s string) {
+	if len(w.b)+len(s) > keyBufFlush {
+		w.flush()
+		if len(s) > keyBufFlush {
+			io.WriteString(w.h, s) //nolint:errcheck // a hash's writes do not fail
+			return
+		}
+	}
+	w.b = append(w.b, s...)
+}
+
+func (w *keyWriter) flush() {
+	w.h.Write(w.b) //nolint:errcheck // a hash's writes do not fail
+	w.b = w.b[:0]
 }
 
 // goneKeyID is what a data file's deleted-rows plan key depends on within
@@ -734,7 +854,7 @@ const objectIdentity = " object "
 // that a copy of the mirror at another path (a restored cache) finds the
 // digests. The object (its key, size and validator) is in id.
 func (r *Reader) mirroredQuery(q, id string) string {
-	if !strings.Contains(id, objectIdentity) || r.dataPath == "" {
+	if !r.mirrors(id) {
 		return q
 	}
 	return strings.ReplaceAll(q, r.dataPath, "\x00mirror\x00")

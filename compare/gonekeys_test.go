@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/fdl-formats/fdl-formats/lakegen"
@@ -145,5 +147,113 @@ func TestDeletedRowsQueryPerPlan(t *testing.T) {
 				})
 			})
 		}
+	}
+}
+
+// TestDeletedRowsKeyNotBuiltAsText: a deleted-rows plan key is the sha256
+// of its query (planKey), and building it allocates far less than the
+// query's list of deleted positions: the key's input is hashed as it is
+// written (goneKey). Before, the list was built as text, then the query
+// around it, then the key's input around that: every new delete state of
+// every file allocated its positions' text three or four times, which in
+// a history deleting from the same files grows with the versions (a sixth
+// of what a 40-version backfill allocated).
+func TestDeletedRowsKeyNotBuiltAsText(t *testing.T) {
+	ctx := context.Background()
+	cats, data := historyLake(t, lakegen.HistoryOptions{Versions: 6, RowsPerVersion: 3000, FilesPerVersion: 2, DeleteEvery: 2})
+	r, err := Open(ctx, cats[len(cats)-1], ReaderOptions{DataPath: data})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	// The file and snapshot with the most deleted positions.
+	var most struct {
+		s   Snapshot
+		tb  Table
+		f   DataFile
+		pos []int64
+	}
+	eachTable(t, r, func(s Snapshot, tb Table) {
+		files, err := r.Files(ctx, tb, s.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			pos, err := r.DeletedPositions(ctx, tb, f, s.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(pos) > len(most.pos) {
+				most.s, most.tb, most.f, most.pos = s, tb, f, pos
+			}
+		}
+	})
+	if len(most.pos) == 0 {
+		t.Fatal("no file of the history has deletes")
+	}
+	tb, f, snap := most.tb, most.f, most.s.ID
+	// The history deletes a few rows per file; the reader's positions of
+	// the file at snap are made 5,000, inline (maxInlinePositions), so
+	// that their text stands out from the rest of what a key allocates.
+	if _, err := r.deletedPositions(ctx, tb, f, snap); err != nil {
+		t.Fatal(err)
+	}
+	many := make([]int64, 5000)
+	for i := range many {
+		many[i] = int64(2*i + 1)
+	}
+	r.deletes[f.Delete.Path] = many
+	if most.pos, err = r.deletedPositions(ctx, tb, f, snap); err != nil || len(most.pos) != len(many) {
+		t.Fatalf("the file's positions are not the 5,000 set (%d, %v)", len(most.pos), err)
+	}
+	cols, names, types, err := r.rowColumns(ctx, tb, snap, ScanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	build := func() string {
+		clear(r.goneKeys) // build it again
+		k, err := r.planKeyOf(ctx, tb, f, cols, snap, ScanOptions{}, names, types, deletesOnly, most.pos)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	got := build() // the reader's one-time parts (file identity, query parts) built
+	id, err := fileIdentity(f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := r.planSQL(ctx, tb, f, cols, snap, ScanOptions{}, names, types, deletesOnly, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := planKey(q, id); got != want {
+		t.Fatalf("key %s, want %s (built from its query)", got, want)
+	}
+	listText := len(int64List(most.pos))
+	const runs = 20
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range runs {
+		build()
+	}
+	runtime.ReadMemStats(&after)
+	perKey := float64(after.TotalAlloc-before.TotalAlloc) / runs
+	t.Logf("%d deleted positions (%d bytes as text): %.0f bytes allocated per key", len(most.pos), listText, perKey)
+	if perKey > float64(listText)/2 {
+		t.Errorf("building the deleted-rows key of %d positions allocated %.0f bytes, more than half their text's %d: the key's input was built as text", len(most.pos), perKey, listText)
+	}
+	// Positions staged in a temp table (more than maxInlinePositions):
+	// the key is still the one of its query.
+	r.maxInlinePositions = 1000
+	got = build()
+	if q, err = r.planSQL(ctx, tb, f, cols, snap, ScanOptions{}, names, types, deletesOnly, false); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(q, "fdl_del_") {
+		t.Fatalf("the positions are not staged: %.200s", q)
+	}
+	if want := planKey(q, id); got != want {
+		t.Errorf("staged positions: key %s, want %s (built from its query)", got, want)
 	}
 }

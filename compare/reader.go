@@ -125,6 +125,7 @@ type Reader struct {
 	goneKeys    map[goneKeyID]string        // deleted-rows plan keys (see planKeyOf)
 	goneParts   map[allRowsKeyID]goneParts  // deleted-rows queries less their positions (goneSQL)
 	keysBuilt   int                         // plan keys planKeyOf built (not found in its memos)
+	keyBuf      []byte                      // goneKey's buffer, reused
 	scans       int                         // scanning calls: switches to all threads and back
 	schemas     map[string]*pnode           // data file path -> its Parquet schema (read-only once built)
 	mappings    map[int64]*mapEntry         // name mappings by id (nameMapping; read-only once built)
