@@ -261,8 +261,8 @@ func (r *Reader) tablePlan(ctx context.Context, t Table, snap int64, opts ScanOp
 		key := planState{fileState: state, columns: colsEpoch, opts: opts}
 		if memo {
 			if p, ok := r.plans.get(snap, key); ok {
-				p.f = f
-				*n = p
+				*n = *p
+				n.f = f
 				continue
 			}
 		}
@@ -285,7 +285,11 @@ func (r *Reader) tablePlan(ctx context.Context, t Table, snap int64, opts ScanOp
 		}
 		n.same = n.all + "\x00" + n.gone
 		if memo {
-			r.plans.put(snap, key, *n)
+			// Kept by pointer: a map's value of more than 128 bytes is
+			// stored apart, and each snapshot that found the plan in
+			// the window's older map copied it there again.
+			p := *n
+			r.plans.put(snap, key, &p)
 		}
 	}
 	return tp, nil

@@ -144,7 +144,7 @@ type Reader struct {
 	// the snapshot walked and the one before (filestate.go);
 	// inlinedDelBegins: by inlined deletion table, its rows' begin snapshots
 	// by data file (inlinedDeleteBegins).
-	plans            stateWindow[planState, filePlan]
+	plans            stateWindow[planState, *filePlan]
 	described        stateWindow[fileState, fileDescribed]
 	inlinedDelBegins map[string]map[int64][]int64
 	// deleteSnapsOf: a partial deletion file's distinct snapshots
