@@ -200,8 +200,13 @@ import (
 // than scalar or table; the
 // first two were equivalent to a source without them, the others
 // equivalent where both catalogs had them, and a frozen catalog with one
-// read alone cleanly).
-const proofVersion = "fdl-formats proof v64"
+// read alone cleanly);
+// v65: a catalog whose metadata column has another DuckDB type than its
+// format's writers give it (formats.Version.TypeDiffs: a VARCHAR
+// snapshot_time, a VARCHAR or INTEGER statistics column) cannot be read,
+// as a catalog with another column; such a B holding A's values was
+// equivalent, while DuckLake's readers bind their SQL to the type.
+const proofVersion = "fdl-formats proof v65"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths

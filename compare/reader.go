@@ -459,6 +459,13 @@ func (r *Reader) init(ctx context.Context, opts ReaderOptions) error {
 	if err != nil {
 		return fmt.Errorf("%w: detect format of %s: %w", ErrIncomparable, oneline.Name(r.path), err)
 	}
+	// Detect reads the columns' names; their types are held to the
+	// format's too: DuckLake's readers compare and cast the columns as
+	// the types they write (formats.Version.TypeDiffs).
+	if diffs := r.format.TypeDiffs(r.columnTypes); len(diffs) > 0 {
+		return fmt.Errorf("%w: detect format of %s: %w: version row says %q but %s (DuckLake's readers compare and cast each column as the type its writers give it)",
+			ErrIncomparable, oneline.Name(r.path), formats.ErrInconsistentLayout, stamp, strings.Join(diffs, "; "))
+	}
 	// A NULL where DuckLake's writers always write a value: its readers
 	// fail on it, or read something else than the rows say (a row left
 	// out, the text 'NULL'): no DuckLake catalog, read no further.

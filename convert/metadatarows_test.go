@@ -39,6 +39,14 @@ func TestMetadataRowsSource(t *testing.T) {
 			"other than 'true' or 'false'", "other than 'true' or 'false'"},
 		{"two version values", []string{`INSERT INTO ducklake_metadata VALUES ('version', '0.4', NULL, NULL)`},
 			"2 version rows in ducklake_metadata, want 1", "key 'version', rows ('version', '1.0'), ('version', '0.4')"},
+		// Another type than DuckLake's writers give a column: its readers
+		// bind their SQL to the type (formats.Version.TypeDiffs), so
+		// convert refuses such a source as the proof refuses it; convert
+		// took it before, and the proof of its output could not read A.
+		{"snapshot_time VARCHAR", []string{`ALTER TABLE ducklake_snapshot ALTER snapshot_time SET DATA TYPE VARCHAR`},
+			"ducklake_snapshot.snapshot_time is VARCHAR, format 1.0 has TIMESTAMP WITH TIME ZONE", "ducklake_snapshot.snapshot_time is VARCHAR"},
+		{"file statistics data_file_id VARCHAR", []string{`ALTER TABLE ducklake_file_column_stats ALTER data_file_id SET DATA TYPE VARCHAR`},
+			"ducklake_file_column_stats.data_file_id is VARCHAR, format 1.0 has BIGINT", "ducklake_file_column_stats.data_file_id is VARCHAR"},
 		{"scoped settings", []string{`INSERT INTO ducklake_metadata VALUES ('data_inlining_row_limit', '10', 'schema', 0), ('data_inlining_row_limit', '20', 'table', 1)`}, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -163,6 +163,17 @@ func openSource(ctx context.Context, conn *sql.Conn, src string, engines *Engine
 		}
 	}
 	if v, err := formats.Detect(stamps[0], layout); err == nil {
+		// The columns' types too, as the proof holds a catalog to them
+		// (formats.Version.TypeDiffs): DuckLake's readers bind their SQL
+		// to the types its writers give the columns.
+		types, err := metadataColumnTypes(ctx, conn, schema)
+		if err != nil {
+			return "", "", nil, sourceReadError(src, "read the column types of", err)
+		}
+		if diffs := v.TypeDiffs(types); len(diffs) > 0 {
+			return "", "", nil, fmt.Errorf("open catalog %s: %w: %w: version row says %q but %s (DuckLake's readers compare and cast each column as the type its writers give it)",
+				oneline.Name(src), ErrNotCatalog, formats.ErrInconsistentLayout, stamps[0], strings.Join(diffs, "; "))
+		}
 		if err := formats.CheckRequired(ctx, conn, src, "src", schema, v, layout, dynamic); err != nil {
 			if nf, ok := errors.AsType[*formats.NullFieldError](err); ok {
 				return "", "", nil, &NullFieldsError{Source: src, Err: nf}
@@ -286,6 +297,27 @@ func columnsOf(ctx context.Context, conn *sql.Conn, db, prefix string) ([]table,
 		tables[i].columns = append(tables[i].columns, c)
 	}
 	return tables, crows.Err()
+}
+
+// metadataColumnTypes gives the DuckDB type of each column of the source's
+// DuckLake tables (in its metadata schema), by table and column name.
+func metadataColumnTypes(ctx context.Context, conn *sql.Conn, schema string) (map[[2]string]string, error) {
+	rows, err := conn.QueryContext(ctx, `SELECT table_name, column_name, data_type FROM duckdb_columns()
+		WHERE database_name = 'src' AND schema_name = ? AND starts_with(table_name, 'ducklake_')
+		AND (schema_name, table_name) IN (SELECT (schema_name, table_name) FROM duckdb_tables() WHERE database_name = 'src')`, schema)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	types := map[[2]string]string{}
+	for rows.Next() {
+		var t, c, typ string
+		if err := rows.Scan(&t, &c, &typ); err != nil {
+			return nil, err
+		}
+		types[[2]string{t, c}] = typ
+	}
+	return types, rows.Err()
 }
 
 // columnsOfAll is columnsOf through duckdb_columns() (tables only, as

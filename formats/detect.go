@@ -81,6 +81,67 @@ func Detect(stamp string, layout Layout) (*Version, error) {
 	return v, nil
 }
 
+// TypeDiffs lists the columns of a catalog's metadata tables whose DuckDB
+// type (types: duckdb_columns()'s data_type by table and column name, of
+// the catalog's main schema) is not the one DuckLake's writers give them
+// in this format: for a development layout, in it or in a layout it grew
+// from (Older). Empty means every static table's column has its type;
+// dynamic tables (inlined data and deletes) and columns the format does not
+// declare (which Detect already refuses) are not looked at.
+//
+// Detect reads names only, and a column of another type holds the same
+// texts: a ducklake_snapshot.snapshot_time VARCHAR holding the
+// TIMESTAMPTZ's own text reads alike in a proof, while DuckLake's 0.1-0.3
+// readers (DuckDB 1.3, 1.4) resolve AT (TIMESTAMP => '...') by comparing
+// the column with the value's text (snapshot_time <= '<text>',
+// MAX_BY(snapshot_id, snapshot_time)), so as text, not as instants; a
+// ducklake_file_column_stats.column_id VARCHAR fails the file pruning
+// query of every release (column_id = <n>: DuckDB binds no comparison of a
+// VARCHAR with an integer), so every filtered read. No DuckLake release
+// writes another type (TestShapesMatchRealCatalogs holds the registry to
+// the catalogs DuckLake wrote), so any other type is refused rather than
+// judged column by column.
+func (v *Version) TypeDiffs(types map[[2]string]string) []string {
+	declared := map[[2]string][]string{}
+	add := func(tables []Table) {
+		for _, t := range tables {
+			for _, c := range t.Columns {
+				k := [2]string{t.Name, c.Name}
+				if !slices.Contains(declared[k], c.Type) {
+					declared[k] = append(declared[k], c.Type)
+				}
+			}
+		}
+	}
+	add(v.Tables)
+	if v.Dev {
+		for _, name := range v.Older {
+			if older, err := Lookup(name); err == nil {
+				add(older.Tables)
+			}
+		}
+	}
+	keys := make([][2]string, 0, len(types))
+	for k := range types {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b [2]string) int {
+		if c := strings.Compare(a[0], b[0]); c != 0 {
+			return c
+		}
+		return strings.Compare(a[1], b[1])
+	})
+	var diffs []string
+	for _, k := range keys {
+		want, ok := declared[k]
+		if !ok || slices.Contains(want, types[k]) {
+			continue
+		}
+		diffs = append(diffs, fmt.Sprintf("%s.%s is %s, format %s has %s", k[0], k[1], types[k], v.Name, strings.Join(want, " or ")))
+	}
+	return diffs
+}
+
 // renamedLater covers the stats table that 0.3 renamed.
 func renamedLater(name string, layout Layout) bool {
 	if name == fileStatsTableBefore03 {

@@ -332,3 +332,55 @@ func TestEarlyFixesDeclared(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+func typesOf(tables []Table) map[[2]string]string {
+	m := map[[2]string]string{}
+	for _, t := range tables {
+		for _, c := range t.Columns {
+			m[[2]string{t.Name, c.Name}] = c.Type
+		}
+	}
+	return m
+}
+
+// TestTypeDiffs: a catalog's metadata columns must have the types their
+// format declares (TestShapesMatchRealCatalogs holds those to the catalogs
+// DuckLake wrote); a development layout may have those of the layouts it
+// grew from; dynamic tables and undeclared columns are not looked at.
+func TestTypeDiffs(t *testing.T) {
+	for _, v := range All {
+		if d := v.TypeDiffs(typesOf(v.Tables)); len(d) > 0 {
+			t.Errorf("%s, its own types: %q", v.Name, d)
+		}
+		for _, tab := range v.Tables {
+			for _, c := range tab.Columns {
+				types := typesOf(v.Tables)
+				other := "VARCHAR"
+				if c.Type == other {
+					other = "BIGINT"
+				}
+				types[[2]string{tab.Name, c.Name}] = other
+				want := tab.Name + "." + c.Name + " is " + other + ", format " + v.Name + " has " + c.Type
+				if d := v.TypeDiffs(types); v.Dev && len(d) == 0 {
+					continue // the type of an older layout (checked below)
+				} else if len(d) != 1 || !strings.HasPrefix(d[0], want) {
+					t.Errorf("%s with %s.%s %s: %q, want one %q", v.Name, tab.Name, c.Name, other, d, want)
+				}
+			}
+		}
+	}
+	types := typesOf(V1_0.Tables)
+	types[[2]string{"ducklake_inlined_data_1_1", "row_id"}] = "VARCHAR"
+	types[[2]string{"ducklake_snapshot", "no_such_column"}] = "VARCHAR"
+	if d := V1_0.TypeDiffs(types); len(d) > 0 {
+		t.Errorf("1.0 with a dynamic table and an undeclared column: %q, want none (not looked at)", d)
+	}
+	for _, v := range All {
+		for _, name := range v.Older {
+			older, _ := Lookup(name)
+			if d := v.TypeDiffs(typesOf(older.Tables)); len(d) > 0 {
+				t.Errorf("%s on the layout of %s: %q", v.Name, name, d)
+			}
+		}
+	}
+}

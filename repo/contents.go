@@ -396,8 +396,10 @@ var emptyStringsFixedIn = goversion.Must(goversion.NewVersion("1.5.1"))
 // whole catalog at a snapshot fails (proofVersion v64, loadRefusal); v29:
 // byNameIssue names the first files of each column it warns of; v30: a
 // look-alike may differ in letters whose uppercase is one ("ς" and "σ",
-// "ı" and "i": foldCase).
-const contentsKeyKind = "fdl-formats content pass v30"
+// "ı" and "i": foldCase); v31: a frozen catalog whose metadata column has
+// another type than its format's writers give it cannot be read
+// (proofVersion v65, TypeDiffs).
+const contentsKeyKind = "fdl-formats content pass v31"
 
 // contentsKey names everything a content pass of v reads, or "" (no digest
 // cache, or an object store, whose data files the pass fetches and

@@ -1,0 +1,143 @@
+package compare
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/testduck"
+)
+
+// retypeSnapshotTime makes ducklake_snapshot.snapshot_time a VARCHAR
+// holding the text DuckDB gives the TIMESTAMPTZ under UTC (the proof's
+// session), whatever the helper's time zone: the same text as A's.
+const retypeSnapshotTime = `ALTER TABLE ducklake_snapshot ALTER snapshot_time SET DATA TYPE VARCHAR USING timezone('UTC', snapshot_time)::VARCHAR || '+00'`
+
+// TestMetadataColumnTypesReadAsReaders: the proof held a catalog's metadata
+// tables to their format's column names only (formats.Detect), and read
+// their values as text or numbers, so a published catalog B whose column
+// holds A's values under another type was equivalent to A, while
+// DuckLake's readers bind their SQL to the type: first the premise, with
+// the SQL those readers run, then the proof.
+func TestMetadataColumnTypesReadAsReaders(t *testing.T) {
+	ctx := context.Background()
+
+	// 0.1-0.3 readers (DuckDB 1.3, 1.4) resolve AT (TIMESTAMP => v) with
+	// MAX_BY(snapshot_id, snapshot_time) over snapshot_time <= '<v as
+	// text>' (GetSnapshot, v1.3-ossivalis and v1.4-andium; the binder
+	// keeps a string literal's type, BindAtClause): on a VARCHAR column
+	// that compares texts, so a time written without its offset, as a user
+	// types it, leaves out the snapshot taken at that very time.
+	lake03, a03 := lastVersion(t, "lakes-0.3", "06_deletes")
+	b03 := tamper(t, a03, retypeSnapshotTime)
+	at := func(catalog, ts string) int64 {
+		t.Helper()
+		conn, err := testduck.Open(t, "").Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		if _, err := conn.ExecContext(ctx, "SET TimeZone = 'UTC'; ATTACH "+sqlString(catalog)+" AS c (READ_ONLY)"); err != nil {
+			t.Fatal(err)
+		}
+		var id int64
+		if err := conn.QueryRowContext(ctx, `SELECT snapshot_id FROM c.ducklake_snapshot WHERE snapshot_id = (
+			SELECT MAX_BY(snapshot_id, snapshot_time) FROM c.ducklake_snapshot WHERE snapshot_time <= `+sqlString(ts)+`)`).Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	// The newest snapshot's time as a user types it: no offset.
+	var ts string
+	var id int64
+	db := testduck.Open(t, "")
+	if _, err := db.Exec("ATTACH " + sqlString(a03) + " AS s (READ_ONLY)"); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.QueryRow(`SELECT snapshot_id, strftime(timezone('UTC', snapshot_time), '%Y-%m-%d %H:%M:%S.%f') FROM s.ducklake_snapshot
+		ORDER BY snapshot_id DESC LIMIT 1`).Scan(&id, &ts); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if got := at(a03, ts); got != id {
+		t.Fatalf("A at %s: snapshot %d, want %d", ts, got, id)
+	}
+	if got := at(b03, ts); got == id {
+		t.Fatalf("B (snapshot_time VARCHAR) at %s: snapshot %d, want another than A's %d (the premise does not hold)", ts, got, id)
+	}
+
+	// Every release prunes files under a filter by matching the data
+	// files' ids with their statistics rows' (v1.3-ossivalis's
+	// DuckLakeMultiFileList: data_file_id IN (SELECT data_file_id FROM
+	// the statistics WHERE ...); v1.4-andium and later join the
+	// statistics' CTE on data_file_id): DuckDB binds no comparison of a
+	// BIGINT column with a VARCHAR one, so every filtered read of B fails.
+	lake10, a10 := lastVersion(t, "lakes", "06_deletes")
+	const retypeFileID = `ALTER TABLE ducklake_file_column_stats ALTER data_file_id SET DATA TYPE VARCHAR`
+	b10 := tamper(t, a10, retypeFileID)
+	prune := func(catalog string) error {
+		t.Helper()
+		db := testduck.Open(t, "")
+		if _, err := db.Exec("ATTACH " + sqlString(catalog) + " AS c (READ_ONLY)"); err != nil {
+			t.Fatal(err)
+		}
+		rows, err := db.Query(`SELECT data_file_id FROM c.ducklake_data_file WHERE data_file_id IN (SELECT data_file_id FROM c.ducklake_file_column_stats WHERE column_id = 1 AND table_id = 1)`)
+		if err == nil {
+			rows.Close()
+		}
+		return err
+	}
+	if err := prune(a10); err != nil {
+		t.Fatalf("A's pruning query: %v", err)
+	}
+	if err := prune(b10); err == nil || !strings.Contains(err.Error(), "Binder Error") {
+		t.Fatalf("B's pruning query (data_file_id VARCHAR): %v, want a Binder Error (the premise does not hold)", err)
+	}
+
+	data03 := filepath.Join(lake03, "data")
+	data10 := filepath.Join(lake10, "data")
+	for _, tc := range []struct {
+		name, a, data string
+		b             []string
+		want          string // "" equivalent
+	}{
+		{"0.3, snapshot_time VARCHAR with A's text", a03, data03, []string{retypeSnapshotTime},
+			"ducklake_snapshot.snapshot_time is VARCHAR, format 0.3 has TIMESTAMP WITH TIME ZONE"},
+		{"1.0, file statistics data_file_id VARCHAR", a10, data10, []string{retypeFileID},
+			"ducklake_file_column_stats.data_file_id is VARCHAR, format 1.0 has BIGINT"},
+		{"1.0, file statistics contains_nan VARCHAR", a10, data10,
+			[]string{`ALTER TABLE ducklake_file_column_stats ALTER contains_nan SET DATA TYPE VARCHAR`},
+			"ducklake_file_column_stats.contains_nan is VARCHAR, format 1.0 has BOOLEAN"},
+		{"1.0, file statistics null_count INTEGER", a10, data10,
+			[]string{`ALTER TABLE ducklake_file_column_stats ALTER null_count SET DATA TYPE INTEGER`},
+			"ducklake_file_column_stats.null_count is INTEGER, format 1.0 has BIGINT"},
+		{"1.0, a column retyped and typed back", a10, data10,
+			[]string{retypeFileID, `ALTER TABLE ducklake_file_column_stats ALTER data_file_id SET DATA TYPE BIGINT`}, ""},
+		{"0.3, a copy", a03, data03, nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := tamper(t, tc.a, tc.b...)
+			rep, err := Catalogs(ctx, tc.a, b, Options{DataPath: tc.data, Engines: readerDBs})
+			if tc.want == "" {
+				if err != nil {
+					t.Fatalf("Catalogs: %v, want equivalent\n%s", err, reportLines(rep))
+				}
+				return
+			}
+			if !errors.Is(err, ErrNotEquivalent) || !hasDifference(rep, "catalog", tc.want) || !hasDifference(rep, "catalog", b) {
+				t.Fatalf("Catalogs: %v, want a catalog difference naming %s and %q\n%s", err, b, tc.want, reportLines(rep))
+			}
+			if !errors.Is(err, formats.ErrInconsistentLayout) {
+				t.Errorf("Catalogs: %v, want it to match formats.ErrInconsistentLayout", err)
+			}
+			// The other way round A is the catalog that cannot be read:
+			// could not compare, never equivalent.
+			if _, err := Catalogs(ctx, b, tc.a, Options{DataPath: tc.data, Engines: readerDBs}); !errors.Is(err, ErrIncomparable) {
+				t.Errorf("Catalogs with the retyped catalog as A: %v, want could not compare", err)
+			}
+		})
+	}
+}
