@@ -141,3 +141,69 @@ func TestMetadataColumnTypesReadAsReaders(t *testing.T) {
 		})
 	}
 }
+
+// TestMetadataColumnCollation: duckdb_columns() names a VARCHAR COLLATE
+// NOCASE column VARCHAR, so a catalog B whose statistics bounds were
+// collated passed the type check and was equivalent to A, while every
+// release's file pruning compares a VARCHAR column's bounds with the
+// filter's constant as text ('Z' BETWEEN min_value AND max_value,
+// GenerateConstantFilter in v1.3-ossivalis, v1.4-andium, v1.5-variegata
+// and main: CastStatsToTarget casts numerics and temporals only), under
+// the column's collation: a file whose bounds are 'B' and 'a' holds 'Z' by
+// DuckDB's order, and B's readers skip it under WHERE s = 'Z'.
+func TestMetadataColumnCollation(t *testing.T) {
+	ctx := context.Background()
+	lake, orig := lastVersion(t, "lakes", "01_primitive_types")
+	data := filepath.Join(lake, "data")
+	db := testduck.Open(t, "")
+	if _, err := db.Exec("ATTACH " + sqlString(orig) + " AS o (READ_ONLY)"); err != nil {
+		t.Fatal(err)
+	}
+	var fileID, tableID, columnID int64
+	if err := db.QueryRow(`SELECT s.data_file_id, s.table_id, s.column_id FROM o.ducklake_file_column_stats s
+		JOIN o.ducklake_column c ON c.table_id = s.table_id AND c.column_id = s.column_id
+		WHERE lower(c.column_type) = 'varchar' AND c.end_snapshot IS NULL AND s.min_value IS NOT NULL
+		ORDER BY ALL LIMIT 1`).Scan(&fileID, &tableID, &columnID); err != nil {
+		t.Fatalf("a VARCHAR column's file statistics: %v", err)
+	}
+	db.Close()
+	// A: that file's bounds 'B' and 'a' (one side as the other: the
+	// proof compares them, not the rows); B: A with the bounds collated.
+	where := " WHERE data_file_id = " + itoa(fileID) + " AND column_id = " + itoa(columnID)
+	a := tamper(t, orig, `UPDATE ducklake_file_column_stats SET min_value = 'B', max_value = 'a'`+where)
+	collate := []string{
+		`ALTER TABLE ducklake_file_column_stats ALTER min_value SET DATA TYPE VARCHAR COLLATE NOCASE`,
+		`ALTER TABLE ducklake_file_column_stats ALTER max_value SET DATA TYPE VARCHAR COLLATE NOCASE`,
+	}
+	b := tamper(t, a, collate...)
+
+	// The premise, with the readers' pruning condition for WHERE s = 'Z'.
+	kept := func(catalog string) int {
+		t.Helper()
+		db := testduck.Open(t, "")
+		if _, err := db.Exec("ATTACH " + sqlString(catalog) + " AS c (READ_ONLY)"); err != nil {
+			t.Fatal(err)
+		}
+		var n int
+		if err := db.QueryRow(`SELECT count(*) FROM c.ducklake_file_column_stats WHERE table_id = ` + itoa(tableID) + ` AND column_id = ` + itoa(columnID) +
+			` AND data_file_id = ` + itoa(fileID) + ` AND (min_value IS NULL OR max_value IS NULL OR ('Z' BETWEEN min_value AND max_value))`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if ka, kb := kept(a), kept(b); ka != 1 || kb != 0 {
+		t.Fatalf("file %d kept under WHERE s = 'Z': A %d, B %d; want 1 and 0 (the premise does not hold)", fileID, ka, kb)
+	}
+
+	rep, err := Catalogs(ctx, a, b, Options{DataPath: data, Engines: readerDBs})
+	const want = "ducklake_file_column_stats.max_value is VARCHAR COLLATE NOCASE, format 1.0 has VARCHAR"
+	if !errors.Is(err, ErrNotEquivalent) || !hasDifference(rep, "catalog", want) || !hasDifference(rep, "catalog", b) {
+		t.Fatalf("Catalogs: %v, want a catalog difference naming %s and %q\n%s", err, b, want, reportLines(rep))
+	}
+	// The collation removed again reads as A.
+	c := tamper(t, b, `ALTER TABLE ducklake_file_column_stats ALTER min_value SET DATA TYPE VARCHAR`,
+		`ALTER TABLE ducklake_file_column_stats ALTER max_value SET DATA TYPE VARCHAR`)
+	if rep, err := Catalogs(ctx, a, c, Options{DataPath: data, Engines: readerDBs}); err != nil {
+		t.Fatalf("Catalogs with the collation removed: %v, want equivalent\n%s", err, reportLines(rep))
+	}
+}

@@ -462,7 +462,11 @@ func (r *Reader) init(ctx context.Context, opts ReaderOptions) error {
 	// Detect reads the columns' names; their types are held to the
 	// format's too: DuckLake's readers compare and cast the columns as
 	// the types they write (formats.Version.TypeDiffs).
-	if diffs := r.format.TypeDiffs(r.columnTypes); len(diffs) > 0 {
+	typed, err := r.withCollations(ctx)
+	if err != nil {
+		return fmt.Errorf("read layout of %s: %w", oneline.Name(r.path), err)
+	}
+	if diffs := r.format.TypeDiffs(typed); len(diffs) > 0 {
 		return fmt.Errorf("%w: detect format of %s: %w: version row says %q but %s (DuckLake's readers compare and cast each column as the type its writers give it)",
 			ErrIncomparable, oneline.Name(r.path), formats.ErrInconsistentLayout, stamp, strings.Join(diffs, "; "))
 	}
@@ -512,6 +516,34 @@ func (r *Reader) init(ctx context.Context, opts ReaderOptions) error {
 // (DuckDB binds the readers' unquoted names case-insensitively):
 // ducklake_inlined_data_<table>_<schema version> or
 // ducklake_inlined_delete_<table>.
+// withCollations gives the column types of the metadata schema's tables
+// with their collations (formats.TypedWithCollations): duckdb_columns()
+// names a VARCHAR COLLATE NOCASE column VARCHAR, while the readers'
+// comparisons with it follow the collation.
+func (r *Reader) withCollations(ctx context.Context) (map[[2]string]string, error) {
+	rows, err := r.conn.QueryContext(ctx, `SELECT table_name, sql FROM duckdb_tables() WHERE database_name = 'cat' AND schema_name = 'main' AND sql ILIKE '%COLLATE%'`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	stmts := map[string]string{}
+	for rows.Next() {
+		var t string
+		var stmt sql.NullString
+		if err := rows.Scan(&t, &stmt); err != nil {
+			return nil, err
+		}
+		stmts[t] = stmt.String
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(stmts) == 0 {
+		return r.columnTypes, nil
+	}
+	return formats.TypedWithCollations(r.columnTypes, stmts), nil
+}
+
 func isInlinedName(name string) bool {
 	return formats.IsDynamicTable(strings.ToLower(name))
 }

@@ -47,6 +47,9 @@ func TestMetadataRowsSource(t *testing.T) {
 			"ducklake_snapshot.snapshot_time is VARCHAR, format 1.0 has TIMESTAMP WITH TIME ZONE", "ducklake_snapshot.snapshot_time is VARCHAR"},
 		{"file statistics data_file_id VARCHAR", []string{`ALTER TABLE ducklake_file_column_stats ALTER data_file_id SET DATA TYPE VARCHAR`},
 			"ducklake_file_column_stats.data_file_id is VARCHAR, format 1.0 has BIGINT", "ducklake_file_column_stats.data_file_id is VARCHAR"},
+		// A collation, which duckdb_columns() does not show.
+		{"statistics bounds collated", []string{`ALTER TABLE ducklake_file_column_stats ALTER max_value SET DATA TYPE VARCHAR COLLATE NOCASE`},
+			"ducklake_file_column_stats.max_value is VARCHAR COLLATE NOCASE, format 1.0 has VARCHAR", "ducklake_file_column_stats.max_value is VARCHAR COLLATE NOCASE"},
 		{"scoped settings", []string{`INSERT INTO ducklake_metadata VALUES ('data_inlining_row_limit', '10', 'schema', 0), ('data_inlining_row_limit', '20', 'table', 1)`}, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -317,7 +317,30 @@ func metadataColumnTypes(ctx context.Context, conn *sql.Conn, schema string) (ma
 		}
 		types[[2]string{t, c}] = typ
 	}
-	return types, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	// duckdb_columns() names a collated VARCHAR VARCHAR: the collation
+	// is read from the table's statement (formats.TypedWithCollations).
+	srows, err := conn.QueryContext(ctx, `SELECT table_name, sql FROM duckdb_tables()
+		WHERE database_name = 'src' AND schema_name = ? AND starts_with(table_name, 'ducklake_') AND sql ILIKE '%COLLATE%'`, schema)
+	if err != nil {
+		return nil, err
+	}
+	defer srows.Close()
+	stmts := map[string]string{}
+	for srows.Next() {
+		var t string
+		var stmt sql.NullString
+		if err := srows.Scan(&t, &stmt); err != nil {
+			return nil, err
+		}
+		stmts[t] = stmt.String
+	}
+	if err := srows.Err(); err != nil {
+		return nil, err
+	}
+	return formats.TypedWithCollations(types, stmts), nil
 }
 
 // columnsOfAll is columnsOf through duckdb_columns() (tables only, as

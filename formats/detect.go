@@ -83,7 +83,7 @@ func Detect(stamp string, layout Layout) (*Version, error) {
 
 // TypeDiffs lists the columns of a catalog's metadata tables whose DuckDB
 // type (types: duckdb_columns()'s data_type by table and column name, of
-// the catalog's main schema) is not the one DuckLake's writers give them
+// the catalog's metadata schema, with TypedWithCollations' collations) is not the one DuckLake's writers give them
 // in this format: for a development layout, in it or in a layout it grew
 // from (Older). Empty means every static table's column has its type;
 // dynamic tables (inlined data and deletes) and columns the format does not
@@ -95,9 +95,11 @@ func Detect(stamp string, layout Layout) (*Version, error) {
 // readers (DuckDB 1.3, 1.4) resolve AT (TIMESTAMP => '...') by comparing
 // the column with the value's text (snapshot_time <= '<text>',
 // MAX_BY(snapshot_id, snapshot_time)), so as text, not as instants; a
-// ducklake_file_column_stats.column_id VARCHAR fails the file pruning
-// query of every release (column_id = <n>: DuckDB binds no comparison of a
-// VARCHAR with an integer), so every filtered read. No DuckLake release
+// ducklake_file_column_stats.data_file_id VARCHAR fails the file pruning
+// query of every release (it is matched with the data files' BIGINT ids,
+// a comparison DuckDB does not bind), so every filtered read. A type may
+// carry a collation (TypedWithCollations: "VARCHAR COLLATE NOCASE"),
+// which the registry's types never have. No DuckLake release
 // writes another type (TestShapesMatchRealCatalogs holds the registry to
 // the catalogs DuckLake wrote), so any other type is refused rather than
 // judged column by column.

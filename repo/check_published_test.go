@@ -155,6 +155,9 @@ func TestCheckPublishedFiles(t *testing.T) {
 		{"a retyped metadata column in 1.1", func(t *testing.T, _, _, c string) {
 			execCatalog(t, filepath.Join(c, "1.1.duckdb"), "ALTER TABLE c.ducklake_file_column_stats ALTER data_file_id SET DATA TYPE VARCHAR")
 		}, ErrDifferences, "ducklake_file_column_stats.data_file_id is VARCHAR, format 1.1 has BIGINT", false},
+		{"collated statistics bounds in 1.1", func(t *testing.T, _, _, c string) {
+			execCatalog(t, filepath.Join(c, "1.1.duckdb"), "ALTER TABLE c.ducklake_file_column_stats ALTER min_value SET DATA TYPE VARCHAR COLLATE NOCASE")
+		}, ErrDifferences, "ducklake_file_column_stats.min_value is VARCHAR COLLATE NOCASE, format 1.1 has VARCHAR", false},
 		{"garbage in the source format", func(t *testing.T, _, _, c string) {
 			garbage := make([]byte, 5000)
 			rand.Read(garbage)

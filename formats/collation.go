@@ -1,0 +1,145 @@
+package formats
+
+import (
+	"strings"
+	"unicode"
+)
+
+// Collations reads the column collations of a table from the CREATE TABLE
+// statement DuckDB gives for it (duckdb_tables().sql), by column name:
+// a column declared VARCHAR COLLATE NOCASE maps to "NOCASE". DuckDB's
+// duckdb_columns() names such a column's type VARCHAR, without its
+// collation, while every comparison with the column (and every ORDER BY,
+// MIN or MAX of it) follows the collation: DuckLake's readers compare a
+// VARCHAR column's statistics with a filter's constant as text
+// ('Z' BETWEEN min_value AND max_value), so min_value and max_value
+// collated NOCASE make them skip a file holding 'Z' whose bounds are 'B'
+// and 'a'. No DuckLake writer gives a metadata column a collation;
+// TypedWithCollations adds them to the types TypeDiffs holds to the
+// registry's. Quoted identifiers and string literals are skipped; a
+// statement that is not one DuckDB renders gives what could be read of it.
+func Collations(createSQL string) map[string]string {
+	defs := columnDefs(createSQL)
+	out := map[string]string{}
+	for _, d := range defs {
+		toks := sqlTokens(d)
+		if len(toks) == 0 {
+			continue
+		}
+		name := unquoteIdent(toks[0])
+		for i := 1; i+1 < len(toks); i++ {
+			if strings.EqualFold(toks[i], "COLLATE") {
+				out[name] = toks[i+1]
+				break
+			}
+		}
+	}
+	return out
+}
+
+// TypedWithCollations returns types (duckdb_columns()'s data_type by
+// table and column name) with each collated column's type given as
+// "<type> COLLATE <collation>", read from its table's CREATE TABLE
+// statement (tableSQL, by table name): the type its comparisons have.
+func TypedWithCollations(types map[[2]string]string, tableSQL map[string]string) map[[2]string]string {
+	out := make(map[[2]string]string, len(types))
+	for k, v := range types {
+		out[k] = v
+	}
+	for table, stmt := range tableSQL {
+		for col, coll := range Collations(stmt) {
+			k := [2]string{table, col}
+			if t, ok := out[k]; ok {
+				out[k] = t + " COLLATE " + coll
+			}
+		}
+	}
+	return out
+}
+
+// columnDefs splits the parenthesised list of a CREATE TABLE statement
+// at its top-level commas (outside quotes and nested parentheses).
+func columnDefs(stmt string) []string {
+	var defs []string
+	depth, start := 0, -1
+	for i := 0; i < len(stmt); i++ {
+		switch c := stmt[i]; c {
+		case '\'', '"':
+			i = skipQuoted(stmt, i)
+		case '(':
+			depth++
+			if depth == 1 {
+				start = i + 1
+			}
+		case ')':
+			if depth == 1 && start >= 0 {
+				defs = append(defs, stmt[start:i])
+				return defs
+			}
+			depth--
+		case ',':
+			if depth == 1 && start >= 0 {
+				defs = append(defs, stmt[start:i])
+				start = i + 1
+			}
+		}
+	}
+	if start >= 0 && start <= len(stmt) {
+		defs = append(defs, stmt[start:])
+	}
+	return defs
+}
+
+// skipQuoted returns the index of the quote closing the quoted text that
+// starts at i (a doubled quote inside it is one character of the text),
+// or the last index when it is not closed.
+func skipQuoted(s string, i int) int {
+	q := s[i]
+	for j := i + 1; j < len(s); j++ {
+		if s[j] == q {
+			if j+1 < len(s) && s[j+1] == q {
+				j++
+				continue
+			}
+			return j
+		}
+	}
+	return len(s) - 1
+}
+
+// sqlTokens splits a column definition into words: quoted texts whole,
+// parentheses and commas on their own, the rest at white space.
+func sqlTokens(def string) []string {
+	var toks []string
+	for i := 0; i < len(def); {
+		c := def[i]
+		switch {
+		case unicode.IsSpace(rune(c)):
+			i++
+		case c == '\'' || c == '"':
+			j := skipQuoted(def, i)
+			toks = append(toks, def[i:j+1])
+			i = j + 1
+		case c == '(' || c == ')' || c == ',':
+			toks = append(toks, def[i:i+1])
+			i++
+		default:
+			j := i
+			for j < len(def) && !unicode.IsSpace(rune(def[j])) && !strings.ContainsRune("()',\"", rune(def[j])) {
+				j++
+			}
+			toks = append(toks, def[i:j])
+			i = j
+		}
+	}
+	return toks
+}
+
+// unquoteIdent gives an identifier as named: a double-quoted one without
+// its quotes, a doubled quote inside it as one.
+func unquoteIdent(tok string) string {
+	if len(tok) >= 2 && tok[0] == '"' && tok[len(tok)-1] == '"' {
+		return strings.ReplaceAll(tok[1:len(tok)-1], `""`, `"`)
+	}
+	return tok
+}

@@ -1,0 +1,55 @@
+package formats
+
+import (
+	"maps"
+	"strings"
+	"testing"
+
+	"github.com/fdl-formats/fdl-formats/internal/testduck"
+)
+
+// TestCollationsAsDuckDBRenders: the collations are read from the CREATE
+// TABLE statements DuckDB itself gives (duckdb_tables().sql), with names,
+// defaults and nested types that hold commas, parentheses, quotes and the
+// word COLLATE.
+func TestCollationsAsDuckDBRenders(t *testing.T) {
+	db := testduck.Open(t, "")
+	for name, tc := range map[string]struct {
+		create string
+		want   map[string]string
+	}{
+		"plain": {`CREATE TABLE t(a VARCHAR, b BIGINT PRIMARY KEY, c VARCHAR DEFAULT 'x')`, map[string]string{}},
+		"collated": {`CREATE TABLE t(min_value VARCHAR COLLATE NOCASE, max_value VARCHAR COLLATE nfc.nocase, n BIGINT, s VARCHAR COLLATE noaccent NOT NULL)`,
+			map[string]string{"min_value": "NOCASE", "max_value": "nfc.nocase", "s": "noaccent"}},
+		"quoted": {`CREATE TABLE t("a, b (COLLATE x)" VARCHAR COLLATE NOCASE, "COLLATE" VARCHAR DEFAULT 'COLLATE y, z', "x""y" VARCHAR, st STRUCT(v VARCHAR), last VARCHAR COLLATE NOCASE)`,
+			map[string]string{"a, b (COLLATE x)": "NOCASE", "last": "NOCASE"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if _, err := db.Exec("DROP TABLE IF EXISTS t; " + tc.create); err != nil {
+				t.Fatal(err)
+			}
+			var stmt string
+			if err := db.QueryRow(`SELECT sql FROM duckdb_tables() WHERE table_name = 't'`).Scan(&stmt); err != nil {
+				t.Fatal(err)
+			}
+			got := Collations(stmt)
+			// DuckDB renders a collation's name as it was given, in
+			// any letter case: compared so.
+			norm := func(m map[string]string) map[string]string {
+				out := map[string]string{}
+				for k, v := range m {
+					out[k] = strings.ToLower(v)
+				}
+				return out
+			}
+			if !maps.Equal(norm(got), norm(tc.want)) {
+				t.Errorf("Collations(%s) = %v, want %v", stmt, got, tc.want)
+			}
+		})
+	}
+	typed := TypedWithCollations(map[[2]string]string{{"t", "a"}: "VARCHAR", {"t", "b"}: "VARCHAR"},
+		map[string]string{"t": `CREATE TABLE t(a VARCHAR COLLATE NOCASE, b VARCHAR, zz VARCHAR COLLATE NOCASE);`})
+	if want := (map[[2]string]string{{"t", "a"}: "VARCHAR COLLATE NOCASE", {"t", "b"}: "VARCHAR"}); !maps.Equal(typed, want) {
+		t.Errorf("TypedWithCollations = %v, want %v", typed, want)
+	}
+}
