@@ -207,3 +207,71 @@ func TestMetadataColumnCollation(t *testing.T) {
 		t.Fatalf("Catalogs with the collation removed: %v, want equivalent\n%s", err, reportLines(rep))
 	}
 }
+
+// TestMetadataColumnGenerated: a generated column shows its type alone in
+// duckdb_columns(), and DuckDB computes its values in the reading session.
+// B is A with ducklake_table.table_name computed from table_id and
+// begin_snapshot: A's names where current_setting('TimeZone') is UTC (the
+// proof's session), another name elsewhere. The proof read A's table list
+// from it and called it equivalent; a reader in another time zone (a
+// session's SET TimeZone, or the machine's own zone, which a new
+// connection starts with) lists another table, and version() in its place
+// would give every release but the linked one another.
+func TestMetadataColumnGenerated(t *testing.T) {
+	ctx := context.Background()
+	lake, a := lastVersion(t, "lakes", "06_deletes")
+	data := filepath.Join(lake, "data")
+	db := testduck.Open(t, "")
+	if _, err := db.Exec("ATTACH " + sqlString(a) + " AS o (READ_ONLY)"); err != nil {
+		t.Fatal(err)
+	}
+	var names string
+	if err := db.QueryRow(`SELECT string_agg('WHEN table_id = ' || table_id || ' AND begin_snapshot = ' || begin_snapshot || ' THEN ''' || replace(table_name, '''', '''''') || '''', ' ')
+		FROM o.ducklake_table`).Scan(&names); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	tab, _ := formats.V1_0.Table("ducklake_table")
+	var defs, cols []string
+	for _, c := range tab.Columns {
+		if c.Name == "table_name" {
+			defs = append(defs, c.Name+" "+c.Type+" GENERATED ALWAYS AS (CASE WHEN current_setting('TimeZone') = 'UTC' THEN CASE "+names+" END ELSE 'elsewhere' END) VIRTUAL")
+			continue
+		}
+		defs = append(defs, c.Name+" "+c.Type)
+		cols = append(cols, c.Name)
+	}
+	b := tamper(t, a,
+		`CREATE TABLE kept AS SELECT * FROM ducklake_table`,
+		`DROP TABLE ducklake_table`,
+		`CREATE TABLE ducklake_table(`+strings.Join(defs, ", ")+`)`,
+		`INSERT INTO ducklake_table (`+strings.Join(cols, ", ")+`) SELECT `+strings.Join(cols, ", ")+` FROM kept`,
+		`DROP TABLE kept`)
+
+	// The premise: B's table names as two sessions read them.
+	listed := func(catalog, zone string) string {
+		t.Helper()
+		conn, err := testduck.Open(t, "").Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		if _, err := conn.ExecContext(ctx, "SET TimeZone = "+sqlString(zone)+"; ATTACH "+sqlString(catalog)+" AS c (READ_ONLY)"); err != nil {
+			t.Fatal(err)
+		}
+		var s string
+		if err := conn.QueryRowContext(ctx, `SELECT string_agg(table_name, ',' ORDER BY table_id, begin_snapshot) FROM c.ducklake_table`).Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	if la, lb, lbBerlin := listed(a, "UTC"), listed(b, "UTC"), listed(b, "Europe/Berlin"); la != lb || lbBerlin == la {
+		t.Fatalf("table names: A %q, B in UTC %q, B in Europe/Berlin %q; want B in UTC as A and another list in Berlin (the premise does not hold)", la, lb, lbBerlin)
+	}
+
+	rep, err := Catalogs(ctx, a, b, Options{DataPath: data, Engines: readerDBs})
+	const want = "ducklake_table.table_name is VARCHAR GENERATED, format 1.0 has VARCHAR"
+	if !errors.Is(err, ErrNotEquivalent) || !hasDifference(rep, "catalog", want) || !hasDifference(rep, "catalog", b) {
+		t.Fatalf("Catalogs: %v, want a catalog difference naming %s and %q\n%s", err, b, want, reportLines(rep))
+	}
+}

@@ -203,8 +203,9 @@ import (
 // read alone cleanly);
 // v65: a catalog whose metadata column has another DuckDB type than its
 // format's writers give it (formats.Version.TypeDiffs: a VARCHAR
-// snapshot_time, a VARCHAR or INTEGER statistics column; a collation, read
-// from the table's CREATE statement, formats.Collations) cannot be read,
+// snapshot_time, a VARCHAR or INTEGER statistics column; a collation or a
+// generated column, read from the table's CREATE statement,
+// formats.Collations and formats.Generated) cannot be read,
 // as a catalog with another column; such a B holding A's values was
 // equivalent, while DuckLake's readers bind their SQL to the type.
 const proofVersion = "fdl-formats proof v65"

@@ -517,11 +517,13 @@ func (r *Reader) init(ctx context.Context, opts ReaderOptions) error {
 // ducklake_inlined_data_<table>_<schema version> or
 // ducklake_inlined_delete_<table>.
 // withCollations gives the column types of the metadata schema's tables
-// with their collations (formats.TypedWithCollations): duckdb_columns()
-// names a VARCHAR COLLATE NOCASE column VARCHAR, while the readers'
-// comparisons with it follow the collation.
+// with their collations and generated columns (formats.TypedWithCollations):
+// duckdb_columns() names a VARCHAR COLLATE NOCASE column VARCHAR, while the
+// readers' comparisons with it follow the collation, and gives a generated
+// column's type alone, while DuckDB computes its values in each reader's
+// session.
 func (r *Reader) withCollations(ctx context.Context) (map[[2]string]string, error) {
-	rows, err := r.conn.QueryContext(ctx, `SELECT table_name, sql FROM duckdb_tables() WHERE database_name = 'cat' AND schema_name = 'main' AND sql ILIKE '%COLLATE%'`)
+	rows, err := r.conn.QueryContext(ctx, `SELECT table_name, sql FROM duckdb_tables() WHERE database_name = 'cat' AND schema_name = 'main' AND (sql ILIKE '%COLLATE%' OR sql ILIKE '%GENERATED%')`)
 	if err != nil {
 		return nil, err
 	}

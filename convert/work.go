@@ -323,7 +323,7 @@ func metadataColumnTypes(ctx context.Context, conn *sql.Conn, schema string) (ma
 	// duckdb_columns() names a collated VARCHAR VARCHAR: the collation
 	// is read from the table's statement (formats.TypedWithCollations).
 	srows, err := conn.QueryContext(ctx, `SELECT table_name, sql FROM duckdb_tables()
-		WHERE database_name = 'src' AND schema_name = ? AND starts_with(table_name, 'ducklake_') AND sql ILIKE '%COLLATE%'`, schema)
+		WHERE database_name = 'src' AND schema_name = ? AND starts_with(table_name, 'ducklake_') AND (sql ILIKE '%COLLATE%' OR sql ILIKE '%GENERATED%')`, schema)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package formats
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -19,14 +20,8 @@ import (
 // registry's. Quoted identifiers and string literals are skipped; a
 // statement that is not one DuckDB renders gives what could be read of it.
 func Collations(createSQL string) map[string]string {
-	defs := columnDefs(createSQL)
 	out := map[string]string{}
-	for _, d := range defs {
-		toks := sqlTokens(d)
-		if len(toks) == 0 {
-			continue
-		}
-		name := unquoteIdent(toks[0])
+	for name, toks := range columnTokens(createSQL) {
 		for i := 1; i+1 < len(toks); i++ {
 			if strings.EqualFold(toks[i], "COLLATE") {
 				out[name] = toks[i+1]
@@ -37,10 +32,46 @@ func Collations(createSQL string) map[string]string {
 	return out
 }
 
+// Generated lists the generated columns of a table from its CREATE TABLE
+// statement as DuckDB gives it (GENERATED ALWAYS AS (expression), which
+// DuckDB writes for "AS (expression)" too). DuckDB computes such a column
+// when it is read, in the reading session: an expression of
+// current_setting('TimeZone'), version() or the like gives the proof (in
+// UTC, on the DuckDB it links) a catalog's values and a reader in another
+// time zone or release other ones (another table name, path, statistic).
+// duckdb_columns() shows such a column's type alone; no DuckLake writer
+// makes one.
+func Generated(createSQL string) []string {
+	var out []string
+	for name, toks := range columnTokens(createSQL) {
+		for i := 1; i < len(toks); i++ {
+			if strings.EqualFold(toks[i], "GENERATED") {
+				out = append(out, name)
+				break
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// columnTokens gives each column definition of a CREATE TABLE statement
+// as words (sqlTokens), by column name (unquoted).
+func columnTokens(createSQL string) map[string][]string {
+	out := map[string][]string{}
+	for _, d := range columnDefs(createSQL) {
+		if toks := sqlTokens(d); len(toks) > 0 {
+			out[unquoteIdent(toks[0])] = toks
+		}
+	}
+	return out
+}
+
 // TypedWithCollations returns types (duckdb_columns()'s data_type by
 // table and column name) with each collated column's type given as
-// "<type> COLLATE <collation>", read from its table's CREATE TABLE
-// statement (tableSQL, by table name): the type its comparisons have.
+// "<type> COLLATE <collation>", and each generated column's as "<type>
+// GENERATED", read from its table's CREATE TABLE statement (tableSQL, by
+// table name): what its reads and comparisons follow.
 func TypedWithCollations(types map[[2]string]string, tableSQL map[string]string) map[[2]string]string {
 	out := make(map[[2]string]string, len(types))
 	for k, v := range types {
@@ -51,6 +82,12 @@ func TypedWithCollations(types map[[2]string]string, tableSQL map[string]string)
 			k := [2]string{table, col}
 			if t, ok := out[k]; ok {
 				out[k] = t + " COLLATE " + coll
+			}
+		}
+		for _, col := range Generated(stmt) {
+			k := [2]string{table, col}
+			if t, ok := out[k]; ok {
+				out[k] = t + " GENERATED"
 			}
 		}
 	}

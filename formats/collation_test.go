@@ -2,6 +2,7 @@ package formats
 
 import (
 	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -47,9 +48,24 @@ func TestCollationsAsDuckDBRenders(t *testing.T) {
 			}
 		})
 	}
+	for _, q := range []string{
+		`DROP TABLE IF EXISTS t`,
+		`CREATE TABLE t(a VARCHAR DEFAULT 'GENERATED', "GENERATED x" BIGINT, g VARCHAR GENERATED ALWAYS AS (current_setting('TimeZone')) VIRTUAL, v VARCHAR AS (version()), n BIGINT)`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var stmt string
+	if err := db.QueryRow(`SELECT sql FROM duckdb_tables() WHERE table_name = 't'`).Scan(&stmt); err != nil {
+		t.Fatal(err)
+	}
+	if got := Generated(stmt); !slices.Equal(got, []string{"g", "v"}) {
+		t.Errorf("Generated(%s) = %q, want g and v", stmt, got)
+	}
 	typed := TypedWithCollations(map[[2]string]string{{"t", "a"}: "VARCHAR", {"t", "b"}: "VARCHAR"},
-		map[string]string{"t": `CREATE TABLE t(a VARCHAR COLLATE NOCASE, b VARCHAR, zz VARCHAR COLLATE NOCASE);`})
-	if want := (map[[2]string]string{{"t", "a"}: "VARCHAR COLLATE NOCASE", {"t", "b"}: "VARCHAR"}); !maps.Equal(typed, want) {
+		map[string]string{"t": `CREATE TABLE t(a VARCHAR COLLATE NOCASE, b VARCHAR GENERATED ALWAYS AS(version()), zz VARCHAR COLLATE NOCASE);`})
+	if want := (map[[2]string]string{{"t", "a"}: "VARCHAR COLLATE NOCASE", {"t", "b"}: "VARCHAR GENERATED"}); !maps.Equal(typed, want) {
 		t.Errorf("TypedWithCollations = %v, want %v", typed, want)
 	}
 }

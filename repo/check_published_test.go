@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/internal/duckblocks"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 
@@ -158,6 +159,24 @@ func TestCheckPublishedFiles(t *testing.T) {
 		{"collated statistics bounds in 1.1", func(t *testing.T, _, _, c string) {
 			execCatalog(t, filepath.Join(c, "1.1.duckdb"), "ALTER TABLE c.ducklake_file_column_stats ALTER min_value SET DATA TYPE VARCHAR COLLATE NOCASE")
 		}, ErrDifferences, "ducklake_file_column_stats.min_value is VARCHAR COLLATE NOCASE, format 1.1 has VARCHAR", false},
+		{"a generated metadata column in 1.1", func(t *testing.T, _, _, c string) {
+			tab, _ := formats.V1_1.Table("ducklake_file_column_stats")
+			var defs, cols []string
+			for _, col := range tab.Columns {
+				if col.Name == "extra_stats" {
+					defs = append(defs, col.Name+" "+col.Type+" GENERATED ALWAYS AS (CASE WHEN current_setting('TimeZone') = 'UTC' THEN NULL ELSE '{}' END) VIRTUAL")
+					continue
+				}
+				defs = append(defs, col.Name+" "+col.Type)
+				cols = append(cols, col.Name)
+			}
+			execCatalog(t, filepath.Join(c, "1.1.duckdb"),
+				"CREATE TABLE c.kept AS SELECT * FROM c.ducklake_file_column_stats",
+				"DROP TABLE c.ducklake_file_column_stats",
+				"CREATE TABLE c.ducklake_file_column_stats("+strings.Join(defs, ", ")+")",
+				"INSERT INTO c.ducklake_file_column_stats ("+strings.Join(cols, ", ")+") SELECT "+strings.Join(cols, ", ")+" FROM c.kept",
+				"DROP TABLE c.kept")
+		}, ErrDifferences, "ducklake_file_column_stats.extra_stats is VARCHAR GENERATED, format 1.1 has VARCHAR", false},
 		{"garbage in the source format", func(t *testing.T, _, _, c string) {
 			garbage := make([]byte, 5000)
 			rand.Read(garbage)

@@ -397,8 +397,8 @@ var emptyStringsFixedIn = goversion.Must(goversion.NewVersion("1.5.1"))
 // byNameIssue names the first files of each column it warns of; v30: a
 // look-alike may differ in letters whose uppercase is one ("ς" and "σ",
 // "ı" and "i": foldCase); v31: a frozen catalog whose metadata column has
-// another type than its format's writers give it, or a collation, cannot be read
-// (proofVersion v65, TypeDiffs).
+// another type than its format's writers give it, a collation or a
+// generated column, cannot be read (proofVersion v65, TypeDiffs).
 const contentsKeyKind = "fdl-formats content pass v31"
 
 // contentsKey names everything a content pass of v reads, or "" (no digest
