@@ -166,7 +166,7 @@ func openSource(ctx context.Context, conn *sql.Conn, src string, engines *Engine
 		// The columns' types too, as the proof holds a catalog to them
 		// (formats.Version.TypeDiffs): DuckLake's readers bind their SQL
 		// to the types its writers give the columns.
-		types, err := metadataColumnTypes(ctx, conn, schema)
+		types, err := metadataColumnTypes(ctx, conn, schema, layout)
 		if err != nil {
 			return "", "", nil, sourceReadError(src, "read the column types of", err)
 		}
@@ -300,16 +300,29 @@ func columnsOf(ctx context.Context, conn *sql.Conn, db, prefix string) ([]table,
 }
 
 // metadataColumnTypes gives the DuckDB type of each column of the source's
-// DuckLake tables (in its metadata schema), by table and column name.
-func metadataColumnTypes(ctx context.Context, conn *sql.Conn, schema string) (map[[2]string]string, error) {
-	rows, err := conn.QueryContext(ctx, `SELECT table_name, column_name, data_type FROM duckdb_columns()
-		WHERE database_name = 'src' AND schema_name = ? AND starts_with(table_name, 'ducklake_')
-		AND (schema_name, table_name) IN (SELECT (schema_name, table_name) FROM duckdb_tables() WHERE database_name = 'src')`, schema)
+// static DuckLake tables (layout, in its metadata schema), by table and
+// column name. As columnsOf, it asks pragma_table_info (duckdb_columns()
+// binds every view of every attached database).
+func metadataColumnTypes(ctx context.Context, conn *sql.Conn, schema string, layout formats.Layout) (map[[2]string]string, error) {
+	var parts []string
+	for name := range layout {
+		parts = append(parts, fmt.Sprintf("SELECT %s AS t, name, type FROM pragma_table_info(%s)", literal(name), literal(fmt.Sprintf(`"src"."%s"."%s"`, schema, name))))
+	}
+	query := strings.Join(parts, " UNION ALL ")
+	if strings.Contains(schema, `"`) {
+		// pragma_table_info's name parser drops a doubled quote (the
+		// static tables' names hold none).
+		query = `SELECT table_name, column_name, data_type FROM duckdb_columns() WHERE database_name = 'src' AND schema_name = ` + literal(schema)
+	}
+	types := map[[2]string]string{}
+	if len(parts) == 0 {
+		return types, nil
+	}
+	rows, err := conn.QueryContext(ctx, query)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	types := map[[2]string]string{}
 	for rows.Next() {
 		var t, c, typ string
 		if err := rows.Scan(&t, &c, &typ); err != nil {
@@ -320,8 +333,9 @@ func metadataColumnTypes(ctx context.Context, conn *sql.Conn, schema string) (ma
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	// duckdb_columns() names a collated VARCHAR VARCHAR: the collation
-	// is read from the table's statement (formats.TypedWithCollations).
+	// A collated VARCHAR is named VARCHAR, a generated column by its
+	// type: both are read from the table's statement
+	// (formats.TypedWithCollations).
 	srows, err := conn.QueryContext(ctx, `SELECT table_name, sql FROM duckdb_tables()
 		WHERE database_name = 'src' AND schema_name = ? AND starts_with(table_name, 'ducklake_') AND (sql ILIKE '%COLLATE%' OR sql ILIKE '%GENERATED%')`, schema)
 	if err != nil {
