@@ -275,3 +275,54 @@ func TestMetadataColumnGenerated(t *testing.T) {
 		t.Fatalf("Catalogs: %v, want a catalog difference naming %s and %q\n%s", err, b, want, reportLines(rep))
 	}
 }
+
+// TestInlinedColumnGenerated: the same in an inlined data table, whose
+// columns are the user's and not declared by the format: B's inlined rows
+// of 16_data_inlining computed from current_setting('TimeZone') read as
+// A's in the proof's UTC session and otherwise elsewhere.
+func TestInlinedColumnGenerated(t *testing.T) {
+	ctx := context.Background()
+	lake, a := lastVersion(t, "lakes", "16_data_inlining")
+	data := filepath.Join(lake, "data")
+	const inlined = "ducklake_inlined_data_1_2" // row_id, begin_snapshot, end_snapshot, i INTEGER, j VARCHAR
+	db := testduck.Open(t, "")
+	if _, err := db.Exec("ATTACH " + sqlString(a) + " AS o (READ_ONLY)"); err != nil {
+		t.Fatal(err)
+	}
+	var cases string
+	if err := db.QueryRow(`SELECT string_agg('WHEN row_id = ' || row_id || ' AND begin_snapshot = ' || begin_snapshot || ' THEN ' ||
+		CASE WHEN j IS NULL THEN 'NULL' ELSE '''' || replace(j, '''', '''''') || '''' END, ' ') FROM o.` + inlined).Scan(&cases); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	b := tamper(t, a,
+		"CREATE TABLE kept AS SELECT * FROM "+inlined,
+		"DROP TABLE "+inlined,
+		"CREATE TABLE "+inlined+"(row_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT, i INTEGER, j VARCHAR GENERATED ALWAYS AS (CASE WHEN current_setting('TimeZone') = 'UTC' THEN CASE "+cases+" END ELSE 'elsewhere' END) VIRTUAL)",
+		"INSERT INTO "+inlined+" (row_id, begin_snapshot, end_snapshot, i) SELECT row_id, begin_snapshot, end_snapshot, i FROM kept",
+		"DROP TABLE kept")
+	values := func(catalog, zone string) string {
+		t.Helper()
+		conn, err := testduck.Open(t, "").Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		if _, err := conn.ExecContext(ctx, "SET TimeZone = "+sqlString(zone)+"; ATTACH "+sqlString(catalog)+" AS c (READ_ONLY)"); err != nil {
+			t.Fatal(err)
+		}
+		var s string
+		if err := conn.QueryRowContext(ctx, `SELECT string_agg(coalesce(j, 'NULL'), ',' ORDER BY row_id, begin_snapshot) FROM c.`+inlined).Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	if va, vb, vbBerlin := values(a, "UTC"), values(b, "UTC"), values(b, "Europe/Berlin"); va != vb || vbBerlin == va {
+		t.Fatalf("inlined values: A %q, B in UTC %q, B in Europe/Berlin %q; want B in UTC as A and others in Berlin (the premise does not hold)", va, vb, vbBerlin)
+	}
+	rep, err := Catalogs(ctx, a, b, Options{DataPath: data, Engines: readerDBs})
+	const want = inlined + ".j is VARCHAR GENERATED, which no DuckLake writer gives a column"
+	if !errors.Is(err, ErrNotEquivalent) || !hasDifference(rep, "catalog", want) || !hasDifference(rep, "catalog", b) {
+		t.Fatalf("Catalogs: %v, want a catalog difference naming %s and %q\n%s", err, b, want, reportLines(rep))
+	}
+}

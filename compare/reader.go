@@ -543,6 +543,13 @@ func (r *Reader) withCollations(ctx context.Context) (map[[2]string]string, erro
 	if len(stmts) == 0 {
 		return r.columnTypes, nil
 	}
+	// Only DuckLake's tables: those named so and the inlined tables a
+	// registration names (another table of the file is no reader's).
+	for t := range stmts {
+		if _, dyn := r.dynamic[t]; !dyn && !strings.HasPrefix(strings.ToLower(t), "ducklake_") {
+			delete(stmts, t)
+		}
+	}
 	return formats.TypedWithCollations(r.columnTypes, stmts), nil
 }
 

@@ -71,7 +71,8 @@ func columnTokens(createSQL string) map[string][]string {
 // table and column name) with each collated column's type given as
 // "<type> COLLATE <collation>", and each generated column's as "<type>
 // GENERATED", read from its table's CREATE TABLE statement (tableSQL, by
-// table name): what its reads and comparisons follow.
+// table name): what its reads and comparisons follow. A column types does
+// not name is added with the clause alone ("GENERATED").
 func TypedWithCollations(types map[[2]string]string, tableSQL map[string]string) map[[2]string]string {
 	out := make(map[[2]string]string, len(types))
 	for k, v := range types {
@@ -80,15 +81,11 @@ func TypedWithCollations(types map[[2]string]string, tableSQL map[string]string)
 	for table, stmt := range tableSQL {
 		for col, coll := range Collations(stmt) {
 			k := [2]string{table, col}
-			if t, ok := out[k]; ok {
-				out[k] = t + " COLLATE " + coll
-			}
+			out[k] = strings.TrimSpace(out[k] + " COLLATE " + coll)
 		}
 		for _, col := range Generated(stmt) {
 			k := [2]string{table, col}
-			if t, ok := out[k]; ok {
-				out[k] = t + " GENERATED"
-			}
+			out[k] = strings.TrimSpace(out[k] + " GENERATED")
 		}
 	}
 	return out

@@ -86,8 +86,9 @@ func Detect(stamp string, layout Layout) (*Version, error) {
 // the catalog's metadata schema, with TypedWithCollations' collations) is not the one DuckLake's writers give them
 // in this format: for a development layout, in it or in a layout it grew
 // from (Older). Empty means every static table's column has its type;
-// dynamic tables (inlined data and deletes) and columns the format does not
-// declare (which Detect already refuses) are not looked at.
+// the columns of dynamic tables (inlined data and deletes) and others the
+// format does not declare (which Detect already refuses) are listed only
+// where TypedWithCollations found a collation or a generated column.
 //
 // Detect reads names only, and a column of another type holds the same
 // texts: a ducklake_snapshot.snapshot_time VARCHAR holding the
@@ -136,7 +137,16 @@ func (v *Version) TypeDiffs(types map[[2]string]string) []string {
 	var diffs []string
 	for _, k := range keys {
 		want, ok := declared[k]
-		if !ok || slices.Contains(want, types[k]) {
+		if !ok {
+			// A column of a dynamic table (inlined rows, of the user's
+			// types) is not declared; a collation or a generated column
+			// is no DuckLake writer's there either.
+			if t := types[k]; t == "GENERATED" || strings.HasSuffix(t, " GENERATED") || strings.Contains(t, " COLLATE ") {
+				diffs = append(diffs, fmt.Sprintf("%s.%s is %s, which no DuckLake writer gives a column", k[0], k[1], t))
+			}
+			continue
+		}
+		if slices.Contains(want, types[k]) {
 			continue
 		}
 		diffs = append(diffs, fmt.Sprintf("%s.%s is %s, format %s has %s", k[0], k[1], types[k], v.Name, strings.Join(want, " or ")))

@@ -375,6 +375,12 @@ func TestTypeDiffs(t *testing.T) {
 	if d := V1_0.TypeDiffs(types); len(d) > 0 {
 		t.Errorf("1.0 with a dynamic table and an undeclared column: %q, want none (not looked at)", d)
 	}
+	// A dynamic table's column collated or generated is listed.
+	types[[2]string{"ducklake_inlined_data_1_1", "j"}] = "VARCHAR GENERATED"
+	types[[2]string{"ducklake_inlined_data_1_1", "k"}] = "VARCHAR COLLATE NOCASE"
+	if d := V1_0.TypeDiffs(types); len(d) != 2 || !strings.Contains(d[0], "ducklake_inlined_data_1_1.j is VARCHAR GENERATED, which no DuckLake writer") {
+		t.Errorf("1.0 with a dynamic table's columns generated and collated: %q, want both listed", d)
+	}
 	for _, v := range All {
 		for _, name := range v.Older {
 			older, _ := Lookup(name)
