@@ -22,7 +22,7 @@ func TestCollationsAsDuckDBRenders(t *testing.T) {
 		"plain": {`CREATE TABLE t(a VARCHAR, b BIGINT PRIMARY KEY, c VARCHAR DEFAULT 'x')`, map[string]string{}},
 		"collated": {`CREATE TABLE t(min_value VARCHAR COLLATE NOCASE, max_value VARCHAR COLLATE nfc.nocase, n BIGINT, s VARCHAR COLLATE noaccent NOT NULL)`,
 			map[string]string{"min_value": "NOCASE", "max_value": "nfc.nocase", "s": "noaccent"}},
-		"quoted": {`CREATE TABLE t("a, b (COLLATE x)" VARCHAR COLLATE NOCASE, "COLLATE" VARCHAR DEFAULT 'COLLATE y, z', "x""y" VARCHAR, st STRUCT(v VARCHAR), last VARCHAR COLLATE NOCASE)`,
+		"quoted": {`CREATE TABLE t("a, b (COLLATE x)" VARCHAR COLLATE NOCASE, "COLLATE" VARCHAR DEFAULT 'COLLATE y, z', "x""y" VARCHAR, st STRUCT(v VARCHAR, "collate" VARCHAR), last VARCHAR COLLATE NOCASE)`,
 			map[string]string{"a, b (COLLATE x)": "NOCASE", "last": "NOCASE"}},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -50,7 +50,7 @@ func TestCollationsAsDuckDBRenders(t *testing.T) {
 	}
 	for _, q := range []string{
 		`DROP TABLE IF EXISTS t`,
-		`CREATE TABLE t(a VARCHAR DEFAULT 'GENERATED', "GENERATED x" BIGINT, g VARCHAR GENERATED ALWAYS AS (current_setting('TimeZone')) VIRTUAL, v VARCHAR AS (version()), n BIGINT)`,
+		`CREATE TABLE t(a VARCHAR DEFAULT 'GENERATED', "GENERATED x" BIGINT, g VARCHAR GENERATED ALWAYS AS (current_setting('TimeZone')) VIRTUAL, v VARCHAR AS (version()), n BIGINT, "generated" STRUCT("generated" INTEGER, "collate" VARCHAR, always INTEGER))`,
 	} {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatal(err)
