@@ -164,23 +164,43 @@ func TestReadFailSides(t *testing.T) {
 	}
 }
 
-// TestReadFailBFirst: the checks that read B before A, or B alone, reach
-// a broken value of B first. A value broken alike in both
-// catalogs is could not compare (exit 4: A cannot be read either; A's same
-// read is tried when B's fails), not "B cannot be read where A can" (exit
-// 3, as before); broken in B alone it stays exit 3. Each case is reached
-// first by the step named: footerQuirkDifferences (a 0.4 B beside a 1.0
-// A, before the comparison: B's file list, from a
-// ducklake_schema.path_is_relative that is not a boolean), earlyTableStats (a 1.0 table without column
-// statistics; B's table names, from the same path_is_relative; no file
-// statistics, whose ties to files list A's files, then B's, before it), valueCountZero
-// (1.0: a value_count 0 row whose data_file_id, made text, does not cast;
-// a NULL one, as before, is refused when the catalog is opened:
-// formats.CheckRequired) and
-// stringTableStats (0.4 without table statistics, so that no read of A's
-// comes first: a VARCHAR column's statistics without min and max, and an
-// inlined data table whose table_id does not cast).
+// TestReadFailBFirst: the checks that read B before A, or B alone
+// (footerQuirkDifferences' file list, earlyTableStats' table names,
+// valueCountZero, stringTableStats), mark a failure of B's read as B's,
+// and as both catalogs' when A's same read fails too (bThenA): B's alone
+// is "B cannot be read where A can" (exit 3), both could not compare
+// (exit 4: A cannot be read either). No catalog value reaches those
+// failures any more: the values that did (a path_is_relative, a
+// data_file_id, an inlined data table's table_id made text) are refused
+// when the catalog is opened (formats.TypeDiffs, TestRetypedMetadataSides),
+// so bThenA is tried on the failures directly.
 func TestReadFailBFirst(t *testing.T) {
+	errB, errA := errors.New("list the files of B: boom"), errors.New("list the files of A: boom")
+	if err := bThenA(nil, func() error { t.Fatal("A read without a failure of B"); return nil }); err != nil {
+		t.Fatalf("bThenA(nil) = %v", err)
+	}
+	if what, ok := bOnlyFailure(bThenA(errB, func() error { return nil })); !ok || what != errB.Error() {
+		t.Fatalf("B's failure alone: bOnlyFailure = %q, %v; want %q, true", what, ok, errB)
+	}
+	both := bThenA(errB, func() error { return errA })
+	if a, b := failedSides(both); !a || !b {
+		t.Fatalf("A's read failing too: sides A %v, B %v; want both", a, b)
+	}
+	if _, ok := bOnlyFailure(both); ok {
+		t.Fatalf("A's read failing too is B's alone: %v", both)
+	}
+	if !strings.Contains(both.Error(), "the same read of A fails too") {
+		t.Errorf("the failure does not say A's read fails too: %v", both)
+	}
+}
+
+// TestRetypedMetadataSides: a metadata column of another type than its
+// format's (what once reached the reads of B before A with a value that
+// does not cast) is refused when the catalog is opened, on the side it is
+// in: in B alone, B cannot be read while A can (exit 3, a catalog
+// difference naming the column and both types); in both, could not
+// compare (exit 4).
+func TestRetypedMetadataSides(t *testing.T) {
 	lake, catalog := lastVersion(t, "lakes", "05_defaults_not_null")
 	data := filepath.Join(lake, "data")
 	stamp04 := `UPDATE ducklake_metadata SET value = '0.4' WHERE key = 'version'`
@@ -189,21 +209,12 @@ func TestReadFailBFirst(t *testing.T) {
 		sql        []string
 		toB        []string // B's alone, before sql: its format
 	}{
-		{name: "footerQuirkDifferences, B's file list", want: `list the files of`, toB: []string{stamp04}, sql: []string{
+		{name: "path_is_relative, B in 0.4", want: `ducklake_schema.path_is_relative is VARCHAR, format 0.4 has BOOLEAN`, toB: []string{stamp04}, sql: []string{
 			`ALTER TABLE ducklake_schema ALTER path_is_relative TYPE VARCHAR`, `UPDATE ducklake_schema SET path_is_relative = 'x'`}},
-		{name: "earlyTableStats, B's table names", want: `read the schemas of`, sql: []string{
-			`DELETE FROM ducklake_table_column_stats WHERE table_id = 4`,
-			`DELETE FROM ducklake_file_column_stats`, // no file statistics to tie to B's files (fileTiesOf lists them first)
-			`ALTER TABLE ducklake_schema ALTER path_is_relative TYPE VARCHAR`, `UPDATE ducklake_schema SET path_is_relative = 'x'`}},
-		// filesWithoutStatsInB failed on a column without begin_snapshot
-		// (in_file NULL): such a catalog is not opened any more
-		// (formats.CheckRequired), and no other value fails that read.
-		{name: "valueCountZero", want: `read value_count 0 rows of ducklake_file_column_stats`, sql: []string{
+		{name: "data_file_id", want: `ducklake_file_column_stats.data_file_id is VARCHAR, format 1.0 has BIGINT`, sql: []string{
 			`ALTER TABLE ducklake_file_column_stats ALTER data_file_id TYPE VARCHAR`,
 			`UPDATE ducklake_file_column_stats SET value_count = 0, data_file_id = 'x' WHERE data_file_id = '0' AND column_id = 1`}},
-		{name: "stringTableStats", want: `Could not convert string 'x' to INT64`, sql: []string{stamp04,
-			`DELETE FROM ducklake_table_stats`,
-			`UPDATE ducklake_table_column_stats SET min_value = NULL, max_value = NULL WHERE table_id = 1 AND column_id = 4`,
+		{name: "inlined table_id, 0.4", want: `ducklake_inlined_data_tables.table_id is VARCHAR, format 0.4 has BIGINT`, sql: []string{stamp04,
 			`ALTER TABLE ducklake_inlined_data_tables ALTER table_id TYPE VARCHAR`,
 			`INSERT INTO ducklake_inlined_data_tables VALUES ('x', 'ducklake_inlined_data_9_9', 1)`}},
 	} {
@@ -223,12 +234,16 @@ func TestReadFailBFirst(t *testing.T) {
 				}
 				if both {
 					wantIncomparable(t, err)
-					if !strings.Contains(err.Error(), "the same read of A fails too") {
-						t.Errorf("the failure does not say A's read fails too: %v", err)
-					}
 					return
 				}
-				wantBCannotBeRead(t, rep, err, tc.want)
+				// Not equivalent (exit 3): B's own refusal, could not
+				// compare, is quoted in the difference.
+				if !errors.Is(err, ErrNotEquivalent) || rep == nil || rep.Incomparable != "" {
+					t.Fatalf("want not equivalent, got %v", err)
+				}
+				if !hasDifference(rep, "catalog", "B cannot be read while A can") || !hasDifference(rep, "catalog", tc.want) {
+					t.Fatalf("want a catalog difference naming %q: %+v", tc.want, rep.Differences)
+				}
 			})
 		}
 	}
@@ -279,24 +294,11 @@ func TestReadFailEnvironmentalByType(t *testing.T) {
 		inject error  // failing B's read of its metadata values
 		want   string // what B's failure names; "" : could not compare
 	}{
-		// DuckDB's conversion error, B in 0.4 without table statistics (so
-		// that no read of A's comes first: stringTableStats reads B's
-		// inlined data tables), one of them with a table_id that does not
-		// cast. Until session 24 exit 3 only by the statistics differences
-		// found before, without the catalog difference.
-		{name: "DuckDB's conversion error quoting IO Error", want: `Could not convert string 'IO Error: disk' to INT64`, sql: []string{
-			`UPDATE ducklake_metadata SET value = '0.4' WHERE key = 'version'`,
-			`DELETE FROM ducklake_table_stats`,
-			`UPDATE ducklake_table_column_stats SET min_value = NULL, max_value = NULL WHERE table_id = 1 AND column_id = 4`,
-			`ALTER TABLE ducklake_inlined_data_tables ALTER table_id TYPE VARCHAR`,
-			`INSERT INTO ducklake_inlined_data_tables VALUES ('IO Error: disk', 'ducklake_inlined_data_9_9', 1)`}},
-		// The driver's scan of a value, B in 0.4 beside a 1.0 A: B's file
-		// list is read before the comparison (footerQuirkDifferences),
-		// with a path_is_relative that is not a boolean.
-		{name: "scan error quoting IO Error", want: `couldn't convert "IO Error: disk" into type bool`, sql: []string{
-			`UPDATE ducklake_metadata SET value = '0.4' WHERE key = 'version'`,
-			`ALTER TABLE ducklake_schema ALTER path_is_relative TYPE VARCHAR`,
-			`UPDATE ducklake_schema SET path_is_relative = 'IO Error: disk'`}},
+		// A value of B that does not cast (DuckDB's conversion error, the
+		// driver's scan of a non-boolean path_is_relative), quoting "IO
+		// Error", reached B's reads through a retyped metadata column,
+		// refused since when the catalog is opened (TestRetypedMetadataSides);
+		// the side of DuckDB's typed errors is TestReadFailSides'.
 		{name: "column named IO Error under no parent", want: `(IO Error: disk) has unknown parent`, sql: []string{
 			`UPDATE ducklake_column SET parent_column = parent_column - 1, column_name = 'IO Error: disk' WHERE rowid = 21`}},
 		{name: "B's folder named IO Error", folder: "IO Error", want: `column_order`, sql: []string{
