@@ -354,9 +354,9 @@ func (r *Reader) checkEncryptedNested(ctx context.Context, t Table, cols []*Colu
 // were a Parquet node carrying its field ids.
 func columnNode(c *Column) *pnode {
 	n := &pnode{Name: c.Name, FieldID: &c.ID, Kind: "leaf"}
-	switch strings.ToLower(c.Type) {
+	switch formats.ASCIILower(c.Type) {
 	case "struct", "list", "map":
-		n.Kind = strings.ToLower(c.Type)
+		n.Kind = formats.ASCIILower(c.Type)
 		for _, ch := range c.Children {
 			n.Children = append(n.Children, columnNode(ch))
 		}

@@ -302,15 +302,7 @@ func idText(v sql.NullInt64) string {
 
 // asciiLower lowers ASCII letters only, as DuckDB's case-insensitive
 // names do (StringUtil::CIEquals, CIHash).
-func asciiLower(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
-}
+func asciiLower(s string) string { return formats.ASCIILower(s) }
 
 // quotedListParses says why DuckLake's DuckLakeUtil::ParseQuotedList (every
 // release line) fails on a view's column_aliases, "" when it parses: the

@@ -291,7 +291,7 @@ func timetzDefault(lit string, dropOffset bool) string {
 // readDefault is a column's initial default as the catalog's reader
 // returns it, as text (nil: none).
 func (c *Column) readDefault() *string {
-	if c.InitialDefault == nil || !strings.EqualFold(c.Type, "timetz") {
+	if c.InitialDefault == nil || !formats.TypeIs(c.Type, "timetz") {
 		return c.InitialDefault
 	}
 	v := timetzDefault(*c.InitialDefault, c.quirks&formats.QuirkTimeTZDefaultOffset != 0)

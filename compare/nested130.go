@@ -3,6 +3,8 @@ package compare
 import (
 	"fmt"
 	"strings"
+
+	"github.com/fdl-formats/fdl-formats/formats"
 )
 
 // nestedFieldsMissing applies formats.QuirkNestedDefaultsDropped to a data
@@ -17,7 +19,7 @@ import (
 func nestedFieldsMissing(root *pnode, cols []*Column, leading bool) string {
 	var walk func(phys *pnode, c *Column, path string, inList bool) string
 	walk = func(phys *pnode, c *Column, path string, inList bool) string {
-		switch strings.ToLower(c.Type) {
+		switch formats.ASCIILower(c.Type) {
 		case "struct":
 			if phys.Kind != "struct" {
 				return ""
@@ -74,7 +76,7 @@ func mapsAnyField(phys *pnode, c *Column, mt matcher, m *mapEntry) bool {
 	if !c.nested() || phys.Kind == "leaf" {
 		return true
 	}
-	switch strings.ToLower(c.Type) {
+	switch formats.ASCIILower(c.Type) {
 	case "struct":
 		for _, ch := range c.Children {
 			if pc, me := mt.match(phys, ch, m); pc != nil && mapsAnyField(pc, ch, mt, me) {
@@ -106,7 +108,7 @@ func defaultsStruct(phys *pnode, c *Column, mt matcher, m *mapEntry) (string, er
 	for _, ch := range c.Children {
 		var fe string
 		pc, me := mt.match(phys, ch, m)
-		if pc != nil && strings.EqualFold(ch.Type, "struct") && pc.Kind == "struct" {
+		if pc != nil && formats.TypeIs(ch.Type, "struct") && pc.Kind == "struct" {
 			fe, err = defaultsStruct(pc, ch, mt, me)
 		} else {
 			fe, err = ch.defaultExpr()
@@ -151,7 +153,7 @@ func remappedNestedList(root *pnode, cols []*Column, leading bool) string {
 // included), same number of children, each found by field id at its own
 // position; a MAP never is (the file's map has one key_value child).
 func triviallyMappable(phys *pnode, c *Column) bool {
-	kind := strings.ToLower(c.Type)
+	kind := formats.ASCIILower(c.Type)
 	if !c.nested() {
 		dt, err := c.DuckType()
 		return err == nil && phys.Kind == "leaf" && leafTypeName(dt) == leafTypeName(phys.DuckType)
@@ -185,7 +187,7 @@ func leafTypeName(t string) string {
 // nestedElement names the first list element or map key or value of c
 // (found in the file's node phys by field id) that is itself nested.
 func nestedElement(phys *pnode, c *Column, path string) string {
-	kind := strings.ToLower(c.Type)
+	kind := formats.ASCIILower(c.Type)
 	switch kind {
 	case "struct":
 		if phys.Kind != "struct" {

@@ -396,7 +396,7 @@ func valueExpr(e string, phys *pnode, c *Column, mt matcher, m *mapEntry, depth 
 		return "CAST(" + e + " AS " + dt + ")", nil
 	}
 	v := fmt.Sprintf("x%d", depth)
-	switch strings.ToLower(c.Type) {
+	switch formats.ASCIILower(c.Type) {
 	case "struct":
 		if phys.Kind != "struct" {
 			return "", fmt.Errorf("column %s (id %d) is a struct in the catalog, %s in the file", c.Name, c.ID, phys.Kind)

@@ -208,7 +208,11 @@ import (
 // formats.Collations and formats.Generated) cannot be read,
 // as a catalog with another column; such a B holding A's values was
 // equivalent, while DuckLake's readers bind their SQL to the type.
-const proofVersion = "fdl-formats proof v65"
+// v66: a column_type is matched against the type names in ASCII letter
+// case only, as the readers' StringUtil::CIEquals does ("ſtruct" with
+// fields and "jſon" are refused, where Go's Unicode folding took them for
+// a struct and a JSON and the proof failed).
+const proofVersion = "fdl-formats proof v66"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths

@@ -168,9 +168,9 @@ func (r *Reader) columnsRefusal(cols []*Column) (formats.QuirkInfo, string) {
 			return refusedNull, name + " has a NULL nulls_allowed"
 		case len(c.Children) > 0 && !c.nested():
 			return refusedNested, fmt.Sprintf("%s has fields but type %q", name, c.Type)
-		case strings.EqualFold(c.Type, "list") && len(c.Children) != 1:
+		case formats.TypeIs(c.Type, "list") && len(c.Children) != 1:
 			return refusedNested, fmt.Sprintf("%s is a list of %d fields (Lists must have a single child entry)", name, len(c.Children))
-		case strings.EqualFold(c.Type, "map") && len(c.Children) != 2:
+		case formats.TypeIs(c.Type, "map") && len(c.Children) != 2:
 			return refusedNested, fmt.Sprintf("%s is a map of %d fields (Maps must have two child entries)", name, len(c.Children))
 		case len(c.Children) == 0 && !r.format.SupportsType(c.Type):
 			return refusedType, fmt.Sprintf("%s has type %q, which format %s readers cannot parse", name, c.Type, r.format.Name)

@@ -138,13 +138,14 @@ func (e *UnsupportedError) Unwrap() error { return ErrIncomparable }
 // column_type text is read as DuckLake's type parser reads it
 // (DuckLakeTypes::FromString, the same in every release): a type name
 // matches case-insensitively and is not trimmed, and a decimal is only
-// "decimal(W,S)" with that lower-case prefix (formats.DecimalArgs). A text
+// "decimal(W,S)" with that lower-case prefix (formats.DecimalArgs). Letter
+// case is ASCII only (StringUtil::CIEquals): formats.TypeIs. A text
 // the parser refuses is an *UnsupportedError here; refusal (refused.go)
 // reports the table as unreadable before its rows are asked for.
 func (c *Column) DuckType() (string, error) {
 	t := c.Type
 	switch {
-	case strings.EqualFold(t, "struct"):
+	case formats.TypeIs(t, "struct"):
 		if len(c.Children) == 0 {
 			return "", fmt.Errorf("struct column %s (id %d) has no fields", c.Name, c.ID)
 		}
@@ -157,7 +158,7 @@ func (c *Column) DuckType() (string, error) {
 			parts[i] = ident(ch.Name) + " " + ct
 		}
 		return "STRUCT(" + strings.Join(parts, ", ") + ")", nil
-	case strings.EqualFold(t, "list"):
+	case formats.TypeIs(t, "list"):
 		if len(c.Children) != 1 {
 			return "", fmt.Errorf("list column %s (id %d) has %d element fields", c.Name, c.ID, len(c.Children))
 		}
@@ -166,7 +167,7 @@ func (c *Column) DuckType() (string, error) {
 			return "", err
 		}
 		return et + "[]", nil
-	case strings.EqualFold(t, "map"):
+	case formats.TypeIs(t, "map"):
 		if len(c.Children) != 2 {
 			return "", fmt.Errorf("map column %s (id %d) has %d fields", c.Name, c.ID, len(c.Children))
 		}
@@ -183,14 +184,18 @@ func (c *Column) DuckType() (string, error) {
 	if w, s, ok := formats.DecimalArgs(t); ok {
 		return fmt.Sprintf("DECIMAL(%d,%d)", w, s), nil
 	}
-	if d, ok := scalarTypes[strings.ToLower(t)]; ok {
+	if d, ok := scalarTypes[formats.ASCIILower(t)]; ok {
 		return d, nil
 	}
 	return "", &UnsupportedError{What: fmt.Sprintf("column %s (id %d) has type %q", c.Name, c.ID, c.Type)}
 }
 
+// nested tells whether the column's type is one of the nested types, in
+// any ASCII letter case (TransformColumnType's StringUtil::CIEquals; a
+// type that is one of them only in Go's Unicode folding, "ſtruct", is
+// none, and the readers refuse a column of it with fields).
 func (c *Column) nested() bool {
-	return strings.EqualFold(c.Type, "struct") || strings.EqualFold(c.Type, "list") || strings.EqualFold(c.Type, "map")
+	return formats.TypeIs(c.Type, "struct") || formats.TypeIs(c.Type, "list") || formats.TypeIs(c.Type, "map")
 }
 
 // defaultExpr is the value of a column missing from a file: its

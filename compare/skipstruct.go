@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strings"
 
 	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/internal/oneline"
@@ -100,7 +99,7 @@ func unionSorted(a, b []int64) []int64 {
 // only columns the quirk misreads.
 func hasStructColumn(cols []*Column) bool {
 	for _, c := range cols {
-		if strings.EqualFold(c.Type, "struct") {
+		if formats.TypeIs(c.Type, "struct") {
 			return true
 		}
 	}

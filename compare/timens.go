@@ -195,7 +195,7 @@ func holdsParquetTime(typ string) bool {
 }
 
 // isTimeNS tells whether a column's type is time_ns.
-func isTimeNS(c *Column) bool { return strings.EqualFold(strings.TrimSpace(c.Type), "time_ns") }
+func isTimeNS(c *Column) bool { return formats.TypeIs(strings.TrimSpace(c.Type), "time_ns") }
 
 // anyTimeNS tells whether any of the columns is or holds a time_ns field.
 func anyTimeNS(cols []*Column) bool { return firstTimeNS(cols, "") != "" }
@@ -232,7 +232,7 @@ func timeNSIn(phys *pnode, c *Column, mt matcher, m *mapEntry, path string) stri
 	if !c.nested() || phys.Kind == "leaf" {
 		return ""
 	}
-	switch strings.ToLower(c.Type) {
+	switch formats.ASCIILower(c.Type) {
 	case "struct":
 		if phys.Kind != "struct" {
 			return ""

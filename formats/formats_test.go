@@ -112,6 +112,9 @@ func TestCapabilities(t *testing.T) {
 		// DuckLake's parser: decimal( is case-sensitive, nothing is trimmed.
 		{"DECIMAL(18,3)", false}, {" int64 ", false}, {"int64 ", false}, {"decimal", false},
 		{"decimal(18)", false}, {"decimal(39,2)", false}, {"decimal(4,5)", false}, {"decimal(x,1)", false},
+		// StringUtil::CIEquals folds ASCII letters only: U+017F (long s)
+		// and U+212A (Kelvin sign) are not "s" and "k" to DuckDB.
+		{"timeſtamp", false}, {"ſtruct", false}, {"TIMESTAMP", true},
 	} {
 		if got := V0_3.SupportsType(tc.typ); got != tc.want {
 			t.Errorf("V0_3.SupportsType(%q) = %t, want %t", tc.typ, got, tc.want)

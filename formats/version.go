@@ -191,7 +191,8 @@ func (v *Version) Has(c Capability) bool { return v.Caps&c == c }
 // types are checked one level at a time, since DuckLake stores one row per
 // field. The rule is DuckLake's type parser (DuckLakeTypes::FromString, the
 // same code in v1.3-ossivalis, v1.4-andium, v1.5-variegata and main): a
-// type name matches case-insensitively but is not trimmed (" int64 " is
+// type name matches case-insensitively in ASCII letters only (StringUtil::
+// CIEquals: "timeſtamp" is refused) but is not trimmed (" int64 " is
 // refused), and a decimal is only "decimal(W,S)" with that lower-case
 // prefix ("DECIMAL(18,3)" is refused; a bare "decimal" gives no width).
 func (v *Version) SupportsType(typ string) bool {
@@ -199,12 +200,37 @@ func (v *Version) SupportsType(typ string) bool {
 		return slices.Contains(v.Types, "decimal")
 	}
 	for _, t := range v.Types {
-		if t != "decimal" && strings.EqualFold(t, typ) {
+		if t != "decimal" && TypeIs(typ, t) {
 			return true
 		}
 	}
 	return false
 }
+
+// ASCIILower lowers the ASCII letters of s and nothing else, as DuckDB's
+// case-insensitive comparisons do (StringUtil::CIEquals and CIHash, through
+// an ASCII-only table): Go's strings.ToLower and strings.EqualFold fold
+// other letters too (U+017F, the long s, folds to "s"; U+212A, the Kelvin
+// sign, to "k"), which DuckDB keeps apart.
+func ASCIILower(s string) string {
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if 'A' <= b[j] && b[j] <= 'Z' {
+					b[j] += 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
+}
+
+// TypeIs tells whether the DuckLake type name t is name (given in lower
+// case) as DuckLake's readers compare them: StringUtil::CIEquals, equal
+// in ASCII letter case only ("ſtruct" is not "struct").
+func TypeIs(t, name string) bool { return ASCIILower(t) == name }
 
 // DecimalArgs parses a DuckLake decimal type "decimal(W,S)" as DuckLake's
 // type parser does: the prefix "decimal(" in lower case and a closing ")",

@@ -398,8 +398,10 @@ var emptyStringsFixedIn = goversion.Must(goversion.NewVersion("1.5.1"))
 // look-alike may differ in letters whose uppercase is one ("ς" and "σ",
 // "ı" and "i": foldCase); v31: a frozen catalog whose metadata column has
 // another type than its format's writers give it, a collation or a
-// generated column, cannot be read (proofVersion v65, TypeDiffs).
-const contentsKeyKind = "fdl-formats content pass v31"
+// generated column, cannot be read (proofVersion v65, TypeDiffs); v32:
+// the self-read matches type names in ASCII letter case only
+// (proofVersion v66).
+const contentsKeyKind = "fdl-formats content pass v32"
 
 // contentsKey names everything a content pass of v reads, or "" (no digest
 // cache, or an object store, whose data files the pass fetches and
