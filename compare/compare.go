@@ -772,7 +772,10 @@ func (c *comparison) run() error {
 	return nil
 }
 
-// tablesAt returns A's and B's tables at snapshot s, and B's by full name.
+// tablesAt returns A's and B's tables at snapshot s that their readers
+// resolve by name (readable), and B's by full name. A table of a name the
+// readers resolve to another entry (shadowTables) is not read; the schema
+// description lists it apart.
 func (c *comparison) tablesAt(s int64) (ta, tb []Table, byName map[string]Table, err error) {
 	if ta, err = c.a.Tables(c.ctx, s); err != nil {
 		return nil, nil, nil, markA(err)
@@ -780,6 +783,7 @@ func (c *comparison) tablesAt(s int64) (ta, tb []Table, byName map[string]Table,
 	if tb, err = c.b.Tables(c.ctx, s); err != nil {
 		return nil, nil, nil, markB(err)
 	}
+	ta, tb = readable(ta), readable(tb)
 	byName = make(map[string]Table, len(tb))
 	for _, t := range tb {
 		byName[t.FullName()] = t

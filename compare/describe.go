@@ -62,7 +62,10 @@ func (r *Reader) readSchemaEntries(ctx context.Context, snap int64) (entries, er
 		return nil, err
 	}
 	for _, t := range tables {
-		e["table "+t.FullName()] = fmt.Sprintf("id=%d uuid=%s", t.ID, cmp.Or(t.uuid, "<none>"))
+		e["table "+t.describedName()] = fmt.Sprintf("id=%d uuid=%s", t.ID, cmp.Or(t.uuid, "<none>"))
+		if t.shadowedBy != "" {
+			e["table "+t.describedName()] += " shadowed by " + t.shadowedBy
+		}
 		cols, err := r.Columns(ctx, t.ID, snap)
 		if err != nil {
 			return nil, err
@@ -92,16 +95,16 @@ func (r *Reader) readSchemaEntries(ctx context.Context, snap int64) (entries, er
 			}
 			return nil
 		}
-		if err := walk(t.FullName(), cols, -1); err != nil {
+		if err := walk(t.describedName(), cols, -1); err != nil {
 			return nil, err
 		}
 		if err := r.partitionEntries(ctx, e, t, cols, snap); err != nil {
 			return nil, err
 		}
-		if err := r.tagEntries(ctx, e, true, t.ID, snap, "column tag "+t.FullName()+" column "); err != nil {
+		if err := r.tagEntries(ctx, e, true, t.ID, snap, "column tag "+t.describedName()+" column "); err != nil {
 			return nil, err
 		}
-		if err := r.tagEntries(ctx, e, false, t.ID, snap, "tag table "+t.FullName()); err != nil {
+		if err := r.tagEntries(ctx, e, false, t.ID, snap, "tag table "+t.describedName()); err != nil {
 			return nil, err
 		}
 	}
@@ -343,7 +346,7 @@ func (r *Reader) partitionEntries(ctx context.Context, e entries, t Table, cols 
 		spec = append(spec, fmt.Sprintf("%d:%d:%s", idx, col, strings.ToLower(x.transform.String)))
 	}
 	if len(spec) > 0 {
-		e["partitioning "+t.FullName()] = strings.Join(spec, ",")
+		e["partitioning "+t.describedName()] = strings.Join(spec, ",")
 	}
 	return nil
 }

@@ -229,8 +229,9 @@ func (r *Reader) schemaTables() [][2]string {
 	return out
 }
 
-// tablesEpoch keys Tables: the schemas and tables visible.
-var tablesEpoch = [][2]string{{"ducklake_schema", ""}, {"ducklake_table", ""}}
+// tablesEpoch keys Tables: the schemas, tables and views visible (a view
+// hides the tables of its name: shadowTables).
+var tablesEpoch = [][2]string{{"ducklake_schema", ""}, {"ducklake_table", ""}, {"ducklake_view", ""}}
 
 // columnsEpoch keys a table's columns.
 var columnsEpoch = [][2]string{{"ducklake_column", "table_id"}}

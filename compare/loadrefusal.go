@@ -14,7 +14,7 @@ import (
 // refusedLoad: the real reader's load of the whole catalog at a snapshot
 // fails, and with it the read of every table there.
 var refusedLoad = formats.QuirkInfo{Name: "catalog-load-fails",
-	Behaviour: "every release line's reader loads the whole catalog at the snapshot it reads (DuckLakeMetadataManager::GetCatalogForSnapshot, DuckLakeCatalog::LoadSchemaForSnapshot; v1.3-ossivalis, v1.4-andium, v1.5-variegata and main alike) and fails the load, so every table's read, on a visible ducklake_table row whose schema_id is no visible schema's, a visible table without any ducklake_column row, a table_id with two visible ducklake_table rows (its columns are joined once per row, ORDER BY table_id, and added twice: ColumnList::AddColumn), two columns of a visible table whose names are one in any ASCII letter case (ColumnList's names are case-insensitive), a visible tag with a value (LoadTags skips a NULL one) of a visible top-level column whose key is not 'comment' (\"Only comment tags are supported for columns currently\"), a table, view or macro of a visible schema named, in any ASCII letter case, as a schema stored before it (LoadSchemaForSnapshot keeps the first of a name: \"could not find schema that corresponds to the table entry\"), a visible view or macro whose schema_id is no visible schema's, a visible view whose column_aliases DuckLakeUtil::ParseQuotedList cannot parse (\"Failed to parse quoted value - expected a quote\"), a visible partition spec or sort hint of no visible table, a visible macro without an implementation, and one with an implementation whose type is neither 'scalar' nor 'table' (CreateMacroInfoFromDucklake: \"Macro type ... is not implemented\")",
+	Behaviour: "every release line's reader loads the whole catalog at the snapshot it reads (DuckLakeMetadataManager::GetCatalogForSnapshot, DuckLakeCatalog::LoadSchemaForSnapshot; v1.3-ossivalis, v1.4-andium, v1.5-variegata and main alike) and fails the load, so every table's read, on a visible ducklake_table row whose schema_id is no visible schema's, a visible table without any ducklake_column row, a table_id with two visible ducklake_table rows (its columns are joined once per row, ORDER BY table_id, and added twice: ColumnList::AddColumn), two columns of a visible table whose names are one in any ASCII letter case (ColumnList's names are case-insensitive), a visible tag with a value (LoadTags skips a NULL one) of a visible top-level column whose key is not 'comment' (\"Only comment tags are supported for columns currently\"), a table, view or macro of a visible schema named, in any ASCII letter case, as a schema stored before it (LoadSchemaForSnapshot keeps the first of a name: \"could not find schema that corresponds to the table entry\"), a visible view or macro whose schema_id is no visible schema's, a visible view whose column_aliases DuckLakeUtil::ParseQuotedList cannot parse (\"Failed to parse quoted value - expected a quote\"), a visible partition spec or sort hint of no visible table, a visible macro without an implementation, and one with an implementation whose type is neither 'scalar' nor 'table' (CreateMacroInfoFromDucklake: \"Macro type ... is not implemented\"); a table whose name another table (of a larger table_id) or a view takes in the schema's name map is loaded all the same, and its columns fail the load as any table's",
 	// No one Error: the readers fail with another message for each
 	// condition (a CatalogException "Column with name ... already
 	// exists!", a NotImplementedException for a tag, an
@@ -151,6 +151,15 @@ func (r *Reader) readLoadRefusal(ctx context.Context, snap int64) (string, error
 			}
 		}
 	}
+	// A table whose name the readers resolve to another entry
+	// (shadowTables) is loaded all the same: its column and folder
+	// refusals, which the proof finds where it reads a table, fail the
+	// load of every table.
+	if len(ids) > 0 {
+		if why, err := r.shadowedLoadRefusal(ctx, snap); err != nil || why != "" {
+			return why, err
+		}
+	}
 	if !r.empty("ducklake_view") {
 		rows, err := r.viewRows(ctx)
 		if err != nil {
@@ -207,6 +216,39 @@ func (r *Reader) readLoadRefusal(ctx context.Context, snap int64) (string, error
 	}
 	first := slices.Min(slices.Collect(maps.Keys(stray)))
 	return first + ": " + stray[first], nil
+}
+
+// shadowedLoadRefusal says why the readers' load at snap fails on a table
+// they load but whose name they resolve to another entry, "" when it does
+// not: what refusal finds for a table it reads (a folder path with a NULL
+// path_is_relative, a column the readers refuse, two columns named alike,
+// a column tag other than a comment), all failures of the load.
+func (r *Reader) shadowedLoadRefusal(ctx context.Context, snap int64) (string, error) {
+	tables, err := r.Tables(ctx, snap)
+	if err != nil {
+		return "", err
+	}
+	for _, t := range tables {
+		if t.shadowedBy == "" {
+			continue
+		}
+		why := t.folderRefusal
+		if why == "" {
+			cols, err := r.Columns(ctx, t.ID, snap)
+			if err != nil {
+				return "", err
+			}
+			if _, what := r.columnsRefusal(cols); what != "" {
+				why = what
+			} else if why, err = r.columnsLoadRefusal(ctx, t, cols, snap); err != nil {
+				return "", err
+			}
+		}
+		if why != "" {
+			return fmt.Sprintf("table %s (id %d), whose name the readers resolve to %s: %s", t.Shown(), t.ID, t.shadowedBy, why), nil
+		}
+	}
+	return "", nil
 }
 
 // columnsLoadRefusal says why the readers' load of the catalog fails on

@@ -211,8 +211,14 @@ import (
 // v66: a column_type is matched against the type names in ASCII letter
 // case only, as the readers' StringUtil::CIEquals does ("ſtruct" with
 // fields and "jſon" are refused, where Go's Unicode folding took them for
-// a struct and a JSON and the proof failed).
-const proofVersion = "fdl-formats proof v66"
+// a struct and a JSON and the proof failed); v67: tables are paired and
+// read by the name the readers resolve (shadowTables: of two visible
+// tables of one name in ASCII letter case in one schema the one of the
+// larger table_id, none where a view has the name; a B adding an empty
+// table of A's table's name and a larger table_id, stored first, was
+// equivalent), a table whose name resolves to another entry is described
+// apart, and its column and folder refusals fail the load.
+const proofVersion = "fdl-formats proof v67"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths

@@ -819,6 +819,10 @@ type Table struct {
 	// folderRefusal says why the real reader fails on the table's or its
 	// schema's rows (a path with a NULL path_is_relative; refused.go).
 	folderRefusal string
+	// shadowedBy names the entry the readers resolve the table's name to
+	// instead of it ("" when they resolve it to this table): see
+	// shadowTables.
+	shadowedBy string
 }
 
 // FullName is schema.table, the key tables are matched by between two
@@ -827,6 +831,17 @@ type Table struct {
 // (qualified), so that schema "a.b" with table "c" and schema "a" with
 // table "b.c" have different names; ordinary names are as they are.
 func (t Table) FullName() string { return qualified(t.Schema, t.Name) }
+
+// describedName is the name the schema description gives the table: its
+// full name, followed by its id where the readers resolve the name to
+// another entry (shadowTables), so that such a table is described apart
+// from the one they read.
+func (t Table) describedName() string {
+	if t.shadowedBy == "" {
+		return t.FullName()
+	}
+	return fmt.Sprintf("%s (id %d, shadowed)", t.FullName(), t.ID)
+}
 
 // DottedName is schema.table joined as they are, with no quoting: the key
 // files.json gives a table (fdljson, versions spec).
@@ -998,7 +1013,63 @@ func (r *Reader) tablesAt(ctx context.Context, snap int64) ([]Table, error) {
 	slices.SortStableFunc(out, func(a, b Table) int {
 		return cmp.Or(strings.Compare(a.Schema, b.Schema), strings.Compare(a.Name, b.Name))
 	})
+	if err := r.shadowTables(ctx, out, snap); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// shadowTables marks the tables whose name the readers resolve to another
+// entry. Every release line's load (LoadSchemaForSnapshot; v1.3-ossivalis,
+// v1.4-andium, v1.5-variegata and main alike) adds a snapshot's tables in
+// table_id order (GetCatalogForSnapshot's ORDER BY table_id), then its
+// views, to one case-insensitive name map per schema
+// (DuckLakeCatalogSet::CreateEntry), where an entry of a name already
+// there replaces it (the old one becomes its child, reached by no lookup
+// and no listing). Nothing fails: of two visible tables of one name in
+// ASCII letter case in one schema the readers read the one of the larger
+// table_id, and a visible view of the name hides every such table.
+func (r *Reader) shadowTables(ctx context.Context, ts []Table, snap int64) error {
+	key := func(schema int64, name string) string { return fmt.Sprint(schema) + "\x00" + asciiLower(name) }
+	last := map[string]Table{}
+	for _, t := range ts {
+		k := key(t.SchemaID, t.Name)
+		if l, ok := last[k]; !ok || t.ID > l.ID {
+			last[k] = t
+		}
+	}
+	views := map[string]string{}
+	if !r.empty("ducklake_view") {
+		rows, err := r.viewRows(ctx)
+		if err != nil {
+			return fmt.Errorf("read views of %s: %w", oneline.Name(r.path), err)
+		}
+		for _, v := range rows {
+			if !visibleRow(v.begin, v.end, snap) || !v.schema.Valid || !v.name.Valid || !v.id.Valid {
+				continue
+			}
+			k := key(v.schema.Int64, v.name.String)
+			if _, ok := last[k]; ok && views[k] == "" {
+				views[k] = fmt.Sprintf("view %s (id %d)", oneline.Name(v.name.String), v.id.Int64)
+			}
+		}
+	}
+	for i, t := range ts {
+		k := key(t.SchemaID, t.Name)
+		switch {
+		case views[k] != "":
+			ts[i].shadowedBy = views[k]
+		case last[k].ID != t.ID:
+			ts[i].shadowedBy = fmt.Sprintf("table %s (id %d)", last[k].Shown(), last[k].ID)
+		}
+	}
+	return nil
+}
+
+// readable is the tables of ts whose names the readers resolve to them
+// (shadowTables): those a proof pairs by name and reads.
+func readable(ts []Table) []Table {
+	return slices.DeleteFunc(slices.Clone(ts), func(t Table) bool { return t.shadowedBy != "" })
 }
 
 // tableDir resolves a table's folder (§6.2). Without table paths (0.1) it
@@ -1018,7 +1089,7 @@ func (r *Reader) Table(ctx context.Context, name string, snap int64) (Table, err
 	if err != nil {
 		return Table{}, err
 	}
-	for _, t := range tables {
+	for _, t := range readable(tables) {
 		if t.FullName() == name || t.DottedName() == name || (!strings.Contains(name, ".") && t.Name == name) {
 			return t, nil
 		}

@@ -332,10 +332,10 @@ func (c *comparison) prefetch(snaps []int64, opts ScanOptions) {
 			return
 		}
 		byName := map[string]Table{}
-		for _, y := range tb {
+		for _, y := range readable(tb) {
 			byName[y.FullName()] = y
 		}
-		for _, x := range ta {
+		for _, x := range readable(ta) {
 			y, ok := byName[x.FullName()]
 			if !ok {
 				continue

@@ -400,8 +400,10 @@ var emptyStringsFixedIn = goversion.Must(goversion.NewVersion("1.5.1"))
 // another type than its format's writers give it, a collation or a
 // generated column, cannot be read (proofVersion v65, TypeDiffs); v32:
 // the self-read matches type names in ASCII letter case only
-// (proofVersion v66).
-const contentsKeyKind = "fdl-formats content pass v32"
+// (proofVersion v66); v33: and fails on the column and folder refusals of
+// a table whose name the readers resolve to another entry (proofVersion
+// v67, shadowTables).
+const contentsKeyKind = "fdl-formats content pass v33"
 
 // contentsKey names everything a content pass of v reads, or "" (no digest
 // cache, or an object store, whose data files the pass fetches and
