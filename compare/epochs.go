@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/internal/oneline"
 )
 
@@ -61,6 +62,9 @@ type metaMemo struct {
 	// the table_ids with a ducklake_column row (nil until read).
 	loadRefusals, loadRefusalAt map[int64]string // by epoch, by snapshot
 	withColumns                 map[int64]bool
+	// loadRows: the rows formats.LoadRefusal checks (nil until read;
+	// see Reader.loadRows).
+	loadRows *formats.LoadRows
 	// otherTags: the column tags other than comments, by table_id (nil
 	// until read; see Reader.otherColumnTags).
 	otherTags map[int64][]tagRow

@@ -63,94 +63,14 @@ func (r *Reader) loadRefusal(ctx context.Context, snap int64) (string, error) {
 }
 
 func (r *Reader) readLoadRefusal(ctx context.Context, snap int64) (string, error) {
-	schemas, tables, err := r.schemaRows(ctx)
+	rows, err := r.loadRows(ctx)
 	if err != nil {
 		return "", err
 	}
-	// schemaVisible: the metadata manager's schemas, by id;
-	// schemaKept: those LoadSchemaForSnapshot keeps, the first in scan
-	// order of each name in any letter case (a case-insensitive map's
-	// insert), through which it finds the schema of each table, view and
-	// macro.
-	schemaVisible, schemaKept := map[int64]bool{}, map[int64]bool{}
-	keptName := map[string]string{}
-	for _, s := range schemas {
-		if s.id.Valid && visibleRow(s.begin, s.end, snap) {
-			schemaVisible[s.id.Int64] = true
-			if _, ok := keptName[asciiLower(s.name.String)]; !ok {
-				keptName[asciiLower(s.name.String)] = s.name.String
-				schemaKept[s.id.Int64] = true
-			}
-		}
+	if why := formats.LoadRefusal(rows, snap); why != "" {
+		return why, nil
 	}
-	dropped := func(id int64) string {
-		for _, s := range schemas {
-			if s.id.Valid && s.id.Int64 == id && visibleRow(s.begin, s.end, snap) {
-				return fmt.Sprintf("its schema %s (id %d) is named as schema %s, stored before it, in any letter case, and the readers keep only the first", oneline.Name(s.name.String), id, oneline.Name(keptName[asciiLower(s.name.String)]))
-			}
-		}
-		return ""
-	}
-	// notLoaded is why the readers' load fails on a view or macro (what)
-	// whose schema they do not keep, or "" when they keep it.
-	notLoaded := func(what, name string, schema sql.NullInt64) string {
-		if schema.Valid && schemaKept[schema.Int64] {
-			return ""
-		}
-		why := fmt.Sprintf("names schema id %s, which no visible schema has", idText(schema))
-		if schema.Valid && schemaVisible[schema.Int64] {
-			why = dropped(schema.Int64)
-		}
-		return fmt.Sprintf("%s %s: %s (Failed to load DuckLake - could not find schema that corresponds to the %s entry \"%s\")",
-			what, oneline.Name(name), why, what, oneline.Name(name))
-	}
-	// GetCatalogForSnapshot, in table_id order: the schema, then the
-	// columns.
-	rowsOf := map[int64]int{}
-	var ids []int64
-	for _, t := range tables {
-		if !t.id.Valid || !visibleRow(t.begin, t.end, snap) {
-			continue
-		}
-		if rowsOf[t.id.Int64] == 0 {
-			ids = append(ids, t.id.Int64)
-		}
-		rowsOf[t.id.Int64]++
-	}
-	if len(ids) > 0 {
-		withColumns, err := r.tablesWithColumns(ctx)
-		if err != nil {
-			return "", err
-		}
-		first := map[int64]catTableRow{}
-		for _, t := range tables {
-			if t.id.Valid && visibleRow(t.begin, t.end, snap) {
-				if _, ok := first[t.id.Int64]; !ok {
-					first[t.id.Int64] = t
-				}
-			}
-		}
-		slices.Sort(ids)
-		for _, id := range ids {
-			t := first[id]
-			if !t.schemaID.Valid || !schemaVisible[t.schemaID.Int64] {
-				return fmt.Sprintf("table %s (id %d) names schema id %s, which no visible schema has (Failed to load DuckLake - table with id %d references schema id %s that does not exist)",
-					oneline.Name(t.name.String), id, idText(t.schemaID), id, idText(t.schemaID)), nil
-			}
-			if !withColumns[id] {
-				return fmt.Sprintf("table %s (id %d) has no ducklake_column row (Failed to load DuckLake - Table entry \"%s\" does not have any columns)", oneline.Name(t.name.String), id, oneline.Name(t.name.String)), nil
-			}
-		}
-		for _, id := range ids {
-			t := first[id]
-			if !schemaKept[t.schemaID.Int64] {
-				return fmt.Sprintf("table %s (id %d): %s (Failed to load DuckLake - could not find schema that corresponds to the table entry \"%s\")", oneline.Name(t.name.String), id, dropped(t.schemaID.Int64), oneline.Name(t.name.String)), nil
-			}
-			if n := rowsOf[id]; n > 1 {
-				return fmt.Sprintf("table %s (id %d) has %d ducklake_table rows visible: the readers join its columns once per row and add each twice (Column with name ... already exists!)", oneline.Name(t.name.String), id, n), nil
-			}
-		}
-	}
+	ids := rows.VisibleTableIDs(snap)
 	// A table whose name the readers resolve to another entry
 	// (shadowTables) is loaded all the same: its column and folder
 	// refusals, which the proof finds where it reads a table, fail the
@@ -158,47 +78,6 @@ func (r *Reader) readLoadRefusal(ctx context.Context, snap int64) (string, error
 	if len(ids) > 0 {
 		if why, err := r.shadowedLoadRefusal(ctx, snap); err != nil || why != "" {
 			return why, err
-		}
-	}
-	if !r.empty("ducklake_view") {
-		rows, err := r.viewRows(ctx)
-		if err != nil {
-			return "", fmt.Errorf("read views of %s: %w", oneline.Name(r.path), err)
-		}
-		for _, v := range rows {
-			if !visibleRow(v.begin, v.end, snap) {
-				continue
-			}
-			if v.aliases.Valid {
-				if err := quotedListParses(v.aliases.String); err != "" {
-					return fmt.Sprintf("view %s has column_aliases %q (%s)", oneline.Name(v.name.String), v.aliases.String, err), nil
-				}
-			}
-			if why := notLoaded("view", v.name.String, v.schema); why != "" {
-				return why, nil
-			}
-		}
-	}
-	if r.format.Has(formats.CapMacros) && !r.empty("ducklake_macro") {
-		rows, err := r.macroRows(ctx)
-		if err != nil {
-			return "", fmt.Errorf("read macros of %s: %w", oneline.Name(r.path), err)
-		}
-		for _, m := range rows {
-			if !visibleRow(m.begin, m.end, snap) {
-				continue
-			}
-			if why := notLoaded("macro", m.name.String, m.schema); why != "" {
-				return why, nil
-			}
-			if m.noImpl {
-				return fmt.Sprintf("macro %s has no ducklake_macro_impl row (Calling ListValue::GetChildren on a NULL value)", oneline.Name(m.name.String)), nil
-			}
-			// CreateMacroInfoFromDucklake knows the two types, in
-			// lower case.
-			if m.typ.String != "scalar" && m.typ.String != "table" {
-				return fmt.Sprintf("macro %s has an implementation of type %q (Macro type %s is not implemented)", oneline.Name(m.name.String), m.typ.String, m.typ.String), nil
-			}
 		}
 	}
 	// Partition specs and sort hints of no visible table
@@ -216,6 +95,49 @@ func (r *Reader) readLoadRefusal(ctx context.Context, snap int64) (string, error
 	}
 	first := slices.Min(slices.Collect(maps.Keys(stray)))
 	return first + ": " + stray[first], nil
+}
+
+// loadRows is the catalog's rows formats.LoadRefusal checks, from the
+// rows the reader reads once. Built once per reader.
+func (r *Reader) loadRows(ctx context.Context) (*formats.LoadRows, error) {
+	if r.meta.loadRows != nil {
+		return r.meta.loadRows, nil
+	}
+	schemas, tables, err := r.schemaRows(ctx)
+	if err != nil {
+		return nil, err
+	}
+	withColumns, err := r.tablesWithColumns(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := &formats.LoadRows{WithColumns: withColumns}
+	for _, s := range schemas {
+		out.Schemas = append(out.Schemas, formats.LoadSchema{ID: s.id, Name: s.name, Begin: s.begin, End: s.end})
+	}
+	for _, t := range tables {
+		out.Tables = append(out.Tables, formats.LoadTable{ID: t.id, SchemaID: t.schemaID, Name: t.name, Begin: t.begin, End: t.end})
+	}
+	if !r.empty("ducklake_view") {
+		rows, err := r.viewRows(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("read views of %s: %w", oneline.Name(r.path), err)
+		}
+		for _, v := range rows {
+			out.Views = append(out.Views, formats.LoadView{SchemaID: v.schema, Name: v.name, Aliases: v.aliases, Begin: v.begin, End: v.end})
+		}
+	}
+	if r.format.Has(formats.CapMacros) && !r.empty("ducklake_macro") {
+		rows, err := r.macroRows(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("read macros of %s: %w", oneline.Name(r.path), err)
+		}
+		for _, m := range rows {
+			out.Macros = append(out.Macros, formats.LoadMacro{SchemaID: m.schema, Name: m.name, Type: m.typ, NoImpl: m.noImpl, Begin: m.begin, End: m.end})
+		}
+	}
+	r.meta.loadRows = out
+	return out, nil
 }
 
 // shadowedLoadRefusal says why the readers' load at snap fails on a table
@@ -335,51 +257,6 @@ func (r *Reader) tablesWithColumns(ctx context.Context) (map[int64]bool, error) 
 	return out, nil
 }
 
-func idText(v sql.NullInt64) string {
-	if !v.Valid {
-		return "NULL"
-	}
-	return fmt.Sprint(v.Int64)
-}
-
 // asciiLower lowers ASCII letters only, as DuckDB's case-insensitive
 // names do (StringUtil::CIEquals, CIHash).
 func asciiLower(s string) string { return formats.ASCIILower(s) }
-
-// quotedListParses says why DuckLake's DuckLakeUtil::ParseQuotedList (every
-// release line) fails on a view's column_aliases, "" when it parses: the
-// empty text, or double-quoted values ("" within one is a quote)
-// separated by single commas, nothing else.
-func quotedListParses(s string) string {
-	if s == "" {
-		return ""
-	}
-	pos := 0
-	for {
-		if pos >= len(s) || s[pos] != '"' {
-			return "Failed to parse quoted value - expected a quote"
-		}
-		pos++
-		for {
-			if pos >= len(s) {
-				return "Failed to parse quoted value - unterminated quote"
-			}
-			if s[pos] == '"' {
-				pos++
-				if pos < len(s) && s[pos] == '"' {
-					pos++
-					continue
-				}
-				break
-			}
-			pos++
-		}
-		if pos >= len(s) {
-			return ""
-		}
-		if s[pos] != ',' {
-			return "Failed to parse list - expected a ,"
-		}
-		pos++
-	}
-}

@@ -95,19 +95,6 @@ func TestCatalogLoadFailures(t *testing.T) {
 	}
 }
 
-// TestQuotedListParses: a view's column_aliases as DuckLakeUtil's
-// ParseQuotedList reads them.
-func TestQuotedListParses(t *testing.T) {
-	for in, ok := range map[string]bool{
-		``: true, `"a"`: true, `"a","b"`: true, `"a""b"`: true, `"a,b"`: true, `""`: true,
-		`a`: false, `"a",b`: false, `"a"` + ` `: false, `"a`: false, `"a",`: false, `"a";"b"`: false, ` "a"`: false,
-	} {
-		if why := quotedListParses(in); (why == "") != ok {
-			t.Errorf("quotedListParses(%q) = %q, want it to parse: %t", in, why, ok)
-		}
-	}
-}
-
 // TestCatalogLoadsDespiteLookAlikes: metadata close to a catalog-load-fails
 // condition that every release line's readers load (GetCatalogForSnapshot,
 // LoadSchemaForSnapshot), so a frozen catalog holding it reads alone

@@ -491,7 +491,8 @@ func (p *pass) convert(ctx context.Context, dst string, target *formats.Version,
 }
 
 // frozenChecks applies the FDL rules for frozen catalogs (versions.en.md):
-// no inlined rows, every data file relative and under the data path.
+// no inlined rows, every data file relative and under the data path; and
+// refuses a catalog DuckLake's readers cannot load (loadFailures).
 func (r *run) frozenChecks(source *formats.Version) error {
 	items, err := inlinedRows(r)
 	if err != nil {
@@ -506,6 +507,9 @@ func (r *run) frozenChecks(source *formats.Version) error {
 			f.Reason = "the catalog holds inlined rows (not a valid frozen FDL catalog); converted with them as asked"
 		}
 		r.add(f)
+	}
+	if err := r.loadFailures(source); err != nil {
+		return err
 	}
 	outside, err := r.filesOutsideDataPath()
 	if err != nil {

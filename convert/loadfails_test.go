@@ -1,0 +1,53 @@
+package convert
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/testlakes"
+)
+
+// TestSourceNoReaderLoads: a source that DuckLake's readers cannot load at
+// some snapshot (formats.LoadRefusal, the proof's catalog-load-fails) is
+// refused before anything is written, naming the snapshots and the table,
+// view or macro. Before, convert wrote it, and the proof refused every
+// cell of it later in backfill.
+func TestSourceNoReaderLoads(t *testing.T) {
+	t.Parallel()
+	const live = `table_id = (SELECT min(table_id) FROM ducklake_table WHERE end_snapshot IS NULL) AND end_snapshot IS NULL`
+	for _, tc := range []struct {
+		name, lake, stmt, want string
+		target                 *formats.Version
+		table                  string // the finding's metadata table
+	}{
+		{"table without columns", "06_deletes", `INSERT INTO ducklake_table SELECT * REPLACE (99 AS table_id, 'ghost' AS table_name, begin_snapshot + 1 AS begin_snapshot) FROM ducklake_table WHERE ` + live,
+			`table ghost (id 99) has no ducklake_column row (Failed to load DuckLake - Table entry "ghost" does not have any columns)`, formats.V0_4, "ducklake_table"},
+		{"view of no schema", "06_deletes", `INSERT INTO ducklake_view VALUES (98, '01a18fe9-0000-7000-8000-000000000098', 1, NULL, 999, 'gv', 'duckdb', 'SELECT 1', '')`,
+			`view gv: names schema id 999, which no visible schema has`, formats.V1_1, "ducklake_view"},
+		{"macro of another type", "10_macros", `UPDATE ducklake_macro_impl SET type = 'Scalar' WHERE macro_id = 1`,
+			`has an implementation of type "Scalar" (Macro type Scalar is not implemented)`, formats.V1_1, "ducklake_macro"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			vs := versionCatalogs(t, testlakes.Lake(t, "lakes", tc.lake))
+			src := filepath.Join(t.TempDir(), "src.duckdb")
+			copyFile(t, vs[len(vs)-1], src)
+			execOn(t, src, tc.stmt)
+			out := t.TempDir()
+			res, err := Catalog(context.Background(), src, filepath.Join(out, "dst.duckdb"), tc.target, Options{})
+			var refused *RefusedError
+			if !errors.As(err, &refused) {
+				t.Fatalf("Catalog: %v (%+v), want it refused", err, res)
+			}
+			if len(refused.Findings) != 1 || refused.Findings[0].Code != "catalog-load-fails" || refused.Findings[0].Table != tc.table || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "snapshot") {
+				t.Fatalf("refusal %v, want catalog-load-fails naming %q", err, tc.want)
+			}
+			t.Log(err)
+			assertOnly(t, out)
+		})
+	}
+}
