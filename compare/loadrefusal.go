@@ -183,13 +183,12 @@ func (r *Reader) shadowedLoadRefusal(ctx context.Context, snap int64) (string, e
 // the table that has it, as it does the other columns its readers refuse
 // (columnsRefusal), where it reads the columns anyway.
 func (r *Reader) columnsLoadRefusal(ctx context.Context, t Table, cols []*Column, snap int64) (string, error) {
-	seen := map[string]string{}
-	for _, c := range cols {
-		k := asciiLower(c.Name)
-		if other, ok := seen[k]; ok {
-			return fmt.Sprintf("columns %q and %q are one name in any letter case (Column with name %s already exists!)", other, c.Name, c.Name), nil
-		}
-		seen[k] = c.Name
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = c.Name
+	}
+	if why := formats.ColumnNamesClash(names); why != "" {
+		return why, nil
 	}
 	if r.empty("ducklake_column_tag") {
 		return "", nil
@@ -207,7 +206,7 @@ func (r *Reader) columnsLoadRefusal(ctx context.Context, t Table, cols []*Column
 	}
 	for _, x := range tags[t.ID] {
 		if c := top[x.sub.String]; c != nil && visibleRow(x.begin, x.end, snap) {
-			return fmt.Sprintf("column %s (id %d) has the tag %q, not a comment (Only comment tags are supported for columns currently)", c.Name, c.ID, x.key.String), nil
+			return formats.ColumnTagRefused(c.Name, c.ID, x.key.String), nil
 		}
 	}
 	return "", nil

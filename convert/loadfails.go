@@ -15,8 +15,8 @@ import (
 // every release line's reader loads the whole catalog first and fails,
 // so that no table of the snapshot reads). Converting it wrote a catalog
 // its proof then refused, cell by cell, in backfill; it is refused here,
-// naming the snapshots and the table, view or macro, before anything is
-// written.
+// naming the snapshots and the table (with its columns where they fail),
+// view or macro, before anything is written.
 func (r *run) loadFailures(source *formats.Version) error {
 	rows, snaps, err := r.loadRows(source)
 	if err != nil {
@@ -42,6 +42,12 @@ func (r *run) loadFailures(source *formats.Version) error {
 		mark(x.Begin, x.End)
 	}
 	for _, x := range rows.Macros {
+		mark(x.Begin, x.End)
+	}
+	for _, x := range rows.Columns {
+		mark(x.Begin, x.End)
+	}
+	for _, x := range rows.ColumnTags {
 		mark(x.Begin, x.End)
 	}
 	slices.Sort(points)
@@ -135,6 +141,18 @@ func (r *run) loadRows(source *formats.Version) (*formats.LoadRows, []int64, err
 			var id int64
 			err := rows.Scan(&id)
 			out.WithColumns[id] = true
+			return err
+		}},
+		{`SELECT table_id, column_id, column_order, column_name, begin_snapshot, end_snapshot FROM ducklake_column WHERE parent_column IS NULL`, func(rows *sql.Rows) error {
+			var x formats.LoadColumn
+			err := rows.Scan(&x.TableID, &x.ID, &x.Order, &x.Name, &x.Begin, &x.End)
+			out.Columns = append(out.Columns, x)
+			return err
+		}},
+		{`SELECT table_id, column_id, key, begin_snapshot, end_snapshot FROM ducklake_column_tag WHERE value IS NOT NULL`, func(rows *sql.Rows) error {
+			var x formats.LoadColumnTag
+			err := rows.Scan(&x.TableID, &x.ColumnID, &x.Key, &x.Begin, &x.End)
+			out.ColumnTags = append(out.ColumnTags, x)
 			return err
 		}},
 		{`SELECT schema_id, view_name, column_aliases, begin_snapshot, end_snapshot FROM ducklake_view`, func(rows *sql.Rows) error {

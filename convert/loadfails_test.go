@@ -28,6 +28,10 @@ func TestSourceNoReaderLoads(t *testing.T) {
 			`table ghost (id 99) has no ducklake_column row (Failed to load DuckLake - Table entry "ghost" does not have any columns)`, formats.V0_4, "ducklake_table"},
 		{"view of no schema", "06_deletes", `INSERT INTO ducklake_view VALUES (98, '01a18fe9-0000-7000-8000-000000000098', 1, NULL, 999, 'gv', 'duckdb', 'SELECT 1', '')`,
 			`view gv: names schema id 999, which no visible schema has`, formats.V1_1, "ducklake_view"},
+		{"columns named alike in any case", "06_deletes", `UPDATE ducklake_column SET column_name = 'ID' WHERE column_name = 'v'`,
+			`table del (id 1): columns "id" and "ID" are one name in any letter case (Column with name ID already exists!)`, formats.V0_4, "ducklake_table"},
+		{"column tag other than a comment", "11_comments_tags", `INSERT INTO ducklake_column_tag VALUES (1, 1, 4, NULL, 'unit', 'm')`,
+			`snapshots 4-14: table tagged (id 1): column i (id 1) has the tag "unit", not a comment`, formats.V1_1, "ducklake_table"},
 		{"macro of another type", "10_macros", `UPDATE ducklake_macro_impl SET type = 'Scalar' WHERE macro_id = 1`,
 			`has an implementation of type "Scalar" (Macro type Scalar is not implemented)`, formats.V1_1, "ducklake_macro"},
 	} {

@@ -1,6 +1,7 @@
 package formats
 
 import (
+	"cmp"
 	"database/sql"
 	"fmt"
 	"slices"
@@ -26,6 +27,27 @@ type LoadRows struct {
 	// Macros, of formats with macros (CapMacros) only: one row per
 	// implementation, or one with NoImpl for a macro without any.
 	Macros []LoadMacro
+	// Columns and ColumnTags, where given, are checked too
+	// (ColumnsLoadRefusal): the top-level columns' names and tags. The
+	// proof checks them where it reads a table instead, and leaves them
+	// out.
+	Columns    []LoadColumn
+	ColumnTags []LoadColumnTag
+}
+
+// LoadColumn is a top-level ducklake_column row (parent_column NULL).
+type LoadColumn struct {
+	TableID, ID, Order sql.NullInt64
+	Name               sql.NullString
+	Begin, End         sql.NullInt64
+}
+
+// LoadColumnTag is a ducklake_column_tag row whose value is not NULL (the
+// readers skip a NULL one: LoadTags).
+type LoadColumnTag struct {
+	TableID, ColumnID sql.NullInt64
+	Key               sql.NullString
+	Begin, End        sql.NullInt64
 }
 
 // LoadSchema is a ducklake_schema row.
@@ -73,10 +95,10 @@ func VisibleAt(begin, end sql.NullInt64, snap int64) bool {
 // schema stored before it (LoadSchemaForSnapshot keeps the first of a
 // name), a view or macro whose schema is not visible, view column_aliases
 // ParseQuotedList cannot parse, a macro without an implementation or with
-// one of another type than 'scalar' or 'table'. The column-level failures
-// (two columns named alike, a tag other than a comment, a type the
-// readers cannot parse) and those of partition specs and sort hints are
-// the caller's.
+// one of another type than 'scalar' or 'table'; and, where rows holds
+// them, two top-level columns of a table named alike and a column tag
+// other than a comment (ColumnsLoadRefusal). The types the readers cannot
+// parse and the stray partition specs and sort hints are the caller's.
 func LoadRefusal(rows *LoadRows, snap int64) string {
 	// schemaVisible: the metadata manager's schemas, by id; schemaKept:
 	// those LoadSchemaForSnapshot keeps, the first in scan order of each
@@ -149,6 +171,9 @@ func LoadRefusal(rows *LoadRows, snap int64) string {
 			return fmt.Sprintf("table %s (id %d) has %d ducklake_table rows visible: the readers join its columns once per row and add each twice (Column with name ... already exists!)", oneline.Name(t.Name.String), id, n)
 		}
 	}
+	if why := ColumnsLoadRefusal(rows, snap); why != "" {
+		return why
+	}
 	for _, v := range rows.Views {
 		if !VisibleAt(v.Begin, v.End, snap) {
 			continue
@@ -176,6 +201,83 @@ func LoadRefusal(rows *LoadRows, snap int64) string {
 		// case.
 		if m.Type.String != "scalar" && m.Type.String != "table" {
 			return fmt.Sprintf("macro %s has an implementation of type %q (Macro type %s is not implemented)", oneline.Name(m.Name.String), m.Type.String, m.Type.String)
+		}
+	}
+	return ""
+}
+
+// ColumnNamesClash says why the readers' load fails on a table's
+// top-level column names (in column order), "" when it does not: two
+// names that are one in any ASCII letter case (DuckDB's ColumnList names
+// are case-insensitive: "Column with name ... already exists!").
+func ColumnNamesClash(names []string) string {
+	seen := map[string]string{}
+	for _, n := range names {
+		k := ASCIILower(n)
+		if other, ok := seen[k]; ok {
+			return fmt.Sprintf("columns %q and %q are one name in any letter case (Column with name %s already exists!)", other, n, n)
+		}
+		seen[k] = n
+	}
+	return ""
+}
+
+// ColumnTagRefused says why the readers' load fails on a visible tag of a
+// top-level column with a non-NULL value, "" when it does not: every key
+// but "comment" (LoadSchemaForSnapshot: "Only comment tags are supported
+// for columns currently").
+func ColumnTagRefused(column string, id int64, key string) string {
+	if key == "comment" {
+		return ""
+	}
+	return fmt.Sprintf("column %s (id %d) has the tag %q, not a comment (Only comment tags are supported for columns currently)", column, id, key)
+}
+
+// ColumnsLoadRefusal says why the readers' load at snap fails on the
+// top-level columns of a visible table (rows.Columns, rows.ColumnTags),
+// "" when it does not; the table is named. Tables are taken in table_id
+// order, as the readers load them.
+func ColumnsLoadRefusal(rows *LoadRows, snap int64) string {
+	if len(rows.Columns) == 0 {
+		return ""
+	}
+	names := map[int64]string{}
+	for _, t := range rows.Tables {
+		if t.ID.Valid && VisibleAt(t.Begin, t.End, snap) {
+			names[t.ID.Int64] = t.Name.String
+		}
+	}
+	cols := map[int64][]LoadColumn{}
+	for _, c := range rows.Columns {
+		if c.TableID.Valid && VisibleAt(c.Begin, c.End, snap) {
+			if _, ok := names[c.TableID.Int64]; ok {
+				cols[c.TableID.Int64] = append(cols[c.TableID.Int64], c)
+			}
+		}
+	}
+	for _, id := range rows.VisibleTableIDs(snap) {
+		cs := cols[id]
+		slices.SortStableFunc(cs, func(a, b LoadColumn) int { return cmp.Compare(a.Order.Int64, b.Order.Int64) })
+		ns := make([]string, len(cs))
+		for i, c := range cs {
+			ns[i] = c.Name.String
+		}
+		why := ColumnNamesClash(ns)
+		for _, x := range rows.ColumnTags {
+			if why != "" {
+				break
+			}
+			if !x.TableID.Valid || x.TableID.Int64 != id || !x.ColumnID.Valid || !VisibleAt(x.Begin, x.End, snap) {
+				continue
+			}
+			for _, c := range cs {
+				if c.ID.Valid && c.ID.Int64 == x.ColumnID.Int64 {
+					why = ColumnTagRefused(c.Name.String, c.ID.Int64, x.Key.String)
+				}
+			}
+		}
+		if why != "" {
+			return fmt.Sprintf("table %s (id %d): %s", oneline.Name(names[id]), id, why)
 		}
 	}
 	return ""
