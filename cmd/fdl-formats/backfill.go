@@ -65,7 +65,8 @@ func backfillSummary(rep *repo.BackfillReport) []any {
 	}
 	return []any{"written", rep.Counts[repo.Written], "already_there", rep.Counts[repo.AlreadyThere],
 		"planned", rep.Counts[repo.Planned], "failed", rep.Counts[repo.Failed], "interrupted", rep.Counts[repo.Interrupted],
-		"refused", refused, "in_error", errored, "expired", rep.Plan.Counts[repo.Expired], "versions", len(rep.Plan.Versions)}
+		"refused", refused, "in_error", errored, "present", rep.Plan.Counts[repo.Present], "expired", rep.Plan.Counts[repo.Expired],
+		"versions", len(rep.Plan.Versions)}
 }
 
 // notTried is the plan's refused cells and cells in error that the run
@@ -192,12 +193,22 @@ func printBackfill(out io.Writer, _ string, rep *repo.BackfillReport) {
 	// run with failed cells (they were counted as failed). Cells past
 	// their format's until are never tried: named, a run asked for one
 	// (--formats, --versions) said "0 written" and nothing else.
-	expired := ""
+	// The catalogs published before the run are counted too: a second
+	// run said "0 written, 0 already there, ..." and nothing else, which
+	// read as if it had found none ("already there" is a cell another run
+	// published during this one).
+	if len(rep.Results) == 0 {
+		reportf(out, "nothing to do: no catalog missing\n")
+	}
+	tail := ""
+	if n := rep.Plan.Counts[repo.Present]; n > 0 {
+		tail = textf(", %d present (published before this run)", n)
+	}
 	if n := rep.Plan.Counts[repo.Expired]; n > 0 {
-		expired = textf(", %d expired (past their format's until: not written)", n)
+		tail += textf(", %d expired (past their format's until: not written)", n)
 	}
 	reportf(out, "%d written, %d already there, %d planned, %d failed, %d interrupted, %d refused, %d in error%s\n",
-		rep.Counts[repo.Written], rep.Counts[repo.AlreadyThere], rep.Counts[repo.Planned], rep.Counts[repo.Failed], rep.Counts[repo.Interrupted], refused, errored, expired)
+		rep.Counts[repo.Written], rep.Counts[repo.AlreadyThere], rep.Counts[repo.Planned], rep.Counts[repo.Failed], rep.Counts[repo.Interrupted], refused, errored, tail)
 	printTransfer(out, rep.Transfer)
 }
 

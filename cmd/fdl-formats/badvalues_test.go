@@ -106,13 +106,43 @@ func TestBackfillSaysExpired(t *testing.T) {
 	if code := runMain(app, []string{"fdl-formats", "--log-format=json", "backfill", "--formats=0.3", remoteNow, repoDir}, &errOut, interruptGrace); code != exitOK {
 		t.Fatalf("backfill: exit %d\n%s\n%s", code, out.String(), errOut.String())
 	}
-	if want := "0 written, 0 already there, 0 planned, 0 failed, 0 interrupted, 0 refused, 0 in error, 1 expired (past their format's until: not written)\n"; out.String() != want {
+	if want := "nothing to do: no catalog missing\n0 written, 0 already there, 0 planned, 0 failed, 0 interrupted, 0 refused, 0 in error, 1 expired (past their format's until: not written)\n"; out.String() != want {
 		t.Errorf("report %q, want %q", out.String(), want)
 	}
 	wantSummary(t, errOut.String(), "backfill finished", map[string]any{"written": 0.0, "expired": 1.0})
 	if m, _ := filepath.Glob(filepath.Join(repoDir, "versions", "*", "catalogs")); len(m) != 0 {
 		t.Errorf("catalogs written past until: %v", m)
 	}
+}
+
+// TestBackfillSaysPresent: a backfill run again with nothing left to
+// write says so, and counts the catalogs published before it, in its
+// report's last line and in the run's log record. The second run said
+// "0 written, 0 already there, ..." and nothing else, which read as if it
+// had found none of the catalogs the first had written ("already there"
+// counts the cells another run published during this one).
+func TestBackfillSaysPresent(t *testing.T) {
+	repoDir := copyRepo(t, "lakes", "01_primitive_types")
+	run := func() (string, string) {
+		t.Helper()
+		var out, errOut strings.Builder
+		app := newApp()
+		app.Writer, app.ErrWriter = &out, &errOut
+		if code := runMain(app, []string{"fdl-formats", "--log-format=json", "backfill", "--formats=1.1", "--jobs=1", remoteNow, repoDir}, &errOut, interruptGrace); code != exitOK {
+			t.Fatalf("backfill: exit %d\n%s\n%s", code, out.String(), errOut.String())
+		}
+		return out.String(), errOut.String()
+	}
+	first, firstLog := run()
+	if !strings.HasPrefix(first, "written ") || !strings.HasSuffix(first, "1 written, 0 already there, 0 planned, 0 failed, 0 interrupted, 0 refused, 0 in error\n") {
+		t.Fatalf("first backfill's report:\n%s", first)
+	}
+	wantSummary(t, firstLog, "backfill finished", map[string]any{"written": 1.0, "present": 0.0})
+	again, againLog := run()
+	if want := "nothing to do: no catalog missing\n0 written, 0 already there, 0 planned, 0 failed, 0 interrupted, 0 refused, 0 in error, 1 present (published before this run)\n"; again != want {
+		t.Errorf("second backfill's report %q, want %q", again, want)
+	}
+	wantSummary(t, againLog, "backfill finished", map[string]any{"written": 0.0, "already_there": 0.0, "present": 1.0})
 }
 
 // TestTempDirMissing: a $TMPDIR that names no folder (a disk not mounted,

@@ -107,7 +107,7 @@ func TestBackfillCellLogLine(t *testing.T) {
 		msg  string
 		want map[string]any
 	}{
-		{[]string{"backfill", "--formats=1.1", "--jobs=1", remoteNow, dir}, "backfill finished", map[string]any{"written": 0.0, "already_there": 0.0, "failed": 0.0}},
+		{[]string{"backfill", "--formats=1.1", "--jobs=1", remoteNow, dir}, "backfill finished", map[string]any{"written": 0.0, "already_there": 0.0, "failed": 0.0, "present": float64(cells)}},
 		{[]string{"check", "--formats=1.1", "--jobs=1", remoteNow, dir}, "check finished", map[string]any{"ok": true, "proofs": float64(cells), "difference": 0.0, "missing": 0.0}},
 	} {
 		out.Reset()
