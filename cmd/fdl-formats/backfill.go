@@ -41,7 +41,8 @@ func runBackfill(ctx context.Context, cmd *cli.Command) error {
 	dryRun := cmd.Bool("dry-run")
 	return runRepoJob(ctx, cmd, "backfill", func(ctx context.Context, st store.Store, opts repo.Options) (*repo.BackfillReport, error) {
 		if store.IsReadOnly(st) {
-			return nil, usageError{err: fmt.Errorf("backfill %s: %w: backfill writes catalogs, so it takes a folder or an s3:// bucket; a web site is read by plan and check only", cmd.Args().First(), store.ErrReadOnly)}
+			return nil, usageError{err: fmt.Errorf("backfill %s: %w: backfill writes catalogs, so it takes a folder or an s3:// bucket; a web site is read by plan, check and resolve only", cmd.Args().First(), store.ErrReadOnly),
+				hint: "run backfill on the folder or s3:// bucket the site serves, then `fdl-formats check " + cmd.Args().First() + "` to verify what the site serves"}
 		}
 		opts.DryRun = dryRun
 		rep, err := repo.Backfill(ctx, st, opts)

@@ -29,6 +29,7 @@ const (
 type usageError struct {
 	err     error
 	command string // the command whose help explains the usage ("fdl-formats convert")
+	hint    string // what to do instead, where the help does not say it
 }
 
 func (e usageError) Error() string { return e.err.Error() }
@@ -36,6 +37,9 @@ func (e usageError) Unwrap() error { return e.err }
 
 // Hint points to the help of the command concerned instead of printing it.
 func (e usageError) Hint() string {
+	if e.hint != "" {
+		return e.hint
+	}
 	if e.command == "" {
 		return "fdl-formats --help"
 	}

@@ -414,8 +414,13 @@ func TestHTTPRepository(t *testing.T) {
 	if out, errOut, code := runApp(t, "check", remoteNow, "--no-cache", url); code != exitOK || !strings.Contains(out, "12 data files") {
 		t.Errorf("check --no-cache %s: exit %d\n%s\n%s", url, code, out, errOut)
 	}
-	if _, errOut, code := runAppStderr(t, "backfill", remoteNow, cache, url); code != exitUsage || !strings.Contains(errOut, "read-only") {
-		t.Errorf("backfill of a web site: exit %d, want %d\n%s", code, exitUsage, errOut)
+	if _, errOut, code := runAppStderr(t, "backfill", remoteNow, cache, url); code != exitUsage || !strings.Contains(errOut, "read-only") ||
+		!strings.Contains(errOut, "read by plan, check and resolve only") ||
+		!strings.Contains(errOut, "\nTry: run backfill on the folder or s3:// bucket the site serves, then `fdl-formats check "+url+"`") {
+		// It said "read by plan and check only", leaving out resolve,
+		// and "Try: fdl-formats backfill --help", which tells nothing
+		// of where to run it instead.
+		t.Errorf("backfill of a web site: exit %d, want %d, naming every command that reads one\n%s", code, exitUsage, errOut)
 	}
 
 	// A data file the server no longer has: the proofs cannot be made.
