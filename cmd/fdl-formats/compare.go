@@ -18,8 +18,14 @@ import (
 
 func compareCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "compare",
-		Usage:     "prove two frozen DuckLake catalogs equivalent: same schema, files and rows at every snapshot",
+		Name:  "compare",
+		Usage: "prove two frozen DuckLake catalogs equivalent: same schema, files and rows at every snapshot",
+		Description: "Exit codes: 0 equivalent; 1 a runtime failure (I/O, DuckDB; also a catalog path that\n" +
+			"names no file, or a catalog another DuckDB process holds open read-write); 2 bad flags or\n" +
+			"arguments (--data not a folder); 3 not equivalent (also: one cannot be read while the other\n" +
+			"can); 4 could not compare (a data file both name is missing or unreadable, neither\n" +
+			"catalog reads, an unsupported feature; without --data a data_path that is a URL);\n" +
+			"6 a catalog that is no DuckLake catalog; 130 interrupted. See docs/compare.md.",
 		ArgsUsage: "A.duckdb B.duckdb",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "data", Usage: "local data folder of the lake (overrides both catalogs' data_path)"},

@@ -19,8 +19,14 @@ import (
 
 func convertCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "convert",
-		Usage:     "write a frozen DuckLake catalog in another DuckLake format",
+		Name:  "convert",
+		Usage: "write a frozen DuckLake catalog in another DuckLake format",
+		Description: "Exit codes: 0 written (with --dry-run: it converts); 1 a runtime failure (I/O, DuckDB;\n" +
+			"also SRC names no file or another DuckDB process holds it open read-write, or -o exists:\n" +
+			"never overwritten); 2 bad flags or arguments (no --to, a --to that names no format, -o in\n" +
+			"a folder that does not exist); 6 invalid input (SRC is no DuckLake catalog, is damaged, or\n" +
+			"was saved at a DuckDB storage this DuckDB cannot open); 7 refused: the target format\n" +
+			"cannot express the catalog (the message says why); 130 interrupted. See docs/formats.md.",
 		ArgsUsage: "SRC.duckdb",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "to", Required: true, Usage: "target format: " + strings.Join(formats.All.Releases().Names(), ", ")},

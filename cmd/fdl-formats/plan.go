@@ -81,8 +81,15 @@ func maxSpill(cmd *cli.Command) (int64, error) {
 
 func planCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "plan",
-		Usage:     "show the version x declared-format matrix of an FDL repository (writes nothing)",
+		Name:  "plan",
+		Usage: "show the version x declared-format matrix of an FDL repository (writes nothing)",
+		// The other repository commands said their exit codes: plan's
+		// help said none, though a script acts on them too.
+		Description: "Exit codes: 0 the matrix shown, whatever its cells say (missing, refused, in error: check\n" +
+			"fails on them); 1 a runtime failure (I/O, DuckDB, storage: credentials, a server that\n" +
+			"cannot be reached); 2 bad flags or arguments; 4 a web server whose folders give no usable\n" +
+			"listing; 6 REPO is no FDL repository, or fdl.json is invalid; 130 interrupted.\n" +
+			"See docs/repository.md.",
 		ArgsUsage: "REPO",
 		Flags:     repoFlags(),
 		Action:    runPlan,

@@ -151,7 +151,9 @@ func TestHelpFlagText(t *testing.T) {
 		want    []string
 		not     []string
 	}{
-		{"plan", []string{"--now TIME", "cells to run at once, 1 or more (default: number of CPUs)"}, []string{"--now until", "(default: 0)"}},
+		// plan's, convert's and compare's help said no exit code, where
+		// backfill's, check's and resolve's each listed theirs.
+		{"plan", []string{"--now TIME", "cells to run at once, 1 or more (default: number of CPUs)", "Exit codes: 0 the matrix shown", "4 a web server whose folders", "6 REPO is no FDL repository"}, []string{"--now until", "(default: 0)"}},
 		// A scheduler acts on backfill's exit code: its help said none.
 		{"backfill", []string{"--now TIME", "(default: number of CPUs)", "Exit codes: 0 every missing catalog written", "1 a cell failed", "130 interrupted"}, []string{"--now until", "(default: 0)"}},
 		// A CI job maps check's exit code (docs/repository.md, In CI): its
@@ -161,7 +163,8 @@ func TestHelpFlagText(t *testing.T) {
 		// resolve's help named neither 1 nor 4 (a web server without
 		// folder listings), which the README's exit code table gives it.
 		{"resolve", []string{"1 a runtime failure", "4 a web server whose folders give no usable listing", "8 no catalog of the version"}, nil},
-		{"convert", []string{"target format: 0.1, 0.2, 0.3, 0.4, 1.0, 1.1", "(repeatable): commit-info, expression-defaults,"}, []string{"[0.1", "[commit-info"}},
+		{"convert", []string{"target format: 0.1, 0.2, 0.3, 0.4, 1.0, 1.1", "(repeatable): commit-info, expression-defaults,", "Exit codes: 0 written", "6 invalid input", "7 refused"}, []string{"[0.1", "[commit-info"}},
+		{"compare", []string{"Exit codes: 0 equivalent", "3 not equivalent", "4 could not compare", "6 a catalog that is no DuckLake catalog"}, nil},
 	} {
 		t.Run(tc.command, func(t *testing.T) {
 			out, stderr, code := runAppStderr(t, tc.command, "--help")
