@@ -1083,6 +1083,11 @@ func (c *comparison) unreadable(s int64, x Table, errA, errB error) (done bool, 
 		if !okB {
 			errB = markB(errB)
 		}
+		if errA != nil && errB != nil && errA.Error() == errB.Error() {
+			// The same failure on both sides (a data file both name,
+			// read alike): said once.
+			return true, &bothFailed{a: errA, b: errB}
+		}
 		return true, errors.Join(errA, errB)
 	}
 	if !okA && !okB {

@@ -81,6 +81,15 @@ func (c *comparison) mark(r *Reader, err error) error {
 	return markA(err)
 }
 
+// bothFailed is the same read failing alike in A and in B (the same
+// message): its text is said once, where errors.Join printed it twice, on
+// two lines that read as two failures; it unwraps to both sides' errors,
+// so it marks both (failedSides) as errors.Join did.
+type bothFailed struct{ a, b error }
+
+func (e *bothFailed) Error() string   { return e.a.Error() + " (in A and in B alike)" }
+func (e *bothFailed) Unwrap() []error { return []error{e.a, e.b} }
+
 // bThenA marks errB, a failure of a read of B that no read of A's same
 // item came before (a check of B alone, or one that reads B first), as B's;
 // when the same read of A, readA (run only then: the common path asks

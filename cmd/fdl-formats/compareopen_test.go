@@ -166,6 +166,12 @@ func TestCompareURLDataPathHint(t *testing.T) {
 	if code != exitIncomparable || !strings.Contains(stderr, "Try: the catalogs' data_path is a URL") || !strings.Contains(stderr, "give --data DIR") {
 		t.Errorf("exit %d, want %d and the hint to give --data\nstdout: %s\nstderr: %s", code, exitIncomparable, out, stderr)
 	}
+	// Both catalogs read the same data file and fail alike: the failure is
+	// said once. It was said twice, A's then B's, the same text (DuckDB's
+	// message with its LINE 1 and caret each time).
+	if n := strings.Count(stderr, "Permission Error"); n != 1 || !strings.Contains(stderr, "(in A and in B alike)") {
+		t.Errorf("the failure said %d times, want once, as both catalogs': %s", n, stderr)
+	}
 	if out, stderr, code := runAppStderr(t, "compare", "--no-cache", b, c, "--data", data); code != exitOK {
 		t.Errorf("with --data: exit %d\nstdout: %s\nstderr: %s", code, out, stderr)
 	}
