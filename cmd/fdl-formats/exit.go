@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/urfave/cli/v3"
 
@@ -94,6 +95,12 @@ func (e hintedError) Hint() string  { return e.hint }
 // pointing to the command's help; it said nothing after the error), and a
 // REPO that is no FDL repository says what REPO must be.
 func explain(ctx context.Context, err error, cmd *cli.Command) error {
+	// A hint giving a command line to run names this run's repository
+	// where it said REPO (`fdl-formats backfill REPO`): a cron job or CI
+	// log of several repositories' checks left the reader to find which.
+	if h := errorHint(err); cmd != nil && cmd.ArgsUsage == "REPO" && cmd.Args().Len() > 0 && strings.Contains(h, " REPO`") {
+		return hintedError{err: err, hint: strings.ReplaceAll(h, " REPO`", " "+shellWord(cmd.Args().First())+"`")}
+	}
 	switch {
 	case err == nil, errors.As(err, new(usageError)), errorHint(err) != "":
 		return err
@@ -150,4 +157,14 @@ func errorHint(err error) string {
 		return "fdl-formats --help"
 	}
 	return ""
+}
+
+// shellWord is s as one word of a POSIX shell command line: as it is when
+// it holds only characters no shell treats specially, else in single
+// quotes.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -344,3 +344,35 @@ func TestMissingDataFolderWarned(t *testing.T) {
 		t.Errorf("plan of the repository with its data folder: exit %d, want 0 and no warning of a missing data folder:\n%s\n%s", code, out, errOut)
 	}
 }
+
+// TestCheckHintNamesRepo: check's Try: line (and its --json report's
+// hint) gives the command to run with this run's repository, quoted for
+// a shell where it must be. It said `fdl-formats backfill REPO`, which a
+// cron job's mail or a CI log of several repositories' checks left the
+// reader to work out.
+func TestCheckHintNamesRepo(t *testing.T) {
+	t.Parallel()
+	repoDir := filepath.Join(t.TempDir(), "my lake")
+	if err := os.Rename(copyRepo(t, "lakes", "08_partitioning"), repoDir); err != nil {
+		t.Fatal(err)
+	}
+	now := "--now=2026-11-30T00:00:00Z"
+	want := "run `fdl-formats backfill '" + repoDir + "'` to write the missing catalogs"
+	_, errOut, code := runAppStderr(t, "check", now, repoDir)
+	if code != exitMissing || !strings.Contains(errOut, "\nTry: "+want) {
+		t.Errorf("check: exit %d, want %d and Try: %s\n%s", code, exitMissing, want, errOut)
+	}
+	out, _, code := runApp(t, "check", "--json", now, repoDir)
+	var rep struct {
+		Hint     string `json:"hint"`
+		ExitCode int    `json:"exit_code"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != exitMissing || rep.Hint != want || rep.ExitCode != exitMissing {
+		t.Errorf("check --json: exit %d, hint %q, exit_code %d (%v); want %d and %q", code, rep.Hint, rep.ExitCode, err, exitMissing, want)
+	}
+	for in, want := range map[string]string{"s3://lake/demo": "s3://lake/demo", "./population": "./population", "it's": `'it'\''s'`, "": "''"} {
+		if got := shellWord(in); got != want {
+			t.Errorf("shellWord(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
