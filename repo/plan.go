@@ -122,6 +122,14 @@ type Rule struct {
 // RuleOldestFormat is "data files must be readable by the oldest declared format".
 const RuleOldestFormat = "data-files-readable-by-oldest-format"
 
+// ShardSelection is a run's --shard K/N and the versions selected
+// (--versions, else all) before the split.
+type ShardSelection struct {
+	K        int `json:"k"`
+	N        int `json:"n"`
+	Selected int `json:"selected"`
+}
+
 // Matrix is the version x declared-format matrix of a repository (what
 // Plan returns).
 type Matrix struct {
@@ -139,6 +147,11 @@ type Matrix struct {
 	// Transfer is what Plan downloaded (remote stores only; Backfill and
 	// Check report theirs beside the plan).
 	Transfer *Transfer `json:"transfer,omitempty"`
+	// Shard is the run's --shard K/N (N > 1), with the number of versions
+	// selected before the split: Versions are this shard's. A shard's
+	// report said nothing of it, its "reads all 6 versions" and "check:
+	// ok" reading like the whole repository's.
+	Shard *ShardSelection `json:"shard,omitempty"`
 
 	repo     *repository
 	declared []fdljson.Format
@@ -259,6 +272,9 @@ func (r *repository) plan(ctx context.Context, opts *Options, check bool) (*Matr
 	}
 	versions = selectShard(versions, opts.Shard)
 	p := &Matrix{FormatVersion: 1, Now: now, DataDir: r.cfg.DataDir, Versions: []*VersionPlan{}, Warnings: []string{}, Rules: []Rule{}, Counts: map[State]int{}, repo: r, declared: declared, otherShards: otherShards}
+	if opts.Shard.N > 1 {
+		p.Shard = &ShardSelection{K: opts.Shard.K, N: opts.Shard.N, Selected: selected}
+	}
 	if len(versions) == 0 && selected > 0 {
 		// An empty shard is fine in a matrix (the other shards take the
 		// versions), but its "0 versions" and "check: ok" read like a

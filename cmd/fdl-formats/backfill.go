@@ -140,6 +140,9 @@ func printBackfill(out io.Writer, _ string, rep *repo.BackfillReport) {
 	for _, rm := range rep.Removed {
 		reportf(out, "removed stale temporary %s\n", rm)
 	}
+	if s := rep.Plan.Shard; s != nil {
+		reportf(out, "shard %d/%d: this run looks at %d of %d versions (the other shards take the rest)\n", s.K, s.N, len(rep.Plan.Versions), s.Selected)
+	}
 	for _, r := range rep.Results {
 		line := textf("%-13s %s", r.Outcome, r.Key)
 		switch r.Outcome {

@@ -228,6 +228,9 @@ func writeJSON(w io.Writer, v any) error {
 // and error cells, the rules and the warnings.
 func printMatrix(w io.Writer, root string, m *repo.Matrix) {
 	reportf(w, "repository %s (data %s), as of %s\n", root, m.DataDir, m.Now.Format(time.RFC3339))
+	if s := m.Shard; s != nil {
+		reportf(w, "  shard %d/%d: this run looks at %d of %d versions (the other shards take the rest)\n", s.K, s.N, len(m.Versions), s.Selected)
+	}
 	// Declared formats first (every row has them), then undeclared formats
 	// some version carries.
 	var cols []string

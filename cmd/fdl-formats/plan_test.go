@@ -5,11 +5,13 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 	"github.com/fdl-formats/fdl-formats/internal/webtest"
+	"github.com/fdl-formats/fdl-formats/lakegen"
 )
 
 // copyRepo copies a conformance lake's fdl.json, versions/ and data/ into a
@@ -374,5 +376,41 @@ func TestCheckHintNamesRepo(t *testing.T) {
 		if got := shellWord(in); got != want {
 			t.Errorf("shellWord(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestShardSaysSo: a run with --shard K/N says so, in plan's and check's
+// matrix header and in backfill's report, with how many of the selected
+// versions it looks at, and plan --json carries it (shard: k, n,
+// selected). A shard's report said nothing of it: its "reads all 2
+// versions" and "check: ok" read like the whole repository's.
+func TestShardSaysSo(t *testing.T) {
+	t.Parallel()
+	dir, _ := historyCopy(t, lakegen.HistoryOptions{Versions: 4, RowsPerVersion: 300, FilesPerVersion: 2, DeleteEvery: 3})
+	now := "--now=2026-11-30T00:00:00Z"
+	out, errOut, code := runApp(t, "plan", "--json", "--shard=1/2", now, dir)
+	var m struct {
+		Versions []json.RawMessage             `json:"versions"`
+		Shard    *struct{ K, N, Selected int } `json:"shard"`
+	}
+	if err := json.Unmarshal([]byte(out), &m); err != nil || code != exitOK {
+		t.Fatalf("plan --json --shard=1/2: exit %d, %v\n%s\n%s", code, err, out, errOut)
+	}
+	if m.Shard == nil || m.Shard.K != 1 || m.Shard.N != 2 || m.Shard.Selected != 4 {
+		t.Errorf("plan --json --shard=1/2: shard %+v, want k 1, n 2, selected 4", m.Shard)
+	}
+	want := "shard 1/2: this run looks at " + strconv.Itoa(len(m.Versions)) + " of 4 versions (the other shards take the rest)\n"
+	for _, args := range [][]string{{"plan"}, {"check"}, {"backfill", "--dry-run"}} {
+		out, errOut, _ := runApp(t, append(args, "--shard=1/2", now, dir)...)
+		if !strings.Contains(out, want) {
+			t.Errorf("%v --shard=1/2: no line %q in\n%s\n%s", args, want, out, errOut)
+		}
+	}
+	out, _, _ = runApp(t, "plan", "--json", now, dir)
+	if strings.Contains(out, `"shard"`) {
+		t.Errorf("plan --json without --shard names a shard:\n%s", out)
+	}
+	if out, _, _ = runApp(t, "plan", now, dir); strings.Contains(out, "shard") {
+		t.Errorf("plan without --shard names a shard:\n%s", out)
 	}
 }
