@@ -64,10 +64,10 @@ func backfillSummary(rep *repo.BackfillReport) []any {
 			errored++
 		}
 	}
-	return []any{"written", rep.Counts[repo.Written], "already_there", rep.Counts[repo.AlreadyThere],
+	return append([]any{"written", rep.Counts[repo.Written], "already_there", rep.Counts[repo.AlreadyThere],
 		"planned", rep.Counts[repo.Planned], "failed", rep.Counts[repo.Failed], "interrupted", rep.Counts[repo.Interrupted],
 		"refused", refused, "in_error", errored, "present", rep.Plan.Counts[repo.Present], "expired", rep.Plan.Counts[repo.Expired],
-		"versions", len(rep.Plan.Versions)}
+		"versions", len(rep.Plan.Versions)}, shardAttrs(rep.Plan)...)
 }
 
 // notTried is the plan's refused cells and cells in error that the run

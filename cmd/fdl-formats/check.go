@@ -83,7 +83,8 @@ func checkSummary(rep *repo.CheckReport) []any {
 	if rep.Plan != nil {
 		versions = len(rep.Plan.Versions)
 	}
-	attrs := []any{"ok", rep.OK, "versions", versions, "proofs", len(rep.Proofs), "proofs_cached", cached}
+	attrs := append([]any{"ok", rep.OK, "versions", versions}, shardAttrs(rep.Plan)...)
+	attrs = append(attrs, "proofs", len(rep.Proofs), "proofs_cached", cached)
 	for _, k := range []repo.Kind{repo.KindDifference, repo.KindInvalid, repo.KindUnverifiable, repo.KindMissing, repo.KindWarning} {
 		attrs = append(attrs, string(k), rep.Counts[k])
 	}

@@ -224,6 +224,17 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
+// shardAttrs are a run's --shard K/N and the versions selected before the
+// split, for its summary log line ("backfill finished", "check finished"):
+// none without --shard. A log gathering the shards' lines told them from
+// whole runs by nothing.
+func shardAttrs(m *repo.Matrix) []any {
+	if m == nil || m.Shard == nil {
+		return nil
+	}
+	return []any{"shard", textf("%d/%d", m.Shard.K, m.Shard.N), "versions_selected", m.Shard.Selected}
+}
+
 // printMatrix renders the matrix as a table, then the reasons of refused
 // and error cells, the rules and the warnings.
 func printMatrix(w io.Writer, root string, m *repo.Matrix) {

@@ -405,6 +405,10 @@ func TestShardSaysSo(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("%v --shard=1/2: no line %q in\n%s\n%s", args, want, out, errOut)
 		}
+		// The run's summary log line names the shard too.
+		if args[0] != "plan" && !strings.Contains(errOut, args[0]+" finished") || args[0] != "plan" && !strings.Contains(errOut, "shard=1/2 versions_selected=4") {
+			t.Errorf("%v --shard=1/2: the log's summary names no shard:\n%s", args, errOut)
+		}
 	}
 	out, _, _ = runApp(t, "plan", "--json", now, dir)
 	if strings.Contains(out, `"shard"`) {
