@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"runtime"
 	"slices"
 	"strings"
@@ -422,7 +423,9 @@ func logTransfer(log *slog.Logger, verb string, t *repo.Transfer) {
 		return
 	}
 	log.Info(verb+" transfer", "store", t.Store, "bytes_downloaded", t.Downloaded, "bytes_uploaded", t.Uploaded,
-		"download_seconds", t.DownloadSeconds, "data_files_downloaded", t.DataFiles, "data_files_cached", t.Cached,
+		// In milliseconds, as every other duration the logs give: it
+		// printed a sum of float seconds, download_seconds=0.5704661259999999.
+		"download_seconds", math.Round(t.DownloadSeconds*1000)/1000, "data_files_downloaded", t.DataFiles, "data_files_cached", t.Cached,
 		"data_files_rehashed", t.Rehashed, "frozen_catalogs_cached", t.CatalogsCached,
 		"footers_read", t.Footers, "footers_cached", t.FootersCached)
 }

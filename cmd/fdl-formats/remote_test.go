@@ -12,6 +12,7 @@ import (
 	neturl "net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -409,6 +410,13 @@ func TestHTTPRepository(t *testing.T) {
 	out, errOut, code := runApp(t, "check", remoteNow, cache, url)
 	if code != exitOK || !strings.Contains(out, "bytes downloaded") {
 		t.Fatalf("check %s: exit %d\n%s\n%s", url, code, out, errOut)
+	}
+	// The transfer's log line gives its time in milliseconds, as the
+	// other durations: it printed the float sum, 0.5704661259999999.
+	if m := regexp.MustCompile(`msg="check transfer" .*download_seconds=([0-9.e-]+) `).FindStringSubmatch(errOut); m == nil {
+		t.Errorf("no check transfer log line with download_seconds:\n%s", errOut)
+	} else if _, frac, _ := strings.Cut(m[1], "."); len(frac) > 3 || strings.Contains(m[1], "e") {
+		t.Errorf("check transfer: download_seconds=%s, want milliseconds at most", m[1])
 	}
 	// --no-cache: the data files go to the run's work folder, gone after it.
 	if out, errOut, code := runApp(t, "check", remoteNow, "--no-cache", url); code != exitOK || !strings.Contains(out, "12 data files") {
