@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	smithy "github.com/aws/smithy-go"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 
@@ -41,6 +42,13 @@ const (
 	// Unreachable: no connection to the server (refused, no route, unknown
 	// host, timed out connecting).
 	Unreachable
+	// NoCredentials: the AWS SDK's credential chain gave no credentials to
+	// sign the request with (none in the environment, the shared files or
+	// a role; a profile's SSO session expired), so no request was sent.
+	// The SDK's error was the whole message, without a Try: line: a cron
+	// job, whose environment lacks the login shell's AWS_* variables, met
+	// it first.
+	NoCredentials
 )
 
 // problemCodes are the S3 error codes of each Problem, as AWS, MinIO, R2
@@ -95,6 +103,14 @@ func (e *ConfigError) Error() string {
 		what = fmt.Sprintf("access denied (%s): the credentials may not %s", answer, deniedAction(e.Op))
 	case Unreachable:
 		what = "cannot reach it: " + store.NetCause(e.Err)
+	case NoCredentials:
+		var ce *credsError
+		cause := e.Err
+		if errors.As(e.Err, &ce) {
+			cause = ce.err
+		}
+		what = "no credentials to sign the request with: the AWS SDK's credential chain (environment, shared config and credentials files, SSO, web identity, instance or task role) gave none: " +
+			strings.Join(strings.Fields(cause.Error()), " ")
 	}
 	where := e.Location
 	if e.Endpoint != "" && !strings.HasSuffix(where, " at "+e.Endpoint) {
@@ -130,6 +146,8 @@ func (e *ConfigError) Hint() string {
 		return "renew the session credentials (`aws sso login`, or a fresh AWS_SESSION_TOKEN), or unset AWS_SESSION_TOKEN with long-term keys"
 	case Denied:
 		return fmt.Sprintf("use credentials allowed s3:ListBucket on bucket %s and s3:GetObject on its objects under the prefix (backfill also s3:PutObject); see docs/remote.md, Permissions", e.Bucket)
+	case NoCredentials:
+		return "set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or AWS_PROFILE) in the run's environment (a cron job or CI step does not get a login shell's variables), or renew the profile's session (`aws sso login`); see docs/remote.md"
 	case Unreachable:
 		if !e.configured {
 			return "check that this machine reaches AWS S3 (network, DNS, a proxy in $HTTPS_PROXY), or give the endpoint of another S3 service (--endpoint, $AWS_ENDPOINT_URL_S3)"
@@ -180,6 +198,12 @@ func (s *Store) configError(op, key string, err error) *ConfigError {
 		return nil // the run's own end, not the server's
 	}
 	e := &ConfigError{Op: op, Key: key, Bucket: s.bucket, Location: s.Location(), Endpoint: s.endpoint, Status: status(err), Err: err, configured: s.endpoint != ""}
+	if errors.As(err, new(*credsError)) {
+		// Told by the call that failed (the credential chain's, marked
+		// by markCreds), not by the SDK's message.
+		e.Problem = NoCredentials
+		return e
+	}
 	var api smithy.APIError
 	if errors.As(err, &api) {
 		e.Code = api.ErrorCode()
@@ -303,4 +327,32 @@ func hostOf(raw string) string {
 		return ""
 	}
 	return u.Hostname()
+}
+
+// credsError is the credential chain failing to give credentials
+// (markCreds): the request was never sent.
+type credsError struct{ err error }
+
+func (e *credsError) Error() string { return e.err.Error() }
+func (e *credsError) Unwrap() error { return e.err }
+
+// markedCreds marks the errors of the credentials provider it wraps as
+// credsError, so that configError tells a run without credentials by the
+// call that failed.
+type markedCreds struct{ p aws.CredentialsProvider }
+
+func (m markedCreds) Retrieve(ctx context.Context) (aws.Credentials, error) {
+	c, err := m.p.Retrieve(ctx)
+	if err != nil {
+		return c, &credsError{err: err}
+	}
+	return c, nil
+}
+
+// markCreds wraps cfg's credentials provider in markedCreds (none: left
+// as it is).
+func markCreds(cfg *aws.Config) {
+	if cfg.Credentials != nil {
+		cfg.Credentials = aws.NewCredentialsCache(markedCreds{p: cfg.Credentials})
+	}
 }

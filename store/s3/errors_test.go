@@ -57,6 +57,10 @@ func TestConfigErrors(t *testing.T) {
 		{"wrong secret", bucket, map[string]string{"AWS_SECRET_ACCESS_KEY": "not-the-secret"}, "", s3.BadSecret, "(403 SignatureDoesNotMatch)"},
 		{"wrong access key", bucket, map[string]string{"AWS_ACCESS_KEY_ID": "nosuchkey"}, "", s3.UnknownAccessKey, "does not know the access key ID in use"},
 		{"nothing listening", bucket, nil, closed, s3.Unreachable, "cannot reach it: connect: connection refused"},
+		// No credentials anywhere (the server's config and credentials
+		// files are /dev/null, the instance metadata off): the SDK's error
+		// was the whole message, without a Try: line.
+		{"no credentials", bucket, map[string]string{"AWS_ACCESS_KEY_ID": "", "AWS_SECRET_ACCESS_KEY": ""}, "", s3.NoCredentials, "no credentials to sign the request with"},
 		{"wrong region", bucket, map[string]string{"AWS_REGION": "eu-west-3"}, "", 0, "bucket " + bucket + " is in region " + s3test.Region + ", not eu-west-3"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

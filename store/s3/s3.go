@@ -133,6 +133,7 @@ func New(ctx context.Context, bucket, prefix string, opts Options) (*Store, erro
 	if err != nil {
 		return nil, fmt.Errorf("s3://%s: load AWS configuration: %w", bucket, err)
 	}
+	markCreds(&cfg)
 	if endpoint == "" {
 		// The SDK also takes an endpoint from the shared configuration (a
 		// profile's endpoint_url, its services section): the requests go
