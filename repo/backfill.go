@@ -156,7 +156,7 @@ func (e *BackfillError) interrupted() bool {
 // Hint tells the user what to do next.
 func (e *BackfillError) Hint() string {
 	if e.interrupted() {
-		return "run `fdl-formats backfill` again: it writes what is still missing"
+		return "run `fdl-formats backfill REPO` again: it writes what is still missing"
 	}
 	for _, r := range e.Failed {
 		if r.frozenDiffers {

@@ -62,6 +62,11 @@ func TestInterruptedBackfillReport(t *testing.T) {
 				if code := exitCode(err); code != exitInterrupted {
 					t.Fatalf("exit %d (error %v), want %d; stdout:\n%s", code, err, exitInterrupted, out.String())
 				}
+				// The Try: line names the repository to run again: it
+				// said "run `fdl-formats backfill` again", naming none.
+				if want := "run `fdl-formats backfill " + shellWord(dir) + "` again: it writes what is still missing"; tc.err == nil && errorHint(err) != want {
+					t.Errorf("hint %q, want %q", errorHint(err), want)
+				}
 				if !asJSON {
 					want := "0 written, 0 already there, 0 planned, " + strconv.Itoa(tc.failed) + " failed, " + strconv.Itoa(tc.interrupted) + " interrupted, 0 refused, 0 in error\n"
 					if !strings.HasSuffix(out.String(), want) || !strings.Contains(out.String(), tc.firstText) {
