@@ -423,10 +423,13 @@ func Release(conn *sql.Conn, attached ...string) bool {
 		return false
 	}
 	var left int
-	err := conn.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM duckdb_databases() WHERE NOT internal AND database_name <> 'memory')
-		+ (SELECT count(*) FROM duckdb_tables() WHERE database_name = 'memory' AND NOT temporary)
-		+ (SELECT count(*) FROM duckdb_views() WHERE NOT internal AND database_name = 'memory')
-		+ (SELECT count(*) FROM duckdb_sequences() WHERE database_name = 'memory')`).Scan(&left)
+	// One count over a UNION ALL: the sum of four scalar subqueries
+	// planned a join per subquery, 1.3 ms of CPU a release against 0.75 ms
+	// (a backfill of the issue 9 history repository releases about 120).
+	err := conn.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM duckdb_databases() WHERE NOT internal AND database_name <> 'memory'
+		UNION ALL SELECT 1 FROM duckdb_tables() WHERE database_name = 'memory' AND NOT temporary
+		UNION ALL SELECT 1 FROM duckdb_views() WHERE NOT internal AND database_name = 'memory'
+		UNION ALL SELECT 1 FROM duckdb_sequences() WHERE database_name = 'memory')`).Scan(&left)
 	return err == nil && left == 0
 }
 

@@ -258,6 +258,8 @@ func TestRelease(t *testing.T) {
 		{"table left in the default database", []string{"CREATE TABLE memory.main.t (a INT)"}, nil, false},
 		{"attached, not named", []string{"ATTACH ':memory:' AS other"}, nil, false},
 		{"view left", []string{"CREATE VIEW memory.main.v AS SELECT 1"}, nil, false},
+		{"sequence left", []string{"CREATE SEQUENCE memory.main.s"}, nil, false},
+		{"everything left", []string{"ATTACH ':memory:' AS other", "CREATE TABLE memory.main.t (a INT)", "CREATE VIEW memory.main.v AS SELECT 1", "CREATE SEQUENCE memory.main.s"}, nil, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			conn := openConn(t)
