@@ -137,11 +137,6 @@ func (r *Reader) readStatsTogether(ctx context.Context, asks []statsAsk, todo []
 		}
 		parts[j] = fmt.Sprintf("SELECT %s FROM cat.%s", strings.Join(sel, ", "), ident(a.table))
 	}
-	rows, err := r.conn.QueryContext(ctx, strings.Join(parts, " UNION ALL ")+" ORDER BY ALL")
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
 	out := make([]entries, len(todo))
 	facts := make([]statsFacts, len(todo))
 	for j := range out {
@@ -154,18 +149,23 @@ func (r *Reader) readStatsTogether(ctx context.Context, asks []statsAsk, todo []
 	for i := range vals {
 		ptrs = append(ptrs, &vals[i])
 	}
-	for rows.Next() {
-		if err := rows.Scan(ptrs...); err != nil {
-			return nil, err
+	// Plain casts of whole tables: planned without the optimizer
+	// (plainQuery).
+	err := r.plainQuery(ctx, strings.Join(parts, " UNION ALL ")+" ORDER BY ALL", func(rows *sql.Rows) error {
+		for rows.Next() {
+			if err := rows.Scan(ptrs...); err != nil {
+				return err
+			}
+			if j < 0 || j >= len(todo) {
+				return fmt.Errorf("statistics row of part %d of %d", j, len(todo))
+			}
+			a := asks[todo[j]]
+			addStatsEntry(out[j], a.label, a.keys, a.cols, vals[:len(a.keys)+len(a.cols)])
+			facts[j].add(vals[:len(a.keys)+len(a.cols)])
 		}
-		if j < 0 || j >= len(todo) {
-			return nil, fmt.Errorf("statistics row of part %d of %d", j, len(todo))
-		}
-		a := asks[todo[j]]
-		addStatsEntry(out[j], a.label, a.keys, a.cols, vals[:len(a.keys)+len(a.cols)])
-		facts[j].add(vals[:len(a.keys)+len(a.cols)])
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	for j, i := range todo {
