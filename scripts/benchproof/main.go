@@ -14,7 +14,9 @@
 //
 //  2. a backfill of every version to the two missing formats (cold cache)
 //     against that proof, and a check with the warm cache against a check
-//     with a cold one;
+//     with a cold one; with -against OLD, OLD's backfill runs in the same
+//     rounds (first in odd rounds, last in even ones), and the two
+//     backfills' per-round ratios of wall and CPU time are printed;
 //
 //  3. the peak RSS of a backfill of -rss-rows-per-version repositories of 20
 //     and 40 versions; with -against OLD, OLD's backfills run in the same
@@ -70,7 +72,7 @@ func main() {
 		return
 	}
 	bin := flag.String("bin", "bin/fdl-formats", "the fdl-formats binary to measure")
-	against := flag.String("against", "", "a second fdl-formats binary whose proof (figure 1) and backfills (figure 3) run in the same rounds, alternating with -bin's")
+	against := flag.String("against", "", "a second fdl-formats binary whose proof (figure 1) and backfills (figures 2 and 3) run in the same rounds, alternating with -bin's")
 	dir := flag.String("dir", filepath.Join(os.TempDir(), "fdl-bench"), "folder of the generated repositories (kept between runs)")
 	rounds := flag.Int("rounds", 3, "rounds per figure (medians are printed)")
 	versions := flag.Int("versions", 20, "versions of the history repository")
@@ -106,7 +108,7 @@ func main() {
 	ctx := context.Background()
 	fmt.Printf("machine: %d cores, load average %s; DuckDB via duckdb-go; binary %s\n", runtime.NumCPU(), loadavg(), *bin)
 	if *against != "" {
-		fmt.Printf("figures 1 and 3 against binary %s, alternating\n", *against)
+		fmt.Printf("figures 1, 2 (the backfill) and 3 against binary %s, alternating\n", *against)
 	}
 	want := func(s string) bool { return slices.Contains(strings.Split(*only, ","), s) }
 	if want("proof") || want("backfill") || want("scheduled") {
@@ -447,7 +449,7 @@ func (b *bench) proofAndBackfill(ctx context.Context, repo string, rounds int, b
 		q[i] = quote(f)
 	}
 	scanSQL := "CREATE TEMP TABLE r AS SELECT count(*), sum(hash(t)) FROM read_parquet([" + strings.Join(q, ", ") + "]) t"
-	var scan, scanCPU, proof, plan, bf, bfCPU, floor, floorCPU, checkCold, checkWarm, bfRSS []float64
+	var scan, scanCPU, proof, plan, bf, bfCPU, floor, floorCPU, checkCold, checkWarm, bfRSS, againstBf, againstBfCPU []float64
 	self, err := os.Executable()
 	if err != nil {
 		fail(err)
@@ -470,6 +472,20 @@ func (b *bench) proofAndBackfill(ctx context.Context, repo string, rounds int, b
 			fmt.Printf("%s; load %s\n", line, loadavg())
 			continue
 		}
+		// With -against, its backfill runs in the same round, first in
+		// odd rounds and last in even ones (proofOrder's alternation), so
+		// that -bin's catalogs and cache are the ones the checks read.
+		againstBackfill := func() {
+			if b.against == "" {
+				return
+			}
+			clean(repo)
+			s, _, c := runBin(b.against, "backfill", "--jobs", fmt.Sprint(b.jobs), "--cache", b.freshCache(), repo)
+			againstBf, againstBfCPU = append(againstBf, s), append(againstBfCPU, c)
+		}
+		if i%2 == 1 {
+			againstBackfill()
+		}
 		clean(repo)
 		s, _, _ := b.run("plan", "--jobs", fmt.Sprint(b.jobs), repo)
 		plan = append(plan, s)
@@ -482,6 +498,12 @@ func (b *bench) proofAndBackfill(ctx context.Context, repo string, rounds int, b
 		checkCold = append(checkCold, s)
 		s, _, _ = b.run("check", "--jobs", fmt.Sprint(b.jobs), "--cache", cache, repo)
 		checkWarm = append(checkWarm, s)
+		if i%2 == 0 {
+			againstBackfill()
+		}
+		if b.against != "" {
+			line += fmt.Sprintf(", against's backfill %.1f s (CPU %.1f s)", againstBf[i], againstBfCPU[i])
+		}
 		fmt.Printf("%s, plan %.1f s, backfill %.1f s (CPU %.1f s, %.0f MB), floor %.1f s (CPU %.1f s), check cold %.1f s, warm %.1f s; load %s\n",
 			line, plan[i], bf[i], bfCPU[i], bfRSS[i], floor[i], floorCPU[i], checkCold[i], checkWarm[i], loadavg())
 	}
@@ -497,6 +519,10 @@ func (b *bench) proofAndBackfill(ctx context.Context, repo string, rounds int, b
 			b.jobs, median(bf), median(bfRSS), ratio(bf, proof))
 		fmt.Printf("2. floor (DuckDB alone: every version's catalog copied %d times by COPY FROM DATABASE and read back whole, then one hashed scan of the data; --jobs %d): %.1f s (CPU %.1f s); floor / proof: %.2f; backfill / floor: %.2f (CPU %.2f)\n",
 			outputsPerVersion, b.jobs, median(floor), median(floorCPU), ratio(floor, proof), ratio(bf, floor), ratio(bfCPU, floorCPU))
+		if b.against != "" {
+			fmt.Printf("2. the backfill with %s: %.1f s (CPU %.1f s); / its proof: %.2f; / floor: %.2f (CPU %.2f); this binary / that one, per round: wall %.2f, CPU %.2f\n",
+				filepath.Base(b.against), median(againstBf), median(againstBfCPU), ratio(againstBf, proofs[b.against]), ratio(againstBf, floor), ratio(againstBfCPU, floorCPU), ratio(bf, againstBf), ratio(bfCPU, againstBfCPU))
+		}
 		fmt.Printf("2. plan of the same repository (every cell missing, each version's checked in one dry-run conversion pass): %.1f s; / proof: %.2f\n",
 			median(plan), ratio(plan, proof))
 		fmt.Printf("2. check, cold cache: %.1f s; warm cache (after the backfill): %.1f s; warm / cold check: %.2f, warm check / cold backfill: %.2f (target <= 0.2)\n",
