@@ -315,7 +315,7 @@ func (n *pnode) childByName(name string) *pnode {
 		}
 	}
 	for _, c := range n.Children {
-		if strings.EqualFold(c.Name, name) {
+		if formats.NamesEqual(c.Name, name) {
 			return c
 		}
 	}

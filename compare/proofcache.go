@@ -217,8 +217,11 @@ import (
 // larger table_id, none where a view has the name; a B adding an empty
 // table of A's table's name and a larger table_id, stored first, was
 // equivalent), a table whose name resolves to another entry is described
-// apart, and its column and folder refusals fail the load.
-const proofVersion = "fdl-formats proof v67"
+// apart, and its column and folder refusals fail the load; v68: a Parquet
+// footer's column names and a name mapping's sources match a column's
+// names in ASCII letter case only, as DuckDB's readers match them, so a
+// footer's "É" is not a column "é".
+const proofVersion = "fdl-formats proof v68"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/internal/oneline"
 )
 
@@ -286,12 +287,22 @@ func (r *Reader) mappedNameOther(ctx context.Context, f DataFile, column int64, 
 	case path[len(path)-1].isPartition:
 		return false, nil // read from the file's folders
 	}
+	return !sourcesAre(path, names), nil
+}
+
+// sourcesAre tells whether a name mapping's path has the sources names
+// (as many, parents first), as DuckDB compares names: in ASCII letter case
+// only.
+func sourcesAre(path []*mapEntry, names []string) bool {
+	if len(path) != len(names) {
+		return false
+	}
 	for i, e := range path {
-		if !strings.EqualFold(e.source, names[i]) {
-			return true, nil
+		if !formats.NamesEqual(e.source, names[i]) {
+			return false
 		}
 	}
-	return false, nil
+	return true
 }
 
 // mappedFooter is the name mapping of a file registered with one
@@ -319,7 +330,7 @@ func footerField(root *pnode, names []string) (found, known bool) {
 		if n != root && n.Kind != "struct" {
 			return false, false
 		}
-		i := slices.IndexFunc(n.Children, func(c *pnode) bool { return strings.EqualFold(c.Name, name) })
+		i := slices.IndexFunc(n.Children, func(c *pnode) bool { return formats.NamesEqual(c.Name, name) })
 		if i < 0 {
 			return false, true
 		}

@@ -232,6 +232,14 @@ func ASCIILower(s string) string {
 // in ASCII letter case only ("ſtruct" is not "struct").
 func TypeIs(t, name string) bool { return ASCIILower(t) == name }
 
+// NamesEqual tells whether two identifiers (column, table, schema names)
+// are one name to DuckDB and DuckLake's readers: equal in ASCII letter
+// case only (StringUtil::CIEquals), so "É" and "é", or "ſ" and "s", are
+// two names though strings.EqualFold takes them for one.
+func NamesEqual(a, b string) bool {
+	return len(a) == len(b) && ASCIILower(a) == ASCIILower(b)
+}
+
 // DecimalArgs parses a DuckLake decimal type "decimal(W,S)" as DuckLake's
 // type parser does: the prefix "decimal(" in lower case and a closing ")",
 // two comma-separated members, each read as an unsigned integer after

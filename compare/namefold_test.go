@@ -1,0 +1,34 @@
+package compare
+
+import "testing"
+
+// TestFooterNamesFoldASCIIOnly: DuckDB matches a Parquet file's columns to
+// a name mapping's sources and union_by_name's names by StringUtil::CIEquals,
+// which folds ASCII letters only. A footer with "É" (or "ſ", the long s, or
+// "K", the Kelvin sign) holds no column "é" (or "s", "k"), though Go's
+// strings.EqualFold takes them for one; "A" and "a" stay one name. The
+// same holds for a name mapping's source path against a column's names.
+func TestFooterNamesFoldASCIIOnly(t *testing.T) {
+	for _, c := range []struct {
+		footer, want string
+		found        bool
+	}{
+		{"É", "é", false},
+		{"ſ", "s", false},
+		{"\u212a", "k", false},
+		{"A", "a", true},
+		{"Ab_c", "aB_C", true},
+	} {
+		root := &pnode{Kind: "struct", Children: []*pnode{{Name: c.footer, Kind: "leaf"}}}
+		if got := root.childByName(c.want) != nil; got != c.found {
+			t.Errorf("childByName(%q) in a footer holding %q: found %v, want %v", c.want, c.footer, got, c.found)
+		}
+		if found, known := footerField(root, []string{c.want}); found != c.found || !known {
+			t.Errorf("footerField(%q) in a footer holding %q: found %v (known %v), want %v", c.want, c.footer, found, known, c.found)
+		}
+		path := []*mapEntry{{source: "Outer"}, {source: c.footer}}
+		if got := sourcesAre(path, []string{"outer", c.want}); got != c.found {
+			t.Errorf("sourcesAre(Outer.%s, outer.%s) = %v, want %v", c.footer, c.want, got, c.found)
+		}
+	}
+}
