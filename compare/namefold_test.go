@@ -32,3 +32,30 @@ func TestFooterNamesFoldASCIIOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestDynamicNameFoldsASCIIOnly: DuckDB binds a table name in ASCII
+// letter case only, so a catalog table "ducKlake_inlined_delete_5" (with
+// the Kelvin sign) is not the inlined delete table
+// "ducklake_inlined_delete_5", while "DuckLake_Inlined_Delete_5" is; both
+// before the name index is built (init) and after.
+func TestDynamicNameFoldsASCIIOnly(t *testing.T) {
+	for _, c := range []struct {
+		stored string
+		found  bool
+	}{
+		{"duc\u212alake_inlined_delete_5", false},
+		{"DuckLake_Inlined_Delete_5", true},
+	} {
+		r := &Reader{dynamic: map[string][]string{c.stored: nil}}
+		if _, ok := r.dynamicName("ducklake_inlined_delete_5"); ok != c.found {
+			t.Errorf("in init, with %q stored: found %v, want %v", c.stored, ok, c.found)
+		}
+		r.dynamicOf = map[string]string{}
+		for n := range r.dynamic {
+			r.dynamicOf[dynamicKey(n)] = n
+		}
+		if _, ok := r.dynamicName("ducklake_inlined_delete_5"); ok != c.found {
+			t.Errorf("indexed, with %q stored: found %v, want %v", c.stored, ok, c.found)
+		}
+	}
+}

@@ -220,7 +220,8 @@ import (
 // apart, and its column and folder refusals fail the load; v68: a Parquet
 // footer's column names and a name mapping's sources match a column's
 // names in ASCII letter case only, as DuckDB's readers match them, so a
-// footer's "É" is not a column "é".
+// footer's "É" is not a column "é", and an inlined table is found by its
+// name in ASCII letter case only (dynamicName).
 const proofVersion = "fdl-formats proof v68"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing

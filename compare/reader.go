@@ -115,7 +115,7 @@ type Reader struct {
 	format      *formats.Version
 	layout      formats.Layout
 	dynamic     map[string][]string // inlined data/delete tables and their columns
-	dynamicOf   map[string]string   // lower-cased name -> its key in dynamic
+	dynamicOf   map[string]string   // ASCII-lowered name -> its key in dynamic
 	dataPath    string
 	extAttached bool                        // the ducklake extension attached this catalog as "dl"
 	asSource    bool                        // read as a proof's source (ReaderOptions.AsSource)
@@ -429,7 +429,7 @@ func (r *Reader) init(ctx context.Context, opts ReaderOptions) error {
 	}
 	r.dynamicOf = make(map[string]string, len(r.dynamic))
 	for n := range r.dynamic {
-		r.dynamicOf[strings.ToLower(n)] = n // DuckDB allows one object per name in any letter case
+		r.dynamicOf[dynamicKey(n)] = n // DuckDB allows one object per name in any ASCII letter case
 	}
 	if _, ok := r.layout["ducklake_metadata"]; !ok {
 		return openFailed(r.path, OpenNotDuckLake, fmt.Errorf("%w: %s is not a DuckLake catalog (no ducklake_metadata table)", ErrIncomparable, oneline.Name(r.path)))
@@ -635,18 +635,22 @@ func (r *Reader) mayNameOutside(ctx context.Context) bool {
 	return any
 }
 
+// dynamicKey is the key of a table name in Reader.dynamicOf: the name
+// with its ASCII letters lowered, as DuckDB compares names.
+func dynamicKey(name string) string { return formats.ASCIILower(name) }
+
 // dynamicName finds an inlined table of the catalog by name as DuckDB
-// binds an unquoted name, case-insensitively: its name as stored.
+// binds an unquoted name, in ASCII letter case only: its name as stored.
 func (r *Reader) dynamicName(name string) (string, bool) {
 	if r.dynamicOf == nil { // still in init
 		for n := range r.dynamic {
-			if strings.EqualFold(n, name) {
+			if formats.NamesEqual(n, name) {
 				return n, true
 			}
 		}
 		return "", false
 	}
-	n, ok := r.dynamicOf[strings.ToLower(name)]
+	n, ok := r.dynamicOf[dynamicKey(name)]
 	return n, ok
 }
 
