@@ -67,11 +67,12 @@ func renameSystemColumns(r *run, from, to []string) error {
 
 // userSystemNames lists the user columns of an inlined table (cols, the
 // system columns first) that are named, in any letter case, like one of
-// the system columns sys.
+// the system columns sys, as DuckDB compares names: in ASCII letter case
+// only ("_ducklake_begin_ſnapshot", with the long s, is another name).
 func userSystemNames(cols, sys []string) []string {
 	var out []string
 	for _, c := range cols[min(3, len(cols)):] {
-		if slices.ContainsFunc(sys, func(s string) bool { return strings.EqualFold(s, c) }) {
+		if slices.ContainsFunc(sys, func(s string) bool { return formats.NamesEqual(s, c) }) {
 			out = append(out, c)
 		}
 	}
