@@ -71,9 +71,7 @@ func TestMetadataRows(t *testing.T) {
 				}
 				return
 			}
-			if !errors.Is(err, ErrNotEquivalent) || !hasDifference(rep, "catalog", tc.want) || !hasDifference(rep, "catalog", cb) {
-				t.Fatalf("Catalogs: %v, want a catalog difference naming %s and %q\n%s", err, cb, tc.want, reportLines(rep))
-			}
+			wantCatalogDifference(t, rep, err, cb, tc.want)
 			if !errors.Is(err, formats.ErrMetadataRows) {
 				t.Errorf("Catalogs: %v, want it to match formats.ErrMetadataRows", err)
 			}

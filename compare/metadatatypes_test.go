@@ -127,9 +127,7 @@ func TestMetadataColumnTypesReadAsReaders(t *testing.T) {
 				}
 				return
 			}
-			if !errors.Is(err, ErrNotEquivalent) || !hasDifference(rep, "catalog", tc.want) || !hasDifference(rep, "catalog", b) {
-				t.Fatalf("Catalogs: %v, want a catalog difference naming %s and %q\n%s", err, b, tc.want, reportLines(rep))
-			}
+			wantCatalogDifference(t, rep, err, b, tc.want)
 			if !errors.Is(err, formats.ErrInconsistentLayout) {
 				t.Errorf("Catalogs: %v, want it to match formats.ErrInconsistentLayout", err)
 			}
@@ -197,9 +195,7 @@ func TestMetadataColumnCollation(t *testing.T) {
 
 	rep, err := Catalogs(ctx, a, b, Options{DataPath: data, Engines: readerDBs})
 	const want = "ducklake_file_column_stats.max_value is VARCHAR COLLATE NOCASE, format 1.0 has VARCHAR"
-	if !errors.Is(err, ErrNotEquivalent) || !hasDifference(rep, "catalog", want) || !hasDifference(rep, "catalog", b) {
-		t.Fatalf("Catalogs: %v, want a catalog difference naming %s and %q\n%s", err, b, want, reportLines(rep))
-	}
+	wantCatalogDifference(t, rep, err, b, want)
 	// The collation removed again reads as A.
 	c := tamper(t, b, `ALTER TABLE ducklake_file_column_stats ALTER min_value SET DATA TYPE VARCHAR`,
 		`ALTER TABLE ducklake_file_column_stats ALTER max_value SET DATA TYPE VARCHAR`)
@@ -251,29 +247,16 @@ func TestMetadataColumnGenerated(t *testing.T) {
 	// The premise: B's table names as two sessions read them.
 	listed := func(catalog, zone string) string {
 		t.Helper()
-		conn, err := testduck.Open(t, "").Conn(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close()
-		if _, err := conn.ExecContext(ctx, "SET TimeZone = "+sqlString(zone)+"; ATTACH "+sqlString(catalog)+" AS c (READ_ONLY)"); err != nil {
-			t.Fatal(err)
-		}
-		var s string
-		if err := conn.QueryRowContext(ctx, `SELECT string_agg(table_name, ',' ORDER BY table_id, begin_snapshot) FROM c.ducklake_table`).Scan(&s); err != nil {
-			t.Fatal(err)
-		}
-		return s
+		return readInZone(t, catalog, zone, `SELECT string_agg(table_name, ',' ORDER BY table_id, begin_snapshot) FROM c.ducklake_table`)
 	}
+
 	if la, lb, lbBerlin := listed(a, "UTC"), listed(b, "UTC"), listed(b, "Europe/Berlin"); la != lb || lbBerlin == la {
 		t.Fatalf("table names: A %q, B in UTC %q, B in Europe/Berlin %q; want B in UTC as A and another list in Berlin (the premise does not hold)", la, lb, lbBerlin)
 	}
 
 	rep, err := Catalogs(ctx, a, b, Options{DataPath: data, Engines: readerDBs})
 	const want = "ducklake_table.table_name is VARCHAR GENERATED, format 1.0 has VARCHAR"
-	if !errors.Is(err, ErrNotEquivalent) || !hasDifference(rep, "catalog", want) || !hasDifference(rep, "catalog", b) {
-		t.Fatalf("Catalogs: %v, want a catalog difference naming %s and %q\n%s", err, b, want, reportLines(rep))
-	}
+	wantCatalogDifference(t, rep, err, b, want)
 }
 
 // TestInlinedColumnGenerated: the same in an inlined data table, whose
@@ -303,25 +286,41 @@ func TestInlinedColumnGenerated(t *testing.T) {
 		"DROP TABLE kept")
 	values := func(catalog, zone string) string {
 		t.Helper()
-		conn, err := testduck.Open(t, "").Conn(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close()
-		if _, err := conn.ExecContext(ctx, "SET TimeZone = "+sqlString(zone)+"; ATTACH "+sqlString(catalog)+" AS c (READ_ONLY)"); err != nil {
-			t.Fatal(err)
-		}
-		var s string
-		if err := conn.QueryRowContext(ctx, `SELECT string_agg(coalesce(j, 'NULL'), ',' ORDER BY row_id, begin_snapshot) FROM c.`+inlined).Scan(&s); err != nil {
-			t.Fatal(err)
-		}
-		return s
+		return readInZone(t, catalog, zone, `SELECT string_agg(coalesce(j, 'NULL'), ',' ORDER BY row_id, begin_snapshot) FROM c.`+inlined)
 	}
+
 	if va, vb, vbBerlin := values(a, "UTC"), values(b, "UTC"), values(b, "Europe/Berlin"); va != vb || vbBerlin == va {
 		t.Fatalf("inlined values: A %q, B in UTC %q, B in Europe/Berlin %q; want B in UTC as A and others in Berlin (the premise does not hold)", va, vb, vbBerlin)
 	}
 	rep, err := Catalogs(ctx, a, b, Options{DataPath: data, Engines: readerDBs})
 	const want = inlined + ".j is VARCHAR GENERATED, which no DuckLake writer gives a column"
+	wantCatalogDifference(t, rep, err, b, want)
+}
+
+// readInZone is the one text query answers in a session of the time zone
+// zone with catalog attached as c, as a reader there reads it.
+func readInZone(t *testing.T, catalog, zone, query string) string {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := testduck.Open(t, "").Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "SET TimeZone = "+sqlString(zone)+"; ATTACH "+sqlString(catalog)+" AS c (READ_ONLY)"); err != nil {
+		t.Fatal(err)
+	}
+	var s string
+	if err := conn.QueryRowContext(ctx, query).Scan(&s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// wantCatalogDifference fails the test unless err is "not equivalent" and
+// rep holds a catalog difference naming want and B's path b.
+func wantCatalogDifference(t *testing.T, rep *Report, err error, b, want string) {
+	t.Helper()
 	if !errors.Is(err, ErrNotEquivalent) || !hasDifference(rep, "catalog", want) || !hasDifference(rep, "catalog", b) {
 		t.Fatalf("Catalogs: %v, want a catalog difference naming %s and %q\n%s", err, b, want, reportLines(rep))
 	}
