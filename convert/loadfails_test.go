@@ -64,20 +64,13 @@ func TestSourceNoReaderLoads(t *testing.T) {
 // column; a dropped column named as a live one in another letter case.
 func TestSourceLoadsDespiteLookAlikes(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct{ name, lake, stmt string }{
-		{"a second schema named alike stored after, empty", "06_deletes", `INSERT INTO ducklake_schema SELECT * REPLACE (77 AS schema_id, '01a18fe9-0000-7000-8000-000000000077' AS schema_uuid, 'MAIN' AS schema_name) FROM ducklake_schema WHERE schema_name = 'main'`},
-		{"a column tag other than a comment with a NULL value", "11_comments_tags", `INSERT INTO ducklake_column_tag VALUES (1, 1, 4, NULL, 'unit', NULL)`},
-		{"a column tag other than a comment never visible", "11_comments_tags", `INSERT INTO ducklake_column_tag VALUES (1, 1, 4, 4, 'unit', 'm')`},
-		{"a column tag other than a comment of a nested field", "12_nested_types", `INSERT INTO ducklake_column_tag SELECT table_id, column_id, begin_snapshot, NULL, 'unit', 'm' FROM ducklake_column WHERE parent_column IS NOT NULL AND end_snapshot IS NULL LIMIT 1`},
-		{"a column tag other than a comment of a view", "09_views", `INSERT INTO ducklake_column_tag SELECT view_id, 1, begin_snapshot, NULL, 'unit', 'm' FROM ducklake_view WHERE end_snapshot IS NULL LIMIT 1`},
-		{"a dropped column named alike", "06_deletes", `INSERT INTO ducklake_column SELECT * REPLACE (999 AS column_id, 'ID' AS column_name, begin_snapshot AS end_snapshot) FROM ducklake_column WHERE column_name = 'id' LIMIT 1`},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
+	for _, tc := range testlakes.LoadLookAlikes {
+		t.Run(tc.Name, func(t *testing.T) {
 			t.Parallel()
-			vs := versionCatalogs(t, testlakes.Lake(t, "lakes", tc.lake))
+			vs := versionCatalogs(t, testlakes.Lake(t, "lakes", tc.Lake))
 			src := filepath.Join(t.TempDir(), "src.duckdb")
 			copyFile(t, vs[len(vs)-1], src)
-			execOn(t, src, tc.stmt)
+			execOn(t, src, tc.Stmt)
 			if _, err := Check(context.Background(), src, formats.V1_1, Options{}); err != nil && strings.Contains(err.Error(), "catalog-load-fails") {
 				t.Fatalf("Check: %v", err)
 			}
