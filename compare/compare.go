@@ -401,6 +401,12 @@ func Catalogs(ctx context.Context, a, b string, opts Options) (*Report, error) {
 		rep.Timings.TotalMS = time.Since(start).Milliseconds()
 		return rep, fmt.Errorf("%w: %s and %s: catalog: %s cannot be read while %s can: %w", ErrNotEquivalent, a, b, bad, good, err)
 	}
+	// B is held to its format's declared types, without a frozen
+	// catalog's stand-ins (formats.FrozenTypes).
+	for _, d := range rb.strictTypeDiffs {
+		rep.Differences = append(rep.Differences, Difference{Kind: "catalog", Item: "B",
+			Reason: fmt.Sprintf("B's %s (DuckLake's readers compare and cast each column as the type its writers give it; a frozen catalog may hold it, a catalog under proof may not)", d)})
+	}
 	// B is the file under proof (a conversion's output, a published
 	// catalog): readers of the older DuckDB releases its storage admits
 	// must read what DuckDB 1.5.6 reads.

@@ -325,3 +325,37 @@ func wantCatalogDifference(t *testing.T, rep *Report, err error, b, want string)
 		t.Fatalf("Catalogs: %v, want a catalog difference naming %s and %q\n%s", err, b, want, reportLines(rep))
 	}
 }
+
+// TestFrozenSnapshotTimeTimestamp: a frozen catalog whose snapshot_time is
+// a TIMESTAMP of the same UTC instants (a working catalog in another
+// database copied through a scanner that types times without a zone,
+// formats.FrozenTypes) is read as a proof's source and alone (check's
+// read of a frozen catalog); a catalog under proof
+// with that type is a difference (DuckLake's readers resolve AT (TIMESTAMP
+// => ...) in the session's wall time against it), whatever A holds.
+func TestFrozenSnapshotTimeTimestamp(t *testing.T) {
+	ctx := context.Background()
+	lake, a := lastVersion(t, "lakes", "06_deletes")
+	data := filepath.Join(lake, "data")
+	const retype = `SET TimeZone = 'UTC'; ALTER TABLE ducklake_snapshot ALTER snapshot_time TYPE TIMESTAMP`
+	const want = "B's ducklake_snapshot.snapshot_time is TIMESTAMP, format 1.0 has TIMESTAMP WITH TIME ZONE"
+	frozen := tamper(t, a, retype)
+	copyA := filepath.Join(t.TempDir(), "copy.duckdb")
+	copyFile(t, a, copyA)
+	// Read, not refused: what differs is the snapshots' times as text,
+	// which the proof compares as it always did.
+	if rep, err := Catalogs(ctx, frozen, copyA, Options{DataPath: data, Engines: readerDBs}); errors.Is(err, ErrIncomparable) || !hasDifference(rep, "snapshot", "snapshot time differs") {
+		t.Fatalf("the TIMESTAMP frozen catalog as A: %v, want it read\n%s", err, reportLines(rep))
+	}
+	if self, err := Self(ctx, frozen, Options{DataPath: data, Engines: readerDBs}); err != nil {
+		t.Fatalf("Self of the TIMESTAMP frozen catalog: %v\n%s", err, reportLines(self))
+	}
+	for name, pair := range map[string][2]string{"A as written": {a, frozen}, "A a TIMESTAMP too": {frozen, tamper(t, a, retype)}} {
+		t.Run(name, func(t *testing.T) {
+			rep, err := Catalogs(ctx, pair[0], pair[1], Options{DataPath: data, Engines: readerDBs})
+			if !errors.Is(err, ErrNotEquivalent) || !hasDifference(rep, "catalog", want) {
+				t.Fatalf("Catalogs: %v, want a catalog difference %q\n%s", err, want, reportLines(rep))
+			}
+		})
+	}
+}

@@ -221,8 +221,12 @@ import (
 // footer's column names and a name mapping's sources match a column's
 // names in ASCII letter case only, as DuckDB's readers match them, so a
 // footer's "É" is not a column "é", and an inlined table is found by its
-// name in ASCII letter case only (dynamicName).
-const proofVersion = "fdl-formats proof v68"
+// name in ASCII letter case only (dynamicName); v69: a frozen catalog (A)
+// whose snapshot_time is a TIMESTAMP (formats.FrozenTypes: a working
+// catalog copied from another database) opens again, as it did before v65,
+// and a catalog under proof (B) with such a stand-in is a catalog
+// difference (Reader.strictTypeDiffs) instead of unreadable.
+const proofVersion = "fdl-formats proof v69"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths

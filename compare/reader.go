@@ -117,29 +117,32 @@ type Reader struct {
 	dynamic     map[string][]string // inlined data/delete tables and their columns
 	dynamicOf   map[string]string   // ASCII-lowered name -> its key in dynamic
 	dataPath    string
-	extAttached bool                        // the ducklake extension attached this catalog as "dl"
-	asSource    bool                        // read as a proof's source (ReaderOptions.AsSource)
-	partialRows map[string]int64            // partial data files' Parquet row counts (partialFileRows)
-	memo        *digestMemo                 // file digests by read plan (shared by both sides of a comparison)
-	allRowsKeys map[allRowsKeyID]string     // all-rows plan keys (see planKeyOf)
-	goneKeys    map[goneKeyID]string        // deleted-rows plan keys (see planKeyOf)
-	goneParts   map[allRowsKeyID]goneParts  // deleted-rows queries less their positions (goneSQL)
-	keysBuilt   int                         // plan keys planKeyOf built (not found in its memos)
-	keyBuf      []byte                      // goneKey's buffer, reused
-	scans       int                         // scanning calls: switches to all threads and back
-	schemas     map[string]*pnode           // data file path -> its Parquet schema (read-only once built)
-	mappings    map[int64]*mapEntry         // name mappings by id (nameMapping; read-only once built)
-	structSkips map[structSkipKey]string    // QuirkStructNullsAfterSkippedVector per data file and delete state (structSkipped)
-	skipFooters map[string]structSkipFooter // data file path -> its row groups and the columns structSkipped reads
-	schemaTried map[string]bool             // data files prefetchSchemas asked for
-	deleteTried map[string]bool             // delete files prefetchDeletes asked for
-	existing    map[string]bool             // files exists found
-	posHashes   map[string]keptHash         // data file -> its last described invisible positions
-	rawDeletes  *deleteFiles                // Parquet delete files read (shared by both sides of a comparison)
-	tempTables  map[string]bool             // staged delete-position sets
-	deletes     map[string][]int64          // delete file -> positions at deletesSnap
-	deletesSnap int64
-	partialCuts map[string]partialCut // delete file -> its last positions cut at a snapshot (parquetDeletes)
+	extAttached bool // the ducklake extension attached this catalog as "dl"
+	asSource    bool // read as a proof's source (ReaderOptions.AsSource)
+	// strictTypeDiffs are the metadata columns of another type than the
+	// format declares that opened as a frozen catalog's (formats.FrozenTypes).
+	strictTypeDiffs []string
+	partialRows     map[string]int64            // partial data files' Parquet row counts (partialFileRows)
+	memo            *digestMemo                 // file digests by read plan (shared by both sides of a comparison)
+	allRowsKeys     map[allRowsKeyID]string     // all-rows plan keys (see planKeyOf)
+	goneKeys        map[goneKeyID]string        // deleted-rows plan keys (see planKeyOf)
+	goneParts       map[allRowsKeyID]goneParts  // deleted-rows queries less their positions (goneSQL)
+	keysBuilt       int                         // plan keys planKeyOf built (not found in its memos)
+	keyBuf          []byte                      // goneKey's buffer, reused
+	scans           int                         // scanning calls: switches to all threads and back
+	schemas         map[string]*pnode           // data file path -> its Parquet schema (read-only once built)
+	mappings        map[int64]*mapEntry         // name mappings by id (nameMapping; read-only once built)
+	structSkips     map[structSkipKey]string    // QuirkStructNullsAfterSkippedVector per data file and delete state (structSkipped)
+	skipFooters     map[string]structSkipFooter // data file path -> its row groups and the columns structSkipped reads
+	schemaTried     map[string]bool             // data files prefetchSchemas asked for
+	deleteTried     map[string]bool             // delete files prefetchDeletes asked for
+	existing        map[string]bool             // files exists found
+	posHashes       map[string]keptHash         // data file -> its last described invisible positions
+	rawDeletes      *deleteFiles                // Parquet delete files read (shared by both sides of a comparison)
+	tempTables      map[string]bool             // staged delete-position sets
+	deletes         map[string][]int64          // delete file -> positions at deletesSnap
+	deletesSnap     int64
+	partialCuts     map[string]partialCut // delete file -> its last positions cut at a snapshot (parquetDeletes)
 	// plans and described: file plans and descriptions by file state, for
 	// the snapshot walked and the one before (filestate.go);
 	// inlinedDelBegins: by inlined deletion table, its rows' begin snapshots
@@ -466,7 +469,10 @@ func (r *Reader) init(ctx context.Context, opts ReaderOptions) error {
 	if err != nil {
 		return fmt.Errorf("read layout of %s: %w", oneline.Name(r.path), err)
 	}
-	if diffs := r.format.TypeDiffs(typed); len(diffs) > 0 {
+	// A frozen catalog's stand-ins (formats.FrozenTypes) open; a catalog
+	// under proof is held to the declared types by Catalogs.
+	r.strictTypeDiffs = r.format.TypeDiffs(typed)
+	if diffs := r.format.FrozenTypeDiffs(typed); len(diffs) > 0 {
 		return fmt.Errorf("%w: detect format of %s: %w: version row says %q but %s (DuckLake's readers compare and cast each column as the type its writers give it)",
 			ErrIncomparable, oneline.Name(r.path), formats.ErrInconsistentLayout, stamp, strings.Join(diffs, "; "))
 	}

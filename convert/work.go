@@ -170,7 +170,7 @@ func openSource(ctx context.Context, conn *sql.Conn, src string, engines *Engine
 		if err != nil {
 			return "", "", nil, sourceReadError(src, "read the column types of", err)
 		}
-		if diffs := v.TypeDiffs(types); len(diffs) > 0 {
+		if diffs := v.FrozenTypeDiffs(types); len(diffs) > 0 {
 			return "", "", nil, fmt.Errorf("open catalog %s: %w: %w: version row says %q but %s (DuckLake's readers compare and cast each column as the type its writers give it)",
 				oneline.Name(src), ErrNotCatalog, formats.ErrInconsistentLayout, stamps[0], strings.Join(diffs, "; "))
 		}

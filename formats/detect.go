@@ -105,6 +105,30 @@ func Detect(stamp string, layout Layout) (*Version, error) {
 // the catalogs DuckLake wrote), so any other type is refused rather than
 // judged column by column.
 func (v *Version) TypeDiffs(types map[[2]string]string) []string {
+	return v.typeDiffs(types, nil)
+}
+
+// FrozenTypes are the types a frozen catalog may hold in place of a
+// metadata column's declared type, by that type: a working catalog in
+// another database (PostgreSQL, MySQL, SQLite) copied into a DuckDB file
+// through a scanner that types its times without a zone leaves
+// snapshot_time a TIMESTAMP of the same UTC instants. The proof and
+// convert read such a catalog as its source (history and proofs compare
+// the instants, sameInstant); a catalog under proof (B) is held to the
+// declared types all the same (Reader.StrictTypeDiffs): DuckLake's readers
+// resolve AT (TIMESTAMP => ...) against a TIMESTAMP column in the
+// session's wall time, against a TIMESTAMPTZ one as an instant.
+var FrozenTypes = map[string][]string{
+	"TIMESTAMP WITH TIME ZONE": {"TIMESTAMP"},
+}
+
+// FrozenTypeDiffs is TypeDiffs of a frozen catalog: a column of one of its
+// declared type's FrozenTypes is not listed.
+func (v *Version) FrozenTypeDiffs(types map[[2]string]string) []string {
+	return v.typeDiffs(types, FrozenTypes)
+}
+
+func (v *Version) typeDiffs(types map[[2]string]string, also map[string][]string) []string {
 	declared := map[[2]string][]string{}
 	add := func(tables []Table) {
 		for _, t := range tables {
@@ -146,7 +170,7 @@ func (v *Version) TypeDiffs(types map[[2]string]string) []string {
 			}
 			continue
 		}
-		if slices.Contains(want, types[k]) {
+		if slices.Contains(want, types[k]) || slices.ContainsFunc(want, func(w string) bool { return slices.Contains(also[w], types[k]) }) {
 			continue
 		}
 		diffs = append(diffs, fmt.Sprintf("%s.%s is %s, format %s has %s", k[0], k[1], types[k], v.Name, strings.Join(want, " or ")))

@@ -393,3 +393,27 @@ func TestTypeDiffs(t *testing.T) {
 		}
 	}
 }
+
+// TestFrozenTypeDiffs: a frozen catalog may hold a declared type's stand-in
+// (FrozenTypes: a TIMESTAMP snapshot_time), nothing else; TypeDiffs holds
+// every catalog to the declared types.
+func TestFrozenTypeDiffs(t *testing.T) {
+	for _, tc := range []struct {
+		typ          string
+		frozen, held bool // listed by FrozenTypeDiffs, by TypeDiffs
+	}{
+		{"TIMESTAMP WITH TIME ZONE", false, false},
+		{"TIMESTAMP", false, true},
+		{"VARCHAR", true, true},
+		{"TIMESTAMP_NS", true, true},
+	} {
+		types := typesOf(V1_0.Tables)
+		types[[2]string{"ducklake_snapshot", "snapshot_time"}] = tc.typ
+		if got := len(V1_0.FrozenTypeDiffs(types)) > 0; got != tc.frozen {
+			t.Errorf("FrozenTypeDiffs with snapshot_time %s: listed %v, want %v", tc.typ, got, tc.frozen)
+		}
+		if got := len(V1_0.TypeDiffs(types)) > 0; got != tc.held {
+			t.Errorf("TypeDiffs with snapshot_time %s: listed %v, want %v", tc.typ, got, tc.held)
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/fdl-formats/fdl-formats/compare"
 	"github.com/fdl-formats/fdl-formats/internal/datapath"
+	"github.com/fdl-formats/fdl-formats/internal/faults"
 	"github.com/fdl-formats/fdl-formats/internal/testduck"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 	"github.com/fdl-formats/fdl-formats/store"
@@ -221,6 +222,9 @@ func TestTableSchemaOutsideDataDir(t *testing.T) {
 // difference (exit 3) naming the claim and the truth, as it is when the
 // files can be listed, beside the unreadable listing; before 68ca657 the
 // listing's failure replaced the claim's finding and check exited 4. The
+// listing fails by injection: the value that failed it (a delete file's
+// size made text) makes the catalog unreadable since metadata columns are
+// held to their types (formats.Version.TypeDiffs). The
 // claim (1.1) is the only format checked, so no cell of the version is
 // missing and the plan does not open the catalog: only the content pass
 // sees the claim.
@@ -229,10 +233,13 @@ func TestFalseFormatClaimUnlistedFiles(t *testing.T) {
 	st, root := smallLake(t)
 	id := versionIDs(t, root)[2]
 	dir := filepath.Join(root, "versions", id)
-	// A size that is no number (a NULL one makes the catalog invalid:
-	// formats.CheckRequired).
-	execCatalog(t, filepath.Join(dir, "ducklake.duckdb"), "ALTER TABLE c.ducklake_delete_file ALTER file_size_bytes TYPE VARCHAR", "UPDATE c.ducklake_delete_file SET file_size_bytes = 'x'")
 	testlakes.EditVersion(t, dir, setClaim("ducklake", "format", "1.1"))
+	ctx = faults.With(ctx, func(p faults.Point) error {
+		if p.Name == "compare/list" {
+			return errors.New("injected: the listing fails")
+		}
+		return nil
+	})
 	site := webSite(t, http.FileServer(http.Dir(root)))
 	want := "versions/" + id + "/ducklake.duckdb holds DuckLake format 1.0 (detected from its version row and tables), but version.json's ducklake.format says 1.1"
 	for name, st := range map[string]store.Store{"folder": st, "web site": site} {
