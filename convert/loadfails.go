@@ -3,7 +3,6 @@ package convert
 import (
 	"database/sql"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 
@@ -26,35 +25,7 @@ func (r *run) loadFailures(source *formats.Version) error {
 		return nil // no row that could fail a load: no epoch to ask
 	}
 	// The answer changes only where a row begins or ends.
-	var points []int64
-	mark := func(begin, end sql.NullInt64) {
-		if begin.Valid {
-			points = append(points, begin.Int64)
-		}
-		if end.Valid {
-			points = append(points, end.Int64)
-		}
-	}
-	for _, x := range rows.Schemas {
-		mark(x.Begin, x.End)
-	}
-	for _, x := range rows.Tables {
-		mark(x.Begin, x.End)
-	}
-	for _, x := range rows.Views {
-		mark(x.Begin, x.End)
-	}
-	for _, x := range rows.Macros {
-		mark(x.Begin, x.End)
-	}
-	for _, x := range rows.Columns {
-		mark(x.Begin, x.End)
-	}
-	for _, x := range rows.ColumnTags {
-		mark(x.Begin, x.End)
-	}
-	slices.Sort(points)
-	points = slices.Compact(points)
+	points := rows.ChangePoints()
 	type span struct {
 		from, to int64
 		why      string

@@ -206,6 +206,39 @@ func LoadRefusal(rows *LoadRows, snap int64) string {
 	return ""
 }
 
+// ChangePoints are the snapshots where a row of rows begins or ends,
+// sorted, each once: LoadRefusal's answer changes only there.
+func (rows *LoadRows) ChangePoints() []int64 {
+	var points []int64
+	mark := func(begin, end sql.NullInt64) {
+		for _, v := range []sql.NullInt64{begin, end} {
+			if v.Valid {
+				points = append(points, v.Int64)
+			}
+		}
+	}
+	for _, x := range rows.Schemas {
+		mark(x.Begin, x.End)
+	}
+	for _, x := range rows.Tables {
+		mark(x.Begin, x.End)
+	}
+	for _, x := range rows.Views {
+		mark(x.Begin, x.End)
+	}
+	for _, x := range rows.Macros {
+		mark(x.Begin, x.End)
+	}
+	for _, x := range rows.Columns {
+		mark(x.Begin, x.End)
+	}
+	for _, x := range rows.ColumnTags {
+		mark(x.Begin, x.End)
+	}
+	slices.Sort(points)
+	return slices.Compact(points)
+}
+
 // MayRefuse says whether LoadRefusal can refuse the rows at any snapshot:
 // false only when no row is a witness of any of its conditions at any
 // snapshot (no view or macro; no two schema rows named alike; every table

@@ -2,6 +2,7 @@ package formats
 
 import (
 	"database/sql"
+	"slices"
 	"testing"
 )
 
@@ -22,6 +23,9 @@ func TestMayRefuse(t *testing.T) {
 			Columns:     []LoadColumn{{TableID: n(1), ID: n(1), Order: n(1), Name: s("a"), Begin: n(1)}, {TableID: n(1), ID: n(2), Order: n(2), Name: s("b"), Begin: n(1), End: n(3)}, {TableID: n(1), ID: n(3), Order: n(3), Name: s("B"), Begin: n(3)}},
 			ColumnTags:  []LoadColumnTag{{TableID: n(1), ColumnID: n(1), Key: s("comment"), Begin: n(2)}},
 		}
+	}
+	if got, want := base().ChangePoints(), []int64{0, 1, 2, 3, 4}; !slices.Equal(got, want) {
+		t.Errorf("ChangePoints = %v, want %v", got, want)
 	}
 	for _, tc := range []struct {
 		name   string
