@@ -39,18 +39,26 @@ func backfillCommand() *cli.Command {
 
 func runBackfill(ctx context.Context, cmd *cli.Command) error {
 	dryRun := cmd.Bool("dry-run")
+	readOnly := false
 	return runRepoJob(ctx, cmd, "backfill", func(ctx context.Context, st store.Store, opts repo.Options) (*repo.BackfillReport, error) {
-		if store.IsReadOnly(st) {
-			return nil, usageError{err: fmt.Errorf("backfill %s: %w: backfill writes catalogs, so it takes a folder or an s3:// bucket; a web site is read by plan, check and resolve only", cmd.Args().First(), store.ErrReadOnly),
+		// A dry run writes nothing, so a web site's plan is shown; a
+		// real run is refused before it starts (it refused both).
+		if store.IsReadOnly(st) && !dryRun {
+			return nil, usageError{err: fmt.Errorf("backfill %s: %w: backfill writes catalogs, so it takes a folder or an s3:// bucket; a web site is read by plan, check, resolve and backfill --dry-run only", cmd.Args().First(), store.ErrReadOnly),
 				hint: "run backfill on the folder or s3:// bucket the site serves, then `fdl-formats check " + cmd.Args().First() + "` to verify what the site serves"}
 		}
-		opts.DryRun = dryRun
+		opts.DryRun, readOnly = dryRun, store.IsReadOnly(st)
 		rep, err := repo.Backfill(ctx, st, opts)
 		if rep != nil {
 			logTransfer(opts.Logger, "backfill", rep.Transfer)
 		}
 		return rep, err
-	}, printBackfill, backfillSummary)
+	}, func(out io.Writer, repoArg string, rep *repo.BackfillReport) {
+		printBackfill(out, repoArg, rep)
+		if rep.DryRun && readOnly {
+			reportf(out, "note: %s is a web site, which is read-only: a real backfill runs on the folder or s3:// bucket the site serves\n", repoArg)
+		}
+	}, backfillSummary)
 }
 
 // backfillSummary is the run's line in a log: the counts of its report's

@@ -423,7 +423,7 @@ func TestHTTPRepository(t *testing.T) {
 		t.Errorf("check --no-cache %s: exit %d\n%s\n%s", url, code, out, errOut)
 	}
 	if _, errOut, code := runAppStderr(t, "backfill", remoteNow, cache, url); code != exitUsage || !strings.Contains(errOut, "read-only") ||
-		!strings.Contains(errOut, "read by plan, check and resolve only") ||
+		!strings.Contains(errOut, "read by plan, check, resolve and backfill --dry-run only") ||
 		!strings.Contains(errOut, "\nTry: run backfill on the folder or s3:// bucket the site serves, then `fdl-formats check "+url+"`") {
 		// It said "read by plan and check only", leaving out resolve,
 		// and "Try: fdl-formats backfill --help", which tells nothing
