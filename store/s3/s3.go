@@ -697,14 +697,27 @@ func (s *Store) holds(ctx context.Context, key string, body io.ReadSeeker) (mine
 	return strings.EqualFold(info.ETag, hex.EncodeToString(h.Sum(nil))), true, nil
 }
 
+// probePrefix names the probe's objects: probe- and 16 hex digits.
+const probePrefix = PrivatePrefix + "probe-"
+
+// StaleProbeAge is the age past which Probe deletes a probe object left
+// by another run (killed between its write and its delete): a probe
+// lasts seconds, so one an hour old has no run waiting for it, also with
+// the server's clock some minutes off this machine's.
+const StaleProbeAge = time.Hour
+
 // Probe implements store.Prober: it creates an object under PrivatePrefix,
 // creates it again, and expects the second write refused with 412; then it
 // deletes the object (which needs s3:DeleteObject; without it the few
 // bytes stay and an error says so only if the probe itself failed).
+// First it deletes the probe objects older than StaleProbeAge (a run
+// killed between its write and its delete leaves its 36 bytes), best
+// effort: List hides them, so they are no repository content either way.
 func (s *Store) Probe(ctx context.Context) error {
+	s.removeStaleProbes(ctx)
 	var b [8]byte
 	_, _ = rand.Read(b[:])
-	key := PrivatePrefix + "probe-" + hex.EncodeToString(b[:])
+	key := probePrefix + hex.EncodeToString(b[:])
 	defer func() {
 		// Best effort, with its own deadline: the run may be over.
 		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
@@ -729,6 +742,36 @@ func (s *Store) Probe(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// removeStaleProbes deletes the probe objects of killed runs: those named
+// as Probe names its own and last modified StaleProbeAge or more ago (one
+// page of the listing: a thousand runs killed mid-probe are more than a
+// bucket sees). Errors are ignored: the credentials may not list or
+// delete, and the objects are harmless (List hides them).
+func (s *Store) removeStaleProbes(ctx context.Context) {
+	page, err := s.client.ListObjectsV2(ctx, &s3.ListObjectsV2Input{Bucket: &s.bucket, Prefix: aws.String(s.prefix + probePrefix)})
+	if err != nil {
+		return
+	}
+	for _, o := range page.Contents {
+		name := strings.TrimPrefix(aws.ToString(o.Key), s.prefix+probePrefix)
+		if o.LastModified == nil || time.Since(*o.LastModified) < StaleProbeAge || !isProbeName(name) {
+			continue
+		}
+		_, _ = s.client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &s.bucket, Key: o.Key})
+	}
+}
+
+// isProbeName tells whether name, after probePrefix, is as Probe names
+// its objects (16 lower-case hex digits): another object under
+// PrivatePrefix is not Probe's to delete.
+func isProbeName(name string) bool {
+	if len(name) != 16 {
+		return false
+	}
+	_, err := hex.DecodeString(name)
+	return err == nil && strings.ToLower(name) == name
 }
 
 // wrap turns SDK errors into the store's: a missing object wraps

@@ -4,8 +4,14 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/fdl-formats/fdl-formats/internal/s3test"
 	"github.com/fdl-formats/fdl-formats/store"
@@ -42,6 +48,56 @@ func TestProbe(t *testing.T) {
 	// The probe cleans up after itself.
 	if keys := srv.Keys(t, bucket); len(keys) != 0 {
 		t.Errorf("probe left %q behind", keys)
+	}
+}
+
+// TestProbeRemovesStale: a run killed between the probe's write and its
+// delete left its object under .fdl-formats/; the next probe deletes
+// probe objects older than s3.StaleProbeAge, and no other: a younger one
+// (a probe running now), another name under .fdl-formats/, another
+// prefix's. They stayed for good.
+func TestProbeRemovesStale(t *testing.T) {
+	srv := s3test.Start(t)
+	bucket := srv.Bucket(t)
+	ctx := context.Background()
+	c := srv.Client()
+	put := func(key string, age time.Duration) {
+		t.Helper()
+		if _, err := c.PutObject(ctx, &awss3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String(key), Body: strings.NewReader("fdl-formats conditional write probe\n")}); err != nil {
+			t.Fatal(err)
+		}
+		// versitygw's posix backend gives the file's time as LastModified.
+		then := time.Now().Add(-age)
+		if err := os.Chtimes(filepath.Join(srv.Root, bucket, filepath.FromSlash(key)), then, then); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stale := "lake/" + s3.PrivatePrefix + "probe-0123456789abcdef"
+	kept := []string{
+		"lake/" + s3.PrivatePrefix + "probe-fedcba9876543210",  // a probe running now
+		"lake/" + s3.PrivatePrefix + "notes",                   // not a probe's name
+		"lake/" + s3.PrivatePrefix + "probe-0123456789abcdef0", // not a probe's name
+		"other/" + s3.PrivatePrefix + "probe-0123456789abcdef", // another repository's
+	}
+	put(stale, s3.StaleProbeAge+time.Minute)
+	put(kept[0], s3.StaleProbeAge-5*time.Minute)
+	for _, k := range kept[1:] {
+		put(k, 2*s3.StaleProbeAge)
+	}
+	st, err := s3.New(ctx, bucket, "lake", s3.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// List hides them all: no repository content.
+	if objs, err := st.List(ctx, ""); err != nil || len(objs) != 0 {
+		t.Errorf("List: %v, %v; want nothing", objs, err)
+	}
+	if err := st.Probe(ctx); err != nil {
+		t.Fatalf("Probe on versitygw: %v", err)
+	}
+	slices.Sort(kept)
+	if keys := srv.Keys(t, bucket); !slices.Equal(keys, kept) {
+		t.Errorf("after the probe the bucket holds %q, want %q (%s deleted, nothing else)", keys, kept, stale)
 	}
 }
 
