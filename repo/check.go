@@ -156,6 +156,9 @@ type CheckError struct {
 	Denied []string
 
 	site bool // the repository is a web site (Denied: files it does not serve)
+	// name is a key as the user acts on it (store.KeyName: a path, an
+	// s3:// URL at its endpoint); nil names it by its key.
+	name func(key string) string
 }
 
 func (e *CheckError) sentinel() error {
@@ -232,6 +235,10 @@ func (e *CheckError) Hint() string {
 	case ErrInvalidVersion:
 		return "fix the file the first finding names (a published version's files do not change: restore one that was edited, or withdraw the version); see the report (--json) for every finding"
 	case ErrWorkMissing:
+		if e.site {
+			// backfill refuses a site (TestWebDryRun).
+			return "run `fdl-formats backfill` on the folder or s3:// bucket the site serves, to write the missing catalogs there (`fdl-formats backfill --dry-run REPO` lists them)"
+		}
 		return "run `fdl-formats backfill REPO` to write the missing catalogs"
 	case ErrDifferences:
 		if e.First.noRanges {
@@ -252,11 +259,28 @@ func (e *CheckError) Hint() string {
 		if e.First.Format != "" && e.First.Key == CatalogKey(e.First.Version, e.First.Format) {
 			// A catalog backfill wrote: nothing to restore or withdraw
 			// (the version is fine), it is written again once removed.
-			return "a published catalog is not equivalent to its version's frozen catalog (or cannot be read, or holds another format than its name): remove " + e.First.Key + " and run `fdl-formats backfill REPO`, which writes it again; see the report (--json) for every finding"
+			// Named so that it can be acted on: versions/... was a path
+			// relative to a repository the user may not be in, or a
+			// bucket's (TestCheckHintNamesObject).
+			const what = "a published catalog is not equivalent to its version's frozen catalog (or cannot be read, or holds another format than its name): "
+			const after = "see the report (--json) for every finding"
+			if e.site {
+				// Neither removed nor backfilled through the site.
+				return what + "remove " + e.First.Key + " where the site is published from (the folder or bucket it serves; the site's " + e.keyName(e.First.Key) + ") and run `fdl-formats backfill` there, which writes it again; " + after
+			}
+			return what + "remove " + e.keyName(e.First.Key) + " and run `fdl-formats backfill REPO`, which writes it again; " + after
 		}
 		return "a published file differs from what its version says; see the report (--json) and restore or withdraw it"
 	}
 	return "see the report (--json) for every finding"
+}
+
+// keyName is key as the user acts on it (name), else key.
+func (e *CheckError) keyName(key string) string {
+	if e.name == nil {
+		return key
+	}
+	return e.name(key)
 }
 
 // deniedHint is the hint of a check that could not read some files
@@ -316,6 +340,7 @@ func Check(ctx context.Context, st store.Store, opts Options) (*CheckReport, err
 		var ce *CheckError
 		if errors.As(err, &ce) {
 			ce.Denied, ce.site = failures.deniedKeys(), store.IsReadOnly(st)
+			ce.name = func(key string) string { return store.KeyName(st, key) }
 		}
 		if rep != nil && rep.Stopped != nil {
 			partial = rep

@@ -270,7 +270,7 @@ func TestCheckPublishedFiles(t *testing.T) {
 			}
 			if errors.As(err, &ce) && errors.Is(err, ErrDifferences) {
 				published := ce.First.Key == CatalogKey(id, ce.First.Format) && !strings.HasPrefix(ce.First.Detail, "rule broken: ")
-				if h := ce.Hint(); published != strings.Contains(h, "remove "+ce.First.Key+" and run `fdl-formats backfill REPO`") {
+				if h := ce.Hint(); published != strings.Contains(h, "remove "+filepath.Join(root, filepath.FromSlash(ce.First.Key))+" and run `fdl-formats backfill REPO`") {
 					t.Errorf("first finding %s %s: %s\nhint %q", ce.First.Kind, ce.First.Key, ce.First.Detail, h)
 				}
 				if strings.Contains(tc.detail, "B cannot be read while A can") && !published {

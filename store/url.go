@@ -21,3 +21,31 @@ func URL(s URLStore, key string) string {
 	}
 	return base + strings.TrimPrefix(key, "/")
 }
+
+// KeyNamer is implemented by stores whose objects need more than their
+// URL to be found with other tools: an S3 bucket of a non-AWS service
+// (its endpoint).
+type KeyNamer interface {
+	// KeyName is the object key as KeyName says; never credentials.
+	KeyName(key string) string
+}
+
+// KeyName is key as the repository's user acts on it with other tools
+// (rm, aws s3 rm, rclone, a console): a local store's file path (absolute),
+// a URL store's URL (https://HOST/PREFIX/KEY), a KeyNamer's own name
+// (s3://BUCKET/PREFIX/KEY at ENDPOINT); key itself for other stores.
+func KeyName(st Store, key string) string {
+	st = Base(st)
+	if n, ok := st.(KeyNamer); ok {
+		return n.KeyName(key)
+	}
+	if ps, ok := st.(PathStore); ok {
+		if p, err := ps.Path(key); err == nil {
+			return p
+		}
+	}
+	if us, ok := st.(URLStore); ok {
+		return URL(us, key)
+	}
+	return key
+}

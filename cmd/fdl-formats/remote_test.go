@@ -155,9 +155,14 @@ func TestS3Repository(t *testing.T) {
 		}
 	}
 	_ = source
-	out, _, code = runApp(t, "check", remoteNow, "--cache="+t.TempDir(), url)
+	out, errOut, code = runAppStderr(t, "check", remoteNow, "--cache="+t.TempDir(), url)
 	if code != exitDifferent {
 		t.Errorf("check of a tampered catalog: exit %d, want %d\n%s", code, exitDifferent, out)
+	}
+	// The Try: line names the object as the bucket's, at its endpoint:
+	// it said "remove versions/<id>/catalogs/<format>.duckdb".
+	if want := "remove " + url + "/" + present.Key + " at " + srv.Endpoint + " and run `fdl-formats backfill "; !strings.Contains(errOut, want) {
+		t.Errorf("check of a tampered catalog: no %q in its Try: line\n%s", want, errOut)
 	}
 }
 

@@ -13,7 +13,8 @@ import (
 
 // TestWebDryRun: backfill --dry-run of a web site plans and reports, as
 // the library allows (a dry run writes nothing), and says that a real
-// backfill runs where the site is written; a real backfill is refused.
+// backfill runs where the site is written; a real backfill is refused,
+// and check's Try: line says where backfill runs.
 // The CLI refused the dry run as it refuses a backfill (exit 2,
 // "store is read-only").
 func TestWebDryRun(t *testing.T) {
@@ -38,6 +39,12 @@ func TestWebDryRun(t *testing.T) {
 	// Nothing was written (the site's folder is the test's).
 	if cats, _ := filepath.Glob(filepath.Join(root, "lake", "versions", "*", "catalogs", "*")); len(cats) != 0 {
 		t.Errorf("a dry run wrote %q", cats)
+	}
+	// check's Try: line said to run `fdl-formats backfill URL`, which
+	// is refused.
+	if _, errOut, code := runAppStderr(t, "check", remoteNow, cache, url); code != exitMissing || strings.Contains(errOut, "`fdl-formats backfill http") ||
+		!strings.Contains(errOut, "\nTry: run `fdl-formats backfill` on the folder or s3:// bucket the site serves, to write the missing catalogs there (`fdl-formats backfill --dry-run ") {
+		t.Errorf("check of a web site with catalogs missing: exit %d, want %d and a Try: line saying where backfill runs\n%s", code, exitMissing, errOut)
 	}
 	if _, errOut, code := runAppStderr(t, "backfill", remoteNow, cache, url); code != exitUsage || !strings.Contains(errOut, "read-only") {
 		t.Errorf("backfill of a web site: exit %d, want %d\n%s", code, exitUsage, errOut)

@@ -88,6 +88,7 @@ var (
 	_ store.Prober   = (*Store)(nil)
 	_ store.Location = (*Store)(nil)
 	_ store.URLStore = (*Store)(nil)
+	_ store.KeyNamer = (*Store)(nil)
 
 	_ store.PrefixChecker = (*Store)(nil)
 )
@@ -291,6 +292,16 @@ func (s *Store) DuckDBSecret() string {
 // BaseURL implements store.URLStore: s3://bucket/prefix/, as DuckDB's
 // httpfs reads it.
 func (s *Store) BaseURL() string { return "s3://" + s.bucket + "/" + s.prefix }
+
+// KeyName implements store.KeyNamer: the object's s3:// URL, and the
+// endpoint of a non-AWS service, as Location names the store.
+func (s *Store) KeyName(key string) string {
+	name := store.URL(s, key)
+	if s.endpoint != "" {
+		name += " at " + s.endpoint
+	}
+	return name
+}
 
 func (s *Store) key(k string) *string { return aws.String(s.prefix + k) }
 
