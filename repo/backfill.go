@@ -160,10 +160,10 @@ func (e *BackfillError) Hint() string {
 	}
 	for _, r := range e.Failed {
 		if r.frozenDiffers {
-			return "a version's frozen catalog is itself at fault (see the error): no backfill can write a catalog of it that proves; restore the data files if they were changed, else withdraw the version and publish its data again; run `fdl-formats plan` to see the other cells"
+			return "a version's frozen catalog is itself at fault (see the error): no backfill can write a catalog of it that proves; restore the data files if they were changed, else withdraw the version and publish its data again; run `fdl-formats plan REPO` to see the other cells"
 		}
 	}
-	return "run `fdl-formats plan` to see the cells; a failed cell wrote nothing and is retried by the next backfill"
+	return "run `fdl-formats plan REPO` to see the cells; a failed cell wrote nothing and is retried by the next backfill"
 }
 
 // Backfill writes every missing cell of the plan: for each, it verifies the

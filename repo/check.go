@@ -219,12 +219,12 @@ func (e *CheckError) Hint() string {
 		if errors.As(e.First.cause, &parent) && parent.shard && parent.here {
 			// The bytes were verified: this machine failed to read them
 			// (TestShardParentReadFailsHere).
-			return "the first finding's history could not be compared with its first parent's, which another shard of this --shard split checks: the parent's frozen catalog matched its version.json, but reading it failed on this machine (the finding's error says why: a full disk, permissions, memory, DuckDB itself): fix that and run this shard again; see the report (--json) for every finding"
+			return "the first finding's history could not be compared with its first parent's, which another shard of this --shard split checks: the parent's frozen catalog matched its version.json, but reading it failed on this machine (the finding's error says why: a full disk, permissions, memory, DuckDB itself): fix that and run this shard again (`fdl-formats check REPO`); see the report (--json) for every finding"
 		}
 		if errors.As(e.First.cause, &parent) && parent.shard {
 			// The parent's shard may have been answered the recorded
 			// bytes (TestShardParentAnsweredOtherwise).
-			return "the first finding's history could not be compared with its first parent's, which another shard of this --shard split checks: run this shard again; where it fails again while the parent's shard passes, the store answers the parent's frozen catalog otherwise to different requests (a CDN edge or replica serving an older copy, a proxy's cache): fix it, or check the parent (`fdl-formats check --versions " + parent.parent + " REPO`); see the report (--json) for every finding"
+			return "the first finding's history could not be compared with its first parent's, which another shard of this --shard split checks: run this shard again (`fdl-formats check REPO`); where it fails again while the parent's shard passes, the store answers the parent's frozen catalog otherwise to different requests (a CDN edge or replica serving an older copy, a proxy's cache): fix it, or check the parent (`fdl-formats check --versions " + parent.parent + " REPO`); see the report (--json) for every finding"
 		}
 		if errors.As(e.First.cause, &parent) {
 			// The fault, if any, is the parent's, which the run left out.

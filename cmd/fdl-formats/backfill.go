@@ -45,7 +45,7 @@ func runBackfill(ctx context.Context, cmd *cli.Command) error {
 		// real run is refused before it starts (it refused both).
 		if store.IsReadOnly(st) && !dryRun {
 			return nil, usageError{err: fmt.Errorf("backfill %s: %w: backfill writes catalogs, so it takes a folder or an s3:// bucket; a web site is read by plan, check, resolve and backfill --dry-run only", cmd.Args().First(), store.ErrReadOnly),
-				hint: "run backfill on the folder or s3:// bucket the site serves, then `fdl-formats check " + cmd.Args().First() + "` to verify what the site serves"}
+				hint: tryLine("run backfill on the folder or s3:// bucket the site serves, then `fdl-formats check REPO` to verify what the site serves", cmd)}
 		}
 		opts.DryRun, readOnly = dryRun, store.IsReadOnly(st)
 		rep, err := repo.Backfill(ctx, st, opts)

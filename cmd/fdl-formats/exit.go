@@ -98,8 +98,9 @@ func explain(ctx context.Context, err error, cmd *cli.Command) error {
 	// A hint giving a command line to run names this run's repository
 	// where it said REPO (`fdl-formats backfill REPO`): a cron job or CI
 	// log of several repositories' checks left the reader to find which.
+	// It repeats the run's flags that the same run needs (tryLine).
 	if h := errorHint(err); cmd != nil && cmd.ArgsUsage == "REPO" && cmd.Args().Len() > 0 && strings.Contains(h, " REPO`") {
-		return hintedError{err: err, hint: strings.ReplaceAll(h, " REPO`", " "+shellWord(cmd.Args().First())+"`")}
+		return hintedError{err: err, hint: tryLine(h, cmd)}
 	}
 	switch {
 	case err == nil, errors.As(err, new(usageError)), errorHint(err) != "":

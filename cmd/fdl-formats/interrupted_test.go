@@ -51,7 +51,8 @@ func TestInterruptedBackfillReport(t *testing.T) {
 					}
 					return err
 				})
-				args := []string{"fdl-formats", "--log-level", "error", "backfill", "--jobs", "1", "--formats", "0.4,1.1", "--cache", t.TempDir()}
+				cache := t.TempDir()
+				args := []string{"fdl-formats", "--log-level", "error", "backfill", "--jobs", "1", "--formats", "0.4,1.1", "--cache", cache}
 				if asJSON {
 					args = append(args, "--json")
 				}
@@ -63,8 +64,13 @@ func TestInterruptedBackfillReport(t *testing.T) {
 					t.Fatalf("exit %d (error %v), want %d; stdout:\n%s", code, err, exitInterrupted, out.String())
 				}
 				// The Try: line names the repository to run again: it
-				// said "run `fdl-formats backfill` again", naming none.
-				if want := "run `fdl-formats backfill " + shellWord(dir) + "` again: it writes what is still missing"; tc.err == nil && errorHint(err) != want {
+				// said "run `fdl-formats backfill` again", naming none;
+				// then without the run's flags (TestTryLineRepeatsFlags).
+				flags := "--formats=0.4,1.1 --jobs=1 " + shellWord("--cache="+cache) + " "
+				if asJSON {
+					flags = "--json " + flags
+				}
+				if want := "run `fdl-formats backfill " + flags + shellWord(dir) + "` again: it writes what is still missing"; tc.err == nil && errorHint(err) != want {
 					t.Errorf("hint %q, want %q", errorHint(err), want)
 				}
 				if !asJSON {

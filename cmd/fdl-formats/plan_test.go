@@ -359,7 +359,7 @@ func TestCheckHintNamesRepo(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := "--now=2026-11-30T00:00:00Z"
-	want := "run `fdl-formats backfill '" + repoDir + "'` to write the missing catalogs"
+	want := "run `fdl-formats backfill " + now + " '" + repoDir + "'` to write the missing catalogs"
 	_, errOut, code := runAppStderr(t, "check", now, repoDir)
 	if code != exitMissing || !strings.Contains(errOut, "\nTry: "+want) {
 		t.Errorf("check: exit %d, want %d and Try: %s\n%s", code, exitMissing, want, errOut)

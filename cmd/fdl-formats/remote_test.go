@@ -429,7 +429,7 @@ func TestHTTPRepository(t *testing.T) {
 	}
 	if _, errOut, code := runAppStderr(t, "backfill", remoteNow, cache, url); code != exitUsage || !strings.Contains(errOut, "read-only") ||
 		!strings.Contains(errOut, "read by plan, check, resolve and backfill --dry-run only") ||
-		!strings.Contains(errOut, "\nTry: run backfill on the folder or s3:// bucket the site serves, then `fdl-formats check "+url+"`") {
+		!strings.Contains(errOut, "\nTry: run backfill on the folder or s3:// bucket the site serves, then `fdl-formats check "+remoteNow+" "+cache+" "+url+"`") {
 		// It said "read by plan and check only", leaving out resolve,
 		// and "Try: fdl-formats backfill --help", which tells nothing
 		// of where to run it instead.

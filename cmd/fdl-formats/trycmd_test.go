@@ -1,0 +1,62 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/urfave/cli/v3"
+)
+
+// tryHint runs args with the app's flags, its command's action replaced
+// by one that fails with hint (as a library error's Hint), and returns
+// the hint the run's error gives (explain's).
+func tryHint(t *testing.T, hint string, args ...string) string {
+	t.Helper()
+	app := newApp()
+	var got string
+	for _, c := range app.Commands {
+		c.Action = func(ctx context.Context, cmd *cli.Command) error {
+			got = errorHint(explain(ctx, hintedError{err: errors.New("failed"), hint: hint}, cmd))
+			return nil
+		}
+	}
+	if err := app.Run(context.Background(), append([]string{"fdl-formats"}, args...)); err != nil {
+		t.Fatalf("%v: %v", args, err)
+	}
+	return got
+}
+
+// TestTryLineRepeatsFlags: a Try: line's command repeats the run's flags
+// that the same run needs. It said `fdl-formats backfill REPO` with the
+// repository alone: copied, it ran at AWS instead of the run's
+// --endpoint, with another cache, judging until as of today.
+func TestTryLineRepeatsFlags(t *testing.T) {
+	t.Setenv(stallTimeoutEnv, "")
+	run := []string{"--stall-timeout=5m", "--log-level=error", "check", "--endpoint", "http://127.0.0.1:9000", "--virtual-hosted",
+		"--cache", "/tmp/my cache", "--now=2026-11-30", "--formats=0.4,1.0", "--jobs=3", "--allow-lossy=0.3-stats", "--json", "s3://b/lake"}
+	// In the order of the command's help.
+	const endpoint, cache = "--endpoint=http://127.0.0.1:9000 --virtual-hosted --allow-lossy=0.3-stats", "'--cache=/tmp/my cache'"
+	for _, tc := range []struct{ hint, want string }{
+		// Another command: access, judging and selection, not --jobs or --json.
+		{"run `fdl-formats backfill REPO` to write the missing catalogs",
+			"run `fdl-formats --stall-timeout=5m0s backfill --formats=0.4,1.0 --now=2026-11-30 " + endpoint + " " + cache + " s3://b/lake` to write the missing catalogs"},
+		// Its own selection: not the run's.
+		{"check it (`fdl-formats check --versions 01ab REPO`), which",
+			"check it (`fdl-formats --stall-timeout=5m0s check --versions 01ab --now=2026-11-30 " + endpoint + " " + cache + " s3://b/lake`), which"},
+		// The same command again: every flag the run set.
+		{"run `fdl-formats check REPO` again",
+			"run `fdl-formats --stall-timeout=5m0s check --json --formats=0.4,1.0 --now=2026-11-30 --jobs=3 " + endpoint + " " + cache + " s3://b/lake` again"},
+		// Not a command line: as it was.
+		{"`fdl-formats backfill` cannot help", "`fdl-formats backfill` cannot help"},
+	} {
+		if got := tryHint(t, tc.hint, run...); got != tc.want {
+			t.Errorf("hint %q:\n got %s\nwant %s", tc.hint, got, tc.want)
+		}
+	}
+	// The stall timeout the environment gives is the environment's.
+	t.Setenv(stallTimeoutEnv, "5m")
+	if got, want := tryHint(t, "run `fdl-formats plan REPO`", "plan", "./lake"), "run `fdl-formats plan ./lake`"; got != want {
+		t.Errorf("with $%s: got %s, want %s", stallTimeoutEnv, got, want)
+	}
+}
