@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/internal/oneline"
 )
 
@@ -170,13 +171,14 @@ func (r *Reader) bookkeepingParts() []bookkeepingPart {
 		case strings.HasPrefix(strings.ToLower(t), "ducklake_inlined_data_"):
 			// The begin and end snapshot columns by name, as the reader
 			// finds them (unprefixed up to 1.0, _ducklake_-prefixed in
-			// 1.1, where a user column may be called begin_snapshot); a
+			// 1.1, where a user column may be called begin_snapshot; in
+			// ASCII letter case only, as DuckDB binds them); a
 			// table without them is reported unreadable where its rows
 			// are read.
 			_, begin, end := r.inlinedSystemNames()
 			for _, want := range []string{begin, end} {
 				for _, c := range cols {
-					if strings.EqualFold(c, want) {
+					if formats.NamesEqual(c, want) {
 						parts = append(parts, bookkeepingPart{t, c})
 					}
 				}

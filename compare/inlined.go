@@ -58,14 +58,14 @@ func (r *Reader) inlinedSQL(ctx context.Context, t Table, cols []*Column, snap i
 // the schema read (then); their field ids come from the columns as they
 // were then, and a column of cols none of them has reads its default.
 func inlinedSelect(name string, phys []string, then, cols []*Column) ([]string, error) {
-	byName := map[string]int{} // lower-cased name -> position (DuckDB binds names case-insensitively)
+	byName := map[string]int{} // ASCII-lowered name -> position (DuckDB binds names in ASCII letter case only)
 	for i, p := range phys {
-		byName[strings.ToLower(p)] = i
+		byName[formats.ASCIILower(p)] = i
 	}
 	physByID := map[int64]*pnode{}
 	for _, c := range then {
 		n := columnNode(c)
-		n.Name = phys[byName[strings.ToLower(c.Name)]]
+		n.Name = phys[byName[formats.ASCIILower(c.Name)]]
 		physByID[c.ID] = n
 	}
 	var sel []string
@@ -151,14 +151,15 @@ func (r *Reader) inlinedSystemNames() (rowID, begin, end string) {
 
 // inlinedSystemColumns finds the row id, begin_snapshot and end_snapshot
 // columns (inlinedSystemNames) among an inlined table's columns phys, by
-// name as DuckDB binds them (case-insensitively; the last of equal names),
-// and returns them quoted for SQL. missing names the first one phys lacks
+// name as DuckDB binds them (in ASCII letter case only: a column
+// "begin_ſnapshot", with the long s, is another one), and returns them
+// quoted for SQL. missing names the first one phys lacks
 // ("" when it has all three): the real reader's read fails on it.
 func (r *Reader) inlinedSystemColumns(phys []string) (sys [3]string, missing string) {
 	rowID, begin, end := r.inlinedSystemNames()
 	for i, n := range []string{rowID, begin, end} {
 		for _, p := range phys {
-			if strings.EqualFold(p, n) {
+			if formats.NamesEqual(p, n) {
 				sys[i] = ident(p)
 			}
 		}
@@ -254,7 +255,7 @@ func (r *Reader) inlinedColumnsCheck(ctx context.Context, t Table, g inlinedReg,
 	}
 	var decl, stored, names []string
 	for _, c := range then {
-		st, ok := types[strings.ToLower(c.Name)]
+		st, ok := types[formats.ASCIILower(c.Name)]
 		if !ok {
 			return inlinedColumns{missing: fmt.Sprintf("column %s (id %d) is not in it", c.Name, c.ID)}, nil
 		}
@@ -296,7 +297,7 @@ func (r *Reader) inlinedMisread(t Table, g inlinedReg, asOf int64, msg string, f
 }
 
 // inlinedTypes is the stored DuckDB type of each column of an inlined
-// table, by lower-cased name.
+// table, by its name with the ASCII letters lowered (as DuckDB binds it).
 func (r *Reader) inlinedTypes(ctx context.Context, name string) (map[string]string, error) {
 	if m, ok := r.inl.types[name]; ok {
 		return m, nil
@@ -312,7 +313,7 @@ func (r *Reader) inlinedTypes(ctx context.Context, name string) (map[string]stri
 		if err := rows.Scan(&c, &ty); err != nil {
 			return nil, fmt.Errorf("read the columns of %s in %s: %w", name, oneline.Name(r.path), err)
 		}
-		m[strings.ToLower(c)] = ty
+		m[formats.ASCIILower(c)] = ty
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("read the columns of %s in %s: %w", name, oneline.Name(r.path), err)

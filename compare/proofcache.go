@@ -225,8 +225,13 @@ import (
 // whose snapshot_time is a TIMESTAMP (formats.FrozenTypes: a working
 // catalog copied from another database) opens again, as it did before v65,
 // and a catalog under proof (B) with such a stand-in is a catalog
-// difference (Reader.strictTypeDiffs) instead of unreadable.
-const proofVersion = "fdl-formats proof v69"
+// difference (Reader.strictTypeDiffs) instead of unreadable; v70: an
+// inlined table's columns (its system columns and the table's) are found
+// by name in ASCII letter case only, as DuckDB binds the readers' SELECT
+// (a further column "K", the Kelvin sign, or "begin_ſnapshot" was read in
+// place of k or begin_snapshot, and a B holding A's values there was
+// equivalent).
+const proofVersion = "fdl-formats proof v70"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths

@@ -403,8 +403,10 @@ var emptyStringsFixedIn = goversion.Must(goversion.NewVersion("1.5.1"))
 // (proofVersion v66); v33: and fails on the column and folder refusals of
 // a table whose name the readers resolve to another entry (proofVersion
 // v67, shadowTables); v34: a frozen catalog whose snapshot_time is a
-// TIMESTAMP reads again (formats.FrozenTypes, proofVersion v69).
-const contentsKeyKind = "fdl-formats content pass v34"
+// TIMESTAMP reads again (formats.FrozenTypes, proofVersion v69); v35: the
+// self-read and the bookkeeping find an inlined table's columns in ASCII
+// letter case only (proofVersion v70).
+const contentsKeyKind = "fdl-formats content pass v35"
 
 // contentsKey names everything a content pass of v reads, or "" (no digest
 // cache, or an object store, whose data files the pass fetches and
