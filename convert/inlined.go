@@ -224,8 +224,8 @@ func (r *run) inlinedSchemaCheck(source, target *formats.Version, src map[string
 
 // selectsMissing tells whether a read of inlined data table name with its
 // table's columns as of snap fails to bind: the table does not exist then,
-// or a column it selects (by name, case-insensitively, as DuckDB binds) is
-// not a column of the inlined table.
+// or a column it selects (by name, in ASCII letter case only, as DuckDB
+// binds: a Kelvin sign is no k) is not a column of the inlined table.
 func (r *run) selectsMissing(name string, tableID, snap int64) (bool, error) {
 	if snap < 0 {
 		return true, nil
@@ -238,7 +238,7 @@ func (r *run) selectsMissing(name string, tableID, snap int64) (bool, error) {
 	if n == 0 {
 		return true, nil
 	}
-	selected, err := r.w.strings(r.ctx, fmt.Sprintf(`SELECT lower(column_name) FROM ducklake_column WHERE table_id = %d AND parent_column IS NULL AND %s`, tableID, vis))
+	selected, err := r.w.strings(r.ctx, fmt.Sprintf(`SELECT column_name FROM ducklake_column WHERE table_id = %d AND parent_column IS NULL AND %s`, tableID, vis))
 	if err != nil {
 		return false, fmt.Errorf("columns of table %d at snapshot %d: %w", tableID, snap, err)
 	}
@@ -247,7 +247,7 @@ func (r *run) selectsMissing(name string, tableID, snap int64) (bool, error) {
 		return false, err
 	}
 	for _, c := range selected {
-		if !slices.ContainsFunc(have, func(h string) bool { return strings.EqualFold(h, c) }) {
+		if !slices.ContainsFunc(have, func(h string) bool { return formats.NamesEqual(h, c) }) {
 			return true, nil
 		}
 	}
@@ -255,7 +255,9 @@ func (r *run) selectsMissing(name string, tableID, snap int64) (bool, error) {
 }
 
 // columnsAsOf describes a table's columns at a snapshot as an inlined read
-// uses them (id, name, type, parent), or says the table does not exist.
+// uses them (id, name, type, parent; names and types in ASCII lower case,
+// as DuckDB binds the one and DuckLake's readers parse the other), or says
+// the table does not exist.
 func (r *run) columnsAsOf(tableID, snap int64) (string, error) {
 	if snap < 0 {
 		return "(no snapshot: the read fails)", nil
@@ -268,10 +270,19 @@ func (r *run) columnsAsOf(tableID, snap int64) (string, error) {
 	if n == 0 {
 		return "(no such table then: the read fails)", nil
 	}
-	rows, err := r.w.strings(r.ctx, fmt.Sprintf(`SELECT lower(column_name) || ' ' || lower(trim(column_type)) || ' #' || column_id || coalesce(' in #' || parent_column, '')
+	rows, err := r.w.strings(r.ctx, fmt.Sprintf(`SELECT `+asciiLowerSQL("column_name")+` || ' ' || `+asciiLowerSQL("trim(column_type)")+` || ' #' || column_id || coalesce(' in #' || parent_column, '')
 		FROM ducklake_column WHERE table_id = %d AND %s ORDER BY parent_column NULLS FIRST, column_order, column_id`, tableID, vis))
 	if err != nil {
 		return "", fmt.Errorf("columns of table %d at snapshot %d: %w", tableID, snap, err)
 	}
 	return "(" + strings.Join(rows, ", ") + ")", nil
+}
+
+// asciiLowerSQL is the SQL expression of expr with its ASCII letters
+// lowered and no other letter, as DuckDB compares names and DuckLake's
+// readers type names (StringUtil::CIEquals): DuckDB's lower() lowers the
+// Kelvin sign to k and the dotted capital I to i, which the readers keep
+// apart.
+func asciiLowerSQL(expr string) string {
+	return "translate(" + expr + ", 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')"
 }

@@ -452,3 +452,50 @@ func TestReservedColumnNames(t *testing.T) {
 		})
 	}
 }
+
+// TestInlinedColumnNamesFoldASCIIOnly: a reader selects an inlined data
+// table's columns by name, which DuckDB binds in ASCII letter case only:
+// a column renamed from k to "K" (the Kelvin sign) is another name, which
+// an inlined table holding k lacks (the read fails to bind), and the
+// table's columns before and after the rename are not the same. Before,
+// convert compared names lowered by DuckDB's lower() and strings.EqualFold,
+// which fold the Kelvin sign to k: the two column lists were one, and the
+// read was taken to bind.
+func TestInlinedColumnNamesFoldASCIIOnly(t *testing.T) {
+	ctx := context.Background()
+	r := workRun(t, ctx)
+	for _, q := range []string{
+		`CREATE TABLE ducklake_table(table_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT)`,
+		`CREATE TABLE ducklake_column(column_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT, table_id BIGINT, column_order BIGINT, column_name VARCHAR, column_type VARCHAR, parent_column BIGINT)`,
+		`CREATE TABLE ducklake_inlined_data_1_1(row_id BIGINT, begin_snapshot BIGINT, end_snapshot BIGINT, k DOUBLE)`,
+		`INSERT INTO ducklake_table VALUES (1, 1, NULL)`,
+		`INSERT INTO ducklake_column VALUES (1, 1, 5, 1, 1, 'k', 'float64', NULL), (1, 5, NULL, 1, 1, '` + "\u212a" + `', 'float64', NULL)`,
+	} {
+		if err := r.w.exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before, err := r.columnsAsOf(1, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := r.columnsAsOf(1, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before == after {
+		t.Errorf("columns at snapshot 2 %s and at snapshot 6 %s: one list, want two (k is renamed to the Kelvin sign)", before, after)
+	}
+	for _, c := range []struct {
+		snap    int64
+		missing bool
+	}{{2, false}, {6, true}} {
+		got, err := r.selectsMissing("ducklake_inlined_data_1_1", 1, c.snap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != c.missing {
+			t.Errorf("selectsMissing at snapshot %d = %v, want %v", c.snap, got, c.missing)
+		}
+	}
+}
