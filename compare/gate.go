@@ -83,12 +83,12 @@ func (r *Reader) setGate(g ReadGate) {
 // checks their footers, and a restored cache then answers without
 // reading the copies again (ReadGate). The footer hits' kind names the
 // footer quirks read (v2: variant-shredded-decimal2,
-// variant-shredded-blob-as-base64 and decimal-wide-in-int32-int64 too), so
-// that hits
-// kept before a quirk was modelled are read again.
+// variant-shredded-blob-as-base64 and decimal-wide-in-int32-int64 too; v3:
+// decimal-byte-array-empty-value too), so that hits kept before a quirk
+// was modelled are read again.
 const (
 	keptSchemaKind = "fdl-formats mirrored parquet schema v1"
-	keptFooterKind = "fdl-formats mirrored footer quirk hits v2"
+	keptFooterKind = "fdl-formats mirrored footer quirk hits v3"
 )
 
 // mirroredKey is the digest cache's key of kind for the copy at path, ""

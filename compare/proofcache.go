@@ -231,7 +231,13 @@ import (
 // (a further column "K", the Kelvin sign, or "begin_ſnapshot" was read in
 // place of k or begin_snapshot, and a B holding A's values there was
 // equivalent).
-const proofVersion = "fdl-formats proof v70"
+// v71: a data
+// file of a catalog B in 0.1-0.4 or 1.0 whose DECIMAL column is stored as
+// BYTE_ARRAY is reported (decimal-byte-array-empty-value: DuckDB 1.3.0 to
+// 1.5.4 read a zero-length value, a zero, as minus one unit of its last
+// place where the next byte has its high bit set); such a B was
+// equivalent, both read by DuckDB 1.5.6, which reads 0.
+const proofVersion = "fdl-formats proof v71"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths

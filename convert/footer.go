@@ -21,7 +21,9 @@ import (
 // without a data folder nothing is read here and the proof reports such a
 // file. Encrypted files are DuckLake's own, whose writer leaves none of
 // these footers. The source is read as the newest release of its format,
-// which has none of these bugs, so only the target decides.
+// which has none of these bugs but decimal-byte-array-empty-value (every
+// release before DuckDB 1.5.5: a 0.1-0.4 source's own readers misread such
+// a file too), so only the target decides.
 func (r *run) footerQuirksCheck(step string, target *formats.Version) error {
 	var readers goversion.Constraints
 	served := r.opts.Readers[target.Name]

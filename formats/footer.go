@@ -19,7 +19,11 @@ import (
 // affected release and that would read such a file, and the proof reports
 // such a file of a catalog B in such a format (compare). The newest
 // release of every format reads them right, so a format's source reading
-// (Version.SourceQuirks) never has one.
+// (Version.SourceQuirks) never has one, but for
+// decimal-byte-array-empty-value, which every release before DuckDB 1.5.5
+// has (0.1-0.4 have no release with the fix): a source of those formats is
+// misread by its own readers as well, and a conversion answers for its
+// target's readers only.
 type FooterQuirk struct {
 	// Name is the stable name used in reports, refusals and docs.
 	Name string
@@ -57,6 +61,7 @@ const (
 	FooterVariantDecimal2         = "variant-shredded-decimal2"
 	FooterVariantBlobBase64       = "variant-shredded-blob-as-base64"
 	FooterDecimalWideInInt        = "decimal-wide-in-int32-int64"
+	FooterDecimalByteArray        = "decimal-byte-array-empty-value"
 )
 
 // FooterQuirks documents every FooterQuirk.
@@ -108,6 +113,13 @@ var FooterQuirks = []FooterQuirk{
 		Source:    "DuckDB v1.3.0 extension/parquet/column_reader.cpp CreateDecimalReader: cases for INT16, INT32 and INT64 DuckDB types only",
 		Error:     "Not implemented Error: Unimplemented internal type for CreateDecimalReader",
 		Evidence:  "a Parquet file of DuckDB's own writer whose DECIMAL(18,2) column (INT64) is patched to precision 20 fails with this error on DuckDB 1.3.0 (a read of its other column alone reads), and reads as 1.5.6 reads it on 1.3.2, 1.4.3, 1.5.0, 1.5.1 and 2.0.0 (TestRealReleasesFooterQuirks); 1.3.1 is modelled from its source (the fix is first in 1.3.2)"},
+	{Name: FooterDecimalByteArray, ColumnTypes: []string{"decimal"}, FixedIn: "1.5.5",
+		Releases:  []string{"1.3.0", "1.3.1", "1.3.2", "1.4.0", "1.4.1", "1.4.2", "1.4.3", "1.4.4", "1.4.5", "1.5.0", "1.5.1", "1.5.2", "1.5.3", "1.5.4"},
+		Fixed:     "eb2c01799dd (2026-07-02, \"fix out-of-bounds read on empty byte array decimals\", #23567), first in DuckDB 1.5.5 (not in v1.3-ossivalis nor v1.4-andium)",
+		Trigger:   "a DECIMAL column stored as BYTE_ARRAY (converted type DECIMAL), which DuckDB's writer never writes (it stores decimals as INT32, INT64 or FIXED_LEN_BYTE_ARRAY) but another writer may, in a file added with ducklake_add_data_files: such a column may hold a zero-length value, a zero, which the footer does not show, so every such column is taken (on the safe side)",
+		Behaviour: "read a zero-length value by the sign bit of the byte after it (the next value's first byte or length, or a byte past the page): where that bit is set the zero comes back as minus one unit of the last place (-0.01 for a scale of 2), without an error, where DuckDB 1.5.5 and later read 0",
+		Source:    "DuckDB extension/parquet/include/parquet_decimal_utils.hpp ParquetDecimalUtils::ReadDecimalValue (and the DOUBLE one of decimal_column_reader.cpp) reads *pointer for the sign before looking at the size, from v1.3.0 to v1.5.4",
+		Evidence:  "a Parquet file of DuckDB's own writer whose BLOB column of 0.00, 1.00, 2.00, 3.00, 4.00 as two's complement bytes (0.00 zero-length, 1.00 in 128 bytes: footertest.ByteArrayDecimalSQL) is typed DECIMAL(4,2) reads -0.01 for the zero on DuckDB 1.3.0, 1.3.2, 1.4.3, 1.5.0 and 1.5.1, and 0.00 on 1.5.6 and 2.0.0 (TestRealReleasesFooterQuirks); DuckDB's own test file for the fix (24 rows, the last zero-length, followed in its page by 0x80) reads -0.01 on the same releases (by hand); 1.3.1, 1.4.0-1.4.2, 1.4.4, 1.4.5 and 1.5.2-1.5.4 are modelled from their source (the same function)"},
 }
 
 // FooterQuirkNamed returns the footer quirk of that name.

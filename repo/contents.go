@@ -406,7 +406,9 @@ var emptyStringsFixedIn = goversion.Must(goversion.NewVersion("1.5.1"))
 // TIMESTAMP reads again (formats.FrozenTypes, proofVersion v69); v35: the
 // self-read and the bookkeeping find an inlined table's columns in ASCII
 // letter case only (proofVersion v70).
-const contentsKeyKind = "fdl-formats content pass v35"
+// v36: the footer quirks warned of include decimal-byte-array-empty-value (a
+// DECIMAL stored as BYTE_ARRAY, proofVersion v71).
+const contentsKeyKind = "fdl-formats content pass v36"
 
 // contentsKey names everything a content pass of v reads, or "" (no digest
 // cache, or an object store, whose data files the pass fetches and

@@ -174,6 +174,27 @@ func wideDecimalHits(f *Footer) []Hit {
 	return out
 }
 
+// byteArrayDecimalHits finds a footer's DECIMAL leaves stored as
+// BYTE_ARRAY (converted type DECIMAL, as every DuckDB release takes a
+// DECIMAL), read from the schema in Go: such a column may hold a
+// zero-length value, which the releases before DuckDB 1.5.5 misread
+// (formats.FooterDecimalByteArray), and whether it does is in its pages,
+// not in the footer. The column is named as in wideDecimalHits.
+func byteArrayDecimalHits(f *Footer) []Hit {
+	var out []Hit
+	for i, l := range f.Leaves {
+		if !l.HasConverted || l.ConvertedType != convertedDecimal || !l.HasType || l.Type != typeByteArray {
+			continue
+		}
+		col := l.Name
+		if len(f.RowGroups) > 0 && i < len(f.RowGroups[0].Columns) && f.RowGroups[0].Columns[i].HasMeta {
+			col = f.RowGroups[0].Columns[i].PathInSchema()
+		}
+		out = append(out, Hit{Quirk: formats.FooterDecimalByteArray, Column: col, Detail: fmt.Sprintf("the schema stores a DECIMAL of precision %d as BYTE_ARRAY, whose values may be zero-length", l.Precision)})
+	}
+	return out
+}
+
 // variantShredded tells which chunks of a row group hold a VARIANT's
 // shredded values: a chunk whose path ends in typed_value below a group
 // that also has a metadata chunk (a Parquet variant group: metadata,
@@ -242,6 +263,7 @@ func readBatch(ctx context.Context, q Queryer, files []string, feet map[string]*
 	out := make(map[string][]Hit, len(files))
 	for _, f := range files {
 		out[f] = append(out[f], wideDecimalHits(feet[f])...)
+		out[f] = append(out[f], byteArrayDecimalHits(feet[f])...)
 	}
 	if len(chunks) > 0 {
 		var some []string

@@ -89,6 +89,17 @@ func TestReadFindsFooterQuirks(t *testing.T) {
 			}
 			return p
 		}, formats.FooterDecimalWideInInt, "d"},
+		{"DECIMAL(4,2) stored as BYTE_ARRAY with a zero-length zero", func() string {
+			p := write("decba.parquet", "SELECT i AS id, CASE WHEN i = 0 THEN ''::BLOB ELSE unhex(printf('%04X', i * 100)) END AS d FROM range(5) r(i)", "")
+			if _, _, err := footertest.Rewrite(ctx, db, p, "", "{id: 1, d: 2}", formats.FooterDecimalByteArray, "d", "4,2"); err != nil {
+				t.Fatal(err)
+			}
+			var zeros int
+			if err := db.QueryRowContext(ctx, "SELECT count(*) FILTER (WHERE d = 0) FROM read_parquet('"+p+"') WHERE typeof(d) = 'DECIMAL(4,2)'").Scan(&zeros); err != nil || zeros != 1 {
+				t.Fatalf("the rewritten file reads %d zeros (%v), want 1 DECIMAL(4,2) zero", zeros, err)
+			}
+			return p
+		}, formats.FooterDecimalByteArray, "d"},
 		{"DECIMAL(18,2) as INT64, DECIMAL(38,2) as FIXED_LEN_BYTE_ARRAY", func() string {
 			return write("dec18.parquet", "SELECT i AS id, (i / 100)::DECIMAL(18,2) AS d, (i / 100)::DECIMAL(38,2) AS w FROM range(5) r(i)", "")
 		}, "", ""},

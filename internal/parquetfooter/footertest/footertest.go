@@ -36,7 +36,12 @@ const GeoCRSNull = `{"version":"1.0.0","primary_column":"g","columns":{"g":{"enc
 //   - FooterGeoCRSNull: written with "geo" metadata GeoCRSNull;
 //   - FooterDecimalWideInInt: every DECIMAL(18,s) (INT64) of the footer
 //     patched to precision 20 (sel casts the column to DECIMAL(18,s)),
-//     in its schema element and its logical type.
+//     in its schema element and its logical type;
+//   - FooterDecimalByteArray: the BLOB column named from (sel makes it the
+//     big-endian two's complement bytes of a decimal's unscaled value,
+//     zero-length for a zero) typed DECIMAL of precision and scale to
+//     ("4,2") in its schema element (converted type, scale, precision
+//     inserted before its field id: the footer grows).
 //
 // It returns the new file's size and footer size.
 func Rewrite(ctx context.Context, db *sql.DB, path, sel, fieldIDs, quirk, from, to string) (size, footer int64, err error) {
@@ -78,11 +83,48 @@ func Rewrite(ctx context.Context, db *sql.DB, path, sel, fieldIDs, quirk, from, 
 		}
 		copy(b[start:], bytes.ReplaceAll(b[start:], []byte(from), []byte(to)))
 	}
+	if quirk == formats.FooterDecimalByteArray {
+		if b, footer, err = byteArrayDecimal(b, footer, from, to); err != nil {
+			return 0, 0, fmt.Errorf("%s: %w", path, err)
+		}
+	}
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		return 0, 0, err
 	}
 	os.Remove(tmp)
 	return int64(len(b)), footer, nil
+}
+
+// byteArrayDecimal types the BLOB column name of the Parquet file b
+// (footer: its footer's length) DECIMAL(ps: "precision,scale") in its
+// schema element, which DuckDB's writer leaves as type BYTE_ARRAY,
+// repetition, name and field id (Thrift compact: the name's header 0x18,
+// its length and bytes, then the field id's header 0x55, a delta of 5): it
+// inserts converted type DECIMAL (field 6), scale (7) and precision (8)
+// and makes the field id's delta 1. It returns the file and its footer's
+// new length.
+func byteArrayDecimal(b []byte, footer int64, name, ps string) ([]byte, int64, error) {
+	var prec, scale int
+	if _, err := fmt.Sscanf(ps, "%d,%d", &prec, &scale); err != nil || len(name) >= 128 || prec >= 64 || scale >= 64 {
+		return nil, 0, fmt.Errorf("cannot type column %q DECIMAL(%s)", name, ps)
+	}
+	start := len(b) - 8 - int(footer)
+	elem := append([]byte{0x18, byte(len(name))}, name...)
+	withID := append(elem, 0x55) // a path_in_schema list of one is 0x18 too, followed by the codec's 0x15
+	at := bytes.Index(b[start:], withID)
+	if at < 0 || bytes.Count(b[start:], withID) != 1 {
+		return nil, 0, fmt.Errorf("no single schema element %q with a field id in the footer", name)
+	}
+	at += start + len(elem)
+	// zigzag varints of 5 (DECIMAL), scale and precision, each below 64.
+	ins := []byte{0x25, 10, 0x15, byte(2 * scale), 0x15, byte(2 * prec), 0x15}
+	out := make([]byte, 0, len(b)+len(ins)-1)
+	out = append(out, b[:at]...)
+	out = append(out, ins...)
+	out = append(out, b[at+1:]...)
+	footer += int64(len(ins) - 1)
+	binary.LittleEndian.PutUint32(out[len(out)-8:], uint32(footer))
+	return out, footer, nil
 }
 
 // Lake is a 1.0 lake with one table per footer quirk, written by
@@ -178,6 +220,51 @@ func (l *Lake) BreakWideDecimal(ctx context.Context, catalogs ...string) error {
 	}
 	defer db.Close()
 	return l.rewrite(ctx, db, rewrite{"decs", "id, d::DECIMAL(18,2) AS d", "{id: 1, d: 2}", formats.FooterDecimalWideInInt, "", ""}, catalogs)
+}
+
+// NewByteArrayDecimalLake writes into dir a 1.0 lake, by lakegen, of one
+// table amounts (id INTEGER, a DECIMAL(4,2)) with one data file of ten
+// rows, a = 0.00, 1.00, ..., 9.00 (stored as INT32, as DuckDB writes it);
+// BreakByteArrayDecimal rewrites it so that it triggers
+// FooterDecimalByteArray.
+func NewByteArrayDecimalLake(ctx context.Context, dir string) (*Lake, error) {
+	spec := lakegen.Spec{Name: "amounts", Versions: []lakegen.Version{{Message: "v1", Snapshots: []lakegen.Snapshot{
+		{lakegen.CreateTable{Table: "amounts", Columns: []lakegen.Column{{Name: "id", Type: "INTEGER"}, {Name: "a", Type: "DECIMAL(4,2)"}}}},
+		{lakegen.Insert{Table: "amounts", Select: "SELECT i::INTEGER, i::DECIMAL(4,2) FROM range(10) r(i)"}},
+	}}}}
+	res, err := lakegen.Repository(ctx, dir, spec)
+	if err != nil {
+		return nil, err
+	}
+	return &Lake{Catalog: filepath.Join(dir, "versions", res.Versions[0].ID, "ducklake.duckdb"), Data: filepath.Join(dir, "data")}, nil
+}
+
+// BreakByteArrayDecimal rewrites the data file of NewByteArrayDecimalLake's
+// amounts with a stored as BYTE_ARRAY DECIMAL(4,2) (ByteArrayDecimalSQL;
+// Rewrite, FooterDecimalByteArray): the same rows to DuckDB 1.5.5 and
+// later, 1.00 less a zero to the releases before. It
+// records the file's new size in every catalog given, as Break does.
+func (l *Lake) BreakByteArrayDecimal(ctx context.Context, catalogs ...string) error {
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	sel := "id, " + ByteArrayDecimalSQL("a", "(a * 100)::INTEGER") + " AS a"
+	return l.rewrite(ctx, db, rewrite{"amounts", sel, "{id: 1, a: 2}", formats.FooterDecimalByteArray, "a", "4,2"}, catalogs)
+}
+
+// ByteArrayDecimalSQL is the BLOB a DECIMAL stored as BYTE_ARRAY holds
+// (Rewrite, FooterDecimalByteArray) for the DECIMAL col, whose unscaled
+// value unscaled is: a zero-length value for 0, 126 zero bytes and two
+// for the value of unscaled 100 (a valid two's complement, whose length
+// 128, written little-endian before it in a PLAIN page or a dictionary,
+// starts with the byte 0x80), two bytes for the others (unscaled from 0
+// to 32767). So a zero written before a 1.00, as in a column of 0.00,
+// 1.00, ..., is read as 0.00 by DuckDB 1.5.5 and later and as -0.01 by
+// the releases before, which take its sign from the next byte.
+func ByteArrayDecimalSQL(col, unscaled string) string {
+	return fmt.Sprintf("CASE WHEN %[1]s = 0 THEN ''::BLOB WHEN %[2]s = 100 THEN unhex(repeat('00', 126) || printf('%%04X', %[2]s)) ELSE unhex(printf('%%04X', %[2]s)) END", col, unscaled)
 }
 
 // rewrite is one table's data file rewritten (Rewrite's arguments).
