@@ -332,6 +332,7 @@ func TestRealReleasesFooterQuirks(t *testing.T) {
 		{formats.FooterGeoCRSNull, "SELECT * FROM (VALUES (1, 'a'), (2, 'b')) v(id, s)", "{id: 1, s: 2}", "", "", "", "", "", ""},
 		{formats.FooterDecimalWideInInt, "SELECT i::INTEGER AS id, (i * 1000003 / 100)::DECIMAL(18,2) AS d FROM range(3000) r(i)", "{id: 1, d: 2}", "", "", "", "", "", ""},
 		{formats.FooterDecimalByteArray, "SELECT i::INTEGER AS id, " + footertest.ByteArrayDecimalSQL("i", "(i * 100)::INTEGER") + " AS d FROM range(5) r(i)", "{id: 1, d: 2}", "", "d", "4,2", "", "", ""},
+		{formats.FooterDecimalByteArray, "SELECT i::INTEGER AS id, (i * 100 - 200)::DECIMAL(20,2) AS d FROM range(5) r(i)", "{id: 1, d: 2}", "", "d", "0", "", "", ""},
 		{formats.FooterVariantDecimal2, "SELECT i::INTEGER AS id, (i % 999 / 100)::DECIMAL(4,2)::VARIANT AS v FROM range(3000) r(i)", "", "", "", "", "", "VARIANT", ""},
 		{formats.FooterVariantBlobBase64, "SELECT i::INTEGER AS id, ('\\x00\\xFF' || i)::BLOB::VARIANT AS v FROM range(3000) r(i)", "", "", "", "", "", "VARIANT",
 			"id, variant_typeof(v) AS ty, hex(v::BLOB) AS h"},

@@ -50,6 +50,9 @@ type SchemaLeaf struct {
 	Name                           string
 	Type, ConvertedType, Precision int32
 	HasType, HasConverted, HasPrec bool
+	// TypeLength is a FIXED_LEN_BYTE_ARRAY's length (0 when not set, as
+	// DuckDB takes it).
+	TypeLength int32
 }
 
 // RowGroup is a row group of a footer.
@@ -86,6 +89,7 @@ const (
 	typeInt32             = 1
 	typeInt64             = 2
 	typeByteArray         = 6
+	typeFixedLenByteArray = 7
 	convertedDecimal      = 5
 	encodingDeltaLengthBA = 6
 )
@@ -264,6 +268,8 @@ func parseSchemaElement(d *decoder) (SchemaLeaf, int32, error) {
 		case id == 1 && typeIs(t, ctI32): // type
 			e.Type, err = d.i32()
 			e.HasType = true
+		case id == 2 && typeIs(t, ctI32): // type_length
+			e.TypeLength, err = d.i32()
 		case id == 4 && typeIs(t, ctBinary): // name
 			mark(&got, id)
 			var b []byte

@@ -175,22 +175,32 @@ func wideDecimalHits(f *Footer) []Hit {
 }
 
 // byteArrayDecimalHits finds a footer's DECIMAL leaves stored as
-// BYTE_ARRAY (converted type DECIMAL, as every DuckDB release takes a
-// DECIMAL), read from the schema in Go: such a column may hold a
-// zero-length value, which the releases before DuckDB 1.5.5 misread
-// (formats.FooterDecimalByteArray), and whether it does is in its pages,
-// not in the footer. The column is named as in wideDecimalHits.
+// BYTE_ARRAY, or as FIXED_LEN_BYTE_ARRAY of length 0 (converted type
+// DECIMAL, as every DuckDB release takes a DECIMAL), read from the schema
+// in Go: such a column may hold (the fixed one holds only) zero-length
+// values, which the releases before DuckDB 1.5.5 misread
+// (formats.FooterDecimalByteArray), and whether a BYTE_ARRAY one does is
+// in its pages, not in the footer. The column is named as in
+// wideDecimalHits.
 func byteArrayDecimalHits(f *Footer) []Hit {
 	var out []Hit
 	for i, l := range f.Leaves {
-		if !l.HasConverted || l.ConvertedType != convertedDecimal || !l.HasType || l.Type != typeByteArray {
+		if !l.HasConverted || l.ConvertedType != convertedDecimal || !l.HasType {
+			continue
+		}
+		detail := fmt.Sprintf("the schema stores a DECIMAL of precision %d as BYTE_ARRAY, whose values may be zero-length", l.Precision)
+		switch {
+		case l.Type == typeByteArray:
+		case l.Type == typeFixedLenByteArray && l.TypeLength <= 0:
+			detail = fmt.Sprintf("the schema stores a DECIMAL of precision %d as FIXED_LEN_BYTE_ARRAY of length %d: every value is zero-length", l.Precision, l.TypeLength)
+		default:
 			continue
 		}
 		col := l.Name
 		if len(f.RowGroups) > 0 && i < len(f.RowGroups[0].Columns) && f.RowGroups[0].Columns[i].HasMeta {
 			col = f.RowGroups[0].Columns[i].PathInSchema()
 		}
-		out = append(out, Hit{Quirk: formats.FooterDecimalByteArray, Column: col, Detail: fmt.Sprintf("the schema stores a DECIMAL of precision %d as BYTE_ARRAY, whose values may be zero-length", l.Precision)})
+		out = append(out, Hit{Quirk: formats.FooterDecimalByteArray, Column: col, Detail: detail})
 	}
 	return out
 }

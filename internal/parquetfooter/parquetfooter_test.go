@@ -100,6 +100,13 @@ func TestReadFindsFooterQuirks(t *testing.T) {
 			}
 			return p
 		}, formats.FooterDecimalByteArray, "d"},
+		{"DECIMAL(20,2) stored as FIXED_LEN_BYTE_ARRAY of length 0", func() string {
+			p := write("decfl0.parquet", "SELECT i AS id, (i - 2)::DECIMAL(20,2) AS d FROM range(5) r(i)", "")
+			if _, _, err := footertest.Rewrite(ctx, db, p, "", "{id: 1, d: 2}", formats.FooterDecimalByteArray, "d", "0"); err != nil {
+				t.Fatal(err)
+			}
+			return p
+		}, formats.FooterDecimalByteArray, "d"},
 		{"DECIMAL(18,2) as INT64, DECIMAL(38,2) as FIXED_LEN_BYTE_ARRAY", func() string {
 			return write("dec18.parquet", "SELECT i AS id, (i / 100)::DECIMAL(18,2) AS d, (i / 100)::DECIMAL(38,2) AS w FROM range(5) r(i)", "")
 		}, "", ""},

@@ -41,7 +41,9 @@ const GeoCRSNull = `{"version":"1.0.0","primary_column":"g","columns":{"g":{"enc
 //     big-endian two's complement bytes of a decimal's unscaled value,
 //     zero-length for a zero) typed DECIMAL of precision and scale to
 //     ("4,2") in its schema element (converted type, scale, precision
-//     inserted before its field id: the footer grows).
+//     inserted before its field id: the footer grows); with to "0", the
+//     FIXED_LEN_BYTE_ARRAY DECIMAL column named from given length 0 (every
+//     value zero-length; its pages unchanged).
 //
 // It returns the new file's size and footer size.
 func Rewrite(ctx context.Context, db *sql.DB, path, sel, fieldIDs, quirk, from, to string) (size, footer int64, err error) {
@@ -83,7 +85,11 @@ func Rewrite(ctx context.Context, db *sql.DB, path, sel, fieldIDs, quirk, from, 
 		}
 		copy(b[start:], bytes.ReplaceAll(b[start:], []byte(from), []byte(to)))
 	}
-	if quirk == formats.FooterDecimalByteArray {
+	if quirk == formats.FooterDecimalByteArray && to == "0" {
+		if err := fixedLenZero(b, footer, from); err != nil {
+			return 0, 0, fmt.Errorf("%s: %w", path, err)
+		}
+	} else if quirk == formats.FooterDecimalByteArray {
 		if b, footer, err = byteArrayDecimal(b, footer, from, to); err != nil {
 			return 0, 0, fmt.Errorf("%s: %w", path, err)
 		}
@@ -125,6 +131,28 @@ func byteArrayDecimal(b []byte, footer int64, name, ps string) ([]byte, int64, e
 	footer += int64(len(ins) - 1)
 	binary.LittleEndian.PutUint32(out[len(out)-8:], uint32(footer))
 	return out, footer, nil
+}
+
+// fixedLenZero sets to 0 the type_length of the FIXED_LEN_BYTE_ARRAY
+// column name of the Parquet file b (footer: its footer's length), in
+// place: its schema element as DuckDB's writer leaves it, type 7 (0x15
+// 0x0E), type_length (0x15 and one varint byte below 64), repetition (0x15
+// and one byte), then the name (0x18, its length, its bytes).
+func fixedLenZero(b []byte, footer int64, name string) error {
+	start := len(b) - 8 - int(footer)
+	elem := append([]byte{0x18, byte(len(name))}, name...)
+	for at := start; ; {
+		i := bytes.Index(b[at:], elem)
+		if i < 0 {
+			return fmt.Errorf("no FIXED_LEN_BYTE_ARRAY schema element %q in the footer", name)
+		}
+		i += at
+		if i-6 >= start && b[i-6] == 0x15 && b[i-5] == 0x0E && b[i-4] == 0x15 && b[i-3] < 0x80 && b[i-2] == 0x15 {
+			b[i-3] = 0
+			return nil
+		}
+		at = i + 1
+	}
 }
 
 // Lake is a 1.0 lake with one table per footer quirk, written by
