@@ -84,7 +84,8 @@ func (r *Reader) setGate(g ReadGate) {
 // reading the copies again (ReadGate). The footer hits' kind names the
 // footer quirks read (v2: variant-shredded-decimal2,
 // variant-shredded-blob-as-base64 and decimal-wide-in-int32-int64 too; v3:
-// decimal-byte-array-empty-value too), so that hits kept before a quirk
+// decimal-byte-array-empty-value and delta-byte-array-not-string too), so
+// that hits kept before a quirk
 // was modelled are read again.
 const (
 	keptSchemaKind = "fdl-formats mirrored parquet schema v1"

@@ -235,8 +235,11 @@ import (
 // file of a catalog B in 0.1-0.4 or 1.0 whose DECIMAL column is stored as
 // BYTE_ARRAY is reported (decimal-byte-array-empty-value: DuckDB 1.3.0 to
 // 1.5.4 read a zero-length value, a zero, as minus one unit of its last
-// place where the next byte has its high bit set); such a B was
-// equivalent, both read by DuckDB 1.5.6, which reads 0.
+// place where the next byte has its high bit set), and one of a 0.1-0.3
+// catalog B whose chunk of a column DuckDB holds other than as a string
+// (a UUID, a DECIMAL) is encoded DELTA_BYTE_ARRAY
+// (delta-byte-array-not-string: DuckDB 1.3 and 1.4 fail every read of
+// the column); such a B was equivalent, both read by DuckDB 1.5.6.
 const proofVersion = "fdl-formats proof v71"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing

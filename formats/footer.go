@@ -62,6 +62,7 @@ const (
 	FooterVariantBlobBase64       = "variant-shredded-blob-as-base64"
 	FooterDecimalWideInInt        = "decimal-wide-in-int32-int64"
 	FooterDecimalByteArray        = "decimal-byte-array-empty-value"
+	FooterDeltaByteArray          = "delta-byte-array-not-string"
 )
 
 // FooterQuirks documents every FooterQuirk.
@@ -120,6 +121,13 @@ var FooterQuirks = []FooterQuirk{
 		Behaviour: "read a zero-length value by the sign bit of the byte after it (the next value's first byte or length, or a byte past the page): where that bit is set the zero comes back as minus one unit of the last place (-0.01 for a scale of 2), without an error, where DuckDB 1.5.5 and later read 0",
 		Source:    "DuckDB extension/parquet/include/parquet_decimal_utils.hpp ParquetDecimalUtils::ReadDecimalValue (and the DOUBLE one of decimal_column_reader.cpp) reads *pointer for the sign before looking at the size, from v1.3.0 to v1.5.4",
 		Evidence:  "a Parquet file of DuckDB's own writer whose BLOB column of 0.00, 1.00, 2.00, 3.00, 4.00 as two's complement bytes (0.00 zero-length, 1.00 in 128 bytes: footertest.ByteArrayDecimalSQL) is typed DECIMAL(4,2) reads -0.01 for the zero on DuckDB 1.3.0, 1.3.2, 1.4.3, 1.5.0 and 1.5.1, and 0.00 on 1.5.6 and 2.0.0, and one whose DECIMAL(20,2) column (FIXED_LEN_BYTE_ARRAY of 16) is patched to length 0 reads -0.01 in every row on 1.3.2-1.5.1, fails (\"Out of buffer\") on 1.3.0 and reads 0.00 on 1.5.6 and 2.0.0 (TestRealReleasesFooterQuirks); DuckDB's own test file for the fix (24 rows, the last zero-length, followed in its page by 0x80) reads -0.01 on the same releases (by hand); 1.3.1, 1.4.0-1.4.2, 1.4.4, 1.4.5 and 1.5.2-1.5.4 are modelled from their source (the same function)"},
+	{Name: FooterDeltaByteArray, FixedIn: "1.5.0", Releases: []string{"1.3.0", "1.3.1", "1.3.2", "1.4.0", "1.4.1", "1.4.2", "1.4.3", "1.4.4", "1.4.5"},
+		Fixed:     "9281313e285 (2025-12-19, \"Support DELTA_BYTE_ARRAY encoding on FIXED_LEN_BYTE_ARRAY fields\"), first in DuckDB 1.5.0 (not in v1.3-ossivalis nor v1.4-andium)",
+		Trigger:   "a column chunk whose encodings list DELTA_BYTE_ARRAY and whose column DuckDB reads as another type than VARCHAR or BLOB (a UUID or a DECIMAL stored as FIXED_LEN_BYTE_ARRAY, as parquet-mr's and other writers' V2 pages encode them; DuckDB's own writer never writes DELTA_BYTE_ARRAY), in a file added with ducklake_add_data_files",
+		Behaviour: "every read of the column fails (a read of the file's other columns alone reads): the decoder takes only columns DuckDB holds as strings; the model takes the whole file as unread (on the safe side)",
+		Source:    "DuckDB extension/parquet/decoder/delta_byte_array_decoder.cpp DeltaByteArrayDecoder::InitializePage throws unless the column's DuckDB type is held as a VARCHAR, from v1.3.0 to v1.4.5",
+		Error:     "Invalid Error: Delta Byte Array encoding is only supported for string/blob data",
+		Evidence:  "DuckDB's own test file for the fix (uuid_v2.parquet of 9281313e285: 100,000 UUIDs as FIXED_LEN_BYTE_ARRAY in pages encoded DELTA_BYTE_ARRAY) fails with this error on DuckDB 1.3.0, 1.3.2 and 1.4.3 and reads as 1.5.6 reads it on 1.5.0, 1.5.1 and 2.0.0 (by hand, internal/realduckdb's probes; no writer here writes such pages); the footer check is held to a UUID file of DuckDB's writer whose chunk's encodings are patched to DELTA_BYTE_ARRAY (TestReadFindsFooterQuirks); 1.3.1, 1.4.0-1.4.2, 1.4.4 and 1.4.5 are modelled from their source (the same decoder)"},
 }
 
 // FooterQuirkNamed returns the footer quirk of that name.

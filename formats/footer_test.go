@@ -79,17 +79,17 @@ func TestFooterQuirksOf(t *testing.T) {
 		format, readers string
 		want            []string // quirk releases
 	}{
-		{"0.1", "", []string{"string-stats-invalid-utf8 1.3.0", "decimal-wide-in-int32-int64 1.3.0", "decimal-byte-array-empty-value 1.3.0"}},
-		{"0.2", "", []string{"string-stats-invalid-utf8 1.3.1,1.3.2", "decimal-wide-in-int32-int64 1.3.1", "decimal-byte-array-empty-value 1.3.1,1.3.2"}},
+		{"0.1", "", []string{"string-stats-invalid-utf8 1.3.0", "decimal-wide-in-int32-int64 1.3.0", "decimal-byte-array-empty-value 1.3.0", "delta-byte-array-not-string 1.3.0"}},
+		{"0.2", "", []string{"string-stats-invalid-utf8 1.3.1,1.3.2", "decimal-wide-in-int32-int64 1.3.1", "decimal-byte-array-empty-value 1.3.1,1.3.2", "delta-byte-array-not-string 1.3.1,1.3.2"}},
 		// decimal-byte-array-empty-value returns other rows without an
 		// error: every release that opens the format counts.
-		{"0.2", ">= 1.3.2", []string{"string-stats-invalid-utf8 1.3.2", "decimal-byte-array-empty-value 1.3.1,1.3.2"}},
-		{"0.3-dev1", "", []string{"string-stats-invalid-utf8 1.3.2", "decimal-byte-array-empty-value 1.3.2"}},
-		{"0.3", "", []string{"string-stats-invalid-utf8 1.4.0,1.4.1,1.4.2,1.4.3", "string-stats-without-min-max-empty 1.4.0", "json-delta-length-page-validated-whole 1.4.1", "decimal-byte-array-empty-value 1.4.0,1.4.1,1.4.2,1.4.3,1.4.4,1.4.5"}},
+		{"0.2", ">= 1.3.2", []string{"string-stats-invalid-utf8 1.3.2", "decimal-byte-array-empty-value 1.3.1,1.3.2", "delta-byte-array-not-string 1.3.2"}},
+		{"0.3-dev1", "", []string{"string-stats-invalid-utf8 1.3.2", "decimal-byte-array-empty-value 1.3.2", "delta-byte-array-not-string 1.3.2"}},
+		{"0.3", "", []string{"string-stats-invalid-utf8 1.4.0,1.4.1,1.4.2,1.4.3", "string-stats-without-min-max-empty 1.4.0", "json-delta-length-page-validated-whole 1.4.1", "decimal-byte-array-empty-value 1.4.0,1.4.1,1.4.2,1.4.3,1.4.4,1.4.5", "delta-byte-array-not-string 1.4.0,1.4.1,1.4.2,1.4.3,1.4.4,1.4.5"}},
 		// string-stats-without-min-max-empty returns other rows without an
 		// error: DuckDB 1.4.0 opens a 0.3 catalog whatever the served range.
-		{"0.3", ">= 1.4.1", []string{"string-stats-invalid-utf8 1.4.1,1.4.2,1.4.3", "string-stats-without-min-max-empty 1.4.0", "json-delta-length-page-validated-whole 1.4.1", "decimal-byte-array-empty-value 1.4.0,1.4.1,1.4.2,1.4.3,1.4.4,1.4.5"}},
-		{"0.3", ">= 1.4.4", []string{"string-stats-without-min-max-empty 1.4.0", "decimal-byte-array-empty-value 1.4.0,1.4.1,1.4.2,1.4.3,1.4.4,1.4.5"}},
+		{"0.3", ">= 1.4.1", []string{"string-stats-invalid-utf8 1.4.1,1.4.2,1.4.3", "string-stats-without-min-max-empty 1.4.0", "json-delta-length-page-validated-whole 1.4.1", "decimal-byte-array-empty-value 1.4.0,1.4.1,1.4.2,1.4.3,1.4.4,1.4.5", "delta-byte-array-not-string 1.4.1,1.4.2,1.4.3,1.4.4,1.4.5"}},
+		{"0.3", ">= 1.4.4", []string{"string-stats-without-min-max-empty 1.4.0", "decimal-byte-array-empty-value 1.4.0,1.4.1,1.4.2,1.4.3,1.4.4,1.4.5", "delta-byte-array-not-string 1.4.4,1.4.5"}},
 		{"0.4", "", []string{"geoparquet-crs-null 1.5.0", "variant-shredded-decimal2 1.5.0,1.5.1", "variant-shredded-blob-as-base64 1.5.0,1.5.1", "decimal-byte-array-empty-value 1.5.0,1.5.1"}},
 		// variant-shredded-blob-as-base64 returns other rows without an
 		// error: DuckDB 1.5.0 opens a 0.4 catalog whatever the served range.

@@ -405,9 +405,9 @@ var emptyStringsFixedIn = goversion.Must(goversion.NewVersion("1.5.1"))
 // v67, shadowTables); v34: a frozen catalog whose snapshot_time is a
 // TIMESTAMP reads again (formats.FrozenTypes, proofVersion v69); v35: the
 // self-read and the bookkeeping find an inlined table's columns in ASCII
-// letter case only (proofVersion v70).
-// v36: the footer quirks warned of include decimal-byte-array-empty-value (a
-// DECIMAL stored as BYTE_ARRAY, proofVersion v71).
+// letter case only (proofVersion v70); v36: the footer quirks warned of
+// include decimal-byte-array-empty-value (a DECIMAL stored as BYTE_ARRAY)
+// and delta-byte-array-not-string (proofVersion v71).
 const contentsKeyKind = "fdl-formats content pass v36"
 
 // contentsKey names everything a content pass of v reads, or "" (no digest

@@ -92,6 +92,7 @@ const (
 	typeFixedLenByteArray = 7
 	convertedDecimal      = 5
 	encodingDeltaLengthBA = 6
+	encodingDeltaBA       = 7
 )
 
 // PathInSchema is the chunk's path as parquet_metadata's path_in_schema

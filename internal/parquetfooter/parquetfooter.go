@@ -105,14 +105,16 @@ type chunk struct {
 	min, max         sql.NullString // min_value, else min (rendered as DuckDB renders a VARCHAR's)
 	hasStats         bool           // a statistics field set, and not every value NULL
 	deltaLength      bool
+	deltaByteArray   bool // DELTA_BYTE_ARRAY among the encodings (any physical type)
 	shredded         bool // a VARIANT's typed_value (variantShredded)
 }
 
 // candidates are a footer's BYTE_ARRAY chunks whose bounds hold an escape
 // (DuckDB renders bounds that are not valid UTF-8 as a blob: \xHH), lack
-// a bound while having statistics, or use DELTA_LENGTH_BYTE_ARRAY, and its
-// chunks of a VARIANT's shredded values (variantShredded): what may
-// concern a quirk once the column's type is known.
+// a bound while having statistics, or use DELTA_LENGTH_BYTE_ARRAY, its
+// chunks of any physical type that use DELTA_BYTE_ARRAY, and its chunks
+// of a VARIANT's shredded values (variantShredded): what may concern a
+// quirk once the column's type is known.
 func candidates(f *Footer) []chunk {
 	var out []chunk
 	bound := func(v []byte, set bool, old []byte, oldSet bool) sql.NullString {
@@ -131,6 +133,10 @@ func candidates(f *Footer) []chunk {
 				out = append(out, chunk{rowGroup: int64(g), column: int64(i), path: cc.PathInSchema(), shredded: true})
 				continue
 			}
+			if cc.HasMeta && cc.Type != typeByteArray && slices.Contains(cc.Encodings, encodingDeltaBA) {
+				out = append(out, chunk{rowGroup: int64(g), column: int64(i), path: cc.PathInSchema(), deltaByteArray: true})
+				continue
+			}
 			if !cc.HasMeta || cc.Type != typeByteArray {
 				continue
 			}
@@ -138,10 +144,10 @@ func candidates(f *Footer) []chunk {
 			c := chunk{rowGroup: int64(g), column: int64(i), path: cc.PathInSchema(),
 				min:         bound(st.MinValue, st.HasMinValue, st.Min, st.HasMin),
 				max:         bound(st.MaxValue, st.HasMaxValue, st.Max, st.HasMax),
-				deltaLength: slices.Contains(cc.Encodings, encodingDeltaLengthBA)}
+				deltaLength: slices.Contains(cc.Encodings, encodingDeltaLengthBA), deltaByteArray: slices.Contains(cc.Encodings, encodingDeltaBA)}
 			c.hasStats = (st.HasNullCount || st.HasDistinctCount || c.min.Valid || c.max.Valid) &&
 				(!st.HasNullCount || st.NullCount < cc.NumValues)
-			if strings.Contains(c.min.String, `\x`) || strings.Contains(c.max.String, `\x`) || !c.min.Valid || !c.max.Valid || c.deltaLength {
+			if strings.Contains(c.min.String, `\x`) || strings.Contains(c.max.String, `\x`) || !c.min.Valid || !c.max.Valid || c.deltaLength || c.deltaByteArray {
 				out = append(out, c)
 			}
 		}
@@ -364,6 +370,9 @@ func chunkHits(cs []chunk, types []leafType) []Hit {
 			continue
 		}
 		varchar := t.duck == "VARCHAR" || t.duck == "JSON" // JSON is a VARCHAR to DuckDB
+		if c.deltaByteArray && !varchar && t.duck != "BLOB" {
+			add(formats.FooterDeltaByteArray, c.path, fmt.Sprintf("row group %d is encoded with DELTA_BYTE_ARRAY, read as %s", c.rowGroup, t.duck))
+		}
 		if varchar {
 			for _, b := range []struct {
 				name string

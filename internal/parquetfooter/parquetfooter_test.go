@@ -107,6 +107,13 @@ func TestReadFindsFooterQuirks(t *testing.T) {
 			}
 			return p
 		}, formats.FooterDecimalByteArray, "d"},
+		{"UUID as FIXED_LEN_BYTE_ARRAY listing DELTA_BYTE_ARRAY", func() string {
+			p := write("uuiddelta.parquet", "SELECT i AS id, uuid() AS u FROM range(5) r(i)", "")
+			if _, _, err := footertest.Rewrite(ctx, db, p, "", "{id: 1, u: 2}", formats.FooterDeltaByteArray, "u", ""); err != nil {
+				t.Fatal(err)
+			}
+			return p
+		}, formats.FooterDeltaByteArray, "u"},
 		{"DECIMAL(18,2) as INT64, DECIMAL(38,2) as FIXED_LEN_BYTE_ARRAY", func() string {
 			return write("dec18.parquet", "SELECT i AS id, (i / 100)::DECIMAL(18,2) AS d, (i / 100)::DECIMAL(38,2) AS w FROM range(5) r(i)", "")
 		}, "", ""},

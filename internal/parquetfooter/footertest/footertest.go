@@ -43,7 +43,11 @@ const GeoCRSNull = `{"version":"1.0.0","primary_column":"g","columns":{"g":{"enc
 //     ("4,2") in its schema element (converted type, scale, precision
 //     inserted before its field id: the footer grows); with to "0", the
 //     FIXED_LEN_BYTE_ARRAY DECIMAL column named from given length 0 (every
-//     value zero-length; its pages unchanged).
+//     value zero-length; its pages unchanged);
+//   - FooterDeltaByteArray: the encodings of the FIXED_LEN_BYTE_ARRAY
+//     column named from (a UUID, as DuckDB writes it: PLAIN) listed as
+//     DELTA_BYTE_ARRAY in every chunk (the pages stay PLAIN, so every
+//     release reads the file: a footer for the footer check).
 //
 // It returns the new file's size and footer size.
 func Rewrite(ctx context.Context, db *sql.DB, path, sel, fieldIDs, quirk, from, to string) (size, footer int64, err error) {
@@ -74,7 +78,18 @@ func Rewrite(ctx context.Context, db *sql.DB, path, sel, fieldIDs, quirk, from, 
 		// DecimalType's precision its scale.
 		from, to = "\x15\x24", "\x15\x28"
 	}
-	if quirk == formats.FooterStringStatsInvalidUTF8 || quirk == formats.FooterDecimalWideInInt {
+	if quirk == formats.FooterDeltaByteArray {
+		// The column chunk's metadata as DuckDB's writer leaves it for a
+		// FIXED_LEN_BYTE_ARRAY column named from: type 7 (0x15 0x0E), its
+		// encodings a list of one (0x19 0x15) PLAIN (0x00), then its
+		// path_in_schema (0x19 0x18, the name's length and bytes): the one
+		// encoding listed becomes DELTA_BYTE_ARRAY (7, zigzag 0x0E). The
+		// pages stay PLAIN: only the footer says so.
+		name := from
+		from = "\x15\x0e\x19\x15\x00\x19\x18" + string(rune(len(name))) + name
+		to = "\x15\x0e\x19\x15\x0e\x19\x18" + string(rune(len(name))) + name
+	}
+	if quirk == formats.FooterStringStatsInvalidUTF8 || quirk == formats.FooterDecimalWideInInt || quirk == formats.FooterDeltaByteArray {
 		if len(from) != len(to) {
 			return 0, 0, fmt.Errorf("patch %q to %q: lengths differ", from, to)
 		}
@@ -280,6 +295,35 @@ func (l *Lake) BreakByteArrayDecimal(ctx context.Context, catalogs ...string) er
 	defer db.Close()
 	sel := "id, " + ByteArrayDecimalSQL("a", "(a * 100)::INTEGER") + " AS a"
 	return l.rewrite(ctx, db, rewrite{"amounts", sel, "{id: 1, a: 2}", formats.FooterDecimalByteArray, "a", "4,2"}, catalogs)
+}
+
+// NewUUIDLake writes into dir a 1.0 lake, by lakegen, of one table ids
+// (id INTEGER, u UUID) with one data file (u stored as
+// FIXED_LEN_BYTE_ARRAY, PLAIN, as DuckDB writes it); BreakDeltaByteArray
+// rewrites it so that it triggers FooterDeltaByteArray.
+func NewUUIDLake(ctx context.Context, dir string) (*Lake, error) {
+	spec := lakegen.Spec{Name: "ids", Versions: []lakegen.Version{{Message: "v1", Snapshots: []lakegen.Snapshot{
+		{lakegen.CreateTable{Table: "ids", Columns: []lakegen.Column{{Name: "id", Type: "INTEGER"}, {Name: "u", Type: "UUID"}}}},
+		{lakegen.Insert{Table: "ids", Select: "SELECT i::INTEGER, ('00000000-0000-0000-0000-' || lpad(i::VARCHAR, 12, '0'))::UUID FROM range(10) r(i)"}},
+	}}}}
+	res, err := lakegen.Repository(ctx, dir, spec)
+	if err != nil {
+		return nil, err
+	}
+	return &Lake{Catalog: filepath.Join(dir, "versions", res.Versions[0].ID, "ducklake.duckdb"), Data: filepath.Join(dir, "data")}, nil
+}
+
+// BreakDeltaByteArray rewrites the data file of NewUUIDLake's ids with the
+// same rows, its u chunk's encodings listed as DELTA_BYTE_ARRAY (Rewrite,
+// FooterDeltaByteArray), and records its new size in every catalog given,
+// as Break does.
+func (l *Lake) BreakDeltaByteArray(ctx context.Context, catalogs ...string) error {
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return l.rewrite(ctx, db, rewrite{"ids", "", "{id: 1, u: 2}", formats.FooterDeltaByteArray, "u", ""}, catalogs)
 }
 
 // ByteArrayDecimalSQL is the BLOB a DECIMAL stored as BYTE_ARRAY holds
