@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/internal/testduck"
@@ -330,9 +331,14 @@ func wantCatalogDifference(t *testing.T, rep *Report, err error, b, want string)
 // a TIMESTAMP of the same UTC instants (a working catalog in another
 // database copied through a scanner that types times without a zone,
 // formats.FrozenTypes) is read as a proof's source and alone (check's
-// read of a frozen catalog); a catalog under proof
-// with that type is a difference (DuckLake's readers resolve AT (TIMESTAMP
-// => ...) in the session's wall time against it), whatever A holds.
+// read of a frozen catalog), its times as those instants
+// (formats.Version.StandInReads): a B holding them as the format's
+// TIMESTAMPTZ is equivalent, one instant moved by a microsecond is a
+// snapshot time that differs. Before proof v70 the times were compared as
+// text and every snapshot's differed by the TIMESTAMPTZ's "+00". A catalog
+// under proof with that type is a difference (DuckLake's readers resolve
+// AT (TIMESTAMP => ...) in the session's wall time against it), whatever A
+// holds.
 func TestFrozenSnapshotTimeTimestamp(t *testing.T) {
 	ctx := context.Background()
 	lake, a := lastVersion(t, "lakes", "06_deletes")
@@ -342,10 +348,20 @@ func TestFrozenSnapshotTimeTimestamp(t *testing.T) {
 	frozen := tamper(t, a, retype)
 	copyA := filepath.Join(t.TempDir(), "copy.duckdb")
 	copyFile(t, a, copyA)
-	// Read, not refused: what differs is the snapshots' times as text,
-	// which the proof compares as it always did.
-	if rep, err := Catalogs(ctx, frozen, copyA, Options{DataPath: data, Engines: readerDBs}); errors.Is(err, ErrIncomparable) || !hasDifference(rep, "snapshot", "snapshot time differs") {
-		t.Fatalf("the TIMESTAMP frozen catalog as A: %v, want it read\n%s", err, reportLines(rep))
+	if rep, err := Catalogs(ctx, frozen, copyA, Options{DataPath: data, Engines: readerDBs}); err != nil {
+		t.Fatalf("the TIMESTAMP frozen catalog as A, its catalog as B: %v, want equivalent\n%s", err, reportLines(rep))
+	}
+	// Another instant, by a microsecond.
+	moved := tamper(t, a, `UPDATE ducklake_snapshot SET snapshot_time = snapshot_time + INTERVAL 1 MICROSECOND WHERE snapshot_id = 1`)
+	rep, err := Catalogs(ctx, frozen, moved, Options{DataPath: data, Engines: readerDBs})
+	if !errors.Is(err, ErrNotEquivalent) || !hasDifference(rep, "snapshot", "snapshot time differs") || len(rep.Differences) != 1 {
+		t.Fatalf("B with snapshot 1 a microsecond later: %v, want that snapshot's time alone to differ\n%s", err, reportLines(rep))
+	}
+	d := rep.Differences[0]
+	ta, errA := time.Parse("2006-01-02 15:04:05Z07", d.A)
+	tb, errB := time.Parse("2006-01-02 15:04:05Z07", d.B)
+	if d.Snapshot == nil || *d.Snapshot != 1 || errA != nil || errB != nil || tb.Sub(ta) != time.Microsecond {
+		t.Fatalf("B with snapshot 1 a microsecond later: %s (%v, %v), want snapshot 1's instants in UTC a microsecond apart\n%s", d, errA, errB, reportLines(rep))
 	}
 	if self, err := Self(ctx, frozen, Options{DataPath: data, Engines: readerDBs}); err != nil {
 		t.Fatalf("Self of the TIMESTAMP frozen catalog: %v\n%s", err, reportLines(self))
@@ -355,6 +371,10 @@ func TestFrozenSnapshotTimeTimestamp(t *testing.T) {
 			rep, err := Catalogs(ctx, pair[0], pair[1], Options{DataPath: data, Engines: readerDBs})
 			if !errors.Is(err, ErrNotEquivalent) || !hasDifference(rep, "catalog", want) {
 				t.Fatalf("Catalogs: %v, want a catalog difference %q\n%s", err, want, reportLines(rep))
+			}
+			// The same instants: the type is the difference, not the times.
+			if hasDifference(rep, "snapshot", "") {
+				t.Fatalf("Catalogs: %v, want no snapshot difference\n%s", err, reportLines(rep))
 			}
 		})
 	}

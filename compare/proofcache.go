@@ -240,7 +240,11 @@ import (
 // (a UUID, a DECIMAL) is encoded DELTA_BYTE_ARRAY
 // (delta-byte-array-not-string: DuckDB 1.3 and 1.4 fail every read of
 // the column); such a B was equivalent, both read by DuckDB 1.5.6.
-const proofVersion = "fdl-formats proof v71"
+// v72: snapshot times are compared as instants, a TIMESTAMP stand-in read
+// as its UTC instants (formats.Version.StandInReads), so a conversion of
+// such a frozen catalog, whose output holds TIMESTAMPTZ, is equivalent
+// (every snapshot's time "differed" by its "+00").
+const proofVersion = "fdl-formats proof v72"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths

@@ -122,6 +122,7 @@ type Reader struct {
 	// strictTypeDiffs are the metadata columns of another type than the
 	// format declares that opened as a frozen catalog's (formats.FrozenTypes).
 	strictTypeDiffs []string
+	standInReads    map[[2]string]string        // those columns read as their declared types' values (formats.Version.StandInReads)
 	partialRows     map[string]int64            // partial data files' Parquet row counts (partialFileRows)
 	memo            *digestMemo                 // file digests by read plan (shared by both sides of a comparison)
 	allRowsKeys     map[allRowsKeyID]string     // all-rows plan keys (see planKeyOf)
@@ -472,6 +473,7 @@ func (r *Reader) init(ctx context.Context, opts ReaderOptions) error {
 	// A frozen catalog's stand-ins (formats.FrozenTypes) open; a catalog
 	// under proof is held to the declared types by Catalogs.
 	r.strictTypeDiffs = r.format.TypeDiffs(typed)
+	r.standInReads = r.format.StandInReads(typed)
 	if diffs := r.format.FrozenTypeDiffs(typed); len(diffs) > 0 {
 		return fmt.Errorf("%w: detect format of %s: %w: version row says %q but %s (DuckLake's readers compare and cast each column as the type its writers give it)",
 			ErrIncomparable, oneline.Name(r.path), formats.ErrInconsistentLayout, stamp, strings.Join(diffs, "; "))
@@ -796,7 +798,13 @@ func (r *Reader) Snapshots(ctx context.Context) ([]Snapshot, error) {
 }
 
 func (r *Reader) readSnapshots(ctx context.Context) ([]Snapshot, error) {
-	rows, err := r.conn.QueryContext(ctx, `SELECT snapshot_id, snapshot_time::VARCHAR, schema_version, rowid FROM cat.ducklake_snapshot ORDER BY snapshot_id`)
+	// The times are compared as instants: a frozen catalog's TIMESTAMP
+	// (formats.FrozenTypes) is read as the TIMESTAMPTZ of its UTC
+	// instants, rendered as a TIMESTAMPTZ is in the reader's session
+	// (TimeZone UTC: "+00"), so that the same instants read the same text
+	// whichever of the types holds them.
+	when := cmp.Or(r.standInReads[[2]string{"ducklake_snapshot", "snapshot_time"}], "snapshot_time")
+	rows, err := r.conn.QueryContext(ctx, `SELECT snapshot_id, `+when+`::VARCHAR, schema_version, rowid FROM cat.ducklake_snapshot ORDER BY snapshot_id`)
 	if err != nil {
 		return nil, fmt.Errorf("list snapshots of %s: %w", oneline.Name(r.path), err)
 	}

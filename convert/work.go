@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -174,6 +175,19 @@ func openSource(ctx context.Context, conn *sql.Conn, src string, engines *Engine
 			return "", "", nil, fmt.Errorf("open catalog %s: %w: %w: version row says %q but %s (DuckLake's readers compare and cast each column as the type its writers give it)",
 				oneline.Name(src), ErrNotCatalog, formats.ErrInconsistentLayout, stamps[0], strings.Join(diffs, "; "))
 		}
+		// A frozen catalog's stand-ins (a TIMESTAMP snapshot_time) are
+		// copied in as the declared type's values, the same instants
+		// whatever the session's TimeZone (copySQL).
+		for k, expr := range v.StandInReads(types) {
+			for i := range tables {
+				if tables[i].name == k[0] {
+					if tables[i].reads == nil {
+						tables[i].reads = map[string]string{}
+					}
+					tables[i].reads[k[1]] = expr
+				}
+			}
+		}
 		if err := formats.CheckRequired(ctx, conn, src, "src", schema, v, layout, dynamic); err != nil {
 			if nf, ok := errors.AsType[*formats.NullFieldError](err); ok {
 				return "", "", nil, &NullFieldsError{Source: src, Err: nf}
@@ -243,6 +257,10 @@ func (w *work) workingTables(ctx context.Context) ([]table, error) {
 type table struct {
 	schema, name string
 	columns      []string
+	// reads are the source's columns copied in as another expression
+	// than themselves, by name (a frozen catalog's stand-ins:
+	// formats.Version.StandInReads).
+	reads map[string]string
 }
 
 // columnsOf lists the tables of database db whose names start with prefix,
@@ -625,7 +643,7 @@ func (w *work) copyIn(ctx context.Context, tables []table) error {
 	stmts := make([]namedStmt, 0, len(tables))
 	copied := make([]table, 0, len(tables))
 	for _, t := range tables {
-		stmts = append(stmts, namedStmt{what: fmt.Sprintf("copy table %s.%s", w.schema, t.name), sql: w.copySQL(t.name)})
+		stmts = append(stmts, namedStmt{what: fmt.Sprintf("copy table %s.%s", w.schema, t.name), sql: w.copySQL(t)})
 		copied = append(copied, table{schema: "main", name: t.name, columns: t.columns})
 	}
 	stmts = withoutOptimizer(stmts)
@@ -693,9 +711,21 @@ func execInTransaction(ctx context.Context, conn *sql.Conn, stmts []namedStmt) e
 	return fmt.Errorf("%d statements in one batch (each alone ran): %w", len(stmts), err)
 }
 
-// copySQL copies the source's table name into the working database.
-func (w *work) copySQL(name string) string {
-	return fmt.Sprintf("CREATE TABLE main.%s AS SELECT * FROM src.%s.%s", quote(name), quote(w.schema), quote(name))
+// copySQL copies the source's table t into the working database, its
+// columns in order, each as it is or as t.reads says: a frozen catalog's
+// TIMESTAMP snapshot_time becomes the format's TIMESTAMPTZ of the same
+// instants (the output's INSERT would cast it in the session's TimeZone,
+// the machine's local zone: New York's 01:00 UTC became 06:00 UTC).
+func (w *work) copySQL(t table) string {
+	list := "*"
+	if len(t.reads) > 0 {
+		var repl []string
+		for _, c := range slices.Sorted(maps.Keys(t.reads)) {
+			repl = append(repl, t.reads[c]+" AS "+quote(c))
+		}
+		list = "* REPLACE (" + strings.Join(repl, ", ") + ")"
+	}
+	return fmt.Sprintf("CREATE TABLE main.%s AS SELECT %s FROM src.%s.%s", quote(t.name), list, quote(w.schema), quote(t.name))
 }
 
 var errInternal = errors.New("internal error")

@@ -113,8 +113,9 @@ func (v *Version) TypeDiffs(types map[[2]string]string) []string {
 // another database (PostgreSQL, MySQL, SQLite) copied into a DuckDB file
 // through a scanner that types its times without a zone leaves
 // snapshot_time a TIMESTAMP of the same UTC instants. The proof and
-// convert read such a catalog as its source (history and proofs compare
-// the instants, sameInstant); a catalog under proof (B) is held to the
+// convert read such a catalog as its source, its times as those instants
+// (StandInReads: convert writes them as the declared type, proofs and
+// history compare instants, sameInstant); a catalog under proof (B) is held to the
 // declared types all the same (Reader.StrictTypeDiffs): DuckLake's readers
 // resolve AT (TIMESTAMP => ...) against a TIMESTAMP column in the
 // session's wall time, against a TIMESTAMPTZ one as an instant.
@@ -128,7 +129,45 @@ func (v *Version) FrozenTypeDiffs(types map[[2]string]string) []string {
 	return v.typeDiffs(types, FrozenTypes)
 }
 
-func (v *Version) typeDiffs(types map[[2]string]string, also map[string][]string) []string {
+// StandInReads lists the columns of a frozen catalog that hold one of
+// their declared type's FrozenTypes (types as TypeDiffs takes them), each
+// with the SQL expression that reads it as the declared type's values,
+// the same in every session: a TIMESTAMP snapshot_time holds its instants'
+// UTC wall times, which timezone('UTC', ...) reads as those instants
+// whatever the session's TimeZone, where a cast to TIMESTAMPTZ would read
+// them in the session's zone (DuckDB's default: the machine's local one).
+// Convert writes the declared type so (copySQL), and the proof compares
+// snapshot times so (Reader.readSnapshots): as instants.
+func (v *Version) StandInReads(types map[[2]string]string) map[[2]string]string {
+	out := map[[2]string]string{}
+	for k, want := range v.declaredTypes() {
+		typ, ok := types[k]
+		if !ok || slices.Contains(want, typ) {
+			continue
+		}
+		for _, w := range want {
+			if slices.Contains(FrozenTypes[w], typ) {
+				out[k] = frozenValueSQL(w, typ, quoteIdent(k[1]))
+				break
+			}
+		}
+	}
+	return out
+}
+
+// frozenValueSQL reads col, of stand-in type typ, as a value of its
+// declared type (StandInReads).
+func frozenValueSQL(declared, typ, col string) string {
+	if declared == "TIMESTAMP WITH TIME ZONE" && typ == "TIMESTAMP" {
+		return "timezone('UTC', " + col + ")"
+	}
+	panic(fmt.Sprintf("formats: no read of a %s stand-in for %s (FrozenTypes)", typ, declared))
+}
+
+// declaredTypes lists the types DuckLake's writers give each column of
+// the format's static tables: for a development layout, in it or in a
+// layout it grew from (Older).
+func (v *Version) declaredTypes() map[[2]string][]string {
 	declared := map[[2]string][]string{}
 	add := func(tables []Table) {
 		for _, t := range tables {
@@ -148,6 +187,11 @@ func (v *Version) typeDiffs(types map[[2]string]string, also map[string][]string
 			}
 		}
 	}
+	return declared
+}
+
+func (v *Version) typeDiffs(types map[[2]string]string, also map[string][]string) []string {
+	declared := v.declaredTypes()
 	keys := make([][2]string, 0, len(types))
 	for k := range types {
 		keys = append(keys, k)

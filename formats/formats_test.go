@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	goversion "github.com/hashicorp/go-version"
+
+	"github.com/fdl-formats/fdl-formats/internal/testduck"
 )
 
 func TestAllValid(t *testing.T) {
@@ -414,6 +416,47 @@ func TestFrozenTypeDiffs(t *testing.T) {
 		}
 		if got := len(V1_0.TypeDiffs(types)) > 0; got != tc.held {
 			t.Errorf("TypeDiffs with snapshot_time %s: listed %v, want %v", tc.typ, got, tc.held)
+		}
+	}
+}
+
+// TestStandInReads: a frozen catalog's stand-in (a TIMESTAMP snapshot_time)
+// is read as its declared type's values, the same instants in every
+// session: the TIMESTAMP's UTC wall time, where a cast to TIMESTAMPTZ reads
+// it in the session's TimeZone (in New York five hours later). A column of
+// its declared type, or of another type, is read as it is.
+func TestStandInReads(t *testing.T) {
+	key := [2]string{"ducklake_snapshot", "snapshot_time"}
+	var expr string
+	for _, v := range All {
+		for _, tc := range []struct {
+			typ  string
+			read bool
+		}{{"TIMESTAMP WITH TIME ZONE", false}, {"TIMESTAMP", true}, {"VARCHAR", false}} {
+			types := typesOf(v.Tables)
+			types[key] = tc.typ
+			reads := v.StandInReads(types)
+			if got := len(reads) == 1 && reads[key] != ""; got != tc.read || (!tc.read && len(reads) > 0) {
+				t.Errorf("%s: StandInReads with snapshot_time %s = %v, want a read of it: %v", v.Name, tc.typ, reads, tc.read)
+			}
+			if tc.read {
+				expr = reads[key]
+			}
+		}
+	}
+	db := testduck.Open(t, "")
+	const wall, instant = "TIMESTAMP '2026-11-30 01:03:08.376673'", "TIMESTAMPTZ '2026-11-30 01:03:08.376673+00'"
+	for _, zone := range []string{"UTC", "America/New_York", "Asia/Kolkata"} {
+		var read, cast, want int64
+		err := db.QueryRow(`SET TimeZone = '`+zone+`'; SELECT epoch_us(`+expr+`), epoch_us(snapshot_time::TIMESTAMPTZ), epoch_us(`+instant+`) FROM (SELECT `+wall+` AS snapshot_time)`).Scan(&read, &cast, &want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if read != want {
+			t.Errorf("TimeZone %s: %s reads %d, want the instant %d", zone, expr, read, want)
+		}
+		if zone != "UTC" && cast == want {
+			t.Errorf("TimeZone %s: the cast reads the instant too (the premise does not hold)", zone)
 		}
 	}
 }

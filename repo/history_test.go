@@ -3,6 +3,7 @@ package repo
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -149,6 +150,39 @@ func TestCheckHistorySnapshotTimeType(t *testing.T) {
 	testlakes.EditVersion(t, vdir, nil)
 	if rep, err := Check(ctx, st, Options{Jobs: 2, Formats: []string{"1.0"}}); err != nil {
 		t.Fatalf("check: %v; findings %v", err, nonWarnings(rep))
+	}
+}
+
+// TestBackfillSnapshotTimeType: a version whose frozen catalog's
+// snapshot_time is a TIMESTAMP of its UTC instants (formats.FrozenTypes)
+// backfills every declared format, each conversion proved equivalent (its
+// output holds the format's TIMESTAMPTZ of the same instants), and the
+// version then checks clean, its published catalogs proved again. Before, every proof of that version failed
+// on each snapshot's time as text ("snapshot time differs": A
+// "2026-... .515388", B the same "+00"), and so did its backfill.
+func TestBackfillSnapshotTimeType(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	golden, res := sharedDemo(ctx, t)
+	st, root := cloneRepo(t, golden)
+	id := res.Versions[1].ID
+	vdir := filepath.Join(root, "versions", id)
+	execCatalog(t, filepath.Join(vdir, "ducklake.duckdb"), "SET TimeZone = 'UTC'; ALTER TABLE c.ducklake_snapshot ALTER snapshot_time TYPE TIMESTAMP; CHECKPOINT c")
+	testlakes.EditVersion(t, vdir, nil)
+	rep, err := Backfill(ctx, st, Options{Versions: []string{id}, Jobs: 2})
+	if err != nil || rep.Counts[Written] == 0 {
+		var failed []string
+		if rep != nil {
+			for _, r := range rep.Results {
+				if r.Outcome != Written {
+					failed = append(failed, fmt.Sprintf("%s %s: %s %s", r.Version, r.Format, r.Outcome, r.Error))
+				}
+			}
+		}
+		t.Fatalf("backfill of version %s: %v, counts %v, want its catalogs written\n%s", id, err, rep.Counts, strings.Join(failed, "\n"))
+	}
+	if rep, err := Check(ctx, st, Options{Versions: []string{id}, Jobs: 2}); err != nil {
+		t.Fatalf("check of version %s: %v; findings %v", id, err, nonWarnings(rep))
 	}
 }
 
