@@ -788,7 +788,10 @@ func (r *Reader) deleteHiveColumns(d *DeleteFile, cols int) error {
 		return nil
 	}
 	for _, k := range keys {
-		if strings.EqualFold(k, "file_path") || strings.EqualFold(k, "pos") || strings.EqualFold(k, "_ducklake_internal_snapshot_id") {
+		// DuckDB matches a Hive key with a file's column as it binds
+		// names, in ASCII letter case only (StringUtil::CIEquals): a
+		// folder "poſ=1" adds a column of its own.
+		if formats.NamesEqual(k, "file_path") || formats.NamesEqual(k, "pos") || formats.NamesEqual(k, "_ducklake_internal_snapshot_id") {
 			return &DeleteFileError{Path: d.Path, Detail: fmt.Sprintf("delete file %s lies in folder %s=...: format %s readers scan it with Hive partition detection on and read that column from the folder name (%s)", oneline.Name(rel), k, r.format.Name, q.Info().Name)}
 		}
 	}

@@ -244,7 +244,10 @@ import (
 // as its UTC instants (formats.Version.StandInReads), so a conversion of
 // such a frozen catalog, whose output holds TIMESTAMPTZ, is equivalent
 // (every snapshot's time "differed" by its "+00").
-const proofVersion = "fdl-formats proof v72"
+// v73: names compared in ASCII letter case only where DuckDB and DuckLake
+// compare so: a delete file's Hive folder key against its columns ("poſ=1"
+// is a third column, not "pos").
+const proofVersion = "fdl-formats proof v73"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths
