@@ -168,7 +168,7 @@ func (r *Reader) bookkeepingParts() []bookkeepingPart {
 	for _, t := range sortedNames(r.dynamic) {
 		cols := r.dynamic[t]
 		switch {
-		case strings.HasPrefix(strings.ToLower(t), "ducklake_inlined_data_"):
+		case strings.HasPrefix(formats.ASCIILower(t), "ducklake_inlined_data_"):
 			// The begin and end snapshot columns by name, as the reader
 			// finds them (unprefixed up to 1.0, _ducklake_-prefixed in
 			// 1.1, where a user column may be called begin_snapshot; in

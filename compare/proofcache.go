@@ -246,7 +246,9 @@ import (
 // (every snapshot's time "differed" by its "+00").
 // v73: names compared in ASCII letter case only where DuckDB and DuckLake
 // compare so: a delete file's Hive folder key against its columns ("poſ=1"
-// is a third column, not "pos").
+// is a third column, not "pos"), and a registered inlined table's name
+// against the catalog's objects ("zz_İnl" names no table, not a view
+// zz_inl).
 const proofVersion = "fdl-formats proof v73"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing

@@ -554,7 +554,7 @@ func (r *Reader) withCollations(ctx context.Context) (map[[2]string]string, erro
 	// Only DuckLake's tables: those named so and the inlined tables a
 	// registration names (another table of the file is no reader's).
 	for t := range stmts {
-		if _, dyn := r.dynamic[t]; !dyn && !strings.HasPrefix(strings.ToLower(t), "ducklake_") {
+		if _, dyn := r.dynamic[t]; !dyn && !strings.HasPrefix(formats.ASCIILower(t), "ducklake_") {
 			delete(stmts, t)
 		}
 	}
@@ -562,7 +562,7 @@ func (r *Reader) withCollations(ctx context.Context) (map[[2]string]string, erro
 }
 
 func isInlinedName(name string) bool {
-	return formats.IsDynamicTable(strings.ToLower(name))
+	return formats.IsDynamicTable(formats.ASCIILower(name))
 }
 
 // registeredTables adds to r.dynamic every table a registration of
@@ -589,11 +589,12 @@ func (r *Reader) registeredTables(ctx context.Context) error {
 			continue
 		}
 		var kind, actual string
+		// DuckDB finds a table by name in ASCII letter case only.
 		err := r.conn.QueryRowContext(ctx, `SELECT kind, name FROM (
 	SELECT 'table' AS kind, table_name AS name, schema_name AS s FROM duckdb_tables() WHERE database_name = 'cat'
 	UNION ALL SELECT 'view', view_name, schema_name FROM duckdb_views() WHERE database_name = 'cat'
 	UNION ALL SELECT 'sequence', sequence_name, schema_name FROM duckdb_sequences() WHERE database_name = 'cat')
-WHERE s = 'main' AND lower(name) = lower(?) LIMIT 1`, n).Scan(&kind, &actual)
+WHERE s = 'main' AND `+formats.ASCIILowerSQL("name")+` = `+formats.ASCIILowerSQL("?")+` LIMIT 1`, n).Scan(&kind, &actual)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 			continue // read as unreadable
@@ -609,7 +610,7 @@ WHERE s = 'main' AND lower(name) = lower(?) LIMIT 1`, n).Scan(&kind, &actual)
 		}
 		// A DuckLake table registered as inlined data stays one too: the
 		// readers read it as both.
-		if !strings.HasPrefix(strings.ToLower(actual), "ducklake_") {
+		if !strings.HasPrefix(formats.ASCIILower(actual), "ducklake_") {
 			delete(r.layout, actual)
 		}
 		r.dynamic[actual] = cols

@@ -227,6 +227,16 @@ func ASCIILower(s string) string {
 	return s
 }
 
+// ASCIILowerSQL is the DuckDB SQL expression that lowers the ASCII letters
+// of the string expression expr and nothing else, as ASCIILower does:
+// DuckDB's lower() and lcase() lower every letter ("\u212A", the Kelvin
+// sign, to "k"; "\u0130" to "i"), where DuckDB's and DuckLake's own name,
+// type and format comparisons (StringUtil::CIEquals, StringUtil::Lower)
+// keep them apart.
+func ASCIILowerSQL(expr string) string {
+	return "translate(" + expr + ", 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')"
+}
+
 // TypeIs tells whether the DuckLake type name t is name (given in lower
 // case) as DuckLake's readers compare them: StringUtil::CIEquals, equal
 // in ASCII letter case only ("ſtruct" is not "struct").
