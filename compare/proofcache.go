@@ -248,7 +248,9 @@ import (
 // compare so: a delete file's Hive folder key against its columns ("poſ=1"
 // is a third column, not "pos"), and a registered inlined table's name
 // against the catalog's objects ("zz_İnl" names no table, not a view
-// zz_inl).
+// zz_inl), and the objects named like DuckLake's (formats.ReadObjects,
+// CheckObjects, CheckInlined: a view "ducKlake_x", with the Kelvin sign, is
+// no impostor).
 const proofVersion = "fdl-formats proof v73"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing

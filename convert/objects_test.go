@@ -49,6 +49,14 @@ func TestImpostorObjects(t *testing.T) {
 			"CREATE MACRO ducklake_now() AS now()", "CREATE MACRO ducklake_files() AS TABLE SELECT * FROM ducklake_data_file",
 			"CREATE VIEW my_view AS SELECT 1 AS x", "CREATE MACRO my_macro(a) AS a + 1", "CREATE SEQUENCE my_ids",
 		}, ""},
+		// DuckDB resolves names in ASCII letter case only: a view
+		// "duc\u212Alake_data_file" (U+212A, the Kelvin sign, which SQL
+		// lower() and strings.ToLower lower to "k") answers no query of
+		// DuckLake's. Before, both refused the catalog.
+		{"names like DuckLake's beyond ASCII letter case", []string{
+			"CREATE VIEW \"duc\u212Alake_data_file\" AS SELECT * FROM ducklake_data_file WHERE version() = 'v1.5.6'",
+			"CREATE SEQUENCE \"DUC\u212ALAKE_IDS\"",
+		}, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -104,6 +112,10 @@ func TestInlinedRegistrations(t *testing.T) {
 			"registers ducklake_inlined_data_1_1, which is not a base table of schema main"},
 		{"inlined deletions in other letters", []string{`CREATE TABLE "DuckLake_Inlined_Delete_1"(file_id BIGINT, row_id BIGINT, begin_snapshot BIGINT)`},
 			"main.DuckLake_Inlined_Delete_1 is named like an inlined table in other letters"},
+		// No reader finds "duc\u212Alake_inlined_delete_1" (the Kelvin sign):
+		// DuckDB resolves names in ASCII letter case only. Before, lowered
+		// by strings.ToLower, it was refused as the one above.
+		{"inlined deletions beyond ASCII letter case", []string{"CREATE TABLE \"duc\u212Alake_inlined_delete_1\"(file_id BIGINT, row_id BIGINT, begin_snapshot BIGINT)"}, ""},
 		{"table registered as DuckLake names it", []string{
 			"CREATE TABLE ducklake_inlined_data_1_1 AS SELECT 999::BIGINT AS row_id, 1::BIGINT AS begin_snapshot, NULL::BIGINT AS end_snapshot, 1::BIGINT AS id, 'x'::VARCHAR AS v LIMIT 0",
 			"INSERT INTO ducklake_inlined_data_tables VALUES (1, 'ducklake_inlined_data_1_1', 1)",

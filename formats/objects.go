@@ -33,10 +33,12 @@ type Object struct {
 // parentheses, never by a table reference, and DuckLake calls no function
 // of its metadata database), which only duckdb_functions() lists, at about
 // 100 ms a call as it builds a row for every built-in function (a
-// catalog's other objects take about 1 ms).
-const objectsSQL = `SELECT schema_name, table_name, 'table' FROM duckdb_tables() WHERE database_name = %[1]s AND starts_with(lower(table_name), 'ducklake_')
-	UNION ALL SELECT schema_name, view_name, 'view' FROM duckdb_views() WHERE database_name = %[1]s AND starts_with(lower(view_name), 'ducklake_')
-	UNION ALL SELECT schema_name, sequence_name, 'sequence' FROM duckdb_sequences() WHERE database_name = %[1]s AND starts_with(lower(sequence_name), 'ducklake_')
+// catalog's other objects take about 1 ms). The letter case is ASCII's
+// only (ASCIILowerSQL): DuckDB resolves "duc\u212Alake_data_file" (the
+// Kelvin sign) to no DuckLake table, though lower() lowers it to one.
+var objectsSQL = `SELECT schema_name, table_name, 'table' FROM duckdb_tables() WHERE database_name = %[1]s AND starts_with(` + ASCIILowerSQL("table_name") + `, 'ducklake_')
+	UNION ALL SELECT schema_name, view_name, 'view' FROM duckdb_views() WHERE database_name = %[1]s AND starts_with(` + ASCIILowerSQL("view_name") + `, 'ducklake_')
+	UNION ALL SELECT schema_name, sequence_name, 'sequence' FROM duckdb_sequences() WHERE database_name = %[1]s AND starts_with(` + ASCIILowerSQL("sequence_name") + `, 'ducklake_')
 	ORDER BY 1, 2, 3`
 
 // Querier is what the functions that read a catalog's rows (ReadObjects,
@@ -104,7 +106,7 @@ func (e *NotBaseTableError) Is(target error) bool { return target == ErrNotBaseT
 func CheckObjects(catalog string, objs []Object, metadataSchema string) error {
 	var bad []string
 	for _, o := range objs {
-		if !strings.HasPrefix(strings.ToLower(o.Name), "ducklake_") {
+		if !strings.HasPrefix(ASCIILower(o.Name), "ducklake_") {
 			continue
 		}
 		switch {
@@ -180,7 +182,7 @@ func CheckInlined(catalog string, objs []Object, regs []Registration, metadataSc
 		if o.Kind == "table" {
 			tables[o.Name] = true
 		}
-		if lower := strings.ToLower(o.Name); lower != o.Name && IsDynamicTable(lower) {
+		if lower := ASCIILower(o.Name); lower != o.Name && IsDynamicTable(lower) {
 			bad = append(bad, fmt.Sprintf("%s.%s is named like an inlined table in other letters (readers find it; DuckLake writes %s)", o.Schema, o.Name, lower))
 		}
 	}
