@@ -42,6 +42,10 @@ func TestInlinedReadAsRealReaders(t *testing.T) {
 			[]want{{"catalog", "ducklake_inlined_data_1_4.begin_snapshot is NULL in the row row_id="}}},
 		{"lakes", "row_id renamed", []string{`ALTER TABLE ducklake_inlined_data_1_4 RENAME row_id TO rid`},
 			[]want{{"unreadable", "ducklake_inlined_data_1_4 has no system column row_id"}}},
+		// "begin_\u017Fnapshot" (the long s, which strings.EqualFold folds
+		// to "s") is no begin_snapshot to DuckDB. Before: equivalent.
+		{"lakes", "begin_snapshot renamed beyond ASCII letter case", []string{"ALTER TABLE ducklake_inlined_data_1_4 RENAME begin_snapshot TO \"begin_\u017Fnapshot\""},
+			[]want{{"unreadable", "ducklake_inlined_data_1_4 has no system column begin_snapshot"}}},
 		{"lakes-1.1-dev1", "1.1 system columns unprefixed", []string{
 			`ALTER TABLE ducklake_inlined_data_1_2 RENAME _ducklake_row_id TO row_id`,
 			`ALTER TABLE ducklake_inlined_data_1_2 RENAME _ducklake_begin_snapshot TO begin_snapshot`,
@@ -54,6 +58,11 @@ func TestInlinedReadAsRealReaders(t *testing.T) {
 		// DuckDB binds column names case-insensitively, as the reader's
 		// query does.
 		{"lakes", "user column renamed in another case", []string{`ALTER TABLE ducklake_inlined_data_1_4 RENAME j_renamed TO J_RENAMED`}, nil},
+		// ... in ASCII letter case only: "\u212A" (the Kelvin sign, which
+		// strings.ToLower lowers to "k") is not k, the read fails. Before,
+		// the column was found by strings.ToLower: equivalent.
+		{"lakes", "user column renamed beyond ASCII letter case", []string{"ALTER TABLE ducklake_inlined_data_1_3 RENAME k TO \"\u212A\""},
+			[]want{{"unreadable", "ducklake_inlined_data_1_3 (schema version 3) is read with the table's columns as of snapshot 6: column k (id 3) is not in it"}}},
 		// The reader's lookup is table_id = 1 AND schema_version = 4; without
 		// it, the table's first snapshot (i, j): j is not in _1_4.
 		{"lakes", "schema_versions row without table_id", []string{`UPDATE ducklake_schema_versions SET table_id = NULL WHERE schema_version = 4 AND table_id = 1`},

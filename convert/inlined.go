@@ -270,19 +270,10 @@ func (r *run) columnsAsOf(tableID, snap int64) (string, error) {
 	if n == 0 {
 		return "(no such table then: the read fails)", nil
 	}
-	rows, err := r.w.strings(r.ctx, fmt.Sprintf(`SELECT `+asciiLowerSQL("column_name")+` || ' ' || `+asciiLowerSQL("trim(column_type)")+` || ' #' || column_id || coalesce(' in #' || parent_column, '')
+	rows, err := r.w.strings(r.ctx, fmt.Sprintf(`SELECT `+formats.ASCIILowerSQL("column_name")+` || ' ' || `+formats.ASCIILowerSQL("trim(column_type)")+` || ' #' || column_id || coalesce(' in #' || parent_column, '')
 		FROM ducklake_column WHERE table_id = %d AND %s ORDER BY parent_column NULLS FIRST, column_order, column_id`, tableID, vis))
 	if err != nil {
 		return "", fmt.Errorf("columns of table %d at snapshot %d: %w", tableID, snap, err)
 	}
 	return "(" + strings.Join(rows, ", ") + ")", nil
-}
-
-// asciiLowerSQL is the SQL expression of expr with its ASCII letters
-// lowered and no other letter, as DuckDB compares names and DuckLake's
-// readers type names (StringUtil::CIEquals): DuckDB's lower() lowers the
-// Kelvin sign to k and the dotted capital I to i, which the readers keep
-// apart.
-func asciiLowerSQL(expr string) string {
-	return "translate(" + expr + ", 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')"
 }

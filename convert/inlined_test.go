@@ -254,6 +254,19 @@ func TestInlinedEmptyDropped(t *testing.T) {
 		dropped    []string // the inlined tables dropped (none: refused)
 	}{
 		{"renamed column, to 0.4", "16_data_inlining", nil, formats.V0_4, "inlined-read-at-first-snapshot", []string{"ducklake_inlined_data_1_4"}},
+		// DuckDB binds a column name in ASCII letter case only: a column
+		// renamed from "X\u212A" (the Kelvin sign) to "xk" is renamed for
+		// the 0.4 reader, which selects "X\u212A" from the emptied
+		// ducklake_inlined_data_1_4 and fails. Before, the columns
+		// compared with SQL lower() and strings.EqualFold were alike,
+		// the table was kept and the conversion failed its proof.
+		{"column renamed beyond ASCII letter case, to 0.4", "16_data_inlining", []string{
+			"UPDATE ducklake_column SET column_name = 'X\u212A' WHERE table_id = 1 AND column_name = 'j'",
+			"UPDATE ducklake_column SET column_name = 'xk' WHERE table_id = 1 AND column_name = 'j_renamed'",
+			"ALTER TABLE ducklake_inlined_data_1_2 RENAME j TO \"X\u212A\"",
+			"ALTER TABLE ducklake_inlined_data_1_3 RENAME j TO \"X\u212A\"",
+			"ALTER TABLE ducklake_inlined_data_1_4 RENAME j_renamed TO xk"},
+			formats.V0_4, "inlined-read-at-first-snapshot", []string{"ducklake_inlined_data_1_4"}},
 		// 0.3 is held to DuckDB 1.4.0, which reads inlined tables at
 		// snapshot 0 (16_data_inlining is refused for 0.3 besides: its
 		// flush wrote a 3-column delete file, delete-files-two-columns-only).
