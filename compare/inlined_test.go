@@ -342,3 +342,28 @@ func TestInlinedDeletionUnreadable(t *testing.T) {
 		})
 	}
 }
+
+// TestInlinedRegistrationNameASCII: an inlined table's required fields
+// are held only where a registration names it (formats.CheckRequired), in
+// ASCII letter case only, as the readers find the registered table: a
+// registration "ducklake_\u0130nlined_data_1_4" (U+0130, which SQL
+// lower() lowers to "i") names no table, so no reader reads
+// ducklake_inlined_data_1_4 and its NULL begin_snapshot is no one's; the
+// read of the registered name fails. Before, lower() took the registration
+// for the table's and the NULL was reported too.
+func TestInlinedRegistrationNameASCII(t *testing.T) {
+	t.Parallel()
+	lake, catalog := lastVersion(t, "lakes", "16_data_inlining")
+	b := tamper(t, catalog,
+		"UPDATE ducklake_inlined_data_tables SET table_name = 'ducklake_\u0130nlined_data_1_4' WHERE table_name = 'ducklake_inlined_data_1_4'",
+		`UPDATE ducklake_inlined_data_1_4 SET begin_snapshot = NULL`)
+	rep, err := Catalogs(context.Background(), catalog, b, Options{DataPath: filepath.Join(lake, "data")})
+	if !errors.Is(err, ErrNotEquivalent) || !hasDifference(rep, "unreadable", "inlined data table ducklake_\u0130nlined_data_1_4 (schema version 4) is registered in ducklake_inlined_data_tables but is not a table of the catalog") {
+		t.Fatalf("Catalogs: %v, want an unreadable difference naming the registration", err)
+	}
+	for _, d := range rep.Differences {
+		if strings.Contains(d.String(), "is NULL") {
+			t.Errorf("difference %s: the NULL is in a table no reader reads", d)
+		}
+	}
+}

@@ -250,7 +250,9 @@ import (
 // against the catalog's objects ("zz_İnl" names no table, not a view
 // zz_inl), and the objects named like DuckLake's (formats.ReadObjects,
 // CheckObjects, CheckInlined: a view "ducKlake_x", with the Kelvin sign, is
-// no impostor).
+// no impostor), and the registration that holds an inlined table to its
+// required fields (formats.CheckRequired: "ducklake_İnlined_data_1_4"
+// registers no table).
 const proofVersion = "fdl-formats proof v73"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing

@@ -122,10 +122,10 @@ func CheckRequired(ctx context.Context, q Querier, catalog, db, schema string, v
 	}
 	add := func(name string, t Table, present []string, rowsWhen string) {
 		// present holds the physical names; the registry's are matched as
-		// DuckDB binds them (case-insensitively).
+		// DuckDB binds them (in ASCII letter case only).
 		physical := func(n string) (string, bool) {
 			for _, p := range present {
-				if strings.EqualFold(p, n) {
+				if NamesEqual(p, n) {
 					return p, true
 				}
 			}
@@ -198,11 +198,13 @@ func CheckRequired(ctx context.Context, q Querier, catalog, db, schema string, v
 			continue
 		}
 		rowsWhen := ""
-		if !strings.HasPrefix(strings.ToLower(n), inlinedDeletePrefix) {
+		if !strings.HasPrefix(ASCIILower(n), inlinedDeletePrefix) {
 			if !registry {
 				continue
 			}
-			rowsWhen = fmt.Sprintf("EXISTS (SELECT 1 FROM %s WHERE lower(table_name) = %s)", qualify("ducklake_inlined_data_tables"), quoteString(strings.ToLower(n)))
+			// Registered in ASCII letter case only, as the readers find
+			// the table a registration names.
+			rowsWhen = fmt.Sprintf("EXISTS (SELECT 1 FROM %s WHERE %s = %s)", qualify("ducklake_inlined_data_tables"), ASCIILowerSQL("table_name"), quoteString(ASCIILower(n)))
 		}
 		add(n, t, dynamic[n], rowsWhen)
 	}
@@ -292,7 +294,7 @@ const inlinedDeletePrefix = "ducklake_inlined_delete_"
 // data table are not declared. False for a name the format's readers
 // never read as such a table.
 func (v *Version) DynamicTable(name string) (Table, bool) {
-	lower := strings.ToLower(name)
+	lower := ASCIILower(name)
 	if strings.HasPrefix(lower, inlinedDeletePrefix) {
 		if !v.Has(CapInlinedDeletes) {
 			return Table{}, false
