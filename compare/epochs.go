@@ -31,8 +31,8 @@ import (
 // read whole once (tableFiles) and filtered per snapshot.
 type metaMemo struct {
 	points  map[string]map[int64][]int64 // "table column" -> key value -> sorted change points
-	tables  map[int64][]Table
-	columns map[[2]int64][]*Column // (table id, epoch)
+	tables  map[[2]int64][]Table         // (tablesEpoch epoch, the last columnSpans point)
+	columns map[[2]int64][]*Column       // (table id, epoch)
 	// tableFiles: every file row of a table, by table id and dir.
 	tableFiles map[string]*tableFiles
 	// tableOf: a data file's path -> its table's file rows.
@@ -62,6 +62,9 @@ type metaMemo struct {
 	// the table_ids with a ducklake_column row (nil until read).
 	loadRefusals, loadRefusalAt map[int64]string // by epoch, by snapshot
 	withColumns                 map[int64]bool
+	// columnSpans, spanPoints: see Reader.columnSpans (nil until read).
+	columnSpans map[int64][]formats.Span
+	spanPoints  []int64
 	// loadRows: the rows formats.LoadRefusal checks (nil until read;
 	// see Reader.loadRows).
 	loadRows *formats.LoadRows
@@ -73,7 +76,7 @@ type metaMemo struct {
 func newMetaMemo() *metaMemo {
 	return &metaMemo{
 		points:     map[string]map[int64][]int64{},
-		tables:     map[int64][]Table{},
+		tables:     map[[2]int64][]Table{},
 		columns:    map[[2]int64][]*Column{},
 		tableFiles: map[string]*tableFiles{},
 		tableOf:    map[string]*tableFiles{},

@@ -14,7 +14,7 @@ import (
 // refusedLoad: the real reader's load of the whole catalog at a snapshot
 // fails, and with it the read of every table there.
 var refusedLoad = formats.QuirkInfo{Name: "catalog-load-fails",
-	Behaviour: "every release line's reader loads the whole catalog at the snapshot it reads (DuckLakeMetadataManager::GetCatalogForSnapshot, DuckLakeCatalog::LoadSchemaForSnapshot; v1.3-ossivalis, v1.4-andium, v1.5-variegata and main alike) and fails the load, so every table's read, on a visible ducklake_table row whose schema_id is no visible schema's, a visible table without any ducklake_column row, a table_id with two visible ducklake_table rows (its columns are joined once per row, ORDER BY table_id, and added twice: ColumnList::AddColumn), two columns of a visible table whose names are one in any ASCII letter case (ColumnList's names are case-insensitive), a visible tag with a value (LoadTags skips a NULL one) of a visible top-level column whose key is not 'comment' (\"Only comment tags are supported for columns currently\"), a table, view or macro of a visible schema named, in any ASCII letter case, as a schema stored before it (LoadSchemaForSnapshot keeps the first of a name: \"could not find schema that corresponds to the table entry\"), a visible view or macro whose schema_id is no visible schema's, a visible view whose column_aliases DuckLakeUtil::ParseQuotedList cannot parse (\"Failed to parse quoted value - expected a quote\"), a visible partition spec or sort hint of no visible table, a visible macro without an implementation, and one with an implementation whose type is neither 'scalar' nor 'table' (CreateMacroInfoFromDucklake: \"Macro type ... is not implemented\"); a table whose name another table (of a larger table_id) or a view takes in the schema's name map is loaded all the same, and its columns fail the load as any table's",
+	Behaviour: "every release line's reader loads the whole catalog at the snapshot it reads (DuckLakeMetadataManager::GetCatalogForSnapshot, DuckLakeCatalog::LoadSchemaForSnapshot; v1.3-ossivalis, v1.4-andium, v1.5-variegata and main alike) and fails the load, so every table's read, on a visible ducklake_table row whose schema_id is no visible schema's, a visible table without any ducklake_column row, a table_id with two visible ducklake_table rows (its columns are joined once per row, ORDER BY table_id, and added twice: ColumnList::AddColumn), two columns of a visible table whose names are one in any ASCII letter case (ColumnList's names are case-insensitive), a visible tag with a value (LoadTags skips a NULL one) of a visible top-level column whose key is not 'comment' (\"Only comment tags are supported for columns currently\"), a table, view or macro of a visible schema named, in any ASCII letter case, as a schema stored before it (LoadSchemaForSnapshot keeps the first of a name: \"could not find schema that corresponds to the table entry\"), a visible view or macro whose schema_id is no visible schema's, a visible view whose column_aliases DuckLakeUtil::ParseQuotedList cannot parse (\"Failed to parse quoted value - expected a quote\"), a visible partition spec or sort hint of no visible table, a visible macro without an implementation, and one with an implementation whose type is neither 'scalar' nor 'table' (CreateMacroInfoFromDucklake: \"Macro type ... is not implemented\"); a table whose name another table (of a larger table_id) or a view takes in the schema's name map is loaded all the same, and its columns fail the load as any table's; a visible table whose column rows are none visible at the snapshot gives the load's LEFT JOIN no row and is left out, without failing (its name is free, a partition spec or sort hint of it is a stray)",
 	// No one Error: the readers fail with another message for each
 	// condition (a CatalogException "Column with name ... already
 	// exists!", a NotImplementedException for a tag, an
@@ -111,7 +111,11 @@ func (r *Reader) loadRows(ctx context.Context) (*formats.LoadRows, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &formats.LoadRows{WithColumns: withColumns}
+	spans, _, err := r.columnSpans(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := &formats.LoadRows{WithColumns: withColumns, ColumnSpans: spans}
 	for _, s := range schemas {
 		out.Schemas = append(out.Schemas, formats.LoadSchema{ID: s.id, Name: s.name, Begin: s.begin, End: s.end})
 	}
@@ -235,25 +239,58 @@ func (r *Reader) otherColumnTags(ctx context.Context) (map[int64][]tagRow, error
 
 // tablesWithColumns is the table_ids that have a ducklake_column row (at
 // any snapshot): the readers' LEFT JOIN gives a table without one a NULL
-// column, and they fail. Read once per reader.
+// column, and they fail. Read once per reader, with columnSpans.
 func (r *Reader) tablesWithColumns(ctx context.Context) (map[int64]bool, error) {
-	if r.meta.withColumns != nil {
-		return r.meta.withColumns, nil
+	if err := r.readColumnSpans(ctx); err != nil {
+		return nil, err
 	}
-	out := map[int64]bool{}
-	err := r.eachRow(ctx, `SELECT DISTINCT table_id FROM cat.ducklake_column WHERE table_id IS NOT NULL`, func(rows *sql.Rows) error {
+	return r.meta.withColumns, nil
+}
+
+// columnSpans is, by table_id, the snapshots at which some
+// ducklake_column row of the table is visible (formats.ColumnSpans), and
+// the snapshots where one of them begins or ends, sorted: a table whose
+// column rows are none visible at a snapshot is not loaded there
+// (formats.LoadRows.Loaded). Read once per reader.
+func (r *Reader) columnSpans(ctx context.Context) (map[int64][]formats.Span, []int64, error) {
+	if err := r.readColumnSpans(ctx); err != nil {
+		return nil, nil, err
+	}
+	return r.meta.columnSpans, r.meta.spanPoints, nil
+}
+
+func (r *Reader) readColumnSpans(ctx context.Context) error {
+	if r.meta.withColumns != nil {
+		return nil
+	}
+	withColumns, byTable := map[int64]bool{}, map[int64][][2]sql.NullInt64{}
+	err := r.eachRow(ctx, `SELECT DISTINCT table_id, begin_snapshot, end_snapshot FROM cat.ducklake_column WHERE table_id IS NOT NULL`, func(rows *sql.Rows) error {
 		var id int64
-		if err := rows.Scan(&id); err != nil {
+		var begin, end sql.NullInt64
+		if err := rows.Scan(&id, &begin, &end); err != nil {
 			return err
 		}
-		out[id] = true
+		withColumns[id] = true
+		byTable[id] = append(byTable[id], [2]sql.NullInt64{begin, end})
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("read the columns' tables of %s: %w", oneline.Name(r.path), err)
+		return fmt.Errorf("read the columns' tables of %s: %w", oneline.Name(r.path), err)
 	}
-	r.meta.withColumns = out
-	return out, nil
+	spans := make(map[int64][]formats.Span, len(byTable))
+	var points []int64
+	for id, rows := range byTable {
+		spans[id] = formats.ColumnSpans(rows)
+		for _, x := range spans[id] {
+			points = append(points, x.Begin)
+			if !x.Open {
+				points = append(points, x.End)
+			}
+		}
+	}
+	slices.Sort(points)
+	r.meta.withColumns, r.meta.columnSpans, r.meta.spanPoints = withColumns, spans, slices.Compact(points)
+	return nil
 }
 
 // asciiLower lowers ASCII letters only, as DuckDB's case-insensitive

@@ -6,9 +6,11 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/duckdb/duckdb-go/v2"
@@ -842,6 +844,10 @@ type Table struct {
 	// instead of it ("" when they resolve it to this table): see
 	// shadowTables.
 	shadowedBy string
+	// notLoaded: the table has column rows, none visible at the
+	// snapshot, and every release line's load leaves it out
+	// (formats.LoadRows.Loaded): it takes no name and is not read.
+	notLoaded bool
 }
 
 // FullName is schema.table, the key tables are matched by between two
@@ -856,10 +862,13 @@ func (t Table) FullName() string { return qualified(t.Schema, t.Name) }
 // another entry (shadowTables), so that such a table is described apart
 // from the one they read.
 func (t Table) describedName() string {
-	if t.shadowedBy == "" {
-		return t.FullName()
+	switch {
+	case t.notLoaded:
+		return fmt.Sprintf("%s (id %d, not loaded)", t.FullName(), t.ID)
+	case t.shadowedBy != "":
+		return fmt.Sprintf("%s (id %d, shadowed)", t.FullName(), t.ID)
 	}
-	return fmt.Sprintf("%s (id %d, shadowed)", t.FullName(), t.ID)
+	return t.FullName()
 }
 
 // DottedName is schema.table joined as they are, with no quoting: the key
@@ -893,20 +902,31 @@ func visible(alias string, snap int64) string {
 	return fmt.Sprintf("%[2]d >= %[1]s.begin_snapshot AND (%[2]d < %[1]s.end_snapshot OR %[1]s.end_snapshot IS NULL)", alias, snap)
 }
 
-// Tables lists the tables visible at a snapshot, sorted by schema and name.
+// Tables lists the tables visible at a snapshot, sorted by schema and
+// name, those the readers do not load there (notLoaded) and those whose
+// name they resolve to another entry (shadowedBy) included: readable
+// leaves them out.
 func (r *Reader) Tables(ctx context.Context, snap int64) ([]Table, error) {
 	e, err := r.epoch(ctx, snap, 0, tablesEpoch...)
 	if err != nil {
 		return nil, err
 	}
-	if ts, ok := r.meta.tables[e]; ok {
+	_, points, err := r.columnSpans(ctx)
+	if err != nil {
+		return nil, err
+	}
+	key := [2]int64{e, math.MinInt64}
+	if i := sort.Search(len(points), func(i int) bool { return points[i] > snap }); i > 0 {
+		key[1] = points[i-1]
+	}
+	if ts, ok := r.meta.tables[key]; ok {
 		return slices.Clone(ts), nil
 	}
 	ts, err := r.tablesAt(ctx, snap)
 	if err != nil {
 		return nil, err
 	}
-	r.meta.tables[e] = ts
+	r.meta.tables[key] = ts
 	return slices.Clone(ts), nil
 }
 
@@ -1032,6 +1052,18 @@ func (r *Reader) tablesAt(ctx context.Context, snap int64) ([]Table, error) {
 	slices.SortStableFunc(out, func(a, b Table) int {
 		return cmp.Or(strings.Compare(a.Schema, b.Schema), strings.Compare(a.Name, b.Name))
 	})
+	withColumns, err := r.tablesWithColumns(ctx)
+	if err != nil {
+		return nil, err
+	}
+	spans, _, err := r.columnSpans(ctx)
+	if err != nil {
+		return nil, err
+	}
+	loaded := formats.LoadRows{WithColumns: withColumns, ColumnSpans: spans}
+	for i, t := range out {
+		out[i].notLoaded = !loaded.Loaded(t.ID, snap)
+	}
 	if err := r.shadowTables(ctx, out, snap); err != nil {
 		return nil, err
 	}
@@ -1052,6 +1084,9 @@ func (r *Reader) shadowTables(ctx context.Context, ts []Table, snap int64) error
 	key := func(schema int64, name string) string { return fmt.Sprint(schema) + "\x00" + asciiLower(name) }
 	last := map[string]Table{}
 	for _, t := range ts {
+		if t.notLoaded {
+			continue
+		}
 		k := key(t.SchemaID, t.Name)
 		if l, ok := last[k]; !ok || t.ID > l.ID {
 			last[k] = t
@@ -1076,6 +1111,7 @@ func (r *Reader) shadowTables(ctx context.Context, ts []Table, snap int64) error
 	for i, t := range ts {
 		k := key(t.SchemaID, t.Name)
 		switch {
+		case t.notLoaded:
 		case views[k] != "":
 			ts[i].shadowedBy = views[k]
 		case last[k].ID != t.ID:
@@ -1085,10 +1121,11 @@ func (r *Reader) shadowTables(ctx context.Context, ts []Table, snap int64) error
 	return nil
 }
 
-// readable is the tables of ts whose names the readers resolve to them
-// (shadowTables): those a proof pairs by name and reads.
+// readable is the tables of ts the readers load (notLoaded) and whose
+// names they resolve to them (shadowTables): those a proof pairs by name
+// and reads.
 func readable(ts []Table) []Table {
-	return slices.DeleteFunc(slices.Clone(ts), func(t Table) bool { return t.shadowedBy != "" })
+	return slices.DeleteFunc(slices.Clone(ts), func(t Table) bool { return t.shadowedBy != "" || t.notLoaded })
 }
 
 // tableDir resolves a table's folder (§6.2). Without table paths (0.1) it

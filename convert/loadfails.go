@@ -88,6 +88,7 @@ func (r *run) loadRows(source *formats.Version) (*formats.LoadRows, []int64, err
 		return rows.Err()
 	}
 	out := &formats.LoadRows{WithColumns: map[int64]bool{}}
+	spans := map[int64][][2]sql.NullInt64{}
 	var snaps []int64
 	steps := []struct {
 		q   string
@@ -111,10 +112,14 @@ func (r *run) loadRows(source *formats.Version) (*formats.LoadRows, []int64, err
 			out.Tables = append(out.Tables, x)
 			return err
 		}},
-		{`SELECT DISTINCT table_id FROM ducklake_column WHERE table_id IS NOT NULL`, func(rows *sql.Rows) error {
+		// The tables with a column row, and the snapshots each has a
+		// visible one (a table without is not loaded: LoadRows.Loaded).
+		{`SELECT DISTINCT table_id, begin_snapshot, end_snapshot FROM ducklake_column WHERE table_id IS NOT NULL`, func(rows *sql.Rows) error {
 			var id int64
-			err := rows.Scan(&id)
+			var span [2]sql.NullInt64
+			err := rows.Scan(&id, &span[0], &span[1])
 			out.WithColumns[id] = true
+			spans[id] = append(spans[id], span)
 			return err
 		}},
 		{`SELECT table_id, column_id, column_order, column_name, begin_snapshot, end_snapshot FROM ducklake_column WHERE parent_column IS NULL`, func(rows *sql.Rows) error {
@@ -152,6 +157,10 @@ func (r *run) loadRows(source *formats.Version) (*formats.LoadRows, []int64, err
 		if err := scan(s.q, s.row); err != nil {
 			return nil, nil, err
 		}
+	}
+	out.ColumnSpans = make(map[int64][]formats.Span, len(spans))
+	for id, rows := range spans {
+		out.ColumnSpans[id] = formats.ColumnSpans(rows)
 	}
 	return out, snaps, nil
 }

@@ -23,6 +23,13 @@ type LoadRows struct {
 	// snapshot: the readers' LEFT JOIN gives a table without one a NULL
 	// column, and they fail.
 	WithColumns map[int64]bool
+	// ColumnSpans, where given, is by table_id the snapshots at which
+	// some ducklake_column row of the table is visible (ColumnSpans):
+	// the readers' LEFT JOIN, filtered by "the column is visible or
+	// column_id IS NULL", gives a table with column rows none of which
+	// is visible no row at all, and the table is not loaded (Loaded).
+	// Nil: every table with a column row is taken as loaded.
+	ColumnSpans map[int64][]Span
 	Views       []LoadView
 	// Macros, of formats with macros (CapMacros) only: one row per
 	// implementation, or one with NoImpl for a macro without any.
@@ -80,6 +87,56 @@ type LoadMacro struct {
 	Begin, End sql.NullInt64
 }
 
+// Span is the snapshots Begin <= s < End (no end where Open) at which
+// some row of a group is visible.
+type Span struct {
+	Begin, End int64
+	Open       bool
+}
+
+// ColumnSpans is spans (each a row's begin_snapshot and end_snapshot; a
+// NULL begin is never visible, a NULL end never ends) merged: sorted,
+// disjoint, none empty.
+func ColumnSpans(rows [][2]sql.NullInt64) []Span {
+	var in []Span
+	for _, r := range rows {
+		if !r[0].Valid || r[1].Valid && r[1].Int64 <= r[0].Int64 {
+			continue
+		}
+		in = append(in, Span{Begin: r[0].Int64, End: r[1].Int64, Open: !r[1].Valid})
+	}
+	slices.SortFunc(in, func(a, b Span) int { return cmp.Compare(a.Begin, b.Begin) })
+	var out []Span
+	for _, x := range in {
+		if n := len(out); n > 0 && (out[n-1].Open || x.Begin <= out[n-1].End) {
+			last := &out[n-1]
+			last.Open = last.Open || x.Open
+			last.End = max(last.End, x.End)
+			continue
+		}
+		out = append(out, x)
+	}
+	return out
+}
+
+// SpansHold says whether snap is in one of spans (ColumnSpans).
+func SpansHold(spans []Span, snap int64) bool {
+	for _, x := range spans {
+		if snap >= x.Begin && (x.Open || snap < x.End) {
+			return true
+		}
+	}
+	return false
+}
+
+// Loaded says whether the readers' load at snap takes table id, visible
+// there, in: not when it has column rows of which none is visible at snap
+// (GetCatalogForSnapshot's join gives it no row; ColumnSpans). A table
+// without any column row is taken in, and fails the load.
+func (rows *LoadRows) Loaded(id, snap int64) bool {
+	return rows.ColumnSpans == nil || !rows.WithColumns[id] || SpansHold(rows.ColumnSpans[id], snap)
+}
+
 // VisibleAt is the snapshot filter of a catalog row: a NULL begin_snapshot
 // is never visible, a NULL end_snapshot never ends.
 func VisibleAt(begin, end sql.NullInt64, snap int64) bool {
@@ -97,8 +154,10 @@ func VisibleAt(begin, end sql.NullInt64, snap int64) bool {
 // ParseQuotedList cannot parse, a macro without an implementation or with
 // one of another type than 'scalar' or 'table'; and, where rows holds
 // them, two top-level columns of a table named alike and a column tag
-// other than a comment (ColumnsLoadRefusal). The types the readers cannot
-// parse and the stray partition specs and sort hints are the caller's.
+// other than a comment (ColumnsLoadRefusal). A visible table with column
+// rows none of which is visible at snap is not loaded (Loaded): none of
+// this is asked of it. The types the readers cannot parse and the stray
+// partition specs and sort hints are the caller's.
 func LoadRefusal(rows *LoadRows, snap int64) string {
 	// schemaVisible: the metadata manager's schemas, by id; schemaKept:
 	// those LoadSchemaForSnapshot keeps, the first in scan order of each
@@ -142,7 +201,7 @@ func LoadRefusal(rows *LoadRows, snap int64) string {
 	first := map[int64]LoadTable{}
 	var ids []int64
 	for _, t := range rows.Tables {
-		if !t.ID.Valid || !VisibleAt(t.Begin, t.End, snap) {
+		if !t.ID.Valid || !VisibleAt(t.Begin, t.End, snap) || !rows.Loaded(t.ID.Int64, snap) {
 			continue
 		}
 		if rowsOf[t.ID.Int64] == 0 {
@@ -234,6 +293,14 @@ func (rows *LoadRows) ChangePoints() []int64 {
 	}
 	for _, x := range rows.ColumnTags {
 		mark(x.Begin, x.End)
+	}
+	for _, spans := range rows.ColumnSpans {
+		for _, x := range spans {
+			points = append(points, x.Begin)
+			if !x.Open {
+				points = append(points, x.End)
+			}
+		}
 	}
 	slices.Sort(points)
 	return slices.Compact(points)
@@ -375,12 +442,12 @@ func ColumnsLoadRefusal(rows *LoadRows, snap int64) string {
 	return ""
 }
 
-// VisibleTableIDs is the table_ids of the rows' tables visible at snap,
-// sorted, each once.
+// VisibleTableIDs is the table_ids of the rows' tables visible at snap
+// that the readers' load takes in (Loaded), sorted, each once.
 func (rows *LoadRows) VisibleTableIDs(snap int64) []int64 {
 	var ids []int64
 	for _, t := range rows.Tables {
-		if t.ID.Valid && VisibleAt(t.Begin, t.End, snap) {
+		if t.ID.Valid && VisibleAt(t.Begin, t.End, snap) && rows.Loaded(t.ID.Int64, snap) {
 			ids = append(ids, t.ID.Int64)
 		}
 	}
