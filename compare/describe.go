@@ -157,7 +157,92 @@ func (r *Reader) readSchemaEntries(ctx context.Context, snap int64) (entries, er
 	if err := r.macroEntries(ctx, e, schemaName, snap); err != nil {
 		return nil, err
 	}
+	if err := r.nameClashEntries(ctx, e, schemaName, snap); err != nil {
+		return nil, err
+	}
 	return e, nil
+}
+
+// nameClashEntries describes the views, and the macros of one kind, that
+// share a name in a schema (formats.NameClashes): "views of one name
+// main.v" -> their ids, and whether their definitions are identical or
+// which one the readers read is undetermined (their queries have no
+// ORDER BY; the later of a name replaces the earlier). The entries of
+// each object, keyed by name, keep the last in storage order, so that
+// before, a B adding, before A's view, another of its name was
+// equivalent to A.
+func (r *Reader) nameClashEntries(ctx context.Context, e entries, schemaName map[int64]string, snap int64) error {
+	objs, err := r.namedObjects(ctx)
+	if err != nil {
+		return err
+	}
+	for _, c := range formats.NameClashes(objs, snap) {
+		ids := make([]string, len(c.IDs))
+		for i, id := range c.IDs {
+			ids[i] = strconv.FormatInt(id, 10)
+		}
+		desc := "ids=" + strings.Join(ids, ",") + " identical"
+		if !c.Identical {
+			desc = fmt.Sprintf("ids=%s names=%q unreadable: the readers list them without ORDER BY and keep the last of a name, which one is not determined", strings.Join(ids, ","), c.Names)
+		}
+		e[fmt.Sprintf("%ss of one name %s", c.Kind, qualified(schemaName[c.SchemaID], asciiLower(c.Names[0])))] = desc
+	}
+	return nil
+}
+
+// namedObjects is the catalog's views and macros as
+// formats.NameClashes takes them (macros in formats with macros only).
+func (r *Reader) namedObjects(ctx context.Context) ([]formats.NamedObject, error) {
+	var out []formats.NamedObject
+	if !r.empty("ducklake_view") {
+		rows, err := r.viewRows(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("read views of %s: %w", oneline.Name(r.path), err)
+		}
+		for _, v := range rows {
+			out = append(out, formats.NamedObject{ID: v.id, SchemaID: v.schema, Name: v.name, Kind: "view",
+				Definition: formats.ViewDefinition(v.name, v.dialect, v.sql, v.aliases), Begin: v.begin, End: v.end})
+		}
+	}
+	if r.format.Has(formats.CapMacros) && !r.empty("ducklake_macro") {
+		rows, err := r.macroRows(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("read macros of %s: %w", oneline.Name(r.path), err)
+		}
+		out = append(out, macroObjects(rows)...)
+	}
+	return out, nil
+}
+
+// macroObjects joins a catalog's macro rows (one per implementation) into
+// one object per macro_id, its implementations in impl_id order, of the
+// kind of the first; a macro without implementation is left out (its
+// load fails: LoadRefusal).
+func macroObjects(rows []macroRow) []formats.NamedObject {
+	byID := map[int64][]macroRow{}
+	var ids []int64
+	for _, m := range rows {
+		if !m.id.Valid || m.noImpl {
+			continue
+		}
+		if _, ok := byID[m.id.Int64]; !ok {
+			ids = append(ids, m.id.Int64)
+		}
+		byID[m.id.Int64] = append(byID[m.id.Int64], m)
+	}
+	var out []formats.NamedObject
+	for _, id := range ids {
+		impls := byID[id]
+		slices.SortStableFunc(impls, func(a, b macroRow) int { return cmp.Compare(a.impl.Int64, b.impl.Int64) })
+		def := fmt.Sprintf("name=%q", impls[0].name.String)
+		for _, m := range impls {
+			def += fmt.Sprintf(" impl %d dialect=%q type=%q sql=%q params=%q", m.impl.Int64, m.dialect.String, m.typ.String, m.sql.String, m.params.String)
+		}
+		m := impls[0]
+		out = append(out, formats.NamedObject{ID: m.id, SchemaID: m.schema, Name: m.name, Kind: formats.MacroKind(m.typ.String),
+			Definition: def, Begin: m.begin, End: m.end})
+	}
+	return out
 }
 
 // viewColumnTagPrefix starts the entries of a view's column tags

@@ -258,7 +258,12 @@ import (
 // (formats.LoadRows.Loaded): it is not read (the proof failed: "has no
 // columns"), takes no name from another table, its partition specs and sort
 // hints are strays, and it is described apart ("not loaded").
-const proofVersion = "fdl-formats proof v74"
+// v75: two visible views, or two macros of one kind, of one schema named
+// alike in ASCII letter case are described as a group (formats.NameClashes:
+// identical, or which one the readers read undetermined), where the
+// description keyed by name kept the last row, so that a B adding a view of
+// A's view's name with another query, stored first, was equivalent.
+const proofVersion = "fdl-formats proof v75"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths

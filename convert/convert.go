@@ -511,6 +511,9 @@ func (r *run) frozenChecks(source *formats.Version) error {
 	if err := r.loadFailures(source); err != nil {
 		return err
 	}
+	if err := r.nameClashes(source); err != nil {
+		return err
+	}
 	outside, err := r.filesOutsideDataPath()
 	if err != nil {
 		return err
