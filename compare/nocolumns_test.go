@@ -70,3 +70,17 @@ func TestTableWithoutVisibleColumns(t *testing.T) {
 		}
 	})
 }
+
+// TestPartitionOfTableWithoutVisibleColumns: a visible partition spec of a
+// table the readers leave out (its columns all ended) fails their load
+// ("Could not find matching table for partition entry"), as a spec of no
+// table: the self-read reports every table there unreadable.
+func TestPartitionOfTableWithoutVisibleColumns(t *testing.T) {
+	lake, catalog := lastVersion(t, "lakes", "08_partitioning")
+	opts := Options{DataPath: filepath.Join(lake, "data"), Engines: readerDBs}
+	a := tamper(t, catalog, `UPDATE ducklake_column SET end_snapshot = (SELECT max(snapshot_id) FROM ducklake_snapshot) WHERE table_id = (SELECT max(table_id) FROM ducklake_partition_info WHERE end_snapshot IS NULL)`)
+	rep, err := Self(context.Background(), a, opts)
+	if !errors.Is(err, ErrCatalogDiffers) || !hasDifference(rep, "unreadable", "Could not find matching table for partition entry") {
+		t.Fatalf("Self: %v, want the catalog's load refused for the partition spec\n%s", err, reportLines(rep))
+	}
+}

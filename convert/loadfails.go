@@ -60,9 +60,9 @@ func (r *run) loadFailures(source *formats.Version) error {
 	// The metadata table of the first failure (LoadRefusal names a
 	// table, a table_id, a view or a macro first).
 	table := "ducklake_table"
-	for _, k := range []string{"view", "macro"} {
-		if strings.HasPrefix(spans[0].why, k+" ") {
-			table = "ducklake_" + k
+	for k, t := range map[string]string{"view ": "ducklake_view", "macro ": "ducklake_macro", "a partition spec ": "ducklake_partition_info", "a sort hint ": "ducklake_sort_info"} {
+		if strings.HasPrefix(spans[0].why, k) {
+			table = t
 		}
 	}
 	r.add(Finding{Severity: Refuse, Code: "catalog-load-fails", Step: source.Name, Table: table, Detail: summarize(items),
@@ -140,6 +140,26 @@ func (r *run) loadRows(source *formats.Version) (*formats.LoadRows, []int64, err
 			out.Views = append(out.Views, x)
 			return err
 		}},
+	}
+	// The partition specs and sort hints the readers load: those with a
+	// key row (their queries join the two tables).
+	refs := func(kind string) func(*sql.Rows) error {
+		return func(rows *sql.Rows) error {
+			x := formats.LoadTableRef{Kind: kind}
+			err := rows.Scan(&x.TableID, &x.Begin, &x.End)
+			out.TableRefs = append(out.TableRefs, x)
+			return err
+		}
+	}
+	steps = append(steps, struct {
+		q   string
+		row func(*sql.Rows) error
+	}{`SELECT DISTINCT i.table_id, i.begin_snapshot, i.end_snapshot FROM ducklake_partition_info i JOIN ducklake_partition_column c ON c.partition_id = i.partition_id`, refs("partition spec")})
+	if source.Has(formats.CapSortHints) {
+		steps = append(steps, struct {
+			q   string
+			row func(*sql.Rows) error
+		}{`SELECT DISTINCT i.table_id, i.begin_snapshot, i.end_snapshot FROM ducklake_sort_info i JOIN ducklake_sort_expression e ON e.sort_id = i.sort_id`, refs("sort hint")})
 	}
 	if source.Has(formats.CapMacros) {
 		steps = append(steps, struct {

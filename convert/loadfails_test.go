@@ -34,6 +34,15 @@ func TestSourceNoReaderLoads(t *testing.T) {
 			`snapshots 4-14: table tagged (id 1): column i (id 1) has the tag "unit", not a comment`, formats.V1_1, "ducklake_table"},
 		{"macro of another type", "10_macros", `UPDATE ducklake_macro_impl SET type = 'Scalar' WHERE macro_id = 1`,
 			`has an implementation of type "Scalar" (Macro type Scalar is not implemented)`, formats.V1_1, "ducklake_macro"},
+		// A visible partition spec or sort hint of no table the readers
+		// load: they look it up by id after every table and fail. Before,
+		// convert left it to the proof.
+		{"partition spec of no table", "08_partitioning", `INSERT INTO ducklake_partition_info VALUES (90, 99, 27, NULL); INSERT INTO ducklake_partition_column VALUES (90, 99, 0, 1, 'identity')`,
+			`a partition spec of table_id 99: no table with this id is loaded at the snapshot (Could not find matching table for partition entry)`, formats.V1_1, "ducklake_partition_info"},
+		{"partition spec of a table whose columns ended", "08_partitioning", `UPDATE ducklake_column SET end_snapshot = (SELECT max(snapshot_id) FROM ducklake_snapshot) WHERE table_id = (SELECT max(table_id) FROM ducklake_partition_info WHERE end_snapshot IS NULL)`,
+			`Could not find matching table for partition entry`, formats.V1_1, "ducklake_partition_info"},
+		{"sort hint of no table", "22_sorted_tables", `INSERT INTO ducklake_sort_info VALUES (90, 999, 18, NULL); INSERT INTO ducklake_sort_expression VALUES (90, 999, 0, 'a', 'duckdb', 'ASC', 'NULLS_LAST')`,
+			`a sort hint of table_id 999: no table with this id is loaded at the snapshot (Could not find matching table for sort entry)`, formats.V1_1, "ducklake_sort_info"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -40,6 +40,20 @@ type LoadRows struct {
 	// out.
 	Columns    []LoadColumn
 	ColumnTags []LoadColumnTag
+	// TableRefs, where given, are checked too: the partition specs (with
+	// a ducklake_partition_column row) and sort hints (with a
+	// ducklake_sort_expression row) the readers load after every table,
+	// view and macro and look their table up by id. The proof checks
+	// them where it describes the schema (compare's strayTableEntries)
+	// instead, and leaves them out.
+	TableRefs []LoadTableRef
+}
+
+// LoadTableRef is a partition spec or sort hint naming a table by id.
+type LoadTableRef struct {
+	Kind       string // "partition spec" or "sort hint"
+	TableID    sql.NullInt64
+	Begin, End sql.NullInt64
 }
 
 // LoadColumn is a top-level ducklake_column row (parent_column NULL).
@@ -156,8 +170,9 @@ func VisibleAt(begin, end sql.NullInt64, snap int64) bool {
 // them, two top-level columns of a table named alike and a column tag
 // other than a comment (ColumnsLoadRefusal). A visible table with column
 // rows none of which is visible at snap is not loaded (Loaded): none of
-// this is asked of it. The types the readers cannot parse and the stray
-// partition specs and sort hints are the caller's.
+// this is asked of it. Where rows holds them (TableRefs), a visible
+// partition spec or sort hint of no loaded table fails the load too. The
+// types the readers cannot parse are the caller's.
 func LoadRefusal(rows *LoadRows, snap int64) string {
 	// schemaVisible: the metadata manager's schemas, by id; schemaKept:
 	// those LoadSchemaForSnapshot keeps, the first in scan order of each
@@ -262,6 +277,25 @@ func LoadRefusal(rows *LoadRows, snap int64) string {
 			return fmt.Sprintf("macro %s has an implementation of type %q (Macro type %s is not implemented)", oneline.Name(m.Name.String), m.Type.String, m.Type.String)
 		}
 	}
+	// The partition specs, then the sort hints, whose table the readers
+	// look up by id among the tables they loaded (LoadSchemaForSnapshot:
+	// GetEntryById, a table entry).
+	loaded := map[int64]bool{}
+	for _, id := range ids {
+		loaded[id] = true
+	}
+	for _, kind := range []string{"partition spec", "sort hint"} {
+		for _, x := range rows.TableRefs {
+			if x.Kind != kind || !VisibleAt(x.Begin, x.End, snap) || x.TableID.Valid && loaded[x.TableID.Int64] {
+				continue
+			}
+			entry := "partition"
+			if kind == "sort hint" {
+				entry = "sort"
+			}
+			return fmt.Sprintf("a %s of table_id %s: no table with this id is loaded at the snapshot (Could not find matching table for %s entry)", kind, idText(x.TableID), entry)
+		}
+	}
 	return ""
 }
 
@@ -294,6 +328,9 @@ func (rows *LoadRows) ChangePoints() []int64 {
 	for _, x := range rows.ColumnTags {
 		mark(x.Begin, x.End)
 	}
+	for _, x := range rows.TableRefs {
+		mark(x.Begin, x.End)
+	}
 	for _, spans := range rows.ColumnSpans {
 		for _, x := range spans {
 			points = append(points, x.Begin)
@@ -311,7 +348,9 @@ func (rows *LoadRows) ChangePoints() []int64 {
 // snapshot (no view or macro; no two schema rows named alike; every table
 // row inside a row of its schema; every table with a column row; no two
 // rows of one table, nor two top-level columns of one table named alike,
-// visible together; no tag other than a comment). A caller that would
+// visible together; no tag other than a comment; every partition spec and
+// sort hint inside a row of its table, and a span of its columns). A
+// caller that would
 // ask LoadRefusal at every epoch of a wide catalog (convert: 3,500
 // snapshots, 700 epochs) asks nothing more when it is false.
 func (rows *LoadRows) MayRefuse() bool {
@@ -352,6 +391,22 @@ func (rows *LoadRows) MayRefuse() bool {
 		}
 		if !slices.ContainsFunc(rows.Schemas, func(s LoadSchema) bool {
 			return s.ID.Int64 == t.SchemaID.Int64 && inside(x, interval{s.Begin, s.End})
+		}) {
+			return true
+		}
+	}
+	// A partition spec or sort hint inside a row of its table, and
+	// inside a span of the table's visible columns where they are given.
+	for _, x := range rows.TableRefs {
+		in := interval{x.Begin, x.End}
+		if !x.TableID.Valid || !slices.ContainsFunc(rows.Tables, func(t LoadTable) bool {
+			return t.ID.Valid && t.ID.Int64 == x.TableID.Int64 && inside(in, interval{t.Begin, t.End})
+		}) {
+			return true
+		}
+		if rows.ColumnSpans != nil && !slices.ContainsFunc(rows.ColumnSpans[x.TableID.Int64], func(c Span) bool {
+			end := sql.NullInt64{Int64: c.End, Valid: !c.Open}
+			return inside(in, interval{sql.NullInt64{Int64: c.Begin, Valid: true}, end})
 		}) {
 			return true
 		}
