@@ -105,7 +105,7 @@ func Detect(stamp string, layout Layout) (*Version, error) {
 // the catalogs DuckLake wrote), so any other type is refused rather than
 // judged column by column.
 func (v *Version) TypeDiffs(types map[[2]string]string) []string {
-	return v.typeDiffs(types, nil)
+	return v.typeDiffs(types, false)
 }
 
 // FrozenTypes are the types a frozen catalog may hold in place of a
@@ -119,14 +119,37 @@ func (v *Version) TypeDiffs(types map[[2]string]string) []string {
 // declared types all the same (Reader.StrictTypeDiffs): DuckLake's readers
 // resolve AT (TIMESTAMP => ...) against a TIMESTAMP column in the
 // session's wall time, against a TIMESTAMPTZ one as an instant.
-var FrozenTypes = map[string][]string{
-	"TIMESTAMP WITH TIME ZONE": {"TIMESTAMP"},
+//
+// Each stand-in carries the SQL that reads it as the declared type's
+// values (StandInReads), so a stand-in cannot be declared without its read.
+var FrozenTypes = map[string][]StandIn{
+	// A TIMESTAMP of UTC wall times: timezone('UTC', ...) reads it as those
+	// instants whatever the session's TimeZone, where a cast to
+	// TIMESTAMPTZ would read it in the session's zone.
+	"TIMESTAMP WITH TIME ZONE": {{Type: "TIMESTAMP", Read: "timezone('UTC', %s)"}},
+}
+
+// StandIn is a type a frozen catalog may hold in place of a declared one
+// (FrozenTypes), with Read, the SQL (%s: the quoted column) that reads it
+// as the declared type's values.
+type StandIn struct {
+	Type string
+	Read string
+}
+
+// standInFor finds typ among declared's stand-ins.
+func standInFor(declared, typ string) (StandIn, bool) {
+	i := slices.IndexFunc(FrozenTypes[declared], func(s StandIn) bool { return s.Type == typ })
+	if i < 0 {
+		return StandIn{}, false
+	}
+	return FrozenTypes[declared][i], true
 }
 
 // FrozenTypeDiffs is TypeDiffs of a frozen catalog: a column of one of its
 // declared type's FrozenTypes is not listed.
 func (v *Version) FrozenTypeDiffs(types map[[2]string]string) []string {
-	return v.typeDiffs(types, FrozenTypes)
+	return v.typeDiffs(types, true)
 }
 
 // StandInReads lists the columns of a frozen catalog that hold one of
@@ -146,22 +169,13 @@ func (v *Version) StandInReads(types map[[2]string]string) map[[2]string]string 
 			continue
 		}
 		for _, w := range want {
-			if slices.Contains(FrozenTypes[w], typ) {
-				out[k] = frozenValueSQL(w, typ, quoteIdent(k[1]))
+			if in, ok := standInFor(w, typ); ok {
+				out[k] = fmt.Sprintf(in.Read, quoteIdent(k[1]))
 				break
 			}
 		}
 	}
 	return out
-}
-
-// frozenValueSQL reads col, of stand-in type typ, as a value of its
-// declared type (StandInReads).
-func frozenValueSQL(declared, typ, col string) string {
-	if declared == "TIMESTAMP WITH TIME ZONE" && typ == "TIMESTAMP" {
-		return "timezone('UTC', " + col + ")"
-	}
-	panic(fmt.Sprintf("formats: no read of a %s stand-in for %s (FrozenTypes)", typ, declared))
 }
 
 // declaredTypes lists the types DuckLake's writers give each column of
@@ -190,7 +204,7 @@ func (v *Version) declaredTypes() map[[2]string][]string {
 	return declared
 }
 
-func (v *Version) typeDiffs(types map[[2]string]string, also map[string][]string) []string {
+func (v *Version) typeDiffs(types map[[2]string]string, standIns bool) []string {
 	declared := v.declaredTypes()
 	keys := make([][2]string, 0, len(types))
 	for k := range types {
@@ -214,7 +228,7 @@ func (v *Version) typeDiffs(types map[[2]string]string, also map[string][]string
 			}
 			continue
 		}
-		if slices.Contains(want, types[k]) || slices.ContainsFunc(want, func(w string) bool { return slices.Contains(also[w], types[k]) }) {
+		if slices.Contains(want, types[k]) || standIns && slices.ContainsFunc(want, func(w string) bool { _, ok := standInFor(w, types[k]); return ok }) {
 			continue
 		}
 		diffs = append(diffs, fmt.Sprintf("%s.%s is %s, format %s has %s", k[0], k[1], types[k], v.Name, strings.Join(want, " or ")))
