@@ -73,20 +73,7 @@ func (r *run) loadFailures(source *formats.Version) error {
 // loadRows reads the source's rows formats.LoadRefusal checks, and its
 // snapshot ids in order.
 func (r *run) loadRows(source *formats.Version) (*formats.LoadRows, []int64, error) {
-	ctx, conn := r.ctx, r.w.conn
-	scan := func(q string, row func(*sql.Rows) error) error {
-		rows, err := conn.QueryContext(ctx, q)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			if err := row(rows); err != nil {
-				return err
-			}
-		}
-		return rows.Err()
-	}
+	scan := func(q string, row func(*sql.Rows) error) error { return r.w.eachRow(r.ctx, q, row) }
 	out := &formats.LoadRows{WithColumns: map[int64]bool{}}
 	spans := map[int64][][2]sql.NullInt64{}
 	var snaps []int64

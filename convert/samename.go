@@ -77,20 +77,7 @@ func (r *run) nameClashes(source *formats.Version) error {
 // as formats.NameClashes takes them, its schema names by id, and its
 // snapshot ids in order.
 func (r *run) namedObjects(source *formats.Version) ([]formats.NamedObject, map[int64]string, []int64, error) {
-	ctx, conn := r.ctx, r.w.conn
-	scan := func(q string, row func(*sql.Rows) error) error {
-		rows, err := conn.QueryContext(ctx, q)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			if err := row(rows); err != nil {
-				return err
-			}
-		}
-		return rows.Err()
-	}
+	scan := func(q string, row func(*sql.Rows) error) error { return r.w.eachRow(r.ctx, q, row) }
 	var objs []formats.NamedObject
 	schemas := map[int64]string{}
 	var snaps []int64

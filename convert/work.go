@@ -494,6 +494,21 @@ func sortTables(ts []table) []table {
 	return ts
 }
 
+// eachRow runs a query and hands each of its rows to row, in order.
+func (w *work) eachRow(ctx context.Context, query string, row func(*sql.Rows) error) error {
+	rows, err := w.conn.QueryContext(ctx, query)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := row(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
 // strings runs a query returning one text column.
 func (w *work) strings(ctx context.Context, query string) ([]string, error) {
 	rows, err := w.conn.QueryContext(ctx, query)
