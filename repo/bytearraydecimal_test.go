@@ -27,19 +27,8 @@ func TestCheckByteArrayDecimalPublished(t *testing.T) {
 		t.Skip("converts and proves catalogs")
 	}
 	ctx := context.Background()
-	l, err := footertest.NewByteArrayDecimalLake(ctx, filepath.Join(t.TempDir(), "lake"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := l.BreakByteArrayDecimal(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := l.Reseal(); err != nil {
-		t.Fatal(err)
-	}
-	st := copyLake(t, filepath.Dir(l.Data))
+	st := brokenLake(t, footertest.NewByteArrayDecimalLake, (*footertest.Lake).BreakByteArrayDecimal, `[{"ducklake": "0.3", "duckdb": ">= 1.4.4, < 1.5.0"}, {"ducklake": "1.0"}]`)
 	root := st.Root()
-	setFormats(t, root, `[{"ducklake": "0.3", "duckdb": ">= 1.4.4, < 1.5.0"}, {"ducklake": "1.0"}]`)
 	opts := Options{Formats: []string{"0.3"}}
 	m, err := Plan(ctx, st, opts)
 	if err != nil {

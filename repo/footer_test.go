@@ -29,20 +29,9 @@ func TestFooterQuirksFollowDeclaredRange(t *testing.T) {
 		t.Skip("converts and proves catalogs")
 	}
 	ctx := context.Background()
-	l, err := footertest.NewLake(ctx, filepath.Join(t.TempDir(), "lake"), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := l.Break(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := l.Reseal(); err != nil {
-		t.Fatal(err)
-	}
-	st := copyLake(t, filepath.Dir(l.Data))
+	st := quirksLake(t)
 	root := st.Root()
 	opts := Options{Formats: []string{"0.3", "0.4"}}
-	setFormats(t, root, `[{"ducklake": "0.3"}, {"ducklake": "0.4"}, {"ducklake": "1.0"}]`)
 	m, err := Plan(ctx, st, opts)
 	if err != nil {
 		t.Fatal(err)

@@ -184,10 +184,21 @@ func mapValues(m map[string]string) []string {
 // and 1.0 declared: 0.3 and 0.4 readers refuse it.
 func quirksLake(t *testing.T) *local.Store {
 	t.Helper()
+	newLake := func(ctx context.Context, dir string) (*footertest.Lake, error) {
+		return footertest.NewLake(ctx, dir, false)
+	}
+	return brokenLake(t, newLake, (*footertest.Lake).Break, `[{"ducklake": "0.3"}, {"ducklake": "0.4"}, {"ducklake": "1.0"}]`)
+}
+
+// brokenLake is a repository copied from a footertest lake whose data
+// files breakIt rewrote as another writer would (the lake's catalogs
+// updated, sealed again), declaring fdlFormats.
+func brokenLake(t *testing.T, newLake func(context.Context, string) (*footertest.Lake, error), breakIt func(*footertest.Lake, context.Context, ...string) error, fdlFormats string) *local.Store {
+	t.Helper()
 	ctx := context.Background()
-	l, err := footertest.NewLake(ctx, filepath.Join(t.TempDir(), "lake"), false)
+	l, err := newLake(ctx, filepath.Join(t.TempDir(), "lake"))
 	if err == nil {
-		err = l.Break(ctx)
+		err = breakIt(l, ctx)
 	}
 	if err == nil {
 		err = l.Reseal()
@@ -196,6 +207,6 @@ func quirksLake(t *testing.T) *local.Store {
 		t.Fatal(err)
 	}
 	st := copyLake(t, filepath.Dir(l.Data))
-	setFormats(t, st.Root(), `[{"ducklake": "0.3"}, {"ducklake": "0.4"}, {"ducklake": "1.0"}]`)
+	setFormats(t, st.Root(), fdlFormats)
 	return st
 }
