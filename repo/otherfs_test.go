@@ -49,7 +49,9 @@ func firstVersion(t *testing.T, root string) string {
 // and proved, then failed to publish with "invalid cross-device link"
 // (link from the root's .fdl-tmp), for ever, and check then exited 5.
 // The temporary files are staged on the folder's own file system and
-// gone afterwards.
+// gone afterwards. With versions/ or a version folder linked, the first
+// version alone is backfilled: its catalog crosses as the others' would;
+// the rewritten delete files are the later versions'.
 func TestBackfillAcrossFileSystems(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -70,6 +72,10 @@ func TestBackfillAcrossFileSystems(t *testing.T) {
 			target := linkOntoOtherFS(t, root, rel)
 			opts := rewriteOptions(tc.format)
 			opts.WorkDir = t.TempDir()
+			cells := 3
+			if tc.format == "1.1" {
+				opts.Versions, cells = []string{firstVersion(t, root)}, 1
+			}
 			rep, err := Backfill(ctx, st, opts)
 			if err != nil {
 				for _, res := range rep.Results {
@@ -77,8 +83,8 @@ func TestBackfillAcrossFileSystems(t *testing.T) {
 				}
 				t.Fatalf("backfill with %s linked onto another file system: %v", rel, err)
 			}
-			if rep.Counts[Written] != 3 {
-				t.Errorf("counts %v, want 3 written", rep.Counts)
+			if rep.Counts[Written] != cells {
+				t.Errorf("counts %v, want %d written", rep.Counts, cells)
 			}
 			if crep, err := Check(ctx, st, opts); err != nil || !crep.OK {
 				t.Errorf("check after the backfill: %v", err)
@@ -95,12 +101,8 @@ func TestBackfillAcrossFileSystems(t *testing.T) {
 						written = append(written, p)
 					}
 				}
-				want := 3
-				if rel != "versions" {
-					want = 1
-				}
-				if len(written) != want {
-					t.Errorf("on the other file system: catalogs %q, want %d", written, want)
+				if len(written) != 1 {
+					t.Errorf("on the other file system: catalogs %q, want the first version's", written)
 				}
 			}
 		})
