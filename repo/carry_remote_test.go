@@ -154,7 +154,7 @@ func TestRemoteCarryEarlierProofs(t *testing.T) {
 		t.Fatalf("check of an edited catalog: report %v, error %v", rep != nil, err)
 	}
 	if failed := failedProofs(rep); rep.OK || !slices.Equal(failed, []string{key}) {
-		t.Errorf("check ok %v, failed proofs %v, want %v", rep.OK, failed, key)
+		t.Errorf("check ok %v, failed proofs %v, want %v; error %v; findings %v", rep.OK, failed, key, err, nonWarnings(rep))
 	}
 }
 

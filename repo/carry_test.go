@@ -119,13 +119,13 @@ func TestBackfillAndCheckCarryEarlierProofs(t *testing.T) {
 	}
 	want := []string{"versions/" + v3 + "/catalogs/1.1.duckdb"}
 	if failed := failedProofs(rep); rep.OK || !slices.Equal(failed, want) {
-		t.Errorf("check ok %v, failed proofs %v, want %v", rep.OK, failed, want)
+		t.Errorf("check ok %v, failed proofs %v, want %v; findings %v", rep.OK, failed, want, nonWarnings(rep))
 	}
 	rep, err = Check(ctx, site, edited(coldRemote(t)))
 	if rep == nil || err == nil {
 		t.Fatalf("web check of an edited catalog: report %v, error %v", rep != nil, err)
 	}
 	if failed := failedProofs(rep); rep.OK || !slices.Equal(failed, want) {
-		t.Errorf("web check ok %v, failed proofs %v, want %v", rep.OK, failed, want)
+		t.Errorf("web check ok %v, failed proofs %v, want %v; findings %v", rep.OK, failed, want, nonWarnings(rep))
 	}
 }
