@@ -514,7 +514,7 @@ func (r *Reader) planKeyOf(ctx context.Context, t Table, f DataFile, cols []*Col
 				return "", err
 			}
 		}
-		gid = goneKeyID{all: kid, n: len(deleted), sum: positionsSum(deleted)}
+		gid = goneKeyID{all: r.allRowsIndex(kid), n: len(deleted), sum: positionsSum(deleted)}
 		if k, ok := r.goneKeys[gid]; ok {
 			return k, nil
 		}
@@ -709,11 +709,30 @@ func (w *keyWriter) flush() {
 }
 
 // goneKeyID is what a data file's deleted-rows plan key depends on within
-// one reader: what its all-rows key depends on, and the deleted positions.
+// one reader: what its all-rows key depends on (all, its allRowsIndex),
+// and the deleted positions. It is kept under 128 bytes, so that a map
+// holds it in its own slots: a reader keeps one per delete state of every
+// file (in a history deleting from the same files again, as many as
+// files x deletes), and the allRowsKeyID itself (160 bytes: 200 a key) made
+// each entry an allocation of its own, a part of a proof's live Go heap
+// that grew with the history (docs/compare.md, "Figure 3, one cell").
 type goneKeyID struct {
-	all allRowsKeyID
+	all int32
 	n   int
 	sum [sha256.Size]byte
+}
+
+// allRowsIndex numbers the allRowsKeyIDs a reader met (goneKeyID).
+func (r *Reader) allRowsIndex(kid allRowsKeyID) int32 {
+	i, ok := r.allRowsIDs[kid]
+	if !ok {
+		if r.allRowsIDs == nil {
+			r.allRowsIDs = map[allRowsKeyID]int32{}
+		}
+		i = int32(len(r.allRowsIDs))
+		r.allRowsIDs[kid] = i
+	}
+	return i
 }
 
 // positionsSum is the sha256 of sorted positions as 8-byte little-endian

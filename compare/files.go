@@ -474,7 +474,7 @@ func (r *Reader) parquetDeletes(ctx context.Context, d *DeleteFile, snap int64) 
 	if n == len(raw.pos) {
 		return slices.Clip(raw.pos), nil
 	}
-	if c, ok := r.partialCuts[d.Path]; ok && c.n == n && sameSlice(c.from, raw.pos) {
+	if c, ok := r.partialCuts.get(snap, d.Path); ok && c.n == n && sameSlice(c.from, raw.pos) {
 		return c.pos, nil
 	}
 	out := make([]int64, 0, n)
@@ -483,14 +483,31 @@ func (r *Reader) parquetDeletes(ctx context.Context, d *DeleteFile, snap int64) 
 			out = append(out, p)
 		}
 	}
-	// The cuts keep their files' positions alive (from) after the run's
-	// delete-file cache may have dropped them: bounded like that cache.
-	if r.cutPositions += len(raw.pos) + n; r.cutPositions > r.cutCap {
-		clear(r.partialCuts)
-		r.cutPositions = len(raw.pos) + n
-	}
-	r.partialCuts[d.Path] = partialCut{from: raw.pos, n: n, pos: out}
+	r.keepCut(snap, d.Path, partialCut{from: raw.pos, n: n, pos: out})
 	return out, nil
+}
+
+// keepCut keeps a cut made at snapshot snap. The cuts are kept for the
+// snapshot a walk is at and the one before (cutWindow): a cut kept for
+// every partial deletion file the walk ever met held the positions of
+// delete files the walk had left behind, a part of a proof's live Go heap
+// that grew with the history (docs/compare.md, "Figure 3, one cell").
+// They also keep their files' positions alive (from) after the run's
+// delete-file cache may have dropped them: bounded like that cache.
+func (r *Reader) keepCut(snap int64, path string, c partialCut) {
+	size := len(c.from) + c.n
+	if r.partialCuts.turn(snap) {
+		// What is left is the snapshot before's cuts.
+		r.cutPositions = 0
+		for _, k := range r.partialCuts.cur {
+			r.cutPositions += len(k.from) + k.n
+		}
+	}
+	if r.cutPositions += size; r.cutPositions > r.cutCap {
+		r.partialCuts.reset()
+		r.cutPositions = size
+	}
+	r.partialCuts.put(snap, path, c)
 }
 
 // parquetDeleteContent returns a Parquet delete file's kept content
@@ -548,12 +565,30 @@ func (r *Reader) partialWhole(ctx context.Context, f DataFile) (_ []int64, ok bo
 
 // partialCut is what parquetDeletes last cut from a partial deletion
 // file's kept positions (from): the n of them deleted by some snapshot
-// (pos). A reader keeps one per file: the snapshots a comparison walks in
-// order mostly cut the same ones.
+// (pos). A reader keeps one per file cut at the snapshot it walks and the
+// one before (cutWindow): the snapshots a comparison walks in order mostly
+// cut the same ones.
 type partialCut struct {
 	from []int64
 	n    int
 	pos  []int64
+}
+
+// cutWindow is a stateWindow of cuts by delete file path.
+type cutWindow struct {
+	stateWindow[string, partialCut]
+}
+
+// turn reports whether snap moves the window to another snapshot (the
+// cuts of the snapshot before last are dropped by the next get or put).
+func (w *cutWindow) turn(snap int64) bool {
+	return w.cur != nil && snap != w.snap
+}
+
+// reset drops every cut.
+func (w *cutWindow) reset() {
+	clear(w.cur)
+	clear(w.prev)
 }
 
 // sameSlice reports whether a and b are the same slice (same elements in

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/fdl-formats/fdl-formats/lakegen"
 )
@@ -255,5 +256,66 @@ func TestDeletedRowsKeyNotBuiltAsText(t *testing.T) {
 	}
 	if want := planKey(q, id); got != want {
 		t.Errorf("staged positions: key %s, want %s (built from its query)", got, want)
+	}
+}
+
+// TestDeletedRowsKeyIDInline: the memo key of a deleted-rows plan key
+// (goneKeyID) fits in a map's own slots (Go keeps a key of more than 128
+// bytes apart, one allocation per entry). A reader keeps one per delete
+// state of every file: with the file's whole allRowsKeyID in it (200
+// bytes) these entries were the largest part of what a proof keeps that
+// grew with the history (docs/compare.md, "Figure 3, one cell").
+func TestDeletedRowsKeyIDInline(t *testing.T) {
+	if size := unsafe.Sizeof(goneKeyID{}); size > 128 {
+		t.Errorf("goneKeyID is %d bytes: a map keeps each such key apart (more than 128)", size)
+	}
+}
+
+// TestPrefetchScansShareShapes: the check and whole scans a prefetch
+// queues for the data files of one table (the same plan shape) share one
+// copy of their shape and group texts (intern), not one per file: a
+// prefetch queues every data file of the history, so those copies grew
+// with it (docs/compare.md, "Figure 3, one cell").
+func TestPrefetchScansShareShapes(t *testing.T) {
+	ctx := context.Background()
+	cats, data := historyLake(t, lakegen.HistoryOptions{Versions: 4, RowsPerVersion: 3000, FilesPerVersion: 2, DeleteEvery: 2})
+	r, err := Open(ctx, cats[len(cats)-1], ReaderOptions{DataPath: data})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	checked := 0
+	eachTable(t, r, func(s Snapshot, tb Table) {
+		tp, err := r.tablePlan(ctx, tb, s.ID, rowOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var checks []checkScan
+		var wholes []wholeScan
+		for _, fp := range tp.files {
+			c, err := r.planCheck(ctx, tb, fp.f, tp.cols, s.ID, rowOptions(), tp.names, fp.all)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w, err := r.planWhole(ctx, tb, fp.f, tp.cols, s.ID, rowOptions(), tp.names, tp.types, fp.all)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checks, wholes = append(checks, c), append(wholes, w)
+		}
+		for i := 1; i < len(checks); i++ {
+			checked++
+			for _, p := range [][2]string{{checks[0].shape, checks[i].shape}, {checks[0].group, checks[i].group}, {wholes[0].shape, wholes[i].shape}, {wholes[0].group, wholes[i].group}} {
+				if p[0] != p[1] {
+					t.Fatalf("snapshot %d: files of one table planned with other shapes:\n%.200s\n%.200s", s.ID, p[0], p[1])
+				}
+				if unsafe.StringData(p[0]) != unsafe.StringData(p[1]) {
+					t.Fatalf("snapshot %d: two files' scans hold copies of the same %d-byte text", s.ID, len(p[0]))
+				}
+			}
+		}
+	})
+	if checked == 0 {
+		t.Fatal("no snapshot with two data files")
 	}
 }

@@ -84,6 +84,7 @@ func (r *Reader) planWhole(ctx context.Context, t Table, f DataFile, cols []*Col
 	if err != nil {
 		return wholeScan{}, err
 	}
+	shape = r.intern(shape)
 	w := wholeScan{key: key, shape: shape, path: f.Path, start: f.RowIDStart}
 	var root *pnode
 	if f.encryptionKey == nil {
@@ -94,9 +95,28 @@ func (r *Reader) planWhole(ctx context.Context, t Table, f DataFile, cols []*Col
 	if readAlone(f, root) {
 		w.group = "alone\x00" + f.Path + "\x00" + shape
 	} else {
-		w.group = root.signature() + "\x00" + shape
+		w.group = r.intern(root.signature() + "\x00" + shape)
 	}
 	return w, nil
+}
+
+// maxInterned bounds the texts intern keeps (a repository whose files
+// each have a shape of their own keeps at most these, and copies again).
+const maxInterned = 256
+
+// intern returns the reader's one copy of a scan's shape or group text:
+// the scans of a comparison's prefetch (every data file of its history)
+// share a few shapes, and a copy of each per file kept the queue's text
+// growing with the history (docs/compare.md, "Figure 3, one cell").
+func (r *Reader) intern(s string) string {
+	if k, ok := r.interned[s]; ok {
+		return k
+	}
+	if r.interned == nil || len(r.interned) >= maxInterned {
+		r.interned = map[string]string{}
+	}
+	r.interned[s] = s
+	return s
 }
 
 // readAlone reports whether a data file must be read alone, not in a list:

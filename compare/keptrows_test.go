@@ -272,3 +272,58 @@ func partialDeleteFile(t *testing.T, r *Reader, rows string) (*DeleteFile, rawDe
 	}
 	return d, raw
 }
+
+// TestPartialCutsLeftBehind: a reader keeps the positions it cut from a
+// partial deletion file (parquetDeletes) for the snapshot it walks and the
+// one before, not for every file the walk met: once the walk has moved two
+// snapshots past a file, its cut is dropped. Kept for the reader's life,
+// the cuts of the delete files a walk had left behind were a part of a
+// proof's live Go heap that grew with the history (docs/compare.md,
+// "Figure 3, one cell").
+func TestPartialCutsLeftBehind(t *testing.T) {
+	ctx := context.Background()
+	lake, catalog := lastVersion(t, "lakes", "06_deletes")
+	r, _ := openWithSnapshots(t, catalog, filepath.Join(lake, "data"))
+	// Each file deletes the even positions at snapshot 3, the odd ones at 9:
+	// every snapshot from 3 to 8 cuts it.
+	const rows = 1000
+	x, _ := partialDeleteFile(t, r, fmt.Sprintf("SELECT i AS pos, CASE WHEN i %% 2 = 0 THEN 3 ELSE 9 END::BIGINT AS snap FROM range(%d) t(i)", rows))
+	y, _ := partialDeleteFile(t, r, fmt.Sprintf("SELECT i AS pos, CASE WHEN i %% 2 = 0 THEN 3 ELSE 9 END::BIGINT AS snap FROM range(%d) t(i)", rows))
+	cut := func(d *DeleteFile, snap int64) {
+		t.Helper()
+		got, err := r.parquetDeletes(ctx, d, snap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != rows/2 {
+			t.Fatalf("snapshot %d: %d positions, want %d", snap, len(got), rows/2)
+		}
+	}
+	cut(x, 3)
+	cut(y, 3)
+	if !cutKept(r, x.Path) || !cutKept(r, y.Path) {
+		t.Fatal("the cuts of the walked snapshot are not kept")
+	}
+	// The walk goes on with y alone (x's data file is gone).
+	cut(y, 4)
+	if !cutKept(r, x.Path) {
+		t.Error("the cut of the snapshot before is dropped")
+	}
+	cut(y, 5)
+	if cutKept(r, x.Path) {
+		t.Error("the cut of a file two snapshots behind the walk is still kept")
+	}
+	if !cutKept(r, y.Path) {
+		t.Error("the cut of the walked snapshot is not kept")
+	}
+	// The same positions again, whether kept or cut afresh.
+	cut(x, 6)
+	cut(x, 6)
+}
+
+// cutKept reports whether r keeps a cut of the delete file at path.
+func cutKept(r *Reader, path string) bool {
+	_, inCur := r.partialCuts.cur[path]
+	_, inPrev := r.partialCuts.prev[path]
+	return inCur || inPrev
+}

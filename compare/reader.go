@@ -129,6 +129,8 @@ type Reader struct {
 	memo            *digestMemo                 // file digests by read plan (shared by both sides of a comparison)
 	allRowsKeys     map[allRowsKeyID]string     // all-rows plan keys (see planKeyOf)
 	goneKeys        map[goneKeyID]string        // deleted-rows plan keys (see planKeyOf)
+	allRowsIDs      map[allRowsKeyID]int32      // goneKeyID's numbers of allRowsKeyIDs (allRowsIndex)
+	interned        map[string]string           // scan shapes and groups, one copy each (intern)
 	goneParts       map[allRowsKeyID]goneParts  // deleted-rows queries less their positions (goneSQL)
 	keysBuilt       int                         // plan keys planKeyOf built (not found in its memos)
 	keyBuf          []byte                      // goneKey's buffer, reused
@@ -145,7 +147,7 @@ type Reader struct {
 	tempTables      map[string]bool             // staged delete-position sets
 	deletes         map[string][]int64          // delete file -> positions at deletesSnap
 	deletesSnap     int64
-	partialCuts     map[string]partialCut // delete file -> its last positions cut at a snapshot (parquetDeletes)
+	partialCuts     cutWindow // delete file -> its last positions cut at the walked snapshot or the one before (parquetDeletes)
 	// plans and described: file plans and descriptions by file state, for
 	// the snapshot walked and the one before (filestate.go);
 	// inlinedDelBegins: by inlined deletion table, its rows' begin snapshots
@@ -363,7 +365,7 @@ func open(ctx context.Context, catalogPath string, opts ReaderOptions, reach duc
 		engines.Discard(db) //nolint:errcheck // already failing
 		return nil, fmt.Errorf("open catalog %s: open duckdb: %w", catalogPath, err)
 	}
-	r := &Reader{path: catalogPath, asSource: opts.AsSource, listings: opts.Listings, gate: opts.Gate, db: db, engines: engines, loads: loads, conn: conn, memo: newDigestMemo(NewDigests(opts.DigestCache)), allRowsKeys: map[allRowsKeyID]string{}, goneKeys: map[goneKeyID]string{}, goneParts: map[allRowsKeyID]goneParts{}, schemas: map[string]*pnode{}, mappings: map[int64]*mapEntry{}, schemaTried: map[string]bool{}, deleteTried: map[string]bool{}, existing: map[string]bool{}, posHashes: map[string]keptHash{}, rawDeletes: newDeleteFiles(), tempTables: map[string]bool{}, deletes: map[string][]int64{}, partialCuts: map[string]partialCut{}, cutCap: maxRawDeletes, meta: newMetaMemo(), inl: newInlinedMemo(), maxInlinePositions: 10000}
+	r := &Reader{path: catalogPath, asSource: opts.AsSource, listings: opts.Listings, gate: opts.Gate, db: db, engines: engines, loads: loads, conn: conn, memo: newDigestMemo(NewDigests(opts.DigestCache)), allRowsKeys: map[allRowsKeyID]string{}, goneKeys: map[goneKeyID]string{}, goneParts: map[allRowsKeyID]goneParts{}, schemas: map[string]*pnode{}, mappings: map[int64]*mapEntry{}, schemaTried: map[string]bool{}, deleteTried: map[string]bool{}, existing: map[string]bool{}, posHashes: map[string]keptHash{}, rawDeletes: newDeleteFiles(), tempTables: map[string]bool{}, deletes: map[string][]int64{}, cutCap: maxRawDeletes, meta: newMetaMemo(), inl: newInlinedMemo(), maxInlinePositions: 10000}
 	if err := r.init(ctx, opts); err != nil {
 		r.Close()
 		if st.IsDir() && !errors.As(err, new(*OpenError)) {

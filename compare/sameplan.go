@@ -147,6 +147,7 @@ func (r *Reader) planCheck(ctx context.Context, t Table, f DataFile, cols []*Col
 		hashed = append(hashed, "t."+ident(RowIDColumn)) // no column: the rows alone
 	}
 	shape := fmt.Sprintf("SELECT hash(%s) AS h, t.%s FROM (%s) t", strings.Join(hashed, ", "), fileColumn, q)
+	shape = r.intern(shape)
 	c := checkScan{key: key, shape: shape, path: f.Path, start: f.RowIDStart}
 	var root *pnode
 	if f.encryptionKey == nil {
@@ -157,7 +158,7 @@ func (r *Reader) planCheck(ctx context.Context, t Table, f DataFile, cols []*Col
 	if readAlone(f, root) {
 		c.group = "alone\x00" + f.Path + "\x00" + shape
 	} else {
-		c.group = root.signature() + "\x00" + shape
+		c.group = r.intern(root.signature() + "\x00" + shape)
 	}
 	return c, nil
 }
