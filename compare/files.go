@@ -464,6 +464,10 @@ func (r *Reader) parquetDeletes(ctx context.Context, d *DeleteFile, snap int64) 
 	}
 	// A partial deletion file: the positions deleted at snap or before.
 	// As snap grows they only gain positions, so their count names them.
+	// The cuts' window moves with snap whether or not this one is cut: a
+	// walk past the file's last deletion cuts nothing, and must not keep
+	// its earlier snapshots' cuts.
+	r.turnCuts(snap)
 	in := raw.deletedBy(snap)
 	n := 0
 	for i := range raw.pos {
@@ -496,13 +500,7 @@ func (r *Reader) parquetDeletes(ctx context.Context, d *DeleteFile, snap int64) 
 // delete-file cache may have dropped them: bounded like that cache.
 func (r *Reader) keepCut(snap int64, path string, c partialCut) {
 	size := len(c.from) + c.n
-	if r.partialCuts.turn(snap) {
-		// What is left is the snapshot before's cuts.
-		r.cutPositions = 0
-		for _, k := range r.partialCuts.cur {
-			r.cutPositions += len(k.from) + k.n
-		}
-	}
+	r.turnCuts(snap)
 	if r.cutPositions += size; r.cutPositions > r.cutCap {
 		r.partialCuts.reset()
 		r.cutPositions = size
@@ -572,6 +570,20 @@ type partialCut struct {
 	from []int64
 	n    int
 	pos  []int64
+}
+
+// turnCuts moves the cuts' window to snapshot snap (the cuts of the
+// snapshot before last dropped), and counts what it still keeps.
+func (r *Reader) turnCuts(snap int64) {
+	if !r.partialCuts.turn(snap) {
+		return
+	}
+	// What is left is the snapshot before's cuts.
+	r.cutPositions = 0
+	for _, k := range r.partialCuts.cur {
+		r.cutPositions += len(k.from) + k.n
+	}
+	r.partialCuts.at(snap)
 }
 
 // cutWindow is a stateWindow of cuts by delete file path.

@@ -276,7 +276,8 @@ func partialDeleteFile(t *testing.T, r *Reader, rows string) (*DeleteFile, rawDe
 // TestPartialCutsLeftBehind: a reader keeps the positions it cut from a
 // partial deletion file (parquetDeletes) for the snapshot it walks and the
 // one before, not for every file the walk met: once the walk has moved two
-// snapshots past a file, its cut is dropped. Kept for the reader's life,
+// snapshots past a file, or past the file's last deletion (where nothing
+// is cut), its cut is dropped. Kept for the reader's life,
 // the cuts of the delete files a walk had left behind were a part of a
 // proof's live Go heap that grew with the history (docs/compare.md,
 // "Figure 3, one cell").
@@ -319,6 +320,22 @@ func TestPartialCutsLeftBehind(t *testing.T) {
 	// The same positions again, whether kept or cut afresh.
 	cut(x, 6)
 	cut(x, 6)
+	// Past the files' last deletion nothing is cut (every position is
+	// deleted), and the window moves on all the same: no cut is left.
+	for _, snap := range []int64{9, 10} {
+		for _, d := range []*DeleteFile{x, y} {
+			got, err := r.parquetDeletes(ctx, d, snap)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != rows {
+				t.Fatalf("snapshot %d: %d positions, want %d", snap, len(got), rows)
+			}
+		}
+	}
+	if cutKept(r, x.Path) || cutKept(r, y.Path) {
+		t.Error("cuts are kept two snapshots past the files' last deletion")
+	}
 }
 
 // cutKept reports whether r keeps a cut of the delete file at path.
