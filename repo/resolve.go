@@ -156,6 +156,13 @@ type NoCatalogError struct {
 	// over by ResolveOptions.Verify. Their formats are not in Declared:
 	// backfill finds such a catalog there and writes nothing.
 	Unusable []*CatalogFile
+
+	// site: the repository is a web site, where backfill is refused: the
+	// publisher runs it where the site is published from.
+	site bool
+	// name is a key as the publisher acts on it (store.KeyName: a path,
+	// an s3:// URL at its endpoint); nil names it by its key.
+	name func(key string) string
 }
 
 func (e *NoCatalogError) Error() string { return strings.Join(e.Lines(), "\n") }
@@ -200,32 +207,62 @@ func (e *NoCatalogError) Hint() string {
 	if e.Why != "" {
 		return "pick another version (--version ID|SEQ|latest)"
 	}
+	// The publisher's command lines name the repository (REPO, which the
+	// CLI gives the run's repository and flags: they said `fdl-formats
+	// backfill` alone, run where? with which --endpoint?), and the file to
+	// delete where it can be deleted (it said "deletes it", the key
+	// relative to a repository the reader need not know the place of).
+	// On a web site backfill is refused: it runs where the site is
+	// published from.
 	var hints []string
 	for _, f := range e.Unusable {
 		if f.Frozen {
-			hints = append(hints, fmt.Sprintf("%s, the version's frozen catalog, cannot be used (above); `fdl-formats backfill` cannot replace it: only the version's publisher can restore it (`fdl-formats check` reports it), else pick another version (--version)", f.Key))
+			hints = append(hints, fmt.Sprintf("%s, the version's frozen catalog, cannot be used (above); `fdl-formats backfill` cannot replace it: only the version's publisher can restore it (`fdl-formats check REPO` reports it), else pick another version (--version)", f.Key))
 		} else {
-			hints = append(hints, fmt.Sprintf("%s, in format %s, which DuckDB %s reads, cannot be used (above): the publisher deletes it and runs `fdl-formats backfill`, which writes it again (`fdl-formats check` reports it)", f.Key, f.Format, e.DuckDB))
+			hints = append(hints, fmt.Sprintf("%s, in format %s, which DuckDB %s reads, cannot be used (above): %s, which writes it again (`fdl-formats check REPO` reports it)", f.Key, f.Format, e.DuckDB, e.rewrite(f.Key)))
 		}
 	}
 	for _, f := range e.TooNew {
 		if f.Frozen {
 			hints = append(hints, frozenTooNew(f, "DuckDB "+e.DuckDB))
 		} else {
-			hints = append(hints, fmt.Sprintf("%s is in format %s, which DuckDB %s reads, but saved at storage %s, which it cannot open: the publisher deletes it and runs `fdl-formats backfill`, which writes it at the oldest storage the format's readers open", f.Key, f.Format, e.DuckDB, f.Storage))
+			hints = append(hints, fmt.Sprintf("%s is in format %s, which DuckDB %s reads, but saved at storage %s, which it cannot open: %s, which writes it at the oldest storage the format's readers open", f.Key, f.Format, e.DuckDB, f.Storage, e.rewrite(f.Key)))
 		}
 	}
 	if len(e.Declared) > 0 {
-		hints = append(hints, fmt.Sprintf("fdl.json declares format %s for DuckDB %s, but this version has no catalog in it: the publisher runs `fdl-formats backfill` (`fdl-formats plan` says if it is refused)", strings.Join(e.Declared, ", "), e.DuckDB))
+		hints = append(hints, fmt.Sprintf("fdl.json declares format %s for DuckDB %s, but this version has no catalog in it: the publisher runs %s (`fdl-formats plan REPO` says if it is refused)", strings.Join(e.Declared, ", "), e.DuckDB, e.backfill()))
 	}
 	for _, x := range e.Expired {
 		// Backfill writes nothing past until: it said to run it.
 		hints = append(hints, fmt.Sprintf("fdl.json declares format %s for DuckDB %s until %s, which has passed for this version: no catalog in it is written any more; open it from one of the DuckDB versions listed", x.Format, e.DuckDB, x.Until))
 	}
 	if len(hints) == 0 {
-		return "open it from one of the DuckDB versions listed, or ask the publisher to declare a format for DuckDB " + e.DuckDB + " in fdl.json and run `fdl-formats backfill`"
+		return "open it from one of the DuckDB versions listed, or ask the publisher to declare a format for DuckDB " + e.DuckDB + " in fdl.json and run " + e.backfill()
 	}
 	return strings.Join(hints, "; or ")
+}
+
+// backfill is the publisher's backfill of the repository, as a hint says
+// it: `fdl-formats backfill REPO`, or on a web site, which refuses it,
+// where the site is published from.
+func (e *NoCatalogError) backfill() string {
+	if e.site {
+		return "`fdl-formats backfill` on the folder or s3:// bucket the site serves"
+	}
+	return "`fdl-formats backfill REPO`"
+}
+
+// rewrite says how the publisher writes the published catalog key again:
+// delete it where it can be deleted, and backfill.
+func (e *NoCatalogError) rewrite(key string) string {
+	name := key
+	if e.name != nil {
+		name = e.name(key)
+	}
+	if e.site {
+		return "the publisher deletes it where the site is published from (the folder or s3:// bucket the site serves; the site's " + name + ") and runs `fdl-formats backfill` there"
+	}
+	return "the publisher deletes " + name + " and runs `fdl-formats backfill REPO`"
 }
 
 // frozenTooNew says what fixes a frozen catalog in a format a DuckDB (who)
@@ -352,6 +389,8 @@ func resolve(ctx context.Context, st, watched store.Store, opts ResolveOptions) 
 			now = time.Now()
 		}
 		e := r.noCatalog(res, dv, v, now)
+		e.site = store.IsReadOnly(st)
+		e.name = func(key string) string { return store.KeyName(st, key) }
 		res.Error = e.Error()
 		return res, e
 	}

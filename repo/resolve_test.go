@@ -721,7 +721,7 @@ func TestFrozenStorageShutsOutItsReaders(t *testing.T) {
 					t.Errorf("hint %q lacks %q", hint, want)
 				}
 			}
-			if strings.Contains(hint, "runs `fdl-formats backfill`") || len(nc.Declared) > 0 || len(nc.TooNew) != 1 {
+			if strings.Contains(hint, "runs `fdl-formats backfill") || len(nc.Declared) > 0 || len(nc.TooNew) != 1 {
 				t.Errorf("hint %q (declared %v, too new %v): backfill writes nothing that opens here", hint, nc.Declared, nc.TooNew)
 			}
 
@@ -1028,7 +1028,7 @@ func TestResolveNoCatalogPastUntil(t *testing.T) {
 		expired  []ExpiredFormat
 		hint     string
 	}{
-		{time.Date(2027, 6, 29, 0, 0, 0, 0, time.UTC), []string{"0.3"}, nil, "the publisher runs `fdl-formats backfill`"},
+		{time.Date(2027, 6, 29, 0, 0, 0, 0, time.UTC), []string{"0.3"}, nil, "the publisher runs `fdl-formats backfill REPO`"},
 		{time.Date(2027, 6, 30, 0, 0, 0, 0, time.UTC), nil, []ExpiredFormat{{"0.3", "2027-06-30"}}, "fdl.json declares format 0.3 for DuckDB 1.4.3 until 2027-06-30, which has passed for this version: no catalog in it is written any more"},
 	} {
 		_, err := Resolve(ctx, st, ResolveOptions{Version: "1", DuckDB: "1.4.3", Now: tc.now})
@@ -1039,7 +1039,7 @@ func TestResolveNoCatalogPastUntil(t *testing.T) {
 		if !slices.Equal(nc.Declared, tc.declared) || !slices.Equal(nc.Expired, tc.expired) || !strings.Contains(nc.Hint(), tc.hint) {
 			t.Errorf("at %v: declared %v, expired %v, hint %q; want %v, %v and %q", tc.now, nc.Declared, nc.Expired, nc.Hint(), tc.declared, tc.expired, tc.hint)
 		}
-		if tc.expired != nil && strings.Contains(nc.Hint(), "runs `fdl-formats backfill`") {
+		if tc.expired != nil && strings.Contains(nc.Hint(), "runs `fdl-formats backfill") {
 			t.Errorf("at %v: hint %q says to run backfill, which writes nothing past until", tc.now, nc.Hint())
 		}
 	}
@@ -1094,8 +1094,8 @@ func TestResolveNoCatalogNamesUnusable(t *testing.T) {
 			if !strings.Contains(msg, key) || !strings.Contains(msg, tc.why) {
 				t.Errorf("error does not name %s and why (%q):\n%s", key, tc.why, msg)
 			}
-			if strings.Contains(hint, "has no catalog in it") || !strings.Contains(hint, key) || !strings.Contains(hint, "deletes it and runs `fdl-formats backfill`") {
-				t.Errorf("hint %q: want it to name %s, to be deleted and backfilled", hint, key)
+			if strings.Contains(hint, "has no catalog in it") || !strings.Contains(hint, key) || !strings.Contains(hint, "deletes "+filepath.Join(st.Root(), filepath.FromSlash(key))+" and runs `fdl-formats backfill REPO`") {
+				t.Errorf("hint %q: want it to name %s, to be deleted where it is and backfilled", hint, key)
 			}
 		})
 	}

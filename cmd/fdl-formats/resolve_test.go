@@ -167,7 +167,7 @@ func TestResolveCommandReviewCases(t *testing.T) {
 			}, "catalog")
 		}, []string{"--duckdb", "1.4.3", "--version", "1"}, exitNoCatalog,
 			"Try: versions/01a18f7e-0d53-7484-b6af-7583ed5f8c7f/ducklake.duckdb, the frozen catalog, is in format 0.3, which DuckDB 1.4.3 reads, but saved at storage v1.5.0 (version.json), which it cannot open; `fdl-formats backfill` cannot help",
-			"runs `fdl-formats backfill`", "the writer must save the frozen catalog at storage v1.4.0"},
+			"runs `fdl-formats backfill", "the writer must save the frozen catalog at storage v1.4.0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			lake := "02_add_drop_columns"

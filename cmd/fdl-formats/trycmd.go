@@ -31,6 +31,13 @@ var judgeFlags = []string{"now", "allow-lossy", "rewrite-deletes"}
 // its own (`check --versions PARENT REPO`).
 var selectFlags = []string{"formats", "versions", "shard"}
 
+// otherMeaning are the flags a command shares by name with plan, backfill
+// and check but not by meaning: resolve's --data is the DATA_PATH its
+// statement names (a URL or folder readers use), not the local folder of
+// the data files a run reads. A Try: line of such a command leaves them
+// out.
+var otherMeaning = map[string][]string{"resolve": {"data"}}
+
 // tryCommand matches a command line in a hint: `fdl-formats VERB ARGS
 // REPO`, REPO standing for the run's repository.
 var tryCommand = regexp.MustCompile("`fdl-formats ([a-z]+)((?: [^` ]+)*) REPO`")
@@ -43,16 +50,17 @@ var tryCommand = regexp.MustCompile("`fdl-formats ([a-z]+)((?: [^` ]+)*) REPO`")
 // (which take the same flags): the access and judging flags the run set,
 // its selection too unless the command gives its own; every flag the run
 // set for a command that is the run's own, run again (`fdl-formats
-// backfill REPO` after an interrupted backfill). The global
-// --stall-timeout goes before the command, when the run set it otherwise
-// than its environment variable does.
+// backfill REPO` after an interrupted backfill). From another command
+// (resolve) to one of them: the access flags the two share in meaning.
+// The global --stall-timeout goes before the command, when the run set it
+// otherwise than its environment variable does.
 func tryLine(hint string, cmd *cli.Command) string {
 	repoArg := shellWord(cmd.Args().First())
 	fromRepoCommand := slices.Contains(repoCommands, cmd.Name)
 	return tryCommand.ReplaceAllStringFunc(hint, func(m string) string {
 		sub := tryCommand.FindStringSubmatch(m)
 		verb, own := sub[1], strings.Fields(sub[2])
-		if !fromRepoCommand || !slices.Contains(repoCommands, verb) {
+		if !slices.Contains(repoCommands, verb) {
 			return "`fdl-formats " + verb + sub[2] + " " + repoArg + "`"
 		}
 		words := []string{"fdl-formats"}
@@ -66,6 +74,13 @@ func tryLine(hint string, cmd *cli.Command) string {
 		words = append(words, own...)
 		var names []string
 		switch {
+		case !fromRepoCommand:
+			// From resolve: the access flags it shares with them (the
+			// run's --endpoint, --virtual-hosted, --max-spill); it
+			// judges and selects nothing of theirs. It said `fdl-formats
+			// backfill` alone, which went to AWS instead of the run's
+			// endpoint.
+			names = slices.DeleteFunc(slices.Clone(accessFlags), func(f string) bool { return slices.Contains(otherMeaning[cmd.Name], f) })
 		case verb == cmd.Name && len(own) == 0:
 			names = nil // every flag set: the same run again
 		case len(own) == 0:

@@ -60,3 +60,22 @@ func TestTryLineRepeatsFlags(t *testing.T) {
 		t.Errorf("with $%s: got %s, want %s", stallTimeoutEnv, got, want)
 	}
 }
+
+// TestTryLineFromResolve: resolve's hints name the publisher's commands
+// (`fdl-formats backfill REPO`) with the run's repository and the access
+// flags resolve shares with them (--endpoint, --virtual-hosted,
+// --max-spill, the global --stall-timeout), not resolve's own (--duckdb,
+// --version) nor its --data, which names the readers' DATA_PATH, not a
+// local folder of the data files. They said `fdl-formats backfill` alone,
+// which went to AWS instead of the run's endpoint.
+func TestTryLineFromResolve(t *testing.T) {
+	t.Setenv(stallTimeoutEnv, "")
+	run := []string{"--stall-timeout=5m", "resolve", "--duckdb=1.5.1", "--version=2", "--data=https://cdn.example.org/data/",
+		"--endpoint", "http://127.0.0.1:9000", "--virtual-hosted", "--max-spill=5GiB", "s3://b/lake"}
+	const flags = "--endpoint=http://127.0.0.1:9000 --virtual-hosted --max-spill=5GiB s3://b/lake"
+	got := tryHint(t, "the publisher runs `fdl-formats backfill REPO` (`fdl-formats plan REPO` says if it is refused)", run...)
+	want := "the publisher runs `fdl-formats --stall-timeout=5m0s backfill " + flags + "` (`fdl-formats --stall-timeout=5m0s plan " + flags + "` says if it is refused)"
+	if got != want {
+		t.Errorf("resolve's hint:\n got %s\nwant %s", got, want)
+	}
+}
