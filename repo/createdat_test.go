@@ -127,7 +127,7 @@ func TestBackfillCreatedAtBackdated(t *testing.T) {
 	setUntil(`,"until":"2026-10-31T03:00:00Z"`)
 	crep, err := Check(ctx, st, opts)
 	var ce *CheckError
-	want := "rule broken: written for a version created " + byID + ", at or after the format's until 2026-10-31T03:00:00Z (a format past its until is not written for newer versions): remove versions/" + third + "/catalogs/0.4.duckdb, or, if until is too early, set it after 2026-10-31T03:03:08.357Z in fdl.json"
+	want := "rule broken: written for a version created " + byID + ", at or after the format's until 2026-10-31T03:00:00Z (a format past its until is not written for newer versions): remove " + filepath.Join(root, "versions", third, "catalogs", "0.4.duckdb") + ", or, if until is too early, set it after 2026-10-31T03:03:08.357Z in fdl.json"
 	if !errors.Is(err, ErrDifferences) || !errors.As(err, &ce) || ce.First.Detail != want {
 		t.Fatalf("check: %v, want the difference %q", err, want)
 	}

@@ -117,7 +117,7 @@ func TestCheckFindsCatalogsOldDuckDBsMisread(t *testing.T) {
 			t.Errorf("%s: finding %+v, want a difference of %s", run.name, f, key(ids[1]))
 		}
 		for _, want := range []string{"ducklake_column.initial_default", "ducklake_column.default_value", "DuckDB 1.3",
-			"as NULL", "delete " + key(ids[1]), "fdl-formats backfill"} {
+			"as NULL", "delete " + filepath.Join(root, filepath.FromSlash(key(ids[1]))) + " and run `fdl-formats backfill`"} {
 			if !strings.Contains(f.Detail, want) {
 				t.Errorf("%s: detail %q does not say %q", run.name, f.Detail, want)
 			}

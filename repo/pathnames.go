@@ -78,3 +78,17 @@ func keyName(st store.Store, key string) string {
 func folderName(st store.Store, key string) string {
 	return strings.TrimSuffix(keyName(st, strings.TrimSuffix(key, "/")), string(os.PathSeparator))
 }
+
+// removable names the file key where a message tells the user to remove
+// it: store.KeyName's name (its path in a folder, its s3:// URL and
+// endpoint in a bucket), so that it can be acted on from anywhere, which
+// a key relative to the repository (versions/<id>/catalogs/0.3.duckdb)
+// could not (the user of s3:// is in no such folder). A web site removes
+// nothing: its file is removed where the site is published from.
+func removable(st store.Store, key string) string {
+	name := store.KeyName(st, key)
+	if store.IsReadOnly(store.Base(st)) { // under the run's counter
+		return name + " (where the site is published from: the folder or bucket it serves)"
+	}
+	return name
+}

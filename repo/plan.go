@@ -518,17 +518,17 @@ func (r *repository) planVersion(ctx context.Context, v *version, declared []fdl
 			// Not "already there": nothing a reader can open is, and
 			// backfill cannot replace it.
 			c.State, c.Key, c.Problem = Error, key, ProblemViolation
-			c.Reasons = []string{fmt.Sprintf("%s is a %s, not a catalog file; remove it (backfill then writes the catalog)", key, entry.kind)}
+			c.Reasons = []string{fmt.Sprintf("%s is a %s, not a catalog file; remove %s (backfill then writes the catalog)", key, entry.kind, removable(r.st, key))}
 		case present:
 			c.State, c.Key = Present, key
 			if !c.Declared {
 				c.Reasons = []string{"format not declared in fdl.json"}
-				c.Violation = fmt.Sprintf("format %s is not declared in fdl.json, yet its readers would open %s; remove it or declare the format", f.DuckLake, key)
+				c.Violation = fmt.Sprintf("format %s is not declared in fdl.json, yet its readers would open %s; remove %s or declare the format", f.DuckLake, key, removable(r.st, key))
 			}
 			if c.Declared && createdPast(f, v.meta) {
 				// Say what mends it: the finding alone left the
 				// operator to guess which of the two was wrong.
-				c.Violation = fmt.Sprintf("written for a version created %s, at or after the format's until %s (a format past its until is not written for newer versions): remove %s, or, if until is too early, set it after %s in fdl.json", createdText(v.meta), f.Until, key, v.meta.Created().Format(time.RFC3339Nano))
+				c.Violation = fmt.Sprintf("written for a version created %s, at or after the format's until %s (a format past its until is not written for newer versions): remove %s, or, if until is too early, set it after %s in fdl.json", createdText(v.meta), f.Until, removable(r.st, key), v.meta.Created().Format(time.RFC3339Nano))
 			}
 		case f.ExpiredFor(v.meta.Created(), now):
 			c.State = Expired

@@ -337,7 +337,7 @@ func (r *repository) prove(ctx context.Context, c *Cell, work string, frozen *fr
 				r.remote.keepPublished(c.Key, pub)
 			}
 		case errors.Is(err, compare.ErrNotEquivalent):
-			if d := misreadDetail(c, rep); d != "" {
+			if d := misreadDetail(c, rep, removable(r.st, c.Key)); d != "" {
 				return fail(KindDifference, errors.New(d))
 			}
 			// The frozen catalog's own fault is the version's, not the
@@ -382,8 +382,9 @@ func (r *repository) servedRanges() map[string]string {
 // (compare.DiffMisread: a 0.1 or 0.2 catalog written with dictionary-FSST
 // compression, as fdl-formats did before it turned that off below storage
 // v1.4.0), what they read and how to write it again; "" when the proof
-// found no such column.
-func misreadDetail(c *Cell, rep *compare.Report) string {
+// found no such column. name is the catalog where the user removes it
+// (removable).
+func misreadDetail(c *Cell, rep *compare.Report, name string) string {
 	if rep == nil {
 		return ""
 	}
@@ -405,7 +406,7 @@ func misreadDetail(c *Cell, rep *compare.Report) string {
 	if other >= 0 {
 		s += fmt.Sprintf("; and %d other difference(s), first: %s", len(rep.Differences)-len(cols), rep.Differences[other])
 	}
-	return s + fmt.Sprintf("; fdl-formats releases before the dict_fsst fix wrote storage v1.3.0 so: delete %s and run `fdl-formats backfill` again, which writes it without dictionary-FSST", c.Key)
+	return s + fmt.Sprintf("; fdl-formats releases before the dict_fsst fix wrote storage v1.3.0 so: delete %s and run `fdl-formats backfill` again, which writes it without dictionary-FSST", name)
 }
 
 func wrongFormat(c *Cell, rep *compare.Report) error {
