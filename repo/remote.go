@@ -768,7 +768,12 @@ func (rm *remote) fillCache(ctx context.Context, cf cachedFile) error {
 	// object without its last bytes (tail nil).
 	tail, info, ans, _, err := rm.readTailGated(ctx, cf.key, tailBytes, rm.answerDir(), nil, rm.copyGate(cf.key))
 	if err != nil {
-		return fmt.Errorf("data file %s: %w", oneline.Name(cf.key), err)
+		// Named where it is (store.KeyName: its s3:// URL at the
+		// endpoint, its URL on a web site), so that check's "restore the
+		// file the first finding names" can be acted on: it said
+		// data/main/..., a key inside a bucket the user had to put
+		// together with the repository's URL and endpoint.
+		return fmt.Errorf("data file %s: %w", oneline.Name(store.KeyName(rm.counter, cf.key)), err)
 	}
 	// The cache mirrors the store's bytes, also where their size is not
 	// the one the catalog records: that is for the checks to find, as in
