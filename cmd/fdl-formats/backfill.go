@@ -39,6 +39,12 @@ func backfillCommand() *cli.Command {
 
 func runBackfill(ctx context.Context, cmd *cli.Command) error {
 	dryRun := cmd.Bool("dry-run")
+	if cmd.Bool("no-sign-request") && !dryRun {
+		// Refused before any request: its conditional-write probe, then
+		// every upload, would be denied one by one.
+		return usageError{err: errors.New("backfill --no-sign-request: backfill writes catalogs, which unsigned requests may not"),
+			hint: "run backfill with credentials allowed s3:PutObject (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE); --no-sign-request reads only: plan, check, resolve and backfill --dry-run"}
+	}
 	readOnly := false
 	return runRepoJob(ctx, cmd, "backfill", func(ctx context.Context, st store.Store, opts repo.Options) (*repo.BackfillReport, error) {
 		// A dry run writes nothing, so a web site's plan is shown; a

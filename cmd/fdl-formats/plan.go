@@ -36,7 +36,7 @@ func repoFlags() []cli.Flag {
 		// DefaultText: the help printed "(default: number of CPUs) (default: 0)".
 		&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: 0, DefaultText: "number of CPUs", Usage: "cells to run at once, 1 or more"},
 		&cli.StringFlag{Name: "data", Usage: "local folder of the data files (default: REPO/<data_dir from fdl.json>, or for s3:// and https:// repositories the cache)"},
-		endpointFlag(), virtualHostedFlag(),
+		endpointFlag(), virtualHostedFlag(), noSignFlag(),
 		&cli.StringSliceFlag{Name: "allow-lossy", Usage: "write catalogs that drop metadata changing no row: " + strings.Join(convert.LossyOptions, ", ")},
 		&cli.BoolFlag{Name: "rewrite-deletes", Usage: "write the delete files older formats read (Parquet for Puffin deletion vectors, cumulative files for partial deletion files, delete-file chains for 0.3 merged files holding rewritten rows) into the data folder"},
 		&cli.StringFlag{Name: "data-cache-max", Value: fmt.Sprintf("%dGiB", repo.DefaultDataCacheMax>>30), Usage: "bound of the data cache (`SIZE`, e.g. 500MB, 10GiB, or unlimited): after a run, the least recently used s3:// and https:// repositories' data files go first (never the run's own repository); refused with --no-cache"},
@@ -52,13 +52,18 @@ func endpointFlag() cli.Flag {
 	return &cli.StringFlag{Name: "endpoint", Usage: "S3 endpoint URL of a non-AWS service (default: $AWS_ENDPOINT_URL_S3, then $AWS_ENDPOINT_URL, then the AWS profile's endpoint_url)"}
 }
 
+// noSignFlag reads a bucket anyone may read without credentials.
+func noSignFlag() cli.Flag {
+	return &cli.BoolFlag{Name: "no-sign-request", Usage: "send s3:// requests unsigned, without credentials, as the AWS CLI's --no-sign-request does: for a bucket whose policy lets anyone list and read the repository (backfill, which writes, needs credentials)"}
+}
+
 func virtualHostedFlag() cli.Flag {
 	return &cli.BoolFlag{Name: "virtual-hosted", Usage: "address the bucket as BUCKET.HOST at --endpoint instead of HOST/BUCKET (path style)"}
 }
 
 // s3Options are the S3 addressing flags' values.
 func s3Options(cmd *cli.Command) s3.Options {
-	return s3.Options{Endpoint: cmd.String("endpoint"), VirtualHosted: cmd.Bool("virtual-hosted")}
+	return s3.Options{Endpoint: cmd.String("endpoint"), VirtualHosted: cmd.Bool("virtual-hosted"), NoSign: cmd.Bool("no-sign-request")}
 }
 
 // maxSpillFlag bounds what each DuckDB database of a command may spill.

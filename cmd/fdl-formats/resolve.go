@@ -38,7 +38,7 @@ func resolveCommand() *cli.Command {
 			&cli.StringFlag{Name: "data", Usage: "data folder or URL the statement's DATA_PATH names (default: REPO/<data_dir>)"},
 			&cli.BoolFlag{Name: "verify", Usage: "open the file before choosing it (a private copy): its sha256 against version.json, its DuckLake format against version.json or its name, and every row of every table read (each block a DuckLake ATTACH loads passes its checksum); a file that fails is passed over"},
 			&cli.BoolFlag{Name: "json", Usage: "print the resolution as JSON"},
-			endpointFlag(), virtualHostedFlag(),
+			endpointFlag(), virtualHostedFlag(), noSignFlag(),
 			maxSpillFlag(),
 		},
 		Action: runResolve,

@@ -20,7 +20,12 @@ var repoCommands = []string{"plan", "backfill", "check"}
 // may use (not secrets: no flag holds one): a Try: command that left
 // them out ran elsewhere (another endpoint, the AWS one; another data
 // folder or cache, so every data file again; another spill bound).
-var accessFlags = []string{"endpoint", "virtual-hosted", "data", "cache", "no-cache", "max-spill"}
+var accessFlags = []string{"endpoint", "virtual-hosted", "no-sign-request", "data", "cache", "no-cache", "max-spill"}
+
+// signedFlags are access flags a command that writes does not take
+// (`backfill` is refused with --no-sign-request: it writes; the publisher
+// runs it with credentials), unless it is a dry run.
+var signedFlags = []string{"no-sign-request"}
 
 // judgeFlags decide what a run accepts and when: `until` as of --now,
 // the losses --allow-lossy allows, the delete files --rewrite-deletes
@@ -88,9 +93,24 @@ func tryLine(hint string, cmd *cli.Command) string {
 		default:
 			names = slices.Concat(accessFlags, judgeFlags)
 		}
+		if verb == "backfill" && !slices.Contains(own, "--dry-run") {
+			if names == nil {
+				names = flagNames(cmd)
+			}
+			names = slices.DeleteFunc(slices.Clone(names), func(f string) bool { return slices.Contains(signedFlags, f) })
+		}
 		words = append(words, setFlags(cmd, names)...)
 		return "`" + strings.Join(append(words, repoArg), " ") + "`"
 	})
+}
+
+// flagNames are the names of cmd's flags.
+func flagNames(cmd *cli.Command) []string {
+	var names []string
+	for _, f := range cmd.Flags {
+		names = append(names, f.Names()[0])
+	}
+	return names
 }
 
 // setFlags are the flags of cmd set on its command line, in the order

@@ -85,6 +85,7 @@ type ConfigError struct {
 	Err error
 
 	configured bool // Endpoint is the run's (--endpoint, $AWS_ENDPOINT_URL_S3), not AWS's
+	noSign     bool // the request was sent unsigned (Options.NoSign)
 }
 
 func (e *ConfigError) Error() string {
@@ -145,9 +146,13 @@ func (e *ConfigError) Hint() string {
 	case ExpiredCredentials:
 		return "renew the session credentials (`aws sso login`, or a fresh AWS_SESSION_TOKEN), or unset AWS_SESSION_TOKEN with long-term keys"
 	case Denied:
+		if e.noSign {
+			// Unsigned: the bucket's policy is what refused.
+			return fmt.Sprintf("bucket %s does not let anyone (unsigned requests, --no-sign-request) s3:ListBucket and s3:GetObject under the prefix: drop --no-sign-request and use credentials allowed them (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE), or ask its owner to make the repository public; see docs/remote.md, Permissions", e.Bucket)
+		}
 		return fmt.Sprintf("use credentials allowed s3:ListBucket on bucket %s and s3:GetObject on its objects under the prefix (backfill also s3:PutObject); see docs/remote.md, Permissions", e.Bucket)
 	case NoCredentials:
-		return "set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or AWS_PROFILE) in the run's environment (a cron job or CI step does not get a login shell's variables), or renew the profile's session (`aws sso login`); see docs/remote.md"
+		return "set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or AWS_PROFILE) in the run's environment (a cron job or CI step does not get a login shell's variables), or renew the profile's session (`aws sso login`); for a bucket anyone may read, --no-sign-request sends the requests unsigned; see docs/remote.md"
 	case Unreachable:
 		if !e.configured {
 			return "check that this machine reaches AWS S3 (network, DNS, a proxy in $HTTPS_PROXY), or give the endpoint of another S3 service (--endpoint, $AWS_ENDPOINT_URL_S3)"
@@ -197,7 +202,7 @@ func (s *Store) configError(op, key string, err error) *ConfigError {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return nil // the run's own end, not the server's
 	}
-	e := &ConfigError{Op: op, Key: key, Bucket: s.bucket, Location: s.Location(), Endpoint: s.endpoint, Status: status(err), Err: err, configured: s.endpoint != ""}
+	e := &ConfigError{Op: op, Key: key, Bucket: s.bucket, Location: s.Location(), Endpoint: s.endpoint, Status: status(err), Err: err, configured: s.endpoint != "", noSign: s.noSign}
 	if errors.As(err, new(*credsError)) {
 		// Told by the call that failed (the credential chain's, marked
 		// by markCreds), not by the SDK's message.

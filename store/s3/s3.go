@@ -68,6 +68,12 @@ type Options struct {
 	StallTimeout time.Duration
 	// Getenv reads the environment; nil means os.Getenv.
 	Getenv func(string) string
+	// NoSign sends every request unsigned, without credentials (the AWS
+	// CLI's --no-sign-request): a bucket whose policy lets anyone list and
+	// read it, from a run that has no credentials of the service (a
+	// third party's CI checking a public repository). The credential
+	// chain is not asked.
+	NoSign bool
 }
 
 // Store is a prefix of a bucket.
@@ -77,6 +83,7 @@ type Store struct {
 	prefix   string // "" or ending in "/"
 	endpoint string
 	vhost    bool // virtual-hosted addressing at the endpoint
+	noSign   bool // requests unsigned (Options.NoSign)
 	// answered: a request of this store was answered with an object or a
 	// listing, so the bucket is there and the credentials worked; a HEAD's
 	// bare 404 after that is a missing object (headCause).
@@ -134,7 +141,13 @@ func New(ctx context.Context, bucket, prefix string, opts Options) (*Store, erro
 	if err != nil {
 		return nil, fmt.Errorf("s3://%s: load AWS configuration: %w", bucket, err)
 	}
-	markCreds(&cfg)
+	if opts.NoSign {
+		// Recognised by the SDK's signer, which then sends the request
+		// as it is (a provider wrapped in markCreds would not be).
+		cfg.Credentials = aws.AnonymousCredentials{}
+	} else {
+		markCreds(&cfg)
+	}
 	if endpoint == "" {
 		// The SDK also takes an endpoint from the shared configuration (a
 		// profile's endpoint_url, its services section): the requests go
@@ -165,7 +178,7 @@ func New(ctx context.Context, bucket, prefix string, opts Options) (*Store, erro
 		o.ResponseChecksumValidation = aws.ResponseChecksumValidationWhenRequired
 		o.HTTPClient = stallClient(keepConns(o.HTTPClient), opts.StallTimeout)
 	})
-	return &Store{client: client, bucket: bucket, prefix: prefix, endpoint: endpoint, vhost: opts.VirtualHosted}, nil
+	return &Store{client: client, bucket: bucket, prefix: prefix, endpoint: endpoint, vhost: opts.VirtualHosted, noSign: opts.NoSign}, nil
 }
 
 // idleConns is how many idle connections to the server the SDK's own
