@@ -111,6 +111,12 @@ func openError(cmd *cli.Command, err error) error {
 	if errors.Is(err, httpstore.ErrQuery) {
 		return usageError{err: err, command: "fdl-formats " + cmd.Name}
 	}
+	if errors.Is(err, s3.ErrNoRegion) {
+		// The runner's environment (exit 1), as a credential is: it
+		// said "not an FDL repository" (exit 6) with the hint to give
+		// the folder that holds fdl.json.
+		return err
+	}
 	return fmt.Errorf("%w: %w", repo.ErrNotRepository, err)
 }
 

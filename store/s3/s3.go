@@ -43,6 +43,11 @@ import (
 // the conditional-write probe's objects. List does not show it.
 const PrivatePrefix = ".fdl-formats/"
 
+// ErrNoRegion is New's error for AWS S3 (no endpoint) with no region
+// anywhere: the run's environment lacks it (exit 1), the repository is
+// not at fault.
+var ErrNoRegion = errors.New("no region")
+
 // Options configure New. The zero value is AWS S3 with the SDK's default
 // credential chain and region.
 type Options struct {
@@ -163,7 +168,10 @@ func New(ctx context.Context, bucket, prefix string, opts Options) (*Store, erro
 	}
 	if cfg.Region == "" {
 		if endpoint == "" {
-			return nil, fmt.Errorf("s3://%s: no region: set AWS_REGION (or a profile's region)", bucket)
+			// The runner's setup, not the repository (ErrNoRegion): a CI
+			// step has no profile and sets no AWS_REGION unless told to.
+			return nil, &refusedError{err: fmt.Errorf("s3://%s/%s: %w: the AWS SDK found none in AWS_REGION or the shared configuration, and S3 needs the bucket's", bucket, strings.TrimSuffix(prefix, "/"), ErrNoRegion),
+				hint: "set AWS_REGION to the bucket's region in the run's environment (export AWS_REGION=eu-west-1; a CI step or cron job gets no login shell's variables nor, often, a profile), or give the endpoint of another S3 service (--endpoint, $AWS_ENDPOINT_URL_S3)"}
 		}
 		cfg.Region = "auto"
 	}
