@@ -93,7 +93,9 @@ func tryLine(hint string, cmd *cli.Command) string {
 		default:
 			names = slices.Concat(accessFlags, judgeFlags)
 		}
-		if verb == "backfill" && !slices.Contains(own, "--dry-run") {
+		// The same dry run again keeps the run's flags: it writes nothing.
+		dryRun := slices.Contains(own, "--dry-run") || (verb == cmd.Name && len(own) == 0 && cmd.Bool("dry-run"))
+		if verb == "backfill" && !dryRun {
 			if names == nil {
 				names = flagNames(cmd)
 			}

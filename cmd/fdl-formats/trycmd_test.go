@@ -79,3 +79,27 @@ func TestTryLineFromResolve(t *testing.T) {
 		t.Errorf("resolve's hint:\n got %s\nwant %s", got, want)
 	}
 }
+
+// TestTryLineBackfillSigned: a Try: line's backfill, which writes, leaves
+// out the run's --no-sign-request (backfill refuses it: the publisher runs
+// it with credentials); a dry run, which writes nothing, keeps it.
+func TestTryLineBackfillSigned(t *testing.T) {
+	t.Setenv(stallTimeoutEnv, "")
+	for _, tc := range []struct {
+		args       []string
+		hint, want string
+	}{
+		{[]string{"check", "--no-sign-request", "--now=2026-11-30", "s3://b/lake"}, "run `fdl-formats backfill REPO` to write",
+			"run `fdl-formats backfill --now=2026-11-30 s3://b/lake` to write"},
+		{[]string{"check", "--no-sign-request", "s3://b/lake"}, "(`fdl-formats backfill --dry-run REPO` lists them)",
+			"(`fdl-formats backfill --dry-run --no-sign-request s3://b/lake` lists them)"},
+		{[]string{"backfill", "--dry-run", "--no-sign-request", "s3://b/lake"}, "run `fdl-formats backfill REPO` again",
+			"run `fdl-formats backfill --no-sign-request --dry-run s3://b/lake` again"},
+		{[]string{"check", "--no-sign-request", "s3://b/lake"}, "run `fdl-formats check REPO` again",
+			"run `fdl-formats check --no-sign-request s3://b/lake` again"},
+	} {
+		if got := tryHint(t, tc.hint, tc.args...); got != tc.want {
+			t.Errorf("%v, hint %q:\n got %s\nwant %s", tc.args, tc.hint, got, tc.want)
+		}
+	}
+}
