@@ -598,7 +598,7 @@ func TestBackfillUntil(t *testing.T) {
 	var ce *CheckError
 	if !errors.Is(err, ErrDifferences) || !errors.As(err, &ce) || !strings.Contains(ce.First.Detail, "at or after the format's until") {
 		t.Errorf("Check with a catalog written after until: %v, want a rule violation", err)
-	} else if want := "remove " + rep.Results[0].Key + ", or, if until is too early, set it after "; !strings.Contains(ce.First.Detail, want) {
+	} else if want := "remove " + filepath.Join(root, filepath.FromSlash(rep.Results[0].Key)) + ", or, if until is too early, set it after "; !strings.Contains(ce.First.Detail, want) {
 		// The finding says what mends it (the hint sends the operator to it).
 		t.Errorf("finding %q does not say %q", ce.First.Detail, want)
 	}
