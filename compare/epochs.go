@@ -65,6 +65,10 @@ type metaMemo struct {
 	// columnSpans, spanPoints: see Reader.columnSpans (nil until read).
 	columnSpans map[int64][]formats.Span
 	spanPoints  []int64
+	// lakeTypes and columnTypes: every lower(column_type), and every
+	// lower(trim(column_type)), of ducklake_column (nil until read; see
+	// Reader.readColumnRows, hasLakeType, HasColumnOfType).
+	lakeTypes, columnTypes map[string]bool
 	// loadRows: the rows formats.LoadRefusal checks (nil until read;
 	// see Reader.loadRows).
 	loadRows *formats.LoadRows

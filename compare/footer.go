@@ -246,7 +246,7 @@ func encryptedFiles(ctx context.Context, r *Reader) (map[int64]bool, error) {
 // footers are not read for it (most catalogs have no VARIANT).
 func (r *Reader) FooterQuirksWithColumns(ctx context.Context, quirks []formats.AffectedFooterQuirk) ([]formats.AffectedFooterQuirk, error) {
 	var out []formats.AffectedFooterQuirk
-	hasTypes := map[string]bool{} // one query per set of types (0.4's two VARIANT quirks share one)
+	hasTypes := map[string]bool{} // one answer per set of types (0.4's two VARIANT quirks share one)
 	for _, q := range quirks {
 		if q.ColumnTypes != nil {
 			key := strings.Join(q.ColumnTypes, ",")
@@ -275,14 +275,16 @@ func (r *Reader) HasColumnOfType(ctx context.Context, types ...string) (bool, er
 	if len(types) == 0 {
 		return false, nil
 	}
-	conds := make([]string, len(types))
-	for i, t := range types {
-		conds[i] = fmt.Sprintf("t = %[1]s OR starts_with(t, %[1]s || '(')", sqlString(t))
-	}
-	var has bool
-	q := `SELECT count(*) > 0 FROM (SELECT lower(trim(column_type)) AS t FROM cat.ducklake_column) WHERE ` + strings.Join(conds, " OR ")
-	if err := r.conn.QueryRowContext(ctx, q).Scan(&has); err != nil {
+	// Read with the column spans, once per reader (readColumnRows).
+	if err := r.readColumnRows(ctx); err != nil {
 		return false, fmt.Errorf("read the column types of %s: %w", oneline.Name(r.path), err)
 	}
-	return has, nil
+	for have := range r.meta.columnTypes {
+		for _, t := range types {
+			if have == t || strings.HasPrefix(have, t+"(") {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
 }

@@ -239,9 +239,9 @@ func (r *Reader) otherColumnTags(ctx context.Context) (map[int64][]tagRow, error
 
 // tablesWithColumns is the table_ids that have a ducklake_column row (at
 // any snapshot): the readers' LEFT JOIN gives a table without one a NULL
-// column, and they fail. Read once per reader, with columnSpans.
+// column, and they fail. Read once per reader (readColumnRows).
 func (r *Reader) tablesWithColumns(ctx context.Context) (map[int64]bool, error) {
-	if err := r.readColumnSpans(ctx); err != nil {
+	if err := r.readColumnRows(ctx); err != nil {
 		return nil, err
 	}
 	return r.meta.withColumns, nil
@@ -251,31 +251,45 @@ func (r *Reader) tablesWithColumns(ctx context.Context) (map[int64]bool, error) 
 // ducklake_column row of the table is visible (formats.ColumnSpans), and
 // the snapshots where one of them begins or ends, sorted: a table whose
 // column rows are none visible at a snapshot is not loaded there
-// (formats.LoadRows.Loaded). Read once per reader.
+// (formats.LoadRows.Loaded). Read once per reader (readColumnRows).
 func (r *Reader) columnSpans(ctx context.Context) (map[int64][]formats.Span, []int64, error) {
-	if err := r.readColumnSpans(ctx); err != nil {
+	if err := r.readColumnRows(ctx); err != nil {
 		return nil, nil, err
 	}
 	return r.meta.columnSpans, r.meta.spanPoints, nil
 }
 
-func (r *Reader) readColumnSpans(ctx context.Context) error {
+// readColumnRows reads, in one statement per reader, what the reader asks
+// of ducklake_column as a whole: the tables with a column row and their
+// column spans (tablesWithColumns, columnSpans: every Tables call needs
+// them) and the column types of every row (lakeTypes, HasColumnOfType).
+// Each was a statement of its own, on every reader (backfill's proofs
+// ran three or four of them per catalog; docs/compare.md, Benchmark).
+func (r *Reader) readColumnRows(ctx context.Context) error {
 	if r.meta.withColumns != nil {
 		return nil
 	}
 	withColumns, byTable := map[int64]bool{}, map[int64][][2]sql.NullInt64{}
-	err := r.eachRow(ctx, `SELECT DISTINCT table_id, begin_snapshot, end_snapshot FROM cat.ducklake_column WHERE table_id IS NOT NULL`, func(rows *sql.Rows) error {
-		var id int64
-		var begin, end sql.NullInt64
-		if err := rows.Scan(&id, &begin, &end); err != nil {
+	seen := map[[3]sql.NullInt64]bool{} // (table_id, begin, end): a row per type
+	lower, trimmed := map[string]bool{}, map[string]bool{}
+	err := r.eachRow(ctx, `SELECT DISTINCT table_id, begin_snapshot, end_snapshot, lower(column_type), lower(trim(column_type)) FROM cat.ducklake_column`, func(rows *sql.Rows) error {
+		var id, begin, end sql.NullInt64
+		var low, trim sql.NullString
+		if err := rows.Scan(&id, &begin, &end, &low, &trim); err != nil {
 			return err
 		}
-		withColumns[id] = true
-		byTable[id] = append(byTable[id], [2]sql.NullInt64{begin, end})
+		if low.Valid {
+			lower[low.String], trimmed[trim.String] = true, true
+		}
+		if k := [3]sql.NullInt64{id, begin, end}; id.Valid && !seen[k] {
+			seen[k] = true
+			withColumns[id.Int64] = true
+			byTable[id.Int64] = append(byTable[id.Int64], [2]sql.NullInt64{begin, end})
+		}
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("read the columns' tables of %s: %w", oneline.Name(r.path), err)
+		return fmt.Errorf("read the columns' tables and types of %s: %w", oneline.Name(r.path), err)
 	}
 	spans := make(map[int64][]formats.Span, len(byTable))
 	var points []int64
@@ -290,6 +304,7 @@ func (r *Reader) readColumnSpans(ctx context.Context) error {
 	}
 	slices.Sort(points)
 	r.meta.withColumns, r.meta.columnSpans, r.meta.spanPoints = withColumns, spans, slices.Compact(points)
+	r.meta.lakeTypes, r.meta.columnTypes = lower, trimmed
 	return nil
 }
 

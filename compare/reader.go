@@ -207,9 +207,6 @@ type Reader struct {
 	// catalog (filestats.go).
 	filePairsRead bool
 	filePairs     []formats.FileColumnPair
-	// lakeTypes: every lower(column_type) of ducklake_column (nil until
-	// read; see hasLakeType).
-	lakeTypes map[string]bool
 	// columnTypes: the DuckDB type of each column of the metadata schema's
 	// tables and views, by table and column name.
 	columnTypes map[[2]string]string

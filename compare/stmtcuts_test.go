@@ -3,6 +3,7 @@ package compare
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"maps"
 	"path/filepath"
 	"reflect"
@@ -362,4 +363,78 @@ func statsAsksOf(r *Reader) []statsAsk {
 		asks = append(asks, statsAsk{label: st.names[0], table: name, keys: st.keys, cols: cols})
 	}
 	return asks
+}
+
+// TestColumnRowsReadOnce: what a reader asks of ducklake_column as a whole
+// (the tables with column rows and their spans, which every Tables call
+// needs; the column types HasColumnOfType and hasLakeType answer from) is
+// one statement per reader, however many type sets are asked, and each
+// answer is what its own query over the rows answers. Each was a
+// statement of its own, three or four per catalog a backfill proves.
+func TestColumnRowsReadOnce(t *testing.T) {
+	ctx := context.Background()
+	lake, catalog := lastVersion(t, "lakes", "12_nested_types")
+	data := filepath.Join(lake, "data")
+	// A type written with spaces and in upper case.
+	odd := tamper(t, catalog, "UPDATE ducklake_column SET column_type = ' DECIMAL(9,2) ' WHERE column_id = (SELECT min(column_id) FROM ducklake_column)")
+	sets := [][]string{{"variant"}, {"decimal"}, {"integer", "bigint"}, {"struct"}, {"varchar"}, {"time_ns"}, {"decimal(9"}}
+	for _, path := range []string{catalog, odd} {
+		t.Run(filepath.Base(filepath.Dir(path)), func(t *testing.T) {
+			r := openForTest(t, path, data)
+			snaps, err := r.Snapshots(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Each answer by its own query over the rows.
+			var want []bool
+			for _, types := range sets {
+				var conds []string
+				for _, x := range types {
+					conds = append(conds, fmt.Sprintf("t = %[1]s OR starts_with(t, %[1]s || '(')", sqlString(x)))
+				}
+				var has bool
+				if err := r.conn.QueryRowContext(ctx, `SELECT count(*) > 0 FROM (SELECT lower(trim(column_type)) AS t FROM cat.ducklake_column) WHERE `+strings.Join(conds, " OR ")).Scan(&has); err != nil {
+					t.Fatal(err)
+				}
+				lakeTypes, err := r.strings(ctx, `SELECT DISTINCT lower(column_type) FROM cat.ducklake_column WHERE column_type IS NOT NULL`)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want = append(want, has, slices.ContainsFunc(types, func(x string) bool { return slices.Contains(lakeTypes, x) }))
+			}
+			log := queryLog(t, r)
+			c := &comparison{ctx: ctx}
+			var got []bool
+			for round := range 2 {
+				got = got[:0]
+				if _, err := r.Tables(ctx, snaps[len(snaps)-1].ID); err != nil {
+					t.Fatal(err)
+				}
+				for _, types := range sets {
+					has, err := r.HasColumnOfType(ctx, types...)
+					if err != nil {
+						t.Fatal(err)
+					}
+					got = append(got, has, r.hasLakeType(c, types))
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("round %d: answers %v, by their own queries %v (type sets %q)", round, got, want, sets)
+				}
+			}
+			if !slices.Contains(want, true) || !slices.Contains(want, false) {
+				t.Errorf("answers %v: want some types found and some not", want)
+			}
+			var read []string
+			for _, q := range log() {
+				// The epochs' change points read ducklake_column's
+				// snapshots too, not its types.
+				if strings.Contains(q, "ducklake_column") && strings.Contains(q, "column_type") {
+					read = append(read, q)
+				}
+			}
+			if len(read) != 1 {
+				t.Errorf("%d statements read ducklake_column's types, want 1: %q", len(read), read)
+			}
+		})
+	}
 }

@@ -248,18 +248,11 @@ func (c *comparison) textStatsKind(k *formats.TextStats, label, na, nb string, e
 // only when the column types, read once per reader, hold none. Where
 // they cannot be read, true: the query that needs them says why.
 func (r *Reader) hasLakeType(c *comparison, types []string) bool {
-	if r.lakeTypes == nil {
-		rows, err := r.strings(c.ctx, `SELECT DISTINCT lower(column_type) FROM cat.ducklake_column WHERE column_type IS NOT NULL`)
-		if err != nil {
-			return true
-		}
-		r.lakeTypes = make(map[string]bool, len(rows))
-		for _, t := range rows {
-			r.lakeTypes[t] = true
-		}
+	if err := r.readColumnRows(c.ctx); err != nil {
+		return true
 	}
 	for _, t := range types {
-		if r.lakeTypes[t] {
+		if r.meta.lakeTypes[t] {
 			return true
 		}
 	}
