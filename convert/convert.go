@@ -508,10 +508,14 @@ func (r *run) frozenChecks(source *formats.Version) error {
 		}
 		r.add(f)
 	}
-	if err := r.loadFailures(source); err != nil {
+	rows, err := r.readSourceRows(source)
+	if err != nil {
+		return fmt.Errorf("read the catalog's schemas, tables, views and macros: %w", err)
+	}
+	if err := r.loadFailures(source, rows); err != nil {
 		return err
 	}
-	if err := r.nameClashes(source); err != nil {
+	if err := r.nameClashes(source, rows); err != nil {
 		return err
 	}
 	outside, err := r.filesOutsideDataPath()

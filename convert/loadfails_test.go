@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -104,5 +105,63 @@ func TestSourceTableWithoutVisibleColumns(t *testing.T) {
 			t.Fatalf("to %s: %v", target.Name, err)
 		}
 		proveEquivalent(t, src, out, data)
+	}
+}
+
+// TestSourceRulesReadOnce: the load rules' reads of a source
+// (readSourceRows, for loadFailures and nameClashes) read an optional
+// table (column tags, views, macros, partition specs, sort hints) only
+// where it holds a row, and then in one statement: a view or macro once
+// for both rules, the column spans with the columns, partition specs and
+// sort hints together. A backfill read all of them, views and macros
+// twice, for every source, most of which have none.
+func TestSourceRulesReadOnce(t *testing.T) {
+	ctx := context.Background()
+	read := regexp.MustCompile(`FROM (ducklake_column|ducklake_view|ducklake_macro|ducklake_partition_info|ducklake_sort_info|ducklake_column_tag)\b`)
+	for _, tc := range []struct{ archive, lake string }{
+		{"lakes", "06_deletes"},
+		{"lakes", "08_partitioning"},
+		{"lakes", "09_views"},
+		{"lakes", "10_macros"},
+		{"lakes", "11_comments_tags"},
+		{"lakes-1.1-dev1", "26_v11_only_features"},
+	} {
+		t.Run(tc.lake, func(t *testing.T) {
+			vs := versionCatalogs(t, testlakes.Lake(t, tc.archive, tc.lake))
+			src := vs[len(vs)-1]
+			// The source's tables that hold rows.
+			filled := map[string]bool{}
+			for _, row := range query(t, src, "SELECT table_name FROM duckdb_tables() WHERE database_name = 'c'") {
+				if read.MatchString("FROM "+row[0]) && query(t, src, "SELECT count(*) FROM c."+row[0])[0][0] != "0" {
+					filled[row[0]] = true
+				}
+			}
+			engines := NewEngines(1)
+			defer engines.Close()
+			statements := statementLog(t, engines)
+			if _, err := Check(ctx, src, formats.V1_1, Options{Engines: engines}); err != nil && !errors.Is(err, ErrRefused) {
+				t.Fatal(err)
+			}
+			reads := map[string]int{}
+			for _, q := range statements() {
+				for _, m := range read.FindAllStringSubmatch(q, -1) {
+					reads[m[1]]++
+				}
+			}
+			t.Logf("holding rows %v; reads %v", filled, reads)
+			var some bool
+			for table, n := range reads {
+				some = some || n > 0 && table != "ducklake_column"
+				if table == "ducklake_column" {
+					continue // the conversion's own checks read it too
+				}
+				if !filled[table] || n > 1 {
+					t.Errorf("%s read by %d statements; holds rows: %t (want one statement where it does, none where not)", table, n, filled[table])
+				}
+			}
+			if want := filled["ducklake_view"] || filled["ducklake_macro"] || filled["ducklake_partition_info"]; some != want {
+				t.Errorf("reads %v of a source with rows in %v", reads, filled)
+			}
+		})
 	}
 }

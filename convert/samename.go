@@ -2,7 +2,6 @@ package convert
 
 import (
 	"cmp"
-	"database/sql"
 	"fmt"
 	"slices"
 	"sort"
@@ -18,14 +17,12 @@ import (
 // keep the last of a name, so which one they read is not determined by
 // the catalog, and no conversion can be proved to read as its source.
 // Identical definitions are carried.
-func (r *run) nameClashes(source *formats.Version) error {
-	objs, schemas, snaps, err := r.namedObjects(source)
-	if err != nil {
-		return fmt.Errorf("read the catalog's views and macros: %w", err)
-	}
+func (r *run) nameClashes(source *formats.Version, src *sourceRows) error {
+	objs, snaps := src.objects, src.snaps
 	if len(objs) < 2 {
-		return nil
+		return nil // no two to share a name
 	}
+	schemas := schemaNames(src.load.Schemas)
 	points := formats.ObjectChangePoints(objs)
 	type span struct {
 		from, to int64
@@ -73,74 +70,25 @@ func (r *run) nameClashes(source *formats.Version) error {
 	return nil
 }
 
-// namedObjects reads the source's views and (formats with macros) macros
-// as formats.NameClashes takes them, its schema names by id, and its
-// snapshot ids in order.
-func (r *run) namedObjects(source *formats.Version) ([]formats.NamedObject, map[int64]string, []int64, error) {
-	scan := func(q string, row func(*sql.Rows) error) error { return r.w.eachRow(r.ctx, q, row) }
-	var objs []formats.NamedObject
-	schemas := map[int64]string{}
-	var snaps []int64
-	err := scan(`SELECT view_id, schema_id, view_name, dialect, sql, column_aliases, begin_snapshot, end_snapshot FROM ducklake_view`, func(rows *sql.Rows) error {
-		var o formats.NamedObject
-		var dialect, query, aliases sql.NullString
-		err := rows.Scan(&o.ID, &o.SchemaID, &o.Name, &dialect, &query, &aliases, &o.Begin, &o.End)
-		o.Kind, o.Definition = "view", formats.ViewDefinition(o.Name, dialect, query, aliases)
-		objs = append(objs, o)
-		return err
-	})
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	if source.Has(formats.CapMacros) {
-		byID := map[int64]*formats.NamedObject{}
-		var order []int64
-		err := scan(`SELECT m.macro_id, m.schema_id, m.macro_name, m.begin_snapshot, m.end_snapshot, i.impl_id, i.dialect, i.sql, i.type,
-			(SELECT to_json(list({'name': p.parameter_name, 'type': p.parameter_type, 'default': p.default_value, 'default_type': p.default_value_type} ORDER BY p.rowid))::VARCHAR
-			 FROM ducklake_macro_parameters p WHERE p.macro_id = m.macro_id AND p.impl_id = i.impl_id)
-			FROM ducklake_macro m JOIN ducklake_macro_impl i ON i.macro_id = m.macro_id
-			WHERE m.macro_id IS NOT NULL ORDER BY m.macro_id, i.impl_id`, func(rows *sql.Rows) error {
-			var o formats.NamedObject
-			var impl sql.NullInt64
-			var dialect, query, typ, params sql.NullString
-			if err := rows.Scan(&o.ID, &o.SchemaID, &o.Name, &o.Begin, &o.End, &impl, &dialect, &query, &typ, &params); err != nil {
-				return err
+// schemaNames is the schemas' names by id, a later schema row (by
+// begin_snapshot, NULL last) naming its id over an earlier one.
+func schemaNames(rows []formats.LoadSchema) map[int64]string {
+	rows = slices.Clone(rows)
+	slices.SortStableFunc(rows, func(a, b formats.LoadSchema) int {
+		switch {
+		case a.Begin.Valid != b.Begin.Valid:
+			if a.Begin.Valid {
+				return -1
 			}
-			x, ok := byID[o.ID.Int64]
-			if !ok {
-				o.Kind, o.Definition = formats.MacroKind(typ.String), fmt.Sprintf("name=%q", o.Name.String)
-				x = &o
-				byID[o.ID.Int64] = x
-				order = append(order, o.ID.Int64)
-			}
-			x.Definition += fmt.Sprintf(" impl %d dialect=%q type=%q sql=%q params=%q", impl.Int64, dialect.String, typ.String, query.String, params.String)
-			return nil
-		})
-		if err != nil {
-			return nil, nil, nil, err
+			return 1
 		}
-		for _, id := range order {
-			objs = append(objs, *byID[id])
+		return cmp.Compare(a.Begin.Int64, b.Begin.Int64)
+	})
+	out := map[int64]string{}
+	for _, x := range rows {
+		if x.ID.Valid {
+			out[x.ID.Int64] = x.Name.String
 		}
 	}
-	if len(objs) < 2 {
-		return objs, nil, nil, nil // no two to share a name
-	}
-	err = scan(`SELECT schema_id, schema_name FROM ducklake_schema WHERE schema_id IS NOT NULL ORDER BY begin_snapshot`, func(rows *sql.Rows) error {
-		var id int64
-		var name sql.NullString
-		err := rows.Scan(&id, &name)
-		schemas[id] = name.String
-		return err
-	})
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	err = scan(`SELECT snapshot_id FROM ducklake_snapshot WHERE snapshot_id IS NOT NULL ORDER BY snapshot_id`, func(rows *sql.Rows) error {
-		var s int64
-		err := rows.Scan(&s)
-		snaps = append(snaps, s)
-		return err
-	})
-	return objs, schemas, snaps, err
+	return out
 }
