@@ -95,6 +95,13 @@ func (r *Reader) readCastStats(ctx context.Context, t Table) ([]castStat, error)
 	if !slices.ContainsFunc(tables, func(x Table) bool { return x.ID == t.ID }) {
 		return nil, nil
 	}
+	// No reader loads the catalog's current snapshot (its columns may
+	// not even form a tree: formats.ParentRefusal): the proof reports
+	// that snapshot's tables unreadable, and there are no statistics to
+	// cast.
+	if why, err := r.loadRefusal(ctx, last); err != nil || why != "" {
+		return nil, err
+	}
 	cols, err := r.Columns(ctx, t.ID, last)
 	if err != nil {
 		return nil, err

@@ -49,6 +49,20 @@ func TestCatalogLoadFailures(t *testing.T) {
 		{"list of two fields in both", "12_nested_types", `INSERT INTO ducklake_column SELECT * REPLACE (9999 AS column_id, 'extra' AS column_name) FROM ducklake_column
 			WHERE parent_column = (SELECT min(column_id) FROM ducklake_column WHERE lower(column_type) = 'list' AND end_snapshot IS NULL AND table_id = 1) AND table_id = 1 AND end_snapshot IS NULL`, false,
 			`(Lists must have a single child entry)`},
+		// A nested field whose parent is not among the columns the
+		// readers added before it (formats.ParentRefusal): its parent
+		// ended, the table's top-level columns all ended (the table,
+		// with visible fields, is loaded all the same), or its parent
+		// is a field whose parent_column is greater than its own id.
+		// Before, the proof failed ("has unknown parent"), and read the
+		// last alike on both sides.
+		{"field of an ended struct in both", "12_nested_types", `UPDATE ducklake_column SET end_snapshot = 25 WHERE table_id = 3 AND column_id = 2`, false,
+			`table fevo (id 3): field j (id 4) has parent_column 2: no column with this id is visible (Failed to load DuckLake - Could not find parent column for column j)`},
+		{"fields of a table whose top-level columns ended in both", "12_nested_types", `UPDATE ducklake_column SET end_snapshot = 25 WHERE table_id = 3 AND parent_column IS NULL`, false,
+			`(Failed to load DuckLake - Could not find parent column for column j)`},
+		{"field added before its parent in both", "12_nested_types", `UPDATE ducklake_column SET column_id = 100 WHERE table_id = 3 AND column_id = 5;
+			UPDATE ducklake_column SET parent_column = 100 WHERE table_id = 3 AND parent_column = 5`, false,
+			`table fevo (id 3): field i (id 7) has parent_column 6: the readers add that field after this one`},
 		{"view aliases that do not parse in both", "09_views", `UPDATE ducklake_view SET column_aliases = 'a,b' WHERE view_id = (SELECT min(view_id) FROM ducklake_view)`, false,
 			`(Failed to parse quoted value - expected a quote)`},
 		{"view of no schema in both", "06_deletes", `INSERT INTO ducklake_view VALUES (98, '01a18fe9-0000-7000-8000-000000000098', 1, NULL, 999, 'gv', 'duckdb', 'SELECT 1', '')`, false,

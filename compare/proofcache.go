@@ -263,7 +263,13 @@ import (
 // identical, or which one the readers read undetermined), where the
 // description keyed by name kept the last row, so that a B adding a view of
 // A's view's name with another query, stored first, was equivalent.
-const proofVersion = "fdl-formats proof v75"
+// v76: a visible nested field whose parent the readers' load has not added
+// before it (its parent ended, or is a field whose parent_column is greater
+// than its own id) fails the load of the catalog at the snapshot
+// (formats.ParentRefusal: "Could not find parent column"), where the proof
+// failed ("has unknown parent") or read it, so that a B and its A holding
+// one alike were equivalent.
+const proofVersion = "fdl-formats proof v76"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths

@@ -92,6 +92,8 @@ func (r *run) readSourceRows(source *formats.Version) (*sourceRows, error) {
 	load := out.load
 	spans := map[int64][][2]sql.NullInt64{}
 	seen := map[[3]sql.NullInt64]bool{} // (table_id, begin, end) of column rows
+	var every []formats.LoadColumn      // column rows of a table (ColumnTree: those of nested tables)
+	nested := map[int64]bool{}          // tables with a nested field
 	optional := []string{"ducklake_column_tag", "ducklake_view", "ducklake_partition_info"}
 	if source.Has(formats.CapSortHints) {
 		optional = append(optional, "ducklake_sort_info")
@@ -128,12 +130,20 @@ func (r *run) readSourceRows(source *formats.Version) (*sourceRows, error) {
 		}},
 		// Every column row: the tables with one, and the snapshots each
 		// has a visible one (a table without is not loaded:
-		// LoadRows.Loaded); the top-level ones are checked themselves.
-		{`SELECT table_id, column_id, column_order, column_name, begin_snapshot, end_snapshot, parent_column IS NULL FROM ducklake_column`, func(rows *sql.Rows) error {
+		// LoadRows.Loaded); the top-level ones are checked themselves,
+		// and every row of a table with a nested field is its column tree
+		// (the readers add each field to its parent: formats.ParentRefusal).
+		{`SELECT table_id, column_id, column_order, column_name, parent_column, begin_snapshot, end_snapshot FROM ducklake_column`, func(rows *sql.Rows) error {
 			var x formats.LoadColumn
-			var top bool
-			if err := rows.Scan(&x.TableID, &x.ID, &x.Order, &x.Name, &x.Begin, &x.End, &top); err != nil {
+			if err := rows.Scan(&x.TableID, &x.ID, &x.Order, &x.Name, &x.Parent, &x.Begin, &x.End); err != nil {
 				return err
+			}
+			top := !x.Parent.Valid
+			if x.TableID.Valid {
+				every = append(every, x)
+				if !top {
+					nested[x.TableID.Int64] = true
+				}
 			}
 			if k := [3]sql.NullInt64{x.TableID, x.Begin, x.End}; x.TableID.Valid && !seen[k] {
 				seen[k] = true
@@ -229,6 +239,11 @@ func (r *run) readSourceRows(source *formats.Version) (*sourceRows, error) {
 	load.ColumnSpans = make(map[int64][]formats.Span, len(spans))
 	for id, rows := range spans {
 		load.ColumnSpans[id] = formats.ColumnSpans(rows)
+	}
+	for _, x := range every {
+		if nested[x.TableID.Int64] {
+			load.ColumnTree = append(load.ColumnTree, x)
+		}
 	}
 	return out, nil
 }

@@ -35,6 +35,16 @@ func TestSourceNoReaderLoads(t *testing.T) {
 			`snapshots 4-14: table tagged (id 1): column i (id 1) has the tag "unit", not a comment`, formats.V1_1, "ducklake_table"},
 		{"macro of another type", "10_macros", `UPDATE ducklake_macro_impl SET type = 'Scalar' WHERE macro_id = 1`,
 			`has an implementation of type "Scalar" (Macro type Scalar is not implemented)`, formats.V1_1, "ducklake_macro"},
+		// A nested field whose parent the readers have not added
+		// before it (formats.ParentRefusal): the parent ended, or is a
+		// field whose parent_column is greater than its own id.
+		// Before, convert wrote the first (the proof then failed on
+		// it) and the second (the proof read it).
+		{"field of an ended struct", "12_nested_types", `UPDATE ducklake_column SET end_snapshot = 25 WHERE table_id = 3 AND column_id = 2`,
+			`snapshots 25-29: table fevo (id 3): field j (id 4) has parent_column 2: no column with this id is visible (Failed to load DuckLake - Could not find parent column for column j)`, formats.V0_4, "ducklake_table"},
+		{"field added before its parent", "12_nested_types", `UPDATE ducklake_column SET column_id = 100 WHERE table_id = 3 AND column_id = 5;
+			UPDATE ducklake_column SET parent_column = 100 WHERE table_id = 3 AND parent_column = 5`,
+			`table fevo (id 3): field i (id 7) has parent_column 6: the readers add that field after this one`, formats.V1_1, "ducklake_table"},
 		// A visible partition spec or sort hint of no table the readers
 		// load: they look it up by id after every table and fail. Before,
 		// convert left it to the proof.

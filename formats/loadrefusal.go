@@ -40,6 +40,13 @@ type LoadRows struct {
 	// out.
 	Columns    []LoadColumn
 	ColumnTags []LoadColumnTag
+	// ColumnTree, where given, is every ducklake_column row, top-level
+	// and nested (Parent set), of each table that has a nested one: the
+	// readers add a visible nested field to its parent as they read the
+	// visible rows in the order parent_column, column_order, and fail
+	// where the parent is not among the columns added before it
+	// (ParentRefusal).
+	ColumnTree []LoadColumn
 	// TableRefs, where given, are checked too: the partition specs (with
 	// a ducklake_partition_column row) and sort hints (with a
 	// ducklake_sort_expression row) the readers load after every table,
@@ -56,9 +63,11 @@ type LoadTableRef struct {
 	Begin, End sql.NullInt64
 }
 
-// LoadColumn is a top-level ducklake_column row (parent_column NULL).
+// LoadColumn is a ducklake_column row: a top-level one (Parent NULL) in
+// LoadRows.Columns, any in LoadRows.ColumnTree.
 type LoadColumn struct {
 	TableID, ID, Order sql.NullInt64
+	Parent             sql.NullInt64
 	Name               sql.NullString
 	Begin, End         sql.NullInt64
 }
@@ -235,6 +244,9 @@ func LoadRefusal(rows *LoadRows, snap int64) string {
 		if !rows.WithColumns[id] {
 			return fmt.Sprintf("table %s (id %d) has no ducklake_column row (Failed to load DuckLake - Table entry \"%s\" does not have any columns)", oneline.Name(t.Name.String), id, oneline.Name(t.Name.String))
 		}
+		if why := ParentRefusal(rows.ColumnTree, id, snap); why != "" {
+			return fmt.Sprintf("table %s (id %d): %s", oneline.Name(t.Name.String), id, why)
+		}
 	}
 	for _, id := range ids {
 		t := first[id]
@@ -328,6 +340,9 @@ func (rows *LoadRows) ChangePoints() []int64 {
 	for _, x := range rows.ColumnTags {
 		mark(x.Begin, x.End)
 	}
+	for _, x := range rows.ColumnTree {
+		mark(x.Begin, x.End)
+	}
 	for _, x := range rows.TableRefs {
 		mark(x.Begin, x.End)
 	}
@@ -407,6 +422,20 @@ func (rows *LoadRows) MayRefuse() bool {
 		if rows.ColumnSpans != nil && !slices.ContainsFunc(rows.ColumnSpans[x.TableID.Int64], func(c Span) bool {
 			end := sql.NullInt64{Int64: c.End, Valid: !c.Open}
 			return inside(in, interval{sql.NullInt64{Int64: c.Begin, Valid: true}, end})
+		}) {
+			return true
+		}
+	}
+	// A nested field inside a row of its parent that the readers add
+	// before it: a top-level column, or a field whose parent_column is
+	// less than its own column_id (ParentRefusal).
+	for _, x := range rows.ColumnTree {
+		if !x.Parent.Valid {
+			continue
+		}
+		if !slices.ContainsFunc(rows.ColumnTree, func(p LoadColumn) bool {
+			return p.TableID == x.TableID && p.ID.Valid && p.ID == x.Parent && inside(interval{x.Begin, x.End}, interval{p.Begin, p.End}) &&
+				(!p.Parent.Valid || p.Parent.Int64 < p.ID.Int64)
 		}) {
 			return true
 		}
@@ -553,4 +582,54 @@ func QuotedListParses(s string) string {
 		}
 		pos++
 	}
+}
+
+// ParentRefusal says why the readers' load at snap fails on the nested
+// fields of table id (cols: LoadRows.ColumnTree), "" when it does not.
+// GetCatalogForSnapshot reads a table's visible column rows ordered by
+// parent_column (NULLs, the top-level columns, first), then column_order,
+// and adds each nested field to the column whose column_id is its
+// parent_column among those added before it (AddChildColumn; v1.3-ossivalis,
+// v1.4-andium, v1.5-variegata and main alike): a field whose parent is not
+// visible at snap, or is a field added after it (its own parent_column
+// greater than its column_id), fails the load ("Could not find parent
+// column for column ...").
+func ParentRefusal(cols []LoadColumn, id, snap int64) string {
+	var nested []LoadColumn
+	added := map[int64]bool{}
+	for _, c := range cols {
+		if !c.TableID.Valid || c.TableID.Int64 != id || !VisibleAt(c.Begin, c.End, snap) {
+			continue
+		}
+		if !c.Parent.Valid {
+			added[c.ID.Int64] = c.ID.Valid
+			continue
+		}
+		nested = append(nested, c)
+	}
+	slices.SortStableFunc(nested, func(a, b LoadColumn) int {
+		return cmp.Or(cmp.Compare(a.Parent.Int64, b.Parent.Int64), cmp.Compare(a.Order.Int64, b.Order.Int64))
+	})
+	for _, c := range nested {
+		if !added[c.Parent.Int64] {
+			why := "no column with this id is visible"
+			if slices.ContainsFunc(nested, func(p LoadColumn) bool { return p.ID.Valid && p.ID.Int64 == c.Parent.Int64 }) {
+				why = "the readers add that field after this one (they add fields in parent_column, then column_order, order)"
+			}
+			return fmt.Sprintf("field %s (id %s) has parent_column %d: %s (Failed to load DuckLake - Could not find parent column for column %s)",
+				oneline.Name(c.Name.String), idText(c.ID), c.Parent.Int64, why, oneline.Name(c.Name.String))
+		}
+		if c.ID.Valid {
+			added[c.ID.Int64] = true
+		}
+	}
+	return ""
+}
+
+// ColumnTreeQuery selects LoadRows.ColumnTree from the ducklake_column of
+// the catalog named prefix ("cat." or ""): table_id, column_id,
+// column_order, column_name, parent_column, begin_snapshot, end_snapshot.
+func ColumnTreeQuery(prefix string) string {
+	return `SELECT table_id, column_id, column_order, column_name, parent_column, begin_snapshot, end_snapshot FROM ` + prefix + `ducklake_column
+		WHERE table_id IN (SELECT table_id FROM ` + prefix + `ducklake_column WHERE parent_column IS NOT NULL)`
 }

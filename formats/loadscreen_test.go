@@ -22,6 +22,12 @@ func TestMayRefuse(t *testing.T) {
 			WithColumns: map[int64]bool{1: true},
 			Columns:     []LoadColumn{{TableID: n(1), ID: n(1), Order: n(1), Name: s("a"), Begin: n(1)}, {TableID: n(1), ID: n(2), Order: n(2), Name: s("b"), Begin: n(1), End: n(3)}, {TableID: n(1), ID: n(3), Order: n(3), Name: s("B"), Begin: n(3)}},
 			ColumnTags:  []LoadColumnTag{{TableID: n(1), ColumnID: n(1), Key: s("comment"), Begin: n(2)}},
+			// a struct with a field x and a struct field y of one
+			// field z.
+			ColumnTree: []LoadColumn{{TableID: n(1), ID: n(1), Order: n(1), Name: s("a"), Begin: n(1)},
+				{TableID: n(1), ID: n(4), Order: n(1), Name: s("x"), Parent: n(1), Begin: n(1)},
+				{TableID: n(1), ID: n(5), Order: n(2), Name: s("y"), Parent: n(1), Begin: n(1)},
+				{TableID: n(1), ID: n(6), Order: n(1), Name: s("z"), Parent: n(5), Begin: n(1)}},
 		}
 	}
 	if got, want := base().ChangePoints(), []int64{0, 1, 2, 3, 4}; !slices.Equal(got, want) {
@@ -49,6 +55,11 @@ func TestMayRefuse(t *testing.T) {
 		{"a table's two rows visible together", func(r *LoadRows) { r.Tables[0].End = none }, true},
 		{"two columns named alike visible together", func(r *LoadRows) { r.Columns[1].End = none }, true},
 		{"a tag other than a comment", func(r *LoadRows) { r.ColumnTags[0].Key = s("unit") }, true},
+		{"a field whose parent ends before it", func(r *LoadRows) { r.ColumnTree[0].End = n(3) }, true},
+		{"a field of no column", func(r *LoadRows) { r.ColumnTree[1].Parent = n(9) }, true},
+		{"a field whose parent the readers add after it", func(r *LoadRows) {
+			r.ColumnTree[2].ID, r.ColumnTree[3].Parent = n(0), n(0)
+		}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rows := base()

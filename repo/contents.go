@@ -409,8 +409,10 @@ var emptyStringsFixedIn = goversion.Must(goversion.NewVersion("1.5.1"))
 // include decimal-byte-array-empty-value (a DECIMAL stored as BYTE_ARRAY)
 // and delta-byte-array-not-string (proofVersion v71); v37: the self-read
 // leaves out a table the readers do not load at a snapshot, all its column
-// rows ended there (proofVersion v72).
-const contentsKeyKind = "fdl-formats content pass v37"
+// rows ended there (proofVersion v72); v38: the self-read fails where a
+// visible nested field's parent is not added before it, ended or a field
+// added after it (formats.ParentRefusal, proofVersion v76).
+const contentsKeyKind = "fdl-formats content pass v38"
 
 // contentsKey names everything a content pass of v reads, or "" (no digest
 // cache, or an object store, whose data files the pass fetches and
