@@ -379,3 +379,38 @@ func TestFrozenSnapshotTimeTimestamp(t *testing.T) {
 		})
 	}
 }
+
+// TestMetadataCheckCollate: a COLLATE in a CHECK constraint of a metadata
+// table, or in a column's DEFAULT expression, collates that expression,
+// not the column (formats.Collations): the column holds and compares as
+// it did, and a frozen catalog is only read. B is A with ducklake_table
+// made again with both; it reads as A. Before, the proof took the
+// table's CHECK for a collated column named "CHECK" and the DEFAULT's
+// COLLATE for table_name's, and refused B.
+func TestMetadataCheckCollate(t *testing.T) {
+	ctx := context.Background()
+	lake, a := lastVersion(t, "lakes", "06_deletes")
+	data := filepath.Join(lake, "data")
+	tab, _ := formats.V1_0.Table("ducklake_table")
+	var defs []string
+	for _, c := range tab.Columns {
+		def := c.Name + " " + c.Type
+		if c.Name == "table_name" {
+			def += " DEFAULT ('x' COLLATE NOCASE)"
+		}
+		defs = append(defs, def)
+	}
+	b := tamper(t, a,
+		`CREATE TABLE kept AS SELECT * FROM ducklake_table`,
+		`DROP TABLE ducklake_table`,
+		`CREATE TABLE ducklake_table(`+strings.Join(defs, ", ")+`, CHECK ((table_name COLLATE NOCASE) <> 'nocase'))`,
+		`INSERT INTO ducklake_table SELECT * FROM kept`,
+		`DROP TABLE kept`)
+	opts := Options{DataPath: data, Engines: readerDBs}
+	if rep, err := Catalogs(ctx, a, b, opts); err != nil {
+		t.Fatalf("Catalogs: %v, want equivalent\n%s", err, reportLines(rep))
+	}
+	if rep, err := Self(ctx, b, opts); err != nil {
+		t.Fatalf("Self: %v, want it to read cleanly\n%s", err, reportLines(rep))
+	}
+}

@@ -269,7 +269,12 @@ import (
 // (formats.ParentRefusal: "Could not find parent column"), where the proof
 // failed ("has unknown parent") or read it, so that a B and its A holding
 // one alike were equivalent.
-const proofVersion = "fdl-formats proof v76"
+// v77: a COLLATE in a metadata table's CHECK constraint or in a column's
+// DEFAULT or generated expression is not the column's collation
+// (formats.Collations reads the column's own, outside parentheses), where
+// the proof refused such a catalog (a table CHECK read as a collated column
+// "CHECK").
+const proofVersion = "fdl-formats proof v77"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths

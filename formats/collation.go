@@ -19,13 +19,27 @@ import (
 // TypedWithCollations adds them to the types TypeDiffs holds to the
 // registry's. Quoted identifiers and string literals are skipped; a
 // statement that is not one DuckDB renders gives what could be read of it.
+//
+// Only a COLLATE of the column's own definition counts, outside
+// parentheses: one inside its DEFAULT(...) or GENERATED ALWAYS AS(...)
+// expression collates that expression's text, not the column, and one in
+// a CHECK constraint (which DuckDB renders after the columns, as the
+// table's) compares in the check alone; neither changes what the column
+// holds or how a reader compares it. Before, each was taken for the
+// column's collation (a table-level CHECK for a column named "CHECK"),
+// and the catalog refused as unreadable.
 func Collations(createSQL string) map[string]string {
 	out := map[string]string{}
 	for name, toks := range columnTokens(createSQL) {
-		for i := 1; i+1 < len(toks); i++ {
-			if strings.EqualFold(toks[i], "COLLATE") {
+		depth := 0
+		for i := 1; i+1 < len(toks) && out[name] == ""; i++ {
+			switch {
+			case toks[i] == "(":
+				depth++
+			case toks[i] == ")":
+				depth--
+			case depth == 0 && strings.EqualFold(toks[i], "COLLATE"):
 				out[name] = toks[i+1]
-				break
 			}
 		}
 	}
@@ -44,8 +58,13 @@ func Collations(createSQL string) map[string]string {
 func Generated(createSQL string) []string {
 	var out []string
 	for name, toks := range columnTokens(createSQL) {
+		depth := 0
 		for i := 1; i < len(toks); i++ {
-			if strings.EqualFold(toks[i], "GENERATED") {
+			if toks[i] == "(" {
+				depth++
+			} else if toks[i] == ")" {
+				depth--
+			} else if depth == 0 && strings.EqualFold(toks[i], "GENERATED") {
 				out = append(out, name)
 				break
 			}
@@ -56,13 +75,18 @@ func Generated(createSQL string) []string {
 }
 
 // columnTokens gives each column definition of a CREATE TABLE statement
-// as words (sqlTokens), by column name (unquoted).
+// as words (sqlTokens), by column name (unquoted). A table constraint
+// (CHECK, PRIMARY KEY, UNIQUE, FOREIGN KEY, CONSTRAINT name ..., each an
+// unquoted reserved word: a column of that name is rendered quoted) is no
+// column.
 func columnTokens(createSQL string) map[string][]string {
 	out := map[string][]string{}
 	for _, d := range columnDefs(createSQL) {
-		if toks := sqlTokens(d); len(toks) > 0 {
-			out[unquoteIdent(toks[0])] = toks
+		toks := sqlTokens(d)
+		if len(toks) == 0 || slices.ContainsFunc([]string{"CHECK", "PRIMARY", "UNIQUE", "FOREIGN", "CONSTRAINT"}, func(w string) bool { return strings.EqualFold(toks[0], w) }) {
+			continue
 		}
+		out[unquoteIdent(toks[0])] = toks
 	}
 	return out
 }

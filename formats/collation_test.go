@@ -24,6 +24,14 @@ func TestCollationsAsDuckDBRenders(t *testing.T) {
 			map[string]string{"min_value": "NOCASE", "max_value": "nfc.nocase", "s": "noaccent"}},
 		"quoted": {`CREATE TABLE t("a, b (COLLATE x)" VARCHAR COLLATE NOCASE, "COLLATE" VARCHAR DEFAULT 'COLLATE y, z', "x""y" VARCHAR, st STRUCT(v VARCHAR, "collate" VARCHAR), last VARCHAR COLLATE NOCASE)`,
 			map[string]string{"a, b (COLLATE x)": "NOCASE", "last": "NOCASE"}},
+		// A COLLATE in a CHECK (DuckDB renders it as the table's,
+		// after the columns) or in a DEFAULT or generated column's
+		// expression is not the column's: before, each was taken for
+		// a collation (the table's CHECK for a column "CHECK").
+		"in a check or an expression": {`CREATE TABLE t(a VARCHAR CHECK ((a COLLATE NOCASE) <> 'x'), b VARCHAR DEFAULT ('y' COLLATE NOCASE), c VARCHAR, d VARCHAR COLLATE NOCASE CHECK (d <> 'q'), CHECK ((c COLLATE NOCASE) <> 'z'), CONSTRAINT k CHECK ((a COLLATE NOCASE) <> c), UNIQUE (c))`,
+			map[string]string{"d": "NOCASE"}},
+		"columns named as table constraints": {`CREATE TABLE t("check" VARCHAR COLLATE NOCASE, "primary" VARCHAR, "unique" VARCHAR COLLATE NOCASE, "foreign" VARCHAR, "constraint" VARCHAR COLLATE NOCASE)`,
+			map[string]string{"check": "NOCASE", "unique": "NOCASE", "constraint": "NOCASE"}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			if _, err := db.Exec("DROP TABLE IF EXISTS t; " + tc.create); err != nil {
@@ -50,7 +58,7 @@ func TestCollationsAsDuckDBRenders(t *testing.T) {
 	}
 	for _, q := range []string{
 		`DROP TABLE IF EXISTS t`,
-		`CREATE TABLE t(a VARCHAR DEFAULT 'GENERATED', "GENERATED x" BIGINT, g VARCHAR GENERATED ALWAYS AS (current_setting('TimeZone')) VIRTUAL, v VARCHAR AS (version()), n BIGINT, "generated" STRUCT("generated" INTEGER, "collate" VARCHAR, always INTEGER))`,
+		`CREATE TABLE t(a VARCHAR DEFAULT 'GENERATED', "GENERATED x" BIGINT, g VARCHAR GENERATED ALWAYS AS (current_setting('TimeZone')) VIRTUAL, v VARCHAR AS (version()), n BIGINT, "generated" STRUCT("generated" INTEGER, "collate" VARCHAR, always INTEGER), CHECK ("generated" IS NOT NULL))`,
 	} {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatal(err)

@@ -411,8 +411,10 @@ var emptyStringsFixedIn = goversion.Must(goversion.NewVersion("1.5.1"))
 // leaves out a table the readers do not load at a snapshot, all its column
 // rows ended there (proofVersion v72); v38: the self-read fails where a
 // visible nested field's parent is not added before it, ended or a field
-// added after it (formats.ParentRefusal, proofVersion v76).
-const contentsKeyKind = "fdl-formats content pass v38"
+// added after it (formats.ParentRefusal, proofVersion v76); v39: a
+// COLLATE in a metadata table's CHECK or a DEFAULT expression is not a
+// collated column (proofVersion v77).
+const contentsKeyKind = "fdl-formats content pass v39"
 
 // contentsKey names everything a content pass of v reads, or "" (no digest
 // cache, or an object store, whose data files the pass fetches and
