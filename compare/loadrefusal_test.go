@@ -63,6 +63,14 @@ func TestCatalogLoadFailures(t *testing.T) {
 		{"field added before its parent in both", "12_nested_types", `UPDATE ducklake_column SET column_id = 100 WHERE table_id = 3 AND column_id = 5;
 			UPDATE ducklake_column SET parent_column = 100 WHERE table_id = 3 AND parent_column = 5`, false,
 			`table fevo (id 3): field i (id 7) has parent_column 6: the readers add that field after this one`},
+		// A negative id the load reads with GetValue<uint64_t>: the
+		// cast to UBIGINT fails. Before, a rule of the metadata values
+		// (formats.ReaderValueRules) that A breaks too was excused, and
+		// the catalog read alone was not checked.
+		{"negative column id in both", "06_deletes", `UPDATE ducklake_column SET column_id = -7 WHERE table_id = 1 AND column_id = 2`, false,
+			`table del (id 1): column v has column_id -7 and parent_column NULL (every release line's load reads it with GetValue<uint64_t>`},
+		{"negative schema id in both", "06_deletes", `UPDATE ducklake_schema SET schema_id = -1 WHERE schema_id = 0; UPDATE ducklake_table SET schema_id = -1 WHERE schema_id = 0`, false,
+			`schema main has schema_id -1 (every release line's load reads it with GetValue<uint64_t>, and a negative value fails its cast to UBIGINT: out of range)`},
 		{"view aliases that do not parse in both", "09_views", `UPDATE ducklake_view SET column_aliases = 'a,b' WHERE view_id = (SELECT min(view_id) FROM ducklake_view)`, false,
 			`(Failed to parse quoted value - expected a quote)`},
 		{"view of no schema in both", "06_deletes", `INSERT INTO ducklake_view VALUES (98, '01a18fe9-0000-7000-8000-000000000098', 1, NULL, 999, 'gv', 'duckdb', 'SELECT 1', '')`, false,

@@ -274,7 +274,12 @@ import (
 // (formats.Collations reads the column's own, outside parentheses), where
 // the proof refused such a catalog (a table CHECK read as a collated column
 // "CHECK").
-const proofVersion = "fdl-formats proof v77"
+// v78: a negative id of a visible row the catalog's load reads (a schema's
+// schema_id, a table's table_id or schema_id, a column's column_id or
+// parent_column, a view's or macro's schema_id) fails the load at the
+// snapshot (catalog-load-fails), where a value rule A broke too was excused
+// and the frozen catalog's own read did not check them.
+const proofVersion = "fdl-formats proof v78"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths

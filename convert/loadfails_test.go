@@ -45,6 +45,10 @@ func TestSourceNoReaderLoads(t *testing.T) {
 		{"field added before its parent", "12_nested_types", `UPDATE ducklake_column SET column_id = 100 WHERE table_id = 3 AND column_id = 5;
 			UPDATE ducklake_column SET parent_column = 100 WHERE table_id = 3 AND parent_column = 5`,
 			`table fevo (id 3): field i (id 7) has parent_column 6: the readers add that field after this one`, formats.V1_1, "ducklake_table"},
+		// A negative id the load reads (GetValue<uint64_t>): before,
+		// convert wrote it, and the proof excused it as A's.
+		{"negative column id", "06_deletes", `UPDATE ducklake_column SET column_id = -7 WHERE table_id = 1 AND column_id = 2`,
+			`table del (id 1): column v has column_id -7 and parent_column NULL`, formats.V1_1, "ducklake_table"},
 		// A visible partition spec or sort hint of no table the readers
 		// load: they look it up by id after every table and fail. Before,
 		// convert left it to the proof.

@@ -41,7 +41,8 @@ type LoadRows struct {
 	Columns    []LoadColumn
 	ColumnTags []LoadColumnTag
 	// ColumnTree, where given, is every ducklake_column row, top-level
-	// and nested (Parent set), of each table that has a nested one: the
+	// and nested (Parent set), of each table that has a nested one or a
+	// negative column_id (ColumnTreeQuery; the load fails on that): the
 	// readers add a visible nested field to its parent as they read the
 	// visible rows in the order parent_column, column_order, and fail
 	// where the parent is not among the columns added before it
@@ -191,6 +192,9 @@ func LoadRefusal(rows *LoadRows, snap int64) string {
 	keptName := map[string]string{}
 	for _, s := range rows.Schemas {
 		if s.ID.Valid && VisibleAt(s.Begin, s.End, snap) {
+			if s.ID.Int64 < 0 {
+				return fmt.Sprintf("schema %s has schema_id %d (%s)", oneline.Name(s.Name.String), s.ID.Int64, negativeID)
+			}
 			schemaVisible[s.ID.Int64] = true
 			if _, ok := keptName[ASCIILower(s.Name.String)]; !ok {
 				keptName[ASCIILower(s.Name.String)] = s.Name.String
@@ -237,12 +241,18 @@ func LoadRefusal(rows *LoadRows, snap int64) string {
 	slices.Sort(ids)
 	for _, id := range ids {
 		t := first[id]
+		if id < 0 || t.SchemaID.Valid && t.SchemaID.Int64 < 0 {
+			return fmt.Sprintf("table %s has table_id %d and schema_id %s (%s)", oneline.Name(t.Name.String), id, idText(t.SchemaID), negativeID)
+		}
 		if !t.SchemaID.Valid || !schemaVisible[t.SchemaID.Int64] {
 			return fmt.Sprintf("table %s (id %d) names schema id %s, which no visible schema has (Failed to load DuckLake - table with id %d references schema id %s that does not exist)",
 				oneline.Name(t.Name.String), id, idText(t.SchemaID), id, idText(t.SchemaID))
 		}
 		if !rows.WithColumns[id] {
 			return fmt.Sprintf("table %s (id %d) has no ducklake_column row (Failed to load DuckLake - Table entry \"%s\" does not have any columns)", oneline.Name(t.Name.String), id, oneline.Name(t.Name.String))
+		}
+		if why := columnIDsRefusal(rows, id, snap); why != "" {
+			return fmt.Sprintf("table %s (id %d): %s", oneline.Name(t.Name.String), id, why)
 		}
 		if why := ParentRefusal(rows.ColumnTree, id, snap); why != "" {
 			return fmt.Sprintf("table %s (id %d): %s", oneline.Name(t.Name.String), id, why)
@@ -264,6 +274,9 @@ func LoadRefusal(rows *LoadRows, snap int64) string {
 		if !VisibleAt(v.Begin, v.End, snap) {
 			continue
 		}
+		if v.SchemaID.Valid && v.SchemaID.Int64 < 0 {
+			return fmt.Sprintf("view %s has schema_id %d (%s)", oneline.Name(v.Name.String), v.SchemaID.Int64, negativeID)
+		}
 		if v.Aliases.Valid {
 			if err := QuotedListParses(v.Aliases.String); err != "" {
 				return fmt.Sprintf("view %s has column_aliases %q (%s)", oneline.Name(v.Name.String), v.Aliases.String, err)
@@ -276,6 +289,9 @@ func LoadRefusal(rows *LoadRows, snap int64) string {
 	for _, m := range rows.Macros {
 		if !VisibleAt(m.Begin, m.End, snap) {
 			continue
+		}
+		if m.SchemaID.Valid && m.SchemaID.Int64 < 0 {
+			return fmt.Sprintf("macro %s has schema_id %d (%s)", oneline.Name(m.Name.String), m.SchemaID.Int64, negativeID)
 		}
 		if why := notLoaded("macro", m.Name.String, m.SchemaID); why != "" {
 			return why
@@ -370,6 +386,13 @@ func (rows *LoadRows) ChangePoints() []int64 {
 // snapshots, 700 epochs) asks nothing more when it is false.
 func (rows *LoadRows) MayRefuse() bool {
 	if len(rows.Views) > 0 || len(rows.Macros) > 0 {
+		return true
+	}
+	// A negative id the load reads (columnIDsRefusal and the rest).
+	negative := func(v sql.NullInt64) bool { return v.Valid && v.Int64 < 0 }
+	if slices.ContainsFunc(rows.Schemas, func(x LoadSchema) bool { return negative(x.ID) }) ||
+		slices.ContainsFunc(rows.Tables, func(x LoadTable) bool { return negative(x.ID) || negative(x.SchemaID) }) ||
+		slices.ContainsFunc(append(slices.Clip(rows.Columns), rows.ColumnTree...), func(x LoadColumn) bool { return negative(x.ID) || negative(x.Parent) }) {
 		return true
 	}
 	names := map[string]bool{}
@@ -626,10 +649,31 @@ func ParentRefusal(cols []LoadColumn, id, snap int64) string {
 	return ""
 }
 
+// negativeID is why the readers' load fails on a negative id it reads.
+const negativeID = "every release line's load reads it with GetValue<uint64_t>, and a negative value fails its cast to UBIGINT: out of range"
+
+// columnIDsRefusal says why the readers' load at snap fails on the ids of
+// table id's visible column rows (rows.Columns and rows.ColumnTree, where
+// given), "" when it does not: a negative column_id or parent_column,
+// which GetCatalogForSnapshot reads with GetValue<uint64_t> (negativeID).
+func columnIDsRefusal(rows *LoadRows, id, snap int64) string {
+	for _, group := range [][]LoadColumn{rows.Columns, rows.ColumnTree} {
+		for _, c := range group {
+			if !c.TableID.Valid || c.TableID.Int64 != id || !VisibleAt(c.Begin, c.End, snap) {
+				continue
+			}
+			if c.ID.Valid && c.ID.Int64 < 0 || c.Parent.Valid && c.Parent.Int64 < 0 {
+				return fmt.Sprintf("column %s has column_id %s and parent_column %s (%s)", oneline.Name(c.Name.String), idText(c.ID), idText(c.Parent), negativeID)
+			}
+		}
+	}
+	return ""
+}
+
 // ColumnTreeQuery selects LoadRows.ColumnTree from the ducklake_column of
 // the catalog named prefix ("cat." or ""): table_id, column_id,
 // column_order, column_name, parent_column, begin_snapshot, end_snapshot.
 func ColumnTreeQuery(prefix string) string {
 	return `SELECT table_id, column_id, column_order, column_name, parent_column, begin_snapshot, end_snapshot FROM ` + prefix + `ducklake_column
-		WHERE table_id IN (SELECT table_id FROM ` + prefix + `ducklake_column WHERE parent_column IS NOT NULL)`
+		WHERE table_id IN (SELECT table_id FROM ` + prefix + `ducklake_column WHERE parent_column IS NOT NULL OR column_id < 0)`
 }

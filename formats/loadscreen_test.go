@@ -56,6 +56,8 @@ func TestMayRefuse(t *testing.T) {
 		{"two columns named alike visible together", func(r *LoadRows) { r.Columns[1].End = none }, true},
 		{"a tag other than a comment", func(r *LoadRows) { r.ColumnTags[0].Key = s("unit") }, true},
 		{"a field whose parent ends before it", func(r *LoadRows) { r.ColumnTree[0].End = n(3) }, true},
+		{"a negative column id", func(r *LoadRows) { r.Columns[0].ID = n(-1) }, true},
+		{"a negative table id", func(r *LoadRows) { r.Tables[1].ID = n(-1); r.WithColumns[-1] = true }, true},
 		{"a field of no column", func(r *LoadRows) { r.ColumnTree[1].Parent = n(9) }, true},
 		{"a field whose parent the readers add after it", func(r *LoadRows) {
 			r.ColumnTree[2].ID, r.ColumnTree[3].Parent = n(0), n(0)

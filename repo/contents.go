@@ -413,8 +413,9 @@ var emptyStringsFixedIn = goversion.Must(goversion.NewVersion("1.5.1"))
 // visible nested field's parent is not added before it, ended or a field
 // added after it (formats.ParentRefusal, proofVersion v76); v39: a
 // COLLATE in a metadata table's CHECK or a DEFAULT expression is not a
-// collated column (proofVersion v77).
-const contentsKeyKind = "fdl-formats content pass v39"
+// collated column (proofVersion v77); v40: the self-read fails on a
+// negative id the catalog's load reads (proofVersion v78).
+const contentsKeyKind = "fdl-formats content pass v40"
 
 // contentsKey names everything a content pass of v reads, or "" (no digest
 // cache, or an object store, whose data files the pass fetches and
