@@ -17,8 +17,8 @@ import (
 )
 
 // TestBCannotBeReadWhereACan: a catalog B whose readers fail where A's
-// read (a NULL where a value is needed, a column whose parent is not
-// there, a data file only B names that does not exist) differs from A
+// read (a NULL where a value is needed, a struct column with no
+// fields, a data file only B names that does not exist) differs from A
 // (ErrNotEquivalent, a "catalog" difference naming what failed in B), not
 // "could not compare": the operator has no input to restore. A failing,
 // or a data file both name missing, stays ErrIncomparable.
@@ -32,7 +32,7 @@ func TestBCannotBeReadWhereACan(t *testing.T) {
 		want      string // "" : ErrIncomparable
 	}{
 		{name: "column_order NULL", sql: `UPDATE ducklake_column SET column_order = NULL WHERE rowid = 0`, want: `column_order`},
-		{name: "unknown parent", sql: `UPDATE ducklake_column SET parent_column = parent_column - 1 WHERE rowid = 21`, want: `has unknown parent`},
+		{name: "struct of no fields", sql: `UPDATE ducklake_column SET column_type = 'struct' WHERE rowid = (SELECT min(rowid) FROM ducklake_column WHERE parent_column IS NULL AND end_snapshot IS NULL AND column_type NOT IN ('struct', 'list', 'map'))`, want: `has no fields`},
 		{name: "snapshot time NULL", sql: `UPDATE ducklake_snapshot SET snapshot_time = NULL WHERE rowid = 0`, want: `snapshot_time`},
 		{name: "data file only B names", sql: `UPDATE ducklake_data_file SET path = path || 'x' WHERE rowid = 0`, want: `which does not exist and which A does not name`},
 		{name: "A fails", sql: `UPDATE ducklake_column SET column_order = NULL WHERE rowid = 0`, onA: true},
@@ -83,10 +83,10 @@ func TestReadFailSideByType(t *testing.T) {
 	const (
 		// No difference is found before the read fails.
 		nullOrder = `UPDATE ducklake_column SET column_order = NULL WHERE rowid = 0`
-		// Column rowid 21 named as the other catalog's path, under a
-		// parent that is not there: the failure quotes the name.
-		quoteA = `UPDATE ducklake_column SET parent_column = parent_column - 1, column_name = '{A}' WHERE rowid = 21`
-		quoteB = `UPDATE ducklake_column SET parent_column = parent_column - 1, column_name = '{B}' WHERE rowid = 21`
+		// A top-level column named as the other catalog's path, made a
+		// struct of no fields: the failure quotes the name.
+		quoteA = `UPDATE ducklake_column SET column_type = 'struct', column_name = '{A}' WHERE rowid = (SELECT min(rowid) FROM ducklake_column WHERE parent_column IS NULL AND end_snapshot IS NULL AND column_type NOT IN ('struct', 'list', 'map'))`
+		quoteB = `UPDATE ducklake_column SET column_type = 'struct', column_name = '{B}' WHERE rowid = (SELECT min(rowid) FROM ducklake_column WHERE parent_column IS NULL AND end_snapshot IS NULL AND column_type NOT IN ('struct', 'list', 'map'))`
 	)
 	for _, tc := range []struct {
 		name       string
@@ -94,13 +94,14 @@ func TestReadFailSideByType(t *testing.T) {
 		sqlA, sqlB string
 		quotes     string // the other catalog's path, which the failure quotes
 		want       string // "" : could not compare
+		differs    bool   // A's change is a difference found before A's read fails
 	}{
 		{name: "B fails, B's path holds A's", a: "ducklake.duckdb", b: "out/ducklake.duckdb", sqlB: nullOrder, want: "column_order"},
 		{name: "B fails, A's path holds B's", a: "frozen/ducklake.duckdb", b: "ducklake.duckdb", sqlB: nullOrder, want: "column_order"},
-		{name: "B fails, its message quotes A's path", a: "a.duckdb", b: "b.duckdb", sqlB: quoteA, quotes: "(a.duckdb)", want: "has unknown parent"},
+		{name: "B fails, its message quotes A's path", a: "a.duckdb", b: "b.duckdb", sqlB: quoteA, quotes: "a.duckdb (id", want: "has no fields"},
 		{name: "A fails, B's path holds A's", a: "ducklake.duckdb", b: "out/ducklake.duckdb", sqlA: nullOrder},
 		{name: "A fails, A's path holds B's", a: "frozen/ducklake.duckdb", b: "ducklake.duckdb", sqlA: nullOrder},
-		{name: "A fails, its message quotes B's path", a: "a.duckdb", b: "b.duckdb", sqlA: quoteB, quotes: "(b.duckdb)"},
+		{name: "A fails, its message quotes B's path", a: "a.duckdb", b: "b.duckdb", sqlA: quoteB, quotes: "b.duckdb (id", differs: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Chdir(t.TempDir())
@@ -114,11 +115,19 @@ func TestReadFailSideByType(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.quotes) {
 				t.Fatalf("want a failure quoting %q, got %v", tc.quotes, err)
 			}
-			if tc.want == "" {
+			switch {
+			case tc.want == "" && tc.differs:
+				// A's failure stops the comparison after the
+				// difference found before it (not equivalent, with
+				// what stopped it): not B's failure.
+				if rep == nil || !strings.Contains(rep.Incomparable, tc.quotes) || hasDifference(rep, "catalog", "B cannot be read where A can") {
+					t.Fatalf("want the comparison stopped by A's failure, got %v", err)
+				}
+			case tc.want == "":
 				wantIncomparable(t, err)
-				return
+			default:
+				wantBCannotBeRead(t, rep, err, tc.want)
 			}
-			wantBCannotBeRead(t, rep, err, tc.want)
 		})
 	}
 }
@@ -275,8 +284,8 @@ func wantBCannotBeRead(t *testing.T, rep *Report, err error, what string) {
 // or DuckDB's (could not compare, exit 4) or B's catalog's (exit 3) is the
 // type DuckDB gives the error, not what its message says. A failure of B
 // whose message quotes a value or path of B holding "IO Error" is B's:
-// DuckDB's or the driver's conversion error quoting a value, a column of
-// that name under no parent, B's catalog in a folder of that name. Until
+// DuckDB's or the driver's conversion error quoting a value, a struct column of
+// that name with no fields, B's catalog in a folder of that name. Until
 // session 24 these were exit 4 (or, after differences found before, the
 // comparison stopped without saying that B failed). A data file of that
 // name that only B names and that does not exist was B's already (told by
@@ -299,8 +308,8 @@ func TestReadFailEnvironmentalByType(t *testing.T) {
 		// Error", reached B's reads through a retyped metadata column,
 		// refused since when the catalog is opened (TestRetypedMetadataSides);
 		// the side of DuckDB's typed errors is TestReadFailSides'.
-		{name: "column named IO Error under no parent", want: `(IO Error: disk) has unknown parent`, sql: []string{
-			`UPDATE ducklake_column SET parent_column = parent_column - 1, column_name = 'IO Error: disk' WHERE rowid = 21`}},
+		{name: "struct of no fields named IO Error", want: `IO Error: disk (id 3) has no fields`, sql: []string{
+			`UPDATE ducklake_column SET column_type = 'struct', column_name = 'IO Error: disk' WHERE rowid = (SELECT min(rowid) FROM ducklake_column WHERE parent_column IS NULL AND end_snapshot IS NULL AND column_type NOT IN ('struct', 'list', 'map'))`}},
 		{name: "B's folder named IO Error", folder: "IO Error", want: `column_order`, sql: []string{
 			`UPDATE ducklake_column SET column_order = NULL WHERE rowid = 0`}},
 		{name: "data file named IO Error only B names", want: `IO Error.parquet, which does not exist and which A does not name`, sql: []string{
