@@ -134,7 +134,7 @@ func (v ValueRule) violation(c string) string {
 func (v ValueRule) Why() string {
 	switch v.Kind {
 	case UnsignedOrNull:
-		return "DuckLake's readers read it, when not NULL, as an unsigned number (GetValue<idx_t>): a negative one is read as another id or count"
+		return "DuckLake's readers read it, when not NULL, as an unsigned number (GetValue<idx_t>): a negative one fails that read (the cast from BIGINT to an unsigned number throws: out of range)"
 	case columnOrderTie:
 		return ColumnOrderTieWhy
 	case nameMapParentAfterChild:
@@ -142,7 +142,7 @@ func (v ValueRule) Why() string {
 	case Transform:
 		return "DuckLake's readers compare the transform case-sensitively with the ones they know (identity, year, month, day, hour, bucket(N)) and fail the catalog's load on any other (\"Unsupported partition transform\")"
 	default:
-		return "DuckLake's readers read it as an unsigned number (GetValue<idx_t>): NULL fails the read (or drops the row), a negative one is read as another id or count"
+		return "DuckLake's readers read it as an unsigned number (GetValue<idx_t>): NULL fails the read (or drops the row), a negative one fails that read (the cast from BIGINT to an unsigned number throws: out of range)"
 	}
 }
 
