@@ -141,8 +141,8 @@ func (r *run) readSourceRows(source *formats.Version) (*sourceRows, error) {
 			top := !x.Parent.Valid
 			if x.TableID.Valid {
 				every = append(every, x)
-				if !top {
-					nested[x.TableID.Int64] = true
+				if !top || x.ID.Valid && x.ID.Int64 < 0 {
+					nested[x.TableID.Int64] = true // as formats.ColumnTreeQuery selects
 				}
 			}
 			if k := [3]sql.NullInt64{x.TableID, x.Begin, x.End}; x.TableID.Valid && !seen[k] {
