@@ -69,6 +69,10 @@ type metaMemo struct {
 	// lower(trim(column_type)), of ducklake_column (nil until read; see
 	// Reader.readColumnRows, hasLakeType, HasColumnOfType).
 	lakeTypes, columnTypes map[string]bool
+	// columnTree: some ducklake_column row is a nested field or has a
+	// negative column_id, the rows formats.ColumnTreeQuery selects (see
+	// Reader.readColumnRows, loadRows).
+	columnTree bool
 	// loadRows: the rows formats.LoadRefusal checks (nil until read;
 	// see Reader.loadRows).
 	loadRows *formats.LoadRows

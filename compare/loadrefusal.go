@@ -116,16 +116,20 @@ func (r *Reader) loadRows(ctx context.Context) (*formats.LoadRows, error) {
 		return nil, err
 	}
 	out := &formats.LoadRows{WithColumns: withColumns, ColumnSpans: spans}
-	// The column rows of the tables with a nested field, whose parents
-	// the readers' load looks up (formats.ParentRefusal).
-	err = r.eachRow(ctx, formats.ColumnTreeQuery("cat."), func(rows *sql.Rows) error {
-		var x formats.LoadColumn
-		err := rows.Scan(&x.TableID, &x.ID, &x.Order, &x.Name, &x.Parent, &x.Begin, &x.End)
-		out.ColumnTree = append(out.ColumnTree, x)
-		return err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("read the nested columns of %s: %w", oneline.Name(r.path), err)
+	// The column rows of the tables with a nested field (or a negative
+	// id), whose parents the readers' load looks up
+	// (formats.ParentRefusal): read only where readColumnRows saw one,
+	// most catalogs have none.
+	if r.meta.columnTree {
+		err = r.eachRow(ctx, formats.ColumnTreeQuery("cat."), func(rows *sql.Rows) error {
+			var x formats.LoadColumn
+			err := rows.Scan(&x.TableID, &x.ID, &x.Order, &x.Name, &x.Parent, &x.Begin, &x.End)
+			out.ColumnTree = append(out.ColumnTree, x)
+			return err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("read the nested columns of %s: %w", oneline.Name(r.path), err)
+		}
 	}
 	for _, s := range schemas {
 		out.Schemas = append(out.Schemas, formats.LoadSchema{ID: s.id, Name: s.name, Begin: s.begin, End: s.end})
@@ -273,7 +277,8 @@ func (r *Reader) columnSpans(ctx context.Context) (map[int64][]formats.Span, []i
 // readColumnRows reads, in one statement per reader, what the reader asks
 // of ducklake_column as a whole: the tables with a column row and their
 // column spans (tablesWithColumns, columnSpans: every Tables call needs
-// them) and the column types of every row (lakeTypes, HasColumnOfType).
+// them), the column types of every row (lakeTypes, HasColumnOfType), and
+// whether any row is of the column tree (loadRows).
 // Each was a statement of its own, on every reader (backfill's proofs
 // ran three or four of them per catalog; docs/compare.md, Benchmark).
 func (r *Reader) readColumnRows(ctx context.Context) error {
@@ -283,12 +288,16 @@ func (r *Reader) readColumnRows(ctx context.Context) error {
 	withColumns, byTable := map[int64]bool{}, map[int64][][2]sql.NullInt64{}
 	seen := map[[3]sql.NullInt64]bool{} // (table_id, begin, end): a row per type
 	lower, trimmed := map[string]bool{}, map[string]bool{}
-	err := r.eachRow(ctx, `SELECT DISTINCT table_id, begin_snapshot, end_snapshot, lower(column_type), lower(trim(column_type)) FROM cat.ducklake_column`, func(rows *sql.Rows) error {
+	tree := false
+	err := r.eachRow(ctx, `SELECT DISTINCT table_id, begin_snapshot, end_snapshot, lower(column_type), lower(trim(column_type)),
+		parent_column IS NOT NULL OR column_id < 0 FROM cat.ducklake_column`, func(rows *sql.Rows) error {
 		var id, begin, end sql.NullInt64
 		var low, trim sql.NullString
-		if err := rows.Scan(&id, &begin, &end, &low, &trim); err != nil {
+		var inTree sql.NullBool
+		if err := rows.Scan(&id, &begin, &end, &low, &trim, &inTree); err != nil {
 			return err
 		}
+		tree = tree || inTree.Bool
 		if low.Valid {
 			lower[low.String], trimmed[trim.String] = true, true
 		}
@@ -315,7 +324,7 @@ func (r *Reader) readColumnRows(ctx context.Context) error {
 	}
 	slices.Sort(points)
 	r.meta.withColumns, r.meta.columnSpans, r.meta.spanPoints = withColumns, spans, slices.Compact(points)
-	r.meta.lakeTypes, r.meta.columnTypes = lower, trimmed
+	r.meta.lakeTypes, r.meta.columnTypes, r.meta.columnTree = lower, trimmed, tree
 	return nil
 }
 

@@ -438,3 +438,49 @@ func TestColumnRowsReadOnce(t *testing.T) {
 		})
 	}
 }
+
+// TestColumnTreeReadWhereNeeded: the load rules' column tree (the rows of
+// the tables with a nested field or a negative column_id, for
+// formats.ParentRefusal) is read by a statement of its own only where the
+// reader's one read of ducklake_column saw such a row: a catalog without
+// (most) runs none, one with nested fields reads it and has the rows.
+func TestColumnTreeReadWhereNeeded(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		lake string
+		tree bool
+	}{
+		{"06_deletes", false},
+		{"12_nested_types", true},
+	} {
+		t.Run(tc.lake, func(t *testing.T) {
+			lake, catalog := lastVersion(t, "lakes", tc.lake)
+			r := openForTest(t, catalog, filepath.Join(lake, "data"))
+			var n int
+			if err := r.conn.QueryRowContext(ctx, `SELECT count(*) FROM cat.ducklake_column WHERE parent_column IS NOT NULL OR column_id < 0`).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			if (n > 0) != tc.tree {
+				t.Fatalf("%s has %d column tree rows: not the case this test needs", tc.lake, n)
+			}
+			log := queryLog(t, r)
+			rows, err := r.loadRows(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var read int
+			for _, q := range log() {
+				if strings.Contains(q, "parent_column IS NOT NULL OR column_id < 0)") {
+					read++
+				}
+			}
+			want := 0
+			if tc.tree {
+				want = 1
+			}
+			if read != want || (len(rows.ColumnTree) > 0) != tc.tree {
+				t.Errorf("column tree read by %d statement(s), want %d; %d rows", read, want, len(rows.ColumnTree))
+			}
+		})
+	}
+}
