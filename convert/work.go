@@ -511,20 +511,17 @@ func (w *work) eachRow(ctx context.Context, query string, row func(*sql.Rows) er
 
 // strings runs a query returning one text column.
 func (w *work) strings(ctx context.Context, query string) ([]string, error) {
-	rows, err := w.conn.QueryContext(ctx, query)
+	var out []string
+	err := w.eachRow(ctx, query, func(rows *sql.Rows) error {
+		var s sql.NullString
+		err := rows.Scan(&s)
+		out = append(out, s.String)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", oneline.First(strings.TrimSpace(query)), err)
 	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s sql.NullString
-		if err := rows.Scan(&s); err != nil {
-			return nil, err
-		}
-		out = append(out, s.String)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // fields runs a query and returns its rows, each column as text (NULL as
