@@ -6,29 +6,51 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/fdl-formats/fdl-formats/formats"
 )
 
+// snapsFrom is a FROM item listing snaps as the BIGINT column q.snap: the
+// queries per snapshot below ask for several snapshots in one statement
+// (one planning, not one per snapshot: most of what a small query cost),
+// each row with its q.snap.
+func snapsFrom(snaps []int64) string {
+	ids := make([]string, len(snaps))
+	for i, s := range snaps {
+		ids[i] = fmt.Sprint(s)
+	}
+	return "(SELECT unnest([" + strings.Join(ids, ", ") + "]::BIGINT[]) AS snap) q"
+}
+
+// visibleAtQ is visible(alias, snap) with the snapshot q.snap of snapsFrom.
+func visibleAtQ(alias string) string {
+	return fmt.Sprintf("q.snap >= %[1]s.begin_snapshot AND (q.snap < %[1]s.end_snapshot OR %[1]s.end_snapshot IS NULL)", alias)
+}
+
 // tablesBySQL is what Tables returned before it read ducklake_schema and
-// ducklake_table once per reader: one query per snapshot, the visible
-// tables joined with their visible schemas.
-func tablesBySQL(ctx context.Context, r *Reader, snap int64) ([]Table, error) {
-	q := fmt.Sprintf(`SELECT t.table_id, s.schema_name, t.table_name, s.schema_id, t.begin_snapshot,
+// ducklake_table once per reader: the visible tables joined with their
+// visible schemas, at each of snaps (asked in one query, as the query per
+// snapshot was, with the snapshot q.snap for its number). Tables
+// of the same name are in storage order (the table's rows, then the
+// schema's), as Tables lists them.
+func tablesBySQL(ctx context.Context, r *Reader, snaps []int64) (map[int64][]Table, error) {
+	q := fmt.Sprintf(`SELECT q.snap, t.table_id, s.schema_name, t.table_name, s.schema_id, t.begin_snapshot,
 		t.table_uuid::VARCHAR, s.schema_uuid::VARCHAR, %s, %s, %s, %s
-		FROM cat.ducklake_table t JOIN cat.ducklake_schema s ON s.schema_id = t.schema_id AND %s
-		WHERE %s ORDER BY s.schema_name, t.table_name`,
+		FROM %s JOIN cat.ducklake_table t ON %s JOIN cat.ducklake_schema s ON s.schema_id = t.schema_id AND %s
+		ORDER BY q.snap, s.schema_name, t.table_name, t.rowid, s.rowid`,
 		r.col("ducklake_schema", "s", "path"), r.col("ducklake_schema", "s", "path_is_relative"),
 		r.col("ducklake_table", "t", "path"), r.col("ducklake_table", "t", "path_is_relative"),
-		visible("s", snap), visible("t", snap))
-	var out []Table
+		snapsFrom(snaps), visibleAtQ("t"), visibleAtQ("s"))
+	out := map[int64][]Table{}
 	err := r.eachRow(ctx, q, func(rows *sql.Rows) error {
+		var snap int64
 		var x Table
 		var sPath, tPath sql.NullString
 		var sRel, tRel sql.NullBool
 		var tUUID, sUUID sql.NullString
-		if err := rows.Scan(&x.ID, &x.Schema, &x.Name, &x.SchemaID, &x.BeginSnapshot, &tUUID, &sUUID, &sPath, &sRel, &tPath, &tRel); err != nil {
+		if err := rows.Scan(&snap, &x.ID, &x.Schema, &x.Name, &x.SchemaID, &x.BeginSnapshot, &tUUID, &sUUID, &sPath, &sRel, &tPath, &tRel); err != nil {
 			return err
 		}
 		x.dir, _ = r.tableDir(sPath, sRel, tPath, tRel)
@@ -41,27 +63,32 @@ func tablesBySQL(ctx context.Context, r *Reader, snap int64) ([]Table, error) {
 		case paths && tPath.Valid && !tRel.Valid:
 			x.folderRefusal = fmt.Sprintf("the table records path %q with a NULL path_is_relative", tPath.String)
 		}
-		out = append(out, x)
+		out[snap] = append(out[snap], x)
 		return nil
 	})
 	return out, err
 }
 
 // schemasBySQL is the schema part of the schema description as one query
-// per snapshot read it.
-func schemasBySQL(ctx context.Context, r *Reader, snap int64) (entries, error) {
-	e := entries{}
-	err := r.eachRow(ctx, fmt.Sprintf(`SELECT s.schema_id, s.schema_name, s.schema_uuid::VARCHAR FROM cat.ducklake_schema s WHERE %s`, visible("s", snap)), func(rows *sql.Rows) error {
-		var id int64
+// per snapshot read it, at each of snaps (an empty entries where
+// no schema is visible), asked in one query; of schemas of the same name,
+// the last in storage order is described, as a scan of the table did.
+func schemasBySQL(ctx context.Context, r *Reader, snaps []int64) (map[int64]entries, error) {
+	out := map[int64]entries{}
+	for _, s := range snaps {
+		out[s] = entries{}
+	}
+	err := r.eachRow(ctx, fmt.Sprintf(`SELECT q.snap, s.schema_id, s.schema_name, s.schema_uuid::VARCHAR FROM %s JOIN cat.ducklake_schema s ON %s ORDER BY q.snap, s.rowid`, snapsFrom(snaps), visibleAtQ("s")), func(rows *sql.Rows) error {
+		var snap, id int64
 		var name string
 		var uuid sql.NullString
-		if err := rows.Scan(&id, &name, &uuid); err != nil {
+		if err := rows.Scan(&snap, &id, &name, &uuid); err != nil {
 			return err
 		}
-		e["schema "+name] = fmt.Sprintf("id=%d uuid=%s", id, optString(nullString(uuid)))
+		out[snap]["schema "+name] = fmt.Sprintf("id=%d uuid=%s", id, optString(nullString(uuid)))
 		return nil
 	})
-	return e, err
+	return out, err
 }
 
 // snapshotIDsAround is the ids of snaps with one before the first (-1)
@@ -77,19 +104,31 @@ func snapshotIDsAround(snaps []Snapshot) []int64 {
 	return ids
 }
 
+// tablesBySQLOf is what the queries per snapshot return at each of snaps:
+// the tables (tablesBySQL) and the schema entries (schemasBySQL).
+type tablesBySQLOf struct {
+	tables  map[int64][]Table
+	schemas map[int64]entries
+}
+
+func readTablesBySQL(ctx context.Context, r *Reader, snaps []int64) (tablesBySQLOf, error) {
+	tables, err := tablesBySQL(ctx, r, snaps)
+	if err != nil {
+		return tablesBySQLOf{}, err
+	}
+	schemas, err := schemasBySQL(ctx, r, snaps)
+	return tablesBySQLOf{tables, schemas}, err
+}
+
 // tablesMatchSQLAt requires Tables and the schema entries at a snapshot to
-// be what the queries per snapshot return.
-func tablesMatchSQLAt(ctx context.Context, r *Reader, s int64) error {
+// be what the queries per snapshot return (want, read at s among others).
+func tablesMatchSQLAt(ctx context.Context, r *Reader, s int64, want tablesBySQLOf) error {
 	got, err := r.Tables(ctx, s)
 	if err != nil {
 		return err
 	}
-	want, err := tablesBySQL(ctx, r, s)
-	if err != nil {
-		return err
-	}
-	if !reflect.DeepEqual(got, want) {
-		return fmt.Errorf("snapshot %d: tables %+v, by SQL %+v", s, got, want)
+	if !reflect.DeepEqual(got, want.tables[s]) {
+		return fmt.Errorf("snapshot %d: tables %+v, by SQL %+v", s, got, want.tables[s])
 	}
 	e, err := r.schemaEntries(ctx, s)
 	if err != nil {
@@ -103,12 +142,8 @@ func tablesMatchSQLAt(ctx context.Context, r *Reader, s int64) error {
 	dropPrefix(e, "tag ")
 	dropPrefix(e, "column tag ")
 	dropPrefix(e, "partition")
-	want2, err := schemasBySQL(ctx, r, s)
-	if err != nil {
-		return err
-	}
-	if !reflect.DeepEqual(e, want2) {
-		return fmt.Errorf("snapshot %d: schemas %v, by SQL %v", s, e, want2)
+	if !reflect.DeepEqual(e, want.schemas[s]) {
+		return fmt.Errorf("snapshot %d: schemas %v, by SQL %v", s, e, want.schemas[s])
 	}
 	return nil
 }
@@ -120,8 +155,13 @@ func tablesMatchSQLAt(ctx context.Context, r *Reader, s int64) error {
 func checkTablesMatchSQL(ctx context.Context, t *testing.T, catalog, data string) {
 	t.Helper()
 	r, snaps := openWithSnapshots(t, catalog, data)
-	for _, s := range snapshotIDsAround(snaps) {
-		if err := tablesMatchSQLAt(ctx, r, s); err != nil {
+	ids := snapshotIDsAround(snaps)
+	want, err := readTablesBySQL(ctx, r, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range ids {
+		if err := tablesMatchSQLAt(ctx, r, s, want); err != nil {
 			t.Error(err)
 		}
 	}
