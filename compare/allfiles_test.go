@@ -19,6 +19,9 @@ import (
 // the size the catalog records.
 func TestAllFiles(t *testing.T) {
 	ctx := context.Background()
+	// The readers read the catalogs alone (no data file): their databases
+	// come from a pool, not one started for each.
+	engines := testEngines(t)
 	for _, archive := range []string{"lakes", "lakes-0.3"} {
 		for _, lake := range testlakes.Lakes(t, archive) {
 			name := filepath.Base(lake)
@@ -32,7 +35,7 @@ func TestAllFiles(t *testing.T) {
 					t.Skip("no versions")
 				}
 				last := cats[len(cats)-1] // UUIDv7 folders sort by time
-				r, err := Open(ctx, last, ReaderOptions{DataPath: filepath.Join(lake, "data")})
+				r, err := Open(ctx, last, ReaderOptions{DataPath: filepath.Join(lake, "data"), Engines: engines})
 				if err != nil {
 					t.Fatal(err)
 				}

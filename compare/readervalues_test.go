@@ -109,6 +109,9 @@ func TestNameMapParentLoadedAfterChild(t *testing.T) {
 // the rules name only what their readers cannot read.
 func TestConformanceLakesReadableValues(t *testing.T) {
 	ctx := context.Background()
+	// The readers read the catalogs alone (no data file): their databases
+	// come from a pool, not one started for each.
+	engines := testEngines(t)
 	for _, archive := range []string{"lakes", "lakes-0.3", "lakes-1.1-dev1"} {
 		for _, lake := range testlakes.Lakes(t, archive) {
 			if filepath.Base(lake) == "zz_storage_v2_unreadable" {
@@ -116,7 +119,7 @@ func TestConformanceLakesReadableValues(t *testing.T) {
 			}
 			cats, _ := filepath.Glob(filepath.Join(lake, "versions", "*", "ducklake.duckdb"))
 			for _, cat := range cats {
-				r, err := Open(ctx, cat, ReaderOptions{DataPath: filepath.Join(lake, "data")})
+				r, err := Open(ctx, cat, ReaderOptions{DataPath: filepath.Join(lake, "data"), Engines: engines})
 				if err != nil {
 					t.Fatalf("%s: %v", cat, err)
 				}
