@@ -235,40 +235,39 @@ func int64Text(v []int64) string {
 	return strings.Join(s, ", ")
 }
 
-// hiveValue takes a partition column's value from the Hive path segment
-// name=value of a data file path (§5.4, is_partition): URL-decoded, and
-// NULL where DuckDB's Hive reading takes it so (formats.HiveValueNull:
+// hiveValue takes a partition column's value from the Hive folder
+// name=value of a data file path (§5.4, is_partition), found as DuckDB
+// finds it (formats.HivePartitionValue: a folder, not the file name, not
+// one with two '='; the first of a key): URL-decoded, and NULL where
+// DuckDB's Hive reading takes it so (formats.HiveValueNull:
 // __HIVE_DEFAULT_PARTITION__, "NULL" in any case, an empty non-VARCHAR
-// value), except for readers with
-// QuirkHiveValuesRaw, which cast the raw text (and fail where it does not
-// cast).
+// value), except for readers with QuirkHiveValuesRaw, which cast the raw
+// text (and fail where it does not cast). A path without such a folder
+// fails every reader (refusedHiveKeyMissing).
 func (r *Reader) hiveValue(ctx context.Context, t Table, path, name string, c *Column) (string, error) {
 	dt, err := c.DuckType()
 	if err != nil {
 		return "", err
 	}
-	for _, seg := range strings.Split(path, "/") {
-		k, v, ok := strings.Cut(seg, "=")
-		if !ok || k != name {
-			continue
-		}
-		if !r.readsWith(formats.QuirkHiveValuesRaw) {
-			if formats.HiveValueNull(v, dt == "VARCHAR") {
-				return "CAST(NULL AS " + dt + ")", nil
-			}
-			return "CAST(url_decode(" + sqlString(v) + ") AS " + dt + ")", nil
-		}
-		e := "CAST(" + sqlString(v) + " AS " + dt + ")"
-		var casts bool
-		if err := r.conn.QueryRowContext(ctx, "SELECT TRY_CAST("+sqlString(v)+" AS "+dt+") IS NOT NULL").Scan(&casts); err != nil {
-			return "", fmt.Errorf("partition column %s: cast %q to %s: %w", c.Name, v, dt, err)
-		}
-		if !casts {
-			return "", r.unreadable(formats.QuirkHiveValuesRaw, t, "partition column %s (%s) of %s: the path value %q does not cast", c.Name, dt, path, v)
-		}
-		return e, nil
+	v, ok := formats.HivePartitionValue(path, name)
+	if !ok {
+		return "", r.refused(refusedHiveKeyMissing, t, "Column %q should have been read from hive partitions - but it was not found in filename %q (partition column %s)", name, path, c.Name)
 	}
-	return "", fmt.Errorf("partition column %s: no %s=... segment in %s", c.Name, name, path)
+	if !r.readsWith(formats.QuirkHiveValuesRaw) {
+		if formats.HiveValueNull(v, dt == "VARCHAR") {
+			return "CAST(NULL AS " + dt + ")", nil
+		}
+		return "CAST(url_decode(" + sqlString(v) + ") AS " + dt + ")", nil
+	}
+	e := "CAST(" + sqlString(v) + " AS " + dt + ")"
+	var casts bool
+	if err := r.conn.QueryRowContext(ctx, "SELECT TRY_CAST("+sqlString(v)+" AS "+dt+") IS NOT NULL").Scan(&casts); err != nil {
+		return "", fmt.Errorf("partition column %s: cast %q to %s: %w", c.Name, v, dt, err)
+	}
+	if !casts {
+		return "", r.unreadable(formats.QuirkHiveValuesRaw, t, "partition column %s (%s) of %s: the path value %q does not cast", c.Name, dt, path, v)
+	}
+	return e, nil
 }
 
 // timetzDefault is the TIMETZ initial default as the reader returns it:

@@ -279,7 +279,13 @@ import (
 // parent_column, a view's or macro's schema_id) fails the load at the
 // snapshot (catalog-load-fails), where a value rule A broke too was excused
 // and the frozen catalog's own read did not check them.
-const proofVersion = "fdl-formats proof v78"
+// v79: a name-mapped file's Hive partition value is found in its path as
+// DuckDB's HivePartitioning::Parse finds it (formats.HivePartitionValue: a
+// folder, never the file name; not one with two '=', '?' or a newline; the
+// first of its key), and a file without one is unreadable
+// (hive-partition-not-in-path), where the first segment name=... was taken
+// (a folder k=x=y read as "x=y", a file named k=2.parquet as "2.parquet").
+const proofVersion = "fdl-formats proof v79"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths

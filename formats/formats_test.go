@@ -235,6 +235,39 @@ func TestHiveValues(t *testing.T) {
 	}
 }
 
+// TestHivePartitionValue: a partition column's value is found in the path
+// as DuckDB's HivePartitioning::Parse finds it (DuckDB 1.3.0 to main): a
+// folder, never the file name; not a folder with two '=', '?' or a
+// newline; '\\' separates as '/' does; the first folder of a key wins.
+// The reader took the first segment key=..., whatever it was, and so read
+// "x=y" where every DuckLake reader reads 1, and "10.parquet" where every
+// one fails.
+func TestHivePartitionValue(t *testing.T) {
+	for _, tc := range []struct {
+		path, key, value string
+		ok               bool
+	}{
+		{"/d/t/k=1/f.parquet", "k", "1", true},
+		{"/d/t/k=x=y/k=1/f.parquet", "k", "1", true},
+		{"/d/t/k=1/k=2/f.parquet", "k", "1", true},
+		{"/d/t/k=1/k=2.parquet", "k", "1", true},
+		{"/d/t/j=1/k=2.parquet", "k", "", false},
+		{"/d/t/k=1?x/f.parquet", "k", "", false},
+		{"/d/t/k=1?x/k=3/f.parquet", "k", "3", true},
+		{`C:\d\k=1\f.parquet`, "k", "1", true},
+		{"/d/t/k=1\\x/f.parquet", "k", "1", true},
+		{"/d/t/=a=b/f.parquet", "=a", "b", true},
+		{"/d/t/K=1/f.parquet", "k", "", false},
+		{"/d/t/k=/f.parquet", "k", "", true},
+		{"k=1/f.parquet", "k", "1", true},
+	} {
+		v, ok := HivePartitionValue(tc.path, tc.key)
+		if v != tc.value || ok != tc.ok {
+			t.Errorf("HivePartitionValue(%q, %q) = %q, %t, want %q, %t", tc.path, tc.key, v, ok, tc.value, tc.ok)
+		}
+	}
+}
+
 // TestOpenedOutside: a DuckDB range declared for a format must lie within
 // the DuckDB releases that open it.
 func TestOpenedOutside(t *testing.T) {

@@ -134,6 +134,9 @@ func FuzzHiveValues(f *testing.F) {
 			}
 		}
 		keys := DeleteFileHiveKeys(path)
+		if v, ok := HivePartitionValue(path, key); ok != slices.Contains(keys, key) || (ok && !strings.Contains(path, key+"="+v)) {
+			t.Fatalf("HivePartitionValue(%q, %q) = %q, %t; keys %q", path, key, v, ok, keys)
+		}
 		for i, k := range keys {
 			if k == "" || !strings.Contains(path, k+"=") || slices.Contains(keys[:i], k) {
 				t.Fatalf("DeleteFileHiveKeys(%q) = %q", path, keys)

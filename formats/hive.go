@@ -20,6 +20,55 @@ func HiveValueNull(v string, varchar bool) bool {
 	return v == HiveDefaultPartition || strings.EqualFold(v, "NULL") || (v == "" && !varchar)
 }
 
+// HivePartitionValue is the value of the Hive partition key in a data
+// file's path as DuckDB's HivePartitioning::Parse finds it (hiveFolders),
+// which every DuckLake reader takes a name mapping's is_partition column
+// from (MapColumns in src/storage/ducklake_multi_file_reader.cpp,
+// v1.4-andium, v1.5-variegata and main: Parse(file.path), then a find by
+// source_name, case-sensitive): of two folders of the key the first wins
+// (Parse inserts into a std::map). ok is false where the path has no
+// folder of the key (the file name is none): every reader then fails
+// ("should have been read from hive partitions - but it was not found in
+// filename").
+func HivePartitionValue(path, key string) (value string, ok bool) {
+	hiveFolders(path, func(k, v string) bool {
+		if k == key {
+			value, ok = v, true
+		}
+		return !ok
+	})
+	return value, ok
+}
+
+// hiveFolders calls yield with each folder key=value of path, in order,
+// as DuckDB's HivePartitioning::Parse (src/common/hive_partitioning.cpp,
+// the same function from DuckDB 1.3.0 to main) finds them, until yield
+// returns false: a folder is a text ended by a separator, '/' or '\\', so
+// the file name never is one; its key is the text before its '=', not
+// empty; a folder with a second '=' (after a first that is not its first
+// character), or with a '?' or a newline, is none.
+func hiveFolders(path string, yield func(key, value string) bool) {
+	start, eq, candidate := 0, -1, true
+	for c := 0; c < len(path); c++ {
+		switch path[c] {
+		case '?', '\n':
+			candidate = false
+		}
+		switch path[c] {
+		case '/', '\\':
+			if candidate && eq > start && !yield(path[start:eq], path[eq+1:c]) {
+				return
+			}
+			start, eq, candidate = c+1, -1, true
+		case '=':
+			if eq > start {
+				candidate = false
+			}
+			eq = c
+		}
+	}
+}
+
 // HiveValueReadRawAlike tells whether a reader that casts the raw path text
 // (QuirkHiveValuesRaw) reads the value v of a column as one that decodes it
 // does: nothing to URL-decode, and not a value the decoding reader reads

@@ -307,33 +307,18 @@ var AllQuirks = []QuirkInfo{
 
 // DeleteFileHiveKeys returns the distinct Hive partition keys DuckDB's
 // detection takes from a delete file's path (QuirkDeleteFilesHiveColumns):
-// every folder of the form key=value (one '=' after a non-empty key,
-// before any '?' or newline), as HivePartitioning::Parse reads them; the
-// file name itself is not a folder. path is the part below the data path
-// the catalog names (or the whole path of an absolute one).
+// every folder key=value as HivePartitioning::Parse reads them
+// (hiveFolders); the file name itself is not a folder. path is the part
+// below the data path the catalog names (or the whole path of an absolute
+// one).
 func DeleteFileHiveKeys(path string) []string {
 	var keys []string
-	start, eq, candidate := 0, -1, true
-	for c := 0; c < len(path); c++ {
-		switch path[c] {
-		case '?', '\n':
-			candidate = false
+	hiveFolders(path, func(k, _ string) bool {
+		if !slices.Contains(keys, k) {
+			keys = append(keys, k)
 		}
-		switch path[c] {
-		case '/', '\\':
-			if candidate && eq > start {
-				if k := path[start:eq]; !slices.Contains(keys, k) {
-					keys = append(keys, k)
-				}
-			}
-			start, eq, candidate = c+1, -1, true
-		case '=':
-			if eq > start {
-				candidate = false
-			}
-			eq = c
-		}
-	}
+		return true
+	})
 	return keys
 }
 

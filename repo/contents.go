@@ -414,8 +414,11 @@ var emptyStringsFixedIn = goversion.Must(goversion.NewVersion("1.5.1"))
 // added after it (formats.ParentRefusal, proofVersion v76); v39: a
 // COLLATE in a metadata table's CHECK or a DEFAULT expression is not a
 // collated column (proofVersion v77); v40: the self-read fails on a
-// negative id the catalog's load reads (proofVersion v78).
-const contentsKeyKind = "fdl-formats content pass v40"
+// negative id the catalog's load reads (proofVersion v78); v41: Hive
+// partition values are found in a path as DuckDB finds them, and a
+// name-mapped file without its partition folder fails the self-read
+// (proofVersion v79).
+const contentsKeyKind = "fdl-formats content pass v41"
 
 // contentsKey names everything a content pass of v reads, or "" (no digest
 // cache, or an object store, whose data files the pass fetches and
