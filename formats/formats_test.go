@@ -2,6 +2,7 @@ package formats
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -264,6 +265,19 @@ func TestHivePartitionValue(t *testing.T) {
 		v, ok := HivePartitionValue(tc.path, tc.key)
 		if v != tc.value || ok != tc.ok {
 			t.Errorf("HivePartitionValue(%q, %q) = %q, %t, want %q, %t", tc.path, tc.key, v, ok, tc.value, tc.ok)
+		}
+	}
+	// The time zone check takes the same folders: not k=x=y (which no
+	// reader reads; it was listed as a value without an offset), not the
+	// file name.
+	for path, want := range map[string][]string{
+		"t/k=x=y/k=2024-01-15 10:00:00+02/f.parquet":      nil,
+		"t/k=2024-01-15/f.parquet":                        {"k=2024-01-15"},
+		"t/k=2024-01-15 10:00:00+02/k=2024-01-16.parquet": nil,
+		`t\k=2024-01-15\f.parquet`:                        {"k=2024-01-15"},
+	} {
+		if got := HiveTimeZoneValues(path, "k"); !slices.Equal(got, want) {
+			t.Errorf("HiveTimeZoneValues(%q, k) = %q, want %q", path, got, want)
 		}
 	}
 }

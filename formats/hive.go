@@ -89,19 +89,23 @@ var hiveTimeZoneTypes = []string{"timestamptz", "timetz", "timestamp with time z
 // lower(trim(column_type)) IN (...).
 var HiveTimeZoneTypesSQL = "('" + strings.Join(hiveTimeZoneTypes, "', '") + "')"
 
-// HiveTimeZoneValues lists the segments key=value of a data file's path
-// (as ducklake_data_file.path records it) for the Hive partition key key
-// whose value a TIMESTAMPTZ or TIMETZ column reads differently by the
-// session's TimeZone: no explicit UTC offset, and not a value the decoding
-// readers read as NULL (left to QuirkHiveValuesRaw).
+// HiveTimeZoneValues lists the folders key=value of a data file's path
+// (as ducklake_data_file.path records it; the folders DuckDB's Hive parse
+// takes, hiveFolders: not the file name, not a folder with two '=') for
+// the Hive partition key key whose value a TIMESTAMPTZ or TIMETZ column
+// reads differently by the session's TimeZone: no explicit UTC offset, and
+// not a value the decoding readers read as NULL (left to
+// QuirkHiveValuesRaw). Every such folder is listed, not only the first
+// (the readers take the first of the whole path, whose folders above the
+// catalog's are not known here).
 func HiveTimeZoneValues(path, key string) []string {
 	var out []string
-	for _, seg := range strings.Split(path, "/") {
-		k, v, ok := strings.Cut(seg, "=")
-		if ok && k == key && !HiveValueNull(v, false) && !HiveValueHasOffset(v) {
-			out = append(out, seg)
+	hiveFolders(path, func(k, v string) bool {
+		if k == key && !HiveValueNull(v, false) && !HiveValueHasOffset(v) {
+			out = append(out, k+"="+v)
 		}
-	}
+		return true
+	})
 	return out
 }
 
