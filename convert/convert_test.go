@@ -337,37 +337,38 @@ func TestRoundTrips(t *testing.T) {
 			}
 			t.Run(archive+"/"+filepath.Base(lake), func(t *testing.T) {
 				t.Parallel()
-				vs := versionCatalogs(t, lake)
-				src := vs[len(vs)-1]
 				tmp := t.TempDir()
 				all := all
 				all.DataPath = filepath.Join(lake, "data")
 				// A lake's conversions share Engines, as a backfill's do:
 				// the round trips back read the same data files' footers
 				// and delete files as the pass out (CPU -7%; nil Engines
-				// stay tested by TestConformanceMatrix).
-				engines := NewEngines(1)
-				defer engines.Close()
-				all.Engines = engines
-				// A development layout round-trips through its release.
-				source, err := Detect(ctx, src, 0)
-				if err != nil {
-					t.Fatal(err)
-				}
+				// stay tested by TestConformanceMatrix). They are
+				// lakeOuts' (bounded within testReach), as the pass out of
+				// a release's lake is shared with
+				// TestConvertedLakesReadIdentically (lakeOuts: these
+				// options, its data folder).
+				shared := sharedLakeOuts(t, lake)
+				all.Engines = lakeOutsEngines
+				// A development layout round-trips through its release:
+				// its conversion to it is lakeOuts' too.
+				source := shared.source
 				a := releaseOf(source)
+				src := ""
 				if a != source {
-					norm := filepath.Join(tmp, "a.duckdb")
-					if _, err := Catalog(ctx, src, norm, a, all); err != nil {
+					norm, err := shared.to(t, a)
+					if err != nil {
 						t.Fatal(err)
 					}
 					src = norm
+				} else {
+					vs := versionCatalogs(t, lake)
+					src = vs[len(vs)-1]
 				}
 				// Out to every other release in one pass over the source
 				// (Catalogs, as a backfill writes a version's cells; Catalog
 				// is Catalogs with one output), then back one by one. A
-				// release's lake takes the pass shared with
-				// TestConvertedLakesReadIdentically (lakeOuts: these
-				// options, its data folder).
+				// release's lake takes its pass from lakeOuts.
 				want := withoutEarlyTableStats(t, src)
 				var outs []Output
 				for _, b := range formats.All.Releases() {
@@ -377,14 +378,10 @@ func TestRoundTrips(t *testing.T) {
 				}
 				var written []Converted
 				if a == source {
-					shared := sharedLakeOuts(t, lake)
 					written = make([]Converted, len(outs))
 					for k, out := range outs {
 						outs[k].Dst, written[k].Err = shared.to(t, out.Target)
 					}
-					// The legs back read the footers and delete files the
-					// pass out read.
-					all.Engines = lakeOutsEngines
 				} else {
 					written = Catalogs(ctx, src, outs, all)
 				}
@@ -615,9 +612,17 @@ func TestDowngradeMatchesReal03Shapes(t *testing.T) {
 	for _, real := range testlakes.Lakes(t, "lakes-0.3") {
 		name := filepath.Base(real)
 		t.Run(name, func(t *testing.T) {
-			vs := versionCatalogs(t, filepath.Join(lakes, name))
-			out := filepath.Join(t.TempDir(), "0.3.duckdb")
-			if _, err := Catalog(context.Background(), vs[len(vs)-1], out, formats.V0_3, Options{AllowInlined: true, Lossy: LossyOptions}); err != nil {
+			// The shapes are the format's: the lake's conversion to 0.3
+			// that TestRoundTrips takes as a leg out (lakeOuts: these
+			// options, with its data folder), or where that one was
+			// refused, one without the data folder.
+			out, err := sharedLakeOuts(t, filepath.Join(lakes, name)).to(t, formats.V0_3)
+			if errors.Is(err, ErrRefused) {
+				vs := versionCatalogs(t, filepath.Join(lakes, name))
+				out = filepath.Join(t.TempDir(), "0.3.duckdb")
+				_, err = Catalog(context.Background(), vs[len(vs)-1], out, formats.V0_3, Options{AllowInlined: true, Lossy: LossyOptions})
+			}
+			if err != nil {
 				if errors.Is(err, ErrRefused) {
 					t.Skipf("the 1.0 lake cannot be written in 0.3: %v", err)
 				}

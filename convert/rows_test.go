@@ -22,26 +22,21 @@ func TestConvertedLakesReadIdentically(t *testing.T) {
 	// do, instead of starting two per conversion.
 	engines := compare.NewEngines(4)
 	t.Cleanup(func() { engines.Close() }) // after the parallel subtests
-	// The conversions borrow theirs likewise, and keep what they read of
-	// the data files, as a backfill's do.
-	convEngines := NewEngines(4)
-	t.Cleanup(func() { convEngines.Close() })
 	for _, tc := range []struct {
 		archive string
 		targets []*formats.Version
-		shared  bool // a release's lakes: converted by sharedLakeOuts
 	}{
 		// The 15 real 0.3 lakes upgrade to 1.0 (issue: they must read identically).
-		{"lakes-0.3", []*formats.Version{formats.V1_0}, true},
+		{"lakes-0.3", []*formats.Version{formats.V1_0}},
 		// DuckDB 2.0's 1.1-dev1 lakes downgrade to 1.0 for DuckDB 1.5 readers.
-		{"lakes-1.1-dev1", []*formats.Version{formats.V1_0}, false},
+		{"lakes-1.1-dev1", []*formats.Version{formats.V1_0}},
 		// The publisher on 1.5 writes 0.3 for 1.4 readers and 1.1 for 2.0
 		// readers; and the oldest formats: paths re-expressed against
 		// data_path (0.1), partition positions, stats table names, change
 		// tokens. All four in one pass, proved one after the other against
 		// the source read once (compare.Source), as a backfill's version
 		// is (was two passes of two, each proof reading the source again).
-		{"lakes", []*formats.Version{formats.V0_3, formats.V1_1, formats.V0_2, formats.V0_1}, true},
+		{"lakes", []*formats.Version{formats.V0_3, formats.V1_1, formats.V0_2, formats.V0_1}},
 	} {
 		for _, lake := range testlakes.Lakes(t, tc.archive) {
 			name := filepath.Base(lake)
@@ -54,26 +49,16 @@ func TestConvertedLakesReadIdentically(t *testing.T) {
 				src := vs[len(vs)-1]
 				// The targets are written in one pass over the source, as a
 				// backfill writes a version's cells (TestCatalogsOnePass:
-				// each output is the catalog Catalog writes alone). A
-				// release's lakes take the pass TestRoundTrips takes its
-				// legs out from (lakeOuts: to every other release), each
-				// output as it is without the lossy options (plain).
-				var converted func(i int) (string, error)
-				if tc.shared {
-					shared := sharedLakeOuts(t, lake)
-					converted = func(i int) (string, error) { return shared.plain(t, tc.targets[i]) }
-				} else {
-					outs := make([]Output, len(tc.targets))
-					for i, target := range tc.targets {
-						outs[i] = Output{Target: target, Dst: filepath.Join(t.TempDir(), target.Name+".duckdb")}
-					}
-					written := Catalogs(context.Background(), src, outs, Options{AllowInlined: true, DataPath: filepath.Join(lake, "data"), Engines: convEngines})
-					converted = func(i int) (string, error) { return outs[i].Dst, written[i].Err }
-				}
+				// each output is the catalog Catalog writes alone): the pass
+				// TestRoundTrips takes its legs out from (lakeOuts: a
+				// release's lake to every other release, a development
+				// layout's to its release and 1.0), each output as it is
+				// without the lossy options (plain).
+				shared := sharedLakeOuts(t, lake)
 				source := compare.NewSource()
 				defer source.Close()
-				for i, target := range tc.targets {
-					out, err := converted(i)
+				for _, target := range tc.targets {
+					out, err := shared.plain(t, target)
 					if errors.Is(err, ErrRefused) {
 						if want := expectedRefusalsIn(tc.archive, name, target.Name); want == "" {
 							t.Errorf("to %s: unexpectedly refused: %v", target, err)
