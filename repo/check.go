@@ -156,9 +156,27 @@ type CheckError struct {
 	Denied []string
 
 	site bool // the repository is a web site (Denied: files it does not serve)
-	// name is a key as the user acts on it (store.KeyName: a path, an
-	// s3:// URL at its endpoint); nil names it by its key.
-	name func(key string) string
+	// remove names a key where the user removes it and backfill the
+	// command that writes it again (removable, backfillAgain of the
+	// run's store); nil: by its key, `fdl-formats backfill REPO`.
+	remove   func(key string) string
+	backfill string
+}
+
+// removable is removable(key) of the run's store.
+func (e *CheckError) removable(key string) string {
+	if e.remove == nil {
+		return key
+	}
+	return e.remove(key)
+}
+
+// backfillAgain is backfillAgain of the run's store.
+func (e *CheckError) backfillAgain() string {
+	if e.backfill == "" {
+		return "`fdl-formats backfill REPO`"
+	}
+	return e.backfill
 }
 
 func (e *CheckError) sentinel() error {
@@ -264,23 +282,12 @@ func (e *CheckError) Hint() string {
 			// bucket's (TestCheckHintNamesObject).
 			const what = "a published catalog is not equivalent to its version's frozen catalog (or cannot be read, or holds another format than its name): "
 			const after = "see the report (--json) for every finding"
-			if e.site {
-				// Neither removed nor backfilled through the site.
-				return what + "remove " + e.First.Key + " where the site is published from (the folder or bucket it serves; the site's " + e.keyName(e.First.Key) + ") and run `fdl-formats backfill` there, which writes it again; " + after
-			}
-			return what + "remove " + e.keyName(e.First.Key) + " and run `fdl-formats backfill REPO`, which writes it again; " + after
+			// Neither removed nor backfilled through a site (removable).
+			return what + "remove " + e.removable(e.First.Key) + " and run " + e.backfillAgain() + ", which writes it again; " + after
 		}
 		return "a published file differs from what its version says; see the report (--json) and restore or withdraw it"
 	}
 	return "see the report (--json) for every finding"
-}
-
-// keyName is key as the user acts on it (name), else key.
-func (e *CheckError) keyName(key string) string {
-	if e.name == nil {
-		return key
-	}
-	return e.name(key)
 }
 
 // deniedHint is the hint of a check that could not read some files
@@ -340,7 +347,8 @@ func Check(ctx context.Context, st store.Store, opts Options) (*CheckReport, err
 		var ce *CheckError
 		if errors.As(err, &ce) {
 			ce.Denied, ce.site = failures.deniedKeys(), store.IsReadOnly(st)
-			ce.name = func(key string) string { return store.KeyName(st, key) }
+			ce.remove = func(key string) string { return removable(st, key) }
+			ce.backfill = backfillAgain(st)
 		}
 		if rep != nil && rep.Stopped != nil {
 			partial = rep

@@ -80,15 +80,28 @@ func folderName(st store.Store, key string) string {
 }
 
 // removable names the file key where a message tells the user to remove
-// it: store.KeyName's name (its path in a folder, its s3:// URL and
-// endpoint in a bucket), so that it can be acted on from anywhere, which
-// a key relative to the repository (versions/<id>/catalogs/0.3.duckdb)
-// could not (the user of s3:// is in no such folder). A web site removes
-// nothing: its file is removed where the site is published from.
+// (or delete) it, the one phrasing of every such message (plan's reasons,
+// a proof's detail, check's and resolve's hints): store.KeyName's name
+// (its path in a folder, its s3:// URL and endpoint in a bucket), so that
+// it can be acted on from anywhere, which a key relative to the
+// repository (versions/<id>/catalogs/0.3.duckdb) could not (the user of
+// s3:// is in no such folder). A web site removes nothing: its file is
+// removed where the site is published from, named by its key there and
+// by its URL on the site.
 func removable(st store.Store, key string) string {
 	name := store.KeyName(st, key)
 	if store.IsReadOnly(store.Base(st)) { // under the run's counter
-		return name + " (where the site is published from: the folder or bucket it serves)"
+		return key + " where the site is published from (the folder or s3:// bucket it serves; the site's " + name + ")"
 	}
 	return name
+}
+
+// backfillAgain is the command a message tells the user to run after
+// removing a file removable names, which writes it again: on a web site,
+// which refuses backfill, where the site is published from.
+func backfillAgain(st store.Store) string {
+	if store.IsReadOnly(store.Base(st)) {
+		return "`fdl-formats backfill` there"
+	}
+	return "`fdl-formats backfill REPO`"
 }

@@ -160,9 +160,11 @@ type NoCatalogError struct {
 	// site: the repository is a web site, where backfill is refused: the
 	// publisher runs it where the site is published from.
 	site bool
-	// name is a key as the publisher acts on it (store.KeyName: a path,
-	// an s3:// URL at its endpoint); nil names it by its key.
-	name func(key string) string
+	// remove names a key where the publisher deletes it and backfill the
+	// command that writes it again (removable, backfillAgain of the
+	// store: again); nil: by its key, `fdl-formats backfill REPO`.
+	remove func(key string) string
+	again  string
 }
 
 func (e *NoCatalogError) Error() string { return strings.Join(e.Lines(), "\n") }
@@ -253,16 +255,13 @@ func (e *NoCatalogError) backfill() string {
 }
 
 // rewrite says how the publisher writes the published catalog key again:
-// delete it where it can be deleted, and backfill.
+// delete it where it can be deleted (removable), and backfill.
 func (e *NoCatalogError) rewrite(key string) string {
-	name := key
-	if e.name != nil {
-		name = e.name(key)
+	name, backfill := key, "`fdl-formats backfill REPO`"
+	if e.remove != nil {
+		name, backfill = e.remove(key), e.again
 	}
-	if e.site {
-		return "the publisher deletes it where the site is published from (the folder or s3:// bucket the site serves; the site's " + name + ") and runs `fdl-formats backfill` there"
-	}
-	return "the publisher deletes " + name + " and runs `fdl-formats backfill REPO`"
+	return "the publisher deletes " + name + " and runs " + backfill
 }
 
 // frozenTooNew says what fixes a frozen catalog in a format a DuckDB (who)
@@ -390,7 +389,8 @@ func resolve(ctx context.Context, st, watched store.Store, opts ResolveOptions) 
 		}
 		e := r.noCatalog(res, dv, v, now)
 		e.site = store.IsReadOnly(st)
-		e.name = func(key string) string { return store.KeyName(st, key) }
+		e.remove = func(key string) string { return removable(st, key) }
+		e.again = backfillAgain(st)
 		res.Error = e.Error()
 		return res, e
 	}

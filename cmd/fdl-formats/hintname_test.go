@@ -69,7 +69,7 @@ func TestCheckHintNamesObject(t *testing.T) {
 	defer srv.Close()
 	url := srv.URL + "/lake"
 	_, errOut, code = runAppStderr(t, "check", remoteNow, cache, url)
-	if want := "remove " + key + " where the site is published from (the folder or bucket it serves; the site's " + url + "/" + key + ") and run `fdl-formats backfill` there"; code != exitDifferent || !strings.Contains(errOut, want) {
+	if want := "remove " + key + " where the site is published from (the folder or s3:// bucket it serves; the site's " + url + "/" + key + ") and run `fdl-formats backfill` there"; code != exitDifferent || !strings.Contains(errOut, want) {
 		t.Errorf("check of a web site with %s tampered: exit %d, want %d and a Try: line with %q\n%s", key, code, exitDifferent, want, errOut)
 	}
 }

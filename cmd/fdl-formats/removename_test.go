@@ -13,10 +13,12 @@ import (
 
 // TestS3RemoveNamesObject: a catalog plan tells to remove (here one
 // written for a version created after its format's until) is named where
-// it can be removed: its s3:// URL at the run's endpoint in a bucket, its
-// URL where the site is published from on a web site, its path in a
-// folder. It said versions/<id>/catalogs/0.3.duckdb, relative to a
-// repository the user of an s3:// URL holds no folder of.
+// it can be removed: its s3:// URL at the run's endpoint in a bucket, on
+// a web site its key where the site is published from and its URL on the
+// site (as check's and resolve's hints say it: TestCheckHintNamesObject,
+// TestS3ResolveHintRuns), its path in a folder. It said
+// versions/<id>/catalogs/0.3.duckdb, relative to a repository the user of
+// an s3:// URL holds no folder of.
 func TestS3RemoveNamesObject(t *testing.T) {
 	lake := copyRepo(t, "lakes", "06_deletes") // 0.3 until 2026-06-30, versions of 2026-10-31
 	ids, err := os.ReadDir(filepath.Join(lake, "versions"))
@@ -43,7 +45,7 @@ func TestS3RemoveNamesObject(t *testing.T) {
 
 	for _, tc := range []struct{ repo, name string }{
 		{s3URL, s3URL + "/" + key + " at " + srv.Endpoint},
-		{webURL, webURL + "/" + key + " (where the site is published from: the folder or bucket it serves)"},
+		{webURL, key + " where the site is published from (the folder or s3:// bucket it serves; the site's " + webURL + "/" + key + ")"},
 		{dir, filepath.Join(dir, filepath.FromSlash(key))},
 	} {
 		out, errOut, code := runAppStderr(t, "plan", remoteNow, "--formats=0.3", tc.repo)

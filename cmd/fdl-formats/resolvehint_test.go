@@ -78,7 +78,7 @@ func TestS3ResolveHintRuns(t *testing.T) {
 	defer web.Close()
 	url = web.URL + "/lake"
 	_, errOut, code = runAppStderr(t, "resolve", "--duckdb=1.5.1", url)
-	want = "the publisher deletes it where the site is published from (the folder or s3:// bucket the site serves; the site's " + url + "/" + bad + ") and runs `fdl-formats backfill` there, which writes it again (`fdl-formats check " + url + "` reports it)"
+	want = "the publisher deletes " + bad + " where the site is published from (the folder or s3:// bucket it serves; the site's " + url + "/" + bad + ") and runs `fdl-formats backfill` there, which writes it again (`fdl-formats check " + url + "` reports it)"
 	if code != exitNoCatalog || !strings.Contains(try.FindString(errOut), want) || strings.Contains(errOut, "`fdl-formats backfill http") {
 		t.Errorf("resolve --duckdb 1.5.1 %s: exit %d, want %d and %q in its Try: line, no backfill of the site\n%s", url, code, exitNoCatalog, want, errOut)
 	}
