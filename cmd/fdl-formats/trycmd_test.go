@@ -103,3 +103,28 @@ func TestTryLineBackfillSigned(t *testing.T) {
 		}
 	}
 }
+
+// TestTryLineOwnFlags: a Try: line's command line whose own words give a
+// flag the run set (the same run with --endpoint mended) gives it once,
+// its own, beside the run's other flags, for resolve too, which takes
+// its own flags (--duckdb) again. It gave the run's --endpoint after its
+// own, and resolve's command line the repository alone.
+func TestTryLineOwnFlags(t *testing.T) {
+	t.Setenv(stallTimeoutEnv, "")
+	for _, tc := range []struct {
+		args       []string
+		hint, want string
+	}{
+		{[]string{"plan", "--endpoint=127.0.0.1:9000", "--now=2026-11-30", "--formats=0.4", "s3://b/lake"}, "`fdl-formats plan --endpoint=http://127.0.0.1:9000 REPO`",
+			"`fdl-formats plan --endpoint=http://127.0.0.1:9000 --formats=0.4 --now=2026-11-30 s3://b/lake`"},
+		{[]string{"resolve", "--duckdb=1.5.1", "--endpoint=127.0.0.1:9000", "s3://b/lake"}, "`fdl-formats resolve --endpoint=http://127.0.0.1:9000 REPO`",
+			"`fdl-formats resolve --endpoint=http://127.0.0.1:9000 --duckdb=1.5.1 s3://b/lake`"},
+		// Its own selection: the run's access and judging flags only.
+		{[]string{"check", "--endpoint=http://127.0.0.1:9000", "--now=2026-11-30", "--formats=0.4", "--json", "s3://b/lake"}, "`fdl-formats check --versions 01ab REPO`",
+			"`fdl-formats check --versions 01ab --now=2026-11-30 --endpoint=http://127.0.0.1:9000 s3://b/lake`"},
+	} {
+		if got := tryHint(t, tc.hint, tc.args...); got != tc.want {
+			t.Errorf("%v, hint %q:\n got %s\nwant %s", tc.args, tc.hint, got, tc.want)
+		}
+	}
+}
