@@ -235,25 +235,31 @@ func TestShardUsageNamesFlag(t *testing.T) {
 }
 
 // TestEndpointRefusalHint: an endpoint or prefix the S3 store refuses
-// (credentials or a path in the endpoint URL, a ? in the prefix) exits 6
-// with a Try: line about that, not the hint for a REPO that holds no
-// fdl.json ("give the folder that holds fdl.json …"), which it printed
-// though the repository was never asked for anything.
+// (credentials or a path in the endpoint URL, a ? in the prefix) gives a
+// Try: line about that, not the hint for a REPO that holds no fdl.json
+// ("give the folder that holds fdl.json …"), which it printed though the
+// repository was never asked for anything. An --endpoint so refused is a
+// usage error (exit 2) naming the flag, its Try: line the command's help
+// (TestS3EndpointFlagUsage); the rest exit 6.
 func TestEndpointRefusalHint(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
+		code int
 		try  string
 	}{
-		{[]string{"--endpoint", "http://key:secret@127.0.0.1:9", "s3://b/lake"}, "Try: give the S3 server's endpoint"},
-		{[]string{"--endpoint", "http://127.0.0.1:9/minio", "s3://b/lake"}, "Try: give the S3 server's endpoint"},
-		{[]string{"--endpoint", "ftp://127.0.0.1:9", "s3://b/lake"}, "Try: give the S3 server's endpoint"},
-		{[]string{"--endpoint", "http://127.0.0.1:9", "s3://b/q?x"}, "Try: move the repository under a prefix"},
-		{[]string{"http://user:secret@127.0.0.1:9/lake"}, "Try: fdl-formats reads public web sites only"},
+		{[]string{"--endpoint", "http://key:secret@127.0.0.1:9", "s3://b/lake"}, exitUsage, "Error: --endpoint http://127.0.0.1:9: credentials in the endpoint URL are not supported"},
+		{[]string{"--endpoint", "http://127.0.0.1:9/minio", "s3://b/lake"}, exitUsage, "Error: --endpoint http://127.0.0.1:9/minio: a path, query or fragment after the host"},
+		{[]string{"--endpoint", "ftp://127.0.0.1:9", "s3://b/lake"}, exitUsage, "Error: --endpoint ftp://127.0.0.1:9: not an http:// or https:// URL"},
+		{[]string{"--endpoint", "http://127.0.0.1:9", "s3://b/q?x"}, exitInvalid, "Try: move the repository under a prefix"},
+		{[]string{"http://user:secret@127.0.0.1:9/lake"}, exitInvalid, "Try: fdl-formats reads public web sites only"},
 	} {
 		t.Setenv("AWS_REGION", "us-east-1")
 		_, stderr, code := runAppStderr(t, append([]string{"plan"}, tc.args...)...)
-		if code != exitInvalid || !strings.Contains(stderr, tc.try) || strings.Contains(stderr, "holds fdl.json") || strings.Contains(stderr, "secret@") {
-			t.Errorf("plan %v: exit %d, stderr %q; want %d and %q", tc.args, code, stderr, exitInvalid, tc.try)
+		if code != tc.code || !strings.Contains(stderr, tc.try) || strings.Contains(stderr, "holds fdl.json") || strings.Contains(stderr, "secret@") {
+			t.Errorf("plan %v: exit %d, stderr %q; want %d and %q", tc.args, code, stderr, tc.code, tc.try)
+		}
+		if tc.code == exitUsage && !strings.Contains(stderr, "\nTry: fdl-formats plan --help") {
+			t.Errorf("plan %v: stderr %q; want a Try: line with the command's help", tc.args, stderr)
 		}
 	}
 }

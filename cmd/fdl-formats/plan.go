@@ -61,9 +61,22 @@ func virtualHostedFlag() cli.Flag {
 	return &cli.BoolFlag{Name: "virtual-hosted", Usage: "address the bucket as BUCKET.HOST at --endpoint instead of HOST/BUCKET (path style)"}
 }
 
-// s3Options are the S3 addressing flags' values.
-func s3Options(cmd *cli.Command) s3.Options {
-	return s3.Options{Endpoint: cmd.String("endpoint"), VirtualHosted: cmd.Bool("virtual-hosted"), NoSign: cmd.Bool("no-sign-request")}
+// s3Options are the S3 addressing flags' values. An --endpoint that is
+// no http:// or https:// URL of a host and port (127.0.0.1:9000, without
+// its scheme) is a usage error, named by its flag, found before any
+// request: it said "not an FDL repository" (exit 6), the repository's
+// fault, with the Try: line of a REPO that holds no fdl.json.
+func s3Options(cmd *cli.Command) (s3.Options, error) {
+	ep := cmd.String("endpoint")
+	if err := s3.CheckEndpoint("--endpoint", ep); err != nil {
+		hint := "" // the command's help
+		if fixed := "http://" + ep; !strings.Contains(ep, "://") && !strings.Contains(ep, "@") && s3.CheckEndpoint("", fixed) == nil {
+			// The scheme left out: the same run with it (tryLine).
+			hint = "give --endpoint with its scheme (https:// where the server speaks TLS): `fdl-formats " + cmd.Name + " " + shellWord("--endpoint="+fixed) + " REPO`"
+		}
+		return s3.Options{}, usageError{err: err, command: helpOf(cmd), hint: hint}
+	}
+	return s3.Options{Endpoint: ep, VirtualHosted: cmd.Bool("virtual-hosted"), NoSign: cmd.Bool("no-sign-request")}, nil
 }
 
 // maxSpillFlag bounds what each DuckDB database of a command may spill.
@@ -111,6 +124,13 @@ func openError(cmd *cli.Command, err error) error {
 	if errors.Is(err, httpstore.ErrQuery) {
 		return usageError{err: err, command: "fdl-formats " + cmd.Name}
 	}
+	if errors.Is(err, s3.ErrEndpoint) {
+		// An endpoint from the environment or the profile that is no
+		// http(s) URL of a host and port: the run's setup, refused
+		// before any request, as a bad $TMPDIR is (a usage error); it
+		// said "not an FDL repository".
+		return usageError{err: err, command: helpOf(cmd), hint: errorHint(err)}
+	}
 	if errors.Is(err, s3.ErrNoRegion) {
 		// The runner's environment (exit 1), as a credential is: it
 		// said "not an FDL repository" (exit 6) with the hint to give
@@ -141,7 +161,9 @@ func openRepo(ctx context.Context, cmd *cli.Command) (store.Store, repo.Options,
 		// without a word, as --cache was.
 		return nil, opts, usageError{err: fmt.Errorf("--data-cache-max %q and --no-cache contradict each other: with --no-cache no data file is kept between runs, so there is nothing to bound; give one", cmd.String("data-cache-max")), command: helpOf(cmd)}
 	}
-	so.S3 = s3Options(cmd)
+	if so.S3, err = s3Options(cmd); err != nil {
+		return nil, opts, err
+	}
 	st, err := open.Repository(ctx, cmd.Args().First(), so)
 	if err != nil {
 		return nil, opts, openError(cmd, err)

@@ -57,7 +57,9 @@ func runResolve(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	so.S3 = s3Options(cmd)
+	if so.S3, err = s3Options(cmd); err != nil {
+		return err
+	}
 	st, err := open.Repository(ctx, cmd.Args().First(), so)
 	if err != nil {
 		return openError(cmd, err)

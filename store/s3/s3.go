@@ -129,10 +129,11 @@ func New(ctx context.Context, bucket, prefix string, opts Options) (*Store, erro
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	endpoint := opts.Endpoint
+	// from names where the endpoint was given, for CheckEndpoint.
+	endpoint, from := opts.Endpoint, "endpoint"
 	for _, name := range []string{"AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL"} {
 		if endpoint == "" {
-			endpoint = getenv(name)
+			endpoint, from = getenv(name), "$"+name
 		}
 	}
 	var loadOpts []func(*config.LoadOptions) error
@@ -160,11 +161,11 @@ func New(ctx context.Context, bucket, prefix string, opts Options) (*Store, erro
 		// keys the data cache and the kept proofs; DuckDBSecret sends
 		// readers there), not AWS.
 		if be := s3.NewFromConfig(cfg).Options().BaseEndpoint; be != nil {
-			endpoint = *be
+			endpoint, from = *be, "the AWS profile's endpoint_url"
 		}
 	}
-	if err := checkEndpoint(endpoint); err != nil {
-		return nil, fmt.Errorf("s3://%s: %w", bucket, err)
+	if err := CheckEndpoint(from, endpoint); err != nil {
+		return nil, &refusedError{err: fmt.Errorf("s3://%s: %w", bucket, err), hint: endpointHint}
 	}
 	if cfg.Region == "" {
 		if endpoint == "" {
@@ -224,45 +225,60 @@ func stallClient(c s3.HTTPClient, d time.Duration) s3.HTTPClient {
 	return store.StallDoer(c, d)
 }
 
-// checkEndpoint refuses an endpoint URL that is not an absolute http(s)
-// URL, or that carries credentials: the SDK would ignore them (and sign
-// with the environment's), while the endpoint is printed in every log line,
-// report and error naming the store. The message never repeats the URL as
-// given: not its credentials, and nothing when it does not parse.
-func checkEndpoint(endpoint string) error {
-	if err := endpointProblem(endpoint); err != nil {
-		return &refusedError{err: err, hint: endpointHint}
-	}
-	return nil
-}
+// ErrEndpoint is New's (and CheckEndpoint's) error for an endpoint that is
+// not an http:// or https:// URL of a host and port alone: the command
+// line or the run's environment is at fault, found before any request,
+// not the repository.
+var ErrEndpoint = errors.New("bad endpoint")
 
-// endpointProblem is what checkEndpoint refuses in endpoint, nil when
-// nothing.
-func endpointProblem(endpoint string) error {
+// endpointError is an endpoint CheckEndpoint refuses (ErrEndpoint).
+type endpointError struct{ msg string }
+
+func (e *endpointError) Error() string        { return e.msg }
+func (e *endpointError) Is(target error) bool { return target == ErrEndpoint }
+
+// endpointForm is the form of an endpoint CheckEndpoint accepts.
+const endpointForm = "want http://HOST:PORT or https://HOST:PORT, the S3 server's host and port alone"
+
+// CheckEndpoint refuses an endpoint URL that is not an absolute http(s)
+// URL, or that carries credentials, or a path: the SDK would ignore
+// credentials (and sign with the environment's), while the endpoint is
+// printed in every log line, report and error naming the store; DuckDB's
+// S3 secret takes no path. The error (ErrEndpoint) names the endpoint by
+// name, where it was given (--endpoint, $AWS_ENDPOINT_URL_S3), and never
+// repeats the URL as given: not its credentials, and nothing but a value
+// without any ("127.0.0.1:9000") when it does not parse. Nil for "".
+func CheckEndpoint(name, endpoint string) error {
 	if endpoint == "" {
 		return nil
 	}
+	refuse := func(format string, args ...any) error {
+		return &endpointError{msg: fmt.Sprintf(format, args...)}
+	}
 	u, err := url.Parse(endpoint)
 	if err != nil {
-		return fmt.Errorf("endpoint: not a URL (--endpoint, AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL)")
+		if strings.Contains(endpoint, "@") {
+			return refuse("%s: not a URL; %s", name, endpointForm)
+		}
+		return refuse("%s %q: not a URL; %s", name, endpoint, endpointForm)
 	}
 	if u.User != nil {
 		u.User = nil
-		return fmt.Errorf("endpoint %s: credentials in the endpoint URL are not supported (they would be printed wherever the endpoint is named); give them as AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY or a profile", u)
+		return refuse("%s %s: credentials in the endpoint URL are not supported (they would be printed wherever the endpoint is named); give them as AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY or a profile", name, u)
 	}
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("endpoint %s: not an http:// or https:// URL", u.Redacted())
+		return refuse("%s %s: not an http:// or https:// URL; %s", name, u.Redacted(), endpointForm)
 	}
 	// The SDK sends every request under the endpoint's path; DuckDB's S3
 	// secret takes a host and port only (DuckDBSecret), so its readers
 	// would ask the host's root for other objects than the ones checked.
 	if strings.Trim(u.Path, "/") != "" || u.RawQuery != "" || u.Fragment != "" {
-		return fmt.Errorf("endpoint %s: a path, query or fragment after the host, which DuckDB's s3:// reader cannot be given (its S3 secret's ENDPOINT is a host and port): it would read other objects than fdl-formats checks; give the S3 server's own host and port", u.Redacted())
+		return refuse("%s %s: a path, query or fragment after the host, which DuckDB's s3:// reader cannot be given (its S3 secret's ENDPOINT is a host and port): it would read other objects than fdl-formats checks; give the S3 server's own host and port", name, u.Redacted())
 	}
 	return nil
 }
 
-// endpointHint is the Try: line of an endpoint checkEndpoint refuses.
+// endpointHint is the Try: line of an endpoint CheckEndpoint refuses.
 const endpointHint = "give the S3 server's endpoint as an http:// or https:// URL of its host and port alone, without credentials, path or query (--endpoint, $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL or the profile's endpoint_url), and the credentials as AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY or a profile"
 
 // refusedError is an endpoint or prefix New refuses before any request,

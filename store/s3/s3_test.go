@@ -133,7 +133,7 @@ func TestEndpointCredentials(t *testing.T) {
 				return "https://KEYID:" + secret + "@r2.example.com"
 			}
 			return ""
-		}}, "endpoint https://r2.example.com: credentials"},
+		}}, "$AWS_ENDPOINT_URL_S3 https://r2.example.com: credentials"},
 		{"no_scheme", s3.Options{Endpoint: "minio.local:9000"}, "not an http:// or https:// URL"},
 		{"unparsable", s3.Options{Endpoint: "http://KEYID:" + secret + "@[::1"}, "endpoint: not a URL"},
 	} {
