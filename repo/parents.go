@@ -87,7 +87,7 @@ func (r *repository) seqIssue(v *version) (_ *Issue, note string) {
 	case p.meta == nil && p.expired != nil && p.err == nil && p.expired.Reason == fdljson.ReasonWithdrawn:
 		return nil, ""
 	case p.meta == nil && p.expired != nil && p.err == nil:
-		return nil, fmt.Sprintf("%s: %d not checked: its first parent %s is marked %q (expired.json) and its version.json is gone, which the spec allows only for a withdrawal (FDL 0.1, Versions: version.json is deleted if it holds the withdrawn data); restore %sversion.json, or, if the version was withdrawn, say so in its expired.json (\"reason\": \"withdrawn\")", field, v.meta.Seq, pid, p.expired.Reason, p.prefix())
+		return nil, fmt.Sprintf("%s: %d not checked: its first parent %s is marked %q (expired.json) and its version.json is gone, which the spec allows only for a withdrawal (FDL 0.1, Versions: version.json is deleted if it holds the withdrawn data); restore %s, or, if the version was withdrawn, say so in its expired.json (\"reason\": \"withdrawn\")", field, v.meta.Seq, pid, p.expired.Reason, objectName(r.st, p.prefix()+"version.json"))
 	case p.meta == nil:
 		return nil, fmt.Sprintf("%s: %d not checked: the version.json of its first parent %s cannot be used (%v)", field, v.meta.Seq, pid, p.err)
 	case v.meta.Seq != p.meta.Seq+1:

@@ -96,6 +96,41 @@ func removable(st store.Store, key string) string {
 	return name
 }
 
+// objectName is how a message names the object key of a bucket or web
+// site: where it is (store.KeyName: its s3:// URL at the endpoint, its
+// URL), as a finding names a data file it cannot read, since a key inside
+// the store (versions/<id>/ducklake.duckdb) leaves the user to put it
+// together with the repository's URL and endpoint. A folder's key, which
+// the run's REPO locates, stays as it is.
+func objectName(st store.Store, key string) string {
+	if _, local := store.Base(st).(store.PathStore); local {
+		return key
+	}
+	return store.KeyName(st, key)
+}
+
+// nameKey is s with each mention of key that is not already part of a
+// longer name (a URL ending in it, after a /) named name.
+func nameKey(s, key, name string) string {
+	if key == "" || key == name {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, key)
+		if i < 0 {
+			return b.String() + s
+		}
+		b.WriteString(s[:i])
+		if i > 0 && s[i-1] == '/' {
+			b.WriteString(key)
+		} else {
+			b.WriteString(name)
+		}
+		s = s[i+len(key):]
+	}
+}
+
 // backfillAgain is the command a message tells the user to run after
 // removing a file removable names, which writes it again: on a web site,
 // which refuses backfill, where the site is published from.

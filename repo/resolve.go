@@ -165,6 +165,9 @@ type NoCatalogError struct {
 	// store: again); nil: by its key, `fdl-formats backfill REPO`.
 	remove func(key string) string
 	again  string
+	// where names a key in the lines (objectName of the store); nil: by
+	// the key.
+	where func(key string) string
 }
 
 func (e *NoCatalogError) Error() string { return strings.Join(e.Lines(), "\n") }
@@ -186,13 +189,23 @@ func (e *NoCatalogError) Lines() []string {
 	} else {
 		lines = []string{msg + "; these would:"}
 		for _, f := range e.Would {
-			lines = append(lines, fmt.Sprintf("  %s (format %s, storage %s): DuckDB %s", f.Key, f.Format, f.Storage, f.DuckDB))
+			lines = append(lines, fmt.Sprintf("  %s (format %s, storage %s): DuckDB %s", e.objectName(f.Key), f.Format, f.Storage, f.DuckDB))
 		}
 	}
 	for _, f := range e.Unusable {
-		lines = append(lines, fmt.Sprintf("  %s (format %s) cannot be used: %s", f.Key, f.Format, strings.Join(strings.Fields(f.problem), " ")))
+		problem := nameKey(strings.Join(strings.Fields(f.problem), " "), f.Key, e.objectName(f.Key))
+		lines = append(lines, fmt.Sprintf("  %s (format %s) cannot be used: %s", e.objectName(f.Key), f.Format, problem))
 	}
 	return lines
+}
+
+// objectName names key where it is (objectName of the repository's store:
+// a bucket's s3:// URL at its endpoint, a site's URL), else by its key.
+func (e *NoCatalogError) objectName(key string) string {
+	if e.where == nil {
+		return key
+	}
+	return e.where(key)
 }
 
 // ExpiredFormat is a declared format past its until.
@@ -391,6 +404,7 @@ func resolve(ctx context.Context, st, watched store.Store, opts ResolveOptions) 
 		e.site = store.IsReadOnly(st)
 		e.remove = func(key string) string { return removable(st, key) }
 		e.again = backfillAgain(st)
+		e.where = func(key string) string { return objectName(st, key) }
 		res.Error = e.Error()
 		return res, e
 	}
