@@ -1,6 +1,11 @@
 package convert
 
-import "context"
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+)
 
 // A ReadGate makes data and delete files readable just before a check or
 // rewrite reads their bytes: a remote repository's data cache holds a
@@ -30,4 +35,41 @@ func (r *run) readable(paths ...string) error {
 // ready reports whether the file at path may be read without the gate.
 func (r *run) ready(path string) bool {
 	return r.opts.Gate == nil || r.opts.Gate.Ready(path)
+}
+
+// present makes the data or delete file at local (under DataPath) present
+// before a check or rewrite reads its rows, where the data folder lacks it
+// and Options.Footers fetches it (a remote repository's data cache, which
+// downloads before a conversion's check only what every check reads, not
+// its Parquet delete files), then readable through the gate.
+func (r *run) present(local string) error {
+	if r.opts.Footers != nil {
+		if _, err := os.Stat(local); errors.Is(err, fs.ErrNotExist) {
+			return r.opts.Footers.Fetch(r.ctx, local)
+		}
+	}
+	return r.readable(local)
+}
+
+// schemaPath is the file a check reads the columns of the Parquet file at
+// local from (DESCRIBE, never rows): the file itself where the data folder
+// holds it ready, else its footer's stand-in from Options.Footers (a
+// remote repository's cache reads a delete file's footer, not the file);
+// an encrypted file's (key) is made present whole. "" for a file that is
+// not there (the proof reports it).
+func (r *run) schemaPath(local, key string) (string, error) {
+	if key != "" {
+		if _, err := os.Stat(local); err != nil && r.opts.Footers == nil {
+			return "", nil
+		}
+		if err := r.present(local); err != nil {
+			return "", err
+		}
+		return local, nil
+	}
+	paths, err := r.footerPaths([]string{local})
+	if err != nil {
+		return "", err
+	}
+	return paths[local], nil
 }

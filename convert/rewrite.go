@@ -86,7 +86,7 @@ func rewritePartialDeletesWhere(r *run, cond string) error {
 				return cannotRewrite{fmt.Sprintf("delete file %d (%s) is encrypted and writing encrypted Parquet needs DuckDB's httpfs extension, which this DuckDB cannot load", p.id, oneline.Name(p.path))}
 			}
 		}
-		if err := r.readable(local); err != nil {
+		if err := r.present(local); err != nil {
 			return err
 		}
 		src := readParquetSQL(local, keyName)
@@ -244,28 +244,47 @@ func (r *run) partialDeleteFiles() (partialDeletes, error) {
 // of Engines, that reads the same file (r.footers): each output of a pass
 // to 0.3 or older walks the 0.4 -> 0.3 step, which reads every delete
 // file's columns.
+//
+// Its columns are read from its footer where the data folder lacks it
+// (schemaPath: a remote repository's cache fetches no delete file whole
+// for that); its rows, of a partial deletion file only, from the whole
+// file, made present.
 func (r *run) partialDeleteContentOf(local, key string) (last sql.NullInt64, partial bool, err error) {
-	if err := r.readable(local); err != nil {
-		return last, false, err
-	}
 	st, statErr := os.Stat(local)
-	if statErr == nil {
+	if statErr == nil && r.ready(local) {
 		if c, ok := r.footers.deleteContent(local, key, st); ok {
 			return c.last, c.partial, nil
 		}
 	}
-	last, partial, err = r.partialDeleteContent(readParquetSQL(local, key))
-	if err == nil && statErr == nil {
+	schema, err := r.schemaPath(local, key)
+	if err != nil {
+		return last, false, err
+	}
+	if schema == "" {
+		return last, false, fmt.Errorf("delete file %s: %w", oneline.Name(local), fs.ErrNotExist)
+	}
+	last, partial, err = r.partialDeleteContent(readParquetSQL(schema, key), func() (string, error) {
+		if err := r.present(local); err != nil {
+			return "", err
+		}
+		return readParquetSQL(local, key), nil
+	})
+	if st, statErr = os.Stat(local); err == nil && statErr == nil {
 		r.footers.keepDeleteContent(local, key, st, deleteContent{last: last, partial: partial})
 	}
 	return last, partial, err
 }
 
-// partialDeleteContent reads a delete file's columns and, when it is a
-// partial deletion file, the last snapshot its rows name.
-func (r *run) partialDeleteContent(src string) (last sql.NullInt64, partial bool, err error) {
-	names, types, err := parquetsql.Describe(r.ctx, r.w.conn, "SELECT * FROM "+src)
+// partialDeleteContent reads a delete file's columns (from schemaSrc) and,
+// when it is a partial deletion file, the last snapshot its rows name
+// (from rows' source).
+func (r *run) partialDeleteContent(schemaSrc string, rows func() (string, error)) (last sql.NullInt64, partial bool, err error) {
+	names, types, err := parquetsql.Describe(r.ctx, r.w.conn, "SELECT * FROM "+schemaSrc)
 	if err != nil || !formats.IsPartialDeleteFile(names, types) {
+		return last, false, err
+	}
+	src, err := rows()
+	if err != nil {
 		return last, false, err
 	}
 	if err := r.dataThreads(); err != nil {

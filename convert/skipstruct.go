@@ -333,6 +333,15 @@ func skipDeleteFiles(r *run, f skipDataFile, dirs string, partial bool) ([]skipD
 	var out []skipDeletes
 	for _, x := range list {
 		local := r.localFile(x.where)
+		if p := r.filePath(x.where); local == "" && p != "" && r.opts.Footers != nil && strings.HasPrefix(x.where, "rel:") {
+			// Under the data folder, which lacks it (a remote
+			// repository's cache fetches a delete file where its rows
+			// are read).
+			if err := r.present(p); err != nil {
+				return nil, err
+			}
+			local = p
+		}
 		if local == "" {
 			continue // the proof reports a missing delete file
 		}

@@ -2,7 +2,6 @@ package convert
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -84,13 +83,15 @@ func (r *run) threeColumnDeleteFiles() ([]string, error) {
 		if local == "" {
 			continue // outside the data folder: the proof reports it
 		}
-		if _, err := os.Stat(local); err != nil {
-			continue // missing: the proof reports it
-		}
-		if err := r.readable(local); err != nil {
+		// Its columns alone: its footer where the data folder lacks it.
+		schema, err := r.schemaPath(local, f[3])
+		if err != nil {
 			return nil, err
 		}
-		names, types, err := parquetsql.Describe(r.ctx, r.w.conn, "SELECT * FROM "+readParquetSQL(local, f[3]))
+		if schema == "" {
+			continue // missing: the proof reports it
+		}
+		names, types, err := parquetsql.Describe(r.ctx, r.w.conn, "SELECT * FROM "+readParquetSQL(schema, f[3]))
 		if err != nil {
 			continue // unreadable: the proof reports it
 		}

@@ -482,7 +482,10 @@ func downloadInfo(ctx context.Context, c *store.Counter, key, dst, tmpDir string
 // ensureFiles puts data files of a catalog, all under data_dir (the inside
 // of compare.Outside, resolved against dataPath), into the cache (with
 // fetchDeletes or fetchConversion only the delete files and the merged
-// data files whose rows a conversion reads: compare.StoredFile.Split), at
+// data files whose rows a conversion reads: compare.StoredFile.Split; with
+// fetchConversion and a bucket's cache no Parquet delete file the cache
+// lacks, whose footer the conversion reads, or the whole file where it
+// reads its rows, through convert.FooterSource), at
 // most Options.Downloads at a time. With fetchConversion, a data file whose copy is in the cache
 // already is held to its object too: a conversion's reader checks read the
 // footers of the data files they find in the data folder (field ids, footer
@@ -504,6 +507,18 @@ func (rm *remote) ensureFiles(ctx context.Context, stored []compare.StoredFile, 
 	var wg sync.WaitGroup
 	for i, f := range files {
 		if scope != fetchAll && !f.Delete && !f.Split && (scope != fetchConversion || !rm.hasCopy(f.key)) {
+			continue
+		}
+		if scope == fetchConversion && f.Delete && !f.pastTail && !f.Split && rm.cacheDir != "" && !store.IsReadOnly(store.Base(rm.counter)) && !rm.hasCopy(f.key) {
+			// A bucket's Parquet delete file: a conversion's checks read
+			// its columns from its footer, by ranged reads, and fetch it
+			// where they read its rows (convert.FooterSource), as a data
+			// file's; it downloaded every delete file whole
+			// (TestRemotePlanDeleteFileFooters). A Puffin one's first
+			// bytes tell a container: it is fetched (a deletion vector,
+			// small). A web site's are fetched: its server may ignore
+			// Range and send each file whole for its footer, which the
+			// download then sent again (TestWebIgnoringRangesDownloadsOnce).
 			continue
 		}
 		wg.Add(1)
