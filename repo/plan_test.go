@@ -81,8 +81,15 @@ func TestPlanConformance(t *testing.T) {
 		for _, lake := range testlakes.Lakes(t, archive) {
 			name := filepath.Base(lake)
 			t.Run(archive+"/"+name, func(t *testing.T) {
-				t.Parallel() // each lake planned in a copy of its own
-				st := copyLake(t, lake, "fdl.json", "versions")
+				t.Parallel()
+				// Planned where it is: Plan writes nothing into the
+				// repository (testlakes.Lakes' check fails the test if
+				// it did); copying every lake's catalogs first (600 MB)
+				// cost about a second of CPU.
+				st, err := local.New(lake)
+				if err != nil {
+					t.Fatal(err)
+				}
 				m, err := Plan(ctx, st, Options{Jobs: 2, DataPath: filepath.Join(lake, "data")})
 				if err != nil {
 					t.Fatal(err)
