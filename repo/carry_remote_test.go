@@ -149,7 +149,14 @@ func TestRemoteCarryEarlierProofs(t *testing.T) {
 		t.Fatal(err)
 	}
 	put(t, srv.Client(), bucket, "lake/"+key, body)
-	rep, err = Check(ctx, st, coldRemote(t))
+	// Versions 2 and 3 in 1.1 alone, from a cache of their own (as
+	// TestBackfillAndCheckCarryEarlierProofs' checks after its edit):
+	// version 3's proof carries version 2's, made first in the same run,
+	// as in a check of every version, whose other twelve cells the checks
+	// above proved.
+	sel := coldRemote(t)
+	sel.Versions, sel.Formats = []string{versionIDs(t, dir)[1], v3}, []string{"1.1"}
+	rep, err = Check(ctx, st, sel)
 	if rep == nil || err == nil {
 		t.Fatalf("check of an edited catalog: report %v, error %v", rep != nil, err)
 	}
