@@ -241,7 +241,17 @@ func TestVersionFolderNames(t *testing.T) {
 				t.Fatal(err)
 			}
 			tc.mutate(t, root, v, other)
-			m, err := Plan(ctx, st, Options{Formats: []string{"1.0", "1.1"}, Versions: []string{"3"},
+			// The source's format, and 1.1 where the case put files in
+			// catalogs/: the formats of the run decide which hidden
+			// catalogs there are adopted (hiddenCatalogs, adoptHidden).
+			// Elsewhere 1.1 only added its missing cell, each plan's
+			// dry-run conversion of it about three quarters of the test's CPU
+			// for nothing asserted.
+			formats := []string{"1.0"}
+			if in, err := os.ReadDir(filepath.Join(v, "catalogs")); err != nil || len(in) > 0 {
+				formats = append(formats, "1.1")
+			}
+			m, err := Plan(ctx, st, Options{Formats: formats, Versions: []string{"3"},
 				DataPath: filepath.Join(root, "data"), Cache: t.TempDir()})
 			if err != nil {
 				t.Fatal(err)
@@ -287,7 +297,7 @@ func TestVersionFolderNames(t *testing.T) {
 			// and the root is not listed; Go's file server serves an
 			// index.html in place of its folder's listing).
 			if !strings.Contains(tc.name, "folder") && !strings.Contains(tc.name, "FIFO") && !strings.Contains(tc.name, "beside") && !strings.Contains(tc.name, "index") {
-				wm, err := Plan(ctx, webSite(t, http.FileServer(http.Dir(root))), Options{Formats: []string{"1.0", "1.1"}, Versions: []string{"3"}, Cache: t.TempDir()})
+				wm, err := Plan(ctx, webSite(t, http.FileServer(http.Dir(root))), Options{Formats: formats, Versions: []string{"3"}, Cache: t.TempDir()})
 				if err != nil {
 					t.Fatal(err)
 				}
