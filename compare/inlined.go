@@ -423,11 +423,19 @@ type inlinedMemo struct {
 	// file deletions with a NULL or negative file_id or row_id (NULL:
 	// none), which the reader fails on (inlinedDeletionRefusal).
 	badDeletions map[int64]sql.NullInt64
+	// begun: per table id and begin_snapshot of its row, inlinedBegins'
+	// counts and sums at a batch of the catalog's snapshots (the last
+	// batch read; see inlinedBegunAt).
+	begun map[[2]int64]map[int64]inlinedBegun
+	// batch: how many of the catalog's snapshots inlinedBegunAt reads at
+	// once (inlinedBegunBatch; tests lower it).
+	batch int
 }
 
 func newInlinedMemo() inlinedMemo {
 	return inlinedMemo{svOf: map[int64]int64{}, first: map[int64]sql.NullInt64{}, versionRows: map[[2]int64]sql.NullInt64{},
-		types: map[string]map[string]string{}, checked: map[string]inlinedColumns{}, visible: map[string]int64{}, badDeletions: map[int64]sql.NullInt64{}}
+		types: map[string]map[string]string{}, checked: map[string]inlinedColumns{}, visible: map[string]int64{}, badDeletions: map[int64]sql.NullInt64{},
+		begun: map[[2]int64]map[int64]inlinedBegun{}, batch: inlinedBegunBatch}
 }
 
 // inlinedSchemaSnapshot is the snapshot whose schema of table t the real
