@@ -64,7 +64,14 @@ func (r *Reader) readNameMapping(ctx context.Context, mappingID int64) (*mapEntr
 			return nil, fmt.Errorf("read name mapping %d of %s: %w", mappingID, oneline.Name(r.path), err)
 		}
 		e.isPartition = part.Valid && part.Bool
-		byID[e.id] = e
+		// The first entry of a column_id takes its children, as readers'
+		// column_id_map.emplace (DuckLakeCatalog::ConvertNameMap, every
+		// release line) does over the same order: entries of two parents
+		// by parent_column; of one parent, the readers' order is undefined
+		// unless the rows are one row twice (formats.NameMapDuplicate).
+		if _, ok := byID[e.id]; !ok {
+			byID[e.id] = e
+		}
 		if parent.Valid {
 			kids = append(kids, kid{e, parent.Int64})
 		} else {

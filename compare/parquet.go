@@ -308,12 +308,15 @@ func (n *pnode) childByID(id int64) *pnode {
 	return nil
 }
 
+// childByName finds the first child, in file order, whose name equals
+// name ignoring ASCII case, as DuckDB's NameMapper does (a
+// case_insensitive_map_t filled by emplace, so the first of two names
+// differing only in case wins, even over an exact match later:
+// src/common/multi_file/multi_file_column_mapper.cpp, the same from
+// v1.3.0 to v1.5.5). Every DuckLake release line reads a name-mapped file
+// through it (MapColumns in src/storage/ducklake_multi_file_reader.cpp
+// sets each column's identifier to its source name and maps BY_NAME).
 func (n *pnode) childByName(name string) *pnode {
-	for _, c := range n.Children {
-		if c.Name == name {
-			return c
-		}
-	}
 	for _, c := range n.Children {
 		if formats.NamesEqual(c.Name, name) {
 			return c

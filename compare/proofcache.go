@@ -285,7 +285,13 @@ import (
 // first of its key), and a file without one is unreadable
 // (hive-partition-not-in-path), where the first segment name=... was taken
 // (a folder k=x=y read as "x=y", a file named k=2.parquet as "2.parquet").
-const proofVersion = "fdl-formats proof v79"
+// v80: a name mapping's source matches the first file column (or struct
+// field) equal to it in ASCII letter case, as DuckDB's NameMapper does
+// (was an exact match first); of a mapping's rows with one column_id the
+// first loaded takes the children (was the last); and a B with two entries
+// of one parent sharing a column_id or target field id (not one row twice)
+// is unreadable (formats.NameMapDuplicate).
+const proofVersion = "fdl-formats proof v80"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths

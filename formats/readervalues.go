@@ -37,12 +37,13 @@ const (
 	Transform
 )
 
-// The kinds of the pseudo-rules ColumnOrderTie and
-// NameMapParentAfterChild: no one value breaks them, and
+// The kinds of the pseudo-rules ColumnOrderTie, NameMapParentAfterChild
+// and NameMapDuplicate: no one value breaks them, and
 // ReaderValueViolations checks each apart; Why says what readers do.
 const (
 	columnOrderTie          ValueRuleKind = -1
 	nameMapParentAfterChild ValueRuleKind = -2
+	nameMapDuplicate        ValueRuleKind = -3
 )
 
 // ValueRule is one column of a metadata table and the values its readers
@@ -139,6 +140,8 @@ func (v ValueRule) Why() string {
 		return ColumnOrderTieWhy
 	case nameMapParentAfterChild:
 		return NameMapParentAfterChildWhy
+	case nameMapDuplicate:
+		return NameMapDuplicateWhy
 	case Transform:
 		return "DuckLake's readers compare the transform case-sensitively with the ones they know (identity, year, month, day, hour, bucket(N)) and fail the catalog's load on any other (\"Unsupported partition transform\")"
 	default:
@@ -159,6 +162,13 @@ var NameMapParentAfterChild = ValueRule{Table: "ducklake_name_mapping", Column: 
 // NameMapParentAfterChildWhy says what readers do with such an entry.
 const NameMapParentAfterChildWhy = "its parent entry (column_id = its parent_column, in the same mapping) has a parent_column at least as large: DuckLake's readers load name mappings ORDER BY mapping_id, parent_column NULLS FIRST and attach each entry to an entry loaded before it (DuckLakeCatalog::ConvertNameMap, every release line), so they fail (\"Parent column N not found when converting name map\") on every read of a table with a name-mapped file"
 
+// NameMapDuplicate is the pseudo-rule of two name mapping entries under
+// one parent with one column_id or one target field id.
+var NameMapDuplicate = ValueRule{Table: "ducklake_name_mapping", Column: "target_field_id", Kind: nameMapDuplicate}
+
+// NameMapDuplicateWhy says what readers do with such entries.
+const NameMapDuplicateWhy = "another entry of the same mapping and parent has its column_id or its target_field_id (and is not the same row twice): DuckLake's readers load name mappings ORDER BY mapping_id, parent_column NULLS FIRST, so the two are in no defined order, and the first loaded takes the entries naming the column_id as parent (column_id_map.emplace) and is the one read for the field id (field_id_map.emplace in MapColumns, src/storage/ducklake_multi_file_reader.cpp; DuckLakeCatalog::ConvertNameMap, every release line)"
+
 // ValueViolation is the first row (in rowid order) of a catalog breaking a
 // rule.
 type ValueViolation struct {
@@ -174,7 +184,8 @@ type ValueViolation struct {
 // joined), for every rule
 // applying to a catalog whose layout has has(table, column): the first
 // violating row (in rowid order) of each rule, in rule order, then the
-// column_order tie and the name mapping entry loaded before its parent.
+// column_order tie, the name mapping entry loaded before its parent and the
+// name mapping entries in no defined order.
 // Only a violation's row is read again.
 func ReaderValueViolations(ctx context.Context, q Querier, db, schema string, has func(table, column string) bool) ([]ValueViolation, error) {
 	tbl := func(t string) string { return quoteIdent(db) + "." + quoteIdent(schema) + "." + quoteIdent(t) }
@@ -221,6 +232,20 @@ func ReaderValueViolations(ctx context.Context, q Querier, db, schema string, ha
 	ON x.mapping_id = y.mapping_id AND y.column_id = x.parent_column AND y.parent_column >= x.parent_column
 	WHERE x.mapping_id IN (SELECT mapping_id FROM %[2]s)) AS nm`, tbl("ducklake_name_mapping"), tbl("ducklake_column_mapping")))
 	}
+	// Two entries of one parent (x, y) with one column_id or one target
+	// field id, not one row twice: readers load them in no defined order.
+	if nameMap {
+		same := "x.source_name IS NOT DISTINCT FROM y.source_name"
+		if has("ducklake_name_mapping", "is_partition") {
+			same += " AND x.is_partition IS NOT DISTINCT FROM y.is_partition"
+		}
+		lists = append(lists, "nd.l")
+		from = append(from, fmt.Sprintf(`(SELECT [min(x.rowid), arg_min(y.rowid, x.rowid)] AS l FROM %[1]s AS x JOIN %[1]s AS y
+	ON x.mapping_id = y.mapping_id AND x.parent_column IS NOT DISTINCT FROM y.parent_column AND x.rowid <> y.rowid
+	AND (x.column_id = y.column_id OR x.target_field_id = y.target_field_id)
+	AND NOT (x.column_id = y.column_id AND x.target_field_id IS NOT DISTINCT FROM y.target_field_id AND %[3]s)
+	WHERE x.mapping_id IN (SELECT mapping_id FROM %[2]s)) AS nd`, tbl("ducklake_name_mapping"), tbl("ducklake_column_mapping"), same))
+	}
 	if len(lists) == 0 {
 		return nil, nil
 	}
@@ -250,7 +275,7 @@ func ReaderValueViolations(ctx context.Context, q Querier, db, schema string, ha
 		want += 2
 	}
 	if nameMap {
-		want += 2
+		want += 4
 	}
 	if len(ids) != want {
 		return nil, fmt.Errorf("reader value rules: %d answers for %d rules", len(ids), want)
@@ -287,12 +312,19 @@ func ReaderValueViolations(ctx context.Context, q Querier, db, schema string, ha
 		}
 		out = append(out, ValueViolation{Rule: ColumnOrderTie, RowID: ids[len(rules)].Int64, Row: fmt.Sprintf("ties with row %d: %s", ids[len(rules)+1].Int64, s)})
 	}
-	if i := want - 2; nameMap && ids[i].Valid {
+	if i := want - 4; nameMap && ids[i].Valid {
 		s, err := row("ducklake_name_mapping", ids[i].Int64)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, ValueViolation{Rule: NameMapParentAfterChild, RowID: ids[i].Int64, Row: fmt.Sprintf("parent row %d loaded after it: %s", ids[i+1].Int64, s)})
+	}
+	if i := want - 2; nameMap && ids[i].Valid {
+		s, err := row("ducklake_name_mapping", ids[i].Int64)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ValueViolation{Rule: NameMapDuplicate, RowID: ids[i].Int64, Row: fmt.Sprintf("in no defined order with row %d: %s", ids[i+1].Int64, s)})
 	}
 	return out, nil
 }

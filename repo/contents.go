@@ -417,8 +417,11 @@ var emptyStringsFixedIn = goversion.Must(goversion.NewVersion("1.5.1"))
 // negative id the catalog's load reads (proofVersion v78); v41: Hive
 // partition values are found in a path as DuckDB finds them, and a
 // name-mapped file without its partition folder fails the self-read
-// (proofVersion v79).
-const contentsKeyKind = "fdl-formats content pass v41"
+// (proofVersion v79); v42: the self-read matches a name mapping's source
+// to the first file column equal to it in ASCII letter case, and of
+// mapping rows with one column_id the first takes the children
+// (proofVersion v80).
+const contentsKeyKind = "fdl-formats content pass v42"
 
 // contentsKey names everything a content pass of v reads, or "" (no digest
 // cache, or an object store, whose data files the pass fetches and

@@ -1,0 +1,132 @@
+package compare
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"maps"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestMappedNameFirstCaseFoldWins: DuckDB's NameMapper (multi-file column
+// mapping, v1.3.0 to v1.5.5) matches a name mapping's source to a file's
+// columns ignoring ASCII case, and the first column in file order wins,
+// even over a later exact match. A file of lakes/19_add_data_files
+// rewritten with a struct "COL1" {x, y} before an integer "col1", its
+// mapping's col1 children renamed to x and y: every reader reads the
+// struct; this reader took the exact match, the integer, and failed
+// ("STRUCT to STRUCT cast must have at least one matching member").
+func TestMappedNameFirstCaseFoldWins(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	lake, catalog := lastVersion(t, "lakes", "19_add_data_files")
+	cat, data := copyLake(t, catalog, filepath.Join(lake, "data"))
+	f := filepath.Join(data, "main", "ext_nested", "nested_reordered.parquet")
+	w := openForTest(t, cat, data)
+	// DuckDB's COPY renames a second "col1" (any case) to col1_1: write
+	// c0l1 and rename it in the file's bytes (same length, footer intact).
+	if _, err := w.conn.ExecContext(ctx, `COPY (SELECT {'x': 1::INT, 'y': 2::INT} AS "COL1", 5::INT AS "c0l1", {'a': 3::INT, 'b': 4::INT} AS col2) TO `+sqlString(f)+` (FORMAT parquet)`); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(f, bytes.ReplaceAll(b, []byte("c0l1"), []byte("col1")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	execCatalog(t, cat,
+		`UPDATE ducklake_name_mapping SET source_name = 'y' WHERE mapping_id = 12 AND column_id = 4`,
+		`UPDATE ducklake_name_mapping SET source_name = 'x' WHERE mapping_id = 12 AND column_id = 5`)
+	r, snaps := openWithSnapshots(t, cat, data)
+	last := snaps[len(snaps)-1].ID
+	tbl, err := r.Table(ctx, "main.ext_nested", last)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := r.RowTexts(ctx, tbl, last, ScanOptions{})
+	if err != nil {
+		t.Fatalf("read main.ext_nested: %v", err)
+	}
+	want := "{'col1': {'i': 1, 'j': 2}, 'col2': {'a': 3, 'b': 4}}"
+	if len(rows) != 1 || rows[want] != 1 {
+		t.Errorf("rows %v, want %s (the first column named col1 in any case)", rows, want)
+	}
+}
+
+// TestNameMapExactDuplicateRow: DuckLake's readers build a name mapping
+// from its rows in load order (DuckLakeCatalog::ConvertNameMap, every
+// release line): the first entry loaded with a column_id takes the
+// entries naming it as parent (column_id_map.emplace), and the first
+// sibling with a target field id is the one read (MapColumns'
+// field_id_map.emplace). Of two identical rows the first is both: they
+// read as one. This reader let the last row of a column_id take the
+// children and matched the first, so a struct under a duplicated row read
+// its fields as defaults (NULL) where every reader reads them.
+func TestNameMapExactDuplicateRow(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	lake, catalog := lastVersion(t, "lakes", "19_add_data_files")
+	data := filepath.Join(lake, "data")
+	want := tableRows(t, catalog, data, "main.ext_nested")
+	dup := tamper(t, catalog, `INSERT INTO ducklake_name_mapping SELECT * FROM ducklake_name_mapping WHERE mapping_id = 12 AND column_id = 3`)
+	if got := tableRows(t, dup, data, "main.ext_nested"); !maps.Equal(got, want) {
+		t.Errorf("with col1's mapping row twice: rows %v, want %v", got, want)
+	}
+	if _, err := Catalogs(ctx, catalog, dup, Options{DataPath: data}); err != nil && hasDuplicateRule(err) {
+		t.Errorf("an exact duplicate row refused: %v", err)
+	}
+}
+
+// TestNameMapDuplicateTies: two rows of one mapping under one parent with
+// the same column_id or the same target field id (not one row twice) are
+// loaded in no defined order (ORDER BY mapping_id, parent_column NULLS
+// FIRST), and readers read the first loaded: a B that has them where A
+// has not is unreadable (formats.NameMapDuplicate).
+func TestNameMapDuplicateTies(t *testing.T) {
+	ctx := context.Background()
+	lake, catalog := lastVersion(t, "lakes", "19_add_data_files")
+	opts := Options{DataPath: filepath.Join(lake, "data")}
+	for _, stmt := range []string{
+		`INSERT INTO ducklake_name_mapping VALUES (12, 7, 'other', 1, NULL, false)`,
+		`INSERT INTO ducklake_name_mapping VALUES (12, 3, 'other', 1, NULL, false)`,
+		`INSERT INTO ducklake_name_mapping VALUES (12, 2, 'c', 5, 0, false)`,
+	} {
+		b := tamper(t, catalog, stmt)
+		rep, err := Catalogs(ctx, catalog, b, opts)
+		if !errors.Is(err, ErrNotEquivalent) {
+			t.Fatalf("%s: want ErrNotEquivalent, got %v", stmt, err)
+		}
+		if !hasDifference(rep, "unreadable", "no defined order") {
+			t.Errorf("%s: no unreadable difference for the tie; got %v", stmt, rep.Differences)
+		}
+		// The same rows in A too are the lake's, not the conversion's.
+		if rep, _ := Catalogs(ctx, tamper(t, catalog, stmt), b, opts); rep != nil && hasDifference(rep, "unreadable", "no defined order") {
+			t.Errorf("%s in A too: %v", stmt, rep.Differences)
+		}
+	}
+}
+
+func hasDuplicateRule(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "no defined order")
+}
+
+// tableRows reads a table of a catalog at its last snapshot, as row texts.
+func tableRows(t *testing.T, catalog, data, table string) map[string]int64 {
+	t.Helper()
+	ctx := context.Background()
+	r, snaps := openWithSnapshots(t, catalog, data)
+	last := snaps[len(snaps)-1].ID
+	tbl, err := r.Table(ctx, table, last)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := r.RowTexts(ctx, tbl, last, ScanOptions{})
+	if err != nil {
+		t.Fatalf("read %s: %v", table, err)
+	}
+	return rows
+}
