@@ -427,6 +427,9 @@ type inlinedMemo struct {
 	// counts and sums at a batch of the catalog's snapshots (the last
 	// batch read; see inlinedBegunAt).
 	begun map[[2]int64]map[int64]inlinedBegun
+	// begunAlone: the table rows whose batch failed, read one snapshot
+	// at a time since.
+	begunAlone map[[2]int64]bool
 	// batch: how many of the catalog's snapshots inlinedBegunAt reads at
 	// once (inlinedBegunBatch; tests lower it).
 	batch int
@@ -435,7 +438,7 @@ type inlinedMemo struct {
 func newInlinedMemo() inlinedMemo {
 	return inlinedMemo{svOf: map[int64]int64{}, first: map[int64]sql.NullInt64{}, versionRows: map[[2]int64]sql.NullInt64{},
 		types: map[string]map[string]string{}, checked: map[string]inlinedColumns{}, visible: map[string]int64{}, badDeletions: map[int64]sql.NullInt64{},
-		begun: map[[2]int64]map[int64]inlinedBegun{}, batch: inlinedBegunBatch}
+		begun: map[[2]int64]map[int64]inlinedBegun{}, begunAlone: map[[2]int64]bool{}, batch: inlinedBegunBatch}
 }
 
 // inlinedSchemaSnapshot is the snapshot whose schema of table t the real

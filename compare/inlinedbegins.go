@@ -94,7 +94,7 @@ func (r *Reader) inlinedBegunAt(ctx context.Context, t Table, srcs []inlinedSour
 		all = *r.meta.snapshots
 	}
 	batch := []snapAfter{{snap, prev}}
-	if i, ok := slices.BinarySearchFunc(all, snap, func(s Snapshot, id int64) int { return cmp.Compare(s.ID, id) }); ok {
+	if i, ok := slices.BinarySearchFunc(all, snap, func(s Snapshot, id int64) int { return cmp.Compare(s.ID, id) }); ok && !r.inl.begunAlone[key] {
 		for j := i + 1; j < len(all) && len(batch) < r.inl.batch; j++ {
 			p := all[j-1].ID
 			if t.BeginSnapshot > p {
@@ -106,7 +106,10 @@ func (r *Reader) inlinedBegunAt(ctx context.Context, t Table, srcs []inlinedSour
 	got, err := r.readInlinedBegun(ctx, srcs, batch)
 	if err != nil && len(batch) > 1 && ctx.Err() == nil {
 		// A row another snapshot of the batch reads may fail (a system
-		// column that does not cast): snap alone fails as it would have.
+		// column that does not cast): snap alone fails as it would have,
+		// and the table row's later snapshots are read one at a time, not
+		// after a batch failing again at each.
+		r.inl.begunAlone[key] = true
 		got, err = r.readInlinedBegun(ctx, srcs, batch[:1])
 	}
 	if err != nil {
