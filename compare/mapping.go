@@ -68,7 +68,7 @@ func (r *Reader) readNameMapping(ctx context.Context, mappingID int64) (*mapEntr
 		// column_id_map.emplace (DuckLakeCatalog::ConvertNameMap, every
 		// release line) does over the same order: entries of two parents
 		// by parent_column; of one parent, the readers' order is undefined
-		// unless the rows are one row twice (formats.NameMapDuplicate).
+		// and refused unless the rows read alike (formats.NameMapDuplicate).
 		if _, ok := byID[e.id]; !ok {
 			byID[e.id] = e
 		}

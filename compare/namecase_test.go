@@ -81,11 +81,12 @@ func TestNameMapExactDuplicateRow(t *testing.T) {
 	}
 }
 
-// TestNameMapDuplicateTies: two rows of one mapping under one parent with
-// the same column_id or the same target field id (not one row twice) are
+// TestNameMapDuplicateTies: two rows of one mapping under one parent are
 // loaded in no defined order (ORDER BY mapping_id, parent_column NULLS
-// FIRST), and readers read the first loaded: a B that has them where A
-// has not is unreadable (formats.NameMapDuplicate).
+// FIRST); with one target field id readers read the first loaded, with one
+// column_id named as a parent the first loaded takes the children: unless
+// they read alike, a B that has them where A has not is unreadable
+// (formats.NameMapDuplicate).
 func TestNameMapDuplicateTies(t *testing.T) {
 	ctx := context.Background()
 	lake, catalog := lastVersion(t, "lakes", "19_add_data_files")
@@ -94,6 +95,12 @@ func TestNameMapDuplicateTies(t *testing.T) {
 		`INSERT INTO ducklake_name_mapping VALUES (12, 7, 'other', 1, NULL, false)`,
 		`INSERT INTO ducklake_name_mapping VALUES (12, 3, 'other', 1, NULL, false)`,
 		`INSERT INTO ducklake_name_mapping VALUES (12, 2, 'c', 5, 0, false)`,
+		// col1's column_id (its fields' parent) on another field id: the
+		// first loaded takes col1's fields.
+		`INSERT INTO ducklake_name_mapping VALUES (12, 3, 'col1', 9, NULL, false)`,
+		// col1's name and field id on a column_id no entry names as
+		// parent: the first loaded is read, with col1's fields or without.
+		`INSERT INTO ducklake_name_mapping VALUES (12, 9, 'col1', 1, NULL, false)`,
 	} {
 		b := tamper(t, catalog, stmt)
 		rep, err := Catalogs(ctx, catalog, b, opts)
@@ -106,6 +113,37 @@ func TestNameMapDuplicateTies(t *testing.T) {
 		// The same rows in A too are the lake's, not the conversion's.
 		if rep, _ := Catalogs(ctx, tamper(t, catalog, stmt), b, opts); rep != nil && hasDifference(rep, "unreadable", "no defined order") {
 			t.Errorf("%s in A too: %v", stmt, rep.Differences)
+		}
+	}
+}
+
+// TestNameMapLeafDuplicatesRead: readers keep no column_id in a mapping's
+// entries (DuckLakeCatalog::ConvertNameMap uses it only to find a child's
+// parent), and of siblings with one field id read the first loaded
+// (MapColumns). So entries of one parent sharing a column_id no entry
+// names as parent, on distinct field ids, or sharing a field id with the
+// same name and no children, read the same in any load order:
+// formats.NameMapDuplicate refused them.
+func TestNameMapLeafDuplicatesRead(t *testing.T) {
+	ctx := context.Background()
+	lake, catalog := lastVersion(t, "lakes", "19_add_data_files")
+	data := filepath.Join(lake, "data")
+	want := tableRows(t, catalog, data, "main.ext_nested")
+	for _, stmts := range [][]string{
+		// Two root leaves of one column_id on two field ids.
+		{`INSERT INTO ducklake_name_mapping VALUES (12, 7, 'x', 7, NULL, false)`, `INSERT INTO ducklake_name_mapping VALUES (12, 7, 'y', 8, NULL, false)`},
+		// A field of col2 sharing b's column_id on another field id.
+		{`INSERT INTO ducklake_name_mapping VALUES (12, 1, 'z', 9, 0, false)`},
+		// b again (name and field id) on another column_id, both leaves.
+		{`INSERT INTO ducklake_name_mapping VALUES (12, 9, 'b', 6, 0, false)`},
+	} {
+		b := tamper(t, catalog, stmts...)
+		if got := tableRows(t, b, data, "main.ext_nested"); !maps.Equal(got, want) {
+			t.Errorf("%s: rows %v, want %v", stmts, got, want)
+		}
+		rep, err := Catalogs(ctx, catalog, b, Options{DataPath: data})
+		if hasDuplicateRule(err) || rep != nil && hasDifference(rep, "unreadable", "no defined order") {
+			t.Errorf("%s: refused: %v", stmts, err)
 		}
 	}
 }

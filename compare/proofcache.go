@@ -291,7 +291,12 @@ import (
 // first loaded takes the children (was the last); and a B with two entries
 // of one parent sharing a column_id or target field id (not one row twice)
 // is unreadable (formats.NameMapDuplicate).
-const proofVersion = "fdl-formats proof v80"
+// v81: formats.NameMapDuplicate refuses only siblings that read otherwise
+// in the two load orders: one target field id (unless one name, partition
+// flag and children), or one column_id some entry names as parent (unless
+// one name, field id and partition flag); siblings of one column_id no
+// entry names as parent were refused.
+const proofVersion = "fdl-formats proof v81"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths

@@ -162,12 +162,13 @@ var NameMapParentAfterChild = ValueRule{Table: "ducklake_name_mapping", Column: 
 // NameMapParentAfterChildWhy says what readers do with such an entry.
 const NameMapParentAfterChildWhy = "its parent entry (column_id = its parent_column, in the same mapping) has a parent_column at least as large: DuckLake's readers load name mappings ORDER BY mapping_id, parent_column NULLS FIRST and attach each entry to an entry loaded before it (DuckLakeCatalog::ConvertNameMap, every release line), so they fail (\"Parent column N not found when converting name map\") on every read of a table with a name-mapped file"
 
-// NameMapDuplicate is the pseudo-rule of two name mapping entries under
-// one parent with one column_id or one target field id.
+// NameMapDuplicate is the pseudo-rule of name mapping entries under one
+// parent that readers read differently in their two load orders: one
+// target field id, or one column_id some entry names as parent.
 var NameMapDuplicate = ValueRule{Table: "ducklake_name_mapping", Column: "target_field_id", Kind: nameMapDuplicate}
 
 // NameMapDuplicateWhy says what readers do with such entries.
-const NameMapDuplicateWhy = "another entry of the same mapping and parent has its column_id or its target_field_id (and is not the same row twice): DuckLake's readers load name mappings ORDER BY mapping_id, parent_column NULLS FIRST, so the two are in no defined order, and the first loaded takes the entries naming the column_id as parent (column_id_map.emplace) and is the one read for the field id (field_id_map.emplace in MapColumns, src/storage/ducklake_multi_file_reader.cpp; DuckLakeCatalog::ConvertNameMap, every release line)"
+const NameMapDuplicateWhy = "another entry of the same mapping and parent reads otherwise and has its target_field_id (of which the first loaded is read: field_id_map.emplace in MapColumns, src/storage/ducklake_multi_file_reader.cpp) or its column_id with entries naming it as parent (which the first loaded takes: column_id_map.emplace in DuckLakeCatalog::ConvertNameMap, every release line): DuckLake's readers load name mappings ORDER BY mapping_id, parent_column NULLS FIRST, so the two are in no defined order"
 
 // ValueViolation is the first row (in rowid order) of a catalog breaking a
 // rule.
@@ -232,19 +233,35 @@ func ReaderValueViolations(ctx context.Context, q Querier, db, schema string, ha
 	ON x.mapping_id = y.mapping_id AND y.column_id = x.parent_column AND y.parent_column >= x.parent_column
 	WHERE x.mapping_id IN (SELECT mapping_id FROM %[2]s)) AS nm`, tbl("ducklake_name_mapping"), tbl("ducklake_column_mapping")))
 	}
-	// Two entries of one parent (x, y) with one column_id or one target
-	// field id, not one row twice: readers load them in no defined order.
+	// Entries of one mapping and parent are loaded in no defined order
+	// (their parent_column ties), and readers keep of an entry only its
+	// name, field id, partition flag and children: column_id only finds a
+	// child's parent, the first loaded of it (column_id_map.emplace). So
+	// the order matters between siblings of one target field id (the
+	// first loaded is read: field_id_map.emplace in MapColumns) unless
+	// they read alike: one name, one partition flag and the same children
+	// (one column_id, or none named as a parent); and between siblings of
+	// one column_id some entry names as parent unless they are alike (one
+	// name, field id and partition flag). Each is a GROUP BY of the
+	// siblings (a pairwise join was quadratic in a wide file's mapping);
+	// a group reading more than one way is reported as its first row and
+	// the first row reading otherwise.
 	if nameMap {
-		same := "x.source_name IS NOT DISTINCT FROM y.source_name"
+		part := "NULL::BOOLEAN"
 		if has("ducklake_name_mapping", "is_partition") {
-			same += " AND x.is_partition IS NOT DISTINCT FROM y.is_partition"
+			part = "n.is_partition"
 		}
 		lists = append(lists, "nd.l")
-		from = append(from, fmt.Sprintf(`(SELECT [min(x.rowid), arg_min(y.rowid, x.rowid)] AS l FROM %[1]s AS x JOIN %[1]s AS y
-	ON x.mapping_id = y.mapping_id AND x.parent_column IS NOT DISTINCT FROM y.parent_column AND x.rowid <> y.rowid
-	AND (x.column_id = y.column_id OR x.target_field_id = y.target_field_id)
-	AND NOT (x.column_id = y.column_id AND x.target_field_id IS NOT DISTINCT FROM y.target_field_id AND %[3]s)
-	WHERE x.mapping_id IN (SELECT mapping_id FROM %[2]s)) AS nd`, tbl("ducklake_name_mapping"), tbl("ducklake_column_mapping"), same))
+		from = append(from, fmt.Sprintf(`(WITH n AS (SELECT rowid AS r, * FROM %[1]s WHERE mapping_id IN (SELECT mapping_id FROM %[2]s)),
+p AS (SELECT DISTINCT mapping_id, parent_column FROM n WHERE parent_column IS NOT NULL),
+m AS (SELECT n.r, n.mapping_id, n.parent_column, n.column_id, n.target_field_id, n.source_name, %[3]s AS part, p.mapping_id IS NOT NULL AS named
+	FROM n LEFT JOIN p ON p.mapping_id = n.mapping_id AND p.parent_column = n.column_id),
+k AS (SELECT r, mapping_id, parent_column, false AS by_id, target_field_id AS k, {'s': source_name, 'p': part, 'a': CASE WHEN named THEN column_id END} AS v FROM m WHERE target_field_id IS NOT NULL
+	UNION ALL SELECT r, mapping_id, parent_column, true, column_id, {'s': source_name, 'p': part, 'a': target_field_id} FROM m WHERE named),
+g AS (SELECT mapping_id, parent_column, by_id, k, min(r) AS first, arg_min(v, r) AS v0 FROM k GROUP BY ALL HAVING count(DISTINCT v) > 1),
+o AS (SELECT g.first, min(k.r) AS other FROM g JOIN k ON k.mapping_id = g.mapping_id AND k.parent_column IS NOT DISTINCT FROM g.parent_column
+	AND k.by_id = g.by_id AND k.k = g.k AND k.v IS DISTINCT FROM g.v0 GROUP BY g.first)
+SELECT [min(first), arg_min(other, first)] AS l FROM o) AS nd`, tbl("ducklake_name_mapping"), tbl("ducklake_column_mapping"), part))
 	}
 	if len(lists) == 0 {
 		return nil, nil

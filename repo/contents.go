@@ -420,8 +420,10 @@ var emptyStringsFixedIn = goversion.Must(goversion.NewVersion("1.5.1"))
 // (proofVersion v79); v42: the self-read matches a name mapping's source
 // to the first file column equal to it in ASCII letter case, and of
 // mapping rows with one column_id the first takes the children
-// (proofVersion v80).
-const contentsKeyKind = "fdl-formats content pass v42"
+// (proofVersion v80); v43: mapping siblings of one column_id no entry
+// names as parent are no longer refused (formats.NameMapDuplicate,
+// proofVersion v81).
+const contentsKeyKind = "fdl-formats content pass v43"
 
 // contentsKey names everything a content pass of v reads, or "" (no digest
 // cache, or an object store, whose data files the pass fetches and
