@@ -388,7 +388,7 @@ func (r *run) deletePositions(d deleteFile) (string, error) {
 	}
 	local := filepath.Join(r.opts.DataPath, filepath.FromSlash(d.relDir+d.path))
 	if err := r.present(local); err != nil {
-		return "", err
+		return "", fmt.Errorf("delete file %d (%s) of table %d: %w", d.id, oneline.Name(d.path), d.table, err)
 	}
 	return "SELECT pos::BIGINT AS pos FROM " + readParquetSQL(local, d.key.String), nil
 }

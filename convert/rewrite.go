@@ -87,7 +87,7 @@ func rewritePartialDeletesWhere(r *run, cond string) error {
 			}
 		}
 		if err := r.present(local); err != nil {
-			return err
+			return fmt.Errorf("partial deletion file %d (%s) of table %d: %w", p.id, oneline.Name(p.path), p.table, err)
 		}
 		src := readParquetSQL(local, keyName)
 		snaps, err := r.w.strings(r.ctx, fmt.Sprintf(`SELECT DISTINCT "_ducklake_internal_snapshot_id"::VARCHAR FROM %s ORDER BY "_ducklake_internal_snapshot_id"`, src))
@@ -224,10 +224,17 @@ func (r *run) partialDeleteFiles() (partialDeletes, error) {
 		}
 		last, partial, err := r.partialDeleteContentOf(filepath.Join(r.opts.DataPath, filepath.FromSlash(f.relDir+f.path)), f.key.String)
 		switch {
-		case err != nil:
+		case errors.As(err, new(unreadableDeleteFile)):
+			// Absent from the store (the proof reports it) or
+			// unreadable to DuckDB: the catalog's word.
 			if catalogSays {
 				out[f.id] = pm
 			}
+		case err != nil:
+			// Fetching or reading it from the store failed (a bucket's
+			// Options.Footers, the gate, the context): the run fails, as
+			// the download of every delete file before the check did.
+			return nil, fmt.Errorf("partial deletion check of delete file %d (%s) of table %d: %w", f.id, oneline.Name(f.path), f.table, err)
 		case partial:
 			out[f.id] = last.Int64
 			if !last.Valid { // no rows, or NULL snapshots: the catalog's word
@@ -261,19 +268,38 @@ func (r *run) partialDeleteContentOf(local, key string) (last sql.NullInt64, par
 		return last, false, err
 	}
 	if schema == "" {
-		return last, false, fmt.Errorf("delete file %s: %w", oneline.Name(local), fs.ErrNotExist)
+		return last, false, unreadableDeleteFile{fmt.Errorf("delete file %s: %w", oneline.Name(local), fs.ErrNotExist)}
 	}
+	var fetchErr error
 	last, partial, err = r.partialDeleteContent(readParquetSQL(schema, key), func() (string, error) {
 		if err := r.present(local); err != nil {
+			fetchErr = err
 			return "", err
 		}
 		return readParquetSQL(local, key), nil
 	})
-	if st, statErr = os.Stat(local); err == nil && statErr == nil {
+	switch {
+	case fetchErr != nil:
+		return last, false, fetchErr
+	case err != nil && r.ctx.Err() != nil:
+		return last, false, fmt.Errorf("delete file %s: %w", oneline.Name(local), r.ctx.Err())
+	case err != nil:
+		return last, false, unreadableDeleteFile{fmt.Errorf("delete file %s: %w", oneline.Name(local), err)}
+	}
+	if st, statErr = os.Stat(local); statErr == nil {
 		r.footers.keepDeleteContent(local, key, st, deleteContent{last: last, partial: partial})
 	}
 	return last, partial, err
 }
+
+// unreadableDeleteFile is partialDeleteContentOf's error for a delete
+// file the store lacks or DuckDB cannot read, where a check takes the
+// catalog's word (the proof reports the file); its other errors, of
+// fetching or reading the file from the store, fail the run.
+type unreadableDeleteFile struct{ err error }
+
+func (e unreadableDeleteFile) Error() string { return e.err.Error() }
+func (e unreadableDeleteFile) Unwrap() error { return e.err }
 
 // partialDeleteContent reads a delete file's columns (from schemaSrc) and,
 // when it is a partial deletion file, the last snapshot its rows name

@@ -338,7 +338,7 @@ func skipDeleteFiles(r *run, f skipDataFile, dirs string, partial bool) ([]skipD
 			// repository's cache fetches a delete file where its rows
 			// are read).
 			if err := r.present(p); err != nil {
-				return nil, err
+				return nil, fmt.Errorf("delete file %s of data file %d: %w", oneline.Name(p), f.id, err)
 			}
 			local = p
 		}

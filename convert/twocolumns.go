@@ -86,7 +86,7 @@ func (r *run) threeColumnDeleteFiles() ([]string, error) {
 		// Its columns alone: its footer where the data folder lacks it.
 		schema, err := r.schemaPath(local, f[3])
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("delete file %s: %w", oneline.Name(local), err)
 		}
 		if schema == "" {
 			continue // missing: the proof reports it
