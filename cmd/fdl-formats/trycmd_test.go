@@ -128,3 +128,39 @@ func TestTryLineOwnFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestTryFlagsDefinedAlike: tryFlags repeats a run's flag in another
+// command's Try: line only where that command defines it the same way
+// (flagDefinition: type and usage), so a help text edited in one command
+// alone would drop --endpoint or --cache from every Try: line to the
+// others without a word, and the copied line would run against AWS or
+// another cache. Every flag of flagRoles is defined alike by every command
+// of a repository (the Try: lines' commands, ArgsUsage REPO) that has it,
+// but for the differences meant.
+func TestTryFlagsDefinedAlike(t *testing.T) {
+	// resolve's --data names the readers' DATA_PATH (a URL or folder),
+	// not the local folder of the data files plan, backfill and check
+	// take: not repeated between them.
+	meant := map[string]string{"data": "resolve"}
+	app := newApp()
+	for name := range flagRoles {
+		defs := map[string][]string{}
+		for _, c := range app.Commands {
+			if c.ArgsUsage != "REPO" || meant[name] == c.Name {
+				continue
+			}
+			for _, f := range c.Flags {
+				if f.Names()[0] == name {
+					d := flagDefinition(f)
+					defs[d] = append(defs[d], c.Name)
+				}
+			}
+		}
+		if len(defs) > 1 {
+			t.Errorf("--%s is defined %d ways, so a Try: line of one command drops the run's flag of another: %v", name, len(defs), defs)
+		}
+		if _, empty := defs[""]; empty {
+			t.Errorf("--%s has no type and usage in %v: tryFlags never repeats it", name, defs[""])
+		}
+	}
+}
