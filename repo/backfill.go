@@ -613,7 +613,7 @@ func (r *repository) fill(ctx context.Context, c *Cell, work string, frozen *fro
 	// The conversion detected the frozen catalog's format: a version.json
 	// that says another is refused before anything is proved or published.
 	if d := sourceFormat(cres, err); d != "" && ctx.Err() == nil {
-		if cerr := formatClaim(v, d); cerr != nil {
+		if cerr := formatClaim(v.prefix()+v.meta.Catalog.Path, v, d); cerr != nil {
 			frozen.refuse(v.id, cerr)
 			res.err, res.Problem = cerr, ProblemMismatch
 			return res

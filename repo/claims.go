@@ -80,13 +80,14 @@ func storageClaim(v *version) (Problem, error) {
 }
 
 // formatClaim compares the frozen catalog's DuckLake format, as detected
-// from its version row and tables, with version.json's ducklake.format.
-func formatClaim(v *version, detected string) error {
+// from its version row and tables, with version.json's ducklake.format;
+// its error names the catalog name (its key, or where it is: resolve).
+func formatClaim(name string, v *version, detected string) error {
 	if detected == v.meta.DuckLake.Format {
 		return nil
 	}
 	return fmt.Errorf("%s holds DuckLake format %s (detected from its version row and tables), but version.json's ducklake.format says %s: readers of format %s cannot open it",
-		v.prefix()+v.meta.Catalog.Path, detected, v.meta.DuckLake.Format, v.meta.DuckLake.Format)
+		name, detected, v.meta.DuckLake.Format, v.meta.DuckLake.Format)
 }
 
 // sourceFormat is the format a conversion (or convert.Check) detected in

@@ -517,7 +517,7 @@ func (r *repository) contentIssues(ctx context.Context, v *version, frozen *froz
 	// after, uses what it found).
 	if f := rd.Format(); f != nil {
 		v.detected = f.Name
-		if err := formatClaim(v, f.Name); err != nil {
+		if err := formatClaim(v.prefix()+v.meta.Catalog.Path, v, f.Name); err != nil {
 			issues = append(issues, Issue{Problem: ProblemMismatch, Detail: err.Error(), cause: err})
 		}
 	}

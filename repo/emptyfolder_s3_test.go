@@ -48,9 +48,11 @@ func TestEmptyFolderRuleBucket(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep, err = Check(ctx, st, Options{Formats: []string{"1.0"}, Jobs: 2, Cache: t.TempDir()})
+	// Named where it is: its s3:// URL at the endpoint.
+	want := "s3://" + bucket + "/lake/versions/" + marker + "/version.json at " + srv.Endpoint + ": missing"
 	if !errors.Is(err, ErrInvalidVersion) || !slices.ContainsFunc(findingLines(rep), func(l string) bool {
-		return strings.Contains(l, marker) && strings.Contains(l, "version.json: missing")
+		return strings.Contains(l, marker) && strings.Contains(l, want)
 	}) {
-		t.Errorf("check = %v, findings %q; want %s invalid, version.json missing", err, findingLines(rep), marker)
+		t.Errorf("check = %v, findings %q; want %s invalid, %q", err, findingLines(rep), marker, want)
 	}
 }

@@ -115,9 +115,9 @@ func TestEmptyFolderVersion(t *testing.T) {
 			writeFile(t, filepath.Join(v, "expired.json"), `{"reason": "withdrawn"}`)
 		}, want: ErrDifferences, probes: map[string]int{"HEAD expired.json": 2}},
 		{name: "empty page, version.json unknown", page: "empty", fail: []string{"version.json"},
-			want: ErrUnverifiable, detail: "probe versions/%s/version.json, which the server's folder listing does not show: stat versions/%[1]s/version.json: HEAD "},
+			want: ErrUnverifiable, detail: "probe %[2]sversions/%[1]s/version.json, which the server's folder listing does not show: stat versions/%[1]s/version.json: HEAD "},
 		{name: "empty page, the frozen catalog unknown", page: "catalogs", fail: []string{"ducklake.duckdb"},
-			want: ErrUnverifiable, detail: "probe versions/%s/ducklake.duckdb"},
+			want: ErrUnverifiable, detail: "probe %[2]sversions/%[1]s/ducklake.duckdb"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st, root := smallLake(t)
@@ -139,7 +139,8 @@ func TestEmptyFolderVersion(t *testing.T) {
 				folder, ferr = Check(ctx, st, opts())
 			}
 			counts, h := emptyFolderSite(t, root, id, tc.page, tc.fail)
-			web, werr := Check(ctx, webSite(t, h), opts())
+			site := webSite(t, h)
+			web, werr := Check(ctx, site, opts())
 			if tc.dropped {
 				if !errors.Is(ferr, tc.want) {
 					t.Errorf("folder check = %v, want %v", ferr, tc.want)
@@ -169,7 +170,7 @@ func TestEmptyFolderVersion(t *testing.T) {
 				}
 			}
 			if tc.detail != "" {
-				want := fmt.Sprintf(tc.detail, id)
+				want := fmt.Sprintf(tc.detail, id, site.BaseURL()) // the probe names the URL
 				if !slices.ContainsFunc(findingLines(web), func(l string) bool { return strings.Contains(l, " "+id+" ") && strings.Contains(l, want) }) {
 					t.Errorf("web findings %q, want one of version %s saying %q", findingLines(web), id, want)
 				}
@@ -264,8 +265,9 @@ func TestResolveEmptyFolderVersion(t *testing.T) {
 	}
 	heads(counts, "")
 	_, h = hidingSite(t, root, ids[0], []string{"version.json"}, []string{"version.json"})
-	want := "probe versions/" + ids[0] + "/version.json, which the server's folder listing does not show"
-	if _, err := Resolve(ctx, webSite(t, h), ResolveOptions{Version: "2", DuckDB: "1.5.6"}); err == nil || !strings.Contains(err.Error(), want) {
+	site = webSite(t, h)
+	want := "probe " + site.BaseURL() + "versions/" + ids[0] + "/version.json, which the server's folder listing does not show"
+	if _, err := Resolve(ctx, site, ResolveOptions{Version: "2", DuckDB: "1.5.6"}); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("Resolve(2) with another version's version.json answered 500 = %v, want an error saying %q", err, want)
 	}
 }
@@ -384,8 +386,9 @@ func TestResolveEmptyFolderVersionDropped(t *testing.T) {
 	}
 	for _, name := range []string{"expired.json", "ducklake.duckdb"} {
 		_, h = hidingSite(t, root, emptyVersionID, nil, []string{name})
-		want := "probe versions/" + emptyVersionID + "/" + name
-		if _, err := Resolve(ctx, webSite(t, h), ResolveOptions{DuckDB: "1.5.6"}); err == nil || !strings.Contains(err.Error(), want) {
+		site := webSite(t, h)
+		want := "probe " + site.BaseURL() + "versions/" + emptyVersionID + "/" + name
+		if _, err := Resolve(ctx, site, ResolveOptions{DuckDB: "1.5.6"}); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Resolve(latest) with the empty folder's %s answered 500 = %v, want an error saying %q", name, err, want)
 		}
 	}

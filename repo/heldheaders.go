@@ -71,7 +71,7 @@ func (r *repository) catalogHeader(ctx context.Context, v *version, rel string) 
 		if buf, ok := r.remote.heldStart(key, v.objects[rel]); ok {
 			h, err := duckfile.Read(bytes.NewReader(buf))
 			if err != nil {
-				return h, fmt.Errorf("read the header of %s: %w", key, err)
+				return h, fmt.Errorf("read the header of %s: %w", objectName(r.st, key), err)
 			}
 			return h, nil
 		}

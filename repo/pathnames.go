@@ -1,6 +1,7 @@
 package repo
 
 import (
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -109,26 +110,16 @@ func objectName(st store.Store, key string) string {
 	return store.KeyName(st, key)
 }
 
-// nameKey is s with each mention of key that is not already part of a
-// longer name (a URL ending in it, after a /) named name.
-func nameKey(s, key, name string) string {
-	if key == "" || key == name {
-		return s
+// storeErr is err, a bucket's or web site's error about key (which names
+// the key inside the store, or the store beside it), after what was done
+// (doing) to the object named where it is (objectName), as a message
+// built with the key names it: the source names the object. A folder's
+// errors name its path already (the os error's), and stay as they are.
+func storeErr(st store.Store, key, doing string, err error) error {
+	if _, local := store.Base(st).(store.PathStore); local {
+		return err
 	}
-	var b strings.Builder
-	for {
-		i := strings.Index(s, key)
-		if i < 0 {
-			return b.String() + s
-		}
-		b.WriteString(s[:i])
-		if i > 0 && s[i-1] == '/' {
-			b.WriteString(key)
-		} else {
-			b.WriteString(name)
-		}
-		s = s[i+len(key):]
-	}
+	return fmt.Errorf("%s %s: %w", doing, objectName(st, key), err)
 }
 
 // backfillAgain is the command a message tells the user to run after

@@ -372,7 +372,7 @@ func (r *repository) plan(ctx context.Context, opts *Options, check bool) (*Matr
 		for _, vp := range p.Versions {
 			if d, ok := detected[vp.ID]; ok {
 				vp.v.detected = d
-				if err := formatClaim(vp.v, d); err != nil {
+				if err := formatClaim(vp.v.prefix()+vp.v.meta.Catalog.Path, vp.v, d); err != nil {
 					refuseVersion(vp, ProblemMismatch, err)
 				}
 			}

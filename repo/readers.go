@@ -258,7 +258,7 @@ func frozenTooNewStorage(vp *VersionPlan, files []*CatalogFile, points []*govers
 	for _, p := range points {
 		if f.declared.Check(p) && f.tooNewFor(p) {
 			return Finding{Kind: KindWarning, Version: vp.ID, Format: f.Format, Key: f.Key,
-				Detail: frozenTooNew(f, fmt.Sprintf("DuckDB %s, a reader fdl.json declares for it (DuckDB %s),", p, f.Declared))}, true
+				Detail: frozenTooNew(f, f.Key, fmt.Sprintf("DuckDB %s, a reader fdl.json declares for it (DuckDB %s),", p, f.Declared))}, true
 		}
 	}
 	return Finding{}, false

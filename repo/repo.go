@@ -381,7 +381,7 @@ func readUnsized(ctx context.Context, st store.Store, key string) ([]byte, error
 	data, err := store.ReadAtMost(ctx, st, key, maxJSONFile)
 	var large *store.TooLargeError
 	if errors.As(err, &large) {
-		return nil, &fdljson.Error{File: key, Err: fmt.Errorf("more than %d MiB, which no %s is: another file under its name? (read no further)", maxJSONFile>>20, path.Base(key))}
+		return nil, &fdljson.Error{File: objectName(st, key), Err: fmt.Errorf("more than %d MiB, which no %s is: another file under its name? (read no further)", maxJSONFile>>20, path.Base(key))}
 	}
 	return data, err
 }
@@ -740,7 +740,7 @@ func (r *repository) readVersion(ctx context.Context, v *version) {
 	if _, ok := v.objects["expired.json"]; ok {
 		data, err := r.readUnsized(ctx, v, "expired.json")
 		if err == nil {
-			v.expired, err = fdljson.ParseExpired(v.prefix()+"expired.json", data)
+			v.expired, err = fdljson.ParseExpired(objectName(r.st, v.prefix()+"expired.json"), data)
 		}
 		if err != nil {
 			v.err, v.problem = err, ProblemInvalid
@@ -748,7 +748,7 @@ func (r *repository) readVersion(ctx context.Context, v *version) {
 		}
 	}
 	if !fdljson.IsVersionID(v.id) {
-		v.err, v.problem = fmt.Errorf("%s: folder name is not a version ID (a lower-case UUIDv7)", v.prefix()), ProblemInvalid
+		v.err, v.problem = fmt.Errorf("%s: folder name is not a version ID (a lower-case UUIDv7)", objectName(r.st, v.prefix())), ProblemInvalid
 		return
 	}
 	if _, ok := v.objects["version.json"]; !ok {
@@ -756,7 +756,7 @@ func (r *repository) readVersion(ctx context.Context, v *version) {
 			// Say what mends it: check's hint (restore an edited file, or
 			// withdraw) fits a published version, not one still being
 			// copied in.
-			v.err, v.problem = fmt.Errorf("%sversion.json: missing: finish publishing the version (version.json is copied last) or restore its version.json; a withdrawn version has expired.json instead", v.prefix()), ProblemInvalid
+			v.err, v.problem = fmt.Errorf("%s: missing: finish publishing the version (version.json is copied last) or restore its version.json; a withdrawn version has expired.json instead", objectName(r.st, v.prefix()+"version.json")), ProblemInvalid
 		}
 		return // withdrawn versions may lose version.json
 	}
@@ -768,7 +768,10 @@ func (r *repository) readVersion(ctx context.Context, v *version) {
 		}
 		return
 	}
-	v.meta, err = fdljson.ParseVersion(v.prefix()+"version.json", v.id, data)
+	// Named where it is (objectName), by the error and its hint ("fix
+	// …"): the key alone left an s3:// or web site's reader to put it
+	// together with the repository's URL and endpoint.
+	v.meta, err = fdljson.ParseVersion(objectName(r.st, v.prefix()+"version.json"), v.id, data)
 	if err != nil {
 		v.err, v.problem = err, ProblemInvalid
 	}

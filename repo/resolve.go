@@ -193,8 +193,8 @@ func (e *NoCatalogError) Lines() []string {
 		}
 	}
 	for _, f := range e.Unusable {
-		problem := nameKey(strings.Join(strings.Fields(f.problem), " "), f.Key, e.objectName(f.Key))
-		lines = append(lines, fmt.Sprintf("  %s (format %s) cannot be used: %s", e.objectName(f.Key), f.Format, problem))
+		// The problem names the file where it is, as its source gave it.
+		lines = append(lines, fmt.Sprintf("  %s (format %s) cannot be used: %s", e.objectName(f.Key), f.Format, strings.Join(strings.Fields(f.problem), " ")))
 	}
 	return lines
 }
@@ -232,16 +232,16 @@ func (e *NoCatalogError) Hint() string {
 	var hints []string
 	for _, f := range e.Unusable {
 		if f.Frozen {
-			hints = append(hints, fmt.Sprintf("%s, the version's frozen catalog, cannot be used (above); `fdl-formats backfill` cannot replace it: only the version's publisher can restore it (`fdl-formats check REPO` reports it), else pick another version (--version)", f.Key))
+			hints = append(hints, fmt.Sprintf("%s, the version's frozen catalog, cannot be used (above); `fdl-formats backfill` cannot replace it: only the version's publisher can restore it (`fdl-formats check REPO` reports it), else pick another version (--version)", e.objectName(f.Key)))
 		} else {
-			hints = append(hints, fmt.Sprintf("%s, in format %s, which DuckDB %s reads, cannot be used (above): %s, which writes it again (`fdl-formats check REPO` reports it)", f.Key, f.Format, e.DuckDB, e.rewrite(f.Key)))
+			hints = append(hints, fmt.Sprintf("%s, in format %s, which DuckDB %s reads, cannot be used (above): %s, which writes it again (`fdl-formats check REPO` reports it)", e.objectName(f.Key), f.Format, e.DuckDB, e.rewrite(f.Key)))
 		}
 	}
 	for _, f := range e.TooNew {
 		if f.Frozen {
-			hints = append(hints, frozenTooNew(f, "DuckDB "+e.DuckDB))
+			hints = append(hints, frozenTooNew(f, e.objectName(f.Key), "DuckDB "+e.DuckDB))
 		} else {
-			hints = append(hints, fmt.Sprintf("%s is in format %s, which DuckDB %s reads, but saved at storage %s, which it cannot open: %s, which writes it at the oldest storage the format's readers open", f.Key, f.Format, e.DuckDB, f.Storage, e.rewrite(f.Key)))
+			hints = append(hints, fmt.Sprintf("%s is in format %s, which DuckDB %s reads, but saved at storage %s, which it cannot open: %s, which writes it at the oldest storage the format's readers open", e.objectName(f.Key), f.Format, e.DuckDB, f.Storage, e.rewrite(f.Key)))
 		}
 	}
 	if len(e.Declared) > 0 {
@@ -277,13 +277,14 @@ func (e *NoCatalogError) rewrite(key string) string {
 	return "the publisher deletes " + name + " and runs " + backfill
 }
 
-// frozenTooNew says what fixes a frozen catalog in a format a DuckDB (who)
-// reads but saved at a storage it cannot open. Backfill cannot: it writes
-// no catalog in the frozen catalog's own format (the rules of catalogs/),
-// so only the writer can, saving it at an older storage, as the spec asks
-// ("catalog.storage should be the oldest DuckDB storage format the
-// declared readers can open").
-func frozenTooNew(f *CatalogFile, who string) string {
+// frozenTooNew says what fixes a frozen catalog (name: resolve's hint
+// names it where it is, check's finding by its key) in a format a DuckDB
+// (who) reads but saved at a storage it cannot open. Backfill cannot: it
+// writes no catalog in the frozen catalog's own format (the rules of
+// catalogs/), so only the writer can, saving it at an older storage, as
+// the spec asks ("catalog.storage should be the oldest DuckDB storage
+// format the declared readers can open").
+func frozenTooNew(f *CatalogFile, name, who string) string {
 	older := "an older storage"
 	if v, err := formats.Lookup(f.Format); err == nil && v.Storage != "" {
 		older = fmt.Sprintf("storage %s (STORAGE_VERSION '%s', which every DuckDB that reads format %s opens)", v.Storage, v.Storage, f.Format)
@@ -294,7 +295,7 @@ func frozenTooNew(f *CatalogFile, who string) string {
 		}
 	}
 	return fmt.Sprintf("%s, the frozen catalog, is in format %s, which %s reads, but saved at storage %s (%s), which it cannot open; `fdl-formats backfill` cannot help (it writes no catalog in the frozen catalog's own format): the writer must save the frozen catalog at %s and say so in version.json's catalog.storage (FDL: catalog.storage should be the oldest DuckDB storage format the declared readers can open)",
-		f.Key, f.Format, who, f.Storage, f.StorageFrom, older)
+		name, f.Format, who, f.Storage, f.StorageFrom, older)
 }
 
 // Resolve tells a reader on a given DuckDB which catalog of a version to
@@ -510,32 +511,36 @@ func (r *repository) verifyFile(ctx context.Context, v *version, f *CatalogFile,
 		return fmt.Errorf("create work folder: %w", err)
 	}
 	defer os.RemoveAll(dir)
+	// Its errors name the file where it is (resolve's lines and --json's
+	// reason give them as they are).
+	name := objectName(r.st, f.Key)
 	local, sum, n, err := copyObject(ctx, r, f.Key, dir)
 	if err != nil {
-		return err
+		return storeErr(r.st, f.Key, "copy", err)
 	}
 	if f.Frozen {
 		ref := v.meta.Catalog.FileRef
-		if _, err := matchRef(f.Key, ref.Bytes, ref.SHA256, n, sum); err != nil {
+		if _, err := matchRef(name, ref.Bytes, ref.SHA256, n, sum); err != nil {
 			return err
 		}
 	}
 	detected, err := convert.Detect(ctx, local, maxSpill)
 	if err != nil {
-		return fmt.Errorf("open %s: %w", f.Key, &copyError{err: err, local: local, key: f.Key})
+		return fmt.Errorf("open %s: %w", name, &copyError{err: err, local: local, key: name})
 	}
 	switch {
 	case f.Frozen:
-		if err := formatClaim(v, detected.Name); err != nil {
+		if err := formatClaim(name, v, detected.Name); err != nil {
 			return err
 		}
 	case detected.Name != f.Format:
-		return fmt.Errorf("%s holds DuckLake format %s (detected from its version row and tables), not %s as its name says", f.Key, detected.Name, f.Format)
+		return fmt.Errorf("%s holds DuckLake format %s (detected from its version row and tables), not %s as its name says", name, detected.Name, f.Format)
 	}
-	return readCopyWhole(ctx, local, f.Key, maxSpill)
+	return readCopyWhole(ctx, local, name, maxSpill)
 }
 
-// copyError is err, about the local copy of key, naming key instead (and
+// copyError is err, about the local copy of key (a name: objectName),
+// naming key instead (and
 // without compare's "could not compare" prefix: no comparison is made).
 type copyError struct {
 	err        error
@@ -555,7 +560,7 @@ func (e *copyError) Unwrap() error { return e.err }
 // the latest snapshot, the schema, tables, columns and their statistics:
 // blocks that detecting the format never reads, so a file with a corrupt
 // one passed --verify while every reader's ATTACH failed (and check exited
-// 3). Its error names key, not the copy.
+// 3). Its error names key (objectName's name), not the copy.
 func readCopyWhole(ctx context.Context, local, key string, maxSpill int64) error {
 	rd, err := compare.Open(ctx, local, compare.ReaderOptions{MaxSpill: maxSpill})
 	if err == nil {
@@ -910,15 +915,18 @@ func (f *CatalogFile) promised() (goversion.Constraints, string) {
 	return f.readers, f.Readers
 }
 
+// readHeader reads the DuckDB header of the object key. Its error names
+// the object where it is (objectName): resolve's lines and --json's reason
+// give it as it is.
 func readHeader(ctx context.Context, st store.Store, key string) (duckfile.Header, error) {
 	rc, err := st.Open(ctx, key)
 	if err != nil {
-		return duckfile.Header{}, err
+		return duckfile.Header{}, storeErr(st, key, "read the header of", err)
 	}
 	defer rc.Close()
 	h, err := duckfile.Read(rc)
 	if err != nil {
-		return h, fmt.Errorf("read the header of %s: %w", key, err)
+		return h, fmt.Errorf("read the header of %s: %w", objectName(st, key), err)
 	}
 	return h, nil
 }

@@ -140,7 +140,7 @@ func (r *repository) probeUnlisted(ctx context.Context, probes []unlistedProbe) 
 		}
 		p.v.probeErrs[p.name] = nil // absent: not asked again
 		if errs[i] != nil {
-			p.v.probeErrs[p.name] = fmt.Errorf("probe %s%s, which the server's folder listing does not show: %w", p.v.prefix(), p.name, errs[i])
+			p.v.probeErrs[p.name] = fmt.Errorf("probe %s, which the server's folder listing does not show: %w", objectName(r.st, p.v.prefix()+p.name), errs[i])
 		}
 	}
 	return nil

@@ -185,16 +185,16 @@ func TestUnlistedVersionFiles(t *testing.T) {
 			testlakes.EditVersion(t, v, func(m map[string]any) { delete(m, "dataset") })
 		}, []string{"dataset.json"}, nil, ErrDifferences, ""},
 		{"every file but one", nil, []string{"ducklake.duckdb", "files.json", "version.json"}, nil, nil, ""},
-		{"expired.json unknown", nil, nil, []string{"expired.json"}, ErrUnverifiable, "probe versions/%s/expired.json, which the server's folder listing does not show: stat versions/%[1]s/expired.json: HEAD "},
-		{"version.json unknown", nil, []string{"version.json"}, []string{"version.json"}, ErrUnverifiable, "probe versions/%s/version.json"},
-		{"the frozen catalog unknown", nil, []string{"ducklake.duckdb"}, []string{"ducklake.duckdb"}, ErrUnverifiable, "probe versions/%s/ducklake.duckdb"},
-		{"files.json version.json names unknown", nil, []string{"files.json"}, []string{"files.json"}, ErrUnverifiable, "probe versions/%s/files.json"},
+		{"expired.json unknown", nil, nil, []string{"expired.json"}, ErrUnverifiable, "probe %[2]sversions/%[1]s/expired.json, which the server's folder listing does not show: stat versions/%[1]s/expired.json: HEAD "},
+		{"version.json unknown", nil, []string{"version.json"}, []string{"version.json"}, ErrUnverifiable, "probe %[2]sversions/%[1]s/version.json"},
+		{"the frozen catalog unknown", nil, []string{"ducklake.duckdb"}, []string{"ducklake.duckdb"}, ErrUnverifiable, "probe %[2]sversions/%[1]s/ducklake.duckdb"},
+		{"files.json version.json names unknown", nil, []string{"files.json"}, []string{"files.json"}, ErrUnverifiable, "probe %[2]sversions/%[1]s/files.json"},
 		{"files.json version.json does not name unknown", func(t *testing.T, v string) {
 			testlakes.EditVersion(t, v, func(m map[string]any) { delete(m, "files") })
 			if err := os.Remove(filepath.Join(v, "files.json")); err != nil {
 				t.Fatal(err)
 			}
-		}, nil, []string{"files.json"}, ErrUnverifiable, "probe versions/%s/files.json"},
+		}, nil, []string{"files.json"}, ErrUnverifiable, "probe %[2]sversions/%[1]s/files.json"},
 		// Mutation test, session 23: held with the probe's failure left
 		// to verifyRef, which an expired version does not run.
 		{"files.json of a withdrawn version unknown", func(t *testing.T, v string) {
@@ -204,7 +204,7 @@ func TestUnlistedVersionFiles(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-		}, []string{"expired.json"}, []string{"files.json"}, ErrUnverifiable, "probe versions/%s/files.json"},
+		}, []string{"expired.json"}, []string{"files.json"}, ErrUnverifiable, "probe %[2]sversions/%[1]s/files.json"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			// Side by side: each case has its own lake and server, and
@@ -225,7 +225,8 @@ func TestUnlistedVersionFiles(t *testing.T) {
 				folder, ferr = Check(ctx, st, opts())
 			}
 			counts, h := hidingSite(t, root, id, tc.hide, tc.fail)
-			web, werr := Check(ctx, webSite(t, h), opts())
+			site := webSite(t, h)
+			web, werr := Check(ctx, site, opts())
 			for _, c := range []struct {
 				what string
 				err  error
@@ -239,7 +240,8 @@ func TestUnlistedVersionFiles(t *testing.T) {
 			}
 			if tc.fail != nil {
 				// One finding: the probe's, not also another rule's.
-				want, n := fmt.Sprintf(tc.detail, id), 0
+				// The probe names the file by its URL (objectName).
+				want, n := fmt.Sprintf(tc.detail, id, site.BaseURL()), 0
 				for _, l := range findingLines(web) {
 					if strings.HasPrefix(l, "unverifiable "+id+" ") && strings.Contains(l, want) && strings.HasSuffix(l, "500 Internal Server Error") {
 						n++
@@ -339,7 +341,7 @@ func TestResolveUnlistedExpired(t *testing.T) {
 		t.Errorf("Resolve(%s) = %v, want it refused as withdrawn", ids[2], err)
 	}
 	fail = true
-	want := "probe versions/" + ids[2] + "/expired.json, which the server's folder listing does not show: stat versions/" + ids[2] + "/expired.json: HEAD "
+	want := "probe " + site.BaseURL() + "versions/" + ids[2] + "/expired.json, which the server's folder listing does not show: stat versions/" + ids[2] + "/expired.json: HEAD "
 	if _, err := Resolve(ctx, site, ResolveOptions{DuckDB: "1.5.6"}); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("Resolve(latest) with expired.json answered 500 = %v, want an error saying %q", err, want)
 	}
