@@ -125,6 +125,9 @@ func New(ctx context.Context, bucket, prefix string, opts Options) (*Store, erro
 		}
 		prefix += "/"
 	}
+	// The repository, as every error of its setup names it: the bucket
+	// alone left which repository of a run over several unsaid.
+	repo := "s3://" + bucket + "/" + strings.TrimSuffix(prefix, "/")
 	getenv := opts.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
@@ -145,7 +148,7 @@ func New(ctx context.Context, bucket, prefix string, opts Options) (*Store, erro
 	}
 	cfg, err := config.LoadDefaultConfig(ctx, loadOpts...)
 	if err != nil {
-		return nil, fmt.Errorf("s3://%s: load AWS configuration: %w", bucket, err)
+		return nil, fmt.Errorf("%s: load AWS configuration: %w", repo, err)
 	}
 	if opts.NoSign {
 		// Recognised by the SDK's signer, which then sends the request
@@ -165,13 +168,13 @@ func New(ctx context.Context, bucket, prefix string, opts Options) (*Store, erro
 		}
 	}
 	if err := CheckEndpoint(from, endpoint); err != nil {
-		return nil, &refusedError{err: fmt.Errorf("s3://%s: %w", bucket, err), hint: endpointHint}
+		return nil, &refusedError{err: fmt.Errorf("%s: %w", repo, err), hint: endpointHint}
 	}
 	if cfg.Region == "" {
 		if endpoint == "" {
 			// The runner's setup, not the repository (ErrNoRegion): a CI
 			// step has no profile and sets no AWS_REGION unless told to.
-			return nil, &refusedError{err: fmt.Errorf("s3://%s/%s: %w: the AWS SDK found none in AWS_REGION or the shared configuration, and S3 needs the bucket's", bucket, strings.TrimSuffix(prefix, "/"), ErrNoRegion),
+			return nil, &refusedError{err: fmt.Errorf("%s: %w: the AWS SDK found none in AWS_REGION or the shared configuration, and S3 needs the bucket's", repo, ErrNoRegion),
 				hint: "set AWS_REGION to the bucket's region in the run's environment (export AWS_REGION=eu-west-1; a CI step or cron job gets no login shell's variables nor, often, a profile), or give the endpoint of another S3 service (--endpoint, $AWS_ENDPOINT_URL_S3)"}
 		}
 		cfg.Region = "auto"
