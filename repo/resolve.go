@@ -437,11 +437,17 @@ func resolve(ctx context.Context, st, watched store.Store, opts ResolveOptions) 
 // read. It matches ErrNoCatalog.
 type NoRangesError struct {
 	Server, Key, DuckDB string
+	// name names Key where it is (objectName: the site's URL); "": Key.
+	name string
 }
 
 func (e *NoRangesError) Error() string {
-	return fmt.Sprintf("DuckDB %s cannot read %s: %s ignores Range requests (it answered the ranged GET of the last %d bytes of %s with 200 and the whole file), and DuckDB before %s fails every read so answered (httpfs: \"HTTP GET error: Content-Length from server mismatches requested range, server may not support range requests.\"), reading catalogs and data files by ranged GETs",
-		e.DuckDB, e.Key, e.Server, tailBytes, e.Key, rangeFallbackFrom)
+	name := e.name
+	if name == "" {
+		name = e.Key
+	}
+	return fmt.Sprintf("DuckDB %s cannot read %s: %s ignores Range requests (it answered the ranged GET of the last %d bytes of it with 200 and the whole file), and DuckDB before %s fails every read so answered (httpfs: \"HTTP GET error: Content-Length from server mismatches requested range, server may not support range requests.\"), reading catalogs and data files by ranged GETs",
+		e.DuckDB, name, e.Server, tailBytes, rangeFallbackFrom)
 }
 
 // Is matches ErrNoCatalog.
@@ -468,7 +474,7 @@ func (r *repository) outsideDeclared(f *CatalogFile, dv *goversion.Version) stri
 			promised = append(promised, d.DuckLake)
 		}
 	}
-	msg := fmt.Sprintf("DuckDB %s is outside the range fdl.json declares for format %s (%s): it opens %s all the same (its DuckLake opens format %s: %s), but fdl.json does not promise the format to it (check reads a format for the DuckDBs of its declared range, which the publisher serves)", dv, f.Format, f.Declared, f.Key, f.Format, f.Readers)
+	msg := fmt.Sprintf("DuckDB %s is outside the range fdl.json declares for format %s (%s): it opens %s all the same (its DuckLake opens format %s: %s), but fdl.json does not promise the format to it (check reads a format for the DuckDBs of its declared range, which the publisher serves)", dv, f.Format, f.Declared, objectName(r.st, f.Key), f.Format, f.Readers)
 	if len(promised) == 0 {
 		return msg + fmt.Sprintf("; fdl.json declares no format for DuckDB %s", dv)
 	}
@@ -493,12 +499,12 @@ func rangesRead(ctx context.Context, st store.Store, key string, dv *goversion.V
 	}
 	_, info, err := tr.ReadTail(ctx, key, tailBytes)
 	if err != nil {
-		return nil, fmt.Errorf("read the end of %s as DuckDB %s does (a ranged GET): %w", key, dv, err)
+		return nil, fmt.Errorf("read the end of %s as DuckDB %s does (a ranged GET): %w", objectName(st, key), dv, err)
 	}
 	if !info.IgnoredRange {
 		return nil, nil
 	}
-	return &NoRangesError{Server: storeName(st), Key: key, DuckDB: dv.String()}, nil
+	return &NoRangesError{Server: storeName(st), Key: key, DuckDB: dv.String(), name: objectName(st, key)}, nil
 }
 
 // verifyFile opens a catalog of v from a private copy and checks that it is

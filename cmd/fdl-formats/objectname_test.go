@@ -35,8 +35,17 @@ func TestS3ResolveLinesNameObject(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(lake, filepath.FromSlash(bad)), []byte("not a catalog"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	// A 1.0 catalog under 1.1's name: --verify passes it over.
+	// A 1.0 catalog under 1.1's name: --verify passes it over. Format
+	// 1.0 promised up to DuckDB 2.0: 2.0.0 is warned it opens the frozen
+	// catalog all the same.
 	misnamed := "versions/" + latest + "/catalogs/1.1.duckdb"
+	cfg, err := os.ReadFile(filepath.Join(lake, "fdl.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(lake, "fdl.json"), []byte(strings.Replace(string(cfg), `"duckdb": ">= 1.5.2"`, `"duckdb": ">= 1.5.2, < 2.0.0"`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	body, err := os.ReadFile(filepath.Join(lake, filepath.FromSlash(frozen)))
 	if err != nil {
 		t.Fatal(err)
@@ -83,7 +92,8 @@ func TestS3ResolveLinesNameObject(t *testing.T) {
 		// (only the text lines were renamed, by rewriting the key).
 		out, errOut, code := runAppStderr(t, append([]string{"resolve", "--json", "--duckdb=1.5.1"}, tc.args...)...)
 		var res struct {
-			Files []struct{ Key, Reason string }
+			Files    []struct{ Key, Reason string }
+			Warnings []string
 		}
 		if err := json.Unmarshal([]byte(out), &res); err != nil || code != exitNoCatalog {
 			t.Fatalf("resolve --json %v: exit %d, %v\n%s\n%s", tc.args, code, err, out, errOut)
@@ -103,6 +113,12 @@ func TestS3ResolveLinesNameObject(t *testing.T) {
 			if want := tc.name(misnamed) + " holds DuckLake format 1.0 "; f.Key == misnamed && !strings.HasPrefix(f.Reason, want) {
 				t.Errorf("resolve --json --verify %v: %s's reason %q, want it to begin %q", tc.args, misnamed, f.Reason, want)
 			}
+		}
+		// DuckDB 2.0.0, outside fdl.json's range for 1.0 (above), is
+		// warned that it opens the frozen catalog all the same: named so
+		// too.
+		if want := "it opens " + tc.name(frozen) + " all the same"; len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], want) {
+			t.Errorf("resolve --json --verify %v: warnings %q, want one saying %q", tc.args, res.Warnings, want)
 		}
 	}
 }
