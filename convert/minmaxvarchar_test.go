@@ -42,7 +42,20 @@ func TestMinMaxVarcharConverted(t *testing.T) {
 		}
 		return out
 	}
-	v04, v11 := conv(src, formats.V0_4), conv(src, formats.V1_1)
+	// 0.4 and 1.1 in one pass over the source (TestCatalogsOnePass: each
+	// output is the catalog Catalog writes alone).
+	v04, v11 := filepath.Join(t.TempDir(), "0.4.duckdb"), filepath.Join(t.TempDir(), "1.1.duckdb")
+	for i, c := range Catalogs(ctx, src, []Output{{Target: formats.V0_4, Dst: v04}, {Target: formats.V1_1, Dst: v11}}, Options{DataPath: data}) {
+		if c.Err != nil {
+			t.Fatalf("to %s: %v", []string{"0.4", "1.1"}[i], c.Err)
+		}
+	}
+	// The proofs against the source, and those against its 0.4
+	// conversion, read their catalog A once (compare.Source: each still
+	// reads all of both catalogs).
+	fromSrc, from04 := compare.NewSource(), compare.NewSource()
+	defer fromSrc.Close()
+	defer from04.Close()
 	// Without --data convert cannot tell the cut bound and keeps it.
 	v11cut := filepath.Join(t.TempDir(), "cut-1.1.duckdb")
 	if _, err := Catalog(ctx, src, v11cut, formats.V1_1, Options{}); err != nil {
@@ -92,7 +105,7 @@ func TestMinMaxVarcharConverted(t *testing.T) {
 		{"min_value = NULL, max_value = NULL, contains_null = NOT contains_null", true},
 	} {
 		b := editedCopy(t, v11cut, fmt.Sprintf(row, tc.set))
-		rep, err := compare.Catalogs(ctx, src, b, compare.Options{DataPath: data})
+		rep, err := compare.Catalogs(ctx, src, b, compare.Options{DataPath: data, Source: fromSrc})
 		if err != nil && !errors.Is(err, compare.ErrNotEquivalent) {
 			t.Fatal(err)
 		}
@@ -125,8 +138,10 @@ func TestMinMaxVarcharConverted(t *testing.T) {
 	}
 	// 1.1 -> 1.0 and 1.1 -> 0.4: DuckDB 1.5 would scan what 2.0, 1.1's
 	// only reader, never answers; refused, naming the column.
-	for _, to := range []*formats.Version{formats.V1_0, formats.V0_4} {
-		_, err := Catalog(ctx, v11cut, filepath.Join(t.TempDir(), to.Name+".duckdb"), to, Options{DataPath: data})
+	// Both in one pass.
+	downs := []Output{{Target: formats.V1_0, Dst: filepath.Join(t.TempDir(), "1.0.duckdb")}, {Target: formats.V0_4, Dst: filepath.Join(t.TempDir(), "0.4.duckdb")}}
+	for i, c := range Catalogs(ctx, v11cut, downs, Options{DataPath: data}) {
+		to, err := downs[i].Target, c.Err
 		codes, cerr := codesOf(err)
 		if !errors.Is(err, ErrRefused) || cerr != nil || codes != "string-minmax-folded-cut" || !strings.Contains(err.Error(), "table d2 (id 2) column b (id 2)") {
 			t.Errorf("1.1 to %s: got %v (codes %q), want refused string-minmax-folded-cut naming d2.b", to, err, codes)
@@ -134,21 +149,22 @@ func TestMinMaxVarcharConverted(t *testing.T) {
 	}
 	// 0.4 -> 1.0 and 0.4 -> 1.1: b's bounds written NULL, with a note, and
 	// nothing else of the row changed.
+	// Both in one pass over the 0.4 catalog.
 	unfolded := map[*formats.Version]string{}
-	for _, to := range []*formats.Version{formats.V1_0, formats.V1_1} {
-		out := filepath.Join(t.TempDir(), to.Name+".duckdb")
-		res, err := Catalog(ctx, v04, out, to, Options{DataPath: data})
-		if err != nil {
-			t.Fatalf("0.4 to %s: %v", to, err)
+	ups := []Output{{Target: formats.V1_0, Dst: filepath.Join(t.TempDir(), "1.0.duckdb")}, {Target: formats.V1_1, Dst: filepath.Join(t.TempDir(), "1.1.duckdb")}}
+	for i, c := range Catalogs(ctx, v04, ups, Options{DataPath: data}) {
+		to, out := ups[i].Target, ups[i].Dst
+		if c.Err != nil {
+			t.Fatalf("0.4 to %s: %v", to, c.Err)
 		}
 		noted := false
-		for _, f := range res.Findings {
+		for _, f := range c.Result.Findings {
 			if f.Code == "string-table-stats-unfolded" {
 				noted = strings.Contains(f.Detail, "table d2 (id 2) column b (id 2)")
 			}
 		}
 		if !noted {
-			t.Errorf("0.4 to %s: no string-table-stats-unfolded note naming d2.b; findings: %+v", to, res.Findings)
+			t.Errorf("0.4 to %s: no string-table-stats-unfolded note naming d2.b; findings: %+v", to, c.Result.Findings)
 		}
 		db := testduck.Open(t, out)
 		var n int
@@ -171,8 +187,12 @@ func TestMinMaxVarcharConverted(t *testing.T) {
 		{"0.4 to 1.0: no bounds, DuckDB 2.0 scans as 0.4's readers do", v04, unfolded[formats.V1_0], ""},
 		{"0.4 to 1.1: no bounds, DuckDB 2.0 scans as 0.4's readers do", v04, unfolded[formats.V1_1], ""},
 	} {
+		source := fromSrc
+		if tc.a == v04 {
+			source = from04
+		}
 		t.Run(tc.name, func(t *testing.T) {
-			rep, err := compare.Catalogs(ctx, tc.a, tc.b, compare.Options{DataPath: data})
+			rep, err := compare.Catalogs(ctx, tc.a, tc.b, compare.Options{DataPath: data, Source: source})
 			if err != nil && !errors.Is(err, compare.ErrNotEquivalent) {
 				t.Fatal(err)
 			}
