@@ -88,8 +88,16 @@ func TestStructNullsAfterSkippedVector(t *testing.T) {
 
 			targets := []*formats.Version{formats.V0_3, formats.V0_4}
 			var alone []error // each target's Check
+			// Where it converts, the 0.3 conversion the proof below reads
+			// is made here: Check is its dry run.
+			out03 := filepath.Join(t.TempDir(), "0.3.duckdb")
 			for _, target := range targets {
-				_, err := Check(ctx, src, target, opts)
+				var err error
+				if tc.refused == "" && target == formats.V0_3 {
+					_, err = Catalog(ctx, src, out03, target, opts)
+				} else {
+					_, err = Check(ctx, src, target, opts)
+				}
 				alone = append(alone, err)
 				var refused *RefusedError
 				switch {
@@ -111,11 +119,10 @@ func TestStructNullsAfterSkippedVector(t *testing.T) {
 				assertPassAsAlone(t, src, targets, opts, alone)
 			}
 			if tc.refused == "" {
-				out := filepath.Join(t.TempDir(), "0.3.duckdb")
-				if _, err := Catalog(ctx, src, out, formats.V0_3, opts); err != nil {
-					t.Fatalf("convert to 0.3: %v", err)
+				if alone[0] != nil {
+					t.FailNow() // reported above
 				}
-				if _, err := compare.Catalogs(ctx, src, out, compare.Options{DataPath: data}); err != nil {
+				if _, err := compare.Catalogs(ctx, src, out03, compare.Options{DataPath: data}); err != nil {
 					t.Errorf("compare with the 0.3 conversion: %v, want equivalent", err)
 				}
 				return
