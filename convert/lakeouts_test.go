@@ -97,6 +97,25 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// sharedDir returns the folder of the test binary's shared conversions
+// (lakeOutsDir; TestMain removes it), made on first use with lakeOuts'
+// Engines, bounded within lake's testReach.
+func sharedDir(t *testing.T, lake string) string {
+	t.Helper()
+	lakeOutsMu.Lock()
+	defer lakeOutsMu.Unlock()
+	if lakeOutsDir == "" {
+		dir, err := os.MkdirTemp("", "convert-lakeouts-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		lakeOutsDir = dir
+		lakeOutsEngines = NewEngines(4)
+		lakeOutsEngines.Within(testReach(lake)...)
+	}
+	return lakeOutsDir
+}
+
 // sharedLakeOuts returns lake's conversions (lakeOuts), made on first use.
 // Its catalogs are shared: a test reads them, or copies one to change it.
 func sharedLakeOuts(t *testing.T, lake string) *lakeOuts {
@@ -107,18 +126,8 @@ func sharedLakeOuts(t *testing.T, lake string) *lakeOuts {
 		lo = &lakeOuts{}
 		lakeOutsAll[lake] = lo
 	}
-	if lakeOutsDir == "" {
-		dir, err := os.MkdirTemp("", "convert-lakeouts-")
-		if err != nil {
-			lakeOutsMu.Unlock()
-			t.Fatal(err)
-		}
-		lakeOutsDir = dir
-		lakeOutsEngines = NewEngines(4)
-		lakeOutsEngines.Within(testReach(lake)...)
-	}
-	dir := lakeOutsDir
 	lakeOutsMu.Unlock()
+	dir := sharedDir(t, lake)
 	lo.once.Do(func() { lo.err = lo.make(lake, dir) })
 	if lo.err != nil {
 		t.Fatalf("%s: %v", lake, lo.err)

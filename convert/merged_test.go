@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/fdl-formats/fdl-formats/compare"
@@ -119,35 +120,28 @@ func TestCompactedLakesUpgrade(t *testing.T) {
 // scrutiny: 1.0 lakes with merged and rewritten files go down to 0.3, and
 // our reader, reading them with DuckLake 0.3's rules, must return at every
 // snapshot exactly what DuckLake returned. Two sources: the 0.3 compaction
-// lakes upgraded to 1.0 (merged files now read through delete-file chains),
-// and 17_compaction, merged and rewritten by DuckLake 1.0 itself (merged
-// files with partial_max, which 0.3 reads as 'partial_max:N' by the same
-// per-row snapshot filter).
+// lakes upgraded to 1.0 (merged files now read through delete-file chains;
+// compactedUps, shared), and 17_compaction, merged and rewritten by
+// DuckLake 1.0 itself (merged files with partial_max, which 0.3 reads as
+// 'partial_max:N' by the same per-row snapshot filter; its last version's
+// 0.3 conversion is lakeOuts', as TestConvertedLakesReadIdentically
+// proves it). The cases run one after the other: each is short, and as
+// parallel subtests of a parallel test they queued behind every other
+// test of the binary (their parent's time in a whole run, 330-430 s, was
+// that wait, its CPU about 4 s).
 func TestCompactedLakesDowngrade(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	t.Run("0.3-compaction-upgraded", func(t *testing.T) {
-		dir := testlakes.Dir(t, "lakes-0.3-compaction")
 		for _, name := range compactionLakes {
 			t.Run(name, func(t *testing.T) {
-				t.Parallel()
-				lake := filepath.Join(dir, name)
-				versions := lakeVersions(t, lake)
-				v := versions[len(versions)-1]
-				src := filepath.Join(lake, "versions", v.ID, "ducklake.duckdb")
-				tmp := t.TempDir()
-				data := filepath.Join(tmp, "data")
-				copyTree(t, filepath.Join(lake, "data"), data)
-				up := filepath.Join(tmp, "1.0.duckdb")
-				if _, err := Catalog(ctx, src, up, formats.V1_0, Options{DataPath: data, RewriteDeletes: true}); err != nil {
-					t.Fatal(err)
-				}
-				down := filepath.Join(tmp, "0.3.duckdb")
-				if _, err := Catalog(ctx, up, down, formats.V0_3, Options{DataPath: data}); err != nil {
+				cu := sharedCompactedUp(t, name)
+				down := filepath.Join(t.TempDir(), "0.3.duckdb")
+				if _, err := Catalog(ctx, cu.up, down, formats.V0_3, Options{DataPath: cu.data}); err != nil {
 					t.Fatalf("1.0 -> 0.3: %v", err)
 				}
-				expectedrows.Check(t, down, data, filepath.Join(lake, "expected", v.ID), expectedrows.Options{Counts: v.Snapshots, Typed: true})
-				if _, err := compare.Catalogs(ctx, up, down, compare.Options{DataPath: data}); err != nil {
+				expectedrows.Check(t, down, cu.data, filepath.Join(cu.lake, "expected", cu.version.ID), expectedrows.Options{Counts: cu.version.Snapshots, Typed: true})
+				if _, err := compare.Catalogs(ctx, cu.up, down, compare.Options{DataPath: cu.data}); err != nil {
 					t.Errorf("compare 1.0 with its 0.3 downgrade: %v", err)
 				}
 			})
@@ -155,15 +149,79 @@ func TestCompactedLakesDowngrade(t *testing.T) {
 	})
 	t.Run("17_compaction", func(t *testing.T) {
 		lake := testlakes.Lake(t, "lakes", "17_compaction")
-		for _, v := range lakeVersions(t, lake) {
+		versions := lakeVersions(t, lake)
+		for i, v := range versions {
 			src := filepath.Join(lake, "versions", v.ID, "ducklake.duckdb")
-			down := filepath.Join(t.TempDir(), "0.3.duckdb")
-			if _, err := Catalog(ctx, src, down, formats.V0_3, Options{DataPath: filepath.Join(lake, "data")}); err != nil {
-				t.Fatalf("version %s to 0.3: %v", v.ID, err)
+			down := ""
+			if i == len(versions)-1 {
+				var err error
+				if down, err = sharedLakeOuts(t, lake).plain(t, formats.V0_3); err != nil {
+					t.Fatalf("version %s to 0.3: %v", v.ID, err)
+				}
+			} else {
+				down = filepath.Join(t.TempDir(), "0.3.duckdb")
+				if _, err := Catalog(ctx, src, down, formats.V0_3, Options{DataPath: filepath.Join(lake, "data")}); err != nil {
+					t.Fatalf("version %s to 0.3: %v", v.ID, err)
+				}
 			}
 			expectedrows.Check(t, down, filepath.Join(lake, "data"), filepath.Join(lake, "expected", v.ID), expectedrows.Options{Counts: v.Snapshots, Typed: true})
 		}
 	})
+}
+
+// compactedUp is a 0.3 compaction lake's last version (src) upgraded to
+// 1.0 with --rewrite-deletes (up), its data folder a copy (data) that holds
+// the delete-file chains the upgrade wrote. Made once per test binary, by
+// the first test that asks (sharedCompactedUp), and shared read-only:
+// TestCompactedLakesDowngrade converts it down and
+// TestMergedFeedTamperedRecordCount compares it with a tampered source
+// (each made the same upgrade itself before).
+type compactedUp struct {
+	once                sync.Once
+	lake, src, data, up string
+	version             lakeVersion
+	err                 error
+}
+
+var (
+	compactedUpsMu sync.Mutex
+	compactedUps   = map[string]*compactedUp{} // by lake name
+)
+
+// sharedCompactedUp returns the compaction lake name's upgrade
+// (compactedUp), made on first use in lakeOuts' folder.
+func sharedCompactedUp(t *testing.T, name string) *compactedUp {
+	t.Helper()
+	lake := testlakes.Lake(t, "lakes-0.3-compaction", name)
+	versions := lakeVersions(t, lake)
+	dir := sharedDir(t, lake)
+	compactedUpsMu.Lock()
+	cu := compactedUps[name]
+	if cu == nil {
+		cu = &compactedUp{}
+		compactedUps[name] = cu
+	}
+	compactedUpsMu.Unlock()
+	cu.once.Do(func() { cu.err = cu.make(lake, versions[len(versions)-1], dir) })
+	if cu.err != nil {
+		t.Fatalf("%s upgraded to 1.0: %v", lake, cu.err)
+	}
+	return cu
+}
+
+func (cu *compactedUp) make(lake string, v lakeVersion, dir string) error {
+	out, err := os.MkdirTemp(dir, "compacted-"+filepath.Base(lake)+"-")
+	if err != nil {
+		return err
+	}
+	cu.lake, cu.version = lake, v
+	cu.src = filepath.Join(lake, "versions", v.ID, "ducklake.duckdb")
+	cu.data, cu.up = filepath.Join(out, "data"), filepath.Join(out, "1.0.duckdb")
+	if err := os.CopyFS(cu.data, os.DirFS(filepath.Join(lake, "data"))); err != nil {
+		return err
+	}
+	_, err = Catalog(context.Background(), cu.src, cu.up, formats.V1_0, Options{DataPath: cu.data, RewriteDeletes: true})
+	return err
 }
 
 // TestMergedRecordCountTampered: --rewrite-deletes writes, for each span of
@@ -290,15 +348,8 @@ func realReleasesReadDeleteFile(t *testing.T, path string) {
 func TestMergedFeedTamperedRecordCount(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	lake := testlakes.Lake(t, "lakes-0.3-compaction", compactionLakes[0])
-	versions := lakeVersions(t, lake)
-	src := filepath.Join(lake, "versions", versions[len(versions)-1].ID, "ducklake.duckdb")
-	data := filepath.Join(t.TempDir(), "data")
-	copyTree(t, filepath.Join(lake, "data"), data)
-	out := filepath.Join(t.TempDir(), "1.0.duckdb")
-	if _, err := Catalog(ctx, src, out, formats.V1_0, Options{DataPath: data, RewriteDeletes: true}); err != nil {
-		t.Fatal(err)
-	}
+	cu := sharedCompactedUp(t, compactionLakes[0])
+	src, data, out := cu.src, cu.data, cu.up
 	tampered := editedCopy(t, src, `UPDATE ducklake_data_file SET record_count = 1099511627776 WHERE data_file_id = 10`)
 	rep, err := compare.Catalogs(ctx, tampered, out, compare.Options{DataPath: data})
 	if !errors.Is(err, compare.ErrNotEquivalent) {
