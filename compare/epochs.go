@@ -79,6 +79,9 @@ type metaMemo struct {
 	// otherTags: the column tags other than comments, by table_id (nil
 	// until read; see Reader.otherColumnTags).
 	otherTags map[int64][]tagRow
+	// defaultCasts: whether a default's text casts to a type, by type and
+	// text (see Reader.defaultCastRefusal).
+	defaultCasts map[[2]string]bool
 }
 
 func newMetaMemo() *metaMemo {
@@ -95,6 +98,7 @@ func newMetaMemo() *metaMemo {
 
 		loadRefusals:  map[int64]string{},
 		loadRefusalAt: map[int64]string{},
+		defaultCasts:  map[[2]string]bool{},
 	}
 }
 

@@ -288,8 +288,16 @@ func timetzDefault(lit string, dropOffset bool) string {
 }
 
 // readDefault is a column's initial default as the catalog's reader
-// returns it, as text (nil: none).
+// returns it, as text (nil: none). A column with fields has none, whatever
+// its initial_default says: every reader takes one only for a column
+// without fields (TransformColumnType, src/storage/ducklake_catalog.cpp, in
+// v1.3-ossivalis, v1.4-andium, v1.5-variegata and main), so a struct, list
+// or map missing from a file reads NULL (its fields' defaults apply only
+// where the file has it).
 func (c *Column) readDefault() *string {
+	if len(c.Children) > 0 {
+		return nil
+	}
 	if c.InitialDefault == nil || !formats.TypeIs(c.Type, "timetz") {
 		return c.InitialDefault
 	}

@@ -296,7 +296,13 @@ import (
 // flag and children), or one column_id some entry names as parent (unless
 // one name, field id and partition flag); siblings of one column_id no
 // entry names as parent were refused.
-const proofVersion = "fdl-formats proof v81"
+// v82: a column or field without fields whose initial_default (and, in
+// 0.1-0.3, default_value) does not cast to its type is unreadable
+// (uncastable-default): every reader's schema load casts it, where the
+// proof used it only for files lacking the column; and a column with
+// fields missing from a file reads NULL, its own initial_default ignored
+// as every reader ignores it (was cast to the column's type).
+const proofVersion = "fdl-formats proof v82"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths

@@ -31,6 +31,9 @@ var (
 	refusedDefaultType = formats.QuirkInfo{Name: "unknown-default-value-type",
 		Behaviour: "TransformColumnType (0.4+): a default_value other than NULL must have default_value_type 'literal' or 'expression'",
 		Error:     "Column type"}
+	refusedDefaultCast = formats.QuirkInfo{Name: "uncastable-default",
+		Behaviour: "TransformColumnType (src/storage/ducklake_catalog.cpp, v1.3-ossivalis, v1.4-andium, v1.5-variegata and main) casts the initial_default of every column and field without fields of its own, and in formats 0.1-0.3 (v1.3-ossivalis, v1.4-andium) its default_value too, to its type with Value::DefaultCastAs when it loads a snapshot's schema: a text that does not cast fails the load, whether or not a file lacks the column",
+		Error:     "Conversion Error: Could not convert string"}
 	refusedNull = formats.QuirkInfo{Name: "null-metadata-value",
 		Behaviour: "the metadata manager reads nulls_allowed, and path_is_relative where a path is recorded, with GetValue<bool>, which fails on NULL",
 		Error:     "Attempting to get value of a NULL"}
@@ -78,6 +81,11 @@ func (r *Reader) refusal(ctx context.Context, t Table, snap int64) error {
 	}
 	if q, what := r.columnsRefusal(cols); what != "" {
 		return r.refused(q, t, "%s", what)
+	}
+	if what, err := r.defaultCastRefusal(ctx, cols); err != nil {
+		return err
+	} else if what != "" {
+		return r.refused(refusedDefaultCast, t, "%s", what)
 	}
 	if why, err := r.columnsLoadRefusal(ctx, t, cols, snap); err != nil {
 		return err
@@ -186,6 +194,71 @@ func (r *Reader) columnsRefusal(cols []*Column) (formats.QuirkInfo, string) {
 		}
 	}
 	return formats.QuirkInfo{}, ""
+}
+
+// defaultCastRefusal names the first column or field without fields of its
+// own (depth first, in column order) whose initial_default, or, in formats
+// without expression defaults (0.1-0.3), whose default_value, does not cast
+// to its type, which fails every reader's load of the schema
+// (refusedDefaultCast); "" when all cast. A nested column's own defaults
+// are not cast (TransformColumnType takes them only for columns without
+// fields), and 0.4+ readers keep a literal default_value as text and parse
+// an expression (defaultKind). The cast is this DuckDB's TRY_CAST from
+// VARCHAR, the same non-strict cast as DefaultCastAs; a type this DuckDB
+// cannot name in a cast is not judged.
+func (r *Reader) defaultCastRefusal(ctx context.Context, cols []*Column) (string, error) {
+	for _, c := range cols {
+		if len(c.Children) > 0 {
+			if what, err := r.defaultCastRefusal(ctx, c.Children); what != "" || err != nil {
+				return what, err
+			}
+			continue
+		}
+		type cast struct {
+			field string
+			text  *string
+		}
+		texts := []cast{{"initial_default", c.InitialDefault}}
+		if !r.format.Has(formats.CapExpressionDefaults) {
+			texts = append(texts, cast{"default_value", c.DefaultValue})
+		}
+		for _, x := range texts {
+			if x.text == nil {
+				continue
+			}
+			ok, err := r.defaultCasts(ctx, c, *x.text)
+			if err != nil {
+				return "", err
+			}
+			if !ok {
+				return fmt.Sprintf("column %s (id %d): %s %q does not cast to %s (Could not convert string)", c.Name, c.ID, x.field, *x.text, c.Type), nil
+			}
+		}
+	}
+	return "", nil
+}
+
+// defaultCasts tells whether text casts to column c's type, as the readers'
+// DefaultCastAs casts it; true where this DuckDB cannot cast to the type at
+// all (not judged). Memoised by type and text.
+func (r *Reader) defaultCasts(ctx context.Context, c *Column, text string) (bool, error) {
+	dt, err := c.DuckType()
+	if err != nil {
+		return true, nil
+	}
+	key := [2]string{dt, text}
+	if ok, seen := r.meta.defaultCasts[key]; seen {
+		return ok, nil
+	}
+	var ok bool
+	if err := r.conn.QueryRowContext(ctx, "SELECT TRY_CAST("+sqlString(text)+" AS "+dt+") IS NOT NULL").Scan(&ok); err != nil {
+		if ctx.Err() != nil {
+			return false, fmt.Errorf("column %s (id %d): cast %q to %s: %w", c.Name, c.ID, text, dt, err)
+		}
+		ok = true // a type this DuckDB cannot cast to: not judged
+	}
+	r.meta.defaultCasts[key] = ok
+	return ok, nil
 }
 
 // defaultKind is how the catalog's reader takes a column's default_value

@@ -422,8 +422,11 @@ var emptyStringsFixedIn = goversion.Must(goversion.NewVersion("1.5.1"))
 // mapping rows with one column_id the first takes the children
 // (proofVersion v80); v43: mapping siblings of one column_id no entry
 // names as parent are no longer refused (formats.NameMapDuplicate,
-// proofVersion v81).
-const contentsKeyKind = "fdl-formats content pass v43"
+// proofVersion v81); v44: the self-read fails on an initial_default (and,
+// in 0.1-0.3, a default_value) that does not cast to its column's type
+// (uncastable-default), and reads a struct, list or map missing from a
+// file as NULL whatever its initial_default (proofVersion v82).
+const contentsKeyKind = "fdl-formats content pass v44"
 
 // contentsKey names everything a content pass of v reads, or "" (no digest
 // cache, or an object store, whose data files the pass fetches and

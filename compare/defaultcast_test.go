@@ -1,0 +1,143 @@
+package compare
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fdl-formats/fdl-formats/internal/realduckdb"
+	"github.com/fdl-formats/fdl-formats/internal/testduck"
+)
+
+// TestUncastableDefaultsRefused: every DuckLake reader casts each column's
+// initial_default to the column's type when it loads a snapshot's schema
+// (TransformColumnType, src/storage/ducklake_catalog.cpp, Value::
+// DefaultCastAs, in v1.3-ossivalis, v1.4-andium, v1.5-variegata and main),
+// and formats 0.1-0.3 (v1.3-ossivalis, v1.4-andium) its default_value too:
+// a text that does not cast fails the load, so no table of the catalog
+// reads. A column whose files all hold it never reads its initial_default,
+// and the proof read such a catalog (and a copy of it) as equivalent, where
+// every reader of both fails. A nested column's own defaults are never
+// cast (TransformColumnType takes them only for columns without fields),
+// and 0.4+ take a literal default_value as text: both still read.
+func TestUncastableDefaultsRefused(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name, archive, lake, stmt string
+		refused                   bool
+	}{
+		{"1.0 initial_default", "lakes", "05_defaults_not_null",
+			`UPDATE ducklake_column SET initial_default = 'abc' WHERE table_id = 4 AND column_id = 1`, true},
+		{"1.0 initial_default of a struct field", "lakes", "05_defaults_not_null",
+			`UPDATE ducklake_column SET initial_default = 'x1' WHERE table_id = 3 AND column_id = 2`, true},
+		{"1.0 initial_default that casts", "lakes", "05_defaults_not_null",
+			`UPDATE ducklake_column SET initial_default = ' 17 ' WHERE table_id = 4 AND column_id = 1`, false},
+		{"1.0 initial_default of a struct", "lakes", "05_defaults_not_null",
+			`UPDATE ducklake_column SET initial_default = 'abc' WHERE table_id = 3 AND column_id = 1`, false},
+		{"1.0 literal default_value", "lakes", "05_defaults_not_null",
+			`UPDATE ducklake_column SET default_value = 'abc' WHERE table_id = 4 AND column_id = 1`, false},
+		{"0.3 default_value", "lakes-0.3", "02_add_drop_columns",
+			`UPDATE ducklake_column SET default_value = 'abc' WHERE table_id = 1 AND column_id = 1`, true},
+		{"0.3 initial_default", "lakes-0.3", "02_add_drop_columns",
+			`UPDATE ducklake_column SET initial_default = '1.5.2' WHERE table_id = 2 AND column_id = 3`, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			lake, catalog := lastVersion(t, tc.archive, tc.lake)
+			a := tamper(t, catalog, tc.stmt)
+			b := filepath.Join(t.TempDir(), "copy.duckdb")
+			copyFile(t, a, b)
+			rep, err := Catalogs(ctx, a, b, Options{DataPath: filepath.Join(lake, "data")})
+			if !tc.refused {
+				if err != nil {
+					t.Fatalf("want equivalent (every reader loads it), got %v\n%s", err, reportLines(rep))
+				}
+				return
+			}
+			if !errors.Is(err, ErrNotEquivalent) || !hasDifference(rep, "unreadable", "uncastable-default") {
+				t.Fatalf("want both unreadable (uncastable-default), got %v\n%s", err, reportLines(rep))
+			}
+			if !strings.Contains(reportLines(rep), "does not cast") {
+				t.Errorf("the report does not say what fails to cast:\n%s", reportLines(rep))
+			}
+		})
+	}
+}
+
+// TestNestedInitialDefaultIgnored: every DuckLake reader takes an
+// initial_default only for a column without fields (TransformColumnType,
+// src/storage/ducklake_catalog.cpp, in v1.3-ossivalis, v1.4-andium,
+// v1.5-variegata and main: a struct, list or map gets none), so a nested
+// column missing from a data file reads NULL whatever its initial_default
+// says; DuckLake's writers refuse a default on one ("Default value for
+// STRUCT type not supported"). The proof cast the text to the column's
+// type: a struct added with initial_default {'i': 5} read {'i': 5} where
+// every reader reads NULL, and one with a text that does not cast to it
+// could not be read at all.
+func TestNestedInitialDefaultIgnored(t *testing.T) {
+	t.Parallel()
+	lake, catalog := lastVersion(t, "lakes", "05_defaults_not_null")
+	data := filepath.Join(lake, "data")
+	want := map[string]int64{}
+	for row, n := range tableRows(t, catalog, data, "main.nn") {
+		want[strings.TrimSuffix(row, "}")+", 's': NULL}"] += n
+	}
+	for _, def := range []string{`'{''i'': 5}'`, `'not a struct'`, `NULL`} {
+		t.Run(def, func(t *testing.T) {
+			cat := tamper(t, catalog, `INSERT INTO ducklake_column (column_id, begin_snapshot, end_snapshot, table_id, column_order, column_name, column_type, initial_default, default_value, nulls_allowed, parent_column) VALUES
+				(10, 26, NULL, 4, 10, 's', 'struct', `+def+`, NULL, true, NULL),
+				(11, 26, NULL, 4, 11, 'i', 'int32', '7', NULL, true, 10)`)
+			got := tableRows(t, cat, data, "main.nn")
+			if len(got) != len(want) {
+				t.Fatalf("rows %v, want %v (s NULL: the struct is in no file)", got, want)
+			}
+			for row, n := range want {
+				if got[row] != n {
+					t.Fatalf("rows %v, want %v (s NULL: the struct is in no file)", got, want)
+				}
+			}
+		})
+	}
+}
+
+// TestDefaultCastsAsRealReleases holds defaultCastRefusal's judge, this
+// DuckDB's TRY_CAST from VARCHAR, to the releases whose DefaultCastAs the
+// readers of each format run (DuckDB 1.3.0 to 1.5.1, and 2.0.0): each
+// text below casts, or does not, alike in every one.
+func TestDefaultCastsAsRealReleases(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	var stmts []string
+	for _, c := range []struct{ text, typ string }{
+		{"abc", "INTEGER"}, {" 17 ", "INTEGER"}, {"1.5.2", "INTEGER"}, {"x1", "INTEGER"},
+		{"1e3", "INTEGER"}, {"2.5", "INTEGER"}, {"NULL", "INTEGER"}, {"", "INTEGER"},
+		{"99999999999", "INTEGER"}, {"true", "BOOLEAN"}, {"maybe", "BOOLEAN"},
+		{"12.345678", "DECIMAL(18,6)"}, {"2024-06-15 12:34:56", "TIMESTAMP"}, {"2024-13-01", "DATE"},
+		{"12345678-1234-1234-1234-123456789012", "UUID"}, {"not-a-uuid", "UUID"}, {"\\xZZ", "BLOB"},
+	} {
+		stmts = append(stmts, "SELECT TRY_CAST("+sqlString(c.text)+" AS "+c.typ+") IS NOT NULL AS casts")
+	}
+	db := testduck.Open(t, "")
+	ref, err := realduckdb.ReadQueriesLinked(ctx, db, stmts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rel := range realduckdb.Releases {
+		bin, err := realduckdb.Build(ctx, rel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := realduckdb.ReadQueries(ctx, bin, stmts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, q := range rep.Queries {
+			if w := ref.Queries[i]; q.Error != "" || w.Error != "" || q.Digest != w.Digest {
+				t.Errorf("DuckDB %s: %s: %+v, linked %+v", rel.DuckDB, stmts[i], q, w)
+			}
+		}
+	}
+}
