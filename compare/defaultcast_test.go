@@ -21,28 +21,45 @@ import (
 // and the proof read such a catalog (and a copy of it) as equivalent, where
 // every reader of both fails. A nested column's own defaults are never
 // cast (TransformColumnType takes them only for columns without fields),
-// and 0.4+ take a literal default_value as text: both still read.
+// and 0.4+ take a literal default_value as text: both still read. 0.4+
+// parse an expression default_value (Parser::ParseExpressionList, in
+// v1.5-variegata and main) as they load: one that is not one plain
+// expression fails the load too.
 func TestUncastableDefaultsRefused(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
+	const (
+		cast  = "uncastable-default"
+		parse = "unparsable-default-expression"
+	)
 	for _, tc := range []struct {
 		name, archive, lake, stmt string
-		refused                   bool
+		refused                   string // the refusal both catalogs get ("" none)
 	}{
 		{"1.0 initial_default", "lakes", "05_defaults_not_null",
-			`UPDATE ducklake_column SET initial_default = 'abc' WHERE table_id = 4 AND column_id = 1`, true},
+			`UPDATE ducklake_column SET initial_default = 'abc' WHERE table_id = 4 AND column_id = 1`, cast},
 		{"1.0 initial_default of a struct field", "lakes", "05_defaults_not_null",
-			`UPDATE ducklake_column SET initial_default = 'x1' WHERE table_id = 3 AND column_id = 2`, true},
+			`UPDATE ducklake_column SET initial_default = 'x1' WHERE table_id = 3 AND column_id = 2`, cast},
 		{"1.0 initial_default that casts", "lakes", "05_defaults_not_null",
-			`UPDATE ducklake_column SET initial_default = ' 17 ' WHERE table_id = 4 AND column_id = 1`, false},
+			`UPDATE ducklake_column SET initial_default = ' 17 ' WHERE table_id = 4 AND column_id = 1`, ""},
 		{"1.0 initial_default of a struct", "lakes", "05_defaults_not_null",
-			`UPDATE ducklake_column SET initial_default = 'abc' WHERE table_id = 3 AND column_id = 1`, false},
+			`UPDATE ducklake_column SET initial_default = 'abc' WHERE table_id = 3 AND column_id = 1`, ""},
 		{"1.0 literal default_value", "lakes", "05_defaults_not_null",
-			`UPDATE ducklake_column SET default_value = 'abc' WHERE table_id = 4 AND column_id = 1`, false},
+			`UPDATE ducklake_column SET default_value = 'abc' WHERE table_id = 4 AND column_id = 1`, ""},
+		{"1.0 expression that does not parse", "lakes", "05_defaults_not_null",
+			`UPDATE ducklake_column SET default_value = 'round(' WHERE table_id = 1 AND column_id = 2 AND end_snapshot IS NULL`, parse},
+		{"1.0 two expressions", "lakes", "05_defaults_not_null",
+			`UPDATE ducklake_column SET default_value = '1, 2' WHERE table_id = 1 AND column_id = 2 AND end_snapshot IS NULL`, parse},
+		{"1.0 expression with ORDER BY", "lakes", "05_defaults_not_null",
+			`UPDATE ducklake_column SET default_value = '1 ORDER BY 1' WHERE table_id = 1 AND column_id = 2 AND end_snapshot IS NULL`, parse},
+		{"1.0 expression with WHERE", "lakes", "05_defaults_not_null",
+			`UPDATE ducklake_column SET default_value = '1 WHERE true' WHERE table_id = 1 AND column_id = 2 AND end_snapshot IS NULL`, parse},
+		{"1.0 expression that parses", "lakes", "05_defaults_not_null",
+			`UPDATE ducklake_column SET default_value = 'round(pi()) + 1' WHERE table_id = 1 AND column_id = 2 AND end_snapshot IS NULL`, ""},
 		{"0.3 default_value", "lakes-0.3", "02_add_drop_columns",
-			`UPDATE ducklake_column SET default_value = 'abc' WHERE table_id = 1 AND column_id = 1`, true},
+			`UPDATE ducklake_column SET default_value = 'abc' WHERE table_id = 1 AND column_id = 1`, cast},
 		{"0.3 initial_default", "lakes-0.3", "02_add_drop_columns",
-			`UPDATE ducklake_column SET initial_default = '1.5.2' WHERE table_id = 2 AND column_id = 3`, true},
+			`UPDATE ducklake_column SET initial_default = '1.5.2' WHERE table_id = 2 AND column_id = 3`, cast},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -51,17 +68,17 @@ func TestUncastableDefaultsRefused(t *testing.T) {
 			b := filepath.Join(t.TempDir(), "copy.duckdb")
 			copyFile(t, a, b)
 			rep, err := Catalogs(ctx, a, b, Options{DataPath: filepath.Join(lake, "data")})
-			if !tc.refused {
+			if tc.refused == "" {
 				if err != nil {
 					t.Fatalf("want equivalent (every reader loads it), got %v\n%s", err, reportLines(rep))
 				}
 				return
 			}
-			if !errors.Is(err, ErrNotEquivalent) || !hasDifference(rep, "unreadable", "uncastable-default") {
-				t.Fatalf("want both unreadable (uncastable-default), got %v\n%s", err, reportLines(rep))
+			if !errors.Is(err, ErrNotEquivalent) || !hasDifference(rep, "unreadable", tc.refused) {
+				t.Fatalf("want both unreadable (%s), got %v\n%s", tc.refused, err, reportLines(rep))
 			}
-			if !strings.Contains(reportLines(rep), "does not cast") {
-				t.Errorf("the report does not say what fails to cast:\n%s", reportLines(rep))
+			if what := map[string]string{cast: "does not cast", parse: "is not one expression"}[tc.refused]; !strings.Contains(reportLines(rep), what) {
+				t.Errorf("the report does not say %q:\n%s", what, reportLines(rep))
 			}
 		})
 	}

@@ -299,7 +299,9 @@ import (
 // v82: a column or field without fields whose initial_default (and, in
 // 0.1-0.3, default_value) does not cast to its type is unreadable
 // (uncastable-default): every reader's schema load casts it, where the
-// proof used it only for files lacking the column; and a column with
+// proof used it only for files lacking the column; so is a 0.4+
+// expression default_value that is not one plain expression
+// (unparsable-default-expression); and a column with
 // fields missing from a file reads NULL, its own initial_default ignored
 // as every reader ignores it (was cast to the column's type).
 const proofVersion = "fdl-formats proof v82"

@@ -34,6 +34,9 @@ var (
 	refusedDefaultCast = formats.QuirkInfo{Name: "uncastable-default",
 		Behaviour: "TransformColumnType (src/storage/ducklake_catalog.cpp, v1.3-ossivalis, v1.4-andium, v1.5-variegata and main) casts the initial_default of every column and field without fields of its own, and in formats 0.1-0.3 (v1.3-ossivalis, v1.4-andium) its default_value too, to its type with Value::DefaultCastAs when it loads a snapshot's schema: a text that does not cast fails the load, whether or not a file lacks the column",
 		Error:     "Conversion Error: Could not convert string"}
+	refusedDefaultExpr = formats.QuirkInfo{Name: "unparsable-default-expression",
+		Behaviour: "TransformColumnType (formats 0.4+: v1.5-variegata and main) parses a default_value whose default_value_type is 'expression' with Parser::ParseExpressionList when it loads a snapshot's schema: text that does not parse after SELECT as one plain expression list, or parses as more than one expression, fails the load",
+		Error:     "Parser Error / Expected a single expression"}
 	refusedNull = formats.QuirkInfo{Name: "null-metadata-value",
 		Behaviour: "the metadata manager reads nulls_allowed, and path_is_relative where a path is recorded, with GetValue<bool>, which fails on NULL",
 		Error:     "Attempting to get value of a NULL"}
@@ -82,10 +85,10 @@ func (r *Reader) refusal(ctx context.Context, t Table, snap int64) error {
 	if q, what := r.columnsRefusal(cols); what != "" {
 		return r.refused(q, t, "%s", what)
 	}
-	if what, err := r.defaultCastRefusal(ctx, cols); err != nil {
+	if q, what, err := r.defaultCastRefusal(ctx, cols); err != nil {
 		return err
 	} else if what != "" {
-		return r.refused(refusedDefaultCast, t, "%s", what)
+		return r.refused(q, t, "%s", what)
 	}
 	if why, err := r.columnsLoadRefusal(ctx, t, cols, snap); err != nil {
 		return err
@@ -199,18 +202,20 @@ func (r *Reader) columnsRefusal(cols []*Column) (formats.QuirkInfo, string) {
 // defaultCastRefusal names the first column or field without fields of its
 // own (depth first, in column order) whose initial_default, or, in formats
 // without expression defaults (0.1-0.3), whose default_value, does not cast
-// to its type, which fails every reader's load of the schema
-// (refusedDefaultCast); "" when all cast. A nested column's own defaults
+// to its type (refusedDefaultCast), or, in 0.4+, whose expression
+// default_value does not parse as one expression (refusedDefaultExpr),
+// either of which fails every reader's load of the schema; "" when all
+// load. A nested column's own defaults
 // are not cast (TransformColumnType takes them only for columns without
 // fields), and 0.4+ readers keep a literal default_value as text and parse
 // an expression (defaultKind). The cast is this DuckDB's TRY_CAST from
 // VARCHAR, the same non-strict cast as DefaultCastAs; a type this DuckDB
 // cannot name in a cast is not judged.
-func (r *Reader) defaultCastRefusal(ctx context.Context, cols []*Column) (string, error) {
+func (r *Reader) defaultCastRefusal(ctx context.Context, cols []*Column) (formats.QuirkInfo, string, error) {
 	for _, c := range cols {
 		if len(c.Children) > 0 {
-			if what, err := r.defaultCastRefusal(ctx, c.Children); what != "" || err != nil {
-				return what, err
+			if q, what, err := r.defaultCastRefusal(ctx, c.Children); what != "" || err != nil {
+				return q, what, err
 			}
 			continue
 		}
@@ -228,14 +233,54 @@ func (r *Reader) defaultCastRefusal(ctx context.Context, cols []*Column) (string
 			}
 			ok, err := r.defaultCasts(ctx, c, *x.text)
 			if err != nil {
-				return "", err
+				return formats.QuirkInfo{}, "", err
 			}
 			if !ok {
-				return fmt.Sprintf("column %s (id %d): %s %q does not cast to %s (Could not convert string)", c.Name, c.ID, x.field, *x.text, c.Type), nil
+				return refusedDefaultCast, fmt.Sprintf("column %s (id %d): %s %q does not cast to %s (Could not convert string)", c.Name, c.ID, x.field, *x.text, c.Type), nil
+			}
+		}
+		if r.defaultKind(c) == "expression" {
+			ok, err := r.defaultParses(ctx, *c.DefaultValue)
+			if err != nil {
+				return formats.QuirkInfo{}, "", fmt.Errorf("column %s (id %d): parse default_value %q: %w", c.Name, c.ID, *c.DefaultValue, err)
+			}
+			if !ok {
+				return refusedDefaultExpr, fmt.Sprintf("column %s (id %d): default_value %q (default_value_type expression) is not one expression", c.Name, c.ID, *c.DefaultValue), nil
 			}
 		}
 	}
-	return "", nil
+	return formats.QuirkInfo{}, "", nil
+}
+
+// defaultParses tells whether Parser::ParseExpressionList, which 0.4+
+// readers run on an expression default_value as they load the schema,
+// returns one expression for text: "SELECT " + text parses as one SELECT
+// node, without modifiers (ORDER BY, LIMIT, DISTINCT), WHERE, GROUP BY,
+// HAVING, QUALIFY or SAMPLE, with one expression in its list (else
+// "Expected a single expression"). Read through this DuckDB's
+// json_serialize_sql, whose parse is the same parser's. Memoised.
+func (r *Reader) defaultParses(ctx context.Context, text string) (bool, error) {
+	key := [2]string{"\x00expression", text}
+	if ok, seen := r.meta.defaultCasts[key]; seen {
+		return ok, nil
+	}
+	var ok bool
+	err := r.conn.QueryRowContext(ctx, `SELECT coalesce(NOT (json_extract_string(j, '$.error'))::BOOLEAN
+		AND json_array_length(j, '$.statements') = 1
+		AND json_extract_string(j, '$.statements[0].node.type') = 'SELECT_NODE'
+		AND json_array_length(j, '$.statements[0].node.modifiers') = 0
+		AND json_array_length(j, '$.statements[0].node.select_list') = 1
+		AND json_array_length(j, '$.statements[0].node.group_expressions') = 0
+		AND json_extract_string(j, '$.statements[0].node.where_clause') IS NULL
+		AND json_extract_string(j, '$.statements[0].node.having') IS NULL
+		AND json_extract_string(j, '$.statements[0].node.qualify') IS NULL
+		AND json_extract_string(j, '$.statements[0].node.sample') IS NULL, false)
+		FROM (SELECT json_serialize_sql(`+sqlString("SELECT "+text)+`) AS j)`).Scan(&ok)
+	if err != nil {
+		return false, err
+	}
+	r.meta.defaultCasts[key] = ok
+	return ok, nil
 }
 
 // defaultCasts tells whether text casts to column c's type, as the readers'

@@ -424,7 +424,8 @@ var emptyStringsFixedIn = goversion.Must(goversion.NewVersion("1.5.1"))
 // names as parent are no longer refused (formats.NameMapDuplicate,
 // proofVersion v81); v44: the self-read fails on an initial_default (and,
 // in 0.1-0.3, a default_value) that does not cast to its column's type
-// (uncastable-default), and reads a struct, list or map missing from a
+// (uncastable-default) and on a 0.4+ expression default that is not one
+// expression (unparsable-default-expression), and reads a struct, list or map missing from a
 // file as NULL whatever its initial_default (proofVersion v82).
 const contentsKeyKind = "fdl-formats content pass v44"
 
