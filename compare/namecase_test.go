@@ -168,3 +168,81 @@ func tableRows(t *testing.T, catalog, data, table string) map[string]int64 {
 	}
 	return rows
 }
+
+// TestMappedNameAfterRenamedDuplicate: read_parquet without a schema map
+// renames a file column whose name equals an earlier one's ignoring ASCII
+// case (KEYX, then keyx as keyx_1), and a later column named as that
+// rename in turn (KEYX_1 as KEYX_1_1), while a query's column names match
+// ignoring case: "KEYX_1" named the second KEYX. DuckDB's NameMapper,
+// through which every DuckLake reader matches a name mapping's source
+// (MapColumns, then BY_NAME), sees the file's own names: KEYX_1 is the
+// fourth column. Files mapped by position in 1.0 and 1.1 go the same way
+// (CreatePositionalMapping in v1.5-variegata and main names each column by
+// the file's name). The proof read "second" where every reader reads
+// "third".
+func TestMappedNameAfterRenamedDuplicate(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	lake, catalog := lastVersion(t, "lakes", "19_add_data_files")
+	cat, data := copyLake(t, catalog, filepath.Join(lake, "data"))
+	f := filepath.Join(data, "main", "ext", "f5_extra.parquet")
+	w := openForTest(t, cat, data)
+	// DuckDB's COPY renames a second "keyx" (any case): write qqqx and
+	// rename it in the file's bytes (same length, footer intact).
+	if _, err := w.conn.ExecContext(ctx, `COPY (SELECT 1::INT AS col1, 'first' AS "KEYX", 'second' AS "qqqx", 'third' AS "KEYX_1") TO `+sqlString(f)+` (FORMAT parquet)`); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(f, bytes.ReplaceAll(b, []byte("qqqx"), []byte("keyx")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	execCatalog(t, cat,
+		`INSERT INTO ducklake_column_mapping VALUES (20, 1, 'map_by_name')`,
+		`INSERT INTO ducklake_name_mapping VALUES (20, 0, 'col1', 1, NULL, false), (20, 1, 'KEYX_1', 2, NULL, false)`,
+		`UPDATE ducklake_data_file SET mapping_id = 20 WHERE data_file_id = 7`)
+	rows := tableRows(t, cat, data, "main.ext")
+	var got []string
+	for row := range rows {
+		if strings.Contains(row, "first") || strings.Contains(row, "second") || strings.Contains(row, "third") {
+			got = append(got, row)
+		}
+	}
+	if len(got) != 1 || !strings.Contains(got[0], "'col2': third") {
+		t.Errorf("rows of data file 7: %v, want col2 'third' (the column named KEYX_1 in the file)", got)
+	}
+}
+
+// TestPositionalNameAfterRenamedDuplicate: a file without field ids and
+// without a name mapping is read by position in 1.0 and 1.1
+// (DuckLakeNameMap::CreatePositionalMapping, src/common/ducklake_name_map.cpp
+// in v1.5-variegata and main), each table column then named by its file
+// column's name and matched through DuckDB's NameMapper: of KEYX and keyx
+// the first, and KEYX_1 the third column. read_parquet, which renamed keyx
+// to keyx_1, made "KEYX_1" name the second column: col3 (TINYINT) read the
+// text 'x' and the read failed, where every reader reads 3.
+func TestPositionalNameAfterRenamedDuplicate(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	lake, catalog := lastVersion(t, "lakes", "19_add_data_files")
+	cat, data := copyLake(t, catalog, filepath.Join(lake, "data"))
+	f := filepath.Join(data, "main", "ext", "f5_extra.parquet")
+	w := openForTest(t, cat, data)
+	if _, err := w.conn.ExecContext(ctx, `COPY (SELECT 1::INT AS "KEYX", 'x' AS "qqqx", 3::INT AS "KEYX_1") TO `+sqlString(f)+` (FORMAT parquet)`); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(f, bytes.ReplaceAll(b, []byte("qqqx"), []byte("keyx")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	execCatalog(t, cat, `UPDATE ducklake_data_file SET mapping_id = NULL WHERE data_file_id = 7`)
+	rows := tableRows(t, cat, data, "main.ext")
+	if want := "{'id': 1, 'col2': 1, 'col3': 3}"; rows[want] != 1 {
+		t.Errorf("rows %v, want %s (col2 from KEYX, the first of KEYX and keyx; col3 from KEYX_1)", rows, want)
+	}
+}

@@ -29,7 +29,8 @@ func (r *Reader) projectByMapping(ctx context.Context, t Table, f DataFile, src 
 	if root == nil {
 		return projection{}, &UnsupportedError{What: "encrypted file with a name mapping"}
 	}
-	p := projection{from: fmt.Sprintf("read_parquet(%s, file_row_number = true, hive_partitioning = false%s)", src, kp)}
+	alias, col := byPositionNames(root)
+	p := projection{from: fmt.Sprintf("read_parquet(%s, file_row_number = true, hive_partitioning = false%s)%s", src, kp, alias)}
 	for _, c := range cols {
 		pc, me := byMapping{}.match(root, c, mapping)
 		var e string
@@ -39,20 +40,44 @@ func (r *Reader) projectByMapping(ctx context.Context, t Table, f DataFile, src 
 		case pc == nil:
 			e, err = c.defaultExpr()
 		default:
-			e, err = valueExpr(ident(pc.Name), pc, c, byMapping{}, me, 0)
+			e, err = valueExpr(col(pc), pc, c, byMapping{}, me, 0)
 		}
 		if err != nil {
 			return projection{}, err
 		}
 		p.sel = append(p.sel, e+" AS "+ident(c.Name))
 	}
-	if root.childByName("_ducklake_internal_row_id") != nil {
-		p.rowCol = ident("_ducklake_internal_row_id")
+	if pc := root.childByName("_ducklake_internal_row_id"); pc != nil {
+		p.rowCol = col(pc)
 	}
-	if root.childByName("_ducklake_internal_snapshot_id") != nil {
-		p.snapCol = ident("_ducklake_internal_snapshot_id")
+	if pc := root.childByName("_ducklake_internal_snapshot_id"); pc != nil {
+		p.snapCol = col(pc)
 	}
 	return p, nil
+}
+
+// byPositionNames names a file's top-level columns by position, for a
+// read_parquet call without a schema map: the alias to put after the call
+// (AS __fdl_file("__fdl_c0", ...)) and each column's reference.
+// read_parquet itself renames a column whose name equals an earlier one's
+// ignoring ASCII case (KEYX after keyx becomes KEYX_1, and a later KEYX_1
+// then KEYX_1_1) and a query matches names ignoring case, so a file's own
+// name could reach another column: "KEYX_1" read the second KEYX where
+// DuckDB's NameMapper, which every DuckLake reader maps names through, and
+// the positional mapping of 1.0 and 1.1 read the column named KEYX_1
+// (TestMappedNameAfterRenamedDuplicate). The alias list renames by
+// position; the virtual columns (file_row_number, file_index) keep theirs.
+func byPositionNames(root *pnode) (alias string, col func(*pnode) string) {
+	names := make([]string, len(root.Children))
+	at := make(map[*pnode]string, len(root.Children))
+	for i, c := range root.Children {
+		names[i] = ident(fmt.Sprintf("__fdl_c%d", i))
+		at[c] = names[i]
+	}
+	if len(names) == 0 {
+		return "", func(*pnode) string { return "" }
+	}
+	return " AS __fdl_file(" + strings.Join(names, ", ") + ")", func(c *pnode) string { return at[c] }
 }
 
 // projectUnmapped reads a file without a name mapping whose top-level
@@ -67,20 +92,24 @@ func (r *Reader) projectByMapping(ctx context.Context, t Table, f DataFile, src 
 // snapshots are found by field id, as every reader finds them
 // (TryFindColumnByFieldId).
 func (r *Reader) projectUnmapped(src string, root *pnode, cols []*Column, kp string) (projection, error) {
-	p := projection{from: fmt.Sprintf("read_parquet(%s, file_row_number = true, hive_partitioning = false%s)", src, kp)}
+	alias, col := byPositionNames(root)
+	p := projection{from: fmt.Sprintf("read_parquet(%s, file_row_number = true, hive_partitioning = false%s)%s", src, kp, alias)}
 	byPosition := !r.format.ReadsWith(formats.QuirkUnmappedFilesNull)
 	for i, c := range cols {
 		var pc *pnode
 		switch {
 		case byPosition && i < len(root.Children):
-			pc = root.Children[i]
+			// CreatePositionalMapping names the column by the file's
+			// i-th name, which NameMapper then finds: the first column
+			// of that name in any ASCII letter case.
+			pc = root.childByName(root.Children[i].Name)
 		case !byPosition:
 			pc = root.childByLeadingID(c.ID)
 		}
 		var e string
 		var err error
 		if pc != nil {
-			e, err = valueExpr(ident(pc.Name), pc, c, byFieldID{}, nil, 0)
+			e, err = valueExpr(col(pc), pc, c, byFieldID{}, nil, 0)
 		} else {
 			e, err = c.defaultExpr()
 		}
@@ -90,10 +119,10 @@ func (r *Reader) projectUnmapped(src string, root *pnode, cols []*Column, kp str
 		p.sel = append(p.sel, e+" AS "+ident(c.Name))
 	}
 	if pc := root.childByID(rowIDFieldID); pc != nil {
-		p.rowCol = ident(pc.Name)
+		p.rowCol = col(pc)
 	}
 	if pc := root.childByID(snapshotFieldID); pc != nil {
-		p.snapCol = ident(pc.Name)
+		p.snapCol = col(pc)
 	}
 	return p, nil
 }

@@ -303,7 +303,11 @@ import (
 // expression default_value that is not one plain expression
 // (unparsable-default-expression); and a column with
 // fields missing from a file reads NULL, its own initial_default ignored
-// as every reader ignores it (was cast to the column's type).
+// as every reader ignores it (was cast to the column's type); a file
+// read without a schema map (name-mapped, or by position) has its
+// columns read by position after matching them by name, so that
+// read_parquet's renaming of case-duplicate names (keyx -> keyx_1) cannot
+// make a name reach another column.
 const proofVersion = "fdl-formats proof v82"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing

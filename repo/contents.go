@@ -426,7 +426,9 @@ var emptyStringsFixedIn = goversion.Must(goversion.NewVersion("1.5.1"))
 // in 0.1-0.3, a default_value) that does not cast to its column's type
 // (uncastable-default) and on a 0.4+ expression default that is not one
 // expression (unparsable-default-expression), and reads a struct, list or map missing from a
-// file as NULL whatever its initial_default (proofVersion v82).
+// file as NULL whatever its initial_default, and reads a name-mapped or
+// positional file's columns by position after matching their names
+// (proofVersion v82).
 const contentsKeyKind = "fdl-formats content pass v44"
 
 // contentsKey names everything a content pass of v reads, or "" (no digest
