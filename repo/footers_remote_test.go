@@ -54,25 +54,7 @@ func TestRemotePlanReadsFooters(t *testing.T) {
 			return st
 		}},
 		{"footer quirks", "string-stats-invalid-utf8", []string{"0.3", "0.4"}, false, quirksLake},
-		{"struct-skip", "struct-nulls-after-skipped-vector", []string{"0.3", "0.4"}, true, func(t *testing.T) *local.Store {
-			// A vector of NULL structs deleted before a read one of
-			// non-NULL structs (convert's TestStructNullsAfterSkippedVector).
-			dir := filepath.Join(t.TempDir(), "lake")
-			col := lakegen.Column{Name: "col", Type: "STRUCT", Fields: []lakegen.Column{{Name: "a", Type: "VARCHAR"}, {Name: "b", Type: "DOUBLE"}}}
-			if _, err := lakegen.Repository(ctx, dir, lakegen.Spec{Name: "skip", Versions: []lakegen.Version{{Message: "v1", Snapshots: []lakegen.Snapshot{
-				{lakegen.CreateTable{Table: "t", Columns: []lakegen.Column{{Name: "id", Type: "BIGINT"}, col}}},
-				{lakegen.Insert{Table: "t", Select: "SELECT i, CASE WHEN i >= 2048 AND i < 4096 THEN NULL ELSE {a: 'hello', b: 42.0} END FROM range(8192) t(i)"}},
-				{lakegen.Delete{Table: "t", Where: "col IS NULL"}},
-			}}}}); err != nil {
-				t.Fatal(err)
-			}
-			st, err := local.New(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			setFormats(t, dir, `[{"ducklake": "0.3"}, {"ducklake": "0.4"}, {"ducklake": "1.0"}]`)
-			return st
-		}},
+		{"struct-skip", "struct-nulls-after-skipped-vector", []string{"0.3", "0.4"}, true, structSkipLake},
 	}
 	srv := s3test.Start(t)
 	for _, tc := range cases {
@@ -151,6 +133,109 @@ func TestRemotePlanReadsFooters(t *testing.T) {
 			}
 		})
 	}
+}
+
+// structSkipLake is a repository whose one data file holds a vector of
+// NULL structs deleted before a read one of non-NULL structs (convert's
+// TestStructNullsAfterSkippedVector): the struct-skip check refuses 0.3
+// and 0.4 (declared with 1.0), reading the rows of its delete file.
+func structSkipLake(t *testing.T) *local.Store {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "lake")
+	col := lakegen.Column{Name: "col", Type: "STRUCT", Fields: []lakegen.Column{{Name: "a", Type: "VARCHAR"}, {Name: "b", Type: "DOUBLE"}}}
+	if _, err := lakegen.Repository(context.Background(), dir, lakegen.Spec{Name: "skip", Versions: []lakegen.Version{{Message: "v1", Snapshots: []lakegen.Snapshot{
+		{lakegen.CreateTable{Table: "t", Columns: []lakegen.Column{{Name: "id", Type: "BIGINT"}, col}}},
+		{lakegen.Insert{Table: "t", Select: "SELECT i, CASE WHEN i >= 2048 AND i < 4096 THEN NULL ELSE {a: 'hello', b: 42.0} END FROM range(8192) t(i)"}},
+		{lakegen.Delete{Table: "t", Where: "col IS NULL"}},
+	}}}}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := local.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	setFormats(t, dir, `[{"ducklake": "0.3"}, {"ducklake": "0.4"}, {"ducklake": "1.0"}]`)
+	return st
+}
+
+// TestRemotePlanMissingDeleteFile: the struct-skip check reads the rows
+// of a data file's delete files; a bucket's cache fetches each where it is
+// read (convert.FooterSource's Fetch). A delete file the store lacks
+// failed the whole bucket plan there ("data file ...-delete.parquet: ...
+// not found"), where the local plan leaves it to the proof (the check
+// skips it, the cell is planned as the others): the bucket's and the web
+// site's plans (its server honouring Range or not) now give the local
+// plan's verdicts.
+func TestRemotePlanMissingDeleteFile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("checks conversions")
+	}
+	ctx := context.Background()
+	st := structSkipLake(t)
+	n := 0
+	err := filepath.WalkDir(st.Root(), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, "-delete.parquet") {
+			n++
+			return os.Remove(p)
+		}
+		return err
+	})
+	if err != nil || n != 1 {
+		t.Fatalf("removing the delete file: %d removed, %v", n, err)
+	}
+	opts := Options{Formats: []string{"0.4"}}
+	m, err := Plan(ctx, st, opts)
+	if err != nil {
+		t.Fatalf("local plan: %v", err)
+	}
+	want := verdicts(m)
+	if len(want) == 0 {
+		t.Fatal("local plan: no cell")
+	}
+	srv := s3test.Start(t)
+	bucket := srv.Bucket(t)
+	srv.Upload(t, st.Root(), bucket, "lake")
+	bst, err := s3.New(ctx, bucket, "lake", s3.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ranged, err := httpstore.New(webtest.Serve(t, st.Root(), webtest.Options{})+"/", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := httpstore.New(webtest.Serve(t, st.Root(), webtest.Options{IgnoreRange: true})+"/", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, remote := range []struct {
+		name string
+		st   store.Store
+	}{{"bucket", bst}, {"web site", ranged}, {"web site ignoring Range", whole}} {
+		ropts := opts
+		ropts.Cache = t.TempDir()
+		m, err := Plan(ctx, remote.st, ropts)
+		if err != nil {
+			t.Errorf("%s plan: %v, want the local plan's verdicts %v", remote.name, err, want)
+			continue
+		}
+		got := verdicts(m)
+		for k, w := range want {
+			if got[k] != w {
+				t.Errorf("%s plan: cell %s is %q, the local plan's %q (%s)", remote.name, k, got[k], w, cellReasons(m))
+			}
+		}
+	}
+}
+
+// cellReasons is the reasons the cells of a plan give, for a message.
+func cellReasons(m *Matrix) string {
+	var out []string
+	for _, v := range m.Versions {
+		for _, c := range v.Cells {
+			out = append(out, c.Reasons...)
+		}
+	}
+	return strings.Join(out, "; ")
 }
 
 // verdicts is each cell of a plan, by version and format: its state and

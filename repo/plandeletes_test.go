@@ -9,7 +9,9 @@ import (
 	"testing"
 
 	"github.com/fdl-formats/fdl-formats/internal/s3test"
+	"github.com/fdl-formats/fdl-formats/internal/webtest"
 	"github.com/fdl-formats/fdl-formats/lakegen"
+	"github.com/fdl-formats/fdl-formats/store/httpstore"
 	"github.com/fdl-formats/fdl-formats/store/local"
 	"github.com/fdl-formats/fdl-formats/store/s3"
 )
@@ -20,7 +22,8 @@ import (
 // a data file's), not the whole file, and gives every cell the local
 // plan's verdict. It downloaded every delete file whole into the cache
 // before the check: here a delete file of 200,000 positions, about the
-// size of the lake's data.
+// size of the lake's data. A web site's plan, its server honouring Range
+// or not, gives the same verdicts.
 func TestRemotePlanDeleteFileFooters(t *testing.T) {
 	if testing.Short() {
 		t.Skip("checks conversions")
@@ -93,4 +96,23 @@ func TestRemotePlanDeleteFileFooters(t *testing.T) {
 		}
 		return nil
 	})
+	// A web site's delete files are fetched whole (its server may ignore
+	// Range): one that honours Range and one that answers every read with
+	// the whole file give the local plan's verdicts too.
+	for _, ignore := range []bool{false, true} {
+		wst, err := httpstore.New(webtest.Serve(t, dir, webtest.Options{IgnoreRange: ignore})+"/", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := Plan(ctx, wst, Options{Cache: t.TempDir()})
+		if err != nil {
+			t.Fatalf("web site (ignoring Range: %v) plan: %v", ignore, err)
+		}
+		got := verdicts(m)
+		for k, w := range want {
+			if got[k] != w {
+				t.Errorf("web site (ignoring Range: %v) plan: cell %s is %q, the local plan's %q", ignore, k, got[k], w)
+			}
+		}
+	}
 }

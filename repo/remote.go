@@ -529,6 +529,14 @@ func (rm *remote) ensureFiles(ctx context.Context, stored []compare.StoredFile, 
 			} else {
 				errs[i] = rm.dataFile(ctx, f)
 			}
+			if rm.cacheDir != "" && scope == fetchConversion && f.Delete && errors.Is(errs[i], fs.ErrNotExist) && ctx.Err() == nil {
+				// A delete file the store lacks: left to the proof, as
+				// a conversion's check leaves one the data folder lacks
+				// (a local plan's); it failed a web site's plan, whose
+				// delete files are fetched here
+				// (TestRemotePlanMissingDeleteFile).
+				errs[i] = nil
+			}
 		}()
 	}
 	wg.Wait()
