@@ -392,40 +392,30 @@ func (r *Reader) init(ctx context.Context, opts ReaderOptions) error {
 		}
 		return openFailed(r.path, attachFailure(err.Error(), r.path), fmt.Errorf("%w: attach catalog %s: %w", ErrIncomparable, oneline.Name(r.path), err))
 	}
-	rows, err := r.conn.QueryContext(ctx, `SELECT table_name, column_name, data_type FROM duckdb_columns() WHERE database_name = 'cat' AND schema_name = 'main' ORDER BY table_name, column_index`)
+	// One statement lists the metadata schema's columns, the objects named
+	// like DuckLake tables and the statements of its tables with a
+	// collation or a generated column (formats.ReadListing).
+	listing, err := formats.ReadListing(ctx, r.conn, "cat", "main")
 	if err != nil {
 		return fmt.Errorf("read layout of %s: %w", oneline.Name(r.path), err)
 	}
 	r.layout = formats.Layout{}
 	r.dynamic = map[string][]string{}
 	r.columnTypes = map[[2]string]string{}
-	for rows.Next() {
-		var t, c, typ string
-		if err := rows.Scan(&t, &c, &typ); err != nil {
-			rows.Close()
-			return fmt.Errorf("read layout of %s: %w", oneline.Name(r.path), err)
-		}
-		r.columnTypes[[2]string{t, c}] = typ
-		if isInlinedName(t) {
-			r.dynamic[t] = append(r.dynamic[t], c)
+	for _, c := range listing.Columns {
+		r.columnTypes[[2]string{c.Table, c.Name}] = c.Type
+		if isInlinedName(c.Table) {
+			r.dynamic[c.Table] = append(r.dynamic[c.Table], c.Name)
 		} else {
-			r.layout[t] = append(r.layout[t], c)
+			r.layout[c.Table] = append(r.layout[c.Table], c.Name)
 		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("read layout of %s: %w", oneline.Name(r.path), err)
 	}
 	// The layout above lists views too (checked before any is queried,
 	// the registrations included): a view (or a sequence, a table of another
 	// schema) named like a DuckLake table is refused, as it would answer
 	// DuckLake's queries in the table's place.
 	if !opts.ListOnly {
-		objs, err := formats.ReadObjects(ctx, r.conn, "cat")
-		if err != nil {
-			return fmt.Errorf("read objects of %s: %w", oneline.Name(r.path), err)
-		}
-		if err := formats.CheckObjects(r.path, objs, "main"); err != nil {
+		if err := formats.CheckObjects(r.path, listing.Objects, "main"); err != nil {
 			return fmt.Errorf("%w: %w", ErrIncomparable, err)
 		}
 		if err := r.registeredTables(ctx); err != nil {
@@ -467,10 +457,7 @@ func (r *Reader) init(ctx context.Context, opts ReaderOptions) error {
 	// Detect reads the columns' names; their types are held to the
 	// format's too: DuckLake's readers compare and cast the columns as
 	// the types they write (formats.Version.TypeDiffs).
-	typed, err := r.withCollations(ctx)
-	if err != nil {
-		return fmt.Errorf("read layout of %s: %w", oneline.Name(r.path), err)
-	}
+	typed := r.withCollations(listing.Statements)
 	// A frozen catalog's stand-ins (formats.FrozenTypes) open; a catalog
 	// under proof is held to the declared types by Catalogs.
 	r.strictTypeDiffs = r.format.TypeDiffs(typed)
@@ -485,7 +472,7 @@ func (r *Reader) init(ctx context.Context, opts ReaderOptions) error {
 	if opts.ListOnly {
 		// not checked: a listing's caller lists again with a full reader
 		// when what it found matters (ReaderOptions.ListOnly)
-	} else if err := formats.CheckRequired(ctx, r.conn, r.path, "cat", "main", r.format, r.layout, r.dynamic); err != nil {
+	} else if err := formats.CheckRequiredKnowing(ctx, r.conn, r.path, "cat", "main", r.format, r.layout, r.dynamic, formats.Known{Metadata: metaRows, Scoped: r.has("ducklake_metadata", "scope")}); err != nil {
 		if errors.Is(err, formats.ErrNullField) {
 			return openFailed(r.path, OpenNullFields, fmt.Errorf("%w: %w", ErrIncomparable, err))
 		}
@@ -530,27 +517,11 @@ func (r *Reader) init(ctx context.Context, opts ReaderOptions) error {
 // duckdb_columns() names a VARCHAR COLLATE NOCASE column VARCHAR, while the
 // readers' comparisons with it follow the collation, and gives a generated
 // column's type alone, while DuckDB computes its values in each reader's
-// session.
-func (r *Reader) withCollations(ctx context.Context) (map[[2]string]string, error) {
-	rows, err := r.conn.QueryContext(ctx, `SELECT table_name, sql FROM duckdb_tables() WHERE database_name = 'cat' AND schema_name = 'main' AND (sql ILIKE '%COLLATE%' OR sql ILIKE '%GENERATED%')`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	stmts := map[string]string{}
-	for rows.Next() {
-		var t string
-		var stmt sql.NullString
-		if err := rows.Scan(&t, &stmt); err != nil {
-			return nil, err
-		}
-		stmts[t] = stmt.String
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
+// session. stmts are the tables' statements that name a collation or a
+// generated column (formats.Listing.Statements).
+func (r *Reader) withCollations(stmts map[string]string) map[[2]string]string {
 	if len(stmts) == 0 {
-		return r.columnTypes, nil
+		return r.columnTypes
 	}
 	// Only DuckLake's tables: those named so and the inlined tables a
 	// registration names (another table of the file is no reader's).
@@ -559,7 +530,7 @@ func (r *Reader) withCollations(ctx context.Context) (map[[2]string]string, erro
 			delete(stmts, t)
 		}
 	}
-	return formats.TypedWithCollations(r.columnTypes, stmts), nil
+	return formats.TypedWithCollations(r.columnTypes, stmts)
 }
 
 func isInlinedName(name string) bool {
