@@ -210,10 +210,22 @@ func hostileEdit(t *testing.T, path, suffix string) {
 		}
 	}
 	// Literal and expression defaults alike: an expression is text the
-	// proof compares, never SQL it runs.
+	// proof parses and compares, never SQL it runs. An expression default
+	// (0.4+) ends in the payload as a string it concatenates, so that it
+	// stays the one expression its readers parse (unparsable-default-
+	// expression, TestUncastableDefaultsRefused, would make the table
+	// unreadable); a literal one ends in the payload itself.
+	expression := "FALSE"
+	if has("ducklake_column", "default_value_type") {
+		expression = "default_value_type = 'expression'"
+	}
 	for _, col := range []string{"default_value", "initial_default"} {
 		if has("ducklake_column", col) {
-			exec(fmt.Sprintf("UPDATE c.main.ducklake_column SET %[1]s = %[1]s || %[2]s WHERE lower(column_type) = 'varchar' AND %[1]s IS NOT NULL AND %[1]s <> 'NULL'", col, s))
+			edit := fmt.Sprintf("%[1]s || %[2]s", quote(col), s)
+			if col == "default_value" {
+				edit = fmt.Sprintf("CASE WHEN %s THEN %s || %s ELSE %s END", expression, quote(col), literal(" || "+literal(suffix)), edit)
+			}
+			exec(fmt.Sprintf("UPDATE c.main.ducklake_column SET %[1]s = %[2]s WHERE lower(column_type) = 'varchar' AND %[1]s IS NOT NULL AND %[1]s <> 'NULL'", quote(col), edit))
 		}
 	}
 	cols := "key, value"
