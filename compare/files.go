@@ -267,24 +267,11 @@ func (r *Reader) allTableFiles(ctx context.Context, t Table) (*tableFiles, error
 }
 
 // deleteFormat is how the real reader of r's format opens a delete file
-// whose format column holds v. Readers before 1.0 (DuckDB 1.3-1.5.1) never
-// select the column (GetFileSelectList("del")) and open every delete file
-// as Parquet. Readers of 1.0 and 1.1 read it with DeleteFileFormatFromString
-// (src/common/ducklake_data_file.cpp, v1.5-variegata and main, first in
-// 415a9ebd, DuckDB 1.5.2): NULL is Parquet (the default), 'parquet' and
-// 'puffin' match in any letter case, and any other value, the empty string
-// included, throws: it is kept as stored, and reading the file fails
-// (deleteFilePositions).
+// whose format column holds v (formats.Version.DeleteFileFormat, the rule
+// the converter's checks read by too): a value 1.0+ readers do not know is
+// kept as stored, and reading the file fails (deleteFilePositions).
 func (r *Reader) deleteFormat(v sql.NullString) string {
-	if !r.format.Has(formats.CapPuffinDeletes) || !v.Valid {
-		return "parquet"
-	}
-	for _, known := range []string{"parquet", "puffin"} {
-		if strings.EqualFold(v.String, known) {
-			return known
-		}
-	}
-	return v.String
+	return r.format.DeleteFileFormat(v)
 }
 
 func nullInt(v sql.NullInt64) *int64 {

@@ -405,7 +405,7 @@ func (p *pass) convert(ctx context.Context, dst string, target *formats.Version,
 	if err := w.copyIn(ctx, p.tables); err != nil {
 		return nil, sourceReadError(src, "convert", err)
 	}
-	r := &run{ctx: ctx, w: w, opts: opts, log: log.With("catalog", src), dryRun: dst == "", before: &p.before, footers: p.footers}
+	r := &run{ctx: ctx, w: w, opts: opts, log: log.With("catalog", src), dryRun: dst == "", format: source, before: &p.before, footers: p.footers}
 	// Rewritten files not published (refusal, error) leave no trace.
 	defer r.removeScratch()
 	if p.frozen == nil {

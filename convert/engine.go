@@ -58,7 +58,11 @@ type run struct {
 	opts     Options
 	log      *slog.Logger
 	findings []Finding
-	dryRun   bool           // Check: analyse, write nothing
+	dryRun   bool // Check: analyse, write nothing
+	// format is the working copy's format: the source's, then each
+	// step's target (apply). Its readers' rule reads the delete files'
+	// format column (formats.Version.DeleteFileFormatSQL).
+	format   *formats.Version
 	pending  []pendingFile  // rewritten data-folder files to publish with the catalog
 	scratch  string         // the run's folder for them, once made
 	partials partialDeletes // partial deletion files by content, once read (partialDeleteFiles)
@@ -133,7 +137,11 @@ func (r *run) apply(from, to *formats.Version) error {
 	if err := r.prune(to); err != nil {
 		return fmt.Errorf("step %s: %w", name, err)
 	}
-	return r.stamp(to)
+	if err := r.stamp(to); err != nil {
+		return err
+	}
+	r.format = to
+	return nil
 }
 
 // runCheck evaluates one check and records a finding if anything offends.

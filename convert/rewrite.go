@@ -192,7 +192,7 @@ func (r *run) partialDeleteFiles() (partialDeletes, error) {
 	}
 	byCatalog := map[int64]int64{}
 	if has {
-		rows, err := r.w.conn.QueryContext(r.ctx, `SELECT delete_file_id, partial_max FROM ducklake_delete_file WHERE partial_max IS NOT NULL AND format IS DISTINCT FROM 'puffin'`)
+		rows, err := r.w.conn.QueryContext(r.ctx, `SELECT delete_file_id, partial_max FROM ducklake_delete_file WHERE partial_max IS NOT NULL AND `+r.deleteFormatIs("format", formats.DeleteFormatParquet))
 		if err != nil {
 			return nil, fmt.Errorf("read partial_max of delete files: %w", err)
 		}
@@ -210,7 +210,7 @@ func (r *run) partialDeleteFiles() (partialDeletes, error) {
 			return nil, err
 		}
 	}
-	files, err := deleteFiles(r, `lower(coalesce(d.format, 'parquet')) <> 'puffin'`)
+	files, err := deleteFiles(r, r.deleteFormatIs("d.format", formats.DeleteFormatParquet))
 	if err != nil {
 		return nil, fmt.Errorf("read delete files: %w", err)
 	}
@@ -362,6 +362,17 @@ func deleteFiles(r *run, where string) ([]deleteFile, error) {
 		out = append(out, f)
 	}
 	return out, rows.Err()
+}
+
+// deleteFormatIs is the condition that the working copy's readers open
+// the delete file whose format column is col as format
+// (formats.DeleteFormatParquet or DeleteFormatPuffin), by the rule the
+// proof reads it by (formats.Version.DeleteFileFormat): readers before 1.0
+// open every delete file as Parquet, 1.0+ readers by the column, in ASCII
+// letter case, NULL as Parquet; a value they do not know matches neither
+// (every read of the file fails: the proof reports it).
+func (r *run) deleteFormatIs(col, format string) string {
+	return r.format.DeleteFileFormatSQL(col) + " = " + literal(format)
 }
 
 // readParquetSQL reads a Parquet file, decrypting it with the catalog's

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/internal/deletionvector"
 	"github.com/fdl-formats/fdl-formats/internal/oneline"
 )
@@ -31,7 +32,7 @@ func rewriteDeletionVectors(r *run) error {
 	if r.opts.DataPath == "" {
 		return cannotRewrite{"rewriting deletion vectors needs the local data folder (--data DIR)"}
 	}
-	files, err := deleteFiles(r, `lower(d.format) = 'puffin'`)
+	files, err := deleteFiles(r, r.deleteFormatIs("d.format", formats.DeleteFormatPuffin))
 	if err != nil {
 		return fmt.Errorf("read deletion vectors: %w", err)
 	}

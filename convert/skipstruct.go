@@ -302,7 +302,7 @@ func skipDeleteFiles(r *run, f skipDataFile, dirs string, partial bool) ([]skipD
 		isPartial = "x.partial_max IS NOT NULL"
 	}
 	rows, err := r.w.conn.QueryContext(r.ctx, `SELECT x.delete_file_id, x.begin_snapshot, coalesce(x.end_snapshot, `+strconv.FormatInt(forever, 10)+`), x.path, x.encryption_key, `+isPartial+`,
-			coalesce(lower(x.format) = 'puffin', false), `+sqlLocalPath+`
+			`+r.format.DeleteFileFormatSQL("x.format")+`, `+sqlLocalPath+`
 		FROM ducklake_delete_file x LEFT JOIN (`+dirs+`) td USING (table_id)
 		WHERE x.data_file_id = ? AND x.begin_snapshot IS NOT NULL
 		ORDER BY x.delete_file_id`, f.id)
@@ -313,13 +313,13 @@ func skipDeleteFiles(r *run, f skipDataFile, dirs string, partial bool) ([]skipD
 		d       skipDeletes
 		key     sql.NullString
 		partial bool
-		puffin  bool
+		format  string // as the source's readers open it (formats.Version.DeleteFileFormat)
 		where   string
 	}
 	var list []row
 	for rows.Next() {
 		var x row
-		if err := rows.Scan(&x.d.id, &x.d.begin, &x.d.end, &x.d.path, &x.key, &x.partial, &x.puffin, &x.where); err != nil {
+		if err := rows.Scan(&x.d.id, &x.d.begin, &x.d.end, &x.d.path, &x.key, &x.partial, &x.format, &x.where); err != nil {
 			rows.Close()
 			return nil, err
 		}
@@ -332,6 +332,9 @@ func skipDeleteFiles(r *run, f skipDataFile, dirs string, partial bool) ([]skipD
 	}
 	var out []skipDeletes
 	for _, x := range list {
+		if x.format != formats.DeleteFormatParquet && x.format != formats.DeleteFormatPuffin {
+			continue // a value the source's readers do not know: every read of the file fails, and the proof reports it
+		}
 		local := r.localFile(x.where)
 		if p := r.filePath(x.where); local == "" && p != "" && r.opts.Footers != nil && strings.HasPrefix(x.where, "rel:") {
 			// Under the data folder, which lacks it (a remote
@@ -354,7 +357,7 @@ func skipDeleteFiles(r *run, f skipDataFile, dirs string, partial bool) ([]skipD
 		if err := r.readable(local); err != nil {
 			return nil, err
 		}
-		if x.puffin {
+		if x.format == formats.DeleteFormatPuffin {
 			// A bare deletion vector (1.0+): every position from the file's
 			// first snapshot.
 			pos, err := readDeletionVector(local, r.vectorBound(f.id))

@@ -162,7 +162,7 @@ var steps = []step{
 	{from: "1.0", to: "0.4",
 		checks: []check{
 			{code: "deletion-vectors", table: "ducklake_delete_file",
-				query:     `SELECT 'delete_file_id ' || delete_file_id || ' ' || path FROM ducklake_delete_file WHERE lower(format) = 'puffin' ORDER BY delete_file_id`,
+				query:     `SELECT 'delete_file_id ' || delete_file_id || ' ' || path FROM ducklake_delete_file WHERE ` + formats.V1_0.DeleteFileFormatSQL("format") + ` = 'puffin' ORDER BY delete_file_id`,
 				reason:    "format 0.4 reads every delete file as Parquet; these are Puffin deletion vectors",
 				rewrite:   rewriteDeletionVectors,
 				rewritten: "Puffin deletion vectors rewritten as 2-column Parquet delete files (same positions, same visibility), written beside them under the data folder"},

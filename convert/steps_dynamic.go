@@ -241,11 +241,11 @@ func inlinedRows(r *run) ([]string, error) {
 // readers decode the whole file as one bare vector and fail on a container
 // whatever partial_max says ("Magic bytes mismatch").
 func puffinContainers(r *run) ([]string, error) {
-	files, err := deleteFiles(r, `lower(d.format) = 'puffin'`)
+	files, err := deleteFiles(r, r.deleteFormatIs("d.format", formats.DeleteFormatPuffin))
 	if err != nil {
 		return nil, err
 	}
-	withMax, err := r.w.strings(r.ctx, `SELECT delete_file_id::VARCHAR FROM ducklake_delete_file WHERE lower(format) = 'puffin' AND partial_max IS NOT NULL`)
+	withMax, err := r.w.strings(r.ctx, `SELECT delete_file_id::VARCHAR FROM ducklake_delete_file WHERE `+r.deleteFormatIs("format", formats.DeleteFormatPuffin)+` AND partial_max IS NOT NULL`)
 	if err != nil {
 		return nil, err
 	}

@@ -57,7 +57,7 @@ func (r *run) threeColumnDeleteFiles() ([]string, error) {
 	if ok, err := r.w.hasColumn(r.ctx, "ducklake_delete_file", "format"); err != nil {
 		return nil, err
 	} else if ok {
-		notPartial = "d.format IS DISTINCT FROM 'puffin'"
+		notPartial = r.deleteFormatIs("d.format", formats.DeleteFormatParquet)
 	}
 	stepRewrites := false // the 0.4 -> 0.3 step takes the partial deletion files
 	if ok, err := r.w.hasColumn(r.ctx, "ducklake_delete_file", "partial_max"); err != nil {
