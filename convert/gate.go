@@ -51,6 +51,20 @@ func (r *run) present(local string) error {
 	return r.readable(local)
 }
 
+// presentOrMissing is present for a rewrite's read of a delete file's
+// rows, except that a file the store lacks (Options.Footers' Fetch finds
+// no such object) is left as a local run leaves one its data folder
+// lacks: the read that follows fails as it does there (a rewrite that
+// cannot read it is refused; the proof reports the file), or nothing
+// reads it. Any other failure to fetch fails the run.
+func (r *run) presentOrMissing(local string) error {
+	err := r.present(local)
+	if errors.Is(err, fs.ErrNotExist) && r.ctx.Err() == nil {
+		return nil
+	}
+	return err
+}
+
 // schemaPath is the file a check reads the columns of the Parquet file at
 // local from (DESCRIBE, never rows): the file itself where the data folder
 // holds it ready, else its footer's stand-in from Options.Footers (a

@@ -387,7 +387,7 @@ func (r *run) deletePositions(d deleteFile) (string, error) {
 		return "", cannotRewrite{fmt.Sprintf("delete file %d (%s) is not under the data path", d.id, oneline.Name(d.path))}
 	}
 	local := filepath.Join(r.opts.DataPath, filepath.FromSlash(d.relDir+d.path))
-	if err := r.present(local); err != nil {
+	if err := r.presentOrMissing(local); err != nil {
 		return "", fmt.Errorf("delete file %d (%s) of table %d: %w", d.id, oneline.Name(d.path), d.table, err)
 	}
 	return "SELECT pos::BIGINT AS pos FROM " + readParquetSQL(local, d.key.String), nil

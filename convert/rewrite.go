@@ -86,7 +86,7 @@ func rewritePartialDeletesWhere(r *run, cond string) error {
 				return cannotRewrite{fmt.Sprintf("delete file %d (%s) is encrypted and writing encrypted Parquet needs DuckDB's httpfs extension, which this DuckDB cannot load", p.id, oneline.Name(p.path))}
 			}
 		}
-		if err := r.present(local); err != nil {
+		if err := r.presentOrMissing(local); err != nil {
 			return fmt.Errorf("partial deletion file %d (%s) of table %d: %w", p.id, oneline.Name(p.path), p.table, err)
 		}
 		src := readParquetSQL(local, keyName)
