@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/internal/realduckdb"
 	"github.com/fdl-formats/fdl-formats/internal/testduck"
 )
@@ -58,6 +59,21 @@ func TestUncastableDefaultsRefused(t *testing.T) {
 			`UPDATE ducklake_column SET default_value = 'round(pi()) + 1' WHERE table_id = 1 AND column_id = 2 AND end_snapshot IS NULL`, ""},
 		{"0.3 default_value", "lakes-0.3", "02_add_drop_columns",
 			`UPDATE ducklake_column SET default_value = 'abc' WHERE table_id = 1 AND column_id = 1`, cast},
+		// DefaultCastAs has the default casts only: a TIMESTAMPTZ text with
+		// a time zone name other than UTC fails it, where this DuckDB's
+		// TRY_CAST, ICU loaded, takes it (formats.DefaultCastQuery).
+		{"1.0 TIMESTAMPTZ initial_default with a zone name", "lakes", "01_primitive_types",
+			`UPDATE ducklake_column SET initial_default = '2024-01-01 00:00:00 America/New_York' WHERE column_name = 'tstz'`, cast},
+		{"1.0 TIMESTAMPTZ initial_default GMT", "lakes", "01_primitive_types",
+			`UPDATE ducklake_column SET initial_default = '2024-01-01 00:00:00 GMT' WHERE column_name = 'tstz'`, cast},
+		{"1.0 TIMESTAMPTZ initial_default with an offset", "lakes", "01_primitive_types",
+			`UPDATE ducklake_column SET initial_default = '2024-01-01 00:00:00+02' WHERE column_name = 'tstz'`, ""},
+		{"1.0 TIMESTAMPTZ initial_default UTC", "lakes", "01_primitive_types",
+			`UPDATE ducklake_column SET initial_default = '2024-01-01 00:00:00 utc' WHERE column_name = 'tstz'`, ""},
+		{"0.3 TIMESTAMPTZ default_value with a zone name", "lakes-0.3", "01_primitive_types",
+			`UPDATE ducklake_column SET default_value = '2024-01-01 00:00:00 America/New_York' WHERE column_name = 'tstz'`, cast},
+		{"0.3 TIMESTAMPTZ default_value with an offset", "lakes-0.3", "01_primitive_types",
+			`UPDATE ducklake_column SET default_value = '2024-01-01 00:00:00+02' WHERE column_name = 'tstz'`, ""},
 		{"0.3 initial_default", "lakes-0.3", "02_add_drop_columns",
 			`UPDATE ducklake_column SET initial_default = '1.5.2' WHERE table_id = 2 AND column_id = 3`, cast},
 	} {
@@ -120,8 +136,8 @@ func TestNestedInitialDefaultIgnored(t *testing.T) {
 	}
 }
 
-// TestDefaultCastsAsRealReleases holds defaultCastRefusal's judge, this
-// DuckDB's TRY_CAST from VARCHAR, to the releases whose DefaultCastAs the
+// TestDefaultCastsAsRealReleases holds defaultCastRefusal's judge
+// (formats.DefaultCastQuery, this DuckDB's TRY_CAST from VARCHAR) to the releases whose DefaultCastAs the
 // readers of each format run (DuckDB 1.3.0 to 1.5.1, and 2.0.0): each
 // text below casts, or does not, alike in every one.
 func TestDefaultCastsAsRealReleases(t *testing.T) {
@@ -134,8 +150,12 @@ func TestDefaultCastsAsRealReleases(t *testing.T) {
 		{"99999999999", "INTEGER"}, {"true", "BOOLEAN"}, {"maybe", "BOOLEAN"},
 		{"12.345678", "DECIMAL(18,6)"}, {"2024-06-15 12:34:56", "TIMESTAMP"}, {"2024-13-01", "DATE"},
 		{"12345678-1234-1234-1234-123456789012", "UUID"}, {"not-a-uuid", "UUID"}, {"\\xZZ", "BLOB"},
+		{"2024-01-01 00:00:00 America/New_York", "TIMESTAMPTZ"}, {"2024-01-01 00:00:00 GMT", "TIMESTAMPTZ"},
+		{"2024-01-01 00:00:00+02", "TIMESTAMPTZ"}, {"2024-01-01 00:00:00 UTC", "TIMESTAMPTZ"},
+		// (not a zone name ICU does not know: DuckDB 1.3.0's TRY_CAST throws on it)
+		{"0044-03-15 (BC) 12:00:00", "TIMESTAMPTZ"},
 	} {
-		stmts = append(stmts, "SELECT TRY_CAST("+sqlString(c.text)+" AS "+c.typ+") IS NOT NULL AS casts")
+		stmts = append(stmts, formats.DefaultCastQuery(c.text, c.typ)+" AS casts")
 	}
 	db := testduck.Open(t, "")
 	ref, err := realduckdb.ReadQueriesLinked(ctx, db, stmts)

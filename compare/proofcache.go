@@ -308,7 +308,11 @@ import (
 // columns read by position after matching them by name, so that
 // read_parquet's renaming of case-duplicate names (keyx -> keyx_1) cannot
 // make a name reach another column.
-const proofVersion = "fdl-formats proof v82"
+// v83: a TIMESTAMPTZ initial_default (and, in 0.1-0.3, default_value)
+// naming a time zone other than UTC does not cast (uncastable-default):
+// DefaultCastAs has no ICU, where the judge's TRY_CAST, ICU loaded, took
+// the name (formats.DefaultCastQuery).
+const proofVersion = "fdl-formats proof v83"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths

@@ -208,9 +208,10 @@ func (r *Reader) columnsRefusal(cols []*Column) (formats.QuirkInfo, string) {
 // load. A nested column's own defaults
 // are not cast (TransformColumnType takes them only for columns without
 // fields), and 0.4+ readers keep a literal default_value as text and parse
-// an expression (defaultKind). The cast is this DuckDB's TRY_CAST from
-// VARCHAR, the same non-strict cast as DefaultCastAs; a type this DuckDB
-// cannot name in a cast is not judged.
+// an expression (defaultKind). The rule and its judges are formats'
+// (CastsDefaultValue, DefaultCastQuery, DefaultParsesQuery), which convert
+// applies too before it writes; a type this DuckDB cannot name in a cast
+// is not judged.
 func (r *Reader) defaultCastRefusal(ctx context.Context, cols []*Column) (formats.QuirkInfo, string, error) {
 	for _, c := range cols {
 		if len(c.Children) > 0 {
@@ -224,7 +225,7 @@ func (r *Reader) defaultCastRefusal(ctx context.Context, cols []*Column) (format
 			text  *string
 		}
 		texts := []cast{{"initial_default", c.InitialDefault}}
-		if !r.format.Has(formats.CapExpressionDefaults) {
+		if r.format.CastsDefaultValue() {
 			texts = append(texts, cast{"default_value", c.DefaultValue})
 		}
 		for _, x := range texts {
@@ -254,28 +255,14 @@ func (r *Reader) defaultCastRefusal(ctx context.Context, cols []*Column) (format
 
 // defaultParses tells whether Parser::ParseExpressionList, which 0.4+
 // readers run on an expression default_value as they load the schema,
-// returns one expression for text: "SELECT " + text parses as one SELECT
-// node, without modifiers (ORDER BY, LIMIT, DISTINCT), WHERE, GROUP BY,
-// HAVING, QUALIFY or SAMPLE, with one expression in its list (else
-// "Expected a single expression"). Read through this DuckDB's
-// json_serialize_sql, whose parse is the same parser's. Memoised.
+// returns one expression for text (formats.DefaultParsesQuery). Memoised.
 func (r *Reader) defaultParses(ctx context.Context, text string) (bool, error) {
 	key := [2]string{"\x00expression", text}
 	if ok, seen := r.meta.defaultCasts[key]; seen {
 		return ok, nil
 	}
 	var ok bool
-	err := r.conn.QueryRowContext(ctx, `SELECT coalesce(NOT (json_extract_string(j, '$.error'))::BOOLEAN
-		AND json_array_length(j, '$.statements') = 1
-		AND json_extract_string(j, '$.statements[0].node.type') = 'SELECT_NODE'
-		AND json_array_length(j, '$.statements[0].node.modifiers') = 0
-		AND json_array_length(j, '$.statements[0].node.select_list') = 1
-		AND json_array_length(j, '$.statements[0].node.group_expressions') = 0
-		AND json_extract_string(j, '$.statements[0].node.where_clause') IS NULL
-		AND json_extract_string(j, '$.statements[0].node.having') IS NULL
-		AND json_extract_string(j, '$.statements[0].node.qualify') IS NULL
-		AND json_extract_string(j, '$.statements[0].node.sample') IS NULL, false)
-		FROM (SELECT json_serialize_sql(`+sqlString("SELECT "+text)+`) AS j)`).Scan(&ok)
+	err := r.conn.QueryRowContext(ctx, formats.DefaultParsesQuery(text)).Scan(&ok)
 	if err != nil {
 		return false, err
 	}
@@ -284,7 +271,8 @@ func (r *Reader) defaultParses(ctx context.Context, text string) (bool, error) {
 }
 
 // defaultCasts tells whether text casts to column c's type, as the readers'
-// DefaultCastAs casts it; true where this DuckDB cannot cast to the type at
+// DefaultCastAs casts it (formats.DefaultCastQuery: a TIMESTAMPTZ text
+// with a time zone name other than UTC does not); true where this DuckDB cannot cast to the type at
 // all (not judged). Memoised by type and text.
 func (r *Reader) defaultCasts(ctx context.Context, c *Column, text string) (bool, error) {
 	dt, err := c.DuckType()
@@ -296,7 +284,7 @@ func (r *Reader) defaultCasts(ctx context.Context, c *Column, text string) (bool
 		return ok, nil
 	}
 	var ok bool
-	if err := r.conn.QueryRowContext(ctx, "SELECT TRY_CAST("+sqlString(text)+" AS "+dt+") IS NOT NULL").Scan(&ok); err != nil {
+	if err := r.conn.QueryRowContext(ctx, formats.DefaultCastQuery(text, dt)).Scan(&ok); err != nil {
 		if ctx.Err() != nil {
 			return false, fmt.Errorf("column %s (id %d): cast %q to %s: %w", c.Name, c.ID, text, dt, err)
 		}

@@ -121,17 +121,6 @@ func (r *Reader) readColumns(ctx context.Context, tableID, snap int64, topOnly b
 	return top, nil
 }
 
-// scalarTypes maps DuckLake type names to DuckDB types.
-var scalarTypes = map[string]string{
-	"boolean": "BOOLEAN", "int8": "TINYINT", "int16": "SMALLINT", "int32": "INTEGER", "int64": "BIGINT",
-	"int128": "HUGEINT", "uint8": "UTINYINT", "uint16": "USMALLINT", "uint32": "UINTEGER", "uint64": "UBIGINT",
-	"uint128": "UHUGEINT", "float32": "FLOAT", "float64": "DOUBLE", "time": "TIME", "time_ns": "TIME_NS",
-	"timetz": "TIMETZ", "date": "DATE", "timestamp": "TIMESTAMP", "timestamp_us": "TIMESTAMP",
-	"timestamp_ms": "TIMESTAMP_MS", "timestamp_ns": "TIMESTAMP_NS", "timestamp_s": "TIMESTAMP_S",
-	"timestamptz": "TIMESTAMPTZ", "interval": "INTERVAL", "varchar": "VARCHAR", "blob": "BLOB",
-	"uuid": "UUID", "json": "JSON", "geometry": "GEOMETRY", "variant": "VARIANT",
-}
-
 // UnsupportedError names a feature this reader cannot read; it wraps ErrIncomparable.
 type UnsupportedError struct{ What string }
 
@@ -185,10 +174,7 @@ func (c *Column) DuckType() (string, error) {
 		}
 		return "MAP(" + kt + ", " + vt + ")", nil
 	}
-	if w, s, ok := formats.DecimalArgs(t); ok {
-		return fmt.Sprintf("DECIMAL(%d,%d)", w, s), nil
-	}
-	if d, ok := scalarTypes[formats.ASCIILower(t)]; ok {
+	if d, ok := formats.ScalarDuckType(t); ok {
 		return d, nil
 	}
 	return "", &UnsupportedError{What: fmt.Sprintf("column %s (id %d) has type %q", c.Name, c.ID, c.Type)}

@@ -428,8 +428,10 @@ var emptyStringsFixedIn = goversion.Must(goversion.NewVersion("1.5.1"))
 // expression (unparsable-default-expression), and reads a struct, list or map missing from a
 // file as NULL whatever its initial_default, and reads a name-mapped or
 // positional file's columns by position after matching their names
-// (proofVersion v82).
-const contentsKeyKind = "fdl-formats content pass v44"
+// (proofVersion v82); v45: a TIMESTAMPTZ default naming a time zone
+// other than UTC does not cast (formats.DefaultCastQuery, proofVersion
+// v83).
+const contentsKeyKind = "fdl-formats content pass v45"
 
 // contentsKey names everything a content pass of v reads, or "" (no digest
 // cache, or an object store, whose data files the pass fetches and
