@@ -430,6 +430,14 @@ func (p *pass) convert(ctx context.Context, dst string, target *formats.Version,
 	if err != nil {
 		return nil, fmt.Errorf("convert %s: reader checks for %s: %w", oneline.Name(src), target, err)
 	}
+	exprRows, err := r.expressionDefaults(source, target)
+	if err != nil {
+		return nil, fmt.Errorf("convert %s: %w", oneline.Name(src), err)
+	}
+	srcDefaults, err := r.sourceDefaultsCheck(source)
+	if err != nil {
+		return nil, fmt.Errorf("convert %s: %w", oneline.Name(src), err)
+	}
 	for i := 1; i < len(path); i++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -439,6 +447,9 @@ func (p *pass) convert(ctx context.Context, dst string, target *formats.Version,
 		}
 	}
 	if err := r.checkTarget(target); err != nil {
+		return nil, fmt.Errorf("convert %s: %w", oneline.Name(src), err)
+	}
+	if err := r.defaultsCheck(target, exprRows, srcDefaults); err != nil {
 		return nil, fmt.Errorf("convert %s: %w", oneline.Name(src), err)
 	}
 	if err := r.readerChecks(source, target); err != nil {

@@ -127,7 +127,7 @@ var steps = []step{
 				reason: "format 0.4+ writes native GEOMETRY Parquet columns; format 0.3 stores geometry as WKB BLOB and DuckDB 1.4 is not known to read them"},
 			{code: "expression-defaults", table: "ducklake_column",
 				query:  `SELECT 'table ' || table_id || ' column ' || column_name || ' DEFAULT ' || default_value FROM ducklake_column WHERE default_value_type = 'expression' ORDER BY ALL`,
-				reason: "format 0.3 has only literal defaults; it would insert the expression's text (reading is unaffected)",
+				reason: "format 0.3 has only literal defaults: its writers would insert the expression's text, and its readers cast the text to the column's type as they load the schema (TransformColumnType), failing where it does not cast; the option drops the defaults (only writers use them)",
 				option: "expression-defaults",
 				fix:    []string{`UPDATE ducklake_column SET default_value = NULL, default_value_type = 'literal' WHERE default_value_type = 'expression'`}},
 			{code: "default-dialect", table: "ducklake_column",

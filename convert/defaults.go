@@ -1,0 +1,206 @@
+package convert
+
+import (
+	"database/sql"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/fdl-formats/fdl-formats/formats"
+)
+
+// defaultsCheck refuses a conversion whose output the target's readers
+// cannot load because of a column's defaults (formats/defaults.go, the
+// rule compare's proof applies as uncastable-default and
+// unparsable-default-expression): every reader casts the initial_default
+// of a column or field without fields of its own to its type when it
+// loads the schema, 0.1-0.3 readers its default_value too, and 0.4+
+// readers parse an expression default_value. It reads the working copy
+// as the steps left it, in the target's layout: 0.4+'s 'NULL' sentinel is
+// already SQL NULL in 0.3, and an expression default going down to 0.3
+// was refused (expression-defaults) or dropped with its option. A 1.0
+// literal default that 1.0 readers keep as text but that does not cast
+// to its column's type was written as 0.3 and only the proof told that
+// no 0.3 reader loads it; it is refused here, before anything is
+// written, naming the table, the column, the text, the type and the
+// format.
+//
+// exprRows are the rows (table_id, column_id, begin_snapshot) whose
+// default_value was an expression before the steps (expressionDefaults):
+// going down to 0.3 their text stays in default_value when the
+// expression-defaults check refuses them, and is not judged again.
+func (r *run) defaultsCheck(to *formats.Version, exprRows map[[3]int64]bool, before map[string][]string) error {
+	failed, err := r.defaultFailures(to, exprRows)
+	if err != nil {
+		return err
+	}
+	// What the source's own readers fail on was refused as the source's.
+	for code, items := range failed {
+		failed[code] = slices.DeleteFunc(items, func(it string) bool { return slices.Contains(before[code], it) })
+	}
+	r.addDefaultFindings("target "+to.Name, to, failed, "no "+to.Name+" reader could load the converted catalog")
+	return nil
+}
+
+// sourceDefaultsCheck refuses a source whose own readers fail on its
+// defaults (the rule of defaultsCheck, in the source's format): the
+// proof calls it unreadable, and its conversion is never equivalent. It
+// returns what failed, by code, for defaultsCheck.
+func (r *run) sourceDefaultsCheck(source *formats.Version) (map[string][]string, error) {
+	failed, err := r.defaultFailures(source, nil)
+	if err != nil {
+		return nil, err
+	}
+	r.addDefaultFindings("source "+source.Name, source, failed, "no "+source.Name+" reader can load the source catalog; repair it")
+	return failed, nil
+}
+
+// addDefaultFindings adds a refusal per code of failed.
+func (r *run) addDefaultFindings(step string, v *formats.Version, failed map[string][]string, consequence string) {
+	if items := failed["uncastable-default"]; len(items) > 0 {
+		fields := "the initial_default of every column and field without fields of its own"
+		if v.CastsDefaultValue() {
+			fields += ", and its default_value too (formats 0.1-0.3: 0.4+ readers keep a literal default as text),"
+		}
+		r.add(Finding{Severity: Refuse, Code: "uncastable-default", Step: step, Table: "ducklake_column", Detail: summarize(items),
+			Reason: "format " + v.Name + " readers cast " + fields + " to its type with DefaultCastAs when they load the schema (TransformColumnType): " +
+				"these texts do not cast, so " + consequence})
+	}
+	if items := failed["unparsable-default-expression"]; len(items) > 0 {
+		r.add(Finding{Severity: Refuse, Code: "unparsable-default-expression", Step: step, Table: "ducklake_column", Detail: summarize(items),
+			Reason: "format " + v.Name + " readers parse an expression default_value with Parser::ParseExpressionList when they load the schema (TransformColumnType): " +
+				"these are not one plain expression, so " + consequence})
+	}
+}
+
+// defaultFailures judges the working copy's defaults as format to's
+// readers load them: the items that fail, by code (uncastable-default,
+// unparsable-default-expression).
+func (r *run) defaultFailures(to *formats.Version, exprRows map[[3]int64]bool) (map[string][]string, error) {
+	hasType, err := r.w.hasColumn(r.ctx, "ducklake_column", "default_value_type")
+	if err != nil {
+		return nil, err
+	}
+	kind := `NULL`
+	if hasType && to.Has(formats.CapExpressionDefaults) {
+		kind = `c.default_value_type`
+	}
+	// Rows some snapshot sees, with a default the target reads; a
+	// column with fields gets none (TransformColumnType).
+	q := `SELECT c.table_id, coalesce(t.table_name, '?'), c.column_id, c.column_name, c.column_type, c.begin_snapshot, c.end_snapshot,
+			c.initial_default, c.default_value, ` + kind + `
+		FROM ducklake_column c
+		LEFT JOIN (SELECT table_id, any_value(table_name ORDER BY begin_snapshot DESC) AS table_name FROM ducklake_table GROUP BY table_id) t USING (table_id)
+		WHERE (c.end_snapshot IS NULL OR c.end_snapshot > c.begin_snapshot)
+			AND (c.initial_default IS NOT NULL OR c.default_value IS NOT NULL)
+			AND lower(c.column_type) NOT IN ('struct', 'list', 'map')
+		ORDER BY c.table_id, c.column_id, c.begin_snapshot`
+	type judged struct {
+		what, text, duckType string // duckType "" : an expression to parse
+		code                 string
+	}
+	var asks []judged
+	err = r.w.eachRow(r.ctx, q, func(rows *sql.Rows) error {
+		var table, column, begin sql.NullInt64
+		var end sql.NullInt64
+		var tableName, name, typ, initial, def, defKind sql.NullString
+		if err := rows.Scan(&table, &tableName, &column, &name, &typ, &begin, &end, &initial, &def, &defKind); err != nil {
+			return err
+		}
+		span := strconv.FormatInt(begin.Int64, 10) + " on"
+		if end.Valid {
+			span = fmt.Sprintf("%d to %d", begin.Int64, end.Int64-1)
+		}
+		what := fmt.Sprintf("table %d %s column %s (id %d, snapshots %s)", table.Int64, tableName.String, name.String, column.Int64, span)
+		dt, ok := formats.ScalarDuckType(typ.String)
+		if exprRows[[3]int64{table.Int64, column.Int64, begin.Int64}] {
+			def.Valid = false // refused, or dropped, as an expression (expression-defaults)
+		}
+		if initial.Valid && ok {
+			asks = append(asks, judged{what + ": initial_default " + strconv.Quote(initial.String) + " does not cast to " + typ.String, initial.String, dt, "uncastable-default"})
+		}
+		if !def.Valid {
+			return nil
+		}
+		switch {
+		case to.CastsDefaultValue() && ok:
+			asks = append(asks, judged{what + ": default_value " + strconv.Quote(def.String) + " does not cast to " + typ.String, def.String, dt, "uncastable-default"})
+		case defKind.String == "expression":
+			asks = append(asks, judged{what + ": default_value " + strconv.Quote(def.String) + " (expression) is not one expression", def.String, "", "unparsable-default-expression"})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read the column defaults: %w", err)
+	}
+	if len(asks) == 0 {
+		return nil, nil
+	}
+	// One statement answers every text, each by formats' judge.
+	parts := make([]string, len(asks))
+	for i, a := range asks {
+		judge := formats.DefaultParsesQuery(a.text)
+		if a.duckType != "" {
+			judge = formats.DefaultCastQuery(a.text, a.duckType)
+		}
+		parts[i] = fmt.Sprintf("SELECT %d AS i, (%s) AS ok", i, judge)
+	}
+	oks := make([]sql.NullBool, len(asks))
+	err = r.w.eachRow(r.ctx, strings.Join(parts, " UNION ALL ")+" ORDER BY i", func(rows *sql.Rows) error {
+		var i int
+		var ok sql.NullBool
+		if err := rows.Scan(&i, &ok); err != nil {
+			return err
+		}
+		oks[i] = ok
+		return nil
+	})
+	if err != nil {
+		if r.ctx.Err() != nil {
+			return nil, fmt.Errorf("judge the column defaults: %w", err)
+		}
+		// A judge this DuckDB cannot run (a type it cannot cast to):
+		// each alone, and one that fails is not judged, as the proof
+		// leaves it.
+		for i, p := range parts {
+			oks[i] = sql.NullBool{}
+			if err := r.w.conn.QueryRowContext(r.ctx, "SELECT ok FROM ("+p+")").Scan(&oks[i]); err != nil && r.ctx.Err() != nil {
+				return nil, fmt.Errorf("judge the column defaults: %s: %w", asks[i].what, err)
+			}
+		}
+	}
+	failed := map[string][]string{}
+	for i, ok := range oks {
+		if ok.Valid && !ok.Bool {
+			failed[asks[i].code] = append(failed[asks[i].code], asks[i].what)
+		}
+	}
+	return failed, nil
+}
+
+// expressionDefaults lists the source's rows (table_id, column_id,
+// begin_snapshot) whose default_value is an expression, where the target
+// has none (0.4+ down to 0.3): nil otherwise.
+func (r *run) expressionDefaults(source, target *formats.Version) (map[[3]int64]bool, error) {
+	if !source.Has(formats.CapExpressionDefaults) || target.Has(formats.CapExpressionDefaults) {
+		return nil, nil
+	}
+	has, err := r.w.hasColumn(r.ctx, "ducklake_column", "default_value_type")
+	if err != nil || !has {
+		return nil, err
+	}
+	out := map[[3]int64]bool{}
+	err = r.w.eachRow(r.ctx, `SELECT table_id, column_id, begin_snapshot FROM ducklake_column WHERE default_value_type = 'expression'`, func(rows *sql.Rows) error {
+		var k [3]sql.NullInt64
+		if err := rows.Scan(&k[0], &k[1], &k[2]); err != nil {
+			return err
+		}
+		out[[3]int64{k[0].Int64, k[1].Int64, k[2].Int64}] = true
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read the source's expression defaults: %w", err)
+	}
+	return out, nil
+}

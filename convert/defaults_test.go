@@ -1,0 +1,94 @@
+package convert
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/testlakes"
+)
+
+// TestDefaultsTheTargetCannotLoad: every DuckLake reader casts a column's
+// initial_default to its type when it loads the schema, 0.1-0.3 readers
+// (v1.3-ossivalis, v1.4-andium) its default_value too, and 0.4+ readers
+// parse an expression default_value (TransformColumnType; the rule is
+// formats/defaults.go, the proof's uncastable-default and
+// unparsable-default-expression). A 1.0 literal default that does not
+// cast to its column's type reads in 1.0, where readers keep it as text,
+// but its 0.3 conversion fails every 0.3 reader: convert wrote it and only
+// the proof caught it. It is refused before anything is written, naming
+// the table, the column, the text, the type and the format; so is a
+// default that fails every target's readers. A TIMESTAMPTZ default with
+// a time zone name other than UTC does not cast (DefaultCastAs has no
+// ICU), one with an offset does.
+func TestDefaultsTheTargetCannotLoad(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name, lake, stmt string
+		target           *formats.Version
+		opts             Options
+		refused, detail  string // "" refused: converts, and the proof holds
+	}{
+		{"literal to 0.3", "05_defaults_not_null", `UPDATE ducklake_column SET default_value = 'abc' WHERE table_id = 4 AND column_id = 1`,
+			formats.V0_3, Options{Lossy: []string{"expression-defaults"}}, "uncastable-default",
+			`table 4 nn column i (id 1, snapshots 26 on): default_value "abc" does not cast to int32`},
+		{"literal to 0.4", "05_defaults_not_null", `UPDATE ducklake_column SET default_value = 'abc' WHERE table_id = 4 AND column_id = 1`,
+			formats.V0_4, Options{}, "", ""},
+		{"zone name to 0.3", "01_primitive_types", `UPDATE ducklake_column SET default_value = '2024-01-01 00:00:00 America/New_York' WHERE column_name = 'tstz'`,
+			formats.V0_3, Options{}, "uncastable-default", `default_value "2024-01-01 00:00:00 America/New_York" does not cast to timestamptz`},
+		{"offset to 0.3", "01_primitive_types", `UPDATE ducklake_column SET default_value = '2024-01-01 00:00:00+02' WHERE column_name = 'tstz'`,
+			formats.V0_3, Options{}, "", ""},
+		{"initial_default to 1.1", "05_defaults_not_null", `UPDATE ducklake_column SET initial_default = 'x1' WHERE table_id = 3 AND column_id = 2`,
+			formats.V1_1, Options{}, "uncastable-default", `initial_default "x1" does not cast to int32`},
+		{"expression to 1.1", "05_defaults_not_null", `UPDATE ducklake_column SET default_value = 'round(' WHERE table_id = 1 AND column_id = 2 AND end_snapshot IS NULL`,
+			formats.V1_1, Options{}, "unparsable-default-expression", `default_value "round(" (expression) is not one expression`},
+		// An expression default going down to 0.3 is the expression-defaults
+		// refusal's (its text is not judged as a 0.3 literal); one that no
+		// 1.0 reader loads is the source's refusal, also where the option
+		// drops it (the proof calls the source unreadable).
+		{"expression to 0.3", "05_defaults_not_null", `UPDATE ducklake_column SET default_value = 'round(pi()) + ' || 1 WHERE table_id = 1 AND column_id = 2 AND end_snapshot IS NULL`,
+			formats.V0_3, Options{}, "expression-defaults", ""},
+		{"unloadable expression to 0.3", "05_defaults_not_null", `UPDATE ducklake_column SET default_value = 'round(' WHERE table_id = 1 AND column_id = 2 AND end_snapshot IS NULL`,
+			formats.V0_3, Options{}, "expression-defaults,unparsable-default-expression", `default_value "round(" (expression) is not one expression`},
+		{"unloadable expression to 0.3 dropped", "05_defaults_not_null", `UPDATE ducklake_column SET default_value = 'round(' WHERE table_id = 1 AND column_id = 2 AND end_snapshot IS NULL`,
+			formats.V0_3, Options{Lossy: []string{"expression-defaults"}}, "unparsable-default-expression", `default_value "round(" (expression) is not one expression`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			lake := testlakes.Lake(t, "lakes", tc.lake)
+			vs := versionCatalogs(t, lake)
+			data := filepath.Join(lake, "data")
+			src := editedCopy(t, vs[len(vs)-1], tc.stmt)
+			opts := tc.opts
+			opts.DataPath = data
+			out := filepath.Join(t.TempDir(), "out.duckdb")
+			_, err := Catalog(ctx, src, out, tc.target, opts)
+			if tc.refused == "" {
+				if err != nil {
+					t.Fatalf("to %s: %v, want converted", tc.target.Name, err)
+				}
+				proveEquivalent(t, src, out, data)
+				return
+			}
+			var refused *RefusedError
+			if !errors.As(err, &refused) {
+				t.Fatalf("to %s: %v, want refused (%s)", tc.target.Name, err, tc.refused)
+			}
+			var codes []string
+			for _, f := range refused.Findings {
+				codes = append(codes, f.Code)
+				if f.Code != "expression-defaults" && tc.detail != "" && (!strings.Contains(f.Detail, tc.detail) || !strings.Contains(f.Reason, "format ")) {
+					t.Errorf("to %s: %s: %s (%s), want it to name %q and the format", tc.target.Name, f.Code, f.Detail, f.Reason, tc.detail)
+				}
+			}
+			if slices.Sort(codes); strings.Join(codes, ",") != tc.refused {
+				t.Errorf("to %s: refused for %v, want %s", tc.target.Name, codes, tc.refused)
+			}
+		})
+	}
+}
