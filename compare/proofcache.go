@@ -312,7 +312,10 @@ import (
 // naming a time zone other than UTC does not cast (uncastable-default):
 // DefaultCastAs has no ICU, where the judge's TRY_CAST, ICU loaded, took
 // the name (formats.DefaultCastQuery).
-const proofVersion = "fdl-formats proof v83"
+// v84: a JSON initial_default (and, in 0.1-0.3, default_value) casts
+// whatever its text: the default cast reinterprets a VARCHAR, where the
+// judge's TRY_CAST, the json extension loaded, validated it.
+const proofVersion = "fdl-formats proof v84"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths

@@ -68,8 +68,15 @@ var scalarDuckTypes = map[string]string{
 // not depend on the session's TimeZone or on whether ICU is loaded. (The
 // VARCHAR-to-TIMESTAMP cast cannot stand in: from DuckDB 2.0 it ignores
 // a zone name.)
+//
+// JSON is the other: the json extension's cast validates the text, where
+// the default cast reinterprets a VARCHAR as JSON (JSON is a VARCHAR by
+// its type id: string_cast.cpp, ReinterpretCast), so every text casts.
 func DefaultCastQuery(text, duckType string) string {
 	lit := "'" + strings.ReplaceAll(text, "'", "''") + "'"
+	if strings.EqualFold(duckType, "JSON") {
+		duckType = "VARCHAR"
+	}
 	q := "SELECT TRY_CAST(" + lit + " AS " + duckType + ") IS NOT NULL"
 	if strings.EqualFold(duckType, "TIMESTAMPTZ") {
 		q += " AND lower(regexp_extract(" + lit + ", " + zoneNamePattern + ", 1)) IN ('', 'utc')"

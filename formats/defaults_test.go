@@ -51,6 +51,9 @@ func TestDefaultCastQueryTimeZones(t *testing.T) {
 		{"0044-03-15 (BC) 12:00:00", "TIMESTAMPTZ", true},
 		{"it's", "VARCHAR", true},
 		{"abc", "INTEGER", false},
+		{"abc", "JSON", true},
+		{"{\"a\": 1", "JSON", true},
+		{"[1, 2]", "JSON", true},
 	}
 	for _, tz := range []string{"UTC", "America/New_York", "Asia/Kathmandu"} {
 		if _, err := conn.ExecContext(ctx, "SET TimeZone = '"+tz+"'"); err != nil {

@@ -430,8 +430,8 @@ var emptyStringsFixedIn = goversion.Must(goversion.NewVersion("1.5.1"))
 // positional file's columns by position after matching their names
 // (proofVersion v82); v45: a TIMESTAMPTZ default naming a time zone
 // other than UTC does not cast (formats.DefaultCastQuery, proofVersion
-// v83).
-const contentsKeyKind = "fdl-formats content pass v45"
+// v83); v46: a JSON default casts whatever its text (proofVersion v84).
+const contentsKeyKind = "fdl-formats content pass v46"
 
 // contentsKey names everything a content pass of v reads, or "" (no digest
 // cache, or an object store, whose data files the pass fetches and
