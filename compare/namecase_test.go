@@ -169,17 +169,16 @@ func tableRows(t *testing.T, catalog, data, table string) map[string]int64 {
 	return rows
 }
 
-// TestMappedNameAfterRenamedDuplicate: read_parquet without a schema map
-// renames a file column whose name equals an earlier one's ignoring ASCII
-// case (KEYX, then keyx as keyx_1), and a later column named as that
-// rename in turn (KEYX_1 as KEYX_1_1), while a query's column names match
-// ignoring case: "KEYX_1" named the second KEYX. DuckDB's NameMapper,
+// TestMappedNameAfterRenamedDuplicate: DuckDB's Parquet reader renames a
+// column whose name equals an earlier one's ignoring ASCII case, at every
+// inner node (ParquetReader::ParseSchemaRecursive,
+// extension/parquet/parquet_reader.cpp, the same in v1.3-ossivalis,
+// v1.4-andium, v1.5-variegata and main): file columns KEYX, keyx, KEYX_1
+// are KEYX, keyx_1, KEYX_1_1 to every reader, and DuckDB's NameMapper,
 // through which every DuckLake reader matches a name mapping's source
-// (MapColumns, then BY_NAME), sees the file's own names: KEYX_1 is the
-// fourth column. Files mapped by position in 1.0 and 1.1 go the same way
-// (CreatePositionalMapping in v1.5-variegata and main names each column by
-// the file's name). The proof read "second" where every reader reads
-// "third".
+// (MapColumns, then BY_NAME), matches those names. A source KEYX_1 is
+// keyx_1, the file's second column ('second'); proof v82 matched the
+// file's own names and read the column named KEYX_1 ('third').
 func TestMappedNameAfterRenamedDuplicate(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -192,13 +191,7 @@ func TestMappedNameAfterRenamedDuplicate(t *testing.T) {
 	if _, err := w.conn.ExecContext(ctx, `COPY (SELECT 1::INT AS col1, 'first' AS "KEYX", 'second' AS "qqqx", 'third' AS "KEYX_1") TO `+sqlString(f)+` (FORMAT parquet)`); err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(f, bytes.ReplaceAll(b, []byte("qqqx"), []byte("keyx")), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	renameInFile(t, f, "qqqx", "keyx")
 	execCatalog(t, cat,
 		`INSERT INTO ducklake_column_mapping VALUES (20, 1, 'map_by_name')`,
 		`INSERT INTO ducklake_name_mapping VALUES (20, 0, 'col1', 1, NULL, false), (20, 1, 'KEYX_1', 2, NULL, false)`,
@@ -210,19 +203,21 @@ func TestMappedNameAfterRenamedDuplicate(t *testing.T) {
 			got = append(got, row)
 		}
 	}
-	if len(got) != 1 || !strings.Contains(got[0], "'col2': third") {
-		t.Errorf("rows of data file 7: %v, want col2 'third' (the column named KEYX_1 in the file)", got)
+	if len(got) != 1 || !strings.Contains(got[0], "'col2': second") {
+		t.Errorf("rows of data file 7: %v, want col2 'second' (keyx_1 to the Parquet reader, which KEYX_1 matches in any case)", got)
 	}
 }
 
 // TestPositionalNameAfterRenamedDuplicate: a file without field ids and
 // without a name mapping is read by position in 1.0 and 1.1
 // (DuckLakeNameMap::CreatePositionalMapping, src/common/ducklake_name_map.cpp
-// in v1.5-variegata and main), each table column then named by its file
-// column's name and matched through DuckDB's NameMapper: of KEYX and keyx
-// the first, and KEYX_1 the third column. read_parquet, which renamed keyx
-// to keyx_1, made "KEYX_1" name the second column: col3 (TINYINT) read the
-// text 'x' and the read failed, where every reader reads 3.
+// in v1.5-variegata and main), each table column named by the name the
+// Parquet reader gives the file column at its position and matched through
+// DuckDB's NameMapper. Those names are unique in any case (the reader
+// renames KEYX, keyx, KEYX_1 to KEYX, keyx_1, KEYX_1_1), so table column i
+// reads file column i. Proof v82 took the first file column of the file's
+// own i-th name in any case: col2 read KEYX (1) where every reader reads
+// keyx ('7').
 func TestPositionalNameAfterRenamedDuplicate(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -230,19 +225,52 @@ func TestPositionalNameAfterRenamedDuplicate(t *testing.T) {
 	cat, data := copyLake(t, catalog, filepath.Join(lake, "data"))
 	f := filepath.Join(data, "main", "ext", "f5_extra.parquet")
 	w := openForTest(t, cat, data)
-	if _, err := w.conn.ExecContext(ctx, `COPY (SELECT 1::INT AS "KEYX", 'x' AS "qqqx", 3::INT AS "KEYX_1") TO `+sqlString(f)+` (FORMAT parquet)`); err != nil {
+	if _, err := w.conn.ExecContext(ctx, `COPY (SELECT 1::INT AS "KEYX", '7' AS "qqqx", 3::INT AS "KEYX_1") TO `+sqlString(f)+` (FORMAT parquet)`); err != nil {
 		t.Fatal(err)
 	}
+	renameInFile(t, f, "qqqx", "keyx")
+	execCatalog(t, cat, `UPDATE ducklake_data_file SET mapping_id = NULL WHERE data_file_id = 7`)
+	rows := tableRows(t, cat, data, "main.ext")
+	if want := "{'id': 1, 'col2': 7, 'col3': 3}"; rows[want] != 1 {
+		t.Errorf("rows %v, want %s (each table column from the file column at its position)", rows, want)
+	}
+}
+
+// TestMappedStructFieldAfterRenamedDuplicate: the Parquet reader renames a
+// struct's fields as it renames top-level columns (every inner node), so
+// a name mapping's child sources match the renamed names: of a struct
+// {KEYX, keyx, KEYX_1} the reader sees {KEYX, keyx_1, KEYX_1_1}, and the
+// sources KEYX_1_1 and keyx_1 are its third and second fields. Proof v82
+// matched the file's own names and found neither (NULL fields).
+func TestMappedStructFieldAfterRenamedDuplicate(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	lake, catalog := lastVersion(t, "lakes", "19_add_data_files")
+	cat, data := copyLake(t, catalog, filepath.Join(lake, "data"))
+	f := filepath.Join(data, "main", "ext_nested", "nested_reordered.parquet")
+	w := openForTest(t, cat, data)
+	if _, err := w.conn.ExecContext(ctx, `COPY (SELECT {'KEYX': 1::INT, 'qqqx': 2::INT, 'KEYX_1': 3::INT} AS col1, {'a': 4::INT, 'b': 5::INT} AS col2) TO `+sqlString(f)+` (FORMAT parquet)`); err != nil {
+		t.Fatal(err)
+	}
+	renameInFile(t, f, "qqqx", "keyx")
+	execCatalog(t, cat,
+		`UPDATE ducklake_name_mapping SET source_name = 'keyx_1' WHERE mapping_id = 12 AND column_id = 4`,
+		`UPDATE ducklake_name_mapping SET source_name = 'KEYX_1_1' WHERE mapping_id = 12 AND column_id = 5`)
+	rows := tableRows(t, cat, data, "main.ext_nested")
+	if want := "{'col1': {'i': 3, 'j': 2}, 'col2': {'a': 4, 'b': 5}}"; len(rows) != 1 || rows[want] != 1 {
+		t.Errorf("rows %v, want %s (fields matched by the Parquet reader's names)", rows, want)
+	}
+}
+
+// renameInFile replaces every occurrence of old in a file's bytes with
+// new, of the same length (a footer's names, the file intact).
+func renameInFile(t *testing.T, f, old, new string) {
+	t.Helper()
 	b, err := os.ReadFile(f)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(f, bytes.ReplaceAll(b, []byte("qqqx"), []byte("keyx")), 0o644); err != nil {
+	if err := os.WriteFile(f, bytes.ReplaceAll(b, []byte(old), []byte(new)), 0o644); err != nil {
 		t.Fatal(err)
-	}
-	execCatalog(t, cat, `UPDATE ducklake_data_file SET mapping_id = NULL WHERE data_file_id = 7`)
-	rows := tableRows(t, cat, data, "main.ext")
-	if want := "{'id': 1, 'col2': 1, 'col3': 3}"; rows[want] != 1 {
-		t.Errorf("rows %v, want %s (col2 from KEYX, the first of KEYX and keyx; col3 from KEYX_1)", rows, want)
 	}
 }

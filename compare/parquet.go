@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/fdl-formats/fdl-formats/formats"
@@ -278,13 +279,15 @@ func fold(n *pnode) {
 	}
 }
 
-// physType is the DuckDB type of a physical node, keeping the file's names.
+// physType is the DuckDB type of a physical node, with the names the
+// Parquet reader gives its fields (readNames).
 func (n *pnode) physType() string {
 	switch n.Kind {
 	case "struct":
 		parts := make([]string, len(n.Children))
+		names := n.readNames()
 		for i, c := range n.Children {
-			parts[i] = ident(c.Name) + " " + c.physType()
+			parts[i] = ident(names[i]) + " " + c.physType()
 		}
 		return "STRUCT(" + strings.Join(parts, ", ") + ")"
 	case "list":
@@ -308,18 +311,60 @@ func (n *pnode) childByID(id int64) *pnode {
 	return nil
 }
 
-// childByName finds the first child, in file order, whose name equals
-// name ignoring ASCII case, as DuckDB's NameMapper does (a
-// case_insensitive_map_t filled by emplace, so the first of two names
-// differing only in case wins, even over an exact match later:
-// src/common/multi_file/multi_file_column_mapper.cpp, the same from
-// v1.3.0 to v1.5.5). Every DuckLake release line reads a name-mapped file
-// through it (MapColumns in src/storage/ducklake_multi_file_reader.cpp
-// sets each column's identifier to its source name and maps BY_NAME).
+// readNames is the names DuckDB's Parquet reader gives n's children: a
+// child whose name equals a name already taken ignoring ASCII case gets
+// the taken name's counter, bumped, appended (_1, _2, ...) until free, and
+// its new name is then taken (ParquetReader::ParseSchemaRecursive,
+// extension/parquet/parquet_reader.cpp, at every inner node, the root's
+// columns and a struct's fields alike; the same in v1.3-ossivalis,
+// v1.4-andium, v1.5-variegata and main). Columns KEYX, keyx, KEYX_1 are
+// KEYX, keyx_1, KEYX_1_1. These are the names read_parquet, every
+// DuckLake reader's name mapping (NameMapper) and positional mapping
+// (CreatePositionalMapping) see; they are unique in any case.
+func (n *pnode) readNames() []string {
+	names := make([]string, len(n.Children))
+	taken := make(map[string]int, len(n.Children))
+	for i, c := range n.Children {
+		name := c.Name
+		for {
+			k := formats.ASCIILower(name)
+			count, ok := taken[k]
+			if !ok {
+				break
+			}
+			count++
+			taken[k] = count
+			name += "_" + strconv.Itoa(count)
+		}
+		taken[formats.ASCIILower(name)] = 0
+		names[i] = name
+	}
+	return names
+}
+
+// readName is the name the Parquet reader gives n's child c (readNames).
+func (n *pnode) readName(c *pnode) string {
+	for i, name := range n.readNames() {
+		if n.Children[i] == c {
+			return name
+		}
+	}
+	return c.Name
+}
+
+// childByName finds the child whose name, as the Parquet reader gives it
+// (readNames), equals name ignoring ASCII case, as DuckDB's NameMapper
+// does (a case_insensitive_map_t filled by emplace, so of two names
+// differing only in case the first would win; the reader's renaming
+// leaves none: src/common/multi_file/multi_file_column_mapper.cpp, the
+// same from v1.3.0 to v1.5.5). Every DuckLake release line reads a
+// name-mapped file through it (MapColumns in
+// src/storage/ducklake_multi_file_reader.cpp sets each column's identifier
+// to its source name and maps BY_NAME).
 func (n *pnode) childByName(name string) *pnode {
-	for _, c := range n.Children {
-		if formats.NamesEqual(c.Name, name) {
-			return c
+	for i, rn := range n.readNames() {
+		if formats.NamesEqual(rn, name) {
+			return n.Children[i]
 		}
 	}
 	return nil
@@ -415,7 +460,7 @@ func valueExpr(e string, phys *pnode, c *Column, mt matcher, m *mapEntry, depth 
 				if fe, err = ch.defaultExpr(); err != nil {
 					return "", err
 				}
-			} else if fe, err = valueExpr(e+"."+ident(pc.Name), pc, ch, mt, me, depth+1); err != nil {
+			} else if fe, err = valueExpr(e+"."+ident(phys.readName(pc)), pc, ch, mt, me, depth+1); err != nil {
 				return "", err
 			}
 			fields = append(fields, ident(ch.Name)+" := "+fe)

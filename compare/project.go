@@ -58,15 +58,11 @@ func (r *Reader) projectByMapping(ctx context.Context, t Table, f DataFile, src 
 
 // byPositionNames names a file's top-level columns by position, for a
 // read_parquet call without a schema map: the alias to put after the call
-// (AS __fdl_file("__fdl_c0", ...)) and each column's reference.
-// read_parquet itself renames a column whose name equals an earlier one's
-// ignoring ASCII case (KEYX after keyx becomes KEYX_1, and a later KEYX_1
-// then KEYX_1_1) and a query matches names ignoring case, so a file's own
-// name could reach another column: "KEYX_1" read the second KEYX where
-// DuckDB's NameMapper, which every DuckLake reader maps names through, and
-// the positional mapping of 1.0 and 1.1 read the column named KEYX_1
-// (TestMappedNameAfterRenamedDuplicate). The alias list renames by
-// position; the virtual columns (file_row_number, file_index) keep theirs.
+// (AS __fdl_file("__fdl_c0", ...)) and each column's reference. The
+// columns are matched by the Parquet reader's names (readNames, as every
+// DuckLake reader matches them) and then read by position, so that no SQL
+// name resolution of read_parquet's output can pick another column; the
+// virtual columns (file_row_number, file_index) keep their names.
 func byPositionNames(root *pnode) (alias string, col func(*pnode) string) {
 	names := make([]string, len(root.Children))
 	at := make(map[*pnode]string, len(root.Children))
@@ -99,10 +95,11 @@ func (r *Reader) projectUnmapped(src string, root *pnode, cols []*Column, kp str
 		var pc *pnode
 		switch {
 		case byPosition && i < len(root.Children):
-			// CreatePositionalMapping names the column by the file's
-			// i-th name, which NameMapper then finds: the first column
-			// of that name in any ASCII letter case.
-			pc = root.childByName(root.Children[i].Name)
+			// CreatePositionalMapping names the column by the
+			// Parquet reader's i-th name, which NameMapper then finds:
+			// those names are unique in any case (readNames), so the
+			// i-th column.
+			pc = root.Children[i]
 		case !byPosition:
 			pc = root.childByLeadingID(c.ID)
 		}

@@ -315,7 +315,12 @@ import (
 // v84: a JSON initial_default (and, in 0.1-0.3, default_value) casts
 // whatever its text: the default cast reinterprets a VARCHAR, where the
 // judge's TRY_CAST, the json extension loaded, validated it.
-const proofVersion = "fdl-formats proof v84"
+// v85: a name-mapped or positional file's columns and fields are matched
+// by the names DuckDB's Parquet reader gives them (keyx after KEYX is
+// keyx_1, at the top level and in structs: pnode.readNames), as every
+// DuckLake reader matches them, not by the file's own names; a positional
+// file's table column i reads file column i.
+const proofVersion = "fdl-formats proof v85"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths

@@ -321,8 +321,9 @@ func (r *Reader) mappedFooter(ctx context.Context, f DataFile) (*mapEntry, *pnod
 }
 
 // footerField tells whether a Parquet schema holds a field at the path of
-// names (parents first, matched in any letter case, as DuckDB matches a
-// name mapping's sources and union_by_name's columns); known is false where
+// names (parents first, matched in any letter case against the Parquet
+// reader's names, as DuckDB matches a name mapping's sources and
+// union_by_name's columns: childByName); known is false where
 // the path goes through a list or a map, which it does not follow.
 func footerField(root *pnode, names []string) (found, known bool) {
 	n := root
@@ -330,11 +331,11 @@ func footerField(root *pnode, names []string) (found, known bool) {
 		if n != root && n.Kind != "struct" {
 			return false, false
 		}
-		i := slices.IndexFunc(n.Children, func(c *pnode) bool { return formats.NamesEqual(c.Name, name) })
-		if i < 0 {
+		c := n.childByName(name)
+		if c == nil {
 			return false, true
 		}
-		n = n.Children[i]
+		n = c
 	}
 	return true, true
 }

@@ -430,8 +430,12 @@ var emptyStringsFixedIn = goversion.Must(goversion.NewVersion("1.5.1"))
 // positional file's columns by position after matching their names
 // (proofVersion v82); v45: a TIMESTAMPTZ default naming a time zone
 // other than UTC does not cast (formats.DefaultCastQuery, proofVersion
-// v83); v46: a JSON default casts whatever its text (proofVersion v84).
-const contentsKeyKind = "fdl-formats content pass v46"
+// v83); v46: a JSON default casts whatever its text (proofVersion v84);
+// v47: the self-read matches a name-mapped or
+// positional file's columns and struct fields by the Parquet reader's
+// names (case duplicates renamed _1, _2, ...), a positional column i
+// reading file column i (proofVersion v85).
+const contentsKeyKind = "fdl-formats content pass v47"
 
 // contentsKey names everything a content pass of v reads, or "" (no digest
 // cache, or an object store, whose data files the pass fetches and
