@@ -94,8 +94,18 @@ func (r *Reader) readSchemaEntries(ctx context.Context, snap int64) (entries, er
 				// default_kind: how the reader takes the default (a
 				// constant or SQL), derived for formats without
 				// default_value_type (their defaults are literals).
+				// A column with fields has no default to any reader
+				// (TransformColumnType, src/storage/ducklake_catalog.cpp,
+				// takes default_value, as initial_default, only for a
+				// column without fields, every line; the table's
+				// ColumnDefinition gets none): its text is not described
+				// (TestNestedDefaultValueIgnored).
+				def := r.normDefault(c.DefaultValue)
+				if len(c.Children) > 0 {
+					def = nil
+				}
 				e[fmt.Sprintf("column %s (id %d)", prefix, c.ID)] = fmt.Sprintf("name=%q type=%s position=%d parent=%d nulls_allowed=%s initial_default=%s default=%s default_kind=%s",
-					c.Name, dt, i, parent, nulls, optString(c.readDefault()), optString(r.normDefault(c.DefaultValue)), cmp.Or(r.defaultKind(c), "<none>"))
+					c.Name, dt, i, parent, nulls, optString(c.readDefault()), optString(def), cmp.Or(r.defaultKind(c), "<none>"))
 				if err := walk(prefix, c.Children, c.ID); err != nil {
 					return err
 				}

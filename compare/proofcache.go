@@ -319,7 +319,8 @@ import (
 // by the names DuckDB's Parquet reader gives them (keyx after KEYX is
 // keyx_1, at the top level and in structs: pnode.readNames), as every
 // DuckLake reader matches them, not by the file's own names; a positional
-// file's table column i reads file column i.
+// file's table column i reads file column i; a column with fields has
+// its default_value no longer described (no reader takes one).
 const proofVersion = "fdl-formats proof v85"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
