@@ -434,7 +434,8 @@ var emptyStringsFixedIn = goversion.Must(goversion.NewVersion("1.5.1"))
 // v47: the self-read matches a name-mapped or
 // positional file's columns and struct fields by the Parquet reader's
 // names (case duplicates renamed _1, _2, ...), a positional column i
-// reading file column i (proofVersion v85).
+// reading file column i, and a column with fields is not reported read
+// otherwise by name for its initial_default (proofVersion v85).
 const contentsKeyKind = "fdl-formats content pass v47"
 
 // contentsKey names everything a content pass of v reads, or "" (no digest
