@@ -137,16 +137,28 @@ func (r *run) defaultFailures(to *formats.Version, exprRows map[[3]int64]bool) (
 	if len(asks) == 0 {
 		return nil, nil
 	}
-	// One statement answers every text, each by formats' judge.
-	parts := make([]string, len(asks))
+	// One statement answers every distinct text and type, each by
+	// formats' judge: a wide catalog repeats a few defaults on hundreds
+	// of columns, and a statement of one part per column took 50 ms to
+	// plan.
+	judgeOf := make([]int, len(asks))
+	distinct := map[[2]string]int{}
+	var parts []string
 	for i, a := range asks {
-		judge := formats.DefaultParsesQuery(a.text)
-		if a.duckType != "" {
-			judge = formats.DefaultCastQuery(a.text, a.duckType)
+		k := [2]string{a.text, a.duckType}
+		j, seen := distinct[k]
+		if !seen {
+			judge := formats.DefaultParsesQuery(a.text)
+			if a.duckType != "" {
+				judge = formats.DefaultCastQuery(a.text, a.duckType)
+			}
+			j = len(parts)
+			distinct[k] = j
+			parts = append(parts, fmt.Sprintf("SELECT %d AS i, (%s) AS ok", j, judge))
 		}
-		parts[i] = fmt.Sprintf("SELECT %d AS i, (%s) AS ok", i, judge)
+		judgeOf[i] = j
 	}
-	oks := make([]sql.NullBool, len(asks))
+	oks := make([]sql.NullBool, len(parts))
 	err = r.w.eachRow(r.ctx, strings.Join(parts, " UNION ALL ")+" ORDER BY i", func(rows *sql.Rows) error {
 		var i int
 		var ok sql.NullBool
@@ -163,17 +175,17 @@ func (r *run) defaultFailures(to *formats.Version, exprRows map[[3]int64]bool) (
 		// A judge this DuckDB cannot run (a type it cannot cast to):
 		// each alone, and one that fails is not judged, as the proof
 		// leaves it.
-		for i, p := range parts {
-			oks[i] = sql.NullBool{}
-			if err := r.w.conn.QueryRowContext(r.ctx, "SELECT ok FROM ("+p+")").Scan(&oks[i]); err != nil && r.ctx.Err() != nil {
-				return nil, fmt.Errorf("judge the column defaults: %s: %w", asks[i].what, err)
+		for j, p := range parts {
+			oks[j] = sql.NullBool{}
+			if err := r.w.conn.QueryRowContext(r.ctx, "SELECT ok FROM ("+p+")").Scan(&oks[j]); err != nil && r.ctx.Err() != nil {
+				return nil, fmt.Errorf("judge the column defaults: %s: %w", asks[slices.Index(judgeOf, j)].what, err)
 			}
 		}
 	}
 	failed := map[string][]string{}
-	for i, ok := range oks {
-		if ok.Valid && !ok.Bool {
-			failed[asks[i].code] = append(failed[asks[i].code], asks[i].what)
+	for i, a := range asks {
+		if ok := oks[judgeOf[i]]; ok.Valid && !ok.Bool {
+			failed[a.code] = append(failed[a.code], a.what)
 		}
 	}
 	return failed, nil
