@@ -134,7 +134,7 @@ func (rm *remote) footerHeld(ctx context.Context, key string) (path string, whol
 		return "", false, nil // missing: the proof reports it
 	}
 	if err != nil {
-		return "", false, fmt.Errorf("data file %s: %w", oneline.Name(key), err)
+		return "", false, nameOnce("data file", oneline.Name(key), err)
 	}
 	if ans != nil {
 		// The server sent the whole file: it is the copy.

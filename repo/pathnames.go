@@ -110,16 +110,15 @@ func objectName(st store.Store, key string) string {
 	return store.KeyName(st, key)
 }
 
-// storeErr is err, a bucket's or web site's error about key (which names
-// the key inside the store, or the store beside it), after what was done
-// (doing) to the object named where it is (objectName), as a message
-// built with the key names it: the source names the object. A folder's
-// errors name its path already (the os error's), and stay as they are.
-func storeErr(st store.Store, key, doing string, err error) error {
-	if _, local := store.Base(st).(store.PathStore); local {
-		return err
+// nameOnce is err about the object name (what it is: "data file"), naming
+// it once: "WHAT: ERR" where err names it already (a store's error names
+// its object where it is: a bucket's s3:// URL at the endpoint, a site's
+// URL, a folder's key beside the path), else "WHAT NAME: ERR".
+func nameOnce(what, name string, err error) error {
+	if strings.Contains(err.Error(), name) {
+		return fmt.Errorf("%s: %w", what, err)
 	}
-	return fmt.Errorf("%s %s: %w", doing, objectName(st, key), err)
+	return fmt.Errorf("%s %s: %w", what, name, err)
 }
 
 // backfillAgain is the command a message tells the user to run after

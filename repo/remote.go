@@ -468,7 +468,7 @@ func downloadInfo(ctx context.Context, c *store.Counter, key, dst, tmpDir string
 	defer rc.Close()
 	sum, n, err := writeHashed(rc, dst, tmpDir, hd)
 	if err != nil {
-		return "", 0, nil, fmt.Errorf("download %s: %w", key, err)
+		return "", 0, nil, fmt.Errorf("download %s: %w", objectName(c, key), err)
 	}
 	if !described {
 		return sum, n, nil, nil
@@ -796,7 +796,7 @@ func (rm *remote) fillCache(ctx context.Context, cf cachedFile) error {
 		// file the first finding names" can be acted on: it said
 		// data/main/..., a key inside a bucket the user had to put
 		// together with the repository's URL and endpoint.
-		return fmt.Errorf("data file %s: %w", oneline.Name(store.KeyName(rm.counter, cf.key)), err)
+		return nameOnce("data file", oneline.Name(store.KeyName(rm.counter, cf.key)), err)
 	}
 	// The cache mirrors the store's bytes, also where their size is not
 	// the one the catalog records: that is for the checks to find, as in
@@ -1180,11 +1180,10 @@ func copyHeld(ctx context.Context, key, dir string,
 		return "", "", 0, fmt.Errorf("copy %s: %w", key, err)
 	}
 	f.Close()
+	// download's error names the object (the store's, where it is).
 	sum, n, got, err := download(ctx, key, f.Name())
 	if err == nil {
 		err = holdToTail(key, f.Name(), n, got, tail, info)
-	} else {
-		err = fmt.Errorf("%s: %w", key, err)
 	}
 	if err != nil {
 		os.Remove(f.Name())

@@ -499,7 +499,8 @@ func rangesRead(ctx context.Context, st store.Store, key string, dv *goversion.V
 	}
 	_, info, err := tr.ReadTail(ctx, key, tailBytes)
 	if err != nil {
-		return nil, fmt.Errorf("read the end of %s as DuckDB %s does (a ranged GET): %w", objectName(st, key), dv, err)
+		// The store's error names the object where it is, once.
+		return nil, fmt.Errorf("DuckDB %s's ranged read of a catalog's end: %w", dv, err)
 	}
 	if !info.IgnoredRange {
 		return nil, nil
@@ -522,7 +523,9 @@ func (r *repository) verifyFile(ctx context.Context, v *version, f *CatalogFile,
 	name := objectName(r.st, f.Key)
 	local, sum, n, err := copyObject(ctx, r, f.Key, dir)
 	if err != nil {
-		return storeErr(r.st, f.Key, "copy", err)
+		// The store's error names the object where it is (a bucket's
+		// s3:// URL at the endpoint, a site's URL, a folder's path), once.
+		return err
 	}
 	if f.Frozen {
 		ref := v.meta.Catalog.FileRef
@@ -927,7 +930,10 @@ func (f *CatalogFile) promised() (goversion.Constraints, string) {
 func readHeader(ctx context.Context, st store.Store, key string) (duckfile.Header, error) {
 	rc, err := st.Open(ctx, key)
 	if err != nil {
-		return duckfile.Header{}, storeErr(st, key, "read the header of", err)
+		// The store's error names the object where it is, once (a
+		// bucket's s3:// URL at the endpoint, a site's URL, a folder's
+		// path): it is given as it is.
+		return duckfile.Header{}, err
 	}
 	defer rc.Close()
 	h, err := duckfile.Read(rc)

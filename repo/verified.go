@@ -59,7 +59,13 @@ func copyObject(ctx context.Context, r *repository, key, dir string) (local, sum
 	return copyHeld(ctx, key, dir, func(ctx context.Context, key string) ([]byte, store.ObjectInfo, error) {
 		return c.ReadTail(ctx, key, tailBytes)
 	}, func(ctx context.Context, key, dst string) (string, int64, *store.ObjectInfo, error) {
-		return downloadInfo(ctx, c, key, dst, filepath.Dir(dst), nil)
+		sum, n, info, err := downloadInfo(ctx, c, key, dst, filepath.Dir(dst), nil)
+		if _, local := store.Base(r.st).(store.PathStore); local && err != nil {
+			// A folder's os error names its path; the key beside it, as
+			// before. A bucket's or site's names the object where it is.
+			err = fmt.Errorf("%s: %w", key, err)
+		}
+		return sum, n, info, err
 	})
 }
 

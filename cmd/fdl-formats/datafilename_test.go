@@ -47,7 +47,7 @@ func TestS3MissingDataFileNamed(t *testing.T) {
 		args, name := tc.args[:len(tc.args)-1], tc.args[len(tc.args)-1]
 		_, errOut, code := runAppStderr(t, append([]string{"check", remoteNow, "--formats=1.0", "--cache=" + t.TempDir()}, args...)...)
 		first, _, _ := strings.Cut(errOut, "\nTry: ")
-		if code != exitIncomparable || !strings.Contains(first, "data file "+name+": ") {
+		if code != exitIncomparable || !strings.Contains(first, "data file: ") || strings.Count(first, name) != 1 {
 			t.Errorf("check %v: exit %d, want %d and the first finding naming data file %s\n%s", args, code, exitIncomparable, name, errOut)
 		}
 	}

@@ -595,7 +595,7 @@ func TestS3SetupErrors(t *testing.T) {
 			_, errOut, code := runAppStderr(t, "plan", "--endpoint="+tc.endpoint, "--cache="+t.TempDir(), url)
 			lines := strings.Split(strings.TrimSpace(errOut), "\n")
 			if code != tc.code || len(lines) != 2 ||
-				!strings.HasPrefix(lines[0], "Error: read fdl.json: open fdl.json in "+url+" at "+tc.endpoint+": ") || !strings.Contains(lines[0], tc.err) ||
+				!strings.HasPrefix(lines[0], "Error: read fdl.json: open "+url+"/fdl.json at "+tc.endpoint+": ") || !strings.Contains(lines[0], tc.err) ||
 				strings.Contains(lines[0], "RequestID") || !strings.HasPrefix(lines[1], "Try: "+tc.try) {
 				t.Errorf("plan %s at %s: exit %d, want %d, and the lines\nError: read fdl.json: open fdl.json in %s at %s: ...%s...\nTry: %s...\ngot:\n%s", url, tc.endpoint, code, tc.code, url, tc.endpoint, tc.err, tc.try, errOut)
 			}

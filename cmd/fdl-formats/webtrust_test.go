@@ -777,7 +777,7 @@ func TestWebEncodedAnswers(t *testing.T) {
 		url := webtest.Serve(t, root, webtest.Options{Encode: "/files.json"}) + "/lake"
 		_, errOut, code := runAppStderr(t, "check", remoteNow, "--no-cache", url)
 		lines := strings.Split(strings.TrimSpace(errOut), "\n")
-		if code != exitFailure || len(lines) != 2 || !strings.Contains(lines[0], "/files.json in "+url+"/: "+cause+" (") ||
+		if code != exitFailure || len(lines) != 2 || !strings.Contains(lines[0], " "+url+"/versions/") || !strings.Contains(lines[0], "/files.json: "+cause+" (") ||
 			!strings.HasPrefix(lines[1], "Try: serve the repository's files as stored, without Content-Encoding") {
 			t.Errorf("check: exit %d, want %d, an Error: line naming files.json, %s and the cause, and a Try: line; got:\n%s", code, exitFailure, url, errOut)
 		}
@@ -792,7 +792,7 @@ func TestWebEncodedAnswers(t *testing.T) {
 		}
 		named := false
 		for _, f := range rep.Findings {
-			named = named || (f.Kind == repo.KindUnverifiable && strings.Contains(f.Detail, ".parquet in "+url+"/: "+cause))
+			named = named || (f.Kind == repo.KindUnverifiable && strings.Contains(f.Detail, " "+url+"/") && strings.Contains(f.Detail, ".parquet: "+cause))
 		}
 		if !named {
 			t.Errorf("check: no unverifiable finding names a data file, the site and the cause; first: %+v", rep.Findings[0])

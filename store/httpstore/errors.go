@@ -89,9 +89,13 @@ func (e *SetupError) Error() string {
 	case RedirectLoop:
 		what = e.Err.Error()
 	case Encoded:
-		what = fmt.Sprintf("the server sends the file with Content-Encoding %q though none was asked for (%s): readers get the encoded bytes, not the file", e.Encoding, e.Request)
+		// The request's method: the error names its URL already.
+		method, _, _ := strings.Cut(e.Request, " ")
+		what = fmt.Sprintf("the server sends the file with Content-Encoding %q though none was asked for (to a %s): readers get the encoded bytes, not the file", e.Encoding, method)
 	}
-	return fmt.Sprintf("%s %s in %s: %s", e.Op, e.Key, e.Location, what)
+	// The file (or folder) where it is, once: its URL, as the store's
+	// other errors and store.KeyName name it.
+	return fmt.Sprintf("%s %s: %s", e.Op, strings.TrimSuffix(e.Location, "/")+"/"+strings.TrimPrefix(e.Key, "/"), what)
 }
 
 // Unwrap is the client's error.

@@ -98,8 +98,8 @@ func TestSetupErrors(t *testing.T) {
 					t.Errorf("%s: %v: a SetupError (problem %d), want none", op, err, se.Problem)
 				case tc.problem != 0 && (!isSetup || se.Problem != tc.problem):
 					t.Errorf("%s: %v (%T): want a SetupError of problem %d", op, err, err, tc.problem)
-				case tc.problem != 0 && (!strings.HasPrefix(err.Error(), op+" fdl.json in "+tc.url+"/a/lake/: ") || se.Hint() == ""):
-					t.Errorf("%s: %q does not start %q, or no hint", op, err, op+" fdl.json in "+tc.url+"/a/lake/: ")
+				case tc.problem != 0 && (!strings.HasPrefix(err.Error(), op+" "+tc.url+"/a/lake/fdl.json: ") || se.Hint() == ""):
+					t.Errorf("%s: %q does not start %q, or no hint", op, err, op+" "+tc.url+"/a/lake/fdl.json: ")
 				}
 				if !strings.Contains(fmt.Sprint(err), tc.err) {
 					t.Errorf("%s: %v: want %q in it", op, err, tc.err)
@@ -153,8 +153,8 @@ func TestSetupErrorsAfterTheHEAD(t *testing.T) {
 	} {
 		err := tc.call()
 		var se *httpstore.SetupError
-		if !errors.As(err, &se) || se.Problem != httpstore.Unreachable || !strings.HasPrefix(err.Error(), tc.op+" "+tc.key+" in ") {
-			t.Errorf("%s %s: %v (%T), want a SetupError, Unreachable, starting %q", tc.op, tc.key, err, err, tc.op+" "+tc.key+" in ")
+		if !errors.As(err, &se) || se.Problem != httpstore.Unreachable || !strings.HasPrefix(err.Error(), tc.op+" "+srv.URL+"/lake/"+tc.key+": ") {
+			t.Errorf("%s %s: %v (%T), want a SetupError, Unreachable, starting %q", tc.op, tc.key, err, err, tc.op+" "+srv.URL+"/lake/"+tc.key+": ")
 		}
 	}
 }

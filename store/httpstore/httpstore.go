@@ -148,6 +148,11 @@ func (s *Store) BaseURL() string { return s.base.String() }
 // Location implements store.Location.
 func (s *Store) Location() string { return s.base.String() }
 
+// name is the object key where it is (its URL, as store.KeyName gives
+// it): the store's errors about an object name it so, once, and their
+// callers add no name of their own.
+func (s *Store) name(key string) string { return store.URL(s, key) }
+
 // url is the URL of a key. url.JoinPath takes each part as escaped, so a
 // "%XX" in a key (DuckDB escapes hive partition values so) is sent as it
 // is, as DuckDB sends it, and the server decodes it as it does for DuckDB;
@@ -185,18 +190,18 @@ func (s *Store) OpenInfo(ctx context.Context, key string) (io.ReadCloser, store.
 		if se := s.setupError("open", key, err, nil); se != nil {
 			return nil, store.ObjectInfo{}, se
 		}
-		return nil, store.ObjectInfo{}, fmt.Errorf("open %s: %w", key, err)
+		return nil, store.ObjectInfo{}, fmt.Errorf("open %s: %w", s.name(key), err)
 	}
-	if err := check(resp, key); err != nil {
+	if err := checkNamed(resp, key); err != nil {
 		resp.Body.Close()
 		if se := s.setupError("open", key, err, resp); se != nil {
 			return nil, store.ObjectInfo{}, se
 		}
-		return nil, store.ObjectInfo{}, fmt.Errorf("open %s: %w", key, err)
+		return nil, store.ObjectInfo{}, fmt.Errorf("open %s: %w", s.name(key), err)
 	}
 	if isListing(resp) {
 		resp.Body.Close()
-		return nil, store.ObjectInfo{}, fmt.Errorf("open %s: a folder: %w", key, fs.ErrNotExist)
+		return nil, store.ObjectInfo{}, fmt.Errorf("open %s: a folder: %w", s.name(key), fs.ErrNotExist)
 	}
 	info := responseInfo(resp, key)
 	if !isHTML(resp) {
@@ -207,11 +212,11 @@ func (s *Store) OpenInfo(ctx context.Context, key string) (io.ReadCloser, store.
 	n, err := io.ReadFull(resp.Body, head)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
 		resp.Body.Close()
-		return nil, store.ObjectInfo{}, fmt.Errorf("open %s: %w", key, err)
+		return nil, store.ObjectInfo{}, fmt.Errorf("open %s: %w", s.name(key), err)
 	}
 	if looksLikeHTML(head[:n]) {
 		resp.Body.Close()
-		return nil, store.ObjectInfo{}, fmt.Errorf("open %s: %w: %w", key, store.ErrPage, fs.ErrNotExist)
+		return nil, store.ObjectInfo{}, fmt.Errorf("open %s: %w: %w", s.name(key), store.ErrPage, fs.ErrNotExist)
 	}
 	return struct {
 		io.Reader
@@ -284,14 +289,14 @@ func (s *Store) readTailAfter(ctx context.Context, key string, n int64, hd objec
 		if se := s.setupError("read the end of", key, err, nil); se != nil {
 			return nil, store.ObjectInfo{}, false, se
 		}
-		return nil, store.ObjectInfo{}, false, fmt.Errorf("read the end of %s: %w", key, err)
+		return nil, store.ObjectInfo{}, false, fmt.Errorf("read the end of %s: %w", s.name(key), err)
 	}
 	defer resp.Body.Close()
-	if err := check(resp, key); err != nil {
+	if err := checkNamed(resp, key); err != nil {
 		if se := s.setupError("read the end of", key, err, resp); se != nil {
 			return nil, store.ObjectInfo{}, false, se
 		}
-		return nil, store.ObjectInfo{}, false, fmt.Errorf("read the end of %s: %w", key, err)
+		return nil, store.ObjectInfo{}, false, fmt.Errorf("read the end of %s: %w", s.name(key), err)
 	}
 	info := responseInfo(resp, key)
 	if err := hd.checkETag(key, resp.Header.Get("ETag"), info); err != nil {
@@ -315,7 +320,7 @@ func (s *Store) readTailAfter(ctx context.Context, key string, n int64, hd objec
 		}
 		tail, err := store.LastBytes(body, n, head.Size)
 		if err != nil {
-			return nil, store.ObjectInfo{}, false, fmt.Errorf("read the end of %s: the server ignored the range (%s): %w", key, resp.Status, err)
+			return nil, store.ObjectInfo{}, false, fmt.Errorf("read the end of %s: the server ignored the range (%s): %w", s.name(key), resp.Status, err)
 		}
 		info.Size = head.Size
 		info.IgnoredRange = first > 0
@@ -323,22 +328,22 @@ func (s *Store) readTailAfter(ctx context.Context, key string, n int64, hd objec
 	}
 	tail, err := io.ReadAll(io.LimitReader(resp.Body, n+1))
 	if err != nil {
-		return nil, store.ObjectInfo{}, false, fmt.Errorf("read the end of %s: %w", key, err)
+		return nil, store.ObjectInfo{}, false, fmt.Errorf("read the end of %s: %w", s.name(key), err)
 	}
 	size, err := store.TailRange(resp.Header.Get("Content-Range"), int64(len(tail)), n)
 	switch {
 	case hd.known && size > 0 && size != head.Size:
 		// The HEAD was an earlier request of the run.
-		return nil, store.ObjectInfo{}, false, store.SizeDisagrees(fmt.Errorf("read the end of %s: %d bytes by the run's earlier HEAD of it, %d by its ranged GET (changed since?)", key, head.Size, size))
+		return nil, store.ObjectInfo{}, false, store.SizeDisagrees(fmt.Errorf("read the end of %s: %d bytes by the run's earlier HEAD of it, %d by its ranged GET (changed since?)", s.name(key), head.Size, size))
 	case err != nil && size > 0 && size != head.Size:
 		// The range asked ends at the HEAD's size, the object at another.
-		return nil, store.ObjectInfo{}, false, store.SizeDisagrees(fmt.Errorf("read the end of %s: %w", key, err))
+		return nil, store.ObjectInfo{}, false, store.SizeDisagrees(fmt.Errorf("read the end of %s: %w", s.name(key), err))
 	case err != nil:
-		return nil, store.ObjectInfo{}, false, fmt.Errorf("read the end of %s: %w", key, err)
+		return nil, store.ObjectInfo{}, false, fmt.Errorf("read the end of %s: %w", s.name(key), err)
 	case size >= 0 && size != head.Size:
-		return nil, store.ObjectInfo{}, false, store.SizeDisagrees(fmt.Errorf("read the end of %s: %d bytes by its HEAD, %d by its GET (changed while read?)", key, head.Size, size))
+		return nil, store.ObjectInfo{}, false, store.SizeDisagrees(fmt.Errorf("read the end of %s: %d bytes by its HEAD, %d by its GET (changed while read?)", s.name(key), head.Size, size))
 	case size < 0 && int64(len(tail)) != min(n, head.Size):
-		return nil, store.ObjectInfo{}, false, fmt.Errorf("read the end of %s: %d bytes for the last %d of a %d-byte file", key, len(tail), n, head.Size)
+		return nil, store.ObjectInfo{}, false, fmt.Errorf("read the end of %s: %d bytes for the last %d of a %d-byte file", s.name(key), len(tail), n, head.Size)
 	}
 	info.Size = head.Size
 	return tail, info, false, nil
@@ -362,35 +367,35 @@ func (s *Store) GETSize(ctx context.Context, key string) (int64, error) {
 		if se := s.setupError(op, key, err, nil); se != nil {
 			return 0, se
 		}
-		return 0, fmt.Errorf("%s %s: %w", op, key, err)
+		return 0, fmt.Errorf("%s %s: %w", op, s.name(key), err)
 	}
 	defer resp.Body.Close()
 	cr := resp.Header.Get("Content-Range")
 	if resp.StatusCode == http.StatusRequestedRangeNotSatisfiable {
 		var size int64
 		if _, err := fmt.Sscanf(cr, "bytes */%d", &size); err != nil || size != 0 {
-			return 0, fmt.Errorf("%s %s: GET %s: %s, Content-Range %q", op, key, redact(resp.Request.URL), resp.Status, cr)
+			return 0, fmt.Errorf("%s %s: GET answered %s, Content-Range %q", op, s.name(key), resp.Status, cr)
 		}
 		return 0, nil // an empty file: no first byte
 	}
-	if err := check(resp, key); err != nil {
+	if err := checkNamed(resp, key); err != nil {
 		if se := s.setupError(op, key, err, resp); se != nil {
 			return 0, se
 		}
-		return 0, fmt.Errorf("%s %s: %w", op, key, err)
+		return 0, fmt.Errorf("%s %s: %w", op, s.name(key), err)
 	}
 	if resp.StatusCode == http.StatusPartialContent {
 		var size int64
 		_, total, _ := strings.Cut(cr, "/")
 		if _, err := fmt.Sscan(total, &size); err != nil || size < 0 {
-			return 0, fmt.Errorf("%s %s: the ranged answer's Content-Range %q gives no complete length", op, key, cr)
+			return 0, fmt.Errorf("%s %s: the ranged answer's Content-Range %q gives no complete length", op, s.name(key), cr)
 		}
 		return size, nil
 	}
 	// The range ignored: the whole file, as readers that download it get it.
 	n, err := io.Copy(io.Discard, store.ContextReader(ctx, resp.Body))
 	if err != nil {
-		return 0, fmt.Errorf("%s %s: %w", op, key, err)
+		return 0, fmt.Errorf("%s %s: %w", op, s.name(key), err)
 	}
 	return n, nil
 }
@@ -441,7 +446,7 @@ func (s *Store) statFile(ctx context.Context, key string) (objectInfo, error) {
 			return objectInfo{}, perr
 		}
 		if page {
-			return objectInfo{}, fmt.Errorf("stat %s: %w: %w", key, store.ErrPage, fs.ErrNotExist)
+			return objectInfo{}, fmt.Errorf("stat %s: %w: %w", s.name(key), store.ErrPage, fs.ErrNotExist)
 		}
 	}
 	return info, err
@@ -463,18 +468,18 @@ func (s *Store) isPage(ctx context.Context, key string) (bool, error) {
 		if se := s.setupError("stat", key, err, nil); se != nil {
 			return false, se
 		}
-		return false, fmt.Errorf("stat %s: %w", key, err)
+		return false, fmt.Errorf("stat %s: %w", s.name(key), err)
 	}
 	defer resp.Body.Close()
-	if err := check(resp, key); err != nil {
+	if err := checkNamed(resp, key); err != nil {
 		if se := s.setupError("stat", key, err, resp); se != nil {
 			return false, se
 		}
-		return false, fmt.Errorf("stat %s: %w", key, err)
+		return false, fmt.Errorf("stat %s: %w", s.name(key), err)
 	}
 	head, err := io.ReadAll(io.LimitReader(resp.Body, sniffLen))
 	if err != nil {
-		return false, fmt.Errorf("stat %s: %w", key, err)
+		return false, fmt.Errorf("stat %s: %w", s.name(key), err)
 	}
 	return looksLikeHTML(head), nil
 }
@@ -532,21 +537,21 @@ func (s *Store) stat(ctx context.Context, key string) (_ objectInfo, folder bool
 		if se := s.setupError("stat", key, err, nil); se != nil {
 			return objectInfo{}, false, se
 		}
-		return objectInfo{}, false, fmt.Errorf("stat %s: %w", key, err)
+		return objectInfo{}, false, fmt.Errorf("stat %s: %w", s.name(key), err)
 	}
 	defer resp.Body.Close()
-	if err := check(resp, key); err != nil {
+	if err := checkNamed(resp, key); err != nil {
 		if se := s.setupError("stat", key, err, resp); se != nil {
 			return objectInfo{}, false, se
 		}
-		return objectInfo{}, false, fmt.Errorf("stat %s: %w", key, err)
+		return objectInfo{}, false, fmt.Errorf("stat %s: %w", s.name(key), err)
 	}
 	if isListing(resp) {
-		return objectInfo{}, true, fmt.Errorf("stat %s: a folder: %w", key, fs.ErrNotExist)
+		return objectInfo{}, true, fmt.Errorf("stat %s: a folder: %w", s.name(key), fs.ErrNotExist)
 	}
 	info := responseInfo(resp, key)
 	if info.Size < 0 {
-		return objectInfo{}, false, fmt.Errorf("stat %s: the server gives no size", key)
+		return objectInfo{}, false, fmt.Errorf("stat %s: the server gives no size", s.name(key))
 	}
 	return objectInfo{ObjectInfo: info, html: isHTML(resp), etag: resp.Header.Get("ETag")}, false, nil
 }
@@ -962,7 +967,7 @@ func (s *Store) statRead(ctx context.Context, key string, max int64) (_ objectIn
 			if se := s.setupError("stat", key, err, nil); se != nil {
 				return objectInfo{}, nil, false, se
 			}
-			return objectInfo{}, nil, false, fmt.Errorf("stat %s: %w", key, err)
+			return objectInfo{}, nil, false, fmt.Errorf("stat %s: %w", s.name(key), err)
 		}
 		return objectInfo{}, nil, false, nil
 	}
@@ -974,7 +979,7 @@ func (s *Store) statRead(ctx context.Context, key string, max int64) (_ objectIn
 	got, err := io.ReadAll(io.LimitReader(store.ContextReader(ctx, resp.Body), max+1))
 	if err != nil {
 		if ctx.Err() != nil || isTimeout(err) {
-			return objectInfo{}, nil, false, fmt.Errorf("stat %s: %w", key, err)
+			return objectInfo{}, nil, false, fmt.Errorf("stat %s: %w", s.name(key), err)
 		}
 		return objectInfo{}, nil, false, nil
 	}
@@ -1127,6 +1132,21 @@ func (s *Store) do(ctx context.Context, method, u string, h http.Header) (*http.
 		backoff *= 2
 	}
 	return resp, err
+}
+
+// checkNamed is check for a caller whose error names the object's URL
+// (Store.name): a status other than 404 and 410 is the answer alone
+// ("403 Forbidden"), not the request's method and URL again.
+func checkNamed(resp *http.Response, key string) error {
+	err := check(resp, key)
+	switch code := resp.StatusCode; {
+	case err == nil || code == http.StatusOK || code == http.StatusPartialContent ||
+		code == http.StatusNotFound || code == http.StatusGone:
+		return err
+	case code >= 500 && code <= 599:
+		return &store.ServerError{Status: code, Err: fmt.Errorf("%s answered %s", resp.Request.Method, resp.Status)}
+	}
+	return fmt.Errorf("%s answered %s", resp.Request.Method, resp.Status)
 }
 
 // check maps an HTTP status to the store's errors (a 5xx to a

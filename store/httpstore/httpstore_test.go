@@ -700,12 +700,12 @@ func TestEncodedAnswers(t *testing.T) {
 					t.Fatalf("%s: %v (%T), want a *SetupError of Problem Encoded", c.name, err, err)
 				}
 				msg := err.Error()
-				for _, want := range []string{" in " + srv.URL + "/: ", `with Content-Encoding "gzip" though none was asked for (` + tc.request + srv.URL + "/", "readers get the encoded bytes, not the file"} {
+				for _, want := range []string{" " + srv.URL + "/", `with Content-Encoding "gzip" though none was asked for (to a ` + strings.TrimSpace(tc.request) + "): ", "readers get the encoded bytes, not the file"} {
 					if !strings.Contains(msg, want) {
 						t.Errorf("%s: %q, want it to contain %q", c.name, msg, want)
 					}
 				}
-				if c.name != "List" && !strings.Contains(msg, "f.parquet in ") {
+				if c.name != "List" && !strings.Contains(msg, " "+srv.URL+"/f.parquet: ") {
 					t.Errorf("%s: %q names no file", c.name, msg)
 				}
 				if !strings.Contains(se.Hint(), "without Content-Encoding") || !strings.Contains(se.Hint(), "gzip_static") {

@@ -84,6 +84,10 @@ type ConfigError struct {
 	// Err is the SDK's error.
 	Err error
 
+	// url is the s3:// URL of the object (or folder) asked: the error
+	// names it where it is, as Store.KeyName does, with the endpoint.
+	url string
+
 	configured bool // Endpoint is the run's (--endpoint, $AWS_ENDPOINT_URL_S3), not AWS's
 	noSign     bool // the request was sent unsigned (Options.NoSign)
 }
@@ -112,6 +116,15 @@ func (e *ConfigError) Error() string {
 		}
 		what = "no credentials to sign the request with: the AWS SDK's credential chain (environment, shared config and credentials files, SSO, web identity, instance or task role) gave none: " +
 			strings.Join(strings.Fields(cause.Error()), " ")
+	}
+	if e.url != "" {
+		// The object where it is, once: its URL, at the endpoint (AWS's:
+		// the host the SDK resolved).
+		where := e.url
+		if e.Endpoint != "" {
+			where += " at " + e.Endpoint
+		}
+		return fmt.Sprintf("%s %s: %s", e.Op, where, what)
 	}
 	where := e.Location
 	if e.Endpoint != "" && !strings.HasSuffix(where, " at "+e.Endpoint) {
@@ -202,7 +215,7 @@ func (s *Store) configError(op, key string, err error) *ConfigError {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return nil // the run's own end, not the server's
 	}
-	e := &ConfigError{Op: op, Key: key, Bucket: s.bucket, Location: s.Location(), Endpoint: s.endpoint, Status: status(err), Err: err, configured: s.endpoint != "", noSign: s.noSign}
+	e := &ConfigError{Op: op, Key: key, Bucket: s.bucket, Location: s.Location(), url: store.URL(s, key), Endpoint: s.endpoint, Status: status(err), Err: err, configured: s.endpoint != "", noSign: s.noSign}
 	if errors.As(err, new(*credsError)) {
 		// Told by the call that failed (the credential chain's, marked
 		// by markCreds), not by the SDK's message.

@@ -126,7 +126,7 @@ func TestCreateLostAnswerServerGone(t *testing.T) {
 		t.Fatalf("create = %v (%T); want an *s3.ConfigError of problem Unreachable for %s", err, err, key)
 	}
 	msg := err.Error()
-	for _, want := range []string{"create " + key + ": ", " " + key + " in s3://" + bucket + "/lake", "cannot reach it: ", "connection refused"} {
+	for _, want := range []string{"create " + key + ": ", "stat s3://" + bucket + "/lake/" + key + " at ", "cannot reach it: ", "connection refused"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("error %q does not say %q", msg, want)
 		}

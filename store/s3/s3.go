@@ -111,23 +111,26 @@ func New(ctx context.Context, bucket, prefix string, opts Options) (*Store, erro
 		return nil, fmt.Errorf("s3:///%s: no bucket (want s3://BUCKET/PREFIX)", prefix)
 	}
 	prefix = strings.Trim(prefix, "/")
+	// The repository, as every error of its setup names it (s3://BUCKET,
+	// s3://BUCKET/PREFIX): the bucket alone left which repository of a run
+	// over several unsaid. The endpoint is named where it is known good
+	// (Location's " at ENDPOINT"); its own error names the bad value.
+	repo := "s3://" + bucket
 	if prefix != "" {
+		repo += "/" + prefix
 		if err := store.ValidateKey(prefix); err != nil {
-			return nil, fmt.Errorf("s3://%s/%s: %w", bucket, prefix, err)
+			return nil, fmt.Errorf("%s: %w", repo, err)
 		}
 		// DuckDB's S3 client takes what follows a "?" as the URL's query
 		// (and "#" as its fragment), so its readers would open other
 		// objects than the ones checked through the SDK: the rule the
 		// catalog's file paths and data_dir follow.
 		if strings.ContainsAny(prefix, datapath.Unsafe) {
-			return nil, &refusedError{err: fmt.Errorf("s3://%s/%s: the prefix holds a ?, # or \\, which DuckDB's s3:// reader takes as the start of a query or fragment, so it would open other objects than fdl-formats checks: move the repository under a prefix without them", bucket, prefix),
+			return nil, &refusedError{err: fmt.Errorf("%s: the prefix holds a ?, # or \\, which DuckDB's s3:// reader takes as the start of a query or fragment, so it would open other objects than fdl-formats checks: move the repository under a prefix without them", repo),
 				hint: "move the repository under a prefix without ?, # or \\ (readers open its files by URL)"}
 		}
 		prefix += "/"
 	}
-	// The repository, as every error of its setup names it: the bucket
-	// alone left which repository of a run over several unsaid.
-	repo := "s3://" + bucket + "/" + strings.TrimSuffix(prefix, "/")
 	getenv := opts.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
@@ -148,7 +151,11 @@ func New(ctx context.Context, bucket, prefix string, opts Options) (*Store, erro
 	}
 	cfg, err := config.LoadDefaultConfig(ctx, loadOpts...)
 	if err != nil {
-		return nil, fmt.Errorf("%s: load AWS configuration: %w", repo, err)
+		where := repo
+		if endpoint != "" && CheckEndpoint(from, endpoint) == nil {
+			where += " at " + endpoint
+		}
+		return nil, fmt.Errorf("%s: load AWS configuration: %w", where, err)
 	}
 	if opts.NoSign {
 		// Recognised by the SDK's signer, which then sends the request
@@ -429,16 +436,16 @@ func (s *Store) readTailAfter(ctx context.Context, key string, n int64, head sto
 	cr := aws.ToString(out.ContentRange)
 	switch code := responseStatus(out.ResultMetadata); {
 	case code == http.StatusOK && first > 0:
-		return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s in %s: the server ignored the range bytes=%d-%d (200 and the whole object): DuckDB's s3:// reads fail on such answers", key, s.Location(), first, head.Size-1)
+		return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s: the server ignored the range bytes=%d-%d (200 and the whole object): DuckDB's s3:// reads fail on such answers", s.KeyName(key), first, head.Size-1)
 	case code == http.StatusOK:
 		// The range asked was the whole object: so is the answer.
 		tail, err := store.LastBytes(store.ContextReader(ctx, out.Body), n, head.Size)
 		if err != nil {
-			return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s in %s: %w", key, s.Location(), err)
+			return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s: %w", s.KeyName(key), err)
 		}
 		return tail, info, nil
 	case cr == "":
-		return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s in %s: the ranged answer (HTTP %d) has no Content-Range, so which bytes it holds cannot be told", key, s.Location(), code)
+		return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s: the ranged answer (HTTP %d) has no Content-Range, so which bytes it holds cannot be told", s.KeyName(key), code)
 	}
 	tail, err := io.ReadAll(io.LimitReader(out.Body, n+1))
 	if err != nil {
@@ -448,13 +455,13 @@ func (s *Store) readTailAfter(ctx context.Context, key string, n int64, head sto
 	switch {
 	case err != nil && size > 0 && size != head.Size:
 		// The range asked ends at the HEAD's size, the object at another.
-		return nil, store.ObjectInfo{}, store.SizeDisagrees(fmt.Errorf("read the end of %s in %s: %w", key, s.Location(), err))
+		return nil, store.ObjectInfo{}, store.SizeDisagrees(fmt.Errorf("read the end of %s: %w", s.KeyName(key), err))
 	case err != nil:
-		return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s in %s: %w", key, s.Location(), err)
+		return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s: %w", s.KeyName(key), err)
 	case size >= 0 && size != head.Size:
-		return nil, store.ObjectInfo{}, store.SizeDisagrees(fmt.Errorf("read the end of %s in %s: %d bytes by its HEAD, %d by its GET (changed while read?)", key, s.Location(), head.Size, size))
+		return nil, store.ObjectInfo{}, store.SizeDisagrees(fmt.Errorf("read the end of %s: %d bytes by its HEAD, %d by its GET (changed while read?)", s.KeyName(key), head.Size, size))
 	case size < 0 && int64(len(tail)) != min(n, head.Size):
-		return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s in %s: %d bytes for the last %d of a %d-byte file", key, s.Location(), len(tail), n, head.Size)
+		return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s: %d bytes for the last %d of a %d-byte file", s.KeyName(key), len(tail), n, head.Size)
 	}
 	return tail, info, nil
 }
@@ -833,21 +840,21 @@ func isProbeName(name string) bool {
 func (s *Store) wrap(op, key string, err error) error {
 	if isMissingKey(err) {
 		if note := notS3Answer(err, s.Location()); note != "" {
-			return fmt.Errorf("%s %s: %w", op, key, &store.AbsentError{Note: note})
+			return fmt.Errorf("%s %s: %w", op, s.KeyName(key), &store.AbsentError{Note: note})
 		}
-		return fmt.Errorf("%s %s: %w", op, key, fs.ErrNotExist)
+		return fmt.Errorf("%s %s: %w", op, s.KeyName(key), fs.ErrNotExist)
 	}
 	if re := s.regionError(err); re != nil {
-		return fmt.Errorf("%s %s in %s: %w", op, key, s.Location(), re)
+		return fmt.Errorf("%s %s: %w", op, s.KeyName(key), re)
 	}
 	if ce := s.configError(op, key, err); ce != nil {
 		return ce
 	}
 	if code := status(err); code >= 500 && code <= 599 {
 		// The SDK retried it: the server failed, not the object.
-		return &store.ServerError{Status: code, Err: fmt.Errorf("%s %s in %s: %w", op, key, s.Location(), err)}
+		return &store.ServerError{Status: code, Err: fmt.Errorf("%s %s: %w", op, s.KeyName(key), err)}
 	}
-	return fmt.Errorf("%s %s in %s: %w", op, key, s.Location(), err)
+	return fmt.Errorf("%s %s: %w", op, s.KeyName(key), err)
 }
 
 // RegionError is a bucket the server says is in another region than the

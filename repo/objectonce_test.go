@@ -1,0 +1,108 @@
+package repo
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	goversion "github.com/hashicorp/go-version"
+
+	"github.com/fdl-formats/fdl-formats/internal/s3test"
+	"github.com/fdl-formats/fdl-formats/store"
+	"github.com/fdl-formats/fdl-formats/store/httpstore"
+	"github.com/fdl-formats/fdl-formats/store/local"
+	"github.com/fdl-formats/fdl-formats/store/s3"
+)
+
+// TestStoreErrorsNameObjectOnce: a catalog a bucket or web site lacks, or
+// refuses (S3's AccessDenied, a site's 403), is named exactly once where it
+// is (its s3:// URL at the endpoint, its URL) in the error of resolve's
+// header read (readHeader), of resolve --verify's copy (copyObject, which
+// verifyFile gives as it is) and of DuckDB 1.3's ranged read of its end
+// (rangesRead), with the store's cause kept. They named it two or three
+// times: "read the header of s3://b/lake/KEY at EP: open KEY: file does
+// not exist". A folder's messages are as they were.
+func TestStoreErrorsNameObjectOnce(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	lake := filepath.Join(root, "lake")
+	if err := os.MkdirAll(lake, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const missing, denied = "missing.duckdb", "denied.duckdb"
+	if err := os.WriteFile(filepath.Join(lake, denied), []byte("not a catalog"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := s3test.Start(t)
+	bucket := srv.Bucket(t)
+	srv.Upload(t, lake, bucket, "lake")
+	t.Setenv("AWS_CA_BUNDLE", "")
+	bucketStore, err := s3.New(ctx, bucket, "lake", s3.Options{Endpoint: srv.Endpoint, HTTPClient: &http.Client{Transport: &breakAt{base: http.DefaultTransport,
+		trip: func(*http.Request) bool { return true }, broken: denyKey(denied)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := http.FileServer(http.Dir(root))
+	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/"+denied) {
+			http.Error(w, "forbidden", http.StatusForbidden)
+			return
+		}
+		files.ServeHTTP(w, r)
+	}))
+	defer web.Close()
+	site, err := httpstore.New(web.URL+"/lake/", web.Client())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dv := goversion.Must(goversion.NewVersion("1.3.2"))
+
+	for _, tc := range []struct {
+		name         string
+		st           store.Store
+		where        func(key string) string
+		absent, deny string // the store's causes
+	}{
+		{"bucket", bucketStore, func(key string) string { return "s3://" + bucket + "/lake/" + key + " at " + srv.Endpoint }, "file does not exist", "access denied (403 AccessDenied)"},
+		{"web site", site, func(key string) string { return web.URL + "/lake/" + key }, "404 Not Found: file does not exist", "403 Forbidden"},
+	} {
+		for _, key := range []string{missing, denied} {
+			cause := tc.absent
+			if key == denied {
+				cause = tc.deny
+			}
+			name := tc.where(key)
+			_, herr := readHeader(ctx, tc.st, key)
+			_, _, _, cerr := copyObject(ctx, &repository{st: tc.st}, key, t.TempDir())
+			_, rerr := rangesRead(ctx, tc.st, key, dv)
+			for op, err := range map[string]error{"readHeader": herr, "copyObject": cerr, "rangesRead": rerr} {
+				if err == nil {
+					t.Errorf("%s: %s of %s: no error", tc.name, op, key)
+					continue
+				}
+				msg := err.Error()
+				if strings.Count(msg, key) != 1 || !strings.Contains(msg, name+": ") || !strings.Contains(msg, cause) {
+					t.Errorf("%s: %s of %s: %q, want %s named once and the cause %q", tc.name, op, key, msg, name, cause)
+				}
+			}
+		}
+	}
+
+	// A folder's messages, as they were: the store's key beside the os
+	// error's path.
+	folder, err := local.New(lake)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(lake, missing)
+	if _, err := readHeader(ctx, folder, missing); err == nil || err.Error() != "open "+missing+": open "+path+": no such file or directory" {
+		t.Errorf("folder: readHeader: %v", err)
+	}
+	if _, _, _, err := copyObject(ctx, &repository{st: folder}, missing, t.TempDir()); err == nil || err.Error() != "stat "+missing+": stat "+path+": no such file or directory" {
+		t.Errorf("folder: copyObject: %v", err)
+	}
+}
