@@ -105,7 +105,7 @@ func TestWebSetupErrors(t *testing.T) {
 			"redirect loop: " + loop.URL + "/a/lake/fdl.json -> " + loop.URL + "/b/lake/fdl.json -> " + loop.URL + "/a/lake/fdl.json",
 			"fix the server's redirects"},
 		{"fdl.json sent gzip-encoded, unasked", gzipped + "/lake", exitFailure,
-			`the server sends the file with Content-Encoding "gzip" though none was asked for (GET ` + gzipped + "/lake/fdl.json): readers get the encoded bytes, not the file",
+			`the server sends the file with Content-Encoding "gzip" though none was asked for (to a GET): readers get the encoded bytes, not the file`,
 			"serve the repository's files as stored, without Content-Encoding"},
 		{"404: the URL names no repository", plain + "/elsewhere", exitInvalid,
 			"",
@@ -133,7 +133,7 @@ func TestWebSetupErrors(t *testing.T) {
 			start := time.Now()
 			_, errOut, code := runAppStderr(t, "plan", "--cache="+t.TempDir(), tc.url)
 			lines := strings.Split(strings.TrimSpace(errOut), "\n")
-			prefix := "Error: read fdl.json: open fdl.json in " + tc.url + "/: "
+			prefix := "Error: read fdl.json: open " + tc.url + "/fdl.json: "
 			if tc.code == exitInvalid {
 				prefix = "Error: not an FDL repository: "
 			}
