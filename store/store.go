@@ -407,7 +407,11 @@ var ErrETagChanged = errors.New("the object's ETag changed between its HEAD and 
 // ETagError is an object whose ranged GET gave another ETag than the
 // HEAD before it, as the servers sent them.
 type ETagError struct {
-	Key       string
+	Key string
+	// Name is the object where it is (store.KeyName: a bucket's s3://
+	// URL at its endpoint, a site's URL), which the error names in the
+	// key's place; "" names the key.
+	Name      string
 	Head, Get string
 	// Full tells that Get is the ETag of a GET of the whole object
 	// (a download), Head that of the HEAD and ranged GET before it.
@@ -415,10 +419,14 @@ type ETagError struct {
 }
 
 func (e *ETagError) Error() string {
-	if e.Full {
-		return fmt.Sprintf("%s: ETag %s by its HEAD and ranged GET, %s by the GET that downloaded it: the object changed meanwhile, or the server answers them from different copies (a CDN edge or replica serving an older copy); the download is not used", e.Key, e.Head, e.Get)
+	name := e.Key
+	if e.Name != "" {
+		name = e.Name
 	}
-	return fmt.Sprintf("%s: ETag %s by its HEAD, %s by its ranged GET: the object changed between the two, or the server answers them from different copies (a CDN edge, a replica); DuckDB's httpfs fails such a read (\"ETag on reading file ... was initially ... and now it returned ...\")", e.Key, e.Head, e.Get)
+	if e.Full {
+		return fmt.Sprintf("%s: ETag %s by its HEAD and ranged GET, %s by the GET that downloaded it: the object changed meanwhile, or the server answers them from different copies (a CDN edge or replica serving an older copy); the download is not used", name, e.Head, e.Get)
+	}
+	return fmt.Sprintf("%s: ETag %s by its HEAD, %s by its ranged GET: the object changed between the two, or the server answers them from different copies (a CDN edge, a replica); DuckDB's httpfs fails such a read (\"ETag on reading file ... was initially ... and now it returned ...\")", name, e.Head, e.Get)
 }
 
 // Unwrap matches ErrETagChanged.

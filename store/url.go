@@ -49,3 +49,32 @@ func KeyName(st Store, key string) string {
 	}
 	return key
 }
+
+// Unnamed is err, an error that names an object where it is (name: its
+// URL, as KeyName gives it, and a bucket's " at ENDPOINT" after it), told
+// after a message that names the object already: its text from the cause
+// on ("OP NAME: CAUSE" is "CAUSE"), with err beneath it (errors.Is and
+// errors.As find what they found in err). An error that does not so name
+// it is err as it is.
+func Unnamed(err error, name string) error {
+	msg := err.Error()
+	i := strings.Index(msg, name)
+	if i < 0 {
+		return err
+	}
+	rest := msg[i+len(name):]
+	j := strings.Index(rest, ": ")
+	if j < 0 || j > 0 && !strings.HasPrefix(rest, " at ") {
+		return err
+	}
+	return &causeError{msg: rest[j+2:], err: err}
+}
+
+// causeError is an error told by its cause alone (Unnamed).
+type causeError struct {
+	msg string
+	err error
+}
+
+func (e *causeError) Error() string { return e.msg }
+func (e *causeError) Unwrap() error { return e.err }

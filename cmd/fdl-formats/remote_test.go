@@ -387,8 +387,9 @@ func TestS3ReadOnlyCredentials(t *testing.T) {
 	}))
 	defer proxy.Close()
 	out, errOut, code := runAppStderr(t, "backfill", remoteNow, "--endpoint="+proxy.URL, "--cache="+t.TempDir(), "s3://"+bucket+"/lake")
-	if code != exitFailure || !strings.Contains(errOut, "Error: backfill cannot publish: probe conditional writes on s3://"+bucket+"/lake") ||
-		!strings.Contains(errOut, "the credentials may not write to the store (PutObject of .fdl-formats/probe-") ||
+	// The probe object named once, where it is.
+	if code != exitFailure || !strings.Contains(errOut, "Error: backfill cannot publish: probe conditional writes: create s3://"+bucket+"/lake/.fdl-formats/probe-") ||
+		strings.Count(errOut, ".fdl-formats/probe-") != 1 || !strings.Contains(errOut, " at "+proxy.URL+": the credentials may not write to the store (PutObject answered 403): ") ||
 		!strings.Contains(errOut, "Try: use credentials that may write to the repository: backfill needs s3:PutObject") || strings.Contains(errOut, "If-None-Match") {
 		t.Errorf("backfill with read-only credentials: exit %d\n%s\n%s", code, out, errOut)
 	}

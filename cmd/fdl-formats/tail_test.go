@@ -66,7 +66,7 @@ func TestS3ETagChangedWhileRead(t *testing.T) {
 			}
 			found := false
 			for _, f := range rep.Findings {
-				if !found && strings.Contains(f.Detail, `by its HEAD, "0000000000000000000000000000000a" by its ranged GET`) && strings.Contains(f.Detail, ".parquet: ETag ") {
+				if !found && strings.Contains(f.Detail, `by its HEAD, "0000000000000000000000000000000a" by its ranged GET`) && strings.Contains(f.Detail, ".parquet at "+front.URL+": ETag ") {
 					found = true
 					t.Logf("%s %s: %s", f.Kind, f.Version, strings.SplitN(f.Detail, "\n", 2)[0])
 				}

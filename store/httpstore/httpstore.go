@@ -300,6 +300,11 @@ func (s *Store) readTailAfter(ctx context.Context, key string, n int64, hd objec
 	}
 	info := responseInfo(resp, key)
 	if err := hd.checkETag(key, resp.Header.Get("ETag"), info); err != nil {
+		// Named where it is (its URL), once, as the store's other errors.
+		var e *store.ETagError
+		if errors.As(err, &e) {
+			e.Name = s.name(key)
+		}
 		return nil, store.ObjectInfo{}, false, fmt.Errorf("read the end of %w", err)
 	}
 	if resp.StatusCode != http.StatusPartialContent {
@@ -569,7 +574,7 @@ func (s *Store) Create(_ context.Context, key string, _ io.Reader) error {
 	if err := store.ValidateKey(key); err != nil {
 		return err
 	}
-	return fmt.Errorf("create %s in %s: %w", key, s.Location(), store.ErrReadOnly)
+	return fmt.Errorf("create %s: %w", s.name(key), store.ErrReadOnly)
 }
 
 // List implements store.Store by walking the folder listings below the
@@ -624,7 +629,12 @@ func (s *Store) listRead(ctx context.Context, prefix string, read func(key strin
 		w.read, w.max, w.budget = read, max, budget
 	}
 	if err := s.walk(ctx, dir, prefix, w); err != nil {
-		return nil, nil, nil, fmt.Errorf("list %s in %s: %w", prefix, s.Location(), err)
+		// The walk's errors name the folder they listed, at or below
+		// prefix, by its URL: once, with no other name for it.
+		if strings.Contains(err.Error(), s.name(prefix)) {
+			return nil, nil, nil, err
+		}
+		return nil, nil, nil, fmt.Errorf("list %s: %w", s.name(prefix), err)
 	}
 	sort.Slice(w.objects, func(i, j int) bool { return w.objects[i].Key < w.objects[j].Key })
 	sort.Strings(w.folders)
@@ -819,7 +829,7 @@ func (s *Store) listing(ctx context.Context, dir string) (names []string, listed
 		if se := s.setupError("list", name, err, nil); se != nil {
 			return nil, false, se
 		}
-		return nil, false, err
+		return nil, false, fmt.Errorf("list %s: %w", u, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone {
@@ -831,11 +841,11 @@ func (s *Store) listing(ctx context.Context, dir string) (names []string, listed
 		// still be served, but no listing tells which versions exist.
 		return nil, false, &ListingError{URL: u, Reason: "the folder answers " + resp.Status + ": the server refuses folder listings (nginx without `autoindex on`, Apache with `Options -Indexes`) or access to the folder"}
 	}
-	if err := check(resp, dir); err != nil {
+	if err := checkNamed(resp, dir); err != nil {
 		if se := s.setupError("list", name, err, resp); se != nil {
 			return nil, false, se
 		}
-		return nil, false, err
+		return nil, false, fmt.Errorf("list %s: %w", u, err)
 	}
 	if !isListing(resp) {
 		return nil, false, &ListingError{URL: u, Reason: fmt.Sprintf("gives no folder listing (%s, not an HTML index page)", resp.Header.Get("Content-Type"))}
@@ -1103,11 +1113,11 @@ func (s *Store) do(ctx context.Context, method, u string, h http.Header) (*http.
 			return resp, nil
 		}
 		if err != nil && permanent(err) {
-			return nil, err // asking again gets the same answer
+			return nil, requestCause(err, u) // asking again gets the same answer
 		}
 		if err != nil && isTimeout(err) && ctx.Err() == nil {
 			if timeouts++; timeouts == 2 {
-				return nil, err
+				return nil, requestCause(err, u)
 			}
 		} else {
 			timeouts = 0
@@ -1131,8 +1141,33 @@ func (s *Store) do(ctx context.Context, method, u string, h http.Header) (*http.
 		}
 		backoff *= 2
 	}
-	return resp, err
+	if err != nil {
+		return nil, requestCause(err, u)
+	}
+	return resp, nil
 }
+
+// requestCause is err, the client's error of a request of u, told by its
+// cause alone: every caller of do names the object by its URL, and Go's
+// client puts the request before the cause (Get "URL": EOF), naming it
+// again. A request that a redirect took elsewhere keeps it (the address
+// that failed). err stays beneath it (errors.As finds the *url.Error).
+func requestCause(err error, u string) error {
+	var ue *url.Error
+	if !errors.As(err, &ue) || ue.URL != u || ue.Err == nil {
+		return err
+	}
+	return &causeError{msg: ue.Err.Error(), err: err}
+}
+
+// causeError is an error told by its cause alone (requestCause).
+type causeError struct {
+	msg string
+	err error
+}
+
+func (e *causeError) Error() string { return e.msg }
+func (e *causeError) Unwrap() error { return e.err }
 
 // checkNamed is check for a caller whose error names the object's URL
 // (Store.name): a status other than 404 and 410 is the answer alone

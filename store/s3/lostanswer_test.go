@@ -126,10 +126,15 @@ func TestCreateLostAnswerServerGone(t *testing.T) {
 		t.Fatalf("create = %v (%T); want an *s3.ConfigError of problem Unreachable for %s", err, err, key)
 	}
 	msg := err.Error()
-	for _, want := range []string{"create " + key + ": ", "stat s3://" + bucket + "/lake/" + key + " at ", "cannot reach it: ", "connection refused"} {
+	// The object named once, where it is: the stat's error gives its
+	// cause alone (it named the object again).
+	for _, want := range []string{"create s3://" + bucket + "/lake/" + key + " at ", ", and then its stat: cannot reach it: ", "connection refused"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("error %q does not say %q", msg, want)
 		}
+	}
+	if strings.Count(msg, key) != 1 {
+		t.Errorf("error %q names %s more than once", msg, key)
 	}
 	for _, sdk := range []string{"operation error", "RequestID", "https response error", "\n"} {
 		if strings.Contains(msg, sdk) {

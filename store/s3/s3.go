@@ -427,7 +427,12 @@ func (s *Store) readTailAfter(ctx context.Context, key string, n int64, head sto
 	}
 	defer out.Body.Close()
 	if err := store.CheckETags(key, headETag, aws.ToString(out.ETag)); err != nil {
-		return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %w (in %s)", err, s.Location())
+		// Named where it is, once, as the store's other errors name it.
+		var e *store.ETagError
+		if errors.As(err, &e) {
+			e.Name = s.KeyName(key)
+		}
+		return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %w", err)
 	}
 	info := store.ObjectInfo{Key: key, Size: head.Size, ETag: unquote(aws.ToString(out.ETag))}
 	if out.LastModified != nil {
@@ -545,7 +550,7 @@ func (s *Store) sizeByRange(ctx context.Context, key string) (int64, error) {
 	case code == http.StatusOK && out.ContentLength != nil:
 		size = *out.ContentLength // the range ignored: the whole object
 	case code != http.StatusPartialContent || err != nil || size <= 0:
-		return 0, fmt.Errorf("stat %s in %s: the HEAD gave no Content-Length, and a GET of the first byte no size either (HTTP %d, Content-Range %q)", key, s.Location(), code, cr)
+		return 0, fmt.Errorf("stat %s: the HEAD gave no Content-Length, and a GET of the first byte no size either (HTTP %d, Content-Range %q)", s.KeyName(key), code, cr)
 	}
 	return size, nil
 }
@@ -585,9 +590,9 @@ func (s *Store) List(ctx context.Context, prefix string) ([]store.ObjectInfo, er
 		token := aws.ToString(page.NextContinuationToken)
 		switch {
 		case token == "":
-			return nil, fmt.Errorf("list %s%s: the server says the listing goes on (IsTruncated) but gives no continuation token, so the rest cannot be listed", s.BaseURL(), prefix)
+			return nil, fmt.Errorf("list %s: the server says the listing goes on (IsTruncated) but gives no continuation token, so the rest cannot be listed", s.KeyName(prefix))
 		case tokens[token]:
-			return nil, fmt.Errorf("list %s%s: the server repeated continuation token %q, so the listing would never end", s.BaseURL(), prefix, token)
+			return nil, fmt.Errorf("list %s: the server repeated continuation token %q, so the listing would never end", s.KeyName(prefix), token)
 		}
 		tokens[token] = true
 		in.ContinuationToken = aws.String(token)
@@ -619,7 +624,7 @@ func (s *Store) Create(ctx context.Context, key string, r io.Reader) error {
 	}
 	body, size, cleanup, err := seekable(ctx, r)
 	if err != nil {
-		return fmt.Errorf("create %s: %w", key, err)
+		return fmt.Errorf("create %s: %w", s.KeyName(key), err)
 	}
 	defer cleanup()
 	return s.put(ctx, key, body, size)
@@ -647,7 +652,7 @@ func (s *Store) put(ctx context.Context, key string, body io.ReadSeeker, size in
 	timeouts := 0
 	for attempt := 0; ; attempt++ {
 		if _, err := body.Seek(0, io.SeekStart); err != nil {
-			return fmt.Errorf("create %s: %w", key, err)
+			return fmt.Errorf("create %s: %w", s.KeyName(key), err)
 		}
 		_, err := s.client.PutObject(ctx, &s3.PutObjectInput{
 			Bucket: &s.bucket, Key: s.key(key), Body: body, ContentLength: aws.Int64(size),
@@ -668,7 +673,7 @@ func (s *Store) put(ctx context.Context, key string, body io.ReadSeeker, size in
 		case err == nil:
 			return nil
 		case code == http.StatusPreconditionFailed && !ambiguous:
-			return fmt.Errorf("create %s: %w", key, store.ErrExists)
+			return fmt.Errorf("create %s: %w", s.KeyName(key), store.ErrExists)
 		case code == http.StatusConflict && attempt < 10:
 			// ConditionalRequestConflict: a concurrent write of the key is
 			// in flight; its outcome decides ours.
@@ -688,27 +693,29 @@ func (s *Store) put(ctx context.Context, key string, body io.ReadSeeker, size in
 				if code != 0 {
 					lost = fmt.Sprintf("was answered %d", code)
 				}
-				return fmt.Errorf("create %s: the upload %s, and then: %w", key, lost, herr)
+				// The stat's error names the object as the put's does:
+				// once, with the stat's cause.
+				return fmt.Errorf("create %s: the upload %s, and then its stat: %w", s.KeyName(key), lost, s.unnamed(key, herr))
 			case herr != nil:
-				return fmt.Errorf("create %s: %w (and then: %w)", key, s.putFailed(key, attempt, timeouts, err), herr)
+				return fmt.Errorf("%w (and then its stat: %w)", s.putFailed(key, attempt, timeouts, err), s.unnamed(key, herr))
 			case present && mine:
 				return nil
 			case present:
-				return fmt.Errorf("create %s: %w", key, store.ErrExists)
+				return fmt.Errorf("create %s: %w", s.KeyName(key), store.ErrExists)
 			case code == http.StatusPreconditionFailed:
-				return fmt.Errorf("create %s: refused (412) but absent: %w", key, err)
+				return fmt.Errorf("create %s: refused (412) but absent: %w", s.KeyName(key), err)
 			case attempt >= 5 || timeouts >= 2:
 				return s.putFailed(key, attempt, timeouts, err)
 			}
 		default:
 			if ctx.Err() != nil {
-				return fmt.Errorf("create %s: %w", key, ctx.Err())
+				return fmt.Errorf("create %s: %w", s.KeyName(key), ctx.Err())
 			}
 			return s.putFailed(key, attempt, timeouts, err)
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("create %s: %w", key, ctx.Err())
+			return fmt.Errorf("create %s: %w", s.KeyName(key), ctx.Err())
 		case <-time.After(backoff):
 		}
 		backoff = min(2*backoff, 2*time.Second)
@@ -722,9 +729,9 @@ func (s *Store) putFailed(key string, attempt, timeouts int, err error) error {
 	case attempt == 0:
 		return s.wrap("create", key, err)
 	case timeouts >= 2:
-		return fmt.Errorf("create %s in %s: gave up after %d attempts, the last %d timed out: %w", key, s.Location(), attempt+1, timeouts, err)
+		return fmt.Errorf("create %s: gave up after %d attempts, the last %d timed out: %w", s.KeyName(key), attempt+1, timeouts, err)
 	}
-	return fmt.Errorf("create %s in %s: gave up after %d attempts: %w", key, s.Location(), attempt+1, err)
+	return fmt.Errorf("create %s: gave up after %d attempts: %w", s.KeyName(key), attempt+1, err)
 }
 
 // isTimeout reports whether err is a timeout: the stall watchdog's
@@ -784,19 +791,22 @@ func (s *Store) Probe(ctx context.Context) error {
 	}()
 	for i, want := range []error{nil, store.ErrExists} {
 		err := s.put(ctx, key, strings.NewReader("fdl-formats conditional write probe\n"), 36)
+		// put's errors name the probe object where it is (its s3:// URL
+		// at the endpoint, so the repository too), once: these add no
+		// other name for it or its repository.
 		switch {
 		case i == 0 && status(err) == http.StatusNotImplemented:
-			return fmt.Errorf("%w: %s does not implement conditional writes (If-None-Match: *): %v", store.ErrUnsafe, s.Location(), err)
+			return fmt.Errorf("%w: the server does not implement conditional writes (If-None-Match: *): %v", store.ErrUnsafe, err)
 		case i == 0 && status(err) == http.StatusForbidden:
 			// Read-only credentials: the write is refused before any
 			// condition is looked at.
-			return fmt.Errorf("probe conditional writes on %s: %w (PutObject of %s answered 403): %w", s.Location(), store.ErrWriteDenied, key, err)
+			return fmt.Errorf("probe conditional writes: create %s: %w (PutObject answered 403): %w", s.KeyName(key), store.ErrWriteDenied, s.unnamed(key, err))
 		case i == 0 && err != nil:
-			return fmt.Errorf("probe conditional writes on %s: %w", s.Location(), err)
+			return fmt.Errorf("probe conditional writes: %w", err)
 		case i == 1 && err == nil:
-			return fmt.Errorf("%w: %s ignored If-None-Match: * (a second write of %s replaced the first); publishing there could replace another writer's object", store.ErrUnsafe, s.Location(), key)
+			return fmt.Errorf("%w: a second write of %s replaced the first: the server ignored If-None-Match: *, so publishing there could replace another writer's object", store.ErrUnsafe, s.KeyName(key))
 		case i == 1 && !errors.Is(err, want):
-			return fmt.Errorf("probe conditional writes on %s: %w", s.Location(), err)
+			return fmt.Errorf("probe conditional writes: %w", err)
 		}
 	}
 	return nil
@@ -855,6 +865,14 @@ func (s *Store) wrap(op, key string, err error) error {
 		return &store.ServerError{Status: code, Err: fmt.Errorf("%s %s: %w", op, s.KeyName(key), err)}
 	}
 	return fmt.Errorf("%s %s: %w", op, s.KeyName(key), err)
+}
+
+// unnamed is err, an error of this store that names key where it is
+// ("OP s3://BUCKET/PREFIX/KEY at ENDPOINT: CAUSE", as wrap and ConfigError
+// give it), told after a message that names the object already: the
+// cause alone, err beneath it (store.Unnamed).
+func (s *Store) unnamed(key string, err error) error {
+	return store.Unnamed(err, store.URL(s, key))
 }
 
 // RegionError is a bucket the server says is in another region than the

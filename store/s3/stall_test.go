@@ -149,7 +149,7 @@ func TestStalledUpload(t *testing.T) {
 	// stall, a HEAD (is the object there?) and a backoff.
 	within := 2*(time.Second+3*d) + time.Second
 	storetest.RunStallCases(t, d, 30*time.Second, data, &stalls, []storetest.StallCase{
-		{Name: "the server reads nothing", Op: create(dir + "reads-nothing.duckdb"), Want: "create " + dir + "reads-nothing.duckdb in s3://" + bucket + "/lake",
+		{Name: "the server reads nothing", Op: create(dir + "reads-nothing.duckdb"), Want: "create s3://" + bucket + "/lake/" + dir + "reads-nothing.duckdb at ",
 			Says: "stopped reading the upload", Attempts: 2, Within: within},
 		{Name: "the server stops after 1 MiB", Op: create(dir + "stops-at-1mib.duckdb"), Want: "PUT " + front.URL + "/" + bucket + "/lake/" + dir + "stops-at-1mib.duckdb: ",
 			Says: "gave up after 2 attempts, the last 2 timed out", Attempts: 2, Within: within},
@@ -210,7 +210,7 @@ func TestPutNoAnswer(t *testing.T) {
 		t.Errorf("gave up after %v (timeout %v)", took, d)
 	}
 	msg := err.Error()
-	for _, want := range []string{"create " + key + " in s3://" + bucket + "/lake", "gave up after 2 attempts, the last 2 timed out", "timeout awaiting response headers"} {
+	for _, want := range []string{"create s3://" + bucket + "/lake/" + key + " at ", "gave up after 2 attempts, the last 2 timed out", "timeout awaiting response headers"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("error %q does not say %q", msg, want)
 		}
