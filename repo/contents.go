@@ -796,7 +796,7 @@ func (r *repository) readRef(ctx context.Context, v *version, ref *fdljson.FileR
 	key := v.prefix() + ref.Path
 	data, err = store.ReadAll(ctx, r.st, key)
 	if err != nil {
-		return nil, nil, fmt.Errorf("read %s: %w", key, err)
+		return nil, nil, storeErr(r.st, "read", key, err)
 	}
 	sum := sha256.Sum256(data)
 	if p, err := matchRef(key, ref.Bytes, ref.SHA256, int64(len(data)), hex.EncodeToString(sum[:])); err != nil {

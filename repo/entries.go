@@ -350,7 +350,7 @@ func (r *repository) hiddenCatalogs(ctx context.Context, v *version, run []fdljs
 		var next []string
 		for i, name := range names {
 			if errs[i] != nil {
-				return nil, nil, fmt.Errorf("probe %s, which the server's listing does not show: %w", objectName(r.st, keys[i]), errs[i])
+				return nil, nil, unlistedErr(r.st, keys[i], "the server's listing", errs[i])
 			}
 			if found[i] != nil {
 				found[i].Key = name

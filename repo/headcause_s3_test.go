@@ -89,8 +89,9 @@ func TestS3HeadMeetsBadSecret(t *testing.T) {
 	if !rt.rotated.Load() || !errors.As(err, &ce) {
 		t.Fatalf("check = %v (HEAD sent: %v), want an *s3.ConfigError", err, rt.rotated.Load())
 	}
-	// The request that met it is a HEAD (a stat).
-	if !strings.Contains(err.Error(), ": stat versions/") || !strings.Contains(err.Error(), "the server rejected the request's signature (403 SignatureDoesNotMatch)") || strings.Contains(err.Error(), "access denied") {
+	// The request that met it is a HEAD (a stat), of the object named
+	// once, where it is.
+	if !strings.Contains(err.Error(), ": stat s3://"+bucket+"/lake/versions/") || strings.Count(err.Error(), ce.Key) != 1 || !strings.Contains(err.Error(), "the server rejected the request's signature (403 SignatureDoesNotMatch)") || strings.Contains(err.Error(), "access denied") {
 		t.Errorf("check = %v; want a stat's rejected signature", err)
 	}
 	if !strings.Contains(ce.Hint(), "AWS_SECRET_ACCESS_KEY") {

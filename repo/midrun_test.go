@@ -227,9 +227,12 @@ func TestStoreFailsMidRun(t *testing.T) {
 			// as it names a file the run asked for once the store had
 			// failed (before, the test wanted a key under versions/, and
 			// failed under load).
-			if !strings.HasPrefix(err.Error(), tc.command+" stopped: ") || ce.Key == "" || !rt.askedFrom(ce.Key) || !strings.Contains(err.Error(), " "+ce.Key+" ") ||
+			// The file is named once, where it is (its s3:// URL at the
+			// endpoint), with the store's cause.
+			if !strings.HasPrefix(err.Error(), tc.command+" stopped: ") || ce.Key == "" || !rt.askedFrom(ce.Key) ||
+				!strings.Contains(err.Error(), " s3://"+bucket+"/lake/"+ce.Key+" at "+srv.Endpoint+": ") || strings.Count(err.Error(), ce.Key) != 1 ||
 				strings.Contains(err.Error(), "\n") || strings.Contains(err.Error(), "RequestID") {
-				t.Errorf("error %q (key %q): want one line naming a file read once the store failed, without the SDK's request IDs", err, ce.Key)
+				t.Errorf("error %q (key %q): want one line naming a file read once the store failed, once, where it is, without the SDK's request IDs", err, ce.Key)
 			}
 			if ce.Hint() == "" {
 				t.Errorf("no hint for %v", ce)

@@ -2,6 +2,7 @@ package repo
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -11,6 +12,7 @@ import (
 
 	goversion "github.com/hashicorp/go-version"
 
+	"github.com/fdl-formats/fdl-formats/fdljson"
 	"github.com/fdl-formats/fdl-formats/internal/s3test"
 	"github.com/fdl-formats/fdl-formats/store"
 	"github.com/fdl-formats/fdl-formats/store/httpstore"
@@ -37,18 +39,34 @@ func TestStoreErrorsNameObjectOnce(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(lake, denied), []byte("not a catalog"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A version whose version.json is refused and whose files.json is
+	// missing: probeVersion's stat and readRef's read of them.
+	const vid = "01a18fe9-3745-7242-83ff-4805b982203e"
+	vdir := filepath.Join(lake, "versions", vid)
+	if err := os.MkdirAll(vdir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(vdir, "version.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	deniedVersion := "versions/" + vid + "/version.json"
 	srv := s3test.Start(t)
 	bucket := srv.Bucket(t)
 	srv.Upload(t, lake, bucket, "lake")
 	t.Setenv("AWS_CA_BUNDLE", "")
 	bucketStore, err := s3.New(ctx, bucket, "lake", s3.Options{Endpoint: srv.Endpoint, HTTPClient: &http.Client{Transport: &breakAt{base: http.DefaultTransport,
-		trip: func(*http.Request) bool { return true }, broken: denyKey(denied)}}})
+		trip: func(*http.Request) bool { return true }, broken: func(req *http.Request) (*http.Request, *http.Response, error) {
+			if strings.HasSuffix(req.URL.Path, "/"+deniedVersion) {
+				return denyKey("version.json")(req)
+			}
+			return denyKey(denied)(req)
+		}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	files := http.FileServer(http.Dir(root))
 	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasSuffix(r.URL.Path, "/"+denied) {
+		if strings.HasSuffix(r.URL.Path, "/"+denied) || strings.HasSuffix(r.URL.Path, "/"+deniedVersion) {
 			http.Error(w, "forbidden", http.StatusForbidden)
 			return
 		}
@@ -90,8 +108,27 @@ func TestStoreErrorsNameObjectOnce(t *testing.T) {
 				}
 			}
 		}
+		// A version's files: the stat of its refused version.json
+		// (probeVersion), the read of its missing files.json (readRef),
+		// named once where they are. They said "stat KEY: stat NAME:
+		// ...", "read KEY: open NAME: ...".
+		r := &repository{st: tc.st}
+		_, err := r.probeVersion(ctx, vid)
+		if msg := fmt.Sprint(err); err == nil || strings.Count(msg, "version.json") != 1 || !strings.Contains(msg, tc.where(deniedVersion)+": ") || !strings.Contains(msg, tc.deny) {
+			t.Errorf("%s: probeVersion: %q, want %s named once and the cause %q", tc.name, msg, tc.where(deniedVersion), tc.deny)
+		}
+		_, _, err = r.readRef(ctx, &version{id: vid}, &fdljson.FileRef{Path: "files.json"})
+		if msg := fmt.Sprint(err); err == nil || strings.Count(msg, "files.json") != 1 || !strings.Contains(msg, tc.where("versions/"+vid+"/files.json")+": ") || !strings.Contains(msg, tc.absent) {
+			t.Errorf("%s: readRef: %q, want %s named once and the cause %q", tc.name, msg, tc.where("versions/"+vid+"/files.json"), tc.absent)
+		}
 	}
 
+	// A site's HEAD and GET disagreeing on a file's size, the GET failing
+	// (sizeProblem): the file named once, the GET's cause kept. It named
+	// it by its key, then by its URL in the GET's error.
+	if _, err := sizeProblem(ctx, site, denied, 13, 12); err == nil || strings.Count(err.Error(), denied) != 1 || !strings.HasPrefix(err.Error(), denied+": 13 bytes by the server's HEAD") || !strings.Contains(err.Error(), "403 Forbidden") {
+		t.Errorf("web site: sizeProblem: %v, want %s named once and the cause 403 Forbidden", err, denied)
+	}
 	// A folder's messages, as they were: the store's key beside the os
 	// error's path.
 	folder, err := local.New(lake)

@@ -129,7 +129,7 @@ func (r *repository) probeVersion(ctx context.Context, id string) (string, error
 		if _, err := r.st.Stat(ctx, key); err == nil {
 			return key, nil
 		} else if !errors.Is(err, fs.ErrNotExist) {
-			return "", fmt.Errorf("stat %s: %w", key, err)
+			return "", storeErr(r.st, "stat", key, err)
 		}
 	}
 	return "", nil

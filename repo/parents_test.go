@@ -289,7 +289,8 @@ func TestCheckParentProbes(t *testing.T) {
 		want   error
 		detail string
 	}{
-		{"server_error", http.StatusInternalServerError, ErrUnverifiable, "is not listed under versions/ and probing it failed: stat versions/%s/version.json"},
+		// The parent's version.json named once, by its URL (SITE/).
+		{"server_error", http.StatusInternalServerError, ErrUnverifiable, "is not listed under versions/ and probing it failed: stat SITE/versions/%s/version.json: HEAD answered 500"},
 		{"absent", http.StatusNotFound, ErrDifferences, "version %s is not in the repository"},
 		{"hidden", 0, ErrUnverifiable, "is not listed under versions/, yet versions/%s/version.json exists"},
 	} {
@@ -317,8 +318,9 @@ func TestCheckParentProbes(t *testing.T) {
 			}
 			got := nonWarnings(rep)
 			want := "versions/" + ids[1] + "/version.json: parents[0]: "
-			if len(got) != 1 || !strings.HasPrefix(got[0].Detail, want) || !strings.Contains(got[0].Detail, fmt.Sprintf(tc.detail, ids[0])) {
-				t.Fatalf("findings %+v, want one starting %q and saying %q", got, want, fmt.Sprintf(tc.detail, ids[0]))
+			detail := strings.ReplaceAll(fmt.Sprintf(tc.detail, ids[0]), "SITE/", site.BaseURL())
+			if len(got) != 1 || !strings.HasPrefix(got[0].Detail, want) || !strings.Contains(got[0].Detail, detail) || strings.Count(got[0].Detail, ids[0]+"/version.json") > 1 {
+				t.Fatalf("findings %+v, want one starting %q and saying %q, naming the parent's version.json at most once", got, want, detail)
 			}
 		})
 	}

@@ -121,6 +121,33 @@ func nameOnce(what, name string, err error) error {
 	return fmt.Errorf("%s %s: %w", what, name, err)
 }
 
+// storeErr is err, the store's about key, after what was done (doing,
+// "" for nothing to say): a folder's as it was ("DOING KEY: ERR", the os
+// error naming the path); a bucket's or web site's naming the object
+// once, where it is: err as it is where it names it so already (the
+// stores' own errors do: "open s3://BUCKET/PREFIX/KEY at ENDPOINT: file
+// does not exist", "stat URL: HEAD answered 500"), else "DOING NAME: ERR".
+func storeErr(st store.Store, doing, key string, err error) error {
+	name := objectName(st, key)
+	if _, local := store.Base(st).(store.PathStore); !local && strings.Contains(err.Error(), name) {
+		return err
+	}
+	if doing == "" {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return fmt.Errorf("%s %s: %w", doing, name, err)
+}
+
+// unlistedErr is err, the store's about key, a file probed because
+// listing (the server's folder listing) does not show it: the file named
+// once, where it is (storeErr).
+func unlistedErr(st store.Store, key, listing string, err error) error {
+	if name := objectName(st, key); !strings.Contains(err.Error(), name) {
+		return fmt.Errorf("probe %s, which %s does not show: %w", name, listing, err)
+	}
+	return fmt.Errorf("probe a file %s does not show: %w", listing, err)
+}
+
 // backfillAgain is the command a message tells the user to run after
 // removing a file removable names, which writes it again: on a web site,
 // which refuses backfill, where the site is published from.

@@ -964,6 +964,11 @@ func (rm *remote) downloadCopy(ctx context.Context, key, path string, tail []byt
 	os.Remove(path + validatorSuffix) // the copy is not proven until written again
 	sum, n, got, err := rm.downloadHeld(ctx, key, path, nil, tail, info)
 	if err != nil {
+		// downloadHeld's error names the file once: the store's where
+		// it is, its own checks' by the key ("KEY: ...").
+		if strings.Contains(err.Error(), store.KeyName(rm.counter, key)) {
+			return fmt.Errorf("data file: %w", err)
+		}
 		return fmt.Errorf("data file %w", err)
 	}
 	return rm.downloaded(key, path, got, info, sum, n)
@@ -1081,7 +1086,8 @@ func (rm *remote) rangesIgnored() []string {
 func (rm *remote) downloadHeld(ctx context.Context, key, dst string, hd *head, tail []byte, info store.ObjectInfo) (string, int64, *store.ObjectInfo, error) {
 	sum, n, got, err := rm.downloadDescribed(ctx, key, dst, hd)
 	if err != nil {
-		return "", 0, nil, fmt.Errorf("%s: %w", key, err)
+		// The store's error names the object where it is, once.
+		return "", 0, nil, storeErr(rm.counter, "", key, err)
 	}
 	if err := holdToTail(key, dst, n, got, tail, info); err != nil {
 		return "", 0, nil, err

@@ -846,7 +846,7 @@ func hashObject(ctx context.Context, st store.Store, key string, hd *head) (stri
 	}
 	n, err := io.Copy(w, rc)
 	if err != nil {
-		return "", 0, fmt.Errorf("read %s: %w", key, err)
+		return "", 0, storeErr(st, "read", key, err)
 	}
 	return hex.EncodeToString(h.Sum(nil)), n, nil
 }

@@ -125,9 +125,10 @@ func TestWebListingFailsMidRun(t *testing.T) {
 			if !errors.As(err, new(*StoppedError)) || !errors.As(err, &se) || se.Problem != httpstore.Unreachable || se.Op != "list" {
 				t.Fatalf("%s = %v (%T), want a *StoppedError of the site unreachable at a listing", command, err, err)
 			}
-			if want := command + " stopped: list versions/ in " + srv.URL + "/: list versions/"; !strings.HasPrefix(err.Error(), want) ||
+			// The folder whose listing failed, named once, by its URL.
+			if want := command + " stopped: list " + srv.URL + "/versions/"; !strings.HasPrefix(err.Error(), want) || strings.Count(err.Error(), srv.URL) != 1 ||
 				!strings.Contains(err.Error(), "cannot reach ") || se.Hint() == "" {
-				t.Errorf("error %q (hint %q): want it to start %q, say the host cannot be reached, and a hint", err, se.Hint(), want)
+				t.Errorf("error %q (hint %q): want it to start %q, name the site once, say the host cannot be reached, and a hint", err, se.Hint(), want)
 			}
 		})
 	}

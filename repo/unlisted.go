@@ -3,7 +3,6 @@ package repo
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io/fs"
 	"path"
 	"slices"
@@ -140,7 +139,7 @@ func (r *repository) probeUnlisted(ctx context.Context, probes []unlistedProbe) 
 		}
 		p.v.probeErrs[p.name] = nil // absent: not asked again
 		if errs[i] != nil {
-			p.v.probeErrs[p.name] = fmt.Errorf("probe %s, which the server's folder listing does not show: %w", objectName(r.st, p.v.prefix()+p.name), errs[i])
+			p.v.probeErrs[p.name] = unlistedErr(r.st, p.v.prefix()+p.name, "the server's folder listing", errs[i])
 		}
 	}
 	return nil
