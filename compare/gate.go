@@ -160,6 +160,7 @@ func (j *schemaJSON) node() *pnode {
 	for _, c := range j.Children {
 		n.Children = append(n.Children, c.node())
 	}
+	n.setNames()
 	return n
 }
 

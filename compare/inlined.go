@@ -361,6 +361,7 @@ func columnNode(c *Column) *pnode {
 		for _, ch := range c.Children {
 			n.Children = append(n.Children, columnNode(ch))
 		}
+		n.setNames()
 	default:
 		n.DuckType, _ = c.DuckType()
 	}

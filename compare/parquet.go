@@ -23,6 +23,14 @@ type pnode struct {
 	Children []*pnode
 	repeated bool
 	annot    string // converted and logical type, upper case
+	// names are the names the Parquet reader gives Children (readNames)
+	// and byName their positions by ASCII-lowered name (only for a node
+	// of many children), computed once where a tree is built (nameTree,
+	// setNames): childByName and readName, asked once per column, each
+	// recomputed them, quadratic for a wide file. A built tree is only
+	// read, by concurrent readers too (keepRunSchema), so never lazily.
+	names  []string
+	byName map[string]int
 }
 
 type schemaRow struct {
@@ -236,6 +244,7 @@ func schemaTree(list []schemaRow) (*pnode, error) {
 		return nil, fmt.Errorf("parquet schema has %d nodes past its root's tree", len(list)-i)
 	}
 	fold(root)
+	nameTree(root)
 	return root, nil
 }
 
@@ -320,11 +329,28 @@ func (n *pnode) childByID(id int64) *pnode {
 // v1.4-andium, v1.5-variegata and main). Columns KEYX, keyx, KEYX_1 are
 // KEYX, keyx_1, KEYX_1_1. These are the names read_parquet, every
 // DuckLake reader's name mapping (NameMapper) and positional mapping
-// (CreatePositionalMapping) see; they are unique in any case.
+// (CreatePositionalMapping) see; they are unique in any case. They are
+// those setNames kept, or computed anew for a node built otherwise (a
+// test's).
 func (n *pnode) readNames() []string {
-	names := make([]string, len(n.Children))
-	taken := make(map[string]int, len(n.Children))
-	for i, c := range n.Children {
+	if len(n.names) == len(n.Children) {
+		return n.names
+	}
+	names, _ := childReadNames(n.Children)
+	return names
+}
+
+// byNameMin is the fewest children for which a node keeps its reader
+// names by lowered name (byName): fewer are searched in order.
+const byNameMin = 16
+
+// childReadNames computes readNames for children, with their positions
+// by ASCII-lowered name.
+func childReadNames(children []*pnode) ([]string, map[string]int) {
+	names := make([]string, len(children))
+	taken := make(map[string]int, len(children))
+	at := make(map[string]int, len(children))
+	for i, c := range children {
 		name := c.Name
 		for {
 			k := formats.ASCIILower(name)
@@ -336,17 +362,41 @@ func (n *pnode) readNames() []string {
 			taken[k] = count
 			name += "_" + strconv.Itoa(count)
 		}
-		taken[formats.ASCIILower(name)] = 0
+		k := formats.ASCIILower(name)
+		taken[k], at[k] = 0, i
 		names[i] = name
 	}
-	return names
+	return names, at
+}
+
+// setNames keeps the reader names of n's children on n (readNames); n's
+// children are final.
+func (n *pnode) setNames() {
+	if len(n.Children) == 0 {
+		return
+	}
+	names, at := childReadNames(n.Children)
+	n.names = names
+	if len(names) >= byNameMin {
+		n.byName = at
+	}
+}
+
+// nameTree keeps the reader names at every node of a built tree
+// (setNames).
+func nameTree(n *pnode) {
+	for _, c := range n.Children {
+		nameTree(c)
+	}
+	n.setNames()
 }
 
 // readName is the name the Parquet reader gives n's child c (readNames).
 func (n *pnode) readName(c *pnode) string {
-	for i, name := range n.readNames() {
-		if n.Children[i] == c {
-			return name
+	names := n.readNames()
+	for i, ch := range n.Children {
+		if ch == c {
+			return names[i]
 		}
 	}
 	return c.Name
@@ -362,6 +412,12 @@ func (n *pnode) readName(c *pnode) string {
 // src/storage/ducklake_multi_file_reader.cpp sets each column's identifier
 // to its source name and maps BY_NAME).
 func (n *pnode) childByName(name string) *pnode {
+	if n.byName != nil && len(n.names) == len(n.Children) {
+		if i, ok := n.byName[formats.ASCIILower(name)]; ok {
+			return n.Children[i]
+		}
+		return nil
+	}
 	for i, rn := range n.readNames() {
 		if formats.NamesEqual(rn, name) {
 			return n.Children[i]
