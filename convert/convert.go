@@ -260,6 +260,9 @@ type pass struct {
 	// conversion ran them: they read the source's rows as copied in,
 	// before any step, the same for every output.
 	frozen *frozenOutcome
+	// srcDefaults holds the source's defaults check's findings, failures
+	// and error once the first conversion ran it (sourceDefaults).
+	srcDefaults *sourceDefaultsOutcome
 	// before holds what the reader checks that run before any step found
 	// of the working copy as copied in and of the data and delete files it
 	// names, once an output asked: the same for every output of the pass.
@@ -318,6 +321,34 @@ func (r *run) beforeSteps(field func(*beforeSteps) **itemsOutcome, read func() (
 type frozenOutcome struct {
 	findings []Finding
 	err      error
+}
+
+// sourceDefaultsOutcome is what sourceDefaultsCheck found: its findings
+// and what failed, by code, or its error.
+type sourceDefaultsOutcome struct {
+	findings []Finding
+	failed   map[string][]string
+	err      error
+}
+
+// sourceDefaults runs sourceDefaultsCheck for r, the pass's output, once
+// a pass: it reads the working copy as copied in, before any step, the
+// same for every output (a backfill's pass writes a version in two to six
+// formats). Later outputs get its findings and failures as the first
+// did.
+func (p *pass) sourceDefaults(ctx context.Context, r *run) (map[string][]string, error) {
+	if p.srcDefaults == nil {
+		// A point per check run (TestSourceDefaultsOncePerPass).
+		if err := faults.At(ctx, "convert/source-defaults", p.src); err != nil {
+			return nil, err
+		}
+		n := len(r.findings)
+		failed, err := r.sourceDefaultsCheck(p.source)
+		p.srcDefaults = &sourceDefaultsOutcome{findings: slices.Clone(r.findings[n:]), failed: failed, err: err}
+	} else {
+		r.findings = append(r.findings, p.srcDefaults.findings...)
+	}
+	return p.srcDefaults.failed, p.srcDefaults.err
 }
 
 // prepare opens the working database, sandboxed to what the conversions
@@ -434,7 +465,7 @@ func (p *pass) convert(ctx context.Context, dst string, target *formats.Version,
 	if err != nil {
 		return nil, fmt.Errorf("convert %s: %w", oneline.Name(src), err)
 	}
-	srcDefaults, err := r.sourceDefaultsCheck(source)
+	srcDefaults, err := p.sourceDefaults(ctx, r)
 	if err != nil {
 		return nil, fmt.Errorf("convert %s: %w", oneline.Name(src), err)
 	}

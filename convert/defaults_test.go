@@ -6,9 +6,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/faults"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 )
 
@@ -90,5 +92,53 @@ func TestDefaultsTheTargetCannotLoad(t *testing.T) {
 				t.Errorf("to %s: refused for %v, want %s", tc.target.Name, codes, tc.refused)
 			}
 		})
+	}
+}
+
+// TestSourceDefaultsOncePerPass: the source's defaults check reads the
+// working copy as copied in, before any step: the same for every output
+// of a pass, so a pass to two targets runs it once (the frozen checks'
+// way) and both outputs carry its refusal, the same. It ran once per
+// output: for a wide catalog, two judging statements per output.
+func TestSourceDefaultsOncePerPass(t *testing.T) {
+	t.Parallel()
+	lake := testlakes.Lake(t, "lakes", "05_defaults_not_null")
+	vs := versionCatalogs(t, lake)
+	src := editedCopy(t, vs[len(vs)-1], `UPDATE ducklake_column SET initial_default = 'x1' WHERE table_id = 3 AND column_id = 2`)
+	var mu sync.Mutex
+	runs := 0
+	ctx := faults.With(context.Background(), func(p faults.Point) error {
+		if p.Name == "convert/source-defaults" && p.Path == src {
+			mu.Lock()
+			runs++
+			mu.Unlock()
+		}
+		return nil
+	})
+	dir := t.TempDir()
+	outs := []Output{{Target: formats.V1_1, Dst: filepath.Join(dir, "1.1.duckdb")}, {Target: formats.V0_3, Dst: filepath.Join(dir, "0.3.duckdb")}}
+	res := Catalogs(ctx, src, outs, Options{DataPath: filepath.Join(lake, "data")})
+	var refusals []string
+	for i, r := range res {
+		var refused *RefusedError
+		if !errors.As(r.Err, &refused) {
+			t.Fatalf("to %s: %v, want refused (uncastable-default)", outs[i].Target.Name, r.Err)
+		}
+		var got []string
+		for _, f := range refused.Findings {
+			if strings.HasPrefix(f.Step, "source ") {
+				got = append(got, f.Code+": "+f.Detail)
+			}
+		}
+		if len(got) != 1 || !strings.Contains(got[0], `uncastable-default: `) || !strings.Contains(got[0], `initial_default "x1" does not cast to int32`) {
+			t.Errorf("to %s: source refusals %q, want one uncastable-default naming initial_default \"x1\"", outs[i].Target.Name, got)
+		}
+		refusals = append(refusals, strings.Join(got, "\n"))
+	}
+	if refusals[0] != refusals[1] {
+		t.Errorf("source refusals differ between the outputs: %q and %q", refusals[0], refusals[1])
+	}
+	if runs != 1 {
+		t.Errorf("the source's defaults check ran %d times in a pass of two outputs, want once", runs)
 	}
 }
