@@ -13,7 +13,7 @@ import (
 // TestReadListingAsApart: ReadListing's one statement answers what its
 // three parts answer as statements of their own: ReadObjects (tables,
 // views and sequences named like DuckLake tables in any schema and ASCII
-// letter case, not with the Kelvin sign), the metadata schema's columns
+// letter case, not with the Kelvin sign: each kind's filter), the metadata schema's columns
 // in order (a view's too), and its tables' statements that name a
 // collation or a generated column (a DuckLake table's or another's, not
 // another schema's).
@@ -32,6 +32,10 @@ func TestReadListingAsApart(t *testing.T) {
 		"CREATE VIEW c.main.v AS SELECT 2 AS w",
 		"CREATE SEQUENCE c.main.ducklake_seq",
 		"CREATE SEQUENCE c.other.seq",
+		"CREATE VIEW c.other.\"DUCKLAKE_V2\" AS SELECT 3 AS u",
+		"CREATE VIEW c.main.\"duc\u212Alake_v3\" AS SELECT 4 AS r",
+		"CREATE SEQUENCE c.other.\"DuckLake_Seq2\"",
+		"CREATE SEQUENCE c.main.\"duc\u212Alake_seq3\"",
 		"CREATE TABLE c.main.\"duc\u212Alake_x\"(k BIGINT)",
 		"CREATE TABLE ducklake_other_db(q BIGINT)",
 	} {
@@ -47,8 +51,8 @@ func TestReadListingAsApart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(got.Objects, objs) || len(objs) != 5 {
-		t.Errorf("objects %v, ReadObjects %v (5)", got.Objects, objs)
+	if !reflect.DeepEqual(got.Objects, objs) || len(objs) != 7 {
+		t.Errorf("objects %v, ReadObjects %v (7)", got.Objects, objs)
 	}
 	var cols []ListedColumn
 	rows, err := db.Query(`SELECT table_name, column_name, data_type FROM duckdb_columns() WHERE database_name = 'c' AND schema_name = 'main' ORDER BY table_name, column_index`)
@@ -63,8 +67,8 @@ func TestReadListingAsApart(t *testing.T) {
 		cols = append(cols, c)
 	}
 	rows.Close()
-	if !reflect.DeepEqual(got.Columns, cols) || len(cols) != 11 {
-		t.Errorf("columns %v, duckdb_columns() %v (11)", got.Columns, cols)
+	if !reflect.DeepEqual(got.Columns, cols) || len(cols) != 12 {
+		t.Errorf("columns %v, duckdb_columns() %v (12)", got.Columns, cols)
 	}
 	stmts := map[string]string{}
 	rows, err = db.Query(`SELECT table_name, sql FROM duckdb_tables() WHERE database_name = 'c' AND schema_name = 'main' AND (sql ILIKE '%COLLATE%' OR sql ILIKE '%GENERATED%')`)

@@ -36,10 +36,30 @@ type Object struct {
 // catalog's other objects take about 1 ms). The letter case is ASCII's
 // only (ASCIILowerSQL): DuckDB resolves "duc\u212Alake_data_file" (the
 // Kelvin sign) to no DuckLake table, though lower() lowers it to one.
-var objectsSQL = `SELECT schema_name, table_name, 'table' FROM duckdb_tables() WHERE database_name = %[1]s AND starts_with(` + ASCIILowerSQL("table_name") + `, 'ducklake_')
-	UNION ALL SELECT schema_name, view_name, 'view' FROM duckdb_views() WHERE database_name = %[1]s AND starts_with(` + ASCIILowerSQL("view_name") + `, 'ducklake_')
-	UNION ALL SELECT schema_name, sequence_name, 'sequence' FROM duckdb_sequences() WHERE database_name = %[1]s AND starts_with(` + ASCIILowerSQL("sequence_name") + `, 'ducklake_')
+var objectsSQL = objectKinds(func(kind, name, named string) (cols, where string) {
+	return `schema_name, ` + name + `, '` + kind + `'`, named
+}) + `
 	ORDER BY 1, 2, 3`
+
+// objectKinds is the UNION ALL of a select of each kind of object
+// objectsSQL lists (table, view, sequence), from the function that lists
+// them, of database %[1]s: arm gives its columns and its filter, from the
+// kind, its name column and named, the condition that the name is a
+// DuckLake table's in ASCII letter case (objectsSQL's filter). objectsSQL
+// and listingSQL (which widens the tables' filter) both list through it,
+// so that they list the same objects.
+func objectKinds(arm func(kind, name, named string) (cols, where string)) string {
+	var parts []string
+	for _, k := range [...]struct{ kind, from, name string }{
+		{"table", "duckdb_tables()", "table_name"},
+		{"view", "duckdb_views()", "view_name"},
+		{"sequence", "duckdb_sequences()", "sequence_name"},
+	} {
+		cols, where := arm(k.kind, k.name, `starts_with(`+ASCIILowerSQL(k.name)+`, 'ducklake_')`)
+		parts = append(parts, `SELECT `+cols+` FROM `+k.from+` WHERE database_name = %[1]s AND (`+where+`)`)
+	}
+	return strings.Join(parts, "\n\tUNION ALL ")
+}
 
 // Querier is what the functions that read a catalog's rows (ReadObjects,
 // ReadMetadata, FileColumnPairs, ...) need of a DuckDB connection: a *sql.DB,
@@ -98,9 +118,14 @@ type ListedColumn struct{ Table, Name, Type string }
 // docs/compare.md "Where a proof's time goes"). part 0 are columns, part
 // 1 objects (o: named like a DuckLake table) or statements (v not NULL).
 var listingSQL = `SELECT 0 AS part, schema_name AS s, table_name AS n, column_name AS c, data_type AS v, column_index AS i, false AS o FROM duckdb_columns() WHERE database_name = %[1]s AND schema_name = %[2]s
-	UNION ALL SELECT 1, schema_name, table_name, 'table', CASE WHEN schema_name = %[2]s AND (sql ILIKE '%%COLLATE%%' OR sql ILIKE '%%GENERATED%%') THEN sql END, NULL, starts_with(` + ASCIILowerSQL("table_name") + `, 'ducklake_') AS o FROM duckdb_tables() WHERE database_name = %[1]s AND (starts_with(` + ASCIILowerSQL("table_name") + `, 'ducklake_') OR (schema_name = %[2]s AND (sql ILIKE '%%COLLATE%%' OR sql ILIKE '%%GENERATED%%')))
-	UNION ALL SELECT 1, schema_name, view_name, 'view', NULL, NULL, true FROM duckdb_views() WHERE database_name = %[1]s AND starts_with(` + ASCIILowerSQL("view_name") + `, 'ducklake_')
-	UNION ALL SELECT 1, schema_name, sequence_name, 'sequence', NULL, NULL, true FROM duckdb_sequences() WHERE database_name = %[1]s AND starts_with(` + ASCIILowerSQL("sequence_name") + `, 'ducklake_')
+	UNION ALL ` + objectKinds(func(kind, name, named string) (cols, where string) {
+	if kind == "table" {
+		// The objects, and the schema's tables with a statement to keep.
+		statement := `schema_name = %[2]s AND (sql ILIKE '%%COLLATE%%' OR sql ILIKE '%%GENERATED%%')`
+		return `1, schema_name, table_name, 'table', CASE WHEN ` + statement + ` THEN sql END, NULL, ` + named + ` AS o`, named + ` OR (` + statement + `)`
+	}
+	return `1, schema_name, ` + name + `, '` + kind + `', NULL, NULL, true`, named
+}) + `
 	ORDER BY part, s, n, i, c`
 
 // ReadListing reads, in one statement, the objects of attached database db
