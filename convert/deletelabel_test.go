@@ -2,17 +2,12 @@ package convert
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
-	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/fdl-formats/fdl-formats/compare"
 	"github.com/fdl-formats/fdl-formats/formats"
-	"github.com/fdl-formats/fdl-formats/internal/testduck"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 	"github.com/fdl-formats/fdl-formats/lakegen"
 )
@@ -31,43 +26,16 @@ import (
 // the file and the conversion was written.
 func TestDeleteLabelTwoColumns(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	lake := testlakes.Lake(t, "lakes", "06_deletes")
-	vs := versionCatalogs(t, lake)
-	data := filepath.Join(t.TempDir(), "data")
-	copyTree(t, filepath.Join(lake, "data"), data)
-	dir := filepath.Join(data, "main", "del")
-	orig := filepath.Join(dir, "ducklake-01a229fa-2545-7538-9741-e13cab5207c7-delete.parquet")
-	three := filepath.Join(dir, "ducklake-three-columns-delete.parquet")
-	db := testduck.Open(t, "")
-	_, err := db.Exec(fmt.Sprintf(`COPY (SELECT file_path, pos, 3::BIGINT AS "row" FROM read_parquet('%s') ORDER BY pos) TO '%s' (FORMAT parquet)`, orig, three))
-	db.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(three)
-	if err != nil {
-		t.Fatal(err)
-	}
-	footer := binary.LittleEndian.Uint32(b[len(b)-8:])
+	catalog, data, edit := threeColumnDeletes(t)
 	opts := Options{DataPath: data, RewriteDeletes: true}
-	src04 := filepath.Join(t.TempDir(), "0.4.duckdb")
-	if _, err := Catalog(ctx, vs[len(vs)-1], src04, formats.V0_4, opts); err != nil {
-		t.Fatal(err)
-	}
-	edit := fmt.Sprintf(`UPDATE ducklake_delete_file SET path = '%s', partial_max = NULL, file_size_bytes = %d, footer_size = %d WHERE delete_file_id = 6`, filepath.Base(three), len(b), footer)
+	src04 := as04(t, catalog, opts)
 	asParquet := editedCopy(t, src04, edit, `UPDATE ducklake_delete_file SET format = 'parquet' WHERE delete_file_id = 6`)
 	for _, label := range []string{"puffin", "PUFFIN", "orc"} {
 		t.Run(label, func(t *testing.T) {
 			src := editedCopy(t, src04, edit, `UPDATE ducklake_delete_file SET format = '`+label+`' WHERE delete_file_id = 6`)
-			if _, err := compare.Catalogs(ctx, asParquet, src, compare.Options{DataPath: data}); err != nil {
-				t.Fatalf("compare the 0.4 catalogs labelled parquet and %s: %v, want equivalent (0.4 readers open every delete file as Parquet)", label, err)
-			}
-			_, err := Check(ctx, src, formats.V0_3, opts)
-			var refused *RefusedError
-			if !errors.As(err, &refused) || !strings.Contains(err.Error(), "delete-files-two-columns-only") || !strings.Contains(err.Error(), "delete_file_id 6 ") {
-				t.Fatalf("convert to 0.3: %v, want refused for delete-files-two-columns-only naming delete_file_id 6", err)
-			}
+			// 0.4 readers open every delete file as Parquet.
+			proveEquivalent(t, asParquet, src, data)
+			refusedFor03(t, src, opts, "delete-files-two-columns-only", "delete_file_id 6 ")
 		})
 	}
 }
@@ -93,24 +61,15 @@ func TestDeleteLabelStructSkip(t *testing.T) {
 	}
 	vs := versionCatalogs(t, dir)
 	src, data := vs[len(vs)-1], filepath.Join(dir, "data")
-	out04 := filepath.Join(t.TempDir(), "0.4.duckdb")
-	if _, err := Catalog(ctx, src, out04, formats.V0_4, Options{faithful: true, DataPath: data}); err != nil {
-		t.Fatal(err)
-	}
+	out04 := as04(t, src, Options{faithful: true, DataPath: data})
 	opts := Options{DataPath: data}
 	for _, label := range []string{"parquet", "puffin", "Puffin"} {
 		t.Run(label, func(t *testing.T) {
 			edited := editedCopy(t, out04, `UPDATE ducklake_delete_file SET format = '`+label+`'`)
 			// Read as a source (DuckDB 1.5.1 keeps skipped levels apart),
 			// it holds the lake's rows.
-			if _, err := compare.Catalogs(ctx, edited, src, compare.Options{DataPath: data}); err != nil {
-				t.Fatalf("compare the 0.4 catalog labelled %s with the lake's own: %v, want equivalent", label, err)
-			}
-			_, err := Check(ctx, edited, formats.V0_3, opts)
-			var refused *RefusedError
-			if !errors.As(err, &refused) || !strings.Contains(err.Error(), "struct-nulls-after-skipped-vector") || !strings.Contains(err.Error(), "snapshot 3") {
-				t.Fatalf("convert to 0.3: %v, want refused for struct-nulls-after-skipped-vector at snapshot 3", err)
-			}
+			proveEquivalent(t, edited, src, data)
+			refusedFor03(t, edited, opts, "struct-nulls-after-skipped-vector", "snapshot 3")
 		})
 	}
 }
@@ -129,20 +88,38 @@ func TestDeleteLabelPartialFiles(t *testing.T) {
 	data := filepath.Join(t.TempDir(), "data")
 	copyTree(t, filepath.Join(lake, "data"), data)
 	opts := Options{DataPath: data}
-	src04 := filepath.Join(t.TempDir(), "0.4.duckdb")
-	if _, err := Catalog(ctx, vs[len(vs)-1], src04, formats.V0_4, opts); err != nil {
-		t.Fatal(err)
-	}
-	src := editedCopy(t, src04, `UPDATE ducklake_delete_file SET format = 'puffin' WHERE delete_file_id IN (6, 13)`)
-	_, err := Check(ctx, src, formats.V0_3, opts)
-	var refused *RefusedError
-	if !errors.As(err, &refused) || !strings.Contains(err.Error(), "partial-delete-files") || !strings.Contains(err.Error(), "delete_file_id 6 ") || !strings.Contains(err.Error(), "delete_file_id 13 ") {
-		t.Fatalf("convert to 0.3: %v, want refused for partial-delete-files naming delete files 6 and 13", err)
-	}
+	src := editedCopy(t, as04(t, vs[len(vs)-1], opts), `UPDATE ducklake_delete_file SET format = 'puffin' WHERE delete_file_id IN (6, 13)`)
+	refusedFor03(t, src, opts, "partial-delete-files", "delete_file_id 6 ", "delete_file_id 13 ")
 	opts.RewriteDeletes = true
 	out := filepath.Join(t.TempDir(), "out.duckdb")
 	if _, err := Catalog(ctx, src, out, formats.V0_3, opts); err != nil {
 		t.Fatalf("with --rewrite-deletes: %v", err)
 	}
 	proveEquivalent(t, src, out, data)
+}
+
+// as04 is catalog converted to 0.4 with opts.
+func as04(t *testing.T, catalog string, opts Options) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "0.4.duckdb")
+	if _, err := Catalog(context.Background(), catalog, out, formats.V0_4, opts); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// refusedFor03 fails the test unless src's conversion to 0.3 with opts is
+// refused for code, its message naming each of names.
+func refusedFor03(t *testing.T, src string, opts Options, code string, names ...string) {
+	t.Helper()
+	_, err := Check(context.Background(), src, formats.V0_3, opts)
+	var refused *RefusedError
+	if !errors.As(err, &refused) || !strings.Contains(err.Error(), code) {
+		t.Fatalf("convert to 0.3: %v, want refused for %s", err, code)
+	}
+	for _, n := range names {
+		if !strings.Contains(err.Error(), n) {
+			t.Fatalf("convert to 0.3: %v, want refused for %s naming %q", err, code, n)
+		}
+	}
 }

@@ -66,6 +66,28 @@ func (f *fakeFooters) Fetch(_ context.Context, local string) error {
 	return os.WriteFile(local, b, 0o644)
 }
 
+// stashDeleteFiles makes data a bucket's local folder, which holds no
+// delete file until fetched: it copies data into a new folder, the store
+// a fakeFooters reads (stash), and removes every delete file from data
+// (failing the test if there is none).
+func stashDeleteFiles(t *testing.T, data string) (stash string) {
+	t.Helper()
+	stash = t.TempDir()
+	copyTree(t, data, stash)
+	n := 0
+	err := filepath.WalkDir(data, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, "-delete.parquet") {
+			return err
+		}
+		n++
+		return os.Remove(p)
+	})
+	if err != nil || n == 0 {
+		t.Fatalf("removing delete files: %d, %v", n, err)
+	}
+	return stash
+}
+
 // TestFooterSourceErrorsFailTheCheck: a conversion's checks whose
 // Options.Footers (a bucket's cache) fails to read a delete file's footer
 // or to fetch the file fail naming the file, as the download of every
@@ -95,22 +117,10 @@ func TestFooterSourceErrorsFailTheCheck(t *testing.T) {
 			src := editedCopy(t, vs[len(vs)-1])
 			data := columnNamedFolder(t, t.TempDir())
 			copyTree(t, filepath.Join(lake, "data"), data)
-			stash := t.TempDir() // the stand-ins lie in the run's work folder, as a bucket's
-			copyTree(t, data, stash)
-			n := 0
-			err := filepath.WalkDir(data, func(p string, d fs.DirEntry, err error) error {
-				if err != nil || d.IsDir() || !strings.HasSuffix(p, "-delete.parquet") {
-					return err
-				}
-				n++
-				return os.Remove(p)
-			})
-			if err != nil || n == 0 {
-				t.Fatalf("removing delete files: %d, %v", n, err)
-			}
+			stash := stashDeleteFiles(t, data) // the stand-ins lie in the run's work folder, as a bucket's
 			fake := tc.fake
 			fake.data, fake.stash = data, stash
-			_, err = Check(ctx, src, formats.V0_3, Options{DataPath: data, TempDir: stash, AllowInlined: true, Footers: &fake})
+			_, err := Check(ctx, src, formats.V0_3, Options{DataPath: data, TempDir: stash, AllowInlined: true, Footers: &fake})
 			if tc.wantError == "" {
 				var refused *RefusedError
 				if !errors.As(err, &refused) || !strings.Contains(err.Error(), "partial-delete-files") {

@@ -1,15 +1,10 @@
 package convert
 
 import (
-	"context"
-	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
-	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 )
 
@@ -21,7 +16,6 @@ import (
 // proof reports the file). Before, the bucket's run failed on the fetch.
 func TestMissingDeleteFileRewrite(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
 	lake := testlakes.Lake(t, "lakes", "06_deletes")
 	vs := versionCatalogs(t, lake)
 	const missing = "ducklake-01a229fa-2ac7-72d4-9938-39ccd8231a6c-delete.parquet"
@@ -34,27 +28,14 @@ func TestMissingDeleteFileRewrite(t *testing.T) {
 			copyTree(t, filepath.Join(lake, "data"), data)
 			opts := Options{DataPath: data, RewriteDeletes: true}
 			if bucket {
-				stash := t.TempDir()
-				copyTree(t, data, stash)
-				if err := filepath.WalkDir(data, func(p string, d fs.DirEntry, err error) error {
-					if err != nil || d.IsDir() || !strings.HasSuffix(p, "-delete.parquet") {
-						return err
-					}
-					return os.Remove(p)
-				}); err != nil {
-					t.Fatal(err)
-				}
+				stash := stashDeleteFiles(t, data)
 				data = stash // the file is removed from the store below
 				opts.Footers, opts.TempDir = &fakeFooters{data: opts.DataPath, stash: stash}, stash
 			}
 			if err := os.Remove(filepath.Join(data, "main", "del", missing)); err != nil {
 				t.Fatal(err)
 			}
-			_, err := Check(ctx, src, formats.V0_3, opts)
-			var refused *RefusedError
-			if !errors.As(err, &refused) || !strings.Contains(err.Error(), "partial-delete-files") || !strings.Contains(err.Error(), "cannot rewrite") || !strings.Contains(err.Error(), missing) {
-				t.Fatalf("Check: %v, want refused for partial-delete-files: cannot rewrite %s", err, missing)
-			}
+			refusedFor03(t, src, opts, "partial-delete-files", "cannot rewrite", missing)
 		})
 	}
 }

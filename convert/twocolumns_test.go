@@ -32,28 +32,8 @@ import (
 func TestTwoColumnDeleteTargets(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	lake := testlakes.Lake(t, "lakes", "06_deletes")
-	vs := versionCatalogs(t, lake)
-	data := filepath.Join(t.TempDir(), "data")
-	copyTree(t, filepath.Join(lake, "data"), data)
-	dir := filepath.Join(data, "main", "del")
-	orig := filepath.Join(dir, "ducklake-01a229fa-2545-7538-9741-e13cab5207c7-delete.parquet")
-	three := filepath.Join(dir, "ducklake-three-columns-delete.parquet")
-	db := testduck.Open(t, "")
-	_, err := db.Exec(fmt.Sprintf(`COPY (SELECT file_path, pos, 3::BIGINT AS "row" FROM read_parquet('%s') ORDER BY pos) TO '%s' (FORMAT parquet)`, orig, three))
-	db.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(three)
-	if err != nil {
-		t.Fatal(err)
-	}
-	footer := binary.LittleEndian.Uint32(b[len(b)-8:])
-	src := filepath.Join(t.TempDir(), "src.duckdb")
-	copyFile(t, vs[len(vs)-1], src)
-	execOn(t, src, fmt.Sprintf(`UPDATE ducklake_delete_file SET path = '%s', partial_max = NULL, file_size_bytes = %d, footer_size = %d WHERE delete_file_id = 6`,
-		filepath.Base(three), len(b), footer))
+	catalog, data, edit := threeColumnDeletes(t)
+	src := editedCopy(t, catalog, edit)
 	opts := Options{DataPath: data, RewriteDeletes: true}
 	const code = "delete-files-two-columns-only"
 	var targets []*formats.Version
@@ -117,4 +97,34 @@ func TestTwoColumnDeleteTargets(t *testing.T) {
 	}
 	// In one pass, each target finds what it finds alone.
 	assertPassAsAlone(t, src, targets, opts, alone)
+}
+
+// threeColumnDeletes is 06_deletes (a real 1.0 lake) whose delete file 6
+// is to be a 3-column file with partial_max NULL whose third column is
+// not a partial deletion file's (Iceberg's row): its last version's
+// catalog, a copy of its data folder holding that file beside file 6, and
+// edit, the statement that points delete file 6 at it (path, size,
+// footer size, partial_max NULL).
+func threeColumnDeletes(t *testing.T) (catalog, data, edit string) {
+	t.Helper()
+	lake := testlakes.Lake(t, "lakes", "06_deletes")
+	vs := versionCatalogs(t, lake)
+	data = filepath.Join(t.TempDir(), "data")
+	copyTree(t, filepath.Join(lake, "data"), data)
+	dir := filepath.Join(data, "main", "del")
+	orig := filepath.Join(dir, "ducklake-01a229fa-2545-7538-9741-e13cab5207c7-delete.parquet")
+	three := filepath.Join(dir, "ducklake-three-columns-delete.parquet")
+	db := testduck.Open(t, "")
+	_, err := db.Exec(fmt.Sprintf(`COPY (SELECT file_path, pos, 3::BIGINT AS "row" FROM read_parquet('%s') ORDER BY pos) TO '%s' (FORMAT parquet)`, orig, three))
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(three)
+	if err != nil {
+		t.Fatal(err)
+	}
+	footer := binary.LittleEndian.Uint32(b[len(b)-8:])
+	edit = fmt.Sprintf(`UPDATE ducklake_delete_file SET path = '%s', partial_max = NULL, file_size_bytes = %d, footer_size = %d WHERE delete_file_id = 6`, filepath.Base(three), len(b), footer)
+	return vs[len(vs)-1], data, edit
 }
