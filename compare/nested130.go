@@ -151,7 +151,10 @@ func remappedNestedList(root *pnode, cols []*Column, leading bool) string {
 // triviallyMappable is DuckDB 1.3.0's IsTriviallyMappable for the file's
 // node phys of the catalog's column c: same type (struct field names
 // included), same number of children, each found by field id at its own
-// position; a MAP never is (the file's map has one key_value child).
+// position; a MAP never is (the file's map has one key_value child). The
+// file's field names are those the Parquet reader gives them (readNames:
+// ParseSchemaRecursive renames case duplicates, x, X read as x, X_1, in the
+// type the mapper compares), not the file's raw names.
 func triviallyMappable(phys *pnode, c *Column) bool {
 	kind := formats.ASCIILower(c.Type)
 	if !c.nested() {
@@ -163,7 +166,7 @@ func triviallyMappable(phys *pnode, c *Column) bool {
 	}
 	for i, ch := range c.Children {
 		pc := phys.Children[i]
-		if pc.FieldID == nil || *pc.FieldID != ch.ID || (kind == "struct" && pc.Name != ch.Name) || !triviallyMappable(pc, ch) {
+		if pc.FieldID == nil || *pc.FieldID != ch.ID || (kind == "struct" && phys.readName(pc) != ch.Name) || !triviallyMappable(pc, ch) {
 			return false
 		}
 	}

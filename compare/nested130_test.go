@@ -31,6 +31,21 @@ func TestRemappedNestedList(t *testing.T) {
 	mapCol := &Column{ID: 1, Name: "m", Type: "map", Children: []*Column{
 		{ID: 2, Name: "key", Type: "varchar"},
 		{ID: 3, Name: "value", Type: "struct", Children: []*Column{{ID: 4, Name: "i", Type: "int32"}}}}}
+	// s STRUCT(x INTEGER, X INTEGER, l STRUCT(i INTEGER)[]) with field ids.
+	dupFile := func() *pnode {
+		el := &pnode{Name: "element", FieldID: id(5), Kind: "struct", Children: []*pnode{leaf("i", 6, "INTEGER")}}
+		l := &pnode{Name: "l", FieldID: id(4), Kind: "list", Children: []*pnode{el}}
+		s := &pnode{Name: "s", FieldID: id(1), Kind: "struct", Children: []*pnode{leaf("x", 2, "INTEGER"), leaf("X", 3, "INTEGER"), l}}
+		return &pnode{Kind: "struct", Children: []*pnode{s}}
+	}
+	dupCol := func(second string) *Column {
+		return &Column{ID: 1, Name: "s", Type: "struct", Children: []*Column{
+			{ID: 2, Name: "x", Type: "int32"},
+			{ID: 3, Name: second, Type: "int32"},
+			{ID: 4, Name: "l", Type: "list", Children: []*Column{
+				{ID: 5, Name: "element", Type: "struct", Children: []*Column{{ID: 6, Name: "i", Type: "int32"}}}}},
+		}}
+	}
 	for _, tc := range []struct {
 		name string
 		root *pnode
@@ -42,6 +57,11 @@ func TestRemappedNestedList(t *testing.T) {
 		{"element field widened", file(), col("timestamptz", "x", "int64"), "s.l.element"},
 		{"sibling retyped, list unchanged", file(), col("timestamp", "x", "int32"), "s.l.element"},
 		{"map of structs, unchanged", mapFile, mapCol, "m.value"},
+		// The reader's type names a struct's case-duplicate fields as
+		// ParseSchemaRecursive renames them (x, X read as x, X_1): the
+		// catalog's x, X_1 is the file's type, its x, X is not.
+		{"case-duplicate fields, catalog has the read names", dupFile(), dupCol("X_1"), ""},
+		{"case-duplicate fields, catalog has the raw names", dupFile(), dupCol("X"), "s.l.element"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := remappedNestedList(tc.root, []*Column{tc.col}, false); got != tc.want {

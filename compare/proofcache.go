@@ -321,7 +321,11 @@ import (
 // DuckLake reader matches them, not by the file's own names; a positional
 // file's table column i reads file column i; a column with fields has
 // its default_value no longer described (no reader takes one).
-const proofVersion = "fdl-formats proof v85"
+// v86: a field-id file's column is trivially mappable for DuckDB 1.3.0
+// (formats.QuirkRemapListsUnreserved) when its struct fields' names as the
+// Parquet reader gives them (pnode.readNames: x, X read as x, X_1) are the
+// catalog's, not the file's own names.
+const proofVersion = "fdl-formats proof v86"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths
