@@ -76,6 +76,21 @@ func TestUncastableDefaultsRefused(t *testing.T) {
 			`UPDATE ducklake_column SET default_value = '2024-01-01 00:00:00+02' WHERE column_name = 'tstz'`, ""},
 		{"0.3 initial_default", "lakes-0.3", "02_add_drop_columns",
 			`UPDATE ducklake_column SET initial_default = '1.5.2' WHERE table_id = 2 AND column_id = 3`, cast},
+		// DuckDB 2.0 (DuckLake main), a reader of 1.0 and 1.1, casts a
+		// DATE text with more after the date only where the whole text is
+		// a timestamp, and fails an offset ending in a colon (or, for
+		// TIMETZ, in a one-digit minute), where 1.3-1.5 take all three
+		// (formats.Version.DefaultCastQuery).
+		{"1.0 DATE initial_default with a word after the date", "lakes", "01_primitive_types",
+			`UPDATE ducklake_column SET initial_default = '2024-01-01 x' WHERE column_name = 'dt'`, cast},
+		{"1.0 DATE initial_default with a time", "lakes", "01_primitive_types",
+			`UPDATE ducklake_column SET initial_default = '2024-01-01 12:00:00' WHERE column_name = 'dt'`, ""},
+		{"1.0 TIMESTAMPTZ initial_default with an offset ending in a colon", "lakes", "01_primitive_types",
+			`UPDATE ducklake_column SET initial_default = '2024-01-01 00:00:00+02:' WHERE column_name = 'tstz'`, cast},
+		{"1.0 TIMETZ initial_default with a one-digit offset minute", "lakes", "01_primitive_types",
+			`UPDATE ducklake_column SET initial_default = '12:00:00+02:0' WHERE column_name = 'ttz'`, cast},
+		{"0.3 DATE default_value with a word after the date", "lakes-0.3", "01_primitive_types",
+			`UPDATE ducklake_column SET default_value = '2024-01-01 x' WHERE column_name = 'dt'`, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -177,6 +192,59 @@ func TestDefaultCastsAsRealReleases(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestDefaultCastsAsDuckDB2 holds the judge of formats DuckDB 2.0 reads
+// (formats.Version.DefaultCastQuery for 1.0 and 1.1: DuckDB 1.5's cast
+// and 2.0's conditions, run on this DuckDB) to the real DuckDB 2.0.0's
+// cast: each text below casts, or does not, alike. 1.3-1.5 take every
+// DATE, TIMESTAMPTZ and TIMETZ text here but the last two; 2.0 fails a
+// DATE with more than white space after it unless the whole text is a
+// timestamp, and an offset ending in a colon (TIMETZ: a one-digit minute).
+func TestDefaultCastsAsDuckDB2(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	var judged, cast []string
+	for _, c := range []struct{ text, typ string }{
+		{"2024-01-01", "DATE"}, {" 2024-1-1 ", "DATE"}, {"2024/01/01", "DATE"}, {"2024-01-01 (BC)", "DATE"},
+		{"-infinity", "DATE"}, {"epoch ", "DATE"}, {"2024-01-01 12:00:00", "DATE"}, {"2024-01-01T12:00:00Z", "DATE"},
+		{"2024-01-01 12:00:00+02", "DATE"}, {"2024-01-01 12:00", "DATE"},
+		{"2024-01-01 x", "DATE"}, {"2024-01-01 UTC", "DATE"}, {"2024-01-01 12", "DATE"}, {"2024-01-01T", "DATE"},
+		{"-2024-01-01 x", "DATE"}, {"2024-01-01+02", "DATE"}, {"2024-01-01 12:00:00+02:", "DATE"}, {"2024-01-01 12:00:00abc", "DATE"},
+		{"2024-01-01 00:00:00+02:", "TIMESTAMPTZ"}, {"2024-01-01 00:00:00+02:", "TIMESTAMP"}, {"2024-01-01 00:00:00+02:", "TIMESTAMP_NS"},
+		{"2024-01-01 00:00:00+02:00", "TIMESTAMPTZ"}, {"2024-01-01 00:00:00+02:0", "TIMESTAMP"},
+		{"12:00:00+02:0", "TIMETZ"}, {"12:00:00+02:", "TIMETZ"}, {"12:00:00+02:00:0", "TIMETZ"}, {"12:00:00+02:00", "TIMETZ"},
+		{"12:00:00+02", "TIMETZ"}, {"abc", "INTEGER"}, {"17", "INTEGER"},
+		{"2024-01-01 America/New_York", "DATE"}, {"2024-01-01 12:00:00 x", "TIMESTAMPTZ"},
+	} {
+		judged = append(judged, formats.V1_0.DefaultCastQuery(c.text, c.typ)+" AS casts")
+		cast = append(cast, formats.DefaultCastQuery(c.text, c.typ)+" AS casts")
+	}
+	db := testduck.Open(t, "")
+	ref, err := realduckdb.ReadQueriesLinked(ctx, db, judged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rel := range realduckdb.Releases {
+		if rel.DuckDB != "2.0.0" {
+			continue
+		}
+		bin, err := realduckdb.Build(ctx, rel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := realduckdb.ReadQueries(ctx, bin, cast)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, q := range rep.Queries {
+			if w := ref.Queries[i]; q.Error != "" || w.Error != "" || q.Digest != w.Digest {
+				t.Errorf("DuckDB %s: %s: %+v, judged %s: %+v", rel.DuckDB, cast[i], q, judged[i], w)
+			}
+		}
+		return
+	}
+	t.Fatal("no DuckDB 2.0.0 among realduckdb.Releases")
 }
 
 // TestNestedDefaultValueIgnored: every DuckLake reader takes a column's

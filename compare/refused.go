@@ -284,7 +284,7 @@ func (r *Reader) defaultCasts(ctx context.Context, c *Column, text string) (bool
 		return ok, nil
 	}
 	var ok bool
-	if err := r.conn.QueryRowContext(ctx, formats.DefaultCastQuery(text, dt)).Scan(&ok); err != nil {
+	if err := r.conn.QueryRowContext(ctx, r.format.DefaultCastQuery(text, dt)).Scan(&ok); err != nil {
 		if ctx.Err() != nil {
 			return false, fmt.Errorf("column %s (id %d): cast %q to %s: %w", c.Name, c.ID, text, dt, err)
 		}

@@ -150,7 +150,7 @@ func (r *run) defaultFailures(to *formats.Version, exprRows map[[3]int64]bool) (
 		if !seen {
 			judge := formats.DefaultParsesQuery(a.text)
 			if a.duckType != "" {
-				judge = formats.DefaultCastQuery(a.text, a.duckType)
+				judge = to.DefaultCastQuery(a.text, a.duckType)
 			}
 			j = len(parts)
 			distinct[k] = j

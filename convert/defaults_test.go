@@ -142,3 +142,50 @@ func TestSourceDefaultsOncePerPass(t *testing.T) {
 		t.Errorf("the source's defaults check ran %d times in a pass of two outputs, want once", runs)
 	}
 }
+
+// TestDefaultsDuckDB2CannotLoad: DuckDB 2.0 (DuckLake main), a reader of
+// 1.0 and 1.1, casts a column's initial_default as DuckDB 1.3-1.5 do but
+// for a DATE with more than white space after the date (only a whole
+// timestamp) and an offset ending in a colon (formats.Version.
+// DefaultCastQuery). A 0.3 catalog whose DATE initial_default is
+// '2024-01-01 x' loads in every 0.3 reader; converted to 1.0 or 1.1 it
+// failed DuckDB 2.0's load, and convert wrote it: it is refused. A DATE
+// with a time after it loads in all and converts.
+func TestDefaultsDuckDB2CannotLoad(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name, stmt string
+		target     *formats.Version
+		detail     string // "": converts, and the proof holds
+	}{
+		{"date and a word to 1.0", `UPDATE ducklake_column SET initial_default = '2024-01-01 x' WHERE column_name = 'dt'`,
+			formats.V1_0, `initial_default "2024-01-01 x" does not cast to date`},
+		{"offset ending in a colon to 1.1", `UPDATE ducklake_column SET initial_default = '2024-01-01 00:00:00+02:' WHERE column_name = 'tstz'`,
+			formats.V1_1, `initial_default "2024-01-01 00:00:00+02:" does not cast to timestamptz`},
+		{"date and a time to 1.0", `UPDATE ducklake_column SET initial_default = '2024-01-01 12:00:00' WHERE column_name = 'dt'`,
+			formats.V1_0, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			lake := testlakes.Lake(t, "lakes-0.3", "01_primitive_types")
+			vs := versionCatalogs(t, lake)
+			data := filepath.Join(lake, "data")
+			src := editedCopy(t, vs[len(vs)-1], tc.stmt)
+			out := filepath.Join(t.TempDir(), "out.duckdb")
+			_, err := Catalog(ctx, src, out, tc.target, Options{DataPath: data})
+			if tc.detail == "" {
+				if err != nil {
+					t.Fatalf("to %s: %v, want converted", tc.target.Name, err)
+				}
+				proveEquivalent(t, src, out, data)
+				return
+			}
+			var refused *RefusedError
+			if !errors.As(err, &refused) || len(refused.Findings) != 1 || refused.Findings[0].Code != "uncastable-default" ||
+				!strings.Contains(refused.Findings[0].Detail, tc.detail) {
+				t.Fatalf("to %s: %v, want refused (uncastable-default: %s)", tc.target.Name, err, tc.detail)
+			}
+		})
+	}
+}

@@ -84,6 +84,66 @@ func DefaultCastQuery(text, duckType string) string {
 	return q
 }
 
+// DefaultCastQuery is DefaultCastQuery (the default cast of DuckDB 1.3 to
+// 1.5, whose releases answer alike) for v's readers: where DuckDB 2.0
+// (DuckLake main) reads v (formats 1.0 and 1.1), the text must also cast
+// as 2.0's DefaultCastAs casts it (duckDB2Casts). 1.0's readers are 1.5.2+
+// and 2.0, so a 1.0 default must load in both.
+func (v *Version) DefaultCastQuery(text, duckType string) string {
+	q := DefaultCastQuery(text, duckType)
+	if v.Opens("2.0.0") {
+		if c := duckDB2Casts(text, duckType); c != "" {
+			q += " AND " + c
+		}
+	}
+	return q
+}
+
+// duckDB2Casts is the condition, beyond DefaultCastQuery's, under which
+// DuckDB 2.0's default cast takes text as duckType ("" for none), read
+// from DuckDB main (src/common/operator/cast_operators.cpp,
+// src/common/types/timestamp.cpp) and held to the real 2.0.0
+// (compare.TestDefaultCastsAsRealReleases):
+//
+//   - DATE (TryConvertDateCast): a text with more than white space after
+//     the date (and its " (BC)") casts only where the whole text casts as
+//     a TIMESTAMP, where 1.3-1.5 take anything not starting with a digit
+//     after the date ('2024-01-01 x', '2024-01-01 12', '2024-01-01T'); the
+//     condition asks the date alone, or a timestamp as 1.5 casts it
+//     (2.0 takes more: a zone name after the time, which is refused);
+//   - TIMESTAMP, _S, _MS, _NS and TIMESTAMPTZ (TryParseUTCOffset): an
+//     offset ending in a colon ('+02:') fails;
+//   - TIMETZ: an offset ending in a colon or a one-digit minute or second
+//     ('+02:', '+02:0', '+02:00:0') fails.
+func duckDB2Casts(text, duckType string) string {
+	lit := "'" + strings.ReplaceAll(text, "'", "''") + "'"
+	switch strings.ToUpper(duckType) {
+	case "DATE":
+		return "(regexp_matches(" + lit + ", " + dateAlonePattern + ") OR (TRY_CAST(" + lit + " AS TIMESTAMP) IS NOT NULL AND NOT regexp_matches(" + lit + ", " + offsetColonPattern + ")))"
+	case "TIMESTAMP", "TIMESTAMP_S", "TIMESTAMP_MS", "TIMESTAMP_NS", "TIMESTAMPTZ", "TIMESTAMP WITH TIME ZONE":
+		return "NOT regexp_matches(" + lit + ", " + offsetColonPattern + ")"
+	case "TIMETZ", "TIME WITH TIME ZONE":
+		return "NOT regexp_matches(" + lit + ", " + timeTZOffsetPattern + ")"
+	}
+	return ""
+}
+
+// dateAlonePattern matches a text that is a date and white space only
+// (StringUtil::CharacterIsSpace): leading white space, a year, a
+// separator ('-', '/', ' ' or a backslash), a month and a day of one or two
+// digits each with that separator between, an optional " (BC)"; or one
+// starting with a letter (infinity, epoch: Date::TryConvertDate casts
+// those only with white space after).
+const dateAlonePattern = `'^[ \t\n\v\f\r]*-?([^0-9-]|[0-9]+(-[0-9]{1,2}-[0-9]{1,2}|/[0-9]{1,2}/[0-9]{1,2}| [0-9]{1,2} [0-9]{1,2}|\\[0-9]{1,2}\\[0-9]{1,2})([ \t\n\v\f\r]\([bB][cC]\))?[ \t\n\v\f\r]*$)'`
+
+// offsetColonPattern matches a text ending in a UTC offset whose last
+// colon has no digits after it ('+02:', '-5:30:').
+const offsetColonPattern = `'[+-][0-9]+(:[0-9]+)*:[ \t\n\v\f\r]*$'`
+
+// timeTZOffsetPattern matches a text ending in a UTC offset whose last
+// colon has fewer than two digits after it ('+02:', '+02:0').
+const timeTZOffsetPattern = `'[+-][0-9]+(:[0-9]+)*:[0-9]?[ \t\n\v\f\r]*$'`
+
 // zoneNamePattern finds the time zone name Timestamp::TryConvertTimestampTZ
 // takes: after the time (ending in a digit or '.'), one space, then the
 // name's characters (CharacterIsTimeZone: letters, digits, '_', '/', '+',
