@@ -91,6 +91,14 @@ func TestUncastableDefaultsRefused(t *testing.T) {
 			`UPDATE ducklake_column SET initial_default = '12:00:00+02:0' WHERE column_name = 'ttz'`, cast},
 		{"0.3 DATE default_value with a word after the date", "lakes-0.3", "01_primitive_types",
 			`UPDATE ducklake_column SET default_value = '2024-01-01 x' WHERE column_name = 'dt'`, ""},
+		// A GEOMETRY text that is not WKT fails the cast with an error, also
+		// under TRY_CAST (DuckDB 1.5's Geometry::FromString throws; 2.0's
+		// returns NULL): every reader's load fails on it, where the judge's
+		// error was taken for a type this DuckDB cannot cast to.
+		{"1.0 GEOMETRY initial_default that is not WKT", "lakes", "14_geometry",
+			`UPDATE ducklake_column SET initial_default = 'not wkt' WHERE column_name = 'g'`, cast},
+		{"1.0 GEOMETRY initial_default that is WKT", "lakes", "14_geometry",
+			`UPDATE ducklake_column SET initial_default = 'POINT (1 2)' WHERE column_name = 'g'`, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

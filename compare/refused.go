@@ -272,8 +272,9 @@ func (r *Reader) defaultParses(ctx context.Context, text string) (bool, error) {
 
 // defaultCasts tells whether text casts to column c's type, as the readers'
 // DefaultCastAs casts it (formats.DefaultCastQuery: a TIMESTAMPTZ text
-// with a time zone name other than UTC does not); true where this DuckDB cannot cast to the type at
-// all (not judged). Memoised by type and text.
+// with a time zone name other than UTC does not; a text whose cast throws
+// does not either); true where this DuckDB cannot cast to the type at all
+// (not judged). Memoised by type and text.
 func (r *Reader) defaultCasts(ctx context.Context, c *Column, text string) (bool, error) {
 	dt, err := c.DuckType()
 	if err != nil {
@@ -288,7 +289,16 @@ func (r *Reader) defaultCasts(ctx context.Context, c *Column, text string) (bool
 		if ctx.Err() != nil {
 			return false, fmt.Errorf("column %s (id %d): cast %q to %s: %w", c.Name, c.ID, text, dt, err)
 		}
-		ok = true // a type this DuckDB cannot cast to: not judged
+		// The text's cast throws where the type casts at all
+		// (formats.CastableTypeQuery): the readers' does too.
+		var castable bool
+		if terr := r.conn.QueryRowContext(ctx, formats.CastableTypeQuery(dt)).Scan(&castable); terr != nil {
+			if ctx.Err() != nil {
+				return false, fmt.Errorf("column %s (id %d): cast to %s: %w", c.Name, c.ID, dt, terr)
+			}
+			castable = false
+		}
+		ok = !castable // else a type this DuckDB cannot cast to: not judged
 	}
 	r.meta.defaultCasts[key] = ok
 	return ok, nil

@@ -172,13 +172,24 @@ func (r *run) defaultFailures(to *formats.Version, exprRows map[[3]int64]bool) (
 		if r.ctx.Err() != nil {
 			return nil, fmt.Errorf("judge the column defaults: %w", err)
 		}
-		// A judge this DuckDB cannot run (a type it cannot cast to):
-		// each alone, and one that fails is not judged, as the proof
-		// leaves it.
+		// A judge this DuckDB cannot run: each alone. A cast that
+		// throws where the type casts at all (formats.CastableTypeQuery)
+		// fails the readers' cast too; one to a type this DuckDB cannot
+		// cast to is not judged, as the proof leaves it.
 		for j, p := range parts {
 			oks[j] = sql.NullBool{}
-			if err := r.w.conn.QueryRowContext(r.ctx, "SELECT ok FROM ("+p+")").Scan(&oks[j]); err != nil && r.ctx.Err() != nil {
-				return nil, fmt.Errorf("judge the column defaults: %s: %w", asks[slices.Index(judgeOf, j)].what, err)
+			a := asks[slices.Index(judgeOf, j)]
+			err := r.w.conn.QueryRowContext(r.ctx, "SELECT ok FROM ("+p+")").Scan(&oks[j])
+			if err != nil && r.ctx.Err() != nil {
+				return nil, fmt.Errorf("judge the column defaults: %s: %w", a.what, err)
+			}
+			if err != nil && a.duckType != "" {
+				var castable bool
+				if r.w.conn.QueryRowContext(r.ctx, formats.CastableTypeQuery(a.duckType)).Scan(&castable) == nil && castable {
+					oks[j] = sql.NullBool{Valid: true}
+				} else if r.ctx.Err() != nil {
+					return nil, fmt.Errorf("judge the column defaults: %s: %w", a.what, r.ctx.Err())
+				}
 			}
 		}
 	}

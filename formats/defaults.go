@@ -99,6 +99,20 @@ func (v *Version) DefaultCastQuery(text, duckType string) string {
 	return q
 }
 
+// CastableTypeQuery is a statement that runs where this DuckDB can cast
+// VARCHAR to duckType at all: where it does and DefaultCastQuery fails
+// with an error, the text's own cast throws (DuckDB 1.5's
+// Geometry::FromString does on a text that is not WKT, also under
+// TRY_CAST), and so does every reader's DefaultCastAs of it: the text
+// does not cast. Where this one fails too, the type is one this DuckDB
+// cannot name in a cast, and the text is not judged.
+func CastableTypeQuery(duckType string) string {
+	if strings.EqualFold(duckType, "JSON") {
+		duckType = "VARCHAR"
+	}
+	return "SELECT TRY_CAST(NULL::VARCHAR AS " + duckType + ") IS NULL"
+}
+
 // duckDB2Casts is the condition, beyond DefaultCastQuery's, under which
 // DuckDB 2.0's default cast takes text as duckType ("" for none), read
 // from DuckDB main (src/common/operator/cast_operators.cpp,
