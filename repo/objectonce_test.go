@@ -2,6 +2,7 @@ package repo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -124,10 +125,12 @@ func TestStoreErrorsNameObjectOnce(t *testing.T) {
 	}
 
 	// A site's HEAD and GET disagreeing on a file's size, the GET failing
-	// (sizeProblem): the file named once, the GET's cause kept. It named
-	// it by its key, then by its URL in the GET's error.
-	if _, err := sizeProblem(ctx, site, denied, 13, 12); err == nil || strings.Count(err.Error(), denied) != 1 || !strings.HasPrefix(err.Error(), denied+": 13 bytes by the server's HEAD") || !strings.Contains(err.Error(), "403 Forbidden") {
-		t.Errorf("web site: sizeProblem: %v, want %s named once and the cause 403 Forbidden", err, denied)
+	// (sizeProblem): the file named once, where it is (its URL), the GET's
+	// cause kept. It named it by its key, then by its URL in the GET's
+	// error; then by its key alone.
+	want := web.URL + "/lake/" + denied + ": 13 bytes by the server's HEAD (Content-Length), version.json says 12, and the GET that would tell a wrong size from a wrong file failed: the server answers 403 Forbidden: the site requires authentication or denies access to it"
+	if _, err := sizeProblem(ctx, site, denied, 13, 12); err == nil || err.Error() != want || !errors.Is(err, store.ErrAccessDenied) {
+		t.Errorf("web site: sizeProblem:\n got %v\nwant %s (and ErrAccessDenied)", err, want)
 	}
 	// A folder's messages, as they were: the store's key beside the os
 	// error's path.

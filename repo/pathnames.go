@@ -110,12 +110,13 @@ func objectName(st store.Store, key string) string {
 	return store.KeyName(st, key)
 }
 
-// nameOnce is err about the object name (what it is: "data file"), naming
-// it once: "WHAT: ERR" where err names it already (a store's error names
-// its object where it is: a bucket's s3:// URL at the endpoint, a site's
-// URL, a folder's key beside the path), else "WHAT NAME: ERR".
+// nameOnce is err, a bucket's or web site's about the object name (what
+// it is: "data file"), naming it once: "WHAT: ERR" where err names it
+// already (a *store.ObjectError: the store's errors name their object
+// where it is, a bucket's s3:// URL at the endpoint, a site's URL), else
+// "WHAT NAME: ERR".
 func nameOnce(what, name string, err error) error {
-	if strings.Contains(err.Error(), name) {
+	if store.Named(err) {
 		return fmt.Errorf("%s: %w", what, err)
 	}
 	return fmt.Errorf("%s %s: %w", what, name, err)
@@ -124,12 +125,13 @@ func nameOnce(what, name string, err error) error {
 // storeErr is err, the store's about key, after what was done (doing,
 // "" for nothing to say): a folder's as it was ("DOING KEY: ERR", the os
 // error naming the path); a bucket's or web site's naming the object
-// once, where it is: err as it is where it names it so already (the
-// stores' own errors do: "open s3://BUCKET/PREFIX/KEY at ENDPOINT: file
-// does not exist", "stat URL: HEAD answered 500"), else "DOING NAME: ERR".
+// once, where it is: err as it is where it names it so already (a
+// *store.ObjectError, as the stores' own errors are: "open
+// s3://BUCKET/PREFIX/KEY at ENDPOINT: file does not exist", "stat URL:
+// HEAD answered 500"), else "DOING NAME: ERR".
 func storeErr(st store.Store, doing, key string, err error) error {
 	name := objectName(st, key)
-	if _, local := store.Base(st).(store.PathStore); !local && strings.Contains(err.Error(), name) {
+	if _, local := store.Base(st).(store.PathStore); !local && store.Named(err) {
 		return err
 	}
 	if doing == "" {
@@ -142,7 +144,7 @@ func storeErr(st store.Store, doing, key string, err error) error {
 // listing (the server's folder listing) does not show it: the file named
 // once, where it is (storeErr).
 func unlistedErr(st store.Store, key, listing string, err error) error {
-	if name := objectName(st, key); !strings.Contains(err.Error(), name) {
+	if name := objectName(st, key); !store.Named(err) {
 		return fmt.Errorf("probe %s, which %s does not show: %w", name, listing, err)
 	}
 	return fmt.Errorf("probe a file %s does not show: %w", listing, err)

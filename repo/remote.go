@@ -965,8 +965,9 @@ func (rm *remote) downloadCopy(ctx context.Context, key, path string, tail []byt
 	sum, n, got, err := rm.downloadHeld(ctx, key, path, nil, tail, info)
 	if err != nil {
 		// downloadHeld's error names the file once: the store's where
-		// it is, its own checks' by the key ("KEY: ...").
-		if strings.Contains(err.Error(), store.KeyName(rm.counter, key)) {
+		// it is (a *store.ObjectError), its own checks' by the key
+		// ("KEY: ...").
+		if store.Named(err) {
 			return fmt.Errorf("data file: %w", err)
 		}
 		return fmt.Errorf("data file %w", err)
@@ -1158,7 +1159,9 @@ func (rm *remote) copyHeld(ctx context.Context, key, dir string) (string, string
 			return rm.downloadDescribed(ctx, key, dst, hd)
 		}
 		if err := os.Rename(ans.path, dst); err != nil {
-			return "", 0, nil, fmt.Errorf("keep the whole answer to its ranged read: %w", err)
+			// The rename's error names the cache's paths: the object
+			// where it is, once, as the store's errors name it.
+			return "", 0, nil, &store.ObjectError{Op: "keep the whole answer to the ranged read of", Name: store.KeyName(rm.counter, key), Err: err}
 		}
 		return ans.sum, ans.n, &held, nil
 	})

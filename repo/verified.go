@@ -100,9 +100,9 @@ func sizeProblem(ctx context.Context, st store.Store, key string, statSize, want
 	got, err := gs.GETSize(ctx, key)
 	switch {
 	case err != nil:
-		// The GET's error names the object where it is, as the
-		// message's start does: its cause alone.
-		return ProblemUnreadable, fmt.Errorf("%s: %d bytes by the server's HEAD (Content-Length), version.json says %d, and the GET that would tell a wrong size from a wrong file failed: %w", key, statSize, want, store.Unnamed(err, store.KeyName(st, key)))
+		// The object named once, where it is (its URL, as the GET's
+		// error names it): the GET's cause alone after it.
+		return ProblemUnreadable, fmt.Errorf("%s: %d bytes by the server's HEAD (Content-Length), version.json says %d, and the GET that would tell a wrong size from a wrong file failed: %w", objectName(st, key), statSize, want, store.Cause(err))
 	case got == statSize:
 		return ProblemMismatch, mismatch
 	case got == want:

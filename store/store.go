@@ -423,14 +423,30 @@ func (e *ETagError) Error() string {
 	if e.Name != "" {
 		name = e.Name
 	}
+	return name + ": " + e.cause()
+}
+
+// cause is the error's text after the object's name.
+func (e *ETagError) cause() string {
 	if e.Full {
-		return fmt.Sprintf("%s: ETag %s by its HEAD and ranged GET, %s by the GET that downloaded it: the object changed meanwhile, or the server answers them from different copies (a CDN edge or replica serving an older copy); the download is not used", name, e.Head, e.Get)
+		return fmt.Sprintf("ETag %s by its HEAD and ranged GET, %s by the GET that downloaded it: the object changed meanwhile, or the server answers them from different copies (a CDN edge or replica serving an older copy); the download is not used", e.Head, e.Get)
 	}
-	return fmt.Sprintf("%s: ETag %s by its HEAD, %s by its ranged GET: the object changed between the two, or the server answers them from different copies (a CDN edge, a replica); DuckDB's httpfs fails such a read (\"ETag on reading file ... was initially ... and now it returned ...\")", name, e.Head, e.Get)
+	return fmt.Sprintf("ETag %s by its HEAD, %s by its ranged GET: the object changed between the two, or the server answers them from different copies (a CDN edge, a replica); DuckDB's httpfs fails such a read (\"ETag on reading file ... was initially ... and now it returned ...\")", e.Head, e.Get)
 }
 
 // Unwrap matches ErrETagChanged.
 func (e *ETagError) Unwrap() error { return ErrETagChanged }
+
+// As gives an *ObjectError where the error names its object where it is
+// (Name): the name, and the rest as its cause.
+func (e *ETagError) As(target any) bool {
+	t, ok := target.(**ObjectError)
+	if !ok || e.Name == "" {
+		return false
+	}
+	*t = &ObjectError{Name: e.Name, Err: &CauseError{Msg: e.cause(), Err: ErrETagChanged}}
+	return true
+}
 
 // CheckETags compares the ETag headers of a HEAD (head) and of a later
 // ranged GET of the same object (get) as DuckDB's httpfs does before it

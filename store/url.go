@@ -1,6 +1,9 @@
 package store
 
-import "strings"
+import (
+	"errors"
+	"strings"
+)
 
 // URLStore is implemented by stores whose objects DuckDB can read by URL
 // (an s3:// bucket, an https:// server), found by type assertion. Readers
@@ -50,31 +53,57 @@ func KeyName(st Store, key string) string {
 	return key
 }
 
-// Unnamed is err, an error that names an object where it is (name: its
-// URL, as KeyName gives it, and a bucket's " at ENDPOINT" after it), told
-// after a message that names the object already: its text from the cause
-// on ("OP NAME: CAUSE" is "CAUSE"), with err beneath it (errors.Is and
-// errors.As find what they found in err). An error that does not so name
-// it is err as it is.
-func Unnamed(err error, name string) error {
-	msg := err.Error()
-	i := strings.Index(msg, name)
-	if i < 0 {
-		return err
-	}
-	rest := msg[i+len(name):]
-	j := strings.Index(rest, ": ")
-	if j < 0 || j > 0 && !strings.HasPrefix(rest, " at ") {
-		return err
-	}
-	return &causeError{msg: rest[j+2:], err: err}
+// ObjectError is an error about one object (or folder) of a bucket or web
+// site, naming it once, where it is: "OP NAME: ERR" ("NAME: ERR" for no
+// Op), NAME as KeyName gives it (a site's URL, a bucket's s3:// URL and
+// " at ENDPOINT"). Every such store error is one, or gives one to
+// errors.As (the stores' setup errors): a caller that finds one knows the
+// object is named and adds no name of its own, and takes Err for the
+// cause alone (Cause). A folder's errors are the os package's, naming
+// its path.
+type ObjectError struct {
+	Op, Name string
+	Err      error
 }
 
-// causeError is an error told by its cause alone (Unnamed).
-type causeError struct {
-	msg string
-	err error
+func (e *ObjectError) Error() string {
+	if e.Op == "" {
+		return e.Name + ": " + e.Err.Error()
+	}
+	return e.Op + " " + e.Name + ": " + e.Err.Error()
 }
 
-func (e *causeError) Error() string { return e.msg }
-func (e *causeError) Unwrap() error { return e.err }
+// Unwrap is the cause.
+func (e *ObjectError) Unwrap() error { return e.Err }
+
+// Named reports whether err names its object where it is (an
+// *ObjectError in its chain).
+func Named(err error) bool {
+	var oe *ObjectError
+	return errors.As(err, &oe)
+}
+
+// Cause is err told by the cause of the *ObjectError in it (its Err),
+// for a message that names the object already, with err beneath it
+// (errors.Is and errors.As find what they found in err); err as it is
+// where it has none.
+func Cause(err error) error {
+	var oe *ObjectError
+	if !errors.As(err, &oe) {
+		return err
+	}
+	return &CauseError{Msg: oe.Err.Error(), Err: err}
+}
+
+// CauseError is an error told by Msg, its cause's text, with Err, the
+// whole error, beneath it: for a message that names the object (or the
+// request) already.
+type CauseError struct {
+	Msg string
+	Err error
+}
+
+func (e *CauseError) Error() string { return e.Msg }
+
+// Unwrap is the whole error.
+func (e *CauseError) Unwrap() error { return e.Err }

@@ -65,11 +65,44 @@ type SetupError struct {
 	// Encoding is the answer's Content-Encoding and Request the request
 	// that got it ("HEAD https://…/files.json") (Encoded).
 	Encoding, Request string
+	// Answered is the address that answered (NeedsAuth, Encoded) where a
+	// redirect took the request there (a CDN, a signed URL; credentials
+	// redacted), "" where none did: the file's URL does not tell it.
+	Answered string
 	// Err is the client's error.
 	Err error
 }
 
-func (e *SetupError) Error() string {
+func (e *SetupError) Error() string { return e.object().Error() }
+
+// name is the file (or folder) where it is: its URL, as the store's other
+// errors and store.KeyName name it; the repository's own folder ("./") is
+// its URL.
+func (e *SetupError) name() string {
+	base := strings.TrimSuffix(e.Location, "/") + "/"
+	if e.Key == "./" {
+		return base
+	}
+	return base + strings.TrimPrefix(e.Key, "/")
+}
+
+// As gives a *store.ObjectError: the error names its file (or folder).
+func (e *SetupError) As(target any) bool {
+	t, ok := target.(**store.ObjectError)
+	if ok {
+		*t = e.object()
+	}
+	return ok
+}
+
+// object is the error as a store.ObjectError: the file once, where it
+// is, and what went wrong as its cause, e.Err beneath it.
+func (e *SetupError) object() *store.ObjectError {
+	return &store.ObjectError{Op: e.Op, Name: e.name(), Err: &store.CauseError{Msg: e.what(), Err: e.Err}}
+}
+
+// what is the problem, told after the file.
+func (e *SetupError) what() string {
 	var what string
 	switch e.Problem {
 	case Unreachable:
@@ -86,16 +119,20 @@ func (e *SetupError) Error() string {
 		what = "the site's TLS certificate fails verification (" + certCause(e.Err) + ")"
 	case NeedsAuth:
 		what = "the server answers " + e.Status + ": the site requires authentication or denies access to it"
+		if e.Answered != "" {
+			what = "redirected to " + e.Answered + ", which answers " + e.Status + ": the site requires authentication or denies access to it"
+		}
 	case RedirectLoop:
 		what = e.Err.Error()
 	case Encoded:
 		// The request's method: the error names its URL already.
 		method, _, _ := strings.Cut(e.Request, " ")
+		if e.Answered != "" {
+			method += ", redirected to " + e.Answered
+		}
 		what = fmt.Sprintf("the server sends the file with Content-Encoding %q though none was asked for (to a %s): readers get the encoded bytes, not the file", e.Encoding, method)
 	}
-	// The file (or folder) where it is, once: its URL, as the store's
-	// other errors and store.KeyName name it.
-	return fmt.Sprintf("%s %s: %s", e.Op, strings.TrimSuffix(e.Location, "/")+"/"+strings.TrimPrefix(e.Key, "/"), what)
+	return what
 }
 
 // Unwrap is the client's error.
@@ -184,6 +221,7 @@ func checkRedirect(req *http.Request, via []*http.Request) error {
 func (s *Store) setupError(op, key string, err error, resp *http.Response) *SetupError {
 	e := &SetupError{Op: op, Key: key, Location: s.Location(), Host: s.base.Host, Err: err}
 	if resp != nil {
+		e.Answered = redirectedTo(resp)
 		if enc := encoding(resp); enc != "" && (resp.StatusCode == http.StatusOK || resp.StatusCode == http.StatusPartialContent) {
 			e.Problem, e.Encoding = Encoded, enc
 			e.Request = resp.Request.Method + " " + redact(resp.Request.URL)

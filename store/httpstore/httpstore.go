@@ -153,6 +153,12 @@ func (s *Store) Location() string { return s.base.String() }
 // callers add no name of their own.
 func (s *Store) name(key string) string { return store.URL(s, key) }
 
+// objErr is err about key (a folder's "/"-ended prefix, "" for the
+// repository's own folder), naming it once where it is (name).
+func (s *Store) objErr(op, key string, err error) error {
+	return &store.ObjectError{Op: op, Name: s.name(key), Err: err}
+}
+
 // url is the URL of a key. url.JoinPath takes each part as escaped, so a
 // "%XX" in a key (DuckDB escapes hive partition values so) is sent as it
 // is, as DuckDB sends it, and the server decodes it as it does for DuckDB;
@@ -190,18 +196,18 @@ func (s *Store) OpenInfo(ctx context.Context, key string) (io.ReadCloser, store.
 		if se := s.setupError("open", key, err, nil); se != nil {
 			return nil, store.ObjectInfo{}, se
 		}
-		return nil, store.ObjectInfo{}, fmt.Errorf("open %s: %w", s.name(key), err)
+		return nil, store.ObjectInfo{}, s.objErr("open", key, err)
 	}
 	if err := checkNamed(resp, key); err != nil {
 		resp.Body.Close()
 		if se := s.setupError("open", key, err, resp); se != nil {
 			return nil, store.ObjectInfo{}, se
 		}
-		return nil, store.ObjectInfo{}, fmt.Errorf("open %s: %w", s.name(key), err)
+		return nil, store.ObjectInfo{}, s.objErr("open", key, err)
 	}
 	if isListing(resp) {
 		resp.Body.Close()
-		return nil, store.ObjectInfo{}, fmt.Errorf("open %s: a folder: %w", s.name(key), fs.ErrNotExist)
+		return nil, store.ObjectInfo{}, s.objErr("open", key, fmt.Errorf("a folder: %w", fs.ErrNotExist))
 	}
 	info := responseInfo(resp, key)
 	if !isHTML(resp) {
@@ -212,11 +218,11 @@ func (s *Store) OpenInfo(ctx context.Context, key string) (io.ReadCloser, store.
 	n, err := io.ReadFull(resp.Body, head)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
 		resp.Body.Close()
-		return nil, store.ObjectInfo{}, fmt.Errorf("open %s: %w", s.name(key), err)
+		return nil, store.ObjectInfo{}, s.objErr("open", key, err)
 	}
 	if looksLikeHTML(head[:n]) {
 		resp.Body.Close()
-		return nil, store.ObjectInfo{}, fmt.Errorf("open %s: %w: %w", s.name(key), store.ErrPage, fs.ErrNotExist)
+		return nil, store.ObjectInfo{}, s.objErr("open", key, fmt.Errorf("%w: %w", store.ErrPage, fs.ErrNotExist))
 	}
 	return struct {
 		io.Reader
@@ -289,14 +295,14 @@ func (s *Store) readTailAfter(ctx context.Context, key string, n int64, hd objec
 		if se := s.setupError("read the end of", key, err, nil); se != nil {
 			return nil, store.ObjectInfo{}, false, se
 		}
-		return nil, store.ObjectInfo{}, false, fmt.Errorf("read the end of %s: %w", s.name(key), err)
+		return nil, store.ObjectInfo{}, false, s.objErr("read the end of", key, err)
 	}
 	defer resp.Body.Close()
 	if err := checkNamed(resp, key); err != nil {
 		if se := s.setupError("read the end of", key, err, resp); se != nil {
 			return nil, store.ObjectInfo{}, false, se
 		}
-		return nil, store.ObjectInfo{}, false, fmt.Errorf("read the end of %s: %w", s.name(key), err)
+		return nil, store.ObjectInfo{}, false, s.objErr("read the end of", key, err)
 	}
 	info := responseInfo(resp, key)
 	if err := hd.checkETag(key, resp.Header.Get("ETag"), info); err != nil {
@@ -305,7 +311,7 @@ func (s *Store) readTailAfter(ctx context.Context, key string, n int64, hd objec
 		if errors.As(err, &e) {
 			e.Name = s.name(key)
 		}
-		return nil, store.ObjectInfo{}, false, fmt.Errorf("read the end of %w", err)
+		return nil, store.ObjectInfo{}, false, s.objErr("read the end of", key, store.Cause(err))
 	}
 	if resp.StatusCode != http.StatusPartialContent {
 		// A caller holding a copy under this answer's validator need
@@ -325,7 +331,7 @@ func (s *Store) readTailAfter(ctx context.Context, key string, n int64, hd objec
 		}
 		tail, err := store.LastBytes(body, n, head.Size)
 		if err != nil {
-			return nil, store.ObjectInfo{}, false, fmt.Errorf("read the end of %s: the server ignored the range (%s): %w", s.name(key), resp.Status, err)
+			return nil, store.ObjectInfo{}, false, s.objErr("read the end of", key, fmt.Errorf("the server ignored the range (%s): %w", resp.Status, err))
 		}
 		info.Size = head.Size
 		info.IgnoredRange = first > 0
@@ -333,22 +339,22 @@ func (s *Store) readTailAfter(ctx context.Context, key string, n int64, hd objec
 	}
 	tail, err := io.ReadAll(io.LimitReader(resp.Body, n+1))
 	if err != nil {
-		return nil, store.ObjectInfo{}, false, fmt.Errorf("read the end of %s: %w", s.name(key), err)
+		return nil, store.ObjectInfo{}, false, s.objErr("read the end of", key, err)
 	}
 	size, err := store.TailRange(resp.Header.Get("Content-Range"), int64(len(tail)), n)
 	switch {
 	case hd.known && size > 0 && size != head.Size:
 		// The HEAD was an earlier request of the run.
-		return nil, store.ObjectInfo{}, false, store.SizeDisagrees(fmt.Errorf("read the end of %s: %d bytes by the run's earlier HEAD of it, %d by its ranged GET (changed since?)", s.name(key), head.Size, size))
+		return nil, store.ObjectInfo{}, false, store.SizeDisagrees(s.objErr("read the end of", key, fmt.Errorf("%d bytes by the run's earlier HEAD of it, %d by its ranged GET (changed since?)", head.Size, size)))
 	case err != nil && size > 0 && size != head.Size:
 		// The range asked ends at the HEAD's size, the object at another.
-		return nil, store.ObjectInfo{}, false, store.SizeDisagrees(fmt.Errorf("read the end of %s: %w", s.name(key), err))
+		return nil, store.ObjectInfo{}, false, store.SizeDisagrees(s.objErr("read the end of", key, err))
 	case err != nil:
-		return nil, store.ObjectInfo{}, false, fmt.Errorf("read the end of %s: %w", s.name(key), err)
+		return nil, store.ObjectInfo{}, false, s.objErr("read the end of", key, err)
 	case size >= 0 && size != head.Size:
-		return nil, store.ObjectInfo{}, false, store.SizeDisagrees(fmt.Errorf("read the end of %s: %d bytes by its HEAD, %d by its GET (changed while read?)", s.name(key), head.Size, size))
+		return nil, store.ObjectInfo{}, false, store.SizeDisagrees(s.objErr("read the end of", key, fmt.Errorf("%d bytes by its HEAD, %d by its GET (changed while read?)", head.Size, size)))
 	case size < 0 && int64(len(tail)) != min(n, head.Size):
-		return nil, store.ObjectInfo{}, false, fmt.Errorf("read the end of %s: %d bytes for the last %d of a %d-byte file", s.name(key), len(tail), n, head.Size)
+		return nil, store.ObjectInfo{}, false, s.objErr("read the end of", key, fmt.Errorf("%d bytes for the last %d of a %d-byte file", len(tail), n, head.Size))
 	}
 	info.Size = head.Size
 	return tail, info, false, nil
@@ -372,14 +378,14 @@ func (s *Store) GETSize(ctx context.Context, key string) (int64, error) {
 		if se := s.setupError(op, key, err, nil); se != nil {
 			return 0, se
 		}
-		return 0, fmt.Errorf("%s %s: %w", op, s.name(key), err)
+		return 0, s.objErr(op, key, err)
 	}
 	defer resp.Body.Close()
 	cr := resp.Header.Get("Content-Range")
 	if resp.StatusCode == http.StatusRequestedRangeNotSatisfiable {
 		var size int64
 		if _, err := fmt.Sscanf(cr, "bytes */%d", &size); err != nil || size != 0 {
-			return 0, fmt.Errorf("%s %s: GET answered %s, Content-Range %q", op, s.name(key), resp.Status, cr)
+			return 0, s.objErr(op, key, fmt.Errorf("%s, Content-Range %q", answer(resp), cr))
 		}
 		return 0, nil // an empty file: no first byte
 	}
@@ -387,20 +393,20 @@ func (s *Store) GETSize(ctx context.Context, key string) (int64, error) {
 		if se := s.setupError(op, key, err, resp); se != nil {
 			return 0, se
 		}
-		return 0, fmt.Errorf("%s %s: %w", op, s.name(key), err)
+		return 0, s.objErr(op, key, err)
 	}
 	if resp.StatusCode == http.StatusPartialContent {
 		var size int64
 		_, total, _ := strings.Cut(cr, "/")
 		if _, err := fmt.Sscan(total, &size); err != nil || size < 0 {
-			return 0, fmt.Errorf("%s %s: the ranged answer's Content-Range %q gives no complete length", op, s.name(key), cr)
+			return 0, s.objErr(op, key, fmt.Errorf("the ranged answer's Content-Range %q gives no complete length", cr))
 		}
 		return size, nil
 	}
 	// The range ignored: the whole file, as readers that download it get it.
 	n, err := io.Copy(io.Discard, store.ContextReader(ctx, resp.Body))
 	if err != nil {
-		return 0, fmt.Errorf("%s %s: %w", op, s.name(key), err)
+		return 0, s.objErr(op, key, err)
 	}
 	return n, nil
 }
@@ -451,7 +457,7 @@ func (s *Store) statFile(ctx context.Context, key string) (objectInfo, error) {
 			return objectInfo{}, perr
 		}
 		if page {
-			return objectInfo{}, fmt.Errorf("stat %s: %w: %w", s.name(key), store.ErrPage, fs.ErrNotExist)
+			return objectInfo{}, s.objErr("stat", key, fmt.Errorf("%w: %w", store.ErrPage, fs.ErrNotExist))
 		}
 	}
 	return info, err
@@ -473,18 +479,18 @@ func (s *Store) isPage(ctx context.Context, key string) (bool, error) {
 		if se := s.setupError("stat", key, err, nil); se != nil {
 			return false, se
 		}
-		return false, fmt.Errorf("stat %s: %w", s.name(key), err)
+		return false, s.objErr("stat", key, err)
 	}
 	defer resp.Body.Close()
 	if err := checkNamed(resp, key); err != nil {
 		if se := s.setupError("stat", key, err, resp); se != nil {
 			return false, se
 		}
-		return false, fmt.Errorf("stat %s: %w", s.name(key), err)
+		return false, s.objErr("stat", key, err)
 	}
 	head, err := io.ReadAll(io.LimitReader(resp.Body, sniffLen))
 	if err != nil {
-		return false, fmt.Errorf("stat %s: %w", s.name(key), err)
+		return false, s.objErr("stat", key, err)
 	}
 	return looksLikeHTML(head), nil
 }
@@ -542,21 +548,21 @@ func (s *Store) stat(ctx context.Context, key string) (_ objectInfo, folder bool
 		if se := s.setupError("stat", key, err, nil); se != nil {
 			return objectInfo{}, false, se
 		}
-		return objectInfo{}, false, fmt.Errorf("stat %s: %w", s.name(key), err)
+		return objectInfo{}, false, s.objErr("stat", key, err)
 	}
 	defer resp.Body.Close()
 	if err := checkNamed(resp, key); err != nil {
 		if se := s.setupError("stat", key, err, resp); se != nil {
 			return objectInfo{}, false, se
 		}
-		return objectInfo{}, false, fmt.Errorf("stat %s: %w", s.name(key), err)
+		return objectInfo{}, false, s.objErr("stat", key, err)
 	}
 	if isListing(resp) {
-		return objectInfo{}, true, fmt.Errorf("stat %s: a folder: %w", s.name(key), fs.ErrNotExist)
+		return objectInfo{}, true, s.objErr("stat", key, fmt.Errorf("a folder: %w", fs.ErrNotExist))
 	}
 	info := responseInfo(resp, key)
 	if info.Size < 0 {
-		return objectInfo{}, false, fmt.Errorf("stat %s: the server gives no size", s.name(key))
+		return objectInfo{}, false, s.objErr("stat", key, errors.New("the server gives no size"))
 	}
 	return objectInfo{ObjectInfo: info, html: isHTML(resp), etag: resp.Header.Get("ETag")}, false, nil
 }
@@ -574,7 +580,7 @@ func (s *Store) Create(_ context.Context, key string, _ io.Reader) error {
 	if err := store.ValidateKey(key); err != nil {
 		return err
 	}
-	return fmt.Errorf("create %s: %w", s.name(key), store.ErrReadOnly)
+	return s.objErr("create", key, store.ErrReadOnly)
 }
 
 // List implements store.Store by walking the folder listings below the
@@ -630,11 +636,12 @@ func (s *Store) listRead(ctx context.Context, prefix string, read func(key strin
 	}
 	if err := s.walk(ctx, dir, prefix, w); err != nil {
 		// The walk's errors name the folder they listed, at or below
-		// prefix, by its URL: once, with no other name for it.
-		if strings.Contains(err.Error(), s.name(prefix)) {
+		// prefix, by its URL (a *store.ObjectError, or one given to
+		// errors.As): once, with no other name for it.
+		if store.Named(err) {
 			return nil, nil, nil, err
 		}
-		return nil, nil, nil, fmt.Errorf("list %s: %w", s.name(prefix), err)
+		return nil, nil, nil, s.objErr("list", prefix, err)
 	}
 	sort.Slice(w.objects, func(i, j int) bool { return w.objects[i].Key < w.objects[j].Key })
 	sort.Strings(w.folders)
@@ -696,6 +703,15 @@ type ListingError struct {
 }
 
 func (e *ListingError) Error() string { return e.URL + ": " + e.Reason }
+
+// As gives a *store.ObjectError: the error names its folder (URL).
+func (e *ListingError) As(target any) bool {
+	t, ok := target.(**store.ObjectError)
+	if ok {
+		*t = &store.ObjectError{Name: e.URL, Err: &store.CauseError{Msg: e.Reason, Err: store.ErrNoListing}}
+	}
+	return ok
+}
 
 // Unwrap matches store.ErrNoListing.
 func (e *ListingError) Unwrap() error { return store.ErrNoListing }
@@ -829,7 +845,7 @@ func (s *Store) listing(ctx context.Context, dir string) (names []string, listed
 		if se := s.setupError("list", name, err, nil); se != nil {
 			return nil, false, se
 		}
-		return nil, false, fmt.Errorf("list %s: %w", u, err)
+		return nil, false, s.objErr("list", dir, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone {
@@ -845,14 +861,14 @@ func (s *Store) listing(ctx context.Context, dir string) (names []string, listed
 		if se := s.setupError("list", name, err, resp); se != nil {
 			return nil, false, se
 		}
-		return nil, false, fmt.Errorf("list %s: %w", u, err)
+		return nil, false, s.objErr("list", dir, err)
 	}
 	if !isListing(resp) {
 		return nil, false, &ListingError{URL: u, Reason: fmt.Sprintf("gives no folder listing (%s, not an HTML index page)", resp.Header.Get("Content-Type"))}
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
 	if err != nil {
-		return nil, true, fmt.Errorf("read the listing %s: %w", u, err)
+		return nil, true, s.objErr("read the listing", dir, err)
 	}
 	names, stray := links(string(body), resp.Request.URL)
 	if len(names) == 0 && stray != "" {
@@ -977,7 +993,7 @@ func (s *Store) statRead(ctx context.Context, key string, max int64) (_ objectIn
 			if se := s.setupError("stat", key, err, nil); se != nil {
 				return objectInfo{}, nil, false, se
 			}
-			return objectInfo{}, nil, false, fmt.Errorf("stat %s: %w", s.name(key), err)
+			return objectInfo{}, nil, false, s.objErr("stat", key, err)
 		}
 		return objectInfo{}, nil, false, nil
 	}
@@ -989,7 +1005,7 @@ func (s *Store) statRead(ctx context.Context, key string, max int64) (_ objectIn
 	got, err := io.ReadAll(io.LimitReader(store.ContextReader(ctx, resp.Body), max+1))
 	if err != nil {
 		if ctx.Err() != nil || isTimeout(err) {
-			return objectInfo{}, nil, false, fmt.Errorf("stat %s: %w", s.name(key), err)
+			return objectInfo{}, nil, false, s.objErr("stat", key, err)
 		}
 		return objectInfo{}, nil, false, nil
 	}
@@ -1157,21 +1173,14 @@ func requestCause(err error, u string) error {
 	if !errors.As(err, &ue) || ue.URL != u || ue.Err == nil {
 		return err
 	}
-	return &causeError{msg: ue.Err.Error(), err: err}
+	return &store.CauseError{Msg: ue.Err.Error(), Err: err}
 }
-
-// causeError is an error told by its cause alone (requestCause).
-type causeError struct {
-	msg string
-	err error
-}
-
-func (e *causeError) Error() string { return e.msg }
-func (e *causeError) Unwrap() error { return e.err }
 
 // checkNamed is check for a caller whose error names the object's URL
 // (Store.name): a status other than 404 and 410 is the answer alone
-// ("403 Forbidden"), not the request's method and URL again.
+// ("GET answered 403 Forbidden"), not the request's method and URL
+// again; after a redirect, with the address that answered ("GET
+// redirected to URL2: 403 Forbidden").
 func checkNamed(resp *http.Response, key string) error {
 	err := check(resp, key)
 	switch code := resp.StatusCode; {
@@ -1179,9 +1188,29 @@ func checkNamed(resp *http.Response, key string) error {
 		code == http.StatusNotFound || code == http.StatusGone:
 		return err
 	case code >= 500 && code <= 599:
-		return &store.ServerError{Status: code, Err: fmt.Errorf("%s answered %s", resp.Request.Method, resp.Status)}
+		return &store.ServerError{Status: code, Err: errors.New(answer(resp))}
 	}
-	return fmt.Errorf("%s answered %s", resp.Request.Method, resp.Status)
+	return errors.New(answer(resp))
+}
+
+// answer is the server's answer to a request whose object the caller
+// names: "GET answered 403 Forbidden", or after a redirect the address
+// that answered, which the object's URL does not tell (a CDN, a signed
+// URL; credentials redacted): "GET redirected to URL2: 403 Forbidden".
+func answer(resp *http.Response) string {
+	if to := redirectedTo(resp); to != "" {
+		return resp.Request.Method + " redirected to " + to + ": " + resp.Status
+	}
+	return resp.Request.Method + " answered " + resp.Status
+}
+
+// redirectedTo is the address that answered resp where a redirect took
+// the request there (credentials redacted), "" where none did.
+func redirectedTo(resp *http.Response) string {
+	if resp.Request == nil || resp.Request.Response == nil {
+		return ""
+	}
+	return redact(resp.Request.URL)
 }
 
 // check maps an HTTP status to the store's errors (a 5xx to a

@@ -93,6 +93,43 @@ type ConfigError struct {
 }
 
 func (e *ConfigError) Error() string {
+	what := e.what()
+	if e.url != "" {
+		// The object where it is, once: its URL, at the endpoint (AWS's:
+		// the host the SDK resolved).
+		return e.object(what).Error()
+	}
+	where := e.Location
+	if e.Endpoint != "" && !strings.HasSuffix(where, " at "+e.Endpoint) {
+		// AWS: the location names no endpoint; the host the SDK resolved.
+		where += " at " + e.Endpoint
+	}
+	return fmt.Sprintf("%s %s in %s: %s", e.Op, e.Key, where, what)
+}
+
+// object is the error as a store.ObjectError: the object's URL at the
+// endpoint, and what (the problem) as its cause, with e beneath it.
+func (e *ConfigError) object(what string) *store.ObjectError {
+	where := e.url
+	if e.Endpoint != "" {
+		where += " at " + e.Endpoint
+	}
+	return &store.ObjectError{Op: e.Op, Name: where, Err: &store.CauseError{Msg: what, Err: e.Err}}
+}
+
+// As gives a *store.ObjectError where the error names its object (every
+// store's ConfigError does): callers know it named, and take its cause.
+func (e *ConfigError) As(target any) bool {
+	t, ok := target.(**store.ObjectError)
+	if !ok || e.url == "" {
+		return false
+	}
+	*t = e.object(e.what())
+	return true
+}
+
+// what is the problem, told after the object.
+func (e *ConfigError) what() string {
 	answer := strings.TrimSpace(fmt.Sprintf("%s %s", statusText(e.Status), e.Code))
 	var what string
 	switch e.Problem {
@@ -117,21 +154,7 @@ func (e *ConfigError) Error() string {
 		what = "no credentials to sign the request with: the AWS SDK's credential chain (environment, shared config and credentials files, SSO, web identity, instance or task role) gave none: " +
 			strings.Join(strings.Fields(cause.Error()), " ")
 	}
-	if e.url != "" {
-		// The object where it is, once: its URL, at the endpoint (AWS's:
-		// the host the SDK resolved).
-		where := e.url
-		if e.Endpoint != "" {
-			where += " at " + e.Endpoint
-		}
-		return fmt.Sprintf("%s %s: %s", e.Op, where, what)
-	}
-	where := e.Location
-	if e.Endpoint != "" && !strings.HasSuffix(where, " at "+e.Endpoint) {
-		// AWS: the location names no endpoint; the host the SDK resolved.
-		where += " at " + e.Endpoint
-	}
-	return fmt.Sprintf("%s %s in %s: %s", e.Op, e.Key, where, what)
+	return what
 }
 
 // Unwrap is the SDK's error.

@@ -432,7 +432,7 @@ func (s *Store) readTailAfter(ctx context.Context, key string, n int64, head sto
 		if errors.As(err, &e) {
 			e.Name = s.KeyName(key)
 		}
-		return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %w", err)
+		return nil, store.ObjectInfo{}, s.objErr("read the end of", key, store.Cause(err))
 	}
 	info := store.ObjectInfo{Key: key, Size: head.Size, ETag: unquote(aws.ToString(out.ETag))}
 	if out.LastModified != nil {
@@ -441,16 +441,16 @@ func (s *Store) readTailAfter(ctx context.Context, key string, n int64, head sto
 	cr := aws.ToString(out.ContentRange)
 	switch code := responseStatus(out.ResultMetadata); {
 	case code == http.StatusOK && first > 0:
-		return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s: the server ignored the range bytes=%d-%d (200 and the whole object): DuckDB's s3:// reads fail on such answers", s.KeyName(key), first, head.Size-1)
+		return nil, store.ObjectInfo{}, s.objErr("read the end of", key, fmt.Errorf("the server ignored the range bytes=%d-%d (200 and the whole object): DuckDB's s3:// reads fail on such answers", first, head.Size-1))
 	case code == http.StatusOK:
 		// The range asked was the whole object: so is the answer.
 		tail, err := store.LastBytes(store.ContextReader(ctx, out.Body), n, head.Size)
 		if err != nil {
-			return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s: %w", s.KeyName(key), err)
+			return nil, store.ObjectInfo{}, s.objErr("read the end of", key, err)
 		}
 		return tail, info, nil
 	case cr == "":
-		return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s: the ranged answer (HTTP %d) has no Content-Range, so which bytes it holds cannot be told", s.KeyName(key), code)
+		return nil, store.ObjectInfo{}, s.objErr("read the end of", key, fmt.Errorf("the ranged answer (HTTP %d) has no Content-Range, so which bytes it holds cannot be told", code))
 	}
 	tail, err := io.ReadAll(io.LimitReader(out.Body, n+1))
 	if err != nil {
@@ -460,13 +460,13 @@ func (s *Store) readTailAfter(ctx context.Context, key string, n int64, head sto
 	switch {
 	case err != nil && size > 0 && size != head.Size:
 		// The range asked ends at the HEAD's size, the object at another.
-		return nil, store.ObjectInfo{}, store.SizeDisagrees(fmt.Errorf("read the end of %s: %w", s.KeyName(key), err))
+		return nil, store.ObjectInfo{}, store.SizeDisagrees(s.objErr("read the end of", key, err))
 	case err != nil:
-		return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s: %w", s.KeyName(key), err)
+		return nil, store.ObjectInfo{}, s.objErr("read the end of", key, err)
 	case size >= 0 && size != head.Size:
-		return nil, store.ObjectInfo{}, store.SizeDisagrees(fmt.Errorf("read the end of %s: %d bytes by its HEAD, %d by its GET (changed while read?)", s.KeyName(key), head.Size, size))
+		return nil, store.ObjectInfo{}, store.SizeDisagrees(s.objErr("read the end of", key, fmt.Errorf("%d bytes by its HEAD, %d by its GET (changed while read?)", head.Size, size)))
 	case size < 0 && int64(len(tail)) != min(n, head.Size):
-		return nil, store.ObjectInfo{}, fmt.Errorf("read the end of %s: %d bytes for the last %d of a %d-byte file", s.KeyName(key), len(tail), n, head.Size)
+		return nil, store.ObjectInfo{}, s.objErr("read the end of", key, fmt.Errorf("%d bytes for the last %d of a %d-byte file", len(tail), n, head.Size))
 	}
 	return tail, info, nil
 }
@@ -550,7 +550,7 @@ func (s *Store) sizeByRange(ctx context.Context, key string) (int64, error) {
 	case code == http.StatusOK && out.ContentLength != nil:
 		size = *out.ContentLength // the range ignored: the whole object
 	case code != http.StatusPartialContent || err != nil || size <= 0:
-		return 0, fmt.Errorf("stat %s: the HEAD gave no Content-Length, and a GET of the first byte no size either (HTTP %d, Content-Range %q)", s.KeyName(key), code, cr)
+		return 0, s.objErr("stat", key, fmt.Errorf("the HEAD gave no Content-Length, and a GET of the first byte no size either (HTTP %d, Content-Range %q)", code, cr))
 	}
 	return size, nil
 }
@@ -590,9 +590,9 @@ func (s *Store) List(ctx context.Context, prefix string) ([]store.ObjectInfo, er
 		token := aws.ToString(page.NextContinuationToken)
 		switch {
 		case token == "":
-			return nil, fmt.Errorf("list %s: the server says the listing goes on (IsTruncated) but gives no continuation token, so the rest cannot be listed", s.KeyName(prefix))
+			return nil, s.objErr("list", prefix, errors.New("the server says the listing goes on (IsTruncated) but gives no continuation token, so the rest cannot be listed"))
 		case tokens[token]:
-			return nil, fmt.Errorf("list %s: the server repeated continuation token %q, so the listing would never end", s.KeyName(prefix), token)
+			return nil, s.objErr("list", prefix, fmt.Errorf("the server repeated continuation token %q, so the listing would never end", token))
 		}
 		tokens[token] = true
 		in.ContinuationToken = aws.String(token)
@@ -624,7 +624,7 @@ func (s *Store) Create(ctx context.Context, key string, r io.Reader) error {
 	}
 	body, size, cleanup, err := seekable(ctx, r)
 	if err != nil {
-		return fmt.Errorf("create %s: %w", s.KeyName(key), err)
+		return s.objErr("create", key, err)
 	}
 	defer cleanup()
 	return s.put(ctx, key, body, size)
@@ -652,7 +652,7 @@ func (s *Store) put(ctx context.Context, key string, body io.ReadSeeker, size in
 	timeouts := 0
 	for attempt := 0; ; attempt++ {
 		if _, err := body.Seek(0, io.SeekStart); err != nil {
-			return fmt.Errorf("create %s: %w", s.KeyName(key), err)
+			return s.objErr("create", key, err)
 		}
 		_, err := s.client.PutObject(ctx, &s3.PutObjectInput{
 			Bucket: &s.bucket, Key: s.key(key), Body: body, ContentLength: aws.Int64(size),
@@ -673,7 +673,7 @@ func (s *Store) put(ctx context.Context, key string, body io.ReadSeeker, size in
 		case err == nil:
 			return nil
 		case code == http.StatusPreconditionFailed && !ambiguous:
-			return fmt.Errorf("create %s: %w", s.KeyName(key), store.ErrExists)
+			return s.objErr("create", key, store.ErrExists)
 		case code == http.StatusConflict && attempt < 10:
 			// ConditionalRequestConflict: a concurrent write of the key is
 			// in flight; its outcome decides ours.
@@ -695,27 +695,27 @@ func (s *Store) put(ctx context.Context, key string, body io.ReadSeeker, size in
 				}
 				// The stat's error names the object as the put's does:
 				// once, with the stat's cause.
-				return fmt.Errorf("create %s: the upload %s, and then its stat: %w", s.KeyName(key), lost, s.unnamed(key, herr))
+				return s.objErr("create", key, fmt.Errorf("the upload %s, and then its stat: %w", lost, store.Cause(herr)))
 			case herr != nil:
-				return fmt.Errorf("%w (and then its stat: %w)", s.putFailed(key, attempt, timeouts, err), s.unnamed(key, herr))
+				return fmt.Errorf("%w (and then its stat: %w)", s.putFailed(key, attempt, timeouts, err), store.Cause(herr))
 			case present && mine:
 				return nil
 			case present:
-				return fmt.Errorf("create %s: %w", s.KeyName(key), store.ErrExists)
+				return s.objErr("create", key, store.ErrExists)
 			case code == http.StatusPreconditionFailed:
-				return fmt.Errorf("create %s: refused (412) but absent: %w", s.KeyName(key), err)
+				return s.objErr("create", key, fmt.Errorf("refused (412) but absent: %w", err))
 			case attempt >= 5 || timeouts >= 2:
 				return s.putFailed(key, attempt, timeouts, err)
 			}
 		default:
 			if ctx.Err() != nil {
-				return fmt.Errorf("create %s: %w", s.KeyName(key), ctx.Err())
+				return s.objErr("create", key, ctx.Err())
 			}
 			return s.putFailed(key, attempt, timeouts, err)
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("create %s: %w", s.KeyName(key), ctx.Err())
+			return s.objErr("create", key, ctx.Err())
 		case <-time.After(backoff):
 		}
 		backoff = min(2*backoff, 2*time.Second)
@@ -729,9 +729,9 @@ func (s *Store) putFailed(key string, attempt, timeouts int, err error) error {
 	case attempt == 0:
 		return s.wrap("create", key, err)
 	case timeouts >= 2:
-		return fmt.Errorf("create %s: gave up after %d attempts, the last %d timed out: %w", s.KeyName(key), attempt+1, timeouts, err)
+		return s.objErr("create", key, fmt.Errorf("gave up after %d attempts, the last %d timed out: %w", attempt+1, timeouts, err))
 	}
-	return fmt.Errorf("create %s: gave up after %d attempts: %w", s.KeyName(key), attempt+1, err)
+	return s.objErr("create", key, fmt.Errorf("gave up after %d attempts: %w", attempt+1, err))
 }
 
 // isTimeout reports whether err is a timeout: the stall watchdog's
@@ -800,7 +800,7 @@ func (s *Store) Probe(ctx context.Context) error {
 		case i == 0 && status(err) == http.StatusForbidden:
 			// Read-only credentials: the write is refused before any
 			// condition is looked at.
-			return fmt.Errorf("probe conditional writes: create %s: %w (PutObject answered 403): %w", s.KeyName(key), store.ErrWriteDenied, s.unnamed(key, err))
+			return fmt.Errorf("probe conditional writes: %w", s.objErr("create", key, fmt.Errorf("%w (PutObject answered 403): %w", store.ErrWriteDenied, store.Cause(err))))
 		case i == 0 && err != nil:
 			return fmt.Errorf("probe conditional writes: %w", err)
 		case i == 1 && err == nil:
@@ -850,29 +850,27 @@ func isProbeName(name string) bool {
 func (s *Store) wrap(op, key string, err error) error {
 	if isMissingKey(err) {
 		if note := notS3Answer(err, s.Location()); note != "" {
-			return fmt.Errorf("%s %s: %w", op, s.KeyName(key), &store.AbsentError{Note: note})
+			return s.objErr(op, key, &store.AbsentError{Note: note})
 		}
-		return fmt.Errorf("%s %s: %w", op, s.KeyName(key), fs.ErrNotExist)
+		return s.objErr(op, key, fs.ErrNotExist)
 	}
 	if re := s.regionError(err); re != nil {
-		return fmt.Errorf("%s %s: %w", op, s.KeyName(key), re)
+		return s.objErr(op, key, re)
 	}
 	if ce := s.configError(op, key, err); ce != nil {
 		return ce
 	}
 	if code := status(err); code >= 500 && code <= 599 {
 		// The SDK retried it: the server failed, not the object.
-		return &store.ServerError{Status: code, Err: fmt.Errorf("%s %s: %w", op, s.KeyName(key), err)}
+		return &store.ServerError{Status: code, Err: s.objErr(op, key, err)}
 	}
-	return fmt.Errorf("%s %s: %w", op, s.KeyName(key), err)
+	return s.objErr(op, key, err)
 }
 
-// unnamed is err, an error of this store that names key where it is
-// ("OP s3://BUCKET/PREFIX/KEY at ENDPOINT: CAUSE", as wrap and ConfigError
-// give it), told after a message that names the object already: the
-// cause alone, err beneath it (store.Unnamed).
-func (s *Store) unnamed(key string, err error) error {
-	return store.Unnamed(err, store.URL(s, key))
+// objErr is err about key (a folder's prefix for "list"), naming it once
+// where it is (KeyName).
+func (s *Store) objErr(op, key string, err error) error {
+	return &store.ObjectError{Op: op, Name: s.KeyName(key), Err: err}
 }
 
 // RegionError is a bucket the server says is in another region than the
