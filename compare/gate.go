@@ -157,10 +157,13 @@ func toSchemaJSON(n *pnode) *schemaJSON {
 
 func (j *schemaJSON) node() *pnode {
 	n := &pnode{Name: j.Name, FieldID: j.FieldID, Kind: j.Kind, DuckType: j.DuckType, repeated: j.Repeated, annot: j.Annot}
-	for _, c := range j.Children {
-		n.Children = append(n.Children, c.node())
+	if len(j.Children) > 0 {
+		children := make([]*pnode, len(j.Children))
+		for i, c := range j.Children {
+			children[i] = c.node()
+		}
+		n.setChildren(children)
 	}
-	n.setNames()
 	return n
 }
 

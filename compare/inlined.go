@@ -358,10 +358,11 @@ func columnNode(c *Column) *pnode {
 	switch formats.ASCIILower(c.Type) {
 	case "struct", "list", "map":
 		n.Kind = formats.ASCIILower(c.Type)
-		for _, ch := range c.Children {
-			n.Children = append(n.Children, columnNode(ch))
+		children := make([]*pnode, len(c.Children))
+		for i, ch := range c.Children {
+			children[i] = columnNode(ch)
 		}
-		n.setNames()
+		n.setChildren(children)
 	default:
 		n.DuckType, _ = c.DuckType()
 	}

@@ -15,6 +15,7 @@ type mapEntry struct {
 	target      int64
 	isPartition bool
 	children    []*mapEntry
+	byTarget    map[int64]*mapEntry // children by target, for many (indexMapping)
 }
 
 // nameMapping is a mapping as a tree under a synthetic root, read once
@@ -88,5 +89,40 @@ func (r *Reader) readNameMapping(ctx context.Context, mappingID int64) (*mapEntr
 		}
 		p.children = append(p.children, k.e)
 	}
+	indexMapping(root)
 	return root, nil
+}
+
+// indexMapping keeps, at each entry of a read mapping with many children,
+// their first entry by target field id (byTarget): projectByMapping and
+// valueExpr ask once per column (childFor).
+func indexMapping(m *mapEntry) {
+	if len(m.children) >= byNameMin {
+		m.byTarget = make(map[int64]*mapEntry, len(m.children))
+		for _, e := range m.children {
+			if _, ok := m.byTarget[e.target]; !ok {
+				m.byTarget[e.target] = e
+			}
+		}
+	}
+	for _, e := range m.children {
+		indexMapping(e)
+	}
+}
+
+// childFor is m's first child entry mapping to field id target, or nil
+// (so for a nil m).
+func (m *mapEntry) childFor(target int64) *mapEntry {
+	if m == nil {
+		return nil
+	}
+	if m.byTarget != nil {
+		return m.byTarget[target]
+	}
+	for _, e := range m.children {
+		if e.target == target {
+			return e
+		}
+	}
+	return nil
 }

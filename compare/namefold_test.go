@@ -24,7 +24,8 @@ func TestFooterNamesFoldASCIIOnly(t *testing.T) {
 		{"A", "a", true},
 		{"Ab_c", "aB_C", true},
 	} {
-		root := &pnode{Kind: "struct", Children: []*pnode{{Name: c.footer, Kind: "leaf"}}}
+		root := &pnode{Kind: "struct"}
+		root.setChildren([]*pnode{{Name: c.footer, Kind: "leaf"}})
 		if got := root.childByName(c.want) != nil; got != c.found {
 			t.Errorf("childByName(%q) in a footer holding %q: found %v, want %v", c.want, c.footer, got, c.found)
 		}

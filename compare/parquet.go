@@ -23,14 +23,19 @@ type pnode struct {
 	Children []*pnode
 	repeated bool
 	annot    string // converted and logical type, upper case
-	// names are the names the Parquet reader gives Children (readNames)
-	// and byName their positions by ASCII-lowered name (only for a node
-	// of many children), computed once where a tree is built (nameTree,
-	// setNames): childByName and readName, asked once per column, each
-	// recomputed them, quadratic for a wide file. A built tree is only
+	// readAs is the name the Parquet reader gives this node among its
+	// parent's children (readNames), and byName and byID the positions
+	// of a node's children by ASCII-lowered reader name and by field id
+	// (the first child of each, and only for a node of many children),
+	// with leadingIDs the number of children before the first without a
+	// field id. All are set with the children, by setChildren, the one
+	// place that sets Children: they cannot go stale, and a lookup, asked
+	// once per column, costs no scan of a wide node. A built tree is only
 	// read, by concurrent readers too (keepRunSchema), so never lazily.
-	names  []string
-	byName map[string]int
+	readAs     string
+	byName     map[string]int
+	byID       map[int64]int
+	leadingIDs int
 }
 
 type schemaRow struct {
@@ -225,13 +230,15 @@ func schemaTree(list []schemaRow) (*pnode, error) {
 		s := list[i]
 		i++
 		n := &pnode{Name: s.name, FieldID: nullInt(s.fieldID), DuckType: s.duckType.String}
+		var children []*pnode
 		for k := int64(0); k < s.nChildren.Int64; k++ {
 			c, err := build()
 			if err != nil {
 				return nil, err
 			}
-			n.Children = append(n.Children, c)
+			children = append(children, c)
 		}
+		n.setChildren(children)
 		n.repeated = s.repeat.String == "REPEATED"
 		n.annot = strings.ToUpper(s.converted.String + " " + s.logical.String)
 		return n, nil
@@ -244,7 +251,6 @@ func schemaTree(list []schemaRow) (*pnode, error) {
 		return nil, fmt.Errorf("parquet schema has %d nodes past its root's tree", len(list)-i)
 	}
 	fold(root)
-	nameTree(root)
 	return root, nil
 }
 
@@ -263,18 +269,20 @@ func fold(n *pnode) {
 			el = &cp
 		}
 		fold(el)
-		n.Kind, n.Children = "list", []*pnode{el}
+		n.Kind = "list"
+		n.setChildren([]*pnode{el})
 	case strings.Contains(n.annot, "MAP") && len(n.Children) == 1 && len(n.Children[0].Children) == 2:
 		kv := n.Children[0]
 		fold(kv.Children[0])
 		fold(kv.Children[1])
-		n.Kind, n.Children = "map", kv.Children
+		n.Kind = "map"
+		n.setChildren(kv.Children)
 	case len(n.Children) == 0:
 		n.Kind = "leaf"
 		if n.repeated {
 			// A bare repeated primitive is a list of that primitive.
-			el := &pnode{Name: "element", Kind: "leaf", DuckType: n.DuckType}
-			n.Kind, n.Children = "list", []*pnode{el}
+			n.Kind = "list"
+			n.setChildren([]*pnode{{Name: "element", Kind: "leaf", DuckType: n.DuckType}})
 		}
 	default:
 		for _, c := range n.Children {
@@ -282,8 +290,10 @@ func fold(n *pnode) {
 		}
 		n.Kind = "struct"
 		if n.repeated {
-			el := &pnode{Name: n.Name, Kind: "struct", Children: n.Children}
-			n.Kind, n.Children = "list", []*pnode{el}
+			el := &pnode{Name: n.Name, Kind: "struct"}
+			el.setChildren(n.Children)
+			n.Kind = "list"
+			n.setChildren([]*pnode{el})
 		}
 	}
 }
@@ -294,9 +304,8 @@ func (n *pnode) physType() string {
 	switch n.Kind {
 	case "struct":
 		parts := make([]string, len(n.Children))
-		names := n.readNames()
 		for i, c := range n.Children {
-			parts[i] = ident(names[i]) + " " + c.physType()
+			parts[i] = ident(c.readAs) + " " + c.physType()
 		}
 		return "STRUCT(" + strings.Join(parts, ", ") + ")"
 	case "list":
@@ -310,8 +319,14 @@ func (n *pnode) physType() string {
 	return n.DuckType
 }
 
-// childByID finds the physical child with a field id.
+// childByID finds the physical child with a field id (the first).
 func (n *pnode) childByID(id int64) *pnode {
+	if n.byID != nil {
+		if i, ok := n.byID[id]; ok {
+			return n.Children[i]
+		}
+		return nil
+	}
 	for _, c := range n.Children {
 		if c.FieldID != nil && *c.FieldID == id {
 			return c
@@ -329,33 +344,38 @@ func (n *pnode) childByID(id int64) *pnode {
 // v1.4-andium, v1.5-variegata and main). Columns KEYX, keyx, KEYX_1 are
 // KEYX, keyx_1, KEYX_1_1. These are the names read_parquet, every
 // DuckLake reader's name mapping (NameMapper) and positional mapping
-// (CreatePositionalMapping) see; they are unique in any case. They are
-// those setNames kept, or computed anew for a node built otherwise (a
-// test's).
+// (CreatePositionalMapping) see; they are unique in any case. Each child
+// keeps its own (readAs), set with the children (setChildren).
 func (n *pnode) readNames() []string {
-	if len(n.names) == len(n.Children) {
-		return n.names
+	names := make([]string, len(n.Children))
+	for i, c := range n.Children {
+		names[i] = c.readAs
 	}
-	names, _ := childReadNames(n.Children)
 	return names
 }
 
-// byNameMin is the fewest children for which a node keeps its reader
-// names by lowered name (byName): fewer are searched in order.
+// byNameMin is the fewest children for which a node keeps their positions
+// by name and by field id (byName, byID): fewer are searched in order.
 const byNameMin = 16
 
-// childReadNames computes readNames for children, with their positions
-// by ASCII-lowered name.
-func childReadNames(children []*pnode) ([]string, map[string]int) {
-	names := make([]string, len(children))
+// setChildren makes children n's children, naming each as the Parquet
+// reader does (readAs, readNames) and, for a node of many children,
+// keeping their positions by lowered reader name and by field id. It is
+// the one place that sets Children.
+func (n *pnode) setChildren(children []*pnode) {
+	n.Children, n.byName, n.byID, n.leadingIDs = children, nil, nil, len(children)
+	wide := len(children) >= byNameMin
+	if wide {
+		n.byName = make(map[string]int, len(children))
+		n.byID = make(map[int64]int, len(children))
+	}
 	taken := make(map[string]int, len(children))
-	at := make(map[string]int, len(children))
 	for i, c := range children {
 		name := c.Name
 		for {
 			k := formats.ASCIILower(name)
-			count, ok := taken[k]
-			if !ok {
+			count, dup := taken[k]
+			if !dup {
 				break
 			}
 			count++
@@ -363,43 +383,26 @@ func childReadNames(children []*pnode) ([]string, map[string]int) {
 			name += "_" + strconv.Itoa(count)
 		}
 		k := formats.ASCIILower(name)
-		taken[k], at[k] = 0, i
-		names[i] = name
+		taken[k] = 0
+		c.readAs = name
+		if c.FieldID == nil && n.leadingIDs == len(children) {
+			n.leadingIDs = i
+		}
+		if !wide {
+			continue
+		}
+		n.byName[k] = i
+		if c.FieldID != nil {
+			if _, ok := n.byID[*c.FieldID]; !ok {
+				n.byID[*c.FieldID] = i
+			}
+		}
 	}
-	return names, at
-}
-
-// setNames keeps the reader names of n's children on n (readNames); n's
-// children are final.
-func (n *pnode) setNames() {
-	if len(n.Children) == 0 {
-		return
-	}
-	names, at := childReadNames(n.Children)
-	n.names = names
-	if len(names) >= byNameMin {
-		n.byName = at
-	}
-}
-
-// nameTree keeps the reader names at every node of a built tree
-// (setNames).
-func nameTree(n *pnode) {
-	for _, c := range n.Children {
-		nameTree(c)
-	}
-	n.setNames()
 }
 
 // readName is the name the Parquet reader gives n's child c (readNames).
 func (n *pnode) readName(c *pnode) string {
-	names := n.readNames()
-	for i, ch := range n.Children {
-		if ch == c {
-			return names[i]
-		}
-	}
-	return c.Name
+	return c.readAs
 }
 
 // childByName finds the child whose name, as the Parquet reader gives it
@@ -412,15 +415,15 @@ func (n *pnode) readName(c *pnode) string {
 // src/storage/ducklake_multi_file_reader.cpp sets each column's identifier
 // to its source name and maps BY_NAME).
 func (n *pnode) childByName(name string) *pnode {
-	if n.byName != nil && len(n.names) == len(n.Children) {
+	if n.byName != nil {
 		if i, ok := n.byName[formats.ASCIILower(name)]; ok {
 			return n.Children[i]
 		}
 		return nil
 	}
-	for i, rn := range n.readNames() {
-		if formats.NamesEqual(rn, name) {
-			return n.Children[i]
+	for _, c := range n.Children {
+		if formats.NamesEqual(c.readAs, name) {
+			return c
 		}
 	}
 	return nil
@@ -445,6 +448,12 @@ func (n *pnode) allFieldIDs() bool {
 // mapping) stops at the first column without a field id ("extra columns at
 // the end will not have a field_id"), so no later column matches.
 func (n *pnode) childByLeadingID(id int64) *pnode {
+	if n.byID != nil {
+		if i, ok := n.byID[id]; ok && i < n.leadingIDs {
+			return n.Children[i]
+		}
+		return nil
+	}
 	for _, c := range n.Children {
 		if c.FieldID == nil {
 			return nil
@@ -471,18 +480,14 @@ func (byFieldID) match(parent *pnode, c *Column, _ *mapEntry) (*pnode, *mapEntry
 type byMapping struct{}
 
 func (byMapping) match(parent *pnode, c *Column, m *mapEntry) (*pnode, *mapEntry) {
-	if m == nil {
+	e := m.childFor(c.ID)
+	if e == nil {
 		return nil, nil
 	}
-	for _, e := range m.children {
-		if e.target == c.ID {
-			if parent.Kind == "list" {
-				return parent.Children[0], e
-			}
-			return parent.childByName(e.source), e
-		}
+	if parent.Kind == "list" {
+		return parent.Children[0], e
 	}
-	return nil, nil
+	return parent.childByName(e.source), e
 }
 
 // valueExpr converts the physical value e (read with phys's own type) to the
