@@ -24,7 +24,7 @@ type pnode struct {
 	repeated bool
 	annot    string // converted and logical type, upper case
 	// readAs is the name the Parquet reader gives this node among its
-	// parent's children (readNames), and byName and byID the positions
+	// parent's children (setChildren), and byName and byID the positions
 	// of a node's children by ASCII-lowered reader name and by field id
 	// (the first child of each, and only for a node of many children),
 	// with leadingIDs the number of children before the first without a
@@ -299,7 +299,7 @@ func fold(n *pnode) {
 }
 
 // physType is the DuckDB type of a physical node, with the names the
-// Parquet reader gives its fields (readNames).
+// Parquet reader gives its fields (readAs).
 func (n *pnode) physType() string {
 	switch n.Kind {
 	case "struct":
@@ -335,7 +335,12 @@ func (n *pnode) childByID(id int64) *pnode {
 	return nil
 }
 
-// readNames is the names DuckDB's Parquet reader gives n's children: a
+// byNameMin is the fewest children for which a node keeps their positions
+// by name and by field id (byName, byID): fewer are searched in order.
+const byNameMin = 16
+
+// setChildren makes children n's children, the one place that sets
+// Children, and names each as DuckDB's Parquet reader does (readAs): a
 // child whose name equals a name already taken ignoring ASCII case gets
 // the taken name's counter, bumped, appended (_1, _2, ...) until free, and
 // its new name is then taken (ParquetReader::ParseSchemaRecursive,
@@ -344,24 +349,9 @@ func (n *pnode) childByID(id int64) *pnode {
 // v1.4-andium, v1.5-variegata and main). Columns KEYX, keyx, KEYX_1 are
 // KEYX, keyx_1, KEYX_1_1. These are the names read_parquet, every
 // DuckLake reader's name mapping (NameMapper) and positional mapping
-// (CreatePositionalMapping) see; they are unique in any case. Each child
-// keeps its own (readAs), set with the children (setChildren).
-func (n *pnode) readNames() []string {
-	names := make([]string, len(n.Children))
-	for i, c := range n.Children {
-		names[i] = c.readAs
-	}
-	return names
-}
-
-// byNameMin is the fewest children for which a node keeps their positions
-// by name and by field id (byName, byID): fewer are searched in order.
-const byNameMin = 16
-
-// setChildren makes children n's children, naming each as the Parquet
-// reader does (readAs, readNames) and, for a node of many children,
-// keeping their positions by lowered reader name and by field id. It is
-// the one place that sets Children.
+// (CreatePositionalMapping) see; they are unique in any case. For a node
+// of many children it keeps their positions by lowered reader name and by
+// field id (byName, byID).
 func (n *pnode) setChildren(children []*pnode) {
 	n.Children, n.byName, n.byID, n.leadingIDs = children, nil, nil, len(children)
 	wide := len(children) >= byNameMin
@@ -400,13 +390,14 @@ func (n *pnode) setChildren(children []*pnode) {
 	}
 }
 
-// readName is the name the Parquet reader gives n's child c (readNames).
+// readName is the name the Parquet reader gives n's child c (readAs,
+// setChildren).
 func (n *pnode) readName(c *pnode) string {
 	return c.readAs
 }
 
 // childByName finds the child whose name, as the Parquet reader gives it
-// (readNames), equals name ignoring ASCII case, as DuckDB's NameMapper
+// (setChildren), equals name ignoring ASCII case, as DuckDB's NameMapper
 // does (a case_insensitive_map_t filled by emplace, so of two names
 // differing only in case the first would win; the reader's renaming
 // leaves none: src/common/multi_file/multi_file_column_mapper.cpp, the

@@ -59,7 +59,7 @@ func (r *Reader) projectByMapping(ctx context.Context, t Table, f DataFile, src 
 // byPositionNames names a file's top-level columns by position, for a
 // read_parquet call without a schema map: the alias to put after the call
 // (AS __fdl_file("__fdl_c0", ...)) and each column's reference. The
-// columns are matched by the Parquet reader's names (readNames, as every
+// columns are matched by the Parquet reader's names (pnode.setChildren, as every
 // DuckLake reader matches them) and then read by position, so that no SQL
 // name resolution of read_parquet's output can pick another column; the
 // virtual columns (file_row_number, file_index) keep their names.
@@ -97,7 +97,7 @@ func (r *Reader) projectUnmapped(src string, root *pnode, cols []*Column, kp str
 		case byPosition && i < len(root.Children):
 			// CreatePositionalMapping names the column by the
 			// Parquet reader's i-th name, which NameMapper then finds:
-			// those names are unique in any case (readNames), so the
+			// those names are unique in any case (setChildren), so the
 			// i-th column.
 			pc = root.Children[i]
 		case !byPosition:

@@ -317,7 +317,7 @@ import (
 // judge's TRY_CAST, the json extension loaded, validated it.
 // v85: a name-mapped or positional file's columns and fields are matched
 // by the names DuckDB's Parquet reader gives them (keyx after KEYX is
-// keyx_1, at the top level and in structs: pnode.readNames), as every
+// keyx_1, at the top level and in structs: pnode.setChildren), as every
 // DuckLake reader matches them, not by the file's own names; a positional
 // file's table column i reads file column i; a column with fields has
 // its default_value no longer described (no reader takes one).
