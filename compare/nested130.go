@@ -152,7 +152,7 @@ func remappedNestedList(root *pnode, cols []*Column, leading bool) string {
 // node phys of the catalog's column c: same type (struct field names
 // included), same number of children, each found by field id at its own
 // position; a MAP never is (the file's map has one key_value child). The
-// file's field names are those the Parquet reader gives them (readNames:
+// file's field names are those the Parquet reader gives them (readAs, setChildren:
 // ParseSchemaRecursive renames case duplicates, x, X read as x, X_1, in the
 // type the mapper compares), not the file's raw names.
 func triviallyMappable(phys *pnode, c *Column) bool {

@@ -13,11 +13,16 @@ func TestRemappedNestedList(t *testing.T) {
 	leaf := func(name string, fid int64, typ string) *pnode {
 		return &pnode{Name: name, FieldID: id(fid), Kind: "leaf", DuckType: typ}
 	}
+	// node gives n its children as every built tree does (setChildren).
+	node := func(n *pnode, children ...*pnode) *pnode {
+		n.setChildren(children)
+		return n
+	}
 	file := func() *pnode {
-		el := &pnode{Name: "element", FieldID: id(4), Kind: "struct", Children: []*pnode{leaf("x", 5, "INTEGER")}}
-		l := &pnode{Name: "l", FieldID: id(3), Kind: "list", Children: []*pnode{el}}
-		s := &pnode{Name: "s", FieldID: id(1), Kind: "struct", Children: []*pnode{leaf("a", 2, "TIMESTAMP WITH TIME ZONE"), l}}
-		return &pnode{Kind: "struct", Children: []*pnode{s}}
+		el := node(&pnode{Name: "element", FieldID: id(4), Kind: "struct"}, leaf("x", 5, "INTEGER"))
+		l := node(&pnode{Name: "l", FieldID: id(3), Kind: "list"}, el)
+		s := node(&pnode{Name: "s", FieldID: id(1), Kind: "struct"}, leaf("a", 2, "TIMESTAMP WITH TIME ZONE"), l)
+		return node(&pnode{Kind: "struct"}, s)
 	}
 	col := func(aType, xName, xType string) *Column {
 		return &Column{ID: 1, Name: "s", Type: "struct", Children: []*Column{
@@ -26,17 +31,17 @@ func TestRemappedNestedList(t *testing.T) {
 				{ID: 4, Name: "element", Type: "struct", Children: []*Column{{ID: 5, Name: xName, Type: xType}}}}},
 		}}
 	}
-	mapFile := &pnode{Kind: "struct", Children: []*pnode{{Name: "m", FieldID: id(1), Kind: "map", Children: []*pnode{
-		leaf("key", 2, "VARCHAR"), {Name: "value", FieldID: id(3), Kind: "struct", Children: []*pnode{leaf("i", 4, "INTEGER")}}}}}}
+	mapFile := node(&pnode{Kind: "struct"}, node(&pnode{Name: "m", FieldID: id(1), Kind: "map"},
+		leaf("key", 2, "VARCHAR"), node(&pnode{Name: "value", FieldID: id(3), Kind: "struct"}, leaf("i", 4, "INTEGER"))))
 	mapCol := &Column{ID: 1, Name: "m", Type: "map", Children: []*Column{
 		{ID: 2, Name: "key", Type: "varchar"},
 		{ID: 3, Name: "value", Type: "struct", Children: []*Column{{ID: 4, Name: "i", Type: "int32"}}}}}
 	// s STRUCT(x INTEGER, X INTEGER, l STRUCT(i INTEGER)[]) with field ids.
 	dupFile := func() *pnode {
-		el := &pnode{Name: "element", FieldID: id(5), Kind: "struct", Children: []*pnode{leaf("i", 6, "INTEGER")}}
-		l := &pnode{Name: "l", FieldID: id(4), Kind: "list", Children: []*pnode{el}}
-		s := &pnode{Name: "s", FieldID: id(1), Kind: "struct", Children: []*pnode{leaf("x", 2, "INTEGER"), leaf("X", 3, "INTEGER"), l}}
-		return &pnode{Kind: "struct", Children: []*pnode{s}}
+		el := node(&pnode{Name: "element", FieldID: id(5), Kind: "struct"}, leaf("i", 6, "INTEGER"))
+		l := node(&pnode{Name: "l", FieldID: id(4), Kind: "list"}, el)
+		s := node(&pnode{Name: "s", FieldID: id(1), Kind: "struct"}, leaf("x", 2, "INTEGER"), leaf("X", 3, "INTEGER"), l)
+		return node(&pnode{Kind: "struct"}, s)
 	}
 	dupCol := func(second string) *Column {
 		return &Column{ID: 1, Name: "s", Type: "struct", Children: []*Column{

@@ -323,7 +323,7 @@ import (
 // its default_value no longer described (no reader takes one).
 // v86: a field-id file's column is trivially mappable for DuckDB 1.3.0
 // (formats.QuirkRemapListsUnreserved) when its struct fields' names as the
-// Parquet reader gives them (pnode.readNames: x, X read as x, X_1) are the
+// Parquet reader gives them (pnode.setChildren: x, X read as x, X_1) are the
 // catalog's, not the file's own names.
 // v87: in formats DuckDB 2.0 reads (1.0 and 1.1), a default also casts as
 // 2.0 casts it (formats.Version.DefaultCastQuery): a DATE with more than
