@@ -334,7 +334,12 @@ import (
 // all (a GEOMETRY text that is not WKT: Geometry::FromString throws, also
 // under TRY_CAST) does not cast (uncastable-default), where it was taken
 // for a type this DuckDB cannot cast to and not judged.
-const proofVersion = "fdl-formats proof v88"
+// v89: in 1.0 and 1.1, a TIMETZ default whose offset after the time does
+// not end cleanly ('12:00:00+02:0x', '+02:00:5z') and a TIME or TIME_NS
+// one read as a timestamp whose offset ends in a colon ('2024-01-01
+// 12:00:00+02:') do not cast, as in DuckDB 2.0, where they were taken; an
+// offset whose colon a space follows casts (2.0 reads an empty zone name).
+const proofVersion = "fdl-formats proof v89"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths

@@ -125,19 +125,31 @@ func CastableTypeQuery(duckType string) string {
 //     after the date ('2024-01-01 x', '2024-01-01 12', '2024-01-01T'); the
 //     condition asks the date alone, or a timestamp as 1.5 casts it
 //     (2.0 takes more: a zone name after the time, which is refused);
-//   - TIMESTAMP, _S, _MS, _NS and TIMESTAMPTZ (TryParseUTCOffset): an
-//     offset ending in a colon ('+02:') fails;
-//   - TIMETZ: an offset ending in a colon or a one-digit minute or second
-//     ('+02:', '+02:0', '+02:00:0') fails.
+//   - TIMESTAMP, _S, _MS, _NS and TIMESTAMPTZ (TryConvertTimestampTZ,
+//     whose TryParseUTCOffset is strict in 2.0): an offset ending in a
+//     colon ('+02:', '+02:00:') fails, where 1.3-1.5 take the colon;
+//   - TIME and TIME_NS (Time::TryConvertTime): a text whose time part
+//     does not parse (one not starting with digits and a colon) is read
+//     as a timestamp, so fails where a TIMESTAMP's offset would;
+//   - TIMETZ (Time::TryConvertTimeTZ): after the time (H:M:S[.frac]) and
+//     white space, 2.0's strict TryParseUTCOffset fails an offset that
+//     does not end cleanly: a non-digit or the end after the last colon
+//     or after a one-digit minute or second ('+02:x', '+02:0x',
+//     '+02:00:5z', '+020x'), where 1.3-1.5 ignore the rest; a text
+//     whose time part does not parse is read as a timestamp, as TIME.
 func duckDB2Casts(text, duckType string) string {
 	lit := "'" + strings.ReplaceAll(text, "'", "''") + "'"
+	// The timestamp reading of a text that is not a time first.
+	timestamp := "(regexp_matches(" + lit + ", " + timeFirstPattern + ") OR NOT regexp_matches(" + lit + ", " + offsetColonPattern + "))"
 	switch strings.ToUpper(duckType) {
 	case "DATE":
 		return "(regexp_matches(" + lit + ", " + dateAlonePattern + ") OR (TRY_CAST(" + lit + " AS TIMESTAMP) IS NOT NULL AND NOT regexp_matches(" + lit + ", " + offsetColonPattern + ")))"
 	case "TIMESTAMP", "TIMESTAMP_S", "TIMESTAMP_MS", "TIMESTAMP_NS", "TIMESTAMPTZ", "TIMESTAMP WITH TIME ZONE":
 		return "NOT regexp_matches(" + lit + ", " + offsetColonPattern + ")"
+	case "TIME", "TIME_NS":
+		return timestamp
 	case "TIMETZ", "TIME WITH TIME ZONE":
-		return "NOT regexp_matches(" + lit + ", " + timeTZOffsetPattern + ")"
+		return "(NOT regexp_matches(" + lit + ", " + timeTZOffsetPattern + ") AND " + timestamp + ")"
 	}
 	return ""
 }
@@ -151,12 +163,23 @@ func duckDB2Casts(text, duckType string) string {
 const dateAlonePattern = `'^[ \t\n\v\f\r]*-?([^0-9-]|[0-9]+(-[0-9]{1,2}-[0-9]{1,2}|/[0-9]{1,2}/[0-9]{1,2}| [0-9]{1,2} [0-9]{1,2}|\\[0-9]{1,2}\\[0-9]{1,2})([ \t\n\v\f\r]\([bB][cC]\))?[ \t\n\v\f\r]*$)'`
 
 // offsetColonPattern matches a text ending in a UTC offset whose last
-// colon has no digits after it ('+02:', '-5:30:').
-const offsetColonPattern = `'[+-][0-9]+(:[0-9]+)*:[ \t\n\v\f\r]*$'`
+// colon has no digits after it ('+02:', '-5:30:'), and no space either:
+// 2.0 reads white space after the colon as a zone name's start where
+// its first character is a space (the name empty: the text casts).
+const offsetColonPattern = `'[+-][0-9]+(:[0-9]+)*:([\t\n\v\f\r][ \t\n\v\f\r]*)?$'`
 
-// timeTZOffsetPattern matches a text ending in a UTC offset whose last
-// colon has fewer than two digits after it ('+02:', '+02:0').
-const timeTZOffsetPattern = `'[+-][0-9]+(:[0-9]+)*:[0-9]?[ \t\n\v\f\r]*$'`
+// timeFirstPattern matches a text Time::TryConvertInternal reads as a
+// time first (white space, digits, a colon); where that fails, so does
+// the timestamp reading (a date takes no colon after its year).
+const timeFirstPattern = `'^[ \t\n\v\f\r]*[0-9]+:'`
+
+// timeTZOffsetPattern matches a TIMETZ text whose time (H:M:S[.frac]) is
+// followed, after white space, by an offset that 2.0's strict
+// TryParseUTCOffset fails though 1.3-1.5 take it (they need a sign and
+// two hour digits too): a colon, or a first minute or second digit, then
+// a non-digit or the end ('+02:', '+02:x', '+02:0x', '+020x',
+// '+02:00:', '+02:00:5z').
+const timeTZOffsetPattern = `'^[ \t\n\v\f\r]*[0-9]+:[0-9]{1,2}:[0-9]{1,2}(\.[0-9]*)?[ \t\n\v\f\r]*[+-][0-9]{2}(:([^0-9]|[0-9]([^0-9]|$)|$)|[0-9][^0-9]|:[0-9]{2}:([^0-9]|[0-9]([^0-9]|$)|$))'`
 
 // zoneNamePattern finds the time zone name Timestamp::TryConvertTimestampTZ
 // takes: after the time (ending in a digit or '.'), one space, then the
