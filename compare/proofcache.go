@@ -339,7 +339,10 @@ import (
 // one read as a timestamp whose offset ends in a colon ('2024-01-01
 // 12:00:00+02:') do not cast, as in DuckDB 2.0, where they were taken; an
 // offset whose colon a space follows casts (2.0 reads an empty zone name).
-const proofVersion = "fdl-formats proof v89"
+// v90: only a default cast's own failure (a Conversion or Invalid Input
+// error) on a type this DuckDB casts to is "does not cast"; any other
+// error is an error, where v88-v89 kept it as a refusal.
+const proofVersion = "fdl-formats proof v90"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths

@@ -3,10 +3,12 @@ package compare
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 
+	"github.com/duckdb/duckdb-go/v2"
 	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/internal/oneline"
 )
@@ -289,19 +291,30 @@ func (r *Reader) defaultCasts(ctx context.Context, c *Column, text string) (bool
 		if ctx.Err() != nil {
 			return false, fmt.Errorf("column %s (id %d): cast %q to %s: %w", c.Name, c.ID, text, dt, err)
 		}
-		// The text's cast throws where the type casts at all
-		// (formats.CastableTypeQuery): the readers' does too.
-		var castable bool
-		if terr := r.conn.QueryRowContext(ctx, formats.CastableTypeQuery(dt)).Scan(&castable); terr != nil {
-			if ctx.Err() != nil {
-				return false, fmt.Errorf("column %s (id %d): cast to %s: %w", c.Name, c.ID, dt, terr)
-			}
-			castable = false
+		// The text's cast throws where the type casts at all: the
+		// readers' does too; other errors are errors, not verdicts.
+		ok, err = formats.DefaultCastError(err, castFailure, func() (bool, error) {
+			var castable bool
+			err := r.conn.QueryRowContext(ctx, formats.CastableTypeQuery(dt)).Scan(&castable)
+			return castable, err
+		})
+		if err == nil && ctx.Err() != nil {
+			err = ctx.Err()
 		}
-		ok = !castable // else a type this DuckDB cannot cast to: not judged
+		if err != nil {
+			return false, fmt.Errorf("column %s (id %d): cast %q to %s: %w", c.Name, c.ID, text, dt, err)
+		}
 	}
 	r.meta.defaultCasts[key] = ok
 	return ok, nil
+}
+
+// castFailure says whether err is DuckDB's own failure of a cast (a
+// Conversion or Invalid Input error: Geometry::FromString's on a text that
+// is not WKT), for formats.DefaultCastError.
+func castFailure(err error) bool {
+	de, ok := errors.AsType[*duckdb.Error](err)
+	return ok && (de.Type == duckdb.ErrorTypeConversion || de.Type == duckdb.ErrorTypeInvalidInput)
 }
 
 // defaultKind is how the catalog's reader takes a column's default_value

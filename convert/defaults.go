@@ -2,11 +2,13 @@ package convert
 
 import (
 	"database/sql"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/duckdb/duckdb-go/v2"
 	"github.com/fdl-formats/fdl-formats/formats"
 )
 
@@ -172,10 +174,10 @@ func (r *run) defaultFailures(to *formats.Version, exprRows map[[3]int64]bool) (
 		if r.ctx.Err() != nil {
 			return nil, fmt.Errorf("judge the column defaults: %w", err)
 		}
-		// A judge this DuckDB cannot run: each alone. A cast that
-		// throws where the type casts at all (formats.CastableTypeQuery)
-		// fails the readers' cast too; one to a type this DuckDB cannot
-		// cast to is not judged, as the proof leaves it.
+		// A judge this DuckDB cannot run: each alone, its error told by
+		// formats.DefaultCastError (a cast that throws where the type
+		// casts at all fails the readers' cast too; one to a type this
+		// DuckDB cannot cast to is not judged; others are errors).
 		for j, p := range parts {
 			oks[j] = sql.NullBool{}
 			a := asks[slices.Index(judgeOf, j)]
@@ -184,11 +186,21 @@ func (r *run) defaultFailures(to *formats.Version, exprRows map[[3]int64]bool) (
 				return nil, fmt.Errorf("judge the column defaults: %s: %w", a.what, err)
 			}
 			if err != nil && a.duckType != "" {
-				var castable bool
-				if r.w.conn.QueryRowContext(r.ctx, formats.CastableTypeQuery(a.duckType)).Scan(&castable) == nil && castable {
+				ok, err := formats.DefaultCastError(err, castFailure, func() (bool, error) {
+					var castable bool
+					err := r.w.conn.QueryRowContext(r.ctx, formats.CastableTypeQuery(a.duckType)).Scan(&castable)
+					return castable, err
+				})
+				if err == nil && r.ctx.Err() != nil {
+					err = r.ctx.Err()
+				}
+				if err != nil {
+					return nil, fmt.Errorf("judge the column defaults: %s: %w", a.what, err)
+				}
+				// Not judged (a type this DuckDB cannot cast to) stays
+				// unknown, as the proof leaves it.
+				if !ok {
 					oks[j] = sql.NullBool{Valid: true}
-				} else if r.ctx.Err() != nil {
-					return nil, fmt.Errorf("judge the column defaults: %s: %w", a.what, r.ctx.Err())
 				}
 			}
 		}
@@ -226,4 +238,12 @@ func (r *run) expressionDefaults(source, target *formats.Version) (map[[3]int64]
 		return nil, fmt.Errorf("read the source's expression defaults: %w", err)
 	}
 	return out, nil
+}
+
+// castFailure says whether err is DuckDB's own failure of a cast (a
+// Conversion or Invalid Input error: Geometry::FromString's on a text that
+// is not WKT), for formats.DefaultCastError.
+func castFailure(err error) bool {
+	de, ok := errors.AsType[*duckdb.Error](err)
+	return ok && (de.Type == duckdb.ErrorTypeConversion || de.Type == duckdb.ErrorTypeInvalidInput)
 }

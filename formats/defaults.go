@@ -113,6 +113,27 @@ func CastableTypeQuery(duckType string) string {
 	return "SELECT TRY_CAST(NULL::VARCHAR AS " + duckType + ") IS NULL"
 }
 
+// DefaultCastError tells what err, the error of running
+// (*Version).DefaultCastQuery or DefaultCastQuery of a text as duckType,
+// means; the proof and convert both ask it. Where this DuckDB casts
+// VARCHAR to duckType at all (castable runs CastableTypeQuery(duckType)
+// on the same DuckDB) and err is the cast's own failure (castFailure:
+// DuckDB's Conversion or Invalid Input error), the text does not cast
+// (false): the readers' DefaultCastAs throws too. Where castable fails,
+// the type is one this DuckDB cannot name in a cast: the text is not
+// judged (true). Any other error (the machine, an interrupt) is returned
+// as it is, never a verdict, so that a one-off failure is not kept as a
+// refusal.
+func DefaultCastError(err error, castFailure func(error) bool, castable func() (bool, error)) (bool, error) {
+	if ok, cerr := castable(); cerr != nil || !ok {
+		return true, nil
+	}
+	if castFailure(err) {
+		return false, nil
+	}
+	return false, err
+}
+
 // duckDB2Casts is the condition, beyond DefaultCastQuery's, under which
 // DuckDB 2.0's default cast takes text as duckType ("" for none), read
 // from DuckDB main (src/common/operator/cast_operators.cpp,

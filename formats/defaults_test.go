@@ -2,6 +2,7 @@ package formats
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/fdl-formats/fdl-formats/internal/testduck"
@@ -67,6 +68,36 @@ func TestDefaultCastQueryTimeZones(t *testing.T) {
 			if got != c.casts {
 				t.Errorf("TimeZone %s: %q AS %s: casts %v, want %v (DefaultCastAs)", tz, c.text, c.typ, got, c.casts)
 			}
+		}
+	}
+}
+
+// TestDefaultCastError: only the cast's own failure on a type this DuckDB
+// casts to is a refusal; an error of another kind (an interrupt, the
+// machine) is an error, never a verdict the proof would keep, and a type
+// this DuckDB cannot cast to is not judged.
+func TestDefaultCastError(t *testing.T) {
+	t.Parallel()
+	own := errors.New("Invalid Input Error: Failed to parse geometry")
+	other := errors.New("INTERRUPT Error: Interrupted!")
+	isOwn := func(err error) bool { return err == own }
+	castable := func() (bool, error) { return true, nil }
+	unknown := func() (bool, error) { return false, errors.New("Catalog Error: Type with name X does not exist!") }
+	for _, c := range []struct {
+		name     string
+		err      error
+		castable func() (bool, error)
+		ok       bool
+		wantErr  bool
+	}{
+		{"own failure, castable type", own, castable, false, false},
+		{"other error, castable type", other, castable, false, true},
+		{"own failure, uncastable type", own, unknown, true, false},
+		{"other error, uncastable type", other, unknown, true, false},
+	} {
+		ok, err := DefaultCastError(c.err, isOwn, c.castable)
+		if ok != c.ok || (err != nil) != c.wantErr || (err != nil && !errors.Is(err, c.err)) {
+			t.Errorf("%s: %v, %v; want %v, error %v", c.name, ok, err, c.ok, c.wantErr)
 		}
 	}
 }

@@ -440,8 +440,9 @@ var emptyStringsFixedIn = goversion.Must(goversion.NewVersion("1.5.1"))
 // 1.3.0's trivial mapping (proofVersion v86), and a 1.0 or 1.1 default
 // must also cast as DuckDB 2.0 casts it (proofVersion v87); v49: a
 // default whose cast throws does not cast (proofVersion v88); v50: DuckDB
-// 2.0's TIMETZ offsets and TIME read as a timestamp (proofVersion v89).
-const contentsKeyKind = "fdl-formats content pass v50"
+// 2.0's TIMETZ offsets and TIME read as a timestamp (proofVersion v89);
+// v51: only a cast's own failure is "does not cast" (proofVersion v90).
+const contentsKeyKind = "fdl-formats content pass v51"
 
 // contentsKey names everything a content pass of v reads, or "" (no digest
 // cache, or an object store, whose data files the pass fetches and
