@@ -123,6 +123,29 @@ func TestUncastableDefaultsRefused(t *testing.T) {
 	}
 }
 
+// TestSourceDefaultsAnyReader: the proof's source (catalog A, the frozen
+// catalog) is refused only where no line reading its format loads it
+// (formats.AnyReader); its target (B) must load in every one. A 1.0
+// catalog whose DATE initial_default is '2024-01-01 x' loads in DuckDB
+// 1.5.2+ though 2.0 fails it: as A it was refused (unreadable); now it is
+// read, and differs from B only in the text; as B it is still refused.
+func TestSourceDefaultsAnyReader(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	lake, catalog := lastVersion(t, "lakes", "01_primitive_types")
+	loose := tamper(t, catalog, `UPDATE ducklake_column SET initial_default = '2024-01-01 x' WHERE column_name = 'dt'`)
+	clean := tamper(t, catalog, `UPDATE ducklake_column SET initial_default = '2024-01-01' WHERE column_name = 'dt'`)
+	opts := Options{DataPath: filepath.Join(lake, "data")}
+	rep, err := Catalogs(ctx, loose, clean, opts)
+	if !errors.Is(err, ErrNotEquivalent) || hasDifference(rep, "unreadable", "") || !hasDifference(rep, "schema", `initial_default="2024-01-01 x"`) {
+		t.Fatalf("source 1.5.2+ loads: want read (a schema difference only), got %v\n%s", err, reportLines(rep))
+	}
+	rep, err = Catalogs(ctx, clean, loose, opts)
+	if !errors.Is(err, ErrNotEquivalent) || !hasDifference(rep, "unreadable", "uncastable-default") {
+		t.Fatalf("target 2.0 cannot load: want unreadable (uncastable-default), got %v\n%s", err, reportLines(rep))
+	}
+}
+
 // TestNestedInitialDefaultIgnored: every DuckLake reader takes an
 // initial_default only for a column without fields (TransformColumnType,
 // src/storage/ducklake_catalog.cpp, in v1.3-ossivalis, v1.4-andium,
@@ -245,7 +268,7 @@ func TestDefaultCastsAsDuckDB2(t *testing.T) {
 		{"2024-01-01 00:00:00+02: \t ", "TIMESTAMP"}, {"2024-01-01 00:00:00+02:00: ", "TIMESTAMPTZ"},
 		{"2024-01-01 12:00:00+02: ", "DATE"}, {"2024-01-01 12:00:00+02: ", "TIMETZ"},
 	} {
-		judged = append(judged, formats.V1_0.DefaultCastQuery(c.text, c.typ)+" AS casts")
+		judged = append(judged, formats.V1_0.DefaultCastQuery(c.text, c.typ, formats.EveryReader)+" AS casts")
 		cast = append(cast, formats.DefaultCastQuery(c.text, c.typ)+" AS casts")
 	}
 	db := testduck.Open(t, "")

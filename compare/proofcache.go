@@ -342,7 +342,11 @@ import (
 // v90: only a default cast's own failure (a Conversion or Invalid Input
 // error) on a type this DuckDB casts to is "does not cast"; any other
 // error is an error, where v88-v89 kept it as a refusal.
-const proofVersion = "fdl-formats proof v90"
+// v91: catalog A (the source) is held to the default casts of any line
+// reading its format (formats.AnyReader), not every one: a 1.0 A whose
+// default 1.5.2+ casts and DuckDB 2.0 does not is read, where it was
+// unreadable; B is held to every line as before.
+const proofVersion = "fdl-formats proof v91"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths

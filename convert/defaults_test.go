@@ -194,3 +194,45 @@ func TestDefaultsDuckDB2CannotLoad(t *testing.T) {
 		})
 	}
 }
+
+// TestSourceDefaultsAnyReader: a source is refused only where no line
+// reading its format loads it (formats.AnyReader), a target must load in
+// every one (formats.EveryReader). A 1.0 catalog whose DATE
+// initial_default is '2024-01-01 x' loads in DuckDB 1.5.2+ (1.0's other
+// reader line) though 2.0 fails it: it was refused as a source for every
+// target ("no 1.0 reader can load the source catalog"), downgrades
+// included; written as 0.4 it loads in every 0.4 reader and converts, and
+// as 1.1 (2.0 only) it is refused as the target.
+func TestSourceDefaultsAnyReader(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for _, tc := range []struct {
+		target *formats.Version
+		step   string // "": converts, and the proof holds
+	}{
+		{formats.V0_4, ""},
+		{formats.V1_1, "target 1.1"},
+	} {
+		t.Run(tc.target.Name, func(t *testing.T) {
+			t.Parallel()
+			lake := testlakes.Lake(t, "lakes", "01_primitive_types")
+			vs := versionCatalogs(t, lake)
+			data := filepath.Join(lake, "data")
+			src := editedCopy(t, vs[len(vs)-1], `UPDATE ducklake_column SET initial_default = '2024-01-01 x' WHERE column_name = 'dt'`)
+			out := filepath.Join(t.TempDir(), "out.duckdb")
+			_, err := Catalog(ctx, src, out, tc.target, Options{DataPath: data})
+			if tc.step == "" {
+				if err != nil {
+					t.Fatalf("to %s: %v, want converted (1.5.2+ loads the source)", tc.target.Name, err)
+				}
+				proveEquivalent(t, src, out, data)
+				return
+			}
+			var refused *RefusedError
+			if !errors.As(err, &refused) || len(refused.Findings) != 1 || refused.Findings[0].Code != "uncastable-default" ||
+				refused.Findings[0].Step != tc.step {
+				t.Fatalf("to %s: %v, want refused (uncastable-default, %s)", tc.target.Name, err, tc.step)
+			}
+		})
+	}
+}
