@@ -342,11 +342,11 @@ import (
 // v90: only a default cast's own failure (a Conversion or Invalid Input
 // error) on a type this DuckDB casts to is "does not cast"; any other
 // error is an error, where v88-v89 kept it as a refusal.
-// v91: catalog A (the source) is held to the default casts of any line
-// reading its format (formats.AnyReader), not every one: a 1.0 A whose
-// default 1.5.2+ casts and DuckDB 2.0 does not is read, where it was
-// unreadable; B is held to every line as before.
-const proofVersion = "fdl-formats proof v91"
+// v91 held catalog A to the default casts of any line reading its format;
+// v92 holds it to every line again, as v90: the frozen catalog A is also
+// the catalog served to every release its format admits (DuckDB 2.0 for
+// 1.0), and v91's check certified a 1.0 frozen catalog 2.0 cannot load.
+const proofVersion = "fdl-formats proof v92"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths

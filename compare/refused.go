@@ -273,9 +273,7 @@ func (r *Reader) defaultParses(ctx context.Context, text string) (bool, error) {
 }
 
 // defaultCasts tells whether text casts to column c's type, as the readers'
-// DefaultCastAs casts it (formats.Version.DefaultCastQuery, of any line
-// reading the format for a source, of every line for a target
-// (defaultReaders): a TIMESTAMPTZ text
+// DefaultCastAs casts it (formats.DefaultCastQuery: a TIMESTAMPTZ text
 // with a time zone name other than UTC does not; a text whose cast throws
 // does not either); true where this DuckDB cannot cast to the type at all
 // (not judged). Memoised by type and text.
@@ -289,7 +287,7 @@ func (r *Reader) defaultCasts(ctx context.Context, c *Column, text string) (bool
 		return ok, nil
 	}
 	var ok bool
-	if err := r.conn.QueryRowContext(ctx, r.format.DefaultCastQuery(text, dt, r.defaultReaders())).Scan(&ok); err != nil {
+	if err := r.conn.QueryRowContext(ctx, r.format.DefaultCastQuery(text, dt)).Scan(&ok); err != nil {
 		if ctx.Err() != nil {
 			return false, fmt.Errorf("column %s (id %d): cast %q to %s: %w", c.Name, c.ID, text, dt, err)
 		}
@@ -309,16 +307,6 @@ func (r *Reader) defaultCasts(ctx context.Context, c *Column, text string) (bool
 	}
 	r.meta.defaultCasts[key] = ok
 	return ok, nil
-}
-
-// defaultReaders is the reader lines whose default cast r's catalog is
-// held to: a proof's source (catalog A) loads where any line reading its
-// format loads it, a target (B) must load in every one.
-func (r *Reader) defaultReaders() formats.Readers {
-	if r.asSource {
-		return formats.AnyReader
-	}
-	return formats.EveryReader
 }
 
 // castFailure says whether err is DuckDB's own failure of a cast (a

@@ -33,7 +33,7 @@ import (
 // going down to 0.3 their text stays in default_value when the
 // expression-defaults check refuses them, and is not judged again.
 func (r *run) defaultsCheck(to *formats.Version, exprRows map[[3]int64]bool, before map[string][]string) error {
-	failed, err := r.defaultFailures(to, formats.EveryReader, exprRows)
+	failed, err := r.defaultFailures(to, exprRows)
 	if err != nil {
 		return err
 	}
@@ -46,13 +46,11 @@ func (r *run) defaultsCheck(to *formats.Version, exprRows map[[3]int64]bool, bef
 }
 
 // sourceDefaultsCheck refuses a source whose own readers fail on its
-// defaults (the rule of defaultsCheck, in the source's format), where no
-// line reading its format loads it (formats.AnyReader: a 1.0 source that
-// 1.5.2+ loads and 2.0 does not is read): the proof calls it unreadable,
-// and its conversion is never equivalent. It returns what failed, by
-// code, for defaultsCheck.
+// defaults (the rule of defaultsCheck, in the source's format): the
+// proof calls it unreadable, and its conversion is never equivalent. It
+// returns what failed, by code, for defaultsCheck.
 func (r *run) sourceDefaultsCheck(source *formats.Version) (map[string][]string, error) {
-	failed, err := r.defaultFailures(source, formats.AnyReader, nil)
+	failed, err := r.defaultFailures(source, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -79,10 +77,9 @@ func (r *run) addDefaultFindings(step string, v *formats.Version, failed map[str
 }
 
 // defaultFailures judges the working copy's defaults as format to's
-// readers load them (every line reading to for a target, any for the
-// source: formats.Readers): the items that fail, by code
-// (uncastable-default, unparsable-default-expression).
-func (r *run) defaultFailures(to *formats.Version, readers formats.Readers, exprRows map[[3]int64]bool) (map[string][]string, error) {
+// readers load them: the items that fail, by code (uncastable-default,
+// unparsable-default-expression).
+func (r *run) defaultFailures(to *formats.Version, exprRows map[[3]int64]bool) (map[string][]string, error) {
 	hasType, err := r.w.hasColumn(r.ctx, "ducklake_column", "default_value_type")
 	if err != nil {
 		return nil, err
@@ -155,7 +152,7 @@ func (r *run) defaultFailures(to *formats.Version, readers formats.Readers, expr
 		if !seen {
 			judge := formats.DefaultParsesQuery(a.text)
 			if a.duckType != "" {
-				judge = to.DefaultCastQuery(a.text, a.duckType, readers)
+				judge = to.DefaultCastQuery(a.text, a.duckType)
 			}
 			j = len(parts)
 			distinct[k] = j

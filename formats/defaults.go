@@ -3,8 +3,6 @@ package formats
 import (
 	"fmt"
 	"strings"
-
-	goversion "github.com/hashicorp/go-version"
 )
 
 // This file declares how every DuckLake release line's reader takes a
@@ -86,46 +84,19 @@ func DefaultCastQuery(text, duckType string) string {
 	return q
 }
 
-// Readers is which of the reader lines of a catalog's format (DuckDB
-// 1.3-1.5, 2.0) the catalog must load in, by the side it is on.
-type Readers int
-
-const (
-	// EveryReader: a target (a copy convert writes, a published catalog a
-	// check proves) must load in every line that reads its format, since
-	// it is served to all of them.
-	EveryReader Readers = iota
-	// AnyReader: a source (the frozen catalog, a proof's catalog A, the
-	// compare command's first) is refused only where no line reading its
-	// format loads it: a 1.0 catalog that 1.5.2+ loads can be read and
-	// converted though 2.0 cannot load it.
-	AnyReader
-)
-
 // DefaultCastQuery is DefaultCastQuery (the default cast of DuckDB 1.3 to
 // 1.5, whose releases answer alike) for v's readers: where DuckDB 2.0
 // (DuckLake main) reads v (formats 1.0 and 1.1), the text must also cast
-// as 2.0's DefaultCastAs casts it (duckDB2Casts) for EveryReader, and for
-// AnyReader only where 2.0 is the one line reading v (1.1; 1.0's readers
-// are 1.5.2+ and 2.0, and 1.5 taking the text is enough).
-func (v *Version) DefaultCastQuery(text, duckType string, readers Readers) string {
+// as 2.0's DefaultCastAs casts it (duckDB2Casts). 1.0's readers are 1.5.2+
+// and 2.0, so a 1.0 default must load in both.
+func (v *Version) DefaultCastQuery(text, duckType string) string {
 	q := DefaultCastQuery(text, duckType)
-	if v.Opens("2.0.0") && (readers == EveryReader || !v.opensBeforeDuckDB2()) {
+	if v.Opens("2.0.0") {
 		if c := duckDB2Casts(text, duckType); c != "" {
 			q += " AND " + c
 		}
 	}
 	return q
-}
-
-// opensBeforeDuckDB2 says whether a DuckDB release before 2.0 (a 1.3-1.5
-// line, which casts defaults as DefaultCastQuery) opens v.
-func (v *Version) opensBeforeDuckDB2() bool {
-	own, err := goversion.NewConstraint(v.DuckDB)
-	if err != nil {
-		return false
-	}
-	return (&Version{DuckDB: ">= 2.0.0"}).OpenedOutside(own) != nil
 }
 
 // CastableTypeQuery is a statement that runs where this DuckDB can cast

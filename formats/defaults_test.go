@@ -101,24 +101,3 @@ func TestDefaultCastError(t *testing.T) {
 		}
 	}
 }
-
-// TestDefaultCastQueryReaders: a target is held to DuckDB 2.0's cast
-// wherever 2.0 reads its format (1.0, 1.1); a source only where 2.0 is
-// the one line reading it (1.1: 1.0's 1.5.2+ line loads what 1.5 casts).
-func TestDefaultCastQueryReaders(t *testing.T) {
-	t.Parallel()
-	plain := DefaultCastQuery("2024-01-01 x", "DATE")
-	for _, c := range []struct {
-		v       *Version
-		readers Readers
-		duckDB2 bool
-	}{
-		{V1_0, EveryReader, true}, {V1_0, AnyReader, false},
-		{V1_1, EveryReader, true}, {V1_1, AnyReader, true},
-		{V0_4, EveryReader, false}, {V0_4, AnyReader, false},
-	} {
-		if got := c.v.DefaultCastQuery("2024-01-01 x", "DATE", c.readers) != plain; got != c.duckDB2 {
-			t.Errorf("%s, readers %d: 2.0's conditions %v, want %v", c.v.Name, c.readers, got, c.duckDB2)
-		}
-	}
-}

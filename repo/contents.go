@@ -442,9 +442,9 @@ var emptyStringsFixedIn = goversion.Must(goversion.NewVersion("1.5.1"))
 // default whose cast throws does not cast (proofVersion v88); v50: DuckDB
 // 2.0's TIMETZ offsets and TIME read as a timestamp (proofVersion v89);
 // v51: only a cast's own failure is "does not cast" (proofVersion v90);
-// v52: a frozen catalog's defaults are held to any line reading its
-// format (formats.AnyReader; proofVersion v91).
-const contentsKeyKind = "fdl-formats content pass v52"
+// v52 held a frozen catalog's defaults to any line reading its format,
+// v53 to every line again (proofVersion v92).
+const contentsKeyKind = "fdl-formats content pass v53"
 
 // contentsKey names everything a content pass of v reads, or "" (no digest
 // cache, or an object store, whose data files the pass fetches and
