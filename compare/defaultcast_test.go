@@ -327,3 +327,35 @@ func TestNestedDefaultValueIgnored(t *testing.T) {
 		t.Fatalf("want equivalent (no reader sees a struct's default_value), got %v\n%s", err, reportLines(rep))
 	}
 }
+
+// TestDefaultCastsMachineError: a default's cast judge that fails for
+// the machine (here a closed connection, which fails both the cast and
+// the statement asking whether the type casts at all) is an error, never
+// a verdict: the judge took the second failure for a type this DuckDB
+// cannot name in a cast and the text for one that casts, which a kept
+// proof would hold.
+func TestDefaultCastsMachineError(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	v, err := formats.Lookup("0.4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := testduck.Open(t, "").Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn.Close()
+	r := &Reader{conn: conn, format: v, meta: newMetaMemo()}
+	c := &Column{ID: 1, Name: "g", Type: "geometry"}
+	ok, err := r.defaultCasts(ctx, c, "not wkt")
+	if err == nil {
+		t.Fatalf("closed connection: casts %v, no error; want an error", ok)
+	}
+	if !strings.Contains(err.Error(), "column g (id 1)") || !strings.Contains(err.Error(), "GEOMETRY") {
+		t.Errorf("error does not name the column and type: %v", err)
+	}
+	if _, seen := r.meta.defaultCasts[[2]string{"GEOMETRY", "not wkt"}]; seen {
+		t.Error("the error was kept as a verdict")
+	}
+}

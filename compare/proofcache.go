@@ -346,7 +346,11 @@ import (
 // v92 holds it to every line again, as v90: the frozen catalog A is also
 // the catalog served to every release its format admits (DuckDB 2.0 for
 // 1.0), and v91's check certified a 1.0 frozen catalog 2.0 cannot load.
-const proofVersion = "fdl-formats proof v92"
+// v93: a default cast judge whose statement asking whether the type casts
+// at all fails for the machine (not naming the type: internal/duckerr),
+// or whose cast fails so, is an error, where v88-v92 took the text for
+// one that casts (not judged) and a kept proof could certify on it.
+const proofVersion = "fdl-formats proof v93"
 
 // proofKeyName names a comparison's inputs under opts' rules, or nothing
 // when they cannot be named (a remote data folder, or catalog paths

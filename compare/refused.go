@@ -3,13 +3,12 @@ package compare
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 
-	"github.com/duckdb/duckdb-go/v2"
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/duckerr"
 	"github.com/fdl-formats/fdl-formats/internal/oneline"
 )
 
@@ -293,7 +292,7 @@ func (r *Reader) defaultCasts(ctx context.Context, c *Column, text string) (bool
 		}
 		// The text's cast throws where the type casts at all: the
 		// readers' does too; other errors are errors, not verdicts.
-		ok, err = formats.DefaultCastError(err, castFailure, func() (bool, error) {
+		ok, err = formats.DefaultCastError(err, dt, duckerr.DefaultCast, func() (bool, error) {
 			var castable bool
 			err := r.conn.QueryRowContext(ctx, formats.CastableTypeQuery(dt)).Scan(&castable)
 			return castable, err
@@ -307,14 +306,6 @@ func (r *Reader) defaultCasts(ctx context.Context, c *Column, text string) (bool
 	}
 	r.meta.defaultCasts[key] = ok
 	return ok, nil
-}
-
-// castFailure says whether err is DuckDB's own failure of a cast (a
-// Conversion or Invalid Input error: Geometry::FromString's on a text that
-// is not WKT), for formats.DefaultCastError.
-func castFailure(err error) bool {
-	de, ok := errors.AsType[*duckdb.Error](err)
-	return ok && (de.Type == duckdb.ErrorTypeConversion || de.Type == duckdb.ErrorTypeInvalidInput)
 }
 
 // defaultKind is how the catalog's reader takes a column's default_value

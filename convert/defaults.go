@@ -2,14 +2,13 @@ package convert
 
 import (
 	"database/sql"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/duckdb/duckdb-go/v2"
 	"github.com/fdl-formats/fdl-formats/formats"
+	"github.com/fdl-formats/fdl-formats/internal/duckerr"
 )
 
 // defaultsCheck refuses a conversion whose output the target's readers
@@ -186,7 +185,7 @@ func (r *run) defaultFailures(to *formats.Version, exprRows map[[3]int64]bool) (
 				return nil, fmt.Errorf("judge the column defaults: %s: %w", a.what, err)
 			}
 			if err != nil && a.duckType != "" {
-				ok, err := formats.DefaultCastError(err, castFailure, func() (bool, error) {
+				ok, err := formats.DefaultCastError(err, a.duckType, duckerr.DefaultCast, func() (bool, error) {
 					var castable bool
 					err := r.w.conn.QueryRowContext(r.ctx, formats.CastableTypeQuery(a.duckType)).Scan(&castable)
 					return castable, err
@@ -238,12 +237,4 @@ func (r *run) expressionDefaults(source, target *formats.Version) (map[[3]int64]
 		return nil, fmt.Errorf("read the source's expression defaults: %w", err)
 	}
 	return out, nil
-}
-
-// castFailure says whether err is DuckDB's own failure of a cast (a
-// Conversion or Invalid Input error: Geometry::FromString's on a text that
-// is not WKT), for formats.DefaultCastError.
-func castFailure(err error) bool {
-	de, ok := errors.AsType[*duckdb.Error](err)
-	return ok && (de.Type == duckdb.ErrorTypeConversion || de.Type == duckdb.ErrorTypeInvalidInput)
 }

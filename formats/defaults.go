@@ -104,8 +104,10 @@ func (v *Version) DefaultCastQuery(text, duckType string) string {
 // with an error, the text's own cast throws (DuckDB 1.5's
 // Geometry::FromString does on a text that is not WKT, also under
 // TRY_CAST), and so does every reader's DefaultCastAs of it: the text
-// does not cast. Where this one fails too, the type is one this DuckDB
-// cannot name in a cast, and the text is not judged.
+// does not cast. Where this one fails too, naming the type (a Catalog,
+// Binder or Parser error: CastErrorType), the type is one this DuckDB
+// cannot name in a cast, and the text is not judged; any other failure
+// of it is an error (DefaultCastError).
 func CastableTypeQuery(duckType string) string {
 	if strings.EqualFold(duckType, "JSON") {
 		duckType = "VARCHAR"
@@ -113,22 +115,49 @@ func CastableTypeQuery(duckType string) string {
 	return "SELECT TRY_CAST(NULL::VARCHAR AS " + duckType + ") IS NULL"
 }
 
+// CastErrorKind is what a DuckDB error of a default's cast judge says,
+// as the caller's classifier of the driver's errors tells it
+// (internal/duckerr.DefaultCast) for DefaultCastError.
+type CastErrorKind int
+
+const (
+	// CastErrorOther: anything else (the machine, an interrupt, a closed
+	// connection, a cancelled context, DuckDB itself): never a verdict.
+	CastErrorOther CastErrorKind = iota
+	// CastErrorCast: the cast's own failure (DuckDB's Conversion or
+	// Invalid Input error: Geometry::FromString's on a text that is not
+	// WKT).
+	CastErrorCast
+	// CastErrorType: the statement names a type this DuckDB cannot
+	// name in a cast (DuckDB's Catalog, Binder or Parser error: a
+	// misspelt type, one of an extension not loaded).
+	CastErrorType
+)
+
 // DefaultCastError tells what err, the error of running
 // (*Version).DefaultCastQuery or DefaultCastQuery of a text as duckType,
-// means; the proof and convert both ask it. Where this DuckDB casts
-// VARCHAR to duckType at all (castable runs CastableTypeQuery(duckType)
-// on the same DuckDB) and err is the cast's own failure (castFailure:
-// DuckDB's Conversion or Invalid Input error), the text does not cast
-// (false): the readers' DefaultCastAs throws too. Where castable fails,
-// the type is one this DuckDB cannot name in a cast: the text is not
-// judged (true). Any other error (the machine, an interrupt) is returned
-// as it is, never a verdict, so that a one-off failure is not kept as a
-// refusal.
-func DefaultCastError(err error, castFailure func(error) bool, castable func() (bool, error)) (bool, error) {
-	if ok, cerr := castable(); cerr != nil || !ok {
-		return true, nil
+// means; the proof and convert both ask it, with classify telling the
+// kind of a DuckDB error (CastErrorKind). Where err is the cast's own
+// failure and this DuckDB casts VARCHAR to duckType at all (castable
+// runs CastableTypeQuery(duckType) on the same DuckDB), the text does
+// not cast (false): the readers' DefaultCastAs throws too. Where castable
+// fails naming the type (CastErrorType), the type is one this DuckDB
+// cannot name in a cast: the text is not judged (true). Any other error,
+// of either statement (the machine, an interrupt, a closed connection),
+// is returned, never a verdict, so that a one-off failure is kept
+// neither as a refusal nor as a text that casts.
+func DefaultCastError(err error, duckType string, classify func(error) CastErrorKind, castable func() (bool, error)) (bool, error) {
+	kind := classify(err)
+	if kind == CastErrorOther {
+		return false, err
 	}
-	if castFailure(err) {
+	ok, cerr := castable()
+	switch {
+	case cerr != nil && classify(cerr) == CastErrorType, cerr == nil && !ok:
+		return true, nil
+	case cerr != nil:
+		return false, fmt.Errorf("does this DuckDB cast VARCHAR to %s at all: %w", duckType, cerr)
+	case kind == CastErrorCast:
 		return false, nil
 	}
 	return false, err

@@ -73,30 +73,48 @@ func TestDefaultCastQueryTimeZones(t *testing.T) {
 }
 
 // TestDefaultCastError: only the cast's own failure on a type this DuckDB
-// casts to is a refusal; an error of another kind (an interrupt, the
-// machine) is an error, never a verdict the proof would keep, and a type
-// this DuckDB cannot cast to is not judged.
+// casts to is a refusal, and a type this DuckDB cannot name in a cast is
+// not judged; an error of another kind (an interrupt, the machine), of
+// the cast or of the statement asking whether the type casts at all, is
+// an error, never a verdict the proof would keep: a machine error of the
+// second was taken for a type this DuckDB cannot name, and the text for
+// one that casts.
 func TestDefaultCastError(t *testing.T) {
 	t.Parallel()
 	own := errors.New("Invalid Input Error: Failed to parse geometry")
 	other := errors.New("INTERRUPT Error: Interrupted!")
-	isOwn := func(err error) bool { return err == own }
+	unnamed := errors.New("Catalog Error: Type with name X does not exist!")
+	binder := errors.New("Binder Error: Referenced column x not found")
+	classify := func(err error) CastErrorKind {
+		switch err {
+		case own:
+			return CastErrorCast
+		case unnamed, binder:
+			return CastErrorType
+		}
+		return CastErrorOther
+	}
 	castable := func() (bool, error) { return true, nil }
-	unknown := func() (bool, error) { return false, errors.New("Catalog Error: Type with name X does not exist!") }
+	unknown := func() (bool, error) { return false, unnamed }
+	machine := func() (bool, error) { return false, other }
 	for _, c := range []struct {
 		name     string
 		err      error
 		castable func() (bool, error)
 		ok       bool
-		wantErr  bool
+		wantErr  error
 	}{
-		{"own failure, castable type", own, castable, false, false},
-		{"other error, castable type", other, castable, false, true},
-		{"own failure, uncastable type", own, unknown, true, false},
-		{"other error, uncastable type", other, unknown, true, false},
+		{"own failure, castable type", own, castable, false, nil},
+		{"other error, castable type", other, castable, false, other},
+		{"own failure, uncastable type", own, unknown, true, nil},
+		{"type error, uncastable type", unnamed, unknown, true, nil},
+		{"other error, uncastable type", other, unknown, false, other},
+		{"type error of the cast, castable type", binder, castable, false, binder},
+		{"own failure, castable query fails with a machine error", own, machine, false, other},
+		{"type error, castable query fails with a machine error", unnamed, machine, false, other},
 	} {
-		ok, err := DefaultCastError(c.err, isOwn, c.castable)
-		if ok != c.ok || (err != nil) != c.wantErr || (err != nil && !errors.Is(err, c.err)) {
+		ok, err := DefaultCastError(c.err, "GEOMETRY", classify, c.castable)
+		if ok != c.ok || (err != nil) != (c.wantErr != nil) || (err != nil && !errors.Is(err, c.wantErr)) {
 			t.Errorf("%s: %v, %v; want %v, error %v", c.name, ok, err, c.ok, c.wantErr)
 		}
 	}
