@@ -793,7 +793,7 @@ func (s *Store) listAll(ctx context.Context, level []folderWalk) error {
 	g.SetLimit(walkJobs)
 	for i := range level {
 		f := &level[i]
-		if errs[i] = checkDepth(f.dir, f.depth); errs[i] != nil || f.known {
+		if errs[i] = s.checkDepth(f.dir, f.depth); errs[i] != nil || f.known {
 			continue
 		}
 		g.Go(func() error {
@@ -811,10 +811,11 @@ func (s *Store) listAll(ctx context.Context, level []folderWalk) error {
 }
 
 // checkDepth fails a walk into dir (a "/"-ended key prefix) at depth
-// folders below its start beyond maxDepth, before its listing is fetched.
-func checkDepth(dir string, depth int) error {
+// folders below its start beyond maxDepth, before its listing is fetched,
+// naming the folder by its URL as the listing's own errors do.
+func (s *Store) checkDepth(dir string, depth int) error {
 	if depth > maxDepth {
-		return fmt.Errorf("%s: folders nested more than %d deep", dir, maxDepth)
+		return s.objErr("list", dir, fmt.Errorf("folders nested more than %d deep", maxDepth))
 	}
 	return nil
 }
