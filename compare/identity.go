@@ -59,7 +59,7 @@ func copyIdentity(path string, l *Listings) (string, error) {
 // diskIdentity is copyIdentity of a file that no mirror names, by its
 // stat (followed through a symbolic link).
 func diskIdentity(st os.FileInfo) string {
-	return fmt.Sprintf(" disk %d %d", st.Size(), st.ModTime().UnixNano()) + fileid.Inode(st)
+	return " disk " + fileid.Stamp(st)
 }
 
 // nameCopy records that r named the data file f in a key under the

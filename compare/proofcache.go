@@ -16,7 +16,6 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -783,15 +782,11 @@ func walkCopies(dir string, m Mirror, ids map[string]string, named map[string]bo
 		} else if info, err = d.Info(); err != nil {
 			return err
 		}
-		// "%s %d %d%s" of the path, size, modification time and
-		// fileid.Inode, without fmt's allocations (a folder is listed
-		// again after every proof: stillListed).
+		// The path and fileid.Stamp, without fmt's allocations (a
+		// folder is listed again after every proof: stillListed).
 		e := append(b.AvailableBuffer(), p...)
 		e = append(e, ' ')
-		e = strconv.AppendInt(e, info.Size(), 10)
-		e = append(e, ' ')
-		e = strconv.AppendInt(e, info.ModTime().UnixNano(), 10)
-		b.Write(fileid.AppendInode(e, info))
+		b.Write(fileid.AppendStamp(e, info))
 		if ids != nil && named[p] {
 			ids[p] = diskIdentity(info)
 		}

@@ -107,7 +107,7 @@ func readCopyRecord(path string) (c copyRecord, ok bool) {
 // (fileid.Inode). A write changes it (the inode change time, which no
 // program sets back), and so does a copy of the file.
 func copyStamp(info fs.FileInfo) string {
-	return fmt.Sprintf("%d %d%s", info.Size(), info.ModTime().UnixNano(), fileid.Inode(info))
+	return fileid.Stamp(info)
 }
 
 // strongValidator reports whether an object's validator names its bytes,

@@ -715,7 +715,7 @@ func (rm *remote) localMD5(path string) (string, error) {
 		return "", err
 	}
 	id := func(st fs.FileInfo) string {
-		sum := sha256.Sum256(fmt.Appendf(nil, "fdl-formats local md5 v1\x00%s\x00%d %d%s", path, st.Size(), st.ModTime().UnixNano(), fileid.Inode(st)))
+		sum := sha256.Sum256(fmt.Appendf(nil, "fdl-formats local md5 v1\x00%s\x00%s", path, fileid.Stamp(st)))
 		return hex.EncodeToString(sum[:])
 	}
 	key := id(before)

@@ -43,3 +43,24 @@ func TestAppendInodeAsFmt(t *testing.T) {
 		t.Errorf("AppendInode %q, want %q", got, want)
 	}
 }
+
+// Stamp is byte for byte the "%d %d%s" of size, modification time and
+// Inode that the caches keyed local files by before it (so their keys,
+// kept on disk across runs, did not change with it).
+func TestStampAsFmt(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(p, []byte("some bytes"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	info, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("%d %d%s", info.Size(), info.ModTime().UnixNano(), Inode(info))
+	if got := Stamp(info); got != want {
+		t.Errorf("Stamp = %q, want %q", got, want)
+	}
+	if got := string(AppendStamp([]byte("x "), info)); got != "x "+want {
+		t.Errorf("AppendStamp = %q, want %q", got, "x "+want)
+	}
+}
