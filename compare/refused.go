@@ -292,10 +292,8 @@ func (r *Reader) defaultCasts(ctx context.Context, c *Column, text string) (bool
 		}
 		// The text's cast throws where the type casts at all: the
 		// readers' does too; other errors are errors, not verdicts.
-		ok, err = formats.DefaultCastError(err, dt, duckerr.DefaultCast, func() (bool, error) {
-			var castable bool
-			err := r.conn.QueryRowContext(ctx, formats.CastableTypeQuery(dt)).Scan(&castable)
-			return castable, err
+		ok, err = formats.DefaultCastError(err, dt, duckerr.DefaultCast, func() error {
+			return r.conn.QueryRowContext(ctx, formats.CastableTypeQuery(dt)).Scan(new(bool))
 		})
 		if err == nil && ctx.Err() != nil {
 			err = ctx.Err()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/internal/duckerr"
+	"github.com/fdl-formats/fdl-formats/internal/faults"
 )
 
 // defaultsCheck refuses a conversion whose output the target's readers
@@ -180,15 +181,19 @@ func (r *run) defaultFailures(to *formats.Version, exprRows map[[3]int64]bool) (
 		for j, p := range parts {
 			oks[j] = sql.NullBool{}
 			a := asks[slices.Index(judgeOf, j)]
-			err := r.w.conn.QueryRowContext(r.ctx, "SELECT ok FROM ("+p+")").Scan(&oks[j])
-			if err != nil && r.ctx.Err() != nil {
+			err := faults.At(r.ctx, "convert/judge-default", a.what)
+			if err == nil {
+				err = r.w.conn.QueryRowContext(r.ctx, "SELECT ok FROM ("+p+")").Scan(&oks[j])
+			}
+			// An expression's judge answers a text that does not parse
+			// (json_serialize_sql): its failure is the machine's, never a
+			// verdict, as the proof's (compare's defaultParses).
+			if err != nil && (r.ctx.Err() != nil || a.duckType == "") {
 				return nil, fmt.Errorf("judge the column defaults: %s: %w", a.what, err)
 			}
 			if err != nil && a.duckType != "" {
-				ok, err := formats.DefaultCastError(err, a.duckType, duckerr.DefaultCast, func() (bool, error) {
-					var castable bool
-					err := r.w.conn.QueryRowContext(r.ctx, formats.CastableTypeQuery(a.duckType)).Scan(&castable)
-					return castable, err
+				ok, err := formats.DefaultCastError(err, a.duckType, duckerr.DefaultCast, func() error {
+					return r.w.conn.QueryRowContext(r.ctx, formats.CastableTypeQuery(a.duckType)).Scan(new(bool))
 				})
 				if err == nil && r.ctx.Err() != nil {
 					err = r.ctx.Err()

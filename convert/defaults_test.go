@@ -194,3 +194,29 @@ func TestDefaultsDuckDB2CannotLoad(t *testing.T) {
 		})
 	}
 }
+
+// TestLoneDefaultJudgeFailureIsError: where the statement judging every
+// default at once fails (a GEOMETRY text that is not WKT throws), each is
+// judged alone, and an expression's judge failing then (the machine: its
+// judge answers a text that does not parse) is an error, as the proof's
+// is. It was dropped: the expression stayed unjudged and the catalog was
+// converted, or refused for the GEOMETRY text alone.
+func TestLoneDefaultJudgeFailureIsError(t *testing.T) {
+	t.Parallel()
+	lake := testlakes.Lake(t, "lakes", "14_geometry")
+	vs := versionCatalogs(t, lake)
+	src := editedCopy(t, vs[len(vs)-1],
+		`UPDATE ducklake_column SET initial_default = 'not wkt' WHERE column_name = 'g'`,
+		`UPDATE ducklake_column SET default_value = '1 + 1', default_value_type = 'expression' WHERE column_name <> 'g' AND end_snapshot IS NULL AND lower(column_type) NOT IN ('struct', 'list', 'map', 'geometry')`)
+	machine := errors.New("out of memory (a fault)")
+	ctx := faults.With(context.Background(), func(p faults.Point) error {
+		if p.Name == "convert/judge-default" && strings.Contains(p.Path, "(expression)") {
+			return machine
+		}
+		return nil
+	})
+	res := Catalogs(ctx, src, []Output{{Target: formats.V1_1, Dst: filepath.Join(t.TempDir(), "1.1.duckdb")}}, Options{DataPath: filepath.Join(lake, "data")})
+	if err := res[0].Err; !errors.Is(err, machine) {
+		t.Errorf("Catalogs = %v, want the judge's failure", err)
+	}
+}

@@ -73,7 +73,7 @@ var scalarDuckTypes = map[string]string{
 // the default cast reinterprets a VARCHAR as JSON (JSON is a VARCHAR by
 // its type id: string_cast.cpp, ReinterpretCast), so every text casts.
 func DefaultCastQuery(text, duckType string) string {
-	lit := "'" + strings.ReplaceAll(text, "'", "''") + "'"
+	lit := sqlText(text)
 	if strings.EqualFold(duckType, "JSON") {
 		duckType = "VARCHAR"
 	}
@@ -104,10 +104,10 @@ func (v *Version) DefaultCastQuery(text, duckType string) string {
 // with an error, the text's own cast throws (DuckDB 1.5's
 // Geometry::FromString does on a text that is not WKT, also under
 // TRY_CAST), and so does every reader's DefaultCastAs of it: the text
-// does not cast. Where this one fails too, naming the type (a Catalog,
-// Binder or Parser error: CastErrorType), the type is one this DuckDB
-// cannot name in a cast, and the text is not judged; any other failure
-// of it is an error (DefaultCastError).
+// does not cast. Where both fail naming the type as one this DuckDB does
+// not know (CastErrorType), the text is not judged; any other failure of
+// it is an error (DefaultCastError). Its answer means nothing: only
+// whether it runs.
 func CastableTypeQuery(duckType string) string {
 	if strings.EqualFold(duckType, "JSON") {
 		duckType = "VARCHAR"
@@ -128,37 +128,36 @@ const (
 	// Invalid Input error: Geometry::FromString's on a text that is not
 	// WKT).
 	CastErrorCast
-	// CastErrorType: the statement names a type this DuckDB cannot
-	// name in a cast (DuckDB's Catalog, Binder or Parser error: a
-	// misspelt type, one of an extension not loaded).
+	// CastErrorType: the statement names a type this DuckDB does not
+	// know (DuckDB's Catalog error: one of an extension not loaded).
 	CastErrorType
 )
 
 // DefaultCastError tells what err, the error of running
 // (*Version).DefaultCastQuery or DefaultCastQuery of a text as duckType,
 // means; the proof and convert both ask it, with classify telling the
-// kind of a DuckDB error (CastErrorKind). Where err is the cast's own
-// failure and this DuckDB casts VARCHAR to duckType at all (castable
-// runs CastableTypeQuery(duckType) on the same DuckDB), the text does
-// not cast (false): the readers' DefaultCastAs throws too. Where castable
-// fails naming the type (CastErrorType), the type is one this DuckDB
-// cannot name in a cast: the text is not judged (true). Any other error,
-// of either statement (the machine, an interrupt, a closed connection),
-// is returned, never a verdict, so that a one-off failure is kept
-// neither as a refusal nor as a text that casts.
-func DefaultCastError(err error, duckType string, classify func(error) CastErrorKind, castable func() (bool, error)) (bool, error) {
+// kind of a DuckDB error (CastErrorKind) and castable running
+// CastableTypeQuery(duckType) on the same DuckDB. Where err is the cast's
+// own failure and castable runs, the text does not cast (false): the
+// readers' DefaultCastAs throws too. Where err and castable's error both
+// name a type this DuckDB does not know, the text is not judged (true).
+// Any other error, or outcome (the cast's own failure where the type is
+// unknown, a type unknown to one statement only), is returned, never a
+// verdict, so that a one-off failure is kept neither as a refusal nor as
+// a text that casts.
+func DefaultCastError(err error, duckType string, classify func(error) CastErrorKind, castable func() error) (bool, error) {
 	kind := classify(err)
 	if kind == CastErrorOther {
 		return false, err
 	}
-	ok, cerr := castable()
+	cerr := castable()
 	switch {
-	case cerr != nil && classify(cerr) == CastErrorType, cerr == nil && !ok:
+	case cerr == nil && kind == CastErrorCast:
+		return false, nil
+	case cerr != nil && kind == CastErrorType && classify(cerr) == CastErrorType:
 		return true, nil
 	case cerr != nil:
 		return false, fmt.Errorf("does this DuckDB cast VARCHAR to %s at all: %w", duckType, cerr)
-	case kind == CastErrorCast:
-		return false, nil
 	}
 	return false, err
 }
@@ -188,7 +187,7 @@ func DefaultCastError(err error, duckType string, classify func(error) CastError
 //     '+02:00:5z', '+020x'), where 1.3-1.5 ignore the rest; a text
 //     whose time part does not parse is read as a timestamp, as TIME.
 func duckDB2Casts(text, duckType string) string {
-	lit := "'" + strings.ReplaceAll(text, "'", "''") + "'"
+	lit := sqlText(text)
 	// The timestamp reading of a text that is not a time first.
 	timestamp := "(regexp_matches(" + lit + ", " + timeFirstPattern + ") OR NOT regexp_matches(" + lit + ", " + offsetColonPattern + "))"
 	switch strings.ToUpper(duckType) {
@@ -258,5 +257,18 @@ func DefaultParsesQuery(text string) string {
 		AND json_extract_string(j, '$.statements[0].node.having') IS NULL
 		AND json_extract_string(j, '$.statements[0].node.qualify') IS NULL
 		AND json_extract_string(j, '$.statements[0].node.sample') IS NULL, false)
-		FROM (SELECT json_serialize_sql('` + strings.ReplaceAll("SELECT "+text, "'", "''") + `') AS j)`
+		FROM (SELECT json_serialize_sql(` + sqlText("SELECT "+text) + `) AS j)`
+}
+
+// sqlText is a SQL expression whose value is text, byte for byte: a
+// quoted literal, with each NUL byte (which DuckDB's VARCHAR holds, and a
+// catalog's default may) as chr(0) between literals, since DuckDB reads
+// a statement only up to its first NUL: a default holding one cut the
+// judge's statement short and failed it.
+func sqlText(text string) string {
+	parts := strings.Split(strings.ReplaceAll(text, "'", "''"), "\x00")
+	if len(parts) == 1 {
+		return "'" + parts[0] + "'"
+	}
+	return "('" + strings.Join(parts, "' || chr(0) || '") + "')"
 }

@@ -15,15 +15,16 @@ import (
 // DefaultCast tells what err, of a default's cast judge
 // (formats.DefaultCastQuery, formats.CastableTypeQuery), says, for
 // formats.DefaultCastError: DuckDB's Conversion and Invalid Input errors
-// are the cast's own failure; its Catalog, Binder and Parser errors are
-// what DuckDB 1.5.6 raises for a type it cannot name in a cast (a
-// misspelt type and one of an extension not loaded: Catalog; a DECIMAL
-// width or scale out of range: Binder; a type that does not parse:
-// Parser). Anything else is formats.CastErrorOther: the machine, an
+// are the cast's own failure; its Catalog error is what DuckDB 1.5.6
+// raises for a type it does not know (one of an extension not loaded, a
+// misspelt name). Anything else is formats.CastErrorOther: a Binder or
+// Parser error (a DECIMAL width out of range, a type that does not
+// parse: no column type formats.ScalarDuckType gives), the machine, an
 // interrupt, DuckDB itself, an extension's failed download (Extension
 // Autoloading Error), a closed connection or a cancelled context (no
 // *duckdb.Error), and a message whose type the driver did not read
-// (ErrorTypeInvalid).
+// (ErrorTypeInvalid): an error, since "not judged" counts the text as
+// one that casts.
 func DefaultCast(err error) formats.CastErrorKind {
 	de, ok := errors.AsType[*duckdb.Error](err)
 	if !ok {
@@ -32,7 +33,7 @@ func DefaultCast(err error) formats.CastErrorKind {
 	switch de.Type {
 	case duckdb.ErrorTypeConversion, duckdb.ErrorTypeInvalidInput:
 		return formats.CastErrorCast
-	case duckdb.ErrorTypeCatalog, duckdb.ErrorTypeBinder, duckdb.ErrorTypeParser:
+	case duckdb.ErrorTypeCatalog:
 		return formats.CastErrorType
 	}
 	return formats.CastErrorOther
