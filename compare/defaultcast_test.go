@@ -99,6 +99,15 @@ func TestUncastableDefaultsRefused(t *testing.T) {
 			`UPDATE ducklake_column SET initial_default = 'not wkt' WHERE column_name = 'g'`, cast},
 		{"1.0 GEOMETRY initial_default that is WKT", "lakes", "14_geometry",
 			`UPDATE ducklake_column SET initial_default = 'POINT (1 2)' WHERE column_name = 'g'`, ""},
+		// A NUL byte cuts a statement short: a default holding one is
+		// judged, and read for the files lacking its column, by its value
+		// (formats.SQLText), where the proof failed on it. 2.0's parser
+		// reads past a NUL, 1.5's stops at it: an expression holding one
+		// is refused where 2.0 reads the format.
+		{"1.0 initial_default holding a NUL, read for files without the column", "lakes", "02_add_drop_columns",
+			`UPDATE ducklake_column SET initial_default = 'a' || chr(0) || 'b' WHERE table_id = 1 AND column_id = 5`, ""},
+		{"1.0 expression holding a NUL", "lakes", "05_defaults_not_null",
+			`UPDATE ducklake_column SET default_value = '1' || chr(0) || ')' WHERE table_id = 1 AND column_id = 2 AND end_snapshot IS NULL`, parse},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -147,7 +147,7 @@ func projectByFieldID(src string, root *pnode, cols []*Column, kp string) (proje
 		}
 		def := "NULL"
 		if d := c.readDefault(); d != nil && pc == nil {
-			def = sqlString(*d)
+			def = formats.SQLText(*d) // a NUL byte cuts a statement short
 		}
 		entries = append(entries, fmt.Sprintf("%d: {name: %s, type: %s, default_value: %s}", c.ID, sqlString(name), sqlString(typ), def))
 		e := ident(name)

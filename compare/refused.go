@@ -211,8 +211,8 @@ func (r *Reader) columnsRefusal(cols []*Column) (formats.QuirkInfo, string) {
 // fields), and 0.4+ readers keep a literal default_value as text and parse
 // an expression (defaultKind). The rule and its judges are formats'
 // (CastsDefaultValue, DefaultCastQuery, DefaultParsesQuery), which convert
-// applies too before it writes; a type this DuckDB cannot name in a cast
-// is not judged.
+// applies too before it writes; a text whose cast and castable statement
+// both name a type this DuckDB does not know is not judged.
 func (r *Reader) defaultCastRefusal(ctx context.Context, cols []*Column) (formats.QuirkInfo, string, error) {
 	for _, c := range cols {
 		if len(c.Children) > 0 {
@@ -263,7 +263,7 @@ func (r *Reader) defaultParses(ctx context.Context, text string) (bool, error) {
 		return ok, nil
 	}
 	var ok bool
-	err := r.conn.QueryRowContext(ctx, formats.DefaultParsesQuery(text)).Scan(&ok)
+	err := r.conn.QueryRowContext(ctx, r.format.DefaultParsesQuery(text)).Scan(&ok)
 	if err != nil {
 		return false, err
 	}
@@ -274,8 +274,8 @@ func (r *Reader) defaultParses(ctx context.Context, text string) (bool, error) {
 // defaultCasts tells whether text casts to column c's type, as the readers'
 // DefaultCastAs casts it (formats.DefaultCastQuery: a TIMESTAMPTZ text
 // with a time zone name other than UTC does not; a text whose cast throws
-// does not either); true where this DuckDB cannot cast to the type at all
-// (not judged). Memoised by type and text.
+// does not either); true where this DuckDB does not know the type (not
+// judged: formats.DefaultCastError). Memoised by type and text.
 func (r *Reader) defaultCasts(ctx context.Context, c *Column, text string) (bool, error) {
 	dt, err := c.DuckType()
 	if err != nil {

@@ -200,5 +200,5 @@ func (c *Column) defaultExpr() (string, error) {
 	if def == nil {
 		return "CAST(NULL AS " + dt + ")", nil
 	}
-	return "CAST(" + sqlString(*def) + " AS " + dt + ")", nil
+	return "CAST(" + formats.SQLText(*def) + " AS " + dt + ")", nil
 }

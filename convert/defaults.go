@@ -150,7 +150,7 @@ func (r *run) defaultFailures(to *formats.Version, exprRows map[[3]int64]bool) (
 		k := [2]string{a.text, a.duckType}
 		j, seen := distinct[k]
 		if !seen {
-			judge := formats.DefaultParsesQuery(a.text)
+			judge := to.DefaultParsesQuery(a.text)
 			if a.duckType != "" {
 				judge = to.DefaultCastQuery(a.text, a.duckType)
 			}
@@ -177,7 +177,7 @@ func (r *run) defaultFailures(to *formats.Version, exprRows map[[3]int64]bool) (
 		// A judge this DuckDB cannot run: each alone, its error told by
 		// formats.DefaultCastError (a cast that throws where the type
 		// casts at all fails the readers' cast too; one to a type this
-		// DuckDB cannot cast to is not judged; others are errors).
+		// DuckDB does not know is not judged; others are errors).
 		for j, p := range parts {
 			oks[j] = sql.NullBool{}
 			a := asks[slices.Index(judgeOf, j)]

@@ -54,6 +54,10 @@ func TestDefaultsTheTargetCannotLoad(t *testing.T) {
 			formats.V1_1, Options{}, "uncastable-default", `initial_default "not wkt" does not cast to geometry`},
 		{"expression to 1.1", "05_defaults_not_null", `UPDATE ducklake_column SET default_value = 'round(' WHERE table_id = 1 AND column_id = 2 AND end_snapshot IS NULL`,
 			formats.V1_1, Options{}, "unparsable-default-expression", `default_value "round(" (expression) is not one expression`},
+		// 2.0's parser reads past a NUL byte, 1.5's stops at it: refused
+		// where 2.0 reads the format (formats.Version.DefaultParsesQuery).
+		{"expression holding a NUL to 1.1", "05_defaults_not_null", `UPDATE ducklake_column SET default_value = '1' || chr(0) || ')' WHERE table_id = 1 AND column_id = 2 AND end_snapshot IS NULL`,
+			formats.V1_1, Options{}, "unparsable-default-expression", `default_value "1\x00)" (expression) is not one expression`},
 		// An expression default going down to 0.3 is the expression-defaults
 		// refusal's (its text is not judged as a 0.3 literal); one that no
 		// 1.0 reader loads is the source's refusal, also where the option

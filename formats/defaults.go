@@ -73,7 +73,7 @@ var scalarDuckTypes = map[string]string{
 // the default cast reinterprets a VARCHAR as JSON (JSON is a VARCHAR by
 // its type id: string_cast.cpp, ReinterpretCast), so every text casts.
 func DefaultCastQuery(text, duckType string) string {
-	lit := sqlText(text)
+	lit := SQLText(text)
 	if strings.EqualFold(duckType, "JSON") {
 		duckType = "VARCHAR"
 	}
@@ -187,7 +187,7 @@ func DefaultCastError(err error, duckType string, classify func(error) CastError
 //     '+02:00:5z', '+020x'), where 1.3-1.5 ignore the rest; a text
 //     whose time part does not parse is read as a timestamp, as TIME.
 func duckDB2Casts(text, duckType string) string {
-	lit := sqlText(text)
+	lit := SQLText(text)
 	// The timestamp reading of a text that is not a time first.
 	timestamp := "(regexp_matches(" + lit + ", " + timeFirstPattern + ") OR NOT regexp_matches(" + lit + ", " + offsetColonPattern + "))"
 	switch strings.ToUpper(duckType) {
@@ -257,15 +257,29 @@ func DefaultParsesQuery(text string) string {
 		AND json_extract_string(j, '$.statements[0].node.having') IS NULL
 		AND json_extract_string(j, '$.statements[0].node.qualify') IS NULL
 		AND json_extract_string(j, '$.statements[0].node.sample') IS NULL, false)
-		FROM (SELECT json_serialize_sql(` + sqlText("SELECT "+text) + `) AS j)`
+		FROM (SELECT json_serialize_sql(` + SQLText("SELECT "+text) + `) AS j)`
 }
 
-// sqlText is a SQL expression whose value is text, byte for byte: a
+// DefaultParsesQuery is DefaultParsesQuery (the parser of DuckDB 1.5,
+// which reads a text only up to its first NUL byte, as the judge's
+// json_serialize_sql does) for v's readers: where DuckDB 2.0 reads v
+// (formats 1.0 and 1.1), whose parser reads past a NUL (a PEG tokenizer
+// over the whole text: '1', NUL, ')' parses in 1.5, not in 2.0), an
+// expression holding a NUL is not judged one expression, since this
+// DuckDB cannot run 2.0's parser: refused, the safe side.
+func (v *Version) DefaultParsesQuery(text string) string {
+	if v.Opens("2.0.0") && strings.ContainsRune(text, 0) {
+		return "SELECT false"
+	}
+	return DefaultParsesQuery(text)
+}
+
+// SQLText is a SQL expression whose value is text, byte for byte: a
 // quoted literal, with each NUL byte (which DuckDB's VARCHAR holds, and a
 // catalog's default may) as chr(0) between literals, since DuckDB reads
 // a statement only up to its first NUL: a default holding one cut the
 // judge's statement short and failed it.
-func sqlText(text string) string {
+func SQLText(text string) string {
 	parts := strings.Split(strings.ReplaceAll(text, "'", "''"), "\x00")
 	if len(parts) == 1 {
 		return "'" + parts[0] + "'"

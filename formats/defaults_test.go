@@ -74,18 +74,20 @@ func TestDefaultCastQueryTimeZones(t *testing.T) {
 }
 
 // TestDefaultCastError: only the cast's own failure on a type this DuckDB
-// casts to is a refusal, and a type this DuckDB cannot name in a cast is
-// not judged; an error of another kind (an interrupt, the machine), of
-// the cast or of the statement asking whether the type casts at all, is
-// an error, never a verdict the proof would keep: a machine error of the
-// second was taken for a type this DuckDB cannot name, and the text for
-// one that casts.
+// casts to is a refusal, and a type both statements say this DuckDB does
+// not know is not judged; an error of another kind (an interrupt, the
+// machine), of the cast or of the statement asking whether the type
+// casts at all, is an error, never a verdict the proof would keep: a
+// machine error of the second was taken for a type this DuckDB cannot
+// name, and the text for one that casts. (classify stands for
+// internal/duckerr.DefaultCast; a second "unknown type" error stands for
+// a cast naming a type the castable statement then names.)
 func TestDefaultCastError(t *testing.T) {
 	t.Parallel()
 	own := errors.New("Invalid Input Error: Failed to parse geometry")
 	other := errors.New("INTERRUPT Error: Interrupted!")
 	unnamed := errors.New("Catalog Error: Type with name X does not exist!")
-	binder := errors.New("Binder Error: Referenced column x not found")
+	binder := errors.New("Catalog Error: Table Function with name x does not exist!")
 	classify := func(err error) CastErrorKind {
 		switch err {
 		case own:
@@ -110,7 +112,7 @@ func TestDefaultCastError(t *testing.T) {
 		{"own failure, unknown type", own, unknown, false, unnamed},
 		{"type error, unknown type", unnamed, unknown, true, nil},
 		{"other error, unknown type", other, unknown, false, other},
-		{"type error of the cast, castable type", binder, castable, false, binder},
+		{"unknown type error of the cast, castable type", binder, castable, false, binder},
 		{"own failure, castable query fails with a machine error", own, machine, false, other},
 		{"type error, castable query fails with a machine error", unnamed, machine, false, other},
 	} {
@@ -124,7 +126,7 @@ func TestDefaultCastError(t *testing.T) {
 // A default holding a NUL byte (DuckDB's VARCHAR holds one; DuckDB reads
 // a statement only up to its first) is judged as any other text: the
 // judges' statements cut it short and failed (an error exit for a
-// catalog every reader loads), and sqlText gives its value byte for
+// catalog every reader loads), and SQLText gives its value byte for
 // byte.
 func TestDefaultJudgesTakeNUL(t *testing.T) {
 	t.Parallel()
@@ -132,8 +134,8 @@ func TestDefaultJudgesTakeNUL(t *testing.T) {
 	db := testduck.Open(t, "")
 	for _, text := range []string{"a\x00b", "\x00", "it's\x00\x00'", "no nul"} {
 		var same bool
-		if err := db.QueryRowContext(ctx, "SELECT encode("+sqlText(text)+") = from_hex('"+hex.EncodeToString([]byte(text))+"')").Scan(&same); err != nil || !same {
-			t.Errorf("sqlText(%q) = %s: same value %v, %v", text, sqlText(text), same, err)
+		if err := db.QueryRowContext(ctx, "SELECT encode("+SQLText(text)+") = from_hex('"+hex.EncodeToString([]byte(text))+"')").Scan(&same); err != nil || !same {
+			t.Errorf("SQLText(%q) = %s: same value %v, %v", text, SQLText(text), same, err)
 		}
 	}
 	for _, c := range []struct {

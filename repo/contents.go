@@ -444,8 +444,10 @@ var emptyStringsFixedIn = goversion.Must(goversion.NewVersion("1.5.1"))
 // v51: only a cast's own failure is "does not cast" (proofVersion v90);
 // v52 held a frozen catalog's defaults to any line reading its format,
 // v53 to every line again (proofVersion v92); v54: a default cast judge's
-// machine failure is an error, not a text that casts (proofVersion v93).
-const contentsKeyKind = "fdl-formats content pass v54"
+// machine failure is an error, not a text that casts (proofVersion v93);
+// v55: defaults holding a NUL byte judged by their value (proofVersion
+// v94).
+const contentsKeyKind = "fdl-formats content pass v55"
 
 // contentsKey names everything a content pass of v reads, or "" (no digest
 // cache, or an object store, whose data files the pass fetches and
