@@ -37,9 +37,8 @@ func NewDeletes() *Deletes {
 
 // deleteID is a local delete file's identity.
 type deleteID struct {
-	path, key   string
-	size, mtime int64
-	inode       string // fileid.Inode: change time, device, inode (a same-size rewrite with its mtime set back)
+	path, key string
+	stamp     string // fileid.Stamp: size, modification and change time, device, inode
 }
 
 // deleteIDOf stats a delete file with stat (os.Stat; key: the one that
@@ -53,7 +52,7 @@ func deleteIDOf(stat func(string) (os.FileInfo, error), path, key string) (delet
 	if err != nil || !st.Mode().IsRegular() {
 		return deleteID{}, false
 	}
-	return deleteID{path: path, key: key, size: st.Size(), mtime: st.ModTime().UnixNano(), inode: fileid.Inode(st)}, true
+	return deleteID{path: path, key: key, stamp: fileid.Stamp(st)}, true
 }
 
 func (d *Deletes) get(id deleteID) (rawDeletes, bool) {

@@ -292,13 +292,7 @@ func (r *Reader) defaultCasts(ctx context.Context, c *Column, text string) (bool
 		}
 		// The text's cast throws where the type casts at all: the
 		// readers' does too; other errors are errors, not verdicts.
-		ok, err = formats.DefaultCastError(err, dt, duckerr.DefaultCast, func() error {
-			return r.conn.QueryRowContext(ctx, formats.CastableTypeQuery(dt)).Scan(new(bool))
-		})
-		if err == nil && ctx.Err() != nil {
-			err = ctx.Err()
-		}
-		if err != nil {
+		if ok, err = duckerr.DefaultCastFailure(ctx, r.conn, err, dt); err != nil {
 			return false, fmt.Errorf("column %s (id %d): cast %q to %s: %w", c.Name, c.ID, text, dt, err)
 		}
 	}

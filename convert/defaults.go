@@ -191,17 +191,12 @@ func (r *run) defaultFailures(to *formats.Version, exprRows map[[3]int64]bool) (
 			if err != nil && (r.ctx.Err() != nil || a.duckType == "") {
 				return nil, fmt.Errorf("judge the column defaults: %s: %w", a.what, err)
 			}
-			if err != nil && a.duckType != "" {
-				ok, err := formats.DefaultCastError(err, a.duckType, duckerr.DefaultCast, func() error {
-					return r.w.conn.QueryRowContext(r.ctx, formats.CastableTypeQuery(a.duckType)).Scan(new(bool))
-				})
-				if err == nil && r.ctx.Err() != nil {
-					err = r.ctx.Err()
-				}
+			if err != nil {
+				ok, err := duckerr.DefaultCastFailure(r.ctx, r.w.conn, err, a.duckType)
 				if err != nil {
 					return nil, fmt.Errorf("judge the column defaults: %s: %w", a.what, err)
 				}
-				// Not judged (a type this DuckDB cannot cast to) stays
+				// Not judged (a type this DuckDB does not know) stays
 				// unknown, as the proof leaves it.
 				if !ok {
 					oks[j] = sql.NullBool{Valid: true}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/fdl-formats/fdl-formats/fdljson"
+	"github.com/fdl-formats/fdl-formats/internal/fileid"
 	"github.com/fdl-formats/fdl-formats/store"
 )
 
@@ -136,7 +137,7 @@ func (rm *remote) keepFrozen(src string, ref *fdljson.FileRef, got *store.Object
 		rm.log.Debug("frozen catalog not cached", "file", cached, "error", err)
 		return
 	}
-	rec := copyRecord{validator: valid, size: ref.Bytes, sha256: ref.SHA256, strong: strongValidator(got), stamp: copyStamp(st)}
+	rec := copyRecord{validator: valid, size: ref.Bytes, sha256: ref.SHA256, strong: strongValidator(got), stamp: fileid.Stamp(st)}
 	if _, _, err := writeHashed(strings.NewReader(rec.encode()), cached+validatorSuffix, rm.tmpDir, nil); err != nil {
 		rm.log.Debug("frozen catalog not cached", "file", cached, "error", err)
 	}

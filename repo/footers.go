@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fdl-formats/fdl-formats/internal/fileid"
 	"github.com/fdl-formats/fdl-formats/internal/oneline"
 	"github.com/fdl-formats/fdl-formats/internal/scratch"
 	"github.com/fdl-formats/fdl-formats/store"
@@ -371,7 +372,7 @@ func (rm *remote) keepStandIn(key, path string, info store.ObjectInfo) {
 	defer f.Close()
 	stamped := func() bool {
 		st, err := f.Stat()
-		return err == nil && st.Size() == info.Size && copyStamp(st) == c.stamp
+		return err == nil && st.Size() == info.Size && fileid.Stamp(st) == c.stamp
 	}
 	if !stamped() || info.Size < 2*int64(len(footerMagic))+4 {
 		return

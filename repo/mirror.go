@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -29,7 +28,7 @@ import (
 // (fillCache: the object's size, validator and last bytes, as today) and,
 // since a proof found again no longer names the copy's inode, to the bytes
 // the store delivered: beside each copy its record (copyRecord) keeps their
-// sha256 and the copy's stamp on local disk when written (copyStamp). A copy
+// sha256 and the copy's stamp on local disk when written (fileid.Stamp). A copy
 // whose stamp is not the recorded one (a restored or copied cache, or a
 // file changed in the cache) is read again, and used only when its sha256
 // is the recorded one, else downloaded again; either way before any
@@ -54,7 +53,7 @@ type copyRecord struct {
 	size      int64  // the object's size
 	sha256    string // of the bytes delivered
 	strong    bool   // the validator names the bytes (strongValidator)
-	stamp     string // the copy on local disk when written or last held to sha256 (copyStamp)
+	stamp     string // the copy on local disk when written or last held to sha256 (fileid.Stamp)
 }
 
 // encode is the record's text: its header, then one field a line.
@@ -100,14 +99,6 @@ func readCopyRecord(path string) (c copyRecord, ok bool) {
 		return copyRecord{}, false
 	}
 	return c, true
-}
-
-// copyStamp is a file as it is on local disk: its size, modification time
-// and, where the system has them, inode change time, device and inode
-// (fileid.Inode). A write changes it (the inode change time, which no
-// program sets back), and so does a copy of the file.
-func copyStamp(info fs.FileInfo) string {
-	return fileid.Stamp(info)
 }
 
 // strongValidator reports whether an object's validator names its bytes,
@@ -191,7 +182,7 @@ func (rm *remote) heldCopy(path string, tail []byte, info store.ObjectInfo) (hel
 	if mine, err := fileTail(path, int64(len(tail))); err != nil || !bytes.Equal(mine, tail) {
 		return false, false
 	}
-	return true, copyStamp(st) != c.stamp
+	return true, fileid.Stamp(st) != c.stamp
 }
 
 // copyGate is what a whole answer to the ranged read of the data file key
@@ -261,7 +252,7 @@ func (rm *remote) sameBytes(path, key string, size int64) bool {
 	if !ok || err != nil {
 		return false
 	}
-	stamp := copyStamp(st)
+	stamp := fileid.Stamp(st)
 	sum, n, err := hashFile(path)
 	if err != nil || n != size {
 		return false
@@ -273,7 +264,7 @@ func (rm *remote) sameBytes(path, key string, size int64) bool {
 		}
 		return false
 	}
-	if after, err := os.Stat(path); err != nil || copyStamp(after) != stamp {
+	if after, err := os.Stat(path); err != nil || fileid.Stamp(after) != stamp {
 		return false // changed while read
 	}
 	c.stamp = stamp
@@ -302,7 +293,7 @@ func (rm *remote) keepCopyRecord(path string, got *store.ObjectInfo, sum string,
 	if err != nil {
 		return err
 	}
-	c := copyRecord{validator: valid, size: n, sha256: sum, strong: strongValidator(got), stamp: copyStamp(st)}
+	c := copyRecord{validator: valid, size: n, sha256: sum, strong: strongValidator(got), stamp: fileid.Stamp(st)}
 	_, _, err = writeHashed(strings.NewReader(c.encode()), path+validatorSuffix, rm.recordTmp(path), nil)
 	return err
 }

@@ -5,6 +5,8 @@
 package duckerr
 
 import (
+	"context"
+	"database/sql"
 	"errors"
 
 	"github.com/duckdb/duckdb-go/v2"
@@ -37,4 +39,21 @@ func DefaultCast(err error) formats.CastErrorKind {
 		return formats.CastErrorType
 	}
 	return formats.CastErrorOther
+}
+
+// DefaultCastFailure tells what err, the failure of a default's cast
+// judge of a text as duckType run on conn, means (formats.DefaultCastError
+// with DefaultCast): false where the cast's own failure says the text
+// does not cast, true where the type is one this DuckDB does not know
+// (not judged), or an error. It runs formats.CastableTypeQuery on conn
+// to tell them apart; a context ended meanwhile is an error, never a
+// verdict. The proof and convert both ask it.
+func DefaultCastFailure(ctx context.Context, conn *sql.Conn, err error, duckType string) (bool, error) {
+	ok, err := formats.DefaultCastError(err, duckType, DefaultCast, func() error {
+		return conn.QueryRowContext(ctx, formats.CastableTypeQuery(duckType)).Scan(new(bool))
+	})
+	if err == nil && ctx.Err() != nil {
+		return false, ctx.Err()
+	}
+	return ok, err
 }
