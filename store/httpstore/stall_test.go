@@ -50,7 +50,10 @@ func TestStalledBody(t *testing.T) {
 	var h http.Handler = webtest.Handler(root, webtest.Options{})
 	h = webtest.Stall(h, get("/stalls.bin"), 1000)
 	h = webtest.Stall(h, get("/versions/"), 10)
-	h = webtest.Trickle(h, func(r *http.Request) bool { return strings.HasSuffix(r.URL.Path, "/trickles.bin") }, 250, d/4)
+	// The steady body: 100 bytes every d/4, read by a store whose timeout
+	// is 5d, so a pause 19 times the sender's is needed to fail it (a busy
+	// machine's late timers failed it at a timeout of d).
+	h = webtest.Trickle(h, func(r *http.Request) bool { return strings.HasSuffix(r.URL.Path, "/trickles.bin") }, 100, d/4)
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	st, err := httpstore.New(srv.URL+"/lake", httpstore.Client(d))

@@ -58,7 +58,10 @@ func TestStalledBody(t *testing.T) {
 	}
 	var h http.Handler = webtest.Stall(proxy, stalled(false), 1000)
 	h = webtest.Stall(h, stalled(true), 100)
-	h = webtest.Trickle(h, func(r *http.Request) bool { return strings.HasSuffix(r.URL.Path, "/data/trickles.bin") }, 250, d/4)
+	// The steady body: 100 bytes every d/4, read by a store whose timeout
+	// is 5d, so a pause 19 times the sender's is needed to fail it (a busy
+	// machine's late timers could fail it at a timeout of d).
+	h = webtest.Trickle(h, func(r *http.Request) bool { return strings.HasSuffix(r.URL.Path, "/data/trickles.bin") }, 100, d/4)
 	front := httptest.NewServer(h)
 	t.Cleanup(front.Close)
 	st, err := s3.New(ctx, bucket, "lake", s3.Options{Endpoint: front.URL, StallTimeout: d})
@@ -77,7 +80,13 @@ func TestStalledBody(t *testing.T) {
 			_, err := st.List(ctx, "versions/")
 			return nil, err
 		}, Want: "list s3://" + bucket + "/lake/versions/ at ", Attempts: 3, Within: 10*d + 5*time.Second},
-		{Name: "a slow but steady body", Op: storetest.ReadAll(st, "data/trickles.bin")},
+	})
+	steady, err := s3.New(ctx, bucket, "lake", s3.Options{Endpoint: front.URL, StallTimeout: 5 * d})
+	if err != nil {
+		t.Fatal(err)
+	}
+	storetest.RunStallCases(t, 5*d, 30*time.Second, data, &stalls, []storetest.StallCase{
+		{Name: "a slow but steady body", Op: storetest.ReadAll(steady, "data/trickles.bin")},
 	})
 }
 
@@ -115,7 +124,10 @@ func TestStalledUpload(t *testing.T) {
 	quit := make(chan struct{})
 	var h http.Handler = webtest.StallUpload(proxy, putOf("reads-nothing.duckdb"), 0, quit)
 	h = webtest.StallUpload(h, putOf("stops-at-1mib.duckdb"), 1<<20, quit)
-	h = webtest.SlowUpload(h, putOf("slow.duckdb"), 256<<10, 20*time.Millisecond)
+	// The steady reader takes 128 KiB every 40 ms (5 s in all) from a
+	// store whose timeout is 5d (1.5 s): only a pause far beyond a busy
+	// machine's late timers fails it.
+	h = webtest.SlowUpload(h, putOf("slow.duckdb"), 128<<10, 40*time.Millisecond)
 	front := httptest.NewServer(h)
 	t.Cleanup(front.Close)
 	released := false
@@ -153,7 +165,23 @@ func TestStalledUpload(t *testing.T) {
 			Says: "stopped reading the upload", Attempts: 2, Within: within},
 		{Name: "the server stops after 1 MiB", Op: create(dir + "stops-at-1mib.duckdb"), Want: "PUT " + front.URL + "/" + bucket + "/lake/" + dir + "stops-at-1mib.duckdb: ",
 			Says: "gave up after 2 attempts, the last 2 timed out", Attempts: 2, Within: within},
-		{Name: "a slow but steady reader", Op: create(dir + "slow.duckdb")},
+	})
+	steady, err := s3.New(ctx, bucket, "lake", s3.Options{Endpoint: front.URL, StallTimeout: 5 * d})
+	if err != nil {
+		t.Fatal(err)
+	}
+	storetest.RunStallCases(t, 5*d, 30*time.Second, data, &stalls, []storetest.StallCase{
+		{Name: "a slow but steady reader", Op: func(ctx context.Context) ([]byte, error) {
+			if err := steady.Create(ctx, dir+"slow.duckdb", bytes.NewReader(data)); err != nil {
+				return nil, err
+			}
+			rc, err := direct.Open(ctx, dir+"slow.duckdb")
+			if err != nil {
+				return nil, err
+			}
+			defer rc.Close()
+			return io.ReadAll(rc)
+		}},
 	})
 	// The proxy lets go: the uploads it held are cut short at the server.
 	// Close returns once every request to the proxy has been answered,
