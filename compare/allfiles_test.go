@@ -205,7 +205,7 @@ func TestStoredFilesFollowMovedFolders(t *testing.T) {
 				}
 			}
 			db.Close()
-			r, err := Open(ctx, catalog, ReaderOptions{DataPath: data})
+			r, err := Open(ctx, catalog, ReaderOptions{DataPath: data, Engines: readerDBs})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -250,7 +250,7 @@ func TestStoredFilesFollowMovedFolders(t *testing.T) {
 func TestStoredFilesFormat(t *testing.T) {
 	ctx := context.Background()
 	lake, catalog := lastVersion(t, "lakes", "24_deletion_vectors")
-	rd, err := Open(ctx, catalog, ReaderOptions{DataPath: filepath.Join(lake, "data")})
+	rd, err := Open(ctx, catalog, ReaderOptions{DataPath: filepath.Join(lake, "data"), Engines: readerDBs})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,7 +38,7 @@ func TestKeysNameTheBuild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := Options{DataPath: data, BUnderDataPath: true, DigestCache: cache, SumA: sum, SumB: sum}
+	opts := Options{DataPath: data, BUnderDataPath: true, DigestCache: cache, SumA: sum, SumB: sum, Engines: readerDBs}
 	contentKey := func() string {
 		k := NewListings().InputsKey("fdl-formats content pass v3", data, "catalog "+sum, "format 1.0")
 		if k == "" {

@@ -30,7 +30,7 @@ func runChangeFeedCases(t *testing.T, archive, lakeName string, cases []changeFe
 				a = tamper(t, catalog, tc.a...)
 			}
 			b := tamper(t, catalog, tc.b...)
-			rep, err := Catalogs(context.Background(), a, b, Options{DataPath: data})
+			rep, err := Catalogs(context.Background(), a, b, Options{DataPath: data, Engines: readerDBs})
 			if tc.differ == "" {
 				if err != nil {
 					t.Fatalf("want equivalent: %v\n%v", err, rep)

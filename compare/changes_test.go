@@ -31,7 +31,7 @@ func TestSnapshotChangesCompared(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := tamper(t, catalog, tc.sql)
-			rep, err := Catalogs(context.Background(), catalog, b, Options{DataPath: data})
+			rep, err := Catalogs(context.Background(), catalog, b, Options{DataPath: data, Engines: readerDBs})
 			if !tc.differs {
 				if err != nil {
 					t.Fatalf("want equivalent: %v", err)

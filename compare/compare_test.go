@@ -158,7 +158,7 @@ func TestCatalogsEquivalentToItself(t *testing.T) {
 			lake, catalog := lastVersion(t, tc.archive, tc.lake)
 			other := filepath.Join(t.TempDir(), "copy.duckdb")
 			copyFile(t, catalog, other)
-			rep, err := Catalogs(context.Background(), catalog, other, Options{DataPath: filepath.Join(lake, "data")})
+			rep, err := Catalogs(context.Background(), catalog, other, Options{DataPath: filepath.Join(lake, "data"), Engines: readerDBs})
 			if err != nil {
 				t.Fatalf("%v\n%v", err, rep)
 			}
@@ -238,7 +238,7 @@ func TestCatalogsFindPlantedDifferences(t *testing.T) {
 		// A warm cache (digests and the proof of the untouched copy) must
 		// not hide the change.
 		store := memStore{}
-		if _, err := Catalogs(context.Background(), catalog, catalog, Options{DataPath: data, DataPathB: dataB, DigestCache: store}); err != nil {
+		if _, err := Catalogs(context.Background(), catalog, catalog, Options{DataPath: data, DataPathB: dataB, DigestCache: store, Engines: readerDBs}); err != nil {
 			t.Fatal(err)
 		}
 		target := filepath.Join(dataB, filepath.FromSlash(delFile))
@@ -251,7 +251,7 @@ func TestCatalogsFindPlantedDifferences(t *testing.T) {
 		if err := os.Rename(tmp, target); err != nil {
 			t.Fatal(err)
 		}
-		rep, err := Catalogs(context.Background(), catalog, catalog, Options{DataPath: data, DataPathB: dataB, DigestCache: store})
+		rep, err := Catalogs(context.Background(), catalog, catalog, Options{DataPath: data, DataPathB: dataB, DigestCache: store, Engines: readerDBs})
 		if !errors.Is(err, ErrNotEquivalent) {
 			t.Fatalf("want ErrNotEquivalent, got %v", err)
 		}
@@ -279,7 +279,7 @@ func TestCatalogsFindPlantedDifferences(t *testing.T) {
 	// TestBCannotBeReadWhereACan).
 	t.Run("data file only B names is a difference", func(t *testing.T) {
 		b := tamper(t, catalog, `UPDATE ducklake_data_file SET path = 'no-such-file.parquet' WHERE data_file_id = 0`)
-		rep, err := Catalogs(context.Background(), catalog, b, Options{DataPath: data})
+		rep, err := Catalogs(context.Background(), catalog, b, Options{DataPath: data, Engines: readerDBs})
 		if !errors.Is(err, ErrNotEquivalent) || errors.Is(err, ErrIncomparable) || !hasDifference(rep, "stats", "no-such-file.parquet") ||
 			!strings.Contains(err.Error(), "B names main/del/no-such-file.parquet, which does not exist") {
 			t.Fatalf("want ErrNotEquivalent with a stats difference naming the file, got %v", err)
@@ -483,7 +483,7 @@ func TestCatalogsFindMetadataDifferences(t *testing.T) {
 				catalog = tamper(t, catalog, tc.aStmt)
 			}
 			b := tamper(t, catalog, tc.stmt)
-			rep, err := Catalogs(context.Background(), catalog, b, Options{DataPath: filepath.Join(lake, "data")})
+			rep, err := Catalogs(context.Background(), catalog, b, Options{DataPath: filepath.Join(lake, "data"), Engines: readerDBs})
 			if !errors.Is(err, ErrNotEquivalent) {
 				t.Fatalf("want ErrNotEquivalent, got %v", err)
 			}
@@ -506,7 +506,7 @@ func TestCatalogsFindMetadataDifferences(t *testing.T) {
 // that time, though every snapshot is the same.
 func TestSnapshotTimeTiesStorageOrder(t *testing.T) {
 	lake, catalog := lastVersion(t, "lakes", "20_time_travel")
-	opts := Options{DataPath: filepath.Join(lake, "data")}
+	opts := Options{DataPath: filepath.Join(lake, "data"), Engines: readerDBs}
 	a := tamper(t, catalog, `UPDATE ducklake_snapshot SET snapshot_time = (SELECT snapshot_time FROM ducklake_snapshot WHERE snapshot_id = 2) WHERE snapshot_id = 3`)
 	same := filepath.Join(t.TempDir(), "same.duckdb")
 	copyFile(t, a, same)
@@ -534,7 +534,7 @@ func TestMacroParameterNamesKeptApart(t *testing.T) {
 	lake, catalog := lastVersion(t, "lakes", "10_macros")
 	a := tamper(t, catalog, `UPDATE ducklake_macro_parameters SET parameter_name = 'a:unknown=NULL:unknown,b' WHERE macro_id = 1`)
 	b := tamper(t, catalog, `INSERT INTO ducklake_macro_parameters VALUES (1, 0, 1, 'b', 'unknown', 'NULL', 'unknown')`)
-	rep, err := Catalogs(context.Background(), a, b, Options{DataPath: filepath.Join(lake, "data")})
+	rep, err := Catalogs(context.Background(), a, b, Options{DataPath: filepath.Join(lake, "data"), Engines: readerDBs})
 	if !errors.Is(err, ErrNotEquivalent) {
 		t.Fatalf("want ErrNotEquivalent, got %v", err)
 	}

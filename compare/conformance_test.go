@@ -301,7 +301,7 @@ func TestConvertedMatchDuckLake(t *testing.T) {
 							}
 							checkVersion(t, r, lake, v.ID, v.Snapshots)
 							r.Close()
-							rep, err := Catalogs(ctx, src, dst, Options{DataPath: data})
+							rep, err := Catalogs(ctx, src, dst, Options{DataPath: data, Engines: readerDBs})
 							if err != nil {
 								msg := err.Error()
 								if rep != nil {

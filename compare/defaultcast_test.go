@@ -115,7 +115,7 @@ func TestUncastableDefaultsRefused(t *testing.T) {
 			a := tamper(t, catalog, tc.stmt)
 			b := filepath.Join(t.TempDir(), "copy.duckdb")
 			copyFile(t, a, b)
-			rep, err := Catalogs(ctx, a, b, Options{DataPath: filepath.Join(lake, "data")})
+			rep, err := Catalogs(ctx, a, b, Options{DataPath: filepath.Join(lake, "data"), Engines: readerDBs})
 			if tc.refused == "" {
 				if err != nil {
 					t.Fatalf("want equivalent (every reader loads it), got %v\n%s", err, reportLines(rep))
@@ -146,7 +146,7 @@ func TestFrozenDefaultsEveryReader(t *testing.T) {
 	lake, catalog := lastVersion(t, "lakes", "01_primitive_types")
 	loose := tamper(t, catalog, `UPDATE ducklake_column SET initial_default = '2024-01-01 x' WHERE column_name = 'dt'`)
 	clean := tamper(t, catalog, `UPDATE ducklake_column SET initial_default = '2024-01-01' WHERE column_name = 'dt'`)
-	opts := Options{DataPath: filepath.Join(lake, "data")}
+	opts := Options{DataPath: filepath.Join(lake, "data"), Engines: readerDBs}
 	for _, c := range []struct{ name, a, b string }{{"as source", loose, clean}, {"as target", clean, loose}} {
 		rep, err := Catalogs(ctx, c.a, c.b, opts)
 		if !errors.Is(err, ErrNotEquivalent) || !hasDifference(rep, "unreadable", "uncastable-default") {
@@ -331,7 +331,7 @@ func TestNestedDefaultValueIgnored(t *testing.T) {
 	t.Parallel()
 	lake, catalog := lastVersion(t, "lakes", "05_defaults_not_null")
 	b := tamper(t, catalog, `UPDATE ducklake_column SET default_value = '{''i'': 5}' WHERE table_id = 3 AND column_id = 1`)
-	rep, err := Catalogs(context.Background(), catalog, b, Options{DataPath: filepath.Join(lake, "data")})
+	rep, err := Catalogs(context.Background(), catalog, b, Options{DataPath: filepath.Join(lake, "data"), Engines: readerDBs})
 	if err != nil {
 		t.Fatalf("want equivalent (no reader sees a struct's default_value), got %v\n%s", err, reportLines(rep))
 	}

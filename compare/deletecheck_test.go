@@ -188,7 +188,7 @@ func TestDeleteCountCompared(t *testing.T) {
 				a = tamper(t, tc.catalog, tc.a...)
 			}
 			b := tamper(t, tc.catalog, tc.b...)
-			rep, err := Catalogs(ctx, a, b, Options{DataPath: tc.data})
+			rep, err := Catalogs(ctx, a, b, Options{DataPath: tc.data, Engines: readerDBs})
 			if tc.nothing {
 				if err != nil {
 					t.Fatalf("Catalogs: %v; want equivalent", err)
@@ -354,12 +354,12 @@ func TestTwoVisibleDeleteFiles(t *testing.T) {
 	target := latestDelete(t, catalog, data)
 	second := fmt.Sprintf("INSERT INTO ducklake_delete_file SELECT * REPLACE (delete_file_id + 1000 AS delete_file_id) FROM ducklake_delete_file WHERE delete_file_id = %d", target.file.Delete.ID)
 	b := tamper(t, catalog, second)
-	rep, err := Catalogs(ctx, catalog, b, Options{DataPath: data})
+	rep, err := Catalogs(ctx, catalog, b, Options{DataPath: data, Engines: readerDBs})
 	want := fmt.Sprintf("has two visible delete files (ids %d, %d)", target.file.Delete.ID, target.file.Delete.ID+1000)
 	if !errors.Is(err, ErrNotEquivalent) || !hasDifference(rep, "files", want) || !hasDifference(rep, "files", "catalog B") {
 		t.Fatalf("B has them: %v; want a files difference of catalog B with %q", err, want)
 	}
-	_, err = Catalogs(ctx, b, tamper(t, b), Options{DataPath: data})
+	_, err = Catalogs(ctx, b, tamper(t, b), Options{DataPath: data, Engines: readerDBs})
 	if !errors.Is(err, ErrIncomparable) || errors.Is(err, ErrNotEquivalent) {
 		t.Fatalf("both have them: %v; want could not compare", err)
 	}

@@ -154,7 +154,7 @@ func TestCarryAcrossReplacedDeletes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			a := tamper(t, later, tc.edits...)
 			b := tamper(t, later)
-			whole, errWhole := Catalogs(ctx, a, b, Options{DataPath: data})
+			whole, errWhole := Catalogs(ctx, a, b, Options{DataPath: data, Engines: readerDBs})
 			o := opts
 			o.Carry = []Carry{{A: earlier, B: b0}}
 			rep, err := Catalogs(ctx, a, b, o)
@@ -251,7 +251,7 @@ func TestCarryReplacedOnOneSide(t *testing.T) {
 		"DELETE FROM ducklake_delete_file WHERE data_file_id = 0",
 		"INSERT INTO ducklake_delete_file SELECT * FROM e.ducklake_delete_file WHERE data_file_id = 0",
 		"DETACH e")
-	whole, errWhole := Catalogs(ctx, a, b, Options{DataPath: data})
+	whole, errWhole := Catalogs(ctx, a, b, Options{DataPath: data, Engines: readerDBs})
 	if whole == nil || whole.Equivalent {
 		t.Fatalf("walked whole: %v (want a difference at the latest snapshot)", errWhole)
 	}

@@ -250,14 +250,14 @@ func TestCatalogsShareAndCacheDigests(t *testing.T) {
 	if err := os.WriteFile(catalog, body, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cold, err := Catalogs(ctx, catalog, catalog, Options{DataPath: data, DigestCache: store, everyDigest: true})
+	cold, err := Catalogs(ctx, catalog, catalog, Options{DataPath: data, DigestCache: store, everyDigest: true, Engines: readerDBs})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if cold.Digests.Computed == 0 || cold.Digests.Reused < cold.Digests.Computed || cold.Digests.Cached != 0 || cold.ProofCached {
 		t.Errorf("cold: %+v; want every plan computed once and reused by B", cold.Digests)
 	}
-	again, err := Catalogs(ctx, catalog, catalog, Options{DataPath: data, DigestCache: store, everyDigest: true})
+	again, err := Catalogs(ctx, catalog, catalog, Options{DataPath: data, DigestCache: store, everyDigest: true, Engines: readerDBs})
 	if err != nil || !again.ProofCached || !again.Equivalent {
 		t.Fatalf("same comparison again: cached=%v equivalent=%v err=%v; want the kept proof", again.ProofCached, again.Equivalent, err)
 	}
@@ -270,21 +270,21 @@ func TestCatalogsShareAndCacheDigests(t *testing.T) {
 	if err := os.WriteFile(wal, []byte("not replayed"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	withWAL, err := Catalogs(ctx, catalog, catalog, Options{DataPath: data, DigestCache: store, everyDigest: true})
+	withWAL, err := Catalogs(ctx, catalog, catalog, Options{DataPath: data, DigestCache: store, everyDigest: true, Engines: readerDBs})
 	if err == nil || (withWAL != nil && withWAL.ProofCached) {
 		t.Errorf("catalog with a .wal beside it: proof cached %v, err %v; want it refused", withWAL != nil && withWAL.ProofCached, err)
 	}
 	if err := os.Remove(wal); err != nil {
 		t.Fatal(err)
 	}
-	warm, err := Catalogs(ctx, older, older, Options{DataPath: data, DigestCache: store, everyDigest: true})
+	warm, err := Catalogs(ctx, older, older, Options{DataPath: data, DigestCache: store, everyDigest: true, Engines: readerDBs})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if warm.ProofCached || warm.Digests.Computed != 0 || warm.Digests.Cached == 0 {
 		t.Errorf("older version: %+v (proof cached %v); want every plan from the cache", warm.Digests, warm.ProofCached)
 	}
-	nocache, err := Catalogs(ctx, older, older, Options{DataPath: data, everyDigest: true})
+	nocache, err := Catalogs(ctx, older, older, Options{DataPath: data, everyDigest: true, Engines: readerDBs})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,7 +296,7 @@ func TestCatalogsShareAndCacheDigests(t *testing.T) {
 	}
 	dataB := filepath.Join(t.TempDir(), "data")
 	copyTree(t, data, dataB)
-	other, err := Catalogs(ctx, catalog, catalog, Options{DataPath: data, DataPathB: dataB, DigestCache: memStore{}, everyDigest: true})
+	other, err := Catalogs(ctx, catalog, catalog, Options{DataPath: data, DataPathB: dataB, DigestCache: memStore{}, everyDigest: true, Engines: readerDBs})
 	if err != nil {
 		t.Fatal(err)
 	}

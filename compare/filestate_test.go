@@ -155,7 +155,7 @@ func TestSourceProofsCheckEveryFileOnDisk(t *testing.T) {
 			data := filepath.Join(lake, "data")
 			a := tamper(t, catalog, `UPDATE ducklake_data_file SET file_size_bytes = file_size_bytes + 1`)
 			ctx := context.Background()
-			want, wantErr := Catalogs(ctx, a, catalog, Options{DataPath: data})
+			want, wantErr := Catalogs(ctx, a, catalog, Options{DataPath: data, Engines: readerDBs})
 			diskA := func(rep *Report) (out []string) {
 				for _, d := range rep.Differences {
 					if strings.Contains(d.Reason, "catalog A:") {
@@ -170,7 +170,7 @@ func TestSourceProofsCheckEveryFileOnDisk(t *testing.T) {
 			src := NewSource()
 			defer src.Close()
 			for i := range 3 {
-				got, err := Catalogs(ctx, a, catalog, Options{DataPath: data, Source: src})
+				got, err := Catalogs(ctx, a, catalog, Options{DataPath: data, Source: src, Engines: readerDBs})
 				if (err == nil) != (wantErr == nil) || got == nil {
 					t.Fatalf("proof %d: %v, without a Source %v", i, err, wantErr)
 				}
@@ -197,14 +197,14 @@ func TestSourceProofsCheckDeleteFilesOnDisk(t *testing.T) {
 	b := tamper(t, catalog, early...)
 	a := tamper(t, catalog, append(early, `UPDATE ducklake_delete_file SET file_size_bytes = file_size_bytes + 1 WHERE data_file_id = 0`)...)
 	ctx := context.Background()
-	want, wantErr := Catalogs(ctx, a, b, Options{DataPath: data})
+	want, wantErr := Catalogs(ctx, a, b, Options{DataPath: data, Engines: readerDBs})
 	if want == nil || want.Equivalent {
 		t.Fatalf("without a Source: %v", wantErr)
 	}
 	src := NewSource()
 	defer src.Close()
 	for i := range 2 {
-		got, err := Catalogs(ctx, a, b, Options{DataPath: data, Source: src})
+		got, err := Catalogs(ctx, a, b, Options{DataPath: data, Source: src, Engines: readerDBs})
 		if got == nil || got.Equivalent || !reflect.DeepEqual(got.Differences, want.Differences) {
 			t.Errorf("proof %d with a Source: %v (%v), without %v", i, got.Differences, err, want.Differences)
 		}

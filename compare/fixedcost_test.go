@@ -78,7 +78,7 @@ func TestBatchedReadsMatchSingleReads(t *testing.T) {
 	for _, l := range fixedCostLakes {
 		t.Run(l.archive+"/"+l.name, func(t *testing.T) {
 			lake, catalog := lastVersion(t, l.archive, l.name)
-			r, err := Open(ctx, catalog, ReaderOptions{DataPath: filepath.Join(lake, "data")})
+			r, err := Open(ctx, catalog, ReaderOptions{DataPath: filepath.Join(lake, "data"), Engines: readerDBs})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -136,7 +136,7 @@ func TestBatchedReadsMatchSingleReads(t *testing.T) {
 func TestFirstReadPrefetches(t *testing.T) {
 	ctx := context.Background()
 	lake, catalog := lastVersion(t, "lakes", "08_partitioning")
-	r, err := Open(ctx, catalog, ReaderOptions{DataPath: filepath.Join(lake, "data")})
+	r, err := Open(ctx, catalog, ReaderOptions{DataPath: filepath.Join(lake, "data"), Engines: readerDBs})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +180,7 @@ func TestBatchFallsBackPerFile(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			data := filepath.Join(t.TempDir(), "data")
 			copyTree(t, src, data)
-			r, err := Open(ctx, catalog, ReaderOptions{DataPath: data})
+			r, err := Open(ctx, catalog, ReaderOptions{DataPath: data, Engines: readerDBs})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -316,7 +316,7 @@ func TestPositionsHash(t *testing.T) {
 func TestExistsOncePerReader(t *testing.T) {
 	ctx := context.Background()
 	lake, catalog := lastVersion(t, "lakes", "06_deletes")
-	r, err := Open(ctx, catalog, ReaderOptions{DataPath: filepath.Join(lake, "data")})
+	r, err := Open(ctx, catalog, ReaderOptions{DataPath: filepath.Join(lake, "data"), Engines: readerDBs})
 	if err != nil {
 		t.Fatal(err)
 	}

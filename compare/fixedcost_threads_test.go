@@ -94,11 +94,11 @@ func TestStoreReadOncePerDigest(t *testing.T) {
 	data := filepath.Join(lake, "data")
 	ctx := context.Background()
 	store := &countingStore{DigestStore: memStore{}, hits: map[string]int{}}
-	if _, err := Catalogs(ctx, catalog, catalog, Options{DataPath: data, DigestCache: store, everyDigest: true}); err != nil {
+	if _, err := Catalogs(ctx, catalog, catalog, Options{DataPath: data, DigestCache: store, everyDigest: true, Engines: readerDBs}); err != nil {
 		t.Fatal(err)
 	}
 	store.hits = map[string]int{}
-	warm, err := Catalogs(ctx, older, older, Options{DataPath: data, DigestCache: store, everyDigest: true})
+	warm, err := Catalogs(ctx, older, older, Options{DataPath: data, DigestCache: store, everyDigest: true, Engines: readerDBs})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestStoreReadOncePerDigest(t *testing.T) {
 func TestStatisticsReadOncePerReader(t *testing.T) {
 	ctx := context.Background()
 	lake, catalog := lastVersion(t, "lakes", "06_deletes")
-	opts := ReaderOptions{DataPath: filepath.Join(lake, "data")}
+	opts := ReaderOptions{DataPath: filepath.Join(lake, "data"), Engines: readerDBs}
 	src := NewSource()
 	defer src.Close()
 	shared, own, err := src.reader(ctx, catalog, opts)

@@ -26,7 +26,7 @@ func TestDeletedRowsKeysPerDeleteState(t *testing.T) {
 		opts ScanOptions
 	}{{"rows", ScanOptions{}}, {"rows with row ids", ScanOptions{RowIDs: true}}} {
 		t.Run(tc.name, func(t *testing.T) {
-			r, err := Open(ctx, cats[len(cats)-1], ReaderOptions{DataPath: data})
+			r, err := Open(ctx, cats[len(cats)-1], ReaderOptions{DataPath: data, Engines: readerDBs})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -105,7 +105,7 @@ func TestDeletedRowsQueryPerPlan(t *testing.T) {
 		for _, inline := range []int{10000, 1} {
 			t.Run(fmt.Sprintf("%s/%s/inline %d", l.archive, l.name, inline), func(t *testing.T) {
 				lake, catalog := lastVersion(t, l.archive, l.name)
-				r, err := Open(ctx, catalog, ReaderOptions{DataPath: filepath.Join(lake, "data")})
+				r, err := Open(ctx, catalog, ReaderOptions{DataPath: filepath.Join(lake, "data"), Engines: readerDBs})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -162,7 +162,7 @@ func TestDeletedRowsQueryPerPlan(t *testing.T) {
 func TestDeletedRowsKeyNotBuiltAsText(t *testing.T) {
 	ctx := context.Background()
 	cats, data := historyLake(t, lakegen.HistoryOptions{Versions: 6, RowsPerVersion: 3000, FilesPerVersion: 2, DeleteEvery: 2})
-	r, err := Open(ctx, cats[len(cats)-1], ReaderOptions{DataPath: data})
+	r, err := Open(ctx, cats[len(cats)-1], ReaderOptions{DataPath: data, Engines: readerDBs})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,7 +279,7 @@ func TestDeletedRowsKeyIDInline(t *testing.T) {
 func TestPrefetchScansShareShapes(t *testing.T) {
 	ctx := context.Background()
 	cats, data := historyLake(t, lakegen.HistoryOptions{Versions: 4, RowsPerVersion: 3000, FilesPerVersion: 2, DeleteEvery: 2})
-	r, err := Open(ctx, cats[len(cats)-1], ReaderOptions{DataPath: data})
+	r, err := Open(ctx, cats[len(cats)-1], ReaderOptions{DataPath: data, Engines: readerDBs})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -52,7 +52,7 @@ func lakeWithoutFieldIDs(t *testing.T, name, rename string, dirs []string) (cata
 	if err := os.CopyFS(data, os.DirFS(filepath.Join(lake, "data"))); err != nil {
 		t.Fatal(err)
 	}
-	r, err := Open(ctx, catalog, ReaderOptions{DataPath: data})
+	r, err := Open(ctx, catalog, ReaderOptions{DataPath: data, Engines: readerDBs})
 	if err != nil {
 		t.Fatal(err)
 	}

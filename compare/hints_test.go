@@ -35,7 +35,7 @@ func TestHintsSaveDeletedRowReads(t *testing.T) {
 			}
 			var rereads int
 			for i, cat := range cats {
-				rep, err := Catalogs(ctx, cat, cat, Options{DataPath: data, Digests: shared, everyDigest: true})
+				rep, err := Catalogs(ctx, cat, cat, Options{DataPath: data, Digests: shared, everyDigest: true, Engines: readerDBs})
 				if err != nil {
 					t.Fatalf("version %d: %v", i+1, err)
 				}
@@ -62,7 +62,7 @@ func TestHintsSaveDeletedRowReads(t *testing.T) {
 
 // hintFrom opens a catalog and gives d its delete hints (HintFromReader).
 func hintFrom(ctx context.Context, d *Digests, catalog, dataPath string) error {
-	r, err := Open(ctx, catalog, ReaderOptions{DataPath: dataPath})
+	r, err := Open(ctx, catalog, ReaderOptions{DataPath: dataPath, Engines: readerDBs})
 	if err != nil {
 		return err
 	}
@@ -89,7 +89,7 @@ func TestHintsNoUseForOneVersion(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		rep, err := Catalogs(ctx, newest, newest, Options{DataPath: data, Digests: shared, everyDigest: true})
+		rep, err := Catalogs(ctx, newest, newest, Options{DataPath: data, Digests: shared, everyDigest: true, Engines: readerDBs})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -112,7 +112,7 @@ func TestDigestsOfACopyReplacedMidRead(t *testing.T) {
 		l.SetMirror(data, m)
 		shared := NewDigests(store)
 		shared.claimedHook = hook
-		rep, err := Catalogs(ctx, catalog, catalog, Options{DataPath: data, DigestCache: store, Digests: shared, Listings: l, everyDigest: true})
+		rep, err := Catalogs(ctx, catalog, catalog, Options{DataPath: data, DigestCache: store, Digests: shared, Listings: l, everyDigest: true, Engines: readerDBs})
 		if err != nil {
 			t.Fatalf("%s: %v", step, err)
 		}
@@ -164,7 +164,7 @@ func TestFactsOfACopyReplacedAfterTheRead(t *testing.T) {
 			once.Do(func() { replaced = m.replace(target, "e2") })
 		}
 	}
-	if _, err := Catalogs(ctx, catalog, catalog, Options{DataPath: data, DigestCache: store, Digests: shared, Listings: l, everyDigest: true}); err != nil {
+	if _, err := Catalogs(ctx, catalog, catalog, Options{DataPath: data, DigestCache: store, Digests: shared, Listings: l, everyDigest: true, Engines: readerDBs}); err != nil {
 		t.Fatal(err)
 	}
 	if replaced != nil {
@@ -215,7 +215,7 @@ func TestSelfReadOfACopyReplacedMidRead(t *testing.T) {
 			shared.claimedHook = func(owned, waits int) { replace() }
 			shared.readHook = func(string) { replace() }
 		}
-		rep, err := Self(ctx, catalog, Options{DataPath: data, DigestCache: store, Digests: shared, Listings: l})
+		rep, err := Self(ctx, catalog, Options{DataPath: data, DigestCache: store, Digests: shared, Listings: l, Engines: readerDBs})
 		if err != nil {
 			t.Fatalf("%s: %v", step, err)
 		}

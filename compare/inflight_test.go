@@ -75,7 +75,7 @@ func TestConcurrentComparisonsReadSharedFilesOnce(t *testing.T) {
 			run := func(i int, rep **Report, err *error) {
 				other := filepath.Join(t.TempDir(), "copy.duckdb")
 				copyFile(t, cats[i], other)
-				*rep, *err = Catalogs(ctx, cats[i], other, Options{DataPath: data, Digests: shared, everyDigest: true})
+				*rep, *err = Catalogs(ctx, cats[i], other, Options{DataPath: data, Digests: shared, everyDigest: true, Engines: readerDBs})
 			}
 			var reps [2]*Report
 			var errs [2]error

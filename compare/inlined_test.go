@@ -198,7 +198,7 @@ func TestInlinedRegisteredView(t *testing.T) {
 	b := tamper(t, catalog,
 		`CREATE VIEW zz_inl AS SELECT * FROM ducklake_inlined_data_1_4 WHERE now() > TIMESTAMP '2000-01-01'`,
 		`INSERT INTO ducklake_inlined_data_tables VALUES (1, 'zz_inl', 4)`)
-	_, err := Catalogs(context.Background(), catalog, b, Options{DataPath: filepath.Join(lake, "data")})
+	_, err := Catalogs(context.Background(), catalog, b, Options{DataPath: filepath.Join(lake, "data"), Engines: readerDBs})
 	var nb *formats.NotBaseTableError
 	if !errors.Is(err, ErrIncomparable) || !errors.As(err, &nb) || !strings.Contains(err.Error(), "main.zz_inl, registered as an inlined data table, is a view") {
 		t.Fatalf("want ErrIncomparable with a NotBaseTableError naming the view, got %v", err)
@@ -357,7 +357,7 @@ func TestInlinedRegistrationNameASCII(t *testing.T) {
 	b := tamper(t, catalog,
 		"UPDATE ducklake_inlined_data_tables SET table_name = 'ducklake_\u0130nlined_data_1_4' WHERE table_name = 'ducklake_inlined_data_1_4'",
 		`UPDATE ducklake_inlined_data_1_4 SET begin_snapshot = NULL`)
-	rep, err := Catalogs(context.Background(), catalog, b, Options{DataPath: filepath.Join(lake, "data")})
+	rep, err := Catalogs(context.Background(), catalog, b, Options{DataPath: filepath.Join(lake, "data"), Engines: readerDBs})
 	if !errors.Is(err, ErrNotEquivalent) || !hasDifference(rep, "unreadable", "inlined data table ducklake_\u0130nlined_data_1_4 (schema version 4) is registered in ducklake_inlined_data_tables but is not a table of the catalog") {
 		t.Fatalf("Catalogs: %v, want an unreadable difference naming the registration", err)
 	}

@@ -90,14 +90,14 @@ func TestKeptProofAfterTheFolderGrew(t *testing.T) {
 				tc.before(t, data)
 			}
 			store := memStore{}
-			proved, err := Catalogs(context.Background(), catalog, catalog, Options{DataPath: data, DigestCache: store, Listings: NewListings()})
+			proved, err := Catalogs(context.Background(), catalog, catalog, Options{DataPath: data, DigestCache: store, Listings: NewListings(), Engines: readerDBs})
 			if err != nil || proved.ProofCached {
 				t.Fatalf("Catalogs: %v (cached %v)", err, proved != nil && proved.ProofCached)
 			}
 			if tc.after != nil {
 				tc.after(t, data)
 			}
-			opts := Options{DataPath: data, DigestCache: store, SumA: sum, SumB: sum, Listings: NewListings()}
+			opts := Options{DataPath: data, DigestCache: store, SumA: sum, SumB: sum, Listings: NewListings(), Engines: readerDBs}
 			rep, ok := KeptProof("a.duckdb", "b.duckdb", opts)
 			if ok != tc.want {
 				t.Fatalf("KeptProof found %v, want %v", ok, tc.want)

@@ -35,7 +35,7 @@ func TestDottedNamesDoNotCollide(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			a := tamper(t, cat, addSchema, tc.a)
 			b := tamper(t, cat, addSchema, tc.b)
-			rep, err := Catalogs(ctx, a, b, Options{DataPath: data})
+			rep, err := Catalogs(ctx, a, b, Options{DataPath: data, Engines: readerDBs})
 			if !errors.Is(err, ErrNotEquivalent) {
 				t.Fatalf("want not equivalent, got %v\n%v", err, rep)
 			}
@@ -59,7 +59,7 @@ func TestColumnEntryFieldsDoNotCollide(t *testing.T) {
 	cat := cats[0]
 	a := tamper(t, cat, `UPDATE ducklake_column SET initial_default = '1 default=2', default_value = '3' WHERE column_name = 'label'`)
 	b := tamper(t, cat, `UPDATE ducklake_column SET initial_default = '1', default_value = '2 default=3' WHERE column_name = 'label'`)
-	rep, err := Catalogs(ctx, a, b, Options{DataPath: data})
+	rep, err := Catalogs(ctx, a, b, Options{DataPath: data, Engines: readerDBs})
 	if !errors.Is(err, ErrNotEquivalent) {
 		t.Fatalf("want not equivalent, got %v\n%v", err, rep)
 	}

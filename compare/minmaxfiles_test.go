@@ -150,7 +150,7 @@ func TestScannedMinMaxKeptPerFile(t *testing.T) {
 	store := memStore{}
 	var first map[int64]minMax
 	for round := 0; round < 2; round++ {
-		r, err := Open(ctx, catalog, ReaderOptions{DataPath: filepath.Join(lake, "data"), DigestCache: store})
+		r, err := Open(ctx, catalog, ReaderOptions{DataPath: filepath.Join(lake, "data"), DigestCache: store, Engines: readerDBs})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -76,7 +76,7 @@ func TestNameMapExactDuplicateRow(t *testing.T) {
 	if got := tableRows(t, dup, data, "main.ext_nested"); !maps.Equal(got, want) {
 		t.Errorf("with col1's mapping row twice: rows %v, want %v", got, want)
 	}
-	if _, err := Catalogs(ctx, catalog, dup, Options{DataPath: data}); err != nil && hasDuplicateRule(err) {
+	if _, err := Catalogs(ctx, catalog, dup, Options{DataPath: data, Engines: readerDBs}); err != nil && hasDuplicateRule(err) {
 		t.Errorf("an exact duplicate row refused: %v", err)
 	}
 }
@@ -90,7 +90,7 @@ func TestNameMapExactDuplicateRow(t *testing.T) {
 func TestNameMapDuplicateTies(t *testing.T) {
 	ctx := context.Background()
 	lake, catalog := lastVersion(t, "lakes", "19_add_data_files")
-	opts := Options{DataPath: filepath.Join(lake, "data")}
+	opts := Options{DataPath: filepath.Join(lake, "data"), Engines: readerDBs}
 	for _, stmt := range []string{
 		`INSERT INTO ducklake_name_mapping VALUES (12, 7, 'other', 1, NULL, false)`,
 		`INSERT INTO ducklake_name_mapping VALUES (12, 3, 'other', 1, NULL, false)`,
@@ -141,7 +141,7 @@ func TestNameMapLeafDuplicatesRead(t *testing.T) {
 		if got := tableRows(t, b, data, "main.ext_nested"); !maps.Equal(got, want) {
 			t.Errorf("%s: rows %v, want %v", stmts, got, want)
 		}
-		rep, err := Catalogs(ctx, catalog, b, Options{DataPath: data})
+		rep, err := Catalogs(ctx, catalog, b, Options{DataPath: data, Engines: readerDBs})
 		if hasDuplicateRule(err) || rep != nil && hasDifference(rep, "unreadable", "no defined order") {
 			t.Errorf("%s: refused: %v", stmts, err)
 		}

@@ -78,7 +78,7 @@ func TestOldFormatsReadDeletesAsTheirDuckLake(t *testing.T) {
 			if tc.asA {
 				a, b = b, a
 			}
-			rep, err := Catalogs(ctx, a, b, Options{DataPath: data})
+			rep, err := Catalogs(ctx, a, b, Options{DataPath: data, Engines: readerDBs})
 			if tc.kind == "" {
 				// Read as 0.3's DuckLake reads it: the table is ignored.
 				if err != nil {
@@ -165,7 +165,7 @@ func TestDeleteFileHiveFoldersByReader(t *testing.T) {
 			if tc.asA {
 				a, bcat = bcat, a
 			}
-			rep, err := Catalogs(ctx, a, bcat, Options{DataPath: data})
+			rep, err := Catalogs(ctx, a, bcat, Options{DataPath: data, Engines: readerDBs})
 			if tc.text == "" {
 				if err != nil {
 					t.Fatalf("Catalogs: %v, want equivalent", err)

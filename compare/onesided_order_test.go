@@ -32,7 +32,7 @@ func TestOneSidedDifferencesOrdered(t *testing.T) {
 	WHERE min_value IS NOT NULL AND max_value IS NOT NULL`)
 	var first string
 	for run := 0; run < 3; run++ {
-		rep, err := Catalogs(context.Background(), catalog, b, Options{DataPath: lake + "/data"})
+		rep, err := Catalogs(context.Background(), catalog, b, Options{DataPath: lake + "/data", Engines: readerDBs})
 		if err == nil || rep == nil {
 			t.Fatalf("want differences, got %v", err)
 		}

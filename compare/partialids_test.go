@@ -113,11 +113,11 @@ func TestPartialFieldIDs(t *testing.T) {
 	a, _ := withParquetFile(t, catalog, leading, ", FIELD_IDS {a: 1}", "")
 	b := filepath.Join(t.TempDir(), "copy.duckdb")
 	copyFile(t, a, b)
-	if rep, err := Catalogs(ctx, a, b, Options{DataPath: data}); err != nil {
+	if rep, err := Catalogs(ctx, a, b, Options{DataPath: data, Engines: readerDBs}); err != nil {
 		t.Fatalf("1.0 against a copy: %v\n%s", err, reportLines(rep))
 	}
 	b04 := tamper(t, a, `UPDATE ducklake_metadata SET value = '0.4' WHERE key = 'version'`)
-	rep, err := Catalogs(ctx, a, b04, Options{DataPath: data})
+	rep, err := Catalogs(ctx, a, b04, Options{DataPath: data, Engines: readerDBs})
 	if !errors.Is(err, ErrNotEquivalent) || !hasDifference(rep, "rows", "main.del") {
 		t.Fatalf("1.0 against its 0.4 stamp: %v, want rows of main.del to differ\n%s", err, reportLines(rep))
 	}
@@ -129,7 +129,7 @@ func TestPartialFieldIDs(t *testing.T) {
 	// DuckDB's reason, never an internal error that invalidates the
 	// database.
 	named, _ := withParquetFile(t, catalog, "SELECT 7::BIGINT AS a, 'x' AS file_row_number", ", FIELD_IDS {a: 1}", "")
-	_, err = Catalogs(ctx, named, named, Options{DataPath: data})
+	_, err = Catalogs(ctx, named, named, Options{DataPath: data, Engines: readerDBs})
 	if err == nil || errors.Is(err, ErrNotEquivalent) || strings.Contains(err.Error(), "INTERNAL") || !strings.Contains(err.Error(), "file_row_number") {
 		t.Fatalf("a file_row_number column: %v, want could not compare naming it", err)
 	}

@@ -76,7 +76,7 @@ func TestKeptProofBySums(t *testing.T) {
 		t.Fatal(err)
 	}
 	store := memStore{}
-	proved, err := Catalogs(ctx, catalog, catalog, Options{DataPath: data, DigestCache: store, Listings: NewListings()})
+	proved, err := Catalogs(ctx, catalog, catalog, Options{DataPath: data, DigestCache: store, Listings: NewListings(), Engines: readerDBs})
 	if err != nil || proved.ProofCached {
 		t.Fatalf("Catalogs: %v (cached %v)", err, proved != nil && proved.ProofCached)
 	}
@@ -105,7 +105,7 @@ func TestKeptProofBySums(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			opts := Options{DataPath: data, DigestCache: store, SumA: sum, SumB: tc.sumB}
+			opts := Options{DataPath: data, DigestCache: store, SumA: sum, SumB: tc.sumB, Engines: readerDBs}
 			if tc.listings {
 				opts.Listings = NewListings()
 			}

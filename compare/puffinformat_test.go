@@ -47,7 +47,7 @@ func TestPuffinReadByFormat(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := tamper(t, catalog, tc.stmts...)
-			rep, err := Catalogs(ctx, catalog, b, Options{DataPath: data})
+			rep, err := Catalogs(ctx, catalog, b, Options{DataPath: data, Engines: readerDBs})
 			if tc.want == "" {
 				if err != nil {
 					t.Fatalf("Catalogs: %v, want equivalent", err)

@@ -41,7 +41,7 @@ func TestCatalogsFindUnreadableValues(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			lake, catalog := lastVersion(t, "lakes", tc.lake)
 			b := tamper(t, catalog, tc.stmt)
-			rep, err := Catalogs(ctx, catalog, b, Options{DataPath: filepath.Join(lake, "data")})
+			rep, err := Catalogs(ctx, catalog, b, Options{DataPath: filepath.Join(lake, "data"), Engines: readerDBs})
 			if !errors.Is(err, ErrNotEquivalent) {
 				t.Fatalf("want ErrNotEquivalent, got %v", err)
 			}
@@ -56,7 +56,7 @@ func TestCatalogsFindUnreadableValues(t *testing.T) {
 			}
 			// The same value in A too is no difference of the conversion.
 			a := tamper(t, catalog, tc.stmt)
-			if rep, err := Catalogs(ctx, a, b, Options{DataPath: filepath.Join(lake, "data")}); rep == nil || hasDifference(rep, "unreadable", tc.want[0]) {
+			if rep, err := Catalogs(ctx, a, b, Options{DataPath: filepath.Join(lake, "data"), Engines: readerDBs}); rep == nil || hasDifference(rep, "unreadable", tc.want[0]) {
 				t.Errorf("A with the same value: %v", err)
 			}
 		})
@@ -77,7 +77,7 @@ func TestCatalogsFindUnreadableValues(t *testing.T) {
 func TestNameMapParentLoadedAfterChild(t *testing.T) {
 	ctx := context.Background()
 	lake, catalog := lastVersion(t, "lakes", "19_add_data_files")
-	opts := Options{DataPath: filepath.Join(lake, "data")}
+	opts := Options{DataPath: filepath.Join(lake, "data"), Engines: readerDBs}
 	a := tamper(t, catalog, `INSERT INTO ducklake_name_mapping VALUES (12, 6, 'zz', 99, 1, false)`)
 	same := filepath.Join(t.TempDir(), "same.duckdb")
 	copyFile(t, a, same)

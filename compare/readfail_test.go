@@ -56,7 +56,7 @@ func TestBCannotBeReadWhereACan(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			rep, err := Catalogs(context.Background(), a, b, Options{DataPath: dp})
+			rep, err := Catalogs(context.Background(), a, b, Options{DataPath: dp, Engines: readerDBs})
 			if tc.want == "" {
 				wantIncomparable(t, err)
 				return
@@ -111,7 +111,7 @@ func TestReadFailSideByType(t *testing.T) {
 					execCatalog(t, side.path, strings.NewReplacer("{A}", tc.a, "{B}", tc.b).Replace(side.sql))
 				}
 			}
-			rep, err := Catalogs(context.Background(), tc.a, tc.b, Options{DataPath: data})
+			rep, err := Catalogs(context.Background(), tc.a, tc.b, Options{DataPath: data, Engines: readerDBs})
 			if err == nil || !strings.Contains(err.Error(), tc.quotes) {
 				t.Fatalf("want a failure quoting %q, got %v", tc.quotes, err)
 			}
@@ -237,7 +237,7 @@ func TestRetypedMetadataSides(t *testing.T) {
 				if both {
 					a = tamper(t, catalog, tc.sql...)
 				}
-				rep, err := Catalogs(context.Background(), a, b, Options{DataPath: data})
+				rep, err := Catalogs(context.Background(), a, b, Options{DataPath: data, Engines: readerDBs})
 				if err == nil || !strings.Contains(err.Error(), tc.want) {
 					t.Fatalf("want a failure naming %q, got %v", tc.want, err)
 				}

@@ -155,7 +155,7 @@ func TestPartialFileInfoRefused(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			lake, catalog := lastVersion(t, "lakes-0.3", "06_deletes")
 			b := tamper(t, catalog, `UPDATE ducklake_data_file SET partial_file_info = '`+tc.info+`' WHERE data_file_id = (SELECT min(data_file_id) FROM ducklake_data_file)`)
-			rep, err := Catalogs(context.Background(), catalog, b, Options{DataPath: filepath.Join(lake, "data")})
+			rep, err := Catalogs(context.Background(), catalog, b, Options{DataPath: filepath.Join(lake, "data"), Engines: readerDBs})
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) || !regexp.MustCompile(`data file \S+ of main\.del at snapshot \d+ in `).MatchString(err.Error()) {
 					t.Fatalf("want an error naming the data file and %s, got %v", tc.err, err)
@@ -214,11 +214,11 @@ func TestCatalogsNullRequiredField(t *testing.T) {
 			lake, catalog := lastVersion(t, "lakes", "06_deletes")
 			data := filepath.Join(lake, "data")
 			b := tamper(t, catalog, tc.stmt)
-			rep, err := Catalogs(ctx, catalog, b, Options{DataPath: data})
+			rep, err := Catalogs(ctx, catalog, b, Options{DataPath: data, Engines: readerDBs})
 			if !errors.Is(err, ErrNotEquivalent) || !hasDifference(rep, "catalog", "B cannot be read while A can") || !hasDifference(rep, "catalog", tc.want) {
 				t.Errorf("B alone: %v, want a catalog difference naming %q", err, tc.want)
 			}
-			_, err = Catalogs(ctx, b, tamper(t, catalog, tc.stmt), Options{DataPath: data})
+			_, err = Catalogs(ctx, b, tamper(t, catalog, tc.stmt), Options{DataPath: data, Engines: readerDBs})
 			if !errors.Is(err, ErrIncomparable) || errors.Is(err, ErrNotEquivalent) || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("both: %v, want could not compare naming %q", err, tc.want)
 			}

@@ -38,7 +38,7 @@ func TestSamePlansCancel(t *testing.T) {
 	other := tamper(t, catalog)
 	ctx := context.Background()
 	store := memStore{}
-	cold, err := Catalogs(ctx, catalog, other, Options{DataPath: data, Digests: NewDigests(store)})
+	cold, err := Catalogs(ctx, catalog, other, Options{DataPath: data, Digests: NewDigests(store), Engines: readerDBs})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, differences(cold))
 	}
@@ -57,7 +57,7 @@ func TestSamePlansCancel(t *testing.T) {
 	if proved != d.SamePlan || proved < len(files) {
 		t.Errorf("%d files proved by their plans in the tables, %d in the digests; want the same, at least the %d files", proved, d.SamePlan, len(files))
 	}
-	warm, err := Catalogs(ctx, catalog, other, Options{DataPath: data, Digests: NewDigests(store)})
+	warm, err := Catalogs(ctx, catalog, other, Options{DataPath: data, Digests: NewDigests(store), Engines: readerDBs})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func TestSamePlansCancel(t *testing.T) {
 		t.Errorf("warm: %+v; want every check from the cache, nothing read", d)
 	}
 	// A check is no digest: a proof that needs the digests reads them.
-	full, err := Catalogs(ctx, catalog, other, Options{DataPath: data, Digests: NewDigests(store), everyDigest: true})
+	full, err := Catalogs(ctx, catalog, other, Options{DataPath: data, Digests: NewDigests(store), everyDigest: true, Engines: readerDBs})
 	if err != nil {
 		t.Fatal(err)
 	}

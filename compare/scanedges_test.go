@@ -257,7 +257,7 @@ func TestReportCountsScanTimeAndQueries(t *testing.T) {
 			}
 			other := filepath.Join(t.TempDir(), "copy.duckdb")
 			copyFile(t, catalog, other)
-			rep, err := Catalogs(context.Background(), catalog, other, Options{DataPath: dir})
+			rep, err := Catalogs(context.Background(), catalog, other, Options{DataPath: dir, Engines: readerDBs})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -716,7 +716,7 @@ func TestColumnNamedFileRowNumber(t *testing.T) {
 			}
 			other := filepath.Join(t.TempDir(), "copy.duckdb")
 			copyFile(t, catalog, other)
-			if rep, err := Catalogs(ctx, catalog, other, Options{DataPath: data}); err != nil || !rep.Equivalent {
+			if rep, err := Catalogs(ctx, catalog, other, Options{DataPath: data, Engines: readerDBs}); err != nil || !rep.Equivalent {
 				t.Fatalf("lake against a copy of itself: %v", err)
 			}
 		})

@@ -86,7 +86,7 @@ func TestSchemasReadOncePerRun(t *testing.T) {
 	reads := countSchemaReads(digests)
 	self := func(step, a string) {
 		t.Helper()
-		if _, err := Self(ctx, a, Options{DataPath: data, Digests: digests}); err != nil {
+		if _, err := Self(ctx, a, Options{DataPath: data, Digests: digests, Engines: readerDBs}); err != nil {
 			t.Fatalf("%s: %v", step, err)
 		}
 	}
@@ -164,7 +164,7 @@ func TestSchemaOfACopyReplacedMidRead(t *testing.T) {
 		t.Helper()
 		l := NewListings()
 		l.SetMirror(data, m)
-		if _, err := Self(ctx, last, Options{DataPath: data, Digests: digests, Listings: l}); err != nil {
+		if _, err := Self(ctx, last, Options{DataPath: data, Digests: digests, Listings: l, Engines: readerDBs}); err != nil {
 			t.Fatalf("%s: %v", step, err)
 		}
 	}

@@ -34,7 +34,7 @@ func TestSelfConformance(t *testing.T) {
 			cat := versions[len(versions)-1]
 			t.Run(archive+"/"+name, func(t *testing.T) {
 				t.Parallel()
-				rep, err := Self(ctx, cat, Options{DataPath: filepath.Join(lake, "data")})
+				rep, err := Self(ctx, cat, Options{DataPath: filepath.Join(lake, "data"), Engines: readerDBs})
 				if err != nil {
 					t.Fatalf("Self: %v (%+v)", err, rep.Differences)
 				}
@@ -51,7 +51,7 @@ func TestSelfConformance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kept := Options{DataPath: filepath.Join(lake, "data"), DigestCache: store, Listings: NewListings(), SumA: sum}
+	kept := Options{DataPath: filepath.Join(lake, "data"), DigestCache: store, Listings: NewListings(), SumA: sum, Engines: readerDBs}
 	if _, ok := KeptSelf(versions[0], kept); ok {
 		t.Fatal("a self-read kept before any ran")
 	}
@@ -78,7 +78,7 @@ func TestSelfConformance(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Close()
-	rep, err := Self(ctx, cat, Options{DataPath: filepath.Join(lake, "data")})
+	rep, err := Self(ctx, cat, Options{DataPath: filepath.Join(lake, "data"), Engines: readerDBs})
 	if !errors.Is(err, ErrCatalogDiffers) || len(rep.Differences) == 0 || !strings.Contains(rep.Differences[0].String(), "record_count is") || !strings.Contains(rep.Differences[0].String(), path) {
 		t.Fatalf("Self of a tampered record_count: %v (%+v)", err, rep)
 	}

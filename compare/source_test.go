@@ -33,7 +33,7 @@ func TestSourceSharedByProofs(t *testing.T) {
 	defer engines.Close()
 	var first *Reader
 	for _, b := range bs {
-		want, wantErr := Catalogs(ctx, catalog, b.path, Options{DataPath: data})
+		want, wantErr := Catalogs(ctx, catalog, b.path, Options{DataPath: data, Engines: readerDBs})
 		got, err := Catalogs(ctx, catalog, b.path, Options{DataPath: data, Source: src, Engines: engines})
 		if (err == nil) != (wantErr == nil) || got.Equivalent != want.Equivalent {
 			t.Fatalf("%s: with a Source %v, without %v", b.name, err, wantErr)
@@ -49,7 +49,7 @@ func TestSourceSharedByProofs(t *testing.T) {
 		}
 	}
 	// Another catalog A opens its own reader, and leaves the Source's.
-	if _, err := Catalogs(ctx, same, catalog, Options{DataPath: data, Source: src}); err != nil {
+	if _, err := Catalogs(ctx, same, catalog, Options{DataPath: data, Source: src, Engines: readerDBs}); err != nil {
 		t.Fatal(err)
 	}
 	if src.r != first {
@@ -74,7 +74,7 @@ func TestSourceUnreadable(t *testing.T) {
 			src := NewSource()
 			defer src.Close()
 			for i := range 2 {
-				rep, err := Catalogs(context.Background(), a, catalog, Options{DataPath: data, Source: src})
+				rep, err := Catalogs(context.Background(), a, catalog, Options{DataPath: data, Source: src, Engines: readerDBs})
 				if err == nil || rep == nil || !hasDifference(rep, "catalog", "A cannot be read while B can") {
 					t.Fatalf("proof %d: %v, %+v", i, err, rep)
 				}
@@ -96,7 +96,7 @@ func TestSourceAfterClose(t *testing.T) {
 	src := NewSource()
 	defer src.Close()
 	for i := 0; i < 2; i++ {
-		rep, err := Catalogs(ctx, catalog, catalog, Options{DataPath: data, Source: src})
+		rep, err := Catalogs(ctx, catalog, catalog, Options{DataPath: data, Source: src, Engines: readerDBs})
 		if err != nil || !rep.Equivalent {
 			t.Fatalf("proof %d: %v", i, err)
 		}
@@ -110,13 +110,13 @@ func TestSourceAfterClose(t *testing.T) {
 			t.Fatalf("a closed Source still holds %s", src.path)
 		}
 	}
-	if _, err := Catalogs(ctx, catalog, catalog, Options{DataPath: data, Source: src}); err != nil {
+	if _, err := Catalogs(ctx, catalog, catalog, Options{DataPath: data, Source: src, Engines: readerDBs}); err != nil {
 		t.Fatal(err)
 	}
 	held := src.r
 	other := filepath.Join(t.TempDir(), "data")
 	copyTree(t, data, other)
-	if _, err := Catalogs(ctx, catalog, catalog, Options{DataPath: other, Source: src}); err != nil {
+	if _, err := Catalogs(ctx, catalog, catalog, Options{DataPath: other, Source: src, Engines: readerDBs}); err != nil {
 		t.Fatal(err)
 	}
 	if src.r != held || src.data != data {
@@ -155,11 +155,11 @@ func TestSourceReaderLent(t *testing.T) {
 			if !tc.noSource {
 				src = NewSource()
 				defer src.Close()
-				if _, _, err := src.Reader(ctx, catalog, ReaderOptions{DataPath: data}); err != nil {
+				if _, _, err := src.Reader(ctx, catalog, ReaderOptions{DataPath: data, Engines: readerDBs}); err != nil {
 					t.Fatal(err)
 				}
 			}
-			r, done, err := src.Reader(ctx, tc.path, ReaderOptions{DataPath: tc.dataPath})
+			r, done, err := src.Reader(ctx, tc.path, ReaderOptions{DataPath: tc.dataPath, Engines: readerDBs})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -188,7 +188,7 @@ func TestSourceReaderLent(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer os.Remove(catalog + ".wal")
-				if _, err := Catalogs(ctx, catalog, other, Options{DataPath: data, Source: src}); err != nil {
+				if _, err := Catalogs(ctx, catalog, other, Options{DataPath: data, Source: src, Engines: readerDBs}); err != nil {
 					t.Fatalf("proof with the lent reader: %v", err)
 				}
 			}

@@ -142,7 +142,7 @@ func TestBookkeepingReadWithEveryTable(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			path := tc.catalog(t)
 			data := filepath.Join(tc.data, "data")
-			fresh, err := Open(ctx, path, ReaderOptions{DataPath: data})
+			fresh, err := Open(ctx, path, ReaderOptions{DataPath: data, Engines: readerDBs})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -190,7 +190,7 @@ func TestReaderAnswersKept(t *testing.T) {
 		t.Run(tc.lake, func(t *testing.T) {
 			lake, catalog := lastVersion(t, "lakes", tc.lake)
 			data := filepath.Join(lake, "data")
-			fresh, err := Open(ctx, catalog, ReaderOptions{DataPath: data})
+			fresh, err := Open(ctx, catalog, ReaderOptions{DataPath: data, Engines: readerDBs})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -327,7 +327,7 @@ func TestPathsRelativeReadWithEveryTable(t *testing.T) {
 			if tc.stmts != nil {
 				path = tamper(t, catalog, tc.stmts...)
 			}
-			fresh, err := Open(ctx, path, ReaderOptions{DataPath: data})
+			fresh, err := Open(ctx, path, ReaderOptions{DataPath: data, Engines: readerDBs})
 			if tc.refused {
 				if err == nil || !strings.Contains(err.Error(), "ducklake_table.path_is_relative is VARCHAR") {
 					t.Fatalf("Open = %v, want the column's type refused", err)

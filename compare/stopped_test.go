@@ -47,7 +47,7 @@ func TestDifferenceBeforeReadError(t *testing.T) {
 			// The delete file of main.del the last version adds.
 			del := filepath.Join(data, "main", "del", "ducklake-01a229fa-2ac7-72d4-9938-39ccd8231a6c-delete.parquet")
 			tc.spoil(t, del)
-			rep, err := Catalogs(ctx, catalog, catalog, Options{DataPath: data})
+			rep, err := Catalogs(ctx, catalog, catalog, Options{DataPath: data, Engines: readerDBs})
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("Catalogs = %v, want %v", err, tc.want)
 			}

@@ -91,7 +91,7 @@ func TestTableExtras(t *testing.T) {
 			if len(cats) == 0 {
 				t.Fatalf("%s: no catalog", tc.lake)
 			}
-			r, err := Open(ctx, cats[len(cats)-1], ReaderOptions{DataPath: filepath.Join(lake, "data")})
+			r, err := Open(ctx, cats[len(cats)-1], ReaderOptions{DataPath: filepath.Join(lake, "data"), Engines: readerDBs})
 			if err != nil {
 				t.Fatal(err)
 			}

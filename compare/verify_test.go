@@ -92,7 +92,7 @@ func TestCatalogsReadWholeFiles(t *testing.T) {
 			if tc.b != nil {
 				tc.b(t, b)
 			}
-			rep, err := Catalogs(context.Background(), a, b, Options{DataPath: data})
+			rep, err := Catalogs(context.Background(), a, b, Options{DataPath: data, Engines: readerDBs})
 			if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), tc.text) {
 				t.Fatalf("Catalogs = %v, want %v containing %q", err, tc.want, tc.text)
 			}
@@ -125,11 +125,11 @@ func TestCatalogTruncatedByDuckDB(t *testing.T) {
 	b := filepath.Join(t.TempDir(), "copy.duckdb")
 	copyFile(t, catalog, b)
 	testlakes.FreeTrailingBlocks(t, b)
-	if _, err := Catalogs(context.Background(), catalog, b, Options{DataPath: data}); err != nil {
+	if _, err := Catalogs(context.Background(), catalog, b, Options{DataPath: data, Engines: readerDBs}); err != nil {
 		t.Fatalf("Catalogs with a catalog DuckDB truncated = %v, want equivalent", err)
 	}
 	cut(1)(t, b)
-	if _, err := Catalogs(context.Background(), catalog, b, Options{DataPath: data}); !errors.Is(err, ErrNotEquivalent) || !strings.Contains(err.Error(), "is truncated") {
+	if _, err := Catalogs(context.Background(), catalog, b, Options{DataPath: data, Engines: readerDBs}); !errors.Is(err, ErrNotEquivalent) || !strings.Contains(err.Error(), "is truncated") {
 		t.Fatalf("Catalogs with that catalog one byte short = %v, want truncated", err)
 	}
 }
@@ -147,7 +147,7 @@ func TestCatalogsCompareStats(t *testing.T) {
 	} {
 		t.Run(tc.stmt, func(t *testing.T) {
 			b := tamper(t, catalog, tc.stmt)
-			rep, err := Catalogs(context.Background(), catalog, b, Options{DataPath: data})
+			rep, err := Catalogs(context.Background(), catalog, b, Options{DataPath: data, Engines: readerDBs})
 			if !errors.Is(err, ErrNotEquivalent) || !hasDifference(rep, "stats", tc.text) {
 				var all []string
 				if rep != nil {
@@ -230,7 +230,7 @@ func TestCatalogsOpenError(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := tc.b(t)
-			_, err := Catalogs(context.Background(), catalog, b, Options{DataPath: data})
+			_, err := Catalogs(context.Background(), catalog, b, Options{DataPath: data, Engines: readerDBs})
 			if !errors.Is(err, ErrNotEquivalent) || !strings.Contains(err.Error(), "B cannot be read while A can") {
 				t.Fatalf("Catalogs = %v, want a difference", err)
 			}
