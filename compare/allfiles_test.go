@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/fdl-formats/fdl-formats/formats"
-	"github.com/fdl-formats/fdl-formats/internal/testduck"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 )
 
@@ -21,7 +20,7 @@ func TestAllFiles(t *testing.T) {
 	ctx := context.Background()
 	// The readers read the catalogs alone (no data file): their databases
 	// come from a pool, not one started for each.
-	engines := testEngines(t)
+	engines := readerDBs
 	for _, archive := range []string{"lakes", "lakes-0.3"} {
 		for _, lake := range testlakes.Lakes(t, archive) {
 			name := filepath.Base(lake)
@@ -195,16 +194,9 @@ func TestStoredFilesFollowMovedFolders(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			catalog := filepath.Join(t.TempDir(), "moved.duckdb")
 			copyFile(t, cats[0], catalog)
-			db := testduck.Open(t, catalog)
-			for _, q := range []string{
+			execCatalog(t, catalog,
 				"UPDATE ducklake_table SET end_snapshot = (SELECT max(snapshot_id) FROM ducklake_snapshot) WHERE end_snapshot IS NULL",
-				"INSERT INTO ducklake_table SELECT * REPLACE (end_snapshot AS begin_snapshot, NULL AS end_snapshot, " + sqlString(tc.folder) + " AS path, false AS path_is_relative) FROM ducklake_table WHERE end_snapshot = (SELECT max(snapshot_id) FROM ducklake_snapshot)",
-			} {
-				if _, err := db.Exec(q); err != nil {
-					t.Fatal(err)
-				}
-			}
-			db.Close()
+				"INSERT INTO ducklake_table SELECT * REPLACE (end_snapshot AS begin_snapshot, NULL AS end_snapshot, "+sqlString(tc.folder)+" AS path, false AS path_is_relative) FROM ducklake_table WHERE end_snapshot = (SELECT max(snapshot_id) FROM ducklake_snapshot)")
 			r, err := Open(ctx, catalog, ReaderOptions{DataPath: data, Engines: readerDBs})
 			if err != nil {
 				t.Fatal(err)

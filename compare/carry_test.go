@@ -201,7 +201,7 @@ func TestCarryInlinedTables(t *testing.T) {
 		"DELETE FROM ducklake_snapshot WHERE snapshot_id > 23",
 		"DELETE FROM ducklake_snapshot_changes WHERE snapshot_id > 23",
 	}
-	engines := testEngines(t)
+	engines := readerDBs
 	dropSV11 := []string{
 		"DELETE FROM ducklake_inlined_data_tables WHERE schema_version = 11",
 		"DROP TABLE ducklake_inlined_data_5_11",

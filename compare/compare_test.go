@@ -45,21 +45,12 @@ func openForTest(t *testing.T, catalog, data string) *Reader {
 // that are not about Options.Engines (the rest prove with a database of
 // each reader's own), their DuckDB databases, as Engines lends a
 // backfill's: starting a database for each cost about as much CPU as the
-// reader's reads of a small lake. A reader's Close gives
+// reader's reads of a small lake. It keeps four idle, for two parallel
+// tests' proofs of two readers each. A reader's Close gives
 // its database back only when it holds nothing of the reader's
 // (duckpool.Release); a test that turns on a database-wide setting turns
 // it off again before its reader closes (queryLog).
-var readerDBs = NewEngines(2)
-
-// testEngines is a pool of DuckDB databases for a test's readers (closed
-// when the test and its subtests end): starting a database for each
-// reader cost about as much CPU as the reader's reads of a small lake.
-func testEngines(t *testing.T) *Engines {
-	e := NewEngines(4)
-	e.Within(fixtureDirs...)
-	t.Cleanup(func() { e.Close() })
-	return e
-}
+var readerDBs = NewEngines(4)
 
 // openPooled is openForTest with a database from engines.
 func openPooled(t *testing.T, catalog, data string, engines *Engines) *Reader {

@@ -50,7 +50,7 @@ func TestReaderMatchesDuckLake(t *testing.T) {
 		// encryption, Puffin, mappings, partial files).
 		filter = "06_,12_,15_,16_,17_,19_,24_,c_compaction,c_rewrite"
 	}
-	engines := testEngines(t)
+	engines := readerDBs
 	for _, archive := range []string{"lakes", "lakes-0.3", "lakes-1.1-dev1", "lakes-0.3-compaction"} {
 		t.Run(archive, func(t *testing.T) {
 			for _, lake := range testlakes.Lakes(t, archive) {

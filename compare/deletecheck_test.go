@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/fdl-formats/fdl-formats/formats"
-	"github.com/fdl-formats/fdl-formats/internal/testduck"
+	"github.com/fdl-formats/fdl-formats/internal/duckpool"
 )
 
 // deleteTarget is a data file with a Parquet delete file visible at a
@@ -310,11 +310,32 @@ func queryString(t *testing.T, catalog, q string) string {
 	return v.String
 }
 
+// queryRow scans the row a query over a catalog returns into dest: the
+// catalog attached read-only as the default database (USE) of a database
+// from helperDBs, as execCatalog attaches one to edit it.
 func queryRow(t *testing.T, catalog, q string, dest any) {
 	t.Helper()
-	db := testduck.Open(t, catalog+"?access_mode=read_only")
-	defer db.Close()
-	if err := db.QueryRow(q).Scan(dest); err != nil {
+	ctx := context.Background()
+	db, err := helperDBs.Get()
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		helperDBs.Discard(db)
+		t.Fatal(err)
+	}
+	defer func() {
+		if duckpool.Release(conn, "queried") {
+			helperDBs.Put(db)
+		} else {
+			helperDBs.Discard(db)
+		}
+	}()
+	if _, err := conn.ExecContext(ctx, "ATTACH "+sqlString(catalog)+" AS queried (READ_ONLY); USE queried"); err != nil {
+		t.Fatal(err)
+	}
+	if err := conn.QueryRowContext(ctx, q).Scan(dest); err != nil {
 		t.Fatalf("%s: %v", q, err)
 	}
 }

@@ -115,7 +115,7 @@ func TestRowHashesSeparateRealValues(t *testing.T) {
 		{"lakes", "19_add_data_files", true}, {"lakes", "23_row_lineage", true},
 	}
 	ctx := context.Background()
-	engines := testEngines(t)
+	engines := readerDBs
 	for _, l := range lakes {
 		for _, prefetched := range []bool{false, true} {
 			if l.prefetchOnly && !prefetched {

@@ -52,7 +52,7 @@ func TestFileStateMemoMatchesFresh(t *testing.T) {
 
 	noDisk := func(string, int64, *int64, string) error { return nil }
 	hits := 0
-	engines := testEngines(t)
+	engines := readerDBs
 	for _, v := range versions {
 		// Read whole (as a proof's reader is) and walked twice (as a
 		// Source's reader is, by several proofs).

@@ -210,7 +210,7 @@ func TestBatchFallsBackPerFile(t *testing.T) {
 // snapshot are those a reader that skips nothing reads.
 func TestEmptyTablesSkipped(t *testing.T) {
 	ctx := context.Background()
-	engines := testEngines(t)
+	engines := readerDBs
 	for _, l := range fixedCostLakes {
 		t.Run(l.archive+"/"+l.name, func(t *testing.T) {
 			lake, catalog := lastVersion(t, l.archive, l.name)

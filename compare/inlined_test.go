@@ -112,7 +112,7 @@ func TestInlinedReadAsRealReaders(t *testing.T) {
 			[]want{{"schema", "ducklake_schema_versions table_id=1 schema_version=2 only in B"}}},
 	}
 	ctx := context.Background()
-	engines := testEngines(t)
+	engines := readerDBs
 	// Every case of an archive proves the same catalog A: its proofs take
 	// turns with one Source (as a backfill's proofs of a version do), so
 	// that A is opened and read once, not once per case.

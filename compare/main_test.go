@@ -9,10 +9,9 @@ import (
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 )
 
-// TestMain bounds the readers of the tests' shared engines (readerDBs,
-// testEngines) to the folders of the tests' fixtures (fixtureDirs), and
-// removes the lakegen histories the tests shared (historyLake) once they
-// are done.
+// TestMain bounds the readers of the tests' shared engines (readerDBs)
+// to the folders of the tests' fixtures (fixtureDirs), and removes the
+// lakegen histories the tests shared (historyLake) once they are done.
 func TestMain(m *testing.M) {
 	lakes, err := testlakes.Unpack("lakes")
 	if err != nil {
@@ -29,7 +28,7 @@ func TestMain(m *testing.M) {
 
 // fixtureDirs are the folders that hold the tests' catalogs, data and the
 // files tests write for a reader to read (temporary folders, the unpacked
-// conformance set): a reader of readerDBs or testEngines may open any file
+// conformance set): a reader of readerDBs may open any file
 // there, as a repository run's readers open any file of the run's folders
 // (duckpool.Pool.Within). A reader opened without Engines reaches only its
 // catalog and data folder.

@@ -22,7 +22,7 @@ func TestScannedMinMaxByFile(t *testing.T) {
 	ctx := context.Background()
 	everySnapshot := map[string]bool{"lakes-0.3-compaction": true, "lakes/06_deletes": true, "lakes/07_updates_merge": true,
 		"lakes/17_compaction": true, "lakes/20_time_travel": true, "lakes-1.1-dev1/24_deletion_vectors": true}
-	engines := testEngines(t)
+	engines := readerDBs
 	for _, archive := range []string{"lakes", "lakes-0.3", "lakes-1.1-dev1", "lakes-0.3-compaction"} {
 		for _, lake := range testlakes.Lakes(t, archive) {
 			name := filepath.Base(lake)

@@ -19,7 +19,7 @@ import (
 func TestNullUUIDsRead(t *testing.T) {
 	ctx := context.Background()
 	lake, catalog := lastVersion(t, "lakes", "08_partitioning")
-	opts := Options{DataPath: filepath.Join(lake, "data"), Engines: testEngines(t)}
+	opts := Options{DataPath: filepath.Join(lake, "data"), Engines: readerDBs}
 	b := tamper(t, catalog, `UPDATE ducklake_table SET table_uuid = NULL WHERE table_id = 6`, `UPDATE ducklake_schema SET schema_uuid = NULL`)
 	b2 := tamper(t, b)
 	if rep, err := Catalogs(ctx, b, b2, opts); err != nil {

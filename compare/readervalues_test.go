@@ -111,7 +111,7 @@ func TestConformanceLakesReadableValues(t *testing.T) {
 	ctx := context.Background()
 	// The readers read the catalogs alone (no data file): their databases
 	// come from a pool, not one started for each.
-	engines := testEngines(t)
+	engines := readerDBs
 	for _, archive := range []string{"lakes", "lakes-0.3", "lakes-1.1-dev1"} {
 		for _, lake := range testlakes.Lakes(t, archive) {
 			if filepath.Base(lake) == "zz_storage_v2_unreadable" {

@@ -94,7 +94,7 @@ func TestCatalogsFindRefusedMetadata(t *testing.T) {
 			[]string{`UPDATE ducklake_file_partition_value SET table_id = 6 WHERE data_file_id = 5`},
 			[]want{{"files", "partition_values"}}},
 	}
-	engines := testEngines(t)
+	engines := readerDBs
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel() // tampers a copy of its own
