@@ -137,6 +137,10 @@ func TestFileStateMemoMatchesFresh(t *testing.T) {
 				}
 			}
 		}
+		// Their databases go back to the pool for the next version's
+		// readers (openPooled closes them only when the test ends).
+		memo.Close()
+		fresh.Close()
 	}
 	if hits == 0 {
 		t.Fatal("no plan was found kept by file state: the memo was not exercised")
