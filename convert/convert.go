@@ -383,7 +383,7 @@ func prepare(ctx context.Context, src string, dsts []string, opts Options) (*pas
 	// Files the source names outside its data folder are read where it
 	// names them, and files linked elsewhere where the links lead: a
 	// database whose reach holds them too attaches it again.
-	outside, err := outsidePaths(ctx, conn, schema, opts.DataPath, opts.DataPath != "" && opts.Engines.holdsLinks(opts.DataPath))
+	outside, err := outsidePaths(ctx, conn, schema, tables, opts.DataPath, opts.DataPath != "" && opts.Engines.holdsLinks(opts.DataPath))
 	if err != nil {
 		closeDB()
 		return nil, nil, fmt.Errorf("convert %s: %w", oneline.Name(src), err)

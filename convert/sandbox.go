@@ -3,7 +3,6 @@ package convert
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"path/filepath"
 	"slices"
 
@@ -20,15 +19,20 @@ import (
 // folder above it) is listed where it leads too, as DuckDB checks that
 // against the sandbox: each file recorded by absolute path, and, when the
 // data folder holds a link (links), every file. Without a data folder no
-// data file is read, and none is listed.
-func outsidePaths(ctx context.Context, conn *sql.Conn, schema, dataPath string, links bool) ([]string, error) {
+// data file is read, and none is listed. tables are the source's DuckLake
+// tables with their columns, as openSource listed them: whether the
+// schemas and tables have folders of their own is read there, not asked
+// of duckdb_columns() again (a statement that binds every view of every
+// attached database).
+func outsidePaths(ctx context.Context, conn *sql.Conn, schema string, tables []table, dataPath string, links bool) ([]string, error) {
 	if dataPath == "" {
 		return nil, nil
 	}
-	var folders int
-	if err := conn.QueryRowContext(ctx, `SELECT count(*) FROM duckdb_columns() WHERE database_name = 'src' AND schema_name = ?
-		AND table_name IN ('ducklake_table', 'ducklake_schema') AND column_name = 'path'`, schema).Scan(&folders); err != nil {
-		return nil, fmt.Errorf("list the data and delete files: %w", err)
+	folders := 0
+	for _, t := range tables {
+		if t.schema == schema && (t.name == "ducklake_table" || t.name == "ducklake_schema") && slices.Contains(t.columns, "path") {
+			folders++
+		}
 	}
 	files, err := storedFiles(ctx, conn, "src."+quote(schema)+".", folders == 2)
 	if err != nil {
