@@ -271,6 +271,9 @@ type pass struct {
 	// for the next output: Options.Engines, or without them the pass's
 	// own (footersOf).
 	footers *Engines
+	// stepChecks keeps what the steps' checks found for the next output
+	// (stepCheckMemo).
+	stepChecks stepCheckMemo
 }
 
 // footersOf is where a pass keeps what it read of data files' footers:
@@ -409,7 +412,7 @@ func prepare(ctx context.Context, src string, dsts []string, opts Options) (*pas
 		closeDB()
 		return nil, nil, &SourceFormatError{Source: src, Detected: source.Name, Expected: opts.SourceFormat}
 	}
-	return &pass{src: src, opts: opts, log: log, conn: conn, schema: schema, tables: tables, source: source, footers: footersOf(opts.Engines)}, closeDB, nil
+	return &pass{src: src, opts: opts, log: log, conn: conn, schema: schema, tables: tables, source: source, footers: footersOf(opts.Engines), stepChecks: stepCheckMemo{}}, closeDB, nil
 }
 
 // convert converts the pass's source into target in the (empty) working
@@ -436,7 +439,7 @@ func (p *pass) convert(ctx context.Context, dst string, target *formats.Version,
 	if err := w.copyIn(ctx, p.tables); err != nil {
 		return nil, sourceReadError(src, "convert", err)
 	}
-	r := &run{ctx: ctx, w: w, opts: opts, log: log.With("catalog", src), dryRun: dst == "", format: source, before: &p.before, footers: p.footers}
+	r := &run{ctx: ctx, w: w, opts: opts, log: log.With("catalog", src), dryRun: dst == "", format: source, before: &p.before, footers: p.footers, stepChecks: p.stepChecks}
 	// Rewritten files not published (refusal, error) leave no trace.
 	defer r.removeScratch()
 	if p.frozen == nil {

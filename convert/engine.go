@@ -2,6 +2,7 @@ package convert
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -75,6 +76,9 @@ type run struct {
 	// footers keeps what was read of data files' footers (pass.footers;
 	// nil: nothing kept).
 	footers *Engines
+	// stepChecks keeps what the steps' checks found (pass.stepChecks;
+	// nil: nothing kept).
+	stepChecks stepCheckMemo
 	// facts are the cheap facts about the working copy last read, and
 	// factsWanted those the running reader checks will still ask (mayFind).
 	facts       *workFactsRead
@@ -88,8 +92,8 @@ func (r *run) apply(from, to *formats.Version) error {
 	s, _ := lookupStep(from, to)
 	name := from.Name + "->" + to.Name
 	r.log.Debug("step", "from_version", from.Name, "to_version", to.Name)
-	for _, c := range s.checks {
-		if err := r.runCheck(name, c); err != nil {
+	for i, c := range s.checks {
+		if err := r.runStepCheck(name, i, c); err != nil {
 			return fmt.Errorf("step %s: check %s: %w", name, c.code, err)
 		}
 	}
@@ -146,16 +150,32 @@ func (r *run) apply(from, to *formats.Version) error {
 
 // runCheck evaluates one check and records a finding if anything offends.
 func (r *run) runCheck(stepName string, c check) error {
-	var items []string
-	var err error
-	switch {
-	case c.custom != nil && c.readsData:
-		items, err = r.readsData(c.custom)
-	case c.custom != nil:
-		items, err = c.custom(r)
-	default:
-		items, err = r.w.strings(r.ctx, c.query)
-	}
+	return r.runStepCheck(stepName, -1, c)
+}
+
+// stepCheckMemo keeps what the declared checks of a pass's steps found,
+// by the working copy's history (work.history), step and check: the
+// outputs of a pass walk the same steps from the same source (1.0 to
+// 0.1, 0.2, 0.3 and 0.4 each run the checks of 1.0->0.4 on the same
+// rows; a backfill's pass writes a version in two to six formats), and a
+// check that found its items without writing anything finds the same in
+// a working copy of the same history. Only what a check found is kept:
+// its finding, lossy fix and rewrite are made by each output.
+type stepCheckMemo map[stepCheckKey][]string
+
+// stepCheckKey is a step's check (the i-th of the step named step) run
+// on a working copy of the given history.
+type stepCheckKey struct {
+	history [sha256.Size]byte
+	step    string
+	i       int
+}
+
+// runStepCheck is runCheck for the check numbered i of the step named
+// stepName (i < 0: no step's declared check), whose items the pass keeps
+// (stepCheckMemo).
+func (r *run) runStepCheck(stepName string, i int, c check) error {
+	items, err := r.stepCheckItems(stepName, i, c)
 	if err != nil || len(items) == 0 {
 		return err
 	}
@@ -198,6 +218,35 @@ func (r *run) runCheck(stepName string, c check) error {
 	}
 	r.add(f)
 	return nil
+}
+
+// stepCheckItems lists what check c finds, or what it found in a working
+// copy of the same history in an earlier output of the pass (i >= 0 and
+// a pass's memo): kept only when finding them wrote nothing (no
+// statement to the working copy, no finding, no file to publish).
+func (r *run) stepCheckItems(stepName string, i int, c check) ([]string, error) {
+	key := stepCheckKey{history: r.w.history, step: stepName, i: i}
+	kept := i >= 0 && r.stepChecks != nil
+	if kept {
+		if items, ok := r.stepChecks[key]; ok {
+			return slices.Clone(items), nil
+		}
+	}
+	writes, findings, pending := r.w.writes, len(r.findings), len(r.pending)
+	var items []string
+	var err error
+	switch {
+	case c.custom != nil && c.readsData:
+		items, err = r.readsData(c.custom)
+	case c.custom != nil:
+		items, err = c.custom(r)
+	default:
+		items, err = r.w.strings(r.ctx, c.query)
+	}
+	if err == nil && kept && r.w.writes == writes && len(r.findings) == findings && len(r.pending) == pending {
+		r.stepChecks[key] = slices.Clone(items)
+	}
+	return items, err
 }
 
 // readsData runs a check that reads data files' rows (check.readsData)

@@ -7,6 +7,7 @@ import (
 	"github.com/fdl-formats/fdl-formats/internal/duckpool"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -346,5 +347,65 @@ func TestSourceColumnsAskedOnce(t *testing.T) {
 		if n := containing(statements(), "duckdb_columns()"); n != 0 {
 			t.Errorf("to %s: %d statements read duckdb_columns(), want 0", target, n)
 		}
+	}
+}
+
+// TestStepChecksOncePerPass: the outputs of a pass that walk the same
+// steps from the source run each step's declared checks once: 1.0 to
+// 0.1, 0.2, 0.3 and 0.4 run 0.4->0.3's checks (ducklake_macro's among
+// them) for the first of 0.1, 0.2 and 0.3 alone (stepCheckMemo). Each
+// output's findings, refusals and rows are those of its conversion
+// alone, with and without rewritten delete files (which write files a
+// later output must not take as found).
+func TestStepChecksOncePerPass(t *testing.T) {
+	ctx := context.Background()
+	lake := testlakes.Lake(t, "lakes", "06_deletes")
+	vs := versionCatalogs(t, lake)
+	src := vs[len(vs)-1]
+	macros := "FROM ducklake_macro ORDER BY macro_id"
+	for _, rewrite := range []bool{false, true} {
+		t.Run(fmt.Sprintf("rewrite=%t", rewrite), func(t *testing.T) {
+			data := filepath.Join(lake, "data")
+			if rewrite {
+				// Rewritten delete files are published into the data folder.
+				dir := t.TempDir()
+				copyTree(t, lake, dir)
+				src, data = filepath.Join(dir, strings.TrimPrefix(src, lake)), filepath.Join(dir, "data")
+			}
+			opts := Options{DataPath: data, AllowInlined: true, Lossy: LossyOptions, RewriteDeletes: rewrite}
+			var outs []Output
+			for _, v := range []*formats.Version{formats.V0_1, formats.V0_2, formats.V0_3, formats.V0_4, formats.V1_1} {
+				outs = append(outs, Output{Target: v, Dst: filepath.Join(t.TempDir(), "out.duckdb")})
+			}
+			engines := NewEngines(1)
+			defer engines.Close()
+			statements := statementLog(t, engines)
+			opts.Engines = engines
+			got := Catalogs(ctx, src, outs, opts)
+			if n := containing(statements(), macros); n != 1 {
+				t.Errorf("%d statements read %q in the pass, want 1", n, macros)
+			}
+			opts.Engines = nil
+			for k, out := range outs {
+				if rewrite && got[k].Err != nil {
+					t.Errorf("to %s with rewritten delete files: %v", out.Target, got[k].Err)
+				}
+				alone := filepath.Join(t.TempDir(), "alone.duckdb")
+				res, err := Catalog(ctx, src, alone, out.Target, opts)
+				if fmt.Sprint(err) != fmt.Sprint(got[k].Err) {
+					t.Errorf("to %s: in the pass %v, alone %v", out.Target, got[k].Err, err)
+					continue
+				}
+				if err != nil {
+					continue
+				}
+				if fmt.Sprint(res.Findings) != fmt.Sprint(got[k].Result.Findings) {
+					t.Errorf("to %s: findings in the pass %v, alone %v", out.Target, got[k].Result.Findings, res.Findings)
+				}
+				if !rewrite && !reflect.DeepEqual(dump(t, out.Dst), dump(t, alone)) {
+					t.Errorf("to %s: the pass's output differs from the conversion alone", out.Target)
+				}
+			}
+		})
 	}
 }

@@ -3,6 +3,7 @@ package convert
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -28,6 +29,24 @@ type work struct {
 	// copyIn): what was read of it before (run.facts) holds while it is
 	// unchanged.
 	writes int
+	// history digests every statement written to the working copy since
+	// it was made, in order (copyIn, execCount): two working copies of
+	// one pass's source with the same history hold the same rows (the
+	// statements are deterministic: no random or clock function), so
+	// what a declared check found in one holds in the other
+	// (stepCheckMemo).
+	history [sha256.Size]byte
+}
+
+// record adds a statement written to the working copy to its history.
+func (w *work) record(query string, args ...any) {
+	h := sha256.New()
+	h.Write(w.history[:])
+	for _, part := range append([]any{query}, args...) {
+		s := fmt.Sprintf("%T:%v", part, part)
+		fmt.Fprintf(h, "%d:%s", len(s), s)
+	}
+	h.Sum(w.history[:0])
 }
 
 // quote quotes an identifier for DuckDB.
@@ -414,6 +433,7 @@ func (w *work) execCount(ctx context.Context, query string, args ...any) (int64,
 		w.tables = nil
 	}
 	w.writes++
+	w.record(query, args...)
 	res, err := w.conn.ExecContext(ctx, query, args...)
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", oneline.First(strings.TrimSpace(query)), err)
@@ -660,6 +680,9 @@ func (w *work) copyIn(ctx context.Context, tables []table) error {
 	}
 	stmts = withoutOptimizer(stmts)
 	w.writes++
+	for _, s := range stmts {
+		w.record(s.sql)
+	}
 	if _, err := w.conn.ExecContext(ctx, "BEGIN TRANSACTION"); err != nil {
 		return fmt.Errorf("copy the DuckLake tables: %w", err)
 	}
