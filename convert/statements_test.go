@@ -409,3 +409,47 @@ func TestStepChecksOncePerPass(t *testing.T) {
 		})
 	}
 }
+
+// TestChangeTokensOneUpdateAStep: a step that renames change tokens in
+// many snapshots' changes_made writes them in one statement, not one a
+// snapshot: every odd snapshot of 01_primitive_types holds every change
+// kind of 1.0 (as TestChangeKindsConverted's one), and each is written as
+// that test wants it, the other snapshots as they were.
+func TestChangeTokensOneUpdateAStep(t *testing.T) {
+	ctx := context.Background()
+	lake := testlakes.Lake(t, "lakes", "01_primitive_types")
+	vs := versionCatalogs(t, lake)
+	const all = `inserted_into_table:1,inlined_insert:1,inlined_delete:2,flushed_inlined:3,inline_flush:3,inline_flush:4,merge_adjacent:5,rewrite_delete:6,` +
+		`created_scalar_macro:"main"."m",created_table_macro:"main"."tm",dropped_scalar_macro:7,dropped_table_macro:8`
+	const in02 = `inserted_into_table:1,deleted_from_table:2,compacted_table:3,compacted_table:4,compacted_table:5,compacted_table:6`
+	src := editedCopy(t, vs[len(vs)-1], `UPDATE ducklake_snapshot_changes SET changes_made = '`+all+`' WHERE snapshot_id % 2 = 1`)
+	before := query(t, src, `SELECT snapshot_id, changes_made, snapshot_id % 2 = 1 FROM c.ducklake_snapshot_changes ORDER BY snapshot_id`)
+	if len(before) < 4 {
+		t.Fatalf("%d snapshots: the test tests too few", len(before))
+	}
+	engines := NewEngines(1)
+	defer engines.Close()
+	statements := statementLog(t, engines)
+	out := filepath.Join(t.TempDir(), "out.duckdb")
+	res, err := Catalog(ctx, src, out, formats.V0_2, Options{Engines: engines, DataPath: filepath.Join(lake, "data")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := containing(statements(), "UPDATE ducklake_snapshot_changes SET changes_made")
+	if steps := len(res.Path) - 1; n > steps {
+		t.Errorf("%d statements wrote changes_made in %d steps, want at most one a step", n, steps)
+	}
+	got := query(t, out, `SELECT snapshot_id, changes_made FROM c.ducklake_snapshot_changes ORDER BY snapshot_id`)
+	if len(got) != len(before) {
+		t.Fatalf("%d snapshots written, want %d", len(got), len(before))
+	}
+	for i, b := range before {
+		want := b[1]
+		if b[2] == "true" {
+			want = in02
+		}
+		if got[i][0] != b[0] || got[i][1] != want {
+			t.Errorf("snapshot %s: changes_made %q, want %q", got[i][0], got[i][1], want)
+		}
+	}
+}

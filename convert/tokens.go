@@ -80,13 +80,42 @@ func rewriteTokens(r *run, mapping map[string]string) error {
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	for _, u := range updates {
-		if err := r.w.exec(r.ctx, `UPDATE ducklake_snapshot_changes SET changes_made = ? WHERE snapshot_id = ?`, u.val, u.id); err != nil {
-			return err
+	// One statement for many snapshots (a statement a snapshot was most
+	// of the step's statements for a catalog of many). Each snapshot's
+	// last value read is the one written, as one statement a row did.
+	last := map[int64]int{}
+	for i, u := range updates {
+		last[u.id] = i
+	}
+	var values []string
+	var args []any
+	flush := func() error {
+		if len(values) == 0 {
+			return nil
+		}
+		q := `UPDATE ducklake_snapshot_changes SET changes_made = u.changes_made FROM (VALUES ` + strings.Join(values, ", ") +
+			`) AS u(snapshot_id, changes_made) WHERE ducklake_snapshot_changes.snapshot_id = u.snapshot_id`
+		err := r.w.exec(r.ctx, q, args...)
+		values, args = values[:0], args[:0]
+		return err
+	}
+	for i, u := range updates {
+		if last[u.id] != i {
+			continue
+		}
+		values, args = append(values, "(?::BIGINT, ?::VARCHAR)"), append(args, u.id, u.val)
+		if len(values) == tokenUpdatesAtOnce {
+			if err := flush(); err != nil {
+				return err
+			}
 		}
 	}
-	return nil
+	return flush()
 }
+
+// tokenUpdatesAtOnce bounds the snapshots rewriteTokens writes in one
+// statement.
+const tokenUpdatesAtOnce = 1000
 
 // dedupe keeps the first of equal tokens: two source kinds may map to one.
 func dedupe(toks []string) []string {
