@@ -453,3 +453,70 @@ func TestChangeTokensOneUpdateAStep(t *testing.T) {
 		}
 	}
 }
+
+// TestReplacedTableRelisted: a step's CREATE OR REPLACE TABLE (0.4->0.3's
+// ducklake_schema_versions) has the working copy's listing read again for
+// that table alone: a conversion from 1.0 to 0.3 lists the working tables
+// once (openSource's), and the listing kept is what listing every table
+// gives, also for a table the statement creates.
+func TestReplacedTableRelisted(t *testing.T) {
+	ctx := context.Background()
+	lake := testlakes.Lake(t, "lakes", "06_deletes")
+	vs := versionCatalogs(t, lake)
+	engines := NewEngines(1)
+	defer engines.Close()
+	statements := statementLog(t, engines)
+	_, err := Catalog(ctx, vs[len(vs)-1], filepath.Join(t.TempDir(), "out.duckdb"), formats.V0_3, Options{Engines: engines, DataPath: filepath.Join(lake, "data"), Lossy: LossyOptions})
+	if err != nil && !errors.Is(err, ErrRefused) {
+		t.Fatal(err)
+	}
+	stmts := statements()
+	if n := containing(stmts, "CREATE OR REPLACE TABLE ducklake_schema_versions AS"); n != 1 {
+		t.Fatalf("%d statements replaced ducklake_schema_versions, want 1", n)
+	}
+	if n := containing(stmts, "SELECT schema_name, table_name FROM duckdb_tables()"); n != 1 {
+		t.Errorf("the working tables listed %d times, want once", n)
+	}
+
+	for q, want := range map[string]string{
+		"CREATE OR REPLACE TABLE t AS\n\tSELECT 1":   "t",
+		`CREATE OR REPLACE TABLE "T" AS SELECT 1`:    "",
+		"CREATE OR REPLACE TABLE t (a INT)":          "",
+		"CREATE TABLE t AS SELECT 1":                 "",
+		"CREATE OR REPLACE TABLE main.t AS SELECT 1": "",
+	} {
+		if got, ok := replacedTable(q); got != want || ok != (want != "") {
+			t.Errorf("replacedTable(%q) = %q, %t; want %q", q, got, ok, want)
+		}
+	}
+
+	p, closeDB, err := prepare(ctx, vs[len(vs)-1], nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeDB()
+	w := &work{conn: p.conn, db: workDB, schema: p.schema}
+	if err := w.copyIn(ctx, p.tables); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		"CREATE OR REPLACE TABLE ducklake_schema_versions AS SELECT 1 AS b, 'x' AS a",
+		"CREATE OR REPLACE TABLE zz_new AS SELECT 1 AS c",
+		"CREATE OR REPLACE TABLE aa_new AS SELECT 1 AS c, 2 AS d",
+	} {
+		if err := w.exec(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+		kept := w.tables
+		if kept == nil {
+			t.Fatalf("after %s: no listing kept", q)
+		}
+		listed, err := columnsOf(ctx, w.conn, w.db, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(kept, listed) {
+			t.Errorf("after %s: listing kept\n%v\nlisted\n%v", q, kept, listed)
+		}
+	}
+}

@@ -429,6 +429,7 @@ func (w *work) exec(ctx context.Context, query string, args ...any) error {
 // statement goes through it (or copyIn): it counts the writes, so that the
 // facts read before one are read again (run.mayFind).
 func (w *work) execCount(ctx context.Context, query string, args ...any) (int64, error) {
+	kept := w.tables
 	if changesTables(query) {
 		w.tables = nil
 	}
@@ -438,11 +439,61 @@ func (w *work) execCount(ctx context.Context, query string, args ...any) (int64,
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", oneline.First(strings.TrimSpace(query)), err)
 	}
+	if name, ok := replacedTable(query); ok && kept != nil {
+		// One table replaced (a step's CREATE OR REPLACE TABLE ... AS):
+		// its columns are read again, not every table's.
+		if w.tables, err = w.relisted(ctx, kept, name); err != nil {
+			return 0, fmt.Errorf("read the columns of working table %s: %w", name, err)
+		}
+	}
 	n, err := res.RowsAffected()
 	if err != nil {
 		return 0, nil
 	}
 	return n, nil
+}
+
+// replacedTable gives the table a statement CREATE OR REPLACE TABLE name
+// AS ... replaces, named by a plain identifier (a step's own statement);
+// false for any other statement.
+func replacedTable(query string) (string, bool) {
+	rest, ok := strings.CutPrefix(strings.TrimSpace(query), "CREATE OR REPLACE TABLE ")
+	if !ok {
+		return "", false
+	}
+	words := strings.Fields(rest)
+	if len(words) < 3 || words[1] != "AS" {
+		return "", false
+	}
+	name := words[0]
+	for _, c := range name {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
+			return "", false
+		}
+	}
+	return name, true
+}
+
+// relisted is the listing kept with table name's columns read again (or
+// the table added, in name order, when it is new).
+func (w *work) relisted(ctx context.Context, kept []table, name string) ([]table, error) {
+	rows, err := w.conn.QueryContext(ctx, "SELECT name FROM pragma_table_info("+literal(fmt.Sprintf(`"%s"."main"."%s"`, w.db, name))+") ORDER BY cid")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var cols []string
+	for rows.Next() {
+		var c string
+		if err := rows.Scan(&c); err != nil {
+			return nil, err
+		}
+		cols = append(cols, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return tableCreated(name, cols)(slices.DeleteFunc(slices.Clone(kept), func(t table) bool { return t.name == name })), nil
 }
 
 // execShape runs a statement that creates, drops or reshapes a working
