@@ -520,3 +520,33 @@ func TestReplacedTableRelisted(t *testing.T) {
 		}
 	}
 }
+
+// TestCutBoundsFilesListedOnce: the check of folded VARCHAR bounds
+// (cutStringBounds) lists the live data files of every table it reads in
+// one statement, and asks whether a table holds inlined rows once a
+// table, not once a statistics row: 21_multi_schema_options from 1.0 to
+// 1.1 reads four tables' VARCHAR bounds (TestMinMaxVarcharConverted holds
+// what it finds).
+func TestCutBoundsFilesListedOnce(t *testing.T) {
+	ctx := context.Background()
+	lake := testlakes.Lake(t, "lakes", "21_multi_schema_options")
+	vs := versionCatalogs(t, lake)
+	engines := NewEngines(1)
+	defer engines.Close()
+	statements := statementLog(t, engines)
+	if _, err := Catalog(ctx, vs[len(vs)-1], filepath.Join(t.TempDir(), "out.duckdb"), formats.V1_1, Options{Engines: engines, DataPath: filepath.Join(lake, "data")}); err != nil {
+		t.Fatal(err)
+	}
+	stmts := statements()
+	if n := containing(stmts, "min(v), max(v) FROM read_parquet("); n < 4 {
+		t.Fatalf("%d data files' VARCHAR min and max read, want 4 or more: the test no longer tests", n)
+	}
+	// localDataFiles' listing (1.1's readers have no footer quirk to
+	// check): the bounds' check's alone.
+	if n := containing(stmts, "THEN 'rel:'"); n != 1 {
+		t.Errorf("the data files listed %d times, want once", n)
+	}
+	if n := containing(stmts, "FROM ducklake_inlined_data_tables WHERE table_id = "); n > 4 {
+		t.Errorf("inlined rows asked %d times, want once a table (4)", n)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -174,30 +175,50 @@ func (r *run) cutStringBounds() ([]cutBound, error) {
 	if err != nil || len(rows) == 0 {
 		return nil, err
 	}
+	// A table's rows are read once for all its columns' rows: whether it
+	// holds inlined rows or deletions, and its live data files (those of
+	// every table listed, in one statement, once one is needed).
+	skipped := map[string]bool{}
+	var filesOf map[string][]localDataFile
 	var cuts []cutBound
 	for _, row := range rows {
 		table, column, lo, hi, tname, cname := row[0], row[1], row[2], row[3], row[4], row[5]
 		if hi < lo {
 			lo, hi = hi, lo // DuckDB 2.0 merges both as constants
 		}
-		if del, err := r.inlinedDeletes(table); err != nil || del {
+		skip, known := skipped[table]
+		if !known {
+			del, err := r.inlinedDeletes(table)
 			if err != nil {
 				return nil, fmt.Errorf("inlined deletes of table %s (id %s): %w", tname, table, err)
 			}
-			continue
-		}
-		if inlined {
-			if held, err := r.inlinedRowsAtLatest(table); err != nil || held {
-				if err != nil {
+			skip = del
+			if !skip && inlined {
+				if skip, err = r.inlinedRowsAtLatest(table); err != nil {
 					return nil, fmt.Errorf("inlined rows of table %s (id %s): %w", tname, table, err)
 				}
-				continue
+			}
+			skipped[table] = skip
+		}
+		if skip {
+			continue
+		}
+		if filesOf == nil {
+			var ids []string
+			for _, row := range rows {
+				ids = append(ids, row[0])
+			}
+			slices.Sort(ids)
+			all, err := r.localDataFiles("f.table_id IN (" + strings.Join(slices.Compact(ids), ", ") + ") AND f.end_snapshot IS NULL")
+			if err != nil {
+				return nil, err
+			}
+			filesOf = map[string][]localDataFile{}
+			for _, f := range all {
+				filesOf[f.table] = append(filesOf[f.table], f)
 			}
 		}
-		files, err := r.localDataFiles("f.table_id = " + table + " AND f.end_snapshot IS NULL")
-		if err != nil {
-			return nil, err
-		}
+		files := filesOf[table]
 		smin, smax, ok, err := r.scannedStringMinMax(files, column)
 		if err != nil {
 			return nil, fmt.Errorf("min/max of table %s (id %s) column %s (id %s): %w", tname, table, cname, column, err)
