@@ -82,6 +82,11 @@ type metaMemo struct {
 	// defaultCasts: whether a default's text casts to a type, by type and
 	// text (see Reader.defaultCastRefusal).
 	defaultCasts map[[2]string]bool
+	// columnRows: every ducklake_column row by table_id, in readColumns'
+	// order (see Reader.allColumnRows); columnRowsTried: they were read,
+	// or could not be in one statement (columnRows nil).
+	columnRows      map[int64][]columnRow
+	columnRowsTried bool
 }
 
 func newMetaMemo() *metaMemo {

@@ -61,15 +61,115 @@ func (r *Reader) columnsAt(ctx context.Context, tableID, snap int64, topOnly boo
 }
 
 func (r *Reader) readColumns(ctx context.Context, tableID, snap int64, topOnly bool) ([]*Column, error) {
-	q := fmt.Sprintf(`SELECT c.column_id, c.column_name, c.column_type, c.initial_default, c.default_value,
-		c.nulls_allowed, c.column_order, c.parent_column, %s
+	if all := r.allColumnRows(ctx); all != nil {
+		var rows []columnRow
+		for _, x := range all[tableID] {
+			if visibleRow(x.begin, x.end, snap) {
+				rows = append(rows, x)
+			}
+		}
+		return columnTree(rows, topOnly), nil
+	}
+	q := fmt.Sprintf(`SELECT %s
 		FROM cat.ducklake_column c WHERE c.table_id = %d AND %s
-		ORDER BY c.parent_column NULLS FIRST, c.column_order`, r.col("ducklake_column", "c", "default_value_type"), tableID, visible("c", snap))
+		ORDER BY c.parent_column NULLS FIRST, c.column_order`, r.columnSelect(), tableID, visible("c", snap))
 	rows, err := r.conn.QueryContext(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("read columns of table %d in %s at snapshot %d: %w", tableID, oneline.Name(r.path), snap, err)
 	}
 	defer rows.Close()
+	var read []columnRow
+	for rows.Next() {
+		var x columnRow
+		if err := r.scanColumnRow(rows, &x); err != nil {
+			return nil, fmt.Errorf("read columns of table %d in %s: %w", tableID, oneline.Name(r.path), err)
+		}
+		read = append(read, x)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return columnTree(read, topOnly), nil
+}
+
+// columnRow is a row of ducklake_column as readColumns reads it: the
+// column without its fields, its parent, and (allColumnRows) its
+// snapshots.
+type columnRow struct {
+	c          Column
+	parent     sql.NullInt64
+	begin, end sql.NullInt64
+}
+
+// columnSelect is what readColumns selects of ducklake_column c, in the
+// order scanColumnRow scans it.
+func (r *Reader) columnSelect() string {
+	return "c.column_id, c.column_name, c.column_type, c.initial_default, c.default_value, c.nulls_allowed, c.column_order, c.parent_column, " + r.col("ducklake_column", "c", "default_value_type")
+}
+
+// scanColumnRow scans columnSelect's values into x, then any more into
+// more.
+func (r *Reader) scanColumnRow(rows *sql.Rows, x *columnRow, more ...any) error {
+	c := &x.c
+	var initial, def, defType sql.NullString
+	var nulls sql.NullBool
+	if err := rows.Scan(append([]any{&c.ID, &c.Name, &c.Type, &initial, &def, &nulls, &c.Order, &x.parent, &defType}, more...)...); err != nil {
+		return err
+	}
+	c.InitialDefault, c.DefaultValue, c.DefaultType = nullString(initial), nullString(def), nullString(defType)
+	// A NULL nulls_allowed fails every real reader (refused.go); it
+	// reads as true here only so that the rest of the walk goes on.
+	c.NullsAllowed, c.nullsNull = !nulls.Valid || nulls.Bool, !nulls.Valid
+	c.quirks = r.format.Quirks
+	return nil
+}
+
+// allColumnRows reads every row of ducklake_column once per reader, by
+// table_id, each table's in readColumns' order (its rows at a snapshot
+// are those visible there, in that order): one statement for the
+// columns of every table at every snapshot the reader is asked, where
+// readColumns ran one per table and epoch. Nil when they are not read
+// so: the snapshot and id columns are not all BIGINT (a frozen
+// catalog's stand-ins, compared in SQL as their own type), or the
+// statement or a row's scan failed (a value readColumns may never read,
+// of a row not visible where it reads); readColumns then reads the
+// table's columns at the snapshot, and fails, as before.
+func (r *Reader) allColumnRows(ctx context.Context) map[int64][]columnRow {
+	if r.meta.columnRowsTried {
+		return r.meta.columnRows
+	}
+	for _, c := range []string{"table_id", "column_id", "column_order", "parent_column", "begin_snapshot", "end_snapshot"} {
+		if r.columnTypes[[2]string{"ducklake_column", c}] != "BIGINT" {
+			r.meta.columnRowsTried = true
+			return nil
+		}
+	}
+	all := map[int64][]columnRow{}
+	err := r.eachRow(ctx, `SELECT `+r.columnSelect()+`, c.table_id, c.begin_snapshot, c.end_snapshot
+		FROM cat.ducklake_column c WHERE c.table_id IS NOT NULL
+		ORDER BY c.table_id, c.parent_column NULLS FIRST, c.column_order`, func(rows *sql.Rows) error {
+		var x columnRow
+		var table int64
+		if err := r.scanColumnRow(rows, &x, &table, &x.begin, &x.end); err != nil {
+			return err
+		}
+		all[table] = append(all[table], x)
+		return nil
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil // not tried: asked again
+		}
+		all = nil
+	}
+	r.meta.columnRows, r.meta.columnRowsTried = all, true
+	return all
+}
+
+// columnTree is the top-level columns of rows (a table's at a snapshot,
+// in readColumns' order), fresh copies with their nested fields unless
+// topOnly.
+func columnTree(rows []columnRow, topOnly bool) []*Column {
 	byID := map[int64]*Column{}
 	var top []*Column
 	type pending struct {
@@ -77,32 +177,18 @@ func (r *Reader) readColumns(ctx context.Context, tableID, snap int64, topOnly b
 		parent int64
 	}
 	var kids []pending
-	for rows.Next() {
-		var c Column
-		var initial, def, defType sql.NullString
-		var nulls sql.NullBool
-		var parent sql.NullInt64
-		if err := rows.Scan(&c.ID, &c.Name, &c.Type, &initial, &def, &nulls, &c.Order, &parent, &defType); err != nil {
-			return nil, fmt.Errorf("read columns of table %d in %s: %w", tableID, oneline.Name(r.path), err)
-		}
-		c.InitialDefault, c.DefaultValue, c.DefaultType = nullString(initial), nullString(def), nullString(defType)
-		// A NULL nulls_allowed fails every real reader (refused.go); it
-		// reads as true here only so that the rest of the walk goes on.
-		c.NullsAllowed, c.nullsNull = !nulls.Valid || nulls.Bool, !nulls.Valid
-		c.quirks = r.format.Quirks
+	for _, x := range rows {
+		c := x.c
 		cp := &c
 		byID[c.ID] = cp
-		if parent.Valid {
-			kids = append(kids, pending{cp, parent.Int64})
+		if x.parent.Valid {
+			kids = append(kids, pending{cp, x.parent.Int64})
 		} else {
 			top = append(top, cp)
 		}
 	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
 	if topOnly {
-		return top, nil
+		return top
 	}
 	for _, k := range kids {
 		p, ok := byID[k.parent]
@@ -118,7 +204,7 @@ func (r *Reader) readColumns(ctx context.Context, tableID, snap int64, topOnly b
 	for _, c := range byID {
 		sort.SliceStable(c.Children, func(i, j int) bool { return c.Children[i].Order < c.Children[j].Order })
 	}
-	return top, nil
+	return top
 }
 
 // UnsupportedError names a feature this reader cannot read; it wraps ErrIncomparable.
