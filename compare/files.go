@@ -179,11 +179,14 @@ type tableFiles struct {
 	ends *[]int32
 }
 
-// fileRow is a file with its data file id (delete files) and end snapshot.
+// fileRow is a file with its data file id (delete files) and end
+// snapshot; relative: the delete file's path_is_relative (true where
+// NULL), until its Path is resolved (scanDeleteFile).
 type fileRow[F any] struct {
-	file   F
-	dataID int64
-	end    *int64
+	file     F
+	dataID   int64
+	end      *int64
+	relative bool
 }
 
 // visibleAt reports whether a row with these snapshots is visible at snap (visible).
@@ -199,62 +202,50 @@ func (r *Reader) allTableFiles(ctx context.Context, t Table) (*tableFiles, error
 		return all, nil
 	}
 	all := &tableFiles{}
-	const dt = "ducklake_data_file"
-	q := fmt.Sprintf(`SELECT d.data_file_id, d.path, d.path_is_relative, d.record_count, d.file_size_bytes,
-		d.footer_size, d.row_id_start, d.begin_snapshot, d.end_snapshot, %s, %s, %s, %s
-		FROM cat.ducklake_data_file d WHERE d.table_id = %d ORDER BY d.data_file_id`,
-		r.col(dt, "d", "partial_max"), r.col(dt, "d", "partial_file_info"), r.col(dt, "d", "mapping_id"),
-		r.col(dt, "d", "encryption_key"), t.ID)
-	rows, err := r.conn.QueryContext(ctx, q)
-	if err != nil {
-		return nil, fmt.Errorf("list data files of %s in %s: %w", t.Shown(), oneline.Name(r.path), err)
-	}
-	for rows.Next() {
-		var f DataFile
-		var rel sql.NullBool
-		var footer, rowStart, end, pmax, mapping sql.NullInt64
-		var pinfo, key sql.NullString
-		if err := rows.Scan(&f.ID, &f.Stored, &rel, &f.RecordCount, &f.SizeBytes, &footer, &rowStart, &f.BeginSnapshot, &end, &pmax, &pinfo, &mapping, &key); err != nil {
-			rows.Close()
+	if rows, ok := r.allFileRows(ctx).take(t.ID); ok {
+		all.data, all.dels = rows.data, rows.dels
+		for i := range all.data {
+			f := &all.data[i].file
+			f.Path = r.resolve(t.dir, f.Stored, f.Relative)
+		}
+		for i := range all.dels {
+			row := &all.dels[i]
+			row.file.Path = r.resolve(t.dir, row.file.Path, row.relative)
+		}
+	} else {
+		rows, err := r.conn.QueryContext(ctx, fmt.Sprintf(`SELECT %s FROM cat.ducklake_data_file d WHERE d.table_id = %d ORDER BY d.data_file_id`, r.dataFileSelect(), t.ID))
+		if err != nil {
 			return nil, fmt.Errorf("list data files of %s in %s: %w", t.Shown(), oneline.Name(r.path), err)
 		}
-		f.Relative, f.relNull = !rel.Valid || rel.Bool, !rel.Valid
-		f.Path = r.resolve(t.dir, f.Stored, f.Relative)
-		f.FooterSize, f.RowIDStart, f.PartialMax, f.MappingID = nullInt(footer), nullInt(rowStart), nullInt(pmax), nullInt(mapping)
-		f.PartialInfo, f.encryptionKey = nullString(pinfo), nullString(key)
-		all.data = append(all.data, fileRow[DataFile]{file: f, end: nullInt(end)})
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list data files of %s in %s: %w", t.Shown(), oneline.Name(r.path), err)
-	}
-	const del = "ducklake_delete_file"
-	q = fmt.Sprintf(`SELECT x.delete_file_id, x.data_file_id, x.path, x.path_is_relative, %s, x.delete_count,
-		x.file_size_bytes, x.footer_size, x.begin_snapshot, x.end_snapshot, %s, %s
-		FROM cat.ducklake_delete_file x WHERE x.table_id = %d ORDER BY x.delete_file_id`,
-		r.col(del, "x", "format"), r.col(del, "x", "partial_max"), r.col(del, "x", "encryption_key"), t.ID)
-	rows, err = r.conn.QueryContext(ctx, q)
-	if err != nil {
-		return nil, fmt.Errorf("list delete files of %s in %s: %w", t.Shown(), oneline.Name(r.path), err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var d DeleteFile
-		var dataID int64
-		var stored string
-		var rel sql.NullBool
-		var format, key sql.NullString
-		var footer, end, pmax sql.NullInt64
-		if err := rows.Scan(&d.ID, &dataID, &stored, &rel, &format, &d.DeleteCount, &d.SizeBytes, &footer, &d.BeginSnapshot, &end, &pmax, &key); err != nil {
+		for rows.Next() {
+			var row fileRow[DataFile]
+			if err := r.scanDataFile(rows, &row); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("list data files of %s in %s: %w", t.Shown(), oneline.Name(r.path), err)
+			}
+			row.file.Path = r.resolve(t.dir, row.file.Stored, row.file.Relative)
+			all.data = append(all.data, row)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("list data files of %s in %s: %w", t.Shown(), oneline.Name(r.path), err)
+		}
+		rows, err = r.conn.QueryContext(ctx, fmt.Sprintf(`SELECT %s FROM cat.ducklake_delete_file x WHERE x.table_id = %d ORDER BY x.delete_file_id`, r.deleteFileSelect(), t.ID))
+		if err != nil {
 			return nil, fmt.Errorf("list delete files of %s in %s: %w", t.Shown(), oneline.Name(r.path), err)
 		}
-		d.Path, d.relNull = r.resolve(t.dir, stored, !rel.Valid || rel.Bool), !rel.Valid
-		d.Format = r.deleteFormat(format)
-		d.FooterSize, d.PartialMax, d.encryptionKey = nullInt(footer), nullInt(pmax), nullString(key)
-		all.dels = append(all.dels, fileRow[DeleteFile]{file: d, dataID: dataID, end: nullInt(end)})
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list delete files of %s in %s: %w", t.Shown(), oneline.Name(r.path), err)
+		defer rows.Close()
+		for rows.Next() {
+			var row fileRow[DeleteFile]
+			if err := r.scanDeleteFile(rows, &row); err != nil {
+				return nil, fmt.Errorf("list delete files of %s in %s: %w", t.Shown(), oneline.Name(r.path), err)
+			}
+			row.file.Path = r.resolve(t.dir, row.file.Path, row.relative)
+			all.dels = append(all.dels, row)
+		}
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("list delete files of %s in %s: %w", t.Shown(), oneline.Name(r.path), err)
+		}
 	}
 	r.meta.tableFiles[key] = all
 	for _, row := range all.data {
@@ -264,6 +255,142 @@ func (r *Reader) allTableFiles(ctx context.Context, t Table) (*tableFiles, error
 		r.meta.tableOf[row.file.Path] = all
 	}
 	return all, nil
+}
+
+// dataFileSelect is what allTableFiles selects of ducklake_data_file d,
+// in the order scanDataFile scans it.
+func (r *Reader) dataFileSelect() string {
+	const dt = "ducklake_data_file"
+	return fmt.Sprintf(`d.data_file_id, d.path, d.path_is_relative, d.record_count, d.file_size_bytes,
+		d.footer_size, d.row_id_start, d.begin_snapshot, d.end_snapshot, %s, %s, %s, %s`,
+		r.col(dt, "d", "partial_max"), r.col(dt, "d", "partial_file_info"), r.col(dt, "d", "mapping_id"),
+		r.col(dt, "d", "encryption_key"))
+}
+
+// scanDataFile scans dataFileSelect's values into row (the file's Path
+// not resolved), then any more into more.
+func (r *Reader) scanDataFile(rows *sql.Rows, row *fileRow[DataFile], more ...any) error {
+	f := &row.file
+	var rel sql.NullBool
+	var footer, rowStart, end, pmax, mapping sql.NullInt64
+	var pinfo, key sql.NullString
+	if err := rows.Scan(append([]any{&f.ID, &f.Stored, &rel, &f.RecordCount, &f.SizeBytes, &footer, &rowStart, &f.BeginSnapshot, &end, &pmax, &pinfo, &mapping, &key}, more...)...); err != nil {
+		return err
+	}
+	f.Relative, f.relNull = !rel.Valid || rel.Bool, !rel.Valid
+	f.FooterSize, f.RowIDStart, f.PartialMax, f.MappingID = nullInt(footer), nullInt(rowStart), nullInt(pmax), nullInt(mapping)
+	f.PartialInfo, f.encryptionKey = nullString(pinfo), nullString(key)
+	row.end = nullInt(end)
+	return nil
+}
+
+// deleteFileSelect is what allTableFiles selects of ducklake_delete_file
+// x, in the order scanDeleteFile scans it.
+func (r *Reader) deleteFileSelect() string {
+	const del = "ducklake_delete_file"
+	return fmt.Sprintf(`x.delete_file_id, x.data_file_id, x.path, x.path_is_relative, %s, x.delete_count,
+		x.file_size_bytes, x.footer_size, x.begin_snapshot, x.end_snapshot, %s, %s`,
+		r.col(del, "x", "format"), r.col(del, "x", "partial_max"), r.col(del, "x", "encryption_key"))
+}
+
+// scanDeleteFile scans deleteFileSelect's values into row (the file's
+// Path is its stored path, not resolved: row.relative says how to), then
+// any more into more.
+func (r *Reader) scanDeleteFile(rows *sql.Rows, row *fileRow[DeleteFile], more ...any) error {
+	d := &row.file
+	var rel sql.NullBool
+	var format, key sql.NullString
+	var footer, end, pmax sql.NullInt64
+	if err := rows.Scan(append([]any{&d.ID, &row.dataID, &d.Path, &rel, &format, &d.DeleteCount, &d.SizeBytes, &footer, &d.BeginSnapshot, &end, &pmax, &key}, more...)...); err != nil {
+		return err
+	}
+	row.relative, d.relNull = !rel.Valid || rel.Bool, !rel.Valid
+	d.Format = r.deleteFormat(format)
+	d.FooterSize, d.PartialMax, d.encryptionKey = nullInt(footer), nullInt(pmax), nullString(key)
+	row.end = nullInt(end)
+	return nil
+}
+
+// fileRows are every data and delete file row of the catalog by
+// table_id, each table's in allTableFiles' order, their paths not
+// resolved (allFileRows); nil when they were not read so.
+type fileRows struct {
+	tables map[int64]*tableFiles
+	taken  map[int64]bool
+}
+
+// take gives a table's rows (none when it has none) and forgets them
+// (allTableFiles keeps what it builds of them); false when the rows
+// were not read at once, or were taken already (a table read in another
+// folder), for allTableFiles' own queries.
+func (all *fileRows) take(table int64) (*tableFiles, bool) {
+	if all == nil || all.taken[table] {
+		return nil, false
+	}
+	rows := all.tables[table]
+	if rows == nil {
+		rows = &tableFiles{}
+	}
+	delete(all.tables, table)
+	all.taken[table] = true
+	return rows, true
+}
+
+// allFileRows reads every row of ducklake_data_file and
+// ducklake_delete_file once per reader (two statements, where
+// allTableFiles ran two per table). Nil where they are not read so: a
+// table_id that is not a BIGINT (compared in SQL as its own type), or a
+// statement or a row's scan failed (a value of a table the reader may
+// never read); allTableFiles then reads each table, and fails, as before.
+func (r *Reader) allFileRows(ctx context.Context) *fileRows {
+	if r.meta.fileRowsTried {
+		return r.meta.fileRows
+	}
+	if r.columnTypes[[2]string{"ducklake_data_file", "table_id"}] != "BIGINT" || r.columnTypes[[2]string{"ducklake_delete_file", "table_id"}] != "BIGINT" {
+		r.meta.fileRowsTried = true
+		return nil
+	}
+	all := &fileRows{tables: map[int64]*tableFiles{}, taken: map[int64]bool{}}
+	of := func(table int64) *tableFiles {
+		t := all.tables[table]
+		if t == nil {
+			t = &tableFiles{}
+			all.tables[table] = t
+		}
+		return t
+	}
+	err := r.eachRow(ctx, `SELECT `+r.dataFileSelect()+`, d.table_id FROM cat.ducklake_data_file d
+		WHERE d.table_id IS NOT NULL ORDER BY d.table_id, d.data_file_id`, func(rows *sql.Rows) error {
+		var row fileRow[DataFile]
+		var table int64
+		if err := r.scanDataFile(rows, &row, &table); err != nil {
+			return err
+		}
+		t := of(table)
+		t.data = append(t.data, row)
+		return nil
+	})
+	if err == nil {
+		err = r.eachRow(ctx, `SELECT `+r.deleteFileSelect()+`, x.table_id FROM cat.ducklake_delete_file x
+		WHERE x.table_id IS NOT NULL ORDER BY x.table_id, x.delete_file_id`, func(rows *sql.Rows) error {
+			var row fileRow[DeleteFile]
+			var table int64
+			if err := r.scanDeleteFile(rows, &row, &table); err != nil {
+				return err
+			}
+			t := of(table)
+			t.dels = append(t.dels, row)
+			return nil
+		})
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil // not tried: asked again
+		}
+		all = nil
+	}
+	r.meta.fileRows, r.meta.fileRowsTried = all, true
+	return all
 }
 
 // deleteFormat is how the real reader of r's format opens a delete file
