@@ -93,6 +93,10 @@ type metaMemo struct {
 	// nil).
 	fileRows      *fileRows
 	fileRowsTried bool
+	// statsCounts: ducklake_table_stats' record counts by table_id (see
+	// Reader.allStatsCounts); statsCountsTried: read, or could not be.
+	statsCounts      map[int64][]int64
+	statsCountsTried bool
 }
 
 func newMetaMemo() *metaMemo {

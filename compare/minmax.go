@@ -2,6 +2,7 @@ package compare
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"strings"
 
@@ -130,6 +131,43 @@ func foldExtremes(dt string) (lo, hi string, ok bool) {
 	return "", "", false
 }
 
+// allStatsCounts reads, once per reader, the record_count of every row
+// of ducklake_table_stats with a record_count and a file_size_bytes, by
+// table_id, each table's in the table's order (rowid, the order of
+// foldedMinMax's own query of one table, a plain scan): one statement
+// where foldedMinMax ran one per table (a table without such a row has
+// none). Nil where they are not read so: a table_id that is not a
+// BIGINT (compared in SQL as its own type), or the statement or a
+// value's scan failed (a row of a table foldedMinMax may never ask);
+// foldedMinMax then asks each table as before.
+func (r *Reader) allStatsCounts(ctx context.Context) map[int64][]int64 {
+	if r.meta.statsCountsTried {
+		return r.meta.statsCounts
+	}
+	if r.columnTypes[[2]string{"ducklake_table_stats", "table_id"}] != "BIGINT" {
+		r.meta.statsCountsTried = true
+		return nil
+	}
+	all := map[int64][]int64{}
+	err := r.eachRow(ctx, `SELECT table_id, record_count FROM cat.ducklake_table_stats
+		WHERE table_id IS NOT NULL AND record_count IS NOT NULL AND file_size_bytes IS NOT NULL ORDER BY table_id, rowid`, func(rows *sql.Rows) error {
+		var id, n int64
+		if err := rows.Scan(&id, &n); err != nil {
+			return err
+		}
+		all[id] = append(all[id], n)
+		return nil
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil // not tried: asked again
+		}
+		all = nil
+	}
+	r.meta.statsCounts, r.meta.statsCountsTried = all, true
+	return all
+}
+
 // minMax is one answer to SELECT min(c), max(c): the values' text in the
 // column's type (UTC for TIMESTAMPTZ), "NULL" for none, or the error the
 // reader fails with.
@@ -154,7 +192,12 @@ func (r *Reader) foldedMinMax(ctx context.Context, t Table, snap, net int64) (ou
 	if !foldsMinMax(r.format) || r.empty("ducklake_table_stats") || r.empty("ducklake_table_column_stats") {
 		return nil, nil, nil
 	}
-	counts, err := r.int64s(ctx, fmt.Sprintf(`SELECT record_count FROM cat.ducklake_table_stats WHERE table_id = %d AND record_count IS NOT NULL AND file_size_bytes IS NOT NULL`, t.ID))
+	var counts []int64
+	if all := r.allStatsCounts(ctx); all != nil {
+		counts = all[t.ID]
+	} else {
+		counts, err = r.int64s(ctx, fmt.Sprintf(`SELECT record_count FROM cat.ducklake_table_stats WHERE table_id = %d AND record_count IS NOT NULL AND file_size_bytes IS NOT NULL`, t.ID))
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("read the table statistics of %s in %s: %w", t.Shown(), oneline.Name(r.path), err)
 	}
