@@ -17,6 +17,9 @@ func (r *Reader) changesMade(ctx context.Context) (map[int64]*string, error) {
 	if r.meta.changes != nil {
 		return r.meta.changes, nil
 	}
+	if r.snapshotChanges(ctx) {
+		return r.meta.changes, nil
+	}
 	out := map[int64]*string{}
 	if r.has("ducklake_snapshot_changes", "changes_made") {
 		rows, err := r.conn.QueryContext(ctx, `SELECT snapshot_id, changes_made FROM cat.ducklake_snapshot_changes`)
@@ -45,6 +48,42 @@ func (r *Reader) changesMade(ctx context.Context) (map[int64]*string, error) {
 	}
 	r.meta.changes = out
 	return out, nil
+}
+
+// snapshotChanges reads, in one statement, what changesMade and
+// commitInfo each read of ducklake_snapshot_changes in a statement of its
+// own, where the table has both changes_made and author and neither has
+// read yet: changes_made by snapshot, and the commit info by snapshot
+// (commitInfo's text). False, and nothing kept, where it did not read
+// them so, or the statement failed (each then reads and fails as
+// before); commitInfo's part is left to it (r.meta.commits nil) where a
+// row has no snapshot_id, which its own scan fails on.
+func (r *Reader) snapshotChanges(ctx context.Context) bool {
+	if r.meta.changes != nil || r.meta.commits != nil || !r.has("ducklake_snapshot_changes", "changes_made") || !r.has("ducklake_snapshot_changes", "author") {
+		return false
+	}
+	changes, commits := map[int64]*string{}, map[int64]string{}
+	err := r.eachRow(ctx, `SELECT snapshot_id, changes_made, author, commit_message, commit_extra_info FROM cat.ducklake_snapshot_changes`, func(rows *sql.Rows) error {
+		var id sql.NullInt64
+		var v, author, msg, extra sql.NullString
+		if err := rows.Scan(&id, &v, &author, &msg, &extra); err != nil {
+			return err
+		}
+		if !id.Valid {
+			commits = nil // no snapshot's row: ducklake_snapshots() joins by snapshot_id
+			return nil
+		}
+		changes[id.Int64] = nullString(v)
+		if commits != nil {
+			commits[id.Int64] = fmt.Sprintf("author=%s message=%s extra=%s", optString(nullString(author)), optString(nullString(msg)), optString(nullString(extra)))
+		}
+		return nil
+	})
+	if err != nil {
+		return false
+	}
+	r.meta.changes, r.meta.commits = changes, commits
+	return true
 }
 
 // parsedChanges is changes_made as the readers of format own parse it

@@ -335,6 +335,9 @@ func (r *Reader) commitInfo(ctx context.Context, snap int64) (string, bool, erro
 		return "", false, nil
 	}
 	if r.meta.commits == nil {
+		r.snapshotChanges(ctx)
+	}
+	if r.meta.commits == nil {
 		commits := map[int64]string{}
 		rows, err := r.conn.QueryContext(ctx, `SELECT snapshot_id, author, commit_message, commit_extra_info FROM cat.ducklake_snapshot_changes`)
 		if err != nil {
