@@ -50,10 +50,11 @@ func TestStalledBody(t *testing.T) {
 	var h http.Handler = webtest.Handler(root, webtest.Options{})
 	h = webtest.Stall(h, get("/stalls.bin"), 1000)
 	h = webtest.Stall(h, get("/versions/"), 10)
-	// The steady body: 100 bytes every d/4, read by a store whose timeout
-	// is 5d, so a pause 19 times the sender's is needed to fail it (a busy
-	// machine's late timers failed it at a timeout of d).
-	h = webtest.Trickle(h, func(r *http.Request) bool { return strings.HasSuffix(r.URL.Path, "/trickles.bin") }, 100, d/4)
+	// The steady body: 150 bytes every d/4 (1.7 s in all), read by a
+	// store whose timeout is 5d, so a pause 19 times the sender's is
+	// needed to fail it (a busy machine's late timers failed it at a
+	// timeout of d).
+	h = webtest.Trickle(h, func(r *http.Request) bool { return strings.HasSuffix(r.URL.Path, "/trickles.bin") }, 150, d/4)
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	st, err := httpstore.New(srv.URL+"/lake", httpstore.Client(d))
@@ -70,6 +71,12 @@ func TestStalledBody(t *testing.T) {
 			_, err := st.List(ctx, "versions/")
 			return nil, err
 		}, Want: srv.URL + "/lake/versions/", Within: 10 * d},
-		{Name: "a slow but steady body", Op: storetest.ReadAll(st, "data/trickles.bin")},
+	})
+	steady, err := httpstore.New(srv.URL+"/lake", httpstore.Client(5*d))
+	if err != nil {
+		t.Fatal(err)
+	}
+	storetest.RunStallCases(t, 5*d, 20*time.Second, data, &stalls, []storetest.StallCase{
+		{Name: "a slow but steady body", Op: storetest.ReadAll(steady, "data/trickles.bin")},
 	})
 }

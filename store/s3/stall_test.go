@@ -17,6 +17,7 @@ import (
 
 	"github.com/fdl-formats/fdl-formats/internal/s3test"
 	"github.com/fdl-formats/fdl-formats/internal/webtest"
+	"github.com/fdl-formats/fdl-formats/store"
 	"github.com/fdl-formats/fdl-formats/store/s3"
 	"github.com/fdl-formats/fdl-formats/store/storetest"
 )
@@ -58,10 +59,11 @@ func TestStalledBody(t *testing.T) {
 	}
 	var h http.Handler = webtest.Stall(proxy, stalled(false), 1000)
 	h = webtest.Stall(h, stalled(true), 100)
-	// The steady body: 100 bytes every d/4, read by a store whose timeout
-	// is 5d, so a pause 19 times the sender's is needed to fail it (a busy
-	// machine's late timers could fail it at a timeout of d).
-	h = webtest.Trickle(h, func(r *http.Request) bool { return strings.HasSuffix(r.URL.Path, "/data/trickles.bin") }, 100, d/4)
+	// The steady body: 200 bytes every d/4 (1.9 s in all), read by a
+	// store whose timeout is 5d, so a pause 19 times the sender's is
+	// needed to fail it (a busy machine's late timers could fail it at a
+	// timeout of d).
+	h = webtest.Trickle(h, func(r *http.Request) bool { return strings.HasSuffix(r.URL.Path, "/data/trickles.bin") }, 200, d/4)
 	front := httptest.NewServer(h)
 	t.Cleanup(front.Close)
 	st, err := s3.New(ctx, bucket, "lake", s3.Options{Endpoint: front.URL, StallTimeout: d})
@@ -124,10 +126,10 @@ func TestStalledUpload(t *testing.T) {
 	quit := make(chan struct{})
 	var h http.Handler = webtest.StallUpload(proxy, putOf("reads-nothing.duckdb"), 0, quit)
 	h = webtest.StallUpload(h, putOf("stops-at-1mib.duckdb"), 1<<20, quit)
-	// The steady reader takes 128 KiB every 40 ms (5 s in all) from a
+	// The steady reader takes 256 KiB every 40 ms (2.6 s in all) from a
 	// store whose timeout is 5d (1.5 s): only a pause far beyond a busy
 	// machine's late timers fails it.
-	h = webtest.SlowUpload(h, putOf("slow.duckdb"), 128<<10, 40*time.Millisecond)
+	h = webtest.SlowUpload(h, putOf("slow.duckdb"), 256<<10, 40*time.Millisecond)
 	front := httptest.NewServer(h)
 	t.Cleanup(front.Close)
 	released := false
@@ -142,7 +144,7 @@ func TestStalledUpload(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	create := func(key string) func(ctx context.Context) ([]byte, error) {
+	create := func(st store.Store, key string) func(ctx context.Context) ([]byte, error) {
 		return func(ctx context.Context) ([]byte, error) {
 			if err := st.Create(ctx, key, bytes.NewReader(data)); err != nil {
 				return nil, err
@@ -161,9 +163,9 @@ func TestStalledUpload(t *testing.T) {
 	// stall, a HEAD (is the object there?) and a backoff.
 	within := 2*(time.Second+3*d) + time.Second
 	storetest.RunStallCases(t, d, 30*time.Second, data, &stalls, []storetest.StallCase{
-		{Name: "the server reads nothing", Op: create(dir + "reads-nothing.duckdb"), Want: "create s3://" + bucket + "/lake/" + dir + "reads-nothing.duckdb at ",
+		{Name: "the server reads nothing", Op: create(st, dir+"reads-nothing.duckdb"), Want: "create s3://" + bucket + "/lake/" + dir + "reads-nothing.duckdb at ",
 			Says: "stopped reading the upload", Attempts: 2, Within: within},
-		{Name: "the server stops after 1 MiB", Op: create(dir + "stops-at-1mib.duckdb"), Want: "PUT " + front.URL + "/" + bucket + "/lake/" + dir + "stops-at-1mib.duckdb: ",
+		{Name: "the server stops after 1 MiB", Op: create(st, dir+"stops-at-1mib.duckdb"), Want: "PUT " + front.URL + "/" + bucket + "/lake/" + dir + "stops-at-1mib.duckdb: ",
 			Says: "gave up after 2 attempts, the last 2 timed out", Attempts: 2, Within: within},
 	})
 	steady, err := s3.New(ctx, bucket, "lake", s3.Options{Endpoint: front.URL, StallTimeout: 5 * d})
@@ -171,17 +173,7 @@ func TestStalledUpload(t *testing.T) {
 		t.Fatal(err)
 	}
 	storetest.RunStallCases(t, 5*d, 30*time.Second, data, &stalls, []storetest.StallCase{
-		{Name: "a slow but steady reader", Op: func(ctx context.Context) ([]byte, error) {
-			if err := steady.Create(ctx, dir+"slow.duckdb", bytes.NewReader(data)); err != nil {
-				return nil, err
-			}
-			rc, err := direct.Open(ctx, dir+"slow.duckdb")
-			if err != nil {
-				return nil, err
-			}
-			defer rc.Close()
-			return io.ReadAll(rc)
-		}},
+		{Name: "a slow but steady reader", Op: create(steady, dir+"slow.duckdb")},
 	})
 	// The proxy lets go: the uploads it held are cut short at the server.
 	// Close returns once every request to the proxy has been answered,
