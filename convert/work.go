@@ -34,7 +34,9 @@ type work struct {
 	// one pass's source with the same history hold the same rows (the
 	// statements are deterministic: no random or clock function), so
 	// what a declared check found in one holds in the other
-	// (stepCheckMemo).
+	// (stepCheckMemo). A statement naming a scratch folder (a rewritten
+	// delete file's COPY ... TO) makes the history of its output its own:
+	// no later output of the pass finds its checks kept.
 	history [sha256.Size]byte
 }
 
@@ -42,8 +44,10 @@ type work struct {
 func (w *work) record(query string, args ...any) {
 	h := sha256.New()
 	h.Write(w.history[:])
+	// %#v tells apart what %v prints alike ([]string{"a b"} and
+	// []string{"a", "b"}); each part is length-prefixed.
 	for _, part := range append([]any{query}, args...) {
-		s := fmt.Sprintf("%T:%v", part, part)
+		s := fmt.Sprintf("%#v", part)
 		fmt.Fprintf(h, "%d:%s", len(s), s)
 	}
 	h.Sum(w.history[:0])
@@ -455,10 +459,11 @@ func (w *work) execCount(ctx context.Context, query string, args ...any) (int64,
 
 // replacedTable gives the table a statement CREATE OR REPLACE TABLE name
 // AS ... replaces, named by a plain identifier (a step's own statement);
-// false for any other statement.
+// false for any other statement, and for text holding a semicolon (more
+// statements may follow, changing other tables).
 func replacedTable(query string) (string, bool) {
 	rest, ok := strings.CutPrefix(strings.TrimSpace(query), "CREATE OR REPLACE TABLE ")
-	if !ok {
+	if !ok || strings.Contains(rest, ";") {
 		return "", false
 	}
 	words := strings.Fields(rest)
