@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/fdl-formats/fdl-formats/formats"
-	"github.com/fdl-formats/fdl-formats/internal/duckpool"
 )
 
 // deleteTarget is a data file with a Parquet delete file visible at a
@@ -315,29 +314,11 @@ func queryString(t *testing.T, catalog, q string) string {
 // from helperDBs, as execCatalog attaches one to edit it.
 func queryRow(t *testing.T, catalog, q string, dest any) {
 	t.Helper()
-	ctx := context.Background()
-	db, err := helperDBs.Get()
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		helperDBs.Discard(db)
-		t.Fatal(err)
-	}
-	defer func() {
-		if duckpool.Release(conn, "queried") {
-			helperDBs.Put(db)
-		} else {
-			helperDBs.Discard(db)
+	onCatalog(t, catalog, "queried", "(READ_ONLY)", func(conn *sql.Conn) {
+		if err := conn.QueryRowContext(context.Background(), q).Scan(dest); err != nil {
+			t.Fatalf("%s: %v", q, err)
 		}
-	}()
-	if _, err := conn.ExecContext(ctx, "ATTACH "+sqlString(catalog)+" AS queried (READ_ONLY); USE queried"); err != nil {
-		t.Fatal(err)
-	}
-	if err := conn.QueryRowContext(ctx, q).Scan(dest); err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
+	})
 }
 
 // TestTwoColumnDeletesFormats: DuckLake on DuckDB 1.3 (v1.3-ossivalis,

@@ -158,6 +158,21 @@ func lakeFilesOf(t *testing.T, catalog, data string) (dataFiles, deleteFiles []s
 // helperDBs, detached (written out) before it returns.
 func execCatalog(t *testing.T, catalog string, stmts ...string) {
 	t.Helper()
+	onCatalog(t, catalog, "tampered", "", func(conn *sql.Conn) {
+		for _, q := range stmts {
+			if _, err := conn.ExecContext(context.Background(), q); err != nil {
+				t.Fatalf("%s: %v", q, err)
+			}
+		}
+	})
+}
+
+// onCatalog runs use with catalog attached as name (with the ATTACH
+// options given, e.g. "(READ_ONLY)") and made the default database (USE),
+// on a connection of a database from helperDBs, given back once the
+// catalog is detached (which writes an edit to the file) or discarded.
+func onCatalog(t *testing.T, catalog, name, options string, use func(conn *sql.Conn)) {
+	t.Helper()
 	ctx := context.Background()
 	db, err := helperDBs.Get()
 	if err != nil {
@@ -168,25 +183,18 @@ func execCatalog(t *testing.T, catalog string, stmts ...string) {
 		helperDBs.Discard(db)
 		t.Fatal(err)
 	}
-	release := func() {
-		if duckpool.Release(conn, "tampered") {
+	// Deferred: a t.Fatal in use (runtime.Goexit) still gives it back.
+	defer func() {
+		if duckpool.Release(conn, name) {
 			helperDBs.Put(db)
 		} else {
 			helperDBs.Discard(db)
 		}
-	}
-	if _, err := conn.ExecContext(ctx, "ATTACH "+sqlString(catalog)+" AS tampered; USE tampered"); err != nil {
-		release()
+	}()
+	if _, err := conn.ExecContext(ctx, "ATTACH "+sqlString(catalog)+" AS "+name+" "+options+"; USE "+name); err != nil {
 		t.Fatal(err)
 	}
-	for _, q := range stmts {
-		if _, err := conn.ExecContext(ctx, q); err != nil {
-			release()
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	// Release detaches the file, which writes everything to it.
-	release()
+	use(conn)
 }
 
 // helperDBs lends execCatalog its DuckDB databases: starting one for each
