@@ -87,6 +87,9 @@ type metaMemo struct {
 	// or could not be in one statement (columnRows nil).
 	columnRows      map[int64][]columnRow
 	columnRowsTried bool
+	// columnRowsTied: the tables whose columns readColumns reads by its
+	// own query (tiedColumnRows).
+	columnRowsTied map[int64]bool
 	// fileRows: every data and delete file row by table_id, until
 	// allTableFiles takes a table's (see Reader.allFileRows);
 	// fileRowsTried: they were read, or could not be at once (fileRows

@@ -317,6 +317,11 @@ func (r *Reader) scanDeleteFile(rows *sql.Rows, row *fileRow[DeleteFile], more .
 type fileRows struct {
 	tables map[int64]*tableFiles
 	taken  map[int64]bool
+	// tied are the tables with two data or two delete file rows of one
+	// id (a catalog without its primary keys): DuckDB's sort is not
+	// stable, so the whole table's order of such rows may differ from
+	// the order of the table's own query, whose last row of an id wins.
+	tied map[int64]bool
 }
 
 // take gives a table's rows (none when it has none) and forgets them
@@ -324,7 +329,7 @@ type fileRows struct {
 // were not read at once, or were taken already (a table read in another
 // folder), for allTableFiles' own queries.
 func (all *fileRows) take(table int64) (*tableFiles, bool) {
-	if all == nil || all.taken[table] {
+	if all == nil || all.taken[table] || all.tied[table] {
 		return nil, false
 	}
 	rows := all.tables[table]
@@ -388,9 +393,26 @@ func (r *Reader) allFileRows(ctx context.Context) *fileRows {
 			return nil // not tried: asked again
 		}
 		all = nil
+	} else {
+		all.tied = map[int64]bool{}
+		for id, t := range all.tables {
+			if tiedIDs(t.data, func(r fileRow[DataFile]) int64 { return r.file.ID }) || tiedIDs(t.dels, func(r fileRow[DeleteFile]) int64 { return r.file.ID }) {
+				all.tied[id] = true
+			}
+		}
 	}
 	r.meta.fileRows, r.meta.fileRowsTried = all, true
 	return all
+}
+
+// tiedIDs reports whether two adjacent rows (sorted by id) have one id.
+func tiedIDs[T any](rows []T, id func(T) int64) bool {
+	for i := 1; i < len(rows); i++ {
+		if id(rows[i]) == id(rows[i-1]) {
+			return true
+		}
+	}
+	return false
 }
 
 // deleteFormat is how the real reader of r's format opens a delete file

@@ -61,7 +61,7 @@ func (r *Reader) columnsAt(ctx context.Context, tableID, snap int64, topOnly boo
 }
 
 func (r *Reader) readColumns(ctx context.Context, tableID, snap int64, topOnly bool) ([]*Column, error) {
-	if all := r.allColumnRows(ctx); all != nil {
+	if all := r.allColumnRows(ctx); all != nil && !r.meta.columnRowsTied[tableID] {
 		var rows []columnRow
 		for _, x := range all[tableID] {
 			if visibleRow(x.begin, x.end, snap) {
@@ -162,8 +162,47 @@ func (r *Reader) allColumnRows(ctx context.Context) map[int64][]columnRow {
 		}
 		all = nil
 	}
+	r.meta.columnRowsTied = map[int64]bool{}
+	for id, rows := range all {
+		if tiedColumnRows(rows) {
+			r.meta.columnRowsTied[id] = true
+		}
+	}
 	r.meta.columnRows, r.meta.columnRowsTried = all, true
 	return all
+}
+
+// tiedColumnRows reports whether two rows of a table's (in
+// allColumnRows' order) with one parent and column_order are visible at
+// one snapshot: DuckDB's sort is not stable, so their order among the
+// whole table's rows may differ from the order readColumns' own query
+// of that snapshot gives them (and a tree built from them with it).
+func tiedColumnRows(rows []columnRow) bool {
+	for i := 0; i < len(rows); {
+		j := i + 1
+		for j < len(rows) && rows[j].parent == rows[i].parent && rows[j].c.Order == rows[i].c.Order {
+			j++
+		}
+		for a := i; a < j; a++ {
+			for b := a + 1; b < j; b++ {
+				if visibleTogether(rows[a], rows[b]) {
+					return true
+				}
+			}
+		}
+		i = j
+	}
+	return false
+}
+
+// visibleTogether reports whether rows a and b are visible at some one
+// snapshot (visibleRow).
+func visibleTogether(a, b columnRow) bool {
+	if !a.begin.Valid || !b.begin.Valid {
+		return false
+	}
+	from := max(a.begin.Int64, b.begin.Int64)
+	return (!a.end.Valid || from < a.end.Int64) && (!b.end.Valid || from < b.end.Int64)
 }
 
 // columnTree is the top-level columns of rows (a table's at a snapshot,
