@@ -225,10 +225,8 @@ type Reader struct {
 	twoColumnDeletes bool
 	// listedTables: every table of the catalog file (schema, name), in
 	// that order, as the listing read them when it was opened
-	// (formats.Listing.Tables), once tablesListed: ReadEveryTable reads
-	// them.
+	// (formats.Listing.Tables): ReadEveryTable reads them.
 	listedTables [][2]string
-	tablesListed bool
 }
 
 // Open attaches a catalog read-only in a private in-memory DuckDB and detects
@@ -405,7 +403,7 @@ func (r *Reader) init(ctx context.Context, opts ReaderOptions) error {
 	if err != nil {
 		return fmt.Errorf("read layout of %s: %w", oneline.Name(r.path), err)
 	}
-	r.listedTables, r.tablesListed = listing.Tables, true
+	r.listedTables = listing.Tables
 	r.layout = formats.Layout{}
 	r.dynamic = map[string][]string{}
 	r.columnTypes = map[[2]string]string{}

@@ -28,10 +28,9 @@ func (r *Reader) ReadEveryTable(ctx context.Context) error {
 	if err := checkLength(r.path); err != nil {
 		return err
 	}
-	names, err := r.catalogTables(ctx)
-	if err != nil {
-		return fmt.Errorf("%w: list the tables of %s: %w", ErrIncomparable, oneline.Name(r.path), err)
-	}
+	// Every table of the catalog file, as the listing read them when the
+	// reader opened it (a read-only catalog's tables do not change).
+	names := r.listedTables
 	// hash(t) hashes the whole row: every column is read and decoded. All
 	// tables in one query; when it fails, one query per table names the
 	// table that cannot be read. The same pass reads, beside each table of
@@ -78,26 +77,6 @@ func (r *Reader) ReadEveryTable(ctx context.Context) error {
 		r.bookkept, r.notRelative = kept.bookkeeping, kept.notRelative
 	}
 	return nil
-}
-
-// catalogTables lists every table of the catalog file (schema, name), in
-// that order: as the listing read them when the reader opened the
-// catalog (a read-only catalog's tables do not change), else in a
-// statement of its own.
-func (r *Reader) catalogTables(ctx context.Context) ([][2]string, error) {
-	if r.tablesListed {
-		return r.listedTables, nil
-	}
-	var names [][2]string
-	err := r.eachRow(ctx, `SELECT schema_name, table_name FROM duckdb_tables() WHERE database_name = 'cat' ORDER BY schema_name, table_name`, func(rows *sql.Rows) error {
-		var s, t string
-		if err := rows.Scan(&s, &t); err != nil {
-			return err
-		}
-		names = append(names, [2]string{s, t})
-		return nil
-	})
-	return names, err
 }
 
 // rowHashSQL hashes a row of table n (schema, name) of the catalog: every

@@ -1,0 +1,93 @@
+package compare
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"testing"
+)
+
+// TestBatchReadFallsBack: where the one read of every table's file or
+// column rows is not made (a key column that is not a BIGINT, which SQL
+// compares as its own type: a reader refuses such a catalog at open, so
+// the column's type is changed here after it), each table is read by its
+// own query; a read cut by the caller's context is made again at the next
+// question. Either way the files and columns of every table at every
+// snapshot are those of a reader reading each table alone.
+func TestBatchReadFallsBack(t *testing.T) {
+	ctx := context.Background()
+	lake, catalog := lastVersion(t, "lakes", "06_deletes")
+	for _, tc := range []struct {
+		name      string
+		prepare   func(r *Reader)
+		atOnce    bool // the rows were read at once in the end
+		cancelled bool // the first question is asked with a cancelled context
+	}{
+		{"table_id not a BIGINT", func(r *Reader) {
+			for _, table := range []string{"ducklake_data_file", "ducklake_column"} {
+				r.columnTypes[[2]string{table, "table_id"}] = "INTEGER"
+			}
+		}, false, false},
+		{"the first read cancelled", func(*Reader) {}, true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := openForTest(t, catalog, lake)
+			tc.prepare(r)
+			alone := openForTest(t, catalog, lake)
+			alone.meta.fileRowsTried, alone.meta.columnRowsTried = true, true // each table's own queries
+			snaps, err := alone.Snapshots(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cancelFirst := tc.cancelled
+			for _, s := range snaps {
+				tables, err := alone.Tables(ctx, s.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, tb := range tables {
+					if cancelFirst {
+						cancelFirst = false
+						cut, cancel := context.WithCancel(ctx)
+						cancel()
+						if _, err := r.Files(cut, tb, s.ID); err == nil {
+							t.Errorf("%s at snapshot %d: files read with a cancelled context", tb.Name, s.ID)
+						}
+						if _, err := r.readColumns(cut, tb.ID, s.ID, false); err == nil {
+							t.Errorf("%s at snapshot %d: columns read with a cancelled context", tb.Name, s.ID)
+						}
+					}
+					got, err1 := r.Files(ctx, tb, s.ID)
+					want, err2 := alone.Files(ctx, tb, s.ID)
+					if fmt.Sprint(err1) != fmt.Sprint(err2) || !reflect.DeepEqual(paths(got), paths(want)) {
+						t.Errorf("%s at snapshot %d: files %v (%v), alone %v (%v)", tb.Name, s.ID, paths(got), err1, paths(want), err2)
+					}
+					gotCols, err1 := r.readColumns(ctx, tb.ID, s.ID, false)
+					wantCols, err2 := alone.readColumns(ctx, tb.ID, s.ID, false)
+					if fmt.Sprint(err1) != fmt.Sprint(err2) || !reflect.DeepEqual(gotCols, wantCols) {
+						t.Errorf("%s at snapshot %d: columns %s (%v), alone %s (%v)", tb.Name, s.ID, columnsJSON(t, gotCols), err1, columnsJSON(t, wantCols), err2)
+					}
+				}
+			}
+			if cancelFirst {
+				t.Fatal("no table to ask with a cancelled context")
+			}
+			if atOnce := r.meta.fileRows != nil && r.meta.columnRows != nil; atOnce != tc.atOnce {
+				t.Errorf("rows read at once: %v, want %v", atOnce, tc.atOnce)
+			}
+		})
+	}
+}
+
+// paths lists files' paths, each with its delete file's.
+func paths(files []DataFile) []string {
+	var out []string
+	for _, f := range files {
+		p := f.Path
+		if f.Delete != nil {
+			p += " - " + f.Delete.Path
+		}
+		out = append(out, p)
+	}
+	return out
+}
