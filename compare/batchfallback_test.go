@@ -10,29 +10,33 @@ import (
 // TestBatchReadFallsBack: where the one read of every table's file or
 // column rows is not made (a key column that is not a BIGINT, which SQL
 // compares as its own type: a reader refuses such a catalog at open, so
-// the column's type is changed here after it), each table is read by its
-// own query; a read cut by the caller's context is made again at the next
-// question. Either way the files and columns of every table at every
-// snapshot are those of a reader reading each table alone.
+// the column's type is relabelled here after it), that read is left to
+// each table's own query, the other still made at once; a read cut by the
+// caller's context is made again at the next question. Either way the
+// files and columns of every table at every snapshot are those of a
+// reader reading each table alone.
 func TestBatchReadFallsBack(t *testing.T) {
 	ctx := context.Background()
 	lake, catalog := lastVersion(t, "lakes", "06_deletes")
-	for _, tc := range []struct {
-		name      string
-		prepare   func(r *Reader)
-		atOnce    bool // the rows were read at once in the end
-		cancelled bool // the first question is asked with a cancelled context
-	}{
-		{"table_id not a BIGINT", func(r *Reader) {
-			for _, table := range []string{"ducklake_data_file", "ducklake_column"} {
-				r.columnTypes[[2]string{table, "table_id"}] = "INTEGER"
-			}
-		}, false, false},
-		{"the first read cancelled", func(*Reader) {}, true, true},
-	} {
+	type tc struct {
+		name                    string
+		relabel                 [2]string // a column whose type is not a BIGINT
+		filesAtOnce, colsAtOnce bool
+		cancelled               bool // the first question is asked with a cancelled context
+	}
+	cases := []tc{{name: "the first read cancelled", filesAtOnce: true, colsAtOnce: true, cancelled: true}}
+	for _, table := range []string{"ducklake_data_file", "ducklake_delete_file"} {
+		cases = append(cases, tc{name: table + ".table_id", relabel: [2]string{table, "table_id"}, colsAtOnce: true})
+	}
+	for _, c := range []string{"table_id", "column_id", "column_order", "parent_column", "begin_snapshot", "end_snapshot"} {
+		cases = append(cases, tc{name: "ducklake_column." + c, relabel: [2]string{"ducklake_column", c}, filesAtOnce: true})
+	}
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			r := openForTest(t, catalog, lake)
-			tc.prepare(r)
+			if tc.relabel != ([2]string{}) {
+				r.columnTypes[tc.relabel] = "INTEGER"
+			}
 			alone := openForTest(t, catalog, lake)
 			alone.meta.fileRowsTried, alone.meta.columnRowsTried = true, true // each table's own queries
 			snaps, err := alone.Snapshots(ctx)
@@ -72,20 +76,23 @@ func TestBatchReadFallsBack(t *testing.T) {
 			if cancelFirst {
 				t.Fatal("no table to ask with a cancelled context")
 			}
-			if atOnce := r.meta.fileRows != nil && r.meta.columnRows != nil; atOnce != tc.atOnce {
-				t.Errorf("rows read at once: %v, want %v", atOnce, tc.atOnce)
+			if atOnce := r.meta.fileRows != nil; atOnce != tc.filesAtOnce {
+				t.Errorf("file rows read at once: %v, want %v", atOnce, tc.filesAtOnce)
+			}
+			if atOnce := r.meta.columnRows != nil; atOnce != tc.colsAtOnce {
+				t.Errorf("column rows read at once: %v, want %v", atOnce, tc.colsAtOnce)
 			}
 		})
 	}
 }
 
-// paths lists files' paths, each with its delete file's.
+// paths lists files' paths and ids, each with its delete file's.
 func paths(files []DataFile) []string {
 	var out []string
 	for _, f := range files {
-		p := f.Path
+		p := fmt.Sprintf("%d %s", f.ID, f.Path)
 		if f.Delete != nil {
-			p += " - " + f.Delete.Path
+			p += fmt.Sprintf(" - %d %s", f.Delete.ID, f.Delete.Path)
 		}
 		out = append(out, p)
 	}

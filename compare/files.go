@@ -329,7 +329,11 @@ type fileRows struct {
 // were not read at once, or were taken already (a table read in another
 // folder), for allTableFiles' own queries.
 func (all *fileRows) take(table int64) (*tableFiles, bool) {
-	if all == nil || all.taken[table] || all.tied[table] {
+	if all == nil || all.taken[table] {
+		return nil, false
+	}
+	if all.tied[table] {
+		delete(all.tables, table) // read by the table's own query
 		return nil, false
 	}
 	rows := all.tables[table]

@@ -171,6 +171,7 @@ func execCatalog(t *testing.T, catalog string, stmts ...string) {
 // options given, e.g. "(READ_ONLY)") and made the default database (USE),
 // on a connection of a database from helperDBs, given back once the
 // catalog is detached (which writes an edit to the file) or discarded.
+// use closes the rows it opens: the connection's close waits for them.
 func onCatalog(t *testing.T, catalog, name, options string, use func(conn *sql.Conn)) {
 	t.Helper()
 	ctx := context.Background()

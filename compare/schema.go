@@ -1,9 +1,11 @@
 package compare
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -183,14 +185,34 @@ func tiedColumnRows(rows []columnRow) bool {
 		for j < len(rows) && rows[j].parent == rows[i].parent && rows[j].c.Order == rows[i].c.Order {
 			j++
 		}
-		for a := i; a < j; a++ {
-			for b := a + 1; b < j; b++ {
-				if visibleTogether(rows[a], rows[b]) {
-					return true
-				}
-			}
+		if j-i > 1 && overlapping(rows[i:j]) {
+			return true
 		}
 		i = j
+	}
+	return false
+}
+
+// overlapping reports whether two of rows are visible at one snapshot
+// (visibleRow: from begin, before end; never without a begin): sorted by
+// begin, a row overlaps an earlier one when it begins before the latest
+// end so far (a group may hold a row for each of thousands of versions).
+func overlapping(rows []columnRow) bool {
+	var live []columnRow
+	for _, x := range rows {
+		if x.begin.Valid && (!x.end.Valid || x.end.Int64 > x.begin.Int64) {
+			live = append(live, x)
+		}
+	}
+	slices.SortFunc(live, func(a, b columnRow) int { return cmp.Compare(a.begin.Int64, b.begin.Int64) })
+	for k := 1; k < len(live); k++ {
+		if visibleTogether(live[k-1], live[k]) {
+			return true
+		}
+		// The earlier row ending later stays the one to meet.
+		if !live[k-1].end.Valid || live[k].end.Valid && live[k-1].end.Int64 > live[k].end.Int64 {
+			live[k] = live[k-1]
+		}
 	}
 	return false
 }

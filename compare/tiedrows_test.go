@@ -2,6 +2,8 @@ package compare
 
 import (
 	"context"
+	"database/sql"
+	"fmt"
 	"reflect"
 	"testing"
 )
@@ -20,10 +22,12 @@ func TestTiedRowsReadAsAlone(t *testing.T) {
 	lake, catalog := lastVersion(t, "lakes", "06_deletes")
 	c := tamper(t, catalog,
 		"CREATE TABLE x AS SELECT * FROM ducklake_data_file", "DROP TABLE ducklake_data_file", "ALTER TABLE x RENAME TO ducklake_data_file",
+		"CREATE TABLE x AS SELECT * FROM ducklake_delete_file", "DROP TABLE ducklake_delete_file", "ALTER TABLE x RENAME TO ducklake_delete_file",
 		"INSERT INTO ducklake_data_file SELECT * EXCLUDE (i) REPLACE (data_file_id + 100000 + i AS data_file_id, 999999 AS table_id) FROM (SELECT * FROM ducklake_data_file WHERE data_file_id = (SELECT min(data_file_id) FROM ducklake_data_file)), range(50) r(i)",
-		"INSERT INTO ducklake_data_file SELECT * REPLACE ('dup-' || path AS path) FROM ducklake_data_file WHERE data_file_id IN (SELECT data_file_id FROM ducklake_delete_file)",
-		"INSERT INTO ducklake_column SELECT * EXCLUDE (i) REPLACE (column_id + 100000 + i AS column_id, 999999 AS table_id) FROM (SELECT * FROM ducklake_column WHERE parent_column IS NULL LIMIT 1), range(50) r(i)",
-		"INSERT INTO ducklake_column SELECT * REPLACE (column_id + 1000 AS column_id, column_name || '_tied' AS column_name) FROM ducklake_column WHERE parent_column IS NULL AND table_id <> 999999")
+		"INSERT INTO ducklake_data_file SELECT * REPLACE ('dup-' || path AS path) FROM ducklake_data_file WHERE data_file_id = (SELECT min(data_file_id) FROM ducklake_delete_file)",
+		"INSERT INTO ducklake_delete_file SELECT * REPLACE ('dup-' || path AS path) FROM ducklake_delete_file WHERE delete_file_id = (SELECT max(delete_file_id) FROM ducklake_delete_file)",
+		"INSERT INTO ducklake_column SELECT * EXCLUDE (i) REPLACE (column_id + 100000 + i AS column_id, column_order + 100000 + i AS column_order, 999999 AS table_id) FROM (SELECT * FROM ducklake_column WHERE parent_column IS NULL LIMIT 1), range(50) r(i)",
+		"INSERT INTO ducklake_column SELECT * REPLACE (column_id + 1000 AS column_id, column_name || '_tied' AS column_name) FROM ducklake_column WHERE parent_column IS NULL AND table_id = (SELECT min(table_id) FROM ducklake_column)")
 	r := openForTest(t, c, lake)
 	alone := openForTest(t, c, lake)
 	alone.meta.fileRowsTried, alone.meta.columnRowsTried = true, true // each table's own queries
@@ -31,25 +35,18 @@ func TestTiedRowsReadAsAlone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	seen := map[int64]bool{}
 	for _, s := range snaps {
 		tables, err := alone.Tables(ctx, s.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, tb := range tables {
+			seen[tb.ID] = true
 			got, err1 := r.Files(ctx, tb, s.ID)
 			want, err2 := alone.Files(ctx, tb, s.ID)
-			if (err1 == nil) != (err2 == nil) {
-				t.Errorf("%s at snapshot %d: files read at once %v, alone %v", tb.Name, s.ID, err1, err2)
-			}
-			if len(got) != len(want) {
-				t.Errorf("%s at snapshot %d: %d files read at once, %d alone", tb.Name, s.ID, len(got), len(want))
-				continue
-			}
-			for i := range got {
-				if got[i].Path != want[i].Path || (got[i].Delete == nil) != (want[i].Delete == nil) {
-					t.Errorf("%s at snapshot %d: file %d read at once %s (a delete file: %v), alone %s (%v)", tb.Name, s.ID, i, got[i].Path, got[i].Delete != nil, want[i].Path, want[i].Delete != nil)
-				}
+			if fmt.Sprint(err1) != fmt.Sprint(err2) || !reflect.DeepEqual(paths(got), paths(want)) {
+				t.Errorf("%s at snapshot %d: files read at once %v (%v), alone %v (%v)", tb.Name, s.ID, paths(got), err1, paths(want), err2)
 			}
 			gotCols, err := r.readColumns(ctx, tb.ID, s.ID, false)
 			if err != nil {
@@ -62,6 +59,44 @@ func TestTiedRowsReadAsAlone(t *testing.T) {
 			if !reflect.DeepEqual(gotCols, wantCols) {
 				t.Errorf("%s at snapshot %d: columns read at once %s, alone %s", tb.Name, s.ID, columnsJSON(t, gotCols), columnsJSON(t, wantCols))
 			}
+		}
+	}
+	// The tables without tied rows were read at once.
+	if r.meta.fileRows == nil || r.meta.columnRows == nil {
+		t.Fatal("the rows were not read at once")
+	}
+	if n := len(r.meta.fileRows.tied); n == 0 || n >= len(seen) {
+		t.Errorf("%d of %d tables' files tied, want some, not all", n, len(seen))
+	}
+	if n := len(r.meta.columnRowsTied); n != 1 {
+		t.Errorf("%d tables' columns tied, want 1", n)
+	}
+}
+
+// TestOverlappingColumnRows: tied column rows count only where two are
+// visible at one snapshot (from begin, before end), however many rows of
+// one column's versions there are and in whatever order.
+func TestOverlappingColumnRows(t *testing.T) {
+	row := func(begin, end int64) columnRow {
+		x := columnRow{begin: sql.NullInt64{Int64: begin, Valid: begin >= 0}}
+		if end >= 0 {
+			x.end = sql.NullInt64{Int64: end, Valid: true}
+		}
+		return x
+	}
+	for _, tc := range []struct {
+		name string
+		rows []columnRow
+		want bool
+	}{
+		{"one after the other", []columnRow{row(5, 9), row(1, 5), row(9, -1)}, false},
+		{"open end met later", []columnRow{row(1, -1), row(7, 8)}, true},
+		{"a long row met past a short one", []columnRow{row(1, 20), row(2, 3), row(10, 11)}, true},
+		{"never visible", []columnRow{row(-1, -1), row(4, 4), row(6, 2), row(1, -1)}, false},
+		{"same begin", []columnRow{row(3, 4), row(3, 5)}, true},
+	} {
+		if got := overlapping(tc.rows); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 		}
 	}
 }

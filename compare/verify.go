@@ -31,6 +31,10 @@ func (r *Reader) ReadEveryTable(ctx context.Context) error {
 	// Every table of the catalog file, as the listing read them when the
 	// reader opened it (a read-only catalog's tables do not change).
 	names := r.listedTables
+	if len(names) == 0 {
+		// Every open lists them, ducklake_metadata among them.
+		return fmt.Errorf("%w: list the tables of %s: none listed", ErrIncomparable, oneline.Name(r.path))
+	}
 	// hash(t) hashes the whole row: every column is read and decoded. All
 	// tables in one query; when it fails, one query per table names the
 	// table that cannot be read. The same pass reads, beside each table of

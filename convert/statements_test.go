@@ -567,6 +567,8 @@ func TestHistoryTellsArgumentsApart(t *testing.T) {
 	for _, pair := range [][2][]any{
 		{{[]string{"a b"}}, {[]string{"a", "b"}}},
 		{{[]any{"1", int64(2)}}, {[]any{int64(1), "2"}}},
+		{{int64(1)}, {float64(1)}},
+		{{[]any{int64(1)}}, {[]any{1.0}}},
 		{{"x"}, {[]string{"x"}}},
 	} {
 		var a, b work

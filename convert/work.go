@@ -7,8 +7,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -35,8 +37,10 @@ type work struct {
 	// statements are deterministic: no random or clock function), so
 	// what a declared check found in one holds in the other
 	// (stepCheckMemo). A statement naming a scratch folder (a rewritten
-	// delete file's COPY ... TO) makes the history of its output its own:
-	// no later output of the pass finds its checks kept.
+	// delete file's COPY ... TO) makes the history of its output its own,
+	// so a later output does not find the checks after it kept (where no
+	// file is written, in a dry run or where the file is there already,
+	// the statements, and so the rows, are the same).
 	history [sha256.Size]byte
 }
 
@@ -44,13 +48,28 @@ type work struct {
 func (w *work) record(query string, args ...any) {
 	h := sha256.New()
 	h.Write(w.history[:])
-	// %#v tells apart what %v prints alike ([]string{"a b"} and
-	// []string{"a", "b"}); each part is length-prefixed.
 	for _, part := range append([]any{query}, args...) {
-		s := fmt.Sprintf("%#v", part)
-		fmt.Fprintf(h, "%d:%s", len(s), s)
+		writeArg(h, part)
 	}
 	h.Sum(w.history[:0])
+}
+
+// writeArg writes a statement's argument to a history's digest: its type
+// and Go syntax (%T, %#v), length-prefixed, a list's elements each so, as
+// %v prints alike what a statement binds apart ([]string{"a b"} and
+// []string{"a", "b"}; int64(1) and float64(1), which a VARCHAR column
+// takes as '1' and '1.0', also within a []any).
+func writeArg(w io.Writer, v any) {
+	if rv := reflect.ValueOf(v); rv.IsValid() && (rv.Kind() == reflect.Slice || rv.Kind() == reflect.Array) {
+		fmt.Fprintf(w, "%T[%d](", v, rv.Len())
+		for i := range rv.Len() {
+			writeArg(w, rv.Index(i).Interface())
+		}
+		fmt.Fprint(w, ")")
+		return
+	}
+	s := fmt.Sprintf("%T:%#v", v, v)
+	fmt.Fprintf(w, "%d:%s", len(s), s)
 }
 
 // quote quotes an identifier for DuckDB.
@@ -692,8 +711,12 @@ func (w *work) nonEmpty(ctx context.Context, names []string) (map[string]bool, e
 }
 
 // changesTables tells whether a statement may create, drop or reshape
-// tables: anything but a query or a statement that only changes rows.
+// tables: anything but a query or a statement that only changes rows, and
+// text holding a semicolon (another statement may follow).
 func changesTables(query string) bool {
+	if strings.Contains(query, ";") {
+		return true
+	}
 	first, _, _ := strings.Cut(strings.TrimSpace(query), " ")
 	switch strings.ToUpper(strings.TrimSpace(first)) {
 	case "SELECT", "UPDATE", "INSERT", "DELETE":
