@@ -38,48 +38,38 @@ func TestBatchReadFallsBack(t *testing.T) {
 				r.columnTypes[tc.relabel] = "INTEGER"
 			}
 			alone := openForTest(t, catalog, lake)
-			alone.meta.fileRowsTried, alone.meta.columnRowsTried = true, true // each table's own queries
-			snaps, err := alone.Snapshots(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
+			alone.meta.fileRows.done, alone.meta.columnRows.done = true, true // each table's own queries
 			cancelFirst := tc.cancelled
-			for _, s := range snaps {
-				tables, err := alone.Tables(ctx, s.ID)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, tb := range tables {
-					if cancelFirst {
-						cancelFirst = false
-						cut, cancel := context.WithCancel(ctx)
-						cancel()
-						if _, err := r.Files(cut, tb, s.ID); err == nil {
-							t.Errorf("%s at snapshot %d: files read with a cancelled context", tb.Name, s.ID)
-						}
-						if _, err := r.readColumns(cut, tb.ID, s.ID, false); err == nil {
-							t.Errorf("%s at snapshot %d: columns read with a cancelled context", tb.Name, s.ID)
-						}
+			eachTable(t, alone, func(s Snapshot, tb Table) {
+				if cancelFirst {
+					cancelFirst = false
+					cut, cancel := context.WithCancel(ctx)
+					cancel()
+					if _, err := r.Files(cut, tb, s.ID); err == nil {
+						t.Errorf("%s at snapshot %d: files read with a cancelled context", tb.Name, s.ID)
 					}
-					got, err1 := r.Files(ctx, tb, s.ID)
-					want, err2 := alone.Files(ctx, tb, s.ID)
-					if fmt.Sprint(err1) != fmt.Sprint(err2) || !reflect.DeepEqual(paths(got), paths(want)) {
-						t.Errorf("%s at snapshot %d: files %v (%v), alone %v (%v)", tb.Name, s.ID, paths(got), err1, paths(want), err2)
-					}
-					gotCols, err1 := r.readColumns(ctx, tb.ID, s.ID, false)
-					wantCols, err2 := alone.readColumns(ctx, tb.ID, s.ID, false)
-					if fmt.Sprint(err1) != fmt.Sprint(err2) || !reflect.DeepEqual(gotCols, wantCols) {
-						t.Errorf("%s at snapshot %d: columns %s (%v), alone %s (%v)", tb.Name, s.ID, columnsJSON(t, gotCols), err1, columnsJSON(t, wantCols), err2)
+					if _, err := r.readColumns(cut, tb.ID, s.ID, false); err == nil {
+						t.Errorf("%s at snapshot %d: columns read with a cancelled context", tb.Name, s.ID)
 					}
 				}
-			}
+				got, err1 := r.Files(ctx, tb, s.ID)
+				want, err2 := alone.Files(ctx, tb, s.ID)
+				if fmt.Sprint(err1) != fmt.Sprint(err2) || !reflect.DeepEqual(paths(got), paths(want)) {
+					t.Errorf("%s at snapshot %d: files %v (%v), alone %v (%v)", tb.Name, s.ID, paths(got), err1, paths(want), err2)
+				}
+				gotCols, err1 := r.readColumns(ctx, tb.ID, s.ID, false)
+				wantCols, err2 := alone.readColumns(ctx, tb.ID, s.ID, false)
+				if fmt.Sprint(err1) != fmt.Sprint(err2) || !reflect.DeepEqual(gotCols, wantCols) {
+					t.Errorf("%s at snapshot %d: columns %s (%v), alone %s (%v)", tb.Name, s.ID, columnsJSON(t, gotCols), err1, columnsJSON(t, wantCols), err2)
+				}
+			})
 			if cancelFirst {
 				t.Fatal("no table to ask with a cancelled context")
 			}
-			if atOnce := r.meta.fileRows != nil; atOnce != tc.filesAtOnce {
+			if atOnce := r.meta.fileRows.rows != nil; atOnce != tc.filesAtOnce {
 				t.Errorf("file rows read at once: %v, want %v", atOnce, tc.filesAtOnce)
 			}
-			if atOnce := r.meta.columnRows != nil; atOnce != tc.colsAtOnce {
+			if atOnce := r.meta.columnRows.rows != nil; atOnce != tc.colsAtOnce {
 				t.Errorf("column rows read at once: %v, want %v", atOnce, tc.colsAtOnce)
 			}
 		})

@@ -30,7 +30,7 @@ func sameColumns(t *testing.T, ctx context.Context, catalog, lake string) {
 	t.Helper()
 	r := openForTest(t, catalog, lake)
 	alone := openForTest(t, catalog, lake)
-	alone.meta.columnRowsTried = true // no batch: readColumns' own query
+	alone.meta.columnRows.done = true // no batch: readColumns' own query
 	log := queryLog(t, r)
 	snaps, err := r.Snapshots(ctx)
 	if err != nil {

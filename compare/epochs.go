@@ -83,23 +83,49 @@ type metaMemo struct {
 	// text (see Reader.defaultCastRefusal).
 	defaultCasts map[[2]string]bool
 	// columnRows: every ducklake_column row by table_id, in readColumns'
-	// order (see Reader.allColumnRows); columnRowsTried: they were read,
-	// or could not be in one statement (columnRows nil).
-	columnRows      map[int64][]columnRow
-	columnRowsTried bool
-	// columnRowsTied: the tables whose columns readColumns reads by its
-	// own query (tiedColumnRows).
-	columnRowsTied map[int64]bool
+	// order (see Reader.allColumnRows).
+	columnRows atOnce[*columnRows]
 	// fileRows: every data and delete file row by table_id, until
-	// allTableFiles takes a table's (see Reader.allFileRows);
-	// fileRowsTried: they were read, or could not be at once (fileRows
-	// nil).
-	fileRows      *fileRows
-	fileRowsTried bool
+	// allTableFiles takes a table's (see Reader.allFileRows).
+	fileRows atOnce[*fileRows]
 	// statsCounts: ducklake_table_stats' record counts by table_id (see
-	// Reader.allStatsCounts); statsCountsTried: read, or could not be.
-	statsCounts      map[int64][]int64
-	statsCountsTried bool
+	// Reader.allStatsCounts).
+	statsCounts atOnce[map[int64][]int64]
+}
+
+// atOnce is a read of every table's rows of a metadata table made once
+// per reader, where a query per table ran before (allColumnRows,
+// allFileRows, allStatsCounts): done once it was made, or cannot be
+// (rows then nil: each table is read by its own query, with its errors).
+type atOnce[T any] struct {
+	rows T
+	done bool
+}
+
+// get gives the rows, read by read the first time. None where a key
+// column (metadata table, column) is not a BIGINT (SQL compares it as its
+// own type, the per-table queries too), or where read fails (a value of
+// a row no one may ask); a read cut by ctx is made again at the next call.
+func (a *atOnce[T]) get(ctx context.Context, r *Reader, keys [][2]string, read func() (T, error)) T {
+	var none T
+	if a.done {
+		return a.rows
+	}
+	for _, k := range keys {
+		if r.columnTypes[k] != "BIGINT" {
+			a.done = true
+			return none
+		}
+	}
+	rows, err := read()
+	if err != nil {
+		if ctx.Err() != nil {
+			return none // not made: asked again
+		}
+		rows = none
+	}
+	a.rows, a.done = rows, true
+	return rows
 }
 
 func newMetaMemo() *metaMemo {

@@ -20,7 +20,7 @@ func TestFileRowsReadOnce(t *testing.T) {
 			lake, catalog := lastVersion(t, l.archive, l.name)
 			r := openForTest(t, catalog, lake)
 			alone := openForTest(t, catalog, lake)
-			alone.meta.fileRowsTried = true // no batch: allTableFiles' own queries
+			alone.meta.fileRows.done = true // no batch: allTableFiles' own queries
 			log := queryLog(t, r)
 			snaps, err := r.Snapshots(ctx)
 			if err != nil {

@@ -352,34 +352,30 @@ func (all *fileRows) take(table int64) (*tableFiles, bool) {
 // statement or a row's scan failed (a value of a table the reader may
 // never read); allTableFiles then reads each table, and fails, as before.
 func (r *Reader) allFileRows(ctx context.Context) *fileRows {
-	if r.meta.fileRowsTried {
-		return r.meta.fileRows
-	}
-	if r.columnTypes[[2]string{"ducklake_data_file", "table_id"}] != "BIGINT" || r.columnTypes[[2]string{"ducklake_delete_file", "table_id"}] != "BIGINT" {
-		r.meta.fileRowsTried = true
-		return nil
-	}
-	all := &fileRows{tables: map[int64]*tableFiles{}, taken: map[int64]bool{}}
-	of := func(table int64) *tableFiles {
-		t := all.tables[table]
-		if t == nil {
-			t = &tableFiles{}
-			all.tables[table] = t
+	return r.meta.fileRows.get(ctx, r, [][2]string{{"ducklake_data_file", "table_id"}, {"ducklake_delete_file", "table_id"}}, func() (*fileRows, error) {
+		all := &fileRows{tables: map[int64]*tableFiles{}, taken: map[int64]bool{}, tied: map[int64]bool{}}
+		of := func(table int64) *tableFiles {
+			t := all.tables[table]
+			if t == nil {
+				t = &tableFiles{}
+				all.tables[table] = t
+			}
+			return t
 		}
-		return t
-	}
-	err := r.eachRow(ctx, `SELECT `+r.dataFileSelect()+`, d.table_id FROM cat.ducklake_data_file d
+		err := r.eachRow(ctx, `SELECT `+r.dataFileSelect()+`, d.table_id FROM cat.ducklake_data_file d
 		WHERE d.table_id IS NOT NULL ORDER BY d.table_id, d.data_file_id`, func(rows *sql.Rows) error {
-		var row fileRow[DataFile]
-		var table int64
-		if err := r.scanDataFile(rows, &row, &table); err != nil {
-			return err
+			var row fileRow[DataFile]
+			var table int64
+			if err := r.scanDataFile(rows, &row, &table); err != nil {
+				return err
+			}
+			t := of(table)
+			t.data = append(t.data, row)
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
-		t := of(table)
-		t.data = append(t.data, row)
-		return nil
-	})
-	if err == nil {
 		err = r.eachRow(ctx, `SELECT `+r.deleteFileSelect()+`, x.table_id FROM cat.ducklake_delete_file x
 		WHERE x.table_id IS NOT NULL ORDER BY x.table_id, x.delete_file_id`, func(rows *sql.Rows) error {
 			var row fileRow[DeleteFile]
@@ -391,22 +387,13 @@ func (r *Reader) allFileRows(ctx context.Context) *fileRows {
 			t.dels = append(t.dels, row)
 			return nil
 		})
-	}
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil // not tried: asked again
-		}
-		all = nil
-	} else {
-		all.tied = map[int64]bool{}
 		for id, t := range all.tables {
 			if tiedIDs(t.data, func(r fileRow[DataFile]) int64 { return r.file.ID }) || tiedIDs(t.dels, func(r fileRow[DeleteFile]) int64 { return r.file.ID }) {
 				all.tied[id] = true
 			}
 		}
-	}
-	r.meta.fileRows, r.meta.fileRowsTried = all, true
-	return all
+		return all, err
+	})
 }
 
 // tiedIDs reports whether two adjacent rows (sorted by id) have one id.

@@ -141,31 +141,19 @@ func foldExtremes(dt string) (lo, hi string, ok bool) {
 // value's scan failed (a row of a table foldedMinMax may never ask);
 // foldedMinMax then asks each table as before.
 func (r *Reader) allStatsCounts(ctx context.Context) map[int64][]int64 {
-	if r.meta.statsCountsTried {
-		return r.meta.statsCounts
-	}
-	if r.columnTypes[[2]string{"ducklake_table_stats", "table_id"}] != "BIGINT" {
-		r.meta.statsCountsTried = true
-		return nil
-	}
-	all := map[int64][]int64{}
-	err := r.eachRow(ctx, `SELECT table_id, record_count FROM cat.ducklake_table_stats
+	return r.meta.statsCounts.get(ctx, r, [][2]string{{"ducklake_table_stats", "table_id"}}, func() (map[int64][]int64, error) {
+		all := map[int64][]int64{}
+		err := r.eachRow(ctx, `SELECT table_id, record_count FROM cat.ducklake_table_stats
 		WHERE table_id IS NOT NULL AND record_count IS NOT NULL AND file_size_bytes IS NOT NULL ORDER BY table_id, rowid`, func(rows *sql.Rows) error {
-		var id, n int64
-		if err := rows.Scan(&id, &n); err != nil {
-			return err
-		}
-		all[id] = append(all[id], n)
-		return nil
+			var id, n int64
+			if err := rows.Scan(&id, &n); err != nil {
+				return err
+			}
+			all[id] = append(all[id], n)
+			return nil
+		})
+		return all, err
 	})
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil // not tried: asked again
-		}
-		all = nil
-	}
-	r.meta.statsCounts, r.meta.statsCountsTried = all, true
-	return all
 }
 
 // minMax is one answer to SELECT min(c), max(c): the values' text in the

@@ -63,9 +63,9 @@ func (r *Reader) columnsAt(ctx context.Context, tableID, snap int64, topOnly boo
 }
 
 func (r *Reader) readColumns(ctx context.Context, tableID, snap int64, topOnly bool) ([]*Column, error) {
-	if all := r.allColumnRows(ctx); all != nil && !r.meta.columnRowsTied[tableID] {
+	if all := r.allColumnRows(ctx); all != nil && !all.tied[tableID] {
 		var rows []columnRow
-		for _, x := range all[tableID] {
+		for _, x := range all.tables[tableID] {
 			if visibleRow(x.begin, x.end, snap) {
 				rows = append(rows, x)
 			}
@@ -136,42 +136,39 @@ func (r *Reader) scanColumnRow(rows *sql.Rows, x *columnRow, more ...any) error 
 // statement or a row's scan failed (a value readColumns may never read,
 // of a row not visible where it reads); readColumns then reads the
 // table's columns at the snapshot, and fails, as before.
-func (r *Reader) allColumnRows(ctx context.Context) map[int64][]columnRow {
-	if r.meta.columnRowsTried {
-		return r.meta.columnRows
-	}
+func (r *Reader) allColumnRows(ctx context.Context) *columnRows {
+	var keys [][2]string
 	for _, c := range []string{"table_id", "column_id", "column_order", "parent_column", "begin_snapshot", "end_snapshot"} {
-		if r.columnTypes[[2]string{"ducklake_column", c}] != "BIGINT" {
-			r.meta.columnRowsTried = true
-			return nil
-		}
+		keys = append(keys, [2]string{"ducklake_column", c})
 	}
-	all := map[int64][]columnRow{}
-	err := r.eachRow(ctx, `SELECT `+r.columnSelect()+`, c.table_id, c.begin_snapshot, c.end_snapshot
+	return r.meta.columnRows.get(ctx, r, keys, func() (*columnRows, error) {
+		all := &columnRows{tables: map[int64][]columnRow{}, tied: map[int64]bool{}}
+		err := r.eachRow(ctx, `SELECT `+r.columnSelect()+`, c.table_id, c.begin_snapshot, c.end_snapshot
 		FROM cat.ducklake_column c WHERE c.table_id IS NOT NULL
 		ORDER BY c.table_id, c.parent_column NULLS FIRST, c.column_order`, func(rows *sql.Rows) error {
-		var x columnRow
-		var table int64
-		if err := r.scanColumnRow(rows, &x, &table, &x.begin, &x.end); err != nil {
-			return err
+			var x columnRow
+			var table int64
+			if err := r.scanColumnRow(rows, &x, &table, &x.begin, &x.end); err != nil {
+				return err
+			}
+			all.tables[table] = append(all.tables[table], x)
+			return nil
+		})
+		for id, rows := range all.tables {
+			if tiedColumnRows(rows) {
+				all.tied[id] = true
+			}
 		}
-		all[table] = append(all[table], x)
-		return nil
+		return all, err
 	})
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil // not tried: asked again
-		}
-		all = nil
-	}
-	r.meta.columnRowsTied = map[int64]bool{}
-	for id, rows := range all {
-		if tiedColumnRows(rows) {
-			r.meta.columnRowsTied[id] = true
-		}
-	}
-	r.meta.columnRows, r.meta.columnRowsTried = all, true
-	return all
+}
+
+// columnRows are every table's ducklake_column rows (allColumnRows).
+type columnRows struct {
+	tables map[int64][]columnRow
+	// tied are the tables whose columns readColumns reads by its own
+	// query (tiedColumnRows).
+	tied map[int64]bool
 }
 
 // tiedColumnRows reports whether two rows of a table's (in

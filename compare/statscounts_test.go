@@ -24,19 +24,7 @@ func TestStatsCountsReadOnce(t *testing.T) {
 		r := openForTest(t, c, lake)
 		log := queryLog(t, r)
 		ids := map[int64]bool{-1: true}
-		snaps, err := r.Snapshots(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, s := range snaps {
-			tables, err := r.Tables(ctx, s.ID)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, tb := range tables {
-				ids[tb.ID] = true
-			}
-		}
+		eachTable(t, r, func(_ Snapshot, tb Table) { ids[tb.ID] = true })
 		all := r.allStatsCounts(ctx)
 		if all == nil {
 			t.Fatal("statistics not read at once")

@@ -30,45 +30,35 @@ func TestTiedRowsReadAsAlone(t *testing.T) {
 		"INSERT INTO ducklake_column SELECT * REPLACE (column_id + 1000 AS column_id, column_name || '_tied' AS column_name) FROM ducklake_column WHERE parent_column IS NULL AND table_id = (SELECT min(table_id) FROM ducklake_column)")
 	r := openForTest(t, c, lake)
 	alone := openForTest(t, c, lake)
-	alone.meta.fileRowsTried, alone.meta.columnRowsTried = true, true // each table's own queries
-	snaps, err := r.Snapshots(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	alone.meta.fileRows.done, alone.meta.columnRows.done = true, true // each table's own queries
 	seen := map[int64]bool{}
-	for _, s := range snaps {
-		tables, err := alone.Tables(ctx, s.ID)
+	eachTable(t, alone, func(s Snapshot, tb Table) {
+		seen[tb.ID] = true
+		got, err1 := r.Files(ctx, tb, s.ID)
+		want, err2 := alone.Files(ctx, tb, s.ID)
+		if fmt.Sprint(err1) != fmt.Sprint(err2) || !reflect.DeepEqual(paths(got), paths(want)) {
+			t.Errorf("%s at snapshot %d: files read at once %v (%v), alone %v (%v)", tb.Name, s.ID, paths(got), err1, paths(want), err2)
+		}
+		gotCols, err := r.readColumns(ctx, tb.ID, s.ID, false)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, tb := range tables {
-			seen[tb.ID] = true
-			got, err1 := r.Files(ctx, tb, s.ID)
-			want, err2 := alone.Files(ctx, tb, s.ID)
-			if fmt.Sprint(err1) != fmt.Sprint(err2) || !reflect.DeepEqual(paths(got), paths(want)) {
-				t.Errorf("%s at snapshot %d: files read at once %v (%v), alone %v (%v)", tb.Name, s.ID, paths(got), err1, paths(want), err2)
-			}
-			gotCols, err := r.readColumns(ctx, tb.ID, s.ID, false)
-			if err != nil {
-				t.Fatal(err)
-			}
-			wantCols, err := alone.readColumns(ctx, tb.ID, s.ID, false)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(gotCols, wantCols) {
-				t.Errorf("%s at snapshot %d: columns read at once %s, alone %s", tb.Name, s.ID, columnsJSON(t, gotCols), columnsJSON(t, wantCols))
-			}
+		wantCols, err := alone.readColumns(ctx, tb.ID, s.ID, false)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
+		if !reflect.DeepEqual(gotCols, wantCols) {
+			t.Errorf("%s at snapshot %d: columns read at once %s, alone %s", tb.Name, s.ID, columnsJSON(t, gotCols), columnsJSON(t, wantCols))
+		}
+	})
 	// The tables without tied rows were read at once.
-	if r.meta.fileRows == nil || r.meta.columnRows == nil {
+	if r.meta.fileRows.rows == nil || r.meta.columnRows.rows == nil {
 		t.Fatal("the rows were not read at once")
 	}
-	if n := len(r.meta.fileRows.tied); n == 0 || n >= len(seen) {
+	if n := len(r.meta.fileRows.rows.tied); n == 0 || n >= len(seen) {
 		t.Errorf("%d of %d tables' files tied, want some, not all", n, len(seen))
 	}
-	if n := len(r.meta.columnRowsTied); n != 1 {
+	if n := len(r.meta.columnRows.rows.tied); n != 1 {
 		t.Errorf("%d tables' columns tied, want 1", n)
 	}
 }
