@@ -85,13 +85,9 @@ func graftedDemo(ctx context.Context, t *testing.T) (st *local.Store, root strin
 	t.Helper()
 	golden, res := sharedDemo(ctx, t)
 	st, root = cloneRepo(t, golden)
-	other := filepath.Join(t.TempDir(), "other")
-	spec := lakegen.Demo()
-	spec.RecordRows = false
-	ores, err := lakegen.Repository(ctx, other, spec)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// The lake made anew: generated once per test binary and only read
+	// here (its version folder and data files are copied).
+	other, ores := otherDemo(ctx, t)
 	parent, own, graft := res.Versions[1], res.Versions[2], ores.Versions[2]
 	if graft.Snapshots[0] != parent.SnapshotID+1 {
 		t.Fatalf("the second run's third version adds snapshots %v, want from %d", graft.Snapshots, parent.SnapshotID+1)
@@ -106,7 +102,7 @@ func graftedDemo(ctx context.Context, t *testing.T) (st *local.Store, root strin
 	testlakes.EditVersion(t, vdir, func(m map[string]any) { m["parents"] = []string{parent.ID} })
 	// The second run's data files beside the first's (other names).
 	odata := filepath.Join(other, "data")
-	err = filepath.WalkDir(odata, func(p string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(odata, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
@@ -131,6 +127,21 @@ func graftedDemo(ctx context.Context, t *testing.T) (st *local.Store, root strin
 		"than in versions/" + parent.ID + "/ducklake.duckdb", "AT (VERSION => " + itoa(parent.SnapshotID) + ")"}
 	return st, root, parent, graft, want
 }
+
+// otherDemo is lakegen's demo generated a second time (without recorded
+// rows), in a lake of its own, once per test binary: the same versions
+// and snapshot numbers as sharedDemo's with other files and ids. Callers
+// copy what they change (sharedFixture).
+func otherDemo(ctx context.Context, t *testing.T) (string, *lakegen.Result) {
+	t.Helper()
+	return otherDemoFixture.generate(t, func(dir string) (*lakegen.Result, error) {
+		spec := lakegen.Demo()
+		spec.RecordRows = false
+		return lakegen.Repository(ctx, dir, spec)
+	})
+}
+
+var otherDemoFixture = sharedFixture{name: "demo-other"}
 
 // TestCheckHistorySnapshotTimeType: the history comparison compares the
 // instant each snapshot was committed, not its text. A frozen catalog
