@@ -14,7 +14,8 @@ import (
 // each table's own query, the other still made at once; a read cut by the
 // caller's context is made again at the next question. Either way the
 // files and columns of every table at every snapshot are those of a
-// reader reading each table alone.
+// reader reading each table alone, and so are the columns as a whole
+// (readColumnRows), which the one read of the column rows answers too.
 func TestBatchReadFallsBack(t *testing.T) {
 	ctx := context.Background()
 	lake, catalog := lastVersion(t, "lakes", "06_deletes")
@@ -65,6 +66,16 @@ func TestBatchReadFallsBack(t *testing.T) {
 			})
 			if cancelFirst {
 				t.Fatal("no table to ask with a cancelled context")
+			}
+			// What the one read of the column rows also answers: the
+			// columns as a whole (readColumnRows).
+			for _, c := range []*Reader{r, alone} {
+				if err := c.readColumnRows(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if g, w := r.meta, alone.meta; !reflect.DeepEqual(g.columnSpans, w.columnSpans) || !reflect.DeepEqual(g.columnTypes, w.columnTypes) || !reflect.DeepEqual(g.lakeTypes, w.lakeTypes) || g.columnTree != w.columnTree {
+				t.Errorf("the columns as a whole: spans %v, types %v, alone spans %v, types %v", g.columnSpans, g.columnTypes, w.columnSpans, w.columnTypes)
 			}
 			if atOnce := r.meta.fileRows.rows != nil; atOnce != tc.filesAtOnce {
 				t.Errorf("file rows read at once: %v, want %v", atOnce, tc.filesAtOnce)

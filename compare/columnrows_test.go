@@ -6,13 +6,18 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/fdl-formats/fdl-formats/formats"
 )
 
 // TestColumnsReadOnce: a reader reads the columns of every table at every
 // snapshot in one statement (allColumnRows), and answers what one query
 // per table and snapshot answers (readColumns' own query, which a reader
 // that could not read them at once runs), nested fields, renames and
-// defaults included.
+// defaults included. The same statement answers what readColumnRows asks
+// of the table as a whole (the tables with columns, their spans, the
+// column types, whether a row is of the column tree), as its own
+// statement answers it.
 func TestColumnsReadOnce(t *testing.T) {
 	ctx := context.Background()
 	for _, l := range fixedCostLakes {
@@ -66,14 +71,35 @@ func sameColumns(t *testing.T, ctx context.Context, catalog, lake string) {
 			}
 		}
 	}
+	for _, c := range []*Reader{r, alone} {
+		if err := c.readColumnRows(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	type whole struct {
+		WithColumns            map[int64]bool
+		Spans                  map[int64][]formats.Span
+		Points                 []int64
+		LakeTypes, ColumnTypes map[string]bool
+		Tree                   bool
+	}
+	of := func(c *Reader) whole {
+		m := c.meta
+		return whole{m.withColumns, m.columnSpans, m.spanPoints, m.lakeTypes, m.columnTypes, m.columnTree}
+	}
+	if got, want := of(r), of(alone); !reflect.DeepEqual(got, want) {
+		t.Errorf("the columns as a whole: %+v, by readColumnRows' own statement %+v", got, want)
+	}
 	n := 0
 	for _, q := range log() {
-		if strings.Contains(q, "FROM cat.ducklake_column c") {
+		// The epochs' change points read ducklake_column's
+		// snapshots alone.
+		if strings.Contains(q, "FROM cat.ducklake_column c") || strings.Contains(q, "ducklake_column") && strings.Contains(q, "column_type") {
 			n++
 		}
 	}
 	if n != 1 {
-		t.Errorf("%d statements read ducklake_column for %d answers, want 1", n, asked)
+		t.Errorf("%d statements read ducklake_column for %d answers and the columns as a whole, want 1", n, asked)
 	}
 }
 

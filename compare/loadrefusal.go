@@ -281,39 +281,72 @@ func (r *Reader) columnSpans(ctx context.Context) (map[int64][]formats.Span, []i
 // whether any row is of the column tree (loadRows).
 // Each was a statement of its own, on every reader (backfill's proofs
 // ran three or four of them per catalog; docs/compare.md, Benchmark).
+// The statement is allColumnRows', which reads each table's columns
+// too; where that one is not made (its fallbacks), a statement of its
+// own.
 func (r *Reader) readColumnRows(ctx context.Context) error {
 	if r.meta.withColumns != nil {
 		return nil
 	}
-	withColumns, byTable := map[int64]bool{}, map[int64][][2]sql.NullInt64{}
-	seen := map[[3]sql.NullInt64]bool{} // (table_id, begin, end): a row per type
-	lower, trimmed := map[string]bool{}, map[string]bool{}
-	tree := false
-	err := r.eachRow(ctx, `SELECT DISTINCT table_id, begin_snapshot, end_snapshot, lower(column_type), lower(trim(column_type)),
-		parent_column IS NOT NULL OR column_id < 0 FROM cat.ducklake_column`, func(rows *sql.Rows) error {
+	if all := r.allColumnRows(ctx); all != nil && all.whole != nil {
+		r.keepColumnsWhole(all.whole)
+		all.whole = nil
+		return nil
+	}
+	whole := newColumnsWhole()
+	err := r.eachRow(ctx, `SELECT DISTINCT table_id, begin_snapshot, end_snapshot, `+columnsWholeSelect+` FROM cat.ducklake_column`, func(rows *sql.Rows) error {
 		var id, begin, end sql.NullInt64
 		var low, trim sql.NullString
 		var inTree sql.NullBool
 		if err := rows.Scan(&id, &begin, &end, &low, &trim, &inTree); err != nil {
 			return err
 		}
-		tree = tree || inTree.Bool
-		if low.Valid {
-			lower[low.String], trimmed[trim.String] = true, true
-		}
-		if k := [3]sql.NullInt64{id, begin, end}; id.Valid && !seen[k] {
-			seen[k] = true
-			withColumns[id.Int64] = true
-			byTable[id.Int64] = append(byTable[id.Int64], [2]sql.NullInt64{begin, end})
-		}
+		whole.add(id, begin, end, low, trim, inTree)
 		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("read the columns' tables and types of %s: %w", oneline.Name(r.path), err)
 	}
-	spans := make(map[int64][]formats.Span, len(byTable))
+	r.keepColumnsWhole(whole)
+	return nil
+}
+
+// columnsWholeSelect is what readColumnRows asks of each ducklake_column
+// row beside its table_id and snapshots, in the order columnsWhole.add
+// takes it.
+const columnsWholeSelect = `lower(column_type), lower(trim(column_type)), parent_column IS NOT NULL OR column_id < 0`
+
+// columnsWhole is what readColumnRows gathers of ducklake_column's rows.
+type columnsWhole struct {
+	withColumns    map[int64]bool
+	byTable        map[int64][][2]sql.NullInt64
+	seen           map[[3]sql.NullInt64]bool // (table_id, begin, end): a row per type
+	lower, trimmed map[string]bool
+	tree           bool
+}
+
+func newColumnsWhole() *columnsWhole {
+	return &columnsWhole{withColumns: map[int64]bool{}, byTable: map[int64][][2]sql.NullInt64{}, seen: map[[3]sql.NullInt64]bool{}, lower: map[string]bool{}, trimmed: map[string]bool{}}
+}
+
+// add takes a row's table_id, snapshots and columnsWholeSelect's values.
+func (w *columnsWhole) add(id, begin, end sql.NullInt64, low, trim sql.NullString, inTree sql.NullBool) {
+	w.tree = w.tree || inTree.Bool
+	if low.Valid {
+		w.lower[low.String], w.trimmed[trim.String] = true, true
+	}
+	if k := [3]sql.NullInt64{id, begin, end}; id.Valid && !w.seen[k] {
+		w.seen[k] = true
+		w.withColumns[id.Int64] = true
+		w.byTable[id.Int64] = append(w.byTable[id.Int64], [2]sql.NullInt64{begin, end})
+	}
+}
+
+// keepColumnsWhole keeps what readColumnRows read.
+func (r *Reader) keepColumnsWhole(w *columnsWhole) {
+	spans := make(map[int64][]formats.Span, len(w.byTable))
 	var points []int64
-	for id, rows := range byTable {
+	for id, rows := range w.byTable {
 		spans[id] = formats.ColumnSpans(rows)
 		for _, x := range spans[id] {
 			points = append(points, x.Begin)
@@ -323,9 +356,8 @@ func (r *Reader) readColumnRows(ctx context.Context) error {
 		}
 	}
 	slices.Sort(points)
-	r.meta.withColumns, r.meta.columnSpans, r.meta.spanPoints = withColumns, spans, slices.Compact(points)
-	r.meta.lakeTypes, r.meta.columnTypes, r.meta.columnTree = lower, trimmed, tree
-	return nil
+	r.meta.withColumns, r.meta.columnSpans, r.meta.spanPoints = w.withColumns, spans, slices.Compact(points)
+	r.meta.lakeTypes, r.meta.columnTypes, r.meta.columnTree = w.lower, w.trimmed, w.tree
 }
 
 // asciiLower lowers ASCII letters only, as DuckDB's case-insensitive

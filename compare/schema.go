@@ -130,28 +130,37 @@ func (r *Reader) scanColumnRow(rows *sql.Rows, x *columnRow, more ...any) error 
 // table_id, each table's in readColumns' order (its rows at a snapshot
 // are those visible there, in that order): one statement for the
 // columns of every table at every snapshot the reader is asked, where
-// readColumns ran one per table and epoch. Nil when they are not read
-// so: the snapshot and id columns are not all BIGINT (a frozen
-// catalog's stand-ins, compared in SQL as their own type), or the
-// statement or a row's scan failed (a value readColumns may never read,
-// of a row not visible where it reads); readColumns then reads the
-// table's columns at the snapshot, and fails, as before.
+// readColumns ran one per table and epoch. The same statement reads what
+// readColumnRows asks of the table as a whole (its rows of any table_id,
+// NULL included: lower(column_type), lower(trim(column_type)) and the
+// column tree's condition as SQL computes them), which was a statement
+// of its own. Nil when they are not read so: the snapshot and id columns
+// are not all BIGINT (a frozen catalog's stand-ins, compared in SQL as
+// their own type), or the statement or a row's scan failed (a value
+// readColumns may never read, of a row not visible where it reads);
+// readColumns then reads the table's columns at the snapshot, and fails,
+// as before, and readColumnRows reads by its own statement.
 func (r *Reader) allColumnRows(ctx context.Context) *columnRows {
 	var keys [][2]string
 	for _, c := range []string{"table_id", "column_id", "column_order", "parent_column", "begin_snapshot", "end_snapshot"} {
 		keys = append(keys, [2]string{"ducklake_column", c})
 	}
 	return r.meta.columnRows.get(ctx, r, keys, func() (*columnRows, error) {
-		all := &columnRows{tables: map[int64][]columnRow{}, tied: map[int64]bool{}}
-		err := r.eachRow(ctx, `SELECT `+r.columnSelect()+`, c.table_id, c.begin_snapshot, c.end_snapshot
-		FROM cat.ducklake_column c WHERE c.table_id IS NOT NULL
+		all := &columnRows{tables: map[int64][]columnRow{}, tied: map[int64]bool{}, whole: newColumnsWhole()}
+		err := r.eachRow(ctx, `SELECT `+r.columnSelect()+`, c.table_id, c.begin_snapshot, c.end_snapshot, `+columnsWholeSelect+`
+		FROM cat.ducklake_column c
 		ORDER BY c.table_id, c.parent_column NULLS FIRST, c.column_order`, func(rows *sql.Rows) error {
 			var x columnRow
-			var table int64
-			if err := r.scanColumnRow(rows, &x, &table, &x.begin, &x.end); err != nil {
+			var table sql.NullInt64
+			var low, trim sql.NullString
+			var inTree sql.NullBool
+			if err := r.scanColumnRow(rows, &x, &table, &x.begin, &x.end, &low, &trim, &inTree); err != nil {
 				return err
 			}
-			all.tables[table] = append(all.tables[table], x)
+			all.whole.add(table, x.begin, x.end, low, trim, inTree)
+			if table.Valid {
+				all.tables[table.Int64] = append(all.tables[table.Int64], x)
+			}
 			return nil
 		})
 		for id, rows := range all.tables {
@@ -169,6 +178,9 @@ type columnRows struct {
 	// tied are the tables whose columns readColumns reads by its own
 	// query (tiedColumnRows).
 	tied map[int64]bool
+	// whole: what readColumnRows asks of every row (nil once it took
+	// it).
+	whole *columnsWhole
 }
 
 // tiedColumnRows reports whether two rows of a table's (in
