@@ -13,7 +13,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"syscall"
 
 	"github.com/fdl-formats/fdl-formats/internal/durable"
@@ -42,16 +41,6 @@ const tempPrefix = "create-"
 // Store stores objects as files under a root folder.
 type Store struct {
 	root string
-
-	mu sync.Mutex
-	// named holds the folders under the root whose own names (their
-	// entries in their parents) Create made durable, by path, with their
-	// identity then (fileid.Inode: device, inode and change time): their
-	// parents are not synced again for them while the folder at that path
-	// has that identity (a folder made again in its place, even on a
-	// reused inode, has another change time, as has one whose entries
-	// changed since: then its parent is synced again).
-	named map[string]string
 }
 
 var (
@@ -363,23 +352,9 @@ func (l *Store) Create(ctx context.Context, key string, r io.Reader) (err error)
 	// the root (each folder's name lives in its parent): else a crash could
 	// lose a new catalogs/ folder, and with it the file Create reported
 	// written. All of them, not only those this call made: another writer
-	// may have made a folder and not synced its parent yet. Only a folder
-	// name this Store already made durable is not synced again (its
-	// parent's sync then had nothing new for it): a backfill synced
-	// versions/ and the root again for each of its catalogs.
-	dirs := l.syncDirs(filepath.Dir(final))
-	var made, seen []string // folders whose names the syncs below make durable, their identities
-	for i, dir := range dirs {
-		if i > 0 {
-			child := dirs[i-1]
-			id, known := l.nameDurable(child)
-			if known {
-				continue
-			}
-			if id != "" {
-				made, seen = append(made, child), append(seen, id)
-			}
-		}
+	// may have made a folder and not synced its parent yet. Syncing a folder
+	// with nothing new is cheap, and keys are a few folders deep.
+	for _, dir := range l.syncDirs(filepath.Dir(final)) {
 		if err := faults.At(ctx, "local/syncdir", dir); err != nil {
 			return fmt.Errorf("create %s: sync folder %s: %w", key, dir, err)
 		}
@@ -387,42 +362,7 @@ func (l *Store) Create(ctx context.Context, key string, r io.Reader) (err error)
 			return fmt.Errorf("create %s: sync folder %s: %w", key, dir, err)
 		}
 	}
-	l.recordNames(made, seen)
 	return nil
-}
-
-// nameDurable reports whether the name of folder dir is known durable: this
-// Store synced its parent while the folder at that path had the identity it
-// has now. Else it returns that identity ("" if there is none to tell: a
-// link, or a platform without inodes, whose parents are always synced), to
-// record once the parent is synced: taken before that sync, so that a
-// folder put in its place meanwhile is another and gets its name synced
-// next time.
-func (l *Store) nameDurable(dir string) (string, bool) {
-	info, err := os.Lstat(dir)
-	if err != nil || !info.IsDir() {
-		return "", false
-	}
-	id := fileid.Inode(info)
-	if id == "" {
-		return "", false
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return id, l.named[dir] == id
-}
-
-// recordNames records folders whose names Create made durable (dirs), with
-// their identities before their parents' syncs (ids).
-func (l *Store) recordNames(dirs, ids []string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.named == nil {
-		l.named = map[string]string{}
-	}
-	for i, d := range dirs {
-		l.named[d] = ids[i]
-	}
 }
 
 // StageDir is the folder where Create writes the temporary files of the
