@@ -124,7 +124,7 @@ func openSource(ctx context.Context, conn *sql.Conn, src string, engines *Engine
 			keeper.keepSource(src, st, sourceInfo{schema: schema, stamp: stamp, tables: tables})
 		}
 	}()
-	all, err := columnsOf(ctx, conn, "src", "ducklake_")
+	all, typed, err := listColumns(ctx, conn, "src", "ducklake_", true)
 	if err != nil {
 		return "", "", nil, sourceReadError(src, "read tables of", err)
 	}
@@ -209,7 +209,7 @@ func openSource(ctx context.Context, conn *sql.Conn, src string, engines *Engine
 		// The columns' types too, as the proof holds a catalog to them
 		// (formats.Version.TypeDiffs): DuckLake's readers bind their SQL
 		// to the types its writers give the columns.
-		types, err := metadataColumnTypes(ctx, conn, schema, layout)
+		types, err := metadataColumnTypes(ctx, conn, schema, layout, all, typed)
 		if err != nil {
 			return "", "", nil, sourceReadError(src, "read the column types of", err)
 		}
@@ -313,57 +313,126 @@ type table struct {
 // information_schema and pg_catalog ones too), which took longer than the
 // whole copy of the issue 9 wide catalog.
 func columnsOf(ctx context.Context, conn *sql.Conn, db, prefix string) ([]table, error) {
-	rows, err := conn.QueryContext(ctx, `SELECT schema_name, table_name FROM duckdb_tables()
+	tables, _, err := listColumns(ctx, conn, db, prefix, false)
+	return tables, err
+}
+
+// tableTypes are what listColumns reads of a table besides its columns
+// when asked: each column's DuckDB type, in order, and the table's CREATE
+// statement where it holds COLLATE or GENERATED (else "").
+type tableTypes struct {
+	types []string
+	stmt  string
+}
+
+// listColumns is columnsOf; withTypes, it also gives each table's
+// tableTypes (index by index), read by the same two statements, for
+// metadataColumnTypes: reading them apart took two statements more of
+// every conversion. Tables listed through duckdb_columns() (a name with a
+// double quote) come without (nil).
+func listColumns(ctx context.Context, conn *sql.Conn, db, prefix string, withTypes bool) ([]table, []tableTypes, error) {
+	stmt := ""
+	if withTypes {
+		stmt = `, CASE WHEN sql ILIKE '%COLLATE%' OR sql ILIKE '%GENERATED%' THEN sql END`
+	}
+	rows, err := conn.QueryContext(ctx, `SELECT schema_name, table_name`+stmt+` FROM duckdb_tables()
 		WHERE database_name = ? AND starts_with(table_name, ?) ORDER BY schema_name, table_name`, db, prefix)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var tables []table
+	var typed []tableTypes
 	for rows.Next() {
 		var t table
-		if err := rows.Scan(&t.schema, &t.name); err != nil {
+		var create sql.NullString
+		dest := []any{&t.schema, &t.name}
+		if withTypes {
+			dest = append(dest, &create)
+		}
+		if err := rows.Scan(dest...); err != nil {
 			rows.Close()
-			return nil, err
+			return nil, nil, err
 		}
 		tables = append(tables, t)
+		typed = append(typed, tableTypes{stmt: create.String})
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(tables) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	parts := make([]string, len(tables))
+	typ := ""
+	if withTypes {
+		typ = ", type"
+	}
 	for i, t := range tables {
 		if strings.Contains(t.schema+t.name, `"`) {
 			// pragma_table_info's name parser drops a doubled quote.
-			return columnsOfAll(ctx, conn, db, prefix)
+			tables, err := columnsOfAll(ctx, conn, db, prefix)
+			return tables, nil, err
 		}
 		name := fmt.Sprintf(`"%s"."%s"."%s"`, db, t.schema, t.name)
-		parts[i] = fmt.Sprintf("SELECT %d AS i, cid, name FROM pragma_table_info(%s)", i, literal(name))
+		parts[i] = fmt.Sprintf("SELECT %d AS i, cid, name%s FROM pragma_table_info(%s)", i, typ, literal(name))
 	}
-	crows, err := conn.QueryContext(ctx, "SELECT i, name FROM ("+strings.Join(parts, " UNION ALL ")+") ORDER BY i, cid")
+	crows, err := conn.QueryContext(ctx, "SELECT i, name"+typ+" FROM ("+strings.Join(parts, " UNION ALL ")+") ORDER BY i, cid")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer crows.Close()
 	for crows.Next() {
 		var i int
-		var c string
-		if err := crows.Scan(&i, &c); err != nil {
-			return nil, err
+		var c, ct string
+		dest := []any{&i, &c}
+		if withTypes {
+			dest = append(dest, &ct)
+		}
+		if err := crows.Scan(dest...); err != nil {
+			return nil, nil, err
 		}
 		tables[i].columns = append(tables[i].columns, c)
+		typed[i].types = append(typed[i].types, ct)
 	}
-	return tables, crows.Err()
+	if err := crows.Err(); err != nil {
+		return nil, nil, err
+	}
+	if !withTypes {
+		typed = nil
+	}
+	return tables, typed, nil
 }
 
 // metadataColumnTypes gives the DuckDB type of each column of the source's
 // static DuckLake tables (layout, in its metadata schema), by table and
 // column name. As columnsOf, it asks pragma_table_info (duckdb_columns()
 // binds every view of every attached database).
-func metadataColumnTypes(ctx context.Context, conn *sql.Conn, schema string, layout formats.Layout) (map[[2]string]string, error) {
+func metadataColumnTypes(ctx context.Context, conn *sql.Conn, schema string, layout formats.Layout, tables []table, typed []tableTypes) (map[[2]string]string, error) {
+	if len(layout) == 0 {
+		return map[[2]string]string{}, nil
+	}
+	if typed != nil && !strings.Contains(schema, `"`) {
+		// As listed (listColumns): the types of the static tables, and
+		// the statements of every table of the schema.
+		types := map[[2]string]string{}
+		stmts := map[string]string{}
+		for i, t := range tables {
+			if t.schema != schema {
+				continue
+			}
+			if typed[i].stmt != "" {
+				stmts[t.name] = typed[i].stmt
+			}
+			if _, static := layout[t.name]; !static {
+				continue
+			}
+			for j, c := range t.columns {
+				types[[2]string{t.name, c}] = typed[i].types[j]
+			}
+		}
+		return formats.TypedWithCollations(types, stmts), nil
+	}
 	var parts []string
 	for name := range layout {
 		parts = append(parts, fmt.Sprintf("SELECT %s AS t, name, type FROM pragma_table_info(%s)", literal(name), literal(fmt.Sprintf(`"src"."%s"."%s"`, schema, name))))

@@ -3,6 +3,7 @@ package convert
 import (
 	"context"
 	"database/sql"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -226,5 +227,76 @@ func TestExecShapeKeepsListing(t *testing.T) {
 	}
 	if w.tables != nil {
 		t.Error("a failed statement kept the listing")
+	}
+}
+
+// TestListedColumnTypes holds the source's column types as the listing
+// reads them (listColumns, with the listing's two statements) to what
+// metadataColumnTypes read in two statements of its own (and still reads
+// for a listing without them): collated and generated columns, a type
+// changed, a dynamic table's collated column, a table of another schema,
+// in schemas pragma_table_info parses and one it cannot.
+func TestListedColumnTypes(t *testing.T) {
+	ctx := context.Background()
+	for _, schema := range []string{"main", "my lake.meta", `meta"data`} {
+		t.Run(schema, func(t *testing.T) {
+			conn, closeDB, err := openDuckDB(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer closeDB()
+			s := quote(schema)
+			stmts := []string{
+				"ATTACH ':memory:' AS src",
+				"CREATE SCHEMA IF NOT EXISTS src." + s,
+				"CREATE SCHEMA src.elsewhere",
+				`CREATE TABLE src.` + s + `.ducklake_metadata (key VARCHAR NOT NULL, value VARCHAR COLLATE NOCASE, scope VARCHAR, scope_id BIGINT)`,
+				`CREATE TABLE src.` + s + `.ducklake_snapshot (snapshot_id BIGINT, snapshot_time TIMESTAMP, schema_version INTEGER, g BIGINT GENERATED ALWAYS AS (snapshot_id + 1) VIRTUAL)`,
+				`CREATE TABLE src.` + s + `.ducklake_inlined_data_1_2 (row_id BIGINT, v VARCHAR COLLATE NOCASE)`,
+				`CREATE TABLE src.elsewhere.ducklake_metadata (key VARCHAR COLLATE NOCASE, other DOUBLE)`,
+			}
+			for _, q := range stmts {
+				if _, err := conn.ExecContext(ctx, q); err != nil {
+					t.Fatalf("%s: %v", q, err)
+				}
+			}
+			all, typed, err := listColumns(ctx, conn, "src", "ducklake_", true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := typed == nil, strings.Contains(schema, `"`); got != want {
+				t.Fatalf("listed without types: %v, want %v", got, want)
+			}
+			var tables []table
+			for _, tab := range all {
+				if tab.schema == schema {
+					tables = append(tables, tab)
+				}
+			}
+			layout, _ := splitLayout(tables)
+			got, err := metadataColumnTypes(ctx, conn, schema, layout, all, typed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := metadataColumnTypes(ctx, conn, schema, layout, nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !maps.Equal(got, want) {
+				t.Errorf("types as listed %v, want %v", got, want)
+			}
+			for k, typ := range map[[2]string]string{
+				{"ducklake_metadata", "value"}:          "VARCHAR COLLATE NOCASE",
+				{"ducklake_snapshot", "g"}:              "BIGINT GENERATED",
+				{"ducklake_snapshot", "schema_version"}: "INTEGER",
+			} {
+				if got[k] != typ {
+					t.Errorf("%v: %q, want %q", k, got[k], typ)
+				}
+			}
+			if typ, ok := got[[2]string{"ducklake_metadata", "other"}]; ok {
+				t.Errorf("another schema's column typed %q", typ)
+			}
+		})
 	}
 }
