@@ -98,10 +98,6 @@ func (r *run) defaultFailures(to *formats.Version, exprRows map[[3]int64]bool) (
 			AND (c.initial_default IS NOT NULL OR c.default_value IS NOT NULL)
 			AND lower(c.column_type) NOT IN ('struct', 'list', 'map')
 		ORDER BY c.table_id, c.column_id, c.begin_snapshot`
-	type judged struct {
-		what, text, duckType string // duckType "" : an expression to parse
-		code                 string
-	}
 	var asks []judged
 	err = r.w.eachRow(r.ctx, q, func(rows *sql.Rows) error {
 		var table, column, begin sql.NullInt64
@@ -110,26 +106,28 @@ func (r *run) defaultFailures(to *formats.Version, exprRows map[[3]int64]bool) (
 		if err := rows.Scan(&table, &tableName, &column, &name, &typ, &begin, &end, &initial, &def, &defKind); err != nil {
 			return err
 		}
-		span := strconv.FormatInt(begin.Int64, 10) + " on"
-		if end.Valid {
-			span = fmt.Sprintf("%d to %d", begin.Int64, end.Int64-1)
+		var at *defaultRow // the row, for the asks about it
+		row := func() *defaultRow {
+			if at == nil {
+				at = &defaultRow{table: table.Int64, column: column.Int64, begin: begin.Int64, end: end, tableName: tableName.String, name: name.String, typ: typ.String}
+			}
+			return at
 		}
-		what := fmt.Sprintf("table %d %s column %s (id %d, snapshots %s)", table.Int64, tableName.String, name.String, column.Int64, span)
 		dt, ok := formats.ScalarDuckType(typ.String)
 		if exprRows[[3]int64{table.Int64, column.Int64, begin.Int64}] {
 			def.Valid = false // refused, or dropped, as an expression (expression-defaults)
 		}
 		if initial.Valid && ok {
-			asks = append(asks, judged{what + ": initial_default " + strconv.Quote(initial.String) + " does not cast to " + typ.String, initial.String, dt, "uncastable-default"})
+			asks = append(asks, judged{row(), "initial_default", initial.String, dt, "uncastable-default"})
 		}
 		if !def.Valid {
 			return nil
 		}
 		switch {
 		case to.CastsDefaultValue() && ok:
-			asks = append(asks, judged{what + ": default_value " + strconv.Quote(def.String) + " does not cast to " + typ.String, def.String, dt, "uncastable-default"})
+			asks = append(asks, judged{row(), "default_value", def.String, dt, "uncastable-default"})
 		case defKind.String == "expression":
-			asks = append(asks, judged{what + ": default_value " + strconv.Quote(def.String) + " (expression) is not one expression", def.String, "", "unparsable-default-expression"})
+			asks = append(asks, judged{row(), "default_value", def.String, "", "unparsable-default-expression"})
 		}
 		return nil
 	})
@@ -181,7 +179,7 @@ func (r *run) defaultFailures(to *formats.Version, exprRows map[[3]int64]bool) (
 		for j, p := range parts {
 			oks[j] = sql.NullBool{}
 			a := asks[slices.Index(judgeOf, j)]
-			err := faults.At(r.ctx, "convert/judge-default", a.what)
+			err := faults.At(r.ctx, "convert/judge-default", a.what())
 			if err == nil {
 				err = r.w.conn.QueryRowContext(r.ctx, "SELECT ok FROM ("+p+")").Scan(&oks[j])
 			}
@@ -189,12 +187,12 @@ func (r *run) defaultFailures(to *formats.Version, exprRows map[[3]int64]bool) (
 			// (json_serialize_sql): its failure is the machine's, never a
 			// verdict, as the proof's (compare's defaultParses).
 			if err != nil && (r.ctx.Err() != nil || a.duckType == "") {
-				return nil, fmt.Errorf("judge the column defaults: %s: %w", a.what, err)
+				return nil, fmt.Errorf("judge the column defaults: %s: %w", a.what(), err)
 			}
 			if err != nil {
 				ok, err := duckerr.DefaultCastFailure(r.ctx, r.w.conn, err, a.duckType)
 				if err != nil {
-					return nil, fmt.Errorf("judge the column defaults: %s: %w", a.what, err)
+					return nil, fmt.Errorf("judge the column defaults: %s: %w", a.what(), err)
 				}
 				// Not judged (a type this DuckDB does not know) stays
 				// unknown, as the proof leaves it.
@@ -207,10 +205,44 @@ func (r *run) defaultFailures(to *formats.Version, exprRows map[[3]int64]bool) (
 	failed := map[string][]string{}
 	for i, a := range asks {
 		if ok := oks[judgeOf[i]]; ok.Valid && !ok.Bool {
-			failed[a.code] = append(failed[a.code], a.what)
+			failed[a.code] = append(failed[a.code], a.what())
 		}
 	}
 	return failed, nil
+}
+
+// defaultRow is a ducklake_column row whose defaults defaultFailures
+// judges.
+type defaultRow struct {
+	table, column, begin int64
+	end                  sql.NullInt64
+	tableName, name, typ string
+}
+
+// judged is one default text defaultFailures asks about: field
+// (initial_default or default_value) of row, cast to duckType, or parsed
+// as an expression where duckType is "".
+type judged struct {
+	row            *defaultRow
+	field          string
+	text, duckType string
+	code           string
+}
+
+// what names the row, the field and the text, and why it fails. It is
+// written only for the texts that fail (and in errors): a wide catalog
+// asks about hundreds of defaults, all of which load.
+func (a judged) what() string {
+	row := a.row
+	span := strconv.FormatInt(row.begin, 10) + " on"
+	if row.end.Valid {
+		span = fmt.Sprintf("%d to %d", row.begin, row.end.Int64-1)
+	}
+	what := fmt.Sprintf("table %d %s column %s (id %d, snapshots %s): %s %s", row.table, row.tableName, row.name, row.column, span, a.field, strconv.Quote(a.text))
+	if a.duckType == "" {
+		return what + " (expression) is not one expression"
+	}
+	return what + " does not cast to " + row.typ
 }
 
 // expressionDefaults lists the source's rows (table_id, column_id,
