@@ -288,11 +288,24 @@ func (r *run) dataThreads() error {
 
 // summarize names the first offending items and how many there are.
 func summarize(items []string) string {
-	const show = 5
-	if len(items) <= show {
-		return strings.Join(items, "; ")
+	return summarizeEach(len(items), func(i int) string { return items[i] })
+}
+
+// summarizeShown is how many items summarize names.
+const summarizeShown = 5
+
+// summarizeEach is summarize of n items, item(i) giving the i-th: only the
+// items named are written (a wide catalog's conversion to 0.4 writes
+// thousands of statistics rows, and names five).
+func summarizeEach(n int, item func(i int) string) string {
+	shown := make([]string, min(n, summarizeShown))
+	for i := range shown {
+		shown[i] = item(i)
 	}
-	return fmt.Sprintf("%s; and %d more", strings.Join(items[:show], "; "), len(items)-show)
+	if n <= summarizeShown {
+		return strings.Join(shown, "; ")
+	}
+	return fmt.Sprintf("%s; and %d more", strings.Join(shown, "; "), n-summarizeShown)
 }
 
 // reshape adds the target's tables and columns the working copy lacks,

@@ -76,27 +76,29 @@ func (r *run) fileColumnStats(step string, source, target *formats.Version) erro
 		}
 		return nil
 	}
+	if len(pairs) == 0 {
+		return nil
+	}
 	extra, err := r.w.hasColumn(r.ctx, stats, "extra_stats")
 	if err != nil {
 		return err
 	}
 	var rows statsRows
-	var items []string
 	for _, p := range pairs { // PairsWithoutStats: none has a row
 		rows.add(p.DataFileID, p.TableID, p.ColumnID, formats.StatsReadAlike(p.MissingColumnStats))
-		what := "initial default"
-		if p.InFile {
-			what = "unknown, kept under every filter"
-		}
-		items = append(items, fmt.Sprintf("table %d data_file_id %d column %s (id %d): %s", p.TableID, p.DataFileID, p.ColumnName, p.ColumnID, what))
-	}
-	if len(items) == 0 {
-		return nil
 	}
 	if err := rows.insert(r, stats, extra); err != nil {
 		return err
 	}
-	r.add(Finding{Severity: Note, Code: info.Name, Step: step, Table: stats, Detail: summarize(items),
+	detail := summarizeEach(len(pairs), func(i int) string {
+		p := pairs[i]
+		what := "initial default"
+		if p.InFile {
+			what = "unknown, kept under every filter"
+		}
+		return fmt.Sprintf("table %d data_file_id %d column %s (id %d): %s", p.TableID, p.DataFileID, p.ColumnName, p.ColumnID, what)
+	})
+	r.add(Finding{Severity: Note, Code: info.Name, Step: step, Table: stats, Detail: detail,
 		Reason: fmt.Sprintf("format %s readers skip a data file without statistics for a filtered column (%s); a row was written for each data file and column visible together without one, as the specification reads the file (value and null counts from its record_count and the column's initial default; min and max the default where its statistics text compares as its value), so that filters on these columns return the rows the specification reads, as readers without this behaviour do", target.Name, info.Source)})
 	return nil
 }
