@@ -350,6 +350,35 @@ func TestSourceColumnsAskedOnce(t *testing.T) {
 	}
 }
 
+// TestSourceListedInTwoStatements: the source's tables, columns, column
+// types and CREATE statements are read by two statements (listColumns),
+// not again for metadataColumnTypes; a later conversion of the unchanged
+// file reads none of them (Engines).
+func TestSourceListedInTwoStatements(t *testing.T) {
+	ctx := context.Background()
+	lake := testlakes.Lake(t, "lakes", "06_deletes")
+	vs := versionCatalogs(t, lake)
+	engines := NewEngines(1)
+	defer engines.Close()
+	statements := statementLog(t, engines)
+	for i, target := range []*formats.Version{formats.V0_4, formats.V1_1} {
+		dst := filepath.Join(t.TempDir(), "out.duckdb")
+		if _, err := Catalog(ctx, vs[len(vs)-1], dst, target, Options{Engines: engines, DataPath: filepath.Join(lake, "data"), Lossy: LossyOptions}); err != nil {
+			t.Fatalf("to %s: %v", target, err)
+		}
+		stmts := statements()
+		want := 1
+		if i > 0 {
+			want = 0 // kept
+		}
+		for _, s := range []string{`pragma_table_info('"src"`, `sql ILIKE '%COLLATE%'`} {
+			if n := containing(stmts, s); n != want {
+				t.Errorf("to %s: %d statements hold %s, want %d", target, n, s, want)
+			}
+		}
+	}
+}
+
 // TestStepChecksOncePerPass: the outputs of a pass that walk the same
 // steps from the source run each step's declared checks once: 1.0 to
 // 0.1, 0.2, 0.3 and 0.4 run 0.4->0.3's checks (ducklake_macro's among
