@@ -13,6 +13,7 @@ import (
 
 	"github.com/fdl-formats/fdl-formats/formats"
 	"github.com/fdl-formats/fdl-formats/internal/duckpool"
+	"github.com/fdl-formats/fdl-formats/internal/faults"
 	"github.com/fdl-formats/fdl-formats/internal/testlakes"
 )
 
@@ -421,4 +422,39 @@ func openDuckDB(ctx context.Context) (*sql.Conn, func(), error) {
 		return nil, nil, err
 	}
 	return oneConn(ctx, db)
+}
+
+// TestReleasedOnlyForPool: a conversion's database is cleaned for a next
+// user (duckpool.Release) only where a pool keeps it; without Engines it
+// is closed as the conversion left it, and a refused conversion too.
+func TestReleasedOnlyForPool(t *testing.T) {
+	lake := testlakes.Lake(t, "lakes", "06_deletes")
+	vs := versionCatalogs(t, lake)
+	released := 0
+	ctx := faults.With(context.Background(), func(p faults.Point) error {
+		if p.Name == "convert/release" {
+			released++
+		}
+		return nil
+	})
+	engines := NewEngines(1)
+	defer engines.Close()
+	for _, tc := range []struct {
+		name    string
+		engines *Engines
+		want    int
+	}{{"without engines", nil, 0}, {"pooled", engines, 1}} {
+		for _, target := range []*formats.Version{formats.V1_1, formats.V0_1} {
+			released = 0
+			dst := filepath.Join(t.TempDir(), "out.duckdb")
+			_, err := Catalog(ctx, vs[len(vs)-1], dst, target, Options{Engines: tc.engines, DataPath: filepath.Join(lake, "data")})
+			var refused *RefusedError
+			if err != nil && !errors.As(err, &refused) {
+				t.Fatalf("%s, to %s: %v", tc.name, target, err)
+			}
+			if released != tc.want {
+				t.Errorf("%s, to %s (refused: %v): released %d times, want %d", tc.name, target, refused != nil, released, tc.want)
+			}
+		}
+	}
 }
