@@ -331,6 +331,7 @@ type frozenOutcome struct {
 type sourceDefaultsOutcome struct {
 	findings []Finding
 	failed   map[string][]string
+	judged   *defaultsJudged
 	err      error
 }
 
@@ -339,19 +340,19 @@ type sourceDefaultsOutcome struct {
 // same for every output (a backfill's pass writes a version in two to six
 // formats). Later outputs get its findings and failures as the first
 // did.
-func (p *pass) sourceDefaults(ctx context.Context, r *run) (map[string][]string, error) {
+func (p *pass) sourceDefaults(ctx context.Context, r *run) (map[string][]string, *defaultsJudged, error) {
 	if p.srcDefaults == nil {
 		// A point per check run (TestSourceDefaultsOncePerPass).
 		if err := faults.At(ctx, "convert/source-defaults", p.src); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		n := len(r.findings)
-		failed, err := r.sourceDefaultsCheck(p.source)
-		p.srcDefaults = &sourceDefaultsOutcome{findings: slices.Clone(r.findings[n:]), failed: failed, err: err}
+		failed, judged, err := r.sourceDefaultsCheck(p.source)
+		p.srcDefaults = &sourceDefaultsOutcome{findings: slices.Clone(r.findings[n:]), failed: failed, judged: judged, err: err}
 	} else {
 		r.findings = append(r.findings, p.srcDefaults.findings...)
 	}
-	return p.srcDefaults.failed, p.srcDefaults.err
+	return p.srcDefaults.failed, p.srcDefaults.judged, p.srcDefaults.err
 }
 
 // prepare opens the working database, sandboxed to what the conversions
@@ -468,7 +469,7 @@ func (p *pass) convert(ctx context.Context, dst string, target *formats.Version,
 	if err != nil {
 		return nil, fmt.Errorf("convert %s: %w", oneline.Name(src), err)
 	}
-	srcDefaults, err := p.sourceDefaults(ctx, r)
+	srcDefaults, srcJudged, err := p.sourceDefaults(ctx, r)
 	if err != nil {
 		return nil, fmt.Errorf("convert %s: %w", oneline.Name(src), err)
 	}
@@ -483,7 +484,7 @@ func (p *pass) convert(ctx context.Context, dst string, target *formats.Version,
 	if err := r.checkTarget(target); err != nil {
 		return nil, fmt.Errorf("convert %s: %w", oneline.Name(src), err)
 	}
-	if err := r.defaultsCheck(target, exprRows, srcDefaults); err != nil {
+	if err := r.defaultsCheck(target, exprRows, srcDefaults, srcJudged); err != nil {
 		return nil, fmt.Errorf("convert %s: %w", oneline.Name(src), err)
 	}
 	if err := r.readerChecks(source, target); err != nil {

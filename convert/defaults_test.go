@@ -224,3 +224,90 @@ func TestLoneDefaultJudgeFailureIsError(t *testing.T) {
 		t.Errorf("Catalogs = %v, want the judge's failure", err)
 	}
 }
+
+// TestDefaultsJudgedOnceWhereAlike: the target's defaults are not read and
+// judged again where no statement since the copy-in named the tables the
+// check reads and the target's readers judge every text as the source's
+// (1.0 to 1.1: one read, the source's); they are where a step changes
+// ducklake_column (1.0 to 0.3), and where the target's readers judge a
+// text otherwise: a 0.4 catalog's TIMESTAMPTZ default ending in "+02:",
+// which 0.4's readers load and DuckDB 2.0, a 1.0 reader, does not, is
+// refused going to 1.0.
+func TestDefaultsJudgedOnceWhereAlike(t *testing.T) {
+	ctx := context.Background()
+	lake := testlakes.Lake(t, "lakes", "06_deletes")
+	vs := versionCatalogs(t, lake)
+	engines := NewEngines(1)
+	defer engines.Close()
+	statements := statementLog(t, engines)
+	for _, tc := range []struct {
+		target *formats.Version
+		reads  int
+	}{{formats.V1_1, 1}, {formats.V0_3, 2}} {
+		dst := filepath.Join(t.TempDir(), "out.duckdb")
+		_, err := Catalog(ctx, vs[len(vs)-1], dst, tc.target, Options{Engines: engines, DataPath: filepath.Join(lake, "data"), Lossy: LossyOptions})
+		var refused *RefusedError
+		if err != nil && !errors.As(err, &refused) {
+			t.Fatalf("to %s: %v", tc.target, err)
+		}
+		if n := containing(statements(), "c.initial_default, c.default_value"); n != tc.reads {
+			t.Errorf("to %s: the defaults read %d times, want %d", tc.target, n, tc.reads)
+		}
+	}
+
+	src03 := testlakes.Lake(t, "lakes-0.3", "01_primitive_types")
+	vs03 := versionCatalogs(t, src03)
+	data := filepath.Join(src03, "data")
+	out04 := filepath.Join(t.TempDir(), "out04.duckdb")
+	if _, err := Catalog(ctx, vs03[len(vs03)-1], out04, formats.V0_4, Options{DataPath: data}); err != nil {
+		t.Fatalf("to 0.4: %v", err)
+	}
+	src := editedCopy(t, out04, `UPDATE ducklake_column SET initial_default = '2024-01-01 00:00:00+02:' WHERE column_name = 'tstz'`)
+	if _, err := Check(ctx, src, formats.V0_4, Options{DataPath: data}); err != nil {
+		t.Fatalf("the edited 0.4 catalog as 0.4: %v, want it loaded by its readers", err)
+	}
+	_, err := Catalog(ctx, src, filepath.Join(t.TempDir(), "out10.duckdb"), formats.V1_0, Options{DataPath: data})
+	var refused *RefusedError
+	if !errors.As(err, &refused) || len(refused.Findings) != 1 || refused.Findings[0].Code != "uncastable-default" ||
+		!strings.Contains(refused.Findings[0].Detail, `initial_default "2024-01-01 00:00:00+02:" does not cast to timestamptz`) {
+		t.Fatalf("to 1.0: %v, want refused (uncastable-default)", err)
+	}
+}
+
+// TestDefaultsJudgedAgainAfterColumnsWritten: a statement naming
+// ducklake_column (in any letter case) after the copy-in makes the
+// target's defaults read and judged again, though its readers judge as the
+// source's: a 1.0 catalog's int column given the default 'x' after the
+// source's check is refused going to 1.1.
+func TestDefaultsJudgedAgainAfterColumnsWritten(t *testing.T) {
+	ctx := context.Background()
+	lake := testlakes.Lake(t, "lakes", "06_deletes")
+	vs := versionCatalogs(t, lake)
+	for _, update := range []string{
+		`UPDATE ducklake_column SET initial_default = 'x' WHERE column_type LIKE 'int%' AND parent_column IS NULL`,
+		`UPDATE DuckLake_Column SET initial_default = 'x' WHERE column_type LIKE 'int%' AND parent_column IS NULL`,
+	} {
+		p, closeDB, err := prepare(ctx, vs[len(vs)-1], nil, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := &run{ctx: ctx, w: &work{conn: p.conn, db: workDB, schema: p.schema}}
+		if err := r.w.copyIn(ctx, p.tables); err != nil {
+			t.Fatal(err)
+		}
+		failed, judged, err := r.sourceDefaultsCheck(p.source)
+		if err != nil || len(r.findings) > 0 {
+			t.Fatalf("the source's check: %v, %v", err, r.findings)
+		}
+		if err := r.w.exec(ctx, update); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.defaultsCheck(formats.V1_1, nil, failed, judged); err != nil {
+			t.Fatal(err)
+		}
+		if len(r.findings) != 1 || r.findings[0].Code != "uncastable-default" || !strings.Contains(r.findings[0].Detail, `initial_default "x" does not cast`) {
+			t.Errorf("after %s: %v, want uncastable-default", update, r.findings)
+		}
+		closeDB()
+	}
+}

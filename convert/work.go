@@ -31,6 +31,11 @@ type work struct {
 	// copyIn): what was read of it before (run.facts) holds while it is
 	// unchanged.
 	writes int
+	// columnsWritten: a statement since the copy-in (execCount) named
+	// ducklake_column or ducklake_table (in any letter case, or a table
+	// whose name starts so), and so may have changed what the defaults
+	// checks read (defaultsCheck).
+	columnsWritten bool
 	// history digests every statement written to the working copy since
 	// it was made, in order (copyIn, execCount): two working copies of
 	// one pass's source with the same history hold the same rows (the
@@ -526,6 +531,7 @@ func (w *work) execCount(ctx context.Context, query string, args ...any) (int64,
 		w.tables = nil
 	}
 	w.writes++
+	w.columnsWritten = w.columnsWritten || namesColumnTables(query)
 	w.record(query, args...)
 	res, err := w.conn.ExecContext(ctx, query, args...)
 	if err != nil {
@@ -543,6 +549,14 @@ func (w *work) execCount(ctx context.Context, query string, args ...any) (int64,
 		return 0, nil
 	}
 	return n, nil
+}
+
+// namesColumnTables tells whether a statement names ducklake_column or
+// ducklake_table (or a table whose name starts so), in any letter case: the
+// statements that may change the rows defaultsCheck reads.
+func namesColumnTables(query string) bool {
+	q := strings.ToLower(query)
+	return strings.Contains(q, "ducklake_column") || strings.Contains(q, "ducklake_table")
 }
 
 // replacedTable gives the table a statement CREATE OR REPLACE TABLE name
@@ -828,6 +842,7 @@ func (w *work) copyIn(ctx context.Context, tables []table) error {
 	}
 	stmts = withoutOptimizer(stmts)
 	w.writes++
+	w.columnsWritten = false
 	for _, s := range stmts {
 		w.record(s.sql)
 	}
