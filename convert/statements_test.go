@@ -511,7 +511,9 @@ func TestReplacedTableRelisted(t *testing.T) {
 	if n := containing(stmts, "CREATE OR REPLACE TABLE ducklake_schema_versions AS"); n != 1 {
 		t.Fatalf("%d statements replaced ducklake_schema_versions, want 1", n)
 	}
-	if n := containing(stmts, "SELECT schema_name, table_name FROM duckdb_tables()"); n != 1 {
+	// listColumns' first statement (openSource's also reads each table's
+	// CREATE statement there).
+	if n := containing(stmts, "starts_with(table_name, ?) ORDER BY schema_name, table_name"); n != 1 {
 		t.Errorf("the working tables listed %d times, want once", n)
 	}
 
