@@ -131,10 +131,12 @@ func (r *Reader) scanColumnRow(rows *sql.Rows, x *columnRow, more ...any) error 
 // are those visible there, in that order): one statement for the
 // columns of every table at every snapshot the reader is asked, where
 // readColumns ran one per table and epoch. The same statement reads what
-// readColumnRows asks of the table as a whole (its rows of any table_id,
-// NULL included: lower(column_type), lower(trim(column_type)) and the
-// column tree's condition as SQL computes them), which was a statement
-// of its own. Nil when they are not read so: the snapshot and id columns
+// readColumnRows asks of the table as a whole (lower(column_type),
+// lower(trim(column_type)) and the column tree's condition as SQL
+// computes them), which was a statement of its own. Rows of a NULL
+// table_id are left out, as before: a catalog with one is refused at
+// open (formats' required columns), and one such row failing to scan
+// would send every table to its own query. Nil when they are not read so: the snapshot and id columns
 // are not all BIGINT (a frozen catalog's stand-ins, compared in SQL as
 // their own type), or the statement or a row's scan failed (a value
 // readColumns may never read, of a row not visible where it reads);
@@ -148,7 +150,7 @@ func (r *Reader) allColumnRows(ctx context.Context) *columnRows {
 	return r.meta.columnRows.get(ctx, r, keys, func() (*columnRows, error) {
 		all := &columnRows{tables: map[int64][]columnRow{}, tied: map[int64]bool{}, whole: newColumnsWhole()}
 		err := r.eachRow(ctx, `SELECT `+r.columnSelect()+`, c.table_id, c.begin_snapshot, c.end_snapshot, `+columnsWholeSelect+`
-		FROM cat.ducklake_column c
+		FROM cat.ducklake_column c WHERE c.table_id IS NOT NULL
 		ORDER BY c.table_id, c.parent_column NULLS FIRST, c.column_order`, func(rows *sql.Rows) error {
 			var x columnRow
 			var table sql.NullInt64
