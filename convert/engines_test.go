@@ -458,3 +458,32 @@ func TestReleasedOnlyForPool(t *testing.T) {
 		}
 	}
 }
+
+// TestUnpooledWorkClosed: without a pool, openWork's closer closes the
+// connection and the database (00c8caf skips cleaning them for a next
+// user, not closing them): a file the conversion's database attached is
+// checkpointed and let go only when the last of both is closed, so its
+// write-ahead log outlives a closer that leaves either open.
+func TestUnpooledWorkClosed(t *testing.T) {
+	ctx := context.Background()
+	conn, closeWork, err := openWork(ctx, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "kept.duckdb")
+	if _, err := conn.ExecContext(ctx, "ATTACH '"+file+"' AS kept; CREATE TABLE kept.t AS SELECT 1 AS i"); err != nil {
+		closeWork()
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(file + ".wal"); err != nil {
+		closeWork()
+		t.Fatalf("no write-ahead log while open: %v", err)
+	}
+	closeWork()
+	if err := conn.PingContext(ctx); !errors.Is(err, sql.ErrConnDone) {
+		t.Errorf("the connection after the closer: %v, want %v", err, sql.ErrConnDone)
+	}
+	if _, err := os.Stat(file + ".wal"); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the write-ahead log after the closer: %v, want gone (the database closed)", err)
+	}
+}
