@@ -91,6 +91,9 @@ type metaMemo struct {
 	// statsCounts: ducklake_table_stats' record counts by table_id (see
 	// Reader.allStatsCounts).
 	statsCounts atOnce[map[int64][]int64]
+	// colsVerdicts: what a table's columns tell of its refusal, by
+	// (table id, columns epoch) as columns (see Reader.columnsVerdictOf).
+	colsVerdicts map[[2]int64]columnsVerdict
 }
 
 // atOnce is a read of every table's rows of a metadata table made once

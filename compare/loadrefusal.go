@@ -202,13 +202,24 @@ func (r *Reader) shadowedLoadRefusal(ctx context.Context, snap int64) (string, e
 // the table that has it, as it does the other columns its readers refuse
 // (columnsRefusal), where it reads the columns anyway.
 func (r *Reader) columnsLoadRefusal(ctx context.Context, t Table, cols []*Column, snap int64) (string, error) {
+	if why := columnNamesClash(cols); why != "" {
+		return why, nil
+	}
+	return r.columnTagRefusal(ctx, t, cols, snap)
+}
+
+// columnNamesClash is formats.ColumnNamesClash of the columns' names.
+func columnNamesClash(cols []*Column) string {
 	names := make([]string, len(cols))
 	for i, c := range cols {
 		names[i] = c.Name
 	}
-	if why := formats.ColumnNamesClash(names); why != "" {
-		return why, nil
-	}
+	return formats.ColumnNamesClash(names)
+}
+
+// columnTagRefusal is columnsLoadRefusal's second check: a visible tag of
+// a top-level column of t at snap that is not its comment.
+func (r *Reader) columnTagRefusal(ctx context.Context, t Table, cols []*Column, snap int64) (string, error) {
 	if r.empty("ducklake_column_tag") {
 		return "", nil
 	}

@@ -83,17 +83,20 @@ func (r *Reader) refusal(ctx context.Context, t Table, snap int64) error {
 	if err != nil {
 		return err
 	}
-	if q, what := r.columnsRefusal(cols); what != "" {
-		return r.refused(q, t, "%s", what)
-	}
-	if q, what, err := r.defaultCastRefusal(ctx, cols); err != nil {
+	v, err := r.columnsVerdictOf(ctx, t, cols, snap)
+	if err != nil {
 		return err
-	} else if what != "" {
-		return r.refused(q, t, "%s", what)
 	}
-	if why, err := r.columnsLoadRefusal(ctx, t, cols, snap); err != nil {
-		return err
-	} else if why != "" {
+	if v.what != "" {
+		return r.refused(v.q, t, "%s", v.what)
+	}
+	why = v.clash
+	if why == "" {
+		if why, err = r.columnTagRefusal(ctx, t, cols, snap); err != nil {
+			return err
+		}
+	}
+	if why != "" {
 		return r.refused(refusedLoad, t, "the readers' load of the catalog at snapshot %d fails: %s", snap, why)
 	}
 	if err := r.statsCastRefusal(ctx, t, cols, snap); err != nil {
@@ -173,25 +176,67 @@ func (r *Reader) refused(q formats.QuirkInfo, t Table, format string, args ...an
 	return &UnreadableError{Format: r.format.Name, Quirk: q, Table: t.FullName(), Detail: fmt.Sprintf(format, args...)}
 }
 
+// columnsVerdict is what a table's columns alone tell of its refusal
+// (refusal): the first refusal of columnsRefusal, else of
+// defaultCastRefusal (q and what), and the clash of two column names
+// (columnsLoadRefusal's first check).
+type columnsVerdict struct {
+	q     formats.QuirkInfo
+	what  string
+	clash string
+}
+
+// columnsVerdictOf is the verdict of cols, the columns of table t at snap
+// (Columns), made once per table and columns epoch: the columns are the
+// same value at every snapshot of the epoch (Reader.columnsAt), and a
+// wide catalog's refusal is asked at each of its snapshots, several
+// times. An error is not kept.
+func (r *Reader) columnsVerdictOf(ctx context.Context, t Table, cols []*Column, snap int64) (columnsVerdict, error) {
+	e, err := r.epoch(ctx, snap, t.ID, columnsEpoch...)
+	if err != nil {
+		return columnsVerdict{}, err
+	}
+	key := [2]int64{t.ID, e}
+	if v, ok := r.meta.colsVerdicts[key]; ok {
+		return v, nil
+	}
+	var v columnsVerdict
+	if v.q, v.what = r.columnsRefusal(cols); v.what == "" {
+		if v.q, v.what, err = r.defaultCastRefusal(ctx, cols); err != nil {
+			return columnsVerdict{}, err
+		}
+	}
+	if v.what == "" {
+		v.clash = columnNamesClash(cols)
+	}
+	if r.meta.colsVerdicts == nil {
+		r.meta.colsVerdicts = map[[2]int64]columnsVerdict{}
+	}
+	r.meta.colsVerdicts[key] = v
+	return v, nil
+}
+
 // columnsRefusal names the first column (nested fields included) the real
 // reader refuses, and why; "" when every column loads.
 func (r *Reader) columnsRefusal(cols []*Column) (formats.QuirkInfo, string) {
 	for _, c := range cols {
-		name := fmt.Sprintf("column %s (id %d)", c.Name, c.ID)
+		// Named only when refused: asked of every column at every
+		// snapshot, it refuses almost none.
+		name := func() string { return fmt.Sprintf("column %s (id %d)", c.Name, c.ID) }
 		switch {
 		case c.nullsNull:
-			return refusedNull, name + " has a NULL nulls_allowed"
+			return refusedNull, name() + " has a NULL nulls_allowed"
 		case len(c.Children) > 0 && !c.nested():
-			return refusedNested, fmt.Sprintf("%s has fields but type %q", name, c.Type)
+			return refusedNested, fmt.Sprintf("%s has fields but type %q", name(), c.Type)
 		case formats.TypeIs(c.Type, "list") && len(c.Children) != 1:
-			return refusedNested, fmt.Sprintf("%s is a list of %d fields (Lists must have a single child entry)", name, len(c.Children))
+			return refusedNested, fmt.Sprintf("%s is a list of %d fields (Lists must have a single child entry)", name(), len(c.Children))
 		case formats.TypeIs(c.Type, "map") && len(c.Children) != 2:
-			return refusedNested, fmt.Sprintf("%s is a map of %d fields (Maps must have two child entries)", name, len(c.Children))
+			return refusedNested, fmt.Sprintf("%s is a map of %d fields (Maps must have two child entries)", name(), len(c.Children))
 		case len(c.Children) == 0 && !r.format.SupportsType(c.Type):
-			return refusedType, fmt.Sprintf("%s has type %q, which format %s readers cannot parse", name, c.Type, r.format.Name)
+			return refusedType, fmt.Sprintf("%s has type %q, which format %s readers cannot parse", name(), c.Type, r.format.Name)
 		}
 		if kind := r.defaultKind(c); strings.HasPrefix(kind, "refused") {
-			return refusedDefaultType, fmt.Sprintf("%s has default %q with default_value_type %s", name, *c.DefaultValue, optString(c.DefaultType))
+			return refusedDefaultType, fmt.Sprintf("%s has default %q with default_value_type %s", name(), *c.DefaultValue, optString(c.DefaultType))
 		}
 		if q, what := r.columnsRefusal(c.Children); what != "" {
 			return q, what

@@ -49,6 +49,17 @@ func samePlans(a, b *tablePlan) (skipA, skipB []bool, n int) {
 	return skipA, skipB, n
 }
 
+// selfSkip is samePlans(tp, tp)'s skipA: a plan paired
+// with itself, every file not partial is matched (by itself or by a file
+// of the same plan: the count of each plan is the same on both sides).
+func selfSkip(tp *tablePlan) []bool {
+	skip := make([]bool, len(tp.files))
+	for i, fp := range tp.files {
+		skip[i] = !fp.f.partial()
+	}
+	return skip
+}
+
 // checkKey is the digest cache's key of a plan's check (checkScan): a key
 // of its own, so that a check, which holds no digest, is never found as
 // one.
@@ -342,11 +353,25 @@ func (c *comparison) prefetch(snaps []int64, opts ScanOptions) {
 				continue
 			}
 			pa, errA := c.a.tablePlan(c.ctx, x, s, opts)
-			pb, errB := c.b.tablePlan(c.ctx, y, s, opts)
-			if errA != nil || errB != nil {
+			if errA != nil {
 				continue
 			}
-			skipA, skipB, _ := samePlans(pa, pb)
+			var pb *tablePlan
+			var skipA, skipB []bool
+			if c.self && y.ID == x.ID {
+				// A self-read: b is a, y is x (a name shown twice
+				// pairs two tables), and the plan pairs with itself
+				// (selfSkip), planned once.
+				pb = pa
+				skipA = selfSkip(pa)
+				skipB = skipA
+			} else {
+				var errB error
+				if pb, errB = c.b.tablePlan(c.ctx, y, s, opts); errB != nil {
+					continue
+				}
+				skipA, skipB, _ = samePlans(pa, pb)
+			}
 			for _, side := range []struct {
 				r    *Reader
 				t    Table

@@ -1,0 +1,64 @@
+package compare
+
+import (
+	"context"
+	"testing"
+)
+
+// TestColumnsVerdictOnce: the refusal of a table's columns is made once
+// per table and columns epoch (columnsVerdictOf), and at every snapshot
+// it is what columnsRefusal, defaultCastRefusal and the names' clash
+// tell of the columns visible there: also where a column added later is
+// refused (its type does not parse) and the earlier epochs are not.
+func TestColumnsVerdictOnce(t *testing.T) {
+	ctx := context.Background()
+	for _, name := range []string{"02_add_drop_columns", "04_type_promotion", "05_defaults_not_null", "17_compaction"} {
+		lake, catalog := lastVersion(t, "lakes", name)
+		cats := []string{catalog}
+		if name == "02_add_drop_columns" {
+			cats = append(cats, tamper(t, catalog,
+				"UPDATE ducklake_column SET column_type = 'bogus' WHERE parent_column IS NULL AND (table_id, begin_snapshot) IN (SELECT table_id, max(begin_snapshot) FROM ducklake_column GROUP BY table_id HAVING max(begin_snapshot) > min(begin_snapshot))"))
+		}
+		for i, c := range cats {
+			r := openForTest(t, c, lake)
+			pairs, refused, epochs := 0, 0, map[[2]int64]bool{}
+			eachTable(t, r, func(s Snapshot, tb Table) {
+				cols, err := r.Columns(ctx, tb.ID, s.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := r.columnsVerdictOf(ctx, tb, cols, s.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var want columnsVerdict
+				if want.q, want.what = r.columnsRefusal(cols); want.what == "" {
+					if want.q, want.what, err = r.defaultCastRefusal(ctx, cols); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if want.what == "" {
+					want.clash = columnNamesClash(cols)
+				}
+				if got.what != want.what || got.q.Name != want.q.Name || got.clash != want.clash {
+					t.Errorf("%s: table %s at snapshot %d: %+v, want %+v", name, tb.Shown(), s.ID, got, want)
+				}
+				e, err := r.epoch(ctx, s.ID, tb.ID, columnsEpoch...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				epochs[[2]int64{tb.ID, e}] = true
+				pairs++
+				if want.what != "" {
+					refused++
+				}
+			})
+			if len(r.meta.colsVerdicts) != len(epochs) || len(epochs) >= pairs {
+				t.Errorf("%s: %d verdicts made for %d epochs of %d tables at snapshots", name, len(r.meta.colsVerdicts), len(epochs), pairs)
+			}
+			if i == 1 && (refused == 0 || refused == pairs) {
+				t.Errorf("%s tampered: %d of %d refused, want some", name, refused, pairs)
+			}
+		}
+	}
+}
