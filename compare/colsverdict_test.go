@@ -2,6 +2,7 @@ package compare
 
 import (
 	"context"
+	"slices"
 	"testing"
 )
 
@@ -59,6 +60,50 @@ func TestColumnsVerdictOnce(t *testing.T) {
 			if i == 1 && (refused == 0 || refused == pairs) {
 				t.Errorf("%s tampered: %d of %d refused, want some", name, refused, pairs)
 			}
+		}
+	}
+}
+
+// TestRowColumnsOnce: the names and types a digest hashes are made once
+// per table, columns epoch and row-id option (rowColumns), and at every
+// snapshot are those of the columns visible there; an append to them
+// leaves the kept ones alone.
+func TestRowColumnsOnce(t *testing.T) {
+	ctx := context.Background()
+	for _, name := range []string{"02_add_drop_columns", "03_renames", "04_type_promotion"} {
+		lake, catalog := lastVersion(t, "lakes", name)
+		r := openForTest(t, catalog, lake)
+		pairs := 0
+		eachTable(t, r, func(s Snapshot, tb Table) {
+			for _, rowIDs := range []bool{false, true} {
+				opts := ScanOptions{RowIDs: rowIDs}
+				cols, names, types, err := r.rowColumns(ctx, tb, s.ID, opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var wantNames, wantTypes []string
+				for _, c := range cols {
+					dt, err := c.DuckType()
+					if err != nil {
+						t.Fatal(err)
+					}
+					wantNames, wantTypes = append(wantNames, c.Name), append(wantTypes, dt)
+				}
+				if rowIDs {
+					wantNames, wantTypes = append(wantNames, RowIDColumn), append(wantTypes, "BIGINT")
+				}
+				if !slices.Equal(names, wantNames) || !slices.Equal(types, wantTypes) {
+					t.Errorf("%s: table %s at snapshot %d (row ids %v): %v %v, want %v %v", name, tb.Shown(), s.ID, rowIDs, names, types, wantNames, wantTypes)
+				}
+				// Two callers' appends do not share a backing array.
+				if x, y := append(names, "x"), append(names, "y"); x[len(names)] != "x" || y[len(names)] != "y" {
+					t.Errorf("%s: table %s: appends to the kept names share their array", name, tb.Shown())
+				}
+				pairs++
+			}
+		})
+		if n := len(r.meta.rowColumns); n == 0 || n >= pairs {
+			t.Errorf("%s: %d kept for %d asks", name, n, pairs)
 		}
 	}
 }

@@ -462,6 +462,20 @@ func (r *Reader) partitionEntries(ctx context.Context, e entries, t Table, cols 
 // or hidden by the file's split list or per-row snapshot ids).
 // onDisk is called with the catalog's record of every data and delete file.
 func (r *Reader) fileEntries(ctx context.Context, t Table, snap int64, onDisk func(path string, size int64, footer *int64, format string) error) (entries, map[string][]int64, error) {
+	return r.fileEntriesOf(ctx, t, snap, onDisk, true)
+}
+
+// fileErrors is the error of fileEntries, which makes every read and
+// check fileEntries does, in its order, and builds no entries: a
+// self-read asks it of every table at every snapshot for the error alone.
+func (r *Reader) fileErrors(ctx context.Context, t Table, snap int64, onDisk func(path string, size int64, footer *int64, format string) error) error {
+	_, _, err := r.fileEntriesOf(ctx, t, snap, onDisk, false)
+	return err
+}
+
+// fileEntriesOf is fileEntries, with its entries and positions only where
+// keep is set (nil otherwise).
+func (r *Reader) fileEntriesOf(ctx context.Context, t Table, snap int64, onDisk func(path string, size int64, footer *int64, format string) error, keep bool) (entries, map[string][]int64, error) {
 	files, err := r.files(ctx, t, snap)
 	if err != nil {
 		return nil, nil, err
@@ -470,8 +484,12 @@ func (r *Reader) fileEntries(ctx context.Context, t Table, snap int64, onDisk fu
 	if err != nil {
 		return nil, nil, err
 	}
-	e := make(entries, 2*len(files)+1)
-	positions := map[string][]int64{}
+	var e entries
+	var positions map[string][]int64
+	if keep {
+		e = make(entries, 2*len(files)+1)
+		positions = map[string][]int64{}
+	}
 	for _, f := range files {
 		// Every call, memo or not: a reader serves several proofs
 		// (Source), each with its own onDisk.
@@ -493,6 +511,9 @@ func (r *Reader) fileEntries(ctx context.Context, t Table, snap int64, onDisk fu
 				r.described.put(snap, state, d)
 			}
 		}
+		if !keep {
+			continue
+		}
 		e[d.dataKey] = d.data
 		if d.deletes != "" {
 			positions[d.key] = d.pos
@@ -503,15 +524,15 @@ func (r *Reader) fileEntries(ctx context.Context, t Table, snap int64, onDisk fu
 	if err != nil {
 		return nil, nil, err
 	}
+	ended, err := r.endedEntries(ctx, t, snap)
+	if err != nil || !keep {
+		return nil, nil, err
+	}
 	if begins != "" {
 		e["inlined rows"] = begins
 	}
 	if inlEnded != "" {
 		e["inlined rows ended"] = inlEnded
-	}
-	ended, err := r.endedEntries(ctx, t, snap)
-	if err != nil {
-		return nil, nil, err
 	}
 	for k, v := range ended {
 		e[k] = v

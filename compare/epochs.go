@@ -34,7 +34,7 @@ type metaMemo struct {
 	tables  map[[2]int64][]Table         // (tablesEpoch epoch, the last columnSpans point)
 	columns map[[2]int64][]*Column       // (table id, epoch)
 	// tableFiles: every file row of a table, by table id and dir.
-	tableFiles map[string]*tableFiles
+	tableFiles map[tableFilesKey]*tableFiles
 	// tableOf: a data file's path -> its table's file rows.
 	tableOf map[string]*tableFiles
 	schema  map[int64]entries
@@ -94,6 +94,16 @@ type metaMemo struct {
 	// colsVerdicts: what a table's columns tell of its refusal, by
 	// (table id, columns epoch) as columns (see Reader.columnsVerdictOf).
 	colsVerdicts map[[2]int64]columnsVerdict
+	// rowColumns: the names and types a digest hashes (see
+	// Reader.rowColumns).
+	rowColumns map[rowColumnsKey]rowColumnsOf
+}
+
+// tableFilesKey keys metaMemo.tableFiles: a table id and its folder
+// (Table.dir), a value, not a formatted string (asked at every snapshot).
+type tableFilesKey struct {
+	id  int64
+	dir string
 }
 
 // atOnce is a read of every table's rows of a metadata table made once
@@ -136,7 +146,7 @@ func newMetaMemo() *metaMemo {
 		points:     map[string]map[int64][]int64{},
 		tables:     map[[2]int64][]Table{},
 		columns:    map[[2]int64][]*Column{},
-		tableFiles: map[string]*tableFiles{},
+		tableFiles: map[tableFilesKey]*tableFiles{},
 		tableOf:    map[string]*tableFiles{},
 		schema:     map[int64]entries{},
 		inlined:    map[int64][]inlinedReg{},

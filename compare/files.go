@@ -197,7 +197,7 @@ func visibleAt(begin int64, end *int64, snap int64) bool {
 // allTableFiles reads every data and delete file row of a table (once per
 // reader and table folder).
 func (r *Reader) allTableFiles(ctx context.Context, t Table) (*tableFiles, error) {
-	key := fmt.Sprintf("%d %s", t.ID, t.dir)
+	key := tableFilesKey{t.ID, t.dir}
 	if all, ok := r.meta.tableFiles[key]; ok {
 		return all, nil
 	}

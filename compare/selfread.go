@@ -219,7 +219,7 @@ func (c *comparison) selfRun() error {
 // the caller's to check (a check's content pass does).
 func (c *comparison) selfTable(s int64, x Table) error {
 	noDisk := func(string, int64, *int64, string) error { return nil }
-	_, _, err := c.a.fileEntries(c.ctx, x, s, noDisk)
+	err := c.a.fileErrors(c.ctx, x, s, noDisk)
 	if done, err := c.refusedDeleteFiles(s, x, err, nil); done || err != nil {
 		return err
 	}
