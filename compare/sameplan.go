@@ -358,9 +358,9 @@ func (c *comparison) prefetch(snaps []int64, opts ScanOptions) {
 			}
 			var pb *tablePlan
 			var skipA, skipB []bool
-			if c.self && y.ID == x.ID {
-				// A self-read: b is a, y is x (a name shown twice
-				// pairs two tables), and the plan pairs with itself
+			if c.self && y == x {
+				// A self-read: b is a, and where y is x (a name shown
+				// twice pairs two tables) the plan pairs with itself
 				// (selfSkip), planned once.
 				pb = pa
 				skipA = selfSkip(pa)
