@@ -5,23 +5,45 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
 // TestFileErrors: what a self-read asks of every table's files at every
 // snapshot (fileErrors, which builds no entries) fails as fileEntries
-// fails, on lakes as written and on a copy of 06_deletes whose delete
-// files are gone (the positions cannot be read).
+// fails, on lakes as written, on a copy of 06_deletes whose delete files
+// are gone (the positions cannot be read), and on copies of
+// 16_data_inlining's catalog with an inlined row whose row id does not
+// cast: the read of the inlined rows' snapshots (inlinedBegins) fails at
+// the snapshots reading that row, the last begun or one that ended. A
+// self-read sees those failures only through fileErrors where the row is
+// ended or unseen (its plan does not read such rows), so fileErrors must
+// read the inlined rows and the ended files as fileEntries does.
 func TestFileErrors(t *testing.T) {
 	ctx := context.Background()
 	noDisk := func(string, int64, *int64, string) error { return nil }
-	for _, name := range []string{"06_deletes", "16_data_inlining", "17_compaction", "06_deletes without delete files"} {
-		lake, catalog := lastVersion(t, "lakes", "06_deletes")
-		if name != "06_deletes without delete files" {
-			lake, catalog = lastVersion(t, "lakes", name)
-		}
+	const rowIDText = "ALTER TABLE ducklake_inlined_data_1_2 ALTER row_id TYPE VARCHAR"
+	for _, tc := range []struct {
+		name, lake    string
+		noDeleteFiles bool     // remove the lake's delete files
+		edits         []string // of the lake's last catalog
+		wantFailures  bool
+		wantInErrors  string // in every failure
+	}{
+		{name: "06_deletes", lake: "06_deletes"},
+		{name: "16_data_inlining", lake: "16_data_inlining"},
+		{name: "17_compaction", lake: "17_compaction"},
+		{name: "06_deletes without delete files", lake: "06_deletes", noDeleteFiles: true, wantFailures: true},
+		{name: "16_data_inlining with the last begun inlined row's id text", lake: "16_data_inlining", edits: []string{rowIDText,
+			"UPDATE ducklake_inlined_data_1_2 SET row_id = 'x' WHERE begin_snapshot = (SELECT max(begin_snapshot) FROM ducklake_inlined_data_1_2)"},
+			wantFailures: true, wantInErrors: "read the inlined rows' snapshots of"},
+		{name: "16_data_inlining with an ended inlined row's id text", lake: "16_data_inlining", edits: []string{rowIDText,
+			"UPDATE ducklake_inlined_data_1_2 SET row_id = 'x' WHERE end_snapshot IS NOT NULL"},
+			wantFailures: true, wantInErrors: "read the inlined rows' snapshots of"},
+	} {
+		lake, catalog := lastVersion(t, "lakes", tc.lake)
 		data := filepath.Join(lake, "data")
-		if name == "06_deletes without delete files" {
+		if tc.noDeleteFiles {
 			dst := t.TempDir()
 			copyTree(t, data, dst)
 			gone, err := filepath.Glob(filepath.Join(dst, "main", "*", "*-delete.parquet"))
@@ -35,20 +57,27 @@ func TestFileErrors(t *testing.T) {
 			}
 			data = dst
 		}
+		if len(tc.edits) > 0 {
+			catalog = tamper(t, catalog, tc.edits...)
+		}
 		r := openForTest(t, catalog, data)
-		failed := 0
+		failed, pairs := 0, 0
 		eachTable(t, r, func(s Snapshot, tb Table) {
 			err := r.fileErrors(ctx, tb, s.ID, noDisk)
 			_, _, want := r.fileEntries(ctx, tb, s.ID, noDisk)
 			if fmt.Sprint(err) != fmt.Sprint(want) {
-				t.Errorf("%s: table %s at snapshot %d: %v, want %v", name, tb.Shown(), s.ID, err, want)
+				t.Errorf("%s: table %s at snapshot %d: %v, want %v", tc.name, tb.Shown(), s.ID, err, want)
 			}
 			if want != nil {
 				failed++
+				if !strings.Contains(want.Error(), tc.wantInErrors) {
+					t.Errorf("%s: table %s at snapshot %d: %v, want it to name %q", tc.name, tb.Shown(), s.ID, want, tc.wantInErrors)
+				}
 			}
+			pairs++
 		})
-		if (failed > 0) != (name == "06_deletes without delete files") {
-			t.Errorf("%s: %d failures", name, failed)
+		if (failed > 0) != tc.wantFailures || failed == pairs {
+			t.Errorf("%s: %d failures of %d tables at snapshots", tc.name, failed, pairs)
 		}
 	}
 }
