@@ -287,18 +287,7 @@ func TestDefaultsJudgedAgainAfterColumnsWritten(t *testing.T) {
 		`UPDATE ducklake_column SET initial_default = 'x' WHERE column_type LIKE 'int%' AND parent_column IS NULL`,
 		`UPDATE DuckLake_Column SET initial_default = 'x' WHERE column_type LIKE 'int%' AND parent_column IS NULL`,
 	} {
-		p, closeDB, err := prepare(ctx, vs[len(vs)-1], nil, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := &run{ctx: ctx, w: &work{conn: p.conn, db: workDB, schema: p.schema}}
-		if err := r.w.copyIn(ctx, p.tables); err != nil {
-			t.Fatal(err)
-		}
-		failed, judged, err := r.sourceDefaultsCheck(p.source)
-		if err != nil || len(r.findings) > 0 {
-			t.Fatalf("the source's check: %v, %v", err, r.findings)
-		}
+		r, failed, judged, closeDB := sourceChecked(t, ctx, vs[len(vs)-1])
 		if err := r.w.exec(ctx, update); err != nil {
 			t.Fatal(err)
 		}

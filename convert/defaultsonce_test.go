@@ -24,19 +24,8 @@ func TestDefaultsShortcutConditions(t *testing.T) {
 	ctx := context.Background()
 	lake := testlakes.Lake(t, "lakes", "05_defaults_not_null")
 	vs := versionCatalogs(t, lake)
-	p, closeDB, err := prepare(ctx, vs[len(vs)-1], nil, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, failed, judged, closeDB := sourceChecked(t, ctx, vs[len(vs)-1])
 	defer closeDB()
-	r := &run{ctx: ctx, w: &work{conn: p.conn, db: workDB, schema: p.schema}}
-	if err := r.w.copyIn(ctx, p.tables); err != nil {
-		t.Fatal(err)
-	}
-	failed, judged, err := r.sourceDefaultsCheck(p.source)
-	if err != nil || len(r.findings) > 0 {
-		t.Fatalf("the source's check: %v, %v", err, r.findings)
-	}
 	if judged == nil || !judged.clean || len(judged.judges) == 0 {
 		t.Fatalf("the source's check judged %+v, want clean and some judges", judged)
 	}
@@ -131,4 +120,26 @@ func TestCopyInClearsColumnsWritten(t *testing.T) {
 	if !w.columnsWritten {
 		t.Error("columnsWritten not set by an UPDATE of ducklake_table")
 	}
+}
+
+// sourceChecked prepares catalog, copies it into a working copy and runs
+// the source's defaults check there, as a conversion's first output does;
+// the check must refuse nothing.
+func sourceChecked(t *testing.T, ctx context.Context, catalog string) (*run, map[string][]string, *defaultsJudged, func()) {
+	t.Helper()
+	p, closeDB, err := prepare(ctx, catalog, nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &run{ctx: ctx, w: &work{conn: p.conn, db: workDB, schema: p.schema}}
+	if err := r.w.copyIn(ctx, p.tables); err != nil {
+		closeDB()
+		t.Fatal(err)
+	}
+	failed, judged, err := r.sourceDefaultsCheck(p.source)
+	if err != nil || len(r.findings) > 0 {
+		closeDB()
+		t.Fatalf("the source's check: %v, %v", err, r.findings)
+	}
+	return r, failed, judged, closeDB
 }
