@@ -339,23 +339,24 @@ func (r *Reader) planDigest(ctx context.Context, t Table, snap int64, opts ScanO
 
 // rowColumns returns a table's columns at a snapshot and the names and
 // DuckDB types of the rows a digest hashes (with the row id if asked).
-// The names and types are kept per table, columns epoch and opts.RowIDs
-// (the columns are the same value over an epoch, Reader.columnsAt): a
-// comparison asks at every snapshot, several times. They are shared, and
-// capped at their length so that an append by a caller copies them.
+// The names and types are made once per table, columns epoch and
+// opts.RowIDs and kept with the columns (epochColumns): a comparison asks
+// at every snapshot, several times. They are shared, and capped at their
+// length so that an append by a caller copies them.
 func (r *Reader) rowColumns(ctx context.Context, t Table, snap int64, opts ScanOptions) (cols []*Column, names, types []string, err error) {
-	if cols, err = r.Columns(ctx, t.ID, snap); err != nil {
-		return nil, nil, nil, err
-	}
-	if len(cols) == 0 {
-		return nil, nil, nil, fmt.Errorf("%s in %s at snapshot %d has no columns", t.Shown(), oneline.Name(r.path), snap)
-	}
-	e, err := r.epoch(ctx, snap, t.ID, columnsEpoch...)
+	ec, err := r.epochColumnsOf(ctx, t.ID, snap)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	key := rowColumnsKey{t.ID, e, opts.RowIDs}
-	if k, ok := r.meta.rowColumns[key]; ok {
+	cols = ec.cols
+	if len(cols) == 0 {
+		return nil, nil, nil, fmt.Errorf("%s in %s at snapshot %d has no columns", t.Shown(), oneline.Name(r.path), snap)
+	}
+	withRowIDs := 0
+	if opts.RowIDs {
+		withRowIDs = 1
+	}
+	if k := ec.rows[withRowIDs]; k != nil {
 		return cols, k.names, k.types, nil
 	}
 	names, types = make([]string, 0, len(cols)+1), make([]string, 0, len(cols)+1)
@@ -370,20 +371,11 @@ func (r *Reader) rowColumns(ctx context.Context, t Table, snap int64, opts ScanO
 		names, types = append(names, RowIDColumn), append(types, "BIGINT")
 	}
 	names, types = slices.Clip(names), slices.Clip(types)
-	if r.meta.rowColumns == nil {
-		r.meta.rowColumns = map[rowColumnsKey]rowColumnsOf{}
-	}
-	r.meta.rowColumns[key] = rowColumnsOf{names, types}
+	ec.rows[withRowIDs] = &rowColumnsOf{names, types}
 	return cols, names, types, nil
 }
 
-// rowColumnsKey and rowColumnsOf: Reader.rowColumns' names and types, by
-// table id, columns epoch and ScanOptions.RowIDs.
-type rowColumnsKey struct {
-	table, epoch int64
-	rowIDs       bool
-}
-
+// rowColumnsOf is what Reader.rowColumns makes of an epoch's columns.
 type rowColumnsOf struct{ names, types []string }
 
 // fileDigests digests the data files of a table at a snapshot. A file's

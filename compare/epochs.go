@@ -32,7 +32,7 @@ import (
 type metaMemo struct {
 	points  map[string]map[int64][]int64 // "table column" -> key value -> sorted change points
 	tables  map[[2]int64][]Table         // (tablesEpoch epoch, the last columnSpans point)
-	columns map[[2]int64][]*Column       // (table id, epoch)
+	columns map[[2]int64]*epochColumns   // (table id, epoch)
 	// tableFiles: every file row of a table, by table id and dir.
 	tableFiles map[tableFilesKey]*tableFiles
 	// tableOf: a data file's path -> its table's file rows.
@@ -91,12 +91,16 @@ type metaMemo struct {
 	// statsCounts: ducklake_table_stats' record counts by table_id (see
 	// Reader.allStatsCounts).
 	statsCounts atOnce[map[int64][]int64]
-	// colsVerdicts: what a table's columns tell of its refusal, by
-	// (table id, columns epoch) as columns (see Reader.columnsVerdictOf).
-	colsVerdicts map[[2]int64]columnsVerdict
-	// rowColumns: the names and types a digest hashes (see
-	// Reader.rowColumns).
-	rowColumns map[rowColumnsKey]rowColumnsOf
+}
+
+// epochColumns is a table's columns over one columns epoch (Columns) and
+// what is made of them once, kept with them: the refusal verdict
+// (columnsVerdictOf) and a digest's names and types, without and with
+// the row id (rowColumns); nil until asked.
+type epochColumns struct {
+	cols    []*Column
+	verdict *columnsVerdict
+	rows    [2]*rowColumnsOf // by ScanOptions.RowIDs
 }
 
 // tableFilesKey keys metaMemo.tableFiles: a table id and its folder
@@ -145,7 +149,7 @@ func newMetaMemo() *metaMemo {
 	return &metaMemo{
 		points:     map[string]map[int64][]int64{},
 		tables:     map[[2]int64][]Table{},
-		columns:    map[[2]int64][]*Column{},
+		columns:    map[[2]int64]*epochColumns{},
 		tableFiles: map[tableFilesKey]*tableFiles{},
 		tableOf:    map[string]*tableFiles{},
 		schema:     map[int64]entries{},

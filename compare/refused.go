@@ -83,7 +83,7 @@ func (r *Reader) refusal(ctx context.Context, t Table, snap int64) error {
 	if err != nil {
 		return err
 	}
-	v, err := r.columnsVerdictOf(ctx, t, cols, snap)
+	v, err := r.columnsVerdictOf(ctx, t, snap)
 	if err != nil {
 		return err
 	}
@@ -186,33 +186,28 @@ type columnsVerdict struct {
 	clash string
 }
 
-// columnsVerdictOf is the verdict of cols, the columns of table t at snap
-// (Columns), made once per table and columns epoch: the columns are the
-// same value at every snapshot of the epoch (Reader.columnsAt), and a
-// wide catalog's refusal is asked at each of its snapshots, several
-// times. An error is not kept.
-func (r *Reader) columnsVerdictOf(ctx context.Context, t Table, cols []*Column, snap int64) (columnsVerdict, error) {
-	e, err := r.epoch(ctx, snap, t.ID, columnsEpoch...)
+// columnsVerdictOf is the verdict of the columns of table t at snap
+// (Columns), made once per table and columns epoch and kept with them
+// (epochColumns): a wide catalog's refusal is asked at each of its
+// snapshots, several times. An error is not kept.
+func (r *Reader) columnsVerdictOf(ctx context.Context, t Table, snap int64) (columnsVerdict, error) {
+	ec, err := r.epochColumnsOf(ctx, t.ID, snap)
 	if err != nil {
 		return columnsVerdict{}, err
 	}
-	key := [2]int64{t.ID, e}
-	if v, ok := r.meta.colsVerdicts[key]; ok {
-		return v, nil
+	if ec.verdict != nil {
+		return *ec.verdict, nil
 	}
 	var v columnsVerdict
-	if v.q, v.what = r.columnsRefusal(cols); v.what == "" {
-		if v.q, v.what, err = r.defaultCastRefusal(ctx, cols); err != nil {
+	if v.q, v.what = r.columnsRefusal(ec.cols); v.what == "" {
+		if v.q, v.what, err = r.defaultCastRefusal(ctx, ec.cols); err != nil {
 			return columnsVerdict{}, err
 		}
 	}
 	if v.what == "" {
-		v.clash = columnNamesClash(cols)
+		v.clash = columnNamesClash(ec.cols)
 	}
-	if r.meta.colsVerdicts == nil {
-		r.meta.colsVerdicts = map[[2]int64]columnsVerdict{}
-	}
-	r.meta.colsVerdicts[key] = v
+	ec.verdict = &v
 	return v, nil
 }
 

@@ -46,20 +46,31 @@ func (r *Reader) columnsAt(ctx context.Context, tableID, snap int64, topOnly boo
 	if topOnly {
 		return r.readColumns(ctx, tableID, snap, true)
 	}
+	ec, err := r.epochColumnsOf(ctx, tableID, snap)
+	if err != nil {
+		return nil, err
+	}
+	return ec.cols, nil
+}
+
+// epochColumnsOf is the entry of table tableID's columns at snap, read
+// once per columns epoch.
+func (r *Reader) epochColumnsOf(ctx context.Context, tableID, snap int64) (*epochColumns, error) {
 	e, err := r.epoch(ctx, snap, tableID, columnsEpoch...)
 	if err != nil {
 		return nil, err
 	}
 	key := [2]int64{tableID, e}
-	if cs, ok := r.meta.columns[key]; ok {
-		return cs, nil
+	if ec, ok := r.meta.columns[key]; ok {
+		return ec, nil
 	}
 	cs, err := r.readColumns(ctx, tableID, snap, false)
 	if err != nil {
 		return nil, err
 	}
-	r.meta.columns[key] = cs
-	return cs, nil
+	ec := &epochColumns{cols: cs}
+	r.meta.columns[key] = ec
+	return ec, nil
 }
 
 func (r *Reader) readColumns(ctx context.Context, tableID, snap int64, topOnly bool) ([]*Column, error) {
